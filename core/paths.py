@@ -1,0 +1,85 @@
+"""Where Cursor keeps its stores, and where deja keeps its own files.
+
+Every function reads the environment when called, so tests can point HOME and
+the overrides at a temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def home() -> Path:
+    return Path(os.path.expanduser("~"))
+
+
+def ide_user_root(platform: str | None = None) -> Path:
+    """The Cursor IDE's ``User`` folder (``DEJA_CURSOR_ROOT`` overrides discovery)."""
+    override = _env_path("DEJA_CURSOR_ROOT")
+    if override:
+        return override
+    platform = platform or sys.platform
+    if platform == "darwin":
+        return home() / "Library" / "Application Support" / "Cursor" / "User"
+    if platform.startswith("win"):
+        appdata = _env_path("APPDATA") or home() / "AppData" / "Roaming"
+        return appdata / "Cursor" / "User"
+    xdg = _env_path("XDG_CONFIG_HOME")
+    if xdg and (xdg / "Cursor" / "User").is_dir():
+        return xdg / "Cursor" / "User"
+    return home() / ".config" / "Cursor" / "User"
+
+
+def ide_databases(root: Path | None = None) -> list[Path]:
+    """``globalStorage/state.vscdb`` and every ``workspaceStorage/*/state.vscdb`` that exists."""
+    root = root or ide_user_root()
+    found = []
+    global_db = root / "globalStorage" / "state.vscdb"
+    if global_db.is_file():
+        found.append(global_db)
+    workspaces = root / "workspaceStorage"
+    if workspaces.is_dir():
+        found.extend(sorted(p for p in workspaces.glob("*/state.vscdb") if p.is_file()))
+    return found
+
+
+def cursor_config_dir() -> Path:
+    """``${CURSOR_CONFIG_DIR:-~/.cursor}``: where cursor-agent keeps mcp.json, hooks.json and chats."""
+    return _env_path("CURSOR_CONFIG_DIR") or home() / ".cursor"
+
+
+def cli_roots() -> list[Path]:
+    """The cursor-agent folders that hold ``projects/`` (transcripts) and ``chats/`` (stores).
+
+    ``DEJA_CURSOR_CLI_ROOT`` replaces discovery. Otherwise the config dir, plus
+    ``$XDG_CONFIG_HOME/cursor`` where some builds keep their chats.
+    """
+    override = _env_path("DEJA_CURSOR_CLI_ROOT")
+    if override:
+        return [override]
+    roots = [cursor_config_dir()]
+    xdg = _env_path("XDG_CONFIG_HOME")
+    if xdg and not _env_path("CURSOR_CONFIG_DIR"):
+        candidate = xdg / "cursor"
+        if candidate not in roots and ((candidate / "chats").is_dir() or (candidate / "projects").is_dir()):
+            roots.append(candidate)
+    return roots
+
+
+def include_subagents() -> bool:
+    return os.environ.get("DEJA_INCLUDE_SUBAGENTS", "") == "1"
+
+
+def deja_home() -> Path:
+    """``${DEJA_HOME:-${XDG_CACHE_HOME:-~/.cache}/deja}``: the index, hook state and logs."""
+    override = _env_path("DEJA_HOME")
+    if override:
+        return override
+    return (_env_path("XDG_CACHE_HOME") or home() / ".cache") / "deja"

@@ -1,0 +1,43 @@
+"""Every test runs under a fake HOME with no Cursor data and no deja state of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+_OVERRIDES = (
+    "DEJA_HOME",
+    "DEJA_CURSOR_ROOT",
+    "DEJA_CURSOR_CLI_ROOT",
+    "DEJA_INCLUDE_SUBAGENTS",
+    "DEJA_NO_REDACT",
+    "DEJA_RECALL",
+    "DEJA_DEBUG",
+    "CURSOR_CONFIG_DIR",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "APPDATA",
+    "CURSOR_PROJECT_DIR",
+    "CLAUDE_PROJECT_DIR",
+)
+
+
+@pytest.fixture(autouse=True)
+def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in _OVERRIDES:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared, or skip the test where a user's clone has none."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent: shared data comes with CI, not with a plain clone")
+    return path
