@@ -1,0 +1,275 @@
+"""The ``deja`` command line for people: index, search, sessions, show, stats and the rest.
+
+Hook commands (``deja hook-*``) never reach this module: ``entry.main`` sends
+them to ``deja.hooks`` before typer is imported.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Annotated, NoReturn, Optional
+
+import orjson
+import typer
+
+from deja.core import paths
+from deja.core.index import IndexError_
+from deja.core.library import NotFound, find_session, open_index
+from deja.core.views import (
+    search_json,
+    search_text,
+    session_json,
+    session_line,
+    show_json,
+    show_text,
+)
+
+app = typer.Typer(
+    name="deja",
+    help="Memory for Cursor: search, show and resume your past Cursor sessions, and recall them in new ones.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+SOURCES = ("cursor-ide", "cursor-cli")
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of text.")]
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    typer.echo(f"deja: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def emit_json(data: object) -> None:
+    sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+class ProgressBar:
+    """A one-line bar on stderr, shown only once work has taken longer than a moment."""
+
+    def __init__(self, label: str, delay: float = 0.5):
+        self.label = label
+        self.start = time.monotonic()
+        self.delay = delay
+        self.shown = False
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or time.monotonic() - self.start < self.delay:
+            return
+        self.shown = True
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def _open_index(fresh: bool = True):
+    bar = ProgressBar("indexing")
+    try:
+        return open_index(fresh=fresh, progress=bar)
+    except IndexError_ as exc:
+        fail(f"{exc}: run `deja index --full` to rebuild it")
+    finally:
+        bar.close()
+
+
+def _check_source(source: Optional[str]) -> None:
+    if source and source not in SOURCES:
+        fail(f"unknown source {source!r}: use one of {', '.join(SOURCES)}", code=2)
+
+
+@app.command("index")
+def index_command(
+    full: Annotated[bool, typer.Option("--full", help="Rebuild from scratch instead of refreshing.")] = False,
+    json: JsonFlag = False,
+) -> None:
+    """Build the index, or refresh it with what changed since the last run."""
+    from deja.core.indexer import refresh
+
+    bar = ProgressBar("indexing")
+    try:
+        result = refresh(full=full, progress=bar)
+    except TimeoutError:
+        fail("another deja is building the index right now: try again when it finishes")
+    finally:
+        bar.close()
+    data = {
+        "sessions": result.sessions,
+        "messages": result.messages,
+        "added": result.added,
+        "updated": result.updated,
+        "removed": result.removed,
+        "seconds": result.seconds,
+    }
+    if json:
+        emit_json(data)
+        return
+    if result.rebuilt_because:
+        typer.echo(f"rebuilt the index: {result.rebuilt_because}", err=True)
+    typer.echo(
+        f"{result.sessions} sessions, {result.messages} messages indexed in {result.seconds:.2f}s "
+        f"({result.added} added, {result.updated} updated, {result.removed} removed)"
+    )
+    skipped = sum(result.problems.values())
+    if skipped:
+        typer.echo(f"{skipped} unreadable records skipped; `deja doctor` lists them", err=True)
+
+
+@app.command("search")
+def search_command(
+    words: Annotated[list[str], typer.Argument(help='What to look for. Quote a phrase to match it exactly: \'"cache key"\'.')],
+    project: Annotated[Optional[str], typer.Option("--project", "-p", help="Only this project (name or directory).")] = None,
+    source: Annotated[Optional[str], typer.Option("--source", "-s", help="Only cursor-ide or cursor-cli.")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", help="Only sessions updated since: 30d, 12h, 2w or YYYY-MM-DD.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many sessions to show.")] = 10,
+    json: JsonFlag = False,
+) -> None:
+    """Find the past sessions that match WORDS, best first."""
+    from deja.core.search import Filters, parse_since, search
+
+    _check_source(source)
+    since_at = None
+    if since:
+        try:
+            since_at = parse_since(since)
+        except ValueError:
+            fail(f"--since {since!r} is not a date: use 30d, 12h, 2w or YYYY-MM-DD", code=2)
+    query = " ".join(words).strip()
+    if not query:
+        fail("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
+    index = _open_index()
+    result = search(index, query, filters=Filters(project=project, source=source, since=since_at), limit=limit)
+    if json:
+        emit_json(search_json(result))
+    else:
+        typer.echo(search_text(result))
+
+
+@app.command("sessions")
+def sessions_command(
+    project: Annotated[Optional[str], typer.Option("--project", "-p", help="Only this project (name or directory).")] = None,
+    source: Annotated[Optional[str], typer.Option("--source", "-s", help="Only cursor-ide or cursor-cli.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many sessions to list.")] = 20,
+    json: JsonFlag = False,
+) -> None:
+    """List sessions, newest first."""
+    from deja.core.index import SOURCE_CODES, name_hash
+
+    _check_source(source)
+    index = _open_index()
+    want_project = name_hash(project) if project else None
+    want_source = SOURCE_CODES[source] if source else None
+    rows = []
+    for segment in index.segments:
+        for ordinal in range(segment.ref.sessions):
+            if ordinal in segment.deleted:
+                continue
+            project_hash, dir_hash, source_code, updated = segment.session_keys(ordinal)
+            if want_project is not None and want_project not in (project_hash, dir_hash):
+                continue
+            if want_source is not None and source_code != want_source:
+                continue
+            rows.append((updated, segment, ordinal))
+    rows.sort(key=lambda row: row[0], reverse=True)
+    chosen = [segment.session(ordinal) for _, segment, ordinal in rows[:limit]]
+    if json:
+        emit_json({"sessions": [session_json(m) for m in chosen]})
+        return
+    if not chosen:
+        typer.echo("No sessions found. `deja doctor` shows where deja looked.")
+        return
+    for meta in chosen:
+        typer.echo(session_line(meta))
+
+
+@app.command("show")
+def show_command(
+    session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
+    json: JsonFlag = False,
+) -> None:
+    """Show one session: every message, with its tool calls and their results."""
+    index = _open_index()
+    try:
+        segment, meta = find_session(index, session_id)
+    except NotFound as exc:
+        fail(str(exc))
+    messages = segment.messages(meta)
+    if json:
+        emit_json(show_json(meta, messages))
+    else:
+        typer.echo(show_text(meta, messages))
+
+
+@app.command("stats")
+def stats_command(json: JsonFlag = False) -> None:
+    """How much history the index holds: sessions and messages per source and project, size and age."""
+    index = _open_index()
+    per_source: dict[str, dict[str, int]] = {}
+    per_project: dict[str, dict[str, int]] = {}
+    for _, _, meta in index.sessions():
+        for table, key in ((per_source, meta.source), (per_project, meta.project or "(no project)")):
+            row = table.setdefault(key, {"sessions": 0, "messages": 0})
+            row["sessions"] += 1
+            row["messages"] += meta.messages
+    data = {
+        "sessions": index.session_count,
+        "messages": index.message_count,
+        "sources": per_source,
+        "projects": dict(sorted(per_project.items(), key=lambda kv: -kv[1]["sessions"])),
+        "index_path": str(index.directory),
+        "index_bytes": index.size_bytes(),
+        "built_at": _iso_epoch(index.manifest.built_at),
+        "age_seconds": round(time.time() - index.manifest.built_at, 1),
+    }
+    if json:
+        emit_json(data)
+        return
+    typer.echo(f"{data['sessions']} sessions, {data['messages']} messages")
+    for name, row in per_source.items():
+        typer.echo(f"  {name:<12} {row['sessions']:>6} sessions {row['messages']:>8} messages")
+    typer.echo("projects:")
+    for name, row in list(data["projects"].items())[:20]:
+        typer.echo(f"  {name:<24} {row['sessions']:>6} sessions {row['messages']:>8} messages")
+    typer.echo(f"index: {data['index_path']} ({data['index_bytes'] / 1e6:.1f} MB, built {data['built_at']})")
+
+
+@app.command("mcp")
+def mcp_command() -> None:
+    """Serve deja's tools to agents over MCP (stdio); this is what mcp.json runs."""
+    from deja.core.mcp_server import serve
+
+    serve()
+
+
+def _iso_epoch(epoch: float) -> str:
+    from datetime import datetime
+
+    return datetime.fromtimestamp(epoch).astimezone().isoformat(timespec="seconds")
+
+
+def run() -> None:
+    """Run the CLI; an unexpected error is one line on stderr unless DEJA_DEBUG=1."""
+    try:
+        app()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.stderr.write("deja: interrupted\n")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
+        if os.environ.get("DEJA_DEBUG") == "1":
+            raise
+        sys.stderr.write(f"deja: {type(exc).__name__}: {exc} (set DEJA_DEBUG=1 for the traceback)\n")
+        sys.exit(1)
+
+
+__all__ = ["app", "run", "paths"]

@@ -1,0 +1,110 @@
+"""A person's whole Cursor history as one stream of sessions, one per chat id.
+
+The IDE agent also writes CLI transcripts named after its composer id; such a
+chat comes out once, as a ``cursor-ide`` session to which the transcript adds
+what the database lacks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+
+from deja.core import paths
+from deja.core.model import Message, Session, fill_times
+from deja.core.readers.chatstore import find_chat_dirs
+from deja.core.readers.ide import composer_fingerprints, read_ide_database
+from deja.core.readers.transcripts import find_transcripts, read_cli_session
+from deja.core.text import normalise
+
+
+class CliChat(msgspec.Struct):
+    id: str
+    transcript: Path
+    chat_dir: Path | None = None
+
+
+def find_cli_chats() -> Iterator[CliChat]:
+    """Every transcript under the cursor-agent roots, with its chat folder where one exists."""
+    include = paths.include_subagents()
+    for root in paths.cli_roots():
+        chat_dirs = find_chat_dirs(root)
+        for transcript in find_transcripts(root, include):
+            chat_id = transcript.stem
+            yield CliChat(id=chat_id, transcript=transcript, chat_dir=chat_dirs.get(chat_id))
+
+
+def ide_composer_owners(problems: Counter[str] | None = None) -> dict[str, Path]:
+    """Chat id -> the database that holds it (global storage first, then each workspace)."""
+    owners: dict[str, Path] = {}
+    for db in paths.ide_databases():
+        for chat_id in composer_fingerprints(db, problems=problems):
+            owners.setdefault(chat_id, db)
+    return owners
+
+
+def read_ide_session(db: Path, chat_id: str, problems: Counter[str] | None = None) -> Session | None:
+    return next(read_ide_database(db, only_ids={chat_id}, problems=problems), None)
+
+
+def merge_transcript_into_ide(ide: Session, cli: Session) -> Session:
+    """Add the transcript's turns and tool calls that the IDE database lacks, in place.
+
+    Turns are matched by their text; an unmatched transcript turn goes right
+    after the last matched one. Tool calls come from the transcript only when
+    the database recorded none, so no call appears twice.
+    """
+    take_tools = not any(m.tool_calls for m in ide.messages)
+    by_text: dict[tuple[str, str], int] = {}
+    for i, message in enumerate(ide.messages):
+        key = (message.role, normalise(message.text)[:500])
+        if key[1]:
+            by_text.setdefault(key, i)
+    merged: list[Message] = list(ide.messages)
+    position = 0
+    for message in cli.messages:
+        key = (message.role, normalise(message.text)[:500])
+        found = by_text.get(key) if key[1] else None
+        if found is not None:
+            target = ide.messages[found]
+            if take_tools and message.tool_calls and not target.tool_calls:
+                target.tool_calls = message.tool_calls
+            position = next(i for i, m in enumerate(merged) if m is target) + 1
+            continue
+        if not message.text and not (take_tools and message.tool_calls):
+            continue
+        if not take_tools:
+            message = msgspec.structs.replace(message, tool_calls=[])
+        merged.insert(position, message)
+        position += 1
+    ide.messages = merged
+    ide.project_dir = ide.project_dir or cli.project_dir
+    ide.project = ide.project or cli.project
+    ide.title = ide.title or cli.title
+    fill_times(ide)
+    return ide
+
+
+def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:
+    """Every session on this machine, streamed: one chat in memory at a time."""
+    owners = ide_composer_owners(problems)
+    merged: set[str] = set()
+    for chat in find_cli_chats():
+        session = read_cli_session(chat.transcript, chat.chat_dir, problems=problems)
+        if session is None:
+            continue
+        owner = owners.get(session.id)
+        ide = read_ide_session(owner, session.id, problems) if owner else None
+        if ide is not None:
+            merged.add(session.id)
+            session = merge_transcript_into_ide(ide, session)
+        yield session
+    seen: set[str] = set(merged)
+    for db in paths.ide_databases():
+        for session in read_ide_database(db, problems=problems):
+            if session.id not in seen:
+                seen.add(session.id)
+                yield session

@@ -1,0 +1,236 @@
+"""Ranking sessions for a query: BM25 over messages, grouped into sessions.
+
+Each message is scored with BM25 (user turns, titles and tool commands weigh
+more, see ``index.KIND_WEIGHT`` and ``index.doc_text``). A session scores its
+best message plus a share of its next best, times a mild recency factor.
+Only the head of each term's postings is read, so cost stays flat as the
+index grows.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Iterable
+from datetime import datetime, timezone
+
+import msgspec
+
+from deja.core.index import KIND_TITLE, SOURCE_CODES, Index, Segment, doc_text, name_hash
+from deja.core.model import Message
+from deja.core.text import normalise, phrases, terms
+
+#: How many postings a term may contribute, spread over the segments.
+POSTINGS_BUDGET = 4096
+#: With a filter, a term may read this many more before giving up on the filter.
+FILTERED_BUDGET = 32768
+SECOND_BEST_SHARE = 0.35
+SNIPPET_CHARS = 240
+#: With quoted phrases, how many candidates are checked to count the total.
+PHRASE_COUNT_LIMIT = 500
+
+
+class Snippet(msgspec.Struct):
+    role: str
+    text: str
+    timestamp: datetime | None = None
+
+
+class Hit(msgspec.Struct):
+    session_id: str
+    source: str
+    project: str
+    project_dir: str
+    title: str
+    started: datetime | None
+    updated: datetime | None
+    score: float
+    snippets: list[Snippet] = []
+    messages: int = 0
+
+
+class SearchResult(msgspec.Struct):
+    query: str
+    total: int
+    hits: list[Hit]
+
+
+class Filters(msgspec.Struct):
+    project: str | None = None
+    source: str | None = None
+    since: datetime | None = None
+    exclude_ids: frozenset[str] = frozenset()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.project or self.source or self.since)
+
+    def admits(self, keys: tuple[int, int, int, float]) -> bool:
+        project_hash, dir_hash, source, updated = keys
+        if self.project and name_hash(self.project) not in (project_hash, dir_hash):
+            return False
+        if self.source and SOURCE_CODES.get(self.source, -1) != source:
+            return False
+        if self.since and updated < self.since.timestamp():
+            return False
+        return True
+
+
+def query_terms(query: str) -> tuple[list[str], list[str]]:
+    """(unique terms, phrases) of a query; phrase words count as terms too."""
+    found, rest = phrases(query)
+    seen: dict[str, None] = {}
+    for part in [rest, *found]:
+        for term in terms(part):
+            seen.setdefault(term, None)
+    return list(seen), [normalise(p) for p in found]
+
+
+def recency(updated: float, now: float) -> float:
+    """A small boost for recent work: up to +15%, halving every 30 days."""
+    if updated <= 0:
+        return 1.0
+    age_days = max(0.0, (now - updated) / 86400)
+    return 1.0 + 0.15 * 0.5 ** (age_days / 30)
+
+
+def _score_docs(index: Index, query: list[str], filters: Filters) -> dict[tuple[int, int], float]:
+    scores: dict[tuple[int, int], float] = {}
+    budget = FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
+    for term in query:
+        found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
+        df = sum(count for *_, count in found)
+        if df == 0:
+            continue
+        idf = index.idf(df)
+        for i, segment, p_off, count in found:
+            if not count:
+                continue
+            share = max(64, math.ceil(budget * segment.ref.docs / index.total_docs))
+            for doc, impact in segment.postings(p_off, 0, min(count, share)):
+                key = (i, doc)
+                scores[key] = scores.get(key, 0.0) + idf * impact
+    return scores
+
+
+def _densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> str:
+    """The stretch of ``text`` about ``width`` long holding the most query terms."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    hits = [m.start() for m in re.finditer(r"\w[\w./-]*", flat) if set(terms(m.group())) & wanted]
+    if not hits:
+        return flat[: width - 1].rstrip() + "…"
+    best_start, best_count, j = hits[0], 0, 0
+    for i, start in enumerate(hits):
+        while hits[j] < start - width + 40:
+            j += 1
+        if i - j + 1 > best_count:
+            best_count, best_start = i - j + 1, hits[j]
+    start = max(0, best_start - 40)
+    space = flat.rfind(" ", 0, start + 1)
+    start = space + 1 if start and space >= 0 else start
+    window = flat[start : start + width]
+    return ("…" if start else "") + window.strip() + ("…" if start + width < len(flat) else "")
+
+
+def _phrase_ok(segment: Segment, docs: Iterable[int], wanted: list[str]) -> bool:
+    if not wanted:
+        return True
+    text = " ".join(normalise(segment.message(doc).text) for doc in docs)
+    return all(p in text for p in wanted)
+
+
+def search(
+    index: Index,
+    query: str,
+    *,
+    filters: Filters | None = None,
+    limit: int = 10,
+    snippets: int = 2,
+    now: float | None = None,
+) -> SearchResult:
+    filters = filters or Filters()
+    now = now or time.time()
+    words, wanted_phrases = query_terms(query)
+    doc_scores = _score_docs(index, words, filters)
+
+    # Group message scores into sessions, checking filters on the fixed-width keys only.
+    per_session: dict[tuple[int, int], list[tuple[float, int]]] = {}
+    admitted: dict[tuple[int, int], bool] = {}
+    for (seg_i, doc), score in doc_scores.items():
+        segment = index.segments[seg_i]
+        ordinal, _kind = segment.doc(doc)
+        key = (seg_i, ordinal)
+        ok = admitted.get(key)
+        if ok is None:
+            ok = admitted[key] = ordinal not in segment.deleted and filters.admits(segment.session_keys(ordinal))
+        if ok:
+            per_session.setdefault(key, []).append((score, doc))
+
+    ranked = []
+    for key, scored in per_session.items():
+        scored.sort(reverse=True)
+        total = scored[0][0] + SECOND_BEST_SHARE * sum(s for s, _ in scored[1:3])
+        updated = index.segments[key[0]].session_keys(key[1])[3]
+        ranked.append((total * recency(updated, now), key, scored))
+    ranked.sort(key=lambda r: r[0], reverse=True)
+
+    wanted_terms = set(words)
+    hits: list[Hit] = []
+    matching = 0 if wanted_phrases else len(ranked)
+    for position, (score, (seg_i, ordinal), scored) in enumerate(ranked):
+        if len(hits) >= limit and (not wanted_phrases or position >= PHRASE_COUNT_LIMIT):
+            break
+        segment = index.segments[seg_i]
+        if wanted_phrases:
+            if not _phrase_ok(segment, (d for _, d in scored), wanted_phrases):
+                continue
+            matching += 1
+        if len(hits) >= limit:
+            continue
+        meta = segment.session(ordinal)
+        if meta.id in filters.exclude_ids:
+            matching -= 1
+            continue
+        hits.append(
+            Hit(
+                session_id=meta.id,
+                source=meta.source,
+                project=meta.project,
+                project_dir=meta.project_dir,
+                title=meta.title,
+                started=meta.started,
+                updated=meta.updated,
+                score=round(score, 4),
+                snippets=_snippets(segment, scored, wanted_terms, snippets),
+                messages=meta.messages,
+            )
+        )
+    return SearchResult(query=query, total=matching, hits=hits)
+
+
+def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
+    out = []
+    for _, doc in scored:
+        if len(out) >= count:
+            break
+        if segment.doc(doc)[1] == KIND_TITLE:
+            continue
+        message: Message = segment.message(doc)
+        out.append(Snippet(role=message.role, text=_densest_window(doc_text(message), wanted), timestamp=message.timestamp))
+    return out
+
+
+def parse_since(value: str, now: datetime | None = None) -> datetime:
+    """``30d``, ``12h``, ``2w`` or ``YYYY-MM-DD`` as an aware datetime; ValueError otherwise."""
+    value = value.strip()
+    match = re.fullmatch(r"(\d+)\s*([hdwmy])", value.lower())
+    now = now or datetime.now(timezone.utc)
+    if match:
+        amount, unit = int(match.group(1)), match.group(2)
+        days = {"h": 1 / 24, "d": 1, "w": 7, "m": 30, "y": 365}[unit] * amount
+        return datetime.fromtimestamp(now.timestamp() - days * 86400, tz=timezone.utc)
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo else parsed.astimezone()

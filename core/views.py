@@ -1,0 +1,127 @@
+"""The shapes deja shows: one JSON form and one text form per answer, shared by the CLI and the MCP server."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from deja.core.index import SessionMeta
+from deja.core.model import Message
+from deja.core.search import SearchResult
+
+
+def iso(value: datetime | None) -> str | None:
+    """ISO 8601 with an explicit offset, in the machine's local zone."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone().isoformat(timespec="seconds")
+
+
+def when(value: datetime | None) -> str:
+    """A short local date and time for people."""
+    return value.astimezone().strftime("%Y-%m-%d %H:%M") if value else "unknown time"
+
+
+def session_json(meta: SessionMeta) -> dict[str, Any]:
+    return {
+        "id": meta.id,
+        "source": meta.source,
+        "project": meta.project,
+        "project_dir": meta.project_dir,
+        "title": meta.title,
+        "started": iso(meta.started),
+        "updated": iso(meta.updated),
+        "messages": meta.messages,
+    }
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    return {
+        "role": message.role,
+        "text": message.text,
+        "timestamp": iso(message.timestamp),
+        "tool_calls": [
+            {"name": c.name, "args": c.args, "result": c.result, "exit_code": c.exit_code} for c in message.tool_calls
+        ],
+    }
+
+
+def show_json(meta: SessionMeta, messages: list[Message], offset: int = 0, total: int | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"session": session_json(meta), "messages": [message_json(m) for m in messages]}
+    if offset or (total is not None and total != len(messages)):
+        out["window"] = {"offset": offset, "returned": len(messages), "total": total}
+    return out
+
+
+def search_json(result: SearchResult) -> dict[str, Any]:
+    return {
+        "query": result.query,
+        "total": result.total,
+        "hits": [
+            {
+                "session_id": hit.session_id,
+                "source": hit.source,
+                "project": hit.project,
+                "project_dir": hit.project_dir,
+                "title": hit.title,
+                "started": iso(hit.started),
+                "updated": iso(hit.updated),
+                "score": hit.score,
+                "snippets": [{"role": s.role, "text": s.text, "timestamp": iso(s.timestamp)} for s in hit.snippets],
+            }
+            for hit in result.hits
+        ],
+    }
+
+
+def session_line(meta: SessionMeta) -> str:
+    project = meta.project or "(no project)"
+    return f"{meta.id}  {when(meta.updated)}  {meta.source:<10}  {project:<18}  {meta.title or '(untitled)'}"
+
+
+def search_text(result: SearchResult) -> str:
+    if not result.hits:
+        return f'No session matches "{result.query}".'
+    blocks = []
+    for hit in result.hits:
+        head = f"{hit.title or '(untitled)'}\n  {hit.session_id} · {hit.source} · {hit.project or '(no project)'} · {when(hit.updated)}"
+        lines = [head]
+        for snippet in hit.snippets:
+            lines.append(f"  {snippet.role:>9}: {snippet.text}")
+        blocks.append("\n".join(lines))
+    more = result.total - len(result.hits)
+    footer = f"\n{more} more session{'s' if more != 1 else ''} match; use --limit to see them." if more > 0 else ""
+    return "\n\n".join(blocks) + footer
+
+
+def show_text(meta: SessionMeta, messages: list[Message]) -> str:
+    lines = [
+        meta.title or "(untitled)",
+        f"{meta.id} · {meta.source} · {meta.project_dir or meta.project or '(no project)'}",
+        f"{when(meta.started)} → {when(meta.updated)} · {meta.messages} messages",
+        "",
+    ]
+    for message in messages:
+        stamp = f" ({when(message.timestamp)})" if message.timestamp else ""
+        lines.append(f"── {message.role}{stamp}")
+        if message.text:
+            lines.append(message.text)
+        for call in message.tool_calls:
+            lines.append(f"  ⚙ {call.name} {tool_summary(call.args)}".rstrip())
+            if call.exit_code is not None:
+                lines.append(f"    exit {call.exit_code}")
+            if call.result:
+                result = call.result if len(call.result) <= 400 else call.result[:400] + "…"
+                lines.extend("    " + line for line in result.splitlines()[:12])
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def tool_summary(args: dict[str, Any]) -> str:
+    for key in ("command", "path", "file_path", "pattern", "glob_pattern", "query", "description"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return " ".join(value.split())[:200]
+    return ""
