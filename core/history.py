@@ -15,13 +15,14 @@ import msgspec
 
 from deja.core import paths
 from deja.core.model import Message, Session, fill_times
-from deja.core.readers.chatstore import find_chat_dirs
 from deja.core.readers.ide import composer_fingerprints, read_ide_database
-from deja.core.readers.transcripts import find_transcripts, read_cli_session
+from deja.core.readers.cli import find_all_chat_dirs, read_cli_session
+from deja.core.readers.transcripts import chat_id_of, find_transcripts, session_id_of
 from deja.core.text import normalise
 
 
 class CliChat(msgspec.Struct):
+    #: The session id: the chat id, or ``<parent>/<child>`` for a subagent transcript.
     id: str
     transcript: Path
     chat_dir: Path | None = None
@@ -29,12 +30,12 @@ class CliChat(msgspec.Struct):
 
 def find_cli_chats() -> Iterator[CliChat]:
     """Every transcript under the cursor-agent roots, with its chat folder where one exists."""
+    roots = paths.cli_roots()
+    chat_dirs = find_all_chat_dirs(roots)
     include = paths.include_subagents()
-    for root in paths.cli_roots():
-        chat_dirs = find_chat_dirs(root)
+    for root in roots:
         for transcript in find_transcripts(root, include):
-            chat_id = transcript.stem
-            yield CliChat(id=chat_id, transcript=transcript, chat_dir=chat_dirs.get(chat_id))
+            yield CliChat(id=session_id_of(transcript), transcript=transcript, chat_dir=chat_dirs.get(chat_id_of(transcript)))
 
 
 def ide_composer_owners(problems: Counter[str] | None = None) -> dict[str, Path]:
@@ -93,6 +94,8 @@ def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:
     owners = ide_composer_owners(problems)
     merged: set[str] = set()
     for chat in find_cli_chats():
+        if chat.id in merged:
+            continue
         session = read_cli_session(chat.transcript, chat.chat_dir, problems=problems)
         if session is None:
             continue

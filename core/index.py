@@ -25,10 +25,8 @@ from __future__ import annotations
 import math
 import mmap
 import os
-import shutil
 import struct
 import time
-import uuid
 import zlib
 from array import array
 from collections.abc import Iterable, Iterator
@@ -37,6 +35,7 @@ from pathlib import Path
 
 import msgspec
 
+from deja.core import keys
 from deja.core.model import Message
 from deja.core.text import terms as text_terms
 
@@ -70,6 +69,10 @@ class SessionMeta(msgspec.Struct, omit_defaults=True):
     messages: int = 0
     first_doc: int = 0
     n_docs: int = 0
+    #: A digest for hooks: the first question, the last answer, the files edited.
+    asked: str = ""
+    concluded: str = ""
+    files: list[str] = []
 
 
 class SegmentRef(msgspec.Struct):
@@ -112,6 +115,17 @@ def doc_text(message: Message) -> str:
     return message.text + "\n" + "\n".join(extra) if extra else message.text
 
 
+def edited_paths(args: dict, project_dir: str) -> list[str]:
+    """The file an edit tool call changed, as given and, when relative, joined to the project."""
+    path = args.get("path") or args.get("file_path") or args.get("target_file")
+    if not isinstance(path, str) or not path.strip():
+        return []
+    path = path.strip()
+    if project_dir and not path.startswith(("/", "\\")) and ":" not in path[:3]:
+        return [path, project_dir.rstrip("/") + "/" + path]
+    return [path]
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -119,7 +133,7 @@ class SegmentWriter:
     """Builds one segment from sessions given in order; ``finish`` writes it to disk."""
 
     def __init__(self, parent: Path):
-        self.name = f"seg-{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        self.name = f"seg-{time.strftime('%Y%m%d%H%M%S')}-{os.urandom(4).hex()}"
         self.path = parent / self.name
         self.path.mkdir(parents=True)
         self._records = open(self.path / "records.bin", "wb")
@@ -131,6 +145,7 @@ class SegmentWriter:
         self._doc_lengths = array("I")
         self._doc_kinds = array("B")
         self._tf: dict[str, tuple[array, array]] = {}
+        self._keyed: dict[str, tuple[array, array]] = {}
         self.ids: list[tuple[str, int]] = []
         self.message_count = 0
 
@@ -159,14 +174,43 @@ class SegmentWriter:
             entry[0].append(doc)
             entry[1].append(min(count, 65535))
 
+    def _add_key(self, key: str, doc: int, when: float) -> None:
+        entry = self._keyed.get(key)
+        if entry is None:
+            entry = self._keyed[key] = (array("I"), array("f"))
+        entry[0].append(doc)
+        entry[1].append(when / 86400)
+
+    def _add_tool_keys(self, doc: int, message: Message, when: float, project_dir: str) -> None:
+        for call in message.tool_calls:
+            if call.name in keys.SHELL_TOOLS:
+                command = call.args.get("command")
+                if isinstance(command, str):
+                    for key in keys.command_keys(command):
+                        self._add_key(key, doc, when)
+                if call.exit_code and call.result:
+                    for key in keys.error_keys(call.result):
+                        self._add_key(key, doc, when)
+            elif call.name in keys.EDIT_TOOLS:
+                for path in edited_paths(call.args, project_dir):
+                    self._add_key(keys.path_key(path), doc, when)
+
     def add(self, meta: SessionMeta, messages: list[Message]) -> None:
         """Add a session whose messages are already redacted and capped."""
         ordinal = self.session_count
         meta.first_doc = self.doc_count
         encode = msgspec.msgpack.encode
+        updated = meta.updated.timestamp() if meta.updated else 0.0
         for message in messages:
             kind = KIND_USER if message.role == "user" else KIND_ASSISTANT
+            doc = self.doc_count
             self._add_doc(ordinal, kind, encode(message), doc_text(message))
+            if message.tool_calls:
+                when = message.timestamp.timestamp() if message.timestamp else updated
+                self._add_tool_keys(doc, message, when, meta.project_dir)
+        self._add_key(keys.ALL_SESSIONS_KEY, meta.first_doc, updated)
+        for place in {meta.project_dir, meta.project} - {""}:
+            self._add_key(keys.project_key(place), meta.first_doc, updated)
         if meta.title:
             self._add_doc(ordinal, KIND_TITLE, encode(Message(role="user", text=meta.title)), meta.title)
         meta.n_docs = self.doc_count - meta.first_doc
@@ -200,12 +244,16 @@ class SegmentWriter:
         term_idx = bytearray()
         with open(self.path / "postings.bin", "wb") as postings:
             offset = 0
-            for term in sorted(self._tf):
-                docs, tfs = self._tf[term]
-                pairs = sorted(
-                    ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, tfs)),
-                    reverse=True,
-                )
+            for term in sorted(self._tf.keys() | self._keyed.keys()):
+                if term in self._keyed:
+                    docs, times = self._keyed[term]
+                    pairs = sorted(zip(times, docs), reverse=True)
+                else:
+                    docs, tfs = self._tf[term]
+                    pairs = sorted(
+                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, tfs)),
+                        reverse=True,
+                    )
                 packed = bytearray(len(pairs) * _POSTING.size)
                 for i, (impact, doc) in enumerate(pairs):
                     _POSTING.pack_into(packed, i * _POSTING.size, doc, impact)
@@ -217,9 +265,12 @@ class SegmentWriter:
         (self.path / "terms.bin").write_bytes(term_blob)
         (self.path / "terms.idx").write_bytes(term_idx)
         self._tf.clear()
+        self._keyed.clear()
         return SegmentRef(name=self.name, sessions=self.session_count, docs=self.doc_count, messages=self.message_count)
 
     def abandon(self) -> None:
+        import shutil
+
         self._records.close()
         self._sessions.close()
         shutil.rmtree(self.path, ignore_errors=True)
@@ -391,6 +442,26 @@ class Index:
                     found.append((segment, ordinal, segment.session(ordinal)))
         return found
 
+    def newest(self, key: str, limit: int, scan_limit: int = 2000) -> list[tuple[float, Segment, int]]:
+        """The newest live docs filed under an exact ``key`` (see ``deja.core.keys``): (days, segment, doc)."""
+        found: list[tuple[float, Segment, int]] = []
+        for segment in self.segments:
+            p_off, count = segment.lookup(key)
+            taken = 0
+            for doc, days in segment.postings(p_off, 0, min(count, scan_limit)):
+                if segment.doc(doc)[0] in segment.deleted:
+                    continue
+                found.append((days, segment, doc))
+                taken += 1
+                if taken >= limit:
+                    break
+        found.sort(key=lambda item: item[0], reverse=True)
+        return found[:limit]
+
+    def count(self, key: str) -> int:
+        """How many docs are filed under ``key`` (deleted copies included)."""
+        return sum(segment.lookup(key)[1] for segment in self.segments)
+
     def size_bytes(self) -> int:
         total = 0
         for segment in self.segments:
@@ -400,6 +471,8 @@ class Index:
 
 def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: float = 60.0) -> None:
     """Delete segment folders no manifest names, once no reader can still be opening them."""
+    import shutil
+
     keep = set(live)
     now = time.time()
     for child in directory.glob("seg-*"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -29,15 +30,18 @@ from deja.core.index import (
     SegmentRef,
     SegmentWriter,
     SessionMeta,
+    edited_paths,
     index_dir,
     read_manifest,
     remove_stale_segments,
     write_manifest,
 )
-from deja.core.model import Message, Session, ToolCall, fill_times
+from deja.core.keys import EDIT_TOOLS
+from deja.core.model import Message, Session, ToolCall, one_line
 from deja.core.readers.chatstore import attach_tool_results, chat_title, read_chat_meta, read_store
 from deja.core.readers.ide import composer_fingerprints, read_ide_database
-from deja.core.readers.transcripts import read_cli_session, read_transcript
+from deja.core.readers.cli import read_cli_session, set_session_times
+from deja.core.readers.transcripts import read_transcript
 from deja.core.redact import redact
 
 INDEXED_TEXT_BYTES = 64 * 1024
@@ -151,6 +155,7 @@ def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
         messages.append(
             Message(role=m.role, text=redact(_cut_bytes(m.text, INDEXED_TEXT_BYTES)), timestamp=m.timestamp, tool_calls=calls)
         )
+    asked, concluded, files = digest(messages, session.project_dir)
     meta = SessionMeta(
         id=session.id,
         source=session.source,
@@ -160,8 +165,35 @@ def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
         started=session.started,
         updated=session.updated,
         origin=session.origin,
+        asked=asked,
+        concluded=concluded,
+        files=files,
     )
     return meta, messages
+
+
+def digest(messages: list[Message], project_dir: str, max_files: int = 8) -> tuple[str, str, list[str]]:
+    """What a session asked first, what it concluded last, and the files it edited, newest first."""
+    asked = next((one_line(m.text, 200) for m in messages if m.role == "user" and m.text.strip()), "")
+    concluded = next(
+        (_conclusion(m.text) for m in reversed(messages) if m.role == "assistant" and m.text.strip() and m.text.strip() != "[REDACTED]"),
+        "",
+    )
+    files: list[str] = []
+    for message in reversed(messages):
+        for call in message.tool_calls:
+            if call.name in EDIT_TOOLS:
+                for path in edited_paths(call.args, project_dir)[:1]:
+                    if path not in files:
+                        files.append(path)
+        if len(files) >= max_files:
+            break
+    return asked, concluded, files[:max_files]
+
+
+def _conclusion(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.replace("[REDACTED]", " ").split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def session_from_index(meta: SessionMeta, messages: list[Message]) -> Session:
@@ -210,8 +242,6 @@ class _Segments:
         if self.current is not None:
             self.current.abandon()
         for ref in self.done:
-            import shutil
-
             shutil.rmtree(self.directory / ref.name, ignore_errors=True)
 
 
@@ -254,7 +284,7 @@ def _append_to(old: Session, chat: CliChat, state: CliState, problems: Counter[s
             attach_tool_results(messages, store.tool_results)
     old.messages = messages
     old.title = chat_title(store, meta, messages) or old.title
-    fill_times(old)
+    set_session_times(old, (read.last_timestamp or state.last_timestamp) is not None, meta)
     head, tail = _hashes(chat.transcript, read.end)
     new_state = msgspec.structs.replace(
         state,
@@ -296,13 +326,13 @@ def refresh(
     home: Path | None = None,
     *,
     full: bool = False,
-    only_transcripts: Iterable[Path] | None = None,
+    only_chat_ids: Iterable[str] | None = None,
     progress: Progress | None = None,
     lock_timeout: float = -1,
 ) -> RefreshResult:
     """Bring the index up to date with the stores on disk; see the module docstring.
 
-    ``only_transcripts`` limits the CLI side to those files (the session-end
+    ``only_chat_ids`` limits the CLI side to those chats (the session-end
     hook's path); the IDE databases are always checked, cheaply.
     """
     from filelock import FileLock  # only writers pay for it
@@ -336,7 +366,7 @@ def refresh(
         ide_gone = {cid for db_state in state.ide.values() for cid in db_state.fingerprints} - set(ide_owner)
 
         # CLI transcripts: unchanged, grown, rewritten, new or gone.
-        targets = {str(p) for p in only_transcripts} if only_transcripts is not None else None
+        targets = set(only_chat_ids) if only_chat_ids is not None else None
         chats: dict[str, CliChat] = {}
         cli_dirty: dict[str, CliChat] = {}
         cli_append: dict[str, CliChat] = {}
@@ -346,7 +376,7 @@ def refresh(
                 continue
             chats[chat.id] = chat
             old_cli = state.cli.get(key)
-            if targets is not None and key not in targets:
+            if targets is not None and chat.id not in targets:
                 if old_cli is not None:
                     new_state.cli[key] = old_cli
                 continue

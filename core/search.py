@@ -48,12 +48,18 @@ class Hit(msgspec.Struct):
     score: float
     snippets: list[Snippet] = []
     messages: int = 0
+    #: The query terms this session's best messages hold.
+    matched: list[str] = []
+    #: (segment number, doc) of the best message, for hooks that read around it.
+    best: tuple[int, int] = (0, 0)
 
 
 class SearchResult(msgspec.Struct):
     query: str
     total: int
     hits: list[Hit]
+    #: Each query term found in the index, with its idf (how rare it is).
+    idf: dict[str, float] = {}
 
 
 class Filters(msgspec.Struct):
@@ -95,15 +101,21 @@ def recency(updated: float, now: float) -> float:
     return 1.0 + 0.15 * 0.5 ** (age_days / 30)
 
 
-def _score_docs(index: Index, query: list[str], filters: Filters) -> dict[tuple[int, int], float]:
+def _score_docs(
+    index: Index, query: list[str], filters: Filters
+) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], int], dict[str, float]]:
+    """Message scores, which query terms (as a bit mask) each message matched, and each term's idf."""
     scores: dict[tuple[int, int], float] = {}
+    masks: dict[tuple[int, int], int] = {}
+    idfs: dict[str, float] = {}
     budget = FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
-    for term in query:
+    for bit, term in enumerate(query):
         found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
         df = sum(count for *_, count in found)
         if df == 0:
             continue
-        idf = index.idf(df)
+        idf = idfs[term] = index.idf(df)
+        flag = 1 << bit
         for i, segment, p_off, count in found:
             if not count:
                 continue
@@ -111,10 +123,11 @@ def _score_docs(index: Index, query: list[str], filters: Filters) -> dict[tuple[
             for doc, impact in segment.postings(p_off, 0, min(count, share)):
                 key = (i, doc)
                 scores[key] = scores.get(key, 0.0) + idf * impact
-    return scores
+                masks[key] = masks.get(key, 0) | flag
+    return scores, masks, idfs
 
 
-def _densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> str:
+def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> str:
     """The stretch of ``text`` about ``width`` long holding the most query terms."""
     flat = " ".join(text.split())
     if len(flat) <= width:
@@ -154,7 +167,7 @@ def search(
     filters = filters or Filters()
     now = now or time.time()
     words, wanted_phrases = query_terms(query)
-    doc_scores = _score_docs(index, words, filters)
+    doc_scores, doc_masks, idfs = _score_docs(index, words, filters)
 
     # Group message scores into sessions, checking filters on the fixed-width keys only.
     per_session: dict[tuple[int, int], list[tuple[float, int]]] = {}
@@ -206,9 +219,18 @@ def search(
                 score=round(score, 4),
                 snippets=_snippets(segment, scored, wanted_terms, snippets),
                 messages=meta.messages,
+                matched=_matched(words, scored[:3], doc_masks, seg_i),
+                best=(seg_i, scored[0][1]),
             )
         )
-    return SearchResult(query=query, total=matching, hits=hits)
+    return SearchResult(query=query, total=matching, hits=hits, idf=idfs)
+
+
+def _matched(words: list[str], scored: list[tuple[float, int]], masks: dict[tuple[int, int], int], seg_i: int) -> list[str]:
+    mask = 0
+    for _, doc in scored:
+        mask |= masks.get((seg_i, doc), 0)
+    return [term for bit, term in enumerate(words) if mask >> bit & 1]
 
 
 def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
@@ -219,7 +241,7 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
         if segment.doc(doc)[1] == KIND_TITLE:
             continue
         message: Message = segment.message(doc)
-        out.append(Snippet(role=message.role, text=_densest_window(doc_text(message), wanted), timestamp=message.timestamp))
+        out.append(Snippet(role=message.role, text=densest_window(doc_text(message), wanted), timestamp=message.timestamp))
     return out
 
 

@@ -1,0 +1,53 @@
+"""Wiring deja into Cursor and Claude Code, and undoing it.
+
+``install(target)`` and ``uninstall(target)`` plan every file first (reading,
+parsing, diffing, writing nothing) and then apply the plan, so a file deja
+refuses leaves every file as it was. Both return the changes; with
+``dry_run=True`` they are only returned. ``wiring_report()`` is doctor's view.
+
+What each target touches (``$CURSOR`` is ``${CURSOR_CONFIG_DIR:-~/.cursor}``):
+
+- ``cursor``: ``$CURSOR/mcp.json``, ``~/.agents/skills/deja-history/SKILL.md``,
+  ``$CURSOR/commands/deja.md``
+- ``cursor-auto``: those, and ``$CURSOR/hooks.json``
+- ``claude``: ``~/.claude.json``
+- ``claude-auto``: that, and ``~/.claude/settings.json``
+
+Uninstalling ``cursor`` or ``cursor-auto`` removes everything deja wrote for
+Cursor; ``claude`` or ``claude-auto``, everything it wrote for Claude Code.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+from deja.installers import claude, cursor
+from deja.installers.doctor import WiringFinding, wiring_report
+from deja.installers.entries import default_deja_path
+from deja.installers.files import Change, InstallError, apply
+
+TARGETS = ("cursor", "cursor-auto", "claude", "claude-auto")
+
+__all__ = ["TARGETS", "Change", "InstallError", "WiringFinding", "install", "uninstall", "wiring_report"]
+
+
+def install(target: str, *, dry_run: bool = False, deja_path: str | None = None) -> list[Change]:
+    deja = os.path.abspath(deja_path or default_deja_path())
+    changes = _harness(target).plan_install(deja, hooks=target.endswith("-auto"))
+    if not dry_run:
+        apply(changes)
+    return changes
+
+
+def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
+    changes = _harness(target).plan_uninstall()
+    if not dry_run:
+        apply(changes)
+    return changes
+
+
+def _harness(target: str) -> ModuleType:
+    if target not in TARGETS:
+        raise InstallError(repr(target), "not a target deja installs into", f"choose one of {', '.join(TARGETS)}")
+    return claude if target.startswith("claude") else cursor

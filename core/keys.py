@@ -1,0 +1,108 @@
+"""Exact lookup keys the hooks ask the index for: a project, a Shell command, a file, an error.
+
+Keys start with a control character so no word of text can collide with them.
+Their postings are ordered newest first rather than by relevance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+
+PREFIX = "\x01"
+SHELL_TOOLS = frozenset({"Shell", "run_terminal_cmd", "run_terminal_command_v2", "Bash", "bash", "shell"})
+EDIT_TOOLS = frozenset(
+    {"Write", "StrReplace", "Edit", "MultiEdit", "Delete", "ApplyPatch", "edit_file", "edit_file_v2", "search_replace", "write", "delete_file"}
+)
+# Wrappers that say nothing about what a command does.
+_WRAPPERS = frozenset({"sudo", "env", "time", "nice", "npx", "uv", "poetry", "pipenv", "bunx", "exec"})
+_ERROR_LINE = re.compile(
+    r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such|denied|undefined|segmentation)"
+)
+# Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed") say nothing about which error it was.
+_SUMMARY_LINE = re.compile(
+    r"^[\s=*_-]*(?:collected \d+ items?\W*)?(?:\d+ (?:errors?|failed|passed|failures?|warnings?|skipped|deselected)[,/\s]*)+"
+    r"(?:in [\d.]+m?s)?[\s=*_-]*$",
+    re.I,
+)
+_NAMED_ERROR = re.compile(r"\b\w*(?:Error|Exception)\b|\berror(?:\[\w+\])?:|\bE\d{3,}\b")
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+
+
+def project_key(project_dir_or_name: str) -> str:
+    return f"{PREFIX}p:{_digest(project_dir_or_name.strip().rstrip('/').lower())}"
+
+
+ALL_SESSIONS_KEY = f"{PREFIX}all"
+
+
+def normalise_command(command: str) -> str:
+    return " ".join(command.split())
+
+
+def command_head(command: str) -> str:
+    """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``."""
+    first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", command.strip(), maxsplit=1)[0]
+    try:
+        words = shlex.split(first)
+    except ValueError:
+        words = first.split()
+    words = [w for w in words if "=" not in w or w.startswith("-")]
+    while words and words[0] in _WRAPPERS:
+        words = words[1:]
+    if not words:
+        return ""
+    program = words[0].rsplit("/", 1)[-1]
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    if rest and re.fullmatch(r"[a-z][a-z0-9:_-]*", rest[0]) and program not in ("python", "python3", "node", "sh", "bash"):
+        if program in ("npm", "pnpm", "yarn", "bun") and rest[0] == "run" and len(rest) > 1:
+            return f"{program} run {rest[1]}"
+        return f"{program} {rest[0]}"
+    if program in ("python", "python3") and len(words) > 2 and words[1] == "-m":
+        return f"{program} -m {words[2]}"
+    return program
+
+
+def command_keys(command: str) -> list[str]:
+    """The exact command's key, then its head's key."""
+    exact = normalise_command(command)
+    if not exact:
+        return []
+    keys = [f"{PREFIX}c:{_digest(exact)}"]
+    head = command_head(exact)
+    if head:
+        keys.append(f"{PREFIX}h:{_digest(head)}")
+    return keys
+
+
+def path_key(path: str) -> str:
+    return f"{PREFIX}f:{_digest(path.strip())}"
+
+
+def error_lines(output: str, limit: int = 3) -> list[str]:
+    """The lines of ``output`` that best identify its error: named errors first, then the last others."""
+    found = []
+    for line in output.splitlines():
+        line = line.strip()
+        if len(line) > 8 and _ERROR_LINE.search(line) and not _SUMMARY_LINE.search(line):
+            found.append(line[:400])
+    named = [line for line in found if _NAMED_ERROR.search(line)]
+    rest = [line for line in reversed(found) if line not in named]
+    return (list(reversed(named)) + rest)[:limit]
+
+
+def error_signature(line: str) -> str:
+    """An error line with what changes run to run (numbers, paths, hex, quotes) taken out."""
+    line = re.sub(r"0x[0-9a-fA-F]+|\b[0-9a-f]{8,}\b", "#", line)
+    line = re.sub(r"(?:[A-Za-z]:)?[\w.~-]*[/\\][\w./\\~-]+", "<path>", line)
+    line = re.sub(r"\d+(?:\.\d+)?", "#", line)
+    line = re.sub(r"(['\"`]).*?\1", "<q>", line)
+    return " ".join(line.lower().split())[:200]
+
+
+def error_keys(output: str) -> list[str]:
+    return [f"{PREFIX}e:{_digest(error_signature(line))}" for line in error_lines(output)]

@@ -1,0 +1,303 @@
+"""deja's MCP server: the agent pulls from its own history.
+
+Hooks push context into a chat; these tools let the agent ask for it:
+``search`` past sessions, ``show`` a window of one, list ``recent`` work and
+get the command that would ``resume`` a CLI chat. ``deja mcp`` serves them over
+stdio through the official MCP SDK; hooks never import this module.
+
+Every tool answers from the prebuilt index, in two forms: readable text for
+the model and, as structured content, the JSON the CLI prints with ``--json``.
+The index is refreshed at most every ``REFRESH_SECONDS`` (a stat pass when
+nothing changed, never waiting for another writer) and never built inline: a
+missing index is built by a detached ``deja index`` while the tools say so in
+one sentence.
+"""
+
+from __future__ import annotations
+
+import heapq
+import inspect
+import logging
+import math
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from importlib.metadata import version
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from deja.core import paths
+from deja.core.index import Index, IndexError_, Segment, SessionMeta, index_dir, name_hash, read_manifest
+from deja.core.indexer import refresh
+from deja.core.library import NotFound, find_session
+from deja.core.model import Message
+from deja.core.search import Filters, SearchResult, parse_since, search
+from deja.core.views import search_json, search_text, session_json, session_line, show_json, show_text
+
+STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
+#: How stale the index may get between two tool calls before one of them refreshes it.
+REFRESH_SECONDS = 5.0
+#: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
+SEARCH_TEXT_BYTES = 4096
+#: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
+SHOW_WINDOW_BYTES = 32 * 1024
+#: ...and cuts a message's text and each tool result, so that one huge paste cannot fill it.
+MESSAGE_CHARS = 8000
+RESULT_CHARS = 2000
+
+log = logging.getLogger("deja.mcp")
+
+INSTRUCTIONS = (
+    "deja holds this person's past Cursor chats (IDE and cursor-agent CLI), already indexed and redacted. "
+    "Before re-deriving something that may have been worked out before (an error seen again, a decision, "
+    "a command, how a piece of this project works), call `search` with a few distinctive words; read a "
+    "promising hit with `show`; `recent` lists the latest sessions and `resume` gives the command that "
+    "reopens a CLI chat. Say in one line when a past session helped; never report how much history exists."
+)
+
+READ_ONLY = {"read_only_hint": True, "destructive_hint": False, "open_world_hint": False}
+
+SessionId = Annotated[
+    str, Field(description="A session id from search or recent, or a unique prefix of one (8 characters usually suffice).")
+]
+Project = Annotated[
+    str | None, Field(description="Only sessions of this project: its folder name (e.g. 'api') or full path.")
+]
+
+
+class LiveIndex:
+    """The index the tools read: refreshed now and then, never built while a tool waits.
+
+    Tool functions run on the SDK's worker threads, hence the lock.
+    """
+
+    def __init__(self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS):
+        self.home = home or paths.deja_home()
+        self.refresh_every = refresh_every
+        self._refreshed_at = -math.inf
+        self._builder: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Index | None:
+        """The index, or None while a first build (or a rebuild of an unreadable one) runs."""
+        with self._lock:
+            try:
+                read_manifest(index_dir(self.home))
+            except IndexError_:
+                # A refresh would rebuild it inline, which may take minutes: build it aside instead.
+                self._start_build()
+                return None
+            if time.monotonic() - self._refreshed_at >= self.refresh_every:
+                self._refresh()
+            try:
+                return Index.open(self.home)
+            except IndexError_ as exc:
+                raise ToolError(f"{exc}: run `deja index --full` to rebuild it") from None
+
+    def _refresh(self) -> None:
+        self._refreshed_at = time.monotonic()
+        try:
+            refresh(self.home, lock_timeout=0)
+        except TimeoutError:
+            pass  # another deja is writing: read the index as it stands
+        except Exception:  # noqa: BLE001 - a stale answer beats none
+            log.warning("refreshing the index failed; answering from the index as it stands", exc_info=True)
+
+    def _start_build(self) -> None:
+        if self._builder is not None and self._builder.poll() is None:
+            return
+        self._builder = subprocess.Popen(
+            [sys.executable, "-m", "deja.core.entry", "index"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+
+def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def fit_text(result: SearchResult, budget: int = SEARCH_TEXT_BYTES) -> SearchResult:
+    """``result`` with only as many hits as its text shows within ``budget`` bytes (at least one)."""
+    hits = list(result.hits)
+    while len(hits) > 1 and len(search_text(msgspec.structs.replace(result, hits=hits)).encode()) > budget:
+        hits.pop()
+    return msgspec.structs.replace(result, hits=hits)
+
+
+def clip(message: Message) -> Message:
+    """``message`` with its text cut to ``MESSAGE_CHARS`` and each tool result to ``RESULT_CHARS``."""
+
+    def cut(text: str, limit: int) -> str:
+        return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+    calls = [
+        msgspec.structs.replace(c, result=cut(c.result, RESULT_CHARS)) if c.result else c for c in message.tool_calls
+    ]
+    return msgspec.structs.replace(message, text=cut(message.text, MESSAGE_CHARS), tool_calls=calls)
+
+
+def window(messages: list[Message], offset: int, limit: int, budget: int = SHOW_WINDOW_BYTES) -> list[Message]:
+    """Up to ``limit`` clipped messages from ``offset``, stopping once their JSON passes ``budget`` bytes."""
+    chosen: list[Message] = []
+    used = 0
+    for message in messages[offset : offset + limit]:
+        message = clip(message)
+        used += len(msgspec.json.encode(message))
+        if chosen and used > budget:
+            break
+        chosen.append(message)
+    return chosen
+
+
+def newest_sessions(index: Index, project: str | None, limit: int) -> list[SessionMeta]:
+    """The ``limit`` most recently updated live sessions, optionally of one project, newest first.
+
+    Filters and orders on the fixed-width session keys; only the chosen sessions are decoded.
+    """
+    wanted = name_hash(project) if project else None
+
+    def candidates() -> Iterator[tuple[float, int, int]]:
+        for position, segment in enumerate(index.segments):
+            for ordinal in range(segment.ref.sessions):
+                if ordinal in segment.deleted:
+                    continue
+                project_hash, dir_hash, _source, updated = segment.session_keys(ordinal)
+                if wanted is None or wanted in (project_hash, dir_hash):
+                    yield updated, position, ordinal
+
+    newest = heapq.nlargest(limit, candidates())
+    return [index.segments[position].session(ordinal) for _, position, ordinal in newest]
+
+
+class Tools:
+    """The four tools over one live index; the methods are what the server registers."""
+
+    def __init__(self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS):
+        self.index = LiveIndex(home, refresh_every)
+
+    def search(
+        self,
+        query: Annotated[
+            str,
+            Field(description='A few distinctive words: an error message, a function or file name, a topic. Quote a phrase to match it exactly: \'"cache key"\'.'),
+        ],
+        project: Project = None,
+        source: Annotated[
+            Literal["cursor-ide", "cursor-cli"] | None,
+            Field(description="Only chats from the Cursor editor (cursor-ide) or from cursor-agent in a terminal (cursor-cli)."),
+        ] = None,
+        since: Annotated[
+            str | None, Field(description="Only sessions updated since then: 30d, 12h, 2w or a date YYYY-MM-DD.")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=20, description="At most this many sessions (fewer if the answer would pass 4 KiB).")] = 5,
+    ) -> CallToolResult:
+        """Search this person's past Cursor sessions for the query; the best sessions come first, each with its id,
+        project, date and the passages that matched. Use it before solving something that may have been solved
+        before. Pass an id to `show` to read the session."""
+        if not query.strip():
+            raise ToolError("the query is empty: give a few words to look for, e.g. 'cache invalidation'")
+        since_at = None
+        if since:
+            try:
+                since_at = parse_since(since)
+            except ValueError:
+                raise ToolError(f"since={since!r} is not a time: use 30d, 12h, 2w or YYYY-MM-DD") from None
+        index = self.index.get()
+        if index is None:
+            return answer(STILL_INDEXING)
+        result = search(index, query.strip(), filters=Filters(project=project, source=source, since=since_at), limit=limit)
+        result = fit_text(result)
+        return answer(search_text(result), search_json(result))
+
+    def show(
+        self,
+        session_id: SessionId,
+        offset: Annotated[int, Field(ge=0, description="Index of the first message to return (0 is the first).")] = 0,
+        limit: Annotated[int, Field(ge=1, le=200, description="At most this many messages (fewer if they are long).")] = 50,
+    ) -> CallToolResult:
+        """Read a past session: its messages in order, with the tool calls made and their results. Returns a window
+        of the session; when more follows, the answer says which offset to ask for next."""
+        index = self.index.get()
+        if index is None:
+            return answer(STILL_INDEXING)
+        segment, meta = self._find(index, session_id)
+        messages = segment.messages(meta)
+        if offset and offset >= len(messages):
+            raise ToolError(f"offset={offset} is past the end: session {meta.id} has {len(messages)} messages")
+        shown = window(messages, offset, limit)
+        text = show_text(meta, shown)
+        end = offset + len(shown)
+        if offset or end < len(messages):
+            text += f"\n\n(messages {offset + 1}–{end} of {len(messages)}"
+            text += f"; call show with offset={end} for the next ones)" if end < len(messages) else ")"
+        return answer(text, show_json(meta, shown, offset, len(messages)))
+
+    def recent(
+        self,
+        project: Project = None,
+        limit: Annotated[int, Field(ge=1, le=50, description="At most this many sessions.")] = 10,
+    ) -> CallToolResult:
+        """List the most recently active Cursor sessions, newest first, optionally only those of one project: one line
+        each with id, last activity, source, project and title. Use it to pick up recent work."""
+        index = self.index.get()
+        if index is None:
+            return answer(STILL_INDEXING)
+        sessions = newest_sessions(index, project, limit)
+        if sessions:
+            text = "\n".join(session_line(meta) for meta in sessions)
+        else:
+            text = f"No session of project {project!r} is indexed." if project else "No sessions are indexed yet."
+        return answer(text, {"sessions": [session_json(meta) for meta in sessions]})
+
+    def resume(self, session_id: SessionId) -> CallToolResult:
+        """Get the shell command that reopens a past cursor-agent (CLI) chat where it left off, or the reason it cannot
+        be reopened (editor chats reopen from the Cursor UI). Give the command to the person; do not run it."""
+        from deja.core.resume import ResumeRefused, resume_line  # written alongside this module
+
+        index = self.index.get()
+        if index is None:
+            return answer(STILL_INDEXING)
+        segment, meta = self._find(index, session_id)
+        try:
+            command = resume_line(index, segment, meta)
+        except ResumeRefused as refused:
+            reason = str(refused)
+            return answer(f"{meta.id} cannot be resumed: {reason}", {"session": session_json(meta), "command": None, "reason": reason})
+        return answer(command, {"session": session_json(meta), "command": command, "reason": None})
+
+    @staticmethod
+    def _find(index: Index, session_id: str) -> tuple[Segment, SessionMeta]:
+        try:
+            return find_session(index, session_id)
+        except NotFound as exc:
+            raise ToolError(str(exc)) from None
+
+
+def build_server(home: Path | None = None, refresh_every: float = REFRESH_SECONDS) -> MCPServer:
+    server: MCPServer = MCPServer("deja", instructions=INSTRUCTIONS, version=version("deja"), log_level="WARNING")
+    tools = Tools(home, refresh_every)
+    for tool, title in (
+        (tools.search, "Search past Cursor sessions"),
+        (tools.show, "Read a past session"),
+        (tools.recent, "List recent sessions"),
+        (tools.resume, "Command to resume a CLI chat"),
+    ):
+        description = " ".join((inspect.getdoc(tool) or "").split())
+        server.add_tool(tool, title=title, description=description, annotations=ToolAnnotations(title=title, **READ_ONLY))
+    return server
+
+
+def serve() -> None:
+    """Serve the tools over stdio until the client closes the connection."""
+    build_server().run("stdio")

@@ -1,0 +1,647 @@
+"""Read Cursor IDE chats out of a ``state.vscdb``.
+
+Three generations of chat live in these databases (cursor-formats.md §1):
+
+* ``cursorDiskKV`` rows ``composerData:<cid>`` and ``bubbleId:<cid>:<bid>``
+  (current Cursor, mostly in ``globalStorage``);
+* ``ItemTable["composer.composerData"]`` whose ``allComposers`` hold whole
+  composers with an inline ``conversation[]`` (Cursor ≤ 0.42, workspace DBs);
+* ``ItemTable["workbench.panel.aichat.view.aichat.chatdata"]`` ``tabs[]``, the
+  old Chat panel, one session per tab.
+
+Each bubble becomes one message. A bubble's ``toolFormerData`` becomes a tool
+call on that bubble's own message, so a bubble holding only a tool call is an
+assistant message with empty text and that call.
+
+Bad data never raises: every unreadable database or value adds one to
+``problems["ide: <reason>"]`` and is skipped. The database is opened read-only
+through its WAL, so chats Cursor has written but not yet checkpointed are seen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+import orjson
+
+from deja.core.model import Message, Role, Session, ToolCall, cap_text, fill_times, one_line
+
+Problems = Counter[str]
+
+SOURCE = "cursor-ide"
+BUSY_TIMEOUT_SECONDS = 2.0
+
+_COMPOSER_PREFIX = "composerData:"
+_LEGACY_COMPOSERS_KEY = "composer.composerData"
+_LEGACY_CHAT_KEY = "workbench.panel.aichat.view.aichat.chatdata"
+_HEADERS_KEY = "composer.composerHeaders"
+
+# Millisecond times outside 2000..2100 are not wall-clock times (``timingInfo``
+# also holds monotonic clocks such as ``clientStartTime: 165658.8``).
+_MIN_MS = 946_684_800_000
+_MAX_MS = 4_102_444_800_000
+
+_URI_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_DRIVE_PATH = re.compile(r"^/[A-Za-z](:|%3[Aa])")
+
+
+@dataclass(frozen=True)
+class _Header:
+    """What a global composer index says about one chat."""
+
+    name: str = ""
+    workspace_id: str = ""
+    workspace_dir: str = ""
+
+
+@dataclass
+class _Db:
+    """One open database and what has been learnt about it."""
+
+    conn: sqlite3.Connection
+    path: Path
+    problems: Problems
+    tables: set[str]
+    headers: dict[str, _Header] = field(default_factory=dict)
+    folders: dict[Path, str] = field(default_factory=dict)
+
+    def value(self, table: str, key: str) -> tuple[bool, bytes | None]:
+        """``(found, value as bytes or None)`` for one key of a key-value table."""
+        row = self.conn.execute(f"SELECT CAST(value AS BLOB) FROM {table} WHERE key = ?", (key,)).fetchone()
+        return (row is not None, row[0] if row else None)
+
+    def workspace_folder(self, workspace_dir: Path) -> str:
+        """The project dir named by ``workspace_dir/workspace.json``, or ""."""
+        if workspace_dir not in self.folders:
+            self.folders[workspace_dir] = _read_workspace_json(workspace_dir / "workspace.json", self.problems)
+        return self.folders[workspace_dir]
+
+
+# --- public API -----------------------------------------------------------
+
+
+def read_ide_database(
+    path: Path,
+    *,
+    only_ids: set[str] | None = None,
+    problems: Problems | None = None,
+) -> Iterator[Session]:
+    """Yield one session per chat with at least one message in the ``state.vscdb`` at ``path``.
+
+    With ``only_ids`` only those chats are read (no other composer's bubbles are touched).
+    """
+    problems = problems if problems is not None else Counter()
+    db = _open(path, problems)
+    if db is None:
+        return
+    try:
+        db.headers = _composer_headers(db)
+        composer_ids = _composer_ids(db)
+        for composer_id in sorted(composer_ids):
+            if only_ids is None or composer_id in only_ids:
+                session = _read_composer(db, composer_id)
+                if session is not None:
+                    yield session
+        for chat_id, chat, is_tab in _legacy_chats(db):
+            if chat_id in composer_ids or (only_ids is not None and chat_id not in only_ids):
+                continue
+            session = _tab_session(db, chat_id, chat) if is_tab else _legacy_composer_session(db, chat_id, chat)
+            if session is not None:
+                yield session
+    except sqlite3.Error as error:
+        _count_database_error(error, problems)
+    finally:
+        db.conn.close()
+
+
+def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[str, str]:
+    """For every chat in the database, a cheap string that changes when the chat changes.
+
+    A ``cursorDiskKV`` composer's print is its ``lastUpdatedAt``, the length of its
+    ``composerData`` value, and the count and highest rowid of its bubble rows
+    (Cursor's tables replace a row on write, which gives it a new rowid), all
+    computed in SQL without reading a bubble. A legacy ItemTable chat's print is a
+    hash of its part of the value. Only database-level problems are counted here;
+    the values themselves are judged (and counted) by :func:`read_ide_database`.
+    """
+    problems = problems if problems is not None else Counter()
+    db = _open(path, problems)
+    if db is None:
+        return {}
+    db.problems = Counter()  # row-level problems are read_ide_database's to count
+    prints: dict[str, str] = {}
+    try:
+        if "cursorDiskKV" in db.tables:
+            bubbles = _bubble_stats(db)
+            lo, hi = _prefix_range(_COMPOSER_PREFIX)
+            for composer_id, updated, length in db.conn.execute(
+                "SELECT substr(key, ?), CASE WHEN json_valid(CAST(value AS TEXT))"
+                " THEN json_extract(CAST(value AS TEXT), '$.lastUpdatedAt') END, length(value)"
+                " FROM cursorDiskKV WHERE key >= ? AND key < ?",
+                (len(_COMPOSER_PREFIX) + 1, lo, hi),
+            ):
+                prints[composer_id] = f"{updated}:{length}:{bubbles.get(composer_id, '0:0')}"
+        for chat_id, chat, _ in _legacy_chats(db):
+            if chat_id not in prints:
+                prints[chat_id] = hashlib.blake2b(orjson.dumps(chat), digest_size=12).hexdigest()
+    except sqlite3.Error as error:
+        _count_database_error(error, problems)
+        return {}
+    finally:
+        db.conn.close()
+    return prints
+
+
+# --- opening --------------------------------------------------------------
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open read-only through the WAL.
+
+    ``mode=ro`` never takes a write lock but still reads the ``-wal`` file;
+    ``immutable=1`` would skip it and miss what Cursor has not checkpointed.
+    """
+    location = path.absolute().as_posix()
+    if not location.startswith("/"):
+        location = "/" + location  # a Windows drive: file:/C:/…
+    uri = f"file:{quote(location, safe='/:')}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS)
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def _open(path: Path, problems: Problems) -> _Db | None:
+    try:
+        conn = _connect(path)
+    except sqlite3.Error as error:
+        _count_database_error(error, problems)
+        return None
+    try:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error as error:
+        conn.close()
+        _count_database_error(error, problems)
+        return None
+    if not tables & {"cursorDiskKV", "ItemTable"}:
+        conn.close()
+        problems["ide: no chat tables"] += 1
+        return None
+    return _Db(conn, path, problems, tables)
+
+
+def _count_database_error(error: sqlite3.Error, problems: Problems) -> None:
+    message = str(error).lower()
+    if "not a database" in message:
+        problems["ide: not a database"] += 1
+    elif "locked" in message or "busy" in message:
+        problems["ide: database locked"] += 1
+    else:
+        problems["ide: unreadable database"] += 1
+
+
+def _prefix_range(prefix: str) -> tuple[str, str]:
+    """Bounds ``lo <= key < hi`` matching every key that starts with ``prefix``, served by the key index."""
+    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+# --- values ---------------------------------------------------------------
+
+
+def _load(raw: bytes | None, what: str, problems: Problems) -> dict[str, Any] | None:
+    """A JSON object from a stored value, or None (counted) when it is NULL or not an object."""
+    if raw is None:
+        problems[f"ide: null {what}"] += 1
+        return None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        data = None
+    if not isinstance(data, dict):
+        problems[f"ide: malformed {what}"] += 1
+        return None
+    return data
+
+
+def _item_json(db: _Db, key: str, what: str) -> dict[str, Any] | None:
+    if "ItemTable" not in db.tables:
+        return None
+    found, raw = db.value("ItemTable", key)
+    return _load(raw, what, db.problems) if found else None
+
+
+def _lenient_json(value: Any) -> Any:
+    """``value`` parsed when it is a JSON string, else unchanged (params and results come both ways)."""
+    if isinstance(value, str):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+# --- cursorDiskKV composers -----------------------------------------------
+
+
+def _composer_ids(db: _Db) -> set[str]:
+    if "cursorDiskKV" not in db.tables:
+        return set()
+    lo, hi = _prefix_range(_COMPOSER_PREFIX)
+    rows = db.conn.execute(
+        "SELECT substr(key, ?) FROM cursorDiskKV WHERE key >= ? AND key < ?",
+        (len(_COMPOSER_PREFIX) + 1, lo, hi),
+    )
+    return {composer_id for (composer_id,) in rows}
+
+
+def _bubble_rows(db: _Db, composer_id: str) -> dict[str, tuple[int, bytes | None]]:
+    """``{bubble id: (rowid, raw value)}`` for one composer, by key range rather than a LIKE scan."""
+    prefix = f"bubbleId:{composer_id}:"
+    lo, hi = _prefix_range(prefix)
+    rows = db.conn.execute(
+        "SELECT substr(key, ?), rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE key >= ? AND key < ?",
+        (len(prefix) + 1, lo, hi),
+    )
+    return {bubble_id: (rowid, raw) for bubble_id, rowid, raw in rows}
+
+
+def _bubble_stats(db: _Db) -> dict[str, str]:
+    """``{composer id: "count:max rowid"}`` over all bubble keys, reading no values."""
+    lo, hi = _prefix_range("bubbleId:")
+    rows = db.conn.execute(
+        "SELECT substr(key, 10, instr(substr(key, 10), ':') - 1) AS composer, count(*), max(rowid)"
+        " FROM cursorDiskKV WHERE key >= ? AND key < ? GROUP BY composer",
+        (lo, hi),
+    )
+    return {composer_id: f"{count}:{top}" for composer_id, count, top in rows}
+
+
+def _read_composer(db: _Db, composer_id: str) -> Session | None:
+    found, raw = db.value("cursorDiskKV", _COMPOSER_PREFIX + composer_id)
+    composer = _load(raw, "composer", db.problems) if found else None  # gone since listed: deleted
+    if composer is None:
+        return None
+    created = _ms_time(composer.get("createdAt"))
+    bubbles = _ordered_bubbles(db, composer_id, composer, created)
+    header = db.headers.get(composer_id, _Header())
+    return _session(
+        db,
+        composer_id,
+        name=_str(composer.get("name")) or header.name,
+        bubbles=bubbles,
+        created=created,
+        last_updated=_ms_time(composer.get("lastUpdatedAt")),
+        project_dir=_project_dir(db, composer, bubbles, header),
+    )
+
+
+def _ordered_bubbles(
+    db: _Db, composer_id: str, composer: dict[str, Any], created: datetime | None
+) -> list[dict[str, Any]]:
+    """The composer's bubbles in conversation order.
+
+    ``fullConversationHeadersOnly`` is the only authoritative order; bubbles it
+    does not list are leftovers of edits and regenerations, and a header whose
+    bubble row is gone is skipped. Composers without headers keep an inline
+    ``conversation[]`` (older Cursor) or are ordered by bubble time, then by
+    rowid (insertion order).
+    """
+    headers = _dicts(composer.get("fullConversationHeadersOnly"))
+    if headers:
+        rows = _bubble_rows(db, composer_id)
+        ordered = []
+        for header in headers:
+            row = rows.get(_str(header.get("bubbleId")))
+            if row is not None and (bubble := _load(row[1], "bubble", db.problems)) is not None:
+                ordered.append(bubble)
+        return ordered
+    inline = composer.get("conversation")
+    if isinstance(inline, list) and inline:
+        return _inline_bubbles(inline, db.problems)
+    timed = []
+    for rowid, raw in _bubble_rows(db, composer_id).values():
+        if (bubble := _load(raw, "bubble", db.problems)) is not None:
+            when = _bubble_time(bubble) or created or datetime.min.replace(tzinfo=UTC)
+            timed.append((when, rowid, bubble))
+    timed.sort(key=lambda item: item[:2])
+    return [bubble for _, _, bubble in timed]
+
+
+def _inline_bubbles(conversation: Any, problems: Problems) -> list[dict[str, Any]]:
+    """The bubble objects of an inline list, counting any entry that is not one."""
+    bubbles = _dicts(conversation)
+    if isinstance(conversation, list) and len(bubbles) < len(conversation):
+        problems["ide: malformed bubble"] += len(conversation) - len(bubbles)
+    return bubbles
+
+
+# --- the global composer index ---------------------------------------------
+
+
+def _composer_headers(db: _Db) -> dict[str, _Header]:
+    """Name and workspace per composer id from the global index.
+
+    Older globals keep it in ``ItemTable["composer.composerHeaders"]``, newer ones
+    in the ``composerHeaders`` table, which wins where both name a composer.
+    """
+    headers: dict[str, _Header] = {}
+    index = _item_json(db, _HEADERS_KEY, "composer header") or {}
+    for entry in _dicts(index.get("allComposers")):
+        if composer_id := _str(entry.get("composerId")):
+            headers[composer_id] = _header(entry, workspace_id="")
+    if "composerHeaders" in db.tables:
+        rows = db.conn.execute("SELECT composerId, workspaceId, CAST(value AS BLOB) FROM composerHeaders")
+        for composer_id, workspace_id, raw in rows:
+            entry = _load(raw, "composer header", db.problems) if raw is not None else {}
+            headers[composer_id] = _header(entry or {}, workspace_id=_str(workspace_id))
+    return headers
+
+
+def _header(entry: dict[str, Any], *, workspace_id: str) -> _Header:
+    identifier = entry.get("workspaceIdentifier")
+    identifier = identifier if isinstance(identifier, dict) else {}
+    return _Header(
+        name=_str(entry.get("name")),
+        workspace_id=workspace_id or _str(identifier.get("id")),
+        workspace_dir=_uri_dir(identifier.get("uri")),
+    )
+
+
+# --- legacy ItemTable chats -----------------------------------------------
+
+
+def _legacy_chats(db: _Db) -> Iterator[tuple[str, dict[str, Any], bool]]:
+    """``(id, chat, is_tab)`` for every ItemTable composer and old Chat panel tab."""
+    composers = _item_json(db, _LEGACY_COMPOSERS_KEY, "legacy chat") or {}
+    for composer in _dicts(composers.get("allComposers")):
+        if composer_id := _str(composer.get("composerId")):
+            yield composer_id, composer, False
+    chat_panel = _item_json(db, _LEGACY_CHAT_KEY, "legacy chat") or {}
+    for tab in _dicts(chat_panel.get("tabs")):
+        if tab_id := _str(tab.get("tabId")):
+            yield tab_id, tab, True
+
+
+def _legacy_composer_session(db: _Db, composer_id: str, composer: dict[str, Any]) -> Session | None:
+    """A whole composer kept inline; ``type: "head"`` entries hold no conversation and give None."""
+    bubbles = _inline_bubbles(composer.get("conversation"), db.problems)
+    header = db.headers.get(composer_id, _Header())
+    return _session(
+        db,
+        composer_id,
+        name=_str(composer.get("name")) or header.name,
+        bubbles=bubbles,
+        created=_ms_time(composer.get("createdAt")),
+        last_updated=_ms_time(composer.get("lastUpdatedAt")),
+        project_dir=_project_dir(db, composer, bubbles, header),
+    )
+
+
+def _tab_session(db: _Db, tab_id: str, tab: dict[str, Any]) -> Session | None:
+    """An old Chat panel tab: its bubbles carry no time, the tab's ``lastSendTime`` stands for all."""
+    bubbles = _inline_bubbles(tab.get("bubbles"), db.problems)
+    sent = _ms_time(tab.get("lastSendTime"))
+    return _session(
+        db,
+        tab_id,
+        name=_str(tab.get("chatTitle")),
+        bubbles=bubbles,
+        created=sent,
+        last_updated=sent,
+        project_dir=_project_dir(db, {}, bubbles, _Header()),
+    )
+
+
+# --- sessions and messages -------------------------------------------------
+
+
+def _session(
+    db: _Db,
+    chat_id: str,
+    *,
+    name: str,
+    bubbles: list[dict[str, Any]],
+    created: datetime | None,
+    last_updated: datetime | None,
+    project_dir: str,
+) -> Session | None:
+    messages: list[Message] = []
+    own_times = False
+    for bubble in bubbles:
+        own_time = _bubble_time(bubble)
+        message = _message(bubble, own_time or created, db.problems)
+        if message is not None:
+            messages.append(message)
+            own_times = own_times or own_time is not None
+    if not messages:
+        return None
+    first_user = next((m.text for m in messages if m.role == "user" and m.text), "")
+    session = Session(
+        id=chat_id,
+        source=SOURCE,
+        project=_basename(project_dir),
+        project_dir=project_dir,
+        title=" ".join(name.split()) or one_line(first_user),
+        origin=str(db.path),
+        messages=messages,
+    )
+    if own_times:
+        fill_times(session)
+    else:
+        session.started, session.updated = created, last_updated or created
+    return session
+
+
+def _message(bubble: dict[str, Any], when: datetime | None, problems: Problems) -> Message | None:
+    """One bubble as a message; None for a streaming leftover with no text and no tool call."""
+    role = _role(bubble.get("type"))
+    if role is None:
+        problems["ide: malformed bubble"] += 1
+        return None
+    text = _str(bubble.get("text")).strip() or _str(bubble.get("rawText")).strip()
+    tool_call = _tool_call(bubble.get("toolFormerData"), problems)
+    if not text and tool_call is None:
+        return None
+    return Message(
+        role=role,
+        text=cap_text(text),
+        timestamp=when,
+        tool_calls=[tool_call] if tool_call else [],
+    )
+
+
+def _role(kind: Any) -> Role | None:
+    """Bubble ``type`` 1 (or the old panel's "user") is the user; any other number, or "ai", the assistant."""
+    if isinstance(kind, bool):
+        return None
+    if kind == 1 or kind == "user":
+        return "user"
+    if isinstance(kind, int) or kind == "ai":
+        return "assistant"
+    return None
+
+
+def _tool_call(data: Any, problems: Problems) -> ToolCall | None:
+    """A ``toolFormerData`` as a tool call; a rejected call keeps ``result`` None."""
+    if data is None:
+        return None
+    if not isinstance(data, dict) or not _str(data.get("name")):
+        problems["ide: malformed tool call"] += 1
+        return None
+    args: dict[str, Any] = {}
+    for key in ("params", "rawArgs"):
+        value = _lenient_json(data.get(key))
+        if value not in (None, "", {}):
+            args = value if isinstance(value, dict) else {"input": value}
+            break
+    raw_result = data.get("result")
+    result = _lenient_json(raw_result)
+    details = result if isinstance(result, dict) else {}
+    exit_code = details.get("exitCode", data.get("exitCode"))
+    rejected = data.get("userDecision") == "rejected" or details.get("rejected") is True
+    return ToolCall(
+        name=data["name"],
+        args=args,
+        result=None if rejected else _result_text(raw_result, details),
+        exit_code=exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None,
+    )
+
+
+def _result_text(raw: Any, details: dict[str, Any]) -> str | None:
+    """Terminal output or file contents where the result has them, else the result as stored."""
+    for key in ("output", "contents"):
+        if isinstance(details.get(key), str):
+            return cap_text(details[key])
+    if raw is None or raw == "":
+        return None
+    return cap_text(raw if isinstance(raw, str) else orjson.dumps(raw).decode())
+
+
+# --- time -----------------------------------------------------------------
+
+
+def _bubble_time(bubble: dict[str, Any]) -> datetime | None:
+    """A bubble's own time: ``timestamp`` (ms, fixtures), ``createdAt`` (ISO or ms), then ``timingInfo``."""
+    for value in (bubble.get("timestamp"), bubble.get("createdAt")):
+        if (when := _ms_time(value) or _iso_time(value)) is not None:
+            return when
+    timing = bubble.get("timingInfo")
+    if isinstance(timing, dict):
+        for key in ("clientRpcSendTime", "clientSettleTime", "clientEndTime"):
+            if (when := _ms_time(timing.get(key))) is not None:
+                return when
+    return None
+
+
+def _ms_time(value: Any) -> datetime | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not _MIN_MS <= value <= _MAX_MS:
+        return None
+    return datetime.fromtimestamp(value / 1000, tz=UTC)
+
+
+def _iso_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+# --- project --------------------------------------------------------------
+
+
+def _project_dir(db: _Db, chat: dict[str, Any], bubbles: list[dict[str, Any]], header: _Header) -> str:
+    """The chat's project folder, best source first (cursor-formats.md §1.9).
+
+    Every source may be a path, a percent-encoded ``/c%3A/…`` path or a URI.
+    """
+    for bubble in bubbles:
+        if found := _uri_dir(bubble.get("workspaceProjectDir")):
+            return found
+    identifier = chat.get("workspaceIdentifier")
+    if isinstance(identifier, dict) and (found := _uri_dir(identifier.get("uri"))):
+        return found
+    if found := header.workspace_dir:
+        return found
+    if _safe_dir_name(header.workspace_id):
+        workspace = db.path.parent.parent / "workspaceStorage" / header.workspace_id
+        if found := db.workspace_folder(workspace):
+            return found
+    if found := db.workspace_folder(db.path.parent):
+        return found
+    for repo in _dicts(chat.get("trackedGitRepos"))[:1]:
+        if found := _uri_dir(repo.get("repoPath")):
+            return found
+    for bubble in bubbles:
+        uris = bubble.get("workspaceUris")
+        if isinstance(uris, list) and uris and (found := _uri_dir(uris[0])):
+            return found
+    return ""
+
+
+def _safe_dir_name(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name
+
+
+def _read_workspace_json(path: Path, problems: Problems) -> str:
+    """The folder a workspace.json names: ``folder``, or the directory holding a ``.code-workspace``."""
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        return ""
+    except (OSError, orjson.JSONDecodeError):
+        data = None
+    if not isinstance(data, dict):
+        problems["ide: malformed workspace.json"] += 1
+        return ""
+    if folder := _uri_dir(data.get("folder")):
+        return folder
+    if workspace_file := _uri_dir(data.get("workspace")):
+        return _parent(workspace_file)
+    return ""
+
+
+def _uri_dir(uri: Any) -> str:
+    """A local path from a plain path, a URI string or a VS Code URI object (``fsPath``, ``external``, ``path``).
+
+    ``vscode-remote://host/path`` keeps its path; ``/c:/…`` and ``/c%3A/…`` become ``c:/…``.
+    """
+    if isinstance(uri, dict):
+        return _str(uri.get("fsPath")) or _uri_dir(uri.get("external")) or _uri_dir(uri.get("path"))
+    if not isinstance(uri, str) or not uri:
+        return ""
+    if _URI_SCHEME.match(uri):
+        parts = urlsplit(uri)
+        path = unquote(parts.path)
+        if parts.scheme == "file" and parts.netloc not in ("", "localhost"):
+            path = f"//{parts.netloc}{path}"  # a UNC share
+    else:
+        path = unquote(uri) if _DRIVE_PATH.match(uri) else uri
+    return path[1:] if _DRIVE_PATH.match(path) else path  # /c:/Users/… → c:/Users/…
+
+
+def _basename(path: str) -> str:
+    """The last part of a POSIX or Windows path (``c:\\Users\\me\\app`` gives ``app``)."""
+    return re.split(r"[\\/]", path.rstrip("\\/"))[-1]
+
+
+def _parent(path: str) -> str:
+    return re.sub(r"[\\/][^\\/]*$", "", path.rstrip("\\/")) or path

@@ -1,0 +1,335 @@
+"""cursor-agent's JSONL transcripts: ``projects/<encoded cwd>/agent-transcripts/``.
+
+A line is ``{"role", "message": {"content"}}`` (string or Anthropic-style parts)
+or a control record (``turn_ended``, ``{"type": "error"}``), which is skipped.
+Records carry no time: a user turn's text starts with a ``<timestamp>`` block,
+read here and carried forward to the turns after it (see :func:`read_transcript`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import orjson
+
+from deja.core.model import Message, ToolCall, cap_text
+
+MALFORMED_LINE = "malformed transcript line"
+
+_TRANSCRIPTS = "agent-transcripts"
+_SUBAGENTS = "subagents"
+
+
+def find_transcripts(root: Path, include_subagents: bool) -> Iterator[Path]:
+    """Every transcript under ``root/projects/*/agent-transcripts/``, in a stable order.
+
+    Nested ``<id>/<id>.jsonl`` and flat ``<id>.jsonl``; ``<id>/subagents/*.jsonl``
+    only with ``include_subagents``. Nothing else in a project folder is visited
+    (agent-tools, mcps and terminals hold far more files than the transcripts).
+    """
+    for project in subdirs(root / "projects"):
+        folder = project / _TRANSCRIPTS
+        if not folder.is_dir():
+            continue
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if entry.name.endswith(".jsonl") and entry.is_file():
+                yield Path(entry.path)
+            elif entry.is_dir():
+                chat = Path(entry.path)
+                nested = chat / f"{entry.name}.jsonl"
+                if nested.is_file():
+                    yield nested
+                if include_subagents and (chat / _SUBAGENTS).is_dir():
+                    yield from sorted(p for p in (chat / _SUBAGENTS).glob("*.jsonl") if p.is_file())
+
+
+def subdirs(folder: Path) -> list[Path]:
+    """The folders directly in ``folder``, sorted; none when it is missing or unreadable."""
+    try:
+        return sorted(Path(e.path) for e in os.scandir(folder) if e.is_dir())
+    except OSError:
+        return []
+
+
+def is_subagent(transcript: Path) -> bool:
+    """True for ``agent-transcripts/<id>/subagents/<child>.jsonl``."""
+    parts = transcript.parts
+    return len(parts) >= 4 and parts[-2] == _SUBAGENTS and parts[-4] == _TRANSCRIPTS
+
+
+def chat_id_of(transcript: Path) -> str:
+    """The chat id ``cursor-agent --resume`` takes; a subagent transcript belongs to its parent's chat."""
+    return transcript.parent.parent.name if is_subagent(transcript) else transcript.stem
+
+
+def session_id_of(transcript: Path) -> str:
+    """The session id: the chat id, or ``<parent>/<child>`` for a subagent (a child may reuse its parent's id)."""
+    return f"{chat_id_of(transcript)}/{transcript.stem}" if is_subagent(transcript) else transcript.stem
+
+
+def project_slug_of(transcript: Path) -> str:
+    """The encoded project folder a transcript sits in (the part above ``agent-transcripts``)."""
+    for folder in transcript.parents:
+        if folder.name == _TRANSCRIPTS:
+            return folder.parent.name
+    return ""
+
+
+# --- <timestamp> blocks ----------------------------------------------------
+
+_LEADING_STAMP = re.compile(r"\A\s*<timestamp>(.*?)</timestamp>[ \t]*\n?", re.S)
+_STAMP = re.compile(
+    r"(?:[A-Za-z]+,\s*)?"  # weekday
+    r"(?P<month>[A-Za-z]+)\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{4}),?\s+"
+    r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<half>[AaPp]\.?[Mm]\.?)?"
+    r"(?:\s*\(\s*UTC\s*(?:(?P<sign>[+\-\u2212])\s*(?P<hours>\d{1,2})(?::?(?P<minutes>\d{2}))?)?\s*\))?"
+)
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+
+
+def parse_stamp(text: str) -> datetime | None:
+    """The time in a ``<timestamp>`` block's text, aware, or None when unreadable.
+
+    ``[Weekday, ]Mon D, YYYY, H:MM AM|PM[ (UTC±H[:MM])]``: full or short month names;
+    the offset is kept as written and is UTC when absent; a 24-hour clock is read
+    when AM/PM is missing.
+    """
+    match = _STAMP.fullmatch(text.strip())
+    if not match:
+        return None
+    name = match["month"].lower()
+    month = next((i for i, full in enumerate(_MONTHS, 1) if len(name) >= 3 and full.startswith(name)), None)
+    hour = int(match["hour"])
+    if match["half"]:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if match["half"][0] in "Pp" else 0)
+    offset = timedelta()
+    if match["sign"]:
+        offset = timedelta(hours=int(match["hours"]), minutes=int(match["minutes"] or 0))
+        if offset >= timedelta(hours=24):
+            return None
+        offset = offset if match["sign"] == "+" else -offset
+    if month is None:
+        return None
+    try:
+        return datetime(
+            int(match["year"]), month, int(match["day"]), hour, int(match["minute"]), tzinfo=timezone(offset)
+        )
+    except ValueError:
+        return None
+
+
+def clean_user_text(text: str) -> tuple[str, datetime | None]:
+    """A user turn's text without Cursor's wrappers, and the time its ``<timestamp>`` block gives.
+
+    A leading ``<timestamp>`` block is removed even when unreadable. The
+    ``<user_query>`` body comes first; any other text of the record (such as an
+    ``<attached_files>`` block) is kept after it, so it stays searchable without
+    becoming the question a title is made from.
+    """
+    when = None
+    stamp = _LEADING_STAMP.match(text)
+    if stamp:
+        when = parse_stamp(stamp[1])
+        text = text[stamp.end() :]
+    start, end = text.find("<user_query>"), text.rfind("</user_query>")
+    if start < 0 or end < start:
+        return text.strip(), when
+    query = text[start + len("<user_query>") : end].strip()
+    rest = (text[:start] + text[end + len("</user_query>") :]).strip()
+    return (f"{query}\n\n{rest}" if rest and query else query or rest), when
+
+
+_REDACTED_TAIL = re.compile(r"(?:\s*\[REDACTED\])+\s*\Z")
+
+
+def _parts(content: Any, role: str) -> tuple[list[str], list[ToolCall]]:
+    """The text parts and ``tool_use`` calls of a record's content (string or parts).
+
+    Assistant text loses a trailing ``[REDACTED]``: Cursor's marker for redacted
+    thinking, which says nothing a reader can use.
+    """
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for part in content if isinstance(content, list) else ():
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text" and isinstance(part.get("text"), str):
+            text = _REDACTED_TAIL.sub("", part["text"]) if role == "assistant" else part["text"]
+            if text.strip():
+                texts.append(text)
+        elif kind == "tool_use" and role == "assistant" and isinstance(part.get("name"), str):
+            args = part.get("input")
+            calls.append(ToolCall(name=part["name"], args=args if isinstance(args, dict) else {}))
+    return texts, calls
+
+
+class TranscriptRead(msgspec.Struct):
+    messages: list[Message]
+    #: Byte offset after the last line consumed: resume from here when the file grows.
+    end: int
+    #: The last readable ``<timestamp>`` block so far (None if none): pass it as ``carry`` when resuming.
+    last_timestamp: datetime | None
+
+
+def read_transcript(
+    path: Path,
+    *,
+    start: int = 0,
+    carry: datetime | None = None,
+    problems: Counter[str] | None = None,
+) -> TranscriptRead:
+    """Read a transcript from byte ``start``, one line at a time.
+
+    A message is one user or assistant record with text, capped at 1 MiB. A
+    record holding only tool calls adds them to the assistant message of the same
+    turn, or opens an empty-text one when the turn has none yet. Tool arguments
+    are kept whole: a Write's ``contents`` is the only record of a created file.
+
+    Times: each message takes the latest readable ``<timestamp>`` block at or
+    before it (``carry`` is the one before ``start``). Messages before the first
+    block take the first block's time (the nearest known; they were no later).
+    A transcript with no readable block at all gives every message the file's
+    modification time. So resuming from a previous read's ``end`` with its
+    ``last_timestamp`` gives the messages a full read gives for those lines, except
+    that a tool-only record right at ``start`` opens its own message, its turn's
+    assistant message having been returned by the earlier read.
+
+    Lines are consumed through their newline. An unterminated last line is
+    consumed only when it is already a whole JSON object; otherwise it is being
+    written and is left for the next read. Malformed lines are counted in
+    ``problems`` under :data:`MALFORMED_LINE` and skipped.
+    """
+    messages: list[Message] = []
+    undated: list[Message] = []
+    stamp = carry
+    turn: Message | None = None  # the current turn's last assistant message
+    end = start
+    with path.open("rb") as lines:
+        lines.seek(start)
+        for line in lines:
+            record = _load(line)
+            if not line.endswith(b"\n") and not isinstance(record, dict):
+                break
+            end += len(line)
+            if record is None:
+                if line.strip() and problems is not None:
+                    problems[MALFORMED_LINE] += 1
+                continue
+            role = record.get("role") if isinstance(record, dict) else None
+            if role not in ("user", "assistant"):
+                continue
+            message = record.get("message")
+            texts, calls = _parts(message.get("content") if isinstance(message, dict) else None, role)
+            text = "\n".join(texts)
+            if role == "user":
+                turn = None
+                text, when = clean_user_text(text)
+                if when is not None:
+                    stamp = when
+                    for earlier in undated:
+                        earlier.timestamp = when
+                    undated.clear()
+                if not text:
+                    continue
+                new = Message(role="user", text=cap_text(text), timestamp=stamp)
+            elif not text and calls and turn is not None:
+                turn.tool_calls.extend(calls)
+                continue
+            elif not text and not calls:
+                continue
+            else:
+                new = turn = Message(role="assistant", text=cap_text(text), timestamp=stamp, tool_calls=calls)
+            messages.append(new)
+            if stamp is None:
+                undated.append(new)
+        if undated:
+            mtime = datetime.fromtimestamp(os.fstat(lines.fileno()).st_mtime, tz=timezone.utc)
+            for message in undated:
+                message.timestamp = mtime
+    return TranscriptRead(messages=messages, end=end, last_timestamp=stamp)
+
+
+def _load(line: bytes) -> Any:
+    """The line's JSON value, or None for a blank or malformed line."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+
+
+# --- the encoded project folder --------------------------------------------
+
+_MAX_SEGMENTS = 24
+
+
+def _encoded(name: str) -> str:
+    """``name`` as Cursor encodes it, with runs of dashes made one (builds differ on collapsing them)."""
+    return re.sub(r"-+", "-", re.sub(r"[^A-Za-z0-9]", "-", name))
+
+
+def decode_project_slug(slug: str) -> Path | None:
+    """The existing directory whose path Cursor encoded as ``slug``, or None.
+
+    The encoding is lossy ('/', '-', '.', '_', space and non-ASCII all become '-'),
+    so it is matched against what exists: each step lists a directory and takes an
+    entry whose own encoding begins the rest of the slug, trying shorter names
+    first (a '/' before a literal '-'). Two different entries that encode alike
+    and both resolve make the slug ambiguous: None. At most 24 segments are walked,
+    from ``/`` (a Windows drive letter is not decoded).
+    """
+    rest = _encoded("-" + slug.strip("-")).rstrip("-")
+    found = _walk(Path("/"), rest, _MAX_SEGMENTS)
+    return found if isinstance(found, Path) else None
+
+
+def _walk(folder: Path, rest: str, depth: int) -> Path | bool:
+    """The directory below ``folder`` that ``rest`` (starting with '-') encodes; False if none, True if ambiguous."""
+    if depth == 0:
+        return False
+    try:
+        entries = [e for e in os.scandir(folder) if e.is_dir()]
+    except OSError:
+        return False
+    candidates: dict[str, list[str]] = {}
+    for entry in entries:
+        piece = _encoded("-" + entry.name).rstrip("-")
+        if piece and (rest == piece or rest.startswith(piece + "-")):
+            candidates.setdefault(piece, []).append(entry.name)
+    for piece in sorted(candidates, key=len):
+        results = set()
+        for name in candidates[piece]:
+            found = folder / name if rest == piece else _walk(folder / name, rest[len(piece) :], depth - 1)
+            if found is True:
+                return True
+            if found:
+                results.add(found)
+        if len(results) > 1:
+            return True
+        if results:
+            return results.pop()
+    return False

@@ -1,0 +1,101 @@
+"""The one path every hook takes: read the event on stdin, look up the index, print context.
+
+A hook never breaks the agent. Whatever goes wrong (bad stdin, no index, a
+corrupt one, an exception), it exits 0, prints valid output or nothing, and
+writes why to ``<DEJA_HOME>/hooks.log``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from importlib import import_module
+
+#: command -> (module in deja.hooks, function, default event name for Claude-style output)
+HANDLERS = {
+    "hook-context": ("context", "session_start", "SessionStart"),
+    "hook-prompt": ("prompt", "before_prompt", "UserPromptSubmit"),
+    "hook-tool": ("tool", "before_tool", "PreToolUse"),
+    "hook-tool-after": ("tool_after", "after_tool", "PostToolUse"),
+    "hook-session-end": ("session_end", "session_end", "SessionEnd"),
+}
+
+STDIN_LIMIT = 8 << 20
+STDIN_SECONDS = 0.5
+
+
+def main(command: str, argv: list[str]) -> int:
+    from deja.hooks.call import HookCall, log
+
+    started = time.perf_counter()
+    try:
+        spec = HANDLERS.get(command)
+        if spec is None:
+            log(f"{command}: unknown hook command")
+            return 0
+        module, function, default_event = spec
+        raw, why = read_stdin(sys.stdin)
+        call = HookCall.from_stdin(raw, default_event)
+        if why:
+            log(f"{command}: {why}")
+        if call is None:
+            log(f"{command}: stdin is not a JSON object; nothing injected")
+            return 0
+        handler = getattr(import_module(f"deja.hooks.{module}"), function)
+        text = handler(call)
+        if text:
+            sys.stdout.write(call.output(text))
+            sys.stdout.flush()
+        if os.environ.get("DEJA_TRACE") == "1":
+            log(f"{command}: {1000 * (time.perf_counter() - started):.1f} ms, {len(text or '')} chars")
+    except BaseException as exc:  # noqa: BLE001 - a hook must never fail the agent
+        log(f"{command}: {type(exc).__name__}: {exc}")
+    return 0
+
+
+def read_stdin(stream) -> tuple[bytes, str]:
+    """Up to 8 MiB of stdin, stopping at end of input, at complete JSON, or after half a second.
+
+    The second value says why the read stopped early, if it did.
+    """
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return b"", "no stdin"
+    try:
+        import select
+    except ImportError:  # pragma: no cover - every supported OS has it
+        return os.read(fd, STDIN_LIMIT), ""
+    deadline = time.monotonic() + STDIN_SECONDS
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return b"".join(chunks), "stdin was still open after 0.5 s"
+        try:
+            ready, _, _ = select.select([fd], [], [], remaining)
+        except (OSError, ValueError):
+            return b"".join(chunks) + os.read(fd, STDIN_LIMIT), ""
+        if not ready:
+            continue
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks), ""
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= STDIN_LIMIT:
+            return b"".join(chunks), f"stdin is larger than {STDIN_LIMIT >> 20} MiB"
+        if chunk.rstrip().endswith(b"}") and _complete(chunks):
+            return b"".join(chunks), ""
+
+
+def _complete(chunks: list[bytes]) -> bool:
+    import orjson
+
+    try:
+        orjson.loads(b"".join(chunks))
+    except orjson.JSONDecodeError:
+        return False
+    return True

@@ -1,0 +1,93 @@
+"""deja in Cursor.
+
+``cursor`` writes the MCP server into ``mcp.json``, the deja-history skill and
+the ``/deja`` command; ``cursor-auto`` adds deja's hooks to ``hooks.json``, so
+recall arrives without being asked for. Uninstalling either removes all of it,
+hooks included.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from deja.core.paths import cursor_config_dir
+from deja.installers import guidance
+from deja.installers.entries import Hook, command_line, is_deja_hook, plan_hooks, plan_server
+from deja.installers.files import Change
+
+HOOKS = (
+    Hook("sessionStart", "hook-context", None, 10),
+    # The interactive TUI and the IDE fire it; headless `cursor-agent -p` skips it.
+    Hook("beforeSubmitPrompt", "hook-prompt", None, 5),
+    # A regex on tool_name, so deja does not start on every read and grep.
+    Hook("preToolUse", "hook-tool", "^(Shell|Write|Task)$", 5),
+    Hook("postToolUse", "hook-tool-after", "^Shell$", 5),
+    Hook("postToolUseFailure", "hook-tool-after", "^Shell$", 5),
+    # So the session just compacted or closed is searchable from the next one.
+    Hook("preCompact", "hook-session-end", None, 30),
+    Hook("sessionEnd", "hook-session-end", None, 30),
+)
+
+# What a new hooks.json starts with; a file left with nothing more is removed.
+PREAMBLE = {"version": 1}
+
+# Every event name Cursor accepts: one it does not know makes it ignore the whole hooks.json.
+KNOWN_EVENTS = frozenset({
+    "sessionStart", "sessionEnd", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure",
+    "preCompact", "beforeShellExecution", "afterShellExecution", "beforeMCPExecution", "afterMCPExecution",
+    "beforeReadFile", "afterFileEdit", "stop", "subagentStart", "subagentStop", "afterAgentResponse",
+    "afterAgentThought", "beforeTabFileRead", "afterTabFileEdit", "workspaceOpen",
+})  # fmt: skip
+
+
+def mcp_path() -> Path:
+    return cursor_config_dir() / "mcp.json"
+
+
+def hooks_path() -> Path:
+    return cursor_config_dir() / "hooks.json"
+
+
+def command_path() -> Path:
+    return cursor_config_dir() / "commands" / "deja.md"
+
+
+def server_entry(deja: str) -> dict[str, Any]:
+    return {"command": deja, "args": ["mcp"]}
+
+
+def hook_entry(deja: str, hook: Hook) -> dict[str, Any]:
+    entry: dict[str, Any] = {"command": command_line(deja, hook.subcommand)}
+    if hook.matcher:
+        entry["matcher"] = hook.matcher
+    entry["timeout"] = hook.timeout
+    return entry
+
+
+def plan_install(deja: str, *, hooks: bool) -> list[Change]:
+    changes = [plan_server(mcp_path(), server_entry(deja)), *guidance.plan_install(deja, command_path())]
+    if hooks:
+        wanted = {hook.event: hook_entry(deja, hook) for hook in HOOKS}
+        changes.append(plan_hooks(hooks_path(), wanted, strip_entries, preamble=PREAMBLE))
+    return changes
+
+
+def plan_uninstall() -> list[Change]:
+    return [
+        plan_server(mcp_path(), None),
+        *guidance.plan_uninstall(command_path()),
+        plan_hooks(hooks_path(), {}, strip_entries, preamble=PREAMBLE),
+    ]
+
+
+def strip_entries(entries: list[Any]) -> tuple[list[Any], int | None]:
+    """One event's entries without deja's, and the index deja's first one held."""
+    kept: list[Any] = []
+    slot = None
+    for entry in entries:
+        if isinstance(entry, dict) and is_deja_hook(entry.get("command")):
+            slot = len(kept) if slot is None else slot
+        else:
+            kept.append(entry)
+    return kept, slot

@@ -1,0 +1,240 @@
+"""``deja doctor``'s wiring section: what is installed where, and what would stop it working.
+
+Each finding names the file and says what to run (or edit) to fix it. A
+finding is ``error`` when the harness will fail to load the file or run deja,
+``warn`` when something runs twice, runs another deja, or lags behind what
+``deja install`` writes now.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from deja.installers import claude, cursor, guidance
+from deja.installers.entries import (
+    SERVER_NAME,
+    Strip,
+    default_deja_path,
+    hook_executable,
+    is_deja_hook,
+    is_deja_server,
+    plan_hooks,
+    plan_server,
+)
+from deja.installers.files import InstallError, json_type, parse_object, read_text
+
+Level = Literal["ok", "warn", "error"]
+
+
+@dataclass(frozen=True)
+class WiringFinding:
+    level: Level
+    message: str
+    fix: str = ""  # the command (or edit) that fixes it; empty when nothing needs doing
+
+
+@dataclass(frozen=True)
+class _HooksFile:
+    harness: str
+    path: Path
+    wanted: dict[str, Any]
+    strip: Strip
+    commands: Callable[[list[Any]], list[Any]]  # every command string in one event's list
+    install: str
+    preamble: dict[str, Any] | None = None
+    check: Callable[[Path, dict[str, Any]], list[WiringFinding]] = lambda path, document: []  # harness-specific
+
+
+def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
+    deja = os.path.abspath(deja_path or default_deja_path())
+    cursor_hooks = _HooksFile(
+        "Cursor",
+        cursor.hooks_path(),
+        {hook.event: cursor.hook_entry(deja, hook) for hook in cursor.HOOKS},
+        cursor.strip_entries,
+        _entry_commands,
+        "deja install cursor-auto",
+        cursor.PREAMBLE,
+        _cursor_loading_findings,
+    )
+    findings = [
+        *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, "deja install cursor"),
+        *_guidance_findings(deja),
+        *_hooks_findings(cursor_hooks, deja),
+    ]
+    if claude.mcp_path().exists() or claude.settings_path().exists():
+        claude_hooks = _HooksFile(
+            "Claude Code",
+            claude.settings_path(),
+            {hook.event: claude.hook_group(deja, hook) for hook in claude.HOOKS},
+            claude.strip_groups,
+            _group_commands,
+            "deja install claude-auto",
+        )
+        server = claude.server_entry(deja)
+        findings += _server_findings("Claude Code", claude.mcp_path(), server, deja, "deja install claude")
+        findings += _hooks_findings(claude_hooks, deja)
+        findings += _double_run_findings(cursor_hooks, claude_hooks)
+    return findings
+
+
+def _server_findings(harness: str, path: Path, server: dict[str, Any], deja: str, install: str) -> list[WiringFinding]:
+    document = _load(path)
+    if isinstance(document, WiringFinding):
+        return [document]
+    servers = document.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        message = f'{path}: "mcpServers" is {json_type(servers)}; {harness} loads no server from it'
+        return [WiringFinding("error", message, f"edit {path}")]
+    entry = servers.get(SERVER_NAME)
+    if entry is None:
+        return [WiringFinding("warn", f"{harness}: no deja MCP server in {path}", install)]
+    if not is_deja_server(entry):
+        message = f"{path}: mcpServers.deja is not deja's server"
+        return [WiringFinding("warn", message, f"rename it in {path}, then {install}")]
+    stale = _executable_finding(entry["command"], deja, f"{path}: deja's MCP server runs", install)
+    if stale:
+        return [stale]
+    if plan_server(path, server).action != "unchanged":
+        return [WiringFinding("warn", f"{path}: deja's MCP server differs from what `{install}` writes", install)]
+    return [WiringFinding("ok", f"{harness}: deja's MCP server is in {path}")]
+
+
+def _guidance_findings(deja: str) -> list[WiringFinding]:
+    findings = []
+    for path, text in ((guidance.skill_path(), guidance.skill_text(deja)),
+                       (cursor.command_path(), guidance.command_text(deja))):  # fmt: skip
+        try:
+            current = read_text(path)
+        except InstallError as error:
+            findings.append(WiringFinding("error", f"{error.where}: {error.problem}", f"edit {path}"))
+            continue
+        if current is None:
+            findings.append(WiringFinding("warn", f"Cursor: no {path.name} at {path}", "deja install cursor"))
+        elif not guidance.is_deja_text(current):
+            findings.append(WiringFinding("warn", f"{path} is not deja's", "move it aside, then deja install cursor"))
+        elif current != text:
+            message = f"{path} differs from what `deja install cursor` writes"
+            findings.append(WiringFinding("warn", message, "deja install cursor"))
+        else:
+            findings.append(WiringFinding("ok", f"Cursor: {path} is deja's current text"))
+    return findings
+
+
+def _cursor_loading_findings(path: Path, document: dict[str, Any]) -> list[WiringFinding]:
+    """What in hooks.json, deja's or not, stops Cursor running the hooks it lists."""
+    findings = []
+    version = document.get("version", 1)
+    if version != 1:
+        message = f'{path}: "version" is {version!r}; Cursor reads version 1'
+        findings.append(WiringFinding("warn", message, f"edit {path}"))
+    hooks = document.get("hooks")
+    for event, entries in hooks.items() if isinstance(hooks, dict) else ():
+        if event not in cursor.KNOWN_EVENTS:
+            message = f"{path}: unknown event {event!r} makes Cursor ignore the whole file"
+            findings.append(WiringFinding("error", message, f"rename or remove {event!r} in {path}"))
+        elif isinstance(entries, list) and not all(_has_command(entry) for entry in entries):
+            message = f"{path}: an entry under {event!r} has no command string"
+            findings.append(WiringFinding("warn", message, f"edit {path}"))
+    return findings
+
+
+def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
+    path, harness, install = hooks_file.path, hooks_file.harness, hooks_file.install
+    document = _load(path)
+    if isinstance(document, WiringFinding):
+        return [document]
+    findings = hooks_file.check(path, document)
+    hooks = document.get("hooks", {})
+    if not isinstance(hooks, dict):
+        message = f'{path}: "hooks" is {json_type(hooks)}; {harness} runs none of them'
+        return [*findings, WiringFinding("error", message, f"edit {path}")]
+    for event, entries in hooks.items():
+        if not isinstance(entries, list):
+            message = f"{path}: {event!r} is {json_type(entries)}, not a list; {harness} may ignore the file"
+            findings.append(WiringFinding("error", message, f"edit {path}"))
+    lists = _commands_by_event(hooks_file, hooks)
+    for event, commands in lists.items():
+        runs = Counter(command for command in commands if isinstance(command, str))
+        ours = sum(count for command, count in runs.items() if is_deja_hook(command))
+        if ours > 1:
+            findings.append(WiringFinding("warn", f"{path}: deja runs {ours} times on {event}", install))
+        for command, count in runs.items():
+            if count > 1 and not is_deja_hook(command):
+                message = f"{path}: {command!r} runs {count} times on {event}"
+                findings.append(WiringFinding("warn", message, f"remove the repeated entry from {path}"))
+    executables = sorted({hook_executable(c) for commands in lists.values() for c in commands} - {None})
+    if not executables:
+        message = f"{harness}: no deja hooks in {path}; recall comes only when the agent asks"
+        return [*findings, WiringFinding("ok", message, install)]
+    findings += filter(None, (_executable_finding(e, deja, f"{path}: deja's hooks run", install) for e in executables))
+    if findings:
+        return findings
+    if plan_hooks(path, hooks_file.wanted, hooks_file.strip, preamble=hooks_file.preamble).action != "unchanged":
+        return [WiringFinding("warn", f"{path}: deja's hooks differ from what `{install}` writes", install)]
+    return [WiringFinding("ok", f"{harness}: deja's hooks are in {path}")]
+
+
+def _double_run_findings(cursor_hooks: _HooksFile, claude_hooks: _HooksFile) -> list[WiringFinding]:
+    """Cursor also runs Claude's hooks, skipping only those whose command string equals one of its own."""
+    ours, theirs = _deja_commands(cursor_hooks), _deja_commands(claude_hooks)
+    if not ours or not theirs or theirs <= ours:
+        return []
+    message = (
+        f"Cursor runs deja's hooks from both {cursor_hooks.path} and {claude_hooks.path}, "
+        "whose commands differ, so it runs deja twice per event"
+    )
+    return [WiringFinding("warn", message, f"{cursor_hooks.install} && {claude_hooks.install}")]
+
+
+def _deja_commands(hooks_file: _HooksFile) -> set[str]:
+    document = _load(hooks_file.path)
+    hooks = document.get("hooks") if isinstance(document, dict) else None
+    lists = _commands_by_event(hooks_file, hooks if isinstance(hooks, dict) else {})
+    return {command for commands in lists.values() for command in commands if is_deja_hook(command)}
+
+
+def _commands_by_event(hooks_file: _HooksFile, hooks: dict[str, Any]) -> dict[str, list[Any]]:
+    return {event: hooks_file.commands(entries) for event, entries in hooks.items() if isinstance(entries, list)}
+
+
+def _executable_finding(executable: str, deja: str, runs: str, install: str) -> WiringFinding | None:
+    """Whether deja's entry still starts this deja: ``runs`` is the message up to the path."""
+    if executable == deja:
+        return None
+    if shutil.which(executable) is None:
+        return WiringFinding("error", f"{runs} {executable}, which is gone", install)
+    return WiringFinding("warn", f"{runs} {executable}, not this deja ({deja})", install)
+
+
+def _load(path: Path) -> dict[str, Any] | WiringFinding:
+    try:
+        return parse_object(path, read_text(path))
+    except InstallError as error:
+        return WiringFinding("error", f"{error.where}: {error.problem}; nothing in it loads", f"edit {path}")
+
+
+def _has_command(entry: Any) -> bool:
+    return isinstance(entry, dict) and isinstance(entry.get("command"), str)
+
+
+def _entry_commands(entries: Iterable[Any]) -> list[Any]:
+    """Cursor: ``[{"command": …}, …]``."""
+    return [entry.get("command") for entry in entries if isinstance(entry, dict)]
+
+
+def _group_commands(groups: Iterable[Any]) -> list[Any]:
+    """Claude Code: ``[{"matcher": …, "hooks": [{"command": …}, …]}, …]``."""
+    return [
+        hook.get("command")
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for hook in group["hooks"]
+        if isinstance(hook, dict)
+    ]

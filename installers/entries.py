@@ -1,0 +1,156 @@
+"""deja's own entries in Cursor's and Claude Code's JSON files, and how to tell them apart.
+
+An entry is deja's by the shape of its command, never by an exact path: the
+executable's last path component is ``deja`` (or ``deja.exe``), followed by
+exactly one ``hook-…`` word for a hook, or ``args: ["mcp"]`` for the server.
+That is how an install after the executable moved finds the old entries and
+rewrites them, while a user's wrapper that merely mentions deja stays put.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deja.installers.files import Change, json_type, parse_object, plan_json, read_text, shape_error
+
+EXECUTABLE_NAMES = ("deja", "deja.exe")
+SERVER_NAME = "deja"
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One event deja listens to in a harness's hooks file."""
+
+    event: str
+    subcommand: str
+    matcher: str | None
+    timeout: int  # seconds, in Cursor and in Claude Code
+
+
+# Removes deja's hooks from one event's list: the entries kept, and where deja's first one stood.
+Strip = Callable[[list[Any]], tuple[list[Any], int | None]]
+
+
+def default_deja_path() -> str:
+    """The ``deja`` on PATH, else the running script; always absolute."""
+    return os.path.abspath(shutil.which("deja") or sys.argv[0])
+
+
+def command_line(deja: str, subcommand: str) -> str:
+    """``<deja> <subcommand>``, the path quoted for the shell where it needs it."""
+    quoted = subprocess.list2cmdline([deja]) if os.name == "nt" else shlex.quote(deja)
+    return f"{quoted} {subcommand}"
+
+
+def is_deja_executable(command: object) -> bool:
+    return isinstance(command, str) and re.split(r"[\\/]", command)[-1].lower() in EXECUTABLE_NAMES
+
+
+def hook_executable(command: object) -> str | None:
+    """The executable of a ``<deja> hook-…`` command line; None for any other command."""
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command, posix=os.name != "nt")
+    except ValueError:
+        return None
+    if len(words) != 2 or not words[1].startswith("hook-"):
+        return None
+    executable = words[0].strip('"')  # non-POSIX splitting keeps the quotes
+    return executable if is_deja_executable(executable) else None
+
+
+def is_deja_hook(command: object) -> bool:
+    return hook_executable(command) is not None
+
+
+def is_deja_server(entry: object) -> bool:
+    return isinstance(entry, dict) and is_deja_executable(entry.get("command")) and entry.get("args") == ["mcp"]
+
+
+def plan_server(path: Path, server: dict[str, Any] | None) -> Change:
+    """Write ``server`` as ``mcpServers.deja`` in ``path``, or remove deja's (None).
+
+    Rewriting deja's entry keeps its place and any key the user added to it
+    (``env``, ``disabled``). A ``deja`` server that is not deja's refuses an
+    install and survives an uninstall.
+    """
+    text = read_text(path)
+    document = parse_object(path, text)
+    servers = document.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise shape_error(path, text, "mcpServers", f'"mcpServers" is {json_type(servers)}, expected an object')
+    current = servers.get(SERVER_NAME)
+    ours = is_deja_server(current)
+    if server is None:
+        if not ours:
+            return Change(path, "unchanged", "")
+        remaining = {name: entry for name, entry in servers.items() if name != SERVER_NAME}
+        updated = {key: value for key, value in document.items() if key != "mcpServers" or remaining}
+        if remaining:
+            updated["mcpServers"] = remaining
+        return plan_json(path, text, document, updated, removable=not updated)
+    if current is not None and not ours:
+        command = current.get("command") if isinstance(current, dict) else None
+        problem = f"mcpServers.deja runs {command!r}, not deja's server"
+        raise shape_error(path, text, SERVER_NAME, problem)
+    entry = {**current, **server} if ours else server
+    updated = {**document, "mcpServers": {**servers, SERVER_NAME: entry}}
+    return plan_json(path, text, document, updated, removable=False)
+
+
+def plan_hooks(path: Path, wanted: dict[str, Any], strip: Strip, *, preamble: dict[str, Any] | None = None) -> Change:
+    """Replace deja's hooks in the ``hooks`` object of ``path`` by ``wanted`` (empty: uninstall).
+
+    ``preamble`` holds the keys a new file starts with (Cursor's ``version``);
+    a file left with nothing else is removed. A ``hooks`` object that held only
+    deja's entries goes with them; one the user left empty stays.
+    """
+    text = read_text(path)
+    document = parse_object(path, text)
+    preamble = preamble or {}
+    hooks = document.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise shape_error(path, text, "hooks", f'"hooks" is {json_type(hooks)}, expected an object')
+    for event in wanted:
+        if not isinstance(hooks.get(event, []), list):
+            raise shape_error(path, text, event, f'"{event}" is {json_type(hooks[event])}, expected a list')
+    merged = _merge_hooks(hooks, wanted, strip)
+    updated = {**(preamble if wanted and not document else {}), **document}
+    if merged or ("hooks" in document and not hooks):
+        updated["hooks"] = merged
+    else:
+        updated.pop("hooks", None)
+    return plan_json(path, text, document, updated, removable=set(updated) <= set(preamble))
+
+
+def _merge_hooks(hooks: dict[str, Any], wanted: dict[str, Any], strip: Strip) -> dict[str, Any]:
+    """``hooks`` with deja's entries replaced by ``wanted`` (one entry per event).
+
+    deja's entry takes the place of deja's first old one in that event, or goes
+    last; every other entry keeps its order. An event left empty by removing
+    deja's entries is dropped, a list the user left empty is not. With nothing
+    wanted, this is the uninstall.
+    """
+    merged: dict[str, Any] = {}
+    for event, entries in hooks.items():
+        if not isinstance(entries, list):
+            merged[event] = entries
+            continue
+        kept, slot = strip(entries)
+        if event in wanted:
+            kept.insert(len(kept) if slot is None else slot, wanted[event])
+        if kept or not entries:
+            merged[event] = kept
+    for event, entry in wanted.items():
+        merged.setdefault(event, [entry])
+    return merged
