@@ -242,6 +242,42 @@ def stats_command(json: JsonFlag = False) -> None:
     typer.echo(f"index: {data['index_path']} ({data['index_bytes'] / 1e6:.1f} MB, built {data['built_at']})")
 
 
+TargetArg = Annotated[str, typer.Argument(metavar="TARGET", help="cursor, cursor-auto (with hooks), claude or claude-auto.")]
+DryRunFlag = Annotated[bool, typer.Option("--dry-run", help="Print the diff of every file it would change; write nothing.")]
+
+
+def _print_changes(target: str, changes, dry_run: bool) -> None:
+    for change in changes:
+        action = f"would be {change.action}" if dry_run and change.action != "unchanged" else change.action
+        typer.echo(f"{target}: {action} {change.path}")
+        if dry_run and change.diff:
+            typer.echo(change.diff.rstrip("\n"))
+
+
+@app.command("install")
+def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
+    """Wire deja into Cursor (MCP server, skill, /deja command; hooks with cursor-auto) or Claude Code."""
+    from deja.installers import InstallError, install
+
+    try:
+        changes = install(target, dry_run=dry_run)
+    except InstallError as exc:
+        fail(str(exc))
+    _print_changes(target, changes, dry_run)
+
+
+@app.command("uninstall")
+def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
+    """Remove exactly what `deja install` wrote for a target, and nothing else."""
+    from deja.installers import InstallError, uninstall
+
+    try:
+        changes = uninstall(target, dry_run=dry_run)
+    except InstallError as exc:
+        fail(str(exc))
+    _print_changes(target, changes, dry_run)
+
+
 @app.command("mcp")
 def mcp_command() -> None:
     """Serve deja's tools to agents over MCP (stdio); this is what mcp.json runs."""
