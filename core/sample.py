@@ -31,7 +31,7 @@ UTC3 = timezone(timedelta(hours=3))
 
 API_TEST_FAILURE = "E   ModuleNotFoundError: No module named 'api.cache'"
 API_CHAT = "5d1c7a40-0c1e-4d33-9a59-1f2ab0c0a001"
-API_CACHE_CHAT = "5d1c7a40-0c1e-4d33-9a59-1f2ab0c0a002"
+API_CACHE_CHAT = "5d1c9b21-3f4e-4a77-8c1d-2e3fb1d0a002"
 INFRA_CHAT = "8e4b2f10-7d2a-4c55-8b1e-3c9d0e0f0003"
 WEB_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0004"
 WEB_MERGED_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0005"

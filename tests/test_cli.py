@@ -1,0 +1,151 @@
+"""The CLI as a user runs it: index, search, sessions, show, stats; JSON shapes and one-line errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+import pytest
+
+from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    sample = build_sample_history(tmp_path / "sample")
+    return {**os.environ, **sample.environment(tmp_path / "deja")}
+
+
+def deja(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "deja.core.entry", *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def _aware(value: str) -> datetime:
+    parsed = datetime.fromisoformat(value)
+    assert parsed.tzinfo is not None, value
+    return parsed
+
+
+def test_index_json_reports_what_it_did(env):
+    first = deja(env, "index", "--json")
+    assert first.returncode == 0, first.stderr
+    data = orjson.loads(first.stdout)
+    assert set(data) == {"sessions", "messages", "added", "updated", "removed", "seconds"}
+    assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (5, 5, 0, 0)
+    again = orjson.loads(deja(env, "index", "--json").stdout)
+    assert (again["added"], again["updated"]) == (0, 0)
+    full = orjson.loads(deja(env, "index", "--full", "--json").stdout)
+    assert full["sessions"] == 5
+
+
+def test_search_builds_the_index_on_first_use_and_ranks_the_right_session_first(env):
+    result = deja(env, "search", "stale", "prices", "locale", "--json")
+    assert result.returncode == 0, result.stderr
+    data = orjson.loads(result.stdout)
+    assert data["query"] == "stale prices locale"
+    assert data["total"] >= 1
+    hit = data["hits"][0]
+    assert set(hit) == {"session_id", "source", "project", "project_dir", "title", "started", "updated", "score", "snippets"}
+    assert hit["session_id"] == API_CACHE_CHAT
+    assert hit["project"] == "api" and hit["source"] == "cursor-cli"
+    _aware(hit["started"])
+    assert set(hit["snippets"][0]) == {"role", "text", "timestamp"}
+    assert "locale" in hit["snippets"][0]["text"].lower()
+
+
+def test_search_text_is_one_block_per_session(env):
+    out = deja(env, "search", "docker", "disk").stdout
+    assert out.startswith("Docker build out of disk\n")
+    assert INFRA_CHAT in out and "infra" in out
+
+
+def test_search_filters(env):
+    data = orjson.loads(deja(env, "search", "footer", "--project", "api", "--json").stdout)
+    assert data["hits"] == []
+    data = orjson.loads(deja(env, "search", "footer", "--source", "cursor-ide", "--since", "30d", "--json").stdout)
+    assert data["hits"][0]["session_id"] == WEB_COMPOSER
+
+
+def test_sessions_newest_first_with_iso_times(env):
+    data = orjson.loads(deja(env, "sessions", "--json").stdout)
+    rows = data["sessions"]
+    assert len(rows) == 5
+    assert set(rows[0]) == {"id", "source", "project", "project_dir", "title", "started", "updated", "messages"}
+    updated = [_aware(r["updated"]) for r in rows]
+    assert updated == sorted(updated, reverse=True)
+    assert rows[0]["id"] == API_CACHE_CHAT
+    api = orjson.loads(deja(env, "sessions", "--project", "api", "--json").stdout)["sessions"]
+    assert {r["id"] for r in api} == {API_CHAT, API_CACHE_CHAT}
+    ide = orjson.loads(deja(env, "sessions", "--source", "cursor-ide", "--limit", "1", "--json").stdout)["sessions"]
+    assert len(ide) == 1 and ide[0]["source"] == "cursor-ide"
+    text = deja(env, "sessions").stdout.splitlines()
+    assert text[0].startswith(API_CACHE_CHAT) and "Why does the price cache" in text[0]
+
+
+def test_show_by_unique_prefix_with_tool_calls_and_results(env):
+    data = orjson.loads(deja(env, "show", API_CHAT[:6], "--json").stdout)
+    assert data["session"]["id"] == API_CHAT
+    assert data["session"]["title"] == "Fix pytest import error"
+    calls = [c for m in data["messages"] for c in m["tool_calls"]]
+    assert [c["args"]["command"] for c in calls] == ["pytest -q", "pip install -e .", "pytest -q"]
+    assert [c["exit_code"] for c in calls] == [2, 0, 0]
+    assert "No module named 'api.cache'" in calls[0]["result"]
+    assert "Command output" not in calls[0]["result"]
+    text = deja(env, "show", API_CHAT).stdout
+    assert "Fix pytest import error" in text and "exit 2" in text and "pip install -e ." in text
+
+
+def test_an_ambiguous_prefix_lists_both_ids(env):
+    result = deja(env, "show", "5d1c")
+    assert result.returncode == 1
+    assert API_CHAT in result.stderr and API_CACHE_CHAT in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "needle"),
+    [
+        (("show", "no-such-id"), 1, "no session has the id 'no-such-id'"),
+        (("search", "x", "--since", "yesterday-ish"), 2, "--since 'yesterday-ish' is not a date"),
+        (("search", "x", "--source", "vim"), 2, "unknown source 'vim'"),
+        (("sessions", "--limit", "0"), 2, "--limit"),
+        (("search", "--bogus", "x"), 2, "No such option"),
+        (("show",), 2, "Missing argument"),
+    ],
+)
+def test_bad_input_is_one_clear_line_never_a_traceback(env, args, code, needle):
+    result = deja(env, *args)
+    assert result.returncode == code
+    assert needle in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_corrupt_index_is_rebuilt_by_the_next_command(env, tmp_path):
+    assert deja(env, "index").returncode == 0
+    (tmp_path / "deja" / "index" / "manifest.msgpack").write_bytes(b"broken")
+    result = deja(env, "search", "docker", "--json")
+    assert result.returncode == 0
+    assert orjson.loads(result.stdout)["hits"][0]["session_id"] == INFRA_CHAT
+
+
+def test_stats(env):
+    deja(env, "index")
+    data = orjson.loads(deja(env, "stats", "--json").stdout)
+    assert data["sessions"] == 5
+    assert data["sources"]["cursor-cli"]["sessions"] == 3
+    assert data["sources"]["cursor-ide"]["sessions"] == 2
+    assert data["projects"]["api"]["sessions"] == 2
+    assert data["index_bytes"] > 0
+    _aware(data["built_at"])
+    assert "5 sessions" in deja(env, "stats").stdout
+
+
+def test_help_explains_every_command(env):
+    out = deja(env, "--help").stdout
+    for command in ("index", "search", "sessions", "show", "stats", "install", "uninstall", "mcp"):
+        assert command in out
+    assert "--project" in deja(env, "search", "--help").stdout
