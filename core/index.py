@@ -45,7 +45,7 @@ MANIFEST = "manifest.msgpack"
 KIND_USER, KIND_ASSISTANT, KIND_TITLE = 0, 1, 2
 SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
 KIND_WEIGHT = {KIND_USER: 1.3, KIND_ASSISTANT: 1.0, KIND_TITLE: 1.5}
-K1, B = 1.2, 0.75
+K1, B = 0.7, 0.3
 
 _DOC = struct.Struct("<QIIB3x")  # record offset, record length, session ordinal, kind
 _SESSION = struct.Struct("<QIIIBxxxd")  # record offset, record length, project hash, dir hash, source, updated
@@ -124,6 +124,13 @@ def edited_paths(args: dict, project_dir: str) -> list[str]:
     if project_dir and not path.startswith(("/", "\\")) and ":" not in path[:3]:
         return [path, project_dir.rstrip("/") + "/" + path]
     return [path]
+
+
+def _derived_title(title: str, messages: list[Message]) -> bool:
+    """A title cut from the first question adds nothing to search but a second copy of it."""
+    first = next((m.text for m in messages if m.role == "user" and m.text.strip()), "")
+    head = title.rstrip("…").strip()
+    return bool(head) and " ".join(first.split()).startswith(head)
 
 
 # --------------------------------------------------------------------------- writing
@@ -211,7 +218,7 @@ class SegmentWriter:
         self._add_key(keys.ALL_SESSIONS_KEY, meta.first_doc, updated)
         for place in {meta.project_dir, meta.project} - {""}:
             self._add_key(keys.project_key(place), meta.first_doc, updated)
-        if meta.title:
+        if meta.title and not _derived_title(meta.title, messages):
             self._add_doc(ordinal, KIND_TITLE, encode(Message(role="user", text=meta.title)), meta.title)
         meta.n_docs = self.doc_count - meta.first_doc
         meta.messages = len(messages)

@@ -1,10 +1,11 @@
 """Ranking sessions for a query: BM25 over messages, grouped into sessions.
 
 Each message is scored with BM25 (user turns, titles and tool commands weigh
-more, see ``index.KIND_WEIGHT`` and ``index.doc_text``). A session scores its
-best message plus a share of its next best, times a mild recency factor.
-Only the head of each term's postings is read, so cost stays flat as the
-index grows.
+more: ``index.KIND_WEIGHT``, ``index.doc_text``) plus a share of its
+neighbours' scores. A session scores its best message plus a share of its next
+two, scaled by how many of the query's terms it holds and by a mild recency
+factor. Only the head of each term's postings is read, so cost stays flat as
+the index grows. The constants were tuned on LoCoMo (``bench/locomo.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ POSTINGS_BUDGET = 4096
 #: With a filter, a term may read this many more before giving up on the filter.
 FILTERED_BUDGET = 32768
 SECOND_BEST_SHARE = 0.35
+#: A turn's score borrows this share of its neighbours': answers sit next to their questions.
+NEIGHBOUR_SHARE = 0.2
+#: Sessions are scaled by (share of query terms they hold) ** COORD.
+COORD = 0.5
 SNIPPET_CHARS = 240
 #: With quoted phrases, how many candidates are checked to count the total.
 PHRASE_COUNT_LIMIT = 500
@@ -184,8 +189,16 @@ def search(
 
     ranked = []
     for key, scored in per_session.items():
+        if len(scored) > 1:
+            own = {doc: score for score, doc in scored}
+            scored = [(score + NEIGHBOUR_SHARE * (own.get(doc - 1, 0.0) + own.get(doc + 1, 0.0)), doc) for score, doc in scored]
         scored.sort(reverse=True)
         total = scored[0][0] + SECOND_BEST_SHARE * sum(s for s, _ in scored[1:3])
+        if words:
+            mask = 0
+            for _, doc in scored:
+                mask |= doc_masks.get((key[0], doc), 0)
+            total *= (bin(mask).count("1") / len(words)) ** COORD
         updated = index.segments[key[0]].session_keys(key[1])[3]
         ranked.append((total * recency(updated, now), key, scored))
     ranked.sort(key=lambda r: r[0], reverse=True)
