@@ -24,6 +24,7 @@ from deja.core import paths
 from deja.core.history import CliChat, find_cli_chats, merge_transcript_into_ide
 from deja.core.index import (
     FORMAT_VERSION,
+    MANIFEST,
     Index,
     IndexError_,
     Manifest,
@@ -84,6 +85,9 @@ class State(msgspec.Struct):
     ide: dict[str, IdeDbState] = {}
     cli: dict[str, CliState] = {}
     where: dict[str, Location] = {}
+    #: Records skipped as unreadable, by reason: the most any refresh since the last full build counted
+    #: (a refresh re-reads only what changed, so one that skipped nothing does not clear them). Doctor shows them.
+    problems: dict[str, int] = {}
 
 
 class RefreshResult(msgspec.Struct):
@@ -255,7 +259,8 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
         state = msgspec.msgpack.decode((directory / manifest.state).read_bytes(), type=State)
         return manifest, state, index, ""
     except IndexError_ as exc:
-        return None, State(), None, str(exc)
+        first_build = not (directory / MANIFEST).exists()
+        return None, State(), None, "" if first_build else str(exc)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
         return None, State(), None, f"the index bookkeeping is unreadable ({exc})"
 
@@ -474,6 +479,7 @@ def refresh(
         new_state.where.update(writer.where)
         removed = sum(1 for cid in vanished if cid in state.where)
         segments = [ref for ref in segments if ref.deleted is None or len(ref.deleted) < ref.sessions] + writer.done
+        new_state.problems = dict(Counter(state.problems) | problems)
         nothing_changed = manifest is not None and not writer.done and not removed and new_state == state
         if not nothing_changed:
             segments = _compact(directory, index, segments, new_state, problems)

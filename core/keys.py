@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
+from functools import lru_cache
 
 PREFIX = "\x01"
 SHELL_TOOLS = frozenset({"Shell", "run_terminal_cmd", "run_terminal_command_v2", "Bash", "bash", "shell"})
@@ -67,16 +68,14 @@ def command_head(command: str) -> str:
     return program
 
 
-def command_keys(command: str) -> list[str]:
+@lru_cache(maxsize=1 << 16)
+def command_keys(command: str) -> tuple[str, ...]:
     """The exact command's key, then its head's key."""
     exact = normalise_command(command)
     if not exact:
-        return []
-    keys = [f"{PREFIX}c:{_digest(exact)}"]
+        return ()
     head = command_head(exact)
-    if head:
-        keys.append(f"{PREFIX}h:{_digest(head)}")
-    return keys
+    return (f"{PREFIX}c:{_digest(exact)}",) + ((f"{PREFIX}h:{_digest(head)}",) if head else ())
 
 
 def path_key(path: str) -> str:

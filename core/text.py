@@ -55,6 +55,22 @@ def _parts(raw: str) -> list[str]:
     return parts
 
 
+def _raw_terms(raw: str) -> list[str]:
+    if raw.isalpha() and (raw.islower() or raw[1:].islower()):
+        word = raw.lower()
+        return [] if word in STOPWORDS else [stem(word)]
+    parts = _parts(raw)
+    whole = raw.lower()
+    out = [whole] if len(parts) > 1 or whole != (parts[0] if parts else whole) else []
+    out.extend(stem(part) for part in parts if part not in STOPWORDS and part != whole)
+    return out
+
+
+# Raw tokens repeat endlessly across a history; their terms are computed once.
+_CACHE: dict[str, list[str]] = {}
+_CACHE_LIMIT = 500_000
+
+
 def terms(text: str) -> list[str]:
     """Index terms of ``text`` in order, repeats kept (term frequency matters).
 
@@ -62,19 +78,14 @@ def terms(text: str) -> list[str]:
     ``src/app.py``) yields itself whole, lowercased, and each of its parts.
     """
     out: list[str] = []
+    cache = _CACHE
     for raw in _RAW.findall(text):
-        if raw.isalpha() and (raw.islower() or raw[1:].islower()):
-            word = raw.lower()
-            if word not in STOPWORDS:
-                out.append(stem(word))
-            continue
-        parts = _parts(raw)
-        whole = raw.lower()
-        if len(parts) > 1 or whole != (parts[0] if parts else whole):
-            out.append(whole)
-        for part in parts:
-            if part not in STOPWORDS and part != whole:
-                out.append(stem(part))
+        found = cache.get(raw)
+        if found is None:
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            found = cache[raw] = _raw_terms(raw)
+        out.extend(found)
     return out
 
 
