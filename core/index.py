@@ -39,7 +39,7 @@ from deja.core import keys
 from deja.core.model import Message
 from deja.core.text import terms as text_terms
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST = "manifest.msgpack"
 
 KIND_USER, KIND_ASSISTANT, KIND_TITLE = 0, 1, 2
@@ -50,7 +50,7 @@ K1, B = 0.7, 0.3
 _DOC = struct.Struct("<QIIB3x")  # record offset, record length, session ordinal, kind
 _SESSION = struct.Struct("<QIIIBxxxd")  # record offset, record length, project hash, dir hash, source, updated
 _TERM = struct.Struct("<QHQI2x")  # term offset, term length, postings offset, postings count
-_POSTING = struct.Struct("<If")  # doc, impact
+_POSTING = struct.Struct("<IIf")  # doc, its session ordinal, impact
 
 
 class IndexError_(Exception):
@@ -151,6 +151,7 @@ class SegmentWriter:
         self._session_off = 0
         self._doc_lengths = array("I")
         self._doc_kinds = array("B")
+        self._doc_sessions = array("I")
         self._tf: dict[str, tuple[array, array]] = {}
         self._keyed: dict[str, tuple[array, array]] = {}
         self.ids: list[tuple[str, int]] = []
@@ -174,6 +175,7 @@ class SegmentWriter:
             counts[term] = counts.get(term, 0) + 1
         self._doc_lengths.append(sum(counts.values()))
         self._doc_kinds.append(kind)
+        self._doc_sessions.append(ordinal)
         for term, count in counts.items():
             entry = self._tf.get(term)
             if entry is None:
@@ -262,8 +264,9 @@ class SegmentWriter:
                         reverse=True,
                     )
                 packed = bytearray(len(pairs) * _POSTING.size)
+                sessions = self._doc_sessions
                 for i, (impact, doc) in enumerate(pairs):
-                    _POSTING.pack_into(packed, i * _POSTING.size, doc, impact)
+                    _POSTING.pack_into(packed, i * _POSTING.size, doc, sessions[doc], impact)
                 postings.write(packed)
                 encoded = term.encode("utf-8")[:65535]
                 term_idx += _TERM.pack(len(term_blob), len(encoded), offset, len(pairs))
@@ -366,8 +369,8 @@ class Segment:
                 return p_off, count
         return 0, 0
 
-    def postings(self, p_off: int, start: int, stop: int) -> Iterator[tuple[int, float]]:
-        """Entries ``start`` to ``stop`` of a postings list: (doc, impact), best first."""
+    def postings(self, p_off: int, start: int, stop: int) -> Iterator[tuple[int, int, float]]:
+        """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact), best first."""
         begin = p_off + start * _POSTING.size
         return _POSTING.iter_unpack(self._postings[begin : p_off + stop * _POSTING.size])
 
@@ -455,8 +458,8 @@ class Index:
         for segment in self.segments:
             p_off, count = segment.lookup(key)
             taken = 0
-            for doc, days in segment.postings(p_off, 0, min(count, scan_limit)):
-                if segment.doc(doc)[0] in segment.deleted:
+            for doc, ordinal, days in segment.postings(p_off, 0, min(count, scan_limit)):
+                if ordinal in segment.deleted:
                     continue
                 found.append((days, segment, doc))
                 taken += 1

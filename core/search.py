@@ -10,7 +10,9 @@ the index grows. The constants were tuned on LoCoMo (``bench/locomo.py``).
 
 from __future__ import annotations
 
+import heapq
 import math
+from operator import itemgetter
 import re
 import time
 from collections.abc import Iterable
@@ -23,9 +25,13 @@ from deja.core.model import Message
 from deja.core.text import normalise, phrases, terms
 
 #: How many postings a term may contribute, spread over the segments.
-POSTINGS_BUDGET = 4096
+POSTINGS_BUDGET = 1024
 #: With a filter, a term may read this many more before giving up on the filter.
-FILTERED_BUDGET = 32768
+FILTERED_BUDGET = 8192
+#: Below this idf a term is common (in more than about a twentieth of messages).
+COMMON_IDF = 3.0
+#: How many sessions are ranked in full (the rest can't reach the top).
+RERANK = 64
 SECOND_BEST_SHARE = 0.35
 #: A turn's score borrows this share of its neighbours': answers sit next to their questions.
 NEIGHBOUR_SHARE = 0.2
@@ -106,12 +112,18 @@ def recency(updated: float, now: float) -> float:
     return 1.0 + 0.15 * 0.5 ** (age_days / 30)
 
 
-def _score_docs(
-    index: Index, query: list[str], filters: Filters
-) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], int], dict[str, float]]:
-    """Message scores, which query terms (as a bit mask) each message matched, and each term's idf."""
-    scores: dict[tuple[int, int], float] = {}
-    masks: dict[tuple[int, int], int] = {}
+class _Scored:
+    """One message's running score, the query terms it matched (a bit mask) and its session."""
+
+    __slots__ = ("score", "mask", "ordinal")
+
+    def __init__(self, score: float, mask: int, ordinal: int):
+        self.score, self.mask, self.ordinal = score, mask, ordinal
+
+
+def _score_docs(index: Index, query: list[str], filters: Filters) -> tuple[dict[tuple[int, int], _Scored], dict[str, float]]:
+    """Every candidate message's score, keyed by (segment number, doc), and each term's idf."""
+    scores: dict[tuple[int, int], _Scored] = {}
     idfs: dict[str, float] = {}
     budget = FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
     for bit, term in enumerate(query):
@@ -121,15 +133,20 @@ def _score_docs(
             continue
         idf = idfs[term] = index.idf(df)
         flag = 1 << bit
+        # A common term decides little of the ranking: it reads a quarter as far.
+        term_budget = budget if idf >= COMMON_IDF else budget // 4
         for i, segment, p_off, count in found:
             if not count:
                 continue
-            share = max(64, math.ceil(budget * segment.ref.docs / index.total_docs))
-            for doc, impact in segment.postings(p_off, 0, min(count, share)):
-                key = (i, doc)
-                scores[key] = scores.get(key, 0.0) + idf * impact
-                masks[key] = masks.get(key, 0) | flag
-    return scores, masks, idfs
+            share = max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs))
+            for doc, ordinal, impact in segment.postings(p_off, 0, min(count, share)):
+                entry = scores.get((i, doc))
+                if entry is None:
+                    scores[(i, doc)] = _Scored(idf * impact, flag, ordinal)
+                else:
+                    entry.score += idf * impact
+                    entry.mask |= flag
+    return scores, idfs
 
 
 def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> str:
@@ -172,23 +189,32 @@ def search(
     filters = filters or Filters()
     now = now or time.time()
     words, wanted_phrases = query_terms(query)
-    doc_scores, doc_masks, idfs = _score_docs(index, words, filters)
+    doc_scores, idfs = _score_docs(index, words, filters)
 
     # Group message scores into sessions, checking filters on the fixed-width keys only.
     per_session: dict[tuple[int, int], list[tuple[float, int]]] = {}
-    admitted: dict[tuple[int, int], bool] = {}
-    for (seg_i, doc), score in doc_scores.items():
-        segment = index.segments[seg_i]
-        ordinal, _kind = segment.doc(doc)
-        key = (seg_i, ordinal)
-        ok = admitted.get(key)
-        if ok is None:
-            ok = admitted[key] = ordinal not in segment.deleted and filters.admits(segment.session_keys(ordinal))
-        if ok:
-            per_session.setdefault(key, []).append((score, doc))
+    totals: dict[tuple[int, int], float] = {}
+    rejected: set[tuple[int, int]] = set()
+    for (seg_i, doc), entry in doc_scores.items():
+        key = (seg_i, entry.ordinal)
+        scored = per_session.get(key)
+        if scored is None:
+            if key in rejected:
+                continue
+            segment = index.segments[seg_i]
+            if entry.ordinal in segment.deleted or (filters.active and not filters.admits(segment.session_keys(entry.ordinal))):
+                rejected.add(key)
+                continue
+            scored = per_session[key] = []
+            totals[key] = 0.0
+        scored.append((entry.score, doc))
+        totals[key] += entry.score
 
+    # Only the sessions whose messages could make the cut are ranked in full.
+    shortlist = heapq.nlargest(max(RERANK, 4 * limit), totals.items(), key=itemgetter(1))
     ranked = []
-    for key, scored in per_session.items():
+    for key, _ in shortlist:
+        scored = per_session[key]
         if len(scored) > 1:
             own = {doc: score for score, doc in scored}
             scored = [(score + NEIGHBOUR_SHARE * (own.get(doc - 1, 0.0) + own.get(doc + 1, 0.0)), doc) for score, doc in scored]
@@ -197,7 +223,7 @@ def search(
         if words:
             mask = 0
             for _, doc in scored:
-                mask |= doc_masks.get((key[0], doc), 0)
+                mask |= doc_scores[(key[0], doc)].mask
             total *= (bin(mask).count("1") / len(words)) ** COORD
         updated = index.segments[key[0]].session_keys(key[1])[3]
         ranked.append((total * recency(updated, now), key, scored))
@@ -205,7 +231,7 @@ def search(
 
     wanted_terms = set(words)
     hits: list[Hit] = []
-    matching = 0 if wanted_phrases else len(ranked)
+    matching = 0 if wanted_phrases else len(per_session)
     for position, (score, (seg_i, ordinal), scored) in enumerate(ranked):
         if len(hits) >= limit and (not wanted_phrases or position >= PHRASE_COUNT_LIMIT):
             break
@@ -232,17 +258,18 @@ def search(
                 score=round(score, 4),
                 snippets=_snippets(segment, scored, wanted_terms, snippets),
                 messages=meta.messages,
-                matched=_matched(words, scored[:3], doc_masks, seg_i),
+                matched=_matched(words, scored[:3], doc_scores, seg_i),
                 best=(seg_i, scored[0][1]),
             )
         )
     return SearchResult(query=query, total=matching, hits=hits, idf=idfs)
 
 
-def _matched(words: list[str], scored: list[tuple[float, int]], masks: dict[tuple[int, int], int], seg_i: int) -> list[str]:
+def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: dict[tuple[int, int], _Scored], seg_i: int) -> list[str]:
     mask = 0
     for _, doc in scored:
-        mask |= masks.get((seg_i, doc), 0)
+        entry = doc_scores.get((seg_i, doc))
+        mask |= entry.mask if entry else 0
     return [term for bit, term in enumerate(words) if mask >> bit & 1]
 
 

@@ -1,0 +1,143 @@
+"""Index benchmarks: full build, incremental refresh and search latency at several history sizes.
+
+    python bench/bench_index.py [--sizes 1000,10000,100000]
+
+Histories are generated once under ``bench/out/`` (git-ignored) by
+``bench/generate.py`` and reused. Figures are ratios and latencies measured in
+this one run; nothing here is a timed assertion.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+sys.path.insert(0, str(HERE))
+
+from generate import generate, query_for, source_bytes  # noqa: E402
+
+from deja.core.index import Index  # noqa: E402
+from deja.core.indexer import refresh  # noqa: E402
+from deja.core.sample import SampleHistory  # noqa: E402
+from deja.core.search import search  # noqa: E402
+from deja.core.writers.cli import assistant_turn, user_turn  # noqa: E402
+
+
+def history_for(size: int) -> SampleHistory:
+    root = OUT / f"hist-{size}"
+    marker = root / ".complete"
+    history = SampleHistory(ide_root=root / "cursor" / "User", cli_root=root / "cursor-agent", projects={})
+    if not marker.exists():
+        shutil.rmtree(root, ignore_errors=True)
+        print(f"generating {size} sessions under {root} …", flush=True)
+        history = generate(root, size, progress=size >= 10000)
+        marker.write_text("ok")
+    return history
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+
+
+def _grow_one_chat(history: SampleHistory) -> tuple[Path, str]:
+    """Append one turn to a transcript that has a chat store beside it."""
+    chats = sorted((history.cli_root / "chats").glob("*/*"))
+    chat_id = chats[len(chats) // 2].name
+    transcript = next((history.cli_root / "projects").glob(f"*/agent-transcripts/{chat_id}/{chat_id}.jsonl"))
+    with transcript.open("ab") as f:
+        f.write(orjson.dumps(user_turn("one more question about the flaky retry in the uploader")) + b"\n")
+        f.write(orjson.dumps(assistant_turn("The retry now backs off exponentially.")) + b"\n")
+    return transcript, chat_id
+
+
+def bench_size(size: int, queries: int = 300) -> dict:
+    history = history_for(size)
+    home = OUT / f"home-{size}"
+    shutil.rmtree(home, ignore_errors=True)
+    os.environ.update(history.environment(home))
+    src = source_bytes(history)
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    built = refresh(home, full=True)
+    build_wall, build_cpu = time.perf_counter() - wall, time.process_time() - cpu
+    index_bytes = Index.open(home).size_bytes()
+
+    started = time.perf_counter()
+    refresh(home)
+    nothing_changed = time.perf_counter() - started
+
+    _, chat_id = _grow_one_chat(history)
+    started = time.perf_counter()
+    grown = refresh(home, only_chat_ids={chat_id})
+    targeted = time.perf_counter() - started
+    assert grown.updated == 1, grown
+
+    _grow_one_chat(history)
+    started = time.perf_counter()
+    refresh(home)
+    stat_pass = time.perf_counter() - started
+
+    index = Index.open(home)
+    rng = random.Random(7)
+    texts = [query_for(rng) for _ in range(queries)]
+    latencies = []
+    for text in texts:
+        started = time.perf_counter()
+        search(index, text, limit=10)
+        latencies.append(time.perf_counter() - started)
+
+    env = {**os.environ}
+    cli = []
+    for text in texts[:10]:
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "deja.core.entry", "search", *text.split(), "--json"], env=env, capture_output=True, check=True)
+        cli.append(time.perf_counter() - started)
+
+    return {
+        "sessions": built.sessions,
+        "messages": built.messages,
+        "source_mb": src / 1e6,
+        "build_s": build_wall,
+        "build_cpu_s": build_cpu,
+        "mb_per_s": src / 1e6 / build_wall,
+        "index_share": index_bytes / src,
+        "refresh_unchanged_ms": 1000 * nothing_changed,
+        "refresh_one_turn_targeted_ms": 1000 * targeted,
+        "refresh_one_turn_stat_pass_ms": 1000 * stat_pass,
+        "search_p50_ms": 1000 * percentile(latencies, 0.5),
+        "search_p95_ms": 1000 * percentile(latencies, 0.95),
+        "cli_search_p50_ms": 1000 * percentile(cli, 0.5),
+        "cli_search_p95_ms": 1000 * percentile(cli, 0.95),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    results = {size: bench_size(size) for size in sizes}
+    rows = list(next(iter(results.values())).keys())
+    print(f"{'':34}" + "".join(f"{size:>14}" for size in sizes))
+    for row in rows:
+        print(f"{row:34}" + "".join(f"{results[size][row]:14.2f}" for size in sizes))
+    if len(sizes) > 1:
+        small, large = results[sizes[0]], results[sizes[-1]]
+        print(f"search p50 ratio {sizes[-1]}/{sizes[0]}: {large['search_p50_ms'] / small['search_p50_ms']:.2f} (target < 1.3)")
+    (OUT / "bench_index.json").write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS))
+
+
+if __name__ == "__main__":
+    main()
