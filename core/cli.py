@@ -286,6 +286,61 @@ def mcp_command() -> None:
     serve()
 
 
+@app.command("resume")
+def resume_command(
+    session_id: Annotated[str, typer.Argument(metavar="ID", help="A cursor-agent chat's id, or a unique prefix of one.")],
+    run_it: Annotated[bool, typer.Option("--exec", help="Run the command instead of printing it.")] = False,
+) -> None:
+    """Print the line that reopens a cursor-agent chat where it ran: cd <project> && cursor-agent --resume <id>."""
+    import shutil
+
+    from deja.core.resume import ResumeRefused, command_line, resume_target
+
+    index = _open_index()
+    try:
+        _, meta = find_session(index, session_id)
+        directory, chat_id = resume_target(meta)
+    except (NotFound, ResumeRefused) as exc:
+        fail(str(exc))
+    line = command_line(directory, chat_id)
+    if not run_it:
+        typer.echo(line)
+        return
+    agent = shutil.which("cursor-agent")
+    if agent is None:
+        fail(f"cursor-agent is not on PATH: install Cursor's CLI, or run it yourself: {line}")
+    sys.stdout.flush()
+    try:
+        os.chdir(directory)
+        os.execv(agent, [agent, "--resume", chat_id])
+    except OSError as exc:
+        fail(f"cannot run {agent} in {directory}: {exc.strerror or exc}")
+
+
+@app.command("doctor")
+def doctor_command(json: JsonFlag = False) -> None:
+    """Whether deja can see and serve your Cursor history: the stores, the index, the wiring, and what to fix."""
+    from deja.core.doctor import diagnose, report_json, report_text
+
+    report = diagnose()
+    if json:
+        emit_json(report_json(report))
+    else:
+        typer.echo(report_text(report))
+    if not report.healthy:
+        raise typer.Exit(1)
+
+
+@app.command("demo")
+def demo_command(
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the sample history and its index, and print where.")] = False,
+) -> None:
+    """Try deja on a small sample Cursor history: search, show, resume and every hook; no Cursor needed."""
+    from deja.core.demo import run_demo
+
+    run_demo(keep=keep)
+
+
 def _iso_epoch(epoch: float) -> str:
     from datetime import datetime
 

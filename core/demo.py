@@ -1,0 +1,160 @@
+"""``deja demo``: the whole product in one command, on a machine with no Cursor at all.
+
+The shipped sample history (:mod:`deja.core.sample`) is written to a temporary
+folder and deja's variables point at it, for this process and the hooks it
+starts; the person's own history and index are never touched. Once it is
+indexed, the demo shows what a person gets (a search, a session, the line that
+resumes a CLI chat) and what each Cursor hook would inject, each hook run as
+Cursor runs it: ``deja hook-…`` with the event's JSON on stdin.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from deja.core.index import Index
+from deja.core.indexer import refresh
+from deja.core.library import find_session
+from deja.core.resume import ResumeRefused, resume_line
+from deja.core.sample import API_TEST_FAILURE, build_sample_history
+from deja.core.search import search
+from deja.core.views import search_text, show_text
+
+SEARCH = "stale prices locale"
+PROMPT = "prices are stale again after switching the locale, did we fix the cache key before?"
+CURSOR_VERSION = "2026.09.02-c22c1a3"
+#: The conversation the hooks answer for: a new one, so every sample session counts as past work.
+CONVERSATION = "d3m0c0de-0000-4000-8000-000000000001"
+
+
+def run_demo(keep: bool = False) -> None:
+    """Index the sample history in a temporary folder and show search, show, resume and the hooks."""
+    folder = Path(tempfile.mkdtemp(prefix="deja-demo-"))
+    try:
+        sample = build_sample_history(folder / "history")
+        environment = {**sample.environment(folder / "deja"), "DEJA_RECALL": "safe"}
+        with _environment(environment):
+            indexed = refresh(folder / "deja")
+            size = f"{indexed.sessions} sessions in {len(sample.projects)} projects"
+            print(f"deja demo: a sample Cursor history of {size}, indexed in {folder}")
+            print("Editor chats (state.vscdb) and cursor-agent chats (transcripts and store.db), as Cursor writes them.")
+            _show_the_cli(Index.open(folder / "deja"))
+            _show_the_hooks(str(sample.projects["api"]))
+        _heading("Next: your own history")
+        print("  deja index                  index your Cursor history (a second run reads only what changed)")
+        print("  deja install cursor-auto    give Cursor the MCP server, the skill, /deja and these hooks")
+        print("  deja doctor                 check that deja sees your history and that Cursor runs it")
+        if keep:
+            exports = " ".join(f"{name}={shlex.quote(value)}" for name, value in environment.items())
+            print(f"\nThe sample is kept in {folder}. To try more commands on it:\n  export {exports}")
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _show_the_cli(index: Index) -> None:
+    result = search(index, SEARCH, limit=3)
+    _heading(f"deja search {SEARCH}")
+    print(search_text(result))
+
+    segment, meta = find_session(index, result.hits[0].session_id)
+    _heading(f"deja show {meta.id[:8]}   (a unique prefix is enough)")
+    print(show_text(meta, segment.messages(meta)))
+
+    _heading(f"deja resume {meta.id[:8]}   (reopens the cursor-agent chat in its project)")
+    try:
+        print(resume_line(meta))
+    except ResumeRefused as refused:
+        print(refused)
+
+
+def _show_the_hooks(project: str) -> None:
+    _heading("The hooks: what Cursor is given, with `deja install cursor-auto`")
+    pytest = {"command": "pytest -q", "description": "Run tests"}
+    failed = f"collected 0 items / 1 error\n{API_TEST_FAILURE}\n=== 1 error in 0.12s ==="
+    hooks = [
+        (
+            "sessionStart", "hook-context", f"a new chat opens in {project}",
+            {"session_id": CONVERSATION, "is_background_agent": False},
+        ),
+        (
+            "beforeSubmitPrompt", "hook-prompt", f'the user asks "{PROMPT}"',
+            {"prompt": PROMPT, "attachments": []},
+        ),
+        (
+            "preToolUse", "hook-tool", "the agent is about to run `pytest -q`",
+            {"tool_name": "Shell", "tool_input": pytest, "tool_use_id": "toolu_demo_1", "cwd": ""},
+        ),
+        (
+            "postToolUse", "hook-tool-after", "`pytest -q` just failed with the import error the sample fixed once",
+            {
+                "tool_name": "Shell",
+                "tool_input": pytest,
+                "tool_output": orjson.dumps({"output": failed, "exitCode": 2}).decode(),  # a JSON string, as Cursor sends it
+                "tool_use_id": "toolu_demo_2",
+                "cwd": "",
+                "duration": 812,
+            },
+        ),
+    ]  # fmt: skip
+    for event, command, moment, fields in hooks:
+        print(f"\n▸ {event} (deja {command}): {moment}")
+        print(_injected(command, _cursor_payload(event, project, fields)) or "(nothing to add)")
+
+
+def _cursor_payload(event: str, project: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """An event's stdin as Cursor sends it: the common fields, then the event's own."""
+    return {
+        "conversation_id": CONVERSATION,
+        "generation_id": CONVERSATION,
+        "model": "composer-2-fast",
+        "hook_event_name": event,
+        "cursor_version": CURSOR_VERSION,
+        "workspace_roots": [project],
+        "user_email": None,
+        "transcript_path": None,
+        **fields,
+    }
+
+
+def _injected(command: str, payload: dict[str, Any]) -> str:
+    """The ``additional_context`` that ``deja <command>`` prints for ``payload``, or ""."""
+    ran = subprocess.run(
+        [sys.executable, "-m", "deja.core.entry", command],
+        input=orjson.dumps(payload),
+        capture_output=True,
+        timeout=30,
+    )
+    if not ran.stdout.strip():
+        return ""
+    return str(orjson.loads(ran.stdout).get("additional_context", ""))
+
+
+def _heading(title: str) -> None:
+    print(f"\n━━ {title}")
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """Set ``values`` in ``os.environ`` (so child processes see them too), and put back what was there."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

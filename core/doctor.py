@@ -1,0 +1,313 @@
+"""``deja doctor``: on one screen, whether deja can see this person's Cursor history and serve it.
+
+It looks and reports; it repairs nothing and never builds the index. What it
+reads is cheap: the stores are listed and stat'ed, each ``state.vscdb`` is asked
+for its chat ids (the same SQL the index refresh runs when a database changed),
+and the index is opened the way a reader opens it. What the stores held that
+could not be read comes from the index's own bookkeeping, counted when it was built.
+
+Every problem names what to run. A problem is an ``error`` when deja cannot
+serve what is there (no index, a damaged one, a database it cannot open, wiring
+Cursor fails to load) and ``warn`` when it serves, with less than it could;
+errors alone make the exit status 1.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from deja.core import paths
+from deja.core.index import MANIFEST, Index, IndexError_, index_dir
+from deja.core.indexer import State
+from deja.core.readers.chatstore import find_chat_dirs
+from deja.core.readers.cli import chats_without_transcript
+from deja.core.readers.ide import composer_fingerprints
+from deja.core.readers.transcripts import find_transcripts
+from deja.core.views import when
+
+Level = Literal["ok", "warn", "error"]
+Area = Literal["history", "index", "wiring"]
+StoreKind = Literal["cursor-ide", "cli-transcripts", "cli-chat-stores"]
+
+
+class Finding(msgspec.Struct):
+    level: Level
+    #: The section it belongs to: the stores, the index, or how Cursor is wired to deja.
+    area: Area
+    message: str
+    #: The command (or edit) that fixes it; empty when nothing needs doing.
+    fix: str = ""
+
+
+class Store(msgspec.Struct):
+    """One place history is kept: an IDE database, or a cursor-agent root's transcripts or chat stores."""
+
+    kind: StoreKind
+    path: str
+    #: Chats in a database, transcripts, or chat folders with a ``store.db``.
+    count: int
+    bytes: int
+    newest: datetime | None = None
+    #: Why deja cannot read it; empty when it can.
+    unreadable: str = ""
+
+
+class IndexStatus(msgspec.Struct):
+    path: str
+    state: Literal["ok", "missing", "damaged"]
+    bytes: int = 0
+    sessions: int = 0
+    messages: int = 0
+    built_at: datetime | None = None
+    age_seconds: float | None = None
+    #: A store was written after the index was built.
+    stale: bool = False
+
+
+class Report(msgspec.Struct):
+    healthy: bool
+    ide_root: str
+    cli_roots: list[str]
+    stores: list[Store]
+    #: Chats with a ``store.db`` and no transcript beside them: deja does not see them (drift alarm).
+    chats_without_transcript: int
+    #: Records the index skipped as unreadable, by reason, as counted when it was built.
+    skipped: dict[str, int]
+    index: IndexStatus
+    wiring: list[Finding]
+    #: Every finding that is not ``ok``, wiring included.
+    problems: list[Finding]
+
+
+def diagnose(home: Path | None = None) -> Report:
+    """Look at the stores, the index under ``home`` and the wiring; build nothing."""
+    from deja.installers import wiring_report
+
+    home = home or paths.deja_home()
+    ide_root, cli_roots = paths.ide_user_root(), paths.cli_roots()
+    stores = _ide_stores() + [store for root in cli_roots for store in _cli_stores(root)]
+    orphans = chats_without_transcript(cli_roots)
+    index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
+    skipped = dict(state.problems) if state else {}
+    wiring = [Finding(f.level, "wiring", f.message, f.fix) for f in wiring_report()]
+    problems = [
+        *_history_problems(stores, [ide_root, *cli_roots], skipped, orphans),
+        *_index_problems(index, damage),
+        *(finding for finding in wiring if finding.level != "ok"),
+    ]
+    return Report(
+        healthy=not any(p.level == "error" for p in problems),
+        ide_root=str(ide_root),
+        cli_roots=[str(root) for root in cli_roots],
+        stores=stores,
+        chats_without_transcript=orphans,
+        skipped=skipped,
+        index=index,
+        wiring=wiring,
+        problems=problems,
+    )
+
+
+def _history_problems(
+    stores: list[Store], looked_in: list[Path], skipped: dict[str, int], orphans: int
+) -> list[Finding]:
+    problems = []
+    if not any(store.count for store in stores if store.kind != "cli-chat-stores"):
+        problems.append(Finding(
+            "warn",
+            "history",
+            f"no Cursor chats found in {' or '.join(map(str, looked_in))}",
+            "chat once in Cursor or cursor-agent; if your history is elsewhere, point DEJA_CURSOR_ROOT or "
+            "DEJA_CURSOR_CLI_ROOT at it (`deja demo` shows deja on a sample history)",
+        ))  # fmt: skip
+    for store in stores:
+        if store.unreadable:
+            fix = f"sqlite3 {shlex.quote(store.path)} 'PRAGMA integrity_check'  (with Cursor closed)"
+            why = store.unreadable.replace("ide: ", "")
+            problems.append(Finding("error", "history", f"deja cannot read {store.path} ({why})", fix))
+    # A database that cannot be opened is reported above, by path, as it is now.
+    unread = {reason: n for reason, n in skipped.items() if not any(reason in s.unreadable for s in stores)}
+    if unread:
+        what = ", ".join(f"{n} × {reason}" for reason, n in sorted(unread.items(), key=lambda kv: -kv[1]))
+        problems.append(Finding(
+            "warn",
+            "history",
+            f"the index skipped what it could not read: {what}",
+            "deja index --full  (re-reads every store; what it still skips is damaged in Cursor's own files)",
+        ))  # fmt: skip
+    if orphans:
+        problems.append(Finding(
+            "warn",
+            "history",
+            f"{_count(orphans, 'cursor-agent chat')} with a store.db and no transcript, which deja does not see: "
+            "a cursor-agent release may have stopped writing agent-transcripts",
+            "pip install --upgrade deja; if the count stays, report it with the output of `deja doctor --json`",
+        ))  # fmt: skip
+    return problems
+
+
+def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
+    if index.state == "missing":
+        return [Finding("error", "index", f"no index at {index.path}: deja has nothing to serve yet", "deja index")]
+    if index.state == "damaged":
+        return [Finding("error", "index", damage, "deja index --full")]
+    return []
+
+
+def _stat(files: list[Path]) -> tuple[int, datetime | None]:
+    """Total size and newest modification time of the files that exist."""
+    size, newest = 0, 0.0
+    for path in files:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        size += st.st_size
+        newest = max(newest, st.st_mtime)
+    return size, _local(newest) if newest else None
+
+
+def _local(epoch: float) -> datetime:
+    return datetime.fromtimestamp(int(epoch)).astimezone()
+
+
+def _ide_stores() -> list[Store]:
+    stores = []
+    for db in paths.ide_databases():
+        problems: Counter[str] = Counter()
+        chats = len(composer_fingerprints(db, problems=problems))
+        size, newest = _stat([db, db.with_name(db.name + "-wal")])
+        unreadable = ", ".join(sorted(problems))
+        stores.append(Store("cursor-ide", str(db), chats, size, newest, unreadable))
+    return stores
+
+
+def _cli_stores(root: Path) -> list[Store]:
+    """The root's transcripts and its chat stores (``store.db`` with its WAL), when the root exists."""
+    if not root.is_dir():
+        return []
+    transcripts = list(find_transcripts(root, paths.include_subagents()))
+    chat_dbs = [d / "store.db" for d in find_chat_dirs(root).values() if (d / "store.db").is_file()]
+    stores = [Store("cli-transcripts", str(root / "projects"), len(transcripts), *_stat(transcripts))]
+    if chat_dbs:
+        wal = [db.with_name("store.db-wal") for db in chat_dbs]
+        stores.append(Store("cli-chat-stores", str(root / "chats"), len(chat_dbs), *_stat(chat_dbs + wal)))
+    return stores
+
+
+def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, State | None, str]:
+    """The index as a reader finds it, its writer's bookkeeping, and what is wrong with it (if anything)."""
+    directory = index_dir(home)
+    size, _ = _stat([p for p in directory.rglob("*") if p.is_file()])
+    if not (directory / MANIFEST).exists():
+        return IndexStatus(str(directory), "missing", bytes=size), None, ""
+    try:
+        index = Index.open(home)
+        state = msgspec.msgpack.decode((directory / index.manifest.state).read_bytes(), type=State)
+    except IndexError_ as exc:
+        return IndexStatus(str(directory), "damaged", bytes=size), None, str(exc)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        why = f"the index bookkeeping in {directory} is unreadable ({exc})"
+        return IndexStatus(str(directory), "damaged", bytes=size), None, why
+    built = index.manifest.built_at
+    status = IndexStatus(
+        path=str(directory),
+        state="ok",
+        bytes=size,
+        sessions=index.session_count,
+        messages=index.message_count,
+        built_at=_local(built),
+        age_seconds=round(time.time() - built, 1),
+        stale=newest is not None and newest.timestamp() > int(built),
+    )
+    return status, state, ""
+
+
+# --------------------------------------------------------------------------- the screen
+
+
+def report_json(report: Report) -> dict:
+    """The report as JSON-ready data; times stay datetimes, which ``emit_json`` writes as ISO 8601 with an offset."""
+    return msgspec.to_builtins(report, builtin_types=(datetime,))
+
+
+def report_text(report: Report) -> str:
+    """One screen: each section's state, each problem under it with its fix, and a verdict."""
+    lines = ["Cursor history"]
+    ide = [s for s in report.stores if s.kind == "cursor-ide"]
+    if ide:
+        chats, databases = _count(sum(s.count for s in ide), "chat"), _count(len(ide), "database")
+        size, newest = _size(sum(s.bytes for s in ide)), max((s.newest for s in ide if s.newest), default=None)
+        lines.append(f"  editor        {report.ide_root}")
+        lines.append(f"                {chats} in {databases}, {size}, newest {when(newest)}")
+    else:
+        lines.append(f"  editor        {report.ide_root}: nothing there")
+    for root in report.cli_roots:
+        found = {s.kind: s for s in report.stores if Path(s.path).parent == Path(root)}
+        lines.append(f"  cursor-agent  {root}" + ("" if found else ": nothing there"))
+        for kind, noun in (("cli-transcripts", "transcript"), ("cli-chat-stores", "chat store")):
+            if kind in found:
+                s = found[kind]
+                lines.append(f"                {_count(s.count, noun)}, {_size(s.bytes)}, newest {when(s.newest)}")
+    lines.append(f"  chats with a store.db and no transcript: {report.chats_without_transcript}")
+    lines += _problem_lines(report, "history")
+
+    index = report.index
+    lines += ["", "Index", f"  {index.path}" + ("" if index.state == "ok" else f": {index.state}")]
+    if index.state == "ok":
+        fresh = "stale: Cursor wrote since (`deja index` or any search catches up)" if index.stale else "up to date"
+        lines.append(
+            f"  {_count(index.sessions, 'session')}, {_count(index.messages, 'message')}, {_size(index.bytes)}, "
+            f"built {when(index.built_at)} ({_age(index.age_seconds or 0)} ago), {fresh}"
+        )
+    lines += _problem_lines(report, "index")
+
+    lines += ["", "Wiring"]
+    lines += [f"  ok     {f.message}" for f in report.wiring if f.level == "ok"]
+    lines += _problem_lines(report, "wiring")
+
+    errors = sum(p.level == "error" for p in report.problems)
+    warnings = len(report.problems) - errors
+    lines.append("")
+    if errors:
+        lines.append(f"deja needs you: {_count(errors, 'error')}, {_count(warnings, 'warning')}; each fix is above.")
+    elif warnings:
+        lines.append(f"deja can see and serve your history; {_count(warnings, 'warning')} above.")
+    else:
+        lines.append("deja can see and serve your history.")
+    return "\n".join(lines)
+
+
+def _problem_lines(report: Report, area: Area) -> list[str]:
+    lines = []
+    for problem in report.problems:
+        if problem.area == area:
+            label = "ERROR" if problem.level == "error" else problem.level
+            lines += [f"  {label:<5}  {problem.message}", f"         fix: {problem.fix}"]
+    return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB"):
+        if n < 1000:
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} GB"
+
+
+def _age(seconds: float) -> str:
+    for limit, step, unit in ((60, 1, "s"), (3600, 60, "min"), (86400, 3600, "h")):
+        if seconds < limit:
+            return f"{seconds // step:.0f} {unit}"
+    return f"{seconds // 86400:.0f} days"

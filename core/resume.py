@@ -1,0 +1,92 @@
+"""The one line that reopens a cursor-agent chat where it ran: ``cd <project> && cursor-agent --resume <id>``.
+
+cursor-agent lists chats per workspace: ``--resume <id>`` looks the chat up under
+``chats/<md5 of the cwd>/<id>``, so the line must ``cd`` into the exact directory
+the chat ran in. That directory is the ``cwd`` of the chat's ``meta.json``,
+trusted when its md5 is the name of the folder above the chat. Only when
+``meta.json`` records no ``cwd`` is the encoded project folder of the transcript
+decoded, and only a decoding that names one existing directory, whose md5 is
+that folder's name, is used (the encoding blanks dots, spaces and non-ASCII, so
+it often cannot be read back).
+
+Everything else is refused with a line that points at ``deja show``:
+``cursor-agent --resume`` given a chat it cannot find lists chats from every
+directory instead, which is no way back into this one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+from pathlib import Path
+
+from deja.core import paths
+from deja.core.index import SessionMeta
+from deja.core.readers.chatstore import read_chat_meta
+from deja.core.readers.cli import find_all_chat_dirs
+from deja.core.readers.transcripts import chat_id_of, decode_project_slug, is_subagent, project_slug_of
+
+
+class ResumeRefused(Exception):
+    """A session that ``cursor-agent --resume`` cannot reopen; ``str()`` is the one line to show a person."""
+
+    def __init__(self, session_id: str, reason: str):
+        self.session_id = session_id
+        #: Why, without the id or the suggestion: what the MCP server tells an agent.
+        self.reason = reason
+        super().__init__(f"{session_id} cannot be resumed: {reason}; read it with `deja show {session_id}`")
+
+
+def resume_target(meta: SessionMeta) -> tuple[Path, str]:
+    """The directory to run ``cursor-agent --resume`` in, and the chat id to give it.
+
+    Raises :class:`ResumeRefused` for an editor chat, a subagent transcript, a chat
+    gone from cursor-agent's store, and a directory that is not recorded or gone.
+    """
+    if meta.source != "cursor-cli":
+        raise ResumeRefused(meta.id, "it is a Cursor editor chat, and those reopen only in the editor's chat history")
+    transcript = Path(meta.origin) if meta.origin else None
+    chat_id = chat_id_of(transcript) if transcript else meta.id
+    if transcript and is_subagent(transcript):
+        raise ResumeRefused(meta.id, f"it is a subagent of chat {chat_id}, which `deja resume {chat_id}` reopens")
+    chat_dir = find_all_chat_dirs(paths.cli_roots()).get(chat_id)
+    if chat_dir is None:
+        roots = " or ".join(str(root / "chats") for root in paths.cli_roots())
+        raise ResumeRefused(meta.id, f"it is no longer in cursor-agent's store (no {chat_id} folder under {roots})")
+    directory = _recorded_directory(meta.id, chat_dir, transcript)
+    if not directory.is_dir():
+        raise ResumeRefused(meta.id, f"its directory {directory} is gone")
+    return directory, chat_id
+
+
+def resume_line(meta: SessionMeta) -> str:
+    """``cd <dir> && cursor-agent --resume <id>`` for a session; see :func:`resume_target`."""
+    return command_line(*resume_target(meta))
+
+
+def command_line(directory: Path, chat_id: str) -> str:
+    """The line to paste, each part quoted for a POSIX shell (the directory is absolute, so never read as an option)."""
+    return f"cd {shlex.quote(str(directory))} && cursor-agent --resume {shlex.quote(chat_id)}"
+
+
+def _recorded_directory(session_id: str, chat_dir: Path, transcript: Path | None) -> Path:
+    """meta.json's ``cwd`` when cursor-agent files the chat under it; else the decoded project folder, as strictly."""
+    bucket = chat_dir.parent.name
+    chat_meta = read_chat_meta(chat_dir)
+    if chat_meta and chat_meta.cwd:
+        if not chat_meta.verified or not os.path.isabs(chat_meta.cwd):
+            raise ResumeRefused(
+                session_id,
+                f"the directory its meta.json records ({chat_meta.cwd}) is not the one cursor-agent files it under "
+                f"(chats/{bucket})",
+            )
+        return Path(chat_meta.cwd)
+    decoded = decode_project_slug(project_slug_of(transcript)) if transcript else None
+    if decoded is None or _md5(str(decoded)) != bucket:
+        raise ResumeRefused(session_id, f"its directory is not recorded ({chat_dir / 'meta.json'} has no cwd)")
+    return decoded
+
+
+def _md5(path: str) -> str:
+    return hashlib.md5(path.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()

@@ -1,0 +1,112 @@
+"""`deja demo` end to end, on a machine with no Cursor: search, show, resume and every hook's injection."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from deja.core.cli import app
+from deja.core.sample import API_CACHE_CHAT, API_CHAT
+
+HOOK_SECTIONS = {
+    "sessionStart (deja hook-context)": "Recent sessions in this project",
+    "beforeSubmitPrompt (deja hook-prompt)": "Past turns from other sessions that may answer this prompt",
+    "preToolUse (deja hook-tool)": "`pytest -q` ran 2 times in this project before",
+    "postToolUse (deja hook-tool-after)": "This error came up before",
+}
+
+
+def demo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "deja.core.entry", "demo", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def sections(out: str) -> dict[str, str]:
+    """The demo's output by heading (``━━ …`` and ``▸ …`` lines), each with the text under it."""
+    parts = re.split(r"^(?:━━|▸) (.*)$", out, flags=re.M)
+    return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+
+
+def sample_folder(out: str) -> Path:
+    match = re.search(r"indexed in (\S+)$", out.splitlines()[0])
+    assert match, out.splitlines()[0]
+    return Path(match[1])
+
+
+def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path) -> None:
+    started = time.perf_counter()
+    ran = demo()
+    elapsed = time.perf_counter() - started
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stderr == ""
+    assert elapsed < 6, f"deja demo took {elapsed:.1f}s"
+    out = ran.stdout
+    assert out.startswith("deja demo: a sample Cursor history of 5 sessions in 3 projects")
+    shown = sections(out)
+    folder = sample_folder(out)
+
+    search = shown["deja search stale prices locale"]
+    assert search.startswith("Why does the price cache return stale prices after switching the locale?")
+    assert API_CACHE_CHAT in search
+
+    show = next(text for title, text in shown.items() if title.startswith(f"deja show {API_CACHE_CHAT[:8]}"))
+    assert f"{API_CACHE_CHAT} · cursor-cli" in show
+    assert "Add a regression test for it" in show and "⚙ StrReplace" in show
+
+    resume = next(text for title, text in shown.items() if title.startswith(f"deja resume {API_CACHE_CHAT[:8]}"))
+    assert resume == f"cd {shlex.quote(str(folder / 'history' / 'projects' / 'api'))} && cursor-agent --resume {API_CACHE_CHAT}"
+
+    for title, injected in HOOK_SECTIONS.items():
+        body = next(text for heading, text in shown.items() if heading.startswith(title))
+        assert body.startswith("<deja-recall>") and body.endswith("</deja-recall>"), (title, body)
+        assert injected in body, (title, body)
+    assert API_CHAT[:12] in shown[next(h for h in shown if h.startswith("postToolUse"))], "the failure's past fix"
+
+    assert "deja install cursor-auto" in shown["Next: your own history"]
+    assert not folder.exists(), "the temporary history is removed"
+    assert not (fake_home / ".cache" / "deja").exists(), "the person's own deja home is never touched"
+
+
+def test_demo_keep_leaves_a_history_to_try_more_commands_on(fake_home: Path, tmp_path: Path) -> None:
+    ran = demo("--keep")
+    assert ran.returncode == 0, ran.stderr
+    folder = sample_folder(ran.stdout)
+    try:
+        assert folder.is_dir()
+        export = ran.stdout.rstrip().splitlines()[-1].strip()
+        assert export.startswith("export DEJA_")
+        env = dict(os.environ)
+        env.update(dict(pair.split("=", 1) for pair in shlex.split(export.removeprefix("export "))))
+        search = subprocess.run(
+            [sys.executable, "-m", "deja.core.entry", "search", "docker", "disk"], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert search.returncode == 0 and search.stdout.startswith("Docker build out of disk"), search.stderr
+        # The resume line it printed runs, in the sample's project.
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        (bin_dir / "cursor-agent").write_text('#!/bin/sh\npwd -P\necho "$@"\n')
+        (bin_dir / "cursor-agent").chmod(0o755)
+        line = next(text for title, text in sections(ran.stdout).items() if title.startswith("deja resume"))
+        env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+        ran_line = subprocess.run(["sh", "-c", line], env=env, capture_output=True, text=True, timeout=30)
+        expected = (folder / "history" / "projects" / "api").resolve()
+        assert ran_line.stdout.splitlines() == [str(expected), f"--resume {API_CACHE_CHAT}"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_demo_in_process_puts_the_environment_back() -> None:
+    before = dict(os.environ)
+    result = CliRunner().invoke(app, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert "This error came up before" in result.stdout
+    assert dict(os.environ) == before

@@ -1,0 +1,194 @@
+"""`deja doctor`: a healthy machine, an empty one and a broken one, as text and as JSON."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import msgspec
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from deja.core.cli import app
+from deja.core.index import MANIFEST, index_dir, read_manifest
+from deja.core.indexer import State, refresh
+from deja.core.readers.transcripts import MALFORMED_LINE
+from deja.core.sample import build_sample_history
+from deja.core.writers.cli import (
+    assistant_turn,
+    chat_dir_for,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+T0 = datetime(2026, 7, 26, 10, 6, tzinfo=timezone.utc)
+
+
+def deja(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "deja.core.entry", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def doctor_json() -> tuple[int, dict]:
+    result = CliRunner().invoke(app, ["doctor", "--json"])
+    return result.exit_code, orjson.loads(result.stdout)
+
+
+def fixes(report: dict) -> dict[str, str]:
+    return {p["message"]: p["fix"] for p in report["problems"]}
+
+
+def _aware(value: str) -> datetime:
+    parsed = datetime.fromisoformat(value)
+    assert parsed.tzinfo is not None, value
+    return parsed
+
+
+@pytest.fixture
+def sample_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The sample history, deja pointed at it; returns DEJA_HOME."""
+    sample = build_sample_history(tmp_path / "sample")
+    for name, value in sample.environment(tmp_path / "deja").items():
+        monkeypatch.setenv(name, value)
+    return tmp_path / "deja"
+
+
+def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample_env: Path) -> None:
+    assert deja("install", "cursor-auto").returncode == 0
+    assert deja("index").returncode == 0
+
+    text = deja("doctor")
+    assert text.returncode == 0, text.stdout + text.stderr
+    out = text.stdout
+    for section in ("Cursor history", "Index", "Wiring"):
+        assert f"\n{section}\n" in f"\n{out}"
+    assert "2 chats in 2 databases" in out
+    assert "4 transcripts" in out and "3 chat stores" in out
+    assert "chats with a store.db and no transcript: 0" in out
+    assert "5 sessions, 18 messages" in out and "up to date" in out
+    assert "ok     Cursor: deja's hooks are in" in out
+    assert "warn" not in out and "ERROR" not in out and "fix:" not in out
+    assert out.rstrip().endswith("deja can see and serve your history.")
+
+    report = orjson.loads(deja("doctor", "--json").stdout)
+    assert report["healthy"] is True and report["problems"] == []
+    assert report["chats_without_transcript"] == 0 and report["skipped"] == {}
+    kinds = {}
+    for store in report["stores"]:
+        kinds[store["kind"]] = kinds.get(store["kind"], 0) + store["count"]
+        assert store["bytes"] > 0 and store["unreadable"] == ""
+        _aware(store["newest"])
+    assert kinds == {"cursor-ide": 2, "cli-transcripts": 4, "cli-chat-stores": 3}
+    index = report["index"]
+    assert index["state"] == "ok" and index["sessions"] == 5 and index["stale"] is False
+    assert index["path"] == str(index_dir(sample_env)) and index["bytes"] > 0
+    _aware(index["built_at"])
+    assert {f["level"] for f in report["wiring"]} == {"ok"}
+
+
+def test_an_empty_machine_says_what_to_do_and_exits_1(fake_home: Path) -> None:
+    result = CliRunner().invoke(app, ["doctor"])
+    assert result.exit_code == 1
+    out = result.stdout
+    assert "nothing there" in out
+    assert "no Cursor chats found" in out and "DEJA_CURSOR_ROOT" in out and "deja demo" in out
+    assert "no index at" in out and "fix: deja index" in out
+    assert out.rstrip().endswith("each fix is above.")
+
+    code, report = doctor_json()
+    assert code == 1 and report["healthy"] is False
+    assert report["stores"] == [] and report["chats_without_transcript"] == 0
+    assert report["index"]["state"] == "missing"
+    assert any(p["level"] == "error" and p["fix"] == "deja index" for p in report["problems"])
+    assert all(p["fix"] for p in report["problems"])
+    assert not (fake_home / ".cache" / "deja" / "index").exists(), "doctor must not build the index"
+
+
+def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ide_root, cli_root, home = tmp_path / "Cursor" / "User", tmp_path / "cursor-agent", tmp_path / "deja"
+    for name, value in (("DEJA_CURSOR_ROOT", ide_root), ("DEJA_CURSOR_CLI_ROOT", cli_root), ("DEJA_HOME", home)):
+        monkeypatch.setenv(name, str(value))
+    project = tmp_path / "api"
+    project.mkdir()
+    corrupt_db = ide_root / "globalStorage" / "state.vscdb"
+    corrupt_db.parent.mkdir(parents=True)
+    corrupt_db.write_bytes(b"this is not a database" * 100)
+    write_transcript(
+        transcript_path(cli_root, str(project), "chat-ok"),
+        [user_turn("why is the cache stale?", T0), '{"role": "assistant", "message": {', assistant_turn("The key omits the locale.")],
+    )
+    write_chat_store(chat_dir_for(cli_root, str(project), "chat-ok"), cwd=str(project), messages=[])
+    write_chat_store(chat_dir_for(cli_root, str(project), "chat-untranscribed"), cwd=str(project), messages=[])
+    refresh(home)
+
+    code, report = doctor_json()
+    assert code == 1 and report["healthy"] is False
+    assert report["chats_without_transcript"] == 1
+    assert report["skipped"][MALFORMED_LINE] == 1
+    db = next(s for s in report["stores"] if s["kind"] == "cursor-ide")
+    assert db["path"] == str(corrupt_db) and "not a database" in db["unreadable"]
+    found = fixes(report)
+    unreadable = next(m for m in found if str(corrupt_db) in m)
+    assert report["problems"][0]["level"] == "error" and "PRAGMA integrity_check" in found[unreadable]
+    skipped = next(m for m in found if MALFORMED_LINE in m)
+    assert "not a database" not in skipped, "the unreadable database is reported once, by path"
+    assert found[skipped].startswith("deja index --full")
+    drift = next(m for m in found if "store.db and no transcript" in m)
+    assert "1 cursor-agent chat " in drift and "stopped writing agent-transcripts" in drift and found[drift]
+    assert report["index"]["state"] == "ok"
+
+    text = CliRunner().invoke(app, ["doctor"]).stdout
+    assert "chats with a store.db and no transcript: 1" in text
+    assert f"ERROR  deja cannot read {corrupt_db}" in text
+    assert text.count("fix: ") == len(report["problems"])
+
+    # Then the index's manifest is damaged too.
+    (index_dir(home) / MANIFEST).write_bytes(b"\x00garbage")
+    code, report = doctor_json()
+    assert code == 1 and report["index"]["state"] == "damaged"
+    damaged = next(m for m in fixes(report) if MANIFEST in m)
+    assert "corrupt" in damaged and fixes(report)[damaged] == "deja index --full"
+    assert f"{index_dir(home)}: damaged" in CliRunner().invoke(app, ["doctor"]).stdout
+
+    refresh(home, full=True)
+    code, report = doctor_json()
+    assert report["index"]["state"] == "ok" and not any(p["area"] == "index" for p in report["problems"])
+
+
+def test_a_store_written_after_the_build_marks_the_index_stale_without_failing(sample_env: Path) -> None:
+    refresh(sample_env)
+    built = read_manifest(index_dir(sample_env)).built_at
+    transcript = next(Path(os.environ["DEJA_CURSOR_CLI_ROOT"]).glob("projects/*/agent-transcripts/*/*.jsonl"))
+    os.utime(transcript, (built + 5, built + 5))
+    code, report = doctor_json()
+    assert report["index"]["stale"] is True
+    assert not any(p["area"] == "index" for p in report["problems"])
+    assert "stale: Cursor wrote since" in CliRunner().invoke(app, ["doctor"]).stdout
+
+
+def test_skipped_records_outlive_a_refresh_that_reads_something_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli_root, home = tmp_path / "cursor-agent", tmp_path / "deja"
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli_root))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    broken = transcript_path(cli_root, "/work/api", "broken")
+    write_transcript(broken, [user_turn("first question", T0), "{not json", assistant_turn("an answer")])
+    refresh(home)
+    write_transcript(transcript_path(cli_root, "/work/api", "clean"), [user_turn("another question", T0), assistant_turn("ok")])
+    refresh(home)
+
+    def persisted() -> dict[str, int]:
+        directory = index_dir(home)
+        state = (directory / read_manifest(directory).state).read_bytes()
+        return msgspec.msgpack.decode(state, type=State).problems
+
+    assert persisted() == {MALFORMED_LINE: 1}
+    broken.unlink()
+    refresh(home, full=True)
+    assert persisted() == {}
