@@ -281,7 +281,9 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
         if segment.doc(doc)[1] == KIND_TITLE:
             continue
         message: Message = segment.message(doc)
-        out.append(Snippet(role=message.role, text=densest_window(doc_text(message), wanted), timestamp=message.timestamp))
+        # The message's own words, unless the match is only in its tool calls' commands and paths.
+        own = message.text if wanted & set(terms(message.text)) else doc_text(message)
+        out.append(Snippet(role=message.role, text=densest_window(own, wanted), timestamp=message.timestamp))
     return out
 
 
