@@ -65,13 +65,13 @@ class Topic(msgspec.Struct):
     module: str
 
 
-def _word(rng: random.Random, n: int = 3) -> str:
+def random_word(rng: random.Random, n: int = 3) -> str:
     return "".join(rng.choice(SYLLABLES) for _ in range(n))
 
 
-def _topic(rng: random.Random) -> Topic:
-    a, b = _word(rng), _word(rng, 2)
-    return Topic(words=rng.sample(TECH, 3) + [_word(rng, 4)], identifier=f"{a}{b.capitalize()}", module=f"{a}_{b}")
+def random_topic(rng: random.Random) -> Topic:
+    a, b = random_word(rng), random_word(rng, 2)
+    return Topic(words=rng.sample(TECH, 3) + [random_word(rng, 4)], identifier=f"{a}{b.capitalize()}", module=f"{a}_{b}")
 
 
 def _sentence(rng: random.Random, topic: Topic, length: int) -> str:
@@ -95,12 +95,12 @@ def _paragraph(rng: random.Random, topic: Topic, sentences: int) -> str:
 
 def query_for(rng: random.Random) -> str:
     """A query of the kind the benchmarks ask: tech words, sometimes with an identifier."""
-    topic = _topic(rng)
+    topic = random_topic(rng)
     words = rng.sample(topic.words, 2) + rng.sample(TECH, 1)
     return " ".join(words)
 
 
-def _conversation(rng: random.Random, topic: Topic, messages: int) -> list[tuple[str, str, list[tuple[str, dict, str, int]]]]:
+def random_conversation(rng: random.Random, topic: Topic, messages: int) -> list[tuple[str, str, list[tuple[str, dict, str, int]]]]:
     """(role, text, [(tool, args, result, exit code)]) turns."""
     turns = []
     for i in range(messages):
@@ -182,13 +182,13 @@ def generate(root: Path, sessions: int, *, seed: int = 1, messages: int = 20, pr
     rng = random.Random(seed)
     ide_root, cli_root = root / "cursor" / "User", root / "cursor-agent"
     base = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    projects = [f"/work/{_word(rng, 2)}-{i}" for i in range(max(3, sessions // 200))]
+    projects = [f"/work/{random_word(rng, 2)}-{i}" for i in range(max(3, sessions // 200))]
     ide_batch: list = []
     db = ide_root / "globalStorage" / "state.vscdb"
     started = time.time()
     for i in range(sessions):
-        topic = _topic(rng)
-        turns = _conversation(rng, topic, messages)
+        topic = random_topic(rng)
+        turns = random_conversation(rng, topic, messages)
         start = base + timedelta(minutes=37 * i)
         project = rng.choice(projects)
         kind = i % 10

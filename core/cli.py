@@ -16,7 +16,7 @@ import typer
 
 from deja.core import paths
 from deja.core.index import IndexError_
-from deja.core.library import NotFound, find_session, open_index
+from deja.core.library import NotFound, find_session, newest_sessions, open_index
 from deja.core.views import (
     search_json,
     search_text,
@@ -162,25 +162,8 @@ def sessions_command(
     json: JsonFlag = False,
 ) -> None:
     """List sessions, newest first."""
-    from deja.core.index import SOURCE_CODES, name_hash
-
     _check_source(source)
-    index = _open_index()
-    want_project = name_hash(project) if project else None
-    want_source = SOURCE_CODES[source] if source else None
-    rows = []
-    for segment in index.segments:
-        for ordinal in range(segment.ref.sessions):
-            if ordinal in segment.deleted:
-                continue
-            project_hash, dir_hash, source_code, updated = segment.session_keys(ordinal)
-            if want_project is not None and want_project not in (project_hash, dir_hash):
-                continue
-            if want_source is not None and source_code != want_source:
-                continue
-            rows.append((updated, segment, ordinal))
-    rows.sort(key=lambda row: row[0], reverse=True)
-    chosen = [segment.session(ordinal) for _, segment, ordinal in rows[:limit]]
+    chosen = newest_sessions(_open_index(), project=project, source=source, limit=limit)
     if json:
         emit_json({"sessions": [session_json(m) for m in chosen]})
         return

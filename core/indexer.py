@@ -10,7 +10,6 @@ and the manifest is swapped. Small segments are merged once there are many.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import time
 from collections import Counter

@@ -5,8 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from deja.core import paths
-from deja.core.index import Index, IndexError_, Segment, SessionMeta
+from deja.core.index import SOURCE_CODES, Index, IndexError_, Segment, SessionMeta
 from deja.core.indexer import Progress, refresh
+from deja.core.keys import ALL_SESSIONS_KEY, project_key
+
+#: How far down the newest-first list a source filter may look.
+SOURCE_SCAN_LIMIT = 20_000
 
 
 class NotFound(LookupError):
@@ -43,4 +47,28 @@ def find_session(index: Index, prefix: str) -> tuple[Segment, SessionMeta]:
     return segment, meta
 
 
-__all__ = ["Index", "IndexError_", "NotFound", "find_session", "open_index"]
+def newest_sessions(index: Index, *, project: str | None = None, source: str | None = None, limit: int = 20) -> list[SessionMeta]:
+    """The most recently updated sessions, of one project (name or directory) and source if given.
+
+    Reads the index's newest-first list for the project (or for all sessions),
+    so the cost follows ``limit``, not the size of the history.
+    """
+    key = project_key(project) if project else ALL_SESSIONS_KEY
+    wanted = SOURCE_CODES.get(source, -1) if source else None
+    scan = SOURCE_SCAN_LIMIT if wanted is not None else limit
+    found: list[SessionMeta] = []
+    seen: set[str] = set()
+    for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000)):
+        ordinal = segment.doc(doc)[0]
+        if wanted is not None and segment.session_keys(ordinal)[2] != wanted:
+            continue
+        meta = segment.session(ordinal)
+        if meta.id not in seen:
+            seen.add(meta.id)
+            found.append(meta)
+        if len(found) >= limit:
+            break
+    return found
+
+
+__all__ = ["Index", "IndexError_", "NotFound", "find_session", "newest_sessions", "open_index"]

@@ -15,7 +15,6 @@ one sentence.
 
 from __future__ import annotations
 
-import heapq
 import inspect
 import logging
 import math
@@ -23,7 +22,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -35,10 +33,11 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from deja.core import paths
-from deja.core.index import Index, IndexError_, Segment, SessionMeta, index_dir, name_hash, read_manifest
+from deja.core.index import MANIFEST, Index, IndexError_, Segment, SessionMeta, index_dir, read_manifest
 from deja.core.indexer import refresh
-from deja.core.library import NotFound, find_session
+from deja.core.library import NotFound, find_session, newest_sessions
 from deja.core.model import Message
+from deja.core.resume import ResumeRefused, resume_line
 from deja.core.search import Filters, SearchResult, parse_since, search
 from deja.core.views import search_json, search_text, session_json, session_line, show_json, show_text
 
@@ -74,7 +73,7 @@ Project = Annotated[
 
 
 class LiveIndex:
-    """The index the tools read: refreshed now and then, never built while a tool waits.
+    """The index the tools read: kept open between calls, refreshed now and then, never built while a tool waits.
 
     Tool functions run on the SDK's worker threads, hence the lock.
     """
@@ -83,27 +82,39 @@ class LiveIndex:
         self.home = home or paths.deja_home()
         self.refresh_every = refresh_every
         self._refreshed_at = -math.inf
+        self._index: Index | None = None
+        self._opened: tuple[int, int, int] | None = None
         self._builder: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
     def get(self) -> Index | None:
         """The index, or None while a first build (or a rebuild of an unreadable one) runs."""
         with self._lock:
-            try:
-                read_manifest(index_dir(self.home))
-            except IndexError_:
-                # A refresh would rebuild it inline, which may take minutes: build it aside instead.
-                self._start_build()
-                return None
             if time.monotonic() - self._refreshed_at >= self.refresh_every:
                 self._refresh()
             try:
-                return Index.open(self.home)
-            except IndexError_ as exc:
-                raise ToolError(f"{exc}: run `deja index --full` to rebuild it") from None
+                stamp = self._manifest_stamp()
+                if self._index is None or stamp != self._opened:
+                    self._index, self._opened = Index.open(self.home), stamp
+            except IndexError_:
+                self._start_build()
+                return None
+            return self._index
+
+    def _manifest_stamp(self) -> tuple[int, int, int]:
+        """What changes whenever a writer swaps in a new manifest (it is replaced, never rewritten in place)."""
+        try:
+            stat = (index_dir(self.home) / MANIFEST).stat()
+        except OSError:
+            raise IndexError_(f"no index under {self.home}") from None
+        return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
     def _refresh(self) -> None:
         self._refreshed_at = time.monotonic()
+        try:
+            read_manifest(index_dir(self.home))
+        except IndexError_:
+            return  # a refresh would rebuild it inline, which may take minutes: get() has it built aside
         try:
             refresh(self.home, lock_timeout=0)
         except TimeoutError:
@@ -160,31 +171,11 @@ def window(messages: list[Message], offset: int, limit: int, budget: int = SHOW_
     return chosen
 
 
-def newest_sessions(index: Index, project: str | None, limit: int) -> list[SessionMeta]:
-    """The ``limit`` most recently updated live sessions, optionally of one project, newest first.
-
-    Filters and orders on the fixed-width session keys; only the chosen sessions are decoded.
-    """
-    wanted = name_hash(project) if project else None
-
-    def candidates() -> Iterator[tuple[float, int, int]]:
-        for position, segment in enumerate(index.segments):
-            for ordinal in range(segment.ref.sessions):
-                if ordinal in segment.deleted:
-                    continue
-                project_hash, dir_hash, _source, updated = segment.session_keys(ordinal)
-                if wanted is None or wanted in (project_hash, dir_hash):
-                    yield updated, position, ordinal
-
-    newest = heapq.nlargest(limit, candidates())
-    return [index.segments[position].session(ordinal) for _, position, ordinal in newest]
-
-
 class Tools:
     """The four tools over one live index; the methods are what the server registers."""
 
     def __init__(self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS):
-        self.index = LiveIndex(home, refresh_every)
+        self.live = LiveIndex(home, refresh_every)
 
     def search(
         self,
@@ -213,7 +204,7 @@ class Tools:
                 since_at = parse_since(since)
             except ValueError:
                 raise ToolError(f"since={since!r} is not a time: use 30d, 12h, 2w or YYYY-MM-DD") from None
-        index = self.index.get()
+        index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
         result = search(index, query.strip(), filters=Filters(project=project, source=source, since=since_at), limit=limit)
@@ -228,7 +219,7 @@ class Tools:
     ) -> CallToolResult:
         """Read a past session: its messages in order, with the tool calls made and their results. Returns a window
         of the session; when more follows, the answer says which offset to ask for next."""
-        index = self.index.get()
+        index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
         segment, meta = self._find(index, session_id)
@@ -250,10 +241,10 @@ class Tools:
     ) -> CallToolResult:
         """List the most recently active Cursor sessions, newest first, optionally only those of one project: one line
         each with id, last activity, source, project and title. Use it to pick up recent work."""
-        index = self.index.get()
+        index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
-        sessions = newest_sessions(index, project, limit)
+        sessions = newest_sessions(index, project=project, limit=limit)
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
         else:
@@ -263,17 +254,15 @@ class Tools:
     def resume(self, session_id: SessionId) -> CallToolResult:
         """Get the shell command that reopens a past cursor-agent (CLI) chat where it left off, or the reason it cannot
         be reopened (editor chats reopen from the Cursor UI). Give the command to the person; do not run it."""
-        from deja.core.resume import ResumeRefused, resume_line  # written alongside this module
-
-        index = self.index.get()
+        index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
-        segment, meta = self._find(index, session_id)
+        _, meta = self._find(index, session_id)
         try:
-            command = resume_line(index, segment, meta)
+            command = resume_line(meta)
         except ResumeRefused as refused:
-            reason = str(refused)
-            return answer(f"{meta.id} cannot be resumed: {reason}", {"session": session_json(meta), "command": None, "reason": reason})
+            text = f"{meta.id} cannot be resumed: {refused.reason}. Read it with `show` instead."
+            return answer(text, {"session": session_json(meta), "command": None, "reason": refused.reason})
         return answer(command, {"session": session_json(meta), "command": command, "reason": None})
 
     @staticmethod

@@ -78,14 +78,19 @@ class Filters(msgspec.Struct):
     source: str | None = None
     since: datetime | None = None
     exclude_ids: frozenset[str] = frozenset()
+    #: Derived from ``project`` once, not per candidate.
+    project_hash: int = 0
 
     @property
     def active(self) -> bool:
         return bool(self.project or self.source or self.since)
 
+    def __post_init__(self) -> None:
+        self.project_hash = name_hash(self.project) if self.project else 0
+
     def admits(self, keys: tuple[int, int, int, float]) -> bool:
         project_hash, dir_hash, source, updated = keys
-        if self.project and name_hash(self.project) not in (project_hash, dir_hash):
+        if self.project and self.project_hash not in (project_hash, dir_hash):
             return False
         if self.source and SOURCE_CODES.get(self.source, -1) != source:
             return False

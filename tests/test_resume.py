@@ -8,7 +8,6 @@ a transcript under ``projects/<encoded cwd>/`` and a chat folder under
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import subprocess
 import sys

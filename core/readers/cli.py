@@ -12,7 +12,6 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from deja.core import paths
 from deja.core.model import Session, fill_times
 from deja.core.readers.chatstore import (
     ChatMeta,

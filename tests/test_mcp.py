@@ -1,0 +1,447 @@
+"""`deja mcp` driven as a subprocess through the MCP SDK's own stdio client.
+
+The history is real: cursor-agent transcripts and chat stores and an IDE
+``state.vscdb`` written by ``deja.core.writers``, indexed by ``refresh``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from filelock import FileLock
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp_types import CallToolResult
+
+from deja.core.index import Index, index_dir
+from deja.core.indexer import LOCK_NAME, refresh
+from deja.core.mcp_server import MESSAGE_CHARS, SEARCH_TEXT_BYTES, SHOW_WINDOW_BYTES, STILL_INDEXING
+from deja.core.search import search
+from deja.core.views import search_json
+from deja.core.writers.cli import (
+    assistant_turn,
+    chat_dir_for,
+    shell_result_text,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
+    transcript_path,
+    turn_ended,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+from deja.core.writers.ide import write_state_vscdb
+
+T0 = datetime(2026, 7, 20, 9, 0, tzinfo=timezone.utc)
+FLAKY_CHATS = 25
+LONG_CHAT_TURNS = 60  # 120 messages
+HUGE_CHAT_TURNS = 10  # answers of ~30,000 characters each
+
+
+class History:
+    """A Cursor history on disk and the environment that points deja at it."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.cli_root = root / "cursor"
+        self.ide_root = root / "Cursor" / "User"
+        self.deja_home = root / "deja"
+        self.api = root / "code" / "api"
+        self.web = root / "code" / "web"
+        self.api.mkdir(parents=True)
+        self.web.mkdir(parents=True)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            "DEJA_HOME": str(self.deja_home),
+            "DEJA_CURSOR_CLI_ROOT": str(self.cli_root),
+            "DEJA_CURSOR_ROOT": str(self.ide_root),
+        }
+
+    def cli_chat(self, chat_id: str, cwd: Path, name: str, turns: list[tuple[str, str]], start: datetime) -> None:
+        """A cursor-agent chat of (question, answer) turns, a minute apart, with its chat store."""
+        records: list[dict[str, Any]] = []
+        for i, (question, reply) in enumerate(turns):
+            records += [user_turn(question, start + timedelta(minutes=i)), assistant_turn(reply), turn_ended()]
+        write_transcript(transcript_path(self.cli_root, str(cwd), chat_id), records)
+        write_chat_store(chat_dir_for(self.cli_root, str(cwd), chat_id), cwd=str(cwd), name=name, messages=[])
+
+
+@pytest.fixture
+def history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> History:
+    h = History(tmp_path)
+    for name, value in h.env.items():
+        monkeypatch.setenv(name, value)
+
+    # A CLI chat with a shell call and its result from the store.
+    question = "why is the redis cache stale after every deploy?"
+    answer = "The cache key omits the locale, so every locale shares one entry."
+    write_transcript(
+        transcript_path(h.cli_root, str(h.api), "c0ffee01-cache"),
+        [
+            user_turn(question, T0),
+            assistant_turn(answer, tool_use("Shell", {"command": "redis-cli FLUSHALL"})),
+            turn_ended(),
+        ],
+    )
+    write_chat_store(
+        chat_dir_for(h.cli_root, str(h.api), "c0ffee01-cache"),
+        cwd=str(h.api),
+        name="Redis cache goes stale",
+        messages=[
+            {
+                "role": "assistant",
+                "id": "1",
+                "content": [{"type": "text", "text": answer}, tool_call_part("call_1", "Shell", {"command": "redis-cli FLUSHALL"})],
+            },
+            tool_result_message("call_1", "Shell", shell_result_text("OK", 0)),
+        ],
+    )
+    # A long CLI chat, to read in windows.
+    h.cli_chat(
+        "0long000-web",
+        h.web,
+        "Refactor the router",
+        [(f"step {i}: move route {i} into its module", f"Moved route {i}; the tests pass.") for i in range(LONG_CHAT_TURNS)],
+        T0 + timedelta(days=1),
+    )
+    # Many chats that all match one word, to overflow the search budget.
+    for i in range(FLAKY_CHATS):
+        h.cli_chat(
+            f"f1a{i:05d}-flaky",
+            h.api,
+            f"Flaky test number {i}",
+            [(f"the flaky test test_upload_{i} fails one run in ten on CI with a timeout while the worker pool drains its "
+              f"queue; retrying hides it and nobody knows why the fixture for bucket {i} leaks between runs",
+              f"Test {i} shares a temporary bucket with test {i + 1}; giving each its own bucket makes it pass.")],
+            T0 - timedelta(days=30 + i),
+        )
+    # A chat of very long answers, to bound a window by size.
+    h.cli_chat(
+        "b16b16b1-huge",
+        h.web,
+        "Paste the whole log",
+        [(f"here is log part {i}", f"line {i}: connection reset by peer\n" * 800) for i in range(HUGE_CHAT_TURNS)],
+        T0 - timedelta(days=400),
+    )
+    # An editor chat: searchable and showable, but not resumable from a terminal.
+    write_state_vscdb(
+        h.ide_root / "globalStorage" / "state.vscdb",
+        composers={
+            "1de0c0de-ide": {
+                "_v": 10,
+                "composerId": "1de0c0de-ide",
+                "name": "Migrate the postgres schema",
+                "createdAt": int((T0 - timedelta(days=2)).timestamp() * 1000),
+                "lastUpdatedAt": int((T0 - timedelta(days=2)).timestamp() * 1000) + 60_000,
+                "fullConversationHeadersOnly": [{"bubbleId": "b1", "type": 1}, {"bubbleId": "b2", "type": 2}],
+            }
+        },
+        bubbles={
+            "1de0c0de-ide": {
+                "b1": {"type": 1, "text": "how do I migrate the postgres schema without downtime?"},
+                "b2": {"type": 2, "text": "Add the column nullable first, backfill, then add the constraint."},
+            }
+        },
+    )
+    refresh(h.deja_home)
+    return h
+
+
+# --------------------------------------------------------------------------- the client
+
+
+@asynccontextmanager
+async def connect(history: History, errlog_path: Path) -> AsyncIterator[ClientSession]:
+    """`deja mcp` started as a subprocess, initialized, its stderr going to ``errlog_path``."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "deja.core.entry", "mcp"], env=history.env)
+    with errlog_path.open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+
+
+def run(history: History, tmp_path: Path, scenario: Callable[[ClientSession], Awaitable[None]]) -> None:
+    """Run ``scenario`` against a fresh server; the server must not have logged a traceback."""
+    errlog = tmp_path / "server-stderr.txt"
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with connect(history, errlog) as session:
+                await scenario(session)
+
+    try:
+        anyio.run(main)
+    except BaseExceptionGroup as group:  # show the failed assertion, not the task groups around it
+        while isinstance(group, BaseExceptionGroup):
+            group = group.exceptions[0]
+        raise group from None
+    assert "Traceback" not in errlog.read_text()
+
+
+def text(result: CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+async def ok(session: ClientSession, tool: str, **arguments: Any) -> CallToolResult:
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, text(result)
+    return result
+
+
+async def refused(session: ClientSession, tool: str, **arguments: Any) -> str:
+    result = await session.call_tool(tool, arguments)
+    assert result.is_error, f"{tool}({arguments}) should fail but answered: {text(result)}"
+    return text(result)
+
+
+# --------------------------------------------------------------------------- the protocol
+
+
+def test_initialize_lists_four_read_only_tools(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        init = session.initialize_result
+        assert init is not None and init.server_info.name == "deja"
+        assert init.instructions and "search" in init.instructions
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert set(tools) == {"search", "show", "recent", "resume"}
+        for tool in tools.values():
+            assert tool.annotations is not None and tool.annotations.read_only_hint is True
+            assert tool.annotations.open_world_hint is False
+            assert tool.description and len(tool.description) > 80 and "\n" not in tool.description
+            assert all(p.get("description") for p in tool.input_schema["properties"].values())
+        assert tools["search"].input_schema["required"] == ["query"]
+        assert tools["search"].input_schema["properties"]["limit"]["default"] == 5
+        assert tools["search"].input_schema["properties"]["source"]["anyOf"][0]["enum"] == ["cursor-ide", "cursor-cli"]
+        assert tools["show"].input_schema["required"] == ["session_id"]
+        assert tools["recent"].input_schema["properties"]["limit"]["default"] == 10
+
+    run(history, tmp_path, scenario)
+
+
+# --------------------------------------------------------------------------- the tools
+
+
+def test_search_answers_text_and_the_cli_json(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        result = await ok(session, "search", query="redis cache stale")
+        data = result.structured_content
+        assert data is not None and data["query"] == "redis cache stale"
+        top = data["hits"][0]
+        assert (top["session_id"], top["project"], top["title"]) == ("c0ffee01-cache", "api", "Redis cache goes stale")
+        assert any("locale" in s["text"] for s in top["snippets"])
+        assert "Redis cache goes stale" in text(result) and "c0ffee01-cache" in text(result)
+
+        # The same shape and hits as `deja search --json`, the score aside (recency moves with the clock).
+        expected = search_json(search(Index.open(history.deja_home), "redis cache stale", limit=5))
+        for hits in (data["hits"], expected["hits"]):
+            for hit in hits:
+                hit.pop("score")
+        assert data == expected
+
+    run(history, tmp_path, scenario)
+
+
+def test_search_filters_by_project_source_and_time(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        async def ids(**arguments: Any) -> set[str]:
+            result = await ok(session, "search", **arguments)
+            return {hit["session_id"] for hit in result.structured_content["hits"]}
+
+        assert await ids(query="postgres schema") == {"1de0c0de-ide"}
+        assert await ids(query="postgres schema", source="cursor-cli") == set()
+        assert await ids(query="route module", project="web") == {"0long000-web"}
+        assert await ids(query="route module", project=str(history.web)) == {"0long000-web"}
+        assert await ids(query="route module", project="api") == set()
+        since = (T0 - timedelta(days=3)).date().isoformat()
+        assert await ids(query="flaky", since=since, limit=20) == set()
+        assert len(await ids(query="flaky", since="3650d", limit=3)) == 3
+
+    run(history, tmp_path, scenario)
+
+
+def test_search_output_stays_within_its_budget(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        result = await ok(session, "search", query="flaky bucket", limit=20)
+        hits = result.structured_content["hits"]
+        assert 1 <= len(hits) < 20
+        assert result.structured_content["total"] == FLAKY_CHATS
+        assert len(text(result).encode()) <= SEARCH_TEXT_BYTES
+        assert f"{FLAKY_CHATS - len(hits)} more sessions match" in text(result)
+
+    run(history, tmp_path, scenario)
+
+
+def test_show_reads_a_session_in_windows(history: History, tmp_path: Path) -> None:
+    total = 2 * LONG_CHAT_TURNS
+
+    async def scenario(session: ClientSession) -> None:
+        result = await ok(session, "show", session_id="c0ffee01")  # a prefix will do
+        data = result.structured_content
+        assert data["session"]["id"] == "c0ffee01-cache" and "window" not in data
+        call = data["messages"][1]["tool_calls"][0]
+        assert (call["name"], call["args"], call["result"], call["exit_code"]) == ("Shell", {"command": "redis-cli FLUSHALL"}, "OK", 0)
+        assert "redis-cli FLUSHALL" in text(result) and "offset=" not in text(result)
+
+        first = await ok(session, "show", session_id="0long000-web")
+        assert first.structured_content["window"] == {"offset": 0, "returned": 50, "total": total}
+        assert first.structured_content["messages"][0]["text"] == "step 0: move route 0 into its module"
+        assert f"messages 1–50 of {total}; call show with offset=50" in text(first)
+
+        last = await ok(session, "show", session_id="0long000-web", offset=100, limit=50)
+        assert last.structured_content["window"] == {"offset": 100, "returned": 20, "total": total}
+        assert last.structured_content["messages"][-1]["text"] == f"Moved route {LONG_CHAT_TURNS - 1}; the tests pass."
+        assert text(last).endswith(f"(messages 101–{total} of {total})")
+
+        ide = await ok(session, "show", session_id="1de0c0de-ide", limit=1)
+        assert [m["role"] for m in ide.structured_content["messages"]] == ["user"]
+
+    run(history, tmp_path, scenario)
+
+
+def test_show_clips_long_messages_and_bounds_the_window(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        result = await ok(session, "show", session_id="b16b16b1-huge")
+        window = result.structured_content["window"]
+        assert window["offset"] == 0 and 2 <= window["returned"] < window["total"] == 2 * HUGE_CHAT_TURNS
+        answer = result.structured_content["messages"][1]["text"]
+        assert answer.startswith("line 0: connection reset by peer") and answer.endswith("more characters)")
+        assert len(answer) < MESSAGE_CHARS + 40
+        assert len(json.dumps(result.structured_content)) < SHOW_WINDOW_BYTES + MESSAGE_CHARS + 1024
+        assert f"call show with offset={window['returned']}" in text(result)
+
+    run(history, tmp_path, scenario)
+
+
+def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        result = await ok(session, "recent", limit=4)
+        sessions = result.structured_content["sessions"]
+        assert [s["id"] for s in sessions] == ["0long000-web", "c0ffee01-cache", "1de0c0de-ide", "f1a00000-flaky"]
+        assert text(result).splitlines()[0].startswith("0long000-web  ")
+
+        api = (await ok(session, "recent", project="api")).structured_content["sessions"]
+        assert len(api) == 10 and {s["project"] for s in api} == {"api"}
+        assert api[0]["id"] == "c0ffee01-cache"
+
+        nothing = await ok(session, "recent", project="no-such-project")
+        assert nothing.structured_content == {"sessions": []}
+        assert "No session of project 'no-such-project'" in text(nothing)
+
+    run(history, tmp_path, scenario)
+
+
+def test_resume_gives_the_command_or_the_reason(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        cli = await ok(session, "resume", session_id="c0ffee01")
+        command = cli.structured_content["command"]
+        assert command and "cursor-agent --resume c0ffee01-cache" in command and str(history.api) in command
+        assert text(cli) == command
+
+        ide = await ok(session, "resume", session_id="1de0c0de-ide")
+        assert ide.structured_content["command"] is None
+        assert "editor chat" in ide.structured_content["reason"]
+        assert text(ide).startswith("1de0c0de-ide cannot be resumed: it is a Cursor editor chat")
+
+        assert "no session has the id 'nope'" in await refused(session, "resume", session_id="nope")
+
+    run(history, tmp_path, scenario)
+
+
+# --------------------------------------------------------------------------- bad arguments and long sessions
+
+
+def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        assert "query is empty" in await refused(session, "search", query="   ")
+        assert "limit" in await refused(session, "search", query="cache", limit=-1)
+        assert "limit" in await refused(session, "recent", limit=0)
+        assert "source" in await refused(session, "search", query="cache", source="vscode")
+        assert "since='yesterday'" in await refused(session, "search", query="cache", since="yesterday")
+        assert "no session has the id 'nope'" in await refused(session, "show", session_id="nope")
+        assert "matches 10 sessions" in await refused(session, "show", session_id="f1a0000")
+        assert "empty session id" in await refused(session, "show", session_id="")
+        assert "past the end" in await refused(session, "show", session_id="c0ffee01", offset=2)
+        assert "offset" in await refused(session, "show", session_id="c0ffee01", offset=-1)
+        assert "query" in await refused(session, "search")
+        assert "Unknown tool" in await refused(session, "forget", everything=True)
+        await ok(session, "search", query="redis")
+
+    run(history, tmp_path, scenario)
+
+
+def test_a_long_session_of_many_calls(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        started = time.monotonic()
+        for i in range(150):
+            hit = (await ok(session, "search", query=f"flaky test_upload_{i % FLAKY_CHATS}")).structured_content["hits"][0]
+            assert hit["session_id"] == f"f1a{i % FLAKY_CHATS:05d}-flaky"
+            shown = await ok(session, "show", session_id=hit["session_id"])
+            assert len(shown.structured_content["messages"]) == 2
+            assert (await ok(session, "recent", limit=1)).structured_content["sessions"][0]["id"] == "0long000-web"
+            if i % 10 == 0:
+                await refused(session, "show", session_id="nope")
+        assert time.monotonic() - started < 45
+
+    run(history, tmp_path, scenario)
+
+
+# --------------------------------------------------------------------------- freshness
+
+
+def test_a_stale_index_is_refreshed_and_a_new_one_is_read(history: History, tmp_path: Path) -> None:
+    history.cli_chat("5a1e0000-new", history.api, "Tune gunicorn workers", [("how many gunicorn workers per core?", "Two per core plus one.")], T0)
+
+    async def scenario(session: ClientSession) -> None:
+        # The server's first call refreshes the index, which finds the chat written after the build.
+        result = await ok(session, "search", query="gunicorn workers")
+        assert result.structured_content["hits"][0]["session_id"] == "5a1e0000-new"
+        # Another deja refreshes it (as the session-end hook does): the next call reads the new index at once.
+        history.cli_chat("5a1e0001-next", history.web, "Pin uvicorn", [("pin uvicorn below 0.30", "Pinned.")], T0)
+        refresh(history.deja_home)
+        result = await ok(session, "search", query="pin uvicorn")
+        assert result.structured_content["hits"][0]["session_id"] == "5a1e0001-next"
+
+    run(history, tmp_path, scenario)
+
+
+def test_while_the_first_build_runs_tools_say_so_and_then_answer(history: History, tmp_path: Path) -> None:
+    """No index yet and another deja holds the writer lock: answer at once, build aside, then serve."""
+    directory = index_dir(history.deja_home)
+    for path in directory.iterdir():
+        if path.name != LOCK_NAME:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    lock = FileLock(str(directory / LOCK_NAME))
+    lock.acquire()
+
+    async def scenario(session: ClientSession) -> None:
+        try:
+            for tool, arguments in [("search", {"query": "redis"}), ("show", {"session_id": "c0ffee01"}), ("recent", {})]:
+                started = time.monotonic()
+                result = await ok(session, tool, **arguments)
+                assert text(result) == STILL_INDEXING and result.structured_content is None
+                assert time.monotonic() - started < 2
+        finally:
+            lock.release()
+        # The server started `deja index`, which builds once the lock is free.
+        with anyio.fail_after(30):
+            while True:
+                result = await ok(session, "search", query="redis")
+                if text(result) != STILL_INDEXING:
+                    break
+                await anyio.sleep(0.2)
+        assert result.structured_content["hits"][0]["session_id"] == "c0ffee01-cache"
+
+    run(history, tmp_path, scenario)
