@@ -14,10 +14,11 @@ from pathlib import Path
 import msgspec
 
 from deja.core import paths
+from deja.core.bookkeeping import Bookkeeping
 from deja.core.model import Message, Session, fill_times
 from deja.core.readers.ide import composer_fingerprints, read_ide_database
 from deja.core.readers.cli import find_all_chat_dirs, read_cli_session
-from deja.core.readers.transcripts import chat_id_of, find_transcripts, session_id_of
+from deja.core.readers.transcripts import chat_id_of, scan_transcripts, session_id_of
 from deja.core.text import normalise
 
 
@@ -26,6 +27,9 @@ class CliChat(msgspec.Struct):
     id: str
     transcript: Path
     chat_dir: Path | None = None
+    #: The transcript's size and modification time when it was found.
+    size: int = 0
+    mtime_ns: int = 0
 
 
 def find_cli_chats() -> Iterator[CliChat]:
@@ -34,8 +38,42 @@ def find_cli_chats() -> Iterator[CliChat]:
     chat_dirs = find_all_chat_dirs(roots)
     include = paths.include_subagents()
     for root in roots:
-        for transcript in find_transcripts(root, include):
-            yield CliChat(id=session_id_of(transcript), transcript=transcript, chat_dir=chat_dirs.get(chat_id_of(transcript)))
+        for found, stat in scan_transcripts(root, include):
+            transcript = Path(found)
+            yield CliChat(
+                id=session_id_of(transcript),
+                transcript=transcript,
+                chat_dir=chat_dirs.get(chat_id_of(transcript)),
+                size=stat.st_size,
+                mtime_ns=stat.st_mtime_ns,
+            )
+
+
+def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliChat]:
+    """The transcripts of just these sessions: where the index last saw them, else found by name.
+
+    The session-end hook's path, which must not walk every transcript.
+    """
+    roots = paths.cli_roots()
+    for session_id in sorted(session_ids):
+        record = book.chat(session_id)
+        known = [Path(record.cli.transcript)] if record and record.cli else []
+        chat_id, _, child = session_id.partition("/")
+        for root in roots:
+            folder = root / "projects"
+            if child:
+                known += folder.glob(f"*/agent-transcripts/{chat_id}/subagents/{child}.jsonl")
+            else:
+                known += folder.glob(f"*/agent-transcripts/{chat_id}/{chat_id}.jsonl")
+                known += folder.glob(f"*/agent-transcripts/{chat_id}.jsonl")
+        for transcript in known:
+            try:
+                stat = transcript.stat()
+            except OSError:
+                continue
+            chat_dir = next((d for root in roots for d in root.glob(f"chats/*/{chat_id}") if d.is_dir()), None)
+            yield CliChat(id=session_id, transcript=transcript, chat_dir=chat_dir, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+            break
 
 
 def ide_composer_owners(problems: Counter[str] | None = None) -> dict[str, Path]:

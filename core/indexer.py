@@ -20,7 +20,17 @@ from pathlib import Path
 import msgspec
 
 from deja.core import paths
-from deja.core.history import CliChat, find_cli_chats, merge_transcript_into_ide
+from deja.core.bookkeeping import (
+    Bookkeeping,
+    ChatState,
+    CliState,
+    IdeDbState,
+    Location,
+    Sig,
+    State,
+    remove_unreferenced,
+)
+from deja.core.history import CliChat, find_cli_chats, locate_cli_chats, merge_transcript_into_ide
 from deja.core.index import (
     FORMAT_VERSION,
     MANIFEST,
@@ -54,41 +64,6 @@ _HASH_SPAN = 4096
 Progress = Callable[[int, int], None]
 
 
-class Sig(msgspec.Struct, array_like=True):
-    size: int
-    mtime_ns: int
-
-
-class IdeDbState(msgspec.Struct):
-    sigs: list[Sig | None]
-    fingerprints: dict[str, str]
-
-
-class CliState(msgspec.Struct):
-    chat_id: str
-    sig: Sig
-    end: int
-    head_hash: str
-    tail_hash: str
-    last_timestamp: datetime | None = None
-    chat_dir: str | None = None
-    store_sig: list[Sig | None] = []
-
-
-class Location(msgspec.Struct, array_like=True):
-    segment: str
-    ordinal: int
-
-
-class State(msgspec.Struct):
-    ide: dict[str, IdeDbState] = {}
-    cli: dict[str, CliState] = {}
-    where: dict[str, Location] = {}
-    #: Records skipped as unreadable, by reason: the most any refresh since the last full build counted
-    #: (a refresh re-reads only what changed, so one that skipped nothing does not clear them). Doctor shows them.
-    problems: dict[str, int] = {}
-
-
 class RefreshResult(msgspec.Struct):
     sessions: int
     messages: int
@@ -98,28 +73,6 @@ class RefreshResult(msgspec.Struct):
     seconds: float
     problems: dict[str, int] = {}
     rebuilt_because: str = ""
-
-
-def _sig(path: Path) -> Sig | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return Sig(st.st_size, st.st_mtime_ns)
-
-
-def _wal_sigs(db: Path) -> list[Sig | None]:
-    return [_sig(db), _sig(db.with_name(db.name + "-wal"))]
-
-
-def _span_hash(path: Path, start: int, end: int) -> str:
-    with open(path, "rb") as f:
-        f.seek(start)
-        return hashlib.blake2b(f.read(max(0, end - start)), digest_size=16).hexdigest()
-
-
-def _hashes(path: Path, end: int) -> tuple[str, str]:
-    return _span_hash(path, 0, min(end, _HASH_SPAN)), _span_hash(path, max(0, end - _HASH_SPAN), end)
 
 
 # --------------------------------------------------------------------------- what goes into the index
@@ -256,6 +209,7 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
         manifest = read_manifest(directory)
         index = Index(directory, manifest)
         state = msgspec.msgpack.decode((directory / manifest.state).read_bytes(), type=State)
+        Bookkeeping(directory, state).check()
         return manifest, state, index, ""
     except IndexError_ as exc:
         first_build = not (directory / MANIFEST).exists()
@@ -264,14 +218,80 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
         return None, State(), None, f"the index bookkeeping is unreadable ({exc})"
 
 
+def _sig(path: Path) -> Sig | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return Sig(st.st_size, st.st_mtime_ns)
+
+
+def _wal_sigs(db: Path) -> list[Sig | None]:
+    return [_sig(db), _sig(db.with_name(db.name + "-wal"))]
+
+
+def _span_hash(path: Path, start: int, end: int) -> str:
+    with open(path, "rb") as f:
+        f.seek(start)
+        return hashlib.blake2b(f.read(max(0, end - start)), digest_size=16).hexdigest()
+
+
+def _hashes(path: Path, end: int) -> tuple[str, str]:
+    return _span_hash(path, 0, min(end, _HASH_SPAN)), _span_hash(path, max(0, end - _HASH_SPAN), end)
+
+
+def _cli_state(chat: CliChat, end: int, last_timestamp: datetime | None) -> CliState:
+    head, tail = _hashes(chat.transcript, end)
+    return CliState(
+        transcript=str(chat.transcript),
+        sig=Sig(chat.size, chat.mtime_ns),
+        end=end,
+        head_hash=head,
+        tail_hash=tail,
+        last_timestamp=last_timestamp,
+        chat_dir=str(chat.chat_dir) if chat.chat_dir else None,
+        store_sig=_store_sigs(chat),
+    )
+
+
+def _store_sigs(chat: CliChat) -> list[Sig | None]:
+    return _wal_sigs(chat.chat_dir / "store.db") if chat.chat_dir else []
+
+
+def _unchanged(old: CliState | None, chat: CliChat) -> bool:
+    return (
+        old is not None
+        and old.transcript == str(chat.transcript)
+        and old.sig == Sig(chat.size, chat.mtime_ns)
+        and old.chat_dir == (str(chat.chat_dir) if chat.chat_dir else None)
+        and old.store_sig == _store_sigs(chat)
+    )
+
+
+def _can_append(old: CliState | None, chat: CliChat) -> bool:
+    """The transcript only grew since it was read: same file, same folder, same bytes up to ``end``."""
+    if old is None or old.end == 0 or chat.size <= old.end or old.transcript != str(chat.transcript):
+        return False
+    if old.chat_dir != (str(chat.chat_dir) if chat.chat_dir else None):
+        return False
+    try:
+        return _hashes(chat.transcript, old.end) == (old.head_hash, old.tail_hash)
+    except OSError:
+        return False
+
+
 def _old_session(index: Index | None, where: Location | None) -> Session | None:
+    segment = _segment(index, where)
+    if segment is None or where is None:
+        return None
+    meta = segment.session(where.ordinal)
+    return session_from_index(meta, segment.messages(meta))
+
+
+def _segment(index: Index | None, where: Location | None):
     if index is None or where is None:
         return None
-    for segment in index.segments:
-        if segment.ref.name == where.segment:
-            meta = segment.session(where.ordinal)
-            return session_from_index(meta, segment.messages(meta))
-    return None
+    return next((s for s in index.segments if s.ref.name == where.segment), None)
 
 
 def _append_to(old: Session, chat: CliChat, state: CliState, problems: Counter[str]) -> tuple[Session, CliState]:
@@ -289,41 +309,97 @@ def _append_to(old: Session, chat: CliChat, state: CliState, problems: Counter[s
     old.messages = messages
     old.title = chat_title(store, meta, messages) or old.title
     set_session_times(old, (read.last_timestamp or state.last_timestamp) is not None, meta)
-    head, tail = _hashes(chat.transcript, read.end)
-    new_state = msgspec.structs.replace(
-        state,
-        sig=_sig(chat.transcript) or state.sig,
-        end=read.end,
-        head_hash=head,
-        tail_hash=tail,
-        last_timestamp=read.last_timestamp or state.last_timestamp,
-    )
-    return old, new_state
+    return old, _cli_state(chat, read.end, read.last_timestamp or state.last_timestamp)
 
 
-def _cli_state(chat: CliChat, end: int, last_timestamp: datetime | None) -> CliState:
-    head, tail = _hashes(chat.transcript, end)
-    return CliState(
-        chat_id=chat.id,
-        sig=_sig(chat.transcript) or Sig(0, 0),
-        end=end,
-        head_hash=head,
-        tail_hash=tail,
-        last_timestamp=last_timestamp,
-        chat_dir=str(chat.chat_dir) if chat.chat_dir else None,
-        store_sig=_wal_sigs(chat.chat_dir / "store.db") if chat.chat_dir else [],
-    )
+class _Plan(msgspec.Struct):
+    """What a refresh must re-read, found by the stat pass."""
+
+    #: state.vscdb -> the composers to read from it.
+    ide_reads: dict[str, set[str]]
+    #: Transcripts to read whole, and those that only grew.
+    cli_reads: dict[str, CliChat]
+    cli_appends: dict[str, CliChat]
+    #: Chats whose every source is gone.
+    removed: set[str]
+    #: The IDE databases as they are now.
+    ide_dbs: dict[str, IdeDbState]
+    #: chat id -> the database that holds it now, for the chats the plan touches.
+    owners: dict[str, str]
 
 
-def _can_append(state: CliState | None, chat: CliChat, sig: Sig) -> bool:
-    if state is None or sig.size <= state.end or state.end == 0:
-        return False
-    if (str(chat.chat_dir) if chat.chat_dir else None) != state.chat_dir:
-        return False
-    try:
-        return _hashes(chat.transcript, state.end) == (state.head_hash, state.tail_hash)
-    except OSError:
-        return False
+def _plan(book: Bookkeeping, state: State, targets: set[str] | None, problems: Counter[str]) -> _Plan:
+    # IDE databases: fingerprints say which composers changed and which are gone.
+    ide_dbs: dict[str, IdeDbState] = {}
+    owners: dict[str, str] = {}
+    ide_changed: set[str] = set()
+    ide_gone: set[str] = set()
+    current = [str(db) for db in paths.ide_databases()]
+    for db in current:
+        sigs = _wal_sigs(Path(db))
+        old = state.ide.get(db)
+        if old is not None and old.sigs == sigs:
+            ide_dbs[db] = old
+            continue
+        before = book.fingerprints(db)
+        now = composer_fingerprints(Path(db), problems=problems)
+        book.set_fingerprints(db, now)
+        ide_dbs[db] = IdeDbState(sigs=sigs)
+        for cid, fingerprint in now.items():
+            if before.get(cid) != fingerprint:
+                ide_changed.add(cid)
+                owners.setdefault(cid, db)
+        ide_gone |= before.keys() - now.keys()
+    for db in state.ide.keys() - set(current):
+        ide_gone |= book.fingerprints(db).keys()
+
+    # Transcripts: unchanged, grown, rewritten, new or gone.
+    found: dict[str, CliChat] = {}
+    for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
+        found.setdefault(chat.id, chat)
+    cli_changed: dict[str, CliChat] = {}
+    for sid, chat in found.items():
+        record = book.chat(sid)
+        if not _unchanged(record.cli if record else None, chat):
+            cli_changed[sid] = chat
+    if targets is None:
+        cli_gone = {sid for sid, record in book.items() if record.cli and sid not in found}
+    else:
+        cli_gone = {sid for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
+
+    ide_reads: dict[str, set[str]] = {}
+    cli_reads: dict[str, CliChat] = {}
+    cli_appends: dict[str, CliChat] = {}
+    removed: set[str] = set()
+    for sid in ide_changed | set(cli_changed) | cli_gone | ide_gone:
+        record = book.chat(sid)
+        owner = owners.get(sid) or (record.ide_db if record and sid not in ide_gone else None)
+        chat = found.get(sid) or (None if sid in cli_gone else _recorded_chat(record))
+        if owner is None and chat is None:
+            removed.add(sid)
+            continue
+        if owner is not None:
+            owners[sid] = owner
+            ide_reads.setdefault(owner, set()).add(sid)
+        if chat is not None:
+            # A chat the editor also holds is merged, so both sides are read whole.
+            if owner is None and sid in cli_changed and record and record.where and _can_append(record.cli, chat):
+                cli_appends[sid] = chat
+            else:
+                cli_reads[sid] = chat
+    return _Plan(ide_reads, cli_reads, cli_appends, removed, ide_dbs, owners)
+
+
+def _recorded_chat(record: ChatState | None) -> CliChat | None:
+    """The transcript a record names, if it is still there (a merged chat whose editor side changed)."""
+    if record is None or record.cli is None:
+        return None
+    transcript = Path(record.cli.transcript)
+    sig = _sig(transcript)
+    if sig is None:
+        return None
+    chat_dir = Path(record.cli.chat_dir) if record.cli.chat_dir else None
+    return CliChat(id=transcript.stem, transcript=transcript, chat_dir=chat_dir, size=sig.size, mtime_ns=sig.mtime_ns)
 
 
 def refresh(
@@ -337,7 +413,8 @@ def refresh(
     """Bring the index up to date with the stores on disk; see the module docstring.
 
     ``only_chat_ids`` limits the CLI side to those chats (the session-end
-    hook's path); the IDE databases are always checked, cheaply.
+    hook's path: no walk over every transcript); the IDE databases are always
+    checked, cheaply.
     """
     from filelock import FileLock  # only writers pay for it
 
@@ -347,153 +424,98 @@ def refresh(
     directory.mkdir(parents=True, exist_ok=True)
     with FileLock(str(directory / LOCK_NAME), timeout=lock_timeout):
         manifest, state, index, why = _load(directory, full)
+        book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
-        new_state = State(ide={}, cli={}, where=dict(state.where))
-
-        # IDE databases: which composers changed, and which are gone.
-        ide_owner: dict[str, Path] = {}
-        ide_dirty: dict[Path, set[str]] = {}
-        for db in paths.ide_databases():
-            sigs = _wal_sigs(db)
-            old = state.ide.get(str(db))
-            if old is not None and old.sigs == sigs:
-                fingerprints = old.fingerprints
-            else:
-                fingerprints = composer_fingerprints(db, problems=problems)
-                before = old.fingerprints if old else {}
-                changed = {cid for cid, fp in fingerprints.items() if before.get(cid) != fp}
-                if changed:
-                    ide_dirty[db] = changed
-            new_state.ide[str(db)] = IdeDbState(sigs=sigs, fingerprints=fingerprints)
-            for cid in fingerprints:
-                ide_owner.setdefault(cid, db)
-        ide_gone = {cid for db_state in state.ide.values() for cid in db_state.fingerprints} - set(ide_owner)
-
-        # CLI transcripts: unchanged, grown, rewritten, new or gone.
-        targets = set(only_chat_ids) if only_chat_ids is not None else None
-        chats: dict[str, CliChat] = {}
-        cli_dirty: dict[str, CliChat] = {}
-        cli_append: dict[str, CliChat] = {}
-        for chat in find_cli_chats():
-            key = str(chat.transcript)
-            if chat.id in chats:
-                continue
-            chats[chat.id] = chat
-            old_cli = state.cli.get(key)
-            if targets is not None and chat.id not in targets:
-                if old_cli is not None:
-                    new_state.cli[key] = old_cli
-                continue
-            sig = _sig(chat.transcript)
-            if sig is None:
-                continue
-            store_sig = _wal_sigs(chat.chat_dir / "store.db") if chat.chat_dir else []
-            chat_dir = str(chat.chat_dir) if chat.chat_dir else None
-            if old_cli is not None and old_cli.sig == sig and old_cli.store_sig == store_sig and old_cli.chat_dir == chat_dir:
-                new_state.cli[key] = old_cli
-            elif chat.id not in ide_owner and _can_append(old_cli, chat, sig) and chat.id in state.where:
-                cli_append[chat.id] = chat
-            else:
-                cli_dirty[chat.id] = chat
-        if targets is None:
-            known = {s.chat_id for s in state.cli.values()}
-            cli_gone = known - set(chats)
-        else:
-            cli_gone = set()
-
-        dirty_ids = set(cli_dirty) | set(cli_append) | {c for ids in ide_dirty.values() for c in ids}
-        # A merged chat is re-read from both sides when either side changed.
-        for cid in list(dirty_ids):
-            if cid in chats and cid in ide_owner and cid not in cli_dirty:
-                cli_dirty[cid] = chats[cid]
-                cli_append.pop(cid, None)
-            if cid in ide_owner:
-                ide_dirty.setdefault(ide_owner[cid], set()).add(cid)
-        removed_ids = (ide_gone | cli_gone) - set(ide_owner) - set(chats)
-
-        total = len(dirty_ids)
+        plan = _plan(book, state, set(only_chat_ids) if only_chat_ids is not None else None, problems)
+        total = sum(map(len, plan.ide_reads.values())) + len(plan.cli_reads) + len(plan.cli_appends)
         done = 0
+        written: dict[str, ChatState] = {}
         writer = _Segments(directory)
-        added = updated = 0
+
+        def write(session: Session, cli: CliState | None) -> None:
+            nonlocal done
+            writer.add(session)
+            written[session.id] = ChatState(ide_db=plan.owners.get(session.id), cli=cli)
+            done += 1
+            if progress:
+                progress(done, total)
+
         try:
-            ide_sessions: dict[str, Session] = {}
-            for db, ids in ide_dirty.items():
-                ids = {cid for cid in ids if ide_owner.get(cid) == db}
-                for session in read_ide_database(db, only_ids=ids, problems=problems):
-                    if session.id in chats:
-                        ide_sessions[session.id] = session  # merged below with its transcript
-                        continue
-                    updated += session.id in state.where
-                    added += session.id not in state.where
-                    writer.add(session)
-                    done += 1
-                    if progress:
-                        progress(done, total)
-            for cid, chat in cli_append.items():
-                key = str(chat.transcript)
-                old = _old_session(index, state.where.get(cid))
-                if old is None:
-                    cli_dirty[cid] = chat
+            pending: dict[str, Session] = {}
+            for db, ids in plan.ide_reads.items():
+                for session in read_ide_database(Path(db), only_ids=ids, problems=problems):
+                    if session.id in plan.cli_reads:
+                        pending[session.id] = session  # merged below with its transcript
+                    else:
+                        write(session, None)
+            for sid, chat in plan.cli_appends.items():
+                record = book.chat(sid)
+                old = _old_session(index, record.where if record else None)
+                if old is None or record is None or record.cli is None:
+                    plan.cli_reads[sid] = chat
                     continue
-                session, new_state.cli[key] = _append_to(old, chat, state.cli[key], problems)
-                updated += 1
-                writer.add(session)
-                done += 1
-                if progress:
-                    progress(done, total)
-            for cid, chat in cli_dirty.items():
+                write(*_append_to(old, chat, record.cli, problems))
+            for sid, chat in plan.cli_reads.items():
                 session = read_cli_session(chat.transcript, chat.chat_dir, problems=problems)
-                key = str(chat.transcript)
+                cli = _cli_state(chat, chat.size, session.messages[-1].timestamp if session and session.messages else None)
+                ide = pending.pop(sid, None)
                 if session is None:
-                    new_state.cli[key] = _cli_state(chat, 0, None)
+                    if ide is not None:
+                        write(ide, cli)
+                    else:
+                        written[sid] = ChatState(ide_db=plan.owners.get(sid), cli=cli)  # empty: not indexed
                     continue
-                ide = ide_sessions.pop(cid, None)
-                end = _sig(chat.transcript).size if _sig(chat.transcript) else 0  # type: ignore[union-attr]
-                new_state.cli[key] = _cli_state(chat, end, session.messages[-1].timestamp if session.messages else None)
-                if ide is not None:
-                    session = merge_transcript_into_ide(ide, session)
-                updated += cid in state.where
-                added += cid not in state.where
-                writer.add(session)
-                done += 1
-                if progress:
-                    progress(done, total)
-            for session in ide_sessions.values():  # a merged chat whose transcript read came back empty
-                writer.add(session)
+                write(merge_transcript_into_ide(ide, session) if ide is not None else session, cli)
+            for session in pending.values():
+                write(session, None)
             writer.flush()
         except BaseException:
             writer.abandon()
             raise
 
-        # Dirty sessions that now read as empty are removed too.
-        vanished = {cid for cid in dirty_ids if cid not in writer.where} | removed_ids
+        # Read-as-empty IDE chats drop out of the index too; record their owner so they are not re-read.
+        for ids in plan.ide_reads.values():
+            for sid in ids - written.keys():
+                written[sid] = ChatState(ide_db=plan.owners.get(sid))
+
         segments = [msgspec.structs.replace(ref, deleted=list(ref.deleted)) for ref in (manifest.segments if manifest else [])]
         by_name = {ref.name: ref for ref in segments}
-        for cid in set(writer.where) | vanished:
-            old_loc = new_state.where.pop(cid, None)
-            if old_loc is not None and old_loc.segment in by_name:
-                ref = by_name[old_loc.segment]
-                ref.deleted.append(old_loc.ordinal)
-                ref.deleted_messages += _message_count(index, old_loc)
-        new_state.where.update(writer.where)
-        removed = sum(1 for cid in vanished if cid in state.where)
-        segments = [ref for ref in segments if ref.deleted is None or len(ref.deleted) < ref.sessions] + writer.done
-        new_state.problems = dict(Counter(state.problems) | problems)
-        nothing_changed = manifest is not None and not writer.done and not removed and new_state == state
-        if not nothing_changed:
-            segments = _compact(directory, index, segments, new_state, problems)
+        added = updated = removed = 0
+        for sid in written.keys() | plan.removed:
+            record = book.chat(sid)
+            old = record.where if record else None
+            if old is not None and old.segment in by_name:
+                ref = by_name[old.segment]
+                ref.deleted.append(old.ordinal)
+                ref.deleted_messages += _message_count(index, old)
+            new = writer.where.get(sid)
+            if sid in plan.removed:
+                book.put(sid, None)
+            else:
+                book.put(sid, msgspec.structs.replace(written[sid], where=new))
+            if new is not None:
+                added += old is None
+                updated += old is not None
+            elif old is not None:
+                removed += 1
+        live = [ref for ref in segments if len(ref.deleted) < ref.sessions] + writer.done
+        changed = manifest is None or writer.done or removed or book.changed or plan.ide_dbs != state.ide
+        merged_problems = dict(Counter(state.problems) | problems)
+        if changed:
+            live = _compact(directory, live, book)
             generation = (manifest.generation + 1) if manifest else 1
+            new_state = book.save(generation, plan.ide_dbs, merged_problems)
             state_name = f"state-{generation}.msgpack"
             (directory / state_name).write_bytes(msgspec.msgpack.encode(new_state))
             write_manifest(
                 directory,
-                Manifest(version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=segments, state=state_name),
+                Manifest(version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=live, state=state_name),
             )
             for old_state in directory.glob("state-*.msgpack"):
                 if old_state.name != state_name:
                     old_state.unlink(missing_ok=True)
-            remove_stale_segments(directory, [ref.name for ref in segments], grace_seconds=0 if manifest is None else 60)
-        live = segments if not nothing_changed else (manifest.segments if manifest else [])
+            remove_unreferenced(directory, new_state)
+            remove_stale_segments(directory, [ref.name for ref in live], grace_seconds=0 if manifest is None else 60)
         return RefreshResult(
             sessions=sum(ref.sessions - len(ref.deleted) for ref in live),
             messages=sum(ref.messages - ref.deleted_messages for ref in live),
@@ -501,27 +523,21 @@ def refresh(
             updated=updated,
             removed=removed,
             seconds=round(time.perf_counter() - started, 3),
-            problems=dict(problems),
+            problems=merged_problems,
             rebuilt_because=why,
         )
 
 
 def _message_count(index: Index | None, where: Location) -> int:
-    for segment in index.segments if index else []:
-        if segment.ref.name == where.segment:
-            return segment.session(where.ordinal).messages
-    return 0
+    segment = _segment(index, where)
+    return segment.session(where.ordinal).messages if segment else 0
 
 
-def _compact(
-    directory: Path, index: Index | None, segments: list[SegmentRef], state: State, problems: Counter[str]
-) -> list[SegmentRef]:
-    """Merge the smallest segments once there are too many; drop fully deleted ones."""
-    segments = [ref for ref in segments if len(ref.deleted) < ref.sessions]
+def _compact(directory: Path, segments: list[SegmentRef], book: Bookkeeping) -> list[SegmentRef]:
+    """Merge the smallest segments once there are too many."""
     if len(segments) <= MAX_SEGMENTS:
         return segments
-    ordered = sorted(segments, key=lambda ref: ref.docs - 0)
-    merge = ordered[: len(segments) - MAX_SEGMENTS // 2]
+    merge = sorted(segments, key=lambda ref: ref.docs)[: len(segments) - MAX_SEGMENTS // 2]
     keep = [ref for ref in segments if ref not in merge]
     writer = _Segments(directory)
     opened = Index(directory, Manifest(version=FORMAT_VERSION, generation=0, built_at=0, segments=merge))
@@ -533,5 +549,8 @@ def _compact(
     except BaseException:
         writer.abandon()
         raise
-    state.where.update(writer.where)
+    for sid, where in writer.where.items():
+        record = book.chat(sid)
+        if record is not None:
+            book.put(sid, msgspec.structs.replace(record, where=where))
     return keep + writer.done

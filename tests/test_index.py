@@ -17,6 +17,8 @@ from filelock import FileLock
 
 from deja.core import index as index_module
 from deja.core.index import Index, IndexError_, index_dir
+from deja.core import indexer
+from deja.core.bookkeeping import Bookkeeping, State
 from deja.core.indexer import MAX_SEGMENTS, refresh
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
 from deja.core.search import Filters, parse_since, search
@@ -53,6 +55,12 @@ def _session(home: Path, session_id: str):
     return meta, segment.messages(meta)
 
 
+def _record(home: Path, session_id: str):
+    directory = index_dir(home)
+    state = index_module.msgspec.msgpack.decode((directory / Index.open(home).manifest.state).read_bytes(), type=State)
+    return Bookkeeping(directory, state).chat(session_id)
+
+
 def _append(path: Path, *records: dict) -> None:
     with path.open("ab") as f:
         for record in records:
@@ -69,7 +77,7 @@ def test_first_build_reads_every_store_and_a_second_changes_nothing(history):
     assert second.sessions == 5
 
 
-def test_a_grown_transcript_is_read_from_where_the_last_build_stopped(history):
+def test_a_grown_transcript_is_read_from_where_the_last_build_stopped(history, monkeypatch):
     sample, home = history
     refresh(home)
     path = transcript_path(sample.cli_root, str(sample.projects["infra"]), INFRA_CHAT)
@@ -79,8 +87,17 @@ def test_a_grown_transcript_is_read_from_where_the_last_build_stopped(history):
         user_turn("and how do I keep the cache from filling the disk again?", datetime(2026, 11, 20, 12, 0, tzinfo=UTC3)),
         assistant_turn("Set builder gc keepStorage to 20GB in the daemon config."),
     )
+    starts = []
+    real_read = indexer.read_transcript
+
+    def recording(path, *, start=0, carry=None, problems=None):
+        starts.append(start)
+        return real_read(path, start=start, carry=carry, problems=problems)
+
+    monkeypatch.setattr(indexer, "read_transcript", recording)
     result = refresh(home)
     assert (result.added, result.updated, result.removed) == (0, 1, 0)
+    assert starts == [size_before]  # only the new lines were read
     meta, messages = _session(home, INFRA_CHAT)
     assert messages[-1].text == "Set builder gc keepStorage to 20GB in the daemon config."
     assert messages[-2].timestamp == datetime(2026, 11, 20, 12, 0, tzinfo=UTC3)
@@ -89,8 +106,8 @@ def test_a_grown_transcript_is_read_from_where_the_last_build_stopped(history):
     results = [c.result for m in messages for c in m.tool_calls]
     assert any(r and "Total reclaimed space" in r for r in results)
     assert meta.messages == len(messages) == 6
-    state = index_module.msgspec.msgpack.decode((index_dir(home) / Index.open(home).manifest.state).read_bytes())
-    assert state["cli"][str(path)]["end"] > size_before
+    record = _record(home, INFRA_CHAT)
+    assert record.cli.transcript == str(path) and record.cli.end == path.stat().st_size > size_before
     hits = search(Index.open(home), "keepStorage daemon").hits
     assert hits[0].session_id == INFRA_CHAT
 
@@ -141,8 +158,6 @@ def test_a_composer_updated_in_place_is_read_again_and_only_it(history, monkeypa
         )
     conn.close()
     read_ids: list[set[str] | None] = []
-    from deja.core import indexer
-
     real = indexer.read_ide_database
 
     def recording(path, *, only_ids=None, problems=None):

@@ -14,6 +14,7 @@ of newer builds also holds ``blobEncryptionKey``, which is never kept.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sqlite3
 from collections import Counter, deque
@@ -26,7 +27,6 @@ import msgspec
 import orjson
 
 from deja.core.model import Message, cap_text, one_line
-from deja.core.readers.transcripts import subdirs
 
 UNREADABLE_STORE = "unreadable store.db"
 MALFORMED_ROOT = "malformed store root"
@@ -89,10 +89,19 @@ class StoreChat(msgspec.Struct):
 def find_chat_dirs(root: Path) -> dict[str, Path]:
     """Chat id → its ``root/chats/<hash>/<id>`` folder (the first bucket holding it wins)."""
     chats: dict[str, Path] = {}
-    for bucket in subdirs(root / "chats"):
-        for chat in subdirs(bucket):
-            chats.setdefault(chat.name, chat)
+    for bucket in _dir_entries(os.path.join(root, "chats")):
+        for chat in _dir_entries(bucket.path):
+            if chat.name not in chats:
+                chats[chat.name] = Path(chat.path)
     return chats
+
+
+def _dir_entries(folder: str) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as found:
+            return sorted((e for e in found if e.is_dir()), key=lambda e: e.name)
+    except OSError:
+        return []
 
 
 def read_chat_meta(chat_dir: Path) -> ChatMeta | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -27,35 +28,54 @@ _TRANSCRIPTS = "agent-transcripts"
 _SUBAGENTS = "subagents"
 
 
-def find_transcripts(root: Path, include_subagents: bool) -> Iterator[Path]:
-    """Every transcript under ``root/projects/*/agent-transcripts/``, in a stable order.
+def scan_transcripts(root: Path, include_subagents: bool) -> Iterator[tuple[str, os.stat_result]]:
+    """(path, stat) of every transcript under ``root/projects/*/agent-transcripts/``, in a stable order.
 
     Nested ``<id>/<id>.jsonl`` and flat ``<id>.jsonl``; ``<id>/subagents/*.jsonl``
     only with ``include_subagents``. Nothing else in a project folder is visited
     (agent-tools, mcps and terminals hold far more files than the transcripts).
+    One ``stat`` per transcript and plain strings: a refresh walks every chat.
     """
-    for project in subdirs(root / "projects"):
-        folder = project / _TRANSCRIPTS
-        if not folder.is_dir():
+    for project in _entries(os.path.join(root, "projects")):
+        if not project.is_dir():
             continue
-        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-            if entry.name.endswith(".jsonl") and entry.is_file():
-                yield Path(entry.path)
+        for entry in _entries(os.path.join(project.path, _TRANSCRIPTS)):
+            if entry.name.endswith(".jsonl"):
+                found = _regular_file(entry.path)
+                if found:
+                    yield entry.path, found
             elif entry.is_dir():
-                chat = Path(entry.path)
-                nested = chat / f"{entry.name}.jsonl"
-                if nested.is_file():
-                    yield nested
-                if include_subagents and (chat / _SUBAGENTS).is_dir():
-                    yield from sorted(p for p in (chat / _SUBAGENTS).glob("*.jsonl") if p.is_file())
+                nested = os.path.join(entry.path, entry.name + ".jsonl")
+                found = _regular_file(nested)
+                if found:
+                    yield nested, found
+                if include_subagents:
+                    for child in _entries(os.path.join(entry.path, _SUBAGENTS)):
+                        found = _regular_file(child.path) if child.name.endswith(".jsonl") else None
+                        if found:
+                            yield child.path, found
 
 
-def subdirs(folder: Path) -> list[Path]:
-    """The folders directly in ``folder``, sorted; none when it is missing or unreadable."""
+def find_transcripts(root: Path, include_subagents: bool) -> Iterator[Path]:
+    """Every transcript under ``root`` (see :func:`scan_transcripts`)."""
+    for path, _ in scan_transcripts(root, include_subagents):
+        yield Path(path)
+
+
+def _entries(folder: str) -> list[os.DirEntry[str]]:
     try:
-        return sorted(Path(e.path) for e in os.scandir(folder) if e.is_dir())
+        with os.scandir(folder) as found:
+            return sorted(found, key=lambda e: e.name)
     except OSError:
         return []
+
+
+def _regular_file(path: str) -> os.stat_result | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found if stat.S_ISREG(found.st_mode) else None
 
 
 def is_subagent(transcript: Path) -> bool:

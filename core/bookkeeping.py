@@ -1,0 +1,168 @@
+"""The index writer's record of what it read, so the next refresh reads only what changed.
+
+Per chat: where its session lives in the index, which ``state.vscdb`` holds it,
+and for a transcript its size, modification time, how far it was read and the
+hashes that prove it only grew. Chats are spread over ``SHARDS`` files by id,
+so a refresh that touches one chat loads and rewrites one small file, not a
+record of the whole history. Every file is immutable and named by generation;
+the manifest names the top-level ``State``, which names the rest, so a new
+record appears atomically with the index it describes.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import msgspec
+
+SHARDS = 64
+FOLDER = "state"
+
+
+class Sig(msgspec.Struct, array_like=True):
+    size: int
+    mtime_ns: int
+
+
+class CliState(msgspec.Struct):
+    transcript: str
+    sig: Sig
+    #: Byte offset after the last line read: where an append resumes.
+    end: int
+    head_hash: str
+    tail_hash: str
+    last_timestamp: datetime | None = None
+    chat_dir: str | None = None
+    store_sig: list[Sig | None] = []
+
+
+class Location(msgspec.Struct, array_like=True):
+    segment: str
+    ordinal: int
+
+
+class ChatState(msgspec.Struct, omit_defaults=True):
+    where: Location | None = None
+    #: The ``state.vscdb`` that holds this chat, if the editor does.
+    ide_db: str | None = None
+    cli: CliState | None = None
+
+
+class IdeDbState(msgspec.Struct):
+    sigs: list[Sig | None]
+    #: The file (in ``state/``) holding this database's {composer id: fingerprint}.
+    fingerprints: str = ""
+
+
+class State(msgspec.Struct):
+    ide: dict[str, IdeDbState] = {}
+    #: One file name per shard ("" for an empty shard).
+    shards: list[str] = []
+    #: Records skipped as unreadable, by reason: the most any refresh since the last full build counted
+    #: (a refresh re-reads only what changed, so one that skipped nothing does not clear them). Doctor shows them.
+    problems: dict[str, int] = {}
+
+
+def shard_of(session_id: str) -> int:
+    return zlib.crc32(session_id.encode("utf-8", "surrogatepass")) % SHARDS
+
+
+class Bookkeeping:
+    """Lazy access to a ``State``'s shards, and the writing of the next one."""
+
+    def __init__(self, directory: Path, state: State):
+        self.folder = directory / FOLDER
+        self.state = state
+        self._shards: dict[int, dict[str, ChatState]] = {}
+        self._dirty: set[int] = set()
+        self._new_fingerprints: dict[str, dict[str, str]] = {}
+
+    def check(self) -> None:
+        """Raise OSError if a file the state names is missing."""
+        names = [n for n in self.state.shards if n] + [db.fingerprints for db in self.state.ide.values() if db.fingerprints]
+        for name in names:
+            if not (self.folder / name).is_file():
+                raise FileNotFoundError(f"{self.folder / name} is missing")
+
+    def _shard(self, number: int) -> dict[str, ChatState]:
+        shard = self._shards.get(number)
+        if shard is None:
+            name = self.state.shards[number] if number < len(self.state.shards) else ""
+            shard = msgspec.msgpack.decode((self.folder / name).read_bytes(), type=dict[str, ChatState]) if name else {}
+            self._shards[number] = shard
+        return shard
+
+    def chat(self, session_id: str) -> ChatState | None:
+        return self._shard(shard_of(session_id)).get(session_id)
+
+    def put(self, session_id: str, chat: ChatState | None) -> None:
+        number = shard_of(session_id)
+        shard = self._shard(number)
+        if chat is None:
+            if shard.pop(session_id, None) is None:
+                return
+        elif shard.get(session_id) == chat:
+            return
+        else:
+            shard[session_id] = chat
+        self._dirty.add(number)
+
+    def items(self) -> Iterator[tuple[str, ChatState]]:
+        """Every chat on record (loads every shard: the full refresh's path)."""
+        for number in range(SHARDS):
+            yield from list(self._shard(number).items())
+
+    def fingerprints(self, db: str) -> dict[str, str]:
+        if db in self._new_fingerprints:
+            return self._new_fingerprints[db]
+        old = self.state.ide.get(db)
+        if old is None or not old.fingerprints:
+            return {}
+        return msgspec.msgpack.decode((self.folder / old.fingerprints).read_bytes(), type=dict[str, str])
+
+    def set_fingerprints(self, db: str, fingerprints: dict[str, str]) -> None:
+        self._new_fingerprints[db] = fingerprints
+
+    @property
+    def changed(self) -> bool:
+        return bool(self._dirty or self._new_fingerprints)
+
+    def save(self, generation: int, ide: dict[str, IdeDbState], problems: dict[str, int]) -> State:
+        """Write the shards and fingerprints that changed; return the state naming every file."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        shards = list(self.state.shards) + [""] * (SHARDS - len(self.state.shards))
+        for number in sorted(self._dirty):
+            shard = self._shards[number]
+            name = f"shard-{generation}-{number:02d}.msgpack" if shard else ""
+            if name:
+                _write(self.folder / name, msgspec.msgpack.encode(shard))
+            shards[number] = name
+        ide = dict(ide)
+        for db, fingerprints in self._new_fingerprints.items():
+            if db in ide:
+                name = f"fingerprints-{generation}-{zlib.crc32(db.encode()):08x}.msgpack"
+                _write(self.folder / name, msgspec.msgpack.encode(fingerprints))
+                ide[db] = msgspec.structs.replace(ide[db], fingerprints=name)
+        return State(ide=ide, shards=shards, problems=problems)
+
+
+def _write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def remove_unreferenced(directory: Path, state: State) -> None:
+    """Delete the record files no longer named by ``state`` (only writers read them, under the lock)."""
+    keep = {n for n in state.shards if n} | {db.fingerprints for db in state.ide.values() if db.fingerprints}
+    folder = directory / FOLDER
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.name not in keep:
+            path.unlink(missing_ok=True)
