@@ -18,34 +18,43 @@ from deja.core.bookkeeping import Bookkeeping
 from deja.core.model import Message, Session, fill_times
 from deja.core.readers.ide import composer_fingerprints, read_ide_database
 from deja.core.readers.cli import find_all_chat_dirs, read_cli_session
-from deja.core.readers.transcripts import chat_id_of, scan_transcripts, session_id_of
+from deja.core.readers.transcripts import scan_transcripts
 from deja.core.text import normalise
 
 
 class CliChat(msgspec.Struct):
+    """A transcript found on disk. Paths stay strings: a refresh finds every chat on every run."""
+
     #: The session id: the chat id, or ``<parent>/<child>`` for a subagent transcript.
     id: str
-    transcript: Path
-    chat_dir: Path | None = None
+    transcript: str
+    chat_dir: str | None = None
     #: The transcript's size and modification time when it was found.
     size: int = 0
     mtime_ns: int = 0
+
+    @property
+    def transcript_path(self) -> Path:
+        return Path(self.transcript)
+
+    @property
+    def chat_dir_path(self) -> Path | None:
+        return Path(self.chat_dir) if self.chat_dir else None
 
 
 def find_cli_chats() -> Iterator[CliChat]:
     """Every transcript under the cursor-agent roots, with its chat folder where one exists."""
     roots = paths.cli_roots()
-    chat_dirs = find_all_chat_dirs(roots)
+    chat_dirs = {chat_id: str(folder) for chat_id, folder in find_all_chat_dirs(roots).items()}
     include = paths.include_subagents()
     for root in roots:
-        for found, stat in scan_transcripts(root, include):
-            transcript = Path(found)
+        for found in scan_transcripts(root, include):
             yield CliChat(
-                id=session_id_of(transcript),
-                transcript=transcript,
-                chat_dir=chat_dirs.get(chat_id_of(transcript)),
-                size=stat.st_size,
-                mtime_ns=stat.st_mtime_ns,
+                id=found.session_id,
+                transcript=found.path,
+                chat_dir=chat_dirs.get(found.chat_id),
+                size=found.stat.st_size,
+                mtime_ns=found.stat.st_mtime_ns,
             )
 
 
@@ -71,8 +80,8 @@ def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliCh
                 stat = transcript.stat()
             except OSError:
                 continue
-            chat_dir = next((d for root in roots for d in root.glob(f"chats/*/{chat_id}") if d.is_dir()), None)
-            yield CliChat(id=session_id, transcript=transcript, chat_dir=chat_dir, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+            chat_dir = next((str(d) for root in roots for d in root.glob(f"chats/*/{chat_id}") if d.is_dir()), None)
+            yield CliChat(id=session_id, transcript=str(transcript), chat_dir=chat_dir, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
             break
 
 
@@ -134,7 +143,7 @@ def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:
     for chat in find_cli_chats():
         if chat.id in merged:
             continue
-        session = read_cli_session(chat.transcript, chat.chat_dir, problems=problems)
+        session = read_cli_session(chat.transcript_path, chat.chat_dir_path, problems=problems)
         if session is None:
             continue
         owner = owners.get(session.id)

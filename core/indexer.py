@@ -10,6 +10,7 @@ and the manifest is swapped. Small segments are merged once there are many.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import time
 from collections import Counter
@@ -51,7 +52,7 @@ from deja.core.model import Message, Session, ToolCall, one_line
 from deja.core.readers.chatstore import attach_tool_results, chat_title, read_chat_meta, read_store
 from deja.core.readers.ide import composer_fingerprints, read_ide_database
 from deja.core.readers.cli import read_cli_session, set_session_times
-from deja.core.readers.transcripts import read_transcript
+from deja.core.readers.transcripts import read_transcript, session_id_of
 from deja.core.redact import redact
 
 INDEXED_TEXT_BYTES = 64 * 1024
@@ -218,9 +219,9 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
         return None, State(), None, f"the index bookkeeping is unreadable ({exc})"
 
 
-def _sig(path: Path) -> Sig | None:
+def _sig(path: str | Path) -> Sig | None:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return Sig(st.st_size, st.st_mtime_ns)
@@ -230,49 +231,53 @@ def _wal_sigs(db: Path) -> list[Sig | None]:
     return [_sig(db), _sig(db.with_name(db.name + "-wal"))]
 
 
-def _span_hash(path: Path, start: int, end: int) -> str:
+def _span_hash(path: str, start: int, end: int) -> str:
     with open(path, "rb") as f:
         f.seek(start)
         return hashlib.blake2b(f.read(max(0, end - start)), digest_size=16).hexdigest()
 
 
-def _hashes(path: Path, end: int) -> tuple[str, str]:
+def _hashes(path: str, end: int) -> tuple[str, str]:
     return _span_hash(path, 0, min(end, _HASH_SPAN)), _span_hash(path, max(0, end - _HASH_SPAN), end)
 
 
 def _cli_state(chat: CliChat, end: int, last_timestamp: datetime | None) -> CliState:
     head, tail = _hashes(chat.transcript, end)
     return CliState(
-        transcript=str(chat.transcript),
+        transcript=chat.transcript,
         sig=Sig(chat.size, chat.mtime_ns),
         end=end,
         head_hash=head,
         tail_hash=tail,
         last_timestamp=last_timestamp,
-        chat_dir=str(chat.chat_dir) if chat.chat_dir else None,
+        chat_dir=chat.chat_dir,
         store_sig=_store_sigs(chat),
     )
 
 
 def _store_sigs(chat: CliChat) -> list[Sig | None]:
-    return _wal_sigs(chat.chat_dir / "store.db") if chat.chat_dir else []
+    if not chat.chat_dir:
+        return []
+    store = os.path.join(chat.chat_dir, "store.db")
+    return [_sig(store), _sig(store + "-wal")]
 
 
 def _unchanged(old: CliState | None, chat: CliChat) -> bool:
     return (
         old is not None
-        and old.transcript == str(chat.transcript)
-        and old.sig == Sig(chat.size, chat.mtime_ns)
-        and old.chat_dir == (str(chat.chat_dir) if chat.chat_dir else None)
+        and old.transcript == chat.transcript
+        and old.sig.size == chat.size
+        and old.sig.mtime_ns == chat.mtime_ns
+        and old.chat_dir == chat.chat_dir
         and old.store_sig == _store_sigs(chat)
     )
 
 
 def _can_append(old: CliState | None, chat: CliChat) -> bool:
     """The transcript only grew since it was read: same file, same folder, same bytes up to ``end``."""
-    if old is None or old.end == 0 or chat.size <= old.end or old.transcript != str(chat.transcript):
+    if old is None or old.end == 0 or chat.size <= old.end or old.transcript != chat.transcript:
         return False
-    if old.chat_dir != (str(chat.chat_dir) if chat.chat_dir else None):
+    if old.chat_dir != chat.chat_dir:
         return False
     try:
         return _hashes(chat.transcript, old.end) == (old.head_hash, old.tail_hash)
@@ -296,13 +301,14 @@ def _segment(index: Index | None, where: Location | None):
 
 def _append_to(old: Session, chat: CliChat, state: CliState, problems: Counter[str]) -> tuple[Session, CliState]:
     """The session with the transcript's new lines added, its tool results paired again."""
-    read = read_transcript(chat.transcript, start=state.end, carry=state.last_timestamp, problems=problems)
+    read = read_transcript(chat.transcript_path, start=state.end, carry=state.last_timestamp, problems=problems)
     messages = old.messages + read.messages
     store = None
     meta = None
-    if chat.chat_dir is not None:
-        meta = read_chat_meta(chat.chat_dir)
-        store_db = chat.chat_dir / "store.db"
+    chat_dir = chat.chat_dir_path
+    if chat_dir is not None:
+        meta = read_chat_meta(chat_dir)
+        store_db = chat_dir / "store.db"
         if store_db.exists():
             store = read_store(store_db, problems=problems)
             attach_tool_results(messages, store.tool_results)
@@ -394,12 +400,11 @@ def _recorded_chat(record: ChatState | None) -> CliChat | None:
     """The transcript a record names, if it is still there (a merged chat whose editor side changed)."""
     if record is None or record.cli is None:
         return None
-    transcript = Path(record.cli.transcript)
-    sig = _sig(transcript)
+    sig = _sig(record.cli.transcript)
     if sig is None:
         return None
-    chat_dir = Path(record.cli.chat_dir) if record.cli.chat_dir else None
-    return CliChat(id=transcript.stem, transcript=transcript, chat_dir=chat_dir, size=sig.size, mtime_ns=sig.mtime_ns)
+    transcript = record.cli.transcript
+    return CliChat(id=session_id_of(transcript), transcript=transcript, chat_dir=record.cli.chat_dir, size=sig.size, mtime_ns=sig.mtime_ns)
 
 
 def refresh(
@@ -456,7 +461,7 @@ def refresh(
                     continue
                 write(*_append_to(old, chat, record.cli, problems))
             for sid, chat in plan.cli_reads.items():
-                session = read_cli_session(chat.transcript, chat.chat_dir, problems=problems)
+                session = read_cli_session(chat.transcript_path, chat.chat_dir_path, problems=problems)
                 cli = _cli_state(chat, chat.size, session.messages[-1].timestamp if session and session.messages else None)
                 ide = pending.pop(sid, None)
                 if session is None:

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import orjson
@@ -28,8 +28,17 @@ _TRANSCRIPTS = "agent-transcripts"
 _SUBAGENTS = "subagents"
 
 
-def scan_transcripts(root: Path, include_subagents: bool) -> Iterator[tuple[str, os.stat_result]]:
-    """(path, stat) of every transcript under ``root/projects/*/agent-transcripts/``, in a stable order.
+class TranscriptFile(NamedTuple):
+    path: str
+    #: The chat ``cursor-agent --resume`` takes (a subagent's parent chat).
+    chat_id: str
+    #: The chat id, or ``<parent>/<child>`` for a subagent (a child may reuse its parent's id).
+    session_id: str
+    stat: os.stat_result
+
+
+def scan_transcripts(root: Path, include_subagents: bool) -> Iterator[TranscriptFile]:
+    """Every transcript under ``root/projects/*/agent-transcripts/``, in a stable order.
 
     Nested ``<id>/<id>.jsonl`` and flat ``<id>.jsonl``; ``<id>/subagents/*.jsonl``
     only with ``include_subagents``. Nothing else in a project folder is visited
@@ -43,23 +52,24 @@ def scan_transcripts(root: Path, include_subagents: bool) -> Iterator[tuple[str,
             if entry.name.endswith(".jsonl"):
                 found = _regular_file(entry.path)
                 if found:
-                    yield entry.path, found
+                    chat_id = entry.name[: -len(".jsonl")]
+                    yield TranscriptFile(entry.path, chat_id, chat_id, found)
             elif entry.is_dir():
                 nested = os.path.join(entry.path, entry.name + ".jsonl")
                 found = _regular_file(nested)
                 if found:
-                    yield nested, found
+                    yield TranscriptFile(nested, entry.name, entry.name, found)
                 if include_subagents:
                     for child in _entries(os.path.join(entry.path, _SUBAGENTS)):
                         found = _regular_file(child.path) if child.name.endswith(".jsonl") else None
                         if found:
-                            yield child.path, found
+                            yield TranscriptFile(child.path, entry.name, f"{entry.name}/{child.name[: -len('.jsonl')]}", found)
 
 
 def find_transcripts(root: Path, include_subagents: bool) -> Iterator[Path]:
     """Every transcript under ``root`` (see :func:`scan_transcripts`)."""
-    for path, _ in scan_transcripts(root, include_subagents):
-        yield Path(path)
+    for found in scan_transcripts(root, include_subagents):
+        yield Path(found.path)
 
 
 def _entries(folder: str) -> list[os.DirEntry[str]]:
@@ -78,20 +88,30 @@ def _regular_file(path: str) -> os.stat_result | None:
     return found if stat.S_ISREG(found.st_mode) else None
 
 
-def is_subagent(transcript: Path) -> bool:
+def is_subagent(transcript: str | Path) -> bool:
     """True for ``agent-transcripts/<id>/subagents/<child>.jsonl``."""
-    parts = transcript.parts
-    return len(parts) >= 4 and parts[-2] == _SUBAGENTS and parts[-4] == _TRANSCRIPTS
+    parent, _ = os.path.split(str(transcript))
+    above, folder = os.path.split(parent)
+    return folder == _SUBAGENTS and os.path.basename(os.path.dirname(above)) == _TRANSCRIPTS
 
 
-def chat_id_of(transcript: Path) -> str:
+def _stem(transcript: str) -> str:
+    name = os.path.basename(transcript)
+    return name[: -len(".jsonl")] if name.endswith(".jsonl") else os.path.splitext(name)[0]
+
+
+def chat_id_of(transcript: str | Path) -> str:
     """The chat id ``cursor-agent --resume`` takes; a subagent transcript belongs to its parent's chat."""
-    return transcript.parent.parent.name if is_subagent(transcript) else transcript.stem
+    transcript = str(transcript)
+    if is_subagent(transcript):
+        return os.path.basename(os.path.dirname(os.path.dirname(transcript)))
+    return _stem(transcript)
 
 
-def session_id_of(transcript: Path) -> str:
+def session_id_of(transcript: str | Path) -> str:
     """The session id: the chat id, or ``<parent>/<child>`` for a subagent (a child may reuse its parent's id)."""
-    return f"{chat_id_of(transcript)}/{transcript.stem}" if is_subagent(transcript) else transcript.stem
+    transcript = str(transcript)
+    return f"{chat_id_of(transcript)}/{_stem(transcript)}" if is_subagent(transcript) else _stem(transcript)
 
 
 def project_slug_of(transcript: Path) -> str:
