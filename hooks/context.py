@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from deja.core.index import SessionMeta
 from deja.core.keys import project_key
-from deja.hooks.call import HookCall, frame
+from deja.hooks.call import HookCall, frame, frame_room, headed
 from deja.hooks.describe import heading
 
 BUDGET = 2048
 SESSIONS = {"safe": 3, "aggressive": 6}
+FOOTER = "Ask deja for more: the MCP tools search/show, or `deja search WORDS`."
 
 
 def session_start(call: HookCall) -> str:
@@ -17,23 +19,24 @@ def session_start(call: HookCall) -> str:
     if index is None:
         return ""
     wanted = SESSIONS[call.mode]
-    lines = [f"Recent sessions in this project ({call.project_dir}), newest first:"]
-    shown: set[str] = set()
+    seen = call.seen()
+    recent: list[SessionMeta] = []
     for _, segment, doc in index.newest(project_key(call.project_dir), limit=wanted + 4):
         meta = segment.session(segment.doc(doc)[0])
-        if meta.id in call.conversation_ids or meta.id in shown:
+        if meta.id in call.conversation_ids or f"s:{meta.id}" in seen or any(m.id == meta.id for m in recent):
             continue
-        shown.add(meta.id)
-        lines.append(heading(meta.title or meta.asked, meta.project, meta.updated, meta.id))
-        if meta.asked:
-            lines.append(f"  asked: {meta.asked}")
-        if meta.concluded:
-            lines.append(f"  concluded: {meta.concluded}")
-        if meta.files:
-            lines.append(f"  files: {', '.join(meta.files[:5])}")
-        if len(shown) >= wanted:
+        recent.append(meta)
+        if len(recent) >= wanted:
             break
-    if not shown:
+    if not recent:
         return ""
-    lines.append("Ask deja for more: the MCP tools search/show, or `deja search WORDS`.")
-    return frame(lines, BUDGET)
+    header = f"Recent sessions in this project ({call.project_dir}), newest first:"
+    room = frame_room(BUDGET, header, FOOTER) // len(recent)
+    lines = [header]
+    for meta in recent:
+        details = [f"  asked: {meta.asked}"] if meta.asked else []
+        details += [f"  concluded: {meta.concluded}"] if meta.concluded else []
+        details += [f"  files: {', '.join(meta.files[:5])}"] if meta.files else []
+        lines += headed(heading(meta.title or meta.asked, meta.project, meta.updated, meta.id), details, room)
+    call.remember([f"s:{meta.id}" for meta in recent])
+    return frame([*lines, FOOTER], BUDGET)

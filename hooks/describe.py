@@ -17,6 +17,9 @@ def ago(when: datetime | None, now: float | None = None) -> str:
 
 
 def heading(title: str, project: str, updated: datetime | None, session_id: str) -> str:
-    """``- "Fix cache" (api, 2026-07-26, 3 days ago, `deja show 3f2a…`)`` for a session or a search hit."""
+    """``- "Fix cache" (api, 2026-07-26, 3 days ago, `deja show <id>`)`` for a session or a search hit.
+
+    The id is whole: sibling chats can share a long prefix.
+    """
     where = f"{project}, " if project else ""
-    return f'- "{(title or "(untitled)")[:120]}" ({where}{ago(updated)}, `deja show {session_id[:12]}`)'
+    return f'- "{(title or "(untitled)")[:80]}" ({where}{ago(updated)}, `deja show {session_id}`)'

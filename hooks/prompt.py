@@ -1,4 +1,12 @@
-"""beforeSubmitPrompt: the past turns that answer what this prompt asks, or nothing when the match is weak."""
+"""beforeSubmitPrompt: the past turns that answer what this prompt asks, or nothing when the match is weak.
+
+A session is recalled only when its best messages hold enough of what the
+prompt asks, weighed by rarity (idf): the rare words of a prompt say what it is
+about, the common ones don't. A term the index has never seen counts at the
+highest rarity, and a name it has never seen (``Kafka``, ``fetchUserProfile``,
+a person) three times that: a prompt about something the history never
+mentions is not answered by sessions that share its everyday words.
+"""
 
 from __future__ import annotations
 
@@ -6,82 +14,160 @@ import re
 
 import msgspec
 
-from deja.core.index import KIND_ASSISTANT, KIND_USER, Index
-from deja.core.search import Filters, Hit, SearchResult, densest_window, search
-from deja.hooks.call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame
+from deja.core.index import KIND_ASSISTANT, KIND_TITLE, KIND_USER, Index, Segment, SessionMeta, doc_text
+from deja.core.search import Filters, Hit, SearchResult, densest_window, query_terms, search
+from deja.core.text import terms
+from deja.hooks.call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
 from deja.hooks.describe import heading
 
 BUDGET = 1536
+HEADER = "Past turns from other sessions that may answer this prompt:"
 #: A term at least this rare (idf) says something about what the prompt is after.
 INFORMATIVE_IDF = 2.0
+#: How many times its idf a name the index has never seen weighs in what the prompt asks.
+UNSEEN_NAME_WEIGHT = 3.0
+#: Capitalised words that name a time, not a thing (the index keeps times as dates, not words).
+TIME_WORDS = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow".split()
+)
+#: How far from the best message its question and answer are looked for.
+TURN_DOCS = 30
 _OWN_FRAME = re.compile(re.escape(FRAME_OPEN) + r".*?" + re.escape(FRAME_CLOSE), re.S)
 _IDENTIFIER = re.compile(r"[_./:#-]|\d|[a-z][A-Z]")
+_WORD = re.compile(r"[^\W\d_][\w./:#-]*")
 
 
 class Gate(msgspec.Struct, frozen=True):
+    #: Matched terms at least INFORMATIVE_IDF rare.
     informative: int
+    #: Share of the prompt's weight the session's best messages hold.
     share: float
+    #: Share of it the single best message holds.
+    best_share: float
+    #: At most this many sessions are shown.
     sessions: int
 
 
-GATES = {"safe": Gate(informative=2, share=0.5, sessions=2), "aggressive": Gate(informative=1, share=0.35, sessions=3)}
+GATES = {
+    "safe": Gate(informative=1, share=0.4, best_share=0.25, sessions=2),
+    "aggressive": Gate(informative=1, share=0.3, best_share=0.2, sessions=3),
+}
 
 
-def confident(hit: Hit, result: SearchResult, query_terms: list[str], gate: Gate, missing_idf: float) -> bool:
+class Recall(msgspec.Struct):
+    lines: list[str] = []
+    #: Dedupe keys of the blocks shown, one per session.
+    keys: list[str] = []
+    session_ids: list[str] = []
+
+
+def _names(prompt: str) -> list[list[str]]:
+    """The terms of each name in ``prompt``: a capitalised word inside a sentence, or an identifier."""
+    names = []
+    sentence_start, last = True, 0
+    for match in _WORD.finditer(prompt):
+        if any(mark in prompt[last : match.start()] for mark in ".!?:\n"):
+            sentence_start = True
+        raw, last = match.group(), match.end()
+        word = raw.rstrip(".:-/#")
+        capitalised = word[:1].isupper() and not sentence_start and word.lower() not in TIME_WORDS
+        sentence_start = raw[-1] in ".:"
+        if capitalised or _IDENTIFIER.search(word):
+            found = terms(word)
+            if found:
+                names.append(found)
+    return names
+
+
+def weight_asked(prompt: str, words: list[str], result: SearchResult, missing_idf: float) -> float:
+    """What the prompt asks, in idf: each term's rarity, unseen terms at the highest, unseen names three times that.
+
+    An unseen compound (``locale-aware``) whose parts are known weighs nothing of its own: its parts say it.
+    """
+    weights = {t: 1.0 for t in words}
+    for name in _names(prompt):
+        if not any(t in result.idf for t in name):
+            weights.update((t, UNSEEN_NAME_WEIGHT) for t in name)
+        elif len(name) > 1 and name[0] not in result.idf:
+            weights[name[0]] = 0.0
+    return sum(result.idf.get(t, missing_idf * weights[t]) for t in words) or 1.0
+
+
+def confident(hit: Hit, result: SearchResult, asked: float, best_terms: set[str], gate: Gate) -> bool:
     """Whether ``hit`` holds enough of what the query asks to be worth the model's attention."""
-    total = sum(result.idf.get(t, missing_idf) for t in query_terms) or 1.0
-    matched = sum(result.idf[t] for t in hit.matched)
+    share = sum(result.idf[t] for t in hit.matched) / asked
     informative = [t for t in hit.matched if result.idf[t] >= INFORMATIVE_IDF]
-    share = matched / total
     if any(_IDENTIFIER.search(t) for t in informative) and share >= gate.share / 2:
         return True
-    return len(informative) >= gate.informative and share >= gate.share
+    best_share = sum(result.idf.get(t, 0.0) for t in best_terms) / asked
+    return len(informative) >= gate.informative and share >= gate.share and best_share >= gate.best_share
 
 
-def recall_for(index: Index, prompt: str, mode: str, exclude: set[str], seen: set[str]) -> tuple[list[str], list[str]]:
-    """The lines to inject for ``prompt`` and the keys of the blocks they show."""
-    from deja.core.search import query_terms
-
+def recall_for(index: Index, prompt: str, mode: str, exclude: set[str], seen: set[str], room: int = frame_room(BUDGET, HEADER)) -> Recall:
+    """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together."""
     words, _ = query_terms(prompt)
     if not words:
-        return [], []
+        return Recall()
     gate = GATES[mode]
     result = search(index, prompt, filters=Filters(exclude_ids=frozenset(exclude)), limit=gate.sessions + 2, snippets=0)
-    missing_idf = index.idf(0)
-    lines: list[str] = []
-    keys: list[str] = []
+    asked = weight_asked(prompt, words, result, index.idf(0))
+    wanted = set(words)
+    chosen: list[Hit] = []
     for hit in result.hits:
-        if len(keys) >= gate.sessions or not confident(hit, result, words, gate, missing_idf):
+        if len(chosen) >= gate.sessions:
+            break
+        if _key(hit) in seen:
             continue
-        key = f"p:{hit.session_id}:{hit.best[1]}"
-        if key in seen:
-            continue
-        keys.append(key)
-        lines.append(heading(hit.title, hit.project, hit.updated, hit.session_id))
-        lines.extend(_turns(index, hit, set(hit.matched)))
-    return lines, keys
+        best = set(terms(doc_text(index.segments[hit.best[0]].message(hit.best[1])))) & wanted
+        if confident(hit, result, asked, best, gate):
+            chosen.append(hit)
+    recall = Recall()
+    for hit in chosen:
+        recall.lines.extend(_block(index, hit, wanted, room // len(chosen)))
+        recall.keys.append(_key(hit))
+        recall.session_ids.append(hit.session_id)
+    return recall
 
 
-def _turns(index: Index, hit: Hit, wanted: set[str]) -> list[str]:
-    """The best matching turn and the answer that follows it (or the question before it)."""
+def _key(hit: Hit) -> str:
+    return f"p:{hit.session_id}:{hit.best[1]}"
+
+
+def _block(index: Index, hit: Hit, wanted: set[str], room: int) -> list[str]:
+    """The session's heading, then its best matching turn (question and answer), within ``room`` bytes.
+
+    When the best match is the session's title: what it first asked and what it concluded.
+    """
     segment = index.segments[hit.best[0]]
     doc = hit.best[1]
     ordinal, kind = segment.doc(doc)
     meta = segment.session(ordinal)
-    last = meta.first_doc + meta.n_docs - 1
-    pair = [doc]
-    if kind == KIND_USER:
-        nxt = next((d for d in range(doc + 1, min(last, doc + 4) + 1) if segment.doc(d)[1] == KIND_ASSISTANT), None)
-        pair = [doc] + ([nxt] if nxt is not None else [])
-    elif kind == KIND_ASSISTANT:
-        prev = next((d for d in range(doc - 1, max(meta.first_doc, doc - 4) - 1, -1) if segment.doc(d)[1] == KIND_USER), None)
-        pair = ([prev] if prev is not None else []) + [doc]
-    out = []
-    for d in pair:
-        message = segment.message(d)
-        if message.text.strip():
-            out.append(f"  {message.role}: {densest_window(message.text, wanted, 300)}")
-    return out
+    if kind == KIND_TITLE:
+        turns = [("asked", meta.asked), ("concluded", meta.concluded)]
+    else:
+        docs = [d for d in _exchange(segment, meta, doc, kind, wanted) if d is not None]
+        turns = [(m.role, m.text) for m in map(segment.message, docs)]
+    lines = [f"  {label}: {densest_window(text, wanted, room)}" for label, text in turns if text.strip()]
+    return headed(heading(hit.title, hit.project, hit.updated, hit.session_id), lines, room)
+
+
+def _exchange(segment: Segment, meta: SessionMeta, doc: int, kind: int, wanted: set[str]) -> tuple[int | None, int | None]:
+    """The question ``doc`` belongs to and the answer to it: the assistant message of that turn holding the most
+    of what is wanted (the last one on a tie, where a turn usually settles things)."""
+    first, end = meta.first_doc, meta.first_doc + meta.n_docs
+    if kind == KIND_ASSISTANT:
+        question = next((d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d)[1] == KIND_USER), None)
+        return question, doc
+    answer, most = None, -1
+    for d in range(doc + 1, min(end, doc + TURN_DOCS)):
+        next_kind = segment.doc(d)[1]
+        if next_kind == KIND_USER:
+            break
+        text = segment.message(d).text if next_kind == KIND_ASSISTANT else ""
+        if text.strip() and len(set(terms(text)) & wanted) >= most:
+            answer, most = d, len(set(terms(text)) & wanted)
+    return doc, answer
 
 
 def before_prompt(call: HookCall) -> str:
@@ -93,8 +179,8 @@ def before_prompt(call: HookCall) -> str:
     index = call.index()
     if index is None:
         return ""
-    lines, keys = recall_for(index, prompt, call.mode, call.conversation_ids, call.seen())
-    if not lines:
+    recall = recall_for(index, prompt, call.mode, call.conversation_ids, call.seen())
+    if not recall.lines:
         return ""
-    call.remember(keys)
-    return frame(["Past turns from other sessions that may answer this prompt:", *lines], BUDGET)
+    call.remember(recall.keys)
+    return frame([HEADER, *recall.lines], BUDGET)

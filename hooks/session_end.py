@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import orjson
 
 from deja.hooks.call import HookCall, log, request_build
 
-LOCK_SECONDS = 10.0
+#: How long to wait for another writer before handing the ingest to a background process.
+LOCK_SECONDS = 3.0
+#: Set in that background process: it waits for the lock as long as it takes.
+WAIT_VARIABLE = "DEJA_INGEST_WAIT"
 
 
 def session_end(call: HookCall) -> str:
     from deja.core.index import MANIFEST, index_dir
 
+    if call.event.lower() == "precompact":
+        call.forget()  # the compacted conversation no longer holds what it was shown
     ids = set(call.conversation_ids)
     transcript = call.payload.get("transcript_path")
     if isinstance(transcript, str) and transcript.endswith(".jsonl"):
@@ -21,11 +31,30 @@ def session_end(call: HookCall) -> str:
         return ""
     from deja.core.indexer import refresh
 
+    waits = os.environ.get(WAIT_VARIABLE) == "1"
     try:
-        result = refresh(call.home, only_chat_ids=ids, lock_timeout=LOCK_SECONDS)
+        result = refresh(call.home, only_chat_ids=ids, lock_timeout=-1 if waits else LOCK_SECONDS)
     except TimeoutError:
-        log(f"{call.event}: the index stayed locked for {LOCK_SECONDS:.0f} s; a background build will ingest {sorted(ids)}")
-        request_build(call.home)
+        log(f"{call.event}: the index stayed locked for {LOCK_SECONDS:.0f} s; a background process will ingest {sorted(ids)}")
+        _ingest_later(call.payload)
         return ""
     log(f"{call.event}: ingested {sorted(ids)}: {result.added} added, {result.updated} updated")
     return ""
+
+
+def _ingest_later(payload: dict) -> None:
+    """The same hook, detached, with the same payload, waiting for the writer lock."""
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "deja.core.entry", "hook-session-end"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, WAIT_VARIABLE: "1"},
+            start_new_session=True,
+            close_fds=True,
+        )
+        process.stdin.write(orjson.dumps(payload))
+        process.stdin.close()
+    except OSError as exc:
+        log(f"cannot start a background ingest: {exc}")

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
-from deja.core.index import Index, name_hash
+from datetime import datetime, timezone
+
+from deja.core.index import Index, Segment, edited_paths, name_hash
 from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, error_lines, normalise_command, path_key
 from deja.core.model import ToolCall
-from deja.hooks.call import HookCall, frame
+from deja.hooks.call import HookCall, block_key, fit_lines, frame, frame_room
 from deja.hooks.describe import ago, heading
 
 BUDGET = 512
+TASK_HEADER = "Past work related to this task:"
 TASK_TOOLS = frozenset({"Task", "Agent", "Subagent"})
 #: Commands that only look around: their history says nothing worth the tokens.
 INSPECTION = frozenset(
     "ls cd cat pwd echo head tail grep rg find which wc less more tree file stat du df env printenv date whoami clear history man sed awk sort uniq".split()
 )
 RUNS_SCANNED = 200
+#: How many of the latest runs are read to find the last failure.
+FAILURES_SCANNED = 20
+FILE_SESSIONS = 3
+
+Run = tuple[float, Segment, int]
 
 
 def before_tool(call: HookCall) -> str:
@@ -26,13 +34,13 @@ def before_tool(call: HookCall) -> str:
         return _shell(call, args["command"])
     if name in EDIT_TOOLS:
         path = args.get("path") or args.get("file_path")
-        return _file(call, path) if isinstance(path, str) and path else ""
+        return _file(call, path) if isinstance(path, str) and path.strip() else ""
     if name in TASK_TOOLS:
-        return _task(call, " ".join(str(args.get(k) or "") for k in ("description", "prompt")))
+        return _task(call, "\n".join(str(args.get(k) or "") for k in ("description", "prompt")))
     return ""
 
 
-def _project_runs(call: HookCall, index: Index, key: str) -> list[tuple[float, object, int]]:
+def _project_runs(call: HookCall, index: Index, key: str) -> list[Run]:
     """Runs filed under ``key`` in this project (any project when it is unknown), newest first."""
     wanted = name_hash(call.project_dir) if call.project_dir else None
     runs = []
@@ -44,11 +52,15 @@ def _project_runs(call: HookCall, index: Index, key: str) -> list[tuple[float, o
     return runs
 
 
-def _matching_call(calls: list[ToolCall], command: str, head: str) -> ToolCall | None:
+def _matching_calls(calls: list[ToolCall], command: str, head: str) -> list[ToolCall]:
+    """The Shell calls running ``command`` itself, else those with the same head."""
     shell = [c for c in calls if c.name in SHELL_TOOLS and isinstance(c.args.get("command"), str)]
     exact = [c for c in shell if normalise_command(c.args["command"]) == command]
-    same_head = [c for c in shell if command_head(c.args["command"]) == head]
-    return (exact or same_head or [None])[-1]
+    return exact or [c for c in shell if command_head(c.args["command"]) == head]
+
+
+def _when(days: float) -> datetime:
+    return datetime.fromtimestamp(days * 86400, tz=timezone.utc)
 
 
 def _shell(call: HookCall, raw_command: str) -> str:
@@ -56,47 +68,71 @@ def _shell(call: HookCall, raw_command: str) -> str:
     head = command_head(command)
     if not head or head.split()[0] in INSPECTION:
         return ""
+    shown = block_key("sh", call.project_dir, command)
+    if shown in call.seen():
+        return ""
     index = call.index()
     if index is None:
         return ""
-    keys = command_keys(command)
-    labels = [f"`{command[:120]}`", f"`{head}` commands"]
-    for key, label in zip(keys, labels):
+    for key, label in zip(command_keys(command), (f"`{command[:120]}`", f"`{head}` commands")):
         runs = _project_runs(call, index, key)
         if runs:
             break
     else:
         return ""
     count = f"{len(runs)}+" if len(runs) >= RUNS_SCANNED else str(len(runs))
+    sessions = len({(segment.ref.name, segment.doc(doc)[0]) for _, segment, doc in runs})
     days, segment, doc = runs[0]
     meta = segment.session(segment.doc(doc)[0])
-    last = _matching_call(segment.message(doc).tool_calls, command, head)
+    last = (_matching_calls(segment.message(doc).tool_calls, command, head) or [None])[-1]
     status = f", exit {last.exit_code}" if last is not None and last.exit_code is not None else ""
     where = "in this project" if call.project_dir else "on this machine"
-    lines = [f"{label} ran {count} time{'s' if count != '1' else ''} {where} before; last {ago(meta.updated)}{status} (`deja show {meta.id[:12]}`)."]
-    if last is not None and last.exit_code and last.result:
-        errors = error_lines(last.result, limit=2)
-        if errors:
-            lines.append("Last error: " + " | ".join(e[:160] for e in errors))
+    lines = [
+        f"{label} ran {count} time{'s' if count != '1' else ''} {where} before, in {sessions} session{'s' if sessions != 1 else ''}; "
+        f"last {ago(_when(days))}{status} (`deja show {meta.id}`)."
+    ]
+    failure = _last_failure(runs, command, head)
+    if failure is not None:
+        failed_days, errors = failure
+        lines += fit_lines([f"Last failure ({ago(_when(failed_days))}): " + " | ".join(errors)], frame_room(BUDGET, *lines))
+    call.remember([shown])
     return frame(lines, BUDGET)
 
 
+def _last_failure(runs: list[Run], command: str, head: str) -> tuple[float, list[str]] | None:
+    """When the latest failing run of the command was, and its error lines."""
+    for days, segment, doc in runs[:FAILURES_SCANNED]:
+        for tool in reversed(_matching_calls(segment.message(doc).tool_calls, command, head)):
+            errors = error_lines(tool.result, limit=2) if tool.exit_code and tool.result else []
+            if errors:
+                return days, errors
+    return None
+
+
 def _file(call: HookCall, path: str) -> str:
+    shown = block_key("f", path)
+    if shown in call.seen():
+        return ""
     index = call.index()
     if index is None:
         return ""
+    found: list[Run] = []
+    for place in edited_paths({"path": path}, call.project_dir):
+        found += index.newest(path_key(place), limit=20)
+    found.sort(key=lambda run: run[0], reverse=True)
     lines: list[str] = []
-    shown: set[str] = set()
-    for _, segment, doc in index.newest(path_key(path), limit=20):
+    sessions: set[str] = set()
+    for _, segment, doc in found:
         meta = segment.session(segment.doc(doc)[0])
-        if meta.id in shown or meta.id in call.conversation_ids:
+        if meta.id in sessions or meta.id in call.conversation_ids:
             continue
-        shown.add(meta.id)
+        sessions.add(meta.id)
         lines.append(heading(meta.title or meta.asked, meta.project, meta.updated, meta.id))
-        if len(shown) >= 3:
+        if len(sessions) >= FILE_SESSIONS:
             break
     if not lines:
         return ""
+    call.remember([shown])
     return frame([f"Past sessions that edited {path}:", *lines], BUDGET)
 
 
@@ -106,8 +142,8 @@ def _task(call: HookCall, text: str) -> str:
     index = call.index()
     if index is None or not text.strip():
         return ""
-    lines, keys = recall_for(index, text[:4000], call.mode, call.conversation_ids, call.seen())
-    if not lines:
+    recall = recall_for(index, text[:4000], call.mode, call.conversation_ids, call.seen(), room=frame_room(BUDGET, TASK_HEADER))
+    if not recall.lines:
         return ""
-    call.remember(keys)
-    return frame(["Past work related to this task:", *lines], BUDGET)
+    call.remember(recall.keys)
+    return frame([TASK_HEADER, *recall.lines], BUDGET)

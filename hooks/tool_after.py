@@ -9,7 +9,7 @@ import orjson
 from deja.core.index import Index, Segment
 from deja.core.keys import SHELL_TOOLS, command_head, error_keys, normalise_command
 from deja.core.model import one_line
-from deja.hooks.call import HookCall, frame
+from deja.hooks.call import HookCall, block_key, frame, frame_room, headed
 from deja.hooks.describe import heading
 
 BUDGET = 512
@@ -42,10 +42,11 @@ def failure(call: HookCall) -> str | None:
 
 
 def _what_followed(segment: Segment, doc: int, head: str) -> str:
-    """The next successful run of a command like the failing one, else the next answer given."""
+    """The commands run after the failure up to a successful run of one like it, else the next answer given."""
     ordinal = segment.doc(doc)[0]
     meta = segment.session(ordinal)
     end = min(meta.first_doc + meta.n_docs, doc + FOLLOW_DOCS)
+    steps: list[str] = []
     answer = ""
     past_failure = False
     for d in range(doc, end):
@@ -55,9 +56,12 @@ def _what_followed(segment: Segment, doc: int, head: str) -> str:
                 past_failure = bool(tool.exit_code)
                 continue
             command = tool.args.get("command")
-            if tool.name in SHELL_TOOLS and isinstance(command, str) and tool.exit_code == 0:
-                if not head or command_head(command) == head:
-                    return f"`{normalise_command(command)[:160]}` (exit 0)"
+            if tool.name not in SHELL_TOOLS or not isinstance(command, str) or tool.exit_code:
+                continue
+            command = normalise_command(command)
+            if tool.exit_code == 0 and (not head or command_head(command) == head):
+                return ", then ".join(steps[-3:] + [f"`{command[:120]}` succeeded"])
+            steps.append(f"`{command[:120]}`")
         if d > doc and not answer and message.role == "assistant" and message.text.strip():
             answer = one_line(message.text, 200)
     return answer
@@ -88,12 +92,17 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
                 rows.append((segment, doc, meta))
         if not rows:
             continue
+        shown = block_key("e", key)
+        if shown in call.seen():
+            return ""
         sessions = len({meta.id for _, _, meta in rows})
         segment, doc, meta = rows[0]
-        lines = [f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; the latest:"]
-        lines.append(heading(meta.title or meta.asked, meta.project, meta.updated, meta.id))
         followed = _what_followed(segment, doc, head)
-        if followed:
-            lines.append(f"What followed: {followed}")
-        return frame(lines, BUDGET)
+        lines = [f"What followed: {followed}"] if followed else []
+        if meta.concluded:
+            lines.append(f"Concluded: {meta.concluded}")
+        head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; the latest:"
+        block = headed(heading(meta.title or meta.asked, meta.project, meta.updated, meta.id), lines, frame_room(BUDGET, head_line))
+        call.remember([shown])
+        return frame([head_line, *block], BUDGET)
     return ""

@@ -1,0 +1,249 @@
+"""Hook latency and memory: each ``deja hook-*`` as a whole process, against ``python -c pass``.
+
+    python bench/bench_hooks.py [--sizes 1000,100000] [--runs 30]
+
+Histories come from ``bench/generate.py`` (generated once under ``bench/out/``,
+git-ignored, and shared with ``bench_index.py``); each is indexed once into
+``bench/out/hooks-home-<size>``. The payloads are real Cursor payloads about
+things that are in the history (a project, a question, a failing command, an
+edited file, a chat), plus a prompt that matches nothing. Every spawn, the
+floor's included, is timed the same way in the same run, interleaved, so
+machine noise hits both alike.
+
+Targets: median at most 3x the floor; median at 100k sessions under 1.25x the
+one at 1k; peak memory flat as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_index import OUT, history_for, percentile  # noqa: E402
+
+from deja.core.index import Index, IndexError_  # noqa: E402
+from deja.core.indexer import refresh  # noqa: E402
+from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS  # noqa: E402
+
+FLOOR = "python -c pass"
+TIME = "/usr/bin/time"
+MEMORY_RUNS = 3
+#: Runs ``-m deja.core.entry hook-…`` in-process and prints, on stderr, the RssAnon and RssFile (Linux) it holds
+#: as its handler returns (the index still mapped); for anything else, as it exits.
+RESIDENT_PROBE = """
+import atexit, runpy, sys
+from importlib import import_module
+def report():
+    status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+    print(status["RssAnon"].split()[0], status["RssFile"].split()[0], file=sys.stderr)
+if sys.argv[1:2] == ["-m"]:
+    from deja.hooks.run import HANDLERS
+    module, function, _ = HANDLERS[sys.argv[3]]
+    handlers = import_module(f"deja.hooks.{module}")
+    inner = getattr(handlers, function)
+    def measured(call):
+        try:
+            return inner(call)
+        finally:
+            report()
+    setattr(handlers, function, measured)
+    sys.argv = [sys.argv[2], *sys.argv[3:]]
+    runpy.run_module(sys.argv[0], run_name="__main__")
+else:
+    atexit.register(report)
+"""
+CURSOR_VERSION = "2.4.21"
+
+
+class Target(msgspec.Struct):
+    """Things a history holds, for payloads that find something."""
+
+    project: str
+    question: str
+    command: str
+    error: str
+    path: str
+    chat_id: str
+    transcript: str
+
+
+class Spawn(msgspec.Struct):
+    seconds: float
+    answered: bool
+
+
+def index_home(size: int) -> Path:
+    """The history of ``size`` sessions indexed once, for the hooks to read."""
+    history = history_for(size)
+    home = OUT / f"hooks-home-{size}"
+    os.environ.update(history.environment(home))
+    try:
+        Index.open(home)
+    except IndexError_:  # none yet, or one of another format
+        print(f"indexing {size} sessions into {home} …", flush=True)
+        started = time.perf_counter()
+        refresh(home)
+        print(f"  {time.perf_counter() - started:.0f} s", flush=True)
+    return home
+
+
+def find_target(index: Index) -> Target:
+    """A cursor-agent chat with a failed Shell call and an edit: the payloads ask about it."""
+    for segment, _, meta in index.sessions():
+        if meta.source != "cursor-cli" or not meta.origin.endswith(".jsonl") or not meta.project_dir:
+            continue
+        calls = [c for m in segment.messages(meta) for c in m.tool_calls]
+        failed = next((c for c in calls if c.name in SHELL_TOOLS and c.exit_code and c.result), None)
+        edit = next((c for c in calls if c.name in EDIT_TOOLS and isinstance(c.args.get("path"), str)), None)
+        if failed is None or edit is None:
+            continue
+        return Target(
+            project=meta.project_dir,
+            question=meta.asked,
+            command=failed.args["command"],
+            error=failed.result,
+            path=edit.args["path"],
+            chat_id=meta.id,
+            transcript=meta.origin,
+        )
+    raise SystemExit("no cursor-agent chat with a failed command and an edit in this history")
+
+
+def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
+    """label -> (command, payload); ``conversation_id`` is set per run so dedupe never hides an answer."""
+    base = {"cursor_version": CURSOR_VERSION, "workspace_roots": [target.project], "model": "claude-4.5-sonnet", "user_email": None}
+    tool = {**base, "cwd": "", "tool_use_id": "toolu_01"}
+    return {
+        "hook-context": ("hook-context", {**base, "hook_event_name": "sessionStart", "is_background_agent": False}),
+        "hook-prompt": ("hook-prompt", {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": target.question}),
+        "hook-prompt (no match)": (
+            "hook-prompt",
+            {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "write a haiku about autumn leaves in Lisbon"},
+        ),
+        "hook-tool Shell": ("hook-tool", {**tool, "hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": {"command": target.command}}),
+        "hook-tool Write": ("hook-tool", {**tool, "hook_event_name": "preToolUse", "tool_name": "Write", "tool_input": {"path": target.path}}),
+        "hook-tool Task": (
+            "hook-tool",
+            {**tool, "hook_event_name": "preToolUse", "tool_name": "Task", "tool_input": {"description": "look into it", "prompt": target.question}},
+        ),
+        "hook-tool-after": (
+            "hook-tool-after",
+            {
+                **tool,
+                "hook_event_name": "postToolUse",
+                "tool_name": "Shell",
+                "tool_input": {"command": target.command},
+                "tool_output": json.dumps({"output": target.error, "exitCode": 1}),
+            },
+        ),
+        "hook-session-end": (
+            "hook-session-end",
+            {**base, "hook_event_name": "sessionEnd", "transcript_path": target.transcript, "reason": "completed", "conversation_id": target.chat_id},
+        ),
+    }
+
+
+def spawn(argv: list[str], stdin: bytes, env: dict[str, str]) -> Spawn:
+    """Run one process to its end: wall time, and whether it printed anything."""
+    started = time.perf_counter()
+    done = subprocess.run(argv, input=stdin, capture_output=True, env=env)
+    return Spawn(seconds=time.perf_counter() - started, answered=bool(done.stdout.strip()))
+
+
+def peak_mb(argv: list[str], stdin: bytes, env: dict[str, str]) -> float:
+    """The process's peak RSS, from GNU time (a child's rusage seen from here would count this forked bench too)."""
+    done = subprocess.run([TIME, "-f", "%M", *argv], input=stdin, capture_output=True, env=env)
+    return int(done.stderr.decode().strip().splitlines()[-1]) / 1024
+
+
+def resident(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:
+    """(anonymous, file-backed) resident MB once the hook has answered: mapped index pages are the second."""
+    done = subprocess.run([sys.executable, "-c", RESIDENT_PROBE, *argv[1:]], input=stdin, capture_output=True, env=env)
+    anon, file = done.stderr.decode().split()[-2:]
+    return int(anon) / 1024, int(file) / 1024
+
+
+class Row(msgspec.Struct):
+    median_ms: float
+    p95_ms: float
+    peak_mb: float
+    anon_mb: float
+    file_mb: float
+    answered: bool
+
+
+def bench_size(size: int, runs: int) -> dict[str, Row]:
+    home = index_home(size)
+    target = find_target(Index.open(home))
+    env = {**os.environ, "DEJA_HOME": str(home)}
+    env.pop("DEJA_RECALL", None)
+    cases = {FLOOR: ([sys.executable, "-c", "pass"], {})}
+    for label, (command, payload) in payloads(target).items():
+        cases[label] = ([sys.executable, "-m", "deja.core.entry", command], payload)
+    conversations = iter(range(1 << 30))
+    token = os.urandom(4).hex()
+
+    def stdin(label: str) -> bytes:
+        """The payload, in a conversation of its own unless it is the chat a session end ingests."""
+        payload = cases[label][1]
+        if not payload:
+            return b""
+        return json.dumps(payload if "hook-session-end" in label else {**payload, "conversation_id": f"bench-{token}-{next(conversations)}"}).encode()
+
+    timed: dict[str, list[Spawn]] = {label: [] for label in cases}
+    for run in range(runs + 1):  # the first round warms the page cache and is not counted
+        for label, (argv, _) in cases.items():
+            result = spawn(argv, stdin(label), env)
+            if run:
+                timed[label].append(result)
+    table = {}
+    for label, (argv, _) in cases.items():
+        seconds = [s.seconds for s in timed[label]]
+        peak = max(peak_mb(argv, stdin(label), env) for _ in range(MEMORY_RUNS)) if Path(TIME).exists() else float("nan")
+        anon, file = resident(argv, stdin(label), env) if Path("/proc/self/status").exists() else (float("nan"),) * 2
+        table[label] = Row(
+            1000 * statistics.median(seconds), 1000 * percentile(seconds, 0.95), peak, anon, file, all(s.answered for s in timed[label])
+        )
+    return table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,100000")
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    table = {size: bench_size(size, args.runs) for size in sizes}
+    labels = list(table[sizes[0]])
+    for size in sizes:
+        floor = table[size][FLOOR].median_ms
+        print(f"\n{size} sessions, {args.runs} runs each")
+        print(f"{'':24}{'median ms':>10}{'p95 ms':>9}{'x floor':>9}{'peak MB':>9}{'anon MB':>9}{'mapped':>9}  answered")
+        for label in labels:
+            r = table[size][label]
+            print(
+                f"{label:24}{r.median_ms:10.1f}{r.p95_ms:9.1f}{r.median_ms / floor:9.2f}"
+                f"{r.peak_mb:9.1f}{r.anon_mb:9.1f}{r.file_mb:9.1f}  {'yes' if r.answered else 'no'}"
+            )
+    if len(sizes) > 1:
+        small, large = table[sizes[0]], table[sizes[-1]]
+        print(f"\n{sizes[-1]} vs {sizes[0]} sessions{'':5}{'median':>8}{'peak':>8}{'anon':>8}")
+        for label in labels:
+            a, b = small[label], large[label]
+            print(f"{label:30}{b.median_ms / a.median_ms:8.2f}{b.peak_mb / a.peak_mb:8.2f}{b.anon_mb / a.anon_mb:8.2f}")
+
+
+if __name__ == "__main__":
+    main()
