@@ -39,7 +39,7 @@ from deja.core import keys
 from deja.core.model import Message
 from deja.core.text import terms as text_terms
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 MANIFEST = "manifest.msgpack"
 
 KIND_USER, KIND_ASSISTANT, KIND_TITLE = 0, 1, 2

@@ -19,7 +19,7 @@ EDIT_TOOLS = frozenset(
 # Wrappers that say nothing about what a command does.
 _WRAPPERS = frozenset({"sudo", "env", "time", "nice", "npx", "uv", "poetry", "pipenv", "bunx", "exec"})
 _ERROR_LINE = re.compile(
-    r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such|denied|undefined|segmentation)"
+    r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such|no module named|denied|undefined|segmentation)"
 )
 # Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed") say nothing about which error it was.
 _SUMMARY_LINE = re.compile(

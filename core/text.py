@@ -25,24 +25,29 @@ STOPWORDS = frozenset(
     thanks thank hi hey oh really like just one two""".split()
 )
 
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "s", "ly")
+_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly")
 
 
 def stem(word: str) -> str:
-    """A light suffix stripper: enough to meet "painted" with "painting", no more."""
+    """A light suffix stripper: enough to meet "painted" with "painting" and "describe" with "described"."""
     if len(word) <= 3 or not word.isalpha():
         return word
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            base = word[: -len(suffix)]
-            if suffix in ("ies", "ied"):
-                return base + "y"
-            if suffix in ("es",) and not base.endswith(("s", "x", "z", "ch", "sh")):
-                return base + "e"
-            if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "lsz":
-                base = base[:-1]  # running -> run
-            return base
-    return word
+        base = word[: -len(suffix)]
+        if not word.endswith(suffix) or len(base) < (4 if suffix == "ly" else 3):
+            continue
+        if suffix in ("ies", "ied"):
+            return base + "y"
+        if suffix == "s" and base.endswith(("s", "u", "i")):
+            return word  # class, status, analysis
+        if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "lsz":
+            base = base[:-1]  # running -> run
+        word = base
+        break
+    if word.endswith("er") and len(word) >= 6:
+        word = word[:-2]  # "painter", "painters" and "paint" meet; so do "encounter" and "encountered"
+    # "describe" and "described" meet at "describ"; "make" and "making" at "mak".
+    return word[:-1] if len(word) > 4 and word.endswith("e") else word
 
 
 def _parts(raw: str) -> list[str]:
@@ -61,9 +66,9 @@ def _raw_terms(raw: str) -> list[str]:
         return [] if word in STOPWORDS else [stem(word)]
     parts = _parts(raw)
     whole = raw.lower()
-    out = [whole] if len(parts) > 1 or whole != (parts[0] if parts else whole) else []
-    out.extend(stem(part) for part in parts if part not in STOPWORDS and part != whole)
-    return out
+    if parts == [whole]:  # a number, an acronym, a word with digits: itself, unstemmed
+        return [] if whole in STOPWORDS else [whole]
+    return [whole] + [stem(part) for part in parts if part not in STOPWORDS and part != whole]
 
 
 # Raw tokens repeat endlessly across a history; their terms are computed once.
