@@ -50,7 +50,7 @@ class Gate(msgspec.Struct, frozen=True):
 
 
 GATES = {
-    "safe": Gate(informative=1, share=0.4, best_share=0.25, sessions=2),
+    "safe": Gate(informative=1, share=0.37, best_share=0.25, sessions=2),
     "aggressive": Gate(informative=1, share=0.3, best_share=0.2, sessions=3),
 }
 
