@@ -468,10 +468,6 @@ class Index:
         found.sort(key=lambda item: item[0], reverse=True)
         return found[:limit]
 
-    def count(self, key: str) -> int:
-        """How many docs are filed under ``key`` (deleted copies included)."""
-        return sum(segment.lookup(key)[1] for segment in self.segments)
-
     def size_bytes(self) -> int:
         total = 0
         for segment in self.segments:

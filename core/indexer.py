@@ -178,7 +178,6 @@ class _Segments:
         self.done: list[SegmentRef] = []
         self.current: SegmentWriter | None = None
         self.where: dict[str, Location] = {}
-        self.messages = 0
 
     def add(self, session: Session) -> None:
         if self.current is None:
@@ -186,7 +185,6 @@ class _Segments:
         meta, messages = indexable(session)
         self.current.add(meta, messages)
         self.where[session.id] = Location(self.current.name, self.current.session_count - 1)
-        self.messages += len(messages)
         if self.current.doc_count >= SEGMENT_MAX_DOCS:
             self.flush()
 
