@@ -22,7 +22,7 @@ import msgspec
 
 from deja.core.index import KIND_TITLE, SOURCE_CODES, Index, Segment, doc_text, name_hash
 from deja.core.model import Message
-from deja.core.text import normalise, phrases, terms
+from deja.core.text import normalise, phrases, term_positions, terms
 
 #: How many postings a term may contribute, spread over the segments.
 POSTINGS_BUDGET = 1024
@@ -159,7 +159,7 @@ def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> s
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
-    hits = [m.start() for m in re.finditer(r"\w[\w./-]*", flat) if set(terms(m.group())) & wanted]
+    hits = [start for start, found in term_positions(flat) if not wanted.isdisjoint(found)]
     if not hits:
         return flat[: width - 1].rstrip() + "…"
     best_start, best_count, j = hits[0], 0, 0
@@ -200,6 +200,7 @@ def search(
     per_session: dict[tuple[int, int], list[tuple[float, int]]] = {}
     totals: dict[tuple[int, int], float] = {}
     rejected: set[tuple[int, int]] = set()
+    filtered = filters.active
     for (seg_i, doc), entry in doc_scores.items():
         key = (seg_i, entry.ordinal)
         scored = per_session.get(key)
@@ -207,7 +208,7 @@ def search(
             if key in rejected:
                 continue
             segment = index.segments[seg_i]
-            if entry.ordinal in segment.deleted or (filters.active and not filters.admits(segment.session_keys(entry.ordinal))):
+            if entry.ordinal in segment.deleted or (filtered and not filters.admits(segment.session_keys(entry.ordinal))):
                 rejected.add(key)
                 continue
             scored = per_session[key] = []
@@ -287,7 +288,7 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
             continue
         message: Message = segment.message(doc)
         # The message's own words, unless the match is only in its tool calls' commands and paths.
-        own = message.text if wanted & set(terms(message.text)) else doc_text(message)
+        own = message.text if not wanted.isdisjoint(terms(message.text)) else doc_text(message)
         out.append(Snippet(role=message.role, text=densest_window(own, wanted), timestamp=message.timestamp))
     return out
 

@@ -7,6 +7,7 @@ so whatever one does the other matches.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # A raw token: letters, digits and the joiners that hold identifiers and paths together.
 _RAW = re.compile(r"[^\W_]+(?:[_./\-:#@][^\W_]+)*|_+[^\W_]+(?:[_./\-:#@][^\W_]+)*", re.UNICODE)
@@ -92,6 +93,17 @@ def terms(text: str) -> list[str]:
             found = cache[raw] = _raw_terms(raw)
         out.extend(found)
     return out
+
+
+def term_positions(text: str) -> Iterator[tuple[int, list[str]]]:
+    """Each raw token's start in ``text`` with its terms (what snippets look for)."""
+    cache = _CACHE
+    for match in _RAW.finditer(text):
+        raw = match.group()
+        found = cache.get(raw)
+        if found is None:
+            found = _raw_terms(raw)
+        yield match.start(), found
 
 
 def phrases(query: str) -> tuple[list[str], str]:
