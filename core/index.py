@@ -9,7 +9,6 @@ Layout under ``<DEJA_HOME>/index/``::
         sessions.bin/.idx   msgpack SessionMeta records and their offsets
         terms.bin/.idx      sorted terms and, per term, where its postings are
         postings.bin        per term: (doc, impact) pairs, highest impact first
-        ids.msgpack         sorted (session id, ordinal) pairs
 
 A writer builds new segments beside the live ones and then replaces
 ``manifest.msgpack`` with ``os.replace``; a reader opens the manifest once and
@@ -39,7 +38,7 @@ from deja.core import keys
 from deja.core.model import Message
 from deja.core.text import terms as text_terms
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 MANIFEST = "manifest.msgpack"
 
 KIND_USER, KIND_ASSISTANT, KIND_TITLE = 0, 1, 2
@@ -154,12 +153,12 @@ class SegmentWriter:
         self._doc_sessions = array("I")
         self._tf: dict[str, tuple[array, array]] = {}
         self._keyed: dict[str, tuple[array, array]] = {}
-        self.ids: list[tuple[str, int]] = []
+        self._sessions_added = 0
         self.message_count = 0
 
     @property
     def session_count(self) -> int:
-        return len(self.ids)
+        return self._sessions_added
 
     @property
     def doc_count(self) -> int:
@@ -236,15 +235,14 @@ class SegmentWriter:
             meta.updated.timestamp() if meta.updated else 0.0,
         )
         self._session_off += len(record)
-        self.ids.append((meta.id, ordinal))
+        self._add_key(keys.session_key(meta.id), meta.first_doc, updated)
+        self._sessions_added += 1
 
     def finish(self) -> SegmentRef:
         self._records.close()
         self._sessions.close()
         (self.path / "docs.bin").write_bytes(self._docs)
         (self.path / "sessions.idx").write_bytes(self._session_idx)
-        self.ids.sort()
-        (self.path / "ids.msgpack").write_bytes(msgspec.msgpack.encode(self.ids))
         lengths = self._doc_lengths
         avgdl = (sum(lengths) / len(lengths)) if lengths else 1.0
         norm = [K1 * (1 - B + B * dl / avgdl) for dl in lengths]
@@ -399,8 +397,21 @@ class Segment:
         off, length = _SESSION.unpack_from(self._session_idx, ordinal * _SESSION.size)[:2]
         return msgspec.msgpack.decode(self._sessions[off : off + length], type=SessionMeta)
 
-    def ids(self) -> list[tuple[str, int]]:
-        return msgspec.msgpack.decode((self.path / "ids.msgpack").read_bytes(), type=list[tuple[str, int]])
+    def with_prefix(self, prefix: str) -> Iterator[tuple[str, int, int]]:
+        """(term, postings offset, count) of every term starting with ``prefix``, in order."""
+        key = prefix.encode("utf-8")
+        lo, hi = 0, self.n_terms
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._term_at(mid)[0] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        for i in range(lo, self.n_terms):
+            term, p_off, count = self._term_at(i)
+            if not term.startswith(key):
+                return
+            yield term.decode("utf-8"), p_off, count
 
     def live_sessions(self) -> Iterator[tuple[int, SessionMeta]]:
         for ordinal in range(self.ref.sessions):
@@ -444,12 +455,16 @@ class Index:
     def find(self, prefix: str) -> list[tuple[Segment, int, SessionMeta]]:
         """Live sessions whose id starts with ``prefix`` (an exact id wins outright)."""
         found = []
+        key = keys.session_key(prefix)
         for segment in self.segments:
-            for session_id, ordinal in segment.ids():
-                if session_id.startswith(prefix) and ordinal not in segment.deleted:
-                    if session_id == prefix:
-                        return [(segment, ordinal, segment.session(ordinal))]
-                    found.append((segment, ordinal, segment.session(ordinal)))
+            for term, p_off, count in segment.with_prefix(key):
+                for _, ordinal, _ in segment.postings(p_off, 0, count):
+                    if ordinal in segment.deleted:
+                        continue
+                    hit = (segment, ordinal, segment.session(ordinal))
+                    if term == key:
+                        return [hit]
+                    found.append(hit)
         return found
 
     def newest(self, key: str, limit: int, scan_limit: int = 2000) -> list[tuple[float, Segment, int]]:

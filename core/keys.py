@@ -41,6 +41,11 @@ def project_key(project_dir_or_name: str) -> str:
 ALL_SESSIONS_KEY = f"{PREFIX}all"
 
 
+def session_key(session_id: str) -> str:
+    """A session's id as a key: sorted with the other terms, so a prefix finds it by binary search."""
+    return f"{PREFIX}i:{session_id}"
+
+
 def normalise_command(command: str) -> str:
     return " ".join(command.split())
 
