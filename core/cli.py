@@ -72,7 +72,14 @@ class ProgressBar:
             sys.stderr.write("\n")
 
 
+def _check_roots() -> None:
+    for name, path in paths.missing_overrides():
+        fail(f"{name}={path}: no such folder; point it at an existing folder or unset it")
+
+
 def _open_index(fresh: bool = True):
+    if fresh:
+        _check_roots()
     bar = ProgressBar("indexing")
     try:
         return open_index(fresh=fresh, progress=bar)
@@ -95,6 +102,7 @@ def index_command(
     """Build the index, or refresh it with what changed since the last run."""
     from deja.core.indexer import refresh
 
+    _check_roots()
     bar = ProgressBar("indexing")
     try:
         result = refresh(full=full, progress=bar)

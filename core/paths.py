@@ -73,6 +73,16 @@ def cli_roots() -> list[Path]:
     return roots
 
 
+def missing_overrides() -> list[tuple[str, Path]]:
+    """The root overrides that name a folder that does not exist (a typo reads as an empty history)."""
+    missing = []
+    for name in ("DEJA_CURSOR_ROOT", "DEJA_CURSOR_CLI_ROOT"):
+        path = _env_path(name)
+        if path is not None and not path.is_dir():
+            missing.append((name, path))
+    return missing
+
+
 def include_subagents() -> bool:
     return os.environ.get("DEJA_INCLUDE_SUBAGENTS", "") == "1"
 

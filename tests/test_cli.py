@@ -149,3 +149,12 @@ def test_help_explains_every_command(env):
     for command in ("index", "search", "sessions", "show", "stats", "install", "uninstall", "mcp"):
         assert command in out
     assert "--project" in deja(env, "search", "--help").stdout
+
+
+@pytest.mark.parametrize("variable", ["DEJA_CURSOR_ROOT", "DEJA_CURSOR_CLI_ROOT"])
+def test_a_root_override_that_does_not_exist_is_one_clear_error(env, tmp_path, variable):
+    missing = tmp_path / "no-such-folder"
+    for args in (("index",), ("search", "docker"), ("sessions",)):
+        result = deja({**env, variable: str(missing)}, *args)
+        assert result.returncode == 1
+        assert result.stderr == f"deja: {variable}={missing}: no such folder; point it at an existing folder or unset it\n"
