@@ -352,18 +352,24 @@ class Segment:
         t_off, t_len, p_off, count = _TERM.unpack_from(self._term_idx, i * _TERM.size)
         return self._terms[t_off : t_off + t_len], p_off, count
 
-    def lookup(self, term: str) -> tuple[int, int]:
-        """(postings offset, count) of ``term``, or (0, 0)."""
-        key = term.encode("utf-8")
+    def _lower_bound(self, key: bytes) -> int:
+        """The position of the first term not below ``key`` (binary search over the mapped table)."""
         lo, hi = 0, self.n_terms
         while lo < hi:
             mid = (lo + hi) // 2
-            found, p_off, count = self._term_at(mid)
-            if found < key:
+            if self._term_at(mid)[0] < key:
                 lo = mid + 1
-            elif found > key:
-                hi = mid
             else:
+                hi = mid
+        return lo
+
+    def lookup(self, term: str) -> tuple[int, int]:
+        """(postings offset, count) of ``term``, or (0, 0)."""
+        key = term.encode("utf-8")
+        i = self._lower_bound(key)
+        if i < self.n_terms:
+            found, p_off, count = self._term_at(i)
+            if found == key:
                 return p_off, count
         return 0, 0
 
@@ -400,14 +406,7 @@ class Segment:
     def with_prefix(self, prefix: str) -> Iterator[tuple[str, int, int]]:
         """(term, postings offset, count) of every term starting with ``prefix``, in order."""
         key = prefix.encode("utf-8")
-        lo, hi = 0, self.n_terms
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self._term_at(mid)[0] < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        for i in range(lo, self.n_terms):
+        for i in range(self._lower_bound(key), self.n_terms):
             term, p_off, count = self._term_at(i)
             if not term.startswith(key):
                 return

@@ -48,7 +48,7 @@ from deja.core.index import (
     write_manifest,
 )
 from deja.core.keys import EDIT_TOOLS
-from deja.core.model import Message, Session, ToolCall, one_line
+from deja.core.model import Message, Session, ToolCall, cap_text, one_line
 from deja.core.readers.chatstore import attach_tool_results, chat_title, read_chat_meta, read_store
 from deja.core.readers.ide import composer_fingerprints, read_ide_database
 from deja.core.readers.cli import read_cli_session, set_session_times
@@ -79,13 +79,6 @@ class RefreshResult(msgspec.Struct):
 # --------------------------------------------------------------------------- what goes into the index
 
 
-def _cut_bytes(text: str, limit: int) -> str:
-    if len(text) * 4 <= limit:
-        return text
-    data = text.encode("utf-8", "surrogatepass")
-    return text if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
-
-
 def _redact_value(value: object) -> object:
     if isinstance(value, str):
         return redact(value[:TOOL_TEXT_CHARS])
@@ -110,7 +103,7 @@ def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
             for c in m.tool_calls
         ]
         messages.append(
-            Message(role=m.role, text=redact(_cut_bytes(m.text, INDEXED_TEXT_BYTES)), timestamp=m.timestamp, tool_calls=calls)
+            Message(role=m.role, text=redact(cap_text(m.text, INDEXED_TEXT_BYTES)), timestamp=m.timestamp, tool_calls=calls)
         )
     asked, concluded, files = digest(messages, session.project_dir)
     meta = SessionMeta(
@@ -225,8 +218,9 @@ def _sig(path: str | Path) -> Sig | None:
     return Sig(st.st_size, st.st_mtime_ns)
 
 
-def _wal_sigs(db: Path) -> list[Sig | None]:
-    return [_sig(db), _sig(db.with_name(db.name + "-wal"))]
+def _wal_sigs(db: str | Path) -> list[Sig | None]:
+    """A SQLite file's signature with its write-ahead log's: a write may touch only the log."""
+    return [_sig(db), _sig(f"{db}-wal")]
 
 
 def _span_hash(path: str, start: int, end: int) -> str:
@@ -254,10 +248,7 @@ def _cli_state(chat: CliChat, end: int, last_timestamp: datetime | None) -> CliS
 
 
 def _store_sigs(chat: CliChat) -> list[Sig | None]:
-    if not chat.chat_dir:
-        return []
-    store = os.path.join(chat.chat_dir, "store.db")
-    return [_sig(store), _sig(store + "-wal")]
+    return _wal_sigs(os.path.join(chat.chat_dir, "store.db")) if chat.chat_dir else []
 
 
 def _unchanged(old: CliState | None, chat: CliChat) -> bool:

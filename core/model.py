@@ -45,14 +45,14 @@ class Session(msgspec.Struct, omit_defaults=True):
     messages: list[Message] = []
 
 
-def cap_text(text: str) -> str:
-    """Cut ``text`` to the 1 MiB message cap on a character boundary."""
-    if len(text) * 4 <= MAX_MESSAGE_BYTES:
+def cap_text(text: str, limit: int = MAX_MESSAGE_BYTES) -> str:
+    """Cut ``text`` to ``limit`` bytes of UTF-8 (the 1 MiB message cap by default) on a character boundary."""
+    if len(text) * 4 <= limit:
         return text
     data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= MAX_MESSAGE_BYTES:
+    if len(data) <= limit:
         return text
-    return data[:MAX_MESSAGE_BYTES].decode("utf-8", "ignore")
+    return data[:limit].decode("utf-8", "ignore")
 
 
 def one_line(text: str, limit: int = 80) -> str:
