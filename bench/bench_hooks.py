@@ -32,15 +32,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_index import OUT, history_for, percentile  # noqa: E402
-
-from deja.core.index import Index, IndexError_  # noqa: E402
+from deja.core.index import Index, IndexUnreadable  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS  # noqa: E402
 
 FLOOR = "python -c pass"
 TIME = "/usr/bin/time"
 MEMORY_RUNS = 3
-#: Runs ``-m deja.core.entry hook-…`` in-process and prints, on stderr, the RssAnon and RssFile (Linux) it holds
+#: Runs ``-m deja.interfaces.entry hook-…`` in-process and prints, on stderr, the RssAnon and RssFile (Linux) it holds
 #: as its handler returns (the index still mapped); for anything else, as it exits.
 RESIDENT_PROBE = """
 import atexit, runpy, sys
@@ -91,7 +90,7 @@ def index_home(size: int) -> Path:
     os.environ.update(history.environment(home))
     try:
         Index.open(home)
-    except IndexError_:  # none yet, or one of another format
+    except IndexUnreadable:  # none yet, or one of another format
         print(f"indexing {size} sessions into {home} …", flush=True)
         started = time.perf_counter()
         refresh(home)
@@ -123,7 +122,12 @@ def find_target(index: Index) -> Target:
 
 def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
     """label -> (command, payload); ``conversation_id`` is set per run so dedupe never hides an answer."""
-    base = {"cursor_version": CURSOR_VERSION, "workspace_roots": [target.project], "model": "claude-4.5-sonnet", "user_email": None}
+    base = {
+        "cursor_version": CURSOR_VERSION,
+        "workspace_roots": [target.project],
+        "model": "claude-4.5-sonnet",
+        "user_email": None,
+    }
     tool = {**base, "cwd": "", "tool_use_id": "toolu_01"}
     return {
         "hook-context": ("hook-context", {**base, "hook_event_name": "sessionStart", "is_background_agent": False}),
@@ -132,11 +136,22 @@ def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
             "hook-prompt",
             {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "write a haiku about autumn leaves in Lisbon"},
         ),
-        "hook-tool Shell": ("hook-tool", {**tool, "hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": {"command": target.command}}),
-        "hook-tool Write": ("hook-tool", {**tool, "hook_event_name": "preToolUse", "tool_name": "Write", "tool_input": {"path": target.path}}),
+        "hook-tool Shell": (
+            "hook-tool",
+            {**tool, "hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": {"command": target.command}},
+        ),
+        "hook-tool Write": (
+            "hook-tool",
+            {**tool, "hook_event_name": "preToolUse", "tool_name": "Write", "tool_input": {"path": target.path}},
+        ),
         "hook-tool Task": (
             "hook-tool",
-            {**tool, "hook_event_name": "preToolUse", "tool_name": "Task", "tool_input": {"description": "look into it", "prompt": target.question}},
+            {
+                **tool,
+                "hook_event_name": "preToolUse",
+                "tool_name": "Task",
+                "tool_input": {"description": "look into it", "prompt": target.question},
+            },
         ),
         "hook-tool-after": (
             "hook-tool-after",
@@ -150,7 +165,13 @@ def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
         ),
         "hook-session-end": (
             "hook-session-end",
-            {**base, "hook_event_name": "sessionEnd", "transcript_path": target.transcript, "reason": "completed", "conversation_id": target.chat_id},
+            {
+                **base,
+                "hook_event_name": "sessionEnd",
+                "transcript_path": target.transcript,
+                "reason": "completed",
+                "conversation_id": target.chat_id,
+            },
         ),
     }
 
@@ -191,7 +212,7 @@ def bench_size(size: int, runs: int) -> dict[str, Row]:
     env.pop("DEJA_RECALL", None)
     cases = {FLOOR: ([sys.executable, "-c", "pass"], {})}
     for label, (command, payload) in payloads(target).items():
-        cases[label] = ([sys.executable, "-m", "deja.core.entry", command], payload)
+        cases[label] = ([sys.executable, "-m", "deja.interfaces.entry", command], payload)
     conversations = iter(range(1 << 30))
     token = os.urandom(4).hex()
 
@@ -200,7 +221,11 @@ def bench_size(size: int, runs: int) -> dict[str, Row]:
         payload = cases[label][1]
         if not payload:
             return b""
-        return json.dumps(payload if "hook-session-end" in label else {**payload, "conversation_id": f"bench-{token}-{next(conversations)}"}).encode()
+        return json.dumps(
+            payload
+            if "hook-session-end" in label
+            else {**payload, "conversation_id": f"bench-{token}-{next(conversations)}"}
+        ).encode()
 
     timed: dict[str, list[Spawn]] = {label: [] for label in cases}
     for run in range(runs + 1):  # the first round warms the page cache and is not counted
@@ -211,10 +236,17 @@ def bench_size(size: int, runs: int) -> dict[str, Row]:
     table = {}
     for label, (argv, _) in cases.items():
         seconds = [s.seconds for s in timed[label]]
-        peak = max(peak_mb(argv, stdin(label), env) for _ in range(MEMORY_RUNS)) if Path(TIME).exists() else float("nan")
+        peak = (
+            max(peak_mb(argv, stdin(label), env) for _ in range(MEMORY_RUNS)) if Path(TIME).exists() else float("nan")
+        )
         anon, file = resident(argv, stdin(label), env) if Path("/proc/self/status").exists() else (float("nan"),) * 2
         table[label] = Row(
-            1000 * statistics.median(seconds), 1000 * percentile(seconds, 0.95), peak, anon, file, all(s.answered for s in timed[label])
+            1000 * statistics.median(seconds),
+            1000 * percentile(seconds, 0.95),
+            peak,
+            anon,
+            file,
+            all(s.answered for s in timed[label]),
         )
     return table
 

@@ -24,13 +24,12 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 sys.path.insert(0, str(HERE))
 
-from generate import generate, query_for, source_bytes  # noqa: E402
-
 from deja.core.index import Index  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
 from deja.core.search import search  # noqa: E402
-from deja.core.writers.cli import assistant_turn, user_turn  # noqa: E402
+from deja.core.writers.cursor_agent import assistant_turn, user_turn  # noqa: E402
+from generate import generate, query_for, source_bytes  # noqa: E402
 
 
 def history_for(size: int) -> SampleHistory:
@@ -101,7 +100,12 @@ def bench_size(size: int, queries: int = 300) -> dict:
     cli = []
     for text in texts[:10]:
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "deja.core.entry", "search", *text.split(), "--json"], env=env, capture_output=True, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "deja.interfaces.entry", "search", *text.split(), "--json"],
+            env=env,
+            capture_output=True,
+            check=True,
+        )
         cli.append(time.perf_counter() - started)
 
     return {
@@ -134,7 +138,9 @@ def main() -> None:
         print(f"{row:34}" + "".join(f"{results[size][row]:14.2f}" for size in sizes))
     if len(sizes) > 1:
         small, large = results[sizes[0]], results[sizes[-1]]
-        print(f"search p50 ratio {sizes[-1]}/{sizes[0]}: {large['search_p50_ms'] / small['search_p50_ms']:.2f} (target < 1.3)")
+        print(
+            f"search p50 ratio {sizes[-1]}/{sizes[0]}: {large['search_p50_ms'] / small['search_p50_ms']:.2f} (target < 1.3)"
+        )
     (OUT / "bench_index.json").write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS))
 
 

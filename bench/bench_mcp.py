@@ -29,7 +29,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from itertools import repeat
 from pathlib import Path
 
@@ -38,20 +38,21 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # One synthetic vocabulary for every benchmark: generate.py's topics, conversations and queries.
-from generate import random_conversation  # noqa: E402
-from generate import random_topic  # noqa: E402
-from generate import random_word  # noqa: E402
-from generate import query_for  # noqa: E402
-
 from deja.core.index import FORMAT_VERSION, Manifest, SegmentRef, SegmentWriter, SessionMeta, index_dir, write_manifest  # noqa: E402
 from deja.core.indexer import State  # noqa: E402
 from deja.core.model import Message, ToolCall  # noqa: E402
+from generate import (
+    query_for,  # noqa: E402
+    random_conversation,  # noqa: E402
+    random_topic,  # noqa: E402
+    random_word,  # noqa: E402
+)
 
 MESSAGES_PER_SESSION = 20
 SESSIONS_PER_SEGMENT = 20_000  # ~420k docs: about what the indexer puts in one segment
 SEARCH_QUERIES = 300
 STARTUPS = 5
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 
 # --------------------------------------------------------------------------- synthetic history
 
@@ -71,7 +72,9 @@ def synthetic_session(number: int, rng: random.Random, projects: list[str]) -> t
             role=role,
             text=text,
             timestamp=start + timedelta(seconds=30 * i),
-            tool_calls=[ToolCall(name=name, args=args, result=result, exit_code=code) for name, args, result, code in calls],
+            tool_calls=[
+                ToolCall(name=name, args=args, result=result, exit_code=code) for name, args, result, code in calls
+            ],
         )
         for i, (role, text, calls) in enumerate(random_conversation(rng, subject, MESSAGES_PER_SESSION))
     ]
@@ -105,7 +108,10 @@ def build_index(home: Path, sessions: int) -> None:
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         refs = list(pool.map(build_segment, repeat(directory), starts, counts, repeat(project_dirs(sessions))))
     (directory / "state-1.msgpack").write_bytes(msgspec.msgpack.encode(State()))
-    write_manifest(directory, Manifest(version=FORMAT_VERSION, generation=1, built_at=time.time(), segments=refs, state="state-1.msgpack"))
+    write_manifest(
+        directory,
+        Manifest(version=FORMAT_VERSION, generation=1, built_at=time.time(), segments=refs, state="state-1.msgpack"),
+    )
 
 
 # --------------------------------------------------------------------------- measuring
@@ -143,7 +149,7 @@ def percentile(samples: list[float], p: float) -> float:
 
 
 def measure_tools(home: Path, sessions: int) -> dict[str, float]:
-    from deja.core.mcp_server import Tools, build_server
+    from deja.interfaces.mcp_server import Tools, build_server
 
     tools = Tools(home)
     asked = queries(SEARCH_QUERIES, sessions)
@@ -162,7 +168,9 @@ def measure_tools(home: Path, sessions: int) -> dict[str, float]:
         return samples
 
     sdk_ms = asyncio.run(via_sdk())
-    ids = [hit["session_id"] for a in asked[:50] for hit in (tools.search(**a).structured_content or {}).get("hits", [])]  # type: ignore[arg-type]
+    ids = [
+        hit["session_id"] for a in asked[:50] for hit in (tools.search(**a).structured_content or {}).get("hits", [])
+    ]  # type: ignore[arg-type]
     ids_iter = iter(ids * 2)
     show_ms = timed(lambda: tools.show(next(ids_iter)), min(50, len(ids) - 1))
     recent_ms = timed(lambda: tools.recent(), 50)
@@ -184,7 +192,7 @@ def measure_startup(env: dict[str, str]) -> float:
     """Median milliseconds from spawning ``deja mcp`` to its ``initialize`` answer."""
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "deja.core.entry", "mcp"], env=env)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "deja.interfaces.entry", "mcp"], env=env)
 
     async def once() -> float:
         started = time.perf_counter()
@@ -231,7 +239,10 @@ def main() -> None:
     print(f"{'sessions':>9} {'messages':>9} {'build s':>8} {'index MB':>9} " + " ".join(f"{n:>13}" for n in names))
     for size, build_s, size_mb, figures in rows:
         built = f"{build_s:8.1f}" if build_s else f"{'reused':>8}"
-        print(f"{size:>9} {size * MESSAGES_PER_SESSION:>9} {built} {size_mb:>9.0f} " + " ".join(f"{figures[n]:>10.2f} ms" for n in names))
+        print(
+            f"{size:>9} {size * MESSAGES_PER_SESSION:>9} {built} {size_mb:>9.0f} "
+            + " ".join(f"{figures[n]:>10.2f} ms" for n in names)
+        )
 
 
 if __name__ == "__main__":

@@ -36,11 +36,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from locomo import CATEGORIES, DEFAULT_DATA, gold_sessions, write_conversation  # noqa: E402
-
 from deja.core.index import Index  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.hooks.prompt import recall_for  # noqa: E402
+from locomo import CATEGORIES, DEFAULT_DATA, gold_sessions, write_conversation  # noqa: E402
 
 ADVERSARIAL = 5
 _SHOWN = re.compile(r"`deja show ([^`]+)`")
@@ -63,12 +62,16 @@ class Conversation:
 
     def renamed(self, question: str, other: Conversation) -> str:
         """``question`` about this conversation's people asked about ``other``'s instead."""
-        for mine, theirs in zip(self.speakers, other.speakers):
+        for mine, theirs in zip(self.speakers, other.speakers, strict=True):
             question = re.sub(rf"\b{re.escape(mine)}\b", "\0" + theirs, question)
         return question.replace("\0", "")
 
     def environment(self, work: Path) -> dict[str, str]:
-        return {"DEJA_CURSOR_CLI_ROOT": str(self.store), "DEJA_CURSOR_ROOT": str(work / "no-ide"), "DEJA_HOME": str(self.home)}
+        return {
+            "DEJA_CURSOR_CLI_ROOT": str(self.store),
+            "DEJA_CURSOR_ROOT": str(work / "no-ide"),
+            "DEJA_HOME": str(self.home),
+        }
 
 
 def prepare(data_dir: Path, work: Path) -> list[Conversation]:
@@ -76,7 +79,13 @@ def prepare(data_dir: Path, work: Path) -> list[Conversation]:
     conversations = []
     for path in sorted(data_dir.glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
-        c = Conversation(path.stem, work / path.stem / "cursor-agent", work / path.stem / "deja", (data["speaker_a"], data["speaker_b"]), [])
+        c = Conversation(
+            path.stem,
+            work / path.stem / "cursor-agent",
+            work / path.stem / "deja",
+            (data["speaker_a"], data["speaker_b"]),
+            [],
+        )
         chats = write_conversation(data, c.name, c.store)
         for qa in data["qa"]:
             gold = {chat for chat, number in chats.items() if number in gold_sessions(qa)}
@@ -145,9 +154,18 @@ def confirm(conversations: list[Conversation], mode: str, count: int, work: Path
     shown_any = disagreements = 0
     for conversation, q in asked[:: max(1, len(asked) // count)][:count]:
         env = {**os.environ, **conversation.environment(work), "DEJA_RECALL": mode}
-        payload = {"cursor_version": "2.4.21", "hook_event_name": "beforeSubmitPrompt", "conversation_id": str(uuid.uuid4()), "prompt": q.text}
+        payload = {
+            "cursor_version": "2.4.21",
+            "hook_event_name": "beforeSubmitPrompt",
+            "conversation_id": str(uuid.uuid4()),
+            "prompt": q.text,
+        }
         done = subprocess.run(
-            [sys.executable, "-m", "deja.core.entry", "hook-prompt"], input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=30
+            [sys.executable, "-m", "deja.interfaces.entry", "hook-prompt"],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            env=env,
+            timeout=30,
         )
         shown = set(_SHOWN.findall(json.loads(done.stdout)["additional_context"])) if done.stdout.strip() else set()
         shown_any += bool(shown)
@@ -161,7 +179,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of LoCoMo conversation JSON files")
     parser.add_argument("--modes", default="safe,aggressive")
-    parser.add_argument("--confirm", type=int, default=10, help="questions to re-run through the real hook process, per mode")
+    parser.add_argument(
+        "--confirm", type=int, default=10, help="questions to re-run through the real hook process, per mode"
+    )
     args = parser.parse_args()
     if not args.data.is_dir() or not any(args.data.glob("*.json")):
         print(f"LoCoMo data not found at {args.data}: see shared/bench-data/README.md; skipping.")
@@ -181,7 +201,9 @@ def main() -> int:
             print(total.line("all"))
             if args.confirm:
                 shown, wrong = confirm(conversations, mode, args.confirm, work)
-                print(f"through the real hook process: {args.confirm - wrong}/{args.confirm} agree with the in-process path ({shown} injected)")
+                print(
+                    f"through the real hook process: {args.confirm - wrong}/{args.confirm} agree with the in-process path ({shown} injected)"
+                )
     return 0
 
 

@@ -74,7 +74,9 @@ def main() -> None:
     for row in ("source_mb", "sessions", "messages", "tool_calls", "seconds", "mb_per_s", "peak_rss_mb", "problems"):
         print(f"{row:14}" + "".join(f"{results[size][row]:12.1f}" for size in sizes))
     if len(sizes) > 1:
-        print(f"peak memory ratio {sizes[-1]}/{sizes[0]}: {results[sizes[-1]]['peak_rss_mb'] / results[sizes[0]]['peak_rss_mb']:.2f}")
+        print(
+            f"peak memory ratio {sizes[-1]}/{sizes[0]}: {results[sizes[-1]]['peak_rss_mb'] / results[sizes[0]]['peak_rss_mb']:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -14,13 +14,12 @@ import argparse
 import random
 import sqlite3
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import msgspec
-
 from deja.core.sample import SampleHistory
-from deja.core.writers.cli import (
+from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
     shell_result_text,
@@ -34,17 +33,199 @@ from deja.core.writers.cli import (
 )
 from deja.core.writers.ide import DISK_KV_SCHEMA, ITEM_TABLE_SCHEMA, bubble_key, composer_key, put_values
 
-COMMON = """the a to of and in is it that for on with this as be are not can but we you at from or by an
-have was will if so do all what about when there which up out then them more some would into time like just
-should could need make see use work also because first now new way only over any look after check run still""".split()
-TECH = """cache deploy docker migration endpoint schema query index build test pipeline config handler router
-middleware session token auth login logout refresh retry timeout queue worker job scheduler cron parser lexer
-compiler bundle webpack vite eslint prettier typescript python rust golang kubernetes helm terraform nginx
-postgres redis kafka grpc websocket upload download stream buffer socket thread mutex lock deadlock race
-memory leak profile latency throughput benchmark fixture mock snapshot coverage lint format release version
-branch merge rebase commit diff patch hotfix rollback feature flag metric alert dashboard logging tracing span
-component hook state reducer store props render layout grid flex modal dialog button form input validation
-locale translation currency timezone date format serializer payload response request header cookie cors csrf""".split()
+COMMON = [
+    "the",
+    "a",
+    "to",
+    "of",
+    "and",
+    "in",
+    "is",
+    "it",
+    "that",
+    "for",
+    "on",
+    "with",
+    "this",
+    "as",
+    "be",
+    "are",
+    "not",
+    "can",
+    "but",
+    "we",
+    "you",
+    "at",
+    "from",
+    "or",
+    "by",
+    "an",
+    "have",
+    "was",
+    "will",
+    "if",
+    "so",
+    "do",
+    "all",
+    "what",
+    "about",
+    "when",
+    "there",
+    "which",
+    "up",
+    "out",
+    "then",
+    "them",
+    "more",
+    "some",
+    "would",
+    "into",
+    "time",
+    "like",
+    "just",
+    "should",
+    "could",
+    "need",
+    "make",
+    "see",
+    "use",
+    "work",
+    "also",
+    "because",
+    "first",
+    "now",
+    "new",
+    "way",
+    "only",
+    "over",
+    "any",
+    "look",
+    "after",
+    "check",
+    "run",
+    "still",
+]
+TECH = [
+    "cache",
+    "deploy",
+    "docker",
+    "migration",
+    "endpoint",
+    "schema",
+    "query",
+    "index",
+    "build",
+    "test",
+    "pipeline",
+    "config",
+    "handler",
+    "router",
+    "middleware",
+    "session",
+    "token",
+    "auth",
+    "login",
+    "logout",
+    "refresh",
+    "retry",
+    "timeout",
+    "queue",
+    "worker",
+    "job",
+    "scheduler",
+    "cron",
+    "parser",
+    "lexer",
+    "compiler",
+    "bundle",
+    "webpack",
+    "vite",
+    "eslint",
+    "prettier",
+    "typescript",
+    "python",
+    "rust",
+    "golang",
+    "kubernetes",
+    "helm",
+    "terraform",
+    "nginx",
+    "postgres",
+    "redis",
+    "kafka",
+    "grpc",
+    "websocket",
+    "upload",
+    "download",
+    "stream",
+    "buffer",
+    "socket",
+    "thread",
+    "mutex",
+    "lock",
+    "deadlock",
+    "race",
+    "memory",
+    "leak",
+    "profile",
+    "latency",
+    "throughput",
+    "benchmark",
+    "fixture",
+    "mock",
+    "snapshot",
+    "coverage",
+    "lint",
+    "format",
+    "release",
+    "version",
+    "branch",
+    "merge",
+    "rebase",
+    "commit",
+    "diff",
+    "patch",
+    "hotfix",
+    "rollback",
+    "feature",
+    "flag",
+    "metric",
+    "alert",
+    "dashboard",
+    "logging",
+    "tracing",
+    "span",
+    "component",
+    "hook",
+    "state",
+    "reducer",
+    "store",
+    "props",
+    "render",
+    "layout",
+    "grid",
+    "flex",
+    "modal",
+    "dialog",
+    "button",
+    "form",
+    "input",
+    "validation",
+    "locale",
+    "translation",
+    "currency",
+    "timezone",
+    "date",
+    "format",
+    "serializer",
+    "payload",
+    "response",
+    "request",
+    "header",
+    "cookie",
+    "cors",
+    "csrf",
+]
 ERRORS = [
     "ModuleNotFoundError: No module named '{m}'",
     "TypeError: Cannot read properties of undefined (reading '{m}')",
@@ -55,8 +236,17 @@ ERRORS = [
     "npm ERR! missing script: {m}",
     "ImportError: cannot import name '{m}' from partially initialized module",
 ]
-COMMANDS = ["pytest -q tests/test_{m}.py", "npm run build", "cargo test {m}", "go test ./{m}/...", "make {m}", "docker compose up -d {m}", "git push origin {m}", "npm test -- {m}"]
-SYLLABLES = "ka lo mi nu ra te vo zi pe qu ba do fi gu ha je".split()
+COMMANDS = [
+    "pytest -q tests/test_{m}.py",
+    "npm run build",
+    "cargo test {m}",
+    "go test ./{m}/...",
+    "make {m}",
+    "docker compose up -d {m}",
+    "git push origin {m}",
+    "npm test -- {m}",
+]
+SYLLABLES = ["ka", "lo", "mi", "nu", "ra", "te", "vo", "zi", "pe", "qu", "ba", "do", "fi", "gu", "ha", "je"]
 
 
 class Topic(msgspec.Struct):
@@ -71,7 +261,9 @@ def random_word(rng: random.Random, n: int = 3) -> str:
 
 def random_topic(rng: random.Random) -> Topic:
     a, b = random_word(rng), random_word(rng, 2)
-    return Topic(words=rng.sample(TECH, 3) + [random_word(rng, 4)], identifier=f"{a}{b.capitalize()}", module=f"{a}_{b}")
+    return Topic(
+        words=rng.sample(TECH, 3) + [random_word(rng, 4)], identifier=f"{a}{b.capitalize()}", module=f"{a}_{b}"
+    )
 
 
 def _sentence(rng: random.Random, topic: Topic, length: int) -> str:
@@ -100,7 +292,9 @@ def query_for(rng: random.Random) -> str:
     return " ".join(words)
 
 
-def random_conversation(rng: random.Random, topic: Topic, messages: int) -> list[tuple[str, str, list[tuple[str, dict, str, int]]]]:
+def random_conversation(
+    rng: random.Random, topic: Topic, messages: int
+) -> list[tuple[str, str, list[tuple[str, dict, str, int]]]]:
     """(role, text, [(tool, args, result, exit code)]) turns."""
     turns = []
     for i in range(messages):
@@ -115,7 +309,14 @@ def random_conversation(rng: random.Random, topic: Topic, messages: int) -> list
             calls.append(("Shell", {"command": command, "description": "run"}, output, 1 if failed else 0))
         if rng.random() < 0.25:
             path = f"/work/{topic.module}/src/{topic.module}.py"
-            calls.append(("StrReplace", {"path": path, "old_string": topic.identifier, "new_string": topic.identifier + "V2"}, "ok", 0))
+            calls.append(
+                (
+                    "StrReplace",
+                    {"path": path, "old_string": topic.identifier, "new_string": topic.identifier + "V2"},
+                    "ok",
+                    0,
+                )
+            )
         turns.append(("assistant", _paragraph(rng, topic, rng.randint(2, 6)), calls))
     return turns
 
@@ -132,7 +333,11 @@ def _write_ide(db: Path, chats: list[tuple[str, str, datetime, Topic, list]]) ->
             headers = []
             for i, (role, text, calls) in enumerate(turns):
                 bid = f"{cid[:8]}-{i:04d}"
-                bubble: dict = {"type": 1 if role == "user" else 2, "text": text, "createdAt": (start + timedelta(seconds=30 * i)).isoformat()}
+                bubble: dict = {
+                    "type": 1 if role == "user" else 2,
+                    "text": text,
+                    "createdAt": (start + timedelta(seconds=30 * i)).isoformat(),
+                }
                 if calls:
                     tool, args, result, code = calls[0]
                     bubble["toolFormerData"] = {
@@ -170,18 +375,22 @@ def _write_cli(cli_root: Path, cid: str, project: str, start: datetime, turns: l
         for tool, args, result, code in calls:
             n += 1
             store.append({"role": "assistant", "content": [tool_call_part(f"t{n}", tool, args)]})
-            store.append(tool_result_message(f"t{n}", tool, shell_result_text(result, code) if tool == "Shell" else result))
+            store.append(
+                tool_result_message(f"t{n}", tool, shell_result_text(result, code) if tool == "Shell" else result)
+            )
         start += timedelta(minutes=2)
     write_transcript(transcript_path(cli_root, project, cid), records)
     if with_store:
-        write_chat_store(chat_dir_for(cli_root, project, cid), cwd=project, messages=store, name="New Agent", stale_root=False)
+        write_chat_store(
+            chat_dir_for(cli_root, project, cid), cwd=project, messages=store, name="New Agent", stale_root=False
+        )
 
 
 def generate(root: Path, sessions: int, *, seed: int = 1, messages: int = 20, progress: bool = False) -> SampleHistory:
     """Write ``sessions`` sessions under ``root`` and return where they are."""
     rng = random.Random(seed)
     ide_root, cli_root = root / "cursor" / "User", root / "cursor-agent"
-    base = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    base = datetime(2026, 1, 1, tzinfo=UTC)
     projects = [f"/work/{random_word(rng, 2)}-{i}" for i in range(max(3, sessions // 200))]
     ide_batch: list = []
     db = ide_root / "globalStorage" / "state.vscdb"
@@ -208,7 +417,13 @@ def generate(root: Path, sessions: int, *, seed: int = 1, messages: int = 20, pr
 
 
 def source_bytes(history: SampleHistory) -> int:
-    return sum(p.stat().st_size for base in (history.ide_root, history.cli_root) if base.exists() for p in base.rglob("*") if p.is_file())
+    return sum(
+        p.stat().st_size
+        for base in (history.ide_root, history.cli_root)
+        if base.exists()
+        for p in base.rglob("*")
+        if p.is_file()
+    )
 
 
 def main() -> None:

@@ -17,15 +17,14 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
-
 from deja.core.index import Index
 from deja.core.indexer import refresh
 from deja.core.search import search
-from deja.core.writers.cli import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -37,7 +36,7 @@ def session_numbers(conversation: dict) -> list[int]:
 
 def session_date(text: str) -> datetime:
     """``1:56 pm on 8 May, 2023`` as an aware datetime (LoCoMo gives no zone: UTC)."""
-    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
 
 
 def chat_id(conversation_name: str, number: int) -> str:

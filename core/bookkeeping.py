@@ -83,7 +83,9 @@ class Bookkeeping:
 
     def check(self) -> None:
         """Raise OSError if a file the state names is missing."""
-        names = [n for n in self.state.shards if n] + [db.fingerprints for db in self.state.ide.values() if db.fingerprints]
+        names = [n for n in self.state.shards if n] + [
+            db.fingerprints for db in self.state.ide.values() if db.fingerprints
+        ]
         for name in names:
             if not (self.folder / name).is_file():
                 raise FileNotFoundError(f"{self.folder / name} is missing")

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import msgspec
 
-from deja.core import paths
-from deja.core.bookkeeping import Bookkeeping
-from deja.core.model import Message, Session, fill_times
-from deja.core.readers.ide import composer_fingerprints, read_ide_database
-from deja.core.readers.cli import find_all_chat_dirs, read_cli_session
-from deja.core.readers.transcripts import scan_transcripts
-from deja.core.text import normalise
+from . import paths
+from .bookkeeping import Bookkeeping
+from .model import Message, Session, fill_times
+from .readers.cursor_agent import find_all_chat_dirs, read_cli_session
+from .readers.ide import composer_fingerprints, read_ide_database
+from .readers.transcripts import scan_transcripts
+from .text import normalise
 
 
 class CliChat(msgspec.Struct):
@@ -81,7 +81,13 @@ def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliCh
             except OSError:
                 continue
             chat_dir = next((str(d) for root in roots for d in root.glob(f"chats/*/{chat_id}") if d.is_dir()), None)
-            yield CliChat(id=session_id, transcript=str(transcript), chat_dir=chat_dir, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+            yield CliChat(
+                id=session_id,
+                transcript=str(transcript),
+                chat_dir=chat_dir,
+                size=stat.st_size,
+                mtime_ns=stat.st_mtime_ns,
+            )
             break
 
 

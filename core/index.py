@@ -34,9 +34,9 @@ from pathlib import Path
 
 import msgspec
 
-from deja.core import keys
-from deja.core.model import Message
-from deja.core.text import terms as text_terms
+from . import keys
+from .model import Message
+from .text import terms as text_terms
 
 FORMAT_VERSION = 5
 MANIFEST = "manifest.msgpack"
@@ -52,7 +52,7 @@ _TERM = struct.Struct("<QHQI2x")  # term offset, term length, postings offset, p
 _POSTING = struct.Struct("<IIf")  # doc, its session ordinal, impact
 
 
-class IndexError_(Exception):
+class IndexUnreadable(Exception):
     """The index is missing, corrupt or of another format version."""
 
 
@@ -142,8 +142,9 @@ class SegmentWriter:
         self.name = f"seg-{time.strftime('%Y%m%d%H%M%S')}-{os.urandom(4).hex()}"
         self.path = parent / self.name
         self.path.mkdir(parents=True)
-        self._records = open(self.path / "records.bin", "wb")
-        self._sessions = open(self.path / "sessions.bin", "wb")
+        # Both stay open across add() calls until finish(); a context manager cannot span them.
+        self._records = open(self.path / "records.bin", "wb")  # noqa: SIM115
+        self._sessions = open(self.path / "sessions.bin", "wb")  # noqa: SIM115
         self._docs = bytearray()
         self._session_idx = bytearray()
         self._record_off = 0
@@ -254,11 +255,11 @@ class SegmentWriter:
             for term in sorted(self._tf.keys() | self._keyed.keys()):
                 if term in self._keyed:
                     docs, times = self._keyed[term]
-                    pairs = sorted(zip(times, docs), reverse=True)
+                    pairs = sorted(zip(times, docs, strict=True), reverse=True)
                 else:
                     docs, tfs = self._tf[term]
                     pairs = sorted(
-                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, tfs)),
+                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, tfs, strict=True)),
                         reverse=True,
                     )
                 packed = bytearray(len(pairs) * _POSTING.size)
@@ -299,9 +300,9 @@ def read_manifest(directory: Path) -> Manifest:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise IndexError_(f"no index at {directory}") from None
+        raise IndexUnreadable(f"no index at {directory}") from None
     except OSError as exc:
-        raise IndexError_(f"cannot read {path}: {exc.strerror}") from None
+        raise IndexUnreadable(f"cannot read {path}: {exc.strerror}") from None
     try:
         manifest = msgspec.msgpack.decode(data, type=Manifest)
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -310,10 +311,10 @@ def read_manifest(directory: Path) -> Manifest:
         except Exception:
             version = None
         if version is not None and version != FORMAT_VERSION:
-            raise IndexError_(f"{path} is index format {version}, this deja reads {FORMAT_VERSION}") from None
-        raise IndexError_(f"{path} is corrupt") from None
+            raise IndexUnreadable(f"{path} is index format {version}, this deja reads {FORMAT_VERSION}") from None
+        raise IndexUnreadable(f"{path} is corrupt") from None
     if manifest.version != FORMAT_VERSION:
-        raise IndexError_(f"{path} is index format {manifest.version}, this deja reads {FORMAT_VERSION}")
+        raise IndexUnreadable(f"{path} is index format {manifest.version}, this deja reads {FORMAT_VERSION}")
     return manifest
 
 
@@ -342,9 +343,9 @@ class Segment:
             self._sessions = _map(self.path / "sessions.bin")
             self._session_idx = _map(self.path / "sessions.idx")
         except OSError as exc:
-            raise IndexError_(f"segment {self.path} is unreadable: {exc.strerror or exc}") from None
+            raise IndexUnreadable(f"segment {self.path} is unreadable: {exc.strerror or exc}") from None
         if len(self._docs) != ref.docs * _DOC.size or len(self._session_idx) != ref.sessions * _SESSION.size:
-            raise IndexError_(f"segment {self.path} is truncated")
+            raise IndexUnreadable(f"segment {self.path} is truncated")
         self.n_terms = len(self._term_idx) // _TERM.size
         self.deleted = frozenset(ref.deleted)
 
@@ -433,7 +434,7 @@ class Index:
         try:
             return cls(directory, read_manifest(directory))
         except (msgspec.DecodeError, struct.error, ValueError) as exc:
-            raise IndexError_(f"the index at {directory} is corrupt ({exc})") from None
+            raise IndexUnreadable(f"the index at {directory} is corrupt ({exc})") from None
 
     @property
     def session_count(self) -> int:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import msgspec
 
-from deja.core import paths
-from deja.core.bookkeeping import (
+from . import paths
+from .bookkeeping import (
     Bookkeeping,
     ChatState,
     CliState,
@@ -31,12 +31,12 @@ from deja.core.bookkeeping import (
     State,
     remove_unreferenced,
 )
-from deja.core.history import CliChat, find_cli_chats, locate_cli_chats, merge_transcript_into_ide
-from deja.core.index import (
+from .history import CliChat, find_cli_chats, locate_cli_chats, merge_transcript_into_ide
+from .index import (
     FORMAT_VERSION,
     MANIFEST,
     Index,
-    IndexError_,
+    IndexUnreadable,
     Manifest,
     SegmentRef,
     SegmentWriter,
@@ -47,13 +47,13 @@ from deja.core.index import (
     remove_stale_segments,
     write_manifest,
 )
-from deja.core.keys import EDIT_TOOLS
-from deja.core.model import Message, Session, ToolCall, cap_text, one_line
-from deja.core.readers.chatstore import attach_tool_results, chat_title, read_chat_meta, read_store
-from deja.core.readers.ide import composer_fingerprints, read_ide_database
-from deja.core.readers.cli import read_cli_session, set_session_times
-from deja.core.readers.transcripts import read_transcript, session_id_of
-from deja.core.redact import redact
+from .keys import EDIT_TOOLS
+from .model import Message, Session, ToolCall, cap_text, one_line
+from .readers.chatstore import attach_tool_results, chat_title, read_chat_meta, read_store
+from .readers.cursor_agent import read_cli_session, set_session_times
+from .readers.ide import composer_fingerprints, read_ide_database
+from .readers.transcripts import read_transcript, session_id_of
+from .redact import redact
 
 INDEXED_TEXT_BYTES = 64 * 1024
 TOOL_TEXT_CHARS = 16 * 1024
@@ -103,7 +103,9 @@ def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
             for c in m.tool_calls
         ]
         messages.append(
-            Message(role=m.role, text=redact(cap_text(m.text, INDEXED_TEXT_BYTES)), timestamp=m.timestamp, tool_calls=calls)
+            Message(
+                role=m.role, text=redact(cap_text(m.text, INDEXED_TEXT_BYTES)), timestamp=m.timestamp, tool_calls=calls
+            )
         )
     asked, concluded, files = digest(messages, session.project_dir)
     meta = SessionMeta(
@@ -126,7 +128,11 @@ def digest(messages: list[Message], project_dir: str, max_files: int = 8) -> tup
     """What a session asked first, what it concluded last, and the files it edited, newest first."""
     asked = next((one_line(m.text, 200) for m in messages if m.role == "user" and m.text.strip()), "")
     concluded = next(
-        (_conclusion(m.text) for m in reversed(messages) if m.role == "assistant" and m.text.strip() and m.text.strip() != "[REDACTED]"),
+        (
+            _conclusion(m.text)
+            for m in reversed(messages)
+            if m.role == "assistant" and m.text.strip() and m.text.strip() != "[REDACTED]"
+        ),
         "",
     )
     files: list[str] = []
@@ -203,7 +209,7 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
         state = msgspec.msgpack.decode((directory / manifest.state).read_bytes(), type=State)
         Bookkeeping(directory, state).check()
         return manifest, state, index, ""
-    except IndexError_ as exc:
+    except IndexUnreadable as exc:
         first_build = not (directory / MANIFEST).exists()
         return None, State(), None, "" if first_build else str(exc)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -393,10 +399,17 @@ def _recorded_chat(record: ChatState | None) -> CliChat | None:
     if sig is None:
         return None
     transcript = record.cli.transcript
-    return CliChat(id=session_id_of(transcript), transcript=transcript, chat_dir=record.cli.chat_dir, size=sig.size, mtime_ns=sig.mtime_ns)
+    return CliChat(
+        id=session_id_of(transcript),
+        transcript=transcript,
+        chat_dir=record.cli.chat_dir,
+        size=sig.size,
+        mtime_ns=sig.mtime_ns,
+    )
 
 
-def refresh(
+# C901: one lock-held sequence of plan, read, write and swap; split with the planning/records step of the index split.
+def refresh(  # noqa: C901
     home: Path | None = None,
     *,
     full: bool = False,
@@ -451,7 +464,9 @@ def refresh(
                 write(*_append_to(old, chat, record.cli, problems))
             for sid, chat in plan.cli_reads.items():
                 session = read_cli_session(chat.transcript_path, chat.chat_dir_path, problems=problems)
-                cli = _cli_state(chat, chat.size, session.messages[-1].timestamp if session and session.messages else None)
+                cli = _cli_state(
+                    chat, chat.size, session.messages[-1].timestamp if session and session.messages else None
+                )
                 ide = pending.pop(sid, None)
                 if session is None:
                     if ide is not None:
@@ -472,7 +487,9 @@ def refresh(
             for sid in ids - written.keys():
                 written[sid] = ChatState(ide_db=plan.owners.get(sid))
 
-        segments = [msgspec.structs.replace(ref, deleted=list(ref.deleted)) for ref in (manifest.segments if manifest else [])]
+        segments = [
+            msgspec.structs.replace(ref, deleted=list(ref.deleted)) for ref in (manifest.segments if manifest else [])
+        ]
         by_name = {ref.name: ref for ref in segments}
         added = updated = removed = 0
         for sid in written.keys() | plan.removed:
@@ -503,7 +520,9 @@ def refresh(
             (directory / state_name).write_bytes(msgspec.msgpack.encode(new_state))
             write_manifest(
                 directory,
-                Manifest(version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=live, state=state_name),
+                Manifest(
+                    version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=live, state=state_name
+                ),
             )
             for old_state in directory.glob("state-*.msgpack"):
                 if old_state.name != state_name:

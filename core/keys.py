@@ -14,7 +14,19 @@ from functools import lru_cache
 PREFIX = "\x01"
 SHELL_TOOLS = frozenset({"Shell", "run_terminal_cmd", "run_terminal_command_v2", "Bash", "bash", "shell"})
 EDIT_TOOLS = frozenset(
-    {"Write", "StrReplace", "Edit", "MultiEdit", "Delete", "ApplyPatch", "edit_file", "edit_file_v2", "search_replace", "write", "delete_file"}
+    {
+        "Write",
+        "StrReplace",
+        "Edit",
+        "MultiEdit",
+        "Delete",
+        "ApplyPatch",
+        "edit_file",
+        "edit_file_v2",
+        "search_replace",
+        "write",
+        "delete_file",
+    }
 )
 # Wrappers that say nothing about what a command does.
 _WRAPPERS = frozenset({"sudo", "env", "time", "nice", "npx", "uv", "poetry", "pipenv", "bunx", "exec"})
@@ -64,7 +76,11 @@ def command_head(command: str) -> str:
         return ""
     program = words[0].rsplit("/", 1)[-1]
     rest = [w for w in words[1:] if not w.startswith("-")]
-    if rest and re.fullmatch(r"[a-z][a-z0-9:_-]*", rest[0]) and program not in ("python", "python3", "node", "sh", "bash"):
+    if (
+        rest
+        and re.fullmatch(r"[a-z][a-z0-9:_-]*", rest[0])
+        and program not in ("python", "python3", "node", "sh", "bash")
+    ):
         if program in ("npm", "pnpm", "yarn", "bun") and rest[0] == "run" and len(rest) > 1:
             return f"{program} run {rest[1]}"
         return f"{program} {rest[0]}"

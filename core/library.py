@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
-from deja.core import paths
-from deja.core.index import SOURCE_CODES, Index, IndexError_, Segment, SessionMeta
-from deja.core.indexer import Progress, refresh
-from deja.core.keys import ALL_SESSIONS_KEY, project_key
+from . import paths
+from .index import SOURCE_CODES, Index, IndexUnreadable, Segment, SessionMeta
+from .indexer import Progress, refresh
+from .keys import ALL_SESSIONS_KEY, project_key
 
 #: How far down the newest-first list a source filter may look.
 SOURCE_SCAN_LIMIT = 20_000
@@ -25,10 +26,8 @@ def open_index(home: Path | None = None, *, fresh: bool = True, progress: Progre
     """
     home = home or paths.deja_home()
     if fresh:
-        try:
+        with contextlib.suppress(TimeoutError):
             refresh(home, progress=progress, lock_timeout=0)
-        except TimeoutError:
-            pass
     return Index.open(home)
 
 
@@ -38,7 +37,9 @@ def find_session(index: Index, prefix: str) -> tuple[Segment, SessionMeta]:
         raise NotFound("an empty session id matches nothing: give an id or a unique prefix (see `deja sessions`)")
     found = index.find(prefix)
     if not found:
-        raise NotFound(f"no session has the id {prefix!r}: list ids with `deja sessions` or find one with `deja search`")
+        raise NotFound(
+            f"no session has the id {prefix!r}: list ids with `deja sessions` or find one with `deja search`"
+        )
     if len(found) > 1:
         ids = ", ".join(sorted(meta.id for _, _, meta in found)[:10])
         more = f" and {len(found) - 10} more" if len(found) > 10 else ""
@@ -47,7 +48,9 @@ def find_session(index: Index, prefix: str) -> tuple[Segment, SessionMeta]:
     return segment, meta
 
 
-def newest_sessions(index: Index, *, project: str | None = None, source: str | None = None, limit: int = 20) -> list[SessionMeta]:
+def newest_sessions(
+    index: Index, *, project: str | None = None, source: str | None = None, limit: int = 20
+) -> list[SessionMeta]:
     """The most recently updated sessions, of one project (name or directory) and source if given.
 
     Reads the index's newest-first list for the project (or for all sessions),
@@ -71,4 +74,4 @@ def newest_sessions(index: Index, *, project: str | None = None, source: str | N
     return found
 
 
-__all__ = ["Index", "IndexError_", "NotFound", "find_session", "newest_sessions", "open_index"]
+__all__ = ["Index", "IndexUnreadable", "NotFound", "find_session", "newest_sessions", "open_index"]

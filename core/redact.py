@@ -36,8 +36,25 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 
 # Every pattern above needs one of these (lowercased); most texts hold none and skip the rest.
 _NEEDLES = (
-    "-----begin", "eyj", "akia", "asia", "abia", "acca", "gh", "sk-", "xox", "hooks.slack", "://",
-    "bearer ", "basic ", "aws_secret", "pass", "pwd", "secret", "token", "key",
+    "-----begin",
+    "eyj",
+    "akia",
+    "asia",
+    "abia",
+    "acca",
+    "gh",
+    "sk-",
+    "xox",
+    "hooks.slack",
+    "://",
+    "bearer ",
+    "basic ",
+    "aws_secret",
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
 )
 
 

@@ -21,11 +21,11 @@ import os
 import shlex
 from pathlib import Path
 
-from deja.core import paths
-from deja.core.index import SessionMeta
-from deja.core.readers.chatstore import read_chat_meta
-from deja.core.readers.cli import find_all_chat_dirs
-from deja.core.readers.transcripts import chat_id_of, decode_project_slug, is_subagent, project_slug_of
+from . import paths
+from .index import SessionMeta
+from .readers.chatstore import read_chat_meta
+from .readers.cursor_agent import find_all_chat_dirs
+from .readers.transcripts import chat_id_of, decode_project_slug, is_subagent, project_slug_of
 
 
 class ResumeRefused(Exception):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 
-from deja.core.writers.cli import (
+from .writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
     shell_result_text,
@@ -25,7 +25,7 @@ from deja.core.writers.cli import (
     write_chat_store,
     write_transcript,
 )
-from deja.core.writers.ide import write_state_vscdb, write_workspace_json
+from .writers.ide import write_state_vscdb, write_workspace_json
 
 UTC3 = timezone(timedelta(hours=3))
 
@@ -55,7 +55,9 @@ def _ms(when: datetime) -> int:
     return int(when.timestamp() * 1000)
 
 
-def _cli_chat(cli_root: Path, cwd: Path, chat_id: str, records: list[dict], store_messages: list[dict], name: str) -> None:
+def _cli_chat(
+    cli_root: Path, cwd: Path, chat_id: str, records: list[dict], store_messages: list[dict], name: str
+) -> None:
     write_transcript(transcript_path(cli_root, str(cwd), chat_id), records)
     write_chat_store(chat_dir_for(cli_root, str(cwd), chat_id), cwd=str(cwd), messages=store_messages, name=name)
 
@@ -64,24 +66,43 @@ def _api_test_chat(cli_root: Path, api: Path, start: datetime) -> None:
     failing = f"============ test session starts ============\ncollected 0 items / 1 error\n{API_TEST_FAILURE}\n=== 1 error in 0.12s ==="
     records = [
         user_turn("pytest fails on a fresh checkout of the api, can you fix it?", start),
-        assistant_turn("Let me run the tests first.", tool_use("Shell", {"command": "pytest -q", "description": "Run tests"})),
+        assistant_turn(
+            "Let me run the tests first.", tool_use("Shell", {"command": "pytest -q", "description": "Run tests"})
+        ),
         assistant_turn(
             "The package is not installed, so `api.cache` cannot be imported. Installing it in editable mode.",
             tool_use("Shell", {"command": "pip install -e .", "description": "Install the package"}),
         ),
         assistant_turn(None, tool_use("Shell", {"command": "pytest -q", "description": "Run tests again"})),
-        assistant_turn("Fixed: the api package must be installed with `pip install -e .` before pytest can import `api.cache`. All 14 tests pass now."),
+        assistant_turn(
+            "Fixed: the api package must be installed with `pip install -e .` before pytest can import `api.cache`. All 14 tests pass now."
+        ),
         turn_ended(),
     ]
     store = [
         {"role": "system", "content": "You are a coding agent."},
         {"role": "user", "content": f"<user_info>OS Version: linux\nWorkspace Path: {api}</user_info>"},
         {"role": "user", "content": [{"type": "text", "text": records[0]["message"]["content"][0]["text"]}]},
-        {"role": "assistant", "content": [tool_call_part("toolu_01", "Shell", {"command": "pytest -q", "description": "Run tests"})]},
+        {
+            "role": "assistant",
+            "content": [tool_call_part("toolu_01", "Shell", {"command": "pytest -q", "description": "Run tests"})],
+        },
         tool_result_message("toolu_01", "Shell", shell_result_text(failing, exit_code=2)),
-        {"role": "assistant", "content": [tool_call_part("toolu_02", "Shell", {"command": "pip install -e .", "description": "Install the package"})]},
+        {
+            "role": "assistant",
+            "content": [
+                tool_call_part(
+                    "toolu_02", "Shell", {"command": "pip install -e .", "description": "Install the package"}
+                )
+            ],
+        },
         tool_result_message("toolu_02", "Shell", shell_result_text("Successfully installed api-0.1.0")),
-        {"role": "assistant", "content": [tool_call_part("toolu_03", "Shell", {"command": "pytest -q", "description": "Run tests again"})]},
+        {
+            "role": "assistant",
+            "content": [
+                tool_call_part("toolu_03", "Shell", {"command": "pytest -q", "description": "Run tests again"})
+            ],
+        },
         tool_result_message("toolu_03", "Shell", shell_result_text("14 passed in 0.31s")),
     ]
     _cli_chat(cli_root, api, API_CHAT, records, store, name="Fix pytest import error")
@@ -95,20 +116,30 @@ def _api_cache_chat(cli_root: Path, api: Path, start: datetime) -> None:
             tool_use("Read", {"path": str(api / "api/cache.py")}),
             tool_use(
                 "StrReplace",
-                {"path": str(api / "api/cache.py"), "old_string": "key = f\"price:{sku}\"", "new_string": "key = f\"price:{sku}:{locale}\""},
+                {
+                    "path": str(api / "api/cache.py"),
+                    "old_string": 'key = f"price:{sku}"',
+                    "new_string": 'key = f"price:{sku}:{locale}"',
+                },
             ),
         ),
         user_turn("Add a regression test for it", start + timedelta(minutes=4)),
         assistant_turn(
             "Added tests/test_cache.py covering two locales; the cache key now includes the locale.",
-            tool_use("Write", {"path": str(api / "tests/test_cache.py"), "contents": "def test_locale_in_key():\n    assert cache_key('A1', 'de') != cache_key('A1', 'fr')\n"}),
+            tool_use(
+                "Write",
+                {
+                    "path": str(api / "tests/test_cache.py"),
+                    "contents": "def test_locale_in_key():\n    assert cache_key('A1', 'de') != cache_key('A1', 'fr')\n",
+                },
+            ),
         ),
         turn_ended(),
     ]
     store = [
         {"role": "user", "content": [{"type": "text", "text": "stale prices"}]},
         {"role": "assistant", "content": [tool_call_part("toolu_11", "Read", {"path": str(api / "api/cache.py")})]},
-        tool_result_message("toolu_11", "Read", "     1|def cache_key(sku, locale):\n     2|    key = f\"price:{sku}\""),
+        tool_result_message("toolu_11", "Read", '     1|def cache_key(sku, locale):\n     2|    key = f"price:{sku}"'),
     ]
     _cli_chat(cli_root, api, API_CACHE_CHAT, records, store, name="New Agent")
 
@@ -116,7 +147,9 @@ def _api_cache_chat(cli_root: Path, api: Path, start: datetime) -> None:
 def _infra_chat(cli_root: Path, infra: Path, start: datetime) -> None:
     records = [
         user_turn("docker build fails with no space left on device", start),
-        assistant_turn("Checking the build.", tool_use("Shell", {"command": "docker build -t infra-web .", "description": "Build"})),
+        assistant_turn(
+            "Checking the build.", tool_use("Shell", {"command": "docker build -t infra-web .", "description": "Build"})
+        ),
         assistant_turn(
             "The Docker build cache filled the disk. Pruning it.",
             tool_use("Shell", {"command": "docker builder prune -f", "description": "Free build cache"}),
@@ -127,11 +160,26 @@ def _infra_chat(cli_root: Path, infra: Path, start: datetime) -> None:
     ]
     failing = "#8 ERROR: failed to copy files: write /var/lib/docker/tmp/buildkit-mount123/app: no space left on device"
     store = [
-        {"role": "assistant", "content": [tool_call_part("t1", "Shell", {"command": "docker build -t infra-web .", "description": "Build"})]},
+        {
+            "role": "assistant",
+            "content": [
+                tool_call_part("t1", "Shell", {"command": "docker build -t infra-web .", "description": "Build"})
+            ],
+        },
         tool_result_message("t1", "Shell", shell_result_text(failing, exit_code=1)),
-        {"role": "assistant", "content": [tool_call_part("t2", "Shell", {"command": "docker builder prune -f", "description": "Free build cache"})]},
+        {
+            "role": "assistant",
+            "content": [
+                tool_call_part("t2", "Shell", {"command": "docker builder prune -f", "description": "Free build cache"})
+            ],
+        },
         tool_result_message("t2", "Shell", shell_result_text("Total reclaimed space: 11.2GB")),
-        {"role": "assistant", "content": [tool_call_part("t3", "Shell", {"command": "docker build -t infra-web .", "description": "Build again"})]},
+        {
+            "role": "assistant",
+            "content": [
+                tool_call_part("t3", "Shell", {"command": "docker build -t infra-web .", "description": "Build again"})
+            ],
+        },
         tool_result_message("t3", "Shell", shell_result_text("naming to docker.io/library/infra-web done")),
     ]
     _cli_chat(cli_root, infra, INFRA_CHAT, records, store, name="Docker build out of disk")
@@ -164,7 +212,12 @@ def _web_composers(ide_root: Path, cli_root: Path, web: Path, start: datetime) -
     }
     bubbles = {
         WEB_COMPOSER: {
-            "b1": {"type": 1, "text": "why is the footer missing on mobile?", "createdAt": (start).isoformat(), "workspaceProjectDir": str(web)},
+            "b1": {
+                "type": 1,
+                "text": "why is the footer missing on mobile?",
+                "createdAt": (start).isoformat(),
+                "workspaceProjectDir": str(web),
+            },
             "b2": {
                 "type": 2,
                 "text": "",
@@ -184,20 +237,37 @@ def _web_composers(ide_root: Path, cli_root: Path, web: Path, start: datetime) -
             "orphan": {"type": 2, "text": "an abandoned draft answer", "createdAt": start.isoformat()},
         },
         WEB_MERGED_COMPOSER: {
-            "d1": {"type": 1, "text": "add a dark mode toggle to the header", "timingInfo": {"clientRpcSendTime": t0 + 86_400_000}, "workspaceProjectDir": str(web)},
-            "d2": {"type": 2, "text": "Added a ThemeToggle component that stores the choice in localStorage.", "timingInfo": {"clientRpcSendTime": t0 + 86_460_000}},
+            "d1": {
+                "type": 1,
+                "text": "add a dark mode toggle to the header",
+                "timingInfo": {"clientRpcSendTime": t0 + 86_400_000},
+                "workspaceProjectDir": str(web),
+            },
+            "d2": {
+                "type": 2,
+                "text": "Added a ThemeToggle component that stores the choice in localStorage.",
+                "timingInfo": {"clientRpcSendTime": t0 + 86_460_000},
+            },
         },
     }
     write_state_vscdb(ide_root / "globalStorage" / "state.vscdb", composers=composers, bubbles=bubbles)
     workspace = ide_root / "workspaceStorage" / "a1b2c3d4e5f6"
     write_workspace_json(workspace, folder=web.as_uri())
-    write_state_vscdb(workspace / "state.vscdb", item_table={"composer.composerData": {"selectedComposerIds": [WEB_COMPOSER]}})
+    write_state_vscdb(
+        workspace / "state.vscdb", item_table={"composer.composerData": {"selectedComposerIds": [WEB_COMPOSER]}}
+    )
     # The IDE agent also writes a transcript under the composer id: it adds the tool call the database lacks.
     write_transcript(
         transcript_path(cli_root, str(web), WEB_MERGED_COMPOSER),
         [
             user_turn("add a dark mode toggle to the header", start + timedelta(days=1)),
-            assistant_turn(None, tool_use("Write", {"path": str(web / "src/ThemeToggle.tsx"), "contents": "export function ThemeToggle() {}\n"})),
+            assistant_turn(
+                None,
+                tool_use(
+                    "Write",
+                    {"path": str(web / "src/ThemeToggle.tsx"), "contents": "export function ThemeToggle() {}\n"},
+                ),
+            ),
             assistant_turn("Added a ThemeToggle component that stores the choice in localStorage."),
         ],
     )

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import heapq
 import math
-from operator import itemgetter
 import re
 import time
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from operator import itemgetter
 
 import msgspec
 
-from deja.core.index import KIND_TITLE, SOURCE_CODES, Index, Segment, doc_text, name_hash
-from deja.core.model import Message
-from deja.core.text import normalise, phrases, term_positions, terms
+from .index import KIND_TITLE, SOURCE_CODES, Index, Segment, doc_text, name_hash
+from .model import Message
+from .text import normalise, phrases, term_positions, terms
 
 #: How many postings a term may contribute, spread over the segments.
 POSTINGS_BUDGET = 1024
@@ -94,9 +94,7 @@ class Filters(msgspec.Struct):
             return False
         if self.source and SOURCE_CODES.get(self.source, -1) != source:
             return False
-        if self.since and updated < self.since.timestamp():
-            return False
-        return True
+        return not (self.since and updated < self.since.timestamp())
 
 
 def query_terms(query: str) -> tuple[list[str], list[str]]:
@@ -126,7 +124,9 @@ class _Scored:
         self.score, self.mask, self.ordinal = score, mask, ordinal
 
 
-def _score_docs(index: Index, query: list[str], filters: Filters) -> tuple[dict[tuple[int, int], _Scored], dict[str, float]]:
+def _score_docs(
+    index: Index, query: list[str], filters: Filters
+) -> tuple[dict[tuple[int, int], _Scored], dict[str, float]]:
     """Every candidate message's score, keyed by (segment number, doc), and each term's idf."""
     scores: dict[tuple[int, int], _Scored] = {}
     idfs: dict[str, float] = {}
@@ -208,7 +208,9 @@ def search(
             if key in rejected:
                 continue
             segment = index.segments[seg_i]
-            if entry.ordinal in segment.deleted or (filtered and not filters.admits(segment.session_keys(entry.ordinal))):
+            if entry.ordinal in segment.deleted or (
+                filtered and not filters.admits(segment.session_keys(entry.ordinal))
+            ):
                 rejected.add(key)
                 continue
             scored = per_session[key] = []
@@ -223,7 +225,10 @@ def search(
         scored = per_session[key]
         if len(scored) > 1:
             own = {doc: score for score, doc in scored}
-            scored = [(score + NEIGHBOUR_SHARE * (own.get(doc - 1, 0.0) + own.get(doc + 1, 0.0)), doc) for score, doc in scored]
+            scored = [
+                (score + NEIGHBOUR_SHARE * (own.get(doc - 1, 0.0) + own.get(doc + 1, 0.0)), doc)
+                for score, doc in scored
+            ]
         scored.sort(reverse=True)
         total = scored[0][0] + SECOND_BEST_SHARE * sum(s for s, _ in scored[1:3])
         if words:
@@ -271,7 +276,9 @@ def search(
     return SearchResult(query=query, total=matching, hits=hits, idf=idfs)
 
 
-def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: dict[tuple[int, int], _Scored], seg_i: int) -> list[str]:
+def _matched(
+    words: list[str], scored: list[tuple[float, int]], doc_scores: dict[tuple[int, int], _Scored], seg_i: int
+) -> list[str]:
     mask = 0
     for _, doc in scored:
         entry = doc_scores.get((seg_i, doc))
@@ -297,10 +304,10 @@ def parse_since(value: str, now: datetime | None = None) -> datetime:
     """``30d``, ``12h``, ``2w`` or ``YYYY-MM-DD`` as an aware datetime; ValueError otherwise."""
     value = value.strip()
     match = re.fullmatch(r"(\d+)\s*([hdwmy])", value.lower())
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     if match:
         amount, unit = int(match.group(1)), match.group(2)
         days = {"h": 1 / 24, "d": 1, "w": 7, "m": 30, "y": 365}[unit] * amount
-        return datetime.fromtimestamp(now.timestamp() - days * 86400, tz=timezone.utc)
+        return datetime.fromtimestamp(now.timestamp() - days * 86400, tz=UTC)
     parsed = datetime.fromisoformat(value)
     return parsed if parsed.tzinfo else parsed.astimezone()

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from deja.core import paths
+from ..core import paths
 
 LOG_LIMIT = 1 << 20
 BUILD_RETRY_SECONDS = 600
@@ -60,7 +60,11 @@ def fit(text: str, limit: int) -> str:
 
 def frame_room(budget: int, *lines: str) -> int:
     """The bytes a frame of ``budget`` has left for more lines once it holds ``lines``."""
-    return budget - len(f"{FRAME_OPEN}\n{FRAME_NOTE}\n{FRAME_CLOSE}".encode()) - sum(len(line.encode()) + 1 for line in lines)
+    return (
+        budget
+        - len(f"{FRAME_OPEN}\n{FRAME_NOTE}\n{FRAME_CLOSE}".encode())
+        - sum(len(line.encode()) + 1 for line in lines)
+    )
 
 
 def fit_lines(lines: list[str], room: int) -> list[str]:
@@ -114,7 +118,9 @@ class HookCall:
         self.payload = payload
         self.event = str(payload.get("hook_event_name") or default_event)
         self.for_cursor = "cursor_version" in payload or self.event[:1].islower()
-        ids = [str(payload[k]) for k in ("conversation_id", "session_id") if isinstance(payload.get(k), str) and payload[k]]
+        ids = [
+            str(payload[k]) for k in ("conversation_id", "session_id") if isinstance(payload.get(k), str) and payload[k]
+        ]
         #: The conversation this event belongs to, by every id the payload gives it (first: the one state is kept under).
         self.conversation_ids = set(ids)
         self._conversation = ids[0] if ids else ""
@@ -164,11 +170,11 @@ class HookCall:
     def index(self):
         """The index, or None (and a detached build requested) when there is none to read."""
         if self._index is None:
-            from deja.core.index import Index, IndexError_
+            from ..core.index import Index, IndexUnreadable
 
             try:
                 self._index = Index.open(self.home)
-            except IndexError_ as exc:
+            except IndexUnreadable as exc:
                 log(f"{self.event}: {exc}; requesting a build")
                 request_build(self.home)
                 self._index = False
@@ -177,7 +183,10 @@ class HookCall:
     def output(self, text: str) -> str:
         if self.for_cursor:
             return orjson.dumps({"additional_context": text}).decode() + "\n"
-        return orjson.dumps({"hookSpecificOutput": {"hookEventName": self.event, "additionalContext": text}}).decode() + "\n"
+        return (
+            orjson.dumps({"hookSpecificOutput": {"hookEventName": self.event, "additionalContext": text}}).decode()
+            + "\n"
+        )
 
     # -- no block twice in one conversation -------------------------------------------------
 
@@ -251,7 +260,7 @@ def request_build(home: Path) -> None:
         except FileExistsError:
             return
         subprocess.Popen(
-            [sys.executable, "-m", "deja.core.entry", "index"],
+            [sys.executable, "-m", "deja.interfaces.entry", "index"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from deja.core.index import SessionMeta
-from deja.core.keys import project_key
-from deja.hooks.call import HookCall, frame, frame_room, headed
-from deja.hooks.describe import heading
+from ..core.index import SessionMeta
+from ..core.keys import project_key
+from .call import HookCall, frame, frame_room, headed
+from .describe import heading
 
 BUDGET = 2048
 SESSIONS = {"safe": 3, "aggressive": 6}

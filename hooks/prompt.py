@@ -14,11 +14,11 @@ import re
 
 import msgspec
 
-from deja.core.index import KIND_ASSISTANT, KIND_TITLE, KIND_USER, Index, Segment, SessionMeta, doc_text
-from deja.core.search import Filters, Hit, SearchResult, densest_window, query_terms, search
-from deja.core.text import terms
-from deja.hooks.call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
-from deja.hooks.describe import heading
+from ..core.index import KIND_ASSISTANT, KIND_TITLE, KIND_USER, Index, Segment, SessionMeta, doc_text
+from ..core.search import Filters, Hit, SearchResult, densest_window, query_terms, search
+from ..core.text import terms
+from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
+from .describe import heading
 
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
@@ -28,8 +28,30 @@ INFORMATIVE_IDF = 2.0
 UNSEEN_NAME_WEIGHT = 3.0
 #: Capitalised words that name a time, not a thing (the index keeps times as dates, not words).
 TIME_WORDS = frozenset(
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow".split()
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "today",
+        "yesterday",
+        "tomorrow",
+    ]
 )
 #: How far from the best message its question and answer are looked for.
 TURN_DOCS = 30
@@ -104,7 +126,9 @@ def confident(hit: Hit, result: SearchResult, asked: float, best_terms: set[str]
     return len(informative) >= gate.informative and share >= gate.share and best_share >= gate.best_share
 
 
-def recall_for(index: Index, prompt: str, mode: str, exclude: set[str], seen: set[str], room: int = frame_room(BUDGET, HEADER)) -> Recall:
+def recall_for(
+    index: Index, prompt: str, mode: str, exclude: set[str], seen: set[str], room: int = frame_room(BUDGET, HEADER)
+) -> Recall:
     """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together."""
     words, _ = query_terms(prompt)
     if not words:
@@ -152,12 +176,16 @@ def _block(index: Index, hit: Hit, wanted: set[str], room: int) -> list[str]:
     return headed(heading(hit.title, hit.project, hit.updated, hit.session_id), lines, room)
 
 
-def _exchange(segment: Segment, meta: SessionMeta, doc: int, kind: int, wanted: set[str]) -> tuple[int | None, int | None]:
+def _exchange(
+    segment: Segment, meta: SessionMeta, doc: int, kind: int, wanted: set[str]
+) -> tuple[int | None, int | None]:
     """The question ``doc`` belongs to and the answer to it: the assistant message of that turn holding the most
     of what is wanted (the last one on a tie, where a turn usually settles things)."""
     first, end = meta.first_doc, meta.first_doc + meta.n_docs
     if kind == KIND_ASSISTANT:
-        question = next((d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d)[1] == KIND_USER), None)
+        question = next(
+            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d)[1] == KIND_USER), None
+        )
         return question, doc
     answer, most = None, -1
     for d in range(doc + 1, min(end, doc + TURN_DOCS)):

@@ -26,7 +26,7 @@ STDIN_SECONDS = 0.5
 
 
 def main(command: str, argv: list[str]) -> int:
-    from deja.hooks.call import HookCall, log
+    from .call import HookCall, log
 
     started = time.perf_counter()
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 
-from deja.hooks.call import HookCall, log, request_build
+from .call import HookCall, log, request_build
 
 #: How long to wait for another writer before handing the ingest to a background process.
 LOCK_SECONDS = 3.0
@@ -18,7 +18,7 @@ WAIT_VARIABLE = "DEJA_INGEST_WAIT"
 
 
 def session_end(call: HookCall) -> str:
-    from deja.core.index import MANIFEST, index_dir
+    from ..core.index import MANIFEST, index_dir
 
     if call.event.lower() == "precompact":
         call.forget()  # the compacted conversation no longer holds what it was shown
@@ -29,13 +29,15 @@ def session_end(call: HookCall) -> str:
     if not (index_dir(call.home) / MANIFEST).exists():
         request_build(call.home)
         return ""
-    from deja.core.indexer import refresh
+    from ..core.indexer import refresh
 
     waits = os.environ.get(WAIT_VARIABLE) == "1"
     try:
         result = refresh(call.home, only_chat_ids=ids, lock_timeout=-1 if waits else LOCK_SECONDS)
     except TimeoutError:
-        log(f"{call.event}: the index stayed locked for {LOCK_SECONDS:.0f} s; a background process will ingest {sorted(ids)}")
+        log(
+            f"{call.event}: the index stayed locked for {LOCK_SECONDS:.0f} s; a background process will ingest {sorted(ids)}"
+        )
         _ingest_later(call.payload)
         return ""
     log(f"{call.event}: ingested {sorted(ids)}: {result.added} added, {result.updated} updated")
@@ -46,7 +48,7 @@ def _ingest_later(payload: dict) -> None:
     """The same hook, detached, with the same payload, waiting for the writer lock."""
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "deja.core.entry", "hook-session-end"],
+            [sys.executable, "-m", "deja.interfaces.entry", "hook-session-end"],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -2,20 +2,51 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from deja.core.index import Index, Segment, edited_paths, name_hash
-from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, error_lines, normalise_command, path_key
-from deja.core.model import ToolCall
-from deja.hooks.call import HookCall, block_key, fit_lines, frame, frame_room
-from deja.hooks.describe import ago, heading
+from ..core.index import Index, Segment, edited_paths, name_hash
+from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, error_lines, normalise_command, path_key
+from ..core.model import ToolCall
+from .call import HookCall, block_key, fit_lines, frame, frame_room
+from .describe import ago, heading
 
 BUDGET = 512
 TASK_HEADER = "Past work related to this task:"
 TASK_TOOLS = frozenset({"Task", "Agent", "Subagent"})
 #: Commands that only look around: their history says nothing worth the tokens.
 INSPECTION = frozenset(
-    "ls cd cat pwd echo head tail grep rg find which wc less more tree file stat du df env printenv date whoami clear history man sed awk sort uniq".split()
+    [
+        "ls",
+        "cd",
+        "cat",
+        "pwd",
+        "echo",
+        "head",
+        "tail",
+        "grep",
+        "rg",
+        "find",
+        "which",
+        "wc",
+        "less",
+        "more",
+        "tree",
+        "file",
+        "stat",
+        "du",
+        "df",
+        "env",
+        "printenv",
+        "date",
+        "whoami",
+        "clear",
+        "history",
+        "man",
+        "sed",
+        "awk",
+        "sort",
+        "uniq",
+    ]
 )
 RUNS_SCANNED = 200
 #: How many of the latest runs are read to find the last failure.
@@ -60,7 +91,7 @@ def _matching_calls(calls: list[ToolCall], command: str, head: str) -> list[Tool
 
 
 def _when(days: float) -> datetime:
-    return datetime.fromtimestamp(days * 86400, tz=timezone.utc)
+    return datetime.fromtimestamp(days * 86400, tz=UTC)
 
 
 def _shell(call: HookCall, raw_command: str) -> str:
@@ -74,7 +105,9 @@ def _shell(call: HookCall, raw_command: str) -> str:
     index = call.index()
     if index is None:
         return ""
-    for key, label in zip(command_keys(command), (f"`{command[:120]}`", f"`{head}` commands")):
+    labels = (f"`{command[:120]}`", f"`{head}` commands")
+    # B007: `label` names the key that matched, and the text below uses it after the loop.
+    for key, label in zip(command_keys(command), labels, strict=False):  # noqa: B007
         runs = _project_runs(call, index, key)
         if runs:
             break
@@ -94,7 +127,9 @@ def _shell(call: HookCall, raw_command: str) -> str:
     failure = _last_failure(runs, command, head)
     if failure is not None:
         failed_days, errors = failure
-        lines += fit_lines([f"Last failure ({ago(_when(failed_days))}): " + " | ".join(errors)], frame_room(BUDGET, *lines))
+        lines += fit_lines(
+            [f"Last failure ({ago(_when(failed_days))}): " + " | ".join(errors)], frame_room(BUDGET, *lines)
+        )
     call.remember([shown])
     return frame(lines, BUDGET)
 
@@ -137,12 +172,14 @@ def _file(call: HookCall, path: str) -> str:
 
 
 def _task(call: HookCall, text: str) -> str:
-    from deja.hooks.prompt import recall_for
+    from .prompt import recall_for
 
     index = call.index()
     if index is None or not text.strip():
         return ""
-    recall = recall_for(index, text[:4000], call.mode, call.conversation_ids, call.seen(), room=frame_room(BUDGET, TASK_HEADER))
+    recall = recall_for(
+        index, text[:4000], call.mode, call.conversation_ids, call.seen(), room=frame_room(BUDGET, TASK_HEADER)
+    )
     if not recall.lines:
         return ""
     call.remember(recall.keys)

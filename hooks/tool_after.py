@@ -6,11 +6,11 @@ from typing import Any
 
 import orjson
 
-from deja.core.index import Index, Segment
-from deja.core.keys import SHELL_TOOLS, command_head, error_keys, normalise_command
-from deja.core.model import one_line
-from deja.hooks.call import HookCall, block_key, frame, frame_room, headed
-from deja.hooks.describe import heading
+from ..core.index import Index, Segment
+from ..core.keys import SHELL_TOOLS, command_head, error_keys, normalise_command
+from ..core.model import one_line
+from .call import HookCall, block_key, frame, frame_room, headed
+from .describe import heading
 
 BUDGET = 512
 #: How far past the error the fix is looked for.
@@ -102,7 +102,9 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         if meta.concluded:
             lines.append(f"Concluded: {meta.concluded}")
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; the latest:"
-        block = headed(heading(meta.title or meta.asked, meta.project, meta.updated, meta.id), lines, frame_room(BUDGET, head_line))
+        block = headed(
+            heading(meta.title or meta.asked, meta.project, meta.updated, meta.id), lines, frame_room(BUDGET, head_line)
+        )
         call.remember([shown])
         return frame([head_line, *block], BUDGET)
     return ""

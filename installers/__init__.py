@@ -22,10 +22,10 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-from deja.installers import claude, cursor
-from deja.installers.doctor import WiringFinding, wiring_report
-from deja.installers.entries import default_deja_path
-from deja.installers.files import Change, InstallError, apply
+from . import claude, cursor
+from .entries import default_deja_path
+from .files import Change, InstallError, apply
+from .wiring import WiringFinding, wiring_report
 
 TARGETS = ("cursor", "cursor-auto", "claude", "claude-auto")
 

@@ -14,9 +14,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from deja.core.paths import home
-from deja.installers.entries import Hook, command_line, is_deja_hook, plan_hooks, plan_server
-from deja.installers.files import Change
+from ..core.paths import home
+from .entries import Hook, command_line, is_deja_hook, plan_hooks, plan_server
+from .files import Change
 
 HOOKS = (
     Hook("SessionStart", "hook-context", None, 10),

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from deja.core.paths import cursor_config_dir
-from deja.installers import guidance
-from deja.installers.entries import Hook, command_line, is_deja_hook, plan_hooks, plan_server
-from deja.installers.files import Change
+from ..core.paths import cursor_config_dir
+from . import guidance
+from .entries import Hook, command_line, is_deja_hook, plan_hooks, plan_server
+from .files import Change
 
 HOOKS = (
     Hook("sessionStart", "hook-context", None, 10),

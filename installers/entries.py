@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deja.installers.files import Change, json_type, parse_object, plan_json, read_text, shape_error
+from .files import Change, json_type, parse_object, plan_json, read_text, shape_error
 
 EXECUTABLE_NAMES = ("deja", "deja.exe")
 SERVER_NAME = "deja"

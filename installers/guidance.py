@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deja.core.paths import home
-from deja.installers.entries import command_line
-from deja.installers.files import Change, InstallError, plan_directory_removal, plan_text, read_text
+from ..core.paths import home
+from .entries import command_line
+from .files import Change, InstallError, plan_directory_removal, plan_text, read_text
 
 SKILL_NAME = "deja-history"
 MARKER = "<!-- Written by `deja install`: `deja uninstall` removes this file. -->"

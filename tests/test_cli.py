@@ -10,7 +10,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
 
 
@@ -21,7 +20,9 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def deja(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "deja.core.entry", *args], env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "deja.interfaces.entry", *args], env=env, capture_output=True, text=True, timeout=60
+    )
 
 
 def _aware(value: str) -> datetime:
@@ -49,7 +50,17 @@ def test_search_builds_the_index_on_first_use_and_ranks_the_right_session_first(
     assert data["query"] == "stale prices locale"
     assert data["total"] >= 1
     hit = data["hits"][0]
-    assert set(hit) == {"session_id", "source", "project", "project_dir", "title", "started", "updated", "score", "snippets"}
+    assert set(hit) == {
+        "session_id",
+        "source",
+        "project",
+        "project_dir",
+        "title",
+        "started",
+        "updated",
+        "score",
+        "snippets",
+    }
     assert hit["session_id"] == API_CACHE_CHAT
     assert hit["project"] == "api" and hit["source"] == "cursor-cli"
     _aware(hit["started"])
@@ -157,4 +168,6 @@ def test_a_root_override_that_does_not_exist_is_one_clear_error(env, tmp_path, v
     for args in (("index",), ("search", "docker"), ("sessions",)):
         result = deja({**env, variable: str(missing)}, *args)
         assert result.returncode == 1
-        assert result.stderr == f"deja: {variable}={missing}: no such folder; point it at an existing folder or unset it\n"
+        assert (
+            result.stderr == f"deja: {variable}={missing}: no such folder; point it at an existing folder or unset it\n"
+        )

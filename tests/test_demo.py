@@ -11,10 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from deja.core.cli import app
 from deja.core.sample import API_CACHE_CHAT, API_CHAT
+from deja.interfaces.cli import app
+from typer.testing import CliRunner
 
 HOOK_SECTIONS = {
     "sessionStart (deja hook-context)": "Recent sessions in this project",
@@ -26,7 +25,11 @@ HOOK_SECTIONS = {
 
 def demo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "deja.core.entry", "demo", *args], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "deja.interfaces.entry", "demo", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -63,7 +66,10 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
     assert "Add a regression test for it" in show and "⚙ StrReplace" in show
 
     resume = next(text for title, text in shown.items() if title.startswith(f"deja resume {API_CACHE_CHAT[:8]}"))
-    assert resume == f"cd {shlex.quote(str(folder / 'history' / 'projects' / 'api'))} && cursor-agent --resume {API_CACHE_CHAT}"
+    assert (
+        resume
+        == f"cd {shlex.quote(str(folder / 'history' / 'projects' / 'api'))} && cursor-agent --resume {API_CACHE_CHAT}"
+    )
 
     for title, injected in HOOK_SECTIONS.items():
         body = next(text for heading, text in shown.items() if heading.startswith(title))
@@ -87,7 +93,11 @@ def test_demo_keep_leaves_a_history_to_try_more_commands_on(fake_home: Path, tmp
         env = dict(os.environ)
         env.update(dict(pair.split("=", 1) for pair in shlex.split(export.removeprefix("export "))))
         search = subprocess.run(
-            [sys.executable, "-m", "deja.core.entry", "search", "docker", "disk"], env=env, capture_output=True, text=True, timeout=60
+            [sys.executable, "-m", "deja.interfaces.entry", "search", "docker", "disk"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert search.returncode == 0 and search.stdout.startswith("Docker build out of disk"), search.stderr
         # The resume line it printed runs, in the sample's project.

@@ -5,20 +5,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 import orjson
 import pytest
-from typer.testing import CliRunner
-
-from deja.core.cli import app
 from deja.core.index import MANIFEST, index_dir, read_manifest
 from deja.core.indexer import State, refresh
 from deja.core.readers.transcripts import MALFORMED_LINE
 from deja.core.sample import build_sample_history
-from deja.core.writers.cli import (
+from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
     transcript_path,
@@ -26,13 +23,15 @@ from deja.core.writers.cli import (
     write_chat_store,
     write_transcript,
 )
+from deja.interfaces.cli import app
+from typer.testing import CliRunner
 
-T0 = datetime(2026, 7, 26, 10, 6, tzinfo=timezone.utc)
+T0 = datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
 
 
 def deja(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "deja.core.entry", *args], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "deja.interfaces.entry", *args], env=env, capture_output=True, text=True, timeout=60
     )
 
 
@@ -122,7 +121,11 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
     corrupt_db.write_bytes(b"this is not a database" * 100)
     write_transcript(
         transcript_path(cli_root, str(project), "chat-ok"),
-        [user_turn("why is the cache stale?", T0), '{"role": "assistant", "message": {', assistant_turn("The key omits the locale.")],
+        [
+            user_turn("why is the cache stale?", T0),
+            '{"role": "assistant", "message": {',
+            assistant_turn("The key omits the locale."),
+        ],
     )
     write_chat_store(chat_dir_for(cli_root, str(project), "chat-ok"), cwd=str(project), messages=[])
     write_chat_store(chat_dir_for(cli_root, str(project), "chat-untranscribed"), cwd=str(project), messages=[])
@@ -173,14 +176,18 @@ def test_a_store_written_after_the_build_marks_the_index_stale_without_failing(s
     assert "stale: Cursor wrote since" in CliRunner().invoke(app, ["doctor"]).stdout
 
 
-def test_skipped_records_outlive_a_refresh_that_reads_something_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_skipped_records_outlive_a_refresh_that_reads_something_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cli_root, home = tmp_path / "cursor-agent", tmp_path / "deja"
     monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli_root))
     monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
     broken = transcript_path(cli_root, "/work/api", "broken")
     write_transcript(broken, [user_turn("first question", T0), "{not json", assistant_turn("an answer")])
     refresh(home)
-    write_transcript(transcript_path(cli_root, "/work/api", "clean"), [user_turn("another question", T0), assistant_turn("ok")])
+    write_transcript(
+        transcript_path(cli_root, "/work/api", "clean"), [user_turn("another question", T0), assistant_turn("ok")]
+    )
     refresh(home)
 
     def persisted() -> dict[str, int]:

@@ -13,16 +13,14 @@ from pathlib import Path
 
 import orjson
 import pytest
-from filelock import FileLock
-
 from deja.core import index as index_module
-from deja.core.index import Index, IndexError_, index_dir
 from deja.core import indexer
 from deja.core.bookkeeping import Bookkeeping, State
+from deja.core.index import Index, IndexUnreadable, index_dir
 from deja.core.indexer import MAX_SEGMENTS, refresh
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
 from deja.core.search import Filters, parse_since, search
-from deja.core.writers.cli import (
+from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
     tool_use,
@@ -32,6 +30,7 @@ from deja.core.writers.cli import (
     write_transcript,
 )
 from deja.core.writers.ide import write_state_vscdb
+from filelock import FileLock
 
 UTC3 = timezone(timedelta(hours=3))
 
@@ -84,7 +83,9 @@ def test_a_grown_transcript_is_read_from_where_the_last_build_stopped(history, m
     size_before = path.stat().st_size
     _append(
         path,
-        user_turn("and how do I keep the cache from filling the disk again?", datetime(2026, 11, 20, 12, 0, tzinfo=UTC3)),
+        user_turn(
+            "and how do I keep the cache from filling the disk again?", datetime(2026, 11, 20, 12, 0, tzinfo=UTC3)
+        ),
         assistant_turn("Set builder gc keepStorage to 20GB in the daemon config."),
     )
     starts = []
@@ -116,7 +117,9 @@ def test_a_rewritten_transcript_is_read_again_whole(history):
     sample, home = history
     refresh(home)
     path = transcript_path(sample.cli_root, str(sample.projects["infra"]), INFRA_CHAT)
-    write_transcript(path, [user_turn("completely different question about nginx"), assistant_turn("Use a location block.")])
+    write_transcript(
+        path, [user_turn("completely different question about nginx"), assistant_turn("Use a location block.")]
+    )
     assert refresh(home).updated == 1
     _, messages = _session(home, INFRA_CHAT)
     assert [m.text for m in messages] == ["completely different question about nginx", "Use a location block."]
@@ -151,10 +154,16 @@ def test_a_composer_updated_in_place_is_read_again_and_only_it(history, monkeypa
         composer = orjson.loads(row[0])
         composer["fullConversationHeadersOnly"].append({"bubbleId": "b4", "type": 1})
         composer["lastUpdatedAt"] += 1000
-        conn.execute("UPDATE cursorDiskKV SET value = ? WHERE key = ?", (orjson.dumps(composer).decode(), f"composerData:{WEB_COMPOSER}"))
+        conn.execute(
+            "UPDATE cursorDiskKV SET value = ? WHERE key = ?",
+            (orjson.dumps(composer).decode(), f"composerData:{WEB_COMPOSER}"),
+        )
         conn.execute(
             "INSERT INTO cursorDiskKV VALUES (?, ?)",
-            (f"bubbleId:{WEB_COMPOSER}:b4", orjson.dumps({"type": 1, "text": "does the footer still overlap the cookie banner?"}).decode()),
+            (
+                f"bubbleId:{WEB_COMPOSER}:b4",
+                orjson.dumps({"type": 1, "text": "does the footer still overlap the cookie banner?"}).decode(),
+            ),
         )
     conn.close()
     read_ids: list[set[str] | None] = []
@@ -190,7 +199,9 @@ def test_a_build_that_dies_half_way_leaves_the_previous_index_readable(history, 
     refresh(home)
     before = _ids(home)
     cwd = str(sample.projects["api"])
-    write_transcript(transcript_path(sample.cli_root, cwd, "doomed"), [user_turn("a new question"), assistant_turn("an answer")])
+    write_transcript(
+        transcript_path(sample.cli_root, cwd, "doomed"), [user_turn("a new question"), assistant_turn("an answer")]
+    )
 
     def die(self):
         raise KeyboardInterrupt("killed half way")
@@ -214,10 +225,13 @@ def test_a_build_killed_by_a_signal_leaves_the_previous_index_readable(history, 
     for i in range(400):
         write_transcript(
             transcript_path(sample.cli_root, cwd, f"bulk-{i:04d}"),
-            [user_turn(f"question {i} about module{i} and the parser"), assistant_turn(f"answer {i} " + "words " * 200)],
+            [
+                user_turn(f"question {i} about module{i} and the parser"),
+                assistant_turn(f"answer {i} " + "words " * 200),
+            ],
         )
     env = {**os.environ, **sample.environment(home)}
-    proc = subprocess.Popen([sys.executable, "-m", "deja.core.entry", "index", "--full"], env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "deja.interfaces.entry", "index", "--full"], env=env)
     deadline = time.time() + 30
     while time.time() < deadline and len(list(index_dir(home).glob("seg-*"))) < 2 and proc.poll() is None:
         time.sleep(0.005)
@@ -232,14 +246,14 @@ def test_a_corrupt_or_foreign_index_is_reported_and_rebuilt(history):
     refresh(home)
     manifest = index_dir(home) / index_module.MANIFEST
     manifest.write_bytes(b"\x93garbage")
-    with pytest.raises(IndexError_, match="corrupt"):
+    with pytest.raises(IndexUnreadable, match="corrupt"):
         Index.open(home)
     result = refresh(home)
     assert "corrupt" in result.rebuilt_because
     assert result.sessions == 5
 
     manifest.write_bytes(index_module.msgspec.msgpack.encode({"version": 999, "generation": 1, "built_at": 0.0}))
-    with pytest.raises(IndexError_, match="format 999"):
+    with pytest.raises(IndexUnreadable, match="format 999"):
         Index.open(home)
     assert refresh(home).sessions == 5
     assert len(_ids(home)) == 5
@@ -250,7 +264,7 @@ def test_a_truncated_segment_is_detected(history):
     refresh(home)
     segment = next(index_dir(home).glob("seg-*"))
     (segment / "docs.bin").write_bytes(b"\0" * 7)
-    with pytest.raises(IndexError_, match="truncated"):
+    with pytest.raises(IndexUnreadable, match="truncated"):
         Index.open(home)
     assert refresh(home).sessions == 5
 
@@ -286,7 +300,9 @@ def test_a_reader_during_a_write_sees_a_whole_index(history):
     refresh(home)
     cwd = str(sample.projects["api"])
     for i in range(200):
-        write_transcript(transcript_path(sample.cli_root, cwd, f"w{i}"), [user_turn(f"subject{i} deploy"), assistant_turn("fine")])
+        write_transcript(
+            transcript_path(sample.cli_root, cwd, f"w{i}"), [user_turn(f"subject{i} deploy"), assistant_turn("fine")]
+        )
     stop = threading.Event()
     seen: list[int] = []
     errors: list[Exception] = []
@@ -316,7 +332,11 @@ def test_a_reader_during_a_write_sees_a_whole_index(history):
         ("xoxb-123456789012-abcdefABCDEF", "slack-token", "abcdefABCDEF"),
         ("Authorization: Bearer abcdef0123456789abcdef", "bearer", "0123456789abcdef"),
         ("Authorization: Basic dXNlcjpodW50ZXIyMjI=", "basic-auth", "dXNlcjpodW50ZXIyMjI"),
-        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt", "dozjgNryP4J3"),
+        (
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "jwt",
+            "dozjgNryP4J3",
+        ),
         ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "pem", "MIIEpAIBAAKCAQEA"),
         ("password=hunter2hunter2", "secret", "hunter2hunter2"),
         ("token: tok_live_12345678", "secret", "tok_live_12345678"),
@@ -349,7 +369,9 @@ def test_no_redact_turns_redaction_off(history, monkeypatch):
     sample, home = history
     monkeypatch.setenv("DEJA_NO_REDACT", "1")
     cwd = str(sample.projects["api"])
-    write_transcript(transcript_path(sample.cli_root, cwd, "leaky"), [user_turn("key AKIAIOSFODNN7EXAMPLE"), assistant_turn("ok")])
+    write_transcript(
+        transcript_path(sample.cli_root, cwd, "leaky"), [user_turn("key AKIAIOSFODNN7EXAMPLE"), assistant_turn("ok")]
+    )
     refresh(home)
     assert _session(home, "leaky")[1][0].text == "key AKIAIOSFODNN7EXAMPLE"
 
@@ -376,8 +398,12 @@ def test_phrases_identifiers_and_filters(history):
     # Filters by project (name or directory), source and date.
     assert {h.project for h in search(index, "cache", filters=Filters(project="api")).hits} == {"api"}
     assert search(index, "footer", filters=Filters(project="api")).hits == []
-    assert search(index, "footer", filters=Filters(project=str(sample.projects["web"]))).hits[0].session_id == WEB_COMPOSER
-    assert {h.source for h in search(index, "cache docker footer", filters=Filters(source="cursor-ide")).hits} == {"cursor-ide"}
+    assert (
+        search(index, "footer", filters=Filters(project=str(sample.projects["web"]))).hits[0].session_id == WEB_COMPOSER
+    )
+    assert {h.source for h in search(index, "cache docker footer", filters=Filters(source="cursor-ide")).hits} == {
+        "cursor-ide"
+    }
     recent = search(index, "docker", filters=Filters(since=parse_since("3d"))).hits
     assert recent == []
     assert search(index, "docker", filters=Filters(since=parse_since("30d"))).hits[0].session_id == INFRA_CHAT
@@ -386,8 +412,14 @@ def test_phrases_identifiers_and_filters(history):
 def test_user_turns_weigh_more_than_assistant_turns(history):
     sample, home = history
     cwd = str(sample.projects["api"])
-    write_transcript(transcript_path(sample.cli_root, cwd, "asked"), [user_turn("how does the zebra parser work"), assistant_turn("it reads tokens")])
-    write_transcript(transcript_path(sample.cli_root, cwd, "mentioned"), [user_turn("tidy the tokens"), assistant_turn("zebra parser tidied")])
+    write_transcript(
+        transcript_path(sample.cli_root, cwd, "asked"),
+        [user_turn("how does the zebra parser work"), assistant_turn("it reads tokens")],
+    )
+    write_transcript(
+        transcript_path(sample.cli_root, cwd, "mentioned"),
+        [user_turn("tidy the tokens"), assistant_turn("zebra parser tidied")],
+    )
     refresh(home)
     assert [h.session_id for h in search(Index.open(home), "zebra parser").hits] == ["asked", "mentioned"]
 
@@ -421,7 +453,10 @@ def test_segments_are_compacted_when_many_refreshes_add_them(history):
     refresh(home)
     cwd = str(sample.projects["api"])
     for i in range(12):
-        write_transcript(transcript_path(sample.cli_root, cwd, f"step{i}"), [user_turn(f"step {i} of migration{i}"), assistant_turn("done")])
+        write_transcript(
+            transcript_path(sample.cli_root, cwd, f"step{i}"),
+            [user_turn(f"step {i} of migration{i}"), assistant_turn("done")],
+        )
         refresh(home)
     index = Index.open(home)
     assert len(index.segments) <= MAX_SEGMENTS

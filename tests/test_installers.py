@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from deja.installers import TARGETS, InstallError, install, uninstall, wiring_report
-from deja.installers import cursor, guidance
+from deja.installers import TARGETS, InstallError, cursor, guidance, install, uninstall, wiring_report
 
 CURSOR_EVENTS = {
     "sessionStart": ("hook-context", None),
@@ -100,6 +98,7 @@ def _mode(path: Path) -> int:
 
 def _frontmatter(text: str) -> dict[str, Any]:
     import yaml
+
     match = re.match(r"---\n(.*?)\n---\n", text, re.S)
     assert match, "SKILL.md starts with a frontmatter block"
     return yaml.safe_load(match.group(1))
@@ -119,7 +118,7 @@ def assert_cursor_hooks(document: dict[str, Any], deja: str) -> None:
     hooks = document["hooks"]
     assert isinstance(hooks, dict)
     assert set(hooks) <= cursor.KNOWN_EVENTS, "one unknown event name voids the whole file"
-    for event, entries in hooks.items():
+    for entries in hooks.values():
         assert isinstance(entries, list)
         for entry in entries:
             assert isinstance(entry["command"], str)
@@ -515,7 +514,7 @@ def test_dry_run_writes_nothing_and_shows_the_diff(fake_home: Path, deja: str) -
     assert by_name["mcp.json"].action == "updated"
     assert by_name["mcp.json"].diff.startswith(f"--- {fake_home / '.cursor' / 'mcp.json'}\n+++ ")
     assert f'+      "command": "{deja}",' in by_name["mcp.json"].diff
-    assert by_name["hooks.json"].action == "created" and "+  \"version\": 1," in by_name["hooks.json"].diff
+    assert by_name["hooks.json"].action == "created" and '+  "version": 1,' in by_name["hooks.json"].diff
 
     install("cursor-auto", deja_path=deja)
     after = _snapshot(fake_home)

@@ -12,22 +12,16 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from filelock import FileLock
-from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp_types import CallToolResult
-
 from deja.core.index import Index, index_dir
 from deja.core.indexer import LOCK_NAME, refresh
-from deja.core.mcp_server import MESSAGE_CHARS, SEARCH_TEXT_BYTES, SHOW_WINDOW_BYTES, STILL_INDEXING
 from deja.core.search import search
-from deja.core.views import search_json
-from deja.core.writers.cli import (
+from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
     shell_result_text,
@@ -41,8 +35,13 @@ from deja.core.writers.cli import (
     write_transcript,
 )
 from deja.core.writers.ide import write_state_vscdb
+from deja.interfaces.mcp_server import MESSAGE_CHARS, SEARCH_TEXT_BYTES, SHOW_WINDOW_BYTES, STILL_INDEXING
+from deja.interfaces.views import search_json
+from filelock import FileLock
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp_types import CallToolResult
 
-T0 = datetime(2026, 7, 20, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 7, 20, 9, 0, tzinfo=UTC)
 FLAKY_CHATS = 25
 LONG_CHAT_TURNS = 60  # 120 messages
 HUGE_CHAT_TURNS = 10  # answers of ~30,000 characters each
@@ -103,7 +102,10 @@ def history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> History:
             {
                 "role": "assistant",
                 "id": "1",
-                "content": [{"type": "text", "text": answer}, tool_call_part("call_1", "Shell", {"command": "redis-cli FLUSHALL"})],
+                "content": [
+                    {"type": "text", "text": answer},
+                    tool_call_part("call_1", "Shell", {"command": "redis-cli FLUSHALL"}),
+                ],
             },
             tool_result_message("call_1", "Shell", shell_result_text("OK", 0)),
         ],
@@ -113,7 +115,10 @@ def history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> History:
         "0long000-web",
         h.web,
         "Refactor the router",
-        [(f"step {i}: move route {i} into its module", f"Moved route {i}; the tests pass.") for i in range(LONG_CHAT_TURNS)],
+        [
+            (f"step {i}: move route {i} into its module", f"Moved route {i}; the tests pass.")
+            for i in range(LONG_CHAT_TURNS)
+        ],
         T0 + timedelta(days=1),
     )
     # Many chats that all match one word, to overflow the search budget.
@@ -122,9 +127,13 @@ def history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> History:
             f"f1a{i:05d}-flaky",
             h.api,
             f"Flaky test number {i}",
-            [(f"the flaky test test_upload_{i} fails one run in ten on CI with a timeout while the worker pool drains its "
-              f"queue; retrying hides it and nobody knows why the fixture for bucket {i} leaks between runs",
-              f"Test {i} shares a temporary bucket with test {i + 1}; giving each its own bucket makes it pass.")],
+            [
+                (
+                    f"the flaky test test_upload_{i} fails one run in ten on CI with a timeout while the worker pool drains its "
+                    f"queue; retrying hides it and nobody knows why the fixture for bucket {i} leaks between runs",
+                    f"Test {i} shares a temporary bucket with test {i + 1}; giving each its own bucket makes it pass.",
+                )
+            ],
             T0 - timedelta(days=30 + i),
         )
     # A chat of very long answers, to bound a window by size.
@@ -165,12 +174,11 @@ def history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> History:
 @asynccontextmanager
 async def connect(history: History, errlog_path: Path) -> AsyncIterator[ClientSession]:
     """`deja mcp` started as a subprocess, initialized, its stderr going to ``errlog_path``."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "deja.core.entry", "mcp"], env=history.env)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "deja.interfaces.entry", "mcp"], env=history.env)
     with errlog_path.open("w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                yield session
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
 
 
 def run(history: History, tmp_path: Path, scenario: Callable[[ClientSession], Awaitable[None]]) -> None:
@@ -292,7 +300,12 @@ def test_show_reads_a_session_in_windows(history: History, tmp_path: Path) -> No
         data = result.structured_content
         assert data["session"]["id"] == "c0ffee01-cache" and "window" not in data
         call = data["messages"][1]["tool_calls"][0]
-        assert (call["name"], call["args"], call["result"], call["exit_code"]) == ("Shell", {"command": "redis-cli FLUSHALL"}, "OK", 0)
+        assert (call["name"], call["args"], call["result"], call["exit_code"]) == (
+            "Shell",
+            {"command": "redis-cli FLUSHALL"},
+            "OK",
+            0,
+        )
         assert "redis-cli FLUSHALL" in text(result) and "offset=" not in text(result)
 
         first = await ok(session, "show", session_id="0long000-web")
@@ -386,7 +399,9 @@ def test_a_long_session_of_many_calls(history: History, tmp_path: Path) -> None:
     async def scenario(session: ClientSession) -> None:
         started = time.monotonic()
         for i in range(150):
-            hit = (await ok(session, "search", query=f"flaky test_upload_{i % FLAKY_CHATS}")).structured_content["hits"][0]
+            hit = (await ok(session, "search", query=f"flaky test_upload_{i % FLAKY_CHATS}")).structured_content[
+                "hits"
+            ][0]
             assert hit["session_id"] == f"f1a{i % FLAKY_CHATS:05d}-flaky"
             shown = await ok(session, "show", session_id=hit["session_id"])
             assert len(shown.structured_content["messages"]) == 2
@@ -402,7 +417,13 @@ def test_a_long_session_of_many_calls(history: History, tmp_path: Path) -> None:
 
 
 def test_a_stale_index_is_refreshed_and_a_new_one_is_read(history: History, tmp_path: Path) -> None:
-    history.cli_chat("5a1e0000-new", history.api, "Tune gunicorn workers", [("how many gunicorn workers per core?", "Two per core plus one.")], T0)
+    history.cli_chat(
+        "5a1e0000-new",
+        history.api,
+        "Tune gunicorn workers",
+        [("how many gunicorn workers per core?", "Two per core plus one.")],
+        T0,
+    )
 
     async def scenario(session: ClientSession) -> None:
         # The server's first call refreshes the index, which finds the chat written after the build.
@@ -428,7 +449,11 @@ def test_while_the_first_build_runs_tools_say_so_and_then_answer(history: Histor
 
     async def scenario(session: ClientSession) -> None:
         try:
-            for tool, arguments in [("search", {"query": "redis"}), ("show", {"session_id": "c0ffee01"}), ("recent", {})]:
+            for tool, arguments in [
+                ("search", {"query": "redis"}),
+                ("show", {"session_id": "c0ffee01"}),
+                ("recent", {}),
+            ]:
                 started = time.monotonic()
                 result = await ok(session, tool, **arguments)
                 assert text(result) == STILL_INDEXING and result.structured_content is None

@@ -1,6 +1,6 @@
 """cursor-agent CLI history: JSONL transcripts, the per-chat store.db, and the sessions built from both.
 
-Every input is real: JSONL and SQLite files written by deja.core.writers.cli.
+Every input is real: JSONL and SQLite files written by deja.core.writers.cursor_agent.
 """
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import msgspec
 import orjson
 import pytest
-
+from deja.core.history import read_history
 from deja.core.model import MAX_MESSAGE_BYTES, Message, ToolCall
 from deja.core.readers.chatstore import (
     DIGEST_MISMATCH,
@@ -34,8 +34,7 @@ from deja.core.readers.chatstore import (
     read_store,
     split_shell_output,
 )
-from deja.core.history import read_history
-from deja.core.readers.cli import chats_without_transcript, read_cli_session
+from deja.core.readers.cursor_agent import chats_without_transcript, read_cli_session
 from deja.core.readers.transcripts import (
     MALFORMED_LINE,
     chat_id_of,
@@ -46,7 +45,7 @@ from deja.core.readers.transcripts import (
     read_transcript,
     session_id_of,
 )
-from deja.core.writers.cli import (
+from deja.core.writers.cursor_agent import (
     assistant_turn,
     blob_id,
     chat_dir_for,
@@ -88,8 +87,8 @@ def root(tmp_path: Path) -> Path:
             "Monday, Jan 5, 2026, 12:15 AM (UTC+5:30)",
             datetime(2026, 1, 5, 0, 15, tzinfo=timezone(timedelta(hours=5, minutes=30))),
         ),
-        ("Sunday, Jul 26, 2026, 12:30 PM", datetime(2026, 7, 26, 12, 30, tzinfo=timezone.utc)),
-        ("September 3, 2026, 7:00 PM (UTC)", datetime(2026, 9, 3, 19, 0, tzinfo=timezone.utc)),
+        ("Sunday, Jul 26, 2026, 12:30 PM", datetime(2026, 7, 26, 12, 30, tzinfo=UTC)),
+        ("September 3, 2026, 7:00 PM (UTC)", datetime(2026, 9, 3, 19, 0, tzinfo=UTC)),
         ("Thu, Sept 3, 2026, 7:00 pm (UTC+8)", datetime(2026, 9, 3, 19, 0, tzinfo=timezone(timedelta(hours=8)))),
     ],
 )
@@ -163,7 +162,7 @@ def test_a_transcript_without_any_stamp_uses_the_file_time(root: Path) -> None:
     )
     os.utime(path, (1785060360, 1785060360))
     read = read_transcript(path)
-    mtime = datetime(2026, 7, 26, 10, 6, tzinfo=timezone.utc)
+    mtime = datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
     assert [m.timestamp for m in read.messages] == [mtime, mtime, mtime]
     assert read.last_timestamp is None
 
@@ -623,7 +622,7 @@ def test_meta_json_is_verified_by_its_md5_folder(root: Path) -> None:
     meta = read_chat_meta(filed)
     assert meta is not None
     assert (meta.cwd, meta.verified) == (CWD, True)
-    assert meta.created == datetime(2026, 7, 26, 10, 6, tzinfo=timezone.utc)
+    assert meta.created == datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
     moved = root / "chats" / ("0" * 32) / "c1"
     moved.parent.mkdir(parents=True)
     filed.rename(moved)
@@ -669,8 +668,8 @@ def test_a_chat_without_a_stamp_takes_meta_times(root: Path) -> None:
     write_chat_store(chat_dir, cwd=CWD, messages=[])
     session = read_cli_session(transcript, chat_dir)
     assert session is not None
-    assert session.started == datetime(2026, 7, 26, 10, 6, tzinfo=timezone.utc)
-    assert session.updated == datetime(2026, 7, 26, 10, 7, tzinfo=timezone.utc)
+    assert session.started == datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
+    assert session.updated == datetime(2026, 7, 26, 10, 7, tzinfo=UTC)
 
 
 def test_without_a_cwd_the_project_folder_is_decoded(tmp_path: Path, root: Path) -> None:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
+from conftest import shared_path
 from deja.core.model import Session
 from deja.core.readers import ide
 from deja.core.readers.ide import composer_fingerprints, read_ide_database
@@ -22,8 +22,6 @@ from deja.core.writers.ide import (
     write_state_vscdb,
     write_workspace_json,
 )
-
-from conftest import shared_path
 
 T0 = 1784278800000  # 2026-07-17 09:00:00 UTC, in ms
 CHAT_PANEL = "workbench.panel.aichat.view.aichat.chatdata"
@@ -65,10 +63,19 @@ def test_composer_with_bubbles_reads_roles_texts_title_and_every_kind_of_time(tm
         bubbles={
             "c1": {
                 "b1": {"_v": 3, "type": 1, "text": "Why is this stale?", "timestamp": T0 + 1000},
-                "b2": {"_v": 3, "type": 2, "text": "", "rawText": "The key omits the locale.",
-                       "createdAt": "2026-07-23T09:15:15.288Z"},
-                "b3": {"_v": 2, "type": 1, "text": "Add it then.",
-                       "timingInfo": {"clientStartTime": 165658.8, "clientRpcSendTime": T0 + 9_000_000_000}},
+                "b2": {
+                    "_v": 3,
+                    "type": 2,
+                    "text": "",
+                    "rawText": "The key omits the locale.",
+                    "createdAt": "2026-07-23T09:15:15.288Z",
+                },
+                "b3": {
+                    "_v": 2,
+                    "type": 1,
+                    "text": "Add it then.",
+                    "timingInfo": {"clientStartTime": 165658.8, "clientRpcSendTime": T0 + 9_000_000_000},
+                },
                 "b4": {"_v": 2, "type": 3, "text": "Done: the key now has the locale."},
             }
         },
@@ -262,7 +269,9 @@ def test_null_blob_and_malformed_values_are_counted_and_skipped(tmp_path: Path) 
 
 def test_tool_calls_ride_on_their_bubble_message(tmp_path: Path) -> None:
     terminal = {
-        "tool": 15, "name": "run_terminal_cmd", "status": "completed",
+        "tool": 15,
+        "name": "run_terminal_cmd",
+        "status": "completed",
         "rawArgs": '{"command": "pytest -q"}',
         "params": '{"command": "pytest -q", "requireUserApproval": true}',
         "result": '{"output": "3 passed\\n", "exitCode": 0}',
@@ -271,8 +280,10 @@ def test_tool_calls_ride_on_their_bubble_message(tmp_path: Path) -> None:
     read_file = {"name": "read_file", "params": {"target_file": "app.py"}, "result": {"contents": "print('hi')\n"}}
     raw_args_only = {"name": "grep_search", "rawArgs": '{"query": "TODO"}', "result": "no matches"}
     rejected = {
-        "name": "run_terminal_cmd", "params": '{"command": "rm -rf build"}',
-        "result": '{"rejected": true}', "userDecision": "rejected",
+        "name": "run_terminal_cmd",
+        "params": '{"command": "rm -rf build"}',
+        "result": '{"rejected": true}',
+        "userDecision": "rejected",
     }
     db = write_state_vscdb(
         tmp_path / "state.vscdb",
@@ -298,7 +309,10 @@ def test_tool_calls_ride_on_their_bubble_message(tmp_path: Path) -> None:
     ]
     ran, opened, searched, refused = (m.tool_calls[0] for m in messages[1:])
     assert (ran.name, ran.args, ran.result, ran.exit_code) == (
-        "run_terminal_cmd", {"command": "pytest -q", "requireUserApproval": True}, "3 passed\n", 0,
+        "run_terminal_cmd",
+        {"command": "pytest -q", "requireUserApproval": True},
+        "3 passed\n",
+        0,
     )
     assert (opened.name, opened.args, opened.result) == ("read_file", {"target_file": "app.py"}, "print('hi')\n")
     assert (searched.args, searched.result) == ({"query": "TODO"}, "no matches")
@@ -474,7 +488,10 @@ def test_legacy_item_table_composers_and_chat_tabs(tmp_path: Path) -> None:
     composers = {
         "allComposers": [
             {
-                "composerId": "k1", "name": "Sidebar", "createdAt": T0, "lastUpdatedAt": T0 + 9000,
+                "composerId": "k1",
+                "name": "Sidebar",
+                "createdAt": T0,
+                "lastUpdatedAt": T0 + 9000,
                 "conversation": [
                     {"type": 1, "bubbleId": "1", "text": "add a sidebar"},
                     {"type": 2, "bubbleId": "2", "text": "\n\nHere is a sidebar."},
@@ -487,7 +504,9 @@ def test_legacy_item_table_composers_and_chat_tabs(tmp_path: Path) -> None:
     chat = {
         "tabs": [
             {
-                "tabId": "tab-1", "chatTitle": "Python server", "lastSendTime": T0 + 50_000,
+                "tabId": "tab-1",
+                "chatTitle": "Python server",
+                "lastSendTime": T0 + 50_000,
                 "bubbles": [
                     {"type": "user", "messageType": 2, "id": "q", "text": "how to serve files with python?"},
                     {"type": "ai", "messageType": 3, "id": "a", "text": "", "rawText": "python -m http.server"},
@@ -542,9 +561,7 @@ def test_disk_kv_wins_over_an_item_table_copy_of_the_same_composer(tmp_path: Pat
         bubbles={"same": {"b1": {"type": 1, "text": "current text"}}},
         item_table={
             "composer.composerData": {
-                "allComposers": [
-                    {"composerId": "same", "name": "stale", "conversation": [{"type": 1, "text": "old"}]}
-                ]
+                "allComposers": [{"composerId": "same", "name": "stale", "conversation": [{"type": 1, "text": "old"}]}]
             }
         },
     )
@@ -695,8 +712,9 @@ def test_real_legacy_workspace_database() -> None:
     # 26 inline composers (19 unnamed) and 5 Chat panel tabs, all with messages
     assert len(sessions) == 31
     assert sum(len(s.messages) for s in sessions.values()) == 82 + 44  # 5 tabs end with an empty draft bubble
-    assert all(m.role == ("user" if i % 2 == 0 else "assistant")
-               for s in sessions.values() for i, m in enumerate(s.messages))
+    assert all(
+        m.role == ("user" if i % 2 == 0 else "assistant") for s in sessions.values() for i, m in enumerate(s.messages)
+    )
 
     settings = sessions["a76419da-5045-4dcb-a1d4-307eab526a30"]
     assert settings.title == "create settings page that enables to enter OpenAI API key,"

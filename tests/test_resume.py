@@ -1,6 +1,6 @@
 """`deja resume ID`: the line that reopens a cursor-agent chat where it ran, or one line saying why not.
 
-Chats are written the way cursor-agent writes them (``deja.core.writers.cli``):
+Chats are written the way cursor-agent writes them (``deja.core.writers.cursor_agent``):
 a transcript under ``projects/<encoded cwd>/`` and a chat folder under
 ``chats/<md5 of cwd>/<id>/``. Every printed line is checked by a real ``sh``.
 """
@@ -11,17 +11,14 @@ import os
 import shutil
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from deja.core.cli import app
 from deja.core.index import SessionMeta
 from deja.core.resume import ResumeRefused, resume_line
 from deja.core.sample import API_CHAT, WEB_COMPOSER, WEB_MERGED_COMPOSER, build_sample_history
-from deja.core.writers.cli import (
+from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
     transcript_path,
@@ -29,8 +26,10 @@ from deja.core.writers.cli import (
     write_chat_store,
     write_transcript,
 )
+from deja.interfaces.cli import app
+from typer.testing import CliRunner
 
-T0 = datetime(2026, 7, 26, 10, 6, tzinfo=timezone.utc)
+T0 = datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
 CHAT = "7a1e0c55-5d2b-4f0e-9c1a-6b3d2e1f0a01"
 
 HOSTILE_NAMES = [
@@ -61,7 +60,9 @@ def cli_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def write_chat(cli_root: Path, cwd: Path, chat_id: str = CHAT, *, meta_cwd: str | None = "same", bucket_cwd: Path | None = None) -> None:
+def write_chat(
+    cli_root: Path, cwd: Path, chat_id: str = CHAT, *, meta_cwd: str | None = "same", bucket_cwd: Path | None = None
+) -> None:
     """A cursor-agent chat run in ``cwd``: its transcript and its chat folder (filed under ``bucket_cwd``'s md5)."""
     write_transcript(
         transcript_path(cli_root, str(cwd), chat_id),
@@ -119,7 +120,7 @@ def test_resume_prints_cd_and_cursor_agent_resume_as_a_subprocess(cli_root: Path
     project.mkdir(parents=True)
     write_chat(cli_root, project)
     ran = subprocess.run(
-        [sys.executable, "-m", "deja.core.entry", "resume", CHAT[:8]], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "deja.interfaces.entry", "resume", CHAT[:8]], capture_output=True, text=True, timeout=60
     )
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout == f"cd {project} && cursor-agent --resume {CHAT}\n"
@@ -133,7 +134,9 @@ def test_a_unique_prefix_is_enough(cli_root: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
-def test_hostile_directory_names_are_quoted_for_the_shell(cli_root: Path, tmp_path: Path, fake_agent: Path, name: str) -> None:
+def test_hostile_directory_names_are_quoted_for_the_shell(
+    cli_root: Path, tmp_path: Path, fake_agent: Path, name: str
+) -> None:
     project = tmp_path / "code" / name
     project.mkdir(parents=True)
     write_chat(cli_root, project)
@@ -173,7 +176,9 @@ def test_refused_when_the_directory_is_gone(cli_root: Path, tmp_path: Path) -> N
     assert_refused(resume(CHAT), CHAT, f"its directory {project} is gone")
 
 
-def test_refused_when_the_directory_is_not_recorded_and_the_folder_name_is_ambiguous(cli_root: Path, tmp_path: Path) -> None:
+def test_refused_when_the_directory_is_not_recorded_and_the_folder_name_is_ambiguous(
+    cli_root: Path, tmp_path: Path
+) -> None:
     project = tmp_path / "code" / "my-app"
     project.mkdir(parents=True)
     (tmp_path / "code" / "my" / "app").mkdir(parents=True)  # encodes alike: "…-code-my-app"
@@ -181,7 +186,9 @@ def test_refused_when_the_directory_is_not_recorded_and_the_folder_name_is_ambig
     assert_refused(resume(CHAT), CHAT, "not recorded", "meta.json has no cwd")
 
 
-def test_refused_when_the_folder_name_decodes_to_a_directory_the_chat_is_not_filed_under(cli_root: Path, tmp_path: Path) -> None:
+def test_refused_when_the_folder_name_decodes_to_a_directory_the_chat_is_not_filed_under(
+    cli_root: Path, tmp_path: Path
+) -> None:
     project = tmp_path / "code" / "api"
     project.mkdir(parents=True)
     write_chat(cli_root, project, meta_cwd=None, bucket_cwd=tmp_path / "elsewhere")
@@ -205,7 +212,9 @@ def test_refused_when_the_chat_is_no_longer_in_cursor_agents_store(cli_root: Pat
 
 
 @pytest.mark.parametrize("composer", [WEB_COMPOSER, WEB_MERGED_COMPOSER])
-def test_refused_for_editor_chats_which_reopen_only_in_the_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, composer: str) -> None:
+def test_refused_for_editor_chats_which_reopen_only_in_the_editor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, composer: str
+) -> None:
     sample = build_sample_history(tmp_path / "sample")
     for name, value in sample.environment(tmp_path / "deja").items():
         monkeypatch.setenv(name, value)
@@ -213,7 +222,9 @@ def test_refused_for_editor_chats_which_reopen_only_in_the_editor(tmp_path: Path
     assert resume(API_CHAT).stdout == f"cd {sample.projects['api']} && cursor-agent --resume {API_CHAT}\n"
 
 
-def test_refused_for_a_subagent_transcript_naming_its_parent(cli_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_refused_for_a_subagent_transcript_naming_its_parent(
+    cli_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DEJA_INCLUDE_SUBAGENTS", "1")
     project = tmp_path / "api"
     project.mkdir()
@@ -258,7 +269,7 @@ def test_exec_runs_cursor_agent_in_the_project(cli_root: Path, tmp_path: Path, f
     write_chat(cli_root, project)
     env = {**os.environ, "PATH": f"{fake_agent}{os.pathsep}{os.environ['PATH']}"}
     ran = subprocess.run(
-        [sys.executable, "-m", "deja.core.entry", "resume", CHAT[:8], "--exec"],
+        [sys.executable, "-m", "deja.interfaces.entry", "resume", CHAT[:8], "--exec"],
         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
@@ -271,7 +282,11 @@ def test_exec_without_cursor_agent_says_so(cli_root: Path, tmp_path: Path) -> No
     write_chat(cli_root, project)
     env = {**os.environ, "PATH": str(tmp_path / "empty-bin")}
     ran = subprocess.run(
-        [sys.executable, "-m", "deja.core.entry", "resume", CHAT, "--exec"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "deja.interfaces.entry", "resume", CHAT, "--exec"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert ran.returncode == 1 and ran.stdout == ""
     assert ran.stderr.startswith("deja: cursor-agent is not on PATH") and ran.stderr.count("\n") == 1

@@ -19,14 +19,14 @@ import re
 import sqlite3
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import orjson
 
-from deja.core.model import Message, cap_text, one_line
+from ..model import Message, cap_text, one_line
 
 UNREADABLE_STORE = "unreadable store.db"
 MALFORMED_ROOT = "malformed store root"
@@ -129,7 +129,7 @@ def _from_ms(value: Any) -> datetime | None:
     if not isinstance(value, int | float) or isinstance(value, bool):
         return None
     try:
-        return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        return datetime.fromtimestamp(value / 1000, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
 

@@ -33,7 +33,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import orjson
 
-from deja.core.model import Message, Role, Session, ToolCall, cap_text, fill_times, one_line
+from ..model import Message, Role, Session, ToolCall, cap_text, fill_times, one_line
 
 Problems = Counter[str]
 

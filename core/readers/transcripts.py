@@ -13,14 +13,14 @@ import re
 import stat
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
 import orjson
 
-from deja.core.model import Message, ToolCall, cap_text
+from ..model import Message, ToolCall, cap_text
 
 MALFORMED_LINE = "malformed transcript line"
 
@@ -63,7 +63,9 @@ def scan_transcripts(root: Path, include_subagents: bool) -> Iterator[Transcript
                     for child in _entries(os.path.join(entry.path, _SUBAGENTS)):
                         found = _regular_file(child.path) if child.name.endswith(".jsonl") else None
                         if found:
-                            yield TranscriptFile(child.path, entry.name, f"{entry.name}/{child.name[: -len('.jsonl')]}", found)
+                            yield TranscriptFile(
+                                child.path, entry.name, f"{entry.name}/{child.name[: -len('.jsonl')]}", found
+                            )
 
 
 def find_transcripts(root: Path, include_subagents: bool) -> Iterator[Path]:
@@ -308,7 +310,7 @@ def read_transcript(
             if stamp is None:
                 undated.append(new)
         if undated:
-            mtime = datetime.fromtimestamp(os.fstat(lines.fileno()).st_mtime, tz=timezone.utc)
+            mtime = datetime.fromtimestamp(os.fstat(lines.fileno()).st_mtime, tz=UTC)
             for message in undated:
                 message.timestamp = mtime
     return TranscriptRead(messages=messages, end=end, last_timestamp=stamp)

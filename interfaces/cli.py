@@ -9,15 +9,15 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Annotated, NoReturn, Optional
+from typing import Annotated, NoReturn
 
 import orjson
 import typer
 
-from deja.core import paths
-from deja.core.index import IndexError_
-from deja.core.library import NotFound, find_session, newest_sessions, open_index
-from deja.core.views import (
+from ..core import paths
+from ..core.index import IndexUnreadable
+from ..core.library import NotFound, find_session, newest_sessions, open_index
+from .views import (
     search_json,
     search_text,
     session_json,
@@ -83,13 +83,13 @@ def _open_index(fresh: bool = True):
     bar = ProgressBar("indexing")
     try:
         return open_index(fresh=fresh, progress=bar)
-    except IndexError_ as exc:
+    except IndexUnreadable as exc:
         fail(f"{exc}: run `deja index --full` to rebuild it")
     finally:
         bar.close()
 
 
-def _check_source(source: Optional[str]) -> None:
+def _check_source(source: str | None) -> None:
     if source and source not in SOURCES:
         fail(f"unknown source {source!r}: use one of {', '.join(SOURCES)}", code=2)
 
@@ -100,7 +100,7 @@ def index_command(
     json: JsonFlag = False,
 ) -> None:
     """Build the index, or refresh it with what changed since the last run."""
-    from deja.core.indexer import refresh
+    from ..core.indexer import refresh
 
     _check_roots()
     bar = ProgressBar("indexing")
@@ -134,15 +134,21 @@ def index_command(
 
 @app.command("search")
 def search_command(
-    words: Annotated[list[str], typer.Argument(help='What to look for. Quote a phrase to match it exactly: \'"cache key"\'.')],
-    project: Annotated[Optional[str], typer.Option("--project", "-p", help="Only this project (name or directory).")] = None,
-    source: Annotated[Optional[str], typer.Option("--source", "-s", help="Only cursor-ide or cursor-cli.")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", help="Only sessions updated since: 30d, 12h, 2w or YYYY-MM-DD.")] = None,
+    words: Annotated[
+        list[str], typer.Argument(help="What to look for. Quote a phrase to match it exactly: '\"cache key\"'.")
+    ],
+    project: Annotated[
+        str | None, typer.Option("--project", "-p", help="Only this project (name or directory).")
+    ] = None,
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Only cursor-ide or cursor-cli.")] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="Only sessions updated since: 30d, 12h, 2w or YYYY-MM-DD.")
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many sessions to show.")] = 10,
     json: JsonFlag = False,
 ) -> None:
     """Find the past sessions that match WORDS, best first."""
-    from deja.core.search import Filters, parse_since, search
+    from ..core.search import Filters, parse_since, search
 
     _check_source(source)
     since_at = None
@@ -164,8 +170,10 @@ def search_command(
 
 @app.command("sessions")
 def sessions_command(
-    project: Annotated[Optional[str], typer.Option("--project", "-p", help="Only this project (name or directory).")] = None,
-    source: Annotated[Optional[str], typer.Option("--source", "-s", help="Only cursor-ide or cursor-cli.")] = None,
+    project: Annotated[
+        str | None, typer.Option("--project", "-p", help="Only this project (name or directory).")
+    ] = None,
+    source: Annotated[str | None, typer.Option("--source", "-s", help="Only cursor-ide or cursor-cli.")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many sessions to list.")] = 20,
     json: JsonFlag = False,
 ) -> None:
@@ -233,8 +241,12 @@ def stats_command(json: JsonFlag = False) -> None:
     typer.echo(f"index: {data['index_path']} ({data['index_bytes'] / 1e6:.1f} MB, built {data['built_at']})")
 
 
-TargetArg = Annotated[str, typer.Argument(metavar="TARGET", help="cursor, cursor-auto (with hooks), claude or claude-auto.")]
-DryRunFlag = Annotated[bool, typer.Option("--dry-run", help="Print the diff of every file it would change; write nothing.")]
+TargetArg = Annotated[
+    str, typer.Argument(metavar="TARGET", help="cursor, cursor-auto (with hooks), claude or claude-auto.")
+]
+DryRunFlag = Annotated[
+    bool, typer.Option("--dry-run", help="Print the diff of every file it would change; write nothing.")
+]
 
 
 def _print_changes(target: str, changes, dry_run: bool) -> None:
@@ -248,7 +260,7 @@ def _print_changes(target: str, changes, dry_run: bool) -> None:
 @app.command("install")
 def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Wire deja into Cursor (MCP server, skill, /deja command; hooks with cursor-auto) or Claude Code."""
-    from deja.installers import InstallError, install
+    from ..installers import InstallError, install
 
     try:
         changes = install(target, dry_run=dry_run)
@@ -260,7 +272,7 @@ def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
 @app.command("uninstall")
 def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Remove exactly what `deja install` wrote for a target, and nothing else."""
-    from deja.installers import InstallError, uninstall
+    from ..installers import InstallError, uninstall
 
     try:
         changes = uninstall(target, dry_run=dry_run)
@@ -272,20 +284,22 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
 @app.command("mcp")
 def mcp_command() -> None:
     """Serve deja's tools to agents over MCP (stdio); this is what mcp.json runs."""
-    from deja.core.mcp_server import serve
+    from .mcp_server import serve
 
     serve()
 
 
 @app.command("resume")
 def resume_command(
-    session_id: Annotated[str, typer.Argument(metavar="ID", help="A cursor-agent chat's id, or a unique prefix of one.")],
+    session_id: Annotated[
+        str, typer.Argument(metavar="ID", help="A cursor-agent chat's id, or a unique prefix of one.")
+    ],
     run_it: Annotated[bool, typer.Option("--exec", help="Run the command instead of printing it.")] = False,
 ) -> None:
     """Print the line that reopens a cursor-agent chat where it ran: cd <project> && cursor-agent --resume <id>."""
     import shutil
 
-    from deja.core.resume import ResumeRefused, command_line, resume_target
+    from ..core.resume import ResumeRefused, command_line, resume_target
 
     index = _open_index()
     try:
@@ -311,7 +325,7 @@ def resume_command(
 @app.command("doctor")
 def doctor_command(json: JsonFlag = False) -> None:
     """Whether deja can see and serve your Cursor history: the stores, the index, the wiring, and what to fix."""
-    from deja.core.doctor import diagnose, report_json, report_text
+    from .doctor import diagnose, report_json, report_text
 
     report = diagnose()
     if json:
@@ -324,10 +338,12 @@ def doctor_command(json: JsonFlag = False) -> None:
 
 @app.command("demo")
 def demo_command(
-    keep: Annotated[bool, typer.Option("--keep", help="Keep the sample history and its index, and print where.")] = False,
+    keep: Annotated[
+        bool, typer.Option("--keep", help="Keep the sample history and its index, and print where.")
+    ] = False,
 ) -> None:
     """Try deja on a small sample Cursor history: search, show, resume and every hook; no Cursor needed."""
-    from deja.core.demo import run_demo
+    from .demo import run_demo
 
     run_demo(keep=keep)
 

@@ -23,13 +23,13 @@ from typing import Any
 
 import orjson
 
-from deja.core.index import Index
-from deja.core.indexer import refresh
-from deja.core.library import find_session
-from deja.core.resume import ResumeRefused, resume_line
-from deja.core.sample import API_TEST_FAILURE, build_sample_history
-from deja.core.search import search
-from deja.core.views import search_text, show_text
+from ..core.index import Index
+from ..core.indexer import refresh
+from ..core.library import find_session
+from ..core.resume import ResumeRefused, resume_line
+from ..core.sample import API_TEST_FAILURE, build_sample_history
+from ..core.search import search
+from .views import search_text, show_text
 
 SEARCH = "stale prices locale"
 PROMPT = "prices are stale again after switching the locale, did we fix the cache key before?"
@@ -48,7 +48,9 @@ def run_demo(keep: bool = False) -> None:
             indexed = refresh(folder / "deja")
             size = f"{indexed.sessions} sessions in {len(sample.projects)} projects"
             print(f"deja demo: a sample Cursor history of {size}, indexed in {folder}")
-            print("Editor chats (state.vscdb) and cursor-agent chats (transcripts and store.db), as Cursor writes them.")
+            print(
+                "Editor chats (state.vscdb) and cursor-agent chats (transcripts and store.db), as Cursor writes them."
+            )
             _show_the_cli(Index.open(folder / "deja"))
             _show_the_hooks(str(sample.projects["api"]))
         _heading("Next: your own history")
@@ -131,7 +133,7 @@ def _cursor_payload(event: str, project: str, fields: dict[str, Any]) -> dict[st
 def _injected(command: str, payload: dict[str, Any]) -> str:
     """The ``additional_context`` that ``deja <command>`` prints for ``payload``, or ""."""
     ran = subprocess.run(
-        [sys.executable, "-m", "deja.core.entry", command],
+        [sys.executable, "-m", "deja.interfaces.entry", command],
         input=orjson.dumps(payload),
         capture_output=True,
         timeout=30,

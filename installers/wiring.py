@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from deja.installers import claude, cursor, guidance
-from deja.installers.entries import (
+from . import claude, cursor, guidance
+from .entries import (
     SERVER_NAME,
     Strip,
     default_deja_path,
@@ -27,7 +27,7 @@ from deja.installers.entries import (
     plan_hooks,
     plan_server,
 )
-from deja.installers.files import InstallError, json_type, parse_object, read_text
+from .files import InstallError, json_type, parse_object, read_text
 
 Level = Literal["ok", "warn", "error"]
 

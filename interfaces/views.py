@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from deja.core.index import SessionMeta
-from deja.core.model import Message
-from deja.core.search import SearchResult
+from ..core.index import SessionMeta
+from ..core.model import Message
+from ..core.search import SearchResult
 
 
 def iso(value: datetime | None) -> str | None:
@@ -15,7 +15,7 @@ def iso(value: datetime | None) -> str | None:
     if value is None:
         return None
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
+        value = value.replace(tzinfo=UTC)
     return value.astimezone().isoformat(timespec="seconds")
 
 

@@ -23,14 +23,14 @@ from typing import Literal
 
 import msgspec
 
-from deja.core import paths
-from deja.core.index import MANIFEST, Index, IndexError_, index_dir
-from deja.core.indexer import State
-from deja.core.readers.chatstore import find_chat_dirs
-from deja.core.readers.cli import chats_without_transcript
-from deja.core.readers.ide import composer_fingerprints
-from deja.core.readers.transcripts import find_transcripts
-from deja.core.views import when
+from ..core import paths
+from ..core.index import MANIFEST, Index, IndexUnreadable, index_dir
+from ..core.indexer import State
+from ..core.readers.chatstore import find_chat_dirs
+from ..core.readers.cursor_agent import chats_without_transcript
+from ..core.readers.ide import composer_fingerprints
+from ..core.readers.transcripts import find_transcripts
+from .views import when
 
 Level = Literal["ok", "warn", "error"]
 Area = Literal["history", "index", "wiring"]
@@ -88,7 +88,7 @@ class Report(msgspec.Struct):
 
 def diagnose(home: Path | None = None) -> Report:
     """Look at the stores, the index under ``home`` and the wiring; build nothing."""
-    from deja.installers import wiring_report
+    from ..installers import wiring_report
 
     home = home or paths.deja_home()
     ide_root, cli_roots = paths.ide_user_root(), paths.cli_roots()
@@ -211,7 +211,7 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
     try:
         index = Index.open(home)
         state = msgspec.msgpack.decode((directory / index.manifest.state).read_bytes(), type=State)
-    except IndexError_ as exc:
+    except IndexUnreadable as exc:
         return IndexStatus(str(directory), "damaged", bytes=size), None, str(exc)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
         why = f"the index bookkeeping in {directory} is unreadable ({exc})"

@@ -32,14 +32,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from deja.core import paths
-from deja.core.index import MANIFEST, Index, IndexError_, Segment, SessionMeta, index_dir, read_manifest
-from deja.core.indexer import refresh
-from deja.core.library import NotFound, find_session, newest_sessions
-from deja.core.model import Message
-from deja.core.resume import ResumeRefused, resume_line
-from deja.core.search import Filters, SearchResult, parse_since, search
-from deja.core.views import search_json, search_text, session_json, session_line, show_json, show_text
+from ..core import paths
+from ..core.index import MANIFEST, Index, IndexUnreadable, Segment, SessionMeta, index_dir, read_manifest
+from ..core.indexer import refresh
+from ..core.library import NotFound, find_session, newest_sessions
+from ..core.model import Message
+from ..core.resume import ResumeRefused, resume_line
+from ..core.search import Filters, SearchResult, parse_since, search
+from .views import search_json, search_text, session_json, session_line, show_json, show_text
 
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How stale the index may get between two tool calls before one of them refreshes it.
@@ -65,7 +65,8 @@ INSTRUCTIONS = (
 READ_ONLY = {"read_only_hint": True, "destructive_hint": False, "open_world_hint": False}
 
 SessionId = Annotated[
-    str, Field(description="A session id from search or recent, or a unique prefix of one (8 characters usually suffice).")
+    str,
+    Field(description="A session id from search or recent, or a unique prefix of one (8 characters usually suffice)."),
 ]
 Project = Annotated[
     str | None, Field(description="Only sessions of this project: its folder name (e.g. 'api') or full path.")
@@ -96,7 +97,7 @@ class LiveIndex:
                 stamp = self._manifest_stamp()
                 if self._index is None or stamp != self._opened:
                     self._index, self._opened = Index.open(self.home), stamp
-            except IndexError_:
+            except IndexUnreadable:
                 self._start_build()
                 return None
             return self._index
@@ -106,14 +107,14 @@ class LiveIndex:
         try:
             stat = (index_dir(self.home) / MANIFEST).stat()
         except OSError:
-            raise IndexError_(f"no index under {self.home}") from None
+            raise IndexUnreadable(f"no index under {self.home}") from None
         return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
     def _refresh(self) -> None:
         self._refreshed_at = time.monotonic()
         try:
             read_manifest(index_dir(self.home))
-        except IndexError_:
+        except IndexUnreadable:
             return  # a refresh would rebuild it inline, which may take minutes: get() has it built aside
         try:
             refresh(self.home, lock_timeout=0)
@@ -126,7 +127,7 @@ class LiveIndex:
         if self._builder is not None and self._builder.poll() is None:
             return
         self._builder = subprocess.Popen(
-            [sys.executable, "-m", "deja.core.entry", "index"],
+            [sys.executable, "-m", "deja.interfaces.entry", "index"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -181,17 +182,23 @@ class Tools:
         self,
         query: Annotated[
             str,
-            Field(description='A few distinctive words: an error message, a function or file name, a topic. Quote a phrase to match it exactly: \'"cache key"\'.'),
+            Field(
+                description="A few distinctive words: an error message, a function or file name, a topic. Quote a phrase to match it exactly: '\"cache key\"'."
+            ),
         ],
         project: Project = None,
         source: Annotated[
             Literal["cursor-ide", "cursor-cli"] | None,
-            Field(description="Only chats from the Cursor editor (cursor-ide) or from cursor-agent in a terminal (cursor-cli)."),
+            Field(
+                description="Only chats from the Cursor editor (cursor-ide) or from cursor-agent in a terminal (cursor-cli)."
+            ),
         ] = None,
         since: Annotated[
             str | None, Field(description="Only sessions updated since then: 30d, 12h, 2w or a date YYYY-MM-DD.")
         ] = None,
-        limit: Annotated[int, Field(ge=1, le=20, description="At most this many sessions (fewer if the answer would pass 4 KiB).")] = 5,
+        limit: Annotated[
+            int, Field(ge=1, le=20, description="At most this many sessions (fewer if the answer would pass 4 KiB).")
+        ] = 5,
     ) -> CallToolResult:
         """Search this person's past Cursor sessions for the query; the best sessions come first, each with its id,
         project, date and the passages that matched. Use it before solving something that may have been solved
@@ -207,7 +214,9 @@ class Tools:
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
-        result = search(index, query.strip(), filters=Filters(project=project, source=source, since=since_at), limit=limit)
+        result = search(
+            index, query.strip(), filters=Filters(project=project, source=source, since=since_at), limit=limit
+        )
         result = fit_text(result)
         return answer(search_text(result), search_json(result))
 
@@ -215,7 +224,9 @@ class Tools:
         self,
         session_id: SessionId,
         offset: Annotated[int, Field(ge=0, description="Index of the first message to return (0 is the first).")] = 0,
-        limit: Annotated[int, Field(ge=1, le=200, description="At most this many messages (fewer if they are long).")] = 50,
+        limit: Annotated[
+            int, Field(ge=1, le=200, description="At most this many messages (fewer if they are long).")
+        ] = 50,
     ) -> CallToolResult:
         """Read a past session: its messages in order, with the tool calls made and their results. Returns a window
         of the session; when more follows, the answer says which offset to ask for next."""
@@ -283,7 +294,9 @@ def build_server(home: Path | None = None, refresh_every: float = REFRESH_SECOND
         (tools.resume, "Command to resume a CLI chat"),
     ):
         description = " ".join((inspect.getdoc(tool) or "").split())
-        server.add_tool(tool, title=title, description=description, annotations=ToolAnnotations(title=title, **READ_ONLY))
+        server.add_tool(
+            tool, title=title, description=description, annotations=ToolAnnotations(title=title, **READ_ONLY)
+        )
     return server
 
 

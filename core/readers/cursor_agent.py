@@ -12,8 +12,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from deja.core.model import Session, fill_times
-from deja.core.readers.chatstore import (
+from ..model import Session, fill_times
+from .chatstore import (
     ChatMeta,
     StoreChat,
     attach_tool_results,
@@ -22,7 +22,7 @@ from deja.core.readers.chatstore import (
     read_chat_meta,
     read_store,
 )
-from deja.core.readers.transcripts import (
+from .transcripts import (
     chat_id_of,
     decode_project_slug,
     find_transcripts,

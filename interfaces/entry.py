@@ -12,10 +12,10 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if argv and argv[0].startswith("hook-"):
-        from deja.hooks.run import main as run_hook
+        from ..hooks.run import main as run_hook
 
         sys.exit(run_hook(argv[0], argv[1:]))
-    from deja.core.cli import run
+    from .cli import run
 
     run()
 
