@@ -24,12 +24,13 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 sys.path.insert(0, str(HERE))
 
+from generate import generate, query_for, source_bytes  # noqa: E402
+
 from deja.core.index import Index  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
 from deja.core.search import search  # noqa: E402
 from deja.core.writers.cursor_agent import assistant_turn, user_turn  # noqa: E402
-from generate import generate, query_for, source_bytes  # noqa: E402
 
 
 def history_for(size: int) -> SampleHistory:

@@ -38,15 +38,16 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # One synthetic vocabulary for every benchmark: generate.py's topics, conversations and queries.
-from deja.core.index import FORMAT_VERSION, Manifest, SegmentRef, SegmentWriter, SessionMeta, index_dir, write_manifest  # noqa: E402
-from deja.core.indexer import State  # noqa: E402
-from deja.core.model import Message, ToolCall  # noqa: E402
 from generate import (
     query_for,  # noqa: E402
     random_conversation,  # noqa: E402
     random_topic,  # noqa: E402
     random_word,  # noqa: E402
 )
+
+from deja.core.index import FORMAT_VERSION, Manifest, SegmentRef, SegmentWriter, SessionMeta, index_dir, write_manifest  # noqa: E402
+from deja.core.indexer import State  # noqa: E402
+from deja.core.model import Message, ToolCall  # noqa: E402
 
 MESSAGES_PER_SESSION = 20
 SESSIONS_PER_SEGMENT = 20_000  # ~420k docs: about what the indexer puts in one segment

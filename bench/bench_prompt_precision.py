@@ -36,10 +36,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from locomo import CATEGORIES, DEFAULT_DATA, gold_sessions, write_conversation  # noqa: E402
+
 from deja.core.index import Index  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.hooks.prompt import recall_for  # noqa: E402
-from locomo import CATEGORIES, DEFAULT_DATA, gold_sessions, write_conversation  # noqa: E402
 
 ADVERSARIAL = 5
 _SHOWN = re.compile(r"`deja show ([^`]+)`")

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import msgspec
+
 from deja.core.sample import SampleHistory
 from deja.core.writers.cursor_agent import (
     assistant_turn,

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
+
 from deja.core.index import Index
 from deja.core.indexer import refresh
 from deja.core.search import search

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from harness import Sample, point_at_sample
+
+from deja.core.indexer import refresh
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -41,3 +44,16 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent: shared data comes with CI, not with a plain clone")
     return path
+
+
+@pytest.fixture
+def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sample:
+    """The sample history with this process's environment pointed at it (not yet indexed)."""
+    return point_at_sample(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def indexed_sample(sample: Sample) -> Sample:
+    """The sample history, indexed."""
+    refresh(sample.home)
+    return sample

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
 
 

@@ -11,9 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+from typer.testing import CliRunner
+
 from deja.core.sample import API_CACHE_CHAT, API_CHAT
 from deja.interfaces.cli import app
-from typer.testing import CliRunner
 
 HOOK_SECTIONS = {
     "sessionStart (deja hook-context)": "Recent sessions in this project",

@@ -11,6 +11,8 @@ from pathlib import Path
 import msgspec
 import orjson
 import pytest
+from typer.testing import CliRunner
+
 from deja.core.index import MANIFEST, index_dir, read_manifest
 from deja.core.indexer import State, refresh
 from deja.core.readers.transcripts import MALFORMED_LINE
@@ -24,7 +26,6 @@ from deja.core.writers.cursor_agent import (
     write_transcript,
 )
 from deja.interfaces.cli import app
-from typer.testing import CliRunner
 
 T0 = datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from filelock import FileLock
+
 from deja.core.index import MANIFEST, Index, index_dir
 from deja.core.indexer import LOCK_NAME, refresh
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, SampleHistory, build_sample_history
@@ -35,7 +37,6 @@ from deja.core.writers.cursor_agent import (
     write_transcript,
 )
 from deja.hooks.call import BUILD_SENTINEL, FRAME_CLOSE, FRAME_OPEN
-from filelock import FileLock
 
 CURSOR_VERSION = "2.4.21"
 COMMANDS = ("hook-context", "hook-prompt", "hook-tool", "hook-tool-after", "hook-session-end")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from filelock import FileLock
+
 from deja.core import index as index_module
 from deja.core import indexer
 from deja.core.bookkeeping import Bookkeeping, State
@@ -30,7 +32,6 @@ from deja.core.writers.cursor_agent import (
     write_transcript,
 )
 from deja.core.writers.ide import write_state_vscdb
-from filelock import FileLock
 
 UTC3 = timezone(timedelta(hours=3))
 

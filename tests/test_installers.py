@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from deja.installers import TARGETS, InstallError, cursor, guidance, install, uninstall, wiring_report
 
 CURSOR_EVENTS = {

@@ -18,6 +18,10 @@ from typing import Any
 
 import anyio
 import pytest
+from filelock import FileLock
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp_types import CallToolResult
+
 from deja.core.index import Index, index_dir
 from deja.core.indexer import LOCK_NAME, refresh
 from deja.core.search import search
@@ -37,9 +41,6 @@ from deja.core.writers.cursor_agent import (
 from deja.core.writers.ide import write_state_vscdb
 from deja.interfaces.mcp_server import MESSAGE_CHARS, SEARCH_TEXT_BYTES, SHOW_WINDOW_BYTES, STILL_INDEXING
 from deja.interfaces.views import search_json
-from filelock import FileLock
-from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp_types import CallToolResult
 
 T0 = datetime(2026, 7, 20, 9, 0, tzinfo=UTC)
 FLAKY_CHATS = 25

@@ -14,6 +14,7 @@ from pathlib import Path
 import msgspec
 import orjson
 import pytest
+
 from deja.core.history import read_history
 from deja.core.model import MAX_MESSAGE_BYTES, Message, ToolCall
 from deja.core.readers.chatstore import (

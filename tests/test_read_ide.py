@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import shared_path
+
 from deja.core.model import Session
 from deja.core.readers import ide
 from deja.core.readers.ide import composer_fingerprints, read_ide_database

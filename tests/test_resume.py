@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from deja.core.index import SessionMeta
 from deja.core.resume import ResumeRefused, resume_line
 from deja.core.sample import API_CHAT, WEB_COMPOSER, WEB_MERGED_COMPOSER, build_sample_history
@@ -27,7 +29,6 @@ from deja.core.writers.cursor_agent import (
     write_transcript,
 )
 from deja.interfaces.cli import app
-from typer.testing import CliRunner
 
 T0 = datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
 CHAT = "7a1e0c55-5d2b-4f0e-9c1a-6b3d2e1f0a01"
