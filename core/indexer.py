@@ -372,7 +372,8 @@ def _plan(book: Bookkeeping, state: State, targets: set[str] | None, problems: C
     cli_reads: dict[str, CliChat] = {}
     cli_appends: dict[str, CliChat] = {}
     removed: set[str] = set()
-    for sid in ide_changed | set(cli_changed) | cli_gone | ide_gone:
+    # Sorted: the order sessions are read in is the order they are written in, whatever the hash seed.
+    for sid in sorted(ide_changed | set(cli_changed) | cli_gone | ide_gone):
         record = book.chat(sid)
         owner = owners.get(sid) or (record.ide_db if record and sid not in ide_gone else None)
         chat = found.get(sid) or (None if sid in cli_gone else _recorded_chat(record))
@@ -492,7 +493,7 @@ def refresh(  # noqa: C901
         ]
         by_name = {ref.name: ref for ref in segments}
         added = updated = removed = 0
-        for sid in written.keys() | plan.removed:
+        for sid in sorted(written.keys() | plan.removed):
             record = book.chat(sid)
             old = record.where if record else None
             if old is not None and old.segment in by_name:

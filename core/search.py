@@ -4,8 +4,9 @@ Each message is scored with BM25 (user turns, titles and tool commands weigh
 more: ``index.KIND_WEIGHT``, ``index.doc_text``) plus a share of its
 neighbours' scores. A session scores its best message plus a share of its next
 two, scaled by how many of the query's terms it holds and by a mild recency
-factor. Only the head of each term's postings is read, so cost stays flat as
-the index grows. The constants were tuned on LoCoMo (``bench/locomo.py``).
+factor. A term found in more than ``FULL_READ`` messages has only the head of
+its postings read (highest impact first), so cost stays flat as the index grows;
+a rarer term, and every term of a small index, is read whole. The constants were tuned on LoCoMo (``bench/locomo.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ from .index import KIND_TITLE, SOURCE_CODES, Index, Segment, doc_text, name_hash
 from .model import Message
 from .text import normalise, phrases, term_positions, terms
 
-#: How many postings a term may contribute, spread over the segments.
+#: A term found in at most this many messages is read whole: below it, reading everything costs little and
+#: no posting is cut (a small index is ranked exactly, and the same on every run).
+FULL_READ = 4096
+#: Past FULL_READ, how many postings a term may contribute (its highest-impact ones), spread over the segments
+#: by their size: what keeps a search's cost flat as the index grows.
 POSTINGS_BUDGET = 1024
 #: With a filter, a term may read this many more before giving up on the filter.
 FILTERED_BUDGET = 8192
@@ -139,11 +144,11 @@ def _score_docs(
         idf = idfs[term] = index.idf(df)
         flag = 1 << bit
         # A common term decides little of the ranking: it reads a quarter as far.
-        term_budget = budget if idf >= COMMON_IDF else budget // 4
+        term_budget = df if df <= FULL_READ else budget if idf >= COMMON_IDF else budget // 4
         for i, segment, p_off, count in found:
             if not count:
                 continue
-            share = max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs))
+            share = count if df <= FULL_READ else max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs))
             for doc, ordinal, impact in segment.postings(p_off, 0, min(count, share)):
                 entry = scores.get((i, doc))
                 if entry is None:
