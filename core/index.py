@@ -35,15 +35,35 @@ from pathlib import Path
 import msgspec
 
 from . import keys
+from .fields import (
+    KIND_ASSISTANT,
+    KIND_EDIT,
+    KIND_ERROR,
+    KIND_OUTPUT,
+    KIND_TITLE,
+    KIND_USER,
+    MESSAGE_KINDS,
+    doc_text,
+    field_texts,
+)
 from .model import Message
 from .text import terms as text_terms
 
-FORMAT_VERSION = 5
+#: 6: tool output, error-line and edit field docs; accent folding; Snowball stems.
+FORMAT_VERSION = 6
 MANIFEST = "manifest.msgpack"
 
-KIND_USER, KIND_ASSISTANT, KIND_TITLE = 0, 1, 2
 SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
-KIND_WEIGHT = {KIND_USER: 1.3, KIND_ASSISTANT: 1.0, KIND_TITLE: 1.5}
+#: Field weights (KIND_OUTPUT, KIND_ERROR, KIND_EDIT) tuned on the coding benchmark's tuning half
+#: (bench/coding_history.py); the message weights on LoCoMo (bench/locomo.py).
+KIND_WEIGHT = {
+    KIND_USER: 1.3,
+    KIND_ASSISTANT: 1.0,
+    KIND_TITLE: 1.5,
+    KIND_OUTPUT: 0.5,
+    KIND_ERROR: 1.6,
+    KIND_EDIT: 0.5,
+}
 K1, B = 0.7, 0.3
 
 _DOC = struct.Struct("<QIIB3x")  # record offset, record length, session ordinal, kind
@@ -101,19 +121,6 @@ def index_dir(home: Path) -> Path:
     return home / "index"
 
 
-def doc_text(message: Message) -> str:
-    """What of a message is searchable: its text and the commands and paths of its tool calls."""
-    if not message.tool_calls:
-        return message.text
-    extra = []
-    for call in message.tool_calls:
-        for key in ("command", "path", "file_path", "pattern", "query", "glob_pattern"):
-            value = call.args.get(key)
-            if isinstance(value, str):
-                extra.append(value)
-    return message.text + "\n" + "\n".join(extra) if extra else message.text
-
-
 def edited_paths(args: dict, project_dir: str) -> list[str]:
     """The file an edit tool call changed, as given and, when relative, joined to the project."""
     path = args.get("path") or args.get("file_path") or args.get("target_file")
@@ -165,11 +172,15 @@ class SegmentWriter:
     def doc_count(self) -> int:
         return len(self._doc_kinds)
 
-    def _add_doc(self, ordinal: int, kind: int, record: bytes, text: str) -> None:
+    def _add_doc(self, ordinal: int, kind: int, record: bytes | tuple[int, int], text: str) -> None:
+        """Add a doc holding ``record`` (bytes to write, or the (offset, length) of one already written)."""
         doc = self.doc_count
-        self._records.write(record)
-        self._docs += _DOC.pack(self._record_off, len(record), ordinal, kind)
-        self._record_off += len(record)
+        if isinstance(record, bytes):
+            self._records.write(record)
+            self._docs += _DOC.pack(self._record_off, len(record), ordinal, kind)
+            self._record_off += len(record)
+        else:
+            self._docs += _DOC.pack(*record, ordinal, kind)
         counts: dict[str, int] = {}
         for term in text_terms(text):
             counts[term] = counts.get(term, 0) + 1
@@ -210,13 +221,18 @@ class SegmentWriter:
         meta.first_doc = self.doc_count
         encode = msgspec.msgpack.encode
         updated = meta.updated.timestamp() if meta.updated else 0.0
+        # Field docs come after the session's messages and title, so a range of its message docs holds messages only.
+        fields: list[tuple[tuple[int, int], int, str]] = []
         for message in messages:
             kind = KIND_USER if message.role == "user" else KIND_ASSISTANT
             doc = self.doc_count
-            self._add_doc(ordinal, kind, encode(message), doc_text(message))
+            record = encode(message)
+            span = (self._record_off, len(record))
+            self._add_doc(ordinal, kind, record, doc_text(message))
             if message.tool_calls:
                 when = message.timestamp.timestamp() if message.timestamp else updated
                 self._add_tool_keys(doc, message, when, meta.project_dir)
+                fields.extend((span, field, text) for field, text in field_texts(message).items())
         self._add_key(keys.ALL_SESSIONS_KEY, meta.first_doc, updated)
         for place in {meta.project_dir, meta.project} - {""}:
             self._add_key(keys.project_key(place), meta.first_doc, updated)
@@ -224,6 +240,8 @@ class SegmentWriter:
             self._add_doc(ordinal, KIND_TITLE, encode(Message(role="user", text=meta.title)), meta.title)
         meta.n_docs = self.doc_count - meta.first_doc
         meta.messages = len(messages)
+        for span, field, text in fields:
+            self._add_doc(ordinal, field, span, text)
         self.message_count += len(messages)
         record = encode(meta)
         self._sessions.write(record)
@@ -244,9 +262,7 @@ class SegmentWriter:
         self._sessions.close()
         (self.path / "docs.bin").write_bytes(self._docs)
         (self.path / "sessions.idx").write_bytes(self._session_idx)
-        lengths = self._doc_lengths
-        avgdl = (sum(lengths) / len(lengths)) if lengths else 1.0
-        norm = [K1 * (1 - B + B * dl / avgdl) for dl in lengths]
+        norm = _length_norms(self._doc_lengths, self._doc_kinds)
         weights = [KIND_WEIGHT[k] for k in self._doc_kinds]
         term_blob = bytearray()
         term_idx = bytearray()
@@ -283,6 +299,20 @@ class SegmentWriter:
         self._records.close()
         self._sessions.close()
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _length_norms(lengths: array, kinds: array) -> list[float]:
+    """BM25's length factor per doc; each field kind against its own average length, messages and titles together."""
+    totals: dict[int, list[int]] = {}
+    for dl, kind in zip(lengths, kinds, strict=True):
+        group = totals.setdefault(kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1, [0, 0])
+        group[0] += dl
+        group[1] += 1
+    average = {group: (total / count) or 1.0 for group, (total, count) in totals.items()}
+    return [
+        K1 * (1 - B + B * dl / average[kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1])
+        for dl, kind in zip(lengths, kinds, strict=True)
+    ]
 
 
 def write_manifest(directory: Path, manifest: Manifest) -> None:
@@ -392,9 +422,24 @@ class Segment:
         """A session's messages in order (its title doc left out)."""
         out = []
         for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
-            if self.doc(doc)[1] != KIND_TITLE:
+            if self.doc(doc)[1] in MESSAGE_KINDS:
                 out.append(self.message(doc))
         return out
+
+    def message_doc(self, doc: int) -> int:
+        """The message doc a field doc was built from (found by their shared record); any other doc itself."""
+        off, _, ordinal, kind = _DOC.unpack_from(self._docs, doc * _DOC.size)
+        if kind in MESSAGE_KINDS or kind == KIND_TITLE:
+            return doc
+        meta = self.session(ordinal)
+        lo, hi = meta.first_doc, meta.first_doc + meta.messages - 1
+        while lo < hi:  # message docs of a session are in record order
+            mid = (lo + hi + 1) // 2
+            if _DOC.unpack_from(self._docs, mid * _DOC.size)[0] <= off:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
 
     def session_keys(self, ordinal: int) -> tuple[int, int, int, float]:
         """What filters look at, without decoding the session: (project hash, dir hash, source, updated)."""

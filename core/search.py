@@ -21,7 +21,8 @@ from operator import itemgetter
 
 import msgspec
 
-from .index import KIND_TITLE, SOURCE_CODES, Index, Segment, doc_text, name_hash
+from .fields import FIELD_ROLE, KIND_TITLE, MESSAGE_KINDS, doc_text, kind_text
+from .index import SOURCE_CODES, Index, Segment, name_hash
 from .model import Message
 from .text import normalise, phrases, term_positions, terms
 
@@ -183,7 +184,7 @@ def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> s
 def _phrase_ok(segment: Segment, docs: Iterable[int], wanted: list[str]) -> bool:
     if not wanted:
         return True
-    text = " ".join(normalise(segment.message(doc).text) for doc in docs)
+    text = " ".join(normalise(kind_text(segment.message(doc), segment.doc(doc)[1])) for doc in docs)
     return all(p in text for p in wanted)
 
 
@@ -296,9 +297,14 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
     for _, doc in scored:
         if len(out) >= count:
             break
-        if segment.doc(doc)[1] == KIND_TITLE:
+        kind = segment.doc(doc)[1]
+        if kind == KIND_TITLE:
             continue
         message: Message = segment.message(doc)
+        if kind not in MESSAGE_KINDS:  # what a command printed, an error line, an edit: the part that matched
+            text = densest_window(kind_text(message, kind), wanted)
+            out.append(Snippet(role=FIELD_ROLE[kind], text=text, timestamp=message.timestamp))
+            continue
         # The message's own words, unless the match is only in its tool calls' commands and paths.
         own = message.text if not wanted.isdisjoint(terms(message.text)) else doc_text(message)
         out.append(Snippet(role=message.role, text=densest_window(own, wanted), timestamp=message.timestamp))

@@ -14,7 +14,8 @@ import re
 
 import msgspec
 
-from ..core.index import KIND_ASSISTANT, KIND_TITLE, KIND_USER, Index, Segment, SessionMeta, doc_text
+from ..core.fields import KIND_ASSISTANT, KIND_TITLE, KIND_USER, kind_text
+from ..core.index import Index, Segment, SessionMeta
 from ..core.search import Filters, Hit, SearchResult, densest_window, query_terms, search
 from ..core.text import terms
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
@@ -143,7 +144,9 @@ def recall_for(
             break
         if _key(hit) in seen:
             continue
-        best = set(terms(doc_text(index.segments[hit.best[0]].message(hit.best[1])))) & wanted
+        segment = index.segments[hit.best[0]]
+        best_kind = segment.doc(hit.best[1])[1]
+        best = set(terms(kind_text(segment.message(hit.best[1]), best_kind))) & wanted
         if confident(hit, result, asked, best, gate):
             chosen.append(hit)
     recall = Recall()
@@ -167,6 +170,10 @@ def _block(index: Index, hit: Hit, wanted: set[str], room: int) -> list[str]:
     doc = hit.best[1]
     ordinal, kind = segment.doc(doc)
     meta = segment.session(ordinal)
+    if kind not in (KIND_USER, KIND_ASSISTANT, KIND_TITLE):
+        # A match in what a command printed: the question of the turn that ran it, and that turn's best answer.
+        doc = _question_of(segment, meta, segment.message_doc(doc))
+        kind = segment.doc(doc)[1]
     if kind == KIND_TITLE:
         turns = [("asked", meta.asked), ("concluded", meta.concluded)]
     else:
@@ -174,6 +181,14 @@ def _block(index: Index, hit: Hit, wanted: set[str], room: int) -> list[str]:
         turns = [(m.role, m.text) for m in map(segment.message, docs)]
     lines = [f"  {label}: {densest_window(text, wanted, room)}" for label, text in turns if text.strip()]
     return headed(heading(hit.title, hit.project, hit.updated, hit.session_id), lines, room)
+
+
+def _question_of(segment: Segment, meta: SessionMeta, doc: int) -> int:
+    """The user message a message doc answers (itself when it is one; the doc itself when none is near)."""
+    for d in range(doc, max(meta.first_doc, doc - TURN_DOCS) - 1, -1):
+        if segment.doc(d)[1] == KIND_USER:
+            return d
+    return doc
 
 
 def _exchange(
