@@ -24,7 +24,7 @@ import msgspec
 from .fields import FIELD_ROLE, KIND_TITLE, MESSAGE_KINDS, doc_text, kind_text
 from .index import SOURCE_CODES, Index, Segment, name_hash
 from .model import Message
-from .text import normalise, phrases, term_positions, terms
+from .text import identifier_parts, normalise, phrases, term_positions, terms
 
 #: A term found in at most this many messages is read whole: below it, reading everything costs little and
 #: no posting is cut (a small index is ranked exactly, and the same on every run).
@@ -41,6 +41,9 @@ RERANK = 64
 SECOND_BEST_SHARE = 0.35
 #: A turn's score borrows this share of its neighbours': answers sit next to their questions.
 NEIGHBOUR_SHARE = 0.2
+#: A query term that is only a part of an identifier the index holds whole weighs this much of its idf:
+#: the session naming ``per_customer_limit`` outranks those that say "per", "customer" and "limit" apart.
+PART_WEIGHT = 0.5
 #: Sessions are scaled by (share of query terms they hold) ** COORD.
 COORD = 0.5
 SNIPPET_CHARS = 240
@@ -131,11 +134,15 @@ class _Scored:
 
 
 def _score_docs(
-    index: Index, query: list[str], filters: Filters
+    index: Index, query: list[str], filters: Filters, parts: dict[str, str] | None = None
 ) -> tuple[dict[tuple[int, int], _Scored], dict[str, float]]:
-    """Every candidate message's score, keyed by (segment number, doc), and each term's idf."""
+    """Every candidate message's score, keyed by (segment number, doc), and each term's idf.
+
+    ``parts`` maps a term that is only part of an identifier to the identifier (see ``text.identifier_parts``).
+    """
     scores: dict[tuple[int, int], _Scored] = {}
     idfs: dict[str, float] = {}
+    parts = parts or {}
     budget = FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
     for bit, term in enumerate(query):
         found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
@@ -143,6 +150,7 @@ def _score_docs(
         if df == 0:
             continue
         idf = idfs[term] = index.idf(df)
+        weight = idf * (PART_WEIGHT if parts.get(term) in idfs else 1.0)
         flag = 1 << bit
         # A common term decides little of the ranking: it reads a quarter as far.
         term_budget = df if df <= FULL_READ else budget if idf >= COMMON_IDF else budget // 4
@@ -153,9 +161,9 @@ def _score_docs(
             for doc, ordinal, impact in segment.postings(p_off, 0, min(count, share)):
                 entry = scores.get((i, doc))
                 if entry is None:
-                    scores[(i, doc)] = _Scored(idf * impact, flag, ordinal)
+                    scores[(i, doc)] = _Scored(weight * impact, flag, ordinal)
                 else:
-                    entry.score += idf * impact
+                    entry.score += weight * impact
                     entry.mask |= flag
     return scores, idfs
 
@@ -200,7 +208,7 @@ def search(
     filters = filters or Filters()
     now = now or time.time()
     words, wanted_phrases = query_terms(query)
-    doc_scores, idfs = _score_docs(index, words, filters)
+    doc_scores, idfs = _score_docs(index, words, filters, identifier_parts(query))
 
     # Group message scores into sessions, checking filters on the fixed-width keys only.
     per_session: dict[tuple[int, int], list[tuple[float, int]]] = {}
@@ -293,7 +301,7 @@ def _matched(
 
 
 def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
-    out = []
+    out: list[Snippet] = []
     for _, doc in scored:
         if len(out) >= count:
             break
