@@ -1,9 +1,9 @@
 """What of a message is searchable, field by field.
 
 A message is indexed as its own words (with its tool calls' commands and paths)
-and, beside that, as up to three field docs sharing its record: what its tool
-calls printed, the error lines of its failed commands, and the new text of its
-edits. Each field is its own doc with its own weight (``index.KIND_WEIGHT``) and
+and, beside that, as up to four field docs sharing its record: what its tool
+calls printed, the error lines of its failed commands, the new text of its
+edits, and its Shell commands alone (what ``--role command`` searches). Each field is its own doc with its own weight (``index.KIND_WEIGHT``) and
 its own length normalisation, so a long build log neither drowns the message's
 words nor is drowned by them, and ``deja search 1893112`` finds the session
 whose command printed that number.
@@ -14,12 +14,11 @@ from __future__ import annotations
 from . import keys
 from .model import Message
 
-KIND_USER, KIND_ASSISTANT, KIND_TITLE, KIND_OUTPUT, KIND_ERROR, KIND_EDIT = range(6)
+KIND_USER, KIND_ASSISTANT, KIND_TITLE, KIND_OUTPUT, KIND_ERROR, KIND_EDIT, KIND_COMMAND = range(7)
 #: The kinds whose docs are a session's messages (the others point at a message's record or hold the title).
 MESSAGE_KINDS = frozenset({KIND_USER, KIND_ASSISTANT})
-FIELD_KINDS = (KIND_OUTPUT, KIND_ERROR, KIND_EDIT)
 #: The role a snippet from each field doc is shown with.
-FIELD_ROLE = {KIND_OUTPUT: "tool", KIND_ERROR: "tool", KIND_EDIT: "edit"}
+FIELD_ROLE = {KIND_OUTPUT: "tool", KIND_ERROR: "tool", KIND_EDIT: "edit", KIND_COMMAND: "command"}
 
 #: Of a long tool result, the head and tail are indexed: what a command printed first and how it ended.
 OUTPUT_HEAD = 16_384
@@ -62,16 +61,25 @@ def field_texts(message: Message) -> dict[int, str]:
     outputs: list[str] = []
     errors: list[str] = []
     edits: list[str] = []
+    commands: list[str] = []
     for call in message.tool_calls:
         if call.name in keys.EDIT_TOOLS:
             edits += _edit_texts(call.args)
             continue
+        command = call.args.get("command")
+        if call.name in keys.SHELL_TOOLS and isinstance(command, str):
+            commands.append(command)
         if not call.result:
             continue
         outputs.append(_clip(call.result))
         if call.exit_code and call.name in keys.SHELL_TOOLS:
             errors += keys.error_lines(call.result, ERROR_LINES)
-    found = {KIND_OUTPUT: "\n".join(outputs), KIND_ERROR: "\n".join(errors), KIND_EDIT: _clip("\n".join(edits))}
+    found = {
+        KIND_OUTPUT: "\n".join(outputs),
+        KIND_ERROR: "\n".join(errors),
+        KIND_EDIT: _clip("\n".join(edits)),
+        KIND_COMMAND: "\n".join(commands),
+    }
     return {kind: text for kind, text in found.items() if text.strip()}
 
 

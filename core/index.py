@@ -35,8 +35,10 @@ from pathlib import Path
 import msgspec
 
 from . import keys
+from .dates import date_keys
 from .fields import (
     KIND_ASSISTANT,
+    KIND_COMMAND,
     KIND_EDIT,
     KIND_ERROR,
     KIND_OUTPUT,
@@ -63,6 +65,8 @@ KIND_WEIGHT = {
     KIND_OUTPUT: 0.5,
     KIND_ERROR: 1.6,
     KIND_EDIT: 0.5,
+    # Commands already count in their message's doc: this doc is for ``--role command``, and weighs little.
+    KIND_COMMAND: 0.2,
 }
 K1, B = 0.7, 0.3
 
@@ -223,12 +227,18 @@ class SegmentWriter:
         updated = meta.updated.timestamp() if meta.updated else 0.0
         # Field docs come after the session's messages and title, so a range of its message docs holds messages only.
         fields: list[tuple[tuple[int, int], int, str]] = []
+        days: set[object] = set()
         for message in messages:
             kind = KIND_USER if message.role == "user" else KIND_ASSISTANT
             doc = self.doc_count
             record = encode(message)
             span = (self._record_off, len(record))
             self._add_doc(ordinal, kind, record, doc_text(message))
+            written = message.timestamp or meta.started
+            if written is not None and written.date() not in days:  # each day's first message carries its date
+                days.add(written.date())
+                for key in date_keys(written):
+                    self._add_key(key, doc, written.timestamp())
             if message.tool_calls:
                 when = message.timestamp.timestamp() if message.timestamp else updated
                 self._add_tool_keys(doc, message, when, meta.project_dir)
