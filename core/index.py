@@ -424,6 +424,10 @@ class Segment:
         _, _, ordinal, kind = _DOC.unpack_from(self._docs, doc * _DOC.size)
         return ordinal, kind
 
+    def position(self, doc: int) -> int:
+        """Where a doc's record starts: the docs built from one message share it, and it grows through a session."""
+        return _DOC.unpack_from(self._docs, doc * _DOC.size)[0]
+
     def message(self, doc: int) -> Message:
         off, length, _, _ = _DOC.unpack_from(self._docs, doc * _DOC.size)
         return msgspec.msgpack.decode(self._records[off : off + length], type=Message)

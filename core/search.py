@@ -55,6 +55,15 @@ RERANK = 64
 SECOND_BEST_SHARE = 0.35
 #: A turn's score borrows this share of its neighbours': answers sit next to their questions.
 NEIGHBOUR_SHARE = 0.2
+#: Sessions are scaled by (share of query terms held within TURN_WINDOW consecutive messages) ** WINDOW_COORD:
+#: the terms of an answer sit together. Tuned on LoCoMo's tuning half: R@1 75.6% without, 76.3% with 3 and 0.5
+#: (76.9% with COORD lowered to 0.25 as well: within noise, so COORD stays); the coding benchmark's tuning half is
+#: unchanged by it (75.0%).
+#: Tried there and left out, as both tuning halves got worse: pivoted session-length normalisation (b = 0.1:
+#: LoCoMo 75.4%, coding 71.9%) and reciprocal-rank fusion of the best-turn and the session rankings (k = 5 to 60:
+#: LoCoMo 75.1%, coding reporting 71.0%).
+TURN_WINDOW = 3
+WINDOW_COORD = 0.5
 #: A query term that is only a part of an identifier the index holds whole weighs this much of its idf:
 #: the session naming ``per_customer_limit`` outranks those that say "per", "customer" and "limit" apart.
 PART_WEIGHT = 0.5
@@ -311,10 +320,32 @@ def _rank(
         total = scored[0][0] + SECOND_BEST_SHARE * sum(s for s, _ in scored[1:3])
         if words:
             total *= (bin(_mask(doc_scores, key[0], scored)).count("1") / len(words)) ** COORD
+            total *= (_window_cover(index.segments[key[0]], doc_scores, key[0], scored) / len(words)) ** WINDOW_COORD
         updated = index.segments[key[0]].session_keys(key[1])[3]
         ranked.append((total * recency(updated, now) * dated.get(key, 1.0), key, scored))
     ranked.sort(key=lambda r: r[0], reverse=True)
     return ranked
+
+
+def _window_cover(
+    segment: Segment, doc_scores: dict[_Key, _Scored], seg_i: int, scored: list[tuple[float, int]]
+) -> int:
+    """The most query terms any TURN_WINDOW consecutive matching messages hold together (field docs count with
+    their message)."""
+    by_message: dict[int, int] = {}
+    for _, doc in scored:
+        entry = doc_scores.get((seg_i, doc))
+        if entry is not None:
+            position = segment.position(doc)
+            by_message[position] = by_message.get(position, 0) | entry.mask
+    masks = [by_message[p] for p in sorted(by_message)]
+    best = 0
+    for i in range(len(masks)):
+        mask = 0
+        for m in masks[i : i + TURN_WINDOW]:
+            mask |= m
+        best = max(best, bin(mask).count("1"))
+    return best
 
 
 def _mask(doc_scores: dict[_Key, _Scored], seg_i: int, scored: list[tuple[float, int]]) -> int:
