@@ -177,6 +177,23 @@ STOPWORDS = frozenset(
         "just",
         "one",
         "two",
+        # What is left of a contraction split at its apostrophe ("wasn't" -> "wasn", "t").
+        "wasn",
+        "weren",
+        "didn",
+        "doesn",
+        "don",
+        "couldn",
+        "wouldn",
+        "shouldn",
+        "hasn",
+        "haven",
+        "hadn",
+        "aren",
+        "won",
+        "ll",
+        "re",
+        "ve",
     ]
 )
 
@@ -224,7 +241,9 @@ def _raw_terms(raw: str) -> list[str]:
     raw = fold(raw)
     if raw.isalpha() and (raw.islower() or raw[1:].islower() or raw.isupper()):
         word = raw.lower()
-        return [] if word in STOPWORDS else [stem(word)]
+        stemmed = stem(word)
+        # "getting" is as empty as "get": a stopword's other forms are stopwords too.
+        return [] if word in STOPWORDS or stemmed in STOPWORDS else [stemmed]
     parts = _parts(raw)
     whole = raw.lower()
     if parts == [whole]:  # a number, an acronym, a word with digits: itself, unstemmed
