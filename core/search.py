@@ -4,9 +4,10 @@ Each message is scored with BM25 (user turns, titles and tool commands weigh
 more: ``index.KIND_WEIGHT``, ``index.doc_text``) plus a share of its
 neighbours' scores. A session scores its best message plus a share of its next
 two, scaled by how many of the query's terms it holds and by a mild recency
-factor. A term found in more than ``FULL_READ`` messages has only the head of
-its postings read (highest impact first), so cost stays flat as the index grows;
-a rarer term, and every term of a small index, is read whole. The constants were tuned on LoCoMo (``bench/locomo.py``).
+factor. In an index of more than ``FULL_READ_DOCS`` docs, a term has only the
+head of its postings read (highest impact first, up to a budget spread over the
+segments by size), so cost stays flat as the index grows; in a smaller index
+every term is read whole. The constants were tuned on LoCoMo (``bench/locomo.py``).
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ from .index import SOURCE_CODES, Index, Segment, name_hash
 from .model import Message
 from .text import identifier_parts, normalise, phrases, term_positions, terms
 
-#: A term found in at most this many messages is read whole: below it, reading everything costs little and
-#: no posting is cut (a small index is ranked exactly, and the same on every run).
+#: In an index of at most this many docs every term is read whole: reading everything costs little there, and
+#: no posting is cut (a small index is ranked exactly).
+FULL_READ_DOCS = 65_536
+#: The most postings of one key (a date) read to find the sessions it names.
 FULL_READ = 4096
 #: Past FULL_READ, how many postings a term may contribute (its highest-impact ones), spread over the segments
 #: by their size: what keeps a search's cost flat as the index grows.
@@ -188,11 +191,12 @@ def _score_docs(
         weight = idf * (PART_WEIGHT if parts.get(term) in idfs else 1.0)
         flag = 1 << bit
         # A common term decides little of the ranking: it reads a quarter as far.
-        term_budget = df if df <= FULL_READ else budget if idf >= COMMON_IDF else budget // 4
+        whole = index.total_docs <= FULL_READ_DOCS
+        term_budget = budget if idf >= COMMON_IDF else budget // 4
         for i, segment, p_off, count in found:
             if not count:
                 continue
-            share = count if df <= FULL_READ else max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs))
+            share = count if whole else max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs))
             for doc, ordinal, impact in segment.postings(p_off, 0, min(count, share)):
                 if kinds and segment.doc(doc)[1] not in kinds:
                     continue
