@@ -17,6 +17,7 @@ import typer
 from ..core import paths
 from ..core.index import IndexUnreadable
 from ..core.library import NotFound, find_session, newest_sessions, open_index
+from .verbs import register as register_work_verbs
 from .views import (
     search_json,
     search_text,
@@ -346,6 +347,9 @@ def demo_command(
     from .demo import run_demo
 
     run_demo(keep=keep)
+
+
+register_work_verbs(app)
 
 
 def _iso_epoch(epoch: float) -> str:
