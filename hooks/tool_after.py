@@ -43,7 +43,7 @@ def failure(call: HookCall) -> str | None:
 
 def _what_followed(segment: Segment, doc: int, head: str) -> str:
     """The commands run after the failure up to a successful run of one like it, else the next answer given."""
-    ordinal = segment.doc(doc)[0]
+    ordinal = segment.doc(doc).ordinal
     meta = segment.session(ordinal)
     end = min(meta.first_doc + meta.n_docs, doc + FOLLOW_DOCS)
     steps: list[str] = []
@@ -87,7 +87,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
     for key in error_keys(output):
         rows = []
         for _, segment, doc in index.newest(key, limit=20):
-            meta = segment.session(segment.doc(doc)[0])
+            meta = segment.session(segment.doc(doc).ordinal)
             if meta.id not in call.conversation_ids:
                 rows.append((segment, doc, meta))
         if not rows:
