@@ -62,8 +62,8 @@ def newest_sessions(
     found: list[SessionMeta] = []
     seen: set[str] = set()
     for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000)):
-        ordinal = segment.doc(doc)[0]
-        if wanted is not None and segment.session_keys(ordinal)[2] != wanted:
+        ordinal = segment.doc(doc).ordinal
+        if wanted is not None and segment.session_keys(ordinal).source != wanted:
             continue
         meta = segment.session(ordinal)
         if meta.id not in seen:

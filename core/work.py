@@ -52,7 +52,7 @@ class Place(msgspec.Struct, frozen=True):
 
 
 def place(segment: Segment, doc: int) -> Place:
-    return Place(session=segment.session(segment.doc(doc)[0]), segment=segment, doc=doc)
+    return Place(session=segment.session(segment.doc(doc).ordinal), segment=segment, doc=doc)
 
 
 # --------------------------------------------------------------------------- edits
@@ -159,7 +159,7 @@ def what_followed(segment: Segment, doc: int, head: str = "") -> Fix:
     ``head`` is the failing command's head when the caller knows it (a hook
     does); otherwise it is taken from the failed call itself.
     """
-    meta = segment.session(segment.doc(doc)[0])
+    meta = segment.session(segment.doc(doc).ordinal)
     failed = _failed_call(segment.message(doc))
     command = failed.args.get("command") if failed else None
     if not head and isinstance(command, str):
@@ -200,7 +200,7 @@ def error_history(
     for key in error_keys(scan_window(output)):
         fixes = []
         for _, segment, doc in index.newest(key, limit=limit * 2):
-            meta = segment.session(segment.doc(doc)[0])
+            meta = segment.session(segment.doc(doc).ordinal)
             if meta.id not in exclude:
                 fixes.append(what_followed(segment, doc, head))
         if fixes:

@@ -70,7 +70,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
     for key in error_keys(output):
         rows = []
         for _, segment, doc in index.newest(key, limit=20):
-            meta = segment.session(segment.doc(doc)[0])
+            meta = segment.session(segment.doc(doc).ordinal)
             if meta.id not in call.conversation_ids:
                 rows.append((segment, doc, meta))
         if not rows:
