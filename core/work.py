@@ -9,15 +9,18 @@ imported where it is used: the failure hook imports this module and needs none.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 
 import msgspec
 
 from .index import Index, Segment, SessionMeta, edited_paths
 from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_keys, error_lines, normalise_command, path_key
 from .model import Message, ToolCall, one_line
+from .readers.ai_tracking import Attribution, attributions
 
 #: How far past an error the fix is looked for (messages).
 FOLLOW_DOCS = 30
@@ -116,6 +119,69 @@ def line_in(text: str, line: str) -> bool:
     """Whether ``line`` (stripped, not blank) is one of the lines of ``text``."""
     wanted = line.strip()
     return bool(wanted) and any(candidate.strip() == wanted for candidate in text.splitlines())
+
+
+def adds_line(edit: Edit, line: str) -> bool:
+    """Whether ``edit`` wrote ``line``: it is in the new text and was not already in the old (mere context)."""
+    return line_in(edit.new, line) and not line_in(edit.old, line)
+
+
+class Blame(msgspec.Struct):
+    """A file's edits newest first, the sessions that discussed it, and with a line, which chat wrote that line."""
+
+    path: str
+    edits: list[Edit]
+    discussed: list[SessionMeta]
+    line: int | None = None
+    line_text: str | None = None
+    #: The newest edit whose new text holds the line (deja's own evidence).
+    wrote_line: Edit | None = None
+    #: Cursor's attribution rows for the file, the line's own first, with the indexed session of each.
+    attributions: list[tuple[Attribution, SessionMeta | None]] = []
+
+
+def split_location(target: str) -> tuple[str, int | None]:
+    """``PATH[:LINE]`` -> (absolute path, line or None); a Windows drive's colon is part of the path."""
+    path, _, line = target.rpartition(":")
+    if path and line.isdigit() and int(line) > 0:
+        return os.path.abspath(os.path.expanduser(path)), int(line)
+    return os.path.abspath(os.path.expanduser(target)), None
+
+
+def read_line(path: str, number: int) -> str:
+    """Line ``number`` of the file at ``path``; LookupError (one line saying why) when there is none."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for i, line in enumerate(handle, 1):
+                if i == number:
+                    return line.rstrip("\n")
+    except OSError as exc:
+        raise LookupError(
+            f"cannot read {path}: {exc.strerror or exc}; give a file that exists to blame a line"
+        ) from None
+    raise LookupError(f"{path} has fewer than {number} lines")
+
+
+def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blame:
+    """The sessions that edited or discussed ``PATH``; with ``PATH:LINE``, which chat wrote that line."""
+    from .search import search
+
+    path, line = split_location(target)
+    edits = file_edits(index, path, limit=limit)
+    editing = {e.session_id for e in edits}
+    discussed = [
+        meta
+        for hit in search(index, f'"{os.path.basename(path)}"', limit=10, snippets=0).hits
+        if hit.session_id not in editing
+        for _, _, meta in index.find(hit.session_id)[:1]
+    ][:5]
+    if line is None:
+        return Blame(path, edits, discussed)
+    text = read_line(path, line)
+    wrote = next((e for e in edits if adds_line(e, text)), None)
+    found = attributions(tracking_db, path, text)[:5]
+    pairs = [(a, next((m for _, _, m in index.find(a.conversation_id)[:1]), None)) for a in found]
+    return Blame(path, edits, discussed, line, text, wrote, pairs)
 
 
 # --------------------------------------------------------------------------- errors
@@ -278,7 +344,9 @@ def invocations(index: Index, words: str, project: str | None = None, limit: int
                             cwd if isinstance(cwd, str) else meta.project_dir,
                         )
                     )
-    found.sort(key=lambda run: run.timestamp.timestamp() if run.timestamp else 0.0, reverse=True)
+    # Newest first; runs that share a turn's time keep their order, the later one first.
+    order = {id(run): n for n, run in enumerate(found)}
+    found.sort(key=lambda run: (run.timestamp.timestamp() if run.timestamp else 0.0, order[id(run)]), reverse=True)
     return found[:limit]
 
 
@@ -365,3 +433,18 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
         last_command=commands[-1] if commands else None,
         stopped=answers[-1] if answers else "",
     )
+
+
+def session_digest(index: Index, query: str) -> Digest:
+    """The digest of the session ``query`` names (an id or a unique prefix), else of the best match for its words."""
+    from .library import NotFound, find_session
+    from .search import search
+
+    try:
+        segment, meta = find_session(index, query)
+    except NotFound as not_an_id:
+        hits = search(index, query, limit=1, snippets=0).hits
+        if not hits:
+            raise LookupError(f"{not_an_id}; no session's words match {query!r} either") from None
+        segment, meta = find_session(index, hits[0].session_id)
+    return digest(segment, meta)

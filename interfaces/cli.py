@@ -26,6 +26,7 @@ from .views import (
     session_line,
     show_json,
     show_text,
+    window_note,
 )
 
 if TYPE_CHECKING:  # installers load only for the commands that write files
@@ -198,19 +199,25 @@ def sessions_command(
 @app.command("show")
 def show_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
+    offset: Annotated[int, typer.Option("--offset", min=0, help="The first message to show (0 is the first).")] = 0,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many messages to show.")] = 50,
     json: JsonFlag = False,
 ) -> None:
-    """Show one session: every message, with its tool calls and their results."""
+    """Show one session: its messages in order (50 at a time), with tool calls and their results."""
     index = _open_index()
     try:
         segment, meta = find_session(index, session_id)
     except NotFound as exc:
         fail(str(exc))
     messages = segment.messages(meta)
+    if offset and offset >= len(messages):
+        fail(f"--offset {offset} is past the end: session {meta.id} has {len(messages)} messages", code=2)
+    shown = messages[offset : offset + limit]
     if json:
-        emit_json(show_json(meta, messages))
+        emit_json(show_json(meta, shown, offset, len(messages)))
     else:
-        typer.echo(show_text(meta, messages))
+        hint = f"`deja show {meta.id} --offset {{offset}}`"
+        typer.echo(show_text(meta, shown) + window_note(offset, len(shown), len(messages), hint))
 
 
 @app.command("stats")

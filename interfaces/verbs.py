@@ -17,8 +17,6 @@ from ..core.library import NotFound, find_session, newest_sessions
 
 if TYPE_CHECKING:
     from ..core.index import Index, Segment, SessionMeta
-    from ..core.work import Digest
-    from .work_views import Blame
 
 #: ``deja ctx`` keeps its digest within this many UTF-8 bytes unless told otherwise.
 CTX_BYTES = 4000
@@ -37,59 +35,6 @@ def _session_of(index: Index, session_id: str) -> tuple[Segment, SessionMeta]:
         fail(str(exc))
 
 
-def split_location(target: str) -> tuple[str, int | None]:
-    """``PATH[:LINE]`` -> (absolute path, line or None); a Windows drive's colon is part of the path."""
-    path, _, line = target.rpartition(":")
-    if path and line.isdigit() and int(line) > 0:
-        return os.path.abspath(os.path.expanduser(path)), int(line)
-    return os.path.abspath(os.path.expanduser(target)), None
-
-
-def _read_line(path: str, number: int) -> str:
-    from .cli import fail
-
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            for i, line in enumerate(handle, 1):
-                if i == number:
-                    return line.rstrip("\n")
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}; give a file that exists to blame a line")
-    fail(f"{path} has fewer than {number} lines")
-
-
-def blame(index: Index, target: str, limit: int = 20) -> Blame:
-    """The sessions that edited or discussed a file; with ``:LINE``, which chat wrote that line."""
-    from ..core import paths
-    from ..core.readers.ai_tracking import attributions
-    from ..core.search import search
-    from ..core.work import file_edits, line_in
-    from .work_views import Blame
-
-    path, line = split_location(target)
-    edits = file_edits(index, path, limit=limit)
-    name = os.path.basename(path)
-    editing = {e.session_id for e in edits}
-    discussed = [
-        meta
-        for hit in search(index, f'"{name}"', limit=10, snippets=0).hits
-        if hit.session_id not in editing
-        for _, _, meta in index.find(hit.session_id)[:1]
-    ][:5]
-    if line is None:
-        return Blame(path, edits, discussed)
-    text = _read_line(path, line)
-    wrote = next((e for e in edits if line_in(e.new, text)), None)
-    found = attributions(paths.ai_tracking_db(), path, text)
-    sessions = {a.conversation_id: _meta(index, a.conversation_id) for a in found}
-    return Blame(path, edits, discussed, line, text, wrote, [(a, sessions[a.conversation_id]) for a in found[:5]])
-
-
-def _meta(index: Index, session_id: str) -> SessionMeta | None:
-    found = index.find(session_id)
-    return found[0][2] if found else None
-
-
 def _project_here(all_projects: bool) -> str | None:
     return None if all_projects else os.getcwd()
 
@@ -105,9 +50,14 @@ def register(app: typer.Typer) -> None:  # noqa: C901 - one small function per v
         json: JsonFlag = False,
     ) -> None:
         """Which sessions edited or discussed a file, newest first; with :LINE, which chat wrote that line."""
+        from ..core import paths
+        from ..core.work import blame
         from .work_views import blame_json, blame_text
 
-        found = blame(_open_index(), target, limit)
+        try:
+            found = blame(_open_index(), target, paths.ai_tracking_db(), limit)
+        except LookupError as exc:
+            fail(str(exc))
         emit_json(blame_json(found)) if json else typer.echo(blame_text(found))
 
     @app.command("files")
@@ -189,9 +139,15 @@ def register(app: typer.Typer) -> None:  # noqa: C901 - one small function per v
         json: JsonFlag = False,
     ) -> None:
         """A compact Markdown digest of one session (goal, decisions, files, commands, where it stopped)."""
+        from ..core.work import session_digest
         from .work_views import ctx_markdown, digest_json
 
-        summary = _digest_for(_open_index(), " ".join(query))
+        if not " ".join(query).strip():
+            fail("give a session id or a few words", code=2)
+        try:
+            summary = session_digest(_open_index(), " ".join(query).strip())
+        except LookupError as exc:
+            fail(str(exc))
         emit_json(digest_json(summary)) if json else sys.stdout.write(ctx_markdown(summary, budget))
 
     @app.command("handoff")
@@ -254,21 +210,3 @@ def register(app: typer.Typer) -> None:  # noqa: C901 - one small function per v
         page, text = index_page(written, fmt, f"deja: {project}")
         write_text(output / page, text)
         typer.echo(f"wrote {len(written)} sessions and {page} to {output}")
-
-
-def _digest_for(index: Index, query: str) -> Digest:
-    from ..core.search import search
-    from ..core.work import digest
-    from .cli import fail
-
-    query = query.strip()
-    if not query:
-        fail("give a session id or a few words", code=2)
-    try:
-        segment, meta = find_session(index, query)
-    except NotFound:
-        hits = search(index, query, limit=1, snippets=0).hits
-        if not hits:
-            fail(f"no session matches {query!r}")
-        segment, meta = find_session(index, hits[0].session_id)
-    return digest(segment, meta)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.index import SessionMeta
 from ..core.readers.ai_tracking import Attribution
-from ..core.work import Digest, Edit, FileUse, Fix, Invocation, Step
+from ..core.work import Blame, Digest, Edit, FileUse, Fix, Invocation, Step
 from .views import iso, session_json, when
 
 #: How much of an edit's old and new text a text answer shows.
@@ -52,28 +52,6 @@ def attribution_json(found: Attribution, session: SessionMeta | None) -> dict[st
         "line_match": found.line_match,
         "session": session_json(session) if session else None,
     }
-
-
-class Blame:
-    """What ``deja blame`` found: the file's edits, the line's author, and sessions that discussed the file."""
-
-    def __init__(
-        self,
-        path: str,
-        edits: list[Edit],
-        discussed: list[SessionMeta],
-        line: int | None = None,
-        line_text: str | None = None,
-        wrote_line: Edit | None = None,
-        attributions: list[tuple[Attribution, SessionMeta | None]] | None = None,
-    ):
-        self.path = path
-        self.edits = edits
-        self.discussed = discussed
-        self.line = line
-        self.line_text = line_text
-        self.wrote_line = wrote_line
-        self.attributions = attributions or []
 
 
 def blame_json(blame: Blame) -> dict[str, Any]:
