@@ -433,18 +433,3 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
         last_command=commands[-1] if commands else None,
         stopped=answers[-1] if answers else "",
     )
-
-
-def session_digest(index: Index, query: str) -> Digest:
-    """The digest of the session ``query`` names (an id or a unique prefix), else of the best match for its words."""
-    from .library import NotFound, find_session
-    from .search import search
-
-    try:
-        segment, meta = find_session(index, query)
-    except NotFound as not_an_id:
-        hits = search(index, query, limit=1, snippets=0).hits
-        if not hits:
-            raise LookupError(f"{not_an_id}; no session's words match {query!r} either") from None
-        segment, meta = find_session(index, hits[0].session_id)
-    return digest(segment, meta)

@@ -35,7 +35,7 @@ from pydantic import Field
 from ..core import paths
 from ..core.index import MANIFEST, Index, IndexUnreadable, Segment, SessionMeta, index_dir, read_manifest
 from ..core.indexer import refresh
-from ..core.library import NotFound, find_session, newest_sessions
+from ..core.library import NotFound, find_session, newest_sessions, session_digest
 from ..core.model import Message
 from ..core.resume import ResumeRefused, resume_line
 from ..core.search import Filters, SearchResult, parse_since, search
@@ -213,7 +213,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         segment, meta = find_session(index, sessions[0].id)
         summary = work.digest(segment, meta)
         return views.wip_text(summary), views.digest_json(summary)
-    summary = work.session_digest(index, query)
+    summary = session_digest(index, query)
     return views.ctx_markdown(summary, WORK_TEXT_BYTES), views.digest_json(summary)
 
 

@@ -139,7 +139,7 @@ def register(app: typer.Typer) -> None:  # noqa: C901 - one small function per v
         json: JsonFlag = False,
     ) -> None:
         """A compact Markdown digest of one session (goal, decisions, files, commands, where it stopped)."""
-        from ..core.work import session_digest
+        from ..core.library import session_digest
         from .work_views import ctx_markdown, digest_json
 
         if not " ".join(query).strip():
