@@ -20,6 +20,7 @@ from deja.core import indexer
 from deja.core.bookkeeping import Bookkeeping, State
 from deja.core.index import Index, IndexUnreadable, index_dir
 from deja.core.indexer import MAX_SEGMENTS, refresh
+from deja.core.readers import cursor_agent
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
 from deja.core.search import Filters, parse_since, search
 from deja.core.writers.cursor_agent import (
@@ -90,13 +91,13 @@ def test_a_grown_transcript_is_read_from_where_the_last_build_stopped(history, m
         assistant_turn("Set builder gc keepStorage to 20GB in the daemon config."),
     )
     starts = []
-    real_read = indexer.read_transcript
+    real_read = cursor_agent.read_transcript
 
-    def recording(path, *, start=0, carry=None, problems=None):
+    def recording(path, *, start=0, **rest):
         starts.append(start)
-        return real_read(path, start=start, carry=carry, problems=problems)
+        return real_read(path, start=start, **rest)
 
-    monkeypatch.setattr(indexer, "read_transcript", recording)
+    monkeypatch.setattr(cursor_agent, "read_transcript", recording)
     result = refresh(home)
     assert (result.added, result.updated, result.removed) == (0, 1, 0)
     assert starts == [size_before]  # only the new lines were read
