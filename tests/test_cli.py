@@ -36,7 +36,7 @@ def test_index_json_reports_what_it_did(env):
     first = deja(env, "index", "--json")
     assert first.returncode == 0, first.stderr
     data = orjson.loads(first.stdout)
-    assert set(data) == {"sessions", "messages", "added", "updated", "removed", "seconds"}
+    assert set(data) == {"sessions", "messages", "added", "updated", "removed", "seconds", "unreadable_kept"}
     assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (6, 6, 0, 0)
     again = orjson.loads(deja(env, "index", "--json").stdout)
     assert (again["added"], again["updated"]) == (0, 0)
