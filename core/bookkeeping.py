@@ -103,21 +103,21 @@ class Bookkeeping:
         self._dirty: set[int] = set()
         self._new_fingerprints: dict[str, dict[str, str]] = {}
 
-    def _names(self) -> list[str]:
-        return [n for n in self.state.shards if n] + [
-            db.fingerprints for db in self.state.ide.values() if db.fingerprints
-        ]
+    def _files(self) -> list[tuple[str, type[Any]]]:
+        """Every file the state names, with what it holds."""
+        shards = [(n, dict[str, ChatState]) for n in self.state.shards if n]
+        return shards + [(db.fingerprints, dict[str, str]) for db in self.state.ide.values() if db.fingerprints]
 
     def check(self) -> None:
         """Raise BookkeepingDamaged if a file the state names is missing (cheap: what every refresh does)."""
-        for name in self._names():
+        for name, _ in self._files():
             if not (self.folder / name).is_file():
                 raise BookkeepingDamaged(f"{self.folder / name} is missing")
 
     def verify(self) -> None:
         """Decode every file the state names (what ``deja index`` and doctor do); raise BookkeepingDamaged."""
-        for name in self._names():
-            read_record(self.folder / name, dict[str, Any])
+        for name, kind in self._files():
+            read_record(self.folder / name, kind)
 
     def _shard(self, number: int) -> dict[str, ChatState]:
         shard = self._shards.get(number)

@@ -98,6 +98,8 @@ class Segment:
             t_off, t_len, p_off, count = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
         except _DAMAGE as exc:
             raise self._damaged("terms.idx", exc) from None
+        if t_off + t_len > len(self._terms) or p_off + count * POSTING.size > len(self._postings):
+            raise IndexUnreadable(f"{self.path / 'terms.idx'} is damaged: term {i} points past the end of the segment")
         return self._terms[t_off : t_off + t_len], p_off, count
 
     def _lower_bound(self, key: bytes) -> int:

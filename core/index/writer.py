@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 
-from .. import keys
+from .. import faults, keys
 from ..model import Message
 from ..private import DIR_MODE, open_private, private_dir
 from ..text import terms as text_terms
@@ -64,6 +64,7 @@ class _SegmentFile:
         self._file.flush()
         os.fsync(self._file.fileno())
         self._file.close()
+        faults.point("segment-file")
         return FileSum(self.size, self.crc)
 
     def discard(self) -> None:
@@ -175,6 +176,7 @@ class SegmentWriter:
         self._session_off += len(record)
         self._add_key(keys.session_key(meta.id), meta.first_doc, updated)
         self._sessions_added += 1
+        faults.point("segment-session")
 
     def _write_whole(self, name: str, data: bytes | bytearray) -> FileSum:
         out = _SegmentFile(self.path / name)
