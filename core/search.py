@@ -287,7 +287,7 @@ def _matched(
 
 
 def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
-    out = []
+    out: list[Snippet] = []
     for _, doc in scored:
         if len(out) >= count:
             break

@@ -117,7 +117,8 @@ def _shell(call: HookCall, raw_command: str) -> str:
     sessions = len({(segment.ref.name, segment.doc(doc).ordinal) for _, segment, doc in runs})
     days, segment, doc = runs[0]
     meta = segment.session(segment.doc(doc).ordinal)
-    last = (_matching_calls(segment.message(doc).tool_calls, command, head) or [None])[-1]
+    matching = _matching_calls(segment.message(doc).tool_calls, command, head)
+    last = matching[-1] if matching else None
     status = f", exit {last.exit_code}" if last is not None and last.exit_code is not None else ""
     where = "in this project" if call.project_dir else "on this machine"
     lines = [

@@ -85,7 +85,7 @@ def _show_the_hooks(project: str) -> None:
     _heading("The hooks: what Cursor is given, with `deja install cursor-auto`")
     pytest = {"command": "pytest -q", "description": "Run tests"}
     failed = f"collected 0 items / 1 error\n{API_TEST_FAILURE}\n=== 1 error in 0.12s ==="
-    hooks = [
+    hooks: list[tuple[str, str, str, dict[str, Any]]] = [
         (
             "sessionStart", "hook-context", f"a new chat opens in {project}",
             {"session_id": CONVERSATION, "is_background_agent": False},

@@ -160,7 +160,7 @@ def read_manifest(directory: Path) -> Manifest:
         manifest = msgspec.msgpack.decode(data, type=Manifest)
     except (msgspec.DecodeError, msgspec.ValidationError):
         try:
-            version = msgspec.msgpack.decode(data).get("version")  # type: ignore[union-attr]
+            version = msgspec.msgpack.decode(data).get("version")
         except Exception:
             version = None
         if version is not None and version != FORMAT_VERSION:
