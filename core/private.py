@@ -62,8 +62,13 @@ def write_private(path: Path, data: bytes, *, sync: bool = False) -> None:
             os.fsync(f.fileno())
 
 
+#: What deja keeps in its home (the index, and the hooks' logs, seen-sets and build request); nothing
+#: else there is deja's to change, in case DEJA_HOME names a folder that holds other things too.
+OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested")
+
+
 def tighten(home: Path) -> None:
-    """Make ``home`` and everything under it private, if ``home`` is not already (one stat when it is).
+    """Make ``home`` and what deja keeps in it private, unless ``home`` already is (one stat when it is).
 
     A home that is 0700 keeps everything under it from other accounts, so it is
     the one thing checked on every run; a read-only or foreign home is left alone.
@@ -71,11 +76,14 @@ def tighten(home: Path) -> None:
     try:
         if stat.S_IMODE(home.stat().st_mode) & 0o077 == 0:
             return
-        for root, folders, files in os.walk(home):
-            for name in folders:
-                _chmod(os.path.join(root, name), DIR_MODE)
-            for name in files:
-                _chmod(os.path.join(root, name), FILE_MODE)
+        for name in OWN:
+            top = os.path.join(home, name)
+            _chmod(top, DIR_MODE if os.path.isdir(top) else FILE_MODE)
+            for root, folders, files in os.walk(top):
+                for folder in folders:
+                    _chmod(os.path.join(root, folder), DIR_MODE)
+                for file in files:
+                    _chmod(os.path.join(root, file), FILE_MODE)
         _chmod(str(home), DIR_MODE)
     except OSError:
         pass

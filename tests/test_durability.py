@@ -115,6 +115,17 @@ def test_an_install_readable_by_others_is_tightened_on_the_next_run(sample: Samp
     assert _loose(sample.home) == []
 
 
+def test_tightening_leaves_what_is_not_deja_s_alone(sample: Sample) -> None:
+    sample.home.mkdir(mode=0o755)
+    sample.home.chmod(0o755)
+    theirs = sample.home / "notes.txt"
+    theirs.write_text("not deja's")
+    theirs.chmod(0o644)
+    assert deja(sample, "index").returncode == 0
+    assert stat.S_IMODE(theirs.stat().st_mode) == 0o644
+    assert _loose(sample.home) == [f"0o644 {theirs}"]
+
+
 # --- 3 and 4: a killed full rebuild -------------------------------------------------------
 
 
