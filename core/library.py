@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 from . import paths
-from .index import SOURCE_CODES, Index, IndexUnreadable, Segment, SessionMeta
+from .index import SOURCE_CODES, Index, IndexUnreadable, Segment, SessionMeta, index_dir
 from .indexer import Progress, refresh
 from .keys import ALL_SESSIONS_KEY, project_key
+from .work import Digest, digest
 
 #: How far down the newest-first list a source filter may look.
 SOURCE_SCAN_LIMIT = 20_000
@@ -18,16 +19,32 @@ class NotFound(LookupError):
     """No session, or more than one, answers to an id; the message says which."""
 
 
-def open_index(home: Path | None = None, *, fresh: bool = True, progress: Progress | None = None) -> Index:
+def open_index(
+    home: Path | None = None,
+    *,
+    fresh: bool = True,
+    progress: Progress | None = None,
+    note: Callable[[str], None] | None = None,
+) -> Index:
     """The index, refreshed first when ``fresh`` (a stat pass when nothing changed).
 
-    If another process holds the writer lock, the index as it stands is read:
-    readers never wait for a build.
+    Reading needs no write access: if the refresh cannot take the writer lock
+    (another deja holds it) or cannot write (a read-only or full disk), it is
+    skipped, ``note`` is told why in one line, and the index as it stands is read.
     """
     home = home or paths.deja_home()
     if fresh:
-        with contextlib.suppress(TimeoutError):
-            refresh(home, progress=progress, lock_timeout=0)
+        say = note or (lambda _: None)
+        try:
+            result = refresh(home, progress=progress, lock_timeout=0)
+        except TimeoutError:
+            say("another deja is updating the index; answering from the index as it stands")
+        except OSError as exc:
+            where = exc.filename or index_dir(home)
+            say(f"cannot update the index ({where}: {exc.strerror or exc}); answering from the index as it stands")
+        else:
+            if result.rebuilt_because:
+                say(f"rebuilt the index: {result.rebuilt_because}")
     return Index.open(home)
 
 
@@ -62,8 +79,8 @@ def newest_sessions(
     found: list[SessionMeta] = []
     seen: set[str] = set()
     for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000)):
-        ordinal = segment.doc(doc)[0]
-        if wanted is not None and segment.session_keys(ordinal)[2] != wanted:
+        ordinal = segment.doc(doc).ordinal
+        if wanted is not None and segment.session_keys(ordinal).source != wanted:
             continue
         meta = segment.session(ordinal)
         if meta.id not in seen:
@@ -72,6 +89,20 @@ def newest_sessions(
         if len(found) >= limit:
             break
     return found
+
+
+def session_digest(index: Index, query: str) -> Digest:
+    """The digest of the session ``query`` names (an id or a unique prefix), else of the best match for its words."""
+    from .search import search
+
+    try:
+        segment, meta = find_session(index, query)
+    except NotFound as not_an_id:
+        hits = search(index, query, limit=1, snippets=0).hits
+        if not hits:
+            raise LookupError(f"{not_an_id}; no session's words match {query!r} either") from None
+        segment, meta = find_session(index, hits[0].session_id)
+    return digest(segment, meta)
 
 
 __all__ = ["Index", "IndexUnreadable", "NotFound", "find_session", "newest_sessions", "open_index"]

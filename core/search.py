@@ -325,7 +325,7 @@ def _rank(
         if words:
             total *= (bin(_mask(doc_scores, key[0], scored)).count("1") / len(words)) ** COORD
             total *= (_window_cover(index.segments[key[0]], doc_scores, key[0], scored) / len(words)) ** WINDOW_COORD
-        updated = index.segments[key[0]].session_keys(key[1])[3]
+        updated = index.segments[key[0]].session_keys(key[1]).updated
         ranked.append((total * recency(updated, now) * dated.get(key, 1.0), key, scored))
     ranked.sort(key=lambda r: r[0], reverse=True)
     return ranked
@@ -493,7 +493,7 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
     for _, doc in scored:
         if len(out) >= count:
             break
-        kind = segment.doc(doc)[1]
+        kind = segment.doc(doc).kind
         if kind == KIND_TITLE:
             continue
         message: Message = segment.message(doc)

@@ -7,11 +7,15 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
 from ..core import paths
+from ..core.private import open_private, private_dir
+
+if TYPE_CHECKING:  # the index module loads only when a handler asks for it
+    from ..core.index import Index
 
 LOG_LIMIT = 1 << 20
 BUILD_RETRY_SECONDS = 600
@@ -28,15 +32,14 @@ _MARKER = re.compile(r"<\s*(/?)\s*deja-recall\s*>", re.I)
 def log(message: str) -> None:
     """Append a line to ``<DEJA_HOME>/hooks.log``, keeping one older file once it passes 1 MiB."""
     try:
-        home = paths.deja_home()
-        home.mkdir(parents=True, exist_ok=True)
+        home = private_dir(paths.deja_home())
         path = home / "hooks.log"
         try:
             if path.stat().st_size > LOG_LIMIT:
                 os.replace(path, home / "hooks.log.1")
         except FileNotFoundError:
             pass
-        with open(path, "a", encoding="utf-8") as f:
+        with open_private(path, "a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {message}\n")
     except OSError:
         pass
@@ -128,7 +131,7 @@ class HookCall:
         self.home = paths.deja_home()
         mode = os.environ.get("DEJA_RECALL", "safe").strip().lower()
         self.mode = mode if mode in RECALL_MODES else "safe"
-        self._index: Any = None
+        self._index: Index | Literal[False] | None = None  # False: looked, there is none
 
     @classmethod
     def from_stdin(cls, raw: bytes, default_event: str) -> HookCall | None:
@@ -146,7 +149,8 @@ class HookCall:
         """
         roots = self.payload.get("workspace_roots")
         candidates = [roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""]
-        candidates.append(self.payload.get("cwd") if isinstance(self.payload.get("cwd"), str) else "")
+        cwd = self.payload.get("cwd")
+        candidates.append(cwd if isinstance(cwd, str) else "")
         candidates += [os.environ.get("CURSOR_PROJECT_DIR", ""), os.environ.get("CLAUDE_PROJECT_DIR", "")]
         cursor_home = str(paths.cursor_config_dir()).rstrip("/")
         for candidate in candidates:
@@ -167,7 +171,7 @@ class HookCall:
                 return {}
         return value if isinstance(value, dict) else {}
 
-    def index(self):
+    def index(self) -> Index | None:
         """The index, or None (and a detached build requested) when there is none to read."""
         if self._index is None:
             from ..core.index import Index, IndexUnreadable
@@ -210,14 +214,15 @@ class HookCall:
             return
         try:
             if not path.exists():
-                path.parent.mkdir(parents=True, exist_ok=True)
+                private_dir(path.parent)
                 _prune(path.parent, keep=SEEN_CONVERSATIONS)
-            with open(path, "a", encoding="utf-8") as f:
+            with open_private(path, "a", encoding="utf-8") as f:
                 f.write("\n".join(keys) + "\n")
                 size = f.tell()
             if size > SEEN_BYTES:
                 lines = path.read_text(encoding="utf-8").splitlines()
-                path.write_text("\n".join(lines[len(lines) // 2 :]) + "\n", encoding="utf-8")
+                with open_private(path, "w", encoding="utf-8") as f:
+                    f.write("\n".join(lines[len(lines) // 2 :]) + "\n")
         except OSError as exc:
             log(f"{self.event}: cannot record what was shown: {exc}")
 
@@ -248,7 +253,7 @@ def request_build(home: Path) -> None:
 
     sentinel = home / BUILD_SENTINEL
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        private_dir(home)
         try:
             if time.time() - sentinel.stat().st_mtime < BUILD_RETRY_SECONDS:
                 return

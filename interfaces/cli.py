@@ -10,14 +10,16 @@ import os
 import re
 import sys
 import time
-from typing import Annotated, NoReturn
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import orjson
 import typer
 
 from ..core import paths
-from ..core.index import IndexUnreadable
+from ..core.index import Index, IndexUnreadable
 from ..core.library import NotFound, find_session, newest_sessions, open_index
+from .verbs import register as register_work_verbs
 from .views import (
     search_json,
     search_text,
@@ -25,7 +27,11 @@ from .views import (
     session_line,
     show_json,
     show_text,
+    window_note,
 )
+
+if TYPE_CHECKING:  # installers load only for the commands that write files
+    from ..installers.files import Change
 
 app = typer.Typer(
     name="deja",
@@ -84,16 +90,20 @@ def _check_roots() -> None:
         fail(f"{name}={path}: no such folder; point it at an existing folder or unset it")
 
 
-def _open_index(fresh: bool = True):
+def _open_index(fresh: bool = True) -> Index:
     if fresh:
         _check_roots()
     bar = ProgressBar("indexing")
     try:
-        return open_index(fresh=fresh, progress=bar)
+        return open_index(fresh=fresh, progress=bar, note=_note)
     except IndexUnreadable as exc:
-        fail(f"{exc}: run `deja index --full` to rebuild it")
+        fail(f"{exc}: run `deja index` to rebuild it")
     finally:
         bar.close()
+
+
+def _note(message: str) -> None:
+    typer.echo(f"deja: {message}", err=True)
 
 
 def _check_source(source: str | None) -> None:
@@ -112,9 +122,13 @@ def index_command(
     _check_roots()
     bar = ProgressBar("indexing")
     try:
-        result = refresh(full=full, progress=bar)
+        result = refresh(full=full, progress=bar, verify=True)
     except TimeoutError:
         fail("another deja is building the index right now: try again when it finishes")
+    except OSError as exc:
+        fail(
+            f"cannot write the index ({exc.filename or paths.deja_home()}: {exc.strerror or exc}): is DEJA_HOME writable?"
+        )
     finally:
         bar.close()
     data = {
@@ -124,6 +138,7 @@ def index_command(
         "updated": result.updated,
         "removed": result.removed,
         "seconds": result.seconds,
+        "unreadable_kept": result.unreadable_kept,
     }
     if json:
         emit_json(data)
@@ -134,6 +149,12 @@ def index_command(
         f"{result.sessions} sessions, {result.messages} messages indexed in {result.seconds:.2f}s "
         f"({result.added} added, {result.updated} updated, {result.removed} removed)"
     )
+    if result.unreadable_kept:
+        typer.echo(
+            f"{result.unreadable_kept} Cursor store(s) could not be read this time (locked or damaged): "
+            "their sessions are kept as they were and are read again on the next run",
+            err=True,
+        )
     skipped = sum(result.problems.values())
     if skipped:
         typer.echo(f"{skipped} unreadable records skipped; `deja doctor` lists them", err=True)
@@ -226,19 +247,25 @@ def sessions_command(
 @app.command("show")
 def show_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
+    offset: Annotated[int, typer.Option("--offset", min=0, help="The first message to show (0 is the first).")] = 0,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many messages to show.")] = 50,
     json: JsonFlag = False,
 ) -> None:
-    """Show one session: every message, with its tool calls and their results."""
+    """Show one session: its messages in order (50 at a time), with tool calls and their results."""
     index = _open_index()
     try:
         segment, meta = find_session(index, session_id)
     except NotFound as exc:
         fail(str(exc))
     messages = segment.messages(meta)
+    if offset and offset >= len(messages):
+        fail(f"--offset {offset} is past the end: session {meta.id} has {len(messages)} messages", code=2)
+    shown = messages[offset : offset + limit]
     if json:
-        emit_json(show_json(meta, messages))
+        emit_json(show_json(meta, shown, offset, len(messages)))
     else:
-        typer.echo(show_text(meta, messages))
+        hint = f"`deja show {meta.id} --offset {{offset}}`"
+        typer.echo(show_text(meta, shown) + window_note(offset, len(shown), len(messages), hint))
 
 
 @app.command("stats")
@@ -252,26 +279,29 @@ def stats_command(json: JsonFlag = False) -> None:
             row = table.setdefault(key, {"sessions": 0, "messages": 0})
             row["sessions"] += 1
             row["messages"] += meta.messages
-    data = {
-        "sessions": index.session_count,
-        "messages": index.message_count,
-        "sources": per_source,
-        "projects": dict(sorted(per_project.items(), key=lambda kv: -kv[1]["sessions"])),
-        "index_path": str(index.directory),
-        "index_bytes": index.size_bytes(),
-        "built_at": _iso_epoch(index.manifest.built_at),
-        "age_seconds": round(time.time() - index.manifest.built_at, 1),
-    }
+    projects = dict(sorted(per_project.items(), key=lambda kv: -kv[1]["sessions"]))
+    size, built_at = index.size_bytes(), _iso_epoch(index.manifest.built_at)
     if json:
-        emit_json(data)
+        emit_json(
+            {
+                "sessions": index.session_count,
+                "messages": index.message_count,
+                "sources": per_source,
+                "projects": projects,
+                "index_path": str(index.directory),
+                "index_bytes": size,
+                "built_at": built_at,
+                "age_seconds": round(time.time() - index.manifest.built_at, 1),
+            }
+        )
         return
-    typer.echo(f"{data['sessions']} sessions, {data['messages']} messages")
+    typer.echo(f"{index.session_count} sessions, {index.message_count} messages")
     for name, row in per_source.items():
         typer.echo(f"  {name:<12} {row['sessions']:>6} sessions {row['messages']:>8} messages")
     typer.echo("projects:")
-    for name, row in list(data["projects"].items())[:20]:
+    for name, row in list(projects.items())[:20]:
         typer.echo(f"  {name:<24} {row['sessions']:>6} sessions {row['messages']:>8} messages")
-    typer.echo(f"index: {data['index_path']} ({data['index_bytes'] / 1e6:.1f} MB, built {data['built_at']})")
+    typer.echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
 
 
 TargetArg = Annotated[
@@ -282,7 +312,7 @@ DryRunFlag = Annotated[
 ]
 
 
-def _print_changes(target: str, changes, dry_run: bool) -> None:
+def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> None:
     for change in changes:
         action = f"would be {change.action}" if dry_run and change.action != "unchanged" else change.action
         typer.echo(f"{target}: {action} {change.path}")
@@ -381,6 +411,9 @@ def demo_command(
     run_demo(keep=keep)
 
 
+register_work_verbs(app)
+
+
 def _iso_epoch(epoch: float) -> str:
     from datetime import datetime
 
@@ -393,6 +426,9 @@ def run() -> None:
         app()
     except SystemExit:
         raise
+    except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
+        sys.stderr.write(f"deja: {exc}: run `deja index` to rebuild it\n")
+        sys.exit(1)
     except KeyboardInterrupt:
         sys.stderr.write("deja: interrupted\n")
         sys.exit(130)

@@ -1,0 +1,295 @@
+"""Writing one immutable segment: records, docs, sessions, terms and impact-ordered postings."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+import zlib
+from array import array
+from collections.abc import Iterable
+from pathlib import Path
+
+import msgspec
+
+from .. import faults, keys
+from ..dates import date_keys
+from ..fields import MESSAGE_KINDS, doc_text, field_texts
+from ..model import Message
+from ..private import DIR_MODE, open_private, private_dir
+from ..text import terms as text_terms
+from .format import (
+    DOC_ROW,
+    K1,
+    KIND_ASSISTANT,
+    KIND_TITLE,
+    KIND_USER,
+    KIND_WEIGHT,
+    MANIFEST,
+    POSTING,
+    SESSION_ROW,
+    SOURCE_CODES,
+    TERM_ROW,
+    B,
+    FileSum,
+    SegmentRef,
+    SessionMeta,
+    edited_paths,
+    name_hash,
+)
+
+
+def _derived_title(title: str, messages: list[Message]) -> bool:
+    """A title cut from the first question adds nothing to search but a second copy of it."""
+    first = next((m.text for m in messages if m.role == "user" and m.text.strip()), "")
+    head = title.rstrip("…").strip()
+    return bool(head) and " ".join(first.split()).startswith(head)
+
+
+class _SegmentFile:
+    """A segment file being written: 0600, its size and CRC-32 kept as it grows, on disk before it is named."""
+
+    def __init__(self, path: Path):
+        self.name = path.name
+        self._file = open_private(path, "wb")
+        self.size = 0
+        self.crc = 0
+
+    def write(self, data: bytes | bytearray) -> None:
+        self._file.write(data)
+        self.size += len(data)
+        self.crc = zlib.crc32(data, self.crc)
+
+    def close(self) -> FileSum:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        faults.point("segment-file")
+        return FileSum(self.size, self.crc)
+
+    def discard(self) -> None:
+        self._file.close()
+
+
+class SegmentWriter:
+    """Builds one segment from sessions given in order; ``finish`` writes it to disk."""
+
+    def __init__(self, parent: Path):
+        self.name = f"seg-{time.strftime('%Y%m%d%H%M%S')}-{os.urandom(4).hex()}"
+        self.path = parent / self.name
+        private_dir(parent)
+        os.mkdir(self.path, DIR_MODE)
+        os.chmod(self.path, DIR_MODE)
+        # Both stay open across add() calls until finish(); a context manager cannot span them.
+        self._records = _SegmentFile(self.path / "records.bin")
+        self._sessions = _SegmentFile(self.path / "sessions.bin")
+        self._docs = bytearray()
+        self._session_idx = bytearray()
+        self._record_off = 0
+        self._session_off = 0
+        self._doc_lengths = array("I")
+        self._doc_kinds = array("B")
+        self._doc_sessions = array("I")
+        self._tf: dict[str, tuple[array, array]] = {}
+        self._keyed: dict[str, tuple[array, array]] = {}
+        self._sessions_added = 0
+        self.message_count = 0
+
+    @property
+    def session_count(self) -> int:
+        return self._sessions_added
+
+    @property
+    def doc_count(self) -> int:
+        return len(self._doc_kinds)
+
+    def _add_doc(self, ordinal: int, kind: int, record: bytes | tuple[int, int], text: str) -> None:
+        """Add a doc holding ``record`` (bytes to write, or the (offset, length) of one already written)."""
+        doc = self.doc_count
+        if isinstance(record, bytes):
+            self._records.write(record)
+            self._docs += DOC_ROW.pack(self._record_off, len(record), ordinal, kind)
+            self._record_off += len(record)
+        else:
+            self._docs += DOC_ROW.pack(*record, ordinal, kind)
+        counts: dict[str, int] = {}
+        for term in text_terms(text):
+            counts[term] = counts.get(term, 0) + 1
+        self._doc_lengths.append(sum(counts.values()))
+        self._doc_kinds.append(kind)
+        self._doc_sessions.append(ordinal)
+        for term, count in counts.items():
+            entry = self._tf.get(term)
+            if entry is None:
+                entry = self._tf[term] = (array("I"), array("H"))
+            entry[0].append(doc)
+            entry[1].append(min(count, 65535))
+
+    def _add_key(self, key: str, doc: int, when: float) -> None:
+        entry = self._keyed.get(key)
+        if entry is None:
+            # Exact times (float64) so newest-first order is exact; the posting stores them as float32 days.
+            entry = self._keyed[key] = (array("I"), array("d"))
+        entry[0].append(doc)
+        entry[1].append(when / 86400)
+
+    def _add_tool_keys(self, doc: int, message: Message, when: float, project_dir: str) -> None:
+        for call in message.tool_calls:
+            if call.name in keys.SHELL_TOOLS:
+                command = call.args.get("command")
+                if isinstance(command, str):
+                    for key in keys.command_keys(command):
+                        self._add_key(key, doc, when)
+                if call.exit_code and call.result:
+                    for key in keys.error_keys(call.result):
+                        self._add_key(key, doc, when)
+            elif call.name in keys.EDIT_TOOLS:
+                for path in edited_paths(call.args, project_dir):
+                    self._add_key(keys.path_key(path), doc, when)
+
+    def add(self, meta: SessionMeta, messages: list[Message]) -> None:
+        """Add a session whose messages are already redacted and capped."""
+        ordinal = self.session_count
+        meta.first_doc = self.doc_count
+        encode = msgspec.msgpack.encode
+        updated = meta.updated.timestamp() if meta.updated else 0.0
+        # Field docs come after the session's messages and title, so a range of its message docs holds messages only.
+        fields: list[tuple[tuple[int, int], int, str]] = []
+        days: set[object] = set()
+        for message in messages:
+            kind = KIND_USER if message.role == "user" else KIND_ASSISTANT
+            doc = self.doc_count
+            record = encode(message)
+            span = (self._record_off, len(record))
+            self._add_doc(ordinal, kind, record, doc_text(message))
+            written = message.timestamp or meta.started
+            if written is not None and written.date() not in days:  # each day's first message carries its date
+                days.add(written.date())
+                for key in date_keys(written):
+                    self._add_key(key, doc, written.timestamp())
+            if message.tool_calls:
+                when = message.timestamp.timestamp() if message.timestamp else updated
+                self._add_tool_keys(doc, message, when, meta.project_dir)
+                fields.extend((span, field, text) for field, text in field_texts(message).items())
+        self._add_key(keys.ALL_SESSIONS_KEY, meta.first_doc, updated)
+        for place in {meta.project_dir, meta.project} - {""}:
+            self._add_key(keys.project_key(place), meta.first_doc, updated)
+        if meta.title and not _derived_title(meta.title, messages):
+            self._add_doc(ordinal, KIND_TITLE, encode(Message(role="user", text=meta.title)), meta.title)
+        meta.n_docs = self.doc_count - meta.first_doc
+        meta.messages = len(messages)
+        for span, field, text in fields:
+            self._add_doc(ordinal, field, span, text)
+        self.message_count += len(messages)
+        record = encode(meta)
+        self._sessions.write(record)
+        self._session_idx += SESSION_ROW.pack(
+            self._session_off,
+            len(record),
+            name_hash(meta.project),
+            name_hash(meta.project_dir),
+            SOURCE_CODES.get(meta.source, 0),
+            meta.updated.timestamp() if meta.updated else 0.0,
+        )
+        self._session_off += len(record)
+        self._add_key(keys.session_key(meta.id), meta.first_doc, updated)
+        self._sessions_added += 1
+        faults.point("segment-session")
+
+    def _write_whole(self, name: str, data: bytes | bytearray) -> FileSum:
+        out = _SegmentFile(self.path / name)
+        out.write(data)
+        return out.close()
+
+    def finish(self) -> SegmentRef:
+        files = {"records.bin": self._records.close(), "sessions.bin": self._sessions.close()}
+        files["docs.bin"] = self._write_whole("docs.bin", self._docs)
+        files["sessions.idx"] = self._write_whole("sessions.idx", self._session_idx)
+        norm = _length_norms(self._doc_lengths, self._doc_kinds)
+        weights = [KIND_WEIGHT[k] for k in self._doc_kinds]
+        term_blob = bytearray()
+        term_idx = bytearray()
+        postings = _SegmentFile(self.path / "postings.bin")
+        try:
+            offset = 0
+            for term in sorted(self._tf.keys() | self._keyed.keys()):
+                if term in self._keyed:
+                    docs, times = self._keyed[term]
+                    pairs = sorted(zip(times, docs, strict=True), reverse=True)
+                else:
+                    docs, tfs = self._tf[term]
+                    pairs = sorted(
+                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, tfs, strict=True)),
+                        reverse=True,
+                    )
+                packed = bytearray(len(pairs) * POSTING.size)
+                sessions = self._doc_sessions
+                for i, (impact, doc) in enumerate(pairs):
+                    POSTING.pack_into(packed, i * POSTING.size, doc, sessions[doc], impact)
+                postings.write(packed)
+                encoded = term.encode("utf-8")[:65535]
+                term_idx += TERM_ROW.pack(len(term_blob), len(encoded), offset, len(pairs))
+                term_blob += encoded
+                offset += len(packed)
+        finally:
+            files["postings.bin"] = postings.close()
+        files["terms.bin"] = self._write_whole("terms.bin", term_blob)
+        files["terms.idx"] = self._write_whole("terms.idx", term_idx)
+        self._tf.clear()
+        self._keyed.clear()
+        return SegmentRef(
+            name=self.name,
+            sessions=self.session_count,
+            docs=self.doc_count,
+            messages=self.message_count,
+            files=files,
+        )
+
+    def abandon(self) -> None:
+        self._records.discard()
+        self._sessions.discard()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _length_norms(lengths: array, kinds: array) -> list[float]:
+    """BM25's length factor per doc; each field kind against its own average length, messages and titles together."""
+    totals: dict[int, list[int]] = {}
+    for dl, kind in zip(lengths, kinds, strict=True):
+        group = totals.setdefault(kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1, [0, 0])
+        group[0] += dl
+        group[1] += 1
+    average = {group: (total / count) or 1.0 for group, (total, count) in totals.items()}
+    return [
+        K1 * (1 - B + B * dl / average[kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1])
+        for dl, kind in zip(lengths, kinds, strict=True)
+    ]
+
+
+#: How long a segment no manifest names stays on disk: a reader that has just read the previous manifest
+#: maps its segments well within this, and one that is slower retries on the newest manifest.
+SEGMENT_GRACE_SECONDS = 60.0
+
+
+def retire_segments(directory: Path, previous: Iterable[str], live: Iterable[str]) -> None:
+    """Start the grace period of the segments the next manifest drops (a folder's time says when it was dropped)."""
+    for name in set(previous) - set(live):
+        with contextlib.suppress(OSError):
+            os.utime(directory / name)
+
+
+def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: float = SEGMENT_GRACE_SECONDS) -> None:
+    """Delete what no manifest names once its grace period is over: retired segments, a killed build's strays."""
+    keep = set(live)
+    now = time.time()
+    for child in [*directory.glob("seg-*"), *directory.glob(f".{MANIFEST}.*.tmp")]:
+        if child.name in keep:
+            continue
+        try:
+            if now - child.stat().st_mtime > grace_seconds:
+                if child.is_dir():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink()
+        except OSError:
+            pass
