@@ -198,9 +198,30 @@ STOPWORDS = frozenset(
 )
 
 #: Words Snowball would merge with a different word that a coding history keeps apart
-#: (``locale`` is not ``local``, ``customer`` not ``custom``).
-STEM_EXCEPTIONS = {"locale": "locale", "locales": "locale", "customer": "customer", "customers": "customer"}
+#: (``locale`` is not ``local``, ``customer`` not ``custom``, ``production`` not ``product``).
+STEM_EXCEPTIONS = {
+    "locale": "locale",
+    "locales": "locale",
+    "customer": "customer",
+    "customers": "customer",
+    "production": "production",
+}
 _STEMMER: list = []
+#: Short forms developers write for the same thing, indexed and searched as the long form.
+SAME_AS = {
+    "db": "database",
+    "dbs": "databases",
+    "repo": "repository",
+    "repos": "repositories",
+    "env": "environment",
+    "envs": "environments",
+    "config": "configuration",
+    "configs": "configurations",
+    "prod": "production",
+    "deps": "dependencies",
+    "pg": "postgres",
+    "postgresql": "postgres",
+}
 
 
 def stem(word: str) -> str:
@@ -208,6 +229,7 @@ def stem(word: str) -> str:
 
     The stemmer is created on first use: the prompt hook pays for it only when it has words to stem.
     """
+    word = SAME_AS.get(word, word)
     if len(word) <= 3 or not word.isalpha():
         return word
     found = STEM_EXCEPTIONS.get(word)

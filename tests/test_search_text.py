@@ -11,6 +11,7 @@ from deja.core.index import Index
 from deja.core.indexer import refresh
 from deja.core.sample import API_CACHE_CHAT, WEB_COMPOSER
 from deja.core.search import search
+from deja.core.text import terms
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 WHOLE = "00000000-0000-4000-8000-00000000000a"
@@ -61,3 +62,8 @@ def test_locale_does_not_find_local_storage(indexed_sample: Sample) -> None:
     found = _ids(Index.open(indexed_sample.home), "locale")
     assert found[0] == API_CACHE_CHAT
     assert WEB_COMPOSER not in found
+
+
+def test_short_forms_meet_their_long_forms() -> None:
+    assert terms("db prod repo") == terms("database production repository")
+    assert terms("production") != terms("product")
