@@ -73,6 +73,14 @@ def _month(name: str) -> int:
 
 def query_dates(query: str) -> list[tuple[str, str]]:
     """The dates ``query`` names, as (key, precision): precision is "day", "month" or "year"."""
+    return split_dates(query)[0]
+
+
+def split_dates(query: str) -> tuple[list[tuple[str, str]], str]:
+    """The dates ``query`` names, and the query without the full dates (a day, or a month with its year).
+
+    A month or a year alone stays in the text: it may be a word of what is asked.
+    """
     found: list[tuple[str, str]] = []
     rest = query
     for match in _ISO.finditer(query):
@@ -94,7 +102,7 @@ def query_dates(query: str) -> list[tuple[str, str]]:
             found.append((month_key(_month(match.group(1))), "month"))
     for match in _YEAR.finditer(rest):
         found.append((year_key(int(match.group(1))), "year"))
-    return [(key, precision) for key, precision in found if _valid(key)]
+    return [(key, precision) for key, precision in found if _valid(key)], rest
 
 
 def _valid(key: str) -> bool:

@@ -53,3 +53,8 @@ def test_the_dates_a_query_names() -> None:
     assert query_dates("the deploy in September") == [(month_key(9), "month")]
     assert query_dates("since 2024") == [(year_key(2024), "year")]
     assert query_dates("may I march on?") == []
+
+
+def test_a_query_of_a_date_alone_lists_the_sessions_from_then(index: Index) -> None:
+    assert [hit.session_id for hit in search(index, "2026-03-10", snippets=0).hits] == [MARCH]
+    assert [hit.session_id for hit in search(index, "July 2026", snippets=0).hits] == [JULY]
