@@ -59,6 +59,8 @@ def test_every_json_envelope_starts_with_its_schema_version(indexed_sample: Samp
         ("stats",),
         ("index",),
         ("doctor",),
+        ("files", "cache"),
+        ("how", "pytest"),
     ):
         done = run_deja(*args, "--json", env=indexed_sample.env)
         assert done.stdout.startswith('{\n  "schema_version": 1,'), (args, done.stdout[:80], done.stderr)
