@@ -53,10 +53,11 @@ from .readers.chatstore import attach_tool_results, chat_title, read_chat_meta, 
 from .readers.cursor_agent import read_cli_session, set_session_times
 from .readers.ide import composer_fingerprints, read_ide_database
 from .readers.transcripts import read_transcript, session_id_of
-from .redact import redact
+from .redact import mode as redaction_mode
+from .redact import redact, redact_value
 
 INDEXED_TEXT_BYTES = 64 * 1024
-TOOL_TEXT_CHARS = 16 * 1024
+TOOL_TEXT_BYTES = 16 * 1024
 SEGMENT_MAX_DOCS = 1_000_000
 MAX_SEGMENTS = 8
 LOCK_NAME = ".lock"
@@ -79,32 +80,33 @@ class RefreshResult(msgspec.Struct):
 # --------------------------------------------------------------------------- what goes into the index
 
 
-def _redact_value(value: object) -> object:
+def _capped(value: object) -> object:
+    """Tool-call arguments with every string capped at 16 KiB (a marker says what was left out)."""
     if isinstance(value, str):
-        return redact(value[:TOOL_TEXT_CHARS])
+        return cap_text(value, TOOL_TEXT_BYTES)
     if isinstance(value, dict):
-        return {k: _redact_value(v) for k, v in value.items()}
+        return {k: _capped(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_redact_value(v) for v in value]
+        return [_capped(v) for v in value]
     return value
 
 
 def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
-    """The session as stored: every text redacted, a message cut to 64 KiB."""
+    """The session as stored: every text redacted whole, then a message capped at 64 KiB and a tool text at 16 KiB."""
     messages = []
     for m in session.messages:
         calls = [
             ToolCall(
                 name=c.name,
-                args=_redact_value(c.args),  # type: ignore[arg-type]
-                result=redact(c.result[:TOOL_TEXT_CHARS]) if c.result is not None else None,
+                args=_capped(redact_value(c.args)),  # type: ignore[arg-type]
+                result=cap_text(redact(c.result), TOOL_TEXT_BYTES) if c.result is not None else None,
                 exit_code=c.exit_code,
             )
             for c in m.tool_calls
         ]
         messages.append(
             Message(
-                role=m.role, text=redact(cap_text(m.text, INDEXED_TEXT_BYTES)), timestamp=m.timestamp, tool_calls=calls
+                role=m.role, text=cap_text(redact(m.text), INDEXED_TEXT_BYTES), timestamp=m.timestamp, tool_calls=calls
             )
         )
     asked, concluded, files = digest(messages, session.project_dir)
@@ -205,6 +207,8 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
         return None, State(), None, ""
     try:
         manifest = read_manifest(directory)
+        if manifest.redaction != redaction_mode():
+            return None, State(), None, _redaction_changed(manifest.redaction)
         index = Index(directory, manifest)
         state = msgspec.msgpack.decode((directory / manifest.state).read_bytes(), type=State)
         Bookkeeping(directory, state).check()
@@ -214,6 +218,11 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
         return None, State(), None, "" if first_build else str(exc)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
         return None, State(), None, f"the index bookkeeping is unreadable ({exc})"
+
+
+def _redaction_changed(built_with: str) -> str:
+    now = "off (DEJA_NO_REDACT=1)" if redaction_mode() == "off" else "on"
+    return f"redaction is now {now}; the index was built with {built_with or 'older rules'}"
 
 
 def _sig(path: str | Path) -> Sig | None:
@@ -521,7 +530,12 @@ def refresh(  # noqa: C901
             write_manifest(
                 directory,
                 Manifest(
-                    version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=live, state=state_name
+                    version=FORMAT_VERSION,
+                    generation=generation,
+                    built_at=time.time(),
+                    segments=live,
+                    state=state_name,
+                    redaction=redaction_mode(),
                 ),
             )
             for old_state in directory.glob("state-*.msgpack"):

@@ -1,79 +1,529 @@
-"""Secrets pasted into chats become ``[redacted:<kind>]`` before anything is indexed or printed.
+"""Secret values pasted into chats become ``[redacted:<kind>]`` before anything is indexed or printed.
 
-``DEJA_NO_REDACT=1`` turns it off.
+Only values are redacted, never the code around them: a provider key (``ghp_…``,
+``sk-…``, ``AKIA…``), a private key block, a JWT, the password of a URL or an
+``Authorization`` header, or a literal given to a secret-named key
+(``password = "hunter2"``, ``"token": "…"``, ``API_KEY=…``). Type annotations,
+``None``, empty strings, placeholders, calls and environment lookups
+(``os.environ["GITHUB_TOKEN"]``) stay as written.
+
+Every rule names the lowercase substrings one of its matches must contain; a
+text holding none of them skips the rule's regex, so ordinary text pays for a
+few substring scans. ``DEJA_NO_REDACT=1`` turns redaction off; :func:`mode`
+names what the index was built with, so a change rebuilds it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
-# Order matters: the specific shapes go before the generic assignment rule.
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("pem", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S)),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("aws-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b")),
-    ("openai-key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
-    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+")),
-    ("url-credentials", re.compile(r"(?<=://)[^\s:/@]+:[^\s@/]+(?=@)")),
-    ("bearer", re.compile(r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/=-]{16,}")),
-    ("basic-auth", re.compile(r"(?i)(?<=\bbasic )[A-Za-z0-9+/]{12,}={0,2}")),
-    (
-        "aws-secret",
-        re.compile(r"(?i)(?<=aws_secret_access_key)(\s*[:=]\s*[\"']?)[A-Za-z0-9/+=]{40}"),
-    ),
-    (
-        "secret",
+#: Bumped whenever the rules change, so an index redacted by older rules is rebuilt.
+RULES_VERSION = 2
+
+Replace = Callable[["re.Match[str]"], str]
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    pattern: re.Pattern[str]
+    #: Lowercase substrings; the regex runs only on a text holding one ("" = always).
+    needles: tuple[str, ...]
+    #: The group holding the secret (0: the whole match).
+    group: int | str = 0
+    #: Decides whether a match is a secret at all (None: every match is).
+    check: Callable[[re.Match[str]], bool] | None = None
+
+
+def _token(kind: str, regex: str, *needles: str, left: str = r"(?<![\w-])") -> Rule:
+    """A context-free token shape: whatever matches ``regex`` (not inside a longer word) is the secret."""
+    return Rule(kind, re.compile(rf"{left}(?:{regex})(?![\w-])"), needles)
+
+
+# --------------------------------------------------------------------------- provider formats
+
+_PROVIDER_RULES: tuple[Rule, ...] = (
+    Rule(
+        "pem",
         re.compile(
-            r"(?i)\b((?:[a-z0-9_]*_)?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?token|client[_-]?secret))"
-            r"(\s*[:=]\s*[\"']?)(?!\[redacted)([^\s\"',;]{6,})"
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=\n\[… )|\Z)"
         ),
+        ("-----begin",),
     ),
-]
-
-
-# Every pattern above needs one of these (lowercased); most texts hold none and skip the rest.
-_NEEDLES = (
-    "-----begin",
-    "eyj",
-    "akia",
-    "asia",
-    "abia",
-    "acca",
-    "gh",
-    "sk-",
-    "xox",
-    "hooks.slack",
-    "://",
-    "bearer ",
-    "basic ",
-    "aws_secret",
-    "pass",
-    "pwd",
-    "secret",
-    "token",
-    "key",
+    # The body of a key whose BEGIN line was cut off (a message capped in the middle of one).
+    Rule(
+        "pem",
+        re.compile(r"(?m)^(?:[A-Za-z0-9+/=]+\r?\n)+-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
+        ("-----end",),
+    ),
+    _token("anthropic-key", r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}", "sk-ant-"),
+    _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-"),
+    _token(
+        "stripe-key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}", "k_live_", "k_test_", "whsec_"
+    ),
+    _token(
+        "aws-key",
+        r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}",
+        "akia",
+        "asia",
+        "abia",
+        "acca",
+        "agpa",
+        "aida",
+        "aroa",
+        "anpa",
+        "anva",
+        "aipa",
+    ),
+    _token(
+        "github-token",
+        r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+    ),
+    _token(
+        "gitlab-token",
+        r"(?:glpat|glptt|gldt|glrt|glcbt|gloas)-[A-Za-z0-9_-]{20,}",
+        "glpat-",
+        "glptt-",
+        "gldt-",
+        "glrt-",
+        "glcbt-",
+        "gloas-",
+    ),
+    _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "aiza"),
+    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}", "gocspx-"),
+    _token("slack-token", r"xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}", "xox", "xapp-"),
+    Rule(
+        "slack-webhook",
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
+        ("hooks.slack.com",),
+    ),
+    Rule(
+        "discord-webhook",
+        re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+"),
+        ("discord",),
+    ),
+    _token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}", "sg."),
+    _token("huggingface-token", r"hf_[A-Za-z]{30,}|api_org_[A-Za-z]{30,}", "hf_", "api_org_"),
+    _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
+    _token("npm-token", r"npm_[A-Za-z0-9]{36}", "npm_"),
+    _token("pypi-token", r"pypi-[A-Za-z0-9_-]{50,}", "pypi-"),
+    _token("mailgun-key", r"key-[0-9a-f]{32}", "key-"),
+    _token("telegram-bot-token", r"\d{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", left=r"(?<!\d)"),
+    _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", "shp"),
+    _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}", "hvs.", "hvb."),
+    _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "age-secret-key-"),
+    _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
+    _token("linear-key", r"lin_api_[A-Za-z0-9]{40}", "lin_api_"),
+    _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", "pmak-"),
+    _token("grafana-token", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2}", "glsa_", "glc_"),
+    _token("newrelic-key", r"NRAK-[A-Z0-9]{27}", "nrak-"),
+    _token("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", "dp."),
+    _token("square-token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}|EAAA[A-Za-z0-9_-]{60}", "sq0", "eaaa"),
+    _token("groq-key", r"gsk_[A-Za-z0-9]{48,}", "gsk_"),
+    _token("replicate-token", r"r8_[A-Za-z0-9]{37}", "r8_"),
+    _token("xai-key", r"xai-[A-Za-z0-9]{70,}", "xai-"),
+    _token("perplexity-key", r"pplx-[A-Za-z0-9]{40,}", "pplx-"),
+    _token("supabase-token", r"sbp_[a-f0-9]{40}", "sbp_"),
+    _token("docker-token", r"dckr_pat_[A-Za-z0-9_-]{27,}", "dckr_pat_"),
+    _token("figma-token", r"figd_[A-Za-z0-9_-]{40,}", "figd_"),
+    _token("notion-token", r"(?:secret|ntn)_[A-Za-z0-9]{43,46}", "secret_", "ntn_"),
+    _token("twilio-key", r"(?:SK|AC)[0-9a-f]{32}(?:(?:[\"']?\s*[,:]\s*[\"']?)[0-9a-f]{32})?", "sk", "ac"),
+    _token("discord-bot-token", r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}", "."),
+    _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyj"),
+    Rule(
+        "azure-key",
+        re.compile(r"(?i)\b(?:Account|SharedAccess|Primary|Secondary)Key\s*=\s*([A-Za-z0-9+/]{20,}={0,2})"),
+        ("key",),
+        group=1,
+    ),
+    Rule("azure-sas", re.compile(r"(?i)[?&;]sig=([A-Za-z0-9%+/=]{20,})"), ("sig=",), group=1),
+    Rule(
+        "aws-secret",
+        re.compile(
+            r"(?i)(?:aws_?secret_?access_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        ("secret",),
+        group=1,
+    ),
 )
+
+
+# --------------------------------------------------------------------------- credentials in context
+
+
+def _is_literal(value: str) -> bool:
+    """A value that is a literal, not a reference to one (``$VAR``, ``${…}``, ``{{ … }}``, ``<…>``, ``%s``)."""
+    return bool(value) and not _REFERENCE.search(value) and not _FILLER.fullmatch(value)
+
+
+_REFERENCE = re.compile(r"\A[$%<]|\{[^}]*\}|\$\(|\A\*+\Z")
+#: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``.
+_FILLER = re.compile(
+    r"(?i)[x*.•#_-]+|(?:your|my|insert|enter|replace)[\s_-].*|.*[\s_-]here|\[redacted:.*"
+    r"|changeme|placeholder|redacted|none|null|nil|undefined|true|false|password|secret|token"
+)
+
+
+def _url_password(match: re.Match[str]) -> bool:
+    return _is_literal(match.group(1))
+
+
+def _basic_credentials(match: re.Match[str]) -> bool:
+    """``Basic <base64>`` is a secret when it decodes to ``user:password``, not in prose (``Basic authentication``)."""
+    value = match.group(1)
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    return ":" in decoded and decoded.isprintable()
+
+
+def _header_value(match: re.Match[str]) -> bool:
+    return _is_literal(match.group(1)) and any(c.isdigit() for c in match.group(1))
+
+
+_CONTEXT_RULES: tuple[Rule, ...] = (
+    Rule(
+        "url-credentials",
+        re.compile(r"(?<=://)[^\s:/@\"'<>]+:([^\s@/\"'<>]+)(?=@[\w.-])"),
+        ("://",),
+        group=1,
+        check=_url_password,
+    ),
+    Rule(
+        "cli-credentials",
+        re.compile(r"(?:\s-u|--user)[ =][\"']?[\w.@-]+:([^\s\"'$][^\s\"']*)"),
+        ("-u", "--user"),
+        group=1,
+        check=_url_password,
+    ),
+    Rule(
+        "bearer",
+        re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)"),
+        ("bearer",),
+        group=1,
+        check=_header_value,
+    ),
+    Rule(
+        "basic-auth",
+        re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])"),
+        ("basic",),
+        group=1,
+        check=_basic_credentials,
+    ),
+    Rule(
+        "bearer",
+        re.compile(r"(?i)\bauthorization[\"']?\s*:\s*[\"']?(?:token|apikey|digest)\s+([^\s\"',;]{8,})"),
+        ("authorization",),
+        group=1,
+        check=_header_value,
+    ),
+)
+
+
+# --------------------------------------------------------------------------- secret-named keys
+
+#: The last word of a key that names a secret on its own.
+_SECRET_WORDS = frozenset(
+    [
+        "password",
+        "passwd",
+        "passphrase",
+        "passcode",
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "apikey",
+        "secretkey",
+        "accesskey",
+        "privatekey",
+        "authtoken",
+        "accesstoken",
+        "refreshtoken",
+        "sessiontoken",
+        "idtoken",
+    ]
+)
+#: ``…_key`` names a secret after one of these (``api_key``, ``secret_access_key``), not alone (``sort key``).
+_KEY_QUALIFIERS = frozenset(
+    [
+        "api",
+        "access",
+        "secret",
+        "private",
+        "client",
+        "account",
+        "signing",
+        "encryption",
+        "master",
+        "shared",
+        "app",
+        "auth",
+        "license",
+        "service",
+        "subscription",
+        "storage",
+        "webhook",
+        "session",
+        "consumer",
+        "deploy",
+        "ssh",
+        "gpg",
+        "jwt",
+        "hmac",
+        "admin",
+        "sas",
+    ]
+)
+#: Keys that look secret but hold no secret: the shell's working directory.
+_NOT_SECRET_KEYS = frozenset({"PWD", "OLDPWD"})
+#: Unquoted values that are types, keywords or constants, not secrets (``password: str``, ``token=None``).
+_NOT_VALUES = frozenset(
+    [
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "str",
+        "string",
+        "bytes",
+        "int",
+        "bool",
+        "boolean",
+        "number",
+        "any",
+        "unknown",
+        "object",
+        "void",
+        "never",
+        "bigint",
+        "symbol",
+        "text",
+        "varchar",
+        "char",
+        "optional",
+        "required",
+        "secretstr",
+        "secretbytes",
+    ]
+)
+#: Where a line holding only ``KEY=value`` / ``key: value`` is configuration (``.env``, YAML, Dockerfile, shell).
+_CONFIG_PREFIXES = frozenset({"", "-", "export", "set", "ENV", "ARG"})
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_KEY_CHARS = re.compile(r"[\w.-]*\Z")
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[!?]?")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_PATH = re.compile(r"(?:/|~/|\.\.?/)[\w./~-]*")
+_SHORT_NUMBER = re.compile(r"\d{1,7}")
+
+_NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)"
+_QUOTED = r"""[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)"""
+_BARE = r"""[^\s"'`,;&)\]}]+"""
+_ASSIGNMENT = re.compile(
+    rf"(?i){_NOUNS}(?P<kq>[\"']?)\]?"
+    rf"(?P<sep>[ \t]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
+    rf"(?P<value>{_QUOTED}|{_BARE})"
+)
+_FLAG = re.compile(rf"(?i)(?<![\w-])--[\w-]*?{_NOUNS}(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)")
+_SQL = re.compile(r"(?i)\b(?:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'")
+_XML = re.compile(rf"(?i)<(?P<tag>[\w.-]*{_NOUNS})>(?P<value>[^<\s]+)</(?P=tag)>")
+_DOCKER_ENV = re.compile(rf"(?im)^[ \t]*ENV[ \t]+(?P<key>[\w.-]*{_NOUNS})[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$")
+
+
+def _key_words(key: str) -> list[str]:
+    return [w.lower() for w in _WORDS.findall(key)]
+
+
+def secret_key(key: str) -> bool:
+    """Whether a key (``API_KEY``, ``SecretAccessKey``, ``db.password``) names a secret value."""
+    words = _key_words(key)
+    if not words or key in _NOT_SECRET_KEYS:
+        return False
+    if words[-1] in _SECRET_WORDS:
+        return True
+    return words[-1] == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
+
+
+def _unquote(value: str) -> tuple[str, str, str]:
+    """``value`` split into (opening, contents, closing): a quoted literal's prefix and quotes, or nothing."""
+    stripped = value.lstrip("bBrRuU")
+    if stripped[:1] in ('"', "'", "`") and len(stripped) >= 2 and stripped[-1] == stripped[0]:
+        return value[: len(value) - len(stripped) + 1], stripped[1:-1], stripped[-1]
+    return "", value, ""
+
+
+def _plain_value(value: str, key: str) -> bool:
+    """Not a keyword, a reference, a path, the key's own name or a small number."""
+    return (
+        value.lower() not in _NOT_VALUES
+        and _is_literal(value)
+        and not _PATH.fullmatch(value)
+        and not _SHORT_NUMBER.fullmatch(value)
+        and value.lower() != key.lower().rsplit(".", 1)[-1]
+    )
+
+
+def _bare_literal(value: str, key: str, config_line: bool) -> bool:
+    """An unquoted value that is a literal secret, not code (a call, a type, a variable, an env lookup)."""
+    if not _plain_value(value, key) or value[0] in "([{<@&*!#?:":
+        return False
+    if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value or _DOTTED_NAME.fullmatch(value):
+        return False
+    if _IDENTIFIER.fullmatch(value):
+        # A bare name is a variable in code (``token = access_token``) unless it holds a digit or is the
+        # value of a configuration line (``DB_PASSWORD=postgres``, ``password: hunter``; not a ``SecretStr`` type).
+        return any(c.isdigit() for c in value) or (config_line and not value[0].isupper())
+    return True
+
+
+def _quoted_secret(contents: str, key: str) -> bool:
+    """A quoted literal that is a secret: not empty, a placeholder, a path, or prose ("Forgot password?")."""
+    if not _plain_value(contents.strip(), key):
+        return False
+    return not any(c.isspace() for c in contents) or _key_words(key)[-1] == "passphrase"
+
+
+def _key_before(text: str, start: int) -> tuple[str, int]:
+    """The key that ends at ``start`` and where it begins."""
+    head = _KEY_CHARS.search(text, max(0, start - 80), start)
+    begin = head.start() if head else start
+    while begin < start and not (text[begin].isalpha() or text[begin] == "_"):
+        begin += 1
+    return text[begin:start], begin
+
+
+def _assignment(match: re.Match[str]) -> str:
+    text, whole = match.string, match.group(0)
+    prefix, begin = _key_before(text, match.start())
+    key = prefix + text[match.start() : match.start("kq")]
+    quote, value, sep = match.group("kq"), match.group("value"), match.group("sep")
+    opening, contents, closing = _unquote(value)
+    before = text[begin - 1] if begin > 0 else "\n"
+    # A quoted key has the same quote on both sides; an unquoted one inside a string is not followed by
+    # the string's closing quote ("Password: " + pw).
+    if (quote and before != quote) or (not quote and before in "\"'`" and opening) or not secret_key(key):
+        return whole
+    line_start = text.rfind("\n", 0, begin) + 1
+    config_line = (
+        text[match.end() : match.end() + 1] in ("", "\n", "\r")
+        and text[line_start:begin].strip() in _CONFIG_PREFIXES
+        and (sep == "=" or sep.strip() == ":")
+    )
+    if not (_quoted_secret(contents, key) if opening else _bare_literal(value, key, config_line)):
+        return whole
+    return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"
+
+
+def _flag(match: re.Match[str]) -> str:
+    whole, value = match.group(0), match.group("value")
+    flag = whole[: match.start("sep") - match.start()].lstrip("-")
+    opening, contents, closing = _unquote(value)
+    if not secret_key(flag) or not (_quoted_secret(contents, flag) if opening else _plain_value(value, flag)):
+        return whole
+    return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"
+
+
+def _tagged(match: re.Match[str]) -> str:
+    tag = match.group("tag")
+    if not secret_key(tag) or not _plain_value(match.group("value"), tag):
+        return match.group(0)
+    return f"<{tag}>[redacted:secret]</{tag}>"
+
+
+def _docker_env(match: re.Match[str]) -> str:
+    if not secret_key(match.group("key")) or not _plain_value(match.group("value"), match.group("key")):
+        return match.group(0)
+    return match.group(0)[: match.start("value") - match.start()] + "[redacted:secret]"
+
+
+def _sql(match: re.Match[str]) -> str:
+    if not _is_literal(match.group(1)):
+        return match.group(0)
+    return match.group(0)[: match.start(1) - match.start()] + "[redacted:secret]'"
+
+
+#: (regex, replacement, needles) for keys that name secrets; they run after the formats above.
+_KEY_RULES: tuple[tuple[re.Pattern[str], Replace, tuple[str, ...]], ...] = (
+    (_ASSIGNMENT, _assignment, ("pass", "pwd", "secret", "token", "key")),
+    (_FLAG, _flag, ("--",)),
+    (_XML, _tagged, ("</",)),
+    (_DOCKER_ENV, _docker_env, ("env ",)),
+    (_SQL, _sql, ("identified", "password")),
+)
+
+
+# --------------------------------------------------------------------------- applying the rules
 
 
 def enabled() -> bool:
     return os.environ.get("DEJA_NO_REDACT", "") != "1"
 
 
+def mode() -> str:
+    """What redaction an index built now gets: ``off``, or the version of the rules."""
+    return f"rules-{RULES_VERSION}" if enabled() else "off"
+
+
+def _apply(rule: Rule, text: str) -> str:
+    marker = f"[redacted:{rule.kind}]"
+    if rule.group == 0 and rule.check is None:
+        return rule.pattern.sub(marker, text)
+
+    def replace(match: re.Match[str]) -> str:
+        if rule.check is not None and not rule.check(match):
+            return match.group(0)
+        start, end = match.span(rule.group)
+        whole = match.group(0)
+        return whole[: start - match.start()] + marker + whole[end - match.start() :]
+
+    return rule.pattern.sub(replace, text)
+
+
+def redact_value(value: object, key: str = "") -> object:
+    """Tool-call arguments redacted: every string in them, and the whole of a literal under a secret-named key."""
+    if isinstance(value, str):
+        if key and enabled() and secret_key(key) and _is_literal(value.strip()) and value.lower() not in _NOT_VALUES:
+            return "[redacted:secret]"
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: redact_value(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_value(v, key) for v in value]
+    return value
+
+
+def _holds(lowered: str, needles: tuple[str, ...]) -> bool:
+    return any(needle in lowered for needle in needles)
+
+
 def redact(text: str) -> str:
-    """``text`` with every secret it holds replaced by ``[redacted:<kind>]``."""
-    if not text:
+    """``text`` with every secret value it holds replaced by ``[redacted:<kind>]``."""
+    if not text or not enabled():
         return text
     lowered = text.lower()
-    if not any(needle in lowered for needle in _NEEDLES) or not enabled():
-        return text
-    for kind, pattern in _PATTERNS:
-        if kind == "secret":
-            text = pattern.sub(lambda m, k=kind: f"{m.group(1)}{m.group(2)}[redacted:{k}]", text)
-        elif kind == "aws-secret":
-            text = pattern.sub(lambda m, k=kind: f"{m.group(1)}[redacted:{k}]", text)
-        else:
-            text = pattern.sub(f"[redacted:{kind}]", text)
+    for rule in (*_PROVIDER_RULES, *_CONTEXT_RULES):
+        if _holds(lowered, rule.needles):
+            text = _apply(rule, text)
+    for pattern, replace, needles in _KEY_RULES:
+        if _holds(lowered, needles):
+            text = pattern.sub(replace, text)
     return text
