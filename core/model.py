@@ -6,6 +6,7 @@ about where a session came from beyond its ``source``.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -47,6 +48,8 @@ class Session(msgspec.Struct, omit_defaults=True):
 
 #: Room kept for the elision marker: "\n[… 999.9 MB elided …]\n" and then some.
 _MARKER_ROOM = 48
+_MARKER = re.compile(r"\n\[… ([0-9.]+) (bytes|KB|MB|GB) elided …\]\n".encode())
+_UNITS = {"bytes": 1, "KB": 1000, "MB": 1000**2, "GB": 1000**3}
 #: How far back (or forward) from a cut a line or word boundary is looked for.
 _BOUNDARY_REACH = 4096
 
@@ -69,10 +72,20 @@ def cap_text(text: str, limit: int = MAX_MESSAGE_BYTES) -> str:
     half = (limit - _MARKER_ROOM) // 2
     head_end = _boundary_before(data, half)
     tail_start = _boundary_after(data, len(data) - half)
-    marker = f"\n[… {human_size(tail_start - head_end)} elided …]\n"
+    marker = f"\n[… {human_size(_elided_size(data[head_end:tail_start]))} elided …]\n"
     return (
         data[:head_end].decode("utf-8", "surrogatepass") + marker + data[tail_start:].decode("utf-8", "surrogatepass")
     )
+
+
+def _elided_size(middle: bytes) -> int:
+    """How much of the original text ``middle`` stands for: a text capped twice counts what the first cap left out."""
+    middle = middle[1:] if middle[:1] in (b"\n", b" ") else middle  # the separators the marker's newlines replace
+    middle = middle[:-1] if middle[-1:] in (b"\n", b" ") else middle
+    size = len(middle)
+    for earlier in _MARKER.finditer(middle):
+        size += round(float(earlier.group(1)) * _UNITS[earlier.group(2).decode()]) - len(earlier.group(0))
+    return size
 
 
 def _char_start(data: bytes, at: int) -> int:
