@@ -32,21 +32,42 @@ Replace = Callable[["re.Match[str]"], str]
 class Rule:
     kind: str
     pattern: re.Pattern[str]
-    #: Lowercase substrings; the regex runs only on a text holding one ("" = always).
+    #: Substrings a match holds; the regex runs only on a text holding one (none: always). A lowercase
+    #: needle is looked for in the lowercased text, one with capitals as it is written.
     needles: tuple[str, ...]
     #: The group holding the secret (0: the whole match).
     group: int | str = 0
     #: Decides whether a match is a secret at all (None: every match is).
     check: Callable[[re.Match[str]], bool] | None = None
+    #: Builds the replacement of a match itself, instead of ``group``/``check``.
+    replace: Replace | None = None
 
 
-def _token(kind: str, regex: str, *needles: str, left: str = r"(?<![\w-])") -> Rule:
-    """A context-free token shape: whatever matches ``regex`` (not inside a longer word) is the secret."""
-    return Rule(kind, re.compile(rf"{left}(?:{regex})(?![\w-])"), needles)
+def _token(kind: str, regex: str, *needles: str, inside: str = r"[\w-]") -> Rule:
+    """A context-free token shape: whatever matches ``regex`` (not inside a longer word) is the secret.
+
+    The regex starts with the token's own prefix, not a look-behind, so the regex engine can skip to
+    where the prefix occurs; the character before a match is checked afterwards (``inside``).
+    """
+    before = re.compile(inside)
+    return Rule(
+        kind,
+        re.compile(rf"{regex}(?!{inside})"),
+        needles,
+        check=lambda m: m.start() == 0 or not before.match(m.string, m.start() - 1),
+    )
 
 
 # --------------------------------------------------------------------------- provider formats
 
+
+def _after(*words: str) -> Callable[[re.Match[str]], bool]:
+    """A check that the match comes right after one of ``words`` (a literal-first regex stays fast)."""
+    return lambda m: m.string.endswith(words, 0, m.start())
+
+
+#: Each regex starts with the token's literal prefix where it has one: the engine then skips to it as fast
+#: as a substring search, so those rules need no needles; the others have them.
 _PROVIDER_RULES: tuple[Rule, ...] = (
     Rule(
         "pem",
@@ -54,107 +75,71 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
             r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
             r"[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=\n\[… )|\Z)"
         ),
-        ("-----begin",),
+        (),
     ),
     # The body of a key whose BEGIN line was cut off (a message capped in the middle of one).
     Rule(
         "pem",
         re.compile(r"(?m)^(?:[A-Za-z0-9+/=]+\r?\n)+-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
-        ("-----end",),
+        ("-----END",),
     ),
-    _token("anthropic-key", r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}", "sk-ant-"),
-    _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-"),
-    _token(
-        "stripe-key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}", "k_live_", "k_test_", "whsec_"
-    ),
-    _token(
-        "aws-key",
-        r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}",
-        "akia",
-        "asia",
-        "abia",
-        "acca",
-        "agpa",
-        "aida",
-        "aroa",
-        "anpa",
-        "anva",
-        "aipa",
-    ),
-    _token(
-        "github-token",
-        r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}",
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-    ),
-    _token(
-        "gitlab-token",
-        r"(?:glpat|glptt|gldt|glrt|glcbt|gloas)-[A-Za-z0-9_-]{20,}",
-        "glpat-",
-        "glptt-",
-        "gldt-",
-        "glrt-",
-        "glcbt-",
-        "gloas-",
-    ),
-    _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "aiza"),
-    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}", "gocspx-"),
-    _token("slack-token", r"xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}", "xox", "xapp-"),
-    Rule(
-        "slack-webhook",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
-        ("hooks.slack.com",),
-    ),
-    Rule(
-        "discord-webhook",
-        re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+"),
-        ("discord",),
-    ),
-    _token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}", "sg."),
-    _token("huggingface-token", r"hf_[A-Za-z]{30,}|api_org_[A-Za-z]{30,}", "hf_", "api_org_"),
-    _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
-    _token("npm-token", r"npm_[A-Za-z0-9]{36}", "npm_"),
-    _token("pypi-token", r"pypi-[A-Za-z0-9_-]{50,}", "pypi-"),
-    _token("mailgun-key", r"key-[0-9a-f]{32}", "key-"),
-    _token("telegram-bot-token", r"\d{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", left=r"(?<!\d)"),
-    _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", "shp"),
-    _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}", "hvs.", "hvb."),
-    _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "age-secret-key-"),
-    _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
-    _token("linear-key", r"lin_api_[A-Za-z0-9]{40}", "lin_api_"),
-    _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", "pmak-"),
-    _token("grafana-token", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2}", "glsa_", "glc_"),
-    _token("newrelic-key", r"NRAK-[A-Z0-9]{27}", "nrak-"),
-    _token("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", "dp."),
-    _token("square-token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}|EAAA[A-Za-z0-9_-]{60}", "sq0", "eaaa"),
-    _token("groq-key", r"gsk_[A-Za-z0-9]{48,}", "gsk_"),
-    _token("replicate-token", r"r8_[A-Za-z0-9]{37}", "r8_"),
-    _token("xai-key", r"xai-[A-Za-z0-9]{70,}", "xai-"),
-    _token("perplexity-key", r"pplx-[A-Za-z0-9]{40,}", "pplx-"),
-    _token("supabase-token", r"sbp_[a-f0-9]{40}", "sbp_"),
-    _token("docker-token", r"dckr_pat_[A-Za-z0-9_-]{27,}", "dckr_pat_"),
-    _token("figma-token", r"figd_[A-Za-z0-9_-]{40,}", "figd_"),
-    _token("notion-token", r"(?:secret|ntn)_[A-Za-z0-9]{43,46}", "secret_", "ntn_"),
-    _token("twilio-key", r"(?:SK|AC)[0-9a-f]{32}(?:(?:[\"']?\s*[,:]\s*[\"']?)[0-9a-f]{32})?", "sk", "ac"),
-    _token("discord-bot-token", r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}", "."),
-    _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyj"),
+    _token("anthropic-key", r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}"),
+    _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    _token("stripe-key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", "k_live_", "k_test_"),
+    _token("stripe-key", r"whsec_[A-Za-z0-9]{24,}"),
+    _token("aws-key", r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}"),
+    _token("github-token", r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})"),
+    _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}"),
+    _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}"),
+    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}"),
+    _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}"),
+    Rule("slack-webhook", re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"), ()),
+    Rule("discord-webhook", re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+"), ()),
+    _token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}"),
+    _token("huggingface-token", r"hf_[A-Za-z]{30,}"),
+    _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}"),
+    _token("npm-token", r"npm_[A-Za-z0-9]{36}"),
+    _token("pypi-token", r"pypi-[A-Za-z0-9_-]{50,}"),
+    _token("mailgun-key", r"key-[0-9a-f]{32}"),
+    _token("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", inside=r"\d"),
+    _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+    _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}"),
+    _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?"),
+    _token("linear-key", r"lin_api_[A-Za-z0-9]{40}"),
+    _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    _token("grafana-token", r"gl(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})"),
+    _token("newrelic-key", r"NRAK-[A-Z0-9]{27}"),
+    _token("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    _token("square-token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}"),
+    _token("groq-key", r"gsk_[A-Za-z0-9]{48,}"),
+    _token("replicate-token", r"r8_[A-Za-z0-9]{37}"),
+    _token("xai-key", r"xai-[A-Za-z0-9]{70,}"),
+    _token("perplexity-key", r"pplx-[A-Za-z0-9]{40,}"),
+    _token("supabase-token", r"sbp_[a-f0-9]{40}"),
+    _token("docker-token", r"dckr_pat_[A-Za-z0-9_-]{27,}"),
+    _token("figma-token", r"figd_[A-Za-z0-9_-]{40,}"),
+    _token("notion-token", r"secret_[A-Za-z0-9]{43,46}"),
+    _token("notion-token", r"ntn_[A-Za-z0-9]{43,46}"),
+    _token("twilio-key", r"SK[0-9a-f]{32}"),
+    # An account SID with the auth token after it (``Client("AC…", "…")``, ``-u AC…:…``).
+    _token("twilio-key", r"AC[0-9a-f]{32}(?:[\"']?\s*[,:]\s*[\"']?[0-9a-f]{32})?"),
+    _token("discord-bot-token", r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}"),
+    _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
     Rule(
         "azure-key",
-        re.compile(r"(?i)\b(?:Account|SharedAccess|Primary|Secondary)Key\s*=\s*([A-Za-z0-9+/]{20,}={0,2})"),
-        ("key",),
+        re.compile(r"Key\s*=\s*([A-Za-z0-9+/]{20,}={0,2})"),
+        (),
         group=1,
+        check=_after("Account", "SharedAccess", "Primary", "Secondary"),
     ),
-    Rule("azure-sas", re.compile(r"(?i)[?&;]sig=([A-Za-z0-9%+/=]{20,})"), ("sig=",), group=1),
+    Rule("azure-sas", re.compile(r"sig=([A-Za-z0-9%+/=]{20,})"), (), group=1, check=_after("?", "&", ";")),
     Rule(
         "aws-secret",
         re.compile(
             r"(?i)(?:aws_?secret_?access_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
-        ("secret",),
+        ("secret_access_key", "secretaccesskey"),
         group=1,
     ),
 )
@@ -190,6 +175,11 @@ def _basic_credentials(match: re.Match[str]) -> bool:
     return ":" in decoded and decoded.isprintable()
 
 
+def _cli_password(match: re.Match[str]) -> bool:
+    """``-u user:password`` / ``--user user:password`` as an option, not inside a word (``git push-u``)."""
+    return match.string[match.start() - 1 : match.start()] in ("", " ", "\t", "\n") and _url_password(match)
+
+
 def _header_value(match: re.Match[str]) -> bool:
     return _is_literal(match.group(1)) and any(c.isdigit() for c in match.group(1))
 
@@ -197,35 +187,35 @@ def _header_value(match: re.Match[str]) -> bool:
 _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
-        re.compile(r"(?<=://)[^\s:/@\"'<>]+:([^\s@/\"'<>]+)(?=@[\w.-])"),
-        ("://",),
+        re.compile(r"://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)(?=@[\w.-])"),
+        (),
         group=1,
         check=_url_password,
     ),
     Rule(
         "cli-credentials",
-        re.compile(r"(?:\s-u|--user)[ =][\"']?[\w.@-]+:([^\s\"'$][^\s\"']*)"),
-        ("-u", "--user"),
+        re.compile(r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'$][^\s\"']*)"),
+        (),
         group=1,
-        check=_url_password,
+        check=_cli_password,
     ),
     Rule(
         "bearer",
-        re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)"),
+        re.compile(r"(?:[Bb]earer|BEARER)\s+([A-Za-z0-9._~+/-]{16,}=*)"),
         ("bearer",),
         group=1,
         check=_header_value,
     ),
     Rule(
         "basic-auth",
-        re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])"),
+        re.compile(r"(?:[Bb]asic|BASIC)\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])"),
         ("basic",),
         group=1,
         check=_basic_credentials,
     ),
     Rule(
         "bearer",
-        re.compile(r"(?i)\bauthorization[\"']?\s*:\s*[\"']?(?:token|apikey|digest)\s+([^\s\"',;]{8,})"),
+        re.compile(r"(?:[Aa]uthorization|AUTHORIZATION)[\"']?\s*:\s*[\"']?(?i:token|apikey|digest)\s+([^\s\"',;]{8,})"),
         ("authorization",),
         group=1,
         check=_header_value,
@@ -343,10 +333,12 @@ _ASSIGNMENT = re.compile(
     rf"(?P<sep>[ \t]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
     rf"(?P<value>{_QUOTED}|{_BARE})"
 )
-_FLAG = re.compile(rf"(?i)(?<![\w-])--[\w-]*?{_NOUNS}(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)")
-_SQL = re.compile(r"(?i)\b(?:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'")
-_XML = re.compile(rf"(?i)<(?P<tag>[\w.-]*{_NOUNS})>(?P<value>[^<\s]+)</(?P=tag)>")
-_DOCKER_ENV = re.compile(rf"(?im)^[ \t]*ENV[ \t]+(?P<key>[\w.-]*{_NOUNS})[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$")
+#: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
+_NOUN_SEP = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)[\"']?\]?[ \t]*[:=]")
+_FLAG = re.compile(rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)")
+_SQL = re.compile(r"(?i:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'")
+_XML = re.compile(rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>")
+_DOCKER_ENV = re.compile(rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$")
 
 
 def _key_words(key: str) -> list[str]:
@@ -437,7 +429,14 @@ def _flag(match: re.Match[str]) -> str:
     whole, value = match.group(0), match.group("value")
     flag = whole[: match.start("sep") - match.start()].lstrip("-")
     opening, contents, closing = _unquote(value)
-    if not secret_key(flag) or not (_quoted_secret(contents, flag) if opening else _plain_value(value, flag)):
+    inside_a_word = match.start() > 0 and (
+        match.string[match.start() - 1].isalnum() or match.string[match.start() - 1] in "_-"
+    )
+    if (
+        inside_a_word
+        or not secret_key(flag)
+        or not (_quoted_secret(contents, flag) if opening else _plain_value(value, flag))
+    ):
         return whole
     return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"
 
@@ -461,14 +460,31 @@ def _sql(match: re.Match[str]) -> str:
     return match.group(0)[: match.start(1) - match.start()] + "[redacted:secret]'"
 
 
-#: (regex, replacement, needles) for keys that name secrets; they run after the formats above.
-_KEY_RULES: tuple[tuple[re.Pattern[str], Replace, tuple[str, ...]], ...] = (
-    (_ASSIGNMENT, _assignment, ("pass", "pwd", "secret", "token", "key")),
-    (_FLAG, _flag, ("--",)),
-    (_XML, _tagged, ("</",)),
-    (_DOCKER_ENV, _docker_env, ("env ",)),
-    (_SQL, _sql, ("identified", "password")),
+def _assignments(text: str) -> str:
+    """``text`` with the literal values of secret-named keys redacted.
+
+    Candidates are found in the lowercased text by a case-sensitive regex the engine can scan fast;
+    the full rule is matched only there.
+    """
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lowercase is longer: positions would not line up
+        return _ASSIGNMENT.sub(_assignment, text)
+    parts, last = [], 0
+    for candidate in _NOUN_SEP.finditer(lowered):
+        match = _ASSIGNMENT.match(text, candidate.start()) if candidate.start() >= last else None
+        if match is not None and (replaced := _assignment(match)) != match.group(0):
+            parts += (text[last : match.start()], replaced)
+            last = match.end()
+    return "".join(parts) + text[last:] if parts else text
+
+
+_KEY_RULES: tuple[Rule, ...] = (
+    Rule("secret", _FLAG, (), replace=_flag),
+    Rule("secret", _XML, (), replace=_tagged),
+    Rule("secret", _DOCKER_ENV, ("ENV ",), replace=_docker_env),
+    Rule("secret", _SQL, ("identified", "with password", "with encrypted"), replace=_sql),
 )
+_ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 
 
 # --------------------------------------------------------------------------- applying the rules
@@ -485,6 +501,8 @@ def mode() -> str:
 
 def _apply(rule: Rule, text: str) -> str:
     marker = f"[redacted:{rule.kind}]"
+    if rule.replace is not None:
+        return rule.pattern.sub(rule.replace, text)
     if rule.group == 0 and rule.check is None:
         return rule.pattern.sub(marker, text)
 
@@ -496,6 +514,15 @@ def _apply(rule: Rule, text: str) -> str:
         return whole[: start - match.start()] + marker + whole[end - match.start() :]
 
     return rule.pattern.sub(replace, text)
+
+
+#: Two cheap gates, so a text that cannot hold a match skips a group of rules: every token is a run of 16
+#: characters or more without a space (a basic credential may be shorter), and every credential found by its
+#: context needs a separator, a quote, a flag or a Dockerfile ENV.
+_TOKEN_GATE = re.compile(r"\S{16}|[Bb]asic ")
+_TOKEN_RULES = (*_PROVIDER_RULES, *(rule for rule in _CONTEXT_RULES if rule.kind in ("bearer", "basic-auth")))
+_CONTEXT_GATE = re.compile(r"[:=<']|--|ENV ")
+_KEYED_RULES = (*(rule for rule in _CONTEXT_RULES if rule.kind not in ("bearer", "basic-auth")), *_KEY_RULES)
 
 
 def redact_value(value: object, key: str = "") -> object:
@@ -511,19 +538,24 @@ def redact_value(value: object, key: str = "") -> object:
     return value
 
 
-def _holds(lowered: str, needles: tuple[str, ...]) -> bool:
-    return any(needle in lowered for needle in needles)
+def _holds(text: str, lowered: str, needles: tuple[str, ...]) -> bool:
+    """Whether ``text`` holds a needle: a lowercase one in any case, one with capitals as written; no needles: yes."""
+    return not needles or any(needle in (lowered if needle.islower() else text) for needle in needles)
 
 
 def redact(text: str) -> str:
     """``text`` with every secret value it holds replaced by ``[redacted:<kind>]``."""
     if not text or not enabled():
         return text
-    lowered = text.lower()
-    for rule in (*_PROVIDER_RULES, *_CONTEXT_RULES):
-        if _holds(lowered, rule.needles):
-            text = _apply(rule, text)
-    for pattern, replace, needles in _KEY_RULES:
-        if _holds(lowered, needles):
-            text = pattern.sub(replace, text)
+    original, lowered = text, text.lower()
+    if _TOKEN_GATE.search(text):
+        for rule in _TOKEN_RULES:
+            if _holds(original, lowered, rule.needles):
+                text = _apply(rule, text)
+    if _CONTEXT_GATE.search(text):
+        for rule in _KEYED_RULES:
+            if _holds(original, lowered, rule.needles):
+                text = _apply(rule, text)
+        if _holds(original, lowered, _ASSIGNMENT_NEEDLES):
+            text = _assignments(text)
     return text
