@@ -156,8 +156,11 @@ def _is_literal(value: str) -> bool:
 _REFERENCE = re.compile(r"\A[$%<]|\{[^}]*\}|\$\(|\A\*+\Z")
 #: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``.
 _FILLER = re.compile(
-    r"(?i)[x*.•#_-]+|(?:your|my|insert|enter|replace)[\s_-].*|.*[\s_-]here|\[redacted:.*"
-    r"|changeme|placeholder|redacted|none|null|nil|undefined|true|false|password|secret|token"
+    r"(?i)[\W_]+|x+|(?:your|my|insert|enter|replace)[\s_-].*|.*[\s_-]here|\[redacted:.*"
+    r"|changeme|placeholder|redacted|none|null|nil|undefined|true|false|foo|bar|baz|qux|test|example|sample|dummy"
+    r"|fake|pass|passwd|pwd|password|secret|token|key|api_?key"
+    # a colour, a regular expression
+    r"|\#[0-9a-f]{3,8}|.*(?:\\[wdsbWDSB]|\[\^).*"
 )
 
 
@@ -194,7 +197,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "cli-credentials",
-        re.compile(r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'$][^\s\"']*)"),
+        re.compile(r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$][^\s\"'`]*)"),
         (),
         group=1,
         check=_cli_password,
@@ -376,7 +379,7 @@ def _plain_value(value: str, key: str) -> bool:
 
 def _bare_literal(value: str, key: str, config_line: bool) -> bool:
     """An unquoted value that is a literal secret, not code (a call, a type, a variable, an env lookup)."""
-    if not _plain_value(value, key) or value[0] in "([{<@&*!#?:":
+    if not _plain_value(value, key) or value[0] in "([{<@&*!#?:" or value[-1] == ":":
         return False
     if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value or _DOTTED_NAME.fullmatch(value):
         return False
@@ -412,7 +415,7 @@ def _assignment(match: re.Match[str]) -> str:
     before = text[begin - 1] if begin > 0 else "\n"
     # A quoted key has the same quote on both sides; an unquoted one inside a string is not followed by
     # the string's closing quote ("Password: " + pw).
-    if (quote and before != quote) or (not quote and before in "\"'`" and opening) or not secret_key(key):
+    if (quote and before != quote) or (not quote and before in "\"'" and opening) or not secret_key(key):
         return whole
     line_start = text.rfind("\n", 0, begin) + 1
     config_line = (
@@ -420,9 +423,17 @@ def _assignment(match: re.Match[str]) -> str:
         and text[line_start:begin].strip() in _CONFIG_PREFIXES
         and (sep == "=" or sep.strip() == ":")
     )
-    if not (_quoted_secret(contents, key) if opening else _bare_literal(value, key, config_line)):
+    annotation = re.match(r"[ \t]*[|=\[]", text[match.end() : match.end() + 8]) is not None  # ``key: A | B``
+    if "r" in opening.lower():  # a raw string is a regular expression, not a password
+        return whole
+    if not (_quoted_secret(contents, key) if opening else not annotation and _bare_literal(value, key, config_line)):
         return whole
     return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"
+
+
+def _flag_value(value: str, flag: str, sep: str) -> bool:
+    """``--password=x`` gives a value whatever it is; after a space a plain word is prose (``--password options``)."""
+    return _plain_value(value, flag) if sep == "=" else _bare_literal(value, flag, False)
 
 
 def _flag(match: re.Match[str]) -> str:
@@ -435,7 +446,7 @@ def _flag(match: re.Match[str]) -> str:
     if (
         inside_a_word
         or not secret_key(flag)
-        or not (_quoted_secret(contents, flag) if opening else _plain_value(value, flag))
+        or not (_quoted_secret(contents, flag) if opening else _flag_value(value, flag, match.group("sep")))
     ):
         return whole
     return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"

@@ -11,7 +11,7 @@ import base64
 
 #: Code as people paste it into chats, by language: every line must come out unchanged.
 CODE: dict[str, str] = {
-    "python": """
+    "python": r"""
 import os
 from typing import Optional
 def login(username, password=None):
@@ -68,6 +68,12 @@ else:
     SECRET_KEY = env("SECRET_KEY")
     DATABASES = {"default": env.db("DATABASE_URL")}
     passphrase = None
+    private_key: Ed25519PrivateKey | Ed448PrivateKey
+    token = r"[-!#$%&'*+.^_`|~0-9a-zA-Z]+"
+    token = "'", token[0][1:-1]
+    Token: "#ddd0c0",
+    jsonnet_token = r'[^\W\d]\w*'
+    user = User(username="scolvin", password="password")
 """,
     "typescript": """
 export interface Config { apiKey: string; baseUrl: string }
@@ -241,6 +247,10 @@ https://github.com/acme/api/blob/main/api/auth.py#L42
 postgres://localhost:5432/app
 https://user@example.com/path
 mailto:security@example.com
+Pass :meth:`peek` a default value to return that instead of raising.
+Credentials can be given with the --username and --password options instead of the URL.
+Give the password in `scheme://user:password@host` or `curl -u user:password`.
+The JSON looks like `"password": "…"` with the real value in place of the dots.
 """,
 }
 
