@@ -281,6 +281,19 @@ def hook_answers(machine: Machine) -> dict[str, str]:
         "hook-tool-after": cursor_tool(
             "postToolUse", "c-after", api, "Shell", {"command": COMMAND}, tool_output=failure, duration=900
         ),
+        # The conversation in progress carries secrets too: none may come back or be written down.
+        "hook-prompt with secrets": cursor("beforeSubmitPrompt", "c-leak", api, prompt=f"{TOPIC}:\n{leaky_text()}"),
+        "hook-tool with secrets": cursor_tool(
+            "preToolUse", "c-leak", api, "Shell", {"command": f"{COMMAND} --token {SECRETS[3].secret}"}
+        ),
+        "hook-tool-after with secrets": cursor_tool(
+            "postToolUse",
+            "c-leak",
+            api,
+            "Shell",
+            {"command": COMMAND},
+            tool_output=json.dumps({"output": f"{leaky_text()}\nError: zanzibar deploy rejected", "exitCode": 1}),
+        ),
         "hook-session-end": cursor(
             "sessionEnd",
             STORE_CHAT,
