@@ -7,10 +7,13 @@ Only values are redacted, never the code around them: a provider key (``ghp_…`
 ``None``, empty strings, placeholders, calls and environment lookups
 (``os.environ["GITHUB_TOKEN"]``) stay as written.
 
-Every rule names the lowercase substrings one of its matches must contain; a
-text holding none of them skips the rule's regex, so ordinary text pays for a
-few substring scans. ``DEJA_NO_REDACT=1`` turns redaction off; :func:`mode`
-names what the index was built with, so a change rebuilds it.
+It runs on everything the index stores, so it is built to be cheap: a token's
+regex starts with the token's literal prefix (the engine skips to it like a
+substring search), a rule without one names substrings its matches hold, and
+two gates let a text with no long run of characters or no separator skip whole
+groups of rules (``bench/bench_redact.py`` measures it). ``DEJA_NO_REDACT=1``
+turns redaction off; :func:`mode` names what the index was built with, so a
+change rebuilds it.
 """
 
 from __future__ import annotations
@@ -77,11 +80,12 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         ),
         (),
     ),
-    # The body of a key whose BEGIN line was cut off (a message capped in the middle of one).
+    # The body of a key whose BEGIN line went with the middle of a capped message (``model.cap_text``).
     Rule(
         "pem",
-        re.compile(r"(?m)^(?:[A-Za-z0-9+/=]+\r?\n)+-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
+        re.compile(r"elided …\]\n((?:[A-Za-z0-9+/=]+\r?\n)+-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)"),
         ("-----END",),
+        group=1,
     ),
     _token("anthropic-key", r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}"),
     _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
@@ -480,7 +484,8 @@ def _assignments(text: str) -> str:
     lowered = text.lower()
     if len(lowered) != len(text):  # a character whose lowercase is longer: positions would not line up
         return _ASSIGNMENT.sub(_assignment, text)
-    parts, last = [], 0
+    parts: list[str] = []
+    last = 0
     for candidate in _NOUN_SEP.finditer(lowered):
         match = _ASSIGNMENT.match(text, candidate.start()) if candidate.start() >= last else None
         if match is not None and (replaced := _assignment(match)) != match.group(0):

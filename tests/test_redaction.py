@@ -25,6 +25,7 @@ from redaction_corpus import SECRETS, Secret, code_lines
 from test_hooks import Machine, claude, cursor, cursor_tool
 from test_mcp import ok, text
 
+from deja.core.model import cap_text
 from deja.core.redact import redact, redact_value, secret_key
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -119,6 +120,14 @@ def test_tool_arguments_under_a_secret_named_key_are_redacted_whole() -> None:
         "env": {"api_key": "[redacted:secret]", "region": "eu"},
         "password": None,
     }
+
+
+def test_a_private_key_cut_by_the_cap_is_redacted_on_both_sides_of_the_marker() -> None:
+    line = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2BdQ8aZx7Vn1cR5yT2kLmW9pD4hJ6gF"
+    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join([line] * 3000) + "\n-----END RSA PRIVATE KEY-----"
+    capped = cap_text(f"here is my key\n{key}\nthanks", 64 * 1024)
+    assert "elided" in capped and line in capped.split("elided")[1]
+    assert redact(capped).replace("\n", "|").endswith("|[redacted:pem]|[… 138.7 KB elided …]|[redacted:pem]|thanks")
 
 
 def test_no_redact_leaves_everything(monkeypatch: pytest.MonkeyPatch) -> None:
