@@ -23,6 +23,7 @@ def main() -> int:
     sizes = "1000,10000,100000" if args.large else "1000,10000"
     pair = "1000,100000" if args.large else "1000,10000"
     runs = [
+        ("redaction cost per MB", ["bench_redact.py"]),
         ("read throughput", ["bench_read.py", "--sizes", "10000,100000" if args.large else "1000,10000"]),
         ("index build, refresh and search", ["bench_index.py", "--sizes", sizes]),
         ("crash safety and damage checks", ["bench_durability.py", "--sizes", sizes]),

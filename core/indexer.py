@@ -36,6 +36,7 @@ from .history import CliChat, find_cli_chats, locate_cli_chats, merge_transcript
 from .index import (
     FORMAT_VERSION,
     MANIFEST,
+    SEGMENT_GRACE_SECONDS,
     Index,
     IndexUnreadable,
     Manifest,
@@ -54,10 +55,11 @@ from .keys import EDIT_TOOLS
 from .model import Message, Session, ToolCall, cap_text, one_line
 from .private import FILE_MODE, private_dir, tighten
 from .readers import Resume, composer_fingerprints, read_cli_chat, read_ide_database
-from .redact import redact
+from .redact import mode as redaction_mode
+from .redact import redact, redact_value
 
 INDEXED_TEXT_BYTES = 64 * 1024
-TOOL_TEXT_CHARS = 16 * 1024
+TOOL_TEXT_BYTES = 16 * 1024
 SEGMENT_MAX_DOCS = 1_000_000
 MAX_SEGMENTS = 8
 LOCK_NAME = ".lock"
@@ -82,32 +84,33 @@ class RefreshResult(msgspec.Struct):
 # --------------------------------------------------------------------------- what goes into the index
 
 
-def _redact_value(value: object) -> object:
+def _capped(value: object) -> object:
+    """Tool-call arguments with every string capped at 16 KiB (a marker says what was left out)."""
     if isinstance(value, str):
-        return redact(value[:TOOL_TEXT_CHARS])
+        return cap_text(value, TOOL_TEXT_BYTES)
     if isinstance(value, dict):
-        return {k: _redact_value(v) for k, v in value.items()}
+        return {k: _capped(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_redact_value(v) for v in value]
+        return [_capped(v) for v in value]
     return value
 
 
 def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
-    """The session as stored: every text redacted, a message cut to 64 KiB."""
+    """The session as stored: every text redacted whole, then a message capped at 64 KiB and a tool text at 16 KiB."""
     messages = []
     for m in session.messages:
         calls = [
             ToolCall(
                 name=c.name,
-                args=_redact_value(c.args),  # type: ignore[arg-type]
-                result=redact(c.result[:TOOL_TEXT_CHARS]) if c.result is not None else None,
+                args=_capped(redact_value(c.args)),  # type: ignore[arg-type]
+                result=cap_text(redact(c.result), TOOL_TEXT_BYTES) if c.result is not None else None,
                 exit_code=c.exit_code,
             )
             for c in m.tool_calls
         ]
         messages.append(
             Message(
-                role=m.role, text=redact(cap_text(m.text, INDEXED_TEXT_BYTES)), timestamp=m.timestamp, tool_calls=calls
+                role=m.role, text=cap_text(redact(m.text), INDEXED_TEXT_BYTES), timestamp=m.timestamp, tool_calls=calls
             )
         )
     asked, concluded, files = digest(messages, session.project_dir)
@@ -208,6 +211,8 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
         return None, State(), None, ""
     try:
         manifest = read_manifest(directory)
+        if manifest.redaction != redaction_mode():
+            return None, State(), None, _redaction_changed(manifest.redaction)
         index = Index(directory, manifest)
         state = read_record(directory / manifest.state, State)
         Bookkeeping(directory, state).check()
@@ -215,6 +220,11 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
     except IndexUnreadable as exc:
         first_build = not (directory / MANIFEST).exists()
         return None, State(), None, "" if first_build else str(exc)
+
+
+def _redaction_changed(built_with: str) -> str:
+    now = "off (DEJA_NO_REDACT=1)" if redaction_mode() == "off" else "on"
+    return f"redaction is now {now}; the index was built with {built_with or 'older rules'}"
 
 
 def _sig(path: str | Path) -> Sig | None:
@@ -661,12 +671,19 @@ def _swap(
     names = [ref.name for ref in live]
     retire_segments(directory, [ref.name for ref in previous.segments] if previous else [], names)
     manifest = Manifest(
-        version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=live, state=state_file
+        version=FORMAT_VERSION,
+        generation=generation,
+        built_at=time.time(),
+        segments=live,
+        state=state_file,
+        redaction=redaction_mode(),
     )
     write_manifest(directory, manifest)
     faults.point("after-manifest-swap")
     remove_unreferenced(directory, book.state, state_file)
-    remove_stale_segments(directory, names)
+    # Segments written before redaction was turned on hold what it now hides: they go at once, not after a grace.
+    unredacted = previous is not None and previous.redaction != manifest.redaction
+    remove_stale_segments(directory, names, grace_seconds=0 if unredacted else SEGMENT_GRACE_SECONDS)
 
 
 def _message_count(index: Index | None, where: Location) -> int:
