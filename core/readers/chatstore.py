@@ -27,6 +27,7 @@ import msgspec
 import orjson
 
 from ..model import Message, cap_text, one_line
+from ..regular_files import check_regular_database, read_regular
 
 UNREADABLE_STORE = "unreadable store.db"
 MALFORMED_ROOT = "malformed store root"
@@ -35,6 +36,8 @@ DIGEST_MISMATCH = "store blob digest mismatch"
 NOT_A_MESSAGE = "store child not a message"
 
 #: Their results are the MCP servers' own descriptions, not work done in the chat.
+#: A chat's meta.json holds a title and a few fields; one larger than this is not Cursor's.
+META_BYTES = 1 << 20
 _SKIPPED_RESULTS = frozenset({"GetMcpTools", "GetDynamicTools"})
 
 #: Older builds' snake_case names whose current name is not their CamelCase spelling.
@@ -107,7 +110,7 @@ def _dir_entries(folder: str) -> list[os.DirEntry[str]]:
 def read_chat_meta(chat_dir: Path) -> ChatMeta | None:
     """The chat's ``meta.json``, or None when it is missing or not a JSON object."""
     try:
-        data = orjson.loads((chat_dir / "meta.json").read_bytes())
+        data = orjson.loads(read_regular(chat_dir / "meta.json", META_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return None
     if not isinstance(data, dict):
@@ -145,8 +148,9 @@ def read_store(store_db: Path, problems: Counter[str] | None = None, *, with_res
     """
     problems = Counter() if problems is None else problems
     try:
+        check_regular_database(store_db)
         db = sqlite3.connect(f"{store_db.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
+    except (sqlite3.Error, OSError):
         problems[UNREADABLE_STORE] += 1
         return StoreChat()
     try:
