@@ -39,7 +39,10 @@ from deja.core.writers.ide import write_state_vscdb
 from deja.hooks import session_end
 from deja.hooks.call import HookCall
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and /dev/zero are POSIX")
+pytestmark = [
+    pytest.mark.hostile,
+    pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and /dev/zero are POSIX"),
+]
 
 CHAT = "f1f0f1f0-0000-4000-8000-000000000001"
 #: A command that blocks on none of these files answers well within this on a loaded machine.
