@@ -19,6 +19,7 @@ from .model import Message, Session, fill_times
 from .readers.cursor_agent import find_all_chat_dirs, read_cli_session
 from .readers.ide import composer_fingerprints, read_ide_database
 from .readers.transcripts import scan_transcripts
+from .regular_files import check_regular
 from .text import normalise
 
 
@@ -77,7 +78,7 @@ def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliCh
                 known += folder.glob(f"*/agent-transcripts/{chat_id}.jsonl")
         for transcript in known:
             try:
-                stat = transcript.stat()
+                stat = check_regular(transcript)  # a FIFO under a transcript's name would block its reader
             except OSError:
                 continue
             chat_dir = next((str(d) for root in roots for d in root.glob(f"chats/*/{chat_id}") if d.is_dir()), None)

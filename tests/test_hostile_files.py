@@ -152,6 +152,17 @@ def _messages(machine: Machine) -> list[Message]:
     return segment.messages(meta)
 
 
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_session_end_on_a_transcript_that_is_a_fifo_or_dev_zero_returns(machine: Machine, kind: str) -> None:
+    refresh(machine.deja_home)
+    machine.replace(machine.transcript, kind)
+    payload = {"conversation_id": CHAT, "hook_event_name": "sessionEnd", "transcript_path": str(machine.transcript)}
+    ended = _deja(machine, "hook-session-end", input=orjson.dumps(payload))
+    assert ended.returncode == 0 and not ended.stdout
+    indexed = _deja(machine, "index")
+    assert indexed.returncode == 0, "the writer lock was released"
+
+
 def test_the_background_ingest_gives_up_on_a_lock_that_is_never_released(
     machine: Machine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
