@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-#: How much ``capped_lines`` reads at a time.
+#: How much ``capped_lines`` reads at a time while it passes over an over-long line.
 CHUNK_BYTES = 1 << 20
 #: The files SQLite opens beside a database: each must be a regular file too, when present.
 SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
@@ -75,28 +75,19 @@ def check_regular_database(path: str | Path) -> None:
 
 
 def capped_lines(handle: BinaryIO, cap: int, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[bytes, int]]:
-    """Each line (with its newline) and its size in bytes, reading ``chunk_bytes`` at a time.
+    """Each line (with its newline) and its size in bytes, never holding more than ``cap + 1`` bytes of one.
 
-    A line longer than ``cap`` is passed over as it streams, never held: it comes
-    out as ``b"\\n"`` (or ``b""`` when the file ends inside it) with its true size,
-    so a caller can count it and still know where the next line starts.
+    A line longer than ``cap`` is passed over ``chunk_bytes`` at a time as it
+    streams, never held: it comes out as ``b"\\n"`` (or ``b""`` when the file ends
+    inside it) with its true size, so a caller can count it and still know where
+    the next line starts.
     """
-    pending = bytearray()
-    size = 0  # of the current line, including any part passed over
-    while chunk := handle.read(chunk_bytes):
-        start = 0
-        while (newline := chunk.find(b"\n", start)) >= 0:
-            part = chunk[start : newline + 1]
-            size += len(part)
-            yield (bytes(pending + part) if size <= cap else b"\n"), size
-            pending.clear()
-            size = 0
-            start = newline + 1
-        rest = chunk[start:]
-        size += len(rest)
-        if size <= cap:
-            pending += rest
-        else:
-            pending.clear()
-    if size:
-        yield (bytes(pending) if size <= cap else b""), size
+    while line := handle.readline(cap + 1):
+        if len(line) <= cap:
+            yield line, len(line)
+            continue
+        size, ended = len(line), line.endswith(b"\n")
+        while not ended and (rest := handle.readline(chunk_bytes)):
+            size += len(rest)
+            ended = rest.endswith(b"\n")
+        yield (b"\n" if ended else b""), size
