@@ -61,12 +61,14 @@ def _is_message(line: str) -> bool:
 
 def error_reply(line: str) -> types.JSONRPCError | None:
     """The JSON-RPC error that answers a refused ``line``; None for a notification, which gets no reply."""
+    if len(line) > ID_SEARCH_BYTES:
+        return _error(None, types.INVALID_REQUEST, "Invalid request: too long to look for its id")
     try:
-        value = json.loads(line) if len(line) <= ID_SEARCH_BYTES else None
-    except (ValueError, RecursionError):
+        value = json.loads(line)
+    except ValueError:
         return _error(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
-    if value is None and len(line) > ID_SEARCH_BYTES:
-        return _error(None, types.INVALID_REQUEST, "Invalid request: the line is too long to read")
+    except RecursionError:
+        return _error(None, types.PARSE_ERROR, "Parse error: the JSON is nested too deeply to read")
     request_id = value.get("id") if isinstance(value, dict) else None
     if not isinstance(request_id, str | int) or isinstance(request_id, bool):
         request_id = None

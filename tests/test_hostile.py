@@ -151,6 +151,51 @@ def test_mcp_tool_arguments_of_the_wrong_type_or_size_are_tool_errors(server: Ra
     _still_serving(server, 500)
 
 
+def _replies_until(server: RawServer, request_id: int) -> list[dict[str, Any]]:
+    """Every reply up to and including the one to ``request_id``."""
+    replies = [server.reply()]
+    while replies[-1].get("id") != request_id:
+        replies.append(server.reply())
+    return replies
+
+
+_HOSTILE_LINES = st.one_of(
+    st.binary(max_size=2000).map(lambda data: data.replace(b"\n", b" ")),
+    st.builds(
+        lambda method, params, request_id: json.dumps(
+            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        ).encode(),
+        st.sampled_from(["tools/call", "tools/list", "ping", "initialize", "\ud800", ""]),
+        st.deferred(lambda: _HOSTILE_JSON),
+        st.one_of(
+            st.none(),
+            st.booleans(),
+            st.floats(allow_nan=False),
+            st.text(max_size=5),
+            st.lists(st.integers(), max_size=2),
+        ),
+    ),
+)
+
+
+def test_mcp_keeps_serving_whatever_line_comes(server: RawServer) -> None:
+    pings = iter(range(10_000, 20_000))
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(_HOSTILE_LINES)
+    def fuzz(line: bytes) -> None:
+        server.send(line)
+        ping = next(pings)
+        server.send(json.dumps({"jsonrpc": "2.0", "id": ping, "method": "ping"}).encode())
+        *before, answer = _replies_until(server, ping)
+        assert answer == {"jsonrpc": "2.0", "id": ping, "result": {}}
+        for reply in before:
+            assert reply["jsonrpc"] == "2.0" and ("error" in reply or "result" in reply), reply
+
+    fuzz()
+    _still_serving(server, 600)
+
+
 # --- every hook, fed what no harness should send -------------------------------------------
 
 #: The most context each hook may give (bytes of UTF-8); hook-session-end gives none.
