@@ -8,7 +8,8 @@ so a crash leaves the old file or the new one, never half of each.
 deja refuses, writing nothing: a file that is not UTF-8 or not a JSON object,
 a JSON object with a key twice (rewriting it would keep only one of the two),
 a path whose symlink points nowhere (writing would create the link's target
-folders wherever it points) and a file the user made read-only.
+folders wherever it points), a file the user made read-only and a folder deja
+cannot write in (a refusal half way through would leave some files written).
 """
 
 from __future__ import annotations
@@ -181,6 +182,7 @@ def preflight(changes: list[Change]) -> None:
         _refuse_dangling_links(change.path)
         if change.action != "created" and not change.path.is_dir():
             _refuse_read_only(change.path, change.action)
+        _refuse_unwritable_folder(Path(os.path.realpath(change.path)).parent)
 
 
 def _refuse_dangling_links(path: Path) -> None:
@@ -202,6 +204,15 @@ def _refuse_read_only(path: Path, action: Action) -> None:
         verb = "remove deja's entries" if action == "removed" else "change"
         todo = f"deja changed nothing; make it writable (chmod u+w {path}) or {verb} it yourself, then run the command again"
         raise InstallError(str(path), f"is read-only (mode {mode:o})", todo)
+
+
+def _refuse_unwritable_folder(folder: Path) -> None:
+    """A write is a rename inside the folder (and a removal, an unlink): the nearest existing one must allow it."""
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        todo = f"deja changed nothing; make it writable (chmod u+w {folder}), then run the command again"
+        raise InstallError(str(folder), "is a folder deja cannot write in", todo)
 
 
 def backup_path(path: Path) -> Path:

@@ -85,10 +85,12 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
             updated[key] = Found(existed=False, before=None, after=after, folders=_missing_folders(change.path))
         elif change.pristine:
             updated[key] = Found(existed=True, before=_sha(_real(change.path).read_bytes()), after=after)
+        elif known is None:
+            updated[key] = Found(existed=None, before=None, after=after)
         else:
-            updated[key] = (
-                Found(known.existed, known.before, after, known.folders) if known else Found(None, None, after)
-            )
+            # Edited since deja last wrote it: the .bak no longer tells the whole story, so no exact restore.
+            untouched = _sha(_real(change.path).read_bytes()) == known.after
+            updated[key] = Found(known.existed, known.before if untouched else None, after, known.folders)
     return updated
 
 

@@ -194,6 +194,22 @@ def test_uninstall_restores_exactly_after_a_reinstall_from_a_moved_executable(
     assert hooks.read_text() == '{"version":1}'
 
 
+def test_an_edit_between_two_installs_survives_uninstall(fake_home: Path, tmp_path: Path, deja: str) -> None:
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text('{"version":1}')
+    install("cursor-auto", deja_path=deja)
+    edited = json.loads(hooks.read_text())
+    edited["hooks"]["stop"] = [{"command": "./audit.sh"}]
+    hooks.write_text(json.dumps(edited))
+    moved = tmp_path / "moved" / "deja"
+    moved.parent.mkdir()
+    moved.write_text("#!/bin/sh\n")
+    install("cursor-auto", deja_path=str(moved))  # rewrites deja's entries, the user's edit inside
+    uninstall("cursor-auto")
+    assert json.loads(hooks.read_text()) == {"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}}
+
+
 def test_a_second_cycle_restores_the_file_as_it_was_before_the_second_install(fake_home: Path, deja: str) -> None:
     mcp = fake_home / ".cursor" / "mcp.json"
     mcp.parent.mkdir()
@@ -265,3 +281,17 @@ def test_the_ledger_holds_hashes_not_the_users_files(fake_home: Path, deja: str,
     uninstall("cursor")
     assert not ledger.exists(), "an empty ledger goes"
     assert os.listdir(deja_home_elsewhere) == []
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes in any folder")
+def test_a_folder_deja_cannot_write_in_is_refused_before_any_file_is_written(fake_home: Path, deja: str) -> None:
+    commands = fake_home / ".cursor" / "commands"
+    commands.mkdir(parents=True)
+    commands.chmod(0o555)
+    try:
+        with pytest.raises(InstallError) as refused:
+            install("cursor", deja_path=deja)
+        assert _one_line(refused).startswith(f"{commands}: is a folder deja cannot write in")
+        assert not (fake_home / ".cursor" / "mcp.json").exists()
+    finally:
+        commands.chmod(0o755)
