@@ -7,9 +7,10 @@ request. Here each such line gets a JSON-RPC error, ``-32700`` when it is not
 JSON at all and ``-32600`` when it is JSON but not a valid message, carrying the
 request's id whenever one can be read from it, and the server goes on serving.
 
-The lines are read by the SDK's own transport (which keeps fds 0 and 1 away from
-handlers and children); a line is checked once more here only to learn why it
-was refused, and only after the SDK has refused it.
+Lines are read here, each checked once so that a line the SDK will refuse is
+remembered, and handed to the SDK's transport, which refuses it, writes every
+reply and keeps fd 1 away from handlers and children. A line longer than
+``MAX_LINE_CHARS`` is passed over as it streams instead of being held.
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ from mcp.shared.message import SessionMessage
 
 #: The longest refused line whose id is looked for (a longer one gets ``"id": null``).
 ID_SEARCH_BYTES = 1 << 20
+#: No request is this long: a longer line is answered ``-32600`` without being held.
+MAX_LINE_CHARS = 16 << 20
 
 
 class _RememberingLines(TextIOWrapper):
     """stdin as text lines, remembering each line the SDK will refuse, in order."""
 
-    def __init__(self, raw: Any, refused: deque[str]) -> None:
+    def __init__(self, raw: Any, refused: deque[str | None]) -> None:
         super().__init__(raw, encoding="utf-8", errors="replace")
         self.refused = refused
 
@@ -45,7 +48,12 @@ class _RememberingLines(TextIOWrapper):
             self.detach()
 
     def readline(self, size: int = -1, /) -> str:  # type: ignore[override]  # TextIOWrapper reads text lines
-        line = super().readline(size)
+        line = super().readline(MAX_LINE_CHARS + 1)
+        if len(line) > MAX_LINE_CHARS:
+            while not line.endswith("\n") and (line := super().readline(1 << 20)):
+                pass
+            self.refused.append(None)
+            return "\n"  # not a message, so the SDK refuses it in its turn
         if line and not _is_message(line):
             self.refused.append(line)
         return line
@@ -59,8 +67,10 @@ def _is_message(line: str) -> bool:
     return True
 
 
-def error_reply(line: str) -> types.JSONRPCError | None:
-    """The JSON-RPC error that answers a refused ``line``; None for a notification, which gets no reply."""
+def error_reply(line: str | None) -> types.JSONRPCError | None:
+    """The JSON-RPC error that answers a refused ``line`` (None: one too long to hold); None for a notification."""
+    if line is None:
+        return _error(None, types.INVALID_REQUEST, f"Invalid request: longer than {MAX_LINE_CHARS >> 20} MiB")
     if len(line) > ID_SEARCH_BYTES:
         return _error(None, types.INVALID_REQUEST, "Invalid request: too long to look for its id")
     try:
@@ -86,7 +96,7 @@ async def answering_stdio() -> AsyncIterator[
     tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]
 ]:
     """The SDK's stdio streams, with every refused line answered instead of passed on."""
-    refused: deque[str] = deque()
+    refused: deque[str | None] = deque()
     stdin = anyio.wrap_file(_RememberingLines(sys.stdin.buffer, refused))
     async with stdio_server(stdin=stdin) as (read_stream, write_stream):
         to_server, from_wire = anyio.create_memory_object_stream[SessionMessage | Exception](0)

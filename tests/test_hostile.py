@@ -22,6 +22,8 @@ from harness import ENTRY, Sample, run_deja
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from deja.interfaces.mcp_stdio import MAX_LINE_CHARS
+
 pytestmark = pytest.mark.hostile
 
 HOOKS = ("hook-context", "hook-prompt", "hook-tool", "hook-tool-after", "hook-session-end")
@@ -131,6 +133,14 @@ def test_mcp_survives_many_hostile_lines_in_a_row(server: RawServer) -> None:
         _still_serving(server, 200 + number)
     server.send(b'{"jsonrpc":"2.0","method":"notifications/x\\ud800"}')  # a notification: no reply is due
     _still_serving(server, 300)
+
+
+def test_mcp_answers_a_line_too_long_to_hold_and_keeps_serving(server: RawServer) -> None:
+    query = "x" * (MAX_LINE_CHARS + 10)
+    server.send(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"query": query}}).encode())
+    answer = server.reply()
+    assert answer["id"] is None and answer["error"]["code"] == -32600 and "MiB" in answer["error"]["message"]
+    _still_serving(server, 100)
 
 
 def test_mcp_tool_arguments_of_the_wrong_type_or_size_are_tool_errors(server: RawServer) -> None:
