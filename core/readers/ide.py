@@ -33,12 +33,12 @@ from urllib.parse import quote, unquote, urlsplit
 
 import orjson
 
-from ..model import Message, Role, Session, ToolCall, cap_text, fill_times, one_line
+from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times, one_line
 from ..regular_files import check_regular_database, read_regular
 
 Problems = Counter[str]
 
-SOURCE = "cursor-ide"
+SOURCE: Source = "cursor-ide"
 #: A workspace.json names one folder; one larger than this is not Cursor's.
 WORKSPACE_JSON_BYTES = 1 << 20
 BUSY_TIMEOUT_SECONDS = 2.0
@@ -167,7 +167,7 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
 # --- opening --------------------------------------------------------------
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def connect_read_only(path: Path) -> sqlite3.Connection:
     """Open read-only through the WAL.
 
     ``mode=ro`` never takes a write lock but still reads the ``-wal`` file;
@@ -188,7 +188,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def _open(path: Path, problems: Problems) -> _Db | None:
     try:
-        conn = _connect(path)
+        conn = connect_read_only(path)
     except sqlite3.Error as error:
         _count_database_error(error, problems)
         return None
@@ -375,8 +375,8 @@ def _composer_headers(db: _Db) -> dict[str, _Header]:
     if "composerHeaders" in db.tables:
         rows = db.conn.execute("SELECT composerId, workspaceId, CAST(value AS BLOB) FROM composerHeaders")
         for composer_id, workspace_id, raw in rows:
-            entry = _load(raw, "composer header", db.problems) if raw is not None else {}
-            headers[composer_id] = _header(entry or {}, workspace_id=_str(workspace_id))
+            loaded = _load(raw, "composer header", db.problems) if raw is not None else None
+            headers[composer_id] = _header(loaded or {}, workspace_id=_str(workspace_id))
     return headers
 
 
