@@ -62,9 +62,11 @@ def write_private(path: Path, data: bytes, *, sync: bool = False) -> None:
             os.fsync(f.fileno())
 
 
-#: What deja keeps in its home (the index, and the hooks' logs, seen-sets and build request); nothing
-#: else there is deja's to change, in case DEJA_HOME names a folder that holds other things too.
-OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested")
+#: Where ``deja install`` records what it found at each file it wrote (see installers/ledger.py).
+INSTALL_LEDGER = "installed.json"
+#: What deja keeps in its home (the index, the hooks' logs, seen-sets and build request, the install
+#: ledger); nothing else there is deja's to change, in case DEJA_HOME names a folder that holds other things too.
+OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested", INSTALL_LEDGER)
 
 
 def tighten(home: Path) -> None:

@@ -33,9 +33,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..core.paths import deja_home
+from ..core.private import INSTALL_LEDGER
 from .files import Change, InstallError, backup_path, plan_text, read_text
-
-LEDGER_NAME = "installed.json"
 
 
 @dataclass(frozen=True)
@@ -52,7 +51,7 @@ Ledger = dict[str, Found]
 
 
 def ledger_path() -> Path:
-    return deja_home() / LEDGER_NAME
+    return deja_home() / INSTALL_LEDGER
 
 
 def load() -> Ledger:
