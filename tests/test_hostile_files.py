@@ -252,3 +252,12 @@ def test_open_regular_refuses_a_fifo_and_a_device_at_once(tmp_path: Path) -> Non
     for path in (fifo, zero, tmp_path):
         with pytest.raises(OSError, match="not a regular file"):
             open_regular(path)
+
+
+def test_blame_on_a_fifo_says_so_in_one_line_instead_of_hanging(machine: Machine, tmp_path: Path) -> None:
+    refresh(machine.deja_home)
+    fifo = tmp_path / "source.py"
+    os.mkfifo(fifo)
+    blamed = _deja(machine, "blame", f"{fifo}:1")
+    assert blamed.returncode == 1
+    assert blamed.stderr.count("\n") == 1 and "not a regular file" in blamed.stderr
