@@ -214,6 +214,9 @@ def _executable_finding(executable: str, deja: str, runs: str, install: str) -> 
 
 
 def _load(path: Path) -> dict[str, Any] | WiringFinding:
+    if path.is_symlink() and not path.exists():
+        message = f"{path} is a symlink to {os.readlink(path)}, which does not exist; deja install refuses it"
+        return WiringFinding("warn", message, f"point the link at an existing file, or remove it: {path}")
     try:
         return parse_object(path, read_text(path))
     except DuplicateKey as error:  # the harness reads it (keeping the last value); deja will not rewrite it

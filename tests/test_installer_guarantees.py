@@ -73,6 +73,14 @@ def test_a_dangling_symlink_is_refused_and_nothing_is_created_where_it_points(
     assert _snapshot(tmp_path) == before, "nothing written at all"
 
 
+def test_doctor_names_a_dangling_symlink(fake_home: Path, tmp_path: Path, deja: str) -> None:
+    link = fake_home / ".cursor" / "hooks.json"
+    link.parent.mkdir()
+    link.symlink_to(tmp_path / "elsewhere" / "hooks.json")
+    found = [finding for finding in wiring_report(deja) if str(link) in finding.message]
+    assert [finding.level for finding in found] == ["warn"] and "which does not exist" in found[0].message
+
+
 def test_a_config_folder_that_is_a_dangling_symlink_is_refused(fake_home: Path, tmp_path: Path, deja: str) -> None:
     (fake_home / ".cursor").symlink_to(tmp_path / "gone" / "cursor-config")
     with pytest.raises(InstallError) as refused:
