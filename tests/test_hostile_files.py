@@ -8,6 +8,7 @@ longer than any record. Each is built on disk beside a real history (written by
 
 from __future__ import annotations
 
+import hashlib
 import os
 import resource
 import subprocess
@@ -20,7 +21,7 @@ from typing import Any
 import orjson
 import pytest
 from filelock import FileLock
-from harness import run_deja
+from harness import Sample, run_deja
 
 from deja.core.index import Index, index_dir
 from deja.core.indexer import LOCK_NAME, refresh
@@ -261,3 +262,20 @@ def test_blame_on_a_fifo_says_so_in_one_line_instead_of_hanging(machine: Machine
     blamed = _deja(machine, "blame", f"{fifo}:1")
     assert blamed.returncode == 1
     assert blamed.stderr.count("\n") == 1 and "not a regular file" in blamed.stderr
+
+
+def test_a_hook_whose_seen_file_is_a_fifo_still_answers(indexed_sample: Sample) -> None:
+    seen = indexed_sample.home / "hooks" / "seen"
+    seen.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(seen / hashlib.blake2b(b"c-fifo", digest_size=8).hexdigest())
+    payload = {
+        "conversation_id": "c-fifo",
+        "hook_event_name": "beforeSubmitPrompt",
+        "prompt": "why does the price cache return stale prices after switching the locale?",
+        "workspace_roots": [str(indexed_sample.history.projects["api"])],
+    }
+    try:
+        answered = run_deja("hook-prompt", env=indexed_sample.env, input=orjson.dumps(payload), timeout=ANSWER_SECONDS)
+    except subprocess.TimeoutExpired:
+        pytest.fail("hook-prompt hung on a FIFO in its seen-set's place")
+    assert answered.returncode == 0 and b"deja-recall" in answered.stdout
