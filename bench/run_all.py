@@ -31,6 +31,10 @@ def main() -> int:
         ("hook latency", ["bench_hooks.py", "--sizes", pair]),
         ("hook-prompt precision", ["bench_prompt_precision.py"]),
         ("MCP server", ["bench_mcp.py", "--sessions", pair, "--workdir", str(HERE / "out" / "mcp")]),
+        (
+            "memory over a one-line transcript",
+            ["bench_long_line.py", "--megabytes", "1,200,2000" if args.large else "1,200"],
+        ),
     ]
     failed = []
     for title, command in runs:

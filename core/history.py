@@ -24,6 +24,7 @@ from .readers import (
     scan_transcripts,
     store_only_chats,
 )
+from .regular_files import check_regular
 from .text import normalise
 
 
@@ -107,7 +108,7 @@ def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliCh
 def _stat_transcripts(session_id: str, candidates: list[Path], chat_dir: str | None) -> Iterator[CliChat]:
     for transcript in candidates:
         try:
-            stat = transcript.stat()
+            stat = check_regular(transcript)  # a FIFO under a transcript's name would block its reader
         except OSError:
             continue
         yield CliChat(

@@ -57,12 +57,15 @@ from .private import FILE_MODE, private_dir, tighten
 from .readers import Resume, composer_fingerprints, read_cli_chat, read_ide_database
 from .redact import mode as redaction_mode
 from .redact import redact, redact_value
+from .regular_files import open_regular
 
 INDEXED_TEXT_BYTES = 64 * 1024
 TOOL_TEXT_BYTES = 16 * 1024
 SEGMENT_MAX_DOCS = 1_000_000
 MAX_SEGMENTS = 8
 LOCK_NAME = ".lock"
+#: The longest a refresh waits for another writer before giving up with TimeoutError: no wait is unbounded.
+WRITER_WAIT_SECONDS = 600.0
 _HASH_SPAN = 4096
 
 Progress = Callable[[int, int], None]
@@ -241,7 +244,7 @@ def _wal_sigs(db: str | Path) -> list[Sig | None]:
 
 
 def _span_hash(path: str, start: int, end: int) -> str:
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         f.seek(start)
         return hashlib.blake2b(f.read(max(0, end - start)), digest_size=16).hexdigest()
 
@@ -513,7 +516,7 @@ def refresh(
     full: bool = False,
     only_chat_ids: Iterable[str] | None = None,
     progress: Progress | None = None,
-    lock_timeout: float = -1,
+    lock_timeout: float = WRITER_WAIT_SECONDS,
     verify: bool = False,
 ) -> RefreshResult:
     """Bring the index up to date with the stores on disk; see the module docstring.

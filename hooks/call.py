@@ -14,6 +14,7 @@ import orjson
 
 from ..core import paths
 from ..core.private import open_private, private_dir
+from ..core.regular_files import read_regular
 
 if TYPE_CHECKING:  # the index module loads only when a handler asks for it
     from ..core.index import Index
@@ -242,7 +243,8 @@ class HookCall:
     def seen(self) -> set[str]:
         path = self._seen_path()
         try:
-            return set(path.read_text(encoding="utf-8").split()) if path else set()
+            # Twice the size remember() keeps, so nothing put in its place (a FIFO, a huge file) can stall the hook.
+            return set(read_regular(path, 2 * SEEN_BYTES).decode("utf-8", "replace").split()) if path else set()
         except OSError:
             return set()
 

@@ -26,6 +26,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import anyio
 import msgspec
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -39,6 +40,7 @@ from ..core.library import NotFound, find_session, newest_sessions, session_dige
 from ..core.model import Message
 from ..core.resume import ResumeRefused, resume_line
 from ..core.search import Filters, SearchResult, parse_since, search
+from .mcp_stdio import answering_stdio
 from .views import search_json, search_text, session_json, session_line, show_json, show_text, window_note
 
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
@@ -373,5 +375,12 @@ def build_server(home: Path | None = None, refresh_every: float = REFRESH_SECOND
 
 
 def serve() -> None:
-    """Serve the tools over stdio until the client closes the connection."""
-    build_server().run("stdio")
+    """Serve the tools over stdio until the client closes the connection, answering every unreadable line."""
+    anyio.run(_serve_stdio, build_server())
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    """``MCPServer.run_stdio_async`` over deja's transport (the SDK offers no public seam for one)."""
+    lowlevel = server._lowlevel_server
+    async with answering_stdio() as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

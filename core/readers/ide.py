@@ -34,10 +34,13 @@ from urllib.parse import quote, unquote, urlsplit
 import orjson
 
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times, one_line
+from ..regular_files import check_regular_database, read_regular
 
 Problems = Counter[str]
 
 SOURCE: Source = "cursor-ide"
+#: A workspace.json names one folder; one larger than this is not Cursor's.
+WORKSPACE_JSON_BYTES = 1 << 20
 BUSY_TIMEOUT_SECONDS = 2.0
 
 _COMPOSER_PREFIX = "composerData:"
@@ -174,6 +177,10 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     if not location.startswith("/"):
         location = "/" + location  # a Windows drive: file:/C:/…
     uri = f"file:{quote(location, safe='/:')}?mode=ro"
+    try:
+        check_regular_database(path)
+    except OSError as error:  # a FIFO would block SQLite's open forever
+        raise sqlite3.OperationalError(f"unable to open database file: {error.strerror}") from None
     conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS)
     conn.execute("PRAGMA query_only = ON")
     return conn
@@ -604,7 +611,7 @@ def _safe_dir_name(name: str) -> bool:
 def _read_workspace_json(path: Path, problems: Problems) -> str:
     """The folder a workspace.json names: ``folder``, or the directory holding a ``.code-workspace``."""
     try:
-        data = orjson.loads(path.read_bytes())
+        data = orjson.loads(read_regular(path, WORKSPACE_JSON_BYTES))
     except FileNotFoundError:
         return ""
     except (OSError, orjson.JSONDecodeError):
