@@ -49,6 +49,7 @@ from .index import (
 )
 from .keys import EDIT_TOOLS
 from .model import Message, Session, ToolCall, cap_text, one_line
+from .projects import Projects
 from .readers.chatstore import attach_tool_results, chat_title, read_chat_meta, read_store
 from .readers.cursor_agent import read_cli_session, set_session_times
 from .readers.ide import composer_fingerprints, read_ide_database
@@ -113,6 +114,7 @@ def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
         source=session.source,
         project=session.project,
         project_dir=session.project_dir,
+        project_from=session.project_from,
         title=redact(session.title),
         started=session.started,
         updated=session.updated,
@@ -158,6 +160,7 @@ def session_from_index(meta: SessionMeta, messages: list[Message]) -> Session:
         source=meta.source,  # type: ignore[arg-type]
         project=meta.project,
         project_dir=meta.project_dir,
+        project_from=meta.project_from,
         title=meta.title,
         started=meta.started,
         updated=meta.updated,
@@ -434,6 +437,7 @@ def refresh(  # noqa: C901
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
         plan = _plan(book, state, set(only_chat_ids) if only_chat_ids is not None else None, problems)
+        projects = Projects.of_this_machine(problems)
         total = sum(map(len, plan.ide_reads.values())) + len(plan.cli_reads) + len(plan.cli_appends)
         done = 0
         written: dict[str, ChatState] = {}
@@ -441,7 +445,7 @@ def refresh(  # noqa: C901
 
         def write(session: Session, cli: CliState | None) -> None:
             nonlocal done
-            writer.add(session)
+            writer.add(projects.settle(session))
             written[session.id] = ChatState(ide_db=plan.owners.get(session.id), cli=cli)
             done += 1
             if progress:
@@ -450,7 +454,7 @@ def refresh(  # noqa: C901
         try:
             pending: dict[str, Session] = {}
             for db, ids in plan.ide_reads.items():
-                for session in read_ide_database(Path(db), only_ids=ids, problems=problems):
+                for session in read_ide_database(Path(db), only_ids=ids, problems=problems, projects=projects):
                     if session.id in plan.cli_reads:
                         pending[session.id] = session  # merged below with its transcript
                     else:

@@ -86,7 +86,17 @@ def test_sessions_newest_first_with_iso_times(env):
     data = orjson.loads(deja(env, "sessions", "--json").stdout)
     rows = data["sessions"]
     assert len(rows) == 5
-    assert set(rows[0]) == {"id", "source", "project", "project_dir", "title", "started", "updated", "messages"}
+    assert set(rows[0]) == {
+        "id",
+        "source",
+        "project",
+        "project_dir",
+        "project_from",
+        "title",
+        "started",
+        "updated",
+        "messages",
+    }
     updated = [_aware(r["updated"]) for r in rows]
     assert updated == sorted(updated, reverse=True)
     assert rows[0]["id"] == API_CACHE_CHAT

@@ -170,9 +170,9 @@ def test_a_composer_updated_in_place_is_read_again_and_only_it(history, monkeypa
     read_ids: list[set[str] | None] = []
     real = indexer.read_ide_database
 
-    def recording(path, *, only_ids=None, problems=None):
+    def recording(path, *, only_ids=None, problems=None, projects=None):
         read_ids.append(only_ids)
-        return real(path, only_ids=only_ids, problems=problems)
+        return real(path, only_ids=only_ids, problems=problems, projects=projects)
 
     monkeypatch.setattr(indexer, "read_ide_database", recording)
     result = refresh(home)

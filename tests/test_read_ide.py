@@ -11,7 +11,7 @@ import pytest
 from conftest import shared_path
 
 from deja.core.model import Session
-from deja.core.readers import ide
+from deja.core.readers import vscdb
 from deja.core.readers.ide import composer_fingerprints, read_ide_database
 from deja.core.writers.ide import (
     ComposerHeader,
@@ -678,7 +678,7 @@ def test_a_locked_database_is_counted(tmp_path: Path, monkeypatch: pytest.Monkey
         composers={"c1": composer("c1", ["b1"])},
         bubbles={"c1": {"b1": {"type": 1, "text": "hi"}}},
     )
-    monkeypatch.setattr(ide, "BUSY_TIMEOUT_SECONDS", 0.05)
+    monkeypatch.setattr(vscdb, "BUSY_TIMEOUT_SECONDS", 0.05)
     holder = sqlite3.connect(db, isolation_level=None)
     try:
         holder.execute("BEGIN EXCLUSIVE")

@@ -8,11 +8,11 @@ the project directory (``meta.json``), which is the directory ``deja`` tells
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 
 from ..model import Session, fill_times
+from ..projects import cli_folder
 from .chatstore import (
     ChatMeta,
     StoreChat,
@@ -24,7 +24,6 @@ from .chatstore import (
 )
 from .transcripts import (
     chat_id_of,
-    decode_project_slug,
     find_transcripts,
     is_subagent,
     project_slug_of,
@@ -64,23 +63,18 @@ def read_cli_session(transcript: Path, chat_dir: Path | None, problems: Counter[
         attach_tool_results(read.messages, store.tool_results)
 
     slug = project_slug_of(transcript)
-    project_dir = meta.cwd if meta and meta.cwd else str(decode_project_slug(slug) or "")
-    session = Session(
-        id=session_id_of(transcript),
-        source="cursor-cli",
-        project=_basename(project_dir) or slug,
-        project_dir=project_dir,
-        title=chat_title(store, None if subagent else meta, read.messages),
-        origin=str(transcript),
-        messages=read.messages,
+    session = cli_folder(meta.cwd if meta else "", slug).apply(
+        Session(
+            id=session_id_of(transcript),
+            source="cursor-cli",
+            project=slug,
+            title=chat_title(store, None if subagent else meta, read.messages),
+            origin=str(transcript),
+            messages=read.messages,
+        )
     )
     set_session_times(session, read.last_timestamp is not None, None if subagent else meta)
     return session
-
-
-def _basename(path: str) -> str:
-    """The last part of a POSIX or Windows path."""
-    return re.split(r"[\\/]", path.rstrip("\\/"))[-1] if path else ""
 
 
 def set_session_times(session: Session, stamped: bool, meta: ChatMeta | None) -> None:
