@@ -1,5 +1,8 @@
 """A small, real Cursor history: all three stores, three projects, tool calls, a failed command and its fix.
 
+One editor chat is shaped as Cursor 3.x writes it: its composer names no
+workspace, and only the ``composerHeaders`` table places it in a project.
+
 ``deja demo`` indexes it on a machine with no Cursor at all, and the tests use
 it as their everyday history. Every file is written the way Cursor writes it,
 through ``deja.core.writers``.
@@ -25,7 +28,7 @@ from .writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
-from .writers.ide import write_state_vscdb, write_workspace_json
+from .writers.ide import ComposerHeader, composer_data, tool_former_data, write_state_vscdb, write_workspace_json
 
 UTC3 = timezone(timedelta(hours=3))
 
@@ -35,6 +38,9 @@ API_CACHE_CHAT = "5d1c9b21-3f4e-4a77-8c1d-2e3fb1d0a002"
 INFRA_CHAT = "8e4b2f10-7d2a-4c55-8b1e-3c9d0e0f0003"
 WEB_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0004"
 WEB_MERGED_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0005"
+API_EDITOR_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0006"
+#: The api folder's ``workspaceStorage`` folder: the composerHeaders row names it.
+API_WORKSPACE_ID = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 
 
 class SampleHistory(msgspec.Struct):
@@ -273,6 +279,50 @@ def _web_composers(ide_root: Path, cli_root: Path, web: Path, start: datetime) -
     )
 
 
+def _api_editor_chat(ide_root: Path, api: Path, start: datetime) -> None:
+    """A Cursor 3.x editor chat: no ``workspaceIdentifier``; its ``composerHeaders`` row names api's workspace."""
+    t0 = _ms(start)
+    composer = composer_data(
+        API_EDITOR_COMPOSER,
+        [("r1", 1), ("r2", 2), ("r3", 2)],
+        created_at=t0,
+        name="Rate limit the price endpoint",
+    )
+    bubbles = {
+        "r1": {"type": 1, "text": "add rate limiting to the /prices endpoint, 60 requests a minute", "createdAt": t0},
+        "r2": {
+            "type": 2,
+            "text": "",
+            "createdAt": t0 + 20_000,
+            "toolFormerData": tool_former_data(
+                "edit_file",
+                {"target_file": "api/limits.py", "code_edit": "PRICES_PER_MINUTE = 60"},
+                {"diff": "+ PRICES_PER_MINUTE = 60"},
+            ),
+        },
+        "r3": {
+            "type": 2,
+            "text": "Added a token bucket in api/limits.py: /prices now answers 429 after 60 requests a minute.",
+            "createdAt": t0 + 40_000,
+        },
+    }
+    write_state_vscdb(
+        ide_root / "globalStorage" / "state.vscdb",
+        composers={API_EDITOR_COMPOSER: composer},
+        bubbles={API_EDITOR_COMPOSER: bubbles},
+        composer_headers=[
+            ComposerHeader(
+                API_EDITOR_COMPOSER,
+                workspace_id=API_WORKSPACE_ID,
+                created_at=t0,
+                last_updated_at=t0 + 40_000,
+                value={"name": "Rate limit the price endpoint", "isDraft": False},
+            )
+        ],
+    )
+    write_workspace_json(ide_root / "workspaceStorage" / API_WORKSPACE_ID, folder=api.as_uri())
+
+
 def build_sample_history(root: Path, now: datetime | None = None) -> SampleHistory:
     """Write the sample history under ``root`` (projects, IDE user folder, cursor-agent folder)."""
     now = (now or datetime.now(UTC3)).astimezone(UTC3).replace(second=0, microsecond=0)
@@ -285,4 +335,5 @@ def build_sample_history(root: Path, now: datetime | None = None) -> SampleHisto
     _api_cache_chat(cli_root, projects["api"], now - timedelta(days=2))
     _infra_chat(cli_root, projects["infra"], now - timedelta(days=9))
     _web_composers(ide_root, cli_root, projects["web"], now - timedelta(days=4))
+    _api_editor_chat(ide_root, projects["api"], now - timedelta(days=3))
     return SampleHistory(ide_root=ide_root, cli_root=cli_root, projects=projects)

@@ -70,11 +70,11 @@ def _append(path: Path, *records: dict) -> None:
 def test_first_build_reads_every_store_and_a_second_changes_nothing(history):
     sample, home = history
     first = refresh(home)
-    assert (first.sessions, first.added, first.removed) == (5, 5, 0)
+    assert (first.sessions, first.added, first.removed) == (6, 6, 0)
     assert _ids(home) >= {API_CHAT, API_CACHE_CHAT, INFRA_CHAT, WEB_COMPOSER}
     second = refresh(home)
     assert (second.added, second.updated, second.removed) == (0, 0, 0)
-    assert second.sessions == 5
+    assert second.sessions == 6
 
 
 def test_a_grown_transcript_is_read_from_where_the_last_build_stopped(history, monkeypatch):
@@ -251,13 +251,13 @@ def test_a_corrupt_or_foreign_index_is_reported_and_rebuilt(history):
         Index.open(home)
     result = refresh(home)
     assert "corrupt" in result.rebuilt_because
-    assert result.sessions == 5
+    assert result.sessions == 6
 
     manifest.write_bytes(index_module.msgspec.msgpack.encode({"version": 999, "generation": 1, "built_at": 0.0}))
     with pytest.raises(IndexUnreadable, match="format 999"):
         Index.open(home)
-    assert refresh(home).sessions == 5
-    assert len(_ids(home)) == 5
+    assert refresh(home).sessions == 6
+    assert len(_ids(home)) == 6
 
 
 def test_a_truncated_segment_is_detected(history):
@@ -267,7 +267,7 @@ def test_a_truncated_segment_is_detected(history):
     (segment / "docs.bin").write_bytes(b"\0" * 7)
     with pytest.raises(IndexUnreadable, match="truncated"):
         Index.open(home)
-    assert refresh(home).sessions == 5
+    assert refresh(home).sessions == 6
 
 
 def test_two_writers_at_once_both_finish_and_agree(history):
@@ -281,8 +281,8 @@ def test_two_writers_at_once_both_finish_and_agree(history):
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(r.added for r in results) == [0, 55]
-    assert len(_ids(home)) == 55
+    assert sorted(r.added for r in results) == [0, 56]
+    assert len(_ids(home)) == 56
 
 
 def test_readers_never_wait_for_the_writer_lock(history):
@@ -321,7 +321,7 @@ def test_a_reader_during_a_write_sees_a_whole_index(history):
     stop.set()
     reader.join()
     assert not errors
-    assert set(seen) <= {5, 205}
+    assert set(seen) <= {6, 206}
 
 
 @pytest.mark.parametrize(
@@ -445,7 +445,7 @@ def test_an_ide_store_that_is_not_sqlite_is_counted_not_fatal(history):
     bad.parent.mkdir(parents=True)
     bad.write_bytes(b"this is not a database")
     result = refresh(home)
-    assert result.sessions == 5
+    assert result.sessions == 6
     assert sum(result.problems.values()) >= 1
 
 
@@ -461,7 +461,7 @@ def test_segments_are_compacted_when_many_refreshes_add_them(history):
         refresh(home)
     index = Index.open(home)
     assert len(index.segments) <= MAX_SEGMENTS
-    assert index.session_count == 17
+    assert index.session_count == 18
     assert search(index, "migration7").hits[0].session_id == "step7"
     assert len(list(index_dir(home).glob("state-*.msgpack"))) == 1
 

@@ -31,13 +31,13 @@ from typing import Any
 
 import orjson
 
-from ..model import Message, Role, Session, ToolCall, cap_text, fill_times, one_line
+from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times, one_line
 from ..projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
 from .vscdb import connect, count_database_error, table_names
 
 Problems = Counter[str]
 
-SOURCE = "cursor-ide"
+SOURCE: Source = "cursor-ide"
 
 _COMPOSER_PREFIX = "composerData:"
 _LEGACY_COMPOSERS_KEY = "composer.composerData"
@@ -342,8 +342,8 @@ def _composer_headers(db: _Db) -> dict[str, _Header]:
     if "composerHeaders" in db.tables:
         rows = db.conn.execute("SELECT composerId, workspaceId, CAST(value AS BLOB) FROM composerHeaders")
         for composer_id, workspace_id, raw in rows:
-            entry = _load(raw, "composer header", db.problems) if raw is not None else {}
-            headers[composer_id] = _header(entry or {}, workspace_id=_str(workspace_id))
+            row = _load(raw, "composer header", db.problems) if raw is not None else None
+            headers[composer_id] = _header(row or {}, workspace_id=_str(workspace_id))
     return headers
 
 
