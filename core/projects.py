@@ -296,14 +296,18 @@ class Projects:
 
     def touched_folder(self, touched: Iterable[str]) -> str:
         """The workspace folder holding most of ``touched``, the innermost where folders nest; "" when none holds any."""
-        folders = sorted(((_folder_key(f), f) for f in self._workspace_folders), key=lambda kv: -len(kv[0]))
         votes: Counter[str] = Counter()
         for path in touched:
             key = _folder_key(path)
-            holder = next((f for k, f in folders if key == k or key.startswith(k + "/")), None) if key else None
-            if holder is not None:
+            holder = next((f for k, f in self._innermost_first if key == k or key.startswith(k + "/")), None)
+            if key and holder is not None:
                 votes[holder] += 1
         return max(votes, key=lambda f: (votes[f], len(f), f)) if votes else ""
+
+    @cached_property
+    def _innermost_first(self) -> list[tuple[str, str]]:
+        """(spelling key, folder) of every workspace folder, longest first: the first that holds a file is the innermost."""
+        return sorted(((_folder_key(f), f) for f in self._workspace_folders), key=lambda kv: -len(kv[0]))
 
 
 # --- slugs and folder spellings ---------------------------------------------

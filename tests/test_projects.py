@@ -34,6 +34,7 @@ from deja.core.writers.ide import (
     tool_former_data,
     write_state_vscdb,
     write_workspace,
+    write_workspace_json,
 )
 
 T0 = 1784278800000  # 2026-07-17 09:00 UTC, in ms
@@ -280,3 +281,44 @@ def test_sample_editor_chat_is_filed_through_the_headers_table(sample: Any) -> N
     assert (row["project"], row["project_from"]) == ("api", "composerHeaders")
     assert row["project_dir"] == str(sample.history.projects["api"])
     assert os.path.isdir(row["project_dir"])
+
+
+def transcript_in(cli: Path, slug: str, chat_id: str) -> None:
+    write_transcript(
+        cli / "projects" / slug / "agent-transcripts" / chat_id / f"{chat_id}.jsonl",
+        [user_turn(f"question of {chat_id}"), assistant_turn(f"answer of {chat_id}")],
+    )
+
+
+def test_a_windows_slug_is_decoded_against_the_folder_a_workspace_names(fake_home: Path) -> None:
+    it = Install(fake_home)
+    write_workspace_json(it.user / "workspaceStorage" / "ws-win", folder="file:///c%3A/Users/me/Price%20Api")
+    transcript_in(it.cli, "c-Users-me-Price-Api", "win-chat")
+    assert run_deja("index").returncode == 0
+    row = sessions()["win-chat"]
+    assert (row["project"], row["project_dir"], row["project_from"]) == (
+        "Price Api",
+        "c:/Users/me/Price Api",
+        "transcript folder",
+    )
+
+
+def test_a_slug_that_two_known_folders_encode_alike_is_kept_as_it_is(fake_home: Path) -> None:
+    it = Install(fake_home)
+    write_workspace(it.user, "ws-1", folder="/srv/a-b")
+    write_workspace(it.user, "ws-2", folder="/srv/a/b")
+    transcript_in(it.cli, "srv-a-b", "ambiguous")
+    assert run_deja("index").returncode == 0
+    row = sessions()["ambiguous"]
+    assert (row["project"], row["project_dir"], row["project_from"]) == ("srv-a-b", "", "")
+
+
+def test_a_chat_stored_in_a_workspace_database_takes_that_workspace(fake_home: Path) -> None:
+    it = Install(fake_home)
+    api = it.folder("api")
+    it.editor_chat("kept-in-workspace")
+    database = write_workspace(it.user, "ws-api", folder=str(api))
+    write_state_vscdb(database, composers=it.composers, bubbles=it.bubbles)
+    assert run_deja("index").returncode == 0
+    row = sessions()["kept-in-workspace"]
+    assert (row["project"], row["project_dir"], row["project_from"]) == ("api", str(api), "workspace database")
