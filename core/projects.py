@@ -344,7 +344,7 @@ def _item_values(database: Path, *keys: str) -> list[Any]:
     if not database.is_file():
         return nothing
     try:
-        conn = vscdb.connect(database)
+        conn = vscdb.connect_read_only(database)
     except sqlite3.Error:
         return nothing
     try:

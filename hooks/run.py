@@ -11,6 +11,7 @@ import os
 import sys
 import time
 from importlib import import_module
+from typing import IO, Any
 
 #: command -> (module in deja.hooks, function, default event name for Claude-style output)
 HANDLERS = {
@@ -54,7 +55,7 @@ def main(command: str, argv: list[str]) -> int:
     return 0
 
 
-def read_stdin(stream) -> tuple[bytes, str]:
+def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
     """Up to 8 MiB of stdin, stopping at end of input, at complete JSON, or after half a second.
 
     The second value says why the read stopped early, if it did.

@@ -56,7 +56,9 @@ def _ingest_later(payload: dict) -> None:
             start_new_session=True,
             close_fds=True,
         )
-        process.stdin.write(orjson.dumps(payload))
-        process.stdin.close()
+        stdin = process.stdin
+        assert stdin is not None  # stdin=PIPE
+        stdin.write(orjson.dumps(payload))
+        stdin.close()
     except OSError as exc:
         log(f"cannot start a background ingest: {exc}")

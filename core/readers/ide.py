@@ -33,7 +33,7 @@ import orjson
 
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times, one_line
 from ..projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
-from .vscdb import connect, count_database_error, table_names
+from .vscdb import connect_read_only, count_database_error, table_names
 
 Problems = Counter[str]
 
@@ -165,7 +165,7 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
 
 def _open(path: Path, problems: Problems, projects: Projects) -> _Db | None:
     try:
-        conn = connect(path)
+        conn = connect_read_only(path)
     except sqlite3.Error as error:
         count_database_error(error, problems)
         return None
@@ -342,8 +342,8 @@ def _composer_headers(db: _Db) -> dict[str, _Header]:
     if "composerHeaders" in db.tables:
         rows = db.conn.execute("SELECT composerId, workspaceId, CAST(value AS BLOB) FROM composerHeaders")
         for composer_id, workspace_id, raw in rows:
-            row = _load(raw, "composer header", db.problems) if raw is not None else None
-            headers[composer_id] = _header(row or {}, workspace_id=_str(workspace_id))
+            loaded = _load(raw, "composer header", db.problems) if raw is not None else None
+            headers[composer_id] = _header(loaded or {}, workspace_id=_str(workspace_id))
     return headers
 
 

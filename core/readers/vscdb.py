@@ -10,7 +10,7 @@ from urllib.parse import quote
 BUSY_TIMEOUT_SECONDS = 2.0
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def connect_read_only(path: Path) -> sqlite3.Connection:
     """Open read-only through the WAL.
 
     ``mode=ro`` never takes a write lock but still reads the ``-wal`` file;
