@@ -307,7 +307,8 @@ class Projects:
     @cached_property
     def _innermost_first(self) -> list[tuple[str, str]]:
         """(spelling key, folder) of every workspace folder, longest first: the first that holds a file is the innermost."""
-        return sorted(((_folder_key(f), f) for f in self._workspace_folders), key=lambda kv: -len(kv[0]))
+        keyed = [(key, f) for f in self._workspace_folders if (key := _folder_key(f))]  # "/" would hold everything
+        return sorted(keyed, key=lambda kv: -len(kv[0]))
 
 
 # --- slugs and folder spellings ---------------------------------------------
