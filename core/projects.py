@@ -22,7 +22,9 @@ the other stores. The signals, best first:
 A cursor-agent chat's folder is its ``meta.json`` ``cwd``, else its transcript
 folder. A transcript folder's slug is decoded on disk first, then against the
 folders the other stores name (workspace.json, glass projects, meta.json), so a
-folder that no longer exists is still one project whichever store named it.
+folder that no longer exists is still one project whichever store named it. A
+chat read from its store alone whose ``meta.json`` has no ``cwd`` takes the
+known folder whose md5 names its ``chats/<md5>/`` folder (``chat folder``).
 
 Each part of the catalog is read the first time a chat needs it, then kept: a
 refresh that re-reads one chat with a ``meta.json`` reads nothing more.
@@ -30,6 +32,7 @@ refresh that re-reads one chat with a ``meta.json`` reads nothing more.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sqlite3
 from collections import Counter
@@ -61,6 +64,7 @@ SIGNALS = (
     "workspaceUris",
     "files touched",
     "meta.json cwd",
+    "chat folder",
 )
 
 GLASS_PROJECTS_KEY = "glass.localAgentProjects.v1"
@@ -169,12 +173,20 @@ class Projects:
         return Found()
 
     def settle(self, session: Session) -> Session:
-        """Give a cursor-agent session whose transcript folder the disk could not decode the folder another store names."""
+        """Give a cursor-agent session with no folder yet the one another store names.
+
+        A transcript's slug is matched against the known folders; a chat read from
+        its ``chats/<md5 of its folder>/<id>/store.db`` alone, against their md5s.
+        """
         if session.project_dir or session.source != "cursor-cli" or not session.origin:
             return session
-        slug = project_slug_of(Path(session.origin))
-        folder = self.known_folder_for_slug(slug) if slug else ""
-        return Found(folder, "transcript folder").apply(session) if folder else session
+        origin = Path(session.origin)
+        if origin.name == "store.db":
+            found = Found(self._known_by_md5.get(origin.parent.parent.name, ""), "chat folder")
+        else:
+            slug = project_slug_of(origin)
+            found = Found(self.known_folder_for_slug(slug) if slug else "", "transcript folder")
+        return found.apply(session) if found.folder else session
 
     def _header_folder(self, workspace_id: str, header_dir: str) -> str | None:
         """The header's URI, else its workspace's folder; None for a window that had no folder."""
@@ -284,6 +296,12 @@ class Projects:
         for folder in one_spelling.values():
             by_slug.setdefault(slug_of(folder), []).append(folder)
         return by_slug
+
+    @cached_property
+    def _known_by_md5(self) -> dict[str, str]:
+        """Every known folder by the md5 cursor-agent names its ``chats/`` folder after."""
+        folders = [f for same in self._known_by_slug.values() for f in same]
+        return {hashlib.md5(f.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest(): f for f in folders}
 
     @cached_property
     def _chat_cwds(self) -> list[str]:

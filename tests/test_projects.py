@@ -17,7 +17,8 @@ import orjson
 import pytest
 from harness import run_deja
 
-from deja.core.projects import slug_of
+from deja.core.model import Session
+from deja.core.projects import Projects, slug_of
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -322,3 +323,16 @@ def test_a_chat_stored_in_a_workspace_database_takes_that_workspace(fake_home: P
     assert run_deja("index").returncode == 0
     row = sessions()["kept-in-workspace"]
     assert (row["project"], row["project_dir"], row["project_from"]) == ("api", str(api), "workspace database")
+
+
+def test_a_store_only_chat_without_a_cwd_takes_the_known_folder_its_chat_folder_names(fake_home: Path) -> None:
+    """cursor-agent files a chat under md5(its folder): a ``meta.json`` without ``cwd`` still has a project."""
+    it = Install(fake_home)
+    api = it.folder("api")
+    write_workspace(it.user, "ws-api", folder=str(api))
+    store_db = chat_dir_for(it.cli, str(api), "store-only") / "store.db"
+    session = Projects.of_this_machine().settle(Session(id="store-only", source="cursor-cli", origin=str(store_db)))
+    assert (session.project, session.project_dir, session.project_from) == ("api", str(api), "chat folder")
+    elsewhere = chat_dir_for(it.cli, "/nowhere/known", "other") / "store.db"
+    unknown = Projects.of_this_machine().settle(Session(id="other", source="cursor-cli", origin=str(elsewhere)))
+    assert (unknown.project, unknown.project_dir, unknown.project_from) == ("", "", "")
