@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from deja.core.projects import Projects
+from deja.core.readers import Projects
 from deja.core.readers.ide import read_ide_database
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.core.writers.ide import (

@@ -37,7 +37,7 @@ class Session(msgspec.Struct, omit_defaults=True):
     source: Source
     project: str = ""
     project_dir: str = ""
-    #: Which signal gave ``project_dir`` (one of ``deja.core.projects.SIGNALS``); "" when none did.
+    #: Which signal gave ``project_dir`` (one of ``deja.core.readers.projects.SIGNALS``); "" when none did.
     project_from: str = ""
     title: str = ""
     started: datetime | None = None

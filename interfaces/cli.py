@@ -123,6 +123,7 @@ def index_command(
         "updated": result.updated,
         "removed": result.removed,
         "seconds": result.seconds,
+        "unreadable_kept": result.unreadable_kept,
     }
     if json:
         emit_json(data)
@@ -133,6 +134,12 @@ def index_command(
         f"{result.sessions} sessions, {result.messages} messages indexed in {result.seconds:.2f}s "
         f"({result.added} added, {result.updated} updated, {result.removed} removed)"
     )
+    if result.unreadable_kept:
+        typer.echo(
+            f"{result.unreadable_kept} Cursor store(s) could not be read this time (locked or damaged): "
+            "their sessions are kept as they were and are read again on the next run",
+            err=True,
+        )
     skipped = sum(result.problems.values())
     if skipped:
         typer.echo(f"{skipped} unreadable records skipped; `deja doctor` lists them", err=True)

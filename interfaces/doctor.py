@@ -26,11 +26,14 @@ import msgspec
 from ..core import paths
 from ..core.index import MANIFEST, Index, IndexUnreadable, index_dir
 from ..core.indexer import State
-from ..core.projects import SIGNALS
-from ..core.readers.chatstore import find_chat_dirs
-from ..core.readers.cursor_agent import chats_without_transcript
-from ..core.readers.ide import composer_fingerprints
-from ..core.readers.transcripts import find_transcripts
+from ..core.readers import (
+    SIGNALS,
+    ChatSurvey,
+    composer_fingerprints,
+    find_all_chat_dirs,
+    scan_transcripts,
+    survey_chats,
+)
 from .views import when
 
 Level = Literal["ok", "warn", "error"]
@@ -70,7 +73,7 @@ class IndexStatus(msgspec.Struct):
     age_seconds: float | None = None
     #: A store was written after the index was built.
     stale: bool = False
-    #: Indexed sessions per signal that gave their project, best signal first (``deja.core.projects.SIGNALS``).
+    #: Indexed sessions per signal that gave their project, best signal first (``deja.core.readers.projects.SIGNALS``).
     project_signals: dict[str, int] = {}
     #: Indexed sessions that no signal gave a project folder.
     without_project: int = 0
@@ -81,8 +84,10 @@ class Report(msgspec.Struct):
     ide_root: str
     cli_roots: list[str]
     stores: list[Store]
-    #: Chats with a ``store.db`` and no transcript beside them: deja does not see them (drift alarm).
+    #: Chats with a ``store.db`` and no transcript under any root, read from the store alone.
     chats_without_transcript: int
+    #: cursor-agent chats deja cannot read, by why ("no store.db and no transcript", "unreadable store.db", …).
+    unreadable_chats: dict[str, int]
     #: Records the index skipped as unreadable, by reason, as counted when it was built.
     skipped: dict[str, int]
     index: IndexStatus
@@ -98,12 +103,18 @@ def diagnose(home: Path | None = None) -> Report:
     home = home or paths.deja_home()
     ide_root, cli_roots = paths.ide_user_root(), paths.cli_roots()
     stores = _ide_stores() + [store for root in cli_roots for store in _cli_stores(root)]
-    orphans = chats_without_transcript(cli_roots)
+    transcribed = {
+        found.chat_id
+        for root in cli_roots
+        for found in scan_transcripts(root, include_subagents=False)
+        if found.session_id == found.chat_id
+    }
+    chats = survey_chats(cli_roots, transcribed)
     index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
     skipped = dict(state.problems) if state else {}
     wiring = [Finding(f.level, "wiring", f.message, f.fix) for f in wiring_report()]
     problems = [
-        *_history_problems(stores, [ide_root, *cli_roots], skipped, orphans),
+        *_history_problems(stores, [ide_root, *cli_roots], skipped, chats),
         *_index_problems(index, damage),
         *(finding for finding in wiring if finding.level != "ok"),
     ]
@@ -112,7 +123,8 @@ def diagnose(home: Path | None = None) -> Report:
         ide_root=str(ide_root),
         cli_roots=[str(root) for root in cli_roots],
         stores=stores,
-        chats_without_transcript=orphans,
+        chats_without_transcript=chats.store_only,
+        unreadable_chats=chats.unreadable,
         skipped=skipped,
         index=index,
         wiring=wiring,
@@ -121,10 +133,10 @@ def diagnose(home: Path | None = None) -> Report:
 
 
 def _history_problems(
-    stores: list[Store], looked_in: list[Path], skipped: dict[str, int], orphans: int
+    stores: list[Store], looked_in: list[Path], skipped: dict[str, int], chats: ChatSurvey
 ) -> list[Finding]:
     problems = []
-    if not any(store.count for store in stores if store.kind != "cli-chat-stores"):
+    if not any(store.count for store in stores):
         problems.append(Finding(
             "warn",
             "history",
@@ -147,13 +159,15 @@ def _history_problems(
             f"the index skipped what it could not read: {what}",
             "deja index --full  (re-reads every store; what it still skips is damaged in Cursor's own files)",
         ))  # fmt: skip
-    if orphans:
+    if chats.unreadable:
+        what = ", ".join(f"{n} × {reason}" for reason, n in sorted(chats.unreadable.items(), key=lambda kv: -kv[1]))
         problems.append(Finding(
             "warn",
             "history",
-            f"{_count(orphans, 'cursor-agent chat')} with a store.db and no transcript, which deja does not see: "
-            "a cursor-agent release may have stopped writing agent-transcripts",
-            "pip install --upgrade deja; if the count stays, report it with the output of `deja doctor --json`",
+            f"{_count(sum(chats.unreadable.values()), 'cursor-agent chat')} without a transcript that deja cannot read: "
+            f"{what}",
+            "close cursor-agent and run `deja index`; what stays unreadable is damaged or empty in cursor-agent's own "
+            "chat folders (`deja doctor --json` counts them under unreadable_chats)",
         ))  # fmt: skip
     return problems
 
@@ -198,8 +212,8 @@ def _cli_stores(root: Path) -> list[Store]:
     """The root's transcripts and its chat stores (``store.db`` with its WAL), when the root exists."""
     if not root.is_dir():
         return []
-    transcripts = list(find_transcripts(root, paths.include_subagents()))
-    chat_dbs = [d / "store.db" for d in find_chat_dirs(root).values() if (d / "store.db").is_file()]
+    transcripts = [Path(found.path) for found in scan_transcripts(root, paths.include_subagents())]
+    chat_dbs = [d / "store.db" for d in find_all_chat_dirs([root]).values() if (d / "store.db").is_file()]
     stores = [Store("cli-transcripts", str(root / "projects"), len(transcripts), *_stat(transcripts))]
     if chat_dbs:
         wal = [db.with_name("store.db-wal") for db in chat_dbs]
@@ -268,7 +282,7 @@ def report_text(report: Report) -> str:
             if kind in found:
                 s = found[kind]
                 lines.append(f"                {_count(s.count, noun)}, {_size(s.bytes)}, newest {when(s.newest)}")
-    lines.append(f"  chats with a store.db and no transcript: {report.chats_without_transcript}")
+    lines.append(f"  cursor-agent chats read from their store alone (no transcript): {report.chats_without_transcript}")
     lines += _problem_lines(report, "history")
 
     index = report.index

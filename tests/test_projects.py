@@ -18,7 +18,7 @@ import pytest
 from harness import run_deja
 
 from deja.core.model import Session
-from deja.core.projects import Projects, slug_of
+from deja.core.readers import Projects, slug_of
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,

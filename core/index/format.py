@@ -67,7 +67,7 @@ class SessionMeta(msgspec.Struct, omit_defaults=True):
     source: str
     project: str = ""
     project_dir: str = ""
-    #: Which signal gave ``project_dir`` (``deja.core.projects.SIGNALS``); "" when none did.
+    #: Which signal gave ``project_dir`` (``deja.core.readers.projects.SIGNALS``); "" when none did.
     project_from: str = ""
     title: str = ""
     started: datetime | None = None

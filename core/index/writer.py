@@ -92,7 +92,8 @@ class SegmentWriter:
     def _add_key(self, key: str, doc: int, when: float) -> None:
         entry = self._keyed.get(key)
         if entry is None:
-            entry = self._keyed[key] = (array("I"), array("f"))
+            # Exact times (float64) so newest-first order is exact; the posting stores them as float32 days.
+            entry = self._keyed[key] = (array("I"), array("d"))
         entry[0].append(doc)
         entry[1].append(when / 86400)
 

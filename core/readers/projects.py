@@ -45,11 +45,11 @@ from urllib.parse import unquote, urlsplit
 
 import orjson
 
-from . import paths
-from .model import Session
-from .readers import vscdb
-from .readers.chatstore import find_chat_dirs, read_chat_meta
-from .readers.transcripts import decode_project_slug, project_slug_of, scan_transcripts
+from .. import paths
+from ..model import Session
+from . import vscdb
+from .chatstore import find_chat_dirs, read_chat_meta
+from .transcripts import decode_project_slug, project_slug_of, scan_transcripts
 
 #: Where a session's project came from, best first: what ``Session.project_from`` holds and doctor counts.
 SIGNALS = (
