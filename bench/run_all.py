@@ -29,6 +29,7 @@ def main() -> int:
         ("hook latency", ["bench_hooks.py", "--sizes", pair]),
         ("hook-prompt precision", ["bench_prompt_precision.py"]),
         ("MCP server", ["bench_mcp.py", "--sessions", pair, "--workdir", str(HERE / "out" / "mcp")]),
+        ("project resolution", ["bench_projects.py"]),
     ]
     failed = []
     for title, command in runs:

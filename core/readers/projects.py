@@ -317,16 +317,16 @@ class Projects:
         votes: Counter[str] = Counter()
         for path in touched:
             key = _folder_key(path)
-            holder = next((f for k, f in self._innermost_first if key == k or key.startswith(k + "/")), None)
-            if key and holder is not None:
-                votes[holder] += 1
+            while key and key not in self._folders_by_key:  # up one folder at a time: the innermost is met first
+                key = key.rpartition("/")[0]
+            if key:
+                votes[self._folders_by_key[key]] += 1
         return max(votes, key=lambda f: (votes[f], len(f), f)) if votes else ""
 
     @cached_property
-    def _innermost_first(self) -> list[tuple[str, str]]:
-        """(spelling key, folder) of every workspace folder, longest first: the first that holds a file is the innermost."""
-        keyed = [(key, f) for f in self._workspace_folders if (key := _folder_key(f))]  # "/" would hold everything
-        return sorted(keyed, key=lambda kv: -len(kv[0]))
+    def _folders_by_key(self) -> dict[str, str]:
+        """Every workspace folder by its spelling key ("/" would hold everything, so it holds nothing)."""
+        return {key: f for f in self._workspace_folders if (key := _folder_key(f))}
 
 
 # --- slugs and folder spellings ---------------------------------------------
