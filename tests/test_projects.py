@@ -336,3 +336,14 @@ def test_a_store_only_chat_without_a_cwd_takes_the_known_folder_its_chat_folder_
     elsewhere = chat_dir_for(it.cli, "/nowhere/known", "other") / "store.db"
     unknown = Projects.of_this_machine().settle(Session(id="other", source="cursor-cli", origin=str(elsewhere)))
     assert (unknown.project, unknown.project_dir, unknown.project_from) == ("", "", "")
+
+
+def test_a_meta_json_cwd_that_is_neither_filed_nor_on_disk_names_no_folder(fake_home: Path) -> None:
+    """Only a trusted cwd decodes a slug: the chat must be filed under its md5, or the folder must exist."""
+    it = Install(fake_home)
+    gone = str(it.code / "gone")
+    write_chat_store(chat_dir_for(it.cli, "/somewhere/else", "untrusted"), cwd=gone, messages=[])
+    transcript_in(it.cli, slug_of(gone), "bare")
+    assert run_deja("index").returncode == 0
+    row = sessions()["bare"]
+    assert (row["project"], row["project_dir"], row["project_from"]) == (slug_of(gone), "", "")

@@ -305,10 +305,13 @@ class Projects:
 
     @cached_property
     def _chat_cwds(self) -> list[str]:
-        """The ``cwd`` of every cursor-agent chat's ``meta.json`` (``chats/`` and ``acp-sessions/``)."""
+        """The trusted ``cwd`` of every cursor-agent chat's ``meta.json`` (``chats/`` and ``acp-sessions/``).
+
+        Trusted: the chat is filed under its md5, or the folder exists (``ChatMeta.project_dir``).
+        """
         chat_dirs = [d for root in self.cli_roots for d in find_chat_dirs(root).values()]
         chat_dirs += [d for root in self.cli_roots for d in _subfolders(root / "acp-sessions")]
-        return [meta.cwd for d in chat_dirs if (meta := read_chat_meta(d)) is not None and meta.cwd]
+        return [meta.project_dir for d in chat_dirs if (meta := read_chat_meta(d)) is not None and meta.project_dir]
 
     # --- files touched ------------------------------------------------------
 
