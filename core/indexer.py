@@ -20,7 +20,7 @@ from pathlib import Path
 
 import msgspec
 
-from . import paths
+from . import faults, paths
 from .bookkeeping import (
     Bookkeeping,
     ChatState,
@@ -29,6 +29,7 @@ from .bookkeeping import (
     Location,
     Sig,
     State,
+    read_record,
     remove_unreferenced,
 )
 from .history import CliChat, find_cli_chats, locate_cli_chats, merge_transcript_into_ide
@@ -46,10 +47,12 @@ from .index import (
     index_dir,
     read_manifest,
     remove_stale_segments,
+    retire_segments,
     write_manifest,
 )
 from .keys import EDIT_TOOLS
 from .model import Message, Session, ToolCall, cap_text, one_line
+from .private import FILE_MODE, private_dir, tighten
 from .readers import Projects, Resume, composer_fingerprints, read_cli_chat, read_ide_database
 from .redact import redact
 
@@ -208,14 +211,12 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
     try:
         manifest = read_manifest(directory)
         index = Index(directory, manifest)
-        state = msgspec.msgpack.decode((directory / manifest.state).read_bytes(), type=State)
+        state = read_record(directory / manifest.state, State)
         Bookkeeping(directory, state).check()
         return manifest, state, index, ""
     except IndexUnreadable as exc:
         first_build = not (directory / MANIFEST).exists()
         return None, State(), None, "" if first_build else str(exc)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-        return None, State(), None, f"the index bookkeeping is unreadable ({exc})"
 
 
 def _sig(path: str | Path) -> Sig | None:
@@ -498,28 +499,65 @@ def _keep_unread_database(plan: _Plan, book: Bookkeeping, db: str, ids: set[str]
         plan.ide_dbs[db] = msgspec.structs.replace(plan.ide_dbs[db], sigs=[])
 
 
-# C901: one lock-held sequence of plan, read, write and swap; split with the planning/records step of the index split.
-def refresh(  # noqa: C901
+def refresh(
     home: Path | None = None,
     *,
     full: bool = False,
     only_chat_ids: Iterable[str] | None = None,
     progress: Progress | None = None,
     lock_timeout: float = -1,
+    verify: bool = False,
 ) -> RefreshResult:
     """Bring the index up to date with the stores on disk; see the module docstring.
 
     ``only_chat_ids`` limits the CLI side to those chats (the session-end
     hook's path: no walk over every transcript); the IDE databases are always
-    checked, cheaply.
+    checked, cheaply. ``verify`` reads every byte of the index against its
+    checksums first (``deja index``). Whatever damage is found, before or on
+    the way, the index is rebuilt whole and ``rebuilt_because`` says why.
     """
+    home = home or paths.deja_home()
+    why = "" if full or not verify else _damage(index_dir(home))
+    try:
+        result = _refresh(home, full or bool(why), only_chat_ids, progress, lock_timeout)
+    except IndexUnreadable as exc:  # a damaged file met on the way: the live index cannot be built upon
+        if full or why:
+            raise
+        why = str(exc)
+        result = _refresh(home, True, only_chat_ids, progress, lock_timeout)
+    result.rebuilt_because = result.rebuilt_because or why
+    return result
+
+
+def _damage(directory: Path) -> str:
+    """What is wrong with the index's files, read whole ("" when nothing is, or there is no index yet)."""
+    if not (directory / MANIFEST).exists():
+        return ""
+    try:
+        index = Index(directory, read_manifest(directory))
+        index.verify()
+        book = Bookkeeping(directory, read_record(directory / index.manifest.state, State))
+        book.verify()
+    except IndexUnreadable as exc:
+        return str(exc)
+    return ""
+
+
+# C901: one lock-held sequence of plan, read, write and swap; split with the planning/records step of the index split.
+def _refresh(  # noqa: C901
+    home: Path,
+    full: bool,
+    only_chat_ids: Iterable[str] | None,
+    progress: Progress | None,
+    lock_timeout: float,
+) -> RefreshResult:
     from filelock import FileLock  # only writers pay for it
 
     started = time.perf_counter()
-    home = home or paths.deja_home()
     directory = index_dir(home)
-    directory.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(directory / LOCK_NAME), timeout=lock_timeout):
+    private_dir(directory)
+    tighten(home)
+    with FileLock(str(directory / LOCK_NAME), timeout=lock_timeout, mode=FILE_MODE):
         manifest, state, index, why = _load(directory, full)
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
@@ -582,21 +620,7 @@ def refresh(  # noqa: C901
         merged_problems = dict(Counter(state.problems) | problems)
         if changed:
             live = _compact(directory, live, book)
-            generation = (manifest.generation + 1) if manifest else 1
-            new_state = book.save(generation, plan.ide_dbs, merged_problems)
-            state_name = f"state-{generation}.msgpack"
-            (directory / state_name).write_bytes(msgspec.msgpack.encode(new_state))
-            write_manifest(
-                directory,
-                Manifest(
-                    version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=live, state=state_name
-                ),
-            )
-            for old_state in directory.glob("state-*.msgpack"):
-                if old_state.name != state_name:
-                    old_state.unlink(missing_ok=True)
-            remove_unreferenced(directory, new_state)
-            remove_stale_segments(directory, [ref.name for ref in live], grace_seconds=0 if manifest is None else 60)
+            _swap(directory, manifest or _live_manifest(directory), live, book, plan.ide_dbs, merged_problems)
         return RefreshResult(
             sessions=sum(ref.sessions - len(ref.deleted) for ref in live),
             messages=sum(ref.messages - ref.deleted_messages for ref in live),
@@ -608,6 +632,44 @@ def refresh(  # noqa: C901
             rebuilt_because=why,
             unreadable_kept=plan.unreadable,
         )
+
+
+def _live_manifest(directory: Path) -> Manifest | None:
+    """The manifest a full rebuild replaces, if it can be read (its generation and segments carry on)."""
+    try:
+        return read_manifest(directory)
+    except IndexUnreadable:
+        return None
+
+
+def _swap(
+    directory: Path,
+    previous: Manifest | None,
+    live: list[SegmentRef],
+    book: Bookkeeping,
+    ide: dict[str, IdeDbState],
+    problems: dict[str, int],
+) -> None:
+    """Make ``live`` and the bookkeeping describing it current in one ``os.replace`` of the manifest.
+
+    Everything is written under new names first, so a kill at any point leaves
+    the previous manifest, its segments and its bookkeeping whole. The
+    segments the swap retires stay a grace period for readers that have just
+    read the previous manifest; the previous bookkeeping goes at once (only
+    writers read it, under the lock).
+    """
+    generation = (previous.generation + 1) if previous else 1
+    state_file = book.save(f"{generation}-{os.urandom(4).hex()}", ide, problems)
+    faults.point("before-manifest-swap")
+    names = [ref.name for ref in live]
+    retire_segments(directory, [ref.name for ref in previous.segments] if previous else [], names)
+    manifest = Manifest(
+        version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=live, state=state_file
+    )
+    write_manifest(directory, manifest)
+    faults.point("after-manifest-swap")
+    remove_unreferenced(directory, book.state, state_file)
+    remove_stale_segments(directory, names)
 
 
 def _message_count(index: Index | None, where: Location) -> int:

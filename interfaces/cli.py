@@ -88,11 +88,15 @@ def _open_index(fresh: bool = True) -> Index:
         _check_roots()
     bar = ProgressBar("indexing")
     try:
-        return open_index(fresh=fresh, progress=bar)
+        return open_index(fresh=fresh, progress=bar, note=_note)
     except IndexUnreadable as exc:
-        fail(f"{exc}: run `deja index --full` to rebuild it")
+        fail(f"{exc}: run `deja index` to rebuild it")
     finally:
         bar.close()
+
+
+def _note(message: str) -> None:
+    typer.echo(f"deja: {message}", err=True)
 
 
 def _check_source(source: str | None) -> None:
@@ -111,9 +115,13 @@ def index_command(
     _check_roots()
     bar = ProgressBar("indexing")
     try:
-        result = refresh(full=full, progress=bar)
+        result = refresh(full=full, progress=bar, verify=True)
     except TimeoutError:
         fail("another deja is building the index right now: try again when it finishes")
+    except OSError as exc:
+        fail(
+            f"cannot write the index ({exc.filename or paths.deja_home()}: {exc.strerror or exc}): is DEJA_HOME writable?"
+        )
     finally:
         bar.close()
     data = {
@@ -385,6 +393,9 @@ def run() -> None:
         app()
     except SystemExit:
         raise
+    except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
+        sys.stderr.write(f"deja: {exc}: run `deja index` to rebuild it\n")
+        sys.exit(1)
     except KeyboardInterrupt:
         sys.stderr.write("deja: interrupted\n")
         sys.exit(130)

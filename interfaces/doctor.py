@@ -24,8 +24,8 @@ from typing import Literal
 import msgspec
 
 from ..core import paths
+from ..core.bookkeeping import Bookkeeping, State, read_record
 from ..core.index import MANIFEST, Index, IndexUnreadable, index_dir
-from ..core.indexer import State
 from ..core.readers import (
     SIGNALS,
     ChatSurvey,
@@ -176,7 +176,7 @@ def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
     if index.state == "missing":
         return [Finding("error", "index", f"no index at {index.path}: deja has nothing to serve yet", "deja index")]
     if index.state == "damaged":
-        return [Finding("error", "index", damage, "deja index --full")]
+        return [Finding("error", "index", damage, "deja index")]
     return []
 
 
@@ -229,12 +229,11 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
         return IndexStatus(str(directory), "missing", bytes=size), None, ""
     try:
         index = Index.open(home)
-        state = msgspec.msgpack.decode((directory / index.manifest.state).read_bytes(), type=State)
+        index.verify()
+        state = read_record(directory / index.manifest.state, State)
+        Bookkeeping(directory, state).verify()
     except IndexUnreadable as exc:
         return IndexStatus(str(directory), "damaged", bytes=size), None, str(exc)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-        why = f"the index bookkeeping in {directory} is unreadable ({exc})"
-        return IndexStatus(str(directory), "damaged", bytes=size), None, why
     built = index.manifest.built_at
     signals = Counter(meta.project_from if meta.project_dir else "" for _, _, meta in index.sessions())
     status = IndexStatus(

@@ -168,7 +168,7 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
     code, report = doctor_json()
     assert code == 1 and report["index"]["state"] == "damaged"
     damaged = next(m for m in fixes(report) if MANIFEST in m)
-    assert "corrupt" in damaged and fixes(report)[damaged] == "deja index --full"
+    assert "corrupt" in damaged and fixes(report)[damaged] == "deja index"
     assert f"{index_dir(home)}: damaged" in CliRunner().invoke(app, ["doctor"]).stdout
 
     refresh(home, full=True)

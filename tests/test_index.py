@@ -465,7 +465,7 @@ def test_segments_are_compacted_when_many_refreshes_add_them(history):
     assert len(index.segments) <= MAX_SEGMENTS
     assert index.session_count == 19
     assert search(index, "migration7").hits[0].session_id == "step7"
-    assert len(list(index_dir(home).glob("state-*.msgpack"))) == 1
+    assert len(list((index_dir(home) / "state").glob("state-*.msgpack"))) == 1
 
 
 def test_ide_and_cli_sessions_from_an_empty_machine(tmp_path, monkeypatch):
