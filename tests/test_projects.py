@@ -192,11 +192,12 @@ def test_a_project_by_name_or_folder_lists_every_chat_of_it(install: Install, pr
     wanted = {cid for cid, (name, _) in EXPECTED.items() if name == project}
     assert sessions("--project", project).keys() == wanted
     assert sessions("--project", expected_dir(install, project)).keys() == wanted
+    assert sessions("--project", f"~/code/{project}").keys() == wanted  # as typed where no shell expands it
 
 
 def test_a_folder_that_no_longer_exists_is_one_project_across_stores(install: Install) -> None:
     dead = str(install.code / DEAD)
-    for where in (DEAD, dead, dead + "/"):
+    for where in (DEAD, dead, dead + "/", f"~/code/{DEAD}"):
         ran = run_deja("search", "question", "--project", where, "--json", "--limit", "50")
         assert ran.returncode == 0, ran.stderr
         hits = {hit["session_id"]: hit for hit in orjson.loads(ran.stdout)["hits"]}

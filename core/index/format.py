@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import msgspec
 
+from ..keys import project_spelling
 from ..model import Message
 from ..private import write_private
 
@@ -112,7 +113,7 @@ class Manifest(msgspec.Struct):
 
 def name_hash(name: str) -> int:
     """A stable 32-bit key for a project name or directory, compared case-insensitively."""
-    return zlib.crc32(name.strip().rstrip("/").lower().encode("utf-8")) if name else 0
+    return zlib.crc32(project_spelling(name).encode("utf-8")) if name else 0
 
 
 def index_dir(home: Path) -> Path:
