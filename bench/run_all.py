@@ -35,6 +35,7 @@ def main() -> int:
             "memory over a one-line transcript",
             ["bench_long_line.py", "--megabytes", "1,200,2000" if args.large else "1,200"],
         ),
+        ("project resolution", ["bench_projects.py"]),
     ]
     failed = []
     for title, command in runs:

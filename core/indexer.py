@@ -54,7 +54,7 @@ from .index import (
 from .keys import EDIT_TOOLS
 from .model import Message, Session, ToolCall, cap_text, one_line
 from .private import FILE_MODE, private_dir, tighten
-from .readers import Resume, composer_fingerprints, read_cli_chat, read_ide_database
+from .readers import Projects, Resume, composer_fingerprints, read_cli_chat, read_ide_database
 from .redact import mode as redaction_mode
 from .redact import redact, redact_value
 from .regular_files import open_regular
@@ -122,6 +122,7 @@ def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
         source=session.source,
         project=session.project,
         project_dir=session.project_dir,
+        project_from=session.project_from,
         title=redact(session.title),
         started=session.started,
         updated=session.updated,
@@ -167,6 +168,7 @@ def session_from_index(meta: SessionMeta, messages: list[Message]) -> Session:
         source=meta.source,  # type: ignore[arg-type]
         project=meta.project,
         project_dir=meta.project_dir,
+        project_from=meta.project_from,
         title=meta.title,
         started=meta.started,
         updated=meta.updated,
@@ -454,7 +456,7 @@ class _Read(msgspec.Struct):
 
 
 def _read_changes(
-    plan: _Plan, book: Bookkeeping, index: Index | None, problems: Counter[str], kept: set[str]
+    plan: _Plan, book: Bookkeeping, index: Index | None, problems: Counter[str], kept: set[str], projects: Projects
 ) -> Iterator[_Read]:
     """Read what the plan says changed, with the same readers a full build uses.
 
@@ -466,7 +468,7 @@ def _read_changes(
     pending: dict[str, Session] = {}
     for db, ids in plan.ide_reads.items():
         found: Counter[str] = Counter()
-        sessions = list(read_ide_database(Path(db), only_ids=ids, problems=found))
+        sessions = list(read_ide_database(Path(db), only_ids=ids, problems=found, projects=projects))
         problems.update(found)
         if found.keys() & _DATABASE_FAILURES:
             _keep_unread_database(plan, book, db, ids, kept)
@@ -573,6 +575,7 @@ def _refresh(  # noqa: C901
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
         plan = _plan(book, state, set(only_chat_ids) if only_chat_ids is not None else None, problems)
+        projects = Projects.of_this_machine(problems)
         total = sum(map(len, plan.ide_reads.values())) + len(plan.cli_reads) + len(plan.cli_appends)
         done = 0
         written: dict[str, ChatState] = {}
@@ -580,7 +583,7 @@ def _refresh(  # noqa: C901
 
         def write(session: Session, cli: CliState | None) -> None:
             nonlocal done
-            writer.add(session)
+            writer.add(projects.settle(session))
             written[session.id] = ChatState(ide_db=plan.owners.get(session.id), cli=cli)
             done += 1
             if progress:
@@ -588,7 +591,7 @@ def _refresh(  # noqa: C901
 
         kept: set[str] = set()
         try:
-            for read in _read_changes(plan, book, index, problems, kept):
+            for read in _read_changes(plan, book, index, problems, kept, projects):
                 if read.session is None:
                     written[read.id] = ChatState(ide_db=plan.owners.get(read.id), cli=read.cli)  # empty: not indexed
                 else:

@@ -38,6 +38,8 @@ class Session(msgspec.Struct, omit_defaults=True):
     source: Source
     project: str = ""
     project_dir: str = ""
+    #: Which signal gave ``project_dir`` (one of ``deja.core.readers.projects.SIGNALS``); "" when none did.
+    project_from: str = ""
     title: str = ""
     started: datetime | None = None
     updated: datetime | None = None

@@ -26,7 +26,14 @@ import msgspec
 from ..core import paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
 from ..core.index import MANIFEST, Index, IndexUnreadable, index_dir
-from ..core.readers import ChatSurvey, composer_fingerprints, find_all_chat_dirs, scan_transcripts, survey_chats
+from ..core.readers import (
+    SIGNALS,
+    ChatSurvey,
+    composer_fingerprints,
+    find_all_chat_dirs,
+    scan_transcripts,
+    survey_chats,
+)
 from .views import when
 
 Level = Literal["ok", "warn", "error"]
@@ -66,6 +73,10 @@ class IndexStatus(msgspec.Struct):
     age_seconds: float | None = None
     #: A store was written after the index was built.
     stale: bool = False
+    #: Indexed sessions per signal that gave their project, best signal first (``deja.core.readers.projects.SIGNALS``).
+    project_signals: dict[str, int] = {}
+    #: Indexed sessions that no signal gave a project folder.
+    without_project: int = 0
 
 
 class Report(msgspec.Struct):
@@ -224,6 +235,7 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
     except IndexUnreadable as exc:
         return IndexStatus(str(directory), "damaged", bytes=size), None, str(exc)
     built = index.manifest.built_at
+    signals = Counter(meta.project_from if meta.project_dir else "" for _, _, meta in index.sessions())
     status = IndexStatus(
         path=str(directory),
         state="ok",
@@ -233,8 +245,14 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
         built_at=_local(built),
         age_seconds=round(time.time() - built, 1),
         stale=newest is not None and newest.timestamp() > int(built),
+        project_signals={s: signals[s] for s in sorted(signals.keys() - {""}, key=_signal_rank)},
+        without_project=signals[""],
     )
     return status, state, ""
+
+
+def _signal_rank(signal: str) -> tuple[int, str]:
+    return (SIGNALS.index(signal) if signal in SIGNALS else len(SIGNALS), signal)
 
 
 # --------------------------------------------------------------------------- the screen
@@ -274,6 +292,7 @@ def report_text(report: Report) -> str:
             f"  {_count(index.sessions, 'session')}, {_count(index.messages, 'message')}, {_size(index.bytes)}, "
             f"built {when(index.built_at)} ({_age(index.age_seconds or 0)} ago), {fresh}"
         )
+        lines.append(f"  projects: {_projects_line(index)}")
     lines += _problem_lines(report, "index")
 
     lines += ["", "Wiring"]
@@ -290,6 +309,12 @@ def report_text(report: Report) -> str:
     else:
         lines.append("deja can see and serve your history.")
     return "\n".join(lines)
+
+
+def _projects_line(index: IndexStatus) -> str:
+    """Which signal gave the sessions their project (best first), and how many have none."""
+    found = ", ".join(f"{n} from {signal}" for signal, n in index.project_signals.items())
+    return f"{found or 'none found'}; {_count(index.without_project, 'session')} without a project"
 
 
 def _problem_lines(report: Report, area: Area) -> list[str]:

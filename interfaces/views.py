@@ -30,6 +30,7 @@ def session_json(meta: SessionMeta) -> dict[str, Any]:
         "source": meta.source,
         "project": meta.project,
         "project_dir": meta.project_dir,
+        "project_from": meta.project_from,
         "title": meta.title,
         "started": iso(meta.started),
         "updated": iso(meta.updated),

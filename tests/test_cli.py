@@ -11,7 +11,14 @@ from pathlib import Path
 import orjson
 import pytest
 
-from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
+from deja.core.sample import (
+    API_CACHE_CHAT,
+    API_CHAT,
+    API_EDITOR_COMPOSER,
+    INFRA_CHAT,
+    WEB_COMPOSER,
+    build_sample_history,
+)
 
 
 @pytest.fixture
@@ -37,11 +44,11 @@ def test_index_json_reports_what_it_did(env):
     assert first.returncode == 0, first.stderr
     data = orjson.loads(first.stdout)
     assert set(data) == {"sessions", "messages", "added", "updated", "removed", "seconds", "unreadable_kept"}
-    assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (6, 6, 0, 0)
+    assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (7, 7, 0, 0)
     again = orjson.loads(deja(env, "index", "--json").stdout)
     assert (again["added"], again["updated"]) == (0, 0)
     full = orjson.loads(deja(env, "index", "--full", "--json").stdout)
-    assert full["sessions"] == 6
+    assert full["sessions"] == 7
 
 
 def test_search_builds_the_index_on_first_use_and_ranks_the_right_session_first(env):
@@ -85,13 +92,23 @@ def test_search_filters(env):
 def test_sessions_newest_first_with_iso_times(env):
     data = orjson.loads(deja(env, "sessions", "--json").stdout)
     rows = data["sessions"]
-    assert len(rows) == 6
-    assert set(rows[0]) == {"id", "source", "project", "project_dir", "title", "started", "updated", "messages"}
+    assert len(rows) == 7
+    assert set(rows[0]) == {
+        "id",
+        "source",
+        "project",
+        "project_dir",
+        "project_from",
+        "title",
+        "started",
+        "updated",
+        "messages",
+    }
     updated = [_aware(r["updated"]) for r in rows]
     assert updated == sorted(updated, reverse=True)
     assert rows[0]["id"] == API_CACHE_CHAT
     api = orjson.loads(deja(env, "sessions", "--project", "api", "--json").stdout)["sessions"]
-    assert {r["id"] for r in api} == {API_CHAT, API_CACHE_CHAT}
+    assert {r["id"] for r in api} == {API_CHAT, API_CACHE_CHAT, API_EDITOR_COMPOSER}
     ide = orjson.loads(deja(env, "sessions", "--source", "cursor-ide", "--limit", "1", "--json").stdout)["sessions"]
     assert len(ide) == 1 and ide[0]["source"] == "cursor-ide"
     text = deja(env, "sessions").stdout.splitlines()
@@ -147,13 +164,13 @@ def test_a_corrupt_index_is_rebuilt_by_the_next_command(env, tmp_path):
 def test_stats(env):
     deja(env, "index")
     data = orjson.loads(deja(env, "stats", "--json").stdout)
-    assert data["sessions"] == 6
+    assert data["sessions"] == 7
     assert data["sources"]["cursor-cli"]["sessions"] == 4
-    assert data["sources"]["cursor-ide"]["sessions"] == 2
-    assert data["projects"]["api"]["sessions"] == 2
+    assert data["sources"]["cursor-ide"]["sessions"] == 3
+    assert data["projects"]["api"]["sessions"] == 3
     assert data["index_bytes"] > 0
     _aware(data["built_at"])
-    assert "6 sessions" in deja(env, "stats").stdout
+    assert "7 sessions" in deja(env, "stats").stdout
 
 
 def test_help_explains_every_command(env):

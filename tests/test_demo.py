@@ -13,7 +13,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_STORE_CHAT
+from deja.core.sample import API_CACHE_CHAT, API_CHAT, API_EDITOR_COMPOSER, INFRA_STORE_CHAT
 from deja.interfaces.cli import app
 
 HOOK_SECTIONS = {
@@ -54,7 +54,7 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
     assert ran.stderr == ""
     assert elapsed < 6, f"deja demo took {elapsed:.1f}s"
     out = ran.stdout
-    assert out.startswith("deja demo: a sample Cursor history of 6 sessions in 3 projects")
+    assert out.startswith("deja demo: a sample Cursor history of 7 sessions in 3 projects")
     shown = sections(out)
     folder = sample_folder(out)
 
@@ -62,7 +62,10 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
     store_only = next(line for line in listed.splitlines() if line.startswith(INFRA_STORE_CHAT))
     assert store_only.split()[3:5] == ["cursor-cli", "infra"], "the chat kept only in its store.db, in its project"
     assert store_only.endswith("Terraform aws provider 5.x upgrade")
-    assert len(listed.splitlines()) == 6
+    editor = next(line for line in listed.splitlines() if line.startswith(API_EDITOR_COMPOSER))
+    assert editor.split()[3:5] == ["cursor-ide", "api"], "the 3.x editor chat, placed by its composerHeaders row"
+    assert editor.endswith("Rate limit the price endpoint")
+    assert len(listed.splitlines()) == 7
 
     search = shown["deja search stale prices locale"]
     assert search.startswith("Why does the price cache return stale prices after switching the locale?")
@@ -91,6 +94,9 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
         assert body.startswith("<deja-recall>") and body.endswith("</deja-recall>"), (title, body)
         assert injected in body, (title, body)
     assert API_CHAT[:12] in shown[next(h for h in shown if h.startswith("postToolUse"))], "the failure's past fix"
+    session_start = shown[next(h for h in shown if h.startswith("sessionStart"))]
+    assert '"Rate limit the price endpoint" (api, ' in session_start, "the 3.x editor chat, placed by composerHeaders"
+    assert API_EDITOR_COMPOSER in session_start
 
     assert "deja install cursor-auto" in shown["Next: your own history"]
     assert not folder.exists(), "the temporary history is removed"

@@ -70,10 +70,14 @@ def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample_env: Path) -> None
     out = text.stdout
     for section in ("Cursor history", "Index", "Wiring"):
         assert f"\n{section}\n" in f"\n{out}"
-    assert "2 chats in 2 databases" in out
+    assert "3 chats in 2 databases" in out
     assert "4 transcripts" in out and "4 chat stores" in out
     assert "cursor-agent chats read from their store alone (no transcript): 1" in out
-    assert "6 sessions, 22 messages" in out and "up to date" in out
+    assert "7 sessions, 25 messages" in out and "up to date" in out
+    assert (
+        "projects: 2 from workspaceProjectDir, 1 from composerHeaders, 4 from meta.json cwd; "
+        "0 sessions without a project"
+    ) in out
     assert "ok     Cursor: deja's hooks are in" in out
     assert "warn" not in out and "ERROR" not in out and "fix:" not in out
     assert out.rstrip().endswith("deja can see and serve your history.")
@@ -87,9 +91,11 @@ def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample_env: Path) -> None
         kinds[store["kind"]] = kinds.get(store["kind"], 0) + store["count"]
         assert store["bytes"] > 0 and store["unreadable"] == ""
         _aware(store["newest"])
-    assert kinds == {"cursor-ide": 2, "cli-transcripts": 4, "cli-chat-stores": 4}
+    assert kinds == {"cursor-ide": 3, "cli-transcripts": 4, "cli-chat-stores": 4}
     index = report["index"]
-    assert index["state"] == "ok" and index["sessions"] == 6 and index["stale"] is False
+    assert index["state"] == "ok" and index["sessions"] == 7 and index["stale"] is False
+    assert index["project_signals"] == {"workspaceProjectDir": 2, "composerHeaders": 1, "meta.json cwd": 4}
+    assert index["without_project"] == 0
     assert index["path"] == str(index_dir(sample_env)) and index["bytes"] > 0
     _aware(index["built_at"])
     assert {f["level"] for f in report["wiring"]} == {"ok"}
