@@ -7,35 +7,41 @@ them to ``deja.hooks`` before typer is imported.
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import sys
 import time
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import orjson
 import typer
+from typer.core import TyperCommand
 
 from ..core import paths
-from ..core.index import Index, IndexUnreadable
+from ..core.index import Index, IndexUnreadable, SessionMeta
 from ..core.library import NotFound, find_session, newest_sessions, open_index
+from .about import version
 from .views import (
     search_json,
     search_text,
     session_json,
-    session_line,
     show_json,
     show_text,
+    when,
 )
 
 if TYPE_CHECKING:  # installers load only for the commands that write files
+    from typer._click import Context, HelpFormatter, Parameter
+
     from ..installers.files import Change
 
 app = typer.Typer(
     name="deja",
-    help="Memory for Cursor: search, show and resume your past Cursor sessions, and recall them in new ones.",
-    no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help (click's): ID and WORDS as written, flags without a type; no boxes to wrap.
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -46,6 +52,68 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for scripts i
 def fail(message: str, code: int = 1) -> NoReturn:
     typer.echo(f"deja: {message}", err=True)
     raise typer.Exit(code)
+
+
+class Command(TyperCommand):
+    """A deja subcommand with plain help: arguments by name (``ID``, ``WORDS...``), options by their value's."""
+
+    def collect_usage_pieces(self, ctx: Context) -> list[str]:
+        return [self.options_metavar or "", *map(_argument_name, _params(self, ctx, "argument"))]
+
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
+        arguments = [(_argument_name(p), getattr(p, "help", None) or "") for p in _params(self, ctx, "argument")]
+        options = [row for p in _params(self, ctx, "option") if (row := p.get_help_record(ctx))]
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+def _params(command: TyperCommand, ctx: Context, kind: str) -> list[Parameter]:
+    return [p for p in command.get_params(ctx) if p.param_type_name == kind and not getattr(p, "hidden", False)]
+
+
+def _argument_name(param: Parameter) -> str:
+    name = param.metavar or (param.name or "").upper()
+    return f"{name}..." if param.nargs != 1 else name
+
+
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+
+
+def command(name: str) -> Callable[[Handler], Handler]:
+    """Register a ``deja NAME`` subcommand; every command is declared with this, so its help reads the same."""
+    return app.command(name, cls=Command)
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        typer.echo(f"deja {version()}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def main(
+    ctx: typer.Context,
+    show_version: Annotated[
+        bool, typer.Option("--version", is_eager=True, callback=_print_version, help="Print deja's version and exit.")
+    ] = False,
+) -> None:
+    """Memory for Cursor: search, show and resume your past Cursor sessions, and recall them in new ones."""
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+
+
+def terminal_width() -> int | None:
+    """The width a listing must fit: the terminal's (or ``COLUMNS``); None when output goes to a pipe or file."""
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def fit(line: str, width: int | None) -> str:
+    """``line`` cut to ``width`` columns with an ellipsis, so the terminal never wraps it."""
+    return line if width is None or len(line) <= width else line[: max(width - 1, 0)] + "…"
 
 
 def emit_json(data: object) -> None:
@@ -98,7 +166,7 @@ def _check_source(source: str | None) -> None:
         fail(f"unknown source {source!r}: use one of {', '.join(SOURCES)}", code=2)
 
 
-@app.command("index")
+@command("index")
 def index_command(
     full: Annotated[bool, typer.Option("--full", help="Rebuild from scratch instead of refreshing.")] = False,
     json: JsonFlag = False,
@@ -134,21 +202,32 @@ def index_command(
     skipped = sum(result.problems.values())
     if skipped:
         typer.echo(f"{skipped} unreadable records skipped; `deja doctor` lists them", err=True)
+    if not result.sessions:
+        from .doctor import no_history
+
+        nothing = no_history([paths.ide_user_root(), *paths.cli_roots()])
+        typer.echo(f"{nothing.message[:1].upper()}{nothing.message[1:]}: {nothing.fix}.")
 
 
-@app.command("search")
+@command("search")
 def search_command(
     words: Annotated[
-        list[str], typer.Argument(help="What to look for. Quote a phrase to match it exactly: '\"cache key\"'.")
+        list[str],
+        typer.Argument(metavar="WORDS", help="What to look for. Quote a phrase to match it exactly: '\"cache key\"'."),
     ],
     project: Annotated[
-        str | None, typer.Option("--project", "-p", help="Only this project (name or directory).")
+        str | None, typer.Option("--project", "-p", metavar="PROJECT", help="Only this project (name or directory).")
     ] = None,
-    source: Annotated[str | None, typer.Option("--source", "-s", help="Only cursor-ide or cursor-cli.")] = None,
+    source: Annotated[
+        str | None, typer.Option("--source", "-s", metavar="SOURCE", help="Only cursor-ide or cursor-cli.")
+    ] = None,
     since: Annotated[
-        str | None, typer.Option("--since", help="Only sessions updated since: 30d, 12h, 2w or YYYY-MM-DD.")
+        str | None,
+        typer.Option("--since", metavar="WHEN", help="Only sessions updated since: 30d, 12h, 2w or YYYY-MM-DD."),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many sessions to show.")] = 10,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", metavar="N", min=1, max=200, help="How many sessions to show.")
+    ] = 10,
     json: JsonFlag = False,
 ) -> None:
     """Find the past sessions that match WORDS, best first."""
@@ -165,36 +244,71 @@ def search_command(
     if not query:
         fail("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
     index = _open_index()
-    result = search(index, query, filters=Filters(project=project, source=source, since=since_at), limit=limit)
+    filters = Filters(project=project, source=source, since=since_at)
+    result = search(index, query, filters=filters, limit=limit)
     if json:
         emit_json(search_json(result))
+    elif not result.hits and filters.active and (everywhere := search(index, query, limit=1).total):
+        flags = _filter_flags(project=project, source=source, since=since)
+        typer.echo(
+            f'No session matches "{query}" with {flags}; drop {_the_filters(flags)} to see {_that_do(everywhere)}.'
+        )
     else:
         typer.echo(search_text(result))
 
 
-@app.command("sessions")
+@command("sessions")
 def sessions_command(
     project: Annotated[
-        str | None, typer.Option("--project", "-p", help="Only this project (name or directory).")
+        str | None, typer.Option("--project", "-p", metavar="PROJECT", help="Only this project (name or directory).")
     ] = None,
-    source: Annotated[str | None, typer.Option("--source", "-s", help="Only cursor-ide or cursor-cli.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many sessions to list.")] = 20,
+    source: Annotated[
+        str | None, typer.Option("--source", "-s", metavar="SOURCE", help="Only cursor-ide or cursor-cli.")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=1, help="How many sessions to list.")] = 20,
     json: JsonFlag = False,
 ) -> None:
     """List sessions, newest first."""
     _check_source(source)
-    chosen = newest_sessions(_open_index(), project=project, source=source, limit=limit)
+    index = _open_index()
+    chosen = newest_sessions(index, project=project, source=source, limit=limit)
     if json:
         emit_json({"sessions": [session_json(m) for m in chosen]})
-        return
-    if not chosen:
-        typer.echo("No sessions found. `deja doctor` shows where deja looked.")
-        return
-    for meta in chosen:
-        typer.echo(session_line(meta))
+    elif chosen:
+        width, project_width = terminal_width(), min(max(len(m.project or NO_PROJECT) for m in chosen), 18)
+        for meta in chosen:
+            typer.echo(fit(session_row(meta, project_width), width))
+    elif index.session_count and (flags := _filter_flags(project=project, source=source)):
+        typer.echo(
+            f"No sessions with {flags}; drop {_the_filters(flags)} to see the {index.session_count} in the index."
+        )
+    else:
+        typer.echo("No sessions found. `deja index` says where it looked; `deja doctor` checks the rest.")
 
 
-@app.command("show")
+NO_PROJECT = "(no project)"
+
+
+def session_row(meta: SessionMeta, project_width: int) -> str:
+    """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut."""
+    project = meta.project or NO_PROJECT
+    return f"{meta.id}  {when(meta.updated)}  {project:<{project_width}}  {meta.title or '(untitled)'}"
+
+
+def _filter_flags(**given: str | None) -> str:
+    """The filters a user gave, as they typed them: ``--project api --source cursor-cli``."""
+    return " ".join(f"--{name} {value}" for name, value in given.items() if value)
+
+
+def _the_filters(flags: str) -> str:
+    return "the filters" if flags.count("--") > 1 else "the filter"
+
+
+def _that_do(count: int) -> str:
+    return "the one that does" if count == 1 else f"the {count} that do"
+
+
+@command("show")
 def show_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
     json: JsonFlag = False,
@@ -212,7 +326,7 @@ def show_command(
         typer.echo(show_text(meta, messages))
 
 
-@app.command("stats")
+@command("stats")
 def stats_command(json: JsonFlag = False) -> None:
     """How much history the index holds: sessions and messages per source and project, size and age."""
     index = _open_index()
@@ -256,6 +370,13 @@ DryRunFlag = Annotated[
 ]
 
 
+def _check_target(target: str) -> None:
+    from ..installers import TARGETS
+
+    if target not in TARGETS:
+        fail(f"{target!r} is not a target deja installs into: choose one of {', '.join(TARGETS)}", code=2)
+
+
 def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> None:
     for change in changes:
         action = f"would be {change.action}" if dry_run and change.action != "unchanged" else change.action
@@ -264,11 +385,12 @@ def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> Non
             typer.echo(change.diff.rstrip("\n"))
 
 
-@app.command("install")
+@command("install")
 def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Wire deja into Cursor (MCP server, skill, /deja command; hooks with cursor-auto) or Claude Code."""
     from ..installers import InstallError, install
 
+    _check_target(target)
     try:
         changes = install(target, dry_run=dry_run)
     except InstallError as exc:
@@ -276,11 +398,12 @@ def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     _print_changes(target, changes, dry_run)
 
 
-@app.command("uninstall")
+@command("uninstall")
 def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Remove exactly what `deja install` wrote for a target, and nothing else."""
     from ..installers import InstallError, uninstall
 
+    _check_target(target)
     try:
         changes = uninstall(target, dry_run=dry_run)
     except InstallError as exc:
@@ -288,15 +411,32 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     _print_changes(target, changes, dry_run)
 
 
-@app.command("mcp")
+@command("mcp")
 def mcp_command() -> None:
     """Serve deja's tools to agents over MCP (stdio); this is what mcp.json runs."""
     from .mcp_server import serve
 
+    if sys.stdin.isatty():
+        signal.signal(signal.SIGINT, _stop_now)
+        typer.echo(
+            "deja mcp: deja's MCP server. Cursor starts it from mcp.json and speaks JSON-RPC on its stdin; "
+            "there is nothing to type here. Ctrl-C stops it.",
+            err=True,
+        )
     serve()
 
 
-@app.command("resume")
+def _stop_now(signum: int, frame: object) -> NoReturn:
+    """Ctrl-C on a server started by hand: its stdin reader blocks in a thread no exception reaches, so exit here.
+
+    The server only reads; an index refresh cut short leaves the previous index whole.
+    """
+    sys.stderr.write("\ndeja mcp: stopped\n")
+    sys.stderr.flush()
+    os._exit(0)
+
+
+@command("resume")
 def resume_command(
     session_id: Annotated[
         str, typer.Argument(metavar="ID", help="A cursor-agent chat's id, or a unique prefix of one.")
@@ -329,7 +469,7 @@ def resume_command(
         fail(f"cannot run {agent} in {directory}: {exc.strerror or exc}")
 
 
-@app.command("doctor")
+@command("doctor")
 def doctor_command(json: JsonFlag = False) -> None:
     """Whether deja can see and serve your Cursor history: the stores, the index, the wiring, and what to fix."""
     from .doctor import diagnose, report_json, report_text
@@ -338,12 +478,12 @@ def doctor_command(json: JsonFlag = False) -> None:
     if json:
         emit_json(report_json(report))
     else:
-        typer.echo(report_text(report))
+        typer.echo(report_text(report, width=terminal_width()))
     if not report.healthy:
         raise typer.Exit(1)
 
 
-@app.command("demo")
+@command("demo")
 def demo_command(
     keep: Annotated[
         bool, typer.Option("--keep", help="Keep the sample history and its index, and print where.")
@@ -362,19 +502,24 @@ def _iso_epoch(epoch: float) -> str:
 
 
 def run() -> None:
-    """Run the CLI; an unexpected error is one line on stderr unless DEJA_DEBUG=1."""
+    """Run the CLI. A usage error is one line and exit 2; an unexpected error one line unless DEJA_DEBUG=1."""
     try:
-        app()
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
+        code = typer.main.get_command(app).main(prog_name="deja", standalone_mode=False)
+    except typer.TyperException as exc:  # typer's (click's) usage errors carry exit code 2 and their context
+        message = " ".join(exc.format_message().split()).rstrip(".")
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see `{ctx.command_path} --help`)" if exc.exit_code == 2 and ctx is not None else ""
+        sys.stderr.write(f"deja: {message}{hint}\n")
+        code = exc.exit_code
+    except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("deja: interrupted\n")
-        sys.exit(130)
+        code = 130
     except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
         if os.environ.get("DEJA_DEBUG") == "1":
             raise
         sys.stderr.write(f"deja: {type(exc).__name__}: {exc} (set DEJA_DEBUG=1 for the traceback)\n")
-        sys.exit(1)
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 __all__ = ["app", "run", "paths"]
