@@ -236,7 +236,7 @@ def search(
             for _, doc in scored:
                 mask |= doc_scores[(key[0], doc)].mask
             total *= (bin(mask).count("1") / len(words)) ** COORD
-        updated = index.segments[key[0]].session_keys(key[1])[3]
+        updated = index.segments[key[0]].session_keys(key[1]).updated
         ranked.append((total * recency(updated, now), key, scored))
     ranked.sort(key=lambda r: r[0], reverse=True)
 
@@ -291,7 +291,7 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
     for _, doc in scored:
         if len(out) >= count:
             break
-        if segment.doc(doc)[1] == KIND_TITLE:
+        if segment.doc(doc).kind == KIND_TITLE:
             continue
         message: Message = segment.message(doc)
         # The message's own words, unless the match is only in its tool calls' commands and paths.

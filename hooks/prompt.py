@@ -184,12 +184,12 @@ def _exchange(
     first, end = meta.first_doc, meta.first_doc + meta.n_docs
     if kind == KIND_ASSISTANT:
         question = next(
-            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d)[1] == KIND_USER), None
+            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d).kind == KIND_USER), None
         )
         return question, doc
     answer, most = None, -1
     for d in range(doc + 1, min(end, doc + TURN_DOCS)):
-        next_kind = segment.doc(d)[1]
+        next_kind = segment.doc(d).kind
         if next_kind == KIND_USER:
             break
         text = segment.message(d).text if next_kind == KIND_ASSISTANT else ""

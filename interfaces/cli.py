@@ -11,8 +11,8 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import orjson
 import typer
@@ -22,6 +22,7 @@ from ..core import paths
 from ..core.index import Index, IndexUnreadable, SessionMeta
 from ..core.library import NotFound, find_session, newest_sessions, open_index
 from .about import version
+from .verbs import register as register_work_verbs
 from .views import (
     search_json,
     search_text,
@@ -29,6 +30,7 @@ from .views import (
     show_json,
     show_text,
     when,
+    window_note,
 )
 
 if TYPE_CHECKING:  # installers load only for the commands that write files
@@ -55,14 +57,17 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 class Command(TyperCommand):
-    """A deja subcommand with plain help: arguments by name (``ID``, ``WORDS...``), options by their value's."""
+    """A subcommand with plain help: arguments by name (``ID``, ``WORDS...``), values by name (``--limit N``).
+
+    ``plain_help`` gives it to every command, however it was registered.
+    """
 
     def collect_usage_pieces(self, ctx: Context) -> list[str]:
         return [self.options_metavar or "", *map(_argument_name, _params(self, ctx, "argument"))]
 
     def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
         arguments = [(_argument_name(p), getattr(p, "help", None) or "") for p in _params(self, ctx, "argument")]
-        options = [row for p in _params(self, ctx, "option") if (row := p.get_help_record(ctx))]
+        options = [row for p in _params(self, ctx, "option") if (row := _option_row(p, ctx))]
         for title, rows in (("Arguments", arguments), ("Options", options)):
             if rows:
                 with formatter.section(title):
@@ -78,12 +83,25 @@ def _argument_name(param: Parameter) -> str:
     return f"{name}..." if param.nargs != 1 else name
 
 
-Handler = TypeVar("Handler", bound=Callable[..., Any])
+def _option_row(param: Parameter, ctx: Context) -> tuple[str, str] | None:
+    """``-n, --limit N`` and its help (defaults and ranges included); a flag is its names alone."""
+    record = param.get_help_record(ctx)
+    if record is None:
+        return None
+    names = ", ".join(sorted([*param.opts, *param.secondary_opts], key=lambda name: name.startswith("--")))
+    if getattr(param, "is_flag", False) or getattr(param, "count", False):
+        return names, record[1]
+    return f"{names} {param.metavar or (param.name or '').upper()}", record[1]
 
 
-def command(name: str) -> Callable[[Handler], Handler]:
-    """Register a ``deja NAME`` subcommand; every command is declared with this, so its help reads the same."""
-    return app.command(name, cls=Command)
+def plain_help(typer_app: typer.Typer) -> None:
+    """Give every command registered so far plain help (``Command``); run once the last one is registered.
+
+    A command that asked for a class of its own keeps it.
+    """
+    for info in typer_app.registered_commands:
+        if info.cls in (None, TyperCommand):
+            info.cls = Command
 
 
 def _print_version(wanted: bool) -> None:
@@ -166,7 +184,7 @@ def _check_source(source: str | None) -> None:
         fail(f"unknown source {source!r}: use one of {', '.join(SOURCES)}", code=2)
 
 
-@command("index")
+@app.command("index")
 def index_command(
     full: Annotated[bool, typer.Option("--full", help="Rebuild from scratch instead of refreshing.")] = False,
     json: JsonFlag = False,
@@ -209,7 +227,7 @@ def index_command(
         typer.echo(f"{nothing.message[:1].upper()}{nothing.message[1:]}: {nothing.fix}.")
 
 
-@command("search")
+@app.command("search")
 def search_command(
     words: Annotated[
         list[str],
@@ -257,7 +275,7 @@ def search_command(
         typer.echo(search_text(result))
 
 
-@command("sessions")
+@app.command("sessions")
 def sessions_command(
     project: Annotated[
         str | None, typer.Option("--project", "-p", metavar="PROJECT", help="Only this project (name or directory).")
@@ -308,25 +326,31 @@ def _that_do(count: int) -> str:
     return "the one that does" if count == 1 else f"the {count} that do"
 
 
-@command("show")
+@app.command("show")
 def show_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
+    offset: Annotated[int, typer.Option("--offset", min=0, help="The first message to show (0 is the first).")] = 0,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many messages to show.")] = 50,
     json: JsonFlag = False,
 ) -> None:
-    """Show one session: every message, with its tool calls and their results."""
+    """Show one session: its messages in order (50 at a time), with tool calls and their results."""
     index = _open_index()
     try:
         segment, meta = find_session(index, session_id)
     except NotFound as exc:
         fail(str(exc))
     messages = segment.messages(meta)
+    if offset and offset >= len(messages):
+        fail(f"--offset {offset} is past the end: session {meta.id} has {len(messages)} messages", code=2)
+    shown = messages[offset : offset + limit]
     if json:
-        emit_json(show_json(meta, messages))
+        emit_json(show_json(meta, shown, offset, len(messages)))
     else:
-        typer.echo(show_text(meta, messages))
+        hint = f"`deja show {meta.id} --offset {{offset}}`"
+        typer.echo(show_text(meta, shown) + window_note(offset, len(shown), len(messages), hint))
 
 
-@command("stats")
+@app.command("stats")
 def stats_command(json: JsonFlag = False) -> None:
     """How much history the index holds: sessions and messages per source and project, size and age."""
     index = _open_index()
@@ -385,7 +409,7 @@ def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> Non
             typer.echo(change.diff.rstrip("\n"))
 
 
-@command("install")
+@app.command("install")
 def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Wire deja into Cursor (MCP server, skill, /deja command; hooks with cursor-auto) or Claude Code."""
     from ..installers import InstallError, install
@@ -398,7 +422,7 @@ def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     _print_changes(target, changes, dry_run)
 
 
-@command("uninstall")
+@app.command("uninstall")
 def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Remove exactly what `deja install` wrote for a target, and nothing else."""
     from ..installers import InstallError, uninstall
@@ -411,7 +435,7 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     _print_changes(target, changes, dry_run)
 
 
-@command("mcp")
+@app.command("mcp")
 def mcp_command() -> None:
     """Serve deja's tools to agents over MCP (stdio); this is what mcp.json runs."""
     from .mcp_server import serve
@@ -429,14 +453,14 @@ def mcp_command() -> None:
 def _stop_now(signum: int, frame: object) -> NoReturn:
     """Ctrl-C on a server started by hand: its stdin reader blocks in a thread no exception reaches, so exit here.
 
-    The server only reads; an index refresh cut short leaves the previous index whole.
+    The server only reads; an index refresh cut short leaves the previous index whole. The line goes
+    straight to the file descriptor: the signal may land inside a write to ``sys.stderr``, which must not re-enter.
     """
-    sys.stderr.write("\ndeja mcp: stopped\n")
-    sys.stderr.flush()
+    os.write(2, b"\ndeja mcp: stopped\n")
     os._exit(0)
 
 
-@command("resume")
+@app.command("resume")
 def resume_command(
     session_id: Annotated[
         str, typer.Argument(metavar="ID", help="A cursor-agent chat's id, or a unique prefix of one.")
@@ -469,7 +493,7 @@ def resume_command(
         fail(f"cannot run {agent} in {directory}: {exc.strerror or exc}")
 
 
-@command("doctor")
+@app.command("doctor")
 def doctor_command(json: JsonFlag = False) -> None:
     """Whether deja can see and serve your Cursor history: the stores, the index, the wiring, and what to fix."""
     from .doctor import diagnose, report_json, report_text
@@ -483,7 +507,7 @@ def doctor_command(json: JsonFlag = False) -> None:
         raise typer.Exit(1)
 
 
-@command("demo")
+@app.command("demo")
 def demo_command(
     keep: Annotated[
         bool, typer.Option("--keep", help="Keep the sample history and its index, and print where.")
@@ -493,6 +517,10 @@ def demo_command(
     from .demo import run_demo
 
     run_demo(keep=keep)
+
+
+register_work_verbs(app)
+plain_help(app)
 
 
 def _iso_epoch(epoch: float) -> str:

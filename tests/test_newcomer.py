@@ -20,7 +20,7 @@ from deja.interfaces.about import DISTRIBUTION, upgrade_command, version
 from deja.interfaces.cli import Command, app
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["index", "search", "sessions", "show", "stats", "install", "uninstall", "mcp", "resume", "doctor", "demo"]
+COMMANDS = [str(info.name) for info in app.registered_commands]
 
 
 # --------------------------------------------------------------------------- the name and the version
@@ -62,8 +62,8 @@ def test_version_is_one_line_from_the_cli_doctor_and_the_mcp_server(sample: Samp
 
 
 def test_every_command_reads_its_help_plainly() -> None:
-    assert [info.name for info in app.registered_commands] == COMMANDS
-    assert all(info.cls is Command for info in app.registered_commands), "declare commands with cli.command()"
+    assert {"index", "search", "sessions", "show", "install", "mcp", "doctor", "demo"} <= set(COMMANDS)
+    assert all(info.cls is Command for info in app.registered_commands), "register commands before plain_help(app)"
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -197,5 +197,4 @@ def test_mcp_in_a_terminal_says_what_it_is_and_stops_on_ctrl_c(fake_home: Path) 
         if server.poll() is None:
             server.kill()
         os.close(leader)
-    assert server.returncode == 0 and out == b""
-    assert err.decode() == "\ndeja mcp: stopped\n"
+    assert (server.returncode, out, err.decode()) == (0, b"", "\ndeja mcp: stopped\n")

@@ -22,8 +22,8 @@ PACKAGE = ("core", "hooks", "installers", "interfaces")
 
 
 def table_under(heading: str) -> list[list[str]]:
-    """The cells of the first table after ``heading``, header and rule left out."""
-    section = README.split(f"\n{heading}\n", 1)[1]
+    """The cells of the first table after the heading that starts with ``heading``, header and rule left out."""
+    section = README.split(f"\n{heading}", 1)[1]
     rows = re.search(r"^\|.*?(?=\n(?!\|))", section, flags=re.S | re.M)
     assert rows, f"README.md: no table under {heading}"
     return [re.split(r"(?<!\\)\|", line.strip("|"))[:] for line in rows[0].splitlines()[2:]]
@@ -38,14 +38,17 @@ def test_generated_tables_match_the_code() -> None:
 
 
 def test_the_commands_table_lists_every_command_and_its_options() -> None:
-    rows = {cells[0].strip(): cells[0] for cells in table_under("## Commands")}
-    documented = {name for usage in rows for name in re.findall(r"`(?:deja )?([a-z][a-z-]*)", usage)}
+    rows = [cells[0].strip() for cells in table_under("## Commands\n")]
+    verbs = [cells[0].strip() for cells in table_under("## Work history")]  # their options are the verbs' section's
+    documented = {name for usage in rows + verbs for name in re.findall(r"`(?:deja )?([a-z][a-z-]*)", usage)}
     group = typer.main.get_command(app)
     assert isinstance(group, TyperGroup)
     commands = group.commands
     assert documented == set(commands) | set(HANDLERS)
     for name, command in commands.items():
-        usage = next(usage for usage in rows if f"deja {name} " in f"{usage} ".replace("`", " "))
+        usage = next((usage for usage in rows if f"deja {name} " in f"{usage} ".replace("`", " ")), None)
+        if usage is None:
+            continue
         options = {opt for param in command.params for opt in param.opts if opt.startswith("--") and opt != "--help"}
         assert {opt for opt in options if opt not in usage} == set(), f"`deja {name}`: options missing in README"
 
@@ -61,7 +64,7 @@ def _variables_read() -> set[str]:
 def test_the_environment_table_lists_every_variable_deja_reads() -> None:
     documented = {
         name
-        for cells in table_under("## Environment variables")
+        for cells in table_under("## Environment variables\n")
         for name in re.findall(r"`([A-Z][A-Z0-9_]+)", cells[0])
     }
     assert documented == _variables_read()

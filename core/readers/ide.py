@@ -164,7 +164,7 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
 # --- opening --------------------------------------------------------------
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def connect_read_only(path: Path) -> sqlite3.Connection:
     """Open read-only through the WAL.
 
     ``mode=ro`` never takes a write lock but still reads the ``-wal`` file;
@@ -181,7 +181,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def _open(path: Path, problems: Problems) -> _Db | None:
     try:
-        conn = _connect(path)
+        conn = connect_read_only(path)
     except sqlite3.Error as error:
         _count_database_error(error, problems)
         return None
