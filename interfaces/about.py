@@ -46,11 +46,13 @@ def _editable_source() -> Path | None:
 
 def upgrade_command() -> str:
     """The command that upgrades this deja the way it was installed: a checkout, pipx, or pip in its environment."""
-    source = _editable_source()
-    python = shlex.quote(sys.executable)
-    if source is not None:
-        checkout = shlex.quote(str(source))
-        return f"git -C {checkout} pull && {python} -m pip install -e {checkout}"
-    if "pipx" in Path(sys.prefix).parts:
+    return upgrade_advice(_editable_source(), Path(sys.prefix), sys.executable)
+
+
+def upgrade_advice(checkout: Path | None, prefix: Path, python: str) -> str:
+    """An editable install pulls its checkout; a pipx one asks pipx; any other upgrades with its own interpreter's pip."""
+    if checkout is not None:
+        return f"git -C {shlex.quote(str(checkout))} pull && {shlex.quote(python)} -m pip install -e {shlex.quote(str(checkout))}"
+    if "pipx" in prefix.parts:
         return f"pipx upgrade {DISTRIBUTION}"
-    return f"{python} -m pip install --upgrade {DISTRIBUTION}"
+    return f"{shlex.quote(python)} -m pip install --upgrade {DISTRIBUTION}"

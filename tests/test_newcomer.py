@@ -16,7 +16,7 @@ import pytest
 from harness import ENTRY, Sample, run_deja
 
 from deja.hooks.run import HANDLERS
-from deja.interfaces.about import DISTRIBUTION, upgrade_command, version
+from deja.interfaces.about import DISTRIBUTION, upgrade_advice, upgrade_command, version
 from deja.interfaces.cli import Command, app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +37,21 @@ def test_upgrade_advice_fits_this_install() -> None:
     advice = upgrade_command()
     assert f"git -C {ROOT} pull" in advice and f"{sys.executable} -m pip install -e {ROOT}" in advice
     assert not re.search(r"install (--upgrade )?deja(\s|$)", advice)
+
+
+@pytest.mark.parametrize(
+    ("checkout", "prefix", "python", "advice"),
+    [
+        ("/src/deja", "/home/me/.local/share/deja/venv", "/home/me/.local/share/deja/venv/bin/python",
+         "git -C /src/deja pull && /home/me/.local/share/deja/venv/bin/python -m pip install -e /src/deja"),
+        (None, "/home/me/.local/share/pipx/venvs/deja-cursor", "/home/me/.local/share/pipx/venvs/deja-cursor/bin/python",
+         "pipx upgrade deja-cursor"),
+        (None, "/opt/tools/deja", "/opt/tools/deja/bin/python", "/opt/tools/deja/bin/python -m pip install --upgrade deja-cursor"),
+        (None, "/opt/my tools", "/opt/my tools/bin/python", "'/opt/my tools/bin/python' -m pip install --upgrade deja-cursor"),
+    ],
+)  # fmt: skip
+def test_upgrade_advice_for_each_way_of_installing(checkout: str | None, prefix: str, python: str, advice: str) -> None:
+    assert upgrade_advice(Path(checkout) if checkout else None, Path(prefix), python) == advice
 
 
 def test_version_is_one_line_from_the_cli_doctor_and_the_mcp_server(sample: Sample) -> None:
