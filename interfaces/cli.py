@@ -11,6 +11,7 @@ import shutil
 import signal
 import sys
 import time
+import unicodedata
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -130,8 +131,24 @@ def terminal_width() -> int | None:
 
 
 def fit(line: str, width: int | None) -> str:
-    """``line`` cut to ``width`` columns with an ellipsis, so the terminal never wraps it."""
-    return line if width is None or len(line) <= width else line[: max(width - 1, 0)] + "…"
+    """``line`` cut to ``width`` terminal columns with an ellipsis, so the terminal never wraps it.
+
+    Wide characters (CJK, most emoji) take two columns, combining marks none.
+    """
+    if width is None or sum(map(_columns, line)) <= width:
+        return line
+    used = 0
+    for end, char in enumerate(line):
+        used += _columns(char)
+        if used > width - 1:
+            return line[:end] + "…"
+    return line
+
+
+def _columns(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
 
 
 def emit_json(data: object) -> None:

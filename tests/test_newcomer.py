@@ -17,7 +17,7 @@ from harness import ENTRY, Sample, run_deja
 
 from deja.hooks.run import HANDLERS
 from deja.interfaces.about import DISTRIBUTION, upgrade_advice, upgrade_command, version
-from deja.interfaces.cli import Command, app
+from deja.interfaces.cli import Command, app, fit
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = [str(info.name) for info in app.registered_commands]
@@ -163,6 +163,22 @@ def test_sessions_fit_the_terminal(indexed_sample: Sample, columns: int) -> None
     assert len(lines) == 6 and all(len(line) <= columns for line in lines), lines
     assert any(line.endswith("…") for line in lines)
     assert lines[0].startswith("5d1c9b21-3f4e-4a77-8c1d-2e3fb1d0a002  ")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("line", "width", "shown"),
+    [
+        ("short", 10, "short"),
+        ("exactly ten", 11, "exactly ten"),
+        ("a bit too long", 10, "a bit too…"),
+        ("日本語のタイトル", 9, "日本語の…"),  # two columns a character
+        ("cafe\u0301 au lait", 8, "cafe\u0301 au…"),  # the accent takes no column
+    ],
+)
+def test_a_line_is_cut_to_the_terminals_columns(line: str, width: int, shown: str) -> None:
+    assert fit(line, width) == shown
+    assert fit(line, None) == line
 
 
 def test_sessions_into_a_pipe_are_whole(indexed_sample: Sample) -> None:
