@@ -5,7 +5,7 @@ Only values are redacted, never the code around them: a provider key (``ghp_…`
 ``Authorization`` header, or a literal given to a secret-named key
 (``password = "hunter2"``, ``"token": "…"``, ``API_KEY=…``). Type annotations,
 ``None``, empty strings, placeholders, calls and environment lookups
-(``os.environ["GITHUB_TOKEN"]``) stay as written.
+(``os.environ[name]``) stay as written.
 
 It runs on everything the index stores, so it is built to be cheap: a token's
 regex starts with the token's literal prefix (the engine skips to it like a

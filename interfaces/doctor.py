@@ -14,7 +14,9 @@ errors alone make the exit status 1.
 
 from __future__ import annotations
 
+import re
 import shlex
+import textwrap
 import time
 from collections import Counter
 from datetime import datetime
@@ -34,6 +36,7 @@ from ..core.readers import (
     scan_transcripts,
     survey_chats,
 )
+from .about import upgrade_command, version
 from .views import when
 
 Level = Literal["ok", "warn", "error"]
@@ -81,6 +84,9 @@ class IndexStatus(msgspec.Struct):
 
 class Report(msgspec.Struct):
     healthy: bool
+    #: This deja's version, and the command that upgrades it the way it was installed.
+    version: str
+    upgrade: str
     ide_root: str
     cli_roots: list[str]
     stores: list[Store]
@@ -114,12 +120,15 @@ def diagnose(home: Path | None = None) -> Report:
     skipped = dict(state.problems) if state else {}
     wiring = [Finding(f.level, "wiring", f.message, f.fix) for f in wiring_report()]
     problems = [
+        *_missing_roots(),
         *_history_problems(stores, [ide_root, *cli_roots], skipped, chats),
         *_index_problems(index, damage),
         *(finding for finding in wiring if finding.level != "ok"),
     ]
     return Report(
         healthy=not any(p.level == "error" for p in problems),
+        version=version(),
+        upgrade=upgrade_command(),
         ide_root=str(ide_root),
         cli_roots=[str(root) for root in cli_roots],
         stores=stores,
@@ -132,18 +141,32 @@ def diagnose(home: Path | None = None) -> Report:
     )
 
 
+def no_history(looked_in: list[Path]) -> Finding:
+    """Where deja looked for Cursor's chats and found none, and what to do (doctor's and ``deja index``'s words)."""
+    return Finding(
+        "warn",
+        "history",
+        f"no Cursor chats found in {' or '.join(map(str, looked_in))}",
+        "chat once in Cursor or cursor-agent; if your history is elsewhere, point DEJA_CURSOR_ROOT or "
+        "DEJA_CURSOR_CLI_ROOT at it (`deja demo` shows deja on a sample history)",
+    )
+
+
+def _missing_roots() -> list[Finding]:
+    """A root override naming no folder: every command that reads history refuses to run until it is fixed."""
+    return [
+        Finding("error", "history", f"{name}={path}: no such folder; searches fail until it is fixed",
+                "point it at an existing folder or unset it")
+        for name, path in paths.missing_overrides()
+    ]  # fmt: skip
+
+
 def _history_problems(
     stores: list[Store], looked_in: list[Path], skipped: dict[str, int], chats: ChatSurvey
 ) -> list[Finding]:
     problems = []
     if not any(store.count for store in stores):
-        problems.append(Finding(
-            "warn",
-            "history",
-            f"no Cursor chats found in {' or '.join(map(str, looked_in))}",
-            "chat once in Cursor or cursor-agent; if your history is elsewhere, point DEJA_CURSOR_ROOT or "
-            "DEJA_CURSOR_CLI_ROOT at it (`deja demo` shows deja on a sample history)",
-        ))  # fmt: skip
+        problems.append(no_history(looked_in))
     for store in stores:
         if store.unreadable:
             fix = f"sqlite3 {shlex.quote(store.path)} 'PRAGMA integrity_check'  (with Cursor closed)"
@@ -263,9 +286,12 @@ def report_json(report: Report) -> dict:
     return msgspec.to_builtins(report, builtin_types=(datetime,))
 
 
-def report_text(report: Report) -> str:
-    """One screen: each section's state, each problem under it with its fix, and a verdict."""
-    lines = ["Cursor history"]
+def report_text(report: Report, width: int | None = None) -> str:
+    """One screen: each section's state, each problem under it with its fix, and a verdict.
+
+    Problems and fixes wrap at word boundaries within ``width`` (the terminal's), under their own indent.
+    """
+    lines = [f"deja {report.version}", "", "Cursor history"]
     ide = [s for s in report.stores if s.kind == "cursor-ide"]
     if ide:
         chats, databases = _count(sum(s.count for s in ide), "chat"), _count(len(ide), "database")
@@ -308,7 +334,7 @@ def report_text(report: Report) -> str:
         lines.append(f"deja can see and serve your history; {_count(warnings, 'warning')} above.")
     else:
         lines.append("deja can see and serve your history.")
-    return "\n".join(lines)
+    return "\n".join(line for text in lines for line in _wrap(text, width))
 
 
 def _projects_line(index: IndexStatus) -> str:
@@ -324,6 +350,26 @@ def _problem_lines(report: Report, area: Area) -> list[str]:
             label = "ERROR" if problem.level == "error" else problem.level
             lines += [f"  {label:<5}  {problem.message}", f"         fix: {problem.fix}"]
     return lines
+
+
+# A line's head: its indent and a label in its own column ("editor", "ERROR", "fix:"), which continuations align under.
+_HEAD = re.compile(r"\s*(?:fix: |\S+\s{2,})?")
+
+
+def _wrap(line: str, width: int | None) -> list[str]:
+    """``line`` wrapped between words within ``width``, continuations under its text; a path longer than a line stays whole."""
+    head = _HEAD.match(line)
+    if width is None or len(line) <= width or head is None:
+        return [line]
+    indent = " " * head.end()
+    return textwrap.wrap(
+        line[head.end() :],
+        width=max(width, head.end() + 20),
+        initial_indent=line[: head.end()],
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _count(n: int, noun: str) -> str:

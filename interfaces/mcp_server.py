@@ -22,7 +22,6 @@ import subprocess
 import sys
 import threading
 import time
-from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -40,6 +39,7 @@ from ..core.library import NotFound, find_session, newest_sessions, session_dige
 from ..core.model import Message
 from ..core.resume import ResumeRefused, resume_line
 from ..core.search import Filters, SearchResult, parse_since, search
+from .about import version
 from .mcp_stdio import answering_stdio
 from .views import search_json, search_text, session_json, session_line, show_json, show_text, window_note
 
@@ -358,7 +358,7 @@ class Tools:
 
 
 def build_server(home: Path | None = None, refresh_every: float = REFRESH_SECONDS) -> MCPServer:
-    server: MCPServer = MCPServer("deja", instructions=INSTRUCTIONS, version=version("deja"), log_level="WARNING")
+    server: MCPServer = MCPServer("deja", instructions=INSTRUCTIONS, version=version(), log_level="WARNING")
     tools = Tools(home, refresh_every)
     for tool, title in (
         (tools.search, "Search past Cursor sessions"),

@@ -7,10 +7,10 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from harness import run_deja
 from typer.testing import CliRunner
 
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, API_EDITOR_COMPOSER, INFRA_STORE_CHAT
@@ -22,16 +22,6 @@ HOOK_SECTIONS = {
     "preToolUse (deja hook-tool)": "`pytest -q` ran 2 times in this project before",
     "postToolUse (deja hook-tool-after)": "This error came up before",
 }
-
-
-def demo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deja.interfaces.entry", "demo", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def sections(out: str) -> dict[str, str]:
@@ -48,7 +38,7 @@ def sample_folder(out: str) -> Path:
 
 def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path) -> None:
     started = time.perf_counter()
-    ran = demo()
+    ran = run_deja("demo")
     elapsed = time.perf_counter() - started
     assert ran.returncode == 0, ran.stderr
     assert ran.stderr == ""
@@ -104,7 +94,7 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
 
 
 def test_demo_keep_leaves_a_history_to_try_more_commands_on(fake_home: Path, tmp_path: Path) -> None:
-    ran = demo("--keep")
+    ran = run_deja("demo", "--keep")
     assert ran.returncode == 0, ran.stderr
     folder = sample_folder(ran.stdout)
     try:
@@ -113,13 +103,7 @@ def test_demo_keep_leaves_a_history_to_try_more_commands_on(fake_home: Path, tmp
         assert export.startswith("export DEJA_")
         env = dict(os.environ)
         env.update(dict(pair.split("=", 1) for pair in shlex.split(export.removeprefix("export "))))
-        search = subprocess.run(
-            [sys.executable, "-m", "deja.interfaces.entry", "search", "docker", "disk"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        search = run_deja("search", "docker", "disk", env=env)
         assert search.returncode == 0 and search.stdout.startswith("Docker build out of disk"), search.stderr
         # The resume line it printed runs, in the sample's project.
         bin_dir = tmp_path / "bin"

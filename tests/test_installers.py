@@ -19,6 +19,8 @@ import pytest
 
 from deja.installers import TARGETS, InstallError, cursor, guidance, install, uninstall, wiring_report
 
+pytestmark = pytest.mark.unit
+
 CURSOR_EVENTS = {
     "sessionStart": ("hook-context", None),
     "beforeSubmitPrompt": ("hook-prompt", None),

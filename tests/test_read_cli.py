@@ -61,6 +61,8 @@ from deja.core.writers.cursor_agent import (
     write_transcript,
 )
 
+pytestmark = pytest.mark.unit
+
 UTC3 = timezone(timedelta(hours=3))
 T0 = datetime(2026, 7, 26, 13, 6, tzinfo=UTC3)
 CWD = "/work/api"

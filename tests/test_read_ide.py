@@ -24,6 +24,8 @@ from deja.core.writers.ide import (
     write_workspace_json,
 )
 
+pytestmark = pytest.mark.unit
+
 T0 = 1784278800000  # 2026-07-17 09:00:00 UTC, in ms
 CHAT_PANEL = "workbench.panel.aichat.view.aichat.chatdata"
 REAL_DB = ("realdata", "slevin48-cursor-history", "state.vscdb")
