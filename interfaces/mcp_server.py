@@ -41,7 +41,7 @@ from ..core.resume import ResumeRefused, resume_line
 from ..core.search import Filters, SearchResult, parse_since, search
 from .about import version
 from .mcp_stdio import answering_stdio
-from .views import search_json, search_text, session_json, session_line, show_json, show_text, window_note
+from .views import lines_within, search_json, search_text, session_json, session_line, show_json, show_text, window_note
 
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How stale the index may get between two tool calls before one of them refreshes it.
@@ -180,12 +180,7 @@ def fit_bytes(text: str, budget: int) -> str:
     """``text`` cut at a line boundary to ``budget`` UTF-8 bytes, saying so."""
     if len(text.encode()) <= budget:
         return text
-    kept, used = [], 0
-    for line in text.splitlines():
-        used += len(line.encode()) + 1
-        if used > budget - 40:
-            break
-        kept.append(line)
+    kept = lines_within(text.splitlines(), budget - 40)  # room for the note below
     return "\n".join(kept) + "\n(cut to fit; ask a narrower question)"
 
 
