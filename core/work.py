@@ -9,6 +9,7 @@ imported where it is used: the failure hook imports this module and needs none.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from .index import Index, Segment, SessionMeta, edited_paths
 from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_keys, error_lines, normalise_command, path_key
 from .model import Message, ToolCall, one_line
 from .readers.ai_tracking import Attribution, attributions
+from .regular_files import open_regular
 
 #: How far past an error the fix is looked for (messages).
 FOLLOW_DOCS = 30
@@ -151,7 +153,7 @@ def split_location(target: str) -> tuple[str, int | None]:
 def read_line(path: str, number: int) -> str:
     """Line ``number`` of the file at ``path``; LookupError (one line saying why) when there is none."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with io.TextIOWrapper(open_regular(path), encoding="utf-8", errors="replace") as handle:
             for i, line in enumerate(handle, 1):
                 if i == number:
                     return line.rstrip("\n")

@@ -13,8 +13,10 @@ from .call import HookCall, log, request_build
 
 #: How long to wait for another writer before handing the ingest to a background process.
 LOCK_SECONDS = 3.0
-#: Set in that background process: it waits for the lock as long as it takes.
+#: Set in that background process: it waits longer for the lock, but never without a bound.
 WAIT_VARIABLE = "DEJA_INGEST_WAIT"
+#: How long that background process waits before giving up (the next refresh picks the chat up anyway).
+BACKGROUND_LOCK_SECONDS = 300.0
 
 
 def session_end(call: HookCall) -> str:
@@ -31,14 +33,20 @@ def session_end(call: HookCall) -> str:
         return ""
     from ..core.indexer import refresh
 
-    waits = os.environ.get(WAIT_VARIABLE) == "1"
+    in_background = os.environ.get(WAIT_VARIABLE) == "1"
+    wait = BACKGROUND_LOCK_SECONDS if in_background else LOCK_SECONDS
     try:
-        result = refresh(call.home, only_chat_ids=ids, lock_timeout=-1 if waits else LOCK_SECONDS)
+        result = refresh(call.home, only_chat_ids=ids, lock_timeout=wait)
     except TimeoutError:
-        log(
-            f"{call.event}: the index stayed locked for {LOCK_SECONDS:.0f} s; a background process will ingest {sorted(ids)}"
-        )
-        _ingest_later(call.payload)
+        if in_background:
+            log(
+                f"{call.event}: the index stayed locked for {wait:.0f} s; gave up on {sorted(ids)} until the next refresh"
+            )
+        else:
+            log(
+                f"{call.event}: the index stayed locked for {wait:.0f} s; a background process will ingest {sorted(ids)}"
+            )
+            _ingest_later(call.payload)
         return ""
     log(f"{call.event}: ingested {sorted(ids)}: {result.added} added, {result.updated} updated")
     return ""
