@@ -32,21 +32,23 @@ from coding_data import CodingHistory, Question, build  # noqa: E402
 
 from deja.core.index import Index  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
-from deja.core.search import search  # noqa: E402
+from deja.core.search import Filters, search  # noqa: E402
 from deja.hooks.prompt import recall_for  # noqa: E402
 
 HALVES = ("tuning", "reporting")
 
 
-def ranks(index: Index, questions: list[Question]) -> dict[int, int | None]:
-    """Each answerable question's 1-based rank of its session in the top 10, or None."""
+def ranks(index: Index, questions: list[Question]) -> tuple[dict[int, int | None], dict[int, str]]:
+    """Each answerable question's 1-based rank of its session in the top 10 (or None), and what ranked first."""
     found: dict[int, int | None] = {}
+    first: dict[int, str] = {}
     for i, q in enumerate(questions):
         if not q.gold:
             continue
         hits = search(index, q.text, limit=10, snippets=0).hits
         found[i] = next((r for r, hit in enumerate(hits, 1) if hit.session_id == q.gold), None)
-    return found
+        first[i] = f"{hits[0].title} {hits[0].matched}" if hits else "nothing"
+    return found, first
 
 
 def search_table(questions: list[Question], found: dict[int, int | None]) -> list[str]:
@@ -87,12 +89,19 @@ def gate_table(index: Index, questions: list[Question], mode: str) -> list[str]:
     return lines
 
 
-def misses(questions: list[Question], found: dict[int, int | None], half: str) -> list[str]:
-    return [
-        f"  rank {found[i]}: [{questions[i].kind}] {questions[i].text}"
-        for i in found
-        if found[i] != 1 and questions[i].half == half
-    ]
+def misses(
+    index: Index, questions: list[Question], found: dict[int, int | None], first: dict[int, str], half: str
+) -> list[str]:
+    """The questions not ranked first: the answer's session (title, the query terms it holds) and what won."""
+    lines = []
+    for i, rank in found.items():
+        q = questions[i]
+        if rank == 1 or q.half != half:
+            continue
+        gold = search(index, q.text, limit=1, snippets=0, filters=Filters(session_id=q.gold)).hits
+        held = f"{gold[0].title} {gold[0].matched}" if gold else "(no query term)"
+        lines.append(f"  rank {rank}: [{q.kind}] {q.text}\n    answer: {held}\n    first:  {first[i]}")
+    return lines
 
 
 def run(built: CodingHistory, home: Path, modes: list[str], show_misses: str | None) -> None:
@@ -104,13 +113,13 @@ def run(built: CodingHistory, home: Path, modes: list[str], show_misses: str | N
         f"{built.sessions} sessions, {index.message_count} messages indexed in {time.perf_counter() - started:.1f} s; "
         f"{answerable} answerable and {len(built.questions) - answerable} unanswerable questions"
     )
-    found = ranks(index, built.questions)
+    found, first = ranks(index, built.questions)
     print("\n".join(search_table(built.questions, found)))
     for mode in modes:
         print("\n".join(gate_table(index, built.questions, mode)))
     if show_misses:
         print(f"\nmisses ({show_misses} half):")
-        print("\n".join(misses(built.questions, found, show_misses)))
+        print("\n".join(misses(index, built.questions, found, first, show_misses)))
 
 
 def main() -> int:

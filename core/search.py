@@ -40,6 +40,7 @@ from .fields import (
 from .index import SOURCE_CODES, Index, Segment, name_hash
 from .model import Message
 from .text import identifier_parts, normalise, phrases, term_positions, terms
+from .thesaurus import related
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there, and
 #: no posting is cut (a small index is ranked exactly).
@@ -164,51 +165,81 @@ def recency(updated: float, now: float) -> float:
 
 
 class _Scored:
-    """One message's running score, the query terms it matched (a bit mask) and its session."""
+    """One message's running score, the query terms it matched (bit masks: as written, and only through another
+    word, ``thesaurus.related``) and its session."""
 
-    __slots__ = ("score", "mask", "ordinal")
+    __slots__ = ("score", "mask", "near", "ordinal")
 
-    def __init__(self, score: float, mask: int, ordinal: int):
-        self.score, self.mask, self.ordinal = score, mask, ordinal
+    def __init__(self, score: float, mask: int, ordinal: int, near: int = 0):
+        self.score, self.mask, self.ordinal, self.near = score, mask, ordinal, near
 
 
 def _score_docs(
-    index: Index, query: list[str], filters: Filters, parts: dict[str, str] | None = None
+    index: Index,
+    query: list[str],
+    filters: Filters,
+    parts: dict[str, str] | None = None,
+    others: dict[str, list[tuple[str, float]]] | None = None,
+    gained: frozenset[str] = frozenset(),
 ) -> tuple[dict[tuple[int, int], _Scored], dict[str, float]]:
     """Every candidate message's score, keyed by (segment number, doc), and each term's idf.
 
-    ``parts`` maps a term that is only part of an identifier to the identifier (see ``text.identifier_parts``).
+    ``parts`` maps a term that is only part of an identifier to the identifier (see ``text.identifier_parts``);
+    ``others`` a term to the other words it also looks for, with their share of its weight
+    (``thesaurus.related``): a doc holding one of them holds the term ``near``ly, which ranks it but is not a
+    match as written (the idfs are of the terms as written). Terms from ``gained`` on match only nearly.
     """
     scores: dict[tuple[int, int], _Scored] = {}
     idfs: dict[str, float] = {}
     parts = parts or {}
+    others = others or {}
+    for bit, term in enumerate(query):
+        part = PART_WEIGHT if parts.get(term) in idfs else 1.0
+        if term not in gained and (idf := _add_postings(index, term, part, 1 << bit, False, filters, scores)):
+            idfs[term] = idf
+        for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
+            _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores)
+    return scores, idfs
+
+
+def _add_postings(
+    index: Index,
+    term: str,
+    weight: float,
+    flag: int,
+    near: bool,
+    filters: Filters,
+    scores: dict[tuple[int, int], _Scored],
+) -> float:
+    """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
+    ``near``ly); its idf (0 when the index lacks it)."""
+    found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
+    df = sum(count for *_, count in found)
+    if df == 0:
+        return 0.0
+    idf = index.idf(df)
+    weight *= idf
     kinds = filters.kinds
     budget = FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
-    for bit, term in enumerate(query):
-        found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
-        df = sum(count for *_, count in found)
-        if df == 0:
+    # A common term decides little of the ranking: it reads a quarter as far.
+    whole = index.total_docs <= FULL_READ_DOCS
+    term_budget = budget if idf >= COMMON_IDF else budget // 4
+    for i, segment, p_off, count in found:
+        if not count:
             continue
-        idf = idfs[term] = index.idf(df)
-        weight = idf * (PART_WEIGHT if parts.get(term) in idfs else 1.0)
-        flag = 1 << bit
-        # A common term decides little of the ranking: it reads a quarter as far.
-        whole = index.total_docs <= FULL_READ_DOCS
-        term_budget = budget if idf >= COMMON_IDF else budget // 4
-        for i, segment, p_off, count in found:
-            if not count:
+        share = count if whole else max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs))
+        for doc, ordinal, impact in segment.postings(p_off, 0, min(count, share)):
+            if kinds and segment.doc(doc)[1] not in kinds:
                 continue
-            share = count if whole else max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs))
-            for doc, ordinal, impact in segment.postings(p_off, 0, min(count, share)):
-                if kinds and segment.doc(doc)[1] not in kinds:
-                    continue
-                entry = scores.get((i, doc))
-                if entry is None:
-                    scores[(i, doc)] = _Scored(weight * impact, flag, ordinal)
-                else:
-                    entry.score += weight * impact
-                    entry.mask |= flag
-    return scores, idfs
+            entry = scores.get((i, doc))
+            if entry is None:
+                entry = scores[(i, doc)] = _Scored(0.0, 0, ordinal)
+            entry.score += weight * impact
+            if near:
+                entry.near |= flag
+            else:
+                entry.mask |= flag
+    return idf
 
 
 def _date_boosts(
@@ -331,7 +362,7 @@ def _rank(
         scored.sort(reverse=True)
         total = scored[0][0] + SECOND_BEST_SHARE * sum(s for s, _ in scored[1:3])
         if words:
-            total *= (bin(_mask(doc_scores, key[0], scored)).count("1") / len(words)) ** COORD
+            total *= (bin(_mask(doc_scores, key[0], scored, near=True)).count("1") / len(words)) ** COORD
             total *= (_window_cover(index.segments[key[0]], doc_scores, key[0], scored) / len(words)) ** WINDOW_COORD
         updated = index.segments[key[0]].session_keys(key[1]).updated
         ranked.append((total * recency(updated, now) * dated.get(key, 1.0), key, scored))
@@ -349,7 +380,7 @@ def _window_cover(
         entry = doc_scores.get((seg_i, doc))
         if entry is not None:
             position = segment.position(doc)
-            by_message[position] = by_message.get(position, 0) | entry.mask
+            by_message[position] = by_message.get(position, 0) | entry.mask | entry.near
     masks = [by_message[p] for p in sorted(by_message)]
     best = 0
     for i in range(len(masks)):
@@ -360,11 +391,12 @@ def _window_cover(
     return best
 
 
-def _mask(doc_scores: dict[_Key, _Scored], seg_i: int, scored: list[tuple[float, int]]) -> int:
+def _mask(doc_scores: dict[_Key, _Scored], seg_i: int, scored: list[tuple[float, int]], near: bool = False) -> int:
+    """The query terms ``scored``'s docs hold as written (and, when ``near``, through another word)."""
     mask = 0
     for _, doc in scored:
         entry = doc_scores.get((seg_i, doc))
-        mask |= entry.mask if entry else 0
+        mask |= (entry.mask | (entry.near if near else 0)) if entry else 0
     return mask
 
 
@@ -413,7 +445,9 @@ def search(
     # (dropping them cost 0.2 pt of R@1 on LoCoMo's tuning half).
     text = undated if dates and not query_terms(undated)[0] else query
     words, wanted_phrases = query_terms(text)
-    doc_scores, idfs = _score_docs(index, words, filters, identifier_parts(text))
+    others, gained = related(text, words)
+    words += gained
+    doc_scores, idfs = _score_docs(index, words, filters, identifier_parts(text), others, frozenset(gained))
     dated = _date_boosts(index, dates, doc_scores)
     only = _session_keys(index, filters.session_id) if filters.session_id else None
     grouped = _group(index, doc_scores, filters, only)
