@@ -1,12 +1,13 @@
 """Secrets pasted into chats become ``[redacted:<kind>]`` before anything is indexed or printed.
 
-``DEJA_NO_REDACT=1`` turns it off.
+``DEJA_NO_REDACT=1`` (or ``redact = false`` in the config file) turns it off.
 """
 
 from __future__ import annotations
 
-import os
 import re
+
+from . import config
 
 # Order matters: the specific shapes go before the generic assignment rule.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -59,7 +60,7 @@ _NEEDLES = (
 
 
 def enabled() -> bool:
-    return os.environ.get("DEJA_NO_REDACT", "") != "1"
+    return bool(config.get("redact"))
 
 
 def redact(text: str) -> str:

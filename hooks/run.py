@@ -1,8 +1,13 @@
 """The one path every hook takes: read the event on stdin, look up the index, print context.
 
 A hook never breaks the agent. Whatever goes wrong (bad stdin, no index, a
-corrupt one, an exception), it exits 0, prints valid output or nothing, and
-writes why to ``<DEJA_HOME>/hooks.log``.
+corrupt one, an exception), it exits 0, prints valid output or nothing. Every
+call leaves one line in ``<DEJA_HOME>/hooks.log``: what it gave, or why it
+stayed silent (``deja hooks log`` lists them).
+
+The first prompt or tool event of a conversation deja has not seen also
+carries the session-start block: a resumed chat and ``/new`` send no
+``sessionStart`` (``context.with_opening``).
 """
 
 from __future__ import annotations
@@ -11,6 +16,10 @@ import os
 import sys
 import time
 from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .call import HookCall
 
 #: command -> (module in deja.hooks, function, default event name for Claude-style output)
 HANDLERS = {
@@ -21,6 +30,8 @@ HANDLERS = {
     "hook-session-end": ("session_end", "session_end", "SessionEnd"),
 }
 
+#: The hooks whose first event in a conversation also carries the session-start block.
+OPENERS = frozenset({"hook-prompt", "hook-tool", "hook-tool-after"})
 STDIN_LIMIT = 8 << 20
 STDIN_SECONDS = 0.5
 
@@ -40,18 +51,33 @@ def main(command: str, argv: list[str]) -> int:
         if why:
             log(f"{command}: {why}")
         if call is None:
-            log(f"{command}: stdin is not a JSON object; nothing injected")
+            log(f"{command} - -: silent: stdin is not a JSON object")
             return 0
-        handler = getattr(import_module(f"deja.hooks.{module}"), function)
-        text = handler(call)
+        handlers = import_module(f"deja.hooks.{module}")
+        text = getattr(handlers, function)(call)
+        if command in OPENERS:
+            from .context import with_opening
+
+            text = with_opening(call, text, handlers.BUDGET)
         if text:
-            sys.stdout.write(call.output(text))
+            sys.stdout.buffer.write(call.output(text))
             sys.stdout.flush()
-        if os.environ.get("DEJA_TRACE") == "1":
-            log(f"{command}: {1000 * (time.perf_counter() - started):.1f} ms, {len(text or '')} chars")
+        log(decision(command, call, text, time.perf_counter() - started))
     except BaseException as exc:  # noqa: BLE001 - a hook must never fail the agent
         log(f"{command}: {type(exc).__name__}: {exc}")
     return 0
+
+
+def decision(command: str, call: HookCall, text: str, seconds: float) -> str:
+    """``hook-prompt beforeSubmitPrompt <conversation>: gave 812 bytes`` or ``…: silent: <why>``."""
+    from ..core import config
+
+    outcome = f"gave {len(text.encode())} bytes" if text else f"silent: {call.why or 'nothing to add'}"
+    if call.notes:
+        outcome += f" ({'; '.join(call.notes)})"
+    if config.get("trace"):
+        outcome += f" in {1000 * seconds:.1f} ms"
+    return f"{command} {call.event} {call.conversation or '-'}: {outcome}"
 
 
 def read_stdin(stream) -> tuple[bytes, str]:
