@@ -13,6 +13,7 @@ carries the session-start block: a resumed chat and ``/new`` send no
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from importlib import import_module
@@ -69,15 +70,17 @@ def main(command: str, argv: list[str]) -> int:
 
 
 def decision(command: str, call: HookCall, text: str, seconds: float) -> str:
-    """``hook-prompt beforeSubmitPrompt <conversation>: gave 812 bytes`` or ``…: silent: <why>``."""
+    """``hook-prompt beforeSubmitPrompt <conversation>: gave 812 bytes | <note> | 41.2 ms``, or ``…: silent: <why>``.
+
+    ``deja hooks log`` reads these lines back (``interfaces/delivery.py``).
+    """
     from ..core import config
 
-    outcome = f"gave {len(text.encode())} bytes" if text else f"silent: {call.why or 'nothing to add'}"
-    if call.notes:
-        outcome += f" ({'; '.join(call.notes)})"
+    parts = [f"gave {len(text.encode())} bytes" if text else f"silent: {call.why or 'nothing to add'}", *call.notes]
     if config.get("trace"):
-        outcome += f" in {1000 * seconds:.1f} ms"
-    return f"{command} {call.event} {call.conversation or '-'}: {outcome}"
+        parts.append(f"{1000 * seconds:.1f} ms")
+    event, conversation = (re.sub(r"\s+", "_", x)[:80] or "-" for x in (call.event, call.conversation))
+    return f"{command} {event} {conversation}: {' | '.join(parts)}"
 
 
 def read_stdin(stream) -> tuple[bytes, str]:

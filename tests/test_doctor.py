@@ -61,6 +61,13 @@ def sample_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample_env: Path) -> None:
+    for key, variable in (
+        ("home", "DEJA_HOME"),
+        ("cursor_root", "DEJA_CURSOR_ROOT"),
+        ("cursor_cli_root", "DEJA_CURSOR_CLI_ROOT"),
+    ):
+        # In the config file as well, so Cursor's hooks, started without this shell, see the same history.
+        assert deja("config", "set", key, os.environ[variable]).returncode == 0
     assert deja("install", "cursor-auto").returncode == 0
     assert deja("index").returncode == 0
 
