@@ -50,7 +50,7 @@ _STEP_DONE = re.compile(r"for step\s+[A-Za-z]+\s+completed")
 _COMMAND = re.compile(r"Command:\s*(.*?)\s*\((\d+)\s*ms\)\s*exit code:?\s*(-?\d+)")
 _DEJA = re.compile(r"\bdeja(?:\.exe)?[\"']?\s+(hook-[a-z-]+)")
 _EVENT_FIELD = re.compile(r'"hook_event_name"\s*:\s*"([A-Za-z]+)"')
-_DECISION = re.compile(r"^(\S+) (hook-[a-z-]+) (\S+) (\S+): (gave \d+ bytes|silent: .*)$")
+_DECISION = re.compile(r"^(\S+) (hook-[a-z-]+) (\S+) (\S+): (gave \d+ bytes.*|silent: .*)$")
 _MILLISECONDS = re.compile(r"^([\d.]+) ms$")
 
 
