@@ -10,6 +10,13 @@ edited file, a chat), plus a prompt that matches nothing. Every spawn, the
 floor's included, is timed the same way in the same run, interleaved, so
 machine noise hits both alike.
 
+Every hook reads deja's config file on every call, so the bench runs with one
+in place (``bench/out/config/deja/config.toml``, the same settings the
+environment gives). Payloads come in a conversation that already had its
+``sessionStart``, as most events do; the ``(first event)`` row is a prompt
+opening a conversation deja has not seen, which also carries the
+session-start block.
+
 Targets: median at most 3x the floor; median at 100k sessions under 1.25x the
 one at 1k; peak memory flat as well.
 """
@@ -36,6 +43,8 @@ from bench_index import OUT, history_for, percentile  # noqa: E402
 from deja.core.index import Index, IndexUnreadable  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS  # noqa: E402
+from deja.hooks.call import STARTED, HookCall  # noqa: E402
+from deja.hooks.run import OPENERS  # noqa: E402
 
 FLOOR = "python -c pass"
 TIME = "/usr/bin/time"
@@ -133,6 +142,10 @@ def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
     return {
         "hook-context": ("hook-context", {**base, "hook_event_name": "sessionStart", "is_background_agent": False}),
         "hook-prompt": ("hook-prompt", {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": target.question}),
+        "hook-prompt (first event)": (
+            "hook-prompt",
+            {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": target.question},
+        ),
         "hook-prompt (no match)": (
             "hook-prompt",
             {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "write a haiku about autumn leaves in Lisbon"},
@@ -206,11 +219,20 @@ class Row(msgspec.Struct):
     answered: bool
 
 
+def with_config_file(home: Path) -> dict[str, str]:
+    """The environment, plus a config file holding the same settings, which every hook then reads."""
+    folder = OUT / "config"
+    (folder / "deja").mkdir(parents=True, exist_ok=True)
+    (folder / "deja" / "config.toml").write_text(f'home = "{home}"\nrecall = "safe"\ntrace = false\n', encoding="utf-8")
+    env = {**os.environ, "DEJA_HOME": str(home), "XDG_CONFIG_HOME": str(folder)}
+    env.pop("DEJA_RECALL", None)
+    return env
+
+
 def bench_size(size: int, runs: int) -> dict[str, Row]:
     home = index_home(size)
     target = find_target(Index.open(home))
-    env = {**os.environ, "DEJA_HOME": str(home)}
-    env.pop("DEJA_RECALL", None)
+    env = with_config_file(home)
     cases = {FLOOR: ([sys.executable, "-c", "pass"], {})}
     for label, (command, payload) in payloads(target).items():
         cases[label] = ([sys.executable, "-m", "deja.interfaces.entry", command], payload)
@@ -219,14 +241,17 @@ def bench_size(size: int, runs: int) -> dict[str, Row]:
 
     def stdin(label: str) -> bytes:
         """The payload, in a conversation of its own unless it is the chat a session end ingests."""
-        payload = cases[label][1]
+        argv, payload = cases[label]
         if not payload:
             return b""
-        return json.dumps(
-            payload
-            if "hook-session-end" in label
-            else {**payload, "conversation_id": f"bench-{token}-{next(conversations)}"}
-        ).encode()
+        if "hook-session-end" not in label:
+            conversation = f"bench-{token}-{next(conversations)}"
+            # cursor-agent names a main conversation's transcript in its tool events (a subagent's: none)
+            transcript = f"/bench/agent-transcripts/{conversation}/{conversation}.jsonl"
+            payload = {**payload, "conversation_id": conversation, "transcript_path": transcript}
+            if argv[-1] in OPENERS and "first event" not in label:
+                HookCall(payload, "").remember([STARTED])  # as if its sessionStart had come
+        return json.dumps(payload).encode()
 
     timed: dict[str, list[Spawn]] = {label: [] for label in cases}
     for run in range(runs + 1):  # the first round warms the page cache and is not counted
