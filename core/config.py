@@ -184,6 +184,8 @@ def set_value(key: str, raw: str, path: Path | None = None) -> Any:
     if setting is None:
         raise ConfigError(f"unknown key {key!r}; the keys are {', '.join(SETTINGS)}")
     value = parse(setting, raw)
+    if setting.kind == "path":  # hooks run in ~/.cursor: a relative folder would mean something else there
+        value = str(Path(value).absolute())
     path = path or config_path()
     table, error = read_file(path)
     if error:

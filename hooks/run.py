@@ -41,19 +41,20 @@ def main(command: str, argv: list[str]) -> int:
     from .call import HookCall, log
 
     started = time.perf_counter()
+    call: HookCall | None = None
     try:
         spec = HANDLERS.get(command)
         if spec is None:
-            log(f"{command}: unknown hook command")
+            log(f"{command} - -: silent: unknown hook command")
             return 0
         module, function, default_event = spec
         raw, why = read_stdin(sys.stdin)
         call = HookCall.from_stdin(raw, default_event)
-        if why:
-            log(f"{command}: {why}")
         if call is None:
-            log(f"{command} - -: silent: stdin is not a JSON object")
+            log(f"{command} - -: silent: stdin is not a JSON object{f' ({why})' if why else ''}")
             return 0
+        if why:
+            call.notes.append(why)
         handlers = import_module(f"deja.hooks.{module}")
         text = getattr(handlers, function)(call)
         if command in OPENERS:
@@ -65,7 +66,12 @@ def main(command: str, argv: list[str]) -> int:
             sys.stdout.flush()
         log(decision(command, call, text, time.perf_counter() - started))
     except BaseException as exc:  # noqa: BLE001 - a hook must never fail the agent
-        log(f"{command}: {type(exc).__name__}: {exc}")
+        failed = f"failed: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        if call is None:
+            log(f"{command} - -: silent: {failed}")
+        else:
+            call.why = failed
+            log(decision(command, call, "", time.perf_counter() - started))
     return 0
 
 
