@@ -38,6 +38,7 @@ from .index import (
     Index,
     IndexUnreadable,
     Manifest,
+    Segment,
     SegmentRef,
     SegmentWriter,
     SessionMeta,
@@ -288,7 +289,7 @@ def _old_session(index: Index | None, where: Location | None) -> Session | None:
     return session_from_index(meta, segment.messages(meta))
 
 
-def _segment(index: Index | None, where: Location | None):
+def _segment(index: Index | None, where: Location | None) -> Segment | None:
     if index is None or where is None:
         return None
     return next((s for s in index.segments if s.ref.name == where.segment), None)
@@ -375,19 +376,19 @@ def _plan(book: Bookkeeping, state: State, targets: set[str] | None, problems: C
     for sid in ide_changed | set(cli_changed) | cli_gone | ide_gone:
         record = book.chat(sid)
         owner = owners.get(sid) or (record.ide_db if record and sid not in ide_gone else None)
-        chat = found.get(sid) or (None if sid in cli_gone else _recorded_chat(record))
-        if owner is None and chat is None:
+        transcript = found.get(sid) or (None if sid in cli_gone else _recorded_chat(record))
+        if owner is None and transcript is None:
             removed.add(sid)
             continue
         if owner is not None:
             owners[sid] = owner
             ide_reads.setdefault(owner, set()).add(sid)
-        if chat is not None:
+        if transcript is not None:
             # A chat the editor also holds is merged, so both sides are read whole.
-            if owner is None and sid in cli_changed and record and record.where and _can_append(record.cli, chat):
-                cli_appends[sid] = chat
+            if owner is None and sid in cli_changed and record and record.where and _can_append(record.cli, transcript):
+                cli_appends[sid] = transcript
             else:
-                cli_reads[sid] = chat
+                cli_reads[sid] = transcript
     return _Plan(ide_reads, cli_reads, cli_appends, removed, ide_dbs, owners)
 
 
@@ -463,18 +464,18 @@ def refresh(  # noqa: C901
                     continue
                 write(*_append_to(old, chat, record.cli, problems))
             for sid, chat in plan.cli_reads.items():
-                session = read_cli_session(chat.transcript_path, chat.chat_dir_path, problems=problems)
+                from_cli = read_cli_session(chat.transcript_path, chat.chat_dir_path, problems=problems)
                 cli = _cli_state(
-                    chat, chat.size, session.messages[-1].timestamp if session and session.messages else None
+                    chat, chat.size, from_cli.messages[-1].timestamp if from_cli and from_cli.messages else None
                 )
                 ide = pending.pop(sid, None)
-                if session is None:
+                if from_cli is None:
                     if ide is not None:
                         write(ide, cli)
                     else:
                         written[sid] = ChatState(ide_db=plan.owners.get(sid), cli=cli)  # empty: not indexed
                     continue
-                write(merge_transcript_into_ide(ide, session) if ide is not None else session, cli)
+                write(merge_transcript_into_ide(ide, from_cli) if ide is not None else from_cli, cli)
             for session in pending.values():
                 write(session, None)
             writer.flush()
@@ -494,20 +495,20 @@ def refresh(  # noqa: C901
         added = updated = removed = 0
         for sid in written.keys() | plan.removed:
             record = book.chat(sid)
-            old = record.where if record else None
-            if old is not None and old.segment in by_name:
-                ref = by_name[old.segment]
-                ref.deleted.append(old.ordinal)
-                ref.deleted_messages += _message_count(index, old)
+            was = record.where if record else None
+            if was is not None and was.segment in by_name:
+                ref = by_name[was.segment]
+                ref.deleted.append(was.ordinal)
+                ref.deleted_messages += _message_count(index, was)
             new = writer.where.get(sid)
             if sid in plan.removed:
                 book.put(sid, None)
             else:
                 book.put(sid, msgspec.structs.replace(written[sid], where=new))
             if new is not None:
-                added += old is None
-                updated += old is not None
-            elif old is not None:
+                added += was is None
+                updated += was is not None
+            elif was is not None:
                 removed += 1
         live = [ref for ref in segments if len(ref.deleted) < ref.sessions] + writer.done
         changed = manifest is None or writer.done or removed or book.changed or plan.ide_dbs != state.ide

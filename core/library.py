@@ -9,6 +9,7 @@ from . import paths
 from .index import SOURCE_CODES, Index, IndexUnreadable, Segment, SessionMeta
 from .indexer import Progress, refresh
 from .keys import ALL_SESSIONS_KEY, project_key
+from .work import Digest, digest
 
 #: How far down the newest-first list a source filter may look.
 SOURCE_SCAN_LIMIT = 20_000
@@ -62,8 +63,8 @@ def newest_sessions(
     found: list[SessionMeta] = []
     seen: set[str] = set()
     for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000)):
-        ordinal = segment.doc(doc)[0]
-        if wanted is not None and segment.session_keys(ordinal)[2] != wanted:
+        ordinal = segment.doc(doc).ordinal
+        if wanted is not None and segment.session_keys(ordinal).source != wanted:
             continue
         meta = segment.session(ordinal)
         if meta.id not in seen:
@@ -72,6 +73,20 @@ def newest_sessions(
         if len(found) >= limit:
             break
     return found
+
+
+def session_digest(index: Index, query: str) -> Digest:
+    """The digest of the session ``query`` names (an id or a unique prefix), else of the best match for its words."""
+    from .search import search
+
+    try:
+        segment, meta = find_session(index, query)
+    except NotFound as not_an_id:
+        hits = search(index, query, limit=1, snippets=0).hits
+        if not hits:
+            raise LookupError(f"{not_an_id}; no session's words match {query!r} either") from None
+        segment, meta = find_session(index, hits[0].session_id)
+    return digest(segment, meta)
 
 
 __all__ = ["Index", "IndexUnreadable", "NotFound", "find_session", "newest_sessions", "open_index"]

@@ -104,3 +104,8 @@ def deja_home() -> Path:
     if override:
         return override
     return (_env_path("XDG_CACHE_HOME") or home() / ".cache") / "deja"
+
+
+def ai_tracking_db() -> Path:
+    """Cursor's attribution of AI-written code: ``${CURSOR_DATA_DIR:-~/.cursor}/ai-tracking/ai-code-tracking.db``."""
+    return (_env_path("CURSOR_DATA_DIR") or home() / ".cursor") / "ai-tracking" / "ai-code-tracking.db"

@@ -72,9 +72,9 @@ def redact(text: str) -> str:
         return text
     for kind, pattern in _PATTERNS:
         if kind == "secret":
-            text = pattern.sub(lambda m, k=kind: f"{m.group(1)}{m.group(2)}[redacted:{k}]", text)
+            text = pattern.sub(r"\1\2[redacted:secret]", text)
         elif kind == "aws-secret":
-            text = pattern.sub(lambda m, k=kind: f"{m.group(1)}[redacted:{k}]", text)
+            text = pattern.sub(r"\1[redacted:aws-secret]", text)
         else:
             text = pattern.sub(f"[redacted:{kind}]", text)
     return text

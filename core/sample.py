@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -56,7 +57,12 @@ def _ms(when: datetime) -> int:
 
 
 def _cli_chat(
-    cli_root: Path, cwd: Path, chat_id: str, records: list[dict], store_messages: list[dict], name: str
+    cli_root: Path,
+    cwd: Path,
+    chat_id: str,
+    records: list[dict[str, Any]],
+    store_messages: list[dict[str, Any]],
+    name: str,
 ) -> None:
     write_transcript(transcript_path(cli_root, str(cwd), chat_id), records)
     write_chat_store(chat_dir_for(cli_root, str(cwd), chat_id), cwd=str(cwd), messages=store_messages, name=name)
@@ -79,7 +85,7 @@ def _api_test_chat(cli_root: Path, api: Path, start: datetime) -> None:
         ),
         turn_ended(),
     ]
-    store = [
+    store: list[dict[str, Any]] = [
         {"role": "system", "content": "You are a coding agent."},
         {"role": "user", "content": f"<user_info>OS Version: linux\nWorkspace Path: {api}</user_info>"},
         {"role": "user", "content": [{"type": "text", "text": records[0]["message"]["content"][0]["text"]}]},
@@ -136,7 +142,7 @@ def _api_cache_chat(cli_root: Path, api: Path, start: datetime) -> None:
         ),
         turn_ended(),
     ]
-    store = [
+    store: list[dict[str, Any]] = [
         {"role": "user", "content": [{"type": "text", "text": "stale prices"}]},
         {"role": "assistant", "content": [tool_call_part("toolu_11", "Read", {"path": str(api / "api/cache.py")})]},
         tool_result_message("toolu_11", "Read", '     1|def cache_key(sku, locale):\n     2|    key = f"price:{sku}"'),
@@ -159,7 +165,7 @@ def _infra_chat(cli_root: Path, infra: Path, start: datetime) -> None:
         turn_ended(),
     ]
     failing = "#8 ERROR: failed to copy files: write /var/lib/docker/tmp/buildkit-mount123/app: no space left on device"
-    store = [
+    store: list[dict[str, Any]] = [
         {
             "role": "assistant",
             "content": [

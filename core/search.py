@@ -238,7 +238,7 @@ def search(
             for _, doc in scored:
                 mask |= doc_scores[(key[0], doc)].mask
             total *= (bin(mask).count("1") / len(words)) ** COORD
-        updated = index.segments[key[0]].session_keys(key[1])[3]
+        updated = index.segments[key[0]].session_keys(key[1]).updated
         ranked.append((total * recency(updated, now), key, scored))
     ranked.sort(key=lambda r: r[0], reverse=True)
 
@@ -289,11 +289,11 @@ def _matched(
 
 
 def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
-    out = []
+    out: list[Snippet] = []
     for _, doc in scored:
         if len(out) >= count:
             break
-        if segment.doc(doc)[1] == KIND_TITLE:
+        if segment.doc(doc).kind == KIND_TITLE:
             continue
         message: Message = segment.message(doc)
         # The message's own words, unless the match is only in its tool calls' commands and paths.
@@ -313,7 +313,7 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
     (role ``asked``) and what it concluded (role ``concluded``)."""
     segment = index.segments[hit.best[0]]
     doc = hit.best[1]
-    ordinal, kind = segment.doc(doc)
+    ordinal, kind = segment.doc(doc).ordinal, segment.doc(doc).kind
     meta = segment.session(ordinal)
     sides: list[tuple[str, str, datetime | None]]
     if kind == KIND_TITLE:
@@ -336,12 +336,12 @@ def _exchange(
     first, end = meta.first_doc, meta.first_doc + meta.n_docs
     if kind == KIND_ASSISTANT:
         question = next(
-            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d)[1] == KIND_USER), None
+            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d).kind == KIND_USER), None
         )
         return question, doc
     answer, most = None, -1
     for d in range(doc + 1, min(end, doc + TURN_DOCS)):
-        next_kind = segment.doc(d)[1]
+        next_kind = segment.doc(d).kind
         if next_kind == KIND_USER:
             break
         text = segment.message(d).text if next_kind == KIND_ASSISTANT else ""

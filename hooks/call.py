@@ -7,11 +7,14 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
 from ..core import config, paths
+
+if TYPE_CHECKING:  # the index module loads only when a handler asks for it
+    from ..core.index import Index
 
 LOG_LIMIT = 1 << 20
 BUILD_RETRY_SECONDS = 600
@@ -145,7 +148,7 @@ class HookCall:
         self.project_dir = self._project_dir()
         self.home = paths.deja_home()
         self.mode: str = config.get("recall")
-        self._index: Any = None
+        self._index: Index | Literal[False] | None = None  # False: looked, there is none
         #: Why the handler said nothing (for hooks.log), and what else happened worth logging.
         self.why = ""
         self.notes: list[str] = []
@@ -172,7 +175,8 @@ class HookCall:
         """
         roots = self.payload.get("workspace_roots")
         candidates = [roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""]
-        candidates.append(self.payload.get("cwd") if isinstance(self.payload.get("cwd"), str) else "")
+        cwd = self.payload.get("cwd")
+        candidates.append(cwd if isinstance(cwd, str) else "")
         candidates += [os.environ.get("CURSOR_PROJECT_DIR", ""), os.environ.get("CLAUDE_PROJECT_DIR", "")]
         cursor_home = str(paths.cursor_config_dir()).rstrip("/")
         for candidate in candidates:
@@ -203,7 +207,7 @@ class HookCall:
                 return {}
         return value if isinstance(value, dict) else {}
 
-    def index(self):
+    def index(self) -> Index | None:
         """The index, or None (and a detached build requested) when there is none to read."""
         if self._index is None:
             from ..core.index import Index, IndexUnreadable

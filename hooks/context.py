@@ -78,7 +78,7 @@ def _recent(call: HookCall, index: Index, wanted: int) -> list[SessionMeta]:
     seen = call.seen()
     recent: list[SessionMeta] = []
     for _, segment, doc in index.newest(project_key(call.project_dir), limit=wanted + 4):
-        meta = segment.session(segment.doc(doc)[0])
+        meta = segment.session(segment.doc(doc).ordinal)
         if meta.id in call.conversation_ids or f"s:{meta.id}" in seen or any(m.id == meta.id for m in recent):
             continue
         recent.append(meta)

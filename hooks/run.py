@@ -17,7 +17,7 @@ import re
 import sys
 import time
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .call import HookCall
@@ -89,7 +89,7 @@ def decision(command: str, call: HookCall, text: str, seconds: float) -> str:
     return f"{command} {event} {conversation}: {' | '.join(parts)}"
 
 
-def read_stdin(stream) -> tuple[bytes, str]:
+def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
     """Up to 8 MiB of stdin, stopping at end of input, at complete JSON, or after half a second.
 
     The second value says why the read stopped early, if it did.

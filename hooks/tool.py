@@ -83,8 +83,8 @@ def _project_runs(call: HookCall, index: Index, key: str) -> list[Run]:
     wanted = name_hash(call.project_dir) if call.project_dir else None
     runs = []
     for days, segment, doc in index.newest(key, limit=RUNS_SCANNED):
-        ordinal = segment.doc(doc)[0]
-        if wanted is not None and segment.session_keys(ordinal)[1] != wanted:
+        ordinal = segment.doc(doc).ordinal
+        if wanted is not None and segment.session_keys(ordinal).dir_hash != wanted:
             continue
         runs.append((days, segment, doc))
     return runs
@@ -121,10 +121,11 @@ def _shell(call: HookCall, raw_command: str) -> str:
     else:
         return call.silent("the command never ran here before")
     count = f"{len(runs)}+" if len(runs) >= RUNS_SCANNED else str(len(runs))
-    sessions = len({(segment.ref.name, segment.doc(doc)[0]) for _, segment, doc in runs})
+    sessions = len({(segment.ref.name, segment.doc(doc).ordinal) for _, segment, doc in runs})
     days, segment, doc = runs[0]
-    meta = segment.session(segment.doc(doc)[0])
-    last = (_matching_calls(segment.message(doc).tool_calls, command, head) or [None])[-1]
+    meta = segment.session(segment.doc(doc).ordinal)
+    matching = _matching_calls(segment.message(doc).tool_calls, command, head)
+    last = matching[-1] if matching else None
     status = f", exit {last.exit_code}" if last is not None and last.exit_code is not None else ""
     where = "in this project" if call.project_dir else "on this machine"
     lines = [
@@ -165,7 +166,7 @@ def _file(call: HookCall, path: str) -> str:
     lines: list[str] = []
     sessions: set[str] = set()
     for _, segment, doc in found:
-        meta = segment.session(segment.doc(doc)[0])
+        meta = segment.session(segment.doc(doc).ordinal)
         if meta.id in sessions or meta.id in call.conversation_ids:
             continue
         sessions.add(meta.id)

@@ -7,16 +7,12 @@ from typing import Any
 import orjson
 
 from ..core.index import Index, Segment
-from ..core.keys import SHELL_TOOLS, command_head, error_keys, normalise_command
-from ..core.model import one_line
+from ..core.keys import SHELL_TOOLS, command_head, error_keys
+from ..core.work import is_destructive, scan_window, what_followed
 from .call import HookCall, block_key, frame, frame_room, headed
 from .describe import heading
 
 BUDGET = 512
-#: How far past the error the fix is looked for.
-FOLLOW_DOCS = 30
-#: Only the head and tail of a long output are scanned for error lines.
-SCAN_CHARS = 8000
 
 
 def failure(call: HookCall) -> str | None:
@@ -42,29 +38,17 @@ def failure(call: HookCall) -> str | None:
 
 
 def _what_followed(segment: Segment, doc: int, head: str) -> str:
-    """The commands run after the failure up to a successful run of one like it, else the next answer given."""
-    ordinal = segment.doc(doc)[0]
-    meta = segment.session(ordinal)
-    end = min(meta.first_doc + meta.n_docs, doc + FOLLOW_DOCS)
-    steps: list[str] = []
-    answer = ""
-    past_failure = False
-    for d in range(doc, end):
-        message = segment.message(d)
-        for tool in message.tool_calls:
-            if d == doc and not past_failure:
-                past_failure = bool(tool.exit_code)
-                continue
-            command = tool.args.get("command")
-            if tool.name not in SHELL_TOOLS or not isinstance(command, str) or tool.exit_code:
-                continue
-            command = normalise_command(command)
-            if tool.exit_code == 0 and (not head or command_head(command) == head):
-                return ", then ".join(steps[-3:] + [f"`{command[:120]}` succeeded"])
-            steps.append(f"`{command[:120]}`")
-        if d > doc and not answer and message.role == "assistant" and message.text.strip():
-            answer = one_line(message.text, 200)
-    return answer
+    """The commands run after the failure up to a successful run of one like it, else the next answer given.
+
+    Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it.
+    """
+    fix = what_followed(segment, doc, head)
+    if not fix.resolved_by:
+        return fix.answer
+    safe = [f"`{s.command[:120]}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
+    if is_destructive(fix.resolved_by):
+        return ", then ".join(safe[-3:]) or fix.answer
+    return ", then ".join(safe[-3:] + [f"`{fix.resolved_by[:120]}` succeeded"])
 
 
 def after_tool(call: HookCall) -> str:
@@ -75,8 +59,7 @@ def after_tool(call: HookCall) -> str:
     output = failure(call)
     if not output:
         return call.silent("the command did not fail")
-    if len(output) > SCAN_CHARS:
-        output = output[: SCAN_CHARS // 2] + "\n" + output[-SCAN_CHARS // 2 :]
+    output = scan_window(output)
     index = call.index()
     if index is None:
         return call.silent("no index yet")
@@ -89,7 +72,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
     for key in error_keys(output):
         rows = []
         for _, segment, doc in index.newest(key, limit=20):
-            meta = segment.session(segment.doc(doc)[0])
+            meta = segment.session(segment.doc(doc).ordinal)
             if meta.id not in call.conversation_ids:
                 rows.append((segment, doc, meta))
         if not rows:

@@ -103,7 +103,7 @@ def plan_server(path: Path, server: dict[str, Any] | None) -> Change:
         command = current.get("command") if isinstance(current, dict) else None
         problem = f"mcpServers.deja runs {command!r}, not deja's server"
         raise shape_error(path, text, SERVER_NAME, problem)
-    entry = {**current, **server} if ours else server
+    entry = {**current, **server} if ours and isinstance(current, dict) else server
     updated = {**document, "mcpServers": {**servers, SERVER_NAME: entry}}
     return plan_json(path, text, document, updated, removable=False)
 

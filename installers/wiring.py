@@ -169,7 +169,7 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
             if count > 1 and not is_deja_hook(command):
                 message = f"{path}: {command!r} runs {count} times on {event}"
                 findings.append(WiringFinding("warn", message, f"remove the repeated entry from {path}"))
-    executables = sorted({hook_executable(c) for commands in lists.values() for c in commands} - {None})
+    executables = sorted({e for commands in lists.values() for c in commands if (e := hook_executable(c)) is not None})
     if not executables:
         message = f"{harness}: no deja hooks in {path}; recall comes only when the agent asks"
         return [*findings, WiringFinding("ok", message, install)]

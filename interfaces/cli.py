@@ -9,14 +9,16 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Annotated, NoReturn
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import orjson
 import typer
 
 from ..core import paths
-from ..core.index import IndexUnreadable
+from ..core.index import Index, IndexUnreadable
 from ..core.library import NotFound, find_session, newest_sessions, open_index
+from .verbs import register as register_work_verbs
 from .views import (
     search_json,
     search_text,
@@ -24,7 +26,11 @@ from .views import (
     session_line,
     show_json,
     show_text,
+    window_note,
 )
+
+if TYPE_CHECKING:  # installers load only for the commands that write files
+    from ..installers.files import Change
 
 app = typer.Typer(
     name="deja",
@@ -77,7 +83,7 @@ def _check_roots() -> None:
         fail(f"{name}={path}: no such folder; point it at an existing folder or unset it")
 
 
-def _open_index(fresh: bool = True):
+def _open_index(fresh: bool = True) -> Index:
     if fresh:
         _check_roots()
     bar = ProgressBar("indexing")
@@ -193,19 +199,25 @@ def sessions_command(
 @app.command("show")
 def show_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
+    offset: Annotated[int, typer.Option("--offset", min=0, help="The first message to show (0 is the first).")] = 0,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many messages to show.")] = 50,
     json: JsonFlag = False,
 ) -> None:
-    """Show one session: every message, with its tool calls and their results."""
+    """Show one session: its messages in order (50 at a time), with tool calls and their results."""
     index = _open_index()
     try:
         segment, meta = find_session(index, session_id)
     except NotFound as exc:
         fail(str(exc))
     messages = segment.messages(meta)
+    if offset and offset >= len(messages):
+        fail(f"--offset {offset} is past the end: session {meta.id} has {len(messages)} messages", code=2)
+    shown = messages[offset : offset + limit]
     if json:
-        emit_json(show_json(meta, messages))
+        emit_json(show_json(meta, shown, offset, len(messages)))
     else:
-        typer.echo(show_text(meta, messages))
+        hint = f"`deja show {meta.id} --offset {{offset}}`"
+        typer.echo(show_text(meta, shown) + window_note(offset, len(shown), len(messages), hint))
 
 
 @app.command("stats")
@@ -219,26 +231,29 @@ def stats_command(json: JsonFlag = False) -> None:
             row = table.setdefault(key, {"sessions": 0, "messages": 0})
             row["sessions"] += 1
             row["messages"] += meta.messages
-    data = {
-        "sessions": index.session_count,
-        "messages": index.message_count,
-        "sources": per_source,
-        "projects": dict(sorted(per_project.items(), key=lambda kv: -kv[1]["sessions"])),
-        "index_path": str(index.directory),
-        "index_bytes": index.size_bytes(),
-        "built_at": _iso_epoch(index.manifest.built_at),
-        "age_seconds": round(time.time() - index.manifest.built_at, 1),
-    }
+    projects = dict(sorted(per_project.items(), key=lambda kv: -kv[1]["sessions"]))
+    size, built_at = index.size_bytes(), _iso_epoch(index.manifest.built_at)
     if json:
-        emit_json(data)
+        emit_json(
+            {
+                "sessions": index.session_count,
+                "messages": index.message_count,
+                "sources": per_source,
+                "projects": projects,
+                "index_path": str(index.directory),
+                "index_bytes": size,
+                "built_at": built_at,
+                "age_seconds": round(time.time() - index.manifest.built_at, 1),
+            }
+        )
         return
-    typer.echo(f"{data['sessions']} sessions, {data['messages']} messages")
+    typer.echo(f"{index.session_count} sessions, {index.message_count} messages")
     for name, row in per_source.items():
         typer.echo(f"  {name:<12} {row['sessions']:>6} sessions {row['messages']:>8} messages")
     typer.echo("projects:")
-    for name, row in list(data["projects"].items())[:20]:
+    for name, row in list(projects.items())[:20]:
         typer.echo(f"  {name:<24} {row['sessions']:>6} sessions {row['messages']:>8} messages")
-    typer.echo(f"index: {data['index_path']} ({data['index_bytes'] / 1e6:.1f} MB, built {data['built_at']})")
+    typer.echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
 
 
 TargetArg = Annotated[
@@ -249,7 +264,7 @@ DryRunFlag = Annotated[
 ]
 
 
-def _print_changes(target: str, changes, dry_run: bool) -> None:
+def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> None:
     for change in changes:
         action = f"would be {change.action}" if dry_run and change.action != "unchanged" else change.action
         typer.echo(f"{target}: {action} {change.path}")
@@ -346,6 +361,9 @@ def demo_command(
     from .demo import run_demo
 
     run_demo(keep=keep)
+
+
+register_work_verbs(app)
 
 
 def _iso_epoch(epoch: float) -> str:

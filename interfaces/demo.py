@@ -27,7 +27,7 @@ from ..core.index import Index
 from ..core.indexer import refresh
 from ..core.library import find_session
 from ..core.resume import ResumeRefused, resume_line
-from ..core.sample import API_TEST_FAILURE, build_sample_history
+from ..core.sample import API_CACHE_CHAT, API_TEST_FAILURE, build_sample_history
 from ..core.search import search
 from .views import search_text, show_text
 
@@ -52,6 +52,7 @@ def run_demo(keep: bool = False) -> None:
                 "Editor chats (state.vscdb) and cursor-agent chats (transcripts and store.db), as Cursor writes them."
             )
             _show_the_cli(Index.open(folder / "deja"))
+            _show_the_work_verbs(Index.open(folder / "deja"), sample.projects["api"], folder)
             _show_the_hooks(str(sample.projects["api"]))
         _heading("Next: your own history")
         print("  deja index                  index your Cursor history (a second run reads only what changed)")
@@ -81,11 +82,32 @@ def _show_the_cli(index: Index) -> None:
         print(refused)
 
 
+def _show_the_work_verbs(index: Index, api: Path, folder: Path) -> None:
+    from ..core.work import blame, error_history
+    from .export import render, write_text
+    from .work_views import blame_text, fix_text
+
+    cache = api / "api" / "cache.py"
+    _heading(f"deja blame {cache}   (which chats edited this file, and how)")
+    print(blame_text(blame(index, str(cache), folder / "no-ai-tracking.db")))
+
+    _heading(f'deja fix "{API_TEST_FAILURE.strip()}"   (what fixed this error before)')
+    print(fix_text(API_TEST_FAILURE, error_history(index, API_TEST_FAILURE, limit=3)))
+
+    segment, meta = find_session(index, API_CACHE_CHAT)
+    page = folder / "export" / f"{meta.id[:8]}.html"
+    write_text(page, render(meta, segment.messages(meta), "html"))
+    _heading(f"deja export {meta.id[:8]} --format html -o {page.name}   (a chat as one self-contained page)")
+    print(f"wrote {page} ({page.stat().st_size:,} bytes: messages, tool calls with their output, edits as diffs)")
+    print("Markdown (the default) begins:")
+    print("\n".join(render(meta, segment.messages(meta), "md").splitlines()[:8]))
+
+
 def _show_the_hooks(project: str) -> None:
     _heading("The hooks: what Cursor is given, with `deja install cursor-auto`")
     pytest = {"command": "pytest -q", "description": "Run tests"}
     failed = f"collected 0 items / 1 error\n{API_TEST_FAILURE}\n=== 1 error in 0.12s ==="
-    hooks = [
+    hooks: list[tuple[str, str, str, dict[str, Any]]] = [
         (
             "sessionStart", "hook-context", f"a new chat opens in {project}",
             {"session_id": CONVERSATION, "is_background_agent": False},

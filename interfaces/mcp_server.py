@@ -35,11 +35,11 @@ from pydantic import Field
 from ..core import paths
 from ..core.index import MANIFEST, Index, IndexUnreadable, Segment, SessionMeta, index_dir, read_manifest
 from ..core.indexer import refresh
-from ..core.library import NotFound, find_session, newest_sessions
+from ..core.library import NotFound, find_session, newest_sessions, session_digest
 from ..core.model import Message
 from ..core.resume import ResumeRefused, resume_line
 from ..core.search import Filters, SearchResult, parse_since, search
-from .views import search_json, search_text, session_json, session_line, show_json, show_text
+from .views import search_json, search_text, session_json, session_line, show_json, show_text, window_note
 
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How stale the index may get between two tool calls before one of them refreshes it.
@@ -51,6 +51,8 @@ SHOW_WINDOW_BYTES = 32 * 1024
 #: ...and cuts a message's text and each tool result, so that one huge paste cannot fill it.
 MESSAGE_CHARS = 8000
 RESULT_CHARS = 2000
+#: A work answer's text stops at this many UTF-8 bytes.
+WORK_TEXT_BYTES = 4096
 
 log = logging.getLogger("deja.mcp")
 
@@ -59,7 +61,7 @@ INSTRUCTIONS = (
     "Before re-deriving something that may have been worked out before (an error seen again, a decision, "
     "a command, how a piece of this project works), call `search` with a few distinctive words; read a "
     "promising hit with `show`; `recent` lists the latest sessions and `resume` gives the command that "
-    "reopens a CLI chat. Say in one line when a past session helped; never report how much history exists."
+    "reopens a CLI chat; `work` answers which chat edited a file, what fixed an error before and how a command was run. Say in one line when a past session helped; never report how much history exists."
 )
 
 READ_ONLY = {"read_only_hint": True, "destructive_hint": False, "open_world_hint": False}
@@ -172,8 +174,51 @@ def window(messages: list[Message], offset: int, limit: int, budget: int = SHOW_
     return chosen
 
 
+def fit_bytes(text: str, budget: int) -> str:
+    """``text`` cut at a line boundary to ``budget`` UTF-8 bytes, saying so."""
+    if len(text.encode()) <= budget:
+        return text
+    kept, used = [], 0
+    for line in text.splitlines():
+        used += len(line.encode()) + 1
+        if used > budget - 40:
+            break
+        kept.append(line)
+    return "\n".join(kept) + "\n(cut to fit; ask a narrower question)"
+
+
+def work_answer(index: Index, mode: str, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
+    """The text and the JSON of one work question: the same shapes as ``deja blame``/``files``/``fix``/``how``/…"""
+    from ..core import work
+    from . import work_views as views
+
+    if mode == "blame":
+        found = work.blame(index, query, paths.ai_tracking_db(), limit=10)
+        return views.blame_text(found), views.blame_json(found)
+    if mode == "files":
+        uses = work.topic_files(index, query, project, limit=20)
+        return views.files_text(query, uses), views.files_json(query, uses)
+    if mode == "fix":
+        fixes = work.error_history(index, query, limit=3)
+        return views.fix_text(query, fixes), views.fix_json(query, fixes)
+    if mode == "how":
+        runs = work.invocations(index, query, project, limit=15)
+        return views.how_text(query, runs, f"in {project}" if project else "on this machine"), views.how_json(
+            query, runs
+        )
+    if mode == "wip":
+        sessions = newest_sessions(index, project=query or project or str(Path.cwd()), limit=1)
+        if not sessions:
+            raise LookupError(f"no session ran in {query or project or Path.cwd()}")
+        segment, meta = find_session(index, sessions[0].id)
+        summary = work.digest(segment, meta)
+        return views.wip_text(summary), views.digest_json(summary)
+    summary = session_digest(index, query)
+    return views.ctx_markdown(summary, WORK_TEXT_BYTES), views.digest_json(summary)
+
+
 class Tools:
-    """The four tools over one live index; the methods are what the server registers."""
+    """The five tools over one live index; the methods are what the server registers."""
 
     def __init__(self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS):
         self.live = LiveIndex(home, refresh_every)
@@ -238,11 +283,7 @@ class Tools:
         if offset and offset >= len(messages):
             raise ToolError(f"offset={offset} is past the end: session {meta.id} has {len(messages)} messages")
         shown = window(messages, offset, limit)
-        text = show_text(meta, shown)
-        end = offset + len(shown)
-        if offset or end < len(messages):
-            text += f"\n\n(messages {offset + 1}–{end} of {len(messages)}"
-            text += f"; call show with offset={end} for the next ones)" if end < len(messages) else ")"
+        text = show_text(meta, shown) + window_note(offset, len(shown), len(messages), "call show with offset={offset}")
         return answer(text, show_json(meta, shown, offset, len(messages)))
 
     def recent(
@@ -276,6 +317,36 @@ class Tools:
             return answer(text, {"session": session_json(meta), "command": None, "reason": refused.reason})
         return answer(command, {"session": session_json(meta), "command": command, "reason": None})
 
+    def work(
+        self,
+        mode: Annotated[
+            Literal["blame", "files", "fix", "how", "wip", "ctx"],
+            Field(description="Which question to ask of the work history (see the tool description)."),
+        ],
+        query: Annotated[
+            str,
+            Field(
+                description="blame: a file path or path:line; files, how: a few words; fix: the error text; "
+                "wip: a project folder; ctx: a session id or words."
+            ),
+        ],
+        project: Project = None,
+    ) -> CallToolResult:
+        """Ask this machine's work history directly: `blame` which chats edited a file (or wrote a line), `files` which
+        files the work on a topic touched, `fix` what ran after this error before until it stopped, `how` how a
+        command was really run here (flags, exit codes), `wip` where the last session in a folder stopped, `ctx` a
+        compact digest of one session to continue from."""
+        if not query.strip() and mode != "wip":
+            raise ToolError(f"mode={mode} needs a query: see the query's description")
+        index = self.live.get()
+        if index is None:
+            return answer(STILL_INDEXING)
+        try:
+            text, data = work_answer(index, mode, query.strip(), project)
+        except LookupError as exc:
+            raise ToolError(str(exc)) from None
+        return answer(fit_bytes(text, WORK_TEXT_BYTES), data)
+
     @staticmethod
     def _find(index: Index, session_id: str) -> tuple[Segment, SessionMeta]:
         try:
@@ -292,6 +363,7 @@ def build_server(home: Path | None = None, refresh_every: float = REFRESH_SECOND
         (tools.show, "Read a past session"),
         (tools.recent, "List recent sessions"),
         (tools.resume, "Command to resume a CLI chat"),
+        (tools.work, "Ask the work history"),
     ):
         description = " ".join((inspect.getdoc(tool) or "").split())
         server.add_tool(

@@ -119,6 +119,15 @@ def show_text(meta: SessionMeta, messages: list[Message]) -> str:
     return "\n".join(lines).rstrip()
 
 
+def window_note(offset: int, shown: int, total: int, next_hint: str) -> str:
+    """The line under a window of a long session: which messages these are and how to ask for the next ones."""
+    end = offset + shown
+    if not offset and end >= total:
+        return ""
+    more = f"; {next_hint.format(offset=end)} for the next ones" if end < total else ""
+    return f"\n\n(messages {offset + 1}–{end} of {total}{more})"
+
+
 def tool_summary(args: dict[str, Any]) -> str:
     for key in ("command", "path", "file_path", "pattern", "glob_pattern", "query", "description"):
         value = args.get(key)

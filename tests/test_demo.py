@@ -72,6 +72,14 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
         == f"cd {shlex.quote(str(folder / 'history' / 'projects' / 'api'))} && cursor-agent --resume {API_CACHE_CHAT}"
     )
 
+    blame = next(text for title, text in shown.items() if title.startswith("deja blame "))
+    assert blame.startswith("1 edit of ") and f"deja show {API_CACHE_CHAT}" in blame
+    assert '    + key = f"price:{sku}:{locale}"' in blame
+    fix = next(text for title, text in shown.items() if title.startswith("deja fix "))
+    assert "fixed by: pip install -e ., then pytest -q" in fix and API_CHAT in fix
+    export = next(text for title, text in shown.items() if title.startswith(f"deja export {API_CACHE_CHAT[:8]}"))
+    assert ".html (" in export and "# Why does the price cache return stale prices" in export
+
     for title, injected in HOOK_SECTIONS.items():
         body = next(text for heading, text in shown.items() if heading.startswith(title))
         assert body.startswith("<deja-recall>") and body.endswith("</deja-recall>"), (title, body)

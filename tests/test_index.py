@@ -11,6 +11,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import msgspec
 import orjson
 import pytest
 from filelock import FileLock
@@ -57,7 +58,7 @@ def _session(home: Path, session_id: str):
 
 def _record(home: Path, session_id: str):
     directory = index_dir(home)
-    state = index_module.msgspec.msgpack.decode((directory / Index.open(home).manifest.state).read_bytes(), type=State)
+    state = msgspec.msgpack.decode((directory / Index.open(home).manifest.state).read_bytes(), type=State)
     return Bookkeeping(directory, state).chat(session_id)
 
 
@@ -253,7 +254,7 @@ def test_a_corrupt_or_foreign_index_is_reported_and_rebuilt(history):
     assert "corrupt" in result.rebuilt_because
     assert result.sessions == 5
 
-    manifest.write_bytes(index_module.msgspec.msgpack.encode({"version": 999, "generation": 1, "built_at": 0.0}))
+    manifest.write_bytes(msgspec.msgpack.encode({"version": 999, "generation": 1, "built_at": 0.0}))
     with pytest.raises(IndexUnreadable, match="format 999"):
         Index.open(home)
     assert refresh(home).sessions == 5

@@ -219,13 +219,13 @@ async def refused(session: ClientSession, tool: str, **arguments: Any) -> str:
 # --------------------------------------------------------------------------- the protocol
 
 
-def test_initialize_lists_four_read_only_tools(history: History, tmp_path: Path) -> None:
+def test_initialize_lists_five_read_only_tools(history: History, tmp_path: Path) -> None:
     async def scenario(session: ClientSession) -> None:
         init = session.initialize_result
         assert init is not None and init.server_info.name == "deja"
         assert init.instructions and "search" in init.instructions
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools) == {"search", "show", "recent", "resume"}
+        assert set(tools) == {"search", "show", "recent", "resume", "work"}
         for tool in tools.values():
             assert tool.annotations is not None and tool.annotations.read_only_hint is True
             assert tool.annotations.open_world_hint is False
@@ -236,6 +236,17 @@ def test_initialize_lists_four_read_only_tools(history: History, tmp_path: Path)
         assert tools["search"].input_schema["properties"]["source"]["anyOf"][0]["enum"] == ["cursor-ide", "cursor-cli"]
         assert tools["show"].input_schema["required"] == ["session_id"]
         assert tools["recent"].input_schema["properties"]["limit"]["default"] == 10
+        assert tools["work"].input_schema["properties"]["mode"]["enum"] == [
+            "blame",
+            "files",
+            "fix",
+            "how",
+            "wip",
+            "ctx",
+        ]
+        # What the tool list costs the model's context, at about four characters a token.
+        definitions = json.dumps([tool.model_dump(exclude_none=True) for tool in tools.values()])
+        assert len(definitions) / 4 < 1500, len(definitions)
 
     run(history, tmp_path, scenario)
 

@@ -33,11 +33,11 @@ from urllib.parse import quote, unquote, urlsplit
 
 import orjson
 
-from ..model import Message, Role, Session, ToolCall, cap_text, fill_times, one_line
+from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times, one_line
 
 Problems = Counter[str]
 
-SOURCE = "cursor-ide"
+SOURCE: Source = "cursor-ide"
 BUSY_TIMEOUT_SECONDS = 2.0
 
 _COMPOSER_PREFIX = "composerData:"
@@ -164,7 +164,7 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
 # --- opening --------------------------------------------------------------
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def connect_read_only(path: Path) -> sqlite3.Connection:
     """Open read-only through the WAL.
 
     ``mode=ro`` never takes a write lock but still reads the ``-wal`` file;
@@ -181,7 +181,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def _open(path: Path, problems: Problems) -> _Db | None:
     try:
-        conn = _connect(path)
+        conn = connect_read_only(path)
     except sqlite3.Error as error:
         _count_database_error(error, problems)
         return None
@@ -368,8 +368,8 @@ def _composer_headers(db: _Db) -> dict[str, _Header]:
     if "composerHeaders" in db.tables:
         rows = db.conn.execute("SELECT composerId, workspaceId, CAST(value AS BLOB) FROM composerHeaders")
         for composer_id, workspace_id, raw in rows:
-            entry = _load(raw, "composer header", db.problems) if raw is not None else {}
-            headers[composer_id] = _header(entry or {}, workspace_id=_str(workspace_id))
+            loaded = _load(raw, "composer header", db.problems) if raw is not None else None
+            headers[composer_id] = _header(loaded or {}, workspace_id=_str(workspace_id))
     return headers
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -176,7 +176,7 @@ def write_chat_store(
     chat_dir: Path,
     *,
     cwd: str | None,
-    messages: list[dict[str, Any] | str | bytes],
+    messages: Sequence[dict[str, Any] | str | bytes],
     name: str = "New Agent",
     meta_hex: bool = True,
     extra_root_fields: bool = True,

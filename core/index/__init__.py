@@ -1,0 +1,54 @@
+"""The on-disk index: immutable segments under one atomically swapped manifest.
+
+``format`` is the layout and the manifest, ``writer`` builds a segment,
+``reader`` maps segments and reads one generation of them. This module is
+the front the rest of deja imports from.
+"""
+
+from .format import (
+    FORMAT_VERSION,
+    KIND_ASSISTANT,
+    KIND_TITLE,
+    KIND_USER,
+    MANIFEST,
+    SOURCE_CODES,
+    Doc,
+    IndexUnreadable,
+    Manifest,
+    SegmentRef,
+    SessionKeys,
+    SessionMeta,
+    doc_text,
+    edited_paths,
+    index_dir,
+    name_hash,
+    read_manifest,
+    write_manifest,
+)
+from .reader import Index, Segment
+from .writer import SegmentWriter, remove_stale_segments
+
+__all__ = [
+    "FORMAT_VERSION",
+    "KIND_ASSISTANT",
+    "KIND_TITLE",
+    "KIND_USER",
+    "MANIFEST",
+    "SOURCE_CODES",
+    "Doc",
+    "Index",
+    "IndexUnreadable",
+    "Manifest",
+    "Segment",
+    "SegmentRef",
+    "SegmentWriter",
+    "SessionKeys",
+    "SessionMeta",
+    "doc_text",
+    "edited_paths",
+    "index_dir",
+    "name_hash",
+    "read_manifest",
+    "remove_stale_segments",
+    "write_manifest",
+]

@@ -1,0 +1,164 @@
+"""The index on disk: its layout, its constants, the records it holds, and the manifest that names it.
+
+Layout under ``<DEJA_HOME>/index/``::
+
+    manifest.msgpack        format version, generation, the live segments and what is deleted in each
+    seg-<id>/               one immutable segment
+        records.bin         msgpack Messages, redacted, back to back
+        docs.bin            per doc: record offset, length, session ordinal, kind
+        sessions.bin/.idx   msgpack SessionMeta records and their offsets
+        terms.bin/.idx      sorted terms and, per term, where its postings are
+        postings.bin        per term: (doc, impact) pairs, highest impact first
+
+A writer builds new segments beside the live ones and then replaces
+``manifest.msgpack`` with ``os.replace``; a reader opens the manifest once and
+sees a whole index, old or new, without ever taking the lock.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from datetime import datetime
+from pathlib import Path
+from typing import NamedTuple
+
+import msgspec
+
+from ..model import Message
+
+FORMAT_VERSION = 5
+MANIFEST = "manifest.msgpack"
+
+KIND_USER, KIND_ASSISTANT, KIND_TITLE = 0, 1, 2
+SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
+KIND_WEIGHT = {KIND_USER: 1.3, KIND_ASSISTANT: 1.0, KIND_TITLE: 1.5}
+K1, B = 0.7, 0.3
+
+DOC_ROW = struct.Struct("<QIIB3x")  # record offset, record length, session ordinal, kind
+SESSION_ROW = struct.Struct("<QIIIBxxxd")  # record offset, record length, project hash, dir hash, source, updated
+TERM_ROW = struct.Struct("<QHQI2x")  # term offset, term length, postings offset, postings count
+POSTING = struct.Struct("<IIf")  # doc, its session ordinal, impact
+
+
+class IndexUnreadable(Exception):
+    """The index is missing, corrupt or of another format version."""
+
+
+class Doc(NamedTuple):
+    """What ``docs.bin`` says of one doc besides where its record is."""
+
+    ordinal: int
+    kind: int
+
+
+class SessionKeys(NamedTuple):
+    """What filters look at, read from ``sessions.idx`` without decoding the session."""
+
+    project_hash: int
+    dir_hash: int
+    source: int
+    updated: float
+
+
+class SessionMeta(msgspec.Struct, omit_defaults=True):
+    id: str
+    source: str
+    project: str = ""
+    project_dir: str = ""
+    title: str = ""
+    started: datetime | None = None
+    updated: datetime | None = None
+    origin: str = ""
+    messages: int = 0
+    first_doc: int = 0
+    n_docs: int = 0
+    #: A digest for hooks: the first question, the last answer, the files edited.
+    asked: str = ""
+    concluded: str = ""
+    files: list[str] = []
+
+
+class SegmentRef(msgspec.Struct):
+    name: str
+    sessions: int
+    docs: int
+    messages: int
+    deleted: list[int] = []
+    deleted_messages: int = 0
+
+
+class Manifest(msgspec.Struct):
+    version: int
+    generation: int
+    built_at: float
+    segments: list[SegmentRef] = []
+    #: The writer's bookkeeping file (per-source sizes, offsets, fingerprints).
+    state: str = ""
+
+
+def name_hash(name: str) -> int:
+    """A stable 32-bit key for a project name or directory, compared case-insensitively."""
+    return zlib.crc32(name.strip().rstrip("/").lower().encode("utf-8")) if name else 0
+
+
+def index_dir(home: Path) -> Path:
+    return home / "index"
+
+
+def doc_text(message: Message) -> str:
+    """What of a message is searchable: its text and the commands and paths of its tool calls."""
+    if not message.tool_calls:
+        return message.text
+    extra = []
+    for call in message.tool_calls:
+        for key in ("command", "path", "file_path", "pattern", "query", "glob_pattern"):
+            value = call.args.get(key)
+            if isinstance(value, str):
+                extra.append(value)
+    return message.text + "\n" + "\n".join(extra) if extra else message.text
+
+
+def edited_paths(args: dict, project_dir: str) -> list[str]:
+    """The file an edit tool call changed, as given and, when relative, joined to the project."""
+    path = args.get("path") or args.get("file_path") or args.get("target_file")
+    if not isinstance(path, str) or not path.strip():
+        return []
+    path = path.strip()
+    if project_dir and not path.startswith(("/", "\\")) and ":" not in path[:3]:
+        return [path, project_dir.rstrip("/") + "/" + path]
+    return [path]
+
+
+def write_manifest(directory: Path, manifest: Manifest) -> None:
+    """Swap in a new manifest atomically (temp file, fsync, rename)."""
+    tmp = directory / f".{MANIFEST}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(msgspec.msgpack.encode(manifest))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, directory / MANIFEST)
+
+
+def read_manifest(directory: Path) -> Manifest:
+    path = directory / MANIFEST
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise IndexUnreadable(f"no index at {directory}") from None
+    except OSError as exc:
+        raise IndexUnreadable(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        manifest = msgspec.msgpack.decode(data, type=Manifest)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        try:
+            version = msgspec.msgpack.decode(data).get("version")
+        except Exception:
+            version = None
+        if version is not None and version != FORMAT_VERSION:
+            raise IndexUnreadable(f"{path} is index format {version}, this deja reads {FORMAT_VERSION}") from None
+        raise IndexUnreadable(f"{path} is corrupt") from None
+    if manifest.version != FORMAT_VERSION:
+        raise IndexUnreadable(f"{path} is index format {manifest.version}, this deja reads {FORMAT_VERSION}")
+    return manifest

@@ -1,0 +1,203 @@
+"""Reading the index: segments mapped from disk, and one generation of them as an ``Index``.
+
+A lookup binary-searches each segment's term table through ``mmap`` and reads
+only the head of each postings list, so its cost does not grow with the index.
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+import os
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+
+from .. import keys
+from ..model import Message
+from .format import (
+    DOC_ROW,
+    KIND_TITLE,
+    POSTING,
+    SESSION_ROW,
+    TERM_ROW,
+    Doc,
+    IndexUnreadable,
+    Manifest,
+    SegmentRef,
+    SessionKeys,
+    SessionMeta,
+    index_dir,
+    read_manifest,
+)
+
+
+def _map(path: Path) -> mmap.mmap | bytes:
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size == 0:
+            return b""
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+class Segment:
+    """One segment opened for reading; every file is mapped, nothing is loaded whole."""
+
+    def __init__(self, directory: Path, ref: SegmentRef):
+        self.ref = ref
+        self.path = directory / ref.name
+        try:
+            self._terms = _map(self.path / "terms.bin")
+            self._term_idx = _map(self.path / "terms.idx")
+            self._postings = _map(self.path / "postings.bin")
+            self._docs = _map(self.path / "docs.bin")
+            self._records = _map(self.path / "records.bin")
+            self._sessions = _map(self.path / "sessions.bin")
+            self._session_idx = _map(self.path / "sessions.idx")
+        except OSError as exc:
+            raise IndexUnreadable(f"segment {self.path} is unreadable: {exc.strerror or exc}") from None
+        if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
+            raise IndexUnreadable(f"segment {self.path} is truncated")
+        self.n_terms = len(self._term_idx) // TERM_ROW.size
+        self.deleted = frozenset(ref.deleted)
+
+    def _term_at(self, i: int) -> tuple[bytes, int, int]:
+        t_off, t_len, p_off, count = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
+        return self._terms[t_off : t_off + t_len], p_off, count
+
+    def _lower_bound(self, key: bytes) -> int:
+        """The position of the first term not below ``key`` (binary search over the mapped table)."""
+        lo, hi = 0, self.n_terms
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._term_at(mid)[0] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def lookup(self, term: str) -> tuple[int, int]:
+        """(postings offset, count) of ``term``, or (0, 0)."""
+        key = term.encode("utf-8")
+        i = self._lower_bound(key)
+        if i < self.n_terms:
+            found, p_off, count = self._term_at(i)
+            if found == key:
+                return p_off, count
+        return 0, 0
+
+    def postings(self, p_off: int, start: int, stop: int) -> Iterator[tuple[int, int, float]]:
+        """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact), best first."""
+        begin = p_off + start * POSTING.size
+        return POSTING.iter_unpack(self._postings[begin : p_off + stop * POSTING.size])
+
+    def doc(self, doc: int) -> Doc:
+        """The session ordinal and kind of a doc."""
+        _, _, ordinal, kind = DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)
+        return Doc(ordinal, kind)
+
+    def message(self, doc: int) -> Message:
+        off, length, _, _ = DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)
+        return msgspec.msgpack.decode(self._records[off : off + length], type=Message)
+
+    def messages(self, meta: SessionMeta) -> list[Message]:
+        """A session's messages in order (its title doc left out)."""
+        out = []
+        for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
+            if self.doc(doc).kind != KIND_TITLE:
+                out.append(self.message(doc))
+        return out
+
+    def session_keys(self, ordinal: int) -> SessionKeys:
+        """What filters look at, without decoding the session."""
+        return SessionKeys(*SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:])
+
+    def session(self, ordinal: int) -> SessionMeta:
+        off, length = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[:2]
+        return msgspec.msgpack.decode(self._sessions[off : off + length], type=SessionMeta)
+
+    def with_prefix(self, prefix: str) -> Iterator[tuple[str, int, int]]:
+        """(term, postings offset, count) of every term starting with ``prefix``, in order."""
+        key = prefix.encode("utf-8")
+        for i in range(self._lower_bound(key), self.n_terms):
+            term, p_off, count = self._term_at(i)
+            if not term.startswith(key):
+                return
+            yield term.decode("utf-8"), p_off, count
+
+    def live_sessions(self) -> Iterator[tuple[int, SessionMeta]]:
+        for ordinal in range(self.ref.sessions):
+            if ordinal not in self.deleted:
+                yield ordinal, self.session(ordinal)
+
+
+class Index:
+    """A read-only view of one generation of the index."""
+
+    def __init__(self, directory: Path, manifest: Manifest):
+        self.directory = directory
+        self.manifest = manifest
+        self.segments = [Segment(directory, ref) for ref in manifest.segments]
+        self.total_docs = sum(ref.docs for ref in manifest.segments) or 1
+
+    @classmethod
+    def open(cls, home: Path) -> Index:
+        directory = index_dir(home)
+        try:
+            return cls(directory, read_manifest(directory))
+        except (msgspec.DecodeError, struct.error, ValueError) as exc:
+            raise IndexUnreadable(f"the index at {directory} is corrupt ({exc})") from None
+
+    @property
+    def session_count(self) -> int:
+        return sum(ref.sessions - len(ref.deleted) for ref in self.manifest.segments)
+
+    @property
+    def message_count(self) -> int:
+        return sum(ref.messages - ref.deleted_messages for ref in self.manifest.segments)
+
+    def idf(self, df: int) -> float:
+        return math.log(1 + (self.total_docs - df + 0.5) / (df + 0.5))
+
+    def sessions(self) -> Iterator[tuple[Segment, int, SessionMeta]]:
+        for segment in self.segments:
+            for ordinal, meta in segment.live_sessions():
+                yield segment, ordinal, meta
+
+    def find(self, prefix: str) -> list[tuple[Segment, int, SessionMeta]]:
+        """Live sessions whose id starts with ``prefix`` (an exact id wins outright)."""
+        found = []
+        key = keys.session_key(prefix)
+        for segment in self.segments:
+            for term, p_off, count in segment.with_prefix(key):
+                for _, ordinal, _ in segment.postings(p_off, 0, count):
+                    if ordinal in segment.deleted:
+                        continue
+                    hit = (segment, ordinal, segment.session(ordinal))
+                    if term == key:
+                        return [hit]
+                    found.append(hit)
+        return found
+
+    def newest(self, key: str, limit: int, scan_limit: int = 2000) -> list[tuple[float, Segment, int]]:
+        """The newest live docs filed under an exact ``key`` (see ``deja.core.keys``): (days, segment, doc)."""
+        found: list[tuple[float, Segment, int]] = []
+        for segment in self.segments:
+            p_off, count = segment.lookup(key)
+            taken = 0
+            for doc, ordinal, days in segment.postings(p_off, 0, min(count, scan_limit)):
+                if ordinal in segment.deleted:
+                    continue
+                found.append((days, segment, doc))
+                taken += 1
+                if taken >= limit:
+                    break
+        found.sort(key=lambda item: item[0], reverse=True)
+        return found[:limit]
+
+    def size_bytes(self) -> int:
+        total = 0
+        for segment in self.segments:
+            total += sum(p.stat().st_size for p in segment.path.iterdir())
+        return total

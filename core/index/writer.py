@@ -1,0 +1,203 @@
+"""Writing one immutable segment: records, docs, sessions, terms and impact-ordered postings."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from array import array
+from collections.abc import Iterable
+from pathlib import Path
+
+import msgspec
+
+from .. import keys
+from ..model import Message
+from ..text import terms as text_terms
+from .format import (
+    DOC_ROW,
+    K1,
+    KIND_ASSISTANT,
+    KIND_TITLE,
+    KIND_USER,
+    KIND_WEIGHT,
+    POSTING,
+    SESSION_ROW,
+    SOURCE_CODES,
+    TERM_ROW,
+    B,
+    SegmentRef,
+    SessionMeta,
+    doc_text,
+    edited_paths,
+    name_hash,
+)
+
+
+def _derived_title(title: str, messages: list[Message]) -> bool:
+    """A title cut from the first question adds nothing to search but a second copy of it."""
+    first = next((m.text for m in messages if m.role == "user" and m.text.strip()), "")
+    head = title.rstrip("…").strip()
+    return bool(head) and " ".join(first.split()).startswith(head)
+
+
+class SegmentWriter:
+    """Builds one segment from sessions given in order; ``finish`` writes it to disk."""
+
+    def __init__(self, parent: Path):
+        self.name = f"seg-{time.strftime('%Y%m%d%H%M%S')}-{os.urandom(4).hex()}"
+        self.path = parent / self.name
+        self.path.mkdir(parents=True)
+        # Both stay open across add() calls until finish(); a context manager cannot span them.
+        self._records = open(self.path / "records.bin", "wb")  # noqa: SIM115
+        self._sessions = open(self.path / "sessions.bin", "wb")  # noqa: SIM115
+        self._docs = bytearray()
+        self._session_idx = bytearray()
+        self._record_off = 0
+        self._session_off = 0
+        self._doc_lengths = array("I")
+        self._doc_kinds = array("B")
+        self._doc_sessions = array("I")
+        self._tf: dict[str, tuple[array, array]] = {}
+        self._keyed: dict[str, tuple[array, array]] = {}
+        self._sessions_added = 0
+        self.message_count = 0
+
+    @property
+    def session_count(self) -> int:
+        return self._sessions_added
+
+    @property
+    def doc_count(self) -> int:
+        return len(self._doc_kinds)
+
+    def _add_doc(self, ordinal: int, kind: int, record: bytes, text: str) -> None:
+        doc = self.doc_count
+        self._records.write(record)
+        self._docs += DOC_ROW.pack(self._record_off, len(record), ordinal, kind)
+        self._record_off += len(record)
+        counts: dict[str, int] = {}
+        for term in text_terms(text):
+            counts[term] = counts.get(term, 0) + 1
+        self._doc_lengths.append(sum(counts.values()))
+        self._doc_kinds.append(kind)
+        self._doc_sessions.append(ordinal)
+        for term, count in counts.items():
+            entry = self._tf.get(term)
+            if entry is None:
+                entry = self._tf[term] = (array("I"), array("H"))
+            entry[0].append(doc)
+            entry[1].append(min(count, 65535))
+
+    def _add_key(self, key: str, doc: int, when: float) -> None:
+        entry = self._keyed.get(key)
+        if entry is None:
+            entry = self._keyed[key] = (array("I"), array("f"))
+        entry[0].append(doc)
+        entry[1].append(when / 86400)
+
+    def _add_tool_keys(self, doc: int, message: Message, when: float, project_dir: str) -> None:
+        for call in message.tool_calls:
+            if call.name in keys.SHELL_TOOLS:
+                command = call.args.get("command")
+                if isinstance(command, str):
+                    for key in keys.command_keys(command):
+                        self._add_key(key, doc, when)
+                if call.exit_code and call.result:
+                    for key in keys.error_keys(call.result):
+                        self._add_key(key, doc, when)
+            elif call.name in keys.EDIT_TOOLS:
+                for path in edited_paths(call.args, project_dir):
+                    self._add_key(keys.path_key(path), doc, when)
+
+    def add(self, meta: SessionMeta, messages: list[Message]) -> None:
+        """Add a session whose messages are already redacted and capped."""
+        ordinal = self.session_count
+        meta.first_doc = self.doc_count
+        encode = msgspec.msgpack.encode
+        updated = meta.updated.timestamp() if meta.updated else 0.0
+        for message in messages:
+            kind = KIND_USER if message.role == "user" else KIND_ASSISTANT
+            doc = self.doc_count
+            self._add_doc(ordinal, kind, encode(message), doc_text(message))
+            if message.tool_calls:
+                when = message.timestamp.timestamp() if message.timestamp else updated
+                self._add_tool_keys(doc, message, when, meta.project_dir)
+        self._add_key(keys.ALL_SESSIONS_KEY, meta.first_doc, updated)
+        for place in {meta.project_dir, meta.project} - {""}:
+            self._add_key(keys.project_key(place), meta.first_doc, updated)
+        if meta.title and not _derived_title(meta.title, messages):
+            self._add_doc(ordinal, KIND_TITLE, encode(Message(role="user", text=meta.title)), meta.title)
+        meta.n_docs = self.doc_count - meta.first_doc
+        meta.messages = len(messages)
+        self.message_count += len(messages)
+        record = encode(meta)
+        self._sessions.write(record)
+        self._session_idx += SESSION_ROW.pack(
+            self._session_off,
+            len(record),
+            name_hash(meta.project),
+            name_hash(meta.project_dir),
+            SOURCE_CODES.get(meta.source, 0),
+            meta.updated.timestamp() if meta.updated else 0.0,
+        )
+        self._session_off += len(record)
+        self._add_key(keys.session_key(meta.id), meta.first_doc, updated)
+        self._sessions_added += 1
+
+    def finish(self) -> SegmentRef:
+        self._records.close()
+        self._sessions.close()
+        (self.path / "docs.bin").write_bytes(self._docs)
+        (self.path / "sessions.idx").write_bytes(self._session_idx)
+        lengths = self._doc_lengths
+        avgdl = (sum(lengths) / len(lengths)) if lengths else 1.0
+        norm = [K1 * (1 - B + B * dl / avgdl) for dl in lengths]
+        weights = [KIND_WEIGHT[k] for k in self._doc_kinds]
+        term_blob = bytearray()
+        term_idx = bytearray()
+        with open(self.path / "postings.bin", "wb") as postings:
+            offset = 0
+            for term in sorted(self._tf.keys() | self._keyed.keys()):
+                if term in self._keyed:
+                    docs, times = self._keyed[term]
+                    pairs = sorted(zip(times, docs, strict=True), reverse=True)
+                else:
+                    docs, tfs = self._tf[term]
+                    pairs = sorted(
+                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, tfs, strict=True)),
+                        reverse=True,
+                    )
+                packed = bytearray(len(pairs) * POSTING.size)
+                sessions = self._doc_sessions
+                for i, (impact, doc) in enumerate(pairs):
+                    POSTING.pack_into(packed, i * POSTING.size, doc, sessions[doc], impact)
+                postings.write(packed)
+                encoded = term.encode("utf-8")[:65535]
+                term_idx += TERM_ROW.pack(len(term_blob), len(encoded), offset, len(pairs))
+                term_blob += encoded
+                offset += len(packed)
+        (self.path / "terms.bin").write_bytes(term_blob)
+        (self.path / "terms.idx").write_bytes(term_idx)
+        self._tf.clear()
+        self._keyed.clear()
+        return SegmentRef(name=self.name, sessions=self.session_count, docs=self.doc_count, messages=self.message_count)
+
+    def abandon(self) -> None:
+        self._records.close()
+        self._sessions.close()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: float = 60.0) -> None:
+    """Delete segment folders no manifest names, once no reader can still be opening them."""
+    keep = set(live)
+    now = time.time()
+    for child in directory.glob("seg-*"):
+        if child.name in keep:
+            continue
+        try:
+            if now - child.stat().st_mtime > grace_seconds:
+                shutil.rmtree(child, ignore_errors=True)
+        except OSError:
+            pass

@@ -1,0 +1,435 @@
+"""Work history: which sessions edited a file, what followed an error, how a command was run, where work stopped.
+
+The hooks push these answers into a chat; the CLI's and the MCP server's work
+verbs (``blame``, ``files``, ``fix``, ``how``, ``wip``, ``ctx``) ask for them
+directly. Everything here reads the prebuilt index through its exact lookup
+keys (``keys.py``) or a search shortlist, never the whole history. Search is
+imported where it is used: the failure hook imports this module and needs none.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import msgspec
+
+from .index import Index, Segment, SessionMeta, edited_paths
+from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_keys, error_lines, normalise_command, path_key
+from .model import Message, ToolCall, one_line
+from .readers.ai_tracking import Attribution, attributions
+
+#: How far past an error the fix is looked for (messages).
+FOLLOW_DOCS = 30
+#: Only the head and tail of a long output are scanned for error lines.
+SCAN_CHARS = 8000
+
+#: Commands shown as history but never offered as a fix: they throw work or data away.
+_DESTRUCTIVE = re.compile(
+    r"\bgit\s+push\b.*(?:\s-f\b|--force)|\brm\s+-\w*[rf]\w*\b|\bgit\s+reset\s+--hard\b|\bgit\s+clean\s+-\w*f"
+    r"|\bgit\s+checkout\s+--\s+\.|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b"
+    r"|\bmkfs\b|\bdd\s+.*\bof=|\bdocker\s+(?:system|volume)\s+prune\b.*(?:-a\b|--all|--volumes)"
+    r"|\bdropdb\b|\bflushall\b|\bflushdb\b|--force-reset\b",
+    re.IGNORECASE,
+)
+
+
+def is_destructive(command: str) -> bool:
+    """Whether ``command`` discards work or data (force-push, ``rm -rf``, ``reset --hard``, dropping data)."""
+    return bool(_DESTRUCTIVE.search(command))
+
+
+class Place(msgspec.Struct, frozen=True):
+    """A message of a session, for ``deja show``."""
+
+    session: SessionMeta
+    segment: Segment
+    doc: int
+
+    @property
+    def message(self) -> Message:
+        return self.segment.message(self.doc)
+
+
+def place(segment: Segment, doc: int) -> Place:
+    return Place(session=segment.session(segment.doc(doc).ordinal), segment=segment, doc=doc)
+
+
+# --------------------------------------------------------------------------- edits
+
+
+class Edit(msgspec.Struct):
+    """One edit tool call: what a session changed in a file."""
+
+    session_id: str
+    title: str
+    project: str
+    timestamp: datetime | None
+    tool: str
+    path: str
+    old: str
+    new: str
+
+
+def edit_texts(call: ToolCall) -> tuple[str, str]:
+    """(old text, new text) of an edit tool call, whatever tool wrote it."""
+    args = call.args
+    if isinstance(args.get("edits"), list):
+        pairs = [edit_texts(ToolCall(name="Edit", args=e)) for e in args["edits"] if isinstance(e, dict)]
+        return "\n".join(o for o, _ in pairs), "\n".join(n for _, n in pairs)
+    old = args.get("old_string", args.get("old_str", ""))
+    new = args.get(
+        "new_string",
+        args.get("new_str", args.get("contents", args.get("content", args.get("code_edit", args.get("patch", ""))))),
+    )
+    return (old if isinstance(old, str) else ""), (new if isinstance(new, str) else "")
+
+
+def _edits_in(place_: Place, paths: set[str]) -> Iterator[Edit]:
+    meta = place_.session
+    message = place_.message
+    for call in message.tool_calls:
+        if call.name not in EDIT_TOOLS or not paths & set(edited_paths(call.args, meta.project_dir)):
+            continue
+        old, new = edit_texts(call)
+        path = next(p for p in edited_paths(call.args, meta.project_dir) if p in paths)
+        yield Edit(meta.id, meta.title or meta.asked, meta.project, message.timestamp, call.name, path, old, new)
+
+
+def file_edits(index: Index, path: str, limit: int = 50) -> list[Edit]:
+    """The edits of ``path`` (absolute, or as the sessions named it), newest first."""
+    paths = {path, path.rstrip("/")}
+    seen: set[tuple[int, int]] = set()
+    edits: list[Edit] = []
+    runs = [run for p in paths for run in index.newest(path_key(p), limit=limit)]
+    runs.sort(key=lambda run: run[0], reverse=True)
+    for _, segment, doc in runs:
+        key = (id(segment), doc)
+        if key in seen:
+            continue
+        seen.add(key)
+        edits.extend(_edits_in(place(segment, doc), paths))
+    return edits[:limit]
+
+
+def line_in(text: str, line: str) -> bool:
+    """Whether ``line`` (stripped, not blank) is one of the lines of ``text``."""
+    wanted = line.strip()
+    return bool(wanted) and any(candidate.strip() == wanted for candidate in text.splitlines())
+
+
+def adds_line(edit: Edit, line: str) -> bool:
+    """Whether ``edit`` wrote ``line``: it is in the new text and was not already in the old (mere context)."""
+    return line_in(edit.new, line) and not line_in(edit.old, line)
+
+
+class Blame(msgspec.Struct):
+    """A file's edits newest first, the sessions that discussed it, and with a line, which chat wrote that line."""
+
+    path: str
+    edits: list[Edit]
+    discussed: list[SessionMeta]
+    line: int | None = None
+    line_text: str | None = None
+    #: The newest edit whose new text holds the line (deja's own evidence).
+    wrote_line: Edit | None = None
+    #: Cursor's attribution rows for the file, the line's own first, with the indexed session of each.
+    attributions: list[tuple[Attribution, SessionMeta | None]] = []
+
+
+def split_location(target: str) -> tuple[str, int | None]:
+    """``PATH[:LINE]`` -> (absolute path, line or None); a Windows drive's colon is part of the path."""
+    path, _, line = target.rpartition(":")
+    if path and line.isdigit() and int(line) > 0:
+        return os.path.abspath(os.path.expanduser(path)), int(line)
+    return os.path.abspath(os.path.expanduser(target)), None
+
+
+def read_line(path: str, number: int) -> str:
+    """Line ``number`` of the file at ``path``; LookupError (one line saying why) when there is none."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for i, line in enumerate(handle, 1):
+                if i == number:
+                    return line.rstrip("\n")
+    except OSError as exc:
+        raise LookupError(
+            f"cannot read {path}: {exc.strerror or exc}; give a file that exists to blame a line"
+        ) from None
+    raise LookupError(f"{path} has fewer than {number} lines")
+
+
+def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blame:
+    """The sessions that edited or discussed ``PATH``; with ``PATH:LINE``, which chat wrote that line."""
+    from .search import search
+
+    path, line = split_location(target)
+    edits = file_edits(index, path, limit=limit)
+    editing = {e.session_id for e in edits}
+    discussed = [
+        meta
+        for hit in search(index, f'"{os.path.basename(path)}"', limit=10, snippets=0).hits
+        if hit.session_id not in editing
+        for _, _, meta in index.find(hit.session_id)[:1]
+    ][:5]
+    if line is None:
+        return Blame(path, edits, discussed)
+    text = read_line(path, line)
+    wrote = next((e for e in edits if adds_line(e, text)), None)
+    found = attributions(tracking_db, path, text)[:5]
+    pairs = [(a, next((m for _, _, m in index.find(a.conversation_id)[:1]), None)) for a in found]
+    return Blame(path, edits, discussed, line, text, wrote, pairs)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class Step(msgspec.Struct):
+    """A command run after an error, with how it ended; destructive ones are history, never a suggestion."""
+
+    command: str
+    exit_code: int | None
+    destructive: bool = False
+
+
+class Fix(msgspec.Struct):
+    """One past occurrence of an error and what followed it in that session."""
+
+    session: SessionMeta
+    timestamp: datetime | None
+    error: str
+    steps: list[Step] = []
+    #: The command like the failing one that then succeeded, if one did.
+    resolved_by: str = ""
+    edited: list[str] = []
+    answer: str = ""
+
+
+def scan_window(output: str) -> str:
+    """The head and tail of a long output, where error lines are."""
+    if len(output) <= SCAN_CHARS:
+        return output
+    return output[: SCAN_CHARS // 2] + "\n" + output[-SCAN_CHARS // 2 :]
+
+
+def _failed_call(message: Message) -> ToolCall | None:
+    return next((call for call in message.tool_calls if call.exit_code), None)
+
+
+def what_followed(segment: Segment, doc: int, head: str = "") -> Fix:
+    """The commands and edits after the failure at ``doc`` up to a successful run of one like it.
+
+    ``head`` is the failing command's head when the caller knows it (a hook
+    does); otherwise it is taken from the failed call itself.
+    """
+    meta = segment.session(segment.doc(doc).ordinal)
+    failed = _failed_call(segment.message(doc))
+    command = failed.args.get("command") if failed else None
+    if not head and isinstance(command, str):
+        head = command_head(normalise_command(command))
+    errors = error_lines(failed.result or "", limit=1) if failed else []
+    fix = Fix(session=meta, timestamp=segment.message(doc).timestamp, error=errors[0] if errors else "")
+    end = min(meta.first_doc + meta.n_docs, doc + FOLLOW_DOCS)
+    for d in range(doc, end):
+        message = segment.message(d)
+        calls = message.tool_calls
+        if d == doc and failed is not None:
+            calls = calls[calls.index(failed) + 1 :]
+        for call in calls:
+            if call.name in EDIT_TOOLS:
+                fix.edited += [p for p in edited_paths(call.args, "")[:1] if p not in fix.edited]
+            command = call.args.get("command")
+            if call.name not in SHELL_TOOLS or not isinstance(command, str):
+                continue
+            command = normalise_command(command)
+            fix.steps.append(Step(command, call.exit_code, is_destructive(command)))
+            if call.exit_code == 0 and (not head or command_head(command) == head):
+                fix.resolved_by = command
+                return fix
+        if d > doc and not fix.answer and message.role == "assistant" and message.text.strip():
+            fix.answer = one_line(message.text, 200)
+    return fix
+
+
+def error_history(
+    index: Index, output: str, head: str = "", limit: int = 10, exclude: frozenset[str] = frozenset()
+) -> list[Fix]:
+    """Past sessions where the error in ``output`` came up, newest first, with what followed.
+
+    The same error signature (what the failure hook computes) is looked up
+    first; a person's partial or reworded error falls back to the failed calls
+    of the sessions a search for its words finds.
+    """
+    for key in error_keys(scan_window(output)):
+        fixes = []
+        for _, segment, doc in index.newest(key, limit=limit * 2):
+            meta = segment.session(segment.doc(doc).ordinal)
+            if meta.id not in exclude:
+                fixes.append(what_followed(segment, doc, head))
+        if fixes:
+            return fixes[:limit]
+    return _searched_failures(index, output, limit, exclude)
+
+
+def _searched_failures(index: Index, output: str, limit: int, exclude: frozenset[str]) -> list[Fix]:
+    """Failed calls whose output holds every word of ``output``'s first error line, in the sessions a search finds."""
+    from .search import search
+
+    line = (error_lines(output, limit=1) or [output.strip()])[0]
+    words = re.findall(r"\w{3,}", line.lower())[:12]
+    if not words:
+        return []
+    fixes = []
+    for hit in search(index, " ".join(words), limit=limit * 2, snippets=0).hits:
+        if hit.session_id in exclude:
+            continue
+        for segment, _, meta in index.find(hit.session_id)[:1]:
+            for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
+                failed = _failed_call(segment.message(doc))
+                if failed and all(w in (failed.result or "").lower() for w in words):
+                    fixes.append(what_followed(segment, doc))
+                    break
+    fixes.sort(key=lambda f: f.timestamp.timestamp() if f.timestamp else 0.0, reverse=True)
+    return fixes[:limit]
+
+
+# --------------------------------------------------------------------------- commands
+
+
+class Invocation(msgspec.Struct):
+    """One real run of a command."""
+
+    command: str
+    exit_code: int | None
+    timestamp: datetime | None
+    session_id: str
+    project: str
+    cwd: str = ""
+
+
+def _shell_calls(message: Message) -> Iterator[tuple[str, ToolCall]]:
+    for call in message.tool_calls:
+        command = call.args.get("command")
+        if call.name in SHELL_TOOLS and isinstance(command, str) and command.strip():
+            yield normalise_command(command), call
+
+
+def invocations(index: Index, words: str, project: str | None = None, limit: int = 20) -> list[Invocation]:
+    """The commands this machine ran that contain every one of ``words``, newest first."""
+    from .search import Filters, search
+
+    wanted = [w.lower() for w in words.split() if w.strip()]
+    if not wanted:
+        return []
+    found: list[Invocation] = []
+    result = search(index, words, filters=Filters(project=project), limit=50, snippets=0)
+    by_id = {meta.id: (segment, meta) for segment, _, meta in _sessions(index, {h.session_id for h in result.hits})}
+    for hit in result.hits:
+        segment, meta = by_id[hit.session_id]
+        for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
+            message = segment.message(doc)
+            for command, call in _shell_calls(message):
+                if all(w in command.lower() for w in wanted):
+                    cwd = call.args.get("working_directory")
+                    found.append(
+                        Invocation(
+                            command,
+                            call.exit_code,
+                            message.timestamp or meta.updated,
+                            meta.id,
+                            meta.project,
+                            cwd if isinstance(cwd, str) else meta.project_dir,
+                        )
+                    )
+    # Newest first; runs that share a turn's time keep their order, the later one first.
+    order = {id(run): n for n, run in enumerate(found)}
+    found.sort(key=lambda run: (run.timestamp.timestamp() if run.timestamp else 0.0, order[id(run)]), reverse=True)
+    return found[:limit]
+
+
+def _sessions(index: Index, ids: set[str]) -> Iterator[tuple[Segment, int, SessionMeta]]:
+    for id_ in ids:
+        yield from index.find(id_)[:1]
+
+
+# --------------------------------------------------------------------------- files of a topic
+
+
+class FileUse(msgspec.Struct):
+    """A file the work on a topic touched."""
+
+    path: str
+    edits: int = 0
+    reads: int = 0
+    sessions: list[str] = []
+    last: datetime | None = None
+
+
+def topic_files(index: Index, words: str, project: str | None = None, limit: int = 30) -> list[FileUse]:
+    """Which files the sessions matching ``words`` edited or read, most edited first."""
+    from .search import Filters, search
+
+    result = search(index, words, filters=Filters(project=project), limit=20, snippets=0)
+    uses: dict[str, FileUse] = {}
+    for segment, _, meta in _sessions(index, {h.session_id for h in result.hits}):
+        for message in segment.messages(meta):
+            for call in message.tool_calls:
+                touched = edited_paths(call.args, meta.project_dir)
+                if not touched:
+                    continue
+                use = uses.setdefault(touched[-1], FileUse(path=touched[-1]))
+                if call.name in EDIT_TOOLS:
+                    use.edits += 1
+                else:
+                    use.reads += 1
+                if meta.id not in use.sessions:
+                    use.sessions.append(meta.id)
+                when = message.timestamp or meta.updated
+                if when and (use.last is None or when > use.last):
+                    use.last = when
+    ranked = sorted(uses.values(), key=lambda u: (-u.edits, -len(u.sessions), -u.reads, u.path))
+    return ranked[:limit]
+
+
+# --------------------------------------------------------------------------- a session's digest
+
+
+class Digest(msgspec.Struct):
+    """What a session was for and where it stopped: the shape of ``wip`` and ``ctx``."""
+
+    session: SessionMeta
+    goal: str
+    settled: list[str]
+    files: list[str]
+    commands: list[Step]
+    last_command: Step | None
+    stopped: str
+
+
+def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
+    """Goal, what was settled, files edited, commands that mattered and where the session stopped."""
+    messages = segment.messages(meta)
+    goal = next((m.text.strip() for m in messages if m.role == "user" and m.text.strip()), meta.title)
+    answers = [m.text.strip() for m in messages if m.role == "assistant" and m.text.strip()]
+    files: list[str] = []
+    commands: list[Step] = []
+    for message in messages:
+        for call in message.tool_calls:
+            if call.name in EDIT_TOOLS:
+                files += [p for p in edited_paths(call.args, "")[:1] if p not in files]
+        for command, call in _shell_calls(message):
+            commands.append(Step(command, call.exit_code, is_destructive(command)))
+    # The commands that mattered: failures and what succeeded after them, else the last ones.
+    mattered = [s for i, s in enumerate(commands) if s.exit_code or (i and commands[i - 1].exit_code)]
+    return Digest(
+        session=meta,
+        goal=goal,
+        settled=[one_line(a, 240) for a in answers[-3:]],
+        files=files[-max_items:],
+        commands=(mattered or commands)[-max_items:],
+        last_command=commands[-1] if commands else None,
+        stopped=answers[-1] if answers else "",
+    )

@@ -1,0 +1,199 @@
+"""One session as a file a person can keep: Markdown, JSON, or one self-contained HTML page.
+
+Exports read the index, so they are redacted like every other answer, and
+they include chats Cursor itself no longer shows (deleted composers, chats a
+newer release cannot open). The HTML page has no external assets: styles are
+inline, tool calls fold with ``<details>``, edits are shown as diffs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+from collections.abc import Iterable
+from pathlib import Path
+
+import orjson
+
+from ..core.index import SessionMeta
+from ..core.keys import EDIT_TOOLS
+from ..core.model import Message, ToolCall
+from ..core.work import edit_texts
+from .views import iso, show_json, when
+
+FORMATS = ("md", "json", "html")
+
+
+def _call_summary(call: ToolCall) -> str:
+    """A tool call in one line: its name and the argument that says what it did."""
+    for key in ("command", "path", "file_path", "target_file", "pattern", "query", "glob_pattern", "url"):
+        value = call.args.get(key)
+        if isinstance(value, str) and value.strip():
+            return f"{call.name}: {' '.join(value.split())[:160]}"
+    return call.name
+
+
+def _exit(call: ToolCall) -> str:
+    return f" (exit {call.exit_code})" if call.exit_code is not None else ""
+
+
+def _diff(call: ToolCall) -> list[str]:
+    old, new = edit_texts(call)
+    if not old and not new:
+        return []
+    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), "before", "after", lineterm="", n=2))
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def _fence(text: str, lang: str = "") -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+
+
+def _markdown_call(call: ToolCall) -> list[str]:
+    lines = [f"- **{_call_summary(call)}**{_exit(call)}"]
+    diff = _diff(call) if call.name in EDIT_TOOLS else []
+    if diff:
+        lines.append(_fence("\n".join(diff), "diff"))
+    if call.result:
+        lines.append(_fence(call.result))
+    return lines
+
+
+def to_markdown(meta: SessionMeta, messages: list[Message]) -> str:
+    """The session as a Markdown transcript: a heading per turn, tool calls with results and diffs."""
+    out = [f"# {meta.title or meta.asked or meta.id}", ""]
+    out.append(f"- session: `{meta.id}` ({meta.source})")
+    if meta.project:
+        out.append(f"- project: {meta.project} (`{meta.project_dir}`)")
+    out += [f"- started: {iso(meta.started) or 'unknown'}", f"- updated: {iso(meta.updated) or 'unknown'}", ""]
+    for message in messages:
+        out.append(f"## {message.role} · {when(message.timestamp)}")
+        out.append("")
+        if message.text.strip():
+            out += [message.text.rstrip(), ""]
+        for call in message.tool_calls:
+            out += _markdown_call(call)
+        if message.tool_calls:
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+# --------------------------------------------------------------------------- HTML
+
+_STYLE = """
+body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f;background:#fff}
+header{border-bottom:1px solid #ddd;margin-bottom:1rem}header p{color:#555;margin:.2rem 0}
+.message{border-left:4px solid #ccc;padding:.3rem .8rem;margin:1rem 0}
+.user{border-color:#2f6fde;background:#f3f7ff}.assistant{border-color:#8a8a8a}
+.meta{font-size:.8rem;color:#666}.text{white-space:pre-wrap}
+details{margin:.4rem 0;border:1px solid #e3e3e3;border-radius:4px;padding:.2rem .5rem}
+summary{cursor:pointer;font-family:ui-monospace,monospace;font-size:.85rem}
+pre{background:#f6f6f6;padding:.5rem;overflow-x:auto;font-size:.8rem;white-space:pre-wrap}
+.failed summary{color:#b00020}.add{color:#116329}.del{color:#a40e26}.hunk{color:#6f42c1}
+table{border-collapse:collapse}td,th{padding:.2rem .6rem;border-bottom:1px solid #eee;text-align:left}
+"""
+
+
+def _page(title: str, body: Iterable[str]) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+def _diff_html(lines: list[str]) -> str:
+    styled = []
+    for line in lines:
+        kind = "hunk" if line.startswith("@@") else "add" if line[:1] == "+" else "del" if line[:1] == "-" else ""
+        escaped = html.escape(line)
+        styled.append(f'<span class="{kind}">{escaped}</span>' if kind else escaped)
+    return '<pre class="diff">' + "\n".join(styled) + "</pre>"
+
+
+def _html_call(call: ToolCall) -> str:
+    failed = " failed" if call.exit_code else ""
+    parts = [f'<details class="tool{failed}"><summary>{html.escape(_call_summary(call) + _exit(call))}</summary>']
+    diff = _diff(call) if call.name in EDIT_TOOLS else []
+    if diff:
+        parts.append(_diff_html(diff))
+    elif call.args:
+        parts.append(
+            f'<pre class="args">{html.escape(orjson.dumps(call.args, option=orjson.OPT_INDENT_2).decode())}</pre>'
+        )
+    if call.result:
+        parts.append(f'<pre class="result">{html.escape(call.result)}</pre>')
+    parts.append("</details>")
+    return "".join(parts)
+
+
+def to_html(meta: SessionMeta, messages: list[Message]) -> str:
+    """The session as one self-contained HTML page."""
+    title = meta.title or meta.asked or meta.id
+    body = [
+        f"<header><h1>{html.escape(title)}</h1>",
+        f"<p>session <code>{html.escape(meta.id)}</code> · {html.escape(meta.source)}</p>",
+    ]
+    if meta.project:
+        body.append(f"<p>project {html.escape(meta.project)} <code>{html.escape(meta.project_dir)}</code></p>")
+    body.append(f"<p>{html.escape(when(meta.started))} – {html.escape(when(meta.updated))}</p></header>")
+    for message in messages:
+        body.append(f'<section class="message {message.role}">')
+        body.append(f'<div class="meta">{message.role} · {html.escape(when(message.timestamp))}</div>')
+        if message.text.strip():
+            body.append(f'<div class="text">{html.escape(message.text.rstrip())}</div>')
+        body += [_html_call(call) for call in message.tool_calls]
+        body.append("</section>")
+    return _page(title, body)
+
+
+# --------------------------------------------------------------------------- the three forms
+
+
+def render(meta: SessionMeta, messages: list[Message], fmt: str) -> str:
+    """The session in ``fmt``: ``md``, ``json`` or ``html``."""
+    if fmt == "md":
+        return to_markdown(meta, messages)
+    if fmt == "html":
+        return to_html(meta, messages)
+    return orjson.dumps(show_json(meta, messages), option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) -> tuple[str, str]:
+    """The folder's index: (file name, content) listing each exported session with a link to its file."""
+    if fmt == "html":
+        rows = [
+            f'<tr><td>{html.escape(when(meta.updated))}</td><td><a href="{html.escape(name)}">'
+            f"{html.escape(meta.title or meta.asked or meta.id)}</a></td><td>{meta.messages}</td></tr>"
+            for meta, name in sessions
+        ]
+        head = f"<h1>{html.escape(title)}</h1><table><tr><th>updated</th><th>session</th><th>messages</th></tr>"
+        return "index.html", _page(title, [head, *rows, "</table>"])
+    if fmt == "json":
+        entries = [
+            {"id": meta.id, "title": meta.title, "updated": iso(meta.updated), "file": name} for meta, name in sessions
+        ]
+        return "index.json", orjson.dumps({"sessions": entries}, option=orjson.OPT_INDENT_2).decode() + "\n"
+    lines = [f"# {title}", ""] + [
+        f"- {when(meta.updated)} [{meta.title or meta.asked or meta.id}]({name}) ({meta.messages} messages)"
+        for meta, name in sessions
+    ]
+    return "index.md", "\n".join(lines) + "\n"
+
+
+def file_name(meta: SessionMeta, fmt: str) -> str:
+    return f"{meta.id}.{fmt}"
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a temporary file renamed over it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)

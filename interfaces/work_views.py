@@ -1,0 +1,294 @@
+"""The work verbs' answers as JSON and as text, shared by the CLI and the MCP server.
+
+Each ``*_json`` is what ``deja VERB --json`` prints; each ``*_text`` is what a
+person (or, through MCP, a model) reads.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from ..core.index import SessionMeta
+from ..core.readers.ai_tracking import Attribution
+from ..core.work import Blame, Digest, Edit, FileUse, Fix, Invocation, Step
+from .views import iso, session_json, when
+
+#: How much of an edit's old and new text a text answer shows.
+EDIT_CHARS = 400
+
+
+def _cut(text: str, limit: int = EDIT_CHARS) -> str:
+    text = text.rstrip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _indent(text: str, prefix: str) -> list[str]:
+    return [prefix + line for line in _cut(text).splitlines()] or [prefix]
+
+
+# --------------------------------------------------------------------------- blame
+
+
+def edit_json(edit: Edit) -> dict[str, Any]:
+    return {
+        "session_id": edit.session_id,
+        "title": edit.title,
+        "project": edit.project,
+        "timestamp": iso(edit.timestamp),
+        "tool": edit.tool,
+        "path": edit.path,
+        "old": edit.old,
+        "new": edit.new,
+    }
+
+
+def attribution_json(found: Attribution, session: SessionMeta | None) -> dict[str, Any]:
+    return {
+        "conversation_id": found.conversation_id,
+        "file": found.file,
+        "model": found.model,
+        "timestamp": iso(found.timestamp),
+        "line_match": found.line_match,
+        "session": session_json(session) if session else None,
+    }
+
+
+def blame_json(blame: Blame) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "path": blame.path,
+        "edits": [edit_json(e) for e in blame.edits],
+        "discussed": [session_json(m) for m in blame.discussed],
+    }
+    if blame.line is not None:
+        out["line"] = {
+            "number": blame.line,
+            "text": blame.line_text,
+            "written_by": edit_json(blame.wrote_line) if blame.wrote_line else None,
+            "cursor_attribution": [attribution_json(a, s) for a, s in blame.attributions],
+        }
+    return out
+
+
+def _edit_lines(edit: Edit) -> list[str]:
+    lines = [f"{when(edit.timestamp)}  {edit.tool}  {edit.title or edit.session_id}  (deja show {edit.session_id})"]
+    if edit.old:
+        lines += _indent(edit.old, "    - ")
+    if edit.new:
+        lines += _indent(edit.new, "    + ")
+    return lines
+
+
+def _line_author(blame: Blame) -> list[str]:
+    head = f"line {blame.line}: {_cut((blame.line_text or '').strip(), 120)}"
+    cursor = [(a, s) for a, s in blame.attributions if a.line_match]
+    if cursor:
+        found, session = cursor[0]
+        named = f"{session.title or session.asked} (deja show {session.id})" if session else found.conversation_id
+        return [head, f"written by {named}, according to Cursor's AI attribution ({found.model or 'model unknown'})"]
+    if blame.wrote_line:
+        edit = blame.wrote_line
+        return [
+            head,
+            f"written by {edit.title or edit.session_id} (deja show {edit.session_id}), {when(edit.timestamp)}",
+        ]
+    writers = [f"{s.title or s.asked} (deja show {s.id})" for _, s in blame.attributions if s is not None]
+    if writers:
+        return [
+            head,
+            "no chat's edit holds this line; Cursor says AI code in this file came from: " + "; ".join(writers[:3]),
+        ]
+    return [head, "no chat deja knows wrote this line"]
+
+
+def blame_text(blame: Blame) -> str:
+    lines = _line_author(blame) + [""] if blame.line is not None else []
+    if blame.edits:
+        lines.append(f"{len(blame.edits)} edit{'s' if len(blame.edits) != 1 else ''} of {blame.path}, newest first:")
+        for edit in blame.edits:
+            lines += _edit_lines(edit)
+    else:
+        lines.append(f"no session edited {blame.path}")
+    if blame.discussed:
+        lines += ["", "also discussed in:"]
+        lines += [f"  {when(m.updated)}  {m.title or m.asked}  (deja show {m.id})" for m in blame.discussed]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def files_json(query: str, uses: list[FileUse]) -> dict[str, Any]:
+    return {
+        "query": query,
+        "files": [
+            {"path": u.path, "edits": u.edits, "reads": u.reads, "sessions": u.sessions, "last": iso(u.last)}
+            for u in uses
+        ],
+    }
+
+
+def files_text(query: str, uses: list[FileUse]) -> str:
+    if not uses:
+        return f"no session about {query!r} touched a file"
+    lines = [f"files the work on {query!r} touched, most edited first:"]
+    for use in uses:
+        counts = f"{use.edits} edit{'s' if use.edits != 1 else ''}, {use.reads} read{'s' if use.reads != 1 else ''}"
+        lines.append(
+            f"  {use.path}  ({counts} in {len(use.sessions)} session{'s' if len(use.sessions) != 1 else ''}, last {when(use.last)})"
+        )
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- fix
+
+
+def step_json(step: Step) -> dict[str, Any]:
+    return {"command": step.command, "exit_code": step.exit_code, "destructive": step.destructive}
+
+
+def fix_json(error: str, fixes: list[Fix]) -> dict[str, Any]:
+    return {
+        "error": error,
+        "occurrences": [
+            {
+                "session": session_json(f.session),
+                "timestamp": iso(f.timestamp),
+                "error": f.error,
+                "steps": [step_json(s) for s in f.steps],
+                "resolved_by": f.resolved_by,
+                "edited": f.edited,
+                "answer": f.answer,
+            }
+            for f in fixes
+        ],
+    }
+
+
+def _step_line(step: Step) -> str:
+    status = "ok" if step.exit_code == 0 else f"exit {step.exit_code}" if step.exit_code is not None else "?"
+    warning = "  [destructive: history only, not a fix]" if step.destructive else ""
+    return f"    $ {step.command[:200]}  ({status}){warning}"
+
+
+def fix_text(error: str, fixes: list[Fix]) -> str:
+    if not fixes:
+        return f"this error has not come up in a past session: {_cut(error.strip(), 160)}"
+    lines = [f"this error came up in {len(fixes)} past session{'s' if len(fixes) != 1 else ''}, newest first:"]
+    for fix in fixes:
+        meta = fix.session
+        lines.append(f"{when(fix.timestamp or meta.updated)}  {meta.title or meta.asked}  (deja show {meta.id})")
+        if fix.error:
+            lines.append(f"  error: {_cut(fix.error, 200)}")
+        safe = [s for s in fix.steps if not s.destructive]
+        if fix.resolved_by and not next(s for s in fix.steps if s.command == fix.resolved_by).destructive:
+            lines.append(f"  fixed by: {', then '.join(s.command[:120] for s in safe[-3:])}")
+        elif fix.answer:
+            lines.append(f"  what followed: {fix.answer}")
+        if fix.edited:
+            lines.append(f"  edited: {', '.join(fix.edited[:5])}")
+        if fix.steps:
+            lines.append("  ran:")
+            lines += [_step_line(s) for s in fix.steps[:8]]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- how
+
+
+def how_json(words: str, runs: list[Invocation]) -> dict[str, Any]:
+    return {
+        "query": words,
+        "invocations": [
+            {
+                "command": r.command,
+                "exit_code": r.exit_code,
+                "timestamp": iso(r.timestamp),
+                "session_id": r.session_id,
+                "project": r.project,
+                "cwd": r.cwd,
+            }
+            for r in runs
+        ],
+    }
+
+
+def how_text(words: str, runs: list[Invocation], where: str) -> str:
+    if not runs:
+        return f"no command with {words!r} ran {where}"
+    lines = [f"how {words!r} ran {where}, newest first:"]
+    for run in runs:
+        status = "ok" if run.exit_code == 0 else f"exit {run.exit_code}" if run.exit_code is not None else "exit ?"
+        lines.append(f"  {when(run.timestamp)}  {status:<7} $ {run.command[:200]}  (deja show {run.session_id})")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- wip and ctx
+
+
+def digest_json(d: Digest) -> dict[str, Any]:
+    return {
+        "session": session_json(d.session),
+        "goal": d.goal,
+        "settled": d.settled,
+        "files": d.files,
+        "commands": [step_json(s) for s in d.commands],
+        "last_command": step_json(d.last_command) if d.last_command else None,
+        "stopped": d.stopped,
+    }
+
+
+def wip_text(d: Digest) -> str:
+    meta = d.session
+    lines = [
+        f"last session here: {meta.title or meta.asked}  ({when(meta.updated)}, deja show {meta.id})",
+        f"task: {_cut(' '.join(d.goal.split()), 300)}",
+    ]
+    if d.settled:
+        lines.append(f"settled: {d.settled[-1]}")
+    if d.files:
+        lines.append(f"files in flight: {', '.join(d.files)}")
+    if d.last_command:
+        step = d.last_command
+        outcome = "failed" if step.exit_code else "succeeded" if step.exit_code == 0 else "ended unknown"
+        lines.append(
+            f"last command: {step.command[:200]} ({outcome}{f', exit {step.exit_code}' if step.exit_code else ''})"
+        )
+    return "\n".join(lines)
+
+
+def ctx_markdown(d: Digest, budget: int) -> str:
+    """A compact Markdown digest of the session, cut to ``budget`` UTF-8 bytes at a line boundary."""
+    meta = d.session
+    parts = [f"# Context from a past session: {meta.title or meta.asked}", ""]
+    parts += [f"Session `{meta.id}` ({meta.project or 'no project'}, {when(meta.updated)}).", ""]
+    parts += ["## Goal", _cut(d.goal, 800), ""]
+    if d.settled:
+        parts += ["## Decisions and findings", *[f"- {s}" for s in d.settled], ""]
+    if d.files:
+        parts += ["## Files", *[f"- `{f}`" for f in d.files], ""]
+    if d.commands:
+        parts += [
+            "## Commands that mattered",
+            *[f"- `{s.command[:160]}` → {'ok' if s.exit_code == 0 else f'exit {s.exit_code}'}" for s in d.commands],
+            "",
+        ]
+    if d.stopped:
+        parts += ["## Where it stopped", _cut(d.stopped, 600), ""]
+    kept: list[str] = []
+    size = 0
+    for line in parts:
+        cost = len(line.encode("utf-8")) + 1
+        if size + cost > budget:
+            break
+        kept.append(line)
+        size += cost
+    return "\n".join(kept).rstrip() + "\n"
+
+
+def handoff_line(d: Digest, budget: int) -> str:
+    """The shell line that starts a new cursor-agent chat in the session's folder, primed with its digest."""
+    prompt = "Continue this earlier work. " + ctx_markdown(d, budget)
+    agent = f"cursor-agent {shlex.quote(prompt)}"
+    directory = d.session.project_dir
+    return f"cd {shlex.quote(directory)} && {agent}" if directory else agent

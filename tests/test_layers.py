@@ -1,0 +1,168 @@
+"""The layers are a fact of the folders: core at the bottom, hooks and installers on it, interfaces on top.
+
+Every module's imports are read from its source (``ast``), function-level ones included, since a
+function-level import is still a dependency: it only moves the cost to the first call.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+from harness import ENTRY, Sample
+
+from deja.hooks.run import HANDLERS
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ("core", "hooks", "installers", "interfaces")
+#: What may never load while a hook answers: a CLI framework, a terminal renderer, the MCP SDK, the writer's lock.
+HEAVY = {"typer", "click", "rich", "mcp", "filelock"}
+#: The session-end hook ingests the closing chat, so it takes the writer's lock: everything else stays out.
+WRITER_HOOK = "hook-session-end"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(["deja", *parts])
+
+
+@cache
+def package_modules() -> dict[str, Path]:
+    """Every module of the installed package ``deja``, by dotted name, from the repository's layer folders."""
+    return {_module_name(p): p for layer in LAYERS for p in sorted((ROOT / layer).rglob("*.py"))}
+
+
+def _resolve(module: str, node: ast.ImportFrom) -> list[str]:
+    """The absolute names a ``from … import …`` loads; ``from . import x`` names the submodule x where there is one."""
+    if node.level:
+        package = module.split(".") if package_modules()[module].name == "__init__.py" else module.split(".")[:-1]
+        base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+    else:
+        base = node.module or ""
+    submodules = [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in package_modules()]
+    return submodules or [base]
+
+
+@cache
+def imports_of(module: str) -> frozenset[str]:
+    """The absolute names of every module ``module`` imports anywhere in its source."""
+    tree = ast.parse(package_modules()[module].read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            names.update(_resolve(module, node))
+    return frozenset(names)
+
+
+def _layer(name: str) -> str | None:
+    parts = name.split(".")
+    return parts[1] if parts[0] == "deja" and len(parts) > 1 else None
+
+
+def _crossings(layer: str, allowed: set[str]) -> list[str]:
+    return sorted(
+        f"{module} imports {name}"
+        for module in package_modules()
+        if _layer(module) == layer
+        for name in imports_of(module)
+        if _layer(name) is not None and _layer(name) not in allowed
+    )
+
+
+def closure(*start: str) -> set[str]:
+    """Every module reachable from ``start`` through imports: the package's own, followed; others, collected."""
+    seen: set[str] = set()
+    todo = list(start)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in package_modules():
+            todo.extend(imports_of(name))
+    return seen
+
+
+def hook_path(command: str) -> set[str]:
+    """What ``deja COMMAND`` can load: entry's own imports, the hook runner and the command's handler module."""
+    entry_imports = {
+        name
+        for node in ast.parse(package_modules()["deja.interfaces.entry"].read_text(encoding="utf-8")).body
+        if isinstance(node, ast.Import)
+        for name in (alias.name for alias in node.names)
+    }
+    return closure(*entry_imports, "deja.hooks.run", f"deja.hooks.{HANDLERS[command][0]}")
+
+
+def _heavy(names: set[str], forbidden: set[str]) -> set[str]:
+    return {name for name in names if name.split(".")[0] in forbidden}
+
+
+def test_core_imports_nothing_above_it() -> None:
+    assert _crossings("core", {"core"}) == []
+
+
+@pytest.mark.parametrize("layer", ["hooks", "installers"])
+def test_hooks_and_installers_import_only_core(layer: str) -> None:
+    assert _crossings(layer, {"core", layer}) == []
+
+
+def test_package_imports_are_relative() -> None:
+    """Inside the package every import of its own modules is relative, so the folders resolve as they stand."""
+    absolute = sorted(
+        f"{module}: import {alias.name}"
+        for module, path in package_modules().items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0)
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
+        if alias.name.split(".")[0] == "deja"
+    )
+    assert absolute == []
+
+
+@pytest.mark.parametrize("command", sorted(HANDLERS))
+def test_hook_entrypoints_never_import_heavy_modules(command: str) -> None:
+    forbidden = HEAVY - {"filelock"} if command == WRITER_HOOK else HEAVY
+    reached = hook_path(command)
+    assert f"deja.hooks.{HANDLERS[command][0]}" in reached
+    assert _heavy(reached, forbidden) == set()
+
+
+def test_the_import_walk_sees_what_the_cli_and_the_writer_load() -> None:
+    """The walk above would notice: the CLI reaches typer, the session-end hook's ingest reaches filelock."""
+    assert "typer" in {name.split(".")[0] for name in closure("deja.interfaces.entry")}
+    assert _heavy(hook_path(WRITER_HOOK), {"filelock"}) == {"filelock"}
+
+
+def _imported_at_runtime(*args: str, payload: bytes, env: dict[str, str] | None = None) -> set[str]:
+    """The modules ``deja ARGS`` imported, as ``python -X importtime`` reports them on stderr."""
+    command = [sys.executable, "-X", "importtime", *ENTRY[1:], *args]
+    done = subprocess.run(command, input=payload, capture_output=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    lines = done.stderr.decode(errors="replace").splitlines()
+    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line}
+
+
+def test_an_empty_prompt_event_loads_nothing_heavy() -> None:
+    loaded = _imported_at_runtime("hook-prompt", payload=b"")
+    assert "deja.hooks.run" in loaded
+    assert _heavy(loaded, HEAVY) == set()
+
+
+def test_a_prompt_answered_from_the_index_loads_nothing_heavy(indexed_sample: Sample) -> None:
+    payload = (
+        b'{"hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache", "cursor_version": "2"}'
+    )
+    loaded = _imported_at_runtime("hook-prompt", payload=payload, env=indexed_sample.env)
+    assert "deja.core.search" in loaded  # the handler ran (import_module's own line is not reported, its imports are)
+    assert _heavy(loaded, HEAVY) == set()

@@ -1,0 +1,551 @@
+"""The work-history verbs as a user runs them: blame, files, fix, how, wip, export, ctx, handoff and show windows.
+
+The history is real: cursor-agent transcripts with their chat stores (which carry
+the tool results and exit codes), an editor ``state.vscdb`` and Cursor's
+``ai-code-tracking.db``, all written by ``deja.core.writers``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import ENTRY
+
+from deja.core.writers.ai_tracking import write_ai_tracking_db
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    shell_result_text,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
+    transcript_path,
+    turn_ended,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+from deja.core.writers.ide import write_state_vscdb
+
+T0 = datetime(2026, 9, 1, 9, 0, tzinfo=UTC)
+WRITE_CHAT = "a0000000-0000-4000-8000-000000000001"
+RAISE_CHAT = "a0000000-0000-4000-8000-000000000002"
+BACKOFF_CHAT = "a0000000-0000-4000-8000-000000000003"
+DB_DOWN_CHAT = "a0000000-0000-4000-8000-000000000004"
+DB_DOWN_AGAIN_CHAT = "a0000000-0000-4000-8000-000000000005"
+IDE_CHAT = "b0000000-0000-4000-8000-000000000006"
+DB_ERROR = "psycopg.OperationalError: connection to server at 127.0.0.1, port 5432 failed: Connection refused"
+FINAL_FILE = "PER_CUSTOMER_LIMIT = 250\nRETRY_BACKOFF = 2.5\nWINDOW = 60\n"
+
+Step = tuple[str, dict[str, Any], str | None, int | None]
+
+
+def _chat(
+    cli_root: Path, cwd: Path, chat_id: str, name: str, start: datetime, turns: list[tuple[str, str, list[Step]]]
+) -> None:
+    """A cursor-agent chat: per turn a question, an answer and tool calls (name, args, output, exit code)."""
+    records: list[dict[str, Any]] = []
+    store: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
+    for n, (question, answer, steps) in enumerate(turns):
+        records.append(user_turn(question, start + timedelta(minutes=10 * n)))
+        store.append(
+            {"role": "user", "content": [{"type": "text", "text": records[-1]["message"]["content"][0]["text"]}]}
+        )
+        for i, (tool, args, output, code) in enumerate(steps):
+            call_id = f"call_{n}_{i}"
+            records.append(assistant_turn(None, tool_use(tool, args)))
+            store.append({"role": "assistant", "content": [tool_call_part(call_id, tool, args)]})
+            if output is not None:
+                result = shell_result_text(output, exit_code=code or 0) if tool == "Shell" else output
+                store.append(tool_result_message(call_id, tool, result))
+        records.append(assistant_turn(answer))
+        store.append({"role": "assistant", "content": [{"type": "text", "text": answer}]})
+    records.append(turn_ended())
+    write_transcript(transcript_path(cli_root, str(cwd), chat_id), records)
+    write_chat_store(chat_dir_for(cli_root, str(cwd), chat_id), cwd=str(cwd), messages=store, name=name)
+
+
+class Work:
+    def __init__(self, root: Path):
+        self.root = root
+        self.api = root / "projects" / "api"
+        self.limits = self.api / "api" / "limits.py"
+        self.cli_root = root / "cursor-agent"
+        self.ide_root = root / "cursor" / "User"
+        self.home = root / "deja"
+        self.tracking = root / "dot-cursor" / "ai-tracking" / "ai-code-tracking.db"
+        self.env = {
+            **os.environ,
+            "DEJA_CURSOR_ROOT": str(self.ide_root),
+            "DEJA_CURSOR_CLI_ROOT": str(self.cli_root),
+            "DEJA_HOME": str(self.home),
+            "CURSOR_DATA_DIR": str(root / "dot-cursor"),
+        }
+
+    def deja(self, *args: str, cwd: Path | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run(
+            [*ENTRY, *args],
+            env=self.env,
+            cwd=cwd or self.api,
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert "Traceback" not in result.stderr, result.stderr
+        return result
+
+    def json(self, *args: str, cwd: Path | None = None) -> Any:
+        result = self.deja(*args, "--json", cwd=cwd)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Work:
+    w = Work(tmp_path)
+    w.limits.parent.mkdir(parents=True)
+    w.limits.write_text(FINAL_FILE)
+    path = str(w.limits)
+    _chat(
+        w.cli_root,
+        w.api,
+        WRITE_CHAT,
+        "Add per-customer rate limits",
+        T0,
+        [
+            (
+                "add a per customer rate limit module",
+                "Created api/limits.py with the limit and its window.",
+                [("Write", {"path": path, "contents": "PER_CUSTOMER_LIMIT = 100\nWINDOW = 60\n"}, None, None)],
+            ),
+        ],
+    )
+    _chat(
+        w.cli_root,
+        w.api,
+        RAISE_CHAT,
+        "Raise the per-customer limit",
+        T0 + timedelta(days=3),
+        [
+            (
+                "enterprise customers hit the limit, raise it",
+                "Raised the limit to 250 requests.",
+                [
+                    (
+                        "StrReplace",
+                        {
+                            "path": path,
+                            "old_string": "PER_CUSTOMER_LIMIT = 100",
+                            "new_string": "PER_CUSTOMER_LIMIT = 250",
+                        },
+                        None,
+                        None,
+                    )
+                ],
+            ),
+        ],
+    )
+    _chat(
+        w.cli_root,
+        w.api,
+        BACKOFF_CHAT,
+        "Retry with backoff",
+        T0 + timedelta(days=5),
+        [
+            (
+                "retries hammer the api, add a backoff",
+                "Added RETRY_BACKOFF next to the limit.",
+                [
+                    (
+                        "StrReplace",
+                        {
+                            "path": path,
+                            "old_string": "PER_CUSTOMER_LIMIT = 250\n",
+                            "new_string": "PER_CUSTOMER_LIMIT = 250\nRETRY_BACKOFF = 2.5\n",
+                        },
+                        None,
+                        None,
+                    ),
+                    ("Shell", {"command": "pytest -q tests/test_limits.py"}, "3 passed in 0.02s", 0),
+                ],
+            ),
+        ],
+    )
+    _chat(
+        w.cli_root,
+        w.api,
+        DB_DOWN_CHAT,
+        "Migrations fail",
+        T0 + timedelta(days=7),
+        [
+            (
+                "alembic upgrade fails locally",
+                "Postgres was not running (connection refused); started it with docker compose and the migration ran.",
+                [
+                    (
+                        "Shell",
+                        {"command": "alembic upgrade head"},
+                        f"Traceback (most recent call last):\n{DB_ERROR}",
+                        1,
+                    ),
+                    ("Shell", {"command": "docker compose up -d db"}, "Container api-db-1  Started", 0),
+                    (
+                        "Shell",
+                        {"command": "alembic upgrade head"},
+                        "INFO  [alembic.runtime.migration] Running upgrade  -> 1893112, add limits",
+                        0,
+                    ),
+                ],
+            ),
+        ],
+    )
+    _chat(
+        w.cli_root,
+        w.api,
+        DB_DOWN_AGAIN_CHAT,
+        "Migrations fail again",
+        T0 + timedelta(days=9),
+        [
+            (
+                "the migration broke again",
+                "Recreated the virtualenv and the database; the migration ran.",
+                [
+                    ("Shell", {"command": "alembic upgrade head --sql"}, f"{DB_ERROR}", 1),
+                    ("Shell", {"command": "rm -rf .venv"}, "", 0),
+                    (
+                        "Shell",
+                        {"command": "alembic upgrade head --sql"},
+                        "INFO  [alembic.runtime.migration] Running upgrade",
+                        0,
+                    ),
+                ],
+            ),
+        ],
+    )
+    ms = int((T0 + timedelta(days=10)).timestamp() * 1000)
+    write_state_vscdb(
+        w.ide_root / "globalStorage" / "state.vscdb",
+        composers={
+            IDE_CHAT: {
+                "_v": 10,
+                "composerId": IDE_CHAT,
+                "name": "Document the limits <script>alert(1)</script>",
+                "createdAt": ms,
+                "lastUpdatedAt": ms + 60_000,
+                "fullConversationHeadersOnly": [
+                    {"bubbleId": "u", "type": 1},
+                    {"bubbleId": "t", "type": 2},
+                    {"bubbleId": "a", "type": 2},
+                ],
+                "workspaceIdentifier": {"id": "ws", "uri": {"fsPath": str(w.api), "scheme": "file"}},
+            }
+        },
+        bubbles={
+            IDE_CHAT: {
+                "u": {
+                    "type": 1,
+                    "text": "document the limits in the README & say why",
+                    "createdAt": datetime.fromtimestamp(ms / 1000, UTC).isoformat(),
+                },
+                "t": {
+                    "type": 2,
+                    "text": "",
+                    "toolFormerData": {
+                        "name": "run_terminal_cmd",
+                        "status": "completed",
+                        "params": json.dumps({"command": "grep -n LIMIT api/limits.py"}),
+                        "result": json.dumps({"output": "1:PER_CUSTOMER_LIMIT = 250", "exitCode": 0}),
+                    },
+                },
+                "a": {
+                    "type": 2,
+                    "text": "Documented `PER_CUSTOMER_LIMIT` in the README.",
+                    "createdAt": datetime.fromtimestamp(ms / 1000 + 30, UTC).isoformat(),
+                },
+            }
+        },
+    )
+    backoff = "RETRY_BACKOFF = 2.5"
+    write_ai_tracking_db(
+        w.tracking,
+        [
+            {
+                "hash": hashlib.sha256(backoff.encode()).hexdigest(),
+                "fileName": path,
+                "conversationId": BACKOFF_CHAT,
+                "model": "claude-4.6-sonnet",
+                "timestamp": int((T0 + timedelta(days=5)).timestamp() * 1000),
+            },
+            {
+                "hash": "0" * 64,
+                "fileName": str(w.api / "api" / "other.py"),
+                "conversationId": WRITE_CHAT,
+                "timestamp": 1,
+            },
+        ],
+    )
+    return w
+
+
+# --------------------------------------------------------------------------- blame
+
+
+def test_blame_lists_every_session_that_edited_the_file_newest_first_with_the_edit(work: Work) -> None:
+    data = work.json("blame", str(work.limits))
+    assert [e["session_id"] for e in data["edits"]] == [BACKOFF_CHAT, RAISE_CHAT, WRITE_CHAT]
+    assert (
+        data["edits"][1]["old"] == "PER_CUSTOMER_LIMIT = 100" and data["edits"][1]["new"] == "PER_CUSTOMER_LIMIT = 250"
+    )
+    text = work.deja("blame", "api/limits.py").stdout  # relative to where the user stands
+    assert "3 edits of" in text and f"deja show {RAISE_CHAT}" in text
+    assert "    - PER_CUSTOMER_LIMIT = 100" in text and "    + PER_CUSTOMER_LIMIT = 250" in text
+
+
+def test_blame_a_line_joins_cursors_own_attribution_with_the_chat(work: Work) -> None:
+    data = work.json("blame", f"{work.limits}:2")
+    line = data["line"]
+    assert line["text"] == "RETRY_BACKOFF = 2.5"
+    assert line["cursor_attribution"][0]["line_match"] is True
+    assert line["cursor_attribution"][0]["session"]["id"] == BACKOFF_CHAT
+    text = work.deja("blame", f"{work.limits}:2").stdout
+    assert text.startswith("line 2: RETRY_BACKOFF = 2.5\nwritten by Retry with backoff")
+    assert "according to Cursor's AI attribution (claude-4.6-sonnet)" in text
+
+
+def test_blame_a_line_falls_back_to_the_edits_deja_holds(work: Work) -> None:
+    assert work.json("blame", f"{work.limits}:1")["line"]["written_by"]["session_id"] == RAISE_CHAT
+    text = work.deja("blame", f"{work.limits}:3").stdout
+    assert f"written by Add per-customer rate limits (deja show {WRITE_CHAT})" in text
+    work.tracking.unlink()  # attribution is a bonus: without Cursor's database the edits still answer
+    assert work.json("blame", f"{work.limits}:2")["line"]["written_by"]["session_id"] == BACKOFF_CHAT
+
+
+def test_blame_refuses_a_line_that_does_not_exist_in_one_line(work: Work) -> None:
+    result = work.deja("blame", f"{work.limits}:99")
+    assert result.returncode == 1 and result.stderr.strip() == f"deja: {work.limits} has fewer than 99 lines"
+    result = work.deja("blame", f"{work.api / 'missing.py'}:1")
+    assert result.returncode == 1 and result.stderr.count("\n") == 1 and "cannot read" in result.stderr
+
+
+# --------------------------------------------------------------------------- files, fix, how, wip
+
+
+def test_files_lists_what_the_work_on_a_topic_touched(work: Work) -> None:
+    data = work.json("files", "limit")
+    top = data["files"][0]
+    assert top["path"] == str(work.limits) and top["edits"] == 3 and len(top["sessions"]) == 3
+    assert str(work.limits) in work.deja("files", "limit").stdout
+
+
+def test_fix_shows_what_ran_after_the_same_error_until_it_stopped(work: Work) -> None:
+    data = work.json("fix", DB_ERROR.replace("5432", "6543"))  # the signature ignores numbers
+    assert [o["session"]["id"] for o in data["occurrences"]] == [DB_DOWN_AGAIN_CHAT, DB_DOWN_CHAT]
+    first_fix = data["occurrences"][1]
+    assert first_fix["resolved_by"] == "alembic upgrade head"
+    assert [s["command"] for s in first_fix["steps"]] == ["docker compose up -d db", "alembic upgrade head"]
+    text = work.deja("fix", DB_ERROR).stdout
+    assert "fixed by: docker compose up -d db, then alembic upgrade head" in text
+
+
+def test_fix_never_offers_a_destructive_command_as_the_fix(work: Work) -> None:
+    data = work.json("fix", DB_ERROR)
+    latest = data["occurrences"][0]
+    assert {"command": "rm -rf .venv", "exit_code": 0, "destructive": True} in latest["steps"]
+    text = work.deja("fix", DB_ERROR).stdout
+    fixed_lines = [line for line in text.splitlines() if "fixed by:" in line]
+    assert fixed_lines and all("rm -rf" not in line for line in fixed_lines)
+    assert "$ rm -rf .venv  (ok)  [destructive: history only, not a fix]" in text
+
+
+def test_fix_reads_the_error_from_stdin_and_finds_a_partial_error(work: Work) -> None:
+    result = work.deja("fix", "-", input=f"some noise\n{DB_ERROR}\n")
+    assert DB_DOWN_CHAT in result.stdout
+    assert DB_DOWN_CHAT in work.deja("fix", "Connection refused").stdout
+    assert "has not come up" in work.deja("fix", "SegmentationFault in libfoo").stdout
+
+
+def test_how_shows_real_invocations_with_exit_codes_newest_first(work: Work) -> None:
+    runs = work.json("how", "alembic", "upgrade")["invocations"]
+    assert [(r["command"], r["exit_code"]) for r in runs] == [
+        ("alembic upgrade head --sql", 0),
+        ("alembic upgrade head --sql", 1),
+        ("alembic upgrade head", 0),
+        ("alembic upgrade head", 1),
+    ]
+    elsewhere = work.root / "elsewhere"
+    elsewhere.mkdir()
+    assert work.json("how", "alembic", cwd=elsewhere)["invocations"] == []  # this project only, by default
+    assert len(work.json("how", "alembic", "--all-projects", cwd=elsewhere)["invocations"]) == 4
+
+
+def test_wip_says_what_the_last_session_here_was_doing(work: Work) -> None:
+    data = work.json("wip", cwd=work.limits.parent)  # from a folder inside the project
+    assert data["session"]["id"] == IDE_CHAT
+    text = work.deja("wip", str(work.api)).stdout
+    assert text.splitlines()[0].startswith("last session here: Document the limits")
+    assert "last command: grep -n LIMIT api/limits.py (succeeded)" in text
+    result = work.deja("wip", str(work.root / "nowhere"))
+    assert result.returncode == 1 and "no session ran in" in result.stderr
+
+
+# --------------------------------------------------------------------------- ctx and handoff
+
+
+def test_ctx_is_a_compact_digest_within_its_budget(work: Work) -> None:
+    text = work.deja("ctx", DB_DOWN_CHAT).stdout
+    assert text.startswith("# Context from a past session: Migrations fail")
+    for section in ("## Goal", "## Decisions and findings", "## Commands that mattered", "## Where it stopped"):
+        assert section in text
+    assert "`alembic upgrade head` → exit 1" in text
+    small = work.deja("ctx", "--bytes", "500", "migrations fail").stdout
+    assert len(small.encode()) <= 500 and small.startswith("# Context from a past session")
+
+
+def test_handoff_prints_a_cursor_agent_line_that_runs_in_the_project(work: Work) -> None:
+    line = work.deja("handoff", DB_DOWN_CHAT).stdout.strip()
+    words = shlex.split(line)
+    assert words[:4] == ["cd", str(work.api), "&&", "cursor-agent"] and len(words) == 5
+    assert words[4].startswith("Continue this earlier work. # Context from a past session: Migrations fail")
+    assert subprocess.run(["sh", "-n", "-c", line]).returncode == 0
+
+
+# --------------------------------------------------------------------------- show windows and export
+
+
+def test_show_windows_a_long_session(work: Work) -> None:
+    data = work.json("show", DB_DOWN_CHAT, "--offset", "1", "--limit", "2")
+    assert data["window"] == {"offset": 1, "returned": 2, "total": len(work.json("show", DB_DOWN_CHAT)["messages"])}
+    text = work.deja("show", DB_DOWN_CHAT, "--limit", "2").stdout
+    assert text.rstrip().endswith("for the next ones)") and f"deja show {DB_DOWN_CHAT} --offset 2" in text
+    assert work.deja("show", DB_DOWN_CHAT, "--limit", "201").returncode == 2
+
+
+class _Page(HTMLParser):
+    """What a browser would build from the page: elements, text, and any reference to another file."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+        self.external: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        for name, value in attrs:
+            if name in ("src", "href") and value and not value.endswith(".html"):
+                self.external.append(value)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_export_html_is_one_self_contained_page_with_every_message_kind(work: Work, tmp_path: Path) -> None:
+    out = tmp_path / "db.html"
+    assert work.deja("export", DB_DOWN_CHAT, "--format", "html", "-o", str(out)).returncode == 0
+    page = _Page()
+    page.feed(out.read_text())
+    text = "".join(page.text)
+    assert page.external == [] and "script" not in page.tags
+    assert page.tags.count("details") == 3  # one collapsible block per tool call
+    assert "alembic upgrade head (exit 1)" in text and DB_ERROR in text  # the failed call and its output
+    assert "alembic upgrade fails locally" in text and "Postgres was not running" in text
+    edits = tmp_path / "edit.html"
+    work.deja("export", RAISE_CHAT, "-f", "html", "-o", str(edits))
+    assert "-PER_CUSTOMER_LIMIT = 100" in edits.read_text() and "+PER_CUSTOMER_LIMIT = 250" in edits.read_text()
+    ide = work.deja("export", IDE_CHAT, "-f", "html").stdout
+    assert "<script>" not in ide and "&lt;script&gt;" in ide  # a title is text, never markup
+
+
+def test_export_markdown_and_json(work: Work) -> None:
+    markdown = work.deja("export", RAISE_CHAT).stdout
+    assert markdown.startswith("# Raise the per-customer limit\n")
+    assert "```diff\n--- before\n+++ after" in markdown and "+PER_CUSTOMER_LIMIT = 250" in markdown
+    data = json.loads(work.deja("export", RAISE_CHAT, "--format", "json").stdout)
+    assert data["session"]["id"] == RAISE_CHAT and data["messages"][0]["role"] == "user"
+
+
+def test_export_a_project_writes_a_folder_with_an_index_page(work: Work, tmp_path: Path) -> None:
+    folder = tmp_path / "api-export"
+    result = work.deja("export", "--project", "api", "-f", "html", "-o", str(folder))
+    assert result.returncode == 0 and result.stdout.startswith("wrote 6 sessions and index.html")
+    names = sorted(p.name for p in folder.iterdir())
+    assert "index.html" in names and f"{WRITE_CHAT}.html" in names and len(names) == 7
+    page = _Page()
+    page.feed((folder / "index.html").read_text())
+    assert page.tags.count("a") == 6
+    assert work.deja("export", "--project", "api").returncode == 2  # a folder is needed
+    assert work.deja("export", RAISE_CHAT, "-f", "pdf").returncode == 2
+
+
+def test_export_html_renders_in_a_headless_browser(work: Work, tmp_path: Path) -> None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no headless Chromium installed: the page is checked by parsing only")
+    out = tmp_path / "page.html"
+    work.deja("export", DB_DOWN_CHAT, "-f", "html", "-o", str(out))
+    shot = tmp_path / "page.png"
+    subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            f"--screenshot={shot}",
+            "--window-size=1000,1400",
+            out.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
+    assert shot.is_file() and shot.stat().st_size > 10_000
+
+
+# --------------------------------------------------------------------------- the MCP tool
+
+
+def test_the_mcp_work_tool_answers_every_mode_within_its_budget(work: Work) -> None:
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    assert work.deja("index").returncode == 0  # the server never builds inline
+    params = StdioServerParameters(command=ENTRY[0], args=[*ENTRY[1:], "mcp"], env=work.env, cwd=str(work.api))
+    answers: dict[str, Any] = {}
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                for mode, query in (
+                    ("blame", f"{work.limits}:2"),
+                    ("files", "limit"),
+                    ("fix", DB_ERROR),
+                    ("how", "alembic upgrade"),
+                    ("wip", str(work.api)),
+                    ("ctx", DB_DOWN_CHAT),
+                ):
+                    answers[mode] = await session.call_tool("work", {"mode": mode, "query": query})
+                answers["bad"] = await session.call_tool("work", {"mode": "fix", "query": " "})
+
+    anyio.run(main)
+    for mode in ("blame", "files", "fix", "how", "wip", "ctx"):
+        result = answers[mode]
+        assert not result.is_error, (mode, result.content)
+        assert len(result.content[0].text.encode()) <= 4096 and result.structured_content
+    assert "according to Cursor's AI attribution" in answers["blame"].content[0].text
+    assert answers["fix"].structured_content["occurrences"][1]["resolved_by"] == "alembic upgrade head"
+    assert answers["ctx"].content[0].text.startswith("# Context from a past session: Migrations fail")
+    assert answers["bad"].is_error and "needs a query" in answers["bad"].content[0].text
