@@ -129,8 +129,10 @@ def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
 def _complete(chunks: list[bytes]) -> bool:
     import orjson
 
+    from .call import UTF8_BOM
+
     try:
-        orjson.loads(b"".join(chunks))
+        orjson.loads(b"".join(chunks).removeprefix(UTF8_BOM))
     except orjson.JSONDecodeError:
         return False
     return True

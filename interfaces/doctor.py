@@ -320,9 +320,8 @@ def report_text(report: Report) -> str:
     lines += ["", "Wiring"]
     lines += [f"  ok     {f.message}" for f in report.wiring if f.level == "ok"]
     lines += _problem_lines(report, "wiring")
-    lines += ["", "Settings", *_problem_lines(report, "settings")]
-    if len(lines) and lines[-1] == "Settings":
-        lines.append("  ok     the hooks and the MCP server see the same settings as this shell")
+    same = ["  ok     the hooks and the MCP server see the same settings as this shell"]
+    lines += ["", "Settings", *(_problem_lines(report, "settings") or same)]
     lines += ["", "Delivery (Cursor's hook logs)", *_delivery_lines(report.delivery)]
     lines += _problem_lines(report, "delivery")
 

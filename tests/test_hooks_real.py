@@ -510,3 +510,24 @@ def test_doctor_warns_when_the_shell_sets_what_cursors_hooks_never_see(indexed_s
         for p in settings
     )
     assert any("DEJA_HOME is set in this shell" in p["message"] for p in settings)
+
+
+def test_a_bom_prefixed_payload_on_a_stdin_left_open_is_answered_at_once(indexed_sample: Sample, api: Path) -> None:
+    payload = "\ufeff".encode() + json.dumps(cursor("beforeSubmitPrompt", "bom-1", api, prompt=NO_MATCH)).encode()
+    process = subprocess.Popen(
+        [*ENTRY, "hook-prompt"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=indexed_sample.env
+    )
+    try:
+        started = time.perf_counter()
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(payload)
+        process.stdin.flush()
+        out = process.stdout.read()  # stdin stays open: the hook stops reading once the JSON is whole
+        assert process.wait(timeout=10) == 0
+        assert time.perf_counter() - started < 0.5 + 1.0
+    finally:
+        process.kill()
+        if process.stdin is not None:
+            process.stdin.close()
+    assert START_BLOCK in json.loads(out)["additional_context"]
+    assert "stdin was still open" not in log(indexed_sample)
