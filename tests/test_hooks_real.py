@@ -531,3 +531,15 @@ def test_a_bom_prefixed_payload_on_a_stdin_left_open_is_answered_at_once(indexed
             process.stdin.close()
     assert START_BLOCK in json.loads(out)["additional_context"]
     assert "stdin was still open" not in log(indexed_sample)
+
+
+def test_the_cli_writes_utf8_on_stdout_and_stderr_under_cp1252(tmp_path: Path) -> None:
+    home = tmp_path / "домой"
+    home.mkdir()
+    windows = {**bare_env(home), "PYTHONIOENCODING": "cp1252", "LANG": "C"}
+    shown = subprocess.run([*ENTRY, "config"], env=windows, capture_output=True, timeout=60)
+    assert shown.returncode == 0 and f"config file: {home}/.config/deja/config.toml".encode() in shown.stdout
+    refused = subprocess.run(
+        [*ENTRY, "config", "set", "recall", "громко"], env=windows, capture_output=True, timeout=60
+    )
+    assert refused.returncode == 2 and "not 'громко'".encode() in refused.stderr
