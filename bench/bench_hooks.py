@@ -90,6 +90,8 @@ class Target(msgspec.Struct):
 
 class Spawn(msgspec.Struct):
     seconds: float
+    #: User plus system CPU time: steadier than wall time when other work shares the machine.
+    cpu_seconds: float
     answered: bool
 
 
@@ -191,10 +193,22 @@ def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
 
 
 def spawn(argv: list[str], stdin: bytes, env: dict[str, str]) -> Spawn:
-    """Run one process to its end: wall time, and whether it printed anything."""
+    """Run one process to its end: wall time, its own CPU time, and whether it printed anything."""
+    before = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(argv, input=stdin, capture_output=True, env=env)
-    return Spawn(seconds=time.perf_counter() - started, answered=bool(done.stdout.strip()))
+    seconds = time.perf_counter() - started
+    return Spawn(seconds=seconds, cpu_seconds=_children_cpu() - before, answered=bool(done.stdout.strip()))
+
+
+def _children_cpu() -> float:
+    """CPU seconds of every child this bench has waited for (spawns run one at a time, so a delta is one spawn's)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return float("nan")
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def peak_mb(argv: list[str], stdin: bytes, env: dict[str, str]) -> float:
@@ -212,6 +226,8 @@ def resident(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float,
 
 class Row(msgspec.Struct):
     median_ms: float
+    #: Median CPU time (user + system) of the process.
+    cpu_ms: float
     p95_ms: float
     peak_mb: float
     anon_mb: float
@@ -268,6 +284,7 @@ def bench_size(size: int, runs: int) -> dict[str, Row]:
         anon, file = resident(argv, stdin(label), env) if Path("/proc/self/status").exists() else (float("nan"),) * 2
         table[label] = Row(
             1000 * statistics.median(seconds),
+            1000 * statistics.median(s.cpu_seconds for s in timed[label]),
             1000 * percentile(seconds, 0.95),
             peak,
             anon,
@@ -288,11 +305,14 @@ def main() -> None:
     for size in sizes:
         floor = table[size][FLOOR].median_ms
         print(f"\n{size} sessions, {args.runs} runs each")
-        print(f"{'':24}{'median ms':>10}{'p95 ms':>9}{'x floor':>9}{'peak MB':>9}{'anon MB':>9}{'mapped':>9}  answered")
+        print(
+            f"{'':26}{'median ms':>10}{'p95 ms':>9}{'x floor':>9}{'cpu ms':>9}{'peak MB':>9}{'anon MB':>9}{'mapped':>9}"
+            "  answered"
+        )
         for label in labels:
             r = table[size][label]
             print(
-                f"{label:24}{r.median_ms:10.1f}{r.p95_ms:9.1f}{r.median_ms / floor:9.2f}"
+                f"{label:26}{r.median_ms:10.1f}{r.p95_ms:9.1f}{r.median_ms / floor:9.2f}{r.cpu_ms:9.1f}"
                 f"{r.peak_mb:9.1f}{r.anon_mb:9.1f}{r.file_mb:9.1f}  {'yes' if r.answered else 'no'}"
             )
     if len(sizes) > 1:
