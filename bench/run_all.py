@@ -25,6 +25,7 @@ def main() -> int:
     runs = [
         ("read throughput", ["bench_read.py", "--sizes", "10000,100000" if args.large else "1000,10000"]),
         ("index build, refresh and search", ["bench_index.py", "--sizes", sizes]),
+        ("crash safety and damage checks", ["bench_durability.py", "--sizes", sizes]),
         ("LoCoMo retrieval", ["locomo.py"]),
         ("hook latency", ["bench_hooks.py", "--sizes", pair]),
         ("hook-prompt precision", ["bench_prompt_precision.py"]),

@@ -4,20 +4,26 @@ Per chat: where its session lives in the index, which ``state.vscdb`` holds it,
 and for a transcript its size, modification time, how far it was read and the
 hashes that prove it only grew. Chats are spread over ``SHARDS`` files by id,
 so a refresh that touches one chat loads and rewrites one small file, not a
-record of the whole history. Every file is immutable and named by generation;
-the manifest names the top-level ``State``, which names the rest, so a new
-record appears atomically with the index it describes.
+record of the whole history. Every file is immutable and named by the build
+that wrote it (its generation and a random tag, so not even a full rebuild
+reuses a name); the manifest names the top-level ``State``, which names the
+rest, so a new record becomes current in the same ``os.replace`` as the index
+it describes, and a build killed before that leaves the current record whole.
 """
 
 from __future__ import annotations
 
-import os
 import zlib
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import msgspec
+
+from . import faults
+from .index import IndexUnreadable
+from .private import private_dir, write_private
 
 SHARDS = 64
 FOLDER = "state"
@@ -71,6 +77,22 @@ def shard_of(session_id: str) -> int:
     return zlib.crc32(session_id.encode("utf-8", "surrogatepass")) % SHARDS
 
 
+class BookkeepingDamaged(IndexUnreadable):
+    """A bookkeeping file is missing, cut short or not what was written: the next refresh rebuilds the index."""
+
+
+def read_record(path: Path, kind: type[Any]) -> Any:
+    """A bookkeeping file decoded as ``kind``, or BookkeepingDamaged naming it."""
+    try:
+        return msgspec.msgpack.decode(path.read_bytes(), type=kind)
+    except FileNotFoundError:
+        raise BookkeepingDamaged(f"{path} is missing") from None
+    except OSError as exc:
+        raise BookkeepingDamaged(f"{path} is unreadable: {exc.strerror or exc}") from None
+    except msgspec.DecodeError as exc:
+        raise BookkeepingDamaged(f"{path} is damaged ({exc})") from None
+
+
 class Bookkeeping:
     """Lazy access to a ``State``'s shards, and the writing of the next one."""
 
@@ -81,20 +103,27 @@ class Bookkeeping:
         self._dirty: set[int] = set()
         self._new_fingerprints: dict[str, dict[str, str]] = {}
 
+    def _files(self) -> list[tuple[str, type[Any]]]:
+        """Every file the state names, with what it holds."""
+        shards = [(n, dict[str, ChatState]) for n in self.state.shards if n]
+        return shards + [(db.fingerprints, dict[str, str]) for db in self.state.ide.values() if db.fingerprints]
+
     def check(self) -> None:
-        """Raise OSError if a file the state names is missing."""
-        names = [n for n in self.state.shards if n] + [
-            db.fingerprints for db in self.state.ide.values() if db.fingerprints
-        ]
-        for name in names:
+        """Raise BookkeepingDamaged if a file the state names is missing (cheap: what every refresh does)."""
+        for name, _ in self._files():
             if not (self.folder / name).is_file():
-                raise FileNotFoundError(f"{self.folder / name} is missing")
+                raise BookkeepingDamaged(f"{self.folder / name} is missing")
+
+    def verify(self) -> None:
+        """Decode every file the state names (what ``deja index`` and doctor do); raise BookkeepingDamaged."""
+        for name, kind in self._files():
+            read_record(self.folder / name, kind)
 
     def _shard(self, number: int) -> dict[str, ChatState]:
         shard = self._shards.get(number)
         if shard is None:
             name = self.state.shards[number] if number < len(self.state.shards) else ""
-            shard = msgspec.msgpack.decode((self.folder / name).read_bytes(), type=dict[str, ChatState]) if name else {}
+            shard = read_record(self.folder / name, dict[str, ChatState]) if name else {}
             self._shards[number] = shard
         return shard
 
@@ -124,7 +153,7 @@ class Bookkeeping:
         old = self.state.ide.get(db)
         if old is None or not old.fingerprints:
             return {}
-        return msgspec.msgpack.decode((self.folder / old.fingerprints).read_bytes(), type=dict[str, str])
+        return read_record(self.folder / old.fingerprints, dict[str, str])
 
     def set_fingerprints(self, db: str, fingerprints: dict[str, str]) -> None:
         self._new_fingerprints[db] = fingerprints
@@ -133,35 +162,43 @@ class Bookkeeping:
     def changed(self) -> bool:
         return bool(self._dirty or self._new_fingerprints)
 
-    def save(self, generation: int, ide: dict[str, IdeDbState], problems: dict[str, int]) -> State:
-        """Write the shards and fingerprints that changed; return the state naming every file."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+    def save(self, tag: str, ide: dict[str, IdeDbState], problems: dict[str, int]) -> str:
+        """Write the shards and fingerprints that changed and the ``State`` naming every file, all under new names.
+
+        ``tag`` names this build's files; the result is the ``State`` file's path
+        relative to the index folder, for the manifest to name.
+        """
+        private_dir(self.folder)
         shards = list(self.state.shards) + [""] * (SHARDS - len(self.state.shards))
         for number in sorted(self._dirty):
             shard = self._shards[number]
-            name = f"shard-{generation}-{number:02d}.msgpack" if shard else ""
+            name = f"shard-{tag}-{number:02d}.msgpack" if shard else ""
             if name:
-                _write(self.folder / name, msgspec.msgpack.encode(shard))
+                write_private(self.folder / name, msgspec.msgpack.encode(shard), sync=True)
+                faults.point("bookkeeping-shard")
             shards[number] = name
         ide = dict(ide)
         for db, fingerprints in self._new_fingerprints.items():
             if db in ide:
-                name = f"fingerprints-{generation}-{zlib.crc32(db.encode()):08x}.msgpack"
-                _write(self.folder / name, msgspec.msgpack.encode(fingerprints))
+                name = f"fingerprints-{tag}-{zlib.crc32(db.encode()):08x}.msgpack"
+                write_private(self.folder / name, msgspec.msgpack.encode(fingerprints), sync=True)
                 ide[db] = msgspec.structs.replace(ide[db], fingerprints=name)
-        return State(ide=ide, shards=shards, problems=problems)
+        self.state = State(ide=ide, shards=shards, problems=problems)
+        name = f"state-{tag}.msgpack"
+        write_private(self.folder / name, msgspec.msgpack.encode(self.state), sync=True)
+        return f"{FOLDER}/{name}"
 
 
-def _write(path: Path, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+def remove_unreferenced(directory: Path, state: State, state_file: str) -> None:
+    """Delete the bookkeeping no longer named (only writers read it, under the lock, so no grace is needed).
 
-
-def remove_unreferenced(directory: Path, state: State) -> None:
-    """Delete the record files no longer named by ``state`` (only writers read them, under the lock)."""
+    ``state_file`` is the manifest's, naming ``state``; the state files of
+    earlier formats lived beside the manifest and go too.
+    """
     keep = {n for n in state.shards if n} | {db.fingerprints for db in state.ide.values() if db.fingerprints}
+    keep.add(Path(state_file).name)
+    for old in directory.glob("state-*.msgpack"):
+        old.unlink(missing_ok=True)
     folder = directory / FOLDER
     if not folder.is_dir():
         return

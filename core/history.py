@@ -16,26 +16,32 @@ import msgspec
 from . import paths
 from .bookkeeping import Bookkeeping
 from .model import Message, Session, fill_times
-from .readers.cursor_agent import find_all_chat_dirs, read_cli_session
-from .readers.ide import composer_fingerprints, read_ide_database
-from .readers.transcripts import scan_transcripts
+from .readers import (
+    composer_fingerprints,
+    find_all_chat_dirs,
+    read_cli_chat,
+    read_ide_database,
+    scan_transcripts,
+    store_only_chats,
+)
 from .text import normalise
 
 
 class CliChat(msgspec.Struct):
-    """A transcript found on disk. Paths stay strings: a refresh finds every chat on every run."""
+    """A cursor-agent chat found on disk. Paths stay strings: a refresh finds every chat on every run."""
 
     #: The session id: the chat id, or ``<parent>/<child>`` for a subagent transcript.
     id: str
+    #: The transcript; "" for a chat read from its store alone.
     transcript: str
     chat_dir: str | None = None
-    #: The transcript's size and modification time when it was found.
+    #: The transcript's size and modification time when it was found (0 without one).
     size: int = 0
     mtime_ns: int = 0
 
     @property
-    def transcript_path(self) -> Path:
-        return Path(self.transcript)
+    def transcript_path(self) -> Path | None:
+        return Path(self.transcript) if self.transcript else None
 
     @property
     def chat_dir_path(self) -> Path | None:
@@ -43,30 +49,37 @@ class CliChat(msgspec.Struct):
 
 
 def find_cli_chats() -> Iterator[CliChat]:
-    """Every transcript under the cursor-agent roots, with its chat folder where one exists."""
+    """Every transcript under the cursor-agent roots, with its chat folder where one exists; then every chat
+    that has a ``store.db`` and no transcript."""
     roots = paths.cli_roots()
-    chat_dirs = {chat_id: str(folder) for chat_id, folder in find_all_chat_dirs(roots).items()}
+    chat_dirs = find_all_chat_dirs(roots)
     include = paths.include_subagents()
+    transcribed: set[str] = set()
     for root in roots:
         for found in scan_transcripts(root, include):
+            if found.session_id == found.chat_id:
+                transcribed.add(found.chat_id)
+            folder = chat_dirs.get(found.chat_id)
             yield CliChat(
                 id=found.session_id,
                 transcript=found.path,
-                chat_dir=chat_dirs.get(found.chat_id),
+                chat_dir=str(folder) if folder else None,
                 size=found.stat.st_size,
                 mtime_ns=found.stat.st_mtime_ns,
             )
+    for chat_id, folder in store_only_chats(chat_dirs, transcribed).items():
+        yield CliChat(id=chat_id, transcript="", chat_dir=str(folder))
 
 
 def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliChat]:
-    """The transcripts of just these sessions: where the index last saw them, else found by name.
+    """The transcripts (or stores) of just these sessions: where the index last saw them, else found by name.
 
     The session-end hook's path, which must not walk every transcript.
     """
     roots = paths.cli_roots()
     for session_id in sorted(session_ids):
         record = book.chat(session_id)
-        known = [Path(record.cli.transcript)] if record and record.cli else []
+        known = [Path(record.cli.transcript)] if record and record.cli and record.cli.transcript else []
         chat_id, _, child = session_id.partition("/")
         for root in roots:
             folder = root / "projects"
@@ -75,20 +88,31 @@ def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliCh
             else:
                 known += folder.glob(f"*/agent-transcripts/{chat_id}/{chat_id}.jsonl")
                 known += folder.glob(f"*/agent-transcripts/{chat_id}.jsonl")
-        for transcript in known:
-            try:
-                stat = transcript.stat()
-            except OSError:
-                continue
-            chat_dir = next((str(d) for root in roots for d in root.glob(f"chats/*/{chat_id}") if d.is_dir()), None)
-            yield CliChat(
-                id=session_id,
-                transcript=str(transcript),
-                chat_dir=chat_dir,
-                size=stat.st_size,
-                mtime_ns=stat.st_mtime_ns,
-            )
-            break
+        chat_dir = next(
+            (
+                str(d)
+                for root in roots
+                for d in [*root.glob(f"chats/*/{chat_id}"), root / "acp-sessions" / chat_id]
+                if d.is_dir()
+            ),
+            None,
+        )
+        found = next((chat for chat in _stat_transcripts(session_id, known, chat_dir)), None)
+        if found is None and not child and chat_dir and (Path(chat_dir) / "store.db").is_file():
+            found = CliChat(id=session_id, transcript="", chat_dir=chat_dir)
+        if found is not None:
+            yield found
+
+
+def _stat_transcripts(session_id: str, candidates: list[Path], chat_dir: str | None) -> Iterator[CliChat]:
+    for transcript in candidates:
+        try:
+            stat = transcript.stat()
+        except OSError:
+            continue
+        yield CliChat(
+            id=session_id, transcript=str(transcript), chat_dir=chat_dir, size=stat.st_size, mtime_ns=stat.st_mtime_ns
+        )
 
 
 def ide_composer_owners(problems: Counter[str] | None = None) -> dict[str, Path]:
@@ -149,7 +173,7 @@ def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:
     for chat in find_cli_chats():
         if chat.id in merged:
             continue
-        session = read_cli_session(chat.transcript_path, chat.chat_dir_path, problems=problems)
+        session = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems).session
         if session is None:
             continue
         owner = owners.get(session.id)

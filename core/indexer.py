@@ -14,13 +14,13 @@ import os
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
 import msgspec
 
-from . import paths
+from . import faults, paths
 from .bookkeeping import (
     Bookkeeping,
     ChatState,
@@ -29,6 +29,7 @@ from .bookkeeping import (
     Location,
     Sig,
     State,
+    read_record,
     remove_unreferenced,
 )
 from .history import CliChat, find_cli_chats, locate_cli_chats, merge_transcript_into_ide
@@ -46,14 +47,13 @@ from .index import (
     index_dir,
     read_manifest,
     remove_stale_segments,
+    retire_segments,
     write_manifest,
 )
 from .keys import EDIT_TOOLS
 from .model import Message, Session, ToolCall, cap_text, one_line
-from .readers.chatstore import attach_tool_results, chat_title, read_chat_meta, read_store
-from .readers.cursor_agent import read_cli_session, set_session_times
-from .readers.ide import composer_fingerprints, read_ide_database
-from .readers.transcripts import read_transcript, session_id_of
+from .private import FILE_MODE, private_dir, tighten
+from .readers import Resume, composer_fingerprints, read_cli_chat, read_ide_database
 from .redact import redact
 
 INDEXED_TEXT_BYTES = 64 * 1024
@@ -75,6 +75,8 @@ class RefreshResult(msgspec.Struct):
     seconds: float
     problems: dict[str, int] = {}
     rebuilt_because: str = ""
+    #: Stores and databases that could not be read this time (locked, damaged): their sessions were kept as they were.
+    unreadable_kept: int = 0
 
 
 # --------------------------------------------------------------------------- what goes into the index
@@ -207,14 +209,12 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
     try:
         manifest = read_manifest(directory)
         index = Index(directory, manifest)
-        state = msgspec.msgpack.decode((directory / manifest.state).read_bytes(), type=State)
+        state = read_record(directory / manifest.state, State)
         Bookkeeping(directory, state).check()
         return manifest, state, index, ""
     except IndexUnreadable as exc:
         first_build = not (directory / MANIFEST).exists()
         return None, State(), None, "" if first_build else str(exc)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-        return None, State(), None, f"the index bookkeeping is unreadable ({exc})"
 
 
 def _sig(path: str | Path) -> Sig | None:
@@ -240,8 +240,12 @@ def _hashes(path: str, end: int) -> tuple[str, str]:
     return _span_hash(path, 0, min(end, _HASH_SPAN)), _span_hash(path, max(0, end - _HASH_SPAN), end)
 
 
-def _cli_state(chat: CliChat, end: int, last_timestamp: datetime | None) -> CliState:
-    head, tail = _hashes(chat.transcript, end)
+def _cli_state(chat: CliChat, end: int, last_timestamp: datetime | None, store_read: bool = True) -> CliState:
+    """What the next refresh compares: the transcript (if any) as read, and the chat folder's files.
+
+    A store that could not be read is recorded with no signature, so the next refresh reads the chat again.
+    """
+    head, tail = _hashes(chat.transcript, end) if chat.transcript else ("", "")
     return CliState(
         transcript=chat.transcript,
         sig=Sig(chat.size, chat.mtime_ns),
@@ -250,12 +254,15 @@ def _cli_state(chat: CliChat, end: int, last_timestamp: datetime | None) -> CliS
         tail_hash=tail,
         last_timestamp=last_timestamp,
         chat_dir=chat.chat_dir,
-        store_sig=_store_sigs(chat),
+        store_sig=_store_sigs(chat) if store_read else [],
     )
 
 
 def _store_sigs(chat: CliChat) -> list[Sig | None]:
-    return _wal_sigs(os.path.join(chat.chat_dir, "store.db")) if chat.chat_dir else []
+    """The chat folder's store (with its WAL) and meta.json, which gives the title and times."""
+    if not chat.chat_dir:
+        return []
+    return [*_wal_sigs(os.path.join(chat.chat_dir, "store.db")), _sig(os.path.join(chat.chat_dir, "meta.json"))]
 
 
 def _unchanged(old: CliState | None, chat: CliChat) -> bool:
@@ -270,10 +277,13 @@ def _unchanged(old: CliState | None, chat: CliChat) -> bool:
 
 
 def _can_append(old: CliState | None, chat: CliChat) -> bool:
-    """The transcript only grew since it was read: same file, same folder, same bytes up to ``end``."""
-    if old is None or old.end == 0 or chat.size <= old.end or old.transcript != chat.transcript:
+    """The transcript only grew since it was read: same file, same folder, same bytes up to ``end``.
+
+    A read that found no ``<timestamp>`` block gave its turns the file's time, which growing changes: it is read whole.
+    """
+    if old is None or not chat.transcript or old.end == 0 or chat.size <= old.end:
         return False
-    if old.chat_dir != chat.chat_dir:
+    if old.transcript != chat.transcript or old.chat_dir != chat.chat_dir or old.last_timestamp is None:
         return False
     try:
         return _hashes(chat.transcript, old.end) == (old.head_hash, old.tail_hash)
@@ -295,23 +305,8 @@ def _segment(index: Index | None, where: Location | None) -> Segment | None:
     return next((s for s in index.segments if s.ref.name == where.segment), None)
 
 
-def _append_to(old: Session, chat: CliChat, state: CliState, problems: Counter[str]) -> tuple[Session, CliState]:
-    """The session with the transcript's new lines added, its tool results paired again."""
-    read = read_transcript(chat.transcript_path, start=state.end, carry=state.last_timestamp, problems=problems)
-    messages = old.messages + read.messages
-    store = None
-    meta = None
-    chat_dir = chat.chat_dir_path
-    if chat_dir is not None:
-        meta = read_chat_meta(chat_dir)
-        store_db = chat_dir / "store.db"
-        if store_db.exists():
-            store = read_store(store_db, problems=problems)
-            attach_tool_results(messages, store.tool_results)
-    old.messages = messages
-    old.title = chat_title(store, meta, messages) or old.title
-    set_session_times(old, (read.last_timestamp or state.last_timestamp) is not None, meta)
-    return old, _cli_state(chat, read.end, read.last_timestamp or state.last_timestamp)
+#: A database-level failure: the database was there but could not be read this time.
+_DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", "ide: unreadable database"})
 
 
 class _Plan(msgspec.Struct):
@@ -319,7 +314,7 @@ class _Plan(msgspec.Struct):
 
     #: state.vscdb -> the composers to read from it.
     ide_reads: dict[str, set[str]]
-    #: Transcripts to read whole, and those that only grew.
+    #: Transcripts (or stores) to read whole, and transcripts that only grew.
     cli_reads: dict[str, CliChat]
     cli_appends: dict[str, CliChat]
     #: Chats whose every source is gone.
@@ -328,34 +323,59 @@ class _Plan(msgspec.Struct):
     ide_dbs: dict[str, IdeDbState]
     #: chat id -> the database that holds it now, for the chats the plan touches.
     owners: dict[str, str]
+    #: Databases that could not be read this time: their chats stay as the index has them.
+    unreadable: int = 0
 
 
-def _plan(book: Bookkeeping, state: State, targets: set[str] | None, problems: Counter[str]) -> _Plan:
-    # IDE databases: fingerprints say which composers changed and which are gone.
-    ide_dbs: dict[str, IdeDbState] = {}
-    owners: dict[str, str] = {}
-    ide_changed: set[str] = set()
-    ide_gone: set[str] = set()
+class _IdePlan(msgspec.Struct):
+    dbs: dict[str, IdeDbState]
+    owners: dict[str, str]
+    changed: set[str]
+    gone: set[str]
+    unreadable: int = 0
+
+
+def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePlan:
+    """IDE databases: fingerprints say which composers changed and which are gone.
+
+    A database that exists but cannot be read this time (locked, damaged) keeps
+    its chats as they were, and is checked again next time; only a database that
+    is gone, or read and empty, gives up its chats.
+    """
+    plan = _IdePlan(dbs={}, owners={}, changed=set(), gone=set())
     current = [str(db) for db in paths.ide_databases()]
     for db in current:
         sigs = _wal_sigs(Path(db))
         old = state.ide.get(db)
         if old is not None and old.sigs == sigs:
-            ide_dbs[db] = old
+            plan.dbs[db] = old
+            continue
+        found: Counter[str] = Counter()
+        now = composer_fingerprints(Path(db), problems=found)
+        problems.update(found)
+        if found.keys() & _DATABASE_FAILURES:
+            plan.unreadable += 1
+            if old is not None:
+                plan.dbs[db] = IdeDbState(sigs=[], fingerprints=old.fingerprints)
             continue
         before = book.fingerprints(db)
-        now = composer_fingerprints(Path(db), problems=problems)
         book.set_fingerprints(db, now)
-        ide_dbs[db] = IdeDbState(sigs=sigs)
+        plan.dbs[db] = IdeDbState(sigs=sigs)
         for cid, fingerprint in now.items():
             if before.get(cid) != fingerprint:
-                ide_changed.add(cid)
-                owners.setdefault(cid, db)
-        ide_gone |= before.keys() - now.keys()
+                plan.changed.add(cid)
+                plan.owners.setdefault(cid, db)
+        plan.gone |= before.keys() - now.keys()
     for db in state.ide.keys() - set(current):
-        ide_gone |= book.fingerprints(db).keys()
+        plan.gone |= book.fingerprints(db).keys()
+    return plan
 
-    # Transcripts: unchanged, grown, rewritten, new or gone.
+
+def _plan(book: Bookkeeping, state: State, targets: set[str] | None, problems: Counter[str]) -> _Plan:
+    ide = _plan_ide(book, state, problems)
+    owners = ide.owners
+
+    # cursor-agent chats: unchanged, grown, rewritten, new or gone.
     found: dict[str, CliChat] = {}
     for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
         found.setdefault(chat.id, chat)
@@ -373,64 +393,169 @@ def _plan(book: Bookkeeping, state: State, targets: set[str] | None, problems: C
     cli_reads: dict[str, CliChat] = {}
     cli_appends: dict[str, CliChat] = {}
     removed: set[str] = set()
-    for sid in ide_changed | set(cli_changed) | cli_gone | ide_gone:
+    for sid in ide.changed | set(cli_changed) | cli_gone | ide.gone:
         record = book.chat(sid)
-        owner = owners.get(sid) or (record.ide_db if record and sid not in ide_gone else None)
-        transcript = found.get(sid) or (None if sid in cli_gone else _recorded_chat(record))
-        if owner is None and transcript is None:
+        owner = owners.get(sid) or (record.ide_db if record and sid not in ide.gone else None)
+        located = found.get(sid) or (None if sid in cli_gone else _recorded_chat(sid, record))
+        if owner is None and located is None:
             removed.add(sid)
             continue
         if owner is not None:
             owners[sid] = owner
             ide_reads.setdefault(owner, set()).add(sid)
-        if transcript is not None:
+        if located is not None:
             # A chat the editor also holds is merged, so both sides are read whole.
-            if owner is None and sid in cli_changed and record and record.where and _can_append(record.cli, transcript):
-                cli_appends[sid] = transcript
+            if owner is None and sid in cli_changed and record and record.where and _can_append(record.cli, located):
+                cli_appends[sid] = located
             else:
-                cli_reads[sid] = transcript
-    return _Plan(ide_reads, cli_reads, cli_appends, removed, ide_dbs, owners)
+                cli_reads[sid] = located
+    return _Plan(ide_reads, cli_reads, cli_appends, removed, ide.dbs, owners, ide.unreadable)
 
 
-def _recorded_chat(record: ChatState | None) -> CliChat | None:
-    """The transcript a record names, if it is still there (a merged chat whose editor side changed)."""
+def _recorded_chat(session_id: str, record: ChatState | None) -> CliChat | None:
+    """The transcript (or store) a record names, if it is still there (a merged chat whose editor side changed)."""
     if record is None or record.cli is None:
         return None
+    if not record.cli.transcript:
+        folder = record.cli.chat_dir
+        present = folder is not None and os.path.isfile(os.path.join(folder, "store.db"))
+        return CliChat(id=session_id, transcript="", chat_dir=folder) if present else None
     sig = _sig(record.cli.transcript)
     if sig is None:
         return None
-    transcript = record.cli.transcript
     return CliChat(
-        id=session_id_of(transcript),
-        transcript=transcript,
+        id=session_id,
+        transcript=record.cli.transcript,
         chat_dir=record.cli.chat_dir,
         size=sig.size,
         mtime_ns=sig.mtime_ns,
     )
 
 
-# C901: one lock-held sequence of plan, read, write and swap; split with the planning/records step of the index split.
-def refresh(  # noqa: C901
+class _Read(msgspec.Struct):
+    """A chat the refresh read: its session (None: read and empty) and, for a cursor-agent chat, what it recorded."""
+
+    id: str
+    session: Session | None
+    cli: CliState | None = None
+
+
+def _read_changes(
+    plan: _Plan, book: Bookkeeping, index: Index | None, problems: Counter[str], kept: set[str]
+) -> Iterator[_Read]:
+    """Read what the plan says changed, with the same readers a full build uses.
+
+    A grown transcript is read from where the last read stopped (the reader's
+    ``resume``), continuing the session the index holds. A chat or database that
+    cannot be read this time is not yielded: its id goes into ``kept`` and the
+    index keeps it as it was.
+    """
+    pending: dict[str, Session] = {}
+    for db, ids in plan.ide_reads.items():
+        found: Counter[str] = Counter()
+        sessions = list(read_ide_database(Path(db), only_ids=ids, problems=found))
+        problems.update(found)
+        if found.keys() & _DATABASE_FAILURES:
+            _keep_unread_database(plan, book, db, ids, kept)
+            continue
+        for session in sessions:
+            if session.id in plan.cli_reads:
+                pending[session.id] = session  # merged below with its transcript
+            else:
+                yield _Read(session.id, session)
+    for sid, chat in [*plan.cli_appends.items(), *plan.cli_reads.items()]:
+        record = book.chat(sid)
+        old = _old_session(index, record.where) if record and sid in plan.cli_appends else None
+        resume = None
+        if old is not None and record is not None and record.cli and record.cli.last_timestamp is not None:
+            resume = Resume(old.messages, record.cli.end, record.cli.last_timestamp)
+        read = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems, resume=resume)
+        ide = pending.pop(sid, None)
+        if read.store_unreadable and ide is None:
+            plan.unreadable += 1
+            if record is not None and record.where is not None:
+                kept.add(sid)  # the index keeps the session as it was
+                continue
+            if not chat.transcript:
+                continue  # nothing to index until the store can be read
+        cli = _cli_state(chat, read.end, read.last_timestamp, store_read=not read.store_unreadable)
+        merged = merge_transcript_into_ide(ide, read.session) if read.session and ide else read.session or ide
+        yield _Read(sid, merged, cli)
+    for waiting in pending.values():
+        yield _Read(waiting.id, waiting)
+
+
+def _keep_unread_database(plan: _Plan, book: Bookkeeping, db: str, ids: set[str], kept: set[str]) -> None:
+    """A database that failed between the plan and the read: keep its chats, and make the next refresh read them."""
+    plan.unreadable += 1
+    kept |= ids
+    prints = dict(book.fingerprints(db))
+    for sid in ids:
+        prints[sid] = "unread"
+    book.set_fingerprints(db, prints)
+    if db in plan.ide_dbs:
+        plan.ide_dbs[db] = msgspec.structs.replace(plan.ide_dbs[db], sigs=[])
+
+
+def refresh(
     home: Path | None = None,
     *,
     full: bool = False,
     only_chat_ids: Iterable[str] | None = None,
     progress: Progress | None = None,
     lock_timeout: float = -1,
+    verify: bool = False,
 ) -> RefreshResult:
     """Bring the index up to date with the stores on disk; see the module docstring.
 
     ``only_chat_ids`` limits the CLI side to those chats (the session-end
     hook's path: no walk over every transcript); the IDE databases are always
-    checked, cheaply.
+    checked, cheaply. ``verify`` reads every byte of the index against its
+    checksums first (``deja index``). Whatever damage is found, before or on
+    the way, the index is rebuilt whole and ``rebuilt_because`` says why.
     """
+    home = home or paths.deja_home()
+    why = "" if full or not verify else _damage(index_dir(home))
+    try:
+        result = _refresh(home, full or bool(why), only_chat_ids, progress, lock_timeout)
+    except IndexUnreadable as exc:  # a damaged file met on the way: the live index cannot be built upon
+        if full or why:
+            raise
+        why = str(exc)
+        result = _refresh(home, True, only_chat_ids, progress, lock_timeout)
+    result.rebuilt_because = result.rebuilt_because or why
+    return result
+
+
+def _damage(directory: Path) -> str:
+    """What is wrong with the index's files, read whole ("" when nothing is, or there is no index yet)."""
+    if not (directory / MANIFEST).exists():
+        return ""
+    try:
+        index = Index(directory, read_manifest(directory))
+        index.verify()
+        book = Bookkeeping(directory, read_record(directory / index.manifest.state, State))
+        book.verify()
+    except IndexUnreadable as exc:
+        return str(exc)
+    return ""
+
+
+# C901: one lock-held sequence of plan, read, write and swap; split with the planning/records step of the index split.
+def _refresh(  # noqa: C901
+    home: Path,
+    full: bool,
+    only_chat_ids: Iterable[str] | None,
+    progress: Progress | None,
+    lock_timeout: float,
+) -> RefreshResult:
     from filelock import FileLock  # only writers pay for it
 
     started = time.perf_counter()
-    home = home or paths.deja_home()
     directory = index_dir(home)
-    directory.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(directory / LOCK_NAME), timeout=lock_timeout):
+    private_dir(directory)
+    tighten(home)
+    with FileLock(str(directory / LOCK_NAME), timeout=lock_timeout, mode=FILE_MODE):
         manifest, state, index, why = _load(directory, full)
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
@@ -448,36 +573,13 @@ def refresh(  # noqa: C901
             if progress:
                 progress(done, total)
 
+        kept: set[str] = set()
         try:
-            pending: dict[str, Session] = {}
-            for db, ids in plan.ide_reads.items():
-                for session in read_ide_database(Path(db), only_ids=ids, problems=problems):
-                    if session.id in plan.cli_reads:
-                        pending[session.id] = session  # merged below with its transcript
-                    else:
-                        write(session, None)
-            for sid, chat in plan.cli_appends.items():
-                record = book.chat(sid)
-                old = _old_session(index, record.where if record else None)
-                if old is None or record is None or record.cli is None:
-                    plan.cli_reads[sid] = chat
-                    continue
-                write(*_append_to(old, chat, record.cli, problems))
-            for sid, chat in plan.cli_reads.items():
-                from_cli = read_cli_session(chat.transcript_path, chat.chat_dir_path, problems=problems)
-                cli = _cli_state(
-                    chat, chat.size, from_cli.messages[-1].timestamp if from_cli and from_cli.messages else None
-                )
-                ide = pending.pop(sid, None)
-                if from_cli is None:
-                    if ide is not None:
-                        write(ide, cli)
-                    else:
-                        written[sid] = ChatState(ide_db=plan.owners.get(sid), cli=cli)  # empty: not indexed
-                    continue
-                write(merge_transcript_into_ide(ide, from_cli) if ide is not None else from_cli, cli)
-            for session in pending.values():
-                write(session, None)
+            for read in _read_changes(plan, book, index, problems, kept):
+                if read.session is None:
+                    written[read.id] = ChatState(ide_db=plan.owners.get(read.id), cli=read.cli)  # empty: not indexed
+                else:
+                    write(read.session, read.cli)
             writer.flush()
         except BaseException:
             writer.abandon()
@@ -485,7 +587,7 @@ def refresh(  # noqa: C901
 
         # Read-as-empty IDE chats drop out of the index too; record their owner so they are not re-read.
         for ids in plan.ide_reads.values():
-            for sid in ids - written.keys():
+            for sid in ids - written.keys() - kept:
                 written[sid] = ChatState(ide_db=plan.owners.get(sid))
 
         segments = [
@@ -515,21 +617,7 @@ def refresh(  # noqa: C901
         merged_problems = dict(Counter(state.problems) | problems)
         if changed:
             live = _compact(directory, live, book)
-            generation = (manifest.generation + 1) if manifest else 1
-            new_state = book.save(generation, plan.ide_dbs, merged_problems)
-            state_name = f"state-{generation}.msgpack"
-            (directory / state_name).write_bytes(msgspec.msgpack.encode(new_state))
-            write_manifest(
-                directory,
-                Manifest(
-                    version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=live, state=state_name
-                ),
-            )
-            for old_state in directory.glob("state-*.msgpack"):
-                if old_state.name != state_name:
-                    old_state.unlink(missing_ok=True)
-            remove_unreferenced(directory, new_state)
-            remove_stale_segments(directory, [ref.name for ref in live], grace_seconds=0 if manifest is None else 60)
+            _swap(directory, manifest or _live_manifest(directory), live, book, plan.ide_dbs, merged_problems)
         return RefreshResult(
             sessions=sum(ref.sessions - len(ref.deleted) for ref in live),
             messages=sum(ref.messages - ref.deleted_messages for ref in live),
@@ -539,7 +627,46 @@ def refresh(  # noqa: C901
             seconds=round(time.perf_counter() - started, 3),
             problems=merged_problems,
             rebuilt_because=why,
+            unreadable_kept=plan.unreadable,
         )
+
+
+def _live_manifest(directory: Path) -> Manifest | None:
+    """The manifest a full rebuild replaces, if it can be read (its generation and segments carry on)."""
+    try:
+        return read_manifest(directory)
+    except IndexUnreadable:
+        return None
+
+
+def _swap(
+    directory: Path,
+    previous: Manifest | None,
+    live: list[SegmentRef],
+    book: Bookkeeping,
+    ide: dict[str, IdeDbState],
+    problems: dict[str, int],
+) -> None:
+    """Make ``live`` and the bookkeeping describing it current in one ``os.replace`` of the manifest.
+
+    Everything is written under new names first, so a kill at any point leaves
+    the previous manifest, its segments and its bookkeeping whole. The
+    segments the swap retires stay a grace period for readers that have just
+    read the previous manifest; the previous bookkeeping goes at once (only
+    writers read it, under the lock).
+    """
+    generation = (previous.generation + 1) if previous else 1
+    state_file = book.save(f"{generation}-{os.urandom(4).hex()}", ide, problems)
+    faults.point("before-manifest-swap")
+    names = [ref.name for ref in live]
+    retire_segments(directory, [ref.name for ref in previous.segments] if previous else [], names)
+    manifest = Manifest(
+        version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=live, state=state_file
+    )
+    write_manifest(directory, manifest)
+    faults.point("after-manifest-swap")
+    remove_unreferenced(directory, book.state, state_file)
+    remove_stale_segments(directory, names)
 
 
 def _message_count(index: Index | None, where: Location) -> int:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 from . import paths
-from .index import SOURCE_CODES, Index, IndexUnreadable, Segment, SessionMeta
+from .index import SOURCE_CODES, Index, IndexUnreadable, Segment, SessionMeta, index_dir
 from .indexer import Progress, refresh
 from .keys import ALL_SESSIONS_KEY, project_key
 from .work import Digest, digest
@@ -19,16 +19,32 @@ class NotFound(LookupError):
     """No session, or more than one, answers to an id; the message says which."""
 
 
-def open_index(home: Path | None = None, *, fresh: bool = True, progress: Progress | None = None) -> Index:
+def open_index(
+    home: Path | None = None,
+    *,
+    fresh: bool = True,
+    progress: Progress | None = None,
+    note: Callable[[str], None] | None = None,
+) -> Index:
     """The index, refreshed first when ``fresh`` (a stat pass when nothing changed).
 
-    If another process holds the writer lock, the index as it stands is read:
-    readers never wait for a build.
+    Reading needs no write access: if the refresh cannot take the writer lock
+    (another deja holds it) or cannot write (a read-only or full disk), it is
+    skipped, ``note`` is told why in one line, and the index as it stands is read.
     """
     home = home or paths.deja_home()
     if fresh:
-        with contextlib.suppress(TimeoutError):
-            refresh(home, progress=progress, lock_timeout=0)
+        say = note or (lambda _: None)
+        try:
+            result = refresh(home, progress=progress, lock_timeout=0)
+        except TimeoutError:
+            say("another deja is updating the index; answering from the index as it stands")
+        except OSError as exc:
+            where = exc.filename or index_dir(home)
+            say(f"cannot update the index ({where}: {exc.strerror or exc}); answering from the index as it stands")
+        else:
+            if result.rebuilt_because:
+                say(f"rebuilt the index: {result.rebuilt_because}")
     return Index.open(home)
 
 

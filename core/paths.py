@@ -59,25 +59,43 @@ def ide_databases(root: Path | None = None) -> list[Path]:
 
 
 def cursor_config_dir() -> Path:
-    """``${CURSOR_CONFIG_DIR:-~/.cursor}``: where cursor-agent keeps mcp.json, hooks.json and chats."""
+    """``${CURSOR_CONFIG_DIR:-~/.cursor}``: where Cursor reads mcp.json, hooks.json and commands (installers write here)."""
     return _env_path("CURSOR_CONFIG_DIR") or home() / ".cursor"
 
 
-def cli_roots() -> list[Path]:
-    """The cursor-agent folders that hold ``projects/`` (transcripts) and ``chats/`` (stores).
+def cursor_data_dir() -> Path:
+    """``${CURSOR_DATA_DIR:-~/.cursor}``: where cursor-agent writes ``projects/*/agent-transcripts``."""
+    return _env_path("CURSOR_DATA_DIR") or home() / ".cursor"
 
-    ``DEJA_CURSOR_CLI_ROOT`` replaces discovery. Otherwise the config dir, plus
-    ``$XDG_CONFIG_HOME/cursor`` where some builds keep their chats.
+
+def cursor_agent_chats_root() -> Path:
+    """Where cursor-agent keeps ``chats/`` and ``acp-sessions/``.
+
+    ``$CURSOR_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/cursor`` when ``XDG_CONFIG_HOME``
+    is set, else ``~/.cursor`` (cursor-agent 2026.10.01 and later; cursor-drift-2026.md §9).
+    """
+    explicit = _env_path("CURSOR_CONFIG_DIR")
+    if explicit:
+        return explicit
+    xdg = _env_path("XDG_CONFIG_HOME")
+    return xdg / "cursor" if xdg else home() / ".cursor"
+
+
+def cli_roots() -> list[Path]:
+    """The cursor-agent roots: the data root (transcripts) and the chats root, once each.
+
+    Since 2026.10.01 transcripts and chats may live under two different roots;
+    every root is searched for both, so an older build's layout (everything under
+    one root) reads the same. ``DEJA_CURSOR_CLI_ROOT`` replaces discovery with one
+    root holding both.
     """
     override = _setting_path("cursor_cli_root")
     if override:
         return [override]
-    roots = [cursor_config_dir()]
-    xdg = _env_path("XDG_CONFIG_HOME")
-    if xdg and not _env_path("CURSOR_CONFIG_DIR"):
-        candidate = xdg / "cursor"
-        if candidate not in roots and ((candidate / "chats").is_dir() or (candidate / "projects").is_dir()):
-            roots.append(candidate)
+    roots = [cursor_data_dir()]
+    chats = cursor_agent_chats_root()
+    if chats not in roots:
+        roots.append(chats)
     return roots
 
 

@@ -23,9 +23,15 @@ from pathlib import Path
 
 from . import paths
 from .index import SessionMeta
-from .readers.chatstore import read_chat_meta
-from .readers.cursor_agent import find_all_chat_dirs
-from .readers.transcripts import chat_id_of, decode_project_slug, is_subagent, project_slug_of
+from .readers import (
+    chat_id_of_origin,
+    decode_project_slug,
+    find_all_chat_dirs,
+    is_acp_chat,
+    is_subagent,
+    project_slug_of,
+    read_chat_meta,
+)
 
 
 class ResumeRefused(Exception):
@@ -46,14 +52,18 @@ def resume_target(meta: SessionMeta) -> tuple[Path, str]:
     """
     if meta.source != "cursor-cli":
         raise ResumeRefused(meta.id, "it is a Cursor editor chat, and those reopen only in the editor's chat history")
-    transcript = Path(meta.origin) if meta.origin else None
-    chat_id = chat_id_of(transcript) if transcript else meta.id
+    chat_id = chat_id_of_origin(meta.origin) if meta.origin else meta.id
+    transcript = Path(meta.origin) if meta.origin.endswith(".jsonl") else None
     if transcript and is_subagent(transcript):
         raise ResumeRefused(meta.id, f"it is a subagent of chat {chat_id}, which `deja resume {chat_id}` reopens")
     chat_dir = find_all_chat_dirs(paths.cli_roots()).get(chat_id)
     if chat_dir is None:
         roots = " or ".join(str(root / "chats") for root in paths.cli_roots())
         raise ResumeRefused(meta.id, f"it is no longer in cursor-agent's store (no {chat_id} folder under {roots})")
+    if is_acp_chat(chat_dir):
+        raise ResumeRefused(
+            meta.id, "it was started through the Agent Client Protocol, whose chats `--resume` does not list"
+        )
     directory = _recorded_directory(meta.id, chat_dir, transcript)
     if not directory.is_dir():
         raise ResumeRefused(meta.id, f"its directory {directory} is gone")

@@ -1,4 +1,4 @@
-"""A small, real Cursor history: all three stores, three projects, tool calls, a failed command and its fix.
+"""A small, real Cursor history: every store, three projects, tool calls, a failed command and its fix.
 
 ``deja demo`` indexes it on a machine with no Cursor at all, and the tests use
 it as their everyday history. Every file is written the way Cursor writes it,
@@ -17,6 +17,9 @@ from .writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
     shell_result_text,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
     tool_call_part,
     tool_result_message,
     tool_use,
@@ -36,6 +39,8 @@ API_CACHE_CHAT = "5d1c9b21-3f4e-4a77-8c1d-2e3fb1d0a002"
 INFRA_CHAT = "8e4b2f10-7d2a-4c55-8b1e-3c9d0e0f0003"
 WEB_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0004"
 WEB_MERGED_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0005"
+#: A cursor-agent chat whose transcript is gone: read from its store.db alone.
+INFRA_STORE_CHAT = "8e4b3a77-5c19-4e08-a2d4-6f1e2d3c0006"
 
 
 class SampleHistory(msgspec.Struct):
@@ -191,6 +196,39 @@ def _infra_chat(cli_root: Path, infra: Path, start: datetime) -> None:
     _cli_chat(cli_root, infra, INFRA_CHAT, records, store, name="Docker build out of disk")
 
 
+def _infra_store_chat(cli_root: Path, infra: Path, start: datetime) -> None:
+    """A chat cursor-agent kept only in its store (its transcript was pruned), with the times of its answers."""
+    plan = {"command": "terraform plan", "description": "Plan the change"}
+    init = {"command": "terraform init -upgrade", "description": "Upgrade the provider"}
+    failed = "Error: Inconsistent dependency lock file\n  provider registry.terraform.io/hashicorp/aws: locked version 4.67.0 does not match ~> 5.0"
+    messages = [
+        *store_preamble(str(infra)),
+        store_user_message("terraform plan fails after bumping the aws provider to 5.x", start),
+        store_assistant_message("Running the plan to see the error.", tool_call_part("toolu_21", "Shell", plan)),
+        tool_result_message("toolu_21", "Shell", shell_result_text(failed, exit_code=1)),
+        store_assistant_message(
+            "The lock file still pins the 4.x provider. Upgrading it.", tool_call_part("toolu_22", "Shell", init)
+        ),
+        tool_result_message("toolu_22", "Shell", shell_result_text("- Installed hashicorp/aws v5.31.0")),
+        store_assistant_message(None, tool_call_part("toolu_23", "Shell", plan)),
+        tool_result_message("toolu_23", "Shell", shell_result_text("Plan: 0 to add, 1 to change, 0 to destroy.")),
+        store_assistant_message(
+            "Fixed: `terraform init -upgrade` moved .terraform.lock.hcl to aws 5.31.0; the plan is clean now."
+        ),
+    ]
+    t0 = _ms(start)
+    times = [None] * 5 + [t0 + 20_000, None, t0 + 95_000, None, t0 + 130_000, None, t0 + 150_000]
+    write_chat_store(
+        chat_dir_for(cli_root, str(infra), INFRA_STORE_CHAT),
+        cwd=str(infra),
+        messages=messages,
+        message_times=times,
+        name="Terraform aws provider 5.x upgrade",
+        created_ms=t0,
+        updated_ms=t0 + 150_000,
+    )
+
+
 def _web_composers(ide_root: Path, cli_root: Path, web: Path, start: datetime) -> None:
     t0 = _ms(start)
     composers = {
@@ -290,5 +328,6 @@ def build_sample_history(root: Path, now: datetime | None = None) -> SampleHisto
     _api_test_chat(cli_root, projects["api"], now - timedelta(days=6))
     _api_cache_chat(cli_root, projects["api"], now - timedelta(days=2))
     _infra_chat(cli_root, projects["infra"], now - timedelta(days=9))
+    _infra_store_chat(cli_root, projects["infra"], now - timedelta(days=3))
     _web_composers(ide_root, cli_root, projects["web"], now - timedelta(days=4))
     return SampleHistory(ide_root=ide_root, cli_root=cli_root, projects=projects)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 
 from ..core import config, paths
+from ..core.private import open_private, private_dir
 
 if TYPE_CHECKING:  # the index module loads only when a handler asks for it
     from ..core.index import Index
@@ -36,15 +37,14 @@ _MARKER = re.compile(r"<\s*(/?)\s*deja-recall\s*>", re.I)
 def log(message: str) -> None:
     """Append a line to ``<DEJA_HOME>/hooks.log``, keeping one older file once it passes 1 MiB."""
     try:
-        home = paths.deja_home()
-        home.mkdir(parents=True, exist_ok=True)
+        home = private_dir(paths.deja_home())
         path = home / "hooks.log"
         try:
             if path.stat().st_size > LOG_LIMIT:
                 os.replace(path, home / "hooks.log.1")
         except FileNotFoundError:
             pass
-        with open(path, "a", encoding="utf-8") as f:
+        with open_private(path, "a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {message}\n")
     except OSError:
         pass
@@ -312,17 +312,18 @@ class HookCall:
         self.seen().update(keys)
         try:
             if not path.exists():
-                path.parent.mkdir(parents=True, exist_ok=True)
+                private_dir(path.parent)
                 for kind in ("seen", "parent"):
                     _prune(self._state_dir(kind), keep=SEEN_CONVERSATIONS)
-            with open(path, "a", encoding="utf-8") as f:
+            with open_private(path, "a", encoding="utf-8") as f:
                 f.write("\n".join(keys) + "\n")
                 size = f.tell()
             if size > SEEN_BYTES:
                 lines = path.read_text(encoding="utf-8").splitlines()
                 kept = lines[len(lines) // 2 :]
                 kept = [STARTED, *kept] if STARTED in lines and STARTED not in kept else kept
-                path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+                with open_private(path, "w", encoding="utf-8") as f:
+                    f.write("\n".join(kept) + "\n")
         except OSError as exc:
             self.notes.append(f"cannot record what was shown: {exc}")
 
@@ -337,8 +338,9 @@ class HookCall:
 def _write_small(path: Path, text: str) -> None:
     """A one-line state file; hook state is best effort, so a failure only loses a hint."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text + "\n", encoding="utf-8")
+        private_dir(path.parent)
+        with open_private(path, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
     except OSError:
         pass
 
@@ -363,7 +365,7 @@ def request_build(home: Path) -> None:
 
     sentinel = home / BUILD_SENTINEL
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        private_dir(home)
         try:
             if time.time() - sentinel.stat().st_mtime < BUILD_RETRY_SECONDS:
                 return

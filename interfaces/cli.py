@@ -88,11 +88,15 @@ def _open_index(fresh: bool = True) -> Index:
         _check_roots()
     bar = ProgressBar("indexing")
     try:
-        return open_index(fresh=fresh, progress=bar)
+        return open_index(fresh=fresh, progress=bar, note=_note)
     except IndexUnreadable as exc:
-        fail(f"{exc}: run `deja index --full` to rebuild it")
+        fail(f"{exc}: run `deja index` to rebuild it")
     finally:
         bar.close()
+
+
+def _note(message: str) -> None:
+    typer.echo(f"deja: {message}", err=True)
 
 
 def _check_source(source: str | None) -> None:
@@ -111,9 +115,13 @@ def index_command(
     _check_roots()
     bar = ProgressBar("indexing")
     try:
-        result = refresh(full=full, progress=bar)
+        result = refresh(full=full, progress=bar, verify=True)
     except TimeoutError:
         fail("another deja is building the index right now: try again when it finishes")
+    except OSError as exc:
+        fail(
+            f"cannot write the index ({exc.filename or paths.deja_home()}: {exc.strerror or exc}): is DEJA_HOME writable?"
+        )
     finally:
         bar.close()
     data = {
@@ -123,6 +131,7 @@ def index_command(
         "updated": result.updated,
         "removed": result.removed,
         "seconds": result.seconds,
+        "unreadable_kept": result.unreadable_kept,
     }
     if json:
         emit_json(data)
@@ -133,6 +142,12 @@ def index_command(
         f"{result.sessions} sessions, {result.messages} messages indexed in {result.seconds:.2f}s "
         f"({result.added} added, {result.updated} updated, {result.removed} removed)"
     )
+    if result.unreadable_kept:
+        typer.echo(
+            f"{result.unreadable_kept} Cursor store(s) could not be read this time (locked or damaged): "
+            "their sessions are kept as they were and are read again on the next run",
+            err=True,
+        )
     skipped = sum(result.problems.values())
     if skipped:
         typer.echo(f"{skipped} unreadable records skipped; `deja doctor` lists them", err=True)
@@ -378,6 +393,9 @@ def run() -> None:
         app()
     except SystemExit:
         raise
+    except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
+        sys.stderr.write(f"deja: {exc}: run `deja index` to rebuild it\n")
+        sys.exit(1)
     except KeyboardInterrupt:
         sys.stderr.write("deja: interrupted\n")
         sys.exit(130)

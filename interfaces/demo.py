@@ -25,11 +25,11 @@ import orjson
 
 from ..core.index import Index
 from ..core.indexer import refresh
-from ..core.library import find_session
+from ..core.library import find_session, newest_sessions
 from ..core.resume import ResumeRefused, resume_line
 from ..core.sample import API_CACHE_CHAT, API_TEST_FAILURE, build_sample_history
 from ..core.search import search
-from .views import search_text, show_text
+from .views import search_text, session_line, show_text
 
 SEARCH = "stale prices locale"
 PROMPT = "prices are stale again after switching the locale, did we fix the cache key before?"
@@ -67,6 +67,9 @@ def run_demo(keep: bool = False) -> None:
 
 
 def _show_the_cli(index: Index) -> None:
+    _heading("deja sessions   (every chat, whichever store holds it)")
+    print("\n".join(session_line(meta) for meta in newest_sessions(index)))
+
     result = search(index, SEARCH, limit=3)
     _heading(f"deja search {SEARCH}")
     print(search_text(result))

@@ -24,12 +24,9 @@ from typing import Literal
 import msgspec
 
 from ..core import paths
+from ..core.bookkeeping import Bookkeeping, State, read_record
 from ..core.index import MANIFEST, Index, IndexUnreadable, index_dir
-from ..core.indexer import State
-from ..core.readers.chatstore import find_chat_dirs
-from ..core.readers.cursor_agent import chats_without_transcript
-from ..core.readers.ide import composer_fingerprints
-from ..core.readers.transcripts import find_transcripts
+from ..core.readers import ChatSurvey, composer_fingerprints, find_all_chat_dirs, scan_transcripts, survey_chats
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions
 from .views import when
 
@@ -80,8 +77,10 @@ class Report(msgspec.Struct):
     ide_root: str
     cli_roots: list[str]
     stores: list[Store]
-    #: Chats with a ``store.db`` and no transcript beside them: deja does not see them (drift alarm).
+    #: Chats with a ``store.db`` and no transcript under any root, read from the store alone.
     chats_without_transcript: int
+    #: cursor-agent chats deja cannot read, by why ("no store.db and no transcript", "unreadable store.db", …).
+    unreadable_chats: dict[str, int]
     #: Records the index skipped as unreadable, by reason, as counted when it was built.
     skipped: dict[str, int]
     index: IndexStatus
@@ -101,13 +100,19 @@ def diagnose(home: Path | None = None) -> Report:
     home = home or paths.deja_home()
     ide_root, cli_roots = paths.ide_user_root(), paths.cli_roots()
     stores = _ide_stores() + [store for root in cli_roots for store in _cli_stores(root)]
-    orphans = chats_without_transcript(cli_roots)
+    transcribed = {
+        found.chat_id
+        for root in cli_roots
+        for found in scan_transcripts(root, include_subagents=False)
+        if found.session_id == found.chat_id
+    }
+    chats = survey_chats(cli_roots, transcribed)
     index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
     skipped = dict(state.problems) if state else {}
     wiring = [Finding(f.level, "wiring", f.message, f.fix) for f in wiring_report()]
     delivery = cursor_delivery()
     problems = [
-        *_history_problems(stores, [ide_root, *cli_roots], skipped, orphans),
+        *_history_problems(stores, [ide_root, *cli_roots], skipped, chats),
         *_index_problems(index, damage),
         *(finding for finding in wiring if finding.level != "ok"),
         *_settings_problems(),
@@ -118,7 +123,8 @@ def diagnose(home: Path | None = None) -> Report:
         ide_root=str(ide_root),
         cli_roots=[str(root) for root in cli_roots],
         stores=stores,
-        chats_without_transcript=orphans,
+        chats_without_transcript=chats.store_only,
+        unreadable_chats=chats.unreadable,
         skipped=skipped,
         index=index,
         wiring=wiring,
@@ -164,10 +170,10 @@ def _delivery_problems(delivery: Delivery) -> list[Finding]:
 
 
 def _history_problems(
-    stores: list[Store], looked_in: list[Path], skipped: dict[str, int], orphans: int
+    stores: list[Store], looked_in: list[Path], skipped: dict[str, int], chats: ChatSurvey
 ) -> list[Finding]:
     problems = []
-    if not any(store.count for store in stores if store.kind != "cli-chat-stores"):
+    if not any(store.count for store in stores):
         problems.append(Finding(
             "warn",
             "history",
@@ -190,13 +196,15 @@ def _history_problems(
             f"the index skipped what it could not read: {what}",
             "deja index --full  (re-reads every store; what it still skips is damaged in Cursor's own files)",
         ))  # fmt: skip
-    if orphans:
+    if chats.unreadable:
+        what = ", ".join(f"{n} × {reason}" for reason, n in sorted(chats.unreadable.items(), key=lambda kv: -kv[1]))
         problems.append(Finding(
             "warn",
             "history",
-            f"{_count(orphans, 'cursor-agent chat')} with a store.db and no transcript, which deja does not see: "
-            "a cursor-agent release may have stopped writing agent-transcripts",
-            "pip install --upgrade deja; if the count stays, report it with the output of `deja doctor --json`",
+            f"{_count(sum(chats.unreadable.values()), 'cursor-agent chat')} without a transcript that deja cannot read: "
+            f"{what}",
+            "close cursor-agent and run `deja index`; what stays unreadable is damaged or empty in cursor-agent's own "
+            "chat folders (`deja doctor --json` counts them under unreadable_chats)",
         ))  # fmt: skip
     return problems
 
@@ -205,7 +213,7 @@ def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
     if index.state == "missing":
         return [Finding("error", "index", f"no index at {index.path}: deja has nothing to serve yet", "deja index")]
     if index.state == "damaged":
-        return [Finding("error", "index", damage, "deja index --full")]
+        return [Finding("error", "index", damage, "deja index")]
     return []
 
 
@@ -241,8 +249,8 @@ def _cli_stores(root: Path) -> list[Store]:
     """The root's transcripts and its chat stores (``store.db`` with its WAL), when the root exists."""
     if not root.is_dir():
         return []
-    transcripts = list(find_transcripts(root, paths.include_subagents()))
-    chat_dbs = [d / "store.db" for d in find_chat_dirs(root).values() if (d / "store.db").is_file()]
+    transcripts = [Path(found.path) for found in scan_transcripts(root, paths.include_subagents())]
+    chat_dbs = [d / "store.db" for d in find_all_chat_dirs([root]).values() if (d / "store.db").is_file()]
     stores = [Store("cli-transcripts", str(root / "projects"), len(transcripts), *_stat(transcripts))]
     if chat_dbs:
         wal = [db.with_name("store.db-wal") for db in chat_dbs]
@@ -258,12 +266,11 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
         return IndexStatus(str(directory), "missing", bytes=size), None, ""
     try:
         index = Index.open(home)
-        state = msgspec.msgpack.decode((directory / index.manifest.state).read_bytes(), type=State)
+        index.verify()
+        state = read_record(directory / index.manifest.state, State)
+        Bookkeeping(directory, state).verify()
     except IndexUnreadable as exc:
         return IndexStatus(str(directory), "damaged", bytes=size), None, str(exc)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-        why = f"the index bookkeeping in {directory} is unreadable ({exc})"
-        return IndexStatus(str(directory), "damaged", bytes=size), None, why
     built = index.manifest.built_at
     status = IndexStatus(
         path=str(directory),
@@ -304,7 +311,7 @@ def report_text(report: Report) -> str:
             if kind in found:
                 s = found[kind]
                 lines.append(f"                {_count(s.count, noun)}, {_size(s.bytes)}, newest {when(s.newest)}")
-    lines.append(f"  chats with a store.db and no transcript: {report.chats_without_transcript}")
+    lines.append(f"  cursor-agent chats read from their store alone (no transcript): {report.chats_without_transcript}")
     lines += _problem_lines(report, "history")
 
     index = report.index

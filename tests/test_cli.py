@@ -36,12 +36,12 @@ def test_index_json_reports_what_it_did(env):
     first = deja(env, "index", "--json")
     assert first.returncode == 0, first.stderr
     data = orjson.loads(first.stdout)
-    assert set(data) == {"sessions", "messages", "added", "updated", "removed", "seconds"}
-    assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (5, 5, 0, 0)
+    assert set(data) == {"sessions", "messages", "added", "updated", "removed", "seconds", "unreadable_kept"}
+    assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (6, 6, 0, 0)
     again = orjson.loads(deja(env, "index", "--json").stdout)
     assert (again["added"], again["updated"]) == (0, 0)
     full = orjson.loads(deja(env, "index", "--full", "--json").stdout)
-    assert full["sessions"] == 5
+    assert full["sessions"] == 6
 
 
 def test_search_builds_the_index_on_first_use_and_ranks_the_right_session_first(env):
@@ -85,7 +85,7 @@ def test_search_filters(env):
 def test_sessions_newest_first_with_iso_times(env):
     data = orjson.loads(deja(env, "sessions", "--json").stdout)
     rows = data["sessions"]
-    assert len(rows) == 5
+    assert len(rows) == 6
     assert set(rows[0]) == {"id", "source", "project", "project_dir", "title", "started", "updated", "messages"}
     updated = [_aware(r["updated"]) for r in rows]
     assert updated == sorted(updated, reverse=True)
@@ -147,13 +147,13 @@ def test_a_corrupt_index_is_rebuilt_by_the_next_command(env, tmp_path):
 def test_stats(env):
     deja(env, "index")
     data = orjson.loads(deja(env, "stats", "--json").stdout)
-    assert data["sessions"] == 5
-    assert data["sources"]["cursor-cli"]["sessions"] == 3
+    assert data["sessions"] == 6
+    assert data["sources"]["cursor-cli"]["sessions"] == 4
     assert data["sources"]["cursor-ide"]["sessions"] == 2
     assert data["projects"]["api"]["sessions"] == 2
     assert data["index_bytes"] > 0
     _aware(data["built_at"])
-    assert "5 sessions" in deja(env, "stats").stdout
+    assert "6 sessions" in deja(env, "stats").stdout
 
 
 def test_help_explains_every_command(env):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from deja.core.sample import API_CACHE_CHAT, API_CHAT
+from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_STORE_CHAT
 from deja.interfaces.cli import app
 
 HOOK_SECTIONS = {
@@ -54,9 +54,15 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
     assert ran.stderr == ""
     assert elapsed < 6, f"deja demo took {elapsed:.1f}s"
     out = ran.stdout
-    assert out.startswith("deja demo: a sample Cursor history of 5 sessions in 3 projects")
+    assert out.startswith("deja demo: a sample Cursor history of 6 sessions in 3 projects")
     shown = sections(out)
     folder = sample_folder(out)
+
+    listed = next(text for title, text in shown.items() if title.startswith("deja sessions"))
+    store_only = next(line for line in listed.splitlines() if line.startswith(INFRA_STORE_CHAT))
+    assert store_only.split()[3:5] == ["cursor-cli", "infra"], "the chat kept only in its store.db, in its project"
+    assert store_only.endswith("Terraform aws provider 5.x upgrade")
+    assert len(listed.splitlines()) == 6
 
     search = shown["deja search stale prices locale"]
     assert search.startswith("Why does the price cache return stale prices after switching the locale?")

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from deja.core.index import MANIFEST, index_dir, read_manifest
 from deja.core.indexer import State, refresh
+from deja.core.readers.chatstore import EMPTY_ROOT
 from deja.core.readers.transcripts import MALFORMED_LINE
 from deja.core.sample import build_sample_history
 from deja.core.writers.cursor_agent import (
@@ -77,24 +78,25 @@ def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample_env: Path) -> None
     for section in ("Cursor history", "Index", "Wiring"):
         assert f"\n{section}\n" in f"\n{out}"
     assert "2 chats in 2 databases" in out
-    assert "4 transcripts" in out and "3 chat stores" in out
-    assert "chats with a store.db and no transcript: 0" in out
-    assert "5 sessions, 18 messages" in out and "up to date" in out
+    assert "4 transcripts" in out and "4 chat stores" in out
+    assert "cursor-agent chats read from their store alone (no transcript): 1" in out
+    assert "6 sessions, 22 messages" in out and "up to date" in out
     assert "ok     Cursor: deja's hooks are in" in out
     assert "warn" not in out and "ERROR" not in out and "fix:" not in out
     assert out.rstrip().endswith("deja can see and serve your history.")
 
     report = orjson.loads(deja("doctor", "--json").stdout)
     assert report["healthy"] is True and report["problems"] == []
-    assert report["chats_without_transcript"] == 0 and report["skipped"] == {}
+    assert report["chats_without_transcript"] == 1 and report["skipped"] == {}
+    assert report["unreadable_chats"] == {}
     kinds = {}
     for store in report["stores"]:
         kinds[store["kind"]] = kinds.get(store["kind"], 0) + store["count"]
         assert store["bytes"] > 0 and store["unreadable"] == ""
         _aware(store["newest"])
-    assert kinds == {"cursor-ide": 2, "cli-transcripts": 4, "cli-chat-stores": 3}
+    assert kinds == {"cursor-ide": 2, "cli-transcripts": 4, "cli-chat-stores": 4}
     index = report["index"]
-    assert index["state"] == "ok" and index["sessions"] == 5 and index["stale"] is False
+    assert index["state"] == "ok" and index["sessions"] == 6 and index["stale"] is False
     assert index["path"] == str(index_dir(sample_env)) and index["bytes"] > 0
     _aware(index["built_at"])
     assert {f["level"] for f in report["wiring"]} == {"ok"}
@@ -111,7 +113,7 @@ def test_an_empty_machine_says_what_to_do_and_exits_1(fake_home: Path) -> None:
 
     code, report = doctor_json()
     assert code == 1 and report["healthy"] is False
-    assert report["stores"] == [] and report["chats_without_transcript"] == 0
+    assert report["stores"] == [] and report["chats_without_transcript"] == 0 and report["unreadable_chats"] == {}
     assert report["index"]["state"] == "missing"
     assert any(p["level"] == "error" and p["fix"] == "deja index" for p in report["problems"])
     assert all(p["fix"] for p in report["problems"])
@@ -141,7 +143,8 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
 
     code, report = doctor_json()
     assert code == 1 and report["healthy"] is False
-    assert report["chats_without_transcript"] == 1
+    assert report["chats_without_transcript"] == 0
+    assert report["unreadable_chats"] == {EMPTY_ROOT: 1}
     assert report["skipped"][MALFORMED_LINE] == 1
     db = next(s for s in report["stores"] if s["kind"] == "cursor-ide")
     assert db["path"] == str(corrupt_db) and "not a database" in db["unreadable"]
@@ -151,12 +154,13 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
     skipped = next(m for m in found if MALFORMED_LINE in m)
     assert "not a database" not in skipped, "the unreadable database is reported once, by path"
     assert found[skipped].startswith("deja index --full")
-    drift = next(m for m in found if "store.db and no transcript" in m)
-    assert "1 cursor-agent chat " in drift and "stopped writing agent-transcripts" in drift and found[drift]
+    unread = next(m for m in found if "deja cannot read:" in m)
+    assert unread.startswith("1 cursor-agent chat without a transcript") and f"1 × {EMPTY_ROOT}" in unread
+    assert "deja index" in found[unread]
     assert report["index"]["state"] == "ok"
 
     text = CliRunner().invoke(app, ["doctor"]).stdout
-    assert "chats with a store.db and no transcript: 1" in text
+    assert "cursor-agent chats read from their store alone (no transcript): 0" in text
     assert f"ERROR  deja cannot read {corrupt_db}" in text
     assert text.count("fix: ") == len(report["problems"])
 
@@ -165,7 +169,7 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
     code, report = doctor_json()
     assert code == 1 and report["index"]["state"] == "damaged"
     damaged = next(m for m in fixes(report) if MANIFEST in m)
-    assert "corrupt" in damaged and fixes(report)[damaged] == "deja index --full"
+    assert "corrupt" in damaged and fixes(report)[damaged] == "deja index"
     assert f"{index_dir(home)}: damaged" in CliRunner().invoke(app, ["doctor"]).stdout
 
     refresh(home, full=True)

@@ -21,6 +21,7 @@ from deja.core import indexer
 from deja.core.bookkeeping import Bookkeeping, State
 from deja.core.index import Index, IndexUnreadable, index_dir
 from deja.core.indexer import MAX_SEGMENTS, refresh
+from deja.core.readers import cursor_agent
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
 from deja.core.search import Filters, parse_since, search
 from deja.core.writers.cursor_agent import (
@@ -71,11 +72,11 @@ def _append(path: Path, *records: dict) -> None:
 def test_first_build_reads_every_store_and_a_second_changes_nothing(history):
     sample, home = history
     first = refresh(home)
-    assert (first.sessions, first.added, first.removed) == (5, 5, 0)
+    assert (first.sessions, first.added, first.removed) == (6, 6, 0)
     assert _ids(home) >= {API_CHAT, API_CACHE_CHAT, INFRA_CHAT, WEB_COMPOSER}
     second = refresh(home)
     assert (second.added, second.updated, second.removed) == (0, 0, 0)
-    assert second.sessions == 5
+    assert second.sessions == 6
 
 
 def test_a_grown_transcript_is_read_from_where_the_last_build_stopped(history, monkeypatch):
@@ -91,13 +92,13 @@ def test_a_grown_transcript_is_read_from_where_the_last_build_stopped(history, m
         assistant_turn("Set builder gc keepStorage to 20GB in the daemon config."),
     )
     starts = []
-    real_read = indexer.read_transcript
+    real_read = cursor_agent.read_transcript
 
-    def recording(path, *, start=0, carry=None, problems=None):
+    def recording(path, *, start=0, **rest):
         starts.append(start)
-        return real_read(path, start=start, carry=carry, problems=problems)
+        return real_read(path, start=start, **rest)
 
-    monkeypatch.setattr(indexer, "read_transcript", recording)
+    monkeypatch.setattr(cursor_agent, "read_transcript", recording)
     result = refresh(home)
     assert (result.added, result.updated, result.removed) == (0, 1, 0)
     assert starts == [size_before]  # only the new lines were read
@@ -252,13 +253,13 @@ def test_a_corrupt_or_foreign_index_is_reported_and_rebuilt(history):
         Index.open(home)
     result = refresh(home)
     assert "corrupt" in result.rebuilt_because
-    assert result.sessions == 5
+    assert result.sessions == 6
 
     manifest.write_bytes(msgspec.msgpack.encode({"version": 999, "generation": 1, "built_at": 0.0}))
     with pytest.raises(IndexUnreadable, match="format 999"):
         Index.open(home)
-    assert refresh(home).sessions == 5
-    assert len(_ids(home)) == 5
+    assert refresh(home).sessions == 6
+    assert len(_ids(home)) == 6
 
 
 def test_a_truncated_segment_is_detected(history):
@@ -268,7 +269,7 @@ def test_a_truncated_segment_is_detected(history):
     (segment / "docs.bin").write_bytes(b"\0" * 7)
     with pytest.raises(IndexUnreadable, match="truncated"):
         Index.open(home)
-    assert refresh(home).sessions == 5
+    assert refresh(home).sessions == 6
 
 
 def test_two_writers_at_once_both_finish_and_agree(history):
@@ -282,8 +283,8 @@ def test_two_writers_at_once_both_finish_and_agree(history):
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(r.added for r in results) == [0, 55]
-    assert len(_ids(home)) == 55
+    assert sorted(r.added for r in results) == [0, 56]
+    assert len(_ids(home)) == 56
 
 
 def test_readers_never_wait_for_the_writer_lock(history):
@@ -322,7 +323,7 @@ def test_a_reader_during_a_write_sees_a_whole_index(history):
     stop.set()
     reader.join()
     assert not errors
-    assert set(seen) <= {5, 205}
+    assert set(seen) <= {6, 206}
 
 
 @pytest.mark.parametrize(
@@ -446,7 +447,7 @@ def test_an_ide_store_that_is_not_sqlite_is_counted_not_fatal(history):
     bad.parent.mkdir(parents=True)
     bad.write_bytes(b"this is not a database")
     result = refresh(home)
-    assert result.sessions == 5
+    assert result.sessions == 6
     assert sum(result.problems.values()) >= 1
 
 
@@ -462,9 +463,9 @@ def test_segments_are_compacted_when_many_refreshes_add_them(history):
         refresh(home)
     index = Index.open(home)
     assert len(index.segments) <= MAX_SEGMENTS
-    assert index.session_count == 17
+    assert index.session_count == 18
     assert search(index, "migration7").hits[0].session_id == "step7"
-    assert len(list(index_dir(home).glob("state-*.msgpack"))) == 1
+    assert len(list((index_dir(home) / "state").glob("state-*.msgpack"))) == 1
 
 
 def test_ide_and_cli_sessions_from_an_empty_machine(tmp_path, monkeypatch):

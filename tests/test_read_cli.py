@@ -19,6 +19,7 @@ from deja.core.history import read_history
 from deja.core.model import MAX_MESSAGE_BYTES, Message, ToolCall
 from deja.core.readers.chatstore import (
     DIGEST_MISMATCH,
+    EMPTY_ROOT,
     MALFORMED_ROOT,
     MISSING_BLOB,
     NOT_A_MESSAGE,
@@ -27,15 +28,13 @@ from deja.core.readers.chatstore import (
     StoreChat,
     StoreToolResult,
     attach_tool_results,
-    canonical_args,
     chat_title,
     find_chat_dirs,
-    normalise_tool_name,
     read_chat_meta,
     read_store,
-    split_shell_output,
 )
-from deja.core.readers.cursor_agent import chats_without_transcript, read_cli_session
+from deja.core.readers.conversation import canonical_args, normalise_tool_name, split_shell_output
+from deja.core.readers.cursor_agent import NO_STORE, read_cli_session, survey_chats
 from deja.core.readers.transcripts import (
     MALFORMED_LINE,
     chat_id_of,
@@ -272,24 +271,23 @@ def test_resuming_from_a_line_gives_what_a_full_read_gives_for_the_rest(root: Pa
     records = _conversation()
     path = write_transcript(transcript_path(root, CWD, "c1"), records)
     full = read_transcript(path)
-    for index, record in enumerate(records):
-        if record.get("role") == "assistant" and not any(p["type"] == "text" for p in record["message"]["content"]):
-            continue  # see the next test
+    for index in range(len(records)):
         before = read_transcript(write_transcript(root / "head.jsonl", records[:index]))
-        rest = read_transcript(path, start=before.end, carry=before.last_timestamp)
+        rest = read_transcript(path, start=before.end, carry=before.last_timestamp, after=before.messages)
         assert rest.end == full.end
-        assert rest.messages == full.messages[len(full.messages) - len(rest.messages) :]
-        assert len(before.messages) + len(rest.messages) == len(full.messages)
         if before.last_timestamp is not None:
             assert before.messages + rest.messages == full.messages
 
 
-def test_a_tool_only_record_at_the_resume_point_opens_its_own_message(root: Path) -> None:
+def test_a_tool_only_record_at_the_resume_point_joins_its_turn(root: Path) -> None:
     records = _conversation()
     path = write_transcript(transcript_path(root, CWD, "c1"), records)
     head = read_transcript(write_transcript(root / "head.jsonl", records[:4]))
-    rest = read_transcript(path, start=head.end, carry=head.last_timestamp)
-    assert rest.messages[0] == Message(
+    rest = read_transcript(path, start=head.end, carry=head.last_timestamp, after=head.messages)
+    assert head.messages[-1].tool_calls[-1] == ToolCall(name="Grep", args={"pattern": "retry"})
+    assert rest.messages[0].role == "user"
+    alone = read_transcript(path, start=head.end, carry=head.last_timestamp)
+    assert alone.messages[0] == Message(
         role="assistant", text="", timestamp=T0, tool_calls=[ToolCall(name="Grep", args={"pattern": "retry"})]
     )
 
@@ -715,12 +713,21 @@ def test_slugs_decode_against_the_disk(tmp_path: Path) -> None:
     assert decode("missing") is None
 
 
-def test_chats_without_transcript_counts_stores_no_transcript_names(tmp_path: Path) -> None:
+def test_the_survey_counts_store_only_chats_and_says_why_others_cannot_be_read(tmp_path: Path) -> None:
     home, xdg = tmp_path / "dot-cursor", tmp_path / "xdg-cursor"
     write_transcript(transcript_path(home, CWD, "kept"), [user_turn("hi", T0)])
     write_transcript(transcript_path(home, CWD, "parent").parent / "subagents" / "orphan.jsonl", [user_turn("sub")])
     for chat_id in ("kept", "orphan", "lost"):
-        write_chat_store(chat_dir_for(xdg, CWD, chat_id), cwd=CWD, messages=[])
+        write_chat_store(chat_dir_for(xdg, CWD, chat_id), cwd=CWD, messages=[{"role": "user", "content": "hi"}])
+    write_chat_store(chat_dir_for(xdg, CWD, "empty"), cwd=CWD, messages=[], stale_root=False)
+    garbled = chat_dir_for(xdg, CWD, "garbled")
+    garbled.mkdir(parents=True)
+    (garbled / "store.db").write_bytes(b"not a database" * 100)
     chat_dir_for(xdg, CWD, "no-store").mkdir(parents=True)
-    assert chats_without_transcript([home, xdg]) == 2
-    assert chats_without_transcript([xdg]) == 3
+    never = chat_dir_for(xdg, CWD, "never-used")
+    never.mkdir(parents=True)
+    (never / "meta.json").write_text('{"schemaVersion": 1, "hasConversation": false}')
+    transcribed = {"kept"}
+    survey = survey_chats([home, xdg], transcribed)
+    assert survey.store_only == 2  # "orphan" (a subagent transcript is not its parent's) and "lost"
+    assert survey.unreadable == {UNREADABLE_STORE: 1, EMPTY_ROOT: 1, NO_STORE: 1}

@@ -13,6 +13,7 @@ from .format import (
     MANIFEST,
     SOURCE_CODES,
     Doc,
+    FileSum,
     IndexUnreadable,
     Manifest,
     SegmentRef,
@@ -26,7 +27,7 @@ from .format import (
     write_manifest,
 )
 from .reader import Index, Segment
-from .writer import SegmentWriter, remove_stale_segments
+from .writer import SEGMENT_GRACE_SECONDS, SegmentWriter, remove_stale_segments, retire_segments
 
 __all__ = [
     "FORMAT_VERSION",
@@ -34,8 +35,10 @@ __all__ = [
     "KIND_TITLE",
     "KIND_USER",
     "MANIFEST",
+    "SEGMENT_GRACE_SECONDS",
     "SOURCE_CODES",
     "Doc",
+    "FileSum",
     "Index",
     "IndexUnreadable",
     "Manifest",
@@ -50,5 +53,6 @@ __all__ = [
     "name_hash",
     "read_manifest",
     "remove_stale_segments",
+    "retire_segments",
     "write_manifest",
 ]

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import msgspec
 
 from ..model import Message
+from ..private import write_private
 
 FORMAT_VERSION = 5
 MANIFEST = "manifest.msgpack"
@@ -80,6 +81,13 @@ class SessionMeta(msgspec.Struct, omit_defaults=True):
     files: list[str] = []
 
 
+class FileSum(msgspec.Struct, array_like=True):
+    """A segment file's size (checked on every open) and CRC-32 (checked by ``deja index`` and doctor)."""
+
+    size: int
+    crc: int
+
+
 class SegmentRef(msgspec.Struct):
     name: str
     sessions: int
@@ -87,6 +95,8 @@ class SegmentRef(msgspec.Struct):
     messages: int
     deleted: list[int] = []
     deleted_messages: int = 0
+    #: File name -> its size and checksum as written (empty for segments written before they were kept).
+    files: dict[str, FileSum] = {}
 
 
 class Manifest(msgspec.Struct):
@@ -134,10 +144,7 @@ def edited_paths(args: dict, project_dir: str) -> list[str]:
 def write_manifest(directory: Path, manifest: Manifest) -> None:
     """Swap in a new manifest atomically (temp file, fsync, rename)."""
     tmp = directory / f".{MANIFEST}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
-        f.write(msgspec.msgpack.encode(manifest))
-        f.flush()
-        os.fsync(f.fileno())
+    write_private(tmp, msgspec.msgpack.encode(manifest), sync=True)
     os.replace(tmp, directory / MANIFEST)
 
 

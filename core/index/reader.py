@@ -10,12 +10,13 @@ import math
 import mmap
 import os
 import struct
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 
-from .. import keys
+from .. import faults, keys
 from ..model import Message
 from .format import (
     DOC_ROW,
@@ -41,29 +42,64 @@ def _map(path: Path) -> mmap.mmap | bytes:
         return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 
 
+class SegmentMissing(IndexUnreadable):
+    """A segment file the manifest names is gone (retired by a newer manifest, or deleted)."""
+
+
+#: What reading a damaged file raises: each becomes one IndexUnreadable naming the file.
+_DAMAGE = (struct.error, msgspec.DecodeError, ValueError, IndexError, OverflowError)
+
+
 class Segment:
     """One segment opened for reading; every file is mapped, nothing is loaded whole."""
 
     def __init__(self, directory: Path, ref: SegmentRef):
         self.ref = ref
         self.path = directory / ref.name
-        try:
-            self._terms = _map(self.path / "terms.bin")
-            self._term_idx = _map(self.path / "terms.idx")
-            self._postings = _map(self.path / "postings.bin")
-            self._docs = _map(self.path / "docs.bin")
-            self._records = _map(self.path / "records.bin")
-            self._sessions = _map(self.path / "sessions.bin")
-            self._session_idx = _map(self.path / "sessions.idx")
-        except OSError as exc:
-            raise IndexUnreadable(f"segment {self.path} is unreadable: {exc.strerror or exc}") from None
+        self._mapped: dict[str, mmap.mmap | bytes] = {}
+        self._terms = self._open("terms.bin")
+        self._term_idx = self._open("terms.idx")
+        self._postings = self._open("postings.bin")
+        self._docs = self._open("docs.bin")
+        self._records = self._open("records.bin")
+        self._sessions = self._open("sessions.bin")
+        self._session_idx = self._open("sessions.idx")
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
 
+    def _open(self, name: str) -> mmap.mmap | bytes:
+        """A file of the segment, mapped, and as long as the manifest says it was written."""
+        path = self.path / name
+        try:
+            mapped = _map(path)
+        except FileNotFoundError:
+            raise SegmentMissing(f"{path} is missing") from None
+        except OSError as exc:
+            raise IndexUnreadable(f"{path} is unreadable: {exc.strerror or exc}") from None
+        written = self.ref.files.get(name)
+        if written is not None and len(mapped) != written.size:
+            raise IndexUnreadable(f"{path} is damaged: {len(mapped)} bytes where {written.size} were written")
+        self._mapped[name] = mapped
+        return mapped
+
+    def _damaged(self, name: str, exc: Exception) -> IndexUnreadable:
+        return IndexUnreadable(f"{self.path / name} is damaged ({type(exc).__name__}: {exc})")
+
+    def verify(self) -> None:
+        """Check every byte against the checksums written with the segment (what ``deja index`` and doctor do)."""
+        for name, written in self.ref.files.items():
+            if zlib.crc32(self._mapped[name]) != written.crc:
+                raise IndexUnreadable(f"{self.path / name} is damaged: its checksum does not match what was written")
+
     def _term_at(self, i: int) -> tuple[bytes, int, int]:
-        t_off, t_len, p_off, count = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
+        try:
+            t_off, t_len, p_off, count = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
+        except _DAMAGE as exc:
+            raise self._damaged("terms.idx", exc) from None
+        if t_off + t_len > len(self._terms) or p_off + count * POSTING.size > len(self._postings):
+            raise IndexUnreadable(f"{self.path / 'terms.idx'} is damaged: term {i} points past the end of the segment")
         return self._terms[t_off : t_off + t_len], p_off, count
 
     def _lower_bound(self, key: bytes) -> int:
@@ -90,16 +126,25 @@ class Segment:
     def postings(self, p_off: int, start: int, stop: int) -> Iterator[tuple[int, int, float]]:
         """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact), best first."""
         begin = p_off + start * POSTING.size
-        return POSTING.iter_unpack(self._postings[begin : p_off + stop * POSTING.size])
+        try:
+            return POSTING.iter_unpack(self._postings[begin : p_off + stop * POSTING.size])
+        except _DAMAGE as exc:
+            raise self._damaged("postings.bin", exc) from None
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
-        _, _, ordinal, kind = DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)
+        try:
+            _, _, ordinal, kind = DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)
+        except _DAMAGE as exc:
+            raise self._damaged("docs.bin", exc) from None
         return Doc(ordinal, kind)
 
     def message(self, doc: int) -> Message:
-        off, length, _, _ = DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)
-        return msgspec.msgpack.decode(self._records[off : off + length], type=Message)
+        try:
+            off, length, _, _ = DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)
+            return msgspec.msgpack.decode(self._records[off : off + length], type=Message)
+        except _DAMAGE as exc:
+            raise self._damaged("records.bin", exc) from None
 
     def messages(self, meta: SessionMeta) -> list[Message]:
         """A session's messages in order (its title doc left out)."""
@@ -111,11 +156,17 @@ class Segment:
 
     def session_keys(self, ordinal: int) -> SessionKeys:
         """What filters look at, without decoding the session."""
-        return SessionKeys(*SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:])
+        try:
+            return SessionKeys(*SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:])
+        except _DAMAGE as exc:
+            raise self._damaged("sessions.idx", exc) from None
 
     def session(self, ordinal: int) -> SessionMeta:
-        off, length = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[:2]
-        return msgspec.msgpack.decode(self._sessions[off : off + length], type=SessionMeta)
+        try:
+            off, length = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[:2]
+            return msgspec.msgpack.decode(self._sessions[off : off + length], type=SessionMeta)
+        except _DAMAGE as exc:
+            raise self._damaged("sessions.bin", exc) from None
 
     def with_prefix(self, prefix: str) -> Iterator[tuple[str, int, int]]:
         """(term, postings offset, count) of every term starting with ``prefix``, in order."""
@@ -124,7 +175,11 @@ class Segment:
             term, p_off, count = self._term_at(i)
             if not term.startswith(key):
                 return
-            yield term.decode("utf-8"), p_off, count
+            try:
+                text = term.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise self._damaged("terms.bin", exc) from None
+            yield text, p_off, count
 
     def live_sessions(self) -> Iterator[tuple[int, SessionMeta]]:
         for ordinal in range(self.ref.sessions):
@@ -143,11 +198,27 @@ class Index:
 
     @classmethod
     def open(cls, home: Path) -> Index:
+        """The index the manifest names now.
+
+        A segment can vanish between reading the manifest and mapping it (a
+        reader paused past the grace period of a rebuild); the newest manifest
+        names only live segments, so it is read once more.
+        """
         directory = index_dir(home)
+        manifest = read_manifest(directory)
+        faults.point("reader-read-manifest")
         try:
-            return cls(directory, read_manifest(directory))
-        except (msgspec.DecodeError, struct.error, ValueError) as exc:
-            raise IndexUnreadable(f"the index at {directory} is corrupt ({exc})") from None
+            return cls(directory, manifest)
+        except SegmentMissing:
+            newest = read_manifest(directory)
+            if newest == manifest:
+                raise
+            return cls(directory, newest)
+
+    def verify(self) -> None:
+        """Read every byte of every segment against its checksum; raise IndexUnreadable naming a damaged file."""
+        for segment in self.segments:
+            segment.verify()
 
     @property
     def session_count(self) -> int:

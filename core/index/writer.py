@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
+import zlib
 from array import array
 from collections.abc import Iterable
 from pathlib import Path
 
 import msgspec
 
-from .. import keys
+from .. import faults, keys
 from ..model import Message
+from ..private import DIR_MODE, open_private, private_dir
 from ..text import terms as text_terms
 from .format import (
     DOC_ROW,
@@ -21,11 +24,13 @@ from .format import (
     KIND_TITLE,
     KIND_USER,
     KIND_WEIGHT,
+    MANIFEST,
     POSTING,
     SESSION_ROW,
     SOURCE_CODES,
     TERM_ROW,
     B,
+    FileSum,
     SegmentRef,
     SessionMeta,
     doc_text,
@@ -41,16 +46,43 @@ def _derived_title(title: str, messages: list[Message]) -> bool:
     return bool(head) and " ".join(first.split()).startswith(head)
 
 
+class _SegmentFile:
+    """A segment file being written: 0600, its size and CRC-32 kept as it grows, on disk before it is named."""
+
+    def __init__(self, path: Path):
+        self.name = path.name
+        self._file = open_private(path, "wb")
+        self.size = 0
+        self.crc = 0
+
+    def write(self, data: bytes | bytearray) -> None:
+        self._file.write(data)
+        self.size += len(data)
+        self.crc = zlib.crc32(data, self.crc)
+
+    def close(self) -> FileSum:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        faults.point("segment-file")
+        return FileSum(self.size, self.crc)
+
+    def discard(self) -> None:
+        self._file.close()
+
+
 class SegmentWriter:
     """Builds one segment from sessions given in order; ``finish`` writes it to disk."""
 
     def __init__(self, parent: Path):
         self.name = f"seg-{time.strftime('%Y%m%d%H%M%S')}-{os.urandom(4).hex()}"
         self.path = parent / self.name
-        self.path.mkdir(parents=True)
+        private_dir(parent)
+        os.mkdir(self.path, DIR_MODE)
+        os.chmod(self.path, DIR_MODE)
         # Both stay open across add() calls until finish(); a context manager cannot span them.
-        self._records = open(self.path / "records.bin", "wb")  # noqa: SIM115
-        self._sessions = open(self.path / "sessions.bin", "wb")  # noqa: SIM115
+        self._records = _SegmentFile(self.path / "records.bin")
+        self._sessions = _SegmentFile(self.path / "sessions.bin")
         self._docs = bytearray()
         self._session_idx = bytearray()
         self._record_off = 0
@@ -92,7 +124,8 @@ class SegmentWriter:
     def _add_key(self, key: str, doc: int, when: float) -> None:
         entry = self._keyed.get(key)
         if entry is None:
-            entry = self._keyed[key] = (array("I"), array("f"))
+            # Exact times (float64) so newest-first order is exact; the posting stores them as float32 days.
+            entry = self._keyed[key] = (array("I"), array("d"))
         entry[0].append(doc)
         entry[1].append(when / 86400)
 
@@ -144,19 +177,25 @@ class SegmentWriter:
         self._session_off += len(record)
         self._add_key(keys.session_key(meta.id), meta.first_doc, updated)
         self._sessions_added += 1
+        faults.point("segment-session")
+
+    def _write_whole(self, name: str, data: bytes | bytearray) -> FileSum:
+        out = _SegmentFile(self.path / name)
+        out.write(data)
+        return out.close()
 
     def finish(self) -> SegmentRef:
-        self._records.close()
-        self._sessions.close()
-        (self.path / "docs.bin").write_bytes(self._docs)
-        (self.path / "sessions.idx").write_bytes(self._session_idx)
+        files = {"records.bin": self._records.close(), "sessions.bin": self._sessions.close()}
+        files["docs.bin"] = self._write_whole("docs.bin", self._docs)
+        files["sessions.idx"] = self._write_whole("sessions.idx", self._session_idx)
         lengths = self._doc_lengths
         avgdl = (sum(lengths) / len(lengths)) if lengths else 1.0
         norm = [K1 * (1 - B + B * dl / avgdl) for dl in lengths]
         weights = [KIND_WEIGHT[k] for k in self._doc_kinds]
         term_blob = bytearray()
         term_idx = bytearray()
-        with open(self.path / "postings.bin", "wb") as postings:
+        postings = _SegmentFile(self.path / "postings.bin")
+        try:
             offset = 0
             for term in sorted(self._tf.keys() | self._keyed.keys()):
                 if term in self._keyed:
@@ -177,27 +216,50 @@ class SegmentWriter:
                 term_idx += TERM_ROW.pack(len(term_blob), len(encoded), offset, len(pairs))
                 term_blob += encoded
                 offset += len(packed)
-        (self.path / "terms.bin").write_bytes(term_blob)
-        (self.path / "terms.idx").write_bytes(term_idx)
+        finally:
+            files["postings.bin"] = postings.close()
+        files["terms.bin"] = self._write_whole("terms.bin", term_blob)
+        files["terms.idx"] = self._write_whole("terms.idx", term_idx)
         self._tf.clear()
         self._keyed.clear()
-        return SegmentRef(name=self.name, sessions=self.session_count, docs=self.doc_count, messages=self.message_count)
+        return SegmentRef(
+            name=self.name,
+            sessions=self.session_count,
+            docs=self.doc_count,
+            messages=self.message_count,
+            files=files,
+        )
 
     def abandon(self) -> None:
-        self._records.close()
-        self._sessions.close()
+        self._records.discard()
+        self._sessions.discard()
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: float = 60.0) -> None:
-    """Delete segment folders no manifest names, once no reader can still be opening them."""
+#: How long a segment no manifest names stays on disk: a reader that has just read the previous manifest
+#: maps its segments well within this, and one that is slower retries on the newest manifest.
+SEGMENT_GRACE_SECONDS = 60.0
+
+
+def retire_segments(directory: Path, previous: Iterable[str], live: Iterable[str]) -> None:
+    """Start the grace period of the segments the next manifest drops (a folder's time says when it was dropped)."""
+    for name in set(previous) - set(live):
+        with contextlib.suppress(OSError):
+            os.utime(directory / name)
+
+
+def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: float = SEGMENT_GRACE_SECONDS) -> None:
+    """Delete what no manifest names once its grace period is over: retired segments, a killed build's strays."""
     keep = set(live)
     now = time.time()
-    for child in directory.glob("seg-*"):
+    for child in [*directory.glob("seg-*"), *directory.glob(f".{MANIFEST}.*.tmp")]:
         if child.name in keep:
             continue
         try:
             if now - child.stat().st_mtime > grace_seconds:
-                shutil.rmtree(child, ignore_errors=True)
+                if child.is_dir():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink()
         except OSError:
             pass

@@ -1,0 +1,49 @@
+"""The readers of Cursor's stores, one module per store; the rest of deja uses only what this module exports.
+
+- :mod:`.ide`: the editor's ``state.vscdb`` databases;
+- :mod:`.transcripts`: cursor-agent's JSONL transcripts;
+- :mod:`.chatstore` and :mod:`.conversation`: cursor-agent's per-chat ``store.db`` and ``meta.json``;
+- :mod:`.cursor_agent`: a cursor-agent chat as a session, from its transcript, its store, or both.
+"""
+
+from __future__ import annotations
+
+from .chatstore import is_acp_chat, read_chat_meta
+from .cursor_agent import (
+    ChatSurvey,
+    CliRead,
+    Resume,
+    chat_id_of_origin,
+    find_all_chat_dirs,
+    read_cli_chat,
+    store_only_chats,
+    survey_chats,
+)
+from .ide import composer_fingerprints, read_ide_database
+from .transcripts import (
+    decode_project_slug,
+    is_subagent,
+    project_slug_of,
+    scan_transcripts,
+    session_id_of,
+)
+
+__all__ = [
+    "ChatSurvey",
+    "CliRead",
+    "Resume",
+    "chat_id_of_origin",
+    "composer_fingerprints",
+    "decode_project_slug",
+    "find_all_chat_dirs",
+    "is_acp_chat",
+    "is_subagent",
+    "project_slug_of",
+    "read_chat_meta",
+    "read_cli_chat",
+    "read_ide_database",
+    "scan_transcripts",
+    "session_id_of",
+    "store_only_chats",
+    "survey_chats",
+]

@@ -1,21 +1,23 @@
-"""cursor-agent's per-chat store: ``chats/<md5 of cwd>/<chat id>/{meta.json, store.db}``.
+"""cursor-agent's per-chat store: ``chats/<md5 of cwd>/<chat id>/`` (or ``acp-sessions/<id>/``) with ``meta.json`` and ``store.db``.
 
-The transcript holds every turn but no tool results; the store holds the
-results. deja reads the store for those alone (and the chat's name), then pairs
-each transcript tool call with the store's call of the same tool and arguments.
+The store holds the whole conversation. Where a transcript exists, it is the
+session and the store adds what it lacks: the tool results (paired with each
+transcript call by tool and arguments) and the chat's name. Where none does, the
+store's conversation is the session (:mod:`.conversation`).
 
 ``store.db`` is content-addressed: ``blobs(id, data)`` with id = sha256 hex of the
 data, and a ``meta`` row of hex-encoded JSON naming ``latestRootBlobId``. The
 root is protobuf whose repeated field 1 lists the message blobs' raw digests in
 order; each message is Vercel AI SDK JSON (cursor-formats.md §3). The meta row
-of newer builds also holds ``blobEncryptionKey``, which is never kept.
+of newer builds also holds ``blobEncryptionKey``, which is never kept. A child
+is a message blob, or a protobuf node carrying the message JSON in field 4 and
+its time (epoch ms) in field 26.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sqlite3
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
@@ -26,33 +28,22 @@ from typing import Any
 import msgspec
 import orjson
 
-from ..model import Message, cap_text, one_line
+from ..model import Message, one_line
+from .conversation import SKIPPED_TOOLS, Child, canonical_args, normalise_tool_name, store_conversation, tool_result
 
 UNREADABLE_STORE = "unreadable store.db"
 MALFORMED_ROOT = "malformed store root"
 MISSING_BLOB = "store blob missing"
 DIGEST_MISMATCH = "store blob digest mismatch"
 NOT_A_MESSAGE = "store child not a message"
+EMPTY_ROOT = "store root lists no message"
 
-#: Their results are the MCP servers' own descriptions, not work done in the chat.
-_SKIPPED_RESULTS = frozenset({"GetMcpTools", "GetDynamicTools"})
-
-#: Older builds' snake_case names whose current name is not their CamelCase spelling.
-_RENAMED_TOOLS = {
-    "run_terminal_cmd": "Shell",
-    "run_terminal_command": "Shell",
-    "run_terminal_command_v2": "Shell",
-    "read_file": "Read",
-    "search_replace": "StrReplace",
-    "edit_file": "Edit",
-    "delete_file": "Delete",
-    "list_dir": "LS",
-    "grep_search": "Grep",
-    "glob_file_search": "Glob",
-    "codebase_search": "SemanticSearch",
-}
-_SNAKE_CASE = re.compile(r"[a-z]+(?:_[a-z]+)*")
 _PLACEHOLDER_TITLES = frozenset({"", "new agent", "new chat", "new composer", "untitled"})
+
+
+#: A store read with no timeout would wait 5 s on a lock; cursor-agent's writes are shorter.
+_BUSY_TIMEOUT_SECONDS = 0.5
+_ACP = "acp-sessions"
 
 
 class ChatMeta(msgspec.Struct):
@@ -64,6 +55,13 @@ class ChatMeta(msgspec.Struct):
     updated: datetime | None = None
     #: The folder above the chat is md5(cwd): the cwd is the one cursor-agent files the chat under.
     verified: bool = False
+    #: False when cursor-agent says the chat never had a conversation (it writes no store.db then).
+    has_conversation: bool = True
+
+    @property
+    def project_dir(self) -> str:
+        """The ``cwd`` when it is trusted: filed under its md5, or a directory that exists; else ""."""
+        return self.cwd if self.cwd and (self.verified or os.path.isdir(self.cwd)) else ""
 
 
 class StoreToolResult(msgspec.Struct):
@@ -82,18 +80,32 @@ class StoreToolResult(msgspec.Struct):
 class StoreChat(msgspec.Struct):
     #: The chat's name in the store ("New Agent" until cursor-agent names it).
     name: str = ""
+    #: The meta row's ``createdAt``.
+    created: datetime | None = None
     #: Tool calls that have a result, in message order.
     tool_results: list[StoreToolResult] = []
+    #: The conversation, when read whole (``conversation=True``).
+    messages: list[Message] = []
+    #: A message's time was known (a ``<timestamp>`` block or a node's time).
+    dated: bool = False
+    #: The store could not be read this time (locked, not a database, no meta row): nothing above is known.
+    unreadable: bool = False
 
 
 def find_chat_dirs(root: Path) -> dict[str, Path]:
-    """Chat id → its ``root/chats/<hash>/<id>`` folder (the first bucket holding it wins)."""
+    """Chat id → its ``root/chats/<hash>/<id>`` or ``root/acp-sessions/<id>`` folder (the first one found wins)."""
     chats: dict[str, Path] = {}
     for bucket in _dir_entries(os.path.join(root, "chats")):
         for chat in _dir_entries(bucket.path):
-            if chat.name not in chats:
-                chats[chat.name] = Path(chat.path)
+            chats.setdefault(chat.name, Path(chat.path))
+    for chat in _dir_entries(os.path.join(root, _ACP)):
+        chats.setdefault(chat.name, Path(chat.path))
     return chats
+
+
+def is_acp_chat(chat_dir: Path) -> bool:
+    """A chat started through the Agent Client Protocol (``acp-sessions/<id>``), which ``--resume`` does not list."""
+    return chat_dir.parent.name == _ACP
 
 
 def _dir_entries(folder: str) -> list[os.DirEntry[str]]:
@@ -122,6 +134,7 @@ def read_chat_meta(chat_dir: Path) -> ChatMeta | None:
         created=_from_ms(data.get("createdAtMs")),
         updated=_from_ms(data.get("updatedAtMs")),
         verified=bool(cwd) and md5 == chat_dir.parent.name,
+        has_conversation=data.get("hasConversation") is not False,
     )
 
 
@@ -134,54 +147,115 @@ def _from_ms(value: Any) -> datetime | None:
         return None
 
 
-def read_store(store_db: Path, problems: Counter[str] | None = None, *, with_results: bool = True) -> StoreChat:
-    """The chat's name and tool results from its ``store.db``; empty when unreadable.
+def read_store(
+    store_db: Path,
+    problems: Counter[str] | None = None,
+    *,
+    with_results: bool = True,
+    conversation: bool = False,
+) -> StoreChat:
+    """The chat's name and tool results (or its whole conversation) from its ``store.db``.
 
     Opened read-only through SQLite (so a pending WAL is read too), the tree
     walked from ``latestRootBlobId`` only: earlier roots are kept in the store
     and list a prefix of the same messages. A child whose bytes do not hash to
     its id, or that is missing, is counted in ``problems`` and skipped.
-    ``with_results=False`` reads the name alone.
+    ``with_results=False`` reads the name alone; ``conversation=True`` reads the
+    messages instead of the results. A store that cannot be read (locked, not a
+    database, no meta row) is counted and comes back ``unreadable``.
     """
     problems = Counter() if problems is None else problems
     try:
-        db = sqlite3.connect(f"{store_db.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
+        db = sqlite3.connect(f"{store_db.resolve().as_uri()}?mode=ro", uri=True, timeout=_BUSY_TIMEOUT_SECONDS)
+    except (sqlite3.Error, OSError, ValueError):
         problems[UNREADABLE_STORE] += 1
-        return StoreChat()
+        return StoreChat(unreadable=True)
     try:
         row = db.execute("SELECT value FROM meta ORDER BY key != '0' LIMIT 1").fetchone()
-        named = _name_and_root(row[0] if row else None)
-        if named is None:
+        meta = _store_meta(row[0] if row else None)
+        if meta is None:
             problems[UNREADABLE_STORE] += 1
-            return StoreChat()
-        name, root_id = named
-        if not with_results or not root_id:
-            return StoreChat(name=name)
-        return StoreChat(name=name, tool_results=_tool_results(_messages(db, root_id, problems)))
+            return StoreChat(unreadable=True)
+        found = StoreChat(name=meta.name, created=meta.created)
+        if conversation and meta.root_id:
+            found.messages, found.dated = store_conversation(_children(db, meta.root_id, problems))
+        elif with_results and meta.root_id:
+            found.tool_results = _tool_results(message for message, _ in _children(db, meta.root_id, problems))
+        return found
     except sqlite3.Error:
         problems[UNREADABLE_STORE] += 1
-        return StoreChat()
+        return StoreChat(unreadable=True)
     finally:
         db.close()
 
 
-def _messages(db: sqlite3.Connection, root_id: str, problems: Counter[str]) -> Iterator[dict[str, Any]]:
-    """The root's children in order, each a JSON object; one at a time, as stores run to 100 MB."""
+def store_problem(store_db: Path) -> str:
+    """Why a store holds nothing deja can read, or "" when its latest root lists messages (doctor's check).
+
+    Reads the meta row and the root alone, not the messages.
+    """
+    problems: Counter[str] = Counter()
+    try:
+        db = sqlite3.connect(f"{store_db.resolve().as_uri()}?mode=ro", uri=True, timeout=_BUSY_TIMEOUT_SECONDS)
+    except (sqlite3.Error, OSError, ValueError):
+        return UNREADABLE_STORE
+    try:
+        row = db.execute("SELECT value FROM meta ORDER BY key != '0' LIMIT 1").fetchone()
+        meta = _store_meta(row[0] if row else None)
+        if meta is None:
+            return UNREADABLE_STORE
+        root = _blob(db, meta.root_id, problems) if meta.root_id else None
+        return "" if root_children(root or b"") else EMPTY_ROOT
+    except sqlite3.Error:
+        return UNREADABLE_STORE
+    finally:
+        db.close()
+
+
+class _StoreMeta(msgspec.Struct):
+    name: str
+    root_id: str
+    created: datetime | None
+
+
+def _children(db: sqlite3.Connection, root_id: str, problems: Counter[str]) -> Iterator[Child]:
+    """The root's children in order, each a JSON object with its node's time if it has one.
+
+    One at a time, as stores run to 100 MB.
+    """
     root = _blob(db, root_id, problems)
     for child in root_children(root or b"", problems):
         data = _blob(db, child, problems)
         if data is None:
             continue
-        message = _json_object(data)
-        if message is None:
+        found = _child_message(data)
+        if found is None:
             problems[NOT_A_MESSAGE] += 1
         else:
-            yield message
+            yield found
 
 
-def _name_and_root(value: Any) -> tuple[str, str] | None:
-    """``name`` and ``latestRootBlobId`` from the meta row, and nothing else (it may hold a key).
+def _child_message(data: bytes) -> Child | None:
+    """A message blob's JSON, or a node's field 4 (the message JSON) with its field 26 (epoch ms)."""
+    if data[:1] == b"{":
+        message = _json_object(data)
+        return (message, None) if message is not None else None
+    embedded: bytes | None = None
+    millis: int | None = None
+    try:
+        for number, value in _fields(data):
+            if number == 4 and isinstance(value, bytes):
+                embedded = value
+            elif number == 26 and isinstance(value, int):
+                millis = value
+    except _Malformed:
+        return None
+    message = _json_object(embedded) if embedded else None
+    return (message, _from_ms(millis)) if message is not None else None
+
+
+def _store_meta(value: Any) -> _StoreMeta | None:
+    """``name``, ``latestRootBlobId`` and ``createdAt`` from the meta row, and nothing else (it may hold a key).
 
     The row is hex of UTF-8 JSON as cursor-agent writes it; plain JSON is read too.
     """
@@ -196,8 +270,14 @@ def _name_and_root(value: Any) -> tuple[str, str] | None:
     meta = _json_object(raw)
     if meta is None:
         return None
-    name, root_id = meta.get("name"), meta.get("latestRootBlobId")
-    return (name if isinstance(name, str) else "", root_id.lower() if isinstance(root_id, str) else "")
+    name, root_id, created = meta.get("name"), meta.get("latestRootBlobId"), meta.get("createdAt")
+    if isinstance(created, str) and created.strip().isdigit():
+        created = int(created)
+    return _StoreMeta(
+        name=name if isinstance(name, str) else "",
+        root_id=root_id.lower() if isinstance(root_id, str) else "",
+        created=_from_ms(created),
+    )
 
 
 def _json_object(data: bytes) -> dict[str, Any] | None:
@@ -283,20 +363,6 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 # --- tool calls and their results -------------------------------------------
 
 
-def normalise_tool_name(name: str) -> str:
-    """A tool name as current builds spell it: ``run_terminal_cmd`` → ``Shell``, ``todo_write`` → ``TodoWrite``."""
-    if name in _RENAMED_TOOLS:
-        return _RENAMED_TOOLS[name]
-    if _SNAKE_CASE.fullmatch(name):
-        return "".join(word.capitalize() for word in name.split("_"))
-    return name
-
-
-def canonical_args(args: Any) -> str:
-    """A call's arguments as sorted-key JSON, so equal arguments compare equal however they were ordered."""
-    return orjson.dumps(args if isinstance(args, dict) else {}, option=orjson.OPT_SORT_KEYS).decode()
-
-
 def _tool_results(messages: Iterable[dict[str, Any]]) -> list[StoreToolResult]:
     """Each assistant ``tool-call`` joined by ``toolCallId`` to its ``tool-result``, in call order."""
     calls: list[tuple[str, str, str]] = []
@@ -310,91 +376,17 @@ def _tool_results(messages: Iterable[dict[str, Any]]) -> list[StoreToolResult]:
             if not isinstance(call_id, str) or not isinstance(name, str):
                 continue
             name = normalise_tool_name(name)
-            if name in _SKIPPED_RESULTS:
+            if name in SKIPPED_TOOLS:
                 continue
             if part.get("type") == "tool-call" and message.get("role") == "assistant":
                 calls.append((call_id, name, canonical_args(part.get("args"))))
             elif part.get("type") == "tool-result":
-                results.setdefault(call_id, _result(name, part, message))
+                results.setdefault(call_id, tool_result(name, part, message))
     return [
         StoreToolResult(name=name, args_key=key, text=results[call_id][0], exit_code=results[call_id][1])
         for call_id, name, key in calls
         if call_id in results
     ]
-
-
-def _result(name: str, part: dict[str, Any], message: dict[str, Any]) -> tuple[str, int | None]:
-    """A result's text and (for Shell) exit status.
-
-    The text is ``result`` (a string or ``{type: "text"}`` parts), else
-    ``experimental_content``. For Shell, what the text lacks is taken from the
-    message's ``providerOptions.cursor.highLevelToolCallResult.output``
-    (``success`` or ``failure``: ``exitCode``, ``stdout``/``stderr``).
-    """
-    text = _text_of(part.get("result")) or _text_of(part.get("experimental_content"))
-    if name != "Shell":
-        return cap_text(text), None
-    output, exit_code = split_shell_output(text)
-    outcome = _dig(message, "providerOptions", "cursor", "highLevelToolCallResult", "output")
-    outcome = _dig(outcome, "success") or _dig(outcome, "failure")
-    outcome = outcome if isinstance(outcome, dict) else {}
-    if exit_code is None and isinstance(outcome.get("exitCode"), int):
-        exit_code = outcome["exitCode"]
-    if not output:
-        output = "\n".join(s for s in (outcome.get("stdout"), outcome.get("stderr")) if isinstance(s, str) and s)
-    return cap_text(output), exit_code
-
-
-def _text_of(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "\n".join(
-            p["text"]
-            for p in value
-            if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
-        )
-    return ""
-
-
-def _dig(value: Any, *keys: str) -> Any:
-    for key in keys:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
-
-
-_UNTRUSTED = re.compile(
-    r"\A\s*<cursor_untrusted_data_redacted\b[^>]*>\n?(.*?)\n?</cursor_untrusted_data_redacted>\s*\Z", re.S
-)
-_EXIT_CODE = re.compile(r"^Exit code: (-?\d+)[ \t]*$", re.M)
-_OUTPUT_FENCE = re.compile(r"^Command output:[ \t]*\n\s*```[^\n]*\n", re.M)
-_FRAMING = re.compile(
-    r"(?:Exit code: -?\d+|Command output:|Command completed in .*|Shell state .*persists.*"
-    r"|Current directory: .*|This command ran outside the sandbox.*)\s*"
-)
-
-
-def split_shell_output(text: str) -> tuple[str, int | None]:
-    """A Shell result's printed output without Cursor's framing, and its ``Exit code``.
-
-    The output is the fenced block after ``Command output:`` (up to the last
-    fence); without a fence, the text less its framing lines. An
-    ``<cursor_untrusted_data_redacted>`` wrapper is removed first.
-    """
-    wrapped = _UNTRUSTED.match(text)
-    if wrapped:
-        text = wrapped[1]
-    code = _EXIT_CODE.search(text)
-    exit_code = int(code[1]) if code else None
-    fence = _OUTPUT_FENCE.search(text)
-    if fence:
-        body = text[fence.end() :]
-        close = body.rfind("```")
-        if close >= 0:
-            return body[:close].removesuffix("\n"), exit_code
-        text = body
-    kept = [line for line in text.split("\n") if not _FRAMING.fullmatch(line)]
-    return "\n".join(kept).strip("\n"), exit_code
 
 
 def attach_tool_results(messages: list[Message], results: list[StoreToolResult]) -> int:

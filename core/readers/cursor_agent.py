@@ -1,18 +1,28 @@
-"""cursor-agent CLI chats as sessions: a transcript's turns plus, from its chat folder, results and project.
+"""cursor-agent chats as sessions: a transcript's turns with its store's results, or the store alone.
 
-The transcript is the session (one per JSONL file). The chat folder
-``chats/<md5 of cwd>/<id>`` adds the tool results (``store.db``), the title, and
-the project directory (``meta.json``), which is the directory ``deja`` tells
-``cursor-agent --resume`` to run in.
+A chat with a transcript (one JSONL file) is that transcript, to which the chat
+folder ``chats/<md5 of cwd>/<id>`` adds the tool results (``store.db``), the
+title and the project directory (``meta.json``), which is the directory ``deja``
+tells ``cursor-agent --resume`` to run in. A chat folder with a ``store.db`` and
+no transcript anywhere (pruned transcripts, builds and remote runs that write
+only the store, ``acp-sessions/<id>``) is read from the store alone.
+
+One reader serves a full build and a refresh: reading a transcript from where
+the last read stopped is its ``resume`` parameter.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
-from ..model import Session, fill_times
+import msgspec
+
+from ..model import Message, Session, fill_times
 from .chatstore import (
     ChatMeta,
     StoreChat,
@@ -21,11 +31,11 @@ from .chatstore import (
     find_chat_dirs,
     read_chat_meta,
     read_store,
+    store_problem,
 )
 from .transcripts import (
     chat_id_of,
     decode_project_slug,
-    find_transcripts,
     is_subagent,
     project_slug_of,
     read_transcript,
@@ -33,35 +43,81 @@ from .transcripts import (
 )
 
 UNREADABLE_TRANSCRIPT = "unreadable transcript"
+NO_STORE = "no store.db and no transcript"
+STORE_DB = "store.db"
 
 
-def read_cli_session(transcript: Path, chat_dir: Path | None, problems: Counter[str] | None = None) -> Session | None:
-    """One CLI chat as a session, or None when the transcript is unreadable or holds no turn.
+class Resume(NamedTuple):
+    """Where a previous read of the same, since grown, transcript stopped."""
 
-    ``chat_dir`` is the chat's folder (``find_chat_dirs()[chat_id_of(transcript)]``).
-    Project directory: meta.json's ``cwd`` (verified by its md5 folder or not),
-    else the encoded project folder decoded against the disk; when even that
-    fails, ``project`` is the encoded folder name and ``project_dir`` is empty.
+    #: The session's messages as that read gave them (extended in place by a tool-only record that continues them).
+    messages: list[Message]
+    #: Its ``end`` and ``last_timestamp`` (a resume needs a known time: an undated read is read again whole).
+    end: int
+    last_timestamp: datetime
+
+
+class CliRead(msgspec.Struct):
+    """One chat read: its session (None when it holds no turn) and where the transcript read stopped."""
+
+    session: Session | None
+    #: Byte offset after the last transcript line read (0 for a chat read from its store alone).
+    end: int = 0
+    #: The last ``<timestamp>`` block read, if any: a later read resumes with it.
+    last_timestamp: datetime | None = None
+    #: The chat's store.db could not be read this time (locked, damaged): the session lacks what it holds.
+    store_unreadable: bool = False
+
+
+def read_cli_session(
+    transcript: Path | None, chat_dir: Path | None, problems: Counter[str] | None = None
+) -> Session | None:
+    """One chat as a session, or None when it is unreadable or holds no turn (see :func:`read_cli_chat`)."""
+    return read_cli_chat(transcript, chat_dir, problems).session
+
+
+def read_cli_chat(
+    transcript: Path | None,
+    chat_dir: Path | None,
+    problems: Counter[str] | None = None,
+    *,
+    resume: Resume | None = None,
+) -> CliRead:
+    """One chat: from its transcript (read from ``resume`` on when given), else from its store alone.
+
+    ``chat_dir`` is the chat's folder (``find_all_chat_dirs()[chat id]``).
+    Project directory: meta.json's ``cwd``, else the encoded project folder
+    decoded against the disk; when even that fails, ``project`` is the encoded
+    folder name and ``project_dir`` is empty.
 
     A subagent transcript is its own session, ``<parent id>/<child stem>``: it
     takes its parent chat's project, but not its title, times or tool results
     (the parent's store pairs the parent's calls).
     """
+    problems = Counter() if problems is None else problems
+    if transcript is None:
+        return _read_store_chat(chat_dir, problems) if chat_dir else CliRead(None)
     try:
-        read = read_transcript(transcript, problems=problems)
+        read = read_transcript(
+            transcript,
+            start=resume.end if resume else 0,
+            carry=resume.last_timestamp if resume else None,
+            after=resume.messages if resume else (),
+            problems=problems,
+        )
     except OSError:
-        if problems is not None:
-            problems[UNREADABLE_TRANSCRIPT] += 1
-        return None
-    if not read.messages:
-        return None
+        problems[UNREADABLE_TRANSCRIPT] += 1
+        return CliRead(None)
+    messages = resume.messages + read.messages if resume else read.messages
+    stamp = read.last_timestamp or (resume.last_timestamp if resume else None)
+    if not messages:
+        return CliRead(None, read.end, stamp)
     subagent = is_subagent(transcript)
     meta = read_chat_meta(chat_dir) if chat_dir else None
     store: StoreChat | None = None
-    if chat_dir and not subagent and (chat_dir / "store.db").is_file():
-        wants_results = any(m.tool_calls for m in read.messages)
-        store = read_store(chat_dir / "store.db", problems, with_results=wants_results)
-        attach_tool_results(read.messages, store.tool_results)
+    if chat_dir and not subagent and (chat_dir / STORE_DB).is_file():
+        store = read_store(chat_dir / STORE_DB, problems, with_results=any(m.tool_calls for m in messages))
+        attach_tool_results(messages, store.tool_results)
 
     slug = project_slug_of(transcript)
     project_dir = meta.cwd if meta and meta.cwd else str(decode_project_slug(slug) or "")
@@ -70,12 +126,61 @@ def read_cli_session(transcript: Path, chat_dir: Path | None, problems: Counter[
         source="cursor-cli",
         project=_basename(project_dir) or slug,
         project_dir=project_dir,
-        title=chat_title(store, None if subagent else meta, read.messages),
+        title=chat_title(store, None if subagent else meta, messages),
         origin=str(transcript),
-        messages=read.messages,
+        messages=messages,
     )
-    set_session_times(session, read.last_timestamp is not None, None if subagent else meta)
-    return session
+    set_session_times(session, stamp is not None, None if subagent else meta)
+    return CliRead(session, read.end, stamp, store_unreadable=bool(store and store.unreadable))
+
+
+def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
+    """A chat with no transcript, from its store: project from meta.json's trusted ``cwd``.
+
+    Times: the messages' own (``<timestamp>`` blocks, node times); with none,
+    meta.json's ``createdAtMs``/``updatedAtMs``, else the store's ``createdAt``,
+    else the store file's modification time.
+    """
+    store_db = chat_dir / STORE_DB
+    store = read_store(store_db, problems, conversation=True)
+    if store.unreadable:
+        return CliRead(None, store_unreadable=True)
+    if not store.messages:
+        return CliRead(None)
+    meta = read_chat_meta(chat_dir)
+    project_dir = meta.project_dir if meta else ""
+    session = Session(
+        id=chat_dir.name,
+        source="cursor-cli",
+        project=_basename(project_dir),
+        project_dir=project_dir,
+        title=chat_title(store, meta, store.messages),
+        origin=str(store_db),
+        messages=store.messages,
+    )
+    if store.dated:
+        fill_times(session)
+        return CliRead(session)
+    created = (meta.created if meta else None) or store.created or _mtime(store_db)
+    updated = (meta.updated if meta else None) or created
+    for message in session.messages:
+        message.timestamp = created
+    session.started, session.updated = created, max(created, updated)
+    return CliRead(session)
+
+
+def _mtime(path: Path) -> datetime:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+    except OSError:
+        return datetime.fromtimestamp(0, tz=UTC)
+
+
+def chat_id_of_origin(origin: str) -> str:
+    """The chat id of a cursor-agent session's origin: a transcript, or a chat's ``store.db``."""
+    if os.path.basename(origin) == STORE_DB:
+        return os.path.basename(os.path.dirname(origin))
+    return chat_id_of(origin)
 
 
 def _basename(path: str) -> str:
@@ -101,15 +206,45 @@ def find_all_chat_dirs(roots: list[Path]) -> dict[str, Path]:
     return chat_dirs
 
 
-def chats_without_transcript(roots: list[Path]) -> int:
-    """Chats with a ``store.db`` but no transcript under any root: deja doctor's drift alarm.
+def store_only_chats(chat_dirs: dict[str, Path], transcribed: set[str]) -> dict[str, Path]:
+    """The chats read from their store alone: a ``store.db`` and no transcript under any root."""
+    return {
+        chat_id: chat_dir
+        for chat_id, chat_dir in chat_dirs.items()
+        if chat_id not in transcribed and (chat_dir / STORE_DB).is_file()
+    }
 
-    Every such chat had one so far; a count above zero means cursor-agent may have
-    stopped writing agent-transcripts.
+
+class ChatSurvey(msgspec.Struct):
+    """deja doctor's look at the chat folders that have no transcript."""
+
+    #: Read from their store alone.
+    store_only: int = 0
+    #: Chats deja cannot read, by why.
+    unreadable: dict[str, int] = {}
+
+
+def survey_chats(roots: list[Path], transcribed: set[str]) -> ChatSurvey:
+    """How many chats without a transcript are read from their store, and why the others cannot be.
+
+    A folder without a ``store.db`` whose meta.json says it never had a
+    conversation is not a chat yet, and not counted. Each store is opened for its
+    meta row and root only.
     """
-    transcribed = {chat_id_of(t) for root in roots for t in find_transcripts(root, include_subagents=False)}
-    return sum(
-        1
-        for chat_id, chat_dir in find_all_chat_dirs(roots).items()
-        if chat_id not in transcribed and (chat_dir / "store.db").is_file()
-    )
+    survey = ChatSurvey()
+    why: Counter[str] = Counter()
+    for chat_id, chat_dir in find_all_chat_dirs(roots).items():
+        if chat_id in transcribed:
+            continue
+        if not (chat_dir / STORE_DB).is_file():
+            meta = read_chat_meta(chat_dir)
+            if meta is None or meta.has_conversation:
+                why[NO_STORE] += 1
+            continue
+        problem = store_problem(chat_dir / STORE_DB)
+        if problem:
+            why[problem] += 1
+        else:
+            survey.store_only += 1
+    survey.unreadable = dict(why)
+    return survey

@@ -12,7 +12,7 @@ import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -203,7 +203,8 @@ def clean_user_text(text: str) -> tuple[str, datetime | None]:
     return (f"{query}\n\n{rest}" if rest and query else query or rest), when
 
 
-_REDACTED_TAIL = re.compile(r"(?:\s*\[REDACTED\])+\s*\Z")
+#: Cursor's marker for redacted thinking at the end of assistant text, which says nothing a reader can use.
+REDACTED_THINKING = re.compile(r"(?:\s*\[REDACTED\])+\s*\Z")
 
 
 def _parts(content: Any, role: str) -> tuple[list[str], list[ToolCall]]:
@@ -221,7 +222,7 @@ def _parts(content: Any, role: str) -> tuple[list[str], list[ToolCall]]:
             continue
         kind = part.get("type")
         if kind == "text" and isinstance(part.get("text"), str):
-            text = _REDACTED_TAIL.sub("", part["text"]) if role == "assistant" else part["text"]
+            text = REDACTED_THINKING.sub("", part["text"]) if role == "assistant" else part["text"]
             if text.strip():
                 texts.append(text)
         elif kind == "tool_use" and role == "assistant" and isinstance(part.get("name"), str):
@@ -243,6 +244,7 @@ def read_transcript(
     *,
     start: int = 0,
     carry: datetime | None = None,
+    after: Sequence[Message] = (),
     problems: Counter[str] | None = None,
 ) -> TranscriptRead:
     """Read a transcript from byte ``start``, one line at a time.
@@ -257,9 +259,10 @@ def read_transcript(
     block take the first block's time (the nearest known; they were no later).
     A transcript with no readable block at all gives every message the file's
     modification time. So resuming from a previous read's ``end`` with its
-    ``last_timestamp`` gives the messages a full read gives for those lines, except
-    that a tool-only record right at ``start`` opens its own message, its turn's
-    assistant message having been returned by the earlier read.
+    ``last_timestamp`` as ``carry`` and its messages as ``after`` gives what a full
+    read gives: a tool-only record right at ``start`` joins the last of ``after``
+    when that is its turn's assistant message (extended in place), and the new
+    messages are returned.
 
     Lines are consumed through their newline. An unterminated last line is
     consumed only when it is already a whole JSON object; otherwise it is being
@@ -269,7 +272,8 @@ def read_transcript(
     messages: list[Message] = []
     undated: list[Message] = []
     stamp = carry
-    turn: Message | None = None  # the current turn's last assistant message
+    # The current turn's last assistant message: a user message opens a new turn.
+    turn: Message | None = after[-1] if after and after[-1].role == "assistant" else None
     end = start
     with path.open("rb") as lines:
         lines.seek(start)
@@ -289,7 +293,6 @@ def read_transcript(
             texts, calls = _parts(message.get("content") if isinstance(message, dict) else None, role)
             text = "\n".join(texts)
             if role == "user":
-                turn = None
                 text, when = clean_user_text(text)
                 if when is not None:
                     stamp = when
@@ -298,6 +301,7 @@ def read_transcript(
                     undated.clear()
                 if not text:
                     continue
+                turn = None
                 new = Message(role="user", text=cap_text(text), timestamp=stamp)
             elif not text and calls and turn is not None:
                 turn.tool_calls.extend(calls)

@@ -2,10 +2,14 @@
 
 Two stores per chat, laid out as cursor-agent lays them out (cursor-formats.md §2, §3):
 
-- the JSONL transcript ``projects/<encoded cwd>/agent-transcripts/<id>/<id>.jsonl``;
-- the chat folder ``chats/<md5 of cwd>/<id>/`` holding ``meta.json`` and a SQLite
-  ``store.db`` whose blobs are content-addressed (id = sha256 hex of the bytes),
-  with a protobuf root blob listing the message blobs in order.
+- the JSONL transcript ``projects/<encoded cwd>/agent-transcripts/<id>/<id>.jsonl``
+  (under the data root, ``$CURSOR_DATA_DIR``);
+- the chat folder ``chats/<md5 of cwd>/<id>/`` (or ``acp-sessions/<id>/``, under the
+  config root) holding ``meta.json`` and a SQLite ``store.db`` whose blobs are
+  content-addressed (id = sha256 hex of the bytes), with a protobuf root blob
+  listing the message blobs (or nodes carrying a message and its time) in order.
+
+A chat may have either store, or both.
 
 Records are plain dicts so a test can write any shape, malformed ones included;
 the helpers below build the common ones.
@@ -100,6 +104,11 @@ def chat_dir_for(cli_root: Path, cwd: str, chat_id: str) -> Path:
     return cli_root / "chats" / hashlib.md5(cwd.encode(), usedforsecurity=False).hexdigest() / chat_id
 
 
+def acp_dir_for(config_root: Path, chat_id: str) -> Path:
+    """``acp-sessions/<chat_id>``: a chat started through the Agent Client Protocol."""
+    return config_root / "acp-sessions" / chat_id
+
+
 def blob_id(data: bytes) -> str:
     """A store blob's id: the lowercase sha256 hex of its bytes."""
     return hashlib.sha256(data).hexdigest()
@@ -116,6 +125,41 @@ def tool_result_message(call_id: str, name: str, result: Any, **extra: Any) -> d
     if isinstance(result, str):
         part["experimental_content"] = [{"type": "text", "text": result}]
     return {"role": "tool", "id": call_id, "content": [part], **extra}
+
+
+def store_user_message(query: str, stamp: datetime | str | None = None) -> dict[str, Any]:
+    """A store ``user`` message holding a question as cursor-agent stores it (the transcript's text, as parts)."""
+    text = user_turn(query, stamp)["message"]["content"][0]["text"]
+    return {
+        "role": "user",
+        "content": [{"type": "text", "text": text}],
+        "providerOptions": {"cursor": {"requestId": blob_id(text.encode())[:36]}},
+    }
+
+
+def store_assistant_message(text: str | None = None, *calls: dict[str, Any]) -> dict[str, Any]:
+    """A store ``assistant`` message: reasoning, an optional text part, then ``tool-call`` parts."""
+    parts: list[dict[str, Any]] = [{"type": "reasoning", "text": "", "signature": "sig"}]
+    if text is not None:
+        parts.append({"type": "text", "text": text})
+    parts.extend(calls)
+    return {"role": "assistant", "id": "1", "content": parts}
+
+
+def store_preamble(cwd: str) -> list[dict[str, Any]]:
+    """What a store holds before the first question: the system prompt, ``<user_info>``, ``<rules>`` and skills."""
+    return [
+        {"role": "system", "content": "You are an AI coding assistant, powered by Composer."},
+        {
+            "role": "user",
+            "content": f"<user_info>\nOS Version: linux 6.8\nShell: bash\nWorkspace Path: {cwd}\n</user_info>",
+        },
+        {
+            "role": "user",
+            "content": "<rules>\n<always_applied_workspace_rule>Use pytest.</always_applied_workspace_rule>\n</rules>",
+        },
+        {"role": "user", "content": '<agent_skills>\n<skill name="deja-history"/>\n</agent_skills>'},
+    ]
 
 
 def shell_result_text(output: str, exit_code: int = 0, *, millis: int = 51) -> str:
@@ -172,6 +216,11 @@ def encode_root(children: list[str], *, cwd: str = "/", extra_fields: bool = Tru
     return before + listing + after
 
 
+def encode_node(message: dict[str, Any], millis: int) -> bytes:
+    """A tree node carrying one message (field 4, its JSON) and its time (field 26, epoch ms)."""
+    return _field(4, 2, orjson.dumps(message)) + _field(26, 0, millis)
+
+
 def write_chat_store(
     chat_dir: Path,
     *,
@@ -185,6 +234,9 @@ def write_chat_store(
     stale_root: bool = True,
     root_tail: bytes = b"",
     encryption_key: str | None = None,
+    updated_ms: int | None = None,
+    meta_times: bool = True,
+    message_times: Sequence[int | None] | None = None,
 ) -> list[str]:
     """Write ``meta.json`` and ``store.db`` for one chat; return the message blob ids in order.
 
@@ -194,18 +246,25 @@ def write_chat_store(
     than plain JSON. ``stale_root`` also keeps an earlier root listing all but the
     last message, as real stores do. ``root_tail`` is appended to the latest root's
     bytes (to write a malformed protobuf). ``encryption_key`` writes a
-    ``blobEncryptionKey`` into the meta row, as newer builds do.
+    ``blobEncryptionKey`` into the meta row, as newer builds do. ``meta_times=False``
+    leaves the times out of ``meta.json`` (as in ``acp-sessions``); ``updated_ms``
+    is its ``updatedAtMs`` (a minute after creation by default). A dict message
+    whose ``message_times`` entry is set is stored as a node carrying its time.
     """
     chat_dir.mkdir(parents=True, exist_ok=True)
-    meta_file: dict[str, Any] = {"schemaVersion": 1, "createdAtMs": created_ms, "hasConversation": True}
-    meta_file["updatedAtMs"] = created_ms + 60_000
+    meta_file: dict[str, Any] = {"schemaVersion": 1}
+    if meta_times:
+        meta_file["createdAtMs"] = created_ms
+        meta_file["hasConversation"] = True
+        meta_file["updatedAtMs"] = created_ms + 60_000 if updated_ms is None else updated_ms
     if cwd is not None:
         meta_file["cwd"] = cwd
     if title is not None:
         meta_file["title"] = title
     (chat_dir / "meta.json").write_bytes(orjson.dumps(meta_file))
 
-    blobs = [m if isinstance(m, bytes) else m.encode() if isinstance(m, str) else orjson.dumps(m) for m in messages]
+    times = message_times or [None] * len(messages)
+    blobs = [_child_bytes(m, when) for m, when in zip(messages, times, strict=True)]
     ids = [blob_id(b) for b in blobs]
     roots = [encode_root(ids[:-1], cwd=cwd or "/", extra_fields=extra_root_fields)] if stale_root and ids else []
     roots.append(encode_root(ids, cwd=cwd or "/", extra_fields=extra_root_fields) + root_tail)
@@ -239,3 +298,11 @@ def write_chat_store(
     finally:
         db.close()
     return ids
+
+
+def _child_bytes(message: dict[str, Any] | str | bytes, millis: int | None) -> bytes:
+    if isinstance(message, bytes):
+        return message
+    if isinstance(message, str):
+        return message.encode()
+    return orjson.dumps(message) if millis is None else encode_node(message, millis)

@@ -1,0 +1,27 @@
+"""Named points where the crash tests stop or kill a deja process (tests/test_faults.py).
+
+``DEJA_FAULT=<point>`` or ``<point>@<n>`` kills this process with SIGKILL the
+n-th time (first by default) it passes ``point``; ``DEJA_FAULT_SIGNAL=STOP``
+stops it there instead, so a test can change the world and let it go on.
+Unset, a point costs one dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+_passes: dict[str, int] = {}
+
+
+def point(name: str) -> None:
+    spec = os.environ.get("DEJA_FAULT")
+    if not spec:
+        return
+    wanted, _, nth = spec.partition("@")
+    if wanted != name:
+        return
+    _passes[name] = _passes.get(name, 0) + 1
+    if _passes[name] == (int(nth) if nth.isdigit() else 1):
+        stop = os.environ.get("DEJA_FAULT_SIGNAL", "").upper() == "STOP"
+        os.kill(os.getpid(), signal.SIGSTOP if stop else signal.SIGKILL)

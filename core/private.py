@@ -1,0 +1,99 @@
+"""deja's own files are private to the user: folders 0700, files 0600, whatever the umask.
+
+The index holds every session a user had, so no other account may read it.
+Modes are set explicitly after creation (a umask can only take bits away, and
+an odd one could take the owner's), and an install made before this rule is
+tightened the first time deja finds its home readable by others.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import IO, Any
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` made with any missing parents, each created 0700; an existing one is left as it is."""
+    missing = []
+    step = path
+    while not step.is_dir():
+        missing.append(step)
+        if step.parent == step:
+            break
+        step = step.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, DIR_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(folder, DIR_MODE)
+    return path
+
+
+def open_private(path: Path | str, mode: str = "wb", **kwargs: Any) -> IO[Any]:
+    """``open(path, mode)`` for writing ("w", "a" or "x", text or binary), the file created or kept 0600."""
+    flags = os.O_WRONLY | os.O_CREAT
+    if "a" in mode:
+        flags |= os.O_APPEND
+    elif "x" in mode:
+        flags |= os.O_EXCL
+    else:
+        flags |= os.O_TRUNC
+    fd = os.open(path, flags, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        return os.fdopen(fd, mode, **kwargs)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_private(path: Path, data: bytes, *, sync: bool = False) -> None:
+    """Write ``data`` to a 0600 file; ``sync`` makes it durable before a manifest names it."""
+    with open_private(path, "wb") as f:
+        f.write(data)
+        if sync:
+            f.flush()
+            os.fsync(f.fileno())
+
+
+#: What deja keeps in its home (the index, and the hooks' logs, seen-sets and build request); nothing
+#: else there is deja's to change, in case DEJA_HOME names a folder that holds other things too.
+OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested")
+
+
+def tighten(home: Path) -> None:
+    """Make ``home`` and what deja keeps in it private, unless ``home`` already is (one stat when it is).
+
+    A home that is 0700 keeps everything under it from other accounts, so it is
+    the one thing checked on every run; a read-only or foreign home is left alone.
+    """
+    try:
+        if stat.S_IMODE(home.stat().st_mode) & 0o077 == 0:
+            return
+        for name in OWN:
+            top = os.path.join(home, name)
+            _chmod(top, DIR_MODE if os.path.isdir(top) else FILE_MODE)
+            for root, folders, files in os.walk(top):
+                for folder in folders:
+                    _chmod(os.path.join(root, folder), DIR_MODE)
+                for file in files:
+                    _chmod(os.path.join(root, file), FILE_MODE)
+        _chmod(str(home), DIR_MODE)
+    except OSError:
+        pass
+
+
+def _chmod(path: str, mode: int) -> None:
+    """Take away what ``mode`` does not allow (never follows a link out of deja's home)."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISLNK(st.st_mode) and stat.S_IMODE(st.st_mode) & ~mode:
+            os.chmod(path, stat.S_IMODE(st.st_mode) & mode)
+    except OSError:
+        pass

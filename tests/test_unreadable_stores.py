@@ -1,0 +1,192 @@
+"""A Cursor store that cannot be read this time keeps its sessions; only one that is gone or empty loses them.
+
+Locks are real (``BEGIN EXCLUSIVE`` held by another connection), damage is real
+(the file overwritten with garbage), and every store is written by deja's writers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from harness import Sample, run_deja
+
+from deja.core.sample import WEB_COMPOSER, WEB_MERGED_COMPOSER
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    shell_result_text,
+    store_assistant_message,
+    store_user_message,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+from deja.core.writers.ide import write_state_vscdb
+
+CWD = "/work/api"
+KEPT_NOTE = "1 Cursor store(s) could not be read this time (locked or damaged): their sessions are kept as they were"
+
+
+@contextmanager
+def locked(db: Path, journal: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``db`` from another connection, in ``journal`` mode, until the block ends."""
+    setup = sqlite3.connect(db)
+    setup.execute(f"PRAGMA journal_mode={journal}")
+    setup.close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def index() -> dict[str, Any]:
+    ran = run_deja("index", "--json")
+    assert ran.returncode == 0, ran.stderr
+    return orjson.loads(ran.stdout)
+
+
+def index_text() -> tuple[str, str]:
+    ran = run_deja("index")
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout, ran.stderr
+
+
+def shown(session_id: str) -> list[str]:
+    ran = run_deja("show", session_id, "--json")
+    assert ran.returncode == 0, ran.stderr
+    return [m["text"] for m in orjson.loads(ran.stdout)["messages"]]
+
+
+def session_ids() -> set[str]:
+    return {s["id"] for s in orjson.loads(run_deja("sessions", "--json").stdout)["sessions"]}
+
+
+@pytest.fixture
+def cli_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "cursor-agent"
+    root.mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(root))
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    return root
+
+
+def _store_chat(root: Path, chat_id: str, *answers: str) -> Path:
+    chat_dir = chat_dir_for(root, CWD, chat_id)
+    messages = [store_user_message(f"question of {chat_id}")] + [store_assistant_message(a) for a in answers]
+    write_chat_store(chat_dir, cwd=CWD, name=f"Chat {chat_id}", messages=messages)
+    return chat_dir / "store.db"
+
+
+@pytest.mark.parametrize("journal", ["DELETE", "WAL"])
+def test_a_locked_store_keeps_its_session_until_it_can_be_read(cli_root: Path, journal: str) -> None:
+    store = _store_chat(cli_root, "s1", "first answer")
+    _store_chat(cli_root, "s2", "other chat")
+    assert index()["sessions"] == 2
+    _store_chat(cli_root, "s1", "first answer", "second answer")
+    with locked(store, journal):
+        result = index()
+        assert result["sessions"] == 2 and result["removed"] == 0
+        if journal == "DELETE":  # a rollback journal's exclusive lock shuts readers out
+            assert result["unreadable_kept"] == 1
+            assert shown("s1") == ["question of s1", "first answer"]  # as it was
+        else:  # a WAL database stays readable under a writer's lock: read as committed
+            assert result["unreadable_kept"] == 0
+            assert shown("s1") == ["question of s1", "first answer", "second answer"]
+    again = index()
+    assert again["unreadable_kept"] == 0 and again["sessions"] == 2
+    assert shown("s1") == ["question of s1", "first answer", "second answer"]
+
+
+def test_a_garbled_store_keeps_its_session_and_only_a_gone_or_empty_one_drops_it(cli_root: Path) -> None:
+    store = _store_chat(cli_root, "s1", "the answer")
+    empty = _store_chat(cli_root, "s2", "another answer")
+    assert index()["sessions"] == 2
+    store.write_bytes(b"\x00garbage, not SQLite" * 300)
+    out, err = index_text()
+    assert "0 removed" in out and KEPT_NOTE in err
+    assert shown("s1") == ["question of s1", "the answer"]
+    write_chat_store(empty.parent, cwd=CWD, messages=[], stale_root=False)  # really empty: its root lists nothing
+    result = index()
+    assert (result["removed"], result["unreadable_kept"]) == (1, 1)
+    assert session_ids() == {"s1"}
+    store.unlink()  # really gone
+    result = index()
+    assert (result["removed"], result["unreadable_kept"], result["sessions"]) == (1, 0, 0)
+
+
+def test_a_transcribed_chat_whose_store_turns_unreadable_keeps_its_results(cli_root: Path) -> None:
+    path = transcript_path(cli_root, CWD, "t1")
+    records = [user_turn("run the tests"), assistant_turn("Running.", tool_use("Shell", {"command": "pytest"}))]
+    write_transcript(path, records)
+    chat_dir = chat_dir_for(cli_root, CWD, "t1")
+    store_messages: list[dict[str, Any]] = [
+        store_user_message("run the tests"),
+        store_assistant_message("Running.", tool_call_part("x1", "Shell", {"command": "pytest"})),
+        tool_result_message("x1", "Shell", shell_result_text("3 failed", exit_code=1)),
+    ]
+    write_chat_store(chat_dir, cwd=CWD, name="Run the tests", messages=store_messages)
+    assert index()["sessions"] == 1
+
+    def result_of_first_call() -> tuple[str | None, int | None]:
+        data = orjson.loads(run_deja("show", "t1", "--json").stdout)
+        call = data["messages"][1]["tool_calls"][0]
+        return call["result"], call["exit_code"]
+
+    assert result_of_first_call() == ("3 failed", 1)
+    write_transcript(path, [*records, assistant_turn("Three tests fail on the locale.")])
+    (chat_dir / "store.db").write_bytes(b"garbage" * 500)
+    result = index()
+    assert (result["updated"], result["removed"], result["unreadable_kept"]) == (0, 0, 1)
+    assert result_of_first_call() == ("3 failed", 1)  # kept as it was, results and all
+    write_chat_store(chat_dir, cwd=CWD, name="Run the tests", messages=store_messages)
+    result = index()
+    assert (result["updated"], result["unreadable_kept"]) == (1, 0)
+    assert shown("t1")[-1] == "Three tests fail on the locale."
+    assert result_of_first_call() == ("3 failed", 1)
+
+
+def _touch_global_db(sample: Sample) -> Path:
+    """Write to the editor's global database, so the next refresh must look at it again."""
+    db = sample.history.ide_root / "globalStorage" / "state.vscdb"
+    write_state_vscdb(db, item_table={"workbench.panel.height": {"value": 300}})
+    return db
+
+
+def test_a_locked_editor_database_keeps_its_chats(sample: Sample) -> None:
+    first = index()
+    assert {WEB_COMPOSER, WEB_MERGED_COMPOSER} <= session_ids()
+    db = _touch_global_db(sample)
+    with locked(db, "DELETE"):
+        out, err = index_text()
+    assert "0 removed" in out and KEPT_NOTE in err
+    assert {WEB_COMPOSER, WEB_MERGED_COMPOSER} <= session_ids()
+    assert index()["sessions"] == first["sessions"]
+    assert shown(WEB_COMPOSER)[0] == "why is the footer missing on mobile?"
+
+
+def test_a_garbled_editor_database_keeps_its_chats_and_a_deleted_one_drops_them(sample: Sample) -> None:
+    first = index()
+    db = sample.history.ide_root / "globalStorage" / "state.vscdb"
+    saved = db.read_bytes()
+    db.write_bytes(b"\x00garbage" * 2000)
+    result = index()
+    assert (result["removed"], result["unreadable_kept"], result["sessions"]) == (0, 1, first["sessions"])
+    assert shown(WEB_COMPOSER)[0] == "why is the footer missing on mobile?"
+    db.write_bytes(saved)
+    assert index()["unreadable_kept"] == 0
+    db.unlink()  # really gone: the footer chat goes; the merged one keeps its transcript side
+    result = index()
+    assert result["removed"] == 1 and WEB_COMPOSER not in session_ids()
