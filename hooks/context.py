@@ -46,19 +46,22 @@ def with_opening(call: HookCall, text: str, budget: int) -> str:
 def recent_lines(call: HookCall, room: int) -> tuple[list[str], str]:
     """This project's newest sessions, as many as fit ``room`` bytes; or no lines and why.
 
-    The conversation counts as started once a project and an index were there to look in, whatever was found.
+    The conversation counts as started once the block is given, or once there is nothing to give (no other
+    session in the project); an event with no room left for it leaves it to the conversation's next event.
     """
     if not call.project_dir:
         return [], "no project folder in the payload"
     index = call.index()
     if index is None:
         return [], "no index yet"
-    call.remember([STARTED])
     header = f"Recent sessions in this project ({call.project_dir}), newest first:"
     room -= len(header.encode()) + len(FOOTER.encode()) + 2
-    recent = _recent(call, index, min(SESSIONS[call.mode], max(0, room) // SESSION_BYTES))
+    if room < SESSION_BYTES:
+        return [], "no room left in this event's budget; the next event gives it"
+    call.remember([STARTED])
+    recent = _recent(call, index, min(SESSIONS[call.mode], room // SESSION_BYTES))
     if not recent:
-        return [], "no other session in this project" if room >= SESSION_BYTES else "no room left in the budget"
+        return [], "no other session in this project"
     lines = [header]
     for meta in recent:
         details = [f"  asked: {meta.asked}"] if meta.asked else []

@@ -147,8 +147,13 @@ def test_the_first_prompt_carries_both_its_recall_and_the_session_start_block_in
         {"command": "pytest -q"},
         transcript_path=own_transcript(indexed_sample, api, "resumed-3"),
     )
-    assert "`pytest -q` ran 2 times" in hook("hook-tool", shell, indexed_sample.env)
-    assert "with the session-start block" in log(indexed_sample) or "no room left" in log(indexed_sample)
+    shell_text = hook("hook-tool", shell, indexed_sample.env)
+    assert "`pytest -q` ran 2 times" in shell_text and START_BLOCK not in shell_text  # 512 bytes hold one of them
+    assert "resumed-3: gave" in log(indexed_sample) and "no room left in this event's budget" in log(indexed_sample)
+    # So the conversation's next event with room carries it, once.
+    prompt = cursor("beforeSubmitPrompt", "resumed-3", api, prompt=NO_MATCH)
+    assert START_BLOCK in hook("hook-prompt", prompt, indexed_sample.env)
+    assert hook("hook-prompt", prompt, indexed_sample.env) == ""
 
 
 def test_new_switches_the_conversation_without_a_session_start_and_still_gets_the_block(
