@@ -23,6 +23,7 @@ def main() -> int:
     sizes = "1000,10000,100000" if args.large else "1000,10000"
     pair = "1000,100000" if args.large else "1000,10000"
     runs = [
+        ("redaction cost per MB", ["bench_redact.py"]),
         ("read throughput", ["bench_read.py", "--sizes", "10000,100000" if args.large else "1000,10000"]),
         ("index build, refresh and search", ["bench_index.py", "--sizes", sizes]),
         ("crash safety and damage checks", ["bench_durability.py", "--sizes", sizes]),
@@ -30,6 +31,11 @@ def main() -> int:
         ("hook latency", ["bench_hooks.py", "--sizes", pair]),
         ("hook-prompt precision", ["bench_prompt_precision.py"]),
         ("MCP server", ["bench_mcp.py", "--sessions", pair, "--workdir", str(HERE / "out" / "mcp")]),
+        (
+            "memory over a one-line transcript",
+            ["bench_long_line.py", "--megabytes", "1,200,2000" if args.large else "1,200"],
+        ),
+        ("project resolution", ["bench_projects.py"]),
     ]
     failed = []
     for title, command in runs:

@@ -17,6 +17,7 @@ from . import paths
 from .bookkeeping import Bookkeeping
 from .model import Message, Session, fill_times
 from .readers import (
+    Projects,
     composer_fingerprints,
     find_all_chat_dirs,
     read_cli_chat,
@@ -24,6 +25,7 @@ from .readers import (
     scan_transcripts,
     store_only_chats,
 )
+from .regular_files import check_regular
 from .text import normalise
 
 
@@ -107,7 +109,7 @@ def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliCh
 def _stat_transcripts(session_id: str, candidates: list[Path], chat_dir: str | None) -> Iterator[CliChat]:
     for transcript in candidates:
         try:
-            stat = transcript.stat()
+            stat = check_regular(transcript)  # a FIFO under a transcript's name would block its reader
         except OSError:
             continue
         yield CliChat(
@@ -124,8 +126,10 @@ def ide_composer_owners(problems: Counter[str] | None = None) -> dict[str, Path]
     return owners
 
 
-def read_ide_session(db: Path, chat_id: str, problems: Counter[str] | None = None) -> Session | None:
-    return next(read_ide_database(db, only_ids={chat_id}, problems=problems), None)
+def read_ide_session(
+    db: Path, chat_id: str, problems: Counter[str] | None = None, projects: Projects | None = None
+) -> Session | None:
+    return next(read_ide_database(db, only_ids={chat_id}, problems=problems, projects=projects), None)
 
 
 def merge_transcript_into_ide(ide: Session, cli: Session) -> Session:
@@ -159,8 +163,8 @@ def merge_transcript_into_ide(ide: Session, cli: Session) -> Session:
         merged.insert(position, message)
         position += 1
     ide.messages = merged
-    ide.project_dir = ide.project_dir or cli.project_dir
-    ide.project = ide.project or cli.project
+    if not ide.project_dir:
+        ide.project, ide.project_dir, ide.project_from = cli.project or ide.project, cli.project_dir, cli.project_from
     ide.title = ide.title or cli.title
     fill_times(ide)
     return ide
@@ -169,6 +173,7 @@ def merge_transcript_into_ide(ide: Session, cli: Session) -> Session:
 def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:
     """Every session on this machine, streamed: one chat in memory at a time."""
     owners = ide_composer_owners(problems)
+    projects = Projects.of_this_machine(problems)
     merged: set[str] = set()
     for chat in find_cli_chats():
         if chat.id in merged:
@@ -177,14 +182,14 @@ def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:
         if session is None:
             continue
         owner = owners.get(session.id)
-        ide = read_ide_session(owner, session.id, problems) if owner else None
+        ide = read_ide_session(owner, session.id, problems, projects) if owner else None
         if ide is not None:
             merged.add(session.id)
             session = merge_transcript_into_ide(ide, session)
-        yield session
+        yield projects.settle(session)
     seen: set[str] = set(merged)
     for db in paths.ide_databases():
-        for session in read_ide_database(db, problems=problems):
+        for session in read_ide_database(db, problems=problems, projects=projects):
             if session.id not in seen:
                 seen.add(session.id)
                 yield session

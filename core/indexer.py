@@ -36,6 +36,7 @@ from .history import CliChat, find_cli_chats, locate_cli_chats, merge_transcript
 from .index import (
     FORMAT_VERSION,
     MANIFEST,
+    SEGMENT_GRACE_SECONDS,
     Index,
     IndexUnreadable,
     Manifest,
@@ -53,14 +54,18 @@ from .index import (
 from .keys import EDIT_TOOLS
 from .model import Message, Session, ToolCall, cap_text, one_line
 from .private import FILE_MODE, private_dir, tighten
-from .readers import Resume, composer_fingerprints, read_cli_chat, read_ide_database
-from .redact import redact
+from .readers import Projects, Resume, composer_fingerprints, read_cli_chat, read_ide_database
+from .redact import mode as redaction_mode
+from .redact import redact, redact_value
+from .regular_files import open_regular
 
 INDEXED_TEXT_BYTES = 64 * 1024
-TOOL_TEXT_CHARS = 16 * 1024
+TOOL_TEXT_BYTES = 16 * 1024
 SEGMENT_MAX_DOCS = 1_000_000
 MAX_SEGMENTS = 8
 LOCK_NAME = ".lock"
+#: The longest a refresh waits for another writer before giving up with TimeoutError: no wait is unbounded.
+WRITER_WAIT_SECONDS = 600.0
 _HASH_SPAN = 4096
 
 Progress = Callable[[int, int], None]
@@ -82,32 +87,33 @@ class RefreshResult(msgspec.Struct):
 # --------------------------------------------------------------------------- what goes into the index
 
 
-def _redact_value(value: object) -> object:
+def _capped(value: object) -> object:
+    """Tool-call arguments with every string capped at 16 KiB (a marker says what was left out)."""
     if isinstance(value, str):
-        return redact(value[:TOOL_TEXT_CHARS])
+        return cap_text(value, TOOL_TEXT_BYTES)
     if isinstance(value, dict):
-        return {k: _redact_value(v) for k, v in value.items()}
+        return {k: _capped(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_redact_value(v) for v in value]
+        return [_capped(v) for v in value]
     return value
 
 
 def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
-    """The session as stored: every text redacted, a message cut to 64 KiB."""
+    """The session as stored: every text redacted whole, then a message capped at 64 KiB and a tool text at 16 KiB."""
     messages = []
     for m in session.messages:
         calls = [
             ToolCall(
                 name=c.name,
-                args=_redact_value(c.args),  # type: ignore[arg-type]
-                result=redact(c.result[:TOOL_TEXT_CHARS]) if c.result is not None else None,
+                args=_capped(redact_value(c.args)),  # type: ignore[arg-type]
+                result=cap_text(redact(c.result), TOOL_TEXT_BYTES) if c.result is not None else None,
                 exit_code=c.exit_code,
             )
             for c in m.tool_calls
         ]
         messages.append(
             Message(
-                role=m.role, text=redact(cap_text(m.text, INDEXED_TEXT_BYTES)), timestamp=m.timestamp, tool_calls=calls
+                role=m.role, text=cap_text(redact(m.text), INDEXED_TEXT_BYTES), timestamp=m.timestamp, tool_calls=calls
             )
         )
     asked, concluded, files = digest(messages, session.project_dir)
@@ -116,6 +122,7 @@ def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
         source=session.source,
         project=session.project,
         project_dir=session.project_dir,
+        project_from=session.project_from,
         title=redact(session.title),
         started=session.started,
         updated=session.updated,
@@ -161,6 +168,7 @@ def session_from_index(meta: SessionMeta, messages: list[Message]) -> Session:
         source=meta.source,  # type: ignore[arg-type]
         project=meta.project,
         project_dir=meta.project_dir,
+        project_from=meta.project_from,
         title=meta.title,
         started=meta.started,
         updated=meta.updated,
@@ -208,6 +216,8 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
         return None, State(), None, ""
     try:
         manifest = read_manifest(directory)
+        if manifest.redaction != redaction_mode():
+            return None, State(), None, _redaction_changed(manifest.redaction)
         index = Index(directory, manifest)
         state = read_record(directory / manifest.state, State)
         Bookkeeping(directory, state).check()
@@ -215,6 +225,11 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
     except IndexUnreadable as exc:
         first_build = not (directory / MANIFEST).exists()
         return None, State(), None, "" if first_build else str(exc)
+
+
+def _redaction_changed(built_with: str) -> str:
+    now = "off (DEJA_NO_REDACT=1)" if redaction_mode() == "off" else "on"
+    return f"redaction is now {now}; the index was built with {built_with or 'older rules'}"
 
 
 def _sig(path: str | Path) -> Sig | None:
@@ -231,7 +246,7 @@ def _wal_sigs(db: str | Path) -> list[Sig | None]:
 
 
 def _span_hash(path: str, start: int, end: int) -> str:
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         f.seek(start)
         return hashlib.blake2b(f.read(max(0, end - start)), digest_size=16).hexdigest()
 
@@ -441,7 +456,7 @@ class _Read(msgspec.Struct):
 
 
 def _read_changes(
-    plan: _Plan, book: Bookkeeping, index: Index | None, problems: Counter[str], kept: set[str]
+    plan: _Plan, book: Bookkeeping, index: Index | None, problems: Counter[str], kept: set[str], projects: Projects
 ) -> Iterator[_Read]:
     """Read what the plan says changed, with the same readers a full build uses.
 
@@ -453,7 +468,7 @@ def _read_changes(
     pending: dict[str, Session] = {}
     for db, ids in plan.ide_reads.items():
         found: Counter[str] = Counter()
-        sessions = list(read_ide_database(Path(db), only_ids=ids, problems=found))
+        sessions = list(read_ide_database(Path(db), only_ids=ids, problems=found, projects=projects))
         problems.update(found)
         if found.keys() & _DATABASE_FAILURES:
             _keep_unread_database(plan, book, db, ids, kept)
@@ -503,7 +518,7 @@ def refresh(
     full: bool = False,
     only_chat_ids: Iterable[str] | None = None,
     progress: Progress | None = None,
-    lock_timeout: float = -1,
+    lock_timeout: float = WRITER_WAIT_SECONDS,
     verify: bool = False,
 ) -> RefreshResult:
     """Bring the index up to date with the stores on disk; see the module docstring.
@@ -560,6 +575,7 @@ def _refresh(  # noqa: C901
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
         plan = _plan(book, state, set(only_chat_ids) if only_chat_ids is not None else None, problems)
+        projects = Projects.of_this_machine(problems)
         total = sum(map(len, plan.ide_reads.values())) + len(plan.cli_reads) + len(plan.cli_appends)
         done = 0
         written: dict[str, ChatState] = {}
@@ -567,7 +583,7 @@ def _refresh(  # noqa: C901
 
         def write(session: Session, cli: CliState | None) -> None:
             nonlocal done
-            writer.add(session)
+            writer.add(projects.settle(session))
             written[session.id] = ChatState(ide_db=plan.owners.get(session.id), cli=cli)
             done += 1
             if progress:
@@ -575,7 +591,7 @@ def _refresh(  # noqa: C901
 
         kept: set[str] = set()
         try:
-            for read in _read_changes(plan, book, index, problems, kept):
+            for read in _read_changes(plan, book, index, problems, kept, projects):
                 if read.session is None:
                     written[read.id] = ChatState(ide_db=plan.owners.get(read.id), cli=read.cli)  # empty: not indexed
                 else:
@@ -661,12 +677,19 @@ def _swap(
     names = [ref.name for ref in live]
     retire_segments(directory, [ref.name for ref in previous.segments] if previous else [], names)
     manifest = Manifest(
-        version=FORMAT_VERSION, generation=generation, built_at=time.time(), segments=live, state=state_file
+        version=FORMAT_VERSION,
+        generation=generation,
+        built_at=time.time(),
+        segments=live,
+        state=state_file,
+        redaction=redaction_mode(),
     )
     write_manifest(directory, manifest)
     faults.point("after-manifest-swap")
     remove_unreferenced(directory, book.state, state_file)
-    remove_stale_segments(directory, names)
+    # Segments written before redaction was turned on hold what it now hides: they go at once, not after a grace.
+    unredacted = previous is not None and previous.redaction != manifest.redaction
+    remove_stale_segments(directory, names, grace_seconds=0 if unredacted else SEGMENT_GRACE_SECONDS)
 
 
 def _message_count(index: Index | None, where: Location) -> int:

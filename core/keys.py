@@ -7,6 +7,7 @@ Their postings are ordered newest first rather than by relevance.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
 from functools import lru_cache
@@ -46,8 +47,19 @@ def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
 
 
+def project_spelling(project_dir_or_name: str) -> str:
+    """A project name or folder as the index compares it: trimmed, ``~/`` expanded, no trailing slash, any case.
+
+    ``--project ~/code/api`` given where no shell expands it (quoted, or through MCP) is still that folder.
+    """
+    text = project_dir_or_name.strip()
+    if text == "~" or text.startswith(("~/", "~\\")):
+        text = os.path.expanduser(text)
+    return text.rstrip("/").lower()
+
+
 def project_key(project_dir_or_name: str) -> str:
-    return f"{PREFIX}p:{_digest(project_dir_or_name.strip().rstrip('/').lower())}"
+    return f"{PREFIX}p:{_digest(project_spelling(project_dir_or_name))}"
 
 
 ALL_SESSIONS_KEY = f"{PREFIX}all"

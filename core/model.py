@@ -6,6 +6,7 @@ about where a session came from beyond its ``source``.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -37,6 +38,8 @@ class Session(msgspec.Struct, omit_defaults=True):
     source: Source
     project: str = ""
     project_dir: str = ""
+    #: Which signal gave ``project_dir`` (one of ``deja.core.readers.projects.SIGNALS``); "" when none did.
+    project_from: str = ""
     title: str = ""
     started: datetime | None = None
     updated: datetime | None = None
@@ -45,14 +48,85 @@ class Session(msgspec.Struct, omit_defaults=True):
     messages: list[Message] = []
 
 
+#: Room kept for the elision marker: "\n[… 999.9 MB elided …]\n" and then some.
+_MARKER_ROOM = 48
+_MARKER = re.compile(r"\n\[… ([0-9.]+) (bytes|KB|MB|GB) elided …\]\n".encode())
+_UNITS = {"bytes": 1, "KB": 1000, "MB": 1000**2, "GB": 1000**3}
+#: How far back (or forward) from a cut a line or word boundary is looked for.
+_BOUNDARY_REACH = 4096
+
+
 def cap_text(text: str, limit: int = MAX_MESSAGE_BYTES) -> str:
-    """Cut ``text`` to ``limit`` bytes of UTF-8 (the 1 MiB message cap by default) on a character boundary."""
+    """``text`` in at most ``limit`` bytes of UTF-8 (1 MiB by default), saying what was left out.
+
+    A longer text keeps its head and its tail (an error usually sits at the end of
+    a log) around a marker such as ``[… 1.4 MB elided …]``. Each cut falls on a
+    line or word boundary near the limit where there is one, so no token is split
+    into a fragment (redaction sees secrets whole), and never inside a character.
+    """
     if len(text) * 4 <= limit:
         return text
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= limit:
         return text
-    return data[:limit].decode("utf-8", "ignore")
+    if limit <= 2 * _MARKER_ROOM:
+        return data[: _char_start(data, limit)].decode("utf-8", "surrogatepass")
+    half = (limit - _MARKER_ROOM) // 2
+    head_end = _boundary_before(data, half)
+    tail_start = _boundary_after(data, len(data) - half)
+    marker = f"\n[… {human_size(_elided_size(data[head_end:tail_start]))} elided …]\n"
+    return (
+        data[:head_end].decode("utf-8", "surrogatepass") + marker + data[tail_start:].decode("utf-8", "surrogatepass")
+    )
+
+
+def _elided_size(middle: bytes) -> int:
+    """How much of the original text ``middle`` stands for: a text capped twice counts what the first cap left out."""
+    middle = middle[1:] if middle[:1] in (b"\n", b" ") else middle  # the separators the marker's newlines replace
+    middle = middle[:-1] if middle[-1:] in (b"\n", b" ") else middle
+    size = len(middle)
+    for earlier in _MARKER.finditer(middle):
+        size += round(float(earlier.group(1)) * _UNITS[earlier.group(2).decode()]) - len(earlier.group(0))
+    return size
+
+
+def _char_start(data: bytes, at: int) -> int:
+    """``at``, moved back to the first byte of the UTF-8 character it falls in."""
+    while 0 < at < len(data) and data[at] & 0xC0 == 0x80:
+        at -= 1
+    return at
+
+
+def _boundary_before(data: bytes, at: int) -> int:
+    """The end of the last line (else word) that ends by ``at``, if one is near; else ``at`` on a character."""
+    low = max(0, at - _BOUNDARY_REACH)
+    for sep in (b"\n", b" "):
+        found = data.rfind(sep, low, at)
+        if found > 0:
+            return found
+    return _char_start(data, at)
+
+
+def _boundary_after(data: bytes, at: int) -> int:
+    """The start of the first line (else word) that starts from ``at``, if one is near; else ``at`` on a character."""
+    high = min(len(data), at + _BOUNDARY_REACH)
+    for sep in (b"\n", b" "):
+        found = data.find(sep, at, high)
+        if found >= 0:
+            return found + 1
+    return _char_start(data, at)
+
+
+def human_size(size: int) -> str:
+    """``size`` bytes as people read it: ``812 bytes``, ``64.0 KB``, ``1.4 MB``."""
+    if size < 1000:
+        return f"{size} bytes"
+    value = size / 1000
+    for unit in ("KB", "MB"):
+        if value < 999.95:
+            return f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} GB"
 
 
 def one_line(text: str, limit: int = 80) -> str:

@@ -13,6 +13,8 @@ import stat
 from pathlib import Path
 from typing import IO, Any
 
+from .regular_files import NotRegularFile
+
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
@@ -44,8 +46,10 @@ def open_private(path: Path | str, mode: str = "wb", **kwargs: Any) -> IO[Any]:
         flags |= os.O_EXCL
     else:
         flags |= os.O_TRUNC
-    fd = os.open(path, flags, FILE_MODE)
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), FILE_MODE)  # a FIFO in its place fails, never blocks
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(path)
         os.fchmod(fd, FILE_MODE)
         return os.fdopen(fd, mode, **kwargs)
     except BaseException:
@@ -62,9 +66,11 @@ def write_private(path: Path, data: bytes, *, sync: bool = False) -> None:
             os.fsync(f.fileno())
 
 
-#: What deja keeps in its home (the index, and the hooks' logs, seen-sets and build request); nothing
-#: else there is deja's to change, in case DEJA_HOME names a folder that holds other things too.
-OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested")
+#: Where ``deja install`` records what it found at each file it wrote (see installers/ledger.py).
+INSTALL_LEDGER = "installed.json"
+#: What deja keeps in its home (the index, the hooks' logs, seen-sets and build request, the install
+#: ledger); nothing else there is deja's to change, in case DEJA_HOME names a folder that holds other things too.
+OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested", INSTALL_LEDGER)
 
 
 def tighten(home: Path) -> None:

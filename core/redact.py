@@ -1,80 +1,578 @@
-"""Secrets pasted into chats become ``[redacted:<kind>]`` before anything is indexed or printed.
+"""Secret values pasted into chats become ``[redacted:<kind>]`` before anything is indexed or printed.
 
-``DEJA_NO_REDACT=1`` (or ``redact = false`` in the config file) turns it off.
+Only values are redacted, never the code around them: a provider key (``ghp_…``,
+``sk-…``, ``AKIA…``), a private key block, a JWT, the password of a URL or an
+``Authorization`` header, or a literal given to a secret-named key
+(``password = "hunter2"``, ``"token": "…"``, ``API_KEY=…``). Type annotations,
+``None``, empty strings, placeholders, calls and environment lookups
+(``os.environ[name]``) stay as written.
+
+It runs on everything the index stores, so it is built to be cheap: a token's
+regex starts with the token's literal prefix (the engine skips to it like a
+substring search), a rule without one names substrings its matches hold, and
+two gates let a text with no long run of characters or no separator skip whole
+groups of rules (``bench/bench_redact.py`` measures it). ``DEJA_NO_REDACT=1``
+(or ``redact = false`` in the config file) turns redaction off; :func:`mode` names what the index was built with, so a
+change rebuilds it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from . import config
 
-# Order matters: the specific shapes go before the generic assignment rule.
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("pem", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S)),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("aws-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b")),
-    ("openai-key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
-    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+")),
-    ("url-credentials", re.compile(r"(?<=://)[^\s:/@]+:[^\s@/]+(?=@)")),
-    ("bearer", re.compile(r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/=-]{16,}")),
-    ("basic-auth", re.compile(r"(?i)(?<=\bbasic )[A-Za-z0-9+/]{12,}={0,2}")),
-    (
-        "aws-secret",
-        re.compile(r"(?i)(?<=aws_secret_access_key)(\s*[:=]\s*[\"']?)[A-Za-z0-9/+=]{40}"),
-    ),
-    (
-        "secret",
+#: Bumped whenever the rules change, so an index redacted by older rules is rebuilt.
+RULES_VERSION = 2
+
+Replace = Callable[["re.Match[str]"], str]
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    pattern: re.Pattern[str]
+    #: Substrings a match holds; the regex runs only on a text holding one (none: always). A lowercase
+    #: needle is looked for in the lowercased text, one with capitals as it is written.
+    needles: tuple[str, ...]
+    #: The group holding the secret (0: the whole match).
+    group: int | str = 0
+    #: Decides whether a match is a secret at all (None: every match is).
+    check: Callable[[re.Match[str]], bool] | None = None
+    #: Builds the replacement of a match itself, instead of ``group``/``check``.
+    replace: Replace | None = None
+
+
+def _token(kind: str, regex: str, *needles: str, inside: str = r"[\w-]") -> Rule:
+    """A context-free token shape: whatever matches ``regex`` (not inside a longer word) is the secret.
+
+    The regex starts with the token's own prefix, not a look-behind, so the regex engine can skip to
+    where the prefix occurs; the character before a match is checked afterwards (``inside``).
+    """
+    before = re.compile(inside)
+    return Rule(
+        kind,
+        re.compile(rf"{regex}(?!{inside})"),
+        needles,
+        check=lambda m: m.start() == 0 or not before.match(m.string, m.start() - 1),
+    )
+
+
+# --------------------------------------------------------------------------- provider formats
+
+
+def _after(*words: str) -> Callable[[re.Match[str]], bool]:
+    """A check that the match comes right after one of ``words`` (a literal-first regex stays fast)."""
+    return lambda m: m.string.endswith(words, 0, m.start())
+
+
+#: Each regex starts with the token's literal prefix where it has one: the engine then skips to it as fast
+#: as a substring search, so those rules need no needles; the others have them.
+_PROVIDER_RULES: tuple[Rule, ...] = (
+    Rule(
+        "pem",
         re.compile(
-            r"(?i)\b((?:[a-z0-9_]*_)?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?token|client[_-]?secret))"
-            r"(\s*[:=]\s*[\"']?)(?!\[redacted)([^\s\"',;]{6,})"
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=\n\[… )|\Z)"
         ),
+        (),
     ),
-]
-
-
-# Every pattern above needs one of these (lowercased); most texts hold none and skip the rest.
-_NEEDLES = (
-    "-----begin",
-    "eyj",
-    "akia",
-    "asia",
-    "abia",
-    "acca",
-    "gh",
-    "sk-",
-    "xox",
-    "hooks.slack",
-    "://",
-    "bearer ",
-    "basic ",
-    "aws_secret",
-    "pass",
-    "pwd",
-    "secret",
-    "token",
-    "key",
+    # The body of a key whose BEGIN line went with the middle of a capped message (``model.cap_text``).
+    Rule(
+        "pem",
+        re.compile(r"elided …\]\n((?:[A-Za-z0-9+/=]+\r?\n)+-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)"),
+        ("-----END",),
+        group=1,
+    ),
+    _token("anthropic-key", r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}"),
+    _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    _token("stripe-key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", "k_live_", "k_test_"),
+    _token("stripe-key", r"whsec_[A-Za-z0-9]{24,}"),
+    _token("aws-key", r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}"),
+    _token("github-token", r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})"),
+    _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}"),
+    _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}"),
+    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}"),
+    _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}"),
+    Rule("slack-webhook", re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"), ()),
+    Rule("discord-webhook", re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+"), ()),
+    _token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}"),
+    _token("huggingface-token", r"hf_[A-Za-z]{30,}"),
+    _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}"),
+    _token("npm-token", r"npm_[A-Za-z0-9]{36}"),
+    _token("pypi-token", r"pypi-[A-Za-z0-9_-]{50,}"),
+    _token("mailgun-key", r"key-[0-9a-f]{32}"),
+    _token("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", inside=r"\d"),
+    _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+    _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}"),
+    _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?"),
+    _token("linear-key", r"lin_api_[A-Za-z0-9]{40}"),
+    _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    _token("grafana-token", r"gl(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})"),
+    _token("newrelic-key", r"NRAK-[A-Z0-9]{27}"),
+    _token("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    _token("square-token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}"),
+    _token("groq-key", r"gsk_[A-Za-z0-9]{48,}"),
+    _token("replicate-token", r"r8_[A-Za-z0-9]{37}"),
+    _token("xai-key", r"xai-[A-Za-z0-9]{70,}"),
+    _token("perplexity-key", r"pplx-[A-Za-z0-9]{40,}"),
+    _token("supabase-token", r"sbp_[a-f0-9]{40}"),
+    _token("docker-token", r"dckr_pat_[A-Za-z0-9_-]{27,}"),
+    _token("figma-token", r"figd_[A-Za-z0-9_-]{40,}"),
+    _token("notion-token", r"secret_[A-Za-z0-9]{43,46}"),
+    _token("notion-token", r"ntn_[A-Za-z0-9]{43,46}"),
+    _token("twilio-key", r"SK[0-9a-f]{32}"),
+    # An account SID with the auth token after it (``Client("AC…", "…")``, ``-u AC…:…``).
+    _token("twilio-key", r"AC[0-9a-f]{32}(?:[\"']?\s*[,:]\s*[\"']?[0-9a-f]{32})?"),
+    _token("discord-bot-token", r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}"),
+    _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    Rule(
+        "azure-key",
+        re.compile(r"Key\s*=\s*([A-Za-z0-9+/]{20,}={0,2})"),
+        (),
+        group=1,
+        check=_after("Account", "SharedAccess", "Primary", "Secondary"),
+    ),
+    Rule("azure-sas", re.compile(r"sig=([A-Za-z0-9%+/=]{20,})"), (), group=1, check=_after("?", "&", ";")),
+    Rule(
+        "aws-secret",
+        re.compile(
+            r"(?i)(?:aws_?secret_?access_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        ("secret_access_key", "secretaccesskey"),
+        group=1,
+    ),
 )
+
+
+# --------------------------------------------------------------------------- credentials in context
+
+
+def _is_literal(value: str) -> bool:
+    """A value that is a literal, not a reference to one (``$VAR``, ``${…}``, ``{{ … }}``, ``<…>``, ``%s``)."""
+    return bool(value) and not _REFERENCE.search(value) and not _FILLER.fullmatch(value)
+
+
+_REFERENCE = re.compile(r"\A[$%<]|\{[^}]*\}|\$\(|\A\*+\Z")
+#: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``.
+_FILLER = re.compile(
+    r"(?i)[\W_]+|x+|(?:your|my|insert|enter|replace)[\s_-].*|.*[\s_-]here|\[redacted:.*"
+    r"|changeme|placeholder|redacted|none|null|nil|undefined|true|false|foo|bar|baz|qux|test|example|sample|dummy"
+    r"|fake|pass|passwd|pwd|password|secret|token|key|api_?key"
+    # a colour, a regular expression
+    r"|\#[0-9a-f]{3,8}|.*(?:\\[wdsbWDSB]|\[\^).*"
+)
+
+
+def _url_password(match: re.Match[str]) -> bool:
+    return _is_literal(match.group(1))
+
+
+def _basic_credentials(match: re.Match[str]) -> bool:
+    """``Basic <base64>`` is a secret when it decodes to ``user:password``, not in prose (``Basic authentication``)."""
+    value = match.group(1)
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    return ":" in decoded and decoded.isprintable()
+
+
+def _cli_password(match: re.Match[str]) -> bool:
+    """``-u user:password`` / ``--user user:password`` as an option, not inside a word (``git push-u``)."""
+    return match.string[match.start() - 1 : match.start()] in ("", " ", "\t", "\n") and _url_password(match)
+
+
+def _header_value(match: re.Match[str]) -> bool:
+    return _is_literal(match.group(1)) and any(c.isdigit() for c in match.group(1))
+
+
+_CONTEXT_RULES: tuple[Rule, ...] = (
+    Rule(
+        "url-credentials",
+        re.compile(r"://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)(?=@[\w.-])"),
+        (),
+        group=1,
+        check=_url_password,
+    ),
+    Rule(
+        "cli-credentials",
+        re.compile(r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$][^\s\"'`]*)"),
+        (),
+        group=1,
+        check=_cli_password,
+    ),
+    Rule(
+        "bearer",
+        re.compile(r"(?:[Bb]earer|BEARER)\s+([A-Za-z0-9._~+/-]{16,}=*)"),
+        ("bearer",),
+        group=1,
+        check=_header_value,
+    ),
+    Rule(
+        "basic-auth",
+        re.compile(r"(?:[Bb]asic|BASIC)\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])"),
+        ("basic",),
+        group=1,
+        check=_basic_credentials,
+    ),
+    Rule(
+        "bearer",
+        re.compile(r"(?:[Aa]uthorization|AUTHORIZATION)[\"']?\s*:\s*[\"']?(?i:token|apikey|digest)\s+([^\s\"',;]{8,})"),
+        ("authorization",),
+        group=1,
+        check=_header_value,
+    ),
+)
+
+
+# --------------------------------------------------------------------------- secret-named keys
+
+#: The last word of a key that names a secret on its own.
+_SECRET_WORDS = frozenset(
+    [
+        "password",
+        "passwd",
+        "passphrase",
+        "passcode",
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "apikey",
+        "secretkey",
+        "accesskey",
+        "privatekey",
+        "authtoken",
+        "accesstoken",
+        "refreshtoken",
+        "sessiontoken",
+        "idtoken",
+    ]
+)
+#: ``…_key`` names a secret after one of these (``api_key``, ``secret_access_key``), not alone (``sort key``).
+_KEY_QUALIFIERS = frozenset(
+    [
+        "api",
+        "access",
+        "secret",
+        "private",
+        "client",
+        "account",
+        "signing",
+        "encryption",
+        "master",
+        "shared",
+        "app",
+        "auth",
+        "license",
+        "service",
+        "subscription",
+        "storage",
+        "webhook",
+        "session",
+        "consumer",
+        "deploy",
+        "ssh",
+        "gpg",
+        "jwt",
+        "hmac",
+        "admin",
+        "sas",
+    ]
+)
+#: Keys that look secret but hold no secret: the shell's working directory.
+_NOT_SECRET_KEYS = frozenset({"PWD", "OLDPWD"})
+#: Unquoted values that are types, keywords or constants, not secrets (``password: str``, ``token=None``).
+_NOT_VALUES = frozenset(
+    [
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "str",
+        "string",
+        "bytes",
+        "int",
+        "bool",
+        "boolean",
+        "number",
+        "any",
+        "unknown",
+        "object",
+        "void",
+        "never",
+        "bigint",
+        "symbol",
+        "text",
+        "varchar",
+        "char",
+        "optional",
+        "required",
+        "secretstr",
+        "secretbytes",
+    ]
+)
+#: Where a line holding only ``KEY=value`` / ``key: value`` is configuration (``.env``, YAML, Dockerfile, shell).
+_CONFIG_PREFIXES = frozenset({"", "-", "export", "set", "ENV", "ARG"})
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_KEY_CHARS = re.compile(r"[\w.-]*\Z")
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[!?]?")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_PATH = re.compile(r"(?:/|~/|\.\.?/)[\w./~-]*")
+_SHORT_NUMBER = re.compile(r"\d{1,7}")
+
+_NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)"
+_QUOTED = r"""[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)"""
+_BARE = r"""[^\s"'`,;&)\]}]+"""
+_ASSIGNMENT = re.compile(
+    rf"(?i){_NOUNS}(?P<kq>[\"']?)\]?"
+    rf"(?P<sep>[ \t]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
+    rf"(?P<value>{_QUOTED}|{_BARE})"
+)
+#: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
+_NOUN_SEP = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)[\"']?\]?[ \t]*[:=]")
+_FLAG = re.compile(rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)")
+_SQL = re.compile(r"(?i:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'")
+_XML = re.compile(rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>")
+_DOCKER_ENV = re.compile(rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$")
+
+
+def _key_words(key: str) -> list[str]:
+    return [w.lower() for w in _WORDS.findall(key)]
+
+
+def secret_key(key: str) -> bool:
+    """Whether a key (``API_KEY``, ``SecretAccessKey``, ``db.password``) names a secret value."""
+    words = _key_words(key)
+    if not words or key in _NOT_SECRET_KEYS:
+        return False
+    if words[-1] in _SECRET_WORDS:
+        return True
+    return words[-1] == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
+
+
+def _unquote(value: str) -> tuple[str, str, str]:
+    """``value`` split into (opening, contents, closing): a quoted literal's prefix and quotes, or nothing."""
+    stripped = value.lstrip("bBrRuU")
+    if stripped[:1] in ('"', "'", "`") and len(stripped) >= 2 and stripped[-1] == stripped[0]:
+        return value[: len(value) - len(stripped) + 1], stripped[1:-1], stripped[-1]
+    return "", value, ""
+
+
+def _plain_value(value: str, key: str) -> bool:
+    """Not a keyword, a reference, a path, the key's own name or a small number."""
+    return (
+        value.lower() not in _NOT_VALUES
+        and _is_literal(value)
+        and not _PATH.fullmatch(value)
+        and not _SHORT_NUMBER.fullmatch(value)
+        and value.lower() != key.lower().rsplit(".", 1)[-1]
+    )
+
+
+def _bare_literal(value: str, key: str, config_line: bool) -> bool:
+    """An unquoted value that is a literal secret, not code (a call, a type, a variable, an env lookup)."""
+    if not _plain_value(value, key) or value[0] in "([{<@&*!#?:" or value[-1] == ":":
+        return False
+    if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value or _DOTTED_NAME.fullmatch(value):
+        return False
+    if _IDENTIFIER.fullmatch(value):
+        # A bare name is a variable in code (``token = access_token``) unless it holds a digit or is the
+        # value of a configuration line (``DB_PASSWORD=postgres``, ``password: hunter``; not a ``SecretStr`` type).
+        return any(c.isdigit() for c in value) or (config_line and not value[0].isupper())
+    return True
+
+
+def _quoted_secret(contents: str, key: str) -> bool:
+    """A quoted literal that is a secret: not empty, a placeholder, a path, or prose ("Forgot password?")."""
+    if not _plain_value(contents.strip(), key):
+        return False
+    return not any(c.isspace() for c in contents) or _key_words(key)[-1] == "passphrase"
+
+
+def _key_before(text: str, start: int) -> tuple[str, int]:
+    """The key that ends at ``start`` and where it begins."""
+    head = _KEY_CHARS.search(text, max(0, start - 80), start)
+    begin = head.start() if head else start
+    while begin < start and not (text[begin].isalpha() or text[begin] == "_"):
+        begin += 1
+    return text[begin:start], begin
+
+
+def _assignment(match: re.Match[str]) -> str:
+    text, whole = match.string, match.group(0)
+    prefix, begin = _key_before(text, match.start())
+    key = prefix + text[match.start() : match.start("kq")]
+    quote, value, sep = match.group("kq"), match.group("value"), match.group("sep")
+    opening, contents, closing = _unquote(value)
+    before = text[begin - 1] if begin > 0 else "\n"
+    # A quoted key has the same quote on both sides; an unquoted one inside a string is not followed by
+    # the string's closing quote ("Password: " + pw).
+    if (quote and before != quote) or (not quote and before in "\"'" and opening) or not secret_key(key):
+        return whole
+    line_start = text.rfind("\n", 0, begin) + 1
+    config_line = (
+        text[match.end() : match.end() + 1] in ("", "\n", "\r")
+        and text[line_start:begin].strip() in _CONFIG_PREFIXES
+        and (sep == "=" or sep.strip() == ":")
+    )
+    annotation = re.match(r"[ \t]*[|=\[]", text[match.end() : match.end() + 8]) is not None  # ``key: A | B``
+    if "r" in opening.lower():  # a raw string is a regular expression, not a password
+        return whole
+    if not (_quoted_secret(contents, key) if opening else not annotation and _bare_literal(value, key, config_line)):
+        return whole
+    return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"
+
+
+def _flag_value(value: str, flag: str, sep: str) -> bool:
+    """``--password=x`` gives a value whatever it is; after a space a plain word is prose (``--password options``)."""
+    return _plain_value(value, flag) if sep == "=" else _bare_literal(value, flag, False)
+
+
+def _flag(match: re.Match[str]) -> str:
+    whole, value = match.group(0), match.group("value")
+    flag = whole[: match.start("sep") - match.start()].lstrip("-")
+    opening, contents, closing = _unquote(value)
+    inside_a_word = match.start() > 0 and (
+        match.string[match.start() - 1].isalnum() or match.string[match.start() - 1] in "_-"
+    )
+    if (
+        inside_a_word
+        or not secret_key(flag)
+        or not (_quoted_secret(contents, flag) if opening else _flag_value(value, flag, match.group("sep")))
+    ):
+        return whole
+    return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"
+
+
+def _tagged(match: re.Match[str]) -> str:
+    tag = match.group("tag")
+    if not secret_key(tag) or not _plain_value(match.group("value"), tag):
+        return match.group(0)
+    return f"<{tag}>[redacted:secret]</{tag}>"
+
+
+def _docker_env(match: re.Match[str]) -> str:
+    if not secret_key(match.group("key")) or not _plain_value(match.group("value"), match.group("key")):
+        return match.group(0)
+    return match.group(0)[: match.start("value") - match.start()] + "[redacted:secret]"
+
+
+def _sql(match: re.Match[str]) -> str:
+    if not _is_literal(match.group(1)):
+        return match.group(0)
+    return match.group(0)[: match.start(1) - match.start()] + "[redacted:secret]'"
+
+
+def _assignments(text: str) -> str:
+    """``text`` with the literal values of secret-named keys redacted.
+
+    Candidates are found in the lowercased text by a case-sensitive regex the engine can scan fast;
+    the full rule is matched only there.
+    """
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lowercase is longer: positions would not line up
+        return _ASSIGNMENT.sub(_assignment, text)
+    parts: list[str] = []
+    last = 0
+    for candidate in _NOUN_SEP.finditer(lowered):
+        match = _ASSIGNMENT.match(text, candidate.start()) if candidate.start() >= last else None
+        if match is not None and (replaced := _assignment(match)) != match.group(0):
+            parts += (text[last : match.start()], replaced)
+            last = match.end()
+    return "".join(parts) + text[last:] if parts else text
+
+
+_KEY_RULES: tuple[Rule, ...] = (
+    Rule("secret", _FLAG, (), replace=_flag),
+    Rule("secret", _XML, (), replace=_tagged),
+    Rule("secret", _DOCKER_ENV, ("ENV ",), replace=_docker_env),
+    Rule("secret", _SQL, ("identified", "with password", "with encrypted"), replace=_sql),
+)
+_ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
+
+
+# --------------------------------------------------------------------------- applying the rules
 
 
 def enabled() -> bool:
     return bool(config.get("redact"))
 
 
+def mode() -> str:
+    """What redaction an index built now gets: ``off``, or the version of the rules."""
+    return f"rules-{RULES_VERSION}" if enabled() else "off"
+
+
+def _apply(rule: Rule, text: str) -> str:
+    marker = f"[redacted:{rule.kind}]"
+    if rule.replace is not None:
+        return rule.pattern.sub(rule.replace, text)
+    if rule.group == 0 and rule.check is None:
+        return rule.pattern.sub(marker, text)
+
+    def replace(match: re.Match[str]) -> str:
+        if rule.check is not None and not rule.check(match):
+            return match.group(0)
+        start, end = match.span(rule.group)
+        whole = match.group(0)
+        return whole[: start - match.start()] + marker + whole[end - match.start() :]
+
+    return rule.pattern.sub(replace, text)
+
+
+#: Two cheap gates, so a text that cannot hold a match skips a group of rules: every token is a run of 16
+#: characters or more without a space (a basic credential may be shorter), and every credential found by its
+#: context needs a separator, a quote, a flag or a Dockerfile ENV.
+_TOKEN_GATE = re.compile(r"\S{16}|[Bb]asic ")
+_TOKEN_RULES = (*_PROVIDER_RULES, *(rule for rule in _CONTEXT_RULES if rule.kind in ("bearer", "basic-auth")))
+_CONTEXT_GATE = re.compile(r"[:=<']|--|ENV ")
+_KEYED_RULES = (*(rule for rule in _CONTEXT_RULES if rule.kind not in ("bearer", "basic-auth")), *_KEY_RULES)
+
+
+def redact_value(value: object, key: str = "") -> object:
+    """Tool-call arguments redacted: every string in them, and the whole of a literal under a secret-named key."""
+    if isinstance(value, str):
+        if key and enabled() and secret_key(key) and _is_literal(value.strip()) and value.lower() not in _NOT_VALUES:
+            return "[redacted:secret]"
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: redact_value(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_value(v, key) for v in value]
+    return value
+
+
+def _holds(text: str, lowered: str, needles: tuple[str, ...]) -> bool:
+    """Whether ``text`` holds a needle: a lowercase one in any case, one with capitals as written; no needles: yes."""
+    return not needles or any(needle in (lowered if needle.islower() else text) for needle in needles)
+
+
 def redact(text: str) -> str:
-    """``text`` with every secret it holds replaced by ``[redacted:<kind>]``."""
-    if not text:
+    """``text`` with every secret value it holds replaced by ``[redacted:<kind>]``."""
+    if not text or not enabled():
         return text
-    lowered = text.lower()
-    if not any(needle in lowered for needle in _NEEDLES) or not enabled():
-        return text
-    for kind, pattern in _PATTERNS:
-        if kind == "secret":
-            text = pattern.sub(r"\1\2[redacted:secret]", text)
-        elif kind == "aws-secret":
-            text = pattern.sub(r"\1[redacted:aws-secret]", text)
-        else:
-            text = pattern.sub(f"[redacted:{kind}]", text)
+    original, lowered = text, text.lower()
+    if _TOKEN_GATE.search(text):
+        for rule in _TOKEN_RULES:
+            if _holds(original, lowered, rule.needles):
+                text = _apply(rule, text)
+    if _CONTEXT_GATE.search(text):
+        for rule in _KEYED_RULES:
+            if _holds(original, lowered, rule.needles):
+                text = _apply(rule, text)
+        if _holds(original, lowered, _ASSIGNMENT_NEEDLES):
+            text = _assignments(text)
     return text

@@ -1,5 +1,8 @@
 """A small, real Cursor history: every store, three projects, tool calls, a failed command and its fix.
 
+One editor chat is shaped as Cursor 3.x writes it: its composer names no
+workspace, and only the ``composerHeaders`` table places it in a project.
+
 ``deja demo`` indexes it on a machine with no Cursor at all, and the tests use
 it as their everyday history. Every file is written the way Cursor writes it,
 through ``deja.core.writers``.
@@ -29,7 +32,7 @@ from .writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
-from .writers.ide import write_state_vscdb, write_workspace_json
+from .writers.ide import ComposerHeader, composer_data, tool_former_data, write_state_vscdb, write_workspace_json
 
 UTC3 = timezone(timedelta(hours=3))
 
@@ -41,6 +44,10 @@ WEB_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0004"
 WEB_MERGED_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0005"
 #: A cursor-agent chat whose transcript is gone: read from its store.db alone.
 INFRA_STORE_CHAT = "8e4b3a77-5c19-4e08-a2d4-6f1e2d3c0006"
+#: A Cursor 3.x editor chat: no workspaceIdentifier, placed by its composerHeaders row.
+API_EDITOR_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0007"
+#: The api folder's ``workspaceStorage`` folder: the composerHeaders row names it.
+API_WORKSPACE_ID = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 
 
 class SampleHistory(msgspec.Struct):
@@ -317,6 +324,50 @@ def _web_composers(ide_root: Path, cli_root: Path, web: Path, start: datetime) -
     )
 
 
+def _api_editor_chat(ide_root: Path, api: Path, start: datetime) -> None:
+    """A Cursor 3.x editor chat: no ``workspaceIdentifier``; its ``composerHeaders`` row names api's workspace."""
+    t0 = _ms(start)
+    composer = composer_data(
+        API_EDITOR_COMPOSER,
+        [("r1", 1), ("r2", 2), ("r3", 2)],
+        created_at=t0,
+        name="Rate limit the price endpoint",
+    )
+    bubbles = {
+        "r1": {"type": 1, "text": "add rate limiting to the /prices endpoint, 60 requests a minute", "createdAt": t0},
+        "r2": {
+            "type": 2,
+            "text": "",
+            "createdAt": t0 + 20_000,
+            "toolFormerData": tool_former_data(
+                "edit_file",
+                {"target_file": "api/limits.py", "code_edit": "PRICES_PER_MINUTE = 60"},
+                {"diff": "+ PRICES_PER_MINUTE = 60"},
+            ),
+        },
+        "r3": {
+            "type": 2,
+            "text": "Added a token bucket in api/limits.py: /prices now answers 429 after 60 requests a minute.",
+            "createdAt": t0 + 40_000,
+        },
+    }
+    write_state_vscdb(
+        ide_root / "globalStorage" / "state.vscdb",
+        composers={API_EDITOR_COMPOSER: composer},
+        bubbles={API_EDITOR_COMPOSER: bubbles},
+        composer_headers=[
+            ComposerHeader(
+                API_EDITOR_COMPOSER,
+                workspace_id=API_WORKSPACE_ID,
+                created_at=t0,
+                last_updated_at=t0 + 40_000,
+                value={"name": "Rate limit the price endpoint", "isDraft": False},
+            )
+        ],
+    )
+    write_workspace_json(ide_root / "workspaceStorage" / API_WORKSPACE_ID, folder=api.as_uri())
+
+
 def build_sample_history(root: Path, now: datetime | None = None) -> SampleHistory:
     """Write the sample history under ``root`` (projects, IDE user folder, cursor-agent folder)."""
     now = (now or datetime.now(UTC3)).astimezone(UTC3).replace(second=0, microsecond=0)
@@ -330,4 +381,5 @@ def build_sample_history(root: Path, now: datetime | None = None) -> SampleHisto
     _infra_chat(cli_root, projects["infra"], now - timedelta(days=9))
     _infra_store_chat(cli_root, projects["infra"], now - timedelta(days=3))
     _web_composers(ide_root, cli_root, projects["web"], now - timedelta(days=4))
+    _api_editor_chat(ide_root, projects["api"], now - timedelta(days=3))
     return SampleHistory(ide_root=ide_root, cli_root=cli_root, projects=projects)

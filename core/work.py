@@ -9,6 +9,7 @@ imported where it is used: the failure hook imports this module and needs none.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ import msgspec
 from .index import Index, Segment, SessionMeta, edited_paths
 from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_keys, error_lines, normalise_command, path_key
 from .model import Message, ToolCall, one_line
+from .regular_files import open_regular
 
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the failure hook never loads its reader
     from .readers.ai_tracking import Attribution
@@ -154,7 +156,7 @@ def split_location(target: str) -> tuple[str, int | None]:
 def read_line(path: str, number: int) -> str:
     """Line ``number`` of the file at ``path``; LookupError (one line saying why) when there is none."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with io.TextIOWrapper(open_regular(path), encoding="utf-8", errors="replace") as handle:
             for i, line in enumerate(handle, 1):
                 if i == number:
                     return line.rstrip("\n")

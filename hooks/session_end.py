@@ -4,7 +4,8 @@ cursor-agent exits a second or two after sending ``sessionEnd`` and takes the
 hook's process group with it, so the hook only hands the work on: it starts a
 detached process (a session and process group of its own, stdio closed) that
 runs this hook again with ``DEJA_INGEST_WAIT=1``, and returns at once. That
-process waits for the index's writer lock as long as it takes and ingests.
+process waits for the index's writer lock (a bounded while: the next refresh
+picks the chat up anyway) and ingests.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import orjson
 
 from .call import HookCall, request_build
 
-#: Set in the detached process: it ingests, waiting for the writer lock as long as it takes.
+#: Set in the detached process: it ingests, waiting for the writer lock.
 WAIT_VARIABLE = "DEJA_INGEST_WAIT"
+#: How long that process waits for the lock before giving up (the next refresh picks the chat up anyway).
+BACKGROUND_LOCK_SECONDS = 300.0
 #: What the detached process needs of the payload (the rest can be megabytes of nothing it reads).
 KEPT_FIELDS = ("hook_event_name", "conversation_id", "session_id", "transcript_path", "cursor_version")
 
@@ -48,7 +51,12 @@ def _ingest(call: HookCall) -> str:
     if not (index_dir(call.home) / MANIFEST).exists():
         request_build(call.home)
         return call.silent("no index yet; requested a build")
-    result = refresh(call.home, only_chat_ids=ids, lock_timeout=-1)
+    try:
+        result = refresh(call.home, only_chat_ids=ids, lock_timeout=BACKGROUND_LOCK_SECONDS)
+    except TimeoutError:
+        return call.silent(
+            f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up on {sorted(ids)} until the next refresh"
+        )
     return call.silent(f"ingested {sorted(ids)}: {result.added} added, {result.updated} updated")
 
 

@@ -15,6 +15,8 @@ What each target touches (``$CURSOR`` is ``${CURSOR_CONFIG_DIR:-~/.cursor}``):
 
 Uninstalling ``cursor`` or ``cursor-auto`` removes everything deja wrote for
 Cursor; ``claude`` or ``claude-auto``, everything it wrote for Claude Code.
+A file install found is put back as it was (see ``ledger``), and the folders
+install created go once empty.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-from . import claude, cursor
+from . import claude, cursor, ledger
 from .entries import default_deja_path
-from .files import Change, InstallError, apply
+from .files import Change, InstallError, apply, preflight
 from .wiring import WiringFinding, wiring_report
 
 TARGETS = ("cursor", "cursor-auto", "claude", "claude-auto")
@@ -35,16 +37,23 @@ __all__ = ["TARGETS", "Change", "InstallError", "WiringFinding", "install", "uni
 def install(target: str, *, dry_run: bool = False, deja_path: str | None = None) -> list[Change]:
     deja = os.path.abspath(deja_path or default_deja_path())
     changes = _harness(target).plan_install(deja, hooks=target.endswith("-auto"))
-    if not dry_run:
-        apply(changes)
+    found = ledger.load()
+    _check_and_apply(changes, ledger.plan_save(found, ledger.after_install(found, changes)), dry_run)
     return changes
 
 
 def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
-    changes = _harness(target).plan_uninstall()
-    if not dry_run:
-        apply(changes)
+    found = ledger.load()
+    changes = ledger.settle_uninstall(_harness(target).plan_uninstall(), found)
+    _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(found, changes)), dry_run)
     return changes
+
+
+def _check_and_apply(changes: list[Change], record: Change, dry_run: bool) -> None:
+    """Refuse before writing anything (a dry run says so too); the ledger is written last."""
+    preflight([*changes, record])
+    if not dry_run:
+        apply([*changes, record])
 
 
 def _harness(target: str) -> ModuleType:

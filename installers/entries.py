@@ -105,7 +105,7 @@ def plan_server(path: Path, server: dict[str, Any] | None) -> Change:
         raise shape_error(path, text, SERVER_NAME, problem)
     entry = {**current, **server} if ours and isinstance(current, dict) else server
     updated = {**document, "mcpServers": {**servers, SERVER_NAME: entry}}
-    return plan_json(path, text, document, updated, removable=False)
+    return plan_json(path, text, document, updated, removable=False, pristine=not ours)
 
 
 def plan_hooks(path: Path, wanted: dict[str, Any], strip: Strip, *, preamble: dict[str, Any] | None = None) -> Change:
@@ -130,7 +130,8 @@ def plan_hooks(path: Path, wanted: dict[str, Any], strip: Strip, *, preamble: di
         updated["hooks"] = merged
     else:
         updated.pop("hooks", None)
-    return plan_json(path, text, document, updated, removable=set(updated) <= set(preamble))
+    pristine = _merge_hooks(hooks, {}, strip) == hooks
+    return plan_json(path, text, document, updated, removable=set(updated) <= set(preamble), pristine=pristine)
 
 
 def _merge_hooks(hooks: dict[str, Any], wanted: dict[str, Any], strip: Strip) -> dict[str, Any]:

@@ -1,9 +1,15 @@
 """Reading, planning and writing the files deja shares with Cursor and Claude Code.
 
 Every install or uninstall is planned in full first (each file read, parsed and
-diffed, nothing written) and applied only when no file refused. A write goes
-to a temp file beside the target and is renamed over it, so a crash leaves the
-old file or the new one, never half of each.
+diffed, nothing written), checked (``preflight``), and applied only when no file
+refused. A write goes to a temp file beside the target and is renamed over it,
+so a crash leaves the old file or the new one, never half of each.
+
+deja refuses, writing nothing: a file that is not UTF-8 or not a JSON object,
+a JSON object with a key twice (rewriting it would keep only one of the two),
+a path whose symlink points nowhere (writing would create the link's target
+folders wherever it points), a file the user made read-only and a folder deja
+cannot write in (a refusal half way through would leave some files written).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import re
 import shutil
 import stat
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,6 +53,15 @@ class Change:
     diff: str
     text: str | None = field(default=None, repr=False)  # the new content; None when removed
     backup: bool = field(default=False, repr=False)  # keep a .bak of the file deja shares with the user
+    before: str | None = field(default=None, repr=False)  # the text found; None when there was no file
+    # The file holds nothing of deja's yet: its .bak is taken afresh, and it is what uninstall puts back.
+    pristine: bool = field(default=False, repr=False)
+    # For a removal because nothing worth a file is left: the text that stays if the file must stay.
+    remainder: str | None = field(default=None, repr=False)
+
+
+class DuplicateKey(InstallError):
+    """A JSON object names one key twice: a rewrite would keep only one of the values."""
 
 
 def read_text(path: Path) -> str | None:
@@ -65,16 +80,40 @@ def read_text(path: Path) -> str | None:
 
 
 def parse_object(path: Path, text: str | None) -> dict[str, Any]:
-    """A JSON file's top-level object; a missing or blank file is an empty one."""
+    """A JSON file's top-level object; a missing or blank file is an empty one.
+
+    A key twice in one object is refused: ``json`` keeps the last value, so a
+    rewrite would silently drop the first.
+    """
     if text is None or not text.strip():
         return {}
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
         raise InstallError(f"{path}:{error.lineno}", f"{error.msg} (column {error.colno})") from None
+    except _Repeated as repeated:
+        problem = f"the key {repeated.key!r} appears twice in one object, and rewriting the file would drop one"
+        where = shape_error(path, text, repeated.key, problem).where
+        raise DuplicateKey(
+            where, problem, "deja changed nothing; remove or rename one of them, then run the command again"
+        ) from None
     if not isinstance(value, dict):
         raise InstallError(f"{path}:1", f"expected a JSON object at the top, found {json_type(value)}")
     return value
+
+
+class _Repeated(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _Repeated(key)
+        found[key] = value
+    return found
 
 
 def shape_error(path: Path, text: str | None, key: str, problem: str) -> InstallError:
@@ -93,18 +132,21 @@ def dump_json(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def plan_json(path: Path, text: str | None, old: dict[str, Any], new: dict[str, Any], *, removable: bool) -> Change:
+def plan_json(
+    path: Path, text: str | None, old: dict[str, Any], new: dict[str, Any], *, removable: bool, pristine: bool = False
+) -> Change:
     """The change that turns ``old`` (parsed from ``text``) into ``new``.
 
     ``removable`` means ``new`` holds nothing worth a file: the file is removed,
     unless it is a symlink, which keeps pointing at the emptied document.
+    ``pristine`` means ``old`` holds nothing of deja's (see :class:`Change`).
     An unchanged document is never rewritten, so its formatting survives.
     """
     if dump_json(new) == dump_json(old):
         return Change(path, "unchanged", "")
     if removable and not path.is_symlink():
-        return plan_text(path, text, None, backup=True)
-    return plan_text(path, text, dump_json(new), backup=True)
+        return replace(plan_text(path, text, None, backup=True), remainder=dump_json(new))
+    return replace(plan_text(path, text, dump_json(new), backup=True), pristine=pristine and text is not None)
 
 
 def plan_text(path: Path, old: str | None, new: str | None, *, backup: bool = False) -> Change:
@@ -120,7 +162,7 @@ def plan_text(path: Path, old: str | None, new: str | None, *, backup: bool = Fa
             tofile="/dev/null" if new is None else str(path),
         )
     )
-    return Change(path, action, diff, new, backup)
+    return Change(path, action, diff, new, backup, before=old)
 
 
 def plan_directory_removal(path: Path, leaving: str) -> Change:
@@ -130,6 +172,53 @@ def plan_directory_removal(path: Path, leaving: str) -> Change:
     except OSError:
         return Change(path, "unchanged", "")
     return Change(path, "removed" if entries == [leaving] else "unchanged", "")
+
+
+def preflight(changes: list[Change]) -> None:
+    """Refuse, before anything is written, a change deja should not or could not make whole."""
+    for change in changes:
+        if change.action == "unchanged":
+            continue
+        _refuse_dangling_links(change.path)
+        if change.action != "created" and not change.path.is_dir():
+            _refuse_read_only(change.path, change.action)
+        _refuse_unwritable_folder(Path(os.path.realpath(change.path)).parent)
+
+
+def _refuse_dangling_links(path: Path) -> None:
+    """A symlink on the way that points nowhere: following it would create folders wherever it points."""
+    for link in (path, *path.parents):
+        if link.is_symlink() and not link.exists():
+            problem = f"is a symlink to {os.readlink(link)}, which does not exist"
+            todo = "deja changed nothing; point the link at an existing file or folder, or remove it, then run the command again"
+            raise InstallError(str(link), problem, todo)
+
+
+def _refuse_read_only(path: Path, action: Action) -> None:
+    """The user made the file read-only: deja does not override that (a rename would, silently)."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return
+    if not mode & stat.S_IWUSR:
+        verb = "remove deja's entries" if action == "removed" else "change"
+        todo = f"deja changed nothing; make it writable (chmod u+w {path}) or {verb} it yourself, then run the command again"
+        raise InstallError(str(path), f"is read-only (mode {mode:o})", todo)
+
+
+def _refuse_unwritable_folder(folder: Path) -> None:
+    """A write is a rename inside the folder (and a removal, an unlink): the nearest existing one must allow it."""
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        todo = f"deja changed nothing; make it writable (chmod u+w {folder}), then run the command again"
+        raise InstallError(str(folder), "is a folder deja cannot write in", todo)
+
+
+def backup_path(path: Path) -> Path:
+    """Where the .bak of ``path`` is (beside the file a symlink points to)."""
+    target = Path(os.path.realpath(path))
+    return target.with_name(target.name + ".bak")
 
 
 def apply(changes: list[Change]) -> None:
@@ -149,19 +238,21 @@ def _apply_one(change: Change) -> None:
         else:
             change.path.unlink(missing_ok=True)
     elif change.text is not None:
-        _write_atomically(Path(os.path.realpath(change.path)), change.text, backup=change.backup)
+        _write_atomically(change, change.text)
 
 
-def _write_atomically(target: Path, text: str, *, backup: bool) -> None:
+def _write_atomically(change: Change, text: str) -> None:
+    """Write through a symlink, keeping the file's mode; back the user's file up first (afresh when pristine)."""
+    target = Path(os.path.realpath(change.path))
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = None
-    if mode is not None and backup:
-        bak = target.with_name(target.name + ".bak")
-        if not bak.exists():
+    if mode is not None and change.backup:
+        bak = backup_path(target)
+        if change.pristine or not bak.exists():
             shutil.copy2(target, bak)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

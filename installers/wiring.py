@@ -27,7 +27,7 @@ from .entries import (
     plan_hooks,
     plan_server,
 )
-from .files import InstallError, json_type, parse_object, read_text
+from .files import DuplicateKey, InstallError, json_type, parse_object, read_text
 
 Level = Literal["ok", "warn", "error"]
 
@@ -214,8 +214,13 @@ def _executable_finding(executable: str, deja: str, runs: str, install: str) -> 
 
 
 def _load(path: Path) -> dict[str, Any] | WiringFinding:
+    if path.is_symlink() and not path.exists():
+        message = f"{path} is a symlink to {os.readlink(path)}, which does not exist; deja install refuses it"
+        return WiringFinding("warn", message, f"point the link at an existing file, or remove it: {path}")
     try:
         return parse_object(path, read_text(path))
+    except DuplicateKey as error:  # the harness reads it (keeping the last value); deja will not rewrite it
+        return WiringFinding("warn", f"{error.where}: {error.problem}; deja install refuses it", f"edit {path}")
     except InstallError as error:
         return WiringFinding("error", f"{error.where}: {error.problem}; nothing in it loads", f"edit {path}")
 

@@ -7,37 +7,44 @@ them to ``deja.hooks`` before typer is imported.
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import sys
 import time
+import unicodedata
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import orjson
 import typer
+from typer.core import TyperCommand
 
 from ..core import paths
-from ..core.index import Index, IndexUnreadable
+from ..core.index import Index, IndexUnreadable, SessionMeta
 from ..core.library import NotFound, find_session, newest_sessions, open_index
+from .about import version
 from .verbs import register as register_work_verbs
 from .views import (
     search_json,
     search_text,
     session_json,
-    session_line,
     show_json,
     show_text,
+    when,
     window_note,
 )
 
 if TYPE_CHECKING:  # installers load only for the commands that write files
+    from typer._click import Context, HelpFormatter, Parameter
+
     from ..installers.files import Change
 
 app = typer.Typer(
     name="deja",
-    help="Memory for Cursor: search, show and resume your past Cursor sessions, and recall them in new ones.",
-    no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help (click's): ID and WORDS as written, flags without a type; no boxes to wrap.
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -48,6 +55,100 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for scripts i
 def fail(message: str, code: int = 1) -> NoReturn:
     typer.echo(f"deja: {message}", err=True)
     raise typer.Exit(code)
+
+
+class Command(TyperCommand):
+    """A subcommand with plain help: arguments by name (``ID``, ``WORDS...``), values by name (``--limit N``).
+
+    ``plain_help`` gives it to every command, however it was registered.
+    """
+
+    def collect_usage_pieces(self, ctx: Context) -> list[str]:
+        return [self.options_metavar or "", *map(_argument_name, _params(self, ctx, "argument"))]
+
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
+        arguments = [(_argument_name(p), getattr(p, "help", None) or "") for p in _params(self, ctx, "argument")]
+        options = [row for p in _params(self, ctx, "option") if (row := _option_row(p, ctx))]
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+def _params(command: TyperCommand, ctx: Context, kind: str) -> list[Parameter]:
+    return [p for p in command.get_params(ctx) if p.param_type_name == kind and not getattr(p, "hidden", False)]
+
+
+def _argument_name(param: Parameter) -> str:
+    name = param.metavar or (param.name or "").upper()
+    return f"{name}..." if param.nargs != 1 else name
+
+
+def _option_row(param: Parameter, ctx: Context) -> tuple[str, str] | None:
+    """``-n, --limit N`` and its help (defaults and ranges included); a flag is its names alone."""
+    record = param.get_help_record(ctx)
+    if record is None:
+        return None
+    names = ", ".join(sorted([*param.opts, *param.secondary_opts], key=lambda name: name.startswith("--")))
+    if getattr(param, "is_flag", False) or getattr(param, "count", False):
+        return names, record[1]
+    return f"{names} {param.metavar or (param.name or '').upper()}", record[1]
+
+
+def plain_help(typer_app: typer.Typer) -> None:
+    """Give every command registered so far plain help (``Command``); run once the last one is registered.
+
+    A command that asked for a class of its own keeps it.
+    """
+    for info in typer_app.registered_commands:
+        if info.cls in (None, TyperCommand):
+            info.cls = Command
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        typer.echo(f"deja {version()}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def main(
+    ctx: typer.Context,
+    show_version: Annotated[
+        bool, typer.Option("--version", is_eager=True, callback=_print_version, help="Print deja's version and exit.")
+    ] = False,
+) -> None:
+    """Memory for Cursor: search, show and resume your past Cursor sessions, and recall them in new ones."""
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+
+
+def terminal_width() -> int | None:
+    """The width a listing must fit: the terminal's (or ``COLUMNS``); None when output goes to a pipe or file."""
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def fit(line: str, width: int | None) -> str:
+    """``line`` cut to ``width`` terminal columns with an ellipsis, so the terminal never wraps it.
+
+    Wide characters (CJK, most emoji) take two columns, combining marks none.
+    """
+    if width is None or sum(map(_columns, line)) <= width:
+        return line
+    used = 0
+    for end, char in enumerate(line):
+        used += _columns(char)
+        if used > width - 1:
+            return line[:end] + "…"
+    return line
+
+
+def _columns(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
 
 
 def emit_json(data: object) -> None:
@@ -151,21 +252,32 @@ def index_command(
     skipped = sum(result.problems.values())
     if skipped:
         typer.echo(f"{skipped} unreadable records skipped; `deja doctor` lists them", err=True)
+    if not result.sessions:
+        from .doctor import no_history
+
+        nothing = no_history([paths.ide_user_root(), *paths.cli_roots()])
+        typer.echo(f"{nothing.message[:1].upper()}{nothing.message[1:]}: {nothing.fix}.")
 
 
 @app.command("search")
 def search_command(
     words: Annotated[
-        list[str], typer.Argument(help="What to look for. Quote a phrase to match it exactly: '\"cache key\"'.")
+        list[str],
+        typer.Argument(metavar="WORDS", help="What to look for. Quote a phrase to match it exactly: '\"cache key\"'."),
     ],
     project: Annotated[
-        str | None, typer.Option("--project", "-p", help="Only this project (name or directory).")
+        str | None, typer.Option("--project", "-p", metavar="PROJECT", help="Only this project (name or directory).")
     ] = None,
-    source: Annotated[str | None, typer.Option("--source", "-s", help="Only cursor-ide or cursor-cli.")] = None,
+    source: Annotated[
+        str | None, typer.Option("--source", "-s", metavar="SOURCE", help="Only cursor-ide or cursor-cli.")
+    ] = None,
     since: Annotated[
-        str | None, typer.Option("--since", help="Only sessions updated since: 30d, 12h, 2w or YYYY-MM-DD.")
+        str | None,
+        typer.Option("--since", metavar="WHEN", help="Only sessions updated since: 30d, 12h, 2w or YYYY-MM-DD."),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many sessions to show.")] = 10,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", metavar="N", min=1, max=200, help="How many sessions to show.")
+    ] = 10,
     json: JsonFlag = False,
 ) -> None:
     """Find the past sessions that match WORDS, best first."""
@@ -182,9 +294,15 @@ def search_command(
     if not query:
         fail("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
     index = _open_index()
-    result = search(index, query, filters=Filters(project=project, source=source, since=since_at), limit=limit)
+    filters = Filters(project=project, source=source, since=since_at)
+    result = search(index, query, filters=filters, limit=limit)
     if json:
         emit_json(search_json(result))
+    elif not result.hits and filters.active and (everywhere := search(index, query, limit=1).total):
+        flags = _filter_flags(project=project, source=source, since=since)
+        typer.echo(
+            f'No session matches "{query}" with {flags}; drop {_the_filters(flags)} to see {_that_do(everywhere)}.'
+        )
     else:
         typer.echo(search_text(result))
 
@@ -192,23 +310,52 @@ def search_command(
 @app.command("sessions")
 def sessions_command(
     project: Annotated[
-        str | None, typer.Option("--project", "-p", help="Only this project (name or directory).")
+        str | None, typer.Option("--project", "-p", metavar="PROJECT", help="Only this project (name or directory).")
     ] = None,
-    source: Annotated[str | None, typer.Option("--source", "-s", help="Only cursor-ide or cursor-cli.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many sessions to list.")] = 20,
+    source: Annotated[
+        str | None, typer.Option("--source", "-s", metavar="SOURCE", help="Only cursor-ide or cursor-cli.")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=1, help="How many sessions to list.")] = 20,
     json: JsonFlag = False,
 ) -> None:
     """List sessions, newest first."""
     _check_source(source)
-    chosen = newest_sessions(_open_index(), project=project, source=source, limit=limit)
+    index = _open_index()
+    chosen = newest_sessions(index, project=project, source=source, limit=limit)
     if json:
         emit_json({"sessions": [session_json(m) for m in chosen]})
-        return
-    if not chosen:
-        typer.echo("No sessions found. `deja doctor` shows where deja looked.")
-        return
-    for meta in chosen:
-        typer.echo(session_line(meta))
+    elif chosen:
+        width, project_width = terminal_width(), min(max(len(m.project or NO_PROJECT) for m in chosen), 18)
+        for meta in chosen:
+            typer.echo(fit(session_row(meta, project_width), width))
+    elif index.session_count and (flags := _filter_flags(project=project, source=source)):
+        typer.echo(
+            f"No sessions with {flags}; drop {_the_filters(flags)} to see the {index.session_count} in the index."
+        )
+    else:
+        typer.echo("No sessions found. `deja index` says where it looked; `deja doctor` checks the rest.")
+
+
+NO_PROJECT = "(no project)"
+
+
+def session_row(meta: SessionMeta, project_width: int) -> str:
+    """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut."""
+    project = meta.project or NO_PROJECT
+    return f"{meta.id}  {when(meta.updated)}  {project:<{project_width}}  {meta.title or '(untitled)'}"
+
+
+def _filter_flags(**given: str | None) -> str:
+    """The filters a user gave, as they typed them: ``--project api --source cursor-cli``."""
+    return " ".join(f"--{name} {value}" for name, value in given.items() if value)
+
+
+def _the_filters(flags: str) -> str:
+    return "the filters" if flags.count("--") > 1 else "the filter"
+
+
+def _that_do(count: int) -> str:
+    return "the one that does" if count == 1 else f"the {count} that do"
 
 
 @app.command("show")
@@ -279,6 +426,13 @@ DryRunFlag = Annotated[
 ]
 
 
+def _check_target(target: str) -> None:
+    from ..installers import TARGETS
+
+    if target not in TARGETS:
+        fail(f"{target!r} is not a target deja installs into: choose one of {', '.join(TARGETS)}", code=2)
+
+
 def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> None:
     for change in changes:
         action = f"would be {change.action}" if dry_run and change.action != "unchanged" else change.action
@@ -292,6 +446,7 @@ def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Wire deja into Cursor (MCP server, skill, /deja command; hooks with cursor-auto) or Claude Code."""
     from ..installers import InstallError, install
 
+    _check_target(target)
     try:
         changes = install(target, dry_run=dry_run)
     except InstallError as exc:
@@ -304,6 +459,7 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Remove exactly what `deja install` wrote for a target, and nothing else."""
     from ..installers import InstallError, uninstall
 
+    _check_target(target)
     try:
         changes = uninstall(target, dry_run=dry_run)
     except InstallError as exc:
@@ -316,7 +472,24 @@ def mcp_command() -> None:
     """Serve deja's tools to agents over MCP (stdio); this is what mcp.json runs."""
     from .mcp_server import serve
 
+    if sys.stdin.isatty():
+        signal.signal(signal.SIGINT, _stop_now)
+        typer.echo(
+            "deja mcp: deja's MCP server. Cursor starts it from mcp.json and speaks JSON-RPC on its stdin; "
+            "there is nothing to type here. Ctrl-C stops it.",
+            err=True,
+        )
     serve()
+
+
+def _stop_now(signum: int, frame: object) -> NoReturn:
+    """Ctrl-C on a server started by hand: its stdin reader blocks in a thread no exception reaches, so exit here.
+
+    The server only reads; an index refresh cut short leaves the previous index whole. The line goes
+    straight to the file descriptor: the signal may land inside a write to ``sys.stderr``, which must not re-enter.
+    """
+    os.write(2, b"\ndeja mcp: stopped\n")
+    os._exit(0)
 
 
 @app.command("resume")
@@ -361,7 +534,7 @@ def doctor_command(json: JsonFlag = False) -> None:
     if json:
         emit_json(report_json(report))
     else:
-        typer.echo(report_text(report))
+        typer.echo(report_text(report, width=terminal_width()))
     if not report.healthy:
         raise typer.Exit(1)
 
@@ -379,6 +552,7 @@ def demo_command(
 
 
 register_work_verbs(app)
+plain_help(app)
 
 
 def _iso_epoch(epoch: float) -> str:
@@ -388,22 +562,27 @@ def _iso_epoch(epoch: float) -> str:
 
 
 def run() -> None:
-    """Run the CLI; an unexpected error is one line on stderr unless DEJA_DEBUG=1."""
+    """Run the CLI. A usage error is one line and exit 2; an unexpected error one line unless DEJA_DEBUG=1."""
     try:
-        app()
-    except SystemExit:
-        raise
+        code = typer.main.get_command(app).main(prog_name="deja", standalone_mode=False)
+    except typer.TyperException as exc:  # typer's (click's) usage errors carry exit code 2 and their context
+        message = " ".join(exc.format_message().split()).rstrip(".")
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see `{ctx.command_path} --help`)" if exc.exit_code == 2 and ctx is not None else ""
+        sys.stderr.write(f"deja: {message}{hint}\n")
+        code = exc.exit_code
     except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
         sys.stderr.write(f"deja: {exc}: run `deja index` to rebuild it\n")
-        sys.exit(1)
-    except KeyboardInterrupt:
+        code = 1
+    except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("deja: interrupted\n")
-        sys.exit(130)
+        code = 130
     except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
         if os.environ.get("DEJA_DEBUG") == "1":
             raise
         sys.stderr.write(f"deja: {type(exc).__name__}: {exc} (set DEJA_DEBUG=1 for the traceback)\n")
-        sys.exit(1)
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 __all__ = ["app", "run", "paths"]

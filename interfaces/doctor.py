@@ -14,7 +14,9 @@ errors alone make the exit status 1.
 
 from __future__ import annotations
 
+import re
 import shlex
+import textwrap
 import time
 from collections import Counter
 from datetime import datetime
@@ -26,7 +28,15 @@ import msgspec
 from ..core import paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
 from ..core.index import MANIFEST, Index, IndexUnreadable, index_dir
-from ..core.readers import ChatSurvey, composer_fingerprints, find_all_chat_dirs, scan_transcripts, survey_chats
+from ..core.readers import (
+    SIGNALS,
+    ChatSurvey,
+    composer_fingerprints,
+    find_all_chat_dirs,
+    scan_transcripts,
+    survey_chats,
+)
+from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions
 from .views import when
 
@@ -70,10 +80,17 @@ class IndexStatus(msgspec.Struct):
     age_seconds: float | None = None
     #: A store was written after the index was built.
     stale: bool = False
+    #: Indexed sessions per signal that gave their project, best signal first (``deja.core.readers.projects.SIGNALS``).
+    project_signals: dict[str, int] = {}
+    #: Indexed sessions that no signal gave a project folder.
+    without_project: int = 0
 
 
 class Report(msgspec.Struct):
     healthy: bool
+    #: This deja's version, and the command that upgrades it the way it was installed.
+    version: str
+    upgrade: str
     ide_root: str
     cli_roots: list[str]
     stores: list[Store]
@@ -112,6 +129,7 @@ def diagnose(home: Path | None = None) -> Report:
     wiring = [Finding(f.level, "wiring", f.message, f.fix) for f in wiring_report()]
     delivery = cursor_delivery()
     problems = [
+        *_missing_roots(),
         *_history_problems(stores, [ide_root, *cli_roots], skipped, chats),
         *_index_problems(index, damage),
         *(finding for finding in wiring if finding.level != "ok"),
@@ -120,6 +138,8 @@ def diagnose(home: Path | None = None) -> Report:
     ]
     return Report(
         healthy=not any(p.level == "error" for p in problems),
+        version=version(),
+        upgrade=upgrade_command(),
         ide_root=str(ide_root),
         cli_roots=[str(root) for root in cli_roots],
         stores=stores,
@@ -169,18 +189,32 @@ def _delivery_problems(delivery: Delivery) -> list[Finding]:
     ]
 
 
+def no_history(looked_in: list[Path]) -> Finding:
+    """Where deja looked for Cursor's chats and found none, and what to do (doctor's and ``deja index``'s words)."""
+    return Finding(
+        "warn",
+        "history",
+        f"no Cursor chats found in {' or '.join(map(str, looked_in))}",
+        "chat once in Cursor or cursor-agent; if your history is elsewhere, `deja config set cursor_root PATH` "
+        "(or cursor_cli_root) points deja at it (`deja demo` shows deja on a sample history)",
+    )
+
+
+def _missing_roots() -> list[Finding]:
+    """A root override naming no folder: every command that reads history refuses to run until it is fixed."""
+    return [
+        Finding("error", "history", f"{name}={path}: no such folder; searches fail until it is fixed",
+                "point it at an existing folder or unset it")
+        for name, path in paths.missing_overrides()
+    ]  # fmt: skip
+
+
 def _history_problems(
     stores: list[Store], looked_in: list[Path], skipped: dict[str, int], chats: ChatSurvey
 ) -> list[Finding]:
     problems = []
     if not any(store.count for store in stores):
-        problems.append(Finding(
-            "warn",
-            "history",
-            f"no Cursor chats found in {' or '.join(map(str, looked_in))}",
-            "chat once in Cursor or cursor-agent; if your history is elsewhere, point DEJA_CURSOR_ROOT or "
-            "DEJA_CURSOR_CLI_ROOT at it (`deja demo` shows deja on a sample history)",
-        ))  # fmt: skip
+        problems.append(no_history(looked_in))
     for store in stores:
         if store.unreadable:
             fix = f"sqlite3 {shlex.quote(store.path)} 'PRAGMA integrity_check'  (with Cursor closed)"
@@ -272,6 +306,7 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
     except IndexUnreadable as exc:
         return IndexStatus(str(directory), "damaged", bytes=size), None, str(exc)
     built = index.manifest.built_at
+    signals = Counter(meta.project_from if meta.project_dir else "" for _, _, meta in index.sessions())
     status = IndexStatus(
         path=str(directory),
         state="ok",
@@ -281,8 +316,14 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
         built_at=_local(built),
         age_seconds=round(time.time() - built, 1),
         stale=newest is not None and newest.timestamp() > int(built),
+        project_signals={s: signals[s] for s in sorted(signals.keys() - {""}, key=_signal_rank)},
+        without_project=signals[""],
     )
     return status, state, ""
+
+
+def _signal_rank(signal: str) -> tuple[int, str]:
+    return (SIGNALS.index(signal) if signal in SIGNALS else len(SIGNALS), signal)
 
 
 # --------------------------------------------------------------------------- the screen
@@ -293,9 +334,12 @@ def report_json(report: Report) -> dict:
     return msgspec.to_builtins(report, builtin_types=(datetime,))
 
 
-def report_text(report: Report) -> str:
-    """One screen: each section's state, each problem under it with its fix, and a verdict."""
-    lines = ["Cursor history"]
+def report_text(report: Report, width: int | None = None) -> str:
+    """One screen: each section's state, each problem under it with its fix, and a verdict.
+
+    Problems and fixes wrap at word boundaries within ``width`` (the terminal's), under their own indent.
+    """
+    lines = [f"deja {report.version}", "", "Cursor history"]
     ide = [s for s in report.stores if s.kind == "cursor-ide"]
     if ide:
         chats, databases = _count(sum(s.count for s in ide), "chat"), _count(len(ide), "database")
@@ -322,6 +366,7 @@ def report_text(report: Report) -> str:
             f"  {_count(index.sessions, 'session')}, {_count(index.messages, 'message')}, {_size(index.bytes)}, "
             f"built {when(index.built_at)} ({_age(index.age_seconds or 0)} ago), {fresh}"
         )
+        lines.append(f"  projects: {_projects_line(index)}")
     lines += _problem_lines(report, "index")
 
     lines += ["", "Wiring"]
@@ -341,7 +386,13 @@ def report_text(report: Report) -> str:
         lines.append(f"deja can see and serve your history; {_count(warnings, 'warning')} above.")
     else:
         lines.append("deja can see and serve your history.")
-    return "\n".join(lines)
+    return "\n".join(line for text in lines for line in _wrap(text, width))
+
+
+def _projects_line(index: IndexStatus) -> str:
+    """Which signal gave the sessions their project (best first), and how many have none."""
+    found = ", ".join(f"{n} from {signal}" for signal, n in index.project_signals.items())
+    return f"{found or 'none found'}; {_count(index.without_project, 'session')} without a project"
 
 
 def _delivery_lines(delivery: Delivery | None) -> list[str]:
@@ -365,6 +416,26 @@ def _problem_lines(report: Report, area: Area) -> list[str]:
             label = "ERROR" if problem.level == "error" else problem.level
             lines += [f"  {label:<5}  {problem.message}", f"         fix: {problem.fix}"]
     return lines
+
+
+# A line's head: its indent and a label in its own column ("editor", "ERROR", "fix:"), which continuations align under.
+_HEAD = re.compile(r"\s*(?:fix: |\S+\s{2,})?")
+
+
+def _wrap(line: str, width: int | None) -> list[str]:
+    """``line`` wrapped between words within ``width``, continuations under its text; a path longer than a line stays whole."""
+    head = _HEAD.match(line)
+    if width is None or len(line) <= width or head is None:
+        return [line]
+    indent = " " * head.end()
+    return textwrap.wrap(
+        line[head.end() :],
+        width=max(width, head.end() + 20),
+        initial_indent=line[: head.end()],
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _count(n: int, noun: str) -> str:

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Iterable
+
+HOOK_HELP = (
+    "deja {command}: a hook; Cursor or Claude Code runs it with the event as JSON on stdin "
+    "and it prints what the agent is given (`deja install cursor-auto` wires it)"
+)
 
 
 def use_utf8() -> None:
@@ -24,12 +30,24 @@ def main() -> None:
     use_utf8()
     argv = sys.argv[1:]
     if argv and argv[0].startswith("hook-"):
+        from ..hooks.run import HANDLERS
         from ..hooks.run import main as run_hook
 
+        if {"-h", "--help"} & set(argv[1:]):
+            sys.exit(_hook_help(argv[0], HANDLERS))
         sys.exit(run_hook(argv[0], argv[1:]))
     from .cli import run
 
     run()
+
+
+def _hook_help(command: str, handlers: Iterable[str]) -> int:
+    """One line on what a hook command is (a person typed ``--help``; Cursor never passes arguments)."""
+    if command not in handlers:
+        sys.stderr.write(f"deja: {command} is not a hook: deja's hooks are {', '.join(handlers)}\n")
+        return 2
+    print(HOOK_HELP.format(command=command))
+    return 0
 
 
 if __name__ == "__main__":

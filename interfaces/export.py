@@ -19,18 +19,15 @@ from ..core.index import SessionMeta
 from ..core.keys import EDIT_TOOLS
 from ..core.model import Message, ToolCall
 from ..core.work import edit_texts
-from .views import iso, show_json, when
+from .views import iso, show_json, tool_summary, when
 
 FORMATS = ("md", "json", "html")
 
 
 def _call_summary(call: ToolCall) -> str:
     """A tool call in one line: its name and the argument that says what it did."""
-    for key in ("command", "path", "file_path", "target_file", "pattern", "query", "glob_pattern", "url"):
-        value = call.args.get(key)
-        if isinstance(value, str) and value.strip():
-            return f"{call.name}: {' '.join(value.split())[:160]}"
-    return call.name
+    what = tool_summary(call.args)
+    return f"{call.name}: {what}" if what else call.name
 
 
 def _exit(call: ToolCall) -> str:

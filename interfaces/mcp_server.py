@@ -22,10 +22,10 @@ import subprocess
 import sys
 import threading
 import time
-from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import anyio
 import msgspec
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -39,7 +39,9 @@ from ..core.library import NotFound, find_session, newest_sessions, session_dige
 from ..core.model import Message
 from ..core.resume import ResumeRefused, resume_line
 from ..core.search import Filters, SearchResult, parse_since, search
-from .views import search_json, search_text, session_json, session_line, show_json, show_text, window_note
+from .about import version
+from .mcp_stdio import answering_stdio
+from .views import lines_within, search_json, search_text, session_json, session_line, show_json, show_text, window_note
 
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How stale the index may get between two tool calls before one of them refreshes it.
@@ -178,12 +180,7 @@ def fit_bytes(text: str, budget: int) -> str:
     """``text`` cut at a line boundary to ``budget`` UTF-8 bytes, saying so."""
     if len(text.encode()) <= budget:
         return text
-    kept, used = [], 0
-    for line in text.splitlines():
-        used += len(line.encode()) + 1
-        if used > budget - 40:
-            break
-        kept.append(line)
+    kept = lines_within(text.splitlines(), budget - 40)  # room for the note below
     return "\n".join(kept) + "\n(cut to fit; ask a narrower question)"
 
 
@@ -356,7 +353,7 @@ class Tools:
 
 
 def build_server(home: Path | None = None, refresh_every: float = REFRESH_SECONDS) -> MCPServer:
-    server: MCPServer = MCPServer("deja", instructions=INSTRUCTIONS, version=version("deja"), log_level="WARNING")
+    server: MCPServer = MCPServer("deja", instructions=INSTRUCTIONS, version=version(), log_level="WARNING")
     tools = Tools(home, refresh_every)
     for tool, title in (
         (tools.search, "Search past Cursor sessions"),
@@ -373,5 +370,12 @@ def build_server(home: Path | None = None, refresh_every: float = REFRESH_SECOND
 
 
 def serve() -> None:
-    """Serve the tools over stdio until the client closes the connection."""
-    build_server().run("stdio")
+    """Serve the tools over stdio until the client closes the connection, answering every unreadable line."""
+    anyio.run(_serve_stdio, build_server())
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    """``MCPServer.run_stdio_async`` over deja's transport (the SDK offers no public seam for one)."""
+    lowlevel = server._lowlevel_server
+    async with answering_stdio() as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

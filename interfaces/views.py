@@ -30,6 +30,7 @@ def session_json(meta: SessionMeta) -> dict[str, Any]:
         "source": meta.source,
         "project": meta.project,
         "project_dir": meta.project_dir,
+        "project_from": meta.project_from,
         "title": meta.title,
         "started": iso(meta.started),
         "updated": iso(meta.updated),
@@ -128,8 +129,31 @@ def window_note(offset: int, shown: int, total: int, next_hint: str) -> str:
     return f"\n\n(messages {offset + 1}–{end} of {total}{more})"
 
 
+def lines_within(lines: list[str], budget: int) -> list[str]:
+    """The leading ``lines`` whose UTF-8 bytes, a newline each, fit in ``budget``."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        used += len(line.encode("utf-8")) + 1
+        if used > budget:
+            break
+        kept.append(line)
+    return kept
+
+
 def tool_summary(args: dict[str, Any]) -> str:
-    for key in ("command", "path", "file_path", "pattern", "glob_pattern", "query", "description"):
+    """The argument that says what a tool call did (its command, file, pattern…), on one line."""
+    for key in (
+        "command",
+        "path",
+        "file_path",
+        "target_file",
+        "pattern",
+        "glob_pattern",
+        "query",
+        "url",
+        "description",
+    ):
         value = args.get(key)
         if isinstance(value, str) and value:
             return " ".join(value.split())[:200]

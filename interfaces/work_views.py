@@ -12,7 +12,7 @@ from typing import Any
 from ..core.index import SessionMeta
 from ..core.readers.ai_tracking import Attribution
 from ..core.work import Blame, Digest, Edit, FileUse, Fix, Invocation, Step
-from .views import iso, session_json, when
+from .views import iso, lines_within, session_json, when
 
 #: How much of an edit's old and new text a text answer shows.
 EDIT_CHARS = 400
@@ -275,15 +275,7 @@ def ctx_markdown(d: Digest, budget: int) -> str:
         ]
     if d.stopped:
         parts += ["## Where it stopped", _cut(d.stopped, 600), ""]
-    kept: list[str] = []
-    size = 0
-    for line in parts:
-        cost = len(line.encode("utf-8")) + 1
-        if size + cost > budget:
-            break
-        kept.append(line)
-        size += cost
-    return "\n".join(kept).rstrip() + "\n"
+    return "\n".join(lines_within(parts, budget)).rstrip() + "\n"
 
 
 def handoff_line(d: Digest, budget: int) -> str:

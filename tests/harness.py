@@ -21,18 +21,45 @@ ENTRY = (sys.executable, "-m", "deja.interfaces.entry")
 
 
 def run_deja(
-    *args: str, env: dict[str, str] | None = None, input: str | bytes | None = None, timeout: float = 60
+    *args: str,
+    env: dict[str, str] | None = None,
+    input: str | bytes | None = None,
+    timeout: float = 60,
+    script: Path | None = None,
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``deja ARGS`` as a separate process with this interpreter (text mode unless ``input`` is bytes)."""
+    """``deja ARGS`` as a separate process with this interpreter (text mode unless ``input`` is bytes).
+
+    ``script`` runs a ``deja`` console script (``console_script``) instead of the module.
+    """
     text = not isinstance(input, bytes)
     return subprocess.run(
-        [*ENTRY, *args],
+        [*([str(script)] if script else ENTRY), *args],
         env=env if env is not None else dict(os.environ),
+        cwd=cwd,
         input=input,
         capture_output=True,
         text=text,
         timeout=timeout,
     )
+
+
+def console_script(folder: Path) -> Path:
+    """A ``deja`` console script for this interpreter in ``folder``, as pip writes one.
+
+    Installers record the ``deja`` that runs them; a test that installs runs this script with
+    ``PATH`` set to its folder, so what is recorded never depends on the developer's PATH.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "deja"
+    script.write_text(f"#!{sys.executable}\nfrom deja.interfaces.entry import main\n\nmain()\n")
+    script.chmod(0o755)
+    return script
+
+
+def path_with(script: Path) -> str:
+    """A PATH holding ``script``'s folder and the system's own, and nothing of the developer's."""
+    return os.pathsep.join([str(script.parent), os.defpath])
 
 
 class Sample(msgspec.Struct):

@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
 import orjson
 import pytest
+from harness import Sample, run_deja
 
-from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    sample = build_sample_history(tmp_path / "sample")
-    return {**os.environ, **sample.environment(tmp_path / "deja")}
-
-
-def deja(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deja.interfaces.entry", *args], env=env, capture_output=True, text=True, timeout=60
-    )
+from deja.core.index import MANIFEST, index_dir
+from deja.core.sample import API_CACHE_CHAT, API_CHAT, API_EDITOR_COMPOSER, INFRA_CHAT, WEB_COMPOSER
 
 
 def _aware(value: str) -> datetime:
@@ -32,20 +19,20 @@ def _aware(value: str) -> datetime:
     return parsed
 
 
-def test_index_json_reports_what_it_did(env):
-    first = deja(env, "index", "--json")
+def test_index_json_reports_what_it_did(sample: Sample) -> None:
+    first = run_deja("index", "--json")
     assert first.returncode == 0, first.stderr
     data = orjson.loads(first.stdout)
     assert set(data) == {"sessions", "messages", "added", "updated", "removed", "seconds", "unreadable_kept"}
-    assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (6, 6, 0, 0)
-    again = orjson.loads(deja(env, "index", "--json").stdout)
+    assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (7, 7, 0, 0)
+    again = orjson.loads(run_deja("index", "--json").stdout)
     assert (again["added"], again["updated"]) == (0, 0)
-    full = orjson.loads(deja(env, "index", "--full", "--json").stdout)
-    assert full["sessions"] == 6
+    full = orjson.loads(run_deja("index", "--full", "--json").stdout)
+    assert full["sessions"] == 7
 
 
-def test_search_builds_the_index_on_first_use_and_ranks_the_right_session_first(env):
-    result = deja(env, "search", "stale", "prices", "locale", "--json")
+def test_search_builds_the_index_on_first_use_and_ranks_the_right_session_first(sample: Sample) -> None:
+    result = run_deja("search", "stale", "prices", "locale", "--json")
     assert result.returncode == 0, result.stderr
     data = orjson.loads(result.stdout)
     assert data["query"] == "stale prices locale"
@@ -69,37 +56,47 @@ def test_search_builds_the_index_on_first_use_and_ranks_the_right_session_first(
     assert "locale" in hit["snippets"][0]["text"].lower()
 
 
-def test_search_text_is_one_block_per_session(env):
-    out = deja(env, "search", "docker", "disk").stdout
+def test_search_text_is_one_block_per_session(sample: Sample) -> None:
+    out = run_deja("search", "docker", "disk").stdout
     assert out.startswith("Docker build out of disk\n")
     assert INFRA_CHAT in out and "infra" in out
 
 
-def test_search_filters(env):
-    data = orjson.loads(deja(env, "search", "footer", "--project", "api", "--json").stdout)
+def test_search_filters(sample: Sample) -> None:
+    data = orjson.loads(run_deja("search", "footer", "--project", "api", "--json").stdout)
     assert data["hits"] == []
-    data = orjson.loads(deja(env, "search", "footer", "--source", "cursor-ide", "--since", "30d", "--json").stdout)
+    data = orjson.loads(run_deja("search", "footer", "--source", "cursor-ide", "--since", "30d", "--json").stdout)
     assert data["hits"][0]["session_id"] == WEB_COMPOSER
 
 
-def test_sessions_newest_first_with_iso_times(env):
-    data = orjson.loads(deja(env, "sessions", "--json").stdout)
+def test_sessions_newest_first_with_iso_times(sample: Sample) -> None:
+    data = orjson.loads(run_deja("sessions", "--json").stdout)
     rows = data["sessions"]
-    assert len(rows) == 6
-    assert set(rows[0]) == {"id", "source", "project", "project_dir", "title", "started", "updated", "messages"}
+    assert len(rows) == 7
+    assert set(rows[0]) == {
+        "id",
+        "source",
+        "project",
+        "project_dir",
+        "project_from",
+        "title",
+        "started",
+        "updated",
+        "messages",
+    }
     updated = [_aware(r["updated"]) for r in rows]
     assert updated == sorted(updated, reverse=True)
     assert rows[0]["id"] == API_CACHE_CHAT
-    api = orjson.loads(deja(env, "sessions", "--project", "api", "--json").stdout)["sessions"]
-    assert {r["id"] for r in api} == {API_CHAT, API_CACHE_CHAT}
-    ide = orjson.loads(deja(env, "sessions", "--source", "cursor-ide", "--limit", "1", "--json").stdout)["sessions"]
+    api = orjson.loads(run_deja("sessions", "--project", "api", "--json").stdout)["sessions"]
+    assert {r["id"] for r in api} == {API_CHAT, API_CACHE_CHAT, API_EDITOR_COMPOSER}
+    ide = orjson.loads(run_deja("sessions", "--source", "cursor-ide", "--limit", "1", "--json").stdout)["sessions"]
     assert len(ide) == 1 and ide[0]["source"] == "cursor-ide"
-    text = deja(env, "sessions").stdout.splitlines()
+    text = run_deja("sessions").stdout.splitlines()
     assert text[0].startswith(API_CACHE_CHAT) and "Why does the price cache" in text[0]
 
 
-def test_show_by_unique_prefix_with_tool_calls_and_results(env):
-    data = orjson.loads(deja(env, "show", API_CHAT[:6], "--json").stdout)
+def test_show_by_unique_prefix_with_tool_calls_and_results(sample: Sample) -> None:
+    data = orjson.loads(run_deja("show", API_CHAT[:6], "--json").stdout)
     assert data["session"]["id"] == API_CHAT
     assert data["session"]["title"] == "Fix pytest import error"
     calls = [c for m in data["messages"] for c in m["tool_calls"]]
@@ -107,12 +104,12 @@ def test_show_by_unique_prefix_with_tool_calls_and_results(env):
     assert [c["exit_code"] for c in calls] == [2, 0, 0]
     assert "No module named 'api.cache'" in calls[0]["result"]
     assert "Command output" not in calls[0]["result"]
-    text = deja(env, "show", API_CHAT).stdout
+    text = run_deja("show", API_CHAT).stdout
     assert "Fix pytest import error" in text and "exit 2" in text and "pip install -e ." in text
 
 
-def test_an_ambiguous_prefix_lists_both_ids(env):
-    result = deja(env, "show", "5d1c")
+def test_an_ambiguous_prefix_lists_both_ids(sample: Sample) -> None:
+    result = run_deja("show", "5d1c")
     assert result.returncode == 1
     assert API_CHAT in result.stderr and API_CACHE_CHAT in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -129,45 +126,47 @@ def test_an_ambiguous_prefix_lists_both_ids(env):
         (("show",), 2, "Missing argument"),
     ],
 )
-def test_bad_input_is_one_clear_line_never_a_traceback(env, args, code, needle):
-    result = deja(env, *args)
+def test_bad_input_is_one_clear_line_never_a_traceback(
+    sample: Sample, args: tuple[str, ...], code: int, needle: str
+) -> None:
+    result = run_deja(*args)
     assert result.returncode == code
     assert needle in result.stderr
     assert "Traceback" not in result.stderr
 
 
-def test_a_corrupt_index_is_rebuilt_by_the_next_command(env, tmp_path):
-    assert deja(env, "index").returncode == 0
-    (tmp_path / "deja" / "index" / "manifest.msgpack").write_bytes(b"broken")
-    result = deja(env, "search", "docker", "--json")
+def test_a_corrupt_index_is_rebuilt_by_the_next_command(sample: Sample) -> None:
+    assert run_deja("index").returncode == 0
+    (index_dir(sample.home) / MANIFEST).write_bytes(b"broken")
+    result = run_deja("search", "docker", "--json")
     assert result.returncode == 0
     assert orjson.loads(result.stdout)["hits"][0]["session_id"] == INFRA_CHAT
 
 
-def test_stats(env):
-    deja(env, "index")
-    data = orjson.loads(deja(env, "stats", "--json").stdout)
-    assert data["sessions"] == 6
+def test_stats(sample: Sample) -> None:
+    run_deja("index")
+    data = orjson.loads(run_deja("stats", "--json").stdout)
+    assert data["sessions"] == 7
     assert data["sources"]["cursor-cli"]["sessions"] == 4
-    assert data["sources"]["cursor-ide"]["sessions"] == 2
-    assert data["projects"]["api"]["sessions"] == 2
+    assert data["sources"]["cursor-ide"]["sessions"] == 3
+    assert data["projects"]["api"]["sessions"] == 3
     assert data["index_bytes"] > 0
     _aware(data["built_at"])
-    assert "6 sessions" in deja(env, "stats").stdout
+    assert "7 sessions" in run_deja("stats").stdout
 
 
-def test_help_explains_every_command(env):
-    out = deja(env, "--help").stdout
+def test_help_explains_every_command(sample: Sample) -> None:
+    out = run_deja("--help").stdout
     for command in ("index", "search", "sessions", "show", "stats", "install", "uninstall", "mcp"):
         assert command in out
-    assert "--project" in deja(env, "search", "--help").stdout
+    assert "--project" in run_deja("search", "--help").stdout
 
 
 @pytest.mark.parametrize("variable", ["DEJA_CURSOR_ROOT", "DEJA_CURSOR_CLI_ROOT"])
-def test_a_root_override_that_does_not_exist_is_one_clear_error(env, tmp_path, variable):
+def test_a_root_override_that_does_not_exist_is_one_clear_error(sample: Sample, tmp_path: Path, variable: str) -> None:
     missing = tmp_path / "no-such-folder"
     for args in (("index",), ("search", "docker"), ("sessions",)):
-        result = deja({**env, variable: str(missing)}, *args)
+        result = run_deja(*args, env={**sample.env, variable: str(missing)})
         assert result.returncode == 1
         assert (
             result.stderr == f"deja: {variable}={missing}: no such folder; point it at an existing folder or unset it\n"

@@ -117,7 +117,8 @@ def _store_only_undated(install: Install) -> None:
             store_assistant_message("Replaced BaseSettings with pydantic-settings."),
         ],
     )
-    # A chat whose meta.json names a folder it is not filed under, which does not exist either.
+    # A chat whose meta.json names a folder it is not filed under, which does not exist either:
+    # only the md5 folder it is filed under says where it ran.
     write_chat_store(
         chat_dir_for(install.config, str(install.api), "c-unverified"),
         cwd="/nowhere/at/all",
@@ -210,7 +211,9 @@ def test_every_chat_of_the_install_is_one_session_in_its_project(install: Instal
     assert (_time(b["started"]), _time(b["updated"])) == (B_CREATED, B_CREATED + timedelta(minutes=5))
 
     c = by_id["c-unverified"]
-    assert (c["project"], c["project_dir"], c["title"]) == ("", "", "what does this repo do?")
+    # Its meta.json's cwd is untrusted, but its chats/<md5>/ folder is the md5 of api, a folder other chats name.
+    assert (c["project"], c["project_dir"], c["project_from"]) == ("api", str(install.api), "chat folder")
+    assert c["title"] == "what does this repo do?"
     assert _time(c["started"]) == _time(c["updated"]) == C_CREATED  # the store's own createdAt
 
     d = by_id["d-acp"]

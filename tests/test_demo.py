@@ -7,13 +7,13 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from harness import run_deja
 from typer.testing import CliRunner
 
-from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_STORE_CHAT
+from deja.core.sample import API_CACHE_CHAT, API_CHAT, API_EDITOR_COMPOSER, INFRA_STORE_CHAT
 from deja.interfaces.cli import app
 
 HOOK_SECTIONS = {
@@ -22,16 +22,6 @@ HOOK_SECTIONS = {
     "preToolUse (deja hook-tool)": "`pytest -q` ran 2 times in this project before",
     "postToolUse (deja hook-tool-after)": "This error came up before",
 }
-
-
-def demo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deja.interfaces.entry", "demo", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def sections(out: str) -> dict[str, str]:
@@ -48,13 +38,13 @@ def sample_folder(out: str) -> Path:
 
 def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path) -> None:
     started = time.perf_counter()
-    ran = demo()
+    ran = run_deja("demo")
     elapsed = time.perf_counter() - started
     assert ran.returncode == 0, ran.stderr
     assert ran.stderr == ""
     assert elapsed < 6, f"deja demo took {elapsed:.1f}s"
     out = ran.stdout
-    assert out.startswith("deja demo: a sample Cursor history of 6 sessions in 3 projects")
+    assert out.startswith("deja demo: a sample Cursor history of 7 sessions in 3 projects")
     shown = sections(out)
     folder = sample_folder(out)
 
@@ -62,7 +52,10 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
     store_only = next(line for line in listed.splitlines() if line.startswith(INFRA_STORE_CHAT))
     assert store_only.split()[3:5] == ["cursor-cli", "infra"], "the chat kept only in its store.db, in its project"
     assert store_only.endswith("Terraform aws provider 5.x upgrade")
-    assert len(listed.splitlines()) == 6
+    editor = next(line for line in listed.splitlines() if line.startswith(API_EDITOR_COMPOSER))
+    assert editor.split()[3:5] == ["cursor-ide", "api"], "the 3.x editor chat, placed by its composerHeaders row"
+    assert editor.endswith("Rate limit the price endpoint")
+    assert len(listed.splitlines()) == 7
 
     search = shown["deja search stale prices locale"]
     assert search.startswith("Why does the price cache return stale prices after switching the locale?")
@@ -91,6 +84,9 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
         assert body.startswith("<deja-recall>") and body.endswith("</deja-recall>"), (title, body)
         assert injected in body, (title, body)
     assert API_CHAT[:12] in shown[next(h for h in shown if h.startswith("postToolUse"))], "the failure's past fix"
+    session_start = shown[next(h for h in shown if h.startswith("sessionStart"))]
+    assert '"Rate limit the price endpoint" (api, ' in session_start, "the 3.x editor chat, placed by composerHeaders"
+    assert API_EDITOR_COMPOSER in session_start
 
     assert "deja install cursor-auto" in shown["Next: your own history"]
     assert not folder.exists(), "the temporary history is removed"
@@ -98,7 +94,7 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
 
 
 def test_demo_keep_leaves_a_history_to_try_more_commands_on(fake_home: Path, tmp_path: Path) -> None:
-    ran = demo("--keep")
+    ran = run_deja("demo", "--keep")
     assert ran.returncode == 0, ran.stderr
     folder = sample_folder(ran.stdout)
     try:
@@ -107,13 +103,7 @@ def test_demo_keep_leaves_a_history_to_try_more_commands_on(fake_home: Path, tmp
         assert export.startswith("export DEJA_")
         env = dict(os.environ)
         env.update(dict(pair.split("=", 1) for pair in shlex.split(export.removeprefix("export "))))
-        search = subprocess.run(
-            [sys.executable, "-m", "deja.interfaces.entry", "search", "docker", "disk"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        search = run_deja("search", "docker", "disk", env=env)
         assert search.returncode == 0 and search.stdout.startswith("Docker build out of disk"), search.stderr
         # The resume line it printed runs, in the sample's project.
         bin_dir = tmp_path / "bin"

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 import orjson
 import pytest
+from harness import Sample, console_script, path_with, run_deja
 from typer.testing import CliRunner
 
 from deja.core.index import MANIFEST, index_dir, read_manifest
 from deja.core.indexer import State, refresh
 from deja.core.readers.chatstore import EMPTY_ROOT
 from deja.core.readers.transcripts import MALFORMED_LINE
-from deja.core.sample import build_sample_history
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -29,12 +27,6 @@ from deja.core.writers.cursor_agent import (
 from deja.interfaces.cli import app
 
 T0 = datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
-
-
-def deja(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deja.interfaces.entry", *args], env=env, capture_output=True, text=True, timeout=60
-    )
 
 
 def doctor_json() -> tuple[int, dict]:
@@ -52,40 +44,38 @@ def _aware(value: str) -> datetime:
     return parsed
 
 
-@pytest.fixture
-def sample_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The sample history, deja pointed at it; returns DEJA_HOME."""
-    sample = build_sample_history(tmp_path / "sample")
-    for name, value in sample.environment(tmp_path / "deja").items():
-        monkeypatch.setenv(name, value)
-    return tmp_path / "deja"
-
-
-def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample_env: Path) -> None:
+def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample: Sample, tmp_path: Path) -> None:
+    """Installed and checked by one ``deja`` script, whatever the developer's PATH holds."""
+    script = console_script(tmp_path / "bin")
+    env = {**sample.env, "PATH": path_with(script)}
     for key, variable in (
         ("home", "DEJA_HOME"),
         ("cursor_root", "DEJA_CURSOR_ROOT"),
         ("cursor_cli_root", "DEJA_CURSOR_CLI_ROOT"),
     ):
         # In the config file as well, so Cursor's hooks, started without this shell, see the same history.
-        assert deja("config", "set", key, os.environ[variable]).returncode == 0
-    assert deja("install", "cursor-auto").returncode == 0
-    assert deja("index").returncode == 0
+        assert run_deja("config", "set", key, env[variable], env=env, script=script).returncode == 0
+    assert run_deja("install", "cursor-auto", env=env, script=script).returncode == 0
+    assert run_deja("index", env=env, script=script).returncode == 0
 
-    text = deja("doctor")
+    text = run_deja("doctor", env=env, script=script)
     assert text.returncode == 0, text.stdout + text.stderr
     out = text.stdout
     for section in ("Cursor history", "Index", "Wiring"):
         assert f"\n{section}\n" in f"\n{out}"
-    assert "2 chats in 2 databases" in out
+    assert "3 chats in 2 databases" in out
     assert "4 transcripts" in out and "4 chat stores" in out
     assert "cursor-agent chats read from their store alone (no transcript): 1" in out
-    assert "6 sessions, 22 messages" in out and "up to date" in out
+    assert "7 sessions, 25 messages" in out and "up to date" in out
+    assert (
+        "projects: 2 from workspaceProjectDir, 1 from composerHeaders, 4 from meta.json cwd; "
+        "0 sessions without a project"
+    ) in out
     assert "ok     Cursor: deja's hooks are in" in out
     assert "warn" not in out and "ERROR" not in out and "fix:" not in out
     assert out.rstrip().endswith("deja can see and serve your history.")
 
-    report = orjson.loads(deja("doctor", "--json").stdout)
+    report = orjson.loads(run_deja("doctor", "--json", env=env, script=script).stdout)
     assert report["healthy"] is True and report["problems"] == []
     assert report["chats_without_transcript"] == 1 and report["skipped"] == {}
     assert report["unreadable_chats"] == {}
@@ -94,10 +84,12 @@ def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample_env: Path) -> None
         kinds[store["kind"]] = kinds.get(store["kind"], 0) + store["count"]
         assert store["bytes"] > 0 and store["unreadable"] == ""
         _aware(store["newest"])
-    assert kinds == {"cursor-ide": 2, "cli-transcripts": 4, "cli-chat-stores": 4}
+    assert kinds == {"cursor-ide": 3, "cli-transcripts": 4, "cli-chat-stores": 4}
     index = report["index"]
-    assert index["state"] == "ok" and index["sessions"] == 6 and index["stale"] is False
-    assert index["path"] == str(index_dir(sample_env)) and index["bytes"] > 0
+    assert index["state"] == "ok" and index["sessions"] == 7 and index["stale"] is False
+    assert index["project_signals"] == {"workspaceProjectDir": 2, "composerHeaders": 1, "meta.json cwd": 4}
+    assert index["without_project"] == 0
+    assert index["path"] == str(index_dir(sample.home)) and index["bytes"] > 0
     _aware(index["built_at"])
     assert {f["level"] for f in report["wiring"]} == {"ok"}
 
@@ -107,7 +99,7 @@ def test_an_empty_machine_says_what_to_do_and_exits_1(fake_home: Path) -> None:
     assert result.exit_code == 1
     out = result.stdout
     assert "nothing there" in out
-    assert "no Cursor chats found" in out and "DEJA_CURSOR_ROOT" in out and "deja demo" in out
+    assert "no Cursor chats found" in out and "deja config set cursor_root PATH" in out and "deja demo" in out
     assert "no index at" in out and "fix: deja index" in out
     assert out.rstrip().endswith("each fix is above.")
 
@@ -177,10 +169,9 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
     assert report["index"]["state"] == "ok" and not any(p["area"] == "index" for p in report["problems"])
 
 
-def test_a_store_written_after_the_build_marks_the_index_stale_without_failing(sample_env: Path) -> None:
-    refresh(sample_env)
-    built = read_manifest(index_dir(sample_env)).built_at
-    transcript = next(Path(os.environ["DEJA_CURSOR_CLI_ROOT"]).glob("projects/*/agent-transcripts/*/*.jsonl"))
+def test_a_store_written_after_the_build_marks_the_index_stale_without_failing(indexed_sample: Sample) -> None:
+    built = read_manifest(index_dir(indexed_sample.home)).built_at
+    transcript = next(indexed_sample.history.cli_root.glob("projects/*/agent-transcripts/*/*.jsonl"))
     os.utime(transcript, (built + 5, built + 5))
     code, report = doctor_json()
     assert report["index"]["stale"] is True

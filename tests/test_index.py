@@ -72,11 +72,11 @@ def _append(path: Path, *records: dict) -> None:
 def test_first_build_reads_every_store_and_a_second_changes_nothing(history):
     sample, home = history
     first = refresh(home)
-    assert (first.sessions, first.added, first.removed) == (6, 6, 0)
+    assert (first.sessions, first.added, first.removed) == (7, 7, 0)
     assert _ids(home) >= {API_CHAT, API_CACHE_CHAT, INFRA_CHAT, WEB_COMPOSER}
     second = refresh(home)
     assert (second.added, second.updated, second.removed) == (0, 0, 0)
-    assert second.sessions == 6
+    assert second.sessions == 7
 
 
 def test_a_grown_transcript_is_read_from_where_the_last_build_stopped(history, monkeypatch):
@@ -172,9 +172,9 @@ def test_a_composer_updated_in_place_is_read_again_and_only_it(history, monkeypa
     read_ids: list[set[str] | None] = []
     real = indexer.read_ide_database
 
-    def recording(path, *, only_ids=None, problems=None):
+    def recording(path, *, only_ids=None, problems=None, projects=None):
         read_ids.append(only_ids)
-        return real(path, only_ids=only_ids, problems=problems)
+        return real(path, only_ids=only_ids, problems=problems, projects=projects)
 
     monkeypatch.setattr(indexer, "read_ide_database", recording)
     result = refresh(home)
@@ -253,13 +253,13 @@ def test_a_corrupt_or_foreign_index_is_reported_and_rebuilt(history):
         Index.open(home)
     result = refresh(home)
     assert "corrupt" in result.rebuilt_because
-    assert result.sessions == 6
+    assert result.sessions == 7
 
     manifest.write_bytes(msgspec.msgpack.encode({"version": 999, "generation": 1, "built_at": 0.0}))
     with pytest.raises(IndexUnreadable, match="format 999"):
         Index.open(home)
-    assert refresh(home).sessions == 6
-    assert len(_ids(home)) == 6
+    assert refresh(home).sessions == 7
+    assert len(_ids(home)) == 7
 
 
 def test_a_truncated_segment_is_detected(history):
@@ -269,7 +269,7 @@ def test_a_truncated_segment_is_detected(history):
     (segment / "docs.bin").write_bytes(b"\0" * 7)
     with pytest.raises(IndexUnreadable, match="truncated"):
         Index.open(home)
-    assert refresh(home).sessions == 6
+    assert refresh(home).sessions == 7
 
 
 def test_two_writers_at_once_both_finish_and_agree(history):
@@ -283,8 +283,8 @@ def test_two_writers_at_once_both_finish_and_agree(history):
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(r.added for r in results) == [0, 56]
-    assert len(_ids(home)) == 56
+    assert sorted(r.added for r in results) == [0, 57]
+    assert len(_ids(home)) == 57
 
 
 def test_readers_never_wait_for_the_writer_lock(history):
@@ -323,7 +323,7 @@ def test_a_reader_during_a_write_sees_a_whole_index(history):
     stop.set()
     reader.join()
     assert not errors
-    assert set(seen) <= {6, 206}
+    assert set(seen) <= {7, 207}
 
 
 @pytest.mark.parametrize(
@@ -447,7 +447,7 @@ def test_an_ide_store_that_is_not_sqlite_is_counted_not_fatal(history):
     bad.parent.mkdir(parents=True)
     bad.write_bytes(b"this is not a database")
     result = refresh(home)
-    assert result.sessions == 6
+    assert result.sessions == 7
     assert sum(result.problems.values()) >= 1
 
 
@@ -463,7 +463,7 @@ def test_segments_are_compacted_when_many_refreshes_add_them(history):
         refresh(home)
     index = Index.open(home)
     assert len(index.segments) <= MAX_SEGMENTS
-    assert index.session_count == 18
+    assert index.session_count == 19
     assert search(index, "migration7").hits[0].session_id == "step7"
     assert len(list((index_dir(home) / "state").glob("state-*.msgpack"))) == 1
 

@@ -19,6 +19,8 @@ import pytest
 
 from deja.installers import TARGETS, InstallError, cursor, guidance, install, uninstall, wiring_report
 
+pytestmark = pytest.mark.unit
+
 CURSOR_EVENTS = {
     "sessionStart": ("hook-context", None),
     "beforeSubmitPrompt": ("hook-prompt", None),
@@ -449,6 +451,7 @@ def test_a_symlinked_config_is_followed_not_replaced(fake_home: Path, tmp_path: 
 def test_a_symlinked_file_deja_empties_stays_a_link(fake_home: Path, tmp_path: Path, deja: str) -> None:
     target = tmp_path / "dotfiles" / "mcp.json"
     target.parent.mkdir()
+    target.write_text("{}\n")  # a link to nothing is refused (see test_installer_guarantees.py)
     link = fake_home / ".cursor" / "mcp.json"
     link.parent.mkdir(parents=True)
     link.symlink_to(target)
@@ -505,7 +508,7 @@ def test_a_blank_file_counts_as_empty(fake_home: Path, deja: str) -> None:
 
 
 def test_dry_run_writes_nothing_and_shows_the_diff(fake_home: Path, deja: str) -> None:
-    _write_json(fake_home / ".cursor" / "mcp.json", USER_MCP)
+    original = _write_json(fake_home / ".cursor" / "mcp.json", USER_MCP)
     before = _snapshot(fake_home)
 
     changes = install("cursor-auto", dry_run=True, deja_path=deja)
@@ -521,8 +524,12 @@ def test_dry_run_writes_nothing_and_shows_the_diff(fake_home: Path, deja: str) -
     after = _snapshot(fake_home)
     removal = uninstall("cursor-auto", dry_run=True)
     assert _snapshot(fake_home) == after
-    assert {c.path.name: c.action for c in removal}["hooks.json"] == "removed"
-    assert all(line.startswith(("---", "+++", "@@", "-", " ")) for c in removal for line in c.diff.splitlines())
+    removal_by_name = {c.path.name: c for c in removal}
+    assert removal_by_name["hooks.json"].action == "removed"
+    assert all(line.startswith(("---", "+++", "@@", "-")) for line in removal_by_name["hooks.json"].diff.splitlines())
+    assert removal_by_name["mcp.json"].diff, "the diff back to the file as it was"
+    uninstall("cursor-auto")
+    assert (fake_home / ".cursor" / "mcp.json").read_bytes() == original
 
 
 def test_mode_is_kept_and_new_files_are_private(fake_home: Path, deja: str) -> None:

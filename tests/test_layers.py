@@ -17,8 +17,6 @@ from harness import ENTRY, Sample
 
 from deja.hooks.run import HANDLERS
 
-pytestmark = pytest.mark.unit
-
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("core", "hooks", "installers", "interfaces")
 #: What may never load while a hook answers: a CLI framework, a terminal renderer, the MCP SDK, the writer's lock.
@@ -108,15 +106,18 @@ def _heavy(names: set[str], forbidden: set[str]) -> set[str]:
     return {name for name in names if name.split(".")[0] in forbidden}
 
 
+@pytest.mark.unit
 def test_core_imports_nothing_above_it() -> None:
     assert _crossings("core", {"core"}) == []
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("layer", ["hooks", "installers"])
 def test_hooks_and_installers_import_only_core(layer: str) -> None:
     assert _crossings(layer, {"core", layer}) == []
 
 
+@pytest.mark.unit
 def test_package_imports_are_relative() -> None:
     """Inside the package every import of its own modules is relative, so the folders resolve as they stand."""
     absolute = sorted(
@@ -130,6 +131,7 @@ def test_package_imports_are_relative() -> None:
     assert absolute == []
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("command", sorted(HANDLERS))
 def test_hook_entrypoints_never_import_heavy_modules(command: str) -> None:
     forbidden = HEAVY - {"filelock"} if command == WRITER_HOOK else HEAVY
@@ -138,6 +140,7 @@ def test_hook_entrypoints_never_import_heavy_modules(command: str) -> None:
     assert _heavy(reached, forbidden) == set()
 
 
+@pytest.mark.unit
 def test_the_import_walk_sees_what_the_cli_and_the_writer_load() -> None:
     """The walk above would notice: the CLI reaches typer, the session-end hook's ingest reaches filelock."""
     assert "typer" in {name.split(".")[0] for name in closure("deja.interfaces.entry")}

@@ -61,6 +61,8 @@ from deja.core.writers.cursor_agent import (
     write_transcript,
 )
 
+pytestmark = pytest.mark.unit
+
 UTC3 = timezone(timedelta(hours=3))
 T0 = datetime(2026, 7, 26, 13, 6, tzinfo=UTC3)
 CWD = "/work/api"
@@ -242,11 +244,13 @@ def test_tool_calls_without_ids_join_the_assistant_message_of_their_turn(root: P
     assert messages[3].timestamp == T0
 
 
-def test_a_message_is_capped_at_one_mebibyte(root: Path) -> None:
+def test_a_message_is_capped_at_one_mebibyte_keeping_head_and_tail(root: Path) -> None:
     path = write_transcript(transcript_path(root, CWD, "c1"), [user_turn("é" * MAX_MESSAGE_BYTES, T0)])
     text = read_transcript(path).messages[0].text
     assert len(text.encode()) <= MAX_MESSAGE_BYTES
-    assert text == "é" * (MAX_MESSAGE_BYTES // 2)
+    head, marker, tail = text.split("\n")
+    assert head == tail == "é" * len(head) and len(head) > MAX_MESSAGE_BYTES // 4 - 32
+    assert marker == "[… 1.0 MB elided …]"
 
 
 # --- resuming ----------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 from conftest import shared_path
 
 from deja.core.model import Session
-from deja.core.readers import ide
+from deja.core.readers import vscdb
 from deja.core.readers.ide import composer_fingerprints, read_ide_database
 from deja.core.writers.ide import (
     ComposerHeader,
@@ -23,6 +23,8 @@ from deja.core.writers.ide import (
     write_state_vscdb,
     write_workspace_json,
 )
+
+pytestmark = pytest.mark.unit
 
 T0 = 1784278800000  # 2026-07-17 09:00:00 UTC, in ms
 CHAT_PANEL = "workbench.panel.aichat.view.aichat.chatdata"
@@ -372,21 +374,23 @@ def _precedence_fixture(user_root: Path, sources: int) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("sources", "project_dir"),
+    ("sources", "project_dir", "signal"),
     [
-        (6, "/src/from-bubble"),
-        (5, "/src/from-identifier"),
-        (4, "/src/from-headers-table"),
-        (3, "/src/from-headers-item"),
-        (2, "/src/from-git"),
-        (1, "/src/from-workspace-uris"),
-        (0, ""),
+        (6, "/src/from-bubble", "workspaceProjectDir"),
+        (5, "/src/from-identifier", "workspaceIdentifier"),
+        (4, "/src/from-headers-table", "composerHeaders"),
+        (3, "/src/from-headers-item", "composerHeaders"),
+        (2, "/src/from-git", "trackedGitRepos"),
+        (1, "/src/from-workspace-uris", "workspaceUris"),
+        (0, "", ""),
     ],
 )
-def test_project_dir_precedence_in_a_global_database(tmp_path: Path, sources: int, project_dir: str) -> None:
+def test_project_dir_precedence_in_a_global_database(
+    tmp_path: Path, sources: int, project_dir: str, signal: str
+) -> None:
     db = _precedence_fixture(tmp_path / "User", sources)
     session = read(db)[0]["c1"]
-    assert session.project_dir == project_dir
+    assert (session.project_dir, session.project_from) == (project_dir, signal)
     assert session.project == project_dir.rsplit("/", 1)[-1]
 
 
@@ -678,7 +682,7 @@ def test_a_locked_database_is_counted(tmp_path: Path, monkeypatch: pytest.Monkey
         composers={"c1": composer("c1", ["b1"])},
         bubbles={"c1": {"b1": {"type": 1, "text": "hi"}}},
     )
-    monkeypatch.setattr(ide, "BUSY_TIMEOUT_SECONDS", 0.05)
+    monkeypatch.setattr(vscdb, "BUSY_TIMEOUT_SECONDS", 0.05)
     holder = sqlite3.connect(db, isolation_level=None)
     try:
         holder.execute("BEGIN EXCLUSIVE")

@@ -10,16 +10,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from harness import Sample, run_deja
 from typer.testing import CliRunner
 
 from deja.core.index import SessionMeta
 from deja.core.resume import ResumeRefused, resume_line
-from deja.core.sample import API_CHAT, WEB_COMPOSER, WEB_MERGED_COMPOSER, build_sample_history
+from deja.core.sample import API_CHAT, WEB_COMPOSER, WEB_MERGED_COMPOSER
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -120,9 +120,7 @@ def test_resume_prints_cd_and_cursor_agent_resume_as_a_subprocess(cli_root: Path
     project = tmp_path / "code" / "api"
     project.mkdir(parents=True)
     write_chat(cli_root, project)
-    ran = subprocess.run(
-        [sys.executable, "-m", "deja.interfaces.entry", "resume", CHAT[:8]], capture_output=True, text=True, timeout=60
-    )
+    ran = run_deja("resume", CHAT[:8])
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout == f"cd {project} && cursor-agent --resume {CHAT}\n"
 
@@ -213,14 +211,9 @@ def test_refused_when_the_chat_is_no_longer_in_cursor_agents_store(cli_root: Pat
 
 
 @pytest.mark.parametrize("composer", [WEB_COMPOSER, WEB_MERGED_COMPOSER])
-def test_refused_for_editor_chats_which_reopen_only_in_the_editor(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, composer: str
-) -> None:
-    sample = build_sample_history(tmp_path / "sample")
-    for name, value in sample.environment(tmp_path / "deja").items():
-        monkeypatch.setenv(name, value)
+def test_refused_for_editor_chats_which_reopen_only_in_the_editor(sample: Sample, composer: str) -> None:
     assert_refused(resume(composer), composer, "Cursor editor chat", "only in the editor")
-    assert resume(API_CHAT).stdout == f"cd {sample.projects['api']} && cursor-agent --resume {API_CHAT}\n"
+    assert resume(API_CHAT).stdout == f"cd {sample.history.projects['api']} && cursor-agent --resume {API_CHAT}\n"
 
 
 def test_refused_for_a_subagent_transcript_naming_its_parent(
@@ -269,10 +262,7 @@ def test_exec_runs_cursor_agent_in_the_project(cli_root: Path, tmp_path: Path, f
     project.mkdir(parents=True)
     write_chat(cli_root, project)
     env = {**os.environ, "PATH": f"{fake_agent}{os.pathsep}{os.environ['PATH']}"}
-    ran = subprocess.run(
-        [sys.executable, "-m", "deja.interfaces.entry", "resume", CHAT[:8], "--exec"],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    ran = run_deja("resume", CHAT[:8], "--exec", env=env, cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.splitlines() == [str(project.resolve()), "--resume", CHAT]
 
@@ -282,13 +272,7 @@ def test_exec_without_cursor_agent_says_so(cli_root: Path, tmp_path: Path) -> No
     project.mkdir()
     write_chat(cli_root, project)
     env = {**os.environ, "PATH": str(tmp_path / "empty-bin")}
-    ran = subprocess.run(
-        [sys.executable, "-m", "deja.interfaces.entry", "resume", CHAT, "--exec"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    ran = run_deja("resume", CHAT, "--exec", env=env)
     assert ran.returncode == 1 and ran.stdout == ""
     assert ran.stderr.startswith("deja: cursor-agent is not on PATH") and ran.stderr.count("\n") == 1
     assert f"cursor-agent --resume {CHAT}" in ran.stderr

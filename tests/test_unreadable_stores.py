@@ -16,7 +16,7 @@ import orjson
 import pytest
 from harness import Sample, run_deja
 
-from deja.core.sample import WEB_COMPOSER, WEB_MERGED_COMPOSER
+from deja.core.sample import API_EDITOR_COMPOSER, WEB_COMPOSER, WEB_MERGED_COMPOSER
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -187,6 +187,6 @@ def test_a_garbled_editor_database_keeps_its_chats_and_a_deleted_one_drops_them(
     assert shown(WEB_COMPOSER)[0] == "why is the footer missing on mobile?"
     db.write_bytes(saved)
     assert index()["unreadable_kept"] == 0
-    db.unlink()  # really gone: the footer chat goes; the merged one keeps its transcript side
+    db.unlink()  # really gone: the footer and rate-limit chats go; the merged one keeps its transcript side
     result = index()
-    assert result["removed"] == 1 and WEB_COMPOSER not in session_ids()
+    assert result["removed"] == 2 and not {WEB_COMPOSER, API_EDITOR_COMPOSER} & session_ids()

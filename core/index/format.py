@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import msgspec
 
+from ..keys import project_spelling
 from ..model import Message
 from ..private import write_private
 
@@ -68,6 +69,8 @@ class SessionMeta(msgspec.Struct, omit_defaults=True):
     source: str
     project: str = ""
     project_dir: str = ""
+    #: Which signal gave ``project_dir`` (``deja.core.readers.projects.SIGNALS``); "" when none did.
+    project_from: str = ""
     title: str = ""
     started: datetime | None = None
     updated: datetime | None = None
@@ -106,11 +109,13 @@ class Manifest(msgspec.Struct):
     segments: list[SegmentRef] = []
     #: The writer's bookkeeping file (per-source sizes, offsets, fingerprints).
     state: str = ""
+    #: The redaction the index was built with (``redact.mode()``); another one rebuilds it.
+    redaction: str = ""
 
 
 def name_hash(name: str) -> int:
     """A stable 32-bit key for a project name or directory, compared case-insensitively."""
-    return zlib.crc32(name.strip().rstrip("/").lower().encode("utf-8")) if name else 0
+    return zlib.crc32(project_spelling(name).encode("utf-8")) if name else 0
 
 
 def index_dir(home: Path) -> Path:

@@ -3,7 +3,8 @@
 - :mod:`.ide`: the editor's ``state.vscdb`` databases;
 - :mod:`.transcripts`: cursor-agent's JSONL transcripts;
 - :mod:`.chatstore` and :mod:`.conversation`: cursor-agent's per-chat ``store.db`` and ``meta.json``;
-- :mod:`.cursor_agent`: a cursor-agent chat as a session, from its transcript, its store, or both.
+- :mod:`.cursor_agent`: a cursor-agent chat as a session, from its transcript, its store, or both;
+- :mod:`.projects`: the folder each chat belongs to, from every store that records one.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .cursor_agent import (
     survey_chats,
 )
 from .ide import composer_fingerprints, read_ide_database
+from .projects import SIGNALS, Projects, slug_of
 from .transcripts import (
     decode_project_slug,
     is_subagent,
@@ -29,8 +31,10 @@ from .transcripts import (
 )
 
 __all__ = [
+    "SIGNALS",
     "ChatSurvey",
     "CliRead",
+    "Projects",
     "Resume",
     "chat_id_of_origin",
     "composer_fingerprints",
@@ -44,6 +48,7 @@ __all__ = [
     "read_ide_database",
     "scan_transcripts",
     "session_id_of",
+    "slug_of",
     "store_only_chats",
     "survey_chats",
 ]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgspec
 
-from .ide import connect_read_only
+from .vscdb import connect_read_only
 
 
 class Attribution(msgspec.Struct):

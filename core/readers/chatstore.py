@@ -29,6 +29,7 @@ import msgspec
 import orjson
 
 from ..model import Message, one_line
+from ..regular_files import check_regular_database, read_regular
 from .conversation import SKIPPED_TOOLS, Child, canonical_args, normalise_tool_name, store_conversation, tool_result
 
 UNREADABLE_STORE = "unreadable store.db"
@@ -37,6 +38,9 @@ MISSING_BLOB = "store blob missing"
 DIGEST_MISMATCH = "store blob digest mismatch"
 NOT_A_MESSAGE = "store child not a message"
 EMPTY_ROOT = "store root lists no message"
+
+#: A chat's meta.json holds a title and a few fields; one larger than this is not Cursor's.
+META_BYTES = 1 << 20
 
 _PLACEHOLDER_TITLES = frozenset({"", "new agent", "new chat", "new composer", "untitled"})
 
@@ -119,7 +123,7 @@ def _dir_entries(folder: str) -> list[os.DirEntry[str]]:
 def read_chat_meta(chat_dir: Path) -> ChatMeta | None:
     """The chat's ``meta.json``, or None when it is missing or not a JSON object."""
     try:
-        data = orjson.loads((chat_dir / "meta.json").read_bytes())
+        data = orjson.loads(read_regular(chat_dir / "meta.json", META_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return None
     if not isinstance(data, dict):
@@ -166,7 +170,7 @@ def read_store(
     """
     problems = Counter() if problems is None else problems
     try:
-        db = sqlite3.connect(f"{store_db.resolve().as_uri()}?mode=ro", uri=True, timeout=_BUSY_TIMEOUT_SECONDS)
+        db = _connect(store_db)
     except (sqlite3.Error, OSError, ValueError):
         problems[UNREADABLE_STORE] += 1
         return StoreChat(unreadable=True)
@@ -196,7 +200,7 @@ def store_problem(store_db: Path) -> str:
     """
     problems: Counter[str] = Counter()
     try:
-        db = sqlite3.connect(f"{store_db.resolve().as_uri()}?mode=ro", uri=True, timeout=_BUSY_TIMEOUT_SECONDS)
+        db = _connect(store_db)
     except (sqlite3.Error, OSError, ValueError):
         return UNREADABLE_STORE
     try:
@@ -210,6 +214,12 @@ def store_problem(store_db: Path) -> str:
         return UNREADABLE_STORE
     finally:
         db.close()
+
+
+def _connect(store_db: Path) -> sqlite3.Connection:
+    """The store opened read-only; OSError for anything but a regular file (a FIFO would block SQLite's open)."""
+    check_regular_database(store_db)
+    return sqlite3.connect(f"{store_db.resolve().as_uri()}?mode=ro", uri=True, timeout=_BUSY_TIMEOUT_SECONDS)
 
 
 class _StoreMeta(msgspec.Struct):

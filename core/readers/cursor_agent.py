@@ -14,7 +14,6 @@ the last read stopped is its ``resume`` parameter.
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,9 +32,9 @@ from .chatstore import (
     read_store,
     store_problem,
 )
+from .projects import cli_folder
 from .transcripts import (
     chat_id_of,
-    decode_project_slug,
     is_subagent,
     project_slug_of,
     read_transcript,
@@ -120,15 +119,15 @@ def read_cli_chat(
         attach_tool_results(messages, store.tool_results)
 
     slug = project_slug_of(transcript)
-    project_dir = meta.cwd if meta and meta.cwd else str(decode_project_slug(slug) or "")
-    session = Session(
-        id=session_id_of(transcript),
-        source="cursor-cli",
-        project=_basename(project_dir) or slug,
-        project_dir=project_dir,
-        title=chat_title(store, None if subagent else meta, messages),
-        origin=str(transcript),
-        messages=messages,
+    session = cli_folder(meta.cwd if meta else "", slug).apply(
+        Session(
+            id=session_id_of(transcript),
+            source="cursor-cli",
+            project=slug,
+            title=chat_title(store, None if subagent else meta, messages),
+            origin=str(transcript),
+            messages=messages,
+        )
     )
     set_session_times(session, stamp is not None, None if subagent else meta)
     return CliRead(session, read.end, stamp, store_unreadable=bool(store and store.unreadable))
@@ -148,15 +147,14 @@ def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
     if not store.messages:
         return CliRead(None)
     meta = read_chat_meta(chat_dir)
-    project_dir = meta.project_dir if meta else ""
-    session = Session(
-        id=chat_dir.name,
-        source="cursor-cli",
-        project=_basename(project_dir),
-        project_dir=project_dir,
-        title=chat_title(store, meta, store.messages),
-        origin=str(store_db),
-        messages=store.messages,
+    session = cli_folder(meta.project_dir if meta else "", "").apply(
+        Session(
+            id=chat_dir.name,
+            source="cursor-cli",
+            title=chat_title(store, meta, store.messages),
+            origin=str(store_db),
+            messages=store.messages,
+        )
     )
     if store.dated:
         fill_times(session)
@@ -181,11 +179,6 @@ def chat_id_of_origin(origin: str) -> str:
     if os.path.basename(origin) == STORE_DB:
         return os.path.basename(os.path.dirname(origin))
     return chat_id_of(origin)
-
-
-def _basename(path: str) -> str:
-    """The last part of a POSIX or Windows path."""
-    return re.split(r"[\\/]", path.rstrip("\\/"))[-1] if path else ""
 
 
 def set_session_times(session: Session, stamped: bool, meta: ChatMeta | None) -> None:

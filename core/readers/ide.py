@@ -21,24 +21,23 @@ through its WAL, so chats Cursor has written but not yet checkpointed are seen.
 from __future__ import annotations
 
 import hashlib
-import re
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
 
 import orjson
 
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times, one_line
+from .projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
+from .vscdb import connect_read_only, count_database_error, table_names
 
 Problems = Counter[str]
 
 SOURCE: Source = "cursor-ide"
-BUSY_TIMEOUT_SECONDS = 2.0
 
 _COMPOSER_PREFIX = "composerData:"
 _LEGACY_COMPOSERS_KEY = "composer.composerData"
@@ -49,9 +48,6 @@ _HEADERS_KEY = "composer.composerHeaders"
 # also holds monotonic clocks such as ``clientStartTime: 165658.8``).
 _MIN_MS = 946_684_800_000
 _MAX_MS = 4_102_444_800_000
-
-_URI_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_DRIVE_PATH = re.compile(r"^/[A-Za-z](:|%3[Aa])")
 
 
 @dataclass(frozen=True)
@@ -71,19 +67,13 @@ class _Db:
     path: Path
     problems: Problems
     tables: set[str]
-    headers: dict[str, _Header] = field(default_factory=dict)
-    folders: dict[Path, str] = field(default_factory=dict)
+    projects: Projects
+    headers: dict[str, _Header]
 
     def value(self, table: str, key: str) -> tuple[bool, bytes | None]:
         """``(found, value as bytes or None)`` for one key of a key-value table."""
         row = self.conn.execute(f"SELECT CAST(value AS BLOB) FROM {table} WHERE key = ?", (key,)).fetchone()
         return (row is not None, row[0] if row else None)
-
-    def workspace_folder(self, workspace_dir: Path) -> str:
-        """The project dir named by ``workspace_dir/workspace.json``, or ""."""
-        if workspace_dir not in self.folders:
-            self.folders[workspace_dir] = _read_workspace_json(workspace_dir / "workspace.json", self.problems)
-        return self.folders[workspace_dir]
 
 
 # --- public API -----------------------------------------------------------
@@ -94,13 +84,16 @@ def read_ide_database(
     *,
     only_ids: set[str] | None = None,
     problems: Problems | None = None,
+    projects: Projects | None = None,
 ) -> Iterator[Session]:
     """Yield one session per chat with at least one message in the ``state.vscdb`` at ``path``.
 
     With ``only_ids`` only those chats are read (no other composer's bubbles are touched).
+    ``projects`` is what the whole install says about where chats belong; pass one
+    catalog to every read of a pass, so each part of it is read once.
     """
     problems = problems if problems is not None else Counter()
-    db = _open(path, problems)
+    db = _open(path, problems, projects or Projects.around(path, problems))
     if db is None:
         return
     try:
@@ -118,7 +111,7 @@ def read_ide_database(
             if session is not None:
                 yield session
     except sqlite3.Error as error:
-        _count_database_error(error, problems)
+        count_database_error(error, problems)
     finally:
         db.conn.close()
 
@@ -129,12 +122,15 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
     A ``cursorDiskKV`` composer's print is its ``lastUpdatedAt``, the length of its
     ``composerData`` value, and the count and highest rowid of its bubble rows
     (Cursor's tables replace a row on write, which gives it a new rowid), all
-    computed in SQL without reading a bubble. A legacy ItemTable chat's print is a
-    hash of its part of the value. Only database-level problems are counted here;
-    the values themselves are judged (and counted) by :func:`read_ide_database`.
+    computed in SQL without reading a bubble, and the rows of the same database
+    that place it in a project (its ``composerHeaders`` workspace, its glass
+    project), so a chat moved to another project is read again. A legacy ItemTable
+    chat's print is a hash of its part of the value. Only database-level problems
+    are counted here; the values themselves are judged (and counted) by
+    :func:`read_ide_database`.
     """
     problems = problems if problems is not None else Counter()
-    db = _open(path, problems)
+    db = _open(path, problems, Projects.around(path))
     if db is None:
         return {}
     db.problems = Counter()  # row-level problems are read_ide_database's to count
@@ -142,6 +138,7 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
     try:
         if "cursorDiskKV" in db.tables:
             bubbles = _bubble_stats(db)
+            places = _project_rows(db)
             lo, hi = _prefix_range(_COMPOSER_PREFIX)
             for composer_id, updated, length in db.conn.execute(
                 "SELECT substr(key, ?), CASE WHEN json_valid(CAST(value AS TEXT))"
@@ -149,12 +146,14 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
                 " FROM cursorDiskKV WHERE key >= ? AND key < ?",
                 (len(_COMPOSER_PREFIX) + 1, lo, hi),
             ):
-                prints[composer_id] = f"{updated}:{length}:{bubbles.get(composer_id, '0:0')}"
+                prints[composer_id] = (
+                    f"{updated}:{length}:{bubbles.get(composer_id, '0:0')}{places.get(composer_id, '')}"
+                )
         for chat_id, chat, _ in _legacy_chats(db):
             if chat_id not in prints:
                 prints[chat_id] = hashlib.blake2b(orjson.dumps(chat), digest_size=12).hexdigest()
     except sqlite3.Error as error:
-        _count_database_error(error, problems)
+        count_database_error(error, problems)
         return {}
     finally:
         db.conn.close()
@@ -164,48 +163,23 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
 # --- opening --------------------------------------------------------------
 
 
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """Open read-only through the WAL.
-
-    ``mode=ro`` never takes a write lock but still reads the ``-wal`` file;
-    ``immutable=1`` would skip it and miss what Cursor has not checkpointed.
-    """
-    location = path.absolute().as_posix()
-    if not location.startswith("/"):
-        location = "/" + location  # a Windows drive: file:/C:/…
-    uri = f"file:{quote(location, safe='/:')}?mode=ro"
-    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS)
-    conn.execute("PRAGMA query_only = ON")
-    return conn
-
-
-def _open(path: Path, problems: Problems) -> _Db | None:
+def _open(path: Path, problems: Problems, projects: Projects) -> _Db | None:
     try:
         conn = connect_read_only(path)
     except sqlite3.Error as error:
-        _count_database_error(error, problems)
+        count_database_error(error, problems)
         return None
     try:
-        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = table_names(conn)
     except sqlite3.Error as error:
         conn.close()
-        _count_database_error(error, problems)
+        count_database_error(error, problems)
         return None
     if not tables & {"cursorDiskKV", "ItemTable"}:
         conn.close()
         problems["ide: no chat tables"] += 1
         return None
-    return _Db(conn, path, problems, tables)
-
-
-def _count_database_error(error: sqlite3.Error, problems: Problems) -> None:
-    message = str(error).lower()
-    if "not a database" in message:
-        problems["ide: not a database"] += 1
-    elif "locked" in message or "busy" in message:
-        problems["ide: database locked"] += 1
-    else:
-        problems["ide: unreadable database"] += 1
+    return _Db(conn, path, problems, tables, projects, {})
 
 
 def _prefix_range(prefix: str) -> tuple[str, str]:
@@ -307,7 +281,7 @@ def _read_composer(db: _Db, composer_id: str) -> Session | None:
         bubbles=bubbles,
         created=created,
         last_updated=_ms_time(composer.get("lastUpdatedAt")),
-        project_dir=_project_dir(db, composer, bubbles, header),
+        project=_project(db, composer_id, composer, bubbles, header),
     )
 
 
@@ -379,7 +353,7 @@ def _header(entry: dict[str, Any], *, workspace_id: str) -> _Header:
     return _Header(
         name=_str(entry.get("name")),
         workspace_id=workspace_id or _str(identifier.get("id")),
-        workspace_dir=_uri_dir(identifier.get("uri")),
+        workspace_dir=uri_dir(identifier.get("uri")),
     )
 
 
@@ -409,7 +383,7 @@ def _legacy_composer_session(db: _Db, composer_id: str, composer: dict[str, Any]
         bubbles=bubbles,
         created=_ms_time(composer.get("createdAt")),
         last_updated=_ms_time(composer.get("lastUpdatedAt")),
-        project_dir=_project_dir(db, composer, bubbles, header),
+        project=_project(db, composer_id, composer, bubbles, header),
     )
 
 
@@ -424,7 +398,7 @@ def _tab_session(db: _Db, tab_id: str, tab: dict[str, Any]) -> Session | None:
         bubbles=bubbles,
         created=sent,
         last_updated=sent,
-        project_dir=_project_dir(db, {}, bubbles, _Header()),
+        project=_project(db, tab_id, {}, bubbles, _Header()),
     )
 
 
@@ -439,7 +413,7 @@ def _session(
     bubbles: list[dict[str, Any]],
     created: datetime | None,
     last_updated: datetime | None,
-    project_dir: str,
+    project: Found,
 ) -> Session | None:
     messages: list[Message] = []
     own_times = False
@@ -452,14 +426,14 @@ def _session(
     if not messages:
         return None
     first_user = next((m.text for m in messages if m.role == "user" and m.text), "")
-    session = Session(
-        id=chat_id,
-        source=SOURCE,
-        project=_basename(project_dir),
-        project_dir=project_dir,
-        title=" ".join(name.split()) or one_line(first_user),
-        origin=str(db.path),
-        messages=messages,
+    session = project.apply(
+        Session(
+            id=chat_id,
+            source=SOURCE,
+            title=" ".join(name.split()) or one_line(first_user),
+            origin=str(db.path),
+            messages=messages,
+        )
     )
     if own_times:
         fill_times(session)
@@ -568,80 +542,56 @@ def _iso_time(value: Any) -> datetime | None:
 # --- project --------------------------------------------------------------
 
 
-def _project_dir(db: _Db, chat: dict[str, Any], bubbles: list[dict[str, Any]], header: _Header) -> str:
-    """The chat's project folder, best source first (cursor-formats.md §1.9).
+def _project(db: _Db, chat_id: str, chat: dict[str, Any], bubbles: list[dict[str, Any]], header: _Header) -> Found:
+    """The chat's folder and the signal that gave it (:meth:`Projects.editor_project` weighs them).
 
     Every source may be a path, a percent-encoded ``/c%3A/…`` path or a URI.
     """
-    for bubble in bubbles:
-        if found := _uri_dir(bubble.get("workspaceProjectDir")):
-            return found
     identifier = chat.get("workspaceIdentifier")
-    if isinstance(identifier, dict) and (found := _uri_dir(identifier.get("uri"))):
-        return found
-    if found := header.workspace_dir:
-        return found
-    if _safe_dir_name(header.workspace_id):
-        workspace = db.path.parent.parent / "workspaceStorage" / header.workspace_id
-        if found := db.workspace_folder(workspace):
-            return found
-    if found := db.workspace_folder(db.path.parent):
-        return found
-    for repo in _dicts(chat.get("trackedGitRepos"))[:1]:
-        if found := _uri_dir(repo.get("repoPath")):
-            return found
+    repos = _dicts(chat.get("trackedGitRepos"))
+    return db.projects.editor_project(
+        EditorChat(
+            chat_id=chat_id,
+            stored_in=db.path.parent,
+            bubble_dir=next((d for b in bubbles if (d := uri_dir(b.get("workspaceProjectDir")))), ""),
+            identifier_dir=uri_dir(identifier.get("uri")) if isinstance(identifier, dict) else "",
+            header_id=header.workspace_id,
+            header_dir=header.workspace_dir,
+            git_repo=uri_dir(repos[0].get("repoPath")) if repos else "",
+            workspace_uri=next((d for b in bubbles if (d := _first_workspace_uri(b))), ""),
+            touched=lambda: _touched_paths(chat, bubbles),
+        )
+    )
+
+
+def _first_workspace_uri(bubble: dict[str, Any]) -> str:
+    uris = bubble.get("workspaceUris")
+    return uri_dir(uris[0]) if isinstance(uris, list) and uris else ""
+
+
+def _touched_paths(chat: dict[str, Any], bubbles: list[dict[str, Any]]) -> Iterator[str]:
+    """The files a chat touched: its file selections, its code blocks' URIs and its tool calls' path arguments."""
+    for holder in (chat, *bubbles):
+        context = holder.get("context")
+        for selection in _dicts(context.get("fileSelections")) if isinstance(context, dict) else ():
+            yield uri_dir(selection.get("uri"))
     for bubble in bubbles:
-        uris = bubble.get("workspaceUris")
-        if isinstance(uris, list) and uris and (found := _uri_dir(uris[0])):
-            return found
-    return ""
+        for block in _dicts(bubble.get("codeBlocks")):
+            yield uri_dir(block.get("uri"))
+        tool = bubble.get("toolFormerData")
+        if isinstance(tool, dict):
+            for key in ("params", "rawArgs"):
+                yield from path_values(_lenient_json(tool.get(key)))
 
 
-def _safe_dir_name(name: str) -> bool:
-    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name
-
-
-def _read_workspace_json(path: Path, problems: Problems) -> str:
-    """The folder a workspace.json names: ``folder``, or the directory holding a ``.code-workspace``."""
-    try:
-        data = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        return ""
-    except (OSError, orjson.JSONDecodeError):
-        data = None
-    if not isinstance(data, dict):
-        problems["ide: malformed workspace.json"] += 1
-        return ""
-    if folder := _uri_dir(data.get("folder")):
-        return folder
-    if workspace_file := _uri_dir(data.get("workspace")):
-        return _parent(workspace_file)
-    return ""
-
-
-def _uri_dir(uri: Any) -> str:
-    """A local path from a plain path, a URI string or a VS Code URI object (``fsPath``, ``external``, ``path``).
-
-    ``vscode-remote://host/path`` keeps its path; ``/c:/…`` and ``/c%3A/…`` become ``c:/…``.
-    """
-    if isinstance(uri, dict):
-        return _str(uri.get("fsPath")) or _uri_dir(uri.get("external")) or _uri_dir(uri.get("path"))
-    if not isinstance(uri, str) or not uri:
-        return ""
-    if _URI_SCHEME.match(uri):
-        parts = urlsplit(uri)
-        path = unquote(parts.path)
-        if parts.scheme == "file" and parts.netloc not in ("", "localhost"):
-            path = f"//{parts.netloc}{path}"  # a UNC share
-    else:
-        path = unquote(uri) if _DRIVE_PATH.match(uri) else uri
-    return path[1:] if _DRIVE_PATH.match(path) else path  # /c:/Users/… → c:/Users/…
-
-
-def _basename(path: str) -> str:
-    """The last part of a POSIX or Windows path (``c:\\Users\\me\\app`` gives ``app``)."""
-    return re.split(r"[\\/]", path.rstrip("\\/"))[-1]
-
-
-def _parent(path: str) -> str:
-    return re.sub(r"[\\/][^\\/]*$", "", path.rstrip("\\/")) or path
+def _project_rows(db: _Db) -> dict[str, str]:
+    """Per composer, the rows of this database outside its ``composerData`` that place it in a project."""
+    marks: dict[str, str] = {}
+    if "composerHeaders" in db.tables:
+        for composer_id, workspace_id in db.conn.execute("SELECT composerId, workspaceId FROM composerHeaders"):
+            marks[composer_id] = f":{workspace_id}"
+    found, raw = db.value("ItemTable", GLASS_MEMBERSHIP_KEY) if "ItemTable" in db.tables else (False, None)
+    membership = _load(raw, "glass projects", Counter()) if found else None
+    for composer_id, project_id in (membership or {}).items():
+        marks[composer_id] = f"{marks.get(composer_id, ':')}:{project_id}"
+    return marks

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta, timezone
@@ -21,8 +20,12 @@ import msgspec
 import orjson
 
 from ..model import Message, ToolCall, cap_text
+from ..regular_files import capped_lines, check_regular, open_regular
 
 MALFORMED_LINE = "malformed transcript line"
+OVERLONG_LINE = "transcript line too long to read"
+#: A transcript line (one JSON record) longer than this is skipped as it streams, so memory stays bounded.
+MAX_LINE_BYTES = 32 << 20
 
 _TRANSCRIPTS = "agent-transcripts"
 _SUBAGENTS = "subagents"
@@ -84,10 +87,9 @@ def _entries(folder: str) -> list[os.DirEntry[str]]:
 
 def _regular_file(path: str) -> os.stat_result | None:
     try:
-        found = os.stat(path)
+        return check_regular(path)
     except OSError:
         return None
-    return found if stat.S_ISREG(found.st_mode) else None
 
 
 def is_subagent(transcript: str | Path) -> bool:
@@ -267,7 +269,10 @@ def read_transcript(
     Lines are consumed through their newline. An unterminated last line is
     consumed only when it is already a whole JSON object; otherwise it is being
     written and is left for the next read. Malformed lines are counted in
-    ``problems`` under :data:`MALFORMED_LINE` and skipped.
+    ``problems`` under :data:`MALFORMED_LINE` and skipped; a line over
+    :data:`MAX_LINE_BYTES` is passed over unread (:data:`OVERLONG_LINE`), so
+    memory stays bounded whatever the file holds. Anything but a regular file
+    raises :class:`OSError` at once instead of blocking.
     """
     messages: list[Message] = []
     undated: list[Message] = []
@@ -275,16 +280,16 @@ def read_transcript(
     # The current turn's last assistant message: a user message opens a new turn.
     turn: Message | None = after[-1] if after and after[-1].role == "assistant" else None
     end = start
-    with path.open("rb") as lines:
+    with open_regular(path) as lines:
         lines.seek(start)
-        for line in lines:
+        for line, size in capped_lines(lines, MAX_LINE_BYTES):
             record = _load(line)
             if not line.endswith(b"\n") and not isinstance(record, dict):
                 break
-            end += len(line)
+            end += size
             if record is None:
-                if line.strip() and problems is not None:
-                    problems[MALFORMED_LINE] += 1
+                if problems is not None and (line.strip() or size != len(line)):
+                    problems[MALFORMED_LINE if size == len(line) else OVERLONG_LINE] += 1
                 continue
             role = record.get("role") if isinstance(record, dict) else None
             if role not in ("user", "assistant"):

@@ -133,3 +133,85 @@ def write_workspace_json(workspace_dir: Path, *, folder: str | None = None, work
     target = workspace_dir / "workspace.json"
     target.write_bytes(orjson.dumps(data))
     return target
+
+
+# --- Cursor 3.x shapes: where a chat's project is recorded --------------------
+
+WORKSPACE_COMPOSERS_KEY = "composer.composerData"
+GLASS_PROJECTS_KEY = "glass.localAgentProjects.v1"
+GLASS_MEMBERSHIP_KEY = "glass.localAgentProjectMembership.v1"
+
+
+def file_uri(path: str) -> dict[str, Any]:
+    """A VS Code URI object for a local file, as ``codeBlocks[].uri`` and ``fileSelections[].uri`` hold it."""
+    return {"$mid": 1, "fsPath": path, "external": Path(path).as_uri(), "path": path, "scheme": "file"}
+
+
+def tool_former_data(
+    name: str, params: dict[str, Any], result: Any = None, status: str = "completed"
+) -> dict[str, Any]:
+    """A bubble's ``toolFormerData``: ``params`` and ``result`` stored as JSON strings, as Cursor stores them."""
+    data: dict[str, Any] = {"name": name, "status": status, "params": orjson.dumps(params).decode()}
+    if result is not None:
+        data["result"] = orjson.dumps(result).decode()
+    return data
+
+
+def composer_data(
+    composer_id: str,
+    bubbles: Iterable[tuple[str, int]],
+    *,
+    created_at: int,
+    name: str | None = None,
+    file_selections: Iterable[str] = (),
+    **fields: Any,
+) -> dict[str, Any]:
+    """A Cursor 3.x ``composerData`` value: no ``workspaceIdentifier`` unless given in ``fields``.
+
+    ``bubbles`` are ``(bubble id, type)`` pairs in conversation order (type 1 user, 2 assistant);
+    ``file_selections`` are paths attached to the chat (``context.fileSelections``).
+    """
+    data: dict[str, Any] = {
+        "_v": 13,
+        "composerId": composer_id,
+        "createdAt": created_at,
+        "lastUpdatedAt": created_at,
+        "fullConversationHeadersOnly": [{"bubbleId": b, "type": t} for b, t in bubbles],
+        "context": {"fileSelections": [{"uri": file_uri(p)} for p in file_selections]},
+        **fields,
+    }
+    if name is not None:
+        data["name"] = name
+    return data
+
+
+def glass_items(projects: Mapping[str, str], membership: Mapping[str, str]) -> dict[str, Value]:
+    """The global ``ItemTable`` rows of Cursor's agent projects: ``{project id: folder}`` and ``{composer id: project id}``."""
+    listed = [
+        {"id": pid, "name": Path(folder).name, "workspace": {"id": f"ws-{pid}", "uri": file_uri(folder)}}
+        for pid, folder in projects.items()
+    ]
+    return {GLASS_PROJECTS_KEY: listed, GLASS_MEMBERSHIP_KEY: dict(membership)}
+
+
+def write_workspace(
+    user_root: Path,
+    workspace_id: str,
+    *,
+    folder: str | None = None,
+    all_composers: Iterable[str] = (),
+    selected: Iterable[str] = (),
+) -> Path:
+    """A ``workspaceStorage/<workspace_id>`` folder: its ``workspace.json`` (when ``folder`` is a path) and its
+    ``state.vscdb``, whose ``composer.composerData`` lists ``all_composers`` (legacy heads) and ``selected``.
+
+    Returns the workspace database.
+    """
+    workspace = user_root / "workspaceStorage" / workspace_id
+    if folder is not None:
+        write_workspace_json(workspace, folder=Path(folder).as_uri())
+    lists: dict[str, Any] = {"selectedComposerIds": list(selected), "hasMigratedComposerData": True}
+    heads = [{"type": "head", "composerId": cid} for cid in all_composers]
+    if heads:
+        lists["allComposers"] = heads
+    return write_state_vscdb(workspace / "state.vscdb", item_table={WORKSPACE_COMPOSERS_KEY: lists})

@@ -1,0 +1,468 @@
+"""The project (folder) each chat belongs to, from every signal a Cursor install keeps.
+
+Cursor 3.x writes ``workspaceIdentifier`` on almost no composer any more
+(cursor-drift-2026.md §1), so an editor chat's folder is pieced together from
+the other stores. The signals, best first:
+
+1. ``workspaceProjectDir`` on a bubble (older builds and fixtures);
+2. the composer's own ``workspaceIdentifier``;
+3. ``composerHeaders`` (the global table, or the older ItemTable index): its
+   URI, or its ``workspaceStorage/<id>`` folder's ``workspace.json``. A numeric
+   window id or ``empty-window`` says the chat ran in a window with no folder:
+   it has no project, whatever weaker signals say;
+4. the workspace database that stores the chat (``workspace database``), or whose
+   legacy ``allComposers`` or ``selectedComposerIds`` list it (``allComposers``);
+5. the transcript folder of the same id, ``projects/<slug>/agent-transcripts/<id>``;
+6. ``glass.localAgentProjects.v1`` with ``glass.localAgentProjectMembership.v1``;
+7. ``trackedGitRepos[0].repoPath``, then a bubble's ``workspaceUris[0]``;
+8. the files its tool calls, code blocks and file selections touched, matched
+   against the folders the ``workspace.json`` files name (``files touched``; the
+   longest folder wins, and files under no known folder give no project).
+
+A cursor-agent chat's folder is its ``meta.json`` ``cwd``, else its transcript
+folder. A transcript folder's slug is decoded on disk first, then against the
+folders the other stores name (workspace.json, glass projects, meta.json), so a
+folder that no longer exists is still one project whichever store named it. A
+chat read from its store alone whose ``meta.json`` has no ``cwd`` takes the
+known folder whose md5 names its ``chats/<md5>/`` folder (``chat folder``).
+
+Each part of the catalog is read the first time a chat needs it, then kept: a
+refresh that re-reads one chat with a ``meta.json`` reads nothing more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import orjson
+
+from .. import paths
+from ..model import Session
+from ..regular_files import read_regular
+from . import vscdb
+from .chatstore import find_chat_dirs, read_chat_meta
+from .transcripts import decode_project_slug, project_slug_of, scan_transcripts
+
+#: Where a session's project came from, best first: what ``Session.project_from`` holds and doctor counts.
+SIGNALS = (
+    "workspaceProjectDir",
+    "workspaceIdentifier",
+    "composerHeaders",
+    "workspace database",
+    "allComposers",
+    "transcript folder",
+    "glass project",
+    "trackedGitRepos",
+    "workspaceUris",
+    "files touched",
+    "meta.json cwd",
+    "chat folder",
+)
+
+GLASS_PROJECTS_KEY = "glass.localAgentProjects.v1"
+GLASS_MEMBERSHIP_KEY = "glass.localAgentProjectMembership.v1"
+_WORKSPACE_COMPOSERS_KEY = "composer.composerData"
+_NO_FOLDER_WINDOW = re.compile(r"\d+|empty-window")
+_URI_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_DRIVE_PATH = re.compile(r"^/[A-Za-z](:|%3[Aa])")
+_DRIVE = re.compile(r"^([A-Za-z]):")
+_PATH_KEY = re.compile(r"(?i)path|file|dir|uri")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A folder and the signal that gave it; both empty when no signal did."""
+
+    folder: str = ""
+    signal: str = ""
+
+    def apply(self, session: Session) -> Session:
+        session.project_dir, session.project_from = self.folder, self.signal
+        session.project = basename(self.folder) if self.folder else session.project
+        return session
+
+
+def _nothing() -> Iterable[str]:
+    return ()
+
+
+@dataclass(frozen=True)
+class EditorChat:
+    """What an editor chat's own records say about its folder, as the IDE reader finds them."""
+
+    chat_id: str
+    #: The folder of the database that stores the chat (``workspaceStorage/<id>`` or ``globalStorage``).
+    stored_in: Path
+    bubble_dir: str = ""
+    identifier_dir: str = ""
+    header_id: str = ""
+    header_dir: str = ""
+    git_repo: str = ""
+    workspace_uri: str = ""
+    #: The paths of the files it touched: read only when every other signal fails.
+    touched: Callable[[], Iterable[str]] = _nothing
+
+
+def cli_folder(cwd: str, slug: str) -> Found:
+    """A cursor-agent chat's folder: its ``meta.json`` ``cwd``, else its transcript folder decoded on disk.
+
+    :meth:`Projects.settle` later tries the folders other stores name for a slug the disk cannot decode.
+    """
+    if cwd:
+        return Found(cwd, "meta.json cwd")
+    decoded = decode_project_slug(slug) if slug else None
+    return Found(str(decoded), "transcript folder") if decoded else Found()
+
+
+class Projects:
+    """What one Cursor install says about where its chats belong, each part read when first needed.
+
+    Databases that cannot be opened are skipped silently here: the chat reader
+    counts them once, by path. Malformed ``workspace.json`` files and glass
+    values are counted in ``problems``.
+    """
+
+    def __init__(self, user_root: Path, cli_roots: Iterable[Path], problems: Counter[str] | None = None) -> None:
+        self.user_root = user_root
+        self.cli_roots = list(cli_roots)
+        self.problems: Counter[str] = problems if problems is not None else Counter()
+        self._workspace_json: dict[Path, str] = {}
+        self._slugs: dict[str, str] = {}
+
+    @classmethod
+    def of_this_machine(cls, problems: Counter[str] | None = None) -> Projects:
+        return cls(paths.ide_user_root(), paths.cli_roots(), problems)
+
+    @classmethod
+    def around(cls, database: Path, problems: Counter[str] | None = None) -> Projects:
+        """For a database read on its own: the Cursor ``User`` folder it sits in, and this machine's cursor-agent roots."""
+        folder = database.parent
+        user_root = folder.parent.parent if folder.parent.name == "workspaceStorage" else folder.parent
+        return cls(user_root, paths.cli_roots(), problems)
+
+    # --- the signals, best first ------------------------------------------
+
+    def editor_project(self, chat: EditorChat) -> Found:
+        """The editor chat's folder and the signal that gave it (see the module docstring for the order)."""
+        steps: tuple[tuple[str, Callable[[], str | None]], ...] = (
+            ("workspaceProjectDir", lambda: chat.bubble_dir),
+            ("workspaceIdentifier", lambda: chat.identifier_dir),
+            ("composerHeaders", lambda: self._header_folder(chat.header_id, chat.header_dir)),
+            ("workspace database", lambda: self.workspace_folder(chat.stored_in)),
+            ("allComposers", lambda: self._listed.get(chat.chat_id, "")),
+            ("transcript folder", lambda: self.folder_for_slug(self._transcript_slugs.get(chat.chat_id, ""))),
+            ("glass project", lambda: self._glass_members.get(chat.chat_id, "")),
+            ("trackedGitRepos", lambda: chat.git_repo),
+            ("workspaceUris", lambda: chat.workspace_uri),
+            ("files touched", lambda: self.touched_folder(chat.touched())),
+        )
+        for signal, find in steps:
+            folder = find()
+            if folder is None:
+                break
+            if folder:
+                return Found(folder, signal)
+        return Found()
+
+    def settle(self, session: Session) -> Session:
+        """Give a cursor-agent session with no folder yet the one another store names.
+
+        A transcript's slug is matched against the known folders; a chat read from
+        its ``chats/<md5 of its folder>/<id>/store.db`` alone, against their md5s.
+        """
+        if session.project_dir or session.source != "cursor-cli" or not session.origin:
+            return session
+        origin = Path(session.origin)
+        if origin.name == "store.db":
+            found = Found(self._known_by_md5.get(origin.parent.parent.name, ""), "chat folder")
+        else:
+            slug = project_slug_of(origin)
+            found = Found(self.known_folder_for_slug(slug) if slug else "", "transcript folder")
+        return found.apply(session) if found.folder else session
+
+    def _header_folder(self, workspace_id: str, header_dir: str) -> str | None:
+        """The header's URI, else its workspace's folder; None for a window that had no folder."""
+        if header_dir:
+            return header_dir
+        if _NO_FOLDER_WINDOW.fullmatch(workspace_id):
+            return None
+        return self.workspace_folder_of(workspace_id)
+
+    # --- workspaces ---------------------------------------------------------
+
+    def workspace_folder(self, workspace_dir: Path) -> str:
+        """The folder ``workspace_dir/workspace.json`` names, or ""."""
+        if workspace_dir not in self._workspace_json:
+            self._workspace_json[workspace_dir] = read_workspace_json(workspace_dir / "workspace.json", self.problems)
+        return self._workspace_json[workspace_dir]
+
+    def workspace_folder_of(self, workspace_id: str) -> str:
+        """The folder of ``workspaceStorage/<workspace_id>``, or "" (also for an id that is not a plain name)."""
+        if not workspace_id or workspace_id in (".", "..") or "/" in workspace_id or "\\" in workspace_id:
+            return ""
+        return self.workspace_folder(self.user_root / "workspaceStorage" / workspace_id)
+
+    @cached_property
+    def _workspace_dirs(self) -> list[Path]:
+        return _subfolders(self.user_root / "workspaceStorage")
+
+    @cached_property
+    def _workspace_folders(self) -> list[str]:
+        return [folder for d in self._workspace_dirs if (folder := self.workspace_folder(d))]
+
+    @cached_property
+    def _listed(self) -> dict[str, str]:
+        """Composer id -> the folder of the one workspace whose database lists it (``allComposers``, ``selectedComposerIds``)."""
+        places: dict[str, set[str]] = {}
+        for workspace in self._workspace_dirs:
+            (lists,) = _item_values(workspace / "state.vscdb", _WORKSPACE_COMPOSERS_KEY)
+            ids = _listed_ids(lists)
+            folder = self.workspace_folder(workspace) if ids else ""
+            for composer_id in ids if folder else ():
+                places.setdefault(composer_id, set()).add(folder)
+        return {composer_id: found.pop() for composer_id, found in places.items() if len(found) == 1}
+
+    # --- glass projects -----------------------------------------------------
+
+    @cached_property
+    def _glass(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(project id -> folder, composer id -> project id) from the global database's ItemTable."""
+        projects, membership = _item_values(
+            self.user_root / "globalStorage" / "state.vscdb", GLASS_PROJECTS_KEY, GLASS_MEMBERSHIP_KEY
+        )
+        if projects is not None and not isinstance(projects, list):
+            self.problems["ide: malformed glass projects"] += 1
+        if membership is not None and not isinstance(membership, dict):
+            self.problems["ide: malformed glass projects"] += 1
+        folders: dict[str, str] = {}
+        for project in projects if isinstance(projects, list) else ():
+            workspace = project.get("workspace") if isinstance(project, dict) else None
+            if isinstance(workspace, dict) and isinstance(project_id := project.get("id"), str):
+                workspace_id = workspace.get("id")
+                folder = uri_dir(workspace.get("uri")) or self.workspace_folder_of(
+                    workspace_id if isinstance(workspace_id, str) else ""
+                )
+                if folder:
+                    folders[project_id] = folder
+        members = membership if isinstance(membership, dict) else {}
+        return folders, {cid: pid for cid, pid in members.items() if isinstance(pid, str)}
+
+    @cached_property
+    def _glass_members(self) -> dict[str, str]:
+        folders, members = self._glass
+        return {cid: folders[pid] for cid, pid in members.items() if pid in folders}
+
+    # --- transcript folders -------------------------------------------------
+
+    @cached_property
+    def _transcript_slugs(self) -> dict[str, str]:
+        """Chat id -> the ``projects/<slug>`` folder holding its transcript, over every cursor-agent root."""
+        slugs: dict[str, str] = {}
+        for root in self.cli_roots:
+            for found in scan_transcripts(root, include_subagents=False):
+                slugs.setdefault(found.chat_id, project_slug_of(Path(found.path)))
+        return slugs
+
+    def folder_for_slug(self, slug: str) -> str:
+        """The folder a transcript folder's slug encodes: an existing one on disk, else one another store names."""
+        if slug and slug not in self._slugs:
+            self._slugs[slug] = str(decode_project_slug(slug) or "") or self.known_folder_for_slug(slug)
+        return self._slugs.get(slug, "")
+
+    def known_folder_for_slug(self, slug: str) -> str:
+        """The one folder named by another store that encodes as ``slug`` (case-insensitively if none does exactly)."""
+        key = slug_of(slug)
+        exact = self._known_by_slug.get(key, [])
+        if not exact:
+            exact = [f for k, folders in self._known_by_slug.items() if k.lower() == key.lower() for f in folders]
+        return exact[0] if len(exact) == 1 else ""
+
+    @cached_property
+    def _known_by_slug(self) -> dict[str, list[str]]:
+        """Every folder a store names, by its slug: workspace.json files, glass projects, meta.json cwds."""
+        folders = [*self._workspace_folders, *self._glass[0].values(), *self._chat_cwds]
+        one_spelling: dict[str, str] = {}
+        for folder in folders:
+            one_spelling.setdefault(_folder_key(folder), folder)
+        by_slug: dict[str, list[str]] = {}
+        for folder in one_spelling.values():
+            by_slug.setdefault(slug_of(folder), []).append(folder)
+        return by_slug
+
+    @cached_property
+    def _known_by_md5(self) -> dict[str, str]:
+        """Every known folder by the md5 cursor-agent names its ``chats/`` folder after."""
+        folders = [f for same in self._known_by_slug.values() for f in same]
+        return {hashlib.md5(f.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest(): f for f in folders}
+
+    @cached_property
+    def _chat_cwds(self) -> list[str]:
+        """The trusted ``cwd`` of every cursor-agent chat's ``meta.json`` (``chats/`` and ``acp-sessions/``).
+
+        Trusted: the chat is filed under its md5, or the folder exists (``ChatMeta.project_dir``).
+        """
+        chat_dirs = [d for root in self.cli_roots for d in find_chat_dirs(root).values()]
+        chat_dirs += [d for root in self.cli_roots for d in _subfolders(root / "acp-sessions")]
+        return [meta.project_dir for d in chat_dirs if (meta := read_chat_meta(d)) is not None and meta.project_dir]
+
+    # --- files touched ------------------------------------------------------
+
+    def touched_folder(self, touched: Iterable[str]) -> str:
+        """The workspace folder holding most of ``touched``, the innermost where folders nest; "" when none holds any."""
+        votes: Counter[str] = Counter()
+        for path in touched:
+            key = _folder_key(path)
+            while key and key not in self._folders_by_key:  # up one folder at a time: the innermost is met first
+                key = key.rpartition("/")[0]
+            if key:
+                votes[self._folders_by_key[key]] += 1
+        return max(votes, key=lambda f: (votes[f], len(f), f)) if votes else ""
+
+    @cached_property
+    def _folders_by_key(self) -> dict[str, str]:
+        """Every workspace folder by its spelling key ("/" would hold everything, so it holds nothing)."""
+        return {key: f for f in self._workspace_folders if (key := _folder_key(f))}
+
+
+# --- slugs and folder spellings ---------------------------------------------
+
+
+def slug_of(folder: str) -> str:
+    """``folder`` as Cursor names its ``projects/`` folder: runs of non-alphanumerics become one ``-``, trimmed.
+
+    A Windows drive letter is lowercased (``D:\\work`` gives ``d-work``).
+    """
+    folder = _DRIVE.sub(lambda m: m[1].lower() + ":", folder)
+    return re.sub(r"[^A-Za-z0-9]+", "-", folder).strip("-")
+
+
+def _folder_key(folder: str) -> str:
+    """One spelling per folder: forward slashes, no trailing slash; Windows paths compared without case."""
+    key = folder.replace("\\", "/").rstrip("/")
+    return key.lower() if _DRIVE.match(key) or key.startswith("//") else key
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if p.is_dir())
+    except OSError:
+        return []
+
+
+# --- databases --------------------------------------------------------------
+
+
+def _item_values(database: Path, *keys: str) -> list[Any]:
+    """The JSON values of ``keys`` in a database's ItemTable: None for each absent or malformed one, or all when unreadable."""
+    nothing: list[Any] = [None] * len(keys)
+    if not database.is_file():
+        return nothing
+    try:
+        conn = vscdb.connect_read_only(database)
+    except sqlite3.Error:
+        return nothing
+    try:
+        if "ItemTable" not in vscdb.table_names(conn):
+            return nothing
+        raw = [vscdb.item_value(conn, key) for key in keys]
+    except sqlite3.Error:
+        return nothing
+    finally:
+        conn.close()
+    return [_json(value) for value in raw]
+
+
+def _json(raw: bytes | None) -> Any:
+    try:
+        return orjson.loads(raw) if raw is not None else None
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _listed_ids(lists: Any) -> list[str]:
+    """The composer ids a workspace's ``composer.composerData`` lists (``allComposers``, ``selectedComposerIds``)."""
+    if not isinstance(lists, dict):
+        return []
+    composers = lists.get("allComposers")
+    ids = [c.get("composerId") for c in composers if isinstance(c, dict)] if isinstance(composers, list) else []
+    selected = lists.get("selectedComposerIds")
+    ids += selected if isinstance(selected, list) else []
+    return [i for i in ids if isinstance(i, str) and i]
+
+
+# --- paths and URIs ---------------------------------------------------------
+
+
+#: A workspace.json names one folder; one larger than this is not Cursor's.
+WORKSPACE_JSON_BYTES = 1 << 20
+
+
+def read_workspace_json(path: Path, problems: Counter[str]) -> str:
+    """The folder a workspace.json names: ``folder``, or the directory holding a ``.code-workspace``."""
+    try:
+        data = orjson.loads(read_regular(path, WORKSPACE_JSON_BYTES))
+    except FileNotFoundError:
+        return ""
+    except (OSError, orjson.JSONDecodeError):
+        data = None
+    if not isinstance(data, dict):
+        problems["ide: malformed workspace.json"] += 1
+        return ""
+    if folder := uri_dir(data.get("folder")):
+        return folder
+    if workspace_file := uri_dir(data.get("workspace")):
+        return _parent(workspace_file)
+    return ""
+
+
+def uri_dir(uri: Any) -> str:
+    """A local path from a plain path, a URI string or a VS Code URI object (``fsPath``, ``external``, ``path``).
+
+    ``vscode-remote://host/path`` keeps its path; ``/c:/…`` and ``/c%3A/…`` become ``c:/…``.
+    """
+    if isinstance(uri, dict):
+        fs_path = uri.get("fsPath")
+        return (
+            fs_path
+            if isinstance(fs_path, str) and fs_path
+            else uri_dir(uri.get("external")) or uri_dir(uri.get("path"))
+        )
+    if not isinstance(uri, str) or not uri:
+        return ""
+    if _URI_SCHEME.match(uri):
+        parts = urlsplit(uri)
+        path = unquote(parts.path)
+        if parts.scheme == "file" and parts.netloc not in ("", "localhost"):
+            path = f"//{parts.netloc}{path}"  # a UNC share
+    else:
+        path = unquote(uri) if _DRIVE_PATH.match(uri) else uri
+    return path[1:] if _DRIVE_PATH.match(path) else path  # /c:/Users/… → c:/Users/…
+
+
+def basename(path: str) -> str:
+    """The last part of a POSIX or Windows path (``c:\\Users\\me\\app`` gives ``app``)."""
+    return re.split(r"[\\/]", path.rstrip("\\/"))[-1]
+
+
+def _parent(path: str) -> str:
+    return re.sub(r"[\\/][^\\/]*$", "", path.rstrip("\\/")) or path
+
+
+def path_values(args: Any) -> Iterator[str]:
+    """The paths in a tool call's arguments: string, URI or list values of keys that name a path, file, dir or URI."""
+    if not isinstance(args, dict):
+        return
+    for key, value in args.items():
+        if isinstance(key, str) and _PATH_KEY.search(key):
+            for item in value if isinstance(value, list) else [value]:
+                if (path := uri_dir(item)) and "\n" not in path:
+                    yield path

@@ -1,0 +1,93 @@
+"""Opening Cursor's files so that nothing in their place can hang deja or fill its memory.
+
+deja reads files it does not own, under names it only guesses. Something else
+can sit under such a name: a FIFO (opening it waits for a writer, forever), a
+symlink to ``/dev/zero`` (reading it never ends) or a terminal. Each would hang
+a hook, and with it the writer lock. So every file deja reads from a Cursor
+store is checked to be a regular file before it is opened, opened without
+blocking, and checked again on the open descriptor (the name may have changed
+in between); SQLite, which opens its files itself, gets the check before.
+
+A regular file can still be huge: ``capped_lines`` reads lines in bounded
+chunks, and passes over a line longer than its cap without holding it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+#: How much ``capped_lines`` reads at a time while it passes over an over-long line.
+CHUNK_BYTES = 1 << 20
+#: The files SQLite opens beside a database: each must be a regular file too, when present.
+SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+class NotRegularFile(OSError):
+    """A name deja expected to be a file is something else (a FIFO, a device, a folder)."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(errno.EINVAL, "not a regular file", str(path))
+
+
+def check_regular(path: str | Path) -> os.stat_result:
+    """The file's status, following symlinks; raises NotRegularFile for anything but a regular file."""
+    found = os.stat(path)
+    if not stat.S_ISREG(found.st_mode):
+        raise NotRegularFile(path)
+    return found
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for binary reading, never blocking; raises NotRegularFile for anything but a regular file."""
+    check_regular(path)  # so a device is never even opened
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped after the check
+            raise NotRegularFile(path)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | Path, limit: int) -> bytes:
+    """A small regular file's bytes; raises OSError (EFBIG) when it holds more than ``limit``."""
+    with open_regular(path) as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
+    return data
+
+
+def check_regular_database(path: str | Path) -> None:
+    """Before SQLite opens ``path``: it and its journal files, when present, are regular files."""
+    check_regular(path)
+    for suffix in SQLITE_COMPANIONS:
+        companion = f"{path}{suffix}"
+        if os.path.lexists(companion):
+            check_regular(companion)
+
+
+def capped_lines(handle: BinaryIO, cap: int, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[bytes, int]]:
+    """Each line (with its newline) and its size in bytes, never holding more than ``cap + 1`` bytes of one.
+
+    A line longer than ``cap`` is passed over ``chunk_bytes`` at a time as it
+    streams, never held: it comes out as ``b"\\n"`` (or ``b""`` when the file ends
+    inside it) with its true size, so a caller can count it and still know where
+    the next line starts.
+    """
+    while line := handle.readline(cap + 1):
+        if len(line) <= cap:
+            yield line, len(line)
+            continue
+        size, ended = len(line), line.endswith(b"\n")
+        while not ended and (rest := handle.readline(chunk_bytes)):
+            size += len(rest)
+            ended = rest.endswith(b"\n")
+        yield (b"\n" if ended else b""), size

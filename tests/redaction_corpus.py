@@ -1,0 +1,456 @@
+"""The redaction corpus: code that must come out as written, and secrets that must not come out at all.
+
+Every secret is assembled at run time from pieces (``_join``), so this file holds no
+string a secret scanner would take for a live credential; the values are random-looking
+but fake.
+"""
+
+from __future__ import annotations
+
+import base64
+
+#: Code as people paste it into chats, by language: every line must come out unchanged.
+CODE: dict[str, str] = {
+    "python": r"""
+import os
+from typing import Optional
+def login(username, password=None):
+def login(username: str, password: str | None = None) -> Session:
+    token = os.environ["GITHUB_TOKEN"]
+    api_key = os.environ.get("OPENAI_API_KEY", "")
+    api_key = os.getenv("API_KEY")
+    secret_key = settings.SECRET_KEY
+    SECRET_KEY = os.environ["DJANGO_SECRET_KEY"]
+    password: str
+    password: Optional[str] = None
+    api_key: str = ""
+    token: SecretStr = Field(default=None)
+    access_token = get_token()
+    refresh_token = await client.refresh(token=refresh_token)
+    self.token = token
+    self.api_key = api_key
+    client = OpenAI(api_key=api_key)
+    client = Client(
+        api_key=api_key,
+        timeout=30,
+    )
+    headers = {"Authorization": f"Bearer {token}"}
+    headers = {"Authorization": "Bearer " + token}
+    if not password:
+        raise ValueError("password is required")
+    print("Password: " + mask(password))
+    password = getpass.getpass("Password: ")
+    hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt())
+    token_type = "bearer"
+    max_tokens = 4096
+    tokens = tokenizer.encode(text)
+    key = lambda item: item.name
+    sorted(users, key=lambda u: u.created_at)
+    for key, value in config.items():
+    cache_key = f"user:{user_id}:profile"
+    primary_key = True
+    id = Column(Integer, primary_key=True)
+    password_hash = Column(String(128), nullable=False)
+    data["password"] = hash_password(data["password"])
+    os.environ["API_KEY"] = api_key
+    return {"token": token, "expires_in": 3600}
+    assert response.json()["token_type"] == "bearer"
+    parser.add_argument("--password", help="database password")
+    parser.add_argument("--api-key", default=os.environ.get("API_KEY"))
+    secret = secrets.token_urlsafe(32)
+    token = jwt.encode(payload, key, algorithm="HS256")
+    pass
+else:
+    pass
+    logger.info("token refreshed for %s", user.id)
+    password = request.form["password"]
+    api_key: Optional[str] = Field(None, env="API_KEY")
+    SECRET_KEY = env("SECRET_KEY")
+    DATABASES = {"default": env.db("DATABASE_URL")}
+    passphrase = None
+    private_key: Ed25519PrivateKey | Ed448PrivateKey
+    token = r"[-!#$%&'*+.^_`|~0-9a-zA-Z]+"
+    token = "'", token[0][1:-1]
+    Token: "#ddd0c0",
+    jsonnet_token = r'[^\W\d]\w*'
+    user = User(username="scolvin", password="password")
+""",
+    "typescript": """
+export interface Config { apiKey: string; baseUrl: string }
+  apiKey: string = ''
+  private readonly apiKey: string;
+  token?: string;
+  password: z.string().min(8),
+const apiKey = process.env.API_KEY;
+const apiKey = process.env.OPENAI_API_KEY ?? "";
+  apiKey: process.env.OPENAI_API_KEY!,
+const token = localStorage.getItem('token');
+const { token } = useAuth();
+  headers: { Authorization: `Bearer ${token}` },
+  headers: { 'x-api-key': apiKey },
+  credentials: 'include',
+  body: JSON.stringify({ username, password }),
+  password: '',
+  password: "",
+  token: state.auth.token,
+  return { token, user };
+if (!token) throw new Error('missing token');
+export const TOKEN_KEY = 'auth.token';
+const secret = await getSecret(secretName);
+<input type="password" name="password" autoComplete="current-password" />
+  type: 'password',
+  const [password, setPassword] = useState('');
+  onChange={(e) => setPassword(e.target.value)}
+  list.map((item) => <Row key={item.id} {...item} />)
+  { key: 'name', title: 'Name' },
+  res.cookie('token', token, { httpOnly: true, secure: true });
+  token: string | null;
+  private token: string | undefined = undefined;
+  const passwordInput = screen.getByLabelText(/password/i);
+  expect(res.body.token).toBeDefined();
+  jwt.sign({ sub: user.id }, process.env.JWT_SECRET!, { expiresIn: '1h' })
+  const hash = await bcrypt.hash(password, 10);
+""",
+    "go": """
+package auth
+func Login(username, password string) (*Session, error) {
+	token := os.Getenv("GITHUB_TOKEN")
+	apiKey, ok := os.LookupEnv("API_KEY")
+	Password: os.Getenv("DB_PASSWORD"),
+	Token     string `json:"token"`
+	APIKey    string `json:"api_key" yaml:"api_key"`
+	req.Header.Set("Authorization", "Bearer "+token)
+	token, err := auth.GetToken(ctx)
+	if token == "" {
+	var apiKey string
+	secret := []byte(cfg.Secret)
+	key := fmt.Sprintf("session:%s", id)
+	for key, value := range headers {
+	return &Client{token: token, baseURL: baseURL}, nil
+	password := flag.String("password", "", "database password")
+""",
+    "rust": """
+use std::env;
+let token = env::var("GITHUB_TOKEN")?;
+let api_key = std::env::var("API_KEY").expect("API_KEY must be set");
+pub struct Config { pub api_key: String, pub timeout: u64 }
+    api_key: String,
+    pub secret: Secret<String>,
+    password: &'a str,
+let token: String = String::new();
+let key = format!("user:{}", id);
+    .header("Authorization", format!("Bearer {}", token))
+fn verify(password: &str, hash: &str) -> bool {
+    let secret_key = SecretKey::from_slice(&bytes)?;
+""",
+    "shell": """
+export GITHUB_TOKEN=$(gh auth token)
+export API_KEY="${API_KEY:-}"
+TOKEN=$(vault kv get -field=token secret/ci)
+curl -H "Authorization: Bearer $TOKEN" https://api.github.com/user
+curl -H "Authorization: token ${GITHUB_TOKEN}" https://api.github.com/repos
+echo "$DB_PASSWORD" | docker login --username ci --password-stdin
+read -s -p "Password: " PASSWORD
+docker login -u "$REGISTRY_USER" -p "$REGISTRY_PASSWORD" registry.example.com
+git push -u origin main
+sort -u names.txt
+ssh-keygen -t ed25519 -C "me@example.com" -f ~/.ssh/id_ed25519
+gpg --list-secret-keys --keyid-format=long
+PWD=/home/dev/code/api
+OLDPWD=/home/dev
+aws configure get aws_secret_access_key
+kubectl create secret generic db --from-literal=password="$DB_PASSWORD"
+psql "postgresql://app:${PGPASSWORD}@localhost:5432/app"
+git clone https://github.com/acme/api.git
+pip install --index-url https://pypi.org/simple requests
+npm config set //registry.npmjs.org/:_authToken "${NPM_TOKEN}"
+""",
+    "yaml": """
+apiVersion: v1
+kind: Secret
+  password: ${DB_PASSWORD}
+  token: ${{ secrets.GITHUB_TOKEN }}
+      GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}
+      NPM_TOKEN: ${{ secrets.NPM_TOKEN }}
+    secrets: inherit
+          secretKeyRef:
+            name: db-credentials
+            key: password
+  auth: oauth2
+  password_min_length: 12
+  token_ttl: 3600
+  password: "{{ vault_db_password }}"
+  api_key: <your-api-key>
+  password: changeme
+  token: null
+  secret: true
+  credentials: include
+  - name: API_KEY
+    valueFrom:
+""",
+    "sql": """
+SELECT id, email FROM users WHERE token = $1;
+SELECT * FROM sessions WHERE token = ? AND expires_at > now();
+UPDATE users SET password_hash = crypt($1, gen_salt('bf')) WHERE id = $2;
+CREATE TABLE api_keys (id serial PRIMARY KEY, key_hash text NOT NULL, token VARCHAR(255));
+ALTER TABLE users ADD COLUMN password_reset_token text;
+SELECT * FROM users WHERE password = crypt(:password, password);
+INSERT INTO tokens (user_id, token) VALUES (:user_id, :token);
+""",
+    "dockerfile": """
+FROM python:3.12-slim
+ARG NPM_TOKEN
+ENV API_KEY=""
+ENV PYTHONDONTWRITEBYTECODE=1
+RUN --mount=type=secret,id=npmrc,target=/root/.npmrc npm ci
+COPY --chown=app:app . /app
+RUN echo "//registry.npmjs.org/:_authToken=${NPM_TOKEN}" > .npmrc
+""",
+    "config": """
+[database]
+host = localhost
+password = %(DB_PASSWORD)s
+api_key = ${API_KEY}
+SECRET_KEY=
+API_KEY=your_api_key_here
+OPENAI_API_KEY=<paste your key here>
+GOOGLE_APPLICATION_CREDENTIALS=/run/secrets/gcp.json
+SSH_KEY_PATH=~/.ssh/id_ed25519
+spring.datasource.password=${DB_PASSWORD}
+"password": "",
+"token_type": "Bearer",
+"max_tokens": 1024,
+"apiKey": null,
+"secretName": "db-credentials",
+"forgot_password": "Forgot password?",
+"password": "Mot de passe",
+<password>${env.DB_PASSWORD}</password>
+""",
+    "prose": """
+The token expired, so the client gets a 401 and retries with a fresh one.
+Basic authentication is disabled on this endpoint; use a bearer token instead.
+Rotate the API key in the dashboard, then update the secret in the vault.
+Set the password in your .env file (see .env.example) and restart the server.
+The sort key is the user id; the partition key is the tenant.
+Use `Authorization: Bearer <token>` with the token from `gh auth token`.
+Passwords are hashed with bcrypt; the secret key signs the session cookie.
+The primary key is a UUID; task-abc-def-ghi-jkl-mno-pqr-stu-vwx is the job name.
+Tests passed: 128 passed, 2 skipped in 3.41s
+2026-07-20T09:00:01Z INFO auth: token refresh ok user=42 elapsed=12ms
+2026-07-20T09:00:02Z WARN api: rate limited key=user:42 retry_after=30
+Traceback (most recent call last):
+  File "/app/api/auth.py", line 42, in login
+    token = issue_token(user)
+KeyError: 'password'
+error[E0425]: cannot find value `api_key` in this scope
+https://github.com/acme/api/blob/main/api/auth.py#L42
+postgres://localhost:5432/app
+https://user@example.com/path
+mailto:security@example.com
+Pass :meth:`peek` a default value to return that instead of raising.
+Credentials can be given with the --username and --password options instead of the URL.
+Give the password in `scheme://user:password@host` or `curl -u user:password`.
+The JSON looks like `"password": "…"` with the real value in place of the dots.
+""",
+}
+
+
+def code_lines() -> list[tuple[str, str]]:
+    """Every non-empty line of ``CODE``, with an id naming its language and place."""
+    lines = []
+    for language, block in CODE.items():
+        for n, line in enumerate(block.strip("\n").splitlines(), 1):
+            if line.strip():
+                lines.append((f"{language}-{n}", line))
+    return lines
+
+
+def _join(*parts: str) -> str:
+    """One fake secret from pieces, so no piece of this file looks like a live one."""
+    return "".join(parts)
+
+
+_B64_40 = _join("wJalrXUtnFEMI", "/K7MDENG/bPxRfiCY", "Zq4T9m1LkQ")
+_HEX32 = _join("3f9c2a7b", "e1d04c6f", "8a5b9e2d", "7c1f0a34")
+_HEX64 = _HEX32 + _join("b7e2c91d", "04fa6e38", "5d2c7b1a", "9e8f3c60")
+_ALNUM36 = _join("R8c2Kq7Lm", "X4vN9pZ3tW", "6yB1dF5gH0", "jS2uE8a")
+_JWT = ".".join(
+    [
+        _join("eyJhbGciOiJIUzI1", "NiIsInR5cCI6IkpXVCJ9"),
+        _join("eyJzdWIiOiIxMjM0NTY3", "ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0"),
+        _join("SflKxwRJSMeKKF2QT4", "fwpMeJf36POk6yJV_adQssw5c"),
+    ]
+)
+_PEM_BODY = _join("MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Bd", "\nQ8aZx7Vn1cR5yT2kLmW9pD4hJ6gF0sU3eB8nKq\n")
+_BASIC = base64.b64encode(_join("deploy", ":", "Tr0ub4dor&3x").encode()).decode()
+
+
+class Secret:
+    """A secret format, the text it appears in, and the part of it that must not survive."""
+
+    def __init__(self, name: str, kind: str, secret: str, template: str):
+        self.name = name
+        #: The ``[redacted:<kind>]`` marker it must become.
+        self.kind = kind
+        self.secret = secret
+        self.text = template.format(secret=secret)
+
+
+SECRETS: list[Secret] = [
+    Secret("aws-access-key", "aws-key", _join("AKIA", "Q3EGRT5KL", "7WXB2MZ"), "aws_access_key_id = {secret}"),
+    Secret("aws-secret-key", "aws-secret", _B64_40, "aws_secret_access_key = {secret}"),
+    Secret(
+        "aws-sts-json",
+        "aws-secret",
+        _B64_40,
+        '{{"Credentials": {{"AccessKeyId": "ASIAQ3EGRT5KL7WXB2MZ", "SecretAccessKey": "{secret}", "Expiration": "x"}}}}',
+    ),
+    Secret(
+        "github-classic",
+        "github-token",
+        _join("ghp_", _ALNUM36),
+        "git remote set-url origin https://x:{secret}@github.com/a/b",
+    ),
+    Secret("github-oauth", "github-token", _join("gho_", _ALNUM36), "export GH_TOKEN={secret}"),
+    Secret(
+        "github-fine-grained",
+        "github-token",
+        _join("github_pat_", "11ABCDEFG0", "abcdefghijKLMNOPQRST_uvwxyz0123456789"),
+        "token: {secret}",
+    ),
+    Secret("openai", "openai-key", _join("sk-", "T3BlbkFJ", _ALNUM36), "client = OpenAI(api_key='{secret}')"),
+    Secret("openai-project", "openai-key", _join("sk-proj-", _ALNUM36, "_-Ab12Cd34"), "OPENAI_API_KEY={secret}"),
+    Secret(
+        "anthropic",
+        "anthropic-key",
+        _join("sk-ant-", "api03-", _ALNUM36, "-", _ALNUM36[:20], "AA"),
+        "x-api-key: {secret}",
+    ),
+    Secret(
+        "stripe-secret", "stripe-key", _join("sk_", "live_", "51H8xYz", _ALNUM36[:24]), 'stripe.api_key = "{secret}"'
+    ),
+    Secret(
+        "stripe-restricted",
+        "stripe-key",
+        _join("rk_", "live_", "51H8xYz", _ALNUM36[:24]),
+        "STRIPE_KEY={secret} ./run.sh",
+    ),
+    Secret(
+        "google-api-key",
+        "google-api-key",
+        _join("AIza", "SyD3x9Kq", "7Lm2Vn8Pz", "4Rt6Wb1Yc", "5Hj0Gf3Xw"),
+        "?key={secret}&q=x",
+    ),
+    Secret(
+        "sendgrid",
+        "sendgrid-key",
+        _join("SG.", "ngeVfQFYQlKU0ufo8x5d1A", ".", "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr"),
+        "sg = SendGridAPIClient('{secret}')",
+    ),
+    Secret(
+        "huggingface",
+        "huggingface-token",
+        _join("hf_", "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh"),
+        "huggingface-cli login --token {secret}",
+    ),
+    Secret(
+        "gitlab",
+        "gitlab-token",
+        _join("glpat-", "xY9zAb12Cd34Ef56Gh78"),
+        "git clone https://oauth2:{secret}@gitlab.com/a/b.git",
+    ),
+    Secret("digitalocean", "digitalocean-token", _join("dop_", "v1_", _HEX64), "doctl auth init -t {secret}"),
+    Secret(
+        "slack-bot",
+        "slack-token",
+        _join("xoxb-", "1234567890", "-1234567890123-", "AbCdEfGhIjKlMnOpQrStUvWx"),
+        "SLACK_BOT_TOKEN={secret}",
+    ),
+    Secret(
+        "slack-app",
+        "slack-token",
+        _join("xapp-", "1-A0123456789-", "1234567890123-", _HEX64),
+        "socket_mode_token = {secret}",
+    ),
+    Secret(
+        "slack-webhook",
+        "slack-webhook",
+        _join("https://hooks.slack.com/services/", "T0123ABCD/B0123ABCD/", "aBcDeFgHiJkLmNoPqRsTuVwX"),
+        "curl -X POST {secret} -d '{{}}'",
+    ),
+    Secret("npm", "npm-token", _join("npm_", _ALNUM36), "//registry.npmjs.org/:_authToken={secret}"),
+    Secret(
+        "pypi",
+        "pypi-token",
+        _join("pypi-", "AgEIcHlwaS5vcmc", "CJGY2Y5ZjE4Ni1hYjQ4LTRl", "NzItOWYzZS1hMWIyYzNkNGU1ZjYA"),
+        "password = {secret}",
+    ),
+    Secret("twilio-api-key", "twilio-key", _join("SK", _HEX32), "TWILIO_API_KEY_SID: {secret}"),
+    Secret("twilio-auth-token", "twilio-key", _HEX32, "client = Client('AC" + _HEX32[::-1] + "', '{secret}')"),
+    Secret(
+        "mailgun",
+        "mailgun-key",
+        _join("key-", _HEX32),
+        "curl --user 'api:{secret}' https://api.mailgun.net/v3/x/messages",
+    ),
+    Secret(
+        "discord-bot",
+        "discord-bot-token",
+        _join("MTA4NzY1NDMyMTA5ODc2NTQz", ".", "GaBcDe", ".", "abcdefghijklmnopqrstuvwxyz0123456789AB"),
+        "client.run('{secret}')",
+    ),
+    Secret(
+        "discord-webhook",
+        "discord-webhook",
+        _join("https://discord.com/api/webhooks/", "123456789012345678/", "AbC-dEf_GhI", _ALNUM36),
+        'requests.post("{secret}", json=msg)',
+    ),
+    Secret(
+        "telegram-bot",
+        "telegram-bot-token",
+        _join("7012345678", ":AA", "HdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1"),
+        "https://api.telegram.org/bot{secret}/getMe",
+    ),
+    Secret(
+        "azure-storage",
+        "azure-key",
+        _join("Eby8vdM02xNOcqFl", "qUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq", "/K1SZFPTOtr/KBHBeksoGMGw=="),
+        "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={secret};EndpointSuffix=core.windows.net",
+    ),
+    Secret("jwt", "jwt", _JWT, "Cookie: session={secret}; Path=/"),
+    Secret(
+        "bearer-header",
+        "bearer",
+        _join("a9f8e7d6", "c5b4a3928170", "f6e5d4c3"),
+        "curl -H 'Authorization: Bearer {secret}' https://api.acme.dev",
+    ),
+    Secret("basic-header", "basic-auth", _BASIC, "Authorization: Basic {secret}"),
+    Secret(
+        "url-credentials",
+        "url-credentials",
+        _join("Sup3r", "S3cr3t!"),
+        "DATABASE_URL=postgres://app:{secret}@db.internal:5432/app",
+    ),
+    Secret(
+        "pem-rsa",
+        "pem",
+        _PEM_BODY,
+        "-----BEGIN RSA PRIVATE KEY-----\n{secret}-----END RSA PRIVATE KEY-----",
+    ),
+    Secret(
+        "openssh",
+        "pem",
+        _PEM_BODY,
+        "cat ~/.ssh/id_ed25519\n-----BEGIN OPENSSH PRIVATE KEY-----\n{secret}-----END OPENSSH PRIVATE KEY-----\n",
+    ),
+    Secret("python-assignment", "secret", _join("hunter", "2"), 'password = "{secret}"'),
+    Secret("json-password", "secret", _join("c0rrect", "-h0rse"), '{{"username": "admin", "password": "{secret}"}}'),
+    Secret("short-password", "secret", _join("pw", "1"), "DB_PASSWORD={secret}"),
+    Secret("env-line", "secret", _join("9c1b", "e07f", "d2a4"), "API_KEY={secret}"),
+    Secret("yaml-password", "secret", _join("s3cr", "3t-pa55"), "  password: {secret}"),
+    Secret("go-struct", "secret", _join("Tr0ub4", "dor"), '\tPassword: "{secret}",'),
+    Secret("cli-flag", "secret", _join("Wint3r", "2026"), "mysql --user=root --password={secret} app"),
+    Secret("sql-password", "secret", _join("n0t", "-th1s"), "CREATE USER app WITH PASSWORD '{secret}';"),
+    Secret("xml-password", "secret", _join("xml", "Pa55"), "<password>{secret}</password>"),
+    Secret("dockerfile-env", "secret", _join("d0ck", "3rs3cret"), "ENV API_TOKEN {secret}"),
+]

@@ -1,0 +1,305 @@
+"""What deja install refuses, and what deja uninstall gives back: exactly the files and folders that were there.
+
+Every check compares bytes, modes and the set of paths on disk before and
+after, on a fake HOME with DEJA_HOME (where install keeps its ledger) outside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from harness import run_deja
+
+from deja.installers import InstallError, install, uninstall, wiring_report
+
+CURSOR_TARGETS = ("cursor", "cursor-auto")
+
+
+@pytest.fixture(autouse=True)
+def deja_home_elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    home = tmp_path / "deja-home"
+    monkeypatch.setenv("DEJA_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def deja(tmp_path: Path) -> str:
+    path = tmp_path / "bin" / "deja"
+    path.parent.mkdir(parents=True)
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def _snapshot(root: Path) -> dict[str, tuple[bytes | None, int]]:
+    """Every path under root: its bytes (None for a folder or a link) and its mode."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        found[str(path.relative_to(root))] = (data, path.lstat().st_mode)
+    return found
+
+
+def _one_line(error: pytest.ExceptionInfo[InstallError]) -> str:
+    message = str(error.value)
+    assert "\n" not in message and "run the command again" in message
+    return message
+
+
+# --- refusals: one line, nothing written ----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["hooks.json", "mcp.json"])
+def test_a_dangling_symlink_is_refused_and_nothing_is_created_where_it_points(
+    fake_home: Path, tmp_path: Path, deja: str, name: str
+) -> None:
+    elsewhere = tmp_path / "elsewhere" / "deep" / name
+    link = fake_home / ".cursor" / name
+    link.parent.mkdir()
+    link.symlink_to(elsewhere)
+    before = _snapshot(tmp_path)
+
+    with pytest.raises(InstallError) as refused:
+        install("cursor-auto", deja_path=deja)
+
+    message = _one_line(refused)
+    assert message.startswith(f"{link}: is a symlink to {elsewhere}, which does not exist")
+    assert not (tmp_path / "elsewhere").exists(), "the link's target folders are not created"
+    assert _snapshot(tmp_path) == before, "nothing written at all"
+
+
+def test_doctor_names_a_dangling_symlink(fake_home: Path, tmp_path: Path, deja: str) -> None:
+    link = fake_home / ".cursor" / "hooks.json"
+    link.parent.mkdir()
+    link.symlink_to(tmp_path / "elsewhere" / "hooks.json")
+    found = [finding for finding in wiring_report(deja) if str(link) in finding.message]
+    assert [finding.level for finding in found] == ["warn"] and "which does not exist" in found[0].message
+
+
+def test_a_config_folder_that_is_a_dangling_symlink_is_refused(fake_home: Path, tmp_path: Path, deja: str) -> None:
+    (fake_home / ".cursor").symlink_to(tmp_path / "gone" / "cursor-config")
+    with pytest.raises(InstallError) as refused:
+        install("cursor", deja_path=deja)
+    assert _one_line(refused).startswith(f"{fake_home / '.cursor'}: is a symlink")
+    assert not (tmp_path / "gone").exists()
+
+
+def test_the_cli_refuses_a_dangling_symlink_in_one_line(fake_home: Path, tmp_path: Path, deja: str) -> None:
+    link = fake_home / ".cursor" / "hooks.json"
+    link.parent.mkdir()
+    link.symlink_to(tmp_path / "elsewhere" / "hooks.json")
+    done = run_deja("install", "cursor-auto")
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and str(link) in done.stderr and "does not exist" in done.stderr
+    assert not (tmp_path / "elsewhere").exists()
+
+
+@pytest.mark.parametrize("target", CURSOR_TARGETS)
+def test_a_read_only_hooks_json_is_refused_by_install_and_uninstall(fake_home: Path, deja: str, target: str) -> None:
+    config = fake_home / ".cursor"
+    install("cursor-auto", deja_path=deja)
+    hooks = config / "hooks.json"
+    hooks.chmod(0o444)
+    before = _snapshot(fake_home)
+
+    for action in (lambda: install("cursor-auto", deja_path="/elsewhere/deja"), lambda: uninstall(target)):
+        with pytest.raises(InstallError) as refused:
+            action()
+        message = _one_line(refused)
+        assert message.startswith(f"{hooks}: is read-only (mode 444)") and f"chmod u+w {hooks}" in message
+        assert _snapshot(fake_home) == before, "nothing written, not even the other files"
+
+
+def test_a_read_only_file_is_refused_before_any_other_file_is_written(fake_home: Path, deja: str) -> None:
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text('{"version": 1}\n')
+    hooks.chmod(0o444)
+    with pytest.raises(InstallError, match="is read-only"):
+        install("cursor-auto", deja_path=deja)
+    assert sorted(p.name for p in fake_home.rglob("*")) == [".cursor", "hooks.json"]
+    assert hooks.read_text() == '{"version": 1}\n'
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "key", "line"),
+    [
+        ("hooks.json", '{\n  "version": 1,\n  "hooks": {},\n  "hooks": {"stop": [{"command": "a"}]}\n}\n', "hooks", 3),
+        ("mcp.json", '{"mcpServers": {\n  "x": {"command": "a"},\n  "x": {"command": "b"}\n}}\n', "x", 2),
+    ],
+)
+def test_duplicate_keys_are_refused_not_silently_dropped(
+    fake_home: Path, deja: str, name: str, text: str, key: str, line: int
+) -> None:
+    path = fake_home / ".cursor" / name
+    path.parent.mkdir()
+    path.write_text(text)
+    before = _snapshot(fake_home)
+
+    for action in (lambda: install("cursor-auto", deja_path=deja), lambda: uninstall("cursor-auto")):
+        with pytest.raises(InstallError) as refused:
+            action()
+        assert _one_line(refused).startswith(f"{path}:{line}: the key {key!r} appears twice")
+        assert _snapshot(fake_home) == before
+    doctor = [finding for finding in wiring_report(deja) if str(path) in finding.message]
+    assert [finding.level for finding in doctor] == ["warn"] and "appears twice" in doctor[0].message
+
+
+# --- uninstall gives back exactly what install found ------------------------------------------
+
+FOUND = {
+    "hooks.json version only": (".cursor/hooks.json", '{"version":1}'),
+    "hooks.json version only, indented": (".cursor/hooks.json", '{\n    "version": 1\n}\n'),
+    "hooks.json with an empty hooks object": (".cursor/hooks.json", '{"version": 1, "hooks": {}}\n'),
+    "empty hooks.json": (".cursor/hooks.json", ""),
+    "blank hooks.json": (".cursor/hooks.json", "\n\n"),
+    "mcp.json with no servers": (".cursor/mcp.json", '{"mcpServers":{}}'),
+    "empty mcp.json": (".cursor/mcp.json", ""),
+    "mcp.json with a BOM and CRLF": (".cursor/mcp.json", '\ufeff{\r\n  "mcpServers": {}\r\n}\r\n'),
+    "empty object mcp.json": (".cursor/mcp.json", "{}"),
+    "claude.json with no servers": (".claude.json", '{"mcpServers": {}, "numStartups": 3}'),
+    "claude settings with empty hooks": (".claude/settings.json", '{"hooks":{}}'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOUND))
+def test_uninstall_restores_the_exact_bytes_and_mode_install_found(fake_home: Path, deja: str, case: str) -> None:
+    relative, text = FOUND[case]
+    path = fake_home / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+    path.chmod(0o640)
+    target = "claude-auto" if "claude" in relative else "cursor-auto"
+    before = _snapshot(fake_home)
+
+    install(target, deja_path=deja)
+    assert path.read_bytes() != text.encode("utf-8")
+    uninstall(target)
+
+    assert path.read_bytes() == text.encode("utf-8")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    bak = path.with_name(path.name + ".bak")
+    assert {k: v for k, v in _snapshot(fake_home).items() if k != str(bak.relative_to(fake_home))} == before
+
+
+def test_uninstall_restores_exactly_after_a_reinstall_from_a_moved_executable(
+    fake_home: Path, tmp_path: Path, deja: str
+) -> None:
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text('{"version":1}')
+    install("cursor-auto", deja_path=deja)
+    moved = tmp_path / "moved" / "deja"
+    moved.parent.mkdir()
+    moved.write_text("#!/bin/sh\n")
+    install("cursor-auto", deja_path=str(moved))
+    uninstall("cursor-auto")
+    assert hooks.read_text() == '{"version":1}'
+
+
+def test_an_edit_between_two_installs_survives_uninstall(fake_home: Path, tmp_path: Path, deja: str) -> None:
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text('{"version":1}')
+    install("cursor-auto", deja_path=deja)
+    edited = json.loads(hooks.read_text())
+    edited["hooks"]["stop"] = [{"command": "./audit.sh"}]
+    hooks.write_text(json.dumps(edited))
+    moved = tmp_path / "moved" / "deja"
+    moved.parent.mkdir()
+    moved.write_text("#!/bin/sh\n")
+    install("cursor-auto", deja_path=str(moved))  # rewrites deja's entries, the user's edit inside
+    uninstall("cursor-auto")
+    assert json.loads(hooks.read_text()) == {"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}}
+
+
+def test_a_second_cycle_restores_the_file_as_it_was_before_the_second_install(fake_home: Path, deja: str) -> None:
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.parent.mkdir()
+    mcp.write_text('{"mcpServers":{}}')
+    install("cursor", deja_path=deja)
+    uninstall("cursor")
+    mcp.write_text('{"mcpServers": {"mine": {"command": "mine"}}}')  # the user's file changes in between
+    install("cursor", deja_path=deja)
+    uninstall("cursor")
+    assert mcp.read_text() == '{"mcpServers": {"mine": {"command": "mine"}}}'
+
+
+def test_edits_made_after_install_survive_and_a_file_that_existed_stays(fake_home: Path, deja: str) -> None:
+    config = fake_home / ".cursor"
+    config.mkdir()
+    (config / "hooks.json").write_text('{"version":1}')
+    (config / "mcp.json").write_text('{"mcpServers":{}}')
+    install("cursor-auto", deja_path=deja)
+    hooks = json.loads((config / "hooks.json").read_text())
+    hooks["hooks"]["stop"] = [{"command": "./audit.sh"}]
+    (config / "hooks.json").write_text(json.dumps(hooks))
+    (config / "mcp.json").write_text((config / "mcp.json").read_text() + "\n\n")  # touched, not changed
+
+    uninstall("cursor-auto")
+
+    assert json.loads((config / "hooks.json").read_text()) == {
+        "version": 1,
+        "hooks": {"stop": [{"command": "./audit.sh"}]},
+    }
+    assert json.loads((config / "mcp.json").read_text()) == {}, "it existed, so it stays, emptied of deja"
+
+
+@pytest.mark.parametrize("target", ["cursor-auto", "claude-auto"])
+def test_uninstall_removes_the_files_and_the_folders_install_created_and_only_those(
+    fake_home: Path, deja: str, target: str
+) -> None:
+    kept = fake_home / ".agents" / "notes.txt"  # a folder the user had stays, with its file
+    kept.parent.mkdir()
+    kept.write_text("mine\n")
+    before = _snapshot(fake_home)
+
+    install(target, deja_path=deja)
+    assert _snapshot(fake_home) != before
+    uninstall(target)
+
+    assert _snapshot(fake_home) == before
+
+
+def test_a_folder_install_created_stays_when_the_user_put_something_in_it(fake_home: Path, deja: str) -> None:
+    install("cursor-auto", deja_path=deja)
+    mine = fake_home / ".cursor" / "commands" / "mine.md"
+    mine.write_text("# mine\n")
+    uninstall("cursor-auto")
+    assert sorted(str(p.relative_to(fake_home)) for p in fake_home.rglob("*")) == [
+        ".cursor",
+        ".cursor/commands",
+        ".cursor/commands/mine.md",
+    ]
+
+
+def test_the_ledger_holds_hashes_not_the_users_files(fake_home: Path, deja: str, deja_home_elsewhere: Path) -> None:
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.parent.mkdir()
+    mcp.write_text('{"mcpServers": {"gh": {"command": "gh", "env": {"TOKEN": "ghp_secretsecretsecret"}}}}')
+    install("cursor", deja_path=deja)
+    ledger = deja_home_elsewhere / "installed.json"
+    assert stat.S_IMODE(ledger.stat().st_mode) == 0o600
+    assert "ghp_" not in ledger.read_text()
+    uninstall("cursor")
+    assert not ledger.exists(), "an empty ledger goes"
+    assert os.listdir(deja_home_elsewhere) == []
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes in any folder")
+def test_a_folder_deja_cannot_write_in_is_refused_before_any_file_is_written(fake_home: Path, deja: str) -> None:
+    commands = fake_home / ".cursor" / "commands"
+    commands.mkdir(parents=True)
+    commands.chmod(0o555)
+    try:
+        with pytest.raises(InstallError) as refused:
+            install("cursor", deja_path=deja)
+        assert _one_line(refused).startswith(f"{commands}: is a folder deja cannot write in")
+        assert not (fake_home / ".cursor" / "mcp.json").exists()
+    finally:
+        commands.chmod(0o755)

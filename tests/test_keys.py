@@ -1,0 +1,123 @@
+"""The exact lookup keys the hooks ask the index for: what counts as the same command, project, file or error."""
+
+from __future__ import annotations
+
+import pytest
+
+from deja.core.keys import (
+    PREFIX,
+    command_head,
+    command_keys,
+    error_keys,
+    error_lines,
+    error_signature,
+    path_key,
+    project_key,
+    session_key,
+)
+from deja.core.text import terms
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    ("command", "head"),
+    [
+        ("git push -f origin main", "git push"),
+        ("pytest -x tests/test_a.py", "pytest"),
+        ("python -m pytest -q", "python -m pytest"),
+        ("python3 script.py", "python3"),
+        ("sudo apt-get install foo", "apt-get install"),
+        ("npm run build -- --watch", "npm run build"),
+        ("FOO=1 make test", "make test"),
+        ("/usr/bin/git status", "git status"),
+        ("cargo test --release", "cargo test"),
+        ("docker compose up -d", "docker compose"),
+        ("pytest -q && echo ok", "pytest"),
+        ("ls | grep x", "ls"),
+        ("echo 'unclosed", "echo"),
+        ("", ""),
+    ],
+)
+def test_a_command_head_is_its_program_and_subcommand(command: str, head: str) -> None:
+    assert command_head(command) == head
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same_exact", "same_head"),
+    [
+        ("pytest -q", "pytest   -q", True, True),  # spacing is not a different command
+        ("pytest -q", "pytest -x tests/a.py", False, True),
+        ("git push", "git pull", False, False),
+        ("npm run build", "npm run test", False, False),
+    ],
+)
+def test_command_keys_say_when_two_commands_are_the_same(
+    one: str, other: str, same_exact: bool, same_head: bool
+) -> None:
+    (exact_a, head_a), (exact_b, head_b) = command_keys(one), command_keys(other)
+    assert (exact_a == exact_b, head_a == head_b) == (same_exact, same_head)
+
+
+@pytest.mark.parametrize("command", ["", "   ", "\n"])
+def test_no_command_has_no_keys(command: str) -> None:
+    assert command_keys(command) == ()
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [("/home/me/api", "/home/me/api/"), ("/home/me/api", "/home/me/API"), ("api", " api ")],
+)
+def test_a_project_is_the_same_whatever_its_spelling(one: str, other: str) -> None:
+    assert project_key(one) == project_key(other)
+
+
+def test_different_projects_files_and_sessions_have_different_keys() -> None:
+    assert project_key("/home/me/api") != project_key("/home/me/web")
+    assert path_key("src/app.py") == path_key(" src/app.py\n") != path_key("src/app.pyc")
+    assert session_key("5d1c") < session_key("5d1c9b21") < session_key("5d1d")  # a prefix sorts before its ids
+
+
+def test_no_word_of_text_can_be_a_key() -> None:
+    keys = [
+        project_key("api"),
+        path_key("a.py"),
+        session_key("x"),
+        *command_keys("git push"),
+        *error_keys("Error: x y z"),
+    ]
+    assert all(key.startswith(PREFIX) for key in keys)
+    assert not any(PREFIX in term for term in terms("\x01p:abc \x01 git push Error: " + " ".join(keys)))
+
+
+PYTEST_OUTPUT = """\
+collecting ...
+ImportError while importing test module '/home/me/api/tests/test_cache.py'.
+E   ModuleNotFoundError: No module named 'api'
+=== 1 error in 0.12s ===
+2 failed, 3 passed in 1.2s
+fatal: could not read Username
+"""
+
+
+def test_error_lines_put_named_errors_first_and_skip_summaries() -> None:
+    assert error_lines(PYTEST_OUTPUT) == [
+        "E   ModuleNotFoundError: No module named 'api'",
+        "ImportError while importing test module '/home/me/api/tests/test_cache.py'.",
+        "fatal: could not read Username",
+    ]
+    assert error_lines(PYTEST_OUTPUT, limit=1) == ["E   ModuleNotFoundError: No module named 'api'"]
+    assert error_lines("all good\n14 passed in 0.31s") == []
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same"),
+    [
+        ("Error at /home/me/a.py:12", "Error at /tmp/b/c.py:40", True),  # paths and numbers vary run to run
+        ("KeyError: 'user_id'", "KeyError: 'locale'", True),  # so do quoted values
+        ("segfault at 0x7ffd5e8a", "segfault at 0x0040aa10", True),
+        ("ModuleNotFoundError: No module named 'api'", "ImportError: cannot import name 'x'", False),
+    ],
+)
+def test_the_same_error_has_the_same_key_run_to_run(one: str, other: str, same: bool) -> None:
+    assert (error_signature(one) == error_signature(other)) is same

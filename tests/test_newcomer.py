@@ -1,0 +1,231 @@
+"""A newcomer's first five minutes: the version, help and usage errors, empty results, widths, `deja mcp` by hand."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import orjson
+import pytest
+from harness import ENTRY, Sample, run_deja
+
+from deja.hooks.run import HANDLERS
+from deja.interfaces.about import DISTRIBUTION, upgrade_advice, upgrade_command, version
+from deja.interfaces.cli import Command, app, fit
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = [str(info.name) for info in app.registered_commands]
+
+
+# --------------------------------------------------------------------------- the name and the version
+
+
+def test_the_distribution_is_not_the_unrelated_deja_on_the_package_index() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["name"] == DISTRIBUTION == "deja-cursor"
+    assert project["scripts"] == {"deja": "deja.interfaces.entry:main"}, "the command stays deja"
+
+
+def test_upgrade_advice_fits_this_install() -> None:
+    """This checkout's environment is an editable install: the advice updates the checkout, never `pip install deja`."""
+    advice = upgrade_command()
+    assert f"git -C {ROOT} pull" in advice and f"{sys.executable} -m pip install -e {ROOT}" in advice
+    assert not re.search(r"install (--upgrade )?deja(\s|$)", advice)
+
+
+@pytest.mark.parametrize(
+    ("checkout", "prefix", "python", "advice"),
+    [
+        ("/src/deja", "/home/me/.local/share/deja/venv", "/home/me/.local/share/deja/venv/bin/python",
+         "git -C /src/deja pull && /home/me/.local/share/deja/venv/bin/python -m pip install -e /src/deja"),
+        (None, "/home/me/.local/share/pipx/venvs/deja-cursor", "/home/me/.local/share/pipx/venvs/deja-cursor/bin/python",
+         "pipx upgrade deja-cursor"),
+        (None, "/opt/tools/deja", "/opt/tools/deja/bin/python", "/opt/tools/deja/bin/python -m pip install --upgrade deja-cursor"),
+        (None, "/opt/my tools", "/opt/my tools/bin/python", "'/opt/my tools/bin/python' -m pip install --upgrade deja-cursor"),
+    ],
+)  # fmt: skip
+def test_upgrade_advice_for_each_way_of_installing(checkout: str | None, prefix: str, python: str, advice: str) -> None:
+    assert upgrade_advice(Path(checkout) if checkout else None, Path(prefix), python) == advice
+
+
+def test_version_is_one_line_from_the_cli_doctor_and_the_mcp_server(sample: Sample) -> None:
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", version())
+    shown = run_deja("--version")
+    assert (shown.returncode, shown.stdout, shown.stderr) == (0, f"deja {version()}\n", "")
+
+    report = orjson.loads(run_deja("doctor", "--json").stdout)
+    assert report["version"] == version() and report["upgrade"] == upgrade_command()
+
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}},
+    }
+    served = run_deja("mcp", input=orjson.dumps(initialize).decode() + "\n")
+    answer = orjson.loads(served.stdout.splitlines()[0])
+    assert answer["result"]["serverInfo"] == {"name": "deja", "version": version()}
+
+
+# --------------------------------------------------------------------------- help and usage errors
+
+
+def test_every_command_reads_its_help_plainly() -> None:
+    assert {"index", "search", "sessions", "show", "install", "mcp", "doctor", "demo"} <= set(COMMANDS)
+    assert all(info.cls is Command for info in app.registered_commands), "register commands before plain_help(app)"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_names_arguments_and_values_as_people_write_them(command: str) -> None:
+    shown = run_deja(command, "--help")
+    assert shown.returncode == 0 and shown.stderr == ""
+    assert not re.search(r"[{}]|<(bool|str|int|list)", shown.stdout), shown.stdout
+    assert not re.search(r"[╭│╰]", shown.stdout), "no boxes"
+
+
+def test_help_shows_id_and_words() -> None:
+    assert run_deja("show", "--help").stdout.startswith("Usage: deja show [OPTIONS] ID\n")
+    assert run_deja("search", "--help").stdout.startswith("Usage: deja search [OPTIONS] WORDS...\n")
+    assert "  --json " in run_deja("index", "--help").stdout
+
+
+def test_no_arguments_shows_the_commands() -> None:
+    bare = run_deja()
+    assert bare.returncode == 0 and bare.stdout.startswith("Usage: deja [OPTIONS] COMMAND [ARGS]...")
+    assert "--version" in bare.stdout and all(f"  {c} " in bare.stdout for c in COMMANDS)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("search", "--bogus", "x"), "deja: No such option: --bogus (see `deja search --help`)"),
+        (("show",), "deja: Missing argument 'ID' (see `deja show --help`)"),
+        (("serch", "x"), "deja: No such command 'serch'. Did you mean 'search'? (see `deja --help`)"),
+        (("sessions", "--limit", "0"), "deja: Invalid value for '--limit' / '-n'"),
+        (("install", "bogus"), "deja: 'bogus' is not a target deja installs into: choose one of cursor, cursor-auto"),
+        (("uninstall", "bogus"), "deja: 'bogus' is not a target deja installs into"),
+        (("search", "x", "--source", "vim"), "deja: unknown source 'vim'"),
+    ],
+)
+def test_a_usage_error_is_one_line_and_exits_2(args: tuple[str, ...], message: str) -> None:
+    result = run_deja(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
+
+
+@pytest.mark.parametrize("command", sorted(HANDLERS))
+def test_a_hook_asked_for_help_says_what_it_is_in_one_line(command: str) -> None:
+    shown = run_deja(command, "--help", input="")
+    assert shown.returncode == 0 and shown.stdout.count("\n") == 1
+    assert shown.stdout.startswith(f"deja {command}: a hook;") and "stdin" in shown.stdout
+
+
+def test_an_unknown_hook_asked_for_help_lists_the_hooks() -> None:
+    shown = run_deja("hook-bogus", "-h", input="")
+    assert shown.returncode == 2 and shown.stderr.count("\n") == 1 and "hook-prompt" in shown.stderr
+
+
+# --------------------------------------------------------------------------- empty results explain themselves
+
+
+def test_index_with_no_cursor_history_says_where_it_looked(fake_home: Path) -> None:
+    result = run_deja("index")
+    assert result.returncode == 0
+    last = result.stdout.splitlines()[-1]
+    assert last.startswith(f"No Cursor chats found in {fake_home}/.config/Cursor/User or {fake_home}/.cursor: ")
+    assert "deja config set cursor_root PATH" in last and "deja demo" in last
+
+
+def test_a_filter_that_excludes_everything_names_the_filter(indexed_sample: Sample) -> None:
+    assert run_deja("sessions", "--project", "nope").stdout == (
+        "No sessions with --project nope; drop the filter to see the 7 in the index.\n"
+    )
+    both = run_deja("sessions", "--project", "nope", "--source", "cursor-ide").stdout
+    assert both.startswith("No sessions with --project nope --source cursor-ide; drop the filters")
+    assert run_deja("search", "docker", "--project", "api").stdout == (
+        'No session matches "docker" with --project api; drop the filter to see the one that does.\n'
+    )
+    assert run_deja("search", "zzzqqq", "--project", "api").stdout == 'No session matches "zzzqqq".\n'
+
+
+# --------------------------------------------------------------------------- widths
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_sessions_fit_the_terminal(indexed_sample: Sample, columns: int) -> None:
+    lines = run_deja("sessions", env={**indexed_sample.env, "COLUMNS": str(columns)}).stdout.splitlines()
+    assert len(lines) == 7 and all(len(line) <= columns for line in lines), lines
+    assert any(line.endswith("…") for line in lines)
+    assert lines[0].startswith("5d1c9b21-3f4e-4a77-8c1d-2e3fb1d0a002  ")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("line", "width", "shown"),
+    [
+        ("short", 10, "short"),
+        ("exactly ten", 11, "exactly ten"),
+        ("a bit too long", 10, "a bit too…"),
+        ("日本語のタイトル", 9, "日本語の…"),  # two columns a character
+        ("cafe\u0301 au lait", 8, "cafe\u0301 au…"),  # the accent takes no column
+    ],
+)
+def test_a_line_is_cut_to_the_terminals_columns(line: str, width: int, shown: str) -> None:
+    assert fit(line, width) == shown
+    assert fit(line, None) == line
+
+
+def test_sessions_into_a_pipe_are_whole(indexed_sample: Sample) -> None:
+    first = run_deja("sessions").stdout.splitlines()[0]
+    assert first.endswith("Why does the price cache return stale prices after switching the locale?")
+
+
+def test_doctor_wraps_between_words(fake_home: Path) -> None:
+    out = run_deja("doctor", env={**os.environ, "COLUMNS": "60"}).stdout
+    words = set(run_deja("doctor").stdout.split())
+    for line in out.splitlines():
+        assert len(line) <= 60 or max(map(len, line.split())) > 40, line  # only a path longer than a line overflows
+    assert set(out.split()) == words, "wrapping cuts no word"
+
+
+# --------------------------------------------------------------------------- doctor and a missing root
+
+
+def test_doctor_is_not_healthy_while_a_configured_root_is_missing(indexed_sample: Sample, tmp_path: Path) -> None:
+    missing = tmp_path / "moved-away"
+    env = {**indexed_sample.env, "DEJA_CURSOR_ROOT": str(missing)}
+    result = run_deja("doctor", "--json", env=env)
+    assert result.returncode == 1
+    report = orjson.loads(result.stdout)
+    assert report["healthy"] is False
+    problem = next(p for p in report["problems"] if str(missing) in p["message"])
+    assert problem["level"] == "error" and problem["message"].startswith(f"DEJA_CURSOR_ROOT={missing}: no such folder")
+    assert run_deja("search", "docker", env=env).returncode == 1, "which is why every search fails"
+
+
+# --------------------------------------------------------------------------- deja mcp by hand
+
+
+def test_mcp_in_a_terminal_says_what_it_is_and_stops_on_ctrl_c(fake_home: Path) -> None:
+    leader, terminal = os.openpty()
+    server = subprocess.Popen([*ENTRY, "mcp"], stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(terminal)
+    try:
+        assert server.stderr is not None
+        said = server.stderr.readline().decode()
+        assert said.startswith("deja mcp: deja's MCP server.") and "Ctrl-C stops it." in said
+        started = time.monotonic()
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=10)
+        assert time.monotonic() - started < 5
+    finally:
+        if server.poll() is None:
+            server.kill()
+        os.close(leader)
+    assert (server.returncode, out, err.decode()) == (0, b"", "\ndeja mcp: stopped\n")

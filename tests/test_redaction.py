@@ -1,0 +1,401 @@
+"""Redaction: secret values never reach an answer or a byte on disk; code comes out as written.
+
+The table (``redaction_corpus``) holds code in several languages that must come out
+unchanged and the secret formats that must not survive. The end-to-end test writes
+every secret into each kind of Cursor store (an editor composer in ``state.vscdb``, a
+cursor-agent transcript, a ``store.db`` tool result) and reads them back through every
+way out: the CLI in text and JSON, the MCP tools, every hook, and the files under
+``DEJA_HOME``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from harness import run_deja
+from redaction_corpus import SECRETS, Secret, code_lines
+from test_hooks import Machine, claude, cursor, cursor_tool
+from test_mcp import ok, text
+
+from deja.core.model import cap_text
+from deja.core.redact import redact, redact_value, secret_key
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    shell_result_text,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
+    transcript_path,
+    turn_ended,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+from deja.core.writers.ide import write_state_vscdb
+
+CODE = code_lines()
+
+
+def test_the_corpus_is_as_large_as_promised() -> None:
+    assert len(CODE) >= 200
+    assert len({s.name for s in SECRETS}) >= 38
+
+
+@pytest.mark.parametrize("line", [line for _, line in CODE], ids=[name for name, _ in CODE])
+def test_code_comes_out_as_written(line: str) -> None:
+    assert redact(line) == line
+
+
+@pytest.mark.parametrize("secret", SECRETS, ids=[s.name for s in SECRETS])
+def test_every_secret_format_is_redacted(secret: Secret) -> None:
+    out = redact(secret.text)
+    assert f"[redacted:{secret.kind}]" in out, out
+    for fragment in fragments(secret.secret):
+        assert fragment not in out and fragment not in out.lower(), out
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ('password = "hunter2"', 'password = "[redacted:secret]"'),
+        ("  password: hunter", "  password: [redacted:secret]"),
+        ('{"user": "a", "password": "pw"}', '{"user": "a", "password": "[redacted:secret]"}'),
+        ("API_KEY=abcd", "API_KEY=[redacted:secret]"),
+        ('curl -d "password=hunter2&user=bob"', 'curl -d "password=[redacted:secret]&user=bob"'),
+        ("connect(password='s3cret', host=h)", "connect(password='[redacted:secret]', host=h)"),
+        ("postgres://admin:s3cretpass@db:5432/app", "postgres://admin:[redacted:url-credentials]@db:5432/app"),
+    ],
+)
+def test_only_the_value_is_replaced(before: str, after: str) -> None:
+    assert redact(before) == after
+
+
+def test_a_json_document_stays_json() -> None:
+    document = json.dumps({"SecretAccessKey": SECRETS[1].secret, "password": "pw 1", "token": "abc123", "n": 1})
+    assert json.loads(redact(document))["token"] == "[redacted:secret]"
+
+
+def test_redaction_is_idempotent() -> None:
+    for secret in SECRETS:
+        once = redact(secret.text)
+        assert redact(once) == once
+
+
+@pytest.mark.parametrize(
+    ("key", "is_secret"),
+    [
+        ("password", True),
+        ("DB_PASSWORD", True),
+        ("apiKey", True),
+        ("SecretAccessKey", True),
+        ("x-api-key", True),
+        ("spring.datasource.password", True),
+        ("PWD", False),
+        ("token_type", False),
+        ("max_tokens", False),
+        ("sort_key", False),
+        ("key", False),
+        ("primary_key", False),
+        ("bypass", False),
+        ("secretName", False),
+    ],
+)
+def test_which_keys_name_a_secret(key: str, is_secret: bool) -> None:
+    assert secret_key(key) is is_secret
+
+
+def test_tool_arguments_under_a_secret_named_key_are_redacted_whole() -> None:
+    args = {"command": "deploy", "env": {"api_key": "correct horse battery", "region": "eu"}, "password": None}
+    assert redact_value(args) == {
+        "command": "deploy",
+        "env": {"api_key": "[redacted:secret]", "region": "eu"},
+        "password": None,
+    }
+
+
+def test_a_private_key_cut_by_the_cap_is_redacted_on_both_sides_of_the_marker() -> None:
+    line = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2BdQ8aZx7Vn1cR5yT2kLmW9pD4hJ6gF"
+    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join([line] * 3000) + "\n-----END RSA PRIVATE KEY-----"
+    capped = cap_text(f"here is my key\n{key}\nthanks", 64 * 1024)
+    assert "elided" in capped and line in capped.split("elided")[1]
+    assert redact(capped).replace("\n", "|").endswith("|[redacted:pem]|[… 138.7 KB elided …]|[redacted:pem]|thanks")
+
+
+def test_no_redact_leaves_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEJA_NO_REDACT", "1")
+    for secret in SECRETS:
+        assert redact(secret.text) == secret.text
+
+
+# --------------------------------------------------------------------------- end to end, every store, every way out
+
+CLI_CHAT = "5ec7e700-0000-4000-8000-00000000c11a"
+STORE_CHAT = "5ec7e700-0000-4000-8000-00000000570e"
+IDE_CHAT = "5ec7e700-0000-4000-8000-0000000001de"
+CHATS = (CLI_CHAT, STORE_CHAT, IDE_CHAT)
+TOPIC = "the zanzibar deploy to the staging cluster fails with an auth error"
+COMMAND = "zanzibar-deploy --cluster staging"
+#: A rare phrase in each chat, for a prompt that recalls that chat.
+PHRASES = {
+    CLI_CHAT: "the kestrel gateway certificate rotation",
+    STORE_CHAT: "the osprey ingress webhook signature",
+    IDE_CHAT: "the pelican billing export credentials",
+}
+
+
+def fragments(secret: str) -> set[str]:
+    """What of a secret must not appear anywhere: itself, and each long run of letters and digits in it (as is and
+    lowercased, as the term table holds words), so a partial or re-encoded leak is caught too."""
+    runs = {run for run in re.findall(r"[A-Za-z0-9]+", secret) if len(run) >= 8}
+    return {secret, *runs, *(run.lower() for run in runs)}
+
+
+def leaky_text() -> str:
+    return "\n".join(s.text for s in SECRETS)
+
+
+def write_leaky_chats(machine: Machine) -> None:
+    """Every secret in each store: a transcript's turns, a store.db tool result, an editor composer and its tool call."""
+    api, cli_root, now = str(machine.api), machine.history.cli_root, datetime.now(UTC)
+    # A cursor-agent transcript: the secrets in the question, the answer and a Shell call's command.
+    write_transcript(
+        transcript_path(cli_root, api, CLI_CHAT),
+        [
+            user_turn(f"{TOPIC}; {PHRASES[CLI_CHAT]} fails; my setup:\n{leaky_text()}", now - timedelta(hours=3)),
+            assistant_turn(f"For {PHRASES[CLI_CHAT]} the config holds these:\n{leaky_text()}"),
+            turn_ended(),
+        ],
+    )
+    write_chat_store(
+        chat_dir_for(cli_root, api, CLI_CHAT), cwd=api, messages=[], name=f"Zanzibar deploy {SECRETS[0].secret}"
+    )
+    # A store.db tool result: a failed Shell run whose output prints every secret.
+    output = f"{leaky_text()}\nError: zanzibar deploy rejected: 401 Unauthorized"
+    write_transcript(
+        transcript_path(cli_root, api, STORE_CHAT),
+        [
+            user_turn(f"{TOPIC}, run the deploy", now - timedelta(hours=2)),
+            assistant_turn(
+                f"Running the zanzibar deploy for {PHRASES[STORE_CHAT]}.", tool_use("Shell", {"command": COMMAND})
+            ),
+            turn_ended(),
+        ],
+    )
+    write_chat_store(
+        chat_dir_for(cli_root, api, STORE_CHAT),
+        cwd=api,
+        name="Zanzibar deploy run",
+        messages=[
+            {"role": "user", "id": "u1", "content": [{"type": "text", "text": f"{TOPIC}, run the deploy"}]},
+            {
+                "role": "assistant",
+                "id": "a1",
+                "content": [
+                    {"type": "text", "text": f"Running the zanzibar deploy for {PHRASES[STORE_CHAT]}."},
+                    tool_call_part("call_1", "Shell", {"command": COMMAND}),
+                ],
+            },
+            tool_result_message("call_1", "Shell", shell_result_text(output, 1)),
+        ],
+    )
+    # An editor composer: the secrets in its name, both bubbles and a terminal tool call's arguments and output.
+    t0 = int((now - timedelta(hours=1)).timestamp() * 1000)
+    tool = {
+        "name": "run_terminal_cmd",
+        "status": "completed",
+        "params": json.dumps({"command": COMMAND, "api_key": SECRETS[7].secret, "env": leaky_text()}),
+        "result": json.dumps({"output": output, "exitCode": 1}),
+    }
+    write_state_vscdb(
+        machine.history.ide_root / "globalStorage" / "state.vscdb",
+        composers={
+            IDE_CHAT: {
+                "_v": 10,
+                "composerId": IDE_CHAT,
+                "name": f"Zanzibar deploy auth {SECRETS[3].secret}",
+                "createdAt": t0,
+                "lastUpdatedAt": t0 + 60_000,
+                "fullConversationHeadersOnly": [
+                    {"bubbleId": "b1", "type": 1},
+                    {"bubbleId": "b2", "type": 2},
+                    {"bubbleId": "b3", "type": 2},
+                ],
+                "workspaceIdentifier": {"id": "ws-api", "uri": {"fsPath": api, "scheme": "file"}},
+            }
+        },
+        bubbles={
+            IDE_CHAT: {
+                "b1": {"type": 1, "text": f"{TOPIC}, {PHRASES[IDE_CHAT]}:\n{leaky_text()}", "timestamp": t0},
+                "b2": {"type": 2, "text": "", "toolFormerData": tool, "timestamp": t0 + 20_000},
+                "b3": {"type": 2, "text": f"These leaked:\n{leaky_text()}", "timestamp": t0 + 40_000},
+            }
+        },
+    )
+
+
+@pytest.fixture
+def leaky(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    write_leaky_chats(machine)
+    return machine
+
+
+def deja(machine: Machine, *args: str, **env: str) -> str:
+    done = run_deja(*args, env={**machine.env, **env})
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    return done.stdout + done.stderr
+
+
+def cli_answers(machine: Machine, **env: str) -> dict[str, str]:
+    """What every CLI command prints about the leaky chats, in text and JSON."""
+    answers = {}
+    for args in (
+        ("search", "zanzibar", "deploy"),
+        ("search", "zanzibar", "unauthorized"),
+        ("sessions",),
+        ("stats",),
+        *(("show", chat) for chat in CHATS),
+    ):
+        answers[" ".join(args)] = deja(machine, *args, **env)
+        if args[0] != "stats":
+            answers[" ".join(args) + " --json"] = deja(machine, *args, "--json", **env)
+    return answers
+
+
+def hook_answers(machine: Machine) -> dict[str, str]:
+    """What every hook gives the model when the conversation comes near the leaky chats."""
+    api = machine.api
+    failure = json.dumps({"output": "Error: zanzibar deploy rejected: 401 Unauthorized", "exitCode": 1})
+    runs = {
+        "hook-context": cursor("sessionStart", "c-ctx", api),
+        "hook-context claude": claude("SessionStart", "s-ctx", api, source="startup"),
+        **{
+            f"hook-prompt {chat}": cursor("beforeSubmitPrompt", f"c-{chat}", api, prompt=f"how did {phrase} go?")
+            for chat, phrase in PHRASES.items()
+        },
+        "hook-prompt claude": claude("UserPromptSubmit", "s-prompt", api, prompt=f"{PHRASES[CLI_CHAT]} again"),
+        "hook-tool": cursor_tool("preToolUse", "c-tool", api, "Shell", {"command": COMMAND}),
+        "hook-tool-after": cursor_tool(
+            "postToolUse", "c-after", api, "Shell", {"command": COMMAND}, tool_output=failure, duration=900
+        ),
+        # The conversation in progress carries secrets too: none may come back or be written down.
+        "hook-prompt with secrets": cursor("beforeSubmitPrompt", "c-leak", api, prompt=f"{TOPIC}:\n{leaky_text()}"),
+        "hook-tool with secrets": cursor_tool(
+            "preToolUse", "c-leak", api, "Shell", {"command": f"{COMMAND} --token {SECRETS[3].secret}"}
+        ),
+        "hook-tool-after with secrets": cursor_tool(
+            "postToolUse",
+            "c-leak",
+            api,
+            "Shell",
+            {"command": COMMAND},
+            tool_output=json.dumps({"output": f"{leaky_text()}\nError: zanzibar deploy rejected", "exitCode": 1}),
+        ),
+        "hook-session-end": cursor(
+            "sessionEnd",
+            STORE_CHAT,
+            api,
+            transcript_path=str(transcript_path(machine.history.cli_root, str(api), STORE_CHAT)),
+        ),
+    }
+    return {name: machine.run(name.split()[0], payload).stdout for name, payload in runs.items()}
+
+
+def mcp_answers(machine: Machine, tmp_path: Path) -> dict[str, str]:
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    answers: dict[str, str] = {}
+
+    async def main() -> None:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "deja.interfaces.entry", "mcp"])
+        params.env = machine.env
+        with (tmp_path / "mcp-stderr.txt").open("w") as errlog, anyio.fail_after(60):
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                calls: list[tuple[str, dict[str, Any]]] = [
+                    ("search", {"query": "zanzibar deploy unauthorized", "limit": 10}),
+                    ("recent", {"limit": 50}),
+                    *(("show", {"session_id": chat}) for chat in CHATS),
+                    *(("resume", {"session_id": chat}) for chat in CHATS),
+                ]
+                for tool, arguments in calls:
+                    result = await ok(session, tool, **arguments)
+                    answers[f"{tool} {arguments}"] = text(result) + orjson.dumps(result.structured_content).decode()
+
+    anyio.run(main)
+    return answers
+
+
+def files_under(home: Path) -> Iterator[tuple[Path, bytes]]:
+    for path in sorted(home.rglob("*")):
+        if path.is_file():
+            yield path, path.read_bytes()
+
+
+def leaks(outputs: dict[str, str | bytes]) -> list[str]:
+    """Each (output, secret) where a fragment of the secret shows."""
+    found = []
+    for name, output in outputs.items():
+        data = output.encode() if isinstance(output, str) else output
+        for secret in SECRETS:
+            if any(fragment.encode() in data for fragment in fragments(secret.secret)):
+                found.append(f"{secret.name} in {name}")
+    return found
+
+
+def test_no_secret_from_any_store_reaches_any_output_or_file(leaky: Machine, tmp_path: Path) -> None:
+    deja(leaky, "index")
+    outputs: dict[str, str | bytes] = {}
+    outputs.update(cli_answers(leaky))
+    # Each store's session is read and shows every kind of marker: the secrets were there and were replaced.
+    for chat in CHATS:
+        shown = outputs[f"show {chat} --json"]
+        assert isinstance(shown, str)
+        missing = {s.kind for s in SECRETS} - set(re.findall(r"\[redacted:([\w-]+)\]", shown))
+        assert not missing, f"{chat} lacks markers {missing}"
+    hooks = hook_answers(leaky)
+    for name in ("hook-context", "hook-prompt claude", "hook-tool", "hook-tool-after"):
+        assert "5ec7e700" in hooks[name], f"{name} recalled none of the chats"
+    assert all(chat in hooks[f"hook-prompt {chat}"] for chat in CHATS)
+    assert "[redacted:" in hooks[f"hook-prompt {CLI_CHAT}"] and "[redacted:" in hooks[f"hook-prompt {IDE_CHAT}"]
+    outputs.update(hooks)
+    outputs.update(mcp_answers(leaky, tmp_path))
+    outputs.update({str(path): data for path, data in files_under(leaky.deja_home)})
+    assert len([name for name in outputs if name.startswith(str(leaky.deja_home))]) > 10
+    assert leaks(outputs) == []
+
+
+def test_the_check_sees_secrets_when_redaction_is_off(leaky: Machine) -> None:
+    """The same history without redaction: every secret shows in each store's session and on disk."""
+    deja(leaky, "index", DEJA_NO_REDACT="1")
+    for chat in CHATS:
+        shown = deja(leaky, "show", chat, "--json", DEJA_NO_REDACT="1")
+        assert len(leaks({chat: shown})) == len(SECRETS), chat
+    on_disk = leaks({str(path): data for path, data in files_under(leaky.deja_home)})
+    assert {entry.split(" in ")[0] for entry in on_disk} == {s.name for s in SECRETS}
+
+
+def test_changing_no_redact_takes_effect_at_the_next_index(leaky: Machine) -> None:
+    deja(leaky, "index")
+    assert leaks({"show": deja(leaky, "show", CLI_CHAT)}) == []
+    said = deja(leaky, "index", DEJA_NO_REDACT="1")
+    assert "redaction is now off" in said
+    assert SECRETS[0].secret in deja(leaky, "show", CLI_CHAT, DEJA_NO_REDACT="1")
+    said = deja(leaky, "index")
+    assert "redaction is now on" in said
+    assert leaks({"show": deja(leaky, "show", CLI_CHAT)}) == []
+    assert leaks({str(path): data for path, data in files_under(leaky.deja_home)}) == []
+    assert "rebuilt" not in deja(leaky, "index")
