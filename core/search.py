@@ -37,7 +37,7 @@ from .fields import (
     field_texts,
     kind_text,
 )
-from .index import SOURCE_CODES, Index, Segment, name_hash
+from .index import SOURCE_CODES, Index, Segment, SessionMeta, name_hash
 from .model import Message
 from .text import identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
@@ -81,6 +81,8 @@ DATE_BOOST = {"day": 3.0, "month": 2.0, "year": 1.05}
 DATE_ONLY_SCORE = 1e-3
 #: With quoted phrases, how many candidates are checked to count the total.
 PHRASE_COUNT_LIMIT = 500
+#: How far from a session's best message its question and answer are looked for.
+TURN_DOCS = 30
 
 
 class Snippet(msgspec.Struct):
@@ -552,6 +554,69 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
         own = message.text if not wanted.isdisjoint(terms(message.text)) else doc_text(message)
         out.append(Snippet(role=message.role, text=densest_window(own, wanted), timestamp=message.timestamp))
     return out
+
+
+def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:
+    """The ``wanted`` terms the hit's single best doc holds (a message with its tool commands and paths, or the
+    field of it that matched: what a command printed, an error line, an edit)."""
+    segment = index.segments[hit.best[0]]
+    return set(terms(kind_text(segment.message(hit.best[1]), segment.doc(hit.best[1]).kind))) & wanted
+
+
+def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHARS) -> list[Snippet]:
+    """The hit's best turn, each side cut to its densest ``width`` characters: the question the best message
+    belongs to and the answer to it; when the best match is the session's title, what it first asked
+    (role ``asked``) and what it concluded (role ``concluded``)."""
+    segment = index.segments[hit.best[0]]
+    doc = hit.best[1]
+    ordinal, kind = segment.doc(doc).ordinal, segment.doc(doc).kind
+    meta = segment.session(ordinal)
+    if kind not in (KIND_USER, KIND_ASSISTANT, KIND_TITLE):
+        # A match in what a command printed: the question of the turn that ran it, and that turn's best answer.
+        doc = _question_of(segment, meta, segment.message_doc(doc))
+        kind = segment.doc(doc).kind
+    sides: list[tuple[str, str, datetime | None]]
+    if kind == KIND_TITLE:
+        sides = [("asked", meta.asked, None), ("concluded", meta.concluded, None)]
+    else:
+        messages = [segment.message(d) for d in _exchange(segment, meta, doc, kind, wanted) if d is not None]
+        sides = [(m.role, m.text, m.timestamp) for m in messages]
+    return [
+        Snippet(role=role, text=densest_window(text, wanted, width), timestamp=when)
+        for role, text, when in sides
+        if text.strip()
+    ]
+
+
+def _question_of(segment: Segment, meta: SessionMeta, doc: int) -> int:
+    """The user message a message doc answers (itself when it is one; the doc itself when none is near)."""
+    for d in range(doc, max(meta.first_doc, doc - TURN_DOCS) - 1, -1):
+        if segment.doc(d).kind == KIND_USER:
+            return d
+    return doc
+
+
+def _exchange(
+    segment: Segment, meta: SessionMeta, doc: int, kind: int, wanted: set[str]
+) -> tuple[int | None, int | None]:
+    """The question ``doc`` belongs to and the answer to it: the assistant message of that turn holding the most
+    of what is wanted (the last one on a tie, where a turn usually settles things)."""
+    first, end = meta.first_doc, meta.first_doc + meta.n_docs
+    if kind == KIND_ASSISTANT:
+        question = next(
+            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d).kind == KIND_USER), None
+        )
+        return question, doc
+    answer, most = None, -1
+    for d in range(doc + 1, min(end, doc + TURN_DOCS)):
+        next_kind = segment.doc(d).kind
+        if next_kind == KIND_USER:
+            break
+        text = segment.message(d).text if next_kind == KIND_ASSISTANT else ""
+        found = len(set(terms(text)) & wanted) if text.strip() else -1
+        if found >= 0 and found >= most:
+            answer, most = d, found
+    return doc, answer
 
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:
