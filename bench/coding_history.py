@@ -104,6 +104,21 @@ def misses(
     return lines
 
 
+def gate_misses(index: Index, questions: list[Question], mode: str, half: str) -> list[str]:
+    """The prompts the gate got wrong: silent or off-target on answerable ones, speaking on unanswerable ones."""
+    lines = []
+    for q in questions:
+        if q.half != half:
+            continue
+        shown = recall_for(index, q.text, mode, exclude=set(), seen=set()).session_ids
+        if (q.gold and q.gold not in shown) or (not q.gold and shown):
+            top = search(index, q.text, limit=2, snippets=0)
+            seen = "; ".join(f"{h.title[:50]} {h.matched} {h.score:.2f}" for h in top.hits)
+            what = "missed" if q.gold else "spoke"
+            lines.append(f"  {what} ({len(shown)} shown): {q.text}\n    top: {seen}")
+    return lines
+
+
 def run(built: CodingHistory, home: Path, modes: list[str], show_misses: str | None) -> None:
     started = time.perf_counter()
     refresh(home)
@@ -120,6 +135,9 @@ def run(built: CodingHistory, home: Path, modes: list[str], show_misses: str | N
     if show_misses:
         print(f"\nmisses ({show_misses} half):")
         print("\n".join(misses(index, built.questions, found, first, show_misses)))
+        for mode in modes:
+            print(f"\ngate {mode}, wrong ({show_misses} half):")
+            print("\n".join(gate_misses(index, built.questions, mode, show_misses)))
 
 
 def main() -> int:
