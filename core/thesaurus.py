@@ -84,6 +84,24 @@ RELATED = [
     "signup register registration",
     "login signin",
     "logout signout",
+    # more of the same kind, for what the benchmark does not ask about
+    "browser chrome firefox safari",
+    "secure safe https tls ssl certificate",
+    "fast quick speed performance",
+    "setting option configuration",
+    "exception error traceback",
+    "schedule cron nightly overnight",
+    "upload import ingest",
+    "download fetch",
+    "permission access",
+    "token jwt",
+    "payment charge",
+    "cpu processor",
+    "mac macos osx",
+    "kubernetes k8s",
+    "javascript js",
+    "typescript ts",
+    "python py",
 ]
 
 #: What two words of a query say together, as the term a chat would have used for it.
