@@ -30,3 +30,14 @@ def test_it_stays_out_when_it_scores_low_or_does_not_stand_out(score_share: floa
     hit = _hit(score=score_share * ASKED, matched=["empti"])
     result = SearchResult(query="", total=2, hits=[hit], idf=IDF)
     assert not confident(hit, result, ASKED, {"empti"}, GATES["safe"], lead=lead)
+
+
+def test_a_session_scoring_under_the_floor_never_passes_even_on_an_identifier() -> None:
+    """``node_modules`` alone is an identifier, but a session that matched the prompt this weakly is not an answer."""
+    idf = {**IDF, "node_modules": 4.0}
+    asked = ASKED + 4.0
+    hit = _hit(score=0.1 * asked, matched=["node_modules", "contain"])
+    result = SearchResult(query="", total=1, hits=[hit], idf=idf)
+    assert not confident(hit, result, asked, {"node_modules"}, GATES["safe"])
+    strong = _hit(score=0.2 * asked, matched=["node_modules", "contain"])
+    assert confident(strong, result, asked, {"node_modules"}, GATES["safe"])
