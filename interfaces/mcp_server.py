@@ -7,10 +7,12 @@ stdio through the official MCP SDK; hooks never import this module.
 
 Every tool answers from the prebuilt index, in two forms: readable text for
 the model and, as structured content, the JSON the CLI prints with ``--json``.
-The index is refreshed at most every ``REFRESH_SECONDS`` (a stat pass when
-nothing changed, never waiting for another writer) and never built inline: a
-missing index is built by a detached ``deja index`` while the tools say so in
-one sentence.
+Before a tool answers, at most every ``REFRESH_SECONDS``, the cheap
+freshness check runs (``core.indexer.freshness``: a few thousand stats at 100k
+sessions, never a walk over every chat) and what it finds changed is read,
+never waiting for another writer; a full walk that is due runs in a detached
+process. The index is never built inline: a missing index is built by a
+detached ``deja index`` while the tools say so in one sentence.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from pydantic import Field
 
 from ..core import paths
 from ..core.index import MANIFEST, Index, IndexUnreadable, Segment, SessionMeta, index_dir, read_manifest
-from ..core.indexer import refresh
+from ..core.indexer import catch_up
 from ..core.library import NotFound, find_session, newest_sessions, session_digest
 from ..core.model import Message
 from ..core.resume import ResumeRefused, resume_line
@@ -44,8 +46,8 @@ from .mcp_stdio import answering_stdio
 from .views import lines_within, search_json, search_text, session_json, session_line, show_json, show_text, window_note
 
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
-#: How stale the index may get between two tool calls before one of them refreshes it.
-REFRESH_SECONDS = 5.0
+#: How long one freshness check holds for the tool calls that follow it.
+REFRESH_SECONDS = 1.0
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
 SEARCH_TEXT_BYTES = 4096
 #: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
@@ -121,7 +123,7 @@ class LiveIndex:
         except IndexUnreadable:
             return  # a refresh would rebuild it inline, which may take minutes: get() has it built aside
         try:
-            refresh(self.home, lock_timeout=0)
+            catch_up(self.home, lock_timeout=0)
         except TimeoutError:
             pass  # another deja is writing: read the index as it stands
         except Exception:  # noqa: BLE001 - a stale answer beats none
