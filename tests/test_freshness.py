@@ -152,3 +152,14 @@ def test_the_chat_the_session_end_hook_ingested_joins_the_hot_ones(
     assert refresh(sample.home, only_chat_ids={cold}).updated == 1  # what the hook does for the chat that ended
     assert list(_record(sample).hot) == [cold]
     assert _search_ids(sample, "ibex") == [cold]
+
+
+def test_deja_index_reads_an_index_file_whole_again_once_it_changed(indexed_sample: Sample) -> None:
+    """`deja index` does not re-read files that passed and did not change since; a changed one it reads whole."""
+    sample = indexed_sample
+    assert run_deja("index", env=sample.env).returncode == 0  # every byte read, and remembered
+    directory = index_dir(sample.home)
+    segment = directory / read_manifest(directory).segments[0].name / "records.bin"
+    segment.write_bytes(bytes(len(segment.read_bytes())))  # same size, every byte zero
+    again = run_deja("index", env=sample.env)
+    assert again.returncode == 0 and str(segment) in again.stderr  # found, named, rebuilt

@@ -37,6 +37,7 @@ from ..private import FILE_MODE, private_dir, tighten
 from ..readers import Projects
 from ..redact import mode as redaction_mode
 from . import freshness
+from .checked import Checked
 from .freshness import Folder
 from .plan import Plan, plan_refresh
 from .reads import read_changes, segment_at
@@ -159,16 +160,23 @@ def _as_it_stands(manifest: Manifest, started: float) -> RefreshResult:
 
 
 def _damage(directory: Path) -> str:
-    """What is wrong with the index's files, read whole ("" when nothing is, or there is no index yet)."""
+    """What is wrong with the index's files, read whole ("" when nothing is, or there is no index yet).
+
+    A file read whole before and not changed since is not read again (see ``checked``).
+    """
     if not (directory / MANIFEST).exists():
         return ""
+    checked = Checked(directory)
     try:
         index = Index(directory, read_manifest(directory))
-        index.verify()
+        for segment in index.segments:
+            if not all([checked.vouches_for(segment.path / name) for name in segment.ref.files]):
+                segment.verify()
         book = Bookkeeping(directory, read_record(directory / index.manifest.state, State))
-        book.verify()
+        book.verify(skip=checked.vouches_for)
     except IndexUnreadable as exc:
         return str(exc)
+    checked.save()
     return ""
 
 
