@@ -7,11 +7,12 @@ stdio through the official MCP SDK; hooks never import this module.
 
 Every tool answers from the prebuilt index, in two forms: readable text for
 the model and, as structured content, the JSON the CLI prints with ``--json``.
-Before a tool answers, at most every ``REFRESH_SECONDS``, the cheap
-freshness check runs (``core.indexer.freshness``: a few thousand stats at 100k
-sessions, never a walk over every chat) and what it finds changed is read,
-never waiting for another writer; a full walk that is due runs in a detached
-process. The index is never built inline: a missing index is built by a
+The first tool call brings the index up to date before it answers; after
+that, at most every ``REFRESH_SECONDS``, a call starts the cheap freshness
+check (``core.indexer.freshness``: a few thousand stats at 100k sessions,
+never a walk over every chat) and the reading of what it finds changed in a
+background thread, never waiting for another writer, and answers from the
+index as it stands; a full walk that is due runs in a detached process. The index is never built inline: a missing index is built by a
 detached ``deja index`` while the tools say so in one sentence.
 """
 
@@ -92,21 +93,35 @@ class LiveIndex:
         self._index: Index | None = None
         self._opened: tuple[int, int, int] | None = None
         self._builder: subprocess.Popen[bytes] | None = None
+        self._refresher: threading.Thread | None = None
         self._lock = threading.Lock()
 
     def get(self) -> Index | None:
-        """The index, or None while a first build (or a rebuild of an unreadable one) runs."""
+        """The index, or None while a first build (or a rebuild of an unreadable one) runs.
+
+        The first call brings the index up to date before it answers. After that a call never waits for a
+        refresh: at most every ``refresh_every`` seconds it starts one in a background thread (the cheap
+        check, then what it finds changed), whose result the calls after it read.
+        """
         with self._lock:
-            if time.monotonic() - self._refreshed_at >= self.refresh_every:
+            if self._refreshed_at == -math.inf:
                 self._refresh()
+            elif time.monotonic() - self._refreshed_at >= self.refresh_every and not self._refreshing():
+                self._refreshed_at = time.monotonic()
+                self._refresher = threading.Thread(target=self._refresh, name="deja-refresh", daemon=True)
+                self._refresher.start()
             try:
-                stamp = self._manifest_stamp()
-                if self._index is None or stamp != self._opened:
-                    self._index, self._opened = Index.open(self.home), stamp
+                return self._open_current()
             except IndexUnreadable:
                 self._start_build()
                 return None
-            return self._index
+
+    def _open_current(self) -> Index:
+        """The index the manifest names now, opened once per manifest."""
+        stamp = self._manifest_stamp()
+        if self._index is None or stamp != self._opened:
+            self._index, self._opened = Index.open(self.home), stamp
+        return self._index
 
     def _manifest_stamp(self) -> tuple[int, int, int]:
         """What changes whenever a writer swaps in a new manifest (it is replaced, never rewritten in place)."""
@@ -116,6 +131,9 @@ class LiveIndex:
             raise IndexUnreadable(f"no index under {self.home}") from None
         return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
+    def _refreshing(self) -> bool:
+        return self._refresher is not None and self._refresher.is_alive()
+
     def _refresh(self) -> None:
         self._refreshed_at = time.monotonic()
         try:
@@ -124,6 +142,7 @@ class LiveIndex:
             return  # a refresh would rebuild it inline, which may take minutes: get() has it built aside
         try:
             catch_up(self.home, lock_timeout=0)
+            self._open_current()  # in the background too: the next call finds the new index open
         except TimeoutError:
             pass  # another deja is writing: read the index as it stands
         except Exception:  # noqa: BLE001 - a stale answer beats none
