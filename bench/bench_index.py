@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 sys.path.insert(0, str(HERE))
 
-from generate import generate, query_for, source_bytes  # noqa: E402
+from generate import SOURCE_NOTE, generate, query_for, source_bytes  # noqa: E402
 
 from deja.core.index import Index  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
@@ -134,6 +134,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     results = {size: bench_size(size) for size in sizes}
     rows = list(next(iter(results.values())).keys())
+    print(SOURCE_NOTE)
     print(f"{'':34}" + "".join(f"{size:>14}" for size in sizes))
     for row in rows:
         print(f"{row:34}" + "".join(f"{results[size][row]:14.2f}" for size in sizes))
