@@ -45,6 +45,7 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # One synthetic vocabulary for every benchmark: generate.py's topics, conversations and queries.
+import figures  # noqa: E402
 from generate import (
     query_for,  # noqa: E402
     random_conversation,  # noqa: E402
@@ -57,7 +58,6 @@ from deja.core.index import FORMAT_VERSION, Manifest, SegmentRef, SegmentWriter,
 from deja.core.model import Message, ToolCall  # noqa: E402
 from deja.core.redact import mode as redaction_mode  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "out"
 MESSAGES_PER_SESSION = 20
 SESSIONS_PER_SEGMENT = 20_000  # ~420k docs: about what the indexer puts in one segment
 SEARCH_QUERIES = 300
@@ -269,18 +269,18 @@ def measure_startup(env: dict[str, str]) -> dict[str, float]:
         floor = _until_ready("pass", env)
         for name, sample in (("server", server), ("sdk", sdk), ("pass", floor)):
             runs[name].append(sample)
-    figures = {}
+    medians = {}
     for name, samples in runs.items():
         counted = samples[1:]
-        figures[f"{name}_ms"] = statistics.median(wall for wall, _ in counted)
-        figures[f"{name}_cpu_ms"] = statistics.median(cpu for _, cpu in counted)
+        medians[f"{name}_ms"] = statistics.median(wall for wall, _ in counted)
+        medians[f"{name}_cpu_ms"] = statistics.median(cpu for _, cpu in counted)
     return {
-        "startup_ms": figures["server_ms"],
-        "sdk_import_ms": figures["sdk_ms"],
-        "deja_startup_ms": figures["server_ms"] - figures["sdk_ms"],
-        "startup_cpu_ms": figures["server_cpu_ms"],
-        "deja_startup_cpu_ms": figures["server_cpu_ms"] - figures["sdk_cpu_ms"],
-        "pass_ms": figures["pass_ms"],
+        "startup_ms": medians["server_ms"],
+        "sdk_import_ms": medians["sdk_ms"],
+        "deja_startup_ms": medians["server_ms"] - medians["sdk_ms"],
+        "startup_cpu_ms": medians["server_cpu_ms"],
+        "deja_startup_cpu_ms": medians["server_cpu_ms"] - medians["sdk_cpu_ms"],
+        "pass_ms": medians["pass_ms"],
     }
 
 
@@ -354,10 +354,10 @@ def main() -> None:
                 build_index(home, size)
                 build_s = time.perf_counter() - started
             size_mb = sum(p.stat().st_size for p in index_dir(home).rglob("*") if p.is_file()) / 1e6
-            figures = measure_tools(home, size)
+            tools = measure_tools(home, size)
             env = {**os.environ, "DEJA_HOME": str(home)}
             startup = {**measure_startup(env), **startup_parts(env)}
-            rows.append((size, build_s, size_mb, figures, startup))
+            rows.append((size, build_s, size_mb, tools, startup))
             print(f"{size} sessions measured", file=sys.stderr)
         imports = deja_imports({**os.environ, "DEJA_HOME": str(workdir / f"sessions-{sizes[-1]}")})
     finally:
@@ -366,19 +366,20 @@ def main() -> None:
 
     names = list(rows[0][3])
     print(f"{'sessions':>9} {'messages':>9} {'build s':>8} {'index MB':>9} " + " ".join(f"{n:>13}" for n in names))
-    for size, build_s, size_mb, figures, _ in rows:
+    for size, build_s, size_mb, tools, _ in rows:
         built = f"{build_s:8.1f}" if build_s else f"{'reused':>8}"
         print(
             f"{size:>9} {size * MESSAGES_PER_SESSION:>9} {built} {size_mb:>9.0f} "
-            + " ".join(f"{figures[n]:>10.2f} ms" for n in names)
+            + " ".join(f"{tools[n]:>10.2f} ms" for n in names)
         )
     print_startup(rows, imports)
-    OUT.mkdir(parents=True, exist_ok=True)
-    figures_by_size = {
-        size: {"search_p50_ms": figures["search p50"], "via_sdk_p50_ms": figures["via SDK p50"], **startup}
-        for size, _, _, figures, startup in rows
-    }
-    (OUT / "bench_mcp.json").write_bytes(msgspec.json.format(msgspec.json.encode(figures_by_size)))
+    figures.write(
+        "bench_mcp",
+        {
+            size: {"search_p50_ms": tools["search p50"], "via_sdk_p50_ms": tools["via SDK p50"], **startup}
+            for size, _, _, tools, startup in rows
+        },
+    )
 
 
 def print_startup(rows: list[tuple[int, float, float, dict[str, float], dict[str, float]]], imports: list) -> None:

@@ -70,6 +70,9 @@ def main() -> None:
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     results = {size: bench_size(size) for size in sizes}
+    import figures
+
+    figures.write("bench_read", results)
     from generate import SOURCE_NOTE
 
     print(SOURCE_NOTE)
