@@ -17,14 +17,21 @@ rule, measured on SQLite 3.40:
   for a cursor-agent chat): ``mode=ro`` would create a 32 KB ``-shm`` and an
   empty ``-wal`` beside it and leave both there, since a read-only connection
   cannot delete them on close. Here the main file holds every committed row,
-  so it is read with ``immutable=1`` (no lock, no companion file). What
-  ``immutable=1`` risks is a writer starting during the read: its commits go
-  to a new ``-wal`` and reach the main file only by a checkpoint, which could
-  rewrite a page deja is reading. So the read is trusted only if the file and
-  its companions are as they were before it (:meth:`CursorConnection.still_whole`:
-  a writer leaves a ``-wal`` behind, or a checkpoint changes the file's size or
-  times), and :func:`read_whole` reads again (then through Cursor's own locking,
-  as the companions now exist) when they are not.
+  so it is read with ``immutable=1`` (SQLite takes no lock and opens no
+  companion file). What ``immutable=1`` risks is a writer starting during the
+  read: its commits go to a new ``-wal`` and reach the main file only by a
+  checkpoint, which could rewrite a page deja is reading. So deja first takes
+  the lock SQLite itself takes for reading (a POSIX read lock on its SHARED
+  bytes; it never makes a writer wait, as a WAL writer does not need the
+  database file's exclusive lock to write). While deja holds it, a writer that
+  starts cannot remove its ``-wal`` when it closes, so a read is trusted only
+  if the file and its companions are as they were before it
+  (:meth:`CursorConnection.still_whole`: no ``-wal`` appeared, the size and
+  times did not move), and :func:`read_whole` reads again, then through
+  Cursor's own locking, as the companions now exist. The ``-wal`` and ``-shm``
+  such a writer leaves are Cursor's files, as after any two programs share a
+  database; Cursor checkpoints them on its next close. Without POSIX locks
+  (Windows) the size and times alone tell, as finely as the file system's clock.
 - a WAL database with a ``-wal`` but no ``-shm`` (a crash, then the wal-index
   removed): ``mode=ro`` would create the ``-shm``, ``immutable=1`` would miss the
   ``-wal``. No writer is running (a writer keeps a ``-shm``), so the database
@@ -43,6 +50,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -58,6 +66,11 @@ READ_ATTEMPTS = 3
 _HEADER_BYTES = 100
 _WAL_VERSION = 2
 _COPY_CHUNK = 1 << 20
+#: SQLite's unix locking: SHARED is a read lock on the 510 bytes after PENDING_BYTE (0x40000000) + 2.
+_SHARED_FIRST = 0x40000000 + 2
+_SHARED_SIZE = 510
+#: How long to let a writer that is closing the database finish before looking again.
+_LOCKED_PAUSE_SECONDS = 0.02
 
 T = TypeVar("T")
 #: What identifies a file's content without reading it: inode, size, modification and change times.
@@ -72,6 +85,8 @@ class CursorConnection(sqlite3.Connection):
     before: tuple[FileMark | None, ...] | None = None
     #: The private folder holding a copy being read, removed on close.
     scratch: str | None = None
+    #: The descriptor holding SQLite's shared lock through an immutable read, released on close.
+    lock_fd: int | None = None
 
     def still_whole(self) -> bool:
         """True unless the file changed (or a writer appeared) since an immutable read began."""
@@ -84,6 +99,9 @@ class CursorConnection(sqlite3.Connection):
 
     def close(self) -> None:
         super().close()
+        if self.lock_fd is not None:
+            os.close(self.lock_fd)
+            self.lock_fd = None
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
@@ -105,9 +123,10 @@ def connect_read_only(path: Path, timeout: float | None = None) -> CursorConnect
             if not _is_wal(path) or (wal is not None and shm is not None):
                 return _connect(path, "mode=ro", wait)
             if wal is None or wal[1] == 0:
-                conn = _connect(path, "mode=ro&immutable=1", wait)
-                conn.before = before
-                return conn
+                conn = _connect_immutable(path, wait)
+                if conn is not None:
+                    return conn
+                continue
             scratch = _copy_if_still(path, before)
             if scratch is not None:
                 conn = _connect(Path(scratch) / path.name, "mode=ro", wait)
@@ -115,7 +134,62 @@ def connect_read_only(path: Path, timeout: float | None = None) -> CursorConnect
                 return conn
     except OSError as error:
         raise sqlite3.OperationalError(f"unable to open database file: {error.strerror}") from None
-    raise sqlite3.OperationalError("database is locked: it changed each time it was copied")
+    raise sqlite3.OperationalError("database is locked: a writer kept it busy each time it was opened")
+
+
+def _connect_immutable(path: Path, timeout: float) -> CursorConnection | None:
+    """``path`` read as immutable under SQLite's shared lock, or None when a writer holds it or a ``-wal`` appeared.
+
+    The lock is taken before the file is looked at: from then on a writer that
+    starts cannot remove its ``-wal`` on closing (that needs the exclusive lock),
+    so :meth:`CursorConnection.still_whole` sees it even when the file's times
+    did not move (they are only as fine as the kernel's clock tick).
+    """
+    try:
+        lock_fd = _hold_shared_lock(path)
+    except OSError:  # a writer is closing it: its -wal goes, then it is read as it stands
+        time.sleep(_LOCKED_PAUSE_SECONDS)
+        return None
+    try:
+        before = _marks(path)
+        if before[1] is not None and before[1][1] > 0:
+            raise _WriterAppeared
+        conn = _connect(path, "mode=ro&immutable=1", timeout)
+    except _WriterAppeared:
+        _release(lock_fd)
+        return None
+    except BaseException:
+        _release(lock_fd)
+        raise
+    conn.before, conn.lock_fd = before, lock_fd
+    return conn
+
+
+class _WriterAppeared(Exception):
+    pass
+
+
+def _hold_shared_lock(path: Path) -> int | None:
+    """A descriptor holding the read lock SQLite takes for SHARED, or None without POSIX locks (Windows).
+
+    Raises OSError when a writer holds the file exclusively (it is checkpointing on close).
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, _SHARED_SIZE, _SHARED_FIRST)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _release(lock_fd: int | None) -> None:
+    if lock_fd is not None:
+        os.close(lock_fd)
 
 
 def read_whole(path: Path, read: Callable[[CursorConnection], T], timeout: float | None = None) -> T:
