@@ -22,8 +22,9 @@ rule, measured on SQLite 3.40:
   read: its commits go to a new ``-wal`` and reach the main file only by a
   checkpoint, which could rewrite a page deja is reading. So deja first takes
   the lock SQLite itself takes for reading (a POSIX read lock on its SHARED
-  bytes; it never makes a writer wait, as a WAL writer does not need the
-  database file's exclusive lock to write). While deja holds it, a writer that
+  bytes; a WAL writer never waits on it, as it writes without the database
+  file's exclusive lock, unless it asks for exclusive locking mode, when it
+  waits for this read as for any reader's). While deja holds it, a writer that
   starts cannot remove its ``-wal`` when it closes, so a read is trusted only
   if the file and its companions are as they were before it
   (:meth:`CursorConnection.still_whole`: no ``-wal`` appeared, the size and
