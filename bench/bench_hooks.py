@@ -38,6 +38,7 @@ import msgspec
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import figures  # noqa: E402
 from bench_index import OUT, history_for, percentile  # noqa: E402
 
 from deja.core.index import Index, IndexUnreadable  # noqa: E402
@@ -294,6 +295,19 @@ def bench_size(size: int, runs: int) -> dict[str, Row]:
     return table
 
 
+def _figures(rows: dict[str, Row]) -> dict[str, object]:
+    """One size's figures for ``run_all.py``: every row, and each hook's median over the floor's, the slowest's too."""
+    floor = rows[FLOOR].median_ms
+    x_pass = {label: row.median_ms / floor for label, row in rows.items() if label != FLOOR}
+    return {
+        "pass_ms": floor,
+        "hook_worst_x_pass": max(x_pass.values()),
+        "hook_prompt_x_pass": x_pass.get("hook-prompt", float("nan")),
+        "x_pass": x_pass,
+        "rows": {label: msgspec.structs.asdict(row) for label, row in rows.items()},
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,100000")
@@ -315,6 +329,7 @@ def main() -> None:
                 f"{label:26}{r.median_ms:10.1f}{r.p95_ms:9.1f}{r.median_ms / floor:9.2f}{r.cpu_ms:9.1f}"
                 f"{r.peak_mb:9.1f}{r.anon_mb:9.1f}{r.file_mb:9.1f}  {'yes' if r.answered else 'no'}"
             )
+    figures.write("bench_hooks", {size: _figures(rows) for size, rows in table.items()})
     if len(sizes) > 1:
         small, large = table[sizes[0]], table[sizes[-1]]
         print(f"\n{sizes[-1]} vs {sizes[0]} sessions{'':5}{'median':>8}{'peak':>8}{'anon':>8}")
