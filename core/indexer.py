@@ -52,12 +52,13 @@ from .index import (
     write_manifest,
 )
 from .keys import EDIT_TOOLS
-from .model import Message, Session, ToolCall, cap_text, one_line
+from .model import Message, Session, ToolCall, cap_text
 from .private import FILE_MODE, private_dir, tighten
 from .readers import Projects, Resume, composer_fingerprints, read_cli_chat, read_ide_database
 from .redact import mode as redaction_mode
 from .redact import redact, redact_value
 from .regular_files import open_regular
+from .text import one_line
 
 INDEXED_TEXT_BYTES = 64 * 1024
 TOOL_TEXT_BYTES = 16 * 1024

@@ -17,12 +17,15 @@ import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
-import msgspec
-
-from .index import KIND_ASSISTANT, KIND_TITLE, KIND_USER, SOURCE_CODES, Index, Segment, SessionMeta, doc_text, name_hash
-from .model import Message
+from .index import KIND_ASSISTANT, KIND_TITLE, KIND_USER, SOURCE_CODES, Index, Segment, doc_text, name_hash
+from .record import Record
 from .text import normalise, phrases, term_positions, terms
+
+if TYPE_CHECKING:
+    from .index import SessionMeta
+    from .model import Message
 
 #: How many postings a term may contribute, spread over the segments.
 POSTINGS_BUDGET = 1024
@@ -44,13 +47,13 @@ PHRASE_COUNT_LIMIT = 500
 TURN_DOCS = 30
 
 
-class Snippet(msgspec.Struct):
+class Snippet(Record):
     role: str
     text: str
     timestamp: datetime | None = None
 
 
-class Hit(msgspec.Struct):
+class Hit(Record):
     session_id: str
     source: str
     project: str
@@ -67,7 +70,7 @@ class Hit(msgspec.Struct):
     best: tuple[int, int] = (0, 0)
 
 
-class SearchResult(msgspec.Struct):
+class SearchResult(Record):
     query: str
     total: int
     hits: list[Hit]
@@ -75,7 +78,7 @@ class SearchResult(msgspec.Struct):
     idf: dict[str, float] = {}
 
 
-class Filters(msgspec.Struct):
+class Filters(Record):
     project: str | None = None
     source: str | None = None
     since: datetime | None = None

@@ -8,10 +8,14 @@ event's budget and after its own answer. Either way a conversation gets it once.
 
 from __future__ import annotations
 
-from ..core.index import Index, SessionMeta
+from typing import TYPE_CHECKING
+
 from ..core.keys import project_key
 from .call import STARTED, HookCall, frame, frame_lines, frame_room, headed
 from .describe import heading
+
+if TYPE_CHECKING:
+    from ..core.index import Index, SessionMeta
 
 BUDGET = 2048
 SESSIONS = {"safe": 3, "aggressive": 6}

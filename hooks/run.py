@@ -127,12 +127,10 @@ def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
 
 
 def _complete(chunks: list[bytes]) -> bool:
-    import orjson
-
-    from .call import UTF8_BOM
+    from .call import UTF8_BOM, load_json
 
     try:
-        orjson.loads(b"".join(chunks).removeprefix(UTF8_BOM))
-    except orjson.JSONDecodeError:
+        load_json(b"".join(chunks).removeprefix(UTF8_BOM))
+    except ValueError:
         return False
     return True
