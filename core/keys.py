@@ -6,11 +6,15 @@ Their postings are ordered newest first rather than by relevance.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shlex
 from functools import lru_cache
+
+try:  # hashlib's own blake2b, without importing hashlib, which loads OpenSSL: every hook call would pay for that
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
 
 PREFIX = "\x01"
 SHELL_TOOLS = frozenset({"Shell", "run_terminal_cmd", "run_terminal_command_v2", "Bash", "bash", "shell"})
@@ -44,7 +48,7 @@ _NAMED_ERROR = re.compile(r"\b\w*(?:Error|Exception)\b|\berror(?:\[\w+\])?:|\bE\
 
 
 def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
 
 
 def project_spelling(project_dir_or_name: str) -> str:

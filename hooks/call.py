@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 import os
 import re
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..core import config, paths
+from ..core.keys import blake2b
 from ..core.private import open_private, private_dir
 from ..core.regular_files import read_regular
 
@@ -193,12 +194,12 @@ def _no_constant(name: str) -> Any:
 
 def _name(key: str) -> str:
     """A file name for an id or a folder (ids come from payloads: never a path of their own)."""
-    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def block_key(kind: str, *parts: str) -> str:
     """A short key naming one block a hook showed (what dedupe remembers)."""
-    return f"{kind}:" + hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return f"{kind}:" + blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def _text(value: Any) -> str:
@@ -429,11 +430,13 @@ def _write_small(path: Path, text: str) -> None:
 def _prune(folder: Path, keep: int) -> None:
     """Bound the per-conversation state: keep the newest ``keep`` files."""
     try:
-        files = sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
+        with os.scandir(folder) as entries:
+            files = sorted(((e.stat().st_mtime, e.path) for e in entries), reverse=True)
     except OSError:
         return
-    for stale in files[keep:]:
-        stale.unlink(missing_ok=True)
+    for _, stale in files[keep:]:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(stale)
 
 
 BUILD_SENTINEL = "index-build.requested"

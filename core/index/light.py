@@ -55,12 +55,15 @@ class Fields:
     """A decoded record: its fields as attributes, the Struct's default for each one it left out."""
 
     def __init__(self, kind: str, values: dict[str, Any]):
-        for name, default in DEFAULTS[kind].items():
-            setattr(self, name, type(default)() if isinstance(default, list | dict) else default)
-        for name, value in values.items():
-            if not isinstance(name, str):
-                raise ValueError(f"a {kind} field named {name!r}")
-            setattr(self, name, _time(value) if name in TIMES and isinstance(value, str) else value)
+        fields = self.__dict__
+        fields.update(DEFAULTS[kind])
+        for name, default in fields.items():
+            if isinstance(default, list | dict):
+                fields[name] = type(default)()
+        fields.update(values)
+        for name in TIMES.intersection(values):
+            if isinstance(values[name], str):
+                fields[name] = _time(values[name])
 
     def __getattr__(self, name: str) -> Any:
         """Only for a field the record lacks (a damaged one): the others are set in ``__init__``."""
