@@ -39,6 +39,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -266,6 +268,46 @@ def resident(python: Path, args: list[str], stdin: bytes, env: dict[str, str]) -
     return int(anon) / 1024, int(file) / 1024
 
 
+def imported(python: Path, args: list[str], stdin: bytes, env: dict[str, str]) -> dict[str, int]:
+    """Module -> the microseconds its own import took (its submodules' apart), from ``python -X importtime``."""
+    done = subprocess.run([python, "-X", "importtime", *args], input=stdin, capture_output=True, env=env)
+    found = {}
+    for line in done.stderr.decode(errors="replace").splitlines():
+        if line.startswith("import time:") and "self [us]" not in line:
+            own, _, name = line.removeprefix("import time:").split("|")
+            found[name.strip()] = int(own)
+    return found
+
+
+def module_group(name: str) -> str:
+    """deja's modules by name, the standard library's by package (``re._parser`` is ``re``)."""
+    return name if name.startswith("deja.") else name.split(".")[0]
+
+
+def import_table(
+    python: Path, cases: dict[str, tuple[list[str], Callable[[], bytes]]], env: dict[str, str], runs: int = 9
+) -> str:
+    """What the hooks import beyond ``python -c pass``, as the README's table: module, ms (the least of ``runs``
+    runs, submodules included), and the hooks that import it. ``cases``: label -> (argv after python, its stdin)."""
+    floor = set(imported(python, ["-c", "pass"], b"", env))
+    best: dict[str, int] = {}
+    users: dict[str, set[str]] = {}
+    for label, (args, stdin) in cases.items():
+        for _ in range(runs):
+            per_group: dict[str, int] = {}
+            for name, micros in imported(python, args, stdin(), env).items():
+                if name not in floor and not name.startswith("_"):
+                    per_group[module_group(name)] = per_group.get(module_group(name), 0) + micros
+            for group, micros in per_group.items():
+                best[group] = min(best.get(group, micros), micros)
+                users.setdefault(group, set()).add(label.split()[0])
+    rows = ["| module | ms | imported by |", "|---|---:|---|"]
+    for group in sorted(best, key=lambda g: (-best[g], g)):
+        hooks = "every hook" if len(users[group]) == len({*(u for us in users.values() for u in us)}) else ""
+        rows.append(f"| `{group}` | {best[group] / 1000:.1f} | {hooks or ', '.join(sorted(users[group]))} |")
+    return "\n".join(rows)
+
+
 class Row(msgspec.Struct):
     median_ms: float
     #: Median CPU time (user + system) of the process.
@@ -287,7 +329,7 @@ def with_config_file(home: Path) -> dict[str, str]:
     return env
 
 
-def bench_size(size: int, runs: int, bin_dir: Path, given: dict[int, Path]) -> dict[str, Row]:
+def bench_size(size: int, runs: int, bin_dir: Path, given: dict[int, Path], imports: bool = False) -> dict[str, Row]:
     home = index_home(size, given)
     target = find_target(Index.open(home))
     env = with_config_file(home)
@@ -318,6 +360,10 @@ def bench_size(size: int, runs: int, bin_dir: Path, given: dict[int, Path]) -> d
             result = spawn(argv, stdin(label), env)
             if run:
                 timed[label].append(result)
+    if imports:
+        hooks = {label: (argv, partial(stdin, label)) for label, (argv, _) in cases.items() if label != FLOOR}
+        print(f"\nWhat the hooks import beyond `python -c pass` at {size} sessions (python -X importtime):\n")
+        print(import_table(python, hooks, env))
     table = {}
     for label, (argv, _) in cases.items():
         seconds = [s.seconds for s in timed[label]]
@@ -351,7 +397,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     given = {int(size): Path(folder) for size, folder in (item.split("=", 1) for item in args.history)}
     bin_dir = user_install()
-    table = {size: bench_size(size, args.runs, bin_dir, given) for size in sizes}
+    table = {size: bench_size(size, args.runs, bin_dir, given, imports=size == sizes[0]) for size in sizes}
     labels = list(table[sizes[0]])
     for size in sizes:
         floor = table[size][FLOOR].median_ms

@@ -13,15 +13,20 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-Kind = Literal["path", "bool", "choice"]
-Source = Literal["env", "file", "default"]
+from .record import Record
+
+if TYPE_CHECKING:  # (a NamedTuple or a Literal built at import would cost every hook a few ms)
+    from typing import Literal
+
+    Kind = Literal["path", "bool", "choice"]
+    Source = Literal["env", "file", "default"]
 RECALL_MODES = ("off", "safe", "aggressive")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
-class Setting(NamedTuple):
+class Setting(Record, frozen=True):
     """One key of the config file and the variable that overrides it."""
 
     key: str
@@ -47,7 +52,7 @@ SETTINGS = {
 }
 
 
-class Resolved(NamedTuple):
+class Resolved(Record, frozen=True):
     value: Any
     source: Source
     #: Why a value in the file or the environment was not taken; empty when it was.
@@ -69,7 +74,7 @@ def config_path() -> Path:
 RECHECK_SECONDS = 1.0
 
 
-class _Read(NamedTuple):
+class _Read(Record, frozen=True):
     path: str
     #: (mtime_ns, size) of the file read, or None when there was none.
     stamp: tuple[int, int] | None
@@ -95,7 +100,7 @@ def read_file(path: Path | None = None) -> tuple[dict[str, Any], str]:
         return {}, ""
     stamp = (st.st_mtime_ns, st.st_size)
     if _last is not None and _last.path == str(path) and _last.stamp == stamp:
-        _last = _last._replace(checked=now)
+        _last = _last.replace(checked=now)
         return _last.table, _last.error
     try:
         table, error = _parse(path.read_text(encoding="utf-8")), ""

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections import namedtuple
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..keys import project_spelling
+from ..record import Record
 
 if TYPE_CHECKING:
     from ..model import Message
@@ -53,20 +55,12 @@ class IndexUnreadable(Exception):
     """The index is missing, corrupt or of another format version."""
 
 
-class Doc(NamedTuple):
-    """What ``docs.bin`` says of one doc besides where its record is."""
-
-    ordinal: int
-    kind: int
-
-
-class SessionKeys(NamedTuple):
-    """What filters look at, read from ``sessions.idx`` without decoding the session."""
-
-    project_hash: int
-    dir_hash: int
-    source: int
-    updated: float
+# Plain named tuples: typing's class form compiles each (string) annotation at import, which every hook would pay.
+#: What ``docs.bin`` says of one doc besides where its record is: its session's ordinal and its kind (ints).
+Doc = namedtuple("Doc", ["ordinal", "kind"])
+#: What filters look at, read from ``sessions.idx`` without decoding the session: two name hashes and the source
+#: (ints), the time updated (float).
+SessionKeys = namedtuple("SessionKeys", ["project_hash", "dir_hash", "source", "updated"])
 
 
 def name_hash(name: str) -> int:
@@ -102,7 +96,7 @@ def edited_paths(args: dict, project_dir: str) -> list[str]:
     return [path]
 
 
-class Codec(NamedTuple):
+class Codec(Record, frozen=True):
     """How a reader decodes the manifest, a session and a message, and what a damaged record raises."""
 
     #: The manifest's bytes and its path (for messages) -> the Manifest; raises IndexUnreadable.
