@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from .record import Record
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (a NamedTuple or a Literal built at import would cost every hook a few ms)
-    from typing import Literal
+    from typing import Any, Literal
 
     Kind = Literal["path", "bool", "choice"]
     Source = Literal["env", "file", "default"]

@@ -18,7 +18,15 @@ makes records immutable and hashable.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self, dataclass_transform
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Self, dataclass_transform
+else:
+
+    def dataclass_transform() -> Any:
+        """What tells a type checker that a Record's fields make its ``__init__``; nothing at run time."""
+        return lambda cls: cls
+
 
 _MUTABLE = (list, dict, set, bytearray)
 

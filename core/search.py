@@ -17,12 +17,12 @@ import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from operator import itemgetter
-from typing import TYPE_CHECKING
 
 from .index import KIND_ASSISTANT, KIND_TITLE, KIND_USER, SOURCE_CODES, Index, Segment, doc_text, name_hash
 from .record import Record
 from .text import normalise, phrases, term_positions, terms
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from .index import SessionMeta
     from .model import Message

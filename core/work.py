@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .index import Index, Segment, edited_paths
 from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_keys, error_lines, normalise_command, path_key
@@ -23,6 +22,7 @@ from .record import Record
 from .regular_files import open_regular
 from .text import one_line
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the failure hook never loads its reader
     from .index import SessionMeta
     from .model import Message, ToolCall

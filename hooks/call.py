@@ -10,14 +10,16 @@ import time
 import unicodedata
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
 
 from ..core import config, paths
 from ..core.keys import blake2b
 from ..core.private import open_private, private_dir
 from ..core.regular_files import read_regular
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # the index module loads only when a handler asks for it
+    from typing import Any, Literal
+
     from ..core.index import Index
 
 LOG_LIMIT = 1 << 20

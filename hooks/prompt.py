@@ -11,7 +11,6 @@ mentions is not answered by sessions that share its everyday words.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
@@ -19,6 +18,7 @@ from ..core.text import terms
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
 from .describe import heading
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from ..core.index import Index
 

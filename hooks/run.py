@@ -17,9 +17,11 @@ import re
 import sys
 import time
 from importlib import import_module
-from typing import IO, TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from .call import HookCall
 
 #: command -> (module in deja.hooks, function, default event name for Claude-style output)

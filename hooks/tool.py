@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from ..core.index import Index, Segment, edited_paths, name_hash
 from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, error_lines, normalise_command, path_key
 from .call import HookCall, block_key, fit_lines, frame, frame_room
 from .describe import ago, heading
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from ..core.model import ToolCall
 

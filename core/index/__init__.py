@@ -11,9 +11,11 @@ imports the writer, nor msgspec.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from typing import Any
+
     from .format import (
         FORMAT_VERSION,
         KIND_ASSISTANT,

@@ -28,11 +28,11 @@ import zlib
 from collections import namedtuple
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..keys import project_spelling
 from ..record import Record
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from ..model import Message
     from .records import Manifest, SessionMeta

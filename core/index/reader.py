@@ -13,7 +13,6 @@ import struct
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .. import faults, keys
 from .format import (
@@ -31,6 +30,7 @@ from .format import (
     read_manifest,
 )
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from ..model import Message
     from .records import Manifest, SegmentRef, SessionMeta
