@@ -16,7 +16,6 @@ import os
 import re
 import sys
 import time
-from importlib import import_module
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -57,7 +56,7 @@ def main(command: str, argv: list[str]) -> int:
             return 0
         if why:
             call.notes.append(why)
-        handlers = import_module(f"deja.hooks.{module}")
+        handlers = __import__(f"{__package__}.{module}", fromlist=[function])  # (``-X importtime`` sees it)
         text = getattr(handlers, function)(call)
         if command in OPENERS:
             from .context import with_opening

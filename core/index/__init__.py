@@ -10,8 +10,6 @@ imports the writer, nor msgspec.
 
 from __future__ import annotations
 
-from importlib import import_module
-
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from typing import Any
@@ -65,14 +63,18 @@ __all__ = [
     "retire_segments",
     "write_manifest",
 ]
-#: Where the names are looked for, in this order: the first two need no msgspec, the last two import it.
-_MODULES = ("format", "reader", "records", "writer")
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
-        for module in _MODULES:
-            found = import_module(f".{module}", __name__)
-            if hasattr(found, name):
-                return getattr(found, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """A name of the package, imported from its module when first asked for (``import`` statements, not
+    ``importlib``, so ``python -X importtime`` reports them)."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import format, reader  # what a hook reads the index with: no msgspec
+
+    for module in (format, reader):
+        if hasattr(module, name):
+            return getattr(module, name)
+    from . import records, writer
+
+    return getattr(records if hasattr(records, name) else writer, name)
