@@ -112,19 +112,16 @@ class Spawn(msgspec.Struct):
 def user_install(venv: Path = USER_VENV) -> Path:
     """This checkout installed as a user installs it (``pip install``, not editable) in ``venv``; its bin folder.
 
-    The environment and deja's dependencies are made once; deja itself is reinstalled every run, so the
-    figures are of the code as it stands. pip takes the dependencies from its configured indexes.
+    The environment is made once; deja itself is reinstalled every run, so the figures are of the code as it
+    stands, with any dependency it gained. pip takes the dependencies from its configured indexes.
     """
     bin_dir = venv / "bin"
     if not (bin_dir / "deja").exists():
         print(f"installing deja (not editable) into {venv} …", flush=True)
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-        subprocess.run([bin_dir / "python", "-m", "pip", "install", "--quiet", str(REPO)], check=True)
-    else:
-        subprocess.run(
-            [bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(REPO)],
-            check=True,
-        )
+    pip = [bin_dir / "python", "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, str(REPO)], check=True)  # and any dependency added since
+    subprocess.run([*pip, "--no-deps", "--force-reinstall", str(REPO)], check=True)
     return bin_dir
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from functools import cache
@@ -212,10 +213,19 @@ def _hook_payloads(project: Path) -> dict[str, tuple[str, dict[str, Any]]]:
     }
 
 
-def _imports_without_site(code: str, payload: bytes, env: dict[str, str]) -> tuple[set[str], bytes]:
-    """The modules ``python -S -c CODE`` imports, deja taken from this checkout and no site-packages on the path
-    (so no third-party module could load at all), and what it printed."""
-    env = {**env, "PYTHONPATH": str(ROOT / ".typecheck")}
+def _only_the_stemmer(folder: Path) -> Path:
+    """``folder`` holding PyStemmer's one module (a link to it), to put on a path that has no site-packages."""
+    import Stemmer
+
+    folder.mkdir()
+    (folder / Path(Stemmer.__file__).name).symlink_to(Stemmer.__file__)
+    return folder
+
+
+def _imports_without_site(code: str, payload: bytes, env: dict[str, str], stemmer: Path) -> tuple[set[str], bytes]:
+    """The modules ``python -S -c CODE`` imports, deja taken from this checkout and of site-packages only PyStemmer
+    (``stemmer``: no other third-party module could load at all), and what it printed."""
+    env = {**env, "PYTHONPATH": os.pathsep.join([str(ROOT / ".typecheck"), str(stemmer)])}
     command = [sys.executable, "-S", "-X", "importtime", "-c", code]
     done = subprocess.run(command, input=payload, capture_output=True, env=env, timeout=60, cwd=ROOT.parent)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
@@ -229,16 +239,17 @@ def module_group(name: str) -> str:
     return name if name.startswith("deja.") else name.split(".")[0]
 
 
-def test_hooks_answer_with_the_standard_library_alone_and_the_readme_lists_what_they_import(
-    indexed_sample: Sample,
+def test_hooks_answer_with_the_standard_library_and_pystemmer_alone_and_the_readme_lists_what_they_import(
+    indexed_sample: Sample, tmp_path: Path
 ) -> None:
     project = indexed_sample.history.projects["api"]
-    floor, _ = _imports_without_site("import site", b"", indexed_sample.env)
+    stemmer = _only_the_stemmer(tmp_path / "stemmer-only")
+    floor, _ = _imports_without_site("import site", b"", indexed_sample.env, stemmer)
     groups: set[str] = set()
     for label, (command, payload) in _hook_payloads(project).items():
         code = f"import sys; sys.argv = ['deja', {command!r}]; from deja.interfaces.entry import main; main()"
         payload = {**payload, "conversation_id": payload.get("conversation_id", f"layers-{label}")}
-        loaded, printed = _imports_without_site(code, json.dumps(payload).encode(), indexed_sample.env)
+        loaded, printed = _imports_without_site(code, json.dumps(payload).encode(), indexed_sample.env, stemmer)
         assert bool(printed.strip()) == (command != "hook-session-end"), f"{label}: {printed!r}"
         assert {name.split(".")[0] for name in loaded} & NEVER_WHILE_ANSWERING == set(), label
         groups |= {module_group(name) for name in loaded - floor if not name.startswith("_")}

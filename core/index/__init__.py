@@ -14,6 +14,7 @@ TYPE_CHECKING = False  # typing's own, without importing typing (every hook woul
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..fields import doc_text
     from .format import (
         FORMAT_VERSION,
         KIND_ASSISTANT,
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
         Doc,
         IndexUnreadable,
         SessionKeys,
-        doc_text,
         edited_paths,
         index_dir,
         name_hash,
@@ -70,9 +70,10 @@ def __getattr__(name: str) -> Any:
     ``importlib``, so ``python -X importtime`` reports them)."""
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .. import fields
     from . import format, reader  # what a hook reads the index with: no msgspec
 
-    for module in (format, reader):
+    for module in (format, reader, fields):
         if hasattr(module, name):
             return getattr(module, name)
     from . import records, writer
