@@ -218,12 +218,15 @@ def index_command(
     json: JsonFlag = False,
 ) -> None:
     """Build the index, or refresh it with what changed since the last run."""
-    from ..core.indexer import refresh
+    from ..core.indexer import WRITER_WAIT_SECONDS, catch_up, refresh
 
     _check_roots()
     bar = ProgressBar("indexing")
     try:
-        result = refresh(full=full, progress=bar, verify=True)
+        if full:
+            result = refresh(full=True, progress=bar)
+        else:
+            result = catch_up(progress=bar, lock_timeout=WRITER_WAIT_SECONDS, walk_inline=True, verify=True)
     except TimeoutError:
         fail("another deja is building the index right now: try again when it finishes")
     except OSError as exc:

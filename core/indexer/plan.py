@@ -110,7 +110,8 @@ def _store_sigs(chat: CliChat) -> list[Sig | None]:
     return [*wal_sigs(os.path.join(chat.chat_dir, "store.db")), stat_sig(os.path.join(chat.chat_dir, "meta.json"))]
 
 
-def _unchanged(old: CliState | None, chat: CliChat) -> bool:
+def unchanged(old: CliState | None, chat: CliChat) -> bool:
+    """The chat is as the record describes it: same transcript size and time, same folder, same store files."""
     return (
         old is not None
         and old.transcript == chat.transcript
@@ -182,7 +183,7 @@ def _cli_changes(
     changed: dict[str, CliChat] = {}
     for sid, chat in found.items():
         record = book.chat(sid)
-        if not _unchanged(record.cli if record else None, chat):
+        if not unchanged(record.cli if record else None, chat):
             changed[sid] = chat
     if targets is None:
         gone = {sid for sid, record in book.items() if record.cli and sid not in found}
