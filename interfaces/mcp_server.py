@@ -176,14 +176,13 @@ def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:
 
 def fit_text(result: SearchResult, budget: int = SEARCH_TEXT_BYTES) -> SearchResult:
     """``result`` with only as many hits as its text shows within ``budget`` bytes (at least one)."""
-    import msgspec
 
     from .views import search_text
 
     hits = list(result.hits)
-    while len(hits) > 1 and len(search_text(msgspec.structs.replace(result, hits=hits)).encode()) > budget:
+    while len(hits) > 1 and len(search_text(result.replace(hits=hits)).encode()) > budget:
         hits.pop()
-    return msgspec.structs.replace(result, hits=hits)
+    return result.replace(hits=hits)
 
 
 def clip(message: Message) -> Message:

@@ -28,8 +28,9 @@ from typing import Any
 import msgspec
 import orjson
 
-from ..model import Message, one_line
+from ..model import Message
 from ..regular_files import read_regular
+from ..text import one_line
 from .conversation import SKIPPED_TOOLS, Child, canonical_args, normalise_tool_name, store_conversation, tool_result
 from .vscdb import read_whole
 

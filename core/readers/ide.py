@@ -32,7 +32,8 @@ from typing import Any
 
 import orjson
 
-from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times, one_line
+from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times
+from ..text import one_line
 from .projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
 from .vscdb import READ_ATTEMPTS, CursorConnection, connect_read_only, count_database_error, table_names
 
