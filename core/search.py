@@ -20,8 +20,6 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from operator import itemgetter
 
-import msgspec
-
 from .dates import split_dates
 from .fields import (
     FIELD_ROLE,
@@ -37,10 +35,15 @@ from .fields import (
     field_texts,
     kind_text,
 )
-from .index import SOURCE_CODES, Index, Segment, SessionMeta, name_hash
-from .model import Message
+from .index import SOURCE_CODES, Index, Segment, name_hash
+from .record import Record
 from .text import identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from .index import SessionMeta
+    from .model import Message
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there, and
 #: no posting is cut (a small index is ranked exactly).
@@ -85,13 +88,13 @@ PHRASE_COUNT_LIMIT = 500
 TURN_DOCS = 30
 
 
-class Snippet(msgspec.Struct):
+class Snippet(Record):
     role: str
     text: str
     timestamp: datetime | None = None
 
 
-class Hit(msgspec.Struct):
+class Hit(Record):
     session_id: str
     source: str
     project: str
@@ -108,7 +111,7 @@ class Hit(msgspec.Struct):
     best: tuple[int, int] = (0, 0)
 
 
-class SearchResult(msgspec.Struct):
+class SearchResult(Record):
     query: str
     total: int
     hits: list[Hit]
@@ -118,7 +121,7 @@ class SearchResult(msgspec.Struct):
     notice: str = ""
 
 
-class Filters(msgspec.Struct):
+class Filters(Record):
     project: str | None = None
     source: str | None = None
     since: datetime | None = None
@@ -402,7 +405,7 @@ def _mask(doc_scores: dict[_Key, _Scored], seg_i: int, scored: list[tuple[float,
     return mask
 
 
-class _Query(msgspec.Struct):
+class _Query(Record):
     """What a search looks for, worked out once."""
 
     words: list[str]
@@ -557,8 +560,7 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
 
 
 def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:
-    """The ``wanted`` terms the hit's single best doc holds (a message with its tool commands and paths, or the
-    field of it that matched: what a command printed, an error line, an edit)."""
+    """The ``wanted`` terms the hit's single best doc holds (the field of the message it indexes)."""
     segment = index.segments[hit.best[0]]
     return set(terms(kind_text(segment.message(hit.best[1]), segment.doc(hit.best[1]).kind))) & wanted
 
@@ -572,7 +574,7 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
     ordinal, kind = segment.doc(doc).ordinal, segment.doc(doc).kind
     meta = segment.session(ordinal)
     if kind not in (KIND_USER, KIND_ASSISTANT, KIND_TITLE):
-        # A match in what a command printed: the question of the turn that ran it, and that turn's best answer.
+        # A match in what a command printed or an edit wrote: the turn that ran it, and that turn's best answer.
         doc = _question_of(segment, meta, segment.message_doc(doc))
         kind = segment.doc(doc).kind
     sides: list[tuple[str, str, datetime | None]]

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import re
 
-import msgspec
-
-from ..core.index import Index
+from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import terms
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
 from .describe import heading
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from ..core.index import Index
 
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
@@ -58,7 +60,7 @@ _IDENTIFIER = re.compile(r"[_./:#-]|\d|[a-z][A-Z]")
 _WORD = re.compile(r"[^\W\d_][\w./:#-]*")
 
 
-class Gate(msgspec.Struct, frozen=True):
+class Gate(Record, frozen=True):
     #: Matched terms at least INFORMATIVE_IDF rare.
     informative: int
     #: Share of the prompt's weight the session's best messages hold.
@@ -105,7 +107,7 @@ GATES = {
 }
 
 
-class Recall(msgspec.Struct):
+class Recall(Record):
     lines: list[str] = []
     #: Dedupe keys of the blocks shown, one per session.
     keys: list[str] = []
@@ -180,12 +182,10 @@ def recall_for(
     wanted = set(words)
     chosen: list[Hit] = []
     fresh = [hit for hit in result.hits if _key(hit) not in seen]
-    for i, hit in enumerate(fresh[: gate.sessions + 2]):
+    for hit in fresh[: gate.sessions + 2]:
         if len(chosen) >= gate.sessions:
             break
-        # Only the first session can stand out, and only from a second one.
-        lead = hit.score / fresh[1].score if i == 0 and len(fresh) > 1 and fresh[1].score else 1.0
-        if confident(hit, result, asked, best_terms(index, hit, wanted), gate, lead):
+        if confident(hit, result, asked, best_terms(index, hit, wanted), gate, _lead(result, hit)):
             chosen.append(hit)
     if not chosen:
         return Recall(why=_why_none(result.hits, fresh, mode))
@@ -195,6 +195,14 @@ def recall_for(
         recall.keys.append(_key(hit))
         recall.session_ids.append(hit.session_id)
     return recall
+
+
+def _lead(result: SearchResult, hit: Hit) -> float:
+    """How many times the next session's score ``hit`` scores: only the first session can stand out."""
+    hits = result.hits
+    if hit is not hits[0] or len(hits) < 2 or not hits[1].score:
+        return 1.0
+    return hit.score / hits[1].score
 
 
 def _key(hit: Hit) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import sys
 import time
 import unicodedata
@@ -218,12 +217,15 @@ def index_command(
     json: JsonFlag = False,
 ) -> None:
     """Build the index, or refresh it with what changed since the last run."""
-    from ..core.indexer import refresh
+    from ..core.indexer import WRITER_WAIT_SECONDS, catch_up, refresh
 
     _check_roots()
     bar = ProgressBar("indexing")
     try:
-        result = refresh(full=full, progress=bar, verify=True)
+        if full:
+            result = refresh(full=True, progress=bar)
+        else:
+            result = catch_up(progress=bar, lock_timeout=WRITER_WAIT_SECONDS, walk_inline=True, verify=True)
     except TimeoutError:
         fail("another deja is building the index right now: try again when it finishes")
     except OSError as exc:
@@ -506,26 +508,9 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
 @app.command("mcp")
 def mcp_command() -> None:
     """Serve deja's tools to agents over MCP (stdio); this is what mcp.json runs."""
-    from .mcp_server import serve
+    from .mcp_server import main as serve_mcp
 
-    if sys.stdin.isatty():
-        signal.signal(signal.SIGINT, _stop_now)
-        typer.echo(
-            "deja mcp: deja's MCP server. Cursor starts it from mcp.json and speaks JSON-RPC on its stdin; "
-            "there is nothing to type here. Ctrl-C stops it.",
-            err=True,
-        )
-    serve()
-
-
-def _stop_now(signum: int, frame: object) -> NoReturn:
-    """Ctrl-C on a server started by hand: its stdin reader blocks in a thread no exception reaches, so exit here.
-
-    The server only reads; an index refresh cut short leaves the previous index whole. The line goes
-    straight to the file descriptor: the signal may land inside a write to ``sys.stderr``, which must not re-enter.
-    """
-    os.write(2, b"\ndeja mcp: stopped\n")
-    os._exit(0)
+    serve_mcp()
 
 
 @app.command("resume")

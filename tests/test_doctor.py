@@ -12,8 +12,9 @@ import pytest
 from harness import Sample, console_script, path_with, run_deja
 from typer.testing import CliRunner
 
+from deja.core.bookkeeping import State
 from deja.core.index import MANIFEST, index_dir, read_manifest
-from deja.core.indexer import State, refresh
+from deja.core.indexer import refresh
 from deja.core.readers.chatstore import EMPTY_ROOT
 from deja.core.readers.transcripts import MALFORMED_LINE
 from deja.core.writers.cursor_agent import (
