@@ -49,6 +49,8 @@ from .views import lines_within, search_json, search_text, session_json, session
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How long one freshness check holds for the tool calls that follow it.
 REFRESH_SECONDS = 1.0
+#: How long after the call that starts it a background refresh begins (a search answers in well under this).
+AFTER_CALL_SECONDS = 0.1
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
 SEARCH_TEXT_BYTES = 4096
 #: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
@@ -108,7 +110,9 @@ class LiveIndex:
                 self._refresh()
             elif time.monotonic() - self._refreshed_at >= self.refresh_every and not self._refreshing():
                 self._refreshed_at = time.monotonic()
-                self._refresher = threading.Thread(target=self._refresh, name="deja-refresh", daemon=True)
+                # Started once this call has answered, so that it does not compete with the answer.
+                self._refresher = threading.Timer(AFTER_CALL_SECONDS, self._refresh)
+                self._refresher.daemon = True
                 self._refresher.start()
             try:
                 return self._open_current()
