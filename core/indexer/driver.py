@@ -300,7 +300,7 @@ def _record_changes(
     ]
     by_name = {ref.name: ref for ref in segments}
     tally = _Tally(segments)
-    for sid in written.keys() | plan.removed:
+    for sid in sorted(written.keys() | plan.removed):
         record = book.chat(sid)
         was = record.where if record else None
         if was is not None and was.segment in by_name:

@@ -198,7 +198,8 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     owners = ide.owners
     found, cli_changed, cli_gone = _cli_changes(book, targets)
     plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable)
-    for sid in ide.changed | set(cli_changed) | cli_gone | ide.gone:
+    # Sorted: the order sessions are read in is the order they are written in, whatever the hash seed.
+    for sid in sorted(ide.changed | set(cli_changed) | cli_gone | ide.gone):
         record = book.chat(sid)
         owner = owners.get(sid) or (record.ide_db if record and sid not in ide.gone else None)
         located = found.get(sid) or (None if sid in cli_gone else _recorded_chat(sid, record))
