@@ -171,12 +171,14 @@ def export_command(
 ) -> None:
     """One session as Markdown, JSON or a self-contained HTML page; --project writes a folder of them."""
     from .cli import _open_index, fail
-    from .export import FORMATS, render, write_text
+    from .export import FORMATS, file_name, render, write_text
 
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r}: use md, json or html", code=2)
-    if (session_id is None) == (project is None):
-        fail("give a session ID or --project P (with -o FOLDER), not both", code=2)
+    if session_id is None and project is None:
+        fail("give the session ID to export (or --project P -o FOLDER for a whole project)", code=2)
+    if session_id is not None and project is not None:
+        fail("give a session ID or --project P, not both", code=2)
     index = _open_index()
     if project is not None:
         _export_project(index, project, fmt, output)
@@ -186,8 +188,35 @@ def export_command(
     if output is None:
         sys.stdout.write(text)
     else:
-        write_text(output, text)
-        typer.echo(f"wrote {output}", err=True)
+        target = _output_file(output, file_name(meta, fmt))
+        write_text(target, text)
+        typer.echo(f"wrote {target}", err=True)
+
+
+def _output_file(output: Path, name: str) -> Path:
+    """Where ``-o OUTPUT`` puts one session: ``OUTPUT/NAME`` for an existing folder, else OUTPUT itself.
+
+    A missing parent folder is refused rather than created, so a mistyped path makes no folders.
+    """
+    from .cli import fail
+
+    if output.is_dir():
+        return output / name
+    if not output.parent.is_dir():
+        fail(f"{output.parent}: no such folder; create it first or give -o an existing folder")
+    return output
+
+
+def _output_folder(output: Path) -> Path:
+    """The ``--project`` folder: made if missing, but only inside a folder that exists."""
+    from .cli import fail
+
+    if output.exists() and not output.is_dir():
+        fail(f"{output} is a file; --project writes a folder of sessions: give -o a folder", code=2)
+    if not output.parent.is_dir():
+        fail(f"{output.parent}: no such folder; create it first or give -o an existing folder")
+    output.mkdir(exist_ok=True)
+    return output
 
 
 def _export_project(index: Index, project: str, fmt: str, output: Path | None) -> None:
@@ -199,6 +228,7 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
     chosen = newest_sessions(index, project=project, limit=100_000)
     if not chosen:
         fail(f"no sessions of project {project!r}; `deja stats` lists the projects")
+    output = _output_folder(output)
     written = []
     for meta in chosen:
         segment, found = find_session(index, meta.id)

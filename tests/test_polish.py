@@ -1,0 +1,36 @@
+"""What a new user trips on in the first five minutes: each test runs deja as they did and reads what they saw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import Sample, run_deja
+
+from deja.core.sample import API_CACHE_CHAT
+
+# --------------------------------------------------------------------------- export -o
+
+
+def test_export_to_an_existing_folder_writes_the_session_file_inside_it(indexed_sample: Sample, tmp_path: Path) -> None:
+    folder = tmp_path / "apiout"
+    folder.mkdir()
+    result = run_deja("export", API_CACHE_CHAT[:8], "-f", "html", "-o", str(folder), env=indexed_sample.env)
+    assert result.returncode == 0, result.stderr
+    assert (folder / f"{API_CACHE_CHAT}.html").read_text().startswith("<!DOCTYPE html>")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_export_into_a_missing_folder_is_one_line_and_makes_no_folder(indexed_sample: Sample, tmp_path: Path) -> None:
+    target = tmp_path / "nonexistent" / "dir" / "x.md"
+    result = run_deja("export", API_CACHE_CHAT[:8], "-o", str(target), env=indexed_sample.env)
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "no such folder" in result.stderr
+    assert not (tmp_path / "nonexistent").exists()
+
+
+def test_export_with_nothing_to_export_says_what_is_missing(indexed_sample: Sample) -> None:
+    result = run_deja("export", env=indexed_sample.env)
+    assert result.returncode == 2
+    assert "give the session ID" in result.stderr and "not both" not in result.stderr
+    both = run_deja("export", API_CACHE_CHAT, "--project", "api", env=indexed_sample.env)
+    assert both.returncode == 2 and "not both" in both.stderr
