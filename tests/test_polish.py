@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from harness import Sample, run_deja
@@ -34,3 +35,32 @@ def test_export_with_nothing_to_export_says_what_is_missing(indexed_sample: Samp
     assert "give the session ID" in result.stderr and "not both" not in result.stderr
     both = run_deja("export", API_CACHE_CHAT, "--project", "api", env=indexed_sample.env)
     assert both.returncode == 2 and "not both" in both.stderr
+
+
+# --------------------------------------------------------------------------- deja config
+
+
+def bare_env(home: Path, **variables: str) -> dict[str, str]:
+    """HOME, PATH and the given variables: a shell with nothing else of deja's set."""
+    return {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), **variables}
+
+
+def test_config_says_what_cursor_gets_from_the_file_and_defaults_not_from_this_shell(
+    fake_home: Path, tmp_path: Path
+) -> None:
+    shell = bare_env(fake_home, DEJA_HOME=str(tmp_path / "x"), DEJA_CURSOR_ROOT=str(tmp_path))
+    text = run_deja("config", env=shell).stdout
+    assert f"Cursor's hooks and MCP server get {fake_home / '.cache' / 'deja'}: they never see this shell" in text
+    assert f"get (found) {fake_home / '.config' / 'Cursor' / 'User'}: they never see" in text
+    assert run_deja("config", "set", "home", str(tmp_path / "filed"), env=bare_env(fake_home)).returncode == 0
+    text = run_deja("config", env=shell).stdout
+    assert f"Cursor's hooks and MCP server get {tmp_path / 'filed'}: they never see this shell" in text
+
+
+def test_config_columns_line_up_when_a_path_is_long(fake_home: Path, tmp_path: Path) -> None:
+    long = tmp_path / ("a-rather-long-folder-name-" * 3)
+    long.mkdir()
+    text = run_deja("config", env=bare_env(fake_home, DEJA_CURSOR_ROOT=str(long))).stdout
+    rows = [line for line in text.splitlines() if line.split()[-1] in ("default", "DEJA_CURSOR_ROOT")]
+    assert len(rows) == 7
+    assert len({row.index(" default") if "default" in row else row.index(" env ") for row in rows}) == 1
