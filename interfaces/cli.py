@@ -13,6 +13,7 @@ import sys
 import time
 import unicodedata
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import orjson
@@ -625,10 +626,29 @@ def config_set_command(
     except OSError as exc:
         fail(f"cannot write {config.config_path()}: {exc.strerror or exc}")
     typer.echo(f"{key} = {stored if not isinstance(stored, bool) else str(stored).lower()} in {config.config_path()}")
+    if config.SETTINGS[key].kind == "path" and not Path(value).expanduser().is_absolute():
+        typer.echo(f"note: {value} is relative; stored as {stored}, since the hooks run in another folder")
     here = config.resolve(key)
     if here.source == "env":
         variable = config.SETTINGS[key].variable
         typer.echo(f"note: {variable} is set in this shell and overrides it here; Cursor's hooks use the file")
+
+
+@config_app.command("unset")
+def config_unset_command(
+    key: Annotated[str, typer.Argument(metavar="KEY", help="home, recall, include_subagents, redact, …")],
+) -> None:
+    """Remove KEY from the config file, keeping the others: the setting goes back to its default."""
+    from ..core import config
+
+    try:
+        removed = config.unset_value(key)
+    except config.ConfigError as exc:
+        fail(str(exc), 2)
+    except OSError as exc:
+        fail(f"cannot write {config.config_path()}: {exc.strerror or exc}")
+    where = config.config_path()
+    typer.echo(f"removed {key} from {where}" if removed else f"{key} is not set in {where}; nothing to remove")
 
 
 hooks_app = typer.Typer(help="deja's hooks: what they did.", no_args_is_help=True)

@@ -64,3 +64,33 @@ def test_config_columns_line_up_when_a_path_is_long(fake_home: Path, tmp_path: P
     rows = [line for line in text.splitlines() if line.split()[-1] in ("default", "DEJA_CURSOR_ROOT")]
     assert len(rows) == 7
     assert len({row.index(" default") if "default" in row else row.index(" env ") for row in rows}) == 1
+
+
+def test_config_set_refuses_a_cursor_folder_that_is_not_there(fake_home: Path, tmp_path: Path) -> None:
+    refused = run_deja("config", "set", "cursor_root", str(tmp_path / "nothere"), env=bare_env(fake_home))
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert f"cursor_root: {tmp_path / 'nothere'} is not a folder" in refused.stderr
+    assert not (fake_home / ".config" / "deja" / "config.toml").exists()
+    assert run_deja("config", "set", "cursor_cli_root", str(tmp_path), env=bare_env(fake_home)).returncode == 0
+
+
+def test_config_set_home_relative_is_made_absolute_with_a_note(fake_home: Path, tmp_path: Path) -> None:
+    done = run_deja("config", "set", "home", "relative/dir", env=bare_env(fake_home), cwd=tmp_path)
+    assert done.returncode == 0
+    assert f"note: relative/dir is relative; stored as {tmp_path / 'relative' / 'dir'}" in done.stdout
+
+
+def test_config_unset_removes_one_key_and_keeps_the_others(fake_home: Path) -> None:
+    env = bare_env(fake_home)
+    path = fake_home / ".config" / "deja" / "config.toml"
+    assert run_deja("config", "set", "recall", "off", env=env).returncode == 0
+    assert run_deja("config", "set", "trace", "true", env=env).returncode == 0
+    done = run_deja("config", "unset", "recall", env=env)
+    assert done.returncode == 0 and done.stdout == f"removed recall from {path}\n"
+    assert 'recall = "off"' not in path.read_text() and "trace = true" in path.read_text()
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert "recall             safe" in run_deja("config", env=env).stdout
+    again = run_deja("config", "unset", "recall", env=env)
+    assert again.returncode == 0 and "recall is not set in" in again.stdout
+    unknown = run_deja("config", "unset", "colour", env=env)
+    assert unknown.returncode == 2 and "unknown key 'colour'" in unknown.stderr
