@@ -26,6 +26,7 @@ from ..core.library import NotFound, find_session, newest_sessions, open_index
 from .about import version
 from .verbs import register as register_work_verbs
 from .views import (
+    quoted_query,
     search_json,
     search_text,
     session_json,
@@ -38,6 +39,7 @@ from .views import (
 if TYPE_CHECKING:  # installers load only for the commands that write files
     from typer._click import Context, HelpFormatter, Parameter
 
+    from ..core.search import Filters
     from ..installers.files import Change
 
 app = typer.Typer(
@@ -299,13 +301,31 @@ def search_command(
     result = search(index, query, filters=filters, limit=limit)
     if json:
         emit_json(search_json(result))
-    elif not result.hits and filters.active and (everywhere := search(index, query, limit=1).total):
-        flags = _filter_flags(project=project, source=source, since=since)
-        typer.echo(
-            f'No session matches "{query}" with {flags}; drop {_the_filters(flags)} to see {_that_do(everywhere)}.'
-        )
-    else:
+    elif result.hits:
         typer.echo(search_text(result))
+    else:
+        typer.echo(_why_no_match(index, query, filters, _filter_flags(project=project, source=source, since=since)))
+
+
+def _why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
+    """Why a search found nothing: an empty index, a query of common words only, a filter, or no match at all."""
+    from ..core.search import query_terms, search
+
+    if not index.session_count:
+        return _nothing_indexed()
+    if not any(query_terms(query)):
+        return f"Every word of {quoted_query(query)} is too common to search; add a rarer word."
+    if filters.active and (everywhere := search(index, query, limit=1).total):
+        return f"No session matches {quoted_query(query)} with {flags}; drop {_the_filters(flags)} to see {_that_do(everywhere)}."
+    return f"No session matches {quoted_query(query)}."
+
+
+def _nothing_indexed() -> str:
+    """What an empty index means: where deja looked for Cursor's history, and what to do."""
+    from .doctor import no_history
+
+    nothing = no_history([paths.ide_user_root(), *paths.cli_roots()])
+    return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
 
 
 @app.command("sessions")

@@ -82,9 +82,20 @@ def session_line(meta: SessionMeta) -> str:
     return f"{meta.id}  {when(meta.updated)}  {meta.source:<10}  {project:<18}  {meta.title or '(untitled)'}"
 
 
+#: How much of a query a message repeats: a pasted log is not echoed whole.
+QUERY_ECHO_CHARS = 80
+
+
+def quoted_query(query: str) -> str:
+    """The query in double quotes, cut to ``QUERY_ECHO_CHARS`` with "…" (on one line)."""
+    one_line = " ".join(query.split())
+    cut = one_line if len(one_line) <= QUERY_ECHO_CHARS else one_line[: QUERY_ECHO_CHARS - 1].rstrip() + "…"
+    return f'"{cut}"'
+
+
 def search_text(result: SearchResult) -> str:
     if not result.hits:
-        return f'No session matches "{result.query}".'
+        return f"No session matches {quoted_query(result.query)}."
     blocks = []
     for hit in result.hits:
         head = f"{hit.title or '(untitled)'}\n  {hit.session_id} · {hit.source} · {hit.project or '(no project)'} · {when(hit.updated)}"
@@ -93,7 +104,11 @@ def search_text(result: SearchResult) -> str:
             lines.append(f"  {snippet.role:>9}: {snippet.text}")
         blocks.append("\n".join(lines))
     more = result.total - len(result.hits)
-    footer = f"\n{more} more session{'s' if more != 1 else ''} match; use --limit to see them." if more > 0 else ""
+    footer = (
+        f"\n{more} more session{'s match' if more != 1 else ' matches'}; use --limit to see {'them' if more != 1 else 'it'}."
+        if more > 0
+        else ""
+    )
     return "\n\n".join(blocks) + footer
 
 

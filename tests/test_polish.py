@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
+import pytest
 from harness import Sample, run_deja
 
 from deja.core.sample import API_CACHE_CHAT
@@ -94,3 +96,38 @@ def test_config_unset_removes_one_key_and_keeps_the_others(fake_home: Path) -> N
     assert again.returncode == 0 and "recall is not set in" in again.stdout
     unknown = run_deja("config", "unset", "colour", env=env)
     assert unknown.returncode == 2 and "unknown key 'colour'" in unknown.stderr
+
+
+# --------------------------------------------------------------------------- search messages
+
+
+@pytest.mark.parametrize("query", ["the", "how", "it's", "Here's how"])
+def test_a_query_of_only_common_words_says_so(indexed_sample: Sample, query: str) -> None:
+    result = run_deja("search", query, env=indexed_sample.env)
+    assert result.returncode == 0
+    assert result.stdout == f'Every word of "{query}" is too common to search; add a rarer word.\n'
+
+
+def test_a_search_of_an_empty_index_says_the_index_is_empty_and_where_deja_looked(
+    fake_home: Path, tmp_path: Path
+) -> None:
+    env = bare_env(fake_home, DEJA_HOME=str(tmp_path / "deja"))
+    result = run_deja("search", "cache", env=env)
+    assert result.returncode == 0
+    assert result.stdout.startswith("The index is empty: no Cursor chats found in ")
+    assert str(fake_home / ".config" / "Cursor" / "User") in result.stdout and "cursor_root" in result.stdout
+
+
+def test_a_huge_query_is_not_echoed_whole(indexed_sample: Sample) -> None:
+    query = "zqxjkv " * 10_000
+    result = run_deja("search", query, env=indexed_sample.env)
+    assert result.returncode == 0 and len(result.stdout) < 120
+    assert result.stdout.startswith('No session matches "zqxjkv zqxjkv') and '…".' in result.stdout
+
+
+def test_one_more_match_is_said_in_the_singular(indexed_sample: Sample) -> None:
+    everything = run_deja("search", "cache", "--json", env=indexed_sample.env)
+    total = json.loads(everything.stdout)["total"]
+    assert total >= 2
+    text = run_deja("search", "cache", "--limit", str(total - 1), env=indexed_sample.env).stdout
+    assert text.endswith("\n1 more session matches; use --limit to see it.\n")
