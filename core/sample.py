@@ -40,12 +40,12 @@ API_TEST_FAILURE = "E   ModuleNotFoundError: No module named 'api.cache'"
 API_CHAT = "5d1c7a40-0c1e-4d33-9a59-1f2ab0c0a001"
 API_CACHE_CHAT = "5d1c9b21-3f4e-4a77-8c1d-2e3fb1d0a002"
 INFRA_CHAT = "8e4b2f10-7d2a-4c55-8b1e-3c9d0e0f0003"
-WEB_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0004"
-WEB_MERGED_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0005"
+WEB_COMPOSER = "c0ffee04-1a2b-4c3d-8e9f-0a1b2c3d0004"
+WEB_MERGED_COMPOSER = "c0ffee05-1a2b-4c3d-8e9f-0a1b2c3d0005"
 #: A cursor-agent chat whose transcript is gone: read from its store.db alone.
 INFRA_STORE_CHAT = "8e4b3a77-5c19-4e08-a2d4-6f1e2d3c0006"
 #: A Cursor 3.x editor chat: no workspaceIdentifier, placed by its composerHeaders row.
-API_EDITOR_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0007"
+API_EDITOR_COMPOSER = "c0ffee07-1a2b-4c3d-8e9f-0a1b2c3d0007"
 #: The api folder's ``workspaceStorage`` folder: the composerHeaders row names it.
 API_WORKSPACE_ID = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 

@@ -347,8 +347,12 @@ def sessions_command(
         emit_json({"sessions": [session_json(m) for m in chosen]})
     elif chosen:
         width, project_width = terminal_width(), min(max(len(m.project or NO_PROJECT) for m in chosen), 18)
-        for meta in chosen:
-            typer.echo(fit(session_row(meta, project_width), width))
+        ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]
+        id_width = max(map(len, ids))
+        for meta, shown_id in zip(chosen, ids, strict=True):
+            typer.echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
+        if len(chosen) == limit and (more := _more_sessions(index, project, source, limit)):
+            typer.echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
     elif index.session_count and (flags := _filter_flags(project=project, source=source)):
         typer.echo(
             f"No sessions with {flags}; drop {_the_filters(flags)} to see the {index.session_count} in the index."
@@ -360,10 +364,32 @@ def sessions_command(
 NO_PROJECT = "(no project)"
 
 
-def session_row(meta: SessionMeta, project_width: int) -> str:
+def session_row(meta: SessionMeta, project_width: int, shown_id: str) -> str:
     """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut."""
     project = meta.project or NO_PROJECT
-    return f"{meta.id}  {when(meta.updated)}  {project:<{project_width}}  {meta.title or '(untitled)'}"
+    return f"{shown_id}  {when(meta.updated)}  {project:<{project_width}}  {meta.title or '(untitled)'}"
+
+
+#: The shortest id prefix a terminal listing shows: what ``show``, ``export`` and ``resume`` take.
+SHORT_ID = 8
+
+
+def short_id(index: Index, session_id: str) -> str:
+    """The shortest prefix of ``session_id``, ``SHORT_ID`` characters or more, that names it alone in the index.
+
+    A terminal's width goes to the title, not to 36 characters of UUID; a pipe still gets whole ids.
+    """
+    for length in range(SHORT_ID, len(session_id)):
+        if len(index.find(session_id[:length])) <= 1:
+            return session_id[:length]
+    return session_id
+
+
+def _more_sessions(index: Index, project: str | None, source: str | None, shown: int) -> int:
+    """How many sessions a listing of ``shown`` left out (the index's count, or a count of the filtered list)."""
+    if not project and not source:
+        return max(index.session_count - shown, 0)
+    return len(newest_sessions(index, project=project, source=source, limit=1_000_000)) - shown
 
 
 def _filter_flags(**given: str | None) -> str:

@@ -131,3 +131,26 @@ def test_one_more_match_is_said_in_the_singular(indexed_sample: Sample) -> None:
     assert total >= 2
     text = run_deja("search", "cache", "--limit", str(total - 1), env=indexed_sample.env).stdout
     assert text.endswith("\n1 more session matches; use --limit to see it.\n")
+
+
+# --------------------------------------------------------------------------- sessions listing
+
+
+def test_sessions_at_80_columns_shows_short_ids_and_room_for_the_title(indexed_sample: Sample) -> None:
+    listing = run_deja("sessions", "-n", "2", env={**indexed_sample.env, "COLUMNS": "80"}).stdout.splitlines()
+    assert listing[0].startswith("5d1c9b21  2026-") and "Why does the price cache return stale" in listing[0]
+    assert all(len(line) <= 80 for line in listing)
+    assert listing[-1] == "5 more; --limit to see them"
+    assert run_deja("show", listing[0].split()[0], env=indexed_sample.env).returncode == 0
+
+
+def test_sessions_into_a_pipe_keeps_whole_ids_and_json_too(indexed_sample: Sample) -> None:
+    listing = run_deja("sessions", env=indexed_sample.env).stdout.splitlines()
+    assert listing[0].startswith(f"{API_CACHE_CHAT}  ") and len(listing) == 7  # all seven: no "more" line
+    shown = json.loads(run_deja("sessions", "--json", "-n", "1", env=indexed_sample.env).stdout)
+    assert shown["sessions"][0]["id"] == API_CACHE_CHAT
+
+
+def test_an_id_prefix_in_capitals_finds_the_session(indexed_sample: Sample) -> None:
+    shown = run_deja("show", API_CACHE_CHAT[:8].upper(), env=indexed_sample.env)
+    assert shown.returncode == 0 and API_CACHE_CHAT in shown.stdout
