@@ -368,6 +368,19 @@ def _api_editor_chat(ide_root: Path, api: Path, start: datetime) -> None:
     write_workspace_json(ide_root / "workspaceStorage" / API_WORKSPACE_ID, folder=api.as_uri())
 
 
+#: The api project's files as the sample's chats left them, so ``deja blame api/cache.py:2`` has a line to read.
+API_FILES = {
+    "api/cache.py": 'def cache_key(sku, locale):\n    key = f"price:{sku}:{locale}"\n    return key\n',
+    "tests/test_cache.py": "def test_locale_in_key():\n    assert cache_key('A1', 'de') != cache_key('A1', 'fr')\n",
+}
+
+
+def _api_files(api: Path) -> None:
+    for name, text in API_FILES.items():
+        (api / name).parent.mkdir(parents=True, exist_ok=True)
+        (api / name).write_text(text, encoding="utf-8")
+
+
 def build_sample_history(root: Path, now: datetime | None = None) -> SampleHistory:
     """Write the sample history under ``root`` (projects, IDE user folder, cursor-agent folder)."""
     now = (now or datetime.now(UTC3)).astimezone(UTC3).replace(second=0, microsecond=0)
@@ -382,4 +395,5 @@ def build_sample_history(root: Path, now: datetime | None = None) -> SampleHisto
     _infra_store_chat(cli_root, projects["infra"], now - timedelta(days=3))
     _web_composers(ide_root, cli_root, projects["web"], now - timedelta(days=4))
     _api_editor_chat(ide_root, projects["api"], now - timedelta(days=3))
+    _api_files(projects["api"])
     return SampleHistory(ide_root=ide_root, cli_root=cli_root, projects=projects)

@@ -60,7 +60,8 @@ def run_demo(keep: bool = False) -> None:
         print("  deja doctor                 check that deja sees your history and that Cursor runs it")
         if keep:
             exports = " ".join(f"{name}={shlex.quote(value)}" for name, value in environment.items())
-            print(f"\nThe sample is kept in {folder}. To try more commands on it:\n  export {exports}")
+            print(f"\nThe sample is kept in {folder}. To try more commands on it (README's work-history examples too):")
+            print(f"  cd {shlex.quote(str(sample.projects['api']))}\n  export {exports}")
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
