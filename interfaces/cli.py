@@ -511,6 +511,11 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
         changes = uninstall(target, dry_run=dry_run)
     except InstallError as exc:
         fail(str(exc))
+    # A file that is not there was not left unchanged: it was never deja's to remove.
+    changes = [c for c in changes if c.action != "unchanged" or c.path.exists()]
+    if all(change.action == "unchanged" for change in changes):
+        typer.echo(f"{target}: nothing of deja's to remove")
+        return
     _print_changes(target, changes, dry_run)
 
 
@@ -697,13 +702,20 @@ def config_unset_command(
     typer.echo(f"removed {key} from {where}" if removed else f"{key} is not set in {where}; nothing to remove")
 
 
-hooks_app = typer.Typer(help="deja's hooks: what they did.", no_args_is_help=True)
+hooks_app = typer.Typer(help="deja's hooks: what they did.", invoke_without_command=True)
 app.add_typer(hooks_app, name="hooks")
+
+
+@hooks_app.callback()
+def hooks_command(ctx: typer.Context) -> None:
+    """deja's hooks: what they did (`deja hooks log`)."""
+    if not ctx.invoked_subcommand:
+        fail("give a subcommand: `deja hooks log` lists what the hooks did", code=2)
 
 
 @hooks_app.command("log")
 def hooks_log_command(
-    limit: Annotated[int, typer.Option("--limit", "-n", help="How many of the newest decisions to list.")] = 20,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many of the newest decisions to list.")] = 20,
     json: JsonFlag = False,
 ) -> None:
     """deja's newest hook decisions from hooks.log: what each hook gave, or why it stayed silent."""

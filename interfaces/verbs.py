@@ -99,9 +99,15 @@ def how_command(
 
     query = " ".join(words).strip()
     project = _project_here(all_projects)
-    runs = invocations(_open_index(), query, project, limit)
+    index = _open_index()
+    runs = invocations(index, query, project, limit)
     where = "on this machine" if project is None else f"in {project}"
-    emit_json(how_json(query, runs)) if json else typer.echo(how_text(query, runs, where))
+    if json:
+        emit_json(how_json(query, runs))
+        return
+    typer.echo(how_text(query, runs, where))
+    if not runs and project is not None and invocations(index, query, None, 1):
+        typer.echo("it ran in other projects: add --all-projects to see them")
 
 
 def wip_command(
@@ -150,15 +156,20 @@ def ctx_command(
 def handoff_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
     budget: Annotated[int, typer.Option("--bytes", min=500, max=20_000, help="The digest's size limit.")] = CTX_BYTES,
+    json: JsonFlag = False,
 ) -> None:
     """Print the cursor-agent command line that starts a new chat with a session's digest."""
     from ..core.work import digest
-    from .cli import _open_index
+    from .cli import _open_index, emit_json
     from .work_views import handoff_line
 
     index = _open_index()
     segment, meta = _session_of(index, session_id)
-    typer.echo(handoff_line(digest(segment, meta), budget))
+    line = handoff_line(digest(segment, meta), budget)
+    if json:
+        emit_json({"session_id": meta.id, "directory": meta.project_dir or None, "command": line})
+    else:
+        typer.echo(line)
 
 
 def export_command(

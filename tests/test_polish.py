@@ -154,3 +154,50 @@ def test_sessions_into_a_pipe_keeps_whole_ids_and_json_too(indexed_sample: Sampl
 def test_an_id_prefix_in_capitals_finds_the_session(indexed_sample: Sample) -> None:
     shown = run_deja("show", API_CACHE_CHAT[:8].upper(), env=indexed_sample.env)
     assert shown.returncode == 0 and API_CACHE_CHAT in shown.stdout
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def test_turning_redaction_off_in_the_config_file_says_so_when_the_index_is_rebuilt(indexed_sample: Sample) -> None:
+    env = {k: v for k, v in indexed_sample.env.items() if k != "DEJA_NO_REDACT"}
+    assert run_deja("config", "set", "redact", "false", env=env).returncode == 0
+    said = run_deja("index", env=env).stderr
+    config_file = Path(env["HOME"]) / ".config" / "deja" / "config.toml"
+    assert f"rebuilt the index: redaction is now off (redact in {config_file}), so the index is rebuilt" in said
+    assert "DEJA_NO_REDACT" not in said and "rules-" not in said
+
+
+def test_hooks_alone_asks_for_its_subcommand_in_one_line(fake_home: Path) -> None:
+    result = run_deja("hooks", env=bare_env(fake_home))
+    assert result.returncode == 2
+    assert result.stderr == "deja: give a subcommand: `deja hooks log` lists what the hooks did\n"
+
+
+@pytest.mark.parametrize("count", ["0", "-5"])
+def test_hooks_log_refuses_a_count_below_one(fake_home: Path, count: str) -> None:
+    result = run_deja("hooks", "log", "-n", count, env=bare_env(fake_home))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "--limit" in result.stderr
+
+
+def test_handoff_takes_json(indexed_sample: Sample) -> None:
+    result = run_deja("handoff", API_CACHE_CHAT[:8], "--json", env=indexed_sample.env)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["session_id"] == API_CACHE_CHAT and data["directory"] == str(indexed_sample.history.projects["api"])
+    assert data["command"].startswith(f"cd {data['directory']} && cursor-agent ")
+
+
+def test_how_outside_the_project_it_ran_in_points_at_all_projects(indexed_sample: Sample, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "work"
+    elsewhere.mkdir()
+    result = run_deja("how", "pytest", env=indexed_sample.env, cwd=elsewhere)
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[-1] == "it ran in other projects: add --all-projects to see them"
+    nowhere = run_deja("how", "cargo", env=indexed_sample.env, cwd=elsewhere)
+    assert "--all-projects" not in nowhere.stdout
+
+
+def test_uninstall_with_nothing_installed_says_so(fake_home: Path) -> None:
+    result = run_deja("uninstall", "cursor", env=bare_env(fake_home))
+    assert result.returncode == 0 and result.stdout == "cursor: nothing of deja's to remove\n"
