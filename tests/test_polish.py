@@ -201,3 +201,27 @@ def test_how_outside_the_project_it_ran_in_points_at_all_projects(indexed_sample
 def test_uninstall_with_nothing_installed_says_so(fake_home: Path) -> None:
     result = run_deja("uninstall", "cursor", env=bare_env(fake_home))
     assert result.returncode == 0 and result.stdout == "cursor: nothing of deja's to remove\n"
+
+
+# --------------------------------------------------------------------------- doctor
+
+
+def test_doctor_with_no_history_does_not_claim_to_serve_it(fake_home: Path, tmp_path: Path) -> None:
+    env = bare_env(fake_home)
+    run_deja("index", env=env)  # an empty index: no error left, only the warning that there is no history
+    out = run_deja("doctor", env=env).stdout
+    assert "no Cursor chats found" in out
+    assert "can see and serve" not in out
+    assert "deja works, but has no Cursor history to serve yet" in out.splitlines()[-1]
+
+
+def test_doctor_points_from_global_storage_up_to_the_user_folder(indexed_sample: Sample) -> None:
+    storage = indexed_sample.history.ide_root / "globalStorage"
+    out = run_deja("doctor", env={**indexed_sample.env, "DEJA_CURSOR_ROOT": str(storage), "COLUMNS": "400"}).stdout
+    assert f"{storage} holds a state.vscdb itself: deja wants Cursor's User folder, above it" in out
+    assert f"fix: deja config set cursor_root {indexed_sample.history.ide_root}" in out
+
+
+def test_doctor_labels_store_times_as_when_they_were_last_written(indexed_sample: Sample) -> None:
+    out = run_deja("doctor", env={**indexed_sample.env, "COLUMNS": "400"}).stdout
+    assert "3 chats in 2 databases" in out and "last written" in out and ", newest 20" not in out
