@@ -50,7 +50,7 @@ MODULE_ERROR = "E   ModuleNotFoundError: No module named 'api.cache'"
 #: A chat in Russian and Japanese, for the cp1252 cases.
 LOCALE_CHAT = "cafe0000-0000-4000-8000-00000000d0c5"
 LOCALE_TITLE = "Кэш цен и локаль"
-LOCALE_ERROR = "ОшибкаКэша: ключ цены не найден для локали ru_RU (価格キャッシュ)"
+LOCALE_ERROR = "KeyError: ОшибкаКэша: ключ цены не найден для локали ru_RU (価格キャッシュ)"
 
 
 # --- payloads and answers -------------------------------------------------------------------

@@ -225,3 +225,27 @@ def test_doctor_points_from_global_storage_up_to_the_user_folder(indexed_sample:
 def test_doctor_labels_store_times_as_when_they_were_last_written(indexed_sample: Sample) -> None:
     out = run_deja("doctor", env={**indexed_sample.env, "COLUMNS": "400"}).stdout
     assert "3 chats in 2 databases" in out and "last written" in out and ", newest 20" not in out
+
+
+# --------------------------------------------------------------------------- the session-start block waits, whole
+
+
+def hook_payload(conversation: str, project: Path, event: str, **fields: object) -> bytes:
+    payload = {"conversation_id": conversation, "session_id": conversation, "hook_event_name": event}
+    return json.dumps({**payload, "workspace_roots": [str(project)], **fields}).encode()
+
+
+def test_a_tool_event_with_no_room_for_a_readable_block_leaves_it_to_the_next_event(indexed_sample: Sample) -> None:
+    api = indexed_sample.history.projects["api"]
+    ls = hook_payload("unseen-1", api, "preToolUse", tool_name="Shell", tool_input={"command": "ls"}, cwd="")
+    done = run_deja("hook-tool", input=ls, env=indexed_sample.env)
+    assert done.returncode == 0 and done.stdout == b""
+    log = (indexed_sample.home / "hooks.log").read_text(encoding="utf-8")
+    assert "no room left in this event's budget for a readable block; the next event gives it" in log
+
+    prompt = hook_payload("unseen-1", api, "beforeSubmitPrompt", prompt="where were we?")
+    text = json.loads(run_deja("hook-prompt", input=prompt, env=indexed_sample.env).stdout)["additional_context"]
+    assert "Recent sessions in this project" in text
+    details = [line for line in text.splitlines() if line.startswith(("  asked:", "  concluded:", "  files:"))]
+    assert details and all(len(line.encode()) >= 40 or not line.endswith("…") for line in details)
+    assert "  asked: Why does the price cache return stale prices after switching the locale?" in details
