@@ -60,6 +60,7 @@ def search_json(result: SearchResult) -> dict[str, Any]:
     return {
         "query": result.query,
         "total": result.total,
+        "notice": result.notice,
         "hits": [
             {
                 "session_id": hit.session_id,
@@ -96,6 +97,7 @@ def quoted_query(query: str) -> str:
 def search_text(result: SearchResult) -> str:
     if not result.hits:
         return f"No session matches {quoted_query(result.query)}."
+    notice = f"{result.notice}\n\n" if result.notice else ""
     blocks = []
     for hit in result.hits:
         head = f"{hit.title or '(untitled)'}\n  {hit.session_id} · {hit.source} · {hit.project or '(no project)'} · {when(hit.updated)}"
@@ -109,7 +111,7 @@ def search_text(result: SearchResult) -> str:
         if more > 0
         else ""
     )
-    return "\n\n".join(blocks) + footer
+    return notice + "\n\n".join(blocks) + footer
 
 
 def show_text(meta: SessionMeta, messages: list[Message]) -> str:

@@ -5,6 +5,7 @@
 the front the rest of deja imports from.
 """
 
+from ..fields import doc_text
 from .format import (
     FORMAT_VERSION,
     KIND_ASSISTANT,
@@ -19,7 +20,6 @@ from .format import (
     SegmentRef,
     SessionKeys,
     SessionMeta,
-    doc_text,
     edited_paths,
     index_dir,
     name_hash,

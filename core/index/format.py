@@ -26,16 +26,35 @@ from typing import NamedTuple
 
 import msgspec
 
+from ..fields import (
+    KIND_ASSISTANT,
+    KIND_COMMAND,
+    KIND_EDIT,
+    KIND_ERROR,
+    KIND_OUTPUT,
+    KIND_TITLE,
+    KIND_USER,
+)
 from ..keys import project_spelling
-from ..model import Message
 from ..private import write_private
 
-FORMAT_VERSION = 5
+#: 6: tool output, error-line, edit and command field docs; dates as keys; accent folding; Snowball stems.
+FORMAT_VERSION = 6
 MANIFEST = "manifest.msgpack"
 
-KIND_USER, KIND_ASSISTANT, KIND_TITLE = 0, 1, 2
 SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
-KIND_WEIGHT = {KIND_USER: 1.3, KIND_ASSISTANT: 1.0, KIND_TITLE: 1.5}
+#: Field weights (KIND_OUTPUT, KIND_ERROR, KIND_EDIT) tuned on the coding benchmark's tuning half
+#: (bench/coding_history.py); the message weights on LoCoMo (bench/locomo.py).
+KIND_WEIGHT = {
+    KIND_USER: 1.3,
+    KIND_ASSISTANT: 1.0,
+    KIND_TITLE: 1.5,
+    KIND_OUTPUT: 0.5,
+    KIND_ERROR: 1.6,
+    KIND_EDIT: 0.5,
+    # Commands already count in their message's doc: this doc is for ``--role command``, and weighs little.
+    KIND_COMMAND: 0.2,
+}
 K1, B = 0.7, 0.3
 
 DOC_ROW = struct.Struct("<QIIB3x")  # record offset, record length, session ordinal, kind
@@ -120,19 +139,6 @@ def name_hash(name: str) -> int:
 
 def index_dir(home: Path) -> Path:
     return home / "index"
-
-
-def doc_text(message: Message) -> str:
-    """What of a message is searchable: its text and the commands and paths of its tool calls."""
-    if not message.tool_calls:
-        return message.text
-    extra = []
-    for call in message.tool_calls:
-        for key in ("command", "path", "file_path", "pattern", "query", "glob_pattern"):
-            value = call.args.get(key)
-            if isinstance(value, str):
-                extra.append(value)
-    return message.text + "\n" + "\n".join(extra) if extra else message.text
 
 
 def edited_paths(args: dict, project_dir: str) -> list[str]:

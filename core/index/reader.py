@@ -17,10 +17,10 @@ from pathlib import Path
 import msgspec
 
 from .. import faults, keys
+from ..fields import KIND_TITLE, MESSAGE_KINDS
 from ..model import Message
 from .format import (
     DOC_ROW,
-    KIND_TITLE,
     POSTING,
     SESSION_ROW,
     TERM_ROW,
@@ -150,9 +150,32 @@ class Segment:
         """A session's messages in order (its title doc left out)."""
         out = []
         for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
-            if self.doc(doc).kind != KIND_TITLE:
+            if self.doc(doc).kind in MESSAGE_KINDS:
                 out.append(self.message(doc))
         return out
+
+    def position(self, doc: int) -> int:
+        """Where a doc's record starts: the docs built from one message share it, and it grows through a session."""
+        try:
+            return DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)[0]
+        except _DAMAGE as exc:
+            raise self._damaged("docs.bin", exc) from None
+
+    def message_doc(self, doc: int) -> int:
+        """The message doc a field doc was built from (found by their shared record); any other doc itself."""
+        ordinal, kind = self.doc(doc)
+        if kind in MESSAGE_KINDS or kind == KIND_TITLE:
+            return doc
+        off = self.position(doc)
+        meta = self.session(ordinal)
+        lo, hi = meta.first_doc, meta.first_doc + meta.messages - 1
+        while lo < hi:  # message docs of a session are in record order
+            mid = (lo + hi + 1) // 2
+            if self.position(mid) <= off:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
 
     def session_keys(self, ordinal: int) -> SessionKeys:
         """What filters look at, without decoding the session."""

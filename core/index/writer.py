@@ -14,6 +14,8 @@ from pathlib import Path
 import msgspec
 
 from .. import faults, keys
+from ..dates import date_keys
+from ..fields import MESSAGE_KINDS, doc_text, field_texts
 from ..model import Message
 from ..private import DIR_MODE, open_private, private_dir
 from ..text import terms as text_terms
@@ -33,7 +35,6 @@ from .format import (
     FileSum,
     SegmentRef,
     SessionMeta,
-    doc_text,
     edited_paths,
     name_hash,
 )
@@ -103,11 +104,15 @@ class SegmentWriter:
     def doc_count(self) -> int:
         return len(self._doc_kinds)
 
-    def _add_doc(self, ordinal: int, kind: int, record: bytes, text: str) -> None:
+    def _add_doc(self, ordinal: int, kind: int, record: bytes | tuple[int, int], text: str) -> None:
+        """Add a doc holding ``record`` (bytes to write, or the (offset, length) of one already written)."""
         doc = self.doc_count
-        self._records.write(record)
-        self._docs += DOC_ROW.pack(self._record_off, len(record), ordinal, kind)
-        self._record_off += len(record)
+        if isinstance(record, bytes):
+            self._records.write(record)
+            self._docs += DOC_ROW.pack(self._record_off, len(record), ordinal, kind)
+            self._record_off += len(record)
+        else:
+            self._docs += DOC_ROW.pack(*record, ordinal, kind)
         counts: dict[str, int] = {}
         for term in text_terms(text):
             counts[term] = counts.get(term, 0) + 1
@@ -149,13 +154,24 @@ class SegmentWriter:
         meta.first_doc = self.doc_count
         encode = msgspec.msgpack.encode
         updated = meta.updated.timestamp() if meta.updated else 0.0
+        # Field docs come after the session's messages and title, so a range of its message docs holds messages only.
+        fields: list[tuple[tuple[int, int], int, str]] = []
+        days: set[object] = set()
         for message in messages:
             kind = KIND_USER if message.role == "user" else KIND_ASSISTANT
             doc = self.doc_count
-            self._add_doc(ordinal, kind, encode(message), doc_text(message))
+            record = encode(message)
+            span = (self._record_off, len(record))
+            self._add_doc(ordinal, kind, record, doc_text(message))
+            written = message.timestamp or meta.started
+            if written is not None and written.date() not in days:  # each day's first message carries its date
+                days.add(written.date())
+                for key in date_keys(written):
+                    self._add_key(key, doc, written.timestamp())
             if message.tool_calls:
                 when = message.timestamp.timestamp() if message.timestamp else updated
                 self._add_tool_keys(doc, message, when, meta.project_dir)
+                fields.extend((span, field, text) for field, text in field_texts(message).items())
         self._add_key(keys.ALL_SESSIONS_KEY, meta.first_doc, updated)
         for place in {meta.project_dir, meta.project} - {""}:
             self._add_key(keys.project_key(place), meta.first_doc, updated)
@@ -163,6 +179,8 @@ class SegmentWriter:
             self._add_doc(ordinal, KIND_TITLE, encode(Message(role="user", text=meta.title)), meta.title)
         meta.n_docs = self.doc_count - meta.first_doc
         meta.messages = len(messages)
+        for span, field, text in fields:
+            self._add_doc(ordinal, field, span, text)
         self.message_count += len(messages)
         record = encode(meta)
         self._sessions.write(record)
@@ -188,9 +206,7 @@ class SegmentWriter:
         files = {"records.bin": self._records.close(), "sessions.bin": self._sessions.close()}
         files["docs.bin"] = self._write_whole("docs.bin", self._docs)
         files["sessions.idx"] = self._write_whole("sessions.idx", self._session_idx)
-        lengths = self._doc_lengths
-        avgdl = (sum(lengths) / len(lengths)) if lengths else 1.0
-        norm = [K1 * (1 - B + B * dl / avgdl) for dl in lengths]
+        norm = _length_norms(self._doc_lengths, self._doc_kinds)
         weights = [KIND_WEIGHT[k] for k in self._doc_kinds]
         term_blob = bytearray()
         term_idx = bytearray()
@@ -234,6 +250,20 @@ class SegmentWriter:
         self._records.discard()
         self._sessions.discard()
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _length_norms(lengths: array, kinds: array) -> list[float]:
+    """BM25's length factor per doc; each field kind against its own average length, messages and titles together."""
+    totals: dict[int, list[int]] = {}
+    for dl, kind in zip(lengths, kinds, strict=True):
+        group = totals.setdefault(kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1, [0, 0])
+        group[0] += dl
+        group[1] += 1
+    average = {group: (total / count) or 1.0 for group, (total, count) in totals.items()}
+    return [
+        K1 * (1 - B + B * dl / average[kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1])
+        for dl, kind in zip(lengths, kinds, strict=True)
+    ]
 
 
 #: How long a segment no manifest names stays on disk: a reader that has just read the previous manifest
