@@ -32,12 +32,10 @@ from .format import (
     SOURCE_CODES,
     TERM_ROW,
     B,
-    FileSum,
-    SegmentRef,
-    SessionMeta,
     edited_paths,
     name_hash,
 )
+from .records import FileSum, SegmentRef, SessionMeta
 
 
 def _derived_title(title: str, messages: list[Message]) -> bool:
