@@ -13,6 +13,7 @@ import hashlib
 import os
 import shutil
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import msgspec
 
-from . import faults, paths
+from . import faults, parallel, paths
 from .bookkeeping import (
     Bookkeeping,
     ChatState,
@@ -61,8 +62,13 @@ from .regular_files import open_regular
 
 INDEXED_TEXT_BYTES = 64 * 1024
 TOOL_TEXT_BYTES = 16 * 1024
-SEGMENT_MAX_DOCS = 1_000_000
+#: A segment being written is flushed at this many docs, so a build's memory stays bounded whatever the history's size.
+SEGMENT_MAX_DOCS = 100_000
+#: Refreshes add small segments; past this many, the small ones are merged.
 MAX_SEGMENTS = 8
+#: A build reading at least this many chats splits them over the cores (``deja.core.parallel``).
+PARALLEL_MIN_CHATS = 400
+MAX_WORKERS = 4
 LOCK_NAME = ".lock"
 #: The longest a refresh waits for another writer before giving up with TimeoutError: no wait is unbounded.
 WRITER_WAIT_SECONDS = 600.0
@@ -455,15 +461,122 @@ class _Read(msgspec.Struct):
     cli: CliState | None = None
 
 
+class _Written(msgspec.Struct):
+    """What reading and writing (a part of) a plan gave: new segments, where each session went, what to record."""
+
+    segments: list[SegmentRef] = []
+    where: dict[str, Location] = {}
+    #: Every chat read, empty ones included: what the bookkeeping records of it (``where`` is set later).
+    chats: dict[str, ChatState] = {}
+    #: Chats the index keeps as they were: their store could not be read this time.
+    kept: set[str] = set()
+    #: Databases that failed between the plan and the read -> the chats asked of them.
+    unread_dbs: dict[str, set[str]] = {}
+    #: Chat stores found unreadable on the way.
+    unreadable: int = 0
+    #: Problems counted on the way (a part's own count, added to the parent's).
+    problems: dict[str, int] = {}
+
+
+def _write_part(
+    plan: _Plan,
+    book: Bookkeeping,
+    index: Index | None,
+    problems: Counter[str],
+    projects: Projects,
+    directory: Path,
+    report: Callable[[int], None],
+) -> _Written:
+    """Read what ``plan`` names and write it into new segments, flushed as they fill (memory stays bounded)."""
+    out = _Written()
+    writer = _Segments(directory)
+    try:
+        for read in _read_changes(plan, book, index, problems, out, projects):
+            if read.session is not None:  # read as empty: recorded, not indexed
+                writer.add(projects.settle(read.session))
+            out.chats[read.id] = ChatState(ide_db=plan.owners.get(read.id), cli=read.cli)
+            report(1)
+        writer.flush()
+    except BaseException:
+        writer.abandon()
+        raise
+    out.segments, out.where = writer.done, writer.where
+    return out
+
+
+def _split(plan: _Plan, parts: int) -> list[_Plan]:
+    """``plan`` cut into ``parts`` by chat id; a chat the editor and cursor-agent both hold stays in one part."""
+
+    def part_of(chat_id: str) -> int:
+        return zlib.crc32(chat_id.encode("utf-8", "surrogatepass")) % parts
+
+    cut = [msgspec.structs.replace(plan, ide_reads={}, cli_reads={}, cli_appends={}) for _ in range(parts)]
+    for db, ids in plan.ide_reads.items():
+        for chat_id in ids:
+            cut[part_of(chat_id)].ide_reads.setdefault(db, set()).add(chat_id)
+    for name in ("cli_reads", "cli_appends"):
+        for chat_id, chat in getattr(plan, name).items():
+            getattr(cut[part_of(chat_id)], name)[chat_id] = chat
+    return cut
+
+
+def _write_changes(
+    plan: _Plan,
+    book: Bookkeeping,
+    index: Index | None,
+    problems: Counter[str],
+    projects: Projects,
+    directory: Path,
+    progress: Progress | None,
+) -> _Written:
+    """Read and write what the plan names: on every core when it is big enough, else in this process."""
+    total = sum(map(len, plan.ide_reads.values())) + len(plan.cli_reads) + len(plan.cli_appends)
+    done = 0
+
+    def report(chats: int) -> None:
+        nonlocal done
+        done += chats
+        if progress:
+            progress(done, total)
+
+    workers = min(parallel.cores(), MAX_WORKERS)
+    if total < PARALLEL_MIN_CHATS or workers < 2 or not parallel.can_fork():
+        return _write_part(plan, book, index, problems, projects, directory, report)
+    parts = _split(plan, workers)
+
+    def work(number: int, tell: Callable[[int], None]) -> _Written:
+        before = Counter(problems)
+        written = _write_part(parts[number], book, index, problems, projects, directory, tell)
+        written.problems = dict(Counter(problems) - before)
+        return written
+
+    # A part that fails stops the others; what they wrote is named by no manifest and goes as a killed build's would.
+    return _joined(parallel.run_parts(work, workers, report), problems)
+
+
+def _joined(parts: list[_Written], problems: Counter[str]) -> _Written:
+    """The parts' results as one, their problems added to ``problems``."""
+    out = _Written()
+    for part in parts:
+        out.segments += part.segments
+        out.where.update(part.where)
+        out.chats.update(part.chats)
+        out.kept |= part.kept
+        out.unread_dbs.update(part.unread_dbs)
+        out.unreadable += part.unreadable
+        problems.update(part.problems)
+    return out
+
+
 def _read_changes(
-    plan: _Plan, book: Bookkeeping, index: Index | None, problems: Counter[str], kept: set[str], projects: Projects
+    plan: _Plan, book: Bookkeeping, index: Index | None, problems: Counter[str], out: _Written, projects: Projects
 ) -> Iterator[_Read]:
     """Read what the plan says changed, with the same readers a full build uses.
 
     A grown transcript is read from where the last read stopped (the reader's
     ``resume``), continuing the session the index holds. A chat or database that
     cannot be read this time is not yielded: its id goes into ``kept`` and the
-    index keeps it as it was.
+    index keeps it as it was; a database that fails is noted in ``out.unread_dbs``.
     """
     pending: dict[str, Session] = {}
     for db, ids in plan.ide_reads.items():
@@ -471,7 +584,8 @@ def _read_changes(
         sessions = list(read_ide_database(Path(db), only_ids=ids, problems=found, projects=projects))
         problems.update(found)
         if found.keys() & _DATABASE_FAILURES:
-            _keep_unread_database(plan, book, db, ids, kept)
+            out.unread_dbs[db] = set(ids)
+            out.kept |= ids
             continue
         for session in sessions:
             if session.id in plan.cli_reads:
@@ -487,9 +601,9 @@ def _read_changes(
         read = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems, resume=resume)
         ide = pending.pop(sid, None)
         if read.store_unreadable and ide is None:
-            plan.unreadable += 1
+            out.unreadable += 1
             if record is not None and record.where is not None:
-                kept.add(sid)  # the index keeps the session as it was
+                out.kept.add(sid)  # the index keeps the session as it was
                 continue
             if not chat.transcript:
                 continue  # nothing to index until the store can be read
@@ -500,10 +614,9 @@ def _read_changes(
         yield _Read(waiting.id, waiting)
 
 
-def _keep_unread_database(plan: _Plan, book: Bookkeeping, db: str, ids: set[str], kept: set[str]) -> None:
+def _keep_unread_database(plan: _Plan, book: Bookkeeping, db: str, ids: set[str]) -> None:
     """A database that failed between the plan and the read: keep its chats, and make the next refresh read them."""
     plan.unreadable += 1
-    kept |= ids
     prints = dict(book.fingerprints(db))
     for sid in ids:
         prints[sid] = "unread"
@@ -576,34 +689,14 @@ def _refresh(  # noqa: C901
         problems: Counter[str] = Counter()
         plan = _plan(book, state, set(only_chat_ids) if only_chat_ids is not None else None, problems)
         projects = Projects.of_this_machine(problems)
-        total = sum(map(len, plan.ide_reads.values())) + len(plan.cli_reads) + len(plan.cli_appends)
-        done = 0
-        written: dict[str, ChatState] = {}
-        writer = _Segments(directory)
-
-        def write(session: Session, cli: CliState | None) -> None:
-            nonlocal done
-            writer.add(projects.settle(session))
-            written[session.id] = ChatState(ide_db=plan.owners.get(session.id), cli=cli)
-            done += 1
-            if progress:
-                progress(done, total)
-
-        kept: set[str] = set()
-        try:
-            for read in _read_changes(plan, book, index, problems, kept, projects):
-                if read.session is None:
-                    written[read.id] = ChatState(ide_db=plan.owners.get(read.id), cli=read.cli)  # empty: not indexed
-                else:
-                    write(read.session, read.cli)
-            writer.flush()
-        except BaseException:
-            writer.abandon()
-            raise
-
+        out = _write_changes(plan, book, index, problems, projects, directory, progress)
+        for db, ids in out.unread_dbs.items():
+            _keep_unread_database(plan, book, db, ids)
+        plan.unreadable += out.unreadable
+        written = out.chats
         # Read-as-empty IDE chats drop out of the index too; record their owner so they are not re-read.
         for ids in plan.ide_reads.values():
-            for sid in ids - written.keys() - kept:
+            for sid in ids - written.keys() - out.kept:
                 written[sid] = ChatState(ide_db=plan.owners.get(sid))
 
         segments = [
@@ -618,7 +711,7 @@ def _refresh(  # noqa: C901
                 ref = by_name[was.segment]
                 ref.deleted.append(was.ordinal)
                 ref.deleted_messages += _message_count(index, was)
-            new = writer.where.get(sid)
+            new = out.where.get(sid)
             if sid in plan.removed:
                 book.put(sid, None)
             else:
@@ -628,8 +721,8 @@ def _refresh(  # noqa: C901
                 updated += was is not None
             elif was is not None:
                 removed += 1
-        live = [ref for ref in segments if len(ref.deleted) < ref.sessions] + writer.done
-        changed = manifest is None or writer.done or removed or book.changed or plan.ide_dbs != state.ide
+        live = [ref for ref in segments if len(ref.deleted) < ref.sessions] + out.segments
+        changed = manifest is None or out.segments or removed or book.changed or plan.ide_dbs != state.ide
         merged_problems = dict(Counter(state.problems) | problems)
         if changed:
             live = _compact(directory, live, book)
@@ -697,11 +790,20 @@ def _message_count(index: Index | None, where: Location) -> int:
     return segment.session(where.ordinal).messages if segment else 0
 
 
+def _live_docs(ref: SegmentRef) -> float:
+    return ref.docs * (1 - len(ref.deleted) / ref.sessions) if ref.sessions else 0
+
+
 def _compact(directory: Path, segments: list[SegmentRef], book: Bookkeeping) -> list[SegmentRef]:
-    """Merge the smallest segments once there are too many."""
-    if len(segments) <= MAX_SEGMENTS:
+    """Merge the smallest segments once there are too many small ones.
+
+    A segment a build filled (about ``SEGMENT_MAX_DOCS``, fewer as its sessions are
+    replaced) is left as it is: merging it would only write the same segment again.
+    """
+    small = [ref for ref in segments if _live_docs(ref) < SEGMENT_MAX_DOCS // 2]
+    if len(small) <= MAX_SEGMENTS:
         return segments
-    merge = sorted(segments, key=lambda ref: ref.docs)[: len(segments) - MAX_SEGMENTS // 2]
+    merge = sorted(small, key=_live_docs)[: len(small) - MAX_SEGMENTS // 2]
     keep = [ref for ref in segments if ref not in merge]
     writer = _Segments(directory)
     opened = Index(directory, Manifest(version=FORMAT_VERSION, generation=0, built_at=0, segments=merge))

@@ -4,15 +4,20 @@ Layout under ``<DEJA_HOME>/index/``::
 
     manifest.msgpack        format version, generation, the live segments and what is deleted in each
     seg-<id>/               one immutable segment
-        records.bin         msgpack Messages, redacted, back to back
-        docs.bin            per doc: record offset, length, session ordinal, kind
-        sessions.bin/.idx   msgpack SessionMeta records and their offsets
+        records.bin         per session, its redacted messages (and title) as one zlib-compressed msgpack list
+        docs.bin            per doc, one u32: its session ordinal, its kind in the top two bits
+        sessions.bin/.idx   msgpack SessionMeta records; per session where its meta and its records are
         terms.bin/.idx      sorted terms and, per term, where its postings are
-        postings.bin        per term: (doc, impact) pairs, highest impact first
+        postings.bin        per term: (doc, impact) pairs, highest impact first; the keyed terms
+                            (``deja.core.keys``, sorted first) keep a float32 time, the words a float16 impact
 
 A writer builds new segments beside the live ones and then replaces
 ``manifest.msgpack`` with ``os.replace``; a reader opens the manifest once and
 sees a whole index, old or new, without ever taking the lock.
+
+Why it is small: a session's messages compress together (they share their
+words), a doc costs 4 bytes, and a posting 6 (its session is the doc's, read
+from ``docs.bin``, not stored again).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from ..keys import project_spelling
 from ..model import Message
 from ..private import write_private
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 7
 MANIFEST = "manifest.msgpack"
 
 KIND_USER, KIND_ASSISTANT, KIND_TITLE = 0, 1, 2
@@ -38,10 +43,17 @@ SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
 KIND_WEIGHT = {KIND_USER: 1.3, KIND_ASSISTANT: 1.0, KIND_TITLE: 1.5}
 K1, B = 0.7, 0.3
 
-DOC_ROW = struct.Struct("<QIIB3x")  # record offset, record length, session ordinal, kind
-SESSION_ROW = struct.Struct("<QIIIBxxxd")  # record offset, record length, project hash, dir hash, source, updated
+#: A doc's row in ``docs.bin``: session ordinal | kind << KIND_SHIFT.
+DOC_ROW = struct.Struct("<I")
+KIND_SHIFT = 30
+ORDINAL_MASK = (1 << KIND_SHIFT) - 1
+#: meta offset, meta length, project hash, dir hash, source, updated, records offset, records length, first doc
+SESSION_ROW = struct.Struct("<QIIIBxxxdQII")
 TERM_ROW = struct.Struct("<QHQI2x")  # term offset, term length, postings offset, postings count
-POSTING = struct.Struct("<IIf")  # doc, its session ordinal, impact
+POSTING = struct.Struct("<Ie")  # doc, impact (a word's postings)
+KEYED_POSTING = struct.Struct("<If")  # doc, days since the epoch (a key's postings: newest first)
+#: zlib level of a session's records: 1 compresses about as well as 6 on chat text (0.37 against 0.35), twice as fast.
+RECORDS_LEVEL = 1
 
 
 class IndexUnreadable(Exception):

@@ -11,6 +11,7 @@ import mmap
 import os
 import struct
 import zlib
+from array import array
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +21,9 @@ from .. import faults, keys
 from ..model import Message
 from .format import (
     DOC_ROW,
-    KIND_TITLE,
+    KEYED_POSTING,
+    KIND_SHIFT,
+    ORDINAL_MASK,
     POSTING,
     SESSION_ROW,
     TERM_ROW,
@@ -47,7 +50,10 @@ class SegmentMissing(IndexUnreadable):
 
 
 #: What reading a damaged file raises: each becomes one IndexUnreadable naming the file.
-_DAMAGE = (struct.error, msgspec.DecodeError, ValueError, IndexError, OverflowError)
+_DAMAGE = (struct.error, msgspec.DecodeError, ValueError, IndexError, OverflowError, zlib.error, TypeError)
+_RECORDS = msgspec.msgpack.Decoder(list[Message])
+#: The first term after every key (keys start with ``keys.PREFIX``): where the words' postings begin.
+_AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 
 
 class Segment:
@@ -66,8 +72,12 @@ class Segment:
         self._session_idx = self._open("sessions.idx")
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
+        self._doc_rows = memoryview(self._docs).cast("I") if self._docs else memoryview(array("I"))
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
+        self._keys_end = -1
+        #: The last session whose records ``message`` read: (ordinal, its messages, its first doc).
+        self._block: tuple[int, list[Message], int] = (-1, [], 0)
 
     def _open(self, name: str) -> mmap.mmap | bytes:
         """A file of the segment, mapped, and as long as the manifest says it was written."""
@@ -123,41 +133,62 @@ class Segment:
                 return p_off, count
         return 0, 0
 
-    def postings(self, p_off: int, start: int, stop: int) -> Iterator[tuple[int, int, float]]:
+    def _row(self, p_off: int) -> struct.Struct:
+        """The keys' postings come first in ``postings.bin`` and are wider (an exact time, not an impact)."""
+        if self._keys_end < 0:
+            i = self._lower_bound(_AFTER_KEYS)
+            self._keys_end = self._term_at(i)[1] if i < self.n_terms else len(self._postings)
+        return KEYED_POSTING if p_off < self._keys_end else POSTING
+
+    def postings(self, p_off: int, start: int, stop: int) -> list[tuple[int, int, float]]:
         """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact), best first."""
-        begin = p_off + start * POSTING.size
+        row = self._row(p_off)
+        ordinals = self._doc_rows
         try:
-            return POSTING.iter_unpack(self._postings[begin : p_off + stop * POSTING.size])
+            pairs = row.iter_unpack(self._postings[p_off + start * row.size : p_off + stop * row.size])
+            return [(doc, ordinals[doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
         try:
-            _, _, ordinal, kind = DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)
+            row = self._doc_rows[doc]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
-        return Doc(ordinal, kind)
+        return Doc(row & ORDINAL_MASK, row >> KIND_SHIFT)
 
-    def message(self, doc: int) -> Message:
+    def _records_of(self, ordinal: int) -> tuple[list[Message], int]:
+        """A session's stored messages (its title last, if it has a title doc) and its first doc."""
         try:
-            off, length, _, _ = DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)
-            return msgspec.msgpack.decode(self._records[off : off + length], type=Message)
+            off, length, first_doc = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[6:]
+        except _DAMAGE as exc:
+            raise self._damaged("sessions.idx", exc) from None
+        try:
+            return _RECORDS.decode(zlib.decompress(self._records[off : off + length])), first_doc
         except _DAMAGE as exc:
             raise self._damaged("records.bin", exc) from None
 
+    def message(self, doc: int) -> Message:
+        """One doc's message; the session it is in stays decoded for the next doc asked (snippets, turns around it)."""
+        ordinal = self.doc(doc).ordinal
+        if self._block[0] != ordinal:
+            self._block = (ordinal, *self._records_of(ordinal))
+        _, stored, first_doc = self._block
+        if not 0 <= doc - first_doc < len(stored):
+            raise IndexUnreadable(f"{self.path / 'records.bin'} is damaged: doc {doc} is not in its session")
+        return stored[doc - first_doc]
+
     def messages(self, meta: SessionMeta) -> list[Message]:
-        """A session's messages in order (its title doc left out)."""
-        out = []
-        for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
-            if self.doc(doc).kind != KIND_TITLE:
-                out.append(self.message(doc))
-        return out
+        """A session's messages in order (its title doc left out), decoded afresh: the caller may change them."""
+        if not meta.n_docs:
+            return []
+        return self._records_of(self.doc(meta.first_doc).ordinal)[0][: meta.messages]
 
     def session_keys(self, ordinal: int) -> SessionKeys:
         """What filters look at, without decoding the session."""
         try:
-            return SessionKeys(*SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:])
+            return SessionKeys(*SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:6])
         except _DAMAGE as exc:
             raise self._damaged("sessions.idx", exc) from None
 

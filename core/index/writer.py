@@ -20,12 +20,15 @@ from ..text import terms as text_terms
 from .format import (
     DOC_ROW,
     K1,
+    KEYED_POSTING,
     KIND_ASSISTANT,
+    KIND_SHIFT,
     KIND_TITLE,
     KIND_USER,
     KIND_WEIGHT,
     MANIFEST,
     POSTING,
+    RECORDS_LEVEL,
     SESSION_ROW,
     SOURCE_CODES,
     TERM_ROW,
@@ -89,7 +92,6 @@ class SegmentWriter:
         self._session_off = 0
         self._doc_lengths = array("I")
         self._doc_kinds = array("B")
-        self._doc_sessions = array("I")
         self._tf: dict[str, tuple[array, array]] = {}
         self._keyed: dict[str, tuple[array, array]] = {}
         self._sessions_added = 0
@@ -103,17 +105,14 @@ class SegmentWriter:
     def doc_count(self) -> int:
         return len(self._doc_kinds)
 
-    def _add_doc(self, ordinal: int, kind: int, record: bytes, text: str) -> None:
+    def _add_doc(self, ordinal: int, kind: int, text: str) -> None:
         doc = self.doc_count
-        self._records.write(record)
-        self._docs += DOC_ROW.pack(self._record_off, len(record), ordinal, kind)
-        self._record_off += len(record)
+        self._docs += DOC_ROW.pack(ordinal | kind << KIND_SHIFT)
         counts: dict[str, int] = {}
         for term in text_terms(text):
             counts[term] = counts.get(term, 0) + 1
         self._doc_lengths.append(sum(counts.values()))
         self._doc_kinds.append(kind)
-        self._doc_sessions.append(ordinal)
         for term, count in counts.items():
             entry = self._tf.get(term)
             if entry is None:
@@ -152,18 +151,22 @@ class SegmentWriter:
         for message in messages:
             kind = KIND_USER if message.role == "user" else KIND_ASSISTANT
             doc = self.doc_count
-            self._add_doc(ordinal, kind, encode(message), doc_text(message))
+            self._add_doc(ordinal, kind, doc_text(message))
             if message.tool_calls:
                 when = message.timestamp.timestamp() if message.timestamp else updated
                 self._add_tool_keys(doc, message, when, meta.project_dir)
         self._add_key(keys.ALL_SESSIONS_KEY, meta.first_doc, updated)
         for place in {meta.project_dir, meta.project} - {""}:
             self._add_key(keys.project_key(place), meta.first_doc, updated)
+        stored = messages
         if meta.title and not _derived_title(meta.title, messages):
-            self._add_doc(ordinal, KIND_TITLE, encode(Message(role="user", text=meta.title)), meta.title)
+            self._add_doc(ordinal, KIND_TITLE, meta.title)
+            stored = [*messages, Message(role="user", text=meta.title)]
         meta.n_docs = self.doc_count - meta.first_doc
         meta.messages = len(messages)
         self.message_count += len(messages)
+        block = zlib.compress(encode(stored), RECORDS_LEVEL)
+        self._records.write(block)
         record = encode(meta)
         self._sessions.write(record)
         self._session_idx += SESSION_ROW.pack(
@@ -173,8 +176,12 @@ class SegmentWriter:
             name_hash(meta.project_dir),
             SOURCE_CODES.get(meta.source, 0),
             meta.updated.timestamp() if meta.updated else 0.0,
+            self._record_off,
+            len(block),
+            meta.first_doc,
         )
         self._session_off += len(record)
+        self._record_off += len(block)
         self._add_key(keys.session_key(meta.id), meta.first_doc, updated)
         self._sessions_added += 1
         faults.point("segment-session")
@@ -201,16 +208,17 @@ class SegmentWriter:
                 if term in self._keyed:
                     docs, times = self._keyed[term]
                     pairs = sorted(zip(times, docs, strict=True), reverse=True)
+                    row = KEYED_POSTING
                 else:
                     docs, tfs = self._tf[term]
                     pairs = sorted(
                         ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, tfs, strict=True)),
                         reverse=True,
                     )
-                packed = bytearray(len(pairs) * POSTING.size)
-                sessions = self._doc_sessions
+                    row = POSTING
+                packed = bytearray(len(pairs) * row.size)
                 for i, (impact, doc) in enumerate(pairs):
-                    POSTING.pack_into(packed, i * POSTING.size, doc, sessions[doc], impact)
+                    row.pack_into(packed, i * row.size, doc, impact)
                 postings.write(packed)
                 encoded = term.encode("utf-8")[:65535]
                 term_idx += TERM_ROW.pack(len(term_blob), len(encoded), offset, len(pairs))
