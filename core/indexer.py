@@ -62,8 +62,9 @@ from .regular_files import open_regular
 
 INDEXED_TEXT_BYTES = 64 * 1024
 TOOL_TEXT_BYTES = 16 * 1024
-#: A segment being written is flushed at this many docs, so a build's memory stays bounded whatever the history's size.
-SEGMENT_MAX_DOCS = 100_000
+#: A segment being written is closed at this many docs (few segments keep search fast; a writer's memory is
+#: bounded by ``index.writer.RUN_DOCS`` whatever a segment's size).
+SEGMENT_MAX_DOCS = 2_000_000
 #: Refreshes add small segments; past this many, the small ones are merged.
 MAX_SEGMENTS = 8
 #: A build reading at least this many chats splits them over the cores (``deja.core.parallel``).
@@ -530,7 +531,7 @@ def _write_changes(
     progress: Progress | None,
 ) -> _Written:
     """Read and write what the plan names: on every core when it is big enough, else in this process."""
-    total = sum(map(len, plan.ide_reads.values())) + len(plan.cli_reads) + len(plan.cli_appends)
+    total = len(set().union(*plan.ide_reads.values(), plan.cli_reads, plan.cli_appends))  # a merged chat counts once
     done = 0
 
     def report(chats: int) -> None:

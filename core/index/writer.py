@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import heapq
 import os
 import shutil
+import struct
 import time
 import zlib
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from operator import itemgetter
 from pathlib import Path
 
 import msgspec
@@ -47,6 +50,39 @@ def _derived_title(title: str, messages: list[Message]) -> bool:
     first = next((m.text for m in messages if m.role == "user" and m.text.strip()), "")
     head = title.rstrip("…").strip()
     return bool(head) and " ".join(first.split()).startswith(head)
+
+
+#: A run file's entry head: term length, whether it is a key, postings count; then the term, docs, values.
+_RUN_HEAD = struct.Struct("<IBI")
+#: Postings kept in memory before they go to a run file: bounds a build's memory, whatever the segment's size.
+RUN_DOCS = 50_000
+
+
+def _run_entries(path: Path) -> Iterator[tuple[bytes, bool, array, array]]:
+    """A run file's (term, keyed, docs, values), in term order."""
+    with open(path, "rb") as run:
+        while head := run.read(_RUN_HEAD.size):
+            length, keyed, count = _RUN_HEAD.unpack(head)
+            term = run.read(length)
+            docs, values = array("I"), array("d" if keyed else "H")
+            docs.frombytes(run.read(count * docs.itemsize))
+            values.frombytes(run.read(count * values.itemsize))
+            yield term, bool(keyed), docs, values
+
+
+def _merged_runs(runs: list[Path]) -> Iterator[tuple[bytes, bool, array, array]]:
+    """Every term of the runs once, in order, its docs (ascending: runs follow each other) and values joined."""
+    current: tuple[bytes, bool, array, array] | None = None
+    for entry in heapq.merge(*(_run_entries(run) for run in runs), key=itemgetter(0)):
+        if current is not None and entry[0] == current[0]:
+            current[2].extend(entry[2])
+            current[3].extend(entry[3])
+            continue
+        if current is not None:
+            yield current
+        current = entry
+    if current is not None:
+        yield current
 
 
 class _SegmentFile:
@@ -94,6 +130,9 @@ class SegmentWriter:
         self._doc_kinds = array("B")
         self._tf: dict[str, tuple[array, array]] = {}
         self._keyed: dict[str, tuple[array, array]] = {}
+        #: Postings already written out (``_spill``), merged by ``finish``; the first doc not in them.
+        self._runs: list[Path] = []
+        self._run_start = 0
         self._sessions_added = 0
         self.message_count = 0
 
@@ -184,6 +223,7 @@ class SegmentWriter:
         self._record_off += len(block)
         self._add_key(keys.session_key(meta.id), meta.first_doc, updated)
         self._sessions_added += 1
+        self._spill_if_full()
         faults.point("segment-session")
 
     def _write_whole(self, name: str, data: bytes | bytearray) -> FileSum:
@@ -191,45 +231,66 @@ class SegmentWriter:
         out.write(data)
         return out.close()
 
+    def _spill(self) -> None:
+        """Write the postings gathered so far to a run file, sorted by term, and forget them: memory stays bounded."""
+        if not self._tf and not self._keyed:
+            return
+        path = self.path / f"run-{len(self._runs)}.tmp"
+        with open_private(path, "wb") as out:
+            for term in sorted(self._tf.keys() | self._keyed.keys()):
+                keyed = term in self._keyed
+                docs, values = self._keyed[term] if keyed else self._tf[term]
+                encoded = term.encode("utf-8")
+                out.write(_RUN_HEAD.pack(len(encoded), keyed, len(docs)))
+                out.write(encoded)
+                out.write(docs.tobytes())
+                out.write(values.tobytes())
+        self._runs.append(path)
+        self._tf.clear()
+        self._keyed.clear()
+
+    def _spill_if_full(self) -> None:
+        """Called after each session: past ``RUN_DOCS`` docs in memory, they go to a run file."""
+        if self.doc_count - self._run_start >= RUN_DOCS:
+            self._spill()
+            self._run_start = self.doc_count
+
     def finish(self) -> SegmentRef:
         files = {"records.bin": self._records.close(), "sessions.bin": self._sessions.close()}
         files["docs.bin"] = self._write_whole("docs.bin", self._docs)
         files["sessions.idx"] = self._write_whole("sessions.idx", self._session_idx)
+        self._spill()
         lengths = self._doc_lengths
         avgdl = (sum(lengths) / len(lengths)) if lengths else 1.0
         norm = [K1 * (1 - B + B * dl / avgdl) for dl in lengths]
         weights = [KIND_WEIGHT[k] for k in self._doc_kinds]
-        term_blob = bytearray()
-        term_idx = bytearray()
+        terms = _SegmentFile(self.path / "terms.bin")
+        term_idx = _SegmentFile(self.path / "terms.idx")
         postings = _SegmentFile(self.path / "postings.bin")
         try:
-            offset = 0
-            for term in sorted(self._tf.keys() | self._keyed.keys()):
-                if term in self._keyed:
-                    docs, times = self._keyed[term]
-                    pairs = sorted(zip(times, docs, strict=True), reverse=True)
+            for encoded, keyed, docs, values in _merged_runs(self._runs):
+                if keyed:
+                    pairs = sorted(zip(values, docs, strict=True), reverse=True)
                     row = KEYED_POSTING
                 else:
-                    docs, tfs = self._tf[term]
                     pairs = sorted(
-                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, tfs, strict=True)),
+                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, values, strict=True)),
                         reverse=True,
                     )
                     row = POSTING
                 packed = bytearray(len(pairs) * row.size)
                 for i, (impact, doc) in enumerate(pairs):
                     row.pack_into(packed, i * row.size, doc, impact)
+                encoded = encoded[:65535]
+                term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs)))
+                terms.write(encoded)
                 postings.write(packed)
-                encoded = term.encode("utf-8")[:65535]
-                term_idx += TERM_ROW.pack(len(term_blob), len(encoded), offset, len(pairs))
-                term_blob += encoded
-                offset += len(packed)
         finally:
             files["postings.bin"] = postings.close()
-        files["terms.bin"] = self._write_whole("terms.bin", term_blob)
-        files["terms.idx"] = self._write_whole("terms.idx", term_idx)
-        self._tf.clear()
-        self._keyed.clear()
+            files["terms.bin"] = terms.close()
+            files["terms.idx"] = term_idx.close()
+        for run in self._runs:
+            run.unlink()
         return SegmentRef(
             name=self.name,
             sessions=self.session_count,
