@@ -4,8 +4,8 @@ Layout under ``<DEJA_HOME>/index/``::
 
     manifest.msgpack        format version, generation, the live segments and what is deleted in each
     seg-<id>/               one immutable segment
-        records.bin         per session, its redacted messages (and title) as one zlib-compressed msgpack list
-        docs.bin            per doc, one u32: its session ordinal, its kind in the top two bits
+        records.bin         per session, its redacted messages (and title), msgpack back to back, zlib-compressed
+        docs.bin            per doc, two u32: its session ordinal (its kind in the top two bits), its message's end
         sessions.bin/.idx   msgpack SessionMeta records; per session where its meta and its records are
         terms.bin/.idx      sorted terms and, per term, where its postings are
         postings.bin        per term: (doc, impact) pairs, highest impact first; the keyed terms
@@ -16,7 +16,7 @@ A writer builds new segments beside the live ones and then replaces
 sees a whole index, old or new, without ever taking the lock.
 
 Why it is small: a session's messages compress together (they share their
-words), a doc costs 4 bytes, and a posting 6 (its session is the doc's, read
+words), a doc costs 8 bytes, and a posting 6 (its session is the doc's, read
 from ``docs.bin``, not stored again).
 """
 
@@ -43,8 +43,9 @@ SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
 KIND_WEIGHT = {KIND_USER: 1.3, KIND_ASSISTANT: 1.0, KIND_TITLE: 1.5}
 K1, B = 0.7, 0.3
 
-#: A doc's row in ``docs.bin``: session ordinal | kind << KIND_SHIFT.
-DOC_ROW = struct.Struct("<I")
+#: A doc's row in ``docs.bin``: session ordinal | kind << KIND_SHIFT, where its message ends in its session's
+#: records once inflated (a snippet inflates only that far and decodes only its own message).
+DOC_ROW = struct.Struct("<II")
 KIND_SHIFT = 30
 ORDINAL_MASK = (1 << KIND_SHIFT) - 1
 #: meta offset, meta length, project hash, dir hash, source, updated, records offset, records length, first doc

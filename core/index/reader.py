@@ -51,7 +51,7 @@ class SegmentMissing(IndexUnreadable):
 
 #: What reading a damaged file raises: each becomes one IndexUnreadable naming the file.
 _DAMAGE = (struct.error, msgspec.DecodeError, ValueError, IndexError, OverflowError, zlib.error, TypeError)
-_RECORDS = msgspec.msgpack.Decoder(list[Message])
+_MESSAGE = msgspec.msgpack.Decoder(Message)
 #: The first term after every key (keys start with ``keys.PREFIX``): where the words' postings begin.
 _AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 
@@ -67,7 +67,7 @@ class Segment:
         self._term_idx = self._open("terms.idx")
         self._postings = self._open("postings.bin")
         self._docs = self._open("docs.bin")
-        self._records = self._open("records.bin")
+        self._records_file = self._open("records.bin")
         self._sessions = self._open("sessions.bin")
         self._session_idx = self._open("sessions.idx")
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
@@ -76,8 +76,6 @@ class Segment:
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
         self._keys_end = -1
-        #: The last session whose records ``message`` read: (ordinal, its messages, its first doc).
-        self._block: tuple[int, list[Message], int] = (-1, [], 0)
 
     def _open(self, name: str) -> mmap.mmap | bytes:
         """A file of the segment, mapped, and as long as the manifest says it was written."""
@@ -143,47 +141,61 @@ class Segment:
     def postings(self, p_off: int, start: int, stop: int) -> list[tuple[int, int, float]]:
         """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact), best first."""
         row = self._row(p_off)
-        ordinals = self._doc_rows
+        rows = self._doc_rows
         try:
             pairs = row.iter_unpack(self._postings[p_off + start * row.size : p_off + stop * row.size])
-            return [(doc, ordinals[doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
+            return [(doc, rows[2 * doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
         try:
-            row = self._doc_rows[doc]
+            row = self._doc_rows[2 * doc]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
         return Doc(row & ORDINAL_MASK, row >> KIND_SHIFT)
 
-    def _records_of(self, ordinal: int) -> tuple[list[Message], int]:
-        """A session's stored messages (its title last, if it has a title doc) and its first doc."""
+    def _records(self, ordinal: int, upto: int | None) -> tuple[bytes, int]:
+        """A session's records inflated (only ``upto`` bytes of them, if given), and its first doc."""
         try:
             off, length, first_doc = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[6:]
         except _DAMAGE as exc:
             raise self._damaged("sessions.idx", exc) from None
         try:
-            return _RECORDS.decode(zlib.decompress(self._records[off : off + length])), first_doc
+            block = self._records_file[off : off + length]
+            return (zlib.decompress(block) if upto is None else zlib.decompressobj().decompress(block, upto)), first_doc
+        except _DAMAGE as exc:
+            raise self._damaged("records.bin", exc) from None
+
+    def _decoded(self, raw: bytes, start: int, end: int) -> Message:
+        try:
+            return _MESSAGE.decode(raw[start:end])
         except _DAMAGE as exc:
             raise self._damaged("records.bin", exc) from None
 
     def message(self, doc: int) -> Message:
-        """One doc's message; the session it is in stays decoded for the next doc asked (snippets, turns around it)."""
-        ordinal = self.doc(doc).ordinal
-        if self._block[0] != ordinal:
-            self._block = (ordinal, *self._records_of(ordinal))
-        _, stored, first_doc = self._block
-        if not 0 <= doc - first_doc < len(stored):
-            raise IndexUnreadable(f"{self.path / 'records.bin'} is damaged: doc {doc} is not in its session")
-        return stored[doc - first_doc]
+        """One doc's message: its session's records are inflated only as far as it ends."""
+        rows = self._doc_rows
+        try:
+            row, end = rows[2 * doc], rows[2 * doc + 1]
+        except _DAMAGE as exc:
+            raise self._damaged("docs.bin", exc) from None
+        raw, first_doc = self._records(row & ORDINAL_MASK, end)
+        start = rows[2 * doc - 1] if doc > first_doc else 0
+        return self._decoded(raw, start, end)
 
     def messages(self, meta: SessionMeta) -> list[Message]:
-        """A session's messages in order (its title doc left out), decoded afresh: the caller may change them."""
+        """A session's messages in order (its title doc left out)."""
         if not meta.n_docs:
             return []
-        return self._records_of(self.doc(meta.first_doc).ordinal)[0][: meta.messages]
+        raw, first_doc = self._records(self.doc(meta.first_doc).ordinal, None)
+        rows, out, start = self._doc_rows, [], 0
+        for doc in range(first_doc, first_doc + meta.messages):
+            end = rows[2 * doc + 1]
+            out.append(self._decoded(raw, start, end))
+            start = end
+        return out
 
     def session_keys(self, ordinal: int) -> SessionKeys:
         """What filters look at, without decoding the session."""

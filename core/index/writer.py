@@ -146,7 +146,6 @@ class SegmentWriter:
 
     def _add_doc(self, ordinal: int, kind: int, text: str) -> None:
         doc = self.doc_count
-        self._docs += DOC_ROW.pack(ordinal | kind << KIND_SHIFT)
         counts: dict[str, int] = {}
         for term in text_terms(text):
             counts[term] = counts.get(term, 0) + 1
@@ -158,6 +157,17 @@ class SegmentWriter:
                 entry = self._tf[term] = (array("I"), array("H"))
             entry[0].append(doc)
             entry[1].append(min(count, 65535))
+
+    def _add_records(self, ordinal: int, first_doc: int, stored: list[Message]) -> bytes:
+        """Write a session's messages as one compressed block; each doc's row says where in it its message ends."""
+        raw = bytearray()
+        kinds = self._doc_kinds
+        for doc, message in enumerate(stored, first_doc):
+            raw += msgspec.msgpack.encode(message)
+            self._docs += DOC_ROW.pack(ordinal | kinds[doc] << KIND_SHIFT, len(raw))
+        block = zlib.compress(raw, RECORDS_LEVEL)
+        self._records.write(block)
+        return block
 
     def _add_key(self, key: str, doc: int, when: float) -> None:
         entry = self._keyed.get(key)
@@ -204,8 +214,7 @@ class SegmentWriter:
         meta.n_docs = self.doc_count - meta.first_doc
         meta.messages = len(messages)
         self.message_count += len(messages)
-        block = zlib.compress(encode(stored), RECORDS_LEVEL)
-        self._records.write(block)
+        block = self._add_records(ordinal, meta.first_doc, stored)
         record = encode(meta)
         self._sessions.write(record)
         self._session_idx += SESSION_ROW.pack(
