@@ -10,6 +10,7 @@ import struct
 import time
 import zlib
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from operator import itemgetter
 from pathlib import Path
@@ -52,8 +53,10 @@ def _derived_title(title: str, messages: list[Message]) -> bool:
     return bool(head) and " ".join(first.split()).startswith(head)
 
 
-#: A run file's entry head: term length, whether it is a key, postings count; then the term, docs, values.
+#: A run file's entry head: term length, whether it is a key, postings count; then the term and, for a key,
+#: its docs (u32) and times (f64), for a word its packed postings (u64: doc << 16 | count).
 _RUN_HEAD = struct.Struct("<IBI")
+_NO_VALUES = array("d")
 #: Postings kept in memory before they go to a run file: bounds a build's memory, whatever the segment's size.
 RUN_DOCS = 50_000
 
@@ -64,10 +67,16 @@ def _run_entries(path: Path) -> Iterator[tuple[bytes, bool, array, array]]:
         while head := run.read(_RUN_HEAD.size):
             length, keyed, count = _RUN_HEAD.unpack(head)
             term = run.read(length)
-            docs, values = array("I"), array("d" if keyed else "H")
+            docs, values = (array("I"), array("d")) if keyed else (array("Q"), array("d"))
             docs.frombytes(run.read(count * docs.itemsize))
-            values.frombytes(run.read(count * values.itemsize))
+            values.frombytes(run.read(count * values.itemsize if keyed else 0))
             yield term, bool(keyed), docs, values
+
+
+def _unpacked(postings: array) -> Iterator[tuple[int, int]]:
+    """(doc, count) of each packed posting."""
+    for packed in postings:
+        yield packed >> 16, packed & 0xFFFF
 
 
 def _merged_runs(runs: list[Path]) -> Iterator[tuple[bytes, bool, array, array]]:
@@ -128,7 +137,8 @@ class SegmentWriter:
         self._session_off = 0
         self._doc_lengths = array("I")
         self._doc_kinds = array("B")
-        self._tf: dict[str, tuple[array, array]] = {}
+        #: term -> its postings so far, each doc << 16 | its count in the doc (one array per term: memory is per posting).
+        self._tf: dict[str, array] = {}
         self._keyed: dict[str, tuple[array, array]] = {}
         #: Postings already written out (``_spill``), merged by ``finish``; the first doc not in them.
         self._runs: list[Path] = []
@@ -146,17 +156,15 @@ class SegmentWriter:
 
     def _add_doc(self, ordinal: int, kind: int, text: str) -> None:
         doc = self.doc_count
-        counts: dict[str, int] = {}
-        for term in text_terms(text):
-            counts[term] = counts.get(term, 0) + 1
-        self._doc_lengths.append(sum(counts.values()))
+        found = text_terms(text)
+        self._doc_lengths.append(len(found))
         self._doc_kinds.append(kind)
-        for term, count in counts.items():
-            entry = self._tf.get(term)
-            if entry is None:
-                entry = self._tf[term] = (array("I"), array("H"))
-            entry[0].append(doc)
-            entry[1].append(min(count, 65535))
+        tf = self._tf
+        for term, count in Counter(found).items():
+            postings = tf.get(term)
+            if postings is None:
+                postings = tf[term] = array("Q")
+            postings.append(doc << 16 | min(count, 65535))
 
     def _add_records(self, ordinal: int, first_doc: int, stored: list[Message]) -> bytes:
         """Write a session's messages as one compressed block; each doc's row says where in it its message ends."""
@@ -248,7 +256,7 @@ class SegmentWriter:
         with open_private(path, "wb") as out:
             for term in sorted(self._tf.keys() | self._keyed.keys()):
                 keyed = term in self._keyed
-                docs, values = self._keyed[term] if keyed else self._tf[term]
+                docs, values = self._keyed[term] if keyed else (self._tf[term], _NO_VALUES)
                 encoded = term.encode("utf-8")
                 out.write(_RUN_HEAD.pack(len(encoded), keyed, len(docs)))
                 out.write(encoded)
@@ -283,8 +291,7 @@ class SegmentWriter:
                     row = KEYED_POSTING
                 else:
                     pairs = sorted(
-                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, values, strict=True)),
-                        reverse=True,
+                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in _unpacked(docs)), reverse=True
                     )
                     row = POSTING
                 packed = bytearray(len(pairs) * row.size)
