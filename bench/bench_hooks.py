@@ -10,6 +10,13 @@ edited file, a chat), plus a prompt that matches nothing. Every spawn, the
 floor's included, is timed the same way in the same run, interleaved, so
 machine noise hits both alike.
 
+Every hook reads deja's config file on every call, so the bench runs with one
+in place (``bench/out/config/deja/config.toml``, the same settings the
+environment gives). Payloads come in a conversation that already had its
+``sessionStart``, as most events do; the ``(first event)`` row is a prompt
+opening a conversation deja has not seen, which also carries the
+session-start block.
+
 Targets: median at most 3x the floor; median at 100k sessions under 1.25x the
 one at 1k; peak memory flat as well.
 """
@@ -36,6 +43,8 @@ from bench_index import OUT, history_for, percentile  # noqa: E402
 from deja.core.index import Index, IndexUnreadable  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS  # noqa: E402
+from deja.hooks.call import STARTED, HookCall  # noqa: E402
+from deja.hooks.run import OPENERS  # noqa: E402
 
 FLOOR = "python -c pass"
 TIME = "/usr/bin/time"
@@ -81,6 +90,8 @@ class Target(msgspec.Struct):
 
 class Spawn(msgspec.Struct):
     seconds: float
+    #: User plus system CPU time: steadier than wall time when other work shares the machine.
+    cpu_seconds: float
     answered: bool
 
 
@@ -133,6 +144,10 @@ def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
     return {
         "hook-context": ("hook-context", {**base, "hook_event_name": "sessionStart", "is_background_agent": False}),
         "hook-prompt": ("hook-prompt", {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": target.question}),
+        "hook-prompt (first event)": (
+            "hook-prompt",
+            {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": target.question},
+        ),
         "hook-prompt (no match)": (
             "hook-prompt",
             {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "write a haiku about autumn leaves in Lisbon"},
@@ -178,10 +193,22 @@ def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
 
 
 def spawn(argv: list[str], stdin: bytes, env: dict[str, str]) -> Spawn:
-    """Run one process to its end: wall time, and whether it printed anything."""
+    """Run one process to its end: wall time, its own CPU time, and whether it printed anything."""
+    before = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(argv, input=stdin, capture_output=True, env=env)
-    return Spawn(seconds=time.perf_counter() - started, answered=bool(done.stdout.strip()))
+    seconds = time.perf_counter() - started
+    return Spawn(seconds=seconds, cpu_seconds=_children_cpu() - before, answered=bool(done.stdout.strip()))
+
+
+def _children_cpu() -> float:
+    """CPU seconds of every child this bench has waited for (spawns run one at a time, so a delta is one spawn's)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return float("nan")
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def peak_mb(argv: list[str], stdin: bytes, env: dict[str, str]) -> float:
@@ -199,6 +226,8 @@ def resident(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float,
 
 class Row(msgspec.Struct):
     median_ms: float
+    #: Median CPU time (user + system) of the process.
+    cpu_ms: float
     p95_ms: float
     peak_mb: float
     anon_mb: float
@@ -206,11 +235,20 @@ class Row(msgspec.Struct):
     answered: bool
 
 
+def with_config_file(home: Path) -> dict[str, str]:
+    """The environment, plus a config file holding the same settings, which every hook then reads."""
+    folder = OUT / "config"
+    (folder / "deja").mkdir(parents=True, exist_ok=True)
+    (folder / "deja" / "config.toml").write_text(f'home = "{home}"\nrecall = "safe"\ntrace = false\n', encoding="utf-8")
+    env = {**os.environ, "DEJA_HOME": str(home), "XDG_CONFIG_HOME": str(folder)}
+    env.pop("DEJA_RECALL", None)
+    return env
+
+
 def bench_size(size: int, runs: int) -> dict[str, Row]:
     home = index_home(size)
     target = find_target(Index.open(home))
-    env = {**os.environ, "DEJA_HOME": str(home)}
-    env.pop("DEJA_RECALL", None)
+    env = with_config_file(home)
     cases = {FLOOR: ([sys.executable, "-c", "pass"], {})}
     for label, (command, payload) in payloads(target).items():
         cases[label] = ([sys.executable, "-m", "deja.interfaces.entry", command], payload)
@@ -219,14 +257,17 @@ def bench_size(size: int, runs: int) -> dict[str, Row]:
 
     def stdin(label: str) -> bytes:
         """The payload, in a conversation of its own unless it is the chat a session end ingests."""
-        payload = cases[label][1]
+        argv, payload = cases[label]
         if not payload:
             return b""
-        return json.dumps(
-            payload
-            if "hook-session-end" in label
-            else {**payload, "conversation_id": f"bench-{token}-{next(conversations)}"}
-        ).encode()
+        if "hook-session-end" not in label:
+            conversation = f"bench-{token}-{next(conversations)}"
+            # cursor-agent names a main conversation's transcript in its tool events (a subagent's: none)
+            transcript = f"/bench/agent-transcripts/{conversation}/{conversation}.jsonl"
+            payload = {**payload, "conversation_id": conversation, "transcript_path": transcript}
+            if argv[-1] in OPENERS and "first event" not in label:
+                HookCall(payload, "").remember([STARTED])  # as if its sessionStart had come
+        return json.dumps(payload).encode()
 
     timed: dict[str, list[Spawn]] = {label: [] for label in cases}
     for run in range(runs + 1):  # the first round warms the page cache and is not counted
@@ -243,6 +284,7 @@ def bench_size(size: int, runs: int) -> dict[str, Row]:
         anon, file = resident(argv, stdin(label), env) if Path("/proc/self/status").exists() else (float("nan"),) * 2
         table[label] = Row(
             1000 * statistics.median(seconds),
+            1000 * statistics.median(s.cpu_seconds for s in timed[label]),
             1000 * percentile(seconds, 0.95),
             peak,
             anon,
@@ -263,11 +305,14 @@ def main() -> None:
     for size in sizes:
         floor = table[size][FLOOR].median_ms
         print(f"\n{size} sessions, {args.runs} runs each")
-        print(f"{'':24}{'median ms':>10}{'p95 ms':>9}{'x floor':>9}{'peak MB':>9}{'anon MB':>9}{'mapped':>9}  answered")
+        print(
+            f"{'':26}{'median ms':>10}{'p95 ms':>9}{'x floor':>9}{'cpu ms':>9}{'peak MB':>9}{'anon MB':>9}{'mapped':>9}"
+            "  answered"
+        )
         for label in labels:
             r = table[size][label]
             print(
-                f"{label:24}{r.median_ms:10.1f}{r.p95_ms:9.1f}{r.median_ms / floor:9.2f}"
+                f"{label:26}{r.median_ms:10.1f}{r.p95_ms:9.1f}{r.median_ms / floor:9.2f}{r.cpu_ms:9.1f}"
                 f"{r.peak_mb:9.1f}{r.anon_mb:9.1f}{r.file_mb:9.1f}  {'yes' if r.answered else 'no'}"
             )
     if len(sizes) > 1:

@@ -45,8 +45,8 @@ from generate import (
     random_word,  # noqa: E402
 )
 
+from deja.core.bookkeeping import State  # noqa: E402
 from deja.core.index import FORMAT_VERSION, Manifest, SegmentRef, SegmentWriter, SessionMeta, index_dir, write_manifest  # noqa: E402
-from deja.core.indexer import State  # noqa: E402
 from deja.core.model import Message, ToolCall  # noqa: E402
 
 MESSAGES_PER_SESSION = 20

@@ -10,6 +10,14 @@ import os
 import sys
 from pathlib import Path
 
+from . import config
+
+
+def _setting_path(key: str) -> Path | None:
+    """A folder setting (``DEJA_…`` variable, else the config file), or None when unset."""
+    value = config.get(key)
+    return Path(value) if value else None
+
 
 def _env_path(name: str) -> Path | None:
     value = os.environ.get(name, "").strip()
@@ -22,7 +30,7 @@ def home() -> Path:
 
 def ide_user_root(platform: str | None = None) -> Path:
     """The Cursor IDE's ``User`` folder (``DEJA_CURSOR_ROOT`` overrides discovery)."""
-    override = _env_path("DEJA_CURSOR_ROOT")
+    override = _setting_path("cursor_root")
     if override:
         return override
     platform = platform or sys.platform
@@ -81,7 +89,7 @@ def cli_roots() -> list[Path]:
     one root) reads the same. ``DEJA_CURSOR_CLI_ROOT`` replaces discovery with one
     root holding both.
     """
-    override = _env_path("DEJA_CURSOR_CLI_ROOT")
+    override = _setting_path("cursor_cli_root")
     if override:
         return [override]
     roots = [cursor_data_dir()]
@@ -94,20 +102,23 @@ def cli_roots() -> list[Path]:
 def missing_overrides() -> list[tuple[str, Path]]:
     """The root overrides that name a folder that does not exist (a typo reads as an empty history)."""
     missing = []
-    for name in ("DEJA_CURSOR_ROOT", "DEJA_CURSOR_CLI_ROOT"):
-        path = _env_path(name)
+    for key in ("cursor_root", "cursor_cli_root"):
+        name = (
+            config.SETTINGS[key].variable if config.resolve(key).source == "env" else f"{key} in {config.config_path()}"
+        )
+        path = _setting_path(key)
         if path is not None and not path.is_dir():
             missing.append((name, path))
     return missing
 
 
 def include_subagents() -> bool:
-    return os.environ.get("DEJA_INCLUDE_SUBAGENTS", "") == "1"
+    return bool(config.get("include_subagents"))
 
 
 def deja_home() -> Path:
     """``${DEJA_HOME:-${XDG_CACHE_HOME:-~/.cache}/deja}``: the index, hook state and logs."""
-    override = _env_path("DEJA_HOME")
+    override = _setting_path("home")
     if override:
         return override
     return (_env_path("XDG_CACHE_HOME") or home() / ".cache") / "deja"

@@ -12,7 +12,7 @@ regex starts with the token's literal prefix (the engine skips to it like a
 substring search), a rule without one names substrings its matches hold, and
 two gates let a text with no long run of characters or no separator skip whole
 groups of rules (``bench/bench_redact.py`` measures it). ``DEJA_NO_REDACT=1``
-turns redaction off; :func:`mode` names what the index was built with, so a
+(or ``redact = false`` in the config file) turns redaction off; :func:`mode` names what the index was built with, so a
 change rebuilds it.
 """
 
@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from . import config
 
 #: Bumped whenever the rules change, so an index redacted by older rules is rebuilt.
 RULES_VERSION = 2
@@ -507,7 +508,7 @@ _ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 
 
 def enabled() -> bool:
-    return os.environ.get("DEJA_NO_REDACT", "") != "1"
+    return bool(config.get("redact"))
 
 
 def mode() -> str:

@@ -20,7 +20,7 @@ from operator import itemgetter
 
 import msgspec
 
-from .index import KIND_TITLE, SOURCE_CODES, Index, Segment, doc_text, name_hash
+from .index import KIND_ASSISTANT, KIND_TITLE, KIND_USER, SOURCE_CODES, Index, Segment, SessionMeta, doc_text, name_hash
 from .model import Message
 from .text import normalise, phrases, term_positions, terms
 
@@ -40,6 +40,8 @@ COORD = 0.5
 SNIPPET_CHARS = 240
 #: With quoted phrases, how many candidates are checked to count the total.
 PHRASE_COUNT_LIMIT = 500
+#: How far from a session's best message its question and answer are looked for.
+TURN_DOCS = 30
 
 
 class Snippet(msgspec.Struct):
@@ -298,6 +300,55 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
         own = message.text if not wanted.isdisjoint(terms(message.text)) else doc_text(message)
         out.append(Snippet(role=message.role, text=densest_window(own, wanted), timestamp=message.timestamp))
     return out
+
+
+def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:
+    """The ``wanted`` terms the hit's single best message holds (its text, tool commands and paths)."""
+    return set(terms(doc_text(index.segments[hit.best[0]].message(hit.best[1])))) & wanted
+
+
+def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHARS) -> list[Snippet]:
+    """The hit's best turn, each side cut to its densest ``width`` characters: the question the best message
+    belongs to and the answer to it; when the best match is the session's title, what it first asked
+    (role ``asked``) and what it concluded (role ``concluded``)."""
+    segment = index.segments[hit.best[0]]
+    doc = hit.best[1]
+    ordinal, kind = segment.doc(doc).ordinal, segment.doc(doc).kind
+    meta = segment.session(ordinal)
+    sides: list[tuple[str, str, datetime | None]]
+    if kind == KIND_TITLE:
+        sides = [("asked", meta.asked, None), ("concluded", meta.concluded, None)]
+    else:
+        messages = [segment.message(d) for d in _exchange(segment, meta, doc, kind, wanted) if d is not None]
+        sides = [(m.role, m.text, m.timestamp) for m in messages]
+    return [
+        Snippet(role=role, text=densest_window(text, wanted, width), timestamp=when)
+        for role, text, when in sides
+        if text.strip()
+    ]
+
+
+def _exchange(
+    segment: Segment, meta: SessionMeta, doc: int, kind: int, wanted: set[str]
+) -> tuple[int | None, int | None]:
+    """The question ``doc`` belongs to and the answer to it: the assistant message of that turn holding the most
+    of what is wanted (the last one on a tie, where a turn usually settles things)."""
+    first, end = meta.first_doc, meta.first_doc + meta.n_docs
+    if kind == KIND_ASSISTANT:
+        question = next(
+            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d).kind == KIND_USER), None
+        )
+        return question, doc
+    answer, most = None, -1
+    for d in range(doc + 1, min(end, doc + TURN_DOCS)):
+        next_kind = segment.doc(d).kind
+        if next_kind == KIND_USER:
+            break
+        text = segment.message(d).text if next_kind == KIND_ASSISTANT else ""
+        found = len(set(terms(text)) & wanted) if text.strip() else -1
+        if found >= 0 and found >= most:
+            answer, most = d, found
+    return doc, answer
 
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:

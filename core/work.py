@@ -15,14 +15,17 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from .index import Index, Segment, SessionMeta, edited_paths
 from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_keys, error_lines, normalise_command, path_key
 from .model import Message, ToolCall, one_line
-from .readers.ai_tracking import Attribution, attributions
 from .regular_files import open_regular
+
+if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the failure hook never loads its reader
+    from .readers.ai_tracking import Attribution
 
 #: How far past an error the fix is looked for (messages).
 FOLLOW_DOCS = 30
@@ -179,6 +182,8 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     ][:5]
     if line is None:
         return Blame(path, edits, discussed)
+    from .readers.ai_tracking import attributions
+
     text = read_line(path, line)
     wrote = next((e for e in edits if adds_line(e, text)), None)
     found = attributions(tracking_db, path, text)[:5]

@@ -14,8 +14,8 @@ import re
 
 import msgspec
 
-from ..core.index import KIND_ASSISTANT, KIND_TITLE, KIND_USER, Index, Segment, SessionMeta, doc_text
-from ..core.search import Filters, Hit, SearchResult, densest_window, query_terms, search
+from ..core.index import Index
+from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import terms
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
 from .describe import heading
@@ -53,8 +53,6 @@ TIME_WORDS = frozenset(
         "tomorrow",
     ]
 )
-#: How far from the best message its question and answer are looked for.
-TURN_DOCS = 30
 _OWN_FRAME = re.compile(re.escape(FRAME_OPEN) + r".*?" + re.escape(FRAME_CLOSE), re.S)
 _IDENTIFIER = re.compile(r"[_./:#-]|\d|[a-z][A-Z]")
 _WORD = re.compile(r"[^\W\d_][\w./:#-]*")
@@ -82,6 +80,8 @@ class Recall(msgspec.Struct):
     #: Dedupe keys of the blocks shown, one per session.
     keys: list[str] = []
     session_ids: list[str] = []
+    #: Why nothing is recalled, when nothing is.
+    why: str = ""
 
 
 def _names(prompt: str) -> list[list[str]]:
@@ -132,20 +132,20 @@ def recall_for(
     """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together."""
     words, _ = query_terms(prompt)
     if not words:
-        return Recall()
+        return Recall(why="nothing searchable in it")
     gate = GATES[mode]
     result = search(index, prompt, filters=Filters(exclude_ids=frozenset(exclude)), limit=gate.sessions + 2, snippets=0)
     asked = weight_asked(prompt, words, result, index.idf(0))
     wanted = set(words)
     chosen: list[Hit] = []
-    for hit in result.hits:
+    fresh = [hit for hit in result.hits if _key(hit) not in seen]
+    for hit in fresh[: gate.sessions + 2]:
         if len(chosen) >= gate.sessions:
             break
-        if _key(hit) in seen:
-            continue
-        best = set(terms(doc_text(index.segments[hit.best[0]].message(hit.best[1])))) & wanted
-        if confident(hit, result, asked, best, gate):
+        if confident(hit, result, asked, best_terms(index, hit, wanted), gate):
             chosen.append(hit)
+    if not chosen:
+        return Recall(why=_why_none(result.hits, fresh, mode))
     recall = Recall()
     for hit in chosen:
         recall.lines.extend(_block(index, hit, wanted, room // len(chosen)))
@@ -158,57 +158,31 @@ def _key(hit: Hit) -> str:
     return f"p:{hit.session_id}:{hit.best[1]}"
 
 
+def _why_none(hits: list[Hit], fresh: list[Hit], mode: str) -> str:
+    if not hits:
+        return "no past session matched"
+    if not fresh:
+        return "what matched was shown in this conversation already"
+    return f"no match was strong enough for recall={mode}"
+
+
 def _block(index: Index, hit: Hit, wanted: set[str], room: int) -> list[str]:
-    """The session's heading, then its best matching turn (question and answer), within ``room`` bytes.
-
-    When the best match is the session's title: what it first asked and what it concluded.
-    """
-    segment = index.segments[hit.best[0]]
-    doc = hit.best[1]
-    ordinal, kind = segment.doc(doc)
-    meta = segment.session(ordinal)
-    if kind == KIND_TITLE:
-        turns = [("asked", meta.asked), ("concluded", meta.concluded)]
-    else:
-        docs = [d for d in _exchange(segment, meta, doc, kind, wanted) if d is not None]
-        turns = [(m.role, m.text) for m in map(segment.message, docs)]
-    lines = [f"  {label}: {densest_window(text, wanted, room)}" for label, text in turns if text.strip()]
+    """The session's heading, then its best matching turn (question and answer), within ``room`` bytes."""
+    lines = [f"  {side.role}: {side.text}" for side in best_turn(index, hit, wanted, room)]
     return headed(heading(hit.title, hit.project, hit.updated, hit.session_id), lines, room)
-
-
-def _exchange(
-    segment: Segment, meta: SessionMeta, doc: int, kind: int, wanted: set[str]
-) -> tuple[int | None, int | None]:
-    """The question ``doc`` belongs to and the answer to it: the assistant message of that turn holding the most
-    of what is wanted (the last one on a tie, where a turn usually settles things)."""
-    first, end = meta.first_doc, meta.first_doc + meta.n_docs
-    if kind == KIND_ASSISTANT:
-        question = next(
-            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d).kind == KIND_USER), None
-        )
-        return question, doc
-    answer, most = None, -1
-    for d in range(doc + 1, min(end, doc + TURN_DOCS)):
-        next_kind = segment.doc(d).kind
-        if next_kind == KIND_USER:
-            break
-        text = segment.message(d).text if next_kind == KIND_ASSISTANT else ""
-        if text.strip() and len(set(terms(text)) & wanted) >= most:
-            answer, most = d, len(set(terms(text)) & wanted)
-    return doc, answer
 
 
 def before_prompt(call: HookCall) -> str:
     if call.mode == "off":
-        return ""
+        return call.silent("recall is off")
     prompt = _OWN_FRAME.sub(" ", call.text("prompt")).strip()[:4000]
     if not prompt:
-        return ""
+        return call.silent("the prompt is empty")
     index = call.index()
     if index is None:
-        return ""
+        return call.silent("no index yet")
     recall = recall_for(index, prompt, call.mode, call.conversation_ids, call.seen())
     if not recall.lines:
-        return ""
+        return call.silent(recall.why)
     call.remember(recall.keys)
     return frame([HEADER, *recall.lines], BUDGET)

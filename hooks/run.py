@@ -1,17 +1,26 @@
 """The one path every hook takes: read the event on stdin, look up the index, print context.
 
 A hook never breaks the agent. Whatever goes wrong (bad stdin, no index, a
-corrupt one, an exception), it exits 0, prints valid output or nothing, and
-writes why to ``<DEJA_HOME>/hooks.log``.
+corrupt one, an exception), it exits 0, prints valid output or nothing. Every
+call leaves one line in ``<DEJA_HOME>/hooks.log``: what it gave, or why it
+stayed silent (``deja hooks log`` lists them).
+
+The first prompt or tool event of a conversation deja has not seen also
+carries the session-start block: a resumed chat and ``/new`` send no
+``sessionStart`` (``context.with_opening``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from importlib import import_module
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .call import HookCall
 
 #: command -> (module in deja.hooks, function, default event name for Claude-style output)
 HANDLERS = {
@@ -22,6 +31,8 @@ HANDLERS = {
     "hook-session-end": ("session_end", "session_end", "SessionEnd"),
 }
 
+#: The hooks whose first event in a conversation also carries the session-start block.
+OPENERS = frozenset({"hook-prompt", "hook-tool", "hook-tool-after"})
 STDIN_LIMIT = 8 << 20
 STDIN_SECONDS = 0.5
 
@@ -30,29 +41,52 @@ def main(command: str, argv: list[str]) -> int:
     from .call import HookCall, log
 
     started = time.perf_counter()
+    call: HookCall | None = None
     try:
         spec = HANDLERS.get(command)
         if spec is None:
-            log(f"{command}: unknown hook command")
+            log(f"{command} - -: silent: unknown hook command")
             return 0
         module, function, default_event = spec
         raw, why = read_stdin(sys.stdin)
         call = HookCall.from_stdin(raw, default_event)
-        if why:
-            log(f"{command}: {why}")
         if call is None:
-            log(f"{command}: stdin is not a JSON object; nothing injected")
+            log(f"{command} - -: silent: stdin is not a JSON object{f' ({why})' if why else ''}")
             return 0
-        handler = getattr(import_module(f"deja.hooks.{module}"), function)
-        text = handler(call)
+        if why:
+            call.notes.append(why)
+        handlers = import_module(f"deja.hooks.{module}")
+        text = getattr(handlers, function)(call)
+        if command in OPENERS:
+            from .context import with_opening
+
+            text = with_opening(call, text, handlers.BUDGET)
         if text:
-            sys.stdout.write(call.output(text))
+            sys.stdout.buffer.write(call.output(text))
             sys.stdout.flush()
-        if os.environ.get("DEJA_TRACE") == "1":
-            log(f"{command}: {1000 * (time.perf_counter() - started):.1f} ms, {len(text or '')} chars")
+        log(decision(command, call, text, time.perf_counter() - started))
     except BaseException as exc:  # noqa: BLE001 - a hook must never fail the agent
-        log(f"{command}: {type(exc).__name__}: {exc}")
+        failed = f"failed: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        if call is None:
+            log(f"{command} - -: silent: {failed}")
+        else:
+            call.why = failed
+            log(decision(command, call, "", time.perf_counter() - started))
     return 0
+
+
+def decision(command: str, call: HookCall, text: str, seconds: float) -> str:
+    """``hook-prompt beforeSubmitPrompt <conversation>: gave 812 bytes | <note> | 41.2 ms``, or ``…: silent: <why>``.
+
+    ``deja hooks log`` reads these lines back (``interfaces/delivery.py``).
+    """
+    from ..core import config
+
+    parts = [f"gave {len(text.encode())} bytes" if text else f"silent: {call.why or 'nothing to add'}", *call.notes]
+    if config.get("trace"):
+        parts.append(f"{1000 * seconds:.1f} ms")
+    event, conversation = (re.sub(r"\s+", "_", x)[:80] or "-" for x in (call.event, call.conversation))
+    return f"{command} {event} {conversation}: {' | '.join(parts)}"
 
 
 def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
@@ -95,8 +129,10 @@ def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
 def _complete(chunks: list[bytes]) -> bool:
     import orjson
 
+    from .call import UTF8_BOM
+
     try:
-        orjson.loads(b"".join(chunks))
+        orjson.loads(b"".join(chunks).removeprefix(UTF8_BOM))
     except orjson.JSONDecodeError:
         return False
     return True

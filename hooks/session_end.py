@@ -1,4 +1,12 @@
-"""preCompact / sessionEnd: ingest the closing conversation so the next session can recall it."""
+"""preCompact / sessionEnd: ingest the closing conversation so the next session can recall it.
+
+cursor-agent exits a second or two after sending ``sessionEnd`` and takes the
+hook's process group with it, so the hook only hands the work on: it starts a
+detached process (a session and process group of its own, stdio closed) that
+runs this hook again with ``DEJA_INGEST_WAIT=1``, and returns at once. That
+process waits for the index's writer lock (a bounded while: the next refresh
+picks the chat up anyway) and ingests.
+"""
 
 from __future__ import annotations
 
@@ -9,51 +17,52 @@ from pathlib import Path
 
 import orjson
 
-from .call import HookCall, log, request_build
+from .call import HookCall, request_build
 
-#: How long to wait for another writer before handing the ingest to a background process.
-LOCK_SECONDS = 3.0
-#: Set in that background process: it waits longer for the lock, but never without a bound.
+#: Set in the detached process: it ingests, waiting for the writer lock.
 WAIT_VARIABLE = "DEJA_INGEST_WAIT"
-#: How long that background process waits before giving up (the next refresh picks the chat up anyway).
+#: How long that process waits for the lock before giving up (the next refresh picks the chat up anyway).
 BACKGROUND_LOCK_SECONDS = 300.0
+#: What the detached process needs of the payload (the rest can be megabytes of nothing it reads).
+KEPT_FIELDS = ("hook_event_name", "conversation_id", "session_id", "transcript_path", "cursor_version")
 
 
 def session_end(call: HookCall) -> str:
-    from ..core.index import MANIFEST, index_dir
-
+    if os.environ.get(WAIT_VARIABLE) == "1":
+        return _ingest(call)
     if call.event.lower() == "precompact":
         call.forget()  # the compacted conversation no longer holds what it was shown
+    if not call.conversation_ids and not isinstance(call.payload.get("transcript_path"), str):
+        return call.silent("no conversation id or transcript to ingest")
+    pid = _ingest_later(call.payload)
+    if pid is None:
+        return call.silent("could not start the background ingest")
+    return call.silent(f"ingesting in a background process (pid {pid})")
+
+
+def _ingest(call: HookCall) -> str:
+    from ..core.index import MANIFEST, index_dir
+    from ..core.indexer import refresh
+
     ids = set(call.conversation_ids)
     transcript = call.payload.get("transcript_path")
     if isinstance(transcript, str) and transcript.endswith(".jsonl"):
         ids.add(Path(transcript).stem)
     if not (index_dir(call.home) / MANIFEST).exists():
         request_build(call.home)
-        return ""
-    from ..core.indexer import refresh
-
-    in_background = os.environ.get(WAIT_VARIABLE) == "1"
-    wait = BACKGROUND_LOCK_SECONDS if in_background else LOCK_SECONDS
+        return call.silent("no index yet; requested a build")
     try:
-        result = refresh(call.home, only_chat_ids=ids, lock_timeout=wait)
+        result = refresh(call.home, only_chat_ids=ids, lock_timeout=BACKGROUND_LOCK_SECONDS)
     except TimeoutError:
-        if in_background:
-            log(
-                f"{call.event}: the index stayed locked for {wait:.0f} s; gave up on {sorted(ids)} until the next refresh"
-            )
-        else:
-            log(
-                f"{call.event}: the index stayed locked for {wait:.0f} s; a background process will ingest {sorted(ids)}"
-            )
-            _ingest_later(call.payload)
-        return ""
-    log(f"{call.event}: ingested {sorted(ids)}: {result.added} added, {result.updated} updated")
-    return ""
+        return call.silent(
+            f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up on {sorted(ids)} until the next refresh"
+        )
+    return call.silent(f"ingested {sorted(ids)}: {result.added} added, {result.updated} updated")
 
 
-def _ingest_later(payload: dict) -> None:
-    """The same hook, detached, with the same payload, waiting for the writer lock."""
+def _ingest_later(payload: dict) -> int | None:
+    """This hook again, detached from the caller, with the payload's ids; its pid, or None when it cannot start."""
+    kept = {k: payload[k] for k in KEPT_FIELDS if k in payload}
     try:
         process = subprocess.Popen(
             [sys.executable, "-m", "deja.interfaces.entry", "hook-session-end"],
@@ -64,9 +73,9 @@ def _ingest_later(payload: dict) -> None:
             start_new_session=True,
             close_fds=True,
         )
-        stdin = process.stdin
-        assert stdin is not None  # stdin=PIPE
-        stdin.write(orjson.dumps(payload))
-        stdin.close()
-    except OSError as exc:
-        log(f"cannot start a background ingest: {exc}")
+        if process.stdin is not None:
+            process.stdin.write(orjson.dumps(kept))
+            process.stdin.close()
+    except OSError:
+        return None
+    return process.pid

@@ -56,19 +56,26 @@ FILE_SESSIONS = 3
 Run = tuple[float, Segment, int]
 
 
+#: Where each tool input shape keeps the file: Cursor's Write ``{file_path, content}``, the transcripts'
+#: ``{path, contents}``, the editor's ``target_file``; Claude Code's Write/Edit ``{file_path, …}``.
+PATH_FIELDS = ("file_path", "path", "target_file")
+
+
 def before_tool(call: HookCall) -> str:
     if call.mode == "off":
-        return ""
+        return call.silent("recall is off")
     name = str(call.payload.get("tool_name") or "")
     args = call.tool_input()
-    if name in SHELL_TOOLS and isinstance(args.get("command"), str):
-        return _shell(call, args["command"])
+    if name in SHELL_TOOLS:
+        command = args.get("command")
+        return _shell(call, command) if isinstance(command, str) else call.silent("no command in the tool input")
     if name in EDIT_TOOLS:
-        path = args.get("path") or args.get("file_path")
-        return _file(call, path) if isinstance(path, str) and path.strip() else ""
+        path = next((args[k] for k in PATH_FIELDS if isinstance(args.get(k), str) and args[k].strip()), None)
+        return _file(call, path) if path else call.silent("no file path in the tool input")
     if name in TASK_TOOLS:
+        call.task_started()
         return _task(call, "\n".join(str(args.get(k) or "") for k in ("description", "prompt")))
-    return ""
+    return call.silent(f"deja does not answer {name or 'a tool with no name'}")
 
 
 def _project_runs(call: HookCall, index: Index, key: str) -> list[Run]:
@@ -98,13 +105,13 @@ def _shell(call: HookCall, raw_command: str) -> str:
     command = normalise_command(raw_command)
     head = command_head(command)
     if not head or head.split()[0] in INSPECTION:
-        return ""
+        return call.silent(f"`{head or command[:40]}` only looks around")
     shown = block_key("sh", call.project_dir, command)
     if shown in call.seen():
-        return ""
+        return call.silent("this command's history was shown in this conversation already")
     index = call.index()
     if index is None:
-        return ""
+        return call.silent("no index yet")
     labels = (f"`{command[:120]}`", f"`{head}` commands")
     # B007: `label` names the key that matched, and the text below uses it after the loop.
     for key, label in zip(command_keys(command), labels, strict=False):  # noqa: B007
@@ -112,7 +119,7 @@ def _shell(call: HookCall, raw_command: str) -> str:
         if runs:
             break
     else:
-        return ""
+        return call.silent("the command never ran here before")
     count = f"{len(runs)}+" if len(runs) >= RUNS_SCANNED else str(len(runs))
     sessions = len({(segment.ref.name, segment.doc(doc).ordinal) for _, segment, doc in runs})
     days, segment, doc = runs[0]
@@ -148,10 +155,10 @@ def _last_failure(runs: list[Run], command: str, head: str) -> tuple[float, list
 def _file(call: HookCall, path: str) -> str:
     shown = block_key("f", path)
     if shown in call.seen():
-        return ""
+        return call.silent("this file's sessions were shown in this conversation already")
     index = call.index()
     if index is None:
-        return ""
+        return call.silent("no index yet")
     found: list[Run] = []
     for place in edited_paths({"path": path}, call.project_dir):
         found += index.newest(path_key(place), limit=20)
@@ -167,7 +174,7 @@ def _file(call: HookCall, path: str) -> str:
         if len(sessions) >= FILE_SESSIONS:
             break
     if not lines:
-        return ""
+        return call.silent("no other session edited this file")
     call.remember([shown])
     return frame([f"Past sessions that edited {path}:", *lines], BUDGET)
 
@@ -175,13 +182,15 @@ def _file(call: HookCall, path: str) -> str:
 def _task(call: HookCall, text: str) -> str:
     from .prompt import recall_for
 
+    if not text.strip():
+        return call.silent("the task has no description or prompt")
     index = call.index()
-    if index is None or not text.strip():
-        return ""
+    if index is None:
+        return call.silent("no index yet")
     recall = recall_for(
         index, text[:4000], call.mode, call.conversation_ids, call.seen(), room=frame_room(BUDGET, TASK_HEADER)
     )
     if not recall.lines:
-        return ""
+        return call.silent(recall.why)
     call.remember(recall.keys)
     return frame([TASK_HEADER, *recall.lines], BUDGET)

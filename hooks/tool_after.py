@@ -52,15 +52,17 @@ def _what_followed(segment: Segment, doc: int, head: str) -> str:
 
 
 def after_tool(call: HookCall) -> str:
-    if call.mode == "off" or str(call.payload.get("tool_name") or "") not in SHELL_TOOLS:
-        return ""
+    if call.mode == "off":
+        return call.silent("recall is off")
+    if str(call.payload.get("tool_name") or "") not in SHELL_TOOLS:
+        return call.silent("deja answers only failed Shell commands")
     output = failure(call)
     if not output:
-        return ""
+        return call.silent("the command did not fail")
     output = scan_window(output)
     index = call.index()
     if index is None:
-        return ""
+        return call.silent("no index yet")
     command = call.tool_input().get("command")
     head = command_head(command) if isinstance(command, str) else ""
     return _recall_error(index, call, output, head)
@@ -77,7 +79,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
             continue
         shown = block_key("e", key)
         if shown in call.seen():
-            return ""
+            return call.silent("this error's history was shown in this conversation already")
         sessions = len({meta.id for _, _, meta in rows})
         segment, doc, meta = rows[0]
         followed = _what_followed(segment, doc, head)
@@ -90,4 +92,4 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         )
         call.remember([shown])
         return frame([head_line, *block], BUDGET)
-    return ""
+    return call.silent("no other session hit this error")

@@ -586,3 +586,67 @@ def run() -> None:
 
 
 __all__ = ["app", "run", "paths"]
+
+
+# --------------------------------------------------------------------------- settings and hook decisions
+
+config_app = typer.Typer(
+    help="deja's settings: one file every entrypoint reads (hooks and the MCP server too); variables override it.",
+    invoke_without_command=True,
+)
+app.add_typer(config_app, name="config")
+
+
+@config_app.callback()
+def config_command(ctx: typer.Context, json: JsonFlag = False) -> None:
+    """Each setting's effective value and where it came from: the environment, the config file, or the default."""
+    if ctx.invoked_subcommand:
+        return
+    from .settings import settings_json, settings_text
+
+    if json:
+        emit_json(settings_json())
+    else:
+        typer.echo(settings_text())
+
+
+@config_app.command("set")
+def config_set_command(
+    key: Annotated[str, typer.Argument(metavar="KEY", help="home, recall, include_subagents, redact, …")],
+    value: Annotated[str, typer.Argument(metavar="VALUE")],
+) -> None:
+    """Check VALUE and write it into the config file, where Cursor's hooks and the MCP server read it."""
+    from ..core import config
+
+    try:
+        stored = config.set_value(key, value)
+    except config.ConfigError as exc:
+        fail(str(exc), 2)
+    except OSError as exc:
+        fail(f"cannot write {config.config_path()}: {exc.strerror or exc}")
+    typer.echo(f"{key} = {stored if not isinstance(stored, bool) else str(stored).lower()} in {config.config_path()}")
+    here = config.resolve(key)
+    if here.source == "env":
+        variable = config.SETTINGS[key].variable
+        typer.echo(f"note: {variable} is set in this shell and overrides it here; Cursor's hooks use the file")
+
+
+hooks_app = typer.Typer(help="deja's hooks: what they did.", no_args_is_help=True)
+app.add_typer(hooks_app, name="hooks")
+
+
+@hooks_app.command("log")
+def hooks_log_command(
+    limit: Annotated[int, typer.Option("--limit", "-n", help="How many of the newest decisions to list.")] = 20,
+    json: JsonFlag = False,
+) -> None:
+    """deja's newest hook decisions from hooks.log: what each hook gave, or why it stayed silent."""
+    from .delivery import decisions_text, hook_decisions
+
+    decisions = hook_decisions(limit=limit)
+    if json:
+        import msgspec
+
+        emit_json(msgspec.to_builtins(decisions))
+    else:
+        typer.echo(decisions_text(decisions))

@@ -37,10 +37,14 @@ from ..core.readers import (
     survey_chats,
 )
 from .about import upgrade_command, version
+from .delivery import Decision, Delivery, cursor_delivery, hook_decisions
 from .views import when
 
+#: How many of deja's own newest hook decisions the JSON report carries.
+DECISIONS = 20
+
 Level = Literal["ok", "warn", "error"]
-Area = Literal["history", "index", "wiring"]
+Area = Literal["history", "index", "wiring", "settings", "delivery"]
 StoreKind = Literal["cursor-ide", "cli-transcripts", "cli-chat-stores"]
 
 
@@ -100,6 +104,10 @@ class Report(msgspec.Struct):
     wiring: list[Finding]
     #: Every finding that is not ``ok``, wiring included.
     problems: list[Finding]
+    #: What Cursor's own hook logs say about deja's hooks, per event.
+    delivery: Delivery | None = None
+    #: deja's newest hook decisions from hooks.log (what each gave, or why it stayed silent).
+    hook_decisions: list[Decision] = []
 
 
 def diagnose(home: Path | None = None) -> Report:
@@ -119,11 +127,14 @@ def diagnose(home: Path | None = None) -> Report:
     index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
     skipped = dict(state.problems) if state else {}
     wiring = [Finding(f.level, "wiring", f.message, f.fix) for f in wiring_report()]
+    delivery = cursor_delivery()
     problems = [
         *_missing_roots(),
         *_history_problems(stores, [ide_root, *cli_roots], skipped, chats),
         *_index_problems(index, damage),
         *(finding for finding in wiring if finding.level != "ok"),
+        *_settings_problems(),
+        *_delivery_problems(delivery),
     ]
     return Report(
         healthy=not any(p.level == "error" for p in problems),
@@ -138,7 +149,44 @@ def diagnose(home: Path | None = None) -> Report:
         index=index,
         wiring=wiring,
         problems=problems,
+        delivery=delivery,
+        hook_decisions=hook_decisions(home, limit=DECISIONS),
     )
+
+
+def _settings_problems() -> list[Finding]:
+    """Settings this shell's environment makes that Cursor's hooks and MCP server, started without it, never see."""
+    from ..core import config
+
+    problems = []
+    _, error = config.read_file()
+    if error:
+        problems.append(Finding("error", "settings", error, f"fix or remove {config.config_path()}"))
+    for setting, here, there in config.shell_only():
+        shown = str(here).lower() if isinstance(here, bool) else str(here)
+        theirs = "the default" if there.source == "default" else f"{there.value!r} from {config.config_path()}"
+        problems.append(Finding(
+            "warn",
+            "settings",
+            f"{setting.variable} is set in this shell, but Cursor's hooks and MCP server never see it: "
+            f"they use {theirs} for {setting.key}",
+            f"deja config set {setting.key} {shlex.quote(shown)}",
+        ))  # fmt: skip
+    return problems
+
+
+def _delivery_problems(delivery: Delivery) -> list[Finding]:
+    return [
+        Finding(
+            "warn",
+            "delivery",
+            f"Cursor logged {_count(event.failures, 'failed run')} of deja's {event.event} hook (last exit code "
+            f"{event.last_exit})",
+            "deja hooks log  (deja's own record of each call; a hook that cannot start leaves nothing there)",
+        )
+        for event in delivery.events
+        if event.failures
+    ]
 
 
 def no_history(looked_in: list[Path]) -> Finding:
@@ -147,8 +195,8 @@ def no_history(looked_in: list[Path]) -> Finding:
         "warn",
         "history",
         f"no Cursor chats found in {' or '.join(map(str, looked_in))}",
-        "chat once in Cursor or cursor-agent; if your history is elsewhere, point DEJA_CURSOR_ROOT or "
-        "DEJA_CURSOR_CLI_ROOT at it (`deja demo` shows deja on a sample history)",
+        "chat once in Cursor or cursor-agent; if your history is elsewhere, `deja config set cursor_root PATH` "
+        "(or cursor_cli_root) points deja at it (`deja demo` shows deja on a sample history)",
     )
 
 
@@ -324,6 +372,10 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += ["", "Wiring"]
     lines += [f"  ok     {f.message}" for f in report.wiring if f.level == "ok"]
     lines += _problem_lines(report, "wiring")
+    same = ["  ok     the hooks and the MCP server see the same settings as this shell"]
+    lines += ["", "Settings", *(_problem_lines(report, "settings") or same)]
+    lines += ["", "Delivery (Cursor's hook logs)", *_delivery_lines(report.delivery)]
+    lines += _problem_lines(report, "delivery")
 
     errors = sum(p.level == "error" for p in report.problems)
     warnings = len(report.problems) - errors
@@ -341,6 +393,20 @@ def _projects_line(index: IndexStatus) -> str:
     """Which signal gave the sessions their project (best first), and how many have none."""
     found = ", ".join(f"{n} from {signal}" for signal, n in index.project_signals.items())
     return f"{found or 'none found'}; {_count(index.without_project, 'session')} without a project"
+
+
+def _delivery_lines(delivery: Delivery | None) -> list[str]:
+    """Per event, when Cursor last ran deja's hook and when it last returned context; or that no log says."""
+    if delivery is None or not delivery.log_files:
+        where = delivery.logs_dir if delivery else "Cursor's logs folder"
+        return [f"  no Cursor hook log under {where}: nothing proves the hooks ran (cursor-agent writes none)"]
+    if not delivery.events:
+        return [f"  {_count(delivery.log_files, 'hook log')} in {delivery.logs_dir}, none with a run of deja's hooks"]
+    lines = []
+    for event in delivery.events:
+        context = f"context last {when(event.last_context)}" if event.last_context else "never returned context"
+        lines.append(f"  {event.event:<20} ran {_count(event.runs, 'time')}, last {when(event.last_run)}; {context}")
+    return lines
 
 
 def _problem_lines(report: Report, area: Area) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -39,174 +40,190 @@ def _project_here(all_projects: bool) -> str | None:
     return None if all_projects else os.getcwd()
 
 
-def register(app: typer.Typer) -> None:  # noqa: C901 - one small function per verb, registered together
-    """Add the work verbs to the ``deja`` command line."""
+def blame_command(
+    target: Annotated[str, typer.Argument(metavar="PATH[:LINE]", help="A file, or a file and a line number.")],
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many edits to show.")] = 20,
+    json: JsonFlag = False,
+) -> None:
+    """Which sessions edited or discussed a file, newest first; with :LINE, which chat wrote that line."""
+    from ..core import paths
+    from ..core.work import blame
     from .cli import _open_index, emit_json, fail
+    from .work_views import blame_json, blame_text
 
-    @app.command("blame")
-    def blame_command(
-        target: Annotated[str, typer.Argument(metavar="PATH[:LINE]", help="A file, or a file and a line number.")],
-        limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many edits to show.")] = 20,
-        json: JsonFlag = False,
-    ) -> None:
-        """Which sessions edited or discussed a file, newest first; with :LINE, which chat wrote that line."""
-        from ..core import paths
-        from ..core.work import blame
-        from .work_views import blame_json, blame_text
+    try:
+        found = blame(_open_index(), target, paths.ai_tracking_db(), limit)
+    except LookupError as exc:
+        fail(str(exc))
+    emit_json(blame_json(found)) if json else typer.echo(blame_text(found))
 
-        try:
-            found = blame(_open_index(), target, paths.ai_tracking_db(), limit)
-        except LookupError as exc:
-            fail(str(exc))
-        emit_json(blame_json(found)) if json else typer.echo(blame_text(found))
 
-    @app.command("files")
-    def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = False) -> None:
-        """Which files the work on a topic touched, across sessions."""
-        from ..core.work import topic_files
-        from .work_views import files_json, files_text
+def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = False) -> None:
+    """Which files the work on a topic touched, across sessions."""
+    from ..core.work import topic_files
+    from .cli import _open_index, emit_json
+    from .work_views import files_json, files_text
 
-        query = " ".join(words).strip()
-        uses = topic_files(_open_index(), query, project)
-        emit_json(files_json(query, uses)) if json else typer.echo(files_text(query, uses))
+    query = " ".join(words).strip()
+    uses = topic_files(_open_index(), query, project)
+    emit_json(files_json(query, uses)) if json else typer.echo(files_text(query, uses))
 
-    @app.command("fix")
-    def fix_command(
-        error: Annotated[
-            list[str], typer.Argument(metavar="ERROR", help="The error text, or - to read it from stdin.")
-        ],
-        limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=50, help="How many past sessions.")] = 5,
-        json: JsonFlag = False,
-    ) -> None:
-        """Past sessions where the same error came up, and what ran or changed after it until it stopped."""
-        from ..core.work import error_history
-        from .work_views import fix_json, fix_text
 
-        text = sys.stdin.read() if error == ["-"] else " ".join(error)
-        if not text.strip():
-            fail('no error text: give the error, e.g. `deja fix "ModuleNotFoundError: No module named api"`', code=2)
-        fixes = error_history(_open_index(), text, limit=limit)
-        emit_json(fix_json(text, fixes)) if json else typer.echo(fix_text(text, fixes))
+def fix_command(
+    error: Annotated[list[str], typer.Argument(metavar="ERROR", help="The error text, or - to read it from stdin.")],
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=50, help="How many past sessions.")] = 5,
+    json: JsonFlag = False,
+) -> None:
+    """Past sessions where the same error came up, and what ran or changed after it until it stopped."""
+    from ..core.work import error_history
+    from .cli import _open_index, emit_json, fail
+    from .work_views import fix_json, fix_text
 
-    @app.command("how")
-    def how_command(
-        words: Words,
-        all_projects: Annotated[bool, typer.Option("--all-projects", help="Every project, not just this one.")] = False,
-        limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many runs.")] = 20,
-        json: JsonFlag = False,
-    ) -> None:
-        """The real invocations of a tool or task on this machine, with flags and exit codes, newest first."""
-        from ..core.work import invocations
-        from .work_views import how_json, how_text
+    text = sys.stdin.read() if error == ["-"] else " ".join(error)
+    if not text.strip():
+        fail('no error text: give the error, e.g. `deja fix "ModuleNotFoundError: No module named api"`', code=2)
+    fixes = error_history(_open_index(), text, limit=limit)
+    emit_json(fix_json(text, fixes)) if json else typer.echo(fix_text(text, fixes))
 
-        query = " ".join(words).strip()
-        project = _project_here(all_projects)
-        runs = invocations(_open_index(), query, project, limit)
-        where = "on this machine" if project is None else f"in {project}"
-        emit_json(how_json(query, runs)) if json else typer.echo(how_text(query, runs, where))
 
-    @app.command("wip")
-    def wip_command(
-        directory: Annotated[
-            str | None, typer.Argument(metavar="DIR", help="A project folder (default: here).")
-        ] = None,
-        json: JsonFlag = False,
-    ) -> None:
-        """What the last session in this directory was doing: its task, what it settled, files, last command."""
-        from ..core.work import digest
-        from .work_views import digest_json, wip_text
+def how_command(
+    words: Words,
+    all_projects: Annotated[bool, typer.Option("--all-projects", help="Every project, not just this one.")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many runs.")] = 20,
+    json: JsonFlag = False,
+) -> None:
+    """The real invocations of a tool or task on this machine, with flags and exit codes, newest first."""
+    from ..core.work import invocations
+    from .cli import _open_index, emit_json
+    from .work_views import how_json, how_text
 
-        index = _open_index()
-        folder = Path(directory or os.getcwd()).expanduser().resolve()
-        for candidate in (folder, *folder.parents):
-            found = newest_sessions(index, project=str(candidate), limit=1)
-            if found:
-                break
-        else:
-            fail(f"no session ran in {folder} or a folder above it; `deja sessions` lists where sessions ran")
-        segment, meta = find_session(index, found[0].id)
-        summary = digest(segment, meta)
-        emit_json(digest_json(summary)) if json else typer.echo(wip_text(summary))
+    query = " ".join(words).strip()
+    project = _project_here(all_projects)
+    runs = invocations(_open_index(), query, project, limit)
+    where = "on this machine" if project is None else f"in {project}"
+    emit_json(how_json(query, runs)) if json else typer.echo(how_text(query, runs, where))
 
-    @app.command("ctx")
-    def ctx_command(
-        query: Annotated[
-            list[str], typer.Argument(metavar="ID|WORDS", help="A session id or prefix, or words to find one.")
-        ],
-        budget: Annotated[
-            int, typer.Option("--bytes", min=500, max=100_000, help="The digest's size limit.")
-        ] = CTX_BYTES,
-        json: JsonFlag = False,
-    ) -> None:
-        """A compact Markdown digest of one session (goal, decisions, files, commands, where it stopped)."""
-        from ..core.library import session_digest
-        from .work_views import ctx_markdown, digest_json
 
-        if not " ".join(query).strip():
-            fail("give a session id or a few words", code=2)
-        try:
-            summary = session_digest(_open_index(), " ".join(query).strip())
-        except LookupError as exc:
-            fail(str(exc))
-        emit_json(digest_json(summary)) if json else sys.stdout.write(ctx_markdown(summary, budget))
+def wip_command(
+    directory: Annotated[str | None, typer.Argument(metavar="DIR", help="A project folder (default: here).")] = None,
+    json: JsonFlag = False,
+) -> None:
+    """What the last session in this directory was doing: its task, what it settled, files, last command."""
+    from ..core.work import digest
+    from .cli import _open_index, emit_json, fail
+    from .work_views import digest_json, wip_text
 
-    @app.command("handoff")
-    def handoff_command(
-        session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
-        budget: Annotated[
-            int, typer.Option("--bytes", min=500, max=20_000, help="The digest's size limit.")
-        ] = CTX_BYTES,
-    ) -> None:
-        """Print the cursor-agent command line that starts a new chat with a session's digest."""
-        from ..core.work import digest
-        from .work_views import handoff_line
+    index = _open_index()
+    folder = Path(directory or os.getcwd()).expanduser().resolve()
+    for candidate in (folder, *folder.parents):
+        found = newest_sessions(index, project=str(candidate), limit=1)
+        if found:
+            break
+    else:
+        fail(f"no session ran in {folder} or a folder above it; `deja sessions` lists where sessions ran")
+    segment, meta = find_session(index, found[0].id)
+    summary = digest(segment, meta)
+    emit_json(digest_json(summary)) if json else typer.echo(wip_text(summary))
 
-        index = _open_index()
-        segment, meta = _session_of(index, session_id)
-        typer.echo(handoff_line(digest(segment, meta), budget))
 
-    @app.command("export")
-    def export_command(
-        session_id: Annotated[str | None, typer.Argument(metavar="ID", help="A session id or prefix.")] = None,
-        fmt: Annotated[str, typer.Option("--format", "-f", help="md, json or html.")] = "md",
-        output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
-        project: Annotated[
-            str | None, typer.Option("--project", "-p", help="Export every session of a project to the -o folder.")
-        ] = None,
-    ) -> None:
-        """One session as Markdown, JSON or a self-contained HTML page; --project writes a folder of them."""
-        from .export import FORMATS, render, write_text
+def ctx_command(
+    query: Annotated[
+        list[str], typer.Argument(metavar="ID|WORDS", help="A session id or prefix, or words to find one.")
+    ],
+    budget: Annotated[int, typer.Option("--bytes", min=500, max=100_000, help="The digest's size limit.")] = CTX_BYTES,
+    json: JsonFlag = False,
+) -> None:
+    """A compact Markdown digest of one session (goal, decisions, files, commands, where it stopped)."""
+    from ..core.library import session_digest
+    from .cli import _open_index, emit_json, fail
+    from .work_views import ctx_markdown, digest_json
 
-        if fmt not in FORMATS:
-            fail(f"unknown format {fmt!r}: use md, json or html", code=2)
-        if (session_id is None) == (project is None):
-            fail("give a session ID or --project P (with -o FOLDER), not both", code=2)
-        index = _open_index()
-        if project is not None:
-            _export_project(index, project, fmt, output)
-            return
-        segment, meta = _session_of(index, session_id or "")
-        text = render(meta, segment.messages(meta), fmt)
-        if output is None:
-            sys.stdout.write(text)
-        else:
-            write_text(output, text)
-            typer.echo(f"wrote {output}", err=True)
+    if not " ".join(query).strip():
+        fail("give a session id or a few words", code=2)
+    try:
+        summary = session_digest(_open_index(), " ".join(query).strip())
+    except LookupError as exc:
+        fail(str(exc))
+    emit_json(digest_json(summary)) if json else sys.stdout.write(ctx_markdown(summary, budget))
 
-    def _export_project(index: Index, project: str, fmt: str, output: Path | None) -> None:
-        from .export import file_name, index_page, render, write_text
 
-        if output is None:
-            fail("--project writes one file per session: give the folder with -o FOLDER", code=2)
-        chosen = newest_sessions(index, project=project, limit=100_000)
-        if not chosen:
-            fail(f"no sessions of project {project!r}; `deja stats` lists the projects")
-        written = []
-        for meta in chosen:
-            segment, found = find_session(index, meta.id)
-            name = file_name(found, fmt)
-            write_text(output / name, render(found, segment.messages(found), fmt))
-            written.append((found, name))
-        page, text = index_page(written, fmt, f"deja: {project}")
-        write_text(output / page, text)
-        typer.echo(f"wrote {len(written)} sessions and {page} to {output}")
+def handoff_command(
+    session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
+    budget: Annotated[int, typer.Option("--bytes", min=500, max=20_000, help="The digest's size limit.")] = CTX_BYTES,
+) -> None:
+    """Print the cursor-agent command line that starts a new chat with a session's digest."""
+    from ..core.work import digest
+    from .cli import _open_index
+    from .work_views import handoff_line
+
+    index = _open_index()
+    segment, meta = _session_of(index, session_id)
+    typer.echo(handoff_line(digest(segment, meta), budget))
+
+
+def export_command(
+    session_id: Annotated[str | None, typer.Argument(metavar="ID", help="A session id or prefix.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json or html.")] = "md",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    project: Annotated[
+        str | None, typer.Option("--project", "-p", help="Export every session of a project to the -o folder.")
+    ] = None,
+) -> None:
+    """One session as Markdown, JSON or a self-contained HTML page; --project writes a folder of them."""
+    from .cli import _open_index, fail
+    from .export import FORMATS, render, write_text
+
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}: use md, json or html", code=2)
+    if (session_id is None) == (project is None):
+        fail("give a session ID or --project P (with -o FOLDER), not both", code=2)
+    index = _open_index()
+    if project is not None:
+        _export_project(index, project, fmt, output)
+        return
+    segment, meta = _session_of(index, session_id or "")
+    text = render(meta, segment.messages(meta), fmt)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_text(output, text)
+        typer.echo(f"wrote {output}", err=True)
+
+
+def _export_project(index: Index, project: str, fmt: str, output: Path | None) -> None:
+    from .cli import fail
+    from .export import file_name, index_page, render, write_text
+
+    if output is None:
+        fail("--project writes one file per session: give the folder with -o FOLDER", code=2)
+    chosen = newest_sessions(index, project=project, limit=100_000)
+    if not chosen:
+        fail(f"no sessions of project {project!r}; `deja stats` lists the projects")
+    written = []
+    for meta in chosen:
+        segment, found = find_session(index, meta.id)
+        name = file_name(found, fmt)
+        write_text(output / name, render(found, segment.messages(found), fmt))
+        written.append((found, name))
+    page, text = index_page(written, fmt, f"deja: {project}")
+    write_text(output / page, text)
+    typer.echo(f"wrote {len(written)} sessions and {page} to {output}")
+
+
+#: The verbs by command name, in the order ``deja --help`` lists them.
+VERBS: dict[str, Callable[..., None]] = {
+    "blame": blame_command,
+    "files": files_command,
+    "fix": fix_command,
+    "how": how_command,
+    "wip": wip_command,
+    "ctx": ctx_command,
+    "handoff": handoff_command,
+    "export": export_command,
+}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the work verbs to the ``deja`` command line."""
+    for name, command in VERBS.items():
+        app.command(name)(command)

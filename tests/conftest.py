@@ -58,3 +58,15 @@ def indexed_sample(sample: Sample) -> Sample:
     """The sample history, indexed."""
     refresh(sample.home)
     return sample
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m unit``, skip importing test files that mark nothing ``unit``.
+
+    Collecting a file imports it, and the other files import what unit tests never
+    need (hypothesis, the MCP SDK, typer's test runner): seconds of a run meant to
+    take seconds in all. A file that never writes ``mark.unit`` holds no unit test.
+    """
+    if config.option.markexpr != "unit" or not collection_path.name.startswith("test_"):
+        return None
+    return "mark.unit" not in collection_path.read_text(encoding="utf-8") or None

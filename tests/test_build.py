@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from harness import Sample
 
-from deja.core import indexer, parallel
+from deja.core import parallel
 from deja.core.index import Index, index_dir, read_manifest
 from deja.core.index import writer as segment_writer
+from deja.core.indexer import parts, refresh
 from deja.core.search import search
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
@@ -47,7 +48,7 @@ def many(sample: Sample) -> Sample:
 
 
 def _split_build(monkeypatch: pytest.MonkeyPatch, run_docs: int = 5) -> None:
-    monkeypatch.setattr(indexer, "PARALLEL_MIN_CHATS", 1)
+    monkeypatch.setattr(parts, "PARALLEL_MIN_CHATS", 1)
     monkeypatch.setattr(parallel, "cores", lambda: 2)
     monkeypatch.setattr(segment_writer, "RUN_DOCS", run_docs)
 
@@ -55,12 +56,12 @@ def _split_build(monkeypatch: pytest.MonkeyPatch, run_docs: int = 5) -> None:
 def test_a_split_build_with_spilled_runs_holds_what_a_one_process_build_holds(
     many: Sample, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    indexer.refresh(many.home, full=True)
+    refresh(many.home, full=True)
     whole, hits = _everything(many.home), _top_hits(many.home)
     assert len(read_manifest(index_dir(many.home)).segments) == 1
 
     _split_build(monkeypatch)
-    result = indexer.refresh(many.home, full=True)
+    result = refresh(many.home, full=True)
     assert result.sessions == len(whole)
     assert len(read_manifest(index_dir(many.home)).segments) == 2  # one per part
     assert _everything(many.home) == whole
@@ -72,7 +73,7 @@ def test_progress_counts_every_chat_of_every_part(many: Sample, monkeypatch: pyt
     _split_build(monkeypatch)
     monkeypatch.setattr(parallel, "PROGRESS_EVERY", 1)
     seen: list[tuple[int, int]] = []
-    indexer.refresh(many.home, full=True, progress=lambda done, total: seen.append((done, total)))
+    refresh(many.home, full=True, progress=lambda done, total: seen.append((done, total)))
     done, total = seen[-1]
     assert done == total >= len(_everything(many.home))  # chats read as empty count too
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
@@ -81,13 +82,13 @@ def test_progress_counts_every_chat_of_every_part(many: Sample, monkeypatch: pyt
 def test_a_part_killed_half_way_fails_the_build_and_leaves_the_index_whole(
     many: Sample, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    indexer.refresh(many.home)
+    refresh(many.home)
     before = _everything(many.home)
     _split_build(monkeypatch)
     monkeypatch.setenv("DEJA_FAULT", "segment-session@3")
     with pytest.raises(parallel.PartFailed, match="exit code -9"):
-        indexer.refresh(many.home, full=True)
+        refresh(many.home, full=True)
     assert _everything(many.home) == before
     monkeypatch.delenv("DEJA_FAULT")
-    indexer.refresh(many.home, full=True)
+    refresh(many.home, full=True)
     assert _everything(many.home) == before

@@ -12,8 +12,9 @@ import pytest
 from harness import Sample, console_script, path_with, run_deja
 from typer.testing import CliRunner
 
+from deja.core.bookkeeping import State
 from deja.core.index import MANIFEST, index_dir, read_manifest
-from deja.core.indexer import State, refresh
+from deja.core.indexer import refresh
 from deja.core.readers.chatstore import EMPTY_ROOT
 from deja.core.readers.transcripts import MALFORMED_LINE
 from deja.core.writers.cursor_agent import (
@@ -48,6 +49,13 @@ def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample: Sample, tmp_path:
     """Installed and checked by one ``deja`` script, whatever the developer's PATH holds."""
     script = console_script(tmp_path / "bin")
     env = {**sample.env, "PATH": path_with(script)}
+    for key, variable in (
+        ("home", "DEJA_HOME"),
+        ("cursor_root", "DEJA_CURSOR_ROOT"),
+        ("cursor_cli_root", "DEJA_CURSOR_CLI_ROOT"),
+    ):
+        # In the config file as well, so Cursor's hooks, started without this shell, see the same history.
+        assert run_deja("config", "set", key, env[variable], env=env, script=script).returncode == 0
     assert run_deja("install", "cursor-auto", env=env, script=script).returncode == 0
     assert run_deja("index", env=env, script=script).returncode == 0
 
@@ -92,7 +100,7 @@ def test_an_empty_machine_says_what_to_do_and_exits_1(fake_home: Path) -> None:
     assert result.exit_code == 1
     out = result.stdout
     assert "nothing there" in out
-    assert "no Cursor chats found" in out and "DEJA_CURSOR_ROOT" in out and "deja demo" in out
+    assert "no Cursor chats found" in out and "deja config set cursor_root PATH" in out and "deja demo" in out
     assert "no index at" in out and "fix: deja index" in out
     assert out.rstrip().endswith("each fix is above.")
 

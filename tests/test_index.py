@@ -17,10 +17,10 @@ import pytest
 from filelock import FileLock
 
 from deja.core import index as index_module
-from deja.core import indexer
 from deja.core.bookkeeping import Bookkeeping, State
 from deja.core.index import Index, IndexUnreadable, index_dir
 from deja.core.indexer import MAX_SEGMENTS, refresh
+from deja.core.indexer import reads as indexer_reads
 from deja.core.readers import cursor_agent
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
 from deja.core.search import Filters, parse_since, search
@@ -170,13 +170,13 @@ def test_a_composer_updated_in_place_is_read_again_and_only_it(history, monkeypa
         )
     conn.close()
     read_ids: list[set[str] | None] = []
-    real = indexer.read_ide_database
+    real = indexer_reads.read_ide_database
 
     def recording(path, *, only_ids=None, problems=None, projects=None):
         read_ids.append(only_ids)
         return real(path, only_ids=only_ids, problems=problems, projects=projects)
 
-    monkeypatch.setattr(indexer, "read_ide_database", recording)
+    monkeypatch.setattr(indexer_reads, "read_ide_database", recording)
     result = refresh(home)
     assert result.updated == 1
     assert read_ids == [{WEB_COMPOSER}]

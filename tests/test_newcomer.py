@@ -139,7 +139,7 @@ def test_index_with_no_cursor_history_says_where_it_looked(fake_home: Path) -> N
     assert result.returncode == 0
     last = result.stdout.splitlines()[-1]
     assert last.startswith(f"No Cursor chats found in {fake_home}/.config/Cursor/User or {fake_home}/.cursor: ")
-    assert "DEJA_CURSOR_ROOT" in last and "deja demo" in last
+    assert "deja config set cursor_root PATH" in last and "deja demo" in last
 
 
 def test_a_filter_that_excludes_everything_names_the_filter(indexed_sample: Sample) -> None:

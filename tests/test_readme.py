@@ -11,6 +11,7 @@ import pytest
 import typer
 from typer.core import TyperGroup
 
+from deja.core.config import SETTINGS
 from deja.hooks.run import HANDLERS
 from deja.interfaces.cli import app
 
@@ -63,10 +64,16 @@ def _variables_read() -> set[str]:
     }
 
 
-def test_the_environment_table_lists_every_variable_deja_reads() -> None:
+def test_the_settings_table_lists_every_key_and_the_variable_that_overrides_it() -> None:
+    rows = table_under("## Settings")
+    documented = {cells[0].strip().strip("`"): re.findall(r"`([A-Z][A-Z0-9_]+)", cells[1])[0] for cells in rows}
+    assert documented == {key: setting.variable for key, setting in SETTINGS.items()}
+
+
+def test_the_other_variables_table_lists_every_other_variable_deja_reads() -> None:
     documented = {
         name
-        for cells in table_under("## Environment variables\n")
+        for cells in table_under("Other variables deja reads")
         for name in re.findall(r"`([A-Z][A-Z0-9_]+)", cells[0])
     }
-    assert documented == _variables_read() - FOR_TESTS
+    assert documented == _variables_read() - FOR_TESTS - {s.variable for s in SETTINGS.values()}

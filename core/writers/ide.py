@@ -93,6 +93,7 @@ def write_state_vscdb(
         raise ValueError("an ItemTable-only database cannot hold cursorDiskKV rows")
 
     with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA synchronous=OFF")  # a written test or sample database needs no crash safety
         conn.execute(ITEM_TABLE_SCHEMA)
         put_values(conn, "ItemTable", item_table or {})
         if with_disk_kv:

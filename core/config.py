@@ -1,0 +1,225 @@
+"""deja's settings, in one place for every entrypoint: the environment, else the config file, else the default.
+
+Cursor starts the hooks and the MCP server without the user's shell, so a
+variable exported there never reaches them. The config file,
+``${XDG_CONFIG_HOME:-~/.config}/deja/config.toml``, does: every entrypoint reads
+it, and the variables still win where they are set. Hooks run on every prompt,
+so the file is only stat'ed when nothing changed since the last read, and
+``tomllib`` is imported only when the file exists.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+Kind = Literal["path", "bool", "choice"]
+Source = Literal["env", "file", "default"]
+RECALL_MODES = ("off", "safe", "aggressive")
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+class Setting(NamedTuple):
+    """One key of the config file and the variable that overrides it."""
+
+    key: str
+    variable: str
+    kind: Kind
+    default: Any
+    help: str
+    #: For ``DEJA_NO_REDACT``: the variable says the opposite of the key (``1`` means ``redact = false``).
+    inverted: bool = False
+
+
+SETTINGS = {
+    s.key: s
+    for s in (
+        Setting("home", "DEJA_HOME", "path", None, "where deja keeps its index, hook state and logs"),
+        Setting("recall", "DEJA_RECALL", "choice", "safe", "how eagerly hooks recall: off, safe or aggressive"),
+        Setting("include_subagents", "DEJA_INCLUDE_SUBAGENTS", "bool", False, "index subagent transcripts too"),
+        Setting("redact", "DEJA_NO_REDACT", "bool", True, "replace secrets before indexing and printing", True),
+        Setting("cursor_root", "DEJA_CURSOR_ROOT", "path", None, "the Cursor editor's User folder"),
+        Setting("cursor_cli_root", "DEJA_CURSOR_CLI_ROOT", "path", None, "cursor-agent's folder (projects/, chats/)"),
+        Setting("trace", "DEJA_TRACE", "bool", False, "log each hook's time in hooks.log"),
+    )
+}
+
+
+class Resolved(NamedTuple):
+    value: Any
+    source: Source
+    #: Why a value in the file or the environment was not taken; empty when it was.
+    problem: str = ""
+
+
+class ConfigError(ValueError):
+    """A key or value ``deja config set`` refuses; the message says what is accepted."""
+
+
+def config_path() -> Path:
+    """``${XDG_CONFIG_HOME:-~/.config}/deja/config.toml``."""
+    xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    base = Path(xdg).expanduser() if xdg else Path(os.path.expanduser("~")) / ".config"
+    return base / "deja" / "config.toml"
+
+
+#: How long a file read stays good without another stat (indexing asks once per message text).
+RECHECK_SECONDS = 1.0
+
+
+class _Read(NamedTuple):
+    path: str
+    #: (mtime_ns, size) of the file read, or None when there was none.
+    stamp: tuple[int, int] | None
+    checked: float
+    table: dict[str, Any]
+    error: str
+
+
+_last: _Read | None = None
+
+
+def read_file(path: Path | None = None) -> tuple[dict[str, Any], str]:
+    """The file's table and, when it cannot be read, why (then the table is empty). No file: ``({}, "")``."""
+    global _last
+    path = path or config_path()
+    now = time.monotonic()
+    if _last is not None and _last.path == str(path) and now - _last.checked < RECHECK_SECONDS:
+        return _last.table, _last.error
+    try:
+        st = path.stat()
+    except OSError:
+        _last = _Read(str(path), None, now, {}, "")
+        return {}, ""
+    stamp = (st.st_mtime_ns, st.st_size)
+    if _last is not None and _last.path == str(path) and _last.stamp == stamp:
+        _last = _last._replace(checked=now)
+        return _last.table, _last.error
+    import tomllib
+
+    try:
+        table, error = tomllib.loads(path.read_text(encoding="utf-8")), ""
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        table, error = {}, f"{path} is not valid TOML ({exc})"
+    _last = _Read(str(path), stamp, now, table, error)
+    return table, error
+
+
+def forget_file() -> None:
+    """Read the file afresh next time (after writing it, or in a test that just did)."""
+    global _last
+    _last = None
+
+
+def parse(setting: Setting, raw: Any) -> Any:
+    """``raw`` (a file value or a string) as the setting's type; ConfigError naming what is accepted."""
+    if setting.kind == "bool":
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in _TRUE or text in _FALSE:
+            return text in _TRUE
+        raise ConfigError(f"{setting.key} takes true or false, not {raw!r}")
+    if not isinstance(raw, str) or not raw.strip():
+        raise ConfigError(f"{setting.key} takes a {'folder path' if setting.kind == 'path' else 'word'}, not {raw!r}")
+    if setting.kind == "choice":
+        value = raw.strip().lower()
+        if value not in RECALL_MODES:
+            raise ConfigError(f"{setting.key} takes one of {', '.join(RECALL_MODES)}, not {raw!r}")
+        return value
+    return str(Path(raw.strip()).expanduser())
+
+
+def _from_env(setting: Setting, raw: str) -> Any:
+    """The variable's value in the key's terms, with the meaning it has always had (``1`` is on, else off)."""
+    if setting.kind == "bool":
+        on = raw.strip() == "1"
+        return not on if setting.inverted else on
+    return parse(setting, raw)
+
+
+def resolve(key: str, environment: bool = True) -> Resolved:
+    """The effective value of ``key`` and where it came from (without ``environment``: what Cursor's processes get)."""
+    setting = SETTINGS[key]
+    raw = os.environ.get(setting.variable, "") if environment else ""
+    problem = ""
+    if raw.strip():
+        try:
+            return Resolved(_from_env(setting, raw), "env")
+        except ConfigError as exc:
+            problem = f"{setting.variable}: {exc}"
+    table, _ = read_file()
+    if key in table:
+        try:
+            return Resolved(parse(setting, table[key]), "file", problem)
+        except ConfigError as exc:
+            problem = problem or f"{config_path()}: {exc}"
+    return Resolved(setting.default, "default", problem)
+
+
+def get(key: str) -> Any:
+    return resolve(key).value
+
+
+def shell_only() -> list[tuple[Setting, Any, Resolved]]:
+    """Settings this shell's environment changes that the file does not hold: (setting, value here, value in Cursor).
+
+    Cursor starts the hooks and the MCP server without this shell's variables, so they get the second value.
+    """
+    differ = []
+    for key, setting in SETTINGS.items():
+        here = resolve(key)
+        if here.source == "env":
+            there = resolve(key, environment=False)
+            if there.value != here.value:
+                differ.append((setting, here.value, there))
+    return differ
+
+
+def set_value(key: str, raw: str, path: Path | None = None) -> Any:
+    """Validate ``raw`` for ``key`` and write it into the config file (atomically, 0600); returns the stored value."""
+    setting = SETTINGS.get(key)
+    if setting is None:
+        raise ConfigError(f"unknown key {key!r}; the keys are {', '.join(SETTINGS)}")
+    value = parse(setting, raw)
+    if setting.kind == "path":  # hooks run in ~/.cursor: a relative folder would mean something else there
+        value = str(Path(value).absolute())
+    path = path or config_path()
+    table, error = read_file(path)
+    if error:
+        raise ConfigError(f"{error}; fix or remove it first")
+    if any(isinstance(v, dict | list) for v in table.values()):
+        raise ConfigError(f"{path} holds tables or lists deja did not write; edit it by hand")
+    table = {**table, key: value}
+    _write(path, table)
+    forget_file()
+    return value
+
+
+def _write(path: Path, table: dict[str, Any]) -> None:
+    """The table as TOML, replacing the file in one step so a reader never sees half of it."""
+    import json
+
+    lines = ["# deja settings: `deja config` shows them, `deja config set KEY VALUE` changes them."]
+    for key, value in table.items():
+        if isinstance(value, bool):
+            rendered = "true" if value else "false"
+        elif isinstance(value, int | float):
+            rendered = str(value)
+        else:
+            rendered = json.dumps(str(value), ensure_ascii=False)  # a JSON string is a TOML basic string
+        lines.append(f"{key} = {rendered}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

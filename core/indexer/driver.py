@@ -1,0 +1,311 @@
+"""The refresh itself: under the writer lock, plan, read, write, record and swap.
+
+``plan`` says what changed, ``reads`` reads it, ``records`` turns sessions
+into new segments; this module holds the lock-held sequence that ties them
+together, drops the old copies of what changed, merges small segments once
+there are many and swaps the manifest, so readers see the old index or the
+new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import msgspec
+
+from .. import faults, paths
+from ..bookkeeping import Bookkeeping, ChatState, IdeDbState, Location, State, read_record, remove_unreferenced
+from ..index import (
+    FORMAT_VERSION,
+    MANIFEST,
+    SEGMENT_GRACE_SECONDS,
+    Index,
+    IndexUnreadable,
+    Manifest,
+    SegmentRef,
+    index_dir,
+    read_manifest,
+    remove_stale_segments,
+    retire_segments,
+    write_manifest,
+)
+from ..private import FILE_MODE, private_dir, tighten
+from ..redact import mode as redaction_mode
+from .parts import Written, write_changes
+from .plan import Plan, plan_refresh
+from .reads import keep_unread_database, segment_at
+from .records import SEGMENT_MAX_DOCS, NewSegments, session_from_index
+
+MAX_SEGMENTS = 8
+LOCK_NAME = ".lock"
+#: The longest a refresh waits for another writer before giving up with TimeoutError: no wait is unbounded.
+WRITER_WAIT_SECONDS = 600.0
+
+Progress = Callable[[int, int], None]
+
+
+class RefreshResult(msgspec.Struct):
+    sessions: int
+    messages: int
+    added: int
+    updated: int
+    removed: int
+    seconds: float
+    problems: dict[str, int] = {}
+    rebuilt_because: str = ""
+    #: Stores and databases that could not be read this time (locked, damaged): their sessions were kept as they were.
+    unreadable_kept: int = 0
+
+
+class _Tally(msgspec.Struct):
+    """The previous segments with the changed sessions marked deleted, and what the refresh did per chat."""
+
+    segments: list[SegmentRef]
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+
+
+def refresh(
+    home: Path | None = None,
+    *,
+    full: bool = False,
+    only_chat_ids: Iterable[str] | None = None,
+    progress: Progress | None = None,
+    lock_timeout: float = WRITER_WAIT_SECONDS,
+    verify: bool = False,
+) -> RefreshResult:
+    """Bring the index up to date with the stores on disk: cost follows the change, not the history.
+
+    ``only_chat_ids`` limits the CLI side to those chats (the session-end
+    hook's path: no walk over every transcript); the IDE databases are always
+    checked, cheaply. ``verify`` reads every byte of the index against its
+    checksums first (``deja index``). Whatever damage is found, before or on
+    the way, the index is rebuilt whole and ``rebuilt_because`` says why.
+    """
+    home = home or paths.deja_home()
+    why = "" if full or not verify else _damage(index_dir(home))
+    try:
+        result = _refresh(home, full or bool(why), only_chat_ids, progress, lock_timeout)
+    except IndexUnreadable as exc:  # a damaged file met on the way: the live index cannot be built upon
+        if full or why:
+            raise
+        why = str(exc)
+        result = _refresh(home, True, only_chat_ids, progress, lock_timeout)
+    result.rebuilt_because = result.rebuilt_because or why
+    return result
+
+
+def _damage(directory: Path) -> str:
+    """What is wrong with the index's files, read whole ("" when nothing is, or there is no index yet)."""
+    if not (directory / MANIFEST).exists():
+        return ""
+    try:
+        index = Index(directory, read_manifest(directory))
+        index.verify()
+        book = Bookkeeping(directory, read_record(directory / index.manifest.state, State))
+        book.verify()
+    except IndexUnreadable as exc:
+        return str(exc)
+    return ""
+
+
+def _refresh(
+    home: Path,
+    full: bool,
+    only_chat_ids: Iterable[str] | None,
+    progress: Progress | None,
+    lock_timeout: float,
+) -> RefreshResult:
+    from filelock import FileLock  # only writers pay for it
+
+    started = time.perf_counter()
+    directory = index_dir(home)
+    private_dir(directory)
+    tighten(home)
+    with FileLock(str(directory / LOCK_NAME), timeout=lock_timeout, mode=FILE_MODE):
+        manifest, state, index, why = _load(directory, full)
+        book = Bookkeeping(directory, state)
+        problems: Counter[str] = Counter()
+        plan = plan_refresh(book, state, set(only_chat_ids) if only_chat_ids is not None else None, problems)
+        written = _write_changes(plan, book, index, problems, directory, progress)
+        tally = _record_changes(manifest, index, book, plan, written.chats, written.where)
+        live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
+        changed = manifest is None or written.segments or tally.removed or book.changed or plan.ide_dbs != state.ide
+        merged_problems = dict(Counter(state.problems) | problems)
+        if changed:
+            live = _compact(directory, live, book)
+            _swap(directory, manifest or _live_manifest(directory), live, book, plan.ide_dbs, merged_problems)
+        return RefreshResult(
+            sessions=sum(ref.sessions - len(ref.deleted) for ref in live),
+            messages=sum(ref.messages - ref.deleted_messages for ref in live),
+            added=tally.added,
+            updated=tally.updated,
+            removed=tally.removed,
+            seconds=round(time.perf_counter() - started, 3),
+            problems=merged_problems,
+            rebuilt_because=why,
+            unreadable_kept=plan.unreadable,
+        )
+
+
+def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | None, str]:
+    """The live manifest, state and index, or nothing (and why) when they cannot be trusted."""
+    if full:
+        return None, State(), None, ""
+    try:
+        manifest = read_manifest(directory)
+        if manifest.redaction != redaction_mode():
+            return None, State(), None, _redaction_changed(manifest.redaction)
+        index = Index(directory, manifest)
+        state = read_record(directory / manifest.state, State)
+        Bookkeeping(directory, state).check()
+        return manifest, state, index, ""
+    except IndexUnreadable as exc:
+        first_build = not (directory / MANIFEST).exists()
+        return None, State(), None, "" if first_build else str(exc)
+
+
+def _redaction_changed(built_with: str) -> str:
+    now = "off (DEJA_NO_REDACT=1)" if redaction_mode() == "off" else "on"
+    return f"redaction is now {now}; the index was built with {built_with or 'older rules'}"
+
+
+def _write_changes(
+    plan: Plan,
+    book: Bookkeeping,
+    index: Index | None,
+    problems: Counter[str],
+    directory: Path,
+    progress: Progress | None,
+) -> Written:
+    """Read what the plan names into new segments (``parts``); record what could not be read.
+
+    A chat that could not be read this time is left out of ``chats``, so its record (and its session in the
+    index) stays; read-as-empty IDE chats drop out of the index too, their owner recorded so they are not re-read.
+    """
+    written = write_changes(plan, book, index, problems, directory, progress)
+    for db, ids in written.unread.databases.items():
+        keep_unread_database(plan, book, db, ids)
+    plan.unreadable += written.unread.stores
+    for ids in plan.ide_reads.values():
+        for sid in ids - written.chats.keys() - written.unread.kept:
+            written.chats[sid] = ChatState(ide_db=plan.owners.get(sid))
+    return written
+
+
+def _record_changes(
+    manifest: Manifest | None,
+    index: Index | None,
+    book: Bookkeeping,
+    plan: Plan,
+    written: dict[str, ChatState],
+    where: dict[str, Location],
+) -> _Tally:
+    """Mark the old copies of the changed chats deleted and point each chat's record at its new place."""
+    segments = [
+        msgspec.structs.replace(ref, deleted=list(ref.deleted)) for ref in (manifest.segments if manifest else [])
+    ]
+    by_name = {ref.name: ref for ref in segments}
+    tally = _Tally(segments)
+    for sid in written.keys() | plan.removed:
+        record = book.chat(sid)
+        was = record.where if record else None
+        if was is not None and was.segment in by_name:
+            ref = by_name[was.segment]
+            ref.deleted.append(was.ordinal)
+            ref.deleted_messages += _message_count(index, was)
+        new = where.get(sid)
+        book.put(sid, None if sid in plan.removed else msgspec.structs.replace(written[sid], where=new))
+        if new is not None:
+            tally.added += was is None
+            tally.updated += was is not None
+        elif was is not None:
+            tally.removed += 1
+    return tally
+
+
+def _message_count(index: Index | None, where: Location) -> int:
+    segment = segment_at(index, where)
+    return segment.session(where.ordinal).messages if segment else 0
+
+
+def _live_manifest(directory: Path) -> Manifest | None:
+    """The manifest a full rebuild replaces, if it can be read (its generation and segments carry on)."""
+    try:
+        return read_manifest(directory)
+    except IndexUnreadable:
+        return None
+
+
+def _swap(
+    directory: Path,
+    previous: Manifest | None,
+    live: list[SegmentRef],
+    book: Bookkeeping,
+    ide: dict[str, IdeDbState],
+    problems: dict[str, int],
+) -> None:
+    """Make ``live`` and the bookkeeping describing it current in one ``os.replace`` of the manifest.
+
+    Everything is written under new names first, so a kill at any point leaves
+    the previous manifest, its segments and its bookkeeping whole. The
+    segments the swap retires stay a grace period for readers that have just
+    read the previous manifest; the previous bookkeeping goes at once (only
+    writers read it, under the lock).
+    """
+    generation = (previous.generation + 1) if previous else 1
+    state_file = book.save(f"{generation}-{os.urandom(4).hex()}", ide, problems)
+    faults.point("before-manifest-swap")
+    names = [ref.name for ref in live]
+    retire_segments(directory, [ref.name for ref in previous.segments] if previous else [], names)
+    manifest = Manifest(
+        version=FORMAT_VERSION,
+        generation=generation,
+        built_at=time.time(),
+        segments=live,
+        state=state_file,
+        redaction=redaction_mode(),
+    )
+    write_manifest(directory, manifest)
+    faults.point("after-manifest-swap")
+    remove_unreferenced(directory, book.state, state_file)
+    # Segments written before redaction was turned on hold what it now hides: they go at once, not after a grace.
+    unredacted = previous is not None and previous.redaction != manifest.redaction
+    remove_stale_segments(directory, names, grace_seconds=0 if unredacted else SEGMENT_GRACE_SECONDS)
+
+
+def _live_docs(ref: SegmentRef) -> float:
+    return ref.docs * (1 - len(ref.deleted) / ref.sessions) if ref.sessions else 0
+
+
+def _compact(directory: Path, segments: list[SegmentRef], book: Bookkeeping) -> list[SegmentRef]:
+    """Merge the smallest segments once there are too many small ones.
+
+    A segment a build filled (about ``SEGMENT_MAX_DOCS``, fewer as its sessions are
+    replaced) is left as it is: merging it would only write the same segment again.
+    """
+    small = [ref for ref in segments if _live_docs(ref) < SEGMENT_MAX_DOCS // 2]
+    if len(small) <= MAX_SEGMENTS:
+        return segments
+    merge = sorted(small, key=_live_docs)[: len(small) - MAX_SEGMENTS // 2]
+    keep = [ref for ref in segments if ref not in merge]
+    writer = NewSegments(directory)
+    opened = Index(directory, Manifest(version=FORMAT_VERSION, generation=0, built_at=0, segments=merge))
+    try:
+        for segment in opened.segments:
+            for _, meta in segment.live_sessions():
+                writer.add(session_from_index(meta, segment.messages(meta)))
+        writer.flush()
+    except BaseException:
+        writer.abandon()
+        raise
+    for sid, where in writer.where.items():
+        record = book.chat(sid)
+        if record is not None:
+            book.put(sid, msgspec.structs.replace(record, where=where))
+    return keep + writer.done

@@ -1,0 +1,236 @@
+"""Refresh planning: which stores changed since the last refresh, and which chats must be read again.
+
+The bookkeeping remembers each store as it was read: a ``state.vscdb`` (with
+its write-ahead log) by size and modification time and its composers by
+fingerprint, a cursor-agent transcript by size, modification time and the
+hashes of its first and last bytes read. Comparing those with the disk says,
+per chat, nothing to do, read the tail that was appended, read it whole, or
+drop it; nothing is read to find that out except the fingerprints of a
+database whose file moved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+import msgspec
+
+from .. import paths
+from ..bookkeeping import Bookkeeping, ChatState, CliState, IdeDbState, Sig, State
+from ..history import CliChat, find_cli_chats, locate_cli_chats
+from ..readers import composer_fingerprints
+from ..regular_files import open_regular
+
+_HASH_SPAN = 4096
+
+#: A database-level failure: the database was there but could not be read this time.
+DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", "ide: unreadable database"})
+
+
+class Plan(msgspec.Struct):
+    """What a refresh must re-read, found by the stat pass."""
+
+    #: state.vscdb -> the composers to read from it.
+    ide_reads: dict[str, set[str]]
+    #: Transcripts (or stores) to read whole, and transcripts that only grew.
+    cli_reads: dict[str, CliChat]
+    cli_appends: dict[str, CliChat]
+    #: Chats whose every source is gone.
+    removed: set[str]
+    #: The IDE databases as they are now.
+    ide_dbs: dict[str, IdeDbState]
+    #: chat id -> the database that holds it now, for the chats the plan touches.
+    owners: dict[str, str]
+    #: Databases that could not be read this time: their chats stay as the index has them.
+    unreadable: int = 0
+
+    def chats_to_read(self) -> int:
+        """How many chats the plan reads (the total a progress bar counts towards); a merged chat counts once."""
+        return len(set().union(*self.ide_reads.values(), self.cli_reads, self.cli_appends))
+
+
+class _IdePlan(msgspec.Struct):
+    dbs: dict[str, IdeDbState]
+    owners: dict[str, str]
+    changed: set[str]
+    gone: set[str]
+    unreadable: int = 0
+
+
+def stat_sig(path: str | Path) -> Sig | None:
+    """A file's size and modification time, or None when it is not there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return Sig(st.st_size, st.st_mtime_ns)
+
+
+def wal_sigs(db: str | Path) -> list[Sig | None]:
+    """A SQLite file's signature with its write-ahead log's: a write may touch only the log."""
+    return [stat_sig(db), stat_sig(f"{db}-wal")]
+
+
+def _span_hash(path: str, start: int, end: int) -> str:
+    with open_regular(path) as f:
+        f.seek(start)
+        return hashlib.blake2b(f.read(max(0, end - start)), digest_size=16).hexdigest()
+
+
+def _hashes(path: str, end: int) -> tuple[str, str]:
+    return _span_hash(path, 0, min(end, _HASH_SPAN)), _span_hash(path, max(0, end - _HASH_SPAN), end)
+
+
+def cli_state(chat: CliChat, end: int, last_timestamp: datetime | None, store_read: bool = True) -> CliState:
+    """What the next refresh compares: the transcript (if any) as read, and the chat folder's files.
+
+    A store that could not be read is recorded with no signature, so the next refresh reads the chat again.
+    """
+    head, tail = _hashes(chat.transcript, end) if chat.transcript else ("", "")
+    return CliState(
+        transcript=chat.transcript,
+        sig=Sig(chat.size, chat.mtime_ns),
+        end=end,
+        head_hash=head,
+        tail_hash=tail,
+        last_timestamp=last_timestamp,
+        chat_dir=chat.chat_dir,
+        store_sig=_store_sigs(chat) if store_read else [],
+    )
+
+
+def _store_sigs(chat: CliChat) -> list[Sig | None]:
+    """The chat folder's store (with its WAL) and meta.json, which gives the title and times."""
+    if not chat.chat_dir:
+        return []
+    return [*wal_sigs(os.path.join(chat.chat_dir, "store.db")), stat_sig(os.path.join(chat.chat_dir, "meta.json"))]
+
+
+def _unchanged(old: CliState | None, chat: CliChat) -> bool:
+    return (
+        old is not None
+        and old.transcript == chat.transcript
+        and old.sig.size == chat.size
+        and old.sig.mtime_ns == chat.mtime_ns
+        and old.chat_dir == chat.chat_dir
+        and old.store_sig == _store_sigs(chat)
+    )
+
+
+def _can_append(old: CliState | None, chat: CliChat) -> bool:
+    """The transcript only grew since it was read: same file, same folder, same bytes up to ``end``.
+
+    A read that found no ``<timestamp>`` block gave its turns the file's time, which growing changes: it is read whole.
+    """
+    if old is None or not chat.transcript or old.end == 0 or chat.size <= old.end:
+        return False
+    if old.transcript != chat.transcript or old.chat_dir != chat.chat_dir or old.last_timestamp is None:
+        return False
+    try:
+        return _hashes(chat.transcript, old.end) == (old.head_hash, old.tail_hash)
+    except OSError:
+        return False
+
+
+def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePlan:
+    """IDE databases: fingerprints say which composers changed and which are gone.
+
+    A database that exists but cannot be read this time (locked, damaged) keeps
+    its chats as they were, and is checked again next time; only a database that
+    is gone, or read and empty, gives up its chats.
+    """
+    plan = _IdePlan(dbs={}, owners={}, changed=set(), gone=set())
+    current = [str(db) for db in paths.ide_databases()]
+    for db in current:
+        sigs = wal_sigs(Path(db))
+        old = state.ide.get(db)
+        if old is not None and old.sigs == sigs:
+            plan.dbs[db] = old
+            continue
+        found: Counter[str] = Counter()
+        now = composer_fingerprints(Path(db), problems=found)
+        problems.update(found)
+        if found.keys() & DATABASE_FAILURES:
+            plan.unreadable += 1
+            if old is not None:
+                plan.dbs[db] = IdeDbState(sigs=[], fingerprints=old.fingerprints)
+            continue
+        before = book.fingerprints(db)
+        book.set_fingerprints(db, now)
+        plan.dbs[db] = IdeDbState(sigs=sigs)
+        for cid, fingerprint in now.items():
+            if before.get(cid) != fingerprint:
+                plan.changed.add(cid)
+                plan.owners.setdefault(cid, db)
+        plan.gone |= before.keys() - now.keys()
+    for db in state.ide.keys() - set(current):
+        plan.gone |= book.fingerprints(db).keys()
+    return plan
+
+
+def _cli_changes(
+    book: Bookkeeping, targets: set[str] | None
+) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str]]:
+    """cursor-agent chats as found now, those of them that changed, and the recorded ones no longer found."""
+    found: dict[str, CliChat] = {}
+    for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
+        found.setdefault(chat.id, chat)
+    changed: dict[str, CliChat] = {}
+    for sid, chat in found.items():
+        record = book.chat(sid)
+        if not _unchanged(record.cli if record else None, chat):
+            changed[sid] = chat
+    if targets is None:
+        gone = {sid for sid, record in book.items() if record.cli and sid not in found}
+    else:
+        gone = {sid for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
+    return found, changed, gone
+
+
+def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, problems: Counter[str]) -> Plan:
+    """What changed on disk since ``state`` was recorded: every chat, or only the ``targets`` on the CLI side."""
+    ide = _plan_ide(book, state, problems)
+    owners = ide.owners
+    found, cli_changed, cli_gone = _cli_changes(book, targets)
+    plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable)
+    for sid in ide.changed | set(cli_changed) | cli_gone | ide.gone:
+        record = book.chat(sid)
+        owner = owners.get(sid) or (record.ide_db if record and sid not in ide.gone else None)
+        located = found.get(sid) or (None if sid in cli_gone else _recorded_chat(sid, record))
+        if owner is None and located is None:
+            plan.removed.add(sid)
+            continue
+        if owner is not None:
+            owners[sid] = owner
+            plan.ide_reads.setdefault(owner, set()).add(sid)
+        if located is not None:
+            # A chat the editor also holds is merged, so both sides are read whole.
+            if owner is None and sid in cli_changed and record and record.where and _can_append(record.cli, located):
+                plan.cli_appends[sid] = located
+            else:
+                plan.cli_reads[sid] = located
+    return plan
+
+
+def _recorded_chat(session_id: str, record: ChatState | None) -> CliChat | None:
+    """The transcript (or store) a record names, if it is still there (a merged chat whose editor side changed)."""
+    if record is None or record.cli is None:
+        return None
+    if not record.cli.transcript:
+        folder = record.cli.chat_dir
+        present = folder is not None and os.path.isfile(os.path.join(folder, "store.db"))
+        return CliChat(id=session_id, transcript="", chat_dir=folder) if present else None
+    sig = stat_sig(record.cli.transcript)
+    if sig is None:
+        return None
+    return CliChat(
+        id=session_id,
+        transcript=record.cli.transcript,
+        chat_dir=record.cli.chat_dir,
+        size=sig.size,
+        mtime_ns=sig.mtime_ns,
+    )

@@ -1,0 +1,110 @@
+"""Reading what a refresh plan names, with the same readers a full build uses."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+
+from ..bookkeeping import Bookkeeping, CliState, Location
+from ..history import merge_transcript_into_ide
+from ..index import Index, Segment
+from ..model import Session
+from ..readers import Projects, Resume, read_cli_chat, read_ide_database
+from .plan import DATABASE_FAILURES, Plan, cli_state
+from .records import session_from_index
+
+
+class ChatRead(msgspec.Struct):
+    """A chat the refresh read: its session (None: read and empty) and, for a cursor-agent chat, what it recorded."""
+
+    id: str
+    session: Session | None
+    cli: CliState | None = None
+
+
+def segment_at(index: Index | None, where: Location | None) -> Segment | None:
+    """The live segment a bookkeeping location points into, if the index still has it."""
+    if index is None or where is None:
+        return None
+    return next((s for s in index.segments if s.ref.name == where.segment), None)
+
+
+def _old_session(index: Index | None, where: Location | None) -> Session | None:
+    segment = segment_at(index, where)
+    if segment is None or where is None:
+        return None
+    meta = segment.session(where.ordinal)
+    return session_from_index(meta, segment.messages(meta))
+
+
+class Unread(msgspec.Struct):
+    """What could not be read this time (the index keeps it as it was), noted on the way for the refresh to record."""
+
+    #: Chats the index keeps as they were.
+    kept: set[str] = set()
+    #: Databases that failed between the plan and the read -> the chats asked of them.
+    databases: dict[str, set[str]] = {}
+    #: Chat stores found unreadable.
+    stores: int = 0
+
+
+def read_changes(
+    plan: Plan, book: Bookkeeping, index: Index | None, problems: Counter[str], unread: Unread, projects: Projects
+) -> Iterator[ChatRead]:
+    """Read what the plan says changed.
+
+    A grown transcript is read from where the last read stopped (the reader's
+    ``resume``), continuing the session the index holds. A chat or database that
+    cannot be read this time is not yielded: it goes into ``unread`` and the
+    index keeps it as it was (``keep_unread_database`` records a database's).
+    Nothing here changes ``plan`` or ``book``, so a part of a build can read in
+    a process of its own.
+    """
+    pending: dict[str, Session] = {}
+    for db, ids in plan.ide_reads.items():
+        found: Counter[str] = Counter()
+        sessions = list(read_ide_database(Path(db), only_ids=ids, problems=found, projects=projects))
+        problems.update(found)
+        if found.keys() & DATABASE_FAILURES:
+            unread.databases[db] = set(ids)
+            unread.kept |= ids
+            continue
+        for session in sessions:
+            if session.id in plan.cli_reads:
+                pending[session.id] = session  # merged below with its transcript
+            else:
+                yield ChatRead(session.id, session)
+    for sid, chat in [*plan.cli_appends.items(), *plan.cli_reads.items()]:
+        record = book.chat(sid)
+        old = _old_session(index, record.where) if record and sid in plan.cli_appends else None
+        resume = None
+        if old is not None and record is not None and record.cli and record.cli.last_timestamp is not None:
+            resume = Resume(old.messages, record.cli.end, record.cli.last_timestamp)
+        read = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems, resume=resume)
+        ide = pending.pop(sid, None)
+        if read.store_unreadable and ide is None:
+            unread.stores += 1
+            if record is not None and record.where is not None:
+                unread.kept.add(sid)  # the index keeps the session as it was
+                continue
+            if not chat.transcript:
+                continue  # nothing to index until the store can be read
+        cli = cli_state(chat, read.end, read.last_timestamp, store_read=not read.store_unreadable)
+        merged = merge_transcript_into_ide(ide, read.session) if read.session and ide else read.session or ide
+        yield ChatRead(sid, merged, cli)
+    for waiting in pending.values():
+        yield ChatRead(waiting.id, waiting)
+
+
+def keep_unread_database(plan: Plan, book: Bookkeeping, db: str, ids: set[str]) -> None:
+    """A database that failed between the plan and the read: keep its chats, and make the next refresh read them."""
+    plan.unreadable += 1
+    prints = dict(book.fingerprints(db))
+    for sid in ids:
+        prints[sid] = "unread"
+    book.set_fingerprints(db, prints)
+    if db in plan.ide_dbs:
+        plan.ide_dbs[db] = msgspec.structs.replace(plan.ide_dbs[db], sigs=[])

@@ -1,0 +1,146 @@
+"""Records: a session turned into what the index stores, and back.
+
+Every text is redacted whole before it is capped, so no cut can split a
+secret into pieces the redactor no longer recognises; a message keeps at most
+``INDEXED_TEXT_BYTES`` and a tool text ``TOOL_TEXT_BYTES``. ``NewSegments``
+writes such records into as many new segments as their number needs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ..bookkeeping import Location
+from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths
+from ..keys import EDIT_TOOLS
+from ..model import Message, Session, ToolCall, cap_text, one_line
+from ..redact import redact, redact_value
+
+INDEXED_TEXT_BYTES = 64 * 1024
+TOOL_TEXT_BYTES = 16 * 1024
+#: A segment being written is closed at this many docs (few segments keep search fast; a writer's memory is
+#: bounded by ``index.writer.RUN_DOCS`` whatever a segment's size).
+SEGMENT_MAX_DOCS = 2_000_000
+
+
+def _capped(value: object) -> object:
+    """Tool-call arguments with every string capped at 16 KiB (a marker says what was left out)."""
+    if isinstance(value, str):
+        return cap_text(value, TOOL_TEXT_BYTES)
+    if isinstance(value, dict):
+        return {k: _capped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_capped(v) for v in value]
+    return value
+
+
+def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
+    """The session as stored: every text redacted whole, then a message capped at 64 KiB and a tool text at 16 KiB."""
+    messages = []
+    for m in session.messages:
+        calls = [
+            ToolCall(
+                name=c.name,
+                args=_capped(redact_value(c.args)),  # type: ignore[arg-type]
+                result=cap_text(redact(c.result), TOOL_TEXT_BYTES) if c.result is not None else None,
+                exit_code=c.exit_code,
+            )
+            for c in m.tool_calls
+        ]
+        messages.append(
+            Message(
+                role=m.role, text=cap_text(redact(m.text), INDEXED_TEXT_BYTES), timestamp=m.timestamp, tool_calls=calls
+            )
+        )
+    asked, concluded, files = digest(messages, session.project_dir)
+    meta = SessionMeta(
+        id=session.id,
+        source=session.source,
+        project=session.project,
+        project_dir=session.project_dir,
+        project_from=session.project_from,
+        title=redact(session.title),
+        started=session.started,
+        updated=session.updated,
+        origin=session.origin,
+        asked=asked,
+        concluded=concluded,
+        files=files,
+    )
+    return meta, messages
+
+
+def digest(messages: list[Message], project_dir: str, max_files: int = 8) -> tuple[str, str, list[str]]:
+    """What a session asked first, what it concluded last, and the files it edited, newest first."""
+    asked = next((one_line(m.text, 200) for m in messages if m.role == "user" and m.text.strip()), "")
+    concluded = next(
+        (
+            _conclusion(m.text)
+            for m in reversed(messages)
+            if m.role == "assistant" and m.text.strip() and m.text.strip() != "[REDACTED]"
+        ),
+        "",
+    )
+    files: list[str] = []
+    for message in reversed(messages):
+        for call in message.tool_calls:
+            if call.name in EDIT_TOOLS:
+                for path in edited_paths(call.args, project_dir)[:1]:
+                    if path not in files:
+                        files.append(path)
+        if len(files) >= max_files:
+            break
+    return asked, concluded, files[:max_files]
+
+
+def _conclusion(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.replace("[REDACTED]", " ").split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def session_from_index(meta: SessionMeta, messages: list[Message]) -> Session:
+    """A stored session as a ``Session`` again (already redacted and capped), for a resumed read or a merge."""
+    return Session(
+        id=meta.id,
+        source=meta.source,  # type: ignore[arg-type]
+        project=meta.project,
+        project_dir=meta.project_dir,
+        project_from=meta.project_from,
+        title=meta.title,
+        started=meta.started,
+        updated=meta.updated,
+        origin=meta.origin,
+        messages=messages,
+    )
+
+
+class NewSegments:
+    """Writes changed sessions into as many new segments as their size needs, and where each one went."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.done: list[SegmentRef] = []
+        self.current: SegmentWriter | None = None
+        self.where: dict[str, Location] = {}
+
+    def add(self, session: Session) -> None:
+        if self.current is None:
+            self.current = SegmentWriter(self.directory)
+        meta, messages = indexable(session)
+        self.current.add(meta, messages)
+        self.where[session.id] = Location(self.current.name, self.current.session_count - 1)
+        if self.current.doc_count >= SEGMENT_MAX_DOCS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.current is not None:
+            self.done.append(self.current.finish())
+            self.current = None
+
+    def abandon(self) -> None:
+        """Remove what was written: a refresh that failed leaves no segment behind."""
+        if self.current is not None:
+            self.current.abandon()
+        for ref in self.done:
+            shutil.rmtree(self.directory / ref.name, ignore_errors=True)

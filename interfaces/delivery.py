@@ -1,0 +1,246 @@
+"""Whether deja's hooks run and answer: Cursor's own hook logs, and deja's ``hooks.log``.
+
+Cursor writes its Hooks output channel to
+``<Cursor user data>/logs/<launch>/<window>/output_*/cursor.hooks.*.log``: for
+each hook step the command it ran, how long it took, its exit code and its
+output. Lines seen in real logs::
+
+    Hook step requested: beforeSubmitPrompt
+    Executing hook 1/1 from user config
+    Command: /home/u/.local/bin/deja hook-prompt (85ms) exit code: 0
+    OUTPUT:
+    {"additional_context": "<deja-recall>…"}
+    All hooks for step preToolUse completed but none returned a valid response
+
+with a ``[2026-09-09T09:43:55.296Z]`` (or ``2026-09-09 09:43:55.296 [info]``)
+stamp on some of them. The format is undocumented, so it is read defensively:
+a run is a ``Command:`` line naming ``deja hook-…``; its event is the step last
+named (else the command's usual event), its time the last stamp seen (else the
+file's), and it returned context when its ``OUTPUT`` holds
+``additional_context``. What the log cannot say is left unknown, never guessed.
+
+deja's own ``hooks.log`` has one line per hook call (``hooks/run.py``): what it
+gave, or why it stayed silent.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+
+from ..core import paths
+
+#: Only the newest log files, and the tail of each, are read.
+LOG_FILES = 30
+TAIL_BYTES = 1 << 20
+#: The event a deja command usually answers, when the log does not name the step.
+USUAL_EVENT = {
+    "hook-context": "sessionStart",
+    "hook-prompt": "beforeSubmitPrompt",
+    "hook-tool": "preToolUse",
+    "hook-tool-after": "postToolUse",
+    "hook-session-end": "sessionEnd",
+}
+_STAMP = re.compile(r"^\[?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?)(Z|[+-]\d{2}:?\d{2})?\]?")
+_STEP = re.compile(r"Hook step requested:?\s+([A-Za-z]+)")
+_STEP_DONE = re.compile(r"for step\s+[A-Za-z]+\s+completed")
+_COMMAND = re.compile(r"Command:\s*(.*?)\s*\((\d+)\s*ms\)\s*exit code:?\s*(-?\d+)")
+_DEJA = re.compile(r"\bdeja(?:\.exe)?[\"']?\s+(hook-[a-z-]+)")
+_EVENT_FIELD = re.compile(r'"hook_event_name"\s*:\s*"([A-Za-z]+)"')
+_DECISION = re.compile(r"^(\S+) (hook-[a-z-]+) (\S+) (\S+): (gave \d+ bytes.*|silent: .*)$")
+_MILLISECONDS = re.compile(r"^([\d.]+) ms$")
+
+
+class HookRun(msgspec.Struct):
+    """One run of a deja hook as Cursor logged it."""
+
+    event: str
+    command: str
+    when: datetime | None
+    exit_code: int
+    milliseconds: int
+    #: Whether its output held context for the model; None when the log shows no output for it.
+    gave_context: bool | None
+    log: str
+
+
+class EventDelivery(msgspec.Struct):
+    """Per event: how often Cursor ran deja's hook, when last, and when it last returned context."""
+
+    event: str
+    runs: int
+    last_run: datetime | None
+    last_context: datetime | None
+    failures: int
+    last_exit: int
+
+
+class Delivery(msgspec.Struct):
+    #: Where Cursor's hook logs were looked for.
+    logs_dir: str
+    #: How many hook log files were found there.
+    log_files: int
+    events: list[EventDelivery]
+
+
+class Decision(msgspec.Struct):
+    """One line of deja's ``hooks.log``: what a hook call gave, or why it stayed silent."""
+
+    when: str
+    command: str
+    event: str
+    conversation: str
+    gave_bytes: int
+    #: Why nothing was given (empty when something was).
+    why: str = ""
+    notes: str = ""
+    milliseconds: float | None = None
+
+
+def cursor_logs_dir() -> Path:
+    """``<Cursor user data>/logs``: the editor's ``User`` folder's parent holds it."""
+    return paths.ide_user_root().parent / "logs"
+
+
+def cursor_hook_logs(folder: Path | None = None) -> list[Path]:
+    """The newest of Cursor's hook log files, newest first."""
+    folder = folder or cursor_logs_dir()
+    found = []
+    for path in folder.glob("*/*/output_*/cursor.hooks*.log"):
+        try:
+            found.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    return [path for _, path in sorted(found, reverse=True)[:LOG_FILES]]
+
+
+def _stamp(line: str) -> datetime | None:
+    match = _STAMP.match(line)
+    if not match:
+        return None
+    try:
+        when = datetime.fromisoformat(match.group(1).replace(" ", "T"))
+    except ValueError:
+        return None
+    zone = match.group(2)
+    if zone == "Z":
+        return when.replace(tzinfo=UTC)
+    if zone:
+        return datetime.fromisoformat(match.group(1).replace(" ", "T") + zone)
+    return when.astimezone()
+
+
+def _tail(path: Path) -> list[str]:
+    with open(path, "rb") as f:
+        f.seek(0, 2)
+        size = f.tell()
+        f.seek(max(0, size - TAIL_BYTES))
+        data = f.read()
+    lines = data.decode("utf-8", "replace").splitlines()
+    return lines[1:] if size > TAIL_BYTES else lines
+
+
+def parse_cursor_log(path: Path) -> list[HookRun]:
+    """The runs of deja's hooks in one Cursor hook log (see the module docstring for the lines read)."""
+    try:
+        lines = _tail(path)
+        fallback = datetime.fromtimestamp(path.stat().st_mtime).astimezone()
+    except OSError:
+        return []
+    runs: list[HookRun] = []
+    step, when, event_field = "", None, ""
+    reading_output = False
+    for line in lines:
+        stamp = _stamp(line)
+        when = stamp or when
+        if found := _STEP.search(line):
+            step, event_field = found.group(1), ""
+        elif _STEP_DONE.search(line):
+            step, event_field = "", ""
+        if found := _EVENT_FIELD.search(line):
+            event_field = found.group(1)
+        if found := _COMMAND.search(line):
+            reading_output = False
+            deja = _DEJA.search(found.group(1))
+            if deja:
+                command = deja.group(1)
+                event = event_field or step or USUAL_EVENT.get(command, command)
+                code, ms = int(found.group(3)), int(found.group(2))
+                runs.append(HookRun(event, command, when or fallback, code, ms, None, str(path)))
+            continue
+        if line.strip().startswith("OUTPUT:"):
+            reading_output = bool(runs) and runs[-1].gave_context is None
+            rest = line.split("OUTPUT:", 1)[1].strip()
+            line = rest
+        if reading_output and line.strip():
+            text = line.strip()
+            if text.startswith("STDERR:"):
+                reading_output = False
+                continue
+            runs[-1].gave_context = "additional_context" in text or "additionalContext" in text
+            reading_output = runs[-1].gave_context is False and text != "(empty)" and not text.startswith("{}")
+    return runs
+
+
+def cursor_delivery(folder: Path | None = None) -> Delivery:
+    """Per event, what Cursor's own logs say about deja's hooks."""
+    folder = folder or cursor_logs_dir()
+    files = cursor_hook_logs(folder)
+    by_event: dict[str, EventDelivery] = {}
+    for run in sorted((run for path in files for run in parse_cursor_log(path)), key=_order):
+        seen = by_event.setdefault(run.event, EventDelivery(run.event, 0, None, None, 0, 0))
+        seen.runs += 1
+        seen.last_run, seen.last_exit = run.when, run.exit_code
+        seen.failures += run.exit_code != 0
+        if run.gave_context:
+            seen.last_context = run.when
+    return Delivery(str(folder), len(files), sorted(by_event.values(), key=lambda e: e.event))
+
+
+def _order(run: HookRun) -> float:
+    return run.when.timestamp() if run.when else 0.0
+
+
+def hook_decisions(home: Path | None = None, limit: int = 50) -> list[Decision]:
+    """deja's newest hook decisions from ``hooks.log`` (and the file it rotated to), oldest first."""
+    home = home or paths.deja_home()
+    lines: list[str] = []
+    for name in ("hooks.log", "hooks.log.1"):
+        try:
+            lines = _tail(home / name) + lines
+        except OSError:
+            continue
+        if len(lines) >= limit * 4:
+            break
+    decisions = [d for d in map(_decision, lines) if d is not None]
+    return decisions[-limit:] if limit > 0 else decisions
+
+
+def _decision(line: str) -> Decision | None:
+    match = _DECISION.match(line)
+    if not match:
+        return None
+    when, command, event, conversation, rest = match.groups()
+    outcome, *notes = rest.split(" | ")
+    ms = _MILLISECONDS.match(notes[-1]) if notes else None
+    if ms:
+        notes.pop()
+    gave = int(outcome.split()[1]) if outcome.startswith("gave") else 0
+    why = "" if gave else outcome.removeprefix("silent: ")
+    return Decision(when, command, event, conversation, gave, why, "; ".join(notes), float(ms.group(1)) if ms else None)
+
+
+def decisions_text(decisions: list[Decision]) -> str:
+    """One line per decision: when, which hook and event, the conversation, and what it gave or why not."""
+    if not decisions:
+        return f"no hook decisions in {paths.deja_home() / 'hooks.log'} yet: no deja hook has run on this machine yet"
+    lines = []
+    for d in decisions:
+        outcome = f"gave {d.gave_bytes} bytes" if d.gave_bytes else f"silent: {d.why}"
+        extra = f" ({d.notes})" if d.notes else ""
+        timing = f" {d.milliseconds:.0f} ms" if d.milliseconds is not None else ""
+        lines.append(f"{d.when}  {d.command:<16} {d.event:<20} {d.conversation[:12]:<12}  {outcome}{extra}{timing}")
+    return "\n".join(lines)

@@ -1,0 +1,56 @@
+"""``deja config``: each setting's effective value and where it came from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core import config, paths
+
+
+def _shown(key: str, value: Any) -> str:
+    """The value as a person reads it; an unset folder shows where deja looks without it."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if value is None and key == "home":
+        return str(paths.deja_home())
+    if value is None and key == "cursor_root":
+        return f"(found) {paths.ide_user_root()}"
+    if value is None and key == "cursor_cli_root":
+        return "(found) " + ", ".join(map(str, paths.cli_roots()))
+    return str(value)
+
+
+def settings_json() -> dict[str, Any]:
+    path = config.config_path()
+    _, error = config.read_file()
+    rows = {}
+    for key, setting in config.SETTINGS.items():
+        here = config.resolve(key)
+        rows[key] = {
+            "value": here.value,
+            "effective": _shown(key, here.value),
+            "source": here.source,
+            "variable": setting.variable,
+            "in_cursor": config.resolve(key, environment=False).value,
+            "problem": here.problem,
+        }
+    return {"file": str(path), "exists": path.is_file(), "error": error, "settings": rows}
+
+
+def settings_text() -> str:
+    """The file, then one line per key: value, source, and what Cursor's processes get when the shell differs."""
+    data = settings_json()
+    state = "" if data["exists"] else " (not there yet: `deja config set KEY VALUE` creates it)"
+    lines = [f"config file: {data['file']}{state}"]
+    if data["error"]:
+        lines.append(f"  problem: {data['error']}")
+    for key, row in data["settings"].items():
+        source = f"env {row['variable']}" if row["source"] == "env" else row["source"]
+        lines.append(f"  {key:<18} {row['effective']:<40} {source}")
+        if row["source"] == "env" and row["in_cursor"] != row["value"]:
+            lines.append(
+                f"  {'':<18} Cursor's hooks and MCP server get {_shown(key, row['in_cursor'])}: they never see this shell"
+            )
+        if row["problem"]:
+            lines.append(f"  {'':<18} ignored: {row['problem']}")
+    return "\n".join(lines)
