@@ -418,12 +418,13 @@ def generate(root: Path, sessions: int, *, seed: int = 1, messages: int = 20, pr
 
 
 def source_bytes(history: SampleHistory) -> int:
+    """The bytes of Cursor's own files: a ``-shm`` beside a database is SQLite's, made by whoever opened it."""
     return sum(
         p.stat().st_size
         for base in (history.ide_root, history.cli_root)
         if base.exists()
         for p in base.rglob("*")
-        if p.is_file()
+        if p.is_file() and not p.name.endswith("-shm")
     )
 
 

@@ -20,14 +20,25 @@ from operator import itemgetter
 
 import msgspec
 
-from .index import KIND_ASSISTANT, KIND_TITLE, KIND_USER, SOURCE_CODES, Index, Segment, SessionMeta, doc_text, name_hash
+from .index import (
+    KIND_ASSISTANT,
+    KIND_TITLE,
+    KIND_USER,
+    SOURCE_CODES,
+    WORD_POSTINGS_KEPT,
+    Index,
+    Segment,
+    SessionMeta,
+    doc_text,
+    name_hash,
+)
 from .model import Message
 from .text import normalise, phrases, term_positions, terms
 
 #: How many postings a term may contribute, spread over the segments.
 POSTINGS_BUDGET = 1024
 #: With a filter, a term may read this many more before giving up on the filter.
-FILTERED_BUDGET = 8192
+FILTERED_BUDGET = WORD_POSTINGS_KEPT  # as far as a segment keeps a word's postings
 #: Below this idf a term is common (in more than about a twentieth of messages).
 COMMON_IDF = 3.0
 #: How many sessions are ranked in full (the rest can't reach the top).
@@ -135,14 +146,14 @@ def _score_docs(
     budget = FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
     for bit, term in enumerate(query):
         found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
-        df = sum(count for *_, count in found)
+        df = sum(df for *_, df in found)
         if df == 0:
             continue
         idf = idfs[term] = index.idf(df)
         flag = 1 << bit
         # A common term decides little of the ranking: it reads a quarter as far.
         term_budget = budget if idf >= COMMON_IDF else budget // 4
-        for i, segment, p_off, count in found:
+        for i, segment, p_off, count, _ in found:
             if not count:
                 continue
             share = max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs))

@@ -92,3 +92,18 @@ def test_a_part_killed_half_way_fails_the_build_and_leaves_the_index_whole(
     monkeypatch.delenv("DEJA_FAULT")
     refresh(many.home, full=True)
     assert _everything(many.home) == before
+
+
+def test_a_common_word_keeps_its_best_postings_and_its_whole_count(
+    many: Sample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refresh(many.home, full=True)
+    whole = search(Index.open(many.home), "migration question")
+    monkeypatch.setattr(segment_writer, "WORD_POSTINGS_KEPT", 2)
+    refresh(many.home, full=True)
+    index = Index.open(many.home)
+    kept, holding = index.segments[0].lookup("migration")[1:]
+    assert kept == 2 and holding >= 24
+    cut = search(index, "migration question")
+    assert cut.idf == whole.idf  # rarity counts every doc holding the word
+    assert cut.hits and {hit.session_id for hit in cut.hits} <= {hit.session_id for hit in whole.hits}

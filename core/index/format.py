@@ -10,14 +10,15 @@ Layout under ``<DEJA_HOME>/index/``::
         terms.bin/.idx      sorted terms and, per term, where its postings are
         postings.bin        per term: (doc, impact) pairs, highest impact first; the keyed terms
                             (``deja.core.keys``, sorted first) keep a float32 time, the words a float16 impact
+                            and only their best ``WORD_POSTINGS_KEPT``
 
 A writer builds new segments beside the live ones and then replaces
 ``manifest.msgpack`` with ``os.replace``; a reader opens the manifest once and
 sees a whole index, old or new, without ever taking the lock.
 
 Why it is small: a session's messages compress together (they share their
-words), a doc costs 8 bytes, and a posting 6 (its session is the doc's, read
-from ``docs.bin``, not stored again).
+words), a doc costs 8 bytes, a posting 6 (its session is the doc's, read
+from ``docs.bin``, not stored again), and no posting is kept that no search reads.
 """
 
 from __future__ import annotations
@@ -50,7 +51,11 @@ KIND_SHIFT = 30
 ORDINAL_MASK = (1 << KIND_SHIFT) - 1
 #: meta offset, meta length, project hash, dir hash, source, updated, records offset, records length, first doc
 SESSION_ROW = struct.Struct("<QIIIBxxxdQII")
-TERM_ROW = struct.Struct("<QHQI2x")  # term offset, term length, postings offset, postings count
+#: term offset, term length, postings offset, postings kept, postings in all (the docs holding the term: its idf)
+TERM_ROW = struct.Struct("<QHQII")
+#: A word's postings kept per segment, best first: search never reads further (``search.FILTERED_BUDGET``),
+#: so a common word's long tail would be bytes no query reads. Its count in all is kept for its idf.
+WORD_POSTINGS_KEPT = 8192
 POSTING = struct.Struct("<Ie")  # doc, impact (a word's postings)
 KEYED_POSTING = struct.Struct("<If")  # doc, days since the epoch (a key's postings: newest first)
 #: zlib level of a session's records: 1 compresses about as well as 6 on chat text (0.37 against 0.35), twice as fast.

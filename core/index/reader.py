@@ -101,14 +101,15 @@ class Segment:
             if zlib.crc32(self._mapped[name]) != written.crc:
                 raise IndexUnreadable(f"{self.path / name} is damaged: its checksum does not match what was written")
 
-    def _term_at(self, i: int) -> tuple[bytes, int, int]:
+    def _term_at(self, i: int) -> tuple[bytes, int, int, int]:
+        """Term ``i``: (term, postings offset, postings kept, docs holding it)."""
         try:
-            t_off, t_len, p_off, count = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
+            t_off, t_len, p_off, count, df = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
         except _DAMAGE as exc:
             raise self._damaged("terms.idx", exc) from None
         if t_off + t_len > len(self._terms) or p_off + count * POSTING.size > len(self._postings):
             raise IndexUnreadable(f"{self.path / 'terms.idx'} is damaged: term {i} points past the end of the segment")
-        return self._terms[t_off : t_off + t_len], p_off, count
+        return self._terms[t_off : t_off + t_len], p_off, count, df
 
     def _lower_bound(self, key: bytes) -> int:
         """The position of the first term not below ``key`` (binary search over the mapped table)."""
@@ -121,15 +122,19 @@ class Segment:
                 hi = mid
         return lo
 
-    def lookup(self, term: str) -> tuple[int, int]:
-        """(postings offset, count) of ``term``, or (0, 0)."""
+    def lookup(self, term: str) -> tuple[int, int, int]:
+        """(postings offset, postings kept, docs holding it) of ``term``, or (0, 0, 0).
+
+        A common word keeps only its best postings (``WORD_POSTINGS_KEPT``); the
+        number of docs holding it, which its idf needs, is kept whole.
+        """
         key = term.encode("utf-8")
         i = self._lower_bound(key)
         if i < self.n_terms:
-            found, p_off, count = self._term_at(i)
+            found, p_off, count, df = self._term_at(i)
             if found == key:
-                return p_off, count
-        return 0, 0
+                return p_off, count, df
+        return 0, 0, 0
 
     def _row(self, p_off: int) -> struct.Struct:
         """The keys' postings come first in ``postings.bin`` and are wider (an exact time, not an impact)."""
@@ -215,7 +220,7 @@ class Segment:
         """(term, postings offset, count) of every term starting with ``prefix``, in order."""
         key = prefix.encode("utf-8")
         for i in range(self._lower_bound(key), self.n_terms):
-            term, p_off, count = self._term_at(i)
+            term, p_off, count, _ = self._term_at(i)
             if not term.startswith(key):
                 return
             try:
@@ -298,7 +303,7 @@ class Index:
         """The newest live docs filed under an exact ``key`` (see ``deja.core.keys``): (days, segment, doc)."""
         found: list[tuple[float, Segment, int]] = []
         for segment in self.segments:
-            p_off, count = segment.lookup(key)
+            p_off, count, _ = segment.lookup(key)
             taken = 0
             for doc, ordinal, days in segment.postings(p_off, 0, min(count, scan_limit)):
                 if ordinal in segment.deleted:

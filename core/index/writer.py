@@ -36,6 +36,7 @@ from .format import (
     SESSION_ROW,
     SOURCE_CODES,
     TERM_ROW,
+    WORD_POSTINGS_KEPT,
     B,
     FileSum,
     SegmentRef,
@@ -292,13 +293,13 @@ class SegmentWriter:
                 else:
                     pairs = sorted(
                         ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in _unpacked(docs)), reverse=True
-                    )
+                    )[:WORD_POSTINGS_KEPT]
                     row = POSTING
                 packed = bytearray(len(pairs) * row.size)
                 for i, (impact, doc) in enumerate(pairs):
                     row.pack_into(packed, i * row.size, doc, impact)
                 encoded = encoded[:65535]
-                term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs)))
+                term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), len(docs)))
                 terms.write(encoded)
                 postings.write(packed)
         finally:
