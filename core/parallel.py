@@ -6,8 +6,8 @@ process writes its own segments. Only what the parent needs to record comes
 back (segment names, where each session went); no message text crosses a pipe.
 
 A part that fails, or a process that dies (a kill, the fault tests), fails the
-whole run: the others are stopped and the caller removes what they wrote, so
-nothing half-built is ever named by a manifest.
+whole run: the others are stopped, and what they wrote is named by no manifest
+(a later build removes it). A part dies with the process that started it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
+import signal
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -27,6 +28,7 @@ Work = Callable[[int, Callable[[int], None]], T]
 PROGRESS_EVERY = 64
 #: How long the parent waits for news before checking that every part is still alive.
 _POLL_SECONDS = 0.5
+_PR_SET_PDEATHSIG = 1
 
 
 class PartFailed(RuntimeError):
@@ -50,7 +52,10 @@ def run_parts(work: Work[T], parts: int, progress: Callable[[int], None] | None 
     """``work(0..parts-1)``, each in its own process; their results in part order, or the first failure raised."""
     context = multiprocessing.get_context("fork")
     news: Any = context.Queue()
-    processes = [context.Process(target=_part, args=(work, number, news), daemon=True) for number in range(parts)]
+    parent = os.getpid()
+    processes = [
+        context.Process(target=_part, args=(work, number, news, parent), daemon=True) for number in range(parts)
+    ]
     results: dict[int, T] = {}
     try:
         for process in processes:
@@ -83,7 +88,20 @@ def _check_alive(processes: list[Any], results: dict[int, Any]) -> None:
             raise PartFailed(f"part {number} of the build stopped (exit code {process.exitcode})")
 
 
-def _part(work: Work[Any], number: int, news: Any) -> None:
+def _die_with(parent: int) -> None:
+    """Have the kernel kill this part when the process that started it dies (Linux), so no part outlives a kill."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: a part still ends when its pipe breaks
+        pass
+    if os.getppid() != parent:  # it died before the line above
+        os._exit(1)
+
+
+def _part(work: Work[Any], number: int, news: Any, parent: int) -> None:
+    _die_with(parent)
     done = 0
 
     def report(chats: int) -> None:

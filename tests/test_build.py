@@ -6,6 +6,9 @@ sessions and more; here the thresholds are lowered so the sample history takes t
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -106,4 +109,46 @@ def test_a_common_word_keeps_its_best_postings_and_its_whole_count(
     assert kept == 2 and holding >= 24
     cut = search(index, "migration question")
     assert cut.idf == whole.idf  # rarity counts every doc holding the word
-    assert cut.hits and {hit.session_id for hit in cut.hits} <= {hit.session_id for hit in whole.hits}
+    assert cut.hits and all(hit.matched == ["migration", "question"] for hit in cut.hits)
+
+
+_SLEEPING_PARTS = """
+import sys, time
+import subprocess
+import sys
+import time
+from pathlib import Path
+from deja.core import parallel
+
+def work(number, tell):
+    Path(sys.argv[1], f"part-{number}").write_text(str(__import__("os").getpid()))
+    time.sleep(60)
+
+parallel.run_parts(work, 2)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc to see whether a process is alive")
+def test_parts_die_with_the_build_that_started_them(tmp_path: Path) -> None:
+    builder = subprocess.Popen([sys.executable, "-c", _SLEEPING_PARTS, str(tmp_path)])
+    try:
+        deadline = time.monotonic() + 30
+        while len(list(tmp_path.glob("part-*"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        parts = [int(p.read_text()) for p in tmp_path.glob("part-*")]
+        assert len(parts) == 2
+    finally:
+        builder.kill()  # as a user's kill -9, or the fault tests, would
+        builder.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in parts) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in parts)

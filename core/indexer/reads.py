@@ -66,17 +66,20 @@ def read_changes(
     pending: dict[str, Session] = {}
     for db, ids in plan.ide_reads.items():
         found: Counter[str] = Counter()
-        sessions = list(read_ide_database(Path(db), only_ids=ids, problems=found, projects=projects))
-        problems.update(found)
-        if found.keys() & DATABASE_FAILURES:
-            unread.databases[db] = set(ids)
-            unread.kept |= ids
-            continue
-        for session in sessions:
+        given: set[str] = set()
+        # One chat at a time, as read: a build holds no more than a chat of the database at once.
+        for session in read_ide_database(Path(db), only_ids=ids, problems=found, projects=projects):
             if session.id in plan.cli_reads:
                 pending[session.id] = session  # merged below with its transcript
             else:
+                given.add(session.id)
                 yield ChatRead(session.id, session)
+        problems.update(found)
+        if found.keys() & DATABASE_FAILURES:  # failed on the way: what was not read yet is kept as it was
+            unread.databases[db] = set(ids)
+            unread.kept |= ids - given
+            for sid in ids:
+                pending.pop(sid, None)
     for sid, chat in [*plan.cli_appends.items(), *plan.cli_reads.items()]:
         record = book.chat(sid)
         old = _old_session(index, record.where) if record and sid in plan.cli_appends else None
