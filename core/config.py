@@ -61,14 +61,14 @@ class ConfigError(ValueError):
 
 def config_path() -> Path:
     """``${XDG_CONFIG_HOME:-~/.config}/deja/config.toml``."""
-    return _config_path(os.environ.get("XDG_CONFIG_HOME", ""), os.environ.get("HOME", ""))
+    return _config_path(os.environ.get("XDG_CONFIG_HOME", ""), os.path.expanduser("~"))
 
 
 @functools.lru_cache(maxsize=8)
 def _config_path(xdg: str, home: str) -> Path:
-    """Built once per (XDG_CONFIG_HOME, HOME): indexing asks for a setting once per message text."""
+    """Built once per (XDG_CONFIG_HOME, home folder): indexing asks for a setting once per message text."""
     xdg = xdg.strip()
-    base = Path(xdg).expanduser() if xdg else Path(os.path.expanduser("~")) / ".config"
+    base = Path(xdg).expanduser() if xdg else Path(home) / ".config"
     return base / "deja" / "config.toml"
 
 
