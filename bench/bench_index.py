@@ -1,14 +1,21 @@
 """Index benchmarks: full build, incremental refresh and search latency at several history sizes.
 
-    python bench/bench_index.py [--sizes 1000,10000,100000]
+    python bench/bench_index.py [--sizes 1000,10000,100000] [--keep-index]
 
 Histories are generated once under ``bench/out/`` (git-ignored) by
 ``bench/generate.py`` and reused. Figures are ratios and latencies measured in
-this one run; nothing here is a timed assertion.
+this one run; nothing here is a timed assertion. ``--keep-index`` reuses an
+index a previous run built under ``bench/out/home-N`` instead of building it
+again (the build figures then print as 0).
 
 The full build runs in a process of its own, so its peak memory is its own: the
 figure is the builder's peak plus its largest part's (``deja.core.parallel``),
 an upper bound on what it held at once. CPU seconds count the parts too.
+
+Freshness (README, "Freshness") is measured end to end as a user meets it:
+``deja search`` and ``deja index`` as whole processes, as ratios to
+``python -c pass`` measured in the same run, when nothing changed and right
+after one turn is appended to the most recently written chat.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+import msgspec
 import orjson
 
 HERE = Path(__file__).resolve().parent
@@ -31,8 +39,8 @@ sys.path.insert(0, str(HERE))
 
 from generate import generate, query_for, source_bytes  # noqa: E402
 
-from deja.core.index import Index  # noqa: E402
-from deja.core.indexer import refresh  # noqa: E402
+from deja.core.index import Index, index_dir  # noqa: E402
+from deja.core.indexer import freshness, refresh  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
 from deja.core.search import search  # noqa: E402
 from deja.core.writers.cursor_agent import assistant_turn, user_turn  # noqa: E402
@@ -60,20 +68,89 @@ def _grow_one_chat(history: SampleHistory) -> tuple[Path, str]:
     chats = sorted((history.cli_root / "chats").glob("*/*"))
     chat_id = chats[len(chats) // 2].name
     transcript = next((history.cli_root / "projects").glob(f"*/agent-transcripts/{chat_id}/{chat_id}.jsonl"))
-    with transcript.open("ab") as f:
-        f.write(orjson.dumps(user_turn("one more question about the flaky retry in the uploader")) + b"\n")
-        f.write(orjson.dumps(assistant_turn("The retry now backs off exponentially.")) + b"\n")
+    _append_turn(transcript)
     return transcript, chat_id
 
 
-def bench_size(size: int, queries: int = 300) -> dict:
+def _append_turn(transcript: Path) -> None:
+    """One more user and assistant turn at the end of ``transcript`` (a hard-linked copy is made its own first)."""
+    if transcript.stat().st_nlink > 1:  # a history copied as hard links: never write through to the original
+        own = transcript.with_name(transcript.name + ".own")
+        shutil.copy2(transcript, own)
+        os.replace(own, transcript)
+    with transcript.open("ab") as f:
+        f.write(orjson.dumps(user_turn("one more question about the flaky retry in the uploader")) + b"\n")
+        f.write(orjson.dumps(assistant_turn("The retry now backs off exponentially.")) + b"\n")
+
+
+def _newest_transcript(home: Path) -> Path:
+    """The transcript of the most recently written chat the freshness record checks one by one."""
+    record = freshness.load(index_dir(home))
+    assert record is not None, "no freshness record: build the index first"
+    newest = max((state for state in record.hot.values() if state.transcript), key=lambda s: s.sig.mtime_ns)
+    return Path(newest.transcript)
+
+
+def _process_ms(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, env=env, capture_output=True, check=True)
+    return 1000 * (time.perf_counter() - started)
+
+
+def _median(values: list[float]) -> float:
+    return percentile(values, 0.5)
+
+
+def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
+    """Whole-process ``deja search`` and ``deja index`` against ``python -c pass``, paired in this run."""
+    env = {**os.environ}
+    deja = [sys.executable, "-m", "deja.interfaces.entry"]
+    passes, quiet, grown, indexed, checks = [], [], [], [], []
+    transcript = _newest_transcript(home)
+    refresh(home)  # a full walk now: none falls due (and runs in the background) while these are measured
+    for i in range(runs):
+        passes.append(_process_ms([sys.executable, "-c", "pass"], env))
+        quiet.append(_process_ms([*deja, "search", *texts[i].split(), "--json"], env))
+        _append_turn(transcript)
+        grown.append(_process_ms([*deja, "search", *texts[i].split(), "--json"], env))
+        _append_turn(transcript)
+        indexed.append(_process_ms([*deja, "index", "--json"], env))
+        started = time.perf_counter()
+        freshness.check(index_dir(home))
+        checks.append(1000 * (time.perf_counter() - started))
+    base = _median(passes)
+    _append_turn(transcript)
+    directory = index_dir(home)
+    record = freshness.load(directory)
+    assert record is not None
+    due = msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS)
+    (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(due))
+    walking = _process_ms([*deja, "index", "--json"], env)
+    return {
+        "python_pass_ms": base,
+        "cli_search_unchanged_ms": _median(quiet),
+        "cli_search_unchanged_x_pass": _median(quiet) / base,
+        "cli_search_one_turn_ms": _median(grown),
+        "cli_search_one_turn_x_pass": _median(grown) / base,
+        "cli_index_one_turn_ms": _median(indexed),
+        "freshness_check_ms": _median(checks),
+        "cli_index_walk_due_ms": walking,
+    }
+
+
+def bench_size(size: int, queries: int = 300, keep_index: bool = False) -> dict:
     history = history_for(size)
     home = OUT / f"home-{size}"
-    shutil.rmtree(home, ignore_errors=True)
     os.environ.update(history.environment(home))
     src = source_bytes(history)
 
-    build = _build_in_child(size, home)
+    build = {"sessions": 0, "messages": 0, "wall_s": 0.0, "cpu_s": 0.0, "peak_rss_mib": 0.0}
+    if keep_index and (index_dir(home) / "manifest.msgpack").exists():
+        kept = refresh(home)
+        build["sessions"], build["messages"] = kept.sessions, kept.messages
+    else:
+        shutil.rmtree(home, ignore_errors=True)
+        build = _build_in_child(size, home)
     index_bytes = Index.open(home).size_bytes()
 
     started = time.perf_counter()
@@ -112,14 +189,16 @@ def bench_size(size: int, queries: int = 300) -> dict:
         )
         cli.append(time.perf_counter() - started)
 
+    fresh = freshness_figures(home, texts)
+
     return {
         "sessions": build["sessions"],
         "messages": build["messages"],
         "source_mb": src / 1e6,
         "build_wall_s": build["wall_s"],
         "build_cpu_s": build["cpu_s"],
-        "build_mb_per_s": src / 1e6 / build["wall_s"],
-        "build_mb_per_cpu_s": src / 1e6 / build["cpu_s"],
+        "build_mb_per_s": src / 1e6 / build["wall_s"] if build["wall_s"] else 0.0,
+        "build_mb_per_cpu_s": src / 1e6 / build["cpu_s"] if build["cpu_s"] else 0.0,
         "build_peak_rss_mib": build["peak_rss_mib"],
         "index_share": index_bytes / src,
         "refresh_unchanged_ms": 1000 * nothing_changed,
@@ -129,6 +208,7 @@ def bench_size(size: int, queries: int = 300) -> dict:
         "search_p95_ms": 1000 * percentile(latencies, 0.95),
         "cli_search_p50_ms": 1000 * percentile(cli, 0.5),
         "cli_search_p95_ms": 1000 * percentile(cli, 0.95),
+        **fresh,
     }
 
 
@@ -162,13 +242,14 @@ def _build_here(size: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--keep-index", action="store_true", help="reuse the index a previous run built")
     parser.add_argument("--build", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.build:
         _build_here(args.build)
         return
     sizes = [int(s) for s in args.sizes.split(",")]
-    results = {size: bench_size(size) for size in sizes}
+    results = {size: bench_size(size, keep_index=args.keep_index) for size in sizes}
     rows = list(next(iter(results.values())).keys())
     print(f"{'':34}" + "".join(f"{size:>14}" for size in sizes))
     for row in rows:

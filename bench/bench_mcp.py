@@ -12,8 +12,17 @@ segments the size the indexer makes), then measures:
 - start-up: ``deja mcp`` spawned until its ``initialize`` answer arrives.
 
     python bench/bench_mcp.py [--sessions 1000,100000] [--workdir DIR]
+    python bench/bench_mcp.py --history 100000
 
 ``--workdir`` keeps the built indexes there and reuses them on the next run.
+
+``--history N`` instead points the server at the generated history of N
+sessions and the index ``bench/bench_index.py`` built of it (``bench/out/``),
+so that the freshness check before each call sees a real Cursor folder, and
+times one ``search`` arriving after various pauses: right after the previous
+call, after the check's one-second window, right after a turn was appended
+to the newest chat, and once a full walk is due (which runs in a detached
+process, never inside the call).
 """
 
 from __future__ import annotations
@@ -204,11 +213,55 @@ def measure_startup(env: dict[str, str]) -> float:
     return statistics.median(asyncio.run(once()) for _ in range(STARTUPS))
 
 
+def measure_arrivals(size: int) -> dict[str, float]:
+    """One ``search`` tool call (ms) after each kind of pause, against a real history and its index."""
+    from bench_index import OUT, _append_turn, _newest_transcript, history_for
+
+    from deja.core.indexer import freshness, refresh
+    from deja.interfaces.mcp_server import REFRESH_SECONDS, Tools
+
+    home = OUT / f"home-{size}"
+    os.environ.update(history_for(size).environment(home))
+    assert (index_dir(home) / "manifest.msgpack").exists(), (
+        f"build it first: python bench/bench_index.py --sizes {size}"
+    )
+    refresh(home)  # a full walk now, so that none is due until asked for below
+    tools = Tools(home)
+    asked = iter(queries(20, size))
+
+    def call() -> float:
+        started = time.perf_counter()
+        tools.search(**next(asked))  # type: ignore[arg-type]
+        return (time.perf_counter() - started) * 1000
+
+    figures = {"first call (opens the index)": call(), "right after a call": call()}
+    time.sleep(REFRESH_SECONDS + 0.1)
+    figures["after the check window"] = call()
+    _append_turn(_newest_transcript(home))
+    time.sleep(REFRESH_SECONDS + 0.1)
+    figures["after a turn was appended"] = call()
+    directory = index_dir(home)
+    record = freshness.load(directory)
+    assert record is not None
+    due = msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS)
+    (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(due))
+    time.sleep(REFRESH_SECONDS + 0.1)
+    figures["when a full walk is due"] = call()
+    time.sleep(REFRESH_SECONDS + 0.1)  # the detached walk has started by now
+    figures["while that walk runs"] = call()
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", default="1000,100000", help="comma-separated index sizes (default 1000,100000)")
     parser.add_argument("--workdir", type=Path, help="keep the built indexes here and reuse them")
+    parser.add_argument("--history", type=int, help="time searches against this generated history (see above)")
     args = parser.parse_args()
+    if args.history:
+        for name, ms in measure_arrivals(args.history).items():
+            print(f"{args.history} sessions, MCP search {name:>30}: {ms:8.1f} ms")
+        return
     sizes = [int(s) for s in args.sessions.split(",")]
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="deja-bench-mcp-"))
     empty = workdir / "no-cursor"

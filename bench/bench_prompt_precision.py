@@ -36,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from locomo import CATEGORIES, DEFAULT_DATA, gold_sessions, write_conversation  # noqa: E402
+from locomo import CATEGORIES, DEFAULT_DATA, HALVES, gold_sessions, half_of, write_conversation  # noqa: E402
 
 from deja.core.index import Index  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
@@ -60,6 +60,8 @@ class Conversation:
     home: Path
     speakers: tuple[str, str]
     questions: list[Question]
+    #: "tuning" or "reporting" (see ``locomo.half_of``).
+    half: str = ""
 
     def renamed(self, question: str, other: Conversation) -> str:
         """``question`` about this conversation's people asked about ``other``'s instead."""
@@ -78,7 +80,8 @@ class Conversation:
 def prepare(data_dir: Path, work: Path) -> list[Conversation]:
     """Write and index every conversation in ``data_dir``, each in its own store and DEJA_HOME."""
     conversations = []
-    for path in sorted(data_dir.glob("*.json")):
+    files = sorted(data_dir.glob("*.json"))
+    for path in files:
         data = json.loads(path.read_text(encoding="utf-8"))
         c = Conversation(
             path.stem,
@@ -86,6 +89,7 @@ def prepare(data_dir: Path, work: Path) -> list[Conversation]:
             work / path.stem / "deja",
             (data["speaker_a"], data["speaker_b"]),
             [],
+            half_of(files, path),
         )
         chats = write_conversation(data, c.name, c.store)
         for qa in data["qa"]:
@@ -125,12 +129,14 @@ class Tally:
         return f"{label:<16} {self.present!s:<20} {self.absent!s:<20} {self.swapped!s}"
 
 
-def evaluate(conversations: list[Conversation], mode: str) -> tuple[Tally, dict[int, Tally]]:
-    total, by_category = Tally(), {}
+def evaluate(conversations: list[Conversation], mode: str) -> tuple[dict[str, Tally], dict[int, Tally]]:
+    """Tallies per half (by the asking conversation's half) and per category (both halves)."""
+    halves: dict[str, Tally] = {half: Tally() for half in HALVES}
+    by_category: dict[int, Tally] = {}
     indexes = {c.name: Index.open(c.home) for c in conversations}
     for conversation in conversations:
         for q in conversation.questions:
-            tallies = (total, by_category.setdefault(q.category, Tally()))
+            tallies = (halves[conversation.half], by_category.setdefault(q.category, Tally()))
             if q.category != ADVERSARIAL and q.gold:
                 right = bool(injected(indexes[conversation.name], q.text, mode) & q.gold)
                 for t in tallies:
@@ -143,7 +149,7 @@ def evaluate(conversations: list[Conversation], mode: str) -> tuple[Tally, dict[
                 for t in tallies:
                     t.absent.add(noisy)
                     t.swapped.add(swapped)
-    return total, by_category
+    return halves, by_category
 
 
 def confirm(conversations: list[Conversation], mode: str, count: int, work: Path) -> tuple[int, int]:
@@ -194,12 +200,13 @@ def main() -> int:
         print(f"indexed {len(conversations)} conversations in {time.perf_counter() - started:.1f} s")
         for mode in args.modes.split(","):
             started = time.perf_counter()
-            total, by_category = evaluate(conversations, mode)
+            halves, by_category = evaluate(conversations, mode)
             print(f"\nDEJA_RECALL={mode}   ({time.perf_counter() - started:.1f} s)")
             print(f"{'category':<16} {'present: right':<20} {'absent: any':<20} absent, names swapped: any")
             for category in sorted(by_category):
                 print(by_category[category].line(f"  {category} {CATEGORIES[category]}"))
-            print(total.line("all"))
+            for half, tally in halves.items():
+                print(tally.line(half + " half"))
             if args.confirm:
                 shown, wrong = confirm(conversations, mode, args.confirm, work)
                 print(

@@ -322,14 +322,15 @@ def random_conversation(
     return turns
 
 
-def _write_ide(db: Path, chats: list[tuple[str, str, datetime, Topic, list]]) -> None:
+def write_ide_chats(db: Path, chats: list[tuple[str, str, datetime, str, list]]) -> None:
+    """Write composers into the IDE's global ``state.vscdb``: (id, project, start, name, turns); one tool call per bubble."""
     db.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA synchronous=OFF")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(ITEM_TABLE_SCHEMA)
         conn.execute(DISK_KV_SCHEMA)
-        for cid, project, start, topic, turns in chats:
+        for cid, project, start, name, turns in chats:
             rows: dict = {}
             headers = []
             for i, (role, text, calls) in enumerate(turns):
@@ -354,7 +355,7 @@ def _write_ide(db: Path, chats: list[tuple[str, str, datetime, Topic, list]]) ->
             rows[composer_key(cid)] = {
                 "_v": 10,
                 "composerId": cid,
-                "name": " ".join(topic.words[:2]).title(),
+                "name": name,
                 "createdAt": int(start.timestamp() * 1000),
                 "lastUpdatedAt": int(start.timestamp() * 1000) + 30_000 * len(turns),
                 "fullConversationHeadersOnly": headers,
@@ -363,7 +364,8 @@ def _write_ide(db: Path, chats: list[tuple[str, str, datetime, Topic, list]]) ->
     conn.close()
 
 
-def _write_cli(cli_root: Path, cid: str, project: str, start: datetime, turns: list, with_store: bool) -> None:
+def write_cli_chat(cli_root: Path, cid: str, project: str, start: datetime, turns: list, with_store: bool) -> None:
+    """Write one cursor-agent chat: its transcript and, with ``with_store``, a ``store.db`` holding the tool results."""
     records = []
     store = []
     n = 0
@@ -404,16 +406,16 @@ def generate(root: Path, sessions: int, *, seed: int = 1, messages: int = 20, pr
         kind = i % 10
         cid = f"{i:08d}-{rng.getrandbits(32):08x}-4000-8000-{rng.getrandbits(48):012x}"
         if kind < 4:
-            ide_batch.append((cid, project, start, topic, turns))
+            ide_batch.append((cid, project, start, " ".join(topic.words[:2]).title(), turns))
             if len(ide_batch) >= 500:
-                _write_ide(db, ide_batch)
+                write_ide_chats(db, ide_batch)
                 ide_batch = []
         else:
-            _write_cli(cli_root, cid, project, start, turns, with_store=kind < 7)
+            write_cli_chat(cli_root, cid, project, start, turns, with_store=kind < 7)
         if progress and i % 1000 == 999:
             print(f"  generated {i + 1}/{sessions} sessions ({time.time() - started:.0f}s)", flush=True)
     if ide_batch:
-        _write_ide(db, ide_batch)
+        write_ide_chats(db, ide_batch)
     return SampleHistory(ide_root=ide_root, cli_root=cli_root, projects={Path(p).name: Path(p) for p in projects})
 
 

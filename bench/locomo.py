@@ -27,7 +27,12 @@ from deja.core.indexer import refresh
 from deja.core.search import search
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "locomo"
+#: ``shared/bench-data/locomo`` beside the checkout (or beside the folder of worktrees holding it).
+DEFAULT_DATA = next(
+    (p / "shared" / "bench-data" / "locomo" for p in Path(__file__).resolve().parents[1:4] if (p / "shared").is_dir()),
+    Path(__file__).resolve().parents[2] / "shared" / "bench-data" / "locomo",
+)
+HALVES = ("tuning", "reporting")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
 
@@ -65,6 +70,11 @@ def write_conversation(conversation: dict, name: str, cli_root: Path) -> dict[st
     return chats
 
 
+def half_of(files: list[Path], file: Path) -> str:
+    """Conversations alternate between the tuning half and the reporting half, in file-name order."""
+    return HALVES[sorted(files).index(file) % 2]
+
+
 def gold_sessions(question: dict) -> set[int]:
     gold = set()
     for evidence in question.get("evidence") or []:
@@ -79,7 +89,7 @@ def gold_sessions(question: dict) -> set[int]:
 
 def evaluate(data: Path, limit_conversations: int | None = None) -> dict:
     files = sorted(data.glob("*.json"))[:limit_conversations]
-    per_category: dict[str, list[tuple[bool, bool, float]]] = defaultdict(list)
+    per_category: dict[tuple[str, str], list[tuple[bool, bool, float]]] = defaultdict(list)
     latencies = []
     for file in files:
         conversation = orjson.loads(file.read_bytes())
@@ -100,7 +110,8 @@ def evaluate(data: Path, limit_conversations: int | None = None) -> dict:
                 ranks = [i for i, hit in enumerate(hits, 1) if chats.get(hit.session_id) in gold]
                 first = ranks[0] if ranks else None
                 row = (first == 1, first is not None and first <= 5, 1 / first if first else 0.0)
-                per_category[CATEGORIES.get(question["category"], str(question["category"]))].append(row)
+                category = CATEGORIES.get(question["category"], str(question["category"]))
+                per_category[(half_of(files, file), category)].append(row)
     return {"per_category": per_category, "latencies": latencies, "conversations": len(files)}
 
 
@@ -124,15 +135,21 @@ def main() -> int:
         return 0
     result = evaluate(args.data, args.limit_conversations)
     print(f"LoCoMo over {result['conversations']} conversations, lexical search only")
-    print(f"{'category':<12} {'R@1':>7} {'R@5':>7} {'MRR':>6} {'n':>5}")
-    everything = []
-    for name in CATEGORIES.values():
-        rows = result["per_category"].get(name, [])
-        everything += rows
-        r1, r5, mrr, n = summarise(rows)
-        print(f"{name:<12} {r1:6.1f}% {r5:6.1f}% {mrr:6.3f} {n:5d}")
+    print(f"{'category':<12} {'R@1':>7} {'R@5':>7} {'MRR':>6} {'n':>5}   (tuning half | reporting half)")
+    everything: list[tuple[bool, bool, float]] = []
+    for name in [*CATEGORIES.values(), "total"]:
+        cells = []
+        for half in HALVES:
+            if name == "total":
+                rows = [r for (h, _), found in result["per_category"].items() if h == half for r in found]
+            else:
+                rows = result["per_category"].get((half, name), [])
+                everything += rows
+            r1, r5, mrr, n = summarise(rows)
+            cells.append(f"{r1:6.1f}% {r5:6.1f}% {mrr:6.3f} {n:5d}")
+        print(f"{name:<12} {cells[0]}   | {cells[1]}")
     r1, r5, mrr, n = summarise(everything)
-    print(f"{'total':<12} {r1:6.1f}% {r5:6.1f}% {mrr:6.3f} {n:5d}")
+    print(f"{'all':<12} {r1:6.1f}% {r5:6.1f}% {mrr:6.3f} {n:5d}")
     lat = sorted(result["latencies"])
     if lat:
         print(f"search latency p50 {1000 * lat[len(lat) // 2]:.2f} ms, p95 {1000 * lat[int(len(lat) * 0.95)]:.2f} ms")

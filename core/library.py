@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import paths
 from .index import SOURCE_CODES, Index, IndexUnreadable, Segment, SessionMeta, index_dir
-from .indexer import Progress, refresh
+from .indexer import Progress, RefreshResult, catch_up, refresh
 from .keys import ALL_SESSIONS_KEY, project_key
 from .work import Digest, digest
 
@@ -26,26 +26,36 @@ def open_index(
     progress: Progress | None = None,
     note: Callable[[str], None] | None = None,
 ) -> Index:
-    """The index, refreshed first when ``fresh`` (a stat pass when nothing changed).
+    """The index, brought up to date first when ``fresh`` by the cheap check (see ``indexer.freshness``).
 
     Reading needs no write access: if the refresh cannot take the writer lock
     (another deja holds it) or cannot write (a read-only or full disk), it is
     skipped, ``note`` is told why in one line, and the index as it stands is read.
+    An index found damaged on opening is rebuilt by a full refresh, which says why.
     """
     home = home or paths.deja_home()
-    if fresh:
-        say = note or (lambda _: None)
-        try:
-            result = refresh(home, progress=progress, lock_timeout=0)
-        except TimeoutError:
-            say("another deja is updating the index; answering from the index as it stands")
-        except OSError as exc:
-            where = exc.filename or index_dir(home)
-            say(f"cannot update the index ({where}: {exc.strerror or exc}); answering from the index as it stands")
-        else:
-            if result.rebuilt_because:
-                say(f"rebuilt the index: {result.rebuilt_because}")
-    return Index.open(home)
+    if not fresh:
+        return Index.open(home)
+    say = note or (lambda _: None)
+    _update(home, say, lambda: catch_up(home, progress=progress))
+    try:
+        return Index.open(home)
+    except IndexUnreadable:
+        _update(home, say, lambda: refresh(home, progress=progress, lock_timeout=0))
+        return Index.open(home)
+
+
+def _update(home: Path, say: Callable[[str], None], run: Callable[[], RefreshResult | None]) -> None:
+    try:
+        result = run()
+    except TimeoutError:
+        say("another deja is updating the index; answering from the index as it stands")
+    except OSError as exc:
+        where = exc.filename or index_dir(home)
+        say(f"cannot update the index ({where}: {exc.strerror or exc}); answering from the index as it stands")
+    else:
+        if result is not None and result.rebuilt_because:
+            say(f"rebuilt the index: {result.rebuilt_because}")
 
 
 def find_session(index: Index, prefix: str) -> tuple[Segment, SessionMeta]:

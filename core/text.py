@@ -1,4 +1,4 @@
-"""Turning text into index terms: words, identifiers and their parts, lightly stemmed.
+"""Turning text into index terms: words (Snowball-stemmed, accents folded), identifiers whole and in parts.
 
 The same function tokenises documents at build time and queries at search time,
 so whatever one does the other matches.
@@ -7,6 +7,7 @@ so whatever one does the other matches.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
 # A raw token: letters, digits and the joiners that hold identifiers and paths together.
@@ -176,32 +177,76 @@ STOPWORDS = frozenset(
         "just",
         "one",
         "two",
+        # What is left of a contraction split at its apostrophe ("wasn't" -> "wasn", "t").
+        "wasn",
+        "weren",
+        "didn",
+        "doesn",
+        "don",
+        "couldn",
+        "wouldn",
+        "shouldn",
+        "hasn",
+        "haven",
+        "hadn",
+        "aren",
+        "won",
+        "ll",
+        "re",
+        "ve",
     ]
 )
 
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly")
+#: Words Snowball would merge with a different word that a coding history keeps apart
+#: (``locale`` is not ``local``, ``customer`` not ``custom``, ``production`` not ``product``).
+STEM_EXCEPTIONS = {
+    "locale": "locale",
+    "locales": "locale",
+    "customer": "customer",
+    "customers": "customer",
+    "production": "production",
+}
+_STEMMER: list = []
+#: Short forms developers write for the same thing, indexed and searched as the long form.
+SAME_AS = {
+    "db": "database",
+    "dbs": "databases",
+    "repo": "repository",
+    "repos": "repositories",
+    "env": "environment",
+    "envs": "environments",
+    "config": "configuration",
+    "configs": "configurations",
+    "prod": "production",
+    "deps": "dependencies",
+    "pg": "postgres",
+    "postgresql": "postgres",
+}
 
 
 def stem(word: str) -> str:
-    """A light suffix stripper: enough to meet "painted" with "painting" and "describe" with "described"."""
+    """The English Snowball stem of a lowercase word (PyStemmer), so "painted" meets "painting" and "described" "describe".
+
+    The stemmer is created on first use: the prompt hook pays for it only when it has words to stem.
+    """
+    word = SAME_AS.get(word, word)
     if len(word) <= 3 or not word.isalpha():
         return word
-    for suffix in _SUFFIXES:
-        base = word[: -len(suffix)]
-        if not word.endswith(suffix) or len(base) < (4 if suffix == "ly" else 3):
-            continue
-        if suffix in ("ies", "ied"):
-            return base + "y"
-        if suffix == "s" and base.endswith(("s", "u", "i")):
-            return word  # class, status, analysis
-        if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "lsz":
-            base = base[:-1]  # running -> run
-        word = base
-        break
-    if word.endswith("er") and len(word) >= 6:
-        word = word[:-2]  # "painter", "painters" and "paint" meet; so do "encounter" and "encountered"
-    # "describe" and "described" meet at "describ"; "make" and "making" at "mak".
-    return word[:-1] if len(word) > 4 and word.endswith("e") else word
+    found = STEM_EXCEPTIONS.get(word)
+    if found is not None:
+        return found
+    if not _STEMMER:
+        import Stemmer  # PyStemmer: one small C extension, imported in under a millisecond
+
+        _STEMMER.append(Stemmer.Stemmer("english"))
+    return _STEMMER[0].stemWord(word)
+
+
+def fold(raw: str) -> str:
+    """``raw`` without accents (``Séverine`` -> ``Severine``), for documents and queries alike."""
+    if raw.isascii():
+        return raw
+    return "".join(c for c in unicodedata.normalize("NFKD", raw) if not unicodedata.combining(c))
 
 
 def _parts(raw: str) -> list[str]:
@@ -215,9 +260,12 @@ def _parts(raw: str) -> list[str]:
 
 
 def _raw_terms(raw: str) -> list[str]:
-    if raw.isalpha() and (raw.islower() or raw[1:].islower()):
+    raw = fold(raw)
+    if raw.isalpha() and (raw.islower() or raw[1:].islower() or raw.isupper()):
         word = raw.lower()
-        return [] if word in STOPWORDS else [stem(word)]
+        stemmed = stem(word)
+        # "getting" is as empty as "get": a stopword's other forms are stopwords too.
+        return [] if word in STOPWORDS or stemmed in STOPWORDS else [stemmed]
     parts = _parts(raw)
     whole = raw.lower()
     if parts == [whole]:  # a number, an acronym, a word with digits: itself, unstemmed
@@ -257,6 +305,24 @@ def term_positions(text: str) -> Iterator[tuple[int, list[str]]]:
         if found is None:
             found = _raw_terms(raw)
         yield match.start(), found
+
+
+def identifier_parts(text: str) -> dict[str, str]:
+    """Terms ``text`` holds only as parts of identifiers, each with the whole identifier's term.
+
+    ``per_customer_limit`` gives ``{"per": "per_customer_limit", "custom…": …}``; a part that is also a word
+    of its own in ``text`` is left out.
+    """
+    parts: dict[str, str] = {}
+    own: set[str] = set()
+    for raw in _RAW.findall(text):
+        found = _raw_terms(raw)
+        if len(found) > 1:
+            for part in found[1:]:
+                parts.setdefault(part, found[0])
+        else:
+            own.update(found)
+    return {part: whole for part, whole in parts.items() if part not in own}
 
 
 def phrases(query: str) -> tuple[list[str], str]:

@@ -7,6 +7,7 @@ them to ``deja.hooks`` before typer is imported.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sys
@@ -151,8 +152,14 @@ def _columns(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in "WF" else 1
 
 
-def emit_json(data: object) -> None:
-    sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+#: The version of every ``--json`` envelope; it changes only when a field is removed or changes meaning.
+SCHEMA_VERSION = 1
+
+
+def emit_json(data: dict) -> None:
+    """Write one ``--json`` envelope: ``schema_version`` first, then ``data``'s fields."""
+    envelope = {"schema_version": SCHEMA_VERSION, **data}
+    sys.stdout.write(orjson.dumps(envelope, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
 class ProgressBar:
@@ -211,12 +218,15 @@ def index_command(
     json: JsonFlag = False,
 ) -> None:
     """Build the index, or refresh it with what changed since the last run."""
-    from ..core.indexer import refresh
+    from ..core.indexer import WRITER_WAIT_SECONDS, catch_up, refresh
 
     _check_roots()
     bar = ProgressBar("indexing")
     try:
-        result = refresh(full=full, progress=bar, verify=True)
+        if full:
+            result = refresh(full=True, progress=bar)
+        else:
+            result = catch_up(progress=bar, lock_timeout=WRITER_WAIT_SECONDS, walk_inline=True, verify=True)
     except TimeoutError:
         fail("another deja is building the index right now: try again when it finishes")
     except OSError as exc:
@@ -278,12 +288,32 @@ def search_command(
     limit: Annotated[
         int, typer.Option("--limit", "-n", metavar="N", min=1, max=200, help="How many sessions to show.")
     ] = 10,
+    role: Annotated[
+        str | None,
+        typer.Option(
+            "--role", metavar="ROLE", help="Only matches in: user, assistant, tool (output), command or edit."
+        ),
+    ] = None,
+    pattern: Annotated[
+        str | None,
+        typer.Option("--re", metavar="PATTERN", help="Only sessions whose matching messages also match this regex."),
+    ] = None,
+    session: Annotated[
+        str | None, typer.Option("--session", metavar="ID", help="Search inside this one session (id or prefix).")
+    ] = None,
     json: JsonFlag = False,
 ) -> None:
     """Find the past sessions that match WORDS, best first."""
-    from ..core.search import Filters, parse_since, search
+    from ..core.search import ROLE_KINDS, Filters, parse_since, search
 
     _check_source(source)
+    if role is not None and role not in ROLE_KINDS:
+        fail(f"--role {role!r} is not one of {', '.join(ROLE_KINDS)}", code=2)
+    if pattern is not None:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            fail(f"--re {pattern!r} is not a regular expression: {exc}", code=2)
     since_at = None
     if since:
         try:
@@ -294,7 +324,16 @@ def search_command(
     if not query:
         fail("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
     index = _open_index()
-    filters = Filters(project=project, source=source, since=since_at)
+    if session is not None and not index.find(session):
+        fail(f"no session {session!r}: `deja sessions` lists them")
+    filters = Filters(
+        project=project,
+        source=source,
+        since=since_at,
+        kinds=ROLE_KINDS[role] if role else frozenset(),
+        session_id=session,
+        pattern=pattern,
+    )
     result = search(index, query, filters=filters, limit=limit)
     if json:
         emit_json(search_json(result))
@@ -647,6 +686,6 @@ def hooks_log_command(
     if json:
         import msgspec
 
-        emit_json(msgspec.to_builtins(decisions))
+        emit_json({"decisions": msgspec.to_builtins(decisions)})
     else:
         typer.echo(decisions_text(decisions))

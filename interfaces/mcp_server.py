@@ -7,10 +7,13 @@ stdio through the official MCP SDK; hooks never import this module.
 
 Every tool answers from the prebuilt index, in two forms: readable text for
 the model and, as structured content, the JSON the CLI prints with ``--json``.
-The index is refreshed at most every ``REFRESH_SECONDS`` (a stat pass when
-nothing changed, never waiting for another writer) and never built inline: a
-missing index is built by a detached ``deja index`` while the tools say so in
-one sentence.
+The first tool call brings the index up to date before it answers; after
+that, at most every ``REFRESH_SECONDS``, a call starts the cheap freshness
+check (``core.indexer.freshness``: a few thousand stats at 100k sessions,
+never a walk over every chat) and the reading of what it finds changed in a
+background thread, never waiting for another writer, and answers from the
+index as it stands; a full walk that is due runs in a detached process. The index is never built inline: a missing index is built by a
+detached ``deja index`` while the tools say so in one sentence.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from pydantic import Field
 
 from ..core import paths
 from ..core.index import MANIFEST, Index, IndexUnreadable, Segment, SessionMeta, index_dir, read_manifest
-from ..core.indexer import refresh
+from ..core.indexer import catch_up
 from ..core.library import NotFound, find_session, newest_sessions, session_digest
 from ..core.model import Message
 from ..core.resume import ResumeRefused, resume_line
@@ -44,8 +47,8 @@ from .mcp_stdio import answering_stdio
 from .views import lines_within, search_json, search_text, session_json, session_line, show_json, show_text, window_note
 
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
-#: How stale the index may get between two tool calls before one of them refreshes it.
-REFRESH_SECONDS = 5.0
+#: How long one freshness check holds for the tool calls that follow it.
+REFRESH_SECONDS = 1.0
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
 SEARCH_TEXT_BYTES = 4096
 #: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
@@ -90,21 +93,35 @@ class LiveIndex:
         self._index: Index | None = None
         self._opened: tuple[int, int, int] | None = None
         self._builder: subprocess.Popen[bytes] | None = None
+        self._refresher: threading.Thread | None = None
         self._lock = threading.Lock()
 
     def get(self) -> Index | None:
-        """The index, or None while a first build (or a rebuild of an unreadable one) runs."""
+        """The index, or None while a first build (or a rebuild of an unreadable one) runs.
+
+        The first call brings the index up to date before it answers. After that a call never waits for a
+        refresh: at most every ``refresh_every`` seconds it starts one in a background thread (the cheap
+        check, then what it finds changed), whose result the calls after it read.
+        """
         with self._lock:
-            if time.monotonic() - self._refreshed_at >= self.refresh_every:
+            if self._refreshed_at == -math.inf:
                 self._refresh()
+            elif time.monotonic() - self._refreshed_at >= self.refresh_every and not self._refreshing():
+                self._refreshed_at = time.monotonic()
+                self._refresher = threading.Thread(target=self._refresh, name="deja-refresh", daemon=True)
+                self._refresher.start()
             try:
-                stamp = self._manifest_stamp()
-                if self._index is None or stamp != self._opened:
-                    self._index, self._opened = Index.open(self.home), stamp
+                return self._open_current()
             except IndexUnreadable:
                 self._start_build()
                 return None
-            return self._index
+
+    def _open_current(self) -> Index:
+        """The index the manifest names now, opened once per manifest."""
+        stamp = self._manifest_stamp()
+        if self._index is None or stamp != self._opened:
+            self._index, self._opened = Index.open(self.home), stamp
+        return self._index
 
     def _manifest_stamp(self) -> tuple[int, int, int]:
         """What changes whenever a writer swaps in a new manifest (it is replaced, never rewritten in place)."""
@@ -114,6 +131,9 @@ class LiveIndex:
             raise IndexUnreadable(f"no index under {self.home}") from None
         return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
+    def _refreshing(self) -> bool:
+        return self._refresher is not None and self._refresher.is_alive()
+
     def _refresh(self) -> None:
         self._refreshed_at = time.monotonic()
         try:
@@ -121,7 +141,8 @@ class LiveIndex:
         except IndexUnreadable:
             return  # a refresh would rebuild it inline, which may take minutes: get() has it built aside
         try:
-            refresh(self.home, lock_timeout=0)
+            catch_up(self.home, lock_timeout=0)
+            self._open_current()  # in the background too: the next call finds the new index open
         except TimeoutError:
             pass  # another deja is writing: read the index as it stands
         except Exception:  # noqa: BLE001 - a stale answer beats none

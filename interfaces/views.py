@@ -60,6 +60,7 @@ def search_json(result: SearchResult) -> dict[str, Any]:
     return {
         "query": result.query,
         "total": result.total,
+        "notice": result.notice,
         "hits": [
             {
                 "session_id": hit.session_id,
@@ -85,6 +86,7 @@ def session_line(meta: SessionMeta) -> str:
 def search_text(result: SearchResult) -> str:
     if not result.hits:
         return f'No session matches "{result.query}".'
+    notice = f"{result.notice}\n\n" if result.notice else ""
     blocks = []
     for hit in result.hits:
         head = f"{hit.title or '(untitled)'}\n  {hit.session_id} · {hit.source} · {hit.project or '(no project)'} · {when(hit.updated)}"
@@ -94,7 +96,7 @@ def search_text(result: SearchResult) -> str:
         blocks.append("\n".join(lines))
     more = result.total - len(result.hits)
     footer = f"\n{more} more session{'s' if more != 1 else ''} match; use --limit to see them." if more > 0 else ""
-    return "\n\n".join(blocks) + footer
+    return notice + "\n\n".join(blocks) + footer
 
 
 def show_text(meta: SessionMeta, messages: list[Message]) -> str:

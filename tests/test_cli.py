@@ -23,7 +23,16 @@ def test_index_json_reports_what_it_did(sample: Sample) -> None:
     first = run_deja("index", "--json")
     assert first.returncode == 0, first.stderr
     data = orjson.loads(first.stdout)
-    assert set(data) == {"sessions", "messages", "added", "updated", "removed", "seconds", "unreadable_kept"}
+    assert set(data) == {
+        "schema_version",
+        "sessions",
+        "messages",
+        "added",
+        "updated",
+        "removed",
+        "seconds",
+        "unreadable_kept",
+    }
     assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (7, 7, 0, 0)
     again = orjson.loads(run_deja("index", "--json").stdout)
     assert (again["added"], again["updated"]) == (0, 0)

@@ -245,9 +245,12 @@ def test_damaged_bookkeeping_is_named_and_rebuilt(indexed_sample: Sample, damage
     data = path.read_bytes()
     path.write_bytes({"truncate": data[: len(data) // 2], "garbage": b"\xc1" * len(data), "zero": b""}[damage])
     assert str(path) in _doctor_damage(sample)
+    # A read with nothing changed does not open the bookkeeping (only writers do): it answers from the index...
     searched = deja(sample, "search", "docker")
     assert searched.returncode == 0 and INFRA_CHAT in searched.stdout
-    assert str(path) in one_line_error(searched)  # the note: rebuilt, and why
+    # ...and the next refresh finds the damage, rebuilds, and says why.
+    rebuilt = deja(sample, "index")
+    assert rebuilt.returncode == 0 and str(path) in rebuilt.stderr
     assert deja(sample, "doctor", "--json").returncode == 0
     assert len(Index.open(sample.home).find(INFRA_CHAT)) == 1
 
@@ -348,7 +351,12 @@ def _read_only(sample: Sample, *args: str) -> subprocess.CompletedProcess[str]:
     [(["search", "docker"], INFRA_CHAT), (["show", INFRA_CHAT], "docker"), (["sessions"], INFRA_CHAT[:8])],
 )
 def test_a_read_only_home_still_answers_from_the_index(indexed_sample: Sample, args: list[str], expected: str) -> None:
-    result = _read_only(indexed_sample, *args)
+    quiet = _read_only(indexed_sample, *args)  # nothing changed: nothing to write, nothing to say
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    project = str(indexed_sample.history.projects["api"])
+    new_chat = transcript_path(indexed_sample.history.cli_root, project, APPENDED)
+    write_transcript(new_chat, [user_turn("how do we rotate the signing keys?"), assistant_turn("With kms rotate.")])
+    result = _read_only(indexed_sample, *args)  # a new chat to index, and no way to write it down
     assert result.returncode == 0, result.stderr
     assert expected in result.stdout.lower() or expected in result.stdout
     assert "answering from the index as it stands" in one_line_error(result)

@@ -448,7 +448,7 @@ def test_hooks_log_says_what_each_hook_gave_and_why_it_stayed_silent(indexed_sam
         tool("postToolUse", "log-1", api, "Shell", {"command": "ls"}, tool_output='{"exitCode": 0}'),
         env,
     )
-    decisions = orjson.loads(run_deja("hooks", "log", "--json", env=env).stdout)
+    decisions = orjson.loads(run_deja("hooks", "log", "--json", env=env).stdout)["decisions"]
     assert [(d["command"], d["conversation"]) for d in decisions] == [
         ("hook-prompt", "log-1"),
         ("hook-tool", "log-1"),

@@ -5,6 +5,7 @@
 the front the rest of deja imports from.
 """
 
+from ..fields import doc_text
 from .format import (
     FORMAT_VERSION,
     KIND_ASSISTANT,
@@ -12,6 +13,7 @@ from .format import (
     KIND_USER,
     MANIFEST,
     SOURCE_CODES,
+    WHOLE_LISTS_DOCS,
     WORD_POSTINGS_KEPT,
     Doc,
     FileSum,
@@ -20,7 +22,6 @@ from .format import (
     SegmentRef,
     SessionKeys,
     SessionMeta,
-    doc_text,
     edited_paths,
     index_dir,
     name_hash,
@@ -48,6 +49,7 @@ __all__ = [
     "SegmentWriter",
     "SessionKeys",
     "SessionMeta",
+    "WHOLE_LISTS_DOCS",
     "WORD_POSTINGS_KEPT",
     "doc_text",
     "edited_paths",

@@ -5,7 +5,8 @@ Layout under ``<DEJA_HOME>/index/``::
     manifest.msgpack        format version, generation, the live segments and what is deleted in each
     seg-<id>/               one immutable segment
         records.bin         per session, its redacted messages (and title), msgpack back to back, zlib-compressed
-        docs.bin            per doc, two u32: its session ordinal (its kind in the top two bits), its message's end
+        docs.bin            per doc, three u32: its session ordinal (its kind in the top three bits), where its
+                            message starts and ends in its session's records
         sessions.bin/.idx   msgpack SessionMeta records; per session where its meta and its records are
         terms.bin/.idx      sorted terms and, per term, where its postings are
         postings.bin        per term: (doc, impact) pairs, highest impact first; the keyed terms
@@ -17,7 +18,7 @@ A writer builds new segments beside the live ones and then replaces
 sees a whole index, old or new, without ever taking the lock.
 
 Why it is small: a session's messages compress together (they share their
-words), a doc costs 8 bytes, a posting 6 (its session is the doc's, read
+words), a doc costs 12 bytes, a posting 6 (its session is the doc's, read
 from ``docs.bin``, not stored again), and no posting is kept that no search reads.
 """
 
@@ -32,30 +33,53 @@ from typing import NamedTuple
 
 import msgspec
 
+from ..fields import (
+    KIND_ASSISTANT,
+    KIND_COMMAND,
+    KIND_EDIT,
+    KIND_ERROR,
+    KIND_OUTPUT,
+    KIND_TITLE,
+    KIND_USER,
+)
 from ..keys import project_spelling
-from ..model import Message
 from ..private import write_private
 
+#: 6: tool output, error-line, edit and command field docs; dates as keys; accent folding; Snowball stems.
+#: 7: a session's records compressed together, 12-byte docs, 6-byte postings, a common word's tail not kept.
 FORMAT_VERSION = 7
 MANIFEST = "manifest.msgpack"
 
-KIND_USER, KIND_ASSISTANT, KIND_TITLE = 0, 1, 2
 SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
-KIND_WEIGHT = {KIND_USER: 1.3, KIND_ASSISTANT: 1.0, KIND_TITLE: 1.5}
+#: Field weights (KIND_OUTPUT, KIND_ERROR, KIND_EDIT) tuned on the coding benchmark's tuning half
+#: (bench/coding_history.py); the message weights on LoCoMo (bench/locomo.py).
+KIND_WEIGHT = {
+    KIND_USER: 1.3,
+    KIND_ASSISTANT: 1.0,
+    KIND_TITLE: 1.5,
+    KIND_OUTPUT: 0.5,
+    KIND_ERROR: 1.6,
+    KIND_EDIT: 0.5,
+    # Commands already count in their message's doc: this doc is for ``--role command``, and weighs little.
+    KIND_COMMAND: 0.2,
+}
 K1, B = 0.7, 0.3
 
-#: A doc's row in ``docs.bin``: session ordinal | kind << KIND_SHIFT, where its message ends in its session's
-#: records once inflated (a snippet inflates only that far and decodes only its own message).
-DOC_ROW = struct.Struct("<II")
-KIND_SHIFT = 30
+#: A doc's row in ``docs.bin``: session ordinal | kind << KIND_SHIFT, and where its message starts and ends in
+#: its session's records once inflated (a snippet inflates only that far and decodes only its own message; the
+#: field docs of a message share its span).
+DOC_ROW = struct.Struct("<III")
+KIND_SHIFT = 29
 ORDINAL_MASK = (1 << KIND_SHIFT) - 1
 #: meta offset, meta length, project hash, dir hash, source, updated, records offset, records length, first doc
 SESSION_ROW = struct.Struct("<QIIIBxxxdQII")
 #: term offset, term length, postings offset, postings kept, postings in all (the docs holding the term: its idf)
 TERM_ROW = struct.Struct("<QHQII")
-#: A word's postings kept per segment, best first: search never reads further (``search.FILTERED_BUDGET``),
-#: so a common word's long tail would be bytes no query reads. Its count in all is kept for its idf.
+#: A word's postings kept per segment of more than ``WHOLE_LISTS_DOCS`` docs, best first: search never reads
+#: further there (``search.FILTERED_BUDGET``), so a common word's long tail would be bytes no query reads.
+#: Its count in all is kept for its idf. In an index of at most ``WHOLE_LISTS_DOCS`` docs search reads every list whole.
 WORD_POSTINGS_KEPT = 8192
+WHOLE_LISTS_DOCS = 65_536
 POSTING = struct.Struct("<Ie")  # doc, impact (a word's postings)
 KEYED_POSTING = struct.Struct("<If")  # doc, days since the epoch (a key's postings: newest first)
 #: zlib level of a session's records: 1 compresses about as well as 6 on chat text (0.37 against 0.35), twice as fast.
@@ -138,19 +162,6 @@ def name_hash(name: str) -> int:
 
 def index_dir(home: Path) -> Path:
     return home / "index"
-
-
-def doc_text(message: Message) -> str:
-    """What of a message is searchable: its text and the commands and paths of its tool calls."""
-    if not message.tool_calls:
-        return message.text
-    extra = []
-    for call in message.tool_calls:
-        for key in ("command", "path", "file_path", "pattern", "query", "glob_pattern"):
-            value = call.args.get(key)
-            if isinstance(value, str):
-                extra.append(value)
-    return message.text + "\n" + "\n".join(extra) if extra else message.text
 
 
 def edited_paths(args: dict, project_dir: str) -> list[str]:

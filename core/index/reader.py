@@ -18,6 +18,7 @@ from pathlib import Path
 import msgspec
 
 from .. import faults, keys
+from ..fields import KIND_TITLE, MESSAGE_KINDS
 from ..model import Message
 from .format import (
     DOC_ROW,
@@ -149,14 +150,14 @@ class Segment:
         rows = self._doc_rows
         try:
             pairs = row.iter_unpack(self._postings[p_off + start * row.size : p_off + stop * row.size])
-            return [(doc, rows[2 * doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
+            return [(doc, rows[3 * doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
         try:
-            row = self._doc_rows[2 * doc]
+            row = self._doc_rows[3 * doc]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
         return Doc(row & ORDINAL_MASK, row >> KIND_SHIFT)
@@ -183,11 +184,10 @@ class Segment:
         """One doc's message: its session's records are inflated only as far as it ends."""
         rows = self._doc_rows
         try:
-            row, end = rows[2 * doc], rows[2 * doc + 1]
+            row, start, end = rows[3 * doc], rows[3 * doc + 1], rows[3 * doc + 2]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
-        raw, first_doc = self._records(row & ORDINAL_MASK, end)
-        start = rows[2 * doc - 1] if doc > first_doc else 0
+        raw, _ = self._records(row & ORDINAL_MASK, end)
         return self._decoded(raw, start, end)
 
     def messages(self, meta: SessionMeta) -> list[Message]:
@@ -195,12 +195,34 @@ class Segment:
         if not meta.n_docs:
             return []
         raw, first_doc = self._records(self.doc(meta.first_doc).ordinal, None)
-        rows, out, start = self._doc_rows, [], 0
+        rows, out = self._doc_rows, []
         for doc in range(first_doc, first_doc + meta.messages):
-            end = rows[2 * doc + 1]
-            out.append(self._decoded(raw, start, end))
-            start = end
+            out.append(self._decoded(raw, rows[3 * doc + 1], rows[3 * doc + 2]))
         return out
+
+    def position(self, doc: int) -> int:
+        """Where a doc's message starts in its session's records: the docs built from one message share it, and it
+        grows through a session (compare positions within one session only)."""
+        try:
+            return self._doc_rows[3 * doc + 1]
+        except _DAMAGE as exc:
+            raise self._damaged("docs.bin", exc) from None
+
+    def message_doc(self, doc: int) -> int:
+        """The message doc a field doc was built from (found by their shared record); any other doc itself."""
+        ordinal, kind = self.doc(doc)
+        if kind in MESSAGE_KINDS or kind == KIND_TITLE:
+            return doc
+        off = self.position(doc)
+        meta = self.session(ordinal)
+        lo, hi = meta.first_doc, meta.first_doc + meta.messages - 1
+        while lo < hi:  # message docs of a session are in record order
+            mid = (lo + hi + 1) // 2
+            if self.position(mid) <= off:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
 
     def session_keys(self, ordinal: int) -> SessionKeys:
         """What filters look at, without decoding the session."""

@@ -18,6 +18,8 @@ from pathlib import Path
 import msgspec
 
 from .. import faults, keys
+from ..dates import date_keys
+from ..fields import MESSAGE_KINDS, doc_text, field_texts
 from ..model import Message
 from ..private import DIR_MODE, open_private, private_dir
 from ..text import terms as text_terms
@@ -36,12 +38,12 @@ from .format import (
     SESSION_ROW,
     SOURCE_CODES,
     TERM_ROW,
+    WHOLE_LISTS_DOCS,
     WORD_POSTINGS_KEPT,
     B,
     FileSum,
     SegmentRef,
     SessionMeta,
-    doc_text,
     edited_paths,
     name_hash,
 )
@@ -155,8 +157,10 @@ class SegmentWriter:
     def doc_count(self) -> int:
         return len(self._doc_kinds)
 
-    def _add_doc(self, ordinal: int, kind: int, text: str) -> None:
+    def _add_doc(self, ordinal: int, kind: int, span: tuple[int, int], text: str) -> None:
+        """Add a doc whose message is at ``span`` (start, end) of its session's records once inflated."""
         doc = self.doc_count
+        self._docs += DOC_ROW.pack(ordinal | kind << KIND_SHIFT, *span)
         found = text_terms(text)
         self._doc_lengths.append(len(found))
         self._doc_kinds.append(kind)
@@ -166,17 +170,6 @@ class SegmentWriter:
             if postings is None:
                 postings = tf[term] = array("Q")
             postings.append(doc << 16 | min(count, 65535))
-
-    def _add_records(self, ordinal: int, first_doc: int, stored: list[Message]) -> bytes:
-        """Write a session's messages as one compressed block; each doc's row says where in it its message ends."""
-        raw = bytearray()
-        kinds = self._doc_kinds
-        for doc, message in enumerate(stored, first_doc):
-            raw += msgspec.msgpack.encode(message)
-            self._docs += DOC_ROW.pack(ordinal | kinds[doc] << KIND_SHIFT, len(raw))
-        block = zlib.compress(raw, RECORDS_LEVEL)
-        self._records.write(block)
-        return block
 
     def _add_key(self, key: str, doc: int, when: float) -> None:
         entry = self._keyed.get(key)
@@ -206,24 +199,39 @@ class SegmentWriter:
         meta.first_doc = self.doc_count
         encode = msgspec.msgpack.encode
         updated = meta.updated.timestamp() if meta.updated else 0.0
+        raw = bytearray()  # the session's records, msgpack back to back, compressed below as one block
+        # Field docs come after the session's messages and title, so a range of its message docs holds messages only.
+        fields: list[tuple[tuple[int, int], int, str]] = []
+        days: set[object] = set()
         for message in messages:
             kind = KIND_USER if message.role == "user" else KIND_ASSISTANT
             doc = self.doc_count
-            self._add_doc(ordinal, kind, doc_text(message))
+            span = (len(raw), len(raw) + len(record := encode(message)))
+            raw += record
+            self._add_doc(ordinal, kind, span, doc_text(message))
+            written = message.timestamp or meta.started
+            if written is not None and written.date() not in days:  # each day's first message carries its date
+                days.add(written.date())
+                for key in date_keys(written):
+                    self._add_key(key, doc, written.timestamp())
             if message.tool_calls:
                 when = message.timestamp.timestamp() if message.timestamp else updated
                 self._add_tool_keys(doc, message, when, meta.project_dir)
+                fields.extend((span, field, text) for field, text in field_texts(message).items())
         self._add_key(keys.ALL_SESSIONS_KEY, meta.first_doc, updated)
         for place in {meta.project_dir, meta.project} - {""}:
             self._add_key(keys.project_key(place), meta.first_doc, updated)
-        stored = messages
         if meta.title and not _derived_title(meta.title, messages):
-            self._add_doc(ordinal, KIND_TITLE, meta.title)
-            stored = [*messages, Message(role="user", text=meta.title)]
+            span = (len(raw), len(raw) + len(record := encode(Message(role="user", text=meta.title))))
+            raw += record
+            self._add_doc(ordinal, KIND_TITLE, span, meta.title)
         meta.n_docs = self.doc_count - meta.first_doc
         meta.messages = len(messages)
+        for span, field, text in fields:
+            self._add_doc(ordinal, field, span, text)
         self.message_count += len(messages)
-        block = self._add_records(ordinal, meta.first_doc, stored)
+        block = zlib.compress(raw, RECORDS_LEVEL)
+        self._records.write(block)
         record = encode(meta)
         self._sessions.write(record)
         self._session_idx += SESSION_ROW.pack(
@@ -278,10 +286,9 @@ class SegmentWriter:
         files["docs.bin"] = self._write_whole("docs.bin", self._docs)
         files["sessions.idx"] = self._write_whole("sessions.idx", self._session_idx)
         self._spill()
-        lengths = self._doc_lengths
-        avgdl = (sum(lengths) / len(lengths)) if lengths else 1.0
-        norm = [K1 * (1 - B + B * dl / avgdl) for dl in lengths]
+        norm = _length_norms(self._doc_lengths, self._doc_kinds)
         weights = [KIND_WEIGHT[k] for k in self._doc_kinds]
+        kept = WORD_POSTINGS_KEPT if self.doc_count > WHOLE_LISTS_DOCS else None
         terms = _SegmentFile(self.path / "terms.bin")
         term_idx = _SegmentFile(self.path / "terms.idx")
         postings = _SegmentFile(self.path / "postings.bin")
@@ -293,7 +300,7 @@ class SegmentWriter:
                 else:
                     pairs = sorted(
                         ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in _unpacked(docs)), reverse=True
-                    )[:WORD_POSTINGS_KEPT]
+                    )[:kept]
                     row = POSTING
                 packed = bytearray(len(pairs) * row.size)
                 for i, (impact, doc) in enumerate(pairs):
@@ -320,6 +327,20 @@ class SegmentWriter:
         self._records.discard()
         self._sessions.discard()
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _length_norms(lengths: array, kinds: array) -> list[float]:
+    """BM25's length factor per doc; each field kind against its own average length, messages and titles together."""
+    totals: dict[int, list[int]] = {}
+    for dl, kind in zip(lengths, kinds, strict=True):
+        group = totals.setdefault(kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1, [0, 0])
+        group[0] += dl
+        group[1] += 1
+    average = {group: (total / count) or 1.0 for group, (total, count) in totals.items()}
+    return [
+        K1 * (1 - B + B * dl / average[kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1])
+        for dl, kind in zip(lengths, kinds, strict=True)
+    ]
 
 
 #: How long a segment no manifest names stays on disk: a reader that has just read the previous manifest

@@ -35,6 +35,9 @@ from ..index import (
 )
 from ..private import FILE_MODE, private_dir, tighten
 from ..redact import mode as redaction_mode
+from . import freshness
+from .checked import Checked
+from .freshness import Folder
 from .parts import Written, write_changes
 from .plan import Plan, plan_refresh
 from .reads import keep_unread_database, segment_at
@@ -78,49 +81,113 @@ def refresh(
     progress: Progress | None = None,
     lock_timeout: float = WRITER_WAIT_SECONDS,
     verify: bool = False,
+    seen_folders: dict[str, Folder] | None = None,
 ) -> RefreshResult:
     """Bring the index up to date with the stores on disk: cost follows the change, not the history.
 
     ``only_chat_ids`` limits the CLI side to those chats (the session-end
-    hook's path: no walk over every transcript); the IDE databases are always
-    checked, cheaply. ``verify`` reads every byte of the index against its
-    checksums first (``deja index``). Whatever damage is found, before or on
-    the way, the index is rebuilt whole and ``rebuilt_because`` says why.
+    hook's path, and a read's after the cheap check: no walk over every
+    transcript); the IDE databases are always checked, cheaply, and
+    ``seen_folders`` are the folders that check looked at, recorded with the
+    result. ``verify`` reads every byte of the index against its checksums
+    first (``deja index``). Whatever damage is found, before or on the way,
+    the index is rebuilt whole and ``rebuilt_because`` says why.
     """
     home = home or paths.deja_home()
     why = "" if full or not verify else _damage(index_dir(home))
+    targets = set(only_chat_ids) if only_chat_ids is not None else None
     try:
-        result = _refresh(home, full or bool(why), only_chat_ids, progress, lock_timeout)
+        if full or why:
+            result = _refresh(home, True, _Scope(None), progress, lock_timeout)  # a rebuild reads every chat
+        else:
+            result = _refresh(home, False, _Scope(targets, seen_folders), progress, lock_timeout)
     except IndexUnreadable as exc:  # a damaged file met on the way: the live index cannot be built upon
         if full or why:
             raise
         why = str(exc)
-        result = _refresh(home, True, only_chat_ids, progress, lock_timeout)
+        result = _refresh(home, True, _Scope(None), progress, lock_timeout)
     result.rebuilt_because = result.rebuilt_because or why
     return result
 
 
+def catch_up(
+    home: Path | None = None,
+    *,
+    progress: Progress | None = None,
+    lock_timeout: float = 0.0,
+    walk_inline: bool = False,
+    verify: bool = False,
+) -> RefreshResult:
+    """Refresh what the cheap check (``freshness``) finds changed; when nothing did, the index's counts as they are.
+
+    Without a record of a full walk (a first build, a damaged index), or when
+    one is due and ``walk_inline`` (``deja index``), this is a full refresh. A
+    walk that is due otherwise starts in a detached process after this
+    refresh, which does not wait for it.
+    """
+    started = time.perf_counter()
+    home = home or paths.deja_home()
+    tighten(home)  # every run keeps deja's home private, whether or not anything is written
+    directory = index_dir(home)
+    found = freshness.check(directory)
+    if found.manifest is None or (walk_inline and found.walk_due):
+        return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify)
+    result = _as_it_stands(found.manifest, started)
+    if found.changed or verify:
+        result = refresh(
+            home,
+            only_chat_ids=found.targets,
+            progress=progress,
+            lock_timeout=lock_timeout,
+            verify=verify,
+            seen_folders=found.folders,
+        )
+    if found.walk_due:
+        freshness.start_walk(directory)
+    return result
+
+
+def _as_it_stands(manifest: Manifest, started: float) -> RefreshResult:
+    """The result of a refresh that had nothing to read."""
+    return RefreshResult(
+        sessions=sum(ref.sessions - len(ref.deleted) for ref in manifest.segments),
+        messages=sum(ref.messages - ref.deleted_messages for ref in manifest.segments),
+        added=0,
+        updated=0,
+        removed=0,
+        seconds=round(time.perf_counter() - started, 3),
+    )
+
+
 def _damage(directory: Path) -> str:
-    """What is wrong with the index's files, read whole ("" when nothing is, or there is no index yet)."""
+    """What is wrong with the index's files, read whole ("" when nothing is, or there is no index yet).
+
+    A file read whole before and not changed since is not read again (see ``checked``).
+    """
     if not (directory / MANIFEST).exists():
         return ""
+    checked = Checked(directory)
     try:
         index = Index(directory, read_manifest(directory))
-        index.verify()
+        for segment in index.segments:
+            if not all([checked.vouches_for(segment.path / name) for name in segment.ref.files]):
+                segment.verify()
         book = Bookkeeping(directory, read_record(directory / index.manifest.state, State))
-        book.verify()
+        book.verify(skip=checked.vouches_for)
     except IndexUnreadable as exc:
         return str(exc)
+    checked.save()
     return ""
 
 
-def _refresh(
-    home: Path,
-    full: bool,
-    only_chat_ids: Iterable[str] | None,
-    progress: Progress | None,
-    lock_timeout: float,
-) -> RefreshResult:
+class _Scope(msgspec.Struct):
+    """Which cursor-agent chats a refresh looks at (None: walk them all) and the folders a check saw."""
+
+    targets: set[str] | None
+    seen_folders: dict[str, Folder] | None = None
+
+
+def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, lock_timeout: float) -> RefreshResult:
     from filelock import FileLock  # only writers pay for it
 
     started = time.perf_counter()
@@ -128,10 +195,12 @@ def _refresh(
     private_dir(directory)
     tighten(home)
     with FileLock(str(directory / LOCK_NAME), timeout=lock_timeout, mode=FILE_MODE):
+        walk_started = time.time()
+        folders = freshness.snapshot_folders(paths.cli_roots()) if scope.targets is None else scope.seen_folders
         manifest, state, index, why = _load(directory, full)
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
-        plan = plan_refresh(book, state, set(only_chat_ids) if only_chat_ids is not None else None, problems)
+        plan = plan_refresh(book, state, scope.targets, problems)
         written = _write_changes(plan, book, index, problems, directory, progress)
         tally = _record_changes(manifest, index, book, plan, written.chats, written.where)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
@@ -140,6 +209,10 @@ def _refresh(
         if changed:
             live = _compact(directory, live, book)
             _swap(directory, manifest or _live_manifest(directory), live, book, plan.ide_dbs, merged_problems)
+        if scope.targets is None:
+            freshness.record_walk(directory, book, plan, walk_started, folders or {})
+        else:
+            freshness.record_targets(directory, book, plan, scope.targets, folders)
         return RefreshResult(
             sessions=sum(ref.sessions - len(ref.deleted) for ref in live),
             messages=sum(ref.messages - ref.deleted_messages for ref in live),
@@ -212,7 +285,7 @@ def _record_changes(
     ]
     by_name = {ref.name: ref for ref in segments}
     tally = _Tally(segments)
-    for sid in written.keys() | plan.removed:
+    for sid in sorted(written.keys() | plan.removed):
         record = book.chat(sid)
         was = record.where if record else None
         if was is not None and was.segment in by_name:

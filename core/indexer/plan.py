@@ -110,7 +110,8 @@ def _store_sigs(chat: CliChat) -> list[Sig | None]:
     return [*wal_sigs(os.path.join(chat.chat_dir, "store.db")), stat_sig(os.path.join(chat.chat_dir, "meta.json"))]
 
 
-def _unchanged(old: CliState | None, chat: CliChat) -> bool:
+def unchanged(old: CliState | None, chat: CliChat) -> bool:
+    """The chat is as the record describes it: same transcript size and time, same folder, same store files."""
     return (
         old is not None
         and old.transcript == chat.transcript
@@ -182,7 +183,7 @@ def _cli_changes(
     changed: dict[str, CliChat] = {}
     for sid, chat in found.items():
         record = book.chat(sid)
-        if not _unchanged(record.cli if record else None, chat):
+        if not unchanged(record.cli if record else None, chat):
             changed[sid] = chat
     if targets is None:
         gone = {sid for sid, record in book.items() if record.cli and sid not in found}
@@ -197,7 +198,8 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     owners = ide.owners
     found, cli_changed, cli_gone = _cli_changes(book, targets)
     plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable)
-    for sid in ide.changed | set(cli_changed) | cli_gone | ide.gone:
+    # Sorted: the order sessions are read in is the order they are written in, whatever the hash seed.
+    for sid in sorted(ide.changed | set(cli_changed) | cli_gone | ide.gone):
         record = book.chat(sid)
         owner = owners.get(sid) or (record.ide_db if record and sid not in ide.gone else None)
         located = found.get(sid) or (None if sid in cli_gone else _recorded_chat(sid, record))

@@ -1,0 +1,110 @@
+"""Dates as search keys: when a session's messages were written, and the dates a query names.
+
+Each day a session has messages on is filed under four keys (the year, the
+month's name, the year-month and the ISO day), on the first message of that
+day. A query naming a day (``2023-05-08``, ``8 May 2023``, ``May 8, 2023``), a
+month (``May 2023``, ``in March``) or a year (``in 2023``) boosts the sessions
+from then: the more precise the date, the larger the boost.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from .keys import PREFIX
+
+MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_MONTH = {name: i + 1 for i, name in enumerate(MONTHS)} | {name[:3]: i + 1 for i, name in enumerate(MONTHS)}
+_MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d\d)(?:-(\d\d))?\b")
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_RE}\.?,?\s+((?:19|20)\d\d)\b", re.I)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH_RE}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b{_MONTH_RE}\.?,?\s+((?:19|20)\d\d)\b", re.I)
+# A month alone only when it cannot be the verb "may" or the word "march": capitalised, after "in", "of" or "during".
+_IN_MONTH = re.compile(
+    r"\b(?:in|of|during|since)\s+((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*)\b(?!\s+\d)"
+)
+_YEAR = re.compile(r"\b(?:in|of|during|since)\s+((?:19|20)\d\d)\b", re.I)
+
+
+def year_key(year: int) -> str:
+    return f"{PREFIX}dy:{year}"
+
+
+def month_key(month: int) -> str:
+    return f"{PREFIX}dm:{MONTHS[month - 1]}"
+
+
+def year_month_key(year: int, month: int) -> str:
+    return f"{PREFIX}dym:{year}-{month:02d}"
+
+
+def day_key(year: int, month: int, day: int) -> str:
+    return f"{PREFIX}dd:{year}-{month:02d}-{day:02d}"
+
+
+def date_keys(when: datetime) -> list[str]:
+    """The keys a message written at ``when`` is filed under: year, month name, year-month, ISO day."""
+    return [
+        year_key(when.year),
+        month_key(when.month),
+        year_month_key(when.year, when.month),
+        day_key(when.year, when.month, when.day),
+    ]
+
+
+def _month(name: str) -> int:
+    return _MONTH.get(name.lower()[:3], 0)
+
+
+def query_dates(query: str) -> list[tuple[str, str]]:
+    """The dates ``query`` names, as (key, precision): precision is "day", "month" or "year"."""
+    return split_dates(query)[0]
+
+
+def split_dates(query: str) -> tuple[list[tuple[str, str]], str]:
+    """The dates ``query`` names, and the query without the full dates (a day, or a month with its year).
+
+    A month or a year alone stays in the text: it may be a word of what is asked.
+    """
+    found: list[tuple[str, str]] = []
+    rest = query
+    for match in _ISO.finditer(query):
+        year, month, day = int(match.group(1)), int(match.group(2)), match.group(3)
+        if 1 <= month <= 12:
+            found.append((day_key(year, month, int(day)), "day") if day else (year_month_key(year, month), "month"))
+    rest = _ISO.sub(" ", rest)
+    for match in _DAY_MONTH_YEAR.finditer(rest):
+        found.append((day_key(int(match.group(3)), _month(match.group(2)), int(match.group(1))), "day"))
+    rest = _DAY_MONTH_YEAR.sub(" ", rest)
+    for match in _MONTH_DAY_YEAR.finditer(rest):
+        found.append((day_key(int(match.group(3)), _month(match.group(1)), int(match.group(2))), "day"))
+    rest = _MONTH_DAY_YEAR.sub(" ", rest)
+    for match in _MONTH_YEAR.finditer(rest):
+        found.append((year_month_key(int(match.group(2)), _month(match.group(1))), "month"))
+    rest = _MONTH_YEAR.sub(" ", rest)
+    for match in _IN_MONTH.finditer(rest):
+        if _month(match.group(1)):
+            found.append((month_key(_month(match.group(1))), "month"))
+    for match in _YEAR.finditer(rest):
+        found.append((year_key(int(match.group(1))), "year"))
+    return [(key, precision) for key, precision in found if _valid(key)], rest
+
+
+def _valid(key: str) -> bool:
+    day = re.search(r"dd:\d{4}-\d\d-(\d\d)$", key)
+    return day is None or 1 <= int(day.group(1)) <= 31

@@ -1,0 +1,60 @@
+"""A date or month a query names brings the sessions from then to the top."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from deja.core.dates import day_key, month_key, query_dates, year_key, year_month_key
+from deja.core.index import Index
+from deja.core.indexer import refresh
+from deja.core.search import search
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+MARCH = "00000000-0000-4000-8000-0000000000d1"
+JULY = "00000000-0000-4000-8000-0000000000d2"
+
+
+@pytest.fixture
+def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
+    cli = tmp_path / "cli"
+    for chat_id, when in ((MARCH, datetime(2026, 3, 10, 9, 0, tzinfo=UTC)), (JULY, datetime(2026, 7, 2, tzinfo=UTC))):
+        write_transcript(
+            transcript_path(cli, "/work/api", chat_id),
+            [user_turn("The redis cache warmup is slow again.", when), assistant_turn("Batching the warmup keys.")],
+        )
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    refresh(tmp_path / "deja")
+    return Index.open(tmp_path / "deja")
+
+
+def _first(index: Index, query: str) -> str:
+    return search(index, query, snippets=0, now=datetime(2026, 8, 1, tzinfo=UTC).timestamp()).hits[0].session_id
+
+
+def test_a_named_day_or_month_ranks_the_session_from_then_first(index: Index) -> None:
+    assert _first(index, "redis cache warmup") == JULY  # the newer, all else equal
+    assert _first(index, "redis cache warmup on 10 March 2026") == MARCH
+    assert _first(index, "redis cache warmup 2026-03-10") == MARCH
+    assert _first(index, "the cache warmup in March") == MARCH
+    assert _first(index, "redis warmup, July 2, 2026") == JULY
+
+
+def test_the_dates_a_query_names() -> None:
+    assert query_dates("what broke on 8 May 2023?") == [(day_key(2023, 5, 8), "day")]
+    assert query_dates("in May 2023 and 2024-03") == [
+        (year_month_key(2024, 3), "month"),
+        (year_month_key(2023, 5), "month"),
+    ]
+    assert query_dates("the deploy in September") == [(month_key(9), "month")]
+    assert query_dates("since 2024") == [(year_key(2024), "year")]
+    assert query_dates("may I march on?") == []
+
+
+def test_a_query_of_a_date_alone_lists_the_sessions_from_then(index: Index) -> None:
+    assert [hit.session_id for hit in search(index, "2026-03-10", snippets=0).hits] == [MARCH]
+    assert [hit.session_id for hit in search(index, "July 2026", snippets=0).hits] == [JULY]

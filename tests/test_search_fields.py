@@ -1,0 +1,105 @@
+"""What a command printed, an error it failed with and the text an edit wrote are searchable, with snippets of them."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from harness import run_deja
+
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    shell_result_text,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+PROJECT = "/home/dev/src/billing-api"
+BACKFILL_CHAT = "0b1c2d3e-0000-4000-8000-000000000001"
+MIGRATION_CHAT = "0b1c2d3e-0000-4000-8000-000000000002"
+OTHER_CHAT = "0b1c2d3e-0000-4000-8000-000000000003"
+
+
+def _chat(cli_root: Path, chat_id: str, ask: str, command: str, output: str, code: int, edit: dict | None) -> None:
+    calls = [tool_use("Shell", {"command": command})] + ([tool_use("StrReplace", edit)] if edit else [])
+    write_transcript(
+        transcript_path(cli_root, PROJECT, chat_id),
+        [user_turn(ask), assistant_turn("Running it.", *calls), assistant_turn("Done.")],
+    )
+    store = [
+        {"role": "user", "content": [{"type": "text", "text": ask}]},
+        {"role": "assistant", "content": [tool_call_part("t1", "Shell", {"command": command})]},
+        tool_result_message("t1", "Shell", shell_result_text(output, code)),
+    ]
+    if edit:
+        store += [
+            {"role": "assistant", "content": [tool_call_part("t2", "StrReplace", edit)]},
+            tool_result_message("t2", "StrReplace", "The file has been updated."),
+        ]
+    write_chat_store(chat_dir_for(cli_root, PROJECT, chat_id), cwd=PROJECT, messages=store, stale_root=False)
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    cli = tmp_path / "cli"
+    _chat(
+        cli,
+        BACKFILL_CHAT,
+        "Run the order totals backfill in batches.",
+        "python scripts/backfill_order_totals.py --batch-size 5000",
+        "batch 379/379 done\nbackfilled 1893112 rows in 412.3s (4591 rows/s)\nskipped 17 rows with NULL currency",
+        0,
+        None,
+    )
+    _chat(
+        cli,
+        MIGRATION_CHAT,
+        "The staging deploy is red at the migration step.",
+        "alembic upgrade head",
+        'INFO  running upgrade\npsycopg.errors.DuplicateColumn: column "currency" of relation "invoices" already exists',
+        1,
+        {"path": "migrations/7b84d0e.py", "old_string": "op.add_column()", "new_string": "ADD COLUMN IF NOT EXISTS"},
+    )
+    _chat(cli, OTHER_CHAT, "Add a currency column to the invoices page.", "pytest -q", "12 passed", 0, None)
+    (tmp_path / "no-ide").mkdir()
+    environment = {
+        **os.environ,
+        "DEJA_HOME": str(tmp_path / "deja"),
+        "DEJA_CURSOR_CLI_ROOT": str(cli),
+        "DEJA_CURSOR_ROOT": str(tmp_path / "no-ide"),
+    }
+    assert run_deja("index", env=environment).returncode == 0
+    return environment
+
+
+def _search(env: dict[str, str], *query: str) -> dict:
+    done = run_deja("search", *query, "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_number_a_command_printed_finds_its_session_with_the_output_as_snippet(env: dict[str, str]) -> None:
+    found = _search(env, "1893112")
+    assert [hit["session_id"] for hit in found["hits"]] == [BACKFILL_CHAT]
+    snippet = found["hits"][0]["snippets"][0]
+    assert snippet["role"] == "tool" and "backfilled 1893112 rows" in snippet["text"]
+
+
+def test_an_error_line_of_a_failed_command_ranks_its_session_first(env: dict[str, str]) -> None:
+    found = _search(env, "DuplicateColumn currency already exists")
+    assert found["hits"][0]["session_id"] == MIGRATION_CHAT
+    assert any("DuplicateColumn" in s["text"] for s in found["hits"][0]["snippets"])
+
+
+def test_the_text_an_edit_wrote_is_searchable(env: dict[str, str]) -> None:
+    found = _search(env, '"IF NOT EXISTS"')
+    assert [hit["session_id"] for hit in found["hits"]] == [MIGRATION_CHAT]
+    assert any(s["role"] == "edit" for s in found["hits"][0]["snippets"])

@@ -1,0 +1,72 @@
+"""A query finds the chat that said it in other words: restarted for bounced, logged out for signed out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deja.core.index import Index
+from deja.core.indexer import refresh
+from deja.core.search import search
+from deja.core.thesaurus import related
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+RESTARTED = "00000000-0000-4000-8000-0000000000a1"
+LOGGED_OUT = "00000000-0000-4000-8000-0000000000a2"
+ROUTINE = "00000000-0000-4000-8000-0000000000a3"
+REBOOTED = "00000000-0000-4000-8000-0000000000a4"
+
+
+@pytest.fixture
+def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
+    cli = tmp_path / "cli"
+    chats = {
+        RESTARTED: [
+            "My local postgres is empty after I restarted the stack.",
+            "docker compose down -v removed pgdata.",
+        ],
+        LOGGED_OUT: ["Users get logged out right after login on api-2.", "Its clock was three minutes ahead."],
+        # Shares the query's everyday words, not what it is about.
+        ROUTINE: ["Add a container for the local worker.", "The worker came back fine, the queue is empty."],
+        REBOOTED: ["The build box rebooted overnight.", "Nothing was lost."],
+    }
+    for chat_id, (first, *rest) in chats.items():
+        records = [user_turn(first), *(assistant_turn(text) for text in rest)]
+        write_transcript(transcript_path(cli, "/work/shop", chat_id), records)
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    refresh(tmp_path / "deja")
+    return Index.open(tmp_path / "deja")
+
+
+def test_a_symptom_in_other_words_finds_the_chat(index: Index) -> None:
+    hits = search(index, "my local db came back empty after bouncing the containers", snippets=0).hits
+    assert hits[0].session_id == RESTARTED
+
+
+def test_signed_out_finds_logged_out(index: Index) -> None:
+    hits = search(index, "people were signed out straight after signing in", snippets=0).hits
+    assert hits[0].session_id == LOGGED_OUT
+
+
+def test_the_word_as_written_outranks_its_related_words(index: Index) -> None:
+    assert [hit.session_id for hit in search(index, "rebooted", snippets=0).hits] == [REBOOTED, RESTARTED]
+    assert [hit.session_id for hit in search(index, "restart", snippets=0).hits] == [RESTARTED, REBOOTED]
+
+
+def test_matched_terms_are_the_words_as_written(index: Index) -> None:
+    """The prompt gate weighs what a session holds as written: a related word ranks it, but is not a match."""
+    hit = search(index, "bouncing postgres", snippets=0).hits[0]
+    assert hit.session_id == RESTARTED
+    assert hit.matched == ["postgr"]
+
+
+@pytest.mark.unit
+def test_irregular_forms_count_in_full_and_related_words_at_a_share() -> None:
+    others, gained = related("ran the job", ["ran", "job"])
+    assert ("run", 1.0) in others["ran"]
+    assert all(0 < weight < 1 for _, weight in others["job"])
+    assert related("it would not let me in", [])[1] == ["login"]
+    assert gained == []
