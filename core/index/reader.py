@@ -74,6 +74,8 @@ class Segment:
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self._doc_rows = memoryview(self._docs).cast("I") if self._docs else memoryview(array("I"))
+        #: Each doc's first u32 (session ordinal and kind), a strided view: no copy, one index per posting.
+        self._doc_heads = self._doc_rows[::3]
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
         self._keys_end = -1
@@ -147,10 +149,10 @@ class Segment:
     def postings(self, p_off: int, start: int, stop: int) -> list[tuple[int, int, float]]:
         """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact), best first."""
         row = self._row(p_off)
-        rows = self._doc_rows
+        heads = self._doc_heads
         try:
             pairs = row.iter_unpack(self._postings[p_off + start * row.size : p_off + stop * row.size])
-            return [(doc, rows[3 * doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
+            return [(doc, heads[doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
