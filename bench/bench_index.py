@@ -8,10 +8,6 @@ this one run; nothing here is a timed assertion. ``--keep-index`` reuses an
 index a previous run built under ``bench/out/home-N`` instead of building it
 again (the build figures then print as 0).
 
-The full build runs in a process of its own, so its peak memory is its own: the
-figure is the builder's peak plus its largest part's (``deja.core.parallel``),
-an upper bound on what it held at once. CPU seconds count the parts too.
-
 Freshness (README, "Freshness") is measured end to end as a user meets it:
 ``deja search`` and ``deja index`` as whole processes, as ratios to
 ``python -c pass`` measured in the same run, when nothing changed and right
@@ -23,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -37,7 +32,8 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 sys.path.insert(0, str(HERE))
 
-from generate import generate, query_for, source_bytes  # noqa: E402
+import figures  # noqa: E402
+from generate import SOURCE_NOTE, generate, query_for, source_bytes  # noqa: E402
 
 from deja.core.index import Index, index_dir  # noqa: E402
 from deja.core.indexer import freshness, refresh  # noqa: E402
@@ -127,12 +123,12 @@ def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
     (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(due))
     walking = _process_ms([*deja, "index", "--json"], env)
     return {
-        "python_pass_ms": base,
-        "cli_search_unchanged_ms": _median(quiet),
-        "cli_search_unchanged_x_pass": _median(quiet) / base,
-        "cli_search_one_turn_ms": _median(grown),
-        "cli_search_one_turn_x_pass": _median(grown) / base,
-        "cli_index_one_turn_ms": _median(indexed),
+        "pass_ms": base,
+        "cli_search_p50_ms": _median(quiet),
+        "cli_search_x_pass": _median(quiet) / base,
+        "cli_search_after_turn_ms": _median(grown),
+        "cli_search_after_turn_x_pass": _median(grown) / base,
+        "index_after_turn_ms": _median(indexed),
         "freshness_check_ms": _median(checks),
         "cli_index_walk_due_ms": walking,
     }
@@ -144,13 +140,13 @@ def bench_size(size: int, queries: int = 300, keep_index: bool = False) -> dict:
     os.environ.update(history.environment(home))
     src = source_bytes(history)
 
-    build = {"sessions": 0, "messages": 0, "wall_s": 0.0, "cpu_s": 0.0, "peak_rss_mib": 0.0}
     if keep_index and (index_dir(home) / "manifest.msgpack").exists():
-        kept = refresh(home)
-        build["sessions"], build["messages"] = kept.sessions, kept.messages
+        refreshed = refresh(home)
+        build = {"sessions": refreshed.sessions, "messages": refreshed.messages, "wall_s": 0.0, "cpu_s": 0.0}
+        build["peak_rss_mb"] = 0.0
     else:
         shutil.rmtree(home, ignore_errors=True)
-        build = _build_in_child(size, home)
+        build = _build_in_child(home)
     index_bytes = Index.open(home).size_bytes()
 
     started = time.perf_counter()
@@ -177,80 +173,59 @@ def bench_size(size: int, queries: int = 300, keep_index: bool = False) -> dict:
         search(index, text, limit=10)
         latencies.append(time.perf_counter() - started)
 
-    env = {**os.environ}
-    cli = []
-    for text in texts[:10]:
-        started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "deja.interfaces.entry", "search", *text.split(), "--json"],
-            env=env,
-            capture_output=True,
-            check=True,
-        )
-        cli.append(time.perf_counter() - started)
-
     fresh = freshness_figures(home, texts)
 
     return {
         "sessions": build["sessions"],
         "messages": build["messages"],
         "source_mb": src / 1e6,
-        "build_wall_s": build["wall_s"],
+        "build_s": build["wall_s"],
         "build_cpu_s": build["cpu_s"],
-        "build_mb_per_s": src / 1e6 / build["wall_s"] if build["wall_s"] else 0.0,
-        "build_mb_per_cpu_s": src / 1e6 / build["cpu_s"] if build["cpu_s"] else 0.0,
-        "build_peak_rss_mib": build["peak_rss_mib"],
+        "build_peak_rss_mb": build["peak_rss_mb"],
+        "mb_per_s": src / 1e6 / build["wall_s"] if build["wall_s"] else 0.0,
         "index_share": index_bytes / src,
         "refresh_unchanged_ms": 1000 * nothing_changed,
         "refresh_one_turn_targeted_ms": 1000 * targeted,
         "refresh_one_turn_stat_pass_ms": 1000 * stat_pass,
         "search_p50_ms": 1000 * percentile(latencies, 0.5),
         "search_p95_ms": 1000 * percentile(latencies, 0.95),
-        "cli_search_p50_ms": 1000 * percentile(cli, 0.5),
-        "cli_search_p95_ms": 1000 * percentile(cli, 0.95),
         **fresh,
     }
 
 
-def _build_in_child(size: int, home: Path) -> dict:
-    """A full build of the history in a fresh process: its wall and CPU seconds and its peak memory."""
-    done = subprocess.run(
-        [sys.executable, __file__, "--build", str(size)],
-        env={**os.environ},
-        capture_output=True,
-        check=True,
-    )
-    return orjson.loads(done.stdout.splitlines()[-1])
+#: A full build in its own process, so its peak memory is its own: wall time is taken outside, CPU and peak inside
+#: (``RUSAGE_CHILDREN`` too, for any worker processes the build starts).
+BUILD_CHILD = """
+import resource, sys
+import orjson
+from pathlib import Path
+from deja.core.indexer import refresh
+built = refresh(Path(sys.argv[1]), full=True)
+me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(orjson.dumps({
+    "sessions": built.sessions,
+    "messages": built.messages,
+    "cpu_s": me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime,
+    "peak_rss_mb": max(me.ru_maxrss, children.ru_maxrss) / 1024,
+}).decode())
+"""
 
 
-def _build_here(size: int) -> None:
-    """What ``--build`` runs (in its own process; the environment points at the history and the home)."""
-    wall = time.perf_counter()
-    built = refresh(full=True)
-    wall = time.perf_counter() - wall
-    own, parts = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    figures = {
-        "sessions": built.sessions,
-        "messages": built.messages,
-        "wall_s": wall,
-        "cpu_s": own.ru_utime + own.ru_stime + parts.ru_utime + parts.ru_stime,
-        "peak_rss_mib": (own.ru_maxrss + parts.ru_maxrss) / 1024,
-    }
-    print(orjson.dumps(figures).decode())
+def _build_in_child(home: Path) -> dict:
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", BUILD_CHILD, str(home)], capture_output=True, check=True)
+    return {**orjson.loads(done.stdout), "wall_s": time.perf_counter() - started}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--keep-index", action="store_true", help="reuse the index a previous run built")
-    parser.add_argument("--build", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.build:
-        _build_here(args.build)
-        return
     sizes = [int(s) for s in args.sizes.split(",")]
     results = {size: bench_size(size, keep_index=args.keep_index) for size in sizes}
     rows = list(next(iter(results.values())).keys())
+    print(SOURCE_NOTE)
     print(f"{'':34}" + "".join(f"{size:>14}" for size in sizes))
     for row in rows:
         print(f"{row:34}" + "".join(f"{results[size][row]:14.2f}" for size in sizes))
@@ -259,10 +234,7 @@ def main() -> None:
         print(
             f"search p50 ratio {sizes[-1]}/{sizes[0]}: {large['search_p50_ms'] / small['search_p50_ms']:.2f} (target < 1.3)"
         )
-    if 10000 in results and len(sizes) > 1 and sizes[-1] > 10000:
-        ratio = results[sizes[-1]]["build_peak_rss_mib"] / results[10000]["build_peak_rss_mib"]
-        print(f"build peak memory ratio {sizes[-1]}/10000: {ratio:.2f} (target <= 1.5)")
-    (OUT / "bench_index.json").write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS))
+    figures.write("bench_index", results)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,12 @@ segments the size the indexer makes), then measures:
   the same call through the SDK's ``call_tool`` (argument validation, worker
   thread), still without the stdio transport;
 - ``recent`` and ``show``: the tool functions, p50;
-- start-up: ``deja mcp`` spawned until its ``initialize`` answer arrives.
+- start-up: ``deja mcp`` spawned until its first ``tools/list`` answer, paired
+  with a process that only imports the SDK modules the server uses and with
+  ``python -c pass``; deja's own share is the start-up less the SDK's import,
+  and ``python -X importtime`` lists deja's own modules loaded before it.
+
+Figures go to ``bench/out/bench_mcp.json`` for ``run_all.py``'s table.
 
     python bench/bench_mcp.py [--sessions 1000,100000] [--workdir DIR]
     python bench/bench_mcp.py --history 100000
@@ -31,8 +36,10 @@ import argparse
 import asyncio
 import os
 import random
+import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,6 +54,7 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # One synthetic vocabulary for every benchmark: generate.py's topics, conversations and queries.
+import figures  # noqa: E402
 from generate import (
     query_for,  # noqa: E402
     random_conversation,  # noqa: E402
@@ -57,11 +65,12 @@ from generate import (
 from deja.core.bookkeeping import State  # noqa: E402
 from deja.core.index import FORMAT_VERSION, Manifest, SegmentRef, SegmentWriter, SessionMeta, index_dir, write_manifest  # noqa: E402
 from deja.core.model import Message, ToolCall  # noqa: E402
+from deja.core.redact import mode as redaction_mode  # noqa: E402
 
 MESSAGES_PER_SESSION = 20
 SESSIONS_PER_SEGMENT = 20_000  # ~420k docs: about what the indexer puts in one segment
 SEARCH_QUERIES = 300
-STARTUPS = 5
+STARTUPS = 9
 NOW = datetime.now(UTC)
 
 # --------------------------------------------------------------------------- synthetic history
@@ -120,7 +129,14 @@ def build_index(home: Path, sessions: int) -> None:
     (directory / "state-1.msgpack").write_bytes(msgspec.msgpack.encode(State()))
     write_manifest(
         directory,
-        Manifest(version=FORMAT_VERSION, generation=1, built_at=time.time(), segments=refs, state="state-1.msgpack"),
+        Manifest(
+            version=FORMAT_VERSION,
+            generation=1,
+            built_at=time.time(),
+            segments=refs,
+            state="state-1.msgpack",
+            redaction=redaction_mode(),  # another mode would make the first refresh drop every segment
+        ),
     )
 
 
@@ -198,19 +214,129 @@ def measure_tools(home: Path, sessions: int) -> dict[str, float]:
     }
 
 
-def measure_startup(env: dict[str, str]) -> float:
-    """Median milliseconds from spawning ``deja mcp`` to its ``initialize`` answer."""
-    from mcp import ClientSession, StdioServerParameters, stdio_client
+#: The SDK modules deja's server imports (mcp_server.py, mcp_stdio.py), and rich, which the SDK's ``MCPServer``
+#: constructor imports for its log handler: their import alone is the SDK's share of start-up.
+SDK_IMPORT = (
+    "import anyio, mcp.server.mcpserver, mcp.server.mcpserver.exceptions, mcp.server.stdio, mcp.shared.message,"
+    " mcp_types, pydantic, rich.console, rich.logging"
+)
+#: What a client sends before it can call a tool: initialize, initialized, tools/list (answered with id 2).
+HANDSHAKE = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},'
+    b'"clientInfo":{"name":"bench","version":"1"}}}\n'
+    b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
+)
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "deja.interfaces.entry", "mcp"], env=env)
 
-    async def once() -> float:
-        started = time.perf_counter()
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            return (time.perf_counter() - started) * 1000
+def _until_answer(argv: list[str], env: dict[str, str], feed: bytes, answer: bytes) -> tuple[float, float]:
+    """Wall and CPU milliseconds from spawning ``argv`` to the first line holding ``answer``; the process is then killed.
 
-    return statistics.median(asyncio.run(once()) for _ in range(STARTUPS))
+    Every process timed here is killed at its answer, so none is charged for its interpreter's shutdown.
+    """
+    cpu = _children_cpu()
+    started = time.perf_counter()
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write(feed)
+    child.stdin.flush()
+    while (line := child.stdout.readline()) and answer not in line.replace(b" ", b""):
+        pass
+    wall = (time.perf_counter() - started) * 1000
+    child.kill()
+    child.wait()
+    assert answer in line.replace(b" ", b""), f"{argv[-1]} stopped before answering: {line!r}"
+    return wall, _children_cpu() - cpu
+
+
+def _until_tools(env: dict[str, str]) -> tuple[float, float]:
+    """``deja mcp`` from its spawn to its ``tools/list`` answer."""
+    return _until_answer([sys.executable, "-m", "deja.interfaces.entry", "mcp"], env, HANDSHAKE, b'"id":2')
+
+
+def _until_ready(code: str, env: dict[str, str]) -> tuple[float, float]:
+    """``python -c CODE`` from its spawn to the line it prints once ``code`` has run."""
+    ready = f"{code}\nprint('ready', flush=True)\nimport sys; sys.stdin.read()"
+    return _until_answer([sys.executable, "-c", ready], env, b"", b"ready")
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (used.ru_utime + used.ru_stime) * 1000
+
+
+def measure_startup(env: dict[str, str]) -> dict[str, float]:
+    """``deja mcp`` to its first ``tools/list`` answer, paired with the SDK's import alone and ``python -c pass``.
+
+    The three are spawned in turn, ``STARTUPS`` times, so machine noise hits them alike; deja's own share is the
+    start-up less the SDK's import (both include the interpreter's start). Medians, wall and CPU.
+    """
+    runs: dict[str, list[tuple[float, float]]] = {"server": [], "sdk": [], "pass": []}
+    for _ in range(STARTUPS + 1):  # the first round warms the page cache and is not counted
+        server = _until_tools(env)
+        sdk = _until_ready(SDK_IMPORT, env)
+        floor = _until_ready("pass", env)
+        for name, sample in (("server", server), ("sdk", sdk), ("pass", floor)):
+            runs[name].append(sample)
+    medians = {}
+    for name, samples in runs.items():
+        counted = samples[1:]
+        medians[f"{name}_ms"] = statistics.median(wall for wall, _ in counted)
+        medians[f"{name}_cpu_ms"] = statistics.median(cpu for _, cpu in counted)
+    return {
+        "startup_ms": medians["server_ms"],
+        "sdk_import_ms": medians["sdk_ms"],
+        "deja_startup_ms": medians["server_ms"] - medians["sdk_ms"],
+        "startup_cpu_ms": medians["server_cpu_ms"],
+        "deja_startup_cpu_ms": medians["server_cpu_ms"] - medians["sdk_cpu_ms"],
+        "pass_ms": medians["pass_ms"],
+    }
+
+
+#: In one process: the SDK's import, then deja's server module, then the server built (tools registered), in ms.
+STARTUP_PARTS = f"""
+import time
+started = time.perf_counter()
+{SDK_IMPORT}
+sdk = time.perf_counter()
+from deja.interfaces.mcp_server import build_server
+deja = time.perf_counter()
+build_server()
+built = time.perf_counter()
+print((sdk - started) * 1000, (deja - sdk) * 1000, (built - deja) * 1000)
+"""
+
+
+def startup_parts(env: dict[str, str]) -> dict[str, float]:
+    """Where start-up goes, timed inside one process (medians): the SDK's import, deja's imports, building the server.
+
+    Less noisy than the difference of two whole processes on a busy machine; building the server is the SDK
+    making its schemas for deja's five tools.
+    """
+    samples = []
+    for _ in range(STARTUPS):
+        done = subprocess.run([sys.executable, "-c", STARTUP_PARTS], env=env, capture_output=True, check=True)
+        samples.append([float(part) for part in done.stdout.split()])
+    sdk, deja, built = (statistics.median(column) for column in zip(*samples, strict=True))
+    return {"in_process_sdk_import_ms": sdk, "deja_import_ms": deja, "build_server_ms": built}
+
+
+def deja_imports(env: dict[str, str]) -> list[tuple[str, float]]:
+    """``python -X importtime`` of ``deja mcp`` until its tools/list answer: deja's own modules, slowest first (ms)."""
+    server = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "deja.interfaces.entry", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    _, err = server.communicate(HANDSHAKE, timeout=120)  # answers, then stops at the end of its stdin
+    own = []
+    for line in err.decode().splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[2].strip().startswith(("deja", "__editable__")):
+            own.append((parts[2].strip(), int(parts[0].split(":")[1]) / 1000))
+    return sorted(own, key=lambda item: -item[1])
 
 
 def measure_arrivals(size: int) -> dict[str, float]:
@@ -281,22 +407,55 @@ def main() -> None:
                 build_index(home, size)
                 build_s = time.perf_counter() - started
             size_mb = sum(p.stat().st_size for p in index_dir(home).rglob("*") if p.is_file()) / 1e6
-            figures = measure_tools(home, size)
-            figures["start-up p50"] = measure_startup({**cursor_env, "DEJA_HOME": str(home)})
-            rows.append((size, build_s, size_mb, figures))
+            tools = measure_tools(home, size)
+            env = {**os.environ, "DEJA_HOME": str(home)}
+            startup = {**measure_startup(env), **startup_parts(env)}
+            rows.append((size, build_s, size_mb, tools, startup))
             print(f"{size} sessions measured", file=sys.stderr)
+        imports = deja_imports({**os.environ, "DEJA_HOME": str(workdir / f"sessions-{sizes[-1]}")})
     finally:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
 
     names = list(rows[0][3])
     print(f"{'sessions':>9} {'messages':>9} {'build s':>8} {'index MB':>9} " + " ".join(f"{n:>13}" for n in names))
-    for size, build_s, size_mb, figures in rows:
+    for size, build_s, size_mb, tools, _ in rows:
         built = f"{build_s:8.1f}" if build_s else f"{'reused':>8}"
         print(
             f"{size:>9} {size * MESSAGES_PER_SESSION:>9} {built} {size_mb:>9.0f} "
-            + " ".join(f"{figures[n]:>10.2f} ms" for n in names)
+            + " ".join(f"{tools[n]:>10.2f} ms" for n in names)
         )
+    print_startup(rows, imports)
+    figures.write(
+        "bench_mcp",
+        {
+            size: {"search_p50_ms": tools["search p50"], "via_sdk_p50_ms": tools["via SDK p50"], **startup}
+            for size, _, _, tools, startup in rows
+        },
+    )
+
+
+def print_startup(rows: list[tuple[int, float, float, dict[str, float], dict[str, float]]], imports: list) -> None:
+    """Start-up to the first tools/list answer, the SDK's import and deja's own share, and deja's slowest imports."""
+    print(f"\nstart-up to the first tools/list answer, medians of {STARTUPS} paired runs (ms; CPU in brackets)")
+    print(f"{'sessions':>9} {'start-up':>16} {'SDK import':>11} {'deja own':>16} {'python -c pass':>15}")
+    for size, _, _, _, up in rows:
+        print(
+            f"{size:>9} {up['startup_ms']:>7.0f} ({up['startup_cpu_ms']:>5.0f}) {up['sdk_import_ms']:>11.0f}"
+            f" {up['deja_startup_ms']:>7.0f} ({up['deja_startup_cpu_ms']:>5.0f}) {up['pass_ms']:>15.0f}"
+            f"   deja own target <= 100 ms"
+        )
+    print(
+        "inside one process (medians, ms): SDK import, deja's imports, server built (the SDK's schemas for deja's tools)"
+    )
+    for size, _, _, _, up in rows:
+        print(
+            f"{size:>9} {up['in_process_sdk_import_ms']:>10.0f} {up['deja_import_ms']:>10.1f} {up['build_server_ms']:>10.1f}"
+        )
+    total = sum(ms for _, ms in imports)
+    print(f"deja's own imports before the answer (python -X importtime, self times): {total:.1f} ms")
+    for module, ms in imports[:8]:
+        print(f"  {ms:7.1f} ms  {module}")
 
 
 if __name__ == "__main__":

@@ -70,6 +70,12 @@ def main() -> None:
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     results = {size: bench_size(size) for size in sizes}
+    import figures
+
+    figures.write("bench_read", results)
+    from generate import SOURCE_NOTE
+
+    print(SOURCE_NOTE)
     print(f"{'':14}" + "".join(f"{size:>12}" for size in sizes))
     for row in ("source_mb", "sessions", "messages", "tool_calls", "seconds", "mb_per_s", "peak_rss_mb", "problems"):
         print(f"{row:14}" + "".join(f"{results[size][row]:12.1f}" for size in sizes))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import msgspec
 
+from deja.core.regular_files import SQLITE_COMPANIONS
 from deja.core.sample import SampleHistory
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -419,14 +420,23 @@ def generate(root: Path, sessions: int, *, seed: int = 1, messages: int = 20, pr
     return SampleHistory(ide_root=ide_root, cli_root=cli_root, projects={Path(p).name: Path(p) for p in projects})
 
 
+#: What every benchmark calls source: the files Cursor writes, not SQLite's companions beside a database.
+SOURCE_NOTE = "source = Cursor's own files (state.vscdb, store.db, .jsonl, meta.json); no -wal/-shm/-journal"
+
+
 def source_bytes(history: SampleHistory) -> int:
-    """The bytes of Cursor's own files: a ``-shm`` beside a database is SQLite's, made by whoever opened it."""
+    """The bytes of the files Cursor writes (:data:`SOURCE_NOTE`).
+
+    A generated history is written and closed cleanly, so a ``-wal``, ``-shm`` or
+    ``-journal`` beside one of its databases was created by a reader: counting it
+    would flatter every figure divided by the source.
+    """
     return sum(
         p.stat().st_size
         for base in (history.ide_root, history.cli_root)
         if base.exists()
         for p in base.rglob("*")
-        if p.is_file() and not p.name.endswith("-shm")
+        if p.is_file() and not p.name.endswith(SQLITE_COMPANIONS)
     )
 
 
@@ -437,7 +447,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     history = generate(args.out, args.sessions, seed=args.seed, progress=True)
-    print(f"{args.sessions} sessions, {source_bytes(history) / 1e6:.1f} MB under {args.out}")
+    print(f"{args.sessions} sessions, {source_bytes(history) / 1e6:.1f} MB under {args.out} ({SOURCE_NOTE})")
 
 
 if __name__ == "__main__":

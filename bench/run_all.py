@@ -1,39 +1,75 @@
-"""Run every benchmark in one go and print their tables.
+"""Run every benchmark in one go, print their tables, and end with one table of the issue-15 figures.
 
     python bench/run_all.py            # 1k and 10k sessions
     python bench/run_all.py --large    # also 100k sessions (about 2 GB of generated history)
+    python bench/run_all.py --summary  # only the last table, from the figures the benchmarks left
 
-Generated histories and indexes are kept under ``bench/out/`` (git-ignored) and reused.
+Generated histories and indexes are kept under ``bench/out/`` (git-ignored) and reused. Each
+benchmark writes its figures to ``bench/out/<bench>.json`` (``figures.py``); the last table reads
+them, so a figure no benchmark measured prints as "—".
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import subprocess
 import sys
 from pathlib import Path
 
+import figures
+from generate import SOURCE_NOTE
+
 HERE = Path(__file__).resolve().parent
+MISSING = "—"
+
+#: The summary's rows: what is shown, which benchmark's file and figure hold it, and how it is written.
+SUMMARY: list[tuple[str, str, str, str]] = [
+    ("hook median ÷ python -c pass (slowest hook)", "bench_hooks", "hook_worst_x_pass", "{:.1f}×"),
+    ("deja search ÷ pass, nothing changed", "bench_index", "cli_search_x_pass", "{:.1f}×"),
+    ("deja search ÷ pass, after one turn", "bench_index", "cli_search_after_turn_x_pass", "{:.1f}×"),
+    ("MCP search (in-server, p50)", "bench_mcp", "search_p50_ms", "{:.1f} ms"),
+    ("deja index after one turn", "bench_index", "index_after_turn_ms", "{:.0f} ms"),
+    ("refresh after one turn (in-process)", "bench_index", "refresh_one_turn_stat_pass_ms", "{:.0f} ms"),
+    ("full build, source MB/s", "bench_index", "mb_per_s", "{:.1f}"),
+    ("full build, CPU", "bench_index", "build_cpu_s", "{:.1f} s"),
+    ("full build, peak RSS", "bench_index", "build_peak_rss_mb", "{:.0f} MiB"),
+    ("index size ÷ source", "bench_index", "index_share", "{:.0%}"),
+    ("MCP start → first tools/list", "bench_mcp", "startup_ms", "{:.0f} ms"),
+    ("  of it the SDK's import", "bench_mcp", "sdk_import_ms", "{:.0f} ms"),
+    ("  deja's own share (CPU)", "bench_mcp", "deja_startup_cpu_ms", "{:.0f} ms"),
+]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--large", action="store_true", help="include the 100k-session history")
+    parser.add_argument("--summary", action="store_true", help="print only the summary of the figures already written")
     args = parser.parse_args()
-    sizes = "1000,10000,100000" if args.large else "1000,10000"
-    pair = "1000,100000" if args.large else "1000,10000"
+    sizes = [1000, 10000, 100000] if args.large else [1000, 10000]
+    failed = [] if args.summary else run_benchmarks(sizes, args.large)
+    print_summary(sizes)
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+def run_benchmarks(size_list: list[int], large: bool) -> list[str]:
+    """Every benchmark in turn, its own table printed as it goes; the titles of those that failed."""
+    sizes = ",".join(map(str, size_list))
+    pair = "1000,100000" if large else "1000,10000"
     runs = [
         ("redaction cost per MB", ["bench_redact.py"]),
-        ("read throughput", ["bench_read.py", "--sizes", "10000,100000" if args.large else "1000,10000"]),
+        ("read throughput", ["bench_read.py", "--sizes", "10000,100000" if large else "1000,10000"]),
         ("index build, refresh and search", ["bench_index.py", "--sizes", sizes]),
         ("crash safety and damage checks", ["bench_durability.py", "--sizes", sizes]),
         ("LoCoMo retrieval", ["locomo.py"]),
         ("hook latency", ["bench_hooks.py", "--sizes", pair]),
         ("hook-prompt precision", ["bench_prompt_precision.py"]),
-        ("MCP server", ["bench_mcp.py", "--sessions", pair, "--workdir", str(HERE / "out" / "mcp")]),
+        ("MCP server", ["bench_mcp.py", "--sessions", sizes, "--workdir", str(HERE / "out" / "mcp")]),
         (
             "memory over a one-line transcript",
-            ["bench_long_line.py", "--megabytes", "1,200,2000" if args.large else "1,200"],
+            ["bench_long_line.py", "--megabytes", "1,200,2000" if large else "1,200"],
         ),
         ("project resolution", ["bench_projects.py"]),
     ]
@@ -42,9 +78,27 @@ def main() -> int:
         print(f"\n== {title}: python bench/{' '.join(command)}", flush=True)
         if subprocess.run([sys.executable, str(HERE / command[0]), *command[1:]]).returncode:
             failed.append(title)
-    if failed:
-        print(f"\nfailed: {', '.join(failed)}")
-    return 1 if failed else 0
+    return failed
+
+
+def print_summary(sizes: list[int]) -> None:
+    """One table: each figure at each size and its largest ÷ smallest size, from ``bench/out/*.json``."""
+    found = {bench: figures.read(bench) for bench in {bench for _, bench, _, _ in SUMMARY}}
+    first, last = sizes[0], sizes[-1]
+    ratio = f"{last // 1000}k ÷ {first // 1000}k"
+    print(f"\n== issue-15 figures (bench/out/*.json; {SOURCE_NOTE})")
+    print(f"{'figure':46}" + "".join(f"{f'{size // 1000}k':>13}" for size in sizes) + f"{ratio:>13}")
+    for label, bench, key, form in SUMMARY:
+        values = [_value(found[bench], size, key) for size in sizes]
+        cells = [MISSING if value is None else form.format(value) for value in values]
+        small, large = values[0], values[-1]
+        ratio_cell = f"{large / small:.2f}" if small and large is not None else MISSING
+        print(f"{label:46}" + "".join(f"{cell:>13}" for cell in cells) + f"{ratio_cell:>13}")
+
+
+def _value(by_size: dict[int, dict[str, object]], size: int, key: str) -> float | None:
+    value = by_size.get(size, {}).get(key)
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
 
 
 if __name__ == "__main__":

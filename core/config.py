@@ -14,15 +14,20 @@ import functools
 import os
 import time
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
 
-Kind = Literal["path", "bool", "choice"]
-Source = Literal["env", "file", "default"]
+from .record import Record
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:  # (a NamedTuple or a Literal built at import would cost every hook a few ms)
+    from typing import Any, Literal
+
+    Kind = Literal["path", "bool", "choice"]
+    Source = Literal["env", "file", "default"]
 RECALL_MODES = ("off", "safe", "aggressive")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
-class Setting(NamedTuple):
+class Setting(Record, frozen=True):
     """One key of the config file and the variable that overrides it."""
 
     key: str
@@ -48,7 +53,7 @@ SETTINGS = {
 }
 
 
-class Resolved(NamedTuple):
+class Resolved(Record, frozen=True):
     value: Any
     source: Source
     #: Why a value in the file or the environment was not taken; empty when it was.
@@ -76,7 +81,7 @@ def _config_path(xdg: str, home: str) -> Path:
 RECHECK_SECONDS = 1.0
 
 
-class _Read(NamedTuple):
+class _Read(Record, frozen=True):
     path: str
     #: (mtime_ns, size) of the file read, or None when there was none.
     stamp: tuple[int, int] | None
@@ -102,16 +107,52 @@ def read_file(path: Path | None = None) -> tuple[dict[str, Any], str]:
         return {}, ""
     stamp = (st.st_mtime_ns, st.st_size)
     if _last is not None and _last.path == str(path) and _last.stamp == stamp:
-        _last = _last._replace(checked=now)
+        _last = _last.replace(checked=now)
         return _last.table, _last.error
-    import tomllib
-
     try:
-        table, error = tomllib.loads(path.read_text(encoding="utf-8")), ""
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        table, error = _parse(path.read_text(encoding="utf-8")), ""
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
         table, error = {}, f"{path} is not valid TOML ({exc})"
     _last = _Read(str(path), stamp, now, table, error)
     return table, error
+
+
+def _parse(text: str) -> dict[str, Any]:
+    """The file's table: read here when it has the shape ``deja config set`` writes, else by ``tomllib``.
+
+    Importing tomllib costs a hook more than its own work does, and every hook reads this file.
+    """
+    table = simple_table(text)
+    if table is not None:
+        return table
+    import tomllib
+
+    return tomllib.loads(text)
+
+
+def simple_table(text: str) -> dict[str, Any] | None:
+    """The TOML ``_write`` writes (``key = "string"``, ``key = true``/``false`` lines and comments) as its table;
+    None for anything else, which is left to tomllib: numbers, escapes, tables, repeated keys, inline comments."""
+    import json
+
+    table: dict[str, Any] = {}
+    for line in text.split("\n"):  # TOML's newlines only (str.splitlines splits at more)
+        line = line.strip(" \t\r")
+        if not line or line.startswith("#"):
+            continue
+        key, equals, value = (part.strip(" \t") for part in line.partition("="))
+        if not equals or not key or key in table or not all(c.isascii() and (c.isalnum() or c in "_-") for c in key):
+            return None
+        if value in ("true", "false"):
+            table[key] = value == "true"
+            continue
+        if not (value.startswith('"') and value.endswith('"')) or "\\" in value:
+            return None
+        try:
+            table[key] = json.loads(value)  # no backslash: a JSON string and a TOML basic string read alike
+        except ValueError:
+            return None
+    return table
 
 
 def forget_file() -> None:

@@ -9,7 +9,6 @@ Unset, a point costs one dictionary lookup.
 from __future__ import annotations
 
 import os
-import signal
 
 _passes: dict[str, int] = {}
 
@@ -23,5 +22,7 @@ def point(name: str) -> None:
         return
     _passes[name] = _passes.get(name, 0) + 1
     if _passes[name] == (int(nth) if nth.isdigit() else 1):
+        import signal  # here, not at the top: its import builds enums that every hook would pay for
+
         stop = os.environ.get("DEJA_FAULT_SIGNAL", "").upper() == "STOP"
         os.kill(os.getpid(), signal.SIGSTOP if stop else signal.SIGKILL)

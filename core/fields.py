@@ -12,7 +12,10 @@ whose command printed that number.
 from __future__ import annotations
 
 from . import keys
-from .model import Message
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from .model import Message
 
 KIND_USER, KIND_ASSISTANT, KIND_TITLE, KIND_OUTPUT, KIND_ERROR, KIND_EDIT, KIND_COMMAND = range(7)
 #: The kinds whose docs are a session's messages (the others point at a message's record or hold the title).

@@ -6,11 +6,15 @@ Their postings are ordered newest first rather than by relevance.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shlex
 from functools import lru_cache
+
+try:  # hashlib's own blake2b, without importing hashlib, which loads OpenSSL: every hook call would pay for that
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
 
 PREFIX = "\x01"
 SHELL_TOOLS = frozenset({"Shell", "run_terminal_cmd", "run_terminal_command_v2", "Bash", "bash", "shell"})
@@ -31,20 +35,18 @@ EDIT_TOOLS = frozenset(
 )
 # Wrappers that say nothing about what a command does.
 _WRAPPERS = frozenset({"sudo", "env", "time", "nice", "npx", "uv", "poetry", "pipenv", "bunx", "exec"})
-_ERROR_LINE = re.compile(
-    r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such|no module named|denied|undefined|segmentation)"
-)
+# Patterns as text, compiled (and cached by ``re``) when first used: compiling them at import would cost every hook.
+_ERROR_LINE = r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such|no module named|denied|undefined|segmentation)"
 # Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed") say nothing about which error it was.
-_SUMMARY_LINE = re.compile(
-    r"^[\s=*_-]*(?:collected \d+ items?\W*)?(?:\d+ (?:errors?|failed|passed|failures?|warnings?|skipped|deselected)[,/\s]*)+"
-    r"(?:in [\d.]+m?s)?[\s=*_-]*$",
-    re.I,
+_SUMMARY_LINE = (
+    r"(?i)^[\s=*_-]*(?:collected \d+ items?\W*)?(?:\d+ (?:errors?|failed|passed|failures?|warnings?|skipped|deselected)[,/\s]*)+"
+    r"(?:in [\d.]+m?s)?[\s=*_-]*$"
 )
-_NAMED_ERROR = re.compile(r"\b\w*(?:Error|Exception)\b|\berror(?:\[\w+\])?:|\bE\d{3,}\b")
+_NAMED_ERROR = r"\b\w*(?:Error|Exception)\b|\berror(?:\[\w+\])?:|\bE\d{3,}\b"
 
 
 def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
 
 
 def project_spelling(project_dir_or_name: str) -> str:
@@ -120,9 +122,9 @@ def error_lines(output: str, limit: int = 3) -> list[str]:
     found = []
     for line in output.splitlines():
         line = line.strip()
-        if len(line) > 8 and _ERROR_LINE.search(line) and not _SUMMARY_LINE.search(line):
+        if len(line) > 8 and re.search(_ERROR_LINE, line) and not re.search(_SUMMARY_LINE, line):
             found.append(line[:400])
-    named = [line for line in found if _NAMED_ERROR.search(line)]
+    named = [line for line in found if re.search(_NAMED_ERROR, line)]
     rest = [line for line in reversed(found) if line not in named]
     return (list(reversed(named)) + rest)[:limit]
 

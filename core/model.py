@@ -129,15 +129,6 @@ def human_size(size: int) -> str:
     return f"{value:.1f} GB"
 
 
-def one_line(text: str, limit: int = 80) -> str:
-    """The first non-empty line of ``text``, trimmed to ``limit`` characters."""
-    for line in text.splitlines():
-        line = " ".join(line.split())
-        if line:
-            return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-    return ""
-
-
 def fill_times(session: Session) -> None:
     """Set ``started``/``updated`` from the first and last message times, where known."""
     times = [m.timestamp for m in session.messages if m.timestamp is not None]

@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import IO, Any
 
 from .regular_files import NotRegularFile
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600

@@ -19,7 +19,10 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 #: How much ``capped_lines`` reads at a time while it passes over an over-long line.
 CHUNK_BYTES = 1 << 20

@@ -20,8 +20,6 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from operator import itemgetter
 
-import msgspec
-
 from .dates import split_dates
 from .fields import (
     FIELD_ROLE,
@@ -37,10 +35,15 @@ from .fields import (
     field_texts,
     kind_text,
 )
-from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionMeta, name_hash
-from .model import Message
+from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, name_hash
+from .record import Record
 from .text import identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from .index import SessionMeta
+    from .model import Message
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there, and
 #: no posting is cut (a small index is ranked exactly).
@@ -85,13 +88,13 @@ PHRASE_COUNT_LIMIT = 500
 TURN_DOCS = 30
 
 
-class Snippet(msgspec.Struct):
+class Snippet(Record):
     role: str
     text: str
     timestamp: datetime | None = None
 
 
-class Hit(msgspec.Struct):
+class Hit(Record):
     session_id: str
     source: str
     project: str
@@ -108,7 +111,7 @@ class Hit(msgspec.Struct):
     best: tuple[int, int] = (0, 0)
 
 
-class SearchResult(msgspec.Struct):
+class SearchResult(Record):
     query: str
     total: int
     hits: list[Hit]
@@ -118,7 +121,7 @@ class SearchResult(msgspec.Struct):
     notice: str = ""
 
 
-class Filters(msgspec.Struct):
+class Filters(Record):
     project: str | None = None
     source: str | None = None
     since: datetime | None = None
@@ -402,7 +405,7 @@ def _mask(doc_scores: dict[_Key, _Scored], seg_i: int, scored: list[tuple[float,
     return mask
 
 
-class _Query(msgspec.Struct):
+class _Query(Record):
     """What a search looks for, worked out once."""
 
     words: list[str]

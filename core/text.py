@@ -335,3 +335,12 @@ def phrases(query: str) -> tuple[list[str], str]:
 def normalise(text: str) -> str:
     """Lowercase with runs of whitespace folded: the form phrases are matched in."""
     return " ".join(text.lower().split())
+
+
+def one_line(text: str, limit: int = 80) -> str:
+    """The first non-empty line of ``text``, trimmed to ``limit`` characters."""
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if line:
+            return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return ""

@@ -15,16 +15,17 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-import msgspec
-
-from .index import Index, Segment, SessionMeta, edited_paths
+from .index import Index, Segment, edited_paths
 from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_keys, error_lines, normalise_command, path_key
-from .model import Message, ToolCall, one_line
+from .record import Record
 from .regular_files import open_regular
+from .text import one_line
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the failure hook never loads its reader
+    from .index import SessionMeta
+    from .model import Message, ToolCall
     from .readers.ai_tracking import Attribution
 
 #: How far past an error the fix is looked for (messages).
@@ -47,7 +48,7 @@ def is_destructive(command: str) -> bool:
     return bool(_DESTRUCTIVE.search(command))
 
 
-class Place(msgspec.Struct, frozen=True):
+class Place(Record, frozen=True):
     """A message of a session, for ``deja show``."""
 
     session: SessionMeta
@@ -66,7 +67,7 @@ def place(segment: Segment, doc: int) -> Place:
 # --------------------------------------------------------------------------- edits
 
 
-class Edit(msgspec.Struct):
+class Edit(Record):
     """One edit tool call: what a session changed in a file."""
 
     session_id: str
@@ -81,9 +82,12 @@ class Edit(msgspec.Struct):
 
 def edit_texts(call: ToolCall) -> tuple[str, str]:
     """(old text, new text) of an edit tool call, whatever tool wrote it."""
-    args = call.args
+    return _edit_texts(call.args)
+
+
+def _edit_texts(args: dict) -> tuple[str, str]:
     if isinstance(args.get("edits"), list):
-        pairs = [edit_texts(ToolCall(name="Edit", args=e)) for e in args["edits"] if isinstance(e, dict)]
+        pairs = [_edit_texts(e) for e in args["edits"] if isinstance(e, dict)]
         return "\n".join(o for o, _ in pairs), "\n".join(n for _, n in pairs)
     old = args.get("old_string", args.get("old_str", ""))
     new = args.get(
@@ -131,7 +135,7 @@ def adds_line(edit: Edit, line: str) -> bool:
     return line_in(edit.new, line) and not line_in(edit.old, line)
 
 
-class Blame(msgspec.Struct):
+class Blame(Record):
     """A file's edits newest first, the sessions that discussed it, and with a line, which chat wrote that line."""
 
     path: str
@@ -194,7 +198,7 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
 # --------------------------------------------------------------------------- errors
 
 
-class Step(msgspec.Struct):
+class Step(Record):
     """A command run after an error, with how it ended; destructive ones are history, never a suggestion."""
 
     command: str
@@ -202,7 +206,7 @@ class Step(msgspec.Struct):
     destructive: bool = False
 
 
-class Fix(msgspec.Struct):
+class Fix(Record):
     """One past occurrence of an error and what followed it in that session."""
 
     session: SessionMeta
@@ -306,7 +310,7 @@ def _searched_failures(index: Index, output: str, limit: int, exclude: frozenset
 # --------------------------------------------------------------------------- commands
 
 
-class Invocation(msgspec.Struct):
+class Invocation(Record):
     """One real run of a command."""
 
     command: str
@@ -365,7 +369,7 @@ def _sessions(index: Index, ids: set[str]) -> Iterator[tuple[Segment, int, Sessi
 # --------------------------------------------------------------------------- files of a topic
 
 
-class FileUse(msgspec.Struct):
+class FileUse(Record):
     """A file the work on a topic touched."""
 
     path: str
@@ -404,7 +408,7 @@ def topic_files(index: Index, words: str, project: str | None = None, limit: int
 # --------------------------------------------------------------------------- a session's digest
 
 
-class Digest(msgspec.Struct):
+class Digest(Record):
     """What a session was for and where it stopped: the shape of ``wip`` and ``ctx``."""
 
     session: SessionMeta

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import json
 import os
 import re
 import time
 import unicodedata
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-import orjson
 
 from ..core import config, paths
+from ..core.keys import blake2b
 from ..core.private import open_private, private_dir
 from ..core.regular_files import read_regular
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # the index module loads only when a handler asks for it
+    from typing import Any, Literal
+
     from ..core.index import Index
 
 LOG_LIMIT = 1 << 20
@@ -47,12 +50,19 @@ def _spelt(word: str) -> str:
     return r"\s*".join(f"[{re.escape(_LETTERS[c])}]" for c in word)
 
 
-_NAME = _spelt("deja") + r"[\W_]{0,3}?" + _spelt("recall")
-_TAG = re.compile(
-    rf"{_OPEN}\s*(?P<slash>{_SLASH})?\s*{_NAME}(?:[^<>]{{0,80}}?{_CLOSE})?"
-    rf"|(?<!\w)(?P<bare_slash>{_SLASH})?\s*{_NAME}[^<>]{{0,80}}?{_CLOSE}",
-    re.I,
-)
+@cache
+def _tag() -> re.Pattern[str]:
+    """The frame's tag in any spelling; compiled when first needed (a few ms: most hooks never need it)."""
+    name = _spelt("deja") + r"[\W_]{0,3}?" + _spelt("recall")
+    return re.compile(
+        rf"{_OPEN}\s*(?P<slash>{_SLASH})?\s*{name}(?:[^<>]{{0,80}}?{_CLOSE})?"
+        rf"|(?<!\w)(?P<bare_slash>{_SLASH})?\s*{name}[^<>]{{0,80}}?{_CLOSE}",
+        re.I,
+    )
+
+
+#: Every spelling of the tag holds one of these (an angle bracket, or what starts an escape of one).
+_TAG_MARKS = frozenset("<>‹›«»〈〉⟨⟩❮❯❬❭⧼⧽˂˃ᐸᐳ&%\\")
 #: Characters that show nothing: format characters (zero-width, bidi, tags), combining marks, Hangul fillers.
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
@@ -90,9 +100,11 @@ def neutralise(text: str) -> str:
     back as it was, one that does comes back in that visible form with each tag replaced.
     """
     shown = visible(text)
-    if not _TAG.search(shown):
+    if _TAG_MARKS.isdisjoint(shown) or not _tag().search(shown):
         return text
-    return _TAG.sub(lambda m: "[/deja-recall]" if m.group("slash") or m.group("bare_slash") else "[deja-recall]", shown)
+    return _tag().sub(
+        lambda m: "[/deja-recall]" if m.group("slash") or m.group("bare_slash") else "[deja-recall]", shown
+    )
 
 
 def fit(text: str, limit: int) -> str:
@@ -154,14 +166,42 @@ def frame_lines(text: str) -> list[str]:
     return text[len(head) : -len(tail)].split("\n")
 
 
+def load_json(data: bytes | str) -> Any:
+    """``data`` parsed as JSON as strictly as a host writes it: UTF-8, no NaN or Infinity, no lone surrogate.
+
+    The stdlib's ``json`` rather than orjson: a hook parses one small payload, and orjson's import
+    (it loads ``dataclasses``, ``inspect`` and ``uuid``) costs more than it saves. Raises ValueError.
+    """
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate raises UnicodeEncodeError here
+    return value
+
+
+def dump_json(value: Any) -> bytes:
+    """``value`` as compact UTF-8 JSON."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _name(key: str) -> str:
     """A file name for an id or a folder (ids come from payloads: never a path of their own)."""
-    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def block_key(kind: str, *parts: str) -> str:
     """A short key naming one block a hook showed (what dedupe remembers)."""
-    return f"{kind}:" + hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return f"{kind}:" + blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def _text(value: Any) -> str:
@@ -202,8 +242,8 @@ class HookCall:
         raw = raw.strip()
         raw = raw[len(UTF8_BOM) :] if raw.startswith(UTF8_BOM) else raw
         try:
-            payload = orjson.loads(raw) if raw else None
-        except orjson.JSONDecodeError:
+            payload = load_json(raw) if raw else None
+        except ValueError:
             return None
         return cls(payload, default_event) if isinstance(payload, dict) else None
 
@@ -242,8 +282,8 @@ class HookCall:
         value = self.payload.get("tool_input")
         if isinstance(value, str):
             try:
-                value = orjson.loads(value)
-            except orjson.JSONDecodeError:
+                value = load_json(value)
+            except ValueError:
                 return {}
         return value if isinstance(value, dict) else {}
 
@@ -251,9 +291,10 @@ class HookCall:
         """The index, or None (and a detached build requested) when there is none to read."""
         if self._index is None:
             from ..core.index import Index, IndexUnreadable
+            from ..core.index.light import LIGHT
 
             try:
-                self._index = Index.open(self.home)
+                self._index = Index.open(self.home, LIGHT)
             except IndexUnreadable as exc:
                 self.notes.append(f"{exc}; requested a build")
                 request_build(self.home)
@@ -263,8 +304,8 @@ class HookCall:
     def output(self, text: str) -> bytes:
         """The answer as UTF-8 JSON, in the shape of the host that asked."""
         if self.for_cursor:
-            return orjson.dumps({"additional_context": text}) + b"\n"
-        return orjson.dumps({"hookSpecificOutput": {"hookEventName": self.event, "additionalContext": text}}) + b"\n"
+            return dump_json({"additional_context": text}) + b"\n"
+        return dump_json({"hookSpecificOutput": {"hookEventName": self.event, "additionalContext": text}}) + b"\n"
 
     # -- no block twice in one conversation (a subagent shares its parent's) ------------------
 
@@ -391,11 +432,13 @@ def _write_small(path: Path, text: str) -> None:
 def _prune(folder: Path, keep: int) -> None:
     """Bound the per-conversation state: keep the newest ``keep`` files."""
     try:
-        files = sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
+        with os.scandir(folder) as entries:
+            files = sorted(((e.stat().st_mtime, e.path) for e in entries), reverse=True)
     except OSError:
         return
-    for stale in files[keep:]:
-        stale.unlink(missing_ok=True)
+    for _, stale in files[keep:]:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(stale)
 
 
 BUILD_SENTINEL = "index-build.requested"

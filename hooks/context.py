@@ -8,10 +8,13 @@ event's budget and after its own answer. Either way a conversation gets it once.
 
 from __future__ import annotations
 
-from ..core.index import Index, SessionMeta
 from ..core.keys import project_key
 from .call import STARTED, HookCall, frame, frame_lines, frame_room, headed
 from .describe import heading
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from ..core.index import Index, SessionMeta
 
 BUDGET = 2048
 SESSIONS = {"safe": 3, "aggressive": 6}

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import re
 
-import msgspec
-
-from ..core.index import Index
+from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import terms
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
 from .describe import heading
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from ..core.index import Index
 
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
@@ -58,7 +60,7 @@ _IDENTIFIER = re.compile(r"[_./:#-]|\d|[a-z][A-Z]")
 _WORD = re.compile(r"[^\W\d_][\w./:#-]*")
 
 
-class Gate(msgspec.Struct, frozen=True):
+class Gate(Record, frozen=True):
     #: Matched terms at least INFORMATIVE_IDF rare.
     informative: int
     #: Share of the prompt's weight the session's best messages hold.
@@ -83,7 +85,7 @@ GATES = {
 }
 
 
-class Recall(msgspec.Struct):
+class Recall(Record):
     lines: list[str] = []
     #: Dedupe keys of the blocks shown, one per session.
     keys: list[str] = []

@@ -16,10 +16,11 @@ import os
 import re
 import sys
 import time
-from importlib import import_module
-from typing import IO, TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from .call import HookCall
 
 #: command -> (module in deja.hooks, function, default event name for Claude-style output)
@@ -55,7 +56,7 @@ def main(command: str, argv: list[str]) -> int:
             return 0
         if why:
             call.notes.append(why)
-        handlers = import_module(f"deja.hooks.{module}")
+        handlers = __import__(f"{__package__}.{module}", fromlist=[function])  # (``-X importtime`` sees it)
         text = getattr(handlers, function)(call)
         if command in OPENERS:
             from .context import with_opening
@@ -127,12 +128,10 @@ def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
 
 
 def _complete(chunks: list[bytes]) -> bool:
-    import orjson
-
-    from .call import UTF8_BOM
+    from .call import UTF8_BOM, load_json
 
     try:
-        orjson.loads(b"".join(chunks).removeprefix(UTF8_BOM))
-    except orjson.JSONDecodeError:
+        load_json(b"".join(chunks).removeprefix(UTF8_BOM))
+    except ValueError:
         return False
     return True

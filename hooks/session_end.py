@@ -15,9 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import orjson
-
-from .call import HookCall, request_build
+from .call import HookCall, dump_json, request_build
 
 #: Set in the detached process: it ingests, waiting for the writer lock.
 WAIT_VARIABLE = "DEJA_INGEST_WAIT"
@@ -74,7 +72,7 @@ def _ingest_later(payload: dict) -> int | None:
             close_fds=True,
         )
         if process.stdin is not None:
-            process.stdin.write(orjson.dumps(kept))
+            process.stdin.write(dump_json(kept))
             process.stdin.close()
     except OSError:
         return None

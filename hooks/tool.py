@@ -6,9 +6,12 @@ from datetime import UTC, datetime
 
 from ..core.index import Index, Segment, edited_paths, name_hash
 from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, error_lines, normalise_command, path_key
-from ..core.model import ToolCall
 from .call import HookCall, block_key, fit_lines, frame, frame_room
 from .describe import ago, heading
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from ..core.model import ToolCall
 
 BUDGET = 512
 TASK_HEADER = "Past work related to this task:"

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import orjson
-
 from ..core.index import Index, Segment
 from ..core.keys import SHELL_TOOLS, command_head, error_keys
 from ..core.work import is_destructive, scan_window, what_followed
-from .call import HookCall, block_key, frame, frame_room, headed
+from .call import HookCall, block_key, frame, frame_room, headed, load_json
 from .describe import heading
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from typing import Any
 
 BUDGET = 512
 
@@ -23,8 +23,8 @@ def failure(call: HookCall) -> str | None:
     raw: Any = call.payload.get("tool_output", call.payload.get("tool_response"))
     if isinstance(raw, str):
         try:
-            raw = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            raw = load_json(raw)
+        except ValueError:
             return None
     if not isinstance(raw, dict):
         return None

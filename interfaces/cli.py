@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import sys
 import time
 import unicodedata
@@ -509,26 +508,9 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
 @app.command("mcp")
 def mcp_command() -> None:
     """Serve deja's tools to agents over MCP (stdio); this is what mcp.json runs."""
-    from .mcp_server import serve
+    from .mcp_server import main as serve_mcp
 
-    if sys.stdin.isatty():
-        signal.signal(signal.SIGINT, _stop_now)
-        typer.echo(
-            "deja mcp: deja's MCP server. Cursor starts it from mcp.json and speaks JSON-RPC on its stdin; "
-            "there is nothing to type here. Ctrl-C stops it.",
-            err=True,
-        )
-    serve()
-
-
-def _stop_now(signum: int, frame: object) -> NoReturn:
-    """Ctrl-C on a server started by hand: its stdin reader blocks in a thread no exception reaches, so exit here.
-
-    The server only reads; an index refresh cut short leaves the previous index whole. The line goes
-    straight to the file descriptor: the signal may land inside a write to ``sys.stderr``, which must not re-enter.
-    """
-    os.write(2, b"\ndeja mcp: stopped\n")
-    os._exit(0)
+    serve_mcp()
 
 
 @app.command("resume")

@@ -1,7 +1,8 @@
 """The ``deja`` console script.
 
-Hook commands run on every prompt and Shell call, so they are dispatched here
-before typer (or anything else heavy) is imported.
+Hook commands run on every prompt and Shell call, and ``deja mcp`` is started by
+an agent waiting for its tool list, so they are dispatched here before typer (or
+anything else heavy) is imported.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def main() -> None:
         if {"-h", "--help"} & set(argv[1:]):
             sys.exit(_hook_help(argv[0], HANDLERS))
         sys.exit(run_hook(argv[0], argv[1:]))
+    if argv == ["mcp"]:  # what mcp.json runs: the first answer must not wait for typer
+        from .mcp_server import main as serve_mcp
+
+        serve_mcp()
+        return
     from .cli import run
 
     run()

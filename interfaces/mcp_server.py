@@ -21,30 +21,31 @@ from __future__ import annotations
 import inspect
 import logging
 import math
+import os
+import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import anyio
-import msgspec
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ..core import paths
-from ..core.index import MANIFEST, Index, IndexUnreadable, Segment, SessionMeta, index_dir, read_manifest
-from ..core.indexer import catch_up
-from ..core.library import NotFound, find_session, newest_sessions, session_digest
-from ..core.model import Message
-from ..core.resume import ResumeRefused, resume_line
-from ..core.search import Filters, SearchResult, parse_since, search
 from .about import version
 from .mcp_stdio import answering_stdio
-from .views import lines_within, search_json, search_text, session_json, session_line, show_json, show_text, window_note
+
+# The engine (index, search, views) loads on the first tool call, not before the first answer:
+# start-up is the SDK's import and little else (bench/bench_mcp.py measures both).
+if TYPE_CHECKING:
+    from ..core.index import Index, Segment, SessionMeta
+    from ..core.model import Message
+    from ..core.search import SearchResult
 
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How long one freshness check holds for the tool calls that follow it.
@@ -103,6 +104,8 @@ class LiveIndex:
         refresh: at most every ``refresh_every`` seconds it starts one in a background thread (the cheap
         check, then what it finds changed), whose result the calls after it read.
         """
+        from ..core.index import IndexUnreadable
+
         with self._lock:
             if self._refreshed_at == -math.inf:
                 self._refresh()
@@ -118,6 +121,8 @@ class LiveIndex:
 
     def _open_current(self) -> Index:
         """The index the manifest names now, opened once per manifest."""
+        from ..core.index import Index
+
         stamp = self._manifest_stamp()
         if self._index is None or stamp != self._opened:
             self._index, self._opened = Index.open(self.home), stamp
@@ -125,6 +130,8 @@ class LiveIndex:
 
     def _manifest_stamp(self) -> tuple[int, int, int]:
         """What changes whenever a writer swaps in a new manifest (it is replaced, never rewritten in place)."""
+        from ..core.index import MANIFEST, IndexUnreadable, index_dir
+
         try:
             stat = (index_dir(self.home) / MANIFEST).stat()
         except OSError:
@@ -135,6 +142,9 @@ class LiveIndex:
         return self._refresher is not None and self._refresher.is_alive()
 
     def _refresh(self) -> None:
+        from ..core.index import IndexUnreadable, index_dir, read_manifest
+        from ..core.indexer import catch_up
+
         self._refreshed_at = time.monotonic()
         try:
             read_manifest(index_dir(self.home))
@@ -166,14 +176,18 @@ def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:
 
 def fit_text(result: SearchResult, budget: int = SEARCH_TEXT_BYTES) -> SearchResult:
     """``result`` with only as many hits as its text shows within ``budget`` bytes (at least one)."""
+
+    from .views import search_text
+
     hits = list(result.hits)
-    while len(hits) > 1 and len(search_text(msgspec.structs.replace(result, hits=hits)).encode()) > budget:
+    while len(hits) > 1 and len(search_text(result.replace(hits=hits)).encode()) > budget:
         hits.pop()
-    return msgspec.structs.replace(result, hits=hits)
+    return result.replace(hits=hits)
 
 
 def clip(message: Message) -> Message:
     """``message`` with its text cut to ``MESSAGE_CHARS`` and each tool result to ``RESULT_CHARS``."""
+    import msgspec
 
     def cut(text: str, limit: int) -> str:
         return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
@@ -186,6 +200,8 @@ def clip(message: Message) -> Message:
 
 def window(messages: list[Message], offset: int, limit: int, budget: int = SHOW_WINDOW_BYTES) -> list[Message]:
     """Up to ``limit`` clipped messages from ``offset``, stopping once their JSON passes ``budget`` bytes."""
+    import msgspec
+
     chosen: list[Message] = []
     used = 0
     for message in messages[offset : offset + limit]:
@@ -199,6 +215,8 @@ def window(messages: list[Message], offset: int, limit: int, budget: int = SHOW_
 
 def fit_bytes(text: str, budget: int) -> str:
     """``text`` cut at a line boundary to ``budget`` UTF-8 bytes, saying so."""
+    from .views import lines_within
+
     if len(text.encode()) <= budget:
         return text
     kept = lines_within(text.splitlines(), budget - 40)  # room for the note below
@@ -208,6 +226,7 @@ def fit_bytes(text: str, budget: int) -> str:
 def work_answer(index: Index, mode: str, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
     """The text and the JSON of one work question: the same shapes as ``deja blame``/``files``/``fix``/``how``/…"""
     from ..core import work
+    from ..core.library import find_session, newest_sessions, session_digest
     from . import work_views as views
 
     if mode == "blame":
@@ -266,6 +285,9 @@ class Tools:
         """Search this person's past Cursor sessions for the query; the best sessions come first, each with its id,
         project, date and the passages that matched. Use it before solving something that may have been solved
         before. Pass an id to `show` to read the session."""
+        from ..core.search import Filters, parse_since, search
+        from .views import search_json, search_text
+
         if not query.strip():
             raise ToolError("the query is empty: give a few words to look for, e.g. 'cache invalidation'")
         since_at = None
@@ -293,6 +315,8 @@ class Tools:
     ) -> CallToolResult:
         """Read a past session: its messages in order, with the tool calls made and their results. Returns a window
         of the session; when more follows, the answer says which offset to ask for next."""
+        from .views import show_json, show_text, window_note
+
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
@@ -311,6 +335,9 @@ class Tools:
     ) -> CallToolResult:
         """List the most recently active Cursor sessions, newest first, optionally only those of one project: one line
         each with id, last activity, source, project and title. Use it to pick up recent work."""
+        from ..core.library import newest_sessions
+        from .views import session_json, session_line
+
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
@@ -324,6 +351,9 @@ class Tools:
     def resume(self, session_id: SessionId) -> CallToolResult:
         """Get the shell command that reopens a past cursor-agent (CLI) chat where it left off, or the reason it cannot
         be reopened (editor chats reopen from the Cursor UI). Give the command to the person; do not run it."""
+        from ..core.resume import ResumeRefused, resume_line
+        from .views import session_json
+
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
@@ -367,6 +397,8 @@ class Tools:
 
     @staticmethod
     def _find(index: Index, session_id: str) -> tuple[Segment, SessionMeta]:
+        from ..core.library import NotFound, find_session
+
         try:
             return find_session(index, session_id)
         except NotFound as exc:
@@ -388,6 +420,31 @@ def build_server(home: Path | None = None, refresh_every: float = REFRESH_SECOND
             tool, title=title, description=description, annotations=ToolAnnotations(title=title, **READ_ONLY)
         )
     return server
+
+
+def main() -> None:
+    """``deja mcp``: serve, saying what this is when a person starts it in a terminal.
+
+    ``entry.main`` calls it before typer is imported, so the first answer waits only for the SDK's import.
+    """
+    if sys.stdin.isatty():
+        signal.signal(signal.SIGINT, _stop_now)
+        sys.stderr.write(
+            "deja mcp: deja's MCP server. Cursor starts it from mcp.json and speaks JSON-RPC on its stdin; "
+            "there is nothing to type here. Ctrl-C stops it.\n"
+        )
+        sys.stderr.flush()
+    serve()
+
+
+def _stop_now(signum: int, frame: object) -> NoReturn:
+    """Ctrl-C on a server started by hand: its stdin reader blocks in a thread no exception reaches, so exit here.
+
+    The server only reads; an index refresh cut short leaves the previous index whole. The line goes
+    straight to the file descriptor: the signal may land inside a write to ``sys.stderr``, which must not re-enter.
+    """
+    os.write(2, b"\ndeja mcp: stopped\n")
+    os._exit(0)
 
 
 def serve() -> None:

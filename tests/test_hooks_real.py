@@ -361,6 +361,8 @@ def test_session_end_ingests_even_when_its_process_group_is_killed_as_it_returns
     assert hook_process.returncode == 0 and out == b"" and err == b""
     assert returned < 2.0
     wait_for("the ingest of the closed chat", lambda: bool(Index.open(indexed_sample.home).find(chat)))
+    # The background process logs once the index holds the chat: wait for its line too.
+    wait_for("the ingest's line in hooks.log", lambda: f"ingested ['{chat}']" in log(indexed_sample))
     assert f"ingested ['{chat}']: 1 added" in log(indexed_sample)
 
 

@@ -7,10 +7,13 @@ function-level import is still a dependency: it only moves the cost to the first
 from __future__ import annotations
 
 import ast
+import json
+import os
 import subprocess
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from harness import ENTRY, Sample
@@ -169,3 +172,90 @@ def test_a_prompt_answered_from_the_index_loads_nothing_heavy(indexed_sample: Sa
     loaded = _imported_at_runtime("hook-prompt", payload=payload, env=indexed_sample.env)
     assert "deja.core.search" in loaded  # the handler ran (import_module's own line is not reported, its imports are)
     assert _heavy(loaded, HEAVY) == set()
+
+
+# --- what a hook imports as it answers: nothing beyond the standard library, and the README's list ---------------
+
+#: Never loaded by a hook as it answers, besides HEAVY: each costs a hook more than its work. The index is read
+#: without msgspec (core/index/light.py), payloads with the stdlib's json, the config file deja writes without
+#: tomllib, typing's names only by type checkers; hashlib would load OpenSSL for one blake2b.
+NEVER_WHILE_ANSWERING = HEAVY | {"msgspec", "orjson", "typing", "tomllib", "hashlib"}
+README_IMPORTS = ("<!-- hook imports: bench/bench_hooks.py prints this table -->", "<!-- end of hook imports -->")
+#: The Python the README's list of standard-library modules was measured with (another one imports others).
+README_PYTHON = (3, 11)
+
+
+def _hook_payloads(project: Path) -> dict[str, tuple[str, dict[str, Any]]]:
+    """label -> (command, a payload each hook answers from the sample), as bench/bench_hooks.py sends them."""
+    base = {"cursor_version": "2.4.21", "workspace_roots": [str(project)]}
+    tool = {**base, "hook_event_name": "preToolUse", "tool_name": "Shell"}
+    return {
+        "context": ("hook-context", {**base, "hook_event_name": "sessionStart"}),
+        "prompt": (
+            "hook-prompt",
+            {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache"},
+        ),
+        "shell": ("hook-tool", {**tool, "tool_input": {"command": "python -m pytest tests/"}}),
+        "task": (
+            "hook-tool",
+            {**tool, "tool_name": "Task", "tool_input": {"prompt": "why can pytest not import api.cache"}},
+        ),
+        "failure": (
+            "hook-tool-after",
+            {
+                **tool,
+                "hook_event_name": "postToolUseFailure",
+                "tool_input": {"command": "python -m pytest tests/"},
+                "error_message": "E   ModuleNotFoundError: No module named 'api.cache'",
+            },
+        ),
+        "end": ("hook-session-end", {**base, "hook_event_name": "sessionEnd", "conversation_id": "c0ffee00-ended"}),
+    }
+
+
+def _only_the_stemmer(folder: Path) -> Path:
+    """``folder`` holding PyStemmer's one module (a link to it), to put on a path that has no site-packages."""
+    import Stemmer
+
+    folder.mkdir()
+    (folder / Path(Stemmer.__file__).name).symlink_to(Stemmer.__file__)
+    return folder
+
+
+def _imports_without_site(code: str, payload: bytes, env: dict[str, str], stemmer: Path) -> tuple[set[str], bytes]:
+    """The modules ``python -S -c CODE`` imports, deja taken from this checkout and of site-packages only PyStemmer
+    (``stemmer``: no other third-party module could load at all), and what it printed."""
+    env = {**env, "PYTHONPATH": os.pathsep.join([str(ROOT / ".typecheck"), str(stemmer)])}
+    command = [sys.executable, "-S", "-X", "importtime", "-c", code]
+    done = subprocess.run(command, input=payload, capture_output=True, env=env, timeout=60, cwd=ROOT.parent)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    lines = done.stderr.decode(errors="replace").splitlines()
+    names = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line}
+    return names - {"module"}, done.stdout
+
+
+def module_group(name: str) -> str:
+    """How the README lists a module: deja's by name, the standard library's by package (``re._parser`` is ``re``)."""
+    return name if name.startswith("deja.") else name.split(".")[0]
+
+
+def test_hooks_answer_with_the_standard_library_and_pystemmer_alone_and_the_readme_lists_what_they_import(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    project = indexed_sample.history.projects["api"]
+    stemmer = _only_the_stemmer(tmp_path / "stemmer-only")
+    floor, _ = _imports_without_site("import site", b"", indexed_sample.env, stemmer)
+    groups: set[str] = set()
+    for label, (command, payload) in _hook_payloads(project).items():
+        code = f"import sys; sys.argv = ['deja', {command!r}]; from deja.interfaces.entry import main; main()"
+        payload = {**payload, "conversation_id": payload.get("conversation_id", f"layers-{label}")}
+        loaded, printed = _imports_without_site(code, json.dumps(payload).encode(), indexed_sample.env, stemmer)
+        assert bool(printed.strip()) == (command != "hook-session-end"), f"{label}: {printed!r}"
+        assert {name.split(".")[0] for name in loaded} & NEVER_WHILE_ANSWERING == set(), label
+        groups |= {module_group(name) for name in loaded - floor if not name.startswith("_")}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = (readme.index(marker) for marker in README_IMPORTS)
+    listed = {line.split("`")[1] for line in readme[start:end].splitlines() if line.startswith("| `")}
+    assert {g for g in listed if g.startswith("deja")} == {g for g in groups if g.startswith("deja")}
+    if sys.version_info[:2] == README_PYTHON:
+        assert listed == groups, "run `python bench/bench_hooks.py --sizes 1000` and put its import table in the README"

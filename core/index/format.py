@@ -1,4 +1,4 @@
-"""The index on disk: its layout, its constants, the records it holds, and the manifest that names it.
+"""The index on disk: its layout, its constants, and reading the manifest that names it.
 
 Layout under ``<DEJA_HOME>/index/``::
 
@@ -20,18 +20,21 @@ sees a whole index, old or new, without ever taking the lock.
 Why it is small: a session's messages compress together (they share their
 words), a doc costs 12 bytes, a posting 6 (its session is the doc's, read
 from ``docs.bin``, not stored again), and no posting is kept that no search reads.
+
+The records themselves (``SessionMeta``, ``Manifest``…) are msgspec Structs in
+``records.py``; a ``Codec`` says how a reader decodes them: into those Structs
+(``records.STRUCTS``), or, on a hook's path, into plain objects with the same
+fields without importing msgspec at all (``light.LIGHT``). Nothing here
+imports msgspec.
 """
 
 from __future__ import annotations
 
-import os
 import struct
 import zlib
-from datetime import datetime
+from collections import namedtuple
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
-
-import msgspec
 
 from ..fields import (
     KIND_ASSISTANT,
@@ -43,7 +46,12 @@ from ..fields import (
     KIND_USER,
 )
 from ..keys import project_spelling
-from ..private import write_private
+from ..record import Record
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from ..model import Message
+    from .records import Manifest, SessionMeta
 
 #: 6: tool output, error-line, edit and command field docs; dates as keys; accent folding; Snowball stems.
 #: 7: a session's records compressed together, 12-byte docs, 6-byte postings, a common word's tail not kept.
@@ -90,69 +98,12 @@ class IndexUnreadable(Exception):
     """The index is missing, corrupt or of another format version."""
 
 
-class Doc(NamedTuple):
-    """What ``docs.bin`` says of one doc besides where its record is."""
-
-    ordinal: int
-    kind: int
-
-
-class SessionKeys(NamedTuple):
-    """What filters look at, read from ``sessions.idx`` without decoding the session."""
-
-    project_hash: int
-    dir_hash: int
-    source: int
-    updated: float
-
-
-class SessionMeta(msgspec.Struct, omit_defaults=True):
-    id: str
-    source: str
-    project: str = ""
-    project_dir: str = ""
-    #: Which signal gave ``project_dir`` (``deja.core.readers.projects.SIGNALS``); "" when none did.
-    project_from: str = ""
-    title: str = ""
-    started: datetime | None = None
-    updated: datetime | None = None
-    origin: str = ""
-    messages: int = 0
-    first_doc: int = 0
-    n_docs: int = 0
-    #: A digest for hooks: the first question, the last answer, the files edited.
-    asked: str = ""
-    concluded: str = ""
-    files: list[str] = []
-
-
-class FileSum(msgspec.Struct, array_like=True):
-    """A segment file's size (checked on every open) and CRC-32 (checked by ``deja index`` and doctor)."""
-
-    size: int
-    crc: int
-
-
-class SegmentRef(msgspec.Struct):
-    name: str
-    sessions: int
-    docs: int
-    messages: int
-    deleted: list[int] = []
-    deleted_messages: int = 0
-    #: File name -> its size and checksum as written (empty for segments written before they were kept).
-    files: dict[str, FileSum] = {}
-
-
-class Manifest(msgspec.Struct):
-    version: int
-    generation: int
-    built_at: float
-    segments: list[SegmentRef] = []
-    #: The writer's bookkeeping file (per-source sizes, offsets, fingerprints).
-    state: str = ""
-    #: The redaction the index was built with (``redact.mode()``); another one rebuilds it.
-    redaction: str = ""
+# Plain named tuples: typing's class form compiles each (string) annotation at import, which every hook would pay.
+#: What ``docs.bin`` says of one doc besides where its record is: its session's ordinal and its kind (ints).
+Doc = namedtuple("Doc", ["ordinal", "kind"])
+#: What filters look at, read from ``sessions.idx`` without decoding the session: two name hashes and the source
+#: (ints), the time updated (float).
+SessionKeys = namedtuple("SessionKeys", ["project_hash", "dir_hash", "source", "updated"])
 
 
 def name_hash(name: str) -> int:
@@ -175,14 +126,24 @@ def edited_paths(args: dict, project_dir: str) -> list[str]:
     return [path]
 
 
-def write_manifest(directory: Path, manifest: Manifest) -> None:
-    """Swap in a new manifest atomically (temp file, fsync, rename)."""
-    tmp = directory / f".{MANIFEST}.{os.getpid()}.tmp"
-    write_private(tmp, msgspec.msgpack.encode(manifest), sync=True)
-    os.replace(tmp, directory / MANIFEST)
+class Codec(Record, frozen=True):
+    """How a reader decodes the manifest, a session and a message, and what a damaged record raises."""
+
+    #: The manifest's bytes and its path (for messages) -> the Manifest; raises IndexUnreadable.
+    manifest: Callable[[bytes, Path], Manifest]
+    session: Callable[[bytes], SessionMeta]
+    message: Callable[[bytes], Message]
+    damage: tuple[type[Exception], ...]
 
 
-def read_manifest(directory: Path) -> Manifest:
+def default_codec() -> Codec:
+    """msgspec Structs: what every reader but a hook's uses."""
+    from .records import STRUCTS
+
+    return STRUCTS
+
+
+def read_manifest(directory: Path, codec: Codec | None = None) -> Manifest:
     path = directory / MANIFEST
     try:
         data = path.read_bytes()
@@ -190,16 +151,10 @@ def read_manifest(directory: Path) -> Manifest:
         raise IndexUnreadable(f"no index at {directory}") from None
     except OSError as exc:
         raise IndexUnreadable(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        manifest = msgspec.msgpack.decode(data, type=Manifest)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        try:
-            version = msgspec.msgpack.decode(data).get("version")
-        except Exception:
-            version = None
-        if version is not None and version != FORMAT_VERSION:
-            raise IndexUnreadable(f"{path} is index format {version}, this deja reads {FORMAT_VERSION}") from None
-        raise IndexUnreadable(f"{path} is corrupt") from None
-    if manifest.version != FORMAT_VERSION:
-        raise IndexUnreadable(f"{path} is index format {manifest.version}, this deja reads {FORMAT_VERSION}")
-    return manifest
+    return (codec or default_codec()).manifest(data, path)
+
+
+def check_version(version: object, path: Path) -> None:
+    """Raise IndexUnreadable naming ``path`` unless ``version`` is this deja's format."""
+    if version != FORMAT_VERSION:
+        raise IndexUnreadable(f"{path} is index format {version}, this deja reads {FORMAT_VERSION}")

@@ -11,15 +11,11 @@ import mmap
 import os
 import struct
 import zlib
-from array import array
 from collections.abc import Iterator
 from pathlib import Path
 
-import msgspec
-
 from .. import faults, keys
 from ..fields import KIND_TITLE, MESSAGE_KINDS
-from ..model import Message
 from .format import (
     DOC_ROW,
     KEYED_POSTING,
@@ -28,15 +24,19 @@ from .format import (
     POSTING,
     SESSION_ROW,
     TERM_ROW,
+    Codec,
     Doc,
     IndexUnreadable,
-    Manifest,
-    SegmentRef,
     SessionKeys,
-    SessionMeta,
+    default_codec,
     index_dir,
     read_manifest,
 )
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from ..model import Message
+    from .records import Manifest, SegmentRef, SessionMeta
 
 
 def _map(path: Path) -> mmap.mmap | bytes:
@@ -50,9 +50,9 @@ class SegmentMissing(IndexUnreadable):
     """A segment file the manifest names is gone (retired by a newer manifest, or deleted)."""
 
 
-#: What reading a damaged file raises: each becomes one IndexUnreadable naming the file.
-_DAMAGE = (struct.error, msgspec.DecodeError, ValueError, IndexError, OverflowError, zlib.error, TypeError)
-_MESSAGE = msgspec.msgpack.Decoder(Message)
+#: What reading a damaged file raises (besides what its codec's decoding raises): each becomes one
+#: IndexUnreadable naming the file.
+_DAMAGE = (struct.error, ValueError, IndexError, OverflowError, zlib.error, TypeError)
 #: The first term after every key (keys start with ``keys.PREFIX``): where the words' postings begin.
 _AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 
@@ -60,8 +60,10 @@ _AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 class Segment:
     """One segment opened for reading; every file is mapped, nothing is loaded whole."""
 
-    def __init__(self, directory: Path, ref: SegmentRef):
+    def __init__(self, directory: Path, ref: SegmentRef, codec: Codec | None = None):
         self.ref = ref
+        self.codec = codec or default_codec()
+        self._damage: tuple[type[Exception], ...] = (*_DAMAGE, *self.codec.damage)
         self.path = directory / ref.name
         self._mapped: dict[str, mmap.mmap | bytes] = {}
         self._terms = self._open("terms.bin")
@@ -73,7 +75,7 @@ class Segment:
         self._session_idx = self._open("sessions.idx")
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
-        self._doc_rows = memoryview(self._docs).cast("I") if self._docs else memoryview(array("I"))
+        self._doc_rows = memoryview(self._docs if self._docs else b"").cast("I")
         #: Each doc's first u32 (session ordinal and kind), a strided view: no copy, one index per posting.
         self._doc_heads = self._doc_rows[::3]
         self.n_terms = len(self._term_idx) // TERM_ROW.size
@@ -178,8 +180,8 @@ class Segment:
 
     def _decoded(self, raw: bytes, start: int, end: int) -> Message:
         try:
-            return _MESSAGE.decode(raw[start:end])
-        except _DAMAGE as exc:
+            return self.codec.message(raw[start:end])
+        except self._damage as exc:
             raise self._damaged("records.bin", exc) from None
 
     def message(self, doc: int) -> Message:
@@ -236,8 +238,8 @@ class Segment:
     def session(self, ordinal: int) -> SessionMeta:
         try:
             off, length = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[:2]
-            return msgspec.msgpack.decode(self._sessions[off : off + length], type=SessionMeta)
-        except _DAMAGE as exc:
+            return self.codec.session(self._sessions[off : off + length])
+        except self._damage as exc:
             raise self._damaged("sessions.bin", exc) from None
 
     def with_prefix(self, prefix: str) -> Iterator[tuple[str, int, int]]:
@@ -262,30 +264,30 @@ class Segment:
 class Index:
     """A read-only view of one generation of the index."""
 
-    def __init__(self, directory: Path, manifest: Manifest):
+    def __init__(self, directory: Path, manifest: Manifest, codec: Codec | None = None):
         self.directory = directory
         self.manifest = manifest
-        self.segments = [Segment(directory, ref) for ref in manifest.segments]
+        self.segments = [Segment(directory, ref, codec) for ref in manifest.segments]
         self.total_docs = sum(ref.docs for ref in manifest.segments) or 1
 
     @classmethod
-    def open(cls, home: Path) -> Index:
-        """The index the manifest names now.
+    def open(cls, home: Path, codec: Codec | None = None) -> Index:
+        """The index the manifest names now, its records decoded by ``codec`` (msgspec Structs by default).
 
         A segment can vanish between reading the manifest and mapping it (a
         reader paused past the grace period of a rebuild); the newest manifest
         names only live segments, so it is read once more.
         """
         directory = index_dir(home)
-        manifest = read_manifest(directory)
+        manifest = read_manifest(directory, codec)
         faults.point("reader-read-manifest")
         try:
-            return cls(directory, manifest)
+            return cls(directory, manifest, codec)
         except SegmentMissing:
-            newest = read_manifest(directory)
+            newest = read_manifest(directory, codec)
             if newest == manifest:
                 raise
-            return cls(directory, newest)
+            return cls(directory, newest, codec)
 
     def verify(self) -> None:
         """Read every byte of every segment against its checksum; raise IndexUnreadable naming a damaged file."""

@@ -41,12 +41,10 @@ from .format import (
     WHOLE_LISTS_DOCS,
     WORD_POSTINGS_KEPT,
     B,
-    FileSum,
-    SegmentRef,
-    SessionMeta,
     edited_paths,
     name_hash,
 )
+from .records import FileSum, SegmentRef, SessionMeta
 
 
 def _derived_title(title: str, messages: list[Message]) -> bool:

@@ -14,8 +14,9 @@ from pathlib import Path
 from ..bookkeeping import Location
 from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths
 from ..keys import EDIT_TOOLS
-from ..model import Message, Session, ToolCall, cap_text, one_line
+from ..model import Message, Session, ToolCall, cap_text
 from ..redact import redact, redact_value
+from ..text import one_line
 
 INDEXED_TEXT_BYTES = 64 * 1024
 TOOL_TEXT_BYTES = 16 * 1024

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgspec
 
-from .vscdb import connect_read_only
+from .vscdb import read_whole
 
 
 class Attribution(msgspec.Struct):
@@ -57,16 +57,12 @@ def attributions(db: Path, file: str, line: str | None = None) -> list[Attributi
         return []
     wanted = line_hashes(line) if line is not None and line.strip() else set()
     name = file.replace("\\", "/").rsplit("/", 1)[-1]
+    query = (
+        "SELECT hash, fileName, conversationId, model, timestamp FROM ai_code_hashes"
+        " WHERE conversationId IS NOT NULL AND (fileName = ? OR fileName LIKE ?)"
+    )
     try:
-        conn = connect_read_only(db)
-        try:
-            rows = conn.execute(
-                "SELECT hash, fileName, conversationId, model, timestamp FROM ai_code_hashes"
-                " WHERE conversationId IS NOT NULL AND (fileName = ? OR fileName LIKE ?)",
-                (file, f"%{name}"),
-            ).fetchall()
-        finally:
-            conn.close()
+        rows = read_whole(db, lambda conn: conn.execute(query, (file, f"%{name}")).fetchall())
     except sqlite3.Error:
         return []
     exact = [r for r in rows if r[1] == file] or [r for r in rows if str(r[1]).replace("\\", "/").endswith("/" + name)]

@@ -28,9 +28,11 @@ from typing import Any
 import msgspec
 import orjson
 
-from ..model import Message, one_line
-from ..regular_files import check_regular_database, read_regular
+from ..model import Message
+from ..regular_files import read_regular
+from ..text import one_line
 from .conversation import SKIPPED_TOOLS, Child, canonical_args, normalise_tool_name, store_conversation, tool_result
+from .vscdb import read_whole
 
 UNREADABLE_STORE = "unreadable store.db"
 MALFORMED_ROOT = "malformed store root"
@@ -160,7 +162,8 @@ def read_store(
 ) -> StoreChat:
     """The chat's name and tool results (or its whole conversation) from its ``store.db``.
 
-    Opened read-only through SQLite (so a pending WAL is read too), the tree
+    Opened by :func:`.vscdb.read_whole` (a pending WAL is read too, no file is
+    left beside the store, a store changed under the read is read again), the tree
     walked from ``latestRootBlobId`` only: earlier roots are kept in the store
     and list a prefix of the same messages. A child whose bytes do not hash to
     its id, or that is missing, is counted in ``problems`` and skipped.
@@ -169,28 +172,30 @@ def read_store(
     database, no meta row) is counted and comes back ``unreadable``.
     """
     problems = Counter() if problems is None else problems
-    try:
-        db = _connect(store_db)
-    except (sqlite3.Error, OSError, ValueError):
-        problems[UNREADABLE_STORE] += 1
-        return StoreChat(unreadable=True)
-    try:
+    seen: Counter[str] = Counter()
+
+    def read(db: sqlite3.Connection) -> StoreChat | None:
+        seen.clear()  # a read that is retried counts its problems once
         row = db.execute("SELECT value FROM meta ORDER BY key != '0' LIMIT 1").fetchone()
         meta = _store_meta(row[0] if row else None)
         if meta is None:
-            problems[UNREADABLE_STORE] += 1
-            return StoreChat(unreadable=True)
+            return None
         found = StoreChat(name=meta.name, created=meta.created)
         if conversation and meta.root_id:
-            found.messages, found.dated = store_conversation(_children(db, meta.root_id, problems))
+            found.messages, found.dated = store_conversation(_children(db, meta.root_id, seen))
         elif with_results and meta.root_id:
-            found.tool_results = _tool_results(message for message, _ in _children(db, meta.root_id, problems))
+            found.tool_results = _tool_results(message for message, _ in _children(db, meta.root_id, seen))
         return found
-    except sqlite3.Error:
+
+    try:
+        found = read_whole(store_db, read, _BUSY_TIMEOUT_SECONDS)
+    except (sqlite3.Error, OSError, ValueError):
+        found = None
+    if found is None:
         problems[UNREADABLE_STORE] += 1
         return StoreChat(unreadable=True)
-    finally:
-        db.close()
+    problems.update(seen)
+    return found
 
 
 def store_problem(store_db: Path) -> str:
@@ -198,28 +203,19 @@ def store_problem(store_db: Path) -> str:
 
     Reads the meta row and the root alone, not the messages.
     """
-    problems: Counter[str] = Counter()
-    try:
-        db = _connect(store_db)
-    except (sqlite3.Error, OSError, ValueError):
-        return UNREADABLE_STORE
-    try:
+
+    def read(db: sqlite3.Connection) -> str:
         row = db.execute("SELECT value FROM meta ORDER BY key != '0' LIMIT 1").fetchone()
         meta = _store_meta(row[0] if row else None)
         if meta is None:
             return UNREADABLE_STORE
-        root = _blob(db, meta.root_id, problems) if meta.root_id else None
+        root = _blob(db, meta.root_id, Counter()) if meta.root_id else None
         return "" if root_children(root or b"") else EMPTY_ROOT
-    except sqlite3.Error:
+
+    try:
+        return read_whole(store_db, read, _BUSY_TIMEOUT_SECONDS)
+    except (sqlite3.Error, OSError, ValueError):
         return UNREADABLE_STORE
-    finally:
-        db.close()
-
-
-def _connect(store_db: Path) -> sqlite3.Connection:
-    """The store opened read-only; OSError for anything but a regular file (a FIFO would block SQLite's open)."""
-    check_regular_database(store_db)
-    return sqlite3.connect(f"{store_db.resolve().as_uri()}?mode=ro", uri=True, timeout=_BUSY_TIMEOUT_SECONDS)
 
 
 class _StoreMeta(msgspec.Struct):

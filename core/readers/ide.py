@@ -15,7 +15,8 @@ assistant message with empty text and that call.
 
 Bad data never raises: every unreadable database or value adds one to
 ``problems["ide: <reason>"]`` and is skipped. The database is opened read-only
-through its WAL, so chats Cursor has written but not yet checkpointed are seen.
+by :mod:`.vscdb`: through its WAL, so chats Cursor has written but not yet
+checkpointed are seen, and nothing is left beside it.
 """
 
 from __future__ import annotations
@@ -31,11 +32,14 @@ from typing import Any
 
 import orjson
 
-from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times, one_line
+from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times
+from ..text import one_line
 from .projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
-from .vscdb import connect_read_only, count_database_error, table_names
+from .vscdb import READ_ATTEMPTS, CursorConnection, connect_read_only, count_database_error, table_names
 
 Problems = Counter[str]
+#: Cursor started writing a database while it was read without locks: what was read may be torn.
+CHANGED_WHILE_READ = "ide: database changed while read"
 
 SOURCE: Source = "cursor-ide"
 
@@ -63,7 +67,7 @@ class _Header:
 class _Db:
     """One open database and what has been learnt about it."""
 
-    conn: sqlite3.Connection
+    conn: CursorConnection
     path: Path
     problems: Problems
     tables: set[str]
@@ -110,6 +114,8 @@ def read_ide_database(
             session = _tab_session(db, chat_id, chat) if is_tab else _legacy_composer_session(db, chat_id, chat)
             if session is not None:
                 yield session
+        if not db.conn.still_whole():  # sessions already given: the next refresh's prints see the change
+            problems[CHANGED_WHILE_READ] += 1
     except sqlite3.Error as error:
         count_database_error(error, problems)
     finally:
@@ -130,33 +136,41 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
     :func:`read_ide_database`.
     """
     problems = problems if problems is not None else Counter()
-    db = _open(path, problems, Projects.around(path))
-    if db is None:
-        return {}
-    db.problems = Counter()  # row-level problems are read_ide_database's to count
+    projects = Projects.around(path)
+    for _ in range(READ_ATTEMPTS):
+        db = _open(path, problems, projects)
+        if db is None:
+            return {}
+        db.problems = Counter()  # row-level problems are read_ide_database's to count
+        try:
+            prints = _fingerprints(db)
+            if db.conn.still_whole():
+                return prints
+        except sqlite3.Error as error:
+            count_database_error(error, problems)
+            return {}
+        finally:
+            db.conn.close()
+    problems["ide: database locked"] += 1
+    return {}
+
+
+def _fingerprints(db: _Db) -> dict[str, str]:
     prints: dict[str, str] = {}
-    try:
-        if "cursorDiskKV" in db.tables:
-            bubbles = _bubble_stats(db)
-            places = _project_rows(db)
-            lo, hi = _prefix_range(_COMPOSER_PREFIX)
-            for composer_id, updated, length in db.conn.execute(
-                "SELECT substr(key, ?), CASE WHEN json_valid(CAST(value AS TEXT))"
-                " THEN json_extract(CAST(value AS TEXT), '$.lastUpdatedAt') END, length(value)"
-                " FROM cursorDiskKV WHERE key >= ? AND key < ?",
-                (len(_COMPOSER_PREFIX) + 1, lo, hi),
-            ):
-                prints[composer_id] = (
-                    f"{updated}:{length}:{bubbles.get(composer_id, '0:0')}{places.get(composer_id, '')}"
-                )
-        for chat_id, chat, _ in _legacy_chats(db):
-            if chat_id not in prints:
-                prints[chat_id] = hashlib.blake2b(orjson.dumps(chat), digest_size=12).hexdigest()
-    except sqlite3.Error as error:
-        count_database_error(error, problems)
-        return {}
-    finally:
-        db.conn.close()
+    if "cursorDiskKV" in db.tables:
+        bubbles = _bubble_stats(db)
+        places = _project_rows(db)
+        lo, hi = _prefix_range(_COMPOSER_PREFIX)
+        for composer_id, updated, length in db.conn.execute(
+            "SELECT substr(key, ?), CASE WHEN json_valid(CAST(value AS TEXT))"
+            " THEN json_extract(CAST(value AS TEXT), '$.lastUpdatedAt') END, length(value)"
+            " FROM cursorDiskKV WHERE key >= ? AND key < ?",
+            (len(_COMPOSER_PREFIX) + 1, lo, hi),
+        ):
+            prints[composer_id] = f"{updated}:{length}:{bubbles.get(composer_id, '0:0')}{places.get(composer_id, '')}"
+    for chat_id, chat, _ in _legacy_chats(db):
+        if chat_id not in prints:
+            prints[chat_id] = hashlib.blake2b(orjson.dumps(chat), digest_size=12).hexdigest()
     return prints
 
 

@@ -366,19 +366,17 @@ def _item_values(database: Path, *keys: str) -> list[Any]:
     nothing: list[Any] = [None] * len(keys)
     if not database.is_file():
         return nothing
-    try:
-        conn = vscdb.connect_read_only(database)
-    except sqlite3.Error:
-        return nothing
-    try:
+
+    def read(conn: sqlite3.Connection) -> list[bytes | None] | None:
         if "ItemTable" not in vscdb.table_names(conn):
-            return nothing
-        raw = [vscdb.item_value(conn, key) for key in keys]
+            return None
+        return [vscdb.item_value(conn, key) for key in keys]
+
+    try:
+        raw = vscdb.read_whole(database, read)
     except sqlite3.Error:
         return nothing
-    finally:
-        conn.close()
-    return [_json(value) for value in raw]
+    return nothing if raw is None else [_json(value) for value in raw]
 
 
 def _json(raw: bytes | None) -> Any:

@@ -1,34 +1,270 @@
-"""Opening a Cursor ``state.vscdb`` read-only: shared by the chat reader and the project resolver."""
+"""Opening Cursor's SQLite files read-only, leaving nothing behind in Cursor's folders.
+
+Every read of a file Cursor writes (``state.vscdb``, ``store.db``,
+``ai-code-tracking.db``) goes through :func:`connect_read_only` or
+:func:`read_whole`. What SQLite does with a ``mode=ro`` connection decides the
+rule, measured on SQLite 3.40:
+
+- a rollback-journal database (header byte 18 is 1): readers take SQLite's
+  shared lock and create no file. ``mode=ro`` is exact.
+- a WAL database whose ``-wal`` and ``-shm`` both exist (Cursor has it open, or
+  crashed): ``mode=ro`` joins Cursor's own locking through the ``-shm``
+  wal-index, reads what the ``-wal`` holds, never a frame Cursor is still
+  writing, and keeps Cursor's checkpoints off the pages it reads. It creates no
+  file, cannot checkpoint (read-only) and never makes Cursor wait: a WAL reader
+  does not block a writer.
+- a WAL database without a ``-wal`` (Cursor closed it cleanly, the common case
+  for a cursor-agent chat): ``mode=ro`` would create a 32 KB ``-shm`` and an
+  empty ``-wal`` beside it and leave both there, since a read-only connection
+  cannot delete them on close. Here the main file holds every committed row,
+  so it is read with ``immutable=1`` (SQLite takes no lock and opens no
+  companion file). What ``immutable=1`` risks is a writer starting during the
+  read: its commits go to a new ``-wal`` and reach the main file only by a
+  checkpoint, which could rewrite a page deja is reading. So deja first takes
+  the lock SQLite itself takes for reading (a POSIX read lock on its SHARED
+  bytes; a WAL writer never waits on it, as it writes without the database
+  file's exclusive lock, unless it asks for exclusive locking mode, when it
+  waits for this read as for any reader's). While deja holds it, a writer that
+  starts cannot remove its ``-wal`` when it closes, so a read is trusted only
+  if the file and its companions are as they were before it
+  (:meth:`CursorConnection.still_whole`: no ``-wal`` appeared, the size and
+  times did not move), and :func:`read_whole` reads again, then through
+  Cursor's own locking, as the companions now exist. The ``-wal`` and ``-shm``
+  such a writer leaves are Cursor's files, as after any two programs share a
+  database; Cursor checkpoints them on its next close. Without POSIX locks
+  (Windows) the size and times alone tell, as finely as the file system's clock.
+- a WAL database with a ``-wal`` but no ``-shm`` (a crash, then the wal-index
+  removed): ``mode=ro`` would create the ``-shm``, ``immutable=1`` would miss the
+  ``-wal``. No writer is running (a writer keeps a ``-shm``), so the database
+  and its ``-wal`` are copied into a private temporary folder, the copy is kept
+  only if the originals did not change while copied, and it is read there.
+
+``PRAGMA query_only`` is set on every connection: it stops any SQL write, which
+``mode=ro`` already does, but says so to a reader of the code. What remains is
+the instant between looking at the companions and SQLite opening them: if
+Cursor closes the database exactly then, SQLite recreates the companions.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
+import tempfile
+import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar, cast
 from urllib.parse import quote
 
-from ..regular_files import check_regular_database
+from ..regular_files import check_regular, check_regular_database, open_regular
 
 BUSY_TIMEOUT_SECONDS = 2.0
+#: How many times :func:`read_whole` reads a database that changed under an immutable read.
+READ_ATTEMPTS = 3
+#: SQLite's header: the file format's write version is byte 18, 2 for WAL.
+_HEADER_BYTES = 100
+_WAL_VERSION = 2
+_COPY_CHUNK = 1 << 20
+#: SQLite's unix locking: SHARED is a read lock on the 510 bytes after PENDING_BYTE (0x40000000) + 2.
+_SHARED_FIRST = 0x40000000 + 2
+_SHARED_SIZE = 510
+#: How long to let a writer that is closing the database finish before looking again.
+_LOCKED_PAUSE_SECONDS = 0.02
+
+T = TypeVar("T")
+#: What identifies a file's content without reading it: inode, size, modification and change times.
+FileMark = tuple[int, int, int, int]
 
 
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """Open read-only through the WAL.
+class CursorConnection(sqlite3.Connection):
+    """A read-only connection to one of Cursor's databases, opened by :func:`connect_read_only`."""
 
-    ``mode=ro`` never takes a write lock but still reads the ``-wal`` file;
-    ``immutable=1`` would skip it and miss what Cursor has not checkpointed.
+    path: Path
+    #: For an immutable read, the database and its companions as they were before it; None otherwise.
+    before: tuple[FileMark | None, ...] | None = None
+    #: The private folder holding a copy being read, removed on close.
+    scratch: str | None = None
+    #: The descriptor holding SQLite's shared lock through an immutable read, released on close.
+    lock_fd: int | None = None
+
+    def still_whole(self) -> bool:
+        """True unless the file changed (or a writer appeared) since an immutable read began."""
+        if self.before is None:
+            return True
+        try:
+            return _marks(self.path) == self.before
+        except OSError:
+            return False
+
+    def close(self) -> None:
+        super().close()
+        if self.lock_fd is not None:
+            os.close(self.lock_fd)
+            self.lock_fd = None
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
+
+
+def connect_read_only(path: Path, timeout: float | None = None) -> CursorConnection:
+    """``path`` opened read-only by the rule in this module's docstring, so that no file appears beside it.
+
+    Raises ``sqlite3.OperationalError`` for anything but a regular file (a FIFO
+    would block SQLite's open forever) and for a file that is gone.
     """
+    wait = BUSY_TIMEOUT_SECONDS if timeout is None else timeout
+    try:
+        path = path.resolve()  # SQLite names the companions after the file a symlink leads to
+        check_regular_database(path)
+        for _ in range(READ_ATTEMPTS):
+            before = _marks(path)
+            _, wal, shm = before
+            if not _is_wal(path) or (wal is not None and shm is not None):
+                return _connect(path, "mode=ro", wait)
+            if wal is None or wal[1] == 0:
+                conn = _connect_immutable(path, wait)
+                if conn is not None:
+                    return conn
+                continue
+            scratch = _copy_if_still(path, before)
+            if scratch is not None:
+                conn = _connect(Path(scratch) / path.name, "mode=ro", wait)
+                conn.scratch = scratch
+                return conn
+    except OSError as error:
+        raise sqlite3.OperationalError(f"unable to open database file: {error.strerror}") from None
+    raise sqlite3.OperationalError("database is locked: a writer kept it busy each time it was opened")
+
+
+def _connect_immutable(path: Path, timeout: float) -> CursorConnection | None:
+    """``path`` read as immutable under SQLite's shared lock, or None when a writer holds it or a ``-wal`` appeared.
+
+    The lock is taken before the file is looked at: from then on a writer that
+    starts cannot remove its ``-wal`` on closing (that needs the exclusive lock),
+    so :meth:`CursorConnection.still_whole` sees it even when the file's times
+    did not move (they are only as fine as the kernel's clock tick).
+    """
+    try:
+        lock_fd = _hold_shared_lock(path)
+    except OSError:  # a writer is closing it: its -wal goes, then it is read as it stands
+        time.sleep(_LOCKED_PAUSE_SECONDS)
+        return None
+    try:
+        before = _marks(path)
+        if before[1] is not None and before[1][1] > 0:
+            raise _WriterAppeared
+        conn = _connect(path, "mode=ro&immutable=1", timeout)
+    except _WriterAppeared:
+        _release(lock_fd)
+        return None
+    except BaseException:
+        _release(lock_fd)
+        raise
+    conn.before, conn.lock_fd = before, lock_fd
+    return conn
+
+
+class _WriterAppeared(Exception):
+    pass
+
+
+def _hold_shared_lock(path: Path) -> int | None:
+    """A descriptor holding the read lock SQLite takes for SHARED, or None without POSIX locks (Windows).
+
+    Raises OSError when a writer holds the file exclusively (it is checkpointing on close).
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, _SHARED_SIZE, _SHARED_FIRST)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _release(lock_fd: int | None) -> None:
+    if lock_fd is not None:
+        os.close(lock_fd)
+
+
+def read_whole(path: Path, read: Callable[[CursorConnection], T], timeout: float | None = None) -> T:
+    """``read(connection)`` on ``path``, read again when the file changed under it; the database is closed after.
+
+    ``read`` must finish its reading before it returns (a list, not a generator).
+    Raises ``sqlite3.OperationalError`` ("database is locked") when the file
+    changed under each of :data:`READ_ATTEMPTS` reads.
+    """
+    for _ in range(READ_ATTEMPTS):
+        conn = connect_read_only(path, timeout)
+        try:
+            found = read(conn)
+            if conn.still_whole():
+                return found
+        finally:
+            conn.close()
+    raise sqlite3.OperationalError("database is locked: it changed while it was read")
+
+
+def _connect(path: Path, options: str, timeout: float) -> CursorConnection:
     location = path.absolute().as_posix()
     if not location.startswith("/"):
         location = "/" + location  # a Windows drive: file:/C:/…
-    uri = f"file:{quote(location, safe='/:')}?mode=ro"
+    uri = f"file:{quote(location, safe='/:')}?{options}"
+    conn = cast(CursorConnection, sqlite3.connect(uri, uri=True, timeout=timeout, factory=CursorConnection))
+    conn.path = path
     try:
-        check_regular_database(path)
-    except OSError as error:  # a FIFO would block SQLite's open forever
-        raise sqlite3.OperationalError(f"unable to open database file: {error.strerror}") from None
-    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS)
-    conn.execute("PRAGMA query_only = ON")
+        conn.execute("PRAGMA query_only = ON")
+    except sqlite3.Error:
+        conn.close()
+        raise
     return conn
+
+
+def _mark(path: str | Path) -> FileMark | None:
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
+def _marks(path: Path) -> tuple[FileMark | None, FileMark | None, FileMark | None]:
+    """The database's, its ``-wal``'s and its ``-shm``'s marks (None for one that does not exist)."""
+    db = _mark(path)
+    if db is None:
+        raise FileNotFoundError(2, "no such file", str(path))
+    return db, _mark(f"{path}-wal"), _mark(f"{path}-shm")
+
+
+def _is_wal(path: Path) -> bool:
+    """Whether the header says WAL; a file too short to hold a header is read as it is (immutable)."""
+    with open_regular(path) as handle:
+        header = handle.read(_HEADER_BYTES)
+    return len(header) < _HEADER_BYTES or header[18] == _WAL_VERSION
+
+
+def _copy_if_still(path: Path, before: tuple[FileMark | None, ...]) -> str | None:
+    """A private folder holding a copy of the database and its ``-wal``, or None when they changed while copied."""
+    scratch = tempfile.mkdtemp(prefix="deja-read-")
+    try:
+        for suffix in ("", "-wal"):
+            source = f"{path}{suffix}"
+            check_regular(source)
+            with open_regular(source) as handle, open(Path(scratch) / f"{path.name}{suffix}", "wb") as copy:
+                shutil.copyfileobj(handle, copy, _COPY_CHUNK)
+        if _marks(path) == before:
+            return scratch
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    shutil.rmtree(scratch, ignore_errors=True)
+    return None
 
 
 def table_names(conn: sqlite3.Connection) -> set[str]:

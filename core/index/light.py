@@ -1,0 +1,249 @@
+"""Reading the index's msgpack records without msgspec, for hooks.
+
+A hook decodes a manifest, a handful of sessions and a few messages, and
+importing msgspec would cost it more than starting Python does. This decoder
+reads the same bytes msgspec wrote (``records.py``) into plain objects with the
+same fields, so a hook's code reads ``meta.title`` or ``message.tool_calls``
+whichever codec decoded them. Only what msgspec writes for deja's records is
+understood: nil, booleans, integers, floats, strings, bytes, arrays, maps and
+the timestamp extension.
+"""
+
+from __future__ import annotations
+
+import struct
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from .format import Codec, IndexUnreadable, check_version
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..model import Message
+    from .records import Manifest, SessionMeta
+
+#: The default of every field msgspec leaves out (``omit_defaults``), per record; ``test_light.py`` checks
+#: these against the Structs' own defaults. A field in neither a record nor here is a damaged record.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "SessionMeta": {
+        "project": "",
+        "project_dir": "",
+        "project_from": "",
+        "title": "",
+        "started": None,
+        "updated": None,
+        "origin": "",
+        "messages": 0,
+        "first_doc": 0,
+        "n_docs": 0,
+        "asked": "",
+        "concluded": "",
+        "files": [],
+    },
+    "Message": {"timestamp": None, "tool_calls": []},
+    "ToolCall": {"args": {}, "result": None, "exit_code": None},
+    "SegmentRef": {"deleted": [], "deleted_messages": 0, "files": {}},
+    "Manifest": {"segments": [], "state": "", "redaction": ""},
+    "FileSum": {},
+}
+#: Fields that hold a time: msgspec writes an aware one as a timestamp, a naive one as ISO text.
+TIMES = frozenset({"started", "updated", "timestamp"})
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class Fields:
+    """A decoded record: its fields as attributes, the Struct's default for each one it left out."""
+
+    def __init__(self, kind: str, values: dict[str, Any]):
+        fields = self.__dict__
+        fields.update(DEFAULTS[kind])
+        for name, default in fields.items():
+            if isinstance(default, list | dict):
+                fields[name] = type(default)()
+        fields.update(values)
+        for name in TIMES.intersection(values):
+            if isinstance(values[name], str):
+                fields[name] = _time(values[name])
+
+    def __getattr__(self, name: str) -> Any:
+        """Only for a field the record lacks (a damaged one): the others are set in ``__init__``."""
+        raise AttributeError(f"the record has no field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    def __repr__(self) -> str:
+        return f"Fields({vars(self)!r})"
+
+
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _map(kind: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"a {kind} that is not a map")
+    return value
+
+
+def _record(kind: str, value: Any) -> Fields:
+    return Fields(kind, _map(kind, value))
+
+
+def session(data: bytes) -> SessionMeta:
+    return _record("SessionMeta", unpackb(data))  # type: ignore[return-value]  # the same fields, read alike
+
+
+def message(data: bytes) -> Message:
+    values = _map("Message", unpackb(data))
+    if "tool_calls" in values:
+        values["tool_calls"] = [_record("ToolCall", call) for call in values["tool_calls"]]
+    return Fields("Message", values)  # type: ignore[return-value]
+
+
+def manifest(data: bytes, path: Path) -> Manifest:
+    """The manifest in ``data``, or IndexUnreadable: of another format version, or corrupt."""
+    try:
+        values = _map("Manifest", unpackb(data))
+    except _DAMAGE:
+        raise IndexUnreadable(f"{path} is corrupt") from None
+    check_version(values.get("version"), path)
+    try:
+        if not isinstance(values["generation"], int) or not isinstance(values["built_at"], float | int):
+            raise ValueError("no generation or build time")
+        if "segments" in values:
+            values["segments"] = [_segment(ref) for ref in values["segments"]]
+    except _DAMAGE:
+        raise IndexUnreadable(f"{path} is corrupt") from None
+    return Fields("Manifest", values)  # type: ignore[return-value]
+
+
+def _segment(value: Any) -> Fields:
+    values = _map("SegmentRef", value)
+    missing = {"name", "sessions", "docs", "messages"} - values.keys()
+    if missing:
+        raise ValueError(f"a segment without {', '.join(sorted(missing))}")
+    if "files" in values:
+        values["files"] = {name: _file_sum(sizes) for name, sizes in _map("files", values["files"]).items()}
+    return Fields("SegmentRef", values)
+
+
+def _file_sum(value: Any) -> Fields:
+    """A ``FileSum``, which msgspec writes as the array ``[size, crc]``."""
+    size, crc = value
+    return Fields("FileSum", {"size": size, "crc": crc})
+
+
+# -- msgpack ------------------------------------------------------------------------------------------------
+
+_FIXED = {
+    0xCA: struct.Struct(">f"),
+    0xCB: struct.Struct(">d"),
+    0xCC: struct.Struct(">B"),
+    0xCD: struct.Struct(">H"),
+    0xCE: struct.Struct(">I"),
+    0xCF: struct.Struct(">Q"),
+    0xD0: struct.Struct(">b"),
+    0xD1: struct.Struct(">h"),
+    0xD2: struct.Struct(">i"),
+    0xD3: struct.Struct(">q"),
+}
+#: type byte -> (what follows, the struct of its length): strings, bytes, arrays, maps, extensions.
+_SIZED = {
+    0xD9: ("str", struct.Struct(">B")),
+    0xDA: ("str", struct.Struct(">H")),
+    0xDB: ("str", struct.Struct(">I")),
+    0xC4: ("bin", struct.Struct(">B")),
+    0xC5: ("bin", struct.Struct(">H")),
+    0xC6: ("bin", struct.Struct(">I")),
+    0xDC: ("array", struct.Struct(">H")),
+    0xDD: ("array", struct.Struct(">I")),
+    0xDE: ("map", struct.Struct(">H")),
+    0xDF: ("map", struct.Struct(">I")),
+    0xC7: ("ext", struct.Struct(">B")),
+    0xC8: ("ext", struct.Struct(">H")),
+    0xC9: ("ext", struct.Struct(">I")),
+}
+_FIXEXT = {0xD4: 1, 0xD5: 2, 0xD6: 4, 0xD7: 8, 0xD8: 16}
+_CONSTANTS = {0xC0: None, 0xC2: False, 0xC3: True}
+#: What a damaged record raises while it is decoded here.
+_DAMAGE = (ValueError, TypeError, KeyError, IndexError, struct.error, RecursionError)
+
+
+def unpackb(data: bytes) -> Any:
+    """The one msgpack value ``data`` holds; ValueError (or another of ``_DAMAGE``) when it is damaged."""
+    value, end = _value(data, 0)
+    if end != len(data):
+        raise ValueError(f"{len(data) - end} bytes after the record")
+    return value
+
+
+def _value(data: bytes, at: int) -> tuple[Any, int]:
+    byte = data[at]
+    at += 1
+    if byte <= 0x7F:
+        return byte, at
+    if byte >= 0xE0:
+        return byte - 0x100, at
+    if 0xA0 <= byte <= 0xBF:
+        return _sized("str", data, at, byte & 0x1F)
+    if 0x90 <= byte <= 0x9F:
+        return _sized("array", data, at, byte & 0x0F)
+    if 0x80 <= byte <= 0x8F:
+        return _sized("map", data, at, byte & 0x0F)
+    if byte in _CONSTANTS:
+        return _CONSTANTS[byte], at
+    if byte in _FIXED:
+        fixed = _FIXED[byte]
+        return fixed.unpack_from(data, at)[0], at + fixed.size
+    if byte in _SIZED:
+        kind, length = _SIZED[byte]
+        return _sized(kind, data, at + length.size, length.unpack_from(data, at)[0])
+    if byte in _FIXEXT:
+        return _sized("ext", data, at, _FIXEXT[byte])
+    raise ValueError(f"msgpack type 0x{byte:02x} at byte {at - 1}")
+
+
+def _sized(kind: str, data: bytes, at: int, n: int) -> tuple[Any, int]:
+    """A string, bytes, array, map or extension of ``n`` bytes or items, starting at ``at``."""
+    if kind == "array":
+        items = []
+        for _ in range(n):
+            item, at = _value(data, at)
+            items.append(item)
+        return items, at
+    if kind == "map":
+        pairs = {}
+        for _ in range(n):
+            key, at = _value(data, at)
+            pairs[key], at = _value(data, at)
+        return pairs, at
+    if kind == "ext":
+        code, at = data[at], at + 1
+        return _extension(code, data[at : at + n]), at + n
+    end = at + n
+    if end > len(data):
+        raise ValueError(f"a {kind} of {n} bytes runs past the end")
+    raw = bytes(data[at:end])
+    return (raw.decode("utf-8") if kind == "str" else raw), end
+
+
+def _extension(code: int, body: bytes) -> datetime:
+    """The timestamp extension (-1), the only one msgspec writes for deja's records."""
+    if code != 0xFF:
+        raise ValueError(f"msgpack extension {code}")
+    if len(body) == 4:
+        seconds, nanoseconds = struct.unpack(">I", body)[0], 0
+    elif len(body) == 8:
+        both = struct.unpack(">Q", body)[0]
+        seconds, nanoseconds = both & ((1 << 34) - 1), both >> 34
+    elif len(body) == 12:
+        nanoseconds, seconds = struct.unpack(">Iq", body)
+    else:
+        raise ValueError(f"a timestamp of {len(body)} bytes")
+    return _EPOCH + timedelta(seconds=seconds, microseconds=nanoseconds // 1000)
+
+
+LIGHT = Codec(manifest=manifest, session=session, message=message, damage=_DAMAGE)

@@ -1,0 +1,98 @@
+"""The records the index stores, as msgspec Structs, and writing and decoding the manifest with msgspec.
+
+``format.py`` holds the layout these fit in; ``light.py`` reads the same bytes
+without msgspec, for hooks.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+
+import msgspec
+
+from ..model import Message
+from ..private import write_private
+from .format import MANIFEST, Codec, IndexUnreadable, check_version
+
+
+class SessionMeta(msgspec.Struct, omit_defaults=True):
+    id: str
+    source: str
+    project: str = ""
+    project_dir: str = ""
+    #: Which signal gave ``project_dir`` (``deja.core.readers.projects.SIGNALS``); "" when none did.
+    project_from: str = ""
+    title: str = ""
+    started: datetime | None = None
+    updated: datetime | None = None
+    origin: str = ""
+    messages: int = 0
+    first_doc: int = 0
+    n_docs: int = 0
+    #: A digest for hooks: the first question, the last answer, the files edited.
+    asked: str = ""
+    concluded: str = ""
+    files: list[str] = []
+
+
+class FileSum(msgspec.Struct, array_like=True):
+    """A segment file's size (checked on every open) and CRC-32 (checked by ``deja index`` and doctor)."""
+
+    size: int
+    crc: int
+
+
+class SegmentRef(msgspec.Struct):
+    name: str
+    sessions: int
+    docs: int
+    messages: int
+    deleted: list[int] = []
+    deleted_messages: int = 0
+    #: File name -> its size and checksum as written (empty for segments written before they were kept).
+    files: dict[str, FileSum] = {}
+
+
+class Manifest(msgspec.Struct):
+    version: int
+    generation: int
+    built_at: float
+    segments: list[SegmentRef] = []
+    #: The writer's bookkeeping file (per-source sizes, offsets, fingerprints).
+    state: str = ""
+    #: The redaction the index was built with (``redact.mode()``); another one rebuilds it.
+    redaction: str = ""
+
+
+def write_manifest(directory: Path, manifest: Manifest) -> None:
+    """Swap in a new manifest atomically (temp file, fsync, rename)."""
+    tmp = directory / f".{MANIFEST}.{os.getpid()}.tmp"
+    write_private(tmp, msgspec.msgpack.encode(manifest), sync=True)
+    os.replace(tmp, directory / MANIFEST)
+
+
+def decode_manifest(data: bytes, path: Path) -> Manifest:
+    """The manifest in ``data`` (read from ``path``), or IndexUnreadable saying why not."""
+    try:
+        manifest = msgspec.msgpack.decode(data, type=Manifest)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        try:
+            version = msgspec.msgpack.decode(data).get("version")
+        except Exception:
+            version = None
+        if version is not None:
+            check_version(version, path)
+        raise IndexUnreadable(f"{path} is corrupt") from None
+    check_version(manifest.version, path)
+    return manifest
+
+
+STRUCTS = Codec(
+    manifest=decode_manifest,
+    session=partial(msgspec.msgpack.decode, type=SessionMeta),
+    message=partial(msgspec.msgpack.decode, type=Message),
+    damage=(msgspec.DecodeError,),
+)

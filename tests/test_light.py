@@ -1,0 +1,131 @@
+"""The hooks' msgspec-free reading of the index (``core/index/light.py``) sees what msgspec sees."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from harness import Sample
+
+from deja.core.index import Index, IndexUnreadable, Manifest, SegmentRef, SessionMeta, index_dir, read_manifest
+from deja.core.index.light import DEFAULTS, LIGHT, unpackb
+from deja.core.index.records import FileSum
+from deja.core.model import Message, ToolCall
+
+
+def _fields(struct: Any) -> dict[str, Any]:
+    """A Struct's (or a light record's) fields, nested records and all, as plain values."""
+    names = [f.name for f in msgspec.structs.fields(type(struct))] if isinstance(struct, msgspec.Struct) else None
+    values = {name: getattr(struct, name) for name in names} if names else dict(vars(struct))
+    return {name: _plain(value) for name, value in values.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, msgspec.Struct) or hasattr(value, "__dict__") and not isinstance(value, type):
+        return _fields(value)
+    return value
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("struct", [SessionMeta, Message, ToolCall, SegmentRef, Manifest, FileSum])
+def test_the_light_defaults_are_the_structs_defaults(struct: type[msgspec.Struct]) -> None:
+    defaults = {
+        f.name: f.default if f.default is not msgspec.NODEFAULT else f.default_factory()
+        for f in msgspec.structs.fields(struct)
+        if f.default is not msgspec.NODEFAULT or f.default_factory is not msgspec.NODEFAULT
+    }
+    assert DEFAULTS[struct.__name__] == defaults
+
+
+def test_every_session_and_message_reads_the_same_without_msgspec(indexed_sample: Sample) -> None:
+    full, light = Index.open(indexed_sample.home), Index.open(indexed_sample.home, LIGHT)
+    assert _fields(light.manifest) == _fields(full.manifest)
+    sessions = 0
+    for segment, light_segment in zip(full.segments, light.segments, strict=True):
+        for ordinal in range(segment.ref.sessions):
+            meta = segment.session(ordinal)
+            assert _fields(light_segment.session(ordinal)) == _fields(meta)
+            for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
+                assert _fields(light_segment.message(doc)) == _fields(segment.message(doc))
+            sessions += 1
+    assert sessions >= 5
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "when",
+    [
+        datetime(2026, 3, 1, 12, 30, tzinfo=UTC),  # whole seconds: the 4-byte timestamp
+        datetime(2026, 3, 1, 12, 30, 5, 123456, tzinfo=UTC),  # the 8-byte one
+        datetime(1960, 1, 1, 0, 0, 1, 5, tzinfo=UTC),  # before 1970: the 12-byte one
+        datetime(2600, 1, 1, tzinfo=UTC),  # past 2514: the 12-byte one
+        datetime(2026, 3, 1, 12, 30, tzinfo=timezone(timedelta(hours=2))),
+        datetime(2026, 3, 1, 12, 30),  # naive: written as text
+    ],
+)
+def test_times_read_back_as_msgspec_reads_them(when: datetime) -> None:
+    data = msgspec.msgpack.encode(Message(role="user", text="é ✓", timestamp=when, tool_calls=[ToolCall("Shell")]))
+    assert _fields(LIGHT.message(data)) == _fields(msgspec.msgpack.decode(data, type=Message))
+
+
+@pytest.mark.unit
+def test_every_msgpack_type_deja_writes_reads_back() -> None:
+    value = {
+        "ints": [
+            0,
+            1,
+            127,
+            128,
+            255,
+            256,
+            65535,
+            65536,
+            2**32,
+            2**63,
+            -1,
+            -32,
+            -33,
+            -128,
+            -129,
+            -(2**15) - 1,
+            -(2**63),
+        ],
+        "floats": [0.5, -1e300, 3.0],
+        "text": ["", "x" * 31, "y" * 32, "z" * 256, "w" * 65536, "ünï ✓ 😀"],
+        "bytes": [b"", b"\x00" * 300, b"\xff" * 70000],
+        "nested": [[], {}, [None, True, False], {"a": {"b": [1]}}],
+        "long": list(range(20)),
+        "wide": {str(i): i for i in range(20)},
+    }
+    assert unpackb(msgspec.msgpack.encode(value)) == value
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("damaged", [b"", b"\x81", b"\x92\x01", b"\xc1", b"\xa5abc", b"\x01\x02", b"\xd9\x05\xff\xfe"])
+def test_a_damaged_record_raises_what_the_reader_turns_into_index_unreadable(damaged: bytes) -> None:
+    with pytest.raises(LIGHT.damage):
+        unpackb(damaged)
+
+
+def test_a_manifest_of_another_version_or_corrupt_is_named_as_such(indexed_sample: Sample) -> None:
+    directory = index_dir(indexed_sample.home)
+    manifest = directory / "manifest.msgpack"
+    original = manifest.read_bytes()
+    for data, says in (
+        (msgspec.msgpack.encode({"version": 999, "generation": 1, "built_at": 0.0}), "is index format 999"),
+        (original[: len(original) // 2], "is corrupt"),
+        (msgspec.msgpack.encode([1, 2]), "is corrupt"),
+    ):
+        manifest.write_bytes(data)
+        for codec in (None, LIGHT):
+            with pytest.raises(IndexUnreadable, match=says):
+                read_manifest(directory, codec)
+    manifest.write_bytes(original)
+    assert read_manifest(Path(directory), LIGHT) == read_manifest(Path(directory), LIGHT)
