@@ -36,7 +36,7 @@ import figures  # noqa: E402
 from generate import SOURCE_NOTE, generate, query_for, source_bytes  # noqa: E402
 
 from deja.core.index import Index, index_dir  # noqa: E402
-from deja.core.indexer import freshness, refresh  # noqa: E402
+from deja.core.indexer import catch_up, freshness, refresh  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
 from deja.core.search import search  # noqa: E402
 from deja.core.writers.cursor_agent import assistant_turn, user_turn  # noqa: E402
@@ -101,7 +101,7 @@ def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
     """Whole-process ``deja search`` and ``deja index`` against ``python -c pass``, paired in this run."""
     env = {**os.environ}
     deja = [sys.executable, "-m", "deja.interfaces.entry"]
-    passes, quiet, grown, indexed, checks = [], [], [], [], []
+    passes, quiet, grown, indexed, in_process, checks = [], [], [], [], [], []
     transcript = _newest_transcript(home)
     refresh(home)  # a full walk now: none falls due (and runs in the background) while these are measured
     for i in range(runs):
@@ -111,6 +111,10 @@ def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
         grown.append(_process_ms([*deja, "search", *texts[i].split(), "--json"], env))
         _append_turn(transcript)
         indexed.append(_process_ms([*deja, "index", "--json"], env))
+        _append_turn(transcript)
+        started = time.perf_counter()
+        catch_up(home, lock_timeout=60, walk_inline=True, verify=True)  # what `deja index` runs, in-process
+        in_process.append(1000 * (time.perf_counter() - started))
         started = time.perf_counter()
         freshness.check(index_dir(home))
         checks.append(1000 * (time.perf_counter() - started))
@@ -129,6 +133,7 @@ def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
         "cli_search_after_turn_ms": _median(grown),
         "cli_search_after_turn_x_pass": _median(grown) / base,
         "index_after_turn_ms": _median(indexed),
+        "index_after_turn_in_process_ms": _median(in_process),
         "freshness_check_ms": _median(checks),
         "cli_index_walk_due_ms": walking,
     }

@@ -228,29 +228,53 @@ def shell_only() -> list[tuple[Setting, Any, Resolved]]:
 
 def set_value(key: str, raw: str, path: Path | None = None) -> Any:
     """Validate ``raw`` for ``key`` and write it into the config file (atomically, 0600); returns the stored value."""
-    setting = SETTINGS.get(key)
-    if setting is None:
-        raise ConfigError(f"unknown key {key!r}; the keys are {', '.join(SETTINGS)}")
+    setting = _setting(key)
     value = parse(setting, raw)
     if setting.kind == "path":  # hooks run in ~/.cursor: a relative folder would mean something else there
         value = str(Path(value).absolute())
+        if key != "home" and not Path(value).is_dir():  # deja's home is made when needed; Cursor's folders are not
+            raise ConfigError(f"{key}: {value} is not a folder; give Cursor's existing folder")
     path = path or config_path()
+    table = {**_writable_table(path), key: value}
+    _write(path, table)
+    forget_file()
+    return value
+
+
+def unset_value(key: str, path: Path | None = None) -> bool:
+    """Remove ``key`` from the config file, keeping the others (atomically, 0600); False when it was not there."""
+    _setting(key)
+    path = path or config_path()
+    table = _writable_table(path)
+    if key not in table:
+        return False
+    _write(path, {k: v for k, v in table.items() if k != key})
+    forget_file()
+    return True
+
+
+def _setting(key: str) -> Setting:
+    setting = SETTINGS.get(key)
+    if setting is None:
+        raise ConfigError(f"unknown key {key!r}; the keys are {', '.join(SETTINGS)}")
+    return setting
+
+
+def _writable_table(path: Path) -> dict[str, Any]:
+    """The file's table, when deja may rewrite it: readable, and holding only the flat keys deja writes."""
     table, error = read_file(path)
     if error:
         raise ConfigError(f"{error}; fix or remove it first")
     if any(isinstance(v, dict | list) for v in table.values()):
         raise ConfigError(f"{path} holds tables or lists deja did not write; edit it by hand")
-    table = {**table, key: value}
-    _write(path, table)
-    forget_file()
-    return value
+    return table
 
 
 def _write(path: Path, table: dict[str, Any]) -> None:
     """The table as TOML, replacing the file in one step so a reader never sees half of it."""
     import json
 
-    lines = ["# deja settings: `deja config` shows them, `deja config set KEY VALUE` changes them."]
+    lines = ["# deja settings: `deja config` shows them, `deja config set KEY VALUE` / `unset KEY` change them."]
     for key, value in table.items():
         if isinstance(value, bool):
             rendered = "true" if value else "false"

@@ -62,7 +62,7 @@ def find_session(index: Index, prefix: str) -> tuple[Segment, SessionMeta]:
     prefix = prefix.strip()
     if not prefix:
         raise NotFound("an empty session id matches nothing: give an id or a unique prefix (see `deja sessions`)")
-    found = index.find(prefix)
+    found = index.find(prefix) or index.find(prefix.lower())  # ids are lowercase; a prefix typed in capitals is too
     if not found:
         raise NotFound(
             f"no session has the id {prefix!r}: list ids with `deja sessions` or find one with `deja search`"

@@ -13,9 +13,12 @@ from pathlib import Path
 from . import config
 
 
-def _setting_path(key: str) -> Path | None:
-    """A folder setting (``DEJA_…`` variable, else the config file), or None when unset."""
-    value = config.get(key)
+def _setting_path(key: str, environment: bool = True) -> Path | None:
+    """A folder setting (``DEJA_…`` variable, else the config file), or None when unset.
+
+    Without ``environment``, the file alone: what Cursor's hooks and MCP server get.
+    """
+    value = config.resolve(key, environment=environment).value
     return Path(value) if value else None
 
 
@@ -28,9 +31,9 @@ def home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
-def ide_user_root(platform: str | None = None) -> Path:
+def ide_user_root(platform: str | None = None, environment: bool = True) -> Path:
     """The Cursor IDE's ``User`` folder (``DEJA_CURSOR_ROOT`` overrides discovery)."""
-    override = _setting_path("cursor_root")
+    override = _setting_path("cursor_root", environment)
     if override:
         return override
     platform = platform or sys.platform
@@ -81,7 +84,7 @@ def cursor_agent_chats_root() -> Path:
     return xdg / "cursor" if xdg else home() / ".cursor"
 
 
-def cli_roots() -> list[Path]:
+def cli_roots(environment: bool = True) -> list[Path]:
     """The cursor-agent roots: the data root (transcripts) and the chats root, once each.
 
     Since 2026.10.01 transcripts and chats may live under two different roots;
@@ -89,7 +92,7 @@ def cli_roots() -> list[Path]:
     one root) reads the same. ``DEJA_CURSOR_CLI_ROOT`` replaces discovery with one
     root holding both.
     """
-    override = _setting_path("cursor_cli_root")
+    override = _setting_path("cursor_cli_root", environment)
     if override:
         return [override]
     roots = [cursor_data_dir()]
@@ -116,9 +119,9 @@ def include_subagents() -> bool:
     return bool(config.get("include_subagents"))
 
 
-def deja_home() -> Path:
+def deja_home(environment: bool = True) -> Path:
     """``${DEJA_HOME:-${XDG_CACHE_HOME:-~/.cache}/deja}``: the index, hook state and logs."""
-    override = _setting_path("home")
+    override = _setting_path("home", environment)
     if override:
         return override
     return (_env_path("XDG_CACHE_HOME") or home() / ".cache") / "deja"

@@ -40,12 +40,12 @@ API_TEST_FAILURE = "E   ModuleNotFoundError: No module named 'api.cache'"
 API_CHAT = "5d1c7a40-0c1e-4d33-9a59-1f2ab0c0a001"
 API_CACHE_CHAT = "5d1c9b21-3f4e-4a77-8c1d-2e3fb1d0a002"
 INFRA_CHAT = "8e4b2f10-7d2a-4c55-8b1e-3c9d0e0f0003"
-WEB_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0004"
-WEB_MERGED_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0005"
+WEB_COMPOSER = "c0ffee04-1a2b-4c3d-8e9f-0a1b2c3d0004"
+WEB_MERGED_COMPOSER = "c0ffee05-1a2b-4c3d-8e9f-0a1b2c3d0005"
 #: A cursor-agent chat whose transcript is gone: read from its store.db alone.
 INFRA_STORE_CHAT = "8e4b3a77-5c19-4e08-a2d4-6f1e2d3c0006"
 #: A Cursor 3.x editor chat: no workspaceIdentifier, placed by its composerHeaders row.
-API_EDITOR_COMPOSER = "c0ffee00-1a2b-4c3d-8e9f-0a1b2c3d0007"
+API_EDITOR_COMPOSER = "c0ffee07-1a2b-4c3d-8e9f-0a1b2c3d0007"
 #: The api folder's ``workspaceStorage`` folder: the composerHeaders row names it.
 API_WORKSPACE_ID = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 
@@ -368,6 +368,19 @@ def _api_editor_chat(ide_root: Path, api: Path, start: datetime) -> None:
     write_workspace_json(ide_root / "workspaceStorage" / API_WORKSPACE_ID, folder=api.as_uri())
 
 
+#: The api project's files as the sample's chats left them, so ``deja blame api/cache.py:2`` has a line to read.
+API_FILES = {
+    "api/cache.py": 'def cache_key(sku, locale):\n    key = f"price:{sku}:{locale}"\n    return key\n',
+    "tests/test_cache.py": "def test_locale_in_key():\n    assert cache_key('A1', 'de') != cache_key('A1', 'fr')\n",
+}
+
+
+def _api_files(api: Path) -> None:
+    for name, text in API_FILES.items():
+        (api / name).parent.mkdir(parents=True, exist_ok=True)
+        (api / name).write_text(text, encoding="utf-8")
+
+
 def build_sample_history(root: Path, now: datetime | None = None) -> SampleHistory:
     """Write the sample history under ``root`` (projects, IDE user folder, cursor-agent folder)."""
     now = (now or datetime.now(UTC3)).astimezone(UTC3).replace(second=0, microsecond=0)
@@ -382,4 +395,5 @@ def build_sample_history(root: Path, now: datetime | None = None) -> SampleHisto
     _infra_store_chat(cli_root, projects["infra"], now - timedelta(days=3))
     _web_composers(ide_root, cli_root, projects["web"], now - timedelta(days=4))
     _api_editor_chat(ide_root, projects["api"], now - timedelta(days=3))
+    _api_files(projects["api"])
     return SampleHistory(ide_root=ide_root, cli_root=cli_root, projects=projects)

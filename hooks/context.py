@@ -9,7 +9,7 @@ event's budget and after its own answer. Either way a conversation gets it once.
 from __future__ import annotations
 
 from ..core.keys import project_key
-from .call import STARTED, HookCall, frame, frame_lines, frame_room, headed
+from .call import STARTED, HookCall, fit, frame, frame_lines, frame_room
 from .describe import heading
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -21,6 +21,9 @@ SESSIONS = {"safe": 3, "aggressive": 6}
 FOOTER = "Ask deja for more: the MCP tools search/show, or `deja search WORDS`."
 #: Below this many bytes a session's block says too little to be worth it.
 SESSION_BYTES = 120
+#: A detail line (``asked:``, ``concluded:``, ``files:``) is never cut shorter than this: "asked: Why does th…"
+#: says nothing. A session that cannot have its heading whole and its details this long waits for a later event.
+READABLE_LINE = 60
 
 
 def session_start(call: HookCall) -> str:
@@ -59,22 +62,60 @@ def recent_lines(call: HookCall, room: int) -> tuple[list[str], str]:
         return [], "no index yet"
     header = f"Recent sessions in this project ({call.project_dir}), newest first:"
     room -= len(header.encode()) + len(FOOTER.encode()) + 2
+    waiting = "no room left in this event's budget for a readable block; the next event gives it"
     if room < SESSION_BYTES:
-        return [], "no room left in this event's budget; the next event gives it"
-    call.remember([STARTED])
+        return [], waiting
     recent = _recent(call, index, min(SESSIONS[call.mode], room // SESSION_BYTES))
     if not recent:
+        call.remember([STARTED])
         return [], "no other session in this project"
-    lines = [header]
+    blocks = _readable_blocks(recent, room)
+    if not blocks:
+        return [], waiting
+    call.remember([STARTED, *(f"s:{meta.id}" for meta, _ in blocks)])
+    return [header, *(line for _, block in blocks for line in block), FOOTER], ""
+
+
+def _readable_blocks(recent: list[SessionMeta], room: int) -> list[tuple[SessionMeta, list[str]]]:
+    """The newest sessions whose blocks fit ``room`` at their readable minimum, sharing the rest of it.
+
+    A block is its heading whole and each detail line at least ``READABLE_LINE`` bytes (or whole, if shorter):
+    fragments would tell the agent nothing, so a session that does not fit so is left out, not squeezed.
+    """
+    chosen: list[tuple[SessionMeta, str, list[str]]] = []
+    used = 0
     for meta in recent:
-        details = [f"  asked: {meta.asked}"] if meta.asked else []
-        details += [f"  concluded: {meta.concluded}"] if meta.concluded else []
-        details += [f"  files: {', '.join(meta.files[:5])}"] if meta.files else []
-        lines += headed(
-            heading(meta.title or meta.asked, meta.project, meta.updated, meta.id), details, room // len(recent)
-        )
-    call.remember([f"s:{meta.id}" for meta in recent])
-    return [*lines, FOOTER], ""
+        head = fit(heading(meta.title or meta.asked, meta.project, meta.updated, meta.id), room)
+        details = _details(meta)
+        need = len(head.encode()) + 1 + sum(min(len(line.encode()), READABLE_LINE) + 1 for line in details)
+        if used + need > room:
+            break
+        chosen.append((meta, head, details))
+        used += need
+    lines = [line for _, _, details in chosen for line in details]
+    heads = sum(len(head.encode()) + 1 for _, head, _ in chosen)
+    cut = iter(_shared(lines, room - heads))
+    return [(meta, [head, *(next(cut) for _ in details)]) for meta, head, details in chosen]
+
+
+def _details(meta: SessionMeta) -> list[str]:
+    details = [f"  asked: {meta.asked}"] if meta.asked else []
+    details += [f"  concluded: {meta.concluded}"] if meta.concluded else []
+    return details + ([f"  files: {', '.join(meta.files[:5])}"] if meta.files else [])
+
+
+def _shared(lines: list[str], room: int) -> list[str]:
+    """``lines`` cut to fit ``room`` bytes: each keeps its readable minimum, and the room beyond those goes to the
+    lines that want it, shortest want first, so a short line's unused share goes to a long one."""
+    sizes = [len(line.encode()) for line in lines]
+    allotted = [min(size, READABLE_LINE) for size in sizes]
+    left = room - sum(allotted) - len(lines)
+    wanting = sorted(range(len(lines)), key=lambda i: sizes[i] - allotted[i])
+    for k, i in enumerate(wanting):
+        more = max(min(sizes[i] - allotted[i], left // (len(wanting) - k)), 0)
+        allotted[i] += more
+        left -= more
+    return [fit(line, size) for line, size in zip(lines, allotted, strict=True)]
 
 
 def _recent(call: HookCall, index: Index, wanted: int) -> list[SessionMeta]:

@@ -53,9 +53,9 @@ def _ingest(call: HookCall) -> str:
         result = refresh(call.home, only_chat_ids=ids, lock_timeout=BACKGROUND_LOCK_SECONDS)
     except TimeoutError:
         return call.silent(
-            f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up on {sorted(ids)} until the next refresh"
+            f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up on {', '.join(sorted(ids))} until the next refresh"
         )
-    return call.silent(f"ingested {sorted(ids)}: {result.added} added, {result.updated} updated")
+    return call.silent(f"ingested {', '.join(sorted(ids))}: {result.added} added, {result.updated} updated")
 
 
 def _ingest_later(payload: dict) -> int | None:

@@ -68,7 +68,7 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
         *_guidance_findings(deja),
         *_hooks_findings(cursor_hooks, deja),
     ]
-    if claude.mcp_path().exists() or claude.settings_path().exists():
+    if _installed_for_claude():
         claude_hooks = _HooksFile(
             "Claude Code",
             claude.settings_path(),
@@ -82,6 +82,21 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
         findings += _hooks_findings(claude_hooks, deja)
         findings += _double_run_findings(cursor_hooks, claude_hooks)
     return findings
+
+
+def _installed_for_claude() -> bool:
+    """deja was installed for Claude Code: the install ledger names one of its files, or ``~/.claude.json`` serves deja.
+
+    ``~/.claude.json`` appears as soon as Claude Code runs once; a person who uses deja with Cursor alone
+    must not be told about Claude Code wiring they never asked for.
+    """
+    from .ledger import load
+
+    if {str(claude.mcp_path()), str(claude.settings_path())} & set(load()):
+        return True
+    document = _load(claude.mcp_path()) if claude.mcp_path().exists() else {}
+    servers = document.get("mcpServers") if isinstance(document, dict) else None
+    return isinstance(servers, dict) and SERVER_NAME in servers
 
 
 def _server_findings(harness: str, path: Path, server: dict[str, Any], deja: str, install: str) -> list[WiringFinding]:

@@ -13,6 +13,7 @@ import sys
 import time
 import unicodedata
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import orjson
@@ -25,6 +26,7 @@ from ..core.library import NotFound, find_session, newest_sessions, open_index
 from .about import version
 from .verbs import register as register_work_verbs
 from .views import (
+    quoted_query,
     search_json,
     search_text,
     session_json,
@@ -37,6 +39,7 @@ from .views import (
 if TYPE_CHECKING:  # installers load only for the commands that write files
     from typer._click import Context, HelpFormatter, Parameter
 
+    from ..core.search import Filters
     from ..installers.files import Change
 
 app = typer.Typer(
@@ -336,13 +339,32 @@ def search_command(
     result = search(index, query, filters=filters, limit=limit)
     if json:
         emit_json(search_json(result))
-    elif not result.hits and filters.active and (everywhere := search(index, query, limit=1).total):
-        flags = _filter_flags(project=project, source=source, since=since)
-        typer.echo(
-            f'No session matches "{query}" with {flags}; drop {_the_filters(flags)} to see {_that_do(everywhere)}.'
-        )
-    else:
+    elif result.hits:
         typer.echo(search_text(result))
+    else:
+        flags = _filter_flags(project=project, source=source, since=since, role=role, re=pattern, session=session)
+        typer.echo(_why_no_match(index, query, filters, flags))
+
+
+def _why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
+    """Why a search found nothing: an empty index, a query of common words only, a filter, or no match at all."""
+    from ..core.search import query_terms, search
+
+    if not index.session_count:
+        return _nothing_indexed()
+    if not any(query_terms(query)):
+        return f"Every word of {quoted_query(query)} is too common to search; add a rarer word."
+    if filters.active and (everywhere := search(index, query, limit=1).total):
+        return f"No session matches {quoted_query(query)} with {flags}; drop {_the_filters(flags)} to see {_that_do(everywhere)}."
+    return f"No session matches {quoted_query(query)}."
+
+
+def _nothing_indexed() -> str:
+    """What an empty index means: where deja looked for Cursor's history, and what to do."""
+    from .doctor import no_history
+
+    nothing = no_history([paths.ide_user_root(), *paths.cli_roots()])
+    return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
 
 
 @app.command("sessions")
@@ -364,8 +386,12 @@ def sessions_command(
         emit_json({"sessions": [session_json(m) for m in chosen]})
     elif chosen:
         width, project_width = terminal_width(), min(max(len(m.project or NO_PROJECT) for m in chosen), 18)
-        for meta in chosen:
-            typer.echo(fit(session_row(meta, project_width), width))
+        ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]
+        id_width = max(map(len, ids))
+        for meta, shown_id in zip(chosen, ids, strict=True):
+            typer.echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
+        if len(chosen) == limit and (more := _more_sessions(index, project, source, limit)):
+            typer.echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
     elif index.session_count and (flags := _filter_flags(project=project, source=source)):
         typer.echo(
             f"No sessions with {flags}; drop {_the_filters(flags)} to see the {index.session_count} in the index."
@@ -377,10 +403,32 @@ def sessions_command(
 NO_PROJECT = "(no project)"
 
 
-def session_row(meta: SessionMeta, project_width: int) -> str:
+def session_row(meta: SessionMeta, project_width: int, shown_id: str) -> str:
     """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut."""
     project = meta.project or NO_PROJECT
-    return f"{meta.id}  {when(meta.updated)}  {project:<{project_width}}  {meta.title or '(untitled)'}"
+    return f"{shown_id}  {when(meta.updated)}  {project:<{project_width}}  {meta.title or '(untitled)'}"
+
+
+#: The shortest id prefix a terminal listing shows: what ``show``, ``export`` and ``resume`` take.
+SHORT_ID = 8
+
+
+def short_id(index: Index, session_id: str) -> str:
+    """The shortest prefix of ``session_id``, ``SHORT_ID`` characters or more, that names it alone in the index.
+
+    A terminal's width goes to the title, not to 36 characters of UUID; a pipe still gets whole ids.
+    """
+    for length in range(SHORT_ID, len(session_id)):
+        if len(index.find(session_id[:length])) <= 1:
+            return session_id[:length]
+    return session_id
+
+
+def _more_sessions(index: Index, project: str | None, source: str | None, shown: int) -> int:
+    """How many sessions a listing of ``shown`` left out (the index's count, or a count of the filtered list)."""
+    if not project and not source:
+        return max(index.session_count - shown, 0)
+    return len(newest_sessions(index, project=project, source=source, limit=1_000_000)) - shown
 
 
 def _filter_flags(**given: str | None) -> str:
@@ -502,6 +550,11 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
         changes = uninstall(target, dry_run=dry_run)
     except InstallError as exc:
         fail(str(exc))
+    # A file that is not there was not left unchanged: it was never deja's to remove.
+    changes = [c for c in changes if c.action != "unchanged" or c.path.exists()]
+    if all(change.action == "unchanged" for change in changes):
+        typer.echo(f"{target}: nothing of deja's to remove")
+        return
     _print_changes(target, changes, dry_run)
 
 
@@ -646,19 +699,45 @@ def config_set_command(
     except OSError as exc:
         fail(f"cannot write {config.config_path()}: {exc.strerror or exc}")
     typer.echo(f"{key} = {stored if not isinstance(stored, bool) else str(stored).lower()} in {config.config_path()}")
+    if config.SETTINGS[key].kind == "path" and not Path(value).expanduser().is_absolute():
+        typer.echo(f"note: {value} is relative; stored as {stored}, since the hooks run in another folder")
     here = config.resolve(key)
     if here.source == "env":
         variable = config.SETTINGS[key].variable
         typer.echo(f"note: {variable} is set in this shell and overrides it here; Cursor's hooks use the file")
 
 
-hooks_app = typer.Typer(help="deja's hooks: what they did.", no_args_is_help=True)
+@config_app.command("unset")
+def config_unset_command(
+    key: Annotated[str, typer.Argument(metavar="KEY", help="home, recall, include_subagents, redact, …")],
+) -> None:
+    """Remove KEY from the config file, keeping the others: the setting goes back to its default."""
+    from ..core import config
+
+    try:
+        removed = config.unset_value(key)
+    except config.ConfigError as exc:
+        fail(str(exc), 2)
+    except OSError as exc:
+        fail(f"cannot write {config.config_path()}: {exc.strerror or exc}")
+    where = config.config_path()
+    typer.echo(f"removed {key} from {where}" if removed else f"{key} is not set in {where}; nothing to remove")
+
+
+hooks_app = typer.Typer(help="deja's hooks: what they did.", invoke_without_command=True)
 app.add_typer(hooks_app, name="hooks")
+
+
+@hooks_app.callback()
+def hooks_command(ctx: typer.Context) -> None:
+    """deja's hooks: what they did (`deja hooks log`)."""
+    if not ctx.invoked_subcommand:
+        fail("give a subcommand: `deja hooks log` lists what the hooks did", code=2)
 
 
 @hooks_app.command("log")
 def hooks_log_command(
-    limit: Annotated[int, typer.Option("--limit", "-n", help="How many of the newest decisions to list.")] = 20,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many of the newest decisions to list.")] = 20,
     json: JsonFlag = False,
 ) -> None:
     """deja's newest hook decisions from hooks.log: what each hook gave, or why it stayed silent."""

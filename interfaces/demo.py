@@ -60,7 +60,8 @@ def run_demo(keep: bool = False) -> None:
         print("  deja doctor                 check that deja sees your history and that Cursor runs it")
         if keep:
             exports = " ".join(f"{name}={shlex.quote(value)}" for name, value in environment.items())
-            print(f"\nThe sample is kept in {folder}. To try more commands on it:\n  export {exports}")
+            print(f"\nThe sample is kept in {folder}. To try more commands on it (README's work-history examples too):")
+            print(f"  cd {shlex.quote(str(sample.projects['api']))}\n  export {exports}")
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -99,6 +100,7 @@ def _show_the_work_verbs(index: Index, api: Path, folder: Path) -> None:
 
     segment, meta = find_session(index, API_CACHE_CHAT)
     page = folder / "export" / f"{meta.id[:8]}.html"
+    page.parent.mkdir(exist_ok=True)
     write_text(page, render(meta, segment.messages(meta), "html"))
     _heading(f"deja export {meta.id[:8]} --format html -o {page.name}   (a chat as one self-contained page)")
     print(f"wrote {page} ({page.stat().st_size:,} bytes: messages, tool calls with their output, edits as diffs)")

@@ -65,6 +65,7 @@ class Store(msgspec.Struct):
     #: Chats in a database, transcripts, or chat folders with a ``store.db``.
     count: int
     bytes: int
+    #: When its newest file was last written (Cursor writes its editor databases often: not the newest chat's time).
     newest: datetime | None = None
     #: Why deja cannot read it; empty when it can.
     unreadable: str = ""
@@ -130,6 +131,7 @@ def diagnose(home: Path | None = None) -> Report:
     delivery = cursor_delivery()
     problems = [
         *_missing_roots(),
+        *_root_too_deep(ide_root),
         *_history_problems(stores, [ide_root, *cli_roots], skipped, chats),
         *_index_problems(index, damage),
         *(finding for finding in wiring if finding.level != "ok"),
@@ -198,6 +200,21 @@ def no_history(looked_in: list[Path]) -> Finding:
         "chat once in Cursor or cursor-agent; if your history is elsewhere, `deja config set cursor_root PATH` "
         "(or cursor_cli_root) points deja at it (`deja demo` shows deja on a sample history)",
     )
+
+
+def _root_too_deep(ide_root: Path) -> list[Finding]:
+    """The editor root set to a folder that holds a ``state.vscdb`` itself: one of the folders inside ``User``."""
+    if not (ide_root / "state.vscdb").is_file():
+        return []
+    user = ide_root.parent.parent if ide_root.parent.name == "workspaceStorage" else ide_root.parent
+    return [
+        Finding(
+            "warn",
+            "history",
+            f"{ide_root} holds a state.vscdb itself: deja wants Cursor's User folder, above it",
+            f"deja config set cursor_root {user}  (or DEJA_CURSOR_ROOT={user})",
+        )
+    ]
 
 
 def _missing_roots() -> list[Finding]:
@@ -345,7 +362,7 @@ def report_text(report: Report, width: int | None = None) -> str:
         chats, databases = _count(sum(s.count for s in ide), "chat"), _count(len(ide), "database")
         size, newest = _size(sum(s.bytes for s in ide)), max((s.newest for s in ide if s.newest), default=None)
         lines.append(f"  editor        {report.ide_root}")
-        lines.append(f"                {chats} in {databases}, {size}, newest {when(newest)}")
+        lines.append(f"                {chats} in {databases}, {size}, last written {when(newest)}")
     else:
         lines.append(f"  editor        {report.ide_root}: nothing there")
     for root in report.cli_roots:
@@ -354,7 +371,9 @@ def report_text(report: Report, width: int | None = None) -> str:
         for kind, noun in (("cli-transcripts", "transcript"), ("cli-chat-stores", "chat store")):
             if kind in found:
                 s = found[kind]
-                lines.append(f"                {_count(s.count, noun)}, {_size(s.bytes)}, newest {when(s.newest)}")
+                lines.append(
+                    f"                {_count(s.count, noun)}, {_size(s.bytes)}, last written {when(s.newest)}"
+                )
     lines.append(f"  cursor-agent chats read from their store alone (no transcript): {report.chats_without_transcript}")
     lines += _problem_lines(report, "history")
 
@@ -377,16 +396,20 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += ["", "Delivery (Cursor's hook logs)", *_delivery_lines(report.delivery)]
     lines += _problem_lines(report, "delivery")
 
+    lines += ["", _verdict(report)]
+    return "\n".join(line for text in lines for line in _wrap(text, width))
+
+
+def _verdict(report: Report) -> str:
+    """The last line: what needs doing, or what deja can do; never "can serve your history" when there is none."""
     errors = sum(p.level == "error" for p in report.problems)
     warnings = len(report.problems) - errors
-    lines.append("")
     if errors:
-        lines.append(f"deja needs you: {_count(errors, 'error')}, {_count(warnings, 'warning')}; each fix is above.")
-    elif warnings:
-        lines.append(f"deja can see and serve your history; {_count(warnings, 'warning')} above.")
-    else:
-        lines.append("deja can see and serve your history.")
-    return "\n".join(line for text in lines for line in _wrap(text, width))
+        return f"deja needs you: {_count(errors, 'error')}, {_count(warnings, 'warning')}; each fix is above."
+    above = f"; {_count(warnings, 'warning')} above" if warnings else ""
+    if not report.index.sessions and not any(store.count for store in report.stores):
+        return f"deja works, but has no Cursor history to serve yet{above}."
+    return f"deja can see and serve your history{above}."
 
 
 def _projects_line(index: IndexStatus) -> str:

@@ -189,8 +189,13 @@ def file_name(meta: SessionMeta, fmt: str) -> str:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all (a temporary file renamed over it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``path`` whole or not at all (a temporary file renamed over it, removed if anything fails).
+
+    The parent folder must exist: a mistyped ``-o`` path is an error, not a tree of new folders.
+    """
     temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)
+    finally:
+        temporary.unlink(missing_ok=True)

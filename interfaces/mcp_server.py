@@ -50,6 +50,8 @@ if TYPE_CHECKING:
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How long one freshness check holds for the tool calls that follow it.
 REFRESH_SECONDS = 1.0
+#: How long after the call that starts it a background refresh begins (a search answers in well under this).
+AFTER_CALL_SECONDS = 0.1
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
 SEARCH_TEXT_BYTES = 4096
 #: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
@@ -111,7 +113,9 @@ class LiveIndex:
                 self._refresh()
             elif time.monotonic() - self._refreshed_at >= self.refresh_every and not self._refreshing():
                 self._refreshed_at = time.monotonic()
-                self._refresher = threading.Thread(target=self._refresh, name="deja-refresh", daemon=True)
+                # Started once this call has answered, so that it does not compete with the answer.
+                self._refresher = threading.Timer(AFTER_CALL_SECONDS, self._refresh)
+                self._refresher.daemon = True
                 self._refresher.start()
             try:
                 return self._open_current()
@@ -168,6 +172,16 @@ class LiveIndex:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
+
+
+def within(name: str, value: int, low: int, high: int | None = None) -> int:
+    """``value``, at most ``high``: a model asking for 100 gets the most there is; below ``low`` is a one-line error.
+
+    The schema states no bounds, so the SDK never answers with pydantic's multi-line text and its URL.
+    """
+    if value < low:
+        raise ToolError(f"{name}={value} is too small: give {low} or more")
+    return value if high is None else min(value, high)
 
 
 def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:
@@ -279,7 +293,8 @@ class Tools:
             str | None, Field(description="Only sessions updated since then: 30d, 12h, 2w or a date YYYY-MM-DD.")
         ] = None,
         limit: Annotated[
-            int, Field(ge=1, le=20, description="At most this many sessions (fewer if the answer would pass 4 KiB).")
+            int,
+            Field(description="At most this many sessions, 1–20 (fewer if the answer would pass 4 KiB; more is 20)."),
         ] = 5,
     ) -> CallToolResult:
         """Search this person's past Cursor sessions for the query; the best sessions come first, each with its id,
@@ -299,18 +314,17 @@ class Tools:
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
-        result = search(
-            index, query.strip(), filters=Filters(project=project, source=source, since=since_at), limit=limit
-        )
+        filters = Filters(project=project, source=source, since=since_at)
+        result = search(index, query.strip(), filters=filters, limit=within("limit", limit, 1, 20))
         result = fit_text(result)
         return answer(search_text(result), search_json(result))
 
     def show(
         self,
         session_id: SessionId,
-        offset: Annotated[int, Field(ge=0, description="Index of the first message to return (0 is the first).")] = 0,
+        offset: Annotated[int, Field(description="Index of the first message to return (0 is the first).")] = 0,
         limit: Annotated[
-            int, Field(ge=1, le=200, description="At most this many messages (fewer if they are long).")
+            int, Field(description="At most this many messages, 1–200 (fewer if they are long; more is 200).")
         ] = 50,
     ) -> CallToolResult:
         """Read a past session: its messages in order, with the tool calls made and their results. Returns a window
@@ -322,6 +336,7 @@ class Tools:
             return answer(STILL_INDEXING)
         segment, meta = self._find(index, session_id)
         messages = segment.messages(meta)
+        offset, limit = within("offset", offset, 0), within("limit", limit, 1, 200)
         if offset and offset >= len(messages):
             raise ToolError(f"offset={offset} is past the end: session {meta.id} has {len(messages)} messages")
         shown = window(messages, offset, limit)
@@ -331,7 +346,7 @@ class Tools:
     def recent(
         self,
         project: Project = None,
-        limit: Annotated[int, Field(ge=1, le=50, description="At most this many sessions.")] = 10,
+        limit: Annotated[int, Field(description="At most this many sessions, 1–50 (more is 50).")] = 10,
     ) -> CallToolResult:
         """List the most recently active Cursor sessions, newest first, optionally only those of one project: one line
         each with id, last activity, source, project and title. Use it to pick up recent work."""
@@ -341,7 +356,7 @@ class Tools:
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
-        sessions = newest_sessions(index, project=project, limit=limit)
+        sessions = newest_sessions(index, project=project, limit=within("limit", limit, 1, 50))
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
         else:

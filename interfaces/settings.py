@@ -7,16 +7,20 @@ from typing import Any
 from ..core import config, paths
 
 
-def _shown(key: str, value: Any) -> str:
-    """The value as a person reads it; an unset folder shows where deja looks without it."""
+def _shown(key: str, value: Any, environment: bool = True) -> str:
+    """The value as a person reads it; an unset folder shows where deja looks without it.
+
+    Without ``environment``, an unset folder is looked for as Cursor's processes look: by the
+    config file and the defaults alone, never this shell's ``DEJA_*`` variables.
+    """
     if isinstance(value, bool):
         return str(value).lower()
     if value is None and key == "home":
-        return str(paths.deja_home())
+        return str(paths.deja_home(environment))
     if value is None and key == "cursor_root":
-        return f"(found) {paths.ide_user_root()}"
+        return f"(found) {paths.ide_user_root(environment=environment)}"
     if value is None and key == "cursor_cli_root":
-        return "(found) " + ", ".join(map(str, paths.cli_roots()))
+        return "(found) " + ", ".join(map(str, paths.cli_roots(environment)))
     return str(value)
 
 
@@ -44,12 +48,13 @@ def settings_text() -> str:
     lines = [f"config file: {data['file']}{state}"]
     if data["error"]:
         lines.append(f"  problem: {data['error']}")
+    width = max(len(row["effective"]) for row in data["settings"].values())
     for key, row in data["settings"].items():
         source = f"env {row['variable']}" if row["source"] == "env" else row["source"]
-        lines.append(f"  {key:<18} {row['effective']:<40} {source}")
+        lines.append(f"  {key:<18} {row['effective']:<{width}}  {source}")
         if row["source"] == "env" and row["in_cursor"] != row["value"]:
             lines.append(
-                f"  {'':<18} Cursor's hooks and MCP server get {_shown(key, row['in_cursor'])}: they never see this shell"
+                f"  {'':<18} Cursor's hooks and MCP server get {_shown(key, row['in_cursor'], environment=False)}: they never see this shell"
             )
         if row["problem"]:
             lines.append(f"  {'':<18} ignored: {row['problem']}")

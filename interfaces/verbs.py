@@ -99,9 +99,15 @@ def how_command(
 
     query = " ".join(words).strip()
     project = _project_here(all_projects)
-    runs = invocations(_open_index(), query, project, limit)
+    index = _open_index()
+    runs = invocations(index, query, project, limit)
     where = "on this machine" if project is None else f"in {project}"
-    emit_json(how_json(query, runs)) if json else typer.echo(how_text(query, runs, where))
+    if json:
+        emit_json(how_json(query, runs))
+        return
+    typer.echo(how_text(query, runs, where))
+    if not runs and project is not None and invocations(index, query, None, 1):
+        typer.echo("it ran in other projects: add --all-projects to see them")
 
 
 def wip_command(
@@ -150,15 +156,20 @@ def ctx_command(
 def handoff_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
     budget: Annotated[int, typer.Option("--bytes", min=500, max=20_000, help="The digest's size limit.")] = CTX_BYTES,
+    json: JsonFlag = False,
 ) -> None:
     """Print the cursor-agent command line that starts a new chat with a session's digest."""
     from ..core.work import digest
-    from .cli import _open_index
+    from .cli import _open_index, emit_json
     from .work_views import handoff_line
 
     index = _open_index()
     segment, meta = _session_of(index, session_id)
-    typer.echo(handoff_line(digest(segment, meta), budget))
+    line = handoff_line(digest(segment, meta), budget)
+    if json:
+        emit_json({"session_id": meta.id, "directory": meta.project_dir or None, "command": line})
+    else:
+        typer.echo(line)
 
 
 def export_command(
@@ -171,12 +182,14 @@ def export_command(
 ) -> None:
     """One session as Markdown, JSON or a self-contained HTML page; --project writes a folder of them."""
     from .cli import _open_index, fail
-    from .export import FORMATS, render, write_text
+    from .export import FORMATS, file_name, render, write_text
 
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r}: use md, json or html", code=2)
-    if (session_id is None) == (project is None):
-        fail("give a session ID or --project P (with -o FOLDER), not both", code=2)
+    if session_id is None and project is None:
+        fail("give the session ID to export (or --project P -o FOLDER for a whole project)", code=2)
+    if session_id is not None and project is not None:
+        fail("give a session ID or --project P, not both", code=2)
     index = _open_index()
     if project is not None:
         _export_project(index, project, fmt, output)
@@ -186,8 +199,35 @@ def export_command(
     if output is None:
         sys.stdout.write(text)
     else:
-        write_text(output, text)
-        typer.echo(f"wrote {output}", err=True)
+        target = _output_file(output, file_name(meta, fmt))
+        write_text(target, text)
+        typer.echo(f"wrote {target}", err=True)
+
+
+def _output_file(output: Path, name: str) -> Path:
+    """Where ``-o OUTPUT`` puts one session: ``OUTPUT/NAME`` for an existing folder, else OUTPUT itself.
+
+    A missing parent folder is refused rather than created, so a mistyped path makes no folders.
+    """
+    from .cli import fail
+
+    if output.is_dir():
+        return output / name
+    if not output.parent.is_dir():
+        fail(f"{output.parent}: no such folder; create it first or give -o an existing folder")
+    return output
+
+
+def _output_folder(output: Path) -> Path:
+    """The ``--project`` folder: made if missing, but only inside a folder that exists."""
+    from .cli import fail
+
+    if output.exists() and not output.is_dir():
+        fail(f"{output} is a file; --project writes a folder of sessions: give -o a folder", code=2)
+    if not output.parent.is_dir():
+        fail(f"{output.parent}: no such folder; create it first or give -o an existing folder")
+    output.mkdir(exist_ok=True)
+    return output
 
 
 def _export_project(index: Index, project: str, fmt: str, output: Path | None) -> None:
@@ -199,6 +239,7 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
     chosen = newest_sessions(index, project=project, limit=100_000)
     if not chosen:
         fail(f"no sessions of project {project!r}; `deja stats` lists the projects")
+    output = _output_folder(output)
     written = []
     for meta in chosen:
         segment, found = find_session(index, meta.id)

@@ -83,9 +83,20 @@ def session_line(meta: SessionMeta) -> str:
     return f"{meta.id}  {when(meta.updated)}  {meta.source:<10}  {project:<18}  {meta.title or '(untitled)'}"
 
 
+#: How much of a query a message repeats: a pasted log is not echoed whole.
+QUERY_ECHO_CHARS = 80
+
+
+def quoted_query(query: str) -> str:
+    """The query in double quotes, cut to ``QUERY_ECHO_CHARS`` with "…" (on one line)."""
+    one_line = " ".join(query.split())
+    cut = one_line if len(one_line) <= QUERY_ECHO_CHARS else one_line[: QUERY_ECHO_CHARS - 1].rstrip() + "…"
+    return f'"{cut}"'
+
+
 def search_text(result: SearchResult) -> str:
     if not result.hits:
-        return f'No session matches "{result.query}".'
+        return f"No session matches {quoted_query(result.query)}."
     notice = f"{result.notice}\n\n" if result.notice else ""
     blocks = []
     for hit in result.hits:
@@ -95,7 +106,11 @@ def search_text(result: SearchResult) -> str:
             lines.append(f"  {snippet.role:>9}: {snippet.text}")
         blocks.append("\n".join(lines))
     more = result.total - len(result.hits)
-    footer = f"\n{more} more session{'s' if more != 1 else ''} match; use --limit to see them." if more > 0 else ""
+    footer = (
+        f"\n{more} more session{'s match' if more != 1 else ' matches'}; use --limit to see {'them' if more != 1 else 'it'}."
+        if more > 0
+        else ""
+    )
     return notice + "\n\n".join(blocks) + footer
 
 

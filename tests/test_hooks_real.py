@@ -50,7 +50,7 @@ MODULE_ERROR = "E   ModuleNotFoundError: No module named 'api.cache'"
 #: A chat in Russian and Japanese, for the cp1252 cases.
 LOCALE_CHAT = "cafe0000-0000-4000-8000-00000000d0c5"
 LOCALE_TITLE = "Кэш цен и локаль"
-LOCALE_ERROR = "ОшибкаКэша: ключ цены не найден для локали ru_RU (価格キャッシュ)"
+LOCALE_ERROR = "KeyError: ОшибкаКэша: ключ цены не найден для локали ru_RU (価格キャッシュ)"
 
 
 # --- payloads and answers -------------------------------------------------------------------
@@ -325,7 +325,7 @@ def test_every_hook_speaks_utf8_under_cp1252_stdio_and_the_c_locale(indexed_samp
         "hook-session-end", input=json.dumps(cursor("sessionEnd", LOCALE_CHAT, api, reason="completed")), env=windows
     )
     assert ended.returncode == 0 and ended.stdout == "" and ended.stderr == ""
-    wait_for("the detached ingest", lambda: f"ingested ['{LOCALE_CHAT}']" in log(indexed_sample))
+    wait_for("the detached ingest", lambda: f"ingested {LOCALE_CHAT}:" in log(indexed_sample))
 
 
 # --- session end survives the process group that started it ----------------------------------
@@ -362,8 +362,8 @@ def test_session_end_ingests_even_when_its_process_group_is_killed_as_it_returns
     assert returned < 2.0
     wait_for("the ingest of the closed chat", lambda: bool(Index.open(indexed_sample.home).find(chat)))
     # The background process logs once the index holds the chat: wait for its line too.
-    wait_for("the ingest's line in hooks.log", lambda: f"ingested ['{chat}']" in log(indexed_sample))
-    assert f"ingested ['{chat}']: 1 added" in log(indexed_sample)
+    wait_for("the ingest's line in hooks.log", lambda: f"ingested {chat}:" in log(indexed_sample))
+    assert f"ingested {chat}: 1 added" in log(indexed_sample)
 
 
 # --- one configuration, seen by a hook started with an empty environment ----------------------

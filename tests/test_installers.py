@@ -653,6 +653,14 @@ def test_doctor_with_nothing_installed_says_how(deja: str) -> None:
     assert not any("Claude" in f.message for f in findings), "Claude Code is not on this machine"
 
 
+def test_doctor_says_nothing_of_claude_code_to_a_cursor_user_who_runs_it_too(fake_home: Path, deja: str) -> None:
+    (fake_home / ".claude.json").write_text('{"numStartups": 3, "mcpServers": {}}')
+    install("cursor", deja_path=deja)
+    assert not any("Claude" in f.message for f in wiring_report(deja_path=deja))
+    install("claude", deja_path=deja)
+    assert any("Claude Code" in f.message for f in wiring_report(deja_path=deja))
+
+
 def test_doctor_reports_stale_paths_and_another_deja(fake_home: Path, tmp_path: Path, deja: str) -> None:
     gone = str(tmp_path / "gone" / "deja")
     install("cursor-auto", deja_path=gone)

@@ -195,7 +195,7 @@ def _hook_payloads(project: Path) -> dict[str, tuple[str, dict[str, Any]]]:
             "hook-prompt",
             {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache"},
         ),
-        "shell": ("hook-tool", {**tool, "tool_input": {"command": "python -m pytest tests/"}}),
+        "shell": ("hook-tool", {**tool, "tool_input": {"command": "pytest -q"}}),  # ran in the sample: an answer
         "task": (
             "hook-tool",
             {**tool, "tool_name": "Task", "tool_input": {"prompt": "why can pytest not import api.cache"}},

@@ -350,6 +350,23 @@ def test_show_clips_long_messages_and_bounds_the_window(history: History, tmp_pa
     run(history, tmp_path, scenario)
 
 
+def test_a_limit_out_of_range_is_clamped_not_a_validation_dump(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        many = await ok(session, "recent", limit=100)
+        assert 10 < len(many.structured_content["sessions"]) <= 50 and "pydantic" not in text(many)
+        found = await ok(session, "search", query="redis cache stale", limit=1000)
+        assert found.structured_content["hits"] and "pydantic" not in text(found)
+        assert (
+            await refused(session, "recent", limit=0)
+            == "Error executing tool recent: limit=0 is too small: give 1 or more"
+        )
+        assert await refused(session, "show", session_id="c0ffee01", offset=-1) == (
+            "Error executing tool show: offset=-1 is too small: give 0 or more"
+        )
+
+    run(history, tmp_path, scenario)
+
+
 def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
     async def scenario(session: ClientSession) -> None:
         result = await ok(session, "recent", limit=4)

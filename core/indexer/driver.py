@@ -17,7 +17,7 @@ from pathlib import Path
 
 import msgspec
 
-from .. import faults, paths
+from .. import config, faults, paths
 from ..bookkeeping import Bookkeeping, ChatState, IdeDbState, Location, State, read_record, remove_unreferenced
 from ..index import (
     FORMAT_VERSION,
@@ -244,8 +244,16 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
 
 
 def _redaction_changed(built_with: str) -> str:
-    now = "off (DEJA_NO_REDACT=1)" if redaction_mode() == "off" else "on"
-    return f"redaction is now {now}; the index was built with {built_with or 'older rules'}"
+    """Why the index is rebuilt for redaction, in the words the person used to change it."""
+    source = config.resolve("redact").source
+    said = {"env": "DEJA_NO_REDACT in this shell", "file": f"redact in {config.config_path()}"}.get(
+        source, "the default"
+    )
+    if redaction_mode() == "off":
+        return f"redaction is now off ({said}), so the index is rebuilt without it"
+    if built_with == "off":
+        return f"redaction is now on ({said}), so the index is rebuilt with it"
+    return "deja's redaction rules changed since the index was built, so it is rebuilt with the new ones"
 
 
 def _write_changes(

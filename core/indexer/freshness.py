@@ -146,14 +146,16 @@ def _new_entries(path: str, old: Folder, folders: dict[str, Folder]) -> set[str]
         ids: set[str] = set()
         for project in fresh:
             inner = os.path.join(project.path, _TRANSCRIPTS)
-            folders[inner] = Folder("transcripts", _ctime(inner))
-            ids |= _new_entries(inner, Folder("transcripts", -1), folders)
+            if inner not in folders:  # a known project's folder is checked on its own
+                folders[inner] = Folder("transcripts", _ctime(inner))
+                ids |= _new_entries(inner, Folder("transcripts", -1), folders)
         return ids
     if old.kind == "chats":
         ids = set()
         for bucket in fresh:
-            folders[bucket.path] = Folder("bucket", _ctime(bucket.path))
-            ids |= {e.name for e in _entries(bucket.path)}
+            if bucket.path not in folders:
+                folders[bucket.path] = Folder("bucket", _ctime(bucket.path))
+                ids |= {e.name for e in _entries(bucket.path)}
         return ids
     if old.kind == "transcripts":
         return set(_transcript_ids(fresh))
