@@ -10,6 +10,7 @@ so the file is only stat'ed when nothing changed since the last read, and
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from pathlib import Path
@@ -65,8 +66,14 @@ class ConfigError(ValueError):
 
 def config_path() -> Path:
     """``${XDG_CONFIG_HOME:-~/.config}/deja/config.toml``."""
-    xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
-    base = Path(xdg).expanduser() if xdg else Path(os.path.expanduser("~")) / ".config"
+    return _config_path(os.environ.get("XDG_CONFIG_HOME", ""), os.path.expanduser("~"))
+
+
+@functools.lru_cache(maxsize=8)
+def _config_path(xdg: str, home: str) -> Path:
+    """Built once per (XDG_CONFIG_HOME, home folder): indexing asks for a setting once per message text."""
+    xdg = xdg.strip()
+    base = Path(xdg).expanduser() if xdg else Path(home) / ".config"
     return base / "deja" / "config.toml"
 
 

@@ -35,7 +35,7 @@ from .fields import (
     field_texts,
     kind_text,
 )
-from .index import SOURCE_CODES, Index, Segment, name_hash
+from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, name_hash
 from .record import Record
 from .text import identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
@@ -47,14 +47,14 @@ if TYPE_CHECKING:
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there, and
 #: no posting is cut (a small index is ranked exactly).
-FULL_READ_DOCS = 65_536
+FULL_READ_DOCS = WHOLE_LISTS_DOCS
 #: The most postings of one key (a date) read to find the sessions it names.
 FULL_READ = 4096
 #: Past FULL_READ, how many postings a term may contribute (its highest-impact ones), spread over the segments
 #: by their size: what keeps a search's cost flat as the index grows.
 POSTINGS_BUDGET = 1024
 #: With a filter, a term may read this many more before giving up on the filter.
-FILTERED_BUDGET = 8192
+FILTERED_BUDGET = WORD_POSTINGS_KEPT  # as far as a segment keeps a word's postings
 #: Below this idf a term is common (in more than about a twentieth of messages).
 COMMON_IDF = 3.0
 #: How many sessions are ranked in full (the rest can't reach the top).
@@ -219,7 +219,7 @@ def _add_postings(
     """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
     ``near``ly); its idf (0 when the index lacks it)."""
     found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
-    df = sum(count for *_, count in found)
+    df = sum(df for *_, df in found)  # every doc holding it, though a segment may keep only its best postings
     if df == 0:
         return 0.0
     idf = index.idf(df)
@@ -229,7 +229,7 @@ def _add_postings(
     # A common term decides little of the ranking: it reads a quarter as far.
     whole = index.total_docs <= FULL_READ_DOCS
     term_budget = budget if idf >= COMMON_IDF else budget // 4
-    for i, segment, p_off, count in found:
+    for i, segment, p_off, count, _ in found:
         if not count:
             continue
         share = count if whole else max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs))
@@ -258,7 +258,7 @@ def _date_boosts(
     for key, precision in dates:
         factor = DATE_BOOST[precision]
         for i, segment in enumerate(index.segments):
-            p_off, count = segment.lookup(key)
+            p_off, count, _ = segment.lookup(key)
             for doc, ordinal, _ in segment.postings(p_off, 0, min(count, FULL_READ)):
                 doc_scores.setdefault((i, doc), _Scored(DATE_ONLY_SCORE, 0, ordinal))
                 if boosts.get((i, ordinal), 0.0) < factor:

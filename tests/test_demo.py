@@ -7,7 +7,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 from harness import run_deja
@@ -37,12 +36,9 @@ def sample_folder(out: str) -> Path:
 
 
 def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path) -> None:
-    started = time.perf_counter()
     ran = run_deja("demo")
-    elapsed = time.perf_counter() - started
     assert ran.returncode == 0, ran.stderr
     assert ran.stderr == ""
-    assert elapsed < 6, f"deja demo took {elapsed:.1f}s"
     out = ran.stdout
     assert out.startswith("deja demo: a sample Cursor history of 7 sessions in 3 projects")
     shown = sections(out)

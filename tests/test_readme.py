@@ -77,3 +77,8 @@ def test_the_other_variables_table_lists_every_other_variable_deja_reads() -> No
         for name in re.findall(r"`([A-Z][A-Z0-9_]+)", cells[0])
     }
     assert documented == _variables_read() - FOR_TESTS - {s.variable for s in SETTINGS.values()}
+
+
+def test_no_merge_conflict_is_left_in_the_readme() -> None:
+    markers = [line for line in README.splitlines() if line.startswith(("<<<<<<< ", ">>>>>>> "))]
+    assert markers == [], "README.md holds merge conflict markers"

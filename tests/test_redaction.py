@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import zlib
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -340,9 +341,20 @@ def mcp_answers(machine: Machine, tmp_path: Path) -> dict[str, str]:
 
 
 def files_under(home: Path) -> Iterator[tuple[Path, bytes]]:
+    """Every file's bytes as someone reading the disk would get them: a segment's records.bin inflated."""
     for path in sorted(home.rglob("*")):
         if path.is_file():
-            yield path, path.read_bytes()
+            yield path, _inflated(path.read_bytes()) if path.name == "records.bin" else path.read_bytes()
+
+
+def _inflated(data: bytes) -> bytes:
+    """records.bin is one zlib stream per session, back to back."""
+    out = []
+    while data:
+        stream = zlib.decompressobj()
+        out.append(stream.decompress(data))
+        data = stream.unused_data
+    return b"".join(out)
 
 
 def leaks(outputs: dict[str, str | bytes]) -> list[str]:

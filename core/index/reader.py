@@ -18,6 +18,9 @@ from .. import faults, keys
 from ..fields import KIND_TITLE, MESSAGE_KINDS
 from .format import (
     DOC_ROW,
+    KEYED_POSTING,
+    KIND_SHIFT,
+    ORDINAL_MASK,
     POSTING,
     SESSION_ROW,
     TERM_ROW,
@@ -49,7 +52,9 @@ class SegmentMissing(IndexUnreadable):
 
 #: What reading a damaged file raises (besides what its codec's decoding raises): each becomes one
 #: IndexUnreadable naming the file.
-_DAMAGE = (struct.error, ValueError, IndexError, OverflowError)
+_DAMAGE = (struct.error, ValueError, IndexError, OverflowError, zlib.error, TypeError)
+#: The first term after every key (keys start with ``keys.PREFIX``): where the words' postings begin.
+_AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 
 
 class Segment:
@@ -65,13 +70,17 @@ class Segment:
         self._term_idx = self._open("terms.idx")
         self._postings = self._open("postings.bin")
         self._docs = self._open("docs.bin")
-        self._records = self._open("records.bin")
+        self._records_file = self._open("records.bin")
         self._sessions = self._open("sessions.bin")
         self._session_idx = self._open("sessions.idx")
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
+        self._doc_rows = memoryview(self._docs if self._docs else b"").cast("I")
+        #: Each doc's first u32 (session ordinal and kind), a strided view: no copy, one index per posting.
+        self._doc_heads = self._doc_rows[::3]
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
+        self._keys_end = -1
 
     def _open(self, name: str) -> mmap.mmap | bytes:
         """A file of the segment, mapped, and as long as the manifest says it was written."""
@@ -97,14 +106,15 @@ class Segment:
             if zlib.crc32(self._mapped[name]) != written.crc:
                 raise IndexUnreadable(f"{self.path / name} is damaged: its checksum does not match what was written")
 
-    def _term_at(self, i: int) -> tuple[bytes, int, int]:
+    def _term_at(self, i: int) -> tuple[bytes, int, int, int]:
+        """Term ``i``: (term, postings offset, postings kept, docs holding it)."""
         try:
-            t_off, t_len, p_off, count = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
+            t_off, t_len, p_off, count, df = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
         except _DAMAGE as exc:
             raise self._damaged("terms.idx", exc) from None
         if t_off + t_len > len(self._terms) or p_off + count * POSTING.size > len(self._postings):
             raise IndexUnreadable(f"{self.path / 'terms.idx'} is damaged: term {i} points past the end of the segment")
-        return self._terms[t_off : t_off + t_len], p_off, count
+        return self._terms[t_off : t_off + t_len], p_off, count, df
 
     def _lower_bound(self, key: bytes) -> int:
         """The position of the first term not below ``key`` (binary search over the mapped table)."""
@@ -117,51 +127,88 @@ class Segment:
                 hi = mid
         return lo
 
-    def lookup(self, term: str) -> tuple[int, int]:
-        """(postings offset, count) of ``term``, or (0, 0)."""
+    def lookup(self, term: str) -> tuple[int, int, int]:
+        """(postings offset, postings kept, docs holding it) of ``term``, or (0, 0, 0).
+
+        A common word keeps only its best postings (``WORD_POSTINGS_KEPT``); the
+        number of docs holding it, which its idf needs, is kept whole.
+        """
         key = term.encode("utf-8")
         i = self._lower_bound(key)
         if i < self.n_terms:
-            found, p_off, count = self._term_at(i)
+            found, p_off, count, df = self._term_at(i)
             if found == key:
-                return p_off, count
-        return 0, 0
+                return p_off, count, df
+        return 0, 0, 0
 
-    def postings(self, p_off: int, start: int, stop: int) -> Iterator[tuple[int, int, float]]:
+    def _row(self, p_off: int) -> struct.Struct:
+        """The keys' postings come first in ``postings.bin`` and are wider (an exact time, not an impact)."""
+        if self._keys_end < 0:
+            i = self._lower_bound(_AFTER_KEYS)
+            self._keys_end = self._term_at(i)[1] if i < self.n_terms else len(self._postings)
+        return KEYED_POSTING if p_off < self._keys_end else POSTING
+
+    def postings(self, p_off: int, start: int, stop: int) -> list[tuple[int, int, float]]:
         """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact), best first."""
-        begin = p_off + start * POSTING.size
+        row = self._row(p_off)
+        heads = self._doc_heads
         try:
-            return POSTING.iter_unpack(self._postings[begin : p_off + stop * POSTING.size])
+            pairs = row.iter_unpack(self._postings[p_off + start * row.size : p_off + stop * row.size])
+            return [(doc, heads[doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
         try:
-            _, _, ordinal, kind = DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)
+            row = self._doc_rows[3 * doc]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
-        return Doc(ordinal, kind)
+        return Doc(row & ORDINAL_MASK, row >> KIND_SHIFT)
 
-    def message(self, doc: int) -> Message:
+    def _records(self, ordinal: int, upto: int | None) -> tuple[bytes, int]:
+        """A session's records inflated (only ``upto`` bytes of them, if given), and its first doc."""
         try:
-            off, length, _, _ = DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)
-            return self.codec.message(self._records[off : off + length])
+            off, length, first_doc = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[6:]
+        except _DAMAGE as exc:
+            raise self._damaged("sessions.idx", exc) from None
+        try:
+            block = self._records_file[off : off + length]
+            return (zlib.decompress(block) if upto is None else zlib.decompressobj().decompress(block, upto)), first_doc
+        except _DAMAGE as exc:
+            raise self._damaged("records.bin", exc) from None
+
+    def _decoded(self, raw: bytes, start: int, end: int) -> Message:
+        try:
+            return self.codec.message(raw[start:end])
         except self._damage as exc:
             raise self._damaged("records.bin", exc) from None
 
+    def message(self, doc: int) -> Message:
+        """One doc's message: its session's records are inflated only as far as it ends."""
+        rows = self._doc_rows
+        try:
+            row, start, end = rows[3 * doc], rows[3 * doc + 1], rows[3 * doc + 2]
+        except _DAMAGE as exc:
+            raise self._damaged("docs.bin", exc) from None
+        raw, _ = self._records(row & ORDINAL_MASK, end)
+        return self._decoded(raw, start, end)
+
     def messages(self, meta: SessionMeta) -> list[Message]:
         """A session's messages in order (its title doc left out)."""
-        out = []
-        for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
-            if self.doc(doc).kind in MESSAGE_KINDS:
-                out.append(self.message(doc))
+        if not meta.n_docs:
+            return []
+        raw, first_doc = self._records(self.doc(meta.first_doc).ordinal, None)
+        rows, out = self._doc_rows, []
+        for doc in range(first_doc, first_doc + meta.messages):
+            out.append(self._decoded(raw, rows[3 * doc + 1], rows[3 * doc + 2]))
         return out
 
     def position(self, doc: int) -> int:
-        """Where a doc's record starts: the docs built from one message share it, and it grows through a session."""
+        """Where a doc's message starts in its session's records: the docs built from one message share it, and it
+        grows through a session (compare positions within one session only)."""
         try:
-            return DOC_ROW.unpack_from(self._docs, doc * DOC_ROW.size)[0]
+            return self._doc_rows[3 * doc + 1]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
 
@@ -184,7 +231,7 @@ class Segment:
     def session_keys(self, ordinal: int) -> SessionKeys:
         """What filters look at, without decoding the session."""
         try:
-            return SessionKeys(*SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:])
+            return SessionKeys(*SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:6])
         except _DAMAGE as exc:
             raise self._damaged("sessions.idx", exc) from None
 
@@ -199,7 +246,7 @@ class Segment:
         """(term, postings offset, count) of every term starting with ``prefix``, in order."""
         key = prefix.encode("utf-8")
         for i in range(self._lower_bound(key), self.n_terms):
-            term, p_off, count = self._term_at(i)
+            term, p_off, count, _ = self._term_at(i)
             if not term.startswith(key):
                 return
             try:
@@ -282,7 +329,7 @@ class Index:
         """The newest live docs filed under an exact ``key`` (see ``deja.core.keys``): (days, segment, doc)."""
         found: list[tuple[float, Segment, int]] = []
         for segment in self.segments:
-            p_off, count = segment.lookup(key)
+            p_off, count, _ = segment.lookup(key)
             taken = 0
             for doc, ordinal, days in segment.postings(p_off, 0, min(count, scan_limit)):
                 if ordinal in segment.deleted:

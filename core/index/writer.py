@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import heapq
 import os
 import shutil
+import struct
 import time
 import zlib
 from array import array
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from operator import itemgetter
 from pathlib import Path
 
 import msgspec
@@ -22,15 +26,20 @@ from ..text import terms as text_terms
 from .format import (
     DOC_ROW,
     K1,
+    KEYED_POSTING,
     KIND_ASSISTANT,
+    KIND_SHIFT,
     KIND_TITLE,
     KIND_USER,
     KIND_WEIGHT,
     MANIFEST,
     POSTING,
+    RECORDS_LEVEL,
     SESSION_ROW,
     SOURCE_CODES,
     TERM_ROW,
+    WHOLE_LISTS_DOCS,
+    WORD_POSTINGS_KEPT,
     B,
     edited_paths,
     name_hash,
@@ -43,6 +52,47 @@ def _derived_title(title: str, messages: list[Message]) -> bool:
     first = next((m.text for m in messages if m.role == "user" and m.text.strip()), "")
     head = title.rstrip("…").strip()
     return bool(head) and " ".join(first.split()).startswith(head)
+
+
+#: A run file's entry head: term length, whether it is a key, postings count; then the term and, for a key,
+#: its docs (u32) and times (f64), for a word its packed postings (u64: doc << 16 | count).
+_RUN_HEAD = struct.Struct("<IBI")
+_NO_VALUES = array("d")
+#: Postings kept in memory before they go to a run file: bounds a build's memory, whatever the segment's size.
+RUN_DOCS = 50_000
+
+
+def _run_entries(path: Path) -> Iterator[tuple[bytes, bool, array, array]]:
+    """A run file's (term, keyed, docs, values), in term order."""
+    with open(path, "rb") as run:
+        while head := run.read(_RUN_HEAD.size):
+            length, keyed, count = _RUN_HEAD.unpack(head)
+            term = run.read(length)
+            docs, values = (array("I"), array("d")) if keyed else (array("Q"), array("d"))
+            docs.frombytes(run.read(count * docs.itemsize))
+            values.frombytes(run.read(count * values.itemsize if keyed else 0))
+            yield term, bool(keyed), docs, values
+
+
+def _unpacked(postings: array) -> Iterator[tuple[int, int]]:
+    """(doc, count) of each packed posting."""
+    for packed in postings:
+        yield packed >> 16, packed & 0xFFFF
+
+
+def _merged_runs(runs: list[Path]) -> Iterator[tuple[bytes, bool, array, array]]:
+    """Every term of the runs once, in order, its docs (ascending: runs follow each other) and values joined."""
+    current: tuple[bytes, bool, array, array] | None = None
+    for entry in heapq.merge(*(_run_entries(run) for run in runs), key=itemgetter(0)):
+        if current is not None and entry[0] == current[0]:
+            current[2].extend(entry[2])
+            current[3].extend(entry[3])
+            continue
+        if current is not None:
+            yield current
+        current = entry
+    if current is not None:
+        yield current
 
 
 class _SegmentFile:
@@ -88,9 +138,12 @@ class SegmentWriter:
         self._session_off = 0
         self._doc_lengths = array("I")
         self._doc_kinds = array("B")
-        self._doc_sessions = array("I")
-        self._tf: dict[str, tuple[array, array]] = {}
+        #: term -> its postings so far, each doc << 16 | its count in the doc (one array per term: memory is per posting).
+        self._tf: dict[str, array] = {}
         self._keyed: dict[str, tuple[array, array]] = {}
+        #: Postings already written out (``_spill``), merged by ``finish``; the first doc not in them.
+        self._runs: list[Path] = []
+        self._run_start = 0
         self._sessions_added = 0
         self.message_count = 0
 
@@ -102,27 +155,19 @@ class SegmentWriter:
     def doc_count(self) -> int:
         return len(self._doc_kinds)
 
-    def _add_doc(self, ordinal: int, kind: int, record: bytes | tuple[int, int], text: str) -> None:
-        """Add a doc holding ``record`` (bytes to write, or the (offset, length) of one already written)."""
+    def _add_doc(self, ordinal: int, kind: int, span: tuple[int, int], text: str) -> None:
+        """Add a doc whose message is at ``span`` (start, end) of its session's records once inflated."""
         doc = self.doc_count
-        if isinstance(record, bytes):
-            self._records.write(record)
-            self._docs += DOC_ROW.pack(self._record_off, len(record), ordinal, kind)
-            self._record_off += len(record)
-        else:
-            self._docs += DOC_ROW.pack(*record, ordinal, kind)
-        counts: dict[str, int] = {}
-        for term in text_terms(text):
-            counts[term] = counts.get(term, 0) + 1
-        self._doc_lengths.append(sum(counts.values()))
+        self._docs += DOC_ROW.pack(ordinal | kind << KIND_SHIFT, *span)
+        found = text_terms(text)
+        self._doc_lengths.append(len(found))
         self._doc_kinds.append(kind)
-        self._doc_sessions.append(ordinal)
-        for term, count in counts.items():
-            entry = self._tf.get(term)
-            if entry is None:
-                entry = self._tf[term] = (array("I"), array("H"))
-            entry[0].append(doc)
-            entry[1].append(min(count, 65535))
+        tf = self._tf
+        for term, count in Counter(found).items():
+            postings = tf.get(term)
+            if postings is None:
+                postings = tf[term] = array("Q")
+            postings.append(doc << 16 | min(count, 65535))
 
     def _add_key(self, key: str, doc: int, when: float) -> None:
         entry = self._keyed.get(key)
@@ -152,15 +197,16 @@ class SegmentWriter:
         meta.first_doc = self.doc_count
         encode = msgspec.msgpack.encode
         updated = meta.updated.timestamp() if meta.updated else 0.0
+        raw = bytearray()  # the session's records, msgpack back to back, compressed below as one block
         # Field docs come after the session's messages and title, so a range of its message docs holds messages only.
         fields: list[tuple[tuple[int, int], int, str]] = []
         days: set[object] = set()
         for message in messages:
             kind = KIND_USER if message.role == "user" else KIND_ASSISTANT
             doc = self.doc_count
-            record = encode(message)
-            span = (self._record_off, len(record))
-            self._add_doc(ordinal, kind, record, doc_text(message))
+            span = (len(raw), len(raw) + len(record := encode(message)))
+            raw += record
+            self._add_doc(ordinal, kind, span, doc_text(message))
             written = message.timestamp or meta.started
             if written is not None and written.date() not in days:  # each day's first message carries its date
                 days.add(written.date())
@@ -174,12 +220,16 @@ class SegmentWriter:
         for place in {meta.project_dir, meta.project} - {""}:
             self._add_key(keys.project_key(place), meta.first_doc, updated)
         if meta.title and not _derived_title(meta.title, messages):
-            self._add_doc(ordinal, KIND_TITLE, encode(Message(role="user", text=meta.title)), meta.title)
+            span = (len(raw), len(raw) + len(record := encode(Message(role="user", text=meta.title))))
+            raw += record
+            self._add_doc(ordinal, KIND_TITLE, span, meta.title)
         meta.n_docs = self.doc_count - meta.first_doc
         meta.messages = len(messages)
         for span, field, text in fields:
             self._add_doc(ordinal, field, span, text)
         self.message_count += len(messages)
+        block = zlib.compress(raw, RECORDS_LEVEL)
+        self._records.write(block)
         record = encode(meta)
         self._sessions.write(record)
         self._session_idx += SESSION_ROW.pack(
@@ -189,10 +239,15 @@ class SegmentWriter:
             name_hash(meta.project_dir),
             SOURCE_CODES.get(meta.source, 0),
             meta.updated.timestamp() if meta.updated else 0.0,
+            self._record_off,
+            len(block),
+            meta.first_doc,
         )
         self._session_off += len(record)
+        self._record_off += len(block)
         self._add_key(keys.session_key(meta.id), meta.first_doc, updated)
         self._sessions_added += 1
+        self._spill_if_full()
         faults.point("segment-session")
 
     def _write_whole(self, name: str, data: bytes | bytearray) -> FileSum:
@@ -200,42 +255,64 @@ class SegmentWriter:
         out.write(data)
         return out.close()
 
+    def _spill(self) -> None:
+        """Write the postings gathered so far to a run file, sorted by term, and forget them: memory stays bounded."""
+        if not self._tf and not self._keyed:
+            return
+        path = self.path / f"run-{len(self._runs)}.tmp"
+        with open_private(path, "wb") as out:
+            for term in sorted(self._tf.keys() | self._keyed.keys()):
+                keyed = term in self._keyed
+                docs, values = self._keyed[term] if keyed else (self._tf[term], _NO_VALUES)
+                encoded = term.encode("utf-8")
+                out.write(_RUN_HEAD.pack(len(encoded), keyed, len(docs)))
+                out.write(encoded)
+                out.write(docs.tobytes())
+                out.write(values.tobytes())
+        self._runs.append(path)
+        self._tf.clear()
+        self._keyed.clear()
+
+    def _spill_if_full(self) -> None:
+        """Called after each session: past ``RUN_DOCS`` docs in memory, they go to a run file."""
+        if self.doc_count - self._run_start >= RUN_DOCS:
+            self._spill()
+            self._run_start = self.doc_count
+
     def finish(self) -> SegmentRef:
         files = {"records.bin": self._records.close(), "sessions.bin": self._sessions.close()}
         files["docs.bin"] = self._write_whole("docs.bin", self._docs)
         files["sessions.idx"] = self._write_whole("sessions.idx", self._session_idx)
+        self._spill()
         norm = _length_norms(self._doc_lengths, self._doc_kinds)
         weights = [KIND_WEIGHT[k] for k in self._doc_kinds]
-        term_blob = bytearray()
-        term_idx = bytearray()
+        kept = WORD_POSTINGS_KEPT if self.doc_count > WHOLE_LISTS_DOCS else None
+        terms = _SegmentFile(self.path / "terms.bin")
+        term_idx = _SegmentFile(self.path / "terms.idx")
         postings = _SegmentFile(self.path / "postings.bin")
         try:
-            offset = 0
-            for term in sorted(self._tf.keys() | self._keyed.keys()):
-                if term in self._keyed:
-                    docs, times = self._keyed[term]
-                    pairs = sorted(zip(times, docs, strict=True), reverse=True)
+            for encoded, keyed, docs, values in _merged_runs(self._runs):
+                if keyed:
+                    pairs = sorted(zip(values, docs, strict=True), reverse=True)
+                    row = KEYED_POSTING
                 else:
-                    docs, tfs = self._tf[term]
                     pairs = sorted(
-                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in zip(docs, tfs, strict=True)),
-                        reverse=True,
-                    )
-                packed = bytearray(len(pairs) * POSTING.size)
-                sessions = self._doc_sessions
+                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in _unpacked(docs)), reverse=True
+                    )[:kept]
+                    row = POSTING
+                packed = bytearray(len(pairs) * row.size)
                 for i, (impact, doc) in enumerate(pairs):
-                    POSTING.pack_into(packed, i * POSTING.size, doc, sessions[doc], impact)
+                    row.pack_into(packed, i * row.size, doc, impact)
+                encoded = encoded[:65535]
+                term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), len(docs)))
+                terms.write(encoded)
                 postings.write(packed)
-                encoded = term.encode("utf-8")[:65535]
-                term_idx += TERM_ROW.pack(len(term_blob), len(encoded), offset, len(pairs))
-                term_blob += encoded
-                offset += len(packed)
         finally:
             files["postings.bin"] = postings.close()
-        files["terms.bin"] = self._write_whole("terms.bin", term_blob)
-        files["terms.idx"] = self._write_whole("terms.idx", term_idx)
-        self._tf.clear()
-        self._keyed.clear()
+            files["terms.bin"] = terms.close()
+            files["terms.idx"] = term_idx.close()
+        for run in self._runs:
+            run.unlink()
         return SegmentRef(
             name=self.name,
             sessions=self.session_count,

@@ -34,14 +34,14 @@ from ..index import (
     write_manifest,
 )
 from ..private import FILE_MODE, private_dir, tighten
-from ..readers import Projects
 from ..redact import mode as redaction_mode
 from . import freshness
 from .checked import Checked
 from .freshness import Folder
+from .parts import Written, write_changes
 from .plan import Plan, plan_refresh
-from .reads import read_changes, segment_at
-from .records import NewSegments, session_from_index
+from .reads import keep_unread_database, segment_at
+from .records import SEGMENT_MAX_DOCS, NewSegments, session_from_index
 
 MAX_SEGMENTS = 8
 LOCK_NAME = ".lock"
@@ -201,11 +201,10 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
-        writer = NewSegments(directory)
-        written = _write_changes(plan, book, index, problems, writer, progress)
-        tally = _record_changes(manifest, index, book, plan, written, writer.where)
-        live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + writer.done
-        changed = manifest is None or writer.done or tally.removed or book.changed or plan.ide_dbs != state.ide
+        written = _write_changes(plan, book, index, problems, directory, progress)
+        tally = _record_changes(manifest, index, book, plan, written.chats, written.where)
+        live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
+        changed = manifest is None or written.segments or tally.removed or book.changed or plan.ide_dbs != state.ide
         merged_problems = dict(Counter(state.problems) | problems)
         if changed:
             live = _compact(directory, live, book)
@@ -262,35 +261,21 @@ def _write_changes(
     book: Bookkeeping,
     index: Index | None,
     problems: Counter[str],
-    writer: NewSegments,
+    directory: Path,
     progress: Progress | None,
-) -> dict[str, ChatState]:
-    """Read what the plan names into new segments; what each chat read (or found empty) is to be recorded as.
+) -> Written:
+    """Read what the plan names into new segments (``parts``); record what could not be read.
 
-    A chat that could not be read this time is left out, so its record (and its session in the index) stays.
+    A chat that could not be read this time is left out of ``chats``, so its record (and its session in the
+    index) stays; read-as-empty IDE chats drop out of the index too, their owner recorded so they are not re-read.
     """
-    projects = Projects.of_this_machine(problems)
-    total = plan.chats_to_read()
-    written: dict[str, ChatState] = {}
-    kept: set[str] = set()
-    done = 0
-    try:
-        for read in read_changes(plan, book, index, problems, kept, projects):
-            written[read.id] = ChatState(ide_db=plan.owners.get(read.id), cli=read.cli)
-            if read.session is None:
-                continue  # read and empty: not indexed
-            writer.add(projects.settle(read.session))
-            done += 1
-            if progress:
-                progress(done, total)
-        writer.flush()
-    except BaseException:
-        writer.abandon()
-        raise
-    # Read-as-empty IDE chats drop out of the index too; record their owner so they are not re-read.
+    written = write_changes(plan, book, index, problems, directory, progress)
+    for db, ids in written.unread.databases.items():
+        keep_unread_database(plan, book, db, ids)
+    plan.unreadable += written.unread.stores
     for ids in plan.ide_reads.values():
-        for sid in ids - written.keys() - kept:
-            written[sid] = ChatState(ide_db=plan.owners.get(sid))
+        for sid in ids - written.chats.keys() - written.unread.kept:
+            written.chats[sid] = ChatState(ide_db=plan.owners.get(sid))
     return written
 
 
@@ -375,11 +360,20 @@ def _swap(
     remove_stale_segments(directory, names, grace_seconds=0 if unredacted else SEGMENT_GRACE_SECONDS)
 
 
+def _live_docs(ref: SegmentRef) -> float:
+    return ref.docs * (1 - len(ref.deleted) / ref.sessions) if ref.sessions else 0
+
+
 def _compact(directory: Path, segments: list[SegmentRef], book: Bookkeeping) -> list[SegmentRef]:
-    """Merge the smallest segments once there are too many."""
-    if len(segments) <= MAX_SEGMENTS:
+    """Merge the smallest segments once there are too many small ones.
+
+    A segment a build filled (about ``SEGMENT_MAX_DOCS``, fewer as its sessions are
+    replaced) is left as it is: merging it would only write the same segment again.
+    """
+    small = [ref for ref in segments if _live_docs(ref) < SEGMENT_MAX_DOCS // 2]
+    if len(small) <= MAX_SEGMENTS:
         return segments
-    merge = sorted(segments, key=lambda ref: ref.docs)[: len(segments) - MAX_SEGMENTS // 2]
+    merge = sorted(small, key=_live_docs)[: len(small) - MAX_SEGMENTS // 2]
     keep = [ref for ref in segments if ref not in merge]
     writer = NewSegments(directory)
     opened = Index(directory, Manifest(version=FORMAT_VERSION, generation=0, built_at=0, segments=merge))

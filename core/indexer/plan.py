@@ -49,8 +49,8 @@ class Plan(msgspec.Struct):
     unreadable: int = 0
 
     def chats_to_read(self) -> int:
-        """How many chats the plan reads (the total a progress bar counts towards)."""
-        return sum(map(len, self.ide_reads.values())) + len(self.cli_reads) + len(self.cli_appends)
+        """How many chats the plan reads (the total a progress bar counts towards); a merged chat counts once."""
+        return len(set().union(*self.ide_reads.values(), self.cli_reads, self.cli_appends))
 
 
 class _IdePlan(msgspec.Struct):

@@ -40,29 +40,46 @@ def _old_session(index: Index | None, where: Location | None) -> Session | None:
     return session_from_index(meta, segment.messages(meta))
 
 
+class Unread(msgspec.Struct):
+    """What could not be read this time (the index keeps it as it was), noted on the way for the refresh to record."""
+
+    #: Chats the index keeps as they were.
+    kept: set[str] = set()
+    #: Databases that failed between the plan and the read -> the chats asked of them.
+    databases: dict[str, set[str]] = {}
+    #: Chat stores found unreadable.
+    stores: int = 0
+
+
 def read_changes(
-    plan: Plan, book: Bookkeeping, index: Index | None, problems: Counter[str], kept: set[str], projects: Projects
+    plan: Plan, book: Bookkeeping, index: Index | None, problems: Counter[str], unread: Unread, projects: Projects
 ) -> Iterator[ChatRead]:
     """Read what the plan says changed.
 
     A grown transcript is read from where the last read stopped (the reader's
     ``resume``), continuing the session the index holds. A chat or database that
-    cannot be read this time is not yielded: its id goes into ``kept`` and the
-    index keeps it as it was.
+    cannot be read this time is not yielded: it goes into ``unread`` and the
+    index keeps it as it was (``keep_unread_database`` records a database's).
+    Nothing here changes ``plan`` or ``book``, so a part of a build can read in
+    a process of its own.
     """
     pending: dict[str, Session] = {}
     for db, ids in plan.ide_reads.items():
         found: Counter[str] = Counter()
-        sessions = list(read_ide_database(Path(db), only_ids=ids, problems=found, projects=projects))
-        problems.update(found)
-        if found.keys() & DATABASE_FAILURES:
-            _keep_unread_database(plan, book, db, ids, kept)
-            continue
-        for session in sessions:
+        given: set[str] = set()
+        # One chat at a time, as read: a build holds no more than a chat of the database at once.
+        for session in read_ide_database(Path(db), only_ids=ids, problems=found, projects=projects):
             if session.id in plan.cli_reads:
                 pending[session.id] = session  # merged below with its transcript
             else:
+                given.add(session.id)
                 yield ChatRead(session.id, session)
+        problems.update(found)
+        if found.keys() & DATABASE_FAILURES:  # failed on the way: what was not read yet is kept as it was
+            unread.databases[db] = set(ids)
+            unread.kept |= ids - given
+            for sid in ids:
+                pending.pop(sid, None)
     for sid, chat in [*plan.cli_appends.items(), *plan.cli_reads.items()]:
         record = book.chat(sid)
         old = _old_session(index, record.where) if record and sid in plan.cli_appends else None
@@ -72,9 +89,9 @@ def read_changes(
         read = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems, resume=resume)
         ide = pending.pop(sid, None)
         if read.store_unreadable and ide is None:
-            plan.unreadable += 1
+            unread.stores += 1
             if record is not None and record.where is not None:
-                kept.add(sid)  # the index keeps the session as it was
+                unread.kept.add(sid)  # the index keeps the session as it was
                 continue
             if not chat.transcript:
                 continue  # nothing to index until the store can be read
@@ -85,10 +102,9 @@ def read_changes(
         yield ChatRead(waiting.id, waiting)
 
 
-def _keep_unread_database(plan: Plan, book: Bookkeeping, db: str, ids: set[str], kept: set[str]) -> None:
+def keep_unread_database(plan: Plan, book: Bookkeeping, db: str, ids: set[str]) -> None:
     """A database that failed between the plan and the read: keep its chats, and make the next refresh read them."""
     plan.unreadable += 1
-    kept |= ids
     prints = dict(book.fingerprints(db))
     for sid in ids:
         prints[sid] = "unread"

@@ -20,7 +20,9 @@ from ..text import one_line
 
 INDEXED_TEXT_BYTES = 64 * 1024
 TOOL_TEXT_BYTES = 16 * 1024
-SEGMENT_MAX_DOCS = 1_000_000
+#: A segment being written is closed at this many docs (few segments keep search fast; a writer's memory is
+#: bounded by ``index.writer.RUN_DOCS`` whatever a segment's size).
+SEGMENT_MAX_DOCS = 2_000_000
 
 
 def _capped(value: object) -> object:

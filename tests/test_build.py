@@ -1,0 +1,156 @@
+"""A full build split over processes, with postings spilled to run files, gives the index a one-process build gives.
+
+The benchmarks (bench/bench_index.py) build with every core and small runs only at 10k
+sessions and more; here the thresholds are lowered so the sample history takes the same path.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from harness import Sample
+
+from deja.core import parallel
+from deja.core.index import Index, index_dir, read_manifest
+from deja.core.index import writer as segment_writer
+from deja.core.indexer import parts, refresh
+from deja.core.search import search
+from deja.core.text import terms
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+QUERIES = ["websocket reconnect backoff", "flaky retry uploader", "migration", "certificate"]
+
+
+def _everything(home: Path) -> dict[str, tuple[str, list[tuple[str, str, int]]]]:
+    """Every session as `deja show` reads it: title and (role, text, tool calls) per message."""
+    index = Index.open(home)
+    return {
+        meta.id: (meta.title, [(m.role, m.text, len(m.tool_calls)) for m in segment.messages(meta)])
+        for segment, _, meta in index.sessions()
+    }
+
+
+def _top_hits(home: Path) -> dict[str, list[str]]:
+    index = Index.open(home)
+    return {query: [hit.session_id for hit in search(index, query).hits[:3]] for query in QUERIES}
+
+
+@pytest.fixture
+def many(sample: Sample) -> Sample:
+    """The sample with enough chats of its own that each part of a split build gets several."""
+    cwd = str(sample.history.projects["api"])
+    for i in range(24):
+        write_transcript(
+            transcript_path(sample.history.cli_root, cwd, f"chat{i:02d}"),
+            [user_turn(f"question {i} about migration{i} and certificate pinning"), assistant_turn(f"answer {i}")],
+        )
+    return sample
+
+
+def _split_build(monkeypatch: pytest.MonkeyPatch, run_docs: int = 5) -> None:
+    monkeypatch.setattr(parts, "PARALLEL_MIN_CHATS", 1)
+    monkeypatch.setattr(parallel, "cores", lambda: 2)
+    monkeypatch.setattr(segment_writer, "RUN_DOCS", run_docs)
+
+
+def test_a_split_build_with_spilled_runs_holds_what_a_one_process_build_holds(
+    many: Sample, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    refresh(many.home, full=True)
+    whole, hits = _everything(many.home), _top_hits(many.home)
+    assert len(read_manifest(index_dir(many.home)).segments) == 1
+
+    _split_build(monkeypatch)
+    result = refresh(many.home, full=True)
+    assert result.sessions == len(whole)
+    assert len(read_manifest(index_dir(many.home)).segments) == 2  # one per part
+    assert _everything(many.home) == whole
+    assert _top_hits(many.home) == hits
+    assert not list(index_dir(many.home).glob("seg-*/run-*"))  # runs are gone once merged
+
+
+def test_progress_counts_every_chat_of_every_part(many: Sample, monkeypatch: pytest.MonkeyPatch) -> None:
+    _split_build(monkeypatch)
+    monkeypatch.setattr(parallel, "PROGRESS_EVERY", 1)
+    seen: list[tuple[int, int]] = []
+    refresh(many.home, full=True, progress=lambda done, total: seen.append((done, total)))
+    done, total = seen[-1]
+    assert done == total >= len(_everything(many.home))  # chats read as empty count too
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_a_part_killed_half_way_fails_the_build_and_leaves_the_index_whole(
+    many: Sample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refresh(many.home)
+    before = _everything(many.home)
+    _split_build(monkeypatch)
+    monkeypatch.setenv("DEJA_FAULT", "segment-session@3")
+    with pytest.raises(parallel.PartFailed, match="exit code -9"):
+        refresh(many.home, full=True)
+    assert _everything(many.home) == before
+    monkeypatch.delenv("DEJA_FAULT")
+    refresh(many.home, full=True)
+    assert _everything(many.home) == before
+
+
+def test_a_common_word_keeps_its_best_postings_and_its_whole_count(
+    many: Sample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refresh(many.home, full=True)
+    whole = search(Index.open(many.home), "migration question")
+    monkeypatch.setattr(segment_writer, "WORD_POSTINGS_KEPT", 2)
+    monkeypatch.setattr(segment_writer, "WHOLE_LISTS_DOCS", 0)  # as if the segment were large
+    refresh(many.home, full=True)
+    index = Index.open(many.home)
+    kept, holding = index.segments[0].lookup(terms("migration")[0])[1:]
+    assert kept == 2 and holding >= 24
+    cut = search(index, "migration question")
+    assert cut.idf == whole.idf  # rarity counts every doc holding the word
+    assert cut.hits
+
+
+_SLEEPING_PARTS = """
+import sys, time
+import subprocess
+import sys
+import time
+from pathlib import Path
+from deja.core import parallel
+
+def work(number, tell):
+    Path(sys.argv[1], f"part-{number}").write_text(str(__import__("os").getpid()))
+    time.sleep(60)
+
+parallel.run_parts(work, 2)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc to see whether a process is alive")
+def test_parts_die_with_the_build_that_started_them(tmp_path: Path) -> None:
+    builder = subprocess.Popen([sys.executable, "-c", _SLEEPING_PARTS, str(tmp_path)])
+    try:
+        deadline = time.monotonic() + 30
+        while len(list(tmp_path.glob("part-*"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        parts = [int(p.read_text()) for p in tmp_path.glob("part-*")]
+        assert len(parts) == 2
+    finally:
+        builder.kill()  # as a user's kill -9, or the fault tests, would
+        builder.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in parts) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in parts)
