@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from ..core.dates import MONTHS
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import terms
@@ -30,30 +31,8 @@ INFORMATIVE_IDF = 2.0
 UNSEEN_NAME_WEIGHT = 3.0
 #: Capitalised words that name a time, not a thing (the index keeps times as dates, not words).
 TIME_WORDS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "today",
-        "yesterday",
-        "tomorrow",
-    ]
+    [*MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    + ["today", "yesterday", "tomorrow"]
 )
 _OWN_FRAME = re.compile(re.escape(FRAME_OPEN) + r".*?" + re.escape(FRAME_CLOSE), re.S)
 _IDENTIFIER = re.compile(r"[_./:#-]|\d|[a-z][A-Z]")

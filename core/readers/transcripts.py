@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import msgspec
 import orjson
 
+from ..dates import MONTHS
 from ..model import Message, ToolCall, cap_text
 from ..regular_files import capped_lines, check_regular, open_regular
 
@@ -135,20 +136,6 @@ _STAMP = re.compile(
     r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<half>[AaPp]\.?[Mm]\.?)?"
     r"(?:\s*\(\s*UTC\s*(?:(?P<sign>[+\-\u2212])\s*(?P<hours>\d{1,2})(?::?(?P<minutes>\d{2}))?)?\s*\))?"
 )
-_MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
 
 
 def parse_stamp(text: str) -> datetime | None:
@@ -162,7 +149,7 @@ def parse_stamp(text: str) -> datetime | None:
     if not match:
         return None
     name = match["month"].lower()
-    month = next((i for i, full in enumerate(_MONTHS, 1) if len(name) >= 3 and full.startswith(name)), None)
+    month = next((i for i, full in enumerate(MONTHS, 1) if len(name) >= 3 and full.startswith(name)), None)
     hour = int(match["hour"])
     if match["half"]:
         if not 1 <= hour <= 12:
