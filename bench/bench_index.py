@@ -147,8 +147,8 @@ def bench_size(size: int, queries: int = 300, keep_index: bool = False) -> dict:
 
     if keep_index and (index_dir(home) / "manifest.msgpack").exists():
         refreshed = refresh(home)
-        build = {"sessions": refreshed.sessions, "messages": refreshed.messages, "wall_s": 0.0, "cpu_s": 0.0}
-        build["peak_rss_mb"] = 0.0
+        build = {"sessions": refreshed.sessions, "messages": refreshed.messages}
+        build |= {"wall_s": 0.0, "cpu_s": 0.0, "peak_rss_mb": 0.0}  # nothing was built
     else:
         shutil.rmtree(home, ignore_errors=True)
         build = _build_in_child(home)

@@ -274,6 +274,8 @@ def _write(path: Path, table: dict[str, Any]) -> None:
     """The table as TOML, replacing the file in one step so a reader never sees half of it."""
     import json
 
+    from .private import replace_private
+
     lines = ["# deja settings: `deja config` shows them, `deja config set KEY VALUE` / `unset KEY` change them."]
     for key, value in table.items():
         if isinstance(value, bool):
@@ -284,14 +286,4 @@ def _write(path: Path, table: dict[str, Any]) -> None:
             rendered = json.dumps(str(value), ensure_ascii=False)  # a JSON string is a TOML basic string
         lines.append(f"{key} = {rendered}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    replace_private(path, ("\n".join(lines) + "\n").encode("utf-8"), sync=True)

@@ -69,6 +69,21 @@ def write_private(path: Path, data: bytes, *, sync: bool = False) -> None:
             os.fsync(f.fileno())
 
 
+def replace_private(path: Path, data: bytes, *, sync: bool = False) -> None:
+    """Swap ``data`` in as the 0600 file ``path`` in one step: a reader sees the old file or the new, never half.
+
+    It is written beside ``path`` as ``.<name>.<pid>.tmp`` first (removed again if the write fails; a killed
+    writer's leftover in the index folder is swept by ``index.writer.remove_stale_segments``).
+    """
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write_private(temporary, data, sync=sync)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
 #: Where ``deja install`` records what it found at each file it wrote (see installers/ledger.py).
 INSTALL_LEDGER = "installed.json"
 #: What deja keeps in its home (the index, the hooks' logs, seen-sets and build request, the install

@@ -6,7 +6,6 @@ without msgspec, for hooks.
 
 from __future__ import annotations
 
-import os
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import msgspec
 
 from ..model import Message
-from ..private import write_private
+from ..private import replace_private
 from .format import MANIFEST, Codec, IndexUnreadable, check_version
 
 
@@ -69,9 +68,7 @@ class Manifest(msgspec.Struct):
 
 def write_manifest(directory: Path, manifest: Manifest) -> None:
     """Swap in a new manifest atomically (temp file, fsync, rename)."""
-    tmp = directory / f".{MANIFEST}.{os.getpid()}.tmp"
-    write_private(tmp, msgspec.msgpack.encode(manifest), sync=True)
-    os.replace(tmp, directory / MANIFEST)
+    replace_private(directory / MANIFEST, msgspec.msgpack.encode(manifest), sync=True)
 
 
 def decode_manifest(data: bytes, path: Path) -> Manifest:

@@ -32,7 +32,6 @@ from .format import (
     KIND_TITLE,
     KIND_USER,
     KIND_WEIGHT,
-    MANIFEST,
     POSTING,
     RECORDS_LEVEL,
     SESSION_ROW,
@@ -357,7 +356,7 @@ def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: f
     """Delete what no manifest names once its grace period is over: retired segments, a killed build's strays."""
     keep = set(live)
     now = time.time()
-    for child in [*directory.glob("seg-*"), *directory.glob(f".{MANIFEST}.*.tmp")]:
+    for child in [*directory.glob("seg-*"), *directory.glob(".*.tmp")]:
         if child.name in keep:
             continue
         try:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgspec
 
-from ..private import write_private
+from ..private import replace_private
 
 RECORD = "checked"
 
@@ -49,6 +49,4 @@ class Checked:
         return bool(current) and self.before.get(key) == current
 
     def save(self) -> None:
-        temporary = self.directory / f"{RECORD}.{os.getpid()}.tmp"
-        write_private(temporary, msgspec.msgpack.encode(self.now))
-        os.replace(temporary, self.directory / RECORD)
+        replace_private(self.directory / RECORD, msgspec.msgpack.encode(self.now))

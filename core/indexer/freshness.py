@@ -37,7 +37,7 @@ from .. import paths
 from ..bookkeeping import Bookkeeping, CliState, Sig
 from ..history import CliChat
 from ..index import IndexUnreadable, Manifest, read_manifest
-from ..private import write_private
+from ..private import replace_private, write_private
 from ..redact import mode as redaction_mode
 from .plan import Plan, unchanged, wal_sigs
 
@@ -291,6 +291,4 @@ def record_targets(
 
 
 def _save(directory: Path, record: Freshness) -> None:
-    temporary = directory / f"{RECORD}.{os.getpid()}.tmp"
-    write_private(temporary, msgspec.msgpack.encode(record))
-    os.replace(temporary, directory / RECORD)
+    replace_private(directory / RECORD, msgspec.msgpack.encode(record))
