@@ -152,12 +152,18 @@ class Filters(Record):
 
 
 def query_terms(query: str) -> tuple[list[str], list[str]]:
-    """(unique terms, phrases) of a query; phrase words count as terms too."""
+    """(unique terms, phrases) of a query; phrase words count as terms too.
+
+    A number split off an identifier of the query (the ``2`` of ``hunter2``) is not a term: alone it would match
+    every session that says "2". The identifier whole and its words are; a number typed on its own is too.
+    """
     found, rest = phrases(query)
     seen: dict[str, None] = {}
     for part in [rest, *found]:
+        split_off = {term for term in identifier_parts(part) if term.isdigit()}
         for term in terms(part):
-            seen.setdefault(term, None)
+            if term not in split_off:
+                seen.setdefault(term, None)
     return list(seen), [normalise(p) for p in found]
 
 

@@ -1,0 +1,53 @@
+"""Ranking as a user meets it: what a query's pieces may match on their own, and which session comes first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from harness import run_deja
+
+from deja.core.index import Index
+from deja.core.indexer import refresh
+from deja.core.search import search
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+NAMED = "00000000-0000-4000-8000-0000000000a1"
+NUMBERED = "00000000-0000-4000-8000-0000000000a2"
+PORTED = "00000000-0000-4000-8000-0000000000a3"
+
+
+def _history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chats: dict[str, list[str]]) -> Index:
+    cli = tmp_path / "cli"
+    for chat_id, (first, *rest) in chats.items():
+        records = [user_turn(first), *(assistant_turn(text) for text in rest)]
+        write_transcript(transcript_path(cli, "/work/shop", chat_id), records)
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    refresh(tmp_path / "deja")
+    return Index.open(tmp_path / "deja")
+
+
+NUMBERED_CHAT = ["Step 2 of the release: tag v2 and push it.", "Done, 2 tags pushed for release 2."]
+
+
+def test_a_digit_split_off_an_identifier_does_not_match_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = _history(tmp_path, monkeypatch, {NUMBERED: NUMBERED_CHAT})
+    assert search(index, "hunter2").hits == []
+    assert search(index, "zzzqqq2").hits == []
+    done = run_deja("search", "hunter2")
+    assert done.returncode == 0 and NUMBERED not in done.stdout
+
+
+def test_an_identifier_with_a_digit_still_finds_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    chats = {
+        NUMBERED: NUMBERED_CHAT,
+        NAMED: ["The demo account's login word is hunter2, change it.", "Changed hunter2 to a generated one."],
+        PORTED: ["Postgres listens on localhost:6543 here.", "Pointed the app at it."],
+    }
+    index = _history(tmp_path, monkeypatch, chats)
+    assert [hit.session_id for hit in search(index, "hunter2").hits] == [NAMED]
+    # A number typed on its own still finds it inside an identifier.
+    assert [hit.session_id for hit in search(index, "6543").hits] == [PORTED]
