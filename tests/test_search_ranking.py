@@ -10,7 +10,14 @@ from harness import run_deja
 from deja.core.index import Index
 from deja.core.indexer import refresh
 from deja.core.search import search
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
 
 NAMED = "00000000-0000-4000-8000-0000000000a1"
 NUMBERED = "00000000-0000-4000-8000-0000000000a2"
@@ -19,6 +26,7 @@ PORTED = "00000000-0000-4000-8000-0000000000a3"
 
 def _history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chats: dict[str, list[str]]) -> Index:
     cli = tmp_path / "cli"
+    cli.mkdir(exist_ok=True)
     for chat_id, (first, *rest) in chats.items():
         records = [user_turn(first), *(assistant_turn(text) for text in rest)]
         write_transcript(transcript_path(cli, "/work/shop", chat_id), records)
@@ -51,3 +59,24 @@ def test_an_identifier_with_a_digit_still_finds_itself(tmp_path: Path, monkeypat
     assert [hit.session_id for hit in search(index, "hunter2").hits] == [NAMED]
     # A number typed on its own still finds it inside an identifier.
     assert [hit.session_id for hit in search(index, "6543").hits] == [PORTED]
+
+
+def _titled_chat(cli: Path, chat_id: str, name: str, question: str) -> None:
+    cwd = "/work/shop"
+    write_transcript(transcript_path(cli, cwd, chat_id), [user_turn(question), assistant_turn("Fixed the redirect.")])
+    store = [{"role": "user", "content": [{"type": "text", "text": question}]}]
+    write_chat_store(chat_dir_for(cli, cwd, chat_id), cwd=cwd, messages=store, name=name)
+
+
+def test_a_title_that_repeats_the_first_question_in_another_case_is_not_indexed_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cursor names a chat after its first question, often in another case: counted twice, its words would
+    outweigh a session that answers the query better."""
+    cli = tmp_path / "cli"
+    _titled_chat(cli, NAMED, "fix the login page", "Fix the login page: it loops back to itself.")
+    _titled_chat(cli, NUMBERED, "Login redirect loop", "Fix the login page: it loops back to itself.")
+    index = _history(tmp_path, monkeypatch, {})
+    docs = {meta.id: (meta.n_docs, meta.messages) for _, _, meta in index.sessions()}
+    assert docs[NAMED] == (2, 2)  # its two messages, no title doc
+    assert docs[NUMBERED] == (3, 2)  # a title of its own words is searchable
