@@ -13,6 +13,10 @@ from deja.core.search import search
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
+    shell_result_text,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
     transcript_path,
     user_turn,
     write_chat_store,
@@ -80,3 +84,40 @@ def test_a_title_that_repeats_the_first_question_in_another_case_is_not_indexed_
     docs = {meta.id: (meta.n_docs, meta.messages) for _, _, meta in index.sessions()}
     assert docs[NAMED] == (2, 2)  # its two messages, no title doc
     assert docs[NUMBERED] == (3, 2)  # a title of its own words is searchable
+
+
+TURN = "00000000-0000-4000-8000-0000000000b1"
+APART = "00000000-0000-4000-8000-0000000000b2"
+Said = tuple[str, str, tuple[str, str] | None]  # role, text, (command, what it printed) or none
+
+
+def _coding_chat(cli: Path, chat_id: str, said: list[Said]) -> None:
+    """A cursor-agent chat whose assistant turns may run one Shell command (the transcript and its store.db)."""
+    cwd = "/work/shop"
+    records, store = [], []
+    for n, (role, text, shell) in enumerate(said):
+        if role == "user":
+            records.append(user_turn(text))
+            store.append({"role": "user", "content": [{"type": "text", "text": text}]})
+            continue
+        calls = [tool_use("Shell", {"command": shell[0]})] if shell else []
+        records.append(assistant_turn(text, *calls))
+        store.append({"role": "assistant", "content": [{"type": "text", "text": text}]})
+        if shell:
+            store.append({"role": "assistant", "content": [tool_call_part(f"t{n}", "Shell", {"command": shell[0]})]})
+            store.append(tool_result_message(f"t{n}", "Shell", shell_result_text(shell[1], 0)))
+    write_transcript(transcript_path(cli, cwd, chat_id), records)
+    write_chat_store(chat_dir_for(cli, cwd, chat_id), cwd=cwd, messages=store, stale_root=False)
+
+
+def test_a_message_and_what_its_command_printed_count_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The turn that says one word and prints the other outranks a session saying and printing them apart."""
+    cli = tmp_path / "cli"
+    ask: Said = ("user", "The nightly job stopped again.", None)
+    filler: list[Said] = [("user", "Carry on.", None), ("assistant", "Carrying on with the report.", None)]
+    printed = ("psql -c 'select 1'", "ledger_entries locked")
+    said = "Looks like a deadlock."
+    _coding_chat(cli, TURN, [ask, ("assistant", said, printed), *filler])
+    _coding_chat(cli, APART, [ask, ("assistant", said, None), *filler, ("assistant", "Checking the table.", printed)])
+    index = _history(tmp_path, monkeypatch, {})
+    assert [hit.session_id for hit in search(index, "deadlock ledger_entries").hits] == [TURN, APART]
