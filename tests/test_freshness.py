@@ -120,7 +120,7 @@ def test_an_old_chat_resumed_is_found_once_the_background_walk_ran(
     directory = index_dir(sample.home)
     record = _record(sample)
     stale = msgspec.structs.replace(record, walked_at=time.time() - freshness.WALK_SECONDS - 1)
-    (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(stale))
+    freshness.save(directory, stale)
     assert _search_ids(sample, "ibex") == []  # this search answers at once and starts the walk
     deadline = time.monotonic() + 60
     while _record(sample).walked_at == stale.walked_at and time.monotonic() < deadline:
@@ -137,7 +137,7 @@ def test_deja_index_walks_when_a_walk_is_due(indexed_sample: Sample, monkeypatch
     _append_turn(_transcript(sample, "infra" if cold == INFRA_CHAT else "api", cold), "the ibex cron?", "Hourly.")
     directory = index_dir(sample.home)
     stale = msgspec.structs.replace(_record(sample), walked_at=time.time() - freshness.WALK_SECONDS - 1)
-    (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(stale))
+    freshness.save(directory, stale)
     assert catch_up(sample.home, walk_inline=True).updated == 1
 
 

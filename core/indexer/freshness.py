@@ -41,7 +41,17 @@ from .plan import Plan
 #: How many of the most recently written chats every read checks one by one.
 HOT_CHATS = 256
 
-__all__ = ["HOT_CHATS", "RECORD", "WALK_SECONDS", "Freshness", "load", "record_targets", "record_walk", "start_walk"]
+__all__ = [
+    "HOT_CHATS",
+    "RECORD",
+    "WALK_SECONDS",
+    "Freshness",
+    "load",
+    "record_targets",
+    "record_walk",
+    "save",
+    "start_walk",
+]
 
 
 class Freshness(msgspec.Struct):
@@ -57,7 +67,7 @@ class Freshness(msgspec.Struct):
 
 def load(directory: Path) -> Freshness | None:
     try:
-        return msgspec.msgpack.decode((directory / RECORD).read_bytes(), type=Freshness)
+        return msgspec.json.decode((directory / RECORD).read_bytes(), type=Freshness)
     except (OSError, msgspec.DecodeError):
         return None
 
@@ -123,7 +133,7 @@ def record_walk(
     """After a full refresh: everything was looked at as of ``started``."""
     hot = _hottest((sid, chat.cli) for sid, chat in book.items() if chat.cli is not None)
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
-    _save(directory, Freshness(started, ide, {**folders, **_subagent_folders(hot)}, hot))
+    save(directory, Freshness(started, ide, {**folders, **_subagent_folders(hot)}, hot))
 
 
 def record_targets(
@@ -143,8 +153,9 @@ def record_targets(
     hot = _hottest(hot.items())
     merged = {**record.folders, **(folders or {}), **_subagent_folders(hot)}
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
-    _save(directory, Freshness(record.walked_at, ide, merged, hot))
+    save(directory, Freshness(record.walked_at, ide, merged, hot))
 
 
-def _save(directory: Path, record: Freshness) -> None:
-    replace_private(directory / RECORD, msgspec.msgpack.encode(record))
+def save(directory: Path, record: Freshness) -> None:
+    """Write the record in JSON, which ``glance`` decodes with the stdlib's C decoder before every read."""
+    replace_private(directory / RECORD, msgspec.json.encode(record))
