@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -437,8 +436,10 @@ def _prune(folder: Path, keep: int) -> None:
     except OSError:
         return
     for _, stale in files[keep:]:
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(stale)
+        except FileNotFoundError:  # (not contextlib.suppress: no hook need import contextlib)
+            continue
 
 
 BUILD_SENTINEL = "index-build.requested"
