@@ -195,6 +195,7 @@ def _score_docs(
     parts: dict[str, str] | None = None,
     others: dict[str, list[tuple[str, float]]] | None = None,
     gained: frozenset[str] = frozenset(),
+    budget: int | None = None,
 ) -> tuple[dict[tuple[int, int], _Scored], dict[str, float]]:
     """Every candidate message's score, keyed by (segment number, doc), and each term's idf.
 
@@ -202,17 +203,20 @@ def _score_docs(
     ``others`` a term to the other words it also looks for, with their share of its weight
     (``thesaurus.related``): a doc holding one of them holds the term ``near``ly, which ranks it but is not a
     match as written (the idfs are of the terms as written). Terms from ``gained`` on match only nearly.
+    ``budget``: the most postings a term may read (see ``search``).
     """
     scores: dict[tuple[int, int], _Scored] = {}
     idfs: dict[str, float] = {}
     parts = parts or {}
     others = others or {}
+    own = 0 if index.total_docs <= FULL_READ_DOCS else FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
+    budget = own if budget is None else min(budget, own or budget)
     for bit, term in enumerate(query):
         part = PART_WEIGHT if parts.get(term) in idfs else 1.0
-        if term not in gained and (idf := _add_postings(index, term, part, 1 << bit, False, filters, scores)):
+        if term not in gained and (idf := _add_postings(index, term, part, 1 << bit, False, filters, scores, budget)):
             idfs[term] = idf
         for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
-            _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores)
+            _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budget)
     return scores, idfs
 
 
@@ -224,9 +228,10 @@ def _add_postings(
     near: bool,
     filters: Filters,
     scores: dict[tuple[int, int], _Scored],
+    budget: int,
 ) -> float:
     """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
-    ``near``ly); its idf (0 when the index lacks it)."""
+    ``near``ly); its idf (0 when the index lacks it). It reads ``budget`` postings at most (0: every one)."""
     found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
     df = sum(df for *_, df in found)  # every doc holding it, though a segment may keep only its best postings
     if df == 0:
@@ -234,14 +239,12 @@ def _add_postings(
     idf = index.idf(df)
     weight *= idf
     kinds = filters.kinds
-    budget = FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
     # A common term decides little of the ranking: it reads a quarter as far.
-    whole = index.total_docs <= FULL_READ_DOCS
     term_budget = budget if idf >= COMMON_IDF else budget // 4
     for i, segment, p_off, count, _ in found:
         if not count:
             continue
-        share = count if whole else max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs))
+        share = max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs)) if budget else count
         for doc, ordinal, impact in segment.postings(p_off, 0, min(count, share)):
             if kinds and segment.doc(doc)[1] not in kinds:
                 continue
@@ -481,8 +484,14 @@ def search(
     limit: int = 10,
     snippets: int = 2,
     now: float | None = None,
+    budget: int | None = None,
 ) -> SearchResult:
-    """The sessions best matching ``query``; see the module docstring for how they are ranked."""
+    """The sessions best matching ``query``; see the module docstring for how they are ranked.
+
+    A small index is read whole, a large one as far as ``POSTINGS_BUDGET`` says. ``budget``, when given, caps that
+    at so many postings a term (its highest-impact ones, a quarter of that for a common term, spread over the
+    segments by size) whatever the index's size: a hook runs on every prompt and keeps its cost flat that way.
+    """
     filters = filters or Filters()
     now = now or time.time()
     dates, undated = split_dates(query)
@@ -492,7 +501,7 @@ def search(
     words, wanted_phrases = query_terms(text)
     others, gained = related(text, words)
     words += gained
-    doc_scores, idfs = _score_docs(index, words, filters, identifier_parts(text), others, frozenset(gained))
+    doc_scores, idfs = _score_docs(index, words, filters, identifier_parts(text), others, frozenset(gained), budget)
     dated = _date_boosts(index, dates, doc_scores)
     only = _session_keys(index, filters.session_id) if filters.session_id else None
     grouped = _group(index, doc_scores, filters, only)
