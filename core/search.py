@@ -44,7 +44,6 @@ from .thesaurus import related
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from .index import SessionMeta
-    from .model import Message
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there, and
 #: no posting is cut (a small index is ranked exactly).
@@ -283,7 +282,16 @@ def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> s
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
-    hits = [start for start, found in term_positions(flat) if not wanted.isdisjoint(found)]
+    return _window(flat, _term_hits(flat, wanted), width)
+
+
+def _term_hits(flat: str, wanted: set[str]) -> list[int]:
+    """Where the tokens of ``flat`` holding a ``wanted`` term start (folding whitespace changes no token)."""
+    return [start for start, found in term_positions(flat) if not wanted.isdisjoint(found)]
+
+
+def _window(flat: str, hits: list[int], width: int) -> str:
+    """The stretch of ``flat`` (longer than ``width``) about ``width`` long holding the most of ``hits``."""
     if not hits:
         return flat[: width - 1].rstrip() + "…"
     best_start, best_count, j = hits[0], 0, 0
@@ -590,21 +598,23 @@ def _matched(
 
 
 def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
+    """The session's first ``count`` best docs' snippets (titles left out), its records inflated once for all."""
+    docs = [(doc, kind) for _, doc in scored if (kind := segment.doc(doc).kind) != KIND_TITLE][:count]
     out: list[Snippet] = []
-    for _, doc in scored:
-        if len(out) >= count:
-            break
-        kind = segment.doc(doc).kind
-        if kind == KIND_TITLE:
-            continue
-        message: Message = segment.message(doc)
+    for (_, kind), message in zip(docs, segment.messages_at([doc for doc, _ in docs]), strict=True):
         if kind not in MESSAGE_KINDS:  # what a command printed, an error line, an edit: the part that matched
             text = densest_window(kind_text(message, kind), wanted)
             out.append(Snippet(role=FIELD_ROLE[kind], text=text, timestamp=message.timestamp))
             continue
-        # The message's own words, unless the match is only in its tool calls' commands and paths.
-        own = message.text if not wanted.isdisjoint(terms(message.text)) else doc_text(message)
-        out.append(Snippet(role=message.role, text=densest_window(own, wanted), timestamp=message.timestamp))
+        # The message's own words, unless the match is only in its tool calls' commands and paths; its terms are
+        # found once, for both.
+        flat = " ".join(message.text.split())
+        hits = _term_hits(flat, wanted)
+        if not hits:
+            text = densest_window(doc_text(message), wanted)
+        else:
+            text = flat if len(flat) <= SNIPPET_CHARS else _window(flat, hits, SNIPPET_CHARS)
+        out.append(Snippet(role=message.role, text=text, timestamp=message.timestamp))
     return out
 
 
