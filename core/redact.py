@@ -544,14 +544,19 @@ _KEYED_RULES = (*(rule for rule in _CONTEXT_RULES if rule.kind not in ("bearer",
 
 def redact_value(value: object, key: str = "") -> object:
     """Tool-call arguments redacted: every string in them, and the whole of a literal under a secret-named key."""
+    return scrub_value(value, key) if enabled() else value
+
+
+def scrub_value(value: object, key: str = "") -> object:
+    """``redact_value`` for a caller that has already asked ``enabled()`` (a build asks once per session)."""
     if isinstance(value, str):
-        if key and enabled() and secret_key(key) and _is_literal(value.strip()) and value.lower() not in _NOT_VALUES:
+        if key and secret_key(key) and _is_literal(value.strip()) and value.lower() not in _NOT_VALUES:
             return "[redacted:secret]"
-        return redact(value)
+        return scrub(value)
     if isinstance(value, dict):
-        return {k: redact_value(v, str(k)) for k, v in value.items()}
+        return {k: scrub_value(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_value(v, key) for v in value]
+        return [scrub_value(v, key) for v in value]
     return value
 
 
@@ -562,7 +567,12 @@ def _holds(text: str, lowered: str, needles: tuple[str, ...]) -> bool:
 
 def redact(text: str) -> str:
     """``text`` with every secret value it holds replaced by ``[redacted:<kind>]``."""
-    if not text or not enabled():
+    return scrub(text) if text and enabled() else text
+
+
+def scrub(text: str) -> str:
+    """``redact`` for a caller that has already asked ``enabled()``: asking reads the settings, a build's hot path."""
+    if not text:
         return text
     original, lowered = text, text.lower()
     if _TOKEN_GATE.search(text):

@@ -128,11 +128,12 @@ class SegmentWriter:
         private_dir(parent)
         os.mkdir(self.path, DIR_MODE)
         os.chmod(self.path, DIR_MODE)
-        # Both stay open across add() calls until finish(); a context manager cannot span them.
+        # They stay open across add() calls until finish(); a context manager cannot span them. Every file a
+        # session's rows go to is written as it comes: a writer holds no per-doc or per-session rows but two arrays.
         self._records = _SegmentFile(self.path / "records.bin")
         self._sessions = _SegmentFile(self.path / "sessions.bin")
-        self._docs = bytearray()
-        self._session_idx = bytearray()
+        self._docs = _SegmentFile(self.path / "docs.bin")
+        self._session_idx = _SegmentFile(self.path / "sessions.idx")
         self._record_off = 0
         self._session_off = 0
         self._doc_lengths = array("I")
@@ -157,7 +158,7 @@ class SegmentWriter:
     def _add_doc(self, ordinal: int, kind: int, span: tuple[int, int], text: str) -> None:
         """Add a doc whose message is at ``span`` (start, end) of its session's records once inflated."""
         doc = self.doc_count
-        self._docs += DOC_ROW.pack(ordinal | kind << KIND_SHIFT, *span)
+        self._docs.write(DOC_ROW.pack(ordinal | kind << KIND_SHIFT, *span))
         found = text_terms(text)
         self._doc_lengths.append(len(found))
         self._doc_kinds.append(kind)
@@ -231,16 +232,18 @@ class SegmentWriter:
         self._records.write(block)
         record = encode(meta)
         self._sessions.write(record)
-        self._session_idx += SESSION_ROW.pack(
-            self._session_off,
-            len(record),
-            name_hash(meta.project),
-            name_hash(meta.project_dir),
-            SOURCE_CODES.get(meta.source, 0),
-            meta.updated.timestamp() if meta.updated else 0.0,
-            self._record_off,
-            len(block),
-            meta.first_doc,
+        self._session_idx.write(
+            SESSION_ROW.pack(
+                self._session_off,
+                len(record),
+                name_hash(meta.project),
+                name_hash(meta.project_dir),
+                SOURCE_CODES.get(meta.source, 0),
+                meta.updated.timestamp() if meta.updated else 0.0,
+                self._record_off,
+                len(block),
+                meta.first_doc,
+            )
         )
         self._session_off += len(record)
         self._record_off += len(block)
@@ -248,11 +251,6 @@ class SegmentWriter:
         self._sessions_added += 1
         self._spill_if_full()
         faults.point("segment-session")
-
-    def _write_whole(self, name: str, data: bytes | bytearray) -> FileSum:
-        out = _SegmentFile(self.path / name)
-        out.write(data)
-        return out.close()
 
     def _spill(self) -> None:
         """Write the postings gathered so far to a run file, sorted by term, and forget them: memory stays bounded."""
@@ -279,12 +277,11 @@ class SegmentWriter:
             self._run_start = self.doc_count
 
     def finish(self) -> SegmentRef:
-        files = {"records.bin": self._records.close(), "sessions.bin": self._sessions.close()}
-        files["docs.bin"] = self._write_whole("docs.bin", self._docs)
-        files["sessions.idx"] = self._write_whole("sessions.idx", self._session_idx)
+        files = {name: out.close() for name, out in self._open_files().items()}
         self._spill()
         norm = _length_norms(self._doc_lengths, self._doc_kinds)
-        weights = [KIND_WEIGHT[k] for k in self._doc_kinds]
+        weights = array("d", [KIND_WEIGHT[k] for k in range(max(KIND_WEIGHT) + 1)])
+        kinds = self._doc_kinds
         kept = WORD_POSTINGS_KEPT if self.doc_count > WHOLE_LISTS_DOCS else None
         terms = _SegmentFile(self.path / "terms.bin")
         term_idx = _SegmentFile(self.path / "terms.idx")
@@ -295,9 +292,9 @@ class SegmentWriter:
                     pairs = sorted(zip(values, docs, strict=True), reverse=True)
                     row = KEYED_POSTING
                 else:
-                    pairs = sorted(
-                        ((weights[d] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in _unpacked(docs)), reverse=True
-                    )[:kept]
+                    impacts = ((weights[kinds[d]] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in _unpacked(docs))
+                    # nlargest(n) is sorted(reverse=True)[:n] holding n pairs, not a list as long as "the"'s.
+                    pairs = sorted(impacts, reverse=True) if kept is None else heapq.nlargest(kept, impacts)
                     row = POSTING
                 packed = bytearray(len(pairs) * row.size)
                 for i, (impact, doc) in enumerate(pairs):
@@ -320,13 +317,16 @@ class SegmentWriter:
             files=files,
         )
 
+    def _open_files(self) -> dict[str, _SegmentFile]:
+        return {out.name: out for out in (self._records, self._sessions, self._docs, self._session_idx)}
+
     def abandon(self) -> None:
-        self._records.discard()
-        self._sessions.discard()
+        for out in self._open_files().values():
+            out.discard()
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def _length_norms(lengths: array, kinds: array) -> list[float]:
+def _length_norms(lengths: array, kinds: array) -> array:
     """BM25's length factor per doc; each field kind against its own average length, messages and titles together."""
     totals: dict[int, list[int]] = {}
     for dl, kind in zip(lengths, kinds, strict=True):
@@ -334,10 +334,13 @@ def _length_norms(lengths: array, kinds: array) -> list[float]:
         group[0] += dl
         group[1] += 1
     average = {group: (total / count) or 1.0 for group, (total, count) in totals.items()}
-    return [
-        K1 * (1 - B + B * dl / average[kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1])
-        for dl, kind in zip(lengths, kinds, strict=True)
-    ]
+    return array(
+        "d",
+        (
+            K1 * (1 - B + B * dl / average[kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1])
+            for dl, kind in zip(lengths, kinds, strict=True)
+        ),
+    )
 
 
 #: How long a segment no manifest names stays on disk: a reader that has just read the previous manifest
