@@ -12,6 +12,7 @@ import zlib
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from operator import itemgetter
 from pathlib import Path
 
@@ -77,6 +78,17 @@ def _unpacked(postings: array) -> Iterator[tuple[int, int]]:
     """(doc, count) of each packed posting."""
     for packed in postings:
         yield packed >> 16, packed & 0xFFFF
+
+
+def _best(pairs: Iterator[tuple[float, int]], kept: int) -> list[tuple[float, int]]:
+    """``sorted(pairs, reverse=True)[:kept]`` holding ``kept`` and a chunk, not every posting of a word like "the".
+
+    Each chunk is sorted with the best so far (C's sort: ``heapq.nlargest`` loops in Python) and cut again.
+    """
+    best: list[tuple[float, int]] = []
+    while chunk := list(islice(pairs, 4 * kept)):
+        best = sorted(best + chunk, reverse=True)[:kept]
+    return best
 
 
 def _merged_runs(runs: list[Path]) -> Iterator[tuple[bytes, bool, array, array]]:
@@ -293,8 +305,7 @@ class SegmentWriter:
                     row = KEYED_POSTING
                 else:
                     impacts = ((weights[kinds[d]] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in _unpacked(docs))
-                    # nlargest(n) is sorted(reverse=True)[:n] holding n pairs, not a list as long as "the"'s.
-                    pairs = sorted(impacts, reverse=True) if kept is None else heapq.nlargest(kept, impacts)
+                    pairs = sorted(impacts, reverse=True) if kept is None else _best(impacts, kept)
                     row = POSTING
                 packed = bytearray(len(pairs) * row.size)
                 for i, (impact, doc) in enumerate(pairs):
