@@ -43,6 +43,8 @@ def build_figures(history: SampleHistory, home: Path) -> dict:
         "mb_per_cpu_s": src / 1e6 / build["cpu_s"],
         "mb_per_wall_s": src / 1e6 / build["wall_s"],
         "peak_rss_mb": build["peak_rss_mb"],
+        "rss_parent_mb": build["peak_rss_parent_mb"],
+        "rss_parts_mb": build["peak_rss_parts_mb"],
         "index_share": Index.open(home).size_bytes() / src,
         "load_before": load_before,
         "load_after": os.getloadavg()[0],

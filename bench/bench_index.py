@@ -212,6 +212,8 @@ print(orjson.dumps({
     "messages": built.messages,
     "cpu_s": me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime,
     "peak_rss_mb": max(me.ru_maxrss, children.ru_maxrss) / 1024,
+    "peak_rss_parent_mb": me.ru_maxrss / 1024,
+    "peak_rss_parts_mb": children.ru_maxrss / 1024,
 }).decode())
 """
 

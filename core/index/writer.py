@@ -10,9 +10,9 @@ import struct
 import time
 import zlib
 from array import array
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
-from itertools import islice
+from itertools import filterfalse, islice
 from operator import itemgetter
 from pathlib import Path
 
@@ -72,12 +72,6 @@ def _run_entries(path: Path) -> Iterator[tuple[bytes, bool, array, array]]:
             docs.frombytes(run.read(count * docs.itemsize))
             values.frombytes(run.read(count * values.itemsize if keyed else 0))
             yield term, bool(keyed), docs, values
-
-
-def _unpacked(postings: array) -> Iterator[tuple[int, int]]:
-    """(doc, count) of each packed posting."""
-    for packed in postings:
-        yield packed >> 16, packed & 0xFFFF
 
 
 def _best(pairs: Iterator[tuple[float, int]], kept: int) -> list[tuple[float, int]]:
@@ -175,11 +169,12 @@ class SegmentWriter:
         self._doc_lengths.append(len(found))
         self._doc_kinds.append(kind)
         tf = self._tf
-        for term, count in Counter(found).items():
-            postings = tf.get(term)
-            if postings is None:
-                postings = tf[term] = array("Q")
-            postings.append(doc << 16 | min(count, 65535))
+        counts = Counter(found)
+        for term in filterfalse(tf.__contains__, counts):
+            tf[term] = array("Q")
+        # One posting per term, appended without a Python step per posting (the build's busiest loop).
+        values: Iterable[int] = counts.values() if len(found) <= 0xFFFF else (min(n, 0xFFFF) for n in counts.values())
+        deque(map(array.append, map(tf.__getitem__, counts), map((doc << 16).__or__, values)), maxlen=0)
 
     def _add_key(self, key: str, doc: int, when: float) -> None:
         entry = self._keyed.get(key)
@@ -292,8 +287,8 @@ class SegmentWriter:
         files = {name: out.close() for name, out in self._open_files().items()}
         self._spill()
         norm = _length_norms(self._doc_lengths, self._doc_kinds)
-        weights = array("d", [KIND_WEIGHT[k] for k in range(max(KIND_WEIGHT) + 1)])
-        kinds = self._doc_kinds
+        weights = array("d", [KIND_WEIGHT[kind] for kind in self._doc_kinds])
+        k1_plus_1 = K1 + 1
         kept = WORD_POSTINGS_KEPT if self.doc_count > WHOLE_LISTS_DOCS else None
         terms = _SegmentFile(self.path / "terms.bin")
         term_idx = _SegmentFile(self.path / "terms.idx")
@@ -304,7 +299,11 @@ class SegmentWriter:
                     pairs = sorted(zip(values, docs, strict=True), reverse=True)
                     row = KEYED_POSTING
                 else:
-                    impacts = ((weights[kinds[d]] * tf * (K1 + 1) / (tf + norm[d]), d) for d, tf in _unpacked(docs))
+                    # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment.
+                    impacts = (
+                        (weights[p >> 16] * (p & 0xFFFF) * k1_plus_1 / ((p & 0xFFFF) + norm[p >> 16]), p >> 16)
+                        for p in docs
+                    )
                     pairs = sorted(impacts, reverse=True) if kept is None else _best(impacts, kept)
                     row = POSTING
                 packed = bytearray(len(pairs) * row.size)
