@@ -287,7 +287,8 @@ class SegmentWriter:
         files = {name: out.close() for name, out in self._open_files().items()}
         self._spill()
         norm = _length_norms(self._doc_lengths, self._doc_kinds)
-        weights = array("d", [KIND_WEIGHT[kind] for kind in self._doc_kinds])
+        weights = array("d", [KIND_WEIGHT[kind] for kind in range(max(KIND_WEIGHT) + 1)])
+        kinds = self._doc_kinds
         k1_plus_1 = K1 + 1
         kept = WORD_POSTINGS_KEPT if self.doc_count > WHOLE_LISTS_DOCS else None
         terms = _SegmentFile(self.path / "terms.bin")
@@ -301,7 +302,7 @@ class SegmentWriter:
                 else:
                     # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment.
                     impacts = (
-                        (weights[p >> 16] * (p & 0xFFFF) * k1_plus_1 / ((p & 0xFFFF) + norm[p >> 16]), p >> 16)
+                        (weights[kinds[p >> 16]] * (p & 0xFFFF) * k1_plus_1 / ((p & 0xFFFF) + norm[p >> 16]), p >> 16)
                         for p in docs
                     )
                     pairs = sorted(impacts, reverse=True) if kept is None else _best(impacts, kept)
