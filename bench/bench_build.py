@@ -47,7 +47,7 @@ def build_figures(history: SampleHistory, home: Path) -> dict:
         "rss_parts_mb": build["peak_rss_parts_mb"],
         "index_share": Index.open(home).size_bytes() / src,
         "load_before": load_before,
-        "load_after": os.getloadavg()[0],
+        "load_after": build["load"],
     }
 
 
