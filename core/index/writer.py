@@ -287,6 +287,7 @@ class SegmentWriter:
         files = {name: out.close() for name, out in self._open_files().items()}
         self._spill()
         norm = _length_norms(self._doc_lengths, self._doc_kinds)
+        self._doc_lengths = array("I")  # the norms replace them: 4 bytes a doc less while the runs merge
         weights = array("d", [KIND_WEIGHT[kind] for kind in range(max(KIND_WEIGHT) + 1)])
         kinds = self._doc_kinds
         k1_plus_1 = K1 + 1
