@@ -197,6 +197,8 @@ def bench_size(size: int, queries: int = 300, keep_index: bool = False) -> dict:
         "build_cpu_s": build["cpu_s"],
         "build_peak_rss_mb": build["peak_rss_mb"],
         "mb_per_s": src / 1e6 / build["wall_s"] if build["wall_s"] else 0.0,
+        "mb_per_cpu_s": src / 1e6 / build["cpu_s"] if build["cpu_s"] else 0.0,
+        "build_load": build.get("load", 0.0),
         "index_share": index_bytes / src,
         "refresh_unchanged_ms": 1000 * nothing_changed,
         "refresh_one_turn_targeted_ms": 1000 * targeted,
@@ -252,6 +254,8 @@ print(orjson.dumps({
     "messages": built.messages,
     "cpu_s": me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime,
     "peak_rss_mb": max(me.ru_maxrss, children.ru_maxrss) / 1024,
+    "peak_rss_parent_mb": me.ru_maxrss / 1024,
+    "peak_rss_parts_mb": children.ru_maxrss / 1024,
 }).decode())
 """
 
@@ -259,7 +263,8 @@ print(orjson.dumps({
 def _build_in_child(home: Path) -> dict:
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", BUILD_CHILD, str(home)], capture_output=True, check=True)
-    return {**orjson.loads(done.stdout), "wall_s": time.perf_counter() - started}
+    # The 1-minute load average at the end: a wall figure on a shared machine means little without it.
+    return {**orjson.loads(done.stdout), "wall_s": time.perf_counter() - started, "load": os.getloadavg()[0]}
 
 
 def main() -> None:
