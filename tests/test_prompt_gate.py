@@ -95,6 +95,12 @@ CHATS = [
         "pg_isready and made the test job wait for the service to be healthy.",
     ),
     (
+        "c-ci-refused-again",
+        "CI again: the test job gets connection refused from postgres, this time on the new runners.",
+        "The new runners start services in parallel; the healthcheck interval was too long, so the tests still "
+        "started first. A 2 s interval with 15 retries fixed it.",
+    ),
+    (
         "c-slow-orders",
         "Speed up the orders query on postgres, it takes seconds.",
         "EXPLAIN showed a sequential scan on orders; an index on orders(customer_id, created_at) brings it to 4 ms.",
@@ -183,3 +189,10 @@ def test_the_same_session_is_not_given_twice_in_one_conversation_and_the_log_say
     assert "deja show c-ci-refused" in _prompt(shop, prompt, "c-twice")
     assert _prompt(shop, prompt, "c-twice") == ""
     assert _last_decision(shop)["why"] == "what matched best was shown in this conversation already"
+
+
+def test_a_session_scoring_close_to_a_first_that_passed_is_shown_beside_it(shop: dict[str, str]) -> None:
+    """The same failure came back, fixed twice: both sessions are given, and the log says why the second was."""
+    given = _prompt(shop, "the CI test job fails with connection refused to postgres, what fixed it?")
+    assert "deja show c-ci-refused " in given.replace("`", " ") and "deja show c-ci-refused-again" in given
+    assert "of the first session's score" in str(_last_decision(shop)["notes"])
