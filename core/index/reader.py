@@ -193,13 +193,21 @@ class Segment:
 
     def message(self, doc: int) -> Message:
         """One doc's message: its session's records are inflated only as far as it ends."""
+        return self.messages_at([doc])[0]
+
+    def messages_at(self, docs: list[int]) -> list[Message]:
+        """The messages of ``docs``, all of one session, in that order: its records are inflated once, as far as
+        the last of them ends (a search's snippets of one session cost one inflation, not one each)."""
+        if not docs:
+            return []
         rows = self._doc_rows
         try:
-            row, start, end = rows[3 * doc], rows[3 * doc + 1], rows[3 * doc + 2]
+            ordinal = rows[3 * docs[0]] & ORDINAL_MASK
+            spans = [(rows[3 * doc + 1], rows[3 * doc + 2]) for doc in docs]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
-        raw, _ = self._records(row & ORDINAL_MASK, end)
-        return self._decoded(raw, start, end)
+        raw, _ = self._records(ordinal, max(end for _, end in spans))
+        return [self._decoded(raw, start, end) for start, end in spans]
 
     def messages(self, meta: SessionMeta) -> list[Message]:
         """A session's messages in order (its title doc left out)."""
