@@ -180,3 +180,11 @@ def test_a_damaged_freshness_record_makes_the_next_read_refresh_in_full(indexed_
     _append_turn(_transcript(sample, "api", API_CHAT), "why does the zeppelin queue stall?", "A missing ack.")
     assert _search_ids(sample, "zeppelin") == [API_CHAT]
     assert glance.check(directory).nothing_to_do  # and the refresh wrote a whole record again
+
+
+def test_the_record_an_earlier_deja_kept_goes_with_the_next_walk(indexed_sample: Sample) -> None:
+    directory = index_dir(indexed_sample.home)
+    (directory / freshness.OLD_RECORD).write_bytes(b"\x80")  # the msgpack record of an earlier version
+    refresh(indexed_sample.home)
+    assert not (directory / freshness.OLD_RECORD).exists()
+    assert glance.check(directory).nothing_to_do

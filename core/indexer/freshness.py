@@ -40,6 +40,8 @@ from .plan import Plan
 
 #: How many of the most recently written chats every read checks one by one.
 HOT_CHATS = 256
+#: The record as an earlier deja kept it (msgpack): the first full walk by this one removes it.
+OLD_RECORD = "freshness"
 
 __all__ = [
     "HOT_CHATS",
@@ -134,6 +136,7 @@ def record_walk(
     hot = _hottest((sid, chat.cli) for sid, chat in book.items() if chat.cli is not None)
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
     save(directory, Freshness(started, ide, {**folders, **_subagent_folders(hot)}, hot))
+    (directory / OLD_RECORD).unlink(missing_ok=True)
 
 
 def record_targets(
