@@ -8,9 +8,11 @@ every form typer would read the same way (``fastpath``).
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterable
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 HOOK_HELP = (
     "deja {command}: a hook; Cursor or Claude Code runs it with the event as JSON on stdin "
@@ -24,8 +26,10 @@ def use_utf8() -> None:
     for stream in (sys.stdin, sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None and (getattr(stream, "encoding", "") or "").lower().replace("-", "") != "utf8":
-            with contextlib.suppress(OSError, ValueError):
+            try:  # (not contextlib.suppress: every hook would import contextlib for it)
                 reconfigure(encoding="utf-8", errors="surrogateescape" if stream is not sys.stderr else "replace")
+            except (OSError, ValueError):
+                continue
 
 
 def main() -> None:
