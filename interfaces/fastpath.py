@@ -268,16 +268,21 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 
 
 def _unchanged_index(codec: Codec | None) -> Index | None:
-    """The index as it stands if the cheap check finds nothing to do (what ``catch_up`` would then do: nothing)."""
+    """The index as it stands if the cheap check finds nothing changed: what ``catch_up`` then does, starting a
+    full walk in the background when one is due, without loading the indexer."""
     from ..core.index.format import index_dir
     from ..core.index.reader import Index
-    from ..core.indexer.glance import check
+    from ..core.indexer.glance import check, start_walk
     from ..core.private import tighten
 
     home = paths.deja_home()
     tighten(home)  # what every catch-up does first
-    if not check(index_dir(home)).nothing_to_do:
+    directory = index_dir(home)
+    found = check(directory)
+    if not found.unchanged:
         return None
+    if found.walk_due:
+        start_walk(directory)
     try:
         return Index.open(home, codec)
     except IndexUnreadable:

@@ -169,7 +169,7 @@ def test_the_check_reads_the_record_a_refresh_writes_without_msgspec(indexed_sam
     """``glance`` decodes the JSON record with the stdlib: the same fields, as plain values."""
     directory = index_dir(indexed_sample.home)
     assert glance.load_raw(directory) == orjson.loads(orjson.dumps(msgspec.to_builtins(_record(indexed_sample))))
-    assert glance.check(directory).nothing_to_do
+    assert glance.check(directory).unchanged
 
 
 def test_a_damaged_freshness_record_makes_the_next_read_refresh_in_full(indexed_sample: Sample) -> None:
@@ -179,4 +179,12 @@ def test_a_damaged_freshness_record_makes_the_next_read_refresh_in_full(indexed_
     assert glance.check(directory).manifest is None  # only a full refresh can tell what changed
     _append_turn(_transcript(sample, "api", API_CHAT), "why does the zeppelin queue stall?", "A missing ack.")
     assert _search_ids(sample, "zeppelin") == [API_CHAT]
-    assert glance.check(directory).nothing_to_do  # and the refresh wrote a whole record again
+    assert glance.check(directory).unchanged  # and the refresh wrote a whole record again
+
+
+def test_the_record_an_earlier_deja_kept_goes_with_the_next_walk(indexed_sample: Sample) -> None:
+    directory = index_dir(indexed_sample.home)
+    (directory / freshness.OLD_RECORD).write_bytes(b"\x80")  # the msgpack record of an earlier version
+    refresh(indexed_sample.home)
+    assert not (directory / freshness.OLD_RECORD).exists()
+    assert glance.check(directory).unchanged

@@ -143,7 +143,7 @@ def catch_up(
             seen_folders=found.folders,
         )
     if found.walk_due:
-        freshness.start_walk(directory)
+        glance.start_walk(directory)
     return result
 
 

@@ -25,8 +25,6 @@ index folder, which this module writes under the writer lock on every refresh.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -34,12 +32,14 @@ import msgspec
 
 from .. import paths
 from ..bookkeeping import Bookkeeping, CliState, Sig
-from ..private import replace_private, write_private
-from .glance import RECORD, SUBAGENTS, TRANSCRIPTS, WALK_SECONDS, WALK_STAMP, FolderState, ctime, entries
+from ..private import replace_private
+from .glance import RECORD, SUBAGENTS, TRANSCRIPTS, WALK_SECONDS, FolderState, ctime, entries
 from .plan import Plan
 
 #: How many of the most recently written chats every read checks one by one.
 HOT_CHATS = 256
+#: The record as an earlier deja kept it (msgpack): the first full walk by this one removes it.
+OLD_RECORD = "freshness"
 
 __all__ = [
     "HOT_CHATS",
@@ -50,7 +50,6 @@ __all__ = [
     "record_targets",
     "record_walk",
     "save",
-    "start_walk",
 ]
 
 
@@ -70,18 +69,6 @@ def load(directory: Path) -> Freshness | None:
         return msgspec.json.decode((directory / RECORD).read_bytes(), type=Freshness)
     except (OSError, msgspec.DecodeError):
         return None
-
-
-def start_walk(directory: Path) -> None:
-    """Start a full refresh in a detached process; the caller answers from the index as it stands meanwhile."""
-    write_private(directory / WALK_STAMP, b"")
-    subprocess.Popen(
-        [sys.executable, "-m", "deja.core.indexer"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
 
 
 # --------------------------------------------------------------------------- what a refresh records
@@ -134,6 +121,7 @@ def record_walk(
     hot = _hottest((sid, chat.cli) for sid, chat in book.items() if chat.cli is not None)
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
     save(directory, Freshness(started, ide, {**folders, **_subagent_folders(hot)}, hot))
+    (directory / OLD_RECORD).unlink(missing_ok=True)
 
 
 def record_targets(

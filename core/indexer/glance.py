@@ -11,6 +11,7 @@ that finds nothing changed pays for a few thousand ``stat`` calls and little els
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -52,9 +53,9 @@ class Check(Record):
     walk_due: bool = False
 
     @property
-    def nothing_to_do(self) -> bool:
-        """The index answers as it stands: nothing changed and no walk falls due."""
-        return self.manifest is not None and not self.changed and not self.walk_due
+    def unchanged(self) -> bool:
+        """The index answers as it stands (a walk that falls due runs meanwhile, detached: ``start_walk``)."""
+        return self.manifest is not None and not self.changed
 
 
 def check(directory: Path) -> Check:
@@ -201,6 +202,22 @@ def _transcript_ids(found: Iterable[os.DirEntry[str]]) -> Iterator[str]:
             if include:
                 children = entries(os.path.join(entry.path, SUBAGENTS))
                 yield from (f"{entry.name}/{c.name[: -len('.jsonl')]}" for c in children if c.name.endswith(".jsonl"))
+
+
+def start_walk(directory: Path) -> None:
+    """Start a full refresh in a detached process; the caller answers from the index as it stands meanwhile."""
+    import subprocess  # only once a minute, when a walk falls due
+
+    from ..private import write_private
+
+    write_private(directory / WALK_STAMP, b"")
+    subprocess.Popen(
+        [sys.executable, "-m", "deja.core.indexer"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def _walk_due(directory: Path, walked_at: float) -> bool:
