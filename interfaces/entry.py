@@ -2,7 +2,8 @@
 
 Hook commands run on every prompt and Shell call, and ``deja mcp`` is started by
 an agent waiting for its tool list, so they are dispatched here before typer (or
-anything else heavy) is imported.
+anything else heavy) is imported; so are ``deja search`` and ``deja index`` in
+every form typer would read the same way (``fastpath``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ def main() -> None:
 
         serve_mcp()
         return
+    if argv and argv[0] in ("search", "index"):  # their usual forms need no typer (``fastpath``)
+        from .fastpath import run as run_fast
+
+        code = run_fast(argv)
+        if code is not None:
+            sys.exit(code)
     from .cli import run
 
     run()
