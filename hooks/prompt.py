@@ -31,8 +31,9 @@ INFORMATIVE_IDF = 2.0
 UNSEEN_NAME_WEIGHT = 3.0
 #: The most postings of a prompt term search reads (its highest-impact ones; a quarter of that for a common word),
 #: whatever the index's size: a whole read of a 1k-session index (33k docs) cost the hook about 60 ms of its 100.
-#: On both gate benchmarks (bench/bench_prompt_precision.py, bench/coding_history.py) every prompt recalls what a
-#: whole read recalls; 1,024 (search's budget for a large index) changed 3 and 6 of the coding benchmark's 97.
+#: On both gate benchmarks every prompt recalls what a whole read recalls, in both modes (bench/coding_history.py:
+#: 97 prompts; bench/bench_prompt_precision.py: 37,284); 2,048 changed 37 of LoCoMo's in safe mode, and 1,024
+#: (search's budget for a large index, which caps this one there) 3 and 6 of the coding benchmark's.
 POSTINGS_READ = 4096
 #: Capitalised words that name a time, not a thing (the index keeps times as dates, not words).
 TIME_WORDS = frozenset(

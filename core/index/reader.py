@@ -343,18 +343,26 @@ class Index:
         return found
 
     def newest(self, key: str, limit: int, scan_limit: int = 2000) -> list[tuple[float, Segment, int]]:
-        """The newest live docs filed under an exact ``key`` (see ``deja.core.keys``): (days, segment, doc)."""
+        """The newest live docs filed under an exact ``key`` (see ``deja.core.keys``): (days, segment, doc).
+
+        A key's postings are newest first, so each segment's are read a few more than ``limit`` at a time, only as
+        far as it takes to find ``limit`` live ones: a hook asking for a project's three newest sessions touches a
+        few pages of a 100k-session index, not the pages of thousands of docs.
+        """
         found: list[tuple[float, Segment, int]] = []
+        step = limit + 16
         for segment in self.segments:
             p_off, count, _ = segment.lookup(key)
-            taken = 0
-            for doc, ordinal, days in segment.postings(p_off, 0, min(count, scan_limit)):
-                if ordinal in segment.deleted:
-                    continue
-                found.append((days, segment, doc))
-                taken += 1
-                if taken >= limit:
-                    break
+            taken, start, stop = 0, 0, min(count, scan_limit)
+            while taken < limit and start < stop:
+                for doc, ordinal, days in segment.postings(p_off, start, min(stop, start + step)):
+                    if ordinal in segment.deleted:
+                        continue
+                    found.append((days, segment, doc))
+                    taken += 1
+                    if taken >= limit:
+                        break
+                start += step
         found.sort(key=lambda item: item[0], reverse=True)
         return found[:limit]
 
