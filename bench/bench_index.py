@@ -12,9 +12,11 @@ in-process search on the index already built under ``bench/out/home-N`` (and
 its size), reading the history and the index and writing neither.
 
 Freshness (README, "Freshness") is measured end to end as a user meets it:
-``deja search`` and ``deja index`` as whole processes, as ratios to
-``python -c pass`` measured in the same run, when nothing changed and right
-after one turn is appended to the most recently written chat.
+``deja search`` and ``deja index`` as whole processes of deja installed as a user
+installs it (not editable: ``bench_hooks.user_install``, whose ``bench/out/user-venv``
+it shares), as ratios to that environment's ``python -c pass`` measured in the
+same run, interleaved, when nothing changed and right after one turn is appended
+to the most recently written chat.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import time
+from functools import cache
 from pathlib import Path
 
 import msgspec
@@ -39,7 +42,7 @@ import figures  # noqa: E402
 from generate import SOURCE_NOTE, generate, query_for, source_bytes  # noqa: E402
 
 from deja.core.index import Index, index_dir  # noqa: E402
-from deja.core.indexer import catch_up, freshness, refresh  # noqa: E402
+from deja.core.indexer import catch_up, freshness, glance, refresh  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
 from deja.core.search import search  # noqa: E402
 from deja.core.writers.cursor_agent import assistant_turn, user_turn  # noqa: E402
@@ -100,15 +103,24 @@ def _median(values: list[float]) -> float:
     return percentile(values, 0.5)
 
 
+@cache
+def user_bin() -> Path:
+    """The bin folder of deja installed as a user installs it (not editable): an editable install's import finder
+    adds about 20 ms to every start, ``python -c pass`` included, and hides the ratio."""
+    from bench_hooks import user_install  # bench_hooks imports this module
+
+    return user_install()
+
+
 def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
     """Whole-process ``deja search`` and ``deja index`` against ``python -c pass``, paired in this run."""
     env = {**os.environ}
-    deja = [sys.executable, "-m", "deja.interfaces.entry"]
+    deja, python = [str(user_bin() / "deja")], str(user_bin() / "python")
     passes, quiet, grown, indexed, in_process, checks = [], [], [], [], [], []
     transcript = _newest_transcript(home)
     refresh(home)  # a full walk now: none falls due (and runs in the background) while these are measured
     for i in range(runs):
-        passes.append(_process_ms([sys.executable, "-c", "pass"], env))
+        passes.append(_process_ms([python, "-c", "pass"], env))
         quiet.append(_process_ms([*deja, "search", *texts[i].split(), "--json"], env))
         _append_turn(transcript)
         grown.append(_process_ms([*deja, "search", *texts[i].split(), "--json"], env))
@@ -119,7 +131,7 @@ def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
         catch_up(home, lock_timeout=60, walk_inline=True, verify=True)  # what `deja index` runs, in-process
         in_process.append(1000 * (time.perf_counter() - started))
         started = time.perf_counter()
-        freshness.check(index_dir(home))
+        glance.check(index_dir(home))
         checks.append(1000 * (time.perf_counter() - started))
     base = _median(passes)
     _append_turn(transcript)
@@ -127,7 +139,7 @@ def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
     record = freshness.load(directory)
     assert record is not None
     due = msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS)
-    (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(due))
+    freshness.save(directory, due)
     walking = _process_ms([*deja, "index", "--json"], env)
     return {
         "pass_ms": base,
@@ -185,6 +197,8 @@ def bench_size(size: int, queries: int = 300, keep_index: bool = False) -> dict:
         "build_cpu_s": build["cpu_s"],
         "build_peak_rss_mb": build["peak_rss_mb"],
         "mb_per_s": src / 1e6 / build["wall_s"] if build["wall_s"] else 0.0,
+        "mb_per_cpu_s": src / 1e6 / build["cpu_s"] if build["cpu_s"] else 0.0,
+        "build_load": build.get("load", 0.0),
         "index_share": index_bytes / src,
         "refresh_unchanged_ms": 1000 * nothing_changed,
         "refresh_one_turn_targeted_ms": 1000 * targeted,
@@ -240,6 +254,8 @@ print(orjson.dumps({
     "messages": built.messages,
     "cpu_s": me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime,
     "peak_rss_mb": max(me.ru_maxrss, children.ru_maxrss) / 1024,
+    "peak_rss_parent_mb": me.ru_maxrss / 1024,
+    "peak_rss_parts_mb": children.ru_maxrss / 1024,
 }).decode())
 """
 
@@ -247,7 +263,8 @@ print(orjson.dumps({
 def _build_in_child(home: Path) -> dict:
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", BUILD_CHILD, str(home)], capture_output=True, check=True)
-    return {**orjson.loads(done.stdout), "wall_s": time.perf_counter() - started}
+    # The 1-minute load average at the end: a wall figure on a shared machine means little without it.
+    return {**orjson.loads(done.stdout), "wall_s": time.perf_counter() - started, "load": os.getloadavg()[0]}
 
 
 def main() -> None:
@@ -264,6 +281,7 @@ def main() -> None:
     results = {size: bench_size(size, keep_index=args.keep_index) for size in sizes}
     rows = list(next(iter(results.values())).keys())
     print(SOURCE_NOTE)
+    print(f"whole-process figures (cli_*, index_after_turn_ms, pass_ms): deja installed not editable in {user_bin()}")
     print(f"{'':34}" + "".join(f"{size:>14}" for size in sizes))
     for row in rows:
         print(f"{row:34}" + "".join(f"{results[size][row]:14.2f}" for size in sizes))

@@ -431,7 +431,7 @@ def measure_arrivals(size: int) -> dict[str, float]:
     record = freshness.load(directory)
     assert record is not None
     due = msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS)
-    (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(due))
+    freshness.save(directory, due)
     time.sleep(REFRESH_SECONDS + 0.1)
     figures["when a full walk is due"] = call()
     time.sleep(REFRESH_SECONDS + 0.1)  # the detached walk has started by now
