@@ -110,12 +110,13 @@ def gate_misses(index: Index, questions: list[Question], mode: str, half: str) -
     for q in questions:
         if q.half != half:
             continue
-        shown = recall_for(index, q.text, mode, exclude=set(), seen=set()).session_ids
+        recall = recall_for(index, q.text, mode, exclude=set(), seen=set())
+        shown = recall.session_ids
         if (q.gold and q.gold not in shown) or (not q.gold and shown):
             top = search(index, q.text, limit=2, snippets=0)
             seen = "; ".join(f"{h.title[:50]} {h.matched} {h.score:.2f}" for h in top.hits)
             what = "missed" if q.gold else "spoke"
-            lines.append(f"  {what} ({len(shown)} shown): {q.text}\n    top: {seen}")
+            lines.append(f"  {what} ({len(shown)} shown): {q.text}\n    top: {seen}\n    gate: {recall.why}")
     return lines
 
 

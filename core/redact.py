@@ -13,7 +13,7 @@ substring tests picks the few rules a text may match, a token's regex starts
 with its literal prefix (the engine skips to it like a substring search), and
 two gates let a text with no long run of characters or no separator skip whole
 groups of rules (``bench/bench_redact.py`` measures it). ``DEJA_NO_REDACT=1``
-(or ``redact = false`` in the config file) turns redaction off; :func:`mode` names what the index was built with, so a
+(or ``redact = false`` in the config file) turns redaction off; ``redaction.mode`` names what the index was built with, so a
 change rebuilds it.
 """
 
@@ -25,10 +25,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import config
-
-#: Bumped whenever the rules change, so an index redacted by older rules is rebuilt.
-RULES_VERSION = 2
+from .redaction import enabled
+from .redaction import mode as mode  # what an index built now is redacted with (see redaction)
 
 Replace = Callable[["re.Match[str]"], str]
 
@@ -514,15 +512,6 @@ _ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 
 
 # --------------------------------------------------------------------------- applying the rules
-
-
-def enabled() -> bool:
-    return bool(config.get("redact"))
-
-
-def mode() -> str:
-    """What redaction an index built now gets: ``off``, or the version of the rules."""
-    return f"rules-{RULES_VERSION}" if enabled() else "off"
 
 
 def _apply(rule: Rule, text: str) -> str:

@@ -310,7 +310,9 @@ def term_positions(text: str) -> Iterator[tuple[int, list[str]]]:
         raw = match.group()
         found = cache.get(raw)
         if found is None:
-            found = _raw_terms(raw)
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            found = cache[raw] = _raw_terms(raw)
         yield match.start(), found
 
 

@@ -1,43 +1,198 @@
-"""The prompt gate's rules, one by one: what lets a session through, and what keeps it out."""
+"""The prompt gate: what lets a session through, what keeps it out, and what the decision log says about it.
+
+The unit tests take the rules one by one; the others run ``deja hook-prompt`` as Cursor runs it, on a small
+history of chats that all talk about Postgres, Docker and Redis, and read back ``deja hooks log``.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
 import pytest
+from harness import run_deja
 
 from deja.core.search import Hit, SearchResult
-from deja.hooks.prompt import GATES, confident
-
-pytestmark = pytest.mark.unit
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.hooks.prompt import GATES, Asked, confident, time_terms
 
 IDF = {"bounc": 4.0, "contain": 3.0, "empti": 3.0, "local": 2.5, "databas": 2.5}
-ASKED = sum(IDF.values())
+PROMPT = "bounc contain empti local databas"
+MISSING_IDF = 9.0
 
 
-def _hit(score: float, matched: list[str]) -> Hit:
-    return Hit("s", "cursor-cli", "shop", "/work/shop", "t", None, None, score=score, matched=matched)
+def _hit(score: float, matched: list[str], session_id: str = "s") -> Hit:
+    return Hit(session_id, "cursor-cli", "shop", "/work/shop", "t", None, None, score=score, matched=matched)
 
 
+def _asked(prompt: str = PROMPT, idf: dict[str, float] = IDF) -> Asked:
+    result = SearchResult(query=prompt, total=1, hits=[], idf=idf)
+    return Asked(prompt, prompt.split(), result, MISSING_IDF)
+
+
+@pytest.mark.unit
 def test_a_first_session_that_scores_high_and_stands_out_passes_with_few_words_as_written() -> None:
     """Asked in other words ("bouncing the containers" for "restarted the stack"), the session holds little of the
     prompt as written, yet its score, all fields and related words counted, is high and well ahead of the next."""
-    hit = _hit(score=0.5 * ASKED, matched=["empti"])
-    result = SearchResult(query="", total=2, hits=[hit], idf=IDF)
-    assert confident(hit, result, ASKED, {"empti"}, GATES["safe"], lead=2.0)
+    asked = _asked()
+    hit = _hit(score=0.5 * asked.total, matched=["empti"])
+    assert "times the next session" in confident(hit, asked, {"empti"}, GATES["safe"], lead=2.0)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("score_share", "lead"), [(0.5, 1.2), (0.2, 2.0)])
 def test_it_stays_out_when_it_scores_low_or_does_not_stand_out(score_share: float, lead: float) -> None:
-    hit = _hit(score=score_share * ASKED, matched=["empti"])
-    result = SearchResult(query="", total=2, hits=[hit], idf=IDF)
-    assert not confident(hit, result, ASKED, {"empti"}, GATES["safe"], lead=lead)
+    asked = _asked()
+    hit = _hit(score=score_share * asked.total, matched=["empti"])
+    assert confident(hit, asked, {"empti"}, GATES["safe"], lead=lead) == ""
 
 
+@pytest.mark.unit
 def test_a_session_scoring_under_the_floor_never_passes_even_on_an_identifier() -> None:
     """``node_modules`` alone is an identifier, but a session that matched the prompt this weakly is not an answer."""
-    idf = {**IDF, "node_modules": 4.0}
-    asked = ASKED + 4.0
-    hit = _hit(score=0.1 * asked, matched=["node_modules", "contain"])
-    result = SearchResult(query="", total=1, hits=[hit], idf=idf)
-    assert not confident(hit, result, asked, {"node_modules"}, GATES["safe"])
-    strong = _hit(score=0.2 * asked, matched=["node_modules", "contain"])
-    assert confident(strong, result, asked, {"node_modules"}, GATES["safe"])
+    asked = _asked(PROMPT + " node_modules", {**IDF, "node_modules": 4.0})
+    hit = _hit(score=0.1 * asked.total, matched=["node_modules", "contain"])
+    assert confident(hit, asked, {"node_modules"}, GATES["safe"]) == ""
+    strong = _hit(score=0.2 * asked.total, matched=["node_modules", "contain"])
+    assert confident(strong, asked, {"node_modules"}, GATES["safe"]).startswith("names node_modules")
+
+
+@pytest.mark.unit
+def test_a_date_the_prompt_names_weighs_nothing_in_what_it_asks() -> None:
+    """Search matches a date against when sessions happened: a session from then lacks none of the prompt."""
+    assert time_terms("What did Sam cook on 19 August, 2023?") == {"19", "august", "2023"}
+    assert time_terms("What did Evan paint in October?") == {"octob"}
+    assert time_terms("what did we decide about the release") == set()
+    idf = {"sam": 0.5, "cook": 5.0, "19": 6.0, "august": 6.0, "2023": 6.0}
+    prompt = "sam cook 19 august 2023"
+    asked = Asked("What did Sam cook on 19 August, 2023?", prompt.split(), SearchResult("", 1, [], idf), MISSING_IDF)
+    assert asked.total == pytest.approx(5.5)
+    assert asked.share(["sam", "cook"]) == pytest.approx(1.0)
+
+
+# --- as a user sees it --------------------------------------------------------------------------------------
+
+PROJECT = "/home/dev/src/shop"
+#: (chat id, what the user asked, what the agent answered): one project's chats, all about the same few libraries.
+CHATS = [
+    (
+        "c-empty-db",
+        "My local postgres database is empty after I restarted the docker compose stack. Where did the data go?",
+        "The postgres service mounted an anonymous volume, and `docker compose down -v` removed it with the stack. "
+        "I declared a named volume `pgdata` in docker-compose.yml so the data survives a restart.",
+    ),
+    (
+        "c-redis-cache",
+        "Add a redis cache in front of the product endpoint.",
+        "Added a redis client in docker compose and cached the product list for 60 seconds, keyed by locale.",
+    ),
+    (
+        "c-ci-refused",
+        "The test job in CI fails with connection refused to postgres before any test runs.",
+        "The tests start before the postgres container accepts connections. I added a healthcheck with "
+        "pg_isready and made the test job wait for the service to be healthy.",
+    ),
+    (
+        "c-ci-refused-again",
+        "CI again: the test job gets connection refused from postgres, this time on the new runners.",
+        "The new runners start services in parallel; the healthcheck interval was too long, so the tests still "
+        "started first. A 2 s interval with 15 retries fixed it.",
+    ),
+    (
+        "c-slow-orders",
+        "Speed up the orders query on postgres, it takes seconds.",
+        "EXPLAIN showed a sequential scan on orders; an index on orders(customer_id, created_at) brings it to 4 ms.",
+    ),
+    (
+        "c-docker-build",
+        "The docker build of the api image is slow.",
+        "Moved to a multi-stage build and added a .dockerignore so node_modules is not sent to the daemon.",
+    ),
+    (
+        "c-login-loop",
+        "Login loops in production: after signing in you land on the login page again.",
+        "Behind the proxy the app saw plain http and set the session cookie as secure only; trusting the proxy's "
+        "forwarded headers fixed it.",
+    ),
+]
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> dict[str, str]:
+    """The chats above written as cursor-agent transcripts, indexed; deja's environment pointed at them."""
+    cli_root = tmp_path / "cursor-agent"
+    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    for i, (chat, asked, answered) in enumerate(CHATS):
+        records = [user_turn(asked, start + timedelta(days=i)), assistant_turn(answered)]
+        write_transcript(transcript_path(cli_root, PROJECT, chat), records)
+    (tmp_path / "no-ide").mkdir()
+    env = {
+        **os.environ,
+        "DEJA_CURSOR_CLI_ROOT": str(cli_root),
+        "DEJA_CURSOR_ROOT": str(tmp_path / "no-ide"),
+        "DEJA_HOME": str(tmp_path / "deja"),
+    }
+    assert run_deja("index", env=env).returncode == 0
+    return env
+
+
+def _prompt(env: dict[str, str], prompt: str, conversation: str = "c-new") -> str:
+    """What ``deja hook-prompt`` gives the model for ``prompt``, sent as cursor-agent sends it."""
+    payload = {
+        "conversation_id": conversation,
+        "hook_event_name": "beforeSubmitPrompt",
+        "cursor_version": "2.4.21",
+        "workspace_roots": [PROJECT],
+        "prompt": prompt,
+    }
+    done = run_deja("hook-prompt", env=env, input=json.dumps(payload))
+    assert done.returncode == 0 and not done.stderr
+    return json.loads(done.stdout)["additional_context"] if done.stdout.strip() else ""
+
+
+def _last_decision(env: dict[str, str]) -> dict[str, object]:
+    done = run_deja("hooks", "log", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    decision: dict[str, object] = json.loads(done.stdout)["decisions"][-1]
+    return decision
+
+
+def test_a_prompt_that_the_history_answers_is_given_that_session_and_the_log_says_why(shop: dict[str, str]) -> None:
+    given = _prompt(shop, "why was my local postgres database empty after restarting the docker compose stack?")
+    assert "deja show c-empty-db" in given and "named volume `pgdata`" in given
+    decision = _last_decision(shop)
+    assert decision["command"] == "hook-prompt" and decision["gave_bytes"]
+    assert str(decision["notes"]).startswith("recalled c-empty-: ")
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "how do I set up logical replication from postgres to the analytics warehouse?",
+        "configure pgbouncer pooling for postgres in the docker compose stack",
+        "the redis cluster returns MOVED errors to the python client",
+    ],
+)
+def test_a_prompt_on_the_same_libraries_that_the_history_does_not_answer_gets_nothing(
+    shop: dict[str, str], prompt: str
+) -> None:
+    assert _prompt(shop, prompt) == ""
+    why = str(_last_decision(shop)["why"])
+    assert why.startswith("no match was strong enough for recall=safe (the best, ")
+    assert "of what the prompt asks" in why and "times the next session" in why
+
+
+def test_the_same_session_is_not_given_twice_in_one_conversation_and_the_log_says_so(shop: dict[str, str]) -> None:
+    prompt = "the CI test job failed with connection refused to postgres, how did we fix it?"
+    assert "deja show c-ci-refused" in _prompt(shop, prompt, "c-twice")
+    assert _prompt(shop, prompt, "c-twice") == ""
+    assert _last_decision(shop)["why"] == "what matched best was shown in this conversation already"
+
+
+def test_a_session_scoring_close_to_a_first_that_passed_is_shown_beside_it(shop: dict[str, str]) -> None:
+    """The same failure came back, fixed twice: both sessions are given, and the log says why the second was."""
+    given = _prompt(shop, "the CI test job fails with connection refused to postgres, what fixed it?")
+    assert "deja show c-ci-refused " in given.replace("`", " ") and "deja show c-ci-refused-again" in given
+    assert "of the first session's score" in str(_last_decision(shop)["notes"])
