@@ -297,6 +297,7 @@ def terms(text: str) -> list[str]:
 
 
 def _cached_terms(raw: str) -> list[str]:
+    """``raw``'s terms, computed and kept in the cache (emptied when full: a build's memory stays bounded)."""
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()
     found = _CACHE[raw] = _raw_terms(raw)
@@ -305,15 +306,10 @@ def _cached_terms(raw: str) -> list[str]:
 
 def term_positions(text: str) -> Iterator[tuple[int, list[str]]]:
     """Each raw token's start in ``text`` with its terms (what snippets look for)."""
-    cache = _CACHE
     for match in _RAW.finditer(text):
         raw = match.group()
-        found = cache.get(raw)
-        if found is None:
-            if len(cache) >= _CACHE_LIMIT:
-                cache.clear()
-            found = cache[raw] = _raw_terms(raw)
-        yield match.start(), found
+        found = _CACHE.get(raw)
+        yield match.start(), found if found is not None else _cached_terms(raw)
 
 
 def identifier_parts(text: str) -> dict[str, str]:

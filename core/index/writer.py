@@ -140,6 +140,7 @@ class SegmentWriter:
         self._records = _SegmentFile(self.path / "records.bin")
         self._sessions = _SegmentFile(self.path / "sessions.bin")
         self._docs = _SegmentFile(self.path / "docs.bin")
+        self._doc_rows = bytearray()  # the session's doc rows, written to docs.bin together when it is added
         self._session_idx = _SegmentFile(self.path / "sessions.idx")
         self._record_off = 0
         self._session_off = 0
@@ -165,7 +166,7 @@ class SegmentWriter:
     def _add_doc(self, ordinal: int, kind: int, span: tuple[int, int], text: str) -> None:
         """Add a doc whose message is at ``span`` (start, end) of its session's records once inflated."""
         doc = self.doc_count
-        self._docs.write(DOC_ROW.pack(ordinal | kind << KIND_SHIFT, *span))
+        self._doc_rows += DOC_ROW.pack(ordinal | kind << KIND_SHIFT, *span)
         found = text_terms(text)
         self._doc_lengths.append(len(found))
         self._doc_kinds.append(kind)
@@ -236,6 +237,8 @@ class SegmentWriter:
         for span, field, text in fields:
             self._add_doc(ordinal, field, span, text)
         self.message_count += len(messages)
+        self._docs.write(self._doc_rows)
+        self._doc_rows.clear()
         block = zlib.compress(raw, RECORDS_LEVEL)
         self._records.write(block)
         record = encode(meta)
