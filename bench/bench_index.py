@@ -1,17 +1,22 @@
 """Index benchmarks: full build, incremental refresh and search latency at several history sizes.
 
     python bench/bench_index.py [--sizes 1000,10000,100000] [--keep-index]
+    python bench/bench_index.py --sizes 100000 --search-only
 
 Histories are generated once under ``bench/out/`` (git-ignored) by
 ``bench/generate.py`` and reused. Figures are ratios and latencies measured in
 this one run; nothing here is a timed assertion. ``--keep-index`` reuses an
 index a previous run built under ``bench/out/home-N`` instead of building it
-again (the build figures then print as 0).
+again (the build figures then print as 0). ``--search-only`` times only
+in-process search on the index already built under ``bench/out/home-N`` (and
+its size), reading the history and the index and writing neither.
 
 Freshness (README, "Freshness") is measured end to end as a user meets it:
-``deja search`` and ``deja index`` as whole processes, as ratios to
-``python -c pass`` measured in the same run, when nothing changed and right
-after one turn is appended to the most recently written chat.
+``deja search`` and ``deja index`` as whole processes of deja installed as a user
+installs it (not editable: ``bench_hooks.user_install``, whose ``bench/out/user-venv``
+it shares), as ratios to that environment's ``python -c pass`` measured in the
+same run, interleaved, when nothing changed and right after one turn is appended
+to the most recently written chat.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import time
+from functools import cache
 from pathlib import Path
 
 import msgspec
@@ -36,7 +42,7 @@ import figures  # noqa: E402
 from generate import SOURCE_NOTE, generate, query_for, source_bytes  # noqa: E402
 
 from deja.core.index import Index, index_dir  # noqa: E402
-from deja.core.indexer import catch_up, freshness, refresh  # noqa: E402
+from deja.core.indexer import catch_up, freshness, glance, refresh  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
 from deja.core.search import search  # noqa: E402
 from deja.core.writers.cursor_agent import assistant_turn, user_turn  # noqa: E402
@@ -97,15 +103,24 @@ def _median(values: list[float]) -> float:
     return percentile(values, 0.5)
 
 
+@cache
+def user_bin() -> Path:
+    """The bin folder of deja installed as a user installs it (not editable): an editable install's import finder
+    adds about 20 ms to every start, ``python -c pass`` included, and hides the ratio."""
+    from bench_hooks import user_install  # bench_hooks imports this module
+
+    return user_install()
+
+
 def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
     """Whole-process ``deja search`` and ``deja index`` against ``python -c pass``, paired in this run."""
     env = {**os.environ}
-    deja = [sys.executable, "-m", "deja.interfaces.entry"]
+    deja, python = [str(user_bin() / "deja")], str(user_bin() / "python")
     passes, quiet, grown, indexed, in_process, checks = [], [], [], [], [], []
     transcript = _newest_transcript(home)
     refresh(home)  # a full walk now: none falls due (and runs in the background) while these are measured
     for i in range(runs):
-        passes.append(_process_ms([sys.executable, "-c", "pass"], env))
+        passes.append(_process_ms([python, "-c", "pass"], env))
         quiet.append(_process_ms([*deja, "search", *texts[i].split(), "--json"], env))
         _append_turn(transcript)
         grown.append(_process_ms([*deja, "search", *texts[i].split(), "--json"], env))
@@ -116,7 +131,7 @@ def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
         catch_up(home, lock_timeout=60, walk_inline=True, verify=True)  # what `deja index` runs, in-process
         in_process.append(1000 * (time.perf_counter() - started))
         started = time.perf_counter()
-        freshness.check(index_dir(home))
+        glance.check(index_dir(home))
         checks.append(1000 * (time.perf_counter() - started))
     base = _median(passes)
     _append_turn(transcript)
@@ -124,7 +139,7 @@ def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
     record = freshness.load(directory)
     assert record is not None
     due = msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS)
-    (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(due))
+    freshness.save(directory, due)
     walking = _process_ms([*deja, "index", "--json"], env)
     return {
         "pass_ms": base,
@@ -169,15 +184,9 @@ def bench_size(size: int, queries: int = 300, keep_index: bool = False) -> dict:
     refresh(home)
     stat_pass = time.perf_counter() - started
 
-    index = Index.open(home)
     rng = random.Random(7)
     texts = [query_for(rng) for _ in range(queries)]
-    latencies = []
-    for text in texts:
-        started = time.perf_counter()
-        search(index, text, limit=10)
-        latencies.append(time.perf_counter() - started)
-
+    latency = search_figures(home, texts)
     fresh = freshness_figures(home, texts)
 
     return {
@@ -188,14 +197,47 @@ def bench_size(size: int, queries: int = 300, keep_index: bool = False) -> dict:
         "build_cpu_s": build["cpu_s"],
         "build_peak_rss_mb": build["peak_rss_mb"],
         "mb_per_s": src / 1e6 / build["wall_s"] if build["wall_s"] else 0.0,
+        "mb_per_cpu_s": src / 1e6 / build["cpu_s"] if build["cpu_s"] else 0.0,
+        "build_load": build.get("load", 0.0),
         "index_share": index_bytes / src,
         "refresh_unchanged_ms": 1000 * nothing_changed,
         "refresh_one_turn_targeted_ms": 1000 * targeted,
         "refresh_one_turn_stat_pass_ms": 1000 * stat_pass,
-        "search_p50_ms": 1000 * percentile(latencies, 0.5),
-        "search_p95_ms": 1000 * percentile(latencies, 0.95),
+        **latency,
         **fresh,
     }
+
+
+def search_figures(home: Path, texts: list[str]) -> dict[str, float]:
+    """In-process ``search`` of each of ``texts`` on the index under ``home``: wall and CPU p50/p95 (ms).
+
+    CPU time is this thread's: on a loaded machine the wall time is mostly waiting for a core.
+    """
+    index = Index.open(home)
+    walls, cpus = [], []
+    for text in texts:
+        started, started_cpu = time.perf_counter(), time.thread_time()
+        search(index, text, limit=10)
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.thread_time() - started_cpu)
+    return {
+        "search_p50_ms": 1000 * percentile(walls, 0.5),
+        "search_p95_ms": 1000 * percentile(walls, 0.95),
+        "search_cpu_p50_ms": 1000 * percentile(cpus, 0.5),
+        "search_cpu_p95_ms": 1000 * percentile(cpus, 0.95),
+    }
+
+
+def search_only(size: int, queries: int = 300) -> dict[str, float]:
+    """``search_figures`` on the index a previous run built of the history of ``size`` sessions, and its size."""
+    home = OUT / f"home-{size}"
+    os.environ.update(history_for(size).environment(home))
+    assert (index_dir(home) / "manifest.msgpack").exists(), (
+        f"build it first: python bench/bench_index.py --sizes {size}"
+    )
+    rng = random.Random(7)
+    texts = [query_for(rng) for _ in range(queries)]
+    return {"index_mb": Index.open(home).size_bytes() / 1e6, **search_figures(home, texts)}
 
 
 #: A full build in its own process, so its peak memory is its own: wall time is taken outside, CPU and peak inside
@@ -212,6 +254,8 @@ print(orjson.dumps({
     "messages": built.messages,
     "cpu_s": me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime,
     "peak_rss_mb": max(me.ru_maxrss, children.ru_maxrss) / 1024,
+    "peak_rss_parent_mb": me.ru_maxrss / 1024,
+    "peak_rss_parts_mb": children.ru_maxrss / 1024,
 }).decode())
 """
 
@@ -219,18 +263,25 @@ print(orjson.dumps({
 def _build_in_child(home: Path) -> dict:
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", BUILD_CHILD, str(home)], capture_output=True, check=True)
-    return {**orjson.loads(done.stdout), "wall_s": time.perf_counter() - started}
+    # The 1-minute load average at the end: a wall figure on a shared machine means little without it.
+    return {**orjson.loads(done.stdout), "wall_s": time.perf_counter() - started, "load": os.getloadavg()[0]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--keep-index", action="store_true", help="reuse the index a previous run built")
+    parser.add_argument("--search-only", action="store_true", help="time only search, on the index built before")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.search_only:
+        for size in sizes:
+            print(f"{size} sessions: " + ", ".join(f"{k} {v:.2f}" for k, v in search_only(size).items()))
+        return
     results = {size: bench_size(size, keep_index=args.keep_index) for size in sizes}
     rows = list(next(iter(results.values())).keys())
     print(SOURCE_NOTE)
+    print(f"whole-process figures (cli_*, index_after_turn_ms, pass_ms): deja installed not editable in {user_bin()}")
     print(f"{'':34}" + "".join(f"{size:>14}" for size in sizes))
     for row in rows:
         print(f"{row:34}" + "".join(f"{results[size][row]:14.2f}" for size in sizes))

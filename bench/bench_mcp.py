@@ -27,7 +27,10 @@ so that the freshness check before each call sees a real Cursor folder, and
 times one ``search`` arriving after various pauses: right after the previous
 call, after the check's one-second window, right after a turn was appended
 to the newest chat, and once a full walk is due (which runs in a detached
-process, never inside the call).
+process, never inside the call); and, through stdio as a client meets it,
+the first ``search`` of a fresh ``deja mcp`` sent at several pauses after
+its ``tools/list`` answer (the server warms the index up meanwhile), and
+once without any ``tools/list`` (the call then loads everything itself).
 """
 
 from __future__ import annotations
@@ -182,7 +185,7 @@ def measure_tools(home: Path, sessions: int) -> dict[str, float]:
     it = iter(asked * 2)
     search_ms = timed(lambda: tools.search(**next(it)), SEARCH_QUERIES)  # type: ignore[arg-type]
 
-    server = build_server(home)
+    server = build_server(Tools(home))
 
     async def via_sdk() -> list[float]:
         samples = []
@@ -339,6 +342,64 @@ def deja_imports(env: dict[str, str]) -> list[tuple[str, float]]:
     return sorted(own, key=lambda item: -item[1])
 
 
+#: The first search of a fresh server, sent this many seconds after its tools/list answer (None: no tools/list asked).
+FIRST_CALL_PAUSES = (0.0, 0.1, 0.3, 1.0, None)
+
+
+def first_search_ms(env: dict[str, str], pause: float | None, query: str) -> float:
+    """``deja mcp`` spawned and initialised; its first ``search``, sent ``pause`` s after the tools/list answer: ms to
+    its answer."""
+    handshake = HANDSHAKE if pause is not None else HANDSHAKE.rsplit(b"{", 1)[0]  # initialize, initialized only
+    server = subprocess.Popen(
+        [sys.executable, "-m", "deja.interfaces.entry", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        server.stdin.write(handshake)
+        server.stdin.flush()
+        while (line := server.stdout.readline()) and b'"id":2' not in line.replace(b" ", b"") and pause is not None:
+            pass
+        if pause is None:  # only the initialize answer to wait for
+            assert b'"id":1' in line.replace(b" ", b""), line
+        time.sleep(pause or 0.0)
+        call = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": query}},
+        }
+        started = time.perf_counter()
+        server.stdin.write(msgspec.json.encode(call) + b"\n")
+        server.stdin.flush()
+        while (line := server.stdout.readline()) and b'"id":3' not in line.replace(b" ", b""):
+            pass
+        elapsed = (time.perf_counter() - started) * 1000
+        assert b'"isError":false' in line.replace(b" ", b"") or b'"isError"' not in line, line[:300]
+        return elapsed
+    finally:
+        server.kill()
+        server.wait()
+
+
+def measure_first_calls(size: int) -> dict[str, float]:
+    """The first ``search`` of a fresh ``deja mcp`` against a real history, after each pause in FIRST_CALL_PAUSES."""
+    from bench_index import OUT, history_for
+
+    from deja.core.indexer import refresh
+
+    home = OUT / f"home-{size}"
+    env = {**os.environ, **history_for(size).environment(home)}
+    os.environ.update(env)
+    refresh(home)  # a full walk now, so that none is due (and runs beside the calls timed here)
+    texts = [str(q["query"]) for q in queries(len(FIRST_CALL_PAUSES), size)]
+    return {
+        (f"first call {pause:.1f} s after tools/list" if pause is not None else "first call, no tools/list"): (
+            first_search_ms(env, pause, text)
+        )
+        for pause, text in zip(FIRST_CALL_PAUSES, texts, strict=True)
+    }
+
+
 def measure_arrivals(size: int) -> dict[str, float]:
     """One ``search`` tool call (ms) after each kind of pause, against a real history and its index."""
     from bench_index import OUT, _append_turn, _newest_transcript, history_for
@@ -360,7 +421,7 @@ def measure_arrivals(size: int) -> dict[str, float]:
         tools.search(**next(asked))  # type: ignore[arg-type]
         return (time.perf_counter() - started) * 1000
 
-    figures = {"first call (opens the index)": call(), "right after a call": call()}
+    figures = {"first call in-process, no warm-up": call(), "right after a call": call()}
     time.sleep(REFRESH_SECONDS + 0.1)
     figures["after the check window"] = call()
     _append_turn(_newest_transcript(home))
@@ -370,7 +431,7 @@ def measure_arrivals(size: int) -> dict[str, float]:
     record = freshness.load(directory)
     assert record is not None
     due = msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS)
-    (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(due))
+    freshness.save(directory, due)
     time.sleep(REFRESH_SECONDS + 0.1)
     figures["when a full walk is due"] = call()
     time.sleep(REFRESH_SECONDS + 0.1)  # the detached walk has started by now
@@ -385,7 +446,7 @@ def main() -> None:
     parser.add_argument("--history", type=int, help="time searches against this generated history (see above)")
     args = parser.parse_args()
     if args.history:
-        for name, ms in measure_arrivals(args.history).items():
+        for name, ms in {**measure_first_calls(args.history), **measure_arrivals(args.history)}.items():
             print(f"{args.history} sessions, MCP search {name:>30}: {ms:8.1f} ms")
         return
     sizes = [int(s) for s in args.sessions.split(",")]

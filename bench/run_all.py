@@ -32,6 +32,8 @@ SUMMARY: list[tuple[str, str, str, str]] = [
     ("deja index after one turn", "bench_index", "index_after_turn_ms", "{:.0f} ms"),
     ("refresh after one turn (in-process)", "bench_index", "refresh_one_turn_stat_pass_ms", "{:.0f} ms"),
     ("full build, source MB/s", "bench_index", "mb_per_s", "{:.1f}"),
+    ("full build, source MB per CPU second", "bench_index", "mb_per_cpu_s", "{:.1f}"),
+    ("full build, load average at its end", "bench_index", "build_load", "{:.1f}"),
     ("full build, CPU", "bench_index", "build_cpu_s", "{:.1f} s"),
     ("full build, peak RSS", "bench_index", "build_peak_rss_mb", "{:.0f} MiB"),
     ("index size ÷ source", "bench_index", "index_share", "{:.0%}"),

@@ -30,15 +30,29 @@ MONTHS = [
 ]
 _MONTH = {name: i + 1 for i, name in enumerate(MONTHS)} | {name[:3]: i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d\d)(?:-(\d\d))?\b")
-_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_RE}\.?,?\s+((?:19|20)\d\d)\b", re.I)
-_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH_RE}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b", re.I)
-_MONTH_YEAR = re.compile(rf"\b{_MONTH_RE}\.?,?\s+((?:19|20)\d\d)\b", re.I)
-# A month alone only when it cannot be the verb "may" or the word "march": capitalised, after "in", "of" or "during".
-_IN_MONTH = re.compile(
-    r"\b(?:in|of|during|since)\s+((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*)\b(?!\s+\d)"
-)
-_YEAR = re.compile(r"\b(?:in|of|during|since)\s+((?:19|20)\d\d)\b", re.I)
+#: What every date pattern needs: a year's first two digits, or (a month alone) a capitalised month's first letters.
+_DATE_MARKS = ("19", "20", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+class _Patterns:
+    """The date patterns, compiled when a query first might name a date (a few ms: most prompts name none)."""
+
+    def __init__(self) -> None:
+        self.iso = re.compile(r"\b((?:19|20)\d\d)-(\d\d)(?:-(\d\d))?\b")
+        self.day_month_year = re.compile(
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_RE}\.?,?\s+((?:19|20)\d\d)\b", re.I
+        )
+        self.month_day_year = re.compile(rf"\b{_MONTH_RE}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b", re.I)
+        self.month_year = re.compile(rf"\b{_MONTH_RE}\.?,?\s+((?:19|20)\d\d)\b", re.I)
+        # A month alone only when it cannot be the verb "may" or the word "march": capitalised, after "in", "of"
+        # or "during".
+        self.in_month = re.compile(
+            r"\b(?:in|of|during|since)\s+((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*)\b(?!\s+\d)"
+        )
+        self.year = re.compile(r"\b(?:in|of|during|since)\s+((?:19|20)\d\d)\b", re.I)
+
+
+_PATTERNS: list[_Patterns] = []
 
 
 def year_key(year: int) -> str:
@@ -82,25 +96,30 @@ def split_dates(query: str) -> tuple[list[tuple[str, str]], str]:
     A month or a year alone stays in the text: it may be a word of what is asked.
     """
     found: list[tuple[str, str]] = []
+    if not any(mark in query for mark in _DATE_MARKS):
+        return found, query
+    if not _PATTERNS:
+        _PATTERNS.append(_Patterns())
+    p = _PATTERNS[0]
     rest = query
-    for match in _ISO.finditer(query):
+    for match in p.iso.finditer(query):
         year, month, day = int(match.group(1)), int(match.group(2)), match.group(3)
         if 1 <= month <= 12:
             found.append((day_key(year, month, int(day)), "day") if day else (year_month_key(year, month), "month"))
-    rest = _ISO.sub(" ", rest)
-    for match in _DAY_MONTH_YEAR.finditer(rest):
+    rest = p.iso.sub(" ", rest)
+    for match in p.day_month_year.finditer(rest):
         found.append((day_key(int(match.group(3)), _month(match.group(2)), int(match.group(1))), "day"))
-    rest = _DAY_MONTH_YEAR.sub(" ", rest)
-    for match in _MONTH_DAY_YEAR.finditer(rest):
+    rest = p.day_month_year.sub(" ", rest)
+    for match in p.month_day_year.finditer(rest):
         found.append((day_key(int(match.group(3)), _month(match.group(1)), int(match.group(2))), "day"))
-    rest = _MONTH_DAY_YEAR.sub(" ", rest)
-    for match in _MONTH_YEAR.finditer(rest):
+    rest = p.month_day_year.sub(" ", rest)
+    for match in p.month_year.finditer(rest):
         found.append((year_month_key(int(match.group(2)), _month(match.group(1))), "month"))
-    rest = _MONTH_YEAR.sub(" ", rest)
-    for match in _IN_MONTH.finditer(rest):
+    rest = p.month_year.sub(" ", rest)
+    for match in p.in_month.finditer(rest):
         if _month(match.group(1)):
             found.append((month_key(_month(match.group(1))), "month"))
-    for match in _YEAR.finditer(rest):
+    for match in p.year.finditer(rest):
         found.append((year_key(int(match.group(1))), "year"))
     return [(key, precision) for key, precision in found if _valid(key)], rest
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from functools import lru_cache
 
 try:  # hashlib's own blake2b, without importing hashlib, which loads OpenSSL: every hook call would pay for that
@@ -78,6 +77,8 @@ def normalise_command(command: str) -> str:
 
 def command_head(command: str) -> str:
     """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``."""
+    import shlex  # (here, not at the top: only the Shell hooks need it)
+
     first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", command.strip(), maxsplit=1)[0]
     try:
         words = shlex.split(first)

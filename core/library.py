@@ -9,7 +9,10 @@ from . import paths
 from .index import SOURCE_CODES, Index, IndexUnreadable, Segment, SessionMeta, index_dir
 from .indexer import Progress, RefreshResult, catch_up, refresh
 from .keys import ALL_SESSIONS_KEY, project_key
-from .work import Digest, digest
+
+TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
+if TYPE_CHECKING:
+    from .work import Digest
 
 #: How far down the newest-first list a source filter may look.
 SOURCE_SCAN_LIMIT = 20_000
@@ -104,6 +107,7 @@ def newest_sessions(
 def session_digest(index: Index, query: str) -> Digest:
     """The digest of the session ``query`` names (an id or a unique prefix), else of the best match for its words."""
     from .search import search
+    from .work import digest  # only the digest commands pay for the work history's import
 
     try:
         segment, meta = find_session(index, query)

@@ -7,12 +7,13 @@ Only values are redacted, never the code around them: a provider key (``ghp_…`
 ``None``, empty strings, placeholders, calls and environment lookups
 (``os.environ[name]``) stay as written.
 
-It runs on everything the index stores, so it is built to be cheap: a token's
-regex starts with the token's literal prefix (the engine skips to it like a
-substring search), a rule without one names substrings its matches hold, and
+It runs on everything the index stores, so it is built to be cheap: every rule
+names substrings its matches hold (a token's literal prefix), one pass of
+substring tests picks the few rules a text may match, a token's regex starts
+with its literal prefix (the engine skips to it like a substring search), and
 two gates let a text with no long run of characters or no separator skip whole
 groups of rules (``bench/bench_redact.py`` measures it). ``DEJA_NO_REDACT=1``
-(or ``redact = false`` in the config file) turns redaction off; :func:`mode` names what the index was built with, so a
+(or ``redact = false`` in the config file) turns redaction off; ``redaction.mode`` names what the index was built with, so a
 change rebuilds it.
 """
 
@@ -24,10 +25,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import config
-
-#: Bumped whenever the rules change, so an index redacted by older rules is rebuilt.
-RULES_VERSION = 2
+from .redaction import enabled
+from .redaction import mode as mode  # what an index built now is redacted with (see redaction)
 
 Replace = Callable[["re.Match[str]"], str]
 
@@ -70,8 +69,8 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
     return lambda m: m.string.endswith(words, 0, m.start())
 
 
-#: Each regex starts with the token's literal prefix where it has one: the engine then skips to it as fast
-#: as a substring search, so those rules need no needles; the others have them.
+#: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a
+#: substring search; every rule names a substring its matches hold, so most texts skip most rules untried.
 _PROVIDER_RULES: tuple[Rule, ...] = (
     Rule(
         "pem",
@@ -79,7 +78,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
             r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
             r"[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=\n\[… )|\Z)"
         ),
-        (),
+        ("PRIVATE KEY",),
     ),
     # The body of a key whose BEGIN line went with the middle of a capped message (``model.cap_text``).
     Rule(
@@ -88,57 +87,65 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         ("-----END",),
         group=1,
     ),
-    _token("anthropic-key", r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}"),
-    _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    _token("anthropic-key", r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}", "sk-ant-"),
+    _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-"),
     _token("stripe-key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", "k_live_", "k_test_"),
-    _token("stripe-key", r"whsec_[A-Za-z0-9]{24,}"),
-    _token("aws-key", r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}"),
-    _token("github-token", r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})"),
-    _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}"),
-    _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}"),
-    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}"),
-    _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}"),
-    Rule("slack-webhook", re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"), ()),
-    Rule("discord-webhook", re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+"), ()),
-    _token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}"),
-    _token("huggingface-token", r"hf_[A-Za-z]{30,}"),
-    _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}"),
-    _token("npm-token", r"npm_[A-Za-z0-9]{36}"),
-    _token("pypi-token", r"pypi-[A-Za-z0-9_-]{50,}"),
-    _token("mailgun-key", r"key-[0-9a-f]{32}"),
+    _token("stripe-key", r"whsec_[A-Za-z0-9]{24,}", "whsec_"),
+    _token("aws-key", r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}", "A"),
+    _token("github-token", r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})", "gh", "github_pat_"),
+    _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}", "gl"),
+    _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "AIza"),
+    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}", "GOCSPX-"),
+    _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}", "xox", "xapp-"),
+    Rule(
+        "slack-webhook",
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
+        ("https://hooks.slack.com/",),
+    ),
+    Rule(
+        "discord-webhook",
+        re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+"),
+        (".com/api/webhooks/",),
+    ),
+    _token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}", "SG."),
+    _token("huggingface-token", r"hf_[A-Za-z]{30,}", "hf_"),
+    _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
+    _token("npm-token", r"npm_[A-Za-z0-9]{36}", "npm_"),
+    _token("pypi-token", r"pypi-[A-Za-z0-9_-]{50,}", "pypi-"),
+    _token("mailgun-key", r"key-[0-9a-f]{32}", "key-"),
     _token("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", inside=r"\d"),
-    _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
-    _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}"),
-    _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
-    _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?"),
-    _token("linear-key", r"lin_api_[A-Za-z0-9]{40}"),
-    _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
-    _token("grafana-token", r"gl(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})"),
-    _token("newrelic-key", r"NRAK-[A-Z0-9]{27}"),
-    _token("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
-    _token("square-token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}"),
-    _token("groq-key", r"gsk_[A-Za-z0-9]{48,}"),
-    _token("replicate-token", r"r8_[A-Za-z0-9]{37}"),
-    _token("xai-key", r"xai-[A-Za-z0-9]{70,}"),
-    _token("perplexity-key", r"pplx-[A-Za-z0-9]{40,}"),
-    _token("supabase-token", r"sbp_[a-f0-9]{40}"),
-    _token("docker-token", r"dckr_pat_[A-Za-z0-9_-]{27,}"),
-    _token("figma-token", r"figd_[A-Za-z0-9_-]{40,}"),
-    _token("notion-token", r"secret_[A-Za-z0-9]{43,46}"),
-    _token("notion-token", r"ntn_[A-Za-z0-9]{43,46}"),
-    _token("twilio-key", r"SK[0-9a-f]{32}"),
+    _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", "shp"),
+    _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}", "hv"),
+    _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "AGE-SECRET-KEY-1"),
+    _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
+    _token("linear-key", r"lin_api_[A-Za-z0-9]{40}", "lin_api_"),
+    _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", "PMAK-"),
+    _token("grafana-token", r"gl(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})", "gl"),
+    _token("newrelic-key", r"NRAK-[A-Z0-9]{27}", "NRAK-"),
+    _token("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", "dp."),
+    _token("square-token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}", "sq0"),
+    _token("groq-key", r"gsk_[A-Za-z0-9]{48,}", "gsk_"),
+    _token("replicate-token", r"r8_[A-Za-z0-9]{37}", "r8_"),
+    _token("xai-key", r"xai-[A-Za-z0-9]{70,}", "xai-"),
+    _token("perplexity-key", r"pplx-[A-Za-z0-9]{40,}", "pplx-"),
+    _token("supabase-token", r"sbp_[a-f0-9]{40}", "sbp_"),
+    _token("docker-token", r"dckr_pat_[A-Za-z0-9_-]{27,}", "dckr_pat_"),
+    _token("figma-token", r"figd_[A-Za-z0-9_-]{40,}", "figd_"),
+    _token("notion-token", r"secret_[A-Za-z0-9]{43,46}", "secret_"),
+    _token("notion-token", r"ntn_[A-Za-z0-9]{43,46}", "ntn_"),
+    _token("twilio-key", r"SK[0-9a-f]{32}", "SK"),
     # An account SID with the auth token after it (``Client("AC…", "…")``, ``-u AC…:…``).
-    _token("twilio-key", r"AC[0-9a-f]{32}(?:[\"']?\s*[,:]\s*[\"']?[0-9a-f]{32})?"),
-    _token("discord-bot-token", r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}"),
-    _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    _token("twilio-key", r"AC[0-9a-f]{32}(?:[\"']?\s*[,:]\s*[\"']?[0-9a-f]{32})?", "AC"),
+    _token("discord-bot-token", r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}", "."),
+    _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", ".eyJ"),
     Rule(
         "azure-key",
         re.compile(r"Key\s*=\s*([A-Za-z0-9+/]{20,}={0,2})"),
-        (),
+        ("Key",),
         group=1,
         check=_after("Account", "SharedAccess", "Primary", "Secondary"),
     ),
-    Rule("azure-sas", re.compile(r"sig=([A-Za-z0-9%+/=]{20,})"), (), group=1, check=_after("?", "&", ";")),
+    Rule("azure-sas", re.compile(r"sig=([A-Za-z0-9%+/=]{20,})"), ("sig=",), group=1, check=_after("?", "&", ";")),
     Rule(
         "aws-secret",
         re.compile(
@@ -507,15 +514,6 @@ _ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 # --------------------------------------------------------------------------- applying the rules
 
 
-def enabled() -> bool:
-    return bool(config.get("redact"))
-
-
-def mode() -> str:
-    """What redaction an index built now gets: ``off``, or the version of the rules."""
-    return f"rules-{RULES_VERSION}" if enabled() else "off"
-
-
 def _apply(rule: Rule, text: str) -> str:
     marker = f"[redacted:{rule.kind}]"
     if rule.replace is not None:
@@ -544,14 +542,19 @@ _KEYED_RULES = (*(rule for rule in _CONTEXT_RULES if rule.kind not in ("bearer",
 
 def redact_value(value: object, key: str = "") -> object:
     """Tool-call arguments redacted: every string in them, and the whole of a literal under a secret-named key."""
+    return scrub_value(value, key) if enabled() else value
+
+
+def scrub_value(value: object, key: str = "") -> object:
+    """``redact_value`` for a caller that has already asked ``enabled()`` (a build asks once per session)."""
     if isinstance(value, str):
-        if key and enabled() and secret_key(key) and _is_literal(value.strip()) and value.lower() not in _NOT_VALUES:
+        if key and secret_key(key) and _is_literal(value.strip()) and value.lower() not in _NOT_VALUES:
             return "[redacted:secret]"
-        return redact(value)
+        return scrub(value)
     if isinstance(value, dict):
-        return {k: redact_value(v, str(k)) for k, v in value.items()}
+        return {k: scrub_value(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_value(v, key) for v in value]
+        return [scrub_value(v, key) for v in value]
     return value
 
 
@@ -560,19 +563,45 @@ def _holds(text: str, lowered: str, needles: tuple[str, ...]) -> bool:
     return not needles or any(needle in (lowered if needle.islower() else text) for needle in needles)
 
 
+class _Needles:
+    """Which rules of a group a text may match, found in one pass over their needles instead of a call per rule.
+
+    A rule runs on a text that holds one of its needles (as ``_holds`` says) or on every text when it has none;
+    the rules that run do so in the group's order, as the loop they replace did.
+    """
+
+    def __init__(self, rules: tuple[Rule, ...]):
+        self.rules = rules
+        self.always = frozenset(i for i, rule in enumerate(rules) if not rule.needles)
+        self.in_lowered = tuple((n, i) for i, rule in enumerate(rules) for n in rule.needles if n.islower())
+        self.as_written = tuple((n, i) for i, rule in enumerate(rules) for n in rule.needles if not n.islower())
+
+    def due(self, text: str, lowered: str) -> list[Rule]:
+        found = {i for needle, i in self.in_lowered if needle in lowered}
+        found.update([i for needle, i in self.as_written if needle in text], self.always)
+        return [self.rules[i] for i in sorted(found)]
+
+
+_TOKEN_NEEDLES = _Needles(_TOKEN_RULES)
+_KEYED_NEEDLES = _Needles(_KEYED_RULES)
+
+
 def redact(text: str) -> str:
     """``text`` with every secret value it holds replaced by ``[redacted:<kind>]``."""
-    if not text or not enabled():
+    return scrub(text) if text and enabled() else text
+
+
+def scrub(text: str) -> str:
+    """``redact`` for a caller that has already asked ``enabled()``: asking reads the settings, a build's hot path."""
+    if not text:
         return text
     original, lowered = text, text.lower()
     if _TOKEN_GATE.search(text):
-        for rule in _TOKEN_RULES:
-            if _holds(original, lowered, rule.needles):
-                text = _apply(rule, text)
+        for rule in _TOKEN_NEEDLES.due(original, lowered):
+            text = _apply(rule, text)
     if _CONTEXT_GATE.search(text):
-        for rule in _KEYED_RULES:
-            if _holds(original, lowered, rule.needles):
-                text = _apply(rule, text)
+        for rule in _KEYED_NEEDLES.due(original, lowered):
+            text = _apply(rule, text)
         if _holds(original, lowered, _ASSIGNMENT_NEEDLES):
             text = _assignments(text)
     return text

@@ -274,15 +274,35 @@ def error_history(
     first; a person's partial or reworded error falls back to the failed calls
     of the sessions a search for its words finds.
     """
-    for key in error_keys(scan_window(output)):
+    window = scan_window(output)
+    for line, key in zip(error_lines(window), error_keys(window), strict=True):
+        names = quoted_names(line)
         fixes = []
         for _, segment, doc in index.newest(key, limit=limit * 2):
             meta = segment.session(segment.doc(doc).ordinal)
-            if meta.id not in exclude:
+            if meta.id not in exclude and _failure_names(segment.message(doc), names):
                 fixes.append(what_followed(segment, doc, head))
         if fixes:
             return fixes[:limit]
     return _searched_failures(index, output, limit, exclude)
+
+
+def quoted_names(line: str) -> list[str]:
+    """The names an error line quotes (``Cannot find module 'lodash'``).
+
+    The signature leaves every quoted string out, so that a path or number that changes run to run does not split
+    one error in two; a quoted name without digits or a path in it is what tells apart errors that only share their
+    wording (``'lodash'`` is not ``'stripe'``), and is kept here.
+    """
+    quoted = [name for _, name in re.findall(r"(?<!\w)(['\"`])(.+?)\1(?!\w)", line)]
+    return [name for name in quoted if not re.search(r"\d|^[^@].*[/\\]", name)]
+
+
+def _failure_names(message: Message, names: list[str]) -> bool:
+    """Whether a failed call of ``message`` printed every one of ``names`` (true when there are none)."""
+    return not names or any(
+        call.exit_code and all(name in (call.result or "") for name in names) for call in message.tool_calls
+    )
 
 
 def _searched_failures(index: Index, output: str, limit: int, exclude: frozenset[str]) -> list[Fix]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -24,7 +23,8 @@ if TYPE_CHECKING:  # the index module loads only when a handler asks for it
 
 LOG_LIMIT = 1 << 20
 BUILD_RETRY_SECONDS = 600
-#: Dedupe state: this many conversations, and about this many bytes of keys each.
+#: Dedupe state: at most this many conversations (pruned to four fifths of it when it passes), and about this many
+#: bytes of keys each.
 SEEN_CONVERSATIONS = 300
 SEEN_BYTES = 64 << 10
 #: The line in a conversation's seen-set saying it was given the session-start block.
@@ -430,15 +430,24 @@ def _write_small(path: Path, text: str) -> None:
 
 
 def _prune(folder: Path, keep: int) -> None:
-    """Bound the per-conversation state: keep the newest ``keep`` files."""
+    """Bound the per-conversation state: past ``keep`` files, keep the newest four fifths of ``keep``.
+
+    Every new conversation calls this; pruning below the bound means one in ``keep // 5`` of them reads the
+    files' times, not every one.
+    """
     try:
-        with os.scandir(folder) as entries:
-            files = sorted(((e.stat().st_mtime, e.path) for e in entries), reverse=True)
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+        if len(entries) <= keep:
+            return
+        files = sorted(((e.stat().st_mtime, e.path) for e in entries), reverse=True)
     except OSError:
         return
-    for _, stale in files[keep:]:
-        with contextlib.suppress(FileNotFoundError):
+    for _, stale in files[keep * 4 // 5 :]:
+        try:
             os.unlink(stale)
+        except FileNotFoundError:  # (not contextlib.suppress: no hook need import contextlib)
+            continue
 
 
 BUILD_SENTINEL = "index-build.requested"

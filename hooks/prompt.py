@@ -29,6 +29,11 @@ HEADER = "Past turns from other sessions that may answer this prompt:"
 INFORMATIVE_IDF = 2.0
 #: How many times its idf a name the index has never seen weighs in what the prompt asks.
 UNSEEN_NAME_WEIGHT = 3.0
+#: The most postings of a prompt term search reads (its highest-impact ones; a quarter of that for a common word),
+#: whatever the index's size: a whole read of a 1k-session index (33k docs) cost the hook about 60 ms of its 100.
+#: On both gate benchmarks (bench/bench_prompt_precision.py, bench/coding_history.py) every prompt recalls what a
+#: whole read recalls; 1,024 (search's budget for a large index) changed 3 and 6 of the coding benchmark's 97.
+POSTINGS_READ = 4096
 #: Capitalised words that name a time, not a thing (the index keeps times as dates, not words).
 TIME_WORDS = frozenset(
     [*MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
@@ -205,7 +210,14 @@ def recall_for(
     if not words:
         return Recall(why="nothing searchable in it")
     gate = GATES[mode]
-    result = search(index, prompt, filters=Filters(exclude_ids=frozenset(exclude)), limit=gate.sessions + 2, snippets=0)
+    result = search(
+        index,
+        prompt,
+        filters=Filters(exclude_ids=frozenset(exclude)),
+        limit=gate.sessions + 2,
+        snippets=0,
+        budget=POSTINGS_READ,
+    )
     asked = Asked(prompt, words, result, index.idf(0))
     wanted = set(words)
     chosen: list[Hit] = []

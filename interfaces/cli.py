@@ -7,39 +7,38 @@ them to ``deja.hooks`` before typer is imported.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 import time
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
-import orjson
 import typer
 from typer.core import TyperCommand
 
 from ..core import paths
-from ..core.index import Index, IndexUnreadable, SessionMeta
-from ..core.library import NotFound, find_session, newest_sessions, open_index
+from ..core.index import Index, SessionMeta
+from ..core.library import NotFound, find_session, newest_sessions
 from .about import version
-from .verbs import register as register_work_verbs
-from .views import (
-    quoted_query,
-    search_json,
-    search_text,
-    session_json,
-    show_json,
-    show_text,
-    when,
-    window_note,
+from .fastpath import (
+    SearchArgs,
+    check_source,
+    emit_json,
+    filter_flags,
+    guarded,
+    index_command,
+    open_index,
+    search_command,
+    the_filters,
 )
+from .verbs import register as register_work_verbs
+from .views import session_json, show_json, show_text, when, window_note
 
 if TYPE_CHECKING:  # installers load only for the commands that write files
     from typer._click import Context, HelpFormatter, Parameter
 
-    from ..core.search import Filters
     from ..installers.files import Change
 
 app = typer.Typer(
@@ -51,7 +50,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-SOURCES = ("cursor-ide", "cursor-cli")
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of text.")]
 
 
@@ -154,125 +152,17 @@ def _columns(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in "WF" else 1
 
 
-#: The version of every ``--json`` envelope; it changes only when a field is removed or changes meaning.
-SCHEMA_VERSION = 1
-
-
-def emit_json(data: Mapping[str, object]) -> None:
-    """Write one ``--json`` envelope: ``schema_version`` first, then ``data``'s fields."""
-    envelope = {"schema_version": SCHEMA_VERSION, **data}
-    sys.stdout.write(orjson.dumps(envelope, option=orjson.OPT_INDENT_2).decode() + "\n")
-
-
-class ProgressBar:
-    """A one-line bar on stderr, shown only once work has taken longer than a moment."""
-
-    def __init__(self, label: str, delay: float = 0.5):
-        self.label = label
-        self.start = time.monotonic()
-        self.delay = delay
-        self.shown = False
-        self.enabled = sys.stderr.isatty()
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled or time.monotonic() - self.start < self.delay:
-            return
-        self.shown = True
-        width = 30
-        filled = int(width * done / total) if total else width
-        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-
-
-def _check_roots() -> None:
-    for name, path in paths.missing_overrides():
-        fail(f"{name}={path}: no such folder; point it at an existing folder or unset it")
-
-
-def _open_index(fresh: bool = True) -> Index:
-    if fresh:
-        _check_roots()
-    bar = ProgressBar("indexing")
-    try:
-        return open_index(fresh=fresh, progress=bar, note=_note)
-    except IndexUnreadable as exc:
-        fail(f"{exc}: run `deja index` to rebuild it")
-    finally:
-        bar.close()
-
-
-def _note(message: str) -> None:
-    typer.echo(f"deja: {message}", err=True)
-
-
-def _check_source(source: str | None) -> None:
-    if source and source not in SOURCES:
-        fail(f"unknown source {source!r}: use one of {', '.join(SOURCES)}", code=2)
-
-
 @app.command("index")
-def index_command(
+def index_cli(
     full: Annotated[bool, typer.Option("--full", help="Rebuild from scratch instead of refreshing.")] = False,
     json: JsonFlag = False,
 ) -> None:
     """Build the index, or refresh it with what changed since the last run."""
-    from ..core.indexer import WRITER_WAIT_SECONDS, catch_up, refresh
-
-    _check_roots()
-    bar = ProgressBar("indexing")
-    try:
-        if full:
-            result = refresh(full=True, progress=bar)
-        else:
-            result = catch_up(progress=bar, lock_timeout=WRITER_WAIT_SECONDS, walk_inline=True, verify=True)
-    except TimeoutError:
-        fail("another deja is building the index right now: try again when it finishes")
-    except OSError as exc:
-        fail(
-            f"cannot write the index ({exc.filename or paths.deja_home()}: {exc.strerror or exc}): is DEJA_HOME writable?"
-        )
-    finally:
-        bar.close()
-    data = {
-        "sessions": result.sessions,
-        "messages": result.messages,
-        "added": result.added,
-        "updated": result.updated,
-        "removed": result.removed,
-        "seconds": result.seconds,
-        "unreadable_kept": result.unreadable_kept,
-    }
-    if json:
-        emit_json(data)
-        return
-    if result.rebuilt_because:
-        typer.echo(f"rebuilt the index: {result.rebuilt_because}", err=True)
-    typer.echo(
-        f"{result.sessions} sessions, {result.messages} messages indexed in {result.seconds:.2f}s "
-        f"({result.added} added, {result.updated} updated, {result.removed} removed)"
-    )
-    if result.unreadable_kept:
-        typer.echo(
-            f"{result.unreadable_kept} Cursor store(s) could not be read this time (locked or damaged): "
-            "their sessions are kept as they were and are read again on the next run",
-            err=True,
-        )
-    skipped = sum(result.problems.values())
-    if skipped:
-        typer.echo(f"{skipped} unreadable records skipped; `deja doctor` lists them", err=True)
-    if not result.sessions:
-        from .doctor import no_history
-
-        nothing = no_history([paths.ide_user_root(), *paths.cli_roots()])
-        typer.echo(f"{nothing.message[:1].upper()}{nothing.message[1:]}: {nothing.fix}.")
+    index_command(full=full, json=json)
 
 
 @app.command("search")
-def search_command(
+def search_cli(
     words: Annotated[
         list[str],
         typer.Argument(metavar="WORDS", help="What to look for. Quote a phrase to match it exactly: '\"cache key\"'."),
@@ -306,65 +196,7 @@ def search_command(
     json: JsonFlag = False,
 ) -> None:
     """Find the past sessions that match WORDS, best first."""
-    from ..core.search import ROLE_KINDS, Filters, parse_since, search
-
-    _check_source(source)
-    if role is not None and role not in ROLE_KINDS:
-        fail(f"--role {role!r} is not one of {', '.join(ROLE_KINDS)}", code=2)
-    if pattern is not None:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            fail(f"--re {pattern!r} is not a regular expression: {exc}", code=2)
-    since_at = None
-    if since:
-        try:
-            since_at = parse_since(since)
-        except ValueError:
-            fail(f"--since {since!r} is not a date: use 30d, 12h, 2w or YYYY-MM-DD", code=2)
-    query = " ".join(words).strip()
-    if not query:
-        fail("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
-    index = _open_index()
-    if session is not None and not index.find(session):
-        fail(f"no session {session!r}: `deja sessions` lists them")
-    filters = Filters(
-        project=project,
-        source=source,
-        since=since_at,
-        kinds=ROLE_KINDS[role] if role else frozenset(),
-        session_id=session,
-        pattern=pattern,
-    )
-    result = search(index, query, filters=filters, limit=limit)
-    if json:
-        emit_json(search_json(result))
-    elif result.hits:
-        typer.echo(search_text(result))
-    else:
-        flags = _filter_flags(project=project, source=source, since=since, role=role, re=pattern, session=session)
-        typer.echo(_why_no_match(index, query, filters, flags))
-
-
-def _why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
-    """Why a search found nothing: an empty index, a query of common words only, a filter, or no match at all."""
-    from ..core.search import query_terms, search
-
-    if not index.session_count:
-        return _nothing_indexed()
-    if not any(query_terms(query)):
-        return f"Every word of {quoted_query(query)} is too common to search; add a rarer word."
-    if filters.active and (everywhere := search(index, query, limit=1).total):
-        return f"No session matches {quoted_query(query)} with {flags}; drop {_the_filters(flags)} to see {_that_do(everywhere)}."
-    return f"No session matches {quoted_query(query)}."
-
-
-def _nothing_indexed() -> str:
-    """What an empty index means: where deja looked for Cursor's history, and what to do."""
-    from .doctor import no_history
-
-    nothing = no_history([paths.ide_user_root(), *paths.cli_roots()])
-    return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
+    search_command(SearchArgs(words, project, source, since, limit, role, pattern, session, json))
 
 
 @app.command("sessions")
@@ -379,8 +211,8 @@ def sessions_command(
     json: JsonFlag = False,
 ) -> None:
     """List sessions, newest first."""
-    _check_source(source)
-    index = _open_index()
+    check_source(source)
+    index = open_index()
     chosen = newest_sessions(index, project=project, source=source, limit=limit)
     if json:
         emit_json({"sessions": [session_json(m) for m in chosen]})
@@ -392,9 +224,9 @@ def sessions_command(
             typer.echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
         if len(chosen) == limit and (more := _more_sessions(index, project, source, limit)):
             typer.echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
-    elif index.session_count and (flags := _filter_flags(project=project, source=source)):
+    elif index.session_count and (flags := filter_flags(project=project, source=source)):
         typer.echo(
-            f"No sessions with {flags}; drop {_the_filters(flags)} to see the {index.session_count} in the index."
+            f"No sessions with {flags}; drop {the_filters(flags)} to see the {index.session_count} in the index."
         )
     else:
         typer.echo("No sessions found. `deja index` says where it looked; `deja doctor` checks the rest.")
@@ -431,19 +263,6 @@ def _more_sessions(index: Index, project: str | None, source: str | None, shown:
     return len(newest_sessions(index, project=project, source=source, limit=1_000_000)) - shown
 
 
-def _filter_flags(**given: str | None) -> str:
-    """The filters a user gave, as they typed them: ``--project api --source cursor-cli``."""
-    return " ".join(f"--{name} {value}" for name, value in given.items() if value)
-
-
-def _the_filters(flags: str) -> str:
-    return "the filters" if flags.count("--") > 1 else "the filter"
-
-
-def _that_do(count: int) -> str:
-    return "the one that does" if count == 1 else f"the {count} that do"
-
-
 @app.command("show")
 def show_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
@@ -452,7 +271,7 @@ def show_command(
     json: JsonFlag = False,
 ) -> None:
     """Show one session: its messages in order (50 at a time), with tool calls and their results."""
-    index = _open_index()
+    index = open_index()
     try:
         segment, meta = find_session(index, session_id)
     except NotFound as exc:
@@ -471,7 +290,7 @@ def show_command(
 @app.command("stats")
 def stats_command(json: JsonFlag = False) -> None:
     """How much history the index holds: sessions and messages per source and project, size and age."""
-    index = _open_index()
+    index = open_index()
     per_source: dict[str, dict[str, int]] = {}
     per_project: dict[str, dict[str, int]] = {}
     for _, _, meta in index.sessions():
@@ -578,7 +397,7 @@ def resume_command(
 
     from ..core.resume import ResumeRefused, command_line, resume_target
 
-    index = _open_index()
+    index = open_index()
     try:
         _, meta = find_session(index, session_id)
         directory, chat_id = resume_target(meta)
@@ -636,7 +455,12 @@ def _iso_epoch(epoch: float) -> str:
 
 
 def run() -> None:
-    """Run the CLI. A usage error is one line and exit 2; an unexpected error one line unless DEJA_DEBUG=1."""
+    """Run the CLI. A usage error is one line and exit 2; an unexpected error one line unless DEJA_DEBUG=1
+    (``fastpath.guarded``, which runs ``deja search`` and ``deja index`` without typer too)."""
+    sys.exit(guarded(_typer_main))
+
+
+def _typer_main() -> int:
     try:
         code = typer.main.get_command(app).main(prog_name="deja", standalone_mode=False)
     except typer.TyperException as exc:  # typer's (click's) usage errors carry exit code 2 and their context
@@ -644,19 +468,11 @@ def run() -> None:
         ctx = getattr(exc, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if exc.exit_code == 2 and ctx is not None else ""
         sys.stderr.write(f"deja: {message}{hint}\n")
-        code = exc.exit_code
-    except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
-        sys.stderr.write(f"deja: {exc}: run `deja index` to rebuild it\n")
-        code = 1
-    except (KeyboardInterrupt, typer.Abort):
+        return exc.exit_code
+    except typer.Abort:
         sys.stderr.write("deja: interrupted\n")
-        code = 130
-    except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
-        if os.environ.get("DEJA_DEBUG") == "1":
-            raise
-        sys.stderr.write(f"deja: {type(exc).__name__}: {exc} (set DEJA_DEBUG=1 for the traceback)\n")
-        code = 1
-    sys.exit(code if isinstance(code, int) else 0)
+        return 130
+    return code if isinstance(code, int) else 0
 
 
 __all__ = ["app", "run", "paths"]

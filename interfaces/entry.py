@@ -2,14 +2,17 @@
 
 Hook commands run on every prompt and Shell call, and ``deja mcp`` is started by
 an agent waiting for its tool list, so they are dispatched here before typer (or
-anything else heavy) is imported.
+anything else heavy) is imported; so are ``deja search`` and ``deja index`` in
+every form typer would read the same way (``fastpath``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterable
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 HOOK_HELP = (
     "deja {command}: a hook; Cursor or Claude Code runs it with the event as JSON on stdin "
@@ -23,8 +26,10 @@ def use_utf8() -> None:
     for stream in (sys.stdin, sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None and (getattr(stream, "encoding", "") or "").lower().replace("-", "") != "utf8":
-            with contextlib.suppress(OSError, ValueError):
+            try:  # (not contextlib.suppress: every hook would import contextlib for it)
                 reconfigure(encoding="utf-8", errors="surrogateescape" if stream is not sys.stderr else "replace")
+            except (OSError, ValueError):
+                continue
 
 
 def main() -> None:
@@ -42,6 +47,12 @@ def main() -> None:
 
         serve_mcp()
         return
+    if argv and argv[0] in ("search", "index"):  # their usual forms need no typer (``fastpath``)
+        from .fastpath import run as run_fast
+
+        code = run_fast(argv)
+        if code is not None:
+            sys.exit(code)
     from .cli import run
 
     run()

@@ -7,9 +7,12 @@ stdio through the official MCP SDK; hooks never import this module.
 
 Every tool answers from the prebuilt index, in two forms: readable text for
 the model and, as structured content, the JSON the CLI prints with ``--json``.
-The first tool call brings the index up to date before it answers; after
-that, at most every ``REFRESH_SECONDS``, a call starts the cheap freshness
-check (``core.indexer.freshness``: a few thousand stats at 100k sessions,
+Once the server has handed over its tool list (the client reads it before
+it can call a tool), a background thread loads the engine, brings the index
+up to date and opens it, so the first tool call finds it ready; a call that
+comes before that is done waits for it, and without a tool list the first
+call does it itself before it answers. After that, at most every
+``REFRESH_SECONDS``, a call starts the cheap freshness check (``core.indexer.freshness``: a few thousand stats at 100k sessions,
 never a walk over every chat) and the reading of what it finds changed in a
 background thread, never waiting for another writer, and answers from the
 index as it stands; a full walk that is due runs in a detached process. The index is never built inline: a missing index is built by a
@@ -27,22 +30,28 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared.message import SessionMessage
+from mcp_types import CallToolResult, JSONRPCResponse, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ..core import paths
 from .about import version
 from .mcp_stdio import answering_stdio
 
-# The engine (index, search, views) loads on the first tool call, not before the first answer:
+# The engine (index, search, views) loads after the tool list is answered, never before it:
 # start-up is the SDK's import and little else (bench/bench_mcp.py measures both).
 if TYPE_CHECKING:
+    from anyio.abc import ObjectSendStream
+
     from ..core.index import Index, Segment, SessionMeta
     from ..core.model import Message
     from ..core.search import SearchResult
@@ -52,6 +61,11 @@ STILL_INDEXING = "deja is still indexing your history; try again in a few second
 REFRESH_SECONDS = 1.0
 #: How long after the call that starts it a background refresh begins (a search answers in well under this).
 AFTER_CALL_SECONDS = 0.1
+#: How long after the tool list is handed to the transport the engine starts loading: long enough for the
+#: transport to write it (well under a millisecond on an idle machine), so that loading never delays that answer.
+WARM_AFTER_SECONDS = 0.05
+#: What the warm-up searches for (its answer is thrown away).
+WARM_QUERY = "error"
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
 SEARCH_TEXT_BYTES = 4096
 #: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
@@ -97,7 +111,32 @@ class LiveIndex:
         self._opened: tuple[int, int, int] | None = None
         self._builder: subprocess.Popen[bytes] | None = None
         self._refresher: threading.Thread | None = None
+        self._warmer: threading.Thread | None = None
         self._lock = threading.Lock()
+
+    def warm(self) -> None:
+        """Load the engine, bring the index up to date and open it in a background thread, once: what the first
+        tool call would otherwise do before it answers (at 100k sessions, most of a hundred milliseconds)."""
+        if self._warmer is None:
+            self._warmer = threading.Timer(WARM_AFTER_SECONDS, self._warm_up)
+            self._warmer.daemon = True
+            self._warmer.start()
+
+    def _warm_up(self) -> None:
+        from ..core.index import IndexUnreadable
+        from ..core.search import search
+        from .views import search_text
+
+        with self._lock:  # a tool call arriving meanwhile waits here, then finds the index open
+            if self._refreshed_at == -math.inf:
+                self._refresh()
+            try:
+                index = self._open_current()
+            except IndexUnreadable:
+                return  # the first tool call has it built aside
+        # One search pays what only the first pays: the stemmer, the term tables' first pages, the text view.
+        with suppress(IndexUnreadable):  # a damaged index: the tool calls say so
+            search_text(search(index, WARM_QUERY, limit=1))
 
     def get(self) -> Index | None:
         """The index, or None while a first build (or a rebuild of an unreadable one) runs.
@@ -269,7 +308,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
 
 
 class Tools:
-    """The five tools over one live index; the methods are what the server registers."""
+    """The five tools over one live index; the methods are what the server registers (``build_server``)."""
 
     def __init__(self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS):
         self.live = LiveIndex(home, refresh_every)
@@ -420,9 +459,10 @@ class Tools:
             raise ToolError(str(exc)) from None
 
 
-def build_server(home: Path | None = None, refresh_every: float = REFRESH_SECONDS) -> MCPServer:
+def build_server(tools: Tools | None = None) -> MCPServer:
+    """The MCP server of ``tools`` (over the index under ``DEJA_HOME`` when none are given)."""
     server: MCPServer = MCPServer("deja", instructions=INSTRUCTIONS, version=version(), log_level="WARNING")
-    tools = Tools(home, refresh_every)
+    tools = tools or Tools()
     for tool, title in (
         (tools.search, "Search past Cursor sessions"),
         (tools.show, "Read a past session"),
@@ -463,12 +503,46 @@ def _stop_now(signum: int, frame: object) -> NoReturn:
 
 
 def serve() -> None:
-    """Serve the tools over stdio until the client closes the connection, answering every unreadable line."""
-    anyio.run(_serve_stdio, build_server())
+    """Serve the tools over stdio until the client closes the connection, answering every unreadable line; the
+    index warms up once the tool list is answered."""
+    tools = Tools()
+    anyio.run(_serve_stdio, build_server(tools), tools.live.warm)
 
 
-async def _serve_stdio(server: MCPServer) -> None:
+async def _serve_stdio(server: MCPServer, listed: Callable[[], None]) -> None:
     """``MCPServer.run_stdio_async`` over deja's transport (the SDK offers no public seam for one)."""
     lowlevel = server._lowlevel_server
     async with answering_stdio() as (read_stream, write_stream):
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        watched = ToolListWatch(write_stream, listed)
+        await lowlevel.run(read_stream, watched, lowlevel.create_initialization_options())
+
+
+class ToolListWatch:
+    """The server's outgoing stream, calling ``listed`` once the first answer listing the tools is handed on.
+
+    That answer is what a client waits for before it can call a tool, and it reads it before it asks for one:
+    the time to warm the index up in.
+    """
+
+    def __init__(self, stream: ObjectSendStream[SessionMessage], listed: Callable[[], None]) -> None:
+        self._stream = stream
+        self._listed: Callable[[], None] | None = listed
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self._stream.send(item)
+        message = item.message
+        if self._listed is not None and isinstance(message, JSONRPCResponse) and "tools" in message.result:
+            listed, self._listed = self._listed, None
+            listed()
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> ToolListWatch:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self._stream.__aexit__(exc_type, exc, tb)

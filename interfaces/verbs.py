@@ -48,11 +48,12 @@ def blame_command(
     """Which sessions edited or discussed a file, newest first; with :LINE, which chat wrote that line."""
     from ..core import paths
     from ..core.work import blame
-    from .cli import _open_index, emit_json, fail
+    from .cli import emit_json, fail
+    from .fastpath import open_index
     from .work_views import blame_json, blame_text
 
     try:
-        found = blame(_open_index(), target, paths.ai_tracking_db(), limit)
+        found = blame(open_index(), target, paths.ai_tracking_db(), limit)
     except LookupError as exc:
         fail(str(exc))
     emit_json(blame_json(found)) if json else typer.echo(blame_text(found))
@@ -61,11 +62,12 @@ def blame_command(
 def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = False) -> None:
     """Which files the work on a topic touched, across sessions."""
     from ..core.work import topic_files
-    from .cli import _open_index, emit_json
+    from .cli import emit_json
+    from .fastpath import open_index
     from .work_views import files_json, files_text
 
     query = " ".join(words).strip()
-    uses = topic_files(_open_index(), query, project)
+    uses = topic_files(open_index(), query, project)
     emit_json(files_json(query, uses)) if json else typer.echo(files_text(query, uses))
 
 
@@ -76,13 +78,14 @@ def fix_command(
 ) -> None:
     """Past sessions where the same error came up, and what ran or changed after it until it stopped."""
     from ..core.work import error_history
-    from .cli import _open_index, emit_json, fail
+    from .cli import emit_json, fail
+    from .fastpath import open_index
     from .work_views import fix_json, fix_text
 
     text = sys.stdin.read() if error == ["-"] else " ".join(error)
     if not text.strip():
         fail('no error text: give the error, e.g. `deja fix "ModuleNotFoundError: No module named api"`', code=2)
-    fixes = error_history(_open_index(), text, limit=limit)
+    fixes = error_history(open_index(), text, limit=limit)
     emit_json(fix_json(text, fixes)) if json else typer.echo(fix_text(text, fixes))
 
 
@@ -94,12 +97,13 @@ def how_command(
 ) -> None:
     """The real invocations of a tool or task on this machine, with flags and exit codes, newest first."""
     from ..core.work import invocations
-    from .cli import _open_index, emit_json
+    from .cli import emit_json
+    from .fastpath import open_index
     from .work_views import how_json, how_text
 
     query = " ".join(words).strip()
     project = _project_here(all_projects)
-    index = _open_index()
+    index = open_index()
     runs = invocations(index, query, project, limit)
     where = "on this machine" if project is None else f"in {project}"
     if json:
@@ -116,10 +120,11 @@ def wip_command(
 ) -> None:
     """What the last session in this directory was doing: its task, what it settled, files, last command."""
     from ..core.work import digest
-    from .cli import _open_index, emit_json, fail
+    from .cli import emit_json, fail
+    from .fastpath import open_index
     from .work_views import digest_json, wip_text
 
-    index = _open_index()
+    index = open_index()
     folder = Path(directory or os.getcwd()).expanduser().resolve()
     for candidate in (folder, *folder.parents):
         found = newest_sessions(index, project=str(candidate), limit=1)
@@ -141,13 +146,14 @@ def ctx_command(
 ) -> None:
     """A compact Markdown digest of one session (goal, decisions, files, commands, where it stopped)."""
     from ..core.library import session_digest
-    from .cli import _open_index, emit_json, fail
+    from .cli import emit_json, fail
+    from .fastpath import open_index
     from .work_views import ctx_markdown, digest_json
 
     if not " ".join(query).strip():
         fail("give a session id or a few words", code=2)
     try:
-        summary = session_digest(_open_index(), " ".join(query).strip())
+        summary = session_digest(open_index(), " ".join(query).strip())
     except LookupError as exc:
         fail(str(exc))
     emit_json(digest_json(summary)) if json else sys.stdout.write(ctx_markdown(summary, budget))
@@ -160,10 +166,11 @@ def handoff_command(
 ) -> None:
     """Print the cursor-agent command line that starts a new chat with a session's digest."""
     from ..core.work import digest
-    from .cli import _open_index, emit_json
+    from .cli import emit_json
+    from .fastpath import open_index
     from .work_views import handoff_line
 
-    index = _open_index()
+    index = open_index()
     segment, meta = _session_of(index, session_id)
     line = handoff_line(digest(segment, meta), budget)
     if json:
@@ -181,8 +188,9 @@ def export_command(
     ] = None,
 ) -> None:
     """One session as Markdown, JSON or a self-contained HTML page; --project writes a folder of them."""
-    from .cli import _open_index, fail
+    from .cli import fail
     from .export import FORMATS, file_name, render, write_text
+    from .fastpath import open_index
 
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r}: use md, json or html", code=2)
@@ -190,7 +198,7 @@ def export_command(
         fail("give the session ID to export (or --project P -o FOLDER for a whole project)", code=2)
     if session_id is not None and project is not None:
         fail("give a session ID or --project P, not both", code=2)
-    index = _open_index()
+    index = open_index()
     if project is not None:
         _export_project(index, project, fmt, output)
         return

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
-from ..core.index import SessionMeta
-from ..core.model import Message
-from ..core.search import SearchResult
+TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..core.index import SessionMeta
+    from ..core.model import Message
+    from ..core.search import SearchResult
 
 
 def iso(value: datetime | None) -> str | None:

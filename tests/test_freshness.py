@@ -17,7 +17,7 @@ import pytest
 from harness import Sample, run_deja
 
 from deja.core.index import index_dir, read_manifest
-from deja.core.indexer import catch_up, freshness, refresh
+from deja.core.indexer import catch_up, freshness, glance, refresh
 from deja.core.sample import API_CHAT, INFRA_CHAT
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.core.writers.ide import write_state_vscdb
@@ -120,7 +120,7 @@ def test_an_old_chat_resumed_is_found_once_the_background_walk_ran(
     directory = index_dir(sample.home)
     record = _record(sample)
     stale = msgspec.structs.replace(record, walked_at=time.time() - freshness.WALK_SECONDS - 1)
-    (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(stale))
+    freshness.save(directory, stale)
     assert _search_ids(sample, "ibex") == []  # this search answers at once and starts the walk
     deadline = time.monotonic() + 60
     while _record(sample).walked_at == stale.walked_at and time.monotonic() < deadline:
@@ -137,7 +137,7 @@ def test_deja_index_walks_when_a_walk_is_due(indexed_sample: Sample, monkeypatch
     _append_turn(_transcript(sample, "infra" if cold == INFRA_CHAT else "api", cold), "the ibex cron?", "Hourly.")
     directory = index_dir(sample.home)
     stale = msgspec.structs.replace(_record(sample), walked_at=time.time() - freshness.WALK_SECONDS - 1)
-    (directory / freshness.RECORD).write_bytes(msgspec.msgpack.encode(stale))
+    freshness.save(directory, stale)
     assert catch_up(sample.home, walk_inline=True).updated == 1
 
 
@@ -163,3 +163,20 @@ def test_deja_index_reads_an_index_file_whole_again_once_it_changed(indexed_samp
     segment.write_bytes(bytes(len(segment.read_bytes())))  # same size, every byte zero
     again = run_deja("index", env=sample.env)
     assert again.returncode == 0 and str(segment) in again.stderr  # found, named, rebuilt
+
+
+def test_the_check_reads_the_record_a_refresh_writes_without_msgspec(indexed_sample: Sample) -> None:
+    """``glance`` decodes the JSON record with the stdlib: the same fields, as plain values."""
+    directory = index_dir(indexed_sample.home)
+    assert glance.load_raw(directory) == orjson.loads(orjson.dumps(msgspec.to_builtins(_record(indexed_sample))))
+    assert glance.check(directory).nothing_to_do
+
+
+def test_a_damaged_freshness_record_makes_the_next_read_refresh_in_full(indexed_sample: Sample) -> None:
+    sample = indexed_sample
+    directory = index_dir(sample.home)
+    (directory / freshness.RECORD).write_bytes(b'{"walked_at": 1.0, "ide": {')
+    assert glance.check(directory).manifest is None  # only a full refresh can tell what changed
+    _append_turn(_transcript(sample, "api", API_CHAT), "why does the zeppelin queue stall?", "A missing ack.")
+    assert _search_ids(sample, "zeppelin") == [API_CHAT]
+    assert glance.check(directory).nothing_to_do  # and the refresh wrote a whole record again

@@ -1,7 +1,8 @@
 """``deja mcp`` answers its first ``tools/list`` after the SDK's import and little else.
 
 What loads before that answer is read from ``python -X importtime``: not typer (``entry`` dispatches
-``mcp`` before the CLI), not deja's engine (index, search, msgspec load on the first tool call).
+``mcp`` before the CLI), not deja's engine (index, search, msgspec load once the tool list is answered, or on the
+first tool call of a client that never asks for it).
 How long start-up takes is ``bench/bench_mcp.py``'s to measure, never a test's.
 """
 
@@ -20,17 +21,23 @@ HANDSHAKE = (
     '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
 )
 SEARCH = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"pytest"}}}\n'
-#: Loaded only for a tool call: deja's CLI framework (click comes with the SDK's uvicorn), and deja's engine.
+#: Loaded only once the tool list is answered: deja's CLI framework (click comes with the SDK's uvicorn), and deja's engine.
 NOT_BEFORE_THE_FIRST_CALL = {"typer", "msgspec", "deja.core.index", "deja.core.indexer", "deja.core.search"}
 
 
-def _serve(requests: str, sample: Sample) -> tuple[dict[int, dict], set[str]]:
-    """The answers by id, and every module loaded, of ``deja mcp`` served ``requests``; its stdin ends once all are answered."""
+def _serve(requests: str, sample: Sample, until: str | None = None) -> tuple[dict[int, dict], list[str]]:
+    """The answers by id of ``deja mcp`` served ``requests``, and the modules it loaded, in order with its answers:
+    ``"answer <id>"`` where each answer was written. Its stdin ends once all are answered (and, with ``until``,
+    once that module has loaded).
+
+    Its stderr (where ``-X importtime`` writes) and its stdout share one pipe, so what it loaded before an
+    answer comes before that answer.
+    """
     server = subprocess.Popen(
         [sys.executable, "-X", "importtime", *ENTRY[1:], "mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         env=sample.env,
     )
     assert server.stdin is not None and server.stdout is not None
@@ -38,14 +45,21 @@ def _serve(requests: str, sample: Sample) -> tuple[dict[int, dict], set[str]]:
     server.stdin.flush()
     asked = {json.loads(line)["id"] for line in requests.splitlines() if '"id"' in line}
     answers: dict[int, dict] = {}
-    while asked - set(answers) and (line := server.stdout.readline()):
-        message = json.loads(line)
-        if "id" in message:
+    events: list[str] = []
+    while (asked - set(answers) or (until is not None and until not in events)) and (line := server.stdout.readline()):
+        text = line.decode(errors="replace")
+        if text.startswith("import time:") and "|" in text:
+            events.append(text.rsplit("|", 1)[1].strip())
+        elif text.startswith("{") and "id" in (message := json.loads(text)):
             answers[message["id"]] = message
-    _, err = server.communicate(timeout=120)
-    lines = err.decode(errors="replace").splitlines()
-    loaded = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line}
-    return answers, loaded
+            events.append(f"answer {message['id']}")
+    server.communicate(timeout=120)
+    return answers, events
+
+
+def _before(events: list[str], answer: int) -> set[str]:
+    """The modules loaded before answer ``answer`` was written."""
+    return set(events[: events.index(f"answer {answer}")])
 
 
 def _loaded(names: set[str], wanted: set[str]) -> set[str]:
@@ -53,18 +67,33 @@ def _loaded(names: set[str], wanted: set[str]) -> set[str]:
 
 
 def test_the_tool_list_is_answered_before_the_engine_or_the_cli_loads(indexed_sample: Sample) -> None:
-    answers, loaded = _serve(HANDSHAKE, indexed_sample)
+    answers, events = _serve(HANDSHAKE, indexed_sample)
     assert [tool["name"] for tool in answers[2]["result"]["tools"]] == ["search", "show", "recent", "resume", "work"]
-    assert "mcp.server.mcpserver" in loaded
-    assert _loaded(loaded, NOT_BEFORE_THE_FIRST_CALL) == set()
+    assert "mcp.server.mcpserver" in _before(events, 2)
+    assert _loaded(_before(events, 2), NOT_BEFORE_THE_FIRST_CALL) == set()
+
+
+def test_once_the_tool_list_is_answered_the_engine_loads_before_any_call(indexed_sample: Sample) -> None:
+    """The client reads the tool list before it calls a tool: the engine loads meanwhile, not inside that call."""
+    answers, events = _serve(HANDSHAKE, indexed_sample, until="deja.core.indexer")
+    assert 2 in answers
+    assert {"deja.core.index", "deja.core.indexer", "deja.core.search"} <= set(events)
+    assert _loaded(set(events), {"typer"}) == set()
 
 
 def test_the_first_tool_call_loads_the_engine_and_answers(indexed_sample: Sample) -> None:
-    answers, loaded = _serve(HANDSHAKE + SEARCH, indexed_sample)
+    answers, events = _serve(HANDSHAKE + SEARCH, indexed_sample)
     assert not answers[3]["result"].get("isError")
     assert "pytest" in answers[3]["result"]["content"][0]["text"]
-    assert {"deja.core.index", "deja.core.search"} <= loaded
-    assert _loaded(loaded, {"typer"}) == set()
+    assert {"deja.core.index", "deja.core.search"} <= _before(events, 3)
+    assert _loaded(set(events), {"typer"}) == set()
+
+
+def test_a_first_call_without_a_tool_list_loads_the_engine_itself(indexed_sample: Sample) -> None:
+    initialize = HANDSHAKE.splitlines(keepends=True)[:2]
+    answers, events = _serve("".join(initialize) + SEARCH, indexed_sample)
+    assert "pytest" in answers[3]["result"]["content"][0]["text"]
+    assert {"deja.core.index", "deja.core.search"} <= _before(events, 3)
 
 
 def test_help_for_mcp_still_comes_from_the_cli() -> None:

@@ -375,6 +375,38 @@ def test_fix_reads_the_error_from_stdin_and_finds_a_partial_error(work: Work) ->
     assert "has not come up" in work.deja("fix", "SegmentationFault in libfoo").stdout
 
 
+STRIPE_CHAT = "a0000000-0000-4000-8000-000000000011"
+LODASH_CHAT = "a0000000-0000-4000-8000-000000000012"
+
+
+def _missing_module_chat(work: Work, chat_id: str, module: str) -> None:
+    error = f"Error: Cannot find module '{module}'\nRequire stack:\n- /srv/web/server.js"
+    steps: list[Step] = [
+        ("Shell", {"command": "node server.js"}, error, 1),
+        ("Shell", {"command": f"npm install {module}"}, "added 1 package", 0),
+        ("Shell", {"command": "node server.js"}, "listening on 3000", 0),
+    ]
+    _chat(
+        work.cli_root,
+        work.api,
+        chat_id,
+        f"{module} missing",
+        T0 + timedelta(days=3),
+        [("server won't start", "Installed it.", steps)],
+    )
+
+
+def test_fix_keeps_the_quoted_name_of_the_error(work: Work) -> None:
+    _missing_module_chat(work, STRIPE_CHAT, "stripe")
+    lodash = "Error: Cannot find module 'lodash'"
+    text = work.deja("fix", lodash).stdout
+    assert STRIPE_CHAT not in text and "has not come up" in text
+    _missing_module_chat(work, LODASH_CHAT, "lodash")
+    found = [o["session"]["id"] for o in work.json("fix", lodash)["occurrences"]]
+    assert found == [LODASH_CHAT]
+    assert [o["session"]["id"] for o in work.json("fix", "Cannot find module 'stripe'")["occurrences"]] == [STRIPE_CHAT]
+
+
 def test_how_shows_real_invocations_with_exit_codes_newest_first(work: Work) -> None:
     runs = work.json("how", "alembic", "upgrade")["invocations"]
     assert [(r["command"], r["exit_code"]) for r in runs] == [

@@ -166,6 +166,13 @@ class Segment:
             raise self._damaged("docs.bin", exc) from None
         return Doc(row & ORDINAL_MASK, row >> KIND_SHIFT)
 
+    def kind(self, doc: int) -> int:
+        """A doc's kind: ``doc(doc).kind`` without building the pair (ranking asks it of every candidate doc)."""
+        try:
+            return self._doc_rows[3 * doc] >> KIND_SHIFT
+        except _DAMAGE as exc:
+            raise self._damaged("docs.bin", exc) from None
+
     def _records(self, ordinal: int, upto: int | None) -> tuple[bytes, int]:
         """A session's records inflated (only ``upto`` bytes of them, if given), and its first doc."""
         try:
@@ -186,13 +193,21 @@ class Segment:
 
     def message(self, doc: int) -> Message:
         """One doc's message: its session's records are inflated only as far as it ends."""
+        return self.messages_at([doc])[0]
+
+    def messages_at(self, docs: list[int]) -> list[Message]:
+        """The messages of ``docs``, all of one session, in that order: its records are inflated once, as far as
+        the last of them ends (a search's snippets of one session cost one inflation, not one each)."""
+        if not docs:
+            return []
         rows = self._doc_rows
         try:
-            row, start, end = rows[3 * doc], rows[3 * doc + 1], rows[3 * doc + 2]
+            ordinal = rows[3 * docs[0]] & ORDINAL_MASK
+            spans = [(rows[3 * doc + 1], rows[3 * doc + 2]) for doc in docs]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
-        raw, _ = self._records(row & ORDINAL_MASK, end)
-        return self._decoded(raw, start, end)
+        raw, _ = self._records(ordinal, max(end for _, end in spans))
+        return [self._decoded(raw, start, end) for start, end in spans]
 
     def messages(self, meta: SessionMeta) -> list[Message]:
         """A session's messages in order (its title doc left out)."""
@@ -212,13 +227,15 @@ class Segment:
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
 
-    def message_doc(self, doc: int) -> int:
-        """The message doc a field doc was built from (found by their shared record); any other doc itself."""
+    def message_doc(self, doc: int, meta: SessionMeta | None = None) -> int:
+        """The message doc a field doc was built from (found by their shared record); any other doc itself.
+
+        ``meta`` is the doc's session, when the caller has it decoded already."""
         ordinal, kind = self.doc(doc)
         if kind in MESSAGE_KINDS or kind == KIND_TITLE:
             return doc
         off = self.position(doc)
-        meta = self.session(ordinal)
+        meta = meta or self.session(ordinal)
         lo, hi = meta.first_doc, meta.first_doc + meta.messages - 1
         while lo < hi:  # message docs of a session are in record order
             mid = (lo + hi + 1) // 2

@@ -34,10 +34,10 @@ from ..index import (
     write_manifest,
 )
 from ..private import FILE_MODE, private_dir, tighten
-from ..redact import mode as redaction_mode
-from . import freshness
+from ..redaction import mode as redaction_mode
+from . import freshness, glance
 from .checked import Checked
-from .freshness import Folder
+from .glance import FolderState
 from .parts import Written, write_changes
 from .plan import Plan, plan_refresh
 from .reads import keep_unread_database, segment_at
@@ -81,7 +81,7 @@ def refresh(
     progress: Progress | None = None,
     lock_timeout: float = WRITER_WAIT_SECONDS,
     verify: bool = False,
-    seen_folders: dict[str, Folder] | None = None,
+    seen_folders: dict[str, FolderState] | None = None,
 ) -> RefreshResult:
     """Bring the index up to date with the stores on disk: cost follows the change, not the history.
 
@@ -129,7 +129,7 @@ def catch_up(
     home = home or paths.deja_home()
     tighten(home)  # every run keeps deja's home private, whether or not anything is written
     directory = index_dir(home)
-    found = freshness.check(directory)
+    found = glance.check(directory)
     if found.manifest is None or (walk_inline and found.walk_due):
         return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify)
     result = _as_it_stands(found.manifest, started)
@@ -184,7 +184,7 @@ class _Scope(msgspec.Struct):
     """Which cursor-agent chats a refresh looks at (None: walk them all) and the folders a check saw."""
 
     targets: set[str] | None
-    seen_folders: dict[str, Folder] | None = None
+    seen_folders: dict[str, FolderState] | None = None
 
 
 def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, lock_timeout: float) -> RefreshResult:

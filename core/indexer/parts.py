@@ -9,9 +9,11 @@ one process, where forking would cost more than it saves.
 
 from __future__ import annotations
 
+import os
+import struct
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -19,6 +21,7 @@ import msgspec
 from .. import parallel
 from ..bookkeeping import Bookkeeping, ChatState, Location
 from ..index import Index, SegmentRef
+from ..private import open_private
 from ..readers import Projects
 from .plan import Plan
 from .reads import Unread, read_changes
@@ -27,6 +30,9 @@ from .records import NewSegments
 #: A plan reading at least this many chats is split over the cores.
 PARALLEL_MIN_CHATS = 400
 MAX_WORKERS = 4
+#: A part sends its chats' records to its spill file every this many chats: its memory does not grow with them.
+SPILL_EVERY = 2048
+_FRAME = struct.Struct("<I")
 
 
 class Written(msgspec.Struct):
@@ -39,6 +45,44 @@ class Written(msgspec.Struct):
     unread: Unread = msgspec.field(default_factory=Unread)
     #: Problems counted on the way (a part's own, added to the refresh's).
     problems: dict[str, int] = {}
+    #: A part's file of the ``where`` and ``chats`` it wrote out on the way (``_Spill``), read back by the parent.
+    spilled: str = ""
+
+
+class _Records(msgspec.Struct):
+    """A batch of a part's ``where`` and ``chats``, as its spill file holds them."""
+
+    where: dict[str, Location]
+    chats: dict[str, ChatState]
+
+
+class _Spill:
+    """A part's ``where`` and ``chats`` written to a file as they grow, so a part of a big build holds a batch of them.
+
+    The file is named as every temp of the index is (``.<name>.<pid>.tmp``), so a killed build's is swept.
+    """
+
+    def __init__(self, directory: Path, number: int):
+        self.path = directory / f".part-{number}.{os.getpid()}.tmp"
+        self._file = open_private(self.path, "wb")
+
+    def write(self, out: Written, writer: NewSegments) -> None:
+        """Send what ``out`` and ``writer`` hold of the chats so far to the file, and forget it."""
+        data = msgspec.msgpack.encode(_Records(where=writer.where, chats=out.chats))
+        self._file.write(_FRAME.pack(len(data)) + data)
+        writer.where, out.chats = {}, {}
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _spilled(path: Path) -> Iterator[_Records]:
+    """The batches a part's spill file holds, in the order it wrote them; the file is removed once read."""
+    decoder = msgspec.msgpack.Decoder(_Records)
+    with open(path, "rb") as spill:
+        while head := spill.read(_FRAME.size):
+            yield decoder.decode(spill.read(_FRAME.unpack(head)[0]))
+    path.unlink()
 
 
 def write_changes(
@@ -67,7 +111,8 @@ def write_changes(
 
     def work(number: int, tell: Callable[[int], None]) -> Written:
         before = Counter(problems)
-        written = _write_part(parts[number], book, index, problems, projects, directory, tell)
+        spill = _Spill(directory, number)
+        written = _write_part(parts[number], book, index, problems, projects, directory, tell, spill)
         written.problems = dict(Counter(problems) - before)
         return written
 
@@ -83,8 +128,12 @@ def _write_part(
     projects: Projects,
     directory: Path,
     report: Callable[[int], None],
+    spill: _Spill | None = None,
 ) -> Written:
-    """Read what ``plan`` names and write it into new segments (a writer's memory stays bounded as they grow)."""
+    """Read what ``plan`` names and write it into new segments (a writer's memory stays bounded as they grow).
+
+    With a ``spill`` (a part of a parallel build), the chats' records go to its file as they grow.
+    """
     out = Written()
     writer = NewSegments(directory)
     try:
@@ -93,7 +142,13 @@ def _write_part(
                 writer.add(projects.settle(read.session))
             out.chats[read.id] = ChatState(ide_db=plan.owners.get(read.id), cli=read.cli)
             report(1)
+            if spill is not None and len(out.chats) >= SPILL_EVERY:
+                spill.write(out, writer)
         writer.flush()
+        if spill is not None:
+            spill.write(out, writer)
+            spill.close()
+            out.spilled = str(spill.path)
     except BaseException:
         writer.abandon()
         raise
@@ -123,8 +178,9 @@ def _joined(parts: list[Written], problems: Counter[str]) -> Written:
     out = Written()
     for part in parts:
         out.segments += part.segments
-        out.where.update(part.where)
-        out.chats.update(part.chats)
+        for records in _spilled(Path(part.spilled)) if part.spilled else [_Records(part.where, part.chats)]:
+            out.where.update(records.where)
+            out.chats.update(records.chats)
         out.unread.kept |= part.unread.kept
         out.unread.databases.update(part.unread.databases)
         out.unread.stores += part.unread.stores

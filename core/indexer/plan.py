@@ -24,6 +24,7 @@ from ..bookkeeping import Bookkeeping, ChatState, CliState, IdeDbState, Sig, Sta
 from ..history import CliChat, find_cli_chats, locate_cli_chats
 from ..readers import composer_fingerprints
 from ..regular_files import open_regular
+from . import glance
 
 _HASH_SPAN = 4096
 
@@ -63,16 +64,16 @@ class _IdePlan(msgspec.Struct):
 
 def stat_sig(path: str | Path) -> Sig | None:
     """A file's size and modification time, or None when it is not there."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return Sig(st.st_size, st.st_mtime_ns)
+    return _sig(glance.stat_sig(path))
+
+
+def _sig(found: tuple[int, int] | None) -> Sig | None:
+    return None if found is None else Sig(*found)
 
 
 def wal_sigs(db: str | Path) -> list[Sig | None]:
     """A SQLite file's signature with its write-ahead log's: a write may touch only the log."""
-    return [stat_sig(db), stat_sig(f"{db}-wal")]
+    return [_sig(found) for found in glance.wal_sigs(db)]
 
 
 def _span_hash(path: str, start: int, end: int) -> str:
@@ -105,9 +106,7 @@ def cli_state(chat: CliChat, end: int, last_timestamp: datetime | None, store_re
 
 def _store_sigs(chat: CliChat) -> list[Sig | None]:
     """The chat folder's store (with its WAL) and meta.json, which gives the title and times."""
-    if not chat.chat_dir:
-        return []
-    return [*wal_sigs(os.path.join(chat.chat_dir, "store.db")), stat_sig(os.path.join(chat.chat_dir, "meta.json"))]
+    return [_sig(found) for found in glance.store_sigs(chat.chat_dir)]
 
 
 def unchanged(old: CliState | None, chat: CliChat) -> bool:

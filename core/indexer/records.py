@@ -15,7 +15,8 @@ from ..bookkeeping import Location
 from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths
 from ..keys import EDIT_TOOLS
 from ..model import Message, Session, ToolCall, cap_text
-from ..redact import redact, redact_value
+from ..redact import enabled as redaction_enabled
+from ..redact import scrub, scrub_value
 from ..text import one_line
 
 INDEXED_TEXT_BYTES = 64 * 1024
@@ -38,12 +39,17 @@ def _capped(value: object) -> object:
 
 def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
     """The session as stored: every text redacted whole, then a message capped at 64 KiB and a tool text at 16 KiB."""
+    on = redaction_enabled()  # asked once: it reads the settings
+
+    def redact(text: str) -> str:
+        return scrub(text) if on else text
+
     messages = []
     for m in session.messages:
         calls = [
             ToolCall(
                 name=c.name,
-                args=_capped(redact_value(c.args)),  # type: ignore[arg-type]
+                args=_capped(scrub_value(c.args) if on else c.args),  # type: ignore[arg-type]
                 result=cap_text(redact(c.result), TOOL_TEXT_BYTES) if c.result is not None else None,
                 exit_code=c.exit_code,
             )

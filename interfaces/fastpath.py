@@ -1,0 +1,437 @@
+"""``deja search`` and ``deja index`` without typer: a small parser for their usual forms, and the commands.
+
+typer and what it pulls in (click, pydantic, annotated_types) cost about 250 ms of
+CPU to import, five times what a search that finds nothing changed costs at 100k
+sessions. ``entry.main`` hands these two commands here first; ``parse_search`` and
+``parse_index`` accept only argument lists they read exactly as typer would (every
+flag, long or short, ``--name=value``, options among the words, ``--``) and answer
+None for anything else (``--help``, an unknown or repeated flag, a missing or bad
+value, no words), which typer then handles and reports. The commands themselves
+(``search``, ``index``) are the ones ``cli.py`` registers with typer too, so either
+way a person sees the same bytes on stdout and stderr and the same exit code.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from ..core import paths
+from ..core.index.format import IndexUnreadable
+from ..core.record import Record
+
+TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from datetime import datetime
+
+    from ..core.index import Codec, Index
+    from ..core.search import Filters
+
+#: The version of every ``--json`` envelope; it changes only when a field is removed or changes meaning.
+SCHEMA_VERSION = 1
+SOURCES = ("cursor-ide", "cursor-cli")
+#: ``deja search``'s options that take a value, by every name they answer to: the field each one sets.
+SEARCH_OPTIONS = {
+    "--project": "project",
+    "-p": "project",
+    "--source": "source",
+    "-s": "source",
+    "--since": "since",
+    "--limit": "limit",
+    "-n": "limit",
+    "--role": "role",
+    "--re": "pattern",
+    "--session": "session",
+}
+LIMIT_RANGE = (1, 200)
+
+
+class Failed(Exception):
+    """A command failed: ``deja: <message>`` on stderr and exit ``code`` (1, or 2 for a usage error)."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+class SearchArgs(Record):
+    words: list[str]
+    project: str | None = None
+    source: str | None = None
+    since: str | None = None
+    limit: int = 10
+    role: str | None = None
+    pattern: str | None = None
+    session: str | None = None
+    json: bool = False
+
+
+def run(argv: Sequence[str]) -> int | None:
+    """Run ``deja search`` or ``deja index`` when typer would read ``argv`` the same way; None: leave it to typer."""
+    if argv[0] == "search":
+        args = parse_search(argv[1:])
+        return None if args is None else guarded(lambda: search_command(args))
+    if argv[0] == "index":
+        flags = parse_index(argv[1:])
+        return None if flags is None else guarded(lambda: index_command(**flags))
+    return None
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def parse_search(args: Sequence[str]) -> SearchArgs | None:
+    """``deja search``'s arguments as typer reads them, or None for any form left to typer."""
+    words: list[str] = []
+    given: dict[str, str] = {}
+    at = 0
+    while at < len(args):
+        arg, at = args[at], at + 1
+        if arg == "--":
+            words += args[at:]
+            break
+        if not arg.startswith("-") or arg == "-":
+            if arg == "-":
+                return None
+            words.append(arg)
+            continue
+        option = _option(arg, args[at] if at < len(args) else None)
+        if option is None or option[0] in given:
+            return None
+        name, value, took_next = option
+        given[name] = value
+        at += took_next
+    return _search_args(words, given)
+
+
+def _option(arg: str, following: str | None) -> tuple[str, str, int] | None:
+    """(field, value, 1 if the value was the next argument) for one option of ``deja search``; None: not ours."""
+    if arg.startswith("--"):
+        name, equals, value = arg.partition("=")
+        if name == "--json":
+            return None if equals else ("json", "", 0)
+    else:
+        name, equals, value = arg[:2], "", arg[2:]
+        if value.startswith("="):
+            return None
+        equals = "=" if value else ""
+    field = SEARCH_OPTIONS.get(name)
+    if field is None:
+        return None
+    if equals:
+        return field, value, 0
+    if following is None or following.startswith("-"):
+        return None
+    return field, following, 1
+
+
+def _search_args(words: list[str], given: dict[str, str]) -> SearchArgs | None:
+    """The parsed arguments, or None where typer has something to say: no words, a ``--limit`` not in range."""
+    limit = given.get("limit", "10")
+    if not words or not (limit.isascii() and limit.isdigit()) or not LIMIT_RANGE[0] <= int(limit) <= LIMIT_RANGE[1]:
+        return None
+    return SearchArgs(
+        words,
+        project=given.get("project"),
+        source=given.get("source"),
+        since=given.get("since"),
+        limit=int(limit),
+        role=given.get("role"),
+        pattern=given.get("pattern"),
+        session=given.get("session"),
+        json="json" in given,
+    )
+
+
+def parse_index(args: Sequence[str]) -> dict[str, bool] | None:
+    """``deja index``'s flags (``--full``, ``--json``), or None for any other form."""
+    if len(set(args)) != len(args) or not set(args) <= {"--full", "--json"}:
+        return None
+    return {"full": "--full" in args, "json": "--json" in args}
+
+
+# --------------------------------------------------------------------------- output
+
+
+def echo(text: str, err: bool = False) -> None:
+    """``text`` and a newline, as typer's ``echo`` writes it: ANSI codes stripped unless to a terminal, flushed."""
+    stream = sys.stderr if err else sys.stdout
+    out = text + "\n"
+    if "\x1b" in out and not stream.isatty():
+        import re
+
+        out = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", out)
+    stream.write(out)
+    stream.flush()
+
+
+def emit_json(data: Mapping[str, object]) -> None:
+    """Write one ``--json`` envelope: ``schema_version`` first, then ``data``'s fields, indented by two.
+
+    The stdlib's ``json`` rather than orjson, whose import pulls in ``dataclasses``, ``inspect`` and ``uuid``;
+    a time is written as orjson did, in ISO 8601.
+    """
+    import json
+
+    envelope = {"schema_version": SCHEMA_VERSION, **data}
+    sys.stdout.write(json.dumps(envelope, indent=2, ensure_ascii=False, default=_iso) + "\n")
+
+
+def _iso(value: object) -> str:
+    from datetime import datetime
+
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def guarded(body: Callable[[], object]) -> int:
+    """Run a command; its exit code (0 unless it returns another), and a failure is one line on stderr, never a
+    traceback (unless DEJA_DEBUG=1)."""
+    try:
+        code = body()
+    except Failed as exc:
+        echo(f"deja: {exc}", err=True)
+        return exc.code
+    except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
+        sys.stderr.write(f"deja: {exc}: run `deja index` to rebuild it\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("deja: interrupted\n")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
+        if os.environ.get("DEJA_DEBUG") == "1":
+            raise
+        sys.stderr.write(f"deja: {type(exc).__name__}: {exc} (set DEJA_DEBUG=1 for the traceback)\n")
+        return 1
+    return code if isinstance(code, int) else 0
+
+
+class ProgressBar:
+    """A one-line bar on stderr, shown only once work has taken longer than a moment."""
+
+    def __init__(self, label: str, delay: float = 0.5):
+        self.label = label
+        self.start = time.monotonic()
+        self.delay = delay
+        self.shown = False
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or time.monotonic() - self.start < self.delay:
+            return
+        self.shown = True
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+# --------------------------------------------------------------------------- the index, fresh
+
+
+def check_roots() -> None:
+    for name, path in paths.missing_overrides():
+        raise Failed(f"{name}={path}: no such folder; point it at an existing folder or unset it")
+
+
+def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
+    """The index, brought up to date first when ``fresh`` (``library.open_index``).
+
+    When the cheap check finds nothing changed and no walk due, the index is opened
+    as it stands without loading the indexer; ``codec`` decodes its records
+    (msgspec Structs by default; ``light.LIGHT`` for a read that does not import msgspec).
+    """
+    from ..core.index.reader import Index
+
+    if fresh:
+        check_roots()
+        opened = _unchanged_index(codec)
+        if opened is not None:
+            return opened
+    from ..core.library import open_index as open_fresh
+
+    bar = ProgressBar("indexing")
+    try:
+        opened = open_fresh(fresh=fresh, progress=bar, note=lambda message: echo(f"deja: {message}", err=True))
+        return opened if codec is None else Index(opened.directory, opened.manifest, codec)
+    except IndexUnreadable as exc:
+        raise Failed(f"{exc}: run `deja index` to rebuild it") from None
+    finally:
+        bar.close()
+
+
+def _unchanged_index(codec: Codec | None) -> Index | None:
+    """The index as it stands if the cheap check finds nothing to do (what ``catch_up`` would then do: nothing)."""
+    from ..core.index.format import index_dir
+    from ..core.index.reader import Index
+    from ..core.indexer.glance import check
+    from ..core.private import tighten
+
+    home = paths.deja_home()
+    tighten(home)  # what every catch-up does first
+    if not check(index_dir(home)).nothing_to_do:
+        return None
+    try:
+        return Index.open(home, codec)
+    except IndexUnreadable:
+        return None  # let the full path rebuild it and say why
+
+
+# --------------------------------------------------------------------------- the commands
+
+
+def check_source(source: str | None) -> None:
+    if source and source not in SOURCES:
+        raise Failed(f"unknown source {source!r}: use one of {', '.join(SOURCES)}", code=2)
+
+
+def search_command(args: SearchArgs) -> None:
+    """Find the past sessions that match the words, best first (``deja search``)."""
+    from ..core.index.light import LIGHT
+    from ..core.search import ROLE_KINDS, Filters, search
+    from .views import search_json, search_text
+
+    check_source(args.source)
+    if args.role is not None and args.role not in ROLE_KINDS:
+        raise Failed(f"--role {args.role!r} is not one of {', '.join(ROLE_KINDS)}", code=2)
+    _check_pattern(args.pattern)
+    since_at = _since(args.since)
+    query = " ".join(args.words).strip()
+    if not query:
+        raise Failed("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
+    index = open_index(codec=LIGHT)
+    if args.session is not None and not index.find(args.session):
+        raise Failed(f"no session {args.session!r}: `deja sessions` lists them")
+    filters = Filters(
+        project=args.project,
+        source=args.source,
+        since=since_at,
+        kinds=ROLE_KINDS[args.role] if args.role else frozenset(),
+        session_id=args.session,
+        pattern=args.pattern,
+    )
+    result = search(index, query, filters=filters, limit=args.limit)
+    if args.json:
+        emit_json(search_json(result))
+    elif result.hits:
+        echo(search_text(result))
+    else:
+        given = {"project": args.project, "source": args.source, "since": args.since, "role": args.role}
+        flags = filter_flags(**given, re=args.pattern, session=args.session)
+        echo(why_no_match(index, query, filters, flags))
+
+
+def _check_pattern(pattern: str | None) -> None:
+    if pattern is None:
+        return
+    import re
+
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise Failed(f"--re {pattern!r} is not a regular expression: {exc}", code=2) from None
+
+
+def _since(since: str | None) -> datetime | None:
+    from ..core.search import parse_since
+
+    if not since:
+        return None
+    try:
+        return parse_since(since)
+    except ValueError:
+        raise Failed(f"--since {since!r} is not a date: use 30d, 12h, 2w or YYYY-MM-DD", code=2) from None
+
+
+def why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
+    """Why a search found nothing: an empty index, a query of common words only, a filter, or no match at all."""
+    from ..core.search import query_terms, search
+    from .views import quoted_query
+
+    if not index.session_count:
+        return nothing_indexed()
+    if not any(query_terms(query)):
+        return f"Every word of {quoted_query(query)} is too common to search; add a rarer word."
+    if filters.active and (everywhere := search(index, query, limit=1).total):
+        return f"No session matches {quoted_query(query)} with {flags}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
+    return f"No session matches {quoted_query(query)}."
+
+
+def nothing_indexed() -> str:
+    """What an empty index means: where deja looked for Cursor's history, and what to do."""
+    from .doctor import no_history
+
+    nothing = no_history([paths.ide_user_root(), *paths.cli_roots()])
+    return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
+
+
+def filter_flags(**given: str | None) -> str:
+    """The filters a user gave, as they typed them: ``--project api --source cursor-cli``."""
+    return " ".join(f"--{name} {value}" for name, value in given.items() if value)
+
+
+def the_filters(flags: str) -> str:
+    return "the filters" if flags.count("--") > 1 else "the filter"
+
+
+def _that_do(count: int) -> str:
+    return "the one that does" if count == 1 else f"the {count} that do"
+
+
+def index_command(full: bool = False, json: bool = False) -> None:
+    """Build the index, or refresh it with what changed since the last run (``deja index``)."""
+    from ..core.indexer import WRITER_WAIT_SECONDS, catch_up, refresh
+
+    check_roots()
+    bar = ProgressBar("indexing")
+    try:
+        if full:
+            result = refresh(full=True, progress=bar)
+        else:
+            result = catch_up(progress=bar, lock_timeout=WRITER_WAIT_SECONDS, walk_inline=True, verify=True)
+    except TimeoutError:
+        raise Failed("another deja is building the index right now: try again when it finishes") from None
+    except OSError as exc:
+        where = exc.filename or paths.deja_home()
+        raise Failed(f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?") from None
+    finally:
+        bar.close()
+    data = {
+        "sessions": result.sessions,
+        "messages": result.messages,
+        "added": result.added,
+        "updated": result.updated,
+        "removed": result.removed,
+        "seconds": result.seconds,
+        "unreadable_kept": result.unreadable_kept,
+    }
+    if json:
+        emit_json(data)
+        return
+    if result.rebuilt_because:
+        echo(f"rebuilt the index: {result.rebuilt_because}", err=True)
+    echo(
+        f"{result.sessions} sessions, {result.messages} messages indexed in {result.seconds:.2f}s "
+        f"({result.added} added, {result.updated} updated, {result.removed} removed)"
+    )
+    if result.unreadable_kept:
+        echo(
+            f"{result.unreadable_kept} Cursor store(s) could not be read this time (locked or damaged): "
+            "their sessions are kept as they were and are read again on the next run",
+            err=True,
+        )
+    skipped = sum(result.problems.values())
+    if skipped:
+        echo(f"{skipped} unreadable records skipped; `deja doctor` lists them", err=True)
+    if not result.sessions:
+        from .doctor import no_history
+
+        nothing = no_history([paths.ide_user_root(), *paths.cli_roots()])
+        echo(f"{nothing.message[:1].upper()}{nothing.message[1:]}: {nothing.fix}.")
