@@ -9,12 +9,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
 import pytest
 
+from deja.core.index import Index
+from deja.core.indexer import refresh
 from deja.core.sample import SampleHistory, build_sample_history
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 #: The console script's module: run through this interpreter, so a test never depends on PATH.
 ENTRY = (sys.executable, "-m", "deja.interfaces.entry")
@@ -81,3 +85,20 @@ def point_at_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sample:
     for name, value in history.environment(home).items():
         monkeypatch.setenv(name, value)
     return Sample(history=history, home=home)
+
+
+def index_chats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chats: Mapping[str, list[str]]) -> Index:
+    """Index cursor-agent chats (a question, then the answers) written under ``tmp_path / "cli"`` beside any
+    chat a test wrote there itself, with no editor history, and point this process's environment at them."""
+    cli = tmp_path / "cli"
+    cli.mkdir(exist_ok=True)
+    for chat_id, (first, *rest) in chats.items():
+        records = [user_turn(first), *(assistant_turn(text) for text in rest)]
+        write_transcript(transcript_path(cli, "/work/shop", chat_id), records)
+    (tmp_path / "no-ide").mkdir()
+    home = tmp_path / "deja"
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    monkeypatch.setenv("DEJA_HOME", str(home))
+    refresh(home)
+    return Index.open(home)

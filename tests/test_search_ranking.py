@@ -5,10 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from harness import run_deja
+from harness import index_chats, run_deja
 
-from deja.core.index import Index
-from deja.core.indexer import refresh
 from deja.core.search import search
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -28,25 +26,11 @@ NUMBERED = "00000000-0000-4000-8000-0000000000a2"
 PORTED = "00000000-0000-4000-8000-0000000000a3"
 
 
-def _history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chats: dict[str, list[str]]) -> Index:
-    cli = tmp_path / "cli"
-    cli.mkdir(exist_ok=True)
-    for chat_id, (first, *rest) in chats.items():
-        records = [user_turn(first), *(assistant_turn(text) for text in rest)]
-        write_transcript(transcript_path(cli, "/work/shop", chat_id), records)
-    (tmp_path / "no-ide").mkdir()
-    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
-    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
-    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
-    refresh(tmp_path / "deja")
-    return Index.open(tmp_path / "deja")
-
-
 NUMBERED_CHAT = ["Step 2 of the release: tag v2 and push it.", "Done, 2 tags pushed for release 2."]
 
 
 def test_a_digit_split_off_an_identifier_does_not_match_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    index = _history(tmp_path, monkeypatch, {NUMBERED: NUMBERED_CHAT})
+    index = index_chats(tmp_path, monkeypatch, {NUMBERED: NUMBERED_CHAT})
     assert search(index, "hunter2").hits == []
     assert search(index, "zzzqqq2").hits == []
     done = run_deja("search", "hunter2")
@@ -59,7 +43,7 @@ def test_an_identifier_with_a_digit_still_finds_itself(tmp_path: Path, monkeypat
         NAMED: ["The demo account's login word is hunter2, change it.", "Changed hunter2 to a generated one."],
         PORTED: ["Postgres listens on localhost:6543 here.", "Pointed the app at it."],
     }
-    index = _history(tmp_path, monkeypatch, chats)
+    index = index_chats(tmp_path, monkeypatch, chats)
     assert [hit.session_id for hit in search(index, "hunter2").hits] == [NAMED]
     # A number typed on its own still finds it inside an identifier.
     assert [hit.session_id for hit in search(index, "6543").hits] == [PORTED]
@@ -80,7 +64,7 @@ def test_a_title_that_repeats_the_first_question_in_another_case_is_not_indexed_
     cli = tmp_path / "cli"
     _titled_chat(cli, NAMED, "fix the login page", "Fix the login page: it loops back to itself.")
     _titled_chat(cli, NUMBERED, "Login redirect loop", "Fix the login page: it loops back to itself.")
-    index = _history(tmp_path, monkeypatch, {})
+    index = index_chats(tmp_path, monkeypatch, {})
     docs = {meta.id: (meta.n_docs, meta.messages) for _, _, meta in index.sessions()}
     assert docs[NAMED] == (2, 2)  # its two messages, no title doc
     assert docs[NUMBERED] == (3, 2)  # a title of its own words is searchable
@@ -119,5 +103,5 @@ def test_a_message_and_what_its_command_printed_count_together(tmp_path: Path, m
     said = "Looks like a deadlock."
     _coding_chat(cli, TURN, [ask, ("assistant", said, printed), *filler])
     _coding_chat(cli, APART, [ask, ("assistant", said, None), *filler, ("assistant", "Checking the table.", printed)])
-    index = _history(tmp_path, monkeypatch, {})
+    index = index_chats(tmp_path, monkeypatch, {})
     assert [hit.session_id for hit in search(index, "deadlock ledger_entries").hits] == [TURN, APART]

@@ -5,14 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from harness import Sample
+from harness import Sample, index_chats
 
 from deja.core.index import Index
-from deja.core.indexer import refresh
 from deja.core.sample import API_CACHE_CHAT, WEB_COMPOSER
 from deja.core.search import search
 from deja.core.text import terms
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 WHOLE = "00000000-0000-4000-8000-00000000000a"
 PARTS = "00000000-0000-4000-8000-00000000000b"
@@ -21,7 +19,6 @@ PERSON = "00000000-0000-4000-8000-00000000000c"
 
 @pytest.fixture
 def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
-    cli = tmp_path / "cli"
     chats = {
         WHOLE: [
             "The nightly export job is slow and the dashboard times out while it runs.",
@@ -31,14 +28,7 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
         PARTS: ["Customer limit per customer?", "The customer limit is per customer."],
         PERSON: ["Séverine from support reported the export bug.", "Thanks, I will ask Séverine for the file."],
     }
-    for chat_id, (first, *rest) in chats.items():
-        records = [user_turn(first), *(assistant_turn(text) for text in rest)]
-        write_transcript(transcript_path(cli, "/work/shop", chat_id), records)
-    (tmp_path / "no-ide").mkdir()
-    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
-    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
-    refresh(tmp_path / "deja")
-    return Index.open(tmp_path / "deja")
+    return index_chats(tmp_path, monkeypatch, chats)
 
 
 def _ids(index: Index, query: str) -> list[str]:

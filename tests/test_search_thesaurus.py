@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from harness import index_chats
 
 from deja.core.index import Index
-from deja.core.indexer import refresh
 from deja.core.search import search
 from deja.core.thesaurus import related
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 RESTARTED = "00000000-0000-4000-8000-0000000000a1"
 LOGGED_OUT = "00000000-0000-4000-8000-0000000000a2"
@@ -20,7 +19,6 @@ REBOOTED = "00000000-0000-4000-8000-0000000000a4"
 
 @pytest.fixture
 def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
-    cli = tmp_path / "cli"
     chats = {
         RESTARTED: [
             "My local postgres is empty after I restarted the stack.",
@@ -31,14 +29,7 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
         ROUTINE: ["Add a container for the local worker.", "The worker came back fine, the queue is empty."],
         REBOOTED: ["The build box rebooted overnight.", "Nothing was lost."],
     }
-    for chat_id, (first, *rest) in chats.items():
-        records = [user_turn(first), *(assistant_turn(text) for text in rest)]
-        write_transcript(transcript_path(cli, "/work/shop", chat_id), records)
-    (tmp_path / "no-ide").mkdir()
-    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
-    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
-    refresh(tmp_path / "deja")
-    return Index.open(tmp_path / "deja")
+    return index_chats(tmp_path, monkeypatch, chats)
 
 
 def test_a_symptom_in_other_words_finds_the_chat(index: Index) -> None:
