@@ -20,7 +20,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_index import OUT, history_for, percentile  # noqa: E402
+import figures  # noqa: E402
+from bench_index import OUT, history_for  # noqa: E402
 
 from deja.core.index import Index  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
@@ -33,7 +34,7 @@ def best_ms(action: Callable[[], object], runs: int = 7) -> tuple[float, float]:
         started = time.perf_counter()
         action()
         times.append(1000 * (time.perf_counter() - started))
-    return percentile(times, 0.5), max(times)
+    return figures.percentile(times, 0.5), max(times)
 
 
 def bench_size(size: int) -> dict[str, float]:

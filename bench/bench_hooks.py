@@ -50,7 +50,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import figures  # noqa: E402
-from bench_index import OUT, history_for, percentile  # noqa: E402
+from bench_index import OUT, history_for  # noqa: E402
 
 from deja.core.index import Index, IndexUnreadable  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
@@ -375,7 +375,7 @@ def bench_size(size: int, runs: int, bin_dir: Path, given: dict[int, Path], impo
         table[label] = Row(
             1000 * statistics.median(seconds),
             1000 * statistics.median(s.cpu_seconds for s in timed[label]),
-            1000 * percentile(seconds, 0.95),
+            1000 * figures.percentile(seconds, 0.95),
             peak,
             anon,
             file,

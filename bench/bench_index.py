@@ -60,11 +60,6 @@ def history_for(size: int) -> SampleHistory:
     return history
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
-
-
 def _grow_one_chat(history: SampleHistory) -> tuple[Path, str]:
     """Append one turn to a transcript that has a chat store beside it."""
     chats = sorted((history.cli_root / "chats").glob("*/*"))
@@ -100,7 +95,7 @@ def _process_ms(argv: list[str], env: dict[str, str]) -> float:
 
 
 def _median(values: list[float]) -> float:
-    return percentile(values, 0.5)
+    return figures.percentile(values, 0.5)
 
 
 @cache
@@ -221,10 +216,10 @@ def search_figures(home: Path, texts: list[str]) -> dict[str, float]:
         walls.append(time.perf_counter() - started)
         cpus.append(time.thread_time() - started_cpu)
     return {
-        "search_p50_ms": 1000 * percentile(walls, 0.5),
-        "search_p95_ms": 1000 * percentile(walls, 0.95),
-        "search_cpu_p50_ms": 1000 * percentile(cpus, 0.5),
-        "search_cpu_p95_ms": 1000 * percentile(cpus, 0.95),
+        "search_p50_ms": 1000 * figures.percentile(walls, 0.5),
+        "search_p95_ms": 1000 * figures.percentile(walls, 0.95),
+        "search_cpu_p50_ms": 1000 * figures.percentile(cpus, 0.5),
+        "search_cpu_p95_ms": 1000 * figures.percentile(cpus, 0.95),
     }
 
 

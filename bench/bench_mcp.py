@@ -172,11 +172,6 @@ def timed(call: Callable[[], object], runs: int) -> list[float]:
     return samples
 
 
-def percentile(samples: list[float], p: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
-
-
 def measure_tools(home: Path, sessions: int) -> dict[str, float]:
     from deja.interfaces.mcp_server import Tools, build_server
 
@@ -208,9 +203,9 @@ def measure_tools(home: Path, sessions: int) -> dict[str, float]:
     refresh_ms = (time.perf_counter() - started) * 1000
     return {
         "search p50": statistics.median(search_ms),
-        "search p95": percentile(search_ms, 0.95),
+        "search p95": figures.percentile(search_ms, 0.95),
         "via SDK p50": statistics.median(sdk_ms),
-        "via SDK p95": percentile(sdk_ms, 0.95),
+        "via SDK p95": figures.percentile(sdk_ms, 0.95),
         "show p50": statistics.median(show_ms),
         "recent p50": statistics.median(recent_ms),
         "refresh no-op": refresh_ms,

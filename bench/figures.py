@@ -29,3 +29,9 @@ def read(bench: str) -> dict[int, dict[str, object]]:
     except (OSError, orjson.JSONDecodeError):
         return {}
     return {int(size): figures for size, figures in found.items() if size.isdigit() and isinstance(figures, dict)}
+
+
+def percentile(values: list[float], p: float) -> float:
+    """The value at fraction ``p`` of ``values`` sorted (nearest rank, rounding down): every benchmark's p50 and p95."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]

@@ -28,6 +28,8 @@ SUMMARY: list[tuple[str, str, str, str]] = [
     ("hook median ÷ python -c pass (slowest hook)", "bench_hooks", "hook_worst_x_pass", "{:.1f}×"),
     ("deja search ÷ pass, nothing changed", "bench_index", "cli_search_x_pass", "{:.1f}×"),
     ("deja search ÷ pass, after one turn", "bench_index", "cli_search_after_turn_x_pass", "{:.1f}×"),
+    ("search in-process, p50 wall", "bench_index", "search_p50_ms", "{:.1f} ms"),
+    ("search in-process, p50 CPU", "bench_index", "search_cpu_p50_ms", "{:.1f} ms"),
     ("MCP search (in-server, p50)", "bench_mcp", "search_p50_ms", "{:.1f} ms"),
     ("deja index after one turn", "bench_index", "index_after_turn_ms", "{:.0f} ms"),
     ("refresh after one turn (in-process)", "bench_index", "refresh_one_turn_stat_pass_ms", "{:.0f} ms"),
