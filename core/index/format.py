@@ -55,7 +55,9 @@ if TYPE_CHECKING:
 
 #: 6: tool output, error-line, edit and command field docs; dates as keys; accent folding; Snowball stems.
 #: 7: a session's records compressed together, 12-byte docs, 6-byte postings, a common word's tail not kept.
-FORMAT_VERSION = 7
+#: 8: the same layout; an error line weighs 0.8, and a title that repeats the first question is not indexed.
+#:    Impacts are stored, so an index of 7 would keep ranking by the old weights until rebuilt.
+FORMAT_VERSION = 8
 MANIFEST = "manifest.msgpack"
 
 SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
