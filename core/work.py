@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -274,17 +274,29 @@ def error_history(
     first; a person's partial or reworded error falls back to the failed calls
     of the sessions a search for its words finds.
     """
-    window = scan_window(output)
+    for _, failures in past_failures(index, scan_window(output), limit * 2, exclude):
+        if failures:
+            return [what_followed(segment, doc, head) for segment, doc, _ in failures[:limit]]
+    return _searched_failures(index, output, limit, exclude)
+
+
+def past_failures(
+    index: Index, window: str, limit: int, exclude: Collection[str] = ()
+) -> Iterator[tuple[str, list[tuple[Segment, int, SessionMeta]]]]:
+    """Per error line of ``window``: its signature and the past failed calls of that error, newest first.
+
+    A past failure is the same error when it has the same signature and printed the names the line quotes
+    (``quoted_names``): ``deja fix`` and the failure hook both ask here, so they agree on what came up before.
+    Sessions in ``exclude`` (the asking conversation) are left out; at most ``limit`` newest are read per line.
+    """
     for line, key in zip(error_lines(window), error_keys(window), strict=True):
         names = quoted_names(line)
-        fixes = []
-        for _, segment, doc in index.newest(key, limit=limit * 2):
+        failures = []
+        for _, segment, doc in index.newest(key, limit=limit):
             meta = segment.session(segment.doc(doc).ordinal)
             if meta.id not in exclude and _failure_names(segment.message(doc), names):
-                fixes.append(what_followed(segment, doc, head))
-        if fixes:
-            return fixes[:limit]
-    return _searched_failures(index, output, limit, exclude)
+                failures.append((segment, doc, meta))
+        yield key, failures
 
 
 def quoted_names(line: str) -> list[str]:

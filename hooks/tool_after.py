@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..core.index import Index, Segment
-from ..core.keys import SHELL_TOOLS, command_head, error_keys
-from ..core.work import is_destructive, scan_window, what_followed
+from ..core.keys import SHELL_TOOLS, command_head
+from ..core.work import is_destructive, past_failures, scan_window, what_followed
 from .call import HookCall, block_key, frame, frame_room, headed, load_json
 from .describe import heading
 
@@ -69,19 +69,15 @@ def after_tool(call: HookCall) -> str:
 
 
 def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
-    for key in error_keys(output):
-        rows = []
-        for _, segment, doc in index.newest(key, limit=20):
-            meta = segment.session(segment.doc(doc).ordinal)
-            if meta.id not in call.conversation_ids:
-                rows.append((segment, doc, meta))
+    for key, rows in past_failures(index, output, 20, call.conversation_ids):
         if not rows:
             continue
-        shown = block_key("e", key)
+        segment, doc, meta = rows[0]
+        # Keyed by the session shown too: a failure that only shares the wording (another quoted name) is news.
+        shown = block_key("e", key, meta.id)
         if shown in call.seen():
             return call.silent("this error's history was shown in this conversation already")
         sessions = len({meta.id for _, _, meta in rows})
-        segment, doc, meta = rows[0]
         followed = _what_followed(segment, doc, head)
         lines = [f"What followed: {followed}"] if followed else []
         if meta.concluded:
