@@ -16,7 +16,7 @@ from .regular_files import NotRegularFile
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from typing import IO, Any
 
 DIR_MODE = 0o700
@@ -95,6 +95,18 @@ def sync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def sync_paths(paths: Iterable[Path]) -> None:
+    """Make files already written (``write_private`` without ``sync``) durable, together (``sync_all``)."""
+    fds: list[int] = []
+    try:
+        for path in paths:
+            fds.append(os.open(path, os.O_RDONLY))
+        sync_all(fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def sync_all(fds: Sequence[int]) -> None:

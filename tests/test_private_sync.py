@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from deja.core.private import replace_private, sync_all
+from deja.core.private import replace_private, sync_all, sync_paths, write_private
 
 pytestmark = pytest.mark.unit
 
@@ -34,3 +34,11 @@ def test_a_synced_replace_leaves_the_new_bytes_private(tmp_path: Path) -> None:
     assert target.read_bytes() == b"new"
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert [p.name for p in target.parent.iterdir()] == ["manifest.msgpack"]
+
+
+def test_sync_paths_names_a_file_that_is_not_there(tmp_path: Path) -> None:
+    written = tmp_path / "state-1.msgpack"
+    write_private(written, b"state")
+    sync_paths([written])
+    with pytest.raises(FileNotFoundError, match="shard-1"):
+        sync_paths([written, tmp_path / "shard-1.msgpack"])
