@@ -129,9 +129,15 @@ def sync_all(fds: Sequence[int]) -> None:
         except OSError as exc:
             failed.append(exc)
 
-    threads = [threading.Thread(target=sync, args=(fd,)) for fd in fds]
-    for thread in threads:
-        thread.start()
+    threads = []
+    for fd in fds:
+        thread = threading.Thread(target=sync, args=(fd,))
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to be had (a limit on the address space): this one here, now
+            sync(fd)
+            continue
+        threads.append(thread)
     for thread in threads:
         thread.join()
     if failed:
