@@ -23,7 +23,7 @@ import msgspec
 
 from . import faults
 from .index import IndexUnreadable
-from .private import private_dir, write_private
+from .private import private_dir, sync_paths, write_private
 
 SHARDS = 64
 FOLDER = "state"
@@ -171,23 +171,28 @@ class Bookkeeping:
         relative to the index folder, for the manifest to name.
         """
         private_dir(self.folder)
+        written: list[Path] = []  # synced together at the end, before any manifest names them
         shards = list(self.state.shards) + [""] * (SHARDS - len(self.state.shards))
         for number in sorted(self._dirty):
             shard = self._shards[number]
             name = f"shard-{tag}-{number:02d}.msgpack" if shard else ""
             if name:
-                write_private(self.folder / name, msgspec.msgpack.encode(shard), sync=True)
+                written.append(self.folder / name)
+                write_private(written[-1], msgspec.msgpack.encode(shard))
                 faults.point("bookkeeping-shard")
             shards[number] = name
         ide = dict(ide)
         for db, fingerprints in self._new_fingerprints.items():
             if db in ide:
                 name = f"fingerprints-{tag}-{zlib.crc32(db.encode()):08x}.msgpack"
-                write_private(self.folder / name, msgspec.msgpack.encode(fingerprints), sync=True)
+                written.append(self.folder / name)
+                write_private(written[-1], msgspec.msgpack.encode(fingerprints))
                 ide[db] = msgspec.structs.replace(ide[db], fingerprints=name)
         self.state = State(ide=ide, shards=shards, problems=problems)
         name = f"state-{tag}.msgpack"
-        write_private(self.folder / name, msgspec.msgpack.encode(self.state), sync=True)
+        written.append(self.folder / name)
+        write_private(written[-1], msgspec.msgpack.encode(self.state))
+        sync_paths(written)
         return f"{FOLDER}/{name}"
 
 

@@ -16,6 +16,7 @@ from .regular_files import NotRegularFile
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from typing import IO, Any
 
 DIR_MODE = 0o700
@@ -73,7 +74,8 @@ def replace_private(path: Path, data: bytes, *, sync: bool = False) -> None:
     """Swap ``data`` in as the 0600 file ``path`` in one step: a reader sees the old file or the new, never half.
 
     It is written beside ``path`` as ``.<name>.<pid>.tmp`` first (removed again if the write fails; a killed
-    writer's leftover in the index folder is swept by ``index.writer.remove_stale_segments``).
+    writer's leftover in the index folder is swept by ``index.writer.remove_stale_segments``). ``sync`` makes
+    the new file durable before the rename and the rename durable after it (the folder's entry is synced too).
     """
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -82,6 +84,64 @@ def replace_private(path: Path, data: bytes, *, sync: bool = False) -> None:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+    if sync:
+        sync_dir(path.parent)
+
+
+def sync_dir(folder: Path) -> None:
+    """Make the entries of ``folder`` (a file renamed into it) durable."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_paths(paths: Iterable[Path]) -> None:
+    """Make files already written (``write_private`` without ``sync``) durable, together (``sync_all``)."""
+    fds: list[int] = []
+    try:
+        for path in paths:
+            fds.append(os.open(path, os.O_RDONLY))
+        sync_all(fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def sync_all(fds: Sequence[int]) -> None:
+    """``os.fsync`` every descriptor, all at once, each in a thread of its own (``fsync`` lets go of the GIL).
+
+    The file system commits syncs that wait together in one go (ext4 joins them in one journal commit), where
+    one after another each waits for a commit of its own: a segment's seven files took about twice as long.
+    """
+    if len(fds) < 2:
+        for fd in fds:
+            os.fsync(fd)
+        return
+    import threading  # only writers pay for it (under 1 ms)
+
+    failed: list[OSError] = []
+
+    def sync(fd: int) -> None:
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            failed.append(exc)
+
+    threads = []
+    for fd in fds:
+        thread = threading.Thread(target=sync, args=(fd,))
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to be had (a limit on the address space): this one here, now
+            sync(fd)
+            continue
+        threads.append(thread)
+    for thread in threads:
+        thread.join()
+    if failed:
+        raise failed[0]
 
 
 #: Where ``deja install`` records what it found at each file it wrote (see installers/ledger.py).

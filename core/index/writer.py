@@ -22,7 +22,7 @@ from .. import faults, keys
 from ..dates import date_keys
 from ..fields import MESSAGE_KINDS, doc_text, field_texts
 from ..model import Message
-from ..private import DIR_MODE, open_private, private_dir
+from ..private import DIR_MODE, open_private, private_dir, sync_all
 from ..text import terms as text_terms
 from .format import (
     DOC_ROW,
@@ -115,15 +115,27 @@ class _SegmentFile:
         self.size += len(data)
         self.crc = zlib.crc32(data, self.crc)
 
-    def close(self) -> FileSum:
+    def done(self) -> FileSum:
+        """Everything is written: handed to the system (``_make_durable`` syncs it), and its size and CRC-32."""
         self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
-        faults.point("segment-file")
         return FileSum(self.size, self.crc)
+
+    def fileno(self) -> int:
+        return self._file.fileno()
 
     def discard(self) -> None:
         self._file.close()
+
+
+def _make_durable(files: list[_SegmentFile]) -> None:
+    """Sync a segment's files, all at once (``sync_all``), before any manifest can name it; then close them."""
+    try:
+        sync_all([out.fileno() for out in files])
+    finally:
+        for out in files:
+            out.discard()
+    for _ in files:
+        faults.point("segment-file")
 
 
 class SegmentWriter:
@@ -288,7 +300,7 @@ class SegmentWriter:
             self._run_start = self.doc_count
 
     def finish(self) -> SegmentRef:
-        files = {name: out.close() for name, out in self._open_files().items()}
+        files = {name: out.done() for name, out in self._open_files().items()}
         self._spill()
         norm = _length_norms(self._doc_lengths, self._doc_kinds)
         self._doc_lengths = array("I")  # the norms replace them: 4 bytes a doc less while the runs merge
@@ -320,9 +332,10 @@ class SegmentWriter:
                 terms.write(encoded)
                 postings.write(packed)
         finally:
-            files["postings.bin"] = postings.close()
-            files["terms.bin"] = terms.close()
-            files["terms.idx"] = term_idx.close()
+            files["postings.bin"] = postings.done()
+            files["terms.bin"] = terms.done()
+            files["terms.idx"] = term_idx.done()
+            _make_durable([*self._open_files().values(), postings, terms, term_idx])
         for run in self._runs:
             run.unlink()
         return SegmentRef(

@@ -33,11 +33,12 @@ from ..index import (
     retire_segments,
     write_manifest,
 )
-from ..private import FILE_MODE, private_dir, tighten
+from ..private import private_dir, tighten
 from ..redaction import mode as redaction_mode
 from . import freshness, glance
 from .checked import Checked
 from .glance import FolderState
+from .lock import WriterLock
 from .parts import Written, write_changes
 from .plan import Plan, plan_refresh
 from .reads import keep_unread_database, segment_at
@@ -188,13 +189,11 @@ class _Scope(msgspec.Struct):
 
 
 def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, lock_timeout: float) -> RefreshResult:
-    from filelock import FileLock  # only writers pay for it
-
     started = time.perf_counter()
     directory = index_dir(home)
     private_dir(directory)
     tighten(home)
-    with FileLock(str(directory / LOCK_NAME), timeout=lock_timeout, mode=FILE_MODE):
+    with WriterLock(directory / LOCK_NAME, lock_timeout):
         walk_started = time.time()
         folders = freshness.snapshot_folders(paths.cli_roots()) if scope.targets is None else scope.seen_folders
         manifest, state, index, why = _load(directory, full)

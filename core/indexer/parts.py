@@ -18,7 +18,6 @@ from pathlib import Path
 
 import msgspec
 
-from .. import parallel
 from ..bookkeeping import Bookkeeping, ChatState, Location
 from ..index import Index, SegmentRef
 from ..private import open_private
@@ -104,9 +103,11 @@ def write_changes(
         if progress:
             progress(done, total)
 
-    workers = min(parallel.cores(), MAX_WORKERS)
-    if total < PARALLEL_MIN_CHATS or workers < 2 or not parallel.can_fork():
+    workers = _workers(total)
+    if workers < 2:
         return _write_part(plan, book, index, problems, projects, directory, report)
+    from .. import parallel
+
     parts = _split(plan, workers)
 
     def work(number: int, tell: Callable[[int], None]) -> Written:
@@ -118,6 +119,16 @@ def write_changes(
 
     # A part that fails stops the others; what they wrote is named by no manifest and goes as a killed build's would.
     return _joined(parallel.run_parts(work, workers, report), problems)
+
+
+def _workers(total: int) -> int:
+    """How many processes write a plan of ``total`` chats: one for a small one (without even importing
+    multiprocessing, ~6 ms of a refresh after one turn), else one per core up to ``MAX_WORKERS``."""
+    if total < PARALLEL_MIN_CHATS:
+        return 1
+    from .. import parallel
+
+    return min(parallel.cores(), MAX_WORKERS) if parallel.can_fork() else 1
 
 
 def _write_part(
