@@ -8,6 +8,7 @@ tightened the first time deja finds its home readable by others.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -89,10 +90,19 @@ def replace_private(path: Path, data: bytes, *, sync: bool = False) -> None:
 
 
 def sync_dir(folder: Path) -> None:
-    """Make the entries of ``folder`` (a file renamed into it) durable."""
+    """Make the entries of ``folder`` (a file renamed into it) durable.
+
+    Where the system cannot (Windows opens no folder; some file systems refuse a folder's ``fsync``), the
+    rename has still happened: it stands unsynced, as every rename did before deja synced folders.
+    """
+    if os.name == "nt":
+        return
     fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
     finally:
         os.close(fd)
 

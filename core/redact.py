@@ -151,7 +151,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         re.compile(
             r"(?i)(?:aws_?secret_?access_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
-        ("secret_access_key", "secretaccesskey"),
+        ("secret",),  # every spelling the pattern takes (secret_access_key, secretaccess_key, …) holds it
         group=1,
     ),
 )
@@ -505,8 +505,8 @@ def _assignments(text: str) -> str:
 _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLAG, (), replace=_flag),
     Rule("secret", _XML, (), replace=_tagged),
-    Rule("secret", _DOCKER_ENV, ("ENV ",), replace=_docker_env),
-    Rule("secret", _SQL, ("identified", "with password", "with encrypted"), replace=_sql),
+    Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
+    Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
 _ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 
@@ -534,9 +534,9 @@ def _apply(rule: Rule, text: str) -> str:
 #: Two cheap gates, so a text that cannot hold a match skips a group of rules: every token is a run of 16
 #: characters or more without a space (a basic credential may be shorter), and every credential found by its
 #: context needs a separator, a quote, a flag or a Dockerfile ENV.
-_TOKEN_GATE = re.compile(r"\S{16}|[Bb]asic ")
+_TOKEN_GATE = re.compile(r"\S{16}|(?i:basic)\s")
 _TOKEN_RULES = (*_PROVIDER_RULES, *(rule for rule in _CONTEXT_RULES if rule.kind in ("bearer", "basic-auth")))
-_CONTEXT_GATE = re.compile(r"[:=<']|--|ENV ")
+_CONTEXT_GATE = re.compile(r"[:=<']|--|ENV[ \t]")
 _KEYED_RULES = (*(rule for rule in _CONTEXT_RULES if rule.kind not in ("bearer", "basic-auth")), *_KEY_RULES)
 
 

@@ -130,7 +130,9 @@ def _option(arg: str, following: str | None) -> tuple[str, str, int] | None:
 def _search_args(words: list[str], given: dict[str, str]) -> SearchArgs | None:
     """The parsed arguments, or None where typer has something to say: no words, a ``--limit`` not in range."""
     limit = given.get("limit", "10")
-    if not words or not (limit.isascii() and limit.isdigit()) or not LIMIT_RANGE[0] <= int(limit) <= LIMIT_RANGE[1]:
+    if not words or not (limit.isascii() and limit.isdigit() and len(limit) <= 4):  # typer says why
+        return None
+    if not LIMIT_RANGE[0] <= int(limit) <= LIMIT_RANGE[1]:
         return None
     return SearchArgs(
         words,

@@ -132,10 +132,10 @@ class LiveIndex:
                 self._refresh()
             try:
                 index = self._open_current()
-            except IndexUnreadable:
-                return  # the first tool call has it built aside
+            except (IndexUnreadable, OSError):
+                return  # the first tool call has it built aside, or says what it cannot read
         # One search pays what only the first pays: the stemmer, the term tables' first pages, the text view.
-        with suppress(IndexUnreadable):  # a damaged index: the tool calls say so
+        with suppress(IndexUnreadable, OSError):  # a damaged or vanished index: the tool calls say so
             search_text(search(index, WARM_QUERY, limit=1))
 
     def get(self) -> Index | None:

@@ -8,6 +8,7 @@ walk a read starts in the background.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -188,3 +189,34 @@ def test_the_record_an_earlier_deja_kept_goes_with_the_next_walk(indexed_sample:
     refresh(indexed_sample.home)
     assert not (directory / freshness.OLD_RECORD).exists()
     assert glance.check(directory).unchanged
+
+
+def test_a_record_of_another_shape_makes_the_next_read_refresh_in_full(indexed_sample: Sample) -> None:
+    """A ``freshness.json`` another deja wrote in another layout: the read refreshes in full, never a traceback."""
+    sample = indexed_sample
+    directory = index_dir(sample.home)
+    record = orjson.loads((directory / freshness.RECORD).read_bytes())
+    record["folders"] = {
+        path: {"kind": kind, "ctime_ns": str(when)} for path, (kind, when) in record["folders"].items()
+    }
+    (directory / freshness.RECORD).write_bytes(orjson.dumps(record))
+    assert glance.check(directory).manifest is None
+    _append_turn(_transcript(sample, "api", API_CHAT), "why does the zeppelin queue stall?", "A missing ack.")
+    assert _search_ids(sample, "zeppelin") == [API_CHAT]
+    indexed = run_deja("index", env=sample.env)
+    assert indexed.returncode == 0 and indexed.stderr == "", indexed.stderr
+
+
+def test_a_walk_that_cannot_start_leaves_the_search_answering(indexed_sample: Sample) -> None:
+    """An index folder deja cannot write to (here: its walk stamp is a folder) still answers a search."""
+    sample = indexed_sample
+    directory = index_dir(sample.home)
+    stamp = directory / glance.WALK_STAMP
+    stamp.mkdir()
+    long_ago = time.time() - 2 * freshness.WALK_SECONDS
+    os.utime(stamp, (long_ago, long_ago))
+    stale = msgspec.structs.replace(_record(sample), walked_at=time.time() - freshness.WALK_SECONDS - 1)
+    freshness.save(directory, stale)
+    assert glance.check(directory).walk_due
+    glance.start_walk(directory)  # says nothing, raises nothing
+    assert _search_ids(sample, "cache")

@@ -64,6 +64,14 @@ def check(directory: Path) -> Check:
     manifest = _current_manifest(directory)
     if not record or not record.get("walked_at") or manifest is None:
         return Check(manifest=None)
+    try:
+        return _compare(directory, record, manifest)
+    except (TypeError, ValueError, KeyError, AttributeError):  # a record of another shape (another deja wrote it)
+        return Check(manifest=None)
+
+
+def _compare(directory: Path, record: dict[str, Any], manifest: Manifest) -> Check:
+    """``check``'s comparison of the record with the stores; raises on a record whose values have another shape."""
     ide_then = {db: _sigs(sigs) for db, sigs in record["ide"].items()}
     ide_now = {str(db): wal_sigs(db) for db in paths.ide_databases()}
     before = {path: (kind, ctime_ns) for path, (kind, ctime_ns) in record["folders"].items()}
@@ -205,19 +213,25 @@ def _transcript_ids(found: Iterable[os.DirEntry[str]]) -> Iterator[str]:
 
 
 def start_walk(directory: Path) -> None:
-    """Start a full refresh in a detached process; the caller answers from the index as it stands meanwhile."""
+    """Start a full refresh in a detached process; the caller answers from the index as it stands meanwhile.
+
+    An index folder this user cannot write to (or no process to spare) starts no walk: a read still answers.
+    """
     import subprocess  # only once a minute, when a walk falls due
 
     from ..private import write_private
 
-    write_private(directory / WALK_STAMP, b"")
-    subprocess.Popen(
-        [sys.executable, "-m", "deja.core.indexer"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    try:
+        write_private(directory / WALK_STAMP, b"")
+        subprocess.Popen(
+            [sys.executable, "-m", "deja.core.indexer"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return
 
 
 def _walk_due(directory: Path, walked_at: float) -> bool:

@@ -3,13 +3,14 @@
 This is the lock filelock's ``UnixFileLock`` took (the same call on the same
 file, so either one excludes the other), without its import: filelock pulls
 in typing, logging and inspect, about 15 ms of every ``deja index``. The lock
-goes with the process, so a killed writer never leaves it held.
+goes with the process, so a killed writer never leaves it held. On Windows,
+which has no ``flock``, it is ``msvcrt``'s lock on the file's first byte.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
+import sys
 import time
 
 from ..private import FILE_MODE
@@ -21,6 +22,29 @@ if TYPE_CHECKING:
 
 #: How often a writer waiting for another looks again.
 POLL_SECONDS = 0.05
+
+if sys.platform == "win32":
+    import msvcrt
+
+    #: What taking a lock another process holds raises.
+    HELD: tuple[type[OSError], ...] = (OSError,)
+
+    def _lock(fd: int) -> None:
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+
+    def _unlock(fd: int) -> None:
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    HELD = (BlockingIOError,)
+
+    def _lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 class WriterLock:
@@ -45,10 +69,10 @@ class WriterLock:
         """The lock file's descriptor, locked; None while another process holds it."""
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
         try:
-            if os.fstat(fd).st_mode & 0o077:  # a lock file made before deja kept its files private
+            if os.name != "nt" and os.fstat(fd).st_mode & 0o077:  # made before deja kept its files private
                 os.fchmod(fd, FILE_MODE)
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            _lock(fd)
+        except HELD:
             os.close(fd)
             return None
         except BaseException:
@@ -63,6 +87,6 @@ class WriterLock:
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            _unlock(self._fd)
             os.close(self._fd)
             self._fd = None
