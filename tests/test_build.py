@@ -73,6 +73,24 @@ def test_a_split_build_with_spilled_runs_holds_what_a_one_process_build_holds(
     assert not list(index_dir(many.home).glob("seg-*/run-*"))  # runs are gone once merged
 
 
+def test_a_split_build_that_spills_every_few_chats_records_every_chat(
+    many: Sample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A part sends its chats' records to a spill file as it goes: lost records would show as chats read again
+    by the next refresh, or as sessions no record points at; a spill file left behind would be a stray."""
+    refresh(many.home, full=True)
+    whole = _everything(many.home)
+
+    _split_build(monkeypatch)
+    monkeypatch.setattr(parts, "SPILL_EVERY", 2)
+    built = refresh(many.home, full=True)
+
+    assert built.sessions == len(whole) and _everything(many.home) == whole
+    again = refresh(many.home)  # every chat recorded where it went: nothing is read again
+    assert (again.added, again.updated, again.removed) == (0, 0, 0)
+    assert not list(index_dir(many.home).glob(".part-*"))  # the spill files are read and removed
+
+
 def test_progress_counts_every_chat_of_every_part(many: Sample, monkeypatch: pytest.MonkeyPatch) -> None:
     _split_build(monkeypatch)
     monkeypatch.setattr(parallel, "PROGRESS_EVERY", 1)
