@@ -26,7 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .redaction import enabled
-from .redaction import mode as mode  # what an index built now is redacted with (see redaction)
 
 Replace = Callable[["re.Match[str]"], str]
 

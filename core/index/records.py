@@ -62,7 +62,7 @@ class Manifest(msgspec.Struct):
     segments: list[SegmentRef] = []
     #: The writer's bookkeeping file (per-source sizes, offsets, fingerprints).
     state: str = ""
-    #: The redaction the index was built with (``redact.mode()``); another one rebuilds it.
+    #: The redaction the index was built with (``redaction.mode()``); another one rebuilds it.
     redaction: str = ""
 
 
