@@ -12,6 +12,7 @@ from .keys import ALL_SESSIONS_KEY, project_key
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
+    from .indexer.glance import Check
     from .work import Digest
 
 #: How far down the newest-first list a source filter may look.
@@ -28,8 +29,10 @@ def open_index(
     fresh: bool = True,
     progress: Progress | None = None,
     note: Callable[[str], None] | None = None,
+    checked: Check | None = None,
 ) -> Index:
-    """The index, brought up to date first when ``fresh`` by the cheap check (see ``indexer.freshness``).
+    """The index, brought up to date first when ``fresh`` by the cheap check (see ``indexer.glance``), or from
+    ``checked``, the check a caller has just made.
 
     Reading needs no write access: if the refresh cannot take the writer lock
     (another deja holds it) or cannot write (a read-only or full disk), it is
@@ -40,7 +43,7 @@ def open_index(
     if not fresh:
         return Index.open(home)
     say = note or (lambda _: None)
-    _update(home, say, lambda: catch_up(home, progress=progress))
+    _update(home, say, lambda: catch_up(home, progress=progress, found=checked))
     try:
         return Index.open(home)
     except IndexUnreadable:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from ..core.index import Codec, Index
+    from ..core.indexer.glance import Check
     from ..core.search import Filters
 
 #: The version of every ``--json`` envelope; it changes only when a field is removed or changes meaning.
@@ -252,16 +253,19 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
     """
     from ..core.index.reader import Index
 
+    found = None
     if fresh:
         check_roots()
-        opened = _unchanged_index(codec)
+        opened, found = _unchanged_index(codec)
         if opened is not None:
             return opened
     from ..core.library import open_index as open_fresh
 
     bar = ProgressBar("indexing")
     try:
-        opened = open_fresh(fresh=fresh, progress=bar, note=lambda message: echo(f"deja: {message}", err=True))
+        opened = open_fresh(
+            fresh=fresh, progress=bar, note=lambda message: echo(f"deja: {message}", err=True), checked=found
+        )
         return opened if codec is None else Index(opened.directory, opened.manifest, codec)
     except IndexUnreadable as exc:
         raise Failed(f"{exc}: run `deja index` to rebuild it") from None
@@ -269,9 +273,10 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
         bar.close()
 
 
-def _unchanged_index(codec: Codec | None) -> Index | None:
+def _unchanged_index(codec: Codec | None) -> tuple[Index | None, Check | None]:
     """The index as it stands if the cheap check finds nothing changed: what ``catch_up`` then does, starting a
-    full walk in the background when one is due, without loading the indexer."""
+    full walk in the background when one is due, without loading the indexer. The check comes back too, so
+    the refresh that follows a change does not make it again."""
     from ..core.index.format import index_dir
     from ..core.index.reader import Index
     from ..core.indexer.glance import check, start_walk
@@ -282,13 +287,13 @@ def _unchanged_index(codec: Codec | None) -> Index | None:
     directory = index_dir(home)
     found = check(directory)
     if not found.unchanged:
-        return None
+        return None, found
     if found.walk_due:
         start_walk(directory)
     try:
-        return Index.open(home, codec)
+        return Index.open(home, codec), found
     except IndexUnreadable:
-        return None  # let the full path rebuild it and say why
+        return None, None  # let the full path check again (the walk has started), rebuild it and say why
 
 
 # --------------------------------------------------------------------------- the commands

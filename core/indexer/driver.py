@@ -118,8 +118,10 @@ def catch_up(
     lock_timeout: float = 0.0,
     walk_inline: bool = False,
     verify: bool = False,
+    found: glance.Check | None = None,
 ) -> RefreshResult:
-    """Refresh what the cheap check (``freshness``) finds changed; when nothing did, the index's counts as they are.
+    """Refresh what the cheap check (``glance``) finds changed, or ``found``, the check the caller has just made;
+    when nothing changed, the index's counts as they are.
 
     Without a record of a full walk (a first build, a damaged index), or when
     one is due and ``walk_inline`` (``deja index``), this is a full refresh. A
@@ -130,7 +132,8 @@ def catch_up(
     home = home or paths.deja_home()
     tighten(home)  # every run keeps deja's home private, whether or not anything is written
     directory = index_dir(home)
-    found = glance.check(directory)
+    if found is None:
+        found = glance.check(directory)
     if found.manifest is None or (walk_inline and found.walk_due):
         return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify)
     result = _as_it_stands(found.manifest, started)
