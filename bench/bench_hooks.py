@@ -52,7 +52,7 @@ sys.path.insert(0, str(HERE))
 import figures  # noqa: E402
 from bench_index import OUT, history_for  # noqa: E402
 
-from deja.core.index import Index, IndexUnreadable  # noqa: E402
+from deja.core.index import Index, IndexUnreadable, index_dir  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
@@ -135,9 +135,12 @@ def history_at(size: int, given: dict[int, Path]) -> SampleHistory:
 
 
 def index_home(size: int, given: dict[int, Path] | None = None) -> Path:
-    """The history of ``size`` sessions indexed once, for the hooks to read."""
+    """The history of ``size`` sessions indexed once, for the hooks to read: the index ``bench_index`` built of the
+    generated history (``bench/out/home-N``) when there is one, so a run of every bench builds 100k once."""
     history = history_at(size, given or {})
-    home = OUT / f"hooks-home-{size}"
+    shared = OUT / f"home-{size}"
+    built = size not in (given or {}) and (index_dir(shared) / "manifest.msgpack").exists()
+    home = shared if built else OUT / f"hooks-home-{size}"
     os.environ.update(history.environment(home))
     try:
         Index.open(home)

@@ -441,8 +441,10 @@ def main() -> None:
     parser.add_argument("--history", type=int, help="time searches against this generated history (see above)")
     args = parser.parse_args()
     if args.history:
-        for name, ms in {**measure_first_calls(args.history), **measure_arrivals(args.history)}.items():
+        arrivals = {**measure_first_calls(args.history), **measure_arrivals(args.history)}
+        for name, ms in arrivals.items():
             print(f"{args.history} sessions, MCP search {name:>30}: {ms:8.1f} ms")
+        figures.write("bench_mcp_history", {args.history: {**arrivals, "slowest_ms": max(arrivals.values())}})
         return
     sizes = [int(s) for s in args.sessions.split(",")]
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="deja-bench-mcp-"))

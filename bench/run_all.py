@@ -61,16 +61,16 @@ def main() -> int:
 def run_benchmarks(size_list: list[int], large: bool) -> list[str]:
     """Every benchmark in turn, its own table printed as it goes; the titles of those that failed."""
     sizes = ",".join(map(str, size_list))
-    pair = "1000,100000" if large else "1000,10000"
     runs = [
         ("redaction cost per MB", ["bench_redact.py"]),
         ("read throughput", ["bench_read.py", "--sizes", "10000,100000" if large else "1000,10000"]),
         ("index build, refresh and search", ["bench_index.py", "--sizes", sizes]),
         ("crash safety and damage checks", ["bench_durability.py", "--sizes", sizes]),
         ("LoCoMo retrieval", ["locomo.py"]),
-        ("hook latency", ["bench_hooks.py", "--sizes", pair]),
+        ("hook latency", ["bench_hooks.py", "--sizes", sizes]),
         ("hook-prompt precision", ["bench_prompt_precision.py"]),
         ("MCP server", ["bench_mcp.py", "--sessions", sizes, "--workdir", str(HERE / "out" / "mcp")]),
+        *([("MCP search on the real 100k history", ["bench_mcp.py", "--history", "100000"])] if large else []),
         (
             "memory over a one-line transcript",
             ["bench_long_line.py", "--megabytes", "1,200,2000" if large else "1,200"],
