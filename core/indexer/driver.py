@@ -206,11 +206,12 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         written = _write_changes(plan, book, index, problems, directory, progress)
         tally = _record_changes(manifest, index, book, plan, written.chats, written.where)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
-        changed = manifest is None or written.segments or tally.removed or book.changed or plan.ide_dbs != state.ide
+        ide = {**plan.ide_unseen, **plan.ide_dbs}
+        changed = manifest is None or written.segments or tally.removed or book.changed or ide != state.ide
         merged_problems = dict(Counter(state.problems) | problems)
         if changed:
             live = _compact(directory, live, book)
-            _swap(directory, manifest or _live_manifest(directory), live, book, plan.ide_dbs, merged_problems)
+            _swap(directory, manifest or _live_manifest(directory), live, book, ide, merged_problems)
         if scope.targets is None:
             freshness.record_walk(directory, book, plan, walk_started, folders or {})
         else:
