@@ -12,6 +12,7 @@ sessions marked deleted, and the hooks answering without them in between.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,20 @@ from harness import Sample, run_deja
 
 from deja.core.indexer import refresh
 from deja.core.sample import API_CHAT, API_EDITOR_COMPOSER, WEB_COMPOSER
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    shell_result_text,
+    store_assistant_message,
+    store_user_message,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
 
 #: Words only the editor's chats hold (the footer chat's question).
 EDITOR_ONLY = "footer mobile"
@@ -93,3 +108,35 @@ def test_a_full_walk_under_other_cursor_agent_roots_keeps_the_chats_it_cannot_se
     assert _shown(sample, API_CHAT) == 0
     again = _index(sample)
     assert (again["added"], again["updated"], again["removed"]) == (0, 0, 0)
+
+
+def test_a_transcript_seen_without_its_chat_folder_keeps_what_the_store_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transcripts, chats, home = tmp_path / "data", tmp_path / "config", tmp_path / "deja"
+    (tmp_path / "no-ide").mkdir()
+    cwd = "/work/api"
+    records = [user_turn("run the tests"), assistant_turn("Running.", tool_use("Shell", {"command": "pytest"}))]
+    write_transcript(transcript_path(transcripts, cwd, "t1"), records)
+    store = [
+        store_user_message("run the tests"),
+        store_assistant_message("Running.", tool_call_part("x1", "Shell", {"command": "pytest"})),
+        tool_result_message("x1", "Shell", shell_result_text("3 failed", exit_code=1)),
+    ]
+    write_chat_store(chat_dir_for(chats, cwd, "t1"), cwd=cwd, name="Run the tests", messages=store)
+    shell = {"CURSOR_DATA_DIR": str(transcripts), "CURSOR_CONFIG_DIR": str(chats), "DEJA_HOME": str(home)}
+    shell["DEJA_CURSOR_ROOT"] = str(tmp_path / "no-ide")
+    for name, value in shell.items():
+        monkeypatch.setenv(name, value)
+    assert refresh(home).added == 1
+
+    def first_result() -> str:
+        shown = run_deja("show", "t1", "--json", env={**os.environ, **shell})
+        return orjson.loads(shown.stdout)["messages"][1]["tool_calls"][0]["result"]
+
+    assert first_result() == "3 failed"
+    monkeypatch.delenv("CURSOR_CONFIG_DIR")  # Cursor's environment: the chats folder is looked for elsewhere
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "snap-config"))
+    assert refresh(home, only_chat_ids={"t1"}).updated == 0
+    assert refresh(home).updated == 0
+    assert first_result() == "3 failed"

@@ -186,14 +186,21 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
 def _cli_changes(
     book: Bookkeeping, targets: set[str] | None
 ) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str]]:
-    """cursor-agent chats as found now, those of them that changed, and the recorded ones no longer found."""
+    """cursor-agent chats as found now, those of them that changed, and the recorded ones no longer found.
+
+    A transcript found without the chat folder it was read with, whose store is still on disk, keeps it: the roots
+    this process sees hold the transcripts but not the chats (``_out_of_sight``), and reading the chat without
+    its store would drop what only the store holds (the tool results)."""
     found: dict[str, CliChat] = {}
     for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
         found.setdefault(chat.id, chat)
     changed: dict[str, CliChat] = {}
     for sid, chat in found.items():
         record = book.chat(sid)
-        if not unchanged(record.cli if record else None, chat):
+        old = record.cli if record else None
+        if chat.chat_dir is None and old is not None and old.chat_dir and _has_store(old.chat_dir):
+            chat = found[sid] = msgspec.structs.replace(chat, chat_dir=old.chat_dir)  # out of sight: see below
+        if not unchanged(old, chat):
             changed[sid] = chat
     if targets is None:
         roots = paths.cli_roots()
@@ -201,6 +208,10 @@ def _cli_changes(
     else:
         gone = {sid for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
     return found, changed, gone
+
+
+def _has_store(chat_dir: str) -> bool:
+    return os.path.isfile(os.path.join(chat_dir, "store.db"))
 
 
 def _out_of_sight(chat: CliState, roots: list[Path]) -> bool:
@@ -242,7 +253,7 @@ def _recorded_chat(session_id: str, record: ChatState | None) -> CliChat | None:
         return None
     if not record.cli.transcript:
         folder = record.cli.chat_dir
-        present = folder is not None and os.path.isfile(os.path.join(folder, "store.db"))
+        present = folder is not None and _has_store(folder)
         return CliChat(id=session_id, transcript="", chat_dir=folder) if present else None
     sig = stat_sig(record.cli.transcript)
     if sig is None:
