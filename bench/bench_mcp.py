@@ -68,7 +68,7 @@ from generate import (
 from deja.core.bookkeeping import State  # noqa: E402
 from deja.core.index import FORMAT_VERSION, Manifest, SegmentRef, SegmentWriter, SessionMeta, index_dir, write_manifest  # noqa: E402
 from deja.core.model import Message, ToolCall  # noqa: E402
-from deja.core.redact import mode as redaction_mode  # noqa: E402
+from deja.core.redaction import mode as redaction_mode  # noqa: E402
 
 MESSAGES_PER_SESSION = 20
 SESSIONS_PER_SEGMENT = 20_000  # ~420k docs: about what the indexer puts in one segment
