@@ -55,6 +55,8 @@ from ..record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    import mmap
+
     from ..model import Message
     from .records import Manifest, SessionMeta
 
@@ -132,7 +134,7 @@ def inflate(block: bytes, zdict: bytes, upto: int = 0) -> bytes:
     return zlib.decompressobj(WBITS, zdict=zdict).decompress(block, upto)
 
 
-def split_dicts(data: bytes) -> tuple[bytes, bytes]:
+def split_dicts(data: bytes | mmap.mmap) -> tuple[bytes, bytes]:
     """``dicts.bin``'s two dictionaries: the records' and the metas' (both empty in a segment without them)."""
     split = DICT_HEAD.size + DICT_HEAD.unpack_from(data)[0]
     return bytes(data[DICT_HEAD.size : split]), bytes(data[split:])
