@@ -1,8 +1,8 @@
 """Format 9's encodings read back what was written: a segment's records and session metas deflated against its
-dictionaries, a word's postings as impact runs and narrow docs (``deja.core.index.format``).
+dictionaries, a word's postings as impact runs and 2-, 3- or 4-byte docs (``deja.core.index.format``).
 
 The sample holds fewer sessions than a segment needs to make dictionaries (``DICT_SESSIONS``) and fewer docs
-than need 4-byte doc numbers, so each test lowers a threshold and compares with the index built without it.
+than need 3-byte doc numbers, so each test lowers a threshold and compares with the index built without it.
 """
 
 from __future__ import annotations
@@ -77,9 +77,11 @@ def test_a_words_postings_read_back_in_runs_of_any_length_and_with_wide_docs(
     refresh(many.home, full=True)
     assert _postings(many.home) == written
 
-    narrow = _segment_file(many.home, "postings.bin").stat().st_size
-    for module in (segment_writer, segment_reader):
-        monkeypatch.setattr(module, "doc_width", lambda docs: 4)
-    refresh(many.home, full=True)
-    assert _segment_file(many.home, "postings.bin").stat().st_size > narrow
-    assert _postings(many.home) == written
+    narrower = _segment_file(many.home, "postings.bin").stat().st_size  # 2-byte docs: the sample's are few
+    for width in (3, 4):  # as in a segment of more than 65,536 docs, or of more than 16M
+        for module in (segment_writer, segment_reader):
+            monkeypatch.setattr(module, "doc_width", lambda docs, width=width: width)
+        refresh(many.home, full=True)
+        assert _segment_file(many.home, "postings.bin").stat().st_size > narrower
+        narrower = _segment_file(many.home, "postings.bin").stat().st_size
+        assert _postings(many.home) == written

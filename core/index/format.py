@@ -14,7 +14,7 @@ Layout under ``<DEJA_HOME>/index/``::
         postings.bin        per term, highest impact first: the keyed terms (``deja.core.keys``, sorted first)
                             (doc, float32 time) pairs; a word its impacts as runs (a u32 count of runs, each
                             run's float16 impact, each run's length in a byte) and then its docs (``doc_width``
-                            bytes each), only its best ``WORD_POSTINGS_KEPT``
+                            bytes each: 2 or 3), only its best ``WORD_POSTINGS_KEPT``
 
 A writer builds new segments beside the live ones and then replaces
 ``manifest.msgpack`` with ``os.replace``; a reader opens the manifest once and
@@ -22,7 +22,7 @@ sees a whole index, old or new, without ever taking the lock.
 
 Why it is small: a session's messages deflate together (they share their words) against a dictionary
 taken from the segment's first sessions (what sessions share: the words of the project, msgpack's field
-names), and so does each session's meta; a doc costs 12 bytes; a word's posting 3 (its doc; its session is the
+names), and so does each session's meta; a doc costs 12 bytes; a word's posting 2 or 3 (its doc; its session is the
 doc's, read from ``docs.bin``) and its impact is shared by the run of postings that have it; no posting is kept
 that no search reads.
 
@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 #: 8: the same layout; an error line weighs 0.8, and a title that repeats the first question is not indexed.
 #:    Impacts are stored, so an index of 7 would keep ranking by the old weights until rebuilt.
 #: 9: records and session metas deflated against a per-segment dictionary (``dicts.bin``), a word's postings as
-#:    impact runs and 3-byte docs, 22-byte term rows.
+#:    impact runs and 2- or 3-byte docs, 22-byte term rows.
 FORMAT_VERSION = 9
 MANIFEST = "manifest.msgpack"
 
@@ -119,8 +119,9 @@ DICT_HEAD = struct.Struct("<I")
 
 
 def doc_width(docs: int) -> int:
-    """Bytes a doc number takes in a word's postings in a segment of ``docs`` docs: 3 below 16M docs, else 4."""
-    return 3 if docs < 1 << 24 else 4
+    """Bytes a doc number takes in a word's postings in a segment of ``docs`` docs (numbered from 0): as few as
+    hold its last one."""
+    return 2 if docs <= 1 << 16 else 3 if docs <= 1 << 24 else 4
 
 
 def deflate(data: bytes | bytearray, zdict: bytes) -> bytes:

@@ -190,9 +190,9 @@ class Segment:
         packed = data[docs_at : docs_at + width * len(impacts)]
         if width == 4:
             return memoryview(packed).cast("I"), impacts
-        wide = bytearray(4 * len(impacts))  # little-endian u24s widened to u32s
-        for i in range(3):
-            wide[i::4] = packed[i::3]
+        wide = bytearray(4 * len(impacts))  # little-endian u16s or u24s widened to u32s
+        for i in range(width):
+            wide[i::4] = packed[i::width]
         return memoryview(wide).cast("I"), impacts
 
     def doc(self, doc: int) -> Doc:

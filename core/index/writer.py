@@ -119,17 +119,15 @@ def _word_postings(pairs: list[tuple[float, int]], width: int) -> bytes:
             values.append(value)
             lengths.append(min(length, MAX_RUN))
             length -= MAX_RUN
-    docs = array("I", map(itemgetter(1), pairs)).tobytes()
-    if width == 3:  # the high byte of each little-endian u32 is dropped
-        docs = _three_bytes(docs)
+    docs = _narrowed(array("I", map(itemgetter(1), pairs)).tobytes(), width)
     return RUNS.pack(len(values)) + struct.pack(f"<{len(values)}e", *values) + lengths + docs
 
 
-def _three_bytes(words: bytes) -> bytes:
-    """Little-endian u32s as u24s (every one below 2**24)."""
-    out = bytearray(len(words) // 4 * 3)
-    for i in range(3):
-        out[i::3] = words[i::4]
+def _narrowed(words: bytes, width: int) -> bytes:
+    """Little-endian u32s in their low ``width`` bytes (each fits: ``format.doc_width``)."""
+    out = bytearray(len(words) // 4 * width)
+    for i in range(width):
+        out[i::width] = words[i::4]
     return bytes(out)
 
 
