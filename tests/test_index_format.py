@@ -19,6 +19,7 @@ from deja.core.index import writer as segment_writer
 from deja.core.index.light import LIGHT
 from deja.core.indexer import refresh
 from deja.core.text import terms
+from deja.core.writers.cursor_agent import transcript_path, user_turn, write_transcript
 
 Postings = dict[tuple[int, bytes], list[tuple[int, int, float]]]
 
@@ -39,6 +40,16 @@ def _postings(home: Path) -> Postings:
                 whole[:stop] for stop in range(count + 1)
             ]
     return found
+
+
+@pytest.fixture
+def alike(many: Sample) -> Sample:  # noqa: F811
+    """``many`` and 30 chats asking the same one word, which sorts after every other term: its postings are one
+    run and end the segment's postings (the least room any list of as many postings takes)."""
+    cwd = str(many.history.projects["api"])
+    for i in range(30):
+        write_transcript(transcript_path(many.history.cli_root, cwd, f"alike{i:02d}"), [user_turn("zyzzyva")])
+    return many
 
 
 def test_sessions_deflated_against_the_segments_dictionaries_read_back_whole(
@@ -63,25 +74,24 @@ def test_sessions_deflated_against_the_segments_dictionaries_read_back_whole(
 
 
 def test_a_words_postings_read_back_in_runs_of_any_length_and_with_wide_docs(
-    many: Sample,  # noqa: F811
-    monkeypatch: pytest.MonkeyPatch,
+    alike: Sample, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    refresh(many.home, full=True)
-    written = _postings(many.home)
+    refresh(alike.home, full=True)
+    written = _postings(alike.home)
     # The 24 questions of ``many`` are alike: one impact, one run, for a word all of them hold.
-    index = Index.open(many.home)
+    index = Index.open(alike.home)
     p_off, count, _ = index.segments[0].lookup(terms("pinning")[0])
     assert count >= 24 and len({impact for *_, impact in index.segments[0].postings(p_off, 0, count)}) < count
 
     monkeypatch.setattr(segment_writer, "MAX_RUN", 2)
-    refresh(many.home, full=True)
-    assert _postings(many.home) == written
+    refresh(alike.home, full=True)
+    assert _postings(alike.home) == written
 
-    narrower = _segment_file(many.home, "postings.bin").stat().st_size  # 2-byte docs: the sample's are few
+    narrower = _segment_file(alike.home, "postings.bin").stat().st_size  # 2-byte docs: the sample's are few
     for width in (3, 4):  # as in a segment of more than 65,536 docs, or of more than 16M
         for module in (segment_writer, segment_reader):
             monkeypatch.setattr(module, "doc_width", lambda docs, width=width: width)
-        refresh(many.home, full=True)
-        assert _segment_file(many.home, "postings.bin").stat().st_size > narrower
-        narrower = _segment_file(many.home, "postings.bin").stat().st_size
-        assert _postings(many.home) == written
+        refresh(alike.home, full=True)
+        assert _segment_file(alike.home, "postings.bin").stat().st_size > narrower
+        narrower = _segment_file(alike.home, "postings.bin").stat().st_size
+        assert _postings(alike.home) == written

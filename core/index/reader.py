@@ -119,7 +119,8 @@ class Segment:
             t_off, t_len, p_off, count, df = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
         except _DAMAGE as exc:
             raise self._damaged("terms.idx", exc) from None
-        if t_off + t_len > len(self._terms) or p_off + count * 3 > len(self._postings):  # 3: the narrowest posting
+        # A posting takes at least a doc number: ``_doc_width`` bytes (a word's) or more (a key's).
+        if t_off + t_len > len(self._terms) or p_off + count * self._doc_width > len(self._postings):
             raise IndexUnreadable(f"{self.path / 'terms.idx'} is damaged: term {i} points past the end of the segment")
         return self._terms[t_off : t_off + t_len], p_off, count, df
 
