@@ -177,7 +177,7 @@ def load_json(data: bytes | str) -> Any:
         value = json.loads(text, parse_constant=_no_constant)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+    if "\\u" in text and re.search(r"\\u[dD][89a-fA-F]", text):  # (compiled only for a payload that escapes)
         json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate raises UnicodeEncodeError here
     return value
 
@@ -185,9 +185,6 @@ def load_json(data: bytes | str) -> Any:
 def dump_json(value: Any) -> bytes:
     """``value`` as compact UTF-8 JSON."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _no_constant(name: str) -> Any:
