@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import time
-import unicodedata
 from _json import encode_basestring, make_encoder, make_scanner  # (``json``'s C half: see ``load_json``)
 from functools import cache
 from pathlib import Path
@@ -88,6 +87,8 @@ def visible(text: str) -> str:
     """``text`` as a model reads it: NFKC-normalised, without the characters that show nothing."""
     if text.isascii():
         return text
+    import unicodedata  # (here: a hook whose answer is ASCII never loads it)
+
     normal = unicodedata.normalize("NFKC", text)
     return "".join(c for c in normal if c not in _FILLERS and unicodedata.category(c) not in _INVISIBLE_CATEGORIES)
 
