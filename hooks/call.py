@@ -177,9 +177,9 @@ def load_json(data: bytes | str) -> Any:
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     start = len(text) - len(text.lstrip(_JSON_SPACE))
     try:
-        value, end = _scan(text, start)
-    except StopIteration:
-        raise ValueError(f"expecting a JSON value at character {start}") from None
+        value, end = _scanned(text, start)
+    except StopIteration as missing:  # (as json.loads says it)
+        raise ValueError(f"Expecting value: char {missing.value}") from None
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
     if text[end:].strip(_JSON_SPACE):
@@ -187,6 +187,16 @@ def load_json(data: bytes | str) -> Any:
     if "\\u" in text and re.search(r"\\u[dD][89a-fA-F]", text):  # (compiled only for a payload that escapes)
         dump_json(value)  # a lone surrogate raises UnicodeEncodeError here
     return value
+
+
+def _scanned(text: str, start: int) -> tuple[Any, int]:
+    """The value at ``start`` and where it ends; JSONDecodeError (a ValueError) where the JSON is malformed."""
+    try:
+        return _scan(text, start)
+    except SystemError:  # Python 3.11's scanner reports an error through json.decoder, but only finds it if loaded
+        import json.decoder  # noqa: F401
+
+        return _scan(text, start)
 
 
 def dump_json(value: Any) -> bytes:

@@ -110,3 +110,20 @@ def test_a_hook_loads_no_json_module() -> None:
     payload = b'{"hook_event_name": "beforeSubmitPrompt", "prompt": "", "cursor_version": "2"}'
     done = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True, timeout=60)
     assert done.stdout.decode().strip().splitlines()[-1] == "[]"
+
+
+def test_malformed_json_is_refused_in_a_process_that_never_loaded_json() -> None:
+    """Python 3.11's scanner can only report a syntax error once ``json.decoder`` is loaded: load_json loads it then."""
+    code = (
+        "import sys\nfrom deja.hooks.call import load_json\nassert 'json' not in sys.modules\n"
+        'for text in [\'{"prompt": "half a payl\', \'{"a": 1\', \'[1,]\', \'{"a": "\\x01"}\']:\n'
+        "    try:\n        load_json(text)\n    except ValueError as error:\n        print(str(error).split(':')[0])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    said = [
+        "Unterminated string starting at",
+        "Expecting ',' delimiter",
+        "Expecting value",
+        "Invalid control character at",
+    ]
+    assert done.stdout.decode().splitlines() == said, done.stderr.decode()[-2000:]
