@@ -28,7 +28,6 @@ import logging
 import math
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -109,7 +108,8 @@ class LiveIndex:
         self._refreshed_at = -math.inf
         self._index: Index | None = None
         self._opened: tuple[int, int, int] | None = None
-        self._builder: subprocess.Popen[bytes] | None = None
+        #: The pid of the ``deja index`` started to build a missing or unreadable index.
+        self._builder: int | None = None
         self._refresher: threading.Thread | None = None
         self._lock = threading.Lock()
 
@@ -201,15 +201,17 @@ class LiveIndex:
             log.warning("refreshing the index failed; answering from the index as it stands", exc_info=True)
 
     def _start_build(self) -> None:
-        if self._builder is not None and self._builder.poll() is None:
-            return
-        self._builder = subprocess.Popen(
-            [sys.executable, "-m", "deja.interfaces.entry", "index"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        """A detached ``deja index``, unless the one started before still runs (no process to spare: the next call
+        tries again)."""
+        from ..core import detached
+
+        with self._lock:
+            if self._builder is not None and detached.running(self._builder):
+                return
+            try:
+                self._builder = detached.start([sys.executable, "-m", "deja.interfaces.entry", "index"])
+            except OSError:
+                self._builder = None
 
 
 def within(name: str, value: int, low: int, high: int | None = None) -> int:
