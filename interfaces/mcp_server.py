@@ -8,9 +8,10 @@ stdio through the official MCP SDK; hooks never import this module.
 Every tool answers from the prebuilt index, in two forms: readable text for
 the model and, as structured content, the JSON the CLI prints with ``--json``.
 Once the server's answer to ``initialize`` is written, a background thread
-loads the engine, opens the index, searches it once and refreshes it, so that
-the first tool call finds it ready; a call that comes sooner waits only for the
-engine's import and the index's opening, never for the refresh. No call ever
+loads the engine, opens the index and searches it once, so that the first tool
+call finds it ready; a call that comes sooner waits only for the engine's
+import and the index's opening. The first refresh starts once the first call
+has answered, or after ``WARM_REFRESH_SECONDS`` without one. No call ever
 waits for a refresh: at most every ``REFRESH_SECONDS`` a call starts the cheap
 freshness check (``core.indexer.glance``: a few thousand stats at 100k
 sessions, never a walk over every chat) and the reading of what it finds
@@ -58,6 +59,9 @@ STILL_INDEXING = "deja is still indexing your history; try again in a few second
 REFRESH_SECONDS = 1.0
 #: How long after the call that starts it a background refresh begins (a search answers in well under this).
 AFTER_CALL_SECONDS = 0.1
+#: How long after the warm-up the server waits for a first call, which starts the first refresh once it has answered,
+#: before it refreshes the index itself.
+WARM_REFRESH_SECONDS = 1.0
 #: What the warm-up searches for (its answer is thrown away).
 WARM_QUERY = "error"
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
@@ -110,17 +114,20 @@ class LiveIndex:
         self._opened: tuple[int, int, int] | None = None
         #: The pid of the ``deja index`` started to build a missing or unreadable index.
         self._builder: int | None = None
+        self._warmer: threading.Thread | None = None
         self._refresher: threading.Thread | None = None
+        #: Set by the first tool call: the warm-up leaves the rest to it.
+        self._asked = threading.Event()
         self._lock = threading.Lock()
 
     def warm(self) -> None:
-        """Load the engine, open the index and search it once, then refresh it, in a background thread, once: what the
-        first tool call would otherwise pay before it answers (at 100k sessions, about a hundred milliseconds)."""
+        """Load the engine and open the index in a background thread, once, then search it once and refresh it unless
+        a tool call comes first: what the first call would otherwise pay before it answers (at 100k sessions, about
+        twenty milliseconds of CPU)."""
         with self._lock:
-            if self._refresher is None:
-                self._refreshed_at = time.monotonic()
-                self._refresher = threading.Thread(target=self._warm_up, name="deja-warm-up", daemon=True)
-                self._refresher.start()
+            if self._warmer is None:
+                self._warmer = threading.Thread(target=self._warm_up, name="deja-warm-up", daemon=True)
+                self._warmer.start()
 
     def _warm_up(self) -> None:
         from ..core.index import IndexUnreadable
@@ -129,13 +136,21 @@ class LiveIndex:
             index = self._current()  # a tool call arriving meanwhile waits for this, and only for this
         except (IndexUnreadable, OSError):
             return  # the first tool call has it built aside, or says what it cannot read
-        # One search pays what only the first pays: the stemmer, the term tables' first pages, the text view.
+        # One search pays what only the first pays: the stemmer, the term tables' first pages, the text view; a call
+        # already asked pays it instead, rather than wait for the CPU while this one does.
         with suppress(IndexUnreadable, OSError):  # a damaged or vanished index: the tool calls say so
             from ..core.search import search
             from .views import search_text
 
-            search_text(search(index, WARM_QUERY, limit=1))
-        self._refresh()
+            if not self._asked.is_set():
+                search_text(search(index, WARM_QUERY, limit=1))
+        # The refresh waits for the first call, which starts it once it has answered; without one it runs here.
+        if not self._asked.wait(WARM_REFRESH_SECONDS):
+            with self._lock:
+                if not self._due():
+                    return
+                self._refreshed_at, self._refresher = time.monotonic(), threading.current_thread()
+            self._refresh()
 
     def get(self) -> Index | None:
         """The index as it stands, or None while a first build (or a rebuild of an unreadable one) runs.
@@ -145,19 +160,25 @@ class LiveIndex:
         """
         from ..core.index import IndexUnreadable
 
+        self._asked.set()
         try:
             index = self._current()
         except IndexUnreadable:
             self._start_build()
             return None
         with self._lock:
-            if time.monotonic() - self._refreshed_at >= self.refresh_every and not self._refreshing():
+            if self._due():
                 self._refreshed_at = time.monotonic()
                 # Started once this call has answered, so that it does not compete with the answer.
                 self._refresher = threading.Timer(AFTER_CALL_SECONDS, self._refresh)
                 self._refresher.daemon = True
                 self._refresher.start()
         return index
+
+    def _due(self) -> bool:
+        """A refresh is due: none for ``refresh_every`` seconds, and none running (asked under the lock)."""
+        running = self._refresher is not None and self._refresher.is_alive()
+        return not running and time.monotonic() - self._refreshed_at >= self.refresh_every
 
     def _current(self) -> Index:
         """The index the manifest names now, opened once per manifest (a refresh opens its own before calls ask)."""
@@ -178,9 +199,6 @@ class LiveIndex:
         except OSError:
             raise IndexUnreadable(f"no index under {self.home}") from None
         return stat.st_ino, stat.st_mtime_ns, stat.st_size
-
-    def _refreshing(self) -> bool:
-        return self._refresher is not None and self._refresher.is_alive()
 
     def _refresh(self) -> None:
         """The cheap check and what it finds changed (a full walk that is due starts detached), then the new index
