@@ -407,26 +407,30 @@ def pause_name(pause: float | None) -> str:
     return f"first call {pause:.2f} s after tools/list" if pause is not None else "first call, no tools/list"
 
 
-def measure_first_calls(size: int, home: Path, env: dict[str, str]) -> dict[str, list[float]]:
+def measure_first_calls(size: int, home: Path, env: dict[str, str], baseline: Path | None) -> dict[str, list[float]]:
     """The first ``search`` of a fresh ``deja mcp`` against a real history, ``FIRST_CALL_ROUNDS`` times after each
     pause in ``FIRST_CALL_PAUSES``, with the time from each spawn to its last handshake answer.
 
     A full walk is made first and its start recorded again before each spawn, so that no walk runs beside these
-    calls (``measure_arrivals`` times a call that finds one due).
+    calls (``measure_arrivals`` times a call that finds one due). With ``baseline`` (a folder holding another
+    ``deja`` package, e.g. ``git archive`` of an older commit), its server is spawned beside each, in turn.
     """
     from deja.core.indexer import glance, refresh
 
     refresh(home)
     texts = iter(str(q["query"]) for q in queries(FIRST_CALL_ROUNDS * len(FIRST_CALL_PAUSES), size))
+    servers = {"": env} if baseline is None else {"": env, "baseline: ": {**env, "PYTHONPATH": str(baseline)}}
     samples: dict[str, list[float]] = {}
     for _ in range(FIRST_CALL_ROUNDS):
         for pause in FIRST_CALL_PAUSES:
-            (index_dir(home) / glance.WALK_STAMP).touch()
-            handshake_ms, search_ms, used = first_search_ms(env, pause, next(texts))
-            samples.setdefault(pause_name(pause), []).append(search_ms)
-            samples.setdefault(f"  {pause_name(pause)}, server CPU", []).append(used)
-            handshake = "spawn to tools/list answer" if pause is not None else "spawn to initialize answer"
-            samples.setdefault(handshake, []).append(handshake_ms)
+            query = next(texts)
+            for which, server_env in servers.items():
+                (index_dir(home) / glance.WALK_STAMP).touch()
+                handshake_ms, search_ms, used = first_search_ms(server_env, pause, query)
+                samples.setdefault(f"{which}{pause_name(pause)}", []).append(search_ms)
+                samples.setdefault(f"  {which}{pause_name(pause)}, server CPU", []).append(used)
+                handshake = "spawn to tools/list answer" if pause is not None else "spawn to initialize answer"
+                samples.setdefault(f"{which}{handshake}", []).append(handshake_ms)
     return samples
 
 
@@ -492,7 +496,7 @@ def print_distribution(size: int, samples: dict[str, list[float]]) -> None:
         )
 
 
-def measure_history(size: int, only: str | None, home: Path | None, source: Path | None) -> None:
+def measure_history(size: int, only: str | None, home: Path | None, source: Path | None, baseline: Path | None) -> None:
     """``--history``: the first calls of fresh servers, then calls in one process, printed with the machine's load.
 
     ``home`` and ``source`` point at another index and the history it was built from (``source`` holding
@@ -506,7 +510,7 @@ def measure_history(size: int, only: str | None, home: Path | None, source: Path
     )
     os.environ.update(history.environment(home))
     load_before = os.getloadavg()
-    first = measure_first_calls(size, home, dict(os.environ)) if only != "later" else {}
+    first = measure_first_calls(size, home, dict(os.environ), baseline) if only != "later" else {}
     print_distribution(size, first)
     arrivals = measure_arrivals(size, home) if only != "first" else {}
     print_distribution(size, arrivals)
@@ -532,9 +536,12 @@ def main() -> None:
     parser.add_argument("--home", type=Path, help="with --history: this index instead of bench/out/home-N")
     parser.add_argument("--source", type=Path, help="with --history: the history --home was built from")
     parser.add_argument("--only", choices=["first", "later"], help="with --history: only the first or later calls")
+    parser.add_argument(
+        "--baseline", type=Path, help="with --history: a folder holding another deja package, whose server takes turns"
+    )
     args = parser.parse_args()
     if args.history:
-        measure_history(args.history, args.only, args.home, args.source)
+        measure_history(args.history, args.only, args.home, args.source, args.baseline)
         return
     sizes = [int(s) for s in args.sessions.split(",")]
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="deja-bench-mcp-"))
