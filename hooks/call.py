@@ -492,8 +492,9 @@ BUILD_SENTINEL = "index-build.requested"
 
 def request_build(home: Path) -> None:
     """Start one detached ``deja index``, unless one was started in the last ten minutes."""
-    import subprocess
     import sys
+
+    from ..core import detached
 
     sentinel = home / BUILD_SENTINEL
     try:
@@ -508,13 +509,6 @@ def request_build(home: Path) -> None:
             os.close(os.open(sentinel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         except FileExistsError:
             return
-        subprocess.Popen(
-            [sys.executable, "-m", "deja.interfaces.entry", "index"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-        )
+        detached.start([sys.executable, "-m", "deja.interfaces.entry", "index"])
     except OSError as exc:
         log(f"cannot start a background index build: {exc}")
