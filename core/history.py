@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -118,7 +118,7 @@ def _chat_dir(roots: list[Path], chat_id: str) -> str | None:
     return None
 
 
-def _stat_transcripts(session_id: str, candidates: list[Path], chat_dir: str | None) -> Iterator[CliChat]:
+def _stat_transcripts(session_id: str, candidates: Iterable[Path], chat_dir: str | None) -> Iterator[CliChat]:
     for transcript in candidates:
         try:
             stat = check_regular(transcript)  # a FIFO under a transcript's name would block its reader
