@@ -4,8 +4,8 @@ Layout under ``<DEJA_HOME>/index/``::
 
     manifest.msgpack        format version, generation, the live segments and what is deleted in each
     seg-<id>/               one immutable segment
-        dicts.bin           the preset deflate dictionaries of its records and its sessions (empty in a segment
-                            of fewer than ``DICT_SESSIONS`` sessions): the first one's length (u32), then both
+        dicts.bin           the preset deflate dictionaries of its records and its sessions (both empty in a
+                            segment of fewer than ``DICT_SESSIONS`` sessions): the first one's length (u32), then both
         records.bin         per session, its redacted messages (and title), msgpack back to back, deflated
         docs.bin            per doc, three u32: its session ordinal (its kind in the top three bits), where its
                             message starts and ends in its session's records

@@ -12,6 +12,7 @@ import os
 import struct
 import zlib
 from collections.abc import Iterator
+from itertools import chain, islice, repeat
 from pathlib import Path
 
 from .. import faults, keys
@@ -164,37 +165,31 @@ class Segment:
                 size = KEYED_POSTING.size
                 pairs = KEYED_POSTING.iter_unpack(self._postings[p_off + start * size : p_off + stop * size])
                 return [(doc, heads[doc] & ORDINAL_MASK, days) for doc, days in pairs]
-            docs, impacts = self._word_postings(p_off, stop)
-            return [
-                (doc, heads[doc] & ORDINAL_MASK, impact)
-                for doc, impact in zip(docs[start:], impacts[start:], strict=True)
-            ]
+            pairs = islice(self._word_postings(p_off, stop), start, None)
+            return [(doc, heads[doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
-    def _word_postings(self, p_off: int, stop: int) -> tuple[memoryview, list[float]]:
-        """A word's first ``stop`` docs and impacts: its impact runs are read only as far as they cover ``stop``."""
+    def _word_postings(self, p_off: int, stop: int) -> Iterator[tuple[int, float]]:
+        """A word's first ``stop`` (at most as many as it keeps) docs and impacts: its impact runs are read only
+        as far as they can cover ``stop``."""
         data = self._postings
         runs = RUNS.unpack_from(data, p_off)[0]
         values_at = p_off + RUNS.size
         lengths_at = values_at + 2 * runs
-        read = min(runs, stop)
-        impacts: list[float] = []
-        for value, length in zip(
-            struct.unpack_from(f"<{read}e", data, values_at), data[lengths_at : lengths_at + read], strict=True
-        ):
-            impacts += [value] * length
-            if len(impacts) >= stop:
-                break
-        del impacts[stop:]
+        read = min(runs, stop)  # enough runs: each holds at least one posting
+        values = struct.unpack_from(f"<{read}e", data, values_at)
+        impacts = chain.from_iterable(map(repeat, values, data[lengths_at : lengths_at + read]))
         docs_at, width = lengths_at + runs, self._doc_width
-        packed = data[docs_at : docs_at + width * len(impacts)]
+        packed = data[docs_at : docs_at + width * stop]
+        if len(packed) != width * stop:
+            raise ValueError(f"{stop} postings past the end")
         if width == 4:
-            return memoryview(packed).cast("I"), impacts
-        wide = bytearray(4 * len(impacts))  # little-endian u16s or u24s widened to u32s
+            return zip(memoryview(packed).cast("I"), impacts, strict=False)  # the last run read may run on
+        wide = bytearray(4 * stop)  # little-endian u16s or u24s widened to u32s
         for i in range(width):
             wide[i::4] = packed[i::width]
-        return memoryview(wide).cast("I"), impacts
+        return zip(memoryview(wide).cast("I"), impacts, strict=False)  # the last run read may run on
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
