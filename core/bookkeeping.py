@@ -104,7 +104,8 @@ class Bookkeeping:
         self._dirty: set[int] = set()
         #: Shards recorded and set aside on disk until ``save`` names them (None: the shard is empty).
         self._parked: dict[int, Path | None] = {}
-        self._new_fingerprints: dict[str, dict[str, str]] = {}
+        #: Database -> its new fingerprints, set aside on disk until ``save`` names them (a big history's are many).
+        self._new_fingerprints: dict[str, Path] = {}
 
     def _files(self) -> list[tuple[str, type[Any]]]:
         """Every file the state names, with what it holds."""
@@ -176,14 +177,19 @@ class Bookkeeping:
 
     def fingerprints(self, db: str) -> dict[str, str]:
         if db in self._new_fingerprints:
-            return self._new_fingerprints[db]
+            return read_record(self._new_fingerprints[db], dict[str, str])
         old = self.state.ide.get(db)
         if old is None or not old.fingerprints:
             return {}
         return read_record(self.folder / old.fingerprints, dict[str, str])
 
     def set_fingerprints(self, db: str, fingerprints: dict[str, str]) -> None:
-        self._new_fingerprints[db] = fingerprints
+        """Record a database's new fingerprints: written aside at once (a temp, swept if the refresh is killed) and
+        named by ``save``, so a build does not hold, nor hand its forked parts, a print of every editor chat."""
+        parked = self.folder / f".fingerprints-{zlib.crc32(db.encode()):08x}.{os.getpid()}.tmp"
+        private_dir(self.folder)
+        write_private(parked, msgspec.msgpack.encode(fingerprints))
+        self._new_fingerprints[db] = parked
 
     @property
     def changed(self) -> bool:
@@ -213,12 +219,15 @@ class Bookkeeping:
                 parked.unlink()
             shards[number] = name
         ide = dict(ide)
-        for db, fingerprints in self._new_fingerprints.items():
+        for db, parked in self._new_fingerprints.items():
             if db in ide:
                 name = f"fingerprints-{tag}-{zlib.crc32(db.encode()):08x}.msgpack"
                 written.append(self.folder / name)
-                write_private(written[-1], msgspec.msgpack.encode(fingerprints))
+                os.replace(parked, written[-1])
                 ide[db] = msgspec.structs.replace(ide[db], fingerprints=name)
+            else:
+                parked.unlink(missing_ok=True)
+        self._new_fingerprints = {}  # the state below names them now
         self.state = State(ide=ide, shards=shards, problems=problems)
         name = f"state-{tag}.msgpack"
         written.append(self.folder / name)

@@ -152,7 +152,7 @@ def write_changes(
     parts = _split(plan, workers)
     # Every chat the plan reads is handed to its part in a file, so the parts, forked below, do not start with a
     # copy of every chat of the history, nor does this process hold one while they work.
-    plan.cli_reads = {}
+    plan.cli_reads, plan.ide_reads, plan.owners = {}, {}, {}
     for number, part in enumerate(parts):
         part.move_cli_reads(directory / f".reads-{number}.{os.getpid()}.tmp")
 
@@ -203,7 +203,7 @@ def _write_part(
         for read in read_changes(plan, book, index, problems, out.unread, projects):
             if read.session is not None:  # read as empty: recorded, not indexed
                 writer.add(projects.settle(read.session))
-            out.chats[read.id] = ChatState(ide_db=plan.owners.get(read.id), cli=read.cli)
+            out.chats[read.id] = ChatState(ide_db=_owner(plan, read.id), cli=read.cli)
             if read.id in ide_ids:
                 ide_read.add(read.id)
             report(1)
@@ -211,7 +211,7 @@ def _write_part(
                 spill.write(out, writer)
         # An editor chat with no message is not yielded: recorded with its database, so it is not read again.
         for sid in sorted(ide_ids - ide_read - out.unread.kept):
-            out.chats[sid] = ChatState(ide_db=plan.owners.get(sid))
+            out.chats[sid] = ChatState(ide_db=_owner(plan, sid))
         writer.flush()
         if spill is not None:
             spill.write(out, writer)
@@ -224,13 +224,19 @@ def _write_part(
     return out
 
 
+def _owner(plan: Plan, chat_id: str) -> str | None:
+    """The database holding ``chat_id``: the plan's ``owners`` say, or for a part, the ``ide_reads`` it is in."""
+    return plan.owners.get(chat_id) or next((db for db, ids in plan.ide_reads.items() if chat_id in ids), None)
+
+
 def _split(plan: Plan, parts: int) -> list[Plan]:
     """``plan`` cut into ``parts`` by chat id; a chat the editor and cursor-agent both hold stays in one part."""
 
     def part_of(chat_id: str) -> int:
         return zlib.crc32(chat_id.encode("utf-8", "surrogatepass")) % parts
 
-    cut = [msgspec.structs.replace(plan, ide_reads={}, cli_reads={}, cli_appends={}) for _ in range(parts)]
+    # Without ``owners``: a part finds a chat's database in its ``ide_reads`` (``_owner``).
+    cut = [msgspec.structs.replace(plan, ide_reads={}, cli_reads={}, cli_appends={}, owners={}) for _ in range(parts)]
     for db, ids in plan.ide_reads.items():
         for chat_id in ids:
             cut[part_of(chat_id)].ide_reads.setdefault(db, set()).add(chat_id)
