@@ -108,6 +108,9 @@ class _Spill:
             data = msgspec.msgpack.encode(records)
             self._file.write(_FRAME.pack(number, len(data)) + data)
         writer.where, out.chats = {}, {}
+        from .. import parallel  # a spill is a part's: multiprocessing is imported already
+
+        parallel.release_free_memory()
 
     def close(self) -> None:
         self._file.close()
