@@ -67,6 +67,10 @@ def main() -> None:
     print(f"{'':16}" + "".join(f"{name:>14}" for name in runs))
     for row in rows:
         print(f"{row:16}" + "".join(f"{runs[name][row]:14.2f}" for name in runs))
+    if len(runs) > 1:  # issue 15's memory target: the largest history's peak at most 1.5 times the 10k one's
+        small, large = next(iter(runs)), list(runs)[-1]
+        ratio = runs[large]["peak_rss_mb"] / runs[small]["peak_rss_mb"]
+        print(f"peak RSS {large} / {small}: {ratio:.2f}× (target ≤ 1.5× of the 10k one)")
 
 
 if __name__ == "__main__":

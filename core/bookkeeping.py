@@ -13,6 +13,7 @@ it describes, and a build killed before that leaves the current record whole.
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -101,7 +102,10 @@ class Bookkeeping:
         self.state = state
         self._shards: dict[int, dict[str, ChatState]] = {}
         self._dirty: set[int] = set()
-        self._new_fingerprints: dict[str, dict[str, str]] = {}
+        #: Shards recorded and set aside on disk until ``save`` names them (None: the shard is empty).
+        self._parked: dict[int, Path | None] = {}
+        #: Database -> its new fingerprints, set aside on disk until ``save`` names them (a big history's are many).
+        self._new_fingerprints: dict[str, Path] = {}
 
     def _files(self) -> list[tuple[str, type[Any]]]:
         """Every file the state names, with what it holds."""
@@ -124,10 +128,31 @@ class Bookkeeping:
     def _shard(self, number: int) -> dict[str, ChatState]:
         shard = self._shards.get(number)
         if shard is None:
-            name = self.state.shards[number] if number < len(self.state.shards) else ""
-            shard = read_record(self.folder / name, dict[str, ChatState]) if name else {}
-            self._shards[number] = shard
+            shard = self._shards[number] = self._read_shard(number)
         return shard
+
+    def _read_shard(self, number: int) -> dict[str, ChatState]:
+        """Shard ``number`` as last written: set aside by ``park``, else as the state names it."""
+        if number in self._parked:
+            parked = self._parked[number]
+            return read_record(parked, dict[str, ChatState]) if parked else {}
+        name = self.state.shards[number] if number < len(self.state.shards) else ""
+        return read_record(self.folder / name, dict[str, ChatState]) if name else {}
+
+    def park(self, number: int) -> None:
+        """Set shard ``number`` aside on disk until ``save`` (a refresh that has recorded it): a full build of a
+        big history holds one shard of records at a time, not a record of every chat.
+
+        The file is named as every temp of the index is (``.<name>.<pid>.tmp``), so a killed build's is swept.
+        """
+        shard = self._shards.pop(number, None)
+        if shard is None or number not in self._dirty:
+            return
+        parked = self.folder / f".shard-{number:02d}.{os.getpid()}.tmp" if shard else None
+        if parked is not None:
+            private_dir(self.folder)
+            write_private(parked, msgspec.msgpack.encode(shard))
+        self._parked[number] = parked
 
     def chat(self, session_id: str) -> ChatState | None:
         return self._shard(shard_of(session_id)).get(session_id)
@@ -146,19 +171,25 @@ class Bookkeeping:
 
     def items(self) -> Iterator[tuple[str, ChatState]]:
         """Every chat on record (loads every shard: the full refresh's path)."""
-        for number in range(SHARDS):
-            yield from list(self._shard(number).items())
+        for number in range(SHARDS):  # a shard not loaded already is read, not kept: one at a time in memory
+            shard = self._shards.get(number)
+            yield from list((shard if shard is not None else self._read_shard(number)).items())
 
     def fingerprints(self, db: str) -> dict[str, str]:
         if db in self._new_fingerprints:
-            return self._new_fingerprints[db]
+            return read_record(self._new_fingerprints[db], dict[str, str])
         old = self.state.ide.get(db)
         if old is None or not old.fingerprints:
             return {}
         return read_record(self.folder / old.fingerprints, dict[str, str])
 
     def set_fingerprints(self, db: str, fingerprints: dict[str, str]) -> None:
-        self._new_fingerprints[db] = fingerprints
+        """Record a database's new fingerprints: written aside at once (a temp, swept if the refresh is killed) and
+        named by ``save``, so a build does not hold, nor hand its forked parts, a print of every editor chat."""
+        parked = self.folder / f".fingerprints-{zlib.crc32(db.encode()):08x}.{os.getpid()}.tmp"
+        private_dir(self.folder)
+        write_private(parked, msgspec.msgpack.encode(fingerprints))
+        self._new_fingerprints[db] = parked
 
     @property
     def changed(self) -> bool:
@@ -174,20 +205,29 @@ class Bookkeeping:
         written: list[Path] = []  # synced together at the end, before any manifest names them
         shards = list(self.state.shards) + [""] * (SHARDS - len(self.state.shards))
         for number in sorted(self._dirty):
-            shard = self._shards[number]
-            name = f"shard-{tag}-{number:02d}.msgpack" if shard else ""
+            shard = self._shards.get(number)
+            parked = self._parked.pop(number, None)
+            name = f"shard-{tag}-{number:02d}.msgpack" if (shard if shard is not None else parked) else ""
             if name:
                 written.append(self.folder / name)
-                write_private(written[-1], msgspec.msgpack.encode(shard))
+                if shard is not None:
+                    write_private(written[-1], msgspec.msgpack.encode(shard))
+                elif parked is not None:
+                    os.replace(parked, written[-1])
                 faults.point("bookkeeping-shard")
+            if parked is not None and parked.exists():  # loaded again after it was set aside: written above
+                parked.unlink()
             shards[number] = name
         ide = dict(ide)
-        for db, fingerprints in self._new_fingerprints.items():
+        for db, parked in self._new_fingerprints.items():
             if db in ide:
                 name = f"fingerprints-{tag}-{zlib.crc32(db.encode()):08x}.msgpack"
                 written.append(self.folder / name)
-                write_private(written[-1], msgspec.msgpack.encode(fingerprints))
+                os.replace(parked, written[-1])
                 ide[db] = msgspec.structs.replace(ide[db], fingerprints=name)
+            else:
+                parked.unlink(missing_ok=True)
+        self._new_fingerprints = {}  # the state below names them now
         self.state = State(ide=ide, shards=shards, problems=problems)
         name = f"state-{tag}.msgpack"
         written.append(self.folder / name)

@@ -18,7 +18,16 @@ from pathlib import Path
 import msgspec
 
 from .. import config, faults, paths
-from ..bookkeeping import Bookkeeping, ChatState, IdeDbState, Location, State, read_record, remove_unreferenced
+from ..bookkeeping import (
+    Bookkeeping,
+    ChatState,
+    IdeDbState,
+    Location,
+    State,
+    read_record,
+    remove_unreferenced,
+    shard_of,
+)
 from ..index import (
     FORMAT_VERSION,
     MANIFEST,
@@ -207,7 +216,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
         written = _write_changes(plan, book, index, problems, directory, progress)
-        tally = _record_changes(manifest, index, book, plan, written.chats, written.where)
+        tally = _record_changes(manifest, index, book, plan, written)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
         ide = {**plan.ide_unseen, **plan.ide_dbs}
         changed = manifest is None or written.segments or tally.removed or book.changed or ide != state.ide
@@ -272,48 +281,64 @@ def _write_changes(
 ) -> Written:
     """Read what the plan names into new segments (``parts``); record what could not be read.
 
-    A chat that could not be read this time is left out of ``chats``, so its record (and its session in the
-    index) stays; read-as-empty IDE chats drop out of the index too, their owner recorded so they are not re-read.
+    A chat that could not be read this time is left out of the records written, so its record (and its session
+    in the index) stays; read-as-empty IDE chats drop out of the index too, their owner recorded so they are not
+    re-read (``parts``).
     """
     written = write_changes(plan, book, index, problems, directory, progress)
     for db, ids in written.unread.databases.items():
         keep_unread_database(plan, book, db, ids)
     plan.unreadable += written.unread.stores
-    for ids in plan.ide_reads.values():
-        for sid in ids - written.chats.keys() - written.unread.kept:
-            written.chats[sid] = ChatState(ide_db=plan.owners.get(sid))
     return written
 
 
 def _record_changes(
-    manifest: Manifest | None,
-    index: Index | None,
-    book: Bookkeeping,
-    plan: Plan,
-    written: dict[str, ChatState],
-    where: dict[str, Location],
+    manifest: Manifest | None, index: Index | None, book: Bookkeeping, plan: Plan, written: Written
 ) -> _Tally:
-    """Mark the old copies of the changed chats deleted and point each chat's record at its new place."""
+    """Mark the old copies of the changed chats deleted and point each chat's record at its new place.
+
+    A bookkeeping shard at a time: each is set aside once recorded (``Bookkeeping.park``), so a full build of a
+    big history holds one shard's records, not every chat's.
+    """
     segments = [
         msgspec.structs.replace(ref, deleted=list(ref.deleted)) for ref in (manifest.segments if manifest else [])
     ]
     by_name = {ref.name: ref for ref in segments}
     tally = _Tally(segments)
-    for sid in sorted(written.keys() | plan.removed):
-        record = book.chat(sid)
-        was = record.where if record else None
-        if was is not None and was.segment in by_name:
-            ref = by_name[was.segment]
-            ref.deleted.append(was.ordinal)
-            ref.deleted_messages += _message_count(index, was)
-        new = where.get(sid)
-        book.put(sid, None if sid in plan.removed else msgspec.structs.replace(written[sid], where=new))
-        if new is not None:
-            tally.added += was is None
-            tally.updated += was is not None
-        elif was is not None:
-            tally.removed += 1
+    removed: dict[int, set[str]] = {}
+    for sid in plan.removed:
+        removed.setdefault(shard_of(sid), set()).add(sid)
+    for number, where, chats in written.shards():
+        for sid in sorted(chats.keys() | removed.pop(number, set())):
+            _record_chat(sid, book, index, by_name, tally, where.get(sid), chats.get(sid))
+        book.park(number)
+    for sid in sorted(set().union(*removed.values())):
+        _record_chat(sid, book, index, by_name, tally, None, None)
     return tally
+
+
+def _record_chat(
+    sid: str,
+    book: Bookkeeping,
+    index: Index | None,
+    by_name: dict[str, SegmentRef],
+    tally: _Tally,
+    new: Location | None,
+    chat: ChatState | None,
+) -> None:
+    """One chat's record: its old copy marked deleted, then its new place (None: its sources are gone)."""
+    record = book.chat(sid)
+    was = record.where if record else None
+    if was is not None and was.segment in by_name:
+        ref = by_name[was.segment]
+        ref.deleted.append(was.ordinal)
+        ref.deleted_messages += _message_count(index, was)
+    book.put(sid, None if chat is None else msgspec.structs.replace(chat, where=new))
+    if new is not None:
+        tally.added += was is None
+        tally.updated += was is not None
+    elif was is not None:
+        tally.removed += 1
 
 
 def _message_count(index: Index | None, where: Location) -> int:

@@ -24,6 +24,7 @@ index folder, which this module writes under the writer lock on every refresh.
 
 from __future__ import annotations
 
+import heapq
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -97,8 +98,8 @@ def _recency(state: CliState) -> int:
 
 
 def _hottest(chats: Iterable[tuple[str, CliState]]) -> dict[str, CliState]:
-    chosen = sorted(chats, key=lambda item: _recency(item[1]), reverse=True)[:HOT_CHATS]
-    return dict(chosen)
+    """The ``HOT_CHATS`` most recent (as ``sorted``'s first ones, ties in order), holding no more than them."""
+    return dict(heapq.nlargest(HOT_CHATS, chats, key=lambda item: _recency(item[1])))
 
 
 def _subagent_folders(hot: dict[str, CliState]) -> dict[str, FolderState]:

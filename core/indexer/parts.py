@@ -9,6 +9,7 @@ one process, where forking would cost more than it saves.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 import zlib
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import msgspec
 
-from ..bookkeeping import Bookkeeping, ChatState, Location
+from ..bookkeeping import Bookkeeping, ChatState, Location, shard_of
 from ..index import Index, SegmentRef
 from ..private import open_private
 from ..readers import Projects
@@ -31,7 +32,8 @@ PARALLEL_MIN_CHATS = 400
 MAX_WORKERS = 4
 #: A part sends its chats' records to its spill file every this many chats: its memory does not grow with them.
 SPILL_EVERY = 2048
-_FRAME = struct.Struct("<I")
+#: A spill file frame's head: the bookkeeping shard its chats are recorded in, and its length.
+_FRAME = struct.Struct("<BI")
 
 
 class Written(msgspec.Struct):
@@ -44,21 +46,56 @@ class Written(msgspec.Struct):
     unread: Unread = msgspec.field(default_factory=Unread)
     #: Problems counted on the way (a part's own, added to the refresh's).
     problems: dict[str, int] = {}
-    #: A part's file of the ``where`` and ``chats`` it wrote out on the way (``_Spill``), read back by the parent.
-    spilled: str = ""
+    #: The parts' files of the ``where`` and ``chats`` they wrote out on the way (``_Spill``), read back by the parent.
+    spilled: list[str] = []
+
+    def shards(self) -> Iterator[tuple[int, dict[str, Location], dict[str, ChatState]]]:
+        """``where`` and ``chats``, spilled or not, one bookkeeping shard at a time, in shard order.
+
+        A big build's parent holds one shard's records at a time, not a record of every chat; the spill files
+        are removed once read.
+        """
+        frames = _frames(self.spilled)
+        held = _by_shard(self.where, self.chats)
+        decoder = msgspec.msgpack.Decoder(_Records)
+        with contextlib.ExitStack() as stack:
+            files = {path: stack.enter_context(open(path, "rb")) for path in self.spilled}
+            for number in sorted(frames.keys() | held.keys()):
+                records = held.pop(number, _Records({}, {}))
+                for path, offset, length in frames.get(number, []):
+                    files[path].seek(offset)
+                    more = decoder.decode(files[path].read(length))
+                    records.where.update(more.where)
+                    records.chats.update(more.chats)
+                yield number, records.where, records.chats
+        for path in self.spilled:
+            os.unlink(path)
 
 
 class _Records(msgspec.Struct):
-    """A batch of a part's ``where`` and ``chats``, as its spill file holds them."""
+    """The ``where`` and ``chats`` of some chats of one bookkeeping shard, as a spill file frame holds them."""
 
     where: dict[str, Location]
     chats: dict[str, ChatState]
 
 
+def _by_shard(where: dict[str, Location], chats: dict[str, ChatState]) -> dict[int, _Records]:
+    """``where`` and ``chats`` cut by the bookkeeping shard each chat is recorded in."""
+    cut: dict[int, _Records] = {}
+    for sid, chat in chats.items():
+        records = cut.setdefault(shard_of(sid), _Records({}, {}))
+        records.chats[sid] = chat
+        if sid in where:
+            records.where[sid] = where[sid]
+    return cut
+
+
 class _Spill:
     """A part's ``where`` and ``chats`` written to a file as they grow, so a part of a big build holds a batch of them.
 
-    The file is named as every temp of the index is (``.<name>.<pid>.tmp``), so a killed build's is swept.
+    Each batch goes as one frame per bookkeeping shard, so the parent records the chats a shard at a time
+    (``Written.shards``). The file is named as every temp of the index is (``.<name>.<pid>.tmp``), so a killed
+    build's is swept.
     """
 
     def __init__(self, directory: Path, number: int):
@@ -67,21 +104,28 @@ class _Spill:
 
     def write(self, out: Written, writer: NewSegments) -> None:
         """Send what ``out`` and ``writer`` hold of the chats so far to the file, and forget it."""
-        data = msgspec.msgpack.encode(_Records(where=writer.where, chats=out.chats))
-        self._file.write(_FRAME.pack(len(data)) + data)
+        for number, records in sorted(_by_shard(writer.where, out.chats).items()):
+            data = msgspec.msgpack.encode(records)
+            self._file.write(_FRAME.pack(number, len(data)) + data)
         writer.where, out.chats = {}, {}
+        from .. import parallel  # a spill is a part's: multiprocessing is imported already
+
+        parallel.release_free_memory()
 
     def close(self) -> None:
         self._file.close()
 
 
-def _spilled(path: Path) -> Iterator[_Records]:
-    """The batches a part's spill file holds, in the order it wrote them; the file is removed once read."""
-    decoder = msgspec.msgpack.Decoder(_Records)
-    with open(path, "rb") as spill:
-        while head := spill.read(_FRAME.size):
-            yield decoder.decode(spill.read(_FRAME.unpack(head)[0]))
-    path.unlink()
+def _frames(paths: list[str]) -> dict[int, list[tuple[str, int, int]]]:
+    """Where each shard's frames are in the spill files: shard -> (file, offset, length), in the order written."""
+    found: dict[int, list[tuple[str, int, int]]] = {}
+    for path in paths:
+        with open(path, "rb") as spill:
+            while head := spill.read(_FRAME.size):
+                number, length = _FRAME.unpack(head)
+                found.setdefault(number, []).append((path, spill.tell(), length))
+                spill.seek(length, os.SEEK_CUR)
+    return found
 
 
 def write_changes(
@@ -109,6 +153,11 @@ def write_changes(
     from .. import parallel
 
     parts = _split(plan, workers)
+    # Every chat the plan reads is handed to its part in a file, so the parts, forked below, do not start with a
+    # copy of every chat of the history, nor does this process hold one while they work.
+    plan.cli_reads, plan.ide_reads, plan.owners = {}, {}, {}
+    for number, part in enumerate(parts):
+        part.move_cli_reads(directory / f".reads-{number}.{os.getpid()}.tmp")
 
     def work(number: int, tell: Callable[[int], None]) -> Written:
         before = Counter(problems)
@@ -118,7 +167,11 @@ def write_changes(
         return written
 
     # A part that fails stops the others; what they wrote is named by no manifest and goes as a killed build's would.
-    return _joined(parallel.run_parts(work, workers, report), problems)
+    try:
+        return _joined(parallel.run_parts(work, workers, report), problems)
+    finally:
+        for part in parts:
+            os.unlink(part.cli_file)
 
 
 def _workers(total: int) -> int:
@@ -147,24 +200,36 @@ def _write_part(
     """
     out = Written()
     writer = NewSegments(directory)
+    ide_ids = set().union(*plan.ide_reads.values())
+    ide_read: set[str] = set()
     try:
         for read in read_changes(plan, book, index, problems, out.unread, projects):
             if read.session is not None:  # read as empty: recorded, not indexed
                 writer.add(projects.settle(read.session))
-            out.chats[read.id] = ChatState(ide_db=plan.owners.get(read.id), cli=read.cli)
+            out.chats[read.id] = ChatState(ide_db=_owner(plan, read.id), cli=read.cli)
+            if read.id in ide_ids:
+                ide_read.add(read.id)
             report(1)
             if spill is not None and len(out.chats) >= SPILL_EVERY:
                 spill.write(out, writer)
+        # An editor chat with no message is not yielded: recorded with its database, so it is not read again.
+        for sid in sorted(ide_ids - ide_read - out.unread.kept):
+            out.chats[sid] = ChatState(ide_db=_owner(plan, sid))
         writer.flush()
         if spill is not None:
             spill.write(out, writer)
             spill.close()
-            out.spilled = str(spill.path)
+            out.spilled = [str(spill.path)]
     except BaseException:
         writer.abandon()
         raise
     out.segments, out.where = writer.done, writer.where
     return out
+
+
+def _owner(plan: Plan, chat_id: str) -> str | None:
+    """The database holding ``chat_id``: the plan's ``owners`` say, or for a part, the ``ide_reads`` it is in."""
+    return plan.owners.get(chat_id) or next((db for db, ids in plan.ide_reads.items() if chat_id in ids), None)
 
 
 def _split(plan: Plan, parts: int) -> list[Plan]:
@@ -173,7 +238,8 @@ def _split(plan: Plan, parts: int) -> list[Plan]:
     def part_of(chat_id: str) -> int:
         return zlib.crc32(chat_id.encode("utf-8", "surrogatepass")) % parts
 
-    cut = [msgspec.structs.replace(plan, ide_reads={}, cli_reads={}, cli_appends={}) for _ in range(parts)]
+    # Without ``owners``: a part finds a chat's database in its ``ide_reads`` (``_owner``).
+    cut = [msgspec.structs.replace(plan, ide_reads={}, cli_reads={}, cli_appends={}, owners={}) for _ in range(parts)]
     for db, ids in plan.ide_reads.items():
         for chat_id in ids:
             cut[part_of(chat_id)].ide_reads.setdefault(db, set()).add(chat_id)
@@ -185,13 +251,11 @@ def _split(plan: Plan, parts: int) -> list[Plan]:
 
 
 def _joined(parts: list[Written], problems: Counter[str]) -> Written:
-    """The parts' results as one, their problems added to ``problems``."""
+    """The parts' results as one (their records stay in their spill files), their problems added to ``problems``."""
     out = Written()
     for part in parts:
         out.segments += part.segments
-        for records in _spilled(Path(part.spilled)) if part.spilled else [_Records(part.where, part.chats)]:
-            out.where.update(records.where)
-            out.chats.update(records.chats)
+        out.spilled += part.spilled
         out.unread.kept |= part.unread.kept
         out.unread.databases.update(part.unread.databases)
         out.unread.stores += part.unread.stores

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import struct
 from collections import Counter
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -22,11 +24,15 @@ import msgspec
 from .. import paths
 from ..bookkeeping import Bookkeeping, ChatState, CliState, IdeDbState, Sig, State
 from ..history import CliChat, find_cli_chats, locate_cli_chats
+from ..private import open_private
 from ..readers import composer_fingerprints
 from ..regular_files import open_regular
 from . import glance
 
 _HASH_SPAN = 4096
+#: Moved ``cli_reads`` go to their file this many chats a frame, each frame's length first.
+_READS_FRAME_CHATS = 1024
+_READS_FRAME = struct.Struct("<I")
 
 #: A database-level failure: the database was there but could not be read this time.
 DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", "ide: unreadable database"})
@@ -50,10 +56,36 @@ class Plan(msgspec.Struct):
     unreadable: int = 0
     #: Databases on record that this process's roots do not list but that are still on disk: kept as recorded.
     ide_unseen: dict[str, IdeDbState] = {}
+    #: ``cli_reads`` moved to a file (``move_cli_reads``), which ``all_cli_reads`` reads back; "" when they are not.
+    cli_file: str = ""
 
     def chats_to_read(self) -> int:
         """How many chats the plan reads (the total a progress bar counts towards); a merged chat counts once."""
         return len(set().union(*self.ide_reads.values(), self.cli_reads, self.cli_appends))
+
+    def move_cli_reads(self, path: Path) -> None:
+        """Write ``cli_reads`` to ``path``, in order, and keep in memory only those the editor holds too
+        (``read_changes`` asks which those are): a part of a big build is handed its chats without a process
+        holding every chat of the history. ``path`` is removed by the caller."""
+        ide = set().union(*self.ide_reads.values())
+        chats = list(self.cli_reads.values())
+        with open_private(path, "wb") as out:
+            for start in range(0, len(chats), _READS_FRAME_CHATS):
+                data = msgspec.msgpack.encode(chats[start : start + _READS_FRAME_CHATS])
+                out.write(_READS_FRAME.pack(len(data)) + data)
+        self.cli_reads = {sid: chat for sid, chat in self.cli_reads.items() if sid in ide}
+        self.cli_file = str(path)
+
+    def all_cli_reads(self) -> Iterator[tuple[str, CliChat]]:
+        """``cli_reads`` in plan order, read back from their file a frame at a time when they were moved."""
+        if not self.cli_file:
+            yield from list(self.cli_reads.items())
+            return
+        decoder = msgspec.msgpack.Decoder(list[CliChat])
+        with open(self.cli_file, "rb") as moved:
+            while head := moved.read(_READS_FRAME.size):
+                for chat in decoder.decode(moved.read(_READS_FRAME.unpack(head)[0])):
+                    yield chat.id, chat
 
 
 class _IdePlan(msgspec.Struct):

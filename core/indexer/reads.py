@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 
 import msgspec
@@ -80,7 +81,7 @@ def read_changes(
             unread.kept |= ids - given
             for sid in ids:
                 pending.pop(sid, None)
-    for sid, chat in [*plan.cli_appends.items(), *plan.cli_reads.items()]:
+    for sid, chat in chain(list(plan.cli_appends.items()), plan.all_cli_reads()):
         record = book.chat(sid)
         old = _old_session(index, record.where) if record and sid in plan.cli_appends else None
         resume = None
