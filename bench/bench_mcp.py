@@ -522,6 +522,7 @@ def measure_history(size: int, only: str | None, home: Path | None, source: Path
             size: {
                 **{f"{name.strip()} median ms": statistics.median(v) for name, v in {**first, **arrivals}.items()},
                 **{f"{name.strip()} max ms": max(v) for name, v in {**first, **arrivals}.items()},
+                "slowest_ms": max((max(v) for v in {**first, **arrivals}.values()), default=0.0),
                 "load": load_after[0],
             }
         },

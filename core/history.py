@@ -7,8 +7,9 @@ what the database lacks.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -76,37 +77,48 @@ def find_cli_chats() -> Iterator[CliChat]:
 def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliChat]:
     """The transcripts (or stores) of just these sessions: where the index last saw them, else found by name.
 
-    The session-end hook's path, which must not walk every transcript.
+    The session-end hook's path and a read's after the cheap check, which must not walk every transcript: a
+    chat still where it was recorded costs a few ``stat`` calls; only one that moved, or a store not seen
+    before, is looked for in every project (``_named_transcripts``, ``_chat_dir``).
     """
     roots = paths.cli_roots()
     for session_id in sorted(session_ids):
         record = book.chat(session_id)
-        known = [Path(record.cli.transcript)] if record and record.cli and record.cli.transcript else []
+        cli = record.cli if record else None
         chat_id, _, child = session_id.partition("/")
-        for root in roots:
-            folder = root / "projects"
-            if child:
-                known += folder.glob(f"*/agent-transcripts/{chat_id}/subagents/{child}.jsonl")
-            else:
-                known += folder.glob(f"*/agent-transcripts/{chat_id}/{chat_id}.jsonl")
-                known += folder.glob(f"*/agent-transcripts/{chat_id}.jsonl")
-        chat_dir = next(
-            (
-                str(d)
-                for root in roots
-                for d in [*root.glob(f"chats/*/{chat_id}"), root / "acp-sessions" / chat_id]
-                if d.is_dir()
-            ),
-            None,
-        )
-        found = next((chat for chat in _stat_transcripts(session_id, known, chat_dir)), None)
+        recorded = cli.chat_dir if cli and cli.chat_dir and os.path.isdir(cli.chat_dir) else None
+        chat_dir = recorded or _chat_dir(roots, chat_id)
+        known = [Path(cli.transcript)] if cli and cli.transcript else []
+        found = next(_stat_transcripts(session_id, known, chat_dir), None)
+        if found is None:
+            found = next(_stat_transcripts(session_id, _named_transcripts(roots, chat_id, child), chat_dir), None)
         if found is None and not child and chat_dir and (Path(chat_dir) / "store.db").is_file():
             found = CliChat(id=session_id, transcript="", chat_dir=chat_dir)
         if found is not None:
             yield found
 
 
-def _stat_transcripts(session_id: str, candidates: list[Path], chat_dir: str | None) -> Iterator[CliChat]:
+def _named_transcripts(roots: list[Path], chat_id: str, child: str) -> Iterator[Path]:
+    """Every transcript named for ``chat_id`` (or its subagent ``child``) in any project, in the walk's order."""
+    for root in roots:
+        folder = root / "projects"
+        if child:
+            yield from folder.glob(f"*/agent-transcripts/{chat_id}/subagents/{child}.jsonl")
+        else:
+            yield from folder.glob(f"*/agent-transcripts/{chat_id}/{chat_id}.jsonl")
+            yield from folder.glob(f"*/agent-transcripts/{chat_id}.jsonl")
+
+
+def _chat_dir(roots: list[Path], chat_id: str) -> str | None:
+    """The chat folder of ``chat_id`` under any root, looked for in every bucket."""
+    for root in roots:
+        for folder in [*root.glob(f"chats/*/{chat_id}"), root / "acp-sessions" / chat_id]:
+            if folder.is_dir():
+                return str(folder)
+    return None
+
+
+def _stat_transcripts(session_id: str, candidates: Iterable[Path], chat_dir: str | None) -> Iterator[CliChat]:
     for transcript in candidates:
         try:
             stat = check_regular(transcript)  # a FIFO under a transcript's name would block its reader

@@ -12,6 +12,7 @@ from .keys import ALL_SESSIONS_KEY, project_key
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
+    from .index import Codec
     from .indexer.glance import Check
     from .work import Digest
 
@@ -30,9 +31,10 @@ def open_index(
     progress: Progress | None = None,
     note: Callable[[str], None] | None = None,
     checked: Check | None = None,
+    codec: Codec | None = None,
 ) -> Index:
     """The index, brought up to date first when ``fresh`` by the cheap check (see ``indexer.glance``), or from
-    ``checked``, the check a caller has just made.
+    ``checked``, the check a caller has just made; its records decoded by ``codec`` (``Index.open``).
 
     Reading needs no write access: if the refresh cannot take the writer lock
     (another deja holds it) or cannot write (a read-only or full disk), it is
@@ -41,14 +43,14 @@ def open_index(
     """
     home = home or paths.deja_home()
     if not fresh:
-        return Index.open(home)
+        return Index.open(home, codec)
     say = note or (lambda _: None)
     _update(home, say, lambda: catch_up(home, progress=progress, found=checked))
     try:
-        return Index.open(home)
+        return Index.open(home, codec)
     except IndexUnreadable:
         _update(home, say, lambda: refresh(home, progress=progress, lock_timeout=0))
-        return Index.open(home)
+        return Index.open(home, codec)
 
 
 def _update(home: Path, say: Callable[[str], None], run: Callable[[], RefreshResult | None]) -> None:

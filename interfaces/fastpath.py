@@ -251,8 +251,6 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
     as it stands without loading the indexer; ``codec`` decodes its records
     (msgspec Structs by default; ``light.LIGHT`` for a read that does not import msgspec).
     """
-    from ..core.index.reader import Index
-
     found = None
     if fresh:
         check_roots()
@@ -263,14 +261,15 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 
     bar = ProgressBar("indexing")
     try:
-        opened = open_fresh(
-            fresh=fresh, progress=bar, note=lambda message: echo(f"deja: {message}", err=True), checked=found
-        )
-        return opened if codec is None else Index(opened.directory, opened.manifest, codec)
+        return open_fresh(fresh=fresh, progress=bar, note=_say, checked=found, codec=codec)
     except IndexUnreadable as exc:
         raise Failed(f"{exc}: run `deja index` to rebuild it") from None
     finally:
         bar.close()
+
+
+def _say(message: str) -> None:
+    echo(f"deja: {message}", err=True)
 
 
 def _unchanged_index(codec: Codec | None) -> tuple[Index | None, Check | None]:
