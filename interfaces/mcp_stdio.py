@@ -15,8 +15,9 @@ instead of being held.
 Replies go out through a text layer that says when the first of them (the
 answer to ``initialize``) has reached the pipe: the moment to start loading what
 the first tool call needs, without delaying that answer. As the SDK's own
-transport does, fd 1 is pointed at stderr meanwhile, so that no handler or
-child writes onto the wire.
+transport does (through its ``_claim_fd``, which a transport given its own
+stdout skips, hence called here), fd 1 is pointed at stderr meanwhile, so that
+no handler or child writes onto the wire.
 """
 
 from __future__ import annotations

@@ -9,9 +9,12 @@ How long start-up takes is ``bench/bench_mcp.py``'s to measure, never a test's.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from harness import ENTRY, Sample, run_deja
 
 HANDSHAKE = (
@@ -103,3 +106,22 @@ def test_help_for_mcp_still_comes_from_the_cli() -> None:
     shown = run_deja("mcp", "--help")
     assert shown.returncode == 0
     assert "Usage: deja mcp" in shown.stdout
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads the server's descriptors from /proc")
+def test_while_serving_fd_1_is_not_the_wire(indexed_sample: Sample, tmp_path: Path) -> None:
+    """Whatever a handler or a child writes to fd 1 lands on stderr, never inside a JSON-RPC answer."""
+    with (tmp_path / "stderr").open("w") as stderr:
+        server = subprocess.Popen(
+            [*ENTRY, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=indexed_sample.env
+        )
+        assert server.stdin is not None and server.stdout is not None
+        try:
+            server.stdin.write(HANDSHAKE.encode())
+            server.stdin.flush()
+            assert json.loads(server.stdout.readline())["id"] == 1
+            fd = Path(f"/proc/{server.pid}/fd")
+            assert os.readlink(fd / "1") == os.readlink(fd / "2") == str(tmp_path / "stderr")
+        finally:
+            server.stdin.close()
+            server.wait(timeout=60)
