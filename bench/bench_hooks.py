@@ -4,9 +4,10 @@
 
 deja runs as a user installs it: a regular (not editable) ``pip install`` of
 this checkout into a virtual environment of its own, ``bench/out/user-venv``
-(made once, its deja reinstalled on every run), and each hook is that
-environment's ``bin/deja hook-…``, as ``deja install`` writes it into Cursor's
-``hooks.json``. The floor is that same environment's ``python -c pass``. An
+(made once, its deja reinstalled on every run), and each hook is the very
+command that environment's ``deja install cursor-auto`` writes into Cursor's
+``hooks.json`` (installed into a home of the bench's own, ``bench/out/install-home``,
+and read back from there). The floor is that same environment's ``python -c pass``. An
 editable install would not do: its import finder adds about 20 ms to every
 start, the floor's included, and hides the ratio.
 
@@ -35,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -52,7 +54,7 @@ sys.path.insert(0, str(HERE))
 import figures  # noqa: E402
 from bench_index import OUT, history_for  # noqa: E402
 
-from deja.core.index import Index, IndexUnreadable  # noqa: E402
+from deja.core.index import Index, IndexUnreadable, index_dir  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
@@ -126,6 +128,33 @@ def user_install(venv: Path = USER_VENV) -> Path:
     return bin_dir
 
 
+#: The Cursor event each hook command answers in ``hooks.json``.
+EVENTS = {
+    "hook-context": "sessionStart",
+    "hook-prompt": "beforeSubmitPrompt",
+    "hook-tool": "preToolUse",
+    "hook-tool-after": "postToolUse",
+    "hook-session-end": "sessionEnd",
+}
+
+
+def installed_commands(bin_dir: Path) -> dict[str, list[str]]:
+    """hook command -> the argv Cursor runs for it: what ``deja install cursor-auto`` writes into ``hooks.json``,
+    installed into a home of the bench's own from that environment's ``deja``, as a user runs it."""
+    home = OUT / "install-home"
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "DEJA_HOME": str(home / ".deja"),
+        "PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", os.defpath)]),
+    }
+    for name in ("CURSOR_CONFIG_DIR", "CLAUDE_CONFIG_DIR"):
+        env.pop(name, None)
+    subprocess.run([bin_dir / "deja", "install", "cursor-auto"], env=env, check=True, capture_output=True)
+    hooks = json.loads((home / ".cursor" / "hooks.json").read_text(encoding="utf-8"))["hooks"]
+    return {command: shlex.split(hooks[event][0]["command"]) for command, event in EVENTS.items()}
+
+
 def history_at(size: int, given: dict[int, Path]) -> SampleHistory:
     """The history of ``size`` sessions: the folder ``--history`` names (never written to), else a generated one."""
     root = given.get(size)
@@ -135,9 +164,12 @@ def history_at(size: int, given: dict[int, Path]) -> SampleHistory:
 
 
 def index_home(size: int, given: dict[int, Path] | None = None) -> Path:
-    """The history of ``size`` sessions indexed once, for the hooks to read."""
+    """The history of ``size`` sessions indexed once, for the hooks to read: the index ``bench_index`` built of the
+    generated history (``bench/out/home-N``) when there is one, so a run of every bench builds 100k once."""
     history = history_at(size, given or {})
-    home = OUT / f"hooks-home-{size}"
+    shared = OUT / f"home-{size}"
+    built = size not in (given or {}) and (index_dir(shared) / "manifest.msgpack").exists()
+    home = shared if built else OUT / f"hooks-home-{size}"
     os.environ.update(history.environment(home))
     try:
         Index.open(home)
@@ -333,8 +365,9 @@ def bench_size(size: int, runs: int, bin_dir: Path, given: dict[int, Path], impo
     env = with_config_file(home)
     python = bin_dir / "python"
     cases: dict[str, tuple[list[str], dict[str, Any]]] = {FLOOR: ([str(python), "-c", "pass"], {})}
+    installed = installed_commands(bin_dir)
     for label, (command, payload) in payloads(target).items():
-        cases[label] = ([str(bin_dir / "deja"), command], payload)
+        cases[label] = (installed[command], payload)
     conversations = iter(range(1 << 30))
     token = os.urandom(4).hex()
 
@@ -359,7 +392,12 @@ def bench_size(size: int, runs: int, bin_dir: Path, given: dict[int, Path], impo
             if run:
                 timed[label].append(result)
     if imports:
-        hooks = {label: (argv, partial(stdin, label)) for label, (argv, _) in cases.items() if label != FLOOR}
+        # What follows ``python``: the launcher and its flags, or a console script (an older ``hooks.json`` shape).
+        hooks = {
+            label: (argv[1:] if argv[0] == str(python) else argv, partial(stdin, label))
+            for label, (argv, _) in cases.items()
+            if label != FLOOR
+        }
         print(f"\nWhat the hooks import beyond `python -c pass` at {size} sessions (python -X importtime):\n")
         print(import_table(python, hooks, env))
     table = {}

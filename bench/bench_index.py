@@ -39,7 +39,7 @@ OUT = HERE / "out"
 sys.path.insert(0, str(HERE))
 
 import figures  # noqa: E402
-from generate import SOURCE_NOTE, generate, query_for, source_bytes  # noqa: E402
+from generate import SOURCE_NOTE, companions, generate, query_for, source_bytes  # noqa: E402
 
 from deja.core.index import Index, index_dir  # noqa: E402
 from deja.core.indexer import catch_up, freshness, glance, refresh  # noqa: E402
@@ -163,6 +163,7 @@ def bench_size(size: int, queries: int = 300, keep_index: bool = False) -> dict:
     home = OUT / f"home-{size}"
     os.environ.update(history.environment(home))
     src = source_bytes(history)
+    already = companions(history)
 
     if keep_index and (index_dir(home) / "manifest.msgpack").exists():
         refreshed = refresh(home)
@@ -209,6 +210,7 @@ def bench_size(size: int, queries: int = 300, keep_index: bool = False) -> dict:
         "refresh_one_turn_stat_pass_ms": 1000 * stat_pass,
         **latency,
         **fresh,
+        "companions_created": len(companions(history) - already),
     }
 
 

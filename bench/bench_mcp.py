@@ -22,21 +22,22 @@ Figures go to ``bench/out/bench_mcp.json`` for ``run_all.py``'s table.
 ``--workdir`` keeps the built indexes there and reuses them on the next run.
 
 ``--history N`` instead points the server at the generated history of N
-sessions and the index ``bench/bench_index.py`` built of it (``bench/out/``),
-so that the freshness check before each call sees a real Cursor folder, and
-times one ``search`` arriving after various pauses: right after the previous
-call, after the check's one-second window, right after a turn was appended
-to the newest chat, and once a full walk is due (which runs in a detached
-process, never inside the call); and, through stdio as a client meets it,
-the first ``search`` of a fresh ``deja mcp`` sent at several pauses after
-its ``tools/list`` answer (the server warms the index up meanwhile), and
-once without any ``tools/list`` (the call then loads everything itself).
+sessions (``bench/out/hist-N``) and an index of it (``bench/out/home-N``), so
+that the freshness work sees a real Cursor folder. It spawns fresh ``deja mcp``
+servers and times their first ``search``, sent at several pauses after the
+tools/list answer and without any tools/list (right after initialize),
+``FIRST_CALL_ROUNDS`` times each, with each spawn's time to its last
+handshake answer; then, in one process, calls back to back, after the check's
+one-second window, after a turn was appended to the newest chat, and once a
+full walk is due and while it runs (detached, never inside a call). Every
+sample is printed with min, median and max, and the machine's load.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import random
 import resource
@@ -48,6 +49,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from itertools import repeat
 from pathlib import Path
@@ -68,7 +70,8 @@ from generate import (
 from deja.core.bookkeeping import State  # noqa: E402
 from deja.core.index import FORMAT_VERSION, Manifest, SegmentRef, SegmentWriter, SessionMeta, index_dir, write_manifest  # noqa: E402
 from deja.core.model import Message, ToolCall  # noqa: E402
-from deja.core.redact import mode as redaction_mode  # noqa: E402
+from deja.core.redaction import mode as redaction_mode  # noqa: E402
+from deja.core.sample import SampleHistory  # noqa: E402
 
 MESSAGES_PER_SESSION = 20
 SESSIONS_PER_SEGMENT = 20_000  # ~420k docs: about what the indexer puts in one segment
@@ -337,14 +340,35 @@ def deja_imports(env: dict[str, str]) -> list[tuple[str, float]]:
     return sorted(own, key=lambda item: -item[1])
 
 
-#: The first search of a fresh server, sent this many seconds after its tools/list answer (None: no tools/list asked).
-FIRST_CALL_PAUSES = (0.0, 0.1, 0.3, 1.0, None)
+#: The first search of a fresh server, sent this many seconds after its tools/list answer (None: no tools/list asked,
+#: the search sent right after the answer to initialize).
+FIRST_CALL_PAUSES = (0.0, 0.05, 0.1, 0.2, 0.3, 1.0, None)
+#: Fresh servers started per pause, the pauses taking turns so that the machine's load hits them alike.
+FIRST_CALL_ROUNDS = 5
 
 
-def first_search_ms(env: dict[str, str], pause: float | None, query: str) -> float:
-    """``deja mcp`` spawned and initialised; its first ``search``, sent ``pause`` s after the tools/list answer: ms to
-    its answer."""
+def cpu_clock(pid: int) -> int | None:
+    """The clock of process ``pid``'s CPU time (all its threads, ended ones too), or None where libc has none."""
+    import ctypes
+
+    clock = ctypes.c_int()
+    with suppress(AttributeError, OSError):
+        if ctypes.CDLL(None).clock_getcpuclockid(pid, ctypes.byref(clock)) == 0:
+            return clock.value
+    return None
+
+
+def cpu_ms(clock: int | None) -> float:
+    return time.clock_gettime(clock) * 1000 if clock is not None else math.nan
+
+
+def first_search_ms(env: dict[str, str], pause: float | None, query: str) -> tuple[float, float, float]:
+    """``deja mcp`` spawned and initialised; its first ``search``, sent ``pause`` s after the tools/list answer (or
+    right after the initialize answer): ms from the spawn to the last handshake answer, ms to the search's answer,
+    and the CPU ms the server used meanwhile (its warm-up's too), which the machine's load does not stretch."""
     handshake = HANDSHAKE if pause is not None else HANDSHAKE.rsplit(b"{", 1)[0]  # initialize, initialized only
+    last = b'"id":2' if pause is not None else b'"id":1'
+    spawned = time.perf_counter()
     server = subprocess.Popen(
         [sys.executable, "-m", "deja.interfaces.entry", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
     )
@@ -352,10 +376,10 @@ def first_search_ms(env: dict[str, str], pause: float | None, query: str) -> flo
     try:
         server.stdin.write(handshake)
         server.stdin.flush()
-        while (line := server.stdout.readline()) and b'"id":2' not in line.replace(b" ", b"") and pause is not None:
+        while (line := server.stdout.readline()) and last not in line.replace(b" ", b""):
             pass
-        if pause is None:  # only the initialize answer to wait for
-            assert b'"id":1' in line.replace(b" ", b""), line
+        assert last in line.replace(b" ", b""), line
+        handshake_ms = (time.perf_counter() - spawned) * 1000
         time.sleep(pause or 0.0)
         call = {
             "jsonrpc": "2.0",
@@ -363,75 +387,146 @@ def first_search_ms(env: dict[str, str], pause: float | None, query: str) -> flo
             "method": "tools/call",
             "params": {"name": "search", "arguments": {"query": query}},
         }
-        started = time.perf_counter()
+        clock = cpu_clock(server.pid)
+        cpu, started = cpu_ms(clock), time.perf_counter()
         server.stdin.write(msgspec.json.encode(call) + b"\n")
         server.stdin.flush()
         while (line := server.stdout.readline()) and b'"id":3' not in line.replace(b" ", b""):
             pass
         elapsed = (time.perf_counter() - started) * 1000
+        used = cpu_ms(clock) - cpu
         assert b'"isError":false' in line.replace(b" ", b"") or b'"isError"' not in line, line[:300]
-        return elapsed
+        assert b'"hits"' in line, line[:300]  # an answer from the index, not "still indexing"
+        return handshake_ms, elapsed, used
     finally:
         server.kill()
         server.wait()
 
 
-def measure_first_calls(size: int) -> dict[str, float]:
-    """The first ``search`` of a fresh ``deja mcp`` against a real history, after each pause in FIRST_CALL_PAUSES."""
-    from bench_index import OUT, history_for
-
-    from deja.core.indexer import refresh
-
-    home = OUT / f"home-{size}"
-    env = {**os.environ, **history_for(size).environment(home)}
-    os.environ.update(env)
-    refresh(home)  # a full walk now, so that none is due (and runs beside the calls timed here)
-    texts = [str(q["query"]) for q in queries(len(FIRST_CALL_PAUSES), size)]
-    return {
-        (f"first call {pause:.1f} s after tools/list" if pause is not None else "first call, no tools/list"): (
-            first_search_ms(env, pause, text)
-        )
-        for pause, text in zip(FIRST_CALL_PAUSES, texts, strict=True)
-    }
+def pause_name(pause: float | None) -> str:
+    return f"first call {pause:.2f} s after tools/list" if pause is not None else "first call, no tools/list"
 
 
-def measure_arrivals(size: int) -> dict[str, float]:
-    """One ``search`` tool call (ms) after each kind of pause, against a real history and its index."""
-    from bench_index import OUT, _append_turn, _newest_transcript, history_for
+def measure_first_calls(size: int, home: Path, env: dict[str, str], baseline: Path | None) -> dict[str, list[float]]:
+    """The first ``search`` of a fresh ``deja mcp`` against a real history, ``FIRST_CALL_ROUNDS`` times after each
+    pause in ``FIRST_CALL_PAUSES``, with the time from each spawn to its last handshake answer.
+
+    A full walk is made first and its start recorded again before each spawn, so that no walk runs beside these
+    calls (``measure_arrivals`` times a call that finds one due). With ``baseline`` (a folder holding another
+    ``deja`` package, e.g. ``git archive`` of an older commit), its server is spawned beside each, in turn.
+    """
+    from deja.core.indexer import glance, refresh
+
+    refresh(home)
+    texts = iter(str(q["query"]) for q in queries(FIRST_CALL_ROUNDS * len(FIRST_CALL_PAUSES), size))
+    servers = {"": env} if baseline is None else {"": env, "baseline: ": {**env, "PYTHONPATH": str(baseline)}}
+    samples: dict[str, list[float]] = {}
+    for _ in range(FIRST_CALL_ROUNDS):
+        for pause in FIRST_CALL_PAUSES:
+            query = next(texts)
+            for which, server_env in servers.items():
+                (index_dir(home) / glance.WALK_STAMP).touch()
+                handshake_ms, search_ms, used = first_search_ms(server_env, pause, query)
+                samples.setdefault(f"{which}{pause_name(pause)}", []).append(search_ms)
+                samples.setdefault(f"  {which}{pause_name(pause)}, server CPU", []).append(used)
+                handshake = "spawn to tools/list answer" if pause is not None else "spawn to initialize answer"
+                samples.setdefault(f"{which}{handshake}", []).append(handshake_ms)
+    return samples
+
+
+#: How many calls of each kind ``measure_arrivals`` times.
+ARRIVAL_ROUNDS = {"back to back": 30, "after the check window": 8, "after a turn was appended": 4, "walk due": 3}
+
+
+def measure_arrivals(size: int, home: Path) -> dict[str, list[float]]:
+    """``search`` tool calls (ms) after each kind of pause, in one process, against a real history and its index:
+    back to back, after the check window, after a turn was appended (and the call after it, which reads the turn),
+    once a full walk is due (the walk starts detached) and while that walk runs; each also as the calling thread's
+    CPU time, which the machine's load does not stretch."""
+    from bench_index import _append_turn, _newest_transcript
 
     from deja.core.indexer import freshness, refresh
     from deja.interfaces.mcp_server import REFRESH_SECONDS, Tools
 
-    home = OUT / f"home-{size}"
-    os.environ.update(history_for(size).environment(home))
     assert (index_dir(home) / "manifest.msgpack").exists(), (
         f"build it first: python bench/bench_index.py --sizes {size}"
     )
     refresh(home)  # a full walk now, so that none is due until asked for below
     tools = Tools(home)
-    asked = iter(queries(20, size))
+    asked = iter(queries(200, size))
+    samples: dict[str, list[float]] = {}
 
-    def call() -> float:
-        started = time.perf_counter()
+    def call(name: str, after: float = 0.0) -> None:
+        time.sleep(after)
+        started, cpu = time.perf_counter(), time.thread_time()
         tools.search(**next(asked))  # type: ignore[arg-type]
-        return (time.perf_counter() - started) * 1000
+        samples.setdefault(name, []).append((time.perf_counter() - started) * 1000)
+        samples.setdefault(f"  {name}, CPU", []).append((time.thread_time() - cpu) * 1000)
 
-    figures = {"first call in-process, no warm-up": call(), "right after a call": call()}
-    time.sleep(REFRESH_SECONDS + 0.1)
-    figures["after the check window"] = call()
-    _append_turn(_newest_transcript(home))
-    time.sleep(REFRESH_SECONDS + 0.1)
-    figures["after a turn was appended"] = call()
+    call("first call in-process, no warm-up")
+    for _ in range(ARRIVAL_ROUNDS["back to back"]):
+        call("right after a call")
+    for _ in range(ARRIVAL_ROUNDS["after the check window"]):
+        call("after the check window", REFRESH_SECONDS + 0.1)
+    for _ in range(ARRIVAL_ROUNDS["after a turn was appended"]):
+        _append_turn(_newest_transcript(home))
+        call("after a turn was appended", REFRESH_SECONDS + 0.1)
+        call("the call after that", 0.5)  # the refresh that call started has read the turn by now
     directory = index_dir(home)
-    record = freshness.load(directory)
-    assert record is not None
-    due = msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS)
-    freshness.save(directory, due)
-    time.sleep(REFRESH_SECONDS + 0.1)
-    figures["when a full walk is due"] = call()
-    time.sleep(REFRESH_SECONDS + 0.1)  # the detached walk has started by now
-    figures["while that walk runs"] = call()
-    return figures
+    for _ in range(ARRIVAL_ROUNDS["walk due"]):
+        record = freshness.load(directory)
+        assert record is not None
+        freshness.save(directory, msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS))
+        (directory / "walk-started").unlink(missing_ok=True)
+        call("when a full walk is due", REFRESH_SECONDS + 0.1)
+        for _ in range(3):  # the detached walk has started by now
+            call("while that walk runs", 0.5)
+        refresh(home)  # the walk done (or made here), so that the next round finds one due afresh
+    return samples
+
+
+def print_distribution(size: int, samples: dict[str, list[float]]) -> None:
+    if not samples:
+        return
+    print(f"{size} sessions, MCP search (ms): {'n':>3} {'min':>7} {'median':>7} {'max':>7}  every sample")
+    for name, values in samples.items():
+        every = " ".join(f"{v:.0f}" for v in values)
+        print(
+            f"  {name:<40} {len(values):>3} {min(values):7.1f} {statistics.median(values):7.1f} {max(values):7.1f}  {every}"
+        )
+
+
+def measure_history(size: int, only: str | None, home: Path | None, source: Path | None, baseline: Path | None) -> None:
+    """``--history``: the first calls of fresh servers, then calls in one process, printed with the machine's load.
+
+    ``home`` and ``source`` point at another index and the history it was built from (``source`` holding
+    ``cursor/User`` and ``cursor-agent``, as ``generate.py`` lays it out); the later calls append turns to it.
+    """
+    from bench_index import OUT, history_for
+
+    home = home or OUT / f"home-{size}"
+    history = (
+        history_for(size) if source is None else SampleHistory(source / "cursor" / "User", source / "cursor-agent", {})
+    )
+    os.environ.update(history.environment(home))
+    load_before = os.getloadavg()
+    first = measure_first_calls(size, home, dict(os.environ), baseline) if only != "later" else {}
+    print_distribution(size, first)
+    arrivals = measure_arrivals(size, home) if only != "first" else {}
+    print_distribution(size, arrivals)
+    load_after = os.getloadavg()
+    print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}")
+    figures.write(
+        "bench_mcp_history",
+        {
+            size: {
+                **{f"{name.strip()} median ms": statistics.median(v) for name, v in {**first, **arrivals}.items()},
+                **{f"{name.strip()} max ms": max(v) for name, v in {**first, **arrivals}.items()},
+                "slowest_ms": max((max(v) for v in {**first, **arrivals}.values()), default=0.0),
+                "load": load_after[0],
+            }
+        },
+    )
 
 
 def main() -> None:
@@ -439,10 +534,15 @@ def main() -> None:
     parser.add_argument("--sessions", default="1000,100000", help="comma-separated index sizes (default 1000,100000)")
     parser.add_argument("--workdir", type=Path, help="keep the built indexes here and reuse them")
     parser.add_argument("--history", type=int, help="time searches against this generated history (see above)")
+    parser.add_argument("--home", type=Path, help="with --history: this index instead of bench/out/home-N")
+    parser.add_argument("--source", type=Path, help="with --history: the history --home was built from")
+    parser.add_argument("--only", choices=["first", "later"], help="with --history: only the first or later calls")
+    parser.add_argument(
+        "--baseline", type=Path, help="with --history: a folder holding another deja package, whose server takes turns"
+    )
     args = parser.parse_args()
     if args.history:
-        for name, ms in {**measure_first_calls(args.history), **measure_arrivals(args.history)}.items():
-            print(f"{args.history} sessions, MCP search {name:>30}: {ms:8.1f} ms")
+        measure_history(args.history, args.only, args.home, args.source, args.baseline)
         return
     sizes = [int(s) for s in args.sessions.split(",")]
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="deja-bench-mcp-"))

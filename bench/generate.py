@@ -440,6 +440,18 @@ def source_bytes(history: SampleHistory) -> int:
     )
 
 
+def companions(history: SampleHistory) -> set[Path]:
+    """The ``-wal``, ``-shm`` and ``-journal`` files beside the history's databases: a benchmark counts those that
+    appear while it runs, which deja's reads must never leave in Cursor's folders."""
+    return {
+        p
+        for base in (history.ide_root, history.cli_root)
+        if base.exists()
+        for p in base.rglob("*")
+        if p.name.endswith(SQLITE_COMPANIONS)
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)

@@ -133,8 +133,6 @@ def _parse(text: str) -> dict[str, Any]:
 def simple_table(text: str) -> dict[str, Any] | None:
     """The TOML ``_write`` writes (``key = "string"``, ``key = true``/``false`` lines and comments) as its table;
     None for anything else, which is left to tomllib: numbers, escapes, tables, repeated keys, inline comments."""
-    import json
-
     table: dict[str, Any] = {}
     for line in text.split("\n"):  # TOML's newlines only (str.splitlines splits at more)
         line = line.strip(" \t\r")
@@ -146,12 +144,12 @@ def simple_table(text: str) -> dict[str, Any] | None:
         if value in ("true", "false"):
             table[key] = value == "true"
             continue
-        if not (value.startswith('"') and value.endswith('"')) or "\\" in value:
+        inner = value[1:-1]
+        if len(value) < 2 or value[0] != '"' or value[-1] != '"' or "\\" in inner or '"' in inner:
             return None
-        try:
-            table[key] = json.loads(value)  # no backslash: a JSON string and a TOML basic string read alike
-        except ValueError:
+        if any(c < " " for c in inner):  # (as JSON reads it: TOML allows a tab, which tomllib then reads)
             return None
+        table[key] = inner  # no escape, no quote, no control character: the string is what stands between the quotes
     return table
 
 

@@ -33,19 +33,19 @@ FOLLOW_DOCS = 30
 #: Only the head and tail of a long output are scanned for error lines.
 SCAN_CHARS = 8000
 
-#: Commands shown as history but never offered as a fix: they throw work or data away.
-_DESTRUCTIVE = re.compile(
+#: Commands shown as history but never offered as a fix: they throw work or data away (compiled when first needed:
+#: the failure hook loads this module on every failed command, and most find no fix to check).
+_DESTRUCTIVE = (
     r"\bgit\s+push\b.*(?:\s-f\b|--force)|\brm\s+-\w*[rf]\w*\b|\bgit\s+reset\s+--hard\b|\bgit\s+clean\s+-\w*f"
     r"|\bgit\s+checkout\s+--\s+\.|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b"
     r"|\bmkfs\b|\bdd\s+.*\bof=|\bdocker\s+(?:system|volume)\s+prune\b.*(?:-a\b|--all|--volumes)"
-    r"|\bdropdb\b|\bflushall\b|\bflushdb\b|--force-reset\b",
-    re.IGNORECASE,
+    r"|\bdropdb\b|\bflushall\b|\bflushdb\b|--force-reset\b"
 )
 
 
 def is_destructive(command: str) -> bool:
     """Whether ``command`` discards work or data (force-push, ``rm -rf``, ``reset --hard``, dropping data)."""
-    return bool(_DESTRUCTIVE.search(command))
+    return bool(re.search(_DESTRUCTIVE, command, re.IGNORECASE))
 
 
 class Place(Record, frozen=True):

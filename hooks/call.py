@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
-import unicodedata
+from _json import encode_basestring, make_encoder, make_scanner  # (``json``'s C half: see ``load_json``)
 from functools import cache
 from pathlib import Path
 
@@ -88,6 +87,8 @@ def visible(text: str) -> str:
     """``text`` as a model reads it: NFKC-normalised, without the characters that show nothing."""
     if text.isascii():
         return text
+    import unicodedata  # (here: a hook whose answer is ASCII never loads it)
+
     normal = unicodedata.normalize("NFKC", text)
     return "".join(c for c in normal if c not in _FILLERS and unicodedata.category(c) not in _INVISIBLE_CATEGORIES)
 
@@ -169,29 +170,65 @@ def frame_lines(text: str) -> list[str]:
 def load_json(data: bytes | str) -> Any:
     """``data`` parsed as JSON as strictly as a host writes it: UTF-8, no NaN or Infinity, no lone surrogate.
 
-    The stdlib's ``json`` rather than orjson: a hook parses one small payload, and orjson's import
-    (it loads ``dataclasses``, ``inspect`` and ``uuid``) costs more than it saves. Raises ValueError.
+    Read by the C scanner the stdlib's ``json`` itself uses (``_json``), as ``json.loads`` reads it, without
+    importing ``json``, which compiles six regular expressions as it loads (about 1 ms of every hook); nor
+    orjson, whose import (``dataclasses``, ``inspect``, ``uuid``) costs more still. Raises ValueError.
     """
     text = data.decode("utf-8") if isinstance(data, bytes) else data
+    start = len(text) - len(text.lstrip(_JSON_SPACE))
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value, end = _scanned(text, start)
+    except StopIteration as missing:  # (as json.loads says it)
+        raise ValueError(f"Expecting value: char {missing.value}") from None
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
-        json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate raises UnicodeEncodeError here
+    if text[end:].strip(_JSON_SPACE):
+        raise ValueError(f"more than one JSON value: extra data at character {end}")
+    if "\\u" in text and re.search(r"\\u[dD][89a-fA-F]", text):  # (compiled only for a payload that escapes)
+        dump_json(value)  # a lone surrogate raises UnicodeEncodeError here
     return value
 
 
+def _scanned(text: str, start: int) -> tuple[Any, int]:
+    """The value at ``start`` and where it ends; JSONDecodeError (a ValueError) where the JSON is malformed."""
+    try:
+        return _scan(text, start)
+    except SystemError:  # Python 3.11's scanner reports an error through json.decoder, but only finds it if loaded
+        import json.decoder  # noqa: F401
+
+        return _scan(text, start)
+
+
 def dump_json(value: Any) -> bytes:
-    """``value`` as compact UTF-8 JSON."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+    """``value`` as compact UTF-8 JSON: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, by the
+    C encoder ``json`` uses."""
+    encode = make_encoder({}, _not_json, encode_basestring, None, ":", ",", False, False, True)  # (one a call, as
+    # json.dumps makes: the {} is where it marks the lists and objects it is inside, to refuse a cycle)
+    return "".join(encode(value, 0)).encode("utf-8")
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+class _Strict:
+    """The decoder settings ``_json``'s scanner reads: ``json.loads``'s own, and no NaN or Infinity."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = staticmethod(_no_constant)
+
+
+#: The whitespace JSON allows between tokens.
+_JSON_SPACE = " \t\n\r"
+_scan = make_scanner(_Strict())  # type: ignore[arg-type]  # (typeshed: a scanner; C reads these attributes of any)
 
 
 def _name(key: str) -> str:
@@ -455,8 +492,9 @@ BUILD_SENTINEL = "index-build.requested"
 
 def request_build(home: Path) -> None:
     """Start one detached ``deja index``, unless one was started in the last ten minutes."""
-    import subprocess
     import sys
+
+    from ..core import detached
 
     sentinel = home / BUILD_SENTINEL
     try:
@@ -471,13 +509,6 @@ def request_build(home: Path) -> None:
             os.close(os.open(sentinel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         except FileExistsError:
             return
-        subprocess.Popen(
-            [sys.executable, "-m", "deja.interfaces.entry", "index"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-        )
+        detached.start([sys.executable, "-m", "deja.interfaces.entry", "index"])
     except OSError as exc:
         log(f"cannot start a background index build: {exc}")

@@ -13,7 +13,6 @@ carries the session-start block: a resumed chat and ``/new`` send no
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 
@@ -86,7 +85,7 @@ def decision(command: str, call: HookCall, text: str, seconds: float) -> str:
     parts = [f"gave {len(text.encode())} bytes" if text else f"silent: {call.why or 'nothing to add'}", *call.notes]
     if config.get("trace"):
         parts.append(f"{1000 * seconds:.1f} ms")
-    event, conversation = (re.sub(r"\s+", "_", x)[:80] or "-" for x in (call.event, call.conversation))
+    event, conversation = ("_".join(x.split())[:80] or "-" for x in (call.event, call.conversation))
     return f"{command} {event} {conversation}: {' | '.join(parts)}"
 
 

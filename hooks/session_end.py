@@ -2,12 +2,10 @@
 
 cursor-agent exits a second or two after sending ``sessionEnd`` and takes the
 hook's process group with it, so the hook only hands the work on: it starts a
-detached process (a session and process group of its own, stdio closed) that
-runs this hook again with ``DEJA_INGEST_WAIT=1``, and returns at once. That
-process waits for the index's writer lock (a bounded while: the next refresh
-picks the chat up anyway) and ingests. Where the OS can fork, the hook starts it
-with ``os.fork`` and ``os.execv``: ``subprocess`` would cost it ``threading``,
-``selectors``, ``signal`` and ``locale`` (about 2 ms) to start one process.
+detached process (``core.detached``: a session and process group of its own,
+stdio closed) that runs this hook again with ``DEJA_INGEST_WAIT=1``, and
+returns at once. That process waits for the index's writer lock (a bounded
+while: the next refresh picks the chat up anyway) and ingests.
 """
 
 from __future__ import annotations
@@ -61,63 +59,11 @@ def _ingest(call: HookCall) -> str:
 
 def _ingest_later(payload: dict) -> int | None:
     """This hook again, detached from the caller, with the payload's ids; its pid, or None when it cannot start."""
+    from ..core import detached
+
     kept = dump_json({k: payload[k] for k in KEPT_FIELDS if k in payload})
     argv = [sys.executable, "-m", "deja.interfaces.entry", "hook-session-end"]
-    env = {**os.environ, WAIT_VARIABLE: "1"}
     try:
-        return _spawned(argv, env, kept) if hasattr(os, "fork") else _popen(argv, env, kept)
+        return detached.start(argv, stdin=kept, env={**os.environ, WAIT_VARIABLE: "1"})
     except OSError:
         return None
-
-
-def _spawned(argv: list[str], env: dict[str, str], stdin: bytes) -> int:
-    """``argv`` started as ``subprocess.Popen(start_new_session=True, close_fds=True)`` would, ``stdin`` on its
-    standard input and its output to the null device; its pid."""
-    read, write = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read)
-        os.close(write)
-        raise
-    if pid == 0:  # the child: nothing here may return into the hook
-        try:
-            os.setsid()
-            os.dup2(read, 0)
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 1)
-            os.dup2(null, 2)
-            os.closerange(3, _open_max())
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    os.close(read)
-    with open(write, "wb") as pipe:
-        pipe.write(stdin)
-    return pid
-
-
-def _open_max() -> int:
-    try:
-        return os.sysconf("SC_OPEN_MAX")
-    except (AttributeError, ValueError, OSError):
-        return 256
-
-
-def _popen(argv: list[str], env: dict[str, str], stdin: bytes) -> int:
-    """The same through ``subprocess``, where the OS cannot fork (Windows)."""
-    import subprocess
-
-    process = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        start_new_session=True,
-        close_fds=True,
-    )
-    if process.stdin is not None:
-        process.stdin.write(stdin)
-        process.stdin.close()
-    return process.pid

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.paths import home
-from .entries import Hook, command_line, is_deja_hook, plan_hooks, plan_server
+from .entries import Hook, hook_command, is_deja_hook, plan_hooks, plan_server
 from .files import Change
 
 HOOKS = (
@@ -47,7 +47,7 @@ def server_entry(deja: str) -> dict[str, Any]:
 
 def hook_group(deja: str, hook: Hook) -> dict[str, Any]:
     group: dict[str, Any] = {"matcher": hook.matcher} if hook.matcher else {}
-    group["hooks"] = [{"type": "command", "command": command_line(deja, hook.subcommand), "timeout": hook.timeout}]
+    group["hooks"] = [{"type": "command", "command": hook_command(deja, hook.subcommand), "timeout": hook.timeout}]
     return group
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..core.paths import cursor_config_dir
 from . import guidance
-from .entries import Hook, command_line, is_deja_hook, plan_hooks, plan_server
+from .entries import Hook, hook_command, is_deja_hook, plan_hooks, plan_server
 from .files import Change
 
 HOOKS = (
@@ -58,7 +58,7 @@ def server_entry(deja: str) -> dict[str, Any]:
 
 
 def hook_entry(deja: str, hook: Hook) -> dict[str, Any]:
-    entry: dict[str, Any] = {"command": command_line(deja, hook.subcommand)}
+    entry: dict[str, Any] = {"command": hook_command(deja, hook.subcommand)}
     if hook.matcher:
         entry["matcher"] = hook.matcher
     entry["timeout"] = hook.timeout

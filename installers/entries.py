@@ -1,10 +1,13 @@
 """deja's own entries in Cursor's and Claude Code's JSON files, and how to tell them apart.
 
-An entry is deja's by the shape of its command, never by an exact path: the
-executable's last path component is ``deja`` (or ``deja.exe``), followed by
-exactly one ``hook-…`` word for a hook, or ``args: ["mcp"]`` for the server.
-That is how an install after the executable moved finds the old entries and
-rewrites them, while a user's wrapper that merely mentions deja stays put.
+An entry is deja's by the shape of its command, never by an exact path. A hook
+is either ``<deja> hook-…`` (the executable's last path component is ``deja``
+or ``deja.exe``, followed by exactly one ``hook-…`` word) or, what ``install``
+writes for the deja that runs it, ``<python> -I -S <…/interfaces/hook.py>
+hook-…`` (the launcher that starts a hook without ``site``:
+``interfaces/hook.py``); the server is ``deja`` with ``args: ["mcp"]``. That is
+how an install after the executable moved finds the old entries of either shape
+and rewrites them, while a user's wrapper that merely mentions deja stays put.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ from .files import Change, json_type, parse_object, plan_json, read_text, shape_
 
 EXECUTABLE_NAMES = ("deja", "deja.exe")
 SERVER_NAME = "deja"
+#: The hook launcher, as the last two components of its path (in the package: ``deja/interfaces/hook.py``).
+LAUNCHER = ("interfaces", "hook.py")
+#: How the launcher is started: no ``site``, no user site, no ``PYTHON*`` variables (see ``interfaces/hook.py``).
+LAUNCHER_FLAGS = ("-I", "-S")
 
 
 @dataclass(frozen=True)
@@ -51,22 +58,63 @@ def command_line(deja: str, subcommand: str) -> str:
     return f"{quoted} {subcommand}"
 
 
+def launcher_path() -> str:
+    """This deja's hook launcher (``interfaces/hook.py`` beside this package's ``installers``)."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *LAUNCHER)
+
+
+def launches_here(deja: str) -> bool:
+    """Whether ``deja`` is the program running now, so that this Python and this package's launcher run the very
+    code it runs (``deja install`` from a console script: it is the ``deja`` on PATH, or the one that runs).
+
+    Not on Windows, whose hooks keep the ``deja.exe`` form."""
+    here = sys.argv[0] if sys.argv else ""
+    return (
+        os.name != "nt"
+        and bool(sys.executable and here)
+        and os.path.realpath(deja) == os.path.realpath(here)
+        and os.path.isfile(launcher_path())
+    )
+
+
+def hook_command(deja: str, subcommand: str) -> str:
+    """What a hook entry runs: ``<python> -I -S <launcher> hook-…`` for the deja running now (a hook then starts
+    without ``site`` or pip's launcher: ``interfaces/hook.py``), else ``<deja> hook-…``; paths quoted for the shell."""
+    if not launches_here(deja):
+        return command_line(deja, subcommand)
+    return shlex.join([sys.executable, *LAUNCHER_FLAGS, launcher_path(), subcommand])
+
+
+def hook_target(deja: str) -> str:
+    """What deja's hook commands start for ``deja``: the launcher of the deja running now, else ``deja`` itself."""
+    return launcher_path() if launches_here(deja) else deja
+
+
 def is_deja_executable(command: object) -> bool:
-    return isinstance(command, str) and re.split(r"[\\/]", command)[-1].lower() in EXECUTABLE_NAMES
+    return isinstance(command, str) and _components(command)[-1].lower() in EXECUTABLE_NAMES
+
+
+def _components(path: str) -> list[str]:
+    return re.split(r"[\\/]", path)
 
 
 def hook_executable(command: object) -> str | None:
-    """The executable of a ``<deja> hook-…`` command line; None for any other command."""
+    """What a deja hook command starts: the ``deja`` of ``<deja> hook-…``, the launcher of ``<python> <flags…>
+    <…/interfaces/hook.py> hook-…``; None for any other command."""
     if not isinstance(command, str):
         return None
     try:
-        words = shlex.split(command, posix=os.name != "nt")
+        words = [word.strip('"') for word in shlex.split(command, posix=os.name != "nt")]  # (non-POSIX keeps quotes)
     except ValueError:
         return None
-    if len(words) != 2 or not words[1].startswith("hook-"):
+    if len(words) < 2 or not words[-1].startswith("hook-"):
         return None
-    executable = words[0].strip('"')  # non-POSIX splitting keeps the quotes
-    return executable if is_deja_executable(executable) else None
+    if len(words) == 2:
+        return words[0] if is_deja_executable(words[0]) else None
+    launcher, options = words[-2], words[1:-2]
+    if tuple(_components(launcher)[-2:]) == LAUNCHER and all(option.startswith("-") for option in options):
+        return launcher
+    return None
 
 
 def is_deja_hook(command: object) -> bool:

@@ -22,6 +22,7 @@ from .entries import (
     Strip,
     default_deja_path,
     hook_executable,
+    hook_target,
     is_deja_hook,
     is_deja_server,
     plan_hooks,
@@ -188,7 +189,9 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
     if not executables:
         message = f"{harness}: no deja hooks in {path}; recall comes only when the agent asks"
         return [*findings, WiringFinding("ok", message, install)]
-    findings += filter(None, (_executable_finding(e, deja, f"{path}: deja's hooks run", install) for e in executables))
+    # This deja's hooks start its launcher, or (the older shape, which the check below asks to rewrite) deja itself.
+    others = [e for e in executables if e != hook_target(deja)]
+    findings += filter(None, (_executable_finding(e, deja, f"{path}: deja's hooks run", install) for e in others))
     if findings:
         return findings
     if plan_hooks(path, hooks_file.wanted, hooks_file.strip, preamble=hooks_file.preamble).action != "unchanged":
@@ -220,10 +223,11 @@ def _commands_by_event(hooks_file: _HooksFile, hooks: dict[str, Any]) -> dict[st
 
 
 def _executable_finding(executable: str, deja: str, runs: str, install: str) -> WiringFinding | None:
-    """Whether deja's entry still starts this deja: ``runs`` is the message up to the path."""
+    """Whether deja's entry still starts this deja: ``runs`` is the message up to the path (a hook launcher's, a
+    script Python runs, is gone when the file is)."""
     if executable == deja:
         return None
-    if shutil.which(executable) is None:
+    if shutil.which(executable) is None and not (executable.endswith(".py") and os.path.isfile(executable)):
         return WiringFinding("error", f"{runs} {executable}, which is gone", install)
     return WiringFinding("warn", f"{runs} {executable}, not this deja ({deja})", install)
 

@@ -7,16 +7,19 @@ stdio through the official MCP SDK; hooks never import this module.
 
 Every tool answers from the prebuilt index, in two forms: readable text for
 the model and, as structured content, the JSON the CLI prints with ``--json``.
-Once the server has handed over its tool list (the client reads it before
-it can call a tool), a background thread loads the engine, brings the index
-up to date and opens it, so the first tool call finds it ready; a call that
-comes before that is done waits for it, and without a tool list the first
-call does it itself before it answers. After that, at most every
-``REFRESH_SECONDS``, a call starts the cheap freshness check (``core.indexer.freshness``: a few thousand stats at 100k sessions,
-never a walk over every chat) and the reading of what it finds changed in a
-background thread, never waiting for another writer, and answers from the
-index as it stands; a full walk that is due runs in a detached process. The index is never built inline: a missing index is built by a
-detached ``deja index`` while the tools say so in one sentence.
+Once the server's answer to ``initialize`` is written, a background thread
+loads the engine, opens the index and searches it once, so that the first tool
+call finds it ready; a call that comes sooner waits only for the engine's
+import and the index's opening. The first refresh starts once the first call
+has answered, or after ``WARM_REFRESH_SECONDS`` without one. No call ever
+waits for a refresh: at most every ``REFRESH_SECONDS`` a call starts the cheap
+freshness check (``core.indexer.glance``: a few thousand stats at 100k
+sessions, never a walk over every chat) and the reading of what it finds
+changed in a background thread, never waiting for another writer, and answers
+from the index as it stands; a later call reads what that refresh found. A
+full walk that is due runs in a detached process. The index is never built
+inline: a missing index is built by a detached ``deja index`` while the tools
+say so in one sentence.
 """
 
 from __future__ import annotations
@@ -26,32 +29,27 @@ import logging
 import math
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.shared.message import SessionMessage
-from mcp_types import CallToolResult, JSONRPCResponse, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ..core import paths
 from .about import version
 from .mcp_stdio import answering_stdio
 
-# The engine (index, search, views) loads after the tool list is answered, never before it:
+# The engine (index, search, views) loads once the answer to initialize is written, never before it:
 # start-up is the SDK's import and little else (bench/bench_mcp.py measures both).
 if TYPE_CHECKING:
-    from anyio.abc import ObjectSendStream
-
     from ..core.index import Index, Segment, SessionMeta
     from ..core.model import Message
     from ..core.search import SearchResult
@@ -61,9 +59,9 @@ STILL_INDEXING = "deja is still indexing your history; try again in a few second
 REFRESH_SECONDS = 1.0
 #: How long after the call that starts it a background refresh begins (a search answers in well under this).
 AFTER_CALL_SECONDS = 0.1
-#: How long after the tool list is handed to the transport the engine starts loading: long enough for the
-#: transport to write it (well under a millisecond on an idle machine), so that loading never delays that answer.
-WARM_AFTER_SECONDS = 0.05
+#: How long after the warm-up the server waits for a first call, which starts the first refresh once it has answered,
+#: before it refreshes the index itself.
+WARM_REFRESH_SECONDS = 1.0
 #: What the warm-up searches for (its answer is thrown away).
 WARM_QUERY = "error"
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
@@ -98,9 +96,14 @@ Project = Annotated[
 
 
 class LiveIndex:
-    """The index the tools read: kept open between calls, refreshed now and then, never built while a tool waits.
+    """The index the tools read: kept open between calls, refreshed in the background, never built while a tool waits.
 
-    Tool functions run on the SDK's worker threads, hence the lock.
+    A call answers from the index as it stands: it waits for nothing but the
+    engine's import and the index's opening (the warm-up's, when one runs). At
+    most every ``refresh_every`` seconds a call starts the cheap freshness check
+    (``core.indexer.glance``) and the reading of what it finds changed in a
+    background thread, which then opens the new index, so that a later call sees
+    what this one could not. Tool functions run on the SDK's worker threads, hence the lock.
     """
 
     def __init__(self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS):
@@ -109,67 +112,83 @@ class LiveIndex:
         self._refreshed_at = -math.inf
         self._index: Index | None = None
         self._opened: tuple[int, int, int] | None = None
-        self._builder: subprocess.Popen[bytes] | None = None
-        self._refresher: threading.Thread | None = None
+        #: The pid of the ``deja index`` started to build a missing or unreadable index.
+        self._builder: int | None = None
         self._warmer: threading.Thread | None = None
+        self._refresher: threading.Thread | None = None
+        #: Set by the first tool call: the warm-up leaves the rest to it.
+        self._asked = threading.Event()
         self._lock = threading.Lock()
 
     def warm(self) -> None:
-        """Load the engine, bring the index up to date and open it in a background thread, once: what the first
-        tool call would otherwise do before it answers (at 100k sessions, most of a hundred milliseconds)."""
-        if self._warmer is None:
-            self._warmer = threading.Timer(WARM_AFTER_SECONDS, self._warm_up)
-            self._warmer.daemon = True
-            self._warmer.start()
+        """Load the engine and open the index in a background thread, once, then search it once and refresh it unless
+        a tool call comes first: what the first call would otherwise pay before it answers (at 100k sessions, about
+        twenty milliseconds of CPU)."""
+        with self._lock:
+            if self._warmer is None:
+                self._warmer = threading.Thread(target=self._warm_up, name="deja-warm-up", daemon=True)
+                self._warmer.start()
 
     def _warm_up(self) -> None:
         from ..core.index import IndexUnreadable
-        from ..core.search import search
-        from .views import search_text
 
-        with self._lock:  # a tool call arriving meanwhile waits here, then finds the index open
-            if self._refreshed_at == -math.inf:
-                self._refresh()
-            try:
-                index = self._open_current()
-            except (IndexUnreadable, OSError):
-                return  # the first tool call has it built aside, or says what it cannot read
-        # One search pays what only the first pays: the stemmer, the term tables' first pages, the text view.
+        try:
+            index = self._current()  # a tool call arriving meanwhile waits for this, and only for this
+        except (IndexUnreadable, OSError):
+            return  # the first tool call has it built aside, or says what it cannot read
+        # One search pays what only the first pays: the stemmer, the term tables' first pages, the text view; a call
+        # already asked pays it instead, rather than wait for the CPU while this one does.
         with suppress(IndexUnreadable, OSError):  # a damaged or vanished index: the tool calls say so
-            search_text(search(index, WARM_QUERY, limit=1))
+            from ..core.search import search
+            from .views import search_text
+
+            if not self._asked.is_set():
+                search_text(search(index, WARM_QUERY, limit=1))
+        # The refresh waits for the first call, which starts it once it has answered; without one it runs here.
+        if not self._asked.wait(WARM_REFRESH_SECONDS):
+            with self._lock:
+                if not self._due():
+                    return
+                self._refreshed_at, self._refresher = time.monotonic(), threading.current_thread()
+            self._refresh()
 
     def get(self) -> Index | None:
-        """The index, or None while a first build (or a rebuild of an unreadable one) runs.
+        """The index as it stands, or None while a first build (or a rebuild of an unreadable one) runs.
 
-        The first call brings the index up to date before it answers. After that a call never waits for a
-        refresh: at most every ``refresh_every`` seconds it starts one in a background thread (the cheap
-        check, then what it finds changed), whose result the calls after it read.
+        Never waits for a refresh: at most every ``refresh_every`` seconds it starts one in a background thread,
+        once this call has answered, whose result the calls after it read.
         """
         from ..core.index import IndexUnreadable
 
+        self._asked.set()
+        try:
+            index = self._current()
+        except IndexUnreadable:
+            self._start_build()
+            return None
         with self._lock:
-            if self._refreshed_at == -math.inf:
-                self._refresh()
-            elif time.monotonic() - self._refreshed_at >= self.refresh_every and not self._refreshing():
+            if self._due():
                 self._refreshed_at = time.monotonic()
                 # Started once this call has answered, so that it does not compete with the answer.
                 self._refresher = threading.Timer(AFTER_CALL_SECONDS, self._refresh)
                 self._refresher.daemon = True
                 self._refresher.start()
-            try:
-                return self._open_current()
-            except IndexUnreadable:
-                self._start_build()
-                return None
+        return index
 
-    def _open_current(self) -> Index:
-        """The index the manifest names now, opened once per manifest."""
+    def _due(self) -> bool:
+        """A refresh is due: none for ``refresh_every`` seconds, and none running (asked under the lock)."""
+        running = self._refresher is not None and self._refresher.is_alive()
+        return not running and time.monotonic() - self._refreshed_at >= self.refresh_every
+
+    def _current(self) -> Index:
+        """The index the manifest names now, opened once per manifest (a refresh opens its own before calls ask)."""
         from ..core.index import Index
 
-        stamp = self._manifest_stamp()
-        if self._index is None or stamp != self._opened:
-            self._index, self._opened = Index.open(self.home), stamp
-        return self._index
+        with self._lock:
+            stamp = self._manifest_stamp()
+            if self._index is None or stamp != self._opened:
+                self._index, self._opened = Index.open(self.home), stamp
+            return self._index
 
     def _manifest_stamp(self) -> tuple[int, int, int]:
         """What changes whenever a writer swaps in a new manifest (it is replaced, never rewritten in place)."""
@@ -181,36 +200,36 @@ class LiveIndex:
             raise IndexUnreadable(f"no index under {self.home}") from None
         return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
-    def _refreshing(self) -> bool:
-        return self._refresher is not None and self._refresher.is_alive()
-
     def _refresh(self) -> None:
+        """The cheap check and what it finds changed (a full walk that is due starts detached), then the new index
+        opened, all in the caller's (background) thread."""
         from ..core.index import IndexUnreadable, index_dir, read_manifest
         from ..core.indexer import catch_up
 
-        self._refreshed_at = time.monotonic()
         try:
             read_manifest(index_dir(self.home))
         except IndexUnreadable:
             return  # a refresh would rebuild it inline, which may take minutes: get() has it built aside
         try:
             catch_up(self.home, lock_timeout=0)
-            self._open_current()  # in the background too: the next call finds the new index open
+            self._current()  # the next call finds the new index open
         except TimeoutError:
             pass  # another deja is writing: read the index as it stands
         except Exception:  # noqa: BLE001 - a stale answer beats none
             log.warning("refreshing the index failed; answering from the index as it stands", exc_info=True)
 
     def _start_build(self) -> None:
-        if self._builder is not None and self._builder.poll() is None:
-            return
-        self._builder = subprocess.Popen(
-            [sys.executable, "-m", "deja.interfaces.entry", "index"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        """A detached ``deja index``, unless the one started before still runs (no process to spare: the next call
+        tries again)."""
+        from ..core import detached
+
+        with self._lock:
+            if self._builder is not None and detached.running(self._builder):
+                return
+            try:
+                self._builder = detached.start([sys.executable, "-m", "deja.interfaces.entry", "index"])
+            except OSError:
+                self._builder = None
 
 
 def within(name: str, value: int, low: int, high: int | None = None) -> int:
@@ -504,45 +523,14 @@ def _stop_now(signum: int, frame: object) -> NoReturn:
 
 def serve() -> None:
     """Serve the tools over stdio until the client closes the connection, answering every unreadable line; the
-    index warms up once the tool list is answered."""
+    index warms up once the answer to ``initialize`` is written."""
     tools = Tools()
     anyio.run(_serve_stdio, build_server(tools), tools.live.warm)
 
 
-async def _serve_stdio(server: MCPServer, listed: Callable[[], None]) -> None:
-    """``MCPServer.run_stdio_async`` over deja's transport (the SDK offers no public seam for one)."""
+async def _serve_stdio(server: MCPServer, answered: Callable[[], None]) -> None:
+    """``MCPServer.run_stdio_async`` over deja's transport (the SDK offers no public seam for one); ``answered`` is
+    called once the first answer (to ``initialize``) is written."""
     lowlevel = server._lowlevel_server
-    async with answering_stdio() as (read_stream, write_stream):
-        watched = ToolListWatch(write_stream, listed)
-        await lowlevel.run(read_stream, watched, lowlevel.create_initialization_options())
-
-
-class ToolListWatch:
-    """The server's outgoing stream, calling ``listed`` once the first answer listing the tools is handed on.
-
-    That answer is what a client waits for before it can call a tool, and it reads it before it asks for one:
-    the time to warm the index up in.
-    """
-
-    def __init__(self, stream: ObjectSendStream[SessionMessage], listed: Callable[[], None]) -> None:
-        self._stream = stream
-        self._listed: Callable[[], None] | None = listed
-
-    async def send(self, item: SessionMessage, /) -> None:
-        await self._stream.send(item)
-        message = item.message
-        if self._listed is not None and isinstance(message, JSONRPCResponse) and "tools" in message.result:
-            listed, self._listed = self._listed, None
-            listed()
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-    async def __aenter__(self) -> ToolListWatch:
-        await self._stream.__aenter__()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self._stream.__aexit__(exc_type, exc, tb)
+    async with answering_stdio(answered) as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

@@ -178,7 +178,7 @@ def test_every_kind_of_damaged_file_is_found_and_rebuilt(history: Sample) -> Non
     pristine = home.parent / "pristine"
     shutil.copytree(index_dir(home), pristine)
     kinds = index_files(home)
-    assert len(kinds) == 11
+    assert len(kinds) == 12
     for kind in kinds:
         for how in ("truncate", "zero", "garbage", *(["version"] if kind == "manifest" else [])):
             shutil.rmtree(index_dir(home))

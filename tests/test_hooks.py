@@ -721,22 +721,20 @@ def wait_for_log(machine: Machine, text: str, seconds: float = 60) -> None:
 
 
 def test_hook_prompt_imports_neither_typer_click_rich_nor_mcp(indexed: Machine) -> None:
-    probe = (
-        "import runpy, sys\n"
-        "sys.argv = ['deja', 'hook-prompt']\n"
-        "try:\n    runpy.run_module('deja.interfaces.entry', run_name='__main__')\n"
-        "except SystemExit:\n    pass\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click', 'rich', 'mcp'))\n"
-        "print('HEAVY', heavy, file=sys.stderr)\n"
-    )
     payload = json.dumps(
         cursor("beforeSubmitPrompt", "c-1", indexed.api, prompt=f"tests fail: {MODULE_ERROR}")
     ).encode()
     done = subprocess.run(
-        [sys.executable, "-c", probe], input=payload, capture_output=True, env=indexed.env, timeout=60
+        [sys.executable, "-X", "importtime", "-m", "deja.interfaces.entry", "hook-prompt"],
+        input=payload,
+        capture_output=True,
+        env=indexed.env,
+        timeout=60,
     )
     assert API_CHAT in json.loads(done.stdout)["additional_context"]  # it did the whole job
-    assert "HEAVY []" in done.stderr.decode()
+    imported = [line.rsplit("|", 1)[1].strip() for line in done.stderr.decode().splitlines() if "|" in line]
+    assert "deja.core.search" in imported  # (the hook's process ends at once, so -X importtime is what shows it)
+    assert [m for m in imported if m.split(".")[0] in ("typer", "click", "rich", "mcp")] == []
 
 
 # --- end to end: a conversation closes, the next one recalls it ---------------------------

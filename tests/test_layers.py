@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import subprocess
 import sys
 from functools import cache
@@ -212,20 +211,21 @@ def _hook_payloads(project: Path) -> dict[str, tuple[str, dict[str, Any]]]:
     }
 
 
-def _only_the_stemmer(folder: Path) -> Path:
-    """``folder`` holding PyStemmer's one module (a link to it), to put on a path that has no site-packages."""
+def _installed_as_pip_does(folder: Path) -> Path:
+    """``folder`` laid out as the site-packages pip installs deja into, holding deja (this checkout) and PyStemmer's
+    one module and nothing else; the hook launcher in it (what ``deja install`` writes into ``hooks.json``)."""
     import Stemmer
 
     folder.mkdir()
+    (folder / "deja").symlink_to(ROOT)
     (folder / Path(Stemmer.__file__).name).symlink_to(Stemmer.__file__)
-    return folder
+    return folder / "deja" / "interfaces" / "hook.py"
 
 
-def _imports_without_site(code: str, payload: bytes, env: dict[str, str], stemmer: Path) -> tuple[set[str], bytes]:
-    """The modules ``python -S -c CODE`` imports, deja taken from this checkout and of site-packages only PyStemmer
-    (``stemmer``: no other third-party module could load at all), and what it printed."""
-    env = {**env, "PYTHONPATH": os.pathsep.join([str(ROOT / ".typecheck"), str(stemmer)])}
-    command = [sys.executable, "-S", "-X", "importtime", "-c", code]
+def _imports_without_site(args: list[str], payload: bytes, env: dict[str, str]) -> tuple[set[str], bytes]:
+    """The modules ``python -I -S ARGS`` imports (no site-packages: of deja's, the launcher finds its own folder,
+    where no third-party module but PyStemmer could load at all), and what it printed."""
+    command = [sys.executable, "-I", "-S", "-X", "importtime", *args]
     done = subprocess.run(command, input=payload, capture_output=True, env=env, timeout=60, cwd=ROOT.parent)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     lines = done.stderr.decode(errors="replace").splitlines()
@@ -242,13 +242,15 @@ def test_hooks_answer_with_the_standard_library_and_pystemmer_alone_and_the_read
     indexed_sample: Sample, tmp_path: Path
 ) -> None:
     project = indexed_sample.history.projects["api"]
-    stemmer = _only_the_stemmer(tmp_path / "stemmer-only")
-    floor, _ = _imports_without_site("import site", b"", indexed_sample.env, stemmer)
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+    floor, _ = _imports_without_site(["-c", "import site"], b"", indexed_sample.env)  # what `python -c pass` loads
     groups: set[str] = set()
     for label, (command, payload) in _hook_payloads(project).items():
-        code = f"import sys; sys.argv = ['deja', {command!r}]; from deja.interfaces.entry import main; main()"
         payload = {**payload, "conversation_id": payload.get("conversation_id", f"layers-{label}")}
-        loaded, printed = _imports_without_site(code, json.dumps(payload).encode(), indexed_sample.env, stemmer)
+        loaded, printed = _imports_without_site(
+            [str(launcher), command], json.dumps(payload).encode(), indexed_sample.env
+        )
+        assert "site" not in loaded, f"{label}: the launcher found deja and PyStemmer in its own folder"
         assert bool(printed.strip()) == (command != "hook-session-end"), f"{label}: {printed!r}"
         assert {name.split(".")[0] for name in loaded} & NEVER_WHILE_ANSWERING == set(), label
         groups |= {module_group(name) for name in loaded - floor if not name.startswith("_")}

@@ -445,7 +445,18 @@ def test_a_long_session_of_many_calls(history: History, tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- freshness
 
 
-def test_a_stale_index_is_refreshed_and_a_new_one_is_read(history: History, tmp_path: Path) -> None:
+async def found_later(session: ClientSession, query: str, wanted: str) -> CallToolResult:
+    """The first ``search`` answer whose best hit is ``wanted``, asking again while the server refreshes aside."""
+    with anyio.fail_after(20):
+        while True:
+            result = await ok(session, "search", query=query)
+            hits = result.structured_content["hits"]
+            if hits and hits[0]["session_id"] == wanted:
+                return result
+            await anyio.sleep(0.2)
+
+
+def test_a_chat_written_after_the_build_is_found_by_a_later_call(history: History, tmp_path: Path) -> None:
     history.cli_chat(
         "5a1e0000-new",
         history.api,
@@ -455,14 +466,30 @@ def test_a_stale_index_is_refreshed_and_a_new_one_is_read(history: History, tmp_
     )
 
     async def scenario(session: ClientSession) -> None:
-        # The server's first call refreshes the index, which finds the chat written after the build.
-        result = await ok(session, "search", query="gunicorn workers")
-        assert result.structured_content["hits"][0]["session_id"] == "5a1e0000-new"
+        # The first call answers from the index as it stands; the refresh it does not wait for finds the new chat.
+        await found_later(session, "gunicorn workers", "5a1e0000-new")
         # Another deja refreshes it (as the session-end hook does): the next call reads the new index at once.
         history.cli_chat("5a1e0001-next", history.web, "Pin uvicorn", [("pin uvicorn below 0.30", "Pinned.")], T0)
         refresh(history.deja_home)
         result = await ok(session, "search", query="pin uvicorn")
         assert result.structured_content["hits"][0]["session_id"] == "5a1e0001-next"
+
+    run(history, tmp_path, scenario)
+
+
+def test_a_turn_appended_while_the_server_runs_is_found_by_a_later_search(history: History, tmp_path: Path) -> None:
+    transcript = transcript_path(history.cli_root, str(history.api), "c0ffee01-cache")
+
+    async def scenario(session: ClientSession) -> None:
+        assert "memcached" not in text(await ok(session, "search", query="redis cache"))
+        with transcript.open("ab") as out:  # the chat goes on while the server runs: no hook, no other deja
+            for record in (
+                user_turn("should we move the cache to memcached?", T0 + timedelta(hours=1)),
+                assistant_turn("No: memcached drops keys under memory pressure."),
+            ):
+                out.write(json.dumps(record).encode() + b"\n")
+        result = await found_later(session, "memcached pressure", "c0ffee01-cache")
+        assert "memcached" in text(result)
 
     run(history, tmp_path, scenario)
 

@@ -1,8 +1,8 @@
 """``deja mcp`` answers its first ``tools/list`` after the SDK's import and little else.
 
-What loads before that answer is read from ``python -X importtime``: not typer (``entry`` dispatches
-``mcp`` before the CLI), not deja's engine (index, search, msgspec load once the tool list is answered, or on the
-first tool call of a client that never asks for it).
+What loads before the first answer is read from ``python -X importtime``: not typer (``entry`` dispatches
+``mcp`` before the CLI), not deja's engine (index, search, msgspec load once the answer to ``initialize`` is
+written, in the background).
 How long start-up takes is ``bench/bench_mcp.py``'s to measure, never a test's.
 """
 
@@ -21,7 +21,7 @@ HANDSHAKE = (
     '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
 )
 SEARCH = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"pytest"}}}\n'
-#: Loaded only once the tool list is answered: deja's CLI framework (click comes with the SDK's uvicorn), and deja's engine.
+#: Loaded only once the answer to initialize is written: deja's engine; and never deja's CLI framework.
 NOT_BEFORE_THE_FIRST_CALL = {"typer", "msgspec", "deja.core.index", "deja.core.indexer", "deja.core.search"}
 
 
@@ -66,17 +66,20 @@ def _loaded(names: set[str], wanted: set[str]) -> set[str]:
     return {name for name in names if name in wanted or name.split(".")[0] in wanted}
 
 
-def test_the_tool_list_is_answered_before_the_engine_or_the_cli_loads(indexed_sample: Sample) -> None:
+def test_initialize_is_answered_before_the_engine_or_the_cli_loads(indexed_sample: Sample) -> None:
     answers, events = _serve(HANDSHAKE, indexed_sample)
+    assert answers[1]["result"]["serverInfo"]["name"] == "deja"
     assert [tool["name"] for tool in answers[2]["result"]["tools"]] == ["search", "show", "recent", "resume", "work"]
-    assert "mcp.server.mcpserver" in _before(events, 2)
-    assert _loaded(_before(events, 2), NOT_BEFORE_THE_FIRST_CALL) == set()
+    assert "mcp.server.mcpserver" in _before(events, 1)
+    assert _loaded(_before(events, 1), NOT_BEFORE_THE_FIRST_CALL) == set()
+    assert _loaded(set(events), {"typer"}) == set()
 
 
-def test_once_the_tool_list_is_answered_the_engine_loads_before_any_call(indexed_sample: Sample) -> None:
-    """The client reads the tool list before it calls a tool: the engine loads meanwhile, not inside that call."""
-    answers, events = _serve(HANDSHAKE, indexed_sample, until="deja.core.indexer")
-    assert 2 in answers
+def test_once_initialize_is_answered_the_engine_loads_before_any_call(indexed_sample: Sample) -> None:
+    """A client asks for the tool list and reads it before it calls a tool: the engine loads meanwhile."""
+    initialize = HANDSHAKE.splitlines(keepends=True)[0]
+    answers, events = _serve(initialize, indexed_sample, until="deja.core.indexer")
+    assert 1 in answers
     assert {"deja.core.index", "deja.core.indexer", "deja.core.search"} <= set(events)
     assert _loaded(set(events), {"typer"}) == set()
 

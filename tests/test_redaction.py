@@ -26,6 +26,7 @@ from redaction_corpus import SECRETS, Secret, code_lines
 from test_hooks import Machine, claude, cursor, cursor_tool
 from test_mcp import ok, text
 
+from deja.core.index.format import WBITS, split_dicts
 from deja.core.model import cap_text
 from deja.core.redact import redact, redact_value, secret_key
 from deja.core.writers.cursor_agent import (
@@ -341,17 +342,20 @@ def mcp_answers(machine: Machine, tmp_path: Path) -> dict[str, str]:
 
 
 def files_under(home: Path) -> Iterator[tuple[Path, bytes]]:
-    """Every file's bytes as someone reading the disk would get them: a segment's records.bin inflated."""
+    """Every file's bytes as someone reading the disk would get them: a segment's records and metas inflated."""
     for path in sorted(home.rglob("*")):
         if path.is_file():
-            yield path, _inflated(path.read_bytes()) if path.name == "records.bin" else path.read_bytes()
+            yield path, _inflated(path) if path.name in ("records.bin", "sessions.bin") else path.read_bytes()
 
 
-def _inflated(data: bytes) -> bytes:
-    """records.bin is one zlib stream per session, back to back."""
-    out = []
+def _inflated(path: Path) -> bytes:
+    """records.bin and sessions.bin are a raw deflate stream per session, back to back, each against the
+    segment's dictionary for that file (``deja.core.index.format``)."""
+    records, metas = split_dicts(path.with_name("dicts.bin").read_bytes())
+    zdict = records if path.name == "records.bin" else metas
+    data, out = path.read_bytes(), []
     while data:
-        stream = zlib.decompressobj()
+        stream = zlib.decompressobj(WBITS, zdict=zdict)
         out.append(stream.decompress(data))
         data = stream.unused_data
     return b"".join(out)

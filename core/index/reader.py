@@ -21,7 +21,7 @@ from .format import (
     KEYED_POSTING,
     KIND_SHIFT,
     ORDINAL_MASK,
-    POSTING,
+    RUNS,
     SESSION_ROW,
     TERM_ROW,
     Codec,
@@ -29,8 +29,11 @@ from .format import (
     IndexUnreadable,
     SessionKeys,
     default_codec,
+    doc_width,
     index_dir,
+    inflate,
     read_manifest,
+    split_dicts,
 )
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -73,6 +76,10 @@ class Segment:
         self._records_file = self._open("records.bin")
         self._sessions = self._open("sessions.bin")
         self._session_idx = self._open("sessions.idx")
+        self._dict_file = self._open("dicts.bin")
+        #: The records' and the metas' deflate dictionaries, read when first needed (``_dicts``).
+        self._dict_pair: tuple[bytes, bytes] | None = None
+        self._doc_width = doc_width(ref.docs)
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self._doc_rows = memoryview(self._docs if self._docs else b"").cast("I")
@@ -112,7 +119,8 @@ class Segment:
             t_off, t_len, p_off, count, df = TERM_ROW.unpack_from(self._term_idx, i * TERM_ROW.size)
         except _DAMAGE as exc:
             raise self._damaged("terms.idx", exc) from None
-        if t_off + t_len > len(self._terms) or p_off + count * POSTING.size > len(self._postings):
+        # A posting takes at least a doc number: ``_doc_width`` bytes (a word's) or more (a key's).
+        if t_off + t_len > len(self._terms) or p_off + count * self._doc_width > len(self._postings):
             raise IndexUnreadable(f"{self.path / 'terms.idx'} is damaged: term {i} points past the end of the segment")
         return self._terms[t_off : t_off + t_len], p_off, count, df
 
@@ -141,22 +149,52 @@ class Segment:
                 return p_off, count, df
         return 0, 0, 0
 
-    def _row(self, p_off: int) -> struct.Struct:
-        """The keys' postings come first in ``postings.bin`` and are wider (an exact time, not an impact)."""
+    def _keyed(self, p_off: int) -> bool:
+        """The keys' postings come first in ``postings.bin``, (doc, time) pairs; the words' are laid out otherwise."""
         if self._keys_end < 0:
             i = self._lower_bound(_AFTER_KEYS)
             self._keys_end = self._term_at(i)[1] if i < self.n_terms else len(self._postings)
-        return KEYED_POSTING if p_off < self._keys_end else POSTING
+        return p_off < self._keys_end
 
     def postings(self, p_off: int, start: int, stop: int) -> list[tuple[int, int, float]]:
-        """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact), best first."""
-        row = self._row(p_off)
+        """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact or time), best first."""
         heads = self._doc_heads
         try:
-            pairs = row.iter_unpack(self._postings[p_off + start * row.size : p_off + stop * row.size])
-            return [(doc, heads[doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
+            if self._keyed(p_off):
+                size = KEYED_POSTING.size
+                pairs = KEYED_POSTING.iter_unpack(self._postings[p_off + start * size : p_off + stop * size])
+                return [(doc, heads[doc] & ORDINAL_MASK, days) for doc, days in pairs]
+            docs, impacts = self._word_postings(p_off, stop)
+            return [
+                (doc, heads[doc] & ORDINAL_MASK, impact)
+                for doc, impact in zip(docs[start:], impacts[start:], strict=True)
+            ]
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
+
+    def _word_postings(self, p_off: int, stop: int) -> tuple[memoryview, list[float]]:
+        """A word's first ``stop`` docs and impacts: its impact runs are read only as far as they cover ``stop``."""
+        data = self._postings
+        runs = RUNS.unpack_from(data, p_off)[0]
+        values_at = p_off + RUNS.size
+        lengths_at = values_at + 2 * runs
+        read = min(runs, stop)
+        impacts: list[float] = []
+        for value, length in zip(
+            struct.unpack_from(f"<{read}e", data, values_at), data[lengths_at : lengths_at + read], strict=True
+        ):
+            impacts += [value] * length
+            if len(impacts) >= stop:
+                break
+        del impacts[stop:]
+        docs_at, width = lengths_at + runs, self._doc_width
+        packed = data[docs_at : docs_at + width * len(impacts)]
+        if width == 4:
+            return memoryview(packed).cast("I"), impacts
+        wide = bytearray(4 * len(impacts))  # little-endian u16s or u24s widened to u32s
+        for i in range(width):
+            wide[i::4] = packed[i::width]
+        return memoryview(wide).cast("I"), impacts
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
@@ -173,6 +211,15 @@ class Segment:
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
 
+    def _dicts(self) -> tuple[bytes, bytes]:
+        """The records' and the metas' deflate dictionaries (both empty in a segment written without them)."""
+        if self._dict_pair is None:
+            try:
+                self._dict_pair = split_dicts(self._dict_file)
+            except _DAMAGE as exc:
+                raise self._damaged("dicts.bin", exc) from None
+        return self._dict_pair
+
     def _records(self, ordinal: int, upto: int | None) -> tuple[bytes, int]:
         """A session's records inflated (only ``upto`` bytes of them, if given), and its first doc."""
         try:
@@ -180,8 +227,7 @@ class Segment:
         except _DAMAGE as exc:
             raise self._damaged("sessions.idx", exc) from None
         try:
-            block = self._records_file[off : off + length]
-            return (zlib.decompress(block) if upto is None else zlib.decompressobj().decompress(block, upto)), first_doc
+            return inflate(self._records_file[off : off + length], self._dicts()[0], upto or 0), first_doc
         except _DAMAGE as exc:
             raise self._damaged("records.bin", exc) from None
 
@@ -255,7 +301,7 @@ class Segment:
     def session(self, ordinal: int) -> SessionMeta:
         try:
             off, length = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[:2]
-            return self.codec.session(self._sessions[off : off + length])
+            return self.codec.session(inflate(self._sessions[off : off + length], self._dicts()[1]))
         except self._damage as exc:
             raise self._damaged("sessions.bin", exc) from None
 

@@ -12,9 +12,10 @@ import zlib
 from array import array
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
-from itertools import filterfalse, islice
+from itertools import filterfalse, groupby, islice
 from operator import itemgetter
 from pathlib import Path
+from typing import NamedTuple
 
 import msgspec
 
@@ -25,6 +26,9 @@ from ..model import Message
 from ..private import DIR_MODE, open_private, private_dir, sync_all
 from ..text import terms as text_terms
 from .format import (
+    DICT_BYTES,
+    DICT_HEAD,
+    DICT_SESSIONS,
     DOC_ROW,
     K1,
     KEYED_POSTING,
@@ -33,14 +37,16 @@ from .format import (
     KIND_TITLE,
     KIND_USER,
     KIND_WEIGHT,
-    POSTING,
-    RECORDS_LEVEL,
+    MAX_RUN,
+    RUNS,
     SESSION_ROW,
     SOURCE_CODES,
     TERM_ROW,
     WHOLE_LISTS_DOCS,
     WORD_POSTINGS_KEPT,
     B,
+    deflate,
+    doc_width,
     edited_paths,
     name_hash,
 )
@@ -101,6 +107,30 @@ def _merged_runs(runs: list[Path]) -> Iterator[tuple[bytes, bool, array, array]]
         yield current
 
 
+def _word_postings(pairs: list[tuple[float, int]], width: int) -> bytes:
+    """A word's postings, best first, as ``format`` lays them out: its impact runs, then its docs."""
+    if not pairs:
+        return RUNS.pack(0)
+    impacts = struct.unpack(f"<{len(pairs)}e", struct.pack(f"<{len(pairs)}e", *map(itemgetter(0), pairs)))
+    values, lengths = array("d"), bytearray()
+    for value, run in groupby(impacts):
+        length = len(list(run))
+        while length > 0:
+            values.append(value)
+            lengths.append(min(length, MAX_RUN))
+            length -= MAX_RUN
+    docs = _narrowed(array("I", map(itemgetter(1), pairs)).tobytes(), width)
+    return RUNS.pack(len(values)) + struct.pack(f"<{len(values)}e", *values) + lengths + docs
+
+
+def _narrowed(words: bytes, width: int) -> bytes:
+    """Little-endian u32s in their low ``width`` bytes (each fits: ``format.doc_width``)."""
+    out = bytearray(len(words) // 4 * width)
+    for i in range(width):
+        out[i::width] = words[i::4]
+    return bytes(out)
+
+
 class _SegmentFile:
     """A segment file being written: 0600, its size and CRC-32 kept as it grows, on disk before it is named."""
 
@@ -138,6 +168,15 @@ def _make_durable(files: list[_SegmentFile]) -> None:
         faults.point("segment-file")
 
 
+class _Held(NamedTuple):
+    """A session waiting for its segment's dictionaries: its records and meta (msgpack) and its ``sessions.idx``
+    row but for where those two go (project and directory hashes, source, time updated, first doc)."""
+
+    records: bytes
+    meta: bytes
+    row: tuple[int, int, int, float, int]
+
+
 class SegmentWriter:
     """Builds one segment from sessions given in order; ``finish`` writes it to disk."""
 
@@ -154,6 +193,10 @@ class SegmentWriter:
         self._docs = _SegmentFile(self.path / "docs.bin")
         self._doc_rows = bytearray()  # the session's doc rows, written to docs.bin together when it is added
         self._session_idx = _SegmentFile(self.path / "sessions.idx")
+        self._dict_file = _SegmentFile(self.path / "dicts.bin")
+        self._held: list[_Held] = []
+        #: The records' and the metas' dictionaries, once made (``_write_held``).
+        self._dicts: tuple[bytes, bytes] | None = None
         self._record_off = 0
         self._session_off = 0
         self._doc_lengths = array("I")
@@ -251,29 +294,59 @@ class SegmentWriter:
         self.message_count += len(messages)
         self._docs.write(self._doc_rows)
         self._doc_rows.clear()
-        block = zlib.compress(raw, RECORDS_LEVEL)
-        self._records.write(block)
-        record = encode(meta)
-        self._sessions.write(record)
-        self._session_idx.write(
-            SESSION_ROW.pack(
-                self._session_off,
-                len(record),
-                name_hash(meta.project),
-                name_hash(meta.project_dir),
-                SOURCE_CODES.get(meta.source, 0),
-                meta.updated.timestamp() if meta.updated else 0.0,
-                self._record_off,
-                len(block),
-                meta.first_doc,
-            )
+        row = (
+            name_hash(meta.project),
+            name_hash(meta.project_dir),
+            SOURCE_CODES.get(meta.source, 0),
+            updated,
+            meta.first_doc,
         )
-        self._session_off += len(record)
-        self._record_off += len(block)
+        self._store(_Held(bytes(raw), encode(meta), row))
         self._add_key(keys.session_key(meta.id), meta.first_doc, updated)
         self._sessions_added += 1
         self._spill_if_full()
         faults.point("segment-session")
+
+    def _store(self, held: _Held) -> None:
+        """Write a session's records and meta, deflated, once the segment's dictionaries are made from its first
+        ``DICT_SESSIONS`` sessions (they are held until then)."""
+        if self._dicts is not None:
+            self._write_session(held, *self._dicts)
+            return
+        self._held.append(held)
+        if len(self._held) >= DICT_SESSIONS:
+            self._write_held(with_dicts=True)
+
+    def _write_held(self, with_dicts: bool) -> None:
+        """Make the dictionaries (``format.DICT_BYTES``) of the held sessions, or none, and write those sessions."""
+        records = b"".join(held.records for held in self._held)[-DICT_BYTES:] if with_dicts else b""
+        metas = b"".join(held.meta for held in self._held)[-DICT_BYTES:] if with_dicts else b""
+        self._dict_file.write(DICT_HEAD.pack(len(records)) + records + metas)
+        self._dicts = (records, metas)
+        for held in self._held:
+            self._write_session(held, records, metas)
+        self._held.clear()
+
+    def _write_session(self, held: _Held, records_dict: bytes, metas_dict: bytes) -> None:
+        block, record = deflate(held.records, records_dict), deflate(held.meta, metas_dict)
+        self._records.write(block)
+        self._sessions.write(record)
+        project, directory, source, updated, first_doc = held.row
+        self._session_idx.write(
+            SESSION_ROW.pack(
+                self._session_off,
+                len(record),
+                project,
+                directory,
+                source,
+                updated,
+                self._record_off,
+                len(block),
+                first_doc,
+            )
+        )
+        self._session_off += len(record)
+        self._record_off += len(block)
 
     def _spill(self) -> None:
         """Write the postings gathered so far to a run file, sorted by term, and forget them: memory stays bounded."""
@@ -300,6 +373,8 @@ class SegmentWriter:
             self._run_start = self.doc_count
 
     def finish(self) -> SegmentRef:
+        if self._dicts is None:
+            self._write_held(with_dicts=False)
         files = {name: out.done() for name, out in self._open_files().items()}
         self._spill()
         norm = _length_norms(self._doc_lengths, self._doc_kinds)
@@ -308,14 +383,18 @@ class SegmentWriter:
         kinds = self._doc_kinds
         k1_plus_1 = K1 + 1
         kept = WORD_POSTINGS_KEPT if self.doc_count > WHOLE_LISTS_DOCS else None
+        width = doc_width(self.doc_count)
         terms = _SegmentFile(self.path / "terms.bin")
         term_idx = _SegmentFile(self.path / "terms.idx")
         postings = _SegmentFile(self.path / "postings.bin")
         try:
             for encoded, keyed, docs, values in _merged_runs(self._runs):
+                packed: bytes | bytearray
                 if keyed:
                     pairs = sorted(zip(values, docs, strict=True), reverse=True)
-                    row = KEYED_POSTING
+                    packed = bytearray(len(pairs) * KEYED_POSTING.size)
+                    for i, (when, doc) in enumerate(pairs):
+                        KEYED_POSTING.pack_into(packed, i * KEYED_POSTING.size, doc, when)
                 else:
                     # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment.
                     impacts = (
@@ -323,10 +402,7 @@ class SegmentWriter:
                         for p in docs
                     )
                     pairs = sorted(impacts, reverse=True) if kept is None else _best(impacts, kept)
-                    row = POSTING
-                packed = bytearray(len(pairs) * row.size)
-                for i, (impact, doc) in enumerate(pairs):
-                    row.pack_into(packed, i * row.size, doc, impact)
+                    packed = _word_postings(pairs, width)
                 encoded = encoded[:65535]
                 term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), len(docs)))
                 terms.write(encoded)
@@ -347,7 +423,8 @@ class SegmentWriter:
         )
 
     def _open_files(self) -> dict[str, _SegmentFile]:
-        return {out.name: out for out in (self._records, self._sessions, self._docs, self._session_idx)}
+        files = (self._records, self._sessions, self._docs, self._session_idx, self._dict_file)
+        return {out.name: out for out in files}
 
     def abandon(self) -> None:
         for out in self._open_files().values():

@@ -45,6 +45,9 @@ from .reads import keep_unread_database, segment_at
 from .records import SEGMENT_MAX_DOCS, NewSegments, session_from_index
 
 MAX_SEGMENTS = 8
+#: A segment with at least this share of its sessions replaced (a grown chat is written anew and its old copy
+#: marked deleted) is written again with the rest: every reader, each hook included, decodes the deleted ordinals.
+REWRITE_DELETED_SHARE = 0.25
 LOCK_NAME = ".lock"
 #: The longest a refresh waits for another writer before giving up with TimeoutError: no wait is unbounded.
 WRITER_WAIT_SECONDS = 600.0
@@ -206,11 +209,12 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         written = _write_changes(plan, book, index, problems, directory, progress)
         tally = _record_changes(manifest, index, book, plan, written.chats, written.where)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
-        changed = manifest is None or written.segments or tally.removed or book.changed or plan.ide_dbs != state.ide
+        ide = {**plan.ide_unseen, **plan.ide_dbs}
+        changed = manifest is None or written.segments or tally.removed or book.changed or ide != state.ide
         merged_problems = dict(Counter(state.problems) | problems)
         if changed:
             live = _compact(directory, live, book)
-            _swap(directory, manifest or _live_manifest(directory), live, book, plan.ide_dbs, merged_problems)
+            _swap(directory, manifest or _live_manifest(directory), live, book, ide, merged_problems)
         if scope.targets is None:
             freshness.record_walk(directory, book, plan, walk_started, folders or {})
         else:
@@ -366,16 +370,22 @@ def _live_docs(ref: SegmentRef) -> float:
     return ref.docs * (1 - len(ref.deleted) / ref.sessions) if ref.sessions else 0
 
 
+def _mostly_replaced(ref: SegmentRef) -> bool:
+    return len(ref.deleted) >= REWRITE_DELETED_SHARE * ref.sessions
+
+
 def _compact(directory: Path, segments: list[SegmentRef], book: Bookkeeping) -> list[SegmentRef]:
-    """Merge the smallest segments once there are too many small ones.
+    """Merge the smallest segments once there are too many small ones, and write again any segment whose
+    sessions were mostly replaced (``REWRITE_DELETED_SHARE``).
 
     A segment a build filled (about ``SEGMENT_MAX_DOCS``, fewer as its sessions are
-    replaced) is left as it is: merging it would only write the same segment again.
+    replaced) is otherwise left as it is: merging it would only write the same segment again.
     """
     small = [ref for ref in segments if _live_docs(ref) < SEGMENT_MAX_DOCS // 2]
-    if len(small) <= MAX_SEGMENTS:
+    merge = sorted(small, key=_live_docs)[: len(small) - MAX_SEGMENTS // 2] if len(small) > MAX_SEGMENTS else []
+    merge += [ref for ref in segments if _mostly_replaced(ref) and ref not in merge]
+    if not merge:
         return segments
-    merge = sorted(small, key=_live_docs)[: len(small) - MAX_SEGMENTS // 2]
     keep = [ref for ref in segments if ref not in merge]
     writer = NewSegments(directory)
     opened = Index(directory, Manifest(version=FORMAT_VERSION, generation=0, built_at=0, segments=merge))

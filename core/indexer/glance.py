@@ -217,19 +217,12 @@ def start_walk(directory: Path) -> None:
 
     An index folder this user cannot write to (or no process to spare) starts no walk: a read still answers.
     """
-    import subprocess  # only once a minute, when a walk falls due
-
+    from .. import detached
     from ..private import write_private
 
     try:
         write_private(directory / WALK_STAMP, b"")
-        subprocess.Popen(
-            [sys.executable, "-m", "deja.core.indexer"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        detached.start([sys.executable, "-m", "deja.core.indexer"])
     except OSError:
         return
 

@@ -48,6 +48,8 @@ class Plan(msgspec.Struct):
     owners: dict[str, str]
     #: Databases that could not be read this time: their chats stay as the index has them.
     unreadable: int = 0
+    #: Databases on record that this process's roots do not list but that are still on disk: kept as recorded.
+    ide_unseen: dict[str, IdeDbState] = {}
 
     def chats_to_read(self) -> int:
         """How many chats the plan reads (the total a progress bar counts towards); a merged chat counts once."""
@@ -60,6 +62,7 @@ class _IdePlan(msgspec.Struct):
     changed: set[str]
     gone: set[str]
     unreadable: int = 0
+    unseen: dict[str, IdeDbState] = {}
 
 
 def stat_sig(path: str | Path) -> Sig | None:
@@ -141,7 +144,12 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
 
     A database that exists but cannot be read this time (locked, damaged) keeps
     its chats as they were, and is checked again next time; only a database that
-    is gone, or read and empty, gives up its chats.
+    is gone from disk, or read and empty, gives up its chats. One on record that
+    this process does not list but that is still on disk is out of its sight, not
+    gone: Cursor starts the hooks and the MCP server with an environment of its own,
+    which may name another editor folder (a Snap's ``XDG_CONFIG_HOME``, no
+    ``DEJA_CURSOR_ROOT``), and the next refresh from the shell would read every
+    chat of it again.
     """
     plan = _IdePlan(dbs={}, owners={}, changed=set(), gone=set())
     current = [str(db) for db in paths.ide_databases()]
@@ -168,27 +176,49 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
                 plan.owners.setdefault(cid, db)
         plan.gone |= before.keys() - now.keys()
     for db in state.ide.keys() - set(current):
-        plan.gone |= book.fingerprints(db).keys()
+        if os.path.isfile(db):
+            plan.unseen[db] = state.ide[db]
+        else:
+            plan.gone |= book.fingerprints(db).keys()
     return plan
 
 
 def _cli_changes(
     book: Bookkeeping, targets: set[str] | None
 ) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str]]:
-    """cursor-agent chats as found now, those of them that changed, and the recorded ones no longer found."""
+    """cursor-agent chats as found now, those of them that changed, and the recorded ones no longer found.
+
+    A transcript found without the chat folder it was read with, whose store is still on disk, keeps it: the roots
+    this process sees hold the transcripts but not the chats (``_out_of_sight``), and reading the chat without
+    its store would drop what only the store holds (the tool results)."""
     found: dict[str, CliChat] = {}
     for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
         found.setdefault(chat.id, chat)
     changed: dict[str, CliChat] = {}
     for sid, chat in found.items():
         record = book.chat(sid)
-        if not unchanged(record.cli if record else None, chat):
+        old = record.cli if record else None
+        if chat.chat_dir is None and old is not None and old.chat_dir and _has_store(old.chat_dir):
+            chat = found[sid] = msgspec.structs.replace(chat, chat_dir=old.chat_dir)  # out of sight: see below
+        if not unchanged(old, chat):
             changed[sid] = chat
     if targets is None:
-        gone = {sid for sid, record in book.items() if record.cli and sid not in found}
+        roots = paths.cli_roots()
+        gone = {sid for sid, r in book.items() if r.cli and sid not in found and not _out_of_sight(r.cli, roots)}
     else:
         gone = {sid for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
     return found, changed, gone
+
+
+def _has_store(chat_dir: str) -> bool:
+    return os.path.isfile(os.path.join(chat_dir, "store.db"))
+
+
+def _out_of_sight(chat: CliState, roots: list[Path]) -> bool:
+    """A chat the walk did not find that is still on disk outside every root it walked: another environment's
+    roots found it (as for an editor database, ``_plan_ide``), so it is not gone."""
+    source = chat.transcript or (os.path.join(chat.chat_dir, "store.db") if chat.chat_dir else "")
+    return bool(source) and os.path.isfile(source) and not any(Path(source).is_relative_to(root) for root in roots)
 
 
 def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, problems: Counter[str]) -> Plan:
@@ -196,7 +226,7 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     ide = _plan_ide(book, state, problems)
     owners = ide.owners
     found, cli_changed, cli_gone = _cli_changes(book, targets)
-    plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable)
+    plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable, ide.unseen)
     # Sorted: the order sessions are read in is the order they are written in, whatever the hash seed.
     for sid in sorted(ide.changed | set(cli_changed) | cli_gone | ide.gone):
         record = book.chat(sid)
@@ -223,7 +253,7 @@ def _recorded_chat(session_id: str, record: ChatState | None) -> CliChat | None:
         return None
     if not record.cli.transcript:
         folder = record.cli.chat_dir
-        present = folder is not None and os.path.isfile(os.path.join(folder, "store.db"))
+        present = folder is not None and _has_store(folder)
         return CliChat(id=session_id, transcript="", chat_dir=folder) if present else None
     sig = stat_sig(record.cli.transcript)
     if sig is None:

@@ -1,0 +1,128 @@
+"""Starting a process that outlives its starter: the background builds, walks and ingests deja hands work to.
+
+A hook hands an ingest on and returns (cursor-agent takes the hook's process
+group with it when it exits), a read starts a full walk it does not wait for,
+the MCP server a build. Each process started here runs in a session of its
+own, reads the bytes given (or the null device) on stdin, writes to the null
+device, and holds no file descriptor of its starter's but those three.
+
+On POSIX it is started with ``os.posix_spawn``: nothing to import (``subprocess``
+would cost a hook ``threading``, ``selectors``, ``signal`` and ``locale``,
+about 2 ms), and safe in a process with threads such as the MCP server, where
+``os.fork`` is not. Elsewhere (Windows), and where the C library cannot start
+a session, through ``subprocess``. A long-lived starter reaps what it started
+on its next start, so it leaves no zombie behind.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from subprocess import Popen
+
+#: Processes spawned here that may still run (reaped by ``running``), and those started through ``subprocess``.
+_spawned: set[int] = set()
+_popened: dict[int, Popen[bytes]] = {}
+
+
+def start(argv: list[str], *, stdin: bytes = b"", env: Mapping[str, str] | None = None) -> int:
+    """Start ``argv`` detached, ``stdin`` on its standard input; its pid. Raises OSError when it cannot start."""
+    for pid in list(_spawned):
+        running(pid)  # reap what has ended
+    environment = dict(os.environ if env is None else env)
+    read, write = os.pipe() if stdin else (None, None)
+    try:
+        spawned = _spawn(argv, environment, read) if hasattr(os, "posix_spawn") else None
+        pid = spawned if spawned is not None else _popen(argv, environment, read)
+    except BaseException:
+        if write is not None:
+            os.close(write)
+        raise
+    finally:
+        if read is not None:
+            os.close(read)
+    if write is not None:
+        _feed(write, stdin)
+    return pid
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid``, started by ``start``, still runs (it is reaped once it has ended)."""
+    if pid in _popened:
+        if _popened[pid].poll() is None:
+            return True
+        del _popened[pid]
+        return False
+    try:
+        ended, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        ended = pid
+    if ended:
+        _spawned.discard(pid)
+    return not ended
+
+
+def _spawn(argv: list[str], env: dict[str, str], stdin: int | None) -> int | None:
+    """``argv`` started by ``os.posix_spawn`` with ``stdin`` as its fd 0; None where the C library cannot give it a
+    session of its own."""
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0) if stdin is None else (os.POSIX_SPAWN_DUP2, stdin, 0),
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_DUP2, 1, 2),
+        *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable()),
+    ]
+    try:
+        pid = os.posix_spawn(argv[0], argv, env, file_actions=actions, setsid=True)
+    except NotImplementedError:
+        return None
+    _spawned.add(pid)
+    return pid
+
+
+def _inheritable() -> list[int]:
+    """This process's descriptors above 2 that a child would inherit (Python's own are not inheritable)."""
+    for listing in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = os.listdir(listing)
+        except OSError:
+            continue
+        found = []
+        for name in names:
+            try:
+                if int(name) > 2 and os.get_inheritable(int(name)):
+                    found.append(int(name))
+            except (ValueError, OSError):  # the listing's own descriptor, closed by now
+                pass
+        return found
+    return []
+
+
+def _popen(argv: list[str], env: dict[str, str], stdin: int | None) -> int:
+    import subprocess
+
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL if stdin is None else stdin,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+        close_fds=True,
+    )
+    _popened[process.pid] = process
+    return process.pid
+
+
+def _feed(pipe: int, data: bytes) -> None:
+    """``data`` written to the pipe to a child's stdin, which is then closed; a child that ended without reading it
+    is no error."""
+    try:
+        while data:
+            data = data[os.write(pipe, data) :]
+    except BrokenPipeError:
+        return
+    finally:
+        os.close(pipe)

@@ -1,0 +1,203 @@
+"""The hook launcher: ``<python> -I -S <…/deja/interfaces/hook.py> hook-…``, what ``deja install`` writes for the
+deja that runs it, so a hook starts without ``site`` or pip's launcher.
+
+The installers write it, recognise it and the older ``<deja> hook-…`` shape alike (rewriting either in place,
+removing both), quote its paths for the shell; the command from ``hooks.json`` answers as Cursor runs it (``sh -c``),
+without ``site`` where deja is installed as pip installs it, and through ``site`` anywhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import Sample
+
+from deja.installers import claude, cursor, install, uninstall, wiring_report
+from deja.installers.entries import hook_executable, is_deja_hook, launcher_path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROMPT = {"hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache", "cursor_version": "2"}
+
+
+@pytest.fixture
+def running_deja(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A ``deja`` console script that is the program running now (as when a user runs ``deja install``)."""
+    script = tmp_path / "venv bin" / "deja"
+    script.parent.mkdir()
+    script.write_text(f"#!{sys.executable}\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(sys, "argv", [str(script), "install"])
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    return str(script)
+
+
+def _hooks(home: Path) -> dict[str, Any]:
+    return json.loads((home / ".cursor" / "hooks.json").read_text())["hooks"]
+
+
+def _commands(home: Path) -> dict[str, list[str]]:
+    return {event: [entry["command"] for entry in entries] for event, entries in _hooks(home).items()}
+
+
+def _launched(subcommand: str, python: str = sys.executable) -> str:
+    return shlex.join([python, "-I", "-S", launcher_path(), subcommand])
+
+
+@pytest.mark.unit
+def test_install_writes_the_launcher_for_the_deja_that_runs_it(fake_home: Path, running_deja: str) -> None:
+    install("cursor-auto", deja_path=running_deja)
+    install("claude-auto", deja_path=running_deja)
+
+    wanted = {hook.event: [_launched(hook.subcommand)] for hook in cursor.HOOKS}
+    assert _commands(fake_home) == wanted
+    settings = json.loads((fake_home / ".claude" / "settings.json").read_text())["hooks"]
+    for hook in claude.HOOKS:
+        assert [h["command"] for group in settings[hook.event] for h in group["hooks"]] == [_launched(hook.subcommand)]
+    assert launcher_path().endswith(os.path.join("interfaces", "hook.py")) and os.path.isfile(launcher_path())
+    server = json.loads((fake_home / ".cursor" / "mcp.json").read_text())["mcpServers"]["deja"]
+    assert server == {"command": running_deja, "args": ["mcp"]}, "the MCP server keeps the console script"
+    assert {change.action for change in install("cursor-auto", deja_path=running_deja)} == {"unchanged"}
+    wiring = [(f.level, f.message) for f in wiring_report(running_deja) if "hooks" in f.message]
+    assert [level for level, _ in wiring] == ["ok", "ok"], wiring
+
+
+@pytest.mark.unit
+def test_another_deja_keeps_its_own_command(fake_home: Path, running_deja: str, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "other" / "deja"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("#!/bin/sh\n")
+    install("cursor-auto", deja_path=str(elsewhere))
+
+    assert _commands(fake_home)["sessionStart"] == [f"{elsewhere} hook-context"]
+
+
+@pytest.mark.unit
+def test_the_older_shape_is_rewritten_in_place_and_doctor_asks_for_it(fake_home: Path, running_deja: str) -> None:
+    hooks_path = fake_home / ".cursor" / "hooks.json"
+    hooks_path.parent.mkdir()
+    mine = {"command": "/home/me/bin/notify.sh"}
+    old = {"command": f"'{running_deja}' hook-prompt", "timeout": 5}
+    hooks_path.write_text(json.dumps({"version": 1, "hooks": {"beforeSubmitPrompt": [old, mine]}}))
+
+    findings = [(f.level, f.message, f.fix) for f in wiring_report(running_deja) if "hooks" in f.message]
+    assert findings == [
+        (
+            "warn",
+            f"{hooks_path}: deja's hooks differ from what `deja install cursor-auto` writes",
+            "deja install cursor-auto",
+        )
+    ], "the older shape is this deja's: not 'another deja', only not what install writes now"
+
+    install("cursor-auto", deja_path=running_deja)
+    assert _commands(fake_home)["beforeSubmitPrompt"] == [_launched("hook-prompt"), mine["command"]]
+
+
+@pytest.mark.unit
+def test_uninstall_removes_both_shapes(fake_home: Path, running_deja: str, tmp_path: Path) -> None:
+    hooks_path = fake_home / ".cursor" / "hooks.json"
+    hooks_path.parent.mkdir()
+    mine = {"command": "/home/me/bin/notify.sh hook-prompt"}
+    both = [
+        {"command": "/old/venv/bin/deja hook-prompt"},
+        {"command": _launched("hook-prompt", "/old venv/bin/python3")},
+        mine,
+    ]
+    hooks_path.write_text(json.dumps({"version": 1, "hooks": {"beforeSubmitPrompt": both}}))
+
+    uninstall("cursor-auto")
+    assert json.loads(hooks_path.read_text()) == {"version": 1, "hooks": {"beforeSubmitPrompt": [mine]}}
+
+
+@pytest.mark.unit
+def test_paths_with_spaces_are_quoted_and_recognised(
+    fake_home: Path, running_deja: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "executable", "/opt/my tools/venv/bin/python")
+    install("cursor-auto", deja_path=running_deja)
+
+    command = _commands(fake_home)["sessionStart"][0]
+    assert command.startswith("'/opt/my tools/venv/bin/python' -I -S ")
+    assert shlex.split(command) == ["/opt/my tools/venv/bin/python", "-I", "-S", launcher_path(), "hook-context"]
+    assert hook_executable(command) == launcher_path()
+    assert {change.action for change in install("cursor-auto", deja_path=running_deja)} == {"unchanged"}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("command", "ours"),
+    [
+        ("/v/bin/python3 -I -S /v/lib/python3.11/site-packages/deja/interfaces/hook.py hook-prompt", True),
+        ("'/a b/python' -I -S '/a b/deja/interfaces/hook.py' hook-tool", True),
+        ("/v/bin/python3 /src/deja/interfaces/hook.py hook-context", True),
+        ("/v/bin/deja hook-prompt", True),
+        ("/v/bin/python3 -I -S /v/deja/interfaces/hook.py hook-prompt | tee /tmp/log", False),
+        ("/v/bin/python3 -I -S /home/me/hook.py hook-prompt", False),
+        ("/v/bin/python3 -I -S /v/deja/interfaces/hook.py search words", False),
+        ("/v/bin/python3 -I /v/deja/interfaces/hook.py -S hook-prompt extra", False),
+    ],
+)
+def test_which_commands_are_deja_hooks(command: str, ours: bool) -> None:
+    assert is_deja_hook(command) is ours
+
+
+def _run(command: str, payload: dict[str, Any], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    """``command`` as Cursor runs a hook: through the shell, the event on stdin."""
+    return subprocess.run(
+        ["/bin/sh", "-c", command], input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60
+    )
+
+
+def test_the_installed_command_answers_as_cursor_runs_it(
+    indexed_sample: Sample, running_deja: str, fake_home: Path
+) -> None:
+    """From this checkout (an editable install: deja is found through ``site``, which the launcher then runs)."""
+    install("cursor-auto", deja_path=running_deja)
+    command = _commands(fake_home)["beforeSubmitPrompt"][0]
+
+    done = _run(command, {**PROMPT, "conversation_id": "launcher-editable"}, indexed_sample.env)
+    assert done.returncode == 0 and done.stderr == b""
+    assert "api.cache" in json.loads(done.stdout)["additional_context"]
+
+
+def _installed_as_pip_does(folder: Path, *, stemmer: bool = True) -> Path:
+    """``folder`` laid out as a site-packages: ``deja`` (this checkout) and, unless told not to, PyStemmer."""
+    import Stemmer
+
+    folder.mkdir()
+    (folder / "deja").symlink_to(ROOT)
+    if stemmer:
+        (folder / Path(Stemmer.__file__).name).symlink_to(Stemmer.__file__)
+    return folder / "deja" / "interfaces" / "hook.py"
+
+
+def _imported(launcher: Path, payload: dict[str, Any], env: dict[str, str]) -> tuple[set[str], bytes]:
+    """The modules the launcher's hook-prompt imports (``-X importtime``), and what it printed."""
+    command = shlex.join([sys.executable, "-I", "-S", "-X", "importtime", str(launcher), "hook-prompt"])
+    done = _run(command, payload, env)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    lines = done.stderr.decode(errors="replace").splitlines()
+    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}, done.stdout
+
+
+def test_installed_as_pip_installs_it_a_hook_starts_without_site(indexed_sample: Sample, tmp_path: Path) -> None:
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+
+    loaded, printed = _imported(launcher, {**PROMPT, "conversation_id": "launcher-installed"}, indexed_sample.env)
+    assert "api.cache" in json.loads(printed)["additional_context"]
+    assert "site" not in loaded and "deja.hooks.prompt" in loaded and "Stemmer" in loaded
+
+
+def test_without_pystemmer_beside_deja_the_launcher_runs_site(indexed_sample: Sample, tmp_path: Path) -> None:
+    """A user install whose PyStemmer is in another site-packages: ``site`` finds it, as pip's launcher would."""
+    launcher = _installed_as_pip_does(tmp_path / "site-packages", stemmer=False)
+
+    loaded, printed = _imported(launcher, {**PROMPT, "conversation_id": "launcher-site"}, indexed_sample.env)
+    assert "api.cache" in json.loads(printed)["additional_context"]
+    assert "site" in loaded
