@@ -2,8 +2,10 @@
 
 A chat that grows is written anew and its old copy marked deleted in the segment
 that held it. Every reader decodes those marks (each hook, on every prompt), so
-once a quarter of a segment's sessions are replaced the refresh writes the rest
-into a new segment, and the marks go with the old one.
+once a quarter of a segment's sessions are replaced a walk over every chat writes
+the rest into a new segment, and the marks go with the old one. A refresh of a
+few named chats (a search that found a change) never does: a build's segment can
+hold half the history, and someone is waiting.
 """
 
 from __future__ import annotations
@@ -50,3 +52,18 @@ def test_a_segment_is_written_again_once_a_quarter_of_its_sessions_were_replaced
     assert okapi == {f"chat{number}" for number in range(grown)}
     for chat_id in CHATS:
         assert search(index, f"zebrafish{chat_id[4:]}").hits[0].session_id == chat_id
+
+
+def test_a_refresh_of_named_chats_leaves_the_rewrite_to_the_next_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "deja"
+    index_chats(tmp_path, monkeypatch, CHATS)
+    grown = [f"chat{number}" for number in range(int(REWRITE_DELETED_SHARE * len(CHATS)))]
+    for chat_id in grown:
+        _grow(tmp_path, chat_id)
+        assert refresh(home, only_chat_ids={chat_id}).updated == 1
+    assert _deleted(Index.open(home)) == len(grown)  # past the share, but only named chats were read
+    refresh(home)
+    index = Index.open(home)
+    assert _deleted(index) == 0 and index.session_count == len(CHATS)

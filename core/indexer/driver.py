@@ -219,10 +219,12 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         tally = _record_changes(manifest, index, book, plan, written)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
         ide = {**plan.ide_unseen, **plan.ide_dbs}
-        changed = manifest is None or written.segments or tally.removed or book.changed or ide != state.ide
+        walked = scope.targets is None
+        rewrite = walked and any(_mostly_replaced(ref) for ref in live)
+        changed = manifest is None or written.segments or tally.removed or book.changed or ide != state.ide or rewrite
         merged_problems = dict(Counter(state.problems) | problems)
         if changed:
-            live = _compact(directory, live, book)
+            live = _compact(directory, live, book, rewrite_replaced=walked)
             _swap(directory, manifest or _live_manifest(directory), live, book, ide, merged_problems)
         if scope.targets is None:
             freshness.record_walk(directory, book, plan, walk_started, folders or {})
@@ -399,16 +401,23 @@ def _mostly_replaced(ref: SegmentRef) -> bool:
     return len(ref.deleted) >= REWRITE_DELETED_SHARE * ref.sessions
 
 
-def _compact(directory: Path, segments: list[SegmentRef], book: Bookkeeping) -> list[SegmentRef]:
-    """Merge the smallest segments once there are too many small ones, and write again any segment whose
-    sessions were mostly replaced (``REWRITE_DELETED_SHARE``).
+def _compact(
+    directory: Path, segments: list[SegmentRef], book: Bookkeeping, *, rewrite_replaced: bool
+) -> list[SegmentRef]:
+    """Merge the smallest segments once there are too many small ones and, when ``rewrite_replaced``, write
+    again any segment whose sessions were mostly replaced (``REWRITE_DELETED_SHARE``).
+
+    Only a walk over every chat rewrites (``deja index``, the detached walk a read starts): a build's segment
+    can hold half the history, and a refresh of a few named chats runs where someone waits for it (a
+    ``deja search`` that found a change, the session-end ingest).
 
     A segment a build filled (about ``SEGMENT_MAX_DOCS``, fewer as its sessions are
     replaced) is otherwise left as it is: merging it would only write the same segment again.
     """
     small = [ref for ref in segments if _live_docs(ref) < SEGMENT_MAX_DOCS // 2]
     merge = sorted(small, key=_live_docs)[: len(small) - MAX_SEGMENTS // 2] if len(small) > MAX_SEGMENTS else []
-    merge += [ref for ref in segments if _mostly_replaced(ref) and ref not in merge]
+    if rewrite_replaced:
+        merge += [ref for ref in segments if _mostly_replaced(ref) and ref not in merge]
     if not merge:
         return segments
     keep = [ref for ref in segments if ref not in merge]
