@@ -87,11 +87,6 @@ def hook_command(deja: str, subcommand: str) -> str:
     return shlex.join([sys.executable, *LAUNCHER_FLAGS, launcher_path(), subcommand])
 
 
-def hook_target(deja: str) -> str:
-    """What deja's hook commands start for ``deja``: the launcher of the deja running now, else ``deja`` itself."""
-    return launcher_path() if launches_here(deja) else deja
-
-
 def is_deja_executable(command: object) -> bool:
     return isinstance(command, str) and _components(command)[-1].lower() in EXECUTABLE_NAMES
 
