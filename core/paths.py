@@ -12,6 +12,24 @@ from pathlib import Path
 
 from . import config
 
+#: What a hook imports from outside the standard library (``tests/test_layers.py`` checks it).
+HOOK_DEPENDENCIES = ("Stemmer",)
+
+
+def launcher_folder(package: str) -> str | None:
+    """The folder to put on ``sys.path`` for the package ``deja`` at ``package`` and every module a hook needs, or
+    None where only ``site`` finds them (an editable install; PyStemmer in another site-packages).
+
+    The hook launcher (``interfaces/hook.py``, started with ``-I -S``) skips ``site`` where this is a folder, and
+    the installers write that launcher only then: one answer for both, so no hook is written that cannot start.
+    """
+    if os.path.basename(package) != "deja":
+        return None
+    folder = os.path.dirname(package)
+    from importlib.machinery import PathFinder  # (its directory listing is cached for the imports that follow)
+
+    return folder if all(PathFinder.find_spec(name, [folder]) for name in HOOK_DEPENDENCIES) else None
+
 
 def _setting_path(key: str, environment: bool = True) -> Path | None:
     """A folder setting (``DEJA_…`` variable, else the config file), or None when unset.

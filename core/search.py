@@ -225,9 +225,11 @@ def _score_docs(
 
 def _own_budget(index: Index, filters: Filters) -> int:
     """How many postings a term reads unless the caller caps it (0: every one): a filter reads further, as the
-    sessions it admits may sit past the head of a list."""
+    sessions it admits may sit past the head of a list. In a small index that holds for ``--re`` and excluded
+    sessions too (a match may be a low-impact session's); a large index keeps its budgets, which cap the cost."""
     if index.total_docs <= FULL_READ_DOCS:
-        return 0 if filters.active else SMALL_INDEX_BUDGET
+        narrowed = filters.active or filters.pattern is not None or bool(filters.exclude_ids)
+        return 0 if narrowed else SMALL_INDEX_BUDGET
     return FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
 
 

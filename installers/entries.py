@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.paths import launcher_folder
 from .files import Change, json_type, parse_object, plan_json, read_text, shape_error
 
 EXECUTABLE_NAMES = ("deja", "deja.exe")
@@ -65,15 +66,16 @@ def launcher_path() -> str:
 
 def launches_here(deja: str) -> bool:
     """Whether ``deja`` is the program running now, so that this Python and this package's launcher run the very
-    code it runs (``deja install`` from a console script: it is the ``deja`` on PATH, or the one that runs).
-
-    Not on Windows, whose hooks keep the ``deja.exe`` form."""
+    code it runs (``deja install`` from a console script: it is the ``deja`` on PATH, or the one that runs), and
+    that launcher finds deja and PyStemmer in its own folder (``launcher_folder``: not an editable
+    install, nor a user install whose PyStemmer is the system's). Not on Windows, whose hooks keep ``deja.exe``."""
     here = sys.argv[0] if sys.argv else ""
     return (
         os.name != "nt"
         and bool(sys.executable and here)
         and os.path.realpath(deja) == os.path.realpath(here)
         and os.path.isfile(launcher_path())
+        and launcher_folder(os.path.dirname(os.path.dirname(launcher_path()))) is not None
     )
 
 
@@ -83,11 +85,6 @@ def hook_command(deja: str, subcommand: str) -> str:
     if not launches_here(deja):
         return command_line(deja, subcommand)
     return shlex.join([sys.executable, *LAUNCHER_FLAGS, launcher_path(), subcommand])
-
-
-def hook_target(deja: str) -> str:
-    """What deja's hook commands start for ``deja``: the launcher of the deja running now, else ``deja`` itself."""
-    return launcher_path() if launches_here(deja) else deja
 
 
 def is_deja_executable(command: object) -> bool:

@@ -22,9 +22,9 @@ from .entries import (
     Strip,
     default_deja_path,
     hook_executable,
-    hook_target,
     is_deja_hook,
     is_deja_server,
+    launcher_path,
     plan_hooks,
     plan_server,
 )
@@ -189,8 +189,9 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
     if not executables:
         message = f"{harness}: no deja hooks in {path}; recall comes only when the agent asks"
         return [*findings, WiringFinding("ok", message, install)]
-    # This deja's hooks start its launcher, or (the older shape, which the check below asks to rewrite) deja itself.
-    others = [e for e in executables if e != hook_target(deja)]
+    # This deja's hooks start its launcher or deja itself (if not the shape install writes, the check below says so),
+    # however this deja was started (its console script, or ``python -m deja.interfaces.entry``).
+    others = [e for e in executables if e not in (deja, launcher_path())]
     findings += filter(None, (_executable_finding(e, deja, f"{path}: deja's hooks run", install) for e in others))
     if findings:
         return findings
@@ -227,7 +228,12 @@ def _executable_finding(executable: str, deja: str, runs: str, install: str) -> 
     script Python runs, is gone when the file is)."""
     if executable == deja:
         return None
-    if shutil.which(executable) is None and not (executable.endswith(".py") and os.path.isfile(executable)):
+    if executable.endswith(".py") and not os.path.isfile(executable):
+        # The launcher's path names a Python version (``…/lib/python3.11/site-packages``): gone after ``pipx
+        # reinstall`` onto another Python, or an upgrade of the venv's; every hook fails until install rewrites it.
+        message = f"{runs} {executable}, which is gone (deja now runs on another Python?): run `{install}` again"
+        return WiringFinding("error", message, install)
+    if shutil.which(executable) is None and not executable.endswith(".py"):
         return WiringFinding("error", f"{runs} {executable}, which is gone", install)
     return WiringFinding("warn", f"{runs} {executable}, not this deja ({deja})", install)
 

@@ -9,12 +9,14 @@ variables, not even the script's own folder on ``sys.path``), Python knows only
 the standard library, and this file adds the one folder deja is installed in
 (``…/site-packages``, which holds ``deja/interfaces/hook.py``), after checking
 that PyStemmer, the one module a hook loads from outside the standard library,
-is there too. Anywhere else (an editable install, whose ``deja`` is found by an
-import hook that a ``.pth`` file installs; a user install whose PyStemmer is in
-the system's site-packages) it runs ``site`` as Python would have, and the hook
-works as from pip's launcher, only not faster.
+is there too (``deja.core.paths.launcher_folder``). Anywhere else (an editable
+install, whose ``deja`` is found by an import hook that a ``.pth`` file
+installs; a user install whose PyStemmer is in the system's site-packages) it
+runs ``site``, the user site included, as pip's launcher would have, and the
+hook works, only not faster.
 
-The installers write this command (``installers/entries.py``); the hook itself
+The installers write this command (``installers/entries.py``) only where
+``launcher_folder`` finds that folder; the hook itself
 is ``deja.interfaces.entry``'s, as from the ``deja`` console script.
 """
 
@@ -23,29 +25,18 @@ from __future__ import annotations
 import os
 import sys
 
-#: What a hook imports from outside the standard library (``tests/test_layers.py`` checks it).
-DEPENDENCIES = ("Stemmer",)
-
-
-def installed_folder() -> str | None:
-    """The folder to put on ``sys.path`` for ``deja`` and its dependencies, or None to let ``site`` find them."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    folder = os.path.dirname(package)
-    if os.path.basename(package) != "deja":
-        return None
-    from importlib.machinery import PathFinder  # (its directory listing is cached for the imports that follow)
-
-    return folder if all(PathFinder.find_spec(name, [folder]) for name in DEPENDENCIES) else None
-
 
 def main() -> None:
-    folder = installed_folder()
-    if folder is not None:
-        sys.path.append(folder)
-    else:
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    installed = os.path.basename(package) == "deja"
+    if installed:
+        # This launcher's own deja, found even where ``site`` would not look (``-I`` hides the user site).
+        sys.path.append(os.path.dirname(package))
+    if not installed or __import__("deja.core.paths", fromlist=["_"]).launcher_folder(package) is None:
         import site
 
         site.main()
+        site.addsitedir(site.getusersitepackages())  # (as pip's launcher would: a user install's dependencies)
     # An absolute import by name: this file runs as ``__main__``, outside the package it then loads.
     __import__("deja.interfaces.entry", fromlist=["main"]).main()
 

@@ -133,15 +133,16 @@ def test_a_common_word_keeps_its_best_postings_and_its_whole_count(
 
 
 _SLEEPING_PARTS = """
-import sys, time
-import subprocess
+import os
 import sys
 import time
 from pathlib import Path
 from deja.core import parallel
 
 def work(number, tell):
-    Path(sys.argv[1], f"part-{number}").write_text(str(__import__("os").getpid()))
+    written = Path(sys.argv[1], f"writing-{number}")
+    written.write_text(str(os.getpid()))
+    written.replace(Path(sys.argv[1], f"part-{number}"))  # whole when the test sees it
     time.sleep(60)
 
 parallel.run_parts(work, 2)

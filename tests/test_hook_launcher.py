@@ -9,7 +9,6 @@ without ``site`` where deja is installed as pip installs it, and through ``site`
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -46,26 +45,61 @@ def _commands(home: Path) -> dict[str, list[str]]:
     return {event: [entry["command"] for entry in entries] for event, entries in _hooks(home).items()}
 
 
-def _launched(subcommand: str, python: str = sys.executable) -> str:
-    return shlex.join([python, "-I", "-S", launcher_path(), subcommand])
+def _launched(subcommand: str, python: str = sys.executable, launcher: str | Path | None = None) -> str:
+    return shlex.join([python, "-I", "-S", str(launcher or launcher_path()), subcommand])
+
+
+def _install_from(folder: Path, deja: str, *targets: str, python: str | None = None) -> list[tuple[str, str]]:
+    """``deja install TARGETS`` run by the deja in ``folder`` (a site-packages, see ``_installed_as_pip_does``) as
+    its console script ``deja`` runs it, in a Python that knows no other deja; its doctor's findings on hooks."""
+    script = f"""if True:
+        import json, sys
+        sys.path.append({str(folder)!r})
+        sys.argv = [{deja!r}, "install"]
+        if {python!r}:
+            sys.executable = {python!r}
+        from deja.installers import install, wiring_report
+        for target in {list(targets)!r}:
+            install(target, deja_path={deja!r})
+        print(json.dumps([[f.level, f.message] for f in wiring_report({deja!r}) if "hooks" in f.message]))
+    """
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", script], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    return [(level, message) for level, message in json.loads(done.stdout)]
 
 
 @pytest.mark.unit
-def test_install_writes_the_launcher_for_the_deja_that_runs_it(fake_home: Path, running_deja: str) -> None:
-    install("cursor-auto", deja_path=running_deja)
-    install("claude-auto", deja_path=running_deja)
+def test_install_writes_the_launcher_for_the_deja_that_runs_it(
+    fake_home: Path, running_deja: str, tmp_path: Path
+) -> None:
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+    wiring = _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
 
-    wanted = {hook.event: [_launched(hook.subcommand)] for hook in cursor.HOOKS}
+    wanted = {hook.event: [_launched(hook.subcommand, launcher=launcher)] for hook in cursor.HOOKS}
     assert _commands(fake_home) == wanted
     settings = json.loads((fake_home / ".claude" / "settings.json").read_text())["hooks"]
     for hook in claude.HOOKS:
-        assert [h["command"] for group in settings[hook.event] for h in group["hooks"]] == [_launched(hook.subcommand)]
-    assert launcher_path().endswith(os.path.join("interfaces", "hook.py")) and os.path.isfile(launcher_path())
+        commands = [h["command"] for group in settings[hook.event] for h in group["hooks"]]
+        assert commands == [_launched(hook.subcommand, launcher=launcher)]
     server = json.loads((fake_home / ".cursor" / "mcp.json").read_text())["mcpServers"]["deja"]
     assert server == {"command": running_deja, "args": ["mcp"]}, "the MCP server keeps the console script"
-    assert {change.action for change in install("cursor-auto", deja_path=running_deja)} == {"unchanged"}
-    wiring = [(f.level, f.message) for f in wiring_report(running_deja) if "hooks" in f.message]
+    before = (fake_home / ".cursor" / "hooks.json").read_text()
+    _install_from(launcher.parents[2], running_deja, "cursor-auto")
+    assert (fake_home / ".cursor" / "hooks.json").read_text() == before
     assert [level for level, _ in wiring] == ["ok", "ok"], wiring
+
+
+@pytest.mark.unit
+def test_a_launcher_that_would_need_site_is_not_written(fake_home: Path, running_deja: str, tmp_path: Path) -> None:
+    """A user install whose PyStemmer is the system's, or an editable install (this checkout): ``<deja> hook-…``."""
+    launcher = _installed_as_pip_does(tmp_path / "site-packages", stemmer=False)
+    _install_from(launcher.parents[2], running_deja, "cursor-auto")
+    assert _commands(fake_home)["beforeSubmitPrompt"] == [f"{shlex.quote(running_deja)} hook-prompt"]
+
+    install("cursor-auto", deja_path=running_deja)
+    assert _commands(fake_home)["beforeSubmitPrompt"] == [f"{shlex.quote(running_deja)} hook-prompt"]
+    wiring = [(f.level, f.message) for f in wiring_report(running_deja) if "hooks" in f.message]
+    assert [level for level, _ in wiring] == ["ok"], wiring
 
 
 @pytest.mark.unit
@@ -86,17 +120,14 @@ def test_the_older_shape_is_rewritten_in_place_and_doctor_asks_for_it(fake_home:
     old = {"command": f"'{running_deja}' hook-prompt", "timeout": 5}
     hooks_path.write_text(json.dumps({"version": 1, "hooks": {"beforeSubmitPrompt": [old, mine]}}))
 
-    findings = [(f.level, f.message, f.fix) for f in wiring_report(running_deja) if "hooks" in f.message]
-    assert findings == [
-        (
-            "warn",
-            f"{hooks_path}: deja's hooks differ from what `deja install cursor-auto` writes",
-            "deja install cursor-auto",
-        )
-    ], "the older shape is this deja's: not 'another deja', only not what install writes now"
+    launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
+    findings = _install_from(launcher.parents[2], running_deja)
+    assert findings == [("warn", f"{hooks_path}: deja's hooks differ from what `deja install cursor-auto` writes")], (
+        "the older shape is this deja's: not 'another deja', only not what install writes now"
+    )
 
-    install("cursor-auto", deja_path=running_deja)
-    assert _commands(fake_home)["beforeSubmitPrompt"] == [_launched("hook-prompt"), mine["command"]]
+    _install_from(launcher.parents[2], running_deja, "cursor-auto")
+    assert _commands(fake_home)["beforeSubmitPrompt"] == [_launched("hook-prompt", launcher=launcher), mine["command"]]
 
 
 @pytest.mark.unit
@@ -116,17 +147,14 @@ def test_uninstall_removes_both_shapes(fake_home: Path, running_deja: str, tmp_p
 
 
 @pytest.mark.unit
-def test_paths_with_spaces_are_quoted_and_recognised(
-    fake_home: Path, running_deja: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(sys, "executable", "/opt/my tools/venv/bin/python")
-    install("cursor-auto", deja_path=running_deja)
+def test_paths_with_spaces_are_quoted_and_recognised(fake_home: Path, running_deja: str, tmp_path: Path) -> None:
+    launcher = _installed_as_pip_does(tmp_path / "site packages")
+    _install_from(launcher.parents[2], running_deja, "cursor-auto", python="/opt/my tools/venv/bin/python")
 
     command = _commands(fake_home)["sessionStart"][0]
     assert command.startswith("'/opt/my tools/venv/bin/python' -I -S ")
-    assert shlex.split(command) == ["/opt/my tools/venv/bin/python", "-I", "-S", launcher_path(), "hook-context"]
-    assert hook_executable(command) == launcher_path()
-    assert {change.action for change in install("cursor-auto", deja_path=running_deja)} == {"unchanged"}
+    assert shlex.split(command) == ["/opt/my tools/venv/bin/python", "-I", "-S", str(launcher), "hook-context"]
+    assert hook_executable(command) == str(launcher)
 
 
 @pytest.mark.unit
@@ -154,12 +182,10 @@ def _run(command: str, payload: dict[str, Any], env: dict[str, str]) -> subproce
     )
 
 
-def test_the_installed_command_answers_as_cursor_runs_it(
-    indexed_sample: Sample, running_deja: str, fake_home: Path
-) -> None:
-    """From this checkout (an editable install: deja is found through ``site``, which the launcher then runs)."""
-    install("cursor-auto", deja_path=running_deja)
-    command = _commands(fake_home)["beforeSubmitPrompt"][0]
+def test_a_launcher_command_for_this_checkout_answers_as_cursor_runs_it(indexed_sample: Sample) -> None:
+    """An editable install (this checkout), whose hooks an older deja wrote as the launcher: deja is found through
+    ``site``, which the launcher then runs."""
+    command = _launched("hook-prompt")
 
     done = _run(command, {**PROMPT, "conversation_id": "launcher-editable"}, indexed_sample.env)
     assert done.returncode == 0 and done.stderr == b""
@@ -186,6 +212,15 @@ def _imported(launcher: Path, payload: dict[str, Any], env: dict[str, str]) -> t
     return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}, done.stdout
 
 
+def _entry_loaded_from(launcher: Path, payload: dict[str, Any], env: dict[str, str]) -> str:
+    """Where the launcher's hook-prompt loaded ``deja.interfaces.entry`` from (``python -v`` names each source)."""
+    done = _run(shlex.join([sys.executable, "-I", "-S", "-v", str(launcher), "hook-prompt"]), payload, env)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    sources = [line for line in done.stderr.decode(errors="replace").splitlines() if "interfaces/entry.py" in line]
+    assert sources, "python -v named no source of deja.interfaces.entry"
+    return sources[0]
+
+
 def test_installed_as_pip_installs_it_a_hook_starts_without_site(indexed_sample: Sample, tmp_path: Path) -> None:
     launcher = _installed_as_pip_does(tmp_path / "site-packages")
 
@@ -195,9 +230,13 @@ def test_installed_as_pip_installs_it_a_hook_starts_without_site(indexed_sample:
 
 
 def test_without_pystemmer_beside_deja_the_launcher_runs_site(indexed_sample: Sample, tmp_path: Path) -> None:
-    """A user install whose PyStemmer is in another site-packages: ``site`` finds it, as pip's launcher would."""
-    launcher = _installed_as_pip_does(tmp_path / "site-packages", stemmer=False)
+    """A user install whose PyStemmer is in another site-packages: ``site`` finds it, as pip's launcher would, and
+    deja is the launcher's own (``-I`` hides the user site, where a user install's deja is)."""
+    folder = tmp_path / "site-packages"
+    launcher = _installed_as_pip_does(folder, stemmer=False)
 
     loaded, printed = _imported(launcher, {**PROMPT, "conversation_id": "launcher-site"}, indexed_sample.env)
     assert "api.cache" in json.loads(printed)["additional_context"]
     assert "site" in loaded
+    source = _entry_loaded_from(launcher, {**PROMPT, "conversation_id": "launcher-own"}, indexed_sample.env)
+    assert str(folder / "deja" / "interfaces" / "entry.py") in source, source
