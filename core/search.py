@@ -5,10 +5,10 @@ more: ``index.KIND_WEIGHT``, ``index.doc_text``); a message's doc and its field
 docs (what its commands printed, their errors, its edits) add up to one turn,
 which borrows a share of its neighbouring turns' scores. A session scores its
 best turn plus a share of its next two, scaled by how many of the query's terms
-it holds and by a mild recency factor. A term has only the head of its postings read (highest impact first, up
-to a budget spread over the segments by size), so cost stays flat as the index grows: ``POSTINGS_BUDGET`` in an
-index of more than ``FULL_READ_DOCS`` docs, ``SMALL_INDEX_BUDGET`` in a smaller one (where a filtered search reads
-every term whole). The constants were tuned on LoCoMo (``bench/locomo.py``).
+it holds and by a mild recency factor. In an index of more than ``FULL_READ_DOCS`` docs, a term has only the
+head of its postings read (highest impact first, up to a budget spread over the
+segments by size), so cost stays flat as the index grows; in a smaller index
+every term is read whole. The constants were tuned on LoCoMo (``bench/locomo.py``).
 """
 
 from __future__ import annotations
@@ -45,13 +45,10 @@ TYPE_CHECKING = False  # typing's own, without importing typing (every hook woul
 if TYPE_CHECKING:
     from .index import SessionMeta
 
-#: An index of at most this many docs keeps every term's postings whole (``index.WHOLE_LISTS_DOCS``).
+#: In an index of at most this many docs every term is read whole: reading everything costs little there (7 ms of
+#: ``deja search``'s 42 at 1k sessions), and no posting is cut, so a small index is ranked exactly: a budget of
+#: 4,096 there changed the first result of 34 of 100 generated queries at 1k (``index.WHOLE_LISTS_DOCS``).
 FULL_READ_DOCS = WHOLE_LISTS_DOCS
-#: There, how many postings a term may read unfiltered (its highest-impact ones; a quarter of that for a common
-#: word): a rare word is read whole, a common one as far as the prompt hook reads it (``hooks.prompt``). Reading
-#: every posting cost ``deja search`` at 1k sessions (33k docs) twice the CPU of this, 7 ms of its 42, for the
-#: same R@1 and R@5 on both benchmarks (``bench/coding_history.py``, ``bench/locomo.py``).
-SMALL_INDEX_BUDGET = 4096
 #: The most postings of one key (a date) read to find the sessions it names.
 FULL_READ = 4096
 #: Past FULL_READ, how many postings a term may contribute (its highest-impact ones), spread over the segments
@@ -212,7 +209,7 @@ def _score_docs(
     idfs: dict[str, float] = {}
     parts = parts or {}
     others = others or {}
-    own = _own_budget(index, filters)
+    own = 0 if index.total_docs <= FULL_READ_DOCS else FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
     budget = own if budget is None else min(budget, own or budget)
     for bit, term in enumerate(query):
         part = PART_WEIGHT if parts.get(term) in idfs else 1.0
@@ -221,16 +218,6 @@ def _score_docs(
         for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
             _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budget)
     return scores, idfs
-
-
-def _own_budget(index: Index, filters: Filters) -> int:
-    """How many postings a term reads unless the caller caps it (0: every one): a filter reads further, as the
-    sessions it admits may sit past the head of a list. In a small index that holds for ``--re`` and excluded
-    sessions too (a match may be a low-impact session's); a large index keeps its budgets, which cap the cost."""
-    if index.total_docs <= FULL_READ_DOCS:
-        narrowed = filters.active or filters.pattern is not None or bool(filters.exclude_ids)
-        return 0 if narrowed else SMALL_INDEX_BUDGET
-    return FILTERED_BUDGET if filters.active else POSTINGS_BUDGET
 
 
 def _add_postings(
@@ -510,7 +497,7 @@ def search(
 ) -> SearchResult:
     """The sessions best matching ``query``; see the module docstring for how they are ranked.
 
-    A term reads as far as ``SMALL_INDEX_BUDGET`` or ``POSTINGS_BUDGET`` says (``_own_budget``). ``budget``, when given, caps that
+    A small index is read whole, a large one as far as ``POSTINGS_BUDGET`` says. ``budget``, when given, caps that
     at so many postings a term (its highest-impact ones, a quarter of that for a common term, spread over the
     segments by size) whatever the index's size: a hook runs on every prompt and keeps its cost flat that way.
     """

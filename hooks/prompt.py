@@ -14,7 +14,7 @@ import re
 
 from ..core.dates import MONTHS, split_dates
 from ..core.record import Record
-from ..core.search import SMALL_INDEX_BUDGET, Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
+from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import terms
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
 from .describe import heading
@@ -29,13 +29,12 @@ HEADER = "Past turns from other sessions that may answer this prompt:"
 INFORMATIVE_IDF = 2.0
 #: How many times its idf a name the index has never seen weighs in what the prompt asks.
 UNSEEN_NAME_WEIGHT = 3.0
-#: The most postings of a prompt term search reads (its highest-impact ones; a quarter of that for a common word):
-#: search's own budget for a small index (``search.SMALL_INDEX_BUDGET``), here
+#: The most postings of a prompt term search reads (its highest-impact ones; a quarter of that for a common word),
 #: whatever the index's size: a whole read of a 1k-session index (33k docs) cost the hook about 60 ms of its 100.
 #: On both gate benchmarks every prompt recalls what a whole read recalls, in both modes (bench/coding_history.py:
 #: 97 prompts; bench/bench_prompt_precision.py: 37,284); 2,048 changed 37 of LoCoMo's in safe mode, and 1,024
 #: (search's budget for a large index, which caps this one there) 3 and 6 of the coding benchmark's.
-POSTINGS_READ = SMALL_INDEX_BUDGET
+POSTINGS_READ = 4096
 #: Capitalised words that name a time, not a thing (the index keeps times as dates, not words).
 TIME_WORDS = frozenset(
     [*MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]

@@ -1,4 +1,4 @@
-"""How far a search reads a term's postings in a small index: a budget unfiltered, everything with a filter."""
+"""A small index is read whole: no posting is cut, so a low-impact session is still found and counted."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ from deja.core import search as search_module
 from deja.core.index import Index
 from deja.core.search import Filters, search
 
-#: Every chat says the common word once; more chats than the smallest share a segment reads (64).
+#: Every chat says the common word once.
 CHATS = 80
+#: One long message that says "deploy" once among sixty lines of chatter: the lowest impact of the word's postings.
+RAMBLING = " ".join(f"note{n} about the weather and lunch plans" for n in range(60))
+BURIED = "00000000-0000-4000-8000-999999999999"
 
 
 @pytest.fixture
@@ -21,44 +24,18 @@ def deploys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
         f"00000000-0000-4000-8000-{n:012d}": [f"How do I deploy service number {n}?", f"Run the deploy job {n}."]
         for n in range(CHATS)
     }
+    chats[BURIED] = [f"{RAMBLING} deploy to prod-eu-3 {RAMBLING}", "Noted."]
     return index_chats(tmp_path, monkeypatch, chats)
 
 
-def test_a_small_index_within_the_budget_is_read_whole(deploys: Index) -> None:
+def test_every_session_that_says_a_word_is_counted_and_the_buried_one_is_listed_last(deploys: Index) -> None:
     assert deploys.total_docs <= search_module.FULL_READ_DOCS
-    assert search(deploys, "deploy").total == CHATS
+    found = search(deploys, "deploy", limit=100)
+    assert found.total == CHATS + 1
+    assert found.hits[-1].session_id == BURIED
 
 
-def test_a_common_word_reads_only_its_best_postings_past_the_budget(
-    deploys: Index, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(search_module, "SMALL_INDEX_BUDGET", 64)
-    found = search(deploys, "deploy")
-    assert 0 < found.total < CHATS
-    assert len(found.hits) == 10
-
-
-def test_a_filtered_search_of_a_small_index_reads_every_posting(
-    deploys: Index, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(search_module, "SMALL_INDEX_BUDGET", 64)
-    assert search(deploys, "deploy", filters=Filters(source="cursor-cli")).total == CHATS
-
-
-def test_a_regular_expression_search_of_a_small_index_reads_every_posting(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``deja search deploy --re 'prod-eu-\\d'``: the one match is a low-impact session (one long message among many
-    short ones), past the head of the list a budget reads."""
-    chats = {
-        f"00000000-0000-4000-8000-{n:012d}": [f"How do I deploy service number {n}?", f"Run the deploy job {n}."]
-        for n in range(CHATS)
-    }
-    rambling = " ".join(f"note{n} about the weather and lunch plans" for n in range(60))
-    chats["00000000-0000-4000-8000-999999999999"] = [f"{rambling} deploy to prod-eu-3 {rambling}", "Noted."]
-    index = index_chats(tmp_path, monkeypatch, chats)
-    monkeypatch.setattr(search_module, "SMALL_INDEX_BUDGET", 64)
-
-    assert "999999999999" not in {hit.session_id[-12:] for hit in search(index, "deploy", limit=100).hits}
-    found = search(index, "deploy", filters=Filters(pattern=r"prod-eu-\d"))
-    assert [hit.session_id[-12:] for hit in found.hits] == ["999999999999"]
+def test_a_regular_expression_finds_the_low_impact_session_that_matches_it(deploys: Index) -> None:
+    """``deja search deploy --re 'prod-eu-\\d'``: the one match is the buried session."""
+    found = search(deploys, "deploy", filters=Filters(pattern=r"prod-eu-\d"))
+    assert [hit.session_id for hit in found.hits] == [BURIED]
