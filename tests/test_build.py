@@ -1,7 +1,9 @@
 """A full build split over processes, with postings spilled to run files, gives the index a one-process build gives.
 
 The benchmarks (bench/bench_index.py) build with every core and small runs only at 10k
-sessions and more; here the thresholds are lowered so the sample history takes the same path.
+sessions and more; here the thresholds are lowered so the sample history takes the same path. A split build
+also records every chat as a one-process build does, sets each bookkeeping shard aside once recorded, and
+leaves none of its files on the way behind.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import sys
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 from harness import Sample
 
 from deja.core import parallel
+from deja.core.bookkeeping import Bookkeeping, ChatState, Location, State, read_record, shard_of
 from deja.core.index import Index, index_dir, read_manifest
 from deja.core.index import writer as segment_writer
 from deja.core.indexer import parts, refresh
@@ -138,6 +142,7 @@ import sys
 import time
 from pathlib import Path
 from deja.core import parallel
+from deja.core.bookkeeping import Bookkeeping, ChatState, Location, State, read_record, shard_of
 
 def work(number, tell):
     written = Path(sys.argv[1], f"writing-{number}")
@@ -173,3 +178,64 @@ def test_parts_die_with_the_build_that_started_them(tmp_path: Path) -> None:
     while any(_alive(pid) for pid in parts) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in parts)
+
+
+def _records(home: Path) -> dict[str, ChatState]:
+    """Every chat's record, each ``where`` checked to name that chat's session in the index, then left out."""
+    directory = index_dir(home)
+    manifest = read_manifest(directory)
+    index = Index(directory, manifest)
+    segments = {segment.ref.name: segment for segment in index.segments}
+    records = {}
+    for sid, record in Bookkeeping(directory, read_record(directory / manifest.state, State)).items():
+        if record.where is not None:
+            assert segments[record.where.segment].session(record.where.ordinal).id == sid
+        records[sid] = msgspec.structs.replace(record, where=None)
+    return records
+
+
+def _leftovers(home: Path) -> list[str]:
+    directory = index_dir(home)
+    return sorted(p.name for p in [*directory.glob(".*.tmp"), *(directory / "state").glob(".*.tmp")])
+
+
+def test_a_split_build_records_every_chat_as_a_one_process_build_and_leaves_nothing_on_the_way(
+    many: Sample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = refresh(many.home, full=True)
+    whole = _records(many.home)
+    assert any(r.ide_db for r in whole.values()) and any(r.cli for r in whole.values())
+
+    monkeypatch.setattr(parts, "PARALLEL_MIN_CHATS", 1)
+    monkeypatch.setattr(parallel, "cores", lambda: 2)
+    monkeypatch.setattr(parts, "SPILL_EVERY", 3)
+    built = refresh(many.home, full=True)
+
+    assert len(read_manifest(index_dir(many.home)).segments) == 2  # it was split
+    assert (built.sessions, built.added) == (first.sessions, first.added)
+    assert _records(many.home) == whole
+    assert _leftovers(many.home) == []  # spill files, the parts' reads, parked shards and fingerprints
+    again = refresh(many.home)  # every chat recorded: nothing is read again
+    assert (again.added, again.updated, again.removed) == (0, 0, 0)
+
+
+def _two_chats_of_one_shard() -> tuple[str, str]:
+    names = (f"chat-{n}" for n in range(10_000))
+    first = next(names)
+    return first, next(name for name in names if shard_of(name) == shard_of(first))
+
+
+def test_a_parked_shard_is_saved_with_what_was_recorded_after_it_was_set_aside(tmp_path: Path) -> None:
+    first, second = _two_chats_of_one_shard()
+    book = Bookkeeping(tmp_path, State())
+    book.put(first, ChatState(where=Location("seg-a", 0)))
+    book.park(shard_of(first))
+    assert book.chat(first) == ChatState(where=Location("seg-a", 0))  # read back from where it was set aside
+    book.put(second, ChatState(ide_db="state.vscdb"))
+    book.park(shard_of(first))
+    state_file = book.save("1-test", {}, {})
+
+    saved = Bookkeeping(tmp_path, read_record(tmp_path / state_file, State))
+    assert saved.chat(first) == ChatState(where=Location("seg-a", 0))
+    assert saved.chat(second) == ChatState(ide_db="state.vscdb")
+    assert not list((tmp_path / "state").glob(".*.tmp"))
