@@ -236,6 +236,16 @@ class Bookkeeping:
         return f"{FOLDER}/{name}"
 
 
+def remove_strays(directory: Path) -> None:
+    """Delete the temp files a killed writer left in the bookkeeping folder (parked shards, fingerprints).
+
+    Called under the writer lock, where no other writer is at work, so every temp there is a dead one's; a
+    refresh that then finds nothing changed would otherwise keep them until one does.
+    """
+    for path in (directory / FOLDER).glob(".*.tmp"):
+        path.unlink(missing_ok=True)
+
+
 def remove_unreferenced(directory: Path, state: State, state_file: str) -> None:
     """Delete the bookkeeping no longer named (only writers read it, under the lock, so no grace is needed).
 

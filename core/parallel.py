@@ -58,7 +58,7 @@ def release_free_memory() -> None:
         import ctypes
 
         ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
+    except (OSError, AttributeError, TypeError):  # not glibc (Windows: no CDLL(None))
         pass
 
 

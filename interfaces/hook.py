@@ -36,7 +36,8 @@ def main() -> None:
         import site
 
         site.main()
-        site.addsitedir(site.getusersitepackages())  # (as pip's launcher would: a user install's dependencies)
+        if sys.prefix == sys.base_prefix:  # as pip's launcher would (a user install's dependencies), never in a venv
+            site.addsitedir(site.getusersitepackages())
     # An absolute import by name: this file runs as ``__main__``, outside the package it then loads.
     __import__("deja.interfaces.entry", fromlist=["main"]).main()
 

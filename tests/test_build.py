@@ -239,3 +239,14 @@ def test_a_parked_shard_is_saved_with_what_was_recorded_after_it_was_set_aside(t
     assert saved.chat(first) == ChatState(where=Location("seg-a", 0))
     assert saved.chat(second) == ChatState(ide_db="state.vscdb")
     assert not list((tmp_path / "state").glob(".*.tmp"))
+
+
+def test_what_a_killed_build_parked_is_swept_by_the_next_refresh_even_when_nothing_changed(sample: Sample) -> None:
+    refresh(sample.home, full=True)
+    state = index_dir(sample.home) / "state"
+    strays = [state / ".shard-00.999999.tmp", state / ".fingerprints-0badf00d.999999.tmp"]
+    for stray in strays:  # as a build killed between parking a shard and its swap leaves them
+        stray.write_bytes(b"parked")
+    again = refresh(sample.home)
+    assert (again.added, again.updated, again.removed) == (0, 0, 0)
+    assert not [stray.name for stray in strays if stray.exists()]

@@ -240,3 +240,21 @@ def test_without_pystemmer_beside_deja_the_launcher_runs_site(indexed_sample: Sa
     assert "site" in loaded
     source = _entry_loaded_from(launcher, {**PROMPT, "conversation_id": "launcher-own"}, indexed_sample.env)
     assert str(folder / "deja" / "interfaces" / "entry.py") in source, source
+
+
+@pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="needs a virtual environment, as the README installs deja")
+def test_a_launcher_in_a_virtual_environment_never_runs_a_deja_from_the_user_site(tmp_path: Path) -> None:
+    """A user site holding another deja is not this venv's: pip's launcher would not look there, nor does this one."""
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    other = Path.home() / ".local" / "lib" / version / "site-packages" / "deja" / "interfaces"
+    other.mkdir(parents=True)
+    (other / "entry.py").write_text('def main():\n    print("ANOTHER DEJA")\n', encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(ROOT / "interfaces" / "hook.py"), "hook-prompt"],
+        input=b"{}",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    assert b"ANOTHER DEJA" not in done.stdout

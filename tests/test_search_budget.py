@@ -28,8 +28,12 @@ def deploys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
     return index_chats(tmp_path, monkeypatch, chats)
 
 
-def test_every_session_that_says_a_word_is_counted_and_the_buried_one_is_listed_last(deploys: Index) -> None:
+def test_every_session_that_says_a_word_is_counted_and_the_buried_one_is_listed_last(
+    deploys: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert deploys.total_docs <= search_module.FULL_READ_DOCS
+    for budget in ("POSTINGS_BUDGET", "FILTERED_BUDGET", "FULL_READ"):  # a large index's caps, far below 81 here
+        monkeypatch.setattr(search_module, budget, 8)
     found = search(deploys, "deploy", limit=100)
     assert found.total == CHATS + 1
     assert found.hits[-1].session_id == BURIED

@@ -25,6 +25,7 @@ from ..bookkeeping import (
     Location,
     State,
     read_record,
+    remove_strays,
     remove_unreferenced,
     shard_of,
 )
@@ -209,6 +210,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
     private_dir(directory)
     tighten(home)
     with WriterLock(directory / LOCK_NAME, lock_timeout):
+        remove_strays(directory)
         walk_started = time.time()
         folders = freshness.snapshot_folders(paths.cli_roots()) if scope.targets is None else scope.seen_folders
         manifest, state, index, why = _load(directory, full)
