@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 import sys
 from pathlib import Path
 
@@ -116,6 +117,8 @@ def test_while_serving_fd_1_is_not_the_wire(indexed_sample: Sample, tmp_path: Pa
             [*ENTRY, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=indexed_sample.env
         )
         assert server.stdin is not None and server.stdout is not None
+        watchdog = threading.Timer(120, server.kill)  # a server that never answers fails the test, not hangs it
+        watchdog.start()
         try:
             server.stdin.write(HANDSHAKE.encode())
             server.stdin.flush()
@@ -123,5 +126,6 @@ def test_while_serving_fd_1_is_not_the_wire(indexed_sample: Sample, tmp_path: Pa
             fd = Path(f"/proc/{server.pid}/fd")
             assert os.readlink(fd / "1") == os.readlink(fd / "2") == str(tmp_path / "stderr")
         finally:
+            watchdog.cancel()
             server.stdin.close()
             server.wait(timeout=60)
