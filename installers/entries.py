@@ -59,9 +59,14 @@ def command_line(deja: str, subcommand: str) -> str:
     return f"{quoted} {subcommand}"
 
 
+def _package() -> str:
+    """This deja package's folder (``…/site-packages/deja`` once installed)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def launcher_path() -> str:
     """This deja's hook launcher (``interfaces/hook.py`` beside this package's ``installers``)."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *LAUNCHER)
+    return os.path.join(_package(), *LAUNCHER)
 
 
 def launches_here(deja: str) -> bool:
@@ -75,7 +80,7 @@ def launches_here(deja: str) -> bool:
         and bool(sys.executable and here)
         and os.path.realpath(deja) == os.path.realpath(here)
         and os.path.isfile(launcher_path())
-        and launcher_folder(os.path.dirname(os.path.dirname(launcher_path()))) is not None
+        and launcher_folder(_package()) is not None
     )
 
 
