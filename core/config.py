@@ -232,11 +232,21 @@ def set_value(key: str, raw: str, path: Path | None = None) -> Any:
         value = str(Path(value).absolute())
         if key != "home" and not Path(value).is_dir():  # deja's home is made when needed; Cursor's folders are not
             raise ConfigError(f"{key}: {value} is not a folder; give Cursor's existing folder")
+        _refuse_file_in_path(key, Path(value))
     path = path or config_path()
     table = {**_writable_table(path), key: value}
     _write(path, table)
     forget_file()
     return value
+
+
+def _refuse_file_in_path(key: str, folder: Path) -> None:
+    """ConfigError when ``folder`` or the nearest part of it that exists is a file: it could never be made a folder."""
+    for part in (folder, *folder.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise ConfigError(f"{key}: {part} is a file, not a folder; give a folder path")
+            return
 
 
 def unset_value(key: str, path: Path | None = None) -> bool:

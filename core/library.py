@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import paths
-from .index import SOURCE_CODES, Index, IndexUnreadable, Segment, SessionMeta, index_dir
+from .index import SOURCE_CODES, Index, IndexForbidden, IndexUnreadable, Segment, SessionMeta, check_readable, index_dir
 from .indexer import Progress, RefreshResult, catch_up, refresh
 from .keys import ALL_SESSIONS_KEY, project_key
 
@@ -44,10 +44,13 @@ def open_index(
     home = home or paths.deja_home()
     if not fresh:
         return Index.open(home, codec)
+    check_readable(index_dir(home))
     say = note or (lambda _: None)
     _update(home, say, lambda: catch_up(home, progress=progress, found=checked))
     try:
         return Index.open(home, codec)
+    except IndexForbidden:
+        raise
     except IndexUnreadable:
         _update(home, say, lambda: refresh(home, progress=progress, lock_timeout=0))
         return Index.open(home, codec)

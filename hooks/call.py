@@ -327,11 +327,14 @@ class HookCall:
     def index(self) -> Index | None:
         """The index, or None (and a detached build requested) when there is none to read."""
         if self._index is None:
-            from ..core.index import Index, IndexUnreadable
+            from ..core.index import Index, IndexForbidden, IndexUnreadable
             from ..core.index.light import LIGHT
 
             try:
                 self._index = Index.open(self.home, LIGHT)
+            except IndexForbidden as exc:  # a build could not write it either
+                self.notes.append(str(exc))
+                self._index = False
             except IndexUnreadable as exc:
                 self.notes.append(f"{exc}; requested a build")
                 request_build(self.home)

@@ -59,7 +59,7 @@ def recent_lines(call: HookCall, room: int) -> tuple[list[str], str]:
         return [], "no project folder in the payload"
     index = call.index()
     if index is None:
-        return [], "no index yet"
+        return [], "no index to read"
     header = f"Recent sessions in this project ({call.project_dir}), newest first:"
     room -= len(header.encode()) + len(FOOTER.encode()) + 2
     waiting = "no room left in this event's budget for a readable block; the next event gives it"

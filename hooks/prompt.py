@@ -294,7 +294,7 @@ def before_prompt(call: HookCall) -> str:
         return call.silent("the prompt is empty")
     index = call.index()
     if index is None:
-        return call.silent("no index yet")
+        return call.silent("no index to read")
     recall = recall_for(index, prompt, call.mode, call.conversation_ids, call.seen())
     if not recall.lines:
         return call.silent(recall.why)

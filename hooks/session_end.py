@@ -38,13 +38,17 @@ def session_end(call: HookCall) -> str:
 
 
 def _ingest(call: HookCall) -> str:
-    from ..core.index import MANIFEST, index_dir
+    from ..core.index import MANIFEST, IndexForbidden, check_readable, index_dir
     from ..core.indexer import refresh
 
     ids = set(call.conversation_ids)
     transcript = call.payload.get("transcript_path")
     if isinstance(transcript, str) and transcript.endswith(".jsonl"):
         ids.add(Path(transcript).stem)
+    try:
+        check_readable(index_dir(call.home))
+    except IndexForbidden as exc:  # a build could not write it either
+        return call.silent(str(exc))
     if not (index_dir(call.home) / MANIFEST).exists():
         request_build(call.home)
         return call.silent("no index yet; requested a build")

@@ -114,7 +114,7 @@ def _shell(call: HookCall, raw_command: str) -> str:
         return call.silent("this command's history was shown in this conversation already")
     index = call.index()
     if index is None:
-        return call.silent("no index yet")
+        return call.silent("no index to read")
     labels = (f"`{command[:120]}`", f"`{head}` commands")
     # B007: `label` names the key that matched, and the text below uses it after the loop.
     for key, label in zip(command_keys(command), labels, strict=False):  # noqa: B007
@@ -161,7 +161,7 @@ def _file(call: HookCall, path: str) -> str:
         return call.silent("this file's sessions were shown in this conversation already")
     index = call.index()
     if index is None:
-        return call.silent("no index yet")
+        return call.silent("no index to read")
     found: list[Run] = []
     for place in edited_paths({"path": path}, call.project_dir):
         found += index.newest(path_key(place), limit=20)
@@ -189,7 +189,7 @@ def _task(call: HookCall, text: str) -> str:
         return call.silent("the task has no description or prompt")
     index = call.index()
     if index is None:
-        return call.silent("no index yet")
+        return call.silent("no index to read")
     recall = recall_for(
         index, text[:4000], call.mode, call.conversation_ids, call.seen(), room=frame_room(BUDGET, TASK_HEADER)
     )

@@ -62,7 +62,7 @@ def after_tool(call: HookCall) -> str:
     output = scan_window(output)
     index = call.index()
     if index is None:
-        return call.silent("no index yet")
+        return call.silent("no index to read")
     command = call.tool_input().get("command")
     head = command_head(command) if isinstance(command, str) else ""
     return _recall_error(index, call, output, head)

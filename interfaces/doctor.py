@@ -27,7 +27,7 @@ import msgspec
 
 from ..core import paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
-from ..core.index import MANIFEST, Index, IndexUnreadable, index_dir
+from ..core.index import MANIFEST, Index, IndexForbidden, IndexUnreadable, check_readable, index_dir
 from ..core.readers import (
     SIGNALS,
     ChatSurvey,
@@ -73,7 +73,7 @@ class Store(msgspec.Struct):
 
 class IndexStatus(msgspec.Struct):
     path: str
-    state: Literal["ok", "missing", "damaged"]
+    state: Literal["ok", "missing", "damaged", "unreadable"]
     bytes: int = 0
     sessions: int = 0
     messages: int = 0
@@ -164,6 +164,7 @@ def _settings_problems() -> list[Finding]:
     _, error = config.read_file()
     if error:
         problems.append(Finding("error", "settings", error, f"fix or remove {config.config_path()}"))
+    problems += _ignored_values()
     for setting, here, there in config.shell_only():
         shown = str(here).lower() if isinstance(here, bool) else str(here)
         theirs = "the default" if there.source == "default" else f"{there.value!r} from {config.config_path()}"
@@ -175,6 +176,22 @@ def _settings_problems() -> list[Finding]:
             f"deja config set {setting.key} {shlex.quote(shown)}",
         ))  # fmt: skip
     return problems
+
+
+def _ignored_values() -> list[Finding]:
+    """Values in this shell or the config file that deja ignores (a typo falls back silently everywhere else)."""
+    from ..core import config
+
+    found = []
+    for key, setting in config.SETTINGS.items():
+        problem = config.resolve(key).problem
+        if problem.startswith(f"{setting.variable}: "):
+            found.append(
+                Finding("warn", "settings", f"ignored: {problem}", f"unset {setting.variable}, or fix its value")
+            )
+        elif problem:
+            found.append(Finding("warn", "settings", f"ignored: {problem}", f"deja config set {key} VALUE"))
+    return found
 
 
 def _delivery_problems(delivery: Delivery) -> list[Finding]:
@@ -265,6 +282,9 @@ def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
         return [Finding("error", "index", f"no index at {index.path}: deja has nothing to serve yet", "deja index")]
     if index.state == "damaged":
         return [Finding("error", "index", damage, "deja index")]
+    if index.state == "unreadable":
+        what = f"cannot read {index.path}: permission denied (a rebuild could not write it either)"
+        return [Finding("error", "index", what, f"chmod -R u+rwX {index.path}")]
     return []
 
 
@@ -312,6 +332,10 @@ def _cli_stores(root: Path) -> list[Store]:
 def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, State | None, str]:
     """The index as a reader finds it, its writer's bookkeeping, and what is wrong with it (if anything)."""
     directory = index_dir(home)
+    try:
+        check_readable(directory)
+    except IndexForbidden as exc:
+        return IndexStatus(str(directory), "unreadable"), None, str(exc)
     size, _ = _stat([p for p in directory.rglob("*") if p.is_file()])
     if not (directory / MANIFEST).exists():
         return IndexStatus(str(directory), "missing", bytes=size), None, ""

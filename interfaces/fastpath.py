@@ -18,7 +18,7 @@ import sys
 import time
 
 from ..core import paths
-from ..core.index.format import IndexUnreadable
+from ..core.index.format import IndexForbidden, IndexUnreadable
 from ..core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
@@ -198,6 +198,9 @@ def guarded(body: Callable[[], object]) -> int:
     except Failed as exc:
         echo(f"deja: {exc}", err=True)
         return exc.code
+    except IndexForbidden as exc:  # its permissions need fixing: a rebuild could not write it either
+        sys.stderr.write(f"deja: {exc}\n")
+        return 1
     except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
         sys.stderr.write(f"deja: {exc}: run `deja index` to rebuild it\n")
         return 1
@@ -254,6 +257,7 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
     found = None
     if fresh:
         check_roots()
+        _check_readable()
         opened, found = _unchanged_index(codec)
         if opened is not None:
             return opened
@@ -262,10 +266,22 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
     bar = ProgressBar("indexing")
     try:
         return open_fresh(fresh=fresh, progress=bar, note=_say, checked=found, codec=codec)
+    except IndexForbidden as exc:
+        raise Failed(str(exc)) from None
     except IndexUnreadable as exc:
         raise Failed(f"{exc}: run `deja index` to rebuild it") from None
     finally:
         bar.close()
+
+
+def _check_readable() -> None:
+    """Failed, in one line, if this user may not read the index folder (before a refresh would trip on it)."""
+    from ..core.index.format import IndexForbidden, check_readable, index_dir
+
+    try:
+        check_readable(index_dir(paths.deja_home()))
+    except IndexForbidden as exc:
+        raise Failed(str(exc)) from None
 
 
 def _say(message: str) -> None:
@@ -401,6 +417,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
     from ..core.indexer import WRITER_WAIT_SECONDS, catch_up, refresh
 
     check_roots()
+    _check_readable()
     bar = ProgressBar("indexing")
     try:
         if full:

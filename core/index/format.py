@@ -35,6 +35,7 @@ imports msgspec.
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from collections import namedtuple
@@ -145,6 +146,22 @@ class IndexUnreadable(Exception):
     """The index is missing, corrupt or of another format version."""
 
 
+class IndexForbidden(IndexUnreadable):
+    """This user may not read the index folder: its permissions need fixing; a rebuild could not write it either."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(
+            f"cannot read {directory}: permission denied; give your user access to it: chmod -R u+rwX {directory}"
+        )
+
+
+def check_readable(directory: Path) -> None:
+    """Raise IndexForbidden if ``directory`` exists and this user may not list it: said once, before a refresh
+    would fail on its lock and a read on its manifest."""
+    if os.path.isdir(directory) and not os.access(directory, os.R_OK | os.X_OK):
+        raise IndexForbidden(directory)
+
+
 # Plain named tuples: typing's class form compiles each (string) annotation at import, which every hook would pay.
 #: What ``docs.bin`` says of one doc besides where its record is: its session's ordinal and its kind (ints).
 Doc = namedtuple("Doc", ["ordinal", "kind"])
@@ -196,6 +213,8 @@ def read_manifest(directory: Path, codec: Codec | None = None) -> Manifest:
         data = path.read_bytes()
     except FileNotFoundError:
         raise IndexUnreadable(f"no index at {directory}") from None
+    except PermissionError:
+        raise IndexForbidden(directory) from None
     except OSError as exc:
         raise IndexUnreadable(f"cannot read {path}: {exc.strerror}") from None
     return (codec or default_codec()).manifest(data, path)

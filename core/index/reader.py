@@ -27,6 +27,7 @@ from .format import (
     TERM_ROW,
     Codec,
     Doc,
+    IndexForbidden,
     IndexUnreadable,
     SessionKeys,
     default_codec,
@@ -97,6 +98,8 @@ class Segment:
             mapped = _map(path)
         except FileNotFoundError:
             raise SegmentMissing(f"{path} is missing") from None
+        except PermissionError:
+            raise IndexForbidden(self.path.parent) from None
         except OSError as exc:
             raise IndexUnreadable(f"{path} is unreadable: {exc.strerror or exc}") from None
         written = self.ref.files.get(name)

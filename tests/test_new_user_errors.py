@@ -1,0 +1,98 @@
+"""What a new user met on a first try: an index folder deja may not read, a home that is a file, a setting the
+shell gets wrong. Each test runs deja as the user does, on real files under the fake HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from harness import ENTRY, Sample, run_deja
+
+from deja.core.index import index_dir
+from deja.hooks.call import BUILD_SENTINEL
+
+PROMPT = {"prompt": "how do I install the kitchen sink?", "conversation_id": "x", "workspace_roots": ["/tmp"]}
+
+
+def _as_user(sample: Sample, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``deja ARGS`` as a user that permissions stop (for root, in a user namespace, as uid 1000)."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("unshare") is None:
+            pytest.skip("needs unshare to run as a user that permissions stop")
+        prefix = ["unshare", "--user", "--map-user=1000"]
+    result = subprocess.run(
+        [*prefix, *ENTRY, *args], env=sample.env, input=input, capture_output=True, text=True, timeout=60
+    )
+    if prefix and result.returncode != 0 and "unshare" in result.stderr:
+        pytest.skip(f"cannot make a user namespace here: {result.stderr.strip()}")
+    return result
+
+
+@pytest.fixture
+def locked_index(indexed_sample: Sample) -> Iterator[Path]:
+    """The sample's index folder, chmod 000 for the test."""
+    folder = index_dir(indexed_sample.home)
+    folder.chmod(0)
+    yield folder
+    folder.chmod(0o700)
+
+
+@pytest.mark.parametrize("args", [("search", "python"), ("sessions",), ("stats",), ("blame", "app.py"), ("index",)])
+def test_an_index_folder_deja_may_not_read_is_one_line_naming_it_and_the_chmod_that_fixes_it(
+    indexed_sample: Sample, locked_index: Path, args: tuple[str, ...]
+) -> None:
+    result = _as_user(indexed_sample, *args)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"deja: cannot read {locked_index}: permission denied; give your user access to it: "
+        f"chmod -R u+rwX {locked_index}"
+    ]
+
+
+def test_doctor_reports_an_index_folder_deja_may_not_read_under_index_with_its_fix(
+    indexed_sample: Sample, locked_index: Path
+) -> None:
+    result = _as_user(indexed_sample, "doctor")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and "PermissionError" not in result.stderr
+    index_section = result.stdout.split("\nIndex\n")[1].split("\n\n")[0]
+    assert f"cannot read {locked_index}: permission denied" in index_section
+    assert f"fix: chmod -R u+rwX {locked_index}" in index_section
+
+
+def test_the_prompt_hook_logs_an_unreadable_index_and_requests_no_build(
+    indexed_sample: Sample, locked_index: Path
+) -> None:
+    hook = _as_user(indexed_sample, "hook-prompt", input=json.dumps(PROMPT))
+    assert hook.returncode == 0
+    assert hook.stdout == ""
+    log = (indexed_sample.home / "hooks.log").read_text()
+    assert f"cannot read {locked_index}: permission denied" in log
+    assert "requested a build" not in log and "no index yet" not in log
+    assert not (indexed_sample.home / BUILD_SENTINEL).exists(), "a build was requested for a permission error"
+
+
+def test_config_refuses_a_home_that_is_a_file(fake_home: Path) -> None:
+    afile = fake_home / "afile"
+    afile.write_text("")
+    for value in (afile, afile / "below"):
+        result = run_deja("config", "set", "home", str(value))
+        assert result.returncode == 2
+        assert result.stderr.splitlines() == [f"deja: home: {afile} is a file, not a folder; give a folder path"]
+    config_file = fake_home / ".config" / "deja" / "config.toml"
+    assert not config_file.exists() or "home" not in config_file.read_text()
+    assert run_deja("config", "set", "home", str(fake_home / "new" / "home")).returncode == 0
+
+
+def test_doctor_warns_of_a_setting_the_shell_gives_a_value_deja_ignores(sample: Sample) -> None:
+    result = run_deja("doctor", env={**sample.env, "DEJA_RECALL": "loud"})
+    settings = result.stdout.split("\nSettings\n")[1].split("\n\n")[0]
+    assert "the same settings as this shell" not in settings
+    assert "warn   ignored: DEJA_RECALL: recall takes one of off, safe, aggressive, not 'loud'" in settings
+    assert "fix: unset DEJA_RECALL, or fix its value" in settings
