@@ -44,6 +44,7 @@ from .thesaurus import related
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from .index import SessionMeta
+    from .model import Message
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there (7 ms of
 #: ``deja search``'s 42 at 1k sessions), and no posting is cut, so a small index is ranked exactly: a budget of
@@ -599,24 +600,36 @@ def _matched(
 
 
 def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
-    """The session's first ``count`` best docs' snippets (titles left out), its records inflated once for all."""
-    docs = [(doc, kind) for _, doc in scored if (kind := segment.doc(doc).kind) != KIND_TITLE][:count]
+    """The session's first ``count`` best docs' snippets (titles left out), each shown once (a chat may say the same
+    thing twice: the next best doc takes the place of a repeat), the records inflated once per batch."""
+    docs = [(doc, kind) for _, doc in scored if (kind := segment.doc(doc).kind) != KIND_TITLE]
     out: list[Snippet] = []
-    for (_, kind), message in zip(docs, segment.messages_at([doc for doc, _ in docs]), strict=True):
-        if kind not in MESSAGE_KINDS:  # what a command printed, an error line, an edit: the part that matched
-            text = densest_window(kind_text(message, kind), wanted)
-            out.append(Snippet(role=FIELD_ROLE[kind], text=text, timestamp=message.timestamp))
-            continue
-        # The message's own words, unless the match is only in its tool calls' commands and paths; its terms are
-        # found once, for both.
-        flat = " ".join(message.text.split())
-        hits = _term_hits(flat, wanted)
-        if not hits:
-            text = densest_window(doc_text(message), wanted)
-        else:
-            text = flat if len(flat) <= SNIPPET_CHARS else _window(flat, hits, SNIPPET_CHARS)
-        out.append(Snippet(role=message.role, text=text, timestamp=message.timestamp))
+    shown: set[tuple[str, str]] = set()
+    start = 0
+    while len(out) < count and start < len(docs):
+        batch = docs[start : start + count - len(out)]
+        start += len(batch)
+        for (_, kind), message in zip(batch, segment.messages_at([doc for doc, _ in batch]), strict=True):
+            snippet = _snippet(message, kind, wanted)
+            if (snippet.role, snippet.text) not in shown:
+                shown.add((snippet.role, snippet.text))
+                out.append(snippet)
     return out
+
+
+def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:
+    if kind not in MESSAGE_KINDS:  # what a command printed, an error line, an edit: the part that matched
+        text = densest_window(kind_text(message, kind), wanted)
+        return Snippet(role=FIELD_ROLE[kind], text=text, timestamp=message.timestamp)
+    # The message's own words, unless the match is only in its tool calls' commands and paths; its terms are
+    # found once, for both.
+    flat = " ".join(message.text.split())
+    hits = _term_hits(flat, wanted)
+    if not hits:
+        text = densest_window(doc_text(message), wanted)
+    else:
+        text = flat if len(flat) <= SNIPPET_CHARS else _window(flat, hits, SNIPPET_CHARS)
+    return Snippet(role=message.role, text=text, timestamp=message.timestamp)
 
 
 def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:

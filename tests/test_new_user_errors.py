@@ -11,9 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness import ENTRY, Sample, run_deja
+from harness import ENTRY, Sample, index_chats, run_deja
 
 from deja.core.index import index_dir
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.hooks.call import BUILD_SENTINEL
 
 PROMPT = {"prompt": "how do I install the kitchen sink?", "conversation_id": "x", "workspace_roots": ["/tmp"]}
@@ -96,3 +97,15 @@ def test_doctor_warns_of_a_setting_the_shell_gives_a_value_deja_ignores(sample: 
     assert "the same settings as this shell" not in settings
     assert "warn   ignored: DEJA_RECALL: recall takes one of off, safe, aggressive, not 'loud'" in settings
     assert "fix: unset DEJA_RECALL, or fix its value" in settings
+
+
+def test_a_hit_shows_a_message_said_twice_in_its_chat_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = "run the python server on port 8000 please"
+    cli = tmp_path / "cli"
+    records = [user_turn(asked), assistant_turn("Done."), user_turn(asked), assistant_turn("python server started")]
+    write_transcript(transcript_path(cli, "/work/shop", "0b8e7a52-0000-4000-8000-000000000001"), records)
+    index_chats(tmp_path, monkeypatch, {})
+    result = run_deja("search", "python", "server")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.strip() for line in lines].count(f"user: {asked}") == 1, result.stdout
