@@ -7,13 +7,14 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from harness import ENTRY, Sample, index_chats, run_deja
 
-from deja.core.index import index_dir
+from deja.core.index import SEGMENT_GRACE_SECONDS, index_dir, read_manifest
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.hooks.call import BUILD_SENTINEL
 
@@ -109,3 +110,24 @@ def test_a_hit_shows_a_message_said_twice_in_its_chat_once(tmp_path: Path, monke
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert [line.strip() for line in lines].count(f"user: {asked}") == 1, result.stdout
+
+
+def test_a_plain_index_removes_the_segments_a_full_rebuild_retired_once_their_grace_is_over(
+    indexed_sample: Sample,
+) -> None:
+    folder = index_dir(indexed_sample.home)
+    before = {path.name for path in folder.glob("seg-*")}
+    assert run_deja("index", "--full", env=indexed_sample.env).returncode == 0
+    retired = [folder / name for name in before]
+    assert all(path.is_dir() for path in retired)  # readers of the previous manifest may still map them
+    past = time.time() - SEGMENT_GRACE_SECONDS - 1
+    for path in retired:
+        os.utime(path, (past, past))  # the grace period is over
+    assert run_deja("index", env=indexed_sample.env).returncode == 0
+    assert not any(path.exists() for path in retired)
+    live = {ref.name for ref in read_manifest(folder).segments}
+    assert {path.name for path in folder.glob("seg-*")} == live
+    stats = json.loads(run_deja("stats", "--json", env=indexed_sample.env).stdout)["index_bytes"]
+    doctor = json.loads(run_deja("doctor", "--json", env=indexed_sample.env).stdout)["index"]["bytes"]
+    besides = [p for p in folder.rglob("*") if p.is_file() and not p.relative_to(folder).parts[0].startswith("seg-")]
+    assert doctor == stats + sum(p.stat().st_size for p in besides)  # doctor counts the manifest and bookkeeping too

@@ -228,6 +228,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         if changed:
             live = _compact(directory, live, book, rewrite_replaced=walked)
             _swap(directory, manifest or _live_manifest(directory), live, book, ide, merged_problems)
+        elif manifest is not None:  # segments a past swap retired go once their grace is over, change or not
+            remove_stale_segments(directory, [ref.name for ref in manifest.segments])
         if scope.targets is None:
             freshness.record_walk(directory, book, plan, walk_started, folders or {})
         else:
