@@ -228,8 +228,8 @@ def recall_for(
     reasons: list[str] = []
     fresh = [hit for hit in result.hits if _key(hit) not in seen]
     for hit in fresh[: gate.sessions + 2]:
-        if len(chosen) >= gate.sessions:
-            break
+        if len(chosen) >= gate.sessions or (chosen and hit.score < gate.companion * chosen[0].score):
+            break  # the next ones are shown beside the first only while each scores close to it, whatever it holds
         why = confident(hit, asked, best_terms(index, hit, wanted), gate, _lead(result, hit)) or _beside(
             hit, fresh, chosen, gate
         )

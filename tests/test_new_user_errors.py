@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import shared_path
 from harness import ENTRY, Sample, index_chats, run_deja
 
 from deja.core.index import SEGMENT_GRACE_SECONDS, index_dir, read_manifest
@@ -131,3 +132,18 @@ def test_a_plain_index_removes_the_segments_a_full_rebuild_retired_once_their_gr
     doctor = json.loads(run_deja("doctor", "--json", env=indexed_sample.env).stdout)["index"]["bytes"]
     besides = [p for p in folder.rglob("*") if p.is_file() and not p.relative_to(folder).parts[0].startswith("seg-")]
     assert doctor == stats + sum(p.stat().st_size for p in besides)  # doctor counts the manifest and bookkeeping too
+
+
+def test_prompt_recall_on_a_real_history_shows_no_companion_the_first_outscores_four_times(fake_home: Path) -> None:
+    store = fake_home / ".config" / "Cursor" / "User" / "globalStorage"
+    store.mkdir(parents=True)
+    shutil.copy(shared_path("realdata", "slevin48-cursor-history", "state.vscdb"), store / "state.vscdb")
+    assert run_deja("index").returncode == 0
+    prompt = {**PROMPT, "prompt": "how do I run a local server with python in a simple cli command?"}
+    given = run_deja("hook-prompt", input=json.dumps(prompt))
+    assert given.returncode == 0
+    assert "f73a2965" in given.stdout
+    log = run_deja("hooks", "log").stdout.splitlines()[-1]
+    assert "recalled f73a2965: scores 4.1 times the next session" in log
+    assert "a76419da" not in log and "07210ecf" not in log
+    assert "a76419da" not in given.stdout and "07210ecf" not in given.stdout
