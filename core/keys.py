@@ -7,8 +7,6 @@ Their postings are ordered newest first rather than by relevance.
 from __future__ import annotations
 
 import os
-import re
-from functools import lru_cache
 
 try:  # hashlib's own blake2b, without importing hashlib, which loads OpenSSL: every hook call would pay for that
     from _blake2 import blake2b
@@ -34,7 +32,8 @@ EDIT_TOOLS = frozenset(
 )
 # Wrappers that say nothing about what a command does.
 _WRAPPERS = frozenset({"sudo", "env", "time", "nice", "npx", "uv", "poetry", "pipenv", "bunx", "exec"})
-# Patterns as text, compiled (and cached by ``re``) when first used: compiling them at import would cost every hook.
+# Patterns as text, ``re`` imported and they compiled (and cached by ``re``) when first used: a hook that asks for a
+# project's or a file's key never loads ``re`` (with ``enum``, ``functools`` and ``collections``, about 3 ms).
 _ERROR_LINE = r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such|no module named|denied|undefined|segmentation)"
 # Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed") say nothing about which error it was.
 _SUMMARY_LINE = (
@@ -77,6 +76,7 @@ def normalise_command(command: str) -> str:
 
 def command_head(command: str) -> str:
     """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``."""
+    import re
     import shlex  # (here, not at the top: only the Shell hooks need it)
 
     first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", command.strip(), maxsplit=1)[0]
@@ -104,14 +104,28 @@ def command_head(command: str) -> str:
     return program
 
 
-@lru_cache(maxsize=1 << 16)
 def command_keys(command: str) -> tuple[str, ...]:
-    """The exact command's key, then its head's key."""
+    """The exact command's key, then its head's key (remembered: a build asks for the same commands again and again;
+    a dict, not ``functools.lru_cache``, whose import costs every hook ``collections``)."""
+    found = _COMMAND_KEYS.get(command)
+    if found is None:
+        if len(_COMMAND_KEYS) >= COMMANDS_REMEMBERED:
+            _COMMAND_KEYS.clear()
+        found = _COMMAND_KEYS[command] = _command_keys(command)
+    return found
+
+
+def _command_keys(command: str) -> tuple[str, ...]:
     exact = normalise_command(command)
     if not exact:
         return ()
     head = command_head(exact)
     return (f"{PREFIX}c:{_digest(exact)}",) + ((f"{PREFIX}h:{_digest(head)}",) if head else ())
+
+
+#: How many commands ``command_keys`` remembers before it starts again.
+COMMANDS_REMEMBERED = 1 << 16
+_COMMAND_KEYS: dict[str, tuple[str, ...]] = {}
 
 
 def path_key(path: str) -> str:
@@ -120,6 +134,8 @@ def path_key(path: str) -> str:
 
 def error_lines(output: str, limit: int = 3) -> list[str]:
     """The lines of ``output`` that best identify its error: named errors first, then the last others."""
+    import re
+
     found = []
     for line in output.splitlines():
         line = line.strip()
@@ -132,6 +148,8 @@ def error_lines(output: str, limit: int = 3) -> list[str]:
 
 def error_signature(line: str) -> str:
     """An error line with what changes run to run (numbers, paths, hex, quotes) taken out."""
+    import re
+
     line = re.sub(r"0x[0-9a-fA-F]+|\b[0-9a-f]{8,}\b", "#", line)
     line = re.sub(r"(?:[A-Za-z]:)?[\w.~-]*[/\\][\w./\\~-]+", "<path>", line)
     line = re.sub(r"\d+(?:\.\d+)?", "#", line)

@@ -35,11 +35,10 @@ imports msgspec.
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from collections import namedtuple
-from collections.abc import Callable
-from pathlib import Path
 
 from ..fields import (
     KIND_ASSISTANT,
@@ -54,8 +53,12 @@ from ..keys import project_spelling
 from ..record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
     import mmap
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from _typeshed import StrPath
 
     from ..model import Message
     from .records import Manifest, SessionMeta
@@ -67,6 +70,8 @@ if TYPE_CHECKING:
 #: 9: records and session metas deflated against a per-segment dictionary (``dicts.bin``), a word's postings as
 #:    impact runs and 2- or 3-byte docs, 22-byte term rows.
 FORMAT_VERSION = 9
+#: The index's folder in deja's home, and the file in it that names the live segments.
+INDEX = "index"
 MANIFEST = "manifest.msgpack"
 
 SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
@@ -159,7 +164,8 @@ def name_hash(name: str) -> int:
 
 
 def index_dir(home: Path) -> Path:
-    return home / "index"
+    """The index's folder in deja's home (``Index.open`` joins the same name to a home given as a string)."""
+    return home / INDEX
 
 
 def edited_paths(args: dict, project_dir: str) -> list[str]:
@@ -177,7 +183,7 @@ class Codec(Record, frozen=True):
     """How a reader decodes the manifest, a session and a message, and what a damaged record raises."""
 
     #: The manifest's bytes and its path (for messages) -> the Manifest; raises IndexUnreadable.
-    manifest: Callable[[bytes, Path], Manifest]
+    manifest: Callable[[bytes, str], Manifest]
     session: Callable[[bytes], SessionMeta]
     message: Callable[[bytes], Message]
     damage: tuple[type[Exception], ...]
@@ -190,10 +196,11 @@ def default_codec() -> Codec:
     return STRUCTS
 
 
-def read_manifest(directory: Path, codec: Codec | None = None) -> Manifest:
-    path = directory / MANIFEST
+def read_manifest(directory: StrPath, codec: Codec | None = None) -> Manifest:
+    path = os.path.join(directory, MANIFEST)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise IndexUnreadable(f"no index at {directory}") from None
     except OSError as exc:
@@ -201,7 +208,7 @@ def read_manifest(directory: Path, codec: Codec | None = None) -> Manifest:
     return (codec or default_codec()).manifest(data, path)
 
 
-def check_version(version: object, path: Path) -> None:
+def check_version(version: object, path: str) -> None:
     """Raise IndexUnreadable naming ``path`` unless ``version`` is this deja's format."""
     if version != FORMAT_VERSION:
         raise IndexUnreadable(f"{path} is index format {version}, this deja reads {FORMAT_VERSION}")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import struct
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from .format import Codec, IndexUnreadable, check_version
 
@@ -103,7 +102,7 @@ def message(data: bytes) -> Message:
     return Fields("Message", values)  # type: ignore[return-value]
 
 
-def manifest(data: bytes, path: Path) -> Manifest:
+def manifest(data: bytes, path: str) -> Manifest:
     """The manifest in ``data``, or IndexUnreadable: of another format version, or corrupt."""
     try:
         values = _map("Manifest", unpackb(data))

@@ -11,14 +11,13 @@ import mmap
 import os
 import struct
 import zlib
-from collections.abc import Iterator
 from itertools import chain, islice, repeat
-from pathlib import Path
 
 from .. import faults, keys
 from ..fields import KIND_TITLE, MESSAGE_KINDS
 from .format import (
     DOC_ROW,
+    INDEX,
     KEYED_POSTING,
     KIND_SHIFT,
     ORDINAL_MASK,
@@ -31,19 +30,22 @@ from .format import (
     SessionKeys,
     default_codec,
     doc_width,
-    index_dir,
     inflate,
     read_manifest,
     split_dicts,
 )
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (and collections.abc, pathlib: a hook reads the index with paths as strings)
+    from collections.abc import Iterator
+
+    from _typeshed import StrPath
+
     from ..model import Message
     from .records import Manifest, SegmentRef, SessionMeta
 
 
-def _map(path: Path) -> mmap.mmap | bytes:
+def _map(path: str) -> mmap.mmap | bytes:
     with open(path, "rb") as f:
         if os.fstat(f.fileno()).st_size == 0:
             return b""
@@ -64,11 +66,12 @@ _AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 class Segment:
     """One segment opened for reading; every file is mapped, nothing is loaded whole."""
 
-    def __init__(self, directory: Path, ref: SegmentRef, codec: Codec | None = None):
+    def __init__(self, directory: StrPath, ref: SegmentRef, codec: Codec | None = None):
         self.ref = ref
         self.codec = codec or default_codec()
         self._damage: tuple[type[Exception], ...] = (*_DAMAGE, *self.codec.damage)
-        self.path = directory / ref.name
+        #: The segment's folder.
+        self.path = os.path.join(directory, ref.name)
         self._mapped: dict[str, mmap.mmap | bytes] = {}
         self._terms = self._open("terms.bin")
         self._term_idx = self._open("terms.idx")
@@ -92,7 +95,7 @@ class Segment:
 
     def _open(self, name: str) -> mmap.mmap | bytes:
         """A file of the segment, mapped, and as long as the manifest says it was written."""
-        path = self.path / name
+        path = os.path.join(self.path, name)
         try:
             mapped = _map(path)
         except FileNotFoundError:
@@ -106,13 +109,15 @@ class Segment:
         return mapped
 
     def _damaged(self, name: str, exc: Exception) -> IndexUnreadable:
-        return IndexUnreadable(f"{self.path / name} is damaged ({type(exc).__name__}: {exc})")
+        return IndexUnreadable(f"{os.path.join(self.path, name)} is damaged ({type(exc).__name__}: {exc})")
 
     def verify(self) -> None:
         """Check every byte against the checksums written with the segment (what ``deja index`` and doctor do)."""
         for name, written in self.ref.files.items():
             if zlib.crc32(self._mapped[name]) != written.crc:
-                raise IndexUnreadable(f"{self.path / name} is damaged: its checksum does not match what was written")
+                raise IndexUnreadable(
+                    f"{os.path.join(self.path, name)} is damaged: its checksum does not match what was written"
+                )
 
     def _term_at(self, i: int) -> tuple[bytes, int, int, int]:
         """Term ``i``: (term, postings offset, postings kept, docs holding it)."""
@@ -122,7 +127,9 @@ class Segment:
             raise self._damaged("terms.idx", exc) from None
         # A posting takes at least a doc number: ``_doc_width`` bytes (a word's) or more (a key's).
         if t_off + t_len > len(self._terms) or p_off + count * self._doc_width > len(self._postings):
-            raise IndexUnreadable(f"{self.path / 'terms.idx'} is damaged: term {i} points past the end of the segment")
+            raise IndexUnreadable(
+                f"{os.path.join(self.path, 'terms.idx')} is damaged: term {i} points past the end of the segment"
+            )
         return self._terms[t_off : t_off + t_len], p_off, count, df
 
     def _lower_bound(self, key: bytes) -> int:
@@ -322,21 +329,21 @@ class Segment:
 class Index:
     """A read-only view of one generation of the index."""
 
-    def __init__(self, directory: Path, manifest: Manifest, codec: Codec | None = None):
+    def __init__(self, directory: StrPath, manifest: Manifest, codec: Codec | None = None):
         self.directory = directory
         self.manifest = manifest
         self.segments = [Segment(directory, ref, codec) for ref in manifest.segments]
         self.total_docs = sum(ref.docs for ref in manifest.segments) or 1
 
     @classmethod
-    def open(cls, home: Path, codec: Codec | None = None) -> Index:
+    def open(cls, home: StrPath, codec: Codec | None = None) -> Index:
         """The index the manifest names now, its records decoded by ``codec`` (msgspec Structs by default).
 
         A segment can vanish between reading the manifest and mapping it (a
         reader paused past the grace period of a rebuild); the newest manifest
         names only live segments, so it is read once more.
         """
-        directory = index_dir(home)
+        directory = os.path.join(home, INDEX)  # (``index_dir``'s folder, for a home given as a string too)
         manifest = read_manifest(directory, codec)
         faults.point("reader-read-manifest")
         try:
@@ -410,5 +417,6 @@ class Index:
     def size_bytes(self) -> int:
         total = 0
         for segment in self.segments:
-            total += sum(p.stat().st_size for p in segment.path.iterdir())
+            with os.scandir(segment.path) as files:
+                total += sum(f.stat().st_size for f in files)
         return total

@@ -71,7 +71,7 @@ def write_manifest(directory: Path, manifest: Manifest) -> None:
     replace_private(directory / MANIFEST, msgspec.msgpack.encode(manifest), sync=True)
 
 
-def decode_manifest(data: bytes, path: Path) -> Manifest:
+def decode_manifest(data: bytes, path: str) -> Manifest:
     """The manifest in ``data`` (read from ``path``), or IndexUnreadable saying why not."""
     try:
         manifest = msgspec.msgpack.decode(data, type=Manifest)

@@ -187,7 +187,7 @@ def _damage(directory: Path) -> str:
     try:
         index = Index(directory, read_manifest(directory))
         for segment in index.segments:
-            if not all([checked.vouches_for(segment.path / name) for name in segment.ref.files]):
+            if not all([checked.vouches_for(Path(segment.path, name)) for name in segment.ref.files]):
                 segment.verify()
         book = Bookkeeping(directory, read_record(directory / index.manifest.state, State))
         book.verify(skip=checked.vouches_for)
