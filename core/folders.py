@@ -30,7 +30,9 @@ def launcher_folder(package: str) -> str | None:
     if os.path.basename(package) != "deja":
         return None
     folder = os.path.dirname(package)
-    from importlib.machinery import PathFinder  # (its directory listing is cached for the imports that follow)
+    # The import system's own finder (``importlib.machinery.PathFinder``, from the module the interpreter started
+    # with: importing ``importlib`` would load ``warnings`` too). Its listing of the folder serves the imports after.
+    from _frozen_importlib_external import PathFinder
 
     return folder if all(PathFinder.find_spec(name, [folder]) for name in HOOK_DEPENDENCIES) else None
 

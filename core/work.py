@@ -12,9 +12,6 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Collection, Iterator
-from datetime import datetime
-from pathlib import Path
 
 from .index import Index, Segment, edited_paths
 from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_keys, error_lines, normalise_command, path_key
@@ -24,6 +21,11 @@ from .text import one_line
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the failure hook never loads its reader
+    # (nor pathlib and datetime, named in annotations only)
+    from collections.abc import Collection, Iterator
+    from datetime import datetime
+    from pathlib import Path
+
     from .index import SessionMeta
     from .model import Message, ToolCall
     from .readers.ai_tracking import Attribution

@@ -17,9 +17,12 @@ from deja.core.model import Message, ToolCall
 
 
 def _fields(struct: Any) -> dict[str, Any]:
-    """A Struct's (or a light record's) fields, nested records and all, as plain values."""
-    names = [f.name for f in msgspec.structs.fields(type(struct))] if isinstance(struct, msgspec.Struct) else None
-    values = {name: getattr(struct, name) for name in names} if names else dict(vars(struct))
+    """A Struct's (or a light record's) fields, nested records and all, as plain values (a light record's times
+    read as a hook reads them: by attribute, which makes them datetimes)."""
+    names = (
+        [f.name for f in msgspec.structs.fields(type(struct))] if isinstance(struct, msgspec.Struct) else vars(struct)
+    )
+    values = {name: getattr(struct, name) for name in names}
     return {name: _plain(value) for name, value in values.items()}
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from collections import namedtuple
+from _operator import itemgetter  # (``operator``'s C half, which the interpreter has built in)
 
 from ..fields import (
     KIND_ASSISTANT,
@@ -150,12 +150,29 @@ class IndexUnreadable(Exception):
     """The index is missing, corrupt or of another format version."""
 
 
-# Plain named tuples: typing's class form compiles each (string) annotation at import, which every hook would pay.
-#: What ``docs.bin`` says of one doc besides where its record is: its session's ordinal and its kind (ints).
-Doc = namedtuple("Doc", ["ordinal", "kind"])
-#: What filters look at, read from ``sessions.idx`` without decoding the session: two name hashes and the source
-#: (ints), the time updated (float).
-SessionKeys = namedtuple("SessionKeys", ["project_hash", "dir_hash", "source", "updated"])
+# Tuples with named fields, made as ``collections.namedtuple`` makes them (each field a property reading its item)
+# without importing ``collections`` (with ``keyword``, ``reprlib``, ``operator``: about 1 ms of a hook that opens the
+# index and needs nothing else of it); nor typing's class form, which compiles each annotation at import. Built
+# from one tuple (``Doc((ordinal, kind))``), by tuple's own constructor.
+
+
+class Doc(tuple[int, int]):
+    """What ``docs.bin`` says of one doc besides where its record is: its session's ordinal and its kind."""
+
+    __slots__ = ()
+    ordinal = property(itemgetter(0))
+    kind = property(itemgetter(1))
+
+
+class SessionKeys(tuple[int, int, int, float]):
+    """What filters look at, read from ``sessions.idx`` without decoding the session: two name hashes and the
+    source, and the time it was updated (seconds since the epoch; 0 for none)."""
+
+    __slots__ = ()
+    project_hash = property(itemgetter(0))
+    dir_hash = property(itemgetter(1))
+    source = property(itemgetter(2))
+    updated = property(itemgetter(3))
 
 
 def name_hash(name: str) -> int:

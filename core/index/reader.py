@@ -204,7 +204,7 @@ class Segment:
             row = self._doc_rows[3 * doc]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
-        return Doc(row & ORDINAL_MASK, row >> KIND_SHIFT)
+        return Doc((row & ORDINAL_MASK, row >> KIND_SHIFT))
 
     def kind(self, doc: int) -> int:
         """A doc's kind: ``doc(doc).kind`` without building the pair (ranking asks it of every candidate doc)."""
@@ -296,7 +296,7 @@ class Segment:
     def session_keys(self, ordinal: int) -> SessionKeys:
         """What filters look at, without decoding the session."""
         try:
-            return SessionKeys(*SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:6])
+            return SessionKeys(SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:6])
         except _DAMAGE as exc:
             raise self._damaged("sessions.idx", exc) from None
 
