@@ -18,7 +18,6 @@ import math
 import re
 import time
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from operator import itemgetter
 
 from .dates import split_dates
@@ -42,7 +41,9 @@ from .text import identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a prompt that recalls nothing never)
+    from datetime import datetime
+
     from .index import SessionMeta
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there (7 ms of
@@ -683,6 +684,8 @@ def _exchange(
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:
     """``30d``, ``12h``, ``2w`` or ``YYYY-MM-DD`` as an aware datetime; ValueError otherwise."""
+    from datetime import UTC, datetime
+
     value = value.strip()
     match = re.fullmatch(r"(\d+)\s*([hdwmy])", value.lower())
     now = now or datetime.now(UTC)
