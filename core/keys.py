@@ -157,5 +157,10 @@ def error_signature(line: str) -> str:
     return " ".join(line.lower().split())[:200]
 
 
+def error_key(line: str) -> str:
+    """The key of an error line (``error_lines``): its signature's."""
+    return f"{PREFIX}e:{_digest(error_signature(line))}"
+
+
 def error_keys(output: str) -> list[str]:
-    return [f"{PREFIX}e:{_digest(error_signature(line))}" for line in error_lines(output)]
+    return [error_key(line) for line in error_lines(output)]

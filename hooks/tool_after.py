@@ -74,17 +74,18 @@ def after_tool(call: HookCall) -> str:
 
 
 def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
-    from ..core.work import past_failures
+    from ..core.work import past_failures, session_place
 
     for key, rows in past_failures(index, output, 20, call.conversation_ids):
         if not rows:
             continue
-        segment, doc, meta = rows[0]
+        segment, doc = rows[0]
+        meta = segment.session(segment.doc(doc).ordinal)
         # Keyed by the session shown too: a failure that only shares the wording (another quoted name) is news.
         shown = block_key("e", key, meta.id)
         if shown in call.seen():
             return call.silent("this error's history was shown in this conversation already")
-        sessions = len({meta.id for _, _, meta in rows})
+        sessions = len({session_place(*row) for row in rows})
         followed = _what_followed(segment, doc, head)
         lines = [f"What followed: {followed}"] if followed else []
         if meta.concluded:
