@@ -65,8 +65,15 @@ class ConfigError(ValueError):
 
 def config_path() -> str:
     """``${XDG_CONFIG_HOME:-~/.config}/deja/config.toml``."""
-    base = folder_variable("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "deja", "config.toml")
+    given = (os.environ.get("XDG_CONFIG_HOME", "").strip(), os.path.expanduser("~"))
+    path = _CONFIG_PATHS.get(given)
+    if path is None:  # (built once per XDG_CONFIG_HOME and home folder: indexing asks for a setting per message text)
+        base = expand_folder(given[0]) if given[0] else os.path.join(given[1], ".config")
+        path = _CONFIG_PATHS[given] = os.path.join(base, "deja", "config.toml")
+    return path
+
+
+_CONFIG_PATHS: dict[tuple[str, str], str] = {}
 
 
 def expand_folder(text: str) -> str:
