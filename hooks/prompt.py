@@ -14,8 +14,9 @@ import re
 
 from ..core.dates import MONTHS, split_dates
 from ..core.record import Record
-from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
+from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search, turn_terms
 from ..core.text import terms
+from ..core.thesaurus import related
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
 from .describe import heading
 
@@ -69,6 +70,11 @@ class Gate(Record, frozen=True):
     #: Once the first session passes, each next one passes too, while all before it did, when it scores at least
     #: ``companion`` times the first (0: never on that ground alone).
     companion: float = 0.0
+    #: A first session whose best turn (``Evidence.turn``) holds at least ``turn`` of what the prompt asks, and
+    #: ``turn_margin`` more than the next session's best turn, answers it in one place: the prompt's words together,
+    #: not scattered over a long session (0: no such rule).
+    turn: float = 0.0
+    turn_margin: float = 0.0
 
 
 #: ``safe``'s lead rule was tuned on the tuning halves of LoCoMo (bench/bench_prompt_precision.py) and of the coding
@@ -104,6 +110,8 @@ GATES = {
         scored_lead=1.5,
         floor=0.15,
         companion=0.5,
+        turn=0.3,
+        turn_margin=0.05,
     ),
     "aggressive": Gate(
         informative=1,
@@ -116,8 +124,22 @@ GATES = {
         scored_lead=1.5,
         floor=0.15,
         companion=0.5,
+        turn=0.3,
+        turn_margin=0.05,
     ),
 }
+
+
+class Evidence(Record, frozen=True):
+    """What the gate weighs of one session beside what search returned (one record read for each best turn)."""
+
+    #: The prompt's terms its single best doc holds.
+    best: frozenset[str] = frozenset()
+    #: How many times the next session's score it scores: only the first session can stand out (1 for the others).
+    lead: float = 1.0
+    #: The share of what the prompt asks its best turn holds (``turn_share``), and the next session's (first only).
+    turn: float = 0.0
+    next_turn: float = 0.0
 
 
 class Recall(Record):
@@ -160,7 +182,8 @@ def time_terms(prompt: str) -> set[str]:
 
 class Asked:
     """What a prompt asks, term by term, in idf: each term's rarity, a term the index has never seen at the highest,
-    a name it has never seen three times that, a date nothing.
+    a name or a number it has never seen three times that (a ``503`` no command ever printed says the prompt is about
+    something else), a date nothing.
 
     An unseen compound (``locale-aware``) whose parts are known weighs nothing of its own: its parts say it.
     """
@@ -168,7 +191,7 @@ class Asked:
     __slots__ = ("weights", "total")
 
     def __init__(self, prompt: str, words: list[str], result: SearchResult, missing_idf: float):
-        factors = {t: 1.0 for t in words}
+        factors = {t: UNSEEN_NAME_WEIGHT if t.isdigit() and t not in result.idf else 1.0 for t in words}
         for name in _names(prompt):
             if not any(t in result.idf for t in name):
                 factors.update((t, UNSEEN_NAME_WEIGHT) for t in name)
@@ -178,20 +201,31 @@ class Asked:
         self.weights = {t: result.idf.get(t, missing_idf) * factor for t, factor in factors.items()}
         self.total = sum(self.weights.values()) or 1.0
 
-    def share(self, found: list[str] | set[str]) -> float:
+    def share(self, found: list[str] | set[str] | frozenset[str]) -> float:
         """The share of what the prompt asks that the terms ``found`` hold."""
         return sum(self.weights.get(t, 0.0) for t in found) / self.total
 
 
-def confident(hit: Hit, asked: Asked, best_terms: set[str], gate: Gate, lead: float = 1.0) -> str:
-    """Why ``hit`` holds enough of what the prompt asks to be worth the model's attention ("" when it does not).
+def turn_share(index: Index, hit: Hit, asked: Asked, others: dict[str, list[tuple[str, float]]]) -> float:
+    """The share of what the prompt asks the hit's best turn holds (``search.turn_terms``): a term as written in
+    full, one found only through the words developers use for it (``thesaurus.related``) at that word's share."""
+    alternatives = {other for found in others.values() for other, _ in found}
+    held = turn_terms(index, hit, set(asked.weights) | alternatives)
+    total = 0.0
+    for term, weight in asked.weights.items():
+        if term in held:
+            total += weight
+        else:
+            total += weight * max((share for other, share in others.get(term, ()) if other in held), default=0.0)
+    return total / asked.total
 
-    ``lead`` is how many times the next session's score ``hit`` scores.
-    """
+
+def confident(hit: Hit, asked: Asked, seen: Evidence, gate: Gate) -> str:
+    """Why ``hit`` holds enough of what the prompt asks to be worth the model's attention ("" when it does not)."""
     scored = hit.score / asked.total
     if scored < gate.floor:
         return ""
-    share = asked.share(hit.matched)
+    share, lead = asked.share(hit.matched), seen.lead
     informative = [t for t in hit.matched if asked.weights.get(t, 0.0) >= INFORMATIVE_IDF]
     holds = f"holds {share:.0%} of what the prompt asks"
     if any(_IDENTIFIER.search(t) for t in informative) and share >= gate.share / 2:
@@ -200,7 +234,9 @@ def confident(hit: Hit, asked: Asked, best_terms: set[str], gate: Gate, lead: fl
         return f"scores {lead:.1f} times the next session and {holds}"
     if gate.scored and scored >= gate.scored and lead >= gate.scored_lead and informative:
         return f"scores {scored:.2f} times what the prompt asks and {lead:.1f} times the next session"
-    best_share = asked.share(best_terms)
+    if gate.turn and seen.turn >= gate.turn and seen.turn - seen.next_turn >= gate.turn_margin and informative:
+        return f"its best turn holds {seen.turn:.0%} of what the prompt asks, the next session's {seen.next_turn:.0%}"
+    best_share = asked.share(seen.best)
     if len(informative) >= gate.informative and share >= gate.share and best_share >= gate.best_share:
         return f"{holds}, its best message {best_share:.0%}"
     return ""
@@ -224,26 +260,49 @@ def recall_for(
     )
     asked = Asked(prompt, words, result, index.idf(0))
     wanted = set(words)
+    others, _ = related(prompt, words)
     chosen: list[Hit] = []
     reasons: list[str] = []
     fresh = [hit for hit in result.hits if _key(hit) not in seen]
+    first = Evidence()
     for hit in fresh[: gate.sessions + 2]:
         if len(chosen) >= gate.sessions:
             break
-        why = confident(hit, asked, best_terms(index, hit, wanted), gate, _lead(result, hit)) or _beside(
-            hit, fresh, chosen, gate
-        )
+        why, evidence = _judge(index, result, hit, asked, wanted, others, gate)
+        if hit is fresh[0]:
+            first = evidence
+        why = why or _beside(hit, fresh, chosen, gate)
         if why:
             chosen.append(hit)
             reasons.append(f"{hit.session_id[:8]}: {why}")
     if not chosen:
-        return Recall(why=_why_none(result.hits, fresh, mode, asked, result))
+        return Recall(why=_why_none(result.hits, fresh, mode, asked, first))
     recall = Recall(why="; ".join(reasons))
     for hit in chosen:
         recall.lines.extend(_block(index, hit, wanted, room // len(chosen)))
         recall.keys.append(_key(hit))
         recall.session_ids.append(hit.session_id)
     return recall
+
+
+def _judge(
+    index: Index,
+    result: SearchResult,
+    hit: Hit,
+    asked: Asked,
+    wanted: set[str],
+    others: dict[str, list[tuple[str, float]]],
+    gate: Gate,
+) -> tuple[str, Evidence]:
+    """Why ``hit`` passes the gate ("" when it does not), and what was weighed. The first session's best turn and
+    the next session's (a record each) are read only when nothing else passed it and it scores above the floor."""
+    seen = Evidence(best=frozenset(best_terms(index, hit, wanted)), lead=_lead(result, hit))
+    why = confident(hit, asked, seen, gate)
+    if why or not gate.turn or hit is not result.hits[0] or hit.score / asked.total < gate.floor:
+        return why, seen
+    runner_up = turn_share(index, result.hits[1], asked, others) if len(result.hits) > 1 else 0.0
+    seen = Evidence(best=seen.best, lead=seen.lead, turn=turn_share(index, hit, asked, others), next_turn=runner_up)
+    return confident(hit, asked, seen, gate), seen
 
 
 def _beside(hit: Hit, fresh: list[Hit], chosen: list[Hit], gate: Gate) -> str:
@@ -267,16 +326,17 @@ def _key(hit: Hit) -> str:
     return f"p:{hit.session_id}:{hit.best[1]}"
 
 
-def _why_none(hits: list[Hit], fresh: list[Hit], mode: str, asked: Asked, result: SearchResult) -> str:
+def _why_none(hits: list[Hit], fresh: list[Hit], mode: str, asked: Asked, seen: Evidence) -> str:
     if not hits:
         return "no past session matched"
     if not fresh or fresh[0] is not hits[0]:
         return "what matched best was shown in this conversation already"
     best = fresh[0]
+    turn = f", its best turn {seen.turn:.0%} (the next session's {seen.next_turn:.0%})" if seen.turn else ""
     return (
         f"no match was strong enough for recall={mode} (the best, {best.session_id[:8]}, holds "
-        f"{asked.share(best.matched):.0%} of what the prompt asks, scores {best.score / asked.total:.2f} times it and "
-        f"{_lead(result, best):.1f} times the next session)"
+        f"{asked.share(best.matched):.0%} of what the prompt asks{turn}, scores {best.score / asked.total:.2f} times "
+        f"it and {seen.lead:.1f} times the next session)"
     )
 
 
