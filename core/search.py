@@ -625,20 +625,6 @@ def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:
     return set(terms(kind_text(segment.message(hit.best[1]), segment.doc(hit.best[1]).kind))) & wanted
 
 
-def turn_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:
-    """The ``wanted`` terms the hit's best turn holds: the message its best doc belongs to, with its commands, what
-    they printed, their errors and its edits (the title alone when the title matched best). One record is read."""
-    segment = index.segments[hit.best[0]]
-    doc = segment.message_doc(hit.best[1])
-    message = segment.message(doc)
-    if segment.kind(doc) == KIND_TITLE:
-        return set(terms(message.text)) & wanted
-    found = set(terms(doc_text(message))) & wanted
-    for text in field_texts(message).values():
-        found.update(set(terms(text)) & wanted)
-    return found
-
-
 def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHARS) -> list[Snippet]:
     """The hit's best turn, each side cut to its densest ``width`` characters: the question the best message
     belongs to and the answer to it; when the best match is the session's title, what it first asked

@@ -16,7 +16,7 @@ from harness import run_deja
 
 from deja.core.search import Hit, SearchResult
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
-from deja.hooks.prompt import GATES, Asked, Evidence, confident, time_terms
+from deja.hooks.prompt import GATES, Asked, confident, time_terms
 
 IDF = {"bounc": 4.0, "contain": 3.0, "empti": 3.0, "local": 2.5, "databas": 2.5}
 PROMPT = "bounc contain empti local databas"
@@ -38,7 +38,7 @@ def test_a_first_session_that_scores_high_and_stands_out_passes_with_few_words_a
     prompt as written, yet its score, all fields and related words counted, is high and well ahead of the next."""
     asked = _asked()
     hit = _hit(score=0.5 * asked.total, matched=["empti"])
-    assert "times the next session" in confident(hit, asked, Evidence(frozenset({"empti"}), lead=2.0), GATES["safe"])
+    assert "times the next session" in confident(hit, asked, {"empti"}, GATES["safe"], lead=2.0)
 
 
 @pytest.mark.unit
@@ -46,7 +46,7 @@ def test_a_first_session_that_scores_high_and_stands_out_passes_with_few_words_a
 def test_it_stays_out_when_it_scores_low_or_does_not_stand_out(score_share: float, lead: float) -> None:
     asked = _asked()
     hit = _hit(score=score_share * asked.total, matched=["empti"])
-    assert confident(hit, asked, Evidence(frozenset({"empti"}), lead=lead), GATES["safe"]) == ""
+    assert confident(hit, asked, {"empti"}, GATES["safe"], lead=lead) == ""
 
 
 @pytest.mark.unit
@@ -54,11 +54,9 @@ def test_a_session_scoring_under_the_floor_never_passes_even_on_an_identifier() 
     """``node_modules`` alone is an identifier, but a session that matched the prompt this weakly is not an answer."""
     asked = _asked(PROMPT + " node_modules", {**IDF, "node_modules": 4.0})
     hit = _hit(score=0.1 * asked.total, matched=["node_modules", "contain"])
-    assert confident(hit, asked, Evidence(frozenset({"node_modules"})), GATES["safe"]) == ""
+    assert confident(hit, asked, {"node_modules"}, GATES["safe"]) == ""
     strong = _hit(score=0.2 * asked.total, matched=["node_modules", "contain"])
-    assert confident(strong, asked, Evidence(frozenset({"node_modules"})), GATES["safe"]).startswith(
-        "names node_modules"
-    )
+    assert confident(strong, asked, {"node_modules"}, GATES["safe"]).startswith("names node_modules")
 
 
 @pytest.mark.unit
