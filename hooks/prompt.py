@@ -279,8 +279,8 @@ def _key(hit: Hit) -> str:
     return f"p:{hit.session_id}:{hit.best[1]}"
 
 
-def _why_none(result: SearchResult, fresh: list[Hit], mode: str, asked: Asked, best_terms: set[str]) -> str:
-    """Why no session passed; ``best_terms``: what the first one's best message holds of the prompt (a session whose
+def _why_none(result: SearchResult, fresh: list[Hit], mode: str, asked: Asked, best_held: set[str]) -> str:
+    """Why no session passed; ``best_held``: what the first one's best message holds of the prompt (a session whose
     words for it are scattered over many turns holds much, its best message little)."""
     if not result.hits:
         return "no past session matched"
@@ -289,7 +289,7 @@ def _why_none(result: SearchResult, fresh: list[Hit], mode: str, asked: Asked, b
     best = fresh[0]
     return (
         f"no match was strong enough for recall={mode} (the best, {best.session_id[:8]}, holds "
-        f"{asked.share(best.matched):.0%} of what the prompt asks, its best message {asked.share(best_terms):.0%}, "
+        f"{asked.share(best.matched):.0%} of what the prompt asks, its best message {asked.share(best_held):.0%}, "
         f"scores {best.score / asked.total:.2f} times it and {_lead(result, best):.1f} times the next session)"
     )
 
