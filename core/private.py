@@ -72,17 +72,21 @@ def write_private(path: StrPath, data: bytes, *, sync: bool = False) -> None:
             os.fsync(f.fileno())
 
 
-def replace_private(path: StrPath, data: bytes, *, sync: bool = False) -> None:
+def replace_private(path: StrPath, data: bytes, *, sync: bool = False, sync_along: Sequence[StrPath] = ()) -> None:
     """Swap ``data`` in as the 0600 file ``path`` in one step: a reader sees the old file or the new, never half.
 
     It is written beside ``path`` as ``.<name>.<pid>.tmp`` first (removed again if the write fails; a killed
     writer's leftover in the index folder is swept by ``index.writer.remove_stale_segments``). ``sync`` makes
-    the new file durable before the rename and the rename durable after it (the folder's entry is synced too).
+    the new file durable before the rename, together with ``sync_along`` (files written unsynced that the new
+    one names: one wait for all of them, where each sync in turn waits for a journal commit of its own), and
+    the rename durable after it (the folder's entry is synced too).
     """
     folder, name = os.path.split(os.fspath(path))
     temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
-        write_private(temporary, data, sync=sync)
+        write_private(temporary, data, sync=sync and not sync_along)
+        if sync and sync_along:
+            sync_paths([*sync_along, temporary])
         os.replace(temporary, path)
     except BaseException:
         remove(temporary)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import heapq
 import os
-import shutil
 import struct
 import time
 import zlib
@@ -429,6 +428,8 @@ class SegmentWriter:
     def abandon(self) -> None:
         for out in self._open_files().values():
             out.discard()
+        import shutil  # only a failed write needs it (a few ms to import)
+
         shutil.rmtree(self.path, ignore_errors=True)
 
 
@@ -482,6 +483,8 @@ def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: f
         try:
             if now - child.stat().st_mtime > grace_seconds:
                 if child.is_dir():
+                    import shutil  # only a segment past its grace needs it
+
                     shutil.rmtree(child, ignore_errors=True)
                 else:
                     child.unlink()

@@ -387,7 +387,7 @@ def _swap(
         state=state_file,
         redaction=redaction_mode(),
     )
-    write_manifest(directory, manifest)
+    write_manifest(directory, manifest, sync_along=book.unsynced)
     faults.point("after-manifest-swap")
     remove_unreferenced(directory, book.state, state_file)
     # Segments written before redaction was turned on hold what it now hides: they go at once, not after a grace.

@@ -25,7 +25,6 @@ import hashlib
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 import orjson
 
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times
+from ..record import Record
 from ..text import one_line
 from .projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
 from .vscdb import READ_ATTEMPTS, CursorConnection, connect_read_only, count_database_error, table_names
@@ -54,8 +54,7 @@ _MIN_MS = 946_684_800_000
 _MAX_MS = 4_102_444_800_000
 
 
-@dataclass(frozen=True)
-class _Header:
+class _Header(Record, frozen=True):
     """What a global composer index says about one chat."""
 
     name: str = ""
@@ -63,8 +62,7 @@ class _Header:
     workspace_dir: str = ""
 
 
-@dataclass
-class _Db:
+class _Db(Record):
     """One open database and what has been learnt about it."""
 
     conn: CursorConnection
