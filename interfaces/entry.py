@@ -53,6 +53,8 @@ def main() -> None:
         from .fastpath import run as run_fast
 
         code = run_fast(argv)
+        if code is not None and argv[0] == "search":
+            exit_at_once(code)  # a search wrote only its answer, and a walk it started runs detached
         if code is not None:
             sys.exit(code)
     from .cli import run
@@ -61,7 +63,7 @@ def main() -> None:
 
 
 def exit_at_once(code: int) -> NoReturn:
-    """End a hook's process as soon as its output is flushed.
+    """End a hook's (or a ``deja search``'s) process as soon as its output is flushed.
 
     The hook closed every file it wrote and started no thread; tearing down the interpreter (every module it
     loaded, a last garbage collection) would cost it a few ms of CPU more, on every prompt and tool call.
