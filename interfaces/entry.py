@@ -50,6 +50,10 @@ def main() -> None:
         serve_mcp()
         return
     if argv and argv[0] in ("search", "index"):  # their usual forms need no typer (``fastpath``)
+        import gc  # (here: a hook has no use for it)
+
+        if argv[0] == "search":
+            gc.disable()  # what a search allocates lives until it exits (``fastpath.open_index`` says when not)
         from .fastpath import run as run_fast
 
         code = run_fast(argv)
@@ -57,6 +61,7 @@ def main() -> None:
             exit_at_once(code)  # a search wrote only its answer, and a walk it started runs detached
         if code is not None:
             sys.exit(code)
+        gc.enable()
     from .cli import run
 
     run()
