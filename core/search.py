@@ -48,9 +48,10 @@ TYPE_CHECKING = False  # typing's own, without importing typing (every hook woul
 if TYPE_CHECKING:
     from .index import SessionMeta
 
-#: In an index of at most this many docs every term is read whole: reading everything costs little there (7 ms of
-#: ``deja search``'s 42 at 1k sessions), and no posting is cut, so a small index is ranked exactly: a budget of
-#: 4,096 there changed the first result of 34 of 100 generated queries at 1k (``index.WHOLE_LISTS_DOCS``).
+#: In an index of at most this many docs every term is read whole: reading everything costs little there (whole
+#: lists added and grouped in C-level passes, ``_add_whole`` and ``_group``: about 4 ms of ``deja search``'s 43 of
+#: CPU at 1k sessions), and no posting is cut, so a small index is ranked exactly: a budget of 4,096 there changed
+#: the first result of 34 of 100 generated queries at 1k (``index.WHOLE_LISTS_DOCS``).
 FULL_READ_DOCS = WHOLE_LISTS_DOCS
 #: The most postings of one key (a date) read to find the sessions it names.
 FULL_READ = 4096
