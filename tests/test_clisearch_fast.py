@@ -1,4 +1,5 @@
-"""``deja search`` as a short process: no cycle collection while it only reads, collection again before a refresh.
+"""``deja search`` as a short process: no cycle collection while it only reads, collection again before a refresh;
+the freshness record read without importing ``json``.
 
 ``entry.main`` turns the cycle collector off for a search (it allocates little, and exits at once after its
 answer); ``fastpath.open_index`` turns it back on when the cheap check finds a change, since a refresh reads and
@@ -8,14 +9,18 @@ allocates as much as a history holds.
 from __future__ import annotations
 
 import gc
+import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 import pytest
-from harness import Sample, run_deja
+from harness import ENTRY, Sample, run_deja
 
+from deja.core.index import index_dir
 from deja.core.index.light import LIGHT
+from deja.core.indexer import glance
 from deja.core.sample import API_CHAT
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn
 from deja.interfaces import fastpath
@@ -63,3 +68,29 @@ def test_a_search_right_after_a_turn_finds_it_and_one_with_nothing_changed_answe
     assert refreshed.returncode == unchanged.returncode == 0, refreshed.stderr + unchanged.stderr
     assert [hit["session_id"] for hit in orjson.loads(refreshed.stdout)["hits"]] == [API_CHAT]
     assert refreshed.stdout == unchanged.stdout
+
+
+def test_a_search_that_finds_nothing_changed_reads_the_record_without_importing_json(indexed_sample: Sample) -> None:
+    """The check reads ``freshness.json`` with ``json``'s C half; ``json`` itself (six patterns compiled as it
+    loads) is left to ``--json`` output."""
+    run_deja("search", "pytest", env=indexed_sample.env)  # any catch-up done first
+    done = subprocess.run(
+        [ENTRY[0], "-X", "importtime", *ENTRY[1:], "search", "pytest"],
+        env=indexed_sample.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "pytest" in done.stdout.lower()
+    assert "deja.core.indexer.glance" in loaded
+    assert not {"json", "json.decoder", "deja.core.library"} & loaded
+
+
+def test_the_record_is_read_as_json_reads_it(indexed_sample: Sample) -> None:
+    record = (index_dir(indexed_sample.home) / glance.RECORD).read_bytes()
+    assert glance.load_raw(index_dir(indexed_sample.home)) == json.loads(record)
+    for damaged in (record[:-1], record + b" x", b"", b"\xff", b"[1, 2]"):
+        (index_dir(indexed_sample.home) / glance.RECORD).write_bytes(damaged)
+        assert glance.load_raw(index_dir(indexed_sample.home)) is None
