@@ -223,7 +223,7 @@ def _score_docs(
     gained: frozenset[str] = frozenset(),
     budget: int | None = None,
 ) -> tuple[_DocScores, dict[str, float]]:
-    """Every candidate message's score, keyed by (segment number, doc), and each term's idf.
+    """Every candidate message's score and the query terms it holds (``_DocScores``), and each term's idf.
 
     ``parts`` maps a term that is only part of an identifier to the identifier (see ``text.identifier_parts``);
     ``others`` a term to the other words it also looks for, with their share of its weight
@@ -299,7 +299,8 @@ def _add_whole(
     rather than Python steps per posting: a small index, read whole, has thousands of postings a term."""
     docs, impacts = segment.word_columns(p_off, count)
     keys = list(map(or_, repeat(i << _LOW_BITS), docs))
-    score.update(zip(keys, map(add, map(score.get, keys, repeat(0.0)), map(weight.__mul__, impacts)), strict=True))
+    # (not strict: a damaged list whose impact runs end early adds as many postings as ``postings`` would read)
+    score.update(zip(keys, map(add, map(score.get, keys, repeat(0.0)), map(weight.__mul__, impacts)), strict=False))
     flags.update(zip(keys, map(or_, map(flags.get, keys, repeat(0)), repeat(flag)), strict=True))
 
 
