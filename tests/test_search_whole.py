@@ -12,10 +12,11 @@ import random
 from pathlib import Path
 
 import pytest
-from harness import index_chats
+from harness import Sample, index_chats, run_deja
 
 from deja.core import search as search_module
 from deja.core.index import Index
+from deja.core.index.format import RUNS, doc_width
 from deja.core.indexer import refresh
 from deja.core.search import ROLE_KINDS, Filters, search
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
@@ -111,3 +112,20 @@ def test_reading_whole_lists_at_once_answers_as_reading_them_one_by_one(
         assert read_whole == (not filters.kinds), "a search of a small index reads whole lists unless --role"
         assert at_once == one_by_one, query
     assert search(two_segments, "deploy cache", filters=filters, now=1.8e9).total >= 1, "the filter lets some through"
+
+
+def test_a_whole_list_naming_a_doc_past_the_end_is_reported_as_damage(indexed_sample: Sample) -> None:
+    """A postings list read whole is checked as one read posting by posting is: a doc number past the segment's
+    last doc makes ``deja search`` name the damaged file and say to rebuild, in one line."""
+    index = Index.open(indexed_sample.home)
+    segment = index.segments[0]
+    p_off, count, _ = segment.lookup("pytest")
+    assert count
+    data = bytearray((segment.path / "postings.bin").read_bytes())
+    runs = RUNS.unpack_from(data, p_off)[0]
+    first_doc = p_off + RUNS.size + 3 * runs  # after the runs' impacts (2 bytes each) and lengths (1 byte each)
+    data[first_doc : first_doc + doc_width(segment.ref.docs)] = b"\xff" * doc_width(segment.ref.docs)
+    (segment.path / "postings.bin").write_bytes(bytes(data))
+    done = run_deja("search", "pytest", env=indexed_sample.env)
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "postings.bin is damaged" in done.stderr and "deja index" in done.stderr
