@@ -181,7 +181,7 @@ class Segment:
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
         if docs and max(docs) >= self.ref.docs:
-            raise IndexUnreadable(f"{self.path / 'postings.bin'} is damaged: a posting names a doc past the end")
+            raise self._damaged("postings.bin", IndexError("a posting names a doc past the segment's last"))
         return docs, impacts
 
     def _word_postings(self, p_off: int, stop: int) -> tuple[memoryview, Iterator[float]]:
