@@ -17,8 +17,10 @@ import heapq
 import math
 import re
 import time
-from collections.abc import Iterable
-from operator import itemgetter
+from collections.abc import Iterable, Iterator
+from functools import reduce
+from itertools import compress, repeat
+from operator import add, and_, getitem, itemgetter, or_, rshift
 
 from .dates import split_dates
 from .fields import (
@@ -36,6 +38,7 @@ from .fields import (
     kind_text,
 )
 from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, name_hash
+from .index.format import ORDINAL_MASK
 from .record import Record
 from .text import identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
@@ -46,9 +49,10 @@ if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a p
 
     from .index import SessionMeta
 
-#: In an index of at most this many docs every term is read whole: reading everything costs little there (7 ms of
-#: ``deja search``'s 42 at 1k sessions), and no posting is cut, so a small index is ranked exactly: a budget of
-#: 4,096 there changed the first result of 34 of 100 generated queries at 1k (``index.WHOLE_LISTS_DOCS``).
+#: In an index of at most this many docs every term is read whole: reading everything costs little there (whole
+#: lists added and grouped in C-level passes, ``_add_whole`` and ``_group``: about 4 ms of ``deja search``'s 43 of
+#: CPU at 1k sessions), and no posting is cut, so a small index is ranked exactly: a budget of 4,096 there changed
+#: the first result of 34 of 100 generated queries at 1k (``index.WHOLE_LISTS_DOCS``).
 FULL_READ_DOCS = WHOLE_LISTS_DOCS
 #: The most postings of one key (a date) read to find the sessions it names.
 FULL_READ = 4096
@@ -179,14 +183,36 @@ def recency(updated: float, now: float) -> float:
     return 1.0 + 0.15 * 0.5 ** (age_days / 30)
 
 
-class _Scored:
-    """One message's running score, the query terms it matched (bit masks: as written, and only through another
-    word, ``thesaurus.related``) and its session."""
+_Key = tuple[int, int]
 
-    __slots__ = ("score", "mask", "near", "ordinal")
 
-    def __init__(self, score: float, mask: int, ordinal: int, near: int = 0):
-        self.score, self.mask, self.ordinal, self.near = score, mask, ordinal, near
+#: Inside ``_DocScores`` and ``_group``, a (segment number, doc or session ordinal) pair is one int,
+#: ``number << _LOW_BITS | low``: an int hashes for nothing, where a tuple is built and hashed at every lookup.
+_LOW_BITS = 32
+_LOW = (1 << _LOW_BITS) - 1
+
+
+class _DocScores:
+    """Every candidate doc's running score, keyed by ``segment number << _LOW_BITS | doc``, and the query terms
+    it holds (bit masks: as written, and only through another word, ``thesaurus.related``).
+
+    Three dicts rather than an object per doc: a whole postings list is added to them in a few C-level passes
+    (``_add_whole``), which is what keeps the exact read of a small index cheap.
+    """
+
+    __slots__ = ("score", "mask", "near")
+
+    def __init__(self) -> None:
+        self.score: dict[int, float] = {}
+        self.mask: dict[int, int] = {}
+        self.near: dict[int, int] = {}
+
+    def held(self, seg_i: int, docs: Iterable[int], near: bool = True) -> Iterator[int]:
+        """The query terms each of ``docs`` (of segment ``seg_i``) holds as written (and, when ``near``, through
+        another word)."""
+        keys = list(map(or_, repeat(seg_i << _LOW_BITS), docs))
+        masks = map(self.mask.get, keys, repeat(0))
+        return map(or_, masks, map(self.near.get, keys, repeat(0))) if near else masks
 
 
 def _score_docs(
@@ -197,8 +223,8 @@ def _score_docs(
     others: dict[str, list[tuple[str, float]]] | None = None,
     gained: frozenset[str] = frozenset(),
     budget: int | None = None,
-) -> tuple[dict[tuple[int, int], _Scored], dict[str, float]]:
-    """Every candidate message's score, keyed by (segment number, doc), and each term's idf.
+) -> tuple[_DocScores, dict[str, float]]:
+    """Every candidate message's score and the query terms it holds (``_DocScores``), and each term's idf.
 
     ``parts`` maps a term that is only part of an identifier to the identifier (see ``text.identifier_parts``);
     ``others`` a term to the other words it also looks for, with their share of its weight
@@ -206,7 +232,7 @@ def _score_docs(
     match as written (the idfs are of the terms as written). Terms from ``gained`` on match only nearly.
     ``budget``: the most postings a term may read (see ``search``).
     """
-    scores: dict[tuple[int, int], _Scored] = {}
+    scores = _DocScores()
     idfs: dict[str, float] = {}
     parts = parts or {}
     others = others or {}
@@ -228,7 +254,7 @@ def _add_postings(
     flag: int,
     near: bool,
     filters: Filters,
-    scores: dict[tuple[int, int], _Scored],
+    scores: _DocScores,
     budget: int,
 ) -> float:
     """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
@@ -242,27 +268,44 @@ def _add_postings(
     kinds = filters.kinds
     # A common term decides little of the ranking: it reads a quarter as far.
     term_budget = budget if idf >= COMMON_IDF else budget // 4
+    score, flags = scores.score, scores.near if near else scores.mask
     for i, segment, p_off, count, _ in found:
         if not count:
             continue
+        if not budget and not kinds:
+            _add_whole(i, segment, p_off, count, weight, flag, flags, score)
+            continue
         share = max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs)) if budget else count
-        for doc, ordinal, impact in segment.postings(p_off, 0, min(count, share)):
+        for doc, _, impact in segment.postings(p_off, 0, min(count, share)):
             if kinds and segment.doc(doc)[1] not in kinds:
                 continue
-            entry = scores.get((i, doc))
-            if entry is None:
-                entry = scores[(i, doc)] = _Scored(0.0, 0, ordinal)
-            entry.score += weight * impact
-            if near:
-                entry.near |= flag
-            else:
-                entry.mask |= flag
+            key = i << _LOW_BITS | doc
+            score[key] = score.get(key, 0.0) + weight * impact
+            flags[key] = flags.get(key, 0) | flag
     return idf
 
 
-def _date_boosts(
-    index: Index, dates: list[tuple[str, str]], doc_scores: dict[tuple[int, int], _Scored]
-) -> dict[tuple[int, int], float]:
+def _add_whole(
+    i: int,
+    segment: Segment,
+    p_off: int,
+    count: int,
+    weight: float,
+    flag: int,
+    flags: dict[int, int],
+    score: dict[int, float],
+) -> None:
+    """Add a word's whole postings list in segment ``i`` to ``score`` and ``flags``: the same sums, in the same
+    order, as adding them one by one, but in C-level passes over the list's two columns (``Segment.word_columns``)
+    rather than Python steps per posting: a small index, read whole, has thousands of postings a term."""
+    docs, impacts = segment.word_columns(p_off, count)
+    keys = list(map(or_, repeat(i << _LOW_BITS), docs))
+    # (not strict: a damaged list whose impact runs end early adds as many postings as ``postings`` would read)
+    score.update(zip(keys, map(add, map(score.get, keys, repeat(0.0)), map(weight.__mul__, impacts)), strict=False))
+    flags.update(zip(keys, map(or_, map(flags.get, keys, repeat(0)), repeat(flag)), strict=True))
+
+
+def _date_boosts(index: Index, dates: list[tuple[str, str]], doc_scores: _DocScores) -> dict[tuple[int, int], float]:
     """(segment number, session ordinal) -> boost, for the sessions from ``dates``.
 
     A session from then that no word matched becomes a candidate through its first message of that day.
@@ -273,7 +316,7 @@ def _date_boosts(
         for i, segment in enumerate(index.segments):
             p_off, count, _ = segment.lookup(key)
             for doc, ordinal, _ in segment.postings(p_off, 0, min(count, FULL_READ)):
-                doc_scores.setdefault((i, doc), _Scored(DATE_ONLY_SCORE, 0, ordinal))
+                doc_scores.score.setdefault(i << _LOW_BITS | doc, DATE_ONLY_SCORE)
                 if boosts.get((i, ordinal), 0.0) < factor:
                     boosts[(i, ordinal)] = factor
     return boosts
@@ -329,54 +372,76 @@ REGEX_SECONDS = 1.0
 #: Of each candidate doc, this much text is matched against ``--re``.
 REGEX_CHARS = 65_536
 
-_Key = tuple[int, int]
+
+class _Grouped:
+    """The candidate docs grouped into sessions: each admitted session's total (its docs' scores added up in the
+    order the docs were first scored), and the columns its docs are found again in (``docs_of``): each doc's
+    session and score, in that order (both keys as ``_DocScores`` makes them)."""
+
+    __slots__ = ("totals", "sessions", "docs", "scores")
+
+    def __init__(self, totals: dict[_Key, float], sessions: list[int], docs: list[int], scores: list[float]):
+        self.totals, self.sessions, self.docs, self.scores = totals, sessions, docs, scores
+
+    def docs_of(self, wanted: Iterable[_Key]) -> dict[_Key, list[tuple[float, int]]]:
+        """The (score, doc) of each ``wanted`` session's docs, in the order they were first scored."""
+        found: dict[int, list[tuple[float, int]]] = {seg_i << _LOW_BITS | ordinal: [] for seg_i, ordinal in wanted}
+        sessions, scores, docs = self.sessions, self.scores, self.docs
+        for at in compress(range(len(sessions)), map(found.__contains__, sessions)):
+            found[sessions[at]].append((scores[at], docs[at] & _LOW))
+        return {(session >> _LOW_BITS, session & _LOW): docs for session, docs in found.items()}
 
 
-def _group(
-    index: Index, doc_scores: dict[_Key, _Scored], filters: Filters, only: frozenset[_Key] | None
-) -> tuple[dict[_Key, list[tuple[float, int]]], dict[_Key, float]]:
-    """Message scores grouped into sessions, filters checked on the fixed-width keys only."""
-    per_session: dict[_Key, list[tuple[float, int]]] = {}
-    totals: dict[_Key, float] = {}
-    rejected: set[_Key] = set()
-    filtered = filters.active
-    for (seg_i, doc), entry in doc_scores.items():
-        key = (seg_i, entry.ordinal)
-        scored = per_session.get(key)
-        if scored is None:
-            if key in rejected:
-                continue
-            segment = index.segments[seg_i]
-            if (
-                entry.ordinal in segment.deleted
-                or (only is not None and key not in only)
-                or (filtered and not filters.admits(segment.session_keys(entry.ordinal)))
-            ):
-                rejected.add(key)
-                continue
-            scored = per_session[key] = []
-            totals[key] = 0.0
-        scored.append((entry.score, doc))
-        totals[key] += entry.score
-    return per_session, totals
+def _group(index: Index, doc_scores: _DocScores, filters: Filters, only: frozenset[_Key] | None) -> _Grouped:
+    """Message scores grouped into sessions, filters checked on the fixed-width keys only, once a session.
+
+    Each doc's session and the sessions' running totals are worked out in C-level passes over the docs (a small
+    index, read whole, scores thousands): the same sums, in the same order, as adding the docs one by one.
+    """
+    docs = list(doc_scores.score)
+    scores = list(doc_scores.score.values())
+    heads = [segment.doc_heads for segment in index.segments]
+    rows = map(getitem, map(heads.__getitem__, map(rshift, docs, repeat(_LOW_BITS))), map(and_, docs, repeat(_LOW)))
+    sessions = list(map(or_, map(and_, docs, repeat(~_LOW)), map(and_, rows, repeat(ORDINAL_MASK))))
+    running: dict[int, float] = {}
+    running.update(zip(sessions, map(add, map(running.get, sessions, repeat(0.0)), scores), strict=True))
+    totals = {(session >> _LOW_BITS, session & _LOW): total for session, total in running.items()}
+    for key in _rejected(index, totals, filters, only):
+        del totals[key]
+    return _Grouped(totals, sessions, docs, scores)
+
+
+def _rejected(index: Index, sessions: Iterable[_Key], filters: Filters, only: frozenset[_Key] | None) -> list[_Key]:
+    """The sessions deleted since their segment was written, or not let through by the filters or ``only``."""
+    deleted = [segment.deleted for segment in index.segments]
+    if not filters.active and only is None:  # the usual search: a set lookup a session
+        return [key for key in sessions if key[1] in deleted[key[0]]]
+    return [
+        key
+        for key in sessions
+        if key[1] in deleted[key[0]]
+        or (only is not None and key not in only)
+        or not filters.admits(index.segments[key[0]].session_keys(key[1]))
+    ]
 
 
 def _rank(
     index: Index,
-    grouped: tuple[dict[_Key, list[tuple[float, int]]], dict[_Key, float]],
-    doc_scores: dict[_Key, _Scored],
+    grouped: _Grouped,
+    doc_scores: _DocScores,
     words: list[str],
     dated: dict[_Key, float],
     shortlist_size: int,
     now: float,
 ) -> list[tuple[float, _Key, list[tuple[float, int]]]]:
     """The shortlisted sessions, best first: (score, key, their docs' (score, doc) best first)."""
-    per_session, totals = grouped
+    totals = grouped.totals
     for key, factor in dated.items():
         if key in totals:
             totals[key] *= factor
     # Only the sessions whose messages could make the cut are ranked in full.
     shortlist = heapq.nlargest(shortlist_size, totals.items(), key=itemgetter(1))
+    per_session = grouped.docs_of(key for key, _ in shortlist)
     ranked = []
     for key, _ in shortlist:
         turns, scored = _turns(index.segments[key[0]], key, per_session[key])
@@ -428,34 +493,23 @@ def _turns(segment: Segment, key: _Key, scored: list[tuple[float, int]]) -> tupl
     return [total for total, _ in ranked], docs
 
 
-def _window_cover(
-    segment: Segment, doc_scores: dict[_Key, _Scored], seg_i: int, scored: list[tuple[float, int]]
-) -> int:
+def _window_cover(segment: Segment, doc_scores: _DocScores, seg_i: int, scored: list[tuple[float, int]]) -> int:
     """The most query terms any TURN_WINDOW consecutive matching messages hold together (field docs count with
     their message)."""
     by_message: dict[int, int] = {}
-    for _, doc in scored:
-        entry = doc_scores.get((seg_i, doc))
-        if entry is not None:
-            position = segment.position(doc)
-            by_message[position] = by_message.get(position, 0) | entry.mask | entry.near
+    docs = [doc for _, doc in scored]
+    for position, held in zip(map(segment.position, docs), doc_scores.held(seg_i, docs), strict=True):
+        by_message[position] = by_message.get(position, 0) | held
     masks = [by_message[p] for p in sorted(by_message)]
-    best = 0
-    for i in range(len(masks)):
-        mask = 0
-        for m in masks[i : i + TURN_WINDOW]:
-            mask |= m
-        best = max(best, bin(mask).count("1"))
-    return best
+    windows: Iterable[int] = masks  # each message's mask joined with those of the TURN_WINDOW - 1 after it
+    for ahead in range(1, TURN_WINDOW):
+        windows = map(or_, windows, masks[ahead:] + [0] * ahead)
+    return max(map(int.bit_count, windows), default=0)
 
 
-def _mask(doc_scores: dict[_Key, _Scored], seg_i: int, scored: list[tuple[float, int]], near: bool = False) -> int:
+def _mask(doc_scores: _DocScores, seg_i: int, scored: list[tuple[float, int]], near: bool = False) -> int:
     """The query terms ``scored``'s docs hold as written (and, when ``near``, through another word)."""
-    mask = 0
-    for _, doc in scored:
-        entry = doc_scores.get((seg_i, doc))
-        mask |= (entry.mask | (entry.near if near else 0)) if entry else 0
-    return mask
+    return reduce(or_, doc_scores.held(seg_i, [doc for _, doc in scored], near), 0)
 
 
 class _Query(Record):
@@ -526,14 +580,14 @@ def search(
         result.notice = f'no exact match for "{" / ".join(wanted_phrases)}"; showing sessions with all its words'
     result.idf, result.query = idfs, query
     if not narrowing:
-        result.total = len(grouped[0]) - excluded
+        result.total = len(grouped.totals) - excluded
     return result
 
 
 def _collect(
     index: Index,
     ranked: list[tuple[float, _Key, list[tuple[float, int]]]],
-    doc_scores: dict[_Key, _Scored],
+    doc_scores: _DocScores,
     query: _Query,
     filters: Filters,
     limit: int,
@@ -592,9 +646,7 @@ def _session_keys(index: Index, session_id: str) -> frozenset[_Key]:
     return frozenset((numbers[id(segment)], ordinal) for segment, ordinal, _ in index.find(session_id))
 
 
-def _matched(
-    words: list[str], scored: list[tuple[float, int]], doc_scores: dict[tuple[int, int], _Scored], seg_i: int
-) -> list[str]:
+def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _DocScores, seg_i: int) -> list[str]:
     mask = _mask(doc_scores, seg_i, scored)
     return [term for bit, term in enumerate(words) if mask >> bit & 1]
 

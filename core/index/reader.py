@@ -87,8 +87,9 @@ class Segment:
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self._doc_rows = memoryview(self._docs if self._docs else b"").cast("I")
-        #: Each doc's first u32 (session ordinal and kind), a strided view: no copy, one index per posting.
-        self._doc_heads = self._doc_rows[::3]
+        #: Each doc's first u32 (session ordinal | kind << KIND_SHIFT), a strided view: no copy, one index per
+        #: posting (a search maps a whole column of docs through it: ``search._group``).
+        self.doc_heads = self._doc_rows[::3]
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
         self._keys_end = -1
@@ -166,20 +167,33 @@ class Segment:
 
     def postings(self, p_off: int, start: int, stop: int) -> list[tuple[int, int, float]]:
         """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact or time), best first."""
-        heads = self._doc_heads
+        heads = self.doc_heads
         try:
             if self._keyed(p_off):
                 size = KEYED_POSTING.size
                 pairs = KEYED_POSTING.iter_unpack(self._postings[p_off + start * size : p_off + stop * size])
                 return [(doc, heads[doc] & ORDINAL_MASK, days) for doc, days in pairs]
-            pairs = islice(self._word_postings(p_off, stop), start, None)
+            pairs = islice(zip(*self._word_postings(p_off, stop), strict=False), start, None)
             return [(doc, heads[doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
-    def _word_postings(self, p_off: int, stop: int) -> Iterator[tuple[int, float]]:
+    def word_columns(self, p_off: int, stop: int) -> tuple[memoryview, Iterator[float]]:
+        """A word's first ``stop`` postings as two columns, its docs and their impacts (which may run on past
+        ``stop``): what adds a whole list to a search's scores in a few C-level passes (``search._add_whole``),
+        where ``postings`` builds a tuple per posting. Every doc is checked to be one of the segment's, as
+        ``postings`` checks each by reading its row."""
+        try:
+            docs, impacts = self._word_postings(p_off, stop)
+        except _DAMAGE as exc:
+            raise self._damaged("postings.bin", exc) from None
+        if docs and max(docs) >= self.ref.docs:
+            raise self._damaged("postings.bin", IndexError("a posting names a doc past the segment's last"))
+        return docs, impacts
+
+    def _word_postings(self, p_off: int, stop: int) -> tuple[memoryview, Iterator[float]]:
         """A word's first ``stop`` (at most as many as it keeps) docs and impacts: its impact runs are read only
-        as far as they can cover ``stop``."""
+        as far as they can cover ``stop`` (the last run read may run on past it)."""
         data = self._postings
         runs = RUNS.unpack_from(data, p_off)[0]
         values_at = p_off + RUNS.size
@@ -192,11 +206,11 @@ class Segment:
         if len(packed) != width * stop:
             raise ValueError(f"{stop} postings past the end")
         if width == 4:
-            return zip(memoryview(packed).cast("I"), impacts, strict=False)  # the last run read may run on
+            return memoryview(packed).cast("I"), impacts
         wide = bytearray(4 * stop)  # little-endian u16s or u24s widened to u32s
         for i in range(width):
             wide[i::4] = packed[i::width]
-        return zip(memoryview(wide).cast("I"), impacts, strict=False)  # the last run read may run on
+        return memoryview(wide).cast("I"), impacts
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
