@@ -121,11 +121,11 @@ def test_a_whole_list_naming_a_doc_past_the_end_is_reported_as_damage(indexed_sa
     segment = index.segments[0]
     p_off, count, _ = segment.lookup("pytest")
     assert count
-    data = bytearray((segment.path / "postings.bin").read_bytes())
+    data = bytearray((Path(segment.path) / "postings.bin").read_bytes())
     runs = RUNS.unpack_from(data, p_off)[0]
     first_doc = p_off + RUNS.size + 3 * runs  # after the runs' impacts (2 bytes each) and lengths (1 byte each)
     data[first_doc : first_doc + doc_width(segment.ref.docs)] = b"\xff" * doc_width(segment.ref.docs)
-    (segment.path / "postings.bin").write_bytes(bytes(data))
+    (Path(segment.path) / "postings.bin").write_bytes(bytes(data))
     done = run_deja("search", "pytest", env=indexed_sample.env)
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "postings.bin is damaged" in done.stderr and "deja index" in done.stderr
