@@ -12,10 +12,10 @@ import zlib
 from array import array
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
-from itertools import filterfalse, groupby, islice
-from operator import itemgetter
+from itertools import chain, filterfalse, groupby, islice
+from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 import msgspec
 
@@ -69,16 +69,48 @@ _NO_VALUES = array("d")
 RUN_DOCS = 50_000
 
 
-def _run_entries(path: Path) -> Iterator[tuple[bytes, bool, array, array]]:
-    """A run file's (term, keyed, docs, values), in term order."""
-    with open(path, "rb") as run:
-        while head := run.read(_RUN_HEAD.size):
-            length, keyed, count = _RUN_HEAD.unpack(head)
-            term = run.read(length)
-            docs, values = (array("I"), array("d")) if keyed else (array("Q"), array("d"))
-            docs.frombytes(run.read(count * docs.itemsize))
-            values.frombytes(run.read(count * values.itemsize if keyed else 0))
-            yield term, bool(keyed), docs, values
+#: A run file's entry of at least this many bytes is read only when its term is merged (``_RunEntry.arrays``):
+#: every run's next entry waits in the merge, and a common word's, read there, would be its whole postings.
+_EAGER_BYTES = 1 << 16
+
+
+class _RunEntry(NamedTuple):
+    """A term's postings in one run file: read with its head when small, else where they are in the file."""
+
+    term: bytes
+    keyed: bool
+    postings: int
+    loaded: tuple[array, array] | None
+    fd: int
+    offset: int
+
+    def arrays(self) -> tuple[array, array]:
+        """The docs and values (none for a word: its counts are in its docs)."""
+        if self.loaded is not None:
+            return self.loaded
+        docs, values = (array("I"), array("d")) if self.keyed else (array("Q"), array("d"))
+        size = self.postings * docs.itemsize
+        data = os.pread(self.fd, size + (self.postings * values.itemsize if self.keyed else 0), self.offset)
+        docs.frombytes(data[:size])
+        values.frombytes(data[size:])
+        return docs, values
+
+
+def _run_entries(run: BinaryIO) -> Iterator[_RunEntry]:
+    """A run file's entries, in term order; a large entry's postings are skipped over, to be read by ``arrays``."""
+    fd = run.fileno()
+    while head := run.read(_RUN_HEAD.size):
+        length, keyed, count = _RUN_HEAD.unpack(head)
+        term = run.read(length)
+        docs, values = (array("I"), array("d")) if keyed else (array("Q"), array("d"))
+        size = count * docs.itemsize + (count * values.itemsize if keyed else 0)
+        if size >= _EAGER_BYTES:
+            yield _RunEntry(term, bool(keyed), count, None, fd, run.tell())
+            run.seek(size, os.SEEK_CUR)
+            continue
+        docs.frombytes(run.read(count * docs.itemsize))
+        values.frombytes(run.read(size - count * docs.itemsize))
+        yield _RunEntry(term, bool(keyed), count, (docs, values), fd, 0)
 
 
 def _best(pairs: Iterator[tuple[float, int]], kept: int) -> list[tuple[float, int]]:
@@ -92,19 +124,24 @@ def _best(pairs: Iterator[tuple[float, int]], kept: int) -> list[tuple[float, in
     return best
 
 
-def _merged_runs(runs: list[Path]) -> Iterator[tuple[bytes, bool, array, array]]:
-    """Every term of the runs once, in order, its docs (ascending: runs follow each other) and values joined."""
-    current: tuple[bytes, bool, array, array] | None = None
-    for entry in heapq.merge(*(_run_entries(run) for run in runs), key=itemgetter(0)):
-        if current is not None and entry[0] == current[0]:
-            current[2].extend(entry[2])
-            current[3].extend(entry[3])
-            continue
-        if current is not None:
-            yield current
-        current = entry
-    if current is not None:
-        yield current
+def _merged_runs(runs: list[Path]) -> Iterator[tuple[bytes, bool, list[_RunEntry]]]:
+    """Every term of the runs once, in order, with its entry in each run that has it (in run order: docs ascend)."""
+    with contextlib.ExitStack() as stack:
+        files = [stack.enter_context(open(run, "rb")) for run in runs]
+        merged = heapq.merge(*map(_run_entries, files), key=attrgetter("term"))
+        for term, group in groupby(merged, key=attrgetter("term")):
+            entries = list(group)
+            yield term, entries[0].keyed, entries
+
+
+def _joined(entries: list[_RunEntry]) -> tuple[array, array]:
+    """A term's docs and values from every run, in one array each."""
+    docs, values = entries[0].arrays()
+    for entry in entries[1:]:
+        more_docs, more_values = entry.arrays()
+        docs.extend(more_docs)
+        values.extend(more_values)
+    return docs, values
 
 
 def _word_postings(pairs: list[tuple[float, int]], width: int) -> bytes:
@@ -388,9 +425,11 @@ class SegmentWriter:
         term_idx = _SegmentFile(self.path / "terms.idx")
         postings = _SegmentFile(self.path / "postings.bin")
         try:
-            for encoded, keyed, docs, values in _merged_runs(self._runs):
+            # A word's postings are read a run at a time as its impacts are made (a common word's are millions).
+            for encoded, keyed, entries in _merged_runs(self._runs):
                 packed: bytes | bytearray
                 if keyed:
+                    docs, values = _joined(entries)
                     pairs = sorted(zip(values, docs, strict=True), reverse=True)
                     packed = bytearray(len(pairs) * KEYED_POSTING.size)
                     for i, (when, doc) in enumerate(pairs):
@@ -399,12 +438,13 @@ class SegmentWriter:
                     # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment.
                     impacts = (
                         (weights[s := shapes[p >> 16]] * (p & 0xFFFF) * k1_plus_1 / ((p & 0xFFFF) + norm[s]), p >> 16)
-                        for p in docs
+                        for p in chain.from_iterable(entry.arrays()[0] for entry in entries)
                     )
                     pairs = sorted(impacts, reverse=True) if kept is None else _best(impacts, kept)
                     packed = _word_postings(pairs, width)
                 encoded = encoded[:65535]
-                term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), len(docs)))
+                holding = sum(entry.postings for entry in entries)
+                term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), holding))
                 terms.write(encoded)
                 postings.write(packed)
         finally:
