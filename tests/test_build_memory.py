@@ -30,17 +30,19 @@ def _segment_bytes(home: Path) -> list[dict[str, bytes]]:
     ]
 
 
-def test_a_merge_reading_each_run_entry_as_its_term_comes_writes_the_same_segments(
+def test_a_merge_reading_run_entries_and_doc_lengths_from_their_files_writes_the_same_segments(
     many: Sample,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _split_build(monkeypatch, run_docs=3)
     refresh(many.home, full=True)
-    eager = _segment_bytes(many.home)
+    held = _segment_bytes(many.home)
     monkeypatch.setattr(segment_writer, "_EAGER_BYTES", 0)  # every run entry read only when its term is merged
+    monkeypatch.setattr(segment_writer, "_DOC_CHUNK", 3)  # docs' lengths written and read back a few at a time
     refresh(many.home, full=True)
-    assert _segment_bytes(many.home) == eager
-    assert len(eager) == 2 and all(files["postings.bin"] for files in eager)
+    assert _segment_bytes(many.home) == held
+    assert len(held) == 2 and all(files["postings.bin"] for files in held)
+    assert not list(index_dir(many.home).glob("seg-*/*.tmp"))  # runs and doc lengths are gone once merged
 
 
 def _sessions(db: Path, only_ids: set[str] | None = None) -> list[tuple[str, str, int]]:
