@@ -104,7 +104,10 @@ def command_head(command: str) -> str:
     return program
 
 
-@lru_cache(maxsize=1 << 16)
+#: The commands a history repeats are a few (``npm test``, ``git status``); the rest come once. 4,096 of them
+#: keep nearly every hit 65,536 had (the first 4,000 chats of a generated history: 7,268 against 7,279 of 20,786 calls),
+#: in about 1.4 MB where 65,536 filled about 23 MB (350 bytes an entry) in a build's part at 100k sessions.
+@lru_cache(maxsize=1 << 12)
 def command_keys(command: str) -> tuple[str, ...]:
     """The exact command's key, then its head's key."""
     exact = normalise_command(command)
