@@ -40,6 +40,9 @@ _SUMMARY_LINE = (
     r"(?i)^[\s=*_-]*(?:collected \d+ items?\W*)?(?:\d+ (?:errors?|failed|passed|failures?|warnings?|skipped|deselected)[,/\s]*)+"
     r"(?:in [\d.]+m?s)?[\s=*_-]*$"
 )
+#: What makes ``shlex.split`` differ from ``str.split`` on ASCII: quotes, an escape, and the whitespace only
+#: ``str.split`` splits on.
+_SHLEX_SPECIAL = r"[\"'\\\x0b\x0c\x1c-\x1f]"
 _NAMED_ERROR = r"\b\w*(?:Error|Exception)\b|\berror(?:\[\w+\])?:|\bE\d{3,}\b"
 
 
@@ -80,10 +83,13 @@ def command_head(command: str) -> str:
     import shlex  # (here, not at the top: only the Shell hooks need it)
 
     first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", command.strip(), maxsplit=1)[0]
-    try:
-        words = shlex.split(first)
-    except ValueError:
-        words = first.split()
+    if first.isascii() and not re.search(_SHLEX_SPECIAL, first):
+        words = first.split()  # what shlex would say: a build asks for every command, and shlex lexes in Python
+    else:
+        try:
+            words = shlex.split(first)
+        except ValueError:
+            words = first.split()
     words = [w for w in words if "=" not in w or w.startswith("-")]
     while words and words[0] in _WRAPPERS:
         words = words[1:]

@@ -129,10 +129,20 @@ def doc_width(docs: int) -> int:
     return 2 if docs <= 1 << 16 else 3 if docs <= 1 << 24 else 4
 
 
-def deflate(data: bytes | bytearray, zdict: bytes) -> bytes:
-    """``data`` as one raw deflate block, against the preset dictionary ``zdict`` (none when empty)."""
-    packer = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, WBITS, zdict=zdict)
-    return packer.compress(data) + packer.flush()
+def deflater(zdict: bytes) -> Callable[[bytes | bytearray], bytes]:
+    """What turns data into one raw deflate block against the preset dictionary ``zdict`` (none when empty).
+
+    The dictionary is loaded once: each block is deflated by a copy of a compressor primed with it, the same
+    bytes as a new compressor's, where a new one hashes the 32 KiB dictionary again (a build deflates two
+    blocks a session).
+    """
+    primed = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, WBITS, zdict=zdict)
+
+    def deflate(data: bytes | bytearray) -> bytes:
+        packer = primed.copy()
+        return packer.compress(data) + packer.flush()
+
+    return deflate
 
 
 def inflate(block: bytes, zdict: bytes, upto: int = 0) -> bytes:
