@@ -11,7 +11,7 @@ import mmap
 import os
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import chain, islice, repeat
 from pathlib import Path
 
@@ -84,8 +84,9 @@ class Segment:
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self._doc_rows = memoryview(self._docs if self._docs else b"").cast("I")
-        #: Each doc's first u32 (session ordinal and kind), a strided view: no copy, one index per posting.
-        self._doc_heads = self._doc_rows[::3]
+        #: Each doc's first u32 (its session ordinal | its kind << KIND_SHIFT), a strided view: no copy, one index
+        #: per posting (search groups thousands of scored docs into sessions through it).
+        self.heads = self._doc_rows[::3]
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
         self._keys_end = -1
@@ -159,7 +160,7 @@ class Segment:
 
     def postings(self, p_off: int, start: int, stop: int) -> list[tuple[int, int, float]]:
         """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact or time), best first."""
-        heads = self._doc_heads
+        heads = self.heads
         try:
             if self._keyed(p_off):
                 size = KEYED_POSTING.size
@@ -170,26 +171,45 @@ class Segment:
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
+    def impact_runs(self, p_off: int, stop: int) -> tuple[Sequence[int], list[float], bytes]:
+        """A postings list's first ``stop`` docs (at most as many as it keeps), and their impacts (a key's: times) as
+        runs: each run's value and each run's length (the last run read may run on past ``stop``). Search weighs a
+        run of postings with one product and builds its scores with dict and zip over whole lists, not posting by
+        posting in Python."""
+        try:
+            if self._keyed(p_off):
+                size = KEYED_POSTING.size
+                pairs = list(KEYED_POSTING.iter_unpack(self._postings[p_off : p_off + stop * size]))
+                return [doc for doc, _ in pairs], [value for _, value in pairs], bytes([1]) * len(pairs)
+            return self._word_runs(p_off, stop)
+        except _DAMAGE as exc:
+            raise self._damaged("postings.bin", exc) from None
+
     def _word_postings(self, p_off: int, stop: int) -> Iterator[tuple[int, float]]:
-        """A word's first ``stop`` (at most as many as it keeps) docs and impacts: its impact runs are read only
-        as far as they can cover ``stop``."""
+        """A word's first ``stop`` (at most as many as it keeps) docs and impacts."""
+        docs, values, lengths = self._word_runs(p_off, stop)
+        return zip(docs, chain.from_iterable(map(repeat, values, lengths)), strict=False)  # the last run may run on
+
+    def _word_runs(self, p_off: int, stop: int) -> tuple[Sequence[int], list[float], bytes]:
+        """A word's first ``stop`` docs, and its impact runs' values and lengths: the runs are read only as far as
+        they can cover ``stop``."""
         data = self._postings
         runs = RUNS.unpack_from(data, p_off)[0]
         values_at = p_off + RUNS.size
         lengths_at = values_at + 2 * runs
         read = min(runs, stop)  # enough runs: each holds at least one posting
-        values = struct.unpack_from(f"<{read}e", data, values_at)
-        impacts = chain.from_iterable(map(repeat, values, data[lengths_at : lengths_at + read]))
+        values = list(struct.unpack_from(f"<{read}e", data, values_at))
+        lengths = bytes(data[lengths_at : lengths_at + read])
         docs_at, width = lengths_at + runs, self._doc_width
         packed = data[docs_at : docs_at + width * stop]
         if len(packed) != width * stop:
             raise ValueError(f"{stop} postings past the end")
         if width == 4:
-            return zip(memoryview(packed).cast("I"), impacts, strict=False)  # the last run read may run on
+            return memoryview(packed).cast("I"), values, lengths
         wide = bytearray(4 * stop)  # little-endian u16s or u24s widened to u32s
         for i in range(width):
             wide[i::4] = packed[i::width]
-        return zip(memoryview(wide).cast("I"), impacts, strict=False)  # the last run read may run on
+        return memoryview(wide).cast("I"), values, lengths
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
