@@ -17,7 +17,7 @@ import heapq
 import math
 import re
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from itertools import chain, repeat
 from operator import itemgetter, or_
@@ -37,7 +37,7 @@ from .fields import (
     field_texts,
     kind_text,
 )
-from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, name_hash
+from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
 from .record import Record
 from .text import identifier_parts, normalise, phrases, term_positions, terms
@@ -402,6 +402,7 @@ def _group(
     members: dict[int, list[int]] = {}
     totals: dict[int, float] = {}
     rejected: set[int] = set()
+    admitted = _admission(index, filters, only)
     for doc, score in doc_scores.scores.items():
         session = doc >> _DOC_BITS
         total = totals.get(session)
@@ -409,7 +410,7 @@ def _group(
             totals[session] = total + score
             members[session].append(doc)
         elif session not in rejected:
-            if _admitted(index, session, filters, only):
+            if admitted(session):
                 totals[session] = score
                 members[session] = [doc]
             else:
@@ -417,21 +418,28 @@ def _group(
     return members, totals
 
 
-def _admitted(index: Index, session: int, filters: Filters, only: frozenset[_Key] | None) -> bool:
-    """Whether ``session`` is live and passes the filters (read from its fixed-width keys)."""
-    seg_i, ordinal = _session_pair(session)
-    segment = index.segments[seg_i]
-    if ordinal in segment.deleted or (only is not None and (seg_i, ordinal) not in only):
-        return False
-    return not filters.active or filters.admits(segment.session_keys(ordinal))
+def _admission(index: Index, filters: Filters, only: frozenset[_Key] | None) -> Callable[[int], bool]:
+    """Whether a session (by key) is live and passes the filters, read from its fixed-width keys (a hook's search,
+    without filters, asks only whether it is deleted, of every candidate session)."""
+    deleted = [segment.deleted for segment in index.segments]
+    if only is None and not filters.active:
+        return lambda session: session & ORDINAL_MASK not in deleted[session >> KIND_SHIFT]
+
+    def admitted(session: int) -> bool:
+        seg_i, ordinal = _session_pair(session)
+        if ordinal in deleted[seg_i] or (only is not None and (seg_i, ordinal) not in only):
+            return False
+        return not filters.active or filters.admits(index.segments[seg_i].session_keys(ordinal))
+
+    return admitted
 
 
-#: A shortlisted session's full score is at most this many times its total (its docs' scores summed, times its
-#: date boost): its turns borrow at most twice NEIGHBOUR_SHARE of each other's scores, it counts at most its first
-#: three turns (the second and third at SECOND_BEST_SHARE), its term cover scales it by at most 1, recency by at
-#: most 1 + RECENCY_BOOST, its date boost is in both; a thousandth more covers rounding. ``_Ranking`` ranks a
-#: session in full only once every session ranked so far scores below this bound of its total.
-SCORE_BOUND = (1 + 2 * NEIGHBOUR_SHARE) * (1 + RECENCY_BOOST) * 1.001
+#: A session's turn borrows at most twice NEIGHBOUR_SHARE of the best message's score (``_turns``), and a session
+#: counts its best turn whole and the next two at SECOND_BEST_SHARE: its best message's score weighs at most this
+#: much in its score (``_Ranking._bound``).
+BEST_TURN_BOUND = 1 + 2 * NEIGHBOUR_SHARE * (1 + 2 * SECOND_BEST_SHARE)
+#: A thousandth more than the bound: rounding never makes a session outscore its own bound.
+ROUNDING_MARGIN = 1.001
 
 _Ranked = tuple[float, _Key, list[tuple[float, int]]]
 
@@ -440,11 +448,13 @@ class _Ranking:
     """The shortlisted sessions, best first: (score, key, their docs' (score, doc) best first), each ranked in full
     only when it may come next.
 
-    The shortlist is the RERANK (or more) sessions of the highest totals, in that order. Ranking a session in full
-    (its turns, its term cover) is most of a search's work after scoring, and a hook asks for five sessions: those
-    are known once the best session ranked but not yet given out outscores ``SCORE_BOUND`` times the next total,
-    which no session after it can beat. The order is exactly that of ranking every shortlisted session and sorting
-    them by score, ties in shortlist order; iterating again gives the same sessions without ranking them twice.
+    The shortlist is the RERANK (or more) sessions of the highest totals. Ranking a session in full (its turns, its
+    window of terms) is most of a search's work after scoring, and a hook asks for five sessions. Each shortlisted
+    session gets a cheap bound on its score (``_bound``); sessions are ranked in full from the highest bound down,
+    and the best ranked one is given out once it outscores every bound not ranked yet, which no session left can
+    beat. The order is exactly that of ranking every shortlisted session and sorting them by score, ties in
+    shortlist order (a session whose bound ties the best is ranked before the best is given out); iterating again
+    gives the same sessions without ranking them twice.
     """
 
     def __init__(
@@ -462,9 +472,19 @@ class _Ranking:
             if session in totals:
                 totals[session] *= factor
         # Only the sessions whose messages could make the cut are ranked in full.
-        self._shortlist = heapq.nlargest(shortlist_size, totals.items(), key=itemgetter(1))
-        self._index, self._members, self._doc_scores = index, members, doc_scores
-        self._words, self._dated, self._now = words, dated, now
+        shortlist = [session for session, _ in heapq.nlargest(shortlist_size, totals.items(), key=itemgetter(1))]
+        self._index, self._doc_scores, self._words, self._dated = index, doc_scores, words, dated
+        doc_scores.masks(doc for session in shortlist for doc in members[session])  # all at once
+        scores = doc_scores.scores
+        self._sessions = [
+            (session, [(scores[doc], doc) for doc in members[session]], recency(self._keys(session).updated, now))
+            for session in shortlist
+        ]
+        #: (bound, shortlist position) of the sessions not ranked yet, the highest bound last (the first on a tie).
+        self._unranked = sorted(
+            ((self._bound(*session), position) for position, session in enumerate(self._sessions)),
+            key=lambda pair: (pair[0], -pair[1]),
+        )
         self._waiting: list[tuple[float, int, _Ranked]] = []  # (-score, shortlist position, ranked), a heap
         self._given: list[_Ranked] = []
 
@@ -475,19 +495,44 @@ class _Ranking:
             yield ranked
 
     def _next(self) -> _Ranked | None:
-        waiting, shortlist = self._waiting, self._shortlist
-        position = len(self._given) + len(waiting)  # the next shortlisted session not ranked yet
-        while position < len(shortlist) and (not waiting or -waiting[0][0] <= SCORE_BOUND * shortlist[position][1]):
-            ranked = self._rank(shortlist[position][0])
-            heapq.heappush(waiting, (-ranked[0], position, ranked))
-            position += 1
+        waiting, unranked = self._waiting, self._unranked
+        while unranked and (not waiting or -waiting[0][0] <= unranked[-1][0]):
+            _, position = unranked.pop()
+            heapq.heappush(waiting, (-(ranked := self._rank(*self._sessions[position]))[0], position, ranked))
         return heapq.heappop(waiting)[2] if waiting else None
 
-    def _rank(self, session: int) -> _Ranked:
+    def _keys(self, session: int) -> SessionKeys:
+        seg_i, ordinal = _session_pair(session)
+        return self._index.segments[seg_i].session_keys(ordinal)
+
+    def _held(self, docs: list[tuple[float, int]]) -> int:
+        """The query terms ``docs`` hold, as written or nearly."""
+        held = 0
+        for written, nearly in self._doc_scores.masks(doc for _, doc in docs):
+            held |= written | nearly
+        return held
+
+    def _bound(self, session: int, docs: list[tuple[float, int]], recent: float) -> float:
+        """The most ``_rank`` can score the session: its three best messages' scores (a message's with its field
+        docs', which share its place in the records) as if each borrowed the most from its neighbours, times the
+        share of the query's terms it holds (``_rank``'s two covers are each at most that share), its recency and
+        its date boost."""
+        segment = self._index.segments[session >> KIND_SHIFT]
+        by_message: dict[int, float] = {}
+        for score, doc in docs:
+            position = segment.position(doc & _DOC_MASK)
+            by_message[position] = by_message.get(position, 0.0) + score
+        best = heapq.nlargest(3, by_message.values()) + [0.0, 0.0]
+        bound = BEST_TURN_BOUND * best[0] + SECOND_BEST_SHARE * (best[1] + best[2])
+        if self._words:
+            bound *= bin(self._held(docs)).count("1") / len(self._words)
+        return bound * recent * self._dated.get(session, 1.0) * ROUNDING_MARGIN
+
+    def _rank(self, session: int, docs: list[tuple[float, int]], recent: float) -> _Ranked:
         """One session ranked in full."""
         key = _session_pair(session)
-        segment, scores = self._index.segments[key[0]], self._doc_scores.scores
-        turns, scored = _turns(segment, key, [(scores[doc], doc & _DOC_MASK) for doc in self._members[session]])
+        segment = self._index.segments[key[0]]
+        turns, scored = _turns(segment, key, [(score, doc & _DOC_MASK) for score, doc in docs])
         total = turns[0] + SECOND_BEST_SHARE * sum(turns[1:3])
         if self._words:
             masks = self._doc_scores.masks(session << _DOC_BITS | doc for _, doc in scored)
@@ -496,8 +541,7 @@ class _Ranking:
                 held |= written | nearly
             total *= (bin(held).count("1") / len(self._words)) ** COORD
             total *= (_window_cover(segment, scored, masks) / len(self._words)) ** WINDOW_COORD
-        updated = segment.session_keys(key[1]).updated
-        return total * recency(updated, self._now) * self._dated.get(session, 1.0), key, scored
+        return total * recent * self._dated.get(session, 1.0), key, scored
 
 
 def _turns(segment: Segment, key: _Key, scored: list[tuple[float, int]]) -> tuple[list[float], list[tuple[float, int]]]:
