@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from itertools import chain, repeat
-from operator import itemgetter, or_
+from operator import itemgetter
 
 from .dates import split_dates
 from .fields import (
@@ -183,12 +183,10 @@ def recency(updated: float, now: float) -> float:
 
 
 _Key = tuple[int, int]
-#: Search keys a session as one int, its segment's number above its ordinal (``KIND_SHIFT`` bits), and a doc as its
-#: session's key above its own number (``_DOC_BITS``): ints hash faster than pairs, thousands a search, and a doc's
-#: key names its session without another look-up.
+#: Search keys a doc as one int, its segment's number above its own (``_DOC_BITS``), and a session as its segment's
+#: number above its ordinal (``KIND_SHIFT`` bits): ints hash faster than pairs, thousands a search.
 _DOC_BITS = 32
 _DOC_MASK = (1 << _DOC_BITS) - 1
-_ABOVE_DOC = _DOC_BITS.__rlshift__  # a session's key -> its docs' keys' high part, at C speed over a postings list
 
 
 def _session_key(seg_i: int, ordinal: int) -> int:
@@ -200,11 +198,9 @@ def _session_pair(session: int) -> _Key:
     return session >> KIND_SHIFT, session & ORDINAL_MASK
 
 
-def _doc_keys(seg_i: int, segment: Segment, docs: Iterable[int]) -> Iterator[int]:
-    """The keys of ``docs`` (of segment ``seg_i``), their sessions read from ``docs.bin``'s heads, at C speed."""
-    base = seg_i << KIND_SHIFT
-    sessions = map(base.__or__, map(ORDINAL_MASK.__and__, map(segment.heads.__getitem__, docs)))
-    return map(or_, map(_ABOVE_DOC, sessions), docs)
+def _doc_keys(seg_i: int, docs: Sequence[int]) -> Iterable[int]:
+    """The keys of ``docs`` of segment ``seg_i`` (the first segment's are the docs themselves)."""
+    return map((seg_i << _DOC_BITS).__or__, docs) if seg_i else docs
 
 
 class _Scores:
@@ -309,7 +305,7 @@ def _add_postings(
         if kinds:
             docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
         weighted = chain.from_iterable(map(repeat, [weight * impact for impact in impacts], lengths))
-        scores.add(dict(zip(_doc_keys(i, segment, docs), weighted, strict=False)), flag, near)  # a run may run on
+        scores.add(dict(zip(_doc_keys(i, docs), weighted, strict=False)), flag, near)  # a run may run on
     return idf
 
 
@@ -337,7 +333,7 @@ def _date_boosts(index: Index, dates: list[tuple[str, str]], doc_scores: _Scores
             p_off, count, _ = segment.lookup(key)
             for doc, ordinal, _ in segment.postings(p_off, 0, min(count, FULL_READ)):
                 session = _session_key(i, ordinal)
-                doc_scores.scores.setdefault(session << _DOC_BITS | doc, DATE_ONLY_SCORE)
+                doc_scores.scores.setdefault(i << _DOC_BITS | doc, DATE_ONLY_SCORE)
                 if boosts.get(session, 0.0) < factor:
                     boosts[session] = factor
     return boosts
@@ -403,8 +399,10 @@ def _group(
     totals: dict[int, float] = {}
     rejected: set[int] = set()
     admitted = _admission(index, filters, only)
+    heads = [segment.heads for segment in index.segments]
     for doc, score in doc_scores.scores.items():
-        session = doc >> _DOC_BITS
+        seg_i = doc >> _DOC_BITS
+        session = seg_i << KIND_SHIFT | heads[seg_i][doc & _DOC_MASK] & ORDINAL_MASK
         total = totals.get(session)
         if total is not None:
             totals[session] = total + score
@@ -535,7 +533,7 @@ class _Ranking:
         turns, scored = _turns(segment, key, [(score, doc & _DOC_MASK) for score, doc in docs])
         total = turns[0] + SECOND_BEST_SHARE * sum(turns[1:3])
         if self._words:
-            masks = self._doc_scores.masks(session << _DOC_BITS | doc for _, doc in scored)
+            masks = self._doc_scores.masks(key[0] << _DOC_BITS | doc for _, doc in scored)
             held = 0
             for written, nearly in masks:
                 held |= written | nearly
@@ -601,9 +599,8 @@ def _window_cover(segment: Segment, scored: list[tuple[float, int]], masks: list
 
 def _mask(doc_scores: _Scores, key: _Key, scored: list[tuple[float, int]]) -> int:
     """The query terms ``scored``'s docs (of the session ``key``) hold as written."""
-    session = _session_key(*key)
     mask = 0
-    for written, _ in doc_scores.masks(session << _DOC_BITS | doc for _, doc in scored):
+    for written, _ in doc_scores.masks(key[0] << _DOC_BITS | doc for _, doc in scored):
         mask |= written
     return mask
 
