@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from harness import Sample, point_at_sample
+from installed_copy import installed_package, stale_install
 
 from deja.core.indexer import refresh
 
@@ -27,6 +28,13 @@ _OVERRIDES = (
     "CURSOR_PROJECT_DIR",
     "CLAUDE_PROJECT_DIR",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Stop before any test when ``import deja`` would load other code than this checkout's (tests/installed_copy.py)."""
+    problem = stale_install(installed_package())
+    if problem:
+        raise pytest.UsageError(problem)
 
 
 @pytest.fixture(autouse=True)

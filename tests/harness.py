@@ -7,6 +7,7 @@ project's own writers (``deja.core.writers``), never mocked.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -20,6 +21,8 @@ from deja.core.indexer import refresh
 from deja.core.sample import SampleHistory, build_sample_history
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
+#: The checkout these tests are in.
+CHECKOUT = Path(__file__).resolve().parents[1]
 #: The console script's module: run through this interpreter, so a test never depends on PATH.
 ENTRY = (sys.executable, "-m", "deja.interfaces.entry")
 
@@ -64,6 +67,28 @@ def console_script(folder: Path) -> Path:
 def path_with(script: Path) -> str:
     """A PATH holding ``script``'s folder and the system's own, and nothing of the developer's."""
     return os.pathsep.join([str(script.parent), os.defpath])
+
+
+def clean_copy(destination: Path) -> Path:
+    """The checkout's files copied to ``destination`` as a clone would have them (git's view when there is one, edits
+    not yet committed included), nothing built or installed."""
+    listed = subprocess.run(
+        ["git", "-C", str(CHECKOUT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+    )
+    if listed.returncode != 0:
+        ignore = shutil.ignore_patterns(".git", ".venv", "*.egg-info", "__pycache__", ".pytest_cache", "build")
+        return Path(shutil.copytree(CHECKOUT, destination, symlinks=True, ignore=ignore))
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source, target = CHECKOUT / name, destination / name
+        if not source.exists() and not source.is_symlink():
+            continue  # deleted in the work tree, not yet committed
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(os.readlink(source))
+        else:
+            shutil.copy2(source, target)
+    return destination
 
 
 class Sample(msgspec.Struct):

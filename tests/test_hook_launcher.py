@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import Sample
+from harness import CHECKOUT, Sample
+from installed_copy import installed_package
 
 from deja.installers import claude, cursor, install, uninstall, wiring_report
 from deja.installers.entries import hook_executable, is_deja_hook, launcher_path
@@ -91,13 +92,16 @@ def test_install_writes_the_launcher_for_the_deja_that_runs_it(
 
 @pytest.mark.unit
 def test_a_launcher_that_would_need_site_is_not_written(fake_home: Path, running_deja: str, tmp_path: Path) -> None:
-    """A user install whose PyStemmer is the system's, or an editable install (this checkout): ``<deja> hook-…``."""
+    """A user install whose PyStemmer is the system's, or an editable install: ``<deja> hook-…``. This process's own
+    deja gets the launcher only when it is installed as the README installs it, not editable."""
     launcher = _installed_as_pip_does(tmp_path / "site-packages", stemmer=False)
     _install_from(launcher.parents[2], running_deja, "cursor-auto")
     assert _commands(fake_home)["beforeSubmitPrompt"] == [f"{shlex.quote(running_deja)} hook-prompt"]
 
     install("cursor-auto", deja_path=running_deja)
-    assert _commands(fake_home)["beforeSubmitPrompt"] == [f"{shlex.quote(running_deja)} hook-prompt"]
+    editable = installed_package() == CHECKOUT
+    own = f"{shlex.quote(running_deja)} hook-prompt" if editable else _launched("hook-prompt")
+    assert _commands(fake_home)["beforeSubmitPrompt"] == [own]
     wiring = [(f.level, f.message) for f in wiring_report(running_deja) if "hooks" in f.message]
     assert [level for level, _ in wiring] == ["ok"], wiring
 
@@ -183,8 +187,8 @@ def _run(command: str, payload: dict[str, Any], env: dict[str, str]) -> subproce
 
 
 def test_a_launcher_command_for_this_checkout_answers_as_cursor_runs_it(indexed_sample: Sample) -> None:
-    """An editable install (this checkout), whose hooks an older deja wrote as the launcher: deja is found through
-    ``site``, which the launcher then runs."""
+    """This environment's launcher: an editable install's (whose hooks an older deja wrote as the launcher) finds
+    deja through ``site``, which it then runs; a regular install's finds deja in its own folder."""
     command = _launched("hook-prompt")
 
     done = _run(command, {**PROMPT, "conversation_id": "launcher-editable"}, indexed_sample.env)

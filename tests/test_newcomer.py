@@ -14,9 +14,10 @@ from pathlib import Path
 import orjson
 import pytest
 from harness import ENTRY, Sample, run_deja
+from installed_copy import installed_package
 
 from deja.hooks.run import HANDLERS
-from deja.interfaces.about import DISTRIBUTION, upgrade_advice, upgrade_command, version
+from deja.interfaces.about import DISTRIBUTION, Checkout, upgrade_advice, upgrade_command, version
 from deja.interfaces.cli import Command, app, fit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,25 +34,36 @@ def test_the_distribution_is_not_the_unrelated_deja_on_the_package_index() -> No
 
 
 def test_upgrade_advice_fits_this_install() -> None:
-    """This checkout's environment is an editable install: the advice updates the checkout, never `pip install deja`."""
+    """This checkout's environment installed it (editable, or as the README does): the advice pulls this checkout and
+    installs it again the same way, never `pip install deja`."""
     advice = upgrade_command()
-    assert f"git -C {ROOT} pull" in advice and f"{sys.executable} -m pip install -e {ROOT}" in advice
+    again = "install -e" if installed_package() == ROOT else "install"
+    assert advice == f"git -C {ROOT} pull && {sys.executable} -m pip {again} '{ROOT}[test]'"
     assert not re.search(r"install (--upgrade )?deja(\s|$)", advice)
+
+
+VENV = "/home/me/.local/share/deja/venv"
 
 
 @pytest.mark.parametrize(
     ("checkout", "prefix", "python", "advice"),
     [
-        ("/src/deja", "/home/me/.local/share/deja/venv", "/home/me/.local/share/deja/venv/bin/python",
-         "git -C /src/deja pull && /home/me/.local/share/deja/venv/bin/python -m pip install -e /src/deja"),
+        (Checkout(Path("/src/deja"), editable=False), VENV, f"{VENV}/bin/python",
+         f"git -C /src/deja pull && {VENV}/bin/python -m pip install '/src/deja[test]'"),
+        (Checkout(Path("/src/deja"), editable=True), VENV, f"{VENV}/bin/python",
+         f"git -C /src/deja pull && {VENV}/bin/python -m pip install -e '/src/deja[test]'"),
+        (Checkout(Path("/my src/deja"), editable=False), "/opt/my tools", "/opt/my tools/bin/python",
+         "git -C '/my src/deja' pull && '/opt/my tools/bin/python' -m pip install '/my src/deja[test]'"),
         (None, "/home/me/.local/share/pipx/venvs/deja-cursor", "/home/me/.local/share/pipx/venvs/deja-cursor/bin/python",
          "pipx upgrade deja-cursor"),
         (None, "/opt/tools/deja", "/opt/tools/deja/bin/python", "/opt/tools/deja/bin/python -m pip install --upgrade deja-cursor"),
         (None, "/opt/my tools", "/opt/my tools/bin/python", "'/opt/my tools/bin/python' -m pip install --upgrade deja-cursor"),
     ],
 )  # fmt: skip
-def test_upgrade_advice_for_each_way_of_installing(checkout: str | None, prefix: str, python: str, advice: str) -> None:
-    assert upgrade_advice(Path(checkout) if checkout else None, Path(prefix), python) == advice
+def test_upgrade_advice_for_each_way_of_installing(
+    checkout: Checkout | None, prefix: str, python: str, advice: str
+) -> None:
+    assert upgrade_advice(checkout, Path(prefix), python) == advice
 
 
 def test_version_is_one_line_from_the_cli_doctor_and_the_mcp_server(sample: Sample) -> None:

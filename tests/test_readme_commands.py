@@ -1,65 +1,64 @@
 """The README's two commands, as written, on a fresh machine: a copy of the checkout, an empty HOME, and a pip
-that refuses to install outside a virtual environment (as stock Debian, Ubuntu and Homebrew Pythons do)."""
+that refuses to install outside a virtual environment (as stock Debian, Ubuntu and Homebrew Pythons do). The first
+installs deja as a user gets it, not editable; what it installed is then wired into Cursor and run from there."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import shutil
+import shlex
 import subprocess
 from pathlib import Path
 
 import pytest
+from harness import CHECKOUT, clean_copy
+from installed_copy import differences
 
-ROOT = Path(__file__).resolve().parents[1]
+from deja.installers import cursor
+
 #: Set in the copy's own test run, which would otherwise run these commands again, without end.
 NESTED = "DEJA_README_COMMANDS"
-VENV_BIN = ".local/share/deja/venv/bin"
+VENV = ".local/share/deja/venv"
+VENV_BIN = f"{VENV}/bin"
+#: A module an earlier build of the checkout staged (setuptools' ``build/lib``) that the checkout no longer has.
+REMOVED_SINCE = Path("build", "lib", "deja", "core", "removed_since.py")
 
 
 def readme_commands() -> list[str]:
     """The shell block under "## Two commands", one command a line."""
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Two commands\n", 1)[1]
+    section = (CHECKOUT / "README.md").read_text(encoding="utf-8").split("\n## Two commands\n", 1)[1]
     block = re.search(r"```sh\n(.*?)```", section, flags=re.S)
     assert block, "README.md: no sh block under ## Two commands"
     return [line for line in block[1].splitlines() if line.strip()]
 
 
 @pytest.mark.unit
-def test_the_commands_install_nothing_into_the_system_python() -> None:
+def test_the_commands_install_deja_as_a_user_gets_it_and_nothing_into_the_system_python() -> None:
     setup, tests = readme_commands()
-    assert setup.startswith("python3 -m venv ~/.local/share/deja/venv && ")
-    assert all(f"~/{VENV_BIN}/" in step for step in setup.split(" && ")[1:]), setup
+    assert setup.startswith(f"python3 -m venv ~/{VENV} && ")
+    steps = setup.split(" && ")[1:]
+    assert all(f"~/{VENV_BIN}/" in step for step in steps), setup
+    assert f"~/{VENV_BIN}/pip install '.[test]'" in steps, "a regular install (not editable), with the test extra"
     assert tests == f"~/{VENV_BIN}/python -m pytest"
-    assert (ROOT / ".ci" / "run").read_text().rstrip().endswith("\n" + tests), ".ci/run runs the README's test command"
+    ci = (CHECKOUT / ".ci" / "run").read_text().splitlines()
+    assert f"{setup} || exit 1" in ci, ".ci/run runs the README's setup"
+    assert ci[-1] == tests, ".ci/run ends with the README's test command"
 
 
-def _clean_copy(destination: Path) -> Path:
-    """The checkout's files as a clone would have them (git's view when there is one), nothing built or installed."""
-    listed = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True,
-    )
-    if listed.returncode != 0:
-        ignore = shutil.ignore_patterns(".git", ".venv", "*.egg-info", "__pycache__", ".pytest_cache", "build")
-        return Path(shutil.copytree(ROOT, destination, symlinks=True, ignore=ignore))
-    for name in filter(None, listed.stdout.decode().split("\0")):
-        source, target = ROOT / name, destination / name
-        if not source.exists() and not source.is_symlink():
-            continue  # deleted in the work tree, not yet committed
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():
-            target.symlink_to(os.readlink(source))
-        else:
-            shutil.copy2(source, target)
-    return destination
+def _wired_hooks(home: Path) -> set[str]:
+    """Every hook command in the home's ``~/.cursor/hooks.json``."""
+    hooks = json.loads((home / ".cursor" / "hooks.json").read_text())["hooks"]
+    return {entry["command"] for entries in hooks.values() for entry in entries}
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get(NESTED) == "1", reason="this is the README's test command already")
 def test_the_readme_commands_work_as_written_on_a_fresh_machine(tmp_path: Path) -> None:
     setup, tests = readme_commands()
-    checkout = _clean_copy(tmp_path / "deja")
+    checkout = clean_copy(tmp_path / "deja")
+    (checkout / REMOVED_SINCE).parent.mkdir(parents=True)
+    (checkout / REMOVED_SINCE).write_text("raise ImportError('removed from the checkout')\n")
     home = tmp_path / "fresh-home"
     home.mkdir()
     env = {
@@ -69,15 +68,31 @@ def test_the_readme_commands_work_as_written_on_a_fresh_machine(tmp_path: Path) 
     }
     env.update({"HOME": str(home), "PIP_REQUIRE_VIRTUALENV": "1", NESTED: "1"})
 
-    def run(command: str) -> subprocess.CompletedProcess[str]:
+    def run(command: str, **more: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            ["sh", "-c", command], cwd=checkout, env=env, capture_output=True, text=True, timeout=1800
+            ["sh", "-c", command], cwd=checkout, env={**env, **more}, capture_output=True, text=True, timeout=1800
         )
 
     first = run(setup)
     assert first.returncode == 0, first.stderr[-3000:]
     assert "\ndeja demo: a sample Cursor history of " in first.stdout, first.stdout[-2000:]
-    assert (home / VENV_BIN / "deja").is_file(), "deja ends up where the README says"
+    deja = home / VENV_BIN / "deja"
+    assert deja.is_file(), "deja ends up where the README says"
+    site = next((home / VENV / "lib").glob("python3.*/site-packages"))
+    assert differences(site / "deja", checkout) == [], "the checkout's modules are installed, and no others"
+
+    on_path = {"PATH": os.pathsep.join([str(deja.parent), os.defpath])}
+    assert run("deja install cursor-auto && deja index", **on_path).returncode == 0
+    python = deja.read_text().splitlines()[0].removeprefix("#!")
+    launcher = site / "deja" / "interfaces" / "hook.py"
+    subcommands = {hook.subcommand for hook in cursor.HOOKS}
+    assert _wired_hooks(home) == {shlex.join([python, "-I", "-S", str(launcher), sub]) for sub in subcommands}
+    prompt = next(command for command in _wired_hooks(home) if command.endswith(" hook-prompt"))
+    payload = {"hook_event_name": "beforeSubmitPrompt", "prompt": "stale prices", "conversation_id": "fresh-1"}
+    hook = subprocess.run(["sh", "-c", prompt], input=json.dumps(payload), env=env, capture_output=True, text=True)
+    assert (hook.returncode, hook.stderr) == (0, ""), "a hook starts from what deja install wrote"
+    doctor = run("deja doctor", **on_path)
+    assert doctor.returncode == 0 and "ok     Cursor: deja's hooks are in " in doctor.stdout, doctor.stdout
 
     second = run(tests)
     assert second.returncode == 0, (second.stdout + second.stderr)[-3000:]
