@@ -37,7 +37,7 @@ from .format import (
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (and collections.abc, pathlib: a hook reads the index with paths as strings)
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
     from _typeshed import StrPath
 
@@ -87,9 +87,9 @@ class Segment:
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self._doc_rows = memoryview(self._docs if self._docs else b"").cast("I")
-        #: Each doc's first u32 (session ordinal | kind << KIND_SHIFT), a strided view: no copy, one index per
-        #: posting (a search maps a whole column of docs through it: ``search._group``).
-        self.doc_heads = self._doc_rows[::3]
+        #: Each doc's first u32 (its session ordinal | its kind << KIND_SHIFT), a strided view: no copy, one index
+        #: per posting (search groups thousands of scored docs into sessions through it).
+        self.heads = self._doc_rows[::3]
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
         self._keys_end = -1
@@ -167,50 +167,61 @@ class Segment:
 
     def postings(self, p_off: int, start: int, stop: int) -> list[tuple[int, int, float]]:
         """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact or time), best first."""
-        heads = self.doc_heads
+        heads = self.heads
         try:
             if self._keyed(p_off):
                 size = KEYED_POSTING.size
                 pairs = KEYED_POSTING.iter_unpack(self._postings[p_off + start * size : p_off + stop * size])
                 return [(doc, heads[doc] & ORDINAL_MASK, days) for doc, days in pairs]
-            pairs = islice(zip(*self._word_postings(p_off, stop), strict=False), start, None)
+            pairs = islice(self._word_postings(p_off, stop), start, None)
             return [(doc, heads[doc] & ORDINAL_MASK, impact) for doc, impact in pairs]
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
-    def word_columns(self, p_off: int, stop: int) -> tuple[memoryview, Iterator[float]]:
-        """A word's first ``stop`` postings as two columns, its docs and their impacts (which may run on past
-        ``stop``): what adds a whole list to a search's scores in a few C-level passes (``search._add_whole``),
-        where ``postings`` builds a tuple per posting. Every doc is checked to be one of the segment's, as
-        ``postings`` checks each by reading its row."""
+    def impact_runs(self, p_off: int, stop: int) -> tuple[Sequence[int], list[float], bytes]:
+        """A postings list's first ``stop`` docs (at most as many as it keeps), and their impacts (a key's: times) as
+        runs: each run's value and each run's length (the last run read may run on past ``stop``). Search weighs a
+        run of postings with one product and builds its scores with dict and zip over whole lists, not posting by
+        posting in Python."""
         try:
-            docs, impacts = self._word_postings(p_off, stop)
+            if self._keyed(p_off):
+                size = KEYED_POSTING.size
+                pairs = list(KEYED_POSTING.iter_unpack(self._postings[p_off : p_off + stop * size]))
+                docs: Sequence[int] = [doc for doc, _ in pairs]
+                runs = docs, [value for _, value in pairs], bytes([1]) * len(pairs)
+            else:
+                runs = self._word_runs(p_off, stop)
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
-        if docs and max(docs) >= self.ref.docs:
+        if runs[0] and max(runs[0]) >= self.ref.docs:  # each doc checked to be the segment's, as ``postings`` does
             raise self._damaged("postings.bin", IndexError("a posting names a doc past the segment's last"))
-        return docs, impacts
+        return runs
 
-    def _word_postings(self, p_off: int, stop: int) -> tuple[memoryview, Iterator[float]]:
-        """A word's first ``stop`` (at most as many as it keeps) docs and impacts: its impact runs are read only
-        as far as they can cover ``stop`` (the last run read may run on past it)."""
+    def _word_postings(self, p_off: int, stop: int) -> Iterator[tuple[int, float]]:
+        """A word's first ``stop`` (at most as many as it keeps) docs and impacts."""
+        docs, values, lengths = self._word_runs(p_off, stop)
+        return zip(docs, chain.from_iterable(map(repeat, values, lengths)), strict=False)  # the last run may run on
+
+    def _word_runs(self, p_off: int, stop: int) -> tuple[Sequence[int], list[float], bytes]:
+        """A word's first ``stop`` docs, and its impact runs' values and lengths: the runs are read only as far as
+        they can cover ``stop``."""
         data = self._postings
         runs = RUNS.unpack_from(data, p_off)[0]
         values_at = p_off + RUNS.size
         lengths_at = values_at + 2 * runs
         read = min(runs, stop)  # enough runs: each holds at least one posting
-        values = struct.unpack_from(f"<{read}e", data, values_at)
-        impacts = chain.from_iterable(map(repeat, values, data[lengths_at : lengths_at + read]))
+        values = list(struct.unpack_from(f"<{read}e", data, values_at))
+        lengths = bytes(data[lengths_at : lengths_at + read])
         docs_at, width = lengths_at + runs, self._doc_width
         packed = data[docs_at : docs_at + width * stop]
         if len(packed) != width * stop:
             raise ValueError(f"{stop} postings past the end")
         if width == 4:
-            return memoryview(packed).cast("I"), impacts
+            return memoryview(packed).cast("I"), values, lengths
         wide = bytearray(4 * stop)  # little-endian u16s or u24s widened to u32s
         for i in range(width):
             wide[i::4] = packed[i::width]
-        return memoryview(wide).cast("I"), impacts
+        return memoryview(wide).cast("I"), values, lengths
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
