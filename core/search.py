@@ -254,7 +254,8 @@ def _score_docs(
     gained: frozenset[str] = frozenset(),
     budget: int | None = None,
 ) -> tuple[_Scores, dict[str, float]]:
-    """Every candidate message's score, keyed by (segment number, doc), and each term's idf.
+    """Every candidate doc's score and the query terms it matched (``_Scores``, keyed ``seg_i << _DOC_BITS | doc``),
+    and each term's idf.
 
     ``parts`` maps a term that is only part of an identifier to the identifier (see ``text.identifier_parts``);
     ``others`` a term to the other words it also looks for, with their share of its weight

@@ -132,3 +132,15 @@ def test_a_manifest_of_another_version_or_corrupt_is_named_as_such(indexed_sampl
                 read_manifest(directory, codec)
     manifest.write_bytes(original)
     assert read_manifest(Path(directory), LIGHT) == read_manifest(Path(directory), LIGHT)
+
+
+@pytest.mark.unit
+def test_a_damaged_time_read_late_is_reported_as_index_damage() -> None:
+    """A time is made a datetime when first read, after the reader's own damage handling: a damaged one must still
+    be IndexUnreadable (what ``deja search`` turns into its one-line "run `deja index`"), not a bare ValueError."""
+    data = msgspec.msgpack.encode(Message(role="user", text="hi", timestamp=datetime(2026, 3, 1, 12, 30)))
+    damaged = data.replace(b"2026-03-01T12:30:00", b"2026-13-45T99:00:00")
+    assert damaged != data
+    message = LIGHT.message(damaged)
+    with pytest.raises(IndexUnreadable, match="damaged.*timestamp"):
+        _ = message.timestamp

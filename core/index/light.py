@@ -51,8 +51,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "Manifest": {"segments": [], "state": "", "redaction": ""},
     "FileSum": {},
 }
-#: Fields that hold a time: msgspec writes an aware one as a timestamp, a naive one as ISO text.
-TIMES = frozenset({"started", "updated", "timestamp"})
 
 
 class Stamp:
@@ -66,7 +64,7 @@ class Stamp:
 
 class Time:
     """A time field of a record, stored as read (a :class:`Stamp`, ISO text or None) and made a datetime, as msgspec
-    decodes it, when first read."""
+    decodes it, when first read (msgspec writes an aware time as a timestamp, a naive one as ISO text)."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
@@ -79,7 +77,10 @@ class Time:
         except KeyError:
             raise AttributeError(f"the record has no field {self.name!r}") from None
         if isinstance(value, Stamp | str):
-            value = record.__dict__[self.name] = _datetime(value)
+            try:
+                value = record.__dict__[self.name] = _datetime(value)
+            except (ValueError, OverflowError) as exc:  # read late, so reported as the reader reports damage
+                raise IndexUnreadable(f"the index is damaged (a record's {self.name}: {exc})") from None
         return value
 
     def __set__(self, record: Fields, value: Any) -> None:

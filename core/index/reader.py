@@ -179,18 +179,12 @@ class Segment:
             raise self._damaged("postings.bin", exc) from None
 
     def impact_runs(self, p_off: int, stop: int) -> tuple[Sequence[int], list[float], bytes]:
-        """A postings list's first ``stop`` docs (at most as many as it keeps), and their impacts (a key's: times) as
-        runs: each run's value and each run's length (the last run read may run on past ``stop``). Search weighs a
-        run of postings with one product and builds its scores with dict and zip over whole lists, not posting by
-        posting in Python."""
+        """A word's postings list's first ``stop`` docs (at most as many as it keeps), and their impacts as runs: each
+        run's value and each run's length (the last run read may run on past ``stop``). Search weighs a run of
+        postings with one product and builds its scores with dict and zip over whole lists, not posting by posting
+        in Python. (A key's list, of times, is read by ``postings``.)"""
         try:
-            if self._keyed(p_off):
-                size = KEYED_POSTING.size
-                pairs = list(KEYED_POSTING.iter_unpack(self._postings[p_off : p_off + stop * size]))
-                docs: Sequence[int] = [doc for doc, _ in pairs]
-                runs = docs, [value for _, value in pairs], bytes([1]) * len(pairs)
-            else:
-                runs = self._word_runs(p_off, stop)
+            runs = self._word_runs(p_off, stop)
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
         if runs[0] and max(runs[0]) >= self.ref.docs:  # each doc checked to be the segment's, as ``postings`` does
