@@ -7,7 +7,9 @@ Builds each generated history (``bench/out/hist-N``, made by ``bench_index``'s
 the peak memory is the build's own (the largest of the build and its parts).
 ``--history`` builds one given history instead (read only: the shared 100k one)
 into ``--home``. The load average is printed beside every figure: the machine
-is shared, and a wall figure means little without it.
+is shared, and a wall figure means little without it. ``mb_per_s_idle`` is what
+the wall figure would be on idle cores: the builder's own CPU, then its parts'
+side by side, one a core.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from deja.core.sample import SampleHistory  # noqa: E402
 
 def build_figures(history: SampleHistory, home: Path) -> dict:
     """Build ``history`` into an empty ``home`` and say how fast, how big and how much memory."""
+    from deja.core.indexer.parts import MAX_WORKERS
+    from deja.core.parallel import cores
+
     os.environ.update(history.environment(home))
     shutil.rmtree(home, ignore_errors=True)
     load_before = os.getloadavg()[0]
@@ -42,6 +47,11 @@ def build_figures(history: SampleHistory, home: Path) -> dict:
         "cpu_s": build["cpu_s"],
         "mb_per_cpu_s": src / 1e6 / build["cpu_s"],
         "mb_per_wall_s": src / 1e6 / build["wall_s"],
+        "cpu_parent_s": build["cpu_parent_s"],
+        "cpu_parts_s": build["cpu_parts_s"],
+        # What the wall figure would be on idle cores: the parent's CPU, then the parts side by side (as even as
+        # the split by chat id makes them), one a core.
+        "mb_per_s_idle": src / 1e6 / (build["cpu_parent_s"] + build["cpu_parts_s"] / min(cores(), MAX_WORKERS)),
         "peak_rss_mb": build["peak_rss_mb"],
         "rss_parent_mb": build["peak_rss_parent_mb"],
         "rss_parts_mb": build["peak_rss_parts_mb"],

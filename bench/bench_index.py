@@ -259,6 +259,8 @@ print(orjson.dumps({
     "sessions": built.sessions,
     "messages": built.messages,
     "cpu_s": me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime,
+    "cpu_parent_s": me.ru_utime + me.ru_stime,
+    "cpu_parts_s": children.ru_utime + children.ru_stime,
     "peak_rss_mb": max(me.ru_maxrss, children.ru_maxrss) / 1024,
     "peak_rss_parent_mb": me.ru_maxrss / 1024,
     "peak_rss_parts_mb": children.ru_maxrss / 1024,

@@ -31,7 +31,7 @@ def file_bytes(home: Path) -> tuple[Counter[str], Counter[str]]:
     size: Counter[str] = Counter()
     deflated: Counter[str] = Counter()
     for segment in Index.open(home).segments:
-        for path in segment.path.iterdir():
+        for path in Path(segment.path).iterdir():
             data = path.read_bytes()
             size[path.name] += len(data)
             deflated[path.name] += len(zlib.compress(data, 6))

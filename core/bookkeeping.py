@@ -24,7 +24,7 @@ import msgspec
 
 from . import faults
 from .index import IndexUnreadable
-from .private import private_dir, sync_paths, write_private
+from .private import private_dir, write_private
 
 SHARDS = 64
 FOLDER = "state"
@@ -106,6 +106,8 @@ class Bookkeeping:
         self._parked: dict[int, Path | None] = {}
         #: Database -> its new fingerprints, set aside on disk until ``save`` names them (a big history's are many).
         self._new_fingerprints: dict[str, Path] = {}
+        #: The files ``save`` wrote, for the manifest that names them to sync with its own (``write_manifest``).
+        self.unsynced: list[Path] = []
 
     def _files(self) -> list[tuple[str, type[Any]]]:
         """Every file the state names, with what it holds."""
@@ -199,7 +201,8 @@ class Bookkeeping:
         """Write the shards and fingerprints that changed and the ``State`` naming every file, all under new names.
 
         ``tag`` names this build's files; the result is the ``State`` file's path
-        relative to the index folder, for the manifest to name.
+        relative to the index folder, for the manifest to name. The files are not synced here: ``unsynced``
+        lists them for the manifest's write to make durable with its own, in one wait, before its rename.
         """
         private_dir(self.folder)
         written: list[Path] = []  # synced together at the end, before any manifest names them
@@ -232,7 +235,7 @@ class Bookkeeping:
         name = f"state-{tag}.msgpack"
         written.append(self.folder / name)
         write_private(written[-1], msgspec.msgpack.encode(self.state))
-        sync_paths(written)
+        self.unsynced = written
         return f"{FOLDER}/{name}"
 
 

@@ -5,15 +5,14 @@ variable exported there never reaches them. The config file,
 ``${XDG_CONFIG_HOME:-~/.config}/deja/config.toml``, does: every entrypoint reads
 it, and the variables still win where they are set. Hooks run on every prompt,
 so the file is only stat'ed when nothing changed since the last read, and
-``tomllib`` is imported only when the file exists.
+``tomllib`` is imported only when the file exists. Paths here are strings
+(``os.path``): ``pathlib`` would cost every hook about 5 ms of imports.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import time
-from pathlib import Path
 
 from .record import Record
 
@@ -64,17 +63,28 @@ class ConfigError(ValueError):
     """A key or value ``deja config set`` refuses; the message says what is accepted."""
 
 
-def config_path() -> Path:
+def config_path() -> str:
     """``${XDG_CONFIG_HOME:-~/.config}/deja/config.toml``."""
-    return _config_path(os.environ.get("XDG_CONFIG_HOME", ""), os.path.expanduser("~"))
+    given = (os.environ.get("XDG_CONFIG_HOME", "").strip(), os.path.expanduser("~"))
+    path = _CONFIG_PATHS.get(given)
+    if path is None:  # (built once per XDG_CONFIG_HOME and home folder: indexing asks for a setting per message text)
+        base = expand_folder(given[0]) if given[0] else os.path.join(given[1], ".config")
+        path = _CONFIG_PATHS[given] = os.path.join(base, "deja", "config.toml")
+    return path
 
 
-@functools.lru_cache(maxsize=8)
-def _config_path(xdg: str, home: str) -> Path:
-    """Built once per (XDG_CONFIG_HOME, home folder): indexing asks for a setting once per message text."""
-    xdg = xdg.strip()
-    base = Path(xdg).expanduser() if xdg else Path(home) / ".config"
-    return base / "deja" / "config.toml"
+_CONFIG_PATHS: dict[tuple[str, str], str] = {}
+
+
+def expand_folder(text: str) -> str:
+    """A folder as a person writes it in a setting or a variable: ``~`` expanded, tidied (``a//b/./`` is ``a/b``)."""
+    return os.path.normpath(os.path.expanduser(text.strip()))
+
+
+def folder_variable(name: str) -> str:
+    """The folder the environment variable ``name`` names (:func:`expand_folder`), or "" when it is unset."""
+    value = os.environ.get(name, "").strip()
+    return expand_folder(value) if value else ""
 
 
 #: How long a file read stays good without another stat (indexing asks once per message text).
@@ -93,27 +103,28 @@ class _Read(Record, frozen=True):
 _last: _Read | None = None
 
 
-def read_file(path: Path | None = None) -> tuple[dict[str, Any], str]:
+def read_file(path: str | None = None) -> tuple[dict[str, Any], str]:
     """The file's table and, when it cannot be read, why (then the table is empty). No file: ``({}, "")``."""
     global _last
     path = path or config_path()
     now = time.monotonic()
-    if _last is not None and _last.path == str(path) and now - _last.checked < RECHECK_SECONDS:
+    if _last is not None and _last.path == path and now - _last.checked < RECHECK_SECONDS:
         return _last.table, _last.error
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
-        _last = _Read(str(path), None, now, {}, "")
+        _last = _Read(path, None, now, {}, "")
         return {}, ""
     stamp = (st.st_mtime_ns, st.st_size)
-    if _last is not None and _last.path == str(path) and _last.stamp == stamp:
+    if _last is not None and _last.path == path and _last.stamp == stamp:
         _last = _last.replace(checked=now)
         return _last.table, _last.error
     try:
-        table, error = _parse(path.read_text(encoding="utf-8")), ""
+        with open(path, encoding="utf-8") as f:
+            table, error = _parse(f.read()), ""
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
         table, error = {}, f"{path} is not valid TOML ({exc})"
-    _last = _Read(str(path), stamp, now, table, error)
+    _last = _Read(path, stamp, now, table, error)
     return table, error
 
 
@@ -175,7 +186,7 @@ def parse(setting: Setting, raw: Any) -> Any:
         if value not in RECALL_MODES:
             raise ConfigError(f"{setting.key} takes one of {', '.join(RECALL_MODES)}, not {raw!r}")
         return value
-    return str(Path(raw.strip()).expanduser())
+    return expand_folder(raw)
 
 
 def _from_env(setting: Setting, raw: str) -> Any:
@@ -224,15 +235,15 @@ def shell_only() -> list[tuple[Setting, Any, Resolved]]:
     return differ
 
 
-def set_value(key: str, raw: str, path: Path | None = None) -> Any:
+def set_value(key: str, raw: str, path: str | None = None) -> Any:
     """Validate ``raw`` for ``key`` and write it into the config file (atomically, 0600); returns the stored value."""
     setting = _setting(key)
     value = parse(setting, raw)
     if setting.kind == "path":  # hooks run in ~/.cursor: a relative folder would mean something else there
-        value = str(Path(value).absolute())
-        if key != "home" and not Path(value).is_dir():  # deja's home is made when needed; Cursor's folders are not
+        value = os.path.abspath(value)
+        if key != "home" and not os.path.isdir(value):  # deja's home is made when needed; Cursor's folders are not
             raise ConfigError(f"{key}: {value} is not a folder; give Cursor's existing folder")
-        _refuse_file_in_path(key, Path(value))
+        _refuse_file_in_path(key, value)
     path = path or config_path()
     table = {**_writable_table(path), key: value}
     _write(path, table)
@@ -240,16 +251,16 @@ def set_value(key: str, raw: str, path: Path | None = None) -> Any:
     return value
 
 
-def _refuse_file_in_path(key: str, folder: Path) -> None:
+def _refuse_file_in_path(key: str, folder: str) -> None:
     """ConfigError when ``folder`` or the nearest part of it that exists is a file: it could never be made a folder."""
-    for part in (folder, *folder.parents):
-        if part.exists():
-            if not part.is_dir():
-                raise ConfigError(f"{key}: {part} is a file, not a folder; give a folder path")
-            return
+    part = folder
+    while not os.path.exists(part) and os.path.dirname(part) != part:
+        part = os.path.dirname(part)
+    if os.path.exists(part) and not os.path.isdir(part):
+        raise ConfigError(f"{key}: {part} is a file, not a folder; give a folder path")
 
 
-def unset_value(key: str, path: Path | None = None) -> bool:
+def unset_value(key: str, path: str | None = None) -> bool:
     """Remove ``key`` from the config file, keeping the others (atomically, 0600); False when it was not there."""
     _setting(key)
     path = path or config_path()
@@ -268,7 +279,7 @@ def _setting(key: str) -> Setting:
     return setting
 
 
-def _writable_table(path: Path) -> dict[str, Any]:
+def _writable_table(path: str) -> dict[str, Any]:
     """The file's table, when deja may rewrite it: readable, and holding only the flat keys deja writes."""
     table, error = read_file(path)
     if error:
@@ -278,7 +289,7 @@ def _writable_table(path: Path) -> dict[str, Any]:
     return table
 
 
-def _write(path: Path, table: dict[str, Any]) -> None:
+def _write(path: str, table: dict[str, Any]) -> None:
     """The table as TOML, replacing the file in one step so a reader never sees half of it."""
     import json
 
@@ -293,5 +304,5 @@ def _write(path: Path, table: dict[str, Any]) -> None:
         else:
             rendered = json.dumps(str(value), ensure_ascii=False)  # a JSON string is a TOML basic string
         lines.append(f"{key} = {rendered}")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     replace_private(path, ("\n".join(lines) + "\n").encode("utf-8"), sync=True)

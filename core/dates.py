@@ -10,9 +10,12 @@ from then: the more precise the date, the larger the boost.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
 from .keys import PREFIX
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from datetime import datetime  # (named in annotations only: the prompt hook loads no datetime for a date key)
 
 MONTHS = [
     "january",

@@ -55,22 +55,24 @@ def find_cli_chats() -> Iterator[CliChat]:
     """Every transcript under the cursor-agent roots, with its chat folder where one exists; then every chat
     that has a ``store.db`` and no transcript."""
     roots = paths.cli_roots()
-    chat_dirs = find_all_chat_dirs(roots)
+    # Folders as strings, one per chat, which its CliChat shares: a full build's plan holds every chat's (at 100k
+    # chats a Path and a copy of its string each took about 9 MB more).
+    chat_dirs = {chat_id: str(folder) for chat_id, folder in find_all_chat_dirs(roots).items()}
     include = paths.include_subagents()
     transcribed: set[str] = set()
     for root in roots:
         for found in scan_transcripts(root, include):
             if found.session_id == found.chat_id:
                 transcribed.add(found.chat_id)
-            folder = chat_dirs.get(found.chat_id)
             yield CliChat(
                 id=found.session_id,
                 transcript=found.path,
-                chat_dir=str(folder) if folder else None,
+                chat_dir=chat_dirs.get(found.chat_id),
                 size=found.stat.st_size,
                 mtime_ns=found.stat.st_mtime_ns,
             )
-    for chat_id, folder in store_only_chats(chat_dirs, transcribed).items():
+    untranscribed = {chat_id: Path(folder) for chat_id, folder in chat_dirs.items() if chat_id not in transcribed}
+    for chat_id, folder in store_only_chats(untranscribed, transcribed).items():
         yield CliChat(id=chat_id, transcript="", chat_dir=str(folder))
 
 

@@ -1,34 +1,16 @@
 """Where Cursor keeps its stores, and where deja keeps its own files.
 
 Every function reads the environment when called, so tests can point HOME and
-the overrides at a temporary directory.
+the overrides at a temporary directory. What a hook needs of this is in
+``folders.py``, as strings; these functions build on it.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-from . import config
-
-#: What a hook imports from outside the standard library (``tests/test_layers.py`` checks it).
-HOOK_DEPENDENCIES = ("Stemmer",)
-
-
-def launcher_folder(package: str) -> str | None:
-    """The folder to put on ``sys.path`` for the package ``deja`` at ``package`` and every module a hook needs, or
-    None where only ``site`` finds them (an editable install; PyStemmer in another site-packages).
-
-    The hook launcher (``interfaces/hook.py``, started with ``-I -S``) skips ``site`` where this is a folder, and
-    the installers write that launcher only then: one answer for both, so no hook is written that cannot start.
-    """
-    if os.path.basename(package) != "deja":
-        return None
-    folder = os.path.dirname(package)
-    from importlib.machinery import PathFinder  # (its directory listing is cached for the imports that follow)
-
-    return folder if all(PathFinder.find_spec(name, [folder]) for name in HOOK_DEPENDENCIES) else None
+from . import config, folders
 
 
 def _setting_path(key: str, environment: bool = True) -> Path | None:
@@ -36,17 +18,17 @@ def _setting_path(key: str, environment: bool = True) -> Path | None:
 
     Without ``environment``, the file alone: what Cursor's hooks and MCP server get.
     """
-    value = config.resolve(key, environment=environment).value
+    value = folders.setting(key, environment)
     return Path(value) if value else None
 
 
 def _env_path(name: str) -> Path | None:
-    value = os.environ.get(name, "").strip()
-    return Path(value).expanduser() if value else None
+    value = config.folder_variable(name)
+    return Path(value) if value else None
 
 
 def home() -> Path:
-    return Path(os.path.expanduser("~"))
+    return Path(folders.home())
 
 
 def ide_user_root(platform: str | None = None, environment: bool = True) -> Path:
@@ -81,7 +63,7 @@ def ide_databases(root: Path | None = None) -> list[Path]:
 
 def cursor_config_dir() -> Path:
     """``${CURSOR_CONFIG_DIR:-~/.cursor}``: where Cursor reads mcp.json, hooks.json and commands (installers write here)."""
-    return _env_path("CURSOR_CONFIG_DIR") or home() / ".cursor"
+    return Path(folders.cursor_config_dir())
 
 
 def cursor_data_dir() -> Path:
@@ -139,10 +121,7 @@ def include_subagents() -> bool:
 
 def deja_home(environment: bool = True) -> Path:
     """``${DEJA_HOME:-${XDG_CACHE_HOME:-~/.cache}/deja}``: the index, hook state and logs."""
-    override = _setting_path("home", environment)
-    if override:
-        return override
-    return (_env_path("XDG_CACHE_HOME") or home() / ".cache") / "deja"
+    return Path(folders.deja_home(environment))
 
 
 def ai_tracking_db() -> Path:

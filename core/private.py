@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from pathlib import Path
 
 from .regular_files import NotRegularFile
 
@@ -20,29 +19,31 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import IO, Any
 
+    from _typeshed import StrPath  # a str or an os.PathLike: these take either, and hooks pass strings (no pathlib)
+
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
-def private_dir(path: Path) -> Path:
+def private_dir(path: StrPath) -> None:
     """``path`` made with any missing parents, each created 0700; an existing one is left as it is."""
     missing = []
-    step = path
-    while not step.is_dir():
+    step = os.fspath(path)
+    while not os.path.isdir(step):
         missing.append(step)
-        if step.parent == step:
+        parent = os.path.dirname(step)
+        if parent == step or not parent:
             break
-        step = step.parent
+        step = parent
     for folder in reversed(missing):
         try:
             os.mkdir(folder, DIR_MODE)
         except FileExistsError:
             continue
         os.chmod(folder, DIR_MODE)
-    return path
 
 
-def open_private(path: Path | str, mode: str = "wb", **kwargs: Any) -> IO[Any]:
+def open_private(path: StrPath, mode: str = "wb", **kwargs: Any) -> IO[Any]:
     """``open(path, mode)`` for writing ("w", "a" or "x", text or binary), the file created or kept 0600."""
     flags = os.O_WRONLY | os.O_CREAT
     if "a" in mode:
@@ -62,7 +63,7 @@ def open_private(path: Path | str, mode: str = "wb", **kwargs: Any) -> IO[Any]:
         raise
 
 
-def write_private(path: Path, data: bytes, *, sync: bool = False) -> None:
+def write_private(path: StrPath, data: bytes, *, sync: bool = False) -> None:
     """Write ``data`` to a 0600 file; ``sync`` makes it durable before a manifest names it."""
     with open_private(path, "wb") as f:
         f.write(data)
@@ -71,25 +72,38 @@ def write_private(path: Path, data: bytes, *, sync: bool = False) -> None:
             os.fsync(f.fileno())
 
 
-def replace_private(path: Path, data: bytes, *, sync: bool = False) -> None:
+def replace_private(path: StrPath, data: bytes, *, sync: bool = False, sync_along: Sequence[StrPath] = ()) -> None:
     """Swap ``data`` in as the 0600 file ``path`` in one step: a reader sees the old file or the new, never half.
 
     It is written beside ``path`` as ``.<name>.<pid>.tmp`` first (removed again if the write fails; a killed
     writer's leftover in the index folder is swept by ``index.writer.remove_stale_segments``). ``sync`` makes
-    the new file durable before the rename and the rename durable after it (the folder's entry is synced too).
+    the new file durable before the rename, together with ``sync_along`` (files written unsynced that the new
+    one names: one wait for all of them, where each sync in turn waits for a journal commit of its own), and
+    the rename durable after it (the folder's entry is synced too).
     """
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder, name = os.path.split(os.fspath(path))
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
-        write_private(temporary, data, sync=sync)
+        write_private(temporary, data, sync=sync and not sync_along)
+        if sync and sync_along:
+            sync_paths([*sync_along, temporary])
         os.replace(temporary, path)
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        remove(temporary)
         raise
     if sync:
-        sync_dir(path.parent)
+        sync_dir(folder or os.curdir)
 
 
-def sync_dir(folder: Path) -> None:
+def remove(path: StrPath) -> None:
+    """Remove the file ``path`` if it is there (``Path.unlink(missing_ok=True)``: hooks import no pathlib)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+
+
+def sync_dir(folder: StrPath) -> None:
     """Make the entries of ``folder`` (a file renamed into it) durable.
 
     Where the system cannot (Windows opens no folder; some file systems refuse a folder's ``fsync``), the
@@ -107,7 +121,7 @@ def sync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def sync_paths(paths: Iterable[Path]) -> None:
+def sync_paths(paths: Iterable[StrPath]) -> None:
     """Make files already written (``write_private`` without ``sync``) durable, together (``sync_all``)."""
     fds: list[int] = []
     try:
@@ -161,14 +175,14 @@ INSTALL_LEDGER = "installed.json"
 OWN = ("index", "hooks", "hooks.log", "hooks.log.1", "index-build.requested", INSTALL_LEDGER)
 
 
-def tighten(home: Path) -> None:
+def tighten(home: StrPath) -> None:
     """Make ``home`` and what deja keeps in it private, unless ``home`` already is (one stat when it is).
 
     A home that is 0700 keeps everything under it from other accounts, so it is
     the one thing checked on every run; a read-only or foreign home is left alone.
     """
     try:
-        if stat.S_IMODE(home.stat().st_mode) & 0o077 == 0:
+        if stat.S_IMODE(os.stat(home).st_mode) & 0o077 == 0:
             return
         for name in OWN:
             top = os.path.join(home, name)
@@ -178,7 +192,7 @@ def tighten(home: Path) -> None:
                     _chmod(os.path.join(root, folder), DIR_MODE)
                 for file in files:
                     _chmod(os.path.join(root, file), FILE_MODE)
-        _chmod(str(home), DIR_MODE)
+        _chmod(os.fspath(home), DIR_MODE)
     except OSError:
         pass
 

@@ -24,6 +24,7 @@ import binascii
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from .redaction import enabled
 
@@ -32,8 +33,11 @@ Replace = Callable[["re.Match[str]"], str]
 
 @dataclass(frozen=True)
 class Rule:
+    """One kind of secret: its regex is compiled when a text first holds one of its needles (``pattern``), so
+    importing the rules costs a refresh of one turn nothing for the dozens of rules its text never calls on."""
+
     kind: str
-    pattern: re.Pattern[str]
+    regex: str
     #: Substrings a match holds; the regex runs only on a text holding one (none: always). A lowercase
     #: needle is looked for in the lowercased text, one with capitals as it is written.
     needles: tuple[str, ...]
@@ -43,6 +47,10 @@ class Rule:
     check: Callable[[re.Match[str]], bool] | None = None
     #: Builds the replacement of a match itself, instead of ``group``/``check``.
     replace: Replace | None = None
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.regex)
 
 
 def _token(kind: str, regex: str, *needles: str, inside: str = r"[\w-]") -> Rule:
@@ -54,7 +62,7 @@ def _token(kind: str, regex: str, *needles: str, inside: str = r"[\w-]") -> Rule
     before = re.compile(inside)
     return Rule(
         kind,
-        re.compile(rf"{regex}(?!{inside})"),
+        rf"{regex}(?!{inside})",
         needles,
         check=lambda m: m.start() == 0 or not before.match(m.string, m.start() - 1),
     )
@@ -73,7 +81,7 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 _PROVIDER_RULES: tuple[Rule, ...] = (
     Rule(
         "pem",
-        re.compile(
+        (
             r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
             r"[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=\n\[… )|\Z)"
         ),
@@ -82,7 +90,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     # The body of a key whose BEGIN line went with the middle of a capped message (``model.cap_text``).
     Rule(
         "pem",
-        re.compile(r"elided …\]\n((?:[A-Za-z0-9+/=]+\r?\n)+-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)"),
+        r"elided …\]\n((?:[A-Za-z0-9+/=]+\r?\n)+-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)",
         ("-----END",),
         group=1,
     ),
@@ -98,12 +106,12 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}", "xox", "xapp-"),
     Rule(
         "slack-webhook",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+",
         ("https://hooks.slack.com/",),
     ),
     Rule(
         "discord-webhook",
-        re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+"),
+        r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+",
         (".com/api/webhooks/",),
     ),
     _token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}", "SG."),
@@ -139,15 +147,15 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", ".eyJ"),
     Rule(
         "azure-key",
-        re.compile(r"Key\s*=\s*([A-Za-z0-9+/]{20,}={0,2})"),
+        r"Key\s*=\s*([A-Za-z0-9+/]{20,}={0,2})",
         ("Key",),
         group=1,
         check=_after("Account", "SharedAccess", "Primary", "Secondary"),
     ),
-    Rule("azure-sas", re.compile(r"sig=([A-Za-z0-9%+/=]{20,})"), ("sig=",), group=1, check=_after("?", "&", ";")),
+    Rule("azure-sas", r"sig=([A-Za-z0-9%+/=]{20,})", ("sig=",), group=1, check=_after("?", "&", ";")),
     Rule(
         "aws-secret",
-        re.compile(
+        (
             r"(?i)(?:aws_?secret_?access_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
         ("secret",),  # every spelling the pattern takes (secret_access_key, secretaccess_key, …) holds it
@@ -201,35 +209,35 @@ def _header_value(match: re.Match[str]) -> bool:
 _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
-        re.compile(r"://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)(?=@[\w.-])"),
+        r"://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)(?=@[\w.-])",
         (),
         group=1,
         check=_url_password,
     ),
     Rule(
         "cli-credentials",
-        re.compile(r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$][^\s\"'`]*)"),
+        r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$][^\s\"'`]*)",
         (),
         group=1,
         check=_cli_password,
     ),
     Rule(
         "bearer",
-        re.compile(r"(?:[Bb]earer|BEARER)\s+([A-Za-z0-9._~+/-]{16,}=*)"),
+        r"(?:[Bb]earer|BEARER)\s+([A-Za-z0-9._~+/-]{16,}=*)",
         ("bearer",),
         group=1,
         check=_header_value,
     ),
     Rule(
         "basic-auth",
-        re.compile(r"(?:[Bb]asic|BASIC)\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])"),
+        r"(?:[Bb]asic|BASIC)\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
         ("basic",),
         group=1,
         check=_basic_credentials,
     ),
     Rule(
         "bearer",
-        re.compile(r"(?:[Aa]uthorization|AUTHORIZATION)[\"']?\s*:\s*[\"']?(?i:token|apikey|digest)\s+([^\s\"',;]{8,})"),
+        r"(?:[Aa]uthorization|AUTHORIZATION)[\"']?\s*:\s*[\"']?(?i:token|apikey|digest)\s+([^\s\"',;]{8,})",
         ("authorization",),
         group=1,
         check=_header_value,
@@ -349,10 +357,10 @@ _ASSIGNMENT = re.compile(
 )
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
 _NOUN_SEP = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)[\"']?\]?[ \t]*[:=]")
-_FLAG = re.compile(rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)")
-_SQL = re.compile(r"(?i:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'")
-_XML = re.compile(rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>")
-_DOCKER_ENV = re.compile(rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$")
+_FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
+_SQL = r"(?i:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'"
+_XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>"
+_DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 
 def _key_words(key: str) -> list[str]:

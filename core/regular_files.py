@@ -17,12 +17,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (and collections.abc: it loads collections, which a hook that reads no store never needs)
+    from collections.abc import Iterator
     from typing import BinaryIO
+
+    from _typeshed import StrPath
 
 #: How much ``capped_lines`` reads at a time while it passes over an over-long line.
 CHUNK_BYTES = 1 << 20
@@ -33,11 +34,11 @@ SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
 class NotRegularFile(OSError):
     """A name deja expected to be a file is something else (a FIFO, a device, a folder)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: StrPath) -> None:
         super().__init__(errno.EINVAL, "not a regular file", str(path))
 
 
-def check_regular(path: str | Path) -> os.stat_result:
+def check_regular(path: StrPath) -> os.stat_result:
     """The file's status, following symlinks; raises NotRegularFile for anything but a regular file."""
     found = os.stat(path)
     if not stat.S_ISREG(found.st_mode):
@@ -45,7 +46,7 @@ def check_regular(path: str | Path) -> os.stat_result:
     return found
 
 
-def open_regular(path: str | Path) -> BinaryIO:
+def open_regular(path: StrPath) -> BinaryIO:
     """``path`` opened for binary reading, never blocking; raises NotRegularFile for anything but a regular file."""
     check_regular(path)  # so a device is never even opened
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
@@ -59,7 +60,7 @@ def open_regular(path: str | Path) -> BinaryIO:
         raise
 
 
-def read_regular(path: str | Path, limit: int) -> bytes:
+def read_regular(path: StrPath, limit: int) -> bytes:
     """A small regular file's bytes; raises OSError (EFBIG) when it holds more than ``limit``."""
     with open_regular(path) as handle:
         data = handle.read(limit + 1)
@@ -68,7 +69,7 @@ def read_regular(path: str | Path, limit: int) -> bytes:
     return data
 
 
-def check_regular_database(path: str | Path) -> None:
+def check_regular_database(path: StrPath) -> None:
     """Before SQLite opens ``path``: it and its journal files, when present, are regular files."""
     check_regular(path)
     for suffix in SQLITE_COMPANIONS:

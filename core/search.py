@@ -17,8 +17,8 @@ import heapq
 import math
 import re
 import time
-from collections.abc import Iterable
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, repeat
 from operator import itemgetter
 
 from .dates import split_dates
@@ -36,13 +36,16 @@ from .fields import (
     field_texts,
     kind_text,
 )
-from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, name_hash
+from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
+from .index.format import KIND_SHIFT, ORDINAL_MASK
 from .record import Record
 from .text import identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a prompt that recalls nothing never)
+    from datetime import datetime
+
     from .index import SessionMeta
     from .model import Message
 
@@ -81,6 +84,8 @@ PART_WEIGHT = 0.5
 #: Sessions are scaled by (share of query terms they hold) ** COORD.
 COORD = 0.5
 SNIPPET_CHARS = 240
+#: The most a session's recency scales it by, for work of today (``recency``).
+RECENCY_BOOST = 0.15
 #: A session from the day, month or year a query names is scaled by this. Day and month tuned on LoCoMo's
 #: tuning half (R@1 74.1% at 1.3/1.1, 75.7% at 3.0/2.2, flat beyond); the year has no benchmark: kept mild.
 DATE_BOOST = {"day": 3.0, "month": 2.0, "year": 1.05}
@@ -172,21 +177,73 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
 
 
 def recency(updated: float, now: float) -> float:
-    """A small boost for recent work: up to +15%, halving every 30 days."""
+    """A small boost for recent work: up to +RECENCY_BOOST, halving every 30 days."""
     if updated <= 0:
         return 1.0
     age_days = max(0.0, (now - updated) / 86400)
-    return 1.0 + 0.15 * 0.5 ** (age_days / 30)
+    return 1.0 + RECENCY_BOOST * 0.5 ** (age_days / 30)
 
 
-class _Scored:
-    """One message's running score, the query terms it matched (bit masks: as written, and only through another
-    word, ``thesaurus.related``) and its session."""
+_Key = tuple[int, int]
+#: Search keys a doc as one int, its segment's number above its own (``_DOC_BITS``), and a session as its segment's
+#: number above its ordinal (``KIND_SHIFT`` bits): ints hash faster than pairs, thousands a search.
+_DOC_BITS = 32
+_DOC_MASK = (1 << _DOC_BITS) - 1
 
-    __slots__ = ("score", "mask", "near", "ordinal")
 
-    def __init__(self, score: float, mask: int, ordinal: int, near: int = 0):
-        self.score, self.mask, self.ordinal, self.near = score, mask, ordinal, near
+def _session_key(seg_i: int, ordinal: int) -> int:
+    return seg_i << KIND_SHIFT | ordinal
+
+
+def _session_pair(session: int) -> _Key:
+    """(segment number, ordinal) of a session's key."""
+    return session >> KIND_SHIFT, session & ORDINAL_MASK
+
+
+def _doc_keys(seg_i: int, docs: Sequence[int]) -> Iterable[int]:
+    """The keys of ``docs`` of segment ``seg_i`` (the first segment's are the docs themselves)."""
+    return map((seg_i << _DOC_BITS).__or__, docs) if seg_i else docs
+
+
+class _Scores:
+    """Every candidate doc's score, keyed (``_DOC_BITS``) in the order each was first matched, and the query terms
+    each matched (bit masks: as written, and only through another word, ``thesaurus.related``).
+
+    A postings list is added whole: its weighted impacts become a dict at C speed, and only the docs it shares with
+    the lists before it are summed in Python (each doc's scores add up in the order the lists came, as a running sum
+    per posting would). A doc's masks are not kept per posting either: each list keeps the docs it matched, and the
+    masks are worked out only for the docs ranking looks at (``masks``), a few hundred of the thousands read.
+    """
+
+    __slots__ = ("scores", "_lists", "_masks")
+
+    def __init__(self) -> None:
+        self.scores: dict[int, float] = {}
+        #: (the term's bit, whether it matched only nearly, the docs the list matched)
+        self._lists: list[tuple[int, bool, dict[int, float]]] = []
+        self._masks: dict[int, tuple[int, int]] = {}
+
+    def add(self, found: dict[int, float], flag: int, near: bool) -> None:
+        """Add one postings list (doc key -> weighted impact, each doc once) as matching ``flag``."""
+        scores = self.scores
+        for doc in scores.keys() & found.keys():  # a doc already scored: its running sum plus this list's share
+            found[doc] += scores[doc]
+        scores.update(found)  # a doc scored before keeps its place; a new one comes after, in the list's order
+        self._lists.append((flag, near, found))
+
+    def masks(self, docs: Iterable[int]) -> list[tuple[int, int]]:
+        """Each doc's (mask as written, mask nearly), in order; worked out once per doc, for all ``docs`` at once."""
+        docs = list(docs)
+        known = self._masks
+        todo = set(docs).difference(known)
+        if todo:
+            written, nearly = dict.fromkeys(todo, 0), dict.fromkeys(todo, 0)
+            for flag, near, found in self._lists:
+                into = nearly if near else written
+                for doc in found.keys() & todo:
+                    into[doc] |= flag
+            known.update((doc, (written[doc], nearly[doc])) for doc in todo)
+        return [known[doc] for doc in docs]
 
 
 def _score_docs(
@@ -197,8 +254,9 @@ def _score_docs(
     others: dict[str, list[tuple[str, float]]] | None = None,
     gained: frozenset[str] = frozenset(),
     budget: int | None = None,
-) -> tuple[dict[tuple[int, int], _Scored], dict[str, float]]:
-    """Every candidate message's score, keyed by (segment number, doc), and each term's idf.
+) -> tuple[_Scores, dict[str, float]]:
+    """Every candidate doc's score and the query terms it matched (``_Scores``, keyed ``seg_i << _DOC_BITS | doc``),
+    and each term's idf.
 
     ``parts`` maps a term that is only part of an identifier to the identifier (see ``text.identifier_parts``);
     ``others`` a term to the other words it also looks for, with their share of its weight
@@ -206,7 +264,7 @@ def _score_docs(
     match as written (the idfs are of the terms as written). Terms from ``gained`` on match only nearly.
     ``budget``: the most postings a term may read (see ``search``).
     """
-    scores: dict[tuple[int, int], _Scored] = {}
+    scores = _Scores()
     idfs: dict[str, float] = {}
     parts = parts or {}
     others = others or {}
@@ -228,7 +286,7 @@ def _add_postings(
     flag: int,
     near: bool,
     filters: Filters,
-    scores: dict[tuple[int, int], _Scored],
+    scores: _Scores,
     budget: int,
 ) -> float:
     """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
@@ -246,36 +304,41 @@ def _add_postings(
         if not count:
             continue
         share = max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs)) if budget else count
-        for doc, ordinal, impact in segment.postings(p_off, 0, min(count, share)):
-            if kinds and segment.doc(doc)[1] not in kinds:
-                continue
-            entry = scores.get((i, doc))
-            if entry is None:
-                entry = scores[(i, doc)] = _Scored(0.0, 0, ordinal)
-            entry.score += weight * impact
-            if near:
-                entry.near |= flag
-            else:
-                entry.mask |= flag
+        docs, impacts, lengths = segment.impact_runs(p_off, min(count, share))
+        if kinds:
+            docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
+        weighted = chain.from_iterable(map(repeat, [weight * impact for impact in impacts], lengths))
+        scores.add(dict(zip(_doc_keys(i, docs), weighted, strict=False)), flag, near)  # a run may run on
     return idf
 
 
-def _date_boosts(
-    index: Index, dates: list[tuple[str, str]], doc_scores: dict[tuple[int, int], _Scored]
-) -> dict[tuple[int, int], float]:
-    """(segment number, session ordinal) -> boost, for the sessions from ``dates``.
+def _of_kinds(
+    segment: Segment, kinds: frozenset[int], docs: Sequence[int], impacts: list[float], lengths: bytes
+) -> tuple[list[int], list[float], bytes]:
+    """The postings of docs of ``kinds`` only, each its own run (``--role``: the CLI's, never a hook's)."""
+    kept = [
+        (doc, impact)
+        for doc, impact in zip(docs, chain.from_iterable(map(repeat, impacts, lengths)), strict=False)
+        if segment.kind(doc) in kinds
+    ]
+    return [doc for doc, _ in kept], [impact for _, impact in kept], bytes([1]) * len(kept)
+
+
+def _date_boosts(index: Index, dates: list[tuple[str, str]], doc_scores: _Scores) -> dict[int, float]:
+    """Session key -> boost, for the sessions from ``dates``.
 
     A session from then that no word matched becomes a candidate through its first message of that day.
     """
-    boosts: dict[tuple[int, int], float] = {}
+    boosts: dict[int, float] = {}
     for key, precision in dates:
         factor = DATE_BOOST[precision]
         for i, segment in enumerate(index.segments):
             p_off, count, _ = segment.lookup(key)
             for doc, ordinal, _ in segment.postings(p_off, 0, min(count, FULL_READ)):
-                doc_scores.setdefault((i, doc), _Scored(DATE_ONLY_SCORE, 0, ordinal))
-                if boosts.get((i, ordinal), 0.0) < factor:
-                    boosts[(i, ordinal)] = factor
+                session = _session_key(i, ordinal)
+                doc_scores.scores.setdefault(i << _DOC_BITS | doc, DATE_ONLY_SCORE)
+                if boosts.get(session, 0.0) < factor:
+                    boosts[session] = factor
     return boosts
 
 
@@ -329,65 +392,157 @@ REGEX_SECONDS = 1.0
 #: Of each candidate doc, this much text is matched against ``--re``.
 REGEX_CHARS = 65_536
 
-_Key = tuple[int, int]
-
 
 def _group(
-    index: Index, doc_scores: dict[_Key, _Scored], filters: Filters, only: frozenset[_Key] | None
-) -> tuple[dict[_Key, list[tuple[float, int]]], dict[_Key, float]]:
-    """Message scores grouped into sessions, filters checked on the fixed-width keys only."""
-    per_session: dict[_Key, list[tuple[float, int]]] = {}
-    totals: dict[_Key, float] = {}
-    rejected: set[_Key] = set()
-    filtered = filters.active
-    for (seg_i, doc), entry in doc_scores.items():
-        key = (seg_i, entry.ordinal)
-        scored = per_session.get(key)
-        if scored is None:
-            if key in rejected:
-                continue
-            segment = index.segments[seg_i]
-            if (
-                entry.ordinal in segment.deleted
-                or (only is not None and key not in only)
-                or (filtered and not filters.admits(segment.session_keys(entry.ordinal)))
-            ):
-                rejected.add(key)
-                continue
-            scored = per_session[key] = []
-            totals[key] = 0.0
-        scored.append((entry.score, doc))
-        totals[key] += entry.score
-    return per_session, totals
+    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None
+) -> tuple[dict[int, list[int]], dict[int, float]]:
+    """Each candidate session's docs and total score, by key, filters checked on the fixed-width keys only. A
+    session's docs and its running total come in the order its docs were first matched."""
+    members: dict[int, list[int]] = {}
+    totals: dict[int, float] = {}
+    rejected: set[int] = set()
+    admitted = _admission(index, filters, only)
+    heads = [segment.heads for segment in index.segments]
+    for doc, score in doc_scores.scores.items():
+        seg_i = doc >> _DOC_BITS
+        session = seg_i << KIND_SHIFT | heads[seg_i][doc & _DOC_MASK] & ORDINAL_MASK
+        total = totals.get(session)
+        if total is not None:
+            totals[session] = total + score
+            members[session].append(doc)
+        elif session not in rejected:
+            if admitted(session):
+                totals[session] = score
+                members[session] = [doc]
+            else:
+                rejected.add(session)
+    return members, totals
 
 
-def _rank(
-    index: Index,
-    grouped: tuple[dict[_Key, list[tuple[float, int]]], dict[_Key, float]],
-    doc_scores: dict[_Key, _Scored],
-    words: list[str],
-    dated: dict[_Key, float],
-    shortlist_size: int,
-    now: float,
-) -> list[tuple[float, _Key, list[tuple[float, int]]]]:
-    """The shortlisted sessions, best first: (score, key, their docs' (score, doc) best first)."""
-    per_session, totals = grouped
-    for key, factor in dated.items():
-        if key in totals:
-            totals[key] *= factor
-    # Only the sessions whose messages could make the cut are ranked in full.
-    shortlist = heapq.nlargest(shortlist_size, totals.items(), key=itemgetter(1))
-    ranked = []
-    for key, _ in shortlist:
-        turns, scored = _turns(index.segments[key[0]], key, per_session[key])
+def _admission(index: Index, filters: Filters, only: frozenset[_Key] | None) -> Callable[[int], bool]:
+    """Whether a session (by key) is live and passes the filters, read from its fixed-width keys (a hook's search,
+    without filters, asks only whether it is deleted, of every candidate session)."""
+    deleted = [segment.deleted for segment in index.segments]
+    if only is None and not filters.active:
+        return lambda session: session & ORDINAL_MASK not in deleted[session >> KIND_SHIFT]
+
+    def admitted(session: int) -> bool:
+        seg_i, ordinal = _session_pair(session)
+        if ordinal in deleted[seg_i] or (only is not None and (seg_i, ordinal) not in only):
+            return False
+        return not filters.active or filters.admits(index.segments[seg_i].session_keys(ordinal))
+
+    return admitted
+
+
+#: A session's turn borrows at most twice NEIGHBOUR_SHARE of the best message's score (``_turns``), and a session
+#: counts its best turn whole and the next two at SECOND_BEST_SHARE: its best message's score weighs at most this
+#: much in its score (``_Ranking._bound``).
+BEST_TURN_BOUND = 1 + 2 * NEIGHBOUR_SHARE * (1 + 2 * SECOND_BEST_SHARE)
+#: A thousandth more than the bound: rounding never makes a session outscore its own bound.
+ROUNDING_MARGIN = 1.001
+
+_Ranked = tuple[float, _Key, list[tuple[float, int]]]
+
+
+class _Ranking:
+    """The shortlisted sessions, best first: (score, key, their docs' (score, doc) best first), each ranked in full
+    only when it may come next.
+
+    The shortlist is the RERANK (or more) sessions of the highest totals. Ranking a session in full (its turns, its
+    window of terms) is most of a search's work after scoring, and a hook asks for five sessions. Each shortlisted
+    session gets a cheap bound on its score (``_bound``); sessions are ranked in full from the highest bound down,
+    and the best ranked one is given out once it outscores every bound not ranked yet, which no session left can
+    beat. The order is exactly that of ranking every shortlisted session and sorting them by score, ties in
+    shortlist order (a session whose bound ties the best is ranked before the best is given out); iterating again
+    gives the same sessions without ranking them twice.
+    """
+
+    def __init__(
+        self,
+        index: Index,
+        grouped: tuple[dict[int, list[int]], dict[int, float]],
+        doc_scores: _Scores,
+        words: list[str],
+        dated: dict[int, float],
+        shortlist_size: int,
+        now: float,
+    ):
+        members, totals = grouped
+        for session, factor in dated.items():
+            if session in totals:
+                totals[session] *= factor
+        # Only the sessions whose messages could make the cut are ranked in full.
+        shortlist = [session for session, _ in heapq.nlargest(shortlist_size, totals.items(), key=itemgetter(1))]
+        self._index, self._doc_scores, self._words, self._dated = index, doc_scores, words, dated
+        doc_scores.masks(doc for session in shortlist for doc in members[session])  # all at once
+        scores = doc_scores.scores
+        self._sessions = [
+            (session, [(scores[doc], doc) for doc in members[session]], recency(self._keys(session).updated, now))
+            for session in shortlist
+        ]
+        #: (bound, shortlist position) of the sessions not ranked yet, the highest bound last (the first on a tie).
+        self._unranked = sorted(
+            ((self._bound(*session), position) for position, session in enumerate(self._sessions)),
+            key=lambda pair: (pair[0], -pair[1]),
+        )
+        self._waiting: list[tuple[float, int, _Ranked]] = []  # (-score, shortlist position, ranked), a heap
+        self._given: list[_Ranked] = []
+
+    def __iter__(self) -> Iterator[_Ranked]:
+        yield from self._given
+        while (ranked := self._next()) is not None:
+            self._given.append(ranked)
+            yield ranked
+
+    def _next(self) -> _Ranked | None:
+        waiting, unranked = self._waiting, self._unranked
+        while unranked and (not waiting or -waiting[0][0] <= unranked[-1][0]):
+            _, position = unranked.pop()
+            heapq.heappush(waiting, (-(ranked := self._rank(*self._sessions[position]))[0], position, ranked))
+        return heapq.heappop(waiting)[2] if waiting else None
+
+    def _keys(self, session: int) -> SessionKeys:
+        seg_i, ordinal = _session_pair(session)
+        return self._index.segments[seg_i].session_keys(ordinal)
+
+    def _held(self, docs: list[tuple[float, int]]) -> int:
+        """The query terms ``docs`` hold, as written or nearly."""
+        held = 0
+        for written, nearly in self._doc_scores.masks(doc for _, doc in docs):
+            held |= written | nearly
+        return held
+
+    def _bound(self, session: int, docs: list[tuple[float, int]], recent: float) -> float:
+        """The most ``_rank`` can score the session: its three best messages' scores (a message's with its field
+        docs', which share its place in the records) as if each borrowed the most from its neighbours, times the
+        share of the query's terms it holds (``_rank``'s two covers are each at most that share), its recency and
+        its date boost."""
+        segment = self._index.segments[session >> KIND_SHIFT]
+        by_message: dict[int, float] = {}
+        for score, doc in docs:
+            position = segment.position(doc & _DOC_MASK)
+            by_message[position] = by_message.get(position, 0.0) + score
+        best = heapq.nlargest(3, by_message.values()) + [0.0, 0.0]
+        bound = BEST_TURN_BOUND * best[0] + SECOND_BEST_SHARE * (best[1] + best[2])
+        if self._words:
+            bound *= bin(self._held(docs)).count("1") / len(self._words)
+        return bound * recent * self._dated.get(session, 1.0) * ROUNDING_MARGIN
+
+    def _rank(self, session: int, docs: list[tuple[float, int]], recent: float) -> _Ranked:
+        """One session ranked in full."""
+        key = _session_pair(session)
+        segment = self._index.segments[key[0]]
+        turns, scored = _turns(segment, key, [(score, doc & _DOC_MASK) for score, doc in docs])
         total = turns[0] + SECOND_BEST_SHARE * sum(turns[1:3])
-        if words:
-            total *= (bin(_mask(doc_scores, key[0], scored, near=True)).count("1") / len(words)) ** COORD
-            total *= (_window_cover(index.segments[key[0]], doc_scores, key[0], scored) / len(words)) ** WINDOW_COORD
-        updated = index.segments[key[0]].session_keys(key[1]).updated
-        ranked.append((total * recency(updated, now) * dated.get(key, 1.0), key, scored))
-    ranked.sort(key=lambda r: r[0], reverse=True)
-    return ranked
+        if self._words:
+            masks = self._doc_scores.masks(key[0] << _DOC_BITS | doc for _, doc in scored)
+            held = 0
+            for written, nearly in masks:
+                held |= written | nearly
+            total *= (bin(held).count("1") / len(self._words)) ** COORD
+            total *= (_window_cover(segment, scored, masks) / len(self._words)) ** WINDOW_COORD
+        return total * recent * self._dated.get(session, 1.0), key, scored
 
 
 def _turns(segment: Segment, key: _Key, scored: list[tuple[float, int]]) -> tuple[list[float], list[tuple[float, int]]]:
@@ -428,33 +583,28 @@ def _turns(segment: Segment, key: _Key, scored: list[tuple[float, int]]) -> tupl
     return [total for total, _ in ranked], docs
 
 
-def _window_cover(
-    segment: Segment, doc_scores: dict[_Key, _Scored], seg_i: int, scored: list[tuple[float, int]]
-) -> int:
+def _window_cover(segment: Segment, scored: list[tuple[float, int]], masks: list[tuple[int, int]]) -> int:
     """The most query terms any TURN_WINDOW consecutive matching messages hold together (field docs count with
-    their message)."""
+    their message); ``masks`` are ``scored``'s docs' (as written, nearly)."""
     by_message: dict[int, int] = {}
-    for _, doc in scored:
-        entry = doc_scores.get((seg_i, doc))
-        if entry is not None:
-            position = segment.position(doc)
-            by_message[position] = by_message.get(position, 0) | entry.mask | entry.near
-    masks = [by_message[p] for p in sorted(by_message)]
+    for (_, doc), (written, nearly) in zip(scored, masks, strict=True):
+        position = segment.position(doc)
+        by_message[position] = by_message.get(position, 0) | written | nearly
+    masks_in_order = [by_message[p] for p in sorted(by_message)]
     best = 0
-    for i in range(len(masks)):
+    for i in range(len(masks_in_order)):
         mask = 0
-        for m in masks[i : i + TURN_WINDOW]:
+        for m in masks_in_order[i : i + TURN_WINDOW]:
             mask |= m
         best = max(best, bin(mask).count("1"))
     return best
 
 
-def _mask(doc_scores: dict[_Key, _Scored], seg_i: int, scored: list[tuple[float, int]], near: bool = False) -> int:
-    """The query terms ``scored``'s docs hold as written (and, when ``near``, through another word)."""
+def _mask(doc_scores: _Scores, key: _Key, scored: list[tuple[float, int]]) -> int:
+    """The query terms ``scored``'s docs (of the session ``key``) hold as written."""
     mask = 0
-    for _, doc in scored:
-        entry = doc_scores.get((seg_i, doc))
-        mask |= (entry.mask | (entry.near if near else 0)) if entry else 0
+    for written, _ in doc_scores.masks(key[0] << _DOC_BITS | doc for _, doc in scored):
+        mask |= written
     return mask
 
 
@@ -517,7 +667,7 @@ def search(
     grouped = _group(index, doc_scores, filters, only)
     narrowing = bool(wanted_phrases or filters.pattern)
     size = max(RERANK, 4 * limit, PHRASE_COUNT_LIMIT if narrowing else 0)
-    ranked = _rank(index, grouped, doc_scores, words, dated, size, now)
+    ranked = _Ranking(index, grouped, doc_scores, words, dated, size, now)
     phrase_mask = sum(1 << words.index(t) for p in wanted_phrases for t in terms(p) if t in words)
     wanted = _Query(words, wanted_phrases, phrase_mask, re.compile(filters.pattern) if filters.pattern else None)
     result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
@@ -532,8 +682,8 @@ def search(
 
 def _collect(
     index: Index,
-    ranked: list[tuple[float, _Key, list[tuple[float, int]]]],
-    doc_scores: dict[_Key, _Scored],
+    ranked: _Ranking,
+    doc_scores: _Scores,
     query: _Query,
     filters: Filters,
     limit: int,
@@ -552,7 +702,7 @@ def _collect(
         if len(hits) >= limit and (not narrowing or position >= PHRASE_COUNT_LIMIT):
             break
         segment = index.segments[seg_i]
-        if not exact and _mask(doc_scores, seg_i, scored) & query.phrase_mask != query.phrase_mask:
+        if not exact and _mask(doc_scores, (seg_i, ordinal), scored) & query.phrase_mask != query.phrase_mask:
             continue
         try:
             if narrowing and not _wanted(segment, (seg_i, ordinal), scored, query, exact, deadline):
@@ -579,7 +729,7 @@ def _collect(
                 score=round(score, 4),
                 snippets=_snippets(segment, scored, wanted_terms, snippets),
                 messages=meta.messages,
-                matched=_matched(query.words, scored[:3], doc_scores, seg_i),
+                matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
                 best=(seg_i, scored[0][1]),
             )
         )
@@ -592,10 +742,9 @@ def _session_keys(index: Index, session_id: str) -> frozenset[_Key]:
     return frozenset((numbers[id(segment)], ordinal) for segment, ordinal, _ in index.find(session_id))
 
 
-def _matched(
-    words: list[str], scored: list[tuple[float, int]], doc_scores: dict[tuple[int, int], _Scored], seg_i: int
-) -> list[str]:
-    mask = _mask(doc_scores, seg_i, scored)
+def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Scores, key: _Key) -> list[str]:
+    """The query terms the docs ``scored`` (of the session ``key``) hold as written."""
+    mask = _mask(doc_scores, key, scored)
     return [term for bit, term in enumerate(words) if mask >> bit & 1]
 
 
@@ -696,6 +845,8 @@ def _exchange(
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:
     """``30d``, ``12h``, ``2w`` or ``YYYY-MM-DD`` as an aware datetime; ValueError otherwise."""
+    from datetime import UTC, datetime
+
     value = value.strip()
     match = re.fullmatch(r"(\d+)\s*([hdwmy])", value.lower())
     now = now or datetime.now(UTC)

@@ -296,6 +296,11 @@ def terms(text: str) -> list[str]:
     return list(chain.from_iterable(found))  # type: ignore[arg-type]  # no None is left
 
 
+def forget_cached_terms() -> None:
+    """Empty the cache: a segment's final merge tokenises nothing, and would hold it beside its own memory."""
+    _CACHE.clear()
+
+
 def _cached_terms(raw: str) -> list[str]:
     """``raw``'s terms, computed and kept in the cache (emptied when full: a build's memory stays bounded)."""
     if len(_CACHE) >= _CACHE_LIMIT:

@@ -12,18 +12,29 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Collection, Iterator
-from datetime import datetime
-from pathlib import Path
 
 from .index import Index, Segment, edited_paths
-from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_keys, error_lines, normalise_command, path_key
+from .keys import (
+    EDIT_TOOLS,
+    SHELL_TOOLS,
+    command_head,
+    error_key,
+    error_lines,
+    normalise_command,
+    path_key,
+    session_key,
+)
 from .record import Record
 from .regular_files import open_regular
 from .text import one_line
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the failure hook never loads its reader
+    # (nor pathlib and datetime, named in annotations only)
+    from collections.abc import Collection, Iterator
+    from datetime import datetime
+    from pathlib import Path
+
     from .index import SessionMeta
     from .model import Message, ToolCall
     from .readers.ai_tracking import Attribution
@@ -276,27 +287,43 @@ def error_history(
     """
     for _, failures in past_failures(index, scan_window(output), limit * 2, exclude):
         if failures:
-            return [what_followed(segment, doc, head) for segment, doc, _ in failures[:limit]]
+            return [what_followed(segment, doc, head) for segment, doc in failures[:limit]]
     return _searched_failures(index, output, limit, exclude)
 
 
 def past_failures(
     index: Index, window: str, limit: int, exclude: Collection[str] = ()
-) -> Iterator[tuple[str, list[tuple[Segment, int, SessionMeta]]]]:
-    """Per error line of ``window``: its signature and the past failed calls of that error, newest first.
+) -> Iterator[tuple[str, list[tuple[Segment, int]]]]:
+    """Per error line of ``window``: its signature's key and the past failed calls of that error (segment, doc),
+    newest first.
 
     A past failure is the same error when it has the same signature and printed the names the line quotes
     (``quoted_names``): ``deja fix`` and the failure hook both ask here, so they agree on what came up before.
     Sessions in ``exclude`` (the asking conversation) are left out; at most ``limit`` newest are read per line.
+    No session is decoded here: a caller decodes those it shows (the failure hook, one).
     """
-    for line, key in zip(error_lines(window), error_keys(window), strict=True):
-        names = quoted_names(line)
+    excluded = _places(index, exclude)
+    for line in error_lines(window):
+        key, names = error_key(line), quoted_names(line)
         failures = []
         for _, segment, doc in index.newest(key, limit=limit):
-            meta = segment.session(segment.doc(doc).ordinal)
-            if meta.id not in exclude and _failure_names(segment.message(doc), names):
-                failures.append((segment, doc, meta))
+            if session_place(segment, doc) not in excluded and _failure_names(segment.message(doc), names):
+                failures.append((segment, doc))
         yield key, failures
+
+
+def session_place(segment: Segment, doc: int) -> tuple[str, int]:
+    """Which session ``doc`` belongs to, as (segment, ordinal): a session's one live copy, without decoding it."""
+    return segment.ref.name, segment.doc(doc).ordinal
+
+
+def _places(index: Index, session_ids: Collection[str]) -> set[tuple[str, int]]:
+    """Where the live sessions ``session_ids`` are (:func:`session_place`), found by their id keys."""
+    return {
+        session_place(segment, doc)
+        for session_id in session_ids
+        for _, segment, doc in index.newest(session_key(session_id), limit=1)
+    }
 
 
 def quoted_names(line: str) -> list[str]:

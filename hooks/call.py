@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import os
-import re
 import time
 from _json import encode_basestring, make_encoder, make_scanner  # (``json``'s C half: see ``load_json``)
-from functools import cache
-from pathlib import Path
 
-from ..core import config, paths
+from ..core import config, folders
 from ..core.keys import blake2b
-from ..core.private import open_private, private_dir
+from ..core.private import open_private, private_dir, remove
 from ..core.regular_files import read_regular
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # the index module loads only when a handler asks for it
+    import re
     from typing import Any, Literal
 
     from ..core.index import Index
@@ -45,19 +43,26 @@ _SLASH = r"[/\\⁄∕⧸]"
 _LETTERS = {"d": "dԁ", "e": "eеєҽ", "j": "jјʝ", "a": "aаɑα", "r": "rгꭇᴦ", "c": "cсϲ", "l": "lI1|ӏǀ"}
 
 
-def _spelt(word: str) -> str:
-    return r"\s*".join(f"[{re.escape(_LETTERS[c])}]" for c in word)
+_tag_pattern: re.Pattern[str] | None = None
 
 
-@cache
 def _tag() -> re.Pattern[str]:
-    """The frame's tag in any spelling; compiled when first needed (a few ms: most hooks never need it)."""
-    name = _spelt("deja") + r"[\W_]{0,3}?" + _spelt("recall")
-    return re.compile(
-        rf"{_OPEN}\s*(?P<slash>{_SLASH})?\s*{name}(?:[^<>]{{0,80}}?{_CLOSE})?"
-        rf"|(?<!\w)(?P<bare_slash>{_SLASH})?\s*{name}[^<>]{{0,80}}?{_CLOSE}",
-        re.I,
-    )
+    """The frame's tag in any spelling; ``re`` loaded and the pattern compiled when first needed (a few ms: most
+    hooks never need it, and a hook that only answers loads ``re`` for nothing else)."""
+    global _tag_pattern
+    if _tag_pattern is None:
+        import re
+
+        def spelt(word: str) -> str:
+            return r"\s*".join(f"[{re.escape(_LETTERS[c])}]" for c in word)
+
+        name = spelt("deja") + r"[\W_]{0,3}?" + spelt("recall")
+        _tag_pattern = re.compile(
+            rf"{_OPEN}\s*(?P<slash>{_SLASH})?\s*{name}(?:[^<>]{{0,80}}?{_CLOSE})?"
+            rf"|(?<!\w)(?P<bare_slash>{_SLASH})?\s*{name}[^<>]{{0,80}}?{_CLOSE}",
+            re.I,
+        )
+    return _tag_pattern
 
 
 #: Every spelling of the tag holds one of these (an angle bracket, or what starts an escape of one).
@@ -70,11 +75,12 @@ _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 def log(message: str) -> None:
     """Append a line to ``<DEJA_HOME>/hooks.log``, keeping one older file once it passes 1 MiB."""
     try:
-        home = private_dir(paths.deja_home())
-        path = home / "hooks.log"
+        home = folders.deja_home()
+        private_dir(home)
+        path = os.path.join(home, "hooks.log")
         try:
-            if path.stat().st_size > LOG_LIMIT:
-                os.replace(path, home / "hooks.log.1")
+            if os.stat(path).st_size > LOG_LIMIT:
+                os.replace(path, os.path.join(home, "hooks.log.1"))
         except FileNotFoundError:
             pass
         with open_private(path, "a", encoding="utf-8") as f:
@@ -184,9 +190,24 @@ def load_json(data: bytes | str) -> Any:
         raise ValueError("JSON nested too deeply") from None
     if text[end:].strip(_JSON_SPACE):
         raise ValueError(f"more than one JSON value: extra data at character {end}")
-    if "\\u" in text and re.search(r"\\u[dD][89a-fA-F]", text):  # (compiled only for a payload that escapes)
+    if _escapes_a_surrogate(text):
         dump_json(value)  # a lone surrogate raises UnicodeEncodeError here
     return value
+
+
+def _escapes_a_surrogate(text: str) -> bool:
+    """Whether ``text`` holds ``\\uD800``…``\\uDFFF``, an escape that may decode to a lone surrogate (a pair is
+    fine: ``load_json`` then encodes the value to see). A scan, not a pattern: no hook need load ``re``."""
+    at = text.find("\\u")
+    while at >= 0:
+        if text[at + 2 : at + 3] in _D and text[at + 3 : at + 4] in _SURROGATE_SECOND:
+            return True
+        at = text.find("\\u", at + 2)
+    return False
+
+
+_D = frozenset("dD")
+_SURROGATE_SECOND = frozenset("89abcdefABCDEF")
 
 
 def _scanned(text: str, start: int) -> tuple[Any, int]:
@@ -263,7 +284,7 @@ class HookCall:
         self.conversation_ids = set(ids)
         self._conversation = ids[0] if ids else ""
         self.project_dir = self._project_dir()
-        self.home = paths.deja_home()
+        self.home = folders.deja_home()
         self.mode: str = config.get("recall")
         self._index: Index | Literal[False] | None = None  # False: looked, there is none
         #: Why the handler said nothing (for hooks.log), and what else happened worth logging.
@@ -295,10 +316,10 @@ class HookCall:
         cwd = self.payload.get("cwd")
         candidates.append(cwd if isinstance(cwd, str) else "")
         candidates += [os.environ.get("CURSOR_PROJECT_DIR", ""), os.environ.get("CLAUDE_PROJECT_DIR", "")]
-        cursor_home = str(paths.cursor_config_dir()).rstrip("/")
+        cursor_home = folders.cursor_config_dir().rstrip("/")
         for candidate in candidates:
             candidate = os.path.expanduser(candidate.strip()).rstrip("/") if candidate else ""
-            if candidate and candidate != str(paths.home()) and not (candidate + "/").startswith(cursor_home + "/"):
+            if candidate and candidate != folders.home() and not (candidate + "/").startswith(cursor_home + "/"):
                 return candidate
         return ""
 
@@ -349,12 +370,12 @@ class HookCall:
 
     # -- no block twice in one conversation (a subagent shares its parent's) ------------------
 
-    def _state_dir(self, kind: str) -> Path:
-        return self.home / "hooks" / kind
+    def _state_dir(self, kind: str) -> str:
+        return os.path.join(self.home, "hooks", kind)
 
-    def _seen_path(self) -> Path | None:
+    def _seen_path(self) -> str | None:
         state = self.state_id()
-        return self._state_dir("seen") / _name(state) if state else None
+        return os.path.join(self._state_dir("seen"), _name(state)) if state else None
 
     def state_id(self) -> str:
         """The conversation whose seen-set this call reads and writes: its own, or for a subagent its parent's.
@@ -370,12 +391,12 @@ class HookCall:
         own = self._conversation
         if not own:
             return ""
-        link = self._state_dir("parent") / _name(own)
+        link = os.path.join(self._state_dir("parent"), _name(own))
         try:
             parent = read_regular(link, 4096).decode("utf-8", "replace").strip()
         except OSError:
             parent = ""
-        if not parent and not (self._state_dir("seen") / _name(own)).exists():
+        if not parent and not os.path.exists(os.path.join(self._state_dir("seen"), _name(own))):
             parent = self._find_parent()
             if parent:
                 _write_small(link, parent)
@@ -394,13 +415,13 @@ class HookCall:
         """
         transcript = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
         if isinstance(transcript, str) and transcript.strip():
-            folder = Path(transcript.strip()).parent
-            return folder.parent.name if folder.name == "subagents" else ""
+            folder = os.path.dirname(os.path.normpath(transcript.strip()))
+            return os.path.basename(os.path.dirname(folder)) if os.path.basename(folder) == "subagents" else ""
         if self.event.lower() not in TOOL_EVENTS or not self.project_dir:
             return ""
-        task = self._state_dir("tasks") / _name(self.project_dir)
+        task = os.path.join(self._state_dir("tasks"), _name(self.project_dir))
         try:
-            if time.time() - task.stat().st_mtime > TASK_SECONDS:
+            if time.time() - os.stat(task).st_mtime > TASK_SECONDS:
                 return ""
             parent = read_regular(task, 4096).decode("utf-8", "replace").strip()
         except OSError:
@@ -410,7 +431,7 @@ class HookCall:
     def task_started(self) -> None:
         """Note that this conversation started a ``Task`` here: its subagent's first tool hooks come next."""
         if self.project_dir and self.state_id():
-            _write_small(self._state_dir("tasks") / _name(self.project_dir), self.state_id())
+            _write_small(os.path.join(self._state_dir("tasks"), _name(self.project_dir)), self.state_id())
 
     def seen(self) -> set[str]:
         if self._seen is None:
@@ -435,15 +456,16 @@ class HookCall:
             return
         self.seen().update(keys)
         try:
-            if not path.exists():
-                private_dir(path.parent)
+            if not os.path.exists(path):
+                private_dir(os.path.dirname(path))
                 for kind in ("seen", "parent"):
                     _prune(self._state_dir(kind), keep=SEEN_CONVERSATIONS)
             with open_private(path, "a", encoding="utf-8") as f:
                 f.write("\n".join(keys) + "\n")
                 size = f.tell()
             if size > SEEN_BYTES:
-                lines = path.read_text(encoding="utf-8").splitlines()
+                with open(path, encoding="utf-8") as f:
+                    lines = f.read().splitlines()
                 kept = lines[len(lines) // 2 :]
                 kept = [STARTED, *kept] if STARTED in lines and STARTED not in kept else kept
                 with open_private(path, "w", encoding="utf-8") as f:
@@ -455,21 +477,21 @@ class HookCall:
         """Drop what this conversation was shown: after a compaction the model no longer has it."""
         path = self._seen_path()
         if path is not None:
-            path.unlink(missing_ok=True)
+            remove(path)
         self._seen = None
 
 
-def _write_small(path: Path, text: str) -> None:
+def _write_small(path: str, text: str) -> None:
     """A one-line state file; hook state is best effort, so a failure only loses a hint."""
     try:
-        private_dir(path.parent)
+        private_dir(os.path.dirname(path))
         with open_private(path, "w", encoding="utf-8") as f:
             f.write(text + "\n")
     except OSError:
         pass
 
 
-def _prune(folder: Path, keep: int) -> None:
+def _prune(folder: str, keep: int) -> None:
     """Bound the per-conversation state: past ``keep`` files, keep the newest four fifths of ``keep``.
 
     Every new conversation calls this; pruning below the bound means one in ``keep // 5`` of them reads the
@@ -493,19 +515,19 @@ def _prune(folder: Path, keep: int) -> None:
 BUILD_SENTINEL = "index-build.requested"
 
 
-def request_build(home: Path) -> None:
+def request_build(home: str) -> None:
     """Start one detached ``deja index``, unless one was started in the last ten minutes."""
     import sys
 
     from ..core import detached
 
-    sentinel = home / BUILD_SENTINEL
+    sentinel = os.path.join(home, BUILD_SENTINEL)
     try:
         private_dir(home)
         try:
-            if time.time() - sentinel.stat().st_mtime < BUILD_RETRY_SECONDS:
+            if time.time() - os.stat(sentinel).st_mtime < BUILD_RETRY_SECONDS:
                 return
-            sentinel.unlink()
+            os.unlink(sentinel)
         except FileNotFoundError:
             pass
         try:  # the one process that creates the sentinel starts the build

@@ -76,7 +76,7 @@ def recent_lines(call: HookCall, room: int) -> tuple[list[str], str]:
     return [header, *(line for _, block in blocks for line in block), FOOTER], ""
 
 
-def _readable_blocks(recent: list[SessionMeta], room: int) -> list[tuple[SessionMeta, list[str]]]:
+def _readable_blocks(recent: list[tuple[SessionMeta, float]], room: int) -> list[tuple[SessionMeta, list[str]]]:
     """The newest sessions whose blocks fit ``room`` at their readable minimum, sharing the rest of it.
 
     A block is its heading whole and each detail line at least ``READABLE_LINE`` bytes (or whole, if shorter):
@@ -84,8 +84,8 @@ def _readable_blocks(recent: list[SessionMeta], room: int) -> list[tuple[Session
     """
     chosen: list[tuple[SessionMeta, str, list[str]]] = []
     used = 0
-    for meta in recent:
-        head = fit(heading(meta.title or meta.asked, meta.project, meta.updated, meta.id), room)
+    for meta, updated in recent:
+        head = fit(heading(meta.title or meta.asked, meta.project, updated, meta.id), room)
         details = _details(meta)
         need = len(head.encode()) + 1 + sum(min(len(line.encode()), READABLE_LINE) + 1 for line in details)
         if used + need > room:
@@ -118,17 +118,19 @@ def _shared(lines: list[str], room: int) -> list[str]:
     return [fit(line, size) for line, size in zip(lines, allotted, strict=True)]
 
 
-def _recent(call: HookCall, index: Index, wanted: int) -> list[SessionMeta]:
-    """Up to ``wanted`` of this project's newest sessions, leaving out this conversation and those it was shown."""
+def _recent(call: HookCall, index: Index, wanted: int) -> list[tuple[SessionMeta, float]]:
+    """Up to ``wanted`` of this project's newest sessions, leaving out this conversation and those it was shown;
+    each with the time it was updated (seconds since the epoch, from ``sessions.idx``)."""
     if wanted <= 0:
         return []
     seen = call.seen()
-    recent: list[SessionMeta] = []
+    recent: list[tuple[SessionMeta, float]] = []
     for _, segment, doc in index.newest(project_key(call.project_dir), limit=wanted + 4):
-        meta = segment.session(segment.doc(doc).ordinal)
-        if meta.id in call.conversation_ids or f"s:{meta.id}" in seen or any(m.id == meta.id for m in recent):
+        ordinal = segment.doc(doc).ordinal
+        meta = segment.session(ordinal)
+        if meta.id in call.conversation_ids or f"s:{meta.id}" in seen or any(m.id == meta.id for m, _ in recent):
             continue
-        recent.append(meta)
+        recent.append((meta, segment.session_keys(ordinal).updated))
         if len(recent) >= wanted:
             break
     return recent

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from .call import HookCall, dump_json, request_build
 
@@ -38,6 +37,9 @@ def session_end(call: HookCall) -> str:
 
 
 def _ingest(call: HookCall) -> str:
+    """The detached process's work (it loads the indexer, ``pathlib`` with it: the hook itself has returned)."""
+    from pathlib import Path
+
     from ..core.index import MANIFEST, IndexForbidden, check_readable, index_dir
     from ..core.indexer import refresh
 
@@ -45,15 +47,16 @@ def _ingest(call: HookCall) -> str:
     transcript = call.payload.get("transcript_path")
     if isinstance(transcript, str) and transcript.endswith(".jsonl"):
         ids.add(Path(transcript).stem)
+    home = Path(call.home)
     try:
-        check_readable(index_dir(call.home))
+        check_readable(index_dir(home))
     except IndexForbidden as exc:  # a build could not write it either
         return call.silent(str(exc))
-    if not (index_dir(call.home) / MANIFEST).exists():
+    if not (index_dir(home) / MANIFEST).exists():
         request_build(call.home)
         return call.silent("no index yet; requested a build")
     try:
-        result = refresh(call.home, only_chat_ids=ids, lock_timeout=BACKGROUND_LOCK_SECONDS)
+        result = refresh(home, only_chat_ids=ids, lock_timeout=BACKGROUND_LOCK_SECONDS)
     except TimeoutError:
         return call.silent(
             f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up on {', '.join(sorted(ids))} until the next refresh"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from ..core.index import Index, Segment, edited_paths, name_hash
 from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, error_lines, normalise_command, path_key
 from .call import HookCall, block_key, fit_lines, frame, frame_room
@@ -100,10 +98,6 @@ def _matching_calls(calls: list[ToolCall], command: str, head: str) -> list[Tool
     return exact or [c for c in shell if command_head(c.args["command"]) == head]
 
 
-def _when(days: float) -> datetime:
-    return datetime.fromtimestamp(days * 86400, tz=UTC)
-
-
 def _shell(call: HookCall, raw_command: str) -> str:
     command = normalise_command(raw_command)
     head = command_head(command)
@@ -133,13 +127,13 @@ def _shell(call: HookCall, raw_command: str) -> str:
     where = "in this project" if call.project_dir else "on this machine"
     lines = [
         f"{label} ran {count} time{'s' if count != '1' else ''} {where} before, in {sessions} session{'s' if sessions != 1 else ''}; "
-        f"last {ago(_when(days))}{status} (`deja show {meta.id}`)."
+        f"last {ago(days * 86400)}{status} (`deja show {meta.id}`)."
     ]
     failure = _last_failure(runs, command, head)
     if failure is not None:
         failed_days, errors = failure
         lines += fit_lines(
-            [f"Last failure ({ago(_when(failed_days))}): " + " | ".join(errors)], frame_room(BUDGET, *lines)
+            [f"Last failure ({ago(failed_days * 86400)}): " + " | ".join(errors)], frame_room(BUDGET, *lines)
         )
     call.remember([shown])
     return frame(lines, BUDGET)
@@ -169,11 +163,12 @@ def _file(call: HookCall, path: str) -> str:
     lines: list[str] = []
     sessions: set[str] = set()
     for _, segment, doc in found:
-        meta = segment.session(segment.doc(doc).ordinal)
+        ordinal = segment.doc(doc).ordinal
+        meta = segment.session(ordinal)
         if meta.id in sessions or meta.id in call.conversation_ids:
             continue
         sessions.add(meta.id)
-        lines.append(heading(meta.title or meta.asked, meta.project, meta.updated, meta.id))
+        lines.append(heading(meta.title or meta.asked, meta.project, segment.session_keys(ordinal).updated, meta.id))
         if len(sessions) >= FILE_SESSIONS:
             break
     if not lines:

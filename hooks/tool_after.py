@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..core.index import Index, Segment
 from ..core.keys import SHELL_TOOLS, command_head
-from ..core.work import is_destructive, past_failures, scan_window, what_followed
 from .call import HookCall, block_key, frame, frame_room, headed, load_json
 from .describe import heading
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..core.index import Index, Segment
 
 BUDGET = 512
 
@@ -42,6 +42,8 @@ def _what_followed(segment: Segment, doc: int, head: str) -> str:
 
     Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it.
     """
+    from ..core.work import is_destructive, what_followed
+
     fix = what_followed(segment, doc, head)
     if not fix.resolved_by:
         return fix.answer
@@ -59,6 +61,9 @@ def after_tool(call: HookCall) -> str:
     output = failure(call)
     if not output:
         return call.silent("the command did not fail")
+    # Here, not at the top: most commands succeed, and their events never load work.py, its patterns and ``re``.
+    from ..core.work import scan_window
+
     output = scan_window(output)
     index = call.index()
     if index is None:
@@ -69,22 +74,26 @@ def after_tool(call: HookCall) -> str:
 
 
 def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
+    from ..core.work import past_failures, session_place
+
     for key, rows in past_failures(index, output, 20, call.conversation_ids):
         if not rows:
             continue
-        segment, doc, meta = rows[0]
+        segment, doc = rows[0]
+        meta = segment.session(segment.doc(doc).ordinal)
         # Keyed by the session shown too: a failure that only shares the wording (another quoted name) is news.
         shown = block_key("e", key, meta.id)
         if shown in call.seen():
             return call.silent("this error's history was shown in this conversation already")
-        sessions = len({meta.id for _, _, meta in rows})
+        sessions = len({session_place(*row) for row in rows})
         followed = _what_followed(segment, doc, head)
         lines = [f"What followed: {followed}"] if followed else []
         if meta.concluded:
             lines.append(f"Concluded: {meta.concluded}")
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; the latest:"
+        updated = segment.session_keys(segment.doc(doc).ordinal).updated  # (no datetime to decode: see describe)
         block = headed(
-            heading(meta.title or meta.asked, meta.project, meta.updated, meta.id), lines, frame_room(BUDGET, head_line)
+            heading(meta.title or meta.asked, meta.project, updated, meta.id), lines, frame_room(BUDGET, head_line)
         )
         call.remember([shown])
         return frame([head_line, *block], BUDGET)

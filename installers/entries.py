@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.paths import launcher_folder
+from ..core.folders import launcher_folder
 from .files import Change, json_type, parse_object, plan_json, read_text, shape_error
 
 EXECUTABLE_NAMES = ("deja", "deja.exe")

@@ -50,18 +50,25 @@ def main() -> None:
         serve_mcp()
         return
     if argv and argv[0] in ("search", "index"):  # their usual forms need no typer (``fastpath``)
+        import gc  # (here: a hook has no use for it)
+
+        if argv[0] == "search":
+            gc.disable()  # what a search allocates lives until it exits (``fastpath.open_index`` says when not)
         from .fastpath import run as run_fast
 
         code = run_fast(argv)
+        if code is not None and argv[0] == "search":
+            exit_at_once(code)  # a search wrote only its answer, and a walk it started runs detached
         if code is not None:
             sys.exit(code)
+        gc.enable()
     from .cli import run
 
     run()
 
 
 def exit_at_once(code: int) -> NoReturn:
-    """End a hook's process as soon as its output is flushed.
+    """End a hook's (or a ``deja search``'s) process as soon as its output is flushed.
 
     The hook closed every file it wrote and started no thread; tearing down the interpreter (every module it
     loaded, a last garbage collection) would cost it a few ms of CPU more, on every prompt and tool call.

@@ -13,6 +13,7 @@ way a person sees the same bytes on stdout and stderr and the same exit code.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -261,6 +262,9 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
         opened, found = _unchanged_index(codec)
         if opened is not None:
             return opened
+    # A ``deja search`` runs without the cycle collector (``entry.main``): collecting costs it a few ms in pauses,
+    # and the little it allocates lives until it exits. A refresh allocates as it reads, so it collects.
+    gc.enable()
     from ..core.library import open_index as open_fresh
 
     bar = ProgressBar("indexing")

@@ -9,7 +9,7 @@ variables, not even the script's own folder on ``sys.path``), Python knows only
 the standard library, and this file adds the one folder deja is installed in
 (``…/site-packages``, which holds ``deja/interfaces/hook.py``), after checking
 that PyStemmer, the one module a hook loads from outside the standard library,
-is there too (``deja.core.paths.launcher_folder``). Anywhere else (an editable
+is there too (``deja.core.folders.launcher_folder``). Anywhere else (an editable
 install, whose ``deja`` is found by an import hook that a ``.pth`` file
 installs; a user install whose PyStemmer is in the system's site-packages) it
 runs ``site``, the user site included, as pip's launcher would have, and the
@@ -32,7 +32,7 @@ def main() -> None:
     if installed:
         # This launcher's own deja, found even where ``site`` would not look (``-I`` hides the user site).
         sys.path.append(os.path.dirname(package))
-    if not installed or __import__("deja.core.paths", fromlist=["_"]).launcher_folder(package) is None:
+    if not installed or __import__("deja.core.folders", fromlist=["_"]).launcher_folder(package) is None:
         import site
 
         site.main()

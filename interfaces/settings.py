@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ..core import config, paths
@@ -38,7 +39,7 @@ def settings_json() -> dict[str, Any]:
             "in_cursor": config.resolve(key, environment=False).value,
             "problem": here.problem,
         }
-    return {"file": str(path), "exists": path.is_file(), "error": error, "settings": rows}
+    return {"file": path, "exists": os.path.isfile(path), "error": error, "settings": rows}
 
 
 def settings_text() -> str:

@@ -17,9 +17,12 @@ from deja.core.model import Message, ToolCall
 
 
 def _fields(struct: Any) -> dict[str, Any]:
-    """A Struct's (or a light record's) fields, nested records and all, as plain values."""
-    names = [f.name for f in msgspec.structs.fields(type(struct))] if isinstance(struct, msgspec.Struct) else None
-    values = {name: getattr(struct, name) for name in names} if names else dict(vars(struct))
+    """A Struct's (or a light record's) fields, nested records and all, as plain values (a light record's times
+    read as a hook reads them: by attribute, which makes them datetimes)."""
+    names = (
+        [f.name for f in msgspec.structs.fields(type(struct))] if isinstance(struct, msgspec.Struct) else vars(struct)
+    )
+    values = {name: getattr(struct, name) for name in names}
     return {name: _plain(value) for name, value in values.items()}
 
 
@@ -129,3 +132,15 @@ def test_a_manifest_of_another_version_or_corrupt_is_named_as_such(indexed_sampl
                 read_manifest(directory, codec)
     manifest.write_bytes(original)
     assert read_manifest(Path(directory), LIGHT) == read_manifest(Path(directory), LIGHT)
+
+
+@pytest.mark.unit
+def test_a_damaged_time_read_late_is_reported_as_index_damage() -> None:
+    """A time is made a datetime when first read, after the reader's own damage handling: a damaged one must still
+    be IndexUnreadable (what ``deja search`` turns into its one-line "run `deja index`"), not a bare ValueError."""
+    data = msgspec.msgpack.encode(Message(role="user", text="hi", timestamp=datetime(2026, 3, 1, 12, 30)))
+    damaged = data.replace(b"2026-03-01T12:30:00", b"2026-13-45T99:00:00")
+    assert damaged != data
+    message = LIGHT.message(damaged)
+    with pytest.raises(IndexUnreadable, match="damaged.*timestamp"):
+        _ = message.timestamp

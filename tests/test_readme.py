@@ -58,7 +58,9 @@ def test_the_commands_table_lists_every_command_and_its_options() -> None:
 
 def _variables_read() -> set[str]:
     """Every environment variable the package reads by name."""
-    reads = re.compile(r"""(?:environ\.get|environ\[|getenv|_env_path)\(?\s*["']([A-Z][A-Z0-9_]+)["']""")
+    reads = re.compile(
+        r"""(?:environ\.get|environ\[|getenv|_env_path|folder_variable)\(?\s*["']([A-Z][A-Z0-9_]+)["']"""
+    )
     return {
         name for layer in PACKAGE for path in (ROOT / layer).rglob("*.py") for name in reads.findall(path.read_text())
     }

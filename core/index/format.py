@@ -38,9 +38,7 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from collections import namedtuple
-from collections.abc import Callable
-from pathlib import Path
+from _operator import itemgetter  # (``operator``'s C half, which the interpreter has built in)
 
 from ..fields import (
     KIND_ASSISTANT,
@@ -55,8 +53,12 @@ from ..keys import project_spelling
 from ..record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
     import mmap
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from _typeshed import StrPath
 
     from ..model import Message
     from .records import Manifest, SessionMeta
@@ -68,6 +70,8 @@ if TYPE_CHECKING:
 #: 9: records and session metas deflated against a per-segment dictionary (``dicts.bin``), a word's postings as
 #:    impact runs and 2- or 3-byte docs, 22-byte term rows.
 FORMAT_VERSION = 9
+#: The index's folder in deja's home, and the file in it that names the live segments.
+INDEX = "index"
 MANIFEST = "manifest.msgpack"
 
 SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
@@ -125,10 +129,20 @@ def doc_width(docs: int) -> int:
     return 2 if docs <= 1 << 16 else 3 if docs <= 1 << 24 else 4
 
 
-def deflate(data: bytes | bytearray, zdict: bytes) -> bytes:
-    """``data`` as one raw deflate block, against the preset dictionary ``zdict`` (none when empty)."""
-    packer = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, WBITS, zdict=zdict)
-    return packer.compress(data) + packer.flush()
+def deflater(zdict: bytes) -> Callable[[bytes | bytearray], bytes]:
+    """What turns data into one raw deflate block against the preset dictionary ``zdict`` (none when empty).
+
+    The dictionary is loaded once: each block is deflated by a copy of a compressor primed with it, the same
+    bytes as a new compressor's, where a new one hashes the 32 KiB dictionary again (a build deflates two
+    blocks a session).
+    """
+    primed = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, WBITS, zdict=zdict)
+
+    def deflate(data: bytes | bytearray) -> bytes:
+        packer = primed.copy()
+        return packer.compress(data) + packer.flush()
+
+    return deflate
 
 
 def inflate(block: bytes, zdict: bytes, upto: int = 0) -> bytes:
@@ -149,25 +163,42 @@ class IndexUnreadable(Exception):
 class IndexForbidden(IndexUnreadable):
     """This user may not read the index folder: its permissions need fixing; a rebuild could not write it either."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: StrPath) -> None:
         super().__init__(
             f"cannot read {directory}: permission denied; give your user access to it: chmod -R u+rwX {directory}"
         )
 
 
-def check_readable(directory: Path) -> None:
+def check_readable(directory: StrPath) -> None:
     """Raise IndexForbidden if ``directory`` exists and this user may not list it: said once, before a refresh
     would fail on its lock and a read on its manifest."""
     if os.path.isdir(directory) and not os.access(directory, os.R_OK | os.X_OK):
         raise IndexForbidden(directory)
 
 
-# Plain named tuples: typing's class form compiles each (string) annotation at import, which every hook would pay.
-#: What ``docs.bin`` says of one doc besides where its record is: its session's ordinal and its kind (ints).
-Doc = namedtuple("Doc", ["ordinal", "kind"])
-#: What filters look at, read from ``sessions.idx`` without decoding the session: two name hashes and the source
-#: (ints), the time updated (float).
-SessionKeys = namedtuple("SessionKeys", ["project_hash", "dir_hash", "source", "updated"])
+# Tuples with named fields, made as ``collections.namedtuple`` makes them (each field a property reading its item)
+# without importing ``collections`` (with ``keyword``, ``reprlib``, ``operator``: about 1 ms of a hook that opens the
+# index and needs nothing else of it); nor typing's class form, which compiles each annotation at import. Built
+# from one tuple (``Doc((ordinal, kind))``), by tuple's own constructor.
+
+
+class Doc(tuple[int, int]):
+    """What ``docs.bin`` says of one doc besides where its record is: its session's ordinal and its kind."""
+
+    __slots__ = ()
+    ordinal = property(itemgetter(0))
+    kind = property(itemgetter(1))
+
+
+class SessionKeys(tuple[int, int, int, float]):
+    """What filters look at, read from ``sessions.idx`` without decoding the session: two name hashes and the
+    source, and the time it was updated (seconds since the epoch; 0 for none)."""
+
+    __slots__ = ()
+    project_hash = property(itemgetter(0))
+    dir_hash = property(itemgetter(1))
+    source = property(itemgetter(2))
+    updated = property(itemgetter(3))
 
 
 def name_hash(name: str) -> int:
@@ -176,7 +207,8 @@ def name_hash(name: str) -> int:
 
 
 def index_dir(home: Path) -> Path:
-    return home / "index"
+    """The index's folder in deja's home (``Index.open`` joins the same name to a home given as a string)."""
+    return home / INDEX
 
 
 def edited_paths(args: dict, project_dir: str) -> list[str]:
@@ -194,7 +226,7 @@ class Codec(Record, frozen=True):
     """How a reader decodes the manifest, a session and a message, and what a damaged record raises."""
 
     #: The manifest's bytes and its path (for messages) -> the Manifest; raises IndexUnreadable.
-    manifest: Callable[[bytes, Path], Manifest]
+    manifest: Callable[[bytes, str], Manifest]
     session: Callable[[bytes], SessionMeta]
     message: Callable[[bytes], Message]
     damage: tuple[type[Exception], ...]
@@ -207,10 +239,11 @@ def default_codec() -> Codec:
     return STRUCTS
 
 
-def read_manifest(directory: Path, codec: Codec | None = None) -> Manifest:
-    path = directory / MANIFEST
+def read_manifest(directory: StrPath, codec: Codec | None = None) -> Manifest:
+    path = os.path.join(directory, MANIFEST)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise IndexUnreadable(f"no index at {directory}") from None
     except PermissionError:
@@ -220,7 +253,7 @@ def read_manifest(directory: Path, codec: Codec | None = None) -> Manifest:
     return (codec or default_codec()).manifest(data, path)
 
 
-def check_version(version: object, path: Path) -> None:
+def check_version(version: object, path: str) -> None:
     """Raise IndexUnreadable naming ``path`` unless ``version`` is this deja's format."""
     if version != FORMAT_VERSION:
         raise IndexUnreadable(f"{path} is index format {version}, this deja reads {FORMAT_VERSION}")

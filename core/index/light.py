@@ -7,18 +7,21 @@ same fields, so a hook's code reads ``meta.title`` or ``message.tool_calls``
 whichever codec decoded them. Only what msgspec writes for deja's records is
 understood: nil, booleans, integers, floats, strings, bytes, arrays, maps and
 the timestamp extension.
+
+A time field (``started``, ``updated``, ``timestamp``) becomes a datetime when
+it is first read, not as it is decoded: a hook that names sessions takes their
+times from ``sessions.idx`` and never loads ``datetime`` at all (about 1 ms).
 """
 
 from __future__ import annotations
 
 import struct
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from .format import Codec, IndexUnreadable, check_version
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from datetime import datetime
     from typing import Any
 
     from ..model import Message
@@ -48,13 +51,57 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "Manifest": {"segments": [], "state": "", "redaction": ""},
     "FileSum": {},
 }
-#: Fields that hold a time: msgspec writes an aware one as a timestamp, a naive one as ISO text.
-TIMES = frozenset({"started", "updated", "timestamp"})
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class Stamp:
+    """A msgpack timestamp as read, before it is made a datetime (:class:`Time`)."""
+
+    __slots__ = ("seconds", "nanoseconds")
+
+    def __init__(self, seconds: int, nanoseconds: int) -> None:
+        self.seconds, self.nanoseconds = seconds, nanoseconds
+
+
+class Time:
+    """A time field of a record, stored as read (a :class:`Stamp`, ISO text or None) and made a datetime, as msgspec
+    decodes it, when first read (msgspec writes an aware time as a timestamp, a naive one as ISO text)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, record: Fields | None, owner: type | None = None) -> Any:
+        if record is None:
+            return self
+        try:
+            value = record.__dict__[self.name]
+        except KeyError:
+            raise AttributeError(f"the record has no field {self.name!r}") from None
+        if isinstance(value, Stamp | str):
+            try:
+                value = record.__dict__[self.name] = _datetime(value)
+            except (ValueError, OverflowError) as exc:  # read late, so reported as the reader reports damage
+                raise IndexUnreadable(f"the index is damaged (a record's {self.name}: {exc})") from None
+        return value
+
+    def __set__(self, record: Fields, value: Any) -> None:
+        record.__dict__[self.name] = value
+
+
+def _datetime(value: Stamp | str) -> datetime:
+    from datetime import UTC, datetime, timedelta
+
+    if isinstance(value, str):
+        return datetime.fromisoformat(value)
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    return epoch + timedelta(seconds=value.seconds, microseconds=value.nanoseconds // 1000)
 
 
 class Fields:
     """A decoded record: its fields as attributes, the Struct's default for each one it left out."""
+
+    started = Time()
+    updated = Time()
+    timestamp = Time()
 
     def __init__(self, kind: str, values: dict[str, Any]):
         fields = self.__dict__
@@ -63,23 +110,20 @@ class Fields:
             if isinstance(default, list | dict):
                 fields[name] = type(default)()
         fields.update(values)
-        for name in TIMES.intersection(values):
-            if isinstance(values[name], str):
-                fields[name] = _time(values[name])
 
     def __getattr__(self, name: str) -> Any:
         """Only for a field the record lacks (a damaged one): the others are set in ``__init__``."""
         raise AttributeError(f"the record has no field {name!r}")
 
+    def fields(self) -> dict[str, Any]:
+        """Every field by name, times as datetimes."""
+        return {name: getattr(self, name) for name in vars(self)}
+
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and vars(other) == vars(self)
+        return type(other) is type(self) and other.fields() == self.fields()
 
     def __repr__(self) -> str:
-        return f"Fields({vars(self)!r})"
-
-
-def _time(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+        return f"Fields({self.fields()!r})"
 
 
 def _map(kind: str, value: Any) -> dict[str, Any]:
@@ -103,7 +147,7 @@ def message(data: bytes) -> Message:
     return Fields("Message", values)  # type: ignore[return-value]
 
 
-def manifest(data: bytes, path: Path) -> Manifest:
+def manifest(data: bytes, path: str) -> Manifest:
     """The manifest in ``data``, or IndexUnreadable: of another format version, or corrupt."""
     try:
         values = _map("Manifest", unpackb(data))
@@ -245,8 +289,8 @@ def _array(data: bytes, at: int, n: int) -> tuple[list[Any], int]:
     return items, at
 
 
-def _extension(code: int, body: bytes) -> datetime:
-    """The timestamp extension (-1), the only one msgspec writes for deja's records."""
+def _extension(code: int, body: bytes) -> Stamp:
+    """The timestamp extension (-1), the only one msgspec writes for deja's records (in a time field)."""
     if code != 0xFF:
         raise ValueError(f"msgpack extension {code}")
     if len(body) == 4:
@@ -258,7 +302,7 @@ def _extension(code: int, body: bytes) -> datetime:
         nanoseconds, seconds = struct.unpack(">Iq", body)
     else:
         raise ValueError(f"a timestamp of {len(body)} bytes")
-    return _EPOCH + timedelta(seconds=seconds, microseconds=nanoseconds // 1000)
+    return Stamp(seconds, nanoseconds)
 
 
 LIGHT = Codec(manifest=manifest, session=session, message=message, damage=_DAMAGE)

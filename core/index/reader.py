@@ -11,14 +11,13 @@ import mmap
 import os
 import struct
 import zlib
-from collections.abc import Iterator
 from itertools import chain, islice, repeat
-from pathlib import Path
 
 from .. import faults, keys
 from ..fields import KIND_TITLE, MESSAGE_KINDS
 from .format import (
     DOC_ROW,
+    INDEX,
     KEYED_POSTING,
     KIND_SHIFT,
     ORDINAL_MASK,
@@ -32,19 +31,22 @@ from .format import (
     SessionKeys,
     default_codec,
     doc_width,
-    index_dir,
     inflate,
     read_manifest,
     split_dicts,
 )
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (and collections.abc, pathlib: a hook reads the index with paths as strings)
+    from collections.abc import Iterator, Sequence
+
+    from _typeshed import StrPath
+
     from ..model import Message
     from .records import Manifest, SegmentRef, SessionMeta
 
 
-def _map(path: Path) -> mmap.mmap | bytes:
+def _map(path: str) -> mmap.mmap | bytes:
     with open(path, "rb") as f:
         if os.fstat(f.fileno()).st_size == 0:
             return b""
@@ -65,11 +67,12 @@ _AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 class Segment:
     """One segment opened for reading; every file is mapped, nothing is loaded whole."""
 
-    def __init__(self, directory: Path, ref: SegmentRef, codec: Codec | None = None):
+    def __init__(self, directory: StrPath, ref: SegmentRef, codec: Codec | None = None):
         self.ref = ref
         self.codec = codec or default_codec()
         self._damage: tuple[type[Exception], ...] = (*_DAMAGE, *self.codec.damage)
-        self.path = directory / ref.name
+        #: The segment's folder.
+        self.path = os.path.join(directory, ref.name)
         self._mapped: dict[str, mmap.mmap | bytes] = {}
         self._terms = self._open("terms.bin")
         self._term_idx = self._open("terms.idx")
@@ -85,21 +88,22 @@ class Segment:
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self._doc_rows = memoryview(self._docs if self._docs else b"").cast("I")
-        #: Each doc's first u32 (session ordinal and kind), a strided view: no copy, one index per posting.
-        self._doc_heads = self._doc_rows[::3]
+        #: Each doc's first u32 (its session ordinal | its kind << KIND_SHIFT), a strided view: no copy, one index
+        #: per posting (search groups thousands of scored docs into sessions through it).
+        self.heads = self._doc_rows[::3]
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
         self._keys_end = -1
 
     def _open(self, name: str) -> mmap.mmap | bytes:
         """A file of the segment, mapped, and as long as the manifest says it was written."""
-        path = self.path / name
+        path = os.path.join(self.path, name)
         try:
             mapped = _map(path)
         except FileNotFoundError:
             raise SegmentMissing(f"{path} is missing") from None
         except PermissionError:
-            raise IndexForbidden(self.path.parent) from None
+            raise IndexForbidden(os.path.dirname(self.path)) from None
         except OSError as exc:
             raise IndexUnreadable(f"{path} is unreadable: {exc.strerror or exc}") from None
         written = self.ref.files.get(name)
@@ -109,13 +113,15 @@ class Segment:
         return mapped
 
     def _damaged(self, name: str, exc: Exception) -> IndexUnreadable:
-        return IndexUnreadable(f"{self.path / name} is damaged ({type(exc).__name__}: {exc})")
+        return IndexUnreadable(f"{os.path.join(self.path, name)} is damaged ({type(exc).__name__}: {exc})")
 
     def verify(self) -> None:
         """Check every byte against the checksums written with the segment (what ``deja index`` and doctor do)."""
         for name, written in self.ref.files.items():
             if zlib.crc32(self._mapped[name]) != written.crc:
-                raise IndexUnreadable(f"{self.path / name} is damaged: its checksum does not match what was written")
+                raise IndexUnreadable(
+                    f"{os.path.join(self.path, name)} is damaged: its checksum does not match what was written"
+                )
 
     def _term_at(self, i: int) -> tuple[bytes, int, int, int]:
         """Term ``i``: (term, postings offset, postings kept, docs holding it)."""
@@ -125,7 +131,9 @@ class Segment:
             raise self._damaged("terms.idx", exc) from None
         # A posting takes at least a doc number: ``_doc_width`` bytes (a word's) or more (a key's).
         if t_off + t_len > len(self._terms) or p_off + count * self._doc_width > len(self._postings):
-            raise IndexUnreadable(f"{self.path / 'terms.idx'} is damaged: term {i} points past the end of the segment")
+            raise IndexUnreadable(
+                f"{os.path.join(self.path, 'terms.idx')} is damaged: term {i} points past the end of the segment"
+            )
         return self._terms[t_off : t_off + t_len], p_off, count, df
 
     def _lower_bound(self, key: bytes) -> int:
@@ -162,7 +170,7 @@ class Segment:
 
     def postings(self, p_off: int, start: int, stop: int) -> list[tuple[int, int, float]]:
         """Entries ``start`` to ``stop`` of a postings list: (doc, session ordinal, impact or time), best first."""
-        heads = self._doc_heads
+        heads = self.heads
         try:
             if self._keyed(p_off):
                 size = KEYED_POSTING.size
@@ -173,26 +181,44 @@ class Segment:
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
+    def impact_runs(self, p_off: int, stop: int) -> tuple[Sequence[int], list[float], bytes]:
+        """A word's postings list's first ``stop`` docs (at most as many as it keeps), and their impacts as runs: each
+        run's value and each run's length (the last run read may run on past ``stop``). Search weighs a run of
+        postings with one product and builds its scores with dict and zip over whole lists, not posting by posting
+        in Python. (A key's list, of times, is read by ``postings``.)"""
+        try:
+            runs = self._word_runs(p_off, stop)
+        except _DAMAGE as exc:
+            raise self._damaged("postings.bin", exc) from None
+        if runs[0] and max(runs[0]) >= self.ref.docs:  # each doc checked to be the segment's, as ``postings`` does
+            raise self._damaged("postings.bin", IndexError("a posting names a doc past the segment's last"))
+        return runs
+
     def _word_postings(self, p_off: int, stop: int) -> Iterator[tuple[int, float]]:
-        """A word's first ``stop`` (at most as many as it keeps) docs and impacts: its impact runs are read only
-        as far as they can cover ``stop``."""
+        """A word's first ``stop`` (at most as many as it keeps) docs and impacts."""
+        docs, values, lengths = self._word_runs(p_off, stop)
+        return zip(docs, chain.from_iterable(map(repeat, values, lengths)), strict=False)  # the last run may run on
+
+    def _word_runs(self, p_off: int, stop: int) -> tuple[Sequence[int], list[float], bytes]:
+        """A word's first ``stop`` docs, and its impact runs' values and lengths: the runs are read only as far as
+        they can cover ``stop``."""
         data = self._postings
         runs = RUNS.unpack_from(data, p_off)[0]
         values_at = p_off + RUNS.size
         lengths_at = values_at + 2 * runs
         read = min(runs, stop)  # enough runs: each holds at least one posting
-        values = struct.unpack_from(f"<{read}e", data, values_at)
-        impacts = chain.from_iterable(map(repeat, values, data[lengths_at : lengths_at + read]))
+        values = list(struct.unpack_from(f"<{read}e", data, values_at))
+        lengths = bytes(data[lengths_at : lengths_at + read])
         docs_at, width = lengths_at + runs, self._doc_width
         packed = data[docs_at : docs_at + width * stop]
         if len(packed) != width * stop:
             raise ValueError(f"{stop} postings past the end")
         if width == 4:
-            return zip(memoryview(packed).cast("I"), impacts, strict=False)  # the last run read may run on
+            return memoryview(packed).cast("I"), values, lengths
         wide = bytearray(4 * stop)  # little-endian u16s or u24s widened to u32s
         for i in range(width):
             wide[i::4] = packed[i::width]
-        return zip(memoryview(wide).cast("I"), impacts, strict=False)  # the last run read may run on
+        return memoryview(wide).cast("I"), values, lengths
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
@@ -200,7 +226,7 @@ class Segment:
             row = self._doc_rows[3 * doc]
         except _DAMAGE as exc:
             raise self._damaged("docs.bin", exc) from None
-        return Doc(row & ORDINAL_MASK, row >> KIND_SHIFT)
+        return Doc((row & ORDINAL_MASK, row >> KIND_SHIFT))
 
     def kind(self, doc: int) -> int:
         """A doc's kind: ``doc(doc).kind`` without building the pair (ranking asks it of every candidate doc)."""
@@ -292,7 +318,7 @@ class Segment:
     def session_keys(self, ordinal: int) -> SessionKeys:
         """What filters look at, without decoding the session."""
         try:
-            return SessionKeys(*SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:6])
+            return SessionKeys(SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[2:6])
         except _DAMAGE as exc:
             raise self._damaged("sessions.idx", exc) from None
 
@@ -325,21 +351,21 @@ class Segment:
 class Index:
     """A read-only view of one generation of the index."""
 
-    def __init__(self, directory: Path, manifest: Manifest, codec: Codec | None = None):
+    def __init__(self, directory: StrPath, manifest: Manifest, codec: Codec | None = None):
         self.directory = directory
         self.manifest = manifest
         self.segments = [Segment(directory, ref, codec) for ref in manifest.segments]
         self.total_docs = sum(ref.docs for ref in manifest.segments) or 1
 
     @classmethod
-    def open(cls, home: Path, codec: Codec | None = None) -> Index:
+    def open(cls, home: StrPath, codec: Codec | None = None) -> Index:
         """The index the manifest names now, its records decoded by ``codec`` (msgspec Structs by default).
 
         A segment can vanish between reading the manifest and mapping it (a
         reader paused past the grace period of a rebuild); the newest manifest
         names only live segments, so it is read once more.
         """
-        directory = index_dir(home)
+        directory = os.path.join(home, INDEX)  # (``index_dir``'s folder, for a home given as a string too)
         manifest = read_manifest(directory, codec)
         faults.point("reader-read-manifest")
         try:
@@ -413,5 +439,6 @@ class Index:
     def size_bytes(self) -> int:
         total = 0
         for segment in self.segments:
-            total += sum(p.stat().st_size for p in segment.path.iterdir())
+            with os.scandir(segment.path) as files:
+                total += sum(f.stat().st_size for f in files)
         return total

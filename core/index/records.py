@@ -6,6 +6,7 @@ without msgspec, for hooks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -66,12 +67,13 @@ class Manifest(msgspec.Struct):
     redaction: str = ""
 
 
-def write_manifest(directory: Path, manifest: Manifest) -> None:
-    """Swap in a new manifest atomically (temp file, fsync, rename)."""
-    replace_private(directory / MANIFEST, msgspec.msgpack.encode(manifest), sync=True)
+def write_manifest(directory: Path, manifest: Manifest, sync_along: Sequence[Path] = ()) -> None:
+    """Swap in a new manifest atomically (temp file, fsync, rename), the files it names that were written
+    unsynced (``sync_along``: the bookkeeping) made durable in the same wait as the temp file."""
+    replace_private(directory / MANIFEST, msgspec.msgpack.encode(manifest), sync=True, sync_along=sync_along)
 
 
-def decode_manifest(data: bytes, path: Path) -> Manifest:
+def decode_manifest(data: bytes, path: str) -> Manifest:
     """The manifest in ``data`` (read from ``path``), or IndexUnreadable saying why not."""
     try:
         manifest = msgspec.msgpack.decode(data, type=Manifest)

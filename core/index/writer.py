@@ -5,17 +5,16 @@ from __future__ import annotations
 import contextlib
 import heapq
 import os
-import shutil
 import struct
 import time
 import zlib
 from array import array
-from collections import Counter, deque
-from collections.abc import Iterable, Iterator
-from itertools import filterfalse, groupby, islice
-from operator import itemgetter
+from collections import _count_elements, deque  # type: ignore[attr-defined]  # CPython's C counter
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, filterfalse, groupby, islice
+from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 import msgspec
 
@@ -24,6 +23,7 @@ from ..dates import date_keys
 from ..fields import MESSAGE_KINDS, doc_text, field_texts
 from ..model import Message
 from ..private import DIR_MODE, open_private, private_dir, sync_all
+from ..text import forget_cached_terms
 from ..text import terms as text_terms
 from .format import (
     DICT_BYTES,
@@ -45,7 +45,7 @@ from .format import (
     WHOLE_LISTS_DOCS,
     WORD_POSTINGS_KEPT,
     B,
-    deflate,
+    deflater,
     doc_width,
     edited_paths,
     name_hash,
@@ -69,42 +69,82 @@ _NO_VALUES = array("d")
 RUN_DOCS = 50_000
 
 
-def _run_entries(path: Path) -> Iterator[tuple[bytes, bool, array, array]]:
-    """A run file's (term, keyed, docs, values), in term order."""
-    with open(path, "rb") as run:
-        while head := run.read(_RUN_HEAD.size):
-            length, keyed, count = _RUN_HEAD.unpack(head)
-            term = run.read(length)
-            docs, values = (array("I"), array("d")) if keyed else (array("Q"), array("d"))
-            docs.frombytes(run.read(count * docs.itemsize))
-            values.frombytes(run.read(count * values.itemsize if keyed else 0))
-            yield term, bool(keyed), docs, values
+#: A run file's entry of at least this many bytes is read only when its term is merged (``_RunEntry.arrays``):
+#: every run's next entry waits in the merge, and a common word's, read there, would be its whole postings.
+_EAGER_BYTES = 1 << 16
+
+
+class _RunEntry(NamedTuple):
+    """A term's postings in one run file: read with its head when small, else where they are in the file."""
+
+    term: bytes
+    keyed: bool
+    postings: int
+    loaded: tuple[array, array] | None
+    fd: int
+    offset: int
+
+    def arrays(self) -> tuple[array, array]:
+        """The docs and values (none for a word: its counts are in its docs)."""
+        if self.loaded is not None:
+            return self.loaded
+        docs, values = (array("I"), array("d")) if self.keyed else (array("Q"), array("d"))
+        size = self.postings * docs.itemsize
+        data = os.pread(self.fd, size + (self.postings * values.itemsize if self.keyed else 0), self.offset)
+        docs.frombytes(data[:size])
+        values.frombytes(data[size:])
+        return docs, values
+
+
+def _run_entries(run: BinaryIO) -> Iterator[_RunEntry]:
+    """A run file's entries, in term order; a large entry's postings are skipped over, to be read by ``arrays``."""
+    fd = run.fileno()
+    while head := run.read(_RUN_HEAD.size):
+        length, keyed, count = _RUN_HEAD.unpack(head)
+        term = run.read(length)
+        docs, values = (array("I"), array("d")) if keyed else (array("Q"), array("d"))
+        size = count * docs.itemsize + (count * values.itemsize if keyed else 0)
+        if size >= _EAGER_BYTES:
+            yield _RunEntry(term, bool(keyed), count, None, fd, run.tell())
+            run.seek(size, os.SEEK_CUR)
+            continue
+        docs.frombytes(run.read(count * docs.itemsize))
+        values.frombytes(run.read(size - count * docs.itemsize))
+        yield _RunEntry(term, bool(keyed), count, (docs, values), fd, 0)
 
 
 def _best(pairs: Iterator[tuple[float, int]], kept: int) -> list[tuple[float, int]]:
     """``sorted(pairs, reverse=True)[:kept]`` holding ``kept`` and a chunk, not every posting of a word like "the".
 
-    Each chunk is sorted with the best so far (C's sort: ``heapq.nlargest`` loops in Python) and cut again.
+    Each chunk is sorted with the best so far (C's sort: ``heapq.nlargest`` loops in Python) and cut again; once
+    ``kept`` are held, only what beats the last of them is sorted in (most of a common word's later postings don't).
     """
     best: list[tuple[float, int]] = []
     while chunk := list(islice(pairs, 4 * kept)):
+        if len(best) == kept:
+            chunk = list(filter(best[-1].__lt__, chunk))
         best = sorted(best + chunk, reverse=True)[:kept]
     return best
 
 
-def _merged_runs(runs: list[Path]) -> Iterator[tuple[bytes, bool, array, array]]:
-    """Every term of the runs once, in order, its docs (ascending: runs follow each other) and values joined."""
-    current: tuple[bytes, bool, array, array] | None = None
-    for entry in heapq.merge(*(_run_entries(run) for run in runs), key=itemgetter(0)):
-        if current is not None and entry[0] == current[0]:
-            current[2].extend(entry[2])
-            current[3].extend(entry[3])
-            continue
-        if current is not None:
-            yield current
-        current = entry
-    if current is not None:
-        yield current
+def _merged_runs(runs: list[Path]) -> Iterator[tuple[bytes, bool, list[_RunEntry]]]:
+    """Every term of the runs once, in order, with its entry in each run that has it (in run order: docs ascend)."""
+    with contextlib.ExitStack() as stack:
+        files = [stack.enter_context(open(run, "rb")) for run in runs]
+        merged = heapq.merge(*map(_run_entries, files), key=attrgetter("term"))
+        for term, group in groupby(merged, key=attrgetter("term")):
+            entries = list(group)
+            yield term, entries[0].keyed, entries
+
+
+def _joined(entries: list[_RunEntry]) -> tuple[array, array]:
+    """A term's docs and values from every run, in one array each."""
+    docs, values = entries[0].arrays()
+    for entry in entries[1:]:
+        more_docs, more_values = entry.arrays()
+        docs.extend(more_docs)
+        values.extend(more_values)
+    return docs, values
 
 
 def _word_postings(pairs: list[tuple[float, int]], width: int) -> bytes:
@@ -168,6 +208,44 @@ def _make_durable(files: list[_SegmentFile]) -> None:
         faults.point("segment-file")
 
 
+#: Docs whose lengths and kinds are held in memory before they go to their files.
+_DOC_CHUNK = 1 << 16
+
+
+class _DocFiles:
+    """A segment's per-doc lengths (u32) and kinds (u8), written as they come and read back a chunk at a time
+    by the final merge: a writer holds no array that grows with its docs but the shapes it merges with."""
+
+    def __init__(self, segment: Path):
+        self._paths = (segment / "doc-lengths.tmp", segment / "doc-kinds.tmp")
+        self._files = [open_private(path, "wb") for path in self._paths]
+        self.count = 0
+
+    def write(self, lengths: array, kinds: array) -> None:
+        """Append ``lengths`` and ``kinds`` to their files and empty them."""
+        self.count += len(kinds)
+        for values, out in zip((lengths, kinds), self._files, strict=True):
+            values.tofile(out)
+            del values[:]
+
+    def chunks(self) -> Iterator[tuple[array, array]]:
+        """The lengths and kinds written, in order, ``_DOC_CHUNK`` docs at a time."""
+        for out in self._files:
+            out.flush()
+        with open(self._paths[0], "rb") as lengths, open(self._paths[1], "rb") as kinds:
+            while data := lengths.read(_DOC_CHUNK * 4):
+                yield array("I", data), array("B", kinds.read(len(data) // 4))
+
+    def close(self) -> None:
+        for out in self._files:
+            out.close()
+
+    def remove(self) -> None:
+        self.close()
+        for path in self._paths:
+            path.unlink()
+
+
 class _Held(NamedTuple):
     """A session waiting for its segment's dictionaries: its records and meta (msgpack) and its ``sessions.idx``
     row but for where those two go (project and directory hashes, source, time updated, first doc)."""
@@ -195,12 +273,14 @@ class SegmentWriter:
         self._session_idx = _SegmentFile(self.path / "sessions.idx")
         self._dict_file = _SegmentFile(self.path / "dicts.bin")
         self._held: list[_Held] = []
-        #: The records' and the metas' dictionaries, once made (``_write_held``).
-        self._dicts: tuple[bytes, bytes] | None = None
+        #: What deflates a session's records and its meta against the segment's dictionaries, once made (``_write_held``).
+        self._deflaters: tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]] | None = None
         self._record_off = 0
         self._session_off = 0
+        #: The latest docs' lengths and kinds; every ``_DOC_CHUNK`` docs they go to their files (``_DocFiles``).
         self._doc_lengths = array("I")
         self._doc_kinds = array("B")
+        self._doc_files = _DocFiles(self.path)
         #: term -> its postings so far, each doc << 16 | its count in the doc (one array per term: memory is per posting).
         self._tf: dict[str, array] = {}
         self._keyed: dict[str, tuple[array, array]] = {}
@@ -216,7 +296,7 @@ class SegmentWriter:
 
     @property
     def doc_count(self) -> int:
-        return len(self._doc_kinds)
+        return self._doc_files.count + len(self._doc_kinds)
 
     def _add_doc(self, ordinal: int, kind: int, span: tuple[int, int], text: str) -> None:
         """Add a doc whose message is at ``span`` (start, end) of its session's records once inflated."""
@@ -226,7 +306,8 @@ class SegmentWriter:
         self._doc_lengths.append(len(found))
         self._doc_kinds.append(kind)
         tf = self._tf
-        counts = Counter(found)
+        counts: dict[str, int] = {}
+        _count_elements(counts, found)  # what Counter(found) counts with, without its checks (2 µs a doc)
         for term in filterfalse(tf.__contains__, counts):
             tf[term] = array("Q")
         # One posting per term, appended without a Python step per posting (the build's busiest loop).
@@ -310,8 +391,8 @@ class SegmentWriter:
     def _store(self, held: _Held) -> None:
         """Write a session's records and meta, deflated, once the segment's dictionaries are made from its first
         ``DICT_SESSIONS`` sessions (they are held until then)."""
-        if self._dicts is not None:
-            self._write_session(held, *self._dicts)
+        if self._deflaters is not None:
+            self._write_session(held, *self._deflaters)
             return
         self._held.append(held)
         if len(self._held) >= DICT_SESSIONS:
@@ -322,13 +403,15 @@ class SegmentWriter:
         records = b"".join(held.records for held in self._held)[-DICT_BYTES:] if with_dicts else b""
         metas = b"".join(held.meta for held in self._held)[-DICT_BYTES:] if with_dicts else b""
         self._dict_file.write(DICT_HEAD.pack(len(records)) + records + metas)
-        self._dicts = (records, metas)
+        self._deflaters = (deflater(records), deflater(metas))
         for held in self._held:
-            self._write_session(held, records, metas)
+            self._write_session(held, *self._deflaters)
         self._held.clear()
 
-    def _write_session(self, held: _Held, records_dict: bytes, metas_dict: bytes) -> None:
-        block, record = deflate(held.records, records_dict), deflate(held.meta, metas_dict)
+    def _write_session(
+        self, held: _Held, deflate_records: Callable[[bytes], bytes], deflate_meta: Callable[[bytes], bytes]
+    ) -> None:
+        block, record = deflate_records(held.records), deflate_meta(held.meta)
         self._records.write(block)
         self._sessions.write(record)
         project, directory, source, updated, first_doc = held.row
@@ -367,30 +450,37 @@ class SegmentWriter:
         self._keyed.clear()
 
     def _spill_if_full(self) -> None:
-        """Called after each session: past ``RUN_DOCS`` docs in memory, they go to a run file."""
+        """Called after each session: past ``RUN_DOCS`` docs in memory, they go to a run file (and past
+        ``_DOC_CHUNK``, their lengths and kinds to theirs)."""
+        if len(self._doc_kinds) >= _DOC_CHUNK:
+            self._doc_files.write(self._doc_lengths, self._doc_kinds)
         if self.doc_count - self._run_start >= RUN_DOCS:
             self._spill()
             self._run_start = self.doc_count
 
     def finish(self) -> SegmentRef:
-        if self._dicts is None:
+        if self._deflaters is None:
             self._write_held(with_dicts=False)
         files = {name: out.done() for name, out in self._open_files().items()}
         self._spill()
-        shapes, weights, norm = _doc_shapes(self._doc_lengths, self._doc_kinds)
-        # The shapes replace the lengths (the kinds count the docs): 2 bytes a doc (4 past 65,536 shapes) while
-        # the runs merge, where a length factor per doc took 8.
-        self._doc_lengths = array("I")
+        forget_cached_terms()
+        doc_count = self.doc_count
+        self._doc_files.write(self._doc_lengths, self._doc_kinds)
+        # The shapes replace the lengths and the kinds: 2 bytes a doc (4 past 65,536 shapes) while the runs merge,
+        # where a length factor per doc took 8.
+        shapes, weights, norm = _doc_shapes(self._doc_files.chunks)
         k1_plus_1 = K1 + 1
-        kept = WORD_POSTINGS_KEPT if self.doc_count > WHOLE_LISTS_DOCS else None
-        width = doc_width(self.doc_count)
+        kept = WORD_POSTINGS_KEPT if doc_count > WHOLE_LISTS_DOCS else None
+        width = doc_width(doc_count)
         terms = _SegmentFile(self.path / "terms.bin")
         term_idx = _SegmentFile(self.path / "terms.idx")
         postings = _SegmentFile(self.path / "postings.bin")
         try:
-            for encoded, keyed, docs, values in _merged_runs(self._runs):
+            # A word's postings are read a run at a time as its impacts are made (a common word's are millions).
+            for encoded, keyed, entries in _merged_runs(self._runs):
                 packed: bytes | bytearray
                 if keyed:
+                    docs, values = _joined(entries)
                     pairs = sorted(zip(values, docs, strict=True), reverse=True)
                     packed = bytearray(len(pairs) * KEYED_POSTING.size)
                     for i, (when, doc) in enumerate(pairs):
@@ -399,12 +489,13 @@ class SegmentWriter:
                     # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment.
                     impacts = (
                         (weights[s := shapes[p >> 16]] * (p & 0xFFFF) * k1_plus_1 / ((p & 0xFFFF) + norm[s]), p >> 16)
-                        for p in docs
+                        for p in chain.from_iterable(entry.arrays()[0] for entry in entries)
                     )
                     pairs = sorted(impacts, reverse=True) if kept is None else _best(impacts, kept)
                     packed = _word_postings(pairs, width)
                 encoded = encoded[:65535]
-                term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), len(docs)))
+                holding = sum(entry.postings for entry in entries)
+                term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), holding))
                 terms.write(encoded)
                 postings.write(packed)
         finally:
@@ -414,10 +505,11 @@ class SegmentWriter:
             _make_durable([*self._open_files().values(), postings, terms, term_idx])
         for run in self._runs:
             run.unlink()
+        self._doc_files.remove()
         return SegmentRef(
             name=self.name,
             sessions=self.session_count,
-            docs=self.doc_count,
+            docs=doc_count,
             messages=self.message_count,
             files=files,
         )
@@ -429,26 +521,34 @@ class SegmentWriter:
     def abandon(self) -> None:
         for out in self._open_files().values():
             out.discard()
+        self._doc_files.close()
+        import shutil  # only a failed write needs it (a few ms to import)
+
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def _doc_shapes(lengths: array, kinds: array) -> tuple[array, array, array]:
+def _doc_shapes(chunks: Callable[[], Iterator[tuple[array, array]]]) -> tuple[array, array, array]:
     """Each doc's shape (its kind and length: few of them, whatever the number of docs), and each shape's
     kind weight and BM25 length factor: a field kind against its own average length, messages and titles together.
 
     A doc's factor is its shape's, computed as it would be for the doc itself, so the impacts are the same as
-    with a factor per doc, at 2 bytes a doc instead of 8 while a big segment's postings merge.
+    with a factor per doc, at 2 bytes a doc instead of 8 while a big segment's postings merge. The docs' lengths
+    and kinds are read twice from their files, a chunk at a time (``chunks``).
     """
     totals: dict[int, list[int]] = {}
-    for dl, kind in zip(lengths, kinds, strict=True):
-        group = totals.setdefault(kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1, [0, 0])
-        group[0] += dl
-        group[1] += 1
+    for lengths, kinds in chunks():
+        for dl, kind in zip(lengths, kinds, strict=True):
+            group = totals.setdefault(kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1, [0, 0])
+            group[0] += dl
+            group[1] += 1
     average = {group: (total / count) or 1.0 for group, (total, count) in totals.items()}
     numbered: dict[tuple[int, int], int] = {}
-    shapes = array("I", (numbered.setdefault(shape, len(numbered)) for shape in zip(kinds, lengths, strict=True)))
-    if len(numbered) <= 0x10000:
-        shapes = array("H", shapes)
+    shapes = array("H")
+    for lengths, kinds in chunks():
+        chunk = array("I", (numbered.setdefault(shape, len(numbered)) for shape in zip(kinds, lengths, strict=True)))
+        if len(numbered) > 0x10000 and shapes.typecode == "H":
+            shapes = array("I", shapes)
+        shapes.extend(chunk if shapes.typecode == "I" else array("H", chunk))
     weights = array("d", (KIND_WEIGHT[kind] for kind, _ in numbered))
     norm = array(
         "d",
@@ -482,6 +582,8 @@ def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: f
         try:
             if now - child.stat().st_mtime > grace_seconds:
                 if child.is_dir():
+                    import shutil  # only a segment past its grace needs it
+
                     shutil.rmtree(child, ignore_errors=True)
                 else:
                     child.unlink()

@@ -187,7 +187,7 @@ def _damage(directory: Path) -> str:
     try:
         index = Index(directory, read_manifest(directory))
         for segment in index.segments:
-            if not all([checked.vouches_for(segment.path / name) for name in segment.ref.files]):
+            if not all([checked.vouches_for(Path(segment.path, name)) for name in segment.ref.files]):
                 segment.verify()
         book = Bookkeeping(directory, read_record(directory / index.manifest.state, State))
         book.verify(skip=checked.vouches_for)
@@ -389,7 +389,7 @@ def _swap(
         state=state_file,
         redaction=redaction_mode(),
     )
-    write_manifest(directory, manifest)
+    write_manifest(directory, manifest, sync_along=book.unsynced)
     faults.point("after-manifest-swap")
     remove_unreferenced(directory, book.state, state_file)
     # Segments written before redaction was turned on hold what it now hides: they go at once, not after a grace.

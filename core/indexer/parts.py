@@ -154,12 +154,14 @@ def write_changes(
 
     parts = _split(plan, workers)
     # Every chat the plan reads is handed to its part in a file, so the parts, forked below, do not start with a
-    # copy of every chat of the history, nor does this process hold one while they work.
+    # copy of every chat of the history (the editor's ids are 10 MiB at 100k chats), nor does this process hold
+    # one while they work; each part reads back its own.
     plan.cli_reads, plan.ide_reads, plan.owners = {}, {}, {}
     for number, part in enumerate(parts):
-        part.move_cli_reads(directory / f".reads-{number}.{os.getpid()}.tmp")
+        part.move_reads(directory / f".reads-{number}.{os.getpid()}.tmp")
 
     def work(number: int, tell: Callable[[int], None]) -> Written:
+        parts[number].load_ide_reads()
         before = Counter(problems)
         spill = _Spill(directory, number)
         written = _write_part(parts[number], book, index, problems, projects, directory, tell, spill)
@@ -171,7 +173,7 @@ def write_changes(
         return _joined(parallel.run_parts(work, workers, report), problems)
     finally:
         for part in parts:
-            os.unlink(part.cli_file)
+            os.unlink(part.reads_file)
 
 
 def _workers(total: int) -> int:

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import IO, Any
 
 import msgspec
 
@@ -30,7 +31,7 @@ from ..regular_files import open_regular
 from . import glance
 
 _HASH_SPAN = 4096
-#: Moved ``cli_reads`` go to their file this many chats a frame, each frame's length first.
+#: Moved ``cli_reads`` go to their file, after the ``ide_reads``, this many chats a frame, each frame's length first.
 _READS_FRAME_CHATS = 1024
 _READS_FRAME = struct.Struct("<I")
 
@@ -56,36 +57,55 @@ class Plan(msgspec.Struct):
     unreadable: int = 0
     #: Databases on record that this process's roots do not list but that are still on disk: kept as recorded.
     ide_unseen: dict[str, IdeDbState] = {}
-    #: ``cli_reads`` moved to a file (``move_cli_reads``), which ``all_cli_reads`` reads back; "" when they are not.
-    cli_file: str = ""
+    #: ``ide_reads`` and ``cli_reads`` moved to a file (``move_reads``), which ``load_ide_reads`` and
+    #: ``all_cli_reads`` read back; "" when they are not.
+    reads_file: str = ""
 
     def chats_to_read(self) -> int:
         """How many chats the plan reads (the total a progress bar counts towards); a merged chat counts once."""
         return len(set().union(*self.ide_reads.values(), self.cli_reads, self.cli_appends))
 
-    def move_cli_reads(self, path: Path) -> None:
-        """Write ``cli_reads`` to ``path``, in order, and keep in memory only those the editor holds too
-        (``read_changes`` asks which those are): a part of a big build is handed its chats without a process
-        holding every chat of the history. ``path`` is removed by the caller."""
+    def move_reads(self, path: Path) -> None:
+        """Write ``ide_reads`` and then ``cli_reads``, in order, to ``path``, and keep in memory only the
+        transcripts the editor holds too (``read_changes`` asks which those are): a part of a big build is handed
+        its chats, the editor's included, without a process holding every chat of the history (the parts are
+        forked, and each would start with a copy of every part's). ``path`` is removed by the caller."""
         ide = set().union(*self.ide_reads.values())
         chats = list(self.cli_reads.values())
         with open_private(path, "wb") as out:
+            _write_frame(out, msgspec.msgpack.encode(self.ide_reads))
             for start in range(0, len(chats), _READS_FRAME_CHATS):
-                data = msgspec.msgpack.encode(chats[start : start + _READS_FRAME_CHATS])
-                out.write(_READS_FRAME.pack(len(data)) + data)
+                _write_frame(out, msgspec.msgpack.encode(chats[start : start + _READS_FRAME_CHATS]))
         self.cli_reads = {sid: chat for sid, chat in self.cli_reads.items() if sid in ide}
-        self.cli_file = str(path)
+        self.ide_reads = {}
+        self.reads_file = str(path)
+
+    def load_ide_reads(self) -> None:
+        """Read back the ``ide_reads`` that ``move_reads`` moved (in the part that reads them)."""
+        with open(self.reads_file, "rb") as moved:
+            self.ide_reads = msgspec.msgpack.decode(_read_frame(moved), type=dict[str, set[str]])
 
     def all_cli_reads(self) -> Iterator[tuple[str, CliChat]]:
         """``cli_reads`` in plan order, read back from their file a frame at a time when they were moved."""
-        if not self.cli_file:
+        if not self.reads_file:
             yield from list(self.cli_reads.items())
             return
         decoder = msgspec.msgpack.Decoder(list[CliChat])
-        with open(self.cli_file, "rb") as moved:
-            while head := moved.read(_READS_FRAME.size):
-                for chat in decoder.decode(moved.read(_READS_FRAME.unpack(head)[0])):
+        with open(self.reads_file, "rb") as moved:
+            _read_frame(moved)  # the ide_reads
+            while frame := _read_frame(moved):
+                for chat in decoder.decode(frame):
                     yield chat.id, chat
+
+
+def _write_frame(out: IO[Any], data: bytes) -> None:
+    out.write(_READS_FRAME.pack(len(data)) + data)
+
+
+def _read_frame(moved: IO[bytes]) -> bytes:
+    """The next frame's bytes, or b"" at the end of the file."""
+    head = moved.read(_READS_FRAME.size)
+    return moved.read(_READS_FRAME.unpack(head)[0]) if head else b""
 
 
 class _IdePlan(msgspec.Struct):

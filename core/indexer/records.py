@@ -8,7 +8,6 @@ writes such records into as many new segments as their number needs.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from ..bookkeeping import Location
@@ -147,6 +146,8 @@ class NewSegments:
 
     def abandon(self) -> None:
         """Remove what was written: a refresh that failed leaves no segment behind."""
+        import shutil  # only a failed refresh needs it (a few ms to import)
+
         if self.current is not None:
             self.current.abandon()
         for ref in self.done:

@@ -25,7 +25,6 @@ import hashlib
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 import orjson
 
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times
+from ..record import Record
 from ..text import one_line
 from .projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
 from .vscdb import READ_ATTEMPTS, CursorConnection, connect_read_only, count_database_error, table_names
@@ -54,8 +54,7 @@ _MIN_MS = 946_684_800_000
 _MAX_MS = 4_102_444_800_000
 
 
-@dataclass(frozen=True)
-class _Header:
+class _Header(Record, frozen=True):
     """What a global composer index says about one chat."""
 
     name: str = ""
@@ -63,8 +62,7 @@ class _Header:
     workspace_dir: str = ""
 
 
-@dataclass
-class _Db:
+class _Db(Record):
     """One open database and what has been learnt about it."""
 
     conn: CursorConnection
@@ -101,13 +99,13 @@ def read_ide_database(
     if db is None:
         return
     try:
-        db.headers = _composer_headers(db)
-        composer_ids = _composer_ids(db)
-        for composer_id in sorted(composer_ids):
-            if only_ids is None or composer_id in only_ids:
-                session = _read_composer(db, composer_id)
-                if session is not None:
-                    yield session
+        db.headers = _composer_headers(db, only_ids)
+        composer_ids: set[str] = set()
+        for composer_id in _composer_ids(db, only_ids):
+            composer_ids.add(composer_id)
+            session = _read_composer(db, composer_id)
+            if session is not None:
+                yield session
         for chat_id, chat, is_tab in _legacy_chats(db):
             if chat_id in composer_ids or (only_ids is not None and chat_id not in only_ids):
                 continue
@@ -247,15 +245,27 @@ def _str(value: Any) -> str:
 # --- cursorDiskKV composers -----------------------------------------------
 
 
-def _composer_ids(db: _Db) -> set[str]:
+#: Composer ids are read from the database this many at a time: a part of a big build reads its share of them
+#: (``only_ids``), and holds those, not every id of a database of 40,000 chats.
+_ID_BATCH = 1024
+
+
+def _composer_ids(db: _Db, only_ids: set[str] | None) -> Iterator[str]:
+    """The database's composer ids (``only_ids``' when given) in order, a batch of short queries at a time: a
+    statement left open for a whole build would hold one read snapshot of a database Cursor is writing."""
     if "cursorDiskKV" not in db.tables:
-        return set()
+        return
     lo, hi = _prefix_range(_COMPOSER_PREFIX)
-    rows = db.conn.execute(
-        "SELECT substr(key, ?) FROM cursorDiskKV WHERE key >= ? AND key < ?",
-        (len(_COMPOSER_PREFIX) + 1, lo, hi),
-    )
-    return {composer_id for (composer_id,) in rows}
+    after = ">="
+    while True:
+        rows = db.conn.execute(
+            f"SELECT key, substr(key, ?) FROM cursorDiskKV WHERE key {after} ? AND key < ? ORDER BY key LIMIT ?",
+            (len(_COMPOSER_PREFIX) + 1, lo, hi, _ID_BATCH),
+        ).fetchall()
+        yield from (composer_id for _, composer_id in rows if only_ids is None or composer_id in only_ids)
+        if len(rows) < _ID_BATCH:
+            return
+        lo, after = rows[-1][0], ">"
 
 
 def _bubble_rows(db: _Db, composer_id: str) -> dict[str, tuple[int, bytes | None]]:
@@ -342,8 +352,9 @@ def _inline_bubbles(conversation: Any, problems: Problems) -> list[dict[str, Any
 # --- the global composer index ---------------------------------------------
 
 
-def _composer_headers(db: _Db) -> dict[str, _Header]:
-    """Name and workspace per composer id from the global index.
+def _composer_headers(db: _Db, only_ids: set[str] | None) -> dict[str, _Header]:
+    """Name and workspace per composer id from the global index (``only_ids``' when given: a part of a big
+    build keeps its share of them).
 
     Older globals keep it in ``ItemTable["composer.composerHeaders"]``, newer ones
     in the ``composerHeaders`` table, which wins where both name a composer.
@@ -351,11 +362,13 @@ def _composer_headers(db: _Db) -> dict[str, _Header]:
     headers: dict[str, _Header] = {}
     index = _item_json(db, _HEADERS_KEY, "composer header") or {}
     for entry in _dicts(index.get("allComposers")):
-        if composer_id := _str(entry.get("composerId")):
+        if (composer_id := _str(entry.get("composerId"))) and (only_ids is None or composer_id in only_ids):
             headers[composer_id] = _header(entry, workspace_id="")
     if "composerHeaders" in db.tables:
         rows = db.conn.execute("SELECT composerId, workspaceId, CAST(value AS BLOB) FROM composerHeaders")
         for composer_id, workspace_id, raw in rows:
+            if only_ids is not None and composer_id not in only_ids:
+                continue
             loaded = _load(raw, "composer header", db.problems) if raw is not None else None
             headers[composer_id] = _header(loaded or {}, workspace_id=_str(workspace_id))
     return headers

@@ -37,7 +37,6 @@ import re
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -47,6 +46,7 @@ import orjson
 
 from .. import paths
 from ..model import Session
+from ..record import Record
 from ..regular_files import read_regular
 from . import vscdb
 from .chatstore import find_chat_dirs, read_chat_meta
@@ -78,8 +78,7 @@ _DRIVE = re.compile(r"^([A-Za-z]):")
 _PATH_KEY = re.compile(r"(?i)path|file|dir|uri")
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(Record, frozen=True):
     """A folder and the signal that gave it; both empty when no signal did."""
 
     folder: str = ""
@@ -95,8 +94,7 @@ def _nothing() -> Iterable[str]:
     return ()
 
 
-@dataclass(frozen=True)
-class EditorChat:
+class EditorChat(Record, frozen=True):
     """What an editor chat's own records say about its folder, as the IDE reader finds them."""
 
     chat_id: str

@@ -211,7 +211,9 @@ def _parts(content: Any, role: str) -> tuple[list[str], list[ToolCall]]:
             continue
         kind = part.get("type")
         if kind == "text" and isinstance(part.get("text"), str):
-            text = REDACTED_THINKING.sub("", part["text"]) if role == "assistant" else part["text"]
+            text = part["text"]
+            if role == "assistant" and "[REDACTED]" in text:  # the marker's regex scans every position of a text
+                text = REDACTED_THINKING.sub("", text)
             if text.strip():
                 texts.append(text)
         elif kind == "tool_use" and role == "assistant" and isinstance(part.get("name"), str):

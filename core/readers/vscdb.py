@@ -48,9 +48,7 @@ Cursor closes the database exactly then, SQLite recreates the companions.
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -104,6 +102,8 @@ class CursorConnection(sqlite3.Connection):
             os.close(self.lock_fd)
             self.lock_fd = None
         if self.scratch is not None:
+            import shutil  # only a copied database has a scratch folder
+
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
 
@@ -250,7 +250,13 @@ def _is_wal(path: Path) -> bool:
 
 
 def _copy_if_still(path: Path, before: tuple[FileMark | None, ...]) -> str | None:
-    """A private folder holding a copy of the database and its ``-wal``, or None when they changed while copied."""
+    """A private folder holding a copy of the database and its ``-wal``, or None when they changed while copied.
+
+    Rarely needed, so ``shutil`` and ``tempfile`` are imported here: a refresh of one turn does not load them.
+    """
+    import shutil
+    import tempfile
+
     scratch = tempfile.mkdtemp(prefix="deja-read-")
     try:
         for suffix in ("", "-wal"):

@@ -1,0 +1,73 @@
+"""What a big build does to hold less writes the same index: a part is handed only its own chats (the editor's
+included), the editor's composer ids are read in batches, and a word's postings are read from each run only as
+its term is merged. Each is checked against the build that holds everything, byte for byte or session for session.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from harness import Sample
+from test_build import _split_build, many  # noqa: F401  (the fixture)
+
+from deja.core import paths
+from deja.core.bookkeeping import Bookkeeping, State
+from deja.core.index import index_dir, read_manifest
+from deja.core.index import writer as segment_writer
+from deja.core.indexer import refresh
+from deja.core.indexer.plan import plan_refresh
+from deja.core.readers import ide, read_ide_database
+
+
+def _segment_bytes(home: Path) -> list[dict[str, bytes]]:
+    """Every file of every segment, in the manifest's order (segment names differ from build to build)."""
+    directory = index_dir(home)
+    return [
+        {name: (directory / ref.name / name).read_bytes() for name in sorted(ref.files)}
+        for ref in read_manifest(directory).segments
+    ]
+
+
+def test_a_merge_reading_run_entries_and_doc_lengths_from_their_files_writes_the_same_segments(
+    many: Sample,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _split_build(monkeypatch, run_docs=3)
+    refresh(many.home, full=True)
+    held = _segment_bytes(many.home)
+    monkeypatch.setattr(segment_writer, "_EAGER_BYTES", 0)  # every run entry read only when its term is merged
+    monkeypatch.setattr(segment_writer, "_DOC_CHUNK", 3)  # docs' lengths written and read back a few at a time
+    refresh(many.home, full=True)
+    assert _segment_bytes(many.home) == held
+    assert len(held) == 2 and all(files["postings.bin"] for files in held)
+    assert not list(index_dir(many.home).glob("seg-*/*.tmp"))  # runs and doc lengths are gone once merged
+
+
+def _sessions(db: Path, only_ids: set[str] | None = None) -> list[tuple[str, str, int]]:
+    return [(s.id, s.title, len(s.messages)) for s in read_ide_database(db, only_ids=only_ids)]
+
+
+def test_editor_chats_read_a_few_ids_at_a_time_are_the_chats_read_at_once(
+    sample: Sample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = next(iter(paths.ide_databases()))
+    whole = _sessions(db)
+    assert len(whole) >= 3
+    monkeypatch.setattr(ide, "_ID_BATCH", 2)
+    assert _sessions(db) == whole
+    some = {whole[0][0], whole[-1][0]}
+    assert _sessions(db, some) == [s for s in whole if s[0] in some]
+
+
+def test_a_plan_moved_to_a_file_reads_back_the_same_chats(sample: Sample, tmp_path: Path) -> None:
+    book = Bookkeeping(tmp_path, State())
+    plan = plan_refresh(book, State(), None, Counter())
+    ide_reads, cli_reads = plan.ide_reads, dict(plan.cli_reads)
+    assert ide_reads and cli_reads
+    plan.move_reads(tmp_path / "reads")
+    assert plan.ide_reads == {}  # the process that forks the parts holds none of them
+    plan.load_ide_reads()
+    assert plan.ide_reads == ide_reads
+    assert dict(plan.all_cli_reads()) == cli_reads

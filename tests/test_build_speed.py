@@ -1,0 +1,99 @@
+"""The build's shortcuts give what the slow way gave: the same heads, the same best postings, the same blocks."""
+
+from __future__ import annotations
+
+import random
+import re
+import shlex
+import zlib
+
+import pytest
+
+from deja.core.index.format import RECORDS_LEVEL, WBITS, deflater
+from deja.core.index.writer import _best
+from deja.core.keys import _WRAPPERS, command_head
+
+pytestmark = pytest.mark.unit
+
+
+def _head_by_shlex(command: str) -> str:
+    """``command_head`` as it was before its fast path: every command through ``shlex``."""
+    first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", command.strip(), maxsplit=1)[0]
+    try:
+        words = shlex.split(first)
+    except ValueError:
+        words = first.split()
+    words = [w for w in words if "=" not in w or w.startswith("-")]
+    while words and words[0] in _WRAPPERS:
+        words = words[1:]
+    if not words:
+        return ""
+    program = words[0].rsplit("/", 1)[-1]
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    if (
+        rest
+        and re.fullmatch(r"[a-z][a-z0-9:_-]*", rest[0])
+        and program not in ("python", "python3", "node", "sh", "bash")
+    ):
+        if program in ("npm", "pnpm", "yarn", "bun") and rest[0] == "run" and len(rest) > 1:
+            return f"{program} run {rest[1]}"
+        return f"{program} {rest[0]}"
+    if program in ("python", "python3") and len(words) > 2 and words[1] == "-m":
+        return f"{program} -m {words[2]}"
+    return program
+
+
+COMMANDS = [
+    "git push -f origin",
+    "pytest -x a.py",
+    "  sudo  env FOO=1 npm run build  ",
+    "git\tcommit -m 'fix: the thing'",
+    'git commit -m "two words"',
+    "echo a\\ b c",
+    "'quoted prog' sub",
+    "ls # a comment",
+    "git\x0bstatus",
+    "git\x0cstatus x",
+    "git\x1fstatus",
+    "python -m pytest tests",
+    "python3 -m http.server 8000",
+    "docker build -t infra-web .",
+    "git\u00a0push origin",
+    "unterminated 'quote here",
+    "",
+    "   ",
+    "cat file | grep x && echo done",
+    "git\r\nlog",
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_command_head_is_what_shlex_gives(command: str) -> None:
+    assert command_head(command) == _head_by_shlex(command)
+
+
+def test_command_head_matches_shlex_on_generated_commands() -> None:
+    pieces = ["git", "push", "-f", "npm", "run", "a=b", "'x y'", '"q"', "\\", "#", "\t", "\n", "\x0b", " ", "é", "sub"]
+    rng = random.Random(15)
+    for _ in range(3000):
+        command = " ".join(rng.choice(pieces) for _ in range(rng.randrange(1, 7)))
+        assert command_head(command) == _head_by_shlex(command), repr(command)
+
+
+def test_best_keeps_what_a_whole_sort_keeps() -> None:
+    rng = random.Random(7)
+    for kept in (1, 3, 50):
+        pairs = [(float(rng.randrange(20)), doc) for doc in rng.sample(range(100_000), 2_000)]
+        assert _best(iter(pairs), kept) == sorted(pairs, reverse=True)[:kept]
+
+
+def test_deflater_writes_the_bytes_a_new_compressor_writes() -> None:
+    rng = random.Random(3)
+    words = [f"word{n}" for n in range(300)]
+    zdict = " ".join(rng.choice(words) for _ in range(6000)).encode()[-32768:]
+    deflate = deflater(zdict)
+    for size in (0, 10, 500, 40_000):
+        data = " ".join(rng.choice(words) for _ in range(size)).encode()
+        fresh = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, WBITS, zdict=zdict)
+        assert deflate(data) == fresh.compress(data) + fresh.flush()
+        assert zlib.decompressobj(WBITS, zdict=zdict).decompress(deflate(data)) == data

@@ -1,0 +1,113 @@
+"""What a hook loads as a user's Cursor starts it: no ``pathlib`` on any hook, and nothing for patterns or dates
+in the hooks that need neither.
+
+``pathlib`` brings ``re`` (with ``enum``, ``functools``, ``collections``), ``urllib.parse`` and ``ipaddress``:
+about 5 ms, half of starting Python. So every hook works on ``os.path`` strings (``core/folders.py``), and a hook
+that only names sessions (the session-start block, a file's past edits, a successful command, a session's end)
+loads no ``re`` and no ``datetime`` either: a session's date comes from ``sessions.idx`` as seconds.
+``tests/test_layers.py`` checks the other things no hook loads and the README's list of what hooks import.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import Sample
+from test_layers import _imports_without_site, _installed_as_pip_does
+
+#: No hook loads these as it answers, whatever it is asked.
+NO_HOOK = {"pathlib", "urllib", "ipaddress", "fnmatch", "importlib"}
+#: Nor do these, in a hook that matches no pattern and shows no date but as seconds.
+NO_PATTERN_OR_DATE = NO_HOOK | {"re", "enum", "functools", "collections", "datetime"}
+
+
+def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
+    """label -> (command, payload, what it must not load): each answered from the sample as a user's Cursor asks."""
+    base = {"cursor_version": "2.4.21", "workspace_roots": [str(project)]}
+    tool = {**base, "hook_event_name": "preToolUse"}
+    shell_done = {"output": "3 passed", "exitCode": 0}
+    return {
+        "session start": ("hook-context", {**base, "hook_event_name": "sessionStart"}, NO_PATTERN_OR_DATE),
+        "a file's edits": (
+            "hook-tool",
+            {**tool, "tool_name": "Write", "tool_input": {"path": str(project / "api/cache.py")}},
+            NO_PATTERN_OR_DATE,
+        ),
+        "a command that succeeded": (
+            "hook-tool-after",
+            {
+                **tool,
+                "hook_event_name": "postToolUse",
+                "tool_name": "Shell",
+                "tool_input": {"command": "pytest -q"},
+                "tool_output": json.dumps(shell_done),
+            },
+            NO_PATTERN_OR_DATE,
+        ),
+        "session end": (
+            "hook-session-end",
+            {**base, "hook_event_name": "sessionEnd", "conversation_id": "c0ffee00-ended"},
+            NO_PATTERN_OR_DATE,
+        ),
+        # A prompt's words are tokenised by pattern; it reads no date when no session holds them.
+        "a prompt that recalls nothing": (
+            "hook-prompt",
+            {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "frobnicate the quuxified wibblers"},
+            NO_HOOK | {"datetime"},
+        ),
+        "a Shell command": (
+            "hook-tool",
+            {**tool, "tool_name": "Shell", "tool_input": {"command": "pytest -q"}},
+            NO_HOOK,
+        ),
+        "a failed command": (
+            "hook-tool-after",
+            {
+                **tool,
+                "hook_event_name": "postToolUseFailure",
+                "tool_name": "Shell",
+                "tool_input": {"command": "python -m pytest tests/"},
+                "error_message": "E   ModuleNotFoundError: No module named 'api.cache'",
+            },
+            NO_HOOK,
+        ),
+    }
+
+
+@pytest.fixture
+def launcher(tmp_path: Path) -> Path:
+    return _installed_as_pip_does(tmp_path / "site-packages")
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "session start",
+        "a file's edits",
+        "a command that succeeded",
+        "session end",
+        "a prompt that recalls nothing",
+        "a Shell command",
+        "a failed command",
+    ],
+)
+def test_a_hook_loads_no_pathlib_and_only_what_its_answer_needs(
+    indexed_sample: Sample, launcher: Path, label: str
+) -> None:
+    command, payload, forbidden = _events(indexed_sample.history.projects["api"])[label]
+    payload = {**payload, "conversation_id": payload.get("conversation_id", f"imports-{label}")}
+    loaded, printed = _imports_without_site([str(launcher), command], json.dumps(payload).encode(), indexed_sample.env)
+    assert "deja.hooks.run" in loaded  # (the hook ran)
+    if command in ("hook-context", "hook-tool") and label != "a Shell command":
+        assert b"deja show" in printed, f"{label}: the sample should have given an answer that names a session"
+    assert {name.split(".")[0] for name in loaded} & forbidden == set()
+
+
+def test_the_check_sees_what_a_hook_that_needs_patterns_loads(indexed_sample: Sample, launcher: Path) -> None:
+    """The walk above would notice: a failed command's error lines are matched by pattern, so ``re`` is loaded."""
+    command, payload, _ = _events(indexed_sample.history.projects["api"])["a failed command"]
+    loaded, _ = _imports_without_site([str(launcher), command], json.dumps(payload).encode(), indexed_sample.env)
+    assert "re" in loaded

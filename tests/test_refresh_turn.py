@@ -1,0 +1,80 @@
+"""The small refresh after one appended turn: what it loads and the order its files are made durable in."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from harness import index_chats
+
+from deja.core.bookkeeping import FOLDER, State, read_record
+from deja.core.index import MANIFEST, index_dir, read_manifest
+from deja.core.indexer import refresh
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+CHAT = "00000000-0000-4000-8000-0000000000d1"
+FIRST = ["Why does the uploader retry forever?", "Its backoff never grows."]
+
+
+def _grow(tmp_path: Path) -> None:
+    more = [user_turn("And the zeppelin queue?"), assistant_turn("It drains once the backoff grows.")]
+    records = [user_turn(FIRST[0]), assistant_turn(FIRST[1]), *more]
+    write_transcript(transcript_path(tmp_path / "cli", "/work/shop", CHAT), records)
+
+
+def _written_by_the_build(directory: Path) -> set[str]:
+    """The bookkeeping and segment files the live manifest names."""
+    manifest = read_manifest(directory)
+    state = read_record(directory / manifest.state, State)
+    files = {str(directory / manifest.state), *(str(directory / FOLDER / name) for name in state.shards if name)}
+    return files | {str(directory / ref.name / name) for ref in manifest.segments for name in ref.files}
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads open files' names from /proc")
+def test_what_a_refresh_writes_is_synced_before_the_manifest_naming_it_is_swapped_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash after the rename finds every file the new manifest names whole: the refresh synced each it wrote."""
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    directory = index_dir(tmp_path / "deja")
+    before = _written_by_the_build(directory)
+    _grow(tmp_path)
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append(("sync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def replace(src: str | Path, dst: str | Path) -> None:
+        events.append(("rename", str(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    assert refresh(tmp_path / "deja", only_chat_ids={CHAT}).updated == 1
+
+    swapped = events.index(("rename", str(directory / MANIFEST)))
+    synced_before = {path for kind, path in events[:swapped] if kind == "sync"}
+    written = _written_by_the_build(directory) - before
+    assert any("/state/shard-" in path for path in written)  # the grown chat's shard, and a new segment
+    assert any("/seg-" in path for path in written)
+    assert written <= synced_before
+
+
+def test_a_refresh_compiles_only_the_redaction_rules_its_text_calls_on() -> None:
+    """Importing the rules compiles none of the rules' own regexes; a text holding a token compiles its rule."""
+    code = (
+        "import deja.core.redact as r\n"
+        "rules = [*r._PROVIDER_RULES, *r._CONTEXT_RULES, *r._KEY_RULES]\n"
+        "print(sum('pattern' in vars(rule) for rule in rules))\n"
+        "print(r.scrub('token ghp_' + 'a' * 36 + ' here'))\n"
+        "print(sorted({rule.kind for rule in rules if 'pattern' in vars(rule)}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "0"
+    assert out[1] == "token [redacted:github-token] here"
+    assert "github-token" in out[2] and "openai-key" not in out[2]
