@@ -78,11 +78,11 @@ def bench_size(runs: int, installs: dict[str, Path], cases: Cases, env: dict[str
     return timed
 
 
-def cell(spawns: list[Spawn], floor: list[Spawn]) -> str:
+def cell(spawns: list[Spawn], floor: list[Spawn], hook: bool) -> str:
     """Median wall ms, × the floor's, median CPU ms, × the floor's; ``*`` if any spawn went unanswered."""
     wall, cpu = (statistics.median(getattr(s, f) for s in spawns) for f in ("seconds", "cpu_seconds"))
     floor_wall, floor_cpu = (statistics.median(getattr(s, f) for s in floor) for f in ("seconds", "cpu_seconds"))
-    mark = " " if all(s.answered for s in spawns) else "*"
+    mark = "*" if hook and not all(s.answered for s in spawns) else " "
     return f"{1000 * wall:15.1f}{wall / floor_wall:5.2f}{1000 * cpu:6.1f}{cpu / floor_cpu:5.2f}{mark}"
 
 
@@ -108,9 +108,12 @@ def main() -> None:
         cases = {label: case for label, case in cases.items() if not args.row or label in args.row}
         timed = bench_size(args.runs, installs, cases, with_config_file(home))
         print(f"\n{size} sessions, {args.runs} runs, load average {os.getloadavg()[0]:.1f} at the end")
-        print(f"{'':28}" + " | ".join(f"{name[:12]:>12} ms    x cpu ms    x " for name in installs))
+        print(f"{'':28}" + " | ".join(f"{name[:12]:>12} ms    x cpu ms    x" for name in installs))
         for label in [FLOOR, *cases]:
-            print(f"{label:28}" + " | ".join(cell(timed[(name, label)], timed[(name, FLOOR)]) for name in installs))
+            print(
+                f"{label:28}"
+                + " | ".join(cell(timed[(name, label)], timed[(name, FLOOR)], label != FLOOR) for name in installs)
+            )
 
 
 if __name__ == "__main__":
