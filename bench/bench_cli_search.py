@@ -1,10 +1,11 @@
 """``deja search`` as a whole process, nothing changed: one or more installs of deja against ``python -c pass``.
 
-    python bench/bench_cli_search.py --home DEJA_HOME [--venv DIR ...] [--runs 21]
+    python bench/bench_cli_search.py --home DEJA_HOME [--venv DIR|GIT-REV ...] [--runs 21]
 
 Each round runs ``python -c pass`` and ``deja search <three words>`` of every ``--venv`` (a virtual environment
-deja is installed in as a user installs it, not editable; default: ``bench/out/user-venv``, which
-``bench_hooks.user_install`` makes from this checkout) in a shuffled order, so that two installs (main and a
+deja is installed in as a user installs it, not editable, or a git revision that ``bench_hooks.install_for``
+installs so; default: ``bench/out/user-venv``, which ``bench_hooks.user_install`` makes from this checkout) in a
+shuffled order, so that two installs (main and a
 branch, say) are compared in one interleaved run on a machine other work keeps busy. The index under ``--home``
 is read, never written: its last full walk is dated ahead for the run (and back after), so no read starts one;
 the roots are taken from the environment (``DEJA_CURSOR_ROOT``, ``DEJA_CURSOR_CLI_ROOT``), as the index was
@@ -18,7 +19,6 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,22 +27,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import figures  # noqa: E402
+from bench_hooks import install_for, process_ms, user_install  # noqa: E402
 from generate import query_for  # noqa: E402
 
 from deja.core.index import index_dir  # noqa: E402
 from deja.core.indexer.glance import RECORD  # noqa: E402
-
-
-def _process(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall ms, CPU ms) of one process; it must succeed."""
-    started = time.perf_counter()
-    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    assert child.stderr is not None
-    errors = child.stderr.read()
-    child.stderr.close()
-    assert status == 0, (argv, errors)
-    return 1000 * (time.perf_counter() - started), 1000 * (usage.ru_utime + usage.ru_stime)
 
 
 class WalkedAhead:
@@ -61,32 +50,30 @@ class WalkedAhead:
         self.path.write_bytes(self.kept)
 
 
-def measure(home: Path, venvs: list[Path], runs: int) -> dict[str, list[tuple[float, float]]]:
+def measure(home: Path, bins: list[Path], runs: int) -> dict[str, list[tuple[float, float]]]:
     env = {**os.environ, "DEJA_HOME": str(home)}
     rng = random.Random(7)
     texts = [query_for(rng) for _ in range(runs)]
-    floor = [str(venvs[0] / "bin" / "python"), "-c", "pass"]
+    floor = [str(bins[0] / "python"), "-c", "pass"]
     found: dict[str, list[tuple[float, float]]] = {}
     for text in texts:
-        jobs = [("python -c pass", floor)] + [
-            (str(v), [str(v / "bin" / "deja"), "search", *text.split()]) for v in venvs
-        ]
+        jobs = [("python -c pass", floor)] + [(str(b.parent), [str(b / "deja"), "search", *text.split()]) for b in bins]
         random.shuffle(jobs)
         for name, argv in jobs:
-            found.setdefault(name, []).append(_process(argv, env))
+            found.setdefault(name, []).append(process_ms(argv, env))
     return found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, required=True, help="a DEJA_HOME whose index is up to date")
-    parser.add_argument("--venv", type=Path, action="append", help="an environment deja is installed in (repeat)")
+    parser.add_argument("--venv", action="append", help="an environment deja is installed in, or a revision (repeat)")
     parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
-    venvs = args.venv or [HERE / "out" / "user-venv"]
+    bins = [install_for(other) for other in args.venv] if args.venv else [user_install()]
     with WalkedAhead(args.home):
-        _process([str(venvs[0] / "bin" / "deja"), "search", "warm", "up"], {**os.environ, "DEJA_HOME": str(args.home)})
-        found = measure(args.home, venvs, args.runs)
+        process_ms([str(bins[0] / "deja"), "search", "warm", "up"], {**os.environ, "DEJA_HOME": str(args.home)})
+        found = measure(args.home, bins, args.runs)
     median = figures.percentile
     floor_wall = median([wall for wall, _ in found["python -c pass"]], 0.5)
     floor_cpu = median([cpu for _, cpu in found["python -c pass"]], 0.5)

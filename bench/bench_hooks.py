@@ -40,6 +40,8 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable
 from functools import partial
@@ -126,6 +128,40 @@ def user_install(venv: Path = USER_VENV) -> Path:
     subprocess.run([*pip, str(REPO)], check=True)  # and any dependency added since
     subprocess.run([*pip, "--no-deps", "--force-reinstall", str(REPO)], check=True)
     return bin_dir
+
+
+def install_revision(revision: str) -> Path:
+    """``revision`` of this repository (``git archive`` of it) installed as a user installs it, not editable, into
+    ``bench/out/user-venv-<commit>``; its bin folder. The one way an A/B bench gets the other side: made once per
+    commit (a branch name is resolved first, so one that moved on is installed afresh)."""
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--verify", f"{revision}^{{commit}}"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    venv = OUT / f"user-venv-{commit[:12]}"
+    if (venv / "bin" / "deja").exists():
+        return venv / "bin"
+    print(f"installing {revision} ({commit[:12]}, not editable) into {venv} …", flush=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        archive, source = Path(scratch) / "source.tar", Path(scratch) / "source"
+        subprocess.run(["git", "-C", str(REPO), "archive", "-o", str(archive), commit], check=True)
+        with tarfile.open(archive) as tar:
+            tar.extractall(source, filter="data")
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        subprocess.run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", str(source)], check=True)
+    return venv / "bin"
+
+
+def install_for(other: str) -> Path:
+    """The bin folder of the install an A/B bench compares with: ``other`` is a virtual environment (its folder or
+    its ``bin``) deja is already installed in, else a git revision, installed by ``install_revision``."""
+    folder = Path(other)
+    for bin_dir in (folder / "bin", folder):
+        if (bin_dir / "deja").exists():
+            return bin_dir
+    return install_revision(other)
 
 
 #: The Cursor event each hook command answers in ``hooks.json``.
@@ -263,13 +299,32 @@ def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
     }
 
 
-def spawn(argv: list[str], stdin: bytes, env: dict[str, str]) -> Spawn:
-    """Run one process to its end: wall time, its own CPU time, and whether it printed anything."""
+def in_conversation(label: str, command: str, payload: dict[str, Any], conversation: str) -> bytes:
+    """The payload in a conversation of its own (that had its session start, unless the row is a first event), but
+    for the chat a session end ingests: as every hook bench sends it, so that dedupe never hides an answer."""
+    if "hook-session-end" not in label:
+        # cursor-agent names a main conversation's transcript in its tool events (a subagent's: none)
+        transcript = f"/bench/agent-transcripts/{conversation}/{conversation}.jsonl"
+        payload = {**payload, "conversation_id": conversation, "transcript_path": transcript}
+        if command in OPENERS and "first event" not in label:
+            HookCall(payload, "").remember([STARTED])  # as if its sessionStart had come
+    return json.dumps(payload).encode()
+
+
+def spawn(argv: list[str], stdin: bytes, env: dict[str, str], check: bool = False) -> Spawn:
+    """Run one process to its end: wall time, its own CPU time, and whether it printed anything (``check``: it
+    must succeed)."""
     before = _children_cpu()
     started = time.perf_counter()
-    done = subprocess.run(argv, input=stdin, capture_output=True, env=env)
+    done = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=check)
     seconds = time.perf_counter() - started
     return Spawn(seconds=seconds, cpu_seconds=_children_cpu() - before, answered=bool(done.stdout.strip()))
+
+
+def process_ms(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall ms, CPU ms) of one whole process with no input, which must succeed: the A/B CLI benches' one timing."""
+    done = spawn(argv, b"", env, check=True)
+    return 1000 * done.seconds, 1000 * done.cpu_seconds
 
 
 def _children_cpu() -> float:
@@ -372,18 +427,8 @@ def bench_size(size: int, runs: int, bin_dir: Path, given: dict[int, Path], impo
     token = os.urandom(4).hex()
 
     def stdin(label: str) -> bytes:
-        """The payload, in a conversation of its own unless it is the chat a session end ingests."""
         argv, payload = cases[label]
-        if not payload:
-            return b""
-        if "hook-session-end" not in label:
-            conversation = f"bench-{token}-{next(conversations)}"
-            # cursor-agent names a main conversation's transcript in its tool events (a subagent's: none)
-            transcript = f"/bench/agent-transcripts/{conversation}/{conversation}.jsonl"
-            payload = {**payload, "conversation_id": conversation, "transcript_path": transcript}
-            if argv[-1] in OPENERS and "first event" not in label:
-                HookCall(payload, "").remember([STARTED])  # as if its sessionStart had come
-        return json.dumps(payload).encode()
+        return in_conversation(label, argv[-1], payload, f"bench-{token}-{next(conversations)}") if payload else b""
 
     timed: dict[str, list[Spawn]] = {label: [] for label in cases}
     for run in range(runs + 1):  # the first round warms the page cache and is not counted

@@ -1,11 +1,12 @@
 """After one appended turn: ``deja index`` and ``deja search`` as whole processes, paired against other installs.
 
-    python bench/bench_turn.py --size 1000 [--rounds 9] [--against /path/to/another/venv/bin ...]
+    python bench/bench_turn.py --size 1000 [--rounds 9] [--against /path/to/another/venv/bin|GIT-REV ...]
 
 Each round appends a turn to the most recently written chat of the history ``bench_index.py`` generated and indexed
 under ``bench/out/`` (build it first: ``python bench/bench_index.py --sizes N``), then runs, for this checkout
 installed as a user installs it (``bench_hooks.user_install``) and for each ``--against`` environment in turn,
-``python -c pass``, ``deja index`` after a turn and ``deja search`` after a turn. It prints the medians of wall and CPU
+``python -c pass``, ``deja index`` after a turn and ``deja search`` after a turn (an ``--against`` that is a git
+revision is installed by ``bench_hooks.install_for``, as a user installs it). It prints the medians of wall and CPU
 time (the process's own user and system time, which a loaded machine disturbs less) and each as a ratio to that
 environment's ``python -c pass`` in the same run: A/B comparisons of installs built from two commits, interleaved.
 The last full walk is dated just before each run, so no walk falls due while measured (``bench_index``).
@@ -15,31 +16,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import figures  # noqa: E402
+from bench_hooks import install_for, process_ms  # noqa: E402
 from bench_index import OUT, _append_turn, _newest_transcript, _walked_just_now, history_for, user_bin  # noqa: E402
 
 from deja.core.index import index_dir  # noqa: E402
 
 KINDS = ("pass", "index", "search")
-
-
-def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU milliseconds of one whole process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run(argv, env=env, capture_output=True, check=True)
-    wall = 1000 * (time.perf_counter() - started)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, 1000 * (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
 
 
 def measure(size: int, bins: list[Path], rounds: int) -> dict[str, dict[str, list[tuple[float, float]]]]:
@@ -57,11 +46,11 @@ def measure(size: int, bins: list[Path], rounds: int) -> dict[str, dict[str, lis
         for bin_dir in bins:
             mine = runs[str(bin_dir)]
             _walked_just_now(index_dir(home))
-            mine["pass"].append(_run([str(bin_dir / "python"), "-c", "pass"], env))
+            mine["pass"].append(process_ms([str(bin_dir / "python"), "-c", "pass"], env))
             _append_turn(transcript)
-            mine["index"].append(_run([str(bin_dir / "deja"), "index", "--json"], env))
+            mine["index"].append(process_ms([str(bin_dir / "deja"), "index", "--json"], env))
             _append_turn(transcript)
-            mine["search"].append(_run([str(bin_dir / "deja"), "search", "retry", "uploader", "--json"], env))
+            mine["search"].append(process_ms([str(bin_dir / "deja"), "search", "retry", "uploader", "--json"], env))
     return runs
 
 
@@ -69,9 +58,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--against", type=Path, action="append", default=[], help="another environment's bin folder")
+    parser.add_argument(
+        "--against", action="append", default=[], help="another environment's bin folder, or a revision"
+    )
     args = parser.parse_args()
-    bins = [user_bin(), *args.against]
+    bins = [user_bin(), *(install_for(other) for other in args.against)]
     runs = measure(args.size, bins, args.rounds)
     print(f"{args.size} sessions, {args.rounds} rounds, load average {os.getloadavg()[0]:.1f} at the end")
     print(f"{'environment':48} {'run':7} {'wall ms':>8} {'× pass':>7} {'CPU ms':>7} {'× pass':>7}")
