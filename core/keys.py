@@ -77,20 +77,25 @@ def normalise_command(command: str) -> str:
     return " ".join(command.split())
 
 
-def command_head(command: str) -> str:
-    """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``."""
+def command_words(command: str) -> list[str]:
+    """A command's words as ``shlex`` splits them (its own words where it cannot: an unterminated quote)."""
     import re
     import shlex  # (here, not at the top: only the Shell hooks need it)
 
+    if command.isascii() and not re.search(_SHLEX_SPECIAL, command):
+        return command.split()  # what shlex would say: a build asks for every command, and shlex lexes in Python
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+def command_head(command: str) -> str:
+    """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``."""
+    import re
+
     first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", command.strip(), maxsplit=1)[0]
-    if first.isascii() and not re.search(_SHLEX_SPECIAL, first):
-        words = first.split()  # what shlex would say: a build asks for every command, and shlex lexes in Python
-    else:
-        try:
-            words = shlex.split(first)
-        except ValueError:
-            words = first.split()
-    words = [w for w in words if "=" not in w or w.startswith("-")]
+    words = [w for w in command_words(first) if "=" not in w or w.startswith("-")]
     while words and words[0] in _WRAPPERS:
         words = words[1:]
     if not words:

@@ -6,6 +6,7 @@ project's own writers (``deja.core.writers``), never mocked.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -127,3 +128,25 @@ def index_chats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chats: Mapping[
     monkeypatch.setenv("DEJA_HOME", str(home))
     refresh(home)
     return Index.open(home)
+
+
+def hook_prompt(env: dict[str, str], prompt: str, project: str, conversation: str = "c-new") -> str:
+    """What ``deja hook-prompt`` gives the model for ``prompt`` in ``project``, sent as cursor-agent sends it."""
+    payload = {
+        "conversation_id": conversation,
+        "hook_event_name": "beforeSubmitPrompt",
+        "cursor_version": "2.4.21",
+        "workspace_roots": [project],
+        "prompt": prompt,
+    }
+    done = run_deja("hook-prompt", env=env, input=json.dumps(payload))
+    assert done.returncode == 0 and not done.stderr
+    return json.loads(done.stdout)["additional_context"] if done.stdout.strip() else ""
+
+
+def last_hook_decision(env: dict[str, str]) -> dict[str, object]:
+    """The last decision ``deja hooks log`` recorded."""
+    done = run_deja("hooks", "log", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    decision: dict[str, object] = json.loads(done.stdout)["decisions"][-1]
+    return decision

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import re
 import shlex
 import zlib
 
@@ -11,36 +10,17 @@ import pytest
 
 from deja.core.index.format import RECORDS_LEVEL, WBITS, deflater
 from deja.core.index.writer import _best
-from deja.core.keys import _WRAPPERS, command_head
+from deja.core.keys import command_words
 
 pytestmark = pytest.mark.unit
 
 
-def _head_by_shlex(command: str) -> str:
-    """``command_head`` as it was before its fast path: every command through ``shlex``."""
-    first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", command.strip(), maxsplit=1)[0]
+def _words_by_shlex(command: str) -> list[str]:
+    """What ``command_words`` gave before its fast path: every command through ``shlex``."""
     try:
-        words = shlex.split(first)
+        return shlex.split(command)
     except ValueError:
-        words = first.split()
-    words = [w for w in words if "=" not in w or w.startswith("-")]
-    while words and words[0] in _WRAPPERS:
-        words = words[1:]
-    if not words:
-        return ""
-    program = words[0].rsplit("/", 1)[-1]
-    rest = [w for w in words[1:] if not w.startswith("-")]
-    if (
-        rest
-        and re.fullmatch(r"[a-z][a-z0-9:_-]*", rest[0])
-        and program not in ("python", "python3", "node", "sh", "bash")
-    ):
-        if program in ("npm", "pnpm", "yarn", "bun") and rest[0] == "run" and len(rest) > 1:
-            return f"{program} run {rest[1]}"
-        return f"{program} {rest[0]}"
-    if program in ("python", "python3") and len(words) > 2 and words[1] == "-m":
-        return f"{program} -m {words[2]}"
-    return program
+        return command.split()
 
 
 COMMANDS = [
@@ -68,16 +48,16 @@ COMMANDS = [
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_command_head_is_what_shlex_gives(command: str) -> None:
-    assert command_head(command) == _head_by_shlex(command)
+def test_command_words_are_what_shlex_gives(command: str) -> None:
+    assert command_words(command) == _words_by_shlex(command)
 
 
-def test_command_head_matches_shlex_on_generated_commands() -> None:
+def test_command_words_match_shlex_on_generated_commands() -> None:
     pieces = ["git", "push", "-f", "npm", "run", "a=b", "'x y'", '"q"', "\\", "#", "\t", "\n", "\x0b", " ", "é", "sub"]
     rng = random.Random(15)
     for _ in range(3000):
         command = " ".join(rng.choice(pieces) for _ in range(rng.randrange(1, 7)))
-        assert command_head(command) == _head_by_shlex(command), repr(command)
+        assert command_words(command) == _words_by_shlex(command), repr(command)
 
 
 def test_best_keeps_what_a_whole_sort_keeps() -> None:

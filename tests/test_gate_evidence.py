@@ -7,14 +7,13 @@ written as cursor-agent transcripts, and read back ``deja hooks log``.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import run_deja
+from harness import hook_prompt, last_hook_decision, run_deja
 
 from deja.core.search import SearchResult
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
@@ -105,31 +104,14 @@ def billing(tmp_path: Path) -> dict[str, str]:
 
 
 def _prompt(env: dict[str, str], prompt: str) -> str:
-    """What ``deja hook-prompt`` gives the model for ``prompt``, sent as cursor-agent sends it."""
-    payload = {
-        "conversation_id": "c-new",
-        "hook_event_name": "beforeSubmitPrompt",
-        "cursor_version": "2.4.21",
-        "workspace_roots": [PROJECT],
-        "prompt": prompt,
-    }
-    done = run_deja("hook-prompt", env=env, input=json.dumps(payload))
-    assert done.returncode == 0 and not done.stderr
-    return json.loads(done.stdout)["additional_context"] if done.stdout.strip() else ""
-
-
-def _last_decision(env: dict[str, str]) -> dict[str, object]:
-    done = run_deja("hooks", "log", "--json", env=env)
-    assert done.returncode == 0, done.stderr
-    decision: dict[str, object] = json.loads(done.stdout)["decisions"][-1]
-    return decision
+    return hook_prompt(env, prompt, PROJECT)
 
 
 def test_a_session_that_answers_the_prompt_in_one_exchange_is_given(billing: dict[str, str]) -> None:
     given = _prompt(billing, "why did the nightly invoice export keep hanging on the replica?")
     assert "deja show c-answered" in given and "hot_standby_feedback" in given
     assert "c-scattered" not in given
-    assert str(_last_decision(billing)["notes"]).startswith("recalled c-answer: ")
+    assert str(last_hook_decision(billing)["notes"]).startswith("recalled c-answer: ")
 
 
 def test_a_prompt_whose_words_only_scatter_over_a_session_gets_nothing_and_the_log_says_why(
@@ -139,7 +121,7 @@ def test_a_prompt_whose_words_only_scatter_over_a_session_gets_nothing_and_the_l
     and holds much of the prompt, but its best message little, and the log gives both."""
     given = _prompt(billing, "why did the scheduler freeze the browser while the logo fixture loaded?")
     assert given == ""
-    why = str(_last_decision(billing)["why"])
+    why = str(last_hook_decision(billing)["why"])
     assert why.startswith("no match was strong enough for recall=safe (the best, c-scatte, ")
     held = re.search(r"holds (\d+)% of what the prompt asks, its best message (\d+)%", why)
     assert held and int(held.group(2)) < 100 * GATES["safe"].best_share < int(held.group(1))

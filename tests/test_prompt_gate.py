@@ -6,13 +6,12 @@ history of chats that all talk about Postgres, Docker and Redis, and read back `
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import run_deja
+from harness import hook_prompt, last_hook_decision, run_deja
 
 from deja.core.search import Hit, SearchResult
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
@@ -139,30 +138,13 @@ def shop(tmp_path: Path) -> dict[str, str]:
 
 
 def _prompt(env: dict[str, str], prompt: str, conversation: str = "c-new") -> str:
-    """What ``deja hook-prompt`` gives the model for ``prompt``, sent as cursor-agent sends it."""
-    payload = {
-        "conversation_id": conversation,
-        "hook_event_name": "beforeSubmitPrompt",
-        "cursor_version": "2.4.21",
-        "workspace_roots": [PROJECT],
-        "prompt": prompt,
-    }
-    done = run_deja("hook-prompt", env=env, input=json.dumps(payload))
-    assert done.returncode == 0 and not done.stderr
-    return json.loads(done.stdout)["additional_context"] if done.stdout.strip() else ""
-
-
-def _last_decision(env: dict[str, str]) -> dict[str, object]:
-    done = run_deja("hooks", "log", "--json", env=env)
-    assert done.returncode == 0, done.stderr
-    decision: dict[str, object] = json.loads(done.stdout)["decisions"][-1]
-    return decision
+    return hook_prompt(env, prompt, PROJECT, conversation)
 
 
 def test_a_prompt_that_the_history_answers_is_given_that_session_and_the_log_says_why(shop: dict[str, str]) -> None:
     given = _prompt(shop, "why was my local postgres database empty after restarting the docker compose stack?")
     assert "deja show c-empty-db" in given and "named volume `pgdata`" in given
-    decision = _last_decision(shop)
+    decision = last_hook_decision(shop)
     assert decision["command"] == "hook-prompt" and decision["gave_bytes"]
     assert str(decision["notes"]).startswith("recalled c-empty-: ")
 
@@ -179,7 +161,7 @@ def test_a_prompt_on_the_same_libraries_that_the_history_does_not_answer_gets_no
     shop: dict[str, str], prompt: str
 ) -> None:
     assert _prompt(shop, prompt) == ""
-    why = str(_last_decision(shop)["why"])
+    why = str(last_hook_decision(shop)["why"])
     assert why.startswith("no match was strong enough for recall=safe (the best, ")
     assert "of what the prompt asks" in why and "times the next session" in why
 
@@ -188,11 +170,11 @@ def test_the_same_session_is_not_given_twice_in_one_conversation_and_the_log_say
     prompt = "the CI test job failed with connection refused to postgres, how did we fix it?"
     assert "deja show c-ci-refused" in _prompt(shop, prompt, "c-twice")
     assert _prompt(shop, prompt, "c-twice") == ""
-    assert _last_decision(shop)["why"] == "what matched best was shown in this conversation already"
+    assert last_hook_decision(shop)["why"] == "what matched best was shown in this conversation already"
 
 
 def test_a_session_scoring_close_to_a_first_that_passed_is_shown_beside_it(shop: dict[str, str]) -> None:
     """The same failure came back, fixed twice: both sessions are given, and the log says why the second was."""
     given = _prompt(shop, "the CI test job fails with connection refused to postgres, what fixed it?")
     assert "deja show c-ci-refused " in given.replace("`", " ") and "deja show c-ci-refused-again" in given
-    assert "of the first session's score" in str(_last_decision(shop)["notes"])
+    assert "of the first session's score" in str(last_hook_decision(shop)["notes"])
