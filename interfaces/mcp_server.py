@@ -158,11 +158,13 @@ class LiveIndex:
         Never waits for a refresh: at most every ``refresh_every`` seconds it starts one in a background thread,
         once this call has answered, whose result the calls after it read.
         """
-        from ..core.index import IndexUnreadable
+        from ..core.index import IndexForbidden, IndexUnreadable
 
         self._asked.set()
         try:
             index = self._current()
+        except IndexForbidden as exc:  # a build could not write it either: the user must fix its permissions
+            raise ToolError(str(exc)) from None
         except IndexUnreadable:
             self._start_build()
             return None
@@ -192,10 +194,12 @@ class LiveIndex:
 
     def _manifest_stamp(self) -> tuple[int, int, int]:
         """What changes whenever a writer swaps in a new manifest (it is replaced, never rewritten in place)."""
-        from ..core.index import MANIFEST, IndexUnreadable, index_dir
+        from ..core.index import MANIFEST, IndexForbidden, IndexUnreadable, index_dir
 
         try:
             stat = (index_dir(self.home) / MANIFEST).stat()
+        except PermissionError:
+            raise IndexForbidden(index_dir(self.home)) from None
         except OSError:
             raise IndexUnreadable(f"no index under {self.home}") from None
         return stat.st_ino, stat.st_mtime_ns, stat.st_size

@@ -70,8 +70,9 @@ def _through_typer(args: list[str], env: dict[str, str]) -> subprocess.Completed
 
 
 def _seen(done: subprocess.CompletedProcess[str]) -> tuple[str, str, int]:
-    """What a person sees, with the time a refresh took (which no two runs share) masked."""
-    mask = re.compile(r'("seconds": |indexed in )\d+(\.\d+)?')
+    """What a person sees, with the time a refresh took and a hit's score (its recency part moves with the clock
+    between the two processes: a flaky last digit) masked; the order of the hits is still compared."""
+    mask = re.compile(r'("seconds": |indexed in |"score": )\d+(\.\d+)?(e-?\d+)?')
     return mask.sub(r"\1N", done.stdout), mask.sub(r"\1N", done.stderr), done.returncode
 
 

@@ -22,13 +22,18 @@ from deja.hooks.call import BUILD_SENTINEL
 PROMPT = {"prompt": "how do I install the kitchen sink?", "conversation_id": "x", "workspace_roots": ["/tmp"]}
 
 
+def _user_prefix() -> list[str]:
+    """What runs a command as a user that permissions stop: nothing, or for root a user namespace as uid 1000."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("unshare") is None:
+        pytest.skip("needs unshare to run as a user that permissions stop")
+    return ["unshare", "--user", "--map-user=1000"]
+
+
 def _as_user(sample: Sample, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
     """``deja ARGS`` as a user that permissions stop (for root, in a user namespace, as uid 1000)."""
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        if shutil.which("unshare") is None:
-            pytest.skip("needs unshare to run as a user that permissions stop")
-        prefix = ["unshare", "--user", "--map-user=1000"]
+    prefix = _user_prefix()
     result = subprocess.run(
         [*prefix, *ENTRY, *args], env=sample.env, input=input, capture_output=True, text=True, timeout=60
     )
@@ -147,3 +152,35 @@ def test_prompt_recall_on_a_real_history_shows_no_companion_the_first_outscores_
     assert "recalled f73a2965: scores 4.1 times the next session" in log
     assert "a76419da" not in log and "07210ecf" not in log
     assert "a76419da" not in given.stdout and "07210ecf" not in given.stdout
+
+
+def test_the_mcp_server_says_an_index_folder_it_may_not_read_needs_its_permissions_fixed(
+    indexed_sample: Sample, locked_index: Path
+) -> None:
+    """The agent is told what the user must do, and no build is started that could not write the folder either."""
+    calls = (
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},'
+        '"clientInfo":{"name":"test","version":"1"}}}\n'
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+        '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"pytest"}}}\n'
+    )
+    prefix = _user_prefix()
+    server = subprocess.Popen(
+        [*prefix, *ENTRY, "mcp"], env=indexed_sample.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write(calls)
+    server.stdin.flush()
+    answers: dict[int, dict] = {}
+    while 3 not in answers and (line := server.stdout.readline()):
+        if "id" in (message := json.loads(line)):
+            answers[message["id"]] = message
+    server.stdin.close()
+    server.wait(timeout=60)
+    if prefix and not answers:
+        pytest.skip("cannot make a user namespace here")
+    result = answers[3]["result"]
+    assert result["isError"]
+    assert result["content"][0]["text"].endswith(
+        f"permission denied; give your user access to it: chmod -R u+rwX {locked_index}"
+    )
