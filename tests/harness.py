@@ -130,6 +130,19 @@ def index_chats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chats: Mapping[
     return Index.open(home)
 
 
+def index_cli_root(tmp_path: Path, cli_root: Path) -> dict[str, str]:
+    """deja's environment pointed at ``cli_root``'s cursor-agent chats (and no editor), indexed by ``deja index``."""
+    (tmp_path / "no-ide").mkdir()
+    env = {
+        **os.environ,
+        "DEJA_CURSOR_CLI_ROOT": str(cli_root),
+        "DEJA_CURSOR_ROOT": str(tmp_path / "no-ide"),
+        "DEJA_HOME": str(tmp_path / "deja"),
+    }
+    assert run_deja("index", env=env).returncode == 0
+    return env
+
+
 def hook_prompt(env: dict[str, str], prompt: str, project: str, conversation: str = "c-new") -> str:
     """What ``deja hook-prompt`` gives the model for ``prompt`` in ``project``, sent as cursor-agent sends it."""
     payload = {

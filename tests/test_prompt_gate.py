@@ -6,12 +6,11 @@ history of chats that all talk about Postgres, Docker and Redis, and read back `
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import hook_prompt, last_hook_decision, run_deja
+from harness import hook_prompt, index_cli_root, last_hook_decision
 
 from deja.core.search import Hit, SearchResult
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
@@ -126,15 +125,7 @@ def shop(tmp_path: Path) -> dict[str, str]:
     for i, (chat, asked, answered) in enumerate(CHATS):
         records = [user_turn(asked, start + timedelta(days=i)), assistant_turn(answered)]
         write_transcript(transcript_path(cli_root, PROJECT, chat), records)
-    (tmp_path / "no-ide").mkdir()
-    env = {
-        **os.environ,
-        "DEJA_CURSOR_CLI_ROOT": str(cli_root),
-        "DEJA_CURSOR_ROOT": str(tmp_path / "no-ide"),
-        "DEJA_HOME": str(tmp_path / "deja"),
-    }
-    assert run_deja("index", env=env).returncode == 0
-    return env
+    return index_cli_root(tmp_path, cli_root)
 
 
 def _prompt(env: dict[str, str], prompt: str, conversation: str = "c-new") -> str:
