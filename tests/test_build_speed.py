@@ -62,8 +62,9 @@ def test_command_words_match_shlex_on_generated_commands() -> None:
 
 def test_best_keeps_what_a_whole_sort_keeps() -> None:
     rng = random.Random(7)
-    for kept in (1, 3, 50):
-        pairs = [(float(rng.randrange(20)), doc) for doc in rng.sample(range(100_000), 2_000)]
+    for kept in (1, 3, 50, None):
+        # As the final merge gives them: each doc once, last doc first; many equal impacts.
+        pairs = [(float(rng.randrange(20)), doc) for doc in sorted(rng.sample(range(100_000), 2_000), reverse=True)]
         assert _best(iter(pairs), kept) == sorted(pairs, reverse=True)[:kept]
 
 

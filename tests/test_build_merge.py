@@ -1,0 +1,39 @@
+"""The build's counting and final-merge shortcuts give what their plain forms give."""
+
+from __future__ import annotations
+
+import random
+import struct
+from collections import Counter
+from itertools import groupby
+
+import pytest
+
+from deja.core.index.format import MAX_RUN
+from deja.core.index.writer import _count_with_counter, _impact_runs, count_into
+
+pytestmark = pytest.mark.unit
+
+
+def test_counting_a_docs_terms_is_what_counter_counts_either_way() -> None:
+    rng = random.Random(5)
+    words = [rng.choice(["cache", "retry", "the", "fetchuser", "é"]) for _ in range(500)]
+    for count in (count_into, _count_with_counter):
+        counts: dict[str, int] = {"cache": 2}
+        count(counts, words)
+        assert counts == Counter(words) + Counter({"cache": 2})
+
+
+def test_impact_runs_are_the_runs_of_equal_impacts_cut_at_max_run() -> None:
+    rng = random.Random(9)
+    for lengths in ([1], [3, 1, 2], [MAX_RUN], [MAX_RUN + 1, 2], [3 * MAX_RUN + 7], [1] * 40):
+        impacts = sorted((rng.random() * 10 for _ in lengths), reverse=True)
+        halves = struct.pack(f"<{sum(lengths)}e", *[i for i, n in zip(impacts, lengths, strict=True) for _ in range(n)])
+        expected_values, expected_lengths = [], []
+        for value, run in groupby(struct.unpack(f"<{len(halves) // 2}e", halves)):
+            length = len(list(run))
+            while length > 0:
+                expected_values.append(value)
+                expected_lengths.append(min(length, MAX_RUN))
+                length -= MAX_RUN
+        assert _impact_runs(halves) == (expected_values, bytearray(expected_lengths))
