@@ -36,9 +36,9 @@ def _capped(value: object) -> object:
     return value
 
 
-def indexable(session: Session) -> tuple[SessionMeta, list[Message]]:
-    """The session as stored: every text redacted whole, then a message capped at 64 KiB and a tool text at 16 KiB."""
-    on = redaction_enabled()  # asked once: it reads the settings
+def indexable(session: Session, on: bool) -> tuple[SessionMeta, list[Message]]:
+    """The session as stored: every text redacted whole when redaction is ``on``, then a message capped at 64 KiB
+    and a tool text at 16 KiB."""
 
     def redact(text: str) -> str:
         return scrub(text) if on else text
@@ -129,11 +129,13 @@ class NewSegments:
         self.done: list[SegmentRef] = []
         self.current: SegmentWriter | None = None
         self.where: dict[str, Location] = {}
+        #: Asked once for all the sessions written (it reads the settings): what the manifest swapped in records.
+        self.redacting = redaction_enabled()
 
     def add(self, session: Session) -> None:
         if self.current is None:
             self.current = SegmentWriter(self.directory)
-        meta, messages = indexable(session)
+        meta, messages = indexable(session, self.redacting)
         self.current.add(meta, messages)
         self.where[session.id] = Location(self.current.name, self.current.session_count - 1)
         if self.current.doc_count >= SEGMENT_MAX_DOCS:
