@@ -522,7 +522,7 @@ class SegmentWriter:
                     # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment. The
                     # postings come last doc first, the order ``_best`` sorts them from.
                     impacts = (
-                        (weights[s := shapes[p >> 16]] * (p & 0xFFFF) * k1_plus_1 / ((p & 0xFFFF) + norm[s]), p >> 16)
+                        (weights[s := shapes[d := p >> 16]] * (t := p & 0xFFFF) * k1_plus_1 / (t + norm[s]), d)
                         for p in chain.from_iterable(reversed(entry.arrays()[0]) for entry in reversed(entries))
                     )
                     pairs = _best(impacts, kept)
