@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import random
 import struct
+from array import array
 from collections import Counter
 from itertools import groupby
 
 import pytest
 
-from deja.core.index.format import MAX_RUN
-from deja.core.index.writer import _count_with_counter, _impact_runs, count_into
+from deja.core.fields import MESSAGE_KINDS
+from deja.core.index.format import K1, KIND_TITLE, KIND_WEIGHT, MAX_RUN, B
+from deja.core.index.writer import _count_with_counter, _doc_shapes, _impact_runs, count_into
 
 pytestmark = pytest.mark.unit
 
@@ -37,3 +39,28 @@ def test_impact_runs_are_the_runs_of_equal_impacts_cut_at_max_run() -> None:
                 expected_lengths.append(min(length, MAX_RUN))
                 length -= MAX_RUN
         assert _impact_runs(halves) == (expected_values, bytearray(expected_lengths))
+
+
+def test_doc_shapes_give_each_doc_the_factor_its_own_length_gives() -> None:
+    rng = random.Random(11)
+    kinds = [rng.choice(sorted(KIND_WEIGHT)) for _ in range(3000)]
+    lengths = [rng.choice([0, 1, 5, 40, 41, 300]) for _ in kinds]
+    chunks = [
+        (array("I", lengths[:1000]), array("B", kinds[:1000])),
+        (array("I", lengths[1000:]), array("B", kinds[1000:])),
+    ]
+    shapes, weights, norm = _doc_shapes(lambda: iter(chunks))
+
+    def group(kind: int) -> int:
+        return kind if kind not in MESSAGE_KINDS and kind != KIND_TITLE else -1
+
+    average = {
+        g: (sum(n for n, k in zip(lengths, kinds, strict=True) if group(k) == g) / kinds_in) or 1.0
+        for g in {group(k) for k in kinds}
+        for kinds_in in [sum(group(k) == g for k in kinds)]
+    }
+    first_met = list(dict.fromkeys(zip(kinds, lengths, strict=True)))
+    assert list(shapes) == [first_met.index(shape) for shape in zip(kinds, lengths, strict=True)]
+    for doc, (kind, dl) in enumerate(zip(kinds, lengths, strict=True)):
+        assert weights[shapes[doc]] == KIND_WEIGHT[kind]
+        assert norm[shapes[doc]] == K1 * (1 - B + B * dl / average[group(kind)])
