@@ -274,9 +274,22 @@ def _raw_terms(raw: str) -> list[str]:
     return [whole] + [stem(part) for part in parts if part not in STOPWORDS and part != whole]
 
 
-# Raw tokens repeat endlessly across a history; their terms are computed once. About 320 bytes an entry: the
-# cap keeps a build's memory the same at 100k sessions as at 10k (ids and hashes never repeat; words come back).
-_CACHE: dict[str, list[str]] = {}
+class _TermCache(dict[str, list[str]]):
+    """Raw tokens' terms, computed on a token's first lookup (``__missing__``) and kept.
+
+    Raw tokens repeat endlessly across a history; their terms are computed once. About 320 bytes an entry: the
+    cap empties the cache when full, so a build's memory is the same at 100k sessions as at 10k (ids and hashes
+    never repeat; words come back).
+    """
+
+    def __missing__(self, raw: str) -> list[str]:
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        found = self[raw] = _raw_terms(raw)
+        return found
+
+
+_CACHE = _TermCache()
 _CACHE_LIMIT = 50_000
 
 
@@ -286,14 +299,9 @@ def terms(text: str) -> list[str]:
     A plain word yields its stem. An identifier (``fetchUser``, ``cache_key``,
     ``src/app.py``) yields itself whole, lowercased, and each of its parts.
     """
-    raws = _RAW.findall(text)
-    # Most tokens are in the cache: looked up and joined without a Python step per token (a build's hot loop).
-    found = list(map(_CACHE.get, raws))
-    if None in found:
-        for i, raw in enumerate(raws):
-            if found[i] is None:
-                found[i] = _cached_terms(raw)
-    return list(chain.from_iterable(found))  # type: ignore[arg-type]  # no None is left
+    # Every token looked up and joined without a Python step per token (a build's hot loop): a token not in the
+    # cache is the only one that costs a call.
+    return list(chain.from_iterable(map(_CACHE.__getitem__, _RAW.findall(text))))
 
 
 def forget_cached_terms() -> None:
@@ -301,20 +309,10 @@ def forget_cached_terms() -> None:
     _CACHE.clear()
 
 
-def _cached_terms(raw: str) -> list[str]:
-    """``raw``'s terms, computed and kept in the cache (emptied when full: a build's memory stays bounded)."""
-    if len(_CACHE) >= _CACHE_LIMIT:
-        _CACHE.clear()
-    found = _CACHE[raw] = _raw_terms(raw)
-    return found
-
-
 def term_positions(text: str) -> Iterator[tuple[int, list[str]]]:
     """Each raw token's start in ``text`` with its terms (what snippets look for)."""
     for match in _RAW.finditer(text):
-        raw = match.group()
-        found = _CACHE.get(raw)
-        yield match.start(), found if found is not None else _cached_terms(raw)
+        yield match.start(), _CACHE[match.group()]
 
 
 def identifier_parts(text: str) -> dict[str, str]:
