@@ -26,19 +26,20 @@ def test_counting_a_docs_terms_is_what_counter_counts_either_way() -> None:
         assert counts == Counter(words) + Counter({"cache": 2})
 
 
-def test_impact_runs_are_the_runs_of_equal_impacts_cut_at_max_run() -> None:
+def test_impact_runs_are_the_runs_of_equal_float16_impacts_cut_at_max_run() -> None:
     rng = random.Random(9)
-    for lengths in ([1], [3, 1, 2], [MAX_RUN], [MAX_RUN + 1, 2], [3 * MAX_RUN + 7], [1] * 40):
-        impacts = sorted((rng.random() * 10 for _ in lengths), reverse=True)
-        halves = struct.pack(f"<{sum(lengths)}e", *[i for i, n in zip(impacts, lengths, strict=True) for _ in range(n)])
+    close = [1.0, 1.0001, 1.0002, 0.5]  # the first three are one float16
+    for lengths in ([1], [3, 1, 2], [MAX_RUN], [MAX_RUN + 1, 2], [3 * MAX_RUN + 7], [1] * 40, [100, 100, 100, 3]):
+        values = close if len(lengths) == len(close) else [rng.random() * 10 for _ in lengths]
+        impacts = [v for v, n in zip(sorted(values, reverse=True), lengths, strict=True) for _ in range(n)]
         expected_values, expected_lengths = [], []
-        for value, run in groupby(struct.unpack(f"<{len(halves) // 2}e", halves)):
+        for value, run in groupby(struct.unpack(f"<{len(impacts)}e", struct.pack(f"<{len(impacts)}e", *impacts))):
             length = len(list(run))
             while length > 0:
                 expected_values.append(value)
                 expected_lengths.append(min(length, MAX_RUN))
                 length -= MAX_RUN
-        assert _impact_runs(halves) == (expected_values, bytearray(expected_lengths))
+        assert _impact_runs(iter(impacts)) == (expected_values, bytearray(expected_lengths))
 
 
 def test_doc_shapes_give_each_doc_the_factor_its_own_length_gives() -> None:

@@ -175,17 +175,21 @@ def _word_postings(pairs: list[tuple[float, int]], width: int) -> bytes:
     """A word's postings, best first, as ``format`` lays them out: its impact runs, then its docs."""
     if not pairs:
         return RUNS.pack(0)
-    values, lengths = _impact_runs(struct.pack(f"<{len(pairs)}e", *map(_IMPACT, pairs)))
+    values, lengths = _impact_runs(map(_IMPACT, pairs))
     docs = _narrowed(array("I", map(itemgetter(1), pairs)).tobytes(), width)
     return RUNS.pack(len(values)) + struct.pack(f"<{len(values)}e", *values) + lengths + docs
 
 
-def _impact_runs(halves: bytes) -> tuple[list[float], bytearray]:
-    """Sorted float16 impacts as runs: each run's impact, and its length (at most ``MAX_RUN``)."""
-    # Equal impacts are side by side (sorted, and rounding to float16 keeps the order): each one's count is its
-    # run, counted in C in the order met.
+def _impact_runs(impacts: Iterable[float]) -> tuple[list[float], bytearray]:
+    """Impacts sorted best first, as float16 runs: each run's impact, and its length (at most ``MAX_RUN``)."""
+    # Equal impacts are side by side (sorted): each one's count is its run, counted in C in the order met. Only
+    # those few are made float16, where neighbours that round to the same one join (rounding keeps the order).
+    counts: dict[float, int] = {}
+    count_into(counts, impacts)
+    halves = struct.unpack(f"<{len(counts)}e", struct.pack(f"<{len(counts)}e", *counts))
     runs: dict[float, int] = {}
-    count_into(runs, struct.unpack(f"<{len(halves) // 2}e", halves))
+    for half, count in zip(halves, counts.values(), strict=True):
+        runs[half] = runs.get(half, 0) + count
     if max(runs.values()) <= MAX_RUN:  # most words: no run to cut
         return list(runs), bytearray(runs.values())
     values, lengths = [], bytearray()
