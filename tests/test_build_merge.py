@@ -10,6 +10,7 @@ from itertools import groupby
 
 import pytest
 
+from deja.core import text as text_module
 from deja.core.fields import MESSAGE_KINDS
 from deja.core.index.format import K1, KIND_TITLE, KIND_WEIGHT, MAX_RUN, B
 from deja.core.index.writer import _count_with_counter, _doc_shapes, _impact_runs, count_into
@@ -65,3 +66,15 @@ def test_doc_shapes_give_each_doc_the_factor_its_own_length_gives() -> None:
     for doc, (kind, dl) in enumerate(zip(kinds, lengths, strict=True)):
         assert weights[shapes[doc]] == KIND_WEIGHT[kind]
         assert norm[shapes[doc]] == K1 * (1 - B + B * dl / average[group(kind)])
+
+
+def test_terms_are_the_same_when_the_cache_fills_midway(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "fetchUser retries the flaky upload in src/app.py; the uploader's cache_key retries again " * 3
+    expected = [term for raw in text_module._RAW.findall(text) for term in text_module._raw_terms(raw)]
+    monkeypatch.setattr(text_module, "_CACHE_LIMIT", 3)
+    text_module.forget_cached_terms()
+    assert text_module.terms(text) == expected
+    assert len(text_module._CACHE) <= 3
+    assert [found for _, found in text_module.term_positions(text)] == [
+        text_module._raw_terms(raw) for raw in text_module._RAW.findall(text)
+    ]

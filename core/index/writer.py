@@ -60,9 +60,10 @@ def _count_with_counter(counts: dict[Any, int], items: Iterable[Any]) -> None:
         counts[item] = counts.get(item, 0) + count
 
 
-#: Counts items into a dict (a doc's terms, a word's impacts): ``collections._count_elements``, the loop ``Counter`` counts with (C in
-#: CPython), called without ``Counter``'s checks (2 µs a doc, 2M docs at 100k sessions). It is private to
-#: ``collections``: where a Python has no such name, ``_count_with_counter`` counts the same through ``Counter``.
+#: Counts items into a dict (a doc's terms, a word's impacts, a segment's doc shapes): ``collections._count_elements``,
+#: the loop ``Counter`` counts with (C in CPython), called without ``Counter``'s checks (2 µs a doc, 2M docs at 100k
+#: sessions). It is private to ``collections``: where a Python has no such name, ``_count_with_counter`` counts the
+#: same through ``Counter``.
 count_into: Callable[[dict[Any, int], Iterable[Any]], None] = getattr(
     collections, "_count_elements", _count_with_counter
 )
