@@ -226,3 +226,15 @@ def test_a_first_build_that_cannot_read_a_chat_store_indexes_the_rest(cli_root: 
     with locked(store, "DELETE"):
         result = index()  # nothing was read before: nothing to keep, so the build goes ahead without it
     assert result["sessions"] == 1 and result["unreadable_kept"] == 1
+
+
+def test_a_lock_once_released_is_no_longer_reported(sample: Sample) -> None:
+    index()
+    db = _touch_global_db(sample)
+    with locked(db, "DELETE"):
+        index_text()
+    assert "database locked" in run_deja("doctor").stdout
+    _touch_global_db(sample)
+    out, err = index_text()
+    assert "could not be read" not in err
+    assert "database locked" not in run_deja("doctor").stdout
