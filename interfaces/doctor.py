@@ -243,17 +243,29 @@ def _missing_roots() -> list[Finding]:
     ]  # fmt: skip
 
 
+def _unreadable_store(store: Store) -> Finding:
+    """A store deja could not read just now: held by a writer (a warning: Cursor is at work, the index keeps what
+    it read), or damaged or forbidden (an error, and how to check it)."""
+    why = store.unreadable.replace("ide: ", "")
+    if why == "database locked":
+        return Finding(
+            "warn",
+            "history",
+            f"{store.path} was locked by another program when deja looked (Cursor writing it)",
+            "nothing to do while Cursor is at work: the index keeps what it read; if it stays locked, close Cursor "
+            "and run `deja index`",
+        )
+    fix = f"sqlite3 {shlex.quote(store.path)} 'PRAGMA integrity_check'  (with Cursor closed)"
+    return Finding("error", "history", f"deja cannot read {store.path} ({why})", fix)
+
+
 def _history_problems(
     stores: list[Store], looked_in: list[Path], skipped: dict[str, int], chats: ChatSurvey
 ) -> list[Finding]:
     problems = []
     if not any(store.count for store in stores):
         problems.append(no_history(looked_in))
-    for store in stores:
-        if store.unreadable:
-            fix = f"sqlite3 {shlex.quote(store.path)} 'PRAGMA integrity_check'  (with Cursor closed)"
-            why = store.unreadable.replace("ide: ", "")
-            problems.append(Finding("error", "history", f"deja cannot read {store.path} ({why})", fix))
+    problems.extend(_unreadable_store(store) for store in stores if store.unreadable)
     # A database that cannot be opened is reported above, by path, as it is now.
     unread = {reason: n for reason, n in skipped.items() if not any(reason in s.unreadable for s in stores)}
     if unread:

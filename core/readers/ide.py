@@ -194,7 +194,8 @@ def _open(path: Path, problems: Problems, projects: Projects) -> _Db | None:
         return None
     if not tables & {"cursorDiskKV", "ItemTable"}:
         conn.close()
-        problems["ide: no chat tables"] += 1
+        if tables:  # an empty database (a new window's 0-byte state.vscdb) holds no chats, and nothing is wrong
+            problems["ide: no chat tables"] += 1
         return None
     return _Db(conn, path, problems, tables, projects, {})
 
