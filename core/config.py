@@ -246,7 +246,7 @@ def set_value(key: str, raw: str, path: str | None = None) -> Any:
         _refuse_file_in_path(key, value)
     path = path or config_path()
     table = {**_writable_table(path), key: value}
-    _write(path, table)
+    _write(path, table, key)
     forget_file()
     return value
 
@@ -267,7 +267,7 @@ def unset_value(key: str, path: str | None = None) -> bool:
     table = _writable_table(path)
     if key not in table:
         return False
-    _write(path, {k: v for k, v in table.items() if k != key})
+    _write(path, {k: v for k, v in table.items() if k != key}, key)
     forget_file()
     return True
 
@@ -289,20 +289,50 @@ def _writable_table(path: str) -> dict[str, Any]:
     return table
 
 
-def _write(path: str, table: dict[str, Any]) -> None:
-    """The table as TOML, replacing the file in one step so a reader never sees half of it."""
-    import json
+HEADER = "# deja settings: `deja config` shows them, `deja config set KEY VALUE` / `unset KEY` change them."
 
+
+def _write(path: str, table: dict[str, Any], key: str) -> None:
+    """The file with ``key`` set to its value in ``table`` (or removed when ``table`` lacks it), every other line
+    (the user's comments among them) kept; replaced in one step so a reader never sees half of it. Where a line
+    edit would not give ``table`` (a value written over several lines), the file is written afresh."""
     from .private import replace_private
 
-    lines = ["# deja settings: `deja config` shows them, `deja config set KEY VALUE` / `unset KEY` change them."]
-    for key, value in table.items():
-        if isinstance(value, bool):
-            rendered = "true" if value else "false"
-        elif isinstance(value, int | float):
-            rendered = str(value)
-        else:
-            rendered = json.dumps(str(value), ensure_ascii=False)  # a JSON string is a TOML basic string
-        lines.append(f"{key} = {rendered}")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = ""
+    edited = _edited(text, key, _rendered(table[key]) if key in table else None)
+    try:
+        kept = _parse(edited) == table
+    except ValueError:  # tomllib.TOMLDecodeError
+        kept = False
+    if not kept:
+        edited = "\n".join([HEADER, *(f"{k} = {_rendered(v)}" for k, v in table.items())]) + "\n"
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    replace_private(path, ("\n".join(lines) + "\n").encode("utf-8"), sync=True)
+    replace_private(path, edited.encode("utf-8"), sync=True)
+
+
+def _edited(text: str, key: str, rendered: str | None) -> str:
+    """``text`` with the line that sets ``key`` replaced by ``key = rendered`` (dropped when None), or that line
+    added at the end."""
+    lines = text.splitlines()
+    at = [i for i, line in enumerate(lines) if line.split("=", 1)[0].strip().strip('"') == key and "=" in line]
+    new = [] if rendered is None else [f"{key} = {rendered}"]
+    if at:
+        lines[at[0] : at[0] + 1] = new
+    else:
+        lines += ([] if lines else [HEADER]) + new
+    return "\n".join(lines) + "\n"
+
+
+def _rendered(value: Any) -> str:
+    """A value as TOML: a boolean, a number, or a string."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    import json
+
+    return json.dumps(str(value), ensure_ascii=False)  # a JSON string is a TOML basic string

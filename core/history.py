@@ -202,8 +202,9 @@ def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:
             session = merge_transcript_into_ide(ide, session)
         yield projects.settle(session)
     seen: set[str] = set(merged)
+    subagents = paths.include_subagents()
     for db in paths.ide_databases():
-        for session in read_ide_database(db, problems=problems, projects=projects):
+        for session in read_ide_database(db, problems=problems, projects=projects, subagents=subagents):
             if session.id not in seen:
                 seen.add(session.id)
                 yield session

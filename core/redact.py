@@ -209,7 +209,7 @@ def _header_value(match: re.Match[str]) -> bool:
 _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
-        r"://[^\s:/@\"'<>]+:([^\s@/\"'<>]+)(?=@[\w.-])",
+        r"://[^\s:/@\"'<>]+:([^\s/\"'<>]+)(?=@[\w.-])",  # to the last ``@``: a password may hold one
         (),
         group=1,
         check=_url_password,
@@ -220,6 +220,13 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         (),
         group=1,
         check=_cli_password,
+    ),
+    Rule(
+        "cli-credentials",  # mysql's password glued to its flag (``-pS3cret``); ``-p`` alone asks for it
+        r"\bmysql(?:dump|admin|import|check|sh)?\b[^\n|;&]*?\s-p([^\s\"'`$-][^\s\"'`]*)",
+        ("mysql",),
+        group=1,
+        check=_url_password,
     ),
     Rule(
         "bearer",
@@ -540,10 +547,10 @@ def _apply(rule: Rule, text: str) -> str:
 
 #: Two cheap gates, so a text that cannot hold a match skips a group of rules: every token is a run of 16
 #: characters or more without a space (a basic credential may be shorter), and every credential found by its
-#: context needs a separator, a quote, a flag or a Dockerfile ENV.
+#: context needs a separator, a quote, a flag (mysql's ``-pS3cret`` among them) or a Dockerfile ENV.
 _TOKEN_GATE = re.compile(r"\S{16}|(?i:basic)\s")
 _TOKEN_RULES = (*_PROVIDER_RULES, *(rule for rule in _CONTEXT_RULES if rule.kind in ("bearer", "basic-auth")))
-_CONTEXT_GATE = re.compile(r"[:=<']|--|ENV[ \t]")
+_CONTEXT_GATE = re.compile(r"[:=<']|--|ENV[ \t]|\s-p[^\s-]")
 _KEYED_RULES = (*(rule for rule in _CONTEXT_RULES if rule.kind not in ("bearer", "basic-auth")), *_KEY_RULES)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import config
 
 #: Bumped whenever the rules (``redact``) change, so an index redacted by older rules is rebuilt.
-RULES_VERSION = 3
+RULES_VERSION = 4
 
 
 def enabled() -> bool:
@@ -20,3 +20,18 @@ def enabled() -> bool:
 def mode() -> str:
     """What redaction an index built now gets: ``off``, or the version of the rules."""
     return f"rules-{RULES_VERSION}" if enabled() else "off"
+
+
+def withheld(built_with: str) -> str:
+    """Why an index redacted with ``built_with`` (its ``mode()`` when built) may not be shown now, or "".
+
+    With redaction on, an index built without it (a one-off ``DEJA_NO_REDACT=1`` rebuild) or under older rules
+    may hold what the rules now hide: a read that cannot rebuild it first (a hook, the MCP server) shows nothing
+    from it until it is rebuilt. With redaction off, any index may be shown.
+    """
+    now = mode()
+    if now == "off" or built_with == now:
+        return ""
+    if built_with == "off":
+        return "the index was built without redaction, which is now on"
+    return "the index was redacted by older rules"

@@ -618,22 +618,63 @@ class _Query(Record):
     pattern: re.Pattern | None = None
 
 
+class _RegexClock:
+    """``--re``'s time limit. Past ``deadline`` no more candidates are checked; and where the process can take a
+    signal (the CLI's main thread), a timer interrupts a pattern that backtracks for ever inside one text
+    (``(Z+Z+)+Y``), which a check between candidates never gets to."""
+
+    __slots__ = ("deadline", "matching", "_armed", "_previous")
+
+    def __init__(self, seconds: float, armed: bool):
+        self.deadline = time.perf_counter() + seconds
+        self.matching = False
+        self._armed = False
+        self._previous: Callable[..., object] | int | None = None
+        if armed:
+            import signal
+
+            try:
+                self._previous = signal.signal(signal.SIGALRM, self._ring)
+            except (ValueError, AttributeError):  # not the main thread; no SIGALRM (Windows)
+                return
+            self._armed = True
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+
+    def _ring(self, signum: int, frame: object) -> None:
+        if self.matching:  # the regex engine checks for signals as it goes: the match stops here
+            raise TimeoutError
+
+    def check(self) -> None:
+        if time.perf_counter() > self.deadline:
+            raise TimeoutError
+
+    def disarm(self) -> None:
+        if self._armed:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._previous)
+
+
 def _wanted(
-    segment: Segment, key: _Key, scored: list[tuple[float, int]], query: _Query, phrases: bool, deadline: float
+    segment: Segment, key: _Key, scored: list[tuple[float, int]], query: _Query, phrases: bool, clock: _RegexClock
 ) -> bool:
     """Whether a candidate holds the query's exact phrases (when ``phrases``) and, anywhere, matches its ``--re``."""
     if phrases and not _phrase_ok(segment, [d for _, d in scored], query.phrases):
         return False
     if query.pattern is None:
         return True
-    if time.perf_counter() > deadline:
-        raise TimeoutError
+    clock.check()
     meta = segment.session(key[1])
-    for message in segment.messages(meta):
-        for text in (doc_text(message), *field_texts(message).values()):
-            if query.pattern.search(text[:REGEX_CHARS]):
-                return True
-    return bool(query.pattern.search(meta.title))
+    clock.matching = True
+    try:
+        for message in segment.messages(meta):
+            for text in (doc_text(message), *field_texts(message).values()):
+                if query.pattern.search(text[:REGEX_CHARS]):
+                    return True
+        return bool(query.pattern.search(meta.title))
+    finally:
+        clock.matching = False
 
 
 def search(
@@ -692,11 +733,29 @@ def _collect(
 ) -> tuple[SearchResult, int]:
     """Hits from the ranked candidates that pass the phrase, ``--re`` and exclusion checks; how many do; how many
     were excluded."""
+    clock = _RegexClock(REGEX_SECONDS, armed=query.pattern is not None)
+    try:
+        return _collect_hits(index, ranked, doc_scores, query, filters, limit, snippets, exact, clock)
+    finally:
+        clock.disarm()
+
+
+def _collect_hits(
+    index: Index,
+    ranked: _Ranking,
+    doc_scores: _Scores,
+    query: _Query,
+    filters: Filters,
+    limit: int,
+    snippets: int,
+    exact: bool,
+    clock: _RegexClock,
+) -> tuple[SearchResult, int]:
+    """``_collect``'s work, ``--re`` checked against ``clock``."""
     hits: list[Hit] = []
     matching = excluded = 0
     wanted_terms = set(query.words)
     narrowing = bool(query.phrases or query.pattern)
-    deadline = time.perf_counter() + REGEX_SECONDS
     notice = ""
     for position, (score, (seg_i, ordinal), scored) in enumerate(ranked):
         if len(hits) >= limit and (not narrowing or position >= PHRASE_COUNT_LIMIT):
@@ -705,7 +764,7 @@ def _collect(
         if not exact and _mask(doc_scores, (seg_i, ordinal), scored) & query.phrase_mask != query.phrase_mask:
             continue
         try:
-            if narrowing and not _wanted(segment, (seg_i, ordinal), scored, query, exact, deadline):
+            if narrowing and not _wanted(segment, (seg_i, ordinal), scored, query, exact, clock):
                 continue
         except TimeoutError:
             notice = f"--re stopped after {REGEX_SECONDS:g} s; later candidates were not checked"

@@ -350,9 +350,12 @@ class HookCall:
         if self._index is None:
             from ..core.index import Index, IndexForbidden, IndexUnreadable
             from ..core.index.light import LIGHT
+            from ..core.redaction import withheld
 
             try:
                 self._index = Index.open(self.home, LIGHT)
+                if why := withheld(self._index.manifest.redaction):  # it may hold what redaction now hides
+                    raise IndexUnreadable(why)
             except IndexForbidden as exc:  # a build could not write it either
                 self.notes.append(str(exc))
                 self._index = False

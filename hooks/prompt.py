@@ -176,7 +176,9 @@ class Asked:
     a name or a number it has never seen three times that (a ``503`` no command ever printed says the prompt is about
     something else), a date nothing.
 
-    An unseen compound (``locale-aware``) whose parts are known weighs nothing of its own: its parts say it.
+    An unseen compound (``locale-aware``) whose parts are known weighs nothing of its own: its parts say it. A single
+    letter or digit weighs nothing either: "yes, plan B" asks nothing of the history, yet the ``b`` of hex colours
+    (``#b3b3b3`` holds the terms ``b`` and ``3``) once made it recall a stylesheet chat.
     """
 
     __slots__ = ("weights", "total")
@@ -189,6 +191,7 @@ class Asked:
             elif len(name) > 1 and name[0] not in result.idf:
                 factors[name[0]] = 0.0
         factors.update((t, 0.0) for t in time_terms(prompt) if t in factors)
+        factors.update((t, 0.0) for t in factors if len(t) == 1)  # "plan B", "option 2": a letter names nothing
         self.weights = {t: result.idf.get(t, missing_idf) * factor for t, factor in factors.items()}
         self.total = sum(self.weights.values()) or 1.0
 

@@ -164,7 +164,7 @@ def _settings_problems() -> list[Finding]:
     _, error = config.read_file()
     if error:
         problems.append(Finding("error", "settings", error, f"fix or remove {config.config_path()}"))
-    problems += _ignored_values()
+    problems += _ignored_values() + _config_file_elsewhere()
     for setting, here, there in config.shell_only():
         shown = str(here).lower() if isinstance(here, bool) else str(here)
         theirs = "the default" if there.source == "default" else f"{there.value!r} from {config.config_path()}"
@@ -176,6 +176,33 @@ def _settings_problems() -> list[Finding]:
             f"deja config set {setting.key} {shlex.quote(shown)}",
         ))  # fmt: skip
     return problems
+
+
+def _config_file_elsewhere() -> list[Finding]:
+    """A config file this shell finds through ``XDG_CONFIG_HOME`` that differs from the one a process started
+    without the variable reads (Cursor's hooks and MCP server, unless Cursor gets it too)."""
+    from ..core import config
+
+    here = Path(config.config_path())
+    there = Path.home() / ".config" / "deja" / "config.toml"
+    if here == there or _file_text(here) == _file_text(there):
+        return []
+    return [
+        Finding(
+            "warn",
+            "settings",
+            f"XDG_CONFIG_HOME is set in this shell, so deja's settings come from {here}; Cursor's hooks and MCP "
+            f"server read {there} instead unless Cursor is started with the same variable",
+            f"unset XDG_CONFIG_HOME before `deja config set`, or copy {here} to {there}",
+        )
+    ]
+
+
+def _file_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def _ignored_values() -> list[Finding]:
@@ -243,17 +270,29 @@ def _missing_roots() -> list[Finding]:
     ]  # fmt: skip
 
 
+def _unreadable_store(store: Store) -> Finding:
+    """A store deja could not read just now: held by a writer (a warning: Cursor is at work, the index keeps what
+    it read), or damaged or forbidden (an error, and how to check it)."""
+    why = store.unreadable.replace("ide: ", "")
+    if why == "database locked":
+        return Finding(
+            "warn",
+            "history",
+            f"{store.path} was locked by another program when deja looked (Cursor writing it)",
+            "nothing to do while Cursor is at work: the index keeps what it read; if it stays locked, close Cursor "
+            "and run `deja index`",
+        )
+    fix = f"sqlite3 {shlex.quote(store.path)} 'PRAGMA integrity_check'  (with Cursor closed)"
+    return Finding("error", "history", f"deja cannot read {store.path} ({why})", fix)
+
+
 def _history_problems(
     stores: list[Store], looked_in: list[Path], skipped: dict[str, int], chats: ChatSurvey
 ) -> list[Finding]:
     problems = []
     if not any(store.count for store in stores):
         problems.append(no_history(looked_in))
-    for store in stores:
-        if store.unreadable:
-            fix = f"sqlite3 {shlex.quote(store.path)} 'PRAGMA integrity_check'  (with Cursor closed)"
-            why = store.unreadable.replace("ide: ", "")
-            problems.append(Finding("error", "history", f"deja cannot read {store.path} ({why})", fix))
+    problems.extend(_unreadable_store(store) for store in stores if store.unreadable)
     # A database that cannot be opened is reported above, by path, as it is now.
     unread = {reason: n for reason, n in skipped.items() if not any(reason in s.unreadable for s in stores)}
     if unread:

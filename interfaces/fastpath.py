@@ -416,6 +416,16 @@ def _that_do(count: int) -> str:
     return "the one that does" if count == 1 else f"the {count} that do"
 
 
+def _not_rebuilt(unreadable: int, data: dict[str, object] | None) -> None:
+    """A rebuild that met a store it could not read kept the index as it was: the command failed (exit 1)."""
+    if data is not None:
+        emit_json(data)
+    raise Failed(
+        f"the index was not rebuilt: {unreadable} Cursor store(s) could not be read this time (locked or damaged) "
+        "and a rebuild would lose their sessions, which are kept as they were; run it again once they can be read"
+    )
+
+
 def index_command(full: bool = False, json: bool = False) -> None:
     """Build the index, or refresh it with what changed since the last run (``deja index``)."""
     from ..core.indexer import WRITER_WAIT_SECONDS, catch_up, refresh
@@ -435,7 +445,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         raise Failed(f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?") from None
     finally:
         bar.close()
-    data = {
+    data: dict[str, object] = {
         "sessions": result.sessions,
         "messages": result.messages,
         "added": result.added,
@@ -443,7 +453,10 @@ def index_command(full: bool = False, json: bool = False) -> None:
         "removed": result.removed,
         "seconds": result.seconds,
         "unreadable_kept": result.unreadable_kept,
+        "not_rebuilt": result.not_rebuilt,
     }
+    if result.not_rebuilt:
+        _not_rebuilt(result.unreadable_kept, data if json else None)
     if json:
         emit_json(data)
         return

@@ -432,6 +432,19 @@ SECRETS: list[Secret] = [
         "DATABASE_URL=postgres://app:{secret}@db.internal:5432/app",
     ),
     Secret(
+        "url-credentials-with-at",
+        "url-credentials",
+        _join("Pg-P@ss", "_w0rd!"),
+        "psql postgresql://admin:{secret}@localhost/db",
+    ),
+    Secret("mysql-attached-password", "cli-credentials", _join("S3cr3t", "Pa55word"), "mysql -uroot -p{secret} db"),
+    Secret(
+        "mysqldump-attached-password",
+        "cli-credentials",
+        _join("dump", "Pa55-2026"),
+        "mysqldump -h db.internal -u backup -p{secret} shop > shop.sql",
+    ),
+    Secret(
         "pem-rsa",
         "pem",
         _PEM_BODY,

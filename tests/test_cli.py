@@ -32,6 +32,7 @@ def test_index_json_reports_what_it_did(sample: Sample) -> None:
         "removed",
         "seconds",
         "unreadable_kept",
+        "not_rebuilt",
     }
     assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (7, 7, 0, 0)
     again = orjson.loads(run_deja("index", "--json").stdout)

@@ -203,3 +203,27 @@ def test_skipped_records_outlive_a_refresh_that_reads_something_else(
     broken.unlink()
     refresh(home, full=True)
     assert persisted() == {}
+
+
+def test_an_empty_workspace_database_is_no_problem_and_a_locked_one_a_warning(indexed_sample: Sample) -> None:
+    """A new window's 0-byte ``state.vscdb`` holds no chats, and nothing is wrong with it; a database Cursor holds
+    locked while doctor looks is a warning that needs nothing done, not a damaged file to check."""
+    import sqlite3
+
+    folder = indexed_sample.history.ide_root / "workspaceStorage" / "new-window"
+    folder.mkdir(parents=True)
+    (folder / "state.vscdb").write_bytes(b"")
+    code, report = doctor_json()
+    assert code == 0 and not [p for p in report["problems"] if "new-window" in p["message"]], report["problems"]
+
+    db = indexed_sample.history.ide_root / "globalStorage" / "state.vscdb"
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        code, report = doctor_json()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    locked = next(p for p in report["problems"] if str(db) in p["message"])
+    assert locked["level"] == "warn" and "locked by another program" in locked["message"]
+    assert "integrity_check" not in locked["fix"]

@@ -116,3 +116,28 @@ def test_a_prompt_whose_words_only_scatter_over_a_session_gets_nothing_and_the_l
     assert why.startswith("no match was strong enough for recall=safe (the best, c-scatte, ")
     held = re.search(r"holds (\d+)% of what the prompt asks, its best message (\d+)%", why)
     assert held and int(held.group(2)) < 100 * GATES["safe"].best_share < int(held.group(1))
+
+
+#: A stylesheet chat full of hex colours, whose parts (``#b3b3b3``: ``b``, ``3``) are single letters and digits.
+COLOURS = [
+    ("user", "Give the dark theme its grey steps."),
+    (
+        "assistant",
+        "Set --ion-color-step-250: #bfbfbf; --ion-color-step-300: #b3b3b3; --ion-color-step-350: #a6a6a6; "
+        "--ion-color-step-400: #b9b9b9 in variables.scss.",
+    ),
+]
+
+
+def test_a_reply_that_names_only_a_letter_recalls_nothing(tmp_path: Path) -> None:
+    """ "yes, plan B" asks nothing of the history: the ``b`` of a hex colour does not make a stylesheet chat its
+    answer (it held "100% of what the prompt asks")."""
+    cli_root = tmp_path / "cursor-agent"
+    chats = {"c-colours": COLOURS} | {f"c-other-{i}": c for i, c in enumerate(OTHERS)}
+    for chat, turns in chats.items():
+        records = [user_turn(text) if role == "user" else assistant_turn(text) for role, text in turns]
+        write_transcript(transcript_path(cli_root, PROJECT, chat), records)
+    env = index_cli_root(tmp_path, cli_root)
+    for reply in ("yes, plan B", "go with option b", "b", "is it a or b?"):
+        assert _prompt(env, reply) == "", reply
+    assert "holds 0% of what the prompt asks" in str(last_hook_decision(env)["why"])

@@ -536,6 +536,29 @@ def test_recalled_text_is_redacted_as_the_index_is(indexed: Machine) -> None:
     assert "make upload-release" in body and "[redacted:github-token]" in body and token not in body
 
 
+def test_an_index_built_without_redaction_is_not_recalled_while_redaction_is_on(indexed: Machine) -> None:
+    """A one-off ``DEJA_NO_REDACT=1 deja index`` in a shell leaves an index the hooks, which run with redaction on,
+    must not show from: they stay silent, say why, and ask for a rebuild."""
+    token = "ghp_" + "Zq8XyT4vB2nM7kLp9RsWd3FgHj6Kc1VbN0aQ"
+    records = [
+        user_turn("the nightly release upload to the artifact bucket is rejected", datetime.now(UTC)),
+        assistant_turn(f"The release upload needs `export GITHUB_TOKEN={token}` before `make upload-release`."),
+    ]
+    indexed.write_chat(indexed.api, "ffff0000-0000-4000-8000-000000000002", records, [], name="Release upload rejected")
+    built = subprocess.run(
+        [sys.executable, "-m", "deja.interfaces.entry", "index"],
+        env={**indexed.env, "DEJA_NO_REDACT": "1"},
+        capture_output=True,
+        timeout=120,
+    )
+    assert built.returncode == 0, built.stderr
+    payload = cursor(
+        "beforeSubmitPrompt", "c-new", indexed.api, prompt="the release upload to the artifact bucket is rejected again"
+    )
+    assert indexed.run("hook-prompt", payload).text == ""
+    assert "the index was built without redaction, which is now on; requested a build" in indexed.log()
+
+
 def test_every_budget_holds_in_utf8_bytes(indexed: Machine) -> None:
     """Long, multi-byte history: every hook's whole injected text stays within its budget, in both modes."""
     wide = "Кэш цен 🚀 устарел после смены локали — ключ кэша без локали. " * 80

@@ -65,6 +65,18 @@ def test_a_bad_value_or_a_broken_file_falls_back_to_the_default_and_says_why(
     assert redact.redact("password=hunter22") == "password=[redacted:secret]"
 
 
+def test_set_and_unset_keep_the_users_comments_and_lines(config_file: Path) -> None:
+    write(config_file, '# mine: quiet at work\nrecall = "off"   # until the demo\n\n# paths\nhome = "/data/deja"\n')
+    config.set_value("recall", "safe")
+    config.set_value("redact", "false")
+    assert config_file.read_text() == (
+        '# mine: quiet at work\nrecall = "safe"\n\n# paths\nhome = "/data/deja"\nredact = false\n'
+    )
+    assert config.unset_value("home")
+    assert config_file.read_text() == '# mine: quiet at work\nrecall = "safe"\n\n# paths\nredact = false\n'
+    assert config.read_file() == ({"recall": "safe", "redact": False}, "")
+
+
 def test_set_value_keeps_other_keys_and_writes_a_private_file(config_file: Path) -> None:
     write(config_file, 'recall = "off"\n')
     assert config.set_value("redact", "no") is False

@@ -172,9 +172,9 @@ def test_a_composer_updated_in_place_is_read_again_and_only_it(history, monkeypa
     read_ids: list[set[str] | None] = []
     real = indexer_reads.read_ide_database
 
-    def recording(path, *, only_ids=None, problems=None, projects=None):
+    def recording(path, *, only_ids=None, **rest):
         read_ids.append(only_ids)
-        return real(path, only_ids=only_ids, problems=problems, projects=projects)
+        return real(path, only_ids=only_ids, **rest)
 
     monkeypatch.setattr(indexer_reads, "read_ide_database", recording)
     result = refresh(home)

@@ -106,6 +106,21 @@ def test_doctor_warns_of_a_setting_the_shell_gives_a_value_deja_ignores(sample: 
     assert "fix: unset DEJA_RECALL, or fix its value" in settings
 
 
+def test_doctor_warns_of_a_config_file_only_this_shell_finds(sample: Sample, tmp_path: Path) -> None:
+    """``XDG_CONFIG_HOME=… deja config set recall off`` writes a file Cursor's hooks, started without the variable,
+    never read: doctor says so rather than "the same settings as this shell"."""
+    env = {**sample.env, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    assert run_deja("config", "set", "recall", "off", env=env).returncode == 0
+    result = run_deja("doctor", env=env)
+    settings = result.stdout.split("\nSettings\n")[1].split("\n\n")[0]
+    assert "the same settings as this shell" not in settings
+    assert f"XDG_CONFIG_HOME is set in this shell, so deja's settings come from {tmp_path}/xdg/deja/config.toml" in (
+        " ".join(settings.split())
+    )
+    unset = {k: v for k, v in sample.env.items() if k != "XDG_CONFIG_HOME"}
+    assert "XDG_CONFIG_HOME is set" not in run_deja("doctor", env=unset).stdout
+
+
 def test_a_hit_shows_a_message_said_twice_in_its_chat_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     asked = "run the python server on port 8000 please"
     cli = tmp_path / "cli"

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 
-from harness import Sample, run_deja
+from harness import Sample, index_cli_root, run_deja
 
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 
 def _ids(sample: Sample, *args: str) -> list[str]:
@@ -33,6 +36,22 @@ def test_re_keeps_candidates_whose_text_matches(indexed_sample: Sample) -> None:
     assert _ids(indexed_sample, "pytest", "--re", r"\d+ passed") == [API_CHAT]
     bad = run_deja("search", "pytest", "--re", "(", env=indexed_sample.env)
     assert bad.returncode == 2 and "not a regular expression" in bad.stderr
+
+
+def test_re_that_backtracks_for_ever_is_stopped_and_says_so(tmp_path: Path) -> None:
+    """``(Z+Z+)+Y`` over forty Zs backtracks for ever inside one text: the timer stops it, not the check between
+    candidates."""
+    cli_root = tmp_path / "cursor-agent"
+    answer = assistant_turn("The sensor log printed " + "Z" * 40 + " before the crash.")
+    write_transcript(
+        transcript_path(cli_root, "/work/iot", "c-sensor"), [user_turn("why did the sensor crash?"), answer]
+    )
+    env = index_cli_root(tmp_path, cli_root)
+    started = time.monotonic()
+    done = run_deja("search", "sensor", "--re", "(Z+Z+)+Y", "--json", env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 15
+    assert json.loads(done.stdout)["notice"] == "--re stopped after 1 s; later candidates were not checked"
 
 
 def test_session_searches_inside_one_session(indexed_sample: Sample) -> None:

@@ -190,3 +190,51 @@ def test_a_garbled_editor_database_keeps_its_chats_and_a_deleted_one_drops_them(
     db.unlink()  # really gone: the footer and rate-limit chats go; the merged one keeps its transcript side
     result = index()
     assert result["removed"] == 2 and not {WEB_COMPOSER, API_EDITOR_COMPOSER} & session_ids()
+
+
+NOT_REBUILT = "deja: the index was not rebuilt: 1 Cursor store(s) could not be read this time (locked or damaged)"
+
+
+def test_a_full_rebuild_that_cannot_read_the_editor_database_keeps_the_index(sample: Sample) -> None:
+    first = index()
+    db = _touch_global_db(sample)
+    with locked(db, "DELETE"):
+        ran = run_deja("index", "--full")
+    assert ran.returncode == 1 and ran.stderr.startswith(NOT_REBUILT), ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == 1
+    assert {WEB_COMPOSER, WEB_MERGED_COMPOSER} <= session_ids()
+    assert shown(WEB_COMPOSER)[0] == "why is the footer missing on mobile?"
+    again = run_deja("index", "--full", "--json")
+    assert again.returncode == 0, again.stderr
+    assert orjson.loads(again.stdout)["sessions"] == first["sessions"]
+
+
+def test_a_full_rebuild_that_cannot_read_a_chat_store_keeps_the_index(cli_root: Path) -> None:
+    store = _store_chat(cli_root, "s1", "first answer")
+    _store_chat(cli_root, "s2", "other chat")
+    assert index()["sessions"] == 2
+    with locked(store, "DELETE"):
+        ran = run_deja("index", "--full", "--json")
+    assert ran.returncode == 1 and ran.stderr.startswith(NOT_REBUILT), ran.stderr
+    assert orjson.loads(ran.stdout)["not_rebuilt"] is True
+    assert session_ids() == {"s1", "s2"} and shown("s1") == ["question of s1", "first answer"]
+
+
+def test_a_first_build_that_cannot_read_a_chat_store_indexes_the_rest(cli_root: Path) -> None:
+    store = _store_chat(cli_root, "s1", "first answer")
+    _store_chat(cli_root, "s2", "other chat")
+    with locked(store, "DELETE"):
+        result = index()  # nothing was read before: nothing to keep, so the build goes ahead without it
+    assert result["sessions"] == 1 and result["unreadable_kept"] == 1
+
+
+def test_a_lock_once_released_is_no_longer_reported(sample: Sample) -> None:
+    index()
+    db = _touch_global_db(sample)
+    with locked(db, "DELETE"):
+        index_text()
+    assert "database locked" in run_deja("doctor").stdout
+    _touch_global_db(sample)
+    out, err = index_text()
+    assert "could not be read" not in err
+    assert "database locked" not in run_deja("doctor").stdout

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     )
     from .reader import Index, Segment
     from .records import FileSum, Manifest, SegmentRef, SessionMeta, write_manifest
-    from .writer import SEGMENT_GRACE_SECONDS, SegmentWriter, remove_stale_segments, retire_segments
+    from .writer import SEGMENT_GRACE_SECONDS, SegmentWriter, remove_segments, remove_stale_segments, retire_segments
 
 __all__ = [
     "FORMAT_VERSION",
@@ -67,6 +67,7 @@ __all__ = [
     "index_dir",
     "name_hash",
     "read_manifest",
+    "remove_segments",
     "remove_stale_segments",
     "retire_segments",
     "write_manifest",

@@ -612,6 +612,14 @@ def retire_segments(directory: Path, previous: Iterable[str], live: Iterable[str
             os.utime(directory / name)
 
 
+def remove_segments(directory: Path, names: Iterable[str]) -> None:
+    """Delete segments no manifest has named yet (a build whose result is not kept): no reader can have them."""
+    import shutil
+
+    for name in names:
+        shutil.rmtree(directory / name, ignore_errors=True)
+
+
 def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: float = SEGMENT_GRACE_SECONDS) -> None:
     """Delete what no manifest names once its grace period is over: retired segments, a killed build's strays."""
     keep = set(live)

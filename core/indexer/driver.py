@@ -39,6 +39,7 @@ from ..index import (
     SegmentRef,
     index_dir,
     read_manifest,
+    remove_segments,
     remove_stale_segments,
     retire_segments,
     write_manifest,
@@ -50,7 +51,7 @@ from .checked import Checked
 from .glance import FolderState
 from .lock import WriterLock
 from .parts import Written, write_changes
-from .plan import Plan, plan_refresh
+from .plan import THIS_TIME_FAILURES, Plan, plan_refresh
 from .reads import keep_unread_database, segment_at
 from .records import SEGMENT_MAX_DOCS, NewSegments, session_from_index
 
@@ -76,6 +77,8 @@ class RefreshResult(msgspec.Struct):
     rebuilt_because: str = ""
     #: Stores and databases that could not be read this time (locked, damaged): their sessions were kept as they were.
     unreadable_kept: int = 0
+    #: A rebuild met a store it could not read, so the index stayed as it was (``_kept_instead``).
+    not_rebuilt: bool = False
 
 
 class _Tally(msgspec.Struct):
@@ -111,8 +114,8 @@ def refresh(
     why = "" if full or not verify else _damage(index_dir(home))
     targets = set(only_chat_ids) if only_chat_ids is not None else None
     try:
-        if full or why:
-            result = _refresh(home, True, _Scope(None), progress, lock_timeout)  # a rebuild reads every chat
+        if full or why:  # a rebuild reads every chat; one asked for keeps a sound index it could not fully read
+            result = _refresh(home, True, _Scope(None, keep_live=not why), progress, lock_timeout)
         else:
             result = _refresh(home, False, _Scope(targets, seen_folders), progress, lock_timeout)
     except IndexUnreadable as exc:  # a damaged file met on the way: the live index cannot be built upon
@@ -202,6 +205,8 @@ class _Scope(msgspec.Struct):
 
     targets: set[str] | None
     seen_folders: dict[str, FolderState] | None = None
+    #: A rebuild that meets a store it cannot read keeps the live index instead (not one found damaged).
+    keep_live: bool = False
 
 
 def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, lock_timeout: float) -> RefreshResult:
@@ -218,13 +223,15 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
         written = _write_changes(plan, book, index, problems, directory, progress)
+        if scope.keep_live and plan.unreadable and (kept := _kept_instead(directory, written.segments)) is not None:
+            return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems), why)
         tally = _record_changes(manifest, index, book, plan, written)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
         ide = {**plan.ide_unseen, **plan.ide_dbs}
         walked = scope.targets is None
         rewrite = walked and any(_mostly_replaced(ref) for ref in live)
         changed = manifest is None or written.segments or tally.removed or book.changed or ide != state.ide or rewrite
-        merged_problems = dict(Counter(state.problems) | problems)
+        merged_problems = _problems(state.problems, problems)
         if changed:
             live = _compact(directory, live, book, rewrite_replaced=walked)
             _swap(directory, manifest or _live_manifest(directory), live, book, ide, merged_problems)
@@ -262,6 +269,40 @@ def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | 
     except IndexUnreadable as exc:
         first_build = not (directory / MANIFEST).exists()
         return None, State(), None, "" if first_build else str(exc)
+
+
+def _problems(before: dict[str, int], now: Counter[str]) -> dict[str, int]:
+    """The problems to record: this refresh's, and the earlier ones of what it did not read again, but not an
+    earlier refresh's stores that could not be read then (this one tried them again)."""
+    kept = Counter({kind: count for kind, count in before.items() if kind not in THIS_TIME_FAILURES})
+    return dict(kept | now)
+
+
+def _kept_instead(directory: Path, written: list[SegmentRef]) -> Manifest | None:
+    """The live index, kept as it is when a rebuild could not read every store (its segments just written go), or
+    None when there is none it may keep (none, or a damaged one; one built without the redaction now asked for)."""
+    live = _live_manifest(directory)
+    if live is None or (live.redaction != redaction_mode() and redaction_mode() != "off") or _damage(directory):
+        return None
+    remove_segments(directory, [ref.name for ref in written])
+    return live
+
+
+def _not_rebuilt(live: Manifest, unreadable: int, started: float, problems: dict[str, int], why: str) -> RefreshResult:
+    """What a rebuild that kept the live index says: a store that cannot be read this time never erases what was
+    read from it before, so a rebuild without it would lose those sessions."""
+    return RefreshResult(
+        sessions=sum(ref.sessions - len(ref.deleted) for ref in live.segments),
+        messages=sum(ref.messages - ref.deleted_messages for ref in live.segments),
+        added=0,
+        updated=0,
+        removed=0,
+        seconds=round(time.perf_counter() - started, 3),
+        problems=problems,
+        rebuilt_because=why,
+        unreadable_kept=unreadable,
+        not_rebuilt=True,
+    )
 
 
 def _redaction_changed(built_with: str) -> str:

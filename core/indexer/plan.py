@@ -27,6 +27,7 @@ from ..bookkeeping import Bookkeeping, ChatState, CliState, IdeDbState, Sig, Sta
 from ..history import CliChat, find_cli_chats, locate_cli_chats
 from ..private import open_private
 from ..readers import composer_fingerprints
+from ..readers.chatstore import UNREADABLE_STORE
 from ..regular_files import open_regular
 from . import glance
 
@@ -37,6 +38,9 @@ _READS_FRAME = struct.Struct("<I")
 
 #: A database-level failure: the database was there but could not be read this time.
 DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", "ide: unreadable database"})
+#: What a refresh reports of a whole store it could not read this time. Every refresh tries such a store again, so
+#: only the last one's count is true: a released lock or a restored permission clears it.
+THIS_TIME_FAILURES = DATABASE_FAILURES | {UNREADABLE_STORE}
 
 
 class Plan(msgspec.Struct):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import msgspec
 
+from .. import paths
 from ..bookkeeping import Bookkeeping, CliState, Location
 from ..history import merge_transcript_into_ide
 from ..index import Index, Segment
@@ -65,11 +66,14 @@ def read_changes(
     a process of its own.
     """
     pending: dict[str, Session] = {}
+    subagents = paths.include_subagents()
     for db, ids in plan.ide_reads.items():
         found: Counter[str] = Counter()
         given: set[str] = set()
         # One chat at a time, as read: a build holds no more than a chat of the database at once.
-        for session in read_ide_database(Path(db), only_ids=ids, problems=found, projects=projects):
+        for session in read_ide_database(
+            Path(db), only_ids=ids, problems=found, projects=projects, subagents=subagents
+        ):
             if session.id in plan.cli_reads:
                 pending[session.id] = session  # merged below with its transcript
             else:

@@ -71,6 +71,8 @@ class _Db(Record):
     tables: set[str]
     projects: Projects
     headers: dict[str, _Header]
+    #: Whether subagents' threads are read as sessions of their own.
+    subagents: bool = True
 
     def value(self, table: str, key: str) -> tuple[bool, bytes | None]:
         """``(found, value as bytes or None)`` for one key of a key-value table."""
@@ -87,10 +89,12 @@ def read_ide_database(
     only_ids: set[str] | None = None,
     problems: Problems | None = None,
     projects: Projects | None = None,
+    subagents: bool = True,
 ) -> Iterator[Session]:
     """Yield one session per chat with at least one message in the ``state.vscdb`` at ``path``.
 
-    With ``only_ids`` only those chats are read (no other composer's bubbles are touched).
+    With ``only_ids`` only those chats are read (no other composer's bubbles are touched). Without ``subagents``,
+    the threads a chat's subagents ran (composers naming a ``subagentInfo.parentComposerId``) are left out.
     ``projects`` is what the whole install says about where chats belong; pass one
     catalog to every read of a pass, so each part of it is read once.
     """
@@ -98,6 +102,7 @@ def read_ide_database(
     db = _open(path, problems, projects or Projects.around(path, problems))
     if db is None:
         return
+    db.subagents = subagents
     try:
         db.headers = _composer_headers(db, only_ids)
         composer_ids: set[str] = set()
@@ -189,7 +194,8 @@ def _open(path: Path, problems: Problems, projects: Projects) -> _Db | None:
         return None
     if not tables & {"cursorDiskKV", "ItemTable"}:
         conn.close()
-        problems["ide: no chat tables"] += 1
+        if tables:  # an empty database (a new window's 0-byte state.vscdb) holds no chats, and nothing is wrong
+            problems["ide: no chat tables"] += 1
         return None
     return _Db(conn, path, problems, tables, projects, {})
 
@@ -293,7 +299,7 @@ def _bubble_stats(db: _Db) -> dict[str, str]:
 def _read_composer(db: _Db, composer_id: str) -> Session | None:
     found, raw = db.value("cursorDiskKV", _COMPOSER_PREFIX + composer_id)
     composer = _load(raw, "composer", db.problems) if found else None  # gone since listed: deleted
-    if composer is None:
+    if composer is None or (not db.subagents and _subagent_thread(composer)):
         return None
     created = _ms_time(composer.get("createdAt"))
     bubbles = _ordered_bubbles(db, composer_id, composer, created)
@@ -350,6 +356,12 @@ def _inline_bubbles(conversation: Any, problems: Problems) -> list[dict[str, Any
 
 
 # --- the global composer index ---------------------------------------------
+
+
+def _subagent_thread(composer: dict[str, Any]) -> bool:
+    """Whether a composer is the thread of another chat's subagent (``subagentInfo.parentComposerId``)."""
+    info = composer.get("subagentInfo")
+    return isinstance(info, dict) and bool(info.get("parentComposerId"))
 
 
 def _composer_headers(db: _Db, only_ids: set[str] | None) -> dict[str, _Header]:
