@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How long one freshness check holds for the tool calls that follow it.
 REFRESH_SECONDS = 1.0
+#: How long after the warm-up the server waits for a first call, which asks for the first refresh, before it asks.
+WARM_REFRESH_SECONDS = 1.0
 #: What the warm-up searches for (its answer is thrown away).
 WARM_QUERY = "error"
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
@@ -120,8 +122,8 @@ class LiveIndex:
 
     def warm(self) -> None:
         """Load the engine and open the index in a background thread, once, search it once unless a tool call came
-        first, then ask for the first refresh: what the first call would otherwise pay before it answers (at 100k
-        sessions, about twenty milliseconds of CPU)."""
+        first, and start the refresher: what the first call would otherwise pay before it answers (at 100k sessions,
+        about forty milliseconds of CPU). The first refresh waits for the first call, or ``WARM_REFRESH_SECONDS``."""
         with self._lock:
             if self._warmer is None:
                 self._warmer = threading.Thread(target=self._warm_up, name="deja-warm-up", daemon=True)
@@ -142,7 +144,10 @@ class LiveIndex:
 
             if not self._asked.is_set():
                 search_text(search(index, WARM_QUERY, limit=1))
-        self._ask_refresh()
+        with self._lock:
+            self._refresher = self._refresher or Refresher(self.home, self._reopen)
+        self._asked.wait(WARM_REFRESH_SECONDS)
+        self._ask_refresh()  # nothing when the first call has asked already
 
     def get(self) -> Index | None:
         """The index as it stands, or None while a first build (or a rebuild of an unreadable one) runs.
