@@ -31,6 +31,12 @@ handshake answer; then, in one process, calls back to back, after the check's
 one-second window, after a turn was appended to the newest chat, and once a
 full walk is due and while it runs (detached, never inside a call). Every
 sample is printed with min, median and max, and the machine's load.
+``--only startup`` instead times the start-up to the first tools/list answer
+there (paired, as for the synthetic indexes).
+
+``--baseline REV`` (with ``--history``) spawns another revision's (or venv's)
+server in turn with this checkout's, both installed as a user installs them
+(``bench_hooks.install_for``, ``bench_hooks.user_install``).
 """
 
 from __future__ import annotations
@@ -252,43 +258,51 @@ def _until_answer(argv: list[str], env: dict[str, str], feed: bytes, answer: byt
     return wall, (children_cpu() - cpu) * 1000
 
 
-def _until_tools(env: dict[str, str]) -> tuple[float, float]:
-    """``deja mcp`` from its spawn to its ``tools/list`` answer."""
-    return _until_answer([sys.executable, "-m", "deja.interfaces.entry", "mcp"], env, HANDSHAKE, b'"id":2')
+def _until_tools(env: dict[str, str], python: str) -> tuple[float, float]:
+    """``deja mcp`` (of ``python``'s environment) from its spawn to its ``tools/list`` answer."""
+    return _until_answer([python, "-m", "deja.interfaces.entry", "mcp"], env, HANDSHAKE, b'"id":2')
 
 
-def _until_ready(code: str, env: dict[str, str]) -> tuple[float, float]:
+def _until_ready(code: str, env: dict[str, str], python: str) -> tuple[float, float]:
     """``python -c CODE`` from its spawn to the line it prints once ``code`` has run."""
     ready = f"{code}\nprint('ready', flush=True)\nimport sys; sys.stdin.read()"
-    return _until_answer([sys.executable, "-c", ready], env, b"", b"ready")
+    return _until_answer([python, "-c", ready], env, b"", b"ready")
 
 
-def measure_startup(env: dict[str, str]) -> dict[str, float]:
+def measure_startup(env: dict[str, str], pythons: dict[str, str] | None = None) -> dict[str, float]:
     """``deja mcp`` to its first ``tools/list`` answer, paired with the SDK's import alone and ``python -c pass``.
 
     The three are spawned in turn, ``STARTUPS`` times, so machine noise hits them alike; deja's own share is the
-    start-up less the SDK's import (both include the interpreter's start). Medians, wall and CPU.
+    start-up less the SDK's import (both include the interpreter's start). Medians, wall and CPU. ``pythons`` names
+    the interpreter of each deja whose server is spawned (the first one's also imports the SDK and runs ``pass``);
+    each one's figures are keyed with its name in front.
     """
-    runs: dict[str, list[tuple[float, float]]] = {"server": [], "sdk": [], "pass": []}
+    pythons = pythons or {"": sys.executable}
+    first = next(iter(pythons.values()))
+    runs: dict[str, list[tuple[float, float]]] = {}
     for _ in range(STARTUPS + 1):  # the first round warms the page cache and is not counted
-        server = _until_tools(env)
-        sdk = _until_ready(SDK_IMPORT, env)
-        floor = _until_ready("pass", env)
-        for name, sample in (("server", server), ("sdk", sdk), ("pass", floor)):
-            runs[name].append(sample)
+        for name, python in pythons.items():
+            runs.setdefault(f"{name}server", []).append(_until_tools(env, python))
+        runs.setdefault("sdk", []).append(_until_ready(SDK_IMPORT, env, first))
+        runs.setdefault("pass", []).append(_until_ready("pass", env, first))
     medians = {}
     for name, samples in runs.items():
         counted = samples[1:]
         medians[f"{name}_ms"] = statistics.median(wall for wall, _ in counted)
         medians[f"{name}_cpu_ms"] = statistics.median(cpu for _, cpu in counted)
-    return {
-        "startup_ms": medians["server_ms"],
+    found = {
         "sdk_import_ms": medians["sdk_ms"],
-        "deja_startup_ms": medians["server_ms"] - medians["sdk_ms"],
-        "startup_cpu_ms": medians["server_cpu_ms"],
-        "deja_startup_cpu_ms": medians["server_cpu_ms"] - medians["sdk_cpu_ms"],
+        "sdk_import_cpu_ms": medians["sdk_cpu_ms"],
         "pass_ms": medians["pass_ms"],
     }
+    for name in pythons:
+        found |= {
+            f"{name}startup_ms": medians[f"{name}server_ms"],
+            f"{name}deja_startup_ms": medians[f"{name}server_ms"] - medians["sdk_ms"],
+            f"{name}startup_cpu_ms": medians[f"{name}server_cpu_ms"],
+            f"{name}deja_startup_cpu_ms": medians[f"{name}server_cpu_ms"] - medians["sdk_cpu_ms"],
+        }
+    return found
 
 
 #: In one process: the SDK's import, then deja's server module, then the server built (tools registered), in ms.
@@ -512,23 +526,41 @@ def measure_history(size: int, only: str | None, home: Path | None, source: Path
     pythons = {"": sys.executable}
     if baseline is not None and only != "later":
         pythons = {"": str(user_install() / "python"), "baseline: ": str(install_for(baseline) / "python")}
+    if only == "startup":
+        for name, value in measure_startup(dict(os.environ), pythons).items():
+            print(f"start-up to the first tools/list answer, medians of {STARTUPS} paired runs: {name} {value:.0f}")
+        print(f"load average (1, 5, 15 min) after: {os.getloadavg()}")
+        return
     first = measure_first_calls(size, home, dict(os.environ), pythons) if only != "later" else {}
     print_distribution(size, first)
     arrivals = measure_arrivals(size, home) if only != "first" else {}
     print_distribution(size, arrivals)
     load_after = os.getloadavg()
     print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}")
+    samples = {**first, **arrivals}
     figures.write(
         "bench_mcp_history",
         {
             size: {
-                **{f"{name.strip()} median ms": statistics.median(v) for name, v in {**first, **arrivals}.items()},
-                **{f"{name.strip()} max ms": max(v) for name, v in {**first, **arrivals}.items()},
-                "slowest_ms": max((max(v) for v in {**first, **arrivals}.values()), default=0.0),
+                **{f"{name.strip()} median ms": statistics.median(v) for name, v in samples.items()},
+                **{f"{name.strip()} max ms": max(v) for name, v in samples.items()},
+                "slowest_ms": max((max(v) for name, v in samples.items() if is_arrival(name)), default=0.0),
+                "slowest_cpu_ms": max(
+                    (max(v) for name, v in samples.items() if is_arrival(name, cpu=True)), default=0.0
+                ),
                 "load": load_after[0],
             }
         },
     )
+
+
+def is_arrival(name: str, cpu: bool = False) -> bool:
+    """Whether samples ``name`` are this checkout's search calls as a server gets them (wall time, or with ``cpu`` its
+    CPU time): not the baseline's, not a spawn's handshake, not the in-process call made without the warm-up a
+    server always makes first."""
+    name = name.strip()
+    mine = not name.startswith(("baseline", "spawn")) and "no warm-up" not in name
+    return mine and name.endswith("CPU") == cpu
 
 
 def main() -> None:
@@ -538,7 +570,11 @@ def main() -> None:
     parser.add_argument("--history", type=int, help="time searches against this generated history (see above)")
     parser.add_argument("--home", type=Path, help="with --history: this index instead of bench/out/home-N")
     parser.add_argument("--source", type=Path, help="with --history: the history --home was built from")
-    parser.add_argument("--only", choices=["first", "later"], help="with --history: only the first or later calls")
+    parser.add_argument(
+        "--only",
+        choices=["first", "later", "startup"],
+        help="with --history: only the first calls, the later calls, or the start-up to tools/list (paired)",
+    )
     parser.add_argument(
         "--baseline",
         help="with --history: a git revision or a venv of another deja, whose server takes turns (both not editable)",
