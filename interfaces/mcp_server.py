@@ -23,7 +23,6 @@ is built by a detached ``deja index`` while the tools say so in one sentence.
 from __future__ import annotations
 
 import inspect
-import logging
 import math
 import os
 import signal
@@ -68,8 +67,6 @@ MESSAGE_CHARS = 8000
 RESULT_CHARS = 2000
 #: A work answer's text stops at this many UTF-8 bytes.
 WORK_TEXT_BYTES = 4096
-
-log = logging.getLogger("deja.mcp")
 
 INSTRUCTIONS = (
     "deja holds this person's past Cursor chats (IDE and cursor-agent CLI), already indexed and redacted. "
@@ -145,7 +142,7 @@ class LiveIndex:
             if not self._asked.is_set():
                 search_text(search(index, WARM_QUERY, limit=1))
         with self._lock:
-            self._refresher = self._refresher or Refresher(self.home, self._reopen)
+            self._start_refresher()
         self._asked.wait(WARM_REFRESH_SECONDS)
         self._ask_refresh()  # nothing when the first call has asked already
 
@@ -176,9 +173,19 @@ class LiveIndex:
             if now - self._asked_at < self.refresh_every or (self._refresher and self._refresher.busy):
                 return
             self._asked_at = now
-            if self._refresher is None or not self._refresher.alive:
+            refresher = self._start_refresher()
+            if refresher is not None:
+                refresher.ask()
+
+    def _start_refresher(self) -> Refresher | None:
+        """The refresher, started here unless it runs already (asked under the lock); None when there is no process
+        to spare, which is no error: the next ask tries again."""
+        if self._refresher is None or not self._refresher.alive:
+            try:
                 self._refresher = Refresher(self.home, self._reopen)
-            self._refresher.ask()
+            except OSError:
+                self._refresher = None
+        return self._refresher
 
     def _reopen(self) -> None:
         """The refresher is done: open the index it left, if it is a new one, before the next call asks."""
@@ -251,12 +258,12 @@ class Refresher:
     def ask(self) -> None:
         """Ask for one refresh (the caller holds the server's lock, and ``busy`` is false)."""
         assert self._process.stdin is not None
+        self.busy = True
         try:
             self._process.stdin.write(b"refresh\n")
             self._process.stdin.flush()
         except OSError:
-            return  # it has ended: the next ask starts another
-        self.busy = True
+            self.busy = False  # it has ended: the next ask starts another
 
     def _listen(self) -> None:
         assert self._process.stdout is not None
