@@ -1,12 +1,12 @@
 """The MCP server's refresher: a child process that brings the index up to date whenever the server asks.
 
 ``python -m deja.interfaces.mcp_refresh HOME`` reads one line on stdin per
-request and, once ``AFTER_ASK_SECONDS`` have passed (the call that asked has
-answered by then, so the two do not compete for the machine), runs the cheap
-freshness check (``core.indexer.glance``) and reads
-what it finds changed, never waiting for another writer, then writes ``done`` on
-stdout, whereupon the server opens the new index if there is one.
-It stops at the end of its stdin, that is when the server exits.
+request (sent once the call that asked has answered, so that the two do not
+compete for the machine), runs the cheap freshness check
+(``core.indexer.glance``) and reads what it finds changed, never waiting for
+another writer, then writes ``done`` on stdout, whereupon the server opens the
+new index if there is one. It stops at the end of its stdin, that is when the
+server exits.
 
 It is a process of its own rather than a thread of the server's so that the
 check's stats and the reading of a changed chat never hold the server's
@@ -20,13 +20,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import time
 from contextlib import suppress
 from pathlib import Path
 
 DONE = b"done\n"
-#: How long after a request the check starts: a search answers in well under this.
-AFTER_ASK_SECONDS = 0.1
 
 
 def check(home: Path) -> None:
@@ -45,7 +42,6 @@ def check(home: Path) -> None:
 def main() -> int:
     home = Path(sys.argv[1])
     for _ in iter(sys.stdin.buffer.readline, b""):
-        time.sleep(AFTER_ASK_SECONDS)
         try:
             check(home)
         except Exception:  # noqa: BLE001 - a stale answer beats none: the server asks again later

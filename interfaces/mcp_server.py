@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How long one freshness check holds for the tool calls that follow it.
 REFRESH_SECONDS = 1.0
+#: How long after the call that asks for a refresh the refresher is asked (a search answers in well under this).
+AFTER_CALL_SECONDS = 0.1
 #: How long after the warm-up the server waits for a first call, which asks for the first refresh, before it asks.
 WARM_REFRESH_SECONDS = 1.0
 #: What the warm-up searches for (its answer is thrown away).
@@ -118,9 +120,9 @@ class LiveIndex:
         self._lock = threading.Lock()
 
     def warm(self) -> None:
-        """Load the engine and open the index in a background thread, once, search it once unless a tool call came
-        first, and start the refresher: what the first call would otherwise pay before it answers (at 100k sessions,
-        about forty milliseconds of CPU). The first refresh waits for the first call, or ``WARM_REFRESH_SECONDS``."""
+        """Load the engine and open the index in a background thread, once, and search it once unless a tool call came
+        first: what the first call would otherwise pay before it answers (at 100k sessions, about forty milliseconds
+        of CPU). The first refresh waits for the first call, or ``WARM_REFRESH_SECONDS``."""
         with self._lock:
             if self._warmer is None:
                 self._warmer = threading.Thread(target=self._warm_up, name="deja-warm-up", daemon=True)
@@ -141,8 +143,6 @@ class LiveIndex:
 
             if not self._asked.is_set():
                 search_text(search(index, WARM_QUERY, limit=1))
-        with self._lock:
-            self._start_refresher()
         self._asked.wait(WARM_REFRESH_SECONDS)
         self._ask_refresh()  # nothing when the first call has asked already
 
@@ -166,13 +166,20 @@ class LiveIndex:
         return index
 
     def _ask_refresh(self) -> None:
-        """Ask the refresher for a check, unless one was asked for less than ``refresh_every`` seconds ago or is still
-        running; the refresher is started on the first ask (and again if it has ended)."""
+        """Ask the refresher for a check once the call that asks has answered (``AFTER_CALL_SECONDS``), unless one was
+        asked for less than ``refresh_every`` seconds ago or is still running; the first ask starts the refresher,
+        so that its start does not compete with the first call either."""
         with self._lock:
             now = time.monotonic()
-            if now - self._asked_at < self.refresh_every or (self._refresher and self._refresher.busy):
+            if now - self._asked_at < self.refresh_every or (self._refresher is not None and self._refresher.busy):
                 return
             self._asked_at = now
+        asking = threading.Timer(AFTER_CALL_SECONDS, self._send_ask)
+        asking.daemon = True
+        asking.start()
+
+    def _send_ask(self) -> None:
+        with self._lock:
             refresher = self._start_refresher()
             if refresher is not None:
                 refresher.ask()
