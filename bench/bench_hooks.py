@@ -314,11 +314,11 @@ def in_conversation(label: str, command: str, payload: dict[str, Any], conversat
 def spawn(argv: list[str], stdin: bytes, env: dict[str, str], check: bool = False) -> Spawn:
     """Run one process to its end: wall time, its own CPU time, and whether it printed anything (``check``: it
     must succeed)."""
-    before = _children_cpu()
+    before = children_cpu()
     started = time.perf_counter()
     done = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=check)
     seconds = time.perf_counter() - started
-    return Spawn(seconds=seconds, cpu_seconds=_children_cpu() - before, answered=bool(done.stdout.strip()))
+    return Spawn(seconds=seconds, cpu_seconds=children_cpu() - before, answered=bool(done.stdout.strip()))
 
 
 def process_ms(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -327,7 +327,7 @@ def process_ms(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     return 1000 * done.seconds, 1000 * done.cpu_seconds
 
 
-def _children_cpu() -> float:
+def children_cpu() -> float:
     """CPU seconds of every child this bench has waited for (spawns run one at a time, so a delta is one spawn's)."""
     try:
         import resource

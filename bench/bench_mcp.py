@@ -31,6 +31,12 @@ handshake answer; then, in one process, calls back to back, after the check's
 one-second window, after a turn was appended to the newest chat, and once a
 full walk is due and while it runs (detached, never inside a call). Every
 sample is printed with min, median and max, and the machine's load.
+``--only startup`` instead times the start-up to the first tools/list answer
+there (paired, as for the synthetic indexes).
+
+``--baseline REV`` (with ``--history``) spawns another revision's (or venv's)
+server in turn with this checkout's, both installed as a user installs them
+(``bench_hooks.install_for``, ``bench_hooks.user_install``).
 """
 
 from __future__ import annotations
@@ -40,7 +46,6 @@ import asyncio
 import math
 import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -60,6 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # One synthetic vocabulary for every benchmark: generate.py's topics, conversations and queries.
 import figures  # noqa: E402
+from bench_hooks import children_cpu, install_for, user_install  # noqa: E402
 from generate import (
     query_for,  # noqa: E402
     random_conversation,  # noqa: E402
@@ -201,8 +207,10 @@ def measure_tools(home: Path, sessions: int) -> dict[str, float]:
     ids_iter = iter(ids * 2)
     show_ms = timed(lambda: tools.show(next(ids_iter)), min(50, len(ids) - 1))
     recent_ms = timed(lambda: tools.recent(), 50)
+    from deja.interfaces.mcp_refresh import check
+
     started = time.perf_counter()
-    tools.live._refresh()
+    check(home)  # what the server's refresher process does when asked, here with nothing changed
     refresh_ms = (time.perf_counter() - started) * 1000
     return {
         "search p50": statistics.median(search_ms),
@@ -235,7 +243,7 @@ def _until_answer(argv: list[str], env: dict[str, str], feed: bytes, answer: byt
 
     Every process timed here is killed at its answer, so none is charged for its interpreter's shutdown.
     """
-    cpu = _children_cpu()
+    cpu = children_cpu()
     started = time.perf_counter()
     child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert child.stdin is not None and child.stdout is not None
@@ -247,51 +255,54 @@ def _until_answer(argv: list[str], env: dict[str, str], feed: bytes, answer: byt
     child.kill()
     child.wait()
     assert answer in line.replace(b" ", b""), f"{argv[-1]} stopped before answering: {line!r}"
-    return wall, _children_cpu() - cpu
+    return wall, (children_cpu() - cpu) * 1000
 
 
-def _until_tools(env: dict[str, str]) -> tuple[float, float]:
-    """``deja mcp`` from its spawn to its ``tools/list`` answer."""
-    return _until_answer([sys.executable, "-m", "deja.interfaces.entry", "mcp"], env, HANDSHAKE, b'"id":2')
+def _until_tools(env: dict[str, str], python: str) -> tuple[float, float]:
+    """``deja mcp`` (of ``python``'s environment) from its spawn to its ``tools/list`` answer."""
+    return _until_answer([python, "-m", "deja.interfaces.entry", "mcp"], env, HANDSHAKE, b'"id":2')
 
 
-def _until_ready(code: str, env: dict[str, str]) -> tuple[float, float]:
+def _until_ready(code: str, env: dict[str, str], python: str) -> tuple[float, float]:
     """``python -c CODE`` from its spawn to the line it prints once ``code`` has run."""
     ready = f"{code}\nprint('ready', flush=True)\nimport sys; sys.stdin.read()"
-    return _until_answer([sys.executable, "-c", ready], env, b"", b"ready")
+    return _until_answer([python, "-c", ready], env, b"", b"ready")
 
 
-def _children_cpu() -> float:
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (used.ru_utime + used.ru_stime) * 1000
-
-
-def measure_startup(env: dict[str, str]) -> dict[str, float]:
+def measure_startup(env: dict[str, str], pythons: dict[str, str] | None = None) -> dict[str, float]:
     """``deja mcp`` to its first ``tools/list`` answer, paired with the SDK's import alone and ``python -c pass``.
 
     The three are spawned in turn, ``STARTUPS`` times, so machine noise hits them alike; deja's own share is the
-    start-up less the SDK's import (both include the interpreter's start). Medians, wall and CPU.
+    start-up less the SDK's import (both include the interpreter's start). Medians, wall and CPU. ``pythons`` names
+    the interpreter of each deja whose server is spawned (the first one's also imports the SDK and runs ``pass``);
+    each one's figures are keyed with its name in front.
     """
-    runs: dict[str, list[tuple[float, float]]] = {"server": [], "sdk": [], "pass": []}
+    pythons = pythons or {"": sys.executable}
+    first = next(iter(pythons.values()))
+    runs: dict[str, list[tuple[float, float]]] = {}
     for _ in range(STARTUPS + 1):  # the first round warms the page cache and is not counted
-        server = _until_tools(env)
-        sdk = _until_ready(SDK_IMPORT, env)
-        floor = _until_ready("pass", env)
-        for name, sample in (("server", server), ("sdk", sdk), ("pass", floor)):
-            runs[name].append(sample)
+        for name, python in pythons.items():
+            runs.setdefault(f"{name}server", []).append(_until_tools(env, python))
+        runs.setdefault("sdk", []).append(_until_ready(SDK_IMPORT, env, first))
+        runs.setdefault("pass", []).append(_until_ready("pass", env, first))
     medians = {}
     for name, samples in runs.items():
         counted = samples[1:]
         medians[f"{name}_ms"] = statistics.median(wall for wall, _ in counted)
         medians[f"{name}_cpu_ms"] = statistics.median(cpu for _, cpu in counted)
-    return {
-        "startup_ms": medians["server_ms"],
+    found = {
         "sdk_import_ms": medians["sdk_ms"],
-        "deja_startup_ms": medians["server_ms"] - medians["sdk_ms"],
-        "startup_cpu_ms": medians["server_cpu_ms"],
-        "deja_startup_cpu_ms": medians["server_cpu_ms"] - medians["sdk_cpu_ms"],
+        "sdk_import_cpu_ms": medians["sdk_cpu_ms"],
         "pass_ms": medians["pass_ms"],
     }
+    for name in pythons:
+        found |= {
+            f"{name}startup_ms": medians[f"{name}server_ms"],
+            f"{name}deja_startup_ms": medians[f"{name}server_ms"] - medians["sdk_ms"],
+            f"{name}startup_cpu_ms": medians[f"{name}server_cpu_ms"],
+            f"{name}deja_startup_cpu_ms": medians[f"{name}server_cpu_ms"] - medians["sdk_cpu_ms"],
+        }
+    return found
 
 
 #: In one process: the SDK's import, then deja's server module, then the server built (tools registered), in ms.
@@ -362,15 +373,16 @@ def cpu_ms(clock: int | None) -> float:
     return time.clock_gettime(clock) * 1000 if clock is not None else math.nan
 
 
-def first_search_ms(env: dict[str, str], pause: float | None, query: str) -> tuple[float, float, float]:
-    """``deja mcp`` spawned and initialised; its first ``search``, sent ``pause`` s after the tools/list answer (or
-    right after the initialize answer): ms from the spawn to the last handshake answer, ms to the search's answer,
-    and the CPU ms the server used meanwhile (its warm-up's too), which the machine's load does not stretch."""
+def first_search_ms(python: str, env: dict[str, str], pause: float | None, query: str) -> tuple[float, float, float]:
+    """``deja mcp`` (of ``python``'s environment) spawned and initialised; its first ``search``, sent ``pause`` s after
+    the tools/list answer (or right after the initialize answer): ms from the spawn to the last handshake answer, ms
+    to the search's answer, and the CPU ms the server used meanwhile (its warm-up's too), which the machine's load
+    does not stretch."""
     handshake = HANDSHAKE if pause is not None else HANDSHAKE.rsplit(b"{", 1)[0]  # initialize, initialized only
     last = b'"id":2' if pause is not None else b'"id":1'
     spawned = time.perf_counter()
     server = subprocess.Popen(
-        [sys.executable, "-m", "deja.interfaces.entry", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+        [python, "-m", "deja.interfaces.entry", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
     )
     assert server.stdin is not None and server.stdout is not None
     try:
@@ -407,26 +419,25 @@ def pause_name(pause: float | None) -> str:
     return f"first call {pause:.2f} s after tools/list" if pause is not None else "first call, no tools/list"
 
 
-def measure_first_calls(size: int, home: Path, env: dict[str, str], baseline: Path | None) -> dict[str, list[float]]:
+def measure_first_calls(size: int, home: Path, env: dict[str, str], pythons: dict[str, str]) -> dict[str, list[float]]:
     """The first ``search`` of a fresh ``deja mcp`` against a real history, ``FIRST_CALL_ROUNDS`` times after each
     pause in ``FIRST_CALL_PAUSES``, with the time from each spawn to its last handshake answer.
 
     A full walk is made first and its start recorded again before each spawn, so that no walk runs beside these
-    calls (``measure_arrivals`` times a call that finds one due). With ``baseline`` (a folder holding another
-    ``deja`` package, e.g. ``git archive`` of an older commit), its server is spawned beside each, in turn.
+    calls (``measure_arrivals`` times a call that finds one due). ``pythons`` names the interpreter of each deja
+    whose server is timed (this checkout's, and with ``--baseline`` another install's), spawned in turn.
     """
     from deja.core.indexer import glance, refresh
 
     refresh(home)
     texts = iter(str(q["query"]) for q in queries(FIRST_CALL_ROUNDS * len(FIRST_CALL_PAUSES), size))
-    servers = {"": env} if baseline is None else {"": env, "baseline: ": {**env, "PYTHONPATH": str(baseline)}}
     samples: dict[str, list[float]] = {}
     for _ in range(FIRST_CALL_ROUNDS):
         for pause in FIRST_CALL_PAUSES:
             query = next(texts)
-            for which, server_env in servers.items():
+            for which, python in pythons.items():
                 (index_dir(home) / glance.WALK_STAMP).touch()
-                handshake_ms, search_ms, used = first_search_ms(server_env, pause, query)
+                handshake_ms, search_ms, used = first_search_ms(python, env, pause, query)
                 samples.setdefault(f"{which}{pause_name(pause)}", []).append(search_ms)
                 samples.setdefault(f"  {which}{pause_name(pause)}, server CPU", []).append(used)
                 handshake = "spawn to tools/list answer" if pause is not None else "spawn to initialize answer"
@@ -496,11 +507,13 @@ def print_distribution(size: int, samples: dict[str, list[float]]) -> None:
         )
 
 
-def measure_history(size: int, only: str | None, home: Path | None, source: Path | None, baseline: Path | None) -> None:
+def measure_history(size: int, only: str | None, home: Path | None, source: Path | None, baseline: str | None) -> None:
     """``--history``: the first calls of fresh servers, then calls in one process, printed with the machine's load.
 
     ``home`` and ``source`` point at another index and the history it was built from (``source`` holding
     ``cursor/User`` and ``cursor-agent``, as ``generate.py`` lays it out); the later calls append turns to it.
+    With ``baseline`` (a git revision or a virtual environment, ``bench_hooks.install_for``), the first calls are
+    of this checkout and of the baseline each installed as a user installs them (not editable), in turn.
     """
     from bench_index import OUT, history_for
 
@@ -510,23 +523,44 @@ def measure_history(size: int, only: str | None, home: Path | None, source: Path
     )
     os.environ.update(history.environment(home))
     load_before = os.getloadavg()
-    first = measure_first_calls(size, home, dict(os.environ), baseline) if only != "later" else {}
+    pythons = {"": sys.executable}
+    if baseline is not None and only != "later":
+        pythons = {"": str(user_install() / "python"), "baseline: ": str(install_for(baseline) / "python")}
+    if only == "startup":
+        for name, value in measure_startup(dict(os.environ), pythons).items():
+            print(f"start-up to the first tools/list answer, medians of {STARTUPS} paired runs: {name} {value:.0f}")
+        print(f"load average (1, 5, 15 min) after: {os.getloadavg()}")
+        return
+    first = measure_first_calls(size, home, dict(os.environ), pythons) if only != "later" else {}
     print_distribution(size, first)
     arrivals = measure_arrivals(size, home) if only != "first" else {}
     print_distribution(size, arrivals)
     load_after = os.getloadavg()
     print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}")
+    samples = {**first, **arrivals}
     figures.write(
         "bench_mcp_history",
         {
             size: {
-                **{f"{name.strip()} median ms": statistics.median(v) for name, v in {**first, **arrivals}.items()},
-                **{f"{name.strip()} max ms": max(v) for name, v in {**first, **arrivals}.items()},
-                "slowest_ms": max((max(v) for v in {**first, **arrivals}.values()), default=0.0),
+                **{f"{name.strip()} median ms": statistics.median(v) for name, v in samples.items()},
+                **{f"{name.strip()} max ms": max(v) for name, v in samples.items()},
+                "slowest_ms": max((max(v) for name, v in samples.items() if is_arrival(name)), default=0.0),
+                "slowest_cpu_ms": max(
+                    (max(v) for name, v in samples.items() if is_arrival(name, cpu=True)), default=0.0
+                ),
                 "load": load_after[0],
             }
         },
     )
+
+
+def is_arrival(name: str, cpu: bool = False) -> bool:
+    """Whether samples ``name`` are this checkout's search calls as a server gets them (wall time, or with ``cpu`` its
+    CPU time): not the baseline's, not a spawn's handshake, not the in-process call made without the warm-up a
+    server always makes first."""
+    name = name.strip()
+    mine = not name.startswith(("baseline", "spawn")) and "no warm-up" not in name
+    return mine and name.endswith("CPU") == cpu
 
 
 def main() -> None:
@@ -536,9 +570,14 @@ def main() -> None:
     parser.add_argument("--history", type=int, help="time searches against this generated history (see above)")
     parser.add_argument("--home", type=Path, help="with --history: this index instead of bench/out/home-N")
     parser.add_argument("--source", type=Path, help="with --history: the history --home was built from")
-    parser.add_argument("--only", choices=["first", "later"], help="with --history: only the first or later calls")
     parser.add_argument(
-        "--baseline", type=Path, help="with --history: a folder holding another deja package, whose server takes turns"
+        "--only",
+        choices=["first", "later", "startup"],
+        help="with --history: only the first calls, the later calls, or the start-up to tools/list (paired)",
+    )
+    parser.add_argument(
+        "--baseline",
+        help="with --history: a git revision or a venv of another deja, whose server takes turns (both not editable)",
     )
     args = parser.parse_args()
     if args.history:

@@ -17,6 +17,7 @@ on its next start, so it leaves no zombie behind.
 from __future__ import annotations
 
 import os
+import sys
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
@@ -47,6 +48,12 @@ def start(argv: list[str], *, stdin: bytes = b"", env: Mapping[str, str] | None 
     if write is not None:
         _feed(write, stdin)
     return pid
+
+
+def start_index() -> int:
+    """``deja index`` started detached, as this interpreter runs it: the build a hook or the MCP server hands a
+    missing or unreadable index to. Its pid; raises OSError when it cannot start."""
+    return start([sys.executable, "-m", "deja.interfaces.entry", "index"])
 
 
 def running(pid: int) -> bool:

@@ -520,8 +520,6 @@ BUILD_SENTINEL = "index-build.requested"
 
 def request_build(home: str) -> None:
     """Start one detached ``deja index``, unless one was started in the last ten minutes."""
-    import sys
-
     from ..core import detached
 
     sentinel = os.path.join(home, BUILD_SENTINEL)
@@ -537,6 +535,6 @@ def request_build(home: str) -> None:
             os.close(os.open(sentinel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         except FileExistsError:
             return
-        detached.start([sys.executable, "-m", "deja.interfaces.entry", "index"])
+        detached.start_index()
     except OSError as exc:
         log(f"cannot start a background index build: {exc}")

@@ -7,25 +7,22 @@ stdio through the official MCP SDK; hooks never import this module.
 
 Every tool answers from the prebuilt index, in two forms: readable text for
 the model and, as structured content, the JSON the CLI prints with ``--json``.
-Once the server's answer to ``initialize`` is written, a background thread
+While the SDK answers ``initialize`` and ``tools/list``, a background thread
 loads the engine, opens the index and searches it once, so that the first tool
 call finds it ready; a call that comes sooner waits only for the engine's
-import and the index's opening. The first refresh starts once the first call
-has answered, or after ``WARM_REFRESH_SECONDS`` without one. No call ever
-waits for a refresh: at most every ``REFRESH_SECONDS`` a call starts the cheap
+import and the index's opening. No call ever waits for a refresh: at most every
+``REFRESH_SECONDS`` a call asks a child process (``mcp_refresh``) for the cheap
 freshness check (``core.indexer.glance``: a few thousand stats at 100k
 sessions, never a walk over every chat) and the reading of what it finds
-changed in a background thread, never waiting for another writer, and answers
-from the index as it stands; a later call reads what that refresh found. A
-full walk that is due runs in a detached process. The index is never built
-inline: a missing index is built by a detached ``deja index`` while the tools
-say so in one sentence.
+changed, never waiting for another writer, and answers from the index as it
+stands; a later call reads what that refresh wrote. A full walk that is due
+runs in a detached process. The index is never built inline: a missing index
+is built by a detached ``deja index`` while the tools say so in one sentence.
 """
 
 from __future__ import annotations
 
 import inspect
-import logging
 import math
 import os
 import signal
@@ -47,7 +44,7 @@ from ..core import paths
 from .about import version
 from .mcp_stdio import answering_stdio
 
-# The engine (index, search, views) loads once the answer to initialize is written, never before it:
+# The engine (index, search, views) loads in the warm-up's thread, beside the handshake, never on the import path:
 # start-up is the SDK's import and little else (bench/bench_mcp.py measures both).
 if TYPE_CHECKING:
     from ..core.index import Index, Segment, SessionMeta
@@ -57,10 +54,9 @@ if TYPE_CHECKING:
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How long one freshness check holds for the tool calls that follow it.
 REFRESH_SECONDS = 1.0
-#: How long after the call that starts it a background refresh begins (a search answers in well under this).
+#: How long after the call that asks for a refresh the refresher is asked (a search answers in well under this).
 AFTER_CALL_SECONDS = 0.1
-#: How long after the warm-up the server waits for a first call, which starts the first refresh once it has answered,
-#: before it refreshes the index itself.
+#: How long after the warm-up the server waits for a first call, which asks for the first refresh, before it asks.
 WARM_REFRESH_SECONDS = 1.0
 #: What the warm-up searches for (its answer is thrown away).
 WARM_QUERY = "error"
@@ -73,8 +69,6 @@ MESSAGE_CHARS = 8000
 RESULT_CHARS = 2000
 #: A work answer's text stops at this many UTF-8 bytes.
 WORK_TEXT_BYTES = 4096
-
-log = logging.getLogger("deja.mcp")
 
 INSTRUCTIONS = (
     "deja holds this person's past Cursor chats (IDE and cursor-agent CLI), already indexed and redacted. "
@@ -96,34 +90,39 @@ Project = Annotated[
 
 
 class LiveIndex:
-    """The index the tools read: kept open between calls, refreshed in the background, never built while a tool waits.
+    """The index the tools read: kept open between calls, refreshed by another process, never built while a tool waits.
 
     A call answers from the index as it stands: it waits for nothing but the
-    engine's import and the index's opening (the warm-up's, when one runs). At
-    most every ``refresh_every`` seconds a call starts the cheap freshness check
-    (``core.indexer.glance``) and the reading of what it finds changed in a
-    background thread, which then opens the new index, so that a later call sees
-    what this one could not. Tool functions run on the SDK's worker threads, hence the lock.
+    engine's import and the index's opening (the warm-up's, when one runs), and
+    opens a new manifest itself when another deja swapped one in (half a
+    millisecond at 100k sessions). At most every ``refresh_every`` seconds a
+    call asks the refresher (``mcp_refresh``, a child process) for the cheap
+    freshness check and the reading of what it finds changed, and answers
+    without waiting for it; once the refresher is done a thread here opens the
+    new index, so that a later call sees what this one could not. The check
+    runs in a process of its own so that its CPU never holds this interpreter's
+    lock while a call runs. Tool functions run on the SDK's worker threads,
+    hence the lock.
     """
 
     def __init__(self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS):
         self.home = home or paths.deja_home()
         self.refresh_every = refresh_every
-        self._refreshed_at = -math.inf
+        self._asked_at = -math.inf
         self._index: Index | None = None
         self._opened: tuple[int, int, int] | None = None
         #: The pid of the ``deja index`` started to build a missing or unreadable index.
         self._builder: int | None = None
         self._warmer: threading.Thread | None = None
-        self._refresher: threading.Thread | None = None
-        #: Set by the first tool call: the warm-up leaves the rest to it.
+        self._refresher: Refresher | None = None
+        #: Set by the first tool call: the warm-up's search is then the call's own.
         self._asked = threading.Event()
         self._lock = threading.Lock()
 
     def warm(self) -> None:
-        """Load the engine and open the index in a background thread, once, then search it once and refresh it unless
-        a tool call comes first: what the first call would otherwise pay before it answers (at 100k sessions, about
-        twenty milliseconds of CPU)."""
+        """Load the engine and open the index in a background thread, once, and search it once unless a tool call came
+        first: what the first call would otherwise pay before it answers (at 100k sessions, about forty milliseconds
+        of CPU). The first refresh waits for the first call, or ``WARM_REFRESH_SECONDS``."""
         with self._lock:
             if self._warmer is None:
                 self._warmer = threading.Thread(target=self._warm_up, name="deja-warm-up", daemon=True)
@@ -144,19 +143,14 @@ class LiveIndex:
 
             if not self._asked.is_set():
                 search_text(search(index, WARM_QUERY, limit=1))
-        # The refresh waits for the first call, which starts it once it has answered; without one it runs here.
-        if not self._asked.wait(WARM_REFRESH_SECONDS):
-            with self._lock:
-                if not self._due():
-                    return
-                self._refreshed_at, self._refresher = time.monotonic(), threading.current_thread()
-            self._refresh()
+        self._asked.wait(WARM_REFRESH_SECONDS)
+        self._ask_refresh()  # nothing when the first call has asked already
 
     def get(self) -> Index | None:
         """The index as it stands, or None while a first build (or a rebuild of an unreadable one) runs.
 
-        Never waits for a refresh: at most every ``refresh_every`` seconds it starts one in a background thread,
-        once this call has answered, whose result the calls after it read.
+        Never waits for a refresh: at most every ``refresh_every`` seconds it asks the refresher for one, whose
+        result the calls after it read.
         """
         from ..core.index import IndexForbidden, IndexUnreadable
 
@@ -168,22 +162,47 @@ class LiveIndex:
         except IndexUnreadable:
             self._start_build()
             return None
-        with self._lock:
-            if self._due():
-                self._refreshed_at = time.monotonic()
-                # Started once this call has answered, so that it does not compete with the answer.
-                self._refresher = threading.Timer(AFTER_CALL_SECONDS, self._refresh)
-                self._refresher.daemon = True
-                self._refresher.start()
+        self._ask_refresh()
         return index
 
-    def _due(self) -> bool:
-        """A refresh is due: none for ``refresh_every`` seconds, and none running (asked under the lock)."""
-        running = self._refresher is not None and self._refresher.is_alive()
-        return not running and time.monotonic() - self._refreshed_at >= self.refresh_every
+    def _ask_refresh(self) -> None:
+        """Ask the refresher for a check once the call that asks has answered (``AFTER_CALL_SECONDS``), unless one was
+        asked for less than ``refresh_every`` seconds ago or is still running; the first ask starts the refresher,
+        so that its start does not compete with the first call either."""
+        with self._lock:
+            now = time.monotonic()
+            if now - self._asked_at < self.refresh_every or (self._refresher is not None and self._refresher.busy):
+                return
+            self._asked_at = now
+        asking = threading.Timer(AFTER_CALL_SECONDS, self._send_ask)
+        asking.daemon = True
+        asking.start()
+
+    def _send_ask(self) -> None:
+        with self._lock:
+            refresher = self._start_refresher()
+            if refresher is not None:
+                refresher.ask()
+
+    def _start_refresher(self) -> Refresher | None:
+        """The refresher, started here unless it runs already (asked under the lock); None when there is no process
+        to spare, which is no error: the next ask tries again."""
+        if self._refresher is None or not self._refresher.alive:
+            try:
+                self._refresher = Refresher(self.home, self._reopen)
+            except OSError:
+                self._refresher = None
+        return self._refresher
+
+    def _reopen(self) -> None:
+        """The refresher is done: open the index it left, if it is a new one, before the next call asks."""
+        from ..core.index import IndexUnreadable
+
+        with suppress(IndexUnreadable, OSError):
+            self._current()
 
     def _current(self) -> Index:
-        """The index the manifest names now, opened once per manifest (a refresh opens its own before calls ask)."""
+        """The index the manifest names now, opened once per manifest."""
         from ..core.index import Index
 
         with self._lock:
@@ -204,24 +223,6 @@ class LiveIndex:
             raise IndexUnreadable(f"no index under {self.home}") from None
         return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
-    def _refresh(self) -> None:
-        """The cheap check and what it finds changed (a full walk that is due starts detached), then the new index
-        opened, all in the caller's (background) thread."""
-        from ..core.index import IndexUnreadable, index_dir, read_manifest
-        from ..core.indexer import catch_up
-
-        try:
-            read_manifest(index_dir(self.home))
-        except IndexUnreadable:
-            return  # a refresh would rebuild it inline, which may take minutes: get() has it built aside
-        try:
-            catch_up(self.home, lock_timeout=0)
-            self._current()  # the next call finds the new index open
-        except TimeoutError:
-            pass  # another deja is writing: read the index as it stands
-        except Exception:  # noqa: BLE001 - a stale answer beats none
-            log.warning("refreshing the index failed; answering from the index as it stands", exc_info=True)
-
     def _start_build(self) -> None:
         """A detached ``deja index``, unless the one started before still runs (no process to spare: the next call
         tries again)."""
@@ -231,9 +232,52 @@ class LiveIndex:
             if self._builder is not None and detached.running(self._builder):
                 return
             try:
-                self._builder = detached.start([sys.executable, "-m", "deja.interfaces.entry", "index"])
+                self._builder = detached.start_index()
             except OSError:
                 self._builder = None
+
+
+class Refresher:
+    """The child process ``mcp_refresh`` that refreshes the index when asked, and the thread that hears it finish.
+
+    It reads the server's asks on its stdin and stops when the server exits (its stdin ends); ``done`` runs in
+    this process, on the listening thread, after each refresh.
+    """
+
+    def __init__(self, home: Path, done: Callable[[], None]):
+        import subprocess
+
+        self.busy = False
+        self._done = done
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "deja.interfaces.mcp_refresh", str(home)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,  # its warnings go where the server's do
+            close_fds=True,
+        )
+        threading.Thread(target=self._listen, name="deja-refresh-done", daemon=True).start()
+
+    @property
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def ask(self) -> None:
+        """Ask for one refresh (the caller holds the server's lock, and ``busy`` is false)."""
+        assert self._process.stdin is not None
+        self.busy = True
+        try:
+            self._process.stdin.write(b"refresh\n")
+            self._process.stdin.flush()
+        except OSError:
+            self.busy = False  # it has ended: the next ask starts another
+
+    def _listen(self) -> None:
+        assert self._process.stdout is not None
+        for _ in iter(self._process.stdout.readline, b""):
+            self.busy = False
+            self._done()
+        self.busy = False
 
 
 def within(name: str, value: int, low: int, high: int | None = None) -> int:
@@ -527,14 +571,17 @@ def _stop_now(signum: int, frame: object) -> NoReturn:
 
 def serve() -> None:
     """Serve the tools over stdio until the client closes the connection, answering every unreadable line; the
-    index warms up once the answer to ``initialize`` is written."""
+    index warms up beside the handshake."""
     tools = Tools()
-    anyio.run(_serve_stdio, build_server(tools), tools.live.warm)
+    # Started before the SDK builds the tools' schemas and answers initialize, so that a call sent as soon as the tool
+    # list is answered finds the engine loaded and the index open: the warm-up's CPU (about 40 ms at 100k sessions)
+    # is paid before the first answers instead of by that call.
+    tools.live.warm()
+    anyio.run(_serve_stdio, build_server(tools))
 
 
-async def _serve_stdio(server: MCPServer, answered: Callable[[], None]) -> None:
-    """``MCPServer.run_stdio_async`` over deja's transport (the SDK offers no public seam for one); ``answered`` is
-    called once the first answer (to ``initialize``) is written."""
+async def _serve_stdio(server: MCPServer) -> None:
+    """``MCPServer.run_stdio_async`` over deja's transport (the SDK offers no public seam for one)."""
     lowlevel = server._lowlevel_server
-    async with answering_stdio(answered) as (read_stream, write_stream):
+    async with answering_stdio() as (read_stream, write_stream):
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

@@ -12,12 +12,8 @@ remembered, and handed to the SDK's transport, which refuses it and writes every
 reply. A line longer than ``MAX_LINE_CHARS`` is passed over as it streams
 instead of being held.
 
-Replies go out through a text layer that says when the first of them (the
-answer to ``initialize``) has reached the pipe: the moment to start loading what
-the first tool call needs, without delaying that answer. As the SDK's own
-transport does (through its ``_claim_fd``, which a transport given its own
-stdout skips, hence called here), fd 1 is pointed at stderr meanwhile, so that
-no handler or child writes onto the wire.
+Replies go out through the SDK's own stdout, which points fd 1 at stderr while
+serving, so that no handler or child writes onto the wire.
 """
 
 from __future__ import annotations
@@ -25,7 +21,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from io import TextIOWrapper
 from typing import Any
@@ -33,7 +29,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
-from mcp.server.stdio import _claim_fd, _open_stdout_diversion, stdio_server
+from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 #: The longest refused line whose id is looked for (a longer one gets ``"id": null``).
@@ -64,25 +60,6 @@ class _RememberingLines(TextIOWrapper):
         if line and not _is_message(line):
             self.refused.append(line)
         return line
-
-
-class _SayingWhenAnswered(TextIOWrapper):
-    """stdout as text, calling ``answered`` once the first reply is flushed to the pipe."""
-
-    def __init__(self, raw: Any, answered: Callable[[], None]) -> None:
-        super().__init__(raw, encoding="utf-8")
-        self.answered: Callable[[], None] | None = answered
-
-    def close(self) -> None:
-        """Leave stdout open: the buffer is not this wrapper's (as the SDK's own wrapper does)."""
-        with suppress(ValueError):
-            self.detach()
-
-    def flush(self) -> None:
-        super().flush()
-        if self.answered is not None:
-            answered, self.answered = self.answered, None
-            answered()
 
 
 def _is_message(line: str) -> bool:
@@ -118,33 +95,26 @@ def _error(request_id: str | int | None, code: int, message: str) -> types.JSONR
 
 
 @asynccontextmanager
-async def answering_stdio(
-    answered: Callable[[], None],
-) -> AsyncIterator[tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]]:
-    """The SDK's stdio streams, with every refused line answered instead of passed on and ``answered`` called once
-    the first reply is written."""
+async def answering_stdio() -> AsyncIterator[
+    tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]
+]:
+    """The SDK's stdio streams, with every refused line answered instead of passed on."""
     refused: deque[str | None] = deque()
     stdin = anyio.wrap_file(_RememberingLines(sys.stdin.buffer, refused))
-    stdout_buffer, release_stdout = _claim_fd(1, sys.stdout, "wb", _open_stdout_diversion)
-    stdout = anyio.wrap_file(_SayingWhenAnswered(stdout_buffer, answered))
-    try:
-        async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
-            to_server, from_wire = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+        to_server, from_wire = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
-            async def relay() -> None:
-                async with to_server:
-                    async for item in read_stream:
-                        if not isinstance(item, Exception):
-                            await to_server.send(item)
-                            continue
-                        reply = error_reply(refused.popleft()) if refused else None
-                        if reply is not None:
-                            await write_stream.send(SessionMessage(reply))
+        async def relay() -> None:
+            async with to_server:
+                async for item in read_stream:
+                    if not isinstance(item, Exception):
+                        await to_server.send(item)
+                        continue
+                    reply = error_reply(refused.popleft()) if refused else None
+                    if reply is not None:
+                        await write_stream.send(SessionMessage(reply))
 
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(relay)
-                yield from_wire, write_stream
-                tasks.cancel_scope.cancel()
-    finally:
-        if release_stdout is not None:
-            release_stdout()
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(relay)
+            yield from_wire, write_stream
+            tasks.cancel_scope.cancel()

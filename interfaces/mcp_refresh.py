@@ -1,0 +1,57 @@
+"""The MCP server's refresher: a child process that brings the index up to date whenever the server asks.
+
+``python -m deja.interfaces.mcp_refresh HOME`` reads one line on stdin per
+request (sent once the call that asked has answered, so that the two do not
+compete for the machine), runs the cheap freshness check
+(``core.indexer.glance``) and reads what it finds changed, never waiting for
+another writer, then writes ``done`` on stdout, whereupon the server opens the
+new index if there is one. It stops at the end of its stdin, that is when the
+server exits.
+
+It is a process of its own rather than a thread of the server's so that the
+check's stats and the reading of a changed chat never hold the server's
+interpreter lock while a tool call runs (at 100k sessions a check costs about
+15 ms of CPU, reading a grown chat several times that). A full walk that is due
+starts detached from here, as from any read. It imports no MCP SDK.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from contextlib import suppress
+from pathlib import Path
+
+DONE = b"done\n"
+
+
+def check(home: Path) -> None:
+    """One check and what it finds changed, unless there is no readable index to bring up to date."""
+    from ..core.index import IndexUnreadable, index_dir, read_manifest
+    from ..core.indexer import catch_up
+
+    try:
+        read_manifest(index_dir(home))
+    except IndexUnreadable:
+        return  # a refresh would build it inline, which may take minutes: the server has it built aside
+    with suppress(TimeoutError):  # another deja is writing: the server reads its index once that one is swapped in
+        catch_up(home, lock_timeout=0)
+
+
+def main() -> int:
+    home = Path(sys.argv[1])
+    for _ in iter(sys.stdin.buffer.readline, b""):
+        try:
+            check(home)
+        except Exception:  # noqa: BLE001 - a stale answer beats none: the server asks again later
+            logging.getLogger("deja.mcp").warning("refreshing the index failed; it stays as it stands", exc_info=True)
+        try:
+            os.write(1, DONE)
+        except OSError:
+            return 0  # the server has gone (killed): nobody to refresh for
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

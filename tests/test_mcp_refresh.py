@@ -1,0 +1,109 @@
+"""The MCP server refreshes its index through a child process of its own, which ends with the server.
+
+The check and the reading of what changed run in ``deja.interfaces.mcp_refresh`` so that they never hold the
+server's interpreter while a tool call runs; what they find is served by a later call.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from harness import ENTRY, Sample
+
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the server's children from /proc")
+
+HANDSHAKE = (
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},'
+    '"clientInfo":{"name":"test","version":"1"}}}\n'
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
+)
+
+
+class Server:
+    """``deja mcp`` over pipes, its imports (``python -X importtime``) on its stderr."""
+
+    def __init__(self, sample: Sample) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-X", "importtime", *ENTRY[1:], "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=sample.env,
+        )
+        self.next_id = 3
+        self.send(HANDSHAKE)
+        self.answer(2)
+
+    def send(self, text: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(text.encode())
+        self.process.stdin.flush()
+
+    def answer(self, request_id: int) -> dict:
+        assert self.process.stdout is not None
+        while line := self.process.stdout.readline():
+            message = json.loads(line)
+            if message.get("id") == request_id:
+                return message
+        raise AssertionError(f"the server ended before answering request {request_id}")
+
+    def search(self, query: str) -> list[str]:
+        """The session ids the ``search`` tool answers ``query`` with."""
+        request_id, self.next_id = self.next_id, self.next_id + 1
+        arguments = {"name": "search", "arguments": {"query": query}}
+        self.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": arguments}) + "\n")
+        result = self.answer(request_id)["result"]
+        return [hit["session_id"] for hit in result["structuredContent"]["hits"]]
+
+    def children(self) -> dict[int, str]:
+        """pid -> command line of each process the server started that still runs."""
+        found = {}
+        for children in Path(f"/proc/{self.process.pid}/task").glob("*/children"):
+            for pid in children.read_text().split():
+                found[int(pid)] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        return found
+
+    def close(self) -> list[str]:
+        """End the server as a client does, by closing its stdin; the modules it imported."""
+        _, err = self.process.communicate(timeout=60)  # its stderr ends once the refresher, which shares it, ends too
+        return [line.rsplit("|", 1)[1].strip() for line in err.decode().splitlines() if line.startswith("import time:")]
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def test_a_new_chat_is_read_by_the_refresher_and_served_by_a_later_search(indexed_sample: Sample) -> None:
+    server = Server(indexed_sample)
+    try:
+        assert server.search("gunicorn workers") == []
+        transcript = transcript_path(indexed_sample.history.cli_root, "/work/api", "5a1e0000-new")
+        write_transcript(
+            transcript, [user_turn("how many gunicorn workers per core?"), assistant_turn("Two per core.")]
+        )
+        deadline = time.monotonic() + 30
+        while server.search("gunicorn workers") != ["5a1e0000-new"]:
+            assert time.monotonic() < deadline, "the new chat was never served"
+            time.sleep(0.2)
+        refreshers = [pid for pid, argv in server.children().items() if "deja.interfaces.mcp_refresh" in argv]
+        assert len(refreshers) == 1
+    finally:
+        imported = server.close()
+    # The server read the new index; the refresher, not the server, ran the indexer.
+    assert "deja.core.search" in imported
+    assert "deja.core.indexer" not in imported
+    deadline = time.monotonic() + 10  # it has closed its descriptors; its exit may still be under way
+    while running(refreshers[0]):
+        assert time.monotonic() < deadline, "the refresher outlived the server"
+        time.sleep(0.05)
