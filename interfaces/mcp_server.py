@@ -202,13 +202,17 @@ class LiveIndex:
             self._current()
 
     def _current(self) -> Index:
-        """The index the manifest names now, opened once per manifest."""
-        from ..core.index import Index
+        """The index the manifest names now, opened once per manifest; IndexUnreadable for one that may hold what
+        redaction now hides (built with ``DEJA_NO_REDACT=1`` in a shell): a rebuild comes first."""
+        from ..core.index import Index, IndexUnreadable
+        from ..core.redaction import withheld
 
         with self._lock:
             stamp = self._manifest_stamp()
             if self._index is None or stamp != self._opened:
                 self._index, self._opened = Index.open(self.home), stamp
+            if why := withheld(self._index.manifest.redaction):
+                raise IndexUnreadable(why)
             return self._index
 
     def _manifest_stamp(self) -> tuple[int, int, int]:

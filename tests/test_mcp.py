@@ -526,3 +526,22 @@ def test_while_the_first_build_runs_tools_say_so_and_then_answer(history: Histor
         assert result.structured_content["hits"][0]["session_id"] == "c0ffee01-cache"
 
     run(history, tmp_path, scenario)
+
+
+def test_an_index_built_without_redaction_is_rebuilt_before_anything_is_shown(
+    history: History, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-off ``DEJA_NO_REDACT=1 deja index`` in a shell: the server, with redaction on, shows nothing from that
+    index (it may hold secrets) and answers once the rebuild it started is in."""
+    monkeypatch.setenv("DEJA_NO_REDACT", "1")
+    refresh(history.deja_home, full=True)
+    monkeypatch.delenv("DEJA_NO_REDACT")
+
+    async def scenario(session: ClientSession) -> None:
+        assert text(await ok(session, "search", query="redis")) == STILL_INDEXING
+        with anyio.fail_after(30):
+            while text(result := await ok(session, "search", query="redis")) == STILL_INDEXING:
+                await anyio.sleep(0.2)
+        assert result.structured_content["hits"][0]["session_id"] == "c0ffee01-cache"
+
+    run(history, tmp_path, scenario)
