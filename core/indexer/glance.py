@@ -35,6 +35,13 @@ WALK_SECONDS = 60.0
 RECORD = "freshness.json"
 #: Touched when a detached walk starts, so that reads arriving meanwhile start no other.
 WALK_STAMP = "walk-started"
+#: The newest hot chats and the most recently changed folders, which every check looks at: where a turn or a chat
+#: arrives while someone works. The rest of the record is looked at once ``WHOLE_SECONDS`` have passed since it
+#: last was (the time ``WHOLE_STAMP``'s modification time keeps), so a change there waits at most that long.
+WARM_CHATS = 16
+WARM_FOLDERS = 32
+WHOLE_SECONDS = 5.0
+WHOLE_STAMP = "checked-whole"
 TRANSCRIPTS = "agent-transcripts"
 SUBAGENTS = "subagents"
 
@@ -61,7 +68,8 @@ class Check(Record):
 
 
 def check(directory: Path) -> Check:
-    """Compare the stores with the record: cheap signals only, nothing read, nothing written."""
+    """Compare the stores with the record: cheap signals only, nothing read; written, at most every
+    ``WHOLE_SECONDS``, only the time of the last whole comparison (``WHOLE_STAMP``)."""
     record = load_raw(directory)
     manifest = _current_manifest(directory)
     if not record or not record.get("walked_at") or manifest is None:
@@ -74,19 +82,66 @@ def check(directory: Path) -> Check:
 
 def _compare(directory: Path, record: dict[str, Any], manifest: Manifest) -> Check:
     """``check``'s comparison of the record with the stores; raises on a record whose values have another shape."""
+    started = time.time()
+    whole = _whole_due(directory, started)
     ide_then = {db: _sigs(sigs) for db, sigs in record["ide"].items()}
     ide_now = {str(db): wal_sigs(db) for db in paths.ide_databases()}
     before = {path: (kind, ctime_ns) for path, (kind, ctime_ns) in record["folders"].items()}
-    folders = {path: (kind, ctime(path)) for path, (kind, _) in before.items()}
+    looked = before if whole else _warm_folders(before)
+    folders = {**before, **{path: (kind, ctime(path)) for path, (kind, _) in looked.items()}}
     targets: set[str] = set()
-    for path, old in before.items():
+    for path, old in looked.items():
         now = folders[path][1]
         if now != old[1] and now != -1:
             targets |= _new_entries(path, old, folders)
-    targets |= {sid for sid, old in record["hot"].items() if not _hot_unchanged(old)}
+    hot = record["hot"] if whole else _warm_chats(record["hot"])
+    targets |= {sid for sid, old in hot.items() if not _hot_unchanged(old)}
     changed = bool(targets) or ide_now != ide_then or folders != before
+    if whole:
+        _stamp_whole(directory, started)
     due = _walk_due(directory, record["walked_at"])
     return Check(manifest=manifest, changed=changed, targets=targets, folders=folders, walk_due=due)
+
+
+def _whole_due(directory: Path, now: float) -> bool:
+    """Whether this check looks at the whole record: the last whole one is ``WHOLE_SECONDS`` old, or unknown."""
+    try:
+        return now - os.stat(directory / WHOLE_STAMP).st_mtime >= WHOLE_SECONDS
+    except OSError:
+        return True
+
+
+def _stamp_whole(directory: Path, started: float) -> None:
+    """Date the last whole check ``started`` (an index folder this user cannot write: every check is whole)."""
+    stamp = directory / WHOLE_STAMP
+    try:
+        os.utime(stamp, (started, started))
+    except FileNotFoundError:
+        from ..private import write_private
+
+        try:
+            write_private(stamp, b"")
+            os.utime(stamp, (started, started))
+        except OSError:
+            return
+    except OSError:
+        return
+
+
+def _warm_folders(folders: dict[str, FolderState]) -> dict[str, FolderState]:
+    """The roots' ``projects`` and ``chats`` folders (a new project) and the ``WARM_FOLDERS`` changed last."""
+    warm = {path: state for path, state in folders.items() if state[0] in ("projects", "chats")}
+    newest = sorted(folders.items(), key=lambda item: item[1][1], reverse=True)[:WARM_FOLDERS]
+    return {**warm, **dict(newest)}
+
+
+def _warm_chats(hot: dict[str, Any]) -> dict[str, Any]:
+    """The ``WARM_CHATS`` hot chats written last (by their transcript's or store's modification time)."""
+    return dict(sorted(hot.items(), key=lambda item: _written(item[1]), reverse=True)[:WARM_CHATS])
+
+
+def _written(state: dict[str, Any]) -> int:
+    return max([state["sig"][1], *(sig[1] for sig in state["store_sig"] if sig is not None)])
 
 
 def load_raw(directory: Path) -> dict[str, Any] | None:
