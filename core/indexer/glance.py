@@ -5,8 +5,8 @@ writes the record compared here, in JSON: the stdlib's C decoder reads it in a
 fraction of a millisecond at 100k sessions (the pure-Python msgpack decoder of
 ``index.light`` took ten times as long, and msgspec's import costs more than
 both). This module imports neither msgspec nor the readers, nor ``json`` itself
-(its C half reads the record: ``_decoded``), so a ``deja search`` that finds
-nothing changed pays for a few thousand ``stat`` calls and little else.
+(its C half reads the record: ``cjson``), so a ``deja search`` that finds
+nothing changed pays for a few hundred ``stat`` calls and little else.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from _json import make_scanner  # (``json``'s C half: see ``_decoded``)
 from pathlib import Path
 
 from .. import paths
+from ..cjson import load_json
 from ..index.format import IndexUnreadable, read_manifest
 from ..index.light import LIGHT
 from ..record import Record
@@ -147,43 +147,11 @@ def _written(state: dict[str, Any]) -> int:
 def load_raw(directory: Path) -> dict[str, Any] | None:
     """The freshness record as plain JSON values (``freshness.Freshness``'s fields), or None if unreadable."""
     try:
-        record = _decoded((directory / RECORD).read_bytes())
+        record = load_json((directory / RECORD).read_bytes(), strict=False)
     except (OSError, ValueError, RecursionError):
         return None
     wanted = {"walked_at", "ide", "folders", "hot"}
     return record if isinstance(record, dict) and wanted <= record.keys() else None
-
-
-class _Defaults:
-    """The decoder settings ``_json``'s scanner reads: ``json.loads``'s own."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = float  # NaN, Infinity and -Infinity, as ``json`` reads them
-
-
-_scan = make_scanner(_Defaults())  # type: ignore[arg-type]  # (typeshed: a scanner; C reads these attributes of any)
-_SPACE = " \t\n\r"
-
-
-def _decoded(data: bytes) -> Any:
-    """``json.loads(data)``, read by the C scanner ``json`` itself uses without importing ``json``, whose import
-    compiles six regular expressions (about a third of a ``deja search``'s check at 1k sessions). A record the
-    scanner does not read whole (damaged, or not JSON) goes to ``json.loads``, which says why (a ValueError)."""
-    text = data.decode("utf-8")
-    try:
-        value, end = _scan(text, len(text) - len(text.lstrip(_SPACE)))
-    except (StopIteration, ValueError, SystemError):  # (3.11's scanner raises its errors through ``json.decoder``)
-        pass
-    else:
-        if not text[end:].strip(_SPACE):
-            return value
-    import json
-
-    return json.loads(text)
 
 
 def _current_manifest(directory: Path) -> Manifest | None:
