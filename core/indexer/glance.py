@@ -14,19 +14,20 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 
-from .. import paths
 from ..cjson import load_json
+from ..folders import ide_databases, include_subagents
 from ..index.format import IndexUnreadable, read_manifest
 from ..index.light import LIGHT
 from ..record import Record
 from ..redaction import mode as redaction_mode
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (and pathlib: a ``deja search`` names the index folder as a string)
     from collections.abc import Iterable, Iterator
     from typing import Any
+
+    from _typeshed import StrPath
 
     from ..index import Manifest
 
@@ -67,7 +68,7 @@ class Check(Record):
         return self.manifest is not None and not self.changed
 
 
-def check(directory: Path) -> Check:
+def check(directory: StrPath) -> Check:
     """Compare the stores with the record: cheap signals only, nothing read; written, at most every
     ``WHOLE_SECONDS``, only the time of the last whole comparison (``WHOLE_STAMP``)."""
     record = load_raw(directory)
@@ -80,12 +81,12 @@ def check(directory: Path) -> Check:
         return Check(manifest=None)
 
 
-def _compare(directory: Path, record: dict[str, Any], manifest: Manifest) -> Check:
+def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest) -> Check:
     """``check``'s comparison of the record with the stores; raises on a record whose values have another shape."""
     started = time.time()
     whole = _whole_due(directory, started)
-    ide_then = {db: _sigs(sigs) for db, sigs in record["ide"].items()}
-    ide_now = {str(db): wal_sigs(db) for db in paths.ide_databases()}
+    ide_then = {os.path.normpath(db): _sigs(sigs) for db, sigs in record["ide"].items()}  # (paths' spelling)
+    ide_now = {os.path.normpath(db): wal_sigs(db) for db in ide_databases()}
     before = {path: (kind, ctime_ns) for path, (kind, ctime_ns) in record["folders"].items()}
     looked = before if whole else _warm_folders(before)
     folders = {**before, **{path: (kind, ctime(path)) for path, (kind, _) in looked.items()}}
@@ -103,17 +104,17 @@ def _compare(directory: Path, record: dict[str, Any], manifest: Manifest) -> Che
     return Check(manifest=manifest, changed=changed, targets=targets, folders=folders, walk_due=due)
 
 
-def _whole_due(directory: Path, now: float) -> bool:
+def _whole_due(directory: StrPath, now: float) -> bool:
     """Whether this check looks at the whole record: the last whole one is ``WHOLE_SECONDS`` old, or unknown."""
     try:
-        return now - os.stat(directory / WHOLE_STAMP).st_mtime >= WHOLE_SECONDS
+        return now - os.stat(os.path.join(directory, WHOLE_STAMP)).st_mtime >= WHOLE_SECONDS
     except OSError:
         return True
 
 
-def _stamp_whole(directory: Path, started: float) -> None:
+def _stamp_whole(directory: StrPath, started: float) -> None:
     """Date the last whole check ``started`` (an index folder this user cannot write: every check is whole)."""
-    stamp = directory / WHOLE_STAMP
+    stamp = os.path.join(directory, WHOLE_STAMP)
     try:
         os.utime(stamp, (started, started))
     except FileNotFoundError:
@@ -144,17 +145,22 @@ def _written(state: dict[str, Any]) -> int:
     return max([state["sig"][1], *(sig[1] for sig in state["store_sig"] if sig is not None)])
 
 
-def load_raw(directory: Path) -> dict[str, Any] | None:
+def load_raw(directory: StrPath) -> dict[str, Any] | None:
     """The freshness record as plain JSON values (``freshness.Freshness``'s fields), or None if unreadable."""
     try:
-        record = load_json((directory / RECORD).read_bytes(), strict=False)
+        record = load_json(_read(os.path.join(directory, RECORD)), strict=False)
     except (OSError, ValueError, RecursionError):
         return None
     wanted = {"walked_at", "ide", "folders", "hot"}
     return record if isinstance(record, dict) and wanted <= record.keys() else None
 
 
-def _current_manifest(directory: Path) -> Manifest | None:
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _current_manifest(directory: StrPath) -> Manifest | None:
     """The index's manifest if it is there, readable and built under today's redaction rule (else a full refresh
     decides what to do)."""
     try:
@@ -168,7 +174,7 @@ def _sigs(values: Iterable[Any]) -> list[tuple[int, int] | None]:
     return [None if sig is None else (sig[0], sig[1]) for sig in values]
 
 
-def stat_sig(path: str | Path) -> tuple[int, int] | None:
+def stat_sig(path: StrPath) -> tuple[int, int] | None:
     """A file's size and modification time, or None when it is not there."""
     try:
         st = os.stat(path)
@@ -177,7 +183,7 @@ def stat_sig(path: str | Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def wal_sigs(db: str | Path) -> list[tuple[int, int] | None]:
+def wal_sigs(db: StrPath) -> list[tuple[int, int] | None]:
     """A SQLite file's signature with its write-ahead log's: a write may touch only the log."""
     return [stat_sig(db), stat_sig(f"{db}-wal")]
 
@@ -256,7 +262,7 @@ def _entry_ctime(entry: os.DirEntry[str]) -> int:
 
 def _transcript_ids(found: Iterable[os.DirEntry[str]]) -> Iterator[str]:
     """``<id>.jsonl`` and ``<id>/`` entries of an ``agent-transcripts`` folder, with subagents when they are read."""
-    include = paths.include_subagents()
+    include = include_subagents()
     for entry in found:
         if entry.name.endswith(".jsonl"):
             yield entry.name[: -len(".jsonl")]
@@ -267,7 +273,7 @@ def _transcript_ids(found: Iterable[os.DirEntry[str]]) -> Iterator[str]:
                 yield from (f"{entry.name}/{c.name[: -len('.jsonl')]}" for c in children if c.name.endswith(".jsonl"))
 
 
-def start_walk(directory: Path) -> None:
+def start_walk(directory: StrPath) -> None:
     """Start a full refresh in a detached process; the caller answers from the index as it stands meanwhile.
 
     An index folder this user cannot write to (or no process to spare) starts no walk: a read still answers.
@@ -276,17 +282,17 @@ def start_walk(directory: Path) -> None:
     from ..private import write_private
 
     try:
-        write_private(directory / WALK_STAMP, b"")
+        write_private(os.path.join(directory, WALK_STAMP), b"")
         detached.start([sys.executable, "-m", "deja.core.indexer"])
     except OSError:
         return
 
 
-def _walk_due(directory: Path, walked_at: float) -> bool:
+def _walk_due(directory: StrPath, walked_at: float) -> bool:
     now = time.time()
     if now - walked_at < WALK_SECONDS:
         return False
     try:
-        return now - (directory / WALK_STAMP).stat().st_mtime >= WALK_SECONDS
+        return now - os.stat(os.path.join(directory, WALK_STAMP)).st_mtime >= WALK_SECONDS
     except OSError:
         return True
