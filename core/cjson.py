@@ -30,7 +30,7 @@ def load_json(data: bytes | str, strict: bool = True) -> Any:
     if not strict:
         return _lenient(text)
     try:
-        value, end = _scanned(_strict_scan, text, len(text) - len(text.lstrip(SPACE)))
+        value, end = _scanned(_strict_scan, text, _start(text))
     except StopIteration as missing:  # (as json.loads says it)
         raise ValueError(f"Expecting value: char {missing.value}") from None
     except RecursionError:
@@ -45,7 +45,7 @@ def load_json(data: bytes | str, strict: bool = True) -> Any:
 def _lenient(text: str) -> Any:
     """``json.loads(text)``; ``json`` itself is imported only for text the scanner does not read whole."""
     try:
-        value, end = _lenient_scan(text, len(text) - len(text.lstrip(SPACE)))
+        value, end = _lenient_scan(text, _start(text))
     except (StopIteration, ValueError, RecursionError, SystemError):  # (see ``_scanned`` for SystemError)
         pass
     else:
@@ -54,6 +54,17 @@ def _lenient(text: str) -> Any:
     import json
 
     return json.loads(text)
+
+
+def _start(text: str) -> int:
+    """Where the value starts, past any leading whitespace (without copying the rest, as ``lstrip`` would)."""
+    start = 0
+    while start < len(text) and text[start] in _SPACE_CHARS:
+        start += 1
+    return start
+
+
+_SPACE_CHARS = frozenset(SPACE)
 
 
 def _escapes_a_surrogate(text: str) -> bool:

@@ -11,9 +11,11 @@ nothing changed pays for a few hundred ``stat`` calls and little else.
 
 from __future__ import annotations
 
+import heapq
 import os
 import sys
 import time
+from itertools import islice
 
 from ..cjson import load_json
 from ..folders import ide_databases, include_subagents
@@ -58,7 +60,8 @@ class Check(Record):
     #: Something changed: a refresh of ``targets`` (and of the IDE databases, always checked) is due.
     changed: bool = False
     targets: set[str] = set()
-    #: The folders as they are now, for the refresh that reads ``targets`` to record.
+    #: The folders as they are now, for the refresh that reads ``targets`` to record: the record's, with those
+    #: that moved (empty when none did).
     folders: dict[str, FolderState] = {}
     walk_due: bool = False
 
@@ -87,17 +90,19 @@ def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest) -> 
     whole = _whole_due(directory, started)
     ide_then = {os.path.normpath(db): _sigs(sigs) for db, sigs in record["ide"].items()}  # (paths' spelling)
     ide_now = {os.path.normpath(db): wal_sigs(db) for db in ide_databases()}
-    before = {path: (kind, ctime_ns) for path, (kind, ctime_ns) in record["folders"].items()}
-    looked = before if whole else _warm_folders(before)
-    folders = {**before, **{path: (kind, ctime(path)) for path, (kind, _) in looked.items()}}
+    recorded: dict[str, list[Any]] = record["folders"]  # path -> [kind, change time]
+    looked = recorded.items() if whole else _warm_folders(recorded)
+    moved = {path: (kind, now) for path, (kind, then) in looked if (now := ctime(path)) != then}
+    folders: dict[str, FolderState] = {}  # (as the record has them, but for those that moved)
     targets: set[str] = set()
-    for path, old in looked.items():
-        now = folders[path][1]
-        if now != old[1] and now != -1:
-            targets |= _new_entries(path, old, folders)
+    if moved:
+        folders = {path: (kind, then) for path, (kind, then) in recorded.items()} | moved
+        for path, (kind, now) in moved.items():
+            if now != -1:
+                targets |= _new_entries(path, (kind, recorded[path][1]), folders)
     hot = record["hot"] if whole else _warm_chats(record["hot"])
     targets |= {sid for sid, old in hot.items() if not _hot_unchanged(old)}
-    changed = bool(targets) or ide_now != ide_then or folders != before
+    changed = bool(targets) or bool(moved) or ide_now != ide_then
     if whole:
         _stamp_whole(directory, started)
     due = _walk_due(directory, record["walked_at"])
@@ -129,20 +134,22 @@ def _stamp_whole(directory: StrPath, started: float) -> None:
         return
 
 
-def _warm_folders(folders: dict[str, FolderState]) -> dict[str, FolderState]:
+def _warm_folders(folders: dict[str, list[Any]]) -> list[tuple[str, list[Any]]]:
     """The roots' ``projects`` and ``chats`` folders (a new project) and the ``WARM_FOLDERS`` changed last."""
-    warm = {path: state for path, state in folders.items() if state[0] in ("projects", "chats")}
-    newest = sorted(folders.items(), key=lambda item: item[1][1], reverse=True)[:WARM_FOLDERS]
-    return {**warm, **dict(newest)}
+    newest = heapq.nlargest(WARM_FOLDERS, folders.items(), key=_changed)
+    return [*(item for item in folders.items() if item[1][0] in _ROOTS and item not in newest), *newest]
+
+
+_ROOTS = ("projects", "chats")
+
+
+def _changed(item: tuple[str, list[Any]]) -> int:
+    return int(item[1][1])
 
 
 def _warm_chats(hot: dict[str, Any]) -> dict[str, Any]:
-    """The ``WARM_CHATS`` hot chats written last (by their transcript's or store's modification time)."""
-    return dict(sorted(hot.items(), key=lambda item: _written(item[1]), reverse=True)[:WARM_CHATS])
-
-
-def _written(state: dict[str, Any]) -> int:
-    return max([state["sig"][1], *(sig[1] for sig in state["store_sig"] if sig is not None)])
+    """The ``WARM_CHATS`` hot chats written last: the record's first ones (``freshness`` keeps them newest first)."""
+    return dict(islice(hot.items(), WARM_CHATS))
 
 
 def load_raw(directory: StrPath) -> dict[str, Any] | None:
