@@ -14,7 +14,7 @@ import pytest
 from harness import Sample, run_deja
 
 from deja.core.index import index_dir
-from deja.core.indexer import glance
+from deja.core.indexer import catch_up, glance
 from deja.core.sample import API_CHAT, INFRA_CHAT
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -161,3 +161,20 @@ def test_without_the_date_of_a_whole_check_the_check_is_whole(
     )
     (directory / glance.WHOLE_STAMP).unlink()
     assert NEW_CHAT in glance.check(directory).targets
+
+
+def test_deja_index_looks_at_the_whole_record_whenever_it_runs(
+    between_whole_checks: Sample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``deja index`` (``catch_up`` with ``walk_inline``) is asked to bring everything up to date: no warm check."""
+    sample = between_whole_checks
+    directory = index_dir(sample.home)
+    monkeypatch.setattr(glance, "WARM_CHATS", 1)
+    record = glance.load_raw(directory)
+    assert record is not None
+    (warm,) = glance._warm_chats(record["hot"])
+    cold = INFRA_CHAT if warm == API_CHAT else API_CHAT
+    with Path(record["hot"][cold]["transcript"]).open("ab") as f:
+        f.write(orjson.dumps(user_turn("the ibex cron?")) + b"\n")
+    assert catch_up(sample.home).updated == 0  # a read's check between whole checks: not seen yet
+    assert catch_up(sample.home, walk_inline=True).updated == 1

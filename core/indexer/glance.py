@@ -71,23 +71,24 @@ class Check(Record):
         return self.manifest is not None and not self.changed
 
 
-def check(directory: StrPath) -> Check:
+def check(directory: StrPath, whole: bool = False) -> Check:
     """Compare the stores with the record: cheap signals only, nothing read; written, at most every
-    ``WHOLE_SECONDS``, only the time of the last whole comparison (``WHOLE_STAMP``)."""
+    ``WHOLE_SECONDS``, only the time of the last whole comparison (``WHOLE_STAMP``). ``whole``: the whole record
+    whenever it was last looked at (``deja index``, asked to bring everything up to date)."""
     record = load_raw(directory)
     manifest = _current_manifest(directory)
     if not record or not record.get("walked_at") or manifest is None:
         return Check(manifest=None)
     try:
-        return _compare(directory, record, manifest)
+        return _compare(directory, record, manifest, whole)
     except (TypeError, ValueError, KeyError, AttributeError):  # a record of another shape (another deja wrote it)
         return Check(manifest=None)
 
 
-def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest) -> Check:
+def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest, whole: bool) -> Check:
     """``check``'s comparison of the record with the stores; raises on a record whose values have another shape."""
     started = time.time()
-    whole = _whole_due(directory, started)
+    whole = whole or _whole_due(directory, started)
     ide_then = {os.path.normpath(db): _sigs(sigs) for db, sigs in record["ide"].items()}  # (paths' spelling)
     ide_now = {os.path.normpath(db): wal_sigs(db) for db in ide_databases()}
     recorded: dict[str, list[Any]] = record["folders"]  # path -> [kind, change time]
