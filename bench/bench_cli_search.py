@@ -11,6 +11,10 @@ is read, never written: its last full walk is dated ahead for the run (and back 
 the roots are taken from the environment (``DEJA_CURSOR_ROOT``, ``DEJA_CURSOR_CLI_ROOT``), as the index was
 built. Printed: the median wall and CPU time (the process's user and system time, steadier under load) of each,
 and each as a multiple of ``python -c pass``'s, with the load average.
+
+This is the one measure of ``deja search`` with nothing changed: ``bench_index`` (and so ``run_all``) takes its
+``cli_search_*`` figures from ``unchanged_search`` here (the CPU ratio), and times its after-a-turn searches with
+the same ``search_argv`` and ``bench_hooks.process_ms``.
 """
 
 from __future__ import annotations
@@ -50,6 +54,14 @@ class WalkedAhead:
         self.path.write_bytes(self.kept)
 
 
+FLOOR = "python -c pass"
+
+
+def search_argv(bin_dir: Path, text: str) -> list[str]:
+    """``deja search`` of three words as a person types it (text output: ``--json`` would import ``json`` too)."""
+    return [str(bin_dir / "deja"), "search", *text.split()]
+
+
 def measure(home: Path, bins: list[Path], runs: int) -> dict[str, list[tuple[float, float]]]:
     env = {**os.environ, "DEJA_HOME": str(home)}
     rng = random.Random(7)
@@ -57,11 +69,30 @@ def measure(home: Path, bins: list[Path], runs: int) -> dict[str, list[tuple[flo
     floor = [str(bins[0] / "python"), "-c", "pass"]
     found: dict[str, list[tuple[float, float]]] = {}
     for text in texts:
-        jobs = [("python -c pass", floor)] + [(str(b.parent), [str(b / "deja"), "search", *text.split()]) for b in bins]
+        jobs = [(FLOOR, floor)] + [(str(b.parent), search_argv(b, text)) for b in bins]
         random.shuffle(jobs)
         for name, argv in jobs:
             found.setdefault(name, []).append(process_ms(argv, env))
     return found
+
+
+def medians(found: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, float]]:
+    """name -> median wall and CPU ms, and each as a multiple of ``python -c pass``'s in the same run."""
+    median = figures.percentile
+    floor_wall = median([wall for wall, _ in found[FLOOR]], 0.5)
+    floor_cpu = median([cpu for _, cpu in found[FLOOR]], 0.5)
+    out = {}
+    for name, times in found.items():
+        wall, cpu = median([w for w, _ in times], 0.5), median([c for _, c in times], 0.5)
+        out[name] = {"wall_ms": wall, "cpu_ms": cpu, "wall_x_pass": wall / floor_wall, "cpu_x_pass": cpu / floor_cpu}
+    return out
+
+
+def unchanged_search(home: Path, bins: list[Path], runs: int) -> dict[str, dict[str, float]]:
+    """``deja search`` of each install against ``python -c pass``, interleaved, nothing changed (``medians``)."""
+    with WalkedAhead(home):
+        process_ms(search_argv(bins[0], "warm up"), {**os.environ, "DEJA_HOME": str(home)})
+        return medians(measure(home, bins, runs))
 
 
 def main() -> None:
@@ -71,16 +102,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
     bins = [install_for(other) for other in args.venv] if args.venv else [user_install()]
-    with WalkedAhead(args.home):
-        process_ms([str(bins[0] / "deja"), "search", "warm", "up"], {**os.environ, "DEJA_HOME": str(args.home)})
-        found = measure(args.home, bins, args.runs)
-    median = figures.percentile
-    floor_wall = median([wall for wall, _ in found["python -c pass"]], 0.5)
-    floor_cpu = median([cpu for _, cpu in found["python -c pass"]], 0.5)
+    found = unchanged_search(args.home, bins, args.runs)
     print(f"{args.runs} rounds, load average {os.getloadavg()[0]:.1f}; median ms (× python -c pass)")
-    for name, times in found.items():
-        wall, cpu = median([w for w, _ in times], 0.5), median([c for _, c in times], 0.5)
-        print(f"{name:60} wall {wall:7.1f} ({wall / floor_wall:4.2f}×)   CPU {cpu:6.1f} ({cpu / floor_cpu:4.2f}×)")
+    for name, m in found.items():
+        print(
+            f"{name:60} wall {m['wall_ms']:7.1f} ({m['wall_x_pass']:4.2f}×)   CPU {m['cpu_ms']:6.1f} ({m['cpu_x_pass']:4.2f}×)"
+        )
 
 
 if __name__ == "__main__":

@@ -88,12 +88,6 @@ def _newest_transcript(home: Path) -> Path:
     return Path(newest.transcript)
 
 
-def _process_ms(argv: list[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(argv, env=env, capture_output=True, check=True)
-    return 1000 * (time.perf_counter() - started)
-
-
 def _median(values: list[float]) -> float:
     return figures.percentile(values, 0.5)
 
@@ -108,20 +102,29 @@ def user_bin() -> Path:
 
 
 def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
-    """Whole-process ``deja search`` and ``deja index`` against ``python -c pass``, paired in this run."""
+    """Whole-process ``deja search`` and ``deja index`` against ``python -c pass``, paired in this run.
+
+    Nothing changed: ``bench_cli_search.unchanged_search``, the one measure of it (interleaved rounds, the CPU
+    ratio). Right after one appended turn: the same command, timed the same way (``process_ms``), each round
+    beside a ``python -c pass``.
+    """
+    from bench_cli_search import search_argv, unchanged_search  # (bench_hooks, which they import, imports this module)
+    from bench_hooks import process_ms
+
     env = {**os.environ}
-    deja, python = [str(user_bin() / "deja")], str(user_bin() / "python")
-    passes, quiet, grown, indexed, in_process, checks = [], [], [], [], [], []
+    bin_dir = user_bin()
+    deja, python = [str(bin_dir / "deja")], str(bin_dir / "python")
+    passes, grown, indexed, in_process, checks = [], [], [], [], []
     transcript = _newest_transcript(home)
     refresh(home)  # a full walk now, and none falls due (and runs, inline or in the background) while measured:
+    quiet = unchanged_search(home, [bin_dir], max(runs, 15))[str(bin_dir.parent)]
     for i in range(runs):
         _walked_just_now(index_dir(home))  # on a loaded machine, or at 100k, the runs below take over a minute
-        passes.append(_process_ms([python, "-c", "pass"], env))
-        quiet.append(_process_ms([*deja, "search", *texts[i].split(), "--json"], env))
+        passes.append(process_ms([python, "-c", "pass"], env))
         _append_turn(transcript)
-        grown.append(_process_ms([*deja, "search", *texts[i].split(), "--json"], env))
+        grown.append(process_ms(search_argv(bin_dir, texts[i]), env))
         _append_turn(transcript)
-        indexed.append(_process_ms([*deja, "index", "--json"], env))
+        indexed.append(process_ms([*deja, "index", "--json"], env)[0])
         _append_turn(transcript)
         started = time.perf_counter()
         catch_up(home, lock_timeout=60, walk_inline=True, verify=True)  # what `deja index` runs, in-process
@@ -129,20 +132,21 @@ def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
         started = time.perf_counter()
         glance.check(index_dir(home))
         checks.append(1000 * (time.perf_counter() - started))
-    base = _median(passes)
     _append_turn(transcript)
     directory = index_dir(home)
     record = freshness.load(directory)
     assert record is not None
     due = msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS)
     freshness.save(directory, due)
-    walking = _process_ms([*deja, "index", "--json"], env)
+    walking = process_ms([*deja, "index", "--json"], env)[0]
+    pass_cpu = _median([cpu for _, cpu in passes])
     return {
-        "pass_ms": base,
-        "cli_search_p50_ms": _median(quiet),
-        "cli_search_x_pass": _median(quiet) / base,
-        "cli_search_after_turn_ms": _median(grown),
-        "cli_search_after_turn_x_pass": _median(grown) / base,
+        "pass_ms": _median([wall for wall, _ in passes]),
+        "cli_search_p50_ms": quiet["wall_ms"],
+        "cli_search_cpu_ms": quiet["cpu_ms"],
+        "cli_search_x_pass": quiet["cpu_x_pass"],
+        "cli_search_after_turn_ms": _median([wall for wall, _ in grown]),
+        "cli_search_after_turn_x_pass": _median([cpu for _, cpu in grown]) / pass_cpu,
         "index_after_turn_ms": _median(indexed),
         "index_after_turn_in_process_ms": _median(in_process),
         "freshness_check_ms": _median(checks),

@@ -1,4 +1,4 @@
-"""The folders a hook needs (the user's home, deja's home, Cursor's config folder), as plain strings.
+"""The folders a hook or a ``deja search`` needs (the user's home, deja's home, Cursor's folders), as plain strings.
 
 A hook works these out on every call, and ``pathlib`` would cost it about 5 ms
 of imports (``re``, ``enum``, ``functools``, ``collections``, ``urllib.parse``,
@@ -13,6 +13,7 @@ the overrides at a temporary directory.
 from __future__ import annotations
 
 import os
+import sys
 
 from . import config
 
@@ -61,3 +62,51 @@ def deja_home(environment: bool = True) -> str:
     return setting("home", environment) or os.path.join(
         config.folder_variable("XDG_CACHE_HOME") or os.path.join(home(), ".cache"), "deja"
     )
+
+
+def ide_user_root(platform: str | None = None, environment: bool = True) -> str:
+    """The Cursor IDE's ``User`` folder (``DEJA_CURSOR_ROOT`` overrides discovery)."""
+    override = setting("cursor_root", environment)
+    if override:
+        return override
+    platform = platform or sys.platform
+    if platform == "darwin":
+        return os.path.join(home(), "Library", "Application Support", "Cursor", "User")
+    if platform.startswith("win"):
+        appdata = config.folder_variable("APPDATA") or os.path.join(home(), "AppData", "Roaming")
+        return os.path.join(appdata, "Cursor", "User")
+    xdg = config.folder_variable("XDG_CONFIG_HOME")
+    if xdg and os.path.isdir(os.path.join(xdg, "Cursor", "User")):
+        return os.path.join(xdg, "Cursor", "User")
+    return os.path.join(home(), ".config", "Cursor", "User")
+
+
+def ide_databases(root: str | None = None) -> list[str]:
+    """``globalStorage/state.vscdb`` and every ``workspaceStorage/*/state.vscdb`` that is a file, the workspaces
+    in the order of their folders' names."""
+    root = root or ide_user_root()
+    workspaces = os.path.join(root, "workspaceStorage")
+    try:
+        names = sorted(os.listdir(workspaces))
+    except OSError:
+        names = []
+    found = [os.path.join(root, "globalStorage", "state.vscdb")]
+    found += [os.path.join(workspaces, name, "state.vscdb") for name in names]
+    return [db for db in found if os.path.isfile(db)]
+
+
+def include_subagents() -> bool:
+    return bool(config.get("include_subagents"))
+
+
+def missing_overrides() -> list[tuple[str, str]]:
+    """The root overrides that name a folder that does not exist (a typo reads as an empty history)."""
+    missing = []
+    for key in ("cursor_root", "cursor_cli_root"):
+        name = (
+            config.SETTINGS[key].variable if config.resolve(key).source == "env" else f"{key} in {config.config_path()}"
+        )
+        path = setting(key)
+        if path and not os.path.isdir(path):
+            missing.append((name, path))
+    return missing

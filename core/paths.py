@@ -7,7 +7,6 @@ the overrides at a temporary directory. What a hook needs of this is in
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from . import config, folders
@@ -33,32 +32,12 @@ def home() -> Path:
 
 def ide_user_root(platform: str | None = None, environment: bool = True) -> Path:
     """The Cursor IDE's ``User`` folder (``DEJA_CURSOR_ROOT`` overrides discovery)."""
-    override = _setting_path("cursor_root", environment)
-    if override:
-        return override
-    platform = platform or sys.platform
-    if platform == "darwin":
-        return home() / "Library" / "Application Support" / "Cursor" / "User"
-    if platform.startswith("win"):
-        appdata = _env_path("APPDATA") or home() / "AppData" / "Roaming"
-        return appdata / "Cursor" / "User"
-    xdg = _env_path("XDG_CONFIG_HOME")
-    if xdg and (xdg / "Cursor" / "User").is_dir():
-        return xdg / "Cursor" / "User"
-    return home() / ".config" / "Cursor" / "User"
+    return Path(folders.ide_user_root(platform, environment))
 
 
 def ide_databases(root: Path | None = None) -> list[Path]:
     """``globalStorage/state.vscdb`` and every ``workspaceStorage/*/state.vscdb`` that exists."""
-    root = root or ide_user_root()
-    found = []
-    global_db = root / "globalStorage" / "state.vscdb"
-    if global_db.is_file():
-        found.append(global_db)
-    workspaces = root / "workspaceStorage"
-    if workspaces.is_dir():
-        found.extend(sorted(p for p in workspaces.glob("*/state.vscdb") if p.is_file()))
-    return found
+    return [Path(db) for db in folders.ide_databases(str(root) if root else None)]
 
 
 def cursor_config_dir() -> Path:
@@ -104,19 +83,10 @@ def cli_roots(environment: bool = True) -> list[Path]:
 
 def missing_overrides() -> list[tuple[str, Path]]:
     """The root overrides that name a folder that does not exist (a typo reads as an empty history)."""
-    missing = []
-    for key in ("cursor_root", "cursor_cli_root"):
-        name = (
-            config.SETTINGS[key].variable if config.resolve(key).source == "env" else f"{key} in {config.config_path()}"
-        )
-        path = _setting_path(key)
-        if path is not None and not path.is_dir():
-            missing.append((name, path))
-    return missing
+    return [(name, Path(path)) for name, path in folders.missing_overrides()]
 
 
-def include_subagents() -> bool:
-    return bool(config.get("include_subagents"))
+include_subagents = folders.include_subagents
 
 
 def deja_home(environment: bool = True) -> Path:

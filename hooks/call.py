@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import time
-from _json import encode_basestring, make_encoder, make_scanner  # (``json``'s C half: see ``load_json``)
 
 from ..core import config, folders
+from ..core.cjson import dump_json, load_json
 from ..core.keys import blake2b
 from ..core.private import open_private, private_dir, remove
 from ..core.regular_files import read_regular
@@ -171,85 +171,6 @@ def frame_lines(text: str) -> list[str]:
     if not text.startswith(head) or not text.endswith(tail):
         return []
     return text[len(head) : -len(tail)].split("\n")
-
-
-def load_json(data: bytes | str) -> Any:
-    """``data`` parsed as JSON as strictly as a host writes it: UTF-8, no NaN or Infinity, no lone surrogate.
-
-    Read by the C scanner the stdlib's ``json`` itself uses (``_json``), as ``json.loads`` reads it, without
-    importing ``json``, which compiles six regular expressions as it loads (about 1 ms of every hook); nor
-    orjson, whose import (``dataclasses``, ``inspect``, ``uuid``) costs more still. Raises ValueError.
-    """
-    text = data.decode("utf-8") if isinstance(data, bytes) else data
-    start = len(text) - len(text.lstrip(_JSON_SPACE))
-    try:
-        value, end = _scanned(text, start)
-    except StopIteration as missing:  # (as json.loads says it)
-        raise ValueError(f"Expecting value: char {missing.value}") from None
-    except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
-    if text[end:].strip(_JSON_SPACE):
-        raise ValueError(f"more than one JSON value: extra data at character {end}")
-    if _escapes_a_surrogate(text):
-        dump_json(value)  # a lone surrogate raises UnicodeEncodeError here
-    return value
-
-
-def _escapes_a_surrogate(text: str) -> bool:
-    """Whether ``text`` holds ``\\uD800``…``\\uDFFF``, an escape that may decode to a lone surrogate (a pair is
-    fine: ``load_json`` then encodes the value to see). A scan, not a pattern: no hook need load ``re``."""
-    at = text.find("\\u")
-    while at >= 0:
-        if text[at + 2 : at + 3] in _D and text[at + 3 : at + 4] in _SURROGATE_SECOND:
-            return True
-        at = text.find("\\u", at + 2)
-    return False
-
-
-_D = frozenset("dD")
-_SURROGATE_SECOND = frozenset("89abcdefABCDEF")
-
-
-def _scanned(text: str, start: int) -> tuple[Any, int]:
-    """The value at ``start`` and where it ends; JSONDecodeError (a ValueError) where the JSON is malformed."""
-    try:
-        return _scan(text, start)
-    except SystemError:  # Python 3.11's scanner reports an error through json.decoder, but only finds it if loaded
-        import json.decoder  # noqa: F401
-
-        return _scan(text, start)
-
-
-def dump_json(value: Any) -> bytes:
-    """``value`` as compact UTF-8 JSON: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, by the
-    C encoder ``json`` uses."""
-    encode = make_encoder({}, _not_json, encode_basestring, None, ":", ",", False, False, True)  # (one a call, as
-    # json.dumps makes: the {} is where it marks the lists and objects it is inside, to refuse a cycle)
-    return "".join(encode(value, 0)).encode("utf-8")
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _not_json(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-class _Strict:
-    """The decoder settings ``_json``'s scanner reads: ``json.loads``'s own, and no NaN or Infinity."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = staticmethod(_no_constant)
-
-
-#: The whitespace JSON allows between tokens.
-_JSON_SPACE = " \t\n\r"
-_scan = make_scanner(_Strict())  # type: ignore[arg-type]  # (typeshed: a scanner; C reads these attributes of any)
 
 
 def _name(key: str) -> str:

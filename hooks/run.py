@@ -127,7 +127,8 @@ def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
 
 
 def _complete(chunks: list[bytes]) -> bool:
-    from .call import UTF8_BOM, load_json
+    from ..core.cjson import load_json
+    from .call import UTF8_BOM
 
     try:
         load_json(b"".join(chunks).removeprefix(UTF8_BOM))

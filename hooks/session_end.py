@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .call import HookCall, dump_json, request_build
+from ..core.cjson import dump_json
+from .call import HookCall, request_build
 
 #: Set in the detached process: it ingests, waiting for the writer lock.
 WAIT_VARIABLE = "DEJA_INGEST_WAIT"

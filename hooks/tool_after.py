@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..core.cjson import load_json
 from ..core.keys import SHELL_TOOLS, command_head
-from .call import HookCall, block_key, frame, frame_room, headed, load_json
+from .call import HookCall, block_key, frame, frame_room, headed
 from .describe import heading
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it

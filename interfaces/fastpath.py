@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from ..core import paths
+from ..core import folders
 from ..core.index.format import IndexForbidden, IndexUnreadable
 from ..core.record import Record
 
@@ -244,7 +244,7 @@ class ProgressBar:
 
 
 def check_roots() -> None:
-    for name, path in paths.missing_overrides():
+    for name, path in folders.missing_overrides():
         raise Failed(f"{name}={path}: no such folder; point it at an existing folder or unset it")
 
 
@@ -280,10 +280,10 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 
 def _check_readable() -> None:
     """Failed, in one line, if this user may not read the index folder (before a refresh would trip on it)."""
-    from ..core.index.format import IndexForbidden, check_readable, index_dir
+    from ..core.index.format import INDEX, IndexForbidden, check_readable
 
     try:
-        check_readable(index_dir(paths.deja_home()))
+        check_readable(os.path.join(folders.deja_home(), INDEX))
     except IndexForbidden as exc:
         raise Failed(str(exc)) from None
 
@@ -296,14 +296,14 @@ def _unchanged_index(codec: Codec | None) -> tuple[Index | None, Check | None]:
     """The index as it stands if the cheap check finds nothing changed: what ``catch_up`` then does, starting a
     full walk in the background when one is due, without loading the indexer. The check comes back too, so
     the refresh that follows a change does not make it again."""
-    from ..core.index.format import index_dir
+    from ..core.index.format import INDEX
     from ..core.index.reader import Index
     from ..core.indexer.glance import check, start_walk
     from ..core.private import tighten
 
-    home = paths.deja_home()
+    home = folders.deja_home()  # (a string: ``pathlib`` costs a search a few ms of imports)
     tighten(home)  # what every catch-up does first
-    directory = index_dir(home)
+    directory = os.path.join(home, INDEX)
     found = check(directory)
     if not found.unchanged:
         return None, found
@@ -397,6 +397,7 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
 
 def nothing_indexed() -> str:
     """What an empty index means: where deja looked for Cursor's history, and what to do."""
+    from ..core import paths
     from .doctor import no_history
 
     nothing = no_history([paths.ide_user_root(), *paths.cli_roots()])
@@ -428,6 +429,7 @@ def _not_rebuilt(unreadable: int, data: dict[str, object] | None) -> None:
 
 def index_command(full: bool = False, json: bool = False) -> None:
     """Build the index, or refresh it with what changed since the last run (``deja index``)."""
+    from ..core import paths
     from ..core.indexer import WRITER_WAIT_SECONDS, catch_up, refresh
 
     check_roots()

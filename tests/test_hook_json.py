@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deja.core.cjson import dump_json, load_json
 from deja.core.config import simple_table
-from deja.hooks.call import dump_json, load_json
 
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -115,7 +115,7 @@ def test_a_hook_loads_no_json_module() -> None:
 def test_malformed_json_is_refused_in_a_process_that_never_loaded_json() -> None:
     """Python 3.11's scanner can only report a syntax error once ``json.decoder`` is loaded: load_json loads it then."""
     code = (
-        "import sys\nfrom deja.hooks.call import load_json\nassert 'json' not in sys.modules\n"
+        "import sys\nfrom deja.core.cjson import load_json\nassert 'json' not in sys.modules\n"
         'for text in [\'{"prompt": "half a payl\', \'{"a": 1\', \'[1,]\', \'{"a": "\\x01"}\']:\n'
         "    try:\n        load_json(text)\n    except ValueError as error:\n        print(str(error).split(':')[0])\n"
     )

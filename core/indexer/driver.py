@@ -149,7 +149,7 @@ def catch_up(
     tighten(home)  # every run keeps deja's home private, whether or not anything is written
     directory = index_dir(home)
     if found is None:
-        found = glance.check(directory)
+        found = glance.check(directory, whole=walk_inline)
     if found.manifest is None or (walk_inline and found.walk_due):
         return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify)
     result = _as_it_stands(found.manifest, started)

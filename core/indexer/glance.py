@@ -5,28 +5,31 @@ writes the record compared here, in JSON: the stdlib's C decoder reads it in a
 fraction of a millisecond at 100k sessions (the pure-Python msgpack decoder of
 ``index.light`` took ten times as long, and msgspec's import costs more than
 both). This module imports neither msgspec nor the readers, nor ``json`` itself
-(its C half reads the record: ``_decoded``), so a ``deja search`` that finds
-nothing changed pays for a few thousand ``stat`` calls and little else.
+(its C half reads the record: ``cjson``), so a ``deja search`` that finds
+nothing changed pays for a few hundred ``stat`` calls and little else.
 """
 
 from __future__ import annotations
 
+import heapq
 import os
 import sys
 import time
-from _json import make_scanner  # (``json``'s C half: see ``_decoded``)
-from pathlib import Path
+from itertools import islice
 
-from .. import paths
+from ..cjson import load_json
+from ..folders import ide_databases, include_subagents
 from ..index.format import IndexUnreadable, read_manifest
 from ..index.light import LIGHT
 from ..record import Record
 from ..redaction import mode as redaction_mode
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (and pathlib: a ``deja search`` names the index folder as a string)
     from collections.abc import Iterable, Iterator
     from typing import Any
+
+    from _typeshed import StrPath
 
     from ..index import Manifest
 
@@ -35,6 +38,13 @@ WALK_SECONDS = 60.0
 RECORD = "freshness.json"
 #: Touched when a detached walk starts, so that reads arriving meanwhile start no other.
 WALK_STAMP = "walk-started"
+#: The newest hot chats and the most recently changed folders, which every check looks at: where a turn or a chat
+#: arrives while someone works. The rest of the record is looked at once ``WHOLE_SECONDS`` have passed since it
+#: last was (the time ``WHOLE_STAMP``'s modification time keeps), so a change there waits at most that long.
+WARM_CHATS = 16
+WARM_FOLDERS = 32
+WHOLE_SECONDS = 5.0
+WHOLE_STAMP = "checked-whole"
 TRANSCRIPTS = "agent-transcripts"
 SUBAGENTS = "subagents"
 
@@ -50,7 +60,8 @@ class Check(Record):
     #: Something changed: a refresh of ``targets`` (and of the IDE databases, always checked) is due.
     changed: bool = False
     targets: set[str] = set()
-    #: The folders as they are now, for the refresh that reads ``targets`` to record.
+    #: The folders as they are now, for the refresh that reads ``targets`` to record: the record's, with those
+    #: that moved (empty when none did).
     folders: dict[str, FolderState] = {}
     walk_due: bool = False
 
@@ -60,78 +71,104 @@ class Check(Record):
         return self.manifest is not None and not self.changed
 
 
-def check(directory: Path) -> Check:
-    """Compare the stores with the record: cheap signals only, nothing read, nothing written."""
+def check(directory: StrPath, whole: bool = False) -> Check:
+    """Compare the stores with the record: cheap signals only, nothing read; written, at most every
+    ``WHOLE_SECONDS``, only the time of the last whole comparison (``WHOLE_STAMP``). ``whole``: the whole record
+    whenever it was last looked at (``deja index``, asked to bring everything up to date)."""
     record = load_raw(directory)
     manifest = _current_manifest(directory)
     if not record or not record.get("walked_at") or manifest is None:
         return Check(manifest=None)
     try:
-        return _compare(directory, record, manifest)
+        return _compare(directory, record, manifest, whole)
     except (TypeError, ValueError, KeyError, AttributeError):  # a record of another shape (another deja wrote it)
         return Check(manifest=None)
 
 
-def _compare(directory: Path, record: dict[str, Any], manifest: Manifest) -> Check:
+def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest, whole: bool) -> Check:
     """``check``'s comparison of the record with the stores; raises on a record whose values have another shape."""
-    ide_then = {db: _sigs(sigs) for db, sigs in record["ide"].items()}
-    ide_now = {str(db): wal_sigs(db) for db in paths.ide_databases()}
-    before = {path: (kind, ctime_ns) for path, (kind, ctime_ns) in record["folders"].items()}
-    folders = {path: (kind, ctime(path)) for path, (kind, _) in before.items()}
+    started = time.time()
+    whole = whole or _whole_due(directory, started)
+    ide_then = {os.path.normpath(db): _sigs(sigs) for db, sigs in record["ide"].items()}  # (paths' spelling)
+    ide_now = {os.path.normpath(db): wal_sigs(db) for db in ide_databases()}
+    recorded: dict[str, list[Any]] = record["folders"]  # path -> [kind, change time]
+    looked = recorded.items() if whole else _warm_folders(recorded)
+    moved = {path: (kind, now) for path, (kind, then) in looked if (now := ctime(path)) != then}
+    folders: dict[str, FolderState] = {}  # (as the record has them, but for those that moved)
     targets: set[str] = set()
-    for path, old in before.items():
-        now = folders[path][1]
-        if now != old[1] and now != -1:
-            targets |= _new_entries(path, old, folders)
-    targets |= {sid for sid, old in record["hot"].items() if not _hot_unchanged(old)}
-    changed = bool(targets) or ide_now != ide_then or folders != before
+    if moved:
+        folders = {path: (kind, then) for path, (kind, then) in recorded.items()} | moved
+        for path, (kind, now) in moved.items():
+            if now != -1:
+                targets |= _new_entries(path, (kind, recorded[path][1]), folders)
+    hot = record["hot"] if whole else _warm_chats(record["hot"])
+    targets |= {sid for sid, old in hot.items() if not _hot_unchanged(old)}
+    changed = bool(targets) or bool(moved) or ide_now != ide_then
+    if whole:
+        _stamp_whole(directory, started)
     due = _walk_due(directory, record["walked_at"])
     return Check(manifest=manifest, changed=changed, targets=targets, folders=folders, walk_due=due)
 
 
-def load_raw(directory: Path) -> dict[str, Any] | None:
+def _whole_due(directory: StrPath, now: float) -> bool:
+    """Whether this check looks at the whole record: the last whole one is ``WHOLE_SECONDS`` old, or unknown."""
+    try:
+        return now - os.stat(os.path.join(directory, WHOLE_STAMP)).st_mtime >= WHOLE_SECONDS
+    except OSError:
+        return True
+
+
+def _stamp_whole(directory: StrPath, started: float) -> None:
+    """Date the last whole check ``started`` (an index folder this user cannot write: every check is whole)."""
+    stamp = os.path.join(directory, WHOLE_STAMP)
+    try:
+        os.utime(stamp, (started, started))
+    except FileNotFoundError:
+        from ..private import write_private
+
+        try:
+            write_private(stamp, b"")
+            os.utime(stamp, (started, started))
+        except OSError:
+            return
+    except OSError:
+        return
+
+
+def _warm_folders(folders: dict[str, list[Any]]) -> list[tuple[str, list[Any]]]:
+    """The roots' ``projects`` and ``chats`` folders (a new project) and the ``WARM_FOLDERS`` changed last."""
+    newest = heapq.nlargest(WARM_FOLDERS, folders.items(), key=_changed)
+    return [*(item for item in folders.items() if item[1][0] in _ROOTS and item not in newest), *newest]
+
+
+_ROOTS = ("projects", "chats")
+
+
+def _changed(item: tuple[str, list[Any]]) -> int:
+    return int(item[1][1])
+
+
+def _warm_chats(hot: dict[str, Any]) -> dict[str, Any]:
+    """The ``WARM_CHATS`` hot chats written last: the record's first ones (``freshness`` keeps them newest first)."""
+    return dict(islice(hot.items(), WARM_CHATS))
+
+
+def load_raw(directory: StrPath) -> dict[str, Any] | None:
     """The freshness record as plain JSON values (``freshness.Freshness``'s fields), or None if unreadable."""
     try:
-        record = _decoded((directory / RECORD).read_bytes())
+        record = load_json(_read(os.path.join(directory, RECORD)), strict=False)
     except (OSError, ValueError, RecursionError):
         return None
     wanted = {"walked_at", "ide", "folders", "hot"}
     return record if isinstance(record, dict) and wanted <= record.keys() else None
 
 
-class _Defaults:
-    """The decoder settings ``_json``'s scanner reads: ``json.loads``'s own."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = float  # NaN, Infinity and -Infinity, as ``json`` reads them
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
 
 
-_scan = make_scanner(_Defaults())  # type: ignore[arg-type]  # (typeshed: a scanner; C reads these attributes of any)
-_SPACE = " \t\n\r"
-
-
-def _decoded(data: bytes) -> Any:
-    """``json.loads(data)``, read by the C scanner ``json`` itself uses without importing ``json``, whose import
-    compiles six regular expressions (about a third of a ``deja search``'s check at 1k sessions). A record the
-    scanner does not read whole (damaged, or not JSON) goes to ``json.loads``, which says why (a ValueError)."""
-    text = data.decode("utf-8")
-    try:
-        value, end = _scan(text, len(text) - len(text.lstrip(_SPACE)))
-    except (StopIteration, ValueError, SystemError):  # (3.11's scanner raises its errors through ``json.decoder``)
-        pass
-    else:
-        if not text[end:].strip(_SPACE):
-            return value
-    import json
-
-    return json.loads(text)
-
-
-def _current_manifest(directory: Path) -> Manifest | None:
+def _current_manifest(directory: StrPath) -> Manifest | None:
     """The index's manifest if it is there, readable and built under today's redaction rule (else a full refresh
     decides what to do)."""
     try:
@@ -145,7 +182,7 @@ def _sigs(values: Iterable[Any]) -> list[tuple[int, int] | None]:
     return [None if sig is None else (sig[0], sig[1]) for sig in values]
 
 
-def stat_sig(path: str | Path) -> tuple[int, int] | None:
+def stat_sig(path: StrPath) -> tuple[int, int] | None:
     """A file's size and modification time, or None when it is not there."""
     try:
         st = os.stat(path)
@@ -154,7 +191,7 @@ def stat_sig(path: str | Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def wal_sigs(db: str | Path) -> list[tuple[int, int] | None]:
+def wal_sigs(db: StrPath) -> list[tuple[int, int] | None]:
     """A SQLite file's signature with its write-ahead log's: a write may touch only the log."""
     return [stat_sig(db), stat_sig(f"{db}-wal")]
 
@@ -233,7 +270,7 @@ def _entry_ctime(entry: os.DirEntry[str]) -> int:
 
 def _transcript_ids(found: Iterable[os.DirEntry[str]]) -> Iterator[str]:
     """``<id>.jsonl`` and ``<id>/`` entries of an ``agent-transcripts`` folder, with subagents when they are read."""
-    include = paths.include_subagents()
+    include = include_subagents()
     for entry in found:
         if entry.name.endswith(".jsonl"):
             yield entry.name[: -len(".jsonl")]
@@ -244,7 +281,7 @@ def _transcript_ids(found: Iterable[os.DirEntry[str]]) -> Iterator[str]:
                 yield from (f"{entry.name}/{c.name[: -len('.jsonl')]}" for c in children if c.name.endswith(".jsonl"))
 
 
-def start_walk(directory: Path) -> None:
+def start_walk(directory: StrPath) -> None:
     """Start a full refresh in a detached process; the caller answers from the index as it stands meanwhile.
 
     An index folder this user cannot write to (or no process to spare) starts no walk: a read still answers.
@@ -253,17 +290,17 @@ def start_walk(directory: Path) -> None:
     from ..private import write_private
 
     try:
-        write_private(directory / WALK_STAMP, b"")
+        write_private(os.path.join(directory, WALK_STAMP), b"")
         detached.start([sys.executable, "-m", "deja.core.indexer"])
     except OSError:
         return
 
 
-def _walk_due(directory: Path, walked_at: float) -> bool:
+def _walk_due(directory: StrPath, walked_at: float) -> bool:
     now = time.time()
     if now - walked_at < WALK_SECONDS:
         return False
     try:
-        return now - (directory / WALK_STAMP).stat().st_mtime >= WALK_SECONDS
+        return now - os.stat(os.path.join(directory, WALK_STAMP)).st_mtime >= WALK_SECONDS
     except OSError:
         return True

@@ -1,0 +1,129 @@
+"""JSON read and written by the stdlib's C half (``_json``), without importing ``json`` itself.
+
+``json`` compiles six regular expressions as it loads (about 1 ms, a third of a ``deja search``'s freshness
+check at 1k sessions), and orjson's import (``dataclasses``, ``inspect``, ``uuid``) costs more still; a hook
+(the payload on stdin, its answer on stdout) and the freshness check (``indexer.glance``'s record) each read
+JSON on every call, so both read it here: the same values ``json.loads`` makes, the same bytes ``json.dumps``
+writes. Two readings:
+
+- strict (the hooks'): as a host writes JSON, so UTF-8 with no NaN or Infinity and no lone surrogate; any
+  other text raises ValueError, saying why as ``json.loads`` would;
+- lenient (``strict=False``, deja's own files): exactly ``json.loads``'s reading (NaN, lone surrogates), and
+  text the scanner does not read whole goes to ``json.loads`` itself, which says why it is not JSON.
+"""
+
+from __future__ import annotations
+
+from _json import encode_basestring, make_encoder, make_scanner
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from typing import Any
+
+#: The whitespace JSON allows between tokens.
+SPACE = " \t\n\r"
+
+
+def load_json(data: bytes | str, strict: bool = True) -> Any:
+    """``data`` parsed as JSON (see the module's docstring for the two readings); raises ValueError."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    if not strict:
+        return _lenient(text)
+    try:
+        value, end = _scanned(_strict_scan, text, _start(text))
+    except StopIteration as missing:  # (as json.loads says it)
+        raise ValueError(f"Expecting value: char {missing.value}") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    if text[end:].strip(SPACE):
+        raise ValueError(f"more than one JSON value: extra data at character {end}")
+    if _escapes_a_surrogate(text):
+        dump_json(value)  # a lone surrogate raises UnicodeEncodeError (a ValueError) here
+    return value
+
+
+def _lenient(text: str) -> Any:
+    """``json.loads(text)``; ``json`` itself is imported only for text the scanner does not read whole."""
+    try:
+        value, end = _lenient_scan(text, _start(text))
+    except (StopIteration, ValueError, RecursionError, SystemError):  # (see ``_scanned`` for SystemError)
+        pass
+    else:
+        if not text[end:].strip(SPACE):
+            return value
+    import json
+
+    return json.loads(text)
+
+
+def _start(text: str) -> int:
+    """Where the value starts, past any leading whitespace (without copying the rest, as ``lstrip`` would)."""
+    start = 0
+    while start < len(text) and text[start] in _SPACE_CHARS:
+        start += 1
+    return start
+
+
+_SPACE_CHARS = frozenset(SPACE)
+
+
+def _escapes_a_surrogate(text: str) -> bool:
+    """Whether ``text`` holds ``\\uD800``…``\\uDFFF``, an escape that may decode to a lone surrogate (a pair is
+    fine: ``load_json`` then encodes the value to see). A scan, not a pattern: no hook need load ``re``."""
+    at = text.find("\\u")
+    while at >= 0:
+        if text[at + 2 : at + 3] in _D and text[at + 3 : at + 4] in _SURROGATE_SECOND:
+            return True
+        at = text.find("\\u", at + 2)
+    return False
+
+
+_D = frozenset("dD")
+_SURROGATE_SECOND = frozenset("89abcdefABCDEF")
+
+
+def _scanned(scan: Any, text: str, start: int) -> tuple[Any, int]:
+    """The value at ``start`` and where it ends; JSONDecodeError (a ValueError) where the JSON is malformed."""
+    try:
+        return scan(text, start)
+    except SystemError:  # Python 3.11's scanner reports an error through json.decoder, but only finds it if loaded
+        import json.decoder  # noqa: F401
+
+        return scan(text, start)
+
+
+def dump_json(value: Any) -> bytes:
+    """``value`` as compact UTF-8 JSON: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, by the
+    C encoder ``json`` uses."""
+    encode = make_encoder({}, _not_json, encode_basestring, None, ":", ",", False, False, True)  # (one a call, as
+    # json.dumps makes: the {} is where it marks the lists and objects it is inside, to refuse a cycle)
+    return "".join(encode(value, 0)).encode("utf-8")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+class _Lenient:
+    """The decoder settings ``_json``'s scanner reads: ``json.loads``'s own."""
+
+    strict = True  # (control characters in strings: refused, as json.loads refuses them)
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant: Any = float  # NaN, Infinity and -Infinity, as ``json`` reads them
+
+
+class _Strict(_Lenient):
+    """``json.loads``'s settings, and no NaN or Infinity."""
+
+    parse_constant = staticmethod(_no_constant)
+
+
+_lenient_scan = make_scanner(_Lenient())  # type: ignore[arg-type]  # (typeshed: a scanner; C reads these of any)
+_strict_scan = make_scanner(_Strict())  # type: ignore[arg-type]
