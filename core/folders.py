@@ -57,6 +57,38 @@ def cursor_config_dir() -> str:
     return config.folder_variable("CURSOR_CONFIG_DIR") or os.path.join(home(), ".cursor")
 
 
+def cursor_data_dir() -> str:
+    """``${CURSOR_DATA_DIR:-~/.cursor}``: where cursor-agent writes ``projects/*/agent-transcripts``."""
+    return config.folder_variable("CURSOR_DATA_DIR") or os.path.join(home(), ".cursor")
+
+
+def cursor_agent_chats_root() -> str:
+    """Where cursor-agent keeps ``chats/`` and ``acp-sessions/``.
+
+    ``$CURSOR_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/cursor`` when ``XDG_CONFIG_HOME``
+    is set, else ``~/.cursor`` (cursor-agent 2026.10.01 and later; cursor-drift-2026.md §9).
+    """
+    xdg = config.folder_variable("XDG_CONFIG_HOME")
+    return config.folder_variable("CURSOR_CONFIG_DIR") or (
+        os.path.join(xdg, "cursor") if xdg else os.path.join(home(), ".cursor")
+    )
+
+
+def cli_roots(environment: bool = True) -> list[str]:
+    """The cursor-agent roots: the data root (transcripts) and the chats root, once each.
+
+    Since 2026.10.01 transcripts and chats may live under two different roots;
+    every root is searched for both, so an older build's layout (everything under
+    one root) reads the same. ``DEJA_CURSOR_CLI_ROOT`` replaces discovery with one
+    root holding both.
+    """
+    override = setting("cursor_cli_root", environment)
+    if override:
+        return [os.path.normpath(override)]
+    data, chats = os.path.normpath(cursor_data_dir()), os.path.normpath(cursor_agent_chats_root())
+    return [data] if chats == data else [data, chats]
+
+
 def deja_home(environment: bool = True) -> str:
     """``${DEJA_HOME:-${XDG_CACHE_HOME:-~/.cache}/deja}``: the index, hook state and logs."""
     return setting("home", environment) or os.path.join(

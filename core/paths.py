@@ -9,21 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import config, folders
-
-
-def _setting_path(key: str, environment: bool = True) -> Path | None:
-    """A folder setting (``DEJA_…`` variable, else the config file), or None when unset.
-
-    Without ``environment``, the file alone: what Cursor's hooks and MCP server get.
-    """
-    value = folders.setting(key, environment)
-    return Path(value) if value else None
-
-
-def _env_path(name: str) -> Path | None:
-    value = config.folder_variable(name)
-    return Path(value) if value else None
+from . import folders
 
 
 def home() -> Path:
@@ -47,38 +33,17 @@ def cursor_config_dir() -> Path:
 
 def cursor_data_dir() -> Path:
     """``${CURSOR_DATA_DIR:-~/.cursor}``: where cursor-agent writes ``projects/*/agent-transcripts``."""
-    return _env_path("CURSOR_DATA_DIR") or home() / ".cursor"
+    return Path(folders.cursor_data_dir())
 
 
 def cursor_agent_chats_root() -> Path:
-    """Where cursor-agent keeps ``chats/`` and ``acp-sessions/``.
-
-    ``$CURSOR_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/cursor`` when ``XDG_CONFIG_HOME``
-    is set, else ``~/.cursor`` (cursor-agent 2026.10.01 and later; cursor-drift-2026.md §9).
-    """
-    explicit = _env_path("CURSOR_CONFIG_DIR")
-    if explicit:
-        return explicit
-    xdg = _env_path("XDG_CONFIG_HOME")
-    return xdg / "cursor" if xdg else home() / ".cursor"
+    """Where cursor-agent keeps ``chats/`` and ``acp-sessions/`` (``folders.cursor_agent_chats_root``)."""
+    return Path(folders.cursor_agent_chats_root())
 
 
 def cli_roots(environment: bool = True) -> list[Path]:
-    """The cursor-agent roots: the data root (transcripts) and the chats root, once each.
-
-    Since 2026.10.01 transcripts and chats may live under two different roots;
-    every root is searched for both, so an older build's layout (everything under
-    one root) reads the same. ``DEJA_CURSOR_CLI_ROOT`` replaces discovery with one
-    root holding both.
-    """
-    override = _setting_path("cursor_cli_root", environment)
-    if override:
-        return [override]
-    roots = [cursor_data_dir()]
-    chats = cursor_agent_chats_root()
-    if chats not in roots:
-        roots.append(chats)
-    return roots
+    """The cursor-agent roots, once each (``folders.cli_roots``)."""
+    return [Path(root) for root in folders.cli_roots(environment)]
 
 
 def missing_overrides() -> list[tuple[str, Path]]:
@@ -96,4 +61,4 @@ def deja_home(environment: bool = True) -> Path:
 
 def ai_tracking_db() -> Path:
     """Cursor's attribution of AI-written code: ``${CURSOR_DATA_DIR:-~/.cursor}/ai-tracking/ai-code-tracking.db``."""
-    return (_env_path("CURSOR_DATA_DIR") or home() / ".cursor") / "ai-tracking" / "ai-code-tracking.db"
+    return cursor_data_dir() / "ai-tracking" / "ai-code-tracking.db"

@@ -350,3 +350,25 @@ def test_chats_under_cursor_config_dir_and_transcripts_under_home_are_both_read(
         "t1": ("web", "old transcript chat"),
         "s1": ("web", "Store only"),
     }
+
+
+@pytest.mark.parametrize("command", [("index",), ("search", "store only question")])
+def test_a_cursor_agent_root_that_appears_later_is_read_by_the_next_command(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
+) -> None:
+    """``CURSOR_CONFIG_DIR`` (or ``XDG_CONFIG_HOME``) set after the last walk names a root that walk never saw: the
+    next search or ``deja index`` reads it then, not a minute later."""
+    project = fake_home / "web"
+    project.mkdir()
+    write_transcript(transcript_path(fake_home / ".cursor", str(project), "t1"), [user_turn("old transcript chat", T0)])
+    assert run_deja("index").returncode == 0
+    config = fake_home / "cursor-config"
+    write_chat_store(
+        chat_dir_for(config, str(project), "s1"),
+        cwd=str(project),
+        name="Store only",
+        messages=[store_user_message("a store only question", T0), store_assistant_message("answer")],
+    )
+    monkeypatch.setenv("CURSOR_CONFIG_DIR", str(config))
+    assert run_deja(*command).returncode == 0
+    assert {s["id"] for s in deja_json("sessions")["sessions"]} == {"t1", "s1"}

@@ -18,7 +18,7 @@ import time
 from itertools import islice
 
 from ..cjson import load_json
-from ..folders import ide_databases, include_subagents
+from ..folders import cli_roots, ide_databases, include_subagents
 from ..index.format import IndexUnreadable, read_manifest
 from ..index.light import LIGHT
 from ..record import Record
@@ -77,7 +77,7 @@ def check(directory: StrPath, whole: bool = False) -> Check:
     whenever it was last looked at (``deja index``, asked to bring everything up to date)."""
     record = load_raw(directory)
     manifest = _current_manifest(directory)
-    if not record or not record.get("walked_at") or manifest is None:
+    if not record or not record.get("walked_at") or manifest is None or _new_root(record):
         return Check(manifest=None)
     try:
         return _compare(directory, record, manifest, whole)
@@ -108,6 +108,13 @@ def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest, who
         _stamp_whole(directory, started)
     due = _walk_due(directory, record["walked_at"])
     return Check(manifest=manifest, changed=changed, targets=targets, folders=folders, walk_due=due)
+
+
+def _new_root(record: dict[str, Any]) -> bool:
+    """Whether a cursor-agent root is one the last walk did not look at (``CURSOR_CONFIG_DIR`` or
+    ``XDG_CONFIG_HOME`` set since, ``cursor_cli_root`` changed): its chats are read by a walk now, not in a minute."""
+    folders = record["folders"]
+    return isinstance(folders, dict) and any(os.path.join(root, "projects") not in folders for root in cli_roots())
 
 
 def _whole_due(directory: StrPath, now: float) -> bool:
