@@ -530,10 +530,40 @@ class Tools:
             raise ToolError(str(exc)) from None
 
 
+class _Server(MCPServer):
+    """The SDK's server, with arguments it cannot take refused in one line: a name no tool has (the SDK ignores it,
+    so a misspelt filter would quietly not filter), or a value of the wrong shape (the SDK's own message is
+    pydantic's, over several lines, with a link)."""
+
+    def __init__(self, arguments: dict[str, frozenset[str]], **settings: Any):
+        super().__init__(**settings)
+        self._arguments = arguments
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        known = self._arguments.get(name)
+        if known is not None and (unknown := sorted(set(arguments) - known)):
+            raise ToolError(
+                f"Error executing tool {name}: unknown argument {', '.join(unknown)}; it takes {', '.join(sorted(known))}"
+            )
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            from pydantic import ValidationError
+
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            wrong = "; ".join(
+                f"{'.'.join(map(str, error['loc'])) or 'arguments'}: {error['msg']}" for error in exc.__cause__.errors()
+            )
+            raise ToolError(f"Error executing tool {name}: {wrong}") from exc.__cause__
+
+
 def build_server(tools: Tools | None = None) -> MCPServer:
     """The MCP server of ``tools`` (over the index under ``DEJA_HOME`` when none are given)."""
-    server: MCPServer = MCPServer("deja", instructions=INSTRUCTIONS, version=version(), log_level="WARNING")
     tools = tools or Tools()
+    methods = (tools.search, tools.show, tools.recent, tools.resume, tools.work)
+    arguments = {tool.__name__: frozenset(inspect.signature(tool).parameters) for tool in methods}
+    server = _Server(arguments, name="deja", instructions=INSTRUCTIONS, version=version(), log_level="WARNING")
     for tool, title in (
         (tools.search, "Search past Cursor sessions"),
         (tools.show, "Read a past session"),

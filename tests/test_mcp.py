@@ -417,7 +417,13 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(history: His
         assert "empty session id" in await refused(session, "show", session_id="")
         assert "past the end" in await refused(session, "show", session_id="c0ffee01", offset=2)
         assert "offset" in await refused(session, "show", session_id="c0ffee01", offset=-1)
-        assert "query" in await refused(session, "search")
+        assert await refused(session, "search") == "Error executing tool search: query: Field required"
+        assert await refused(session, "search", query="cache", source="vscode") == (
+            "Error executing tool search: source: Input should be 'cursor-ide' or 'cursor-cli'"
+        )
+        assert await refused(session, "search", query="cache", bogus=1) == (
+            "Error executing tool search: unknown argument bogus; it takes limit, project, query, since, source"
+        )
         assert "Unknown tool" in await refused(session, "forget", everything=True)
         await ok(session, "search", query="redis")
 
