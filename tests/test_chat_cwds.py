@@ -14,7 +14,7 @@ from harness import run_deja
 from deja.core import paths
 from deja.core.index import index_dir
 from deja.core.readers import slug_of
-from deja.core.readers.chat_cwds import CACHE
+from deja.core.readers.projects import CWD_CACHE as CACHE
 from deja.core.writers.cursor_agent import assistant_turn, chat_dir_for, user_turn, write_chat_store, write_transcript
 
 pytestmark = pytest.mark.unit

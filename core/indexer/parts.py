@@ -23,7 +23,7 @@ from ..bookkeeping import Bookkeeping, ChatState, Location, shard_of
 from ..index import Index, SegmentRef
 from ..private import open_private
 from ..readers import Projects
-from ..readers.chat_cwds import CACHE as CWD_CACHE
+from ..readers.projects import CWD_CACHE
 from .plan import Plan
 from .reads import Unread, read_changes
 from .records import NewSegments

@@ -22,8 +22,6 @@ import msgspec
 from ..private import replace_private
 from .chatstore import ACP_FOLDER, read_chat_meta
 
-#: The cache file, in the index folder.
-CACHE = "chat-cwds"
 #: A chat's ``meta.json`` as the cache keeps it: its ``cwd`` and whether it is filed under that folder's md5.
 Cwd = tuple[str, bool]
 #: A folder of chats: its change time when read, and each chat's ``Cwd`` (None: no ``meta.json`` read).

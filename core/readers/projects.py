@@ -50,8 +50,10 @@ from ..model import Session
 from ..record import Record
 from ..regular_files import read_regular
 from . import vscdb
-from .chat_cwds import chat_cwds
 from .transcripts import decode_project_slug, project_slug_of, scan_transcripts
+
+#: The file in the index folder where a refresh keeps the chats' ``meta.json`` cwds (``chat_cwds``).
+CWD_CACHE = "chat-cwds"
 
 #: Where a session's project came from, best first: what ``Session.project_from`` holds and doctor counts.
 SIGNALS = (
@@ -318,6 +320,8 @@ class Projects:
         Trusted: the chat is filed under its md5, or the folder exists (``ChatMeta.project_dir``). A refresh reads
         only the ``meta.json`` files its cache cannot vouch for (``chat_cwds``).
         """
+        from .chat_cwds import chat_cwds  # (only a chat the disk cannot place needs it)
+
         metas = chat_cwds(self.cli_roots, self.cwd_cache)
         return [cwd for cwd, verified in metas if cwd and (verified or os.path.isdir(cwd))]
 
