@@ -15,6 +15,7 @@ truth for anything else: losing it, or a damaged one, costs one read of them all
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import msgspec
@@ -22,6 +23,8 @@ import msgspec
 from ..private import replace_private
 from .chatstore import ACP_FOLDER, read_chat_meta
 
+#: How long ago a folder must have changed for its listing to be kept as it is (see ``_bucket``).
+SETTLED_NS = 2_000_000_000
 #: A chat's ``meta.json`` as the cache keeps it: its ``cwd`` and whether it is filed under that folder's md5.
 Cwd = tuple[str, bool]
 #: A folder of chats: its change time when read, and each chat's ``Cwd`` (None: no ``meta.json`` read).
@@ -63,7 +66,9 @@ def _bucket(folder: str, cached: Bucket | None) -> Bucket:
     for name in _subfolders(folder):
         chat = os.path.basename(name)
         chats[chat] = known.get(chat) or _cwd(folder, chat)
-    return changed, chats
+    # A file time moves with a coarse clock: a chat added a moment after the listing could leave the folder's time
+    # as it was. A folder changed that recently is listed again next time.
+    return (changed if time.time_ns() - changed > SETTLED_NS else -1), chats
 
 
 def _cwd(folder: str, chat: str) -> Cwd | None:
