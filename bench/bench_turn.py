@@ -1,6 +1,6 @@
 """After one appended turn: ``deja index`` and ``deja search`` as whole processes, paired against other installs.
 
-    python bench/bench_turn.py --size 1000 [--rounds 9] [--against /path/to/another/venv/bin|GIT-REV ...]
+    python bench/bench_turn.py --size 1000 [--rounds 9] [--bare] [--against /path/to/another/venv/bin|GIT-REV ...]
 
 Each round appends a turn to the most recently written chat of the history ``bench_index.py`` generated and indexed
 under ``bench/out/`` (build it first: ``python bench/bench_index.py --sizes N``), then runs, for this checkout
@@ -10,6 +10,9 @@ revision is installed by ``bench_hooks.install_for``, as a user installs it). It
 time (the process's own user and system time, which a loaded machine disturbs less) and each as a ratio to that
 environment's ``python -c pass`` in the same run: A/B comparisons of installs built from two commits, interleaved.
 The last full walk is dated just before each run, so no walk falls due while measured (``bench_index``).
+``--bare`` appends to a chat that has a transcript and no chat store instead (refreshed once first, so the check
+watches it): in a generated history its folder is not on disk, so a refresh files it under the folder a chat's
+``meta.json`` names (``Projects.settle``), the path that read every chat's ``meta.json`` before ``index/chat-cwds``.
 """
 
 from __future__ import annotations
@@ -26,12 +29,31 @@ import figures  # noqa: E402
 from bench_hooks import install_for, process_ms  # noqa: E402
 from bench_index import OUT, _append_turn, _newest_transcript, _walked_just_now, history_for, user_bin  # noqa: E402
 
-from deja.core.index import index_dir  # noqa: E402
+from deja.core.index import Index, index_dir  # noqa: E402
+from deja.core.indexer import refresh  # noqa: E402
 
 KINDS = ("pass", "index", "search")
 
 
-def measure(size: int, bins: list[Path], rounds: int) -> dict[str, dict[str, list[tuple[float, float]]]]:
+def _bare_transcript(home: Path) -> Path:
+    """The transcript of a chat with no chat store that the index filed through another store's folder, made one
+    the freshness record checks (a refresh of it alone), so that each turn appended to it is seen."""
+    index = Index.open(home)
+    found = next(
+        meta
+        for segment in reversed(index.segments)
+        for _, meta in segment.live_sessions()
+        if meta.source == "cursor-cli" and meta.project_from == "transcript folder" and meta.origin.endswith(".jsonl")
+    )
+    transcript = Path(found.origin)
+    _append_turn(transcript)
+    refresh(home, only_chat_ids={found.id})
+    return transcript
+
+
+def measure(
+    size: int, bins: list[Path], rounds: int, bare: bool = False
+) -> dict[str, dict[str, list[tuple[float, float]]]]:
     """(wall, CPU) of every run, by environment and kind, interleaved round by round."""
     home = OUT / f"home-{size}"
     env = {**os.environ, **history_for(size).environment(home)}
@@ -40,7 +62,7 @@ def measure(size: int, bins: list[Path], rounds: int) -> dict[str, dict[str, lis
     assert (index_dir(home) / "manifest.msgpack").exists(), (
         f"build it first: python bench/bench_index.py --sizes {size}"
     )
-    transcript = _newest_transcript(home)
+    transcript = _bare_transcript(home) if bare else _newest_transcript(home)
     runs: dict[str, dict[str, list[tuple[float, float]]]] = {str(b): {kind: [] for kind in KINDS} for b in bins}
     for _ in range(rounds):
         for bin_dir in bins:
@@ -61,10 +83,12 @@ def main() -> None:
     parser.add_argument(
         "--against", action="append", default=[], help="another environment's bin folder, or a revision"
     )
+    parser.add_argument("--bare", action="store_true", help="append to a chat with a transcript and no chat store")
     args = parser.parse_args()
     bins = [user_bin(), *(install_for(other) for other in args.against)]
-    runs = measure(args.size, bins, args.rounds)
-    print(f"{args.size} sessions, {args.rounds} rounds, load average {os.getloadavg()[0]:.1f} at the end")
+    runs = measure(args.size, bins, args.rounds, args.bare)
+    chat = "a chat with no store, " if args.bare else ""
+    print(f"{args.size} sessions, {chat}{args.rounds} rounds, load average {os.getloadavg()[0]:.1f} at the end")
     print(f"{'environment':48} {'run':7} {'wall ms':>8} {'× pass':>7} {'CPU ms':>7} {'× pass':>7}")
     for bin_dir, kinds in runs.items():
         base_wall = figures.percentile([w for w, _ in kinds["pass"]], 0.5)

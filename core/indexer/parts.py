@@ -23,6 +23,7 @@ from ..bookkeeping import Bookkeeping, ChatState, Location, shard_of
 from ..index import Index, SegmentRef
 from ..private import open_private
 from ..readers import Projects
+from ..readers.projects import CWD_CACHE
 from .plan import Plan
 from .reads import Unread, read_changes
 from .records import NewSegments
@@ -137,7 +138,7 @@ def write_changes(
     progress: Callable[[int, int], None] | None,
 ) -> Written:
     """Read and write what the plan names: on every core when it is big enough, else in this process."""
-    projects = Projects.of_this_machine(problems)
+    projects = Projects.of_this_machine(problems, cwd_cache=directory / CWD_CACHE)
     total = plan.chats_to_read()
     done = 0
 

@@ -49,7 +49,7 @@ _PLACEHOLDER_TITLES = frozenset({"", "new agent", "new chat", "new composer", "u
 
 #: A store read with no timeout would wait 5 s on a lock; cursor-agent's writes are shorter.
 _BUSY_TIMEOUT_SECONDS = 0.5
-_ACP = "acp-sessions"
+ACP_FOLDER = "acp-sessions"
 
 
 class ChatMeta(msgspec.Struct):
@@ -104,14 +104,14 @@ def find_chat_dirs(root: Path) -> dict[str, Path]:
     for bucket in _dir_entries(os.path.join(root, "chats")):
         for chat in _dir_entries(bucket.path):
             chats.setdefault(chat.name, Path(chat.path))
-    for chat in _dir_entries(os.path.join(root, _ACP)):
+    for chat in _dir_entries(os.path.join(root, ACP_FOLDER)):
         chats.setdefault(chat.name, Path(chat.path))
     return chats
 
 
 def is_acp_chat(chat_dir: Path) -> bool:
     """A chat started through the Agent Client Protocol (``acp-sessions/<id>``), which ``--resume`` does not list."""
-    return chat_dir.parent.name == _ACP
+    return chat_dir.parent.name == ACP_FOLDER
 
 
 def _dir_entries(folder: str) -> list[os.DirEntry[str]]:

@@ -33,6 +33,7 @@ refresh that re-reads one chat with a ``meta.json`` reads nothing more.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sqlite3
 from collections import Counter
@@ -49,8 +50,10 @@ from ..model import Session
 from ..record import Record
 from ..regular_files import read_regular
 from . import vscdb
-from .chatstore import find_chat_dirs, read_chat_meta
 from .transcripts import decode_project_slug, project_slug_of, scan_transcripts
+
+#: The file in the index folder where a refresh keeps the chats' ``meta.json`` cwds (``chat_cwds``).
+CWD_CACHE = "chat-cwds"
 
 #: Where a session's project came from, best first: what ``Session.project_from`` holds and doctor counts.
 SIGNALS = (
@@ -129,16 +132,24 @@ class Projects:
     values are counted in ``problems``.
     """
 
-    def __init__(self, user_root: Path, cli_roots: Iterable[Path], problems: Counter[str] | None = None) -> None:
+    def __init__(
+        self,
+        user_root: Path,
+        cli_roots: Iterable[Path],
+        problems: Counter[str] | None = None,
+        cwd_cache: Path | None = None,
+    ) -> None:
         self.user_root = user_root
         self.cli_roots = list(cli_roots)
+        #: Where a refresh keeps the chats' ``meta.json`` cwds between runs (``chat_cwds``); None: read them all.
+        self.cwd_cache = cwd_cache
         self.problems: Counter[str] = problems if problems is not None else Counter()
         self._workspace_json: dict[Path, str] = {}
         self._slugs: dict[str, str] = {}
 
     @classmethod
-    def of_this_machine(cls, problems: Counter[str] | None = None) -> Projects:
-        return cls(paths.ide_user_root(), paths.cli_roots(), problems)
+    def of_this_machine(cls, problems: Counter[str] | None = None, cwd_cache: Path | None = None) -> Projects:
+        return cls(paths.ide_user_root(), paths.cli_roots(), problems, cwd_cache)
 
     @classmethod
     def around(cls, database: Path, problems: Counter[str] | None = None) -> Projects:
@@ -306,11 +317,13 @@ class Projects:
     def _chat_cwds(self) -> list[str]:
         """The trusted ``cwd`` of every cursor-agent chat's ``meta.json`` (``chats/`` and ``acp-sessions/``).
 
-        Trusted: the chat is filed under its md5, or the folder exists (``ChatMeta.project_dir``).
+        Trusted: the chat is filed under its md5, or the folder exists (``ChatMeta.project_dir``). A refresh reads
+        only the ``meta.json`` files its cache cannot vouch for (``chat_cwds``).
         """
-        chat_dirs = [d for root in self.cli_roots for d in find_chat_dirs(root).values()]
-        chat_dirs += [d for root in self.cli_roots for d in _subfolders(root / "acp-sessions")]
-        return [meta.project_dir for d in chat_dirs if (meta := read_chat_meta(d)) is not None and meta.project_dir]
+        from .chat_cwds import chat_cwds  # (only a chat the disk cannot place needs it)
+
+        metas = chat_cwds(self.cli_roots, self.cwd_cache)
+        return [cwd for cwd, verified in metas if cwd and (verified or os.path.isdir(cwd))]
 
     # --- files touched ------------------------------------------------------
 
