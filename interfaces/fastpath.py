@@ -26,6 +26,7 @@ TYPE_CHECKING = False  # typing's own, without importing typing; type checkers k
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from datetime import datetime
+    from typing import NoReturn
 
     from ..core.index import Codec, Index
     from ..core.indexer.glance import Check
@@ -159,16 +160,29 @@ def parse_index(args: Sequence[str]) -> dict[str, bool] | None:
 # --------------------------------------------------------------------------- output
 
 
-def echo(text: str, err: bool = False) -> None:
-    """``text`` and a newline, as typer's ``echo`` writes it: ANSI codes stripped unless to a terminal, flushed."""
-    stream = sys.stderr if err else sys.stdout
-    out = text + "\n"
-    if "\x1b" in out and not stream.isatty():
-        import re
+def echo(text: str, err: bool = False, nl: bool = True) -> None:
+    """``text`` and a newline (unless not ``nl``), flushed, with no control character but newline and tab: what
+    deja prints comes from stored chats, and a terminal must not act on an escape in one (``text.for_terminal``).
+    The CLI's text output goes through here."""
+    from ..core.text import for_terminal
 
-        out = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", out)
-    stream.write(out)
-    stream.flush()
+    stream = sys.stderr if err else sys.stdout
+    try:
+        stream.write(for_terminal(text) + ("\n" if nl else ""))
+        stream.flush()
+    except BrokenPipeError:
+        reader_gone()
+
+
+def reader_gone() -> NoReturn:
+    """End quietly with exit 0: what read stdout closed it (``deja sessions | head -1``), as every command does.
+
+    Raised as SystemExit from where the write failed, before click could take the error for a failure (exit 1);
+    stdout is pointed at /dev/null so the interpreter's last flush of what could not be written fails silently.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    raise SystemExit(0)
 
 
 def emit_json(data: Mapping[str, object]) -> None:
@@ -180,7 +194,11 @@ def emit_json(data: Mapping[str, object]) -> None:
     import json
 
     envelope = {"schema_version": SCHEMA_VERSION, **data}
-    sys.stdout.write(json.dumps(envelope, indent=2, ensure_ascii=False, default=_iso) + "\n")
+    try:
+        sys.stdout.write(json.dumps(envelope, indent=2, ensure_ascii=False, default=_iso) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        reader_gone()
 
 
 def _iso(value: object) -> str:
@@ -205,6 +223,8 @@ def guarded(body: Callable[[], object]) -> int:
     except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
         sys.stderr.write(f"deja: {exc}: run `deja index` to rebuild it\n")
         return 1
+    except BrokenPipeError:  # a write other than ``echo``'s, to a reader that is gone
+        reader_gone()
     except KeyboardInterrupt:
         sys.stderr.write("deja: interrupted\n")
         return 130

@@ -1,0 +1,142 @@
+"""What a second new-user trial met: stored text that drives the terminal, messages dropped for a Latin-1 byte or
+kept only in richText, filters and usage errors that said the wrong thing, a pipe closed early. Each test runs deja
+as the user does, on real stores written under tmp_path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+from harness import ENTRY, index_cli_root, run_deja
+
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.core.writers.ide import composer_data, write_state_vscdb
+
+PROJECT = "/work/shop"
+CONTROLS = "\x1b]0;PWNED-TITLE\x07deploy\x00 with \x1b[31mred\x1b[0m ssh\r\x9b2J"
+
+
+def _controls(text: str) -> set[str]:
+    return {c for c in text if (c < " " and c not in "\n\t") or "\x7f" <= c <= "\x9f"}
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> dict[str, str]:
+    """One cursor-agent chat whose question holds a title-setting OSC, a NUL, colour codes and a C1 CSI."""
+    cli = tmp_path / "cli"
+    records = [user_turn(CONTROLS), assistant_turn("run the deploy script over ssh")]
+    write_transcript(transcript_path(cli, PROJECT, "c0ffee00-0000-4000-8000-000000000001"), records)
+    return index_cli_root(tmp_path, cli)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("show", "c0ffee00"),
+        ("search", "deploy"),
+        ("sessions",),
+        ("handoff", "c0ffee00"),
+        ("ctx", "c0ffee00"),
+        ("export", "c0ffee00"),
+    ],
+)
+def test_no_control_character_from_a_stored_chat_reaches_the_terminal(
+    hostile: dict[str, str], args: tuple[str, ...]
+) -> None:
+    done = run_deja(*args, env=hostile)
+    assert done.returncode == 0, done.stderr
+    assert _controls(done.stdout) == set()
+    assert "PWNED-TITLE" not in done.stdout
+
+
+def test_show_keeps_the_words_around_the_control_characters(hostile: dict[str, str]) -> None:
+    done = run_deja("show", "c0ffee00", env=hostile)
+    assert "deploy with red ssh" in done.stdout
+
+
+# --- item 11: messages kept whole -------------------------------------------
+
+
+def _ide(tmp_path: Path, bubbles: dict[str, object]) -> dict[str, str]:
+    """deja pointed at one editor chat (no cursor-agent) with ``bubbles`` in order, user first, indexed."""
+    cid = "a1a1a1a1-0000-4000-8000-000000000001"
+    user = tmp_path / "ide" / "User"
+    order = [(bid, 1 if i % 2 == 0 else 2) for i, bid in enumerate(bubbles)]
+    write_state_vscdb(
+        user / "globalStorage" / "state.vscdb",
+        composers={cid: composer_data(cid, order, created_at=1784278800000)},
+        bubbles={cid: bubbles},  # type: ignore[dict-item]
+    )
+    (tmp_path / "no-cli").mkdir()
+    env = {**os.environ, "DEJA_CURSOR_ROOT": str(user), "DEJA_CURSOR_CLI_ROOT": str(tmp_path / "no-cli")}
+    env["DEJA_HOME"] = str(tmp_path / "deja")
+    assert run_deja("index", env=env).returncode == 0
+    return env
+
+
+def _bubble(kind: int, text: str, **fields: object) -> dict[str, object]:
+    return {"type": kind, "text": text, **fields}
+
+
+def test_an_editor_bubble_with_a_latin1_byte_is_kept_with_the_byte_replaced(tmp_path: Path) -> None:
+    latin1 = orjson.dumps(_bubble(1, "CAFEMARK where is the caf")).replace(b"caf", b"caf\xe9")
+    env = _ide(tmp_path, {"b1": latin1, "b2": _bubble(2, "in the kitchen")})
+    shown = run_deja("show", "a1a1a1a1", env=env)
+    assert "CAFEMARK where is the caf\ufffd" in shown.stdout
+    doctor = run_deja("doctor", env=env)
+    assert "malformed bubble" not in doctor.stdout
+
+
+def test_a_user_bubble_with_only_rich_text_is_shown_with_its_paragraphs(tmp_path: Path) -> None:
+    def paragraph(*words: str) -> dict[str, object]:
+        return {"type": "paragraph", "children": [{"type": "text", "text": w} for w in words]}
+
+    rich = {"root": {"type": "root", "children": [paragraph("why is the ", "footer missing"), paragraph("on mobile")]}}
+    bubbles = {
+        "b1": _bubble(1, "hello"),
+        "b2": _bubble(2, "hi"),
+        "b3": _bubble(1, "", richText=json.dumps(rich)),
+        "b4": _bubble(2, "the footer is hidden by a media query"),
+    }
+    env = _ide(tmp_path, bubbles)
+    shown = run_deja("show", "a1a1a1a1", "--json", env=env)
+    texts = [m["text"] for m in json.loads(shown.stdout)["messages"]]
+    assert texts == ["hello", "hi", "why is the footer missing\non mobile", "the footer is hidden by a media query"]
+
+
+def test_a_transcript_line_with_a_latin1_byte_is_kept(tmp_path: Path) -> None:
+    cli = tmp_path / "cli"
+    path = write_transcript(transcript_path(cli, PROJECT, "c0ffee00-0000-4000-8000-000000000002"), [])
+    line = orjson.dumps(user_turn("CAFEMARK the caf menu")).replace(b"caf menu", b"caf\xe9 menu")
+    path.write_bytes(line + b"\n" + orjson.dumps(assistant_turn("it is upstairs")) + b"\n")
+    env = index_cli_root(tmp_path, cli)
+    shown = run_deja("show", "c0ffee00", env=env)
+    assert "CAFEMARK the caf\ufffd menu" in shown.stdout
+    assert "it is upstairs" in shown.stdout
+
+
+# --- items 18, 19: stdout ---------------------------------------------------
+
+
+def test_export_to_dash_writes_stdout_and_no_file_named_dash(hostile: dict[str, str], tmp_path: Path) -> None:
+    done = run_deja("export", "c0ffee00", "-f", "md", "-o", "-", env=hostile, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "run the deploy script over ssh" in done.stdout
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("args", [("sessions",), ("stats",), ("show", "c0ffee00"), ("search", "deploy"), ("doctor",)])
+def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly_with_exit_0(
+    hostile: dict[str, str], args: tuple[str, ...]
+) -> None:
+    """As ``deja ARGS | head -0``: the reader is gone before the first line."""
+    with subprocess.Popen([*ENTRY, *args], env=hostile, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        err = proc.stderr.read()
+        code = proc.wait(timeout=60)
+    assert (code, err) == (0, b"")
