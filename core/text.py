@@ -336,7 +336,14 @@ def identifier_parts(text: str) -> dict[str, str]:
 
 
 def phrases(query: str) -> tuple[list[str], str]:
-    """Split a query into its quoted phrases and the rest."""
+    """Split a query into its quoted phrases and the rest.
+
+    A quote left open (``"deploy ssh``) starts no phrase: the words after it are searched as words, rather than
+    the query losing them all.
+    """
+    if query.count('"') % 2:
+        head, _, tail = query.rpartition('"')
+        query = f"{head} {tail}"
     found = re.findall(r'"([^"]+)"', query)
     rest = re.sub(r'"[^"]*"?', " ", query)
     return [p.strip() for p in found if p.strip()], rest

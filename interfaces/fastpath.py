@@ -410,7 +410,7 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
         return nothing_indexed()
     if not any(query_terms(query)):
         return f"Every word of {quoted_query(query)} is too common to search; add a rarer word."
-    if filters.active and (everywhere := search(index, query, limit=1).total):
+    if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1).total):
         return f"No session matches {quoted_query(query)} with {flags}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
     return f"No session matches {quoted_query(query)}."
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from harness import ENTRY, index_cli_root, run_deja
+from harness import ENTRY, Sample, index_cli_root, run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.core.writers.ide import composer_data, write_state_vscdb
@@ -140,3 +140,28 @@ def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly_with_exit_
         err = proc.stderr.read()
         code = proc.wait(timeout=60)
     assert (code, err) == (0, b"")
+
+
+# --- items 12, 13, 14: search's filters and quotes ----------------------------
+
+
+def test_project_dot_inside_the_project_is_that_project(indexed_sample: Sample) -> None:
+    api = indexed_sample.history.projects["api"]
+    by_dot = run_deja("search", "price", "--project", ".", env=indexed_sample.env, cwd=api)
+    by_path = run_deja("search", "price", "--project", str(api), env=indexed_sample.env)
+    assert by_dot.returncode == 0 and "Rate limit the price endpoint" in by_dot.stdout
+    assert by_dot.stdout == by_path.stdout
+    up = run_deja("sessions", "--project", "../api", env=indexed_sample.env, cwd=api)
+    assert "Rate limit the price endpoint" in up.stdout
+
+
+def test_an_unbalanced_quote_searches_the_words_after_it(indexed_sample: Sample) -> None:
+    done = run_deja("search", '"price cache', env=indexed_sample.env)
+    assert done.returncode == 0
+    assert "price cache return stale prices" in done.stdout
+    assert "too common" not in done.stdout
+
+
+def test_a_re_that_filters_every_match_out_is_named_with_the_way_back(indexed_sample: Sample) -> None:
+    done = run_deja("search", "price", "--re", "zzzq", env=indexed_sample.env)
+    assert done.stdout.startswith('No session matches "price" with --re zzzq; drop the filter to see the ')
