@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -15,6 +17,7 @@ from harness import ENTRY, Sample, index_cli_root, run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.core.writers.ide import composer_data, write_state_vscdb
+from deja.hooks.describe import ago
 
 PROJECT = "/work/shop"
 CONTROLS = "\x1b]0;PWNED-TITLE\x07deploy\x00 with \x1b[31mred\x1b[0m ssh\r\x9b2J"
@@ -165,3 +168,35 @@ def test_an_unbalanced_quote_searches_the_words_after_it(indexed_sample: Sample)
 def test_a_re_that_filters_every_match_out_is_named_with_the_way_back(indexed_sample: Sample) -> None:
     done = run_deja("search", "price", "--re", "zzzq", env=indexed_sample.env)
     assert done.stdout.startswith('No session matches "price" with --re zzzq; drop the filter to see the ')
+
+
+# --- item 15: hook dates ------------------------------------------------------
+
+
+@pytest.fixture
+def in_zone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC+9 (no daylight saving) for the test."""
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _local(text: str) -> float:
+    return time.mktime(time.strptime(text, "%Y-%m-%d %H:%M"))
+
+
+@pytest.mark.parametrize(
+    ("then", "now", "said"),
+    [
+        ("2026-11-30 10:30", "2026-12-01 09:00", "2026-11-30, yesterday"),  # 22.5 hours: the day before
+        ("2026-11-29 23:00", "2026-12-01 01:00", "2026-11-29, 2 days ago"),  # 26 hours: two dates back
+        ("2026-12-01 00:10", "2026-12-01 23:50", "2026-12-01, today"),
+        ("2025-12-31 23:00", "2026-01-01 08:00", "2025-12-31, yesterday"),  # across a new year
+    ],
+)
+def test_a_hook_counts_days_between_local_dates_as_it_writes_them(
+    in_zone: None, then: str, now: str, said: str
+) -> None:
+    assert ago(_local(then), now=_local(now)) == said
