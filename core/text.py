@@ -381,3 +381,15 @@ def for_terminal(text: str) -> str:
     The CLI prints its text through this (``fastpath.echo``), so none of it reaches a terminal or a pipe.
     """
     return _TERMINAL_CONTROLS.sub("", text) if not text.isprintable() else text
+
+
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")
+
+
+def json_escaped_controls(json_text: str) -> str:
+    """JSON text with DEL and the C1 controls, which JSON encoders leave raw, written as ``\\u`` escapes.
+
+    Lossless (a parser reads the same string back) and, with the C0 controls the encoders already escape, no
+    control character of a stored chat reaches a terminal through ``--json`` either.
+    """
+    return _RAW_IN_JSON.sub(lambda found: f"\\u{ord(found.group()):04x}", json_text)

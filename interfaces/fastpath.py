@@ -193,9 +193,12 @@ def emit_json(data: Mapping[str, object]) -> None:
     """
     import json
 
+    from ..core.text import json_escaped_controls
+
     envelope = {"schema_version": SCHEMA_VERSION, **data}
+    text = json_escaped_controls(json.dumps(envelope, indent=2, ensure_ascii=False, default=_iso))
     try:
-        sys.stdout.write(json.dumps(envelope, indent=2, ensure_ascii=False, default=_iso) + "\n")
+        sys.stdout.write(text + "\n")
         sys.stdout.flush()
     except BrokenPipeError:
         reader_gone()

@@ -116,7 +116,7 @@ def how_command(
 
 
 def wip_command(
-    directory: Annotated[str | None, typer.Argument(metavar="DIR", help="A project folder (default: here).")] = None,
+    directory: Annotated[str | None, typer.Argument(metavar="[DIR]", help="A project folder (default: here).")] = None,
     json: JsonFlag = False,
 ) -> None:
     """What the last session in this directory was doing: its task, what it settled, files, last command."""
@@ -182,19 +182,23 @@ def handoff_command(
 
 def export_command(
     session_id: Annotated[str | None, typer.Argument(metavar="ID", help="A session id or prefix.")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json or html.")] = "md",
+    fmt: Annotated[str | None, typer.Option("--format", "-f", help="md (the default), json or html.")] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write here instead of stdout (- is stdout).")
     ] = None,
     project: Annotated[
         str | None, typer.Option("--project", "-p", help="Export every session of a project to the -o folder.")
     ] = None,
+    json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
 ) -> None:
     """One session as Markdown, JSON or a self-contained HTML page; --project writes a folder of them."""
     from .cli import fail
     from .export import FORMATS, file_name, render, write_text
     from .fastpath import open_index
 
+    if json and fmt not in (None, "json"):
+        fail(f"--json is --format json: give one of --json and --format {fmt}", code=2)
+    fmt = "json" if json else fmt or "md"
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r}: use md, json or html", code=2)
     if session_id is None and project is None:

@@ -9,6 +9,7 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import orjson
@@ -45,6 +46,9 @@ def hostile(tmp_path: Path) -> dict[str, str]:
         ("handoff", "c0ffee00"),
         ("ctx", "c0ffee00"),
         ("export", "c0ffee00"),
+        ("show", "c0ffee00", "--json"),
+        ("search", "deploy", "--json"),
+        ("export", "c0ffee00", "--json"),
     ],
 )
 def test_no_control_character_from_a_stored_chat_reaches_the_terminal(
@@ -53,7 +57,7 @@ def test_no_control_character_from_a_stored_chat_reaches_the_terminal(
     done = run_deja(*args, env=hostile)
     assert done.returncode == 0, done.stderr
     assert _controls(done.stdout) == set()
-    assert "PWNED-TITLE" not in done.stdout
+    assert "PWNED-TITLE" not in done.stdout or "--json" in args  # JSON keeps the text, its controls escaped
 
 
 def test_show_keeps_the_words_around_the_control_characters(hostile: dict[str, str]) -> None:
@@ -200,3 +204,28 @@ def test_a_hook_counts_days_between_local_dates_as_it_writes_them(
     in_zone: None, then: str, now: str, said: str
 ) -> None:
     assert ago(_local(then), now=_local(now)) == said
+
+
+# --- item 16: JSON and help that say what they do --------------------------
+
+
+def test_export_json_is_show_json_with_its_schema_version_and_takes_json(hostile: dict[str, str]) -> None:
+    shown = json.loads(run_deja("show", "c0ffee00", "--json", env=hostile).stdout)
+    exported = json.loads(run_deja("export", "c0ffee00", "--format", "json", env=hostile).stdout)
+    by_flag = run_deja("export", "c0ffee00", "--json", env=hostile)
+    assert exported["schema_version"] == shown["schema_version"] == 1
+    assert exported == shown
+    assert by_flag.returncode == 0 and json.loads(by_flag.stdout) == exported
+    both = run_deja("export", "c0ffee00", "--json", "-f", "html", env=hostile)
+    assert both.returncode == 2 and both.stderr.count("\n") == 1
+
+
+def test_hooks_log_json_times_carry_their_utc_offset(hostile: dict[str, str]) -> None:
+    payload = {"conversation_id": "c", "hook_event_name": "beforeSubmitPrompt", "prompt": "deploy over ssh"}
+    assert run_deja("hook-prompt", env=hostile, input=json.dumps(payload)).returncode == 0
+    when = json.loads(run_deja("hooks", "log", "--json", env=hostile).stdout)["decisions"][-1]["when"]
+    assert datetime.fromisoformat(when).utcoffset() is not None
+
+
+def test_wip_help_shows_dir_as_optional(hostile: dict[str, str]) -> None:
+    assert "Usage: deja wip [OPTIONS] [DIR]" in run_deja("wip", "--help", env=hostile).stdout
