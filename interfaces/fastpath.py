@@ -297,8 +297,16 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
         raise Failed(str(exc)) from None
     except IndexUnreadable as exc:
         raise Failed(f"{exc}: run `deja index` to rebuild it") from None
+    except OSError as exc:  # there is no index, and none can be written
+        raise Failed(_unwritable(exc)) from None
     finally:
         bar.close()
+
+
+def _unwritable(exc: OSError) -> str:
+    """The one line for an index deja could not write."""
+    where = exc.filename or paths.deja_home()
+    return f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?"
 
 
 def _check_readable() -> None:
@@ -454,8 +462,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
     except TimeoutError:
         raise Failed("another deja is building the index right now: try again when it finishes") from None
     except OSError as exc:
-        where = exc.filename or paths.deja_home()
-        raise Failed(f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?") from None
+        raise Failed(_unwritable(exc)) from None
     finally:
         bar.close()
     data = {

@@ -229,3 +229,15 @@ def test_hooks_log_json_times_carry_their_utc_offset(hostile: dict[str, str]) ->
 
 def test_wip_help_shows_dir_as_optional(hostile: dict[str, str]) -> None:
     assert "Usage: deja wip [OPTIONS] [DIR]" in run_deja("wip", "--help", env=hostile).stdout
+
+
+# --- item 20: one line for a home deja cannot write ----------------------------
+
+
+@pytest.mark.parametrize("args", [("search", "deploy"), ("sessions",), ("stats",), ("index",)])
+def test_a_deja_home_that_cannot_be_made_is_one_line(hostile: dict[str, str], args: tuple[str, ...]) -> None:
+    done = run_deja(*args, env={**hostile, "DEJA_HOME": "/proc/nope"})
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "deja: cannot write the index (/proc/nope: No such file or directory): is DEJA_HOME writable?"
+    ]
