@@ -48,13 +48,16 @@ def blame_command(
 ) -> None:
     """Which sessions edited or discussed a file, newest first; with :LINE, which chat wrote that line."""
     from ..core import paths
-    from ..core.work import blame
+    from ..core.work import BadLocation, blame, split_location
     from .cli import emit_json, fail
     from .fastpath import open_index
     from .work_views import blame_json, blame_text
 
     try:
+        split_location(target)  # a usage error is said before the index is opened
         found = blame(open_index(), target, paths.ai_tracking_db(), limit)
+    except BadLocation as exc:
+        fail(str(exc), code=2)
     except LookupError as exc:
         fail(str(exc))
     emit_json(blame_json(found)) if json else echo(blame_text(found))

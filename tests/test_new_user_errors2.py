@@ -241,3 +241,28 @@ def test_a_deja_home_that_cannot_be_made_is_one_line(hostile: dict[str, str], ar
     assert done.stderr.splitlines() == [
         "deja: cannot write the index (/proc/nope: No such file or directory): is DEJA_HOME writable?"
     ]
+
+
+# --- item 21: blame's target --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        ("", "deja: give a file to blame: `deja blame app.py`, or `deja blame app.py:12` for a line"),
+        ("app.py:abc", "deja: 'app.py:abc': a line must be a positive number, as in app.py:12"),
+        ("app.py:0", "deja: 'app.py:0': a line must be a positive number, as in app.py:12"),
+    ],
+)
+def test_blame_of_no_file_or_no_line_is_a_usage_error(
+    hostile: dict[str, str], tmp_path: Path, target: str, said: str
+) -> None:
+    (tmp_path / "app.py").write_text("print('hi')\n")
+    done = run_deja("blame", target, env=hostile, cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr.splitlines()) == (2, "", [said])
+
+
+def test_blame_of_a_file_whose_name_holds_a_colon_is_that_file(hostile: dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / "notes:draft").write_text("x\n")
+    done = run_deja("blame", "notes:draft", env=hostile, cwd=tmp_path)
+    assert done.returncode == 0 and f"no session edited {tmp_path / 'notes:draft'}" in done.stdout
