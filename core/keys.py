@@ -51,14 +51,22 @@ def _digest(text: str) -> str:
 
 
 def project_spelling(project_dir_or_name: str) -> str:
-    """A project name or folder as the index compares it: trimmed, ``~/`` expanded, no trailing slash, any case.
+    """A project name or folder as the index compares it: trimmed, ``~/`` expanded, a relative folder (``.``,
+    ``..``, ``./web``, ``code/web``) made absolute, no trailing slash, any case.
 
-    ``--project ~/code/api`` given where no shell expands it (quoted, or through MCP) is still that folder.
+    ``--project ~/code/api`` given where no shell expands it (quoted, or through MCP) is still that folder, and
+    ``--project .`` typed inside a project is that project's folder; a bare name (``api``) stays a name.
     """
     text = project_dir_or_name.strip()
     if text == "~" or text.startswith(("~/", "~\\")):
         text = os.path.expanduser(text)
+    elif text in (".", "..") or text.startswith(_RELATIVE) or ("/" in text and not text.startswith("/")):
+        text = os.path.abspath(text)
     return text.rstrip("/").lower()
+
+
+#: How a relative folder starts, as opposed to a project's name.
+_RELATIVE = ("./", "../", ".\\", "..\\")
 
 
 def project_key(project_dir_or_name: str) -> str:

@@ -38,7 +38,8 @@ def open_index(
 
     Reading needs no write access: if the refresh cannot take the writer lock
     (another deja holds it) or cannot write (a read-only or full disk), it is
-    skipped, ``note`` is told why in one line, and the index as it stands is read.
+    skipped, ``note`` is told why in one line, and the index as it stands is read; when there is none to read,
+    the OSError that kept it from being written is raised.
     An index found damaged on opening is rebuilt by a full refresh, which says why.
     """
     home = home or paths.deja_home()
@@ -46,27 +47,37 @@ def open_index(
         return Index.open(home, codec)
     check_readable(index_dir(home))
     say = note or (lambda _: None)
-    _update(home, say, lambda: catch_up(home, progress=progress, found=checked))
+    unwritable = _update(home, say, lambda: catch_up(home, progress=progress, found=checked))
     try:
-        return Index.open(home, codec)
+        index = Index.open(home, codec)
     except IndexForbidden:
         raise
     except IndexUnreadable:
-        _update(home, say, lambda: refresh(home, progress=progress, lock_timeout=0))
+        if unwritable is not None:
+            raise unwritable from None  # no index to answer from, and none can be written: the one thing to say
+        if (unwritable := _update(home, say, lambda: refresh(home, progress=progress, lock_timeout=0))) is not None:
+            raise unwritable from None
         return Index.open(home, codec)
+    if unwritable is not None:
+        where = unwritable.filename or index_dir(home)
+        say(
+            f"cannot update the index ({where}: {unwritable.strerror or unwritable}); answering from the index as it stands"
+        )
+    return index
 
 
-def _update(home: Path, say: Callable[[str], None], run: Callable[[], RefreshResult | None]) -> None:
+def _update(home: Path, say: Callable[[str], None], run: Callable[[], RefreshResult | None]) -> OSError | None:
+    """Run an update of the index at ``home``; the error that kept it from writing, for the caller to say or raise."""
     try:
         result = run()
     except TimeoutError:
         say("another deja is updating the index; answering from the index as it stands")
     except OSError as exc:
-        where = exc.filename or index_dir(home)
-        say(f"cannot update the index ({where}: {exc.strerror or exc}); answering from the index as it stands")
+        return exc
     else:
         if result is not None and result.rebuilt_because:
             say(f"rebuilt the index: {result.rebuilt_because}")
+    return None
 
 
 def find_session(index: Index, prefix: str) -> tuple[Segment, SessionMeta]:

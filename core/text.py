@@ -334,7 +334,14 @@ def identifier_parts(text: str) -> dict[str, str]:
 
 
 def phrases(query: str) -> tuple[list[str], str]:
-    """Split a query into its quoted phrases and the rest."""
+    """Split a query into its quoted phrases and the rest.
+
+    A quote left open (``"deploy ssh``) starts no phrase: the words after it are searched as words, rather than
+    the query losing them all.
+    """
+    if query.count('"') % 2:
+        head, _, tail = query.rpartition('"')
+        query = f"{head} {tail}"
     found = re.findall(r'"([^"]+)"', query)
     rest = re.sub(r'"[^"]*"?', " ", query)
     return [p.strip() for p in found if p.strip()], rest
@@ -352,3 +359,35 @@ def one_line(text: str, limit: int = 80) -> str:
         if line:
             return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
     return ""
+
+
+#: What a terminal would act on rather than print: an escape sequence (CSI, the OSC that sets a window title,
+#: the other string commands, a lone ESC and its letter), then any other C0 or C1 control and DEL. A string
+#: command missing its terminator ends at the line's end, so it cannot swallow the rest of the output.
+_TERMINAL_CONTROLS = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
+    r"|\x1b[ -~]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+
+
+def for_terminal(text: str) -> str:
+    """``text`` with every control character but newline and tab taken out, with the escape sequences they start.
+
+    Stored chats hold what tools printed and what users pasted: a colour code, a title-setting OSC, a NUL.
+    The CLI prints its text through this (``fastpath.echo``), so none of it reaches a terminal or a pipe.
+    """
+    return _TERMINAL_CONTROLS.sub("", text) if not text.isprintable() else text
+
+
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")
+
+
+def json_escaped_controls(json_text: str) -> str:
+    """JSON text with DEL and the C1 controls, which JSON encoders leave raw, written as ``\\u`` escapes.
+
+    Lossless (a parser reads the same string back) and, with the C0 controls the encoders already escape, no
+    control character of a stored chat reaches a terminal through ``--json`` either.
+    """
+    return _RAW_IN_JSON.sub(lambda found: f"\\u{ord(found.group()):04x}", json_text)

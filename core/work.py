@@ -160,12 +160,30 @@ class Blame(Record):
     attributions: list[tuple[Attribution, SessionMeta | None]] = []
 
 
+class BadLocation(LookupError):
+    """A ``PATH[:LINE]`` that names no file or no line (a usage error); the message says what to give."""
+
+
 def split_location(target: str) -> tuple[str, int | None]:
-    """``PATH[:LINE]`` -> (absolute path, line or None); a Windows drive's colon is part of the path."""
+    """``PATH[:LINE]`` -> (absolute path, line or None); a Windows drive's colon is part of the path.
+
+    An empty target would be the current folder, and ``app.py:abc`` or ``app.py:0`` a file of that name that
+    is not there: each is BadLocation rather than an answer about something the user did not ask for.
+    """
+    if not target.strip():
+        raise BadLocation("give a file to blame: `deja blame app.py`, or `deja blame app.py:12` for a line")
     path, _, line = target.rpartition(":")
     if path and line.isdigit() and int(line) > 0:
         return os.path.abspath(os.path.expanduser(path)), int(line)
+    if path and _meant_as_line(path, line) and not os.path.exists(target):
+        raise BadLocation(f"{target!r}: a line must be a positive number, as in app.py:12")
     return os.path.abspath(os.path.expanduser(target)), None
+
+
+def _meant_as_line(path: str, after: str) -> bool:
+    """Whether ``PATH:AFTER`` reads as a file and a line: ``AFTER`` is no path (``C:\\src`` is a drive's)."""
+    drive = len(path) == 1 and path.isalpha()
+    return bool(after) and not drive and not any(c in after for c in "/\\")
 
 
 def read_line(path: str, number: int) -> str:

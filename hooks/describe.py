@@ -14,15 +14,28 @@ if TYPE_CHECKING:
 
 
 def ago(when: datetime | float | None, now: float | None = None) -> str:
-    """``2026-07-26, 3 days ago`` (the date in local time); ``unknown date`` for None or 0 (the index's "no time")."""
+    """``2026-07-26, 3 days ago`` (the date in local time); ``unknown date`` for None or 0 (the index's "no time").
+
+    Days are counted between local calendar dates, as the date is written: yesterday evening is "yesterday" this
+    morning, not "today" because fewer than 24 hours have passed.
+    """
     if not when:
         return "unknown date"
     seconds = when if isinstance(when, int | float) else when.timestamp()
-    days = int(((now or time.time()) - seconds) // 86400)
+    days = _local_day(now or time.time()) - _local_day(seconds)
     date = time.strftime("%Y-%m-%d", time.localtime(seconds))
     if days <= 0:
         return f"{date}, today"
-    return f"{date}, {days} day{'s' if days != 1 else ''} ago"
+    if days == 1:
+        return f"{date}, yesterday"
+    return f"{date}, {days} days ago"
+
+
+def _local_day(seconds: float) -> int:
+    """The local calendar date of ``seconds`` as a day number (``date.toordinal``'s, without loading datetime)."""
+    moment = time.localtime(seconds)
+    year = moment.tm_year - 1
+    return year * 365 + year // 4 - year // 100 + year // 400 + moment.tm_yday
 
 
 def heading(title: str, project: str, updated: datetime | float | None, session_id: str) -> str:

@@ -25,6 +25,7 @@ from .about import version
 from .fastpath import (
     SearchArgs,
     check_source,
+    echo,
     emit_json,
     filter_flags,
     guarded,
@@ -54,7 +55,7 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for scripts i
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    typer.echo(f"deja: {message}", err=True)
+    echo(f"deja: {message}", err=True)
     raise typer.Exit(code)
 
 
@@ -108,7 +109,7 @@ def plain_help(typer_app: typer.Typer) -> None:
 
 def _print_version(wanted: bool) -> None:
     if wanted:
-        typer.echo(f"deja {version()}")
+        echo(f"deja {version()}")
         raise typer.Exit()
 
 
@@ -121,7 +122,7 @@ def main(
 ) -> None:
     """Memory for Cursor: search, show and resume your past Cursor sessions, and recall them in new ones."""
     if ctx.invoked_subcommand is None:
-        typer.echo(ctx.get_help())
+        echo(ctx.get_help())
 
 
 def terminal_width() -> int | None:
@@ -221,15 +222,13 @@ def sessions_command(
         ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]
         id_width = max(map(len, ids))
         for meta, shown_id in zip(chosen, ids, strict=True):
-            typer.echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
+            echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
         if len(chosen) == limit and (more := _more_sessions(index, project, source, limit)):
-            typer.echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
+            echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
     elif index.session_count and (flags := filter_flags(project=project, source=source)):
-        typer.echo(
-            f"No sessions with {flags}; drop {the_filters(flags)} to see the {index.session_count} in the index."
-        )
+        echo(f"No sessions with {flags}; drop {the_filters(flags)} to see the {index.session_count} in the index.")
     else:
-        typer.echo("No sessions found. `deja index` says where it looked; `deja doctor` checks the rest.")
+        echo("No sessions found. `deja index` says where it looked; `deja doctor` checks the rest.")
 
 
 NO_PROJECT = "(no project)"
@@ -284,7 +283,7 @@ def show_command(
         emit_json(show_json(meta, shown, offset, len(messages)))
     else:
         hint = f"`deja show {meta.id} --offset {{offset}}`"
-        typer.echo(show_text(meta, shown) + window_note(offset, len(shown), len(messages), hint))
+        echo(show_text(meta, shown) + window_note(offset, len(shown), len(messages), hint))
 
 
 @app.command("stats")
@@ -314,13 +313,13 @@ def stats_command(json: JsonFlag = False) -> None:
             }
         )
         return
-    typer.echo(f"{index.session_count} sessions, {index.message_count} messages")
+    echo(f"{index.session_count} sessions, {index.message_count} messages")
     for name, row in per_source.items():
-        typer.echo(f"  {name:<12} {row['sessions']:>6} sessions {row['messages']:>8} messages")
-    typer.echo("projects:")
+        echo(f"  {name:<12} {row['sessions']:>6} sessions {row['messages']:>8} messages")
+    echo("projects:")
     for name, row in list(projects.items())[:20]:
-        typer.echo(f"  {name:<24} {row['sessions']:>6} sessions {row['messages']:>8} messages")
-    typer.echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
+        echo(f"  {name:<24} {row['sessions']:>6} sessions {row['messages']:>8} messages")
+    echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
 
 
 TargetArg = Annotated[
@@ -341,9 +340,9 @@ def _check_target(target: str) -> None:
 def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> None:
     for change in changes:
         action = f"would be {change.action}" if dry_run and change.action != "unchanged" else change.action
-        typer.echo(f"{target}: {action} {change.path}")
+        echo(f"{target}: {action} {change.path}")
         if dry_run and change.diff:
-            typer.echo(change.diff.rstrip("\n"))
+            echo(change.diff.rstrip("\n"))
 
 
 @app.command("install")
@@ -372,7 +371,7 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     # A file that is not there was not left unchanged: it was never deja's to remove.
     changes = [c for c in changes if c.action != "unchanged" or c.path.exists()]
     if all(change.action == "unchanged" for change in changes):
-        typer.echo(f"{target}: nothing of deja's to remove")
+        echo(f"{target}: nothing of deja's to remove")
         return
     _print_changes(target, changes, dry_run)
 
@@ -405,7 +404,7 @@ def resume_command(
         fail(str(exc))
     line = command_line(directory, chat_id)
     if not run_it:
-        typer.echo(line)
+        echo(line)
         return
     agent = shutil.which("cursor-agent")
     if agent is None:
@@ -427,7 +426,7 @@ def doctor_command(json: JsonFlag = False) -> None:
     if json:
         emit_json(report_json(report))
     else:
-        typer.echo(report_text(report, width=terminal_width()))
+        echo(report_text(report, width=terminal_width()))
     if not report.healthy:
         raise typer.Exit(1)
 
@@ -497,7 +496,7 @@ def config_command(ctx: typer.Context, json: JsonFlag = False) -> None:
     if json:
         emit_json(settings_json())
     else:
-        typer.echo(settings_text())
+        echo(settings_text())
 
 
 @config_app.command("set")
@@ -514,13 +513,13 @@ def config_set_command(
         fail(str(exc), 2)
     except OSError as exc:
         fail(f"cannot write {config.config_path()}: {exc.strerror or exc}")
-    typer.echo(f"{key} = {stored if not isinstance(stored, bool) else str(stored).lower()} in {config.config_path()}")
+    echo(f"{key} = {stored if not isinstance(stored, bool) else str(stored).lower()} in {config.config_path()}")
     if config.SETTINGS[key].kind == "path" and not Path(value).expanduser().is_absolute():
-        typer.echo(f"note: {value} is relative; stored as {stored}, since the hooks run in another folder")
+        echo(f"note: {value} is relative; stored as {stored}, since the hooks run in another folder")
     here = config.resolve(key)
     if here.source == "env":
         variable = config.SETTINGS[key].variable
-        typer.echo(f"note: {variable} is set in this shell and overrides it here; Cursor's hooks use the file")
+        echo(f"note: {variable} is set in this shell and overrides it here; Cursor's hooks use the file")
 
 
 @config_app.command("unset")
@@ -537,7 +536,7 @@ def config_unset_command(
     except OSError as exc:
         fail(f"cannot write {config.config_path()}: {exc.strerror or exc}")
     where = config.config_path()
-    typer.echo(f"removed {key} from {where}" if removed else f"{key} is not set in {where}; nothing to remove")
+    echo(f"removed {key} from {where}" if removed else f"{key} is not set in {where}; nothing to remove")
 
 
 hooks_app = typer.Typer(help="deja's hooks: what they did.", invoke_without_command=True)
@@ -565,4 +564,4 @@ def hooks_log_command(
 
         emit_json({"decisions": msgspec.to_builtins(decisions)})
     else:
-        typer.echo(decisions_text(decisions))
+        echo(decisions_text(decisions))

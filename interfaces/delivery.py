@@ -230,7 +230,26 @@ def _decision(line: str) -> Decision | None:
         notes.pop()
     gave = int(outcome.split()[1]) if outcome.startswith("gave") else 0
     why = "" if gave else outcome.removeprefix("silent: ")
-    return Decision(when, command, event, conversation, gave, why, "; ".join(notes), float(ms.group(1)) if ms else None)
+    return Decision(
+        _with_offset(when),
+        command,
+        event,
+        conversation,
+        gave,
+        why,
+        "; ".join(notes),
+        float(ms.group(1)) if ms else None,
+    )
+
+
+def _with_offset(when: str) -> str:
+    """A hooks.log time, which the hooks write in this machine's local time without a zone, with its UTC offset
+    (``2026-12-01T09:30:00+01:00``): unambiguous in ``--json``. A time it cannot read is kept as written."""
+    try:
+        moment = datetime.fromisoformat(when)
+    except ValueError:
+        return when
+    return (moment if moment.tzinfo else moment.astimezone()).isoformat()
 
 
 def decisions_text(decisions: list[Decision]) -> str:
@@ -242,5 +261,7 @@ def decisions_text(decisions: list[Decision]) -> str:
         outcome = f"gave {d.gave_bytes} bytes" if d.gave_bytes else f"silent: {d.why}"
         extra = f" ({d.notes})" if d.notes else ""
         timing = f" {d.milliseconds:.0f} ms" if d.milliseconds is not None else ""
-        lines.append(f"{d.when}  {d.command:<16} {d.event:<20} {d.conversation[:12]:<12}  {outcome}{extra}{timing}")
+        lines.append(
+            f"{d.when[:19]}  {d.command:<16} {d.event:<20} {d.conversation[:12]:<12}  {outcome}{extra}{timing}"
+        )
     return "\n".join(lines)

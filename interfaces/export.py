@@ -18,7 +18,9 @@ import orjson
 from ..core.index import SessionMeta
 from ..core.keys import EDIT_TOOLS
 from ..core.model import Message, ToolCall
+from ..core.text import json_escaped_controls
 from ..core.work import edit_texts
+from .fastpath import SCHEMA_VERSION
 from .views import iso, show_json, tool_summary, when
 
 FORMATS = ("md", "json", "html")
@@ -159,7 +161,8 @@ def render(meta: SessionMeta, messages: list[Message], fmt: str) -> str:
         return to_markdown(meta, messages)
     if fmt == "html":
         return to_html(meta, messages)
-    return orjson.dumps(show_json(meta, messages), option=orjson.OPT_INDENT_2).decode() + "\n"
+    envelope = {"schema_version": SCHEMA_VERSION, **show_json(meta, messages)}  # ``deja show --json``'s, whole
+    return json_escaped_controls(orjson.dumps(envelope, option=orjson.OPT_INDENT_2).decode()) + "\n"
 
 
 def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) -> tuple[str, str]:

@@ -26,6 +26,7 @@ TYPE_CHECKING = False  # typing's own, without importing typing; type checkers k
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from datetime import datetime
+    from typing import NoReturn
 
     from ..core.index import Codec, Index
     from ..core.indexer.glance import Check
@@ -159,16 +160,29 @@ def parse_index(args: Sequence[str]) -> dict[str, bool] | None:
 # --------------------------------------------------------------------------- output
 
 
-def echo(text: str, err: bool = False) -> None:
-    """``text`` and a newline, as typer's ``echo`` writes it: ANSI codes stripped unless to a terminal, flushed."""
-    stream = sys.stderr if err else sys.stdout
-    out = text + "\n"
-    if "\x1b" in out and not stream.isatty():
-        import re
+def echo(text: str, err: bool = False, nl: bool = True) -> None:
+    """``text`` and a newline (unless not ``nl``), flushed, with no control character but newline and tab: what
+    deja prints comes from stored chats, and a terminal must not act on an escape in one (``text.for_terminal``).
+    The CLI's text output goes through here."""
+    from ..core.text import for_terminal
 
-        out = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", out)
-    stream.write(out)
-    stream.flush()
+    stream = sys.stderr if err else sys.stdout
+    try:
+        stream.write(for_terminal(text) + ("\n" if nl else ""))
+        stream.flush()
+    except BrokenPipeError:
+        reader_gone()
+
+
+def reader_gone() -> NoReturn:
+    """End quietly with exit 0: what read stdout closed it (``deja sessions | head -1``), as every command does.
+
+    Raised as SystemExit from where the write failed, before click could take the error for a failure (exit 1);
+    stdout is pointed at /dev/null so the interpreter's last flush of what could not be written fails silently.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    raise SystemExit(0)
 
 
 def emit_json(data: Mapping[str, object]) -> None:
@@ -179,8 +193,15 @@ def emit_json(data: Mapping[str, object]) -> None:
     """
     import json
 
+    from ..core.text import json_escaped_controls
+
     envelope = {"schema_version": SCHEMA_VERSION, **data}
-    sys.stdout.write(json.dumps(envelope, indent=2, ensure_ascii=False, default=_iso) + "\n")
+    text = json_escaped_controls(json.dumps(envelope, indent=2, ensure_ascii=False, default=_iso))
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        reader_gone()
 
 
 def _iso(value: object) -> str:
@@ -205,6 +226,8 @@ def guarded(body: Callable[[], object]) -> int:
     except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
         sys.stderr.write(f"deja: {exc}: run `deja index` to rebuild it\n")
         return 1
+    except BrokenPipeError:  # a write other than ``echo``'s, to a reader that is gone
+        reader_gone()
     except KeyboardInterrupt:
         sys.stderr.write("deja: interrupted\n")
         return 130
@@ -274,8 +297,16 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
         raise Failed(str(exc)) from None
     except IndexUnreadable as exc:
         raise Failed(f"{exc}: run `deja index` to rebuild it") from None
+    except OSError as exc:  # there is no index, and none can be written
+        raise Failed(_unwritable(exc)) from None
     finally:
         bar.close()
+
+
+def _unwritable(exc: OSError) -> str:
+    """The one line for an index deja could not write."""
+    where = exc.filename or paths.deja_home()
+    return f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?"
 
 
 def _check_readable() -> None:
@@ -390,7 +421,7 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
         return nothing_indexed()
     if not any(query_terms(query)):
         return f"Every word of {quoted_query(query)} is too common to search; add a rarer word."
-    if filters.active and (everywhere := search(index, query, limit=1).total):
+    if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1).total):
         return f"No session matches {quoted_query(query)} with {flags}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
     return f"No session matches {quoted_query(query)}."
 
@@ -443,8 +474,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
     except TimeoutError:
         raise Failed("another deja is building the index right now: try again when it finishes") from None
     except OSError as exc:
-        where = exc.filename or paths.deja_home()
-        raise Failed(f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?") from None
+        raise Failed(_unwritable(exc)) from None
     finally:
         bar.close()
     data: dict[str, object] = {

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..core.library import NotFound, find_session, newest_sessions
+from .fastpath import echo
 
 if TYPE_CHECKING:
     from ..core.index import Index, Segment, SessionMeta
@@ -47,16 +48,19 @@ def blame_command(
 ) -> None:
     """Which sessions edited or discussed a file, newest first; with :LINE, which chat wrote that line."""
     from ..core import paths
-    from ..core.work import blame
+    from ..core.work import BadLocation, blame, split_location
     from .cli import emit_json, fail
     from .fastpath import open_index
     from .work_views import blame_json, blame_text
 
     try:
+        split_location(target)  # a usage error is said before the index is opened
         found = blame(open_index(), target, paths.ai_tracking_db(), limit)
+    except BadLocation as exc:
+        fail(str(exc), code=2)
     except LookupError as exc:
         fail(str(exc))
-    emit_json(blame_json(found)) if json else typer.echo(blame_text(found))
+    emit_json(blame_json(found)) if json else echo(blame_text(found))
 
 
 def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = False) -> None:
@@ -68,7 +72,7 @@ def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = 
 
     query = " ".join(words).strip()
     uses = topic_files(open_index(), query, project)
-    emit_json(files_json(query, uses)) if json else typer.echo(files_text(query, uses))
+    emit_json(files_json(query, uses)) if json else echo(files_text(query, uses))
 
 
 def fix_command(
@@ -86,7 +90,7 @@ def fix_command(
     if not text.strip():
         fail('no error text: give the error, e.g. `deja fix "ModuleNotFoundError: No module named api"`', code=2)
     fixes = error_history(open_index(), text, limit=limit)
-    emit_json(fix_json(text, fixes)) if json else typer.echo(fix_text(text, fixes))
+    emit_json(fix_json(text, fixes)) if json else echo(fix_text(text, fixes))
 
 
 def how_command(
@@ -109,13 +113,13 @@ def how_command(
     if json:
         emit_json(how_json(query, runs))
         return
-    typer.echo(how_text(query, runs, where))
+    echo(how_text(query, runs, where))
     if not runs and project is not None and invocations(index, query, None, 1):
-        typer.echo("it ran in other projects: add --all-projects to see them")
+        echo("it ran in other projects: add --all-projects to see them")
 
 
 def wip_command(
-    directory: Annotated[str | None, typer.Argument(metavar="DIR", help="A project folder (default: here).")] = None,
+    directory: Annotated[str | None, typer.Argument(metavar="[DIR]", help="A project folder (default: here).")] = None,
     json: JsonFlag = False,
 ) -> None:
     """What the last session in this directory was doing: its task, what it settled, files, last command."""
@@ -134,7 +138,7 @@ def wip_command(
         fail(f"no session ran in {folder} or a folder above it; `deja sessions` lists where sessions ran")
     segment, meta = find_session(index, found[0].id)
     summary = digest(segment, meta)
-    emit_json(digest_json(summary)) if json else typer.echo(wip_text(summary))
+    emit_json(digest_json(summary)) if json else echo(wip_text(summary))
 
 
 def ctx_command(
@@ -156,7 +160,7 @@ def ctx_command(
         summary = session_digest(open_index(), " ".join(query).strip())
     except LookupError as exc:
         fail(str(exc))
-    emit_json(digest_json(summary)) if json else sys.stdout.write(ctx_markdown(summary, budget))
+    emit_json(digest_json(summary)) if json else echo(ctx_markdown(summary, budget), nl=False)
 
 
 def handoff_command(
@@ -176,28 +180,36 @@ def handoff_command(
     if json:
         emit_json({"session_id": meta.id, "directory": meta.project_dir or None, "command": line})
     else:
-        typer.echo(line)
+        echo(line)
 
 
 def export_command(
     session_id: Annotated[str | None, typer.Argument(metavar="ID", help="A session id or prefix.")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json or html.")] = "md",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", "-f", help="md (the default), json or html.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout (- is stdout).")
+    ] = None,
     project: Annotated[
         str | None, typer.Option("--project", "-p", help="Export every session of a project to the -o folder.")
     ] = None,
+    json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
 ) -> None:
     """One session as Markdown, JSON or a self-contained HTML page; --project writes a folder of them."""
     from .cli import fail
     from .export import FORMATS, file_name, render, write_text
     from .fastpath import open_index
 
+    if json and fmt not in (None, "json"):
+        fail(f"--json is --format json: give one of --json and --format {fmt}", code=2)
+    fmt = "json" if json else fmt or "md"
     if fmt not in FORMATS:
         fail(f"unknown format {fmt!r}: use md, json or html", code=2)
     if session_id is None and project is None:
         fail("give the session ID to export (or --project P -o FOLDER for a whole project)", code=2)
     if session_id is not None and project is not None:
         fail("give a session ID or --project P, not both", code=2)
+    if output is not None and str(output) == "-":
+        output = None  # ``-o -`` is stdout, as for other tools that write files
     index = open_index()
     if project is not None:
         _export_project(index, project, fmt, output)
@@ -205,11 +217,11 @@ def export_command(
     segment, meta = _session_of(index, session_id or "")
     text = render(meta, segment.messages(meta), fmt)
     if output is None:
-        sys.stdout.write(text)
+        echo(text, nl=False)
     else:
         target = _output_file(output, file_name(meta, fmt))
         write_text(target, text)
-        typer.echo(f"wrote {target}", err=True)
+        echo(f"wrote {target}", err=True)
 
 
 def _output_file(output: Path, name: str) -> Path:
@@ -256,7 +268,7 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
         written.append((found, name))
     page, text = index_page(written, fmt, f"deja: {project}")
     write_text(output / page, text)
-    typer.echo(f"wrote {len(written)} sessions and {page} to {output}")
+    echo(f"wrote {len(written)} sessions and {page} to {output}")
 
 
 #: The verbs by command name, in the order ``deja --help`` lists them.

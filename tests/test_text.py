@@ -108,7 +108,7 @@ def test_documents_and_queries_tokenise_alike() -> None:
     [
         ('"exact phrase" rest', ["exact phrase"], "rest"),
         ('a "b c" d "e"', ["b c", "e"], "a d"),
-        ('unclosed "quote here', [], "unclosed"),
+        ('unclosed "quote here', [], "unclosed quote here"),  # a quote left open starts no phrase
         ('empty "" quotes', [], "empty quotes"),
         ("no quotes", [], "no quotes"),
     ],

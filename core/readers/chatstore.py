@@ -31,6 +31,7 @@ import orjson
 from ..model import Message
 from ..regular_files import read_regular
 from ..text import one_line
+from . import jsonvalue
 from .conversation import SKIPPED_TOOLS, Child, canonical_args, normalise_tool_name, store_conversation, tool_result
 from .vscdb import read_whole
 
@@ -288,7 +289,7 @@ def _store_meta(value: Any) -> _StoreMeta | None:
 
 def _json_object(data: bytes) -> dict[str, Any] | None:
     try:
-        value = orjson.loads(data)
+        value = jsonvalue.loads(data)
     except orjson.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None

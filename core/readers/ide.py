@@ -34,6 +34,7 @@ import orjson
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times
 from ..record import Record
 from ..text import one_line
+from . import jsonvalue
 from .projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
 from .vscdb import READ_ATTEMPTS, CursorConnection, connect_read_only, count_database_error, table_names
 
@@ -214,7 +215,7 @@ def _load(raw: bytes | None, what: str, problems: Problems) -> dict[str, Any] | 
         problems[f"ide: null {what}"] += 1
         return None
     try:
-        data = orjson.loads(raw)
+        data = jsonvalue.loads(raw)
     except orjson.JSONDecodeError:
         data = None
     if not isinstance(data, dict):
@@ -487,7 +488,7 @@ def _message(bubble: dict[str, Any], when: datetime | None, problems: Problems) 
     if role is None:
         problems["ide: malformed bubble"] += 1
         return None
-    text = _str(bubble.get("text")).strip() or _str(bubble.get("rawText")).strip()
+    text = _str(bubble.get("text")).strip() or _str(bubble.get("rawText")).strip() or _rich_text(bubble.get("richText"))
     tool_call = _tool_call(bubble.get("toolFormerData"), problems)
     if not text and tool_call is None:
         return None
@@ -497,6 +498,33 @@ def _message(bubble: dict[str, Any], when: datetime | None, problems: Problems) 
         timestamp=when,
         tool_calls=[tool_call] if tool_call else [],
     )
+
+
+#: The Lexical nodes that start a line of their own.
+_RICH_LINES = frozenset({"paragraph", "heading", "quote", "code", "listitem", "linebreak"})
+
+
+def _rich_text(value: Any) -> str:
+    """The words of a ``richText`` (the Lexical editor's JSON, stored as a string): some user bubbles keep
+    the message only there, with ``text`` empty. Each paragraph is a line."""
+    try:
+        tree = jsonvalue.loads(value) if isinstance(value, str) and value else value
+    except orjson.JSONDecodeError:
+        return ""
+    root = tree.get("root") if isinstance(tree, dict) else None
+    lines: list[str] = []
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if node.get("type") in _RICH_LINES:
+            lines.append("")
+        if isinstance(node.get("text"), str):
+            lines[-1:] = [(lines[-1] if lines else "") + node["text"]]
+        if isinstance(node.get("children"), list):
+            stack.extend(reversed(node["children"]))
+    return "\n".join(lines).strip()
 
 
 def _role(kind: Any) -> Role | None:

@@ -22,6 +22,7 @@ import orjson
 from ..dates import MONTHS
 from ..model import Message, ToolCall, cap_text
 from ..regular_files import capped_lines, check_regular, open_regular
+from . import jsonvalue
 
 MALFORMED_LINE = "malformed transcript line"
 OVERLONG_LINE = "transcript line too long to read"
@@ -317,7 +318,7 @@ def read_transcript(
 def _load(line: bytes) -> Any:
     """The line's JSON value, or None for a blank or malformed line."""
     try:
-        return orjson.loads(line)
+        return jsonvalue.loads(line)
     except orjson.JSONDecodeError:
         return None
 
