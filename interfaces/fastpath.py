@@ -305,7 +305,7 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 
 def _unwritable(exc: OSError) -> str:
     """The one line for an index deja could not write."""
-    where = exc.filename or paths.deja_home()
+    where = exc.filename or folders.deja_home()
     return f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?"
 
 
