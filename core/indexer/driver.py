@@ -218,12 +218,13 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         remove_strays(directory)
         walk_started = time.time()
         folders = freshness.snapshot_folders(paths.cli_roots()) if scope.targets is None else scope.seen_folders
-        manifest, state, index, why = _load(directory, full)
+        mode = redaction_mode()  # decided once: what is written, and what the manifest says, agree
+        manifest, state, index, why = _load(directory, full, mode)
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
-        written = _write_changes(plan, book, index, problems, directory, progress)
-        if scope.keep_live and plan.unreadable and (kept := _kept_instead(directory, written.segments)) is not None:
+        written = _write_changes(plan, book, index, problems, directory, progress, mode)
+        if scope.keep_live and plan.unreadable and (kept := _kept_instead(directory, written.segments, mode)):
             return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems), why)
         tally = _record_changes(manifest, index, book, plan, written)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
@@ -233,8 +234,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         changed = manifest is None or written.segments or tally.removed or book.changed or ide != state.ide or rewrite
         merged_problems = _problems(state.problems, problems)
         if changed:
-            live = _compact(directory, live, book, rewrite_replaced=walked)
-            _swap(directory, manifest or _live_manifest(directory), live, book, ide, merged_problems)
+            live = _compact(directory, live, book, mode, rewrite_replaced=walked)
+            _swap(directory, manifest or _live_manifest(directory), live, book, ide, merged_problems, mode)
         elif manifest is not None:  # segments a past swap retired go once their grace is over, change or not
             remove_stale_segments(directory, [ref.name for ref in manifest.segments])
         if scope.targets is None:
@@ -254,14 +255,14 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         )
 
 
-def _load(directory: Path, full: bool) -> tuple[Manifest | None, State, Index | None, str]:
+def _load(directory: Path, full: bool, mode: str) -> tuple[Manifest | None, State, Index | None, str]:
     """The live manifest, state and index, or nothing (and why) when they cannot be trusted."""
     if full:
         return None, State(), None, ""
     try:
         manifest = read_manifest(directory)
-        if manifest.redaction != redaction_mode():
-            return None, State(), None, _redaction_changed(manifest.redaction)
+        if manifest.redaction != mode:
+            return None, State(), None, _redaction_changed(manifest.redaction, mode)
         index = Index(directory, manifest)
         state = read_record(directory / manifest.state, State)
         Bookkeeping(directory, state).check()
@@ -278,11 +279,11 @@ def _problems(before: dict[str, int], now: Counter[str]) -> dict[str, int]:
     return dict(kept | now)
 
 
-def _kept_instead(directory: Path, written: list[SegmentRef]) -> Manifest | None:
+def _kept_instead(directory: Path, written: list[SegmentRef], mode: str) -> Manifest | None:
     """The live index, kept as it is when a rebuild could not read every store (its segments just written go), or
     None when there is none it may keep (none, or a damaged one; one built without the redaction now asked for)."""
     live = _live_manifest(directory)
-    if live is None or (live.redaction != redaction_mode() and redaction_mode() != "off") or _damage(directory):
+    if live is None or (live.redaction != mode and mode != "off") or _damage(directory):
         return None
     remove_segments(directory, [ref.name for ref in written])
     return live
@@ -305,13 +306,13 @@ def _not_rebuilt(live: Manifest, unreadable: int, started: float, problems: dict
     )
 
 
-def _redaction_changed(built_with: str) -> str:
+def _redaction_changed(built_with: str, mode: str) -> str:
     """Why the index is rebuilt for redaction, in the words the person used to change it."""
     source = config.resolve("redact").source
     said = {"env": "DEJA_NO_REDACT in this shell", "file": f"redact in {config.config_path()}"}.get(
         source, "the default"
     )
-    if redaction_mode() == "off":
+    if mode == "off":
         return f"redaction is now off ({said}), so the index is rebuilt without it"
     if built_with == "off":
         return f"redaction is now on ({said}), so the index is rebuilt with it"
@@ -325,14 +326,16 @@ def _write_changes(
     problems: Counter[str],
     directory: Path,
     progress: Progress | None,
+    mode: str,
 ) -> Written:
-    """Read what the plan names into new segments (``parts``); record what could not be read.
+    """Read what the plan names into new segments (``parts``), redacted as ``mode`` says; record what could not be
+    read.
 
     A chat that could not be read this time is left out of the records written, so its record (and its session
     in the index) stays; read-as-empty IDE chats drop out of the index too, their owner recorded so they are not
     re-read (``parts``).
     """
-    written = write_changes(plan, book, index, problems, directory, progress)
+    written = write_changes(plan, book, index, problems, directory, progress, redacting=mode != "off")
     for db, ids in written.unread.databases.items():
         keep_unread_database(plan, book, db, ids)
     plan.unreadable += written.unread.stores
@@ -408,8 +411,10 @@ def _swap(
     book: Bookkeeping,
     ide: dict[str, IdeDbState],
     problems: dict[str, int],
+    mode: str,
 ) -> None:
-    """Make ``live`` and the bookkeeping describing it current in one ``os.replace`` of the manifest.
+    """Make ``live`` and the bookkeeping describing it current in one ``os.replace`` of the manifest, as redacted
+    with ``mode`` (the refresh's one decision: what its segments were written with).
 
     Everything is written under new names first, so a kill at any point leaves
     the previous manifest, its segments and its bookkeeping whole. The
@@ -428,7 +433,7 @@ def _swap(
         built_at=time.time(),
         segments=live,
         state=state_file,
-        redaction=redaction_mode(),
+        redaction=mode,
     )
     write_manifest(directory, manifest, sync_along=book.unsynced)
     faults.point("after-manifest-swap")
@@ -447,7 +452,7 @@ def _mostly_replaced(ref: SegmentRef) -> bool:
 
 
 def _compact(
-    directory: Path, segments: list[SegmentRef], book: Bookkeeping, *, rewrite_replaced: bool
+    directory: Path, segments: list[SegmentRef], book: Bookkeeping, mode: str, *, rewrite_replaced: bool
 ) -> list[SegmentRef]:
     """Merge the smallest segments once there are too many small ones and, when ``rewrite_replaced``, write
     again any segment whose sessions were mostly replaced (``REWRITE_DELETED_SHARE``).
@@ -466,7 +471,7 @@ def _compact(
     if not merge:
         return segments
     keep = [ref for ref in segments if ref not in merge]
-    writer = NewSegments(directory)
+    writer = NewSegments(directory, mode != "off")
     opened = Index(directory, Manifest(version=FORMAT_VERSION, generation=0, built_at=0, segments=merge))
     try:
         for segment in opened.segments:

@@ -136,8 +136,10 @@ def write_changes(
     problems: Counter[str],
     directory: Path,
     progress: Callable[[int, int], None] | None,
+    redacting: bool,
 ) -> Written:
-    """Read and write what the plan names: on every core when it is big enough, else in this process."""
+    """Read and write what the plan names: on every core when it is big enough, else in this process; redacted or
+    not as ``redacting`` says (decided once per refresh: what its manifest records)."""
     projects = Projects.of_this_machine(problems, cwd_cache=directory / CWD_CACHE)
     total = plan.chats_to_read()
     done = 0
@@ -150,7 +152,7 @@ def write_changes(
 
     workers = _workers(total)
     if workers < 2:
-        return _write_part(plan, book, index, problems, projects, directory, report)
+        return _write_part(plan, book, index, problems, projects, directory, report, redacting)
     from .. import parallel
 
     parts = _split(plan, workers)
@@ -165,7 +167,7 @@ def write_changes(
         parts[number].load_ide_reads()
         before = Counter(problems)
         spill = _Spill(directory, number)
-        written = _write_part(parts[number], book, index, problems, projects, directory, tell, spill)
+        written = _write_part(parts[number], book, index, problems, projects, directory, tell, redacting, spill)
         written.problems = dict(Counter(problems) - before)
         return written
 
@@ -195,6 +197,7 @@ def _write_part(
     projects: Projects,
     directory: Path,
     report: Callable[[int], None],
+    redacting: bool,
     spill: _Spill | None = None,
 ) -> Written:
     """Read what ``plan`` names and write it into new segments (a writer's memory stays bounded as they grow).
@@ -202,7 +205,7 @@ def _write_part(
     With a ``spill`` (a part of a parallel build), the chats' records go to its file as they grow.
     """
     out = Written()
-    writer = NewSegments(directory)
+    writer = NewSegments(directory, redacting)
     ide_ids = set().union(*plan.ide_reads.values())
     ide_read: set[str] = set()
     try:

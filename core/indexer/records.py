@@ -14,7 +14,6 @@ from ..bookkeeping import Location
 from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths
 from ..keys import EDIT_TOOLS
 from ..model import Message, Session, ToolCall, cap_text
-from ..redact import enabled as redaction_enabled
 from ..redact import scrub, scrub_value
 from ..text import one_line
 
@@ -124,13 +123,13 @@ def session_from_index(meta: SessionMeta, messages: list[Message]) -> Session:
 class NewSegments:
     """Writes changed sessions into as many new segments as their size needs, and where each one went."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, redacting: bool):
         self.directory = directory
         self.done: list[SegmentRef] = []
         self.current: SegmentWriter | None = None
         self.where: dict[str, Location] = {}
-        #: Asked once for all the sessions written (it reads the settings): what the manifest swapped in records.
-        self.redacting = redaction_enabled()
+        #: The refresh's one decision (it reads the settings once): what the manifest swapped in records.
+        self.redacting = redacting
 
     def add(self, session: Session) -> None:
         if self.current is None:
