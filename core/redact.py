@@ -202,6 +202,10 @@ def _cli_password(match: re.Match[str]) -> bool:
     return match.string[match.start() - 1 : match.start()] in ("", " ", "\t", "\n") and _url_password(match)
 
 
+def _glued_password(match: re.Match[str]) -> bool:
+    return _is_literal(match.group("secret"))
+
+
 def _header_value(match: re.Match[str]) -> bool:
     return _is_literal(match.group(1)) and any(c.isdigit() for c in match.group(1))
 
@@ -222,11 +226,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         check=_cli_password,
     ),
     Rule(
-        "cli-credentials",  # mysql's password glued to its flag (``-pS3cret``); ``-p`` alone asks for it
-        r"\bmysql(?:dump|admin|import|check|sh)?\b[^\n|;&]*?\s-p([^\s\"'`$-][^\s\"'`]*)",
-        ("mysql",),
-        group=1,
-        check=_url_password,
+        # mysql's (or mariadb's) password glued to its flag (``-pS3cret``, ``-p'S3cret!'``); ``-p`` alone asks for
+        # it. The flag is looked for within 200 characters of the command, so a long line costs linear time.
+        "cli-credentials",
+        r"\b(?:mysql(?:dump|admin|import|check|sh)?|mariadb(?:-dump|-admin)?)\b[^\n|;&]{0,200}?\s-p"
+        r"(?P<quote>['\"]?)(?P<secret>[^\s\"'`$-][^\s\"'`]*)(?P=quote)",
+        ("mysql", "mariadb"),
+        group="secret",
+        check=_glued_password,
     ),
     Rule(
         "bearer",

@@ -439,6 +439,13 @@ SECRETS: list[Secret] = [
     ),
     Secret("mysql-attached-password", "cli-credentials", _join("S3cr3t", "Pa55word"), "mysql -uroot -p{secret} db"),
     Secret(
+        "mysql-quoted-password",
+        "cli-credentials",
+        _join("S3cret!", "Pass"),
+        "mysql -u root -p'{secret}' shop",
+    ),
+    Secret("mariadb-attached-password", "cli-credentials", _join("Maria", "Pa55-9"), "mariadb -u root -p{secret}"),
+    Secret(
         "mysqldump-attached-password",
         "cli-credentials",
         _join("dump", "Pa55-2026"),
