@@ -238,3 +238,23 @@ def test_a_lock_once_released_is_no_longer_reported(sample: Sample) -> None:
     out, err = index_text()
     assert "could not be read" not in err
     assert "database locked" not in run_deja("doctor").stdout
+
+
+def test_a_refresh_of_other_chats_still_reports_a_store_it_did_not_try_again(cli_root: Path, tmp_path: Path) -> None:
+    """The session-end hook refreshes its own chat only: a garbled store elsewhere stays in doctor's report."""
+    from deja.core.indexer import refresh
+    from deja.core.readers.chatstore import UNREADABLE_STORE
+
+    store = _store_chat(cli_root, "s1", "the answer")
+    _store_chat(cli_root, "s2", "another answer")
+    index()
+    store.write_bytes(b"\x00garbage, not SQLite" * 300)
+    index()
+
+    def skipped() -> dict[str, int]:
+        return orjson.loads(run_deja("doctor", "--json").stdout)["skipped"]
+
+    assert skipped().get(UNREADABLE_STORE) == 1
+    _store_chat(cli_root, "s2", "another answer", "and more")
+    refresh(tmp_path / "deja", only_chat_ids={"s2"})
+    assert skipped().get(UNREADABLE_STORE) == 1

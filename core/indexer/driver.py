@@ -51,7 +51,7 @@ from .checked import Checked
 from .glance import FolderState
 from .lock import WriterLock
 from .parts import Written, write_changes
-from .plan import THIS_TIME_FAILURES, Plan, plan_refresh
+from .plan import DATABASE_FAILURES, THIS_TIME_FAILURES, Plan, plan_refresh
 from .reads import keep_unread_database, segment_at
 from .records import SEGMENT_MAX_DOCS, NewSegments, session_from_index
 
@@ -225,15 +225,15 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         plan = plan_refresh(book, state, scope.targets, problems)
         written = _write_changes(plan, book, index, problems, directory, progress, mode)
         if scope.keep_live and plan.unreadable and (kept := _kept_instead(directory, written.segments, mode)):
-            return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems), why)
+            return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems, True), why)
         tally = _record_changes(manifest, index, book, plan, written)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
         ide = {**plan.ide_unseen, **plan.ide_dbs}
         walked = scope.targets is None
         rewrite = walked and any(_mostly_replaced(ref) for ref in live)
+        merged_problems = _problems(state.problems, problems, walked)
         changed = manifest is None or written.segments or tally.removed or book.changed or ide != state.ide or rewrite
-        merged_problems = _problems(state.problems, problems)
-        if changed:
+        if changed or merged_problems != state.problems:  # (what doctor reports is recorded too)
             live = _compact(directory, live, book, mode, rewrite_replaced=walked)
             _swap(directory, manifest or _live_manifest(directory), live, book, ide, merged_problems, mode)
         elif manifest is not None:  # segments a past swap retired go once their grace is over, change or not
@@ -272,10 +272,12 @@ def _load(directory: Path, full: bool, mode: str) -> tuple[Manifest | None, Stat
         return None, State(), None, "" if first_build else str(exc)
 
 
-def _problems(before: dict[str, int], now: Counter[str]) -> dict[str, int]:
+def _problems(before: dict[str, int], now: Counter[str], walked: bool) -> dict[str, int]:
     """The problems to record: this refresh's, and the earlier ones of what it did not read again, but not an
-    earlier refresh's stores that could not be read then (this one tried them again)."""
-    kept = Counter({kind: count for kind, count in before.items() if kind not in THIS_TIME_FAILURES})
+    earlier refresh's stores that could not be read then, which this one tried again (every editor database; every
+    chat store only on a walk)."""
+    tried = THIS_TIME_FAILURES if walked else DATABASE_FAILURES
+    kept = Counter({kind: count for kind, count in before.items() if kind not in tried})
     return dict(kept | now)
 
 

@@ -38,8 +38,8 @@ _READS_FRAME = struct.Struct("<I")
 
 #: A database-level failure: the database was there but could not be read this time.
 DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", "ide: unreadable database"})
-#: What a refresh reports of a whole store it could not read this time. Every refresh tries such a store again, so
-#: only the last one's count is true: a released lock or a restored permission clears it.
+#: What a walk reports of a whole store it could not read this time. A walk tries every such store again (a refresh
+#: of some chats only the editor's databases), so only its own count is true: a released lock clears it.
 THIS_TIME_FAILURES = DATABASE_FAILURES | {UNREADABLE_STORE}
 
 
