@@ -260,7 +260,10 @@ def _parts(raw: str) -> list[str]:
     return parts
 
 
-def _raw_terms(raw: str) -> list[str]:
+def token_terms(raw: str) -> list[str]:
+    """The terms of one raw token (a word, a number, an identifier, as ``terms`` finds them): what ``terms`` makes of
+    a text that is that token alone, without its pattern or its cache (the thesaurus's few hundred words, tokenised
+    by every hook that searches, cost 1 ms through ``terms`` and a fifth of that here)."""
     raw = fold(raw)
     if raw.isalpha() and (raw.islower() or raw[1:].islower() or raw.isupper()):
         word = raw.lower()
@@ -305,7 +308,7 @@ def _cached_terms(raw: str) -> list[str]:
     """``raw``'s terms, computed and kept in the cache (emptied when full: a build's memory stays bounded)."""
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()
-    found = _CACHE[raw] = _raw_terms(raw)
+    found = _CACHE[raw] = token_terms(raw)
     return found
 
 
@@ -326,7 +329,7 @@ def identifier_parts(text: str) -> dict[str, str]:
     parts: dict[str, str] = {}
     own: set[str] = set()
     for raw in _RAW.findall(text):
-        found = _raw_terms(raw)
+        found = token_terms(raw)
         if len(found) > 1:
             for part in found[1:]:
                 parts.setdefault(part, found[0])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from .text import terms
+from .text import terms, token_terms
 
 #: Forms of one word the stemmer leaves apart (irregular verbs): each finds the others at full weight.
 FORMS = [
@@ -131,11 +131,12 @@ _TABLE: dict[str, list[tuple[str, float]]] = {}
 
 
 def _table() -> dict[str, list[tuple[str, float]]]:
-    """Term -> (other term, weight), built from the word lists once, through the same tokeniser as the index."""
+    """Term -> (other term, weight), built from the word lists once, each word made a term as the index makes it (each
+    is one token: ``token_terms``, what ``terms`` gives it, tests/test_thesaurus_table.py)."""
     if not _TABLE:
         for groups, weight in ((FORMS, 1.0), (RELATED, RELATED_WEIGHT)):
             for group in groups:
-                stems = list(dict.fromkeys(t for word in group.split() for t in terms(word)[:1]))
+                stems = list(dict.fromkeys(t for word in group.split() for t in token_terms(word)[:1]))
                 for term in stems:
                     _TABLE.setdefault(term, []).extend((other, weight) for other in stems if other != term)
     return _TABLE
