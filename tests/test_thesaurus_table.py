@@ -1,5 +1,9 @@
-"""The thesaurus's table is built from its words' terms as the index makes them: each word is one token, so reading
-it with ``token_terms`` (no pattern, no cache: a hook builds the table on every search) gives what ``terms`` gives."""
+"""The thesaurus looks a term's other words up without making every group's terms: what it finds is what the whole
+table, built from every word through ``terms``, holds for that term, in the same order.
+
+Each word is one token, so ``token_terms`` (no pattern, no cache) gives what ``terms`` gives; and a word's term
+begins with the two letters ``_start`` reads off the word, so the groups that could hold a term are the ones under
+its first two letters."""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ from deja.core.text import terms, token_terms
 WORDS = [word for group in thesaurus.FORMS + thesaurus.RELATED for word in group.split()]
 
 
-def _table_through_terms() -> dict[str, list[tuple[str, float]]]:
-    """The table as it was built before: every word through ``terms``."""
+def _whole_table() -> dict[str, list[tuple[str, float]]]:
+    """Every group's terms through ``terms``, each term with the others of every group holding it, in order."""
     table: dict[str, list[tuple[str, float]]] = {}
     for groups, weight in ((thesaurus.FORMS, 1.0), (thesaurus.RELATED, thesaurus.RELATED_WEIGHT)):
         for group in groups:
@@ -28,9 +32,25 @@ def test_every_thesaurus_word_is_one_token_whose_terms_are_what_terms_gives() ->
 
 
 @pytest.mark.unit
-def test_the_table_is_the_one_terms_would_build() -> None:
-    thesaurus._TABLE.clear()
-    assert thesaurus._table() == _table_through_terms()
+def test_every_words_term_begins_with_the_letters_read_off_the_word() -> None:
+    assert [t[:2] for word in WORDS for t in terms(word)[:1]] == [
+        thesaurus._start(word) for word in WORDS if terms(word)
+    ]
+
+
+@pytest.mark.unit
+def test_a_terms_others_are_what_the_whole_table_holds_for_it() -> None:
+    table = _whole_table()
+    thesaurus._GROUP_TERMS.clear()
+    asked = [*table, *terms("database repository deploy crash the a refund timeout zebra k8s 502 x")]
+    assert {term: thesaurus.others(term) for term in asked} == {term: table.get(term, []) for term in asked}
+
+
+@pytest.mark.unit
+def test_one_term_makes_only_the_groups_under_its_letters() -> None:
+    thesaurus._GROUP_TERMS.clear()
+    thesaurus.others("crash")
+    assert 0 < len(thesaurus._GROUP_TERMS) < len(thesaurus.FORMS) + len(thesaurus.RELATED)
 
 
 @pytest.mark.unit
