@@ -339,7 +339,10 @@ def identifier_parts(text: str) -> dict[str, str]:
 
 
 def phrases(query: str) -> tuple[list[str], str]:
-    """Split a query into its quoted phrases and the rest."""
+    """Split a query into its quoted phrases and the rest (a query without a quote, as most prompts are, compiles
+    no pattern for it)."""
+    if '"' not in query:
+        return [], query
     found = re.findall(r'"([^"]+)"', query)
     rest = re.sub(r'"[^"]*"?', " ", query)
     return [p.strip() for p in found if p.strip()], rest
