@@ -106,21 +106,22 @@ RELATED = [
 
 #: What two words of a query say together, as the term a chat would have used for it: (cues, pattern, term). Every
 #: match of a pattern holds one of its cues, so a query holding none is not matched (most prompts hold none, and
-#: compiling the patterns cost every prompt hook about half a millisecond).
+#: compiling the patterns cost every prompt hook about half a millisecond). A cue that starts with a space is its
+#: word after whitespace, as its pattern has it: "about" and "without" are no cue for ``timed out``.
 PHRASES = [
     (
         ("log", "sign", "let"),
         r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|let\s+(?:me|us|them|him|her))\s+(?:in|on)\b",
         "login",
     ),
-    (("out",), r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|kicked|kick|thrown|threw)\s+out\b", "logout"),
+    ((" out",), r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|kicked|kick|thrown|threw)\s+out\b", "logout"),
     (("office",), r"\bback[\s-]?office\b", "admin"),
     (("only",), r"\bread[\s-]?only\s+cop(?:y|ies)\b", "replica"),
-    (("gateway",), r"\bbad\s+gateway\b", "502"),
+    ((" gateway",), r"\bbad\s+gateway\b", "502"),
     (("money",), r"\bmoney\s+back\b", "refund"),
-    (("left",), r"\bno\s+(?:room|space)\s+left\b", "disk"),
-    (("memory",), r"\bout\s+of\s+memory\b", "oom"),
-    (("out",), r"\btimed?\s+out\b", "timeout"),
+    ((" left",), r"\bno\s+(?:room|space)\s+left\b", "disk"),
+    ((" memory",), r"\bout\s+of\s+memory\b", "oom"),
+    ((" out",), r"\btimed?\s+out\b", "timeout"),
 ]
 
 #: A related word's share of the weight the query term it stands for has. Tuned on the coding benchmark's tuning
@@ -181,8 +182,9 @@ def related(query: str, words: list[str]) -> tuple[dict[str, list[tuple[str, flo
             found[word] = kept
     gained: list[str] = []
     lowered = query.lower()
+    spaced = " ".join(lowered.split())  # every run of whitespace one space: where a cue's leading space is looked for
     for cues, pattern, term in PHRASES:
-        if not any(cue in lowered for cue in cues):
+        if not any(cue in spaced for cue in cues):
             continue
         for match in re.finditer(pattern, lowered):  # (re keeps what it compiled)
             anchor = next(iter(terms(match.group())), None)
