@@ -13,8 +13,9 @@ from itertools import chain
 
 # A raw token: letters, digits and the joiners that hold identifiers and paths together.
 _RAW = re.compile(r"[^\W_]+(?:[_./\-:#@][^\W_]+)*|_+[^\W_]+(?:[_./\-:#@][^\W_]+)*", re.UNICODE)
-_PART = re.compile(r"[^\W_]+", re.UNICODE)
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+", re.UNICODE)
+#: An identifier's chunks and their camel-case pieces: compiled when a first identifier is split (``_splitters``), not
+#: as the module loads: a prompt of plain words, tokenised by its hook, never splits one (0.25 ms).
+_SPLITTERS: list[tuple[re.Pattern[str], re.Pattern[str]]] = []
 
 STOPWORDS = frozenset(
     [
@@ -250,10 +251,19 @@ def fold(raw: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", raw) if not unicodedata.combining(c))
 
 
+def _splitters() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    if not _SPLITTERS:
+        part = re.compile(r"[^\W_]+", re.UNICODE)
+        camel = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+", re.UNICODE)
+        _SPLITTERS.append((part, camel))
+    return _SPLITTERS[0]
+
+
 def _parts(raw: str) -> list[str]:
+    part, camel = _splitters()
     parts = []
-    for chunk in _PART.findall(raw):
-        pieces = _CAMEL.findall(chunk) or [chunk]
+    for chunk in part.findall(raw):
+        pieces = camel.findall(chunk) or [chunk]
         if len(pieces) > 1:
             parts.append(chunk.lower())
         parts.extend(p.lower() for p in pieces)

@@ -128,3 +128,13 @@ def test_a_query_without_quotes_is_its_own_rest_and_compiles_no_pattern(monkeypa
     query = "why can't pytest  import api.cache?\n"
     monkeypatch.setattr(text_module.re, "findall", lambda *_: pytest.fail("a phrase pattern was compiled"))
     assert phrases(query) == ([], query)
+
+
+def test_plain_words_split_no_identifier_and_compile_no_splitting_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prompt of plain words (``Lisbon`` too) never needs an identifier's parts: their patterns wait for one."""
+    monkeypatch.setattr(text_module, "_SPLITTERS", [])
+    monkeypatch.setattr(text_module, "_CACHE", {})
+    assert terms("Write a haiku about autumn leaves in Lisbon") == ["write", "haiku", "autumn", "leav", "lisbon"]
+    assert text_module._SPLITTERS == []
+    assert terms("fetchUserProfile") == ["fetchuserprofile", "fetch", "user", "profil"]
+    assert len(text_module._SPLITTERS) == 1
