@@ -46,6 +46,8 @@ class _PinnedClock:
     """``time`` as search and the headings use it, with ``time()`` held at PINNED_NOW."""
 
     perf_counter = staticmethod(time.perf_counter)
+    strftime = staticmethod(time.strftime)
+    localtime = staticmethod(time.localtime)
 
     @staticmethod
     def time() -> float:

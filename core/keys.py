@@ -102,7 +102,9 @@ def command_head(command: str) -> str:
     """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``."""
     import re
 
-    first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", command.strip(), maxsplit=1)[0]
+    first = command.strip()
+    if "&" in first or "|" in first or ";" in first:  # (most commands chain nothing: no pattern compiled for them)
+        first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", first, maxsplit=1)[0]
     words = [w for w in command_words(first) if "=" not in w or w.startswith("-")]
     while words and words[0] in _WRAPPERS:
         words = words[1:]

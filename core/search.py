@@ -410,20 +410,21 @@ def _group(
         if total is not None:
             totals[session] = total + score
             members[session].append(doc)
-        elif session not in rejected:
-            if admitted(session):
-                totals[session] = score
-                members[session] = [doc]
-            else:
-                rejected.add(session)
+        elif admitted is None or session not in rejected and admitted(session):
+            totals[session] = score
+            members[session] = [doc]
+        else:
+            rejected.add(session)
     return members, totals
 
 
-def _admission(index: Index, filters: Filters, only: frozenset[_Key] | None) -> Callable[[int], bool]:
-    """Whether a session (by key) is live and passes the filters, read from its fixed-width keys (a hook's search,
-    without filters, asks only whether it is deleted, of every candidate session)."""
+def _admission(index: Index, filters: Filters, only: frozenset[_Key] | None) -> Callable[[int], bool] | None:
+    """Whether a session (by key) is live and passes the filters, read from its fixed-width keys; None when every
+    session is (no filter, no session deleted: a hook's search, most of the time, asks nothing of each candidate)."""
     deleted = [segment.deleted for segment in index.segments]
     if only is None and not filters.active:
+        if not any(deleted):
+            return None
         return lambda session: session & ORDINAL_MASK not in deleted[session >> KIND_SHIFT]
 
     def admitted(session: int) -> bool:

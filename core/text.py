@@ -13,8 +13,9 @@ from itertools import chain
 
 # A raw token: letters, digits and the joiners that hold identifiers and paths together.
 _RAW = re.compile(r"[^\W_]+(?:[_./\-:#@][^\W_]+)*|_+[^\W_]+(?:[_./\-:#@][^\W_]+)*", re.UNICODE)
-_PART = re.compile(r"[^\W_]+", re.UNICODE)
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+", re.UNICODE)
+#: An identifier's chunks and their camel-case pieces: compiled when a first identifier is split (``_splitters``), not
+#: as the module loads: a prompt of plain words, tokenised by its hook, never splits one (0.25 ms).
+_SPLITTERS: list[tuple[re.Pattern[str], re.Pattern[str]]] = []
 
 STOPWORDS = frozenset(
     [
@@ -250,17 +251,29 @@ def fold(raw: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", raw) if not unicodedata.combining(c))
 
 
+def _splitters() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    if not _SPLITTERS:
+        part = re.compile(r"[^\W_]+", re.UNICODE)
+        camel = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+", re.UNICODE)
+        _SPLITTERS.append((part, camel))
+    return _SPLITTERS[0]
+
+
 def _parts(raw: str) -> list[str]:
+    part, camel = _splitters()
     parts = []
-    for chunk in _PART.findall(raw):
-        pieces = _CAMEL.findall(chunk) or [chunk]
+    for chunk in part.findall(raw):
+        pieces = camel.findall(chunk) or [chunk]
         if len(pieces) > 1:
             parts.append(chunk.lower())
         parts.extend(p.lower() for p in pieces)
     return parts
 
 
-def _raw_terms(raw: str) -> list[str]:
+def token_terms(raw: str) -> list[str]:
+    """The terms of one raw token (a word, a number, an identifier, as ``terms`` finds them): what ``terms`` makes of
+    a text that is that token alone, without its pattern or its cache (the thesaurus's few hundred words, tokenised
+    by every hook that searches, cost 1 ms through ``terms`` and a fifth of that here)."""
     raw = fold(raw)
     if raw.isalpha() and (raw.islower() or raw[1:].islower() or raw.isupper()):
         word = raw.lower()
@@ -285,7 +298,7 @@ class _TermCache(dict[str, list[str]]):
     def __missing__(self, raw: str) -> list[str]:
         if len(self) >= _CACHE_LIMIT:
             self.clear()
-        found = self[raw] = _raw_terms(raw)
+        found = self[raw] = token_terms(raw)
         return found
 
 
@@ -324,7 +337,7 @@ def identifier_parts(text: str) -> dict[str, str]:
     parts: dict[str, str] = {}
     own: set[str] = set()
     for raw in _RAW.findall(text):
-        found = _raw_terms(raw)
+        found = token_terms(raw)
         if len(found) > 1:
             for part in found[1:]:
                 parts.setdefault(part, found[0])
@@ -334,11 +347,14 @@ def identifier_parts(text: str) -> dict[str, str]:
 
 
 def phrases(query: str) -> tuple[list[str], str]:
-    """Split a query into its quoted phrases and the rest.
+    """Split a query into its quoted phrases and the rest (a query without a quote, as most prompts are, compiles
+    no pattern for it).
 
     A quote left open (``"deploy ssh``) starts no phrase: the words after it are searched as words, rather than
     the query losing them all.
     """
+    if '"' not in query:
+        return [], query
     if query.count('"') % 2:
         head, _, tail = query.rpartition('"')
         query = f"{head} {tail}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from .text import terms
+from .text import SAME_AS, terms, token_terms
 
 #: Forms of one word the stemmer leaves apart (irregular verbs): each finds the others at full weight.
 FORMS = [
@@ -106,39 +106,65 @@ RELATED = [
 
 #: What two words of a query say together, as the term a chat would have used for it: (cues, pattern, term). Every
 #: match of a pattern holds one of its cues, so a query holding none is not matched (most prompts hold none, and
-#: compiling the patterns cost every prompt hook about half a millisecond).
+#: compiling the patterns cost every prompt hook about half a millisecond). A cue that starts with a space is its
+#: word after whitespace, as its pattern has it: "about" and "without" are no cue for ``timed out``.
 PHRASES = [
     (
         ("log", "sign", "let"),
         r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|let\s+(?:me|us|them|him|her))\s+(?:in|on)\b",
         "login",
     ),
-    (("out",), r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|kicked|kick|thrown|threw)\s+out\b", "logout"),
+    ((" out",), r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|kicked|kick|thrown|threw)\s+out\b", "logout"),
     (("office",), r"\bback[\s-]?office\b", "admin"),
     (("only",), r"\bread[\s-]?only\s+cop(?:y|ies)\b", "replica"),
-    (("gateway",), r"\bbad\s+gateway\b", "502"),
+    ((" gateway",), r"\bbad\s+gateway\b", "502"),
     (("money",), r"\bmoney\s+back\b", "refund"),
-    (("left",), r"\bno\s+(?:room|space)\s+left\b", "disk"),
-    (("memory",), r"\bout\s+of\s+memory\b", "oom"),
-    (("out",), r"\btimed?\s+out\b", "timeout"),
+    ((" left",), r"\bno\s+(?:room|space)\s+left\b", "disk"),
+    ((" memory",), r"\bout\s+of\s+memory\b", "oom"),
+    ((" out",), r"\btimed?\s+out\b", "timeout"),
 ]
 
 #: A related word's share of the weight the query term it stands for has. Tuned on the coding benchmark's tuning
 #: half (bench/coding_history.py); LoCoMo (bench/locomo.py) checked not to lose.
 RELATED_WEIGHT = 0.7
 
-_TABLE: dict[str, list[tuple[str, float]]] = {}
+#: Each group's words and the weight its words get for one another: FORMS' in full, RELATED's at RELATED_WEIGHT.
+_GROUPS = [(group.split(), weight) for groups, weight in ((FORMS, 1.0), (RELATED, RELATED_WEIGHT)) for group in groups]
+#: Each group's terms, made when a query first needs them (a hook searches once: making all 238 cost it ~1 ms).
+_GROUP_TERMS: dict[int, list[str]] = {}
+#: The first two letters of a term -> the groups (in order) with a word whose term begins so (``_start``).
+_BY_START: dict[str, list[int]] = {}
 
 
-def _table() -> dict[str, list[tuple[str, float]]]:
-    """Term -> (other term, weight), built from the word lists once, through the same tokeniser as the index."""
-    if not _TABLE:
-        for groups, weight in ((FORMS, 1.0), (RELATED, RELATED_WEIGHT)):
-            for group in groups:
-                stems = list(dict.fromkeys(t for word in group.split() for t in terms(word)[:1]))
-                for term in stems:
-                    _TABLE.setdefault(term, []).extend((other, weight) for other in stems if other != term)
-    return _TABLE
+def _start(word: str) -> str:
+    """The first two letters of ``word``'s term, without making the term (no stemming): a word's term begins as the
+    word does once ``SAME_AS`` has put the long form for a short one (Snowball changes a word's ending only; every
+    word here is checked to, tests/test_thesaurus_table.py)."""
+    word = word.lower()
+    return SAME_AS.get(word, word)[:2]
+
+
+def _group_terms(i: int) -> list[str]:
+    """Group ``i``'s terms, each once, made as the index makes them (each word is one token: ``token_terms``)."""
+    found = _GROUP_TERMS.get(i)
+    if found is None:
+        found = _GROUP_TERMS[i] = list(dict.fromkeys(t for word in _GROUPS[i][0] for t in token_terms(word)[:1]))
+    return found
+
+
+def others(term: str) -> list[tuple[str, float]]:
+    """The other terms ``term`` also looks for, with their weights: every group's that holds it, in the groups'
+    order. Only the groups with a word whose term could be it (the same first two letters) have their terms made."""
+    if not _BY_START:
+        for i, (words, _) in enumerate(_GROUPS):
+            for start in dict.fromkeys(map(_start, words)):
+                _BY_START.setdefault(start, []).append(i)
+    found: list[tuple[str, float]] = []
+    for i in _BY_START.get(term[:2], ()):
+        group = _group_terms(i)
+        if term in group:
+            found.extend((other, _GROUPS[i][1]) for other in group if other != term)
+    return found
 
 
 def related(query: str, words: list[str]) -> tuple[dict[str, list[tuple[str, float]]], list[str]]:
@@ -148,17 +174,17 @@ def related(query: str, words: list[str]) -> tuple[dict[str, list[tuple[str, flo
     A phrase (``signed out``) adds its term to the phrase's first word. A term already among ``words`` is not
     added again.
     """
-    table = _table()
     own = set(words)
     found: dict[str, list[tuple[str, float]]] = {}
     for word in words:
-        others = [(t, w) for t, w in table.get(word, ()) if t not in own]
-        if others:
-            found[word] = others
+        kept = [(t, w) for t, w in others(word) if t not in own]
+        if kept:
+            found[word] = kept
     gained: list[str] = []
     lowered = query.lower()
+    spaced = " ".join(lowered.split())  # every run of whitespace one space: where a cue's leading space is looked for
     for cues, pattern, term in PHRASES:
-        if not any(cue in lowered for cue in cues):
+        if not any(cue in spaced for cue in cues):
             continue
         for match in re.finditer(pattern, lowered):  # (re keeps what it compiled)
             anchor = next(iter(terms(match.group())), None)
@@ -167,5 +193,5 @@ def related(query: str, words: list[str]) -> tuple[dict[str, list[tuple[str, flo
             if anchor is None:
                 gained.append(term)
             elif anchor in own:
-                found.setdefault(anchor, []).extend([(term, 1.0), *table.get(term, ())])
+                found.setdefault(anchor, []).extend([(term, 1.0), *others(term)])
     return found, gained

@@ -351,6 +351,8 @@ def quoted_names(line: str) -> list[str]:
     one error in two; a quoted name without digits or a path in it is what tells apart errors that only share their
     wording (``'lodash'`` is not ``'stripe'``), and is kept here.
     """
+    if "'" not in line and '"' not in line and "`" not in line:
+        return []  # (no pattern compiled for a line that quotes nothing)
     quoted = [name for _, name in re.findall(r"(?<!\w)(['\"`])(.+?)\1(?!\w)", line)]
     return [name for name in quoted if not re.search(r"\d|^[^@].*[/\\]", name)]
 

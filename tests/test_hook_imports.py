@@ -4,7 +4,8 @@ in the hooks that need neither.
 ``pathlib`` brings ``re`` (with ``enum``, ``functools``, ``collections``), ``urllib.parse`` and ``ipaddress``:
 about 5 ms, half of starting Python. So every hook works on ``os.path`` strings (``core/folders.py``), and a hook
 that only names sessions (the session-start block, a file's past edits, a successful command, a session's end)
-loads no ``re`` and no ``datetime`` either: a session's date comes from ``sessions.idx`` as seconds.
+loads no ``re`` and no ``datetime`` either: a session's date comes from ``sessions.idx`` as seconds. A prompt that
+recalls dates its sessions with ``_datetime`` alone.
 ``tests/test_layers.py`` checks the other things no hook loads and the README's list of what hooks import.
 """
 
@@ -58,6 +59,12 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
             {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "frobnicate the quuxified wibblers"},
             NO_HOOK | {"datetime"},
         ),
+        # A session it recalls is dated by ``_datetime``, the C module alone (``datetime`` compiles a Python twin).
+        "a prompt that recalls": (
+            "hook-prompt",
+            {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache"},
+            NO_HOOK | {"datetime"},
+        ),
         "a Shell command": (
             "hook-tool",
             {**tool, "tool_name": "Shell", "tool_input": {"command": "pytest -q"}},
@@ -90,6 +97,7 @@ def launcher(tmp_path: Path) -> Path:
         "a command that succeeded",
         "session end",
         "a prompt that recalls nothing",
+        "a prompt that recalls",
         "a Shell command",
         "a failed command",
     ],
@@ -101,7 +109,7 @@ def test_a_hook_loads_no_pathlib_and_only_what_its_answer_needs(
     payload = {**payload, "conversation_id": payload.get("conversation_id", f"imports-{label}")}
     loaded, printed = _imports_without_site([str(launcher), command], json.dumps(payload).encode(), indexed_sample.env)
     assert "deja.hooks.run" in loaded  # (the hook ran)
-    if command in ("hook-context", "hook-tool") and label != "a Shell command":
+    if command in ("hook-context", "hook-tool") and label != "a Shell command" or label == "a prompt that recalls":
         assert b"deja show" in printed, f"{label}: the sample should have given an answer that names a session"
     assert {name.split(".")[0] for name in loaded} & forbidden == set()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from deja.core import text as text_module
 from deja.core.text import normalise, phrases, terms
 
 pytestmark = pytest.mark.unit
@@ -120,3 +121,20 @@ def test_phrases_split_quoted_parts_from_the_rest(query: str, quoted: list[str],
 
 def test_phrases_are_matched_in_a_folded_form() -> None:
     assert normalise("  Cannot   IMPORT\n api.cache ") == "cannot import api.cache"
+
+
+def test_a_query_without_quotes_is_its_own_rest_and_compiles_no_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most prompts hold no quote: the hook that splits them pays for no phrase pattern."""
+    query = "why can't pytest  import api.cache?\n"
+    monkeypatch.setattr(text_module.re, "findall", lambda *_: pytest.fail("a phrase pattern was compiled"))
+    assert phrases(query) == ([], query)
+
+
+def test_plain_words_split_no_identifier_and_compile_no_splitting_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prompt of plain words (``Lisbon`` too) never needs an identifier's parts: their patterns wait for one."""
+    monkeypatch.setattr(text_module, "_SPLITTERS", [])
+    monkeypatch.setattr(text_module, "_CACHE", text_module._TermCache())
+    assert terms("Write a haiku about autumn leaves in Lisbon") == ["write", "haiku", "autumn", "leav", "lisbon"]
+    assert text_module._SPLITTERS == []
+    assert terms("fetchUserProfile") == ["fetchuserprofile", "fetch", "user", "profil"]
+    assert len(text_module._SPLITTERS) == 1

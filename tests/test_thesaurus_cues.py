@@ -11,6 +11,7 @@ from deja.core.search import query_terms
 
 PIECES = ["let", "me", "in", "signed", "out", "log", "on", "back", "office", "read-only", "copies", "bad", "gateway"]
 PIECES += ["money", "no", "room", "space", "left", "of", "memory", "timed", "time", "kicked", "the", "deploy"]
+PIECES += ["about", "without", "layout", "bereft", "\t", "\n", "\u00a0", "\u2003", "(", "-"]
 
 
 def _found(query: str) -> tuple[dict[str, list[tuple[str, float]]], list[str]]:
@@ -37,3 +38,18 @@ def test_the_cues_find_what_every_pattern_finds(pieces: list[str]) -> None:
 def test_a_phrase_still_stands_for_its_term(query: str, term: str) -> None:
     others, gained = _found(query)
     assert term in gained or any(term == t for alternatives in others.values() for t, _ in alternatives)
+
+
+@pytest.mark.unit
+def test_a_word_ending_in_a_cue_matches_no_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "about" holds "out" but is no cue for ``timed out``: a prompt about anything compiles no phrase pattern."""
+    monkeypatch.setattr(thesaurus.re, "finditer", lambda *_: pytest.fail("a phrase pattern was compiled"))
+    others, gained = _found("write a haiku about autumn leaves, without rhyme, in the layout")
+    assert gained == [] and "write" in others  # (its other forms, found without a pattern)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("query", ["it timed\tout", "the request timed\n  out twice", "kicked\u00a0out"])
+def test_a_cue_after_any_whitespace_still_finds_its_phrase(query: str) -> None:
+    others, gained = _found(query)
+    assert any(term in ("timeout", "logout") for alternatives in others.values() for term, _ in alternatives) or gained

@@ -1,0 +1,59 @@
+"""The thesaurus looks a term's other words up without making every group's terms: what it finds is what the whole
+table, built from every word through ``terms``, holds for that term, in the same order.
+
+Each word is one token, so ``token_terms`` (no pattern, no cache) gives what ``terms`` gives; and a word's term
+begins with the two letters ``_start`` reads off the word, so the groups that could hold a term are the ones under
+its first two letters."""
+
+from __future__ import annotations
+
+import pytest
+
+from deja.core import thesaurus
+from deja.core.text import terms, token_terms
+
+WORDS = [word for group in thesaurus.FORMS + thesaurus.RELATED for word in group.split()]
+
+
+def _whole_table() -> dict[str, list[tuple[str, float]]]:
+    """Every group's terms through ``terms``, each term with the others of every group holding it, in order."""
+    table: dict[str, list[tuple[str, float]]] = {}
+    for groups, weight in ((thesaurus.FORMS, 1.0), (thesaurus.RELATED, thesaurus.RELATED_WEIGHT)):
+        for group in groups:
+            stems = list(dict.fromkeys(t for word in group.split() for t in terms(word)[:1]))
+            for term in stems:
+                table.setdefault(term, []).extend((other, weight) for other in stems if other != term)
+    return table
+
+
+@pytest.mark.unit
+def test_every_thesaurus_word_is_one_token_whose_terms_are_what_terms_gives() -> None:
+    assert [token_terms(word) for word in WORDS] == [terms(word) for word in WORDS]
+
+
+@pytest.mark.unit
+def test_every_words_term_begins_with_the_letters_read_off_the_word() -> None:
+    assert [t[:2] for word in WORDS for t in terms(word)[:1]] == [
+        thesaurus._start(word) for word in WORDS if terms(word)
+    ]
+
+
+@pytest.mark.unit
+def test_a_terms_others_are_what_the_whole_table_holds_for_it() -> None:
+    table = _whole_table()
+    thesaurus._GROUP_TERMS.clear()
+    asked = [*table, *terms("database repository deploy crash the a refund timeout zebra k8s 502 x")]
+    assert {term: thesaurus.others(term) for term in asked} == {term: table.get(term, []) for term in asked}
+
+
+@pytest.mark.unit
+def test_one_term_makes_only_the_groups_under_its_letters() -> None:
+    thesaurus._GROUP_TERMS.clear()
+    thesaurus.others("crash")
+    assert 0 < len(thesaurus._GROUP_TERMS) < len(thesaurus.FORMS) + len(thesaurus.RELATED)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ["fetchUserProfile", "per_customer_limit", "src/app.py", "Séverine", "the", "502s"])
+def test_a_token_alone_has_the_terms_terms_gives_it(text: str) -> None:
+    assert token_terms(text) == terms(text)
