@@ -258,3 +258,14 @@ def test_a_refresh_of_other_chats_still_reports_a_store_it_did_not_try_again(cli
     _store_chat(cli_root, "s2", "another answer", "and more")
     refresh(tmp_path / "deja", only_chat_ids={"s2"})
     assert skipped().get(UNREADABLE_STORE) == 1
+
+
+def test_a_full_rebuild_goes_ahead_when_the_store_it_cannot_read_never_held_a_session(sample: Sample) -> None:
+    first = index()
+    garbage = sample.history.ide_root / "workspaceStorage" / "broken" / "state.vscdb"
+    garbage.parent.mkdir(parents=True)
+    garbage.write_bytes(b"\x00garbage, not SQLite" * 300)
+    ran = run_deja("index", "--full", "--json")
+    assert ran.returncode == 0, ran.stderr
+    result = orjson.loads(ran.stdout)
+    assert result["not_rebuilt"] is False and result["sessions"] == first["sessions"]

@@ -224,9 +224,9 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
         written = _write_changes(plan, book, index, problems, directory, progress, mode)
-        if scope.keep_live and plan.unreadable and (kept := _kept_instead(directory, written.segments, mode)):
-            return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems, True), why)
         tally = _record_changes(manifest, index, book, plan, written)
+        if scope.keep_live and plan.unreadable and (kept := _kept_instead(directory, book, written.segments, mode)):
+            return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems, True), why)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
         ide = {**plan.ide_unseen, **plan.ide_dbs}
         walked = scope.targets is None
@@ -281,14 +281,26 @@ def _problems(before: dict[str, int], now: Counter[str], walked: bool) -> dict[s
     return dict(kept | now)
 
 
-def _kept_instead(directory: Path, written: list[SegmentRef], mode: str) -> Manifest | None:
-    """The live index, kept as it is when a rebuild could not read every store (its segments just written go), or
-    None when there is none it may keep (none, or a damaged one; one built without the redaction now asked for)."""
+def _kept_instead(directory: Path, book: Bookkeeping, written: list[SegmentRef], mode: str) -> Manifest | None:
+    """The live index, kept as it is when a rebuild that could not read every store would lose sessions it holds
+    (the segments just written go); None when the rebuild loses none (a store that never held a session), or there
+    is no index it may keep (none, a damaged one, one built without the redaction now asked for)."""
     live = _live_manifest(directory)
     if live is None or (live.redaction != mode and mode != "off") or _damage(directory):
         return None
+    try:
+        had = _indexed(Bookkeeping(directory, read_record(directory / live.state, State)))
+    except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
+        return None
+    if not had - _indexed(book):
+        return None
     remove_segments(directory, [ref.name for ref in written])
     return live
+
+
+def _indexed(book: Bookkeeping) -> set[str]:
+    """The chats ``book`` records a session of."""
+    return {sid for sid, chat in book.items() if chat.where is not None}
 
 
 def _not_rebuilt(live: Manifest, unreadable: int, started: float, problems: dict[str, int], why: str) -> RefreshResult:
