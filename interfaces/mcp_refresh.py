@@ -27,14 +27,18 @@ DONE = b"done\n"
 
 
 def check(home: Path) -> None:
-    """One check and what it finds changed, unless there is no readable index to bring up to date."""
+    """One check and what it finds changed, unless there is no readable index to bring up to date, or one the
+    server is having rebuilt with the redaction now asked for."""
     from ..core.index import IndexUnreadable, index_dir, read_manifest
     from ..core.indexer import catch_up
+    from ..core.redaction import withheld
 
     try:
-        read_manifest(index_dir(home))
+        manifest = read_manifest(index_dir(home))
     except IndexUnreadable:
         return  # a refresh would build it inline, which may take minutes: the server has it built aside
+    if withheld(manifest.redaction):
+        return  # the server shows nothing from it and has it rebuilt aside (a second build would wait on the first)
     with suppress(TimeoutError):  # another deja is writing: the server reads its index once that one is swapped in
         catch_up(home, lock_timeout=0)
 
