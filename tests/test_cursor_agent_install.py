@@ -9,6 +9,7 @@ store, and one whose store is garbage. Every file is written by deja's writers.
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -372,3 +373,25 @@ def test_a_cursor_agent_root_that_appears_later_is_read_by_the_next_command(
     monkeypatch.setenv("CURSOR_CONFIG_DIR", str(config))
     assert run_deja(*command).returncode == 0
     assert {s["id"] for s in deja_json("sessions")["sessions"]} == {"t1", "s1"}
+
+
+def test_a_shell_and_cursor_that_see_different_roots_do_not_take_turns_walking(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shell with ``CURSOR_CONFIG_DIR`` and Cursor without it: once a walk has seen the shell's extra root, a walk
+    from Cursor's side does not make the shell's next search walk again."""
+    from deja.core.indexer.glance import RECORD
+
+    record = fake_home / ".cache" / "deja" / "index" / RECORD
+    project = fake_home / "web"
+    project.mkdir()
+    write_transcript(transcript_path(fake_home / ".cursor", str(project), "t1"), [user_turn("old transcript chat", T0)])
+    config = fake_home / "cursor-config"
+    write_chat_store(chat_dir_for(config, str(project), "s1"), cwd=str(project), name="Store only", messages=[])
+    shell = {**os.environ, "CURSOR_CONFIG_DIR": str(config)}
+    assert run_deja("index", "--full").returncode == 0  # Cursor's side: no CURSOR_CONFIG_DIR
+    assert run_deja("search", "transcript", env=shell).returncode == 0  # the shell's extra root: walked once
+    assert run_deja("index", "--full").returncode == 0  # Cursor's side walks again
+    walked = orjson.loads(record.read_bytes())["walked_at"]
+    assert run_deja("search", "transcript", env=shell).returncode == 0
+    assert orjson.loads(record.read_bytes())["walked_at"] == walked

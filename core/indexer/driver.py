@@ -29,6 +29,7 @@ from ..bookkeeping import (
     remove_unreferenced,
     shard_of,
 )
+from ..folders import cli_roots
 from ..index import (
     FORMAT_VERSION,
     MANIFEST,
@@ -217,7 +218,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
     with WriterLock(directory / LOCK_NAME, lock_timeout):
         remove_strays(directory)
         walk_started = time.time()
-        folders = freshness.snapshot_folders(paths.cli_roots()) if scope.targets is None else scope.seen_folders
+        roots = cli_roots()
+        folders = freshness.snapshot_folders(roots) if scope.targets is None else scope.seen_folders
         mode = redaction_mode()  # decided once: what is written, and what the manifest says, agree
         manifest, state, index, why = _load(directory, full, mode)
         book = Bookkeeping(directory, state)
@@ -239,7 +241,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         elif manifest is not None:  # segments a past swap retired go once their grace is over, change or not
             remove_stale_segments(directory, [ref.name for ref in manifest.segments])
         if scope.targets is None:
-            freshness.record_walk(directory, book, plan, walk_started, folders or {})
+            freshness.record_walk(directory, book, plan, walk_started, folders or {}, roots)
         else:
             freshness.record_targets(directory, book, plan, scope.targets, folders)
         return RefreshResult(

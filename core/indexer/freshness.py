@@ -63,6 +63,9 @@ class Freshness(msgspec.Struct):
     folders: dict[str, FolderState] = {}
     #: The chats checked one by one, as the bookkeeping last recorded them.
     hot: dict[str, CliState] = {}
+    #: Every cursor-agent root a walk has looked at, kept across walks: a root missing here is new, and read by a
+    #: walk at once (``glance``); kept, so that a shell and Cursor that see different roots do not take turns.
+    roots: list[str] = []
 
 
 def load(directory: Path) -> Freshness | None:
@@ -75,7 +78,7 @@ def load(directory: Path) -> Freshness | None:
 # --------------------------------------------------------------------------- what a refresh records
 
 
-def snapshot_folders(roots: Iterable[Path]) -> dict[str, FolderState]:
+def snapshot_folders(roots: Iterable[str]) -> dict[str, FolderState]:
     """Every folder new chats appear in, as it is now: taken before a full walk reads anything."""
     folders: dict[str, FolderState] = {}
     for root in roots:
@@ -116,12 +119,18 @@ def _subagent_folders(hot: dict[str, CliState]) -> dict[str, FolderState]:
 
 
 def record_walk(
-    directory: Path, book: Bookkeeping, plan: Plan, started: float, folders: dict[str, FolderState]
+    directory: Path,
+    book: Bookkeeping,
+    plan: Plan,
+    started: float,
+    folders: dict[str, FolderState],
+    roots: list[str],
 ) -> None:
-    """After a full refresh: everything was looked at as of ``started``."""
+    """After a full refresh of ``roots``: everything was looked at as of ``started``."""
     hot = _hottest((sid, chat.cli) for sid, chat in book.items() if chat.cli is not None)
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
-    save(directory, Freshness(started, ide, {**folders, **_subagent_folders(hot)}, hot))
+    seen = sorted({*roots, *(previous.roots if (previous := load(directory)) else [])})
+    save(directory, Freshness(started, ide, {**folders, **_subagent_folders(hot)}, hot, seen))
     (directory / OLD_RECORD).unlink(missing_ok=True)
 
 
@@ -142,7 +151,7 @@ def record_targets(
     hot = _hottest(hot.items())
     merged = {**record.folders, **(folders or {}), **_subagent_folders(hot)}
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
-    save(directory, Freshness(record.walked_at, ide, merged, hot))
+    save(directory, Freshness(record.walked_at, ide, merged, hot, record.roots))
 
 
 def save(directory: Path, record: Freshness) -> None:

@@ -113,8 +113,8 @@ def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest, who
 def _new_root(record: dict[str, Any]) -> bool:
     """Whether a cursor-agent root is one the last walk did not look at (``CURSOR_CONFIG_DIR`` or
     ``XDG_CONFIG_HOME`` set since, ``cursor_cli_root`` changed): its chats are read by a walk now, not in a minute."""
-    folders = record["folders"]
-    return isinstance(folders, dict) and any(os.path.join(root, "projects") not in folders for root in cli_roots())
+    seen = record.get("roots") or []
+    return any(root not in seen for root in cli_roots())
 
 
 def _whole_due(directory: StrPath, now: float) -> bool:
