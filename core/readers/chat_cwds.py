@@ -21,7 +21,7 @@ from pathlib import Path
 import msgspec
 
 from ..private import replace_private
-from .chatstore import ACP_FOLDER, read_chat_meta
+from .chatstore import ACP_FOLDER, read_chat_meta, subfolders
 
 #: How long ago a folder must have changed for its listing to be kept as it is (see ``_bucket``).
 SETTLED_NS = 2_000_000_000
@@ -40,7 +40,7 @@ def chat_cwds(roots: list[Path], cache: Path | None) -> list[Cwd]:
     acp: list[Cwd] = []
     for root in roots:
         seen: set[str] = set()
-        buckets = _subfolders(os.path.join(root, "chats"))
+        buckets = [entry.path for entry in subfolders(os.path.join(root, "chats"))]
         for folder in [*buckets, os.path.join(root, ACP_FOLDER)]:
             bucket = now[folder] = _bucket(folder, before.get(folder))
             for name, cwd in bucket[1].items():
@@ -63,9 +63,8 @@ def _bucket(folder: str, cached: Bucket | None) -> Bucket:
         return changed, {name: cwd if cwd is not None else _cwd(folder, name) for name, cwd in cached[1].items()}
     known = cached[1] if cached is not None else {}
     chats = {}
-    for name in _subfolders(folder):
-        chat = os.path.basename(name)
-        chats[chat] = known.get(chat) or _cwd(folder, chat)
+    for entry in subfolders(folder):
+        chats[entry.name] = known.get(entry.name) or _cwd(folder, entry.name)
     # A file time moves with a coarse clock: a chat added a moment after the listing could leave the folder's time
     # as it was. A folder changed that recently is listed again next time.
     return (changed if time.time_ns() - changed > SETTLED_NS else -1), chats
@@ -74,15 +73,6 @@ def _bucket(folder: str, cached: Bucket | None) -> Bucket:
 def _cwd(folder: str, chat: str) -> Cwd | None:
     meta = read_chat_meta(Path(folder, chat))
     return None if meta is None else (meta.cwd, meta.verified)
-
-
-def _subfolders(folder: str) -> list[str]:
-    """The folders in ``folder``, sorted by name (as ``find_chat_dirs`` takes them)."""
-    try:
-        with os.scandir(folder) as found:
-            return [e.path for e in sorted((e for e in found if e.is_dir()), key=lambda e: e.name)]
-    except OSError:
-        return []
 
 
 def _load(cache: Path | None) -> dict[str, Bucket]:

@@ -102,10 +102,10 @@ class StoreChat(msgspec.Struct):
 def find_chat_dirs(root: Path) -> dict[str, Path]:
     """Chat id → its ``root/chats/<hash>/<id>`` or ``root/acp-sessions/<id>`` folder (the first one found wins)."""
     chats: dict[str, Path] = {}
-    for bucket in _dir_entries(os.path.join(root, "chats")):
-        for chat in _dir_entries(bucket.path):
+    for bucket in subfolders(os.path.join(root, "chats")):
+        for chat in subfolders(bucket.path):
             chats.setdefault(chat.name, Path(chat.path))
-    for chat in _dir_entries(os.path.join(root, ACP_FOLDER)):
+    for chat in subfolders(os.path.join(root, ACP_FOLDER)):
         chats.setdefault(chat.name, Path(chat.path))
     return chats
 
@@ -115,7 +115,8 @@ def is_acp_chat(chat_dir: Path) -> bool:
     return chat_dir.parent.name == ACP_FOLDER
 
 
-def _dir_entries(folder: str) -> list[os.DirEntry[str]]:
+def subfolders(folder: str) -> list[os.DirEntry[str]]:
+    """The folders in ``folder``, sorted by name: the order chats are found in (the first holding an id wins)."""
     try:
         with os.scandir(folder) as found:
             return sorted((e for e in found if e.is_dir()), key=lambda e: e.name)
