@@ -81,7 +81,11 @@ def build_editable(
 
 
 def own_script(wheel: Path) -> None:
-    """``wheel`` rewritten with ``SCRIPT`` as its ``deja`` command and without the entry point (not on Windows)."""
+    """``wheel`` rewritten with ``SCRIPT`` as its ``deja`` command and without the entry point (not on Windows).
+
+    The choice is made where the wheel is built, which is where it is installed as long as deja is installed from
+    its source, as the README does; a wheel built here and copied to Windows would have no ``deja.exe``.
+    """
     if os.name == "nt":
         return
     with zipfile.ZipFile(wheel) as packed:
