@@ -649,6 +649,12 @@ class _RegexClock:
         if time.perf_counter() > self.deadline:
             raise TimeoutError
 
+    def __enter__(self) -> _RegexClock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.disarm()
+
     def disarm(self) -> None:
         if self._armed:
             import signal
@@ -734,65 +740,47 @@ def _collect(
 ) -> tuple[SearchResult, int]:
     """Hits from the ranked candidates that pass the phrase, ``--re`` and exclusion checks; how many do; how many
     were excluded."""
-    clock = _RegexClock(REGEX_SECONDS, armed=query.pattern is not None)
-    try:
-        return _collect_hits(index, ranked, doc_scores, query, filters, limit, snippets, exact, clock)
-    finally:
-        clock.disarm()
-
-
-def _collect_hits(
-    index: Index,
-    ranked: _Ranking,
-    doc_scores: _Scores,
-    query: _Query,
-    filters: Filters,
-    limit: int,
-    snippets: int,
-    exact: bool,
-    clock: _RegexClock,
-) -> tuple[SearchResult, int]:
-    """``_collect``'s work, ``--re`` checked against ``clock``."""
     hits: list[Hit] = []
     matching = excluded = 0
     wanted_terms = set(query.words)
     narrowing = bool(query.phrases or query.pattern)
     notice = ""
-    for position, (score, (seg_i, ordinal), scored) in enumerate(ranked):
-        if len(hits) >= limit and (not narrowing or position >= PHRASE_COUNT_LIMIT):
-            break
-        segment = index.segments[seg_i]
-        if not exact and _mask(doc_scores, (seg_i, ordinal), scored) & query.phrase_mask != query.phrase_mask:
-            continue
-        try:
-            if narrowing and not _wanted(segment, (seg_i, ordinal), scored, query, exact, clock):
+    with _RegexClock(REGEX_SECONDS, armed=query.pattern is not None) as clock:
+        for position, (score, (seg_i, ordinal), scored) in enumerate(ranked):
+            if len(hits) >= limit and (not narrowing or position >= PHRASE_COUNT_LIMIT):
+                break
+            segment = index.segments[seg_i]
+            if not exact and _mask(doc_scores, (seg_i, ordinal), scored) & query.phrase_mask != query.phrase_mask:
                 continue
-        except TimeoutError:
-            notice = f"--re stopped after {REGEX_SECONDS:g} s; later candidates were not checked"
-            break
-        meta = segment.session(ordinal) if len(hits) < limit else None
-        if meta is not None and meta.id in filters.exclude_ids:
-            excluded += 1
-            continue
-        matching += 1
-        if meta is None:
-            continue
-        hits.append(
-            Hit(
-                session_id=meta.id,
-                source=meta.source,
-                project=meta.project,
-                project_dir=meta.project_dir,
-                title=meta.title,
-                started=meta.started,
-                updated=meta.updated,
-                score=round(score, 4),
-                snippets=_snippets(segment, scored, wanted_terms, snippets),
-                messages=meta.messages,
-                matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
-                best=(seg_i, scored[0][1]),
+            try:
+                if narrowing and not _wanted(segment, (seg_i, ordinal), scored, query, exact, clock):
+                    continue
+            except TimeoutError:
+                notice = f"--re stopped after {REGEX_SECONDS:g} s; later candidates were not checked"
+                break
+            meta = segment.session(ordinal) if len(hits) < limit else None
+            if meta is not None and meta.id in filters.exclude_ids:
+                excluded += 1
+                continue
+            matching += 1
+            if meta is None:
+                continue
+            hits.append(
+                Hit(
+                    session_id=meta.id,
+                    source=meta.source,
+                    project=meta.project,
+                    project_dir=meta.project_dir,
+                    title=meta.title,
+                    started=meta.started,
+                    updated=meta.updated,
+                    score=round(score, 4),
+                    snippets=_snippets(segment, scored, wanted_terms, snippets),
+                    messages=meta.messages,
+                    matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
+                    best=(seg_i, scored[0][1]),
+                )
             )
-        )
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
 
 

@@ -27,7 +27,7 @@ from deja.core.writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
-from deja.core.writers.ide import write_state_vscdb
+from deja.core.writers.ide import composer_data, write_state_vscdb
 
 NEW_CHAT = "0badc0de-2b3d-4e5f-8a9b-0c1d2e3f4a5b"
 
@@ -96,15 +96,7 @@ def test_a_new_row_in_the_editors_database_is_found_by_the_next_search(between_w
     now = int(time.time() * 1000)
     write_state_vscdb(
         sample.history.ide_root / "globalStorage" / "state.vscdb",
-        composers={
-            composer: {
-                "composerId": composer,
-                "name": "Okapi migration",
-                "createdAt": now,
-                "lastUpdatedAt": now,
-                "fullConversationHeadersOnly": [{"bubbleId": "b1", "type": 1}],
-            }
-        },
+        composers={composer: composer_data(composer, [("b1", 1)], created_at=now, name="Okapi migration")},
         bubbles={composer: {"b1": {"type": 1, "text": "plan the okapi schema migration"}}},
     )
     assert _search_ids(sample, "okapi") == [composer]
@@ -115,14 +107,7 @@ def test_a_turn_in_a_chat_outside_the_warm_ones_waits_for_the_next_whole_check(
 ) -> None:
     sample = between_whole_checks
     directory = index_dir(sample.home)
-    monkeypatch.setattr(glance, "WARM_CHATS", 1)
-    record = glance.load_raw(directory)
-    assert record is not None and {API_CHAT, INFRA_CHAT} <= record["hot"].keys()
-    (warm,) = glance._warm_chats(record["hot"])
-    cold = INFRA_CHAT if warm == API_CHAT else API_CHAT
-    transcript = Path(record["hot"][cold]["transcript"])
-    with transcript.open("ab") as f:
-        f.write(orjson.dumps(user_turn("the ibex cron?")) + b"\n")
+    cold = _turn_in_a_cold_chat(directory, monkeypatch)
 
     assert glance.check(directory).unchanged  # a warm check: not seen yet
 
@@ -138,10 +123,7 @@ def test_a_new_chat_in_a_folder_outside_the_warm_ones_waits_for_the_next_whole_c
     sample = between_whole_checks
     directory = index_dir(sample.home)
     monkeypatch.setattr(glance, "WARM_FOLDERS", 0)  # only the roots' projects/ and chats/ folders stay warm
-    write_transcript(
-        transcript_path(sample.history.cli_root, _project(sample, "infra"), NEW_CHAT),
-        [user_turn("the walrus deploy keeps timing out")],
-    )
+    _new_chat_in_infra(sample)
     assert glance.check(directory).unchanged
 
     _date_whole_check(sample, time.time() - glance.WHOLE_SECONDS)
@@ -155,10 +137,7 @@ def test_without_the_date_of_a_whole_check_the_check_is_whole(
     sample = between_whole_checks
     directory = index_dir(sample.home)
     monkeypatch.setattr(glance, "WARM_FOLDERS", 0)
-    write_transcript(
-        transcript_path(sample.history.cli_root, _project(sample, "infra"), NEW_CHAT),
-        [user_turn("the walrus deploy keeps timing out")],
-    )
+    _new_chat_in_infra(sample)
     (directory / glance.WHOLE_STAMP).unlink()
     assert NEW_CHAT in glance.check(directory).targets
 
@@ -169,12 +148,26 @@ def test_deja_index_looks_at_the_whole_record_whenever_it_runs(
     """``deja index`` (``catch_up`` with ``walk_inline``) is asked to bring everything up to date: no warm check."""
     sample = between_whole_checks
     directory = index_dir(sample.home)
+    _turn_in_a_cold_chat(directory, monkeypatch)
+    assert catch_up(sample.home).updated == 0  # a read's check between whole checks: not seen yet
+    assert catch_up(sample.home, walk_inline=True).updated == 1
+
+
+def _new_chat_in_infra(sample: Sample) -> None:
+    """A new cursor-agent chat in the infra project's folder."""
+    write_transcript(
+        transcript_path(sample.history.cli_root, _project(sample, "infra"), NEW_CHAT),
+        [user_turn("the walrus deploy keeps timing out")],
+    )
+
+
+def _turn_in_a_cold_chat(directory: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """With one warm chat, a turn appended to the other sample chat (the cold one): its id."""
     monkeypatch.setattr(glance, "WARM_CHATS", 1)
     record = glance.load_raw(directory)
-    assert record is not None
+    assert record is not None and {API_CHAT, INFRA_CHAT} <= record["hot"].keys()
     (warm,) = glance._warm_chats(record["hot"])
     cold = INFRA_CHAT if warm == API_CHAT else API_CHAT
     with Path(record["hot"][cold]["transcript"]).open("ab") as f:
         f.write(orjson.dumps(user_turn("the ibex cron?")) + b"\n")
-    assert catch_up(sample.home).updated == 0  # a read's check between whole checks: not seen yet
-    assert catch_up(sample.home, walk_inline=True).updated == 1
+    return cold

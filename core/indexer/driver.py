@@ -308,18 +308,14 @@ def _indexed(book: Bookkeeping) -> set[str]:
 def _not_rebuilt(live: Manifest, unreadable: int, started: float, problems: dict[str, int], why: str) -> RefreshResult:
     """What a rebuild that kept the live index says: a store that cannot be read this time never erases what was
     read from it before, so a rebuild without it would lose those sessions."""
-    return RefreshResult(
-        sessions=sum(ref.sessions - len(ref.deleted) for ref in live.segments),
-        messages=sum(ref.messages - ref.deleted_messages for ref in live.segments),
-        added=0,
-        updated=0,
-        removed=0,
-        seconds=round(time.perf_counter() - started, 3),
-        problems=problems,
-        rebuilt_because=why,
-        unreadable_kept=unreadable,
-        not_rebuilt=True,
+    result = _as_it_stands(live, started)
+    result.problems, result.rebuilt_because, result.unreadable_kept, result.not_rebuilt = (
+        problems,
+        why,
+        unreadable,
+        True,
     )
+    return result
 
 
 def _redaction_changed(built_with: str, mode: str) -> str:
