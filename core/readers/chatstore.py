@@ -67,8 +67,14 @@ class ChatMeta(msgspec.Struct):
 
     @property
     def project_dir(self) -> str:
-        """The ``cwd`` when it is trusted: filed under its md5, or a directory that exists; else ""."""
-        return self.cwd if self.cwd and (self.verified or os.path.isdir(self.cwd)) else ""
+        """The ``cwd`` when it is trusted (``trusted_cwd``); else ""."""
+        return trusted_cwd(self.cwd, self.verified)
+
+
+def trusted_cwd(cwd: str, verified: bool) -> str:
+    """``cwd`` when a chat's ``meta.json`` may be believed: the chat is filed under its md5 (``verified``), or it
+    is a directory that exists; else ""."""
+    return cwd if cwd and (verified or os.path.isdir(cwd)) else ""
 
 
 class StoreToolResult(msgspec.Struct):

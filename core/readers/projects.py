@@ -33,7 +33,6 @@ refresh that re-reads one chat with a ``meta.json`` reads nothing more.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import sqlite3
 from collections import Counter
@@ -317,13 +316,17 @@ class Projects:
     def _chat_cwds(self) -> list[str]:
         """The trusted ``cwd`` of every cursor-agent chat's ``meta.json`` (``chats/`` and ``acp-sessions/``).
 
-        Trusted: the chat is filed under its md5, or the folder exists (``ChatMeta.project_dir``). A refresh reads
+        Trusted as ``ChatMeta.project_dir`` trusts it (``chatstore.trusted_cwd``). A refresh reads
         only the ``meta.json`` files its cache cannot vouch for (``chat_cwds``).
         """
         from .chat_cwds import chat_cwds  # (only a chat the disk cannot place needs it)
+        from .chatstore import trusted_cwd
 
-        metas = chat_cwds(self.cli_roots, self.cwd_cache)
-        return [cwd for cwd, verified in metas if cwd and (verified or os.path.isdir(cwd))]
+        return [
+            trusted
+            for cwd, verified in chat_cwds(self.cli_roots, self.cwd_cache)
+            if (trusted := trusted_cwd(cwd, verified))
+        ]
 
     # --- files touched ------------------------------------------------------
 
