@@ -143,6 +143,28 @@ def index_cli_root(tmp_path: Path, cli_root: Path) -> dict[str, str]:
     return env
 
 
+def imported_modules(stderr: str) -> set[str]:
+    """The modules ``python -X importtime`` reported on ``stderr`` (its header row among them)."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+def deja_imports(env: dict[str, str], *args: str) -> tuple[str, set[str]]:
+    """What ``deja ARGS`` printed, and the modules it imported (``-X importtime``)."""
+    done = subprocess.run(
+        [ENTRY[0], "-X", "importtime", *ENTRY[1:], *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout, imported_modules(done.stderr)
+
+
 def hook_prompt(env: dict[str, str], prompt: str, project: str, conversation: str = "c-new") -> str:
     """What ``deja hook-prompt`` gives the model for ``prompt`` in ``project``, sent as cursor-agent sends it."""
     payload = {

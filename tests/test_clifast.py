@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from harness import ENTRY, Sample, run_deja
+from harness import Sample, deja_imports, run_deja
 
 from deja.core.sample import API_CHAT
 from deja.interfaces.fastpath import SearchArgs, parse_index, parse_search
@@ -138,14 +138,6 @@ def test_index_forms_other_than_its_flags_are_left_to_typer() -> None:
 
 def test_a_search_that_finds_nothing_changed_imports_no_typer_msgspec_or_orjson(indexed_sample: Sample) -> None:
     run_deja("search", "pytest", env=indexed_sample.env)  # any catch-up done first
-    done = subprocess.run(
-        [ENTRY[0], "-X", "importtime", *ENTRY[1:], "search", "pytest", "--json"],
-        env=indexed_sample.env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert '"session_id"' in done.stdout
+    printed, loaded = deja_imports(indexed_sample.env, "search", "pytest", "--json")
+    assert '"session_id"' in printed
     assert not {"typer", "click", "pydantic", "msgspec", "orjson", "deja.interfaces.cli"} & loaded

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import gc
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 import pytest
-from harness import ENTRY, Sample, run_deja
+from harness import Sample, deja_imports, run_deja
 
 from deja.core.index import index_dir
 from deja.core.index.light import LIGHT
@@ -74,16 +73,8 @@ def test_a_search_that_finds_nothing_changed_reads_the_record_without_importing_
     """The check reads ``freshness.json`` with ``json``'s C half; ``json`` itself (six patterns compiled as it
     loads) is left to ``--json`` output."""
     run_deja("search", "pytest", env=indexed_sample.env)  # any catch-up done first
-    done = subprocess.run(
-        [ENTRY[0], "-X", "importtime", *ENTRY[1:], "search", "pytest"],
-        env=indexed_sample.env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "pytest" in done.stdout.lower()
+    printed, loaded = deja_imports(indexed_sample.env, "search", "pytest")
+    assert "pytest" in printed.lower()
     assert "deja.core.indexer.glance" in loaded
     assert not {"json", "json.decoder", "deja.core.library"} & loaded
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import CHECKOUT, Sample
+from harness import CHECKOUT, Sample, imported_modules
 from installed_copy import installed_package
 
 from deja.installers import claude, cursor, install, uninstall, wiring_report
@@ -212,8 +212,7 @@ def _imported(launcher: Path, payload: dict[str, Any], env: dict[str, str]) -> t
     command = shlex.join([sys.executable, "-I", "-S", "-X", "importtime", str(launcher), "hook-prompt"])
     done = _run(command, payload, env)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    lines = done.stderr.decode(errors="replace").splitlines()
-    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}, done.stdout
+    return imported_modules(done.stderr.decode(errors="replace")), done.stdout
 
 
 def _entry_loaded_from(launcher: Path, payload: dict[str, Any], env: dict[str, str]) -> str:

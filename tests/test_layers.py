@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ENTRY, Sample
+from harness import ENTRY, Sample, imported_modules
 
 from deja.hooks.run import HANDLERS
 
@@ -153,8 +153,7 @@ def _imported_at_runtime(*args: str, payload: bytes, env: dict[str, str] | None 
     command = [sys.executable, "-X", "importtime", *ENTRY[1:], *args]
     done = subprocess.run(command, input=payload, capture_output=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    lines = done.stderr.decode(errors="replace").splitlines()
-    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line}
+    return imported_modules(done.stderr.decode(errors="replace"))
 
 
 def test_an_empty_prompt_event_loads_nothing_heavy() -> None:
@@ -228,9 +227,7 @@ def _imports_without_site(args: list[str], payload: bytes, env: dict[str, str]) 
     command = [sys.executable, "-I", "-S", "-X", "importtime", *args]
     done = subprocess.run(command, input=payload, capture_output=True, env=env, timeout=60, cwd=ROOT.parent)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    lines = done.stderr.decode(errors="replace").splitlines()
-    names = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line}
-    return names - {"module"}, done.stdout
+    return imported_modules(done.stderr.decode(errors="replace")) - {"module"}, done.stdout
 
 
 def module_group(name: str) -> str:
