@@ -207,6 +207,16 @@ def test_a_record_of_another_shape_makes_the_next_read_refresh_in_full(indexed_s
     assert indexed.returncode == 0 and indexed.stderr == "", indexed.stderr
 
 
+def test_a_record_whose_roots_are_of_another_shape_makes_the_next_read_walk(indexed_sample: Sample) -> None:
+    directory = index_dir(indexed_sample.home)
+    record = orjson.loads((directory / freshness.RECORD).read_bytes())
+    record["roots"] = 7
+    (directory / freshness.RECORD).write_bytes(orjson.dumps(record))
+    assert glance.check(directory).manifest is None
+    assert _search_ids(indexed_sample, "pytest")
+    assert glance.check(directory).unchanged  # the walk wrote the record anew
+
+
 def test_a_walk_that_cannot_start_leaves_the_search_answering(indexed_sample: Sample) -> None:
     """An index folder deja cannot write to (here: its walk stamp is a folder) still answers a search."""
     sample = indexed_sample

@@ -113,7 +113,8 @@ def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest, who
 def _new_root(record: dict[str, Any]) -> bool:
     """Whether a cursor-agent root is one the last walk did not look at (``CURSOR_CONFIG_DIR`` or
     ``XDG_CONFIG_HOME`` set since, ``cursor_cli_root`` changed): its chats are read by a walk now, not in a minute."""
-    seen = record.get("roots") or []
+    seen = record.get("roots")
+    seen = seen if isinstance(seen, list) else []  # (none, or another deja's record: a walk writes it anew)
     return any(root not in seen for root in cli_roots())
 
 
