@@ -95,3 +95,13 @@ def capped_lines(handle: BinaryIO, cap: int, chunk_bytes: int = CHUNK_BYTES) -> 
             size += len(rest)
             ended = rest.endswith(b"\n")
         yield (b"\n" if ended else b""), size
+
+
+def subfolders(folder: StrPath) -> list[os.DirEntry[str]]:
+    """The folders in ``folder``, sorted by name (an order that does not depend on the file system), or none when it
+    cannot be listed: Cursor's folders are walked in this order, and the first holding a chat id wins."""
+    try:
+        with os.scandir(folder) as found:
+            return sorted((e for e in found if e.is_dir()), key=lambda e: e.name)
+    except OSError:
+        return []

@@ -21,7 +21,8 @@ from pathlib import Path
 import msgspec
 
 from ..private import replace_private
-from .chatstore import ACP_FOLDER, read_chat_meta, subfolders
+from ..regular_files import subfolders
+from .chatstore import ACP_FOLDER, chat_folders, read_chat_meta
 
 #: How long ago a folder must have changed for its listing to be kept as it is (see ``_bucket``).
 SETTLED_NS = 2_000_000_000
@@ -40,8 +41,7 @@ def chat_cwds(roots: list[Path], cache: Path | None) -> list[Cwd]:
     acp: list[Cwd] = []
     for root in roots:
         seen: set[str] = set()
-        buckets = [entry.path for entry in subfolders(os.path.join(root, "chats"))]
-        for folder in [*buckets, os.path.join(root, ACP_FOLDER)]:
+        for folder in chat_folders(root):
             bucket = now[folder] = _bucket(folder, before.get(folder))
             for name, cwd in bucket[1].items():
                 if name not in seen and cwd is not None:

@@ -29,7 +29,7 @@ import msgspec
 import orjson
 
 from ..model import Message
-from ..regular_files import read_regular
+from ..regular_files import read_regular, subfolders
 from ..text import one_line
 from . import jsonvalue
 from .conversation import SKIPPED_TOOLS, Child, canonical_args, normalise_tool_name, store_conversation, tool_result
@@ -108,26 +108,21 @@ class StoreChat(msgspec.Struct):
 def find_chat_dirs(root: Path) -> dict[str, Path]:
     """Chat id → its ``root/chats/<hash>/<id>`` or ``root/acp-sessions/<id>`` folder (the first one found wins)."""
     chats: dict[str, Path] = {}
-    for bucket in subfolders(os.path.join(root, "chats")):
-        for chat in subfolders(bucket.path):
+    for folder in chat_folders(root):
+        for chat in subfolders(folder):
             chats.setdefault(chat.name, Path(chat.path))
-    for chat in subfolders(os.path.join(root, ACP_FOLDER)):
-        chats.setdefault(chat.name, Path(chat.path))
     return chats
+
+
+def chat_folders(root: str | Path) -> list[str]:
+    """The folders of ``root`` that hold chats, in the order they are searched: every ``chats/<hash>`` bucket by
+    name, then ``acp-sessions``. A chat id found in two of them is the first one's (``find_chat_dirs``)."""
+    return [*(bucket.path for bucket in subfolders(os.path.join(root, "chats"))), os.path.join(root, ACP_FOLDER)]
 
 
 def is_acp_chat(chat_dir: Path) -> bool:
     """A chat started through the Agent Client Protocol (``acp-sessions/<id>``), which ``--resume`` does not list."""
     return chat_dir.parent.name == ACP_FOLDER
-
-
-def subfolders(folder: str) -> list[os.DirEntry[str]]:
-    """The folders in ``folder``, sorted by name: the order chats are found in (the first holding an id wins)."""
-    try:
-        with os.scandir(folder) as found:
-            return sorted((e for e in found if e.is_dir()), key=lambda e: e.name)
-    except OSError:
-        return []
 
 
 def read_chat_meta(chat_dir: Path) -> ChatMeta | None:

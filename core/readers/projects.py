@@ -47,7 +47,7 @@ import orjson
 from .. import paths
 from ..model import Session
 from ..record import Record
-from ..regular_files import read_regular
+from ..regular_files import read_regular, subfolders
 from . import vscdb
 from .transcripts import decode_project_slug, project_slug_of, scan_transcripts
 
@@ -221,7 +221,7 @@ class Projects:
 
     @cached_property
     def _workspace_dirs(self) -> list[Path]:
-        return _subfolders(self.user_root / "workspaceStorage")
+        return [Path(entry.path) for entry in subfolders(self.user_root / "workspaceStorage")]
 
     @cached_property
     def _workspace_folders(self) -> list[str]:
@@ -363,13 +363,6 @@ def _folder_key(folder: str) -> str:
     """One spelling per folder: forward slashes, no trailing slash; Windows paths compared without case."""
     key = folder.replace("\\", "/").rstrip("/")
     return key.lower() if _DRIVE.match(key) or key.startswith("//") else key
-
-
-def _subfolders(folder: Path) -> list[Path]:
-    try:
-        return sorted(p for p in folder.iterdir() if p.is_dir())
-    except OSError:
-        return []
 
 
 # --- databases --------------------------------------------------------------
