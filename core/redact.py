@@ -71,6 +71,11 @@ def _token(kind: str, regex: str, *needles: str, inside: str = r"[\w-]") -> Rule
 # --------------------------------------------------------------------------- provider formats
 
 
+def _mixed(value: str) -> bool:
+    """Capitals, small letters and digits all in ``value``: a generated secret, not a word, a path or a hash."""
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+
+
 def _after(*words: str) -> Callable[[re.Match[str]], bool]:
     """A check that the match comes right after one of ``words`` (a literal-first regex stays fast)."""
     return lambda m: m.string.endswith(words, 0, m.start())
@@ -153,6 +158,14 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         check=_after("Account", "SharedAccess", "Primary", "Secondary"),
     ),
     Rule("azure-sas", r"sig=([A-Za-z0-9%+/=]{20,})", ("sig=",), group=1, check=_after("?", "&", ";")),
+    # A secret access key given without its name, in a text that names its access key id ("key AKIA… secret …"):
+    # forty characters of base64 holding capitals, small letters and digits (a git hash has no capitals).
+    Rule(
+        "aws-secret",
+        r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+        ("AKIA", "ASIA"),
+        check=lambda m: _mixed(m.group(0)),
+    ),
     Rule(
         "aws-secret",
         (
@@ -184,7 +197,8 @@ _FILLER = re.compile(
 
 
 def _url_password(match: re.Match[str]) -> bool:
-    return _is_literal(match.group(1))
+    """A literal password, not the marker of a token given as the user (``://[redacted:url-credentials]@``)."""
+    return _is_literal(match.group(1)) and "[redacted:" not in match.group(0)
 
 
 def _basic_credentials(match: re.Match[str]) -> bool:
@@ -195,6 +209,12 @@ def _basic_credentials(match: re.Match[str]) -> bool:
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return False
     return ":" in decoded and decoded.isprintable()
+
+
+def _url_token(match: re.Match[str]) -> bool:
+    """``https://<token>@host``: a user name of twenty characters or more mixing letters and digits is a token."""
+    user = match.group(1)
+    return any(c.isdigit() for c in user) and any(c.isalpha() for c in user)
 
 
 def _cli_password(match: re.Match[str]) -> bool:
@@ -218,6 +238,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         group=1,
         check=_url_password,
     ),
+    Rule("url-credentials", r"://([A-Za-z0-9_-]{20,})(?=@[\w.-])", ("@",), group=1, check=_url_token),
     Rule(
         "cli-credentials",
         r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$][^\s\"'`]*)",
@@ -232,6 +253,15 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         r"\b(?:mysql(?:dump|admin|import|check|sh)?|mariadb(?:-dump|-admin)?)\b[^\n|;&]{0,200}?\s-p"
         r"(?P<quote>['\"]?)(?P<secret>[^\s\"'`$-][^\s\"'`]*)(?P=quote)",
         ("mysql", "mariadb"),
+        group="secret",
+        check=_glued_password,
+    ),
+    Rule(
+        # A registry login's password after ``-p`` (``docker login -u ci -p S3cret``) and sshpass's (``-p S3cret``).
+        "cli-credentials",
+        r"\b(?:(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login|sshpass)\b[^\n|;&]{0,200}?\s-p[ =]?"
+        r"(?P<quote>['\"]?)(?P<secret>[^\s\"'`$-][^\s\"'`]*)(?P=quote)",
+        ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass"),
         group="secret",
         check=_glued_password,
     ),
@@ -283,6 +313,8 @@ _SECRET_WORDS = frozenset(
         "idtoken",
     ]
 )
+#: A last word ending in one of these names a secret too: a name glued to its tool's (``PGPASSWORD``, ``npmtoken``).
+_GLUED_SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token")
 #: ``…_key`` names a secret after one of these (``api_key``, ``secret_access_key``), not alone (``sort key``).
 _KEY_QUALIFIERS = frozenset(
     [
@@ -362,15 +394,16 @@ _PATH = re.compile(r"(?:/|~/|\.\.?/)[\w./~-]*")
 _SHORT_NUMBER = re.compile(r"\d{1,7}")
 
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)"
-_QUOTED = r"""[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)"""
+#: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
+_QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|\\"[^"\\\s]+\\")"""
 _BARE = r"""[^\s"'`,;&)\]}]+"""
 _ASSIGNMENT = re.compile(
-    rf"(?i){_NOUNS}(?P<kq>[\"']?)\]?"
+    rf"(?i){_NOUNS}(?P<kq>\\?[\"']?)\]?"
     rf"(?P<sep>[ \t]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
     rf"(?P<value>{_QUOTED}|{_BARE})"
 )
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
-_NOUN_SEP = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)[\"']?\]?[ \t]*[:=]")
+_NOUN_SEP = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)\\?[\"']?\]?[ \t]*[:=]")
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
 _SQL = r"(?i:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'"
 _XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>"
@@ -384,15 +417,19 @@ def _key_words(key: str) -> list[str]:
 def secret_key(key: str) -> bool:
     """Whether a key (``API_KEY``, ``SecretAccessKey``, ``db.password``) names a secret value."""
     words = _key_words(key)
+    while words and words[-1].isdigit():  # a numbered one (``DB_PASSWORD_2``, ``API_KEY1``)
+        words.pop()
     if not words or key in _NOT_SECRET_KEYS:
         return False
-    if words[-1] in _SECRET_WORDS:
+    if words[-1] in _SECRET_WORDS or words[-1].endswith(_GLUED_SECRET_WORDS):
         return True
     return words[-1] == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
 
 
 def _unquote(value: str) -> tuple[str, str, str]:
     """``value`` split into (opening, contents, closing): a quoted literal's prefix and quotes, or nothing."""
+    if len(value) >= 4 and value.startswith('\\"') and value.endswith('\\"'):
+        return '\\"', value[2:-2], '\\"'
     stripped = value.lstrip("bBrRuU")
     if stripped[:1] in ('"', "'", "`") and len(stripped) >= 2 and stripped[-1] == stripped[0]:
         return value[: len(value) - len(stripped) + 1], stripped[1:-1], stripped[-1]
@@ -406,8 +443,16 @@ def _plain_value(value: str, key: str) -> bool:
         and _is_literal(value)
         and not _PATH.fullmatch(value)
         and not _SHORT_NUMBER.fullmatch(value)
-        and value.lower() != key.lower().rsplit(".", 1)[-1]
+        and not _named_after(value, key)
     )
+
+
+def _named_after(value: str, key: str) -> bool:
+    """A name built on the key's own (``token: Token``, ``api_key: ApiKey``, ``secret: SecretKey``): a type, not a
+    value. Compared word by word, so a password that merely holds a short word is no name."""
+    words = _key_words(key.rsplit(".", 1)[-1])
+    own = _key_words(value)
+    return bool(words) and (own == words or "".join(own) == "".join(words) or words[-1] in own)
 
 
 def _bare_literal(value: str, key: str, config_line: bool) -> bool:
@@ -417,9 +462,10 @@ def _bare_literal(value: str, key: str, config_line: bool) -> bool:
     if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value or _DOTTED_NAME.fullmatch(value):
         return False
     if _IDENTIFIER.fullmatch(value):
-        # A bare name is a variable in code (``token = access_token``) unless it holds a digit or is the
-        # value of a configuration line (``DB_PASSWORD=postgres``, ``password: hunter``; not a ``SecretStr`` type).
-        return any(c.isdigit() for c in value) or (config_line and not value[0].isupper())
+        # A bare name is a variable in code (``token = access_token``) unless it holds a digit or is the value of
+        # a configuration line (``DB_PASSWORD=postgres``, ``password: CorrectHorseBatteryStaple``); a type named
+        # after the key (``token: Token``) or a known one (``SecretStr``) is no value (``_plain_value``).
+        return config_line or any(c.isdigit() for c in value)
     return True
 
 
@@ -443,7 +489,7 @@ def _assignment(match: re.Match[str]) -> str:
     text, whole = match.string, match.group(0)
     prefix, begin = _key_before(text, match.start())
     key = prefix + text[match.start() : match.start("kq")]
-    quote, value, sep = match.group("kq"), match.group("value"), match.group("sep")
+    quote, value, sep = match.group("kq")[-1:], match.group("value"), match.group("sep")
     opening, contents, closing = _unquote(value)
     before = text[begin - 1] if begin > 0 else "\n"
     # A quoted key has the same quote on both sides; an unquoted one inside a string is not followed by
@@ -465,8 +511,16 @@ def _assignment(match: re.Match[str]) -> str:
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:
-    """``--password=x`` gives a value whatever it is; after a space a plain word is prose (``--password options``)."""
-    return _plain_value(value, flag) if sep == "=" else _bare_literal(value, flag, False)
+    """``--password=x`` gives a value whatever it is; after a space a plain word is prose (``--password options``,
+    ``--password PASSWORD``), a word in mixed case is not (``--password CorrectHorseBattery``)."""
+    if sep == "=":
+        return _plain_value(value, flag)
+    return _bare_literal(value, flag, False) or (_plain_value(value, flag) and _camel(value))
+
+
+def _camel(word: str) -> bool:
+    """A capital after a small letter: a word no sentence writes (``CorrectHorse``, ``hunTer``)."""
+    return any(a.islower() and b.isupper() for a, b in zip(word, word[1:], strict=False))
 
 
 def _flag(match: re.Match[str]) -> str:
@@ -557,7 +611,7 @@ def _apply(rule: Rule, text: str) -> str:
 #: context needs a separator, a quote, a flag (mysql's ``-pS3cret`` among them) or a Dockerfile ENV.
 _TOKEN_GATE = re.compile(r"\S{16}|(?i:basic)\s")
 _TOKEN_RULES = (*_PROVIDER_RULES, *(rule for rule in _CONTEXT_RULES if rule.kind in ("bearer", "basic-auth")))
-_CONTEXT_GATE = re.compile(r"[:=<']|--|ENV[ \t]|\s-p[^\s-]")
+_CONTEXT_GATE = re.compile(r"[:=<']|--|ENV[ \t]|\s-p")
 _KEYED_RULES = (*(rule for rule in _CONTEXT_RULES if rule.kind not in ("bearer", "basic-auth")), *_KEY_RULES)
 
 

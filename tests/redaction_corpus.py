@@ -226,6 +226,15 @@ spring.datasource.password=${DB_PASSWORD}
 "password": "Mot de passe",
 <password>${env.DB_PASSWORD}</password>
 """,
+    "types": """
+    token: AccessToken
+    password: PasswordHash
+    secret: SecretKey
+    api_key: ApiKey
+usage: deploy [--password PASSWORD] [--token TOKEN]
+git clone https://deploy-bot-for-the-ci-server@git.example.com/acme/api.git
+git show 3f2a9c1e5b7d4a6f8e0c2b4d6f8a0c2e4b6d8f0a
+""",
     "prose": """
 The token expired, so the client gets a 401 and retries with a fresh one.
 Basic authentication is disabled on this endpoint; use a bearer token instead.
@@ -473,4 +482,29 @@ SECRETS: list[Secret] = [
     Secret("sql-password", "secret", _join("n0t", "-th1s"), "CREATE USER app WITH PASSWORD '{secret}';"),
     Secret("xml-password", "secret", _join("xml", "Pa55"), "<password>{secret}</password>"),
     Secret("dockerfile-env", "secret", _join("d0ck", "3rs3cret"), "ENV API_TOKEN {secret}"),
+    # Letters only: a configuration line's value is a value, whatever its case (a new-user trial's finds).
+    Secret("env-letters", "secret", _join("Correct", "Horse", "Battery", "Staple"), "DATABASE_PASSWORD={secret}"),
+    Secret("env-capitals", "secret", _join("EnXcd", "MHqPjUxAD"), "SECRET_KEY={secret}"),
+    Secret("yaml-letters", "secret", _join("Correct", "Horse", "Battery"), "  password: {secret}"),
+    Secret(
+        "flag-mixed-case", "secret", _join("Correct", "Horse", "Battery"), "./deploy --password {secret} --env prod"
+    ),
+    Secret(
+        "json-in-a-string",
+        "secret",
+        _join("Es29", "fLq8", "ZpW3"),
+        'log.info("body: {{\\"user\\": \\"ci\\", \\"password\\": \\"{secret}\\"}}")',
+    ),
+    Secret(
+        "aws-secret-unnamed", "aws-secret", _B64_40, "key " + _join("AKIA", "Q3EGRT5KL", "7WXB2MZ") + " secret {secret}"
+    ),
+    Secret("pgpassword", "secret", _join("Xk29", "fLq8", "ZpW3"), "PGPASSWORD={secret} psql -h db -U app"),
+    Secret("docker-login", "cli-credentials", _join("Xk29", "fLq8", "ZpW3"), "docker login -u ci -p {secret} reg.io"),
+    Secret("sshpass", "cli-credentials", _join("Tr0ub4", "dor&3"), "sshpass -p '{secret}' ssh deploy@build-01"),
+    Secret(
+        "url-token-user",
+        "url-credentials",
+        _join("a1b2c3d4e5", "f6a7b8c9d0", "e1f2a3b4"),
+        "git clone https://{secret}@github.com/acme/api.git",
+    ),
 ]

@@ -109,6 +109,11 @@ def test_redaction_is_idempotent() -> None:
         ("primary_key", False),
         ("bypass", False),
         ("secretName", False),
+        ("PGPASSWORD", True),
+        ("DB_PASS_2", True),
+        ("API_KEY1", True),
+        ("sessionid", False),
+        ("passwordless", False),
     ],
 )
 def test_which_keys_name_a_secret(key: str, is_secret: bool) -> None:
