@@ -220,6 +220,35 @@ def test_a_full_rebuild_that_cannot_read_a_chat_store_keeps_the_index(cli_root: 
     assert session_ids() == {"s1", "s2"} and shown("s1") == ["question of s1", "first answer"]
 
 
+def test_a_full_rebuild_that_cannot_read_the_store_beside_a_transcript_keeps_the_index(cli_root: Path) -> None:
+    """The chat would come back from its transcript alone, without the store's title and the command's output."""
+    chat_dir = chat_dir_for(cli_root, CWD, "c1")
+    write_transcript(
+        transcript_path(cli_root, CWD, "c1"),
+        [user_turn("why does quuxmigrate fail?"), assistant_turn("Running it.", tool_use("Shell", {"command": "./m"}))],
+    )
+    write_chat_store(
+        chat_dir,
+        cwd=CWD,
+        name="Quux migrate exit 3",
+        messages=[
+            store_user_message("why does quuxmigrate fail?"),
+            store_assistant_message("Running it.", tool_call_part("t1", "Shell", {"command": "./m"})),
+            tool_result_message("t1", "Shell", shell_result_text("Error: table zebra missing", exit_code=3)),
+        ],
+    )
+    index()
+
+    def shown_chat() -> str:
+        return run_deja("show", "c1").stdout
+
+    assert "Quux migrate exit 3" in shown_chat() and "table zebra missing" in shown_chat()
+    with locked(chat_dir / "store.db", "DELETE"):
+        ran = run_deja("index", "--full", "--json")
+    assert ran.returncode == 1 and ran.stderr.startswith(NOT_REBUILT), ran.stderr
+    assert "Quux migrate exit 3" in shown_chat() and "table zebra missing" in shown_chat()
+
+
 def test_a_first_build_that_cannot_read_a_chat_store_indexes_the_rest(cli_root: Path) -> None:
     store = _store_chat(cli_root, "s1", "first answer")
     _store_chat(cli_root, "s2", "other chat")

@@ -291,18 +291,28 @@ def _kept_instead(directory: Path, book: Bookkeeping, written: list[SegmentRef],
     if live is None or (live.redaction != mode and mode != "off") or _damage(directory):
         return None
     try:
-        had = _indexed(Bookkeeping(directory, read_record(directory / live.state, State)))
+        had = Bookkeeping(directory, read_record(directory / live.state, State))
     except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
         return None
-    if not had - _indexed(book):
+    if not _loses(had, book):
         return None
     remove_segments(directory, [ref.name for ref in written])
     return live
 
 
-def _indexed(book: Bookkeeping) -> set[str]:
-    """The chats ``book`` records a session of."""
-    return {sid for sid, chat in book.items() if chat.where is not None}
+def _loses(had: Bookkeeping, rebuilt: Bookkeeping) -> bool:
+    """Whether the rebuild recorded in ``rebuilt`` holds less than the index ``had`` does: a session it no longer
+    has, or a cursor-agent chat whose store was read before and not this time (a locked ``store.db`` beside a
+    transcript: the session would come back without its title and its commands' outputs)."""
+    for sid, chat in had.items():
+        if chat.where is None:
+            continue
+        now = rebuilt.chat(sid)
+        if now is None or now.where is None:
+            return True
+        if chat.cli and chat.cli.store_sig and now.cli and now.cli.chat_dir and not now.cli.store_sig:
+            return True
+    return False
 
 
 def _not_rebuilt(live: Manifest, unreadable: int, started: float, problems: dict[str, int], why: str) -> RefreshResult:
