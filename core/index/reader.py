@@ -420,8 +420,10 @@ class Index:
         few pages of a 100k-session index, not the pages of thousands of docs.
         """
         found: list[tuple[float, Segment, int]] = []
+        order: dict[int, int] = {}  # a segment's place: the later of two written, the newer its sessions
         step = limit + 16
-        for segment in self.segments:
+        for place, segment in enumerate(self.segments):
+            order[id(segment)] = place
             p_off, count, _ = segment.lookup(key)
             taken, start, stop = 0, 0, min(count, scan_limit)
             while taken < limit and start < stop:
@@ -433,7 +435,9 @@ class Index:
                     if taken >= limit:
                         break
                 start += step
-        found.sort(key=lambda item: item[0], reverse=True)
+        # A posting's time is float32 days (to about three minutes now): of two docs that tie, the later segment's
+        # was written by the later refresh, so it goes first (within a segment, postings are in exact order).
+        found.sort(key=lambda item: (item[0], order[id(item[1])]), reverse=True)
         return found[:limit]
 
     def size_bytes(self) -> int:
