@@ -15,7 +15,7 @@ import re
 from ..core.dates import MONTHS, split_dates
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
-from ..core.text import terms
+from ..core.text import STOPWORDS, terms
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
 from .describe import heading
 
@@ -40,6 +40,111 @@ TIME_WORDS = frozenset(
     [*MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
     + ["today", "yesterday", "tomorrow"]
 )
+#: The words of a reply to the agent in this conversation: assent or refusal, thanks, go on, stop, pick an option,
+#: redo or undo. A prompt made only of these (and stopwords and single letters or digits) points at what the agent
+#: just said, not at the history: "go with option b" once recalled three chats of a real history for "option".
+#: Written for this list, not taken from a word list; no question of either gate benchmark is made only of them
+#: (bench/coding_history.py and bench/bench_prompt_precision.py: no figure moved).
+REPLY_WORDS = frozenset(
+    [
+        "ok",
+        "okay",
+        "k",
+        "kk",
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "sure",
+        "no",
+        "nope",
+        "nah",
+        "please",
+        "pls",
+        "thanks",
+        "thank",
+        "thx",
+        "ty",
+        "cool",
+        "great",
+        "good",
+        "nice",
+        "fine",
+        "perfect",
+        "awesome",
+        "right",
+        "correct",
+        "exactly",
+        "agreed",
+        "agree",
+        "sounds",
+        "looks",
+        "look",
+        "lgtm",
+        "go",
+        "ahead",
+        "continue",
+        "proceed",
+        "carry",
+        "keep",
+        "going",
+        "on",
+        "let",
+        "lets",
+        "it",
+        "that",
+        "this",
+        "those",
+        "these",
+        "option",
+        "options",
+        "choice",
+        "one",
+        "two",
+        "three",
+        "first",
+        "second",
+        "third",
+        "last",
+        "other",
+        "another",
+        "either",
+        "neither",
+        "instead",
+        "way",
+        "same",
+        "approach",
+        "plan",
+        "version",
+        "alternative",
+        "pick",
+        "choose",
+        "take",
+        "use",
+        "try",
+        "again",
+        "retry",
+        "redo",
+        "revert",
+        "undo",
+        "stop",
+        "wait",
+        "hold",
+        "ship",
+        "done",
+        "works",
+        "fix",
+        "apply",
+        "commit",
+        "now",
+        "then",
+        "next",
+        "step",
+        "also",
+        "too",
+    ]
+)
+_REPLY_WORD = re.compile(r"[^\W_]+")
 _OWN_FRAME = re.compile(re.escape(FRAME_OPEN) + r".*?" + re.escape(FRAME_CLOSE), re.S)
 _IDENTIFIER = re.compile(r"[_./:#-]|\d|[a-z][A-Z]")
 _WORD = re.compile(r"[^\W\d_][\w./:#-]*")
@@ -160,6 +265,15 @@ def _names(prompt: str) -> list[list[str]]:
     return names
 
 
+def is_reply(prompt: str) -> bool:
+    """Whether ``prompt`` only answers the agent ("ok do it", "go with option b", "sounds good, continue"): every
+    word of it a reply word, a stopword or a single letter or digit."""
+    return all(
+        len(word) == 1 or word in REPLY_WORDS or word in STOPWORDS
+        for word in _REPLY_WORD.findall(prompt.lower().replace("'", ""))
+    )
+
+
 def time_terms(prompt: str) -> set[str]:
     """The terms of the dates ``prompt`` names (``19 August, 2023``, ``in October``, ``2023``): search matches a date
     against when sessions happened, so a session does not hold less of the prompt for lacking the words."""
@@ -230,6 +344,8 @@ def recall_for(
     words, _ = query_terms(prompt)
     if not words:
         return Recall(why="nothing searchable in it")
+    if is_reply(prompt):
+        return Recall(why="a reply to this conversation asks nothing of the history")
     gate = GATES[mode]
     result = search(
         index,
