@@ -210,6 +210,14 @@ class Gate(Record, frozen=True):
 #: 64.5% at 11.8% (one more right, one more injected), LoCoMo's tuning half injecting 0.6 pt more. A logistic model
 #: over the score, lead, share, best message's and best turn's shares and the best turn's lead over the next
 #: (fit on both tuning halves, each benchmark weighed alike) stayed below these rules at every noise level there.
+#: Tried on the same tuning halves and left out, as it did not hold on the held-out questions: one rule in place of
+#: all these, a first session passing when its score against what the prompt asks, times its lead over the FIFTH
+#: session to the power 0.46, times exp(-2.06 x the share of the prompt the history never saw) is at least 0.18
+#: (0.15 aggressive): a logistic model over those three, fit on the first sessions of both tuning halves
+#: (``bench/gate_features.py`` dumps them; the lead over the next session, the shares held by the best messages,
+#: the best message and the best turn, and a match in a command's output added nothing there). Tuning halves:
+#: coding 78.1% -> 87.5% right at 5.9% injected, LoCoMo 81.4% / 4.4% -> 82.4% / 4.2%. Held out, safe: coding
+#: reporting 61.3% / 5.9% -> 64.5% / 11.8%, the blind set 95.5% / 33.3% -> 95.5% / 47.6%.
 GATES = {
     "safe": Gate(
         informative=1,
