@@ -8,7 +8,10 @@ indexed with the normal refresh; every question is asked verbatim through
 - search: the rank of the session holding the answer, for answerable questions
   (by kind: the symptom, or what a command printed);
 - gate, answerable: the right session is among those injected;
-- gate, unanswerable: anything at all is injected (it should stay silent).
+- gate, unanswerable: anything at all is injected (it should stay silent);
+- gate, near misses: anything injected for an answerable question asked with its answer's session left out of the
+  search, the history holding its look-alikes only (it should stay silent): hard negatives for every half, the
+  tuning half's among them, that nobody wrote.
 
 Constants are tuned on the tuning half only. The reporting half has been read
 (its misses were printed during earlier rounds), so the blind set
@@ -75,21 +78,26 @@ def search_table(questions: list[Question], found: dict[int, int | None]) -> lis
 
 
 def gate_table(index: Index, questions: list[Question], mode: str) -> list[str]:
-    """Right session injected (answerable) and anything injected (unanswerable), per half."""
+    """Right session injected (answerable), anything injected (unanswerable), and anything injected for an answerable
+    question asked with its answer's session left out of the history (a near miss: its look-alikes are all there),
+    per half."""
     right: dict[str, list[bool]] = defaultdict(list)
     noisy: dict[str, list[bool]] = defaultdict(list)
+    near: dict[str, list[bool]] = defaultdict(list)
     for q in questions:
         shown = recall_for(index, q.text, mode, exclude=set(), seen=set()).session_ids
         if q.gold:
             right[q.half].append(q.gold in shown)
+            near[q.half].append(bool(recall_for(index, q.text, mode, exclude={q.gold}, seen=set()).session_ids))
         else:
             noisy[q.half].append(bool(shown))
     lines = []
     for half in HALVES:
-        r, n = right[half], noisy[half]
+        r, n, m = right[half], noisy[half], near[half]
         lines.append(
             f"gate {mode:<10} {half:<9} right session {100 * sum(r) / (len(r) or 1):5.1f}% of {len(r):<3}"
-            f"  any injection on unanswerable {100 * sum(n) / (len(n) or 1):5.1f}% of {len(n)}"
+            f"  any injection on unanswerable {100 * sum(n) / (len(n) or 1):5.1f}% of {len(n):<3}"
+            f"  on near misses {100 * sum(m) / (len(m) or 1):5.1f}% of {len(m)}"
         )
     return lines
 

@@ -5,7 +5,10 @@ a rule can be designed and tuned on them away from the hook (and never on the re
 
 A line holds the prompt's terms with their weight in what it asks (``Asked``), and for the first sessions search
 gives the gate: the score, the terms matched, the terms of the best message; and the gate's own decisions (the
-sessions ``recall_for`` shows per mode), with ``label``: the sessions that answer it ([] when none does).
+sessions ``recall_for`` shows per mode), with ``label``: the sessions that answer it ([] when none does). Each
+answerable prompt is asked a second time with its answer's sessions left out of the search (``coding-without``,
+``locomo-without``): a near miss, the history holding its look-alikes and not its answer, where the gate should
+stay silent.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from deja.core.search import Filters, Hit, best_terms, query_terms, search  # no
 from deja.core.text import terms  # noqa: E402
 from deja.hooks.prompt import GATES, POSTINGS_READ, Asked, recall_for  # noqa: E402
 
-Asking = tuple[str, Index, str, list[str]]  # benchmark, index, prompt, the sessions answering it
+#: benchmark, index, prompt, the sessions answering it, the sessions left out of the search
+Asking = tuple[str, Index, str, list[str], frozenset[str]]
 
 
 def turn_terms(index: Index, hit: Hit, wanted: set[str]) -> tuple[set[str], int]:
@@ -50,11 +54,16 @@ def turn_terms(index: Index, hit: Hit, wanted: set[str]) -> tuple[set[str], int]
     return found, kind
 
 
-def row(index: Index, prompt: str) -> dict:
+def row(index: Index, prompt: str, exclude: frozenset[str] = frozenset()) -> dict:
     """The gate's inputs for ``prompt``: what it asks and the first sessions search gives."""
     words, _ = query_terms(prompt)
     result = search(
-        index, prompt, filters=Filters(), limit=GATES["safe"].sessions + 2, snippets=0, budget=POSTINGS_READ
+        index,
+        prompt,
+        filters=Filters(exclude_ids=exclude),
+        limit=GATES["safe"].sessions + 2,
+        snippets=0,
+        budget=POSTINGS_READ,
     )
     asked = Asked(prompt, words, result, index.idf(0))
     hits = [
@@ -68,7 +77,7 @@ def row(index: Index, prompt: str) -> dict:
         }
         for hit in result.hits
     ]
-    shown = {mode: recall_for(index, prompt, mode, exclude=set(), seen=set()).session_ids for mode in GATES}
+    shown = {mode: recall_for(index, prompt, mode, exclude=set(exclude), seen=set()).session_ids for mode in GATES}
     return {
         "prompt": prompt,
         "weights": asked.weights,
@@ -86,7 +95,9 @@ def coding(work: Path) -> Iterator[Asking]:
     index = Index.open(work / "home")
     for q in built.questions:
         if q.half == "tuning":
-            yield "coding", index, q.text, [q.gold] if q.gold else []
+            yield "coding", index, q.text, [q.gold] if q.gold else [], frozenset()
+            if q.gold:  # a near miss: the same question with its answer's session left out of the history
+                yield "coding-without", index, q.text, [], frozenset([q.gold])
 
 
 def locomo(work: Path) -> Iterator[Asking]:
@@ -97,18 +108,19 @@ def locomo(work: Path) -> Iterator[Asking]:
             continue
         for q in c.questions:
             if q.category != ADVERSARIAL and q.gold:
-                yield "locomo", indexes[c.name], q.text, sorted(q.gold)
+                yield "locomo", indexes[c.name], q.text, sorted(q.gold), frozenset()
+                yield "locomo-without", indexes[c.name], q.text, [], frozenset(q.gold)
             for other in conversations:
                 if other is not c:
-                    yield "locomo", indexes[other.name], q.text, []
+                    yield "locomo", indexes[other.name], q.text, [], frozenset()
 
 
 def main() -> int:
     out = Path(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="deja-gate-") as tmp, out.open("w", encoding="utf-8") as sink:
         for source in (coding, locomo):
-            for bench, index, prompt, gold in source(Path(tmp) / source.__name__):
-                sink.write(json.dumps({"bench": bench, "label": gold, **row(index, prompt)}) + "\n")
+            for bench, index, prompt, gold, exclude in source(Path(tmp) / source.__name__):
+                sink.write(json.dumps({"bench": bench, "label": gold, **row(index, prompt, exclude)}) + "\n")
     return 0
 
 
