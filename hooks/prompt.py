@@ -276,10 +276,8 @@ def _names(prompt: str) -> list[list[str]]:
 def is_reply(prompt: str) -> bool:
     """Whether ``prompt`` only answers the agent ("ok do it", "go with option b", "sounds good, continue"): every
     word of it a reply word, a stopword or a single letter or digit."""
-    return all(
-        len(word) == 1 or word in REPLY_WORDS or word in STOPWORDS
-        for word in _REPLY_WORD.findall(prompt.lower().replace("'", ""))
-    )
+    words = (match.group() for match in _REPLY_WORD.finditer(prompt.lower().replace("'", "")))
+    return all(len(word) == 1 or word in REPLY_WORDS or word in STOPWORDS for word in words)
 
 
 def time_terms(prompt: str) -> set[str]:
