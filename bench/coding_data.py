@@ -12,7 +12,9 @@ reuse the same words.
 Each incident carries the question a developer would ask weeks later (the
 symptom, not the fix's words) and, for many, a question about what a command
 printed (a number, a path, an error). ``UNANSWERABLE`` asks about the same
-libraries things the history never holds. Everything is written through
+libraries things the history never holds. ``BLIND`` and
+``BLIND_UNANSWERABLE`` are a third, held-out set written blind (see their
+comment). Everything is written through
 ``deja.core.writers`` (cursor-agent transcripts with their ``store.db`` and the
 IDE's ``state.vscdb``) from one seed, so the same seed gives the same files.
 
@@ -1085,6 +1087,144 @@ UNANSWERABLE = [
     "what did we decide about sharding the events table by tenant?",
 ]
 
+#: The blind set: written after the tuning and reporting halves had been looked
+#: at, before any gate change of the blind round, without running search or the
+#: gate on them. (incident key, kind, question). Never tune on these.
+BLIND = [
+    (
+        "api-compose-db-host",
+        "symptom",
+        "the billing service container kept restarting on my laptop because it couldn't connect to the database, but the db container itself was healthy",
+    ),
+    (
+        "api-ci-db-not-ready",
+        "symptom",
+        "pytest errored inside conftest in the pipeline because the server closed the connection, and a rerun was green",
+    ),
+    (
+        "api-ci-db-not-ready",
+        "printed",
+        "which github run id had the failed log when CI broke before the tests started?",
+    ),
+    (
+        "api-migration-duplicate-column",
+        "printed",
+        "what revision ids were in the alembic output when the staging migration broke?",
+    ),
+    ("api-webhook-signature", "symptom", "why were incoming payment events answered with a 400 on staging only?"),
+    (
+        "api-refund-stale-total",
+        "printed",
+        "what TTL did redis report for the cached invoice when support complained about the refund amount?",
+    ),
+    (
+        "api-due-date-midnight",
+        "printed",
+        "which two dates did the assertion compare when the invoice due date test failed overnight?",
+    ),
+    (
+        "api-orders-backfill",
+        "printed",
+        "how long did the production order totals backfill take and how many rows per second did it do?",
+    ),
+    ("api-orders-backfill", "printed", "how many batches did the dry run of the order backfill say it would need?"),
+    ("api-pool-exhausted", "symptom", "what made the api time out during the k6 load test?"),
+    ("api-pool-exhausted", "printed", "what was the p95 request duration in k6 once the timeouts were fixed?"),
+    (
+        "api-jwt-clock-skew",
+        "symptom",
+        "why did logins bounce straight back for requests that went to one of the api nodes?",
+    ),
+    (
+        "shop-dynamic-cookies",
+        "symptom",
+        "next refused to prerender a page after we started showing the user's name in the header",
+    ),
+    ("shop-checkout-flaky", "printed", "what element was covering the pay button in the failing playwright runs?"),
+    ("shop-cdn-stale-price", "printed", "which sku did we curl when a price change didn't show up on the shop?"),
+    (
+        "shop-nextauth-https",
+        "printed",
+        "what was NEXTAUTH_URL set to in the vercel production env when sign-in looped?",
+    ),
+    ("shop-image-size", "symptom", "deploys of the shop took forever because the container image was enormous"),
+    (
+        "shop-hydration-locale",
+        "symptom",
+        "react warning that server-rendered text didn't match on the orders page for german users",
+    ),
+    ("shop-localstorage-safari", "symptom", "safari private browsing lost the cart contents when navigating"),
+    ("worker-oom-csv", "symptom", "the ingest job silently died on a 6 GB file"),
+    ("worker-oom-csv", "printed", "how many rows did the ACME import report once it finally went through?"),
+    (
+        "worker-deadlock-upsert",
+        "printed",
+        "which postgres process ids were in the deadlock error from the nightly sync?",
+    ),
+    (
+        "worker-docker-dns-vpn",
+        "symptom",
+        "the worker's docker build couldn't resolve the go module proxy while I was on the vpn",
+    ),
+    ("worker-flaky-backoff", "printed", "how many milliseconds did the retry backoff test measure when it failed?"),
+    ("worker-s3-plus", "symptom", "some exported reports never showed up in s3 and the worker logged a 403 for them"),
+    ("worker-timezone-orders", "symptom", "orders from australia were shown a day too early after import"),
+    ("infra-nginx-502", "symptom", "every request returned 502 after the last release, what was the proxy doing?"),
+    ("infra-runner-disk", "printed", "how much build cache was sitting on runner-03 when it ran out of disk?"),
+    ("infra-compose-volume", "symptom", "all my seed data vanished from local postgres after restarting docker"),
+    ("infra-terraform-lock", "printed", "who was holding the terraform state lock when plan failed?"),
+    ("infra-cert-expired", "symptom", "why didn't the https certificate for staging renew?"),
+    ("infra-redis-noeviction", "printed", "what maxmemory policy was redis using when cache writes failed?"),
+    ("mobile-refresh-race", "symptom", "opening the orders tab in the app signed users out at random"),
+    (
+        "mobile-snapshot-date",
+        "symptom",
+        "the OrderCard jest snapshot never matched, something about how many minutes ago",
+    ),
+    ("mobile-image-cache", "symptom", "app store reviews complained the app used several gigabytes on the phone"),
+    ("mobile-android-resources", "printed", "which drawable was duplicated when the gradle resource merge failed?"),
+    ("mobile-apns-env", "symptom", "push notifications never arrived on testflight builds"),
+    ("mobile-apns-env", "printed", "what error did apple's push service return for the testflight device token?"),
+    ("analytics-seq-scan", "symptom", "why did the daily revenue model suddenly take more than an hour?"),
+    ("analytics-catchup", "printed", "how many dag runs did we delete after the reports schedule change?"),
+    ("analytics-fanout", "symptom", "revenue numbers in the warehouse were too high because orders were duplicated"),
+    (
+        "analytics-replica-cancel",
+        "printed",
+        "what error did psql give when the cohorts report on the replica was cancelled?",
+    ),
+    (
+        "analytics-pg-password",
+        "symptom",
+        "I changed the postgres password in docker-compose and then login failed for the analytics user",
+    ),
+    ("analytics-ci-missing-ref", "symptom", "dbt CI flaked with a missing relation error that went away on rerun"),
+]
+#: Unanswerable, same libraries and vocabulary, written with ``BLIND``.
+BLIND_UNANSWERABLE = [
+    "why did the alembic downgrade fail on the invoices table in staging?",
+    "stripe webhook events arrived out of order and the subscription status flipped back",
+    "what did pg_dump print when we took the production backup before the upgrade?",
+    "the playwright tests timed out waiting for the login redirect in CI",
+    "next image optimization returned 500 for remote product photos",
+    "the ingest worker's prometheus metrics endpoint returned 404 in kubernetes",
+    "why did the go worker panic with a nil map on empty csv files?",
+    "terraform apply failed because the s3 bucket name was already taken",
+    "nginx returned 413 request entity too large for invoice pdf uploads",
+    "the react native app crashed when the camera permission was denied",
+    "android release build failed because proguard stripped the auth classes",
+    "dbt seed failed on a csv with a utf-8 byte order mark",
+    "airflow task retried forever because the postgres connection id was wrong",
+    "how many rows did the customer dedupe script merge in production?",
+    "the refresh token cookie wasn't sent because of SameSite on the storefront",
+    "redis sentinel failover made the api lose its sessions",
+    "docker buildx cache for the storefront image was never reused in CI",
+    "postgres ran out of connections when the analytics dashboards refreshed",
+    "expo OTA update shipped the wrong bundle to production users",
+    "jwt signature verification failed after rotating the signing keys",
+    "what exit code did the nightly sync return when the sftp server was down?",
+]
+
 # --------------------------------------------------------------------------- routine sessions
 
 TASKS = {
@@ -1313,6 +1453,9 @@ def _questions(rng: random.Random, gold: dict[str, str]) -> list[Question]:
         q = questions[i]
         q.half = "tuning" if seen.get(q.kind, 0) % 2 == 0 else "reporting"
         seen[q.kind] = seen.get(q.kind, 0) + 1
+    # The blind set comes after the halves are drawn: it takes nothing from the seeded stream.
+    questions.extend(Question(text, kind, gold[key], "blind") for key, kind, text in BLIND)
+    questions.extend(Question(text, "none", "", "blind") for text in BLIND_UNANSWERABLE)
     return questions
 
 

@@ -1,4 +1,4 @@
-"""Retrieval on a coding history: search R@1, R@5 and MRR, and the prompt gate, on a tuning and a reporting half.
+"""Retrieval on a coding history: search R@1, R@5 and MRR, and the prompt gate, on a tuning, a reporting and a blind set.
 
 The history and its questions come from ``bench/coding_data.py`` (seeded, six
 projects sharing their vocabulary, look-alike incidents, buried answers). It is
@@ -8,9 +8,15 @@ indexed with the normal refresh; every question is asked verbatim through
 - search: the rank of the session holding the answer, for answerable questions
   (by kind: the symptom, or what a command printed);
 - gate, answerable: the right session is among those injected;
-- gate, unanswerable: anything at all is injected (it should stay silent).
+- gate, unanswerable: anything at all is injected (it should stay silent);
+- gate, near misses: anything injected for an answerable question asked with its answer's session left out of the
+  search, the history holding its look-alikes only (it should stay silent): hard negatives for every half, the
+  tuning half's among them, that nobody wrote.
 
-Constants are tuned on the tuning half only; the reporting half is what counts.
+Constants are tuned on the tuning half only. The reporting half has been read
+(its misses were printed during earlier rounds), so the blind set
+(``coding_data.BLIND``, written without running search or the gate on it) is
+the honest measure; its misses are never listed.
 
     python bench/coding_history.py [--modes safe,aggressive] [--show-misses]
 """
@@ -35,7 +41,9 @@ from deja.core.indexer import refresh  # noqa: E402
 from deja.core.search import Filters, search  # noqa: E402
 from deja.hooks.prompt import recall_for  # noqa: E402
 
-HALVES = ("tuning", "reporting")
+#: The question sets reported; only the first two can have their misses listed
+#: (``--show-misses``): the blind set is never looked at question by question.
+HALVES = ("tuning", "reporting", "blind")
 
 
 def ranks(index: Index, questions: list[Question]) -> tuple[dict[int, int | None], dict[int, str]]:
@@ -70,21 +78,26 @@ def search_table(questions: list[Question], found: dict[int, int | None]) -> lis
 
 
 def gate_table(index: Index, questions: list[Question], mode: str) -> list[str]:
-    """Right session injected (answerable) and anything injected (unanswerable), per half."""
+    """Right session injected (answerable), anything injected (unanswerable), and anything injected for an answerable
+    question asked with its answer's session left out of the history (a near miss: its look-alikes are all there),
+    per half."""
     right: dict[str, list[bool]] = defaultdict(list)
     noisy: dict[str, list[bool]] = defaultdict(list)
+    near: dict[str, list[bool]] = defaultdict(list)
     for q in questions:
         shown = recall_for(index, q.text, mode, exclude=set(), seen=set()).session_ids
         if q.gold:
             right[q.half].append(q.gold in shown)
+            near[q.half].append(bool(recall_for(index, q.text, mode, exclude={q.gold}, seen=set()).session_ids))
         else:
             noisy[q.half].append(bool(shown))
     lines = []
     for half in HALVES:
-        r, n = right[half], noisy[half]
+        r, n, m = right[half], noisy[half], near[half]
         lines.append(
             f"gate {mode:<10} {half:<9} right session {100 * sum(r) / (len(r) or 1):5.1f}% of {len(r):<3}"
-            f"  any injection on unanswerable {100 * sum(n) / (len(n) or 1):5.1f}% of {len(n)}"
+            f"  any injection on unanswerable {100 * sum(n) / (len(n) or 1):5.1f}% of {len(n):<3}"
+            f"  on near misses {100 * sum(m) / (len(m) or 1):5.1f}% of {len(m)}"
         )
     return lines
 
@@ -144,7 +157,7 @@ def run(built: CodingHistory, home: Path, modes: list[str], show_misses: str | N
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modes", default="safe,aggressive")
-    parser.add_argument("--show-misses", choices=HALVES, default=None, help="list the questions not ranked first")
+    parser.add_argument("--show-misses", choices=HALVES[:2], default=None, help="list the questions not ranked first")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="deja-coding-") as tmp:
         work = Path(tmp)

@@ -138,6 +138,7 @@ def test_a_reply_that_names_only_a_letter_recalls_nothing(tmp_path: Path) -> Non
         records = [user_turn(text) if role == "user" else assistant_turn(text) for role, text in turns]
         write_transcript(transcript_path(cli_root, PROJECT, chat), records)
     env = index_cli_root(tmp_path, cli_root)
-    for reply in ("yes, plan B", "go with option b", "b", "is it a or b?"):
+    for reply in ("yes, plan B", "go with option b", "b", "is it a or b for the rollout?"):
         assert _prompt(env, reply) == "", reply
+    # The last one is no mere reply (the history never says "rollout"): the gate weighed it, its "b" at nothing.
     assert "holds 0% of what the prompt asks" in str(last_hook_decision(env)["why"])
