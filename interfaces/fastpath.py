@@ -453,7 +453,7 @@ def _not_rebuilt(unreadable: int, data: dict[str, object] | None) -> None:
     if data is not None:
         emit_json(data)
     raise Failed(
-        f"the index was not rebuilt: {unreadable} Cursor store(s) could not be read this time (locked or damaged) "
+        f"the index was not rebuilt: {unreadable} Cursor store(s) could not be read this time (locked, damaged or not readable) "
         "and a rebuild would lose their sessions, which are kept as they were; run it again once they can be read"
     )
 
@@ -500,7 +500,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
     )
     if result.unreadable_kept:
         echo(
-            f"{result.unreadable_kept} Cursor store(s) could not be read this time (locked or damaged): "
+            f"{result.unreadable_kept} Cursor store(s) could not be read this time (locked, damaged or not readable): "
             "their sessions are kept as they were and are read again on the next run",
             err=True,
         )

@@ -52,7 +52,7 @@ from .checked import Checked
 from .glance import FolderState
 from .lock import WriterLock
 from .parts import Written, write_changes
-from .plan import DATABASE_FAILURES, THIS_TIME_FAILURES, Plan, plan_refresh
+from .plan import DATABASE_FAILURES, THIS_TIME_FAILURES, Plan, blocked_chat, plan_refresh
 from .reads import keep_unread_database, segment_at
 from .records import SEGMENT_MAX_DOCS, NewSegments, session_from_index
 
@@ -227,7 +227,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         plan = plan_refresh(book, state, scope.targets, problems)
         written = _write_changes(plan, book, index, problems, directory, progress, mode)
         tally = _record_changes(manifest, index, book, plan, written)
-        if scope.keep_live and plan.unreadable and (kept := _kept_instead(directory, book, written.segments, mode)):
+        if scope.keep_live and (kept := _kept_instead(directory, book, written.segments, mode, plan)):
             return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems, True), why)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
         ide = {**plan.ide_unseen, **plan.ide_dbs}
@@ -283,18 +283,26 @@ def _problems(before: dict[str, int], now: Counter[str], walked: bool) -> dict[s
     return dict(kept | now)
 
 
-def _kept_instead(directory: Path, book: Bookkeeping, written: list[SegmentRef], mode: str) -> Manifest | None:
+def _kept_instead(
+    directory: Path, book: Bookkeeping, written: list[SegmentRef], mode: str, plan: Plan
+) -> Manifest | None:
     """The live index, kept as it is when a rebuild that could not read every store would lose sessions it holds
     (the segments just written go); None when the rebuild loses none (a store that never held a session), or there
-    is no index it may keep (none, a damaged one, one built without the redaction now asked for)."""
+    is no index it may keep (none, a damaged one, one built without the redaction now asked for).
+
+    A store the rebuild could not find because it cannot be read this time (a folder above it at mode 000, a FIFO
+    in its place: ``blocked_chat``) counts as one it could not read, into ``plan.unreadable``.
+    """
     live = _live_manifest(directory)
-    if live is None or (live.redaction != mode and mode != "off") or _damage(directory):
+    if live is None or (live.redaction != mode and mode != "off"):
         return None
     try:
-        had = _indexed(Bookkeeping(directory, read_record(directory / live.state, State)))
+        before = Bookkeeping(directory, read_record(directory / live.state, State))
     except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
         return None
-    if not had - _indexed(book):
+    lost = _indexed(before) - _indexed(book)
+    plan.unreadable += sum(1 for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(chat))
+    if not lost or not plan.unreadable or _damage(directory):
         return None
     remove_segments(directory, [ref.name for ref in written])
     return live

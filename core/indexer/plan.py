@@ -28,7 +28,7 @@ from ..history import CliChat, find_cli_chats, locate_cli_chats
 from ..private import open_private
 from ..readers import composer_fingerprints
 from ..readers.chatstore import UNREADABLE_STORE
-from ..regular_files import open_regular
+from ..regular_files import blocked, gone, open_regular
 from . import glance
 
 _HASH_SPAN = 4096
@@ -59,7 +59,8 @@ class Plan(msgspec.Struct):
     owners: dict[str, str]
     #: Databases that could not be read this time: their chats stay as the index has them.
     unreadable: int = 0
-    #: Databases on record that this process's roots do not list but that are still on disk: kept as recorded.
+    #: Databases on record that this process's roots do not list but that are still on disk (a file out of sight,
+    #: or something there that cannot be read this time, counted in ``unreadable``): kept as recorded.
     ide_unseen: dict[str, IdeDbState] = {}
     #: ``ide_reads`` and ``cli_reads`` moved to a file (``move_reads``), which ``load_ide_reads`` and
     #: ``all_cli_reads`` read back; "" when they are not.
@@ -150,7 +151,7 @@ def cli_state(chat: CliChat, end: int, last_timestamp: datetime | None, store_re
 
     A store that could not be read is recorded with no signature, so the next refresh reads the chat again.
     """
-    head, tail = _hashes(chat.transcript, end) if chat.transcript else ("", "")
+    head, tail = _hashes(chat.transcript, end) if chat.transcript and end else ("", "")  # (0: none read, none to hash)
     return CliState(
         transcript=chat.transcript,
         sig=Sig(chat.size, chat.mtime_ns),
@@ -232,8 +233,9 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
                 plan.owners.setdefault(cid, db)
         plan.gone |= before.keys() - now.keys()
     for db in state.ide.keys() - set(current):
-        if os.path.isfile(db):
+        if not gone(db):  # out of sight, or there but not a file it can read (a FIFO, a folder above at mode 000)
             plan.unseen[db] = state.ide[db]
+            plan.unreadable += not os.path.isfile(db)
         else:
             plan.gone |= book.fingerprints(db).keys()
     return plan
@@ -241,8 +243,9 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
 
 def _cli_changes(
     book: Bookkeeping, targets: set[str] | None
-) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str]]:
-    """cursor-agent chats as found now, those of them that changed, and the recorded ones no longer found.
+) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str], int]:
+    """cursor-agent chats as found now, those of them that changed, the recorded ones gone from disk, and how many
+    recorded ones were not found but are not gone (``_blocked``: kept as they are).
 
     A transcript found without the chat folder it was read with, whose store is still on disk, keeps it: the roots
     this process sees hold the transcripts but not the chats (``_out_of_sight``), and reading the chat without
@@ -260,20 +263,40 @@ def _cli_changes(
             changed[sid] = chat
     if targets is None:
         roots = paths.cli_roots()
-        gone = {sid for sid, r in book.items() if r.cli and sid not in found and not _out_of_sight(r.cli, roots)}
+        missing = {sid: r.cli for sid, r in book.items() if r.cli and sid not in found}
+        missing = {sid: cli for sid, cli in missing.items() if not _out_of_sight(cli, roots)}
     else:
-        gone = {sid for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
-    return found, changed, gone
+        missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
+    blocked = {sid for sid, cli in missing.items() if _blocked(cli)}
+    return found, changed, missing.keys() - blocked, len(blocked)
+
+
+def _source(chat: CliState) -> str:
+    """The file a cursor-agent chat was read from: its transcript, else its store."""
+    return chat.transcript or (os.path.join(chat.chat_dir, "store.db") if chat.chat_dir else "")
 
 
 def _has_store(chat_dir: str) -> bool:
-    return os.path.isfile(os.path.join(chat_dir, "store.db"))
+    """The chat folder still has its store, readable or not this time (read, it is counted and kept if it fails)."""
+    return not gone(os.path.join(chat_dir, "store.db"))
+
+
+def _blocked(chat: CliState) -> bool:
+    """A chat not found whose file is there but cannot be read this time (``regular_files.blocked``): a FIFO in its
+    place, a folder above it this user cannot search. It keeps its session, as a locked store does."""
+    return bool(source := _source(chat)) and blocked(source)
+
+
+def blocked_chat(chat: ChatState) -> bool:
+    """A recorded chat with a file (its transcript or store, its editor database) that is there but cannot be read
+    this time: a rebuild that lost it would lose a session it may read again."""
+    return bool(chat.cli and _blocked(chat.cli)) or bool(chat.ide_db and blocked(chat.ide_db))
 
 
 def _out_of_sight(chat: CliState, roots: list[Path]) -> bool:
     """A chat the walk did not find that is still on disk outside every root it walked: another environment's
     roots found it (as for an editor database, ``_plan_ide``), so it is not gone."""
-    source = chat.transcript or (os.path.join(chat.chat_dir, "store.db") if chat.chat_dir else "")
+    source = _source(chat)
     return bool(source) and os.path.isfile(source) and not any(Path(source).is_relative_to(root) for root in roots)
 
 
@@ -281,8 +304,8 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     """What changed on disk since ``state`` was recorded: every chat, or only the ``targets`` on the CLI side."""
     ide = _plan_ide(book, state, problems)
     owners = ide.owners
-    found, cli_changed, cli_gone = _cli_changes(book, targets)
-    plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable, ide.unseen)
+    found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets)
+    plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable + cli_blocked, ide.unseen)
     # Sorted: the order sessions are read in is the order they are written in, whatever the hash seed.
     for sid in sorted(ide.changed | set(cli_changed) | cli_gone | ide.gone):
         record = book.chat(sid)

@@ -116,7 +116,7 @@ def connect_read_only(path: Path, timeout: float | None = None) -> CursorConnect
     """
     wait = BUSY_TIMEOUT_SECONDS if timeout is None else timeout
     try:
-        path = path.resolve()  # SQLite names the companions after the file a symlink leads to
+        path = Path(os.path.realpath(path, strict=True))  # SQLite names the companions after a link's target
         check_regular_database(path)
         for _ in range(READ_ATTEMPTS):
             before = _marks(path)
