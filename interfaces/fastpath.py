@@ -304,8 +304,12 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 
 
 def _unwritable(exc: OSError) -> str:
-    """The one line for an index deja could not write."""
-    where = exc.filename or folders.deja_home()
+    """The one line for an index deja could not write; or for a file outside deja's home it could not read (a
+    Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such."""
+    home = os.path.abspath(folders.deja_home())
+    where = exc.filename or home
+    if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) != home:
+        return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
     return f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?"
 
 

@@ -223,3 +223,20 @@ def test_one_chat_folder_at_mode_000_does_not_stop_the_refresh_of_the_others(cli
         assert ran.returncode == 0, ran.stderr
         assert "DEJA_HOME" not in ran.stderr
         assert found("quokka") and found("platypus")
+
+
+@pytest.mark.unit
+def test_a_cursor_file_it_cannot_read_is_never_blamed_on_deja_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last line of defence, should a Cursor path's PermissionError reach the command: named, not DEJA_HOME."""
+    from deja.interfaces.fastpath import _unwritable
+
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    cursor = _unwritable(PermissionError(13, "Permission denied", str(tmp_path / "chats" / "store.db")))
+    own = _unwritable(PermissionError(13, "Permission denied", str(tmp_path / "deja" / "index")))
+    assert (
+        cursor
+        == f"cannot read {tmp_path}/chats/store.db (Permission denied): give your user access to it, or move it away"
+    )
+    assert own.startswith("cannot write the index (") and own.endswith("is DEJA_HOME writable?")
