@@ -240,3 +240,29 @@ def test_a_cursor_file_it_cannot_read_is_never_blamed_on_deja_home(
         == f"cannot read {tmp_path}/chats/store.db (Permission denied): give your user access to it, or move it away"
     )
     assert own.startswith("cannot write the index (") and own.endswith("is DEJA_HOME writable?")
+
+
+def test_a_transcript_that_cannot_be_reached_is_not_read_again_from_its_store_alone(cli_root: Path) -> None:
+    """Its store is found, its transcript hidden (here ``projects`` a link loop; mode 000 hides it the same way):
+    the chat stays as read from its transcript, not re-read from the store without it."""
+    _transcribed_chat(cli_root, "t1", "platypus")
+    assert index()["sessions"] == 1
+    projects = cli_root / "projects"
+    projects.rename(cli_root / "aside")
+    _link_loop(projects)
+    result = index()
+    assert (result["sessions"], result["updated"], result["removed"], result["unreadable_kept"]) == (1, 0, 0, 1)
+    assert found("platypus")
+
+
+@AS_ROOT
+def test_doctor_names_what_it_cannot_read_under_a_cursor_folder_at_mode_000(cli_root: Path, fake_home: Path) -> None:
+    _store_chat(cli_root, "s1", "platypus")
+    index()
+    cursor = fake_home / ".cursor"
+    cursor.mkdir()
+    (cursor / "hooks.json").write_text("{}")
+    with unreadable(cursor), unreadable(cli_root):
+        ran = run_deja("doctor")
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr and "Error:" not in ran.stderr, ran.stderr
+    assert f"{cursor}/hooks.json: cannot read it (Permission denied)" in ran.stdout

@@ -253,6 +253,8 @@ def _cli_changes(
     found: dict[str, CliChat] = {}
     for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
         found.setdefault(chat.id, chat)
+    for sid in [sid for sid, chat in found.items() if not chat.transcript and _transcript_blocked(book, sid)]:
+        del found[sid]  # its store is not the chat: its transcript cannot be read this time (kept, ``_blocked``)
     changed: dict[str, CliChat] = {}
     for sid, chat in found.items():
         record = book.chat(sid)
@@ -269,6 +271,15 @@ def _cli_changes(
         missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
     blocked = {sid for sid, cli in missing.items() if _blocked(cli)}
     return found, changed, missing.keys() - blocked, len(blocked)
+
+
+def _transcript_blocked(book: Bookkeeping, sid: str) -> bool:
+    """The chat was read from a transcript that is there but cannot be read this time (a folder above it at mode
+    000): found by its store alone now, it would be read again from that store, without the transcript."""
+    record = book.chat(sid)
+    return (
+        record is not None and record.cli is not None and bool(record.cli.transcript) and blocked(record.cli.transcript)
+    )
 
 
 def _source(chat: CliState) -> str:
