@@ -23,6 +23,7 @@ import orjson
 import pytest
 from harness import Sample, run_deja
 
+from deja.core.readers.chatstore import UNREADABLE_STORE
 from deja.core.sample import WEB_COMPOSER
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -118,6 +119,7 @@ def test_something_else_in_a_stores_place_keeps_its_session(cli_root: Path, put:
     result = index()
     assert (result["sessions"], result["removed"], result["unreadable_kept"]) == (2, 0, 1)
     assert found("platypus")
+    assert orjson.loads(run_deja("doctor", "--json").stdout)["skipped"] == {UNREADABLE_STORE: 1}
     ran = run_deja("index", "--full", "--json")
     assert ran.returncode == 1 and ran.stderr.startswith(NOT_REBUILT), ran.stderr
     assert found("platypus") and found("wombat")

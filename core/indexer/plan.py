@@ -28,6 +28,7 @@ from ..history import CliChat, find_cli_chats, locate_cli_chats
 from ..private import open_private
 from ..readers import composer_fingerprints
 from ..readers.chatstore import UNREADABLE_STORE
+from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
 from ..regular_files import blocked, gone, open_regular
 from . import glance
 
@@ -37,10 +38,11 @@ _READS_FRAME_CHATS = 1024
 _READS_FRAME = struct.Struct("<I")
 
 #: A database-level failure: the database was there but could not be read this time.
-DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", "ide: unreadable database"})
+UNREADABLE_DATABASE = "ide: unreadable database"
+DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", UNREADABLE_DATABASE})
 #: What a walk reports of a whole store it could not read this time. A walk tries every such store again (a refresh
 #: of some chats only the editor's databases), so only its own count is true: a released lock clears it.
-THIS_TIME_FAILURES = DATABASE_FAILURES | {UNREADABLE_STORE}
+THIS_TIME_FAILURES = DATABASE_FAILURES | {UNREADABLE_STORE, UNREADABLE_TRANSCRIPT}
 
 
 class Plan(msgspec.Struct):
@@ -235,7 +237,9 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
     for db in state.ide.keys() - set(current):
         if not gone(db):  # out of sight, or there but not a file it can read (a FIFO, a folder above at mode 000)
             plan.unseen[db] = state.ide[db]
-            plan.unreadable += not os.path.isfile(db)
+            if not os.path.isfile(db):
+                plan.unreadable += 1
+                problems[UNREADABLE_DATABASE] += 1
         else:
             plan.gone |= book.fingerprints(db).keys()
     return plan
@@ -243,9 +247,9 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
 
 def _cli_changes(
     book: Bookkeeping, targets: set[str] | None
-) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str], int]:
-    """cursor-agent chats as found now, those of them that changed, the recorded ones gone from disk, and how many
-    recorded ones were not found but are not gone (``_blocked``: kept as they are).
+) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str], dict[str, CliState]]:
+    """cursor-agent chats as found now, those of them that changed, the recorded ones gone from disk, and the
+    recorded ones not found that are not gone (``_blocked``: kept as they are).
 
     A transcript found without the chat folder it was read with, whose store is still on disk, keeps it: the roots
     this process sees hold the transcripts but not the chats (``_out_of_sight``), and reading the chat without
@@ -269,8 +273,8 @@ def _cli_changes(
         missing = {sid: cli for sid, cli in missing.items() if not _out_of_sight(cli, roots)}
     else:
         missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
-    blocked = {sid for sid, cli in missing.items() if _blocked(cli)}
-    return found, changed, missing.keys() - blocked, len(blocked)
+    blocked = {sid: cli for sid, cli in missing.items() if _blocked(cli)}
+    return found, changed, missing.keys() - blocked.keys(), blocked
 
 
 def _transcript_blocked(book: Bookkeeping, sid: str) -> bool:
@@ -316,7 +320,9 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     ide = _plan_ide(book, state, problems)
     owners = ide.owners
     found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets)
-    plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable + cli_blocked, ide.unseen)
+    for kept in cli_blocked.values():  # (counted as a read that failed would count them: doctor lists them)
+        problems[UNREADABLE_TRANSCRIPT if kept.transcript else UNREADABLE_STORE] += 1
+    plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable + len(cli_blocked), ide.unseen)
     # Sorted: the order sessions are read in is the order they are written in, whatever the hash seed.
     for sid in sorted(ide.changed | set(cli_changed) | cli_gone | ide.gone):
         record = book.chat(sid)
