@@ -36,7 +36,10 @@ rule, measured on SQLite 3.40:
 - a WAL database with a ``-wal`` but no ``-shm`` (a crash, then the wal-index
   removed): ``mode=ro`` would create the ``-shm``, ``immutable=1`` would miss the
   ``-wal``, and ``mode=ro`` in exclusive locking mode (a wal-index in memory, no
-  ``-shm``) fails with "disk I/O error" (SQLite 3.40). No writer is running (a
+  ``-shm``) fails with "disk I/O error" (SQLite 3.40). With the VFS that takes no
+  locks (``vfs=unix-none``) that read works and creates no file, but run as root
+  SQLite gives the ``-wal`` it opens its database's owner (``fchown``), which
+  moves the file's change time: Cursor's file touched. No writer is running (a
   writer keeps a ``-shm``), so the database and its ``-wal`` are copied into a
   private folder under deja's home (``COPIES``), the copy is kept only if the
   originals did not change while copied, and it is read there; a copy whose
