@@ -23,6 +23,7 @@ import orjson
 import pytest
 from harness import Sample, run_deja
 
+from deja.core.indexer import refresh
 from deja.core.readers.chatstore import UNREADABLE_STORE
 from deja.core.sample import WEB_COMPOSER
 from deja.core.writers.cursor_agent import (
@@ -268,3 +269,37 @@ def test_doctor_names_what_it_cannot_read_under_a_cursor_folder_at_mode_000(cli_
         ran = run_deja("doctor")
     assert ran.returncode == 1 and "Traceback" not in ran.stderr and "Error:" not in ran.stderr, ran.stderr
     assert f"{cursor}/hooks.json: cannot read it (Permission denied)" in ran.stdout
+
+
+@AS_ROOT
+def test_a_folder_it_can_search_but_not_list_keeps_its_sessions(cli_root: Path) -> None:
+    """Mode 0111: each store is still there and readable by name, but the walk cannot list the folder."""
+    _store_chat(cli_root, "s1", "platypus")
+    _transcribed_chat(cli_root, "t1", "wombat")
+    assert index()["sessions"] == 2
+    chats, projects = cli_root / "chats", cli_root / "projects"
+    for folder in (chats, projects):
+        folder.chmod(0o111)
+    try:
+        result = index()
+        assert (result["sessions"], result["removed"], result["updated"]) == (2, 0, 0)
+        assert run_deja("index", "--full").returncode == 1
+        assert found("platypus") and found("wombat")
+    finally:
+        for folder in (chats, projects):
+            folder.chmod(0o755)
+
+
+def test_a_subagent_no_longer_read_is_still_left_out(cli_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its transcript is still there and readable, but subagents are no longer read: it goes, as asked."""
+    parent = transcript_path(cli_root, CWD, "p1")
+    write_transcript(parent, [user_turn("the parent's question"), assistant_turn("ok")])
+    child = parent.parent / "subagents" / "c1.jsonl"
+    child.parent.mkdir()
+    write_transcript(child, [user_turn("the subagent's zebracorn task"), assistant_turn("done")])
+    monkeypatch.setenv("DEJA_INCLUDE_SUBAGENTS", "1")
+    assert index()["sessions"] == 2
+    monkeypatch.delenv("DEJA_INCLUDE_SUBAGENTS")
+    walked = refresh(Path(os.environ["DEJA_HOME"]))  # a walk over every chat, as `deja index` makes once a minute
+    assert (walked.sessions, walked.removed, walked.unreadable_kept) == (1, 1, 0)
+    assert not found("zebracorn")

@@ -293,7 +293,8 @@ def _kept_instead(
     is no index it may keep (none, a damaged one, one built without the redaction now asked for).
 
     A store the rebuild could not find because it cannot be read this time (a folder above it at mode 000, a FIFO
-    in its place: ``blocked_chat``) counts as one it could not read, into ``plan.unreadable``.
+    in its place, a folder it could not list: ``blocked_chat``) counts as one it could not read, into
+    ``plan.unreadable``.
     """
     live = _live_manifest(directory)
     if live is None or (live.redaction != mode and mode != "off"):
@@ -303,7 +304,7 @@ def _kept_instead(
     except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
         return None
     lost = _indexed(before) - _indexed(book)
-    plan.unreadable += sum(1 for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(chat))
+    plan.unreadable += sum(1 for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(sid, chat))
     if not lost or not plan.unreadable or _damage(directory):
         return None
     remove_segments(directory, [ref.name for ref in written])

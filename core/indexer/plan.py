@@ -249,7 +249,7 @@ def _cli_changes(
     book: Bookkeeping, targets: set[str] | None
 ) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str], dict[str, CliState]]:
     """cursor-agent chats as found now, those of them that changed, the recorded ones gone from disk, and the
-    recorded ones not found that are not gone (``_blocked``: kept as they are).
+    recorded ones not found that are still there (``_still_there``: kept as they are).
 
     A transcript found without the chat folder it was read with, whose store is still on disk, keeps it: the roots
     this process sees hold the transcripts but not the chats (``_out_of_sight``), and reading the chat without
@@ -257,8 +257,8 @@ def _cli_changes(
     found: dict[str, CliChat] = {}
     for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
         found.setdefault(chat.id, chat)
-    for sid in [sid for sid, chat in found.items() if not chat.transcript and _transcript_blocked(book, sid)]:
-        del found[sid]  # its store is not the chat: its transcript cannot be read this time (kept, ``_blocked``)
+    for sid in [sid for sid, chat in found.items() if not chat.transcript and _transcript_hidden(book, sid)]:
+        del found[sid]  # its store is not the chat: its transcript cannot be read this time (kept: ``_still_there``)
     changed: dict[str, CliChat] = {}
     for sid, chat in found.items():
         record = book.chat(sid)
@@ -273,17 +273,16 @@ def _cli_changes(
         missing = {sid: cli for sid, cli in missing.items() if not _out_of_sight(cli, roots)}
     else:
         missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
-    blocked = {sid: cli for sid, cli in missing.items() if _blocked(cli)}
-    return found, changed, missing.keys() - blocked.keys(), blocked
+    kept = {sid: cli for sid, cli in missing.items() if _still_there(sid, cli)}
+    return found, changed, missing.keys() - kept.keys(), kept
 
 
-def _transcript_blocked(book: Bookkeeping, sid: str) -> bool:
-    """The chat was read from a transcript that is there but cannot be read this time (a folder above it at mode
-    000): found by its store alone now, it would be read again from that store, without the transcript."""
+def _transcript_hidden(book: Bookkeeping, sid: str) -> bool:
+    """The chat was read from a transcript the walk did not find but that is still there (``_still_there``: a
+    folder above it at mode 000): found by its store alone now, it would be read again without the transcript."""
     record = book.chat(sid)
-    return (
-        record is not None and record.cli is not None and bool(record.cli.transcript) and blocked(record.cli.transcript)
-    )
+    cli = record.cli if record is not None else None
+    return cli is not None and bool(cli.transcript) and _still_there(sid, cli)
 
 
 def _source(chat: CliState) -> str:
@@ -296,16 +295,21 @@ def _has_store(chat_dir: str) -> bool:
     return not gone(os.path.join(chat_dir, "store.db"))
 
 
-def _blocked(chat: CliState) -> bool:
-    """A chat not found whose file is there but cannot be read this time (``regular_files.blocked``): a FIFO in its
-    place, a folder above it this user cannot search. It keeps its session, as a locked store does."""
-    return bool(source := _source(chat)) and blocked(source)
+def _still_there(sid: str, chat: CliState) -> bool:
+    """A chat the walk did not find whose file is still there: something in its place it cannot read
+    (``regular_files.blocked``: a FIFO, a folder above it this user cannot search), or a file in a folder it could
+    not list (mode 0111). It keeps its session, as a locked store does; but a subagent's transcript, once subagents
+    are no longer read, is left out as asked."""
+    source = _source(chat)
+    if not source:
+        return False
+    return blocked(source) or (os.path.isfile(source) and ("/" not in sid or paths.include_subagents()))
 
 
-def blocked_chat(chat: ChatState) -> bool:
-    """A recorded chat with a file (its transcript or store, its editor database) that is there but cannot be read
-    this time: a rebuild that lost it would lose a session it may read again."""
-    return bool(chat.cli and _blocked(chat.cli)) or bool(chat.ide_db and blocked(chat.ide_db))
+def blocked_chat(sid: str, chat: ChatState) -> bool:
+    """A recorded chat with a file (its transcript or store, its editor database) that is there but that a rebuild
+    could not read: losing it would lose a session it may read again."""
+    return bool(chat.cli and _still_there(sid, chat.cli)) or bool(chat.ide_db and blocked(chat.ide_db))
 
 
 def _out_of_sight(chat: CliState, roots: list[Path]) -> bool:
