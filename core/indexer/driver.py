@@ -304,7 +304,8 @@ def _kept_instead(
     except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
         return None
     lost = _indexed(before) - _indexed(book)
-    plan.unreadable += sum(1 for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(sid, chat))
+    stuck = sum(1 for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(sid, chat))
+    plan.unreadable = max(plan.unreadable, stuck)  # (a store it found and could not read is one of them too)
     if not lost or not plan.unreadable or _damage(directory):
         return None
     remove_segments(directory, [ref.name for ref in written])
