@@ -296,7 +296,7 @@ def _write(path: str, table: dict[str, Any], key: str) -> None:
     """The file with ``key`` set to its value in ``table`` (or removed when ``table`` lacks it), every other line
     (the user's comments among them) kept; replaced in one step so a reader never sees half of it. Where a line
     edit would not give ``table`` (a value written over several lines), the file is written afresh."""
-    from .private import replace_private
+    from .private import private_dir, replace_private
 
     try:
         with open(path, encoding="utf-8") as f:
@@ -310,7 +310,7 @@ def _write(path: str, table: dict[str, Any], key: str) -> None:
         kept = False
     if not kept:
         edited = "\n".join([HEADER, *(f"{k} = {_rendered(v)}" for k, v in table.items())]) + "\n"
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    private_dir(os.path.dirname(path))  # deja's own folder: 0700 whatever the umask
     replace_private(path, edited.encode("utf-8"), sync=True)
 
 

@@ -7,6 +7,7 @@ what the database lacks.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -26,7 +27,7 @@ from .readers import (
     scan_transcripts,
     store_only_chats,
 )
-from .regular_files import check_regular
+from .regular_files import check_regular, gone
 from .text import normalise
 
 
@@ -94,7 +95,7 @@ def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliCh
         found = next(_stat_transcripts(session_id, known, chat_dir), None)
         if found is None:
             found = next(_stat_transcripts(session_id, _named_transcripts(roots, chat_id, child), chat_dir), None)
-        if found is None and not child and chat_dir and (Path(chat_dir) / "store.db").is_file():
+        if found is None and not child and chat_dir and not gone(os.path.join(chat_dir, "store.db")):
             found = CliChat(id=session_id, transcript="", chat_dir=chat_dir)
         if found is not None:
             yield found
@@ -105,17 +106,25 @@ def _named_transcripts(roots: list[Path], chat_id: str, child: str) -> Iterator[
     for root in roots:
         folder = root / "projects"
         if child:
-            yield from folder.glob(f"*/agent-transcripts/{chat_id}/subagents/{child}.jsonl")
+            yield from _glob(folder, f"*/agent-transcripts/{chat_id}/subagents/{child}.jsonl")
         else:
-            yield from folder.glob(f"*/agent-transcripts/{chat_id}/{chat_id}.jsonl")
-            yield from folder.glob(f"*/agent-transcripts/{chat_id}.jsonl")
+            yield from _glob(folder, f"*/agent-transcripts/{chat_id}/{chat_id}.jsonl")
+            yield from _glob(folder, f"*/agent-transcripts/{chat_id}.jsonl")
+
+
+def _glob(folder: Path, pattern: str) -> list[Path]:
+    """``folder.glob(pattern)``, or what it found before a folder it cannot search (``Path.glob`` raises there)."""
+    found: list[Path] = []
+    with contextlib.suppress(OSError):
+        found.extend(folder.glob(pattern))
+    return found
 
 
 def _chat_dir(roots: list[Path], chat_id: str) -> str | None:
     """The chat folder of ``chat_id`` under any root, looked for in every bucket."""
     for root in roots:
-        for folder in [*root.glob(f"chats/*/{chat_id}"), root / "acp-sessions" / chat_id]:
-            if folder.is_dir():
+        for folder in [*_glob(root, f"chats/*/{chat_id}"), root / "acp-sessions" / chat_id]:
+            if os.path.isdir(folder):  # (``Path.is_dir`` raises where a folder above cannot be searched)
                 return str(folder)
     return None
 

@@ -46,6 +46,29 @@ def check_regular(path: StrPath) -> os.stat_result:
     return found
 
 
+def gone(path: StrPath) -> bool:
+    """Whether nothing is at ``path``: no such name (ENOENT), or a folder above it is gone or is a file (ENOTDIR).
+
+    Anything else is there, readable or not: a regular file, something else in
+    its place (a FIFO, a folder, a link to a device or to nowhere), a link loop, a name that a
+    folder above hides from this user (EACCES). deja cannot read such a name this
+    time, but must not forget what it read from it before: only a source that is
+    gone gives up its sessions.
+    """
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return not os.path.lexists(path)  # a link to nowhere in a file's place is something there
+    except OSError:
+        return False
+    return False
+
+
+def blocked(path: StrPath) -> bool:
+    """Whether something is at ``path`` that cannot be read as a regular file this time (see ``gone``)."""
+    return not gone(path) and not os.path.isfile(path)
+
+
 def open_regular(path: StrPath) -> BinaryIO:
     """``path`` opened for binary reading, never blocking; raises NotRegularFile for anything but a regular file."""
     check_regular(path)  # so a device is never even opened

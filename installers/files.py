@@ -25,6 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..core.private import private_dir
+
 Action = Literal["created", "updated", "removed", "unchanged"]
 
 NEW_FILE_MODE = 0o600
@@ -252,7 +254,7 @@ def _write_atomically(change: Change, text: str) -> None:
         bak = backup_path(target)
         if change.pristine or not bak.exists():
             shutil.copy2(target, bak)
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(target.parent)  # each folder made 0700 whatever the umask (``mkdir(parents=True)`` made parents 0777)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

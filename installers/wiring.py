@@ -239,7 +239,7 @@ def _executable_finding(executable: str, deja: str, runs: str, install: str) -> 
 
 
 def _load(path: Path) -> dict[str, Any] | WiringFinding:
-    if path.is_symlink() and not path.exists():
+    if os.path.islink(path) and not os.path.exists(path):  # (never raises: a folder above may be unreadable)
         message = f"{path} is a symlink to {os.readlink(path)}, which does not exist; deja install refuses it"
         return WiringFinding("warn", message, f"point the link at an existing file, or remove it: {path}")
     try:

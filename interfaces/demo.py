@@ -100,7 +100,7 @@ def _show_the_work_verbs(index: Index, api: Path, folder: Path) -> None:
 
     segment, meta = find_session(index, API_CACHE_CHAT)
     page = folder / "export" / f"{meta.id[:8]}.html"
-    page.parent.mkdir(exist_ok=True)
+    page.parent.mkdir(mode=0o700, exist_ok=True)
     write_text(page, render(meta, segment.messages(meta), "html"))
     _heading(f"deja export {meta.id[:8]} --format html -o {page.name}   (a chat as one self-contained page)")
     print(f"wrote {page} ({page.stat().st_size:,} bytes: messages, tool calls with their output, edits as diffs)")

@@ -14,6 +14,7 @@ errors alone make the exit status 1.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import textwrap
@@ -248,7 +249,7 @@ def no_history(looked_in: list[Path]) -> Finding:
 
 def _root_too_deep(ide_root: Path) -> list[Finding]:
     """The editor root set to a folder that holds a ``state.vscdb`` itself: one of the folders inside ``User``."""
-    if not (ide_root / "state.vscdb").is_file():
+    if not os.path.isfile(ide_root / "state.vscdb"):  # (``Path.is_file`` raises where ide_root is unreadable)
         return []
     user = ide_root.parent.parent if ide_root.parent.name == "workspaceStorage" else ide_root.parent
     return [

@@ -304,8 +304,12 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 
 
 def _unwritable(exc: OSError) -> str:
-    """The one line for an index deja could not write."""
-    where = exc.filename or folders.deja_home()
+    """The one line for an index deja could not write; or for a file outside deja's home it could not read (a
+    Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such."""
+    home = os.path.abspath(folders.deja_home())
+    where = exc.filename or home
+    if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) != home:
+        return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
     return f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?"
 
 
@@ -453,7 +457,7 @@ def _not_rebuilt(unreadable: int, data: dict[str, object] | None) -> None:
     if data is not None:
         emit_json(data)
     raise Failed(
-        f"the index was not rebuilt: {unreadable} Cursor store(s) could not be read this time (locked or damaged) "
+        f"the index was not rebuilt: {unreadable} Cursor store(s) could not be read this time (locked, damaged or not readable) "
         "and a rebuild would lose their sessions, which are kept as they were; run it again once they can be read"
     )
 
@@ -500,7 +504,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
     )
     if result.unreadable_kept:
         echo(
-            f"{result.unreadable_kept} Cursor store(s) could not be read this time (locked or damaged): "
+            f"{result.unreadable_kept} Cursor store(s) could not be read this time (locked, damaged or not readable): "
             "their sessions are kept as they were and are read again on the next run",
             err=True,
         )

@@ -268,3 +268,28 @@ def test_an_editor_database_written_while_its_chats_stream_out_is_counted(tmp_pa
     )
     assert len(list(sessions)) == 1
     assert problems == Counter({CHANGED_WHILE_READ: 1})
+
+
+def test_a_read_killed_while_it_holds_a_copy_leaves_it_only_in_dejas_home_and_the_next_refresh_removes_it(
+    tmp_path: Path,
+) -> None:
+    """The copy (raw: Cursor's bytes, secrets and all, as big as the database) was made in ``$TMPDIR`` and a killed
+    read left it there for good."""
+    cli_root = tmp_path / "cursor"
+    store_db = _store_chat(cli_root)
+    _crash_after_appending(store_db, NEWEST)
+    Path(f"{store_db}-shm").unlink()
+    before = _listing(cli_root)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**_env(tmp_path, cli_root), "TMPDIR": str(temporary)}
+    killed = run_deja("index", env={**env, "DEJA_FAULT": "database-copied"})
+    assert killed.returncode == -9
+    copies = tmp_path / "deja" / vscdb.COPIES
+    assert list(temporary.iterdir()) == []
+    left = list(copies.iterdir())
+    assert len(left) == 1 and (left[0] / store_db.name).exists()
+    assert {oct(path.stat().st_mode & 0o777) for path in [copies, *left]} == {"0o700"}
+    assert "Schema migration" in _index_and_find(env, "zebracorn")
+    assert list(copies.iterdir()) == [] and list(temporary.iterdir()) == []
+    assert _listing(cli_root) == before

@@ -34,7 +34,7 @@ from deja.core.writers.cursor_agent import (
 from deja.core.writers.ide import write_state_vscdb
 
 CWD = "/work/api"
-KEPT_NOTE = "1 Cursor store(s) could not be read this time (locked or damaged): their sessions are kept as they were"
+KEPT_NOTE = "1 Cursor store(s) could not be read this time (locked, damaged or not readable): their sessions are kept as they were"
 
 
 @contextmanager
@@ -192,7 +192,9 @@ def test_a_garbled_editor_database_keeps_its_chats_and_a_deleted_one_drops_them(
     assert result["removed"] == 2 and not {WEB_COMPOSER, API_EDITOR_COMPOSER} & session_ids()
 
 
-NOT_REBUILT = "deja: the index was not rebuilt: 1 Cursor store(s) could not be read this time (locked or damaged)"
+NOT_REBUILT = (
+    "deja: the index was not rebuilt: 1 Cursor store(s) could not be read this time (locked, damaged or not readable)"
+)
 
 
 def test_a_full_rebuild_that_cannot_read_the_editor_database_keeps_the_index(sample: Sample) -> None:

@@ -46,13 +46,14 @@ from ..index import (
     write_manifest,
 )
 from ..private import private_dir, tighten
+from ..readers.vscdb import COPIES, remove_dead_copies
 from ..redaction import mode as redaction_mode
 from . import freshness, glance
 from .checked import Checked
 from .glance import FolderState
 from .lock import WriterLock
 from .parts import Written, write_changes
-from .plan import DATABASE_FAILURES, THIS_TIME_FAILURES, Plan, plan_refresh
+from .plan import DATABASE_FAILURES, THIS_TIME_FAILURES, Plan, blocked_chat, plan_refresh
 from .reads import keep_unread_database, segment_at
 from .records import SEGMENT_MAX_DOCS, NewSegments, session_from_index
 
@@ -217,6 +218,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
     tighten(home)
     with WriterLock(directory / LOCK_NAME, lock_timeout):
         remove_strays(directory)
+        remove_dead_copies(str(home / COPIES))  # a database copy a killed read left (``vscdb``)
         walk_started = time.time()
         roots = cli_roots()
         folders = freshness.snapshot_folders(roots) if scope.targets is None else scope.seen_folders
@@ -227,7 +229,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         plan = plan_refresh(book, state, scope.targets, problems)
         written = _write_changes(plan, book, index, problems, directory, progress, mode)
         tally = _record_changes(manifest, index, book, plan, written)
-        if scope.keep_live and plan.unreadable and (kept := _kept_instead(directory, book, written.segments, mode)):
+        if scope.keep_live and (kept := _kept_instead(directory, book, written.segments, mode, plan)):
             return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems, True), why)
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
         ide = {**plan.ide_unseen, **plan.ide_dbs}
@@ -283,34 +285,45 @@ def _problems(before: dict[str, int], now: Counter[str], walked: bool) -> dict[s
     return dict(kept | now)
 
 
-def _kept_instead(directory: Path, book: Bookkeeping, written: list[SegmentRef], mode: str) -> Manifest | None:
+def _kept_instead(
+    directory: Path, book: Bookkeeping, written: list[SegmentRef], mode: str, plan: Plan
+) -> Manifest | None:
     """The live index, kept as it is when a rebuild that could not read every store would lose sessions it holds
     (the segments just written go); None when the rebuild loses none (a store that never held a session), or there
-    is no index it may keep (none, a damaged one, one built without the redaction now asked for)."""
+    is no index it may keep (none, a damaged one, one built without the redaction now asked for).
+
+    A store the rebuild could not find because it cannot be read this time (a folder above it at mode 000, a FIFO
+    in its place, a folder it could not list: ``blocked_chat``) counts as one it could not read, into
+    ``plan.unreadable``.
+    """
     live = _live_manifest(directory)
-    if live is None or (live.redaction != mode and mode != "off") or _damage(directory):
+    if live is None or (live.redaction != mode and mode != "off"):
         return None
     try:
-        had = Bookkeeping(directory, read_record(directory / live.state, State))
+        before = Bookkeeping(directory, read_record(directory / live.state, State))
     except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
         return None
-    if not _loses(had, book):
+    lost = _indexed(before) - _indexed(book)
+    stuck = sum(1 for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(sid, chat))
+    plan.unreadable = max(plan.unreadable, stuck)  # (a store it found and could not read is one of them too)
+    if not (lost or _stores_unread(before, book)) or not plan.unreadable or _damage(directory):
         return None
     remove_segments(directory, [ref.name for ref in written])
     return live
 
 
-def _loses(had: Bookkeeping, rebuilt: Bookkeeping) -> bool:
-    """Whether the rebuild recorded in ``rebuilt`` holds less than the index ``had`` does: a session it no longer
-    has, or a cursor-agent chat whose store was read before and not this time (a locked ``store.db`` beside a
+def _indexed(book: Bookkeeping) -> set[str]:
+    """The chats ``book`` records a session of."""
+    return {sid for sid, chat in book.items() if chat.where is not None}
+
+
+def _stores_unread(had: Bookkeeping, rebuilt: Bookkeeping) -> bool:
+    """Whether a cursor-agent chat whose store ``had`` read was rebuilt without it (a locked ``store.db`` beside a
     transcript: the session would come back without its title and its commands' outputs)."""
     for sid, chat in had.items():
-        if chat.where is None:
-            continue
         now = rebuilt.chat(sid)
-        if now is None or now.where is None:
-            return True
-        if chat.cli and chat.cli.store_sig and now.cli and now.cli.chat_dir and not now.cli.store_sig:
+        read_before = chat.where is not None and chat.cli is not None and bool(chat.cli.store_sig)
+        if read_before and now is not None and now.cli is not None and now.cli.chat_dir and not now.cli.store_sig:
             return True
     return False
 

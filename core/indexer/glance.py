@@ -88,6 +88,7 @@ def check(directory: StrPath, whole: bool = False) -> Check:
 def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest, whole: bool) -> Check:
     """``check``'s comparison of the record with the stores; raises on a record whose values have another shape."""
     started = time.time()
+    asked = whole
     whole = whole or _whole_due(directory, started)
     ide_then = {os.path.normpath(db): _sigs(sigs) for db, sigs in record["ide"].items()}  # (paths' spelling)
     ide_now = {os.path.normpath(db): wal_sigs(db) for db in ide_databases()}
@@ -106,7 +107,7 @@ def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest, who
     changed = bool(targets) or bool(moved) or ide_now != ide_then
     if whole:
         _stamp_whole(directory, started)
-    due = _walk_due(directory, record["walked_at"])
+    due = _walk_due(directory, record["walked_at"], heed_started=not asked)
     return Check(manifest=manifest, changed=changed, targets=targets, folders=folders, walk_due=due)
 
 
@@ -304,10 +305,17 @@ def start_walk(directory: StrPath) -> None:
         return
 
 
-def _walk_due(directory: StrPath, walked_at: float) -> bool:
+def _walk_due(directory: StrPath, walked_at: float, heed_started: bool = True) -> bool:
+    """Whether the last walk that finished is ``WALK_SECONDS`` old and, when ``heed_started``, no walk started since.
+
+    ``deja index`` (``check(whole=True)``) does not heed a started walk: the stamp is written before that walk
+    reads anything, and one killed on the way would keep every walk off for a minute.
+    """
     now = time.time()
     if now - walked_at < WALK_SECONDS:
         return False
+    if not heed_started:
+        return True
     try:
         return now - os.stat(os.path.join(directory, WALK_STAMP)).st_mtime >= WALK_SECONDS
     except OSError:

@@ -28,7 +28,8 @@ from ..history import CliChat, find_cli_chats, locate_cli_chats
 from ..private import open_private
 from ..readers import composer_fingerprints
 from ..readers.chatstore import UNREADABLE_STORE
-from ..regular_files import open_regular
+from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
+from ..regular_files import blocked, gone, open_regular
 from . import glance
 
 _HASH_SPAN = 4096
@@ -37,10 +38,11 @@ _READS_FRAME_CHATS = 1024
 _READS_FRAME = struct.Struct("<I")
 
 #: A database-level failure: the database was there but could not be read this time.
-DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", "ide: unreadable database"})
+UNREADABLE_DATABASE = "ide: unreadable database"
+DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", UNREADABLE_DATABASE})
 #: What a walk reports of a whole store it could not read this time. A walk tries every such store again (a refresh
 #: of some chats only the editor's databases), so only its own count is true: a released lock clears it.
-THIS_TIME_FAILURES = DATABASE_FAILURES | {UNREADABLE_STORE}
+THIS_TIME_FAILURES = DATABASE_FAILURES | {UNREADABLE_STORE, UNREADABLE_TRANSCRIPT}
 
 
 class Plan(msgspec.Struct):
@@ -59,7 +61,8 @@ class Plan(msgspec.Struct):
     owners: dict[str, str]
     #: Databases that could not be read this time: their chats stay as the index has them.
     unreadable: int = 0
-    #: Databases on record that this process's roots do not list but that are still on disk: kept as recorded.
+    #: Databases on record that this process's roots do not list but that are still on disk (a file out of sight,
+    #: or something there that cannot be read this time, counted in ``unreadable``): kept as recorded.
     ide_unseen: dict[str, IdeDbState] = {}
     #: ``ide_reads`` and ``cli_reads`` moved to a file (``move_reads``), which ``load_ide_reads`` and
     #: ``all_cli_reads`` read back; "" when they are not.
@@ -150,7 +153,7 @@ def cli_state(chat: CliChat, end: int, last_timestamp: datetime | None, store_re
 
     A store that could not be read is recorded with no signature, so the next refresh reads the chat again.
     """
-    head, tail = _hashes(chat.transcript, end) if chat.transcript else ("", "")
+    head, tail = _hashes(chat.transcript, end) if chat.transcript and end else ("", "")  # (0: none read, none to hash)
     return CliState(
         transcript=chat.transcript,
         sig=Sig(chat.size, chat.mtime_ns),
@@ -232,8 +235,11 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
                 plan.owners.setdefault(cid, db)
         plan.gone |= before.keys() - now.keys()
     for db in state.ide.keys() - set(current):
-        if os.path.isfile(db):
+        if not gone(db):  # out of sight, or there but not a file it can read (a FIFO, a folder above at mode 000)
             plan.unseen[db] = state.ide[db]
+            if not os.path.isfile(db):
+                plan.unreadable += 1
+                problems[UNREADABLE_DATABASE] += 1
         else:
             plan.gone |= book.fingerprints(db).keys()
     return plan
@@ -241,8 +247,9 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
 
 def _cli_changes(
     book: Bookkeeping, targets: set[str] | None
-) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str]]:
-    """cursor-agent chats as found now, those of them that changed, and the recorded ones no longer found.
+) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str], dict[str, CliState]]:
+    """cursor-agent chats as found now, those of them that changed, the recorded ones gone from disk, and the
+    recorded ones not found that are still there (``_still_there``: kept as they are).
 
     A transcript found without the chat folder it was read with, whose store is still on disk, keeps it: the roots
     this process sees hold the transcripts but not the chats (``_out_of_sight``), and reading the chat without
@@ -250,6 +257,8 @@ def _cli_changes(
     found: dict[str, CliChat] = {}
     for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
         found.setdefault(chat.id, chat)
+    for sid in [sid for sid, chat in found.items() if not chat.transcript and _transcript_hidden(book, sid)]:
+        del found[sid]  # its store is not the chat: its transcript cannot be read this time (kept: ``_still_there``)
     changed: dict[str, CliChat] = {}
     for sid, chat in found.items():
         record = book.chat(sid)
@@ -260,20 +269,53 @@ def _cli_changes(
             changed[sid] = chat
     if targets is None:
         roots = paths.cli_roots()
-        gone = {sid for sid, r in book.items() if r.cli and sid not in found and not _out_of_sight(r.cli, roots)}
+        missing = {sid: r.cli for sid, r in book.items() if r.cli and sid not in found}
+        missing = {sid: cli for sid, cli in missing.items() if not _out_of_sight(cli, roots)}
     else:
-        gone = {sid for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
-    return found, changed, gone
+        missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
+    kept = {sid: cli for sid, cli in missing.items() if _still_there(sid, cli)}
+    return found, changed, missing.keys() - kept.keys(), kept
+
+
+def _transcript_hidden(book: Bookkeeping, sid: str) -> bool:
+    """The chat was read from a transcript the walk did not find but that is still there (``_still_there``: a
+    folder above it at mode 000): found by its store alone now, it would be read again without the transcript."""
+    record = book.chat(sid)
+    cli = record.cli if record is not None else None
+    return cli is not None and bool(cli.transcript) and _still_there(sid, cli)
+
+
+def _source(chat: CliState) -> str:
+    """The file a cursor-agent chat was read from: its transcript, else its store."""
+    return chat.transcript or (os.path.join(chat.chat_dir, "store.db") if chat.chat_dir else "")
 
 
 def _has_store(chat_dir: str) -> bool:
-    return os.path.isfile(os.path.join(chat_dir, "store.db"))
+    """The chat folder still has its store, readable or not this time (read, it is counted and kept if it fails)."""
+    return not gone(os.path.join(chat_dir, "store.db"))
+
+
+def _still_there(sid: str, chat: CliState) -> bool:
+    """A chat the walk did not find whose file is still there: something in its place it cannot read
+    (``regular_files.blocked``: a FIFO, a folder above it this user cannot search), or a file in a folder it could
+    not list (mode 0111). It keeps its session, as a locked store does; but a subagent's transcript, once subagents
+    are no longer read, is left out as asked."""
+    source = _source(chat)
+    if not source:
+        return False
+    return blocked(source) or (os.path.isfile(source) and ("/" not in sid or paths.include_subagents()))
+
+
+def blocked_chat(sid: str, chat: ChatState) -> bool:
+    """A recorded chat with a file (its transcript or store, its editor database) that is there but that a rebuild
+    could not read: losing it would lose a session it may read again."""
+    return bool(chat.cli and _still_there(sid, chat.cli)) or bool(chat.ide_db and blocked(chat.ide_db))
 
 
 def _out_of_sight(chat: CliState, roots: list[Path]) -> bool:
     """A chat the walk did not find that is still on disk outside every root it walked: another environment's
     roots found it (as for an editor database, ``_plan_ide``), so it is not gone."""
-    source = chat.transcript or (os.path.join(chat.chat_dir, "store.db") if chat.chat_dir else "")
+    source = _source(chat)
     return bool(source) and os.path.isfile(source) and not any(Path(source).is_relative_to(root) for root in roots)
 
 
@@ -281,8 +323,10 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     """What changed on disk since ``state`` was recorded: every chat, or only the ``targets`` on the CLI side."""
     ide = _plan_ide(book, state, problems)
     owners = ide.owners
-    found, cli_changed, cli_gone = _cli_changes(book, targets)
-    plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable, ide.unseen)
+    found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets)
+    for kept in cli_blocked.values():  # (counted as a read that failed would count them: doctor lists them)
+        problems[UNREADABLE_TRANSCRIPT if kept.transcript else UNREADABLE_STORE] += 1
+    plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable + len(cli_blocked), ide.unseen)
     # Sorted: the order sessions are read in is the order they are written in, whatever the hash seed.
     for sid in sorted(ide.changed | set(cli_changed) | cli_gone | ide.gone):
         record = book.chat(sid)

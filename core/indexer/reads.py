@@ -93,14 +93,14 @@ def read_changes(
             resume = Resume(old.messages, record.cli.end, record.cli.last_timestamp)
         read = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems, resume=resume)
         ide = pending.pop(sid, None)
-        if read.store_unreadable and ide is None:
+        if read.unreadable and ide is None:
             unread.stores += 1
             if record is not None and record.where is not None:
                 unread.kept.add(sid)  # the index keeps the session as it was
                 continue
-            if not chat.transcript:
-                continue  # nothing to index until the store can be read
-        cli = cli_state(chat, read.end, read.last_timestamp, store_read=not read.store_unreadable)
+            if read.session is None:
+                continue  # nothing to index until its files can be read
+        cli = cli_state(chat, read.end, read.last_timestamp, store_read=not read.unreadable)
         merged = merge_transcript_into_ide(ide, read.session) if read.session and ide else read.session or ide
         yield ChatRead(sid, merged, cli)
     for waiting in pending.values():

@@ -12,6 +12,7 @@ conversations wrote AI code into the file.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,7 +54,7 @@ def attributions(db: Path, file: str, line: str | None = None) -> list[Attributi
     A missing, locked or foreign database answers nothing: attribution is a
     bonus, never a reason for a command to fail.
     """
-    if not db.is_file():
+    if not os.path.isfile(db):  # (``Path.is_file`` raises where a folder above cannot be searched)
         return []
     wanted = line_hashes(line) if line is not None and line.strip() else set()
     name = file.replace("\\", "/").rsplit("/", 1)[-1]

@@ -22,6 +22,7 @@ from typing import NamedTuple
 import msgspec
 
 from ..model import Message, Session, fill_times
+from ..regular_files import gone
 from .chatstore import (
     ChatMeta,
     StoreChat,
@@ -64,8 +65,9 @@ class CliRead(msgspec.Struct):
     end: int = 0
     #: The last ``<timestamp>`` block read, if any: a later read resumes with it.
     last_timestamp: datetime | None = None
-    #: The chat's store.db could not be read this time (locked, damaged): the session lacks what it holds.
-    store_unreadable: bool = False
+    #: The chat's transcript or store.db is there but could not be read this time (locked, damaged, a FIFO in its
+    #: place, a folder above it this user cannot search): the session lacks what it holds.
+    unreadable: bool = False
 
 
 def read_cli_session(
@@ -104,9 +106,9 @@ def read_cli_chat(
             after=resume.messages if resume else (),
             problems=problems,
         )
-    except OSError:
+    except OSError:  # there, but not readable this time (a FIFO in its place, a folder above it at mode 000)
         problems[UNREADABLE_TRANSCRIPT] += 1
-        return CliRead(None)
+        return CliRead(None, unreadable=True)
     messages = resume.messages + read.messages if resume else read.messages
     stamp = read.last_timestamp or (resume.last_timestamp if resume else None)
     if not messages:
@@ -114,7 +116,7 @@ def read_cli_chat(
     subagent = is_subagent(transcript)
     meta = read_chat_meta(chat_dir) if chat_dir else None
     store: StoreChat | None = None
-    if chat_dir and not subagent and (chat_dir / STORE_DB).is_file():
+    if chat_dir and not subagent and not gone(chat_dir / STORE_DB):  # (read_store counts one it cannot read)
         store = read_store(chat_dir / STORE_DB, problems, with_results=any(m.tool_calls for m in messages))
         attach_tool_results(messages, store.tool_results)
 
@@ -130,7 +132,7 @@ def read_cli_chat(
         )
     )
     set_session_times(session, stamp is not None, None if subagent else meta)
-    return CliRead(session, read.end, stamp, store_unreadable=bool(store and store.unreadable))
+    return CliRead(session, read.end, stamp, unreadable=bool(store and store.unreadable))
 
 
 def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
@@ -143,7 +145,7 @@ def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
     store_db = chat_dir / STORE_DB
     store = read_store(store_db, problems, conversation=True)
     if store.unreadable:
-        return CliRead(None, store_unreadable=True)
+        return CliRead(None, unreadable=True)
     if not store.messages:
         return CliRead(None)
     meta = read_chat_meta(chat_dir)
@@ -204,7 +206,7 @@ def store_only_chats(chat_dirs: dict[str, Path], transcribed: set[str]) -> dict[
     return {
         chat_id: chat_dir
         for chat_id, chat_dir in chat_dirs.items()
-        if chat_id not in transcribed and (chat_dir / STORE_DB).is_file()
+        if chat_id not in transcribed and os.path.isfile(chat_dir / STORE_DB)  # (not ``Path.is_file``: it may raise)
     }
 
 
@@ -229,7 +231,7 @@ def survey_chats(roots: list[Path], transcribed: set[str]) -> ChatSurvey:
     for chat_id, chat_dir in find_all_chat_dirs(roots).items():
         if chat_id in transcribed:
             continue
-        if not (chat_dir / STORE_DB).is_file():
+        if gone(chat_dir / STORE_DB):
             meta = read_chat_meta(chat_dir)
             if meta is None or meta.has_conversation:
                 why[NO_STORE] += 1

@@ -33,6 +33,7 @@ refresh that re-reads one chat with a ``meta.json`` reads nothing more.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sqlite3
 from collections import Counter
@@ -371,7 +372,7 @@ def _folder_key(folder: str) -> str:
 def _item_values(database: Path, *keys: str) -> list[Any]:
     """The JSON values of ``keys`` in a database's ItemTable: None for each absent or malformed one, or all when unreadable."""
     nothing: list[Any] = [None] * len(keys)
-    if not database.is_file():
+    if not os.path.isfile(database):  # (``Path.is_file`` raises where a folder above cannot be searched)
         return nothing
 
     def read(conn: sqlite3.Connection) -> list[bytes | None] | None:

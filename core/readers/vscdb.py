@@ -35,9 +35,15 @@ rule, measured on SQLite 3.40:
   (Windows) the size and times alone tell, as finely as the file system's clock.
 - a WAL database with a ``-wal`` but no ``-shm`` (a crash, then the wal-index
   removed): ``mode=ro`` would create the ``-shm``, ``immutable=1`` would miss the
-  ``-wal``. No writer is running (a writer keeps a ``-shm``), so the database
-  and its ``-wal`` are copied into a private temporary folder, the copy is kept
-  only if the originals did not change while copied, and it is read there.
+  ``-wal``, and ``mode=ro`` in exclusive locking mode (a wal-index in memory, no
+  ``-shm``) fails with "disk I/O error" (SQLite 3.40). With the VFS that takes no
+  locks (``vfs=unix-none``) that read works and creates no file, but run as root
+  SQLite gives the ``-wal`` it opens its database's owner (``fchown``), which
+  moves the file's change time: Cursor's file touched. No writer is running (a
+  writer keeps a ``-shm``), so the database and its ``-wal`` are copied into a
+  private folder under deja's home (``COPIES``), the copy is kept only if the
+  originals did not change while copied, and it is read there; a copy whose
+  reader was killed is removed by the next copy and the next refresh.
 
 ``PRAGMA query_only`` is set on every connection: it stops any SQL write, which
 ``mode=ro`` already does, but says so to a reader of the code. What remains is
@@ -56,6 +62,8 @@ from pathlib import Path
 from typing import TypeVar, cast
 from urllib.parse import quote
 
+from .. import faults
+from ..private import private_dir
 from ..regular_files import check_regular, check_regular_database, open_regular
 
 BUSY_TIMEOUT_SECONDS = 2.0
@@ -70,6 +78,10 @@ _SHARED_FIRST = 0x40000000 + 2
 _SHARED_SIZE = 510
 #: How long to let a writer that is closing the database finish before looking again.
 _LOCKED_PAUSE_SECONDS = 0.02
+#: The folder under deja's home (private, 0700) that holds a database copied to be read (a ``-wal`` without its
+#: ``-shm``): there, not in ``$TMPDIR``, so a read killed on the way leaves no raw copy outside deja's home, and
+#: the next one removes it.
+COPIES = "read-copies"
 
 T = TypeVar("T")
 #: What identifies a file's content without reading it: inode, size, modification and change times.
@@ -116,7 +128,7 @@ def connect_read_only(path: Path, timeout: float | None = None) -> CursorConnect
     """
     wait = BUSY_TIMEOUT_SECONDS if timeout is None else timeout
     try:
-        path = path.resolve()  # SQLite names the companions after the file a symlink leads to
+        path = Path(os.path.realpath(path, strict=True))  # SQLite names the companions after a link's target
         check_regular_database(path)
         for _ in range(READ_ATTEMPTS):
             before = _marks(path)
@@ -257,13 +269,19 @@ def _copy_if_still(path: Path, before: tuple[FileMark | None, ...]) -> str | Non
     import shutil
     import tempfile
 
-    scratch = tempfile.mkdtemp(prefix="deja-read-")
+    from ..folders import deja_home
+
+    copies = os.path.join(deja_home(), COPIES)
+    private_dir(copies)
+    remove_dead_copies(copies)
+    scratch = tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=copies)
     try:
         for suffix in ("", "-wal"):
             source = f"{path}{suffix}"
             check_regular(source)
             with open_regular(source) as handle, open(Path(scratch) / f"{path.name}{suffix}", "wb") as copy:
                 shutil.copyfileobj(handle, copy, _COPY_CHUNK)
+        faults.point("database-copied")
         if _marks(path) == before:
             return scratch
     except BaseException:
@@ -271,6 +289,33 @@ def _copy_if_still(path: Path, before: tuple[FileMark | None, ...]) -> str | Non
         raise
     shutil.rmtree(scratch, ignore_errors=True)
     return None
+
+
+def remove_dead_copies(copies: str) -> None:
+    """Remove the copies in ``copies`` whose reader is gone (killed mid-read: its ``close`` never ran).
+
+    Each copy's folder is named after the process reading it; another deja's live read keeps its copy.
+    """
+    try:
+        names = os.listdir(copies)
+    except OSError:
+        return
+    for name in names:
+        pid = name.partition("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            import shutil
+
+            shutil.rmtree(os.path.join(copies, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (another user's process: alive)
+        return True
+    return True
 
 
 def table_names(conn: sqlite3.Connection) -> set[str]:
