@@ -144,11 +144,9 @@ def plan_server(path: Path, server: dict[str, Any] | None) -> Change:
     if server is None:
         if not ours:
             return Change(path, "unchanged", "")
-        remaining = {name: entry for name, entry in servers.items() if name != SERVER_NAME}
-        updated = {key: value for key, value in document.items() if key != "mcpServers" or remaining}
-        if remaining:
-            updated["mcpServers"] = remaining
-        return plan_json(path, text, document, updated, removable=not updated)
+        # The emptied "mcpServers" stays with the file: whether the user had it cannot be told from here.
+        updated = {**document, "mcpServers": {name: e for name, e in servers.items() if name != SERVER_NAME}}
+        return plan_json(path, text, document, updated, removable=updated == {"mcpServers": {}})
     if current is not None and not ours:
         command = current.get("command") if isinstance(current, dict) else None
         problem = f"mcpServers.deja runs {command!r}, not deja's server"
@@ -162,8 +160,10 @@ def plan_hooks(path: Path, wanted: dict[str, Any], strip: Strip, *, preamble: di
     """Replace deja's hooks in the ``hooks`` object of ``path`` by ``wanted`` (empty: uninstall).
 
     ``preamble`` holds the keys a new file starts with (Cursor's ``version``);
-    a file left with nothing else is removed. A ``hooks`` object that held only
-    deja's entries goes with them; one the user left empty stays.
+    a file left with nothing more (and an empty ``hooks``) is removed, unless
+    the install ledger says the file was there before. The ``hooks`` object
+    stays, emptied, in a file that stays: whether the user had it (``"hooks":
+    {}``) cannot be told from the file.
     """
     text = read_text(path)
     document = parse_object(path, text)
@@ -176,12 +176,11 @@ def plan_hooks(path: Path, wanted: dict[str, Any], strip: Strip, *, preamble: di
             raise shape_error(path, text, event, f'"{event}" is {json_type(hooks[event])}, expected a list')
     merged = _merge_hooks(hooks, wanted, strip)
     updated = {**(preamble if wanted and not document else {}), **document}
-    if merged or ("hooks" in document and not hooks):
+    if merged or "hooks" in document:
         updated["hooks"] = merged
-    else:
-        updated.pop("hooks", None)
     pristine = _merge_hooks(hooks, {}, strip) == hooks
-    return plan_json(path, text, document, updated, removable=set(updated) <= set(preamble), pristine=pristine)
+    removable = set(updated) - ({"hooks"} if not merged else set()) <= set(preamble)
+    return plan_json(path, text, document, updated, removable=removable, pristine=pristine)
 
 
 def _merge_hooks(hooks: dict[str, Any], wanted: dict[str, Any], strip: Strip) -> dict[str, Any]:
