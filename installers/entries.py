@@ -46,6 +46,8 @@ class Hook:
 
 # Removes deja's hooks from one event's list: the entries kept, and where deja's first one stood.
 Strip = Callable[[list[Any]], tuple[list[Any], int | None]]
+# Raises InstallError for a hooks file the harness would not load: (path, its text, its document).
+Refuse = Callable[[Path, str | None, dict[str, Any]], None]
 
 
 def default_deja_path() -> str:
@@ -156,17 +158,27 @@ def plan_server(path: Path, server: dict[str, Any] | None) -> Change:
     return plan_json(path, text, document, updated, removable=False, pristine=not ours)
 
 
-def plan_hooks(path: Path, wanted: dict[str, Any], strip: Strip, *, preamble: dict[str, Any] | None = None) -> Change:
+def plan_hooks(
+    path: Path,
+    wanted: dict[str, Any],
+    strip: Strip,
+    *,
+    preamble: dict[str, Any] | None = None,
+    refuse: Refuse | None = None,
+) -> Change:
     """Replace deja's hooks in the ``hooks`` object of ``path`` by ``wanted`` (empty: uninstall).
 
     ``preamble`` holds the keys a new file starts with (Cursor's ``version``);
     a file left with nothing more (and an empty ``hooks``) is removed, unless
     the install ledger says the file was there before. The ``hooks`` object
     stays, emptied, in a file that stays: whether the user had it (``"hooks":
-    {}``) cannot be told from the file.
+    {}``) cannot be told from the file. ``refuse`` raises InstallError for a
+    file the harness would not load (only an install asks).
     """
     text = read_text(path)
     document = parse_object(path, text)
+    if refuse is not None and wanted:
+        refuse(path, text, document)
     preamble = preamble or {}
     hooks = document.get("hooks", {})
     if not isinstance(hooks, dict):

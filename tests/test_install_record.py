@@ -96,3 +96,32 @@ def test_a_file_install_created_still_goes(fake_home: Path, deja: str) -> None:
     uninstall("cursor-auto")
     assert not (fake_home / ".cursor").exists()
     assert sorted(p.name for p in (fake_home / ".config" / "deja").iterdir()) == ["config.toml"]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"version": 2, "hooks": {}}', '"version" is 2; Cursor reads version 1'),
+        ('{"version": "1", "hooks": {}}', '"version" is "1"; Cursor reads version 1'),
+        ('{"version": 1,\n "hooks": {"onSave": [{"command": "x"}]}}', "unknown event 'onSave'"),
+    ],
+    ids=["version-2", "version-a-string", "unknown-event"],
+)
+def test_install_refuses_a_hooks_json_cursor_would_ignore(
+    fake_home: Path, tmp_path: Path, text: str, problem: str
+) -> None:
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text(text)
+    script = console_script(tmp_path / "bin")
+
+    refused = run_deja(
+        "install", "cursor-auto", env={"HOME": str(fake_home), "PATH": str(script.parent)}, script=script
+    )
+
+    assert refused.returncode == 1
+    line = 2 if "onSave" in text else 1
+    assert refused.stderr.startswith(f"deja: {hooks}:{line}: {problem}")
+    assert refused.stderr.count("\n") == 1 and "changed nothing" in refused.stderr
+    assert hooks.read_text() == text
+    assert sorted(p.name for p in hooks.parent.iterdir()) == ["hooks.json"], "no other file written either"
