@@ -351,6 +351,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     """The text and the JSON of one work question: the same shapes as ``deja blame``/``files``/``fix``/``how``/…"""
     from ..core import work
     from ..core.library import find_session, newest_sessions, session_digest
+    from ..core.redaction import as_indexed
     from . import work_views as views
 
     if mode == "blame":
@@ -359,6 +360,10 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     if mode == "files":
         uses = work.topic_files(index, query, project, limit=20)
         return views.files_text(query, uses), views.files_json(query, uses)
+    if mode in ("fix", "how"):
+        query = as_indexed(
+            query
+        )  # an error or command as the index holds it: a secret in it is not matched, nor echoed
     if mode == "fix":
         fixes = work.error_history(index, query, limit=3)
         return views.fix_text(query, fixes), views.fix_json(query, fixes)
