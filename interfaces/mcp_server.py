@@ -545,6 +545,10 @@ class _Server(MCPServer):
         self._arguments = arguments
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        from ..core.config import REPAIR, file_problem
+
+        if problem := file_problem():  # its settings unknown: no answer from another home's index, or unredacted
+            raise ToolError(f"Error executing tool {name}: {problem}; {REPAIR}")
         known = self._arguments.get(name)
         if known is not None and (unknown := sorted(set(arguments) - known)):
             raise ToolError(
