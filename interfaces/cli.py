@@ -399,7 +399,7 @@ def resume_command(
     index = open_index()
     try:
         _, meta = find_session(index, session_id)
-        directory, chat_id = resume_target(meta)
+        directory, chat_id = resume_target(meta, index)
     except (NotFound, ResumeRefused) as exc:
         fail(str(exc))
     line = command_line(directory, chat_id)

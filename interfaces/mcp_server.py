@@ -489,7 +489,7 @@ class Tools:
             return answer(STILL_INDEXING)
         _, meta = self._find(index, session_id)
         try:
-            command = resume_line(meta)
+            command = resume_line(meta, index)
         except ResumeRefused as refused:
             text = f"{meta.id} cannot be resumed: {refused.reason}. Read it with `show` instead."
             return answer(text, {"session": session_json(meta), "command": None, "reason": refused.reason})
