@@ -61,13 +61,13 @@ def cursor_config_dir() -> str:
 ROOT_VARIABLES = ("CURSOR_CONFIG_DIR", "CURSOR_DATA_DIR", "XDG_CONFIG_HOME")
 
 
-def _root_variable(name: str, environment: bool) -> str:
+def _root_folder_variable(name: str, environment: bool) -> str:
     return config.folder_variable(name) if environment else ""
 
 
 def cursor_data_dir(environment: bool = True) -> str:
     """``${CURSOR_DATA_DIR:-~/.cursor}``: where cursor-agent writes ``projects/*/agent-transcripts``."""
-    return _root_variable("CURSOR_DATA_DIR", environment) or os.path.join(home(), ".cursor")
+    return _root_folder_variable("CURSOR_DATA_DIR", environment) or os.path.join(home(), ".cursor")
 
 
 def cursor_agent_chats_root(environment: bool = True) -> str:
@@ -76,8 +76,8 @@ def cursor_agent_chats_root(environment: bool = True) -> str:
     ``$CURSOR_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/cursor`` when ``XDG_CONFIG_HOME``
     is set, else ``~/.cursor`` (cursor-agent 2026.10.01 and later; cursor-drift-2026.md §9).
     """
-    xdg = _root_variable("XDG_CONFIG_HOME", environment)
-    return _root_variable("CURSOR_CONFIG_DIR", environment) or (
+    xdg = _root_folder_variable("XDG_CONFIG_HOME", environment)
+    return _root_folder_variable("CURSOR_CONFIG_DIR", environment) or (
         os.path.join(xdg, "cursor") if xdg else os.path.join(home(), ".cursor")
     )
 
