@@ -150,12 +150,21 @@ def plan_server(path: Path, server: dict[str, Any] | None) -> Change:
         updated = {**document, "mcpServers": {name: e for name, e in servers.items() if name != SERVER_NAME}}
         return plan_json(path, text, document, updated, removable=updated == {"mcpServers": {}})
     if current is not None and not ours:
-        command = current.get("command") if isinstance(current, dict) else None
-        problem = f"mcpServers.deja runs {command!r}, not deja's server"
-        raise shape_error(path, text, SERVER_NAME, problem)
+        raise shape_error(path, text, SERVER_NAME, f"mcpServers.deja {_what_server(current)}, not deja's server")
     entry = {**current, **server} if ours and isinstance(current, dict) else server
     updated = {**document, "mcpServers": {**servers, SERVER_NAME: entry}}
     return plan_json(path, text, document, updated, removable=False, pristine=not ours)
+
+
+def _what_server(entry: object) -> str:
+    """What another ``deja`` server is, in words: ``runs 'x'``, ``is the server at 'https://…'``, ``is a list``."""
+    if not isinstance(entry, dict):
+        return f"is {json_type(entry)}"
+    if isinstance(entry.get("command"), str):
+        return f"runs {entry['command']!r}"
+    if isinstance(entry.get("url"), str):
+        return f"is the server at {entry['url']!r}"
+    return "names no command"
 
 
 def plan_hooks(

@@ -232,13 +232,21 @@ def _output_file(output: Path, name: str) -> Path:
 
     A missing parent folder is refused rather than created, so a mistyped path makes no folders.
     """
-    from .cli import fail
 
     if output.is_dir():
         return output / name
+    _refuse_missing_parent(output)
+    return output
+
+
+def _refuse_missing_parent(output: Path) -> None:
+    """The folder ``-o`` writes in must exist: a mistyped path makes no folders (and a file is not a folder)."""
+    from .cli import fail
+
+    if output.parent.exists() and not output.parent.is_dir():
+        fail(f"{output.parent} is a file, not a folder; give -o a path in an existing folder")
     if not output.parent.is_dir():
         fail(f"{output.parent}: no such folder; create it first or give -o an existing folder")
-    return output
 
 
 def _output_folder(output: Path) -> Path:
@@ -247,8 +255,7 @@ def _output_folder(output: Path) -> Path:
 
     if output.exists() and not output.is_dir():
         fail(f"{output} is a file; --project writes a folder of sessions: give -o a folder", code=2)
-    if not output.parent.is_dir():
-        fail(f"{output.parent}: no such folder; create it first or give -o an existing folder")
+    _refuse_missing_parent(output)
     output.mkdir(exist_ok=True)
     return output
 
