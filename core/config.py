@@ -128,6 +128,20 @@ def read_file(path: str | None = None) -> tuple[dict[str, Any], str]:
     return table, error
 
 
+#: What every entrypoint but the two that repair the file says after :func:`file_problem`'s reason.
+REPAIR = "fix it or move it aside (`deja config` and `deja doctor` still run)"
+
+
+def file_problem() -> str:
+    """Why the config file cannot be read (naming the file and the line), or "" when it can or there is none.
+
+    The CLI stops on it (but ``deja config`` and ``deja doctor``, which exist to repair it), a hook stays silent
+    and logs it, the MCP server answers every tool call with it: going on with the defaults would quietly read
+    another ``home``'s index, or recall with recall turned off.
+    """
+    return read_file()[1]
+
+
 def _parse(text: str) -> dict[str, Any]:
     """The file's table: read here when it has the shape ``deja config set`` writes, else by ``tomllib``.
 

@@ -57,19 +57,27 @@ def cursor_config_dir() -> str:
     return config.folder_variable("CURSOR_CONFIG_DIR") or os.path.join(home(), ".cursor")
 
 
-def cursor_data_dir() -> str:
+#: The variables that move cursor-agent's folders (below): a process Cursor starts sees them only if Cursor got them.
+ROOT_VARIABLES = ("CURSOR_CONFIG_DIR", "CURSOR_DATA_DIR", "XDG_CONFIG_HOME")
+
+
+def _root_folder_variable(name: str, environment: bool) -> str:
+    return config.folder_variable(name) if environment else ""
+
+
+def cursor_data_dir(environment: bool = True) -> str:
     """``${CURSOR_DATA_DIR:-~/.cursor}``: where cursor-agent writes ``projects/*/agent-transcripts``."""
-    return config.folder_variable("CURSOR_DATA_DIR") or os.path.join(home(), ".cursor")
+    return _root_folder_variable("CURSOR_DATA_DIR", environment) or os.path.join(home(), ".cursor")
 
 
-def cursor_agent_chats_root() -> str:
+def cursor_agent_chats_root(environment: bool = True) -> str:
     """Where cursor-agent keeps ``chats/`` and ``acp-sessions/``.
 
     ``$CURSOR_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/cursor`` when ``XDG_CONFIG_HOME``
     is set, else ``~/.cursor`` (cursor-agent 2026.10.01 and later; cursor-drift-2026.md §9).
     """
-    xdg = config.folder_variable("XDG_CONFIG_HOME")
-    return config.folder_variable("CURSOR_CONFIG_DIR") or (
+    xdg = _root_folder_variable("XDG_CONFIG_HOME", environment)
+    return _root_folder_variable("CURSOR_CONFIG_DIR", environment) or (
         os.path.join(xdg, "cursor") if xdg else os.path.join(home(), ".cursor")
     )
 
@@ -80,12 +88,14 @@ def cli_roots(environment: bool = True) -> list[str]:
     Since 2026.10.01 transcripts and chats may live under two different roots;
     every root is searched for both, so an older build's layout (everything under
     one root) reads the same. ``DEJA_CURSOR_CLI_ROOT`` replaces discovery with one
-    root holding both.
+    root holding both. Without ``environment``: what a process started without this
+    shell's variables (Cursor's hooks and MCP server) reads.
     """
     override = setting("cursor_cli_root", environment)
     if override:
         return [os.path.normpath(override)]
-    data, chats = os.path.normpath(cursor_data_dir()), os.path.normpath(cursor_agent_chats_root())
+    data = os.path.normpath(cursor_data_dir(environment))
+    chats = os.path.normpath(cursor_agent_chats_root(environment))
     return [data] if chats == data else [data, chats]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import folders
+from . import config, folders
 
 
 def home() -> Path:
@@ -57,6 +57,11 @@ include_subagents = folders.include_subagents
 def deja_home(environment: bool = True) -> Path:
     """``${DEJA_HOME:-${XDG_CACHE_HOME:-~/.cache}/deja}``: the index, hook state and logs."""
     return Path(folders.deja_home(environment))
+
+
+def deja_config_dir() -> Path:
+    """``${XDG_CONFIG_HOME:-~/.config}/deja``: the config file, and install's ledger, which stay put when home moves."""
+    return Path(config.config_path()).parent
 
 
 def ai_tracking_db() -> Path:

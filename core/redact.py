@@ -19,38 +19,50 @@ change rebuilds it.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cached_property
 
-from .redaction import enabled
+from .redaction import CONTEXT_GATE, TOKEN_GATE, enabled
 
 Replace = Callable[["re.Match[str]"], str]
 
 
-@dataclass(frozen=True)
 class Rule:
     """One kind of secret: its regex is compiled when a text first holds one of its needles (``pattern``), so
-    importing the rules costs a refresh of one turn nothing for the dozens of rules its text never calls on."""
+    importing the rules costs a refresh of one turn nothing for the dozens of rules its text never calls on.
 
-    kind: str
-    regex: str
-    #: Substrings a match holds; the regex runs only on a text holding one (none: always). A lowercase
-    #: needle is looked for in the lowercased text, one with capitals as it is written.
-    needles: tuple[str, ...]
-    #: The group holding the secret (0: the whole match).
-    group: int | str = 0
-    #: Decides whether a match is a secret at all (None: every match is).
-    check: Callable[[re.Match[str]], bool] | None = None
-    #: Builds the replacement of a match itself, instead of ``group``/``check``.
-    replace: Replace | None = None
+    A plain class, not a dataclass: ``dataclasses`` would double what importing this module costs a hook that
+    redacts a failed command's output before looking it up."""
 
-    @cached_property
+    __slots__ = ("_pattern", "check", "group", "kind", "needles", "regex", "replace")
+
+    def __init__(
+        self,
+        kind: str,
+        regex: str,
+        needles: tuple[str, ...],
+        group: int | str = 0,
+        check: Callable[[re.Match[str]], bool] | None = None,
+        replace: Replace | None = None,
+    ) -> None:
+        self.kind = kind
+        self.regex = regex
+        #: Substrings a match holds; the regex runs only on a text holding one (none: always). A lowercase
+        #: needle is looked for in the lowercased text, one with capitals as it is written.
+        self.needles = needles
+        #: The group holding the secret (0: the whole match).
+        self.group = group
+        #: Decides whether a match is a secret at all (None: every match is).
+        self.check = check
+        #: Builds the replacement of a match itself, instead of ``group``/``check``.
+        self.replace = replace
+        self._pattern: re.Pattern[str] | None = None
+
+    @property
     def pattern(self) -> re.Pattern[str]:
-        return re.compile(self.regex)
+        if self._pattern is None:
+            self._pattern = re.compile(self.regex)
+        return self._pattern
 
 
 def _token(kind: str, regex: str, *needles: str, inside: str = r"[\w-]") -> Rule:
@@ -203,6 +215,9 @@ def _url_password(match: re.Match[str]) -> bool:
 
 def _basic_credentials(match: re.Match[str]) -> bool:
     """``Basic <base64>`` is a secret when it decodes to ``user:password``, not in prose (``Basic authentication``)."""
+    import base64  # (here: the rules' import is on the failure hook's path, and few texts say "Basic")
+    import binascii
+
     value = match.group(1)
     try:
         decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("ascii")
@@ -606,12 +621,8 @@ def _apply(rule: Rule, text: str) -> str:
     return rule.pattern.sub(replace, text)
 
 
-#: Two cheap gates, so a text that cannot hold a match skips a group of rules: every token is a run of 16
-#: characters or more without a space (a basic credential may be shorter), and every credential found by its
-#: context needs a separator, a quote, a flag (mysql's ``-pS3cret`` among them) or a Dockerfile ENV.
-_TOKEN_GATE = re.compile(r"\S{16}|(?i:basic)\s")
+_TOKEN_GATE, _CONTEXT_GATE = re.compile(TOKEN_GATE), re.compile(CONTEXT_GATE)  # (see ``redaction``)
 _TOKEN_RULES = (*_PROVIDER_RULES, *(rule for rule in _CONTEXT_RULES if rule.kind in ("bearer", "basic-auth")))
-_CONTEXT_GATE = re.compile(r"[:=<']|--|ENV[ \t]|\s-p")
 _KEYED_RULES = (*(rule for rule in _CONTEXT_RULES if rule.kind not in ("bearer", "basic-auth")), *_KEY_RULES)
 
 

@@ -35,3 +35,28 @@ def withheld(built_with: str) -> str:
     if built_with == "off":
         return "the index was built without redaction, which is now on"
     return "the index was redacted by older rules"
+
+
+#: Two cheap gates, so a text that cannot hold a match skips a group of rules (``redact.scrub``), or the rules'
+#: import (``as_indexed``): every token is a run of 16 characters or more without a space (a basic credential may
+#: be shorter), and every credential found by its context needs a separator, a quote, a flag (mysql's
+#: ``-pS3cret`` and sshpass's ``-p S3cret`` among them) or a Dockerfile ENV.
+#: (Patterns, compiled where used: every read imports this module, few need them.)
+TOKEN_GATE = r"\S{16}|(?i:basic)\s"
+CONTEXT_GATE = r"[:=<']|--|ENV[ \t]|\s-p"
+
+
+def as_indexed(text: str) -> str:
+    """A person's text (an error, a command) as the index holds such text: redacted when redaction is on.
+
+    A secret in it would never match its indexed ``[redacted:…]`` form, and would be echoed back; every place
+    that looks a user's error or command up in the index goes through here. The rules are imported (a few ms,
+    on a hook's path) only when a gate says the text may hold a secret.
+    """
+    import re
+
+    if not text or not (re.search(TOKEN_GATE, text) or re.search(CONTEXT_GATE, text)) or not enabled():
+        return text
+    from .redact import scrub
+
+    return scrub(text)

@@ -22,7 +22,8 @@ import shlex
 from pathlib import Path
 
 from . import paths
-from .index import SessionMeta
+from .bookkeeping import Bookkeeping, State, read_record
+from .index import Index, IndexUnreadable, SessionMeta
 from .readers import (
     chat_id_of_origin,
     decode_project_slug,
@@ -32,6 +33,7 @@ from .readers import (
     project_slug_of,
     read_chat_meta,
 )
+from .readers.cursor_agent import STORE_DB
 
 
 class ResumeRefused(Exception):
@@ -44,10 +46,12 @@ class ResumeRefused(Exception):
         super().__init__(f"{session_id} cannot be resumed: {reason}; read it with `deja show {session_id}`")
 
 
-def resume_target(meta: SessionMeta) -> tuple[Path, str]:
+def resume_target(meta: SessionMeta, index: Index | None = None) -> tuple[Path, str]:
     """The directory to run ``cursor-agent --resume`` in, and the chat id to give it.
 
-    Raises :class:`ResumeRefused` for an editor chat, a subagent transcript, a chat
+    The chat's folder is where ``index`` read it from, while it is there; only then is it looked for under the
+    roots this process's environment names (Cursor starts the MCP server without ``XDG_CONFIG_HOME``, which
+    moves cursor-agent's chats). Raises :class:`ResumeRefused` for an editor chat, a subagent transcript, a chat
     gone from cursor-agent's store, and a directory that is not recorded or gone.
     """
     if meta.source != "cursor-cli":
@@ -56,7 +60,7 @@ def resume_target(meta: SessionMeta) -> tuple[Path, str]:
     transcript = Path(meta.origin) if meta.origin.endswith(".jsonl") else None
     if transcript and is_subagent(transcript):
         raise ResumeRefused(meta.id, f"it is a subagent of chat {chat_id}, which `deja resume {chat_id}` reopens")
-    chat_dir = find_all_chat_dirs(paths.cli_roots()).get(chat_id)
+    chat_dir = _read_from(meta, index) or find_all_chat_dirs(paths.cli_roots()).get(chat_id)
     if chat_dir is None:
         roots = " or ".join(str(root / "chats") for root in paths.cli_roots())
         raise ResumeRefused(meta.id, f"it is no longer in cursor-agent's store (no {chat_id} folder under {roots})")
@@ -70,9 +74,24 @@ def resume_target(meta: SessionMeta) -> tuple[Path, str]:
     return directory, chat_id
 
 
-def resume_line(meta: SessionMeta) -> str:
+def resume_line(meta: SessionMeta, index: Index | None = None) -> str:
     """``cd <dir> && cursor-agent --resume <id>`` for a session; see :func:`resume_target`."""
-    return command_line(*resume_target(meta))
+    return command_line(*resume_target(meta, index))
+
+
+def _read_from(meta: SessionMeta, index: Index | None) -> Path | None:
+    """The chat folder the index read this session from (its ``store.db``'s, or the one its bookkeeping names
+    beside the transcript), when that folder is still there; else None."""
+    recorded = os.path.dirname(meta.origin) if os.path.basename(meta.origin) == STORE_DB else None
+    if recorded is None and index is not None and index.manifest.state:
+        try:
+            directory = Path(index.directory)
+            book = Bookkeeping(directory, read_record(directory / index.manifest.state, State))
+            chat = book.chat(meta.id)
+        except IndexUnreadable:
+            return None
+        recorded = chat.cli.chat_dir if chat is not None and chat.cli is not None else None
+    return Path(recorded) if recorded and os.path.isdir(recorded) else None
 
 
 def command_line(directory: Path, chat_id: str) -> str:

@@ -38,6 +38,7 @@ STDIN_SECONDS = 0.5
 
 
 def main(command: str, argv: list[str]) -> int:
+    from ..core.config import file_problem
     from .call import HookCall, log
 
     started = time.perf_counter()
@@ -51,10 +52,15 @@ def main(command: str, argv: list[str]) -> int:
         raw, why = read_stdin(sys.stdin)
         call = HookCall.from_stdin(raw, default_event)
         if call is None:
-            log(f"{command} - -: silent: stdin is not a JSON object{f' ({why})' if why else ''}")
+            what = "stdin is empty" if not raw.strip() else "stdin is not a JSON object"
+            log(f"{command} - -: silent: {what}{f' ({why})' if why else ''}")
             return 0
         if why:
             call.notes.append(why)
+        if problem := file_problem():  # its settings unknown, recall may be off: say nothing rather than guess
+            call.why = problem
+            log(decision(command, call, "", time.perf_counter() - started))
+            return 0
         handlers = __import__(f"{__package__}.{module}", fromlist=[function])  # (``-X importtime`` sees it)
         text = getattr(handlers, function)(call)
         if command in OPENERS:

@@ -99,7 +99,9 @@ def _matching_calls(calls: list[ToolCall], command: str, head: str) -> list[Tool
 
 
 def _shell(call: HookCall, raw_command: str) -> str:
-    command = normalise_command(raw_command)
+    from ..core.redaction import as_indexed
+
+    command = normalise_command(as_indexed(raw_command))  # a secret in it: the index holds it redacted
     head = command_head(command)
     if not head or head.split()[0] in INSPECTION:
         return call.silent(f"`{head or command[:40]}` only looks around")

@@ -63,9 +63,10 @@ def after_tool(call: HookCall) -> str:
     if not output:
         return call.silent("the command did not fail")
     # Here, not at the top: most commands succeed, and their events never load work.py, its patterns and ``re``.
+    from ..core.redaction import as_indexed
     from ..core.work import scan_window
 
-    output = scan_window(output)
+    output = as_indexed(scan_window(output))  # a secret in it: the index holds it redacted
     index = call.index()
     if index is None:
         return call.silent("no index to read")

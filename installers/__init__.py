@@ -49,11 +49,11 @@ def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
     return changes
 
 
-def _check_and_apply(changes: list[Change], record: Change, dry_run: bool) -> None:
+def _check_and_apply(changes: list[Change], record: list[Change], dry_run: bool) -> None:
     """Refuse before writing anything (a dry run says so too); the ledger is written last."""
-    preflight([*changes, record])
+    preflight([*changes, *record])
     if not dry_run:
-        apply([*changes, record])
+        apply([*changes, *record])
 
 
 def _harness(target: str) -> ModuleType:

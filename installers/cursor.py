@@ -8,13 +8,14 @@ hooks included.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.paths import cursor_config_dir
 from . import guidance
 from .entries import Hook, hook_command, is_deja_hook, plan_hooks, plan_server
-from .files import Change
+from .files import Change, shape_error
 
 HOOKS = (
     Hook("sessionStart", "hook-context", None, 10),
@@ -65,12 +66,38 @@ def hook_entry(deja: str, hook: Hook) -> dict[str, Any]:
     return entry
 
 
+class Unloadable(NamedTuple):
+    """Something in hooks.json that stops Cursor running what it lists: the key it is at, and what is wrong."""
+
+    key: str
+    problem: str
+
+
+def unloadable(document: dict[str, Any]) -> list[Unloadable]:
+    """What in hooks.json, deja's or not, makes Cursor skip it: a version other than the number 1, an event name
+    it does not know. Install refuses such a file (adding to it would change nothing) and doctor names it."""
+    found = []
+    version = document.get("version", 1)
+    if version != 1 or isinstance(version, bool):
+        found.append(Unloadable("version", f'"version" is {json.dumps(version)}; Cursor reads version 1 (a number)'))
+    hooks = document.get("hooks")
+    for event in hooks if isinstance(hooks, dict) else ():
+        if event not in KNOWN_EVENTS:
+            found.append(Unloadable(event, f"unknown event {event!r} makes Cursor ignore the whole file"))
+    return found
+
+
 def plan_install(deja: str, *, hooks: bool) -> list[Change]:
     changes = [plan_server(mcp_path(), server_entry(deja)), *guidance.plan_install(deja, command_path())]
     if hooks:
         wanted = {hook.event: hook_entry(deja, hook) for hook in HOOKS}
-        changes.append(plan_hooks(hooks_path(), wanted, strip_entries, preamble=PREAMBLE))
+        changes.append(plan_hooks(hooks_path(), wanted, strip_entries, preamble=PREAMBLE, refuse=_refuse_unloadable))
     return changes
+
+
+def _refuse_unloadable(path: Path, text: str | None, document: dict[str, Any]) -> None:
+    for key, problem in unloadable(document)[:1]:
+        raise shape_error(path, text, key, f"{problem}, so deja's hooks would never run")
 
 
 def plan_uninstall() -> list[Change]:

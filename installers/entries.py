@@ -46,6 +46,8 @@ class Hook:
 
 # Removes deja's hooks from one event's list: the entries kept, and where deja's first one stood.
 Strip = Callable[[list[Any]], tuple[list[Any], int | None]]
+# Raises InstallError for a hooks file the harness would not load: (path, its text, its document).
+Refuse = Callable[[Path, str | None, dict[str, Any]], None]
 
 
 def default_deja_path() -> str:
@@ -144,29 +146,48 @@ def plan_server(path: Path, server: dict[str, Any] | None) -> Change:
     if server is None:
         if not ours:
             return Change(path, "unchanged", "")
-        remaining = {name: entry for name, entry in servers.items() if name != SERVER_NAME}
-        updated = {key: value for key, value in document.items() if key != "mcpServers" or remaining}
-        if remaining:
-            updated["mcpServers"] = remaining
-        return plan_json(path, text, document, updated, removable=not updated)
+        # The emptied "mcpServers" stays with the file: whether the user had it cannot be told from here.
+        updated = {**document, "mcpServers": {name: e for name, e in servers.items() if name != SERVER_NAME}}
+        return plan_json(path, text, document, updated, removable=updated == {"mcpServers": {}})
     if current is not None and not ours:
-        command = current.get("command") if isinstance(current, dict) else None
-        problem = f"mcpServers.deja runs {command!r}, not deja's server"
-        raise shape_error(path, text, SERVER_NAME, problem)
+        raise shape_error(path, text, SERVER_NAME, f"mcpServers.deja {_what_server(current)}, not deja's server")
     entry = {**current, **server} if ours and isinstance(current, dict) else server
     updated = {**document, "mcpServers": {**servers, SERVER_NAME: entry}}
     return plan_json(path, text, document, updated, removable=False, pristine=not ours)
 
 
-def plan_hooks(path: Path, wanted: dict[str, Any], strip: Strip, *, preamble: dict[str, Any] | None = None) -> Change:
+def _what_server(entry: object) -> str:
+    """What another ``deja`` server is, in words: ``runs 'x'``, ``is the server at 'https://…'``, ``is a list``."""
+    if not isinstance(entry, dict):
+        return f"is {json_type(entry)}"
+    if isinstance(entry.get("command"), str):
+        return f"runs {entry['command']!r}"
+    if isinstance(entry.get("url"), str):
+        return f"is the server at {entry['url']!r}"
+    return "names no command"
+
+
+def plan_hooks(
+    path: Path,
+    wanted: dict[str, Any],
+    strip: Strip,
+    *,
+    preamble: dict[str, Any] | None = None,
+    refuse: Refuse | None = None,
+) -> Change:
     """Replace deja's hooks in the ``hooks`` object of ``path`` by ``wanted`` (empty: uninstall).
 
     ``preamble`` holds the keys a new file starts with (Cursor's ``version``);
-    a file left with nothing else is removed. A ``hooks`` object that held only
-    deja's entries goes with them; one the user left empty stays.
+    a file left with nothing more (and an empty ``hooks``) is removed, unless
+    the install ledger says the file was there before. The ``hooks`` object
+    stays, emptied, in a file that stays: whether the user had it (``"hooks":
+    {}``) cannot be told from the file. ``refuse`` raises InstallError for a
+    file the harness would not load (only an install asks).
     """
     text = read_text(path)
     document = parse_object(path, text)
+    if refuse is not None and wanted:
+        refuse(path, text, document)
     preamble = preamble or {}
     hooks = document.get("hooks", {})
     if not isinstance(hooks, dict):
@@ -176,12 +197,11 @@ def plan_hooks(path: Path, wanted: dict[str, Any], strip: Strip, *, preamble: di
             raise shape_error(path, text, event, f'"{event}" is {json_type(hooks[event])}, expected a list')
     merged = _merge_hooks(hooks, wanted, strip)
     updated = {**(preamble if wanted and not document else {}), **document}
-    if merged or ("hooks" in document and not hooks):
+    if merged or "hooks" in document:
         updated["hooks"] = merged
-    else:
-        updated.pop("hooks", None)
     pristine = _merge_hooks(hooks, {}, strip) == hooks
-    return plan_json(path, text, document, updated, removable=set(updated) <= set(preamble), pristine=pristine)
+    removable = set(updated) - ({"hooks"} if not merged else set()) <= set(preamble)
+    return plan_json(path, text, document, updated, removable=removable, pristine=pristine)
 
 
 def _merge_hooks(hooks: dict[str, Any], wanted: dict[str, Any], strip: Strip) -> dict[str, Any]:

@@ -92,6 +92,13 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
     try:
         value = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
+        if text.startswith(("//", "/*"), error.pos):
+            problem = f"holds a comment ({text[error.pos : error.pos + 2]} at column {error.colno}), which JSON does not allow"
+            raise InstallError(
+                f"{path}:{error.lineno}",
+                problem,
+                "deja changed nothing; remove the comments, then run the command again",
+            ) from None
         raise InstallError(f"{path}:{error.lineno}", f"{error.msg} (column {error.colno})") from None
     except _Repeated as repeated:
         problem = f"the key {repeated.key!r} appears twice in one object, and rewriting the file would drop one"

@@ -2,8 +2,10 @@
 
 Taking deja's entries out of a file does not give back the file the user had:
 ``{"version": 1}``, ``{"mcpServers": {}}`` or an empty file would end up deleted,
-and a file's formatting rewritten. So install records, in
-``<DEJA_HOME>/installed.json``, for every file it writes: whether it existed,
+and a file's formatting rewritten. So install records, in ``installed.json`` in
+deja's config folder (``${XDG_CONFIG_HOME:-~/.config}/deja``, beside
+``config.toml``: not in ``DEJA_HOME``, which ``deja config set home`` moves, and
+a record left in the old home would be a record lost), for every file it writes: whether it existed,
 the SHA-256 of the bytes it found (kept whole in the ``.bak`` beside the file,
 taken afresh whenever the file holds nothing of deja's), the SHA-256 of what it
 wrote, and the folders it had to create.
@@ -20,8 +22,11 @@ Why hashes and the ``.bak`` rather than a copy in the ledger: the user's
 own folder; the ``.bak`` sits beside the original, where those bytes already
 are. Why a ledger at all rather than the ``.bak`` alone: a ``.bak`` left from
 an earlier install cannot say whether the file existed this time, nor which
-folders install made. Without a ledger entry (an install by an older deja, or
-a ledger deleted with ``DEJA_HOME``), uninstall only takes deja's entries out.
+folders install made. Without a ledger entry (the ledger was deleted, or the
+entries were already there at install), uninstall only takes deja's entries
+out and never removes the file: it cannot tell whether the file was the user's.
+A ledger an older deja kept in ``DEJA_HOME`` is read too, and goes once the one
+in the config folder is written.
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..core.paths import deja_home
+from ..core.paths import deja_config_dir, deja_home
 from ..core.private import INSTALL_LEDGER
 from .files import Change, InstallError, backup_path, plan_text, read_text
 
@@ -51,25 +57,61 @@ Ledger = dict[str, Found]
 
 
 def ledger_path() -> Path:
+    return deja_config_dir() / INSTALL_LEDGER
+
+
+def _legacy_path() -> Path:
+    """Where an older deja kept the ledger: in ``DEJA_HOME``, which moves with ``deja config set home``."""
     return deja_home() / INSTALL_LEDGER
 
 
 def load() -> Ledger:
-    """The ledger; empty when there is none, or it is not one deja wrote (uninstall then only strips entries)."""
+    """The ledger (a legacy one's entries under the current one's); empty when there is none or it is not deja's."""
+    return {**_read(_legacy_path()).get("files", {}), **_read(ledger_path()).get("files", {})}
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """A ledger file as ``{"files": {path: Found}, "folders": [...]}``; empty when absent or not one deja wrote."""
     try:
-        raw = json.loads(read_text(ledger_path()) or "{}")
-        return {path: Found(**found) for path, found in raw.get("files", {}).items()}
+        raw = json.loads(read_text(path) or "{}")
+        files = {key: Found(**found) for key, found in raw.get("files", {}).items()}
+        folders = [str(folder) for folder in raw.get("folders", [])]
     except (InstallError, ValueError, TypeError, AttributeError):
         return {}
+    return {"files": files, "folders": folders}
 
 
-def plan_save(old: Ledger, new: Ledger) -> Change:
-    """The write (or removal, once empty) that turns the ledger ``old`` into ``new``."""
-    path = ledger_path()
-    if new == old:
-        return Change(path, "unchanged", "")
-    text = json.dumps({"files": {key: asdict(found) for key, found in sorted(new.items())}}, indent=2) + "\n"
-    return plan_text(path, read_text(path), text if new else None)
+def plan_save(old: Ledger, new: Ledger) -> list[Change]:
+    """The writes and removals that turn the ledger ``old`` into ``new``: the ledger file (removed once empty, with
+    the folders its first write created, if nothing else is in them), and a legacy one, whose entries it took."""
+    path, legacy = ledger_path(), _legacy_path()
+    moving = legacy != path and legacy.exists()
+    if new == old and not moving:
+        return [Change(path, "unchanged", "")]
+    current = read_text(path)
+    folders = _read(path).get("folders", []) if current is not None else _missing_folders(path)
+    text = json.dumps({"files": {key: asdict(found) for key, found in sorted(new.items())}, "folders": folders},
+                      indent=2) + "\n"  # fmt: skip
+    changes = [plan_text(path, current, text if new else None)]
+    if moving:
+        changes.append(plan_text(legacy, read_text(legacy), None))
+    if not new:
+        changes += _emptied_folders(folders, {str(path)})
+    return changes
+
+
+def _emptied_folders(folders: list[str], gone: set[str]) -> list[Change]:
+    """The removals of ``folders`` (deepest first) that hold nothing but what is ``gone`` (and folders removed)."""
+    removals = []
+    for folder in folders:
+        try:
+            entries = [os.path.join(folder, name) for name in os.listdir(folder)]
+        except OSError:
+            continue
+        if all(entry in gone for entry in entries):
+            gone.add(folder)
+            removals.append(Change(Path(folder), "removed", ""))
+    return removals
 
 
 def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
@@ -106,13 +148,15 @@ def after_uninstall(ledger: Ledger, changes: list[Change]) -> Ledger:
 
 
 def _settle(change: Change, found: Found | None) -> Change:
-    if change.action == "unchanged" or found is None or not found.existed:
+    """A file install found goes back as it was, else keeps what is not deja's; only a file install created goes."""
+    if change.action == "unchanged":
         return change
-    original = _untouched_original(change.path, found)
+    original = _untouched_original(change.path, found) if found is not None and found.existed else None
     if original is not None:
         return plan_text(change.path, change.before, original)
-    if change.action == "removed" and change.remainder is not None:
-        return plan_text(change.path, change.before, change.remainder)  # it existed: it stays
+    created = found is not None and found.existed is False
+    if change.action == "removed" and change.remainder is not None and not created:
+        return plan_text(change.path, change.before, change.remainder)  # it existed, or may have: it stays
     return change
 
 
@@ -131,16 +175,7 @@ def _folder_removals(changes: list[Change], ledger: Ledger) -> list[Change]:
     """The folders install created for these paths that uninstall leaves empty, deepest first."""
     gone = {os.path.realpath(change.path) for change in changes if change.action == "removed"}
     created = {folder for change in changes if (found := ledger.get(str(change.path))) for folder in found.folders}
-    removals = []
-    for folder in sorted(created - gone, key=lambda name: name.count(os.sep), reverse=True):
-        try:
-            entries = [os.path.join(folder, name) for name in os.listdir(folder)]
-        except OSError:
-            continue
-        if all(entry in gone for entry in entries):
-            gone.add(folder)
-            removals.append(Change(Path(folder), "removed", ""))
-    return removals
+    return _emptied_folders(sorted(created - gone, key=lambda name: name.count(os.sep), reverse=True), gone)
 
 
 def _missing_folders(path: Path) -> list[str]:

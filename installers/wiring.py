@@ -145,20 +145,20 @@ def _guidance_findings(deja: str) -> list[WiringFinding]:
 
 def _cursor_loading_findings(path: Path, document: dict[str, Any]) -> list[WiringFinding]:
     """What in hooks.json, deja's or not, stops Cursor running the hooks it lists."""
-    findings = []
-    version = document.get("version", 1)
-    if version != 1:
-        message = f'{path}: "version" is {version!r}; Cursor reads version 1'
-        findings.append(WiringFinding("warn", message, f"edit {path}"))
+    findings = [_unloadable_finding(path, found) for found in cursor.unloadable(document)]
     hooks = document.get("hooks")
     for event, entries in hooks.items() if isinstance(hooks, dict) else ():
-        if event not in cursor.KNOWN_EVENTS:
-            message = f"{path}: unknown event {event!r} makes Cursor ignore the whole file"
-            findings.append(WiringFinding("error", message, f"rename or remove {event!r} in {path}"))
-        elif isinstance(entries, list) and not all(_has_command(entry) for entry in entries):
+        if event in cursor.KNOWN_EVENTS and isinstance(entries, list) and not all(_has_command(e) for e in entries):
             message = f"{path}: an entry under {event!r} has no command string"
             findings.append(WiringFinding("warn", message, f"edit {path}"))
     return findings
+
+
+def _unloadable_finding(path: Path, found: cursor.Unloadable) -> WiringFinding:
+    """An unknown event is an error (Cursor is known to skip the whole file); another version, a warning."""
+    if found.key == "version":
+        return WiringFinding("warn", f"{path}: {found.problem}", f"edit {path}")
+    return WiringFinding("error", f"{path}: {found.problem}", f"rename or remove {found.key!r} in {path}")
 
 
 def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:

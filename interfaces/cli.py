@@ -10,7 +10,6 @@ import os
 import shutil
 import sys
 import time
-import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
@@ -24,6 +23,7 @@ from ..core.library import NotFound, find_session, newest_sessions
 from .about import version
 from .fastpath import (
     SearchArgs,
+    check_project,
     check_source,
     echo,
     emit_json,
@@ -35,7 +35,7 @@ from .fastpath import (
     the_filters,
 )
 from .verbs import register as register_work_verbs
-from .views import session_json, show_json, show_text, when, window_note
+from .views import fit, session_json, show_json, show_text, terminal_width, when, window_note
 
 if TYPE_CHECKING:  # installers load only for the commands that write files
     from typer._click import Context, HelpFormatter, Parameter
@@ -125,34 +125,6 @@ def main(
         echo(ctx.get_help())
 
 
-def terminal_width() -> int | None:
-    """The width a listing must fit: the terminal's (or ``COLUMNS``); None when output goes to a pipe or file."""
-    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
-        return shutil.get_terminal_size().columns
-    return None
-
-
-def fit(line: str, width: int | None) -> str:
-    """``line`` cut to ``width`` terminal columns with an ellipsis, so the terminal never wraps it.
-
-    Wide characters (CJK, most emoji) take two columns, combining marks none.
-    """
-    if width is None or sum(map(_columns, line)) <= width:
-        return line
-    used = 0
-    for end, char in enumerate(line):
-        used += _columns(char)
-        if used > width - 1:
-            return line[:end] + "…"
-    return line
-
-
-def _columns(char: str) -> int:
-    if unicodedata.combining(char):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
-
-
 @app.command("index")
 def index_cli(
     full: Annotated[bool, typer.Option("--full", help="Rebuild from scratch instead of refreshing.")] = False,
@@ -213,6 +185,7 @@ def sessions_command(
 ) -> None:
     """List sessions, newest first."""
     check_source(source)
+    check_project(project)
     index = open_index()
     chosen = newest_sessions(index, project=project, source=source, limit=limit)
     if json:
@@ -392,14 +365,13 @@ def resume_command(
     run_it: Annotated[bool, typer.Option("--exec", help="Run the command instead of printing it.")] = False,
 ) -> None:
     """Print the line that reopens a cursor-agent chat where it ran: cd <project> && cursor-agent --resume <id>."""
-    import shutil
 
     from ..core.resume import ResumeRefused, command_line, resume_target
 
     index = open_index()
     try:
         _, meta = find_session(index, session_id)
-        directory, chat_id = resume_target(meta)
+        directory, chat_id = resume_target(meta, index)
     except (NotFound, ResumeRefused) as exc:
         fail(str(exc))
     line = command_line(directory, chat_id)

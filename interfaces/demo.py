@@ -81,7 +81,7 @@ def _show_the_cli(index: Index) -> None:
 
     _heading(f"deja resume {meta.id[:8]}   (reopens the cursor-agent chat in its project)")
     try:
-        print(resume_line(meta))
+        print(resume_line(meta, index))
     except ResumeRefused as refused:
         print(refused)
 

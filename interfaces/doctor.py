@@ -165,7 +165,7 @@ def _settings_problems() -> list[Finding]:
     _, error = config.read_file()
     if error:
         problems.append(Finding("error", "settings", error, f"fix or remove {config.config_path()}"))
-    problems += _ignored_values() + _config_file_elsewhere()
+    problems += _ignored_values() + _config_file_elsewhere() + _cursor_folders_elsewhere()
     for setting, here, there in config.shell_only():
         shown = str(here).lower() if isinstance(here, bool) else str(here)
         theirs = "the default" if there.source == "default" else f"{there.value!r} from {config.config_path()}"
@@ -197,6 +197,23 @@ def _config_file_elsewhere() -> list[Finding]:
             f"unset XDG_CONFIG_HOME before `deja config set`, or copy {here} to {there}",
         )
     ]
+
+
+def _cursor_folders_elsewhere() -> list[Finding]:
+    """cursor-agent's folders as this shell's CURSOR_CONFIG_DIR, CURSOR_DATA_DIR or XDG_CONFIG_HOME move them,
+    when a process started without those variables (Cursor's hooks and MCP server, unless Cursor has them
+    too) reads others."""
+    from ..core import folders
+
+    here, there = folders.cli_roots(), folders.cli_roots(environment=False)
+    moved = [name for name in folders.ROOT_VARIABLES if os.environ.get(name, "").strip()]
+    if here == there or not moved:
+        return []
+    message = (
+        f"{' and '.join(moved)} set in this shell move cursor-agent's folders to {', '.join(here)}; Cursor's hooks "
+        f"and MCP server read {', '.join(there)} instead unless Cursor is started with the same variables"
+    )
+    return [Finding("warn", "settings", message, f"start Cursor from a shell that sets {' and '.join(moved)}")]
 
 
 def _file_text(path: Path) -> str | None:
@@ -455,7 +472,7 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += ["", "Wiring"]
     lines += [f"  ok     {f.message}" for f in report.wiring if f.level == "ok"]
     lines += _problem_lines(report, "wiring")
-    same = ["  ok     the hooks and the MCP server see the same settings as this shell"]
+    same = ["  ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"]
     lines += ["", "Settings", *(_problem_lines(report, "settings") or same)]
     lines += ["", "Delivery (Cursor's hook logs)", *_delivery_lines(report.delivery)]
     lines += _problem_lines(report, "delivery")

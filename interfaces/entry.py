@@ -49,6 +49,8 @@ def main() -> None:
 
         serve_mcp()
         return
+    if argv and not REPAIRS & {argv[0], *argv}:
+        _stop_on_a_broken_config()
     if argv and argv[0] in ("search", "index"):  # their usual forms need no typer (``fastpath``)
         import gc  # (here: a hook has no use for it)
 
@@ -65,6 +67,21 @@ def main() -> None:
     from .cli import run
 
     run()
+
+
+#: What runs with a config file deja cannot read: the commands that repair it, and asking for help.
+REPAIRS = frozenset({"config", "doctor", "--help", "-h", "--version"})
+
+
+def _stop_on_a_broken_config() -> None:
+    """One line naming the file, its line and what to do, exit 1: the defaults instead of the user's settings
+    would quietly read another index, or show what they turned off."""
+    from ..core.config import REPAIR, file_problem
+
+    problem = file_problem()
+    if problem:
+        sys.stderr.write(f"deja: {problem}; {REPAIR}\n")
+        sys.exit(1)
 
 
 def exit_at_once(code: int) -> NoReturn:

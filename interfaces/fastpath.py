@@ -358,13 +358,20 @@ def check_source(source: str | None) -> None:
         raise Failed(f"unknown source {source!r}: use one of {', '.join(SOURCES)}", code=2)
 
 
+def check_project(project: str | None) -> None:
+    """An empty ``--project ''`` (a variable that was not set) would quietly search every project."""
+    if project is not None and not project.strip():
+        raise Failed("--project is empty: give a project name or folder, or leave --project out", code=2)
+
+
 def search_command(args: SearchArgs) -> None:
     """Find the past sessions that match the words, best first (``deja search``)."""
     from ..core.index.light import LIGHT
     from ..core.search import ROLE_KINDS, Filters, search
-    from .views import search_json, search_text
+    from .views import search_json, search_text, terminal_width
 
     check_source(args.source)
+    check_project(args.project)
     if args.role is not None and args.role not in ROLE_KINDS:
         raise Failed(f"--role {args.role!r} is not one of {', '.join(ROLE_KINDS)}", code=2)
     _check_pattern(args.pattern)
@@ -387,7 +394,7 @@ def search_command(args: SearchArgs) -> None:
     if args.json:
         emit_json(search_json(result))
     elif result.hits:
-        echo(search_text(result))
+        echo(search_text(result, terminal_width()))
     else:
         given = {"project": args.project, "source": args.source, "since": args.since, "role": args.role}
         flags = filter_flags(**given, re=args.pattern, session=args.session)

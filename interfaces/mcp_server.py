@@ -351,6 +351,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     """The text and the JSON of one work question: the same shapes as ``deja blame``/``files``/``fix``/``how``/…"""
     from ..core import work
     from ..core.library import find_session, newest_sessions, session_digest
+    from ..core.redaction import as_indexed
     from . import work_views as views
 
     if mode == "blame":
@@ -359,6 +360,10 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     if mode == "files":
         uses = work.topic_files(index, query, project, limit=20)
         return views.files_text(query, uses), views.files_json(query, uses)
+    if mode in ("fix", "how"):
+        query = as_indexed(
+            query
+        )  # an error or command as the index holds it: a secret in it is not matched, nor echoed
     if mode == "fix":
         fixes = work.error_history(index, query, limit=3)
         return views.fix_text(query, fixes), views.fix_json(query, fixes)
@@ -484,7 +489,7 @@ class Tools:
             return answer(STILL_INDEXING)
         _, meta = self._find(index, session_id)
         try:
-            command = resume_line(meta)
+            command = resume_line(meta, index)
         except ResumeRefused as refused:
             text = f"{meta.id} cannot be resumed: {refused.reason}. Read it with `show` instead."
             return answer(text, {"session": session_json(meta), "command": None, "reason": refused.reason})
@@ -540,6 +545,10 @@ class _Server(MCPServer):
         self._arguments = arguments
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        from ..core.config import REPAIR, file_problem
+
+        if problem := file_problem():  # its settings unknown: no answer from another home's index, or unredacted
+            raise ToolError(f"Error executing tool {name}: {problem}; {REPAIR}")
         known = self._arguments.get(name)
         if known is not None and (unknown := sorted(set(arguments) - known)):
             raise ToolError(

@@ -81,6 +81,7 @@ def fix_command(
     json: JsonFlag = False,
 ) -> None:
     """Past sessions where the same error came up, and what ran or changed after it until it stopped."""
+    from ..core.redaction import as_indexed
     from ..core.work import error_history
     from .cli import emit_json, fail
     from .fastpath import open_index
@@ -89,6 +90,7 @@ def fix_command(
     text = sys.stdin.read() if error == ["-"] else " ".join(error)
     if not text.strip():
         fail('no error text: give the error, e.g. `deja fix "ModuleNotFoundError: No module named api"`', code=2)
+    text = as_indexed(text)  # a secret in it: looked up as the index holds it, and never printed
     fixes = error_history(open_index(), text, limit=limit)
     emit_json(fix_json(text, fixes)) if json else echo(fix_text(text, fixes))
 
@@ -100,12 +102,13 @@ def how_command(
     json: JsonFlag = False,
 ) -> None:
     """The real invocations of a tool or task on this machine, with flags and exit codes, newest first."""
+    from ..core.redaction import as_indexed
     from ..core.work import invocations
     from .cli import emit_json
     from .fastpath import open_index
     from .work_views import how_json, how_text
 
-    query = " ".join(words).strip()
+    query = as_indexed(" ".join(words).strip())
     project = _project_here(all_projects)
     index = open_index()
     runs = invocations(index, query, project, limit)
@@ -229,13 +232,21 @@ def _output_file(output: Path, name: str) -> Path:
 
     A missing parent folder is refused rather than created, so a mistyped path makes no folders.
     """
-    from .cli import fail
 
     if output.is_dir():
         return output / name
+    _refuse_missing_parent(output)
+    return output
+
+
+def _refuse_missing_parent(output: Path) -> None:
+    """The folder ``-o`` writes in must exist: a mistyped path makes no folders (and a file is not a folder)."""
+    from .cli import fail
+
+    if output.parent.exists() and not output.parent.is_dir():
+        fail(f"{output.parent} is a file, not a folder; give -o a path in an existing folder")
     if not output.parent.is_dir():
         fail(f"{output.parent}: no such folder; create it first or give -o an existing folder")
-    return output
 
 
 def _output_folder(output: Path) -> Path:
@@ -244,8 +255,7 @@ def _output_folder(output: Path) -> Path:
 
     if output.exists() and not output.is_dir():
         fail(f"{output} is a file; --project writes a folder of sessions: give -o a folder", code=2)
-    if not output.parent.is_dir():
-        fail(f"{output.parent}: no such folder; create it first or give -o an existing folder")
+    _refuse_missing_parent(output)
     output.mkdir(exist_ok=True)
     return output
 

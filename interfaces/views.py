@@ -97,17 +97,19 @@ def quoted_query(query: str) -> str:
     return f'"{cut}"'
 
 
-def search_text(result: SearchResult) -> str:
+def search_text(result: SearchResult, width: int | None = None) -> str:
+    """The hits as a person reads them; with ``width`` (a terminal's), each line cut to fit it."""
     if not result.hits:
         return f"No session matches {quoted_query(result.query)}."
     notice = f"{result.notice}\n\n" if result.notice else ""
     blocks = []
     for hit in result.hits:
-        head = f"{hit.title or '(untitled)'}\n  {hit.session_id} · {hit.source} · {hit.project or '(no project)'} · {when(hit.updated)}"
-        lines = [head]
-        for snippet in hit.snippets:
-            lines.append(f"  {snippet.role:>9}: {snippet.text}")
-        blocks.append("\n".join(lines))
+        lines = [
+            hit.title or "(untitled)",
+            f"  {hit.session_id} · {hit.source} · {hit.project or '(no project)'} · {when(hit.updated)}",
+            *(f"  {snippet.role:>9}: {snippet.text}" for snippet in hit.snippets),
+        ]
+        blocks.append("\n".join(fit(line, width) for line in lines))
     more = result.total - len(result.hits)
     footer = (
         f"\n{more} more session{'s match' if more != 1 else ' matches'}; use --limit to see {'them' if more != 1 else 'it'}."
@@ -178,3 +180,39 @@ def tool_summary(args: dict[str, Any]) -> str:
         if isinstance(value, str) and value:
             return " ".join(value.split())[:200]
     return ""
+
+
+def terminal_width() -> int | None:
+    """The width a listing must fit: the terminal's (or ``COLUMNS``); None when output goes to a pipe or file."""
+    import os
+    import sys
+
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        import shutil
+
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def fit(line: str, width: int | None) -> str:
+    """``line`` cut to ``width`` terminal columns with an ellipsis, so the terminal never wraps it.
+
+    Wide characters (CJK, most emoji) take two columns, combining marks none.
+    """
+    if width is None:
+        return line
+    import unicodedata
+
+    def columns(char: str) -> int:
+        if unicodedata.combining(char):
+            return 0
+        return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+    if sum(map(columns, line)) <= width:
+        return line
+    used = 0
+    for end, char in enumerate(line):
+        used += columns(char)
+        if used > width - 1:
+            return line[:end] + "…"
+    return line

@@ -610,7 +610,7 @@ def test_every_budget_holds_in_utf8_bytes(indexed: Machine) -> None:
 @pytest.mark.parametrize(
     "raw, reason",
     [
-        (b"", "not a JSON object"),
+        (b"", "stdin is empty"),
         (b'{"prompt": "half a payl', "not a JSON object"),
         (b"this is not json", "not a JSON object"),
         (b"[1, 2, 3]", "not a JSON object"),

@@ -1,7 +1,7 @@
 """What deja install refuses, and what deja uninstall gives back: exactly the files and folders that were there.
 
 Every check compares bytes, modes and the set of paths on disk before and
-after, on a fake HOME with DEJA_HOME (where install keeps its ledger) outside it.
+after, on a fake HOME (whose ~/.config/deja holds install's ledger) with DEJA_HOME outside it.
 """
 
 from __future__ import annotations
@@ -247,7 +247,9 @@ def test_edits_made_after_install_survive_and_a_file_that_existed_stays(fake_hom
         "version": 1,
         "hooks": {"stop": [{"command": "./audit.sh"}]},
     }
-    assert json.loads((config / "mcp.json").read_text()) == {}, "it existed, so it stays, emptied of deja"
+    assert json.loads((config / "mcp.json").read_text()) == {"mcpServers": {}}, (
+        "it existed, so it stays, emptied of deja"
+    )
 
 
 @pytest.mark.parametrize("target", ["cursor-auto", "claude-auto"])
@@ -283,12 +285,13 @@ def test_the_ledger_holds_hashes_not_the_users_files(fake_home: Path, deja: str,
     mcp.parent.mkdir()
     mcp.write_text('{"mcpServers": {"gh": {"command": "gh", "env": {"TOKEN": "ghp_secretsecretsecret"}}}}')
     install("cursor", deja_path=deja)
-    ledger = deja_home_elsewhere / "installed.json"
+    ledger = fake_home / ".config" / "deja" / "installed.json"
     assert stat.S_IMODE(ledger.stat().st_mode) == 0o600
     assert "ghp_" not in ledger.read_text()
     uninstall("cursor")
     assert not ledger.exists(), "an empty ledger goes"
-    assert os.listdir(deja_home_elsewhere) == []
+    assert not (fake_home / ".config").exists(), "and so do the folders it was the first to need"
+    assert not deja_home_elsewhere.exists()
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes in any folder")

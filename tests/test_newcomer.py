@@ -18,7 +18,8 @@ from installed_copy import installed_package
 
 from deja.hooks.run import HANDLERS
 from deja.interfaces.about import DISTRIBUTION, Checkout, upgrade_advice, upgrade_command, version
-from deja.interfaces.cli import Command, app, fit
+from deja.interfaces.cli import Command, app
+from deja.interfaces.views import fit
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = [str(info.name) for info in app.registered_commands]

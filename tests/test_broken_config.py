@@ -1,0 +1,75 @@
+"""A config.toml deja cannot read stops every entrypoint the same way, instead of its defaults standing in.
+
+One typo (``recall = "off`` without its closing quote) would otherwise turn recall back on in the hooks and
+point the CLI at the default home's index. The CLI says so in one line and exits 1 (``deja config`` and
+``deja doctor``, which exist to repair it, still run); a hook stays silent and says why in hooks.log; the MCP
+server answers every tool call with a one-line tool error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import anyio
+import pytest
+from harness import index_chats, run_deja
+from mcp.server.mcpserver.exceptions import ToolError
+
+from deja.core import config
+from deja.core.index import Index
+from deja.interfaces.mcp_server import build_server
+
+CHATS = {"a1a1a1a1-0000-4000-8000-000000000001": ["why does the zebracorn cache miss?", "The key had a timestamp."]}
+
+
+@pytest.fixture
+def broken(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An index of one chat in /work/shop, and a config file whose recall line lost its closing quote."""
+    index_chats(tmp_path, monkeypatch, CHATS)
+    path = fake_home / ".config" / "deja" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('# deja settings\nrecall = "off\n')
+    config.forget_file()
+    return path
+
+
+@pytest.mark.parametrize("args", [("sessions",), ("search", "zebracorn"), ("stats",), ("hooks", "log")])
+def test_the_cli_stops_in_one_line_naming_the_file_and_its_line(broken: Path, args: tuple[str, ...]) -> None:
+    done = run_deja(*args)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"deja: {broken} is not valid TOML (")
+    assert "at line 2" in done.stderr and "fix it or move it aside" in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def test_config_and_doctor_still_run_to_repair_it(broken: Path) -> None:
+    shown = run_deja("config")
+    assert shown.returncode == 0 and f"{broken} is not valid TOML" in shown.stdout + shown.stderr
+    assert "Traceback" not in run_deja("doctor").stderr
+    assert run_deja("config", "--help").returncode == 0
+
+
+def test_a_hook_stays_silent_and_logs_why(broken: Path, tmp_path: Path) -> None:
+    payload = {"conversation_id": "x3", "hook_event_name": "sessionStart", "workspace_roots": ["/work/shop"]}
+    done = run_deja("hook-context", input=json.dumps(payload), env=dict(os.environ))
+
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+    last = (tmp_path / "deja" / "hooks.log").read_text().splitlines()[-1]
+    assert f"x3: silent: {broken} is not valid TOML (" in last
+
+
+def test_every_mcp_tool_call_is_a_one_line_error_naming_the_file(broken: Path, tmp_path: Path) -> None:
+    assert Index.open(tmp_path / "deja") is not None
+    server = build_server()
+
+    async def call() -> str:
+        with pytest.raises(ToolError) as refused:
+            await server.call_tool("search", {"query": "zebracorn"})
+        return str(refused.value)
+
+    message = anyio.run(call)
+    assert message.startswith(f"Error executing tool search: {broken} is not valid TOML (")
+    assert "\n" not in message

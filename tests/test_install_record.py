@@ -1,0 +1,127 @@
+"""deja uninstall never deletes a file the user had: not after ``deja config set home``, nor without install's record.
+
+Install's record of what it found (``installed.json``) is kept beside the config file, which ``home`` does not move;
+without a record, uninstall takes deja's entries out and leaves the rest of the file as it stands.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from harness import console_script, run_deja
+
+from deja.core.config import set_value
+from deja.installers import install, uninstall
+
+
+@pytest.fixture
+def deja(tmp_path: Path) -> str:
+    return str(console_script(tmp_path / "bin"))
+
+
+def test_a_users_hooks_json_comes_back_after_home_moved(fake_home: Path, tmp_path: Path, deja: str) -> None:
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text('{"version": 1, "hooks": {}}\n')
+    env = {"HOME": str(fake_home), "PATH": str(Path(deja).parent)}
+
+    assert run_deja("install", "cursor-auto", env=env, script=Path(deja)).returncode == 0
+    moved = run_deja("config", "set", "home", str(fake_home / "deja-index"), env=env, script=Path(deja))
+    assert moved.returncode == 0, moved.stderr
+    gone = run_deja("uninstall", "cursor-auto", env=env, script=Path(deja))
+
+    assert gone.returncode == 0, gone.stderr
+    assert f"removed {hooks}" not in gone.stdout
+    assert hooks.read_text() == '{"version": 1, "hooks": {}}\n', "given back byte for byte"
+
+
+def _forget_the_record(fake_home: Path) -> None:
+    (fake_home / ".config" / "deja" / "installed.json").unlink()
+
+
+@pytest.mark.parametrize(
+    "document",
+    [{"version": 1, "hooks": {}}, {"version": 1, "hooks": {}, "note": "mine"}],
+    ids=["empty-hooks", "with-a-key-of-the-users"],
+)
+def test_without_a_record_only_dejas_entries_go(fake_home: Path, deja: str, document: dict[str, object]) -> None:
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text(json.dumps(document))
+    install("cursor-auto", deja_path=deja)
+    _forget_the_record(fake_home)
+
+    changes = {str(change.path): change.action for change in uninstall("cursor-auto")}
+
+    assert changes[str(hooks)] == "updated"
+    assert json.loads(hooks.read_text()) == document, 'the user\'s keys as they were, "hooks": {} included'
+
+
+def test_without_a_record_a_users_empty_mcp_servers_stays(fake_home: Path, deja: str) -> None:
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.parent.mkdir()
+    mcp.write_text('{"mcpServers": {}}')
+    install("cursor", deja_path=deja)
+    _forget_the_record(fake_home)
+
+    uninstall("cursor")
+
+    assert json.loads(mcp.read_text()) == {"mcpServers": {}}
+
+
+def test_a_record_an_older_deja_left_in_home_is_still_used_and_then_moved(
+    fake_home: Path, tmp_path: Path, deja: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "deja-home"
+    monkeypatch.setenv("DEJA_HOME", str(home))
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text('{"version": 1, "hooks": {}}\n')
+    install("cursor-auto", deja_path=deja)
+    home.mkdir()
+    (fake_home / ".config" / "deja" / "installed.json").rename(home / "installed.json")  # where it used to be
+
+    uninstall("cursor-auto")
+
+    assert hooks.read_text() == '{"version": 1, "hooks": {}}\n'
+    assert not (home / "installed.json").exists()
+    assert not (fake_home / ".config" / "deja" / "installed.json").exists()
+
+
+def test_a_file_install_created_still_goes(fake_home: Path, deja: str) -> None:
+    set_value("recall", "safe")  # a config folder the user has: the record sits beside config.toml
+    install("cursor-auto", deja_path=deja)
+    uninstall("cursor-auto")
+    assert not (fake_home / ".cursor").exists()
+    assert sorted(p.name for p in (fake_home / ".config" / "deja").iterdir()) == ["config.toml"]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"version": 2, "hooks": {}}', '"version" is 2; Cursor reads version 1'),
+        ('{"version": "1", "hooks": {}}', '"version" is "1"; Cursor reads version 1'),
+        ('{"version": 1,\n "hooks": {"onSave": [{"command": "x"}]}}', "unknown event 'onSave'"),
+    ],
+    ids=["version-2", "version-a-string", "unknown-event"],
+)
+def test_install_refuses_a_hooks_json_cursor_would_ignore(
+    fake_home: Path, tmp_path: Path, text: str, problem: str
+) -> None:
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text(text)
+    script = console_script(tmp_path / "bin")
+
+    refused = run_deja(
+        "install", "cursor-auto", env={"HOME": str(fake_home), "PATH": str(script.parent)}, script=script
+    )
+
+    assert refused.returncode == 1
+    line = 2 if "onSave" in text else 1
+    assert refused.stderr.startswith(f"deja: {hooks}:{line}: {problem}")
+    assert refused.stderr.count("\n") == 1 and "changed nothing" in refused.stderr
+    assert hooks.read_text() == text
+    assert sorted(p.name for p in hooks.parent.iterdir()) == ["hooks.json"], "no other file written either"

@@ -1,0 +1,108 @@
+"""An error or command holding a secret is looked up as the index holds it, redacted, and never echoed.
+
+The index keeps ``postgres://svc:[redacted:url-credentials]@…``; the raw text a person pastes into ``deja fix``,
+or Cursor hands the failure hook and the preToolUse hook, holds the password itself. Real cursor-agent chats
+(transcript and store.db) are written and indexed; deja runs as a separate process, as a person or Cursor runs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import run_deja
+
+from deja.core.indexer import refresh
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    shell_result_text,
+    store_assistant_message,
+    store_user_message,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
+    transcript_path,
+    turn_ended,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+SECRET = "Pw99secretXYZ"
+ERROR = f"FATAL: could not connect to postgres://svc:{SECRET}@dbhost/orders: password authentication failed"
+PSQL = f"psql postgres://svc:{SECRET}@dbhost/orders -c 'select 1'"
+CHAT = "f2f2f2f2-0000-4000-8000-000000000002"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A chat where ``./dbcheck.sh`` failed with ``ERROR``, ``PSQL`` ran, and ``./dbcheck.sh`` then passed."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    cli_root = tmp_path / "cursor-agent"
+    calls = [("a", "./dbcheck.sh", ERROR, 1), ("b", PSQL, "1", 0), ("c", "./dbcheck.sh", "ok", 0)]
+    write_transcript(
+        transcript_path(cli_root, str(project), CHAT),
+        [
+            user_turn("dbcheck fails"),
+            *(assistant_turn("Running.", tool_use("Shell", {"command": command})) for _, command, _, _ in calls),
+            assistant_turn("Fixed: restarted pgbouncer."),
+            turn_ended(),
+        ],
+    )
+    messages: list[dict[str, Any]] = [store_user_message("dbcheck fails")]
+    for call_id, command, output, code in calls:
+        messages.append(store_assistant_message("Running.", tool_call_part(call_id, "Shell", {"command": command})))
+        messages.append(tool_result_message(call_id, "Shell", shell_result_text(output, exit_code=code)))
+    messages.append(store_assistant_message("Fixed: restarted pgbouncer."))
+    write_chat_store(
+        chat_dir_for(cli_root, str(project), CHAT), cwd=str(project), name="dbcheck fails", messages=messages
+    )
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli_root))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    refresh(tmp_path / "deja")
+    return project
+
+
+def test_deja_fix_finds_an_error_that_holds_a_secret_and_does_not_echo_it(project: Path) -> None:
+    done = run_deja("fix", ERROR)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("this error came up in 1 past session"), done.stdout
+    assert SECRET not in done.stdout + done.stderr
+
+
+def test_deja_fix_echoes_no_secret_when_nothing_matches(project: Path) -> None:
+    done = run_deja("fix", f"ERROR: token=ghp_{'a' * 36} rejected by quuxhost")
+    assert done.stdout.startswith("this error has not come up in a past session: ERROR: token=[redacted:")
+    assert "ghp_aaaa" not in done.stdout
+
+
+def _hook(name: str, payload: dict[str, Any], project: Path) -> str:
+    base = {"conversation_id": "x2", "generation_id": "g", "workspace_roots": [str(project)], "tool_name": "Shell"}
+    done = run_deja(name, input=json.dumps({**base, **payload}).encode(), env=dict(os.environ))
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    return str(json.loads(done.stdout)["additional_context"]) if done.stdout.strip() else ""
+
+
+def test_the_failure_hook_recalls_an_error_that_holds_a_secret(project: Path) -> None:
+    payload = {
+        "hook_event_name": "postToolUseFailure",
+        "tool_input": {"command": "./dbcheck.sh"},
+        "error_message": ERROR,
+    }
+    recalled = _hook("hook-tool-after", payload, project)
+    assert "This error came up before, in 1 past session" in recalled
+    assert SECRET not in recalled
+
+
+def test_the_pre_tool_hook_knows_a_command_that_holds_a_secret(project: Path) -> None:
+    recalled = _hook("hook-tool", {"hook_event_name": "preToolUse", "tool_input": {"command": PSQL}}, project)
+    redacted = PSQL.replace(SECRET, "[redacted:url-credentials]")
+    assert f"`{redacted}` ran 1 time in this project before" in recalled, "the command itself, not only its head"
+    assert SECRET not in recalled
