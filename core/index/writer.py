@@ -23,7 +23,7 @@ from .. import faults, keys
 from ..dates import date_keys
 from ..fields import MESSAGE_KINDS, doc_text, field_texts
 from ..model import Message
-from ..private import DIR_MODE, open_private, private_dir, sync_all
+from ..private import DIR_MODE, open_private, private_dir
 from ..text import forget_cached_terms
 from ..text import terms as text_terms
 from .format import (
@@ -224,7 +224,7 @@ class _SegmentFile:
         self.crc = zlib.crc32(data, self.crc)
 
     def done(self) -> FileSum:
-        """Everything is written: handed to the system (``_make_durable`` syncs it), and its size and CRC-32."""
+        """Everything is written: handed to the system (the manifest naming it syncs it), and its size and CRC-32."""
         self._file.flush()
         return FileSum(self.size, self.crc)
 
@@ -235,13 +235,11 @@ class _SegmentFile:
         self._file.close()
 
 
-def _make_durable(files: list[_SegmentFile]) -> None:
-    """Sync a segment's files, all at once (``sync_all``), before any manifest can name it; then close them."""
-    try:
-        sync_all([out.fileno() for out in files])
-    finally:
-        for out in files:
-            out.discard()
+def _close(files: list[_SegmentFile]) -> None:
+    """Close a segment's files, written and handed to the system but not synced: the manifest that names the
+    segment syncs them with its own in one wait (``driver._swap``), where a sync here waited once more."""
+    for out in files:
+        out.discard()
     for _ in files:
         faults.point("segment-file")
 
@@ -541,7 +539,7 @@ class SegmentWriter:
             files["postings.bin"] = postings.done()
             files["terms.bin"] = terms.done()
             files["terms.idx"] = term_idx.done()
-            _make_durable([*self._open_files().values(), postings, terms, term_idx])
+            _close([*self._open_files().values(), postings, terms, term_idx])
         for run in self._runs:
             run.unlink()
         self._doc_files.remove()

@@ -429,7 +429,8 @@ def _swap(
     with ``mode`` (the refresh's one decision: what its segments were written with).
 
     Everything is written under new names first, so a kill at any point leaves
-    the previous manifest, its segments and its bookkeeping whole. The
+    the previous manifest, its segments and its bookkeeping whole; the files of the new segments and
+    bookkeeping are synced together with the new manifest's, in one wait before its rename. The
     segments the swap retires stay a grace period for readers that have just
     read the previous manifest; the previous bookkeeping goes at once (only
     writers read it, under the lock).
@@ -447,7 +448,9 @@ def _swap(
         state=state_file,
         redaction=mode,
     )
-    write_manifest(directory, manifest, sync_along=book.unsynced)
+    before = {ref.name for ref in previous.segments} if previous else set()
+    written = [directory / ref.name / name for ref in live if ref.name not in before for name in ref.files]
+    write_manifest(directory, manifest, sync_along=[*book.unsynced, *written])
     faults.point("after-manifest-swap")
     remove_unreferenced(directory, book.state, state_file)
     # Segments written before redaction was turned on hold what it now hides: they go at once, not after a grace.
