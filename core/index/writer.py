@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, filterfalse, groupby, islice
 from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import IO, Any, BinaryIO, NamedTuple
 
 import msgspec
 
@@ -254,11 +254,15 @@ class _DocFiles:
 
     def __init__(self, segment: Path):
         self._paths = (segment / "doc-lengths.tmp", segment / "doc-kinds.tmp")
-        self._files = [open_private(path, "wb") for path in self._paths]
+        #: Opened by the first ``write``: a segment of fewer than ``_DOC_CHUNK`` docs (a refresh after a turn)
+        #: never makes them.
+        self._files: list[IO[Any]] = []
         self.count = 0
 
     def write(self, lengths: array, kinds: array) -> None:
         """Append ``lengths`` and ``kinds`` to their files and empty them."""
+        if not self._files:
+            self._files = [open_private(path, "wb") for path in self._paths]
         self.count += len(kinds)
         for values, out in zip((lengths, kinds), self._files, strict=True):
             values.tofile(out)
@@ -278,7 +282,7 @@ class _DocFiles:
 
     def remove(self) -> None:
         self.close()
-        for path in self._paths:
+        for path in self._paths if self._files else ():
             path.unlink()
 
 
@@ -473,10 +477,7 @@ class SegmentWriter:
             return
         path = self.path / f"run-{len(self._runs)}.tmp"
         with open_private(path, "wb") as out:
-            for term in sorted(self._tf.keys() | self._keyed.keys()):
-                keyed = term in self._keyed
-                docs, values = self._keyed[term] if keyed else (self._tf[term], _NO_VALUES)
-                encoded = term.encode("utf-8")
+            for encoded, keyed, docs, values in self._gathered():
                 out.write(_RUN_HEAD.pack(len(encoded), keyed, len(docs)))
                 out.write(encoded)
                 out.write(docs.tobytes())
@@ -484,6 +485,19 @@ class SegmentWriter:
         self._runs.append(path)
         self._tf.clear()
         self._keyed.clear()
+
+    def _gathered(self) -> Iterator[tuple[bytes, bool, array, array]]:
+        """The postings gathered since the last spill, by term in order: (term, whether a key, docs, values)."""
+        for term in sorted(self._tf.keys() | self._keyed.keys()):
+            keyed = term in self._keyed
+            docs, values = self._keyed[term] if keyed else (self._tf[term], _NO_VALUES)
+            yield term.encode("utf-8"), keyed, docs, values
+
+    def _in_memory(self) -> Iterator[tuple[bytes, bool, list[_RunEntry]]]:
+        """What ``_merged_runs`` gives for one run, from the postings in memory: a segment that never spilled
+        (every small refresh's) writes no run file to read back."""
+        for encoded, keyed, docs, values in self._gathered():
+            yield encoded, keyed, [_RunEntry(encoded, keyed, len(docs), (docs, values), -1, 0)]
 
     def _spill_if_full(self) -> None:
         """Called after each session: past ``RUN_DOCS`` docs in memory, they go to a run file (and past
@@ -498,13 +512,15 @@ class SegmentWriter:
         if self._deflaters is None:
             self._write_held(with_dicts=False)
         files = {name: out.done() for name, out in self._open_files().items()}
-        self._spill()
+        if self._runs:
+            self._spill()
+        merged = _merged_runs(self._runs) if self._runs else self._in_memory()
         forget_cached_terms()
         doc_count = self.doc_count
-        self._doc_files.write(self._doc_lengths, self._doc_kinds)
+        chunks = self._doc_chunks()
         # The shapes replace the lengths and the kinds: 2 bytes a doc (4 past 65,536 shapes) while the runs merge,
         # where a length factor per doc took 8.
-        shapes, weights, norm = _doc_shapes(self._doc_files.chunks)
+        shapes, weights, norm = _doc_shapes(chunks)
         k1_plus_1 = K1 + 1
         kept = WORD_POSTINGS_KEPT if doc_count > WHOLE_LISTS_DOCS else None
         width = doc_width(doc_count)
@@ -513,7 +529,7 @@ class SegmentWriter:
         postings = _SegmentFile(self.path / "postings.bin")
         try:
             # A word's postings are read a run at a time as its impacts are made (a common word's are millions).
-            for encoded, keyed, entries in _merged_runs(self._runs):
+            for encoded, keyed, entries in merged:
                 packed: bytes | bytearray
                 if keyed:
                     docs, values = _joined(entries)
@@ -550,6 +566,15 @@ class SegmentWriter:
             messages=self.message_count,
             files=files,
         )
+
+    def _doc_chunks(self) -> Callable[[], Iterator[tuple[array, array]]]:
+        """Every doc's lengths and kinds, a chunk at a time: from their files once a chunk went there, else the
+        arrays in memory."""
+        if self._doc_files.count:
+            self._doc_files.write(self._doc_lengths, self._doc_kinds)
+            return self._doc_files.chunks
+        held = (self._doc_lengths, self._doc_kinds)
+        return lambda: iter([held])
 
     def _open_files(self) -> dict[str, _SegmentFile]:
         files = (self._records, self._sessions, self._docs, self._session_idx, self._dict_file)
