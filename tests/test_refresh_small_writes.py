@@ -4,6 +4,8 @@ copy set aside and renamed, as a full build's are), and what it records is what 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,3 +45,29 @@ def test_a_refresh_of_one_grown_chat_renames_no_shard_into_place(
     home = tmp_path / "deja"
     assert [hit.session_id for hit in search(Index.open(home), "zeppelin").hits] == [CHAT]
     assert refresh(home, only_chat_ids={CHAT}).updated == 0  # the shard written holds the chat as read
+
+
+def test_a_retired_segment_past_its_grace_goes_whole_without_importing_shutil(tmp_path: Path) -> None:
+    """A segment's folder (files only) is emptied by hand; one holding a folder as well goes through ``shutil``."""
+    flat, nested = tmp_path / "seg-flat", tmp_path / "seg-nested"
+    for folder in (flat, nested / "inner"):
+        folder.mkdir(parents=True)
+        (folder / "postings.bin").write_bytes(b"x")
+    for folder in (flat, nested):
+        os.utime(folder, (0, 0))
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from deja.core.index.writer import remove_stale_segments\n"
+        f"remove_stale_segments(Path({str(tmp_path)!r}), [], grace_seconds=60)\n"
+        "print('shutil' in sys.modules)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "True"  # the nested one needed it
+    assert not flat.exists() and not nested.exists()
+    flat.mkdir()
+    (flat / "docs.bin").write_bytes(b"x")
+    os.utime(flat, (0, 0))
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "False"
+    assert not flat.exists()
