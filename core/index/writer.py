@@ -643,17 +643,26 @@ def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: f
     """Delete what no manifest names once its grace period is over: retired segments, a killed build's strays."""
     keep = set(live)
     now = time.time()
-    for child in [*directory.glob("seg-*"), *directory.glob(".*.tmp")]:
-        if child.name in keep:
-            continue
+    try:
+        with os.scandir(directory) as found:
+            children = [entry for entry in found if entry.name not in keep and _segment_or_temporary(entry.name)]
+    except OSError:
+        return
+    for child in children:
         try:
-            if now - child.stat().st_mtime > grace_seconds:
-                if child.is_dir():
-                    remove_segment_folder(child)
+            if now - child.stat(follow_symlinks=False).st_mtime > grace_seconds:
+                if child.is_dir(follow_symlinks=False):
+                    remove_segment_folder(Path(child.path))
                 else:
-                    child.unlink()
+                    os.unlink(child.path)
         except OSError:
             pass
+
+
+def _segment_or_temporary(name: str) -> bool:
+    """A segment's folder (``seg-*``) or a temp file (``.*.tmp``), as ``glob`` would match them (without its
+    pattern compiled)."""
+    return name.startswith("seg-") or (name.startswith(".") and name.endswith(".tmp") and len(name) >= 5)
 
 
 def remove_segment_folder(folder: Path) -> None:
