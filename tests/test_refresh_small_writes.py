@@ -11,10 +11,18 @@ from pathlib import Path
 import pytest
 from harness import index_chats
 
-from deja.core.index import Index
+from deja.core.bookkeeping import Bookkeeping, State, read_record
+from deja.core.index import Index, index_dir, read_manifest
 from deja.core.indexer import refresh
 from deja.core.search import search
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -71,3 +79,26 @@ def test_a_retired_segment_past_its_grace_goes_whole_without_importing_shutil(tm
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert ran.stdout.strip() == "False"
     assert not flat.exists()
+
+
+def _recorded_chat_dir(home: Path, chat_id: str) -> str | None:
+    directory = index_dir(home)
+    record = Bookkeeping(directory, read_record(directory / read_manifest(directory).state, State)).chat(chat_id)
+    assert record is not None and record.cli is not None
+    return record.cli.chat_dir
+
+
+def test_a_chat_folder_found_by_a_refresh_of_its_chat_is_the_one_a_walk_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store that appears for a chat recorded without one, in two buckets: the first by name, as a walk picks."""
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    home, cli = tmp_path / "deja", tmp_path / "cli"
+    assert _recorded_chat_dir(home, CHAT) is None
+    folders = sorted(chat_dir_for(cli, cwd, CHAT) for cwd in ("/work/shop", "/work/elsewhere", "/work/third"))
+    for folder in reversed(folders):
+        write_chat_store(folder, cwd=None, messages=[])
+    refresh(home, only_chat_ids={CHAT})
+    assert _recorded_chat_dir(home, CHAT) == str(folders[0])
+    refresh(home, full=True)
+    assert _recorded_chat_dir(home, CHAT) == str(folders[0])
