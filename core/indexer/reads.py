@@ -108,18 +108,13 @@ def read_changes(
         yield ChatRead(waiting.id, waiting)
 
 
-#: The signals ``Projects.settle`` gives a cursor-agent session's folder by: another store names it.
-_SETTLED = frozenset({"transcript folder", "chat folder"})
-
-
 def _settled_as_before(session: Session | None, old: Session | None) -> Session | None:
     """A grown transcript's session with the folder its earlier turns were filed under, where its own records
-    name none and another store's did (``Projects.settle``): the same transcript, so the same answer, without
-    listing every folder the stores name (every chat's ``meta.json`` cwd: about 50 ms of CPU at 100k chats) for
-    one appended turn. A chat not read again keeps its folder the same way until it changes."""
-    if session is None or old is None or session.project_dir or old.project_from not in _SETTLED:
-        return session
-    if session.origin != old.origin:
+    name none and another store's did (``Projects.settle``): the same transcript (``plan._can_append``), so the
+    same answer, without listing every folder the stores name (every chat's ``meta.json`` cwd: about 50 ms of
+    CPU at 100k chats) for one appended turn. A chat not read again keeps its folder the same way until it
+    changes."""
+    if session is None or old is None or session.project_dir or old.project_from != "transcript folder":
         return session
     return Found(old.project_dir, old.project_from).apply(session)
 
