@@ -1,6 +1,6 @@
 """After one appended turn: ``deja index`` and ``deja search`` as whole processes, paired against other installs.
 
-    python bench/bench_turn.py --size 1000 [--rounds 9] [--bare] [--against /path/to/another/venv/bin|GIT-REV ...]
+    python bench/bench_turn.py --size 1000 [--rounds 9] [--bare] [--from-env] [--against /path/to/another/venv/bin|GIT-REV ...]
 
 Each round appends a turn to the most recently written chat of the history ``bench_index.py`` generated and indexed
 under ``bench/out/`` (build it first: ``python bench/bench_index.py --sizes N``), then runs, for this checkout
@@ -13,6 +13,9 @@ The last full walk is dated just before each run, so no walk falls due while mea
 ``--bare`` appends to a chat that has a transcript and no chat store instead (refreshed once first, so the check
 watches it): in a generated history its folder is not on disk, so a refresh files it under the folder a chat's
 ``meta.json`` names (``Projects.settle``), the path that read every chat's ``meta.json`` before ``index/chat-cwds``.
+``--from-env`` measures the index ``DEJA_HOME`` names, of the history ``DEJA_CURSOR_ROOT`` and
+``DEJA_CURSOR_CLI_ROOT`` name, instead of ``bench/out``'s (a copy of an index built elsewhere, its history's paths
+unchanged; a transcript appended to is copied first when hard-linked, so a shared history is never written through).
 """
 
 from __future__ import annotations
@@ -52,11 +55,11 @@ def _bare_transcript(home: Path) -> Path:
 
 
 def measure(
-    size: int, bins: list[Path], rounds: int, bare: bool = False
+    size: int, bins: list[Path], rounds: int, bare: bool = False, from_env: bool = False
 ) -> dict[str, dict[str, list[tuple[float, float]]]]:
     """(wall, CPU) of every run, by environment and kind, interleaved round by round."""
-    home = OUT / f"home-{size}"
-    env = {**os.environ, **history_for(size).environment(home)}
+    home = Path(os.environ["DEJA_HOME"]) if from_env else OUT / f"home-{size}"
+    env = {**os.environ, **({} if from_env else history_for(size).environment(home))}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user runs it: the installed bytecode is used
     os.environ.update(env)
     assert (index_dir(home) / "manifest.msgpack").exists(), (
@@ -84,9 +87,10 @@ def main() -> None:
         "--against", action="append", default=[], help="another environment's bin folder, or a revision"
     )
     parser.add_argument("--bare", action="store_true", help="append to a chat with a transcript and no chat store")
+    parser.add_argument("--from-env", action="store_true", help="the index and history the DEJA_* variables name")
     args = parser.parse_args()
     bins = [user_bin(), *(install_for(other) for other in args.against)]
-    runs = measure(args.size, bins, args.rounds, args.bare)
+    runs = measure(args.size, bins, args.rounds, args.bare, args.from_env)
     chat = "a chat with no store, " if args.bare else ""
     print(f"{args.size} sessions, {chat}{args.rounds} rounds, load average {os.getloadavg()[0]:.1f} at the end")
     print(f"{'environment':48} {'run':7} {'wall ms':>8} {'× pass':>7} {'CPU ms':>7} {'× pass':>7}")

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import os
 
-try:  # hashlib's own blake2b, without importing hashlib, which loads OpenSSL: every hook call would pay for that
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - an interpreter built without it
-    from hashlib import blake2b
+from .digests import blake2b
 
 PREFIX = "\x01"
 SHELL_TOOLS = frozenset({"Shell", "run_terminal_cmd", "run_terminal_command_v2", "Bash", "bash", "shell"})

@@ -16,13 +16,13 @@ directory instead, which is no way back into this one.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shlex
 from pathlib import Path
 
 from . import paths
 from .bookkeeping import Bookkeeping, State, read_record
+from .digests import folder_md5
 from .index import Index, IndexUnreadable, SessionMeta
 from .readers import (
     chat_id_of_origin,
@@ -118,4 +118,4 @@ def _recorded_directory(session_id: str, chat_dir: Path, transcript: Path | None
 
 
 def _md5(path: str) -> str:
-    return hashlib.md5(path.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()
+    return folder_md5(path)

@@ -69,7 +69,7 @@ class Manifest(msgspec.Struct):
 
 def write_manifest(directory: Path, manifest: Manifest, sync_along: Sequence[Path] = ()) -> None:
     """Swap in a new manifest atomically (temp file, fsync, rename), the files it names that were written
-    unsynced (``sync_along``: the bookkeeping) made durable in the same wait as the temp file."""
+    unsynced (``sync_along``: the new segments and bookkeeping) made durable in the same wait as the temp file."""
     replace_private(directory / MANIFEST, msgspec.msgpack.encode(manifest), sync=True, sync_along=sync_along)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, filterfalse, groupby, islice
 from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import IO, Any, BinaryIO, NamedTuple
 
 import msgspec
 
@@ -23,7 +23,7 @@ from .. import faults, keys
 from ..dates import date_keys
 from ..fields import MESSAGE_KINDS, doc_text, field_texts
 from ..model import Message
-from ..private import DIR_MODE, open_private, private_dir, sync_all
+from ..private import DIR_MODE, open_private, private_dir
 from ..text import forget_cached_terms
 from ..text import terms as text_terms
 from .format import (
@@ -224,7 +224,7 @@ class _SegmentFile:
         self.crc = zlib.crc32(data, self.crc)
 
     def done(self) -> FileSum:
-        """Everything is written: handed to the system (``_make_durable`` syncs it), and its size and CRC-32."""
+        """Everything is written: handed to the system (the manifest naming it syncs it), and its size and CRC-32."""
         self._file.flush()
         return FileSum(self.size, self.crc)
 
@@ -235,13 +235,11 @@ class _SegmentFile:
         self._file.close()
 
 
-def _make_durable(files: list[_SegmentFile]) -> None:
-    """Sync a segment's files, all at once (``sync_all``), before any manifest can name it; then close them."""
-    try:
-        sync_all([out.fileno() for out in files])
-    finally:
-        for out in files:
-            out.discard()
+def _close(files: list[_SegmentFile]) -> None:
+    """Close a segment's files, written and handed to the system but not synced: the manifest that names the
+    segment syncs them with its own in one wait (``driver._swap``), where a sync here waited once more."""
+    for out in files:
+        out.discard()
     for _ in files:
         faults.point("segment-file")
 
@@ -256,11 +254,15 @@ class _DocFiles:
 
     def __init__(self, segment: Path):
         self._paths = (segment / "doc-lengths.tmp", segment / "doc-kinds.tmp")
-        self._files = [open_private(path, "wb") for path in self._paths]
+        #: Opened by the first ``write``: a segment of fewer than ``_DOC_CHUNK`` docs (a refresh after a turn)
+        #: never makes them.
+        self._files: list[IO[Any]] = []
         self.count = 0
 
     def write(self, lengths: array, kinds: array) -> None:
         """Append ``lengths`` and ``kinds`` to their files and empty them."""
+        if not self._files:
+            self._files = [open_private(path, "wb") for path in self._paths]
         self.count += len(kinds)
         for values, out in zip((lengths, kinds), self._files, strict=True):
             values.tofile(out)
@@ -280,7 +282,7 @@ class _DocFiles:
 
     def remove(self) -> None:
         self.close()
-        for path in self._paths:
+        for path in self._paths if self._files else ():
             path.unlink()
 
 
@@ -475,10 +477,7 @@ class SegmentWriter:
             return
         path = self.path / f"run-{len(self._runs)}.tmp"
         with open_private(path, "wb") as out:
-            for term in sorted(self._tf.keys() | self._keyed.keys()):
-                keyed = term in self._keyed
-                docs, values = self._keyed[term] if keyed else (self._tf[term], _NO_VALUES)
-                encoded = term.encode("utf-8")
+            for encoded, keyed, docs, values in self._gathered():
                 out.write(_RUN_HEAD.pack(len(encoded), keyed, len(docs)))
                 out.write(encoded)
                 out.write(docs.tobytes())
@@ -486,6 +485,19 @@ class SegmentWriter:
         self._runs.append(path)
         self._tf.clear()
         self._keyed.clear()
+
+    def _gathered(self) -> Iterator[tuple[bytes, bool, array, array]]:
+        """The postings gathered since the last spill, by term in order: (term, whether a key, docs, values)."""
+        for term in sorted(self._tf.keys() | self._keyed.keys()):
+            keyed = term in self._keyed
+            docs, values = self._keyed[term] if keyed else (self._tf[term], _NO_VALUES)
+            yield term.encode("utf-8"), keyed, docs, values
+
+    def _in_memory(self) -> Iterator[tuple[bytes, bool, list[_RunEntry]]]:
+        """What ``_merged_runs`` gives for one run, from the postings in memory: a segment that never spilled
+        (every small refresh's) writes no run file to read back."""
+        for encoded, keyed, docs, values in self._gathered():
+            yield encoded, keyed, [_RunEntry(encoded, keyed, len(docs), (docs, values), -1, 0)]
 
     def _spill_if_full(self) -> None:
         """Called after each session: past ``RUN_DOCS`` docs in memory, they go to a run file (and past
@@ -500,13 +512,15 @@ class SegmentWriter:
         if self._deflaters is None:
             self._write_held(with_dicts=False)
         files = {name: out.done() for name, out in self._open_files().items()}
-        self._spill()
+        if self._runs:
+            self._spill()
+        merged = _merged_runs(self._runs) if self._runs else self._in_memory()
         forget_cached_terms()
         doc_count = self.doc_count
-        self._doc_files.write(self._doc_lengths, self._doc_kinds)
+        chunks = self._doc_chunks()
         # The shapes replace the lengths and the kinds: 2 bytes a doc (4 past 65,536 shapes) while the runs merge,
         # where a length factor per doc took 8.
-        shapes, weights, norm = _doc_shapes(self._doc_files.chunks)
+        shapes, weights, norm = _doc_shapes(chunks)
         k1_plus_1 = K1 + 1
         kept = WORD_POSTINGS_KEPT if doc_count > WHOLE_LISTS_DOCS else None
         width = doc_width(doc_count)
@@ -515,7 +529,7 @@ class SegmentWriter:
         postings = _SegmentFile(self.path / "postings.bin")
         try:
             # A word's postings are read a run at a time as its impacts are made (a common word's are millions).
-            for encoded, keyed, entries in _merged_runs(self._runs):
+            for encoded, keyed, entries in merged:
                 packed: bytes | bytearray
                 if keyed:
                     docs, values = _joined(entries)
@@ -541,7 +555,7 @@ class SegmentWriter:
             files["postings.bin"] = postings.done()
             files["terms.bin"] = terms.done()
             files["terms.idx"] = term_idx.done()
-            _make_durable([*self._open_files().values(), postings, terms, term_idx])
+            _close([*self._open_files().values(), postings, terms, term_idx])
         for run in self._runs:
             run.unlink()
         self._doc_files.remove()
@@ -553,6 +567,15 @@ class SegmentWriter:
             files=files,
         )
 
+    def _doc_chunks(self) -> Callable[[], Iterator[tuple[array, array]]]:
+        """Every doc's lengths and kinds, a chunk at a time: from their files once a chunk went there, else the
+        arrays in memory."""
+        if self._doc_files.count:
+            self._doc_files.write(self._doc_lengths, self._doc_kinds)
+            return self._doc_files.chunks
+        held = (self._doc_lengths, self._doc_kinds)
+        return lambda: iter([held])
+
     def _open_files(self) -> dict[str, _SegmentFile]:
         files = (self._records, self._sessions, self._docs, self._session_idx, self._dict_file)
         return {out.name: out for out in files}
@@ -561,9 +584,7 @@ class SegmentWriter:
         for out in self._open_files().values():
             out.discard()
         self._doc_files.close()
-        import shutil  # only a failed write needs it (a few ms to import)
-
-        shutil.rmtree(self.path, ignore_errors=True)
+        remove_segment_folder(self.path)
 
 
 def _doc_shapes(chunks: Callable[[], Iterator[tuple[array, array]]]) -> tuple[array, array, array]:
@@ -614,26 +635,51 @@ def retire_segments(directory: Path, previous: Iterable[str], live: Iterable[str
 
 def remove_segments(directory: Path, names: Iterable[str]) -> None:
     """Delete segments no manifest has named yet (a build whose result is not kept): no reader can have them."""
-    import shutil
-
     for name in names:
-        shutil.rmtree(directory / name, ignore_errors=True)
+        remove_segment_folder(directory / name)
 
 
 def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: float = SEGMENT_GRACE_SECONDS) -> None:
     """Delete what no manifest names once its grace period is over: retired segments, a killed build's strays."""
     keep = set(live)
     now = time.time()
-    for child in [*directory.glob("seg-*"), *directory.glob(".*.tmp")]:
-        if child.name in keep:
-            continue
+    try:
+        with os.scandir(directory) as found:
+            children = [entry for entry in found if entry.name not in keep and _segment_or_temporary(entry.name)]
+    except OSError:
+        return
+    for child in children:
         try:
-            if now - child.stat().st_mtime > grace_seconds:
-                if child.is_dir():
-                    import shutil  # only a segment past its grace needs it
-
-                    shutil.rmtree(child, ignore_errors=True)
+            if now - child.stat(follow_symlinks=False).st_mtime > grace_seconds:
+                if child.is_dir(follow_symlinks=False):
+                    remove_segment_folder(Path(child.path))
                 else:
-                    child.unlink()
+                    os.unlink(child.path)
         except OSError:
             pass
+
+
+def _segment_or_temporary(name: str) -> bool:
+    """A segment's folder (``seg-*``) or a temp file (``.*.tmp``), as ``glob`` would match them (without its
+    pattern compiled)."""
+    return name.startswith("seg-") or (name.startswith(".") and name.endswith(".tmp") and len(name) >= 5)
+
+
+def remove_segment_folder(folder: Path) -> None:
+    """Delete a segment's folder and its files, whatever is left of it (errors ignored, as ``shutil.rmtree``'s
+    ``ignore_errors``). A segment's folder holds files only: emptied by hand, without importing ``shutil`` (with
+    ``bz2`` and ``lzma``, about 2 ms), which a refresh after a turn pays whenever a retired segment's grace ends;
+    anything else in it (a folder someone put there) is left to ``shutil``."""
+    try:
+        with os.scandir(folder) as found:
+            for entry in found:
+                if entry.is_dir(follow_symlinks=False):
+                    raise IsADirectoryError(entry.path)
+                os.unlink(entry.path)
+        os.rmdir(folder)
+    except IsADirectoryError:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+    except OSError:
+        return

@@ -11,7 +11,6 @@ database whose file moved.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import struct
 from collections import Counter
@@ -24,6 +23,7 @@ import msgspec
 
 from .. import paths
 from ..bookkeeping import Bookkeeping, ChatState, CliState, IdeDbState, Sig, State
+from ..digests import blake2b
 from ..history import CliChat, find_cli_chats, locate_cli_chats
 from ..private import open_private
 from ..readers import composer_fingerprints
@@ -141,7 +141,7 @@ def wal_sigs(db: str | Path) -> list[Sig | None]:
 def _span_hash(path: str, start: int, end: int) -> str:
     with open_regular(path) as f:
         f.seek(start)
-        return hashlib.blake2b(f.read(max(0, end - start)), digest_size=16).hexdigest()
+        return blake2b(f.read(max(0, end - start)), digest_size=16).hexdigest()
 
 
 def _hashes(path: str, end: int) -> tuple[str, str]:

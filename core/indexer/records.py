@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..bookkeeping import Location
-from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths
+from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths, remove_segments
 from ..keys import EDIT_TOOLS
 from ..model import Message, Session, ToolCall, cap_text
 from ..redact import scrub, scrub_value
@@ -147,9 +147,6 @@ class NewSegments:
 
     def abandon(self) -> None:
         """Remove what was written: a refresh that failed leaves no segment behind."""
-        import shutil  # only a failed refresh needs it (a few ms to import)
-
         if self.current is not None:
             self.current.abandon()
-        for ref in self.done:
-            shutil.rmtree(self.directory / ref.name, ignore_errors=True)
+        remove_segments(self.directory, [ref.name for ref in self.done])

@@ -16,7 +16,6 @@ its time (epoch ms) in field 26.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 from collections import Counter, deque
@@ -28,6 +27,7 @@ from typing import Any
 import msgspec
 import orjson
 
+from ..digests import folder_md5
 from ..model import Message
 from ..regular_files import read_regular, subfolders
 from ..text import one_line
@@ -136,7 +136,7 @@ def read_chat_meta(chat_dir: Path) -> ChatMeta | None:
     cwd, title = data.get("cwd"), data.get("title")
     cwd = cwd if isinstance(cwd, str) else ""
     title = title if isinstance(title, str) else ""
-    md5 = hashlib.md5(cwd.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()
+    md5 = folder_md5(cwd)
     return ChatMeta(
         cwd=cwd,
         title=title,
@@ -304,6 +304,8 @@ def _blob(db: sqlite3.Connection, blob_id: str, problems: Counter[str]) -> bytes
         problems[MISSING_BLOB] += 1
         return None
     data = row[0].encode() if isinstance(row[0], str) else bytes(row[0])
+    import hashlib  # (OpenSSL's sha256, the fastest for a blob: loaded only by a chat that has one to check)
+
     if hashlib.sha256(data).hexdigest() != blob_id:
         problems[DIGEST_MISMATCH] += 1
         return None

@@ -21,7 +21,6 @@ checkpointed are seen, and nothing is left beside it.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ from typing import Any
 
 import orjson
 
+from ..digests import blake2b
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times
 from ..record import Record
 from ..text import one_line
@@ -174,7 +174,7 @@ def _fingerprints(db: _Db) -> dict[str, str]:
             prints[composer_id] = f"{updated}:{length}:{bubbles.get(composer_id, '0:0')}{places.get(composer_id, '')}"
     for chat_id, chat, _ in _legacy_chats(db):
         if chat_id not in prints:
-            prints[chat_id] = hashlib.blake2b(orjson.dumps(chat), digest_size=12).hexdigest()
+            prints[chat_id] = blake2b(orjson.dumps(chat), digest_size=12).hexdigest()
     return prints
 
 

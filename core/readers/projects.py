@@ -32,7 +32,6 @@ refresh that re-reads one chat with a ``meta.json`` reads nothing more.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sqlite3
@@ -46,6 +45,7 @@ from urllib.parse import unquote, urlsplit
 import orjson
 
 from .. import paths
+from ..digests import folder_md5
 from ..model import Session
 from ..record import Record
 from ..regular_files import read_regular, subfolders
@@ -311,7 +311,7 @@ class Projects:
     def _known_by_md5(self) -> dict[str, str]:
         """Every known folder by the md5 cursor-agent names its ``chats/`` folder after."""
         folders = [f for same in self._known_by_slug.values() for f in same]
-        return {hashlib.md5(f.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest(): f for f in folders}
+        return {folder_md5(f): f for f in folders}
 
     @cached_property
     def _chat_cwds(self) -> list[str]:

@@ -1,0 +1,104 @@
+"""A refresh of one grown chat writes each file once: its bookkeeping shard goes straight to its new name (no
+copy set aside and renamed, as a full build's are), and what it records is what the next refresh reads."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from harness import index_chats
+
+from deja.core.bookkeeping import Bookkeeping, State, read_record
+from deja.core.index import Index, index_dir, read_manifest
+from deja.core.indexer import refresh
+from deja.core.search import search
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+pytestmark = pytest.mark.unit
+
+CHAT = "00000000-0000-4000-8000-0000000000f1"
+FIRST = ["Why does the uploader retry forever?", "Its backoff never grows."]
+
+
+def test_a_refresh_of_one_grown_chat_renames_no_shard_into_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    more = [user_turn("And the zeppelin queue?"), assistant_turn("It drains once the backoff grows.")]
+    write_transcript(
+        transcript_path(tmp_path / "cli", "/work/shop", CHAT),
+        [user_turn(FIRST[0]), assistant_turn(FIRST[1]), *more],
+    )
+    renamed: list[str] = []
+    real_replace = os.replace
+
+    def replace(src: str | Path, dst: str | Path) -> None:
+        renamed.append(os.path.basename(src))
+        real_replace(src, dst)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "replace", replace)
+        assert refresh(tmp_path / "deja", only_chat_ids={CHAT}).updated == 1
+    assert not [name for name in renamed if name.startswith(".shard-")]
+    home = tmp_path / "deja"
+    assert [hit.session_id for hit in search(Index.open(home), "zeppelin").hits] == [CHAT]
+    assert refresh(home, only_chat_ids={CHAT}).updated == 0  # the shard written holds the chat as read
+
+
+def test_a_retired_segment_past_its_grace_goes_whole_without_importing_shutil(tmp_path: Path) -> None:
+    """A segment's folder (files only) is emptied by hand; one holding a folder as well goes through ``shutil``."""
+    flat, nested = tmp_path / "seg-flat", tmp_path / "seg-nested"
+    for folder in (flat, nested / "inner"):
+        folder.mkdir(parents=True)
+        (folder / "postings.bin").write_bytes(b"x")
+    for folder in (flat, nested):
+        os.utime(folder, (0, 0))
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from deja.core.index.writer import remove_stale_segments\n"
+        f"remove_stale_segments(Path({str(tmp_path)!r}), [], grace_seconds=60)\n"
+        "print('shutil' in sys.modules)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "True"  # the nested one needed it
+    assert not flat.exists() and not nested.exists()
+    flat.mkdir()
+    (flat / "docs.bin").write_bytes(b"x")
+    os.utime(flat, (0, 0))
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "False"
+    assert not flat.exists()
+
+
+def _recorded_chat_dir(home: Path, chat_id: str) -> str | None:
+    directory = index_dir(home)
+    record = Bookkeeping(directory, read_record(directory / read_manifest(directory).state, State)).chat(chat_id)
+    assert record is not None and record.cli is not None
+    return record.cli.chat_dir
+
+
+def test_a_chat_folder_found_by_a_refresh_of_its_chat_is_the_one_a_walk_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store that appears for a chat recorded without one, in two buckets: the first by name, as a walk picks."""
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    home, cli = tmp_path / "deja", tmp_path / "cli"
+    assert _recorded_chat_dir(home, CHAT) is None
+    folders = sorted(chat_dir_for(cli, cwd, CHAT) for cwd in ("/work/shop", "/work/elsewhere", "/work/third"))
+    for folder in reversed(folders):
+        write_chat_store(folder, cwd=None, messages=[])
+    refresh(home, only_chat_ids={CHAT})
+    assert _recorded_chat_dir(home, CHAT) == str(folders[0])
+    refresh(home, full=True)
+    assert _recorded_chat_dir(home, CHAT) == str(folders[0])
