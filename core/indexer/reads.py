@@ -15,7 +15,6 @@ from ..history import merge_transcript_into_ide
 from ..index import Index, Segment
 from ..model import Session
 from ..readers import Projects, Resume, read_cli_chat, read_ide_database
-from ..readers.projects import Found
 from .plan import DATABASE_FAILURES, Plan, cli_state
 from .records import session_from_index
 
@@ -103,20 +102,9 @@ def read_changes(
                 continue  # nothing to index until its files can be read
         cli = cli_state(chat, read.end, read.last_timestamp, store_read=not read.unreadable)
         merged = merge_transcript_into_ide(ide, read.session) if read.session and ide else read.session or ide
-        yield ChatRead(sid, _settled_as_before(merged, old), cli)
+        yield ChatRead(sid, merged, cli)
     for waiting in pending.values():
         yield ChatRead(waiting.id, waiting)
-
-
-def _settled_as_before(session: Session | None, old: Session | None) -> Session | None:
-    """A grown transcript's session with the folder its earlier turns were filed under, where its own records
-    name none and another store's did (``Projects.settle``): the same transcript (``plan._can_append``), so the
-    same answer, without listing every folder the stores name (every chat's ``meta.json`` cwd: about 50 ms of
-    CPU at 100k chats) for one appended turn. A chat not read again keeps its folder the same way until it
-    changes."""
-    if session is None or old is None or session.project_dir or old.project_from != "transcript folder":
-        return session
-    return Found(old.project_dir, old.project_from).apply(session)
 
 
 def keep_unread_database(plan: Plan, book: Bookkeeping, db: str, ids: set[str]) -> None:
