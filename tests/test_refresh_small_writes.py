@@ -81,6 +81,22 @@ def test_a_retired_segment_past_its_grace_goes_whole_without_importing_shutil(tm
     assert not flat.exists()
 
 
+@pytest.mark.skipif(os.name == "nt", reason="folder descriptors (O_NOFOLLOW) are POSIX's")
+def test_removing_a_segment_folder_never_follows_a_link_put_in_its_place(tmp_path: Path) -> None:
+    """A segment's folder swapped for a symlink after the check that it is a folder: the link's target is left
+    alone (emptying it through the link would unlink files outside the index)."""
+    from deja.core.index.writer import remove_segment_folder
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    link = tmp_path / "index" / "seg-20260101000000-abcdef01"
+    link.parent.mkdir()
+    link.symlink_to(outside, target_is_directory=True)
+    remove_segment_folder(link)
+    assert (outside / "keep.txt").read_text() == "mine"
+
+
 def _recorded_chat_dir(home: Path, chat_id: str) -> str | None:
     directory = index_dir(home)
     record = Bookkeeping(directory, read_record(directory / read_manifest(directory).state, State)).chat(chat_id)

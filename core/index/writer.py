@@ -669,13 +669,20 @@ def remove_segment_folder(folder: Path) -> None:
     """Delete a segment's folder and its files, whatever is left of it (errors ignored, as ``shutil.rmtree``'s
     ``ignore_errors``). A segment's folder holds files only: emptied by hand, without importing ``shutil`` (with
     ``bz2`` and ``lzma``, about 2 ms), which a refresh after a turn pays whenever a retired segment's grace ends;
-    anything else in it (a folder someone put there) is left to ``shutil``."""
+    anything else in it (a folder someone put there) is left to ``shutil``. Where the system can, the folder is
+    opened without following a symlink and emptied through that descriptor, so a link put in its place between a
+    check and the removal is never followed (``rmtree`` refuses one too)."""
     try:
-        with os.scandir(folder) as found:
-            for entry in found:
-                if entry.is_dir(follow_symlinks=False):
-                    raise IsADirectoryError(entry.path)
-                os.unlink(entry.path)
+        if os.name == "nt" or not hasattr(os, "O_NOFOLLOW"):  # (no folder descriptors there)
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
+            return
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            _empty(handle)
+        finally:
+            os.close(handle)
         os.rmdir(folder)
     except IsADirectoryError:
         import shutil
@@ -683,3 +690,12 @@ def remove_segment_folder(folder: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
     except OSError:
         return
+
+
+def _empty(handle: int) -> None:
+    """Unlink every file of the folder open as ``handle``; a folder inside it raises IsADirectoryError."""
+    with os.scandir(handle) as found:
+        for entry in found:
+            if entry.is_dir(follow_symlinks=False):
+                raise IsADirectoryError(entry.name)
+            os.unlink(entry.name, dir_fd=handle)
