@@ -9,8 +9,6 @@ from then: the more precise the date, the larger the boost.
 
 from __future__ import annotations
 
-import re
-
 from .keys import PREFIX
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -38,9 +36,12 @@ _DATE_MARKS = ("19", "20", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug
 
 
 class _Patterns:
-    """The date patterns, compiled when a query first might name a date (a few ms: most prompts name none)."""
+    """The date patterns, compiled when a query first might name a date (a few ms: most prompts name none, and a hook
+    that sees none never loads ``re``)."""
 
     def __init__(self) -> None:
+        import re
+
         self.iso = re.compile(r"\b((?:19|20)\d\d)-(\d\d)(?:-(\d\d))?\b")
         self.day_month_year = re.compile(
             rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_RE}\.?,?\s+((?:19|20)\d\d)\b", re.I
@@ -128,5 +129,7 @@ def split_dates(query: str) -> tuple[list[tuple[str, str]], str]:
 
 
 def _valid(key: str) -> bool:
+    import re
+
     day = re.search(r"dd:\d{4}-\d\d-(\d\d)$", key)
     return day is None or 1 <= int(day.group(1)) <= 31

@@ -39,7 +39,9 @@ _SUMMARY_LINE = (
 )
 #: What makes ``shlex.split`` differ from ``str.split`` on ASCII: quotes, an escape, and the whitespace only
 #: ``str.split`` splits on.
-_SHLEX_SPECIAL = r"[\"'\\\x0b\x0c\x1c-\x1f]"
+_SHLEX_SPECIAL = frozenset("\"'\\\x0b\x0c\x1c\x1d\x1e\x1f")
+#: What a subcommand (``git push``'s ``push``) is made of, after its first letter.
+_SUBCOMMAND = frozenset("abcdefghijklmnopqrstuvwxyz0123456789:_-")
 _NAMED_ERROR = r"\b\w*(?:Error|Exception)\b|\berror(?:\[\w+\])?:|\bE\d{3,}\b"
 
 
@@ -84,11 +86,10 @@ def normalise_command(command: str) -> str:
 
 def command_words(command: str) -> list[str]:
     """A command's words as ``shlex`` splits them (its own words where it cannot: an unterminated quote)."""
-    import re
-    import shlex  # (here, not at the top: only the Shell hooks need it)
-
-    if command.isascii() and not re.search(_SHLEX_SPECIAL, command):
+    if command.isascii() and _SHLEX_SPECIAL.isdisjoint(command):
         return command.split()  # what shlex would say: a build asks for every command, and shlex lexes in Python
+    import shlex  # (here: it loads ``re``, and most commands need neither)
+
     try:
         return shlex.split(command)
     except ValueError:
@@ -96,12 +97,10 @@ def command_words(command: str) -> list[str]:
 
 
 def command_head(command: str) -> str:
-    """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``."""
-    import re
+    """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``.
 
-    first = command.strip()
-    if "&" in first or "|" in first or ";" in first:  # (most commands chain nothing: no pattern compiled for them)
-        first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", first, maxsplit=1)[0]
+    Read with ``str``'s methods, not ``re`` (a Shell hook loads it only for a failure's error lines)."""
+    first = _first_of_chain(command.strip())
     words = [w for w in command_words(first) if "=" not in w or w.startswith("-")]
     while words and words[0] in _WRAPPERS:
         words = words[1:]
@@ -109,17 +108,25 @@ def command_head(command: str) -> str:
         return ""
     program = words[0].rsplit("/", 1)[-1]
     rest = [w for w in words[1:] if not w.startswith("-")]
-    if (
-        rest
-        and re.fullmatch(r"[a-z][a-z0-9:_-]*", rest[0])
-        and program not in ("python", "python3", "node", "sh", "bash")
-    ):
+    if rest and _subcommand(rest[0]) and program not in ("python", "python3", "node", "sh", "bash"):
         if program in ("npm", "pnpm", "yarn", "bun") and rest[0] == "run" and len(rest) > 1:
             return f"{program} run {rest[1]}"
         return f"{program} {rest[0]}"
     if program in ("python", "python3") and len(words) > 2 and words[1] == "-m":
         return f"{program} -m {words[2]}"
     return program
+
+
+def _first_of_chain(command: str) -> str:
+    """The first command of a chain (``a && b``, ``a || b``, ``a; b``, ``a | b``), without the whitespace before the
+    operator: ``re.split(r"\\s*(?:&&|\\|\\||;|\\|)\\s*", command, maxsplit=1)[0]``."""
+    ends = [at for at in (command.find("&&"), command.find("|"), command.find(";")) if at >= 0]
+    return command[: min(ends)].rstrip() if ends else command
+
+
+def _subcommand(word: str) -> bool:
+    """Whether ``word`` reads as a subcommand: ``re.fullmatch(r"[a-z][a-z0-9:_-]*", word)``."""
+    return "a" <= word[:1] <= "z" and _SUBCOMMAND.issuperset(word)
 
 
 def command_keys(command: str) -> tuple[str, ...]:

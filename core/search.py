@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from _operator import itemgetter  # (``operator``'s C half, which the interpreter has built in)
 from itertools import chain, repeat
-from operator import itemgetter
 
 from .dates import split_dates
 from .fields import (
@@ -44,6 +42,8 @@ from .thesaurus import related
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a prompt that recalls nothing never)
+    import re
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from datetime import datetime
 
     from .index import SessionMeta
@@ -717,7 +717,7 @@ def search(
     size = max(RERANK, 4 * limit, PHRASE_COUNT_LIMIT if narrowing else 0)
     ranked = _Ranking(index, grouped, doc_scores, words, dated, size, now)
     phrase_mask = sum(1 << words.index(t) for p in wanted_phrases for t in terms(p) if t in words)
-    wanted = _Query(words, wanted_phrases, phrase_mask, re.compile(filters.pattern) if filters.pattern else None)
+    wanted = _Query(words, wanted_phrases, phrase_mask, _compiled(filters.pattern))
     result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
     if wanted_phrases and not result.hits:
         result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=False)
@@ -726,6 +726,15 @@ def search(
     if not narrowing:
         result.total = len(grouped[0]) - excluded
     return result
+
+
+def _compiled(pattern: str | None) -> re.Pattern | None:
+    """``--re``'s pattern compiled (``re`` loaded only for it: a hook's search has none)."""
+    if pattern is None:
+        return None
+    import re
+
+    return re.compile(pattern)
 
 
 def _collect(
@@ -893,6 +902,7 @@ def _exchange(
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:
     """``30d``, ``12h``, ``2w`` or ``YYYY-MM-DD`` as an aware datetime; ValueError otherwise."""
+    import re
     from datetime import UTC, datetime
 
     value = value.strip()

@@ -2,20 +2,37 @@
 
 The same function tokenises documents at build time and queries at search time,
 so whatever one does the other matches.
+
+A raw token is what ``RAW_PATTERN`` finds. A hook loads no ``re`` (with the ``enum``, ``functools`` and
+``collections`` it imports, about 3 ms of a hook's 12 of starting Python), so text is scanned with ``str``'s own
+methods (``_scan``), which find exactly what the pattern finds (``tests/test_text_scan.py`` checks both on every
+code point and on many random strings); where ``re`` is loaded anyway (a build, the CLI) the compiled pattern is
+used: on prose it is about a third faster.
 """
 
 from __future__ import annotations
 
-import re
+import sys
 import unicodedata
-from collections.abc import Iterator
 from itertools import chain
 
-# A raw token: letters, digits and the joiners that hold identifiers and paths together.
-_RAW = re.compile(r"[^\W_]+(?:[_./\-:#@][^\W_]+)*|_+[^\W_]+(?:[_./\-:#@][^\W_]+)*", re.UNICODE)
-#: An identifier's chunks and their camel-case pieces: compiled when a first identifier is split (``_splitters``), not
-#: as the module loads: a prompt of plain words, tokenised by its hook, never splits one (0.25 ms).
-_SPLITTERS: list[tuple[re.Pattern[str], re.Pattern[str]]] = []
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+#: A raw token: letters, digits and the joiners that hold identifiers and paths together. A token that begins with
+#: underscores begins at the first of them (``(?<!_)``): tried inside a long run of them, the pattern backtracked
+#: over the rest of the run at every start (quadratic: 17 s for a 20,000-underscore line), and a token can never
+#: start inside a run anyway (it would have started at the run's first underscore).
+RAW_PATTERN = r"[^\W_]+(?:[_./\-:#@][^\W_]+)*|(?<!_)_+[^\W_]+(?:[_./\-:#@][^\W_]+)*"
+#: What joins letters and digits into one token (``src/app.py``, ``cache_key``, ``a@b``).
+JOINERS = "_./-:#@"
+#: Every ASCII character that is neither a letter, a digit nor a joiner, as a space: what ``_scan`` splits at.
+_APART = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c not in JOINERS})
+#: Every ASCII character that is neither a letter nor a digit, as a space: an identifier's chunks (``letter_runs``).
+_NOT_ALNUM = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
+#: How ``terms`` finds raw tokens: chosen at its first call (``_finder``).
+_FINDERS: list[Callable[[str], list[str]]] = []
 
 STOPWORDS = frozenset(
     [
@@ -251,19 +268,105 @@ def fold(raw: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", raw) if not unicodedata.combining(c))
 
 
-def _splitters() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    if not _SPLITTERS:
-        part = re.compile(r"[^\W_]+", re.UNICODE)
-        camel = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+", re.UNICODE)
-        _SPLITTERS.append((part, camel))
-    return _SPLITTERS[0]
+def _scan(text: str) -> list[str]:
+    """The raw tokens of ``text``, as ``re.findall(RAW_PATTERN, text)`` finds them, without ``re``: the text is cut
+    at every character that cannot be in a token, and a piece that is not all letters and digits is read by
+    ``_joined`` (one of two in prose, where a word ends a sentence or a path names a file)."""
+    found: list[str] = []
+    for piece in text.translate(_APART).split():
+        if piece.isalnum():
+            found.append(piece)
+        else:
+            _joined(piece, found)
+    return found
+
+
+def _joined(piece: str, found: list[str]) -> None:
+    """The tokens of ``piece`` (letters, digits, joiners, perhaps other non-ASCII characters), appended to ``found``:
+    runs of letters and digits, each joined to the next by one joiner; a token starting at underscores takes them
+    (``_private``), anything else ends a token."""
+    end, i = len(piece), 0
+    while i < end:
+        start = i
+        if piece[i] == "_":
+            while i < end and piece[i] == "_":
+                i += 1
+            if i == end or not piece[i].isalnum():
+                continue  # underscores with no letter or digit after them: no token
+        elif not piece[i].isalnum():
+            i += 1
+            continue
+        while i < end and piece[i].isalnum():
+            i += 1
+        while i + 1 < end and piece[i] in JOINERS and piece[i + 1].isalnum():
+            i += 1
+            while i < end and piece[i].isalnum():
+                i += 1
+        found.append(piece[start:i])
+
+
+def _finder() -> Callable[[str], list[str]]:
+    """``_scan``, or the compiled pattern's ``findall`` where ``re`` is loaded already (the same tokens)."""
+    if not _FINDERS:
+        if "re" in sys.modules:
+            import re
+
+            _FINDERS.append(re.compile(RAW_PATTERN).findall)
+        else:
+            _FINDERS.append(_scan)
+    return _FINDERS[0]
+
+
+def letter_runs(raw: str) -> list[str]:
+    """The runs of letters and digits in ``raw`` (``re.findall(r"[^\\W_]+", raw)``)."""
+    pieces = raw.translate(_NOT_ALNUM).split()
+    if all(map(str.isalnum, pieces)):
+        return pieces
+    return [run for piece in pieces for run in "".join(c if c.isalnum() else " " for c in piece).split()]
+
+
+def _camel(chunk: str) -> list[str]:
+    """A chunk's camel-case pieces, as ``re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\\d+|[^\\W\\d_a-zA-Z]+",
+    chunk)`` finds them: ``HTTPServer`` -> ``HTTP``, ``Server``; ``v2beta`` -> ``v``, ``2``, ``beta``."""
+    if chunk.isascii() and (chunk.isdigit() or chunk.isalpha() and chunk.islower()):
+        return [chunk]
+    pieces: list[str] = []
+    end, i = len(chunk), 0
+    while i < end:
+        start, c = i, chunk[i]
+        if "A" <= c <= "Z":
+            while i < end and "A" <= chunk[i] <= "Z":
+                i += 1
+            if i < end and "a" <= chunk[i] <= "z":
+                if i - start > 1:  # an acronym before a word: ``HTTPServer``'s ``HTTP``
+                    i -= 1
+                else:
+                    while i < end and "a" <= chunk[i] <= "z":
+                        i += 1
+        elif "a" <= c <= "z":
+            while i < end and "a" <= chunk[i] <= "z":
+                i += 1
+        elif c.isdecimal():
+            while i < end and chunk[i].isdecimal():
+                i += 1
+        else:  # any other letter or digit (not an ASCII letter, not a decimal digit)
+            while i < end and _other(chunk[i]):
+                i += 1
+            if i == start:
+                i += 1
+                continue
+        pieces.append(chunk[start:i])
+    return pieces
+
+
+def _other(c: str) -> bool:
+    return c.isalnum() and not c.isdecimal() and not ("a" <= c <= "z" or "A" <= c <= "Z")
 
 
 def _parts(raw: str) -> list[str]:
-    part, camel = _splitters()
     parts = []
-    for chunk in part.findall(raw):
-        pieces = camel.findall(chunk) or [chunk]
+    for chunk in letter_runs(raw):
+        pieces = _camel(chunk) or [chunk]
         if len(pieces) > 1:
             parts.append(chunk.lower())
         parts.extend(p.lower() for p in pieces)
@@ -314,7 +417,7 @@ def terms(text: str) -> list[str]:
     """
     # Every token looked up and joined without a Python step per token (a build's hot loop): a token not in the
     # cache is the only one that costs a call.
-    return list(chain.from_iterable(map(_CACHE.__getitem__, _RAW.findall(text))))
+    return list(chain.from_iterable(map(_CACHE.__getitem__, _finder()(text))))
 
 
 def forget_cached_terms() -> None:
@@ -323,9 +426,15 @@ def forget_cached_terms() -> None:
 
 
 def term_positions(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Each raw token's start in ``text`` with its terms (what snippets look for)."""
-    for match in _RAW.finditer(text):
-        yield match.start(), _CACHE[match.group()]
+    """Each raw token's start in ``text`` with its terms (what snippets look for).
+
+    Each token is looked for from where the one before it ended: what lies between holds no letter or digit, so
+    the first place it is found is where it starts."""
+    at = 0
+    for raw in _finder()(text):
+        at = text.find(raw, at)
+        yield at, _CACHE[raw]
+        at += len(raw)
 
 
 def identifier_parts(text: str) -> dict[str, str]:
@@ -336,7 +445,7 @@ def identifier_parts(text: str) -> dict[str, str]:
     """
     parts: dict[str, str] = {}
     own: set[str] = set()
-    for raw in _RAW.findall(text):
+    for raw in _finder()(text):
         found = token_terms(raw)
         if len(found) > 1:
             for part in found[1:]:
@@ -355,6 +464,8 @@ def phrases(query: str) -> tuple[list[str], str]:
     """
     if '"' not in query:
         return [], query
+    import re  # (here: a query without a quote never loads it)
+
     if query.count('"') % 2:
         head, _, tail = query.rpartition('"')
         query = f"{head} {tail}"
@@ -380,7 +491,7 @@ def one_line(text: str, limit: int = 80) -> str:
 #: What a terminal would act on rather than print: an escape sequence (CSI, the OSC that sets a window title,
 #: the other string commands, a lone ESC and its letter), then any other C0 or C1 control and DEL. A string
 #: command missing its terminator ends at the line's end, so it cannot swallow the rest of the output.
-_TERMINAL_CONTROLS = re.compile(
+_TERMINAL_CONTROLS = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
     r"|\x1b[ -~]?"
@@ -394,10 +505,14 @@ def for_terminal(text: str) -> str:
     Stored chats hold what tools printed and what users pasted: a colour code, a title-setting OSC, a NUL.
     The CLI prints its text through this (``fastpath.echo``), so none of it reaches a terminal or a pipe.
     """
-    return _TERMINAL_CONTROLS.sub("", text) if not text.isprintable() else text
+    if text.isprintable():
+        return text
+    import re  # (re keeps what it compiled)
+
+    return re.sub(_TERMINAL_CONTROLS, "", text)
 
 
-_RAW_IN_JSON = re.compile(r"[\x7f-\x9f]")
+_RAW_IN_JSON = r"[\x7f-\x9f]"
 
 
 def json_escaped_controls(json_text: str) -> str:
@@ -406,4 +521,6 @@ def json_escaped_controls(json_text: str) -> str:
     Lossless (a parser reads the same string back) and, with the C0 controls the encoders already escape, no
     control character of a stored chat reaches a terminal through ``--json`` either.
     """
-    return _RAW_IN_JSON.sub(lambda found: f"\\u{ord(found.group()):04x}", json_text)
+    import re
+
+    return re.sub(_RAW_IN_JSON, lambda found: f"\\u{ord(found.group()):04x}", json_text)

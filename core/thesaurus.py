@@ -11,8 +11,6 @@ operation or thing.
 
 from __future__ import annotations
 
-import re
-
 from .text import SAME_AS, terms, token_terms
 
 #: Forms of one word the stemmer leaves apart (irregular verbs): each finds the others at full weight.
@@ -186,6 +184,8 @@ def related(query: str, words: list[str]) -> tuple[dict[str, list[tuple[str, flo
     for cues, pattern, term in PHRASES:
         if not any(cue in spaced for cue in cues):
             continue
+        import re  # (here: a query holding no cue, as most do, never loads it)
+
         for match in re.finditer(pattern, lowered):  # (re keeps what it compiled)
             anchor = next(iter(terms(match.group())), None)
             if term in own or term in gained:

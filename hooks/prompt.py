@@ -10,12 +10,10 @@ mentions is not answered by sessions that share its everyday words.
 
 from __future__ import annotations
 
-import re
-
 from ..core.dates import MONTHS, split_dates
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
-from ..core.text import STOPWORDS, terms
+from ..core.text import STOPWORDS, letter_runs, terms
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
 from .describe import heading
 
@@ -144,11 +142,53 @@ REPLY_WORDS = frozenset(
         "too",
     ]
 )
-_REPLY_WORD = re.compile(r"[^\W_]+")
-_OWN_FRAME = re.compile(re.escape(FRAME_OPEN) + r".*?" + re.escape(FRAME_CLOSE), re.S)
-_IDENTIFIER = re.compile(r"[_./:#-]|\d|[a-z][A-Z]")
-_WORD = re.compile(r"[^\W\d_][\w./:#-]*")
-_YEAR = re.compile(r"(?:19|20)\d\d")
+#: What joins a name's letters (``_words``), and what marks one as an identifier besides a digit (``_identifier``).
+_NAME_JOINERS = "_./:#-"
+#: Every ASCII character that cannot be in a word of ``_words``, as a space.
+_NOT_IN_WORD = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c not in _NAME_JOINERS})
+
+# A hook loads no ``re`` (about 3 ms with what it imports): the prompt's own patterns are matched with ``str``'s
+# methods, each finding exactly what the pattern in its docstring finds (tests/test_prompt_scan.py).
+
+
+def _without_frames(prompt: str) -> str:
+    """``prompt`` with each of deja's own frames in it (pasted back) a space: ``re.sub(re.escape(FRAME_OPEN) + ".*?" +
+    re.escape(FRAME_CLOSE), " ", prompt, flags=re.S)``."""
+    kept, at = [], 0
+    while (start := prompt.find(FRAME_OPEN, at)) >= 0 and (
+        end := prompt.find(FRAME_CLOSE, start + len(FRAME_OPEN))
+    ) >= 0:
+        kept += [prompt[at:start], " "]
+        at = end + len(FRAME_CLOSE)
+    return "".join(kept) + prompt[at:]
+
+
+def _identifier(word: str) -> bool:
+    """Whether ``word`` reads as an identifier: ``re.search(r"[_./:#-]|\\d|[a-z][A-Z]", word)``."""
+    if not word.isalpha() and any(c in _NAME_JOINERS or c.isdecimal() for c in word):
+        return True
+    return not word.islower() and any("a" <= a <= "z" and "A" <= b <= "Z" for a, b in zip(word, word[1:], strict=False))
+
+
+def _words(prompt: str) -> list[tuple[int, str]]:
+    """Each word of ``prompt`` with its start: ``re.finditer(r"[^\\W\\d_][\\w./:#-]*", prompt)`` (a letter, then letters,
+    digits and joiners)."""
+    spaced = prompt.translate(_NOT_IN_WORD)
+    if not spaced.isascii():
+        spaced = "".join(c if c.isalnum() or c in _NAME_JOINERS else " " for c in spaced)
+    found, at = [], 0
+    for piece in spaced.split():
+        at = spaced.find(piece, at)
+        first = next((i for i, c in enumerate(piece) if c.isalnum() and not c.isdecimal()), -1)
+        if first >= 0:
+            found.append((at + first, prompt[at + first : at + len(piece)]))
+        at += len(piece)
+    return found
+
+
+def _year(term: str) -> bool:
+    """``re.fullmatch(r"(?:19|20)\\d\\d", term)``."""
+    return len(term) == 4 and term[:2] in ("19", "20") and term[2:].isdecimal()
 
 
 class Gate(Record, frozen=True):
@@ -259,14 +299,14 @@ def _names(prompt: str) -> list[list[str]]:
     """The terms of each name in ``prompt``: a capitalised word inside a sentence, or an identifier."""
     names = []
     sentence_start, last = True, 0
-    for match in _WORD.finditer(prompt):
-        if any(mark in prompt[last : match.start()] for mark in ".!?:\n"):
+    for start, raw in _words(prompt):
+        if any(mark in prompt[last:start] for mark in ".!?:\n"):
             sentence_start = True
-        raw, last = match.group(), match.end()
+        last = start + len(raw)
         word = raw.rstrip(".:-/#")
         capitalised = word[:1].isupper() and not sentence_start and word.lower() not in TIME_WORDS
         sentence_start = raw[-1] in ".:"
-        if capitalised or _IDENTIFIER.search(word):
+        if capitalised or _identifier(word):
             found = terms(word)
             if found:
                 names.append(found)
@@ -276,7 +316,7 @@ def _names(prompt: str) -> list[list[str]]:
 def is_reply(prompt: str) -> bool:
     """Whether ``prompt`` only answers the agent ("ok do it", "go with option b", "sounds good, continue"): every
     word of it a reply word, a stopword or a single letter or digit."""
-    words = (match.group() for match in _REPLY_WORD.finditer(prompt.lower().replace("'", "")))
+    words = letter_runs(prompt.lower().replace("'", ""))
     return all(len(word) == 1 or word in REPLY_WORDS or word in STOPWORDS for word in words)
 
 
@@ -288,7 +328,7 @@ def time_terms(prompt: str) -> set[str]:
         return set()
     kept = set(terms(rest))
     months = {t for month in MONTHS for t in terms(month)}
-    return (set(terms(prompt)) - kept) | {t for t in kept if t in months or _YEAR.fullmatch(t)}
+    return (set(terms(prompt)) - kept) | {t for t in kept if t in months or _year(t)}
 
 
 class Asked:
@@ -331,8 +371,8 @@ def confident(hit: Hit, asked: Asked, best_terms: set[str], gate: Gate, lead: fl
     share = asked.share(hit.matched)
     informative = [t for t in hit.matched if asked.weights.get(t, 0.0) >= INFORMATIVE_IDF]
     holds = f"holds {share:.0%} of what the prompt asks"
-    if any(_IDENTIFIER.search(t) for t in informative) and share >= gate.share / 2:
-        return f"names {next(t for t in informative if _IDENTIFIER.search(t))} and {holds}"
+    if any(_identifier(t) for t in informative) and share >= gate.share / 2:
+        return f"names {next(t for t in informative if _identifier(t))} and {holds}"
     if gate.lead and lead >= gate.lead and share >= gate.lead_share and informative:
         return f"scores {lead:.1f} times the next session and {holds}"
     if gate.scored and scored >= gate.scored and lead >= gate.scored_lead and informative:
@@ -431,7 +471,7 @@ def _block(index: Index, hit: Hit, wanted: set[str], room: int) -> list[str]:
 def before_prompt(call: HookCall) -> str:
     if call.mode == "off":
         return call.silent("recall is off")
-    prompt = _OWN_FRAME.sub(" ", call.text("prompt")).strip()[:4000]
+    prompt = _without_frames(call.text("prompt")).strip()[:4000]
     if not prompt:
         return call.silent("the prompt is empty")
     index = call.index()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import struct
 from array import array
 from collections import Counter
@@ -70,11 +71,11 @@ def test_doc_shapes_give_each_doc_the_factor_its_own_length_gives() -> None:
 
 def test_terms_are_the_same_when_the_cache_fills_midway(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "fetchUser retries the flaky upload in src/app.py; the uploader's cache_key retries again " * 3
-    expected = [term for raw in text_module._RAW.findall(text) for term in text_module.token_terms(raw)]
+    expected = [term for raw in re.findall(text_module.RAW_PATTERN, text) for term in text_module.token_terms(raw)]
     monkeypatch.setattr(text_module, "_CACHE_LIMIT", 3)
     text_module.forget_cached_terms()
     assert text_module.terms(text) == expected
     assert len(text_module._CACHE) <= 3
     assert [found for _, found in text_module.term_positions(text)] == [
-        text_module.token_terms(raw) for raw in text_module._RAW.findall(text)
+        text_module.token_terms(raw) for raw in re.findall(text_module.RAW_PATTERN, text)
     ]

@@ -5,7 +5,7 @@ in the hooks that need neither.
 about 5 ms, half of starting Python. So every hook works on ``os.path`` strings (``core/folders.py``), and a hook
 that only names sessions (the session-start block, a file's past edits, a successful command, a session's end)
 loads no ``re`` and no ``datetime`` either: a session's date comes from ``sessions.idx`` as seconds. A prompt that
-recalls dates its sessions with ``_datetime`` alone.
+recalls dates its sessions with ``_datetime`` alone, and reads its words and names with ``str``'s methods, not ``re``.
 ``tests/test_layers.py`` checks the other things no hook loads and the README's list of what hooks import.
 """
 
@@ -53,17 +53,17 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
             {**base, "hook_event_name": "sessionEnd", "conversation_id": "c0ffee00-ended"},
             NO_PATTERN_OR_DATE,
         ),
-        # A prompt's words are tokenised by pattern; it reads no date when no session holds them.
+        # A prompt's words are tokenised without a pattern (``text._scan``); it reads no date when no session holds them.
         "a prompt that recalls nothing": (
             "hook-prompt",
             {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "frobnicate the quuxified wibblers"},
-            NO_HOOK | {"datetime"},
+            NO_PATTERN_OR_DATE,
         ),
         # A session it recalls is dated by ``_datetime``, the C module alone (``datetime`` compiles a Python twin).
         "a prompt that recalls": (
             "hook-prompt",
             {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache"},
-            NO_HOOK | {"datetime"},
+            NO_PATTERN_OR_DATE,
         ),
         "a Shell command": (
             "hook-tool",

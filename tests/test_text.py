@@ -6,6 +6,8 @@ identifiers are found by their parts, noise words are dropped, and nothing else 
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from deja.core import text as text_module
@@ -126,15 +128,15 @@ def test_phrases_are_matched_in_a_folded_form() -> None:
 def test_a_query_without_quotes_is_its_own_rest_and_compiles_no_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
     """Most prompts hold no quote: the hook that splits them pays for no phrase pattern."""
     query = "why can't pytest  import api.cache?\n"
-    monkeypatch.setattr(text_module.re, "findall", lambda *_: pytest.fail("a phrase pattern was compiled"))
+    monkeypatch.setitem(sys.modules, "re", None)  # importing it fails
     assert phrases(query) == ([], query)
 
 
-def test_plain_words_split_no_identifier_and_compile_no_splitting_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A prompt of plain words (``Lisbon`` too) never needs an identifier's parts: their patterns wait for one."""
-    monkeypatch.setattr(text_module, "_SPLITTERS", [])
+def test_words_and_identifiers_are_split_without_re(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hook loads no ``re``: its prompt's words and identifiers are split all the same."""
+    monkeypatch.setattr(text_module, "_FINDERS", [])
     monkeypatch.setattr(text_module, "_CACHE", text_module._TermCache())
+    monkeypatch.delitem(sys.modules, "re")  # as in a hook
     assert terms("Write a haiku about autumn leaves in Lisbon") == ["write", "haiku", "autumn", "leav", "lisbon"]
-    assert text_module._SPLITTERS == []
     assert terms("fetchUserProfile") == ["fetchuserprofile", "fetch", "user", "profil"]
-    assert len(text_module._SPLITTERS) == 1
+    assert text_module._FINDERS[0] is text_module._scan

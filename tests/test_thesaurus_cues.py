@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -43,7 +45,7 @@ def test_a_phrase_still_stands_for_its_term(query: str, term: str) -> None:
 @pytest.mark.unit
 def test_a_word_ending_in_a_cue_matches_no_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
     """ "about" holds "out" but is no cue for ``timed out``: a prompt about anything compiles no phrase pattern."""
-    monkeypatch.setattr(thesaurus.re, "finditer", lambda *_: pytest.fail("a phrase pattern was compiled"))
+    monkeypatch.setattr(re, "finditer", lambda *_: pytest.fail("a phrase pattern was compiled"))
     others, gained = _found("write a haiku about autumn leaves, without rhyme, in the layout")
     assert gained == [] and "write" in others  # (its other forms, found without a pattern)
 

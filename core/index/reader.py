@@ -213,12 +213,12 @@ class Segment:
         packed = data[docs_at : docs_at + width * stop]
         if len(packed) != width * stop:
             raise ValueError(f"{stop} postings past the end")
-        if width == 4:
-            return memoryview(packed).cast("I"), values, lengths
-        wide = bytearray(4 * stop)  # little-endian u16s or u24s widened to u32s
+        if width != 3:  # little-endian u16s or u32s, read in place
+            return memoryview(packed).cast("H" if width == 2 else "I").tolist(), values, lengths
+        wide = bytearray(4 * stop)  # little-endian u24s widened to u32s
         for i in range(width):
             wide[i::4] = packed[i::width]
-        return memoryview(wide).cast("I"), values, lengths
+        return memoryview(wide).cast("I").tolist(), values, lengths
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""

@@ -1,0 +1,55 @@
+"""The prompt hook's matchers without ``re`` find exactly what its regular expressions found: a prompt's words and
+where they start, which of them read as identifiers, its years, and the frames of deja's own it holds."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from deja.hooks import prompt
+from deja.hooks.call import FRAME_CLOSE, FRAME_OPEN
+
+pytestmark = pytest.mark.unit
+
+#: The patterns the matchers stand for, as the hook had them.
+WORD = re.compile(r"[^\W\d_][\w./:#-]*")
+IDENTIFIER = re.compile(r"[_./:#-]|\d|[a-z][A-Z]")
+YEAR = re.compile(r"(?:19|20)\d\d")
+OWN_FRAME = re.compile(re.escape(FRAME_OPEN) + r".*?" + re.escape(FRAME_CLOSE), re.S)
+ALPHABET = list("aZbY019_./:#-@ ,;!?\t\n'\"()") + list("éßΩж中²٣\u0301\u00a0—’😀ǅⅫ\u0660\x1c\u212a")
+
+
+def _texts(count: int, seed: int, alphabet: list[str] = ALPHABET) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24))) for _ in range(count)]
+
+
+def _every_code_point(around: str) -> str:
+    return "".join(around.format(chr(c)) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+
+
+def test_words_and_their_starts_are_what_the_pattern_finds() -> None:
+    for text in [*_texts(20_000, seed=21), _every_code_point("a{0}1{0}_{0}.{0}{0}b ")]:
+        assert prompt._words(text) == [(m.start(), m.group()) for m in WORD.finditer(text)], repr(text)[:200]
+
+
+def test_identifiers_are_what_the_pattern_finds() -> None:
+    words = [*_texts(20_000, seed=22), "fetchUser", "HTTP", "Kafka", "per_customer", "v2", "x²", "a\u212a", "ǅa"]
+    words += [f"a{chr(c)}" for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for word in words:
+        assert prompt._identifier(word) == bool(IDENTIFIER.search(word)), repr(word)
+
+
+def test_years_are_what_the_pattern_finds() -> None:
+    for term in [*_texts(20_000, seed=23, alphabet=list("0129٣²a")), "2023", "1999", "2100", "20٣٣", "202", "20233"]:
+        assert prompt._year(term) == bool(YEAR.fullmatch(term)), repr(term)
+
+
+def test_own_frames_are_taken_out_as_the_pattern_takes_them_out() -> None:
+    parts = [FRAME_OPEN, FRAME_CLOSE, "a", "\n", " ", FRAME_OPEN[:-1], "<", ">"]
+    rng = random.Random(24)
+    for _ in range(20_000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(0, 12)))
+        assert prompt._without_frames(text) == OWN_FRAME.sub(" ", text), repr(text)
