@@ -210,7 +210,7 @@ def measure_tools(home: Path, sessions: int) -> dict[str, float]:
     from deja.interfaces.mcp_refresh import check
 
     started = time.perf_counter()
-    check(home)  # what the server's refresher process does when asked, here with nothing changed
+    check(str(home))  # what the server's refresher process does when asked, here with nothing changed
     refresh_ms = (time.perf_counter() - started) * 1000
     return {
         "search p50": statistics.median(search_ms),

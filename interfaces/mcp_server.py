@@ -15,13 +15,16 @@ import and the index's opening. No call ever waits for a refresh: at most every
 freshness check (``core.indexer.glance``: a few thousand stats at 100k
 sessions, never a walk over every chat) and the reading of what it finds
 changed, never waiting for another writer, and answers from the index as it
-stands; a later call reads what that refresh wrote. A full walk that is due
+stands; a later call reads what that refresh wrote. The refresher starts once
+the engine is warm, before any call asks, and runs at a lower priority than the
+server, so that on a busy machine a call gets the core before it. A full walk that is due
 runs in a detached process. The index is never built inline: a missing index
 is built by a detached ``deja index`` while the tools say so in one sentence.
 """
 
 from __future__ import annotations
 
+import gc
 import inspect
 import math
 import os
@@ -40,7 +43,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from ..core import paths
+from ..core import detached, paths
 from .about import version
 from .mcp_stdio import answering_stdio
 
@@ -100,8 +103,8 @@ class LiveIndex:
     freshness check and the reading of what it finds changed, and answers
     without waiting for it; once the refresher is done a thread here opens the
     new index, so that a later call sees what this one could not. The check
-    runs in a process of its own so that its CPU never holds this interpreter's
-    lock while a call runs. Tool functions run on the SDK's worker threads,
+    runs in a process of its own, at a lower priority, so that its CPU never
+    holds this interpreter's lock while a call runs nor takes a core from one. Tool functions run on the SDK's worker threads,
     hence the lock.
     """
 
@@ -122,7 +125,8 @@ class LiveIndex:
     def warm(self) -> None:
         """Load the engine and open the index in a background thread, once, and search it once unless a tool call came
         first: what the first call would otherwise pay before it answers (at 100k sessions, about forty milliseconds
-        of CPU). The first refresh waits for the first call, or ``WARM_REFRESH_SECONDS``."""
+        of CPU). Then it sets aside what start-up made from the garbage collector's scans and starts the refresher,
+        whose first check waits for the first call, or ``WARM_REFRESH_SECONDS``."""
         with self._lock:
             if self._warmer is None:
                 self._warmer = threading.Thread(target=self._warm_up, name="deja-warm-up", daemon=True)
@@ -143,6 +147,11 @@ class LiveIndex:
 
             if not self._asked.is_set():
                 search_text(search(index, WARM_QUERY, limit=1))
+        # The SDK's and the engine's objects (some 90k) live as long as the server: a full collection scanning them
+        # costs about 70 ms of CPU, which would land on whichever call set it off. Frozen, they are never scanned.
+        gc.freeze()
+        with self._lock:
+            self._start_refresher()  # its start (about 60 ms of CPU, at a lower priority) comes before any call asks
         self._asked.wait(WARM_REFRESH_SECONDS)
         self._ask_refresh()  # nothing when the first call has asked already
 
@@ -230,8 +239,6 @@ class LiveIndex:
     def _start_build(self) -> None:
         """A detached ``deja index``, unless the one started before still runs (no process to spare: the next call
         tries again)."""
-        from ..core import detached
-
         with self._lock:
             if self._builder is not None and detached.running(self._builder):
                 return
@@ -260,6 +267,7 @@ class Refresher:
             stderr=None,  # its warnings go where the server's do
             close_fds=True,
         )
+        detached.lower_priority(self._process.pid, own_session=False)  # a call arriving while it checks comes first
         threading.Thread(target=self._listen, name="deja-refresh-done", daemon=True).start()
 
     @property
