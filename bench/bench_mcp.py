@@ -27,12 +27,14 @@ that the freshness work sees a real Cursor folder. It spawns fresh ``deja mcp``
 servers and times their first ``search``, sent at several pauses after the
 tools/list answer and without any tools/list (right after initialize),
 ``FIRST_CALL_ROUNDS`` times each, with each spawn's time to its last
-handshake answer; then, in one process, calls back to back, after the check's
-one-second window, after a turn was appended to the newest chat, and once a
-full walk is due and while it runs (detached, never inside a call). Every
-sample is printed with min, median and max, and the machine's load.
-``--only startup`` instead times the start-up to the first tools/list answer
-there (paired, as for the synthetic indexes).
+handshake answer; then calls to servers in use, through stdio, after pauses
+of 0 to 3 s (``--only served``: nothing is written into the history); then,
+in one process, calls back to back, after the check's one-second window,
+after a turn was appended to the newest chat, and once a full walk is due and
+while it runs (detached, never inside a call; ``--only later``, which needs a
+history of its own). Every sample is printed with min, median and max, and
+the machine's load. ``--only startup`` instead times the start-up to the
+first tools/list answer there (paired, as for the synthetic indexes).
 
 ``--baseline REV`` (with ``--history``) spawns another revision's (or venv's)
 server in turn with this checkout's, both installed as a user installs them
@@ -373,46 +375,73 @@ def cpu_ms(clock: int | None) -> float:
     return time.clock_gettime(clock) * 1000 if clock is not None else math.nan
 
 
-def first_search_ms(python: str, env: dict[str, str], pause: float | None, query: str) -> tuple[float, float, float]:
-    """``deja mcp`` (of ``python``'s environment) spawned and initialised; its first ``search``, sent ``pause`` s after
-    the tools/list answer (or right after the initialize answer): ms from the spawn to the last handshake answer, ms
-    to the search's answer, and the CPU ms the server used meanwhile (its warm-up's too), which the machine's load
-    does not stretch."""
-    handshake = HANDSHAKE if pause is not None else HANDSHAKE.rsplit(b"{", 1)[0]  # initialize, initialized only
-    last = b'"id":2' if pause is not None else b'"id":1'
-    spawned = time.perf_counter()
-    server = subprocess.Popen(
-        [python, "-m", "deja.interfaces.entry", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
-    )
-    assert server.stdin is not None and server.stdout is not None
-    try:
-        server.stdin.write(handshake)
-        server.stdin.flush()
-        while (line := server.stdout.readline()) and last not in line.replace(b" ", b""):
+class Served:
+    """``deja mcp`` (of ``python``'s environment) over pipes as a client drives it: spawned and initialised (with the
+    tool list, or with ``tools_list`` false only initialize and initialized), then asked to search."""
+
+    def __init__(self, python: str, env: dict[str, str], tools_list: bool = True) -> None:
+        handshake = HANDSHAKE if tools_list else HANDSHAKE.rsplit(b"{", 1)[0]
+        spawned = time.perf_counter()
+        self.process = subprocess.Popen(
+            [python, "-m", "deja.interfaces.entry", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+        )
+        self.next_id = 3
+        try:
+            self._send(handshake)
+            self._answer(2 if tools_list else 1)
+        except BaseException:
+            self.close()
+            raise
+        #: ms from the spawn to the last handshake answer.
+        self.handshake_ms = (time.perf_counter() - spawned) * 1000
+        self._clock = cpu_clock(self.process.pid)
+
+    def _send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def _answer(self, request_id: int) -> bytes:
+        assert self.process.stdout is not None
+        wanted = b'"id":%d' % request_id
+        while (line := self.process.stdout.readline()) and wanted not in line.replace(b" ", b""):
             pass
-        assert last in line.replace(b" ", b""), line
-        handshake_ms = (time.perf_counter() - spawned) * 1000
-        time.sleep(pause or 0.0)
+        assert wanted in line.replace(b" ", b""), f"the server stopped before answering: {line!r}"
+        return line
+
+    def search(self, query: str) -> tuple[float, float]:
+        """One ``search`` call: ms to its answer, and the CPU ms the server used meanwhile (all its threads), which
+        the machine's load does not stretch."""
+        request_id, self.next_id = self.next_id, self.next_id + 1
         call = {
             "jsonrpc": "2.0",
-            "id": 3,
+            "id": request_id,
             "method": "tools/call",
             "params": {"name": "search", "arguments": {"query": query}},
         }
-        clock = cpu_clock(server.pid)
-        cpu, started = cpu_ms(clock), time.perf_counter()
-        server.stdin.write(msgspec.json.encode(call) + b"\n")
-        server.stdin.flush()
-        while (line := server.stdout.readline()) and b'"id":3' not in line.replace(b" ", b""):
-            pass
-        elapsed = (time.perf_counter() - started) * 1000
-        used = cpu_ms(clock) - cpu
+        cpu, started = cpu_ms(self._clock), time.perf_counter()
+        self._send(msgspec.json.encode(call) + b"\n")
+        line = self._answer(request_id)
+        elapsed, used = (time.perf_counter() - started) * 1000, cpu_ms(self._clock) - cpu
         assert b'"isError":false' in line.replace(b" ", b"") or b'"isError"' not in line, line[:300]
         assert b'"hits"' in line, line[:300]  # an answer from the index, not "still indexing"
-        return handshake_ms, elapsed, used
+        return elapsed, used
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def first_search_ms(python: str, env: dict[str, str], pause: float | None, query: str) -> tuple[float, float, float]:
+    """A fresh server's first ``search``, sent ``pause`` s after the tools/list answer (or right after the initialize
+    answer): ms from the spawn to the last handshake answer, ms to the search's answer, and the server's CPU ms
+    meanwhile (its warm-up's too, where it overlaps)."""
+    server = Served(python, env, tools_list=pause is not None)
+    try:
+        time.sleep(pause or 0.0)
+        return server.handshake_ms, *server.search(query)
     finally:
-        server.kill()
-        server.wait()
+        server.close()
 
 
 def pause_name(pause: float | None) -> str:
@@ -442,6 +471,47 @@ def measure_first_calls(size: int, home: Path, env: dict[str, str], pythons: dic
                 samples.setdefault(f"  {which}{pause_name(pause)}, server CPU", []).append(used)
                 handshake = "spawn to tools/list answer" if pause is not None else "spawn to initialize answer"
                 samples.setdefault(f"{which}{handshake}", []).append(handshake_ms)
+    return samples
+
+
+#: Calls to servers that have answered others, through stdio, and the pause in seconds before each: back to back,
+#: within the one-second check window, just past it (the call that asks the refresher for a check), after a quiet
+#: spell; ``SERVED_ROUNDS`` rounds, the kinds taking turns.
+SERVED_PAUSES = {
+    "right after a call": 0.0,
+    "0.3 s after a call": 0.3,
+    "1.1 s after a call": 1.1,
+    "3 s after a call": 3.0,
+}
+SERVED_ROUNDS = 6
+
+
+def measure_served(size: int, home: Path, env: dict[str, str], pythons: dict[str, str]) -> dict[str, list[float]]:
+    """``search`` calls to long-running servers through stdio, as an agent makes them, after each pause in
+    ``SERVED_PAUSES``: what a call pays, besides its search, for the SDK's transport, the garbage collector, the
+    refresher's checks and the machine. One server per deja in ``pythons``, taking turns (each one's pause is at
+    least the given one); nothing is written into the history, so it may be a read-only one."""
+    from deja.core.indexer import glance, refresh
+
+    refresh(home)
+    (index_dir(home) / glance.WALK_STAMP).touch()  # no walk starts beside these calls (measure_arrivals times one)
+    servers = {which: Served(python, env) for which, python in pythons.items()}
+    asked = iter(str(q["query"]) for q in queries(SERVED_ROUNDS * len(SERVED_PAUSES) * len(servers) + 1, size))
+    samples: dict[str, list[float]] = {}
+    try:
+        time.sleep(2.0)  # every warm-up and refresher start is over: what follows is a server in use
+        for server in servers.values():
+            server.search(next(asked))
+        for _ in range(SERVED_ROUNDS):
+            for name, pause in SERVED_PAUSES.items():
+                for which, server in servers.items():
+                    time.sleep(pause)
+                    wall, cpu = server.search(next(asked))
+                    samples.setdefault(f"{which}{name}", []).append(wall)
+                    samples.setdefault(f"  {which}{name}, server CPU", []).append(cpu)
+    finally:
+        for server in servers.values():
+            server.close()
     return samples
 
 
@@ -531,13 +601,15 @@ def measure_history(size: int, only: str | None, home: Path | None, source: Path
             print(f"start-up to the first tools/list answer, medians of {STARTUPS} paired runs: {name} {value:.0f}")
         print(f"load average (1, 5, 15 min) after: {os.getloadavg()}")
         return
-    first = measure_first_calls(size, home, dict(os.environ), pythons) if only != "later" else {}
+    first = measure_first_calls(size, home, dict(os.environ), pythons) if only in (None, "first") else {}
     print_distribution(size, first)
-    arrivals = measure_arrivals(size, home) if only != "first" else {}
+    served = measure_served(size, home, dict(os.environ), pythons) if only in (None, "served") else {}
+    print_distribution(size, served)
+    arrivals = measure_arrivals(size, home) if only in (None, "later") else {}
     print_distribution(size, arrivals)
     load_after = os.getloadavg()
     print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}")
-    samples = {**first, **arrivals}
+    samples = {**first, **served, **arrivals}
     figures.write(
         "bench_mcp_history",
         {
@@ -572,8 +644,9 @@ def main() -> None:
     parser.add_argument("--source", type=Path, help="with --history: the history --home was built from")
     parser.add_argument(
         "--only",
-        choices=["first", "later", "startup"],
-        help="with --history: only the first calls, the later calls, or the start-up to tools/list (paired)",
+        choices=["first", "served", "later", "startup"],
+        help="with --history: only the first calls, the calls to servers in use through stdio, the later calls "
+        "in-process, or the start-up to tools/list (paired)",
     )
     parser.add_argument(
         "--baseline",

@@ -358,7 +358,7 @@ def fit_bytes(text: str, budget: int) -> str:
 def work_answer(index: Index, mode: str, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
     """The text and the JSON of one work question: the same shapes as ``deja blame``/``files``/``fix``/``how``/…"""
     from ..core import work
-    from ..core.library import find_session, newest_sessions, session_digest
+    from ..core.library import session_digest
     from . import work_views as views
 
     if mode == "blame":
@@ -376,14 +376,33 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
             query, runs
         )
     if mode == "wip":
-        sessions = newest_sessions(index, project=query or project or str(Path.cwd()), limit=1)
-        if not sessions:
-            raise LookupError(f"no session ran in {query or project or Path.cwd()}")
-        segment, meta = find_session(index, sessions[0].id)
-        summary = work.digest(segment, meta)
-        return views.wip_text(summary), views.digest_json(summary)
+        return wip_answer(index, query or project or str(Path.cwd()))
     summary = session_digest(index, query)
     return views.ctx_markdown(summary, WORK_TEXT_BYTES), views.digest_json(summary)
+
+
+def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
+    """Where the last session in ``folder`` stopped; a folder no session ran in is an empty answer saying so, as an
+    error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question)."""
+    from ..core import work
+    from ..core.library import find_session, newest_sessions
+    from . import work_views as views
+
+    sessions = newest_sessions(index, project=folder, limit=1)
+    if not sessions:
+        note = f"no session ran in {folder}; `recent` lists the latest sessions and their projects"
+        return note, {
+            "session": None,
+            "goal": "",
+            "settled": [],
+            "files": [],
+            "commands": [],
+            "last_command": None,
+            "stopped": "",
+        }
+    segment, meta = find_session(index, sessions[0].id)
+    summary = work.digest(segment, meta)
+    return views.wip_text(summary), views.digest_json(summary)
 
 
 class Tools:
