@@ -133,12 +133,26 @@ class LiveIndex:
                 self._warmer.start()
 
     def _warm_up(self) -> None:
+        ready = self._warm_search()
+        # The SDK's and the engine's objects (some 90k) live as long as the server: a full collection scanning them
+        # costs about 70 ms of CPU, which would land on whichever call set it off. Frozen, they are never scanned.
+        gc.freeze()
+        if not ready:
+            return  # the first tool call has it built aside, or says what it cannot read
+        with self._lock:
+            self._start_refresher()  # its start (about 60 ms of CPU, at a lower priority) comes before any call asks
+        self._asked.wait(WARM_REFRESH_SECONDS)
+        self._ask_refresh()  # nothing when the first call has asked already
+
+    def _warm_search(self) -> bool:
+        """The engine loaded, the index opened and, unless a call came first, searched once; False without an index
+        to read."""
         from ..core.index import IndexUnreadable
 
         try:
             index = self._current()  # a tool call arriving meanwhile waits for this, and only for this
         except (IndexUnreadable, OSError):
-            return  # the first tool call has it built aside, or says what it cannot read
+            return False
         # One search pays what only the first pays: the stemmer, the term tables' first pages, the text view; a call
         # already asked pays it instead, rather than wait for the CPU while this one does.
         with suppress(IndexUnreadable, OSError):  # a damaged or vanished index: the tool calls say so
@@ -147,13 +161,7 @@ class LiveIndex:
 
             if not self._asked.is_set():
                 search_text(search(index, WARM_QUERY, limit=1))
-        # The SDK's and the engine's objects (some 90k) live as long as the server: a full collection scanning them
-        # costs about 70 ms of CPU, which would land on whichever call set it off. Frozen, they are never scanned.
-        gc.freeze()
-        with self._lock:
-            self._start_refresher()  # its start (about 60 ms of CPU, at a lower priority) comes before any call asks
-        self._asked.wait(WARM_REFRESH_SECONDS)
-        self._ask_refresh()  # nothing when the first call has asked already
+        return True
 
     def get(self) -> Index | None:
         """The index as it stands, or None while a first build (or a rebuild of an unreadable one) runs.
