@@ -28,8 +28,8 @@ servers and times their first ``search``, sent at several pauses after the
 tools/list answer and without any tools/list (right after initialize),
 ``FIRST_CALL_ROUNDS`` times each, with each spawn's time to its last
 handshake answer; then calls to servers in use, through stdio, after pauses
-of 0 to 3 s and in a burst of 300 (``--only served``: nothing is written into
-the history); then,
+of 0 to 3 s, in a burst of 300 and when a full walk is due and while it runs
+(``--only served``: nothing is written into the history); then,
 in one process, calls back to back, after the check's one-second window,
 after a turn was appended to the newest chat, and once a full walk is due and
 while it runs (detached, never inside a call; ``--only later``, which needs a
@@ -488,20 +488,38 @@ SERVED_ROUNDS = 6
 #: Then this many calls back to back to each server: a full collection of the garbage collector's, which once
 #: scanned the SDK's and the engine's objects (about 70 ms of CPU at 100k sessions), lands on one in a few hundred.
 SERVED_BURST = 300
+#: Then this many times a full walk is made due: the call that finds it due (the refresher starts it, detached) and
+#: three calls half a second apart while it runs.
+SERVED_WALKS = 3
+
+
+def make_walk_due(home: Path) -> None:
+    """The index's last full walk made as old as ``WALK_SECONDS``, and none under way: the next check starts one."""
+    from deja.core.indexer import freshness, glance
+
+    directory = index_dir(home)
+    record = freshness.load(directory)
+    assert record is not None
+    freshness.save(directory, msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS))
+    (directory / glance.WALK_STAMP).unlink(missing_ok=True)
 
 
 def measure_served(size: int, home: Path, env: dict[str, str], pythons: dict[str, str]) -> dict[str, list[float]]:
     """``search`` calls to long-running servers through stdio, as an agent makes them, after each pause in
-    ``SERVED_PAUSES``, then ``SERVED_BURST`` back to back: what a call pays, besides its search, for the SDK's
-    transport, the garbage collector, the refresher's checks and the machine. One server per deja in ``pythons``, taking turns (each one's pause is at
+    ``SERVED_PAUSES``, then ``SERVED_BURST`` back to back, then when a full walk is due and while it runs
+    (``SERVED_WALKS`` times): what a call pays, besides its search, for the SDK's transport, the garbage collector,
+    the refresher's checks, a walk in another process and the machine. One server per deja in ``pythons``, taking turns (each one's pause is at
     least the given one); nothing is written into the history, so it may be a read-only one."""
     from deja.core.indexer import glance, refresh
 
     refresh(home)
-    (index_dir(home) / glance.WALK_STAMP).touch()  # no walk starts beside these calls (measure_arrivals times one)
+    (index_dir(home) / glance.WALK_STAMP).touch()  # no walk starts beside these calls until one is made due
     servers = {which: Served(python, env) for which, python in pythons.items()}
     asked = iter(
-        str(q["query"]) for q in queries((SERVED_ROUNDS * len(SERVED_PAUSES) + 1 + SERVED_BURST) * len(servers), size)
+        str(q["query"])
+        for q in queries(
+            (SERVED_ROUNDS * len(SERVED_PAUSES) + 1 + SERVED_BURST + 4 * SERVED_WALKS) * len(servers), size
+        )
     )
     samples: dict[str, list[float]] = {}
     try:
@@ -520,6 +538,15 @@ def measure_served(size: int, home: Path, env: dict[str, str], pythons: dict[str
                 wall, cpu = server.search(next(asked))
                 samples.setdefault(f"{which}in a burst of {SERVED_BURST}", []).append(wall)
                 samples.setdefault(f"  {which}in a burst of {SERVED_BURST}, server CPU", []).append(cpu)
+        for _ in range(SERVED_WALKS):
+            make_walk_due(home)
+            for name, pause in (("when a full walk is due", 1.1), *(("while that walk runs", 0.5),) * 3):
+                for which, server in servers.items():
+                    time.sleep(pause)
+                    wall, cpu = server.search(next(asked))
+                    samples.setdefault(f"{which}{name}", []).append(wall)
+                    samples.setdefault(f"  {which}{name}, server CPU", []).append(cpu)
+            refresh(home)  # the walk done (or made here), so that the next round finds one due afresh
     finally:
         for server in servers.values():
             server.close()
@@ -537,7 +564,7 @@ def measure_arrivals(size: int, home: Path) -> dict[str, list[float]]:
     CPU time, which the machine's load does not stretch."""
     from bench_index import _append_turn, _newest_transcript
 
-    from deja.core.indexer import freshness, refresh
+    from deja.core.indexer import refresh
     from deja.interfaces.mcp_server import REFRESH_SECONDS, Tools
 
     assert (index_dir(home) / "manifest.msgpack").exists(), (
@@ -564,12 +591,8 @@ def measure_arrivals(size: int, home: Path) -> dict[str, list[float]]:
         _append_turn(_newest_transcript(home))
         call("after a turn was appended", REFRESH_SECONDS + 0.1)
         call("the call after that", 0.5)  # the refresh that call started has read the turn by now
-    directory = index_dir(home)
     for _ in range(ARRIVAL_ROUNDS["walk due"]):
-        record = freshness.load(directory)
-        assert record is not None
-        freshness.save(directory, msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS))
-        (directory / "walk-started").unlink(missing_ok=True)
+        make_walk_due(home)
         call("when a full walk is due", REFRESH_SECONDS + 0.1)
         for _ in range(3):  # the detached walk has started by now
             call("while that walk runs", 0.5)
