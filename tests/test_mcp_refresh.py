@@ -128,3 +128,20 @@ def test_the_refresher_starts_before_any_call_and_below_the_servers_priority(ind
         assert server.refreshers() == refreshers  # the call's refresh asks the one that runs
     finally:
         server.close()
+
+
+def test_a_chat_written_while_no_server_ran_is_read_as_the_server_starts(indexed_sample: Sample) -> None:
+    """The refresher checks as it starts, beside the SDK's import: no call has to ask before a search finds it."""
+    transcript = transcript_path(indexed_sample.history.cli_root, "/work/api", "5a1e0000-old")
+    write_transcript(transcript, [user_turn("which celery broker did we pick?"), assistant_turn("Redis, for now.")])
+    manifest = indexed_sample.home / "index" / "manifest.msgpack"
+    built = manifest.stat().st_mtime_ns
+    server = Server(indexed_sample)
+    try:
+        deadline = time.monotonic() + 30
+        while manifest.stat().st_mtime_ns == built:
+            assert time.monotonic() < deadline, "the refresher read nothing before a call asked"
+            time.sleep(0.05)
+        assert server.search("celery broker") == ["5a1e0000-old"]
+    finally:
+        server.close()
