@@ -17,9 +17,10 @@ sessions, never a walk over every chat) and the reading of what it finds
 changed, never waiting for another writer, and answers from the index as it
 stands; a later call reads what that refresh wrote. The refresher starts
 before the SDK is imported and checks at once, and runs at a lower priority
-than the server, so that on a busy machine a call gets the core before it. A full walk that is due
-runs in a detached process. The index is never built inline: a missing index
-is built by a detached ``deja index`` while the tools say so in one sentence.
+than the server, so that on a busy machine a call gets the core before it. A
+full walk that is due runs in a detached process. The index is never built
+inline: a missing index is built by a detached ``deja index`` while the tools
+say so in one sentence.
 """
 
 from __future__ import annotations
