@@ -410,7 +410,7 @@ class Served:
         assert wanted in line.replace(b" ", b""), f"the server stopped before answering: {line!r}"
         return line
 
-    def search(self, query: str) -> tuple[float, float]:
+    def search(self, arguments: dict[str, object]) -> tuple[float, float]:
         """One ``search`` call: ms to its answer, and the CPU ms the server used meanwhile (all its threads), which
         the machine's load does not stretch."""
         request_id, self.next_id = self.next_id, self.next_id + 1
@@ -418,7 +418,7 @@ class Served:
             "jsonrpc": "2.0",
             "id": request_id,
             "method": "tools/call",
-            "params": {"name": "search", "arguments": {"query": query}},
+            "params": {"name": "search", "arguments": arguments},
         }
         cpu, started = cpu_ms(self._clock), time.perf_counter()
         self._send(msgspec.json.encode(call) + b"\n")
@@ -440,7 +440,7 @@ def first_search_ms(python: str, env: dict[str, str], pause: float | None, query
     server = Served(python, env, tools_list=pause is not None)
     try:
         time.sleep(pause or 0.0)
-        return server.handshake_ms, *server.search(query)
+        return server.handshake_ms, *server.search({"query": query})
     finally:
         server.close()
 
@@ -509,17 +509,15 @@ def measure_served(size: int, home: Path, env: dict[str, str], pythons: dict[str
     ``SERVED_PAUSES``, then ``SERVED_BURST`` back to back, then when a full walk is due and while it runs
     (``SERVED_WALKS`` times): what a call pays, besides its search, for the SDK's transport, the garbage collector,
     the refresher's checks, a walk in another process and the machine. One server per deja in ``pythons``, taking turns (each one's pause is at
-    least the given one); nothing is written into the history, so it may be a read-only one."""
+    least the given one), with ``queries``' filters (a project for a fifth, the last 30 days for a tenth); nothing
+    is written into the history, so it may be a read-only one."""
     from deja.core.indexer import glance, refresh
 
     refresh(home)
     (index_dir(home) / glance.WALK_STAMP).touch()  # no walk starts beside these calls until one is made due
     servers = {which: Served(python, env) for which, python in pythons.items()}
     asked = iter(
-        str(q["query"])
-        for q in queries(
-            (SERVED_ROUNDS * len(SERVED_PAUSES) + 1 + SERVED_BURST + 4 * SERVED_WALKS) * len(servers), size
-        )
+        queries((SERVED_ROUNDS * len(SERVED_PAUSES) + 1 + SERVED_BURST + 4 * SERVED_WALKS) * len(servers), size)
     )
     samples: dict[str, list[float]] = {}
     try:
