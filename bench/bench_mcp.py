@@ -27,12 +27,15 @@ that the freshness work sees a real Cursor folder. It spawns fresh ``deja mcp``
 servers and times their first ``search``, sent at several pauses after the
 tools/list answer and without any tools/list (right after initialize),
 ``FIRST_CALL_ROUNDS`` times each, with each spawn's time to its last
-handshake answer; then, in one process, calls back to back, after the check's
-one-second window, after a turn was appended to the newest chat, and once a
-full walk is due and while it runs (detached, never inside a call). Every
-sample is printed with min, median and max, and the machine's load.
-``--only startup`` instead times the start-up to the first tools/list answer
-there (paired, as for the synthetic indexes).
+handshake answer; then calls to servers in use, through stdio, after pauses
+of 0 to 3 s, in a burst of 300 and when a full walk is due and while it runs
+(``--only served``: nothing is written into the history); then,
+in one process, calls back to back, after the check's one-second window,
+after a turn was appended to the newest chat, and once a full walk is due and
+while it runs (detached, never inside a call; ``--only later``, which needs a
+history of its own). Every sample is printed with min, median and max, and
+the machine's load. ``--only startup`` instead times the start-up to the
+first tools/list answer there (paired, as for the synthetic indexes).
 
 ``--baseline REV`` (with ``--history``) spawns another revision's (or venv's)
 server in turn with this checkout's, both installed as a user installs them
@@ -210,7 +213,7 @@ def measure_tools(home: Path, sessions: int) -> dict[str, float]:
     from deja.interfaces.mcp_refresh import check
 
     started = time.perf_counter()
-    check(home)  # what the server's refresher process does when asked, here with nothing changed
+    check(str(home))  # what the server's refresher process does when asked, here with nothing changed
     refresh_ms = (time.perf_counter() - started) * 1000
     return {
         "search p50": statistics.median(search_ms),
@@ -373,46 +376,73 @@ def cpu_ms(clock: int | None) -> float:
     return time.clock_gettime(clock) * 1000 if clock is not None else math.nan
 
 
-def first_search_ms(python: str, env: dict[str, str], pause: float | None, query: str) -> tuple[float, float, float]:
-    """``deja mcp`` (of ``python``'s environment) spawned and initialised; its first ``search``, sent ``pause`` s after
-    the tools/list answer (or right after the initialize answer): ms from the spawn to the last handshake answer, ms
-    to the search's answer, and the CPU ms the server used meanwhile (its warm-up's too), which the machine's load
-    does not stretch."""
-    handshake = HANDSHAKE if pause is not None else HANDSHAKE.rsplit(b"{", 1)[0]  # initialize, initialized only
-    last = b'"id":2' if pause is not None else b'"id":1'
-    spawned = time.perf_counter()
-    server = subprocess.Popen(
-        [python, "-m", "deja.interfaces.entry", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
-    )
-    assert server.stdin is not None and server.stdout is not None
-    try:
-        server.stdin.write(handshake)
-        server.stdin.flush()
-        while (line := server.stdout.readline()) and last not in line.replace(b" ", b""):
+class Served:
+    """``deja mcp`` (of ``python``'s environment) over pipes as a client drives it: spawned and initialised (with the
+    tool list, or with ``tools_list`` false only initialize and initialized), then asked to search."""
+
+    def __init__(self, python: str, env: dict[str, str], tools_list: bool = True) -> None:
+        handshake = HANDSHAKE if tools_list else HANDSHAKE.rsplit(b"{", 1)[0]
+        spawned = time.perf_counter()
+        self.process = subprocess.Popen(
+            [python, "-m", "deja.interfaces.entry", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+        )
+        self.next_id = 3
+        try:
+            self._send(handshake)
+            self._answer(2 if tools_list else 1)
+        except BaseException:
+            self.close()
+            raise
+        #: ms from the spawn to the last handshake answer.
+        self.handshake_ms = (time.perf_counter() - spawned) * 1000
+        self._clock = cpu_clock(self.process.pid)
+
+    def _send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def _answer(self, request_id: int) -> bytes:
+        assert self.process.stdout is not None
+        wanted = b'"id":%d' % request_id
+        while (line := self.process.stdout.readline()) and wanted not in line.replace(b" ", b""):
             pass
-        assert last in line.replace(b" ", b""), line
-        handshake_ms = (time.perf_counter() - spawned) * 1000
-        time.sleep(pause or 0.0)
+        assert wanted in line.replace(b" ", b""), f"the server stopped before answering: {line!r}"
+        return line
+
+    def search(self, arguments: dict[str, object]) -> tuple[float, float]:
+        """One ``search`` call: ms to its answer, and the CPU ms the server used meanwhile (all its threads), which
+        the machine's load does not stretch."""
+        request_id, self.next_id = self.next_id, self.next_id + 1
         call = {
             "jsonrpc": "2.0",
-            "id": 3,
+            "id": request_id,
             "method": "tools/call",
-            "params": {"name": "search", "arguments": {"query": query}},
+            "params": {"name": "search", "arguments": arguments},
         }
-        clock = cpu_clock(server.pid)
-        cpu, started = cpu_ms(clock), time.perf_counter()
-        server.stdin.write(msgspec.json.encode(call) + b"\n")
-        server.stdin.flush()
-        while (line := server.stdout.readline()) and b'"id":3' not in line.replace(b" ", b""):
-            pass
-        elapsed = (time.perf_counter() - started) * 1000
-        used = cpu_ms(clock) - cpu
+        cpu, started = cpu_ms(self._clock), time.perf_counter()
+        self._send(msgspec.json.encode(call) + b"\n")
+        line = self._answer(request_id)
+        elapsed, used = (time.perf_counter() - started) * 1000, cpu_ms(self._clock) - cpu
         assert b'"isError":false' in line.replace(b" ", b"") or b'"isError"' not in line, line[:300]
         assert b'"hits"' in line, line[:300]  # an answer from the index, not "still indexing"
-        return handshake_ms, elapsed, used
+        return elapsed, used
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def first_search_ms(python: str, env: dict[str, str], pause: float | None, query: str) -> tuple[float, float, float]:
+    """A fresh server's first ``search``, sent ``pause`` s after the tools/list answer (or right after the initialize
+    answer): ms from the spawn to the last handshake answer, ms to the search's answer, and the server's CPU ms
+    meanwhile (its warm-up's too, where it overlaps)."""
+    server = Served(python, env, tools_list=pause is not None)
+    try:
+        time.sleep(pause or 0.0)
+        return server.handshake_ms, *server.search({"query": query})
     finally:
-        server.kill()
-        server.wait()
+        server.close()
 
 
 def pause_name(pause: float | None) -> str:
@@ -445,6 +475,82 @@ def measure_first_calls(size: int, home: Path, env: dict[str, str], pythons: dic
     return samples
 
 
+#: Calls to servers that have answered others, through stdio, and the pause in seconds before each: back to back,
+#: within the one-second check window, just past it (the call that asks the refresher for a check), after a quiet
+#: spell; ``SERVED_ROUNDS`` rounds, the kinds taking turns.
+SERVED_PAUSES = {
+    "right after a call": 0.0,
+    "0.3 s after a call": 0.3,
+    "1.1 s after a call": 1.1,
+    "3 s after a call": 3.0,
+}
+SERVED_ROUNDS = 6
+#: Then this many calls back to back to each server: a full collection of the garbage collector's, which once
+#: scanned the SDK's and the engine's objects (about 70 ms of CPU at 100k sessions), lands on one in a few hundred.
+SERVED_BURST = 300
+#: Then this many times a full walk is made due: the call that finds it due (the refresher starts it, detached) and
+#: three calls half a second apart while it runs.
+SERVED_WALKS = 3
+
+
+def make_walk_due(home: Path) -> None:
+    """The index's last full walk made as old as ``WALK_SECONDS``, and none under way: the next check starts one."""
+    from deja.core.indexer import freshness, glance
+
+    directory = index_dir(home)
+    record = freshness.load(directory)
+    assert record is not None
+    freshness.save(directory, msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS))
+    (directory / glance.WALK_STAMP).unlink(missing_ok=True)
+
+
+def measure_served(size: int, home: Path, env: dict[str, str], pythons: dict[str, str]) -> dict[str, list[float]]:
+    """``search`` calls to long-running servers through stdio, as an agent makes them, after each pause in
+    ``SERVED_PAUSES``, then ``SERVED_BURST`` back to back, then when a full walk is due and while it runs
+    (``SERVED_WALKS`` times): what a call pays, besides its search, for the SDK's transport, the garbage collector,
+    the refresher's checks, a walk in another process and the machine. One server per deja in ``pythons``, taking turns (each one's pause is at
+    least the given one), with ``queries``' filters (a project for a fifth, the last 30 days for a tenth); nothing
+    is written into the history, so it may be a read-only one."""
+    from deja.core.indexer import glance, refresh
+
+    refresh(home)
+    (index_dir(home) / glance.WALK_STAMP).touch()  # no walk starts beside these calls until one is made due
+    servers = {which: Served(python, env) for which, python in pythons.items()}
+    asked = iter(
+        queries((SERVED_ROUNDS * len(SERVED_PAUSES) + 1 + SERVED_BURST + 4 * SERVED_WALKS) * len(servers), size)
+    )
+    samples: dict[str, list[float]] = {}
+    try:
+        time.sleep(2.0)  # every warm-up and refresher start is over: what follows is a server in use
+        for server in servers.values():
+            server.search(next(asked))
+        for _ in range(SERVED_ROUNDS):
+            for name, pause in SERVED_PAUSES.items():
+                for which, server in servers.items():
+                    time.sleep(pause)
+                    wall, cpu = server.search(next(asked))
+                    samples.setdefault(f"{which}{name}", []).append(wall)
+                    samples.setdefault(f"  {which}{name}, server CPU", []).append(cpu)
+        for _ in range(SERVED_BURST):
+            for which, server in servers.items():
+                wall, cpu = server.search(next(asked))
+                samples.setdefault(f"{which}in a burst of {SERVED_BURST}", []).append(wall)
+                samples.setdefault(f"  {which}in a burst of {SERVED_BURST}, server CPU", []).append(cpu)
+        for _ in range(SERVED_WALKS):
+            make_walk_due(home)
+            for name, pause in (("when a full walk is due", 1.1), *(("while that walk runs", 0.5),) * 3):
+                for which, server in servers.items():
+                    time.sleep(pause)
+                    wall, cpu = server.search(next(asked))
+                    samples.setdefault(f"{which}{name}", []).append(wall)
+                    samples.setdefault(f"  {which}{name}, server CPU", []).append(cpu)
+            refresh(home)  # the walk done (or made here), so that the next round finds one due afresh
+    finally:
+        for server in servers.values():
+            server.close()
+    return samples
+
+
 #: How many calls of each kind ``measure_arrivals`` times.
 ARRIVAL_ROUNDS = {"back to back": 30, "after the check window": 8, "after a turn was appended": 4, "walk due": 3}
 
@@ -456,7 +562,7 @@ def measure_arrivals(size: int, home: Path) -> dict[str, list[float]]:
     CPU time, which the machine's load does not stretch."""
     from bench_index import _append_turn, _newest_transcript
 
-    from deja.core.indexer import freshness, refresh
+    from deja.core.indexer import refresh
     from deja.interfaces.mcp_server import REFRESH_SECONDS, Tools
 
     assert (index_dir(home) / "manifest.msgpack").exists(), (
@@ -483,12 +589,8 @@ def measure_arrivals(size: int, home: Path) -> dict[str, list[float]]:
         _append_turn(_newest_transcript(home))
         call("after a turn was appended", REFRESH_SECONDS + 0.1)
         call("the call after that", 0.5)  # the refresh that call started has read the turn by now
-    directory = index_dir(home)
     for _ in range(ARRIVAL_ROUNDS["walk due"]):
-        record = freshness.load(directory)
-        assert record is not None
-        freshness.save(directory, msgspec.structs.replace(record, walked_at=record.walked_at - freshness.WALK_SECONDS))
-        (directory / "walk-started").unlink(missing_ok=True)
+        make_walk_due(home)
         call("when a full walk is due", REFRESH_SECONDS + 0.1)
         for _ in range(3):  # the detached walk has started by now
             call("while that walk runs", 0.5)
@@ -499,9 +601,12 @@ def measure_arrivals(size: int, home: Path) -> dict[str, list[float]]:
 def print_distribution(size: int, samples: dict[str, list[float]]) -> None:
     if not samples:
         return
-    print(f"{size} sessions, MCP search (ms): {'n':>3} {'min':>7} {'median':>7} {'max':>7}  every sample")
+    print(
+        f"{size} sessions, MCP search (ms): {'n':>3} {'min':>7} {'median':>7} {'max':>7}  every sample (of many, the slowest)"
+    )
     for name, values in samples.items():
-        every = " ".join(f"{v:.0f}" for v in values)
+        shown = values if len(values) <= 40 else sorted(values)[-8:]  # of many, the slowest
+        every = ("" if shown is values else "slowest: ") + " ".join(f"{v:.0f}" for v in shown)
         print(
             f"  {name:<40} {len(values):>3} {min(values):7.1f} {statistics.median(values):7.1f} {max(values):7.1f}  {every}"
         )
@@ -531,13 +636,15 @@ def measure_history(size: int, only: str | None, home: Path | None, source: Path
             print(f"start-up to the first tools/list answer, medians of {STARTUPS} paired runs: {name} {value:.0f}")
         print(f"load average (1, 5, 15 min) after: {os.getloadavg()}")
         return
-    first = measure_first_calls(size, home, dict(os.environ), pythons) if only != "later" else {}
+    first = measure_first_calls(size, home, dict(os.environ), pythons) if only in (None, "first") else {}
     print_distribution(size, first)
-    arrivals = measure_arrivals(size, home) if only != "first" else {}
+    served = measure_served(size, home, dict(os.environ), pythons) if only in (None, "served") else {}
+    print_distribution(size, served)
+    arrivals = measure_arrivals(size, home) if only in (None, "later") else {}
     print_distribution(size, arrivals)
     load_after = os.getloadavg()
     print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}")
-    samples = {**first, **arrivals}
+    samples = {**first, **served, **arrivals}
     figures.write(
         "bench_mcp_history",
         {
@@ -572,8 +679,9 @@ def main() -> None:
     parser.add_argument("--source", type=Path, help="with --history: the history --home was built from")
     parser.add_argument(
         "--only",
-        choices=["first", "later", "startup"],
-        help="with --history: only the first calls, the later calls, or the start-up to tools/list (paired)",
+        choices=["first", "served", "later", "startup"],
+        help="with --history: only the first calls, the calls to servers in use through stdio, the later calls "
+        "in-process, or the start-up to tools/list (paired)",
     )
     parser.add_argument(
         "--baseline",

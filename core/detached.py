@@ -4,7 +4,10 @@ A hook hands an ingest on and returns (cursor-agent takes the hook's process
 group with it when it exits), a read starts a full walk it does not wait for,
 the MCP server a build. Each process started here runs in a session of its
 own, reads the bytes given (or the null device) on stdin, writes to the null
-device, and holds no file descriptor of its starter's but those three.
+device, and holds no file descriptor of its starter's but those three. It is
+background work, so it runs ``NICE`` steps below its starter (``lower_priority``):
+on a busy machine a tool call or a hook that a person waits for gets the core
+first, and on an idle one the work runs at full speed all the same.
 
 On POSIX it is started with ``os.posix_spawn``: nothing to import (``subprocess``
 would cost a hook ``threading``, ``selectors``, ``signal`` and ``locale``,
@@ -23,6 +26,10 @@ TYPE_CHECKING = False  # typing's own, without importing typing; type checkers k
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from subprocess import Popen
+
+#: How many steps of niceness below its starter background work runs (the scheduler gives a process at 10 about a
+#: tenth of the share of one at 0 while both want the same core).
+NICE = 10
 
 #: Processes spawned here that may still run (reaped by ``running``), and those started through ``subprocess``.
 _spawned: set[int] = set()
@@ -45,9 +52,36 @@ def start(argv: list[str], *, stdin: bytes = b"", env: Mapping[str, str] | None 
     finally:
         if read is not None:
             os.close(read)
+    lower_priority(pid, own_session=True)
     if write is not None:
         _feed(write, stdin)
     return pid
+
+
+def lower_priority(pid: int, *, own_session: bool) -> None:
+    """Run process ``pid`` (started by this one) ``NICE`` steps below this one, as far as the system allows.
+
+    Where Linux's autogroups are on (most desktops), the scheduler first shares the machine between sessions and
+    only then between a session's processes by their niceness: a process in a session of its own is lowered
+    through its session's group, one that shares its starter's session (the MCP server's refresher) by its own
+    niceness, which is set for both so that it holds where there are no autogroups. Raising a niceness needs no
+    privilege; where it cannot be set the process runs as it is.
+    """
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE))
+    except (AttributeError, OSError):  # no such call (Windows, which has no autogroups either), or it has ended
+        return
+    if own_session:
+        try:
+            group = os.open(f"/proc/{pid}/autogroup", os.O_WRONLY)
+        except OSError:  # no autogroups here (or the process has ended)
+            return
+        try:
+            os.write(group, b"%d" % NICE)
+        except OSError:
+            pass
+        finally:
+            os.close(group)
 
 
 def start_index() -> int:

@@ -45,9 +45,12 @@ def main() -> None:
             sys.exit(_hook_help(argv[0], HANDLERS))
         exit_at_once(run_hook(argv[0], argv[1:]))
     if argv == ["mcp"]:  # what mcp.json runs: the first answer must not wait for typer
+        from .mcp_refresh import Refresher
+
+        refresher = Refresher.beside_start()  # its start and first check run beside the SDK's import, not a call's
         from .mcp_server import main as serve_mcp
 
-        serve_mcp()
+        serve_mcp(refresher)
         return
     if argv and not REPAIRS & {argv[0], *argv}:
         _stop_on_a_broken_config()

@@ -15,13 +15,17 @@ import and the index's opening. No call ever waits for a refresh: at most every
 freshness check (``core.indexer.glance``: a few thousand stats at 100k
 sessions, never a walk over every chat) and the reading of what it finds
 changed, never waiting for another writer, and answers from the index as it
-stands; a later call reads what that refresh wrote. A full walk that is due
-runs in a detached process. The index is never built inline: a missing index
-is built by a detached ``deja index`` while the tools say so in one sentence.
+stands; a later call reads what that refresh wrote. The refresher starts
+before the SDK is imported and checks at once, and runs at a lower priority
+than the server, so that on a busy machine a call gets the core before it. A
+full walk that is due runs in a detached process. The index is never built
+inline: a missing index is built by a detached ``deja index`` while the tools
+say so in one sentence.
 """
 
 from __future__ import annotations
 
+import gc
 import inspect
 import math
 import os
@@ -29,7 +33,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
@@ -40,8 +43,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from ..core import paths
+from ..core import detached, paths
 from .about import version
+from .mcp_refresh import Refresher
 from .mcp_stdio import answering_stdio
 
 # The engine (index, search, views) loads in the warm-up's thread, beside the handshake, never on the import path:
@@ -56,8 +60,6 @@ STILL_INDEXING = "deja is still indexing your history; try again in a few second
 REFRESH_SECONDS = 1.0
 #: How long after the call that asks for a refresh the refresher is asked (a search answers in well under this).
 AFTER_CALL_SECONDS = 0.1
-#: How long after the warm-up the server waits for a first call, which asks for the first refresh, before it asks.
-WARM_REFRESH_SECONDS = 1.0
 #: What the warm-up searches for (its answer is thrown away).
 WARM_QUERY = "error"
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
@@ -100,12 +102,14 @@ class LiveIndex:
     freshness check and the reading of what it finds changed, and answers
     without waiting for it; once the refresher is done a thread here opens the
     new index, so that a later call sees what this one could not. The check
-    runs in a process of its own so that its CPU never holds this interpreter's
-    lock while a call runs. Tool functions run on the SDK's worker threads,
-    hence the lock.
+    runs in a process of its own, at a lower priority, so that its CPU never
+    holds this interpreter's lock while a call runs nor takes a core from one.
+    Tool functions run on the SDK's worker threads, hence the lock.
     """
 
-    def __init__(self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS):
+    def __init__(
+        self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS, refresher: Refresher | None = None
+    ):
         self.home = home or paths.deja_home()
         self.refresh_every = refresh_every
         self._asked_at = -math.inf
@@ -114,27 +118,38 @@ class LiveIndex:
         #: The pid of the ``deja index`` started to build a missing or unreadable index.
         self._builder: int | None = None
         self._warmer: threading.Thread | None = None
-        self._refresher: Refresher | None = None
+        #: Started with the server (``Refresher.beside_start``), else by the first ask.
+        self._refresher = refresher
         #: Set by the first tool call: the warm-up's search is then the call's own.
         self._asked = threading.Event()
         self._lock = threading.Lock()
+        if refresher is not None:
+            refresher.listen(self._reopen)
 
     def warm(self) -> None:
         """Load the engine and open the index in a background thread, once, and search it once unless a tool call came
         first: what the first call would otherwise pay before it answers (at 100k sessions, about forty milliseconds
-        of CPU). The first refresh waits for the first call, or ``WARM_REFRESH_SECONDS``."""
+        of CPU). Then it sets aside what start-up made from the garbage collector's scans."""
         with self._lock:
             if self._warmer is None:
                 self._warmer = threading.Thread(target=self._warm_up, name="deja-warm-up", daemon=True)
                 self._warmer.start()
 
     def _warm_up(self) -> None:
+        self._warm_search()
+        # The SDK's and the engine's objects (some 90k) live as long as the server: a full collection scanning them
+        # costs about 70 ms of CPU, which would land on whichever call set it off. Frozen, they are never scanned.
+        gc.freeze()
+
+    def _warm_search(self) -> None:
+        """The engine loaded, the index opened and, unless a call came first, searched once (nothing without an
+        index to read: the first tool call has it built aside, or says what it cannot read)."""
         from ..core.index import IndexUnreadable
 
         try:
             index = self._current()  # a tool call arriving meanwhile waits for this, and only for this
         except (IndexUnreadable, OSError):
-            return  # the first tool call has it built aside, or says what it cannot read
+            return
         # One search pays what only the first pays: the stemmer, the term tables' first pages, the text view; a call
         # already asked pays it instead, rather than wait for the CPU while this one does.
         with suppress(IndexUnreadable, OSError):  # a damaged or vanished index: the tool calls say so
@@ -143,8 +158,6 @@ class LiveIndex:
 
             if not self._asked.is_set():
                 search_text(search(index, WARM_QUERY, limit=1))
-        self._asked.wait(WARM_REFRESH_SECONDS)
-        self._ask_refresh()  # nothing when the first call has asked already
 
     def get(self) -> Index | None:
         """The index as it stands, or None while a first build (or a rebuild of an unreadable one) runs.
@@ -167,8 +180,8 @@ class LiveIndex:
 
     def _ask_refresh(self) -> None:
         """Ask the refresher for a check once the call that asks has answered (``AFTER_CALL_SECONDS``), unless one was
-        asked for less than ``refresh_every`` seconds ago or is still running; the first ask starts the refresher,
-        so that its start does not compete with the first call either."""
+        asked for less than ``refresh_every`` seconds ago or is still running; an ask that finds no refresher starts
+        one (which checks as it starts)."""
         with self._lock:
             now = time.monotonic()
             if now - self._asked_at < self.refresh_every or (self._refresher is not None and self._refresher.busy):
@@ -181,7 +194,7 @@ class LiveIndex:
     def _send_ask(self) -> None:
         with self._lock:
             refresher = self._start_refresher()
-            if refresher is not None:
+            if refresher is not None and not refresher.busy:
                 refresher.ask()
 
     def _start_refresher(self) -> Refresher | None:
@@ -189,9 +202,11 @@ class LiveIndex:
         to spare, which is no error: the next ask tries again."""
         if self._refresher is None or not self._refresher.alive:
             try:
-                self._refresher = Refresher(self.home, self._reopen)
+                self._refresher = Refresher(str(self.home))
             except OSError:
                 self._refresher = None
+            else:
+                self._refresher.listen(self._reopen)
         return self._refresher
 
     def _reopen(self) -> None:
@@ -230,8 +245,6 @@ class LiveIndex:
     def _start_build(self) -> None:
         """A detached ``deja index``, unless the one started before still runs (no process to spare: the next call
         tries again)."""
-        from ..core import detached
-
         with self._lock:
             if self._builder is not None and detached.running(self._builder):
                 return
@@ -239,49 +252,6 @@ class LiveIndex:
                 self._builder = detached.start_index()
             except OSError:
                 self._builder = None
-
-
-class Refresher:
-    """The child process ``mcp_refresh`` that refreshes the index when asked, and the thread that hears it finish.
-
-    It reads the server's asks on its stdin and stops when the server exits (its stdin ends); ``done`` runs in
-    this process, on the listening thread, after each refresh.
-    """
-
-    def __init__(self, home: Path, done: Callable[[], None]):
-        import subprocess
-
-        self.busy = False
-        self._done = done
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "deja.interfaces.mcp_refresh", str(home)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=None,  # its warnings go where the server's do
-            close_fds=True,
-        )
-        threading.Thread(target=self._listen, name="deja-refresh-done", daemon=True).start()
-
-    @property
-    def alive(self) -> bool:
-        return self._process.poll() is None
-
-    def ask(self) -> None:
-        """Ask for one refresh (the caller holds the server's lock, and ``busy`` is false)."""
-        assert self._process.stdin is not None
-        self.busy = True
-        try:
-            self._process.stdin.write(b"refresh\n")
-            self._process.stdin.flush()
-        except OSError:
-            self.busy = False  # it has ended: the next ask starts another
-
-    def _listen(self) -> None:
-        assert self._process.stdout is not None
-        for _ in iter(self._process.stdout.readline, b""):
-            self.busy = False
-            self._done()
-        self.busy = False
 
 
 def within(name: str, value: int, low: int, high: int | None = None) -> int:
@@ -350,7 +320,7 @@ def fit_bytes(text: str, budget: int) -> str:
 def work_answer(index: Index, mode: str, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
     """The text and the JSON of one work question: the same shapes as ``deja blame``/``files``/``fix``/``how``/…"""
     from ..core import work
-    from ..core.library import find_session, newest_sessions, session_digest
+    from ..core.library import session_digest
     from ..core.redaction import as_indexed
     from . import work_views as views
 
@@ -361,9 +331,8 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         uses = work.topic_files(index, query, project, limit=20)
         return views.files_text(query, uses), views.files_json(query, uses)
     if mode in ("fix", "how"):
-        query = as_indexed(
-            query
-        )  # an error or command as the index holds it: a secret in it is not matched, nor echoed
+        # an error or command as the index holds it: a secret in it is not matched, nor echoed
+        query = as_indexed(query)
     if mode == "fix":
         fixes = work.error_history(index, query, limit=3)
         return views.fix_text(query, fixes), views.fix_json(query, fixes)
@@ -373,21 +342,42 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
             query, runs
         )
     if mode == "wip":
-        sessions = newest_sessions(index, project=query or project or str(Path.cwd()), limit=1)
-        if not sessions:
-            raise LookupError(f"no session ran in {query or project or Path.cwd()}")
-        segment, meta = find_session(index, sessions[0].id)
-        summary = work.digest(segment, meta)
-        return views.wip_text(summary), views.digest_json(summary)
+        return wip_answer(index, query or project or str(Path.cwd()))
     summary = session_digest(index, query)
     return views.ctx_markdown(summary, WORK_TEXT_BYTES), views.digest_json(summary)
+
+
+def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
+    """Where the last session in ``folder`` stopped; a folder no session ran in is an empty answer saying so, as an
+    error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question)."""
+    from ..core import work
+    from ..core.library import find_session, newest_sessions
+    from . import work_views as views
+
+    sessions = newest_sessions(index, project=folder, limit=1)
+    if not sessions:
+        note = f"no session ran in {folder}; `recent` lists the latest sessions and their projects"
+        return note, {
+            "session": None,
+            "goal": "",
+            "settled": [],
+            "files": [],
+            "commands": [],
+            "last_command": None,
+            "stopped": "",
+        }
+    segment, meta = find_session(index, sessions[0].id)
+    summary = work.digest(segment, meta)
+    return views.wip_text(summary), views.digest_json(summary)
 
 
 class Tools:
     """The five tools over one live index; the methods are what the server registers (``build_server``)."""
 
-    def __init__(self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS):
-        self.live = LiveIndex(home, refresh_every)
+    def __init__(
+        self, home: Path | None = None, refresh_every: float = REFRESH_SECONDS, refresher: Refresher | None = None
+    ):
+        self.live = LiveIndex(home, refresh_every, refresher)
 
     def search(
         self,
@@ -587,10 +577,11 @@ def build_server(tools: Tools | None = None) -> MCPServer:
     return server
 
 
-def main() -> None:
+def main(refresher: Refresher | None = None) -> None:
     """``deja mcp``: serve, saying what this is when a person starts it in a terminal.
 
-    ``entry.main`` calls it before typer is imported, so the first answer waits only for the SDK's import.
+    ``entry.main`` calls it before typer is imported, so the first answer waits only for the SDK's import, and
+    hands it the ``refresher`` it started before that import.
     """
     if sys.stdin.isatty():
         signal.signal(signal.SIGINT, _stop_now)
@@ -599,7 +590,7 @@ def main() -> None:
             "there is nothing to type here. Ctrl-C stops it.\n"
         )
         sys.stderr.flush()
-    serve()
+    serve(refresher)
 
 
 def _stop_now(signum: int, frame: object) -> NoReturn:
@@ -612,10 +603,10 @@ def _stop_now(signum: int, frame: object) -> NoReturn:
     os._exit(0)
 
 
-def serve() -> None:
+def serve(refresher: Refresher | None = None) -> None:
     """Serve the tools over stdio until the client closes the connection, answering every unreadable line; the
     index warms up beside the handshake."""
-    tools = Tools()
+    tools = Tools(refresher=refresher)
     # Started before the SDK builds the tools' schemas and answers initialize, so that a call sent as soon as the tool
     # list is answered finds the engine loaded and the index open: the warm-up's CPU (about 40 ms at 100k sessions)
     # is paid before the first answers instead of by that call.

@@ -13,13 +13,19 @@ import pytest
 
 from deja.core import detached
 
-#: What the child reports: its session, its pid, what it read on stdin, which descriptors it holds.
+#: What the child reports: its session, its pid, what it read on stdin, which descriptors it holds, its niceness and
+#: its autogroup (where Linux has them), read once its stdin is read (after its starter has lowered its priority).
 REPORT = """
 import json, os, sys
 data = sys.stdin.read()
 fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+try:
+    group = open("/proc/self/autogroup").read()
+except OSError:
+    group = None
+report = {"sid": os.getsid(0), "pid": os.getpid(), "stdin": data, "fds": fds, "env": os.environ.get("WHO")}
 with open(sys.argv[1], "w") as out:
-    json.dump({"sid": os.getsid(0), "pid": os.getpid(), "stdin": data, "fds": fds, "env": os.environ.get("WHO")}, out)
+    json.dump(report | {"nice": os.getpriority(os.PRIO_PROCESS, 0), "autogroup": group}, out)
 """
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="the child lists /proc/self/fd")
@@ -81,3 +87,12 @@ def test_it_starts_from_a_process_with_threads_and_reaps_what_ended(tmp_path: Pa
 def test_a_program_that_cannot_start_is_an_oserror(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         detached.start([str(tmp_path / "no-such-program")], stdin=b"x")
+
+
+def test_a_started_process_runs_below_its_starter(tmp_path: Path) -> None:
+    """Background work yields the core to what a person waits for: niceness, and its session's group's."""
+    out = tmp_path / "report.json"
+    report = _report(out, detached.start([sys.executable, "-c", REPORT, str(out)], stdin=b"go"))
+    assert report["nice"] == min(19, os.getpriority(os.PRIO_PROCESS, 0) + detached.NICE)
+    if report["autogroup"] is not None:
+        assert report["autogroup"].split()[-2:] == ["nice", str(detached.NICE)]

@@ -385,6 +385,23 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
     run(history, tmp_path, scenario)
 
 
+def test_work_that_finds_nothing_answers_empty_with_a_note(history: History, tmp_path: Path) -> None:
+    """A folder no session ran in is no more an error than an error that never came up: an answer saying so."""
+    nowhere = history.root / "code" / "nowhere"
+
+    async def scenario(session: ClientSession) -> None:
+        wip = await ok(session, "work", mode="wip", query=str(nowhere))
+        assert text(wip) == f"no session ran in {nowhere}; `recent` lists the latest sessions and their projects"
+        assert wip.structured_content["session"] is None and wip.structured_content["files"] == []
+        here = await ok(session, "work", mode="wip", query=str(history.api))
+        assert here.structured_content["session"]["project"] == "api"
+        for mode, query in (("fix", "FluxCapacitorError: 1.21 gigawatts"), ("how", "kubectl"), ("files", "zeppelin")):
+            result = await ok(session, "work", mode=mode, query=query)
+            assert len(text(result).splitlines()) == 1, text(result)
+
+    run(history, tmp_path, scenario)
+
+
 def test_resume_gives_the_command_or_the_reason(history: History, tmp_path: Path) -> None:
     async def scenario(session: ClientSession) -> None:
         cli = await ok(session, "resume", session_id="c0ffee01")

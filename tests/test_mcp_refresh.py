@@ -7,6 +7,7 @@ server's interpreter while a tool call runs; what they find is served by a later
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from harness import ENTRY, Sample
 
+from deja.core import detached
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the server's children from /proc")
@@ -63,6 +65,9 @@ class Server:
         result = self.answer(request_id)["result"]
         return [hit["session_id"] for hit in result["structuredContent"]["hits"]]
 
+    def refreshers(self) -> list[int]:
+        return [pid for pid, argv in self.children().items() if "deja.interfaces.mcp_refresh" in argv]
+
     def children(self) -> dict[int, str]:
         """pid -> command line of each process the server started that still runs."""
         found = {}
@@ -96,7 +101,7 @@ def test_a_new_chat_is_read_by_the_refresher_and_served_by_a_later_search(indexe
         while server.search("gunicorn workers") != ["5a1e0000-new"]:
             assert time.monotonic() < deadline, "the new chat was never served"
             time.sleep(0.2)
-        refreshers = [pid for pid, argv in server.children().items() if "deja.interfaces.mcp_refresh" in argv]
+        refreshers = server.refreshers()
         assert len(refreshers) == 1
     finally:
         imported = server.close()
@@ -107,3 +112,36 @@ def test_a_new_chat_is_read_by_the_refresher_and_served_by_a_later_search(indexe
     while running(refreshers[0]):
         assert time.monotonic() < deadline, "the refresher outlived the server"
         time.sleep(0.05)
+
+
+def test_the_refresher_starts_before_any_call_and_below_the_servers_priority(indexed_sample: Sample) -> None:
+    """Its start and its checks take no core from a call: it starts while the server waits for one, and a call that
+    arrives while it checks runs first."""
+    server = Server(indexed_sample)
+    lowered = min(19, os.getpriority(os.PRIO_PROCESS, server.process.pid) + detached.NICE)
+    try:
+        deadline = time.monotonic() + 30
+        while not (refreshers := server.refreshers()) or os.getpriority(os.PRIO_PROCESS, refreshers[0]) != lowered:
+            assert time.monotonic() < deadline, f"no refresher at niceness {lowered} before the first call"
+            time.sleep(0.05)
+        assert server.search("pytest")  # it serves meanwhile
+        assert server.refreshers() == refreshers  # the call's refresh asks the one that runs
+    finally:
+        server.close()
+
+
+def test_a_chat_written_while_no_server_ran_is_read_as_the_server_starts(indexed_sample: Sample) -> None:
+    """The refresher checks as it starts, beside the SDK's import: no call has to ask before a search finds it."""
+    transcript = transcript_path(indexed_sample.history.cli_root, "/work/api", "5a1e0000-old")
+    write_transcript(transcript, [user_turn("which celery broker did we pick?"), assistant_turn("Redis, for now.")])
+    manifest = indexed_sample.home / "index" / "manifest.msgpack"
+    built = manifest.stat().st_mtime_ns
+    server = Server(indexed_sample)
+    try:
+        deadline = time.monotonic() + 30
+        while manifest.stat().st_mtime_ns == built:
+            assert time.monotonic() < deadline, "the refresher read nothing before a call asked"
+            time.sleep(0.05)
+        assert server.search("celery broker") == ["5a1e0000-old"]
+    finally:
+        server.close()
