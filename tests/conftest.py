@@ -62,6 +62,19 @@ def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sample:
 
 
 @pytest.fixture
+def cli_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cursor-agent root this process reads, on a machine with no editor history, indexed into its own
+    DEJA_HOME (``tmp_path / "deja"``): a test writes the chats it needs with the project's writers."""
+    root = tmp_path / "cursor-agent"
+    root.mkdir()
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(root))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    return root
+
+
+@pytest.fixture
 def indexed_sample(sample: Sample) -> Sample:
     """The sample history, indexed."""
     refresh(sample.home)

@@ -56,17 +56,6 @@ def found(word: str) -> bool:
     return "No session matches" not in ran.stdout
 
 
-@pytest.fixture
-def cli_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cursor-agent"
-    root.mkdir()
-    (tmp_path / "no-ide").mkdir()
-    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(root))
-    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
-    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
-    return root
-
-
 def _store_chat(root: Path, chat_id: str, word: str) -> Path:
     """A chat read from its store alone (no transcript): its store.db."""
     chat_dir = chat_dir_for(root, CWD, chat_id)

@@ -11,7 +11,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
-import pytest
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
@@ -29,15 +28,6 @@ def _tied_pair() -> tuple[datetime, datetime]:
     while _float32_days(when) != _float32_days(when + timedelta(minutes=1)):
         when += timedelta(minutes=1)
     return when, when + timedelta(minutes=1)
-
-
-@pytest.fixture
-def cli_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cursor-agent"
-    root.mkdir()
-    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(root))
-    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
-    return root
 
 
 def _chat(root: Path, chat_id: str, question: str, when: datetime) -> None:

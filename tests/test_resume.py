@@ -50,17 +50,6 @@ HOSTILE_NAMES = [
 ]
 
 
-@pytest.fixture
-def cli_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cursor-agent"
-    root.mkdir()
-    (tmp_path / "no-ide").mkdir()  # a machine with no editor history
-    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(root))
-    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
-    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
-    return root
-
-
 def write_chat(
     cli_root: Path, cwd: Path, chat_id: str = CHAT, *, meta_cwd: str | None = "same", bucket_cwd: Path | None = None
 ) -> None:

@@ -74,15 +74,6 @@ def session_ids() -> set[str]:
     return {s["id"] for s in orjson.loads(run_deja("sessions", "--json").stdout)["sessions"]}
 
 
-@pytest.fixture
-def cli_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cursor-agent"
-    root.mkdir()
-    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(root))
-    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
-    return root
-
-
 def _store_chat(root: Path, chat_id: str, *answers: str) -> Path:
     chat_dir = chat_dir_for(root, CWD, chat_id)
     messages = [store_user_message(f"question of {chat_id}")] + [store_assistant_message(a) for a in answers]
