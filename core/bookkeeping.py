@@ -109,6 +109,11 @@ class Bookkeeping:
         #: The files ``save`` wrote, for the manifest that names them to sync with its own (``write_manifest``).
         self.unsynced: list[Path] = []
 
+    @classmethod
+    def recorded(cls, directory: Path, state_file: str) -> Bookkeeping:
+        """The bookkeeping a manifest names (its ``state`` file in ``directory``); raises IndexUnreadable."""
+        return cls(directory, read_record(directory / state_file, State))
+
     def _files(self) -> list[tuple[str, type[Any]]]:
         """Every file the state names, with what it holds."""
         shards = [(n, dict[str, ChatState]) for n in self.state.shards if n]

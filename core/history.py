@@ -27,8 +27,8 @@ from .readers import (
     scan_transcripts,
     store_only_chats,
 )
-from .readers.chatstore import ACP_FOLDER
-from .regular_files import check_regular, gone, subfolders
+from .readers.chatstore import chat_folders
+from .regular_files import check_regular, gone
 from .text import normalise
 
 
@@ -128,10 +128,9 @@ def _chat_dir(roots: list[Path], chat_id: str) -> str | None:
     if chat_id in ("", ".", ".."):
         return None
     for root in roots:
-        candidates = [os.path.join(bucket.path, chat_id) for bucket in subfolders(os.path.join(root, "chats"))]
-        for folder in [*candidates, os.path.join(root, ACP_FOLDER, chat_id)]:
-            if os.path.isdir(folder):
-                return folder
+        for folder in chat_folders(root):
+            if os.path.isdir(candidate := os.path.join(folder, chat_id)):
+                return candidate
     return None
 
 

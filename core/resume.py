@@ -21,7 +21,7 @@ import shlex
 from pathlib import Path
 
 from . import paths
-from .bookkeeping import Bookkeeping, State, read_record
+from .bookkeeping import Bookkeeping
 from .digests import folder_md5
 from .index import Index, IndexUnreadable, SessionMeta
 from .readers import (
@@ -85,9 +85,7 @@ def _read_from(meta: SessionMeta, index: Index | None) -> Path | None:
     recorded = os.path.dirname(meta.origin) if os.path.basename(meta.origin) == STORE_DB else None
     if recorded is None and index is not None and index.manifest.state:
         try:
-            directory = Path(index.directory)
-            book = Bookkeeping(directory, read_record(directory / index.manifest.state, State))
-            chat = book.chat(meta.id)
+            chat = Bookkeeping.recorded(Path(index.directory), index.manifest.state).chat(meta.id)
         except IndexUnreadable:
             return None
         recorded = chat.cli.chat_dir if chat is not None and chat.cli is not None else None
@@ -112,10 +110,6 @@ def _recorded_directory(session_id: str, chat_dir: Path, transcript: Path | None
             )
         return Path(chat_meta.cwd)
     decoded = decode_project_slug(project_slug_of(transcript)) if transcript else None
-    if decoded is None or _md5(str(decoded)) != bucket:
+    if decoded is None or folder_md5(str(decoded)) != bucket:
         raise ResumeRefused(session_id, f"its directory is not recorded ({chat_dir / 'meta.json'} has no cwd)")
     return decoded
-
-
-def _md5(path: str) -> str:
-    return folder_md5(path)

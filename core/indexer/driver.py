@@ -194,7 +194,7 @@ def _damage(directory: Path) -> str:
         for segment in index.segments:
             if not all([checked.vouches_for(Path(segment.path, name)) for name in segment.ref.files]):
                 segment.verify()
-        book = Bookkeeping(directory, read_record(directory / index.manifest.state, State))
+        book = Bookkeeping.recorded(directory, index.manifest.state)
         book.verify(skip=checked.vouches_for)
     except IndexUnreadable as exc:
         return str(exc)
@@ -300,7 +300,7 @@ def _kept_instead(
     if live is None or (live.redaction != mode and mode != "off"):
         return None
     try:
-        before = Bookkeeping(directory, read_record(directory / live.state, State))
+        before = Bookkeeping.recorded(directory, live.state)
     except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
         return None
     lost = _indexed(before) - _indexed(book)
