@@ -53,10 +53,17 @@ def as_indexed(text: str) -> str:
     that looks a user's error or command up in the index goes through here. The rules are imported (a few ms,
     on a hook's path) only when a gate says the text may hold a secret.
     """
-    import re
-
-    if not text or not (re.search(TOKEN_GATE, text) or re.search(CONTEXT_GATE, text)) or not enabled():
+    if not text or not _may_pass_a_gate(text) or not enabled():
         return text
     from .redact import scrub
 
     return scrub(text)
+
+
+def _may_pass_a_gate(text: str) -> bool:
+    """Whether ``TOKEN_GATE`` or ``CONTEXT_GATE`` may find ``text``, asked with ``str``'s methods: a Shell hook for a
+    command that never failed loads no ``re`` (about 3 ms). It says yes wherever a gate would (``ENV`` without the
+    blank after it, ``-p`` anywhere, ``basic`` anywhere: more texts, never fewer), and ``scrub`` asks the gates."""
+    if any(c in text for c in ":=<'") or "--" in text or "-p" in text or "ENV" in text or "basic" in text.lower():
+        return True
+    return any(len(word) >= 16 for word in text.split())  # a run of 16 characters without a blank: ``\S{16}``

@@ -70,6 +70,12 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
             {**tool, "tool_name": "Shell", "tool_input": {"command": "pytest -q"}},
             NO_HOOK,
         ),
+        # A command no session ran: no error lines to match, and no secret gate that needs ``re`` (``as_indexed``).
+        "a Shell command never run": (
+            "hook-tool",
+            {**tool, "tool_name": "Shell", "tool_input": {"command": "npm run build"}},
+            NO_PATTERN_OR_DATE,
+        ),
         "a failed command": (
             "hook-tool-after",
             {
@@ -99,6 +105,7 @@ def launcher(tmp_path: Path) -> Path:
         "a prompt that recalls nothing",
         "a prompt that recalls",
         "a Shell command",
+        "a Shell command never run",
         "a failed command",
     ],
 )
@@ -109,7 +116,11 @@ def test_a_hook_loads_no_pathlib_and_only_what_its_answer_needs(
     payload = {**payload, "conversation_id": payload.get("conversation_id", f"imports-{label}")}
     loaded, printed = _imports_without_site([str(launcher), command], json.dumps(payload).encode(), indexed_sample.env)
     assert "deja.hooks.run" in loaded  # (the hook ran)
-    if command in ("hook-context", "hook-tool") and label != "a Shell command" or label == "a prompt that recalls":
+    if (
+        command in ("hook-context", "hook-tool")
+        and not label.startswith("a Shell command")
+        or label == "a prompt that recalls"
+    ):
         assert b"deja show" in printed, f"{label}: the sample should have given an answer that names a session"
     assert {name.split(".")[0] for name in loaded} & forbidden == set()
 

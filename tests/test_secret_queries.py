@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from harness import run_deja
+from redaction_corpus import SECRETS
 
 from deja.core.indexer import refresh
 from deja.core.writers.cursor_agent import (
@@ -106,3 +107,21 @@ def test_the_pre_tool_hook_knows_a_command_that_holds_a_secret(project: Path) ->
     redacted = PSQL.replace(SECRET, "[redacted:url-credentials]")
     assert f"`{redacted}` ran 1 time in this project before" in recalled, "the command itself, not only its head"
     assert SECRET not in recalled
+
+
+def test_the_check_before_the_rules_says_yes_wherever_a_gate_would() -> None:
+    """``as_indexed`` asks the gates with ``str``'s methods (a Shell hook loads no ``re``): it may say yes where no
+    gate would, never no where one would, so no secret a gate lets through is looked up unredacted."""
+    import random
+    import re
+
+    from deja.core import redaction
+
+    gates = re.compile(f"{redaction.TOKEN_GATE}|{redaction.CONTEXT_GATE}")
+    alphabet = list("abENVBASICp-:=<'\" \t\n\x1c\u2003_./x0123456789") + ["ENV ", "basic ", " -p", "--"]
+    rng = random.Random(5)
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24))) for _ in range(20_000)]
+    texts += [secret.text for secret in SECRETS] + ["a" * 15, "a" * 16, "npm run build", "ls -la src"]
+    for text in texts:
+        if gates.search(text):
+            assert redaction._may_pass_a_gate(text), repr(text)
