@@ -407,6 +407,9 @@ _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[!?]?")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _PATH = re.compile(r"(?:/|~/|\.\.?/)[\w./~-]*")
 _SHORT_NUMBER = re.compile(r"\d{1,7}")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+#: Other variables set before the command, and ``export``/``env`` (``A=1 B=2 PGPASSWORD=… psql``).
+_ENV_NAME_PAIRS = re.compile(r"(?:(?:export|env|sudo(?:\s+-E)?)(?:\s+|\Z))?(?:[A-Z][A-Z0-9_]*=\S*(?:\s+|\Z))*")
 
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)"
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
@@ -470,6 +473,19 @@ def _named_after(value: str, key: str) -> bool:
     return bool(words) and (own == words or "".join(own) == "".join(words) or words[-1] in own)
 
 
+def _command_environment(text: str, begin: int, key: str, sep: str, end: int) -> bool:
+    """``PGPASSWORD=CorrectHorse psql …``: a shell variable set for the command after it, a value whatever its case.
+
+    A capitalised name glued to its value by ``=`` at a command's start (a line's, or after ``;``, ``&&``, ``|``,
+    ``env``), then a space: code assigns with spaces (``token = access_token``) and names in small letters.
+    """
+    if sep != "=" or not _ENV_NAME.fullmatch(key) or text[end : end + 1] not in (" ", "\t"):
+        return False
+    line_start = text.rfind("\n", 0, begin) + 1
+    before = text[line_start:begin].rstrip()
+    return before.endswith((";", "&&", "||", "|", "(")) or _ENV_NAME_PAIRS.fullmatch(before) is not None
+
+
 def _bare_literal(value: str, key: str, config_line: bool) -> bool:
     """An unquoted value that is a literal secret, not code (a call, a type, a variable, an env lookup)."""
     if not _plain_value(value, key) or value[0] in "([{<@&*!#?:" or value[-1] == ":":
@@ -516,7 +532,7 @@ def _assignment(match: re.Match[str]) -> str:
         text[match.end() : match.end() + 1] in ("", "\n", "\r")
         and text[line_start:begin].strip() in _CONFIG_PREFIXES
         and (sep == "=" or sep.strip() == ":")
-    )
+    ) or _command_environment(text, begin, key, sep, match.end())
     annotation = re.match(r"[ \t]*[|=\[]", text[match.end() : match.end() + 8]) is not None  # ``key: A | B``
     if "r" in opening.lower():  # a raw string is a regular expression, not a password
         return whole

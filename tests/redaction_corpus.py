@@ -164,6 +164,11 @@ psql "postgresql://app:${PGPASSWORD}@localhost:5432/app"
 git clone https://github.com/acme/api.git
 pip install --index-url https://pypi.org/simple requests
 npm config set //registry.npmjs.org/:_authToken "${NPM_TOKEN}"
+PASSWORD_FILE=/run/secrets/db psql -h db
+TOKEN_TTL=3600 ./run.sh
+SECRET_KEY_BASE=$(rails secret) rails server
+NODE_ENV=production API_KEY=$API_KEY npm start
+AUTH_TOKEN=none make test
 """,
     "yaml": """
 apiVersion: v1
@@ -499,6 +504,15 @@ SECRETS: list[Secret] = [
         "aws-secret-unnamed", "aws-secret", _B64_40, "key " + _join("AKIA", "Q3EGRT5KL", "7WXB2MZ") + " secret {secret}"
     ),
     Secret("pgpassword", "secret", _join("Xk29", "fLq8", "ZpW3"), "PGPASSWORD={secret} psql -h db -U app"),
+    # A variable set for the command after it, letters only (a new-user trial's find: the rule above saw digits).
+    Secret("env-before-command", "secret", _join("Correct", "Horse", "Battery"), "PGPASSWORD={secret} psql -h db"),
+    Secret(
+        "env-among-others",
+        "secret",
+        _join("Correct", "Horse", "Staple"),
+        "NODE_ENV=production DB_PASSWORD={secret} npm start",
+    ),
+    Secret("env-after-and", "secret", _join("EnXcd", "MHqPj"), "cd api && SECRET_KEY={secret} python manage.py check"),
     Secret("docker-login", "cli-credentials", _join("Xk29", "fLq8", "ZpW3"), "docker login -u ci -p {secret} reg.io"),
     Secret("sshpass", "cli-credentials", _join("Tr0ub4", "dor&3"), "sshpass -p '{secret}' ssh deploy@build-01"),
     Secret(
