@@ -209,8 +209,8 @@ _FILLER = re.compile(
 
 
 def _url_password(match: re.Match[str]) -> bool:
-    """A literal password, not the marker of a token given as the user (``://[redacted:url-credentials]@``)."""
-    return _is_literal(match.group(1)) and "[redacted:" not in match.group(0)
+    """A literal password, not one redacted already."""
+    return _is_literal(match.group(1)) and "[redacted:" not in match.group(1)
 
 
 def _basic_credentials(match: re.Match[str]) -> bool:
@@ -248,7 +248,9 @@ def _header_value(match: re.Match[str]) -> bool:
 _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
-        r"://[^\s:/@\"'<>]+:([^\s/\"'<>]+)(?=@[\w.-])",  # to the last ``@``: a password may hold one
+        # To the last ``@`` (a password may hold one); the user may be empty (``redis://:pw@``) or a token redacted
+        # already (``https://[redacted:aws-key]:pw@``), never the marker of a token given as the user alone.
+        r"://(?:\[redacted:[\w-]+\]|(?!\[redacted:)[^\s:/@\"'<>]*):([^\s/\"'<>]+)(?=@[\w.-])",
         (),
         group=1,
         check=_url_password,
@@ -416,12 +418,12 @@ _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)"
 _QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|\\"[^"\\\s]+\\")"""
 _BARE = r"""[^\s"'`,;&)\]}]+"""
 _ASSIGNMENT = re.compile(
-    rf"(?i){_NOUNS}(?P<kq>\\?[\"']?)\]?"
+    rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?"
     rf"(?P<sep>[ \t]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
     rf"(?P<value>{_QUOTED}|{_BARE})"
 )
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
-_NOUN_SEP = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)\\?[\"']?\]?[ \t]*[:=]")
+_NOUN_SEP = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)(?:_?\d{1,3})?\\?[\"']?\]?[ \t]*[:=]")
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
 _SQL = r"(?i:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'"
 _XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>"
@@ -470,7 +472,12 @@ def _named_after(value: str, key: str) -> bool:
     value. Compared word by word, so a password that merely holds a short word is no name."""
     words = _key_words(key.rsplit(".", 1)[-1])
     own = _key_words(value)
-    return bool(words) and (own == words or "".join(own) == "".join(words) or words[-1] in own)
+    if not words or not own or not _IDENTIFIER.fullmatch(value) or any(c.isdigit() for c in value):
+        return False
+    # A type's name is capitalised and holds the key's word (``token: AccessToken``, ``password: PasswordHash``); a
+    # password holding the word has a digit or a sign (``password123``, ``AdminPassword99``) or starts small.
+    type_name = value[:1].isupper() and value.isalpha() and words[-1] in own
+    return own == words or "".join(own) == "".join(words) or type_name
 
 
 def _command_environment(text: str, begin: int, key: str, sep: str, end: int) -> bool:

@@ -513,6 +513,22 @@ SECRETS: list[Secret] = [
         "NODE_ENV=production DB_PASSWORD={secret} npm start",
     ),
     Secret("env-after-and", "secret", _join("EnXcd", "MHqPj"), "cd api && SECRET_KEY={secret} python manage.py check"),
+    # A password holding its key's word is no type (a stranger review's finds: ``_named_after`` took these for one).
+    Secret("holds-key-word", "secret", _join("pass", "word123"), "DB_PASSWORD={secret}"),
+    Secret("holds-key-word-flag", "secret", _join("pass", "word123"), "psql --password {secret}"),
+    Secret("holds-key-word-json", "secret", _join("Pass", "word2024"), '{{"password": "{secret}"}}'),
+    Secret("holds-key-word-camel", "secret", _join("Admin", "Password99"), "ADMIN_PASSWORD={secret}"),
+    Secret("holds-key-word-sign", "secret", _join("pass", "wordZ!"), "  password: {secret}"),
+    Secret("numbered-name", "secret", _join("hun", "ter2"), "DB_PASSWORD_2={secret}"),
+    Secret("numbered-key", "secret", _join("abcdefgh", "12345"), "API_KEY1={secret}"),
+    # A URL's password whoever the user is: none (Redis), or a token another rule redacted first.
+    Secret("url-empty-user", "url-credentials", _join("S3cret", "Pass99"), "redis://:{secret}@cache:6379/0"),
+    Secret(
+        "url-token-and-password",
+        "url-credentials",
+        _join("S3cret", "Pass99"),
+        "curl https://" + _join("AKIA", "IOSFODNN7", "EXAMPLE") + ":{secret}@host/x",
+    ),
     Secret("docker-login", "cli-credentials", _join("Xk29", "fLq8", "ZpW3"), "docker login -u ci -p {secret} reg.io"),
     Secret("sshpass", "cli-credentials", _join("Tr0ub4", "dor&3"), "sshpass -p '{secret}' ssh deploy@build-01"),
     Secret(
