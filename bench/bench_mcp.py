@@ -29,7 +29,8 @@ tools/list answer and without any tools/list (right after initialize),
 ``FIRST_CALL_ROUNDS`` times each, with each spawn's time to its last
 handshake answer; then calls to servers in use, through stdio, after pauses
 of 0 to 3 s, in a burst of 300 and when a full walk is due and while it runs
-(``--only served``: nothing is written into the history); then,
+(``--only served``: nothing is written into the history; a call with a project or
+since filter is counted again under its filters, ``any call with project``); then,
 in one process, calls back to back, after the check's one-second window,
 after a turn was appended to the newest chat, and once a full walk is due and
 while it runs (detached, never inside a call; ``--only later``, which needs a
@@ -528,27 +529,40 @@ def measure_served(size: int, home: Path, env: dict[str, str], pythons: dict[str
             for name, pause in SERVED_PAUSES.items():
                 for which, server in servers.items():
                     time.sleep(pause)
-                    wall, cpu = server.search(next(asked))
-                    samples.setdefault(f"{which}{name}", []).append(wall)
-                    samples.setdefault(f"  {which}{name}, server CPU", []).append(cpu)
+                    _served_call(server, next(asked), which, name, samples)
         for _ in range(SERVED_BURST):
             for which, server in servers.items():
-                wall, cpu = server.search(next(asked))
-                samples.setdefault(f"{which}in a burst of {SERVED_BURST}", []).append(wall)
-                samples.setdefault(f"  {which}in a burst of {SERVED_BURST}, server CPU", []).append(cpu)
+                _served_call(server, next(asked), which, f"in a burst of {SERVED_BURST}", samples)
         for _ in range(SERVED_WALKS):
             make_walk_due(home)
             for name, pause in (("when a full walk is due", 1.1), *(("while that walk runs", 0.5),) * 3):
                 for which, server in servers.items():
                     time.sleep(pause)
-                    wall, cpu = server.search(next(asked))
-                    samples.setdefault(f"{which}{name}", []).append(wall)
-                    samples.setdefault(f"  {which}{name}, server CPU", []).append(cpu)
+                    _served_call(server, next(asked), which, name, samples)
             refresh(home)  # the walk done (or made here), so that the next round finds one due afresh
     finally:
         for server in servers.values():
             server.close()
     return samples
+
+
+def _served_call(
+    server: Served, arguments: dict[str, object], which: str, name: str, samples: dict[str, list[float]]
+) -> None:
+    """One call's wall time under ``which`` and ``name``, and the server's CPU time meanwhile; both again under the
+    name of its filters (``filtered``) when it has any: a filtered search reads more postings, and checks them."""
+    wall, cpu = server.search(arguments)
+    kind = filtered(arguments)
+    for label in (f"{which}{name}", *([f"{which}{kind}"] if kind else [])):
+        samples.setdefault(label, []).append(wall)
+        samples.setdefault(f"  {label}, server CPU", []).append(cpu)
+
+
+def filtered(arguments: dict[str, object]) -> str:
+    """What a ``search`` call filters on, as a sample's name (``any call with project``, ``… with since``,
+    ``… with project and since``); empty for a plain one."""
+    given = [name for name in ("project", "since") if arguments.get(name)]
+    return f"any call with {' and '.join(given)}" if given else ""
 
 
 #: How many calls of each kind ``measure_arrivals`` times.

@@ -16,8 +16,8 @@ from __future__ import annotations
 import heapq
 import math
 import time
-from _operator import itemgetter  # (``operator``'s C half, which the interpreter has built in)
-from itertools import chain, repeat
+from _operator import itemgetter, not_, or_  # (``operator``'s C half, which the interpreter has built in)
+from itertools import chain, compress, repeat
 
 from .dates import split_dates
 from .fields import (
@@ -150,14 +150,6 @@ class Filters(Record):
 
     def __post_init__(self) -> None:
         self.project_hash = name_hash(self.project) if self.project else 0
-
-    def admits(self, keys: tuple[int, int, int, float]) -> bool:
-        project_hash, dir_hash, source, updated = keys
-        if self.project and self.project_hash not in (project_hash, dir_hash):
-            return False
-        if self.source and SOURCE_CODES.get(self.source, -1) != source:
-            return False
-        return not (self.since and updated < self.since.timestamp())
 
 
 def query_terms(query: str) -> tuple[list[str], list[str]]:
@@ -398,10 +390,12 @@ def _group(
 ) -> tuple[dict[int, list[int]], dict[int, float]]:
     """Each candidate session's docs and total score, by key, filters checked on the fixed-width keys only. A
     session's docs and its running total come in the order its docs were first matched."""
+    if only is not None or filters.active:
+        return _group_filtered(index, doc_scores, filters, only)
     members: dict[int, list[int]] = {}
     totals: dict[int, float] = {}
     rejected: set[int] = set()
-    admitted = _admission(index, filters, only)
+    admitted = _admission(index)
     heads = [segment.heads for segment in index.segments]
     for doc, score in doc_scores.scores.items():
         seg_i = doc >> _DOC_BITS
@@ -418,22 +412,101 @@ def _group(
     return members, totals
 
 
-def _admission(index: Index, filters: Filters, only: frozenset[_Key] | None) -> Callable[[int], bool] | None:
-    """Whether a session (by key) is live and passes the filters, read from its fixed-width keys; None when every
-    session is (no filter, no session deleted: a hook's search, most of the time, asks nothing of each candidate)."""
+def _admission(index: Index) -> Callable[[int], bool] | None:
+    """Whether a session (by key) is live; None when every session is (no session deleted: a hook's search, most of
+    the time, asks nothing of each candidate)."""
     deleted = [segment.deleted for segment in index.segments]
-    if only is None and not filters.active:
-        if not any(deleted):
+    if not any(deleted):
+        return None
+    return lambda session: session & ORDINAL_MASK not in deleted[session >> KIND_SHIFT]
+
+
+def _group_filtered(
+    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None
+) -> tuple[dict[int, list[int]], dict[int, float]]:
+    """``_group`` for a search with filters: the same sessions, docs and totals, in the same order.
+
+    A filtered search reads up to ``FILTERED_BUDGET`` postings a term: thousands of docs of thousands of sessions,
+    most of which a project filter turns away. Which docs belong to admitted sessions is worked out at C speed
+    (``_project_sessions``, else ``_sessions_of``), and only those docs are summed, in the order they were scored."""
+    scores = doc_scores.scores
+    session_of = _project_sessions(index, filters, only, len(scores)) if filters.project else None
+    if session_of is None:
+        session_of = _sessions_of(index, scores, filters, only)
+    members: dict[int, list[int]] = {}
+    totals: dict[int, float] = {}
+    for doc, score in compress(scores.items(), map(session_of.__contains__, scores)):
+        session = session_of[doc]
+        total = totals.get(session)
+        if total is None:
+            totals[session] = score
+            members[session] = [doc]
+        else:
+            totals[session] = total + score
+            members[session].append(doc)
+    return members, totals
+
+
+def _project_sessions(index: Index, filters: Filters, only: frozenset[_Key] | None, most: int) -> dict[int, int] | None:
+    """Every doc of every session the filters admit (doc key -> session key), found from the sessions a project
+    filter names (``Segment.sessions_named``), their docs the run from their first doc to the next session's. None
+    when the project has more than ``most`` sessions: checking the candidates (``_sessions_of``) is then cheaper."""
+    session_of: dict[int, int] = {}
+    for seg_i, segment in enumerate(index.segments):
+        named = segment.sessions_named(filters.project_hash, most)
+        if named is None:
             return None
-        return lambda session: session & ORDINAL_MASK not in deleted[session >> KIND_SHIFT]
+        first_docs = segment.session_columns()[4]
+        for ordinal in _admitted(segment, seg_i, filters, only, named):
+            end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs
+            docs = range(seg_i << _DOC_BITS | first_docs[ordinal], seg_i << _DOC_BITS | end)
+            session_of.update(dict.fromkeys(docs, seg_i << KIND_SHIFT | ordinal))
+    return session_of
 
-    def admitted(session: int) -> bool:
-        seg_i, ordinal = _session_pair(session)
-        if ordinal in deleted[seg_i] or (only is not None and (seg_i, ordinal) not in only):
-            return False
-        return not filters.active or filters.admits(index.segments[seg_i].session_keys(ordinal))
 
-    return admitted
+def _sessions_of(
+    index: Index, scores: dict[int, float], filters: Filters, only: frozenset[_Key] | None
+) -> dict[int, int]:
+    """The scored docs of the sessions the filters admit (doc key -> session key): each segment's docs mapped to
+    their sessions, and the sessions checked once each (``_admitted``), at C speed (``map``, ``compress``)."""
+    from bisect import bisect_left  # (here: a hook's search has no filter)
+
+    keys = sorted(scores)
+    session_of: dict[int, int] = {}
+    for seg_i, segment in enumerate(index.segments):
+        seg_keys = keys[bisect_left(keys, seg_i << _DOC_BITS) : bisect_left(keys, seg_i + 1 << _DOC_BITS)]
+        docs = map(_DOC_MASK.__and__, seg_keys) if seg_i else seg_keys
+        ordinals = list(map(ORDINAL_MASK.__and__, map(segment.heads.__getitem__, docs)))
+        admitted = _admitted(segment, seg_i, filters, only, set(ordinals))
+        if admitted:
+            keep = list(map(admitted.__contains__, ordinals))
+            sessions = map((seg_i << KIND_SHIFT).__or__, compress(ordinals, keep))
+            session_of.update(zip(compress(seg_keys, keep), sessions, strict=True))
+    return session_of
+
+
+def _admitted(
+    segment: Segment, seg_i: int, filters: Filters, only: frozenset[_Key] | None, ordinals: set[int]
+) -> set[int]:
+    """Those of ``ordinals`` (of segment ``seg_i``) whose sessions are live, in ``only`` (when given) and pass the
+    project, source and since filters, read from ``Segment.session_columns``."""
+    ordinals -= segment.deleted
+    if only is not None:
+        ordinals &= {ordinal for number, ordinal in only if number == seg_i}
+    project_hashes, dir_hashes, sources, updated, _ = segment.session_columns()
+    kept: Iterable[int] = ordinals
+    if filters.project:
+        kept = list(kept)
+        wanted = filters.project_hash.__eq__
+        named = map(wanted, map(project_hashes.__getitem__, kept))
+        kept = compress(kept, map(or_, named, map(wanted, map(dir_hashes.__getitem__, kept))))
+    if filters.source:
+        kept = list(kept)
+        kept = compress(kept, map(SOURCE_CODES.get(filters.source, -1).__eq__, map(sources.__getitem__, kept)))
+    if filters.since:  # (``not updated < since`` rather than ``updated >= since``, whatever a damaged row holds)
+        kept = list(kept)
+        kept = compress(kept, map(not_, map(filters.since.timestamp().__gt__, map(updated.__getitem__, kept))))
+    return set(kept)
 
 
 #: A session's turn borrows at most twice NEIGHBOUR_SHARE of the best message's score (``_turns``), and a session

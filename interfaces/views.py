@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a search's text page needs only its methods)
+    from datetime import datetime
     from typing import Any
 
     from ..core.index import SessionMeta
@@ -17,6 +16,8 @@ def iso(value: datetime | None) -> str | None:
     """ISO 8601 with an explicit offset, in the machine's local zone."""
     if value is None:
         return None
+    from datetime import UTC
+
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return value.astimezone().isoformat(timespec="seconds")

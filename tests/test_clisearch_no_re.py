@@ -1,0 +1,63 @@
+"""``deja search`` with nothing changed prints its page without ``re`` (with ``enum``, ``functools``,
+``collections``: about 3 ms of imports) or ``datetime``: the tokeniser and the snippets' scanner are ``str``'s
+methods, and ``text.for_terminal`` takes out control characters only from a page that holds one, which it finds
+with ``str``'s own search. Taking them out of a page that holds one is what the pattern does, as before."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+from harness import Sample, run_deja
+from test_layers import _imports_without_site, _installed_as_pip_does
+
+from deja.core.sample import API_CACHE_CHAT
+from deja.core.text import _TERMINAL_CONTROLS, for_terminal
+
+NOT_LOADED = {"re", "enum", "functools", "collections", "datetime"}
+
+
+@pytest.mark.parametrize(
+    ("words", "shown"),
+    [
+        (["stale", "prices", "locale"], API_CACHE_CHAT),
+        # a Shell command that failed: its snippet needs no error lines (those match patterns)
+        (["infra-web", "--role", "command"], "command: docker build -t infra-web ."),
+    ],
+)
+def test_a_search_page_loads_no_re_and_no_datetime(
+    indexed_sample: Sample, tmp_path: Path, words: list[str], shown: str
+) -> None:
+    assert run_deja("search", "docker", env=indexed_sample.env).returncode == 0  # any catch-up done first
+    folder = _installed_as_pip_does(tmp_path / "site-packages").parents[2]
+    code = (
+        f"import sys; sys.path.insert(0, {str(folder)!r}); sys.argv = ['deja', 'search', *{words!r}]\n"
+        "from deja.interfaces.entry import main; main()"
+    )
+    loaded, printed = _imports_without_site(["-c", code], b"", indexed_sample.env)
+    assert shown.encode() in printed and b"\n" in printed.strip()  # a page of several lines, dated
+    assert {name.split(".")[0] for name in loaded} & NOT_LOADED == set()
+
+
+def _as_the_pattern_does(text: str) -> str:
+    return re.sub(_TERMINAL_CONTROLS, "", text)
+
+
+@pytest.mark.unit
+def test_every_character_a_match_can_start_with_is_looked_for() -> None:
+    """A page that holds any one code point loses exactly what the pattern takes out (nothing, but for the
+    controls): the page without ``re`` is the page with it."""
+    for code in range(0x110000):
+        text = f"a page\n\twith {chr(code)}[31m in it"
+        assert for_terminal(text) == _as_the_pattern_does(text), hex(code)
+
+
+@pytest.mark.unit
+def test_pages_with_and_without_controls_print_as_the_pattern_says() -> None:
+    rng = random.Random(15)
+    alphabet = "ab \n\t[]\\;0?/@~PX^_\x07\x1b\x00\x0b\x7f\x85\x9b\xa0é漢"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 24)))
+        assert for_terminal(text) == _as_the_pattern_does(text), repr(text)
