@@ -26,7 +26,7 @@ from pathlib import Path
 
 import msgspec
 
-from ..bookkeeping import FOLDER, Bookkeeping, ChatState, IdeDbState, Sig
+from ..bookkeeping import FOLDER, Bookkeeping, ChatState, IdeDbState, Sig, shard_of
 from ..index import MANIFEST, IndexUnreadable, Manifest, Segment, SegmentRef, read_manifest
 from ..private import private_dir
 from ..readers.chatstore import UNREADABLE_STORE
@@ -72,9 +72,14 @@ def carry_unread(
     if live is None or before is None:
         return Carried(note=_keep_unreadable(directory, plan, problems, new))
     lost: dict[str, tuple[ChatState, _Unread]] = {}
-    for sid, chat in before.items():
+    looked_at = -1  # the rebuild's shard last looked into, set aside again once passed (``Bookkeeping.park``)
+    for sid, chat in before.items():  # (shard by shard)
+        if shard_of(sid) != looked_at:
+            book.park(looked_at)
+            looked_at = shard_of(sid)
         if (unread := _unread(sid, chat, book.chat(sid), plan)) is not None:
             lost[sid] = (chat, unread)
+    book.park(looked_at)
     if not lost:
         return Carried()
     writer = NewSegments(directory, redacting)
