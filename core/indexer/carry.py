@@ -44,7 +44,6 @@ class Carried(msgspec.Struct):
 
     #: The segments holding the carried sessions.
     segments: list[SegmentRef] = []
-    sessions: int = 0
     #: One line for the person, when the index it replaces could not be read: where its files are kept.
     note: str = ""
 
@@ -62,11 +61,11 @@ class _Unread(msgspec.Struct):
 
 
 def carry_unread(
-    directory: Path, book: Bookkeeping, plan: Plan, problems: Counter[str], redacting: bool, written: list[SegmentRef]
+    directory: Path, book: Bookkeeping, plan: Plan, problems: Counter[str], mode: str, written: list[SegmentRef]
 ) -> Carried:
     """Carry into a rebuild (``book``, as it recorded what it read; ``written``, its new segments) the sessions of
-    the index it replaces whose stores it could not read this time, redacted again as ``redacting`` says; count
-    them as kept unread."""
+    the index it replaces whose stores it could not read this time, redacted again as ``mode`` says (the
+    rebuild's ``redaction.mode``); count them as kept unread."""
     new = {ref.name for ref in written}
     live, before = _replaced(directory)
     if live is None or before is None:
@@ -82,7 +81,7 @@ def carry_unread(
     book.park(looked_at)
     if not lost:
         return Carried()
-    writer = NewSegments(directory, redacting)
+    writer = NewSegments(directory, mode != "off")
     damaged = _copy_sessions(directory, live, {sid: chat for sid, (chat, _) in lost.items()}, writer)
     for sid, where in writer.where.items():
         _drop_new_copy(directory, written, book.chat(sid))
@@ -91,7 +90,7 @@ def carry_unread(
     _count(plan, problems, [lost[sid][1] for sid in writer.where])
     why = f"a session of a store it could not read is in a damaged segment ({damaged})"
     note = _keep_aside(directory, why, new | {ref.name for ref in writer.done}) if damaged else ""
-    return Carried(segments=writer.done, sessions=len(writer.where), note=note)
+    return Carried(segments=writer.done, note=note)
 
 
 def _replaced(directory: Path) -> tuple[Manifest | None, Bookkeeping | None]:

@@ -234,7 +234,10 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         tally = _record_changes(manifest, index, book, plan, written, park=scope.targets is None)
         if scope.keep_live and (kept := _kept_instead(directory, book, written.segments, mode, plan)):
             return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems, True), why)
-        carried = _carried(directory, book, plan, problems, mode, written.segments) if manifest is None else Carried()
+        # A rebuild keeps the sessions of the stores it could not read this time (``carry``).
+        carried = (
+            carry_unread(directory, book, plan, problems, mode, written.segments) if manifest is None else Carried()
+        )
         live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments + carried.segments
         ide = {**plan.ide_unseen, **plan.ide_dbs}
         walked = scope.targets is None
@@ -261,13 +264,6 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
             rebuilt_because="; ".join(part for part in (why, carried.note) if part),
             unreadable_kept=plan.unreadable,
         )
-
-
-def _carried(
-    directory: Path, book: Bookkeeping, plan: Plan, problems: Counter[str], mode: str, written: list[SegmentRef]
-) -> Carried:
-    """A rebuild's sessions of the index it replaces that it could not read this time (``carry``): none lost."""
-    return carry_unread(directory, book, plan, problems, mode != "off", written)
 
 
 def _load(directory: Path, full: bool, mode: str) -> tuple[Manifest | None, State, Index | None, str]:
