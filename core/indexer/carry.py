@@ -68,17 +68,12 @@ def carry_unread(
     rebuild's ``redaction.mode``); count them as kept unread."""
     new = {ref.name for ref in written}
     live, before = _replaced(directory)
-    if live is None or before is None:
+    try:
+        lost = _lost(before, book, plan) if before is not None else None
+    except IndexUnreadable:  # a shard of its bookkeeping is damaged
+        lost = None
+    if live is None or lost is None:
         return Carried(note=_keep_unreadable(directory, plan, problems, new))
-    lost: dict[str, tuple[ChatState, _Unread]] = {}
-    looked_at = -1  # the rebuild's shard last looked into, set aside again once passed (``Bookkeeping.park``)
-    for sid, chat in before.items():  # (shard by shard)
-        if shard_of(sid) != looked_at:
-            book.park(looked_at)
-            looked_at = shard_of(sid)
-        if (unread := _unread(sid, chat, book.chat(sid), plan)) is not None:
-            lost[sid] = (chat, unread)
-    book.park(looked_at)
     if not lost:
         return Carried()
     writer = NewSegments(directory, mode != "off")
@@ -91,6 +86,21 @@ def carry_unread(
     why = f"a session of a store it could not read is in a damaged segment ({damaged})"
     note = _keep_aside(directory, why, new | {ref.name for ref in writer.done}) if damaged else ""
     return Carried(segments=writer.done, note=note)
+
+
+def _lost(before: Bookkeeping, book: Bookkeeping, plan: Plan) -> dict[str, tuple[ChatState, _Unread]]:
+    """The chats of the index being replaced (``before``) whose sessions the rebuild (``book``) lost, and why;
+    raises IndexUnreadable when ``before`` is damaged."""
+    lost: dict[str, tuple[ChatState, _Unread]] = {}
+    looked_at = -1  # the rebuild's shard last looked into, set aside again once passed (``Bookkeeping.park``)
+    for sid, chat in before.items():  # (shard by shard)
+        if shard_of(sid) != looked_at:
+            book.park(looked_at)
+            looked_at = shard_of(sid)
+        if (unread := _unread(sid, chat, book.chat(sid), plan)) is not None:
+            lost[sid] = (chat, unread)
+    book.park(looked_at)
+    return lost
 
 
 def _replaced(directory: Path) -> tuple[Manifest | None, Bookkeeping | None]:
