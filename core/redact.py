@@ -241,6 +241,19 @@ def _glued_password(match: re.Match[str]) -> bool:
     return _is_literal(match.group("secret"))
 
 
+#: An option's value: quoted (blanks allowed), or a word that is not the next option or a variable.
+_OPTION_VALUE = r"""(?:(?P<quote>['"])(?P<quoted>[^'"\n]+)(?P=quote)|(?P<bare>[^\s"'`$-][^\s"'`]*))"""
+
+
+def _option_value(match: re.Match[str], kind: str) -> str:
+    """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal."""
+    group = "quoted" if match.group("quoted") is not None else "bare"
+    if not _is_literal(match.group(group)):
+        return match.group(0)
+    whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
+    return f"{whole[:start]}[redacted:{kind}]{whole[end:]}"
+
+
 def _header_value(match: re.Match[str]) -> bool:
     return _is_literal(match.group(1)) and any(c.isdigit() for c in match.group(1))
 
@@ -281,6 +294,16 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass"),
         group="secret",
         check=_glued_password,
+    ),
+    Rule(
+        # Redis's password: redis-cli's ``-a``/``--pass`` (``redis-cli -a S3cret``, ``-a "two words"``), the server's
+        # ``--requirepass`` and ``--masterauth``, and those directives at the start of a redis.conf line or after
+        # ``CONFIG SET``. Quoted, a value may hold blanks; the option gives a value whatever it looks like.
+        "cli-credentials",
+        r"(?:\bredis-(?:cli|benchmark)\b[^\n|;&]{0,200}?\s(?:-a|--pass)|(?i:(?:(?m:^)[ \t]*|--|config[ \t]+set[ \t]+)(?:requirepass|masterauth)))"
+        rf"[ \t]+{_OPTION_VALUE}",
+        ("redis-", "requirepass", "masterauth"),
+        replace=lambda m: _option_value(m, "cli-credentials"),
     ),
     Rule(
         "bearer",
@@ -508,10 +531,32 @@ def _bare_literal(value: str, key: str, config_line: bool) -> bool:
 
 
 def _quoted_secret(contents: str, key: str) -> bool:
-    """A quoted literal that is a secret: not empty, a placeholder, a path, or prose ("Forgot password?")."""
-    if not _plain_value(contents.strip(), key):
+    """A quoted literal that is a secret: not empty, a placeholder, a path, or words for people ("Forgot password?").
+
+    A value with blanks is a passphrase (``password = "correct horse battery staple"``) unless it reads as words for
+    people (``_words_for_people``); under a key naming a passphrase it is one whatever it reads as."""
+    value = contents.strip()
+    if not _plain_value(value, key):
         return False
-    return not any(c.isspace() for c in contents) or _key_words(key)[-1] == "passphrase"
+    if not any(c.isspace() for c in contents) or _key_words(key)[-1] == "passphrase":
+        return True
+    return not _words_for_people(value)
+
+
+#: How a sentence ends: a quoted value ending so is a message (``"Invalid token."``), not a passphrase.
+_SENTENCE_ENDS = (".", "?", "!", ":", "…")
+
+
+def _words_for_people(value: str) -> bool:
+    """A value with blanks that is a message or a label, not a passphrase: a sentence (``"Forgot password?"``), a
+    label in sentence case (letters only, the first word alone capitalised: ``"Mot de passe"``), or words that name
+    a secret (``"Reset Password"``, ``"no api key set"``). A passphrase in small letters or in capitalised words,
+    or holding a digit or a sign, is none of them."""
+    words = value.split()
+    label = value[0].isupper() and all(w.isalpha() and w[0].islower() for w in words[1:]) and words[0].isalpha()
+    if label or value.endswith(_SENTENCE_ENDS):
+        return True
+    return any(word in _SECRET_WORDS or word == "key" for word in _key_words(value))
 
 
 def _key_before(text: str, start: int) -> tuple[str, int]:

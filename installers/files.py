@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..core.private import private_dir
+from ..core.redact import scrub
 
 Action = Literal["created", "updated", "removed", "unchanged"]
 
@@ -159,7 +160,11 @@ def plan_json(
 
 
 def plan_text(path: Path, old: str | None, new: str | None, *, backup: bool = False) -> Change:
-    """The change from ``old`` to ``new`` (None: no file), with its unified diff."""
+    """The change from ``old`` to ``new`` (None: no file), with its unified diff.
+
+    The diff is only ever shown (``--dry-run``), and the files deja shares hold the user's own values (another MCP
+    server's token in its ``env`` or ``headers``): it is redacted as every text deja shows is, whatever the
+    redaction setting, which is about what the index stores. What is written is ``new``, as it is."""
     if old == new:
         return Change(path, "unchanged", "")
     action: Action = "created" if old is None else "removed" if new is None else "updated"
@@ -171,7 +176,7 @@ def plan_text(path: Path, old: str | None, new: str | None, *, backup: bool = Fa
             tofile="/dev/null" if new is None else str(path),
         )
     )
-    return Change(path, action, diff, new, backup, before=old)
+    return Change(path, action, scrub(diff), new, backup, before=old)
 
 
 def plan_directory_removal(path: Path, leaving: str) -> Change:

@@ -74,6 +74,11 @@ else:
     Token: "#ddd0c0",
     jsonnet_token = r'[^\W\d]\w*'
     user = User(username="scolvin", password="password")
+    password = input("Password: ")
+    password = "<your password>"
+    password = "changeme"
+    password = ""
+    errors = {"password": "Password is required", "token": "Invalid or expired token."}
 """,
     "typescript": """
 export interface Config { apiKey: string; baseUrl: string }
@@ -169,6 +174,13 @@ TOKEN_TTL=3600 ./run.sh
 SECRET_KEY_BASE=$(rails secret) rails server
 NODE_ENV=production API_KEY=$API_KEY npm start
 AUTH_TOKEN=none make test
+PASSWORD="$DB_PASSWORD"
+redis-cli -a "$REDIS_PASSWORD" ping
+redis-cli --askpass -h cache ping
+redis-cli -h cache -p 6379 --no-auth-warning info
+redis-server --requirepass ${REDIS_PASSWORD}
+ls -a src && cp -a dist /tmp/dist
+curl http://[::1]:8080/health
 """,
     "yaml": """
 apiVersion: v1
@@ -229,6 +241,9 @@ spring.datasource.password=${DB_PASSWORD}
 "secretName": "db-credentials",
 "forgot_password": "Forgot password?",
 "password": "Mot de passe",
+"forgot_password": "Forgot your password?",
+"reset_password": "Reset Password",
+# requirepass foobared
 <password>${env.DB_PASSWORD}</password>
 """,
     "types": """
@@ -264,6 +279,7 @@ mailto:security@example.com
 Pass :meth:`peek` a default value to return that instead of raising.
 Credentials can be given with the --username and --password options instead of the URL.
 Give the password in `scheme://user:password@host` or `curl -u user:password`.
+The requirepass directive sets the password redis-cli asks for with -a.
 The JSON looks like `"password": "…"` with the real value in place of the dots.
 """,
 }
@@ -531,6 +547,34 @@ SECRETS: list[Secret] = [
     ),
     Secret("docker-login", "cli-credentials", _join("Xk29", "fLq8", "ZpW3"), "docker login -u ci -p {secret} reg.io"),
     Secret("sshpass", "cli-credentials", _join("Tr0ub4", "dor&3"), "sshpass -p '{secret}' ssh deploy@build-01"),
+    # An empty user before the password, as Redis, MongoDB and RabbitMQ URLs give it (a new-user trial's finds).
+    Secret(
+        "redis-url-no-user",
+        "url-credentials",
+        _join("RedisPw0rd", "Leak2"),
+        "REDIS_URL=redis://:{secret}@cache:6379/0",
+    ),
+    Secret("rediss-url-no-user", "url-credentials", _join("Tls", "Pw0rd9x"), "rediss://:{secret}@cache.example:6380"),
+    Secret("mongodb-url-no-user", "url-credentials", _join("M0ngo", "Leak77"), "mongodb://:{secret}@db:27017/app"),
+    Secret("amqp-url-no-user", "url-credentials", _join("Rabb1t", "Pw0rd"), "amqp://:{secret}@rabbit:5672/vhost"),
+    # A quoted value with blanks under a secret-named key: a passphrase.
+    Secret(
+        "passphrase-python",
+        "secret",
+        _join("correct horse ", "battery staple"),
+        'password = "{secret}"',
+    ),
+    Secret("passphrase-env", "secret", _join("two ", "wordsecretum"), 'PASSWORD="{secret}"'),
+    Secret("passphrase-yaml", "secret", _join("plume ", "granite orchid"), '  password: "{secret}"'),
+    Secret("passphrase-json", "secret", _join("velvet ", "tractor 42"), '{{"user": "ci", "password": "{secret}"}}'),
+    Secret("passphrase-title-case", "secret", _join("Correct Horse ", "Battery Staple"), "password = '{secret}'"),
+    Secret("redis-cli-a", "cli-credentials", _join("RedisPw0rd", "Leak"), "redis-cli -a {secret} -h cache ping"),
+    Secret(
+        "redis-cli-a-quoted", "cli-credentials", _join("pw with ", "blanks 7"), 'redis-cli -h cache -a "{secret}" ping'
+    ),
+    Secret("redis-cli-pass", "cli-credentials", _join("lowercase", "only"), "redis-cli --pass {secret} -n 2"),
+    Secret("redis-requirepass", "cli-credentials", _join("Serv3r", "Pw"), "redis-server --requirepass {secret}"),
+    Secret("redis-conf-requirepass", "cli-credentials", _join("conf", "passw0rd"), "requirepass {secret}"),
     Secret(
         "url-token-user",
         "url-credentials",

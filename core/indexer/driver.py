@@ -49,6 +49,7 @@ from ..private import private_dir, tighten
 from ..readers.vscdb import COPIES, remove_copies_older_versions_left, remove_dead_copies
 from ..redaction import mode as redaction_mode
 from . import freshness, glance
+from .carry import Carried, carry_unread
 from .checked import Checked
 from .glance import FolderState
 from .lock import WriterLock
@@ -125,7 +126,7 @@ def refresh(
             raise
         why = str(exc)
         result = _refresh(home, True, _Scope(None), progress, lock_timeout)
-    result.rebuilt_because = result.rebuilt_because or why
+    result.rebuilt_because = "; ".join(part for part in (why, result.rebuilt_because) if part)
     return result
 
 
@@ -233,7 +234,11 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         tally = _record_changes(manifest, index, book, plan, written, park=scope.targets is None)
         if scope.keep_live and (kept := _kept_instead(directory, book, written.segments, mode, plan)):
             return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems, True), why)
-        live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments
+        # A rebuild keeps the sessions of the stores it could not read this time (``carry``).
+        carried = (
+            carry_unread(directory, book, plan, problems, mode, written.segments) if manifest is None else Carried()
+        )
+        live = [ref for ref in tally.segments if len(ref.deleted) < ref.sessions] + written.segments + carried.segments
         ide = {**plan.ide_unseen, **plan.ide_dbs}
         walked = scope.targets is None
         rewrite = walked and any(_mostly_replaced(ref) for ref in live)
@@ -256,7 +261,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
             removed=tally.removed,
             seconds=round(time.perf_counter() - started, 3),
             problems=merged_problems,
-            rebuilt_because=why,
+            rebuilt_because="; ".join(part for part in (why, carried.note) if part),
             unreadable_kept=plan.unreadable,
         )
 

@@ -1,0 +1,51 @@
+"""hooks.log holds one line per hook call, in text: a control character in any field of a payload (a NUL in a
+conversation id, a terminal escape, a line separator) is written escaped, not raw.
+
+(A new-user trial's NUL in a conversation_id went raw into hooks.log: ``grep`` took the file for binary.)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from harness import run_deja
+
+from deja.hooks.call import log
+
+
+def _log_bytes(fake_home: Path) -> bytes:
+    return (fake_home / ".cache" / "deja" / "hooks.log").read_bytes()
+
+
+def _is_text_lines(data: bytes) -> bool:
+    return all(byte >= 0x20 or byte in b"\n" for byte in data) and b"\x7f" not in data
+
+
+def test_a_nul_in_a_conversation_id_is_logged_escaped(fake_home: Path) -> None:
+    payload = {
+        "conversation_id": "conv\x00one\x1b[31m\x85\u2028",
+        "hook_event_name": "beforeSubmitPrompt",
+        "prompt": "why does the build fail",
+        "workspace_roots": [str(fake_home)],
+    }
+    ran = run_deja("hook-prompt", input=json.dumps(payload))
+    assert ran.returncode == 0, ran.stderr
+    data = _log_bytes(fake_home)
+    assert data.count(b"\n") == 1 and _is_text_lines(data), data
+    assert b"conv\\x00one\\x1b[31m" in data
+    listed = run_deja("hooks", "log")
+    assert listed.returncode == 0 and "conv\\x00one" in listed.stdout and "\x00" not in listed.stdout
+
+
+@pytest.mark.unit
+def test_every_line_the_log_writes_is_one_line_of_text(fake_home: Path) -> None:
+    log("hook-tool postToolUse c1: failed: ValueError: line one\nline two\r\x0b\x0c\x1c\x1d\x1e\x00\x7f\u2029end")
+    data = _log_bytes(fake_home)
+    assert data.count(b"\n") == 1 and _is_text_lines(data), data
+    assert (
+        data.decode()
+        .splitlines()[0]
+        .endswith("line one\\x0aline two\\x0d\\x0b\\x0c\\x1c\\x1d\\x1e\\x00\\x7f\\u2029end")
+    )
