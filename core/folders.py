@@ -83,20 +83,31 @@ def cursor_agent_chats_root(environment: bool = True) -> str:
 
 
 def cli_roots(environment: bool = True) -> list[str]:
-    """The cursor-agent roots: the data root (transcripts) and the chats root, once each.
+    """The cursor-agent roots: every folder cursor-agent may have written transcripts or chats to, once each.
 
-    Since 2026.10.01 transcripts and chats may live under two different roots;
-    every root is searched for both, so an older build's layout (everything under
-    one root) reads the same. ``DEJA_CURSOR_CLI_ROOT`` replaces discovery with one
-    root holding both. Without ``environment``: what a process started without this
-    shell's variables (Cursor's hooks and MCP server) reads.
+    Since 2026.10.01 transcripts live under the data root and chats under the
+    config root (``cursor_agent_chats_root``), and the config root is the first
+    of ``$CURSOR_CONFIG_DIR``, ``$XDG_CONFIG_HOME/cursor`` and ``~/.cursor``: a
+    chat written while another of them was in force (the variable set since, or
+    unset) still sits in it, so each that is set is read, and ``~/.cursor``
+    (cursor-drift-2026.md §9, split roots). Every root is searched for both, so
+    an older build's layout (everything under one root) reads the same; a chat
+    id found under two roots is the first root's. ``DEJA_CURSOR_CLI_ROOT``
+    replaces discovery with one root holding both. Without ``environment``: what
+    a process started without this shell's variables (Cursor's hooks and MCP
+    server) reads.
     """
     override = setting("cursor_cli_root", environment)
     if override:
         return [os.path.normpath(override)]
-    data = os.path.normpath(cursor_data_dir(environment))
-    chats = os.path.normpath(cursor_agent_chats_root(environment))
-    return [data] if chats == data else [data, chats]
+    xdg = _root_folder_variable("XDG_CONFIG_HOME", environment)
+    found = [
+        cursor_data_dir(environment),
+        cursor_agent_chats_root(environment),
+        os.path.join(xdg, "cursor") if xdg else "",
+        os.path.join(home(), ".cursor"),
+    ]
+    return list(dict.fromkeys(os.path.normpath(root) for root in found if root))
 
 
 def deja_home(environment: bool = True) -> str:

@@ -31,18 +31,25 @@ EDIT_TOOLS = frozenset(
 _WRAPPERS = frozenset({"sudo", "env", "time", "nice", "npx", "uv", "poetry", "pipenv", "bunx", "exec"})
 # Patterns as text, ``re`` imported and they compiled (and cached by ``re``) when first used: a hook that asks for a
 # project's or a file's key never loads ``re`` (with ``enum``, ``functools`` and ``collections``, about 3 ms).
-_ERROR_LINE = r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such|no module named|denied|undefined|segmentation)"
-# Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed") say nothing about which error it was.
+# The forms of common tools count too: npm <= 8's ``npm ERR!``, pnpm's ``ERR_PNPM_…`` codes (and Node's ``ERR_…``),
+# pytest's ``E   `` lines, Go's ``FAIL``, pip's ``ERROR:``, yarn's ``error``, cargo's ``error[E…]``, tsc's ``error TS…``.
+_ERROR_LINE = (
+    r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such"
+    r"|no module named|denied|undefined|segmentation|\bERR!|(?-i:\bERR_[A-Z0-9_]+|^E {2,}[^\s+-]))"
+)
+# Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed", tsc's "Found 2 errors") say nothing about which
+# error it was, nor do npm's last lines, the same for every failure ("A complete log of this run can be found in:" and
+# the log's path).
 _SUMMARY_LINE = (
     r"(?i)^[\s=*_-]*(?:collected \d+ items?\W*)?(?:\d+ (?:errors?|failed|passed|failures?|warnings?|skipped|deselected)[,/\s]*)+"
-    r"(?:in [\d.]+m?s)?[\s=*_-]*$"
+    r"(?:in [\d.]+m?s)?[\s=*_-]*$|^found \d+ errors?\b|complete log of this run can be found|[/\\]_logs[/\\]\S*debug"
 )
 #: What makes ``shlex.split`` differ from ``str.split`` on ASCII: quotes, an escape, and the whitespace only
 #: ``str.split`` splits on.
 _SHLEX_SPECIAL = frozenset("\"'\\\x0b\x0c\x1c\x1d\x1e\x1f")
 #: What a subcommand (``git push``'s ``push``) is made of, after its first letter.
 _SUBCOMMAND = frozenset("abcdefghijklmnopqrstuvwxyz0123456789:_-")
-_NAMED_ERROR = r"\b\w*(?:Error|Exception)\b|\berror(?:\[\w+\])?:|\bE\d{3,}\b"
+_NAMED_ERROR = r"\b\w*(?:Error|Exception)\b|\b(?:error|ERROR)(?:\[\w+\])?:|\berror TS\d+:|\bE\d{3,}\b|\bERR_[A-Z0-9_]+"
 
 
 def _digest(text: str) -> str:

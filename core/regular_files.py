@@ -64,6 +64,23 @@ def gone(path: StrPath) -> bool:
     return False
 
 
+def forbidden(path: StrPath) -> str:
+    """What keeps this user from reading ``path`` for want of permission: the file itself (mode 000), or the
+    highest folder above it that cannot be searched (its name alone shows, not its files); "" when nothing does
+    (readable, gone, or unreadable for another reason: a FIFO, a link loop)."""
+    path = os.fspath(path)
+    try:
+        os.stat(path)
+    except PermissionError:
+        folder = path
+        while (parent := os.path.dirname(folder)) != folder and not os.access(parent, os.X_OK):
+            folder = parent
+        return folder
+    except (OSError, ValueError):
+        return ""
+    return "" if os.access(path, os.R_OK) else path
+
+
 def blocked(path: StrPath) -> bool:
     """Whether something is at ``path`` that cannot be read as a regular file this time (see ``gone``)."""
     return not gone(path) and not os.path.isfile(path)

@@ -149,7 +149,8 @@ class Filters(Record):
         return bool(self.project or self.source or self.since or self.kinds or self.session_id)
 
     def __post_init__(self) -> None:
-        self.project_hash = name_hash(self.project) if self.project else 0
+        # 0 is the hash of "no project": a project that spells as nothing (the root folder ``/``) matches no session
+        self.project_hash = (name_hash(self.project) or -1) if self.project else 0
 
 
 def query_terms(query: str) -> tuple[list[str], list[str]]:

@@ -121,7 +121,7 @@ def _edits_in(place_: Place, paths: set[str]) -> Iterator[Edit]:
 
 def file_edits(index: Index, path: str, limit: int = 50) -> list[Edit]:
     """The edits of ``path`` (absolute, or as the sessions named it), newest first."""
-    paths = {path, path.rstrip("/")}
+    paths = {path, path.rstrip("/"), *edited_paths({"path": path}, "")}
     seen: set[tuple[int, int]] = set()
     edits: list[Edit] = []
     runs = [run for p in paths for run in index.newest(path_key(p), limit=limit)]

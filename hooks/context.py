@@ -41,7 +41,7 @@ def with_opening(call: HookCall, text: str, budget: int) -> str:
     if call.mode == "off" or not call.state_id() or call.started():
         return text
     own = frame_lines(text)
-    lines, why = recent_lines(call, frame_room(budget, *own))
+    lines, why = recent_lines(call, frame_room(budget, *own), shown="\n".join(own))
     if not lines:
         call.notes.append(f"no session-start block: {why}")
         return text
@@ -49,8 +49,9 @@ def with_opening(call: HookCall, text: str, budget: int) -> str:
     return frame([*own, *lines], budget)
 
 
-def recent_lines(call: HookCall, room: int) -> tuple[list[str], str]:
-    """This project's newest sessions, as many as fit ``room`` bytes; or no lines and why.
+def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str], str]:
+    """This project's newest sessions, as many as fit ``room`` bytes; or no lines and why. A session the event's
+    own answer ``shown`` already heads (its ```deja show <id>``` heading) is not listed again.
 
     The conversation counts as started once the block is given, or once there is nothing to give (no other
     session in the project); an event with no room left for it leaves it to the conversation's next event.
@@ -65,7 +66,7 @@ def recent_lines(call: HookCall, room: int) -> tuple[list[str], str]:
     waiting = "no room left in this event's budget for a readable block; the next event gives it"
     if room < SESSION_BYTES:
         return [], waiting
-    recent = _recent(call, index, min(SESSIONS[call.mode], room // SESSION_BYTES))
+    recent = _recent(call, index, min(SESSIONS[call.mode], room // SESSION_BYTES), shown)
     if not recent:
         call.remember([STARTED])
         return [], "no other session in this project"
@@ -118,9 +119,9 @@ def _shared(lines: list[str], room: int) -> list[str]:
     return [fit(line, size) for line, size in zip(lines, allotted, strict=True)]
 
 
-def _recent(call: HookCall, index: Index, wanted: int) -> list[tuple[SessionMeta, float]]:
-    """Up to ``wanted`` of this project's newest sessions, leaving out this conversation and those it was shown;
-    each with the time it was updated (seconds since the epoch, from ``sessions.idx``)."""
+def _recent(call: HookCall, index: Index, wanted: int, shown: str) -> list[tuple[SessionMeta, float]]:
+    """Up to ``wanted`` of this project's newest sessions, leaving out this conversation, those it was shown and
+    those ``shown`` heads; each with the time it was updated (seconds since the epoch, from ``sessions.idx``)."""
     if wanted <= 0:
         return []
     seen = call.seen()
@@ -128,7 +129,12 @@ def _recent(call: HookCall, index: Index, wanted: int) -> list[tuple[SessionMeta
     for _, segment, doc in index.newest(project_key(call.project_dir), limit=wanted + 4):
         ordinal = segment.doc(doc).ordinal
         meta = segment.session(ordinal)
-        if meta.id in call.conversation_ids or f"s:{meta.id}" in seen or any(m.id == meta.id for m, _ in recent):
+        if (
+            meta.id in call.conversation_ids
+            or f"s:{meta.id}" in seen
+            or f"`deja show {meta.id}`" in shown
+            or any(m.id == meta.id for m, _ in recent)
+        ):
             continue
         recent.append((meta, segment.session_keys(ordinal).updated))
         if len(recent) >= wanted:

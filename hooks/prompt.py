@@ -403,22 +403,16 @@ def recall_for(
     )
     asked = Asked(prompt, words, result, index.idf(0))
     wanted = set(words)
-    chosen: list[Hit] = []
-    reasons: list[str] = []
-    fresh = [hit for hit in result.hits if _key(hit) not in seen]
-    first_best: set[str] = set()
-    for hit in fresh[: gate.sessions + 2]:
-        if len(chosen) >= gate.sessions or (chosen and hit.score < gate.companion * chosen[0].score):
-            break  # the next ones are shown beside the first only while each scores close to it, whatever it holds
-        best = best_terms(index, hit, wanted)
-        first_best = best if hit is fresh[0] else first_best
-        why = confident(hit, asked, best, gate, _lead(result, hit)) or _beside(hit, fresh, chosen, gate)
-        if why:
-            chosen.append(hit)
-            reasons.append(f"{hit.session_id[:8]}: {why}")
+    chosen, reasons, first_best = _judged(index, result, asked, wanted, gate)
     if not chosen:
-        return Recall(why=_why_none(result, fresh, mode, asked, first_best))
-    recall = Recall(why="; ".join(reasons))
+        return Recall(why=_why_none(result, mode, asked, first_best))
+    # Decided on the whole ranking, then what this conversation was shown is dropped: judged without the session
+    # that outscored them, the ones it beat passed on their own (the same prompt twice injected unrelated sessions).
+    if _key(chosen[0]) in seen:
+        return Recall(why="what matched best was shown in this conversation already")
+    kept = [(hit, why) for hit, why in zip(chosen, reasons, strict=True) if _key(hit) not in seen]
+    chosen = [hit for hit, _ in kept]
+    recall = Recall(why="; ".join(why for _, why in kept))
     for hit in chosen:
         recall.lines.extend(_block(index, hit, wanted, room // len(chosen)))
         recall.keys.append(_key(hit))
@@ -426,12 +420,32 @@ def recall_for(
     return recall
 
 
-def _beside(hit: Hit, fresh: list[Hit], chosen: list[Hit], gate: Gate) -> str:
+def _judged(
+    index: Index, result: SearchResult, asked: Asked, wanted: set[str], gate: Gate
+) -> tuple[list[Hit], list[str], set[str]]:
+    """The sessions that pass the gate, in rank order, each with why; and what the first one's best message holds."""
+    chosen: list[Hit] = []
+    reasons: list[str] = []
+    first_best: set[str] = set()
+    hits = result.hits
+    for hit in hits[: gate.sessions + 2]:
+        if len(chosen) >= gate.sessions or (chosen and hit.score < gate.companion * chosen[0].score):
+            break  # the next ones are shown beside the first only while each scores close to it, whatever it holds
+        best = best_terms(index, hit, wanted)
+        first_best = best if hit is hits[0] else first_best
+        why = confident(hit, asked, best, gate, _lead(result, hit)) or _beside(hit, hits, chosen, gate)
+        if why:
+            chosen.append(hit)
+            reasons.append(f"{hit.session_id[:8]}: {why}")
+    return chosen, reasons, first_best
+
+
+def _beside(hit: Hit, hits: list[Hit], chosen: list[Hit], gate: Gate) -> str:
     """Why ``hit`` is shown beside the sessions before it ("" when it is not): every one before it was shown, the
     first on its own merits, and it scores close to the first."""
-    if not gate.companion or not chosen or chosen != fresh[: len(chosen)] or fresh[len(chosen)] is not hit:
+    if not gate.companion or not chosen or chosen != hits[: len(chosen)] or hits[len(chosen)] is not hit:
         return ""
-    ratio = hit.score / fresh[0].score if fresh[0].score else 0.0
+    ratio = hit.score / hits[0].score if hits[0].score else 0.0
     return f"scores {ratio:.0%} of the first session's score" if ratio >= gate.companion else ""
 
 
@@ -447,14 +461,12 @@ def _key(hit: Hit) -> str:
     return f"p:{hit.session_id}:{hit.best[1]}"
 
 
-def _why_none(result: SearchResult, fresh: list[Hit], mode: str, asked: Asked, best_held: set[str]) -> str:
+def _why_none(result: SearchResult, mode: str, asked: Asked, best_held: set[str]) -> str:
     """Why no session passed; ``best_held``: what the first one's best message holds of the prompt (a session whose
     words for it are scattered over many turns holds much, its best message little)."""
     if not result.hits:
         return "no past session matched"
-    if not fresh or fresh[0] is not result.hits[0]:
-        return "what matched best was shown in this conversation already"
-    best = fresh[0]
+    best = result.hits[0]
     return (
         f"no match was strong enough for recall={mode} (the best, {best.session_id[:8]}, holds "
         f"{asked.share(best.matched):.0%} of what the prompt asks, its best message {asked.share(best_held):.0%}, "

@@ -54,6 +54,13 @@ def _what_followed(segment: Segment, doc: int, head: str) -> str:
     return ", then ".join(safe[-3:] + [f"`{fix.resolved_by[:120]}` succeeded"])
 
 
+def _says_the_same(followed: str, concluded: str) -> bool:
+    """Whether what followed the failure (the next answer, when no command fixed it) is the session's conclusion:
+    one line of the same answer, each cut at its own length (shown once, as what it concluded)."""
+    one, other = followed.rstrip("…").rstrip(), concluded.rstrip("…").rstrip()
+    return bool(one and other) and (one.startswith(other) or other.startswith(one))
+
+
 def after_tool(call: HookCall) -> str:
     if call.mode == "off":
         return call.silent("recall is off")
@@ -89,7 +96,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
             return call.silent("this error's history was shown in this conversation already")
         sessions = len({session_place(*row) for row in rows})
         followed = _what_followed(segment, doc, head)
-        lines = [f"What followed: {followed}"] if followed else []
+        lines = [f"What followed: {followed}"] if followed and not _says_the_same(followed, meta.concluded) else []
         if meta.concluded:
             lines.append(f"Concluded: {meta.concluded}")
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; the latest:"

@@ -30,13 +30,16 @@ from ..core import paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
 from ..core.index import MANIFEST, Index, IndexForbidden, IndexUnreadable, check_readable, index_dir
 from ..core.readers import (
+    FORBIDDEN_STORE,
     SIGNALS,
+    STORE_DB,
     ChatSurvey,
     composer_fingerprints,
     find_all_chat_dirs,
     scan_transcripts,
     survey_chats,
 )
+from ..core.regular_files import forbidden
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions
 from .views import when
@@ -110,6 +113,8 @@ class Report(msgspec.Struct):
     delivery: Delivery | None = None
     #: deja's newest hook decisions from hooks.log (what each gave, or why it stayed silent).
     hook_decisions: list[Decision] = []
+    #: cursor-agent files, or folders above them, that this user may not read (permission denied).
+    unreadable_files: list[str] = []
 
 
 def diagnose(home: Path | None = None) -> Report:
@@ -119,21 +124,19 @@ def diagnose(home: Path | None = None) -> Report:
     home = home or paths.deja_home()
     ide_root, cli_roots = paths.ide_user_root(), paths.cli_roots()
     stores = _ide_stores() + [store for root in cli_roots for store in _cli_stores(root)]
-    transcribed = {
-        found.chat_id
-        for root in cli_roots
-        for found in scan_transcripts(root, include_subagents=False)
-        if found.session_id == found.chat_id
-    }
+    transcripts = [found for root in cli_roots for found in scan_transcripts(root, include_subagents=False)]
+    transcribed = {found.chat_id for found in transcripts if found.session_id == found.chat_id}
     chats = survey_chats(cli_roots, transcribed)
     index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
     skipped = dict(state.problems) if state else {}
+    forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state)
     wiring = [Finding(f.level, "wiring", f.message, f.fix) for f in wiring_report()]
     delivery = cursor_delivery()
     problems = [
         *_missing_roots(),
         *_root_too_deep(ide_root),
-        *_history_problems(stores, [ide_root, *cli_roots], skipped, chats),
+        *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files),
+        *_forbidden_problems(forbidden_files),
         *_index_problems(index, damage),
         *(finding for finding in wiring if finding.level != "ok"),
         *_settings_problems(),
@@ -154,6 +157,7 @@ def diagnose(home: Path | None = None) -> Report:
         problems=problems,
         delivery=delivery,
         hook_decisions=hook_decisions(home, limit=DECISIONS),
+        unreadable_files=forbidden_files,
     )
 
 
@@ -209,8 +213,9 @@ def _cursor_folders_elsewhere() -> list[Finding]:
     moved = [name for name in folders.ROOT_VARIABLES if os.environ.get(name, "").strip()]
     if here == there or not moved:
         return []
+    verbs = "is set in this shell and moves" if len(moved) == 1 else "are set in this shell and move"
     message = (
-        f"{' and '.join(moved)} set in this shell move cursor-agent's folders to {', '.join(here)}; Cursor's hooks "
+        f"{' and '.join(moved)} {verbs} cursor-agent's folders to {', '.join(here)}; Cursor's hooks "
         f"and MCP server read {', '.join(there)} instead unless Cursor is started with the same variables"
     )
     return [Finding("warn", "settings", message, f"start Cursor from a shell that sets {' and '.join(moved)}")]
@@ -305,7 +310,7 @@ def _unreadable_store(store: Store) -> Finding:
 
 
 def _history_problems(
-    stores: list[Store], looked_in: list[Path], skipped: dict[str, int], chats: ChatSurvey
+    stores: list[Store], looked_in: list[Path], skipped: dict[str, int], chats: ChatSurvey, forbidden_files: list[str]
 ) -> list[Finding]:
     problems = []
     if not any(store.count for store in stores):
@@ -319,14 +324,17 @@ def _history_problems(
             "warn",
             "history",
             f"the index skipped what it could not read: {what}",
+            # (``--full`` refuses while a file it read sessions from cannot be read: it would lose them)
+            "make the files named below readable, then `deja index`" if forbidden_files else
             "deja index --full  (re-reads every store; what it still skips is damaged in Cursor's own files)",
         ))  # fmt: skip
-    if chats.unreadable:
-        what = ", ".join(f"{n} × {reason}" for reason, n in sorted(chats.unreadable.items(), key=lambda kv: -kv[1]))
+    damaged = {reason: n for reason, n in chats.unreadable.items() if reason != FORBIDDEN_STORE}  # (named below)
+    if damaged:
+        what = ", ".join(f"{n} × {reason}" for reason, n in sorted(damaged.items(), key=lambda kv: -kv[1]))
         problems.append(Finding(
             "warn",
             "history",
-            f"{_count(sum(chats.unreadable.values()), 'cursor-agent chat')} without a transcript that deja cannot read: "
+            f"{_count(sum(damaged.values()), 'cursor-agent chat')} without a transcript that deja cannot read: "
             f"{what}",
             "close cursor-agent and run `deja index`; what stays unreadable is damaged or empty in cursor-agent's own "
             "chat folders (`deja doctor --json` counts them under unreadable_chats)",
@@ -374,16 +382,47 @@ def _ide_stores() -> list[Store]:
 
 
 def _cli_stores(root: Path) -> list[Store]:
-    """The root's transcripts and its chat stores (``store.db`` with its WAL), when the root exists."""
-    if not root.is_dir():
+    """The root's transcripts and its chat stores (``store.db`` with its WAL), when the root exists.
+
+    (``os.path``'s probes, not ``Path``'s: ``Path.is_file`` raises where a folder above cannot be searched.)
+    """
+    if not os.path.isdir(root):
         return []
     transcripts = [Path(found.path) for found in scan_transcripts(root, paths.include_subagents())]
-    chat_dbs = [d / "store.db" for d in find_all_chat_dirs([root]).values() if (d / "store.db").is_file()]
+    chat_dbs = [d / STORE_DB for d in find_all_chat_dirs([root]).values() if os.path.isfile(d / STORE_DB)]
     stores = [Store("cli-transcripts", str(root / "projects"), len(transcripts), *_stat(transcripts))]
     if chat_dbs:
         wal = [db.with_name("store.db-wal") for db in chat_dbs]
         stores.append(Store("cli-chat-stores", str(root / "chats"), len(chat_dbs), *_stat(chat_dbs + wal)))
     return stores
+
+
+def _forbidden_files(transcripts: list[str], cli_roots: list[Path], home: Path, state: State | None) -> list[str]:
+    """The cursor-agent files this user may not read, or the folders above them that hide them
+    (``regular_files.forbidden``): every transcript and store the roots show, and every file the index read a
+    session from (a folder at mode 000 hides its files from a walk, not from the index's record)."""
+    candidates = transcripts + [str(d / STORE_DB) for d in find_all_chat_dirs(cli_roots).values()]
+    if state is not None:
+        for _, chat in Bookkeeping(index_dir(home), state).items():
+            if chat.cli is not None:
+                candidates += [chat.cli.transcript, os.path.join(chat.cli.chat_dir or "", STORE_DB)]
+    return sorted({blocker for path in candidates if path and (blocker := forbidden(path))})
+
+
+def _forbidden_problems(files: list[str]) -> list[Finding]:
+    """The files and folders this user may not read, by name, and the command that makes them readable."""
+    if not files:
+        return []
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    return [
+        Finding(
+            "warn",
+            "history",
+            f"deja may not read {shown}: permission denied, so nothing new is read from there (the index keeps "
+            "what it read before)",
+            f"chmod -R u+rX {' '.join(shlex.quote(f) for f in files)}  (as their owner), then `deja index`",
+        )
+    ]
 
 
 def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, State | None, str]:

@@ -359,9 +359,14 @@ def check_source(source: str | None) -> None:
 
 
 def check_project(project: str | None) -> None:
-    """An empty ``--project ''`` (a variable that was not set) would quietly search every project."""
+    """An empty ``--project ''`` (a variable that was not set) would quietly search every project; the root folder
+    (``--project /``, ``--project .`` typed in ``/``) is no project's, and matched the sessions with none."""
+    from ..core.keys import project_spelling
+
     if project is not None and not project.strip():
         raise Failed("--project is empty: give a project name or folder, or leave --project out", code=2)
+    if project is not None and not project_spelling(project):
+        raise Failed(f"--project {project} is the root folder, no project's: give a project's name or folder", code=2)
 
 
 def search_command(args: SearchArgs) -> None:

@@ -91,6 +91,18 @@ Project = Annotated[
 ]
 
 
+def _checked_project(project: str | None) -> str | None:
+    """The project a tool was given, unless it names the root folder (``.`` where the server runs in ``/``): no
+    project's folder, which matched the sessions with none (``deja search --project /`` refuses it too)."""
+    from ..core.keys import project_spelling
+
+    if project and project.strip() and not project_spelling(project):
+        raise ToolError(
+            f"project={project!r} is the root folder, no project's: give the project's full path or its folder name"
+        )
+    return project
+
+
 class LiveIndex:
     """The index the tools read: kept open between calls, refreshed by another process, never built while a tool waits.
 
@@ -410,6 +422,7 @@ class Tools:
 
         if not query.strip():
             raise ToolError("the query is empty: give a few words to look for, e.g. 'cache invalidation'")
+        project = _checked_project(project)
         since_at = None
         if since:
             try:
@@ -458,6 +471,7 @@ class Tools:
         from ..core.library import newest_sessions
         from .views import session_json, session_line
 
+        project = _checked_project(project)
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)

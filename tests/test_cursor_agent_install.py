@@ -295,7 +295,7 @@ def test_the_encryption_key_never_reaches_the_index(install: Install) -> None:
 def test_doctor_counts_store_only_chats_and_names_the_one_it_cannot_read(install: Install) -> None:
     assert run_deja("index").returncode == 0
     report = deja_json("doctor")
-    assert report["cli_roots"] == [str(install.data), str(install.config)]
+    assert report["cli_roots"] == [str(install.data), str(install.config), str(install.home / ".cursor")]
     assert report["chats_without_transcript"] == 4
     assert report["unreadable_chats"] == {UNREADABLE_STORE: 1}
     warning = next(p for p in report["problems"] if "cannot read" in p["message"] and "cursor-agent" in p["message"])
@@ -316,8 +316,10 @@ def test_doctor_counts_store_only_chats_and_names_the_one_it_cannot_read(install
     [
         ({}, ["~/.cursor"]),
         ({"XDG_CONFIG_HOME": "~/xdg"}, ["~/.cursor", "~/xdg/cursor"]),
-        ({"CURSOR_CONFIG_DIR": "~/cfg", "XDG_CONFIG_HOME": "~/xdg"}, ["~/.cursor", "~/cfg"]),
-        ({"CURSOR_DATA_DIR": "~/data", "CURSOR_CONFIG_DIR": "~/cfg"}, ["~/data", "~/cfg"]),
+        # Every folder cursor-agent may have kept chats in is read (split roots): the variable set now, and the
+        # folders a chat written before it was set (or after it is unset) is in.
+        ({"CURSOR_CONFIG_DIR": "~/cfg", "XDG_CONFIG_HOME": "~/xdg"}, ["~/.cursor", "~/cfg", "~/xdg/cursor"]),
+        ({"CURSOR_DATA_DIR": "~/data", "CURSOR_CONFIG_DIR": "~/cfg"}, ["~/data", "~/cfg", "~/.cursor"]),
         ({"CURSOR_DATA_DIR": "~/data", "DEJA_CURSOR_CLI_ROOT": "~/one"}, ["~/one"]),
     ],
 )

@@ -36,6 +36,7 @@ imports msgspec.
 from __future__ import annotations
 
 import os
+import posixpath
 import struct
 import zlib
 from _operator import itemgetter  # (``operator``'s C half, which the interpreter has built in)
@@ -212,14 +213,16 @@ def index_dir(home: Path) -> Path:
 
 
 def edited_paths(args: dict, project_dir: str) -> list[str]:
-    """The file an edit tool call changed, as given and, when relative, joined to the project."""
+    """The file an edit tool call changed, as given and, when relative, joined to the project; each tidied
+    (``posixpath.normpath``), so ``./alembic/env.py`` and ``alembic/../alembic/env.py`` are ``alembic/env.py``
+    whether the index stores them or a hook asks for them."""
     path = args.get("path") or args.get("file_path") or args.get("target_file")
     if not isinstance(path, str) or not path.strip():
         return []
     path = path.strip()
     if project_dir and not path.startswith(("/", "\\")) and ":" not in path[:3]:
-        return [path, project_dir.rstrip("/") + "/" + path]
-    return [path]
+        return [posixpath.normpath(path), posixpath.normpath(project_dir.rstrip("/") + "/" + path)]
+    return [posixpath.normpath(path)]
 
 
 class Codec(Record, frozen=True):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from .chatstore import is_acp_chat, read_chat_meta
 from .cursor_agent import (
+    FORBIDDEN_STORE,
+    STORE_DB,
     ChatSurvey,
     CliRead,
     Resume,
@@ -31,7 +33,9 @@ from .transcripts import (
 )
 
 __all__ = [
+    "FORBIDDEN_STORE",
     "SIGNALS",
+    "STORE_DB",
     "ChatSurvey",
     "CliRead",
     "Projects",

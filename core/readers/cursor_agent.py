@@ -22,7 +22,7 @@ from typing import NamedTuple
 import msgspec
 
 from ..model import Message, Session, fill_times
-from ..regular_files import gone
+from ..regular_files import forbidden, gone
 from .chatstore import (
     ChatMeta,
     StoreChat,
@@ -210,6 +210,10 @@ def store_only_chats(chat_dirs: dict[str, Path], transcribed: set[str]) -> dict[
     }
 
 
+#: Why a chat's store cannot be read when this user lacks the permission (doctor names the file and the fix).
+FORBIDDEN_STORE = "store.db this user may not read"
+
+
 class ChatSurvey(msgspec.Struct):
     """deja doctor's look at the chat folders that have no transcript."""
 
@@ -236,7 +240,7 @@ def survey_chats(roots: list[Path], transcribed: set[str]) -> ChatSurvey:
             if meta is None or meta.has_conversation:
                 why[NO_STORE] += 1
             continue
-        problem = store_problem(chat_dir / STORE_DB)
+        problem = FORBIDDEN_STORE if forbidden(chat_dir / STORE_DB) else store_problem(chat_dir / STORE_DB)
         if problem:
             why[problem] += 1
         else:

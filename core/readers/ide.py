@@ -61,6 +61,8 @@ class _Header(Record, frozen=True):
     name: str = ""
     workspace_id: str = ""
     workspace_dir: str = ""
+    #: The header marks the chat as another chat's subagent thread (``subagentInfo.parentComposerId``).
+    subagent: bool = False
 
 
 class _Db(Record):
@@ -74,6 +76,8 @@ class _Db(Record):
     headers: dict[str, _Header]
     #: Whether subagents' threads are read as sessions of their own.
     subagents: bool = True
+    #: The chats another chat lists as its subagents' threads (``subagentComposerIds``), when they are left out.
+    listed_subagents: frozenset[str] = frozenset()
 
     def value(self, table: str, key: str) -> tuple[bool, bytes | None]:
         """``(found, value as bytes or None)`` for one key of a key-value table."""
@@ -95,7 +99,8 @@ def read_ide_database(
     """Yield one session per chat with at least one message in the ``state.vscdb`` at ``path``.
 
     With ``only_ids`` only those chats are read (no other composer's bubbles are touched). Without ``subagents``,
-    the threads a chat's subagents ran (composers naming a ``subagentInfo.parentComposerId``) are left out.
+    the threads a chat's subagents ran are left out: a composer naming a ``subagentInfo.parentComposerId`` in its
+    data or its header, or listed in another's ``subagentComposerIds`` (cursor-formats.md §1).
     ``projects`` is what the whole install says about where chats belong; pass one
     catalog to every read of a pass, so each part of it is read once.
     """
@@ -106,6 +111,7 @@ def read_ide_database(
     db.subagents = subagents
     try:
         db.headers = _composer_headers(db, only_ids)
+        db.listed_subagents = frozenset() if subagents else _listed_subagents(db)
         composer_ids: set[str] = set()
         for composer_id in _composer_ids(db, only_ids):
             composer_ids.add(composer_id)
@@ -300,11 +306,11 @@ def _bubble_stats(db: _Db) -> dict[str, str]:
 def _read_composer(db: _Db, composer_id: str) -> Session | None:
     found, raw = db.value("cursorDiskKV", _COMPOSER_PREFIX + composer_id)
     composer = _load(raw, "composer", db.problems) if found else None  # gone since listed: deleted
-    if composer is None or (not db.subagents and _subagent_thread(composer)):
+    header = db.headers.get(composer_id, _Header())
+    if composer is None or (not db.subagents and _subagent_thread(db, composer_id, composer, header)):
         return None
     created = _ms_time(composer.get("createdAt"))
     bubbles = _ordered_bubbles(db, composer_id, composer, created)
-    header = db.headers.get(composer_id, _Header())
     return _session(
         db,
         composer_id,
@@ -359,10 +365,33 @@ def _inline_bubbles(conversation: Any, problems: Problems) -> list[dict[str, Any
 # --- the global composer index ---------------------------------------------
 
 
-def _subagent_thread(composer: dict[str, Any]) -> bool:
-    """Whether a composer is the thread of another chat's subagent (``subagentInfo.parentComposerId``)."""
-    info = composer.get("subagentInfo")
+def _subagent_thread(db: _Db, composer_id: str, composer: dict[str, Any], header: _Header) -> bool:
+    """Whether a composer is the thread of another chat's subagent: it names its parent
+    (``subagentInfo.parentComposerId``, in its data or its header), or a parent lists it."""
+    return _names_parent(composer) or header.subagent or composer_id in db.listed_subagents
+
+
+def _names_parent(entry: dict[str, Any]) -> bool:
+    info = entry.get("subagentInfo")
     return isinstance(info, dict) and bool(info.get("parentComposerId"))
+
+
+def _listed_subagents(db: _Db) -> frozenset[str]:
+    """The composer ids chats list as their subagents' threads (``subagentComposerIds``).
+
+    One query over every ``composerData`` value, in SQL (a child may be read before its parent, or, in a refresh,
+    without it); only values with a non-empty list (Cursor writes compact JSON) are parsed.
+    """
+    if "cursorDiskKV" not in db.tables:
+        return frozenset()
+    lo, hi = _prefix_range(_COMPOSER_PREFIX)
+    rows = db.conn.execute(
+        "SELECT j.value FROM cursorDiskKV AS c, json_each(CAST(c.value AS TEXT), '$.subagentComposerIds') AS j"
+        ' WHERE c.key >= ? AND c.key < ? AND instr(c.value, \'"subagentComposerIds":["\') > 0'
+        " AND json_valid(CAST(c.value AS TEXT))",
+        (lo, hi),
+    )
+    return frozenset(child for (child,) in rows if isinstance(child, str))
 
 
 def _composer_headers(db: _Db, only_ids: set[str] | None) -> dict[str, _Header]:
@@ -394,6 +423,7 @@ def _header(entry: dict[str, Any], *, workspace_id: str) -> _Header:
         name=_str(entry.get("name")),
         workspace_id=workspace_id or _str(identifier.get("id")),
         workspace_dir=uri_dir(identifier.get("uri")),
+        subagent=_names_parent(entry),
     )
 
 

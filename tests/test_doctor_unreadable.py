@@ -1,0 +1,118 @@
+"""``deja doctor`` on cursor-agent files it cannot read: it names them and says how to make them readable, and never
+stops on one (README: "Errors: one line … never a traceback").
+
+A store's name that cannot even be probed (here a link to a name too long for the file system, which root meets
+too) crashed doctor: ``Path.is_file`` raises for it. Mode 000 needs a user other than root.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import orjson
+from harness import run_deja
+from test_blocked_stores import AS_ROOT
+
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    store_assistant_message,
+    store_user_message,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+CWD = "/work/api"
+
+
+def _store_chat(root: Path, chat_id: str) -> Path:
+    """A chat read from its store alone: its folder."""
+    chat_dir = chat_dir_for(root, CWD, chat_id)
+    messages = [store_user_message(f"a question in {chat_id}"), store_assistant_message("an answer")]
+    write_chat_store(chat_dir, cwd=CWD, name=f"Chat {chat_id}", messages=messages)
+    return chat_dir
+
+
+def _transcript(root: Path, chat_id: str) -> Path:
+    path = transcript_path(root, CWD, chat_id)
+    write_transcript(path, [user_turn(f"a question in {chat_id}"), assistant_turn("an answer")])
+    return path
+
+
+def doctor() -> tuple[str, dict]:
+    """doctor's screen and its JSON report, each checked to have run without a traceback."""
+    ran, as_json = run_deja("doctor"), run_deja("doctor", "--json")
+    for done in (ran, as_json):
+        assert done.returncode in (0, 1) and "Error" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    return ran.stdout, orjson.loads(as_json.stdout)
+
+
+@contextmanager
+def mode_000(path: Path) -> Iterator[None]:
+    mode = path.stat().st_mode
+    path.chmod(0)
+    try:
+        yield
+    finally:
+        path.chmod(mode)
+
+
+def test_a_store_whose_name_cannot_be_probed_does_not_stop_doctor(cli_root: Path) -> None:
+    _store_chat(cli_root, "readable")
+    odd = _store_chat(cli_root, "odd") / "store.db"
+    assert run_deja("index").returncode == 0
+    odd.unlink()
+    odd.symlink_to("x" * 300)  # stat: ENAMETOOLONG, which Path.is_file raises
+    screen, report = doctor()
+    assert report["unreadable_chats"] == {"unreadable store.db": 1}
+    assert "1 chat store" in screen
+
+
+@AS_ROOT
+def test_doctor_names_a_chat_folder_it_may_not_read_and_the_chmod_that_fixes_it(cli_root: Path) -> None:
+    _store_chat(cli_root, "readable")
+    folder = _store_chat(cli_root, "hidden")
+    assert run_deja("index").returncode == 0
+    with mode_000(folder):
+        assert run_deja("index").returncode == 0
+        screen, report = doctor()
+        assert report["unreadable_files"] == [str(folder)]
+        assert report["unreadable_chats"] == {"store.db this user may not read": 1}
+        assert f"deja may not read {folder}: permission denied" in screen
+        assert f"fix: chmod -R u+rX {folder}" in " ".join(screen.split())
+        assert "deja index --full" not in screen  # (it refuses while a store it read from cannot be read)
+
+
+@AS_ROOT
+def test_doctor_names_a_store_and_a_transcript_it_may_not_read(cli_root: Path) -> None:
+    store = _store_chat(cli_root, "hidden") / "store.db"
+    transcript = _transcript(cli_root, "transcribed")
+    assert run_deja("index").returncode == 0
+    with mode_000(store), mode_000(transcript):
+        screen, report = doctor()
+        assert report["unreadable_files"] == sorted([str(store), str(transcript)])
+        assert "deja index --full" not in screen
+        assert "chmod -R u+rX" in screen
+
+
+@AS_ROOT
+def test_doctor_names_a_chats_folder_that_hides_every_store(cli_root: Path) -> None:
+    _store_chat(cli_root, "one")
+    assert run_deja("index").returncode == 0
+    with mode_000(cli_root / "chats"):
+        _, report = doctor()
+        assert report["unreadable_files"] == [str(cli_root / "chats")]
+
+
+def test_forbidden_is_nothing_for_a_readable_or_missing_file(tmp_path: Path) -> None:
+    from deja.core.regular_files import forbidden
+
+    (tmp_path / "readable").write_text("x")
+    assert forbidden(tmp_path / "readable") == forbidden(tmp_path / "missing") == ""
+    os.mkfifo(tmp_path / "fifo")
+    assert forbidden(tmp_path / "fifo") == ""  # (unreadable, but not for want of permission)

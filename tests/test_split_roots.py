@@ -1,0 +1,98 @@
+"""cursor-agent's split roots: every folder it may have kept chats in is read (cursor-drift-2026.md §9; README:
+``cursor_cli_root``'s default).
+
+With CURSOR_CONFIG_DIR set, chats still under ``$XDG_CONFIG_HOME/cursor`` and ``~/.cursor`` (written before the
+variable was set) were never read: a fresh index missed them, and a transcript whose store lives there lost its
+title and tool results.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+from harness import run_deja
+
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    shell_result_text,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+
+def _store_chat(root: Path, cwd: str, chat_id: str, question: str) -> None:
+    messages = [*store_preamble(cwd), store_user_message(question), store_assistant_message("done")]
+    write_chat_store(chat_dir_for(root, cwd, chat_id), cwd=cwd, name=f"Title of {chat_id}", messages=messages)
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {
+        "HOME": str(home),
+        "PATH": os.environ["PATH"],
+        "CURSOR_CONFIG_DIR": str(home / "cfg"),
+        "XDG_CONFIG_HOME": str(home / "xdg"),
+    }
+
+
+def _sessions(env: dict[str, str]) -> dict[str, dict]:
+    done = run_deja("index", env=env)
+    assert done.returncode == 0, done.stderr
+    listed = run_deja("sessions", "--json", env=env)
+    assert listed.returncode == 0, listed.stderr
+    return {s["id"]: s for s in orjson.loads(listed.stdout)["sessions"]}
+
+
+def test_chats_under_every_config_root_are_read(fake_home: Path) -> None:
+    cwd = str(fake_home / "proj")
+    _store_chat(fake_home / "cfg", cwd, "in-config-dir", "question about wombats")
+    _store_chat(fake_home / "xdg" / "cursor", cwd, "in-xdg", "question about quokkas")
+    _store_chat(fake_home / ".cursor", cwd, "in-home", "question about numbats")
+    # the same chat id under two roots stays one session
+    _store_chat(fake_home / "xdg" / "cursor", cwd, "in-config-dir", "question about wombats")
+    sessions = _sessions(_env(fake_home))
+    assert sorted(sessions) == ["in-config-dir", "in-home", "in-xdg"]
+
+
+def test_a_transcript_finds_its_store_under_xdg_with_config_dir_set(fake_home: Path) -> None:
+    """Its title and its Shell result come from the store."""
+    cwd = str(fake_home / "proj")
+    write_transcript(
+        transcript_path(fake_home / ".cursor", cwd, "split"),
+        [
+            user_turn("why does the zebramigrate fail?"),
+            assistant_turn("Looking.", tool_use("Shell", {"command": "make zebramigrate"})),
+        ],
+    )
+    messages = [
+        *store_preamble(cwd),
+        store_user_message("why does the zebramigrate fail?"),
+        store_assistant_message(None, tool_call_part("t1", "Shell", {"command": "make zebramigrate"})),
+        tool_result_message("t1", "Shell", shell_result_text("table platypus is missing", exit_code=2)),
+        store_assistant_message("Looking."),
+    ]
+    write_chat_store(chat_dir_for(fake_home / "xdg" / "cursor", cwd, "split"), cwd=cwd, name="Zebra", messages=messages)
+    env = _env(fake_home)
+    assert _sessions(env)["split"]["title"] == "Zebra"
+    found = run_deja("search", "platypus", env=env)
+    assert found.returncode == 0 and "Zebra" in found.stdout, found.stdout
+
+
+def test_doctor_names_both_variables_that_move_the_folders(fake_home: Path) -> None:
+    env = _env(fake_home)
+    settings = run_deja("doctor", env=env).stdout.split("\nSettings\n")[1].split("\n\n")[0]
+    home = fake_home
+    assert (
+        f"CURSOR_CONFIG_DIR and XDG_CONFIG_HOME are set in this shell and move cursor-agent's folders to "
+        f"{home}/.cursor, {home}/cfg, {home}/xdg/cursor; Cursor's hooks and MCP server read {home}/.cursor instead"
+    ) in " ".join(settings.split())
