@@ -9,9 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from deja.core import digests
+from deja.core.index import Index, SessionMeta
+from deja.core.indexer import refresh
+from deja.core.model import Message
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -30,6 +34,7 @@ pytestmark = pytest.mark.unit
 
 CHAT = "00000000-0000-4000-8000-0000000000e1"
 CWD = "/work/shop"
+SHELL = tool_use("Shell", {"command": "pytest -q"})
 
 
 def _records(*more: dict[str, object]) -> list[dict[str, object]]:
@@ -92,3 +97,63 @@ def test_the_blob_digest_is_sha256_whichever_module_computes_it(monkeypatch: pyt
     own = digests.sha256_hex(data)
     monkeypatch.setattr(digests, "_hashed", [digests.OWN_SHA256_BYTES])  # past it: OpenSSL's, as a build does
     assert own == digests.sha256_hex(data) == hashlib.sha256(data).hexdigest()
+
+
+def _session(home: Path, session_id: str) -> tuple[SessionMeta, list[Message]]:
+    found = Index.open(home).find(session_id)
+    assert len(found) == 1
+    segment, _, meta = found[0]
+    return msgspec.structs.replace(meta, first_doc=0), segment.messages(meta)  # (its docs' place in its segment)
+
+
+def _environment(cli: Path, home: Path) -> dict[str, str]:
+    return {"DEJA_CURSOR_CLI_ROOT": str(cli), "DEJA_CURSOR_ROOT": str(cli.parent / "no-ide"), "DEJA_HOME": str(home)}
+
+
+def test_a_chat_refreshed_turn_by_turn_is_stored_as_a_rebuild_stores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resumed reads, a tool-only record continuing the last turn, results arriving in the store later, a secret in
+    a new turn: the refreshed session (meta and messages) is the one a full rebuild of the same files gives."""
+    cli = tmp_path / "cli"
+    (tmp_path / "no-ide").mkdir()
+    secret = "ghp_" + "a1B2c3D4e5" * 4
+    turns = [
+        [user_turn("Why does the uploader retry forever?"), assistant_turn("Running the tests.", SHELL)],
+        [assistant_turn(None, tool_use("Read", {"path": "uploader.py"}))],  # continues the turn before it
+        [user_turn(f"Push with token {secret} then"), assistant_turn("Pushed; the backoff now grows.")],
+    ]
+    results = [  # the Shell call's result is stored after the refresh that indexed the call
+        [],
+        [
+            tool_result_message("c1", "Shell", "1 failed: test_backoff_grows"),
+            tool_result_message("c2", "Read", "def retry(): ..."),
+        ],
+        [],
+    ]
+    transcript = transcript_path(cli, CWD, CHAT)
+    stored: list[dict[str, object]] = [store_user_message("Why does the uploader retry forever?")]
+    calls = [
+        tool_call_part("c1", "Shell", {"command": "pytest -q"}),
+        tool_call_part("c2", "Read", {"path": "uploader.py"}),
+    ]
+    refreshed = tmp_path / "refreshed"
+    for name, value in _environment(cli, refreshed).items():
+        monkeypatch.setenv(name, value)
+    written: list[dict[str, object]] = []
+    for step, (turn, arrived) in enumerate(zip(turns, results, strict=True)):
+        written += turn
+        write_transcript(transcript, written)
+        stored += [store_assistant_message("Running the tests.", calls[step])] if step < 2 else []
+        stored += arrived
+        write_chat_store(chat_dir_for(cli, CWD, CHAT), cwd=CWD, name="Uploader retries", messages=stored)
+        result = refresh(refreshed, only_chat_ids={CHAT}) if step else refresh(refreshed)
+        assert (result.added, result.updated) == ((1, 0) if step == 0 else (0, 1))
+
+    rebuilt = tmp_path / "rebuilt"
+    monkeypatch.setenv("DEJA_HOME", str(rebuilt))
+    refresh(rebuilt, full=True)
+    meta, messages = _session(refreshed, CHAT)
+    assert (meta, messages) == _session(rebuilt, CHAT)
+    assert secret not in str(messages) and "[redacted:github-token]" in messages[-2].text
+    assert [c.result for m in messages for c in m.tool_calls] == ["1 failed: test_backoff_grows", "def retry(): ..."]
