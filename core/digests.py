@@ -10,9 +10,15 @@ else:
     try:
         from _blake2 import blake2b
         from _md5 import md5
-        from _sha256 import sha256
     except ImportError:  # pragma: no cover - an interpreter built without them
-        from hashlib import blake2b, md5, sha256
+        from hashlib import blake2b, md5
+    try:
+        from _sha2 import sha256  # Python 3.12 on
+    except ImportError:
+        try:
+            from _sha256 import sha256  # Python 3.11
+        except ImportError:  # pragma: no cover - an interpreter built without it
+            from hashlib import sha256
 
 __all__ = ["blake2b", "folder_md5", "md5", "sha256_hex"]
 
