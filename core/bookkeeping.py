@@ -24,7 +24,7 @@ import msgspec
 
 from . import faults
 from .index import IndexUnreadable
-from .private import private_dir, write_private
+from .private import private_dir, remove, write_private
 
 SHARDS = 64
 FOLDER = "state"
@@ -250,8 +250,9 @@ def remove_strays(directory: Path) -> None:
     Called under the writer lock, where no other writer is at work, so every temp there is a dead one's; a
     refresh that then finds nothing changed would otherwise keep them until one does.
     """
-    for path in (directory / FOLDER).glob(".*.tmp"):
-        path.unlink(missing_ok=True)
+    for name in _names(directory / FOLDER):
+        if name.startswith(".") and name.endswith(".tmp") and len(name) >= 5:  # ``glob(".*.tmp")``
+            remove(os.path.join(directory, FOLDER, name))
 
 
 def remove_unreferenced(directory: Path, state: State, state_file: str) -> None:
@@ -262,11 +263,18 @@ def remove_unreferenced(directory: Path, state: State, state_file: str) -> None:
     """
     keep = {n for n in state.shards if n} | {db.fingerprints for db in state.ide.values() if db.fingerprints}
     keep.add(Path(state_file).name)
-    for old in directory.glob("state-*.msgpack"):
-        old.unlink(missing_ok=True)
-    folder = directory / FOLDER
-    if not folder.is_dir():
-        return
-    for path in folder.iterdir():
-        if path.name not in keep:
-            path.unlink(missing_ok=True)
+    for name in _names(directory):
+        if name.startswith("state-") and name.endswith(".msgpack"):
+            remove(os.path.join(directory, name))
+    for name in _names(directory / FOLDER):
+        if name not in keep:
+            remove(os.path.join(directory, FOLDER, name))
+
+
+def _names(folder: Path) -> list[str]:
+    """The names in ``folder`` (none when it is not there): listed without ``glob``, whose patterns a refresh after
+    a turn would compile (``fnmatch``, ``re``) for two sweeps."""
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []

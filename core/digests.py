@@ -5,15 +5,37 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
-    from hashlib import blake2b, md5
+    from hashlib import blake2b, md5, sha256
 else:
     try:
         from _blake2 import blake2b
         from _md5 import md5
     except ImportError:  # pragma: no cover - an interpreter built without them
         from hashlib import blake2b, md5
+    try:
+        from _sha2 import sha256  # Python 3.12 on
+    except ImportError:
+        try:
+            from _sha256 import sha256  # Python 3.11
+        except ImportError:  # pragma: no cover - an interpreter built without it
+            from hashlib import sha256
 
-__all__ = ["blake2b", "folder_md5", "md5"]
+__all__ = ["blake2b", "folder_md5", "md5", "sha256_hex"]
+
+#: Bytes hashed by the interpreter's own sha256 before OpenSSL's is loaded: its own reads about 340 MB/s, OpenSSL's
+#: about 1.9 GB/s, so a refresh of a few chats does not load OpenSSL and a build that reads every store does.
+OWN_SHA256_BYTES = 8 << 20
+_hashed = [0]
+
+
+def sha256_hex(data: bytes) -> str:
+    """The sha256 of ``data`` in hex (a chat store's blob id), the same digest whichever module computes it."""
+    _hashed[0] += len(data)
+    if _hashed[0] <= OWN_SHA256_BYTES:
+        return sha256(data).hexdigest()
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def folder_md5(folder: str) -> str:

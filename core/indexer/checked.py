@@ -5,7 +5,8 @@ changed in place, so a file whose size, times and inode are as they were when
 every byte of it passed still holds those bytes: ``deja index`` reads it whole
 again only when any of them moved (a file cut short, emptied or overwritten
 moves them). ``deja doctor`` reads every byte every time. The record is
-``index/checked``; losing it costs one whole read.
+``index/checked``; losing it costs one whole read. It is written and read without msgspec (``index.pack``,
+``index.light``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import msgspec
-
+from ..index.light import LIGHT, unpackb
+from ..index.pack import packb
 from ..private import replace_private
 
 RECORD = "checked"
@@ -34,10 +35,13 @@ class Checked:
 
     def __init__(self, directory: Path):
         self.directory = directory
+        self.before: dict[str, list[int]] = {}
         try:
-            self.before = msgspec.msgpack.decode((directory / RECORD).read_bytes(), type=dict[str, list[int]])
-        except (OSError, msgspec.DecodeError):
-            self.before = {}
+            self.before = _stamps(unpackb((directory / RECORD).read_bytes()))
+        except OSError:
+            pass
+        except LIGHT.damage:
+            pass
         self.now: dict[str, list[int]] = {}
 
     def vouches_for(self, path: Path) -> bool:
@@ -49,4 +53,14 @@ class Checked:
         return bool(current) and self.before.get(key) == current
 
     def save(self) -> None:
-        replace_private(self.directory / RECORD, msgspec.msgpack.encode(self.now))
+        replace_private(self.directory / RECORD, packb(self.now))
+
+
+def _stamps(record: object) -> dict[str, list[int]]:
+    """The record as read, if it is {file: stamp}; else nothing is vouched for (a record of another shape)."""
+    if not isinstance(record, dict):
+        return {}
+    for name, stamped in record.items():
+        if not isinstance(name, str) or not isinstance(stamped, list) or not all(type(n) is int for n in stamped):
+            return {}
+    return record

@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from ..digests import folder_md5
+from ..digests import folder_md5, sha256_hex
 from ..model import Message
 from ..regular_files import read_regular, subfolders
 from ..text import one_line
@@ -304,9 +304,7 @@ def _blob(db: sqlite3.Connection, blob_id: str, problems: Counter[str]) -> bytes
         problems[MISSING_BLOB] += 1
         return None
     data = row[0].encode() if isinstance(row[0], str) else bytes(row[0])
-    import hashlib  # (OpenSSL's sha256, the fastest for a blob: loaded only by a chat that has one to check)
-
-    if hashlib.sha256(data).hexdigest() != blob_id:
+    if sha256_hex(data) != blob_id:
         problems[DIGEST_MISMATCH] += 1
         return None
     return data
