@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from .redaction import CONTEXT_GATE, TOKEN_GATE, enabled
 
@@ -429,8 +430,13 @@ def _key_words(key: str) -> list[str]:
     return [w.lower() for w in _WORDS.findall(key)]
 
 
+@lru_cache(maxsize=4096)
 def secret_key(key: str) -> bool:
-    """Whether a key (``API_KEY``, ``SecretAccessKey``, ``db.password``) names a secret value."""
+    """Whether a key (``API_KEY``, ``SecretAccessKey``, ``db.password``) names a secret value.
+
+    Kept for the last few thousand keys asked: a build asks it of every string in every tool call's arguments,
+    under the same few keys (``command``, ``path``, ``contents``), and it depends on the key alone.
+    """
     words = _key_words(key)
     while words and words[-1].isdigit():  # a numbered one (``DB_PASSWORD_2``, ``API_KEY1``)
         words.pop()

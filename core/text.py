@@ -422,7 +422,10 @@ class _PieceCache(dict[str, list[str]]):
     def __missing__(self, piece: str) -> list[str]:
         if len(self) >= _CACHE_LIMIT:
             self.clear()
-        found = self[piece] = list(chain.from_iterable(map(_CACHE.__getitem__, _finder()(piece))))
+        if piece.isalnum():  # one token, its terms' list shared with the token cache (``_scan``'s test)
+            found = self[piece] = _CACHE[piece]
+        else:
+            found = self[piece] = list(chain.from_iterable(map(_CACHE.__getitem__, _finder()(piece))))
         return found
 
 

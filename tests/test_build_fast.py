@@ -22,6 +22,8 @@ from deja.core import redact, redaction
 from deja.core import text as text_module
 from deja.core.index import index_dir, read_manifest
 from deja.core.indexer import refresh
+from deja.core.readers import projects
+from deja.core.readers.cursor_agent import read_cli_chat
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 #: What texts are made of here: letters, digits, every joiner, underscores, ASCII that parts tokens, the
@@ -138,3 +140,20 @@ def test_a_build_writes_the_segments_the_old_ways_wrote(
         refresh(many.home, full=True)
     assert _segment_files(many.home) == fast
     assert len(fast) == 2 and all(files["postings.bin"] and files["records.bin"] for files in fast)
+
+
+def test_a_projects_chats_read_together_decode_its_folder_once(
+    many: Sample,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cwd = many.history.projects["api"]
+    transcripts = [transcript_path(many.history.cli_root, str(cwd), f"chat{i:02d}") for i in range(3)]
+    alone = [read_cli_chat(path, None).session for path in transcripts]
+    calls: list[str] = []
+    decode = projects.decode_project_slug
+    monkeypatch.setattr(projects, "decode_project_slug", lambda slug: calls.append(slug) or decode(slug))
+    decoded: dict[str, Path | None] = {}
+    together = [read_cli_chat(path, None, decoded=decoded).session for path in transcripts]
+    assert together == alone
+    assert all(session and session.project_dir == str(cwd) for session in together)
+    assert len(calls) == 1 and decoded == {calls[0]: cwd}
