@@ -22,7 +22,7 @@ from deja.core import redact, redaction
 from deja.core import text as text_module
 from deja.core.index import index_dir, read_manifest
 from deja.core.indexer import refresh
-from deja.core.readers import projects
+from deja.core.readers import conversation, projects
 from deja.core.readers.cursor_agent import read_cli_chat
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
@@ -157,3 +157,18 @@ def test_a_projects_chats_read_together_decode_its_folder_once(
     assert together == alone
     assert all(session and session.project_dir == str(cwd) for session in together)
     assert len(calls) == 1 and decoded == {calls[0]: cwd}
+
+
+@pytest.mark.unit
+def test_a_shell_result_is_split_as_when_the_fence_pattern_ran_on_every_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    pieces = ["Command output:", "Command output:\n```sh\n", "\n", "```", "```\n", "Exit code: 1", " ", "ok", "x\n"]
+    rng = random.Random(18)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))) for _ in range(3000)]
+    fast = [conversation.split_shell_output(text) for text in texts]
+
+    class Always(str):  # every text "holds" the literal: the pattern runs, as it did on every text
+        def __contains__(self, _: object) -> bool:
+            return True
+
+    assert [conversation.split_shell_output(Always(text)) for text in texts] == fast
+    assert sum(1 for text in texts if conversation._OUTPUT_FENCE.search(text)) > 500
