@@ -409,20 +409,44 @@ _CACHE = _TermCache()
 _CACHE_LIMIT = 50_000
 
 
+class _PieceCache(dict[str, list[str]]):
+    """A text's pieces (what ``str.split`` leaves of it once ``_APART`` made spaces of the ASCII characters no token
+    holds) with the terms of the raw tokens in each, computed on a piece's first lookup and kept.
+
+    Every raw token lies inside one piece, and a piece's tokens are those the pattern finds in the whole text there
+    (a token's look-behind sees a space at a piece's start either way): so a text's terms are its pieces' terms,
+    joined. Splitting is about three times faster than the pattern, and most pieces are a token already seen
+    (a word, a path; a word that ends a sentence takes its full stop with it). Capped as ``_TermCache`` is.
+    """
+
+    def __missing__(self, piece: str) -> list[str]:
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        if piece.isalnum():  # one token, its terms' list shared with the token cache (``_scan``'s test)
+            found = self[piece] = _CACHE[piece]
+        else:
+            found = self[piece] = list(chain.from_iterable(map(_CACHE.__getitem__, _finder()(piece))))
+        return found
+
+
+_PIECES = _PieceCache()
+
+
 def terms(text: str) -> list[str]:
     """Index terms of ``text`` in order, repeats kept (term frequency matters).
 
     A plain word yields its stem. An identifier (``fetchUser``, ``cache_key``,
     ``src/app.py``) yields itself whole, lowercased, and each of its parts.
     """
-    # Every token looked up and joined without a Python step per token (a build's hot loop): a token not in the
+    # Every piece looked up and joined without a Python step per piece (a build's hot loop): a piece not in the
     # cache is the only one that costs a call.
-    return list(chain.from_iterable(map(_CACHE.__getitem__, _finder()(text))))
+    return list(chain.from_iterable(map(_PIECES.__getitem__, text.translate(_APART).split())))
 
 
 def forget_cached_terms() -> None:
-    """Empty the cache: a segment's final merge tokenises nothing, and would hold it beside its own memory."""
+    """Empty the caches: a segment's final merge tokenises nothing, and would hold them beside its own memory."""
     _CACHE.clear()
+    _PIECES.clear()
 
 
 def term_positions(text: str) -> Iterator[tuple[int, list[str]]]:

@@ -136,7 +136,9 @@ def test_words_and_identifiers_are_split_without_re(monkeypatch: pytest.MonkeyPa
     """A hook loads no ``re``: its prompt's words and identifiers are split all the same."""
     monkeypatch.setattr(text_module, "_FINDERS", [])
     monkeypatch.setattr(text_module, "_CACHE", text_module._TermCache())
+    monkeypatch.setattr(text_module, "_PIECES", text_module._PieceCache())
     monkeypatch.delitem(sys.modules, "re")  # as in a hook
     assert terms("Write a haiku about autumn leaves in Lisbon") == ["write", "haiku", "autumn", "leav", "lisbon"]
     assert terms("fetchUserProfile") == ["fetchuserprofile", "fetch", "user", "profil"]
+    assert terms("see src/app.py.") == ["see", "src/app.py", "src", "app", "py"]  # a piece the finder splits
     assert text_module._FINDERS[0] is text_module._scan

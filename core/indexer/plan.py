@@ -138,14 +138,15 @@ def wal_sigs(db: str | Path) -> list[Sig | None]:
     return [_sig(found) for found in glance.wal_sigs(db)]
 
 
-def _span_hash(path: str, start: int, end: int) -> str:
-    with open_regular(path) as f:
-        f.seek(start)
-        return blake2b(f.read(max(0, end - start)), digest_size=16).hexdigest()
-
-
 def _hashes(path: str, end: int) -> tuple[str, str]:
-    return _span_hash(path, 0, min(end, _HASH_SPAN)), _span_hash(path, max(0, end - _HASH_SPAN), end)
+    """The hashes of the transcript's first and last ``_HASH_SPAN`` bytes up to ``end`` (one span when it is no
+    longer), from one opening of the file."""
+    with open_regular(path) as f:
+        head = blake2b(f.read(min(end, _HASH_SPAN)), digest_size=16).hexdigest()
+        if end <= _HASH_SPAN:
+            return head, head
+        f.seek(end - _HASH_SPAN)
+        return head, blake2b(f.read(_HASH_SPAN), digest_size=16).hexdigest()
 
 
 def cli_state(chat: CliChat, end: int, last_timestamp: datetime | None, store_read: bool = True) -> CliState:

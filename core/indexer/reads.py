@@ -66,6 +66,7 @@ def read_changes(
     a process of its own.
     """
     pending: dict[str, Session] = {}
+    decoded: dict[str, Path | None] = {}  # project slugs decoded on disk, for this read's chats
     subagents = paths.include_subagents()
     for db, ids in plan.ide_reads.items():
         found: Counter[str] = Counter()
@@ -91,7 +92,7 @@ def read_changes(
         resume = None
         if old is not None and record is not None and record.cli and record.cli.last_timestamp is not None:
             resume = Resume(old.messages, record.cli.end, record.cli.last_timestamp)
-        read = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems, resume=resume)
+        read = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems, resume=resume, decoded=decoded)
         ide = pending.pop(sid, None)
         if read.unreadable and ide is None:
             unread.stores += 1

@@ -120,7 +120,8 @@ def split_shell_output(text: str) -> tuple[str, int | None]:
         text = wrapped[1]
     code = _EXIT_CODE.search(text)
     exit_code = int(code[1]) if code else None
-    fence = _OUTPUT_FENCE.search(text)
+    # (the pattern, anchored at each line's start, tries every position of a text without its literal)
+    fence = _OUTPUT_FENCE.search(text) if "Command output:" in text else None
     if fence:
         body = text[fence.end() :]
         close = body.rfind("```")

@@ -83,10 +83,12 @@ def read_cli_chat(
     problems: Counter[str] | None = None,
     *,
     resume: Resume | None = None,
+    decoded: dict[str, Path | None] | None = None,
 ) -> CliRead:
     """One chat: from its transcript (read from ``resume`` on when given), else from its store alone.
 
-    ``chat_dir`` is the chat's folder (``find_all_chat_dirs()[chat id]``).
+    ``chat_dir`` is the chat's folder (``find_all_chat_dirs()[chat id]``); ``decoded``, the project slugs a
+    caller reading many chats has decoded so far (``projects.cli_folder``).
     Project directory: meta.json's ``cwd``, else the encoded project folder
     decoded against the disk; when even that fails, ``project`` is the encoded
     folder name and ``project_dir`` is empty.
@@ -121,7 +123,7 @@ def read_cli_chat(
         attach_tool_results(messages, store.tool_results)
 
     slug = project_slug_of(transcript)
-    session = cli_folder(meta.cwd if meta else "", slug).apply(
+    session = cli_folder(meta.cwd if meta else "", slug, decoded).apply(
         Session(
             id=session_id_of(transcript),
             source="cursor-cli",

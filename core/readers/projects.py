@@ -113,15 +113,24 @@ class EditorChat(Record, frozen=True):
     touched: Callable[[], Iterable[str]] = _nothing
 
 
-def cli_folder(cwd: str, slug: str) -> Found:
+def cli_folder(cwd: str, slug: str, decoded: dict[str, Path | None] | None = None) -> Found:
     """A cursor-agent chat's folder: its ``meta.json`` ``cwd``, else its transcript folder decoded on disk.
 
-    :meth:`Projects.settle` later tries the folders other stores name for a slug the disk cannot decode.
+    ``decoded`` keeps the slugs decoded so far by a caller that reads many chats at once (a build: a project's
+    chats share its slug, and each decode lists folders from ``/`` down). :meth:`Projects.settle` later tries
+    the folders other stores name for a slug the disk cannot decode.
     """
     if cwd:
         return Found(cwd, "meta.json cwd")
-    decoded = decode_project_slug(slug) if slug else None
-    return Found(str(decoded), "transcript folder") if decoded else Found()
+    if not slug:
+        return Found()
+    if decoded is None:
+        found = decode_project_slug(slug)
+    elif slug in decoded:
+        found = decoded[slug]
+    else:
+        found = decoded[slug] = decode_project_slug(slug)
+    return Found(str(found), "transcript folder") if found else Found()
 
 
 class Projects:
