@@ -714,11 +714,17 @@ def _token_gate(text: str, lowered: str) -> bool:
 
 def _context_gate(text: str) -> bool:
     """Whether ``CONTEXT_GATE`` finds ``text``, by substring tests where they decide: each of ``:=<'`` and ``--`` is
-    a match alone, and a text with neither "ENV" nor "-p" cannot match the other two alternatives; the pattern
-    (which scans every position of a text it does not find) is asked only about a text with one of those."""
+    a match alone, and a text with neither "ENV" nor "-p" cannot match the next two alternatives; the pattern
+    (which scans every position of a text it does not find) is asked only about a text with one of those, and
+    Redis's words are looked for in the lowered text (a text of ASCII: case folds nothing else into them)."""
     if ":" in text or "=" in text or "<" in text or "'" in text or "--" in text:
         return True
-    return ("ENV" in text or "-p" in text) and _CONTEXT_GATE.search(text) is not None
+    if not text.isascii():  # (the pattern's case-blind words match more than ``str.lower`` finds: ``rediſ-``)
+        return _CONTEXT_GATE.search(text) is not None
+    if ("ENV" in text or "-p" in text) and _CONTEXT_GATE.search(text) is not None:
+        return True
+    lowered = text.lower()
+    return "redis-" in lowered or "requirepass" in lowered or "masterauth" in lowered
 
 
 _TOKEN_RULES = (*_PROVIDER_RULES, *(rule for rule in _CONTEXT_RULES if rule.kind in ("bearer", "basic-auth")))
