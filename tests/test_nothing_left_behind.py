@@ -13,6 +13,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -293,3 +294,32 @@ def test_a_read_killed_while_it_holds_a_copy_leaves_it_only_in_dejas_home_and_th
     assert "Schema migration" in _index_and_find(env, "zebracorn")
     assert list(copies.iterdir()) == [] and list(temporary.iterdir()) == []
     assert _listing(cli_root) == before
+
+
+def test_a_copy_an_older_version_left_in_tmpdir_is_removed_by_the_next_walk_and_nothing_else_is(
+    tmp_path: Path,
+) -> None:
+    """Before copies moved under DEJA_HOME, a killed read left ``$TMPDIR/deja-read-*``: Cursor's raw bytes, for good.
+
+    An hour-old one goes; a fresh one (an older deja may be reading right now) and a link of that name stay.
+    """
+    cli_root = tmp_path / "cursor"
+    _store_chat(cli_root)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    old, fresh = temporary / "deja-read-k2j4", temporary / "deja-read-p9q1"
+    for folder in (old, fresh):
+        folder.mkdir()
+        (folder / "state.vscdb").write_bytes(b"SQLite format 3\x00 sk-live secret")
+    elsewhere = tmp_path / "someone-elses"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("kept")
+    (temporary / "deja-read-link").symlink_to(elsewhere)
+    two_hours_ago = time.time() - 7200
+    for path in (old / "state.vscdb", old):
+        os.utime(path, (two_hours_ago, two_hours_ago))
+    os.utime(temporary / "deja-read-link", (two_hours_ago, two_hours_ago), follow_symlinks=False)
+    env = {**_env(tmp_path, cli_root), "TMPDIR": str(temporary)}
+    assert run_deja("index", env=env).returncode == 0
+    assert sorted(path.name for path in temporary.iterdir()) == ["deja-read-link", "deja-read-p9q1"]
+    assert (elsewhere / "keep.txt").read_text() == "kept"

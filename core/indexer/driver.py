@@ -46,7 +46,7 @@ from ..index import (
     write_manifest,
 )
 from ..private import private_dir, tighten
-from ..readers.vscdb import COPIES, remove_dead_copies
+from ..readers.vscdb import COPIES, remove_copies_older_versions_left, remove_dead_copies
 from ..redaction import mode as redaction_mode
 from . import freshness, glance
 from .checked import Checked
@@ -219,6 +219,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
     with WriterLock(directory / LOCK_NAME, lock_timeout):
         remove_strays(directory)
         remove_dead_copies(str(home / COPIES))  # a database copy a killed read left (``vscdb``)
+        if scope.targets is None:
+            remove_copies_older_versions_left()
         walk_started = time.time()
         roots = cli_roots()
         folders = freshness.snapshot_folders(roots) if scope.targets is None else scope.seen_folders

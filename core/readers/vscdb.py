@@ -308,6 +308,38 @@ def remove_dead_copies(copies: str) -> None:
             shutil.rmtree(os.path.join(copies, name), ignore_errors=True)
 
 
+#: Older versions (before rules 5) copied a database into ``$TMPDIR/deja-read-*``; a killed read left it there.
+_OLD_COPY_PREFIX = "deja-read-"
+#: A read takes seconds; a copy this old in ``$TMPDIR`` is no live reader's.
+_OLD_COPY_AGE = 3600.0
+
+
+def remove_copies_older_versions_left() -> None:
+    """Remove the raw database copies older deja versions' killed reads left in ``$TMPDIR`` (secrets and all).
+
+    Only this user's own real folders an hour old go: a link, or another user's folder, of that name stays.
+    ``tempfile`` and ``shutil`` are imported here: only a walk of every store calls this.
+    """
+    import shutil
+    import stat
+    import tempfile
+
+    temporary = tempfile.gettempdir()
+    try:
+        names = [name for name in os.listdir(temporary) if name.startswith(_OLD_COPY_PREFIX)]
+    except OSError:
+        return
+    cutoff = time.time() - _OLD_COPY_AGE
+    for name in names:
+        path = os.path.join(temporary, name)
+        try:
+            mark = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(mark.st_mode) and mark.st_uid == os.getuid() and mark.st_mtime < cutoff:
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
