@@ -25,7 +25,26 @@ from functools import lru_cache
 
 from .redaction import CONTEXT_GATE, TOKEN_GATE, enabled
 
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from typing import Any
+
 Replace = Callable[["re.Match[str]"], str]
+
+
+class _Compiled:
+    """A pattern of this module, compiled when first used and then put in its own place: importing the rules (the
+    failure hook does, for one error's output) compiles none of the dozen a text may never call on (about 15 M
+    instructions, 3 ms of the hook), and a build pays one lookup per pattern, not one per use."""
+
+    __slots__ = ("_name", "_regex")
+
+    def __init__(self, name: str, regex: str) -> None:
+        self._name, self._regex = name, regex
+
+    def __getattr__(self, attr: str) -> Any:
+        pattern = globals()[self._name] = re.compile(self._regex)
+        return getattr(pattern, attr)
 
 
 class Rule:
@@ -198,14 +217,15 @@ def _is_literal(value: str) -> bool:
     return bool(value) and not _REFERENCE.search(value) and not _FILLER.fullmatch(value)
 
 
-_REFERENCE = re.compile(r"\A[$%<]|\{[^}]*\}|\$\(|\A\*+\Z")
+_REFERENCE = _Compiled("_REFERENCE", r"\A[$%<]|\{[^}]*\}|\$\(|\A\*+\Z")
 #: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``.
-_FILLER = re.compile(
+_FILLER = _Compiled(
+    "_FILLER",
     r"(?i)[\W_]+|x+|(?:your|my|insert|enter|replace)[\s_-].*|.*[\s_-]here|\[redacted:.*"
     r"|changeme|placeholder|redacted|none|null|nil|undefined|true|false|foo|bar|baz|qux|test|example|sample|dummy"
     r"|fake|pass|passwd|pwd|password|secret|token|key|api_?key"
     # a colour, a regular expression
-    r"|\#[0-9a-f]{3,8}|.*(?:\\[wdsbWDSB]|\[\^).*"
+    r"|\#[0-9a-f]{3,8}|.*(?:\\[wdsbWDSB]|\[\^).*",
 )
 
 
@@ -427,27 +447,32 @@ _NOT_VALUES = frozenset(
 )
 #: Where a line holding only ``KEY=value`` / ``key: value`` is configuration (``.env``, YAML, Dockerfile, shell).
 _CONFIG_PREFIXES = frozenset({"", "-", "export", "set", "ENV", "ARG"})
-_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_KEY_CHARS = re.compile(r"[\w.-]*\Z")
-_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[!?]?")
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_PATH = re.compile(r"(?:/|~/|\.\.?/)[\w./~-]*")
-_SHORT_NUMBER = re.compile(r"\d{1,7}")
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+_WORDS = _Compiled("_WORDS", r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_KEY_CHARS = _Compiled("_KEY_CHARS", r"[\w.-]*\Z")
+_DOTTED_NAME = _Compiled("_DOTTED_NAME", r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[!?]?")
+_IDENTIFIER = _Compiled("_IDENTIFIER", r"[A-Za-z_]\w*")
+_PATH = _Compiled("_PATH", r"(?:/|~/|\.\.?/)[\w./~-]*")
+_SHORT_NUMBER = _Compiled("_SHORT_NUMBER", r"\d{1,7}")
+_ENV_NAME = _Compiled("_ENV_NAME", r"[A-Z][A-Z0-9_]*")
 #: Other variables set before the command, and ``export``/``env`` (``A=1 B=2 PGPASSWORD=… psql``).
-_ENV_NAME_PAIRS = re.compile(r"(?:(?:export|env|sudo(?:\s+-E)?)(?:\s+|\Z))?(?:[A-Z][A-Z0-9_]*=\S*(?:\s+|\Z))*")
+_ENV_NAME_PAIRS = _Compiled(
+    "_ENV_NAME_PAIRS", r"(?:(?:export|env|sudo(?:\s+-E)?)(?:\s+|\Z))?(?:[A-Z][A-Z0-9_]*=\S*(?:\s+|\Z))*"
+)
 
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)"
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
 _QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|\\"[^"\\\s]+\\")"""
 _BARE = r"""[^\s"'`,;&)\]}]+"""
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = _Compiled(
+    "_ASSIGNMENT",
     rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?"
     rf"(?P<sep>[ \t]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
-    rf"(?P<value>{_QUOTED}|{_BARE})"
+    rf"(?P<value>{_QUOTED}|{_BARE})",
 )
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
-_NOUN_SEP = re.compile(r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)(?:_?\d{1,3})?\\?[\"']?\]?[ \t]*[:=]")
+_NOUN_SEP = _Compiled(
+    "_NOUN_SEP", r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)(?:_?\d{1,3})?\\?[\"']?\]?[ \t]*[:=]"
+)
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
 _SQL = r"(?i:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'"
 _XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>"
@@ -695,10 +720,11 @@ def _apply(rule: Rule, text: str) -> str:
     return rule.pattern.sub(replace, text)
 
 
-_CONTEXT_GATE = re.compile(CONTEXT_GATE)  # (see ``redaction``)
+_CONTEXT_GATE = _Compiled("_CONTEXT_GATE", CONTEXT_GATE)  # (see ``redaction``)
 #: ``TOKEN_GATE``'s two alternatives apart: the long run alone scans a text twice as fast as the two together, and
 #: most texts hold no "basic" to ask the second about.
-_LONG_RUN, _BASIC = re.compile(TOKEN_GATE.partition("|")[0]), re.compile(TOKEN_GATE.partition("|")[2])
+_LONG_RUN = _Compiled("_LONG_RUN", TOKEN_GATE.partition("|")[0])
+_BASIC = _Compiled("_BASIC", TOKEN_GATE.partition("|")[2])
 
 
 def _token_gate(text: str, lowered: str) -> bool:

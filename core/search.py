@@ -593,10 +593,10 @@ class _Ranking:
         docs', which share its place in the records) as if each borrowed the most from its neighbours, times the
         share of the query's terms it holds (``_rank``'s two covers are each at most that share), its recency and
         its date boost."""
-        segment = self._index.segments[session >> KIND_SHIFT]
+        positions = self._index.segments[session >> KIND_SHIFT].positions
         by_message: dict[int, float] = {}
         for score, doc in docs:
-            position = segment.position(doc & _DOC_MASK)
+            position = positions[doc & _DOC_MASK]
             by_message[position] = by_message.get(position, 0.0) + score
         best = heapq.nlargest(3, by_message.values()) + [0.0, 0.0]
         bound = BEST_TURN_BOUND * best[0] + SECOND_BEST_SHARE * (best[1] + best[2])
@@ -632,8 +632,9 @@ def _turns(segment: Segment, key: _Key, scored: list[tuple[float, int]]) -> tupl
     fields: dict[int, list[tuple[float, int]]] = {}  # message doc -> the docs of its turn, when it has field docs
     titles: list[tuple[float, int]] = []
     meta = None
+    heads = segment.heads
     for score, doc in scored:
-        kind = segment.kind(doc)
+        kind = heads[doc] >> KIND_SHIFT
         if kind in MESSAGE_KINDS:
             said[doc] = score
         elif kind == KIND_TITLE:
@@ -662,8 +663,9 @@ def _window_cover(segment: Segment, scored: list[tuple[float, int]], masks: list
     """The most query terms any TURN_WINDOW consecutive matching messages hold together (field docs count with
     their message); ``masks`` are ``scored``'s docs' (as written, nearly)."""
     by_message: dict[int, int] = {}
+    positions = segment.positions
     for (_, doc), (written, nearly) in zip(scored, masks, strict=True):
-        position = segment.position(doc)
+        position = positions[doc]
         by_message[position] = by_message.get(position, 0) | written | nearly
     masks_in_order = [by_message[p] for p in sorted(by_message)]
     best = 0

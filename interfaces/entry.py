@@ -38,6 +38,9 @@ def main() -> None:
     use_utf8()
     argv = sys.argv[1:]
     if argv and argv[0].startswith("hook-"):
+        import gc
+
+        gc.disable()  # as the hook launcher does (``interfaces/hook.py``)
         from ..hooks.run import HANDLERS
         from ..hooks.run import main as run_hook
 
@@ -55,7 +58,7 @@ def main() -> None:
     if argv and argv[0] not in REPAIRS and not ASKING_FOR_HELP.intersection(argv):
         _stop_on_a_broken_config()
     if argv and argv[0] in ("search", "index"):  # their usual forms need no typer (``fastpath``)
-        import gc  # (here: a hook has no use for it)
+        import gc
 
         if argv[0] == "search":
             gc.disable()  # what a search allocates lives until it exits (``fastpath.open_index`` says when not)

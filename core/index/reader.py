@@ -93,6 +93,9 @@ class Segment:
         #: Each doc's first u32 (its session ordinal | its kind << KIND_SHIFT), a strided view: no copy, one index
         #: per posting (search groups thousands of scored docs into sessions through it).
         self.heads = self._doc_rows[::3]
+        #: Each doc's second u32 (``position``), a strided view the same way: ranking reads it for every doc of a
+        #: shortlisted session.
+        self.positions = self._doc_rows[1::3]
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
         self._keys_end = -1
