@@ -4,12 +4,13 @@ DEJA_HOME reached through a link."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 from pathlib import Path
 
 import pytest
-from harness import ENTRY, run_deja
+from harness import CHECKOUT, ENTRY, run_deja
 
 from deja.core.writers import ide
 
@@ -70,3 +71,17 @@ def test_a_deja_home_reached_through_a_link_is_made_private(fake_home: Path, tmp
     assert ran.returncode == 0, ran.stderr
     assert stat.S_IMODE(real.stat().st_mode) == 0o700
     assert link.is_symlink() and stat.S_IMODE((real / "index").stat().st_mode) == 0o700
+
+
+def test_the_readmes_search_sample_is_what_the_demo_prints(fake_home: Path) -> None:
+    """README's sample output of `deja search stale prices locale` (dates aside: the sample's are relative to now)."""
+    readme = (CHECKOUT / "README.md").read_text()
+    sample = readme.split("$ deja search stale prices locale\n", 1)[1].split("\n\n$ ", 1)[0]
+    ran = run_deja("demo")
+    assert ran.returncode == 0, ran.stderr
+    printed = ran.stdout.split("━━ deja search stale prices locale\n", 1)[1].split("\n\n━━ ", 1)[0]
+    assert _undated(sample) == _undated(printed)
+
+
+def _undated(text: str) -> str:
+    return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "DATE", text)
