@@ -138,3 +138,14 @@ def test_a_transcript_at_mode_000_is_read_from_its_store_then_from_itself_once_i
     ran = run_deja("index")
     assert ran.returncode == 0 and "could not be read" not in ran.stderr, ran.stderr
     assert _found("quokka")
+
+
+def test_chats_it_could_not_read_are_not_said_to_be_missing(cli_root: Path) -> None:
+    """A first build whose only chat is locked: the chat is there (named above), not "No Cursor chats found"."""
+    store = _store_chat(cli_root, "s1")
+    with locked(store):
+        ran = run_deja("index")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("0 sessions, 0 messages indexed") and len(ran.stdout.splitlines()) == 1
+    assert "No Cursor chats found" not in ran.stdout
+    assert f"{store} (locked) could not be read this time" in ran.stderr
