@@ -112,9 +112,12 @@ def read_file(path: str | None = None) -> tuple[dict[str, Any], str]:
         return _last.table, _last.error
     try:
         st = os.stat(path)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         _last = _Read(path, None, now, {}, "")
         return {}, ""
+    except OSError as exc:  # a folder on the way deja may not search: the user's settings are there, unread
+        _last = _Read(path, None, now, {}, _unreadable(path, exc))
+        return {}, _last.error
     stamp = (st.st_mtime_ns, st.st_size)
     if _last is not None and _last.path == path and _last.stamp == stamp:
         _last = _last.replace(checked=now)
@@ -122,10 +125,17 @@ def read_file(path: str | None = None) -> tuple[dict[str, Any], str]:
     try:
         with open(path, encoding="utf-8") as f:
             table, error = _parse(f.read()), ""
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
+    except OSError as exc:
+        table, error = {}, _unreadable(path, exc)
+    except (UnicodeDecodeError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
         table, error = {}, f"{path} is not valid TOML ({exc})"
     _last = _Read(path, stamp, now, table, error)
     return table, error
+
+
+def _unreadable(path: str, exc: OSError) -> str:
+    """Why ``path`` cannot be read, without the exception's class (``Permission denied``, not ``[Errno 13]``)."""
+    return f"cannot read {path} ({exc.strerror or exc})"
 
 
 #: What every entrypoint but the two that repair the file says after :func:`file_problem`'s reason.

@@ -40,7 +40,7 @@ from typing import Any
 
 from ..core.paths import deja_config_dir, deja_home
 from ..core.private import INSTALL_LEDGER
-from .files import Change, InstallError, backup_path, plan_text, read_text
+from .files import Change, backup_path, plan_text, read_text
 
 
 @dataclass(frozen=True)
@@ -71,12 +71,17 @@ def load() -> Ledger:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    """A ledger file as ``{"files": {path: Found}, "folders": [...]}``; empty when absent or not one deja wrote."""
+    """A ledger file as ``{"files": {path: Found}, "folders": [...]}``; empty when absent or not one deja wrote.
+
+    One that cannot be read stops install and uninstall (``InstallError``): going on as if there were none would
+    leave behind the files install created and record a ledger that forgot them.
+    """
+    text = read_text(path)
     try:
-        raw = json.loads(read_text(path) or "{}")
+        raw = json.loads(text or "{}")
         files = {key: Found(**found) for key, found in raw.get("files", {}).items()}
         folders = [str(folder) for folder in raw.get("folders", [])]
-    except (InstallError, ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError, AttributeError):
         return {}
     return {"files": files, "folders": folders}
 

@@ -52,7 +52,7 @@ def main() -> None:
 
         serve_mcp(refresher)
         return
-    if argv and not REPAIRS & {argv[0], *argv}:
+    if argv and argv[0] not in REPAIRS and not ASKING_FOR_HELP.intersection(argv):
         _stop_on_a_broken_config()
     if argv and argv[0] in ("search", "index"):  # their usual forms need no typer (``fastpath``)
         import gc  # (here: a hook has no use for it)
@@ -72,8 +72,10 @@ def main() -> None:
     run()
 
 
-#: What runs with a config file deja cannot read: the commands that repair it, and asking for help.
-REPAIRS = frozenset({"config", "doctor", "--help", "-h", "--version"})
+#: What runs with a config file deja cannot read: the commands that repair it (as the command, not as a word
+#: searched for: ``deja search doctor``), and asking for help anywhere.
+REPAIRS = frozenset({"config", "doctor"})
+ASKING_FOR_HELP = frozenset({"--help", "-h", "--version"})
 
 
 def _stop_on_a_broken_config() -> None:

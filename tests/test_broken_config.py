@@ -73,3 +73,40 @@ def test_every_mcp_tool_call_is_a_one_line_error_naming_the_file(broken: Path, t
     message = anyio.run(call)
     assert message.startswith(f"Error executing tool search: {broken} is not valid TOML (")
     assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "args", [("search", "zebracorn", "config"), ("search", "doctor"), ("sessions", "-p", "config")]
+)
+def test_a_repair_word_among_the_arguments_does_not_skip_the_check(broken: Path, args: tuple[str, ...]) -> None:
+    """Only ``deja config`` and ``deja doctor`` themselves run past it: a search for the word ``doctor`` read the
+    default home's index (a stranger review's find)."""
+    done = run_deja(*args)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(f"deja: {broken} is not valid TOML (")
+
+
+def test_asking_for_help_anywhere_still_runs(broken: Path) -> None:
+    done = run_deja("search", "zebracorn", "--help")
+    assert done.returncode == 0 and "Usage" in done.stdout
+
+
+@pytest.mark.parametrize("make", ["folder", "loop"])
+def test_a_config_file_deja_cannot_read_stops_it_as_a_broken_one_does(
+    fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: str
+) -> None:
+    """A config.toml that cannot be opened (a folder in its place), or whose path cannot be followed (a link
+    loop, as a folder deja may not search is for a user other than root) held the user's settings: it was taken
+    for no file, so ``recall off`` and ``home`` were quietly ignored; an open that failed was called invalid TOML."""
+    index_chats(tmp_path, monkeypatch, CHATS)
+    path = fake_home / ".config" / "deja" / "config.toml"
+    path.parent.mkdir(parents=True)
+    if make == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to(path)
+    config.forget_file()
+    done = run_deja("search", "zebracorn")
+    assert done.returncode == 1 and done.stdout == ""
+    reason = "Is a directory" if make == "folder" else "Too many levels of symbolic links"
+    assert done.stderr == f"deja: cannot read {path} ({reason}); {config.REPAIR}\n"

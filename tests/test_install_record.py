@@ -125,3 +125,27 @@ def test_install_refuses_a_hooks_json_cursor_would_ignore(
     assert refused.stderr.count("\n") == 1 and "changed nothing" in refused.stderr
     assert hooks.read_text() == text
     assert sorted(p.name for p in hooks.parent.iterdir()) == ["hooks.json"], "no other file written either"
+
+
+def test_a_record_that_cannot_be_read_stops_uninstall_and_changes_nothing(fake_home: Path, deja: str) -> None:
+    """It was taken for no record: uninstall left the files install had created, and said nothing (a stranger
+    review's find, with the config folder at mode 000; a folder in the record's place does the same as root)."""
+    env = {"HOME": str(fake_home), "PATH": str(Path(deja).parent)}
+    assert run_deja("install", "cursor-auto", env=env, script=Path(deja)).returncode == 0
+    record = fake_home / ".config" / "deja" / "installed.json"
+    kept = record.read_text()
+    record.unlink()
+    record.mkdir()
+    cursor = fake_home / ".cursor"
+    before = {path: path.read_bytes() for path in cursor.rglob("*") if path.is_file()}
+
+    gone = run_deja("uninstall", "cursor-auto", env=env, script=Path(deja))
+
+    assert gone.returncode == 1 and gone.stdout == ""
+    assert gone.stderr.startswith(f"deja: {record}: cannot read it (Is a directory)")
+    assert gone.stderr.count("\n") == 1
+    assert {path: path.read_bytes() for path in cursor.rglob("*") if path.is_file()} == before
+    record.rmdir()
+    record.write_text(kept)
+    assert run_deja("uninstall", "cursor-auto", env=env, script=Path(deja)).returncode == 0
+    assert not (cursor / "hooks.json").exists()

@@ -13,6 +13,8 @@ from pathlib import Path
 import orjson
 from harness import run_deja
 
+from deja.core.index.format import read_manifest
+from deja.core.indexer.driver import MAX_SEGMENTS
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 CWD = "/work/shop"
@@ -44,3 +46,25 @@ def test_a_chat_indexed_by_a_later_refresh_is_listed_first(cli_root: Path) -> No
     assert [s["id"][:8] for s in listed] == ["11111111", "aaaaaaaa"]
     plain = run_deja("sessions").stdout.splitlines()
     assert plain[0].startswith("11111111")
+
+
+def test_the_order_holds_after_compaction_merged_the_older_segments(cli_root: Path) -> None:
+    """Compaction writes the segments it merges as a new one at the end of the list, where a segment's place said
+    "newer": the earlier chat came first again (a stranger review's find). Ties go by the sessions' exact times."""
+    earlier, later = _tied_pair()
+    _chat(cli_root, "aaaaaaaa-0000-4000-8000-000000000001", "the earlier question", earlier)
+    assert run_deja("index").returncode == 0
+    _chat(cli_root, "11111111-0000-4000-8000-00000000000c", "the newest question", later)
+    _chat(cli_root, "22222222-0000-4000-8000-00000000000c", "an old question", datetime(2025, 1, 1, tzinfo=UTC))
+    assert run_deja("index").returncode == 0
+    for day in range(2, 12):
+        _chat(
+            cli_root,
+            f"3333333{day % 10}-{day:04d}-4000-8000-00000000000c",
+            "filler",
+            datetime(2025, 1, day, tzinfo=UTC),
+        )
+        assert run_deja("index").returncode == 0
+    assert len(read_manifest(cli_root.parent / "deja" / "index").segments) <= MAX_SEGMENTS, "compacted"
+    listed = orjson.loads(run_deja("sessions", "--json").stdout)["sessions"]
+    assert [s["id"][:8] for s in listed[:2]] == ["11111111", "aaaaaaaa"]

@@ -435,9 +435,13 @@ class Index:
                     if taken >= limit:
                         break
                 start += step
-        # A posting's time is float32 days (to about three minutes now): of two docs that tie, the later segment's
-        # was written by the later refresh, so it goes first (within a segment, postings are in exact order).
-        found.sort(key=lambda item: (item[0], order[id(item[1])]), reverse=True)
+        # A posting's time is float32 days (to about three minutes now): two docs that tie go by their sessions'
+        # exact times (``sessions.idx``), then the later segment first (a segment's place is no age once
+        # compaction has merged older ones into a new one; within a segment, postings are in exact order).
+        found.sort(
+            key=lambda item: (item[0], item[1].session_keys(item[1].doc(item[2]).ordinal).updated, order[id(item[1])]),
+            reverse=True,
+        )
         return found[:limit]
 
     def size_bytes(self) -> int:
