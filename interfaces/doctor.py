@@ -385,7 +385,7 @@ def _folders_written(home: Path) -> list[Path]:
 def _cannot_write(folder: Path) -> str:
     """Why no file can be made in ``folder``, or "" when one can: a probe, made and removed at once, since the
     permission bits do not tell (root writes a 0555 folder but not a read-only mount, nor every pseudo-file system)."""
-    probe = folder / f".doctor-probe.{os.getpid()}.tmp"  # (named as the index's temporary files: a leftover is swept)
+    probe = folder / f".doctor-probe.{os.getpid()}.tmp"  # (as the index names its temporary files, which are swept)
     try:
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except OSError as exc:
