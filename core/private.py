@@ -180,6 +180,8 @@ def tighten(home: StrPath) -> None:
 
     A home that is 0700 keeps everything under it from other accounts, so it is
     the one thing checked on every run; a read-only or foreign home is left alone.
+    ``DEJA_HOME`` naming a link (a home moved to another disk) is the folder the link
+    names: that folder is the home, made 0700 (the link itself has no mode of its own).
     """
     try:
         if stat.S_IMODE(os.stat(home).st_mode) & 0o077 == 0:
@@ -192,7 +194,7 @@ def tighten(home: StrPath) -> None:
                     _chmod(os.path.join(root, folder), DIR_MODE)
                 for file in files:
                     _chmod(os.path.join(root, file), FILE_MODE)
-        _chmod(os.fspath(home), DIR_MODE)
+        _chmod(os.path.realpath(home), DIR_MODE)  # a home reached through a link: the folder it names
     except OSError:
         pass
 

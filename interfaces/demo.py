@@ -29,6 +29,7 @@ from ..core.library import find_session, newest_sessions
 from ..core.resume import ResumeRefused, resume_line
 from ..core.sample import API_CACHE_CHAT, API_TEST_FAILURE, build_sample_history
 from ..core.search import search
+from .fastpath import reader_gone
 from .views import search_text, session_line, show_text
 
 SEARCH = "stale prices locale"
@@ -39,7 +40,18 @@ CONVERSATION = "d3m0c0de-0000-4000-8000-000000000001"
 
 
 def run_demo(keep: bool = False) -> None:
-    """Index the sample history in a temporary folder and show search, show, resume and the hooks."""
+    """Index the sample history in a temporary folder and show search, show, resume and the hooks.
+
+    A reader that stops early (``deja demo | head -1``) ends it quietly with exit 0, as every command does: the
+    temporary folder is removed first (unless kept).
+    """
+    try:
+        _demo(keep)
+    except BrokenPipeError:
+        reader_gone()
+
+
+def _demo(keep: bool) -> None:
     folder = Path(tempfile.mkdtemp(prefix="deja-demo-"))
     try:
         sample = build_sample_history(folder / "history")

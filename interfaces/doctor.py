@@ -89,6 +89,8 @@ class IndexStatus(msgspec.Struct):
     project_signals: dict[str, int] = {}
     #: Indexed sessions that no signal gave a project folder.
     without_project: int = 0
+    #: A folder of deja's home (or the one it would be made in) this user cannot write, and why: no refresh can run.
+    unwritable: str = ""
 
 
 class Report(msgspec.Struct):
@@ -138,6 +140,7 @@ def diagnose(home: Path | None = None) -> Report:
         *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files),
         *_forbidden_problems(forbidden_files),
         *_index_problems(index, damage),
+        *_unwritable_home(home, index),
         *(finding for finding in wiring if finding.level != "ok"),
         *_settings_problems(),
         *_delivery_problems(delivery),
@@ -353,6 +356,52 @@ def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
     return []
 
 
+def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
+    """deja's home or its index folder, when this user cannot write it: ``deja index`` and every refresh would fail
+    (a search would answer from an index that never catches up), so it is an error with its fix; why is kept on
+    ``index`` too, so the screen does not promise that a search catches up."""
+    if index.state == "unreadable":  # (said already, with its own fix)
+        return []
+    for folder in _folders_written(home):
+        why = _cannot_write(folder)
+        if why:
+            index.unwritable = f"{folder}: {why}"
+            quoted = shlex.quote(str(folder))
+            return [
+                Finding(
+                    "error",
+                    "index",
+                    f"cannot write {folder} ({why}): `deja index` and every refresh write the index there",
+                    f"chmod -R u+rwX {quoted} (or chown it to your user), or give deja another home: "
+                    "deja config set home DIR",
+                )
+            ]
+    return []
+
+
+def _folders_written(home: Path) -> list[Path]:
+    """The folders a refresh writes in: the home and its index folder, or the folder the home would be made in."""
+    if home.is_dir():
+        index = index_dir(home)
+        return [home, index] if index.is_dir() else [home]
+    nearest = home.parent
+    while not nearest.is_dir() and nearest != nearest.parent:
+        nearest = nearest.parent
+    return [nearest]
+
+
+def _cannot_write(folder: Path) -> str:
+    """Why no file can be made in ``folder``, or "" when one can: a probe, made and removed at once, since the
+    permission bits do not tell (root writes a 0555 folder but not a read-only mount, nor every pseudo-file system)."""
+    probe = folder / f".doctor-probe.{os.getpid()}.tmp"  # (as the index names its temporary files, which are swept)
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    probe.unlink(missing_ok=True)
+    return ""
+
+
 def _stat(files: list[Path]) -> tuple[int, datetime | None]:
     """Total size and newest modification time of the files that exist."""
     size, newest = 0, 0.0
@@ -501,6 +550,8 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += ["", "Index", f"  {index.path}" + ("" if index.state == "ok" else f": {index.state}")]
     if index.state == "ok":
         fresh = "stale: Cursor wrote since (`deja index` or any search catches up)" if index.stale else "up to date"
+        if index.unwritable:  # nothing catches up until deja can write its index again (the error below)
+            fresh = "stale: Cursor wrote since, and deja cannot write the index" if index.stale else "up to date so far"
         lines.append(
             f"  {_count(index.sessions, 'session')}, {_count(index.messages, 'message')}, {_size(index.bytes)}, "
             f"built {when(index.built_at)} ({_age(index.age_seconds or 0)} ago), {fresh}"

@@ -9,7 +9,10 @@ inline, tool calls fold with ``<details>``, edits are shown as diffs.
 from __future__ import annotations
 
 import difflib
+import errno
 import html
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -20,7 +23,7 @@ from ..core.keys import EDIT_TOOLS
 from ..core.model import Message, ToolCall
 from ..core.text import json_escaped_controls
 from ..core.work import edit_texts
-from .fastpath import SCHEMA_VERSION
+from .fastpath import SCHEMA_VERSION, Failed
 from .views import iso, show_json, tool_summary, when
 
 FORMATS = ("md", "json", "html")
@@ -192,13 +195,56 @@ def file_name(meta: SessionMeta, fmt: str) -> str:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all (a temporary file renamed over it, removed if anything fails).
+    """Write ``path`` as a shell's ``>`` would, whole or not at all; a failure is one line naming ``path``.
 
-    The parent folder must exist: a mistyped ``-o`` path is an error, not a tree of new folders.
+    A regular file (or a new one) gets a temporary file beside it, renamed over it once written (it keeps the
+    old file's mode), so a failed write leaves what was there. A link is written through: the file it names is
+    replaced, beside itself, and the link stays a link (a dotfile a manager such as stow links). A FIFO, a device
+    or anything else that is not a regular file is written to as it is, a stream (``-o /dev/stdout``), never
+    replaced by a file. The parent folder must exist: a mistyped ``-o`` path is an error, not a tree of folders.
     """
-    temporary = path.with_name(f".{path.name}.tmp")
+    target = Path(os.path.realpath(path))
     try:
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
+        found: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        found = None
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+    try:
+        if found is not None and not stat.S_ISREG(found.st_mode):
+            with open(target, "w", encoding="utf-8") as stream:
+                stream.write(text)
+        else:
+            _replace(target, text, found)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+
+
+def _replace(target: Path, text: str, found: os.stat_result | None) -> None:
+    """``text`` written beside ``target`` under a name of its own, then renamed over it (removed if that fails)."""
+    temporary = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # (the umask as for any new file)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            if found is not None:
+                os.fchmod(out.fileno(), stat.S_IMODE(found.st_mode))
+            out.write(text)
+        os.replace(temporary, target)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _cannot_write(path: Path, exc: OSError) -> Failed:
+    """What to tell a person whose ``-o`` file could not be written: that path, why, and what to do."""
+    why = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        fix = "give -o a path in a folder that exists"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        fix = "give -o a path in a folder you can write"
+    else:
+        fix = (
+            "free some space or give -o another path"
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT)
+            else "give -o another path"
+        )
+    return Failed(f"cannot write {path} ({why}): {fix}")

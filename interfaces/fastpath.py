@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
     from ..core.index import Codec, Index
+    from ..core.indexer import RefreshResult
     from ..core.indexer.glance import Check
     from ..core.search import Filters
 
@@ -464,14 +465,46 @@ def _that_do(count: int) -> str:
     return "the one that does" if count == 1 else f"the {count} that do"
 
 
-def _not_rebuilt(unreadable: int, data: dict[str, object] | None) -> None:
+def _not_rebuilt(result: RefreshResult, data: dict[str, object] | None) -> None:
     """A rebuild that met a store it could not read kept the index as it was: the command failed (exit 1)."""
     if data is not None:
         emit_json(data)
+    it, them = ("they", "them") if result.unreadable_kept != 1 else ("it", "it")
     raise Failed(
-        f"the index was not rebuilt: {unreadable} Cursor store(s) could not be read this time (locked, damaged or not readable) "
-        "and a rebuild would lose their sessions, which are kept as they were; run it again once they can be read"
+        f"the index was not rebuilt: {_unreadable_named(result)} could not be read this time, and a rebuild would "
+        f"lose the sessions read from {them} before, which are kept as they were; run it again once {it} can be read"
     )
+
+
+def _unreadable_named(result: RefreshResult) -> str:
+    """The stores a refresh could not read, as a message names them: the first one and why (looked at again now:
+    locked, damaged, not readable), and how many more; their count alone when none is known by name."""
+    from ..core.readers.unreadable import why_unreadable
+
+    count = result.unreadable_kept
+    if not result.unreadable_files:
+        return plural(count, "Cursor store")
+    first = result.unreadable_files[0]
+    why = why_unreadable(first)
+    named = f"{first} ({why})" if why else first
+    return f"{named} and {plural(count - 1, 'more Cursor store')}" if count > 1 else named
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 Cursor store``, ``2 Cursor stores``: a count and its noun, singular or plural as the count says."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _report_unreadable(result: RefreshResult) -> None:
+    """What a refresh could not read this time, on stderr: the first file by name, kept as it was read before."""
+    if result.unreadable_kept:
+        it_is = "they are" if result.unreadable_kept != 1 else "it is"
+        them = "them" if result.unreadable_kept != 1 else "it"
+        echo(
+            f"{_unreadable_named(result)} could not be read this time: what was read from {them} before is kept, "
+            f"and {it_is} read again on the next run",
+            err=True,
+        )
 
 
 def index_command(full: bool = False, json: bool = False) -> None:
@@ -504,7 +537,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         "not_rebuilt": result.not_rebuilt,
     }
     if result.not_rebuilt:
-        _not_rebuilt(result.unreadable_kept, data if json else None)
+        _not_rebuilt(result, data if json else None)
     if json:
         emit_json(data)
         return
@@ -514,16 +547,11 @@ def index_command(full: bool = False, json: bool = False) -> None:
         f"{result.sessions} sessions, {result.messages} messages indexed in {result.seconds:.2f}s "
         f"({result.added} added, {result.updated} updated, {result.removed} removed)"
     )
-    if result.unreadable_kept:
-        echo(
-            f"{result.unreadable_kept} Cursor store(s) could not be read this time (locked, damaged or not readable): "
-            "their sessions are kept as they were and are read again on the next run",
-            err=True,
-        )
+    _report_unreadable(result)
     skipped = sum(result.problems.values())
     if skipped:
-        echo(f"{skipped} unreadable records skipped; `deja doctor` lists them", err=True)
-    if not result.sessions:
+        echo(f"{plural(skipped, 'unreadable record')} skipped; `deja doctor` lists them", err=True)
+    if not result.sessions and not result.unreadable_kept:  # (chats there, that it could not read: said above)
         from .doctor import no_history
 
         nothing = no_history([paths.ide_user_root(), *paths.cli_roots()])

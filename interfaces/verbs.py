@@ -70,7 +70,7 @@ def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = 
     from .fastpath import open_index
     from .work_views import files_json, files_text
 
-    query = " ".join(words).strip()
+    query = _words_given(words, "deja files stripe webhooks")
     uses = topic_files(open_index(), query, project)
     emit_json(files_json(query, uses)) if json else echo(files_text(query, uses))
 
@@ -95,6 +95,16 @@ def fix_command(
     emit_json(fix_json(text, fixes)) if json else echo(fix_text(text, fixes))
 
 
+def _words_given(words: list[str], example: str) -> str:
+    """The words as one query; only blanks (``deja how ""``) are a usage error, as for ``deja search``."""
+    from .cli import fail
+
+    query = " ".join(words).strip()
+    if not query:
+        fail(f"nothing to look for: give some words, e.g. `{example}`", code=2)
+    return query
+
+
 def how_command(
     words: Words,
     all_projects: Annotated[bool, typer.Option("--all-projects", help="Every project, not just this one.")] = False,
@@ -108,7 +118,7 @@ def how_command(
     from .fastpath import open_index
     from .work_views import how_json, how_text
 
-    query = as_indexed(" ".join(words).strip())
+    query = as_indexed(_words_given(words, "deja how alembic"))
     project = _project_here(all_projects)
     index = open_index()
     runs = invocations(index, query, project, limit)

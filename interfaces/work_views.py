@@ -270,12 +270,19 @@ def ctx_markdown(d: Digest, budget: int) -> str:
     if d.commands:
         parts += [
             "## Commands that mattered",
-            *[f"- `{s.command[:160]}` → {'ok' if s.exit_code == 0 else f'exit {s.exit_code}'}" for s in d.commands],
+            *[f"- `{s.command[:160]}`{_outcome(s.exit_code)}" for s in d.commands],
             "",
         ]
     if d.stopped:
         parts += ["## Where it stopped", _cut(d.stopped, 600), ""]
     return "\n".join(lines_within(parts, budget)).rstrip() + "\n"
+
+
+def _outcome(exit_code: int | None) -> str:
+    """How a command ended, as a digest lists it: `` → ok``, `` → exit N``, or nothing when no exit code was kept."""
+    if exit_code is None:
+        return ""
+    return " → ok" if exit_code == 0 else f" → exit {exit_code}"
 
 
 def handoff_line(d: Digest, budget: int) -> str:

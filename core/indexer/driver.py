@@ -54,7 +54,7 @@ from .checked import Checked
 from .glance import FolderState
 from .lock import WriterLock
 from .parts import Written, write_changes
-from .plan import DATABASE_FAILURES, THIS_TIME_FAILURES, Plan, blocked_chat, plan_refresh
+from .plan import DATABASE_FAILURES, THIS_TIME_FAILURES, Plan, blocked_chat, plan_refresh, source_of
 from .reads import keep_unread_database, segment_at
 from .records import SEGMENT_MAX_DOCS, NewSegments, session_from_index
 
@@ -82,6 +82,8 @@ class RefreshResult(msgspec.Struct):
     unreadable_kept: int = 0
     #: A rebuild met a store it could not read, so the index stayed as it was (``_kept_instead``).
     not_rebuilt: bool = False
+    #: The first of the ``unreadable_kept`` files (``plan.UNREADABLE_NAMED``), which the messages name.
+    unreadable_files: list[str] = []
 
 
 class _Tally(msgspec.Struct):
@@ -233,7 +235,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         written = _write_changes(plan, book, index, problems, directory, progress, mode)
         tally = _record_changes(manifest, index, book, plan, written, park=scope.targets is None)
         if scope.keep_live and (kept := _kept_instead(directory, book, written.segments, mode, plan)):
-            return _not_rebuilt(kept, plan.unreadable, started, _problems(state.problems, problems, True), why)
+            return _not_rebuilt(kept, plan, started, _problems(state.problems, problems, True), why)
         # A rebuild keeps the sessions of the stores it could not read this time (``carry``).
         carried = (
             carry_unread(directory, book, plan, problems, mode, written.segments) if manifest is None else Carried()
@@ -263,6 +265,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
             problems=merged_problems,
             rebuilt_because="; ".join(part for part in (why, carried.note) if part),
             unreadable_kept=plan.unreadable,
+            unreadable_files=plan.unreadable_files,
         )
 
 
@@ -311,8 +314,9 @@ def _kept_instead(
     except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
         return None
     lost = _indexed(before) - _indexed(book)
-    stuck = sum(1 for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(sid, chat))
-    plan.unreadable = max(plan.unreadable, stuck)  # (a store it found and could not read is one of them too)
+    stuck = [chat for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(sid, chat)]
+    if len(stuck) > plan.unreadable:  # (a store it found and could not read is one of them too)
+        plan.note_unreadable([source_of(chat) for chat in stuck], len(stuck) - plan.unreadable)
     if not (lost or _stores_unread(before, book)) or not plan.unreadable or _damage(directory):
         return None
     remove_segments(directory, [ref.name for ref in written])
@@ -335,16 +339,12 @@ def _stores_unread(had: Bookkeeping, rebuilt: Bookkeeping) -> bool:
     return False
 
 
-def _not_rebuilt(live: Manifest, unreadable: int, started: float, problems: dict[str, int], why: str) -> RefreshResult:
+def _not_rebuilt(live: Manifest, plan: Plan, started: float, problems: dict[str, int], why: str) -> RefreshResult:
     """What a rebuild that kept the live index says: a store that cannot be read this time never erases what was
     read from it before, so a rebuild without it would lose those sessions."""
     result = _as_it_stands(live, started)
-    result.problems, result.rebuilt_because, result.unreadable_kept, result.not_rebuilt = (
-        problems,
-        why,
-        unreadable,
-        True,
-    )
+    result.problems, result.rebuilt_because, result.not_rebuilt = problems, why, True
+    result.unreadable_kept, result.unreadable_files = plan.unreadable, plan.unreadable_files
     return result
 
 
@@ -380,7 +380,7 @@ def _write_changes(
     written = write_changes(plan, book, index, problems, directory, progress, redacting=mode != "off")
     for db, ids in written.unread.databases.items():
         keep_unread_database(plan, book, db, ids)
-    plan.unreadable += written.unread.stores
+    plan.note_unreadable(written.unread.files, written.unread.stores)
     return written
 
 

@@ -43,6 +43,8 @@ DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", UN
 #: What a walk reports of a whole store it could not read this time. A walk tries every such store again (a refresh
 #: of some chats only the editor's databases), so only its own count is true: a released lock clears it.
 THIS_TIME_FAILURES = DATABASE_FAILURES | {UNREADABLE_STORE, UNREADABLE_TRANSCRIPT}
+#: How many of the files a refresh could not read it names (the rest are counted).
+UNREADABLE_NAMED = 8
 
 
 class Plan(msgspec.Struct):
@@ -61,12 +63,26 @@ class Plan(msgspec.Struct):
     owners: dict[str, str]
     #: Databases that could not be read this time: their chats stay as the index has them.
     unreadable: int = 0
+    #: The first of the files counted in ``unreadable`` (``note_unreadable``), which the messages name.
+    unreadable_files: list[str] = []
     #: Databases on record that this process's roots do not list but that are still on disk (a file out of sight,
     #: or something there that cannot be read this time, counted in ``unreadable``): kept as recorded.
     ide_unseen: dict[str, IdeDbState] = {}
     #: ``ide_reads`` and ``cli_reads`` moved to a file (``move_reads``), which ``load_ide_reads`` and
     #: ``all_cli_reads`` read back; "" when they are not.
     reads_file: str = ""
+
+    def note_unreadable(self, files: list[str], count: int | None = None) -> None:
+        """Count ``count`` more stores that could not be read this time (one for each of ``files`` unless given),
+        and name the first ones (a message names one, then says how many more)."""
+        self.unreadable += len(files) if count is None else count
+        named = set(self.unreadable_files)
+        for path in files:
+            if len(self.unreadable_files) >= UNREADABLE_NAMED:
+                break
+            if path and path not in named:
+                self.unreadable_files.append(path)
+                named.add(path)
 
     def chats_to_read(self) -> int:
         """How many chats the plan reads (the total a progress bar counts towards); a merged chat counts once."""
@@ -122,6 +138,8 @@ class _IdePlan(msgspec.Struct):
     gone: set[str]
     unreadable: int = 0
     unseen: dict[str, IdeDbState] = {}
+    #: The databases counted in ``unreadable``.
+    unreadable_files: list[str] = []
 
 
 def stat_sig(path: str | Path) -> Sig | None:
@@ -224,6 +242,7 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         problems.update(found)
         if found.keys() & DATABASE_FAILURES:
             plan.unreadable += 1
+            plan.unreadable_files.append(db)
             if old is not None:
                 plan.dbs[db] = IdeDbState(sigs=[], fingerprints=old.fingerprints)
             continue
@@ -240,6 +259,7 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
             plan.unseen[db] = state.ide[db]
             if not os.path.isfile(db):
                 plan.unreadable += 1
+                plan.unreadable_files.append(db)
                 problems[UNREADABLE_DATABASE] += 1
         else:
             plan.gone |= book.fingerprints(db).keys()
@@ -313,6 +333,11 @@ def blocked_chat(sid: str, chat: ChatState) -> bool:
     return bool(chat.cli and _still_there(sid, chat.cli)) or bool(chat.ide_db and blocked(chat.ide_db))
 
 
+def source_of(chat: ChatState) -> str:
+    """The file a recorded chat was read from, as a message names it: its transcript or store, else its database."""
+    return (_source(chat.cli) if chat.cli else "") or chat.ide_db or ""
+
+
 def _out_of_sight(chat: CliState, roots: list[Path]) -> bool:
     """A chat the walk did not find that is still on disk outside every root it walked: another environment's
     roots found it (as for an editor database, ``_plan_ide``), so it is not gone."""
@@ -327,7 +352,8 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets)
     for kept in cli_blocked.values():  # (counted as a read that failed would count them: doctor lists them)
         problems[UNREADABLE_TRANSCRIPT if kept.transcript else UNREADABLE_STORE] += 1
-    plan = Plan({}, {}, {}, set(), ide.dbs, owners, ide.unreadable + len(cli_blocked), ide.unseen)
+    plan = Plan({}, {}, {}, set(), ide.dbs, owners, 0, ide_unseen=ide.unseen)
+    plan.note_unreadable([*ide.unreadable_files, *(_source(kept) for kept in cli_blocked.values())])
     # Sorted: the order sessions are read in is the order they are written in, whatever the hash seed.
     for sid in sorted(ide.changed | set(cli_changed) | cli_gone | ide.gone):
         record = book.chat(sid)

@@ -15,7 +15,7 @@ from ..history import merge_transcript_into_ide
 from ..index import Index, Segment
 from ..model import Session
 from ..readers import Projects, Resume, read_cli_chat, read_ide_database
-from .plan import DATABASE_FAILURES, Plan, cli_state
+from .plan import DATABASE_FAILURES, UNREADABLE_NAMED, Plan, cli_state
 from .records import session_from_index
 
 
@@ -51,6 +51,8 @@ class Unread(msgspec.Struct):
     databases: dict[str, set[str]] = {}
     #: Chat stores found unreadable.
     stores: int = 0
+    #: The first of them (``plan.UNREADABLE_NAMED``), for a message to name.
+    files: list[str] = []
 
 
 def read_changes(
@@ -96,6 +98,8 @@ def read_changes(
         ide = pending.pop(sid, None)
         if read.unreadable and ide is None:
             unread.stores += 1
+            if len(unread.files) < UNREADABLE_NAMED:
+                unread.files.append(read.unreadable_file or chat.transcript or str(chat.chat_dir))
             if record is not None and record.where is not None:
                 unread.kept.add(sid)  # the index keeps the session as it was
                 continue
@@ -110,7 +114,7 @@ def read_changes(
 
 def keep_unread_database(plan: Plan, book: Bookkeeping, db: str, ids: set[str]) -> None:
     """A database that failed between the plan and the read: keep its chats, and make the next refresh read them."""
-    plan.unreadable += 1
+    plan.note_unreadable([db])
     prints = dict(book.fingerprints(db))
     for sid in ids:
         prints[sid] = "unread"

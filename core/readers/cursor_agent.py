@@ -68,6 +68,8 @@ class CliRead(msgspec.Struct):
     #: The chat's transcript or store.db is there but could not be read this time (locked, damaged, a FIFO in its
     #: place, a folder above it this user cannot search): the session lacks what it holds.
     unreadable: bool = False
+    #: The file that could not be read ("" when every file was), which a message names.
+    unreadable_file: str = ""
 
 
 def read_cli_session(
@@ -110,7 +112,7 @@ def read_cli_chat(
         )
     except OSError:  # there, but not readable this time (a FIFO in its place, a folder above it at mode 000)
         problems[UNREADABLE_TRANSCRIPT] += 1
-        return CliRead(None, unreadable=True)
+        return _store_instead(transcript, chat_dir, problems)
     messages = resume.messages + read.messages if resume else read.messages
     stamp = read.last_timestamp or (resume.last_timestamp if resume else None)
     if not messages:
@@ -134,7 +136,19 @@ def read_cli_chat(
         )
     )
     set_session_times(session, stamp is not None, None if subagent else meta)
-    return CliRead(session, read.end, stamp, unreadable=bool(store and store.unreadable))
+    unread = bool(store and store.unreadable)
+    return CliRead(session, read.end, stamp, unread, str(chat_dir / STORE_DB) if unread and chat_dir else "")
+
+
+def _store_instead(transcript: Path, chat_dir: Path | None, problems: Counter[str]) -> CliRead:
+    """A chat whose transcript cannot be read this time, from its store: the store holds the whole conversation
+    (drift §10), as for a chat that never had a transcript. It is still ``unreadable``: the index keeps a session
+    it read from the transcript before, and the next refresh reads the chat again. A subagent's transcript has no
+    store of its own."""
+    if chat_dir is None or is_subagent(transcript) or gone(chat_dir / STORE_DB):
+        return CliRead(None, unreadable=True, unreadable_file=str(transcript))
+    read = _read_store_chat(chat_dir, problems)
+    return CliRead(read.session, unreadable=True, unreadable_file=str(transcript))
 
 
 def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
@@ -147,7 +161,7 @@ def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
     store_db = chat_dir / STORE_DB
     store = read_store(store_db, problems, conversation=True)
     if store.unreadable:
-        return CliRead(None, unreadable=True)
+        return CliRead(None, unreadable=True, unreadable_file=str(store_db))
     if not store.messages:
         return CliRead(None)
     meta = read_chat_meta(chat_dir)

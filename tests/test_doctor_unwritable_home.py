@@ -1,0 +1,68 @@
+"""``deja doctor`` flags a DEJA_HOME (or index folder) it cannot write: ``deja index`` and every refresh would fail.
+
+Root writes a folder at mode 0555, so as root the folder it cannot write is one in /sys (a pseudo-file system
+that refuses new files to root too); as another user, a folder at mode 0555.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+from harness import Sample, run_deja
+
+AS_ROOT = pytest.mark.skipif(os.geteuid() == 0, reason="root writes a folder at mode 0555: run as another user")
+
+
+def _folder_it_cannot_write(tmp_path: Path) -> Path:
+    if os.geteuid() != 0:
+        folder = tmp_path / "read-only"
+        folder.mkdir(mode=0o555)
+        return folder
+    try:
+        os.close(os.open("/sys/.deja-probe", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+    except PermissionError:
+        return Path("/sys")
+    os.unlink("/sys/.deja-probe")
+    pytest.skip("/sys is writable here")
+
+
+def test_a_home_it_cannot_make_is_an_error_with_the_fix(sample: Sample, tmp_path: Path) -> None:
+    folder = _folder_it_cannot_write(tmp_path)
+    env = {**os.environ, "DEJA_HOME": str(folder / "deja")}
+    ran = run_deja("doctor", env=env)
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr
+    assert f"ERROR  cannot write {folder} (Permission denied): `deja index` and every refresh write" in ran.stdout
+    assert (
+        f"fix: chmod -R u+rwX {folder} (or chown it to your user), or give deja another home: deja config set home DIR"
+        in ran.stdout
+    )
+    assert run_deja("index", env=env).returncode == 1  # (what doctor warns of)
+    report = orjson.loads(run_deja("doctor", "--json", env=env).stdout)
+    assert report["healthy"] is False and report["index"]["unwritable"] == f"{folder}: Permission denied"
+
+
+def test_a_home_it_can_write_is_not_flagged(indexed_sample: Sample) -> None:
+    ran = run_deja("doctor", "--json")
+    report = orjson.loads(ran.stdout)
+    assert report["index"]["unwritable"] == ""
+    assert not [p for p in report["problems"] if p["message"].startswith("cannot write")]
+    assert not [p for p in Path(os.environ["DEJA_HOME"]).rglob(".doctor-probe*")]
+
+
+@AS_ROOT
+def test_a_read_only_index_is_an_error_and_no_search_is_said_to_catch_up(indexed_sample: Sample) -> None:
+    home = Path(os.environ["DEJA_HOME"])
+    folders = [home, *(p for p in home.rglob("*") if p.is_dir())]
+    for folder in folders:
+        folder.chmod(0o555)
+    try:
+        ran = run_deja("doctor")
+    finally:
+        for folder in folders:
+            folder.chmod(0o700)
+    assert ran.returncode == 1
+    assert f"cannot write {home} (Permission denied)" in ran.stdout
+    assert "catches up" not in ran.stdout

@@ -1,0 +1,125 @@
+"""``deja export -o PATH`` writes PATH as a shell's ``>`` would (README: "-o FILE writes that file").
+
+A link is written through to the file it names and stays a link; a FIFO or a device is written to as a
+stream, never replaced by a regular file; a path it cannot write is one line naming it and what to do,
+never the hidden temporary file's name or a Python exception's.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+from harness import Sample, run_deja
+
+from deja.core.sample import API_CACHE_CHAT
+
+ID = API_CACHE_CHAT[:8]
+TITLE = "# Why does the price cache return stale prices after switching the locale?"
+
+
+def export(*args: str, cwd: Path) -> tuple[int, str, str]:
+    ran = run_deja("export", ID, *args, cwd=cwd)
+    return ran.returncode, ran.stdout, ran.stderr
+
+
+def test_a_link_is_written_through_and_stays_a_link(indexed_sample: Sample, tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "notes.md").write_text("my dotfile\n")
+    (dotfiles / "notes.md").chmod(0o640)
+    (tmp_path / "notes.md").symlink_to(dotfiles / "notes.md")
+    code, _, err = export("-o", "notes.md", cwd=tmp_path)
+    assert (code, err) == (0, "wrote notes.md\n")
+    assert (tmp_path / "notes.md").is_symlink()
+    assert (dotfiles / "notes.md").read_text().startswith(TITLE)
+    assert stat.S_IMODE((dotfiles / "notes.md").stat().st_mode) == 0o640  # as `>` keeps it
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["notes.md"]  # no temporary file left beside it
+
+
+def test_a_fifo_is_written_as_a_stream(indexed_sample: Sample, tmp_path: Path) -> None:
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_text()), daemon=True)
+    reader.start()
+    code, _, err = export("-o", str(pipe), cwd=tmp_path)
+    reader.join(timeout=30)
+    assert (code, err) == (0, f"wrote {pipe}\n")
+    assert stat.S_ISFIFO(pipe.lstat().st_mode)
+    assert received and received[0].startswith(TITLE)
+
+
+def _full_device(tmp_path: Path) -> Path:
+    """A node of the device /dev/full (every write fails: no space) of the test's own, so that a writer that
+    replaces what it writes replaces this one, never the system's."""
+    device = tmp_path / "full"
+    try:
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    except (PermissionError, AttributeError):
+        pytest.skip("making a device node needs root (and Linux's /dev/full numbers)")
+    return device
+
+
+def test_a_device_is_written_to_and_its_error_is_one_line(indexed_sample: Sample, tmp_path: Path) -> None:
+    device = _full_device(tmp_path)
+    code, _, err = export("-o", str(device), cwd=tmp_path)
+    assert (code, err) == (
+        1,
+        f"deja: cannot write {device} (No space left on device): free some space or give -o another path\n",
+    )
+    assert stat.S_ISCHR(device.lstat().st_mode)
+
+
+def test_a_folder_it_cannot_create_in_is_one_line_naming_the_path(indexed_sample: Sample, tmp_path: Path) -> None:
+    code, _, err = export("-o", "/proc/nope.md", cwd=tmp_path)
+    assert (code, err) == (
+        1,
+        "deja: cannot write /proc/nope.md (No such file or directory): give -o a path in a folder that exists\n",
+    )
+
+
+def _unwritable_folder(tmp_path: Path) -> Path:
+    """A folder this user cannot create files in: mode 0555 for a user, /sys for root (who writes 0555 folders)."""
+    if os.geteuid() != 0:
+        folder = tmp_path / "read-only"
+        folder.mkdir(mode=0o555)
+        return folder
+    try:
+        os.close(os.open("/sys/.deja-probe", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+    except PermissionError:
+        return Path("/sys")
+    os.unlink("/sys/.deja-probe")
+    pytest.skip("/sys is writable here")
+
+
+def test_a_folder_it_cannot_write_is_one_line_naming_the_path(indexed_sample: Sample, tmp_path: Path) -> None:
+    target = _unwritable_folder(tmp_path) / "x.md"
+    code, _, err = export("-o", str(target), cwd=tmp_path)
+    assert (code, err) == (
+        1,
+        f"deja: cannot write {target} (Permission denied): give -o a path in a folder you can write\n",
+    )
+
+
+def test_a_regular_file_is_replaced_whole_keeping_its_mode(indexed_sample: Sample, tmp_path: Path) -> None:
+    old = tmp_path / "old.md"
+    old.write_text("before\n")
+    old.chmod(0o604)
+    code, _, _ = export("-o", "old.md", cwd=tmp_path)
+    assert code == 0 and old.read_text().startswith(TITLE)
+    assert stat.S_IMODE(old.stat().st_mode) == 0o604
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_project_export_into_a_link_writes_through_it(indexed_sample: Sample, tmp_path: Path) -> None:
+    """The other -o user (``--project``) writes its files with the same writer: a link to a folder is followed."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "out").symlink_to(real)
+    ran = run_deja("export", "--project", "api", "-o", "out", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert (real / "index.md").is_file() and (tmp_path / "out").is_symlink()

@@ -1,0 +1,151 @@
+"""What `deja index` could not read is named (README: "one line on stderr naming the file"), and a chat whose
+transcript cannot be read is read from its store, which holds the whole conversation (drift §10).
+
+A transcript root can read: a link to ``/proc/self/mem`` in its place (a regular file by ``stat``, whose read
+fails with EIO); as another user, mode 000 (the trial's case: ``chmod 644`` back changes no time a check sees).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from harness import run_deja
+
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    store_assistant_message,
+    store_user_message,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+CWD = "/work/web"
+AS_ROOT = pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file at mode 000: run as another user")
+
+
+@contextmanager
+def locked(*stores: Path) -> Iterator[None]:
+    """Each store held by another connection's exclusive lock (rollback journal) until the block ends."""
+    holders = []
+    for store in stores:
+        setup = sqlite3.connect(store)
+        setup.execute("PRAGMA journal_mode=DELETE")
+        setup.close()
+        holder = sqlite3.connect(store, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        holders.append(holder)
+    try:
+        yield
+    finally:
+        for holder in holders:
+            holder.execute("ROLLBACK")
+            holder.close()
+
+
+def _store_chat(root: Path, chat_id: str) -> Path:
+    chat_dir = chat_dir_for(root, CWD, chat_id)
+    write_chat_store(
+        chat_dir, cwd=CWD, messages=[store_user_message("nginx upstream okapi"), store_assistant_message("raise it")]
+    )
+    return chat_dir / "store.db"
+
+
+def test_a_rebuild_that_cannot_read_a_store_names_it_and_why(cli_root: Path) -> None:
+    store = _store_chat(cli_root, "s1")
+    assert run_deja("index").returncode == 0
+    with locked(store):
+        ran = run_deja("index", "--full")
+    assert ran.returncode == 1
+    assert ran.stderr == (
+        f"deja: the index was not rebuilt: {store} (locked) could not be read this time, and a rebuild would lose "
+        "the sessions read from it before, which are kept as they were; run it again once it can be read\n"
+    )
+
+
+def test_two_stores_it_cannot_read_name_the_first_and_count_the_other(cli_root: Path) -> None:
+    first, second = _store_chat(cli_root, "s1"), _store_chat(cli_root, "s2")
+    assert run_deja("index").returncode == 0
+    with locked(first, second):
+        ran = run_deja("index", "--full")
+    assert ran.returncode == 1
+    assert ran.stderr.startswith(f"deja: the index was not rebuilt: {first} (locked) and 1 more Cursor store could ")
+    assert ran.stderr.endswith(
+        "lose the sessions read from them before, which are kept as they were; run it again once they can be read\n"
+    )
+
+
+def _chat_with_a_store(root: Path) -> Path:
+    """A chat with a transcript and a readable store; the transcript has one more turn than the store."""
+    transcript = transcript_path(root, CWD, "t1")
+    write_transcript(
+        transcript, [user_turn("vite hmr pangolin"), assistant_turn("restart vite"), user_turn("and the quokka?")]
+    )
+    write_chat_store(
+        chat_dir_for(root, CWD, "t1"),
+        cwd=CWD,
+        name="Store is readable",
+        messages=[store_user_message("vite hmr pangolin"), store_assistant_message("restart vite")],
+    )
+    return transcript
+
+
+def _found(word: str) -> bool:
+    ran = run_deja("search", word)
+    assert ran.returncode == 0, ran.stderr
+    return "No session matches" not in ran.stdout
+
+
+def _first_index_reads_the_store(transcript: Path) -> None:
+    ran = run_deja("index")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("1 sessions, 2 messages indexed")
+    assert "No Cursor chats found" not in ran.stdout + ran.stderr
+    assert f"{transcript} (not readable) could not be read this time" in ran.stderr
+    assert ran.stderr.count("could not be read") == 1
+    assert _found("pangolin") and not _found("quokka")
+
+
+def test_a_transcript_it_cannot_read_is_read_from_its_store_then_from_itself_once_it_can(cli_root: Path) -> None:
+    transcript = _chat_with_a_store(cli_root)
+    aside = transcript.with_name("aside")
+    transcript.rename(aside)
+    transcript.symlink_to("/proc/self/mem")
+    _first_index_reads_the_store(transcript)
+    transcript.unlink()
+    aside.rename(transcript)
+    ran = run_deja("index")
+    assert ran.returncode == 0 and "could not be read" not in ran.stderr, ran.stderr
+    assert _found("quokka")
+
+
+@AS_ROOT
+def test_a_transcript_at_mode_000_is_read_from_its_store_then_from_itself_once_it_can(cli_root: Path) -> None:
+    """The trial's case: after ``chmod 644`` no time a check looks at has moved; the next `deja index` reads it."""
+    transcript = _chat_with_a_store(cli_root)
+    transcript.chmod(0)
+    try:
+        _first_index_reads_the_store(transcript)
+    finally:
+        transcript.chmod(0o644)
+    ran = run_deja("index")
+    assert ran.returncode == 0 and "could not be read" not in ran.stderr, ran.stderr
+    assert _found("quokka")
+
+
+def test_chats_it_could_not_read_are_not_said_to_be_missing(cli_root: Path) -> None:
+    """A first build whose only chat is locked: the chat is there (named above), not "No Cursor chats found"."""
+    store = _store_chat(cli_root, "s1")
+    with locked(store):
+        ran = run_deja("index")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("0 sessions, 0 messages indexed") and len(ran.stdout.splitlines()) == 1
+    assert "No Cursor chats found" not in ran.stdout
+    assert f"{store} (locked) could not be read this time" in ran.stderr
