@@ -11,6 +11,7 @@ import pytest
 from harness import Sample, run_deja
 from mcp.server.mcpserver.exceptions import ToolError
 
+from deja.core.index.format import name_hash
 from deja.core.search import Filters
 
 REFUSED = "is the root folder, no project's: give a project's name or folder"
@@ -26,9 +27,10 @@ def test_the_root_folder_is_no_project(indexed_sample: Sample, command: str, pro
 
 @pytest.mark.unit
 def test_a_filter_on_the_root_folder_admits_no_session_without_a_project() -> None:
-    no_project = (0, 0, 1, 0.0)
-    assert not Filters(project="/").admits(no_project)
-    assert Filters().admits(no_project)
+    """The root folder's name hashes to nothing, the hash stored for "no project" (0): the filter matched those
+    sessions. Its hash is now one no stored (unsigned 32-bit) hash can equal."""
+    assert name_hash("") == 0 and Filters().project_hash == 0
+    assert Filters(project="/").project_hash not in range(2**32)
 
 
 def test_the_mcp_search_refuses_the_root_folder(indexed_sample: Sample, monkeypatch: pytest.MonkeyPatch) -> None:
