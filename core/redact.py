@@ -454,10 +454,6 @@ _IDENTIFIER = _Compiled("_IDENTIFIER", r"[A-Za-z_]\w*")
 _PATH = _Compiled("_PATH", r"(?:/|~/|\.\.?/)[\w./~-]*")
 _SHORT_NUMBER = _Compiled("_SHORT_NUMBER", r"\d{1,7}")
 _ENV_NAME = _Compiled("_ENV_NAME", r"[A-Z][A-Z0-9_]*")
-#: Other variables set before the command, and ``export``/``env`` (``A=1 B=2 PGPASSWORD=… psql``).
-_ENV_NAME_PAIRS = _Compiled(
-    "_ENV_NAME_PAIRS", r"(?:(?:export|env|sudo(?:\s+-E)?)(?:\s+|\Z))?(?:[A-Z][A-Z0-9_]*=\S*(?:\s+|\Z))*"
-)
 
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)"
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
@@ -535,16 +531,22 @@ def _named_after(value: str, key: str) -> bool:
 
 
 def _command_environment(text: str, begin: int, key: str, sep: str, end: int) -> bool:
-    """``PGPASSWORD=CorrectHorse psql …``: a shell variable set for the command after it, a value whatever its case.
+    """``PGPASSWORD=CorrectHorse psql …``: a shell variable given a value on a command line, a value whatever its
+    case: at a command's start, after ``time``/``nohup``/``env``/``sudo``, as ``docker run -e``'s or
+    ``heroku config:set``'s argument, or ``--from-literal=``'s.
 
-    A capitalised name glued to its value by ``=`` at a command's start (a line's, or after ``;``, ``&&``, ``|``,
-    ``env``), then a space: code assigns with spaces (``token = access_token``) and names in small letters.
+    A capitalised name glued to its value by ``=`` as a word of its own, the value then ending the line, a word, or
+    a command (``;``, ``&``, ``|``, ``)``): code assigns with spaces (``token = access_token``) and names its
+    variables in small letters.
     """
-    if sep != "=" or not _ENV_NAME.fullmatch(key) or text[end : end + 1] not in (" ", "\t"):
+    if sep != "=" or not _ENV_NAME.fullmatch(key) or text[end : end + 1] not in _AFTER_A_COMMAND_WORD:
         return False
-    line_start = text.rfind("\n", 0, begin) + 1
-    before = text[line_start:begin].rstrip()
-    return before.endswith((";", "&&", "||", "|", "(")) or _ENV_NAME_PAIRS.fullmatch(before) is not None
+    return begin == 0 or text[begin - 1] in _BEFORE_A_COMMAND_WORD
+
+
+#: What may follow a shell word, and precede one (``=`` too: ``--from-literal=DB_PASSWORD=…``).
+_AFTER_A_COMMAND_WORD = frozenset(["", " ", "\t", "\n", "\r", ";", "&", "|", ")"])
+_BEFORE_A_COMMAND_WORD = frozenset(" \t\n;&|(=")
 
 
 def _bare_literal(value: str, key: str, config_line: bool) -> bool:

@@ -528,6 +528,18 @@ SECRETS: list[Secret] = [
         _join("Correct", "Horse", "Staple"),
         "NODE_ENV=production DB_PASSWORD={secret} npm start",
     ),
+    # The same on any command line (a stranger review's finds): ``;`` after it, ``time``/``nohup``, ``docker -e``.
+    Secret("env-then-semicolon", "secret", _join("Sun", "shine", "Dawn"), "DB_PASSWORD={secret}; npm start"),
+    Secret("env-after-nohup", "secret", _join("Sun", "shine", "Noon"), "nohup DB_PASSWORD={secret} node server.js"),
+    Secret(
+        "docker-run-env", "secret", _join("Sun", "shine", "Dusk"), "docker run -e DB_PASSWORD={secret} -p 80:80 img"
+    ),
+    Secret(
+        "kubectl-from-literal",
+        "secret",
+        _join("Sun", "shine", "Eve"),
+        "kubectl create secret generic db --from-literal=DB_PASSWORD={secret}",
+    ),
     Secret("env-after-and", "secret", _join("EnXcd", "MHqPj"), "cd api && SECRET_KEY={secret} python manage.py check"),
     # A password holding its key's word is no type (a stranger review's finds: ``_named_after`` took these for one).
     Secret("holds-key-word", "secret", _join("pass", "word123"), "DB_PASSWORD={secret}"),

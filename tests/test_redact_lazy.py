@@ -25,7 +25,6 @@ MODULE_PATTERNS = [
     "_ASSIGNMENT",
     "_NOUN_SEP",
     "_ENV_NAME",
-    "_ENV_NAME_PAIRS",
     "_LONG_RUN",
     "_BASIC",
     "_CONTEXT_GATE",
