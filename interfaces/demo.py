@@ -47,6 +47,7 @@ def run_demo(keep: bool = False) -> None:
     """
     try:
         _demo(keep)
+        sys.stdout.flush()  # here, not at the interpreter's exit: a reader gone by then made that exit 120
     except BrokenPipeError:
         reader_gone()
 
