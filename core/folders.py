@@ -92,8 +92,8 @@ def cli_roots(environment: bool = True) -> list[str]:
     unset) still sits in it, so each that is set is read, and ``~/.cursor``
     (cursor-drift-2026.md §9, split roots). Every root is searched for both, so
     an older build's layout (everything under one root) reads the same; a chat
-    id found under two roots is the first root's. ``DEJA_CURSOR_CLI_ROOT``
-    replaces discovery with one root holding both. Without ``environment``: what
+    id found under two roots is its copy written last (``newest_chat_dir``).
+    ``DEJA_CURSOR_CLI_ROOT`` replaces discovery with one root holding both. Without ``environment``: what
     a process started without this shell's variables (Cursor's hooks and MCP
     server) reads.
     """

@@ -27,7 +27,7 @@ from .readers import (
     scan_transcripts,
     store_only_chats,
 )
-from .readers.chatstore import chat_folders
+from .readers.chatstore import chat_folders, newest_chat_dir
 from .regular_files import check_regular, gone
 from .text import normalise
 
@@ -124,14 +124,17 @@ def _glob(folder: Path, pattern: str) -> list[Path]:
 def _chat_dir(roots: list[Path], chat_id: str) -> str | None:
     """The chat folder of ``chat_id`` under any root, looked for in every bucket as a walk finds it
     (``find_chat_dirs``: the buckets by name, then ``acp-sessions``), one ``stat`` a bucket (a ``glob`` over 500
-    buckets took three times the CPU)."""
+    buckets took three times the CPU); under two roots, the copy written last (``newest_chat_dir``)."""
     if chat_id in ("", ".", ".."):
         return None
-    for root in roots:
-        for folder in chat_folders(root):
-            if os.path.isdir(candidate := os.path.join(folder, chat_id)):
-                return candidate
-    return None
+    found = [chat_dir for root in roots if (chat_dir := _chat_dir_under(root, chat_id))]
+    return str(newest_chat_dir(*found)) if found else None
+
+
+def _chat_dir_under(root: Path, chat_id: str) -> Path | None:
+    """The first folder of ``root`` holding the chat, as ``find_chat_dirs`` takes it."""
+    found = (os.path.join(folder, chat_id) for folder in chat_folders(root))
+    return next((Path(candidate) for candidate in found if os.path.isdir(candidate)), None)
 
 
 def _stat_transcripts(session_id: str, candidates: Iterable[Path], chat_dir: str | None) -> Iterator[CliChat]:
