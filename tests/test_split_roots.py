@@ -122,3 +122,15 @@ def test_a_chat_under_two_roots_is_its_copy_written_last(fake_home: Path, older_
         assert run_deja(*command, env=env).returncode == 0
         found = run_deja("search", "gnu", env=env)
         assert found.returncode == 0 and "Healthcheck" in found.stdout, (command, found.stdout, found.stderr)
+
+
+def test_chats_under_xdgs_default_are_read_without_the_variable(fake_home: Path) -> None:
+    """cursor-agent run with XDG_CONFIG_HOME=~/.config kept its chats in ~/.config/cursor; a process without the
+    variable (Cursor's hooks and MCP server, another shell) still reads them, and doctor names the folder."""
+    cwd = str(fake_home / "ops")
+    _store_chat(fake_home / ".config" / "cursor", cwd, "a2a2a2a2-0000-4000-8000-000000000002", "kubectl rollout stuck")
+    env = {"HOME": str(fake_home), "PATH": os.environ["PATH"]}
+    assert list(_sessions(env)) == ["a2a2a2a2-0000-4000-8000-000000000002"]
+    doctor = run_deja("doctor", env=env).stdout
+    assert f"cursor-agent  {fake_home}/.config/cursor\n" in doctor, doctor
+    assert "read from their store alone (no transcript): 1" in doctor, doctor
