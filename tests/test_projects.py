@@ -383,3 +383,23 @@ def test_a_folder_opened_through_a_link_is_one_project_whichever_store_named_it(
     payload = {"conversation_id": "new", "hook_event_name": "sessionStart", "workspace_roots": [str(opened)]}
     context = orjson.loads(run_deja("hook-context", input=orjson.dumps(payload).decode()).stdout)["additional_context"]
     assert "chat editor-chat" in context and "question of agent-chat" in context, context
+
+
+@pytest.mark.parametrize("chats_root", [".cursor", ".config/cursor"], ids=["one root", "split roots"])
+def test_a_store_only_chat_without_a_cwd_takes_a_folder_only_a_transcript_names(
+    fake_home: Path, chats_root: str
+) -> None:
+    """No workspace.json names ~/code/docs: only another chat's transcript folder does (decoded on disk)."""
+    it = Install(fake_home)
+    docs = it.folder("docs")
+    docs.mkdir(parents=True)
+    write_transcript(transcript_path(it.cli, str(docs), "spellcheck"), [user_turn("spellcheck"), assistant_turn("ok")])
+    write_chat_store(
+        chat_dir_for(fake_home / chats_root, str(docs), "mkdocs-nav"),
+        cwd=None,
+        messages=[store_user_message("generate a mkdocs nav"), store_assistant_message("Added nav to mkdocs.yml.")],
+    )
+    assert run_deja("index").returncode == 0
+    row = sessions()["mkdocs-nav"]
+    assert (row["project"], row["project_dir"], row["project_from"]) == ("docs", str(docs), "chat folder")
+    assert "mkdocs-nav" in sessions("--project", "docs")
