@@ -134,3 +134,17 @@ def test_chats_under_xdgs_default_are_read_without_the_variable(fake_home: Path)
     doctor = run_deja("doctor", env=env).stdout
     assert f"cursor-agent  {fake_home}/.config/cursor\n" in doctor, doctor
     assert "read from their store alone (no transcript): 1" in doctor, doctor
+
+
+def test_a_newer_copy_under_another_root_replaces_the_indexed_one_at_the_next_refresh(fake_home: Path) -> None:
+    older, newer = fake_home / ".cursor", fake_home / "xdg" / "cursor"
+    _two_copies(fake_home, older, newer)
+    moved = fake_home / "moved-away"
+    newer.rename(moved)  # indexed before the chat was resumed under the new root
+    env = _env(fake_home)
+    assert run_deja("index", env=env).returncode == 0
+    assert "No session matches" in run_deja("search", "gnu", env=env).stdout
+    moved.rename(newer)
+    assert run_deja("index", env=env).returncode == 0
+    found = run_deja("search", "gnu", env=env)
+    assert found.returncode == 0 and "Healthcheck" in found.stdout, found.stdout

@@ -121,7 +121,7 @@ def newest_chat_dir(first: Path, *others: Path) -> Path:
     behind, and reading the old one would drop the later turns. Written last is meta.json's ``updatedAtMs``
     (cursor-agent's own record, kept by a copy or a backup), then the store's own files' modification time; on a
     tie, the first."""
-    return max((first, *others), key=_written)
+    return max((first, *others), key=_written) if others else first
 
 
 def _written(chat_dir: Path) -> tuple[datetime, int]:
