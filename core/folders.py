@@ -92,19 +92,25 @@ def cli_roots(environment: bool = True) -> list[str]:
     unset) still sits in it, so each that is set is read, and ``~/.cursor``
     (cursor-drift-2026.md §9, split roots). Every root is searched for both, so
     an older build's layout (everything under one root) reads the same; a chat
-    id found under two roots is the first root's. ``DEJA_CURSOR_CLI_ROOT``
-    replaces discovery with one root holding both. Without ``environment``: what
-    a process started without this shell's variables (Cursor's hooks and MCP
+    id found under two roots is its copy written last (``newest_chat_dir``).
+    ``~/.config/cursor``, XDG's own default, is read when it exists, with or
+    without ``XDG_CONFIG_HOME``: a shell that set the variable to it kept its
+    chats there, and Cursor's hooks and MCP server (started without it) or
+    another shell must still find them. ``DEJA_CURSOR_CLI_ROOT`` replaces
+    discovery with one root holding both. Without ``environment``: what a
+    process started without this shell's variables (Cursor's hooks and MCP
     server) reads.
     """
     override = setting("cursor_cli_root", environment)
     if override:
         return [os.path.normpath(override)]
     xdg = _root_folder_variable("XDG_CONFIG_HOME", environment)
+    xdg_default = os.path.join(home(), ".config", "cursor")
     found = [
         cursor_data_dir(environment),
         cursor_agent_chats_root(environment),
         os.path.join(xdg, "cursor") if xdg else "",
+        xdg_default if os.path.isdir(xdg_default) else "",
         os.path.join(home(), ".cursor"),
     ]
     return list(dict.fromkeys(os.path.normpath(root) for root in found if root))

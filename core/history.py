@@ -27,7 +27,7 @@ from .readers import (
     scan_transcripts,
     store_only_chats,
 )
-from .readers.chatstore import chat_folders
+from .readers.chatstore import chat_folders, is_acp_chat, newest_chat_dir
 from .regular_files import check_regular, gone
 from .text import normalise
 
@@ -91,7 +91,7 @@ def locate_cli_chats(session_ids: set[str], book: Bookkeeping) -> Iterator[CliCh
         cli = record.cli if record else None
         chat_id, _, child = session_id.partition("/")
         recorded = cli.chat_dir if cli and cli.chat_dir and os.path.isdir(cli.chat_dir) else None
-        chat_dir = recorded or _chat_dir(roots, chat_id)
+        chat_dir = _recorded_or_newer(roots, recorded) if recorded else _chat_dir(roots, chat_id)
         known = [Path(cli.transcript)] if cli and cli.transcript else []
         found = next(_stat_transcripts(session_id, known, chat_dir), None)
         if found is None:
@@ -124,14 +124,27 @@ def _glob(folder: Path, pattern: str) -> list[Path]:
 def _chat_dir(roots: list[Path], chat_id: str) -> str | None:
     """The chat folder of ``chat_id`` under any root, looked for in every bucket as a walk finds it
     (``find_chat_dirs``: the buckets by name, then ``acp-sessions``), one ``stat`` a bucket (a ``glob`` over 500
-    buckets took three times the CPU)."""
+    buckets took three times the CPU); under two roots, the copy written last (``newest_chat_dir``)."""
     if chat_id in ("", ".", ".."):
         return None
-    for root in roots:
-        for folder in chat_folders(root):
-            if os.path.isdir(candidate := os.path.join(folder, chat_id)):
-                return candidate
-    return None
+    found = [chat_dir for root in roots if (chat_dir := _chat_dir_under(root, chat_id))]
+    return str(newest_chat_dir(*found)) if found else None
+
+
+def _recorded_or_newer(roots: list[Path], recorded: str) -> str:
+    """The chat folder a walk recorded, or its copy in the same place under another root when that one was written
+    later (``newest_chat_dir``: the chat resumed after its root moved), one ``stat`` a root. The same place is
+    ``chats/<hash>/<id>`` (or ``acp-sessions/<id>``) below each root: the hash is the chat's folder's md5."""
+    chat_dir = Path(recorded)
+    tail = chat_dir.relative_to(chat_dir.parents[1 if is_acp_chat(chat_dir) else 2])
+    copies = [copy for root in roots if (copy := root / tail) != chat_dir and os.path.isdir(copy)]
+    return str(newest_chat_dir(chat_dir, *copies))
+
+
+def _chat_dir_under(root: Path, chat_id: str) -> Path | None:
+    """The first folder of ``root`` holding the chat, as ``find_chat_dirs`` takes it."""
+    found = (os.path.join(folder, chat_id) for folder in chat_folders(root))
+    return next((Path(candidate) for candidate in found if os.path.isdir(candidate)), None)
 
 
 def _stat_transcripts(session_id: str, candidates: Iterable[Path], chat_dir: str | None) -> Iterator[CliChat]:

@@ -61,14 +61,38 @@ def project_spelling(project_dir_or_name: str) -> str:
     ``..``, ``./web``, ``code/web``) made absolute, no trailing slash, any case.
 
     ``--project ~/code/api`` given where no shell expands it (quoted, or through MCP) is still that folder, and
-    ``--project .`` typed inside a project is that project's folder; a bare name (``api``) stays a name.
+    ``--project .`` typed inside a project is that project's folder; a bare name (``api``) stays a name. A folder
+    is taken where its links lead (``resolved_folder``), so one opened through a link is one project whichever
+    store named it.
     """
     text = project_dir_or_name.strip()
     if text == "~" or text.startswith(("~/", "~\\")):
         text = os.path.expanduser(text)
     elif text in (".", "..") or text.startswith(_RELATIVE) or ("/" in text and not text.startswith("/")):
         text = os.path.abspath(text)
+    if text.startswith("/"):
+        text = resolved_folder(text)
     return text.rstrip("/").lower()
+
+
+def resolved_folder(folder: str) -> str:
+    """``folder`` with the links on its way followed (``os.path.realpath``), as the disk has them now.
+
+    The editor keeps a folder as it was opened (``~/code/app``, ``~/code`` a link to a data disk; macOS's ``/tmp``),
+    cursor-agent as its resolved working folder, and ``--project .`` is resolved by the shell's ``getcwd``: a link
+    taken the same way on every side makes them one key. A folder gone since keeps the links above it followed.
+    Kept per process: a build asks once per session, and a history holds few folders.
+    """
+    found = _RESOLVED.get(folder)
+    if found is None:
+        if len(_RESOLVED) >= _RESOLVED_MOST:
+            _RESOLVED.clear()
+        found = _RESOLVED[folder] = os.path.realpath(folder)
+    return found
+
+
+_RESOLVED: dict[str, str] = {}
+_RESOLVED_MOST = 4096
 
 
 #: How a relative folder starts, as opposed to a project's name.

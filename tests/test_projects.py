@@ -22,6 +22,8 @@ from deja.core.readers import Projects, slug_of
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
+    store_assistant_message,
+    store_user_message,
     transcript_path,
     user_turn,
     write_chat_store,
@@ -348,3 +350,56 @@ def test_a_meta_json_cwd_that_is_neither_filed_nor_on_disk_names_no_folder(fake_
     assert run_deja("index").returncode == 0
     row = sessions()["bare"]
     assert (row["project"], row["project_dir"], row["project_from"]) == (slug_of(gone), "", "")
+
+
+def test_a_folder_opened_through_a_link_is_one_project_whichever_store_named_it(fake_home: Path) -> None:
+    """~/code is a link to a data disk: the editor keeps the folder as opened, cursor-agent as resolved. `--project`
+    by the link's path, by the real path or as `.` in either, and sessionStart for the link's path find both."""
+    it = Install(fake_home)
+    real = fake_home / "disk" / "code" / "app"
+    real.mkdir(parents=True)
+    it.code.symlink_to(real.parent)
+    opened = it.code / "app"
+    write_workspace(it.user, "ws-app", folder=str(opened))
+    it.editor_chat("editor-chat")
+    write_state_vscdb(
+        it.user / "globalStorage" / "state.vscdb",
+        composers=it.composers,
+        bubbles=it.bubbles,
+        composer_headers=[ComposerHeader("editor-chat", workspace_id="ws-app")],
+    )
+    write_chat_store(
+        chat_dir_for(it.cli, str(real), "agent-chat"),
+        cwd=str(real),
+        messages=[store_user_message("question of agent-chat"), store_assistant_message("answer of agent-chat")],
+    )
+    assert run_deja("index").returncode == 0
+    both = {"editor-chat", "agent-chat"}
+    for where in (str(opened), str(real), "~/code/app"):
+        assert sessions("--project", where).keys() == both, where
+    for here in (opened, real):
+        ran = run_deja("sessions", "--json", "--project", ".", cwd=here)
+        assert {row["id"] for row in orjson.loads(ran.stdout)["sessions"]} == both, here
+    payload = {"conversation_id": "new", "hook_event_name": "sessionStart", "workspace_roots": [str(opened)]}
+    context = orjson.loads(run_deja("hook-context", input=orjson.dumps(payload).decode()).stdout)["additional_context"]
+    assert "chat editor-chat" in context and "question of agent-chat" in context, context
+
+
+@pytest.mark.parametrize("chats_root", [".cursor", ".config/cursor"], ids=["one root", "split roots"])
+def test_a_store_only_chat_without_a_cwd_takes_a_folder_only_a_transcript_names(
+    fake_home: Path, chats_root: str
+) -> None:
+    """No workspace.json names ~/code/docs: only another chat's transcript folder does (decoded on disk)."""
+    it = Install(fake_home)
+    docs = it.folder("docs")
+    docs.mkdir(parents=True)
+    write_transcript(transcript_path(it.cli, str(docs), "spellcheck"), [user_turn("spellcheck"), assistant_turn("ok")])
+    write_chat_store(
+        chat_dir_for(fake_home / chats_root, str(docs), "mkdocs-nav"),
+        cwd=None,
+        messages=[store_user_message("generate a mkdocs nav"), store_assistant_message("Added nav to mkdocs.yml.")],
+    )
+    assert run_deja("index").returncode == 0
+    row = sessions()["mkdocs-nav"]
+    assert (row["project"], row["project_dir"], row["project_from"]) == ("docs", str(docs), "chat folder")
+    assert "mkdocs-nav" in sessions("--project", "docs")

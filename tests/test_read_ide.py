@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections import Counter
 from datetime import UTC, datetime
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import shared_path
+from harness import run_deja
 
 from deja.core.model import Session
 from deja.core.readers import vscdb
@@ -337,6 +339,37 @@ def test_tool_call_without_a_name_is_counted(tmp_path: Path) -> None:
     sessions, problems = read(db)
     assert texts(sessions["c1"]) == [("user", "go")]
     assert problems == Counter({"ide: malformed tool call": 1})
+
+
+def test_cursor_3s_name_less_tool_call_form_is_no_damage(tmp_path: Path) -> None:
+    """``{"additionalData": {"status": "error"}}`` is a third of real toolFormerData (drift §5): not counted, so
+    neither ``deja index`` nor doctor reports damage that ``deja index --full`` could never clear."""
+    name_less = {"additionalData": {"status": "error"}}
+    db = write_state_vscdb(
+        tmp_path / "User" / "globalStorage" / "state.vscdb",
+        composers={"c1": composer("c1", ["u", "e1", "e2", "a"])},
+        bubbles={
+            "c1": {
+                "u": {"type": 1, "text": "rename the helper"},
+                "e1": {"type": 2, "text": "", "toolFormerData": name_less},
+                "e2": {"type": 2, "text": "Trying again.", "toolFormerData": name_less},
+                "a": {"type": 2, "text": "Renamed."},
+            }
+        },
+    )
+    sessions, problems = read(db)
+    assert texts(sessions["c1"]) == [
+        ("user", "rename the helper"),
+        ("assistant", "Trying again."),
+        ("assistant", "Renamed."),
+    ]
+    assert not problems
+    (tmp_path / "cli").mkdir()
+    env = {**os.environ, "DEJA_HOME": str(tmp_path / "deja"), "DEJA_CURSOR_ROOT": str(tmp_path / "User")}
+    env["DEJA_CURSOR_CLI_ROOT"] = str(tmp_path / "cli")
+    for command in (("index",), ("index", "--full"), ("doctor",)):
+        ran = run_deja(*command, env=env)
+        assert "unreadable" not in ran.stdout + ran.stderr and "malformed" not in ran.stdout, (command, ran.stdout)
 
 
 # --- project ----------------------------------------------------------------

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import orjson
+import pytest
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import (
@@ -96,3 +97,54 @@ def test_doctor_names_both_variables_that_move_the_folders(fake_home: Path) -> N
         f"CURSOR_CONFIG_DIR and XDG_CONFIG_HOME are set in this shell and move cursor-agent's folders to "
         f"{home}/.cursor, {home}/cfg, {home}/xdg/cursor; Cursor's hooks and MCP server read {home}/.cursor instead"
     ) in " ".join(settings.split())
+
+
+def _two_copies(home: Path, older: Path, newer: Path) -> None:
+    """One chat resumed after cursor-agent's root moved: its old copy stays behind with the first turn only."""
+    cwd, chat_id, created = str(home / "proj"), "a6a6a6a6-0000-4000-8000-000000000006", 1_785_060_360_000
+    first = [store_user_message("add a healthcheck endpoint"), store_assistant_message("Added GET /healthz.")]
+    second = [store_user_message("also add a readiness probe"), store_assistant_message("Added /readyz for the gnu.")]
+    for root, messages, updated in ((newer, first + second, created + 86_400_000), (older, first, created + 60_000)):
+        write_chat_store(
+            chat_dir_for(root, cwd, chat_id), cwd=cwd, name="Healthcheck", created_ms=created, updated_ms=updated,
+            messages=messages,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("older_first", [True, False])
+def test_a_chat_under_two_roots_is_its_copy_written_last(fake_home: Path, older_first: bool) -> None:
+    """The newer copy's later turn is found, by a refresh and by a rebuild, whichever root is read first (the older
+    copy is written last here, so the store files' own times would pick it: meta.json's updatedAtMs decides)."""
+    first, second = fake_home / ".cursor", fake_home / "xdg" / "cursor"
+    _two_copies(fake_home, *((first, second) if older_first else (second, first)))
+    env = _env(fake_home)
+    for command in (("index",), ("index", "--full")):
+        assert run_deja(*command, env=env).returncode == 0
+        found = run_deja("search", "gnu", env=env)
+        assert found.returncode == 0 and "Healthcheck" in found.stdout, (command, found.stdout, found.stderr)
+
+
+def test_chats_under_xdgs_default_are_read_without_the_variable(fake_home: Path) -> None:
+    """cursor-agent run with XDG_CONFIG_HOME=~/.config kept its chats in ~/.config/cursor; a process without the
+    variable (Cursor's hooks and MCP server, another shell) still reads them, and doctor names the folder."""
+    cwd = str(fake_home / "ops")
+    _store_chat(fake_home / ".config" / "cursor", cwd, "a2a2a2a2-0000-4000-8000-000000000002", "kubectl rollout stuck")
+    env = {"HOME": str(fake_home), "PATH": os.environ["PATH"]}
+    assert list(_sessions(env)) == ["a2a2a2a2-0000-4000-8000-000000000002"]
+    doctor = run_deja("doctor", env=env).stdout
+    assert f"cursor-agent  {fake_home}/.config/cursor\n" in doctor, doctor
+    assert "read from their store alone (no transcript): 1" in doctor, doctor
+
+
+def test_a_newer_copy_under_another_root_replaces_the_indexed_one_at_the_next_refresh(fake_home: Path) -> None:
+    older, newer = fake_home / ".cursor", fake_home / "xdg" / "cursor"
+    _two_copies(fake_home, older, newer)
+    moved = fake_home / "moved-away"
+    newer.rename(moved)  # indexed before the chat was resumed under the new root
+    env = _env(fake_home)
+    assert run_deja("index", env=env).returncode == 0
+    assert "No session matches" in run_deja("search", "gnu", env=env).stdout
+    moved.rename(newer)
+    assert run_deja("index", env=env).returncode == 0
+    found = run_deja("search", "gnu", env=env)
+    assert found.returncode == 0 and "Healthcheck" in found.stdout, found.stdout

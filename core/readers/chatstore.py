@@ -51,6 +51,7 @@ _PLACEHOLDER_TITLES = frozenset({"", "new agent", "new chat", "new composer", "u
 #: A store read with no timeout would wait 5 s on a lock; cursor-agent's writes are shorter.
 _BUSY_TIMEOUT_SECONDS = 0.5
 ACP_FOLDER = "acp-sessions"
+STORE_DB = "store.db"
 
 
 class ChatMeta(msgspec.Struct):
@@ -112,6 +113,27 @@ def find_chat_dirs(root: Path) -> dict[str, Path]:
         for chat in subfolders(folder):
             chats.setdefault(chat.name, Path(chat.path))
     return chats
+
+
+def newest_chat_dir(first: Path, *others: Path) -> Path:
+    """Of one chat's folders under several roots, the copy written last: a chat resumed after cursor-agent's root
+    moved (``XDG_CONFIG_HOME`` or ``CURSOR_CONFIG_DIR`` set since) grows in the new root while the old copy stays
+    behind, and reading the old one would drop the later turns. Written last is meta.json's ``updatedAtMs``
+    (cursor-agent's own record, kept by a copy or a backup), then the store's own files' modification time; on a
+    tie, the first."""
+    return max((first, *others), key=_written) if others else first
+
+
+def _written(chat_dir: Path) -> tuple[datetime, int]:
+    meta = read_chat_meta(chat_dir)
+    updated = (meta.updated if meta else None) or datetime.fromtimestamp(0, tz=UTC)
+    times = []
+    for name in (STORE_DB, STORE_DB + "-wal"):
+        try:
+            times.append(os.stat(chat_dir / name).st_mtime_ns)
+        except OSError:
+            continue
+    return updated, max(times, default=0)
 
 
 def chat_folders(root: str | Path) -> list[str]:

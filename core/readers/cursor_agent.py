@@ -24,11 +24,13 @@ import msgspec
 from ..model import Message, Session, fill_times
 from ..regular_files import forbidden, gone
 from .chatstore import (
+    STORE_DB,
     ChatMeta,
     StoreChat,
     attach_tool_results,
     chat_title,
     find_chat_dirs,
+    newest_chat_dir,
     read_chat_meta,
     read_store,
     store_problem,
@@ -44,7 +46,6 @@ from .transcripts import (
 
 UNREADABLE_TRANSCRIPT = "unreadable transcript"
 NO_STORE = "no store.db and no transcript"
-STORE_DB = "store.db"
 
 
 class Resume(NamedTuple):
@@ -209,11 +210,14 @@ def set_session_times(session: Session, stamped: bool, meta: ChatMeta | None) ->
 
 
 def find_all_chat_dirs(roots: list[Path]) -> dict[str, Path]:
-    """Chat id -> chat folder over every root (a chat's folder may sit under another root than its transcript)."""
+    """Chat id -> chat folder over every root (a chat's folder may sit under another root than its transcript); a
+    chat under two roots is its copy written last (``newest_chat_dir``)."""
     chat_dirs: dict[str, Path] = {}
     for root in roots:
         for chat_id, chat_dir in find_chat_dirs(root).items():
-            chat_dirs.setdefault(chat_id, chat_dir)
+            kept = chat_dirs.setdefault(chat_id, chat_dir)
+            if kept is not chat_dir:
+                chat_dirs[chat_id] = newest_chat_dir(kept, chat_dir)
     return chat_dirs
 
 

@@ -569,8 +569,10 @@ def _role(kind: Any) -> Role | None:
 
 
 def _tool_call(data: Any, problems: Problems) -> ToolCall | None:
-    """A ``toolFormerData`` as a tool call; a rejected call keeps ``result`` None."""
-    if data is None:
+    """A ``toolFormerData`` as a tool call; a rejected call keeps ``result`` None. Cursor 3.x's name-less form, which
+    holds nothing but ``additionalData`` (``{"additionalData": {"status": "error"}}``, a third of real ones: drift
+    §5), names no call and is no damage: it is passed over uncounted."""
+    if data is None or (isinstance(data, dict) and data.keys() == {"additionalData"}):
         return None
     if not isinstance(data, dict) or not _str(data.get("name")):
         problems["ide: malformed tool call"] += 1

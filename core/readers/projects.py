@@ -24,7 +24,8 @@ folder. A transcript folder's slug is decoded on disk first, then against the
 folders the other stores name (workspace.json, glass projects, meta.json), so a
 folder that no longer exists is still one project whichever store named it. A
 chat read from its store alone whose ``meta.json`` has no ``cwd`` takes the
-known folder whose md5 names its ``chats/<md5>/`` folder (``chat folder``).
+known folder whose md5 names its ``chats/<md5>/`` folder (``chat folder``): one another store names, else one
+a transcript folder decodes to.
 
 Each part of the catalog is read the first time a chat needs it, then kept: a
 refresh that re-reads one chat with a ``meta.json`` reads nothing more.
@@ -201,7 +202,8 @@ class Projects:
             return session
         origin = Path(session.origin)
         if origin.name == "store.db":
-            found = Found(self._known_by_md5.get(origin.parent.parent.name, ""), "chat folder")
+            md5 = origin.parent.parent.name
+            found = Found(self._known_by_md5.get(md5) or self._transcript_folders_by_md5.get(md5, ""), "chat folder")
         else:
             slug = project_slug_of(origin)
             found = Found(self.known_folder_for_slug(slug) if slug else "", "transcript folder")
@@ -321,6 +323,14 @@ class Projects:
         """Every known folder by the md5 cursor-agent names its ``chats/`` folder after."""
         folders = [f for same in self._known_by_slug.values() for f in same]
         return {folder_md5(f): f for f in folders}
+
+    @cached_property
+    def _transcript_folders_by_md5(self) -> dict[str, str]:
+        """The folders the transcript folders name (``projects/<slug>`` under every root, decoded as a transcript's
+        own folder is: ``folder_for_slug``), by md5: a folder only another chat's transcript knows still places a
+        chat kept in its store alone. Looked at only when no other store's folder has the md5."""
+        slugs = dict.fromkeys(entry.name for root in self.cli_roots for entry in subfolders(root / "projects"))
+        return {folder_md5(folder): folder for slug in slugs if (folder := self.folder_for_slug(slug))}
 
     @cached_property
     def _chat_cwds(self) -> list[str]:
