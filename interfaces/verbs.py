@@ -91,8 +91,8 @@ def fix_command(
     if not text.strip():
         fail('no error text: give the error, e.g. `deja fix "ModuleNotFoundError: No module named api"`', code=2)
     text = as_indexed(text)  # a secret in it: looked up as the index holds it, and never printed
-    fixes = error_history(open_index(), text, limit=limit)
-    emit_json(fix_json(text, fixes)) if json else echo(fix_text(text, fixes))
+    history = error_history(open_index(), text, limit=limit)
+    emit_json(fix_json(text, history)) if json else echo(fix_text(text, history))
 
 
 def _words_given(words: list[str], example: str) -> str:
