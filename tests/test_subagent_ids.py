@@ -50,3 +50,16 @@ def test_the_mcp_show_takes_the_parents_short_prefix(fake_home: Path, monkeypatc
     monkeypatch.setenv("DEJA_INCLUDE_SUBAGENTS", "1")
     _, meta = find_session(open_index(), PARENT[:8])
     assert meta.id == PARENT
+
+
+def test_a_project_with_a_subagent_exports_whole_and_the_subagent_alone_too(fake_home: Path, tmp_path: Path) -> None:
+    env = _env(fake_home)
+    out = tmp_path / "out"
+    ran = run_deja("export", "--project", "proj", "-o", str(out), env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted(["index.md", f"{PARENT}.md", f"{PARENT}_{CHILD}.md"])
+    assert "subagent question" in (out / f"{PARENT}_{CHILD}.md").read_text()
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    ran = run_deja("export", f"{PARENT}/{CHILD}", "-o", str(alone), env=env)
+    assert ran.returncode == 0 and [p.name for p in alone.iterdir()] == [f"{PARENT}_{CHILD}.md"], ran.stderr
