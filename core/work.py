@@ -572,7 +572,19 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
         goal=goal,
         settled=[one_line(a, 240) for a in answers[-3:]],
         files=files[-max_items:],
-        commands=(mattered or commands)[-max_items:],
+        commands=_first_runs(mattered or commands)[-max_items:],
         last_command=commands[-1] if commands else None,
         stopped=answers[-1] if answers else "",
     )
+
+
+def _first_runs(steps: list[Step]) -> list[Step]:
+    """``steps`` without repeats of one command ending the same way: an agent retrying a failing command thirty
+    times would otherwise push out of a digest the failure that started it (the first run is kept)."""
+    seen: set[tuple[str, int | None]] = set()
+    first = []
+    for step in steps:
+        if (step.command, step.exit_code) not in seen:
+            seen.add((step.command, step.exit_code))
+            first.append(step)
+    return first

@@ -106,3 +106,14 @@ def test_the_cli_the_mcp_tool_and_the_failure_hook_count_the_same_sessions(fake_
     }
     ran = run_deja("hook-tool-after", input=json.dumps(payload))
     assert "This error came up before, in 2 past sessions" in json.loads(ran.stdout)["additional_context"]
+
+
+def test_ctx_lists_a_retried_command_once_at_its_first_failure(fake_home: Path) -> None:
+    _history(fake_home)
+    ran = run_deja("ctx", "c-shop")
+    commands = ran.stdout.split("## Commands that mattered\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert commands == [
+        "- `psql -h db -U shop -c 'select 1'` → exit 2",
+        "- `alembic upgrade head` → exit 1",
+        "- `./migrate.sh` → ok",
+    ], ran.stdout
