@@ -19,7 +19,7 @@ import time
 from _operator import itemgetter, not_, or_  # (``operator``'s C half, which the interpreter has built in)
 from itertools import chain, compress, repeat
 
-from .dates import split_dates
+from .dates import local_period, split_dates
 from .fields import (
     FIELD_ROLE,
     KIND_ASSISTANT,
@@ -320,19 +320,31 @@ def _of_kinds(
 def _date_boosts(index: Index, dates: list[tuple[str, str]], doc_scores: _Scores) -> dict[int, float]:
     """Session key -> boost, for the sessions from ``dates``.
 
-    A session from then that no word matched becomes a candidate through its first message of that day.
+    A session from then that no word matched becomes a candidate through its first message of that day. A day,
+    month or year is the asker's own (``local_period``): the index files each UTC day's first message, so where a
+    UTC day straddles the period's edge, a session is from then when that message came before the period ended
+    and the session was still updated after it began.
     """
     boosts: dict[int, float] = {}
     for key, precision in dates:
         factor = DATE_BOOST[precision]
+        keys, start, end = local_period(key) or ({key: True}, 0.0, 0.0)
         for i, segment in enumerate(index.segments):
-            p_off, count, _ = segment.lookup(key)
-            for doc, ordinal, _ in segment.postings(p_off, 0, min(count, FULL_READ)):
-                session = _session_key(i, ordinal)
-                doc_scores.scores.setdefault(i << _DOC_BITS | doc, DATE_ONLY_SCORE)
-                if boosts.get(session, 0.0) < factor:
-                    boosts[session] = factor
+            for filed, whole in keys.items():
+                p_off, count, _ = segment.lookup(filed)
+                for doc, ordinal, days in segment.postings(p_off, 0, min(count, FULL_READ)):
+                    if not whole and not _within(segment, ordinal, days * 86400, start, end):
+                        continue
+                    session = _session_key(i, ordinal)
+                    doc_scores.scores.setdefault(i << _DOC_BITS | doc, DATE_ONLY_SCORE)
+                    if boosts.get(session, 0.0) < factor:
+                        boosts[session] = factor
     return boosts
+
+
+def _within(segment: Segment, ordinal: int, first: float, start: float, end: float) -> bool:
+    """Whether a session whose first message of a UTC day came at ``first`` had messages in [start, end)."""
+    return first < end and (first >= start or segment.session_keys(ordinal).updated >= start)
 
 
 def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> str:
