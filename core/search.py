@@ -37,7 +37,7 @@ from .fields import (
 from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
 from .record import Record
-from .text import identifier_parts, normalise, phrases, term_positions, terms
+from .text import hex_letters, identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -157,12 +157,14 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
     """(unique terms, phrases) of a query; phrase words count as terms too.
 
     A number split off an identifier of the query (the ``2`` of ``hunter2``) is not a term: alone it would match
-    every session that says "2". The identifier whole and its words are; a number typed on its own is too.
+    every session that says "2". The identifier whole and its words are; a number typed on its own is too. The
+    letters split off a hex run (``a3f9c21e``, ``hex_letters``) go the same way: the hash whole is the term.
     """
     found, rest = phrases(query)
     seen: dict[str, None] = {}
     for part in [rest, *found]:
-        split_off = {term for term in identifier_parts(part) if term.isdigit()}
+        hexes = hex_letters(part) if any(c.isdigit() for c in part) else set()
+        split_off = {term for term in identifier_parts(part) if term.isdigit() or term in hexes}
         for term in terms(part):
             if term not in split_off:
                 seen.setdefault(term, None)
