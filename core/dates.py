@@ -85,6 +85,39 @@ def date_keys(when: datetime) -> list[str]:
     ]
 
 
+def local_period(key: str) -> tuple[dict[str, bool], float, float] | None:
+    """A day, year-month or year key as the person asking means it, a period of their own calendar (the days
+    listings show and ``--since`` takes): the keys the index filed that period's messages under (by UTC days: a
+    local day overlaps two of them), each with whether all of it lies in the period, and the period's bounds in
+    epoch seconds. None for a month's name alone (any year's). In UTC, that is ``key`` alone, whole.
+
+    ``time``, not ``datetime``: the prompt hook asks this for a date a prompt names.
+    """
+    import time
+
+    kind, _, value = key[len(PREFIX) :].partition(":")
+    if kind not in ("dd", "dym", "dy"):
+        return None
+    year, month, day = ([int(part) for part in value.split("-")] + [1, 1])[:3]
+    nxt = {"dd": (year, month, day + 1), "dym": (year, month + 1, 1), "dy": (year + 1, 1, 1)}[kind]
+    start, end = (time.mktime((*ymd, 0, 0, 0, 0, 0, -1)) for ymd in ((year, month, day), nxt))  # (mktime carries over)
+    keys: dict[str, bool] = {}
+    at = start
+    while at < end:
+        utc = time.gmtime(at)
+        found = (
+            day_key(utc.tm_year, utc.tm_mon, utc.tm_mday)
+            if kind == "dd"
+            else year_month_key(utc.tm_year, utc.tm_mon)
+            if kind == "dym"
+            else year_key(utc.tm_year)
+        )
+        midnight = at // 86400 * 86400
+        keys[found] = keys.get(found, True) and midnight >= start and midnight + 86400 <= end
+        at = midnight + 86400  # the next UTC day
+    return keys, start, end
+
+
 def _month(name: str) -> int:
     return _MONTH.get(name.lower()[:3], 0)
 

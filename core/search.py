@@ -19,7 +19,7 @@ import time
 from _operator import itemgetter, not_, or_  # (``operator``'s C half, which the interpreter has built in)
 from itertools import chain, compress, repeat
 
-from .dates import split_dates
+from .dates import local_period, split_dates
 from .fields import (
     FIELD_ROLE,
     KIND_ASSISTANT,
@@ -37,7 +37,7 @@ from .fields import (
 from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
 from .record import Record
-from .text import identifier_parts, normalise, phrases, term_positions, terms
+from .text import hex_letters, identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -157,12 +157,14 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
     """(unique terms, phrases) of a query; phrase words count as terms too.
 
     A number split off an identifier of the query (the ``2`` of ``hunter2``) is not a term: alone it would match
-    every session that says "2". The identifier whole and its words are; a number typed on its own is too.
+    every session that says "2". The identifier whole and its words are; a number typed on its own is too. The
+    letters split off a hex run (``a3f9c21e``, ``hex_letters``) go the same way: the hash whole is the term.
     """
     found, rest = phrases(query)
     seen: dict[str, None] = {}
     for part in [rest, *found]:
-        split_off = {term for term in identifier_parts(part) if term.isdigit()}
+        hexes = hex_letters(part) if any(c.isdigit() for c in part) else set()
+        split_off = {term for term in identifier_parts(part) if term.isdigit() or term in hexes}
         for term in terms(part):
             if term not in split_off:
                 seen.setdefault(term, None)
@@ -320,19 +322,31 @@ def _of_kinds(
 def _date_boosts(index: Index, dates: list[tuple[str, str]], doc_scores: _Scores) -> dict[int, float]:
     """Session key -> boost, for the sessions from ``dates``.
 
-    A session from then that no word matched becomes a candidate through its first message of that day.
+    A session from then that no word matched becomes a candidate through its first message of that day. A day,
+    month or year is the asker's own (``local_period``): the index files each UTC day's first message, so where a
+    UTC day straddles the period's edge, a session is from then when that message came before the period ended
+    and the session was still updated after it began.
     """
     boosts: dict[int, float] = {}
     for key, precision in dates:
         factor = DATE_BOOST[precision]
+        keys, start, end = local_period(key) or ({key: True}, 0.0, 0.0)
         for i, segment in enumerate(index.segments):
-            p_off, count, _ = segment.lookup(key)
-            for doc, ordinal, _ in segment.postings(p_off, 0, min(count, FULL_READ)):
-                session = _session_key(i, ordinal)
-                doc_scores.scores.setdefault(i << _DOC_BITS | doc, DATE_ONLY_SCORE)
-                if boosts.get(session, 0.0) < factor:
-                    boosts[session] = factor
+            for filed, whole in keys.items():
+                p_off, count, _ = segment.lookup(filed)
+                for doc, ordinal, days in segment.postings(p_off, 0, min(count, FULL_READ)):
+                    if not whole and not _within(segment, ordinal, days * 86400, start, end):
+                        continue
+                    session = _session_key(i, ordinal)
+                    doc_scores.scores.setdefault(i << _DOC_BITS | doc, DATE_ONLY_SCORE)
+                    if boosts.get(session, 0.0) < factor:
+                        boosts[session] = factor
     return boosts
+
+
+def _within(segment: Segment, ordinal: int, first: float, start: float, end: float) -> bool:
+    """Whether a session whose first message of a UTC day came at ``first`` had messages in [start, end)."""
+    return first < end and (first >= start or segment.session_keys(ordinal).updated >= start)
 
 
 def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> str:

@@ -479,6 +479,32 @@ def identifier_parts(text: str) -> dict[str, str]:
     return {part: whole for part, whole in parts.items() if part not in own}
 
 
+#: The shortest run of hex digits read as a hash or an id (``a3f9c21e``; git's short hashes have 7).
+HEX_RUN = 7
+
+
+def hex_letters(text: str) -> set[str]:
+    """The terms of the letters split off a hex run of ``text`` (a hash or an id: ``a3f9c21e``'s ``a``, ``f``,
+    ``c``, ``e``), which alone would match every session saying "a" or "#f0e0c0" (``query_terms`` drops them).
+
+    A hex run is a run of at least ``HEX_RUN`` hex digits whose digits come in two places or more: ``deadbeef1`` and
+    ``cafe2bad`` are words with a number, and keep their words.
+    """
+    found: set[str] = set()
+    for raw in _finder()(text):
+        for chunk in letter_runs(fold(raw)):
+            if _hex_run(chunk.lower()):
+                found.update(stem(piece.lower()) for piece in _camel(chunk) if piece.isalpha())
+    return found
+
+
+def _hex_run(chunk: str) -> bool:
+    if len(chunk) < HEX_RUN or chunk.strip("0123456789abcdef"):
+        return False
+    digit_runs = sum(1 for i, c in enumerate(chunk) if c.isdigit() and (i == 0 or not chunk[i - 1].isdigit()))
+    return digit_runs >= 2
+
+
 def phrases(query: str) -> tuple[list[str], str]:
     """Split a query into its quoted phrases and the rest (a query without a quote, as most prompts are, compiles
     no pattern for it).

@@ -255,23 +255,57 @@ def scan_window(output: str) -> str:
     return output[: SCAN_CHARS // 2] + "\n" + output[-SCAN_CHARS // 2 :]
 
 
-def _failed_call(message: Message) -> ToolCall | None:
-    return next((call for call in message.tool_calls if call.exit_code), None)
+class ErrorMatch(Record, frozen=True):
+    """Which failed call is the error asked about: one with its signature's key and the names it quotes, or, for a
+    partial error, one whose output holds all its words."""
+
+    key: str = ""
+    names: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+
+    def line(self, call: ToolCall) -> str | None:
+        """The error line of ``call`` that is this error, or None when the call did not fail with it."""
+        output = call.result or ""
+        if not call.exit_code:
+            return None
+        lines = error_lines(output)
+        if self.words:
+            lower = output.lower()
+            if not all(word in lower for word in self.words):
+                return None
+            return next((ln for ln in lines if all(w in ln.lower() for w in self.words)), lines[0] if lines else "")
+        if not all(name in output for name in self.names):
+            return None
+        return next((ln for ln in lines if error_key(ln) == self.key), None)
 
 
-def what_followed(segment: Segment, doc: int, head: str = "") -> Fix:
+def _failed_call(message: Message, match: ErrorMatch | None) -> tuple[ToolCall, str] | None:
+    """The first failed call of ``message`` with the error ``match`` (any error without one), and its error line."""
+    for call in message.tool_calls:
+        if not call.exit_code:
+            continue
+        if match is None:
+            return call, next(iter(error_lines(call.result or "", limit=1)), "")
+        line = match.line(call)
+        if line is not None:
+            return call, line
+    return None
+
+
+def what_followed(segment: Segment, doc: int, head: str = "", match: ErrorMatch | None = None) -> Fix:
     """The commands and edits after the failure at ``doc`` up to a successful run of one like it.
 
-    ``head`` is the failing command's head when the caller knows it (a hook
-    does); otherwise it is taken from the failed call itself.
+    The failure is the message's first failed call with the error ``match`` (a message can hold several failed
+    calls: cursor-agent merges a turn's calls into one), else its first failed call. ``head`` is the failing
+    command's head when the caller knows it (a hook does); otherwise it is taken from the failed call itself.
     """
     meta = segment.session(segment.doc(doc).ordinal)
-    failed = _failed_call(segment.message(doc))
+    found = _failed_call(segment.message(doc), match) or _failed_call(segment.message(doc), None)
+    failed, error = found if found else (None, "")
     command = failed.args.get("command") if failed else None
     if not head and isinstance(command, str):
         head = command_head(normalise_command(command))
-    errors = error_lines(failed.result or "", limit=1) if failed else []
-    fix = Fix(session=meta, timestamp=segment.message(doc).timestamp, error=errors[0] if errors else "")
+    fix = Fix(session=meta, timestamp=segment.message(doc).timestamp, error=error)
     end = min(meta.first_doc + meta.n_docs, doc + FOLLOW_DOCS)
     for d in range(doc, end):
         message = segment.message(d)
@@ -294,40 +328,66 @@ def what_followed(segment: Segment, doc: int, head: str = "") -> Fix:
     return fix
 
 
+class ErrorHistory(Record):
+    """The newest past sessions an error came up in, one entry a session, and how many sessions it came up in."""
+
+    fixes: list[Fix]
+    #: Counted up to ``SESSIONS_COUNTED``, whatever number is shown: the failure hook, ``deja fix`` and the MCP
+    #: ``work`` tool say the same count.
+    sessions: int
+
+
+#: How many past sessions of one error are counted (the failure hook's ``in N past sessions``).
+SESSIONS_COUNTED = 20
+
+
 def error_history(
     index: Index, output: str, head: str = "", limit: int = 10, exclude: frozenset[str] = frozenset()
-) -> list[Fix]:
-    """Past sessions where the error in ``output`` came up, newest first, with what followed.
+) -> ErrorHistory:
+    """Past sessions where the error in ``output`` came up, newest first, one entry a session, with what followed;
+    at most ``limit`` of them.
 
     The same error signature (what the failure hook computes) is looked up
     first; a person's partial or reworded error falls back to the failed calls
     of the sessions a search for its words finds.
     """
-    for _, failures in past_failures(index, scan_window(output), limit * 2, exclude):
+    for match, failures in past_failures(index, scan_window(output), SESSIONS_COUNTED, exclude):
         if failures:
-            return [what_followed(segment, doc, head) for segment, doc in failures[:limit]]
-    return _searched_failures(index, output, limit, exclude)
+            fixes = [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]]
+            return ErrorHistory(fixes, len(failures))
+    fixes = _searched_failures(index, output, SESSIONS_COUNTED, exclude)
+    return ErrorHistory(fixes[:limit], len(fixes))
 
 
 def past_failures(
     index: Index, window: str, limit: int, exclude: Collection[str] = ()
-) -> Iterator[tuple[str, list[tuple[Segment, int]]]]:
-    """Per error line of ``window``: its signature's key and the past failed calls of that error (segment, doc),
-    newest first.
+) -> Iterator[tuple[ErrorMatch, list[tuple[Segment, int]]]]:
+    """Per error line of ``window``: which failed calls are that error, and the newest failure of each of the
+    ``limit`` newest past sessions it came up in (segment, doc).
 
     A past failure is the same error when it has the same signature and printed the names the line quotes
     (``quoted_names``): ``deja fix`` and the failure hook both ask here, so they agree on what came up before.
-    Sessions in ``exclude`` (the asking conversation) are left out; at most ``limit`` newest are read per line.
-    No session is decoded here: a caller decodes those it shows (the failure hook, one).
+    A session that failed with it many times (an agent's retries, each call a posting) is one session, found by its
+    newest. Sessions in ``exclude`` (the asking conversation) are left out. No session is decoded here but to check
+    the quoted names: a caller decodes those it shows (the failure hook, one).
     """
     excluded = _places(index, exclude)
     for line in error_lines(window):
-        key, names = error_key(line), quoted_names(line)
-        failures = []
-        for _, segment, doc in index.newest(key, limit=limit):
-            if session_place(segment, doc) not in excluded and _failure_names(segment.message(doc), names):
-                failures.append((segment, doc))
-        yield key, failures
+        match = ErrorMatch(key=error_key(line), names=tuple(quoted_names(line)))
+        failures: dict[tuple[str, int], tuple[Segment, int]] = {}
+        for _, segment, doc in index.newest(match.key, limit=POSTINGS_READ):
+            where = session_place(segment, doc)
+            if where in excluded or where in failures:
+                continue
+            if not match.names or any(match.line(call) is not None for call in segment.message(doc).tool_calls):
+                failures[where] = (segment, doc)
+                if len(failures) >= limit:
+                    break
+        yield match, list(failures.values())
+
+
+#: How many of an error's newest postings are read for its sessions (one per failed call: retries repeat them).
+POSTINGS_READ = 200
 
 
 def session_place(segment: Segment, doc: int) -> tuple[str, int]:
@@ -357,30 +417,23 @@ def quoted_names(line: str) -> list[str]:
     return [name for name in quoted if not re.search(r"\d|^[^@].*[/\\]", name)]
 
 
-def _failure_names(message: Message, names: list[str]) -> bool:
-    """Whether a failed call of ``message`` printed every one of ``names`` (true when there are none)."""
-    return not names or any(
-        call.exit_code and all(name in (call.result or "") for name in names) for call in message.tool_calls
-    )
-
-
 def _searched_failures(index: Index, output: str, limit: int, exclude: frozenset[str]) -> list[Fix]:
-    """Failed calls whose output holds every word of ``output``'s first error line, in the sessions a search finds."""
+    """The newest failed call whose output holds every word of ``output``'s first error line, in each session a
+    search finds (any failed call of a message, not only its first)."""
     from .search import search
 
     line = (error_lines(output, limit=1) or [output.strip()])[0]
-    words = re.findall(r"\w{3,}", line.lower())[:12]
-    if not words:
+    match = ErrorMatch(words=tuple(re.findall(r"\w{3,}", line.lower())[:12]))
+    if not match.words:
         return []
     fixes = []
-    for hit in search(index, " ".join(words), limit=limit * 2, snippets=0).hits:
+    for hit in search(index, " ".join(match.words), limit=limit * 2, snippets=0).hits:
         if hit.session_id in exclude:
             continue
         for segment, _, meta in index.find(hit.session_id)[:1]:
-            for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
-                failed = _failed_call(segment.message(doc))
-                if failed and all(w in (failed.result or "").lower() for w in words):
-                    fixes.append(what_followed(segment, doc))
+            for doc in reversed(range(meta.first_doc, meta.first_doc + meta.n_docs)):
+                if _failed_call(segment.message(doc), match):
+                    fixes.append(what_followed(segment, doc, match=match))
                     break
     fixes.sort(key=lambda f: f.timestamp.timestamp() if f.timestamp else 0.0, reverse=True)
     return fixes[:limit]
@@ -519,7 +572,19 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
         goal=goal,
         settled=[one_line(a, 240) for a in answers[-3:]],
         files=files[-max_items:],
-        commands=(mattered or commands)[-max_items:],
+        commands=_first_runs(mattered or commands)[-max_items:],
         last_command=commands[-1] if commands else None,
         stopped=answers[-1] if answers else "",
     )
+
+
+def _first_runs(steps: list[Step]) -> list[Step]:
+    """``steps`` without repeats of one command ending the same way: an agent retrying a failing command thirty
+    times would otherwise push out of a digest the failure that started it (the first run is kept)."""
+    seen: set[tuple[str, int | None]] = set()
+    first = []
+    for step in steps:
+        if (step.command, step.exit_code) not in seen:
+            seen.add((step.command, step.exit_code))
+            first.append(step)
+    return first

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..core.index import Index, Segment
+    from ..core.work import ErrorMatch
 
 BUDGET = 512
 
@@ -38,14 +39,14 @@ def failure(call: HookCall) -> str | None:
     return None
 
 
-def _what_followed(segment: Segment, doc: int, head: str) -> str:
+def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch) -> str:
     """The commands run after the failure up to a successful run of one like it, else the next answer given.
 
     Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it.
     """
     from ..core.work import is_destructive, what_followed
 
-    fix = what_followed(segment, doc, head)
+    fix = what_followed(segment, doc, head, match)
     if not fix.resolved_by:
         return fix.answer
     safe = [f"`{s.command[:120]}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
@@ -83,19 +84,19 @@ def after_tool(call: HookCall) -> str:
 
 
 def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
-    from ..core.work import past_failures, session_place
+    from ..core.work import SESSIONS_COUNTED, past_failures
 
-    for key, rows in past_failures(index, output, 20, call.conversation_ids):
+    for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids):
         if not rows:
             continue
         segment, doc = rows[0]
         meta = segment.session(segment.doc(doc).ordinal)
         # Keyed by the session shown too: a failure that only shares the wording (another quoted name) is news.
-        shown = block_key("e", key, meta.id)
+        shown = block_key("e", match.key, meta.id)
         if shown in call.seen():
             return call.silent("this error's history was shown in this conversation already")
-        sessions = len({session_place(*row) for row in rows})
-        followed = _what_followed(segment, doc, head)
+        sessions = len(rows)  # one row a session
+        followed = _what_followed(segment, doc, head, match)
         lines = [f"What followed: {followed}"] if followed and not _says_the_same(followed, meta.concluded) else []
         if meta.concluded:
             lines.append(f"Concluded: {meta.concluded}")

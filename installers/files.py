@@ -55,9 +55,9 @@ class Change:
     action: Action
     diff: str
     text: str | None = field(default=None, repr=False)  # the new content; None when removed
-    backup: bool = field(default=False, repr=False)  # keep a .bak of the file deja shares with the user
     before: str | None = field(default=None, repr=False)  # the text found; None when there was no file
-    # The file holds nothing of deja's yet: its .bak is taken afresh, and it is what uninstall puts back.
+    # The file holds nothing of deja's yet: its .bak is taken afresh, and it is what uninstall puts back. Only such a
+    # change takes one, so a .bak holds the user's file as it was before deja touched it, never deja's entries.
     pristine: bool = field(default=False, repr=False)
     # For a removal because nothing worth a file is left: the text that stays if the file must stay.
     remainder: str | None = field(default=None, repr=False)
@@ -155,11 +155,11 @@ def plan_json(
     if dump_json(new) == dump_json(old):
         return Change(path, "unchanged", "")
     if removable and not path.is_symlink():
-        return replace(plan_text(path, text, None, backup=True), remainder=dump_json(new))
-    return replace(plan_text(path, text, dump_json(new), backup=True), pristine=pristine and text is not None)
+        return replace(plan_text(path, text, None), remainder=dump_json(new))
+    return replace(plan_text(path, text, dump_json(new)), pristine=pristine and text is not None)
 
 
-def plan_text(path: Path, old: str | None, new: str | None, *, backup: bool = False) -> Change:
+def plan_text(path: Path, old: str | None, new: str | None) -> Change:
     """The change from ``old`` to ``new`` (None: no file), with its unified diff.
 
     The diff is only ever shown (``--dry-run``), and the files deja shares hold the user's own values (another MCP
@@ -176,7 +176,7 @@ def plan_text(path: Path, old: str | None, new: str | None, *, backup: bool = Fa
             tofile="/dev/null" if new is None else str(path),
         )
     )
-    return Change(path, action, scrub(diff), new, backup, before=old)
+    return Change(path, action, scrub(diff), new, before=old)
 
 
 def plan_directory_removal(path: Path, leaving: str) -> Change:
@@ -256,16 +256,15 @@ def _apply_one(change: Change) -> None:
 
 
 def _write_atomically(change: Change, text: str) -> None:
-    """Write through a symlink, keeping the file's mode; back the user's file up first (afresh when pristine)."""
+    """Write through a symlink, keeping the file's mode; back the user's file up first when it holds nothing of
+    deja's yet (``pristine``): an uninstall, or an install that updates deja's entries, takes no .bak."""
     target = Path(os.path.realpath(change.path))
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = None
-    if mode is not None and change.backup:
-        bak = backup_path(target)
-        if change.pristine or not bak.exists():
-            shutil.copy2(target, bak)
+    if mode is not None and change.pristine:
+        shutil.copy2(target, backup_path(target))
     private_dir(target.parent)  # each folder made 0700 whatever the umask (``mkdir(parents=True)`` made parents 0777)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

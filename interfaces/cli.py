@@ -220,10 +220,14 @@ SHORT_ID = 8
 def short_id(index: Index, session_id: str) -> str:
     """The shortest prefix of ``session_id``, ``SHORT_ID`` characters or more, that names it alone in the index.
 
-    A terminal's width goes to the title, not to 36 characters of UUID; a pipe still gets whole ids.
+    A terminal's width goes to the title, not to 36 characters of UUID; a pipe still gets whole ids. A subagent's
+    id (``<parent>/<child>``) keeps its parent's whole id and ``SHORT_ID`` of its own: any shorter prefix is its
+    parent's (``Index.find``).
     """
-    for length in range(SHORT_ID, len(session_id)):
-        if len(index.find(session_id[:length])) <= 1:
+    start = session_id.index("/") + 1 + SHORT_ID if "/" in session_id else SHORT_ID
+    for length in range(start, len(session_id)):
+        found = index.find(session_id[:length])
+        if len(found) == 1 and found[0][2].id == session_id:
             return session_id[:length]
     return session_id
 

@@ -14,7 +14,8 @@ output. Lines seen in real logs::
 
 with a ``[2026-09-09T09:43:55.296Z]`` (or ``2026-09-09 09:43:55.296 [info]``)
 stamp on some of them. The format is undocumented, so it is read defensively:
-a run is a ``Command:`` line naming ``deja hook-…``; its event is the step last
+a run is a ``Command:`` line naming ``deja hook-…`` or deja's hook launcher
+(``…/deja/interfaces/hook.py hook-…``, what ``deja install`` writes); its event is the step last
 named (else the command's usual event), its time the last stamp seen (else the
 file's), and it returned context when its ``OUTPUT`` holds
 ``additional_context``. What the log cannot say is left unknown, never guessed.
@@ -48,7 +49,9 @@ _STAMP = re.compile(r"^\[?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?)(Z|[
 _STEP = re.compile(r"Hook step requested:?\s+([A-Za-z]+)")
 _STEP_DONE = re.compile(r"for step\s+[A-Za-z]+\s+completed")
 _COMMAND = re.compile(r"Command:\s*(.*?)\s*\((\d+)\s*ms\)\s*exit code:?\s*(-?\d+)")
-_DEJA = re.compile(r"\bdeja(?:\.exe)?[\"']?\s+(hook-[a-z-]+)")
+#: A deja hook's command: ``<deja> hook-…``, or the launcher ``deja install`` writes, ``<python> -I -S
+#: <…/deja/interfaces/hook.py> hook-…`` (``installers/entries.py``).
+_DEJA = re.compile(r"(?:\bdeja(?:\.exe)?|[/\\]interfaces[/\\]hook\.py)[\"']?\s+(hook-[a-z-]+)")
 _EVENT_FIELD = re.compile(r'"hook_event_name"\s*:\s*"([A-Za-z]+)"')
 _DECISION = re.compile(r"^(\S+) (hook-[a-z-]+) (\S+) (\S+): (gave \d+ bytes.*|silent: .*)$")
 _MILLISECONDS = re.compile(r"^([\d.]+) ms$")

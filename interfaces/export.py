@@ -191,7 +191,8 @@ def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) ->
 
 
 def file_name(meta: SessionMeta, fmt: str) -> str:
-    return f"{meta.id}.{fmt}"
+    """``ID.FMT``; a subagent's id ``<parent>/<child>`` as ``<parent>_<child>``: a name in the folder, not a path."""
+    return f"{meta.id.replace('/', '_')}.{fmt}"
 
 
 def write_text(path: Path, text: str) -> None:

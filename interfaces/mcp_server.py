@@ -346,8 +346,8 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         # an error or command as the index holds it: a secret in it is not matched, nor echoed
         query = as_indexed(query)
     if mode == "fix":
-        fixes = work.error_history(index, query, limit=3)
-        return views.fix_text(query, fixes), views.fix_json(query, fixes)
+        history = work.error_history(index, query, limit=3)
+        return views.fix_text(query, history), views.fix_json(query, history)
     if mode == "how":
         runs = work.invocations(index, query, project, limit=15)
         return views.how_text(query, runs, f"in {project}" if project else "on this machine"), views.how_json(

@@ -37,8 +37,13 @@ def _session_of(index: Index, session_id: str) -> tuple[Segment, SessionMeta]:
         fail(str(exc))
 
 
-def _project_here(all_projects: bool) -> str | None:
-    return None if all_projects else os.getcwd()
+def _nearest_project(index: Index, folder: Path) -> Path | None:
+    """``folder``, or the nearest folder above it, that a session ran in: the project ``wip`` and ``how`` mean by
+    "here" (people run them from a project's ``src/`` or ``tests/``)."""
+    for candidate in (folder, *folder.parents):
+        if newest_sessions(index, project=str(candidate), limit=1):
+            return candidate
+    return None
 
 
 def blame_command(
@@ -91,8 +96,8 @@ def fix_command(
     if not text.strip():
         fail('no error text: give the error, e.g. `deja fix "ModuleNotFoundError: No module named api"`', code=2)
     text = as_indexed(text)  # a secret in it: looked up as the index holds it, and never printed
-    fixes = error_history(open_index(), text, limit=limit)
-    emit_json(fix_json(text, fixes)) if json else echo(fix_text(text, fixes))
+    history = error_history(open_index(), text, limit=limit)
+    emit_json(fix_json(text, history)) if json else echo(fix_text(text, history))
 
 
 def _words_given(words: list[str], example: str) -> str:
@@ -119,8 +124,9 @@ def how_command(
     from .work_views import how_json, how_text
 
     query = as_indexed(_words_given(words, "deja how alembic"))
-    project = _project_here(all_projects)
     index = open_index()
+    here = Path.cwd()
+    project = None if all_projects else str(_nearest_project(index, here) or here)
     runs = invocations(index, query, project, limit)
     where = "on this machine" if project is None else f"in {project}"
     if json:
@@ -143,13 +149,10 @@ def wip_command(
 
     index = open_index()
     folder = Path(directory or os.getcwd()).expanduser().resolve()
-    for candidate in (folder, *folder.parents):
-        found = newest_sessions(index, project=str(candidate), limit=1)
-        if found:
-            break
-    else:
+    project = _nearest_project(index, folder)
+    if project is None:
         fail(f"no session ran in {folder} or a folder above it; `deja sessions` lists where sessions ran")
-    segment, meta = find_session(index, found[0].id)
+    segment, meta = find_session(index, newest_sessions(index, project=str(project), limit=1)[0].id)
     summary = digest(segment, meta)
     emit_json(digest_json(summary)) if json else echo(wip_text(summary))
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.index import SessionMeta
 from ..core.readers.ai_tracking import Attribution
-from ..core.work import Blame, Digest, Edit, FileUse, Fix, Invocation, Step
+from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step
 from .views import iso, lines_within, session_json, when
 
 #: How much of an edit's old and new text a text answer shows.
@@ -147,9 +147,11 @@ def step_json(step: Step) -> dict[str, Any]:
     return {"command": step.command, "exit_code": step.exit_code, "destructive": step.destructive}
 
 
-def fix_json(error: str, fixes: list[Fix]) -> dict[str, Any]:
+def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
+    fixes = history.fixes
     return {
         "error": error,
+        "sessions": history.sessions,
         "occurrences": [
             {
                 "session": session_json(f.session),
@@ -171,10 +173,12 @@ def _step_line(step: Step) -> str:
     return f"    $ {step.command[:200]}  ({status}){warning}"
 
 
-def fix_text(error: str, fixes: list[Fix]) -> str:
+def fix_text(error: str, history: ErrorHistory) -> str:
+    fixes, count = history.fixes, history.sessions
     if not fixes:
         return f"this error has not come up in a past session: {_cut(error.strip(), 160)}"
-    lines = [f"this error came up in {len(fixes)} past session{'s' if len(fixes) != 1 else ''}, newest first:"]
+    shown = "newest first" if count == len(fixes) else f"the newest {len(fixes)}"
+    lines = [f"this error came up in {count} past session{'s' if count != 1 else ''}, {shown}:"]
     for fix in fixes:
         meta = fix.session
         lines.append(f"{when(fix.timestamp or meta.updated)}  {meta.title or meta.asked}  (deja show {meta.id})")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import CHECKOUT, Sample, imported_modules
+from harness import CHECKOUT, Sample, imported_modules, run_deja
 from installed_copy import installed_package
 
 from deja.installers import claude, cursor, install, uninstall, wiring_report
@@ -261,3 +261,31 @@ def test_a_launcher_in_a_virtual_environment_never_runs_a_deja_from_the_user_sit
     )
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     assert b"ANOTHER DEJA" not in done.stdout
+
+
+def test_doctor_counts_cursors_logged_runs_of_the_hooks_install_wrote(
+    fake_home: Path, running_deja: str, tmp_path: Path
+) -> None:
+    """Cursor logs each hook run with the command from ``hooks.json``: the launcher's runs are deja's (README's
+    Delivery), counted per event, and one that exited non-zero is a warning."""
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+    _install_from(launcher.parents[2], running_deja, "cursor-auto")
+    commands = _commands(fake_home)
+    prompt, tool = commands["beforeSubmitPrompt"][0], commands["preToolUse"][0]
+    assert str(launcher) in prompt, "install wrote the launcher, not the console script"
+    window = fake_home / ".config" / "Cursor" / "logs" / "20261201T100000" / "window1" / "output_20261201T100000"
+    window.mkdir(parents=True)
+    (window / "cursor.hooks.log").write_text(
+        "2026-12-01 10:11:00.000 [info] Hook step requested: beforeSubmitPrompt\n"
+        f"2026-12-01 10:11:00.090 [info] Command: {prompt} (70ms) exit code: 0\n"
+        'OUTPUT:\n{"additional_context":"<deja-recall>\\nPast turns"}\n'
+        "2026-12-01 10:12:00.000 [info] Hook step requested: preToolUse\n"
+        f"2026-12-01 10:12:00.052 [info] Command: {tool} (52ms) exit code: 1\n"
+        "OUTPUT:\n(empty)\n"
+    )
+    report = json.loads(run_deja("doctor", "--json", env={"HOME": str(fake_home), "PATH": "/usr/bin:/bin"}).stdout)
+    events = {e["event"]: e for e in report["delivery"]["events"]}
+    assert set(events) == {"beforeSubmitPrompt", "preToolUse"}, report["delivery"]
+    assert events["beforeSubmitPrompt"]["runs"] == 1 and events["beforeSubmitPrompt"]["last_context"] is not None
+    assert events["preToolUse"]["failures"] == 1
+    assert any(p["area"] == "delivery" and "preToolUse" in p["message"] for p in report["problems"])

@@ -716,3 +716,24 @@ def test_doctor_reports_hooks_that_lag_behind_install(fake_home: Path, deja: str
 
     lagging = [f for f in wiring_report(deja_path=deja) if f.level == "warn"]
     assert [f.fix for f in lagging] == ["deja install cursor-auto"]
+
+
+def test_a_bak_only_ever_holds_the_users_file_as_it_was_before_deja(fake_home: Path, deja: str) -> None:
+    """A hooks.json install created, then given a hook of the user's: uninstall keeps the user's hook and leaves no
+    .bak (which would hold deja's hooks); a file the user had keeps the .bak of what it was, untouched by uninstall."""
+    hooks = fake_home / ".cursor" / "hooks.json"
+    install("cursor-auto", deja_path=deja)
+    document = _read_json(hooks)
+    document["hooks"]["afterFileEdit"] = [{"command": "./fmt.sh"}]
+    _write_json(hooks, document)
+    uninstall("cursor-auto")
+    assert _read_json(hooks)["hooks"] == {"afterFileEdit": [{"command": "./fmt.sh"}]}
+    assert not hooks.with_name("hooks.json.bak").exists()
+
+    original = hooks.read_bytes()
+    install("cursor-auto", deja_path=deja)
+    document = _read_json(hooks)
+    document["hooks"]["stop"] = [{"command": "./notify.sh"}]
+    _write_json(hooks, document)
+    uninstall("cursor-auto")
+    assert hooks.with_name("hooks.json.bak").read_bytes() == original

@@ -198,6 +198,15 @@ def test_how_outside_the_project_it_ran_in_points_at_all_projects(indexed_sample
     assert "--all-projects" not in nowhere.stdout
 
 
+def test_how_in_a_subfolder_of_a_project_takes_the_project_as_wip_does(indexed_sample: Sample) -> None:
+    api = indexed_sample.history.projects["api"]
+    tests = api / "tests"
+    tests.mkdir(exist_ok=True)
+    result = run_deja("how", "pytest", env=indexed_sample.env, cwd=tests)
+    assert result.stdout.startswith(f"how 'pytest' ran in {api}, newest first:"), result.stdout
+    assert "$ pytest -q" in result.stdout and "--all-projects" not in result.stdout
+
+
 def test_uninstall_with_nothing_installed_says_so(fake_home: Path) -> None:
     result = run_deja("uninstall", "cursor", env=bare_env(fake_home))
     assert result.returncode == 0 and result.stdout == "cursor: nothing of deja's to remove\n"

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from harness import run_deja
 
 from deja.core.dates import day_key, month_key, query_dates, year_key, year_month_key
 from deja.core.index import Index
@@ -15,6 +16,7 @@ from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user
 
 MARCH = "00000000-0000-4000-8000-0000000000d1"
 JULY = "00000000-0000-4000-8000-0000000000d2"
+LATE = "00000000-0000-4000-8000-0000000000d3"
 
 
 @pytest.fixture
@@ -58,3 +60,29 @@ def test_the_dates_a_query_names() -> None:
 def test_a_query_of_a_date_alone_lists_the_sessions_from_then(index: Index) -> None:
     assert [hit.session_id for hit in search(index, "2026-03-10", snippets=0).hits] == [MARCH]
     assert [hit.session_id for hit in search(index, "July 2026", snippets=0).hits] == [JULY]
+
+
+@pytest.mark.parametrize(
+    ("zone", "written", "shown", "other"),
+    [
+        ("Asia/Tokyo", datetime(2026, 11, 20, 20, 0, tzinfo=UTC), "2026-11-21", "2026-11-20"),
+        ("America/Los_Angeles", datetime(2026, 11, 21, 3, 0, tzinfo=UTC), "2026-11-20", "2026-11-21"),
+    ],
+)
+def test_a_named_day_is_the_day_listings_show_in_the_local_time_zone(
+    fake_home: Path, zone: str, written: datetime, shown: str, other: str
+) -> None:
+    """A chat at 20:00 UTC on 20 November is the 21st in Tokyo (one at 03:00 UTC on the 21st, the 20th in Los
+    Angeles): listings show that day, ``--since`` takes it, and a search for it finds the chat, though the index
+    files the chat under its UTC day."""
+    write_transcript(
+        transcript_path(fake_home / ".cursor", "/work/ops", LATE),
+        [user_turn("Late night redis tuning", written), assistant_turn("Raised maxmemory.", written)],
+    )
+    env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin", "TZ": zone}
+    assert f"{shown} " in run_deja("sessions", env=env).stdout
+    assert LATE in run_deja("search", "redis", "--since", shown, env=env).stdout
+    day = datetime.strptime(shown, "%Y-%m-%d")
+    for query in (shown, f"{day.day} {day:%B %Y}", f"redis {shown}"):
+        assert LATE in run_deja("search", query, env=env).stdout, (zone, query)
+    assert LATE not in run_deja("search", other, env=env).stdout

@@ -49,6 +49,17 @@ def test_an_identifier_with_a_digit_still_finds_itself(tmp_path: Path, monkeypat
     assert [hit.session_id for hit in search(index, "6543").hits] == [PORTED]
 
 
+def test_the_letters_split_off_a_hash_do_not_match_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``a3f9c21e`` (a commit hash no chat holds) finds nothing, not the chat of CSS colours by its ``a``, ``f``,
+    ``c``, ``e``; the chat that holds it is found, and a word with a number (``cafe2bad``) keeps its word."""
+    colours = ["make the button colours darker", "Set --primary: #a0c0e0 and --accent: #f0e0c0 with b-2 and c-4."]
+    chats = {NAMED: colours, PORTED: ["Reverted a3f9c21e, the cafe menu commit.", "Pushed the revert."]}
+    index = index_chats(tmp_path, monkeypatch, chats)
+    assert [hit.session_id for hit in search(index, "a3f9c21e").hits] == [PORTED]
+    assert [hit.session_id for hit in search(index, "3f9a2c1b").hits] == []
+    assert [hit.session_id for hit in search(index, "cafe2bad").hits] == [PORTED]
+
+
 def _titled_chat(cli: Path, chat_id: str, name: str, question: str) -> None:
     cwd = "/work/shop"
     write_transcript(transcript_path(cli, cwd, chat_id), [user_turn(question), assistant_turn("Fixed the redirect.")])

@@ -435,8 +435,9 @@ class Index:
                 yield segment, ordinal, meta
 
     def find(self, prefix: str) -> list[tuple[Segment, int, SessionMeta]]:
-        """Live sessions whose id starts with ``prefix`` (an exact id wins outright)."""
-        found = []
+        """Live sessions whose id starts with ``prefix`` (an exact id wins outright, and a chat wins over its own
+        subagents, whose ids ``<parent>/<child>`` start with its id: ``deja show a0000001`` is the parent)."""
+        found: list[tuple[Segment, int, SessionMeta]] = []
         key = keys.session_key(prefix)
         for segment in self.segments:
             for term, p_off, count in segment.with_prefix(key):
@@ -447,7 +448,7 @@ class Index:
                     if term == key:
                         return [hit]
                     found.append(hit)
-        return found
+        return _chat_of_subagents(found) or found
 
     def newest(self, key: str, limit: int, scan_limit: int = 2000) -> list[tuple[float, Segment, int]]:
         """The newest live docs filed under an exact ``key`` (see ``deja.core.keys``): (days, segment, doc).
@@ -487,3 +488,12 @@ class Index:
             with os.scandir(segment.path) as files:
                 total += sum(f.stat().st_size for f in files)
         return total
+
+
+def _chat_of_subagents(found: list[tuple[Segment, int, SessionMeta]]) -> list[tuple[Segment, int, SessionMeta]]:
+    """The one chat among ``found`` when all the others are its subagents (``<its id>/<child>``), else nothing."""
+    chats = [hit for hit in found if "/" not in hit[2].id]
+    if len(found) < 2 or len(chats) != 1:
+        return []
+    own = chats[0][2].id + "/"
+    return chats if all(hit is chats[0] or hit[2].id.startswith(own) for hit in found) else []
