@@ -7,6 +7,7 @@ Their postings are ordered newest first rather than by relevance.
 from __future__ import annotations
 
 import os
+import time
 
 from .digests import blake2b
 
@@ -80,19 +81,29 @@ def resolved_folder(folder: str) -> str:
 
     The editor keeps a folder as it was opened (``~/code/app``, ``~/code`` a link to a data disk; macOS's ``/tmp``),
     cursor-agent as its resolved working folder, and ``--project .`` is resolved by the shell's ``getcwd``: a link
-    taken the same way on every side makes them one key. A folder gone since keeps the links above it followed.
-    Kept per process: a build asks once per session, and a history holds few folders.
+    taken the same way on every side makes them one key. A folder gone since keeps the links above it followed;
+    one ``realpath`` cannot take (a NUL byte a store kept, a loop) is kept as it is, so no store stops a build.
+    Kept for a minute: a build asks once per session and a history holds few folders, while a server that runs
+    for days sees a link that changes since.
     """
+    now = time.monotonic()
+    if now - _RESOLVED_SINCE[0] > _RESOLVED_SECONDS or len(_RESOLVED) >= _RESOLVED_MOST:
+        _RESOLVED.clear()
+        _RESOLVED_SINCE[0] = now
     found = _RESOLVED.get(folder)
     if found is None:
-        if len(_RESOLVED) >= _RESOLVED_MOST:
-            _RESOLVED.clear()
-        found = _RESOLVED[folder] = os.path.realpath(folder)
+        try:
+            found = os.path.realpath(folder)
+        except (OSError, ValueError):
+            found = folder
+        _RESOLVED[folder] = found
     return found
 
 
 _RESOLVED: dict[str, str] = {}
+_RESOLVED_SINCE = [0.0]
 _RESOLVED_MOST = 4096
+_RESOLVED_SECONDS = 60.0
 
 
 #: How a relative folder starts, as opposed to a project's name.

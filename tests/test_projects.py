@@ -403,3 +403,23 @@ def test_a_store_only_chat_without_a_cwd_takes_a_folder_only_a_transcript_names(
     row = sessions()["mkdocs-nav"]
     assert (row["project"], row["project_dir"], row["project_from"]) == ("docs", str(docs), "chat folder")
     assert "mkdocs-nav" in sessions("--project", "docs")
+
+
+def test_a_folder_holding_a_nul_byte_stops_no_build(fake_home: Path) -> None:
+    """A workspace.json may name any string: one `realpath` refuses (a NUL byte) is kept as it is, and the other
+    chats are indexed; a hook asked about such a folder still answers."""
+    it = Install(fake_home)
+    write_workspace(it.user, "ws-nul", folder=str(it.code / "a\x00b"))
+    it.editor_chat("nul-chat")
+    write_state_vscdb(
+        it.user / "globalStorage" / "state.vscdb",
+        composers=it.composers,
+        bubbles=it.bubbles,
+        composer_headers=[ComposerHeader("nul-chat", workspace_id="ws-nul")],
+    )
+    built = run_deja("index")
+    assert built.returncode == 0, built.stderr
+    assert "nul-chat" in sessions()
+    payload = {"conversation_id": "new", "hook_event_name": "sessionStart", "workspace_roots": [f"{it.code}/x\x00y"]}
+    hook = run_deja("hook-context", input=orjson.dumps(payload).decode())
+    assert hook.returncode == 0 and hook.stderr == "", hook.stderr

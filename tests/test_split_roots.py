@@ -148,3 +148,22 @@ def test_a_newer_copy_under_another_root_replaces_the_indexed_one_at_the_next_re
     assert run_deja("index", env=env).returncode == 0
     found = run_deja("search", "gnu", env=env)
     assert found.returncode == 0 and "Healthcheck" in found.stdout, found.stdout
+
+
+def test_a_later_meta_json_without_a_store_does_not_hide_the_chat(fake_home: Path) -> None:
+    """cursor-agent writes meta.json when a chat starts and store.db once it talks: a copy holding only a later
+    meta.json has nothing to read, so the copy with the store is the chat."""
+    cwd, chat_id = str(fake_home / "proj"), "b7b7b7b7-0000-4000-8000-000000000007"
+    messages = [store_user_message("tune the pgbouncer pool"), store_assistant_message("Raised default_pool_size.")]
+    write_chat_store(
+        chat_dir_for(fake_home / ".cursor", cwd, chat_id), cwd=cwd, name="Pool", created_ms=1_785_060_360_000,
+        updated_ms=1_785_060_420_000, messages=messages,
+    )  # fmt: skip
+    started = chat_dir_for(fake_home / "xdg" / "cursor", cwd, chat_id)
+    started.mkdir(parents=True)
+    meta = {"schemaVersion": 1, "createdAtMs": 1_785_060_360_000, "updatedAtMs": 1_785_160_420_000, "cwd": cwd}
+    (started / "meta.json").write_bytes(orjson.dumps(meta))
+    env = _env(fake_home)
+    assert list(_sessions(env)) == [chat_id]
+    found = run_deja("search", "pgbouncer", env=env)
+    assert found.returncode == 0 and "Pool" in found.stdout, found.stdout

@@ -120,20 +120,21 @@ def newest_chat_dir(first: Path, *others: Path) -> Path:
     moved (``XDG_CONFIG_HOME`` or ``CURSOR_CONFIG_DIR`` set since) grows in the new root while the old copy stays
     behind, and reading the old one would drop the later turns. Written last is meta.json's ``updatedAtMs``
     (cursor-agent's own record, kept by a copy or a backup), then the store's own files' modification time; on a
-    tie, the first."""
+    tie, the first. A copy holding a ``store.db`` comes before one without: cursor-agent writes ``meta.json`` when
+    a chat starts and the store only once it talks, so a later ``meta.json`` alone holds nothing to read."""
     return max((first, *others), key=_written) if others else first
 
 
-def _written(chat_dir: Path) -> tuple[datetime, int]:
+def _written(chat_dir: Path) -> tuple[bool, datetime, int]:
     meta = read_chat_meta(chat_dir)
     updated = (meta.updated if meta else None) or datetime.fromtimestamp(0, tz=UTC)
-    times = []
+    times = {}
     for name in (STORE_DB, STORE_DB + "-wal"):
         try:
-            times.append(os.stat(chat_dir / name).st_mtime_ns)
+            times[name] = os.stat(chat_dir / name).st_mtime_ns
         except OSError:
             continue
-    return updated, max(times, default=0)
+    return STORE_DB in times, updated, max(times.values(), default=0)
 
 
 def chat_folders(root: str | Path) -> list[str]:
