@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import gc
 import random
 import shlex
+import weakref
 import zlib
+from pathlib import Path
 
 import pytest
 
+from deja.core import parallel
 from deja.core.index.format import RECORDS_LEVEL, WBITS, deflater
 from deja.core.index.writer import _best
+from deja.core.indexer import parts
+from deja.core.indexer.records import NewSegments
 from deja.core.keys import command_words
 
 pytestmark = pytest.mark.unit
@@ -78,3 +84,31 @@ def test_deflater_writes_the_bytes_a_new_compressor_writes() -> None:
         fresh = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, WBITS, zdict=zdict)
         assert deflate(data) == fresh.compress(data) + fresh.flush()
         assert zlib.decompressobj(WBITS, zdict=zdict).decompress(deflate(data)) == data
+
+
+class _Node:
+    """An object in a reference cycle, seen through a weak reference."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def _cycle_kept_until_a_spill(directory: Path) -> tuple[bool, bool, bool]:
+    """In a part: whether a dropped cycle outlives a burst of allocations, and whether a spill frees it (and
+    whether the collector was off in between)."""
+    parts._collect_at_spills()
+    node = _Node()
+    seen = weakref.ref(node)
+    del node
+    _ = [[n] for n in range(100_000)]  # the collector, on, would run hundreds of times here
+    before = seen() is not None
+    spill = parts._Spill(directory, 0)
+    spill.write(parts.Written(), NewSegments(directory, redacting=True))
+    spill.close()
+    return before, seen() is None, gc.isenabled()
+
+
+def test_a_part_collects_its_cycles_at_its_spills_only(tmp_path: Path) -> None:
+    [(kept, freed, enabled)] = parallel.run_parts(lambda number, tell: _cycle_kept_until_a_spill(tmp_path), 1)
+    assert kept and freed and not enabled
+    assert gc.isenabled()  # the builder's own collector is untouched

@@ -10,6 +10,7 @@ one process, where forking would cost more than it saves.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import struct
 import zlib
@@ -111,6 +112,7 @@ class _Spill:
         writer.where, out.chats = {}, {}
         from .. import parallel  # a spill is a part's: multiprocessing is imported already
 
+        gc.collect()  # the part's only collection (``_collect_at_spills``)
         parallel.release_free_memory()
 
     def close(self) -> None:
@@ -164,6 +166,7 @@ def write_changes(
         part.move_reads(directory / f".reads-{number}.{os.getpid()}.tmp")
 
     def work(number: int, tell: Callable[[int], None]) -> Written:
+        _collect_at_spills()
         parts[number].load_ide_reads()
         before = Counter(problems)
         spill = _Spill(directory, number)
@@ -177,6 +180,18 @@ def write_changes(
     finally:
         for part in parts:
             os.unlink(part.reads_file)
+
+
+def _collect_at_spills() -> None:
+    """Have this part's garbage collector run only when it spills (``_Spill.write``), over its own objects.
+
+    What a part allocates (messages, postings, the final merge's pairs) is freed by reference counting; the
+    collector, run every 700 allocations, walked the young ones again and again, and now and then every object
+    the part held (its caches): about 3% of a part's CPU at 10k sessions. What the part inherited from the
+    builder is frozen, never walked; a cycle made on the way is freed at the next spill, every ``SPILL_EVERY`` chats.
+    """
+    gc.freeze()
+    gc.disable()
 
 
 def _workers(total: int) -> int:
