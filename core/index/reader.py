@@ -347,7 +347,10 @@ class Segment:
     def sessions_named(self, name_hash: int, most: int) -> set[int] | None:
         """The ordinals of the sessions whose project or directory hash (``session_keys``) is ``name_hash``, found by
         searching ``sessions.idx`` for its bytes (no row unpacked; only a find at a hash column's offset counts); None
-        once there are more than ``most``."""
+        once there are more than ``most``. A hash no row can hold (the root folder's, -1: ``search.Filters``) names
+        none."""
+        if not 0 <= name_hash < 1 << 32:
+            return set()
         rows, width, needle = self._session_idx, SESSION_ROW.size, name_hash.to_bytes(4, "little")
         found: set[int] = set()
         at = rows.find(needle)
@@ -393,6 +396,11 @@ class Index:
         self.manifest = manifest
         self.segments = [Segment(directory, ref, codec) for ref in manifest.segments]
         self.total_docs = sum(ref.docs for ref in manifest.segments) or 1
+        #: Project hash -> each segment's ordinals of the live sessions it names (``Segment.sessions_named``) and their
+        #: docs as search keys them, or None when it names too many to keep (``search._named``): found by a
+        #: project-filtered search once for as long as this generation is read (a server's calls share it; a new
+        #: manifest is opened as a new Index, which starts without it).
+        self.named: dict[int, tuple[list[frozenset[int]], dict[int, int]] | None] = {}
 
     @classmethod
     def open(cls, home: StrPath, codec: Codec | None = None) -> Index:
