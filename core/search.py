@@ -478,8 +478,11 @@ def _group_known(doc_scores: _Scores, known: dict[int, int]) -> tuple[dict[int, 
 
 
 #: A project filter naming at most this many sessions in a segment has them, and their docs, worked out once per
-#: index (``_named``); one naming more has each candidate session checked instead (``_admitted_totals``).
-NAMED_MOST = 2048
+#: index (``_named``); one naming more has each candidate session checked instead (``_admitted_totals``). Their docs
+#: (some forty a session) cost about 0.1 us each to key, and leaving out the docs of other projects saves about as
+#: much for each of the tens of thousands of postings a filtered search reads: past a thousand sessions, a search
+#: of its own (the CLI's) would pay more than it saves.
+NAMED_MOST = 1024
 #: How many projects' sessions and docs an index keeps worked out (``Index.named``): those an agent's searches keep
 #: naming (a project of a few hundred sessions keeps some ten thousand docs, about a megabyte).
 NAMED_KEPT = 8
