@@ -406,12 +406,11 @@ REGEX_CHARS = 65_536
 def _group(
     index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
 ) -> tuple[dict[int, list[int]], dict[int, float]]:
-    """Each candidate session's docs and total score, by key: a session's docs and its running total come in the
-    order its docs were first matched. ``totals`` holds only the sessions the filters admit (``members`` may hold
-    others). ``known``: the docs the filters admit, worked out before the search scored (``_known_docs``), the only
-    ones it scored."""
-    if known is not None:
-        return _group_known(doc_scores, known)
+    """Each candidate session's docs and total score, by key, filters checked on the fixed-width keys only. A
+    session's docs and its running total come in the order its docs were first matched. ``known``: the docs a
+    search's filters admit, worked out before it scored (``_known_docs``), the only ones it scored."""
+    if known is not None or only is not None or filters.active:
+        return _group_filtered(index, doc_scores, filters, only, known)
     members: dict[int, list[int]] = {}
     totals: dict[int, float] = {}
     rejected: set[int] = set()
@@ -429,8 +428,6 @@ def _group(
             members[session] = [doc]
         else:
             rejected.add(session)
-    if only is not None or filters.active:
-        totals = _admitted_totals(index, totals, filters, only)
     return members, totals
 
 
@@ -443,30 +440,20 @@ def _admission(index: Index) -> Callable[[int], bool] | None:
     return lambda session: session & ORDINAL_MASK not in deleted[session >> KIND_SHIFT]
 
 
-def _admitted_totals(
-    index: Index, totals: dict[int, float], filters: Filters, only: frozenset[_Key] | None
-) -> dict[int, float]:
-    """Those of ``totals`` whose sessions the filters admit, in the same order: each session checked once, at C speed
-    (``_admitted``). A since filter lets most candidates through: their docs are grouped as an unfiltered search's
-    are, which costs less than first working out which docs to leave out."""
-    from bisect import bisect_left  # (here: a hook's search has no filter)
+def _group_filtered(
+    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
+) -> tuple[dict[int, list[int]], dict[int, float]]:
+    """``_group`` for a search with filters: the same sessions, docs and totals, in the same order.
 
-    sessions = sorted(totals)
-    admitted: set[int] = set()
-    for seg_i, segment in enumerate(index.segments):
-        base = seg_i << KIND_SHIFT
-        ordinals = sessions[bisect_left(sessions, base) : bisect_left(sessions, seg_i + 1 << KIND_SHIFT)]
-        kept = _admitted(segment, seg_i, filters, only, map(ORDINAL_MASK.__and__, ordinals))
-        admitted.update(map(base.__or__, kept))
-    return dict(compress(totals.items(), map(admitted.__contains__, totals)))
-
-
-def _group_known(doc_scores: _Scores, known: dict[int, int]) -> tuple[dict[int, list[int]], dict[int, float]]:
-    """``_group`` for a search that scored only the docs ``known`` admits, whose sessions it names."""
+    A filtered search reads up to ``FILTERED_BUDGET`` postings a term: thousands of docs of thousands of sessions.
+    Which docs belong to admitted sessions is worked out at C speed (``known``, else ``_sessions_of``), and only
+    those docs are summed, in the order they were scored."""
     scores = doc_scores.scores
+    session_of = _sessions_of(index, scores, filters, only) if known is None else known
     members: dict[int, list[int]] = {}
     totals: dict[int, float] = {}
-    for doc, score, session in zip(scores, scores.values(), map(known.__getitem__, scores), strict=True):
+    for doc, score in compress(scores.items(), map(session_of.__contains__, scores)):
+        session = session_of[doc]
         total = totals.get(session)
         if total is None:
             totals[session] = score
@@ -478,7 +465,7 @@ def _group_known(doc_scores: _Scores, known: dict[int, int]) -> tuple[dict[int, 
 
 
 #: A project filter naming at most this many sessions in a segment has them, and their docs, worked out once per
-#: index (``_named``); one naming more has each candidate session checked instead (``_admitted_totals``). Their docs
+#: index (``_named``); one naming more has each candidate session checked instead (``_sessions_of``). Their docs
 #: (some forty a session) cost about 0.1 us each to key, and leaving out the docs of other projects saves about as
 #: much for each of the tens of thousands of postings a filtered search reads: past a thousand sessions, a search
 #: of its own (the CLI's) would pay more than it saves.
@@ -492,7 +479,7 @@ def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) ->
     """Every doc of every session the filters admit (doc key -> session key), when a session id or a project
     naming few sessions (``_named``) says which they are before a word is read: a filtered search then scores those
     docs only (a project filter turns away all but a few hundredths of the thousands of docs a filtered search
-    reads). None otherwise: each candidate session is checked once grouped (``_admitted_totals``)."""
+    reads). None otherwise: each candidate session is checked once scored (``_sessions_of``)."""
     if only is not None:
         return _docs_of(index, [{o for n, o in only if n == i} for i in range(len(index.segments))], filters, only)
     named = _named(index, filters.project_hash) if filters.project else None
@@ -533,6 +520,27 @@ def _docs_of(
             run = range(seg_i << _DOC_BITS | first_docs[ordinal], seg_i << _DOC_BITS | end)
             docs.update(dict.fromkeys(run, seg_i << KIND_SHIFT | ordinal))
     return docs
+
+
+def _sessions_of(
+    index: Index, scores: dict[int, float], filters: Filters, only: frozenset[_Key] | None
+) -> dict[int, int]:
+    """The scored docs of the sessions the filters admit (doc key -> session key): each segment's docs mapped to
+    their sessions, and the sessions checked once each (``_admitted``), at C speed (``map``, ``compress``)."""
+    from bisect import bisect_left  # (here: a hook's search has no filter)
+
+    keys = sorted(scores)
+    session_of: dict[int, int] = {}
+    for seg_i, segment in enumerate(index.segments):
+        seg_keys = keys[bisect_left(keys, seg_i << _DOC_BITS) : bisect_left(keys, seg_i + 1 << _DOC_BITS)]
+        docs = map(_DOC_MASK.__and__, seg_keys) if seg_i else seg_keys
+        ordinals = list(map(ORDINAL_MASK.__and__, map(segment.heads.__getitem__, docs)))
+        admitted = _admitted(segment, seg_i, filters, only, ordinals)
+        if admitted:
+            keep = list(map(admitted.__contains__, ordinals))
+            sessions = map((seg_i << KIND_SHIFT).__or__, compress(ordinals, keep))
+            session_of.update(zip(compress(seg_keys, keep), sessions, strict=True))
+    return session_of
 
 
 def _admitted(
@@ -852,7 +860,7 @@ def search(
         result.notice = f'no exact match for "{" / ".join(wanted_phrases)}"; showing sessions with all its words'
     result.idf, result.query = idfs, query
     if not narrowing:
-        result.total = len(grouped[1]) - excluded
+        result.total = len(grouped[0]) - excluded
     return result
 
 
