@@ -249,6 +249,7 @@ def _score_docs(
     others: dict[str, list[tuple[str, float]]] | None = None,
     gained: frozenset[str] = frozenset(),
     budget: int | None = None,
+    known: dict[int, int] | None = None,
 ) -> tuple[_Scores, dict[str, float]]:
     """Every candidate doc's score and the query terms it matched (``_Scores``, keyed ``seg_i << _DOC_BITS | doc``),
     and each term's idf.
@@ -257,7 +258,8 @@ def _score_docs(
     ``others`` a term to the other words it also looks for, with their share of its weight
     (``thesaurus.related``): a doc holding one of them holds the term ``near``ly, which ranks it but is not a
     match as written (the idfs are of the terms as written). Terms from ``gained`` on match only nearly.
-    ``budget``: the most postings a term may read (see ``search``).
+    ``budget``: the most postings a term may read (see ``search``). With ``known`` (``_known_docs``), only the docs
+    it holds are scored.
     """
     scores = _Scores()
     idfs: dict[str, float] = {}
@@ -267,10 +269,12 @@ def _score_docs(
     budget = own if budget is None else min(budget, own or budget)
     for bit, term in enumerate(query):
         part = PART_WEIGHT if parts.get(term) in idfs else 1.0
-        if term not in gained and (idf := _add_postings(index, term, part, 1 << bit, False, filters, scores, budget)):
+        if term not in gained and (
+            idf := _add_postings(index, term, part, 1 << bit, False, filters, scores, budget, known)
+        ):
             idfs[term] = idf
         for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
-            _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budget)
+            _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budget, known)
     return scores, idfs
 
 
@@ -283,9 +287,11 @@ def _add_postings(
     filters: Filters,
     scores: _Scores,
     budget: int,
+    known: dict[int, int] | None,
 ) -> float:
     """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
-    ``near``ly); its idf (0 when the index lacks it). It reads ``budget`` postings at most (0: every one)."""
+    ``near``ly); its idf (0 when the index lacks it). It reads ``budget`` postings at most (0: every one), and keeps
+    only those ``known`` holds (when given)."""
     found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
     df = sum(df for *_, df in found)  # every doc holding it, though a segment may keep only its best postings
     if df == 0:
@@ -303,7 +309,12 @@ def _add_postings(
         if kinds:
             docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
         weighted = chain.from_iterable(map(repeat, [weight * impact for impact in impacts], lengths))
-        scores.add(dict(zip(_doc_keys(i, docs), weighted, strict=False)), flag, near)  # a run may run on
+        if known is None:
+            scores.add(dict(zip(_doc_keys(i, docs), weighted, strict=False)), flag, near)  # a run may run on
+        else:
+            keys = list(_doc_keys(i, docs))
+            admitted = map(known.__contains__, keys)
+            scores.add(dict(compress(zip(keys, weighted, strict=False), admitted)), flag, near)
     return idf
 
 
@@ -319,13 +330,15 @@ def _of_kinds(
     return [doc for doc, _ in kept], [impact for _, impact in kept], bytes([1]) * len(kept)
 
 
-def _date_boosts(index: Index, dates: list[tuple[str, str]], doc_scores: _Scores) -> dict[int, float]:
+def _date_boosts(
+    index: Index, dates: list[tuple[str, str]], doc_scores: _Scores, known: dict[int, int] | None
+) -> dict[int, float]:
     """Session key -> boost, for the sessions from ``dates``.
 
-    A session from then that no word matched becomes a candidate through its first message of that day. A day,
-    month or year is the asker's own (``local_period``): the index files each UTC day's first message, so where a
-    UTC day straddles the period's edge, a session is from then when that message came before the period ended
-    and the session was still updated after it began.
+    A session from then that no word matched becomes a candidate through its first message of that day (when
+    ``known``, if given, holds it). A day, month or year is the asker's own (``local_period``): the index files each
+    UTC day's first message, so where a UTC day straddles the period's edge, a session is from then when that
+    message came before the period ended and the session was still updated after it began.
     """
     boosts: dict[int, float] = {}
     for key, precision in dates:
@@ -334,7 +347,10 @@ def _date_boosts(index: Index, dates: list[tuple[str, str]], doc_scores: _Scores
         for i, segment in enumerate(index.segments):
             for filed, whole in keys.items():
                 p_off, count, _ = segment.lookup(filed)
-                for doc, ordinal, days in segment.postings(p_off, 0, min(count, FULL_READ)):
+                postings: Iterable[tuple[int, int, float]] = segment.postings(p_off, 0, min(count, FULL_READ))
+                if known is not None:
+                    postings = compress(postings, map(known.__contains__, _doc_keys(i, [d for d, _, _ in postings])))
+                for doc, ordinal, days in postings:
                     if not whole and not _within(segment, ordinal, days * 86400, start, end):
                         continue
                     session = _session_key(i, ordinal)
@@ -401,12 +417,13 @@ REGEX_CHARS = 65_536
 
 
 def _group(
-    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None
+    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
 ) -> tuple[dict[int, list[int]], dict[int, float]]:
     """Each candidate session's docs and total score, by key, filters checked on the fixed-width keys only. A
-    session's docs and its running total come in the order its docs were first matched."""
-    if only is not None or filters.active:
-        return _group_filtered(index, doc_scores, filters, only)
+    session's docs and its running total come in the order its docs were first matched. ``known``: the docs a
+    search's filters admit, worked out before it scored (``_known_docs``), the only ones it scored."""
+    if known is not None or only is not None or filters.active:
+        return _group_filtered(index, doc_scores, filters, only, known)
     members: dict[int, list[int]] = {}
     totals: dict[int, float] = {}
     rejected: set[int] = set()
@@ -437,17 +454,15 @@ def _admission(index: Index) -> Callable[[int], bool] | None:
 
 
 def _group_filtered(
-    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None
+    index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
 ) -> tuple[dict[int, list[int]], dict[int, float]]:
     """``_group`` for a search with filters: the same sessions, docs and totals, in the same order.
 
-    A filtered search reads up to ``FILTERED_BUDGET`` postings a term: thousands of docs of thousands of sessions,
-    most of which a project filter turns away. Which docs belong to admitted sessions is worked out at C speed
-    (``_project_sessions``, else ``_sessions_of``), and only those docs are summed, in the order they were scored."""
+    A filtered search reads up to ``FILTERED_BUDGET`` postings a term: thousands of docs of thousands of sessions.
+    Which docs belong to admitted sessions is worked out at C speed (``known``, else ``_sessions_of``), and only
+    those docs are summed, in the order they were scored."""
     scores = doc_scores.scores
-    session_of = _project_sessions(index, filters, only, len(scores)) if filters.project else None
-    if session_of is None:
-        session_of = _sessions_of(index, scores, filters, only)
+    session_of = _sessions_of(index, scores, filters, only) if known is None else known
     members: dict[int, list[int]] = {}
     totals: dict[int, float] = {}
     for doc, score in compress(scores.items(), map(session_of.__contains__, scores)):
@@ -462,21 +477,62 @@ def _group_filtered(
     return members, totals
 
 
-def _project_sessions(index: Index, filters: Filters, only: frozenset[_Key] | None, most: int) -> dict[int, int] | None:
-    """Every doc of every session the filters admit (doc key -> session key), found from the sessions a project
-    filter names (``Segment.sessions_named``), their docs the run from their first doc to the next session's. None
-    when the project has more than ``most`` sessions: checking the candidates (``_sessions_of``) is then cheaper."""
-    session_of: dict[int, int] = {}
-    for seg_i, segment in enumerate(index.segments):
-        named = segment.sessions_named(filters.project_hash, most)
-        if named is None:
-            return None
+#: A project filter naming at most this many sessions in a segment has them, and their docs, worked out once per
+#: index (``_named``); one naming more has each candidate session checked instead (``_sessions_of``). Their docs
+#: (some forty a session) cost about 0.1 us each to key, and leaving out the docs of other projects saves about as
+#: much for each of the tens of thousands of postings a filtered search reads: past a thousand sessions, a search
+#: of its own (the CLI's) would pay more than it saves.
+NAMED_MOST = 1024
+#: How many projects' sessions and docs an index keeps worked out (``Index.named``): those an agent's searches keep
+#: naming (a project of a few hundred sessions keeps some ten thousand docs, about a megabyte).
+NAMED_KEPT = 8
+
+
+def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) -> dict[int, int] | None:
+    """Every doc of every session the filters admit (doc key -> session key), when a session id or a project
+    naming few sessions (``_named``) says which they are before a word is read: a filtered search then scores those
+    docs only (a project filter turns away all but a few hundredths of the thousands of docs a filtered search
+    reads). None otherwise: each candidate session is checked once scored (``_sessions_of``)."""
+    if only is not None:
+        return _docs_of(index, [{o for n, o in only if n == i} for i in range(len(index.segments))], filters, only)
+    named = _named(index, filters.project_hash) if filters.project else None
+    if named is None:
+        return None
+    ordinals, docs = named
+    return _docs_of(index, ordinals, filters, None) if filters.source or filters.since else docs
+
+
+def _named(index: Index, project_hash: int) -> tuple[list[frozenset[int]], dict[int, int]] | None:
+    """Each segment's ordinals of the live sessions whose project or directory hash is ``project_hash``
+    (``Segment.sessions_named``), and their docs (``_docs_of``), found once per index (``Index.named``); None when a
+    segment has more than ``NAMED_MOST``."""
+    if project_hash not in index.named:
+        live: list[frozenset[int]] = []
+        for segment in index.segments:
+            named = segment.sessions_named(project_hash, NAMED_MOST)
+            if named is None:
+                break
+            live.append(frozenset(named - segment.deleted))
+        whole = len(live) == len(index.segments)
+        index.named[project_hash] = (live, _docs_of(index, live, Filters(), None)) if whole else None
+        if len(index.named) > NAMED_KEPT:
+            del index.named[next(iter(index.named))]
+    return index.named[project_hash]
+
+
+def _docs_of(
+    index: Index, ordinals: Sequence[Iterable[int]], filters: Filters, only: frozenset[_Key] | None
+) -> dict[int, int]:
+    """Every doc (doc key -> session key) of those of each segment's ``ordinals`` the filters admit (``_admitted``),
+    each session's docs the run from its first doc to the next session's."""
+    docs: dict[int, int] = {}
+    for seg_i, (segment, named) in enumerate(zip(index.segments, ordinals, strict=True)):
         first_docs = segment.session_columns()[4]
         for ordinal in _admitted(segment, seg_i, filters, only, named):
             end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs
-            docs = range(seg_i << _DOC_BITS | first_docs[ordinal], seg_i << _DOC_BITS | end)
-            session_of.update(dict.fromkeys(docs, seg_i << KIND_SHIFT | ordinal))
-    return session_of
+            run = range(seg_i << _DOC_BITS | first_docs[ordinal], seg_i << _DOC_BITS | end)
+            docs.update(dict.fromkeys(run, seg_i << KIND_SHIFT | ordinal))
+    return docs
 
 
 def _sessions_of(
@@ -492,7 +548,7 @@ def _sessions_of(
         seg_keys = keys[bisect_left(keys, seg_i << _DOC_BITS) : bisect_left(keys, seg_i + 1 << _DOC_BITS)]
         docs = map(_DOC_MASK.__and__, seg_keys) if seg_i else seg_keys
         ordinals = list(map(ORDINAL_MASK.__and__, map(segment.heads.__getitem__, docs)))
-        admitted = _admitted(segment, seg_i, filters, only, set(ordinals))
+        admitted = _admitted(segment, seg_i, filters, only, ordinals)
         if admitted:
             keep = list(map(admitted.__contains__, ordinals))
             sessions = map((seg_i << KIND_SHIFT).__or__, compress(ordinals, keep))
@@ -501,15 +557,15 @@ def _sessions_of(
 
 
 def _admitted(
-    segment: Segment, seg_i: int, filters: Filters, only: frozenset[_Key] | None, ordinals: set[int]
+    segment: Segment, seg_i: int, filters: Filters, only: frozenset[_Key] | None, ordinals: Iterable[int]
 ) -> set[int]:
     """Those of ``ordinals`` (of segment ``seg_i``) whose sessions are live, in ``only`` (when given) and pass the
     project, source and since filters, read from ``Segment.session_columns``."""
-    ordinals -= segment.deleted
+    live = set(ordinals) - segment.deleted
     if only is not None:
-        ordinals &= {ordinal for number, ordinal in only if number == seg_i}
+        live &= {ordinal for number, ordinal in only if number == seg_i}
     project_hashes, dir_hashes, sources, updated, _ = segment.session_columns()
-    kept: Iterable[int] = ordinals
+    kept: Iterable[int] = live
     if filters.project:
         kept = list(kept)
         wanted = filters.project_hash.__eq__
@@ -799,10 +855,13 @@ def search(
     words, wanted_phrases = query_terms(text)
     others, gained = related(text, words)
     words += gained
-    doc_scores, idfs = _score_docs(index, words, filters, identifier_parts(text), others, frozenset(gained), budget)
-    dated = _date_boosts(index, dates, doc_scores)
     only = _session_keys(index, filters.session_id) if filters.session_id else None
-    grouped = _group(index, doc_scores, filters, only)
+    known = _known_docs(index, filters, only)
+    doc_scores, idfs = _score_docs(
+        index, words, filters, identifier_parts(text), others, frozenset(gained), budget, known
+    )
+    dated = _date_boosts(index, dates, doc_scores, known)
+    grouped = _group(index, doc_scores, filters, only, known)
     narrowing = bool(wanted_phrases or filters.pattern)
     size = max(RERANK, 4 * limit, PHRASE_COUNT_LIMIT if narrowing else 0)
     ranked = _Ranking(index, grouped, doc_scores, words, dated, size, now)

@@ -182,7 +182,7 @@ def test_sessions_ranked_lazily_come_in_the_order_of_ranking_them_all(index: Ind
     borrowed = False
     for query in QUERIES:
         words, scores = _scored(index, query)
-        ranking = _Ranking(index, _group(index, scores, Filters(), None), scores, words, {}, 64, now)
+        ranking = _Ranking(index, _group(index, scores, Filters(), None, None), scores, words, {}, 64, now)
         every = [ranking._rank(*session) for session in ranking._sessions]
         bounds = {position: bound for bound, position in ranking._unranked}
         assert all(ranked[0] <= bounds[position] for position, ranked in enumerate(every)), query

@@ -1,13 +1,13 @@
 """A filtered search answers what the unfiltered search answers, filtered.
 
 A search with ``--project``, ``--source``, ``--since`` or ``--session`` (and the MCP tool's ``project`` and
-``since``) groups its candidates apart (``search._group_filtered``): each segment's docs are mapped to their
-sessions and each session is checked once against ``sessions.idx``'s columns, or, for a project naming fewer
-sessions than there are scored docs, its sessions are found from their hashes and their docs from where each
-session's docs start. On an index read whole, with fewer candidates than a search ranks in full, every hit
-(score, snippets, the terms it matched), their order and the total must be those of the unfiltered search, kept
-to the sessions the filter lets through: over two segments, a session replaced since its segment was written, and
-every filter alone and together.
+``since``) scores and groups only the docs of the sessions its filters admit: a project's sessions (or a session
+id's) are found from their hashes before a word is read, their docs the only ones scored (``search._known_docs``,
+kept by the index for the next search); otherwise each segment's scored docs are mapped to their sessions and each
+session is checked once against ``sessions.idx``'s columns (``search._sessions_of``). On an index read whole, with
+fewer candidates than a search ranks in full, every hit (score, snippets, the terms it matched), their order and the
+total must be those of the unfiltered search, kept to the sessions the filter lets through: over two segments, a
+session replaced since its segment was written, and every filter alone and together, each both ways.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
 
 def _admits(filters: Filters, hit: Hit) -> bool:
     """What each filter says of a hit, from what the hit shows."""
-    if filters.project and name_hash(filters.project) not in (name_hash(hit.project), name_hash(hit.project_dir)):
+    if filters.project and filters.project_hash not in (name_hash(hit.project), name_hash(hit.project_dir)):
         return False
     if filters.source and hit.source != filters.source:
         return False
@@ -89,6 +89,7 @@ FILTERS = {
     "a project": Filters(project="work-shop"),
     "a small project": Filters(project="Work-Web"),  # (names compare case-insensitively)
     "a project deja does not know": Filters(project="nowhere"),
+    "the root folder, no project's": Filters(project="/"),  # (the CLI and the server refuse it before searching)
     "since": Filters(since=SINCE),
     "a project and since": Filters(project="work-shop", since=SINCE),
     "a source": Filters(source="cursor-cli"),
@@ -98,11 +99,22 @@ FILTERS = {
 }
 
 
+#: The two ways a filtered search finds the docs it may score: a project's sessions (and a session id's) found before
+#: a word is read, their docs the only ones scored (``search._known_docs``); or every candidate session checked once
+#: scored (``search._sessions_of``), as for a project naming more than ``NAMED_MOST`` sessions in a segment.
+NAMING_NONE = ("a project deja does not know", "the root folder, no project's")
+WAYS = {"found before scoring": search_module.NAMED_MOST, "checked once scored": 0}
+
+
+@pytest.mark.parametrize("way", list(WAYS))
 @pytest.mark.parametrize("name", list(FILTERS))
-def test_a_filtered_search_is_the_unfiltered_search_filtered(index: Index, name: str) -> None:
+def test_a_filtered_search_is_the_unfiltered_search_filtered(
+    index: Index, name: str, way: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "NAMED_MOST", WAYS[way])
     filters = FILTERS[name]
     kept_some = False
-    for query in QUERIES:
+    for query in QUERIES:  # (from the second on, a project's sessions are those the index kept: ``Index.named``)
         everything = search(index, query, limit=200, now=NOW)
         assert everything.total == len(everything.hits)
         expected = [hit for hit in everything.hits if _admits(filters, hit)]
@@ -110,21 +122,24 @@ def test_a_filtered_search_is_the_unfiltered_search_filtered(index: Index, name:
         assert found.hits == expected[:5], query
         assert found.total == len(expected), query
         kept_some = kept_some or 0 < len(expected) < len(everything.hits)
-    assert kept_some or name in ("a project deja does not know", "a source", "the other source")
+    assert kept_some or name in (*NAMING_NONE, "a source", "the other source")
+    if filters.project:  # the way taken (a project naming no session is found before scoring either way)
+        before = way == "found before scoring" or name in NAMING_NONE
+        assert (index.named[filters.project_hash] is not None) == before
 
 
-def test_a_project_filter_takes_both_ways_of_grouping(index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A project naming fewer sessions than there are scored docs is found from its hashes; one naming more, from
-    the candidates: both ways are checked above."""
-    answers: list[bool] = []
-    named = search_module._project_sessions
-
-    def noted(*args: object) -> dict[int, int] | None:
-        found = named(*args)  # type: ignore[arg-type]
-        answers.append(found is not None)
-        return found
-
-    monkeypatch.setattr(search_module, "_project_sessions", noted)
-    search(index, "7", filters=Filters(project="work-shop"), now=NOW)  # the few docs of chat 7
-    search(index, "deploy cache", filters=Filters(project="work-web"), now=NOW)
-    assert answers == [False, True]
+def test_a_projects_sessions_are_found_once_per_index(index: Index, tmp_path: Path) -> None:
+    """A server keeps its index open between calls: a project's sessions are found once for that index, and a chat
+    of the project written since is found by the next index a new manifest opens."""
+    filters = Filters(project="work-web")
+    first = search(index, "deploy cache", filters=filters, now=NOW)
+    kept = index.named[filters.project_hash]
+    assert kept is not None and search(index, "deploy cache", filters=filters, now=NOW) == first
+    assert index.named[filters.project_hash] is kept
+    chat_id = "00000000-0000-4000-8000-000000000099"
+    records = [user_turn("zebra deploy cache", START + timedelta(days=65)), assistant_turn("zebra")]
+    write_transcript(transcript_path(tmp_path / "cli", "/work/web", chat_id), records)
+    refresh(tmp_path / "deja")
+    assert search(index, "zebra", filters=filters, now=NOW).hits == []  # the index as it stood
+    found = search(Index.open(tmp_path / "deja"), "zebra", filters=filters, now=NOW)
+    assert [hit.session_id for hit in found.hits] == [chat_id]

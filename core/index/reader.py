@@ -62,8 +62,8 @@ class SegmentMissing(IndexUnreadable):
 _DAMAGE = (struct.error, ValueError, IndexError, OverflowError, zlib.error, TypeError)
 #: The first term after every key (keys start with ``keys.PREFIX``): where the words' postings begin.
 _AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
-#: Where a ``SESSION_ROW`` holds its project and directory hashes (its third and fourth fields).
-_HASH_OFFSETS = (12, 16)
+#: Where a ``SESSION_ROW`` holds its project and directory hashes (its third and fourth fields, 8 bytes together).
+_HASHES_AT = 12
 
 
 class Segment:
@@ -99,6 +99,9 @@ class Segment:
         self.n_terms = len(self._term_idx) // TERM_ROW.size
         self.deleted = frozenset(ref.deleted)
         self._keys_end = -1
+        #: Each session's project and directory hashes (``sessions.idx``'s bytes 12 to 20 of each row), packed
+        #: (``sessions_named``).
+        self._hashes: bytes | None = None
 
     def _open(self, name: str) -> mmap.mmap | bytes:
         """A file of the segment, mapped, and as long as the manifest says it was written."""
@@ -346,17 +349,23 @@ class Segment:
 
     def sessions_named(self, name_hash: int, most: int) -> set[int] | None:
         """The ordinals of the sessions whose project or directory hash (``session_keys``) is ``name_hash``, found by
-        searching ``sessions.idx`` for its bytes (no row unpacked; only a find at a hash column's offset counts); None
-        once there are more than ``most``."""
-        rows, width, needle = self._session_idx, SESSION_ROW.size, name_hash.to_bytes(4, "little")
+        searching each session's two hashes, packed together once per segment (a sixth of ``sessions.idx``), for its
+        bytes (only a find at a hash's offset counts); None once there are more than ``most``. A hash no row can hold
+        (the root folder's, -1: ``search.Filters``) names none."""
+        if not (0 <= name_hash < 1 << 32 and self.ref.sessions):
+            return set()
+        if self._hashes is None:  # (read as u64s, every row's from its first hash to the last row's second)
+            rows, width = memoryview(self._session_idx), SESSION_ROW.size
+            self._hashes = rows[_HASHES_AT : len(rows) - width + _HASHES_AT + 8].cast("Q")[:: width // 8].tobytes()
+        hashes, needle = self._hashes, name_hash.to_bytes(4, "little")
         found: set[int] = set()
-        at = rows.find(needle)
+        at = hashes.find(needle)
         while at >= 0:
-            if at % width in _HASH_OFFSETS:
-                found.add(at // width)
+            if at % 4 == 0:
+                found.add(at // 8)
                 if len(found) > most:
                     return None
-            at = rows.find(needle, at + 1)
+            at = hashes.find(needle, at + 1)
         return found
 
     def session(self, ordinal: int) -> SessionMeta:
@@ -393,6 +402,11 @@ class Index:
         self.manifest = manifest
         self.segments = [Segment(directory, ref, codec) for ref in manifest.segments]
         self.total_docs = sum(ref.docs for ref in manifest.segments) or 1
+        #: Project hash -> each segment's ordinals of the live sessions it names (``Segment.sessions_named``) and their
+        #: docs as search keys them, or None when it names too many to keep (``search._named``): found by a
+        #: project-filtered search once for as long as this generation is read (a server's calls share it; a new
+        #: manifest is opened as a new Index, which starts without it).
+        self.named: dict[int, tuple[list[frozenset[int]], dict[int, int]] | None] = {}
 
     @classmethod
     def open(cls, home: StrPath, codec: Codec | None = None) -> Index:
