@@ -81,6 +81,25 @@ def test_a_retired_segment_past_its_grace_goes_whole_without_importing_shutil(tm
     assert not flat.exists()
 
 
+def test_deja_index_after_one_turn_loads_no_shutil(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``shutil`` (with ``bz2`` and ``lzma``) is for a rebuild that keeps the old index's files (``carry``)."""
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    more = [user_turn("And the zeppelin queue?"), assistant_turn("It drains once the backoff grows.")]
+    write_transcript(
+        transcript_path(tmp_path / "cli", "/work/shop", CHAT),
+        [user_turn(FIRST[0]), assistant_turn(FIRST[1]), *more],
+    )
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted({'shutil', 'bz2', 'lzma'} & set(sys.modules)), file=sys.stderr))\n"
+        "from deja.interfaces.fastpath import run\n"
+        "sys.exit(run(['index', '--json']))\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert '"updated": 1' in ran.stdout
+    assert ran.stderr.strip() == "[]"
+
+
 @pytest.mark.skipif(os.name == "nt", reason="folder descriptors (O_NOFOLLOW) are POSIX's")
 def test_removing_a_segment_folder_never_follows_a_link_put_in_its_place(tmp_path: Path) -> None:
     """A segment's folder swapped for a symlink after the check that it is a folder: the link's target is left
