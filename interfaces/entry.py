@@ -60,15 +60,12 @@ def main() -> None:
     if argv and argv[0] in ("search", "index"):  # their usual forms need no typer (``fastpath``)
         import gc
 
-        if argv[0] == "search":
-            gc.disable()  # what a search allocates lives until it exits (``fastpath.open_index`` says when not)
+        gc.disable()  # what a search allocates lives until it exits; a refresh collects (``fastpath.collect_from_now``)
         from .fastpath import run as run_fast
 
         code = run_fast(argv)
-        if code is not None and argv[0] == "search":
-            exit_at_once(code)  # a search wrote only its answer, and a walk it started runs detached
         if code is not None:
-            sys.exit(code)
+            exit_at_once(code)  # each wrote only its answer, closed and synced what it wrote; a walk runs detached
         gc.enable()
     from .cli import run
 

@@ -3,6 +3,7 @@ copy set aside and renamed, as a full build's are), and what it records is what 
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -79,6 +80,48 @@ def test_a_retired_segment_past_its_grace_goes_whole_without_importing_shutil(tm
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert ran.stdout.strip() == "False"
     assert not flat.exists()
+
+
+def test_deja_index_after_one_turn_loads_no_shutil(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``shutil`` (with ``bz2`` and ``lzma``) is for a rebuild that keeps the old index's files (``carry``)."""
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    more = [user_turn("And the zeppelin queue?"), assistant_turn("It drains once the backoff grows.")]
+    write_transcript(
+        transcript_path(tmp_path / "cli", "/work/shop", CHAT),
+        [user_turn(FIRST[0]), assistant_turn(FIRST[1]), *more],
+    )
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted({'shutil', 'bz2', 'lzma'} & set(sys.modules)), file=sys.stderr))\n"
+        "from deja.interfaces.fastpath import run\n"
+        "sys.exit(run(['index', '--json']))\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert '"updated": 1' in ran.stdout
+    assert ran.stderr.strip() == "[]"
+
+
+def test_deja_index_called_in_a_process_that_collects_freezes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a process ``entry.main`` started without the cycle collector freezes what its imports made
+    (``fastpath.collect_from_now``); one that collects (typer's commands, a caller in-process) keeps collecting."""
+    from deja.interfaces.fastpath import index_command
+
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    more = [user_turn("And the zeppelin queue?"), assistant_turn("It drains once the backoff grows.")]
+    write_transcript(
+        transcript_path(tmp_path / "cli", "/work/shop", CHAT),
+        [user_turn(FIRST[0]), assistant_turn(FIRST[1]), *more],
+    )
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    try:
+        index_command(json=True)
+        assert '"updated": 1' in capsys.readouterr().out
+        assert gc.isenabled() and gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 @pytest.mark.skipif(os.name == "nt", reason="folder descriptors (O_NOFOLLOW) are POSIX's")

@@ -19,7 +19,6 @@ the rebuild says where.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections import Counter
 from pathlib import Path
@@ -241,6 +240,8 @@ def _old_files(directory: Path, new: set[str]) -> list[Path]:
 
 
 def _link_tree(directory: Path, kept: Path, paths: list[Path]) -> None:
+    import shutil  # only a rebuild that keeps the old index pays for it (with bz2 and lzma: 2 ms a refresh)
+
     private_dir(kept)
     for path in paths:
         target = kept / path.relative_to(directory)
@@ -255,4 +256,6 @@ def _link_or_copy(source: str, target: str) -> None:
     try:
         os.link(source, target)
     except OSError:
+        import shutil
+
         shutil.copy2(source, target)

@@ -311,7 +311,7 @@ class Projects:
         """Every folder a store names, by its slug: workspace.json files, glass projects, meta.json cwds."""
         folders = [*self._workspace_folders, *self._glass[0].values(), *self._chat_cwds]
         one_spelling: dict[str, str] = {}
-        for folder in folders:
+        for folder in dict.fromkeys(folders):  # each spelling once: 100k chats' cwds name about 1,000 folders
             one_spelling.setdefault(_folder_key(folder), folder)
         by_slug: dict[str, list[str]] = {}
         for folder in one_spelling.values():
