@@ -55,7 +55,7 @@ _DESTRUCTIVE = (
 
 #: A word each of ``_DESTRUCTIVE``'s alternatives holds (as ``(?i)`` reads it); ``rm`` and ``dd`` begin a word and a
 #: blank follows them.
-_DESTRUCTIVE_WORDS = ("push", "reset", "clean", "checkout", "drop", "truncate", "delete", "mkfs", "docker", "flush")
+_DESTRUCTIVE_WORDS = ("push", "reset", "clean", "checkout", "drop", "truncate", "delete", "mkfs", "prune", "flush")
 
 
 def is_destructive(command: str) -> bool:
