@@ -61,8 +61,7 @@ def _edit_texts(args: dict) -> list[str]:
 
 def field_texts(message: Message, only: int | None = None) -> dict[int, str]:
     """The message's field docs: kind -> text, for the fields it has; with ``only``, that kind's alone is sure to be
-    right (a snippet of what a command printed, or of its command, finds no error lines: ``re``, with ``enum``,
-    about 3 ms of a ``deja search``, loads for those alone)."""
+    right (a snippet of what a command printed, or of its command, reads no error lines)."""
     outputs: list[str] = []
     errors: list[str] = []
     edits: list[str] = []
@@ -78,7 +77,9 @@ def field_texts(message: Message, only: int | None = None) -> dict[int, str]:
             continue
         outputs.append(_clip(call.result))
         if call.exit_code and call.name in keys.SHELL_TOOLS and only in (None, KIND_ERROR):
-            errors += keys.error_lines(call.result, ERROR_LINES)
+            from .errors import error_lines  # (here: a hook that shows no error loads none of it)
+
+            errors += error_lines(call.result, ERROR_LINES)
     found = {
         KIND_OUTPUT: "\n".join(outputs),
         KIND_ERROR: "\n".join(errors),

@@ -30,27 +30,11 @@ EDIT_TOOLS = frozenset(
 )
 # Wrappers that say nothing about what a command does.
 _WRAPPERS = frozenset({"sudo", "env", "time", "nice", "npx", "uv", "poetry", "pipenv", "bunx", "exec"})
-# Patterns as text, ``re`` imported and they compiled (and cached by ``re``) when first used: a hook that asks for a
-# project's or a file's key never loads ``re`` (with ``enum``, ``functools`` and ``collections``, about 3 ms).
-# The forms of common tools count too: npm <= 8's ``npm ERR!``, pnpm's ``ERR_PNPM_…`` codes (and Node's ``ERR_…``),
-# pytest's ``E   `` lines, Go's ``FAIL``, pip's ``ERROR:``, yarn's ``error``, cargo's ``error[E…]``, tsc's ``error TS…``.
-_ERROR_LINE = (
-    r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such"
-    r"|no module named|denied|undefined|segmentation|\bERR!|(?-i:\bERR_[A-Z0-9_]+|^E {2,}[^\s+-]))"
-)
-# Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed", tsc's "Found 2 errors") say nothing about which
-# error it was, nor do npm's last lines, the same for every failure ("A complete log of this run can be found in:" and
-# the log's path).
-_SUMMARY_LINE = (
-    r"(?i)^[\s=*_-]*(?:collected \d+ items?\W*)?(?:\d+ (?:errors?|failed|passed|failures?|warnings?|skipped|deselected)[,/\s]*)+"
-    r"(?:in [\d.]+m?s)?[\s=*_-]*$|^found \d+ errors?\b|complete log of this run can be found|[/\\]_logs[/\\]\S*debug"
-)
 #: What makes ``shlex.split`` differ from ``str.split`` on ASCII: quotes, an escape, and the whitespace only
 #: ``str.split`` splits on.
 _SHLEX_SPECIAL = frozenset("\"'\\\x0b\x0c\x1c\x1d\x1e\x1f")
 #: What a subcommand (``git push``'s ``push``) is made of, after its first letter.
 _SUBCOMMAND = frozenset("abcdefghijklmnopqrstuvwxyz0123456789:_-")
-_NAMED_ERROR = r"\b\w*(?:Error|Exception)\b|\b(?:error|ERROR)(?:\[\w+\])?:|\berror TS\d+:|\bE\d{3,}\b|\bERR_[A-Z0-9_]+"
 
 
 def _digest(text: str) -> str:
@@ -141,7 +125,7 @@ def command_words(command: str) -> list[str]:
 def command_head(command: str) -> str:
     """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``.
 
-    Read with ``str``'s methods, not ``re`` (a Shell hook loads it only for a failure's error lines)."""
+    Read with ``str``'s methods, not ``re`` (a Shell hook loads none)."""
     first = _first_of_chain(command.strip())
     words = [w for w in command_words(first) if "=" not in w or w.startswith("-")]
     while words and words[0] in _WRAPPERS:
@@ -202,35 +186,14 @@ def path_key(path: str) -> str:
     return f"{PREFIX}f:{_digest(path.strip())}"
 
 
-def error_lines(output: str, limit: int = 3) -> list[str]:
-    """The lines of ``output`` that best identify its error: named errors first, then the last others."""
-    import re
-
-    found = []
-    for line in output.splitlines():
-        line = line.strip()
-        if len(line) > 8 and re.search(_ERROR_LINE, line) and not re.search(_SUMMARY_LINE, line):
-            found.append(line[:400])
-    named = [line for line in found if re.search(_NAMED_ERROR, line)]
-    rest = [line for line in reversed(found) if line not in named]
-    return (list(reversed(named)) + rest)[:limit]
-
-
-def error_signature(line: str) -> str:
-    """An error line with what changes run to run (numbers, paths, hex, quotes) taken out."""
-    import re
-
-    line = re.sub(r"0x[0-9a-fA-F]+|\b[0-9a-f]{8,}\b", "#", line)
-    line = re.sub(r"(?:[A-Za-z]:)?[\w.~-]*[/\\][\w./\\~-]+", "<path>", line)
-    line = re.sub(r"\d+(?:\.\d+)?", "#", line)
-    line = re.sub(r"(['\"`]).*?\1", "<q>", line)
-    return " ".join(line.lower().split())[:200]
-
-
 def error_key(line: str) -> str:
-    """The key of an error line (``error_lines``): its signature's."""
+    """The key of an error line (``errors.error_lines``): its signature's."""
+    from .errors import error_signature  # (here: a hook that asks for no error's key loads none of it)
+
     return f"{PREFIX}e:{_digest(error_signature(line))}"
 
 
 def error_keys(output: str) -> list[str]:
+    from .errors import error_lines
+
     return [error_key(line) for line in error_lines(output)]

@@ -19,17 +19,15 @@ change rebuilds it.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from functools import lru_cache
-
 from .redaction import CONTEXT_GATE, TOKEN_GATE, enabled
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (``re`` is imported where a pattern is compiled: a text no rule's needles call on needs none)
+    import re
+    from collections.abc import Callable
     from typing import Any
 
-Replace = Callable[["re.Match[str]"], str]
+    Replace = Callable[[re.Match[str]], str]
 
 
 class _Compiled:
@@ -43,6 +41,8 @@ class _Compiled:
         self._name, self._regex = name, regex
 
     def __getattr__(self, attr: str) -> Any:
+        import re
+
         pattern = globals()[self._name] = re.compile(self._regex)
         return getattr(pattern, attr)
 
@@ -54,7 +54,7 @@ class Rule:
     A plain class, not a dataclass: ``dataclasses`` would double what importing this module costs a hook that
     redacts a failed command's output before looking it up."""
 
-    __slots__ = ("_pattern", "check", "group", "kind", "needles", "regex", "replace")
+    __slots__ = ("_pattern", "check", "group", "kind", "needles", "regex", "replace", "run")
 
     def __init__(
         self,
@@ -64,6 +64,7 @@ class Rule:
         group: int | str = 0,
         check: Callable[[re.Match[str]], bool] | None = None,
         replace: Replace | None = None,
+        run: int = 0,
     ) -> None:
         self.kind = kind
         self.regex = regex
@@ -76,28 +77,32 @@ class Rule:
         self.check = check
         #: Builds the replacement of a match itself, instead of ``group``/``check``.
         self.replace = replace
+        #: The fewest characters without a blank (``\\S``) a match holds: a text with no run as long skips the rule.
+        self.run = run
         self._pattern: re.Pattern[str] | None = None
 
     @property
     def pattern(self) -> re.Pattern[str]:
         if self._pattern is None:
+            import re
+
             self._pattern = re.compile(self.regex)
         return self._pattern
 
 
-def _token(kind: str, regex: str, *needles: str, inside: str = r"[\w-]") -> Rule:
+def _token(kind: str, regex: str, *needles: str, inside: str = r"[\w-]", run: int = 0) -> Rule:
     """A context-free token shape: whatever matches ``regex`` (not inside a longer word) is the secret.
 
     The regex starts with the token's own prefix, not a look-behind, so the regex engine can skip to
     where the prefix occurs; the character before a match is checked afterwards (``inside``).
     """
-    before = re.compile(inside)
-    return Rule(
-        kind,
-        rf"{regex}(?!{inside})",
-        needles,
-        check=lambda m: m.start() == 0 or not before.match(m.string, m.start() - 1),
-    )
+
+    def outside(match: re.Match[str]) -> bool:
+        import re
+
+        return match.start() == 0 or not re.match(inside, match.string[match.start() - 1])
+
+    return Rule(kind, rf"{regex}(?!{inside})", needles, check=outside, run=run)
 
 
 # --------------------------------------------------------------------------- provider formats
@@ -135,7 +140,11 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-"),
     _token("stripe-key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", "k_live_", "k_test_"),
     _token("stripe-key", r"whsec_[A-Za-z0-9]{24,}", "whsec_"),
-    _token("aws-key", r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}", "A"),
+    _token(
+        "aws-key",
+        r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}",
+        *("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"),
+    ),
     _token("github-token", r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})", "gh", "github_pat_"),
     _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}", "gl"),
     _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "AIza"),
@@ -180,7 +189,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("twilio-key", r"SK[0-9a-f]{32}", "SK"),
     # An account SID with the auth token after it (``Client("AC…", "…")``, ``-u AC…:…``).
     _token("twilio-key", r"AC[0-9a-f]{32}(?:[\"']?\s*[,:]\s*[\"']?[0-9a-f]{32})?", "AC"),
-    _token("discord-bot-token", r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}", "."),
+    _token("discord-bot-token", r"[MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}", ".", run=59),
     _token("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", ".eyJ"),
     Rule(
         "azure-key",
@@ -285,7 +294,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         # To the last ``@`` (a password may hold one); the user may be empty (``redis://:pw@``) or a token redacted
         # already (``https://[redacted:aws-key]:pw@``), never the marker of a token given as the user alone.
         r"://(?:\[redacted:[\w-]+\]|(?!\[redacted:)[^\s:/@\"'<>]*):([^\s/\"'<>]+)(?=@[\w.-])",
-        (),
+        ("://",),
         group=1,
         check=_url_password,
     ),
@@ -293,7 +302,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "cli-credentials",
         r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$][^\s\"'`]*)",
-        (),
+        ("-u",),
         group=1,
         check=_cli_password,
     ),
@@ -479,13 +488,27 @@ def _key_words(key: str) -> list[str]:
     return [w.lower() for w in _WORDS.findall(key)]
 
 
-@lru_cache(maxsize=4096)
 def secret_key(key: str) -> bool:
     """Whether a key (``API_KEY``, ``SecretAccessKey``, ``db.password``) names a secret value.
 
-    Kept for the last few thousand keys asked: a build asks it of every string in every tool call's arguments,
-    under the same few keys (``command``, ``path``, ``contents``), and it depends on the key alone.
+    Kept for a few thousand keys (a dict, not ``functools.lru_cache``, whose import costs a hook ``collections``):
+    a build asks it of every string in every tool call's arguments, under the same few keys (``command``, ``path``,
+    ``contents``), and it depends on the key alone.
     """
+    known = _SECRET_KEYS.get(key)
+    if known is None:
+        if len(_SECRET_KEYS) >= KEYS_REMEMBERED:
+            _SECRET_KEYS.clear()
+        known = _SECRET_KEYS[key] = _names_a_secret(key)
+    return known
+
+
+#: How many keys ``secret_key`` remembers before it starts again.
+KEYS_REMEMBERED = 4096
+_SECRET_KEYS: dict[str, bool] = {}
+
+
+def _names_a_secret(key: str) -> bool:
     words = _key_words(key)
     while words and words[-1].isdigit():  # a numbered one (``DB_PASSWORD_2``, ``API_KEY1``)
         words.pop()
@@ -602,6 +625,8 @@ def _key_before(text: str, start: int) -> tuple[str, int]:
 
 
 def _assignment(match: re.Match[str]) -> str:
+    import re  # (loaded already: ``match`` is one of its)
+
     text, whole = match.string, match.group(0)
     prefix, begin = _key_before(text, match.start())
     key = prefix + text[match.start() : match.start("kq")]
@@ -694,8 +719,8 @@ def _assignments(text: str) -> str:
 
 
 _KEY_RULES: tuple[Rule, ...] = (
-    Rule("secret", _FLAG, (), replace=_flag),
-    Rule("secret", _XML, (), replace=_tagged),
+    Rule("secret", _FLAG, ("--",), replace=_flag),
+    Rule("secret", _XML, ("</",), replace=_tagged),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
@@ -723,19 +748,23 @@ def _apply(rule: Rule, text: str) -> str:
 
 
 _CONTEXT_GATE = _Compiled("_CONTEXT_GATE", CONTEXT_GATE)  # (see ``redaction``)
-#: ``TOKEN_GATE``'s two alternatives apart: the long run alone scans a text twice as fast as the two together, and
-#: most texts hold no "basic" to ask the second about.
-_LONG_RUN = _Compiled("_LONG_RUN", TOKEN_GATE.partition("|")[0])
+#: ``TOKEN_GATE``'s second alternative (the first, ``\\S{16}``, is ``_longest_run``'s): most texts hold no "basic"
+#: to ask it about.
 _BASIC = _Compiled("_BASIC", TOKEN_GATE.partition("|")[2])
 
 
-def _token_gate(text: str, lowered: str) -> bool:
-    """Whether ``TOKEN_GATE`` finds ``text`` (``lowered`` is its lowercase).
+def _longest_run(text: str) -> int:
+    """The most characters without a blank (``\\S``: ``str.split``'s blanks) in a row in ``text``."""
+    return max(map(len, text.split()), default=0)
+
+
+def _token_gate(text: str, lowered: str, longest: int) -> bool:
+    """Whether ``TOKEN_GATE`` finds ``text`` (``lowered`` is its lowercase, ``longest`` its ``_longest_run``).
 
     An ASCII text without "basic" in its lowercase cannot match ``(?i:basic)``; any other text is asked. (Outside
     ASCII, characters such as the long s match a letter of it case-insensitively without lowering to it.)
     """
-    if _LONG_RUN.search(text):
+    if longest >= 16:
         return True
     return (not text.isascii() or "basic" in lowered) and _BASIC.search(text) is not None
 
@@ -814,10 +843,11 @@ def scrub(text: str) -> str:
     """``redact`` for a caller that has already asked ``enabled()``: asking reads the settings, a build's hot path."""
     if not text:
         return text
-    original, lowered = text, text.lower()
-    if _token_gate(text, lowered):
+    original, lowered, longest = text, text.lower(), _longest_run(text)
+    if _token_gate(text, lowered, longest):
         for rule in _TOKEN_NEEDLES.due(original, lowered):
-            text = _apply(rule, text)
+            if rule.run <= longest:  # (a marker put in by an earlier rule makes no run a match could use)
+                text = _apply(rule, text)
     if _context_gate(text):
         for rule in _KEYED_NEEDLES.due(original, lowered):
             text = _apply(rule, text)

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import io
 import os
-import re
 
+from .errors import error_lines, folded, found, is_word
 from .index import Index, Segment, edited_paths
 from .keys import (
     EDIT_TOOLS,
     SHELL_TOOLS,
     command_head,
     error_key,
-    error_lines,
     normalise_command,
     path_key,
     session_key,
@@ -54,9 +53,30 @@ _DESTRUCTIVE = (
 )
 
 
+#: A word each of ``_DESTRUCTIVE``'s alternatives holds (as ``(?i)`` reads it); ``rm`` and ``dd`` begin a word and a
+#: blank follows them.
+_DESTRUCTIVE_WORDS = ("push", "reset", "clean", "checkout", "drop", "truncate", "delete", "mkfs", "prune", "flush")
+
+
 def is_destructive(command: str) -> bool:
-    """Whether ``command`` discards work or data (force-push, ``rm -rf``, ``reset --hard``, dropping data)."""
-    return bool(re.search(_DESTRUCTIVE, command, re.IGNORECASE))
+    """Whether ``command`` discards work or data (force-push, ``rm -rf``, ``reset --hard``, dropping data).
+
+    The pattern (and ``re``) is asked only about a command holding one of its words: most commands hold none."""
+    lowered = folded(command)
+    if not any(word in lowered for word in _DESTRUCTIVE_WORDS) and not _program_word(lowered, ("rm", "dd")):
+        return False
+    import re
+
+    return re.search(_DESTRUCTIVE, command, re.IGNORECASE) is not None
+
+
+def _program_word(lowered: str, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` begins a word of ``lowered`` with a blank (``\\s``) right after it."""
+    return any(
+        not is_word(lowered, at - 1) and lowered[at + len(word) : at + len(word) + 1].isspace()
+        for word in words
+        for at in found(lowered, word)
+    )
 
 
 class Place(Record, frozen=True):
@@ -409,17 +429,61 @@ def quoted_names(line: str) -> list[str]:
 
     The signature leaves every quoted string out, so that a path or number that changes run to run does not split
     one error in two; a quoted name without digits or a path in it is what tells apart errors that only share their
-    wording (``'lodash'`` is not ``'stripe'``), and is kept here.
+    wording (``'lodash'`` is not ``'stripe'``), and is kept here. Read with ``str``'s methods: what ``QUOTED_NAME``
+    finds, less what ``NOT_A_NAME`` finds in it (``tests/test_error_scan.py``).
     """
-    if "'" not in line and '"' not in line and "`" not in line:
-        return []  # (no pattern compiled for a line that quotes nothing)
-    quoted = [name for _, name in re.findall(r"(?<!\w)(['\"`])(.+?)\1(?!\w)", line)]
-    return [name for name in quoted if not re.search(r"\d|^[^@].*[/\\]", name)]
+    return [name for name in _quoted(line) if not _not_a_name(name)]
+
+
+#: A quoted string not glued to a word on either side; and what makes one a path or a number, not a name.
+QUOTED_NAME = r"(?<!\w)(['\"`])(.+?)\1(?!\w)"
+NOT_A_NAME = r"\d|^[^@].*[/\\]"
+
+
+def _quoted(line: str) -> list[str]:
+    """``[name for _, name in re.findall(QUOTED_NAME, line)]``."""
+    names: list[str] = []
+    at = 0
+    while True:
+        starts = [s for s in (line.find(q, at) for q in "'\"`") if s >= 0]
+        if not starts:
+            return names
+        start = min(starts)
+        end = _closing(line, start) if not is_word(line, start - 1) else -1
+        if end < 0:
+            at = start + 1
+            continue
+        names.append(line[start + 1 : end])
+        at = end + 1
+
+
+def _closing(line: str, start: int) -> int:
+    """Where the quote at ``start`` closes: the first of its kind after one character or more, with no word right
+    after it and no line break before it; -1 if none does."""
+    newline = line.find("\n", start + 1)
+    end = line.find(line[start], start + 2)
+    while end >= 0 and (newline < 0 or end < newline):
+        if not is_word(line, end + 1):
+            return end
+        end = line.find(line[start], end + 1)
+    return -1
+
+
+def _not_a_name(name: str) -> bool:
+    """Whether ``NOT_A_NAME`` finds ``name``: a decimal digit, or a slash after a first character that is no ``@``."""
+    if any(char.isdecimal() for char in name):
+        return True
+    if name[:1] in ("", "@"):
+        return False
+    rest = name[1:].partition("\n")[0]
+    return "/" in rest or "\\" in rest
 
 
 def _searched_failures(index: Index, output: str, limit: int, exclude: frozenset[str]) -> list[Fix]:
     """The newest failed call whose output holds every word of ``output``'s first error line, in each session a
     search finds (any failed call of a message, not only its first)."""
+    import re
+
     from .search import search
 
     line = (error_lines(output, limit=1) or [output.strip()])[0]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.index import Index, Segment, edited_paths, name_hash
-from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, error_lines, normalise_command, path_key
+from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, normalise_command, path_key
 from .call import HookCall, block_key, fit_lines, frame, frame_room
 from .describe import ago, heading
 
@@ -143,6 +143,8 @@ def _shell(call: HookCall, raw_command: str) -> str:
 
 def _last_failure(runs: list[Run], command: str, head: str) -> tuple[float, list[str]] | None:
     """When the latest failing run of the command was, and its error lines."""
+    from ..core.errors import error_lines  # (here: most commands never failed)
+
     for days, segment, doc in runs[:FAILURES_SCANNED]:
         for tool in reversed(_matching_calls(segment.message(doc).tool_calls, command, head)):
             errors = error_lines(tool.result, limit=2) if tool.exit_code and tool.result else []

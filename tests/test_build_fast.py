@@ -93,7 +93,9 @@ def test_the_redaction_gates_answer_as_their_patterns_do() -> None:
     token_gate, context_gate = re.compile(redaction.TOKEN_GATE), re.compile(redaction.CONTEXT_GATE)
     texts = _texts(20000, 17) + _corpus()
     for text in texts:
-        assert redact._token_gate(text, text.lower()) == bool(token_gate.search(text)), repr(text)
+        assert redact._token_gate(text, text.lower(), redact._longest_run(text)) == bool(token_gate.search(text)), repr(
+            text
+        )
         assert redact._context_gate(text) == bool(context_gate.search(text)), repr(text)
     # Both answers come up often in these texts: neither check is vacuous.
     assert 0.1 < sum(bool(token_gate.search(t)) for t in texts) / len(texts) < 0.9
@@ -117,7 +119,7 @@ def _old_ways(monkeypatch: pytest.MonkeyPatch) -> None:
         lambda text: list(chain.from_iterable(map(text_module._CACHE.__getitem__, text_module._finder()(text)))),
     )
     monkeypatch.setattr("deja.core.index.writer.text_terms", text_module.terms)
-    monkeypatch.setattr(redact, "_token_gate", lambda text, lowered: bool(token_gate.search(text)))
+    monkeypatch.setattr(redact, "_token_gate", lambda text, lowered, longest: bool(token_gate.search(text)))
     monkeypatch.setattr(redact, "_context_gate", lambda text: bool(context_gate.search(text)))
 
 

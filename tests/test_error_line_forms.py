@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from deja.core.keys import error_keys, error_lines
+from deja.core.errors import error_lines
+from deja.core.keys import error_keys
 
 pytestmark = pytest.mark.unit
 

@@ -65,10 +65,11 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
             {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache"},
             NO_PATTERN_OR_DATE,
         ),
+        # Its last failure's error lines are read with ``str``'s methods (``core/errors.py``).
         "a Shell command": (
             "hook-tool",
             {**tool, "tool_name": "Shell", "tool_input": {"command": "pytest -q"}},
-            NO_HOOK,
+            NO_PATTERN_OR_DATE,
         ),
         # A command no session ran: no error lines to match, and no secret gate that needs ``re`` (``as_indexed``).
         "a Shell command never run": (
@@ -76,6 +77,8 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
             {**tool, "tool_name": "Shell", "tool_input": {"command": "npm run build"}},
             NO_PATTERN_OR_DATE,
         ),
+        # Its error lines, their signatures and quoted names are read with ``str``'s methods, and no redaction rule's
+        # needles are in it, so no rule's pattern is asked.
         "a failed command": (
             "hook-tool-after",
             {
@@ -84,6 +87,18 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
                 "tool_name": "Shell",
                 "tool_input": {"command": "python -m pytest tests/"},
                 "error_message": "E   ModuleNotFoundError: No module named 'api.cache'",
+            },
+            NO_PATTERN_OR_DATE,
+        ),
+        # A redaction rule's needle (``://``) is in this one: the rule's pattern is asked, and ``re`` loaded for it.
+        "a failed command with a credential": (
+            "hook-tool-after",
+            {
+                **tool,
+                "hook_event_name": "postToolUseFailure",
+                "tool_name": "Shell",
+                "tool_input": {"command": "python -m pytest tests/"},
+                "error_message": "Error: cannot reach postgres://app:Hunter2hunter2@db/app",
             },
             NO_HOOK,
         ),
@@ -126,7 +141,8 @@ def test_a_hook_loads_no_pathlib_and_only_what_its_answer_needs(
 
 
 def test_the_check_sees_what_a_hook_that_needs_patterns_loads(indexed_sample: Sample, launcher: Path) -> None:
-    """The walk above would notice: a failed command's error lines are matched by pattern, so ``re`` is loaded."""
-    command, payload, _ = _events(indexed_sample.history.projects["api"])["a failed command"]
+    """The walk above would notice: a failed command's output that holds a credential is redacted by pattern, so
+    ``re`` is loaded."""
+    command, payload, _ = _events(indexed_sample.history.projects["api"])["a failed command with a credential"]
     loaded, _ = _imports_without_site([str(launcher), command], json.dumps(payload).encode(), indexed_sample.env)
     assert "re" in loaded

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from deja.core.errors import error_lines, error_signature
 from deja.core.keys import (
     PREFIX,
     command_head,
     command_keys,
     error_keys,
-    error_lines,
-    error_signature,
     path_key,
     project_key,
     session_key,

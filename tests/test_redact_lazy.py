@@ -1,15 +1,21 @@
 """The redaction rules compile their module patterns when a text first needs them, not on import: the failure hook
 imports the rules for one error's output (its ``:`` passes the gate) and had paid for compiling a dozen patterns
-that output never calls on. A pattern used once is put in its own place, so later texts use it directly."""
+that output never calls on. A pattern used once is put in its own place, so later texts use it directly. A text
+that holds no rule's needles loads no ``re`` at all, and a rule's needles (and the run of characters without a
+blank it needs) are in every text its pattern matches, so skipping it never changes what comes out."""
 
 from __future__ import annotations
 
-import json
+import ast
+import random
 import re
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
+from redaction_corpus import SECRETS, code_lines
 
 from deja.core import redact
 
@@ -25,31 +31,36 @@ MODULE_PATTERNS = [
     "_ASSIGNMENT",
     "_NOUN_SEP",
     "_ENV_NAME",
-    "_LONG_RUN",
     "_BASIC",
     "_CONTEXT_GATE",
 ]
 
 _PROBE = """
-import json, sys
+import sys
 from deja.core import redact
-names = json.loads(sys.argv[1])
+names = sys.argv[1].split(",")
 before = [n for n in names if not isinstance(getattr(redact, n), redact._Compiled)]
-out = [redact.scrub(text) for text in json.loads(sys.argv[2])]
+loaded = "re" in sys.modules
+out = [redact.scrub(text) for text in sys.argv[2:]]
 after = [n for n in names if not isinstance(getattr(redact, n), redact._Compiled)]
-print(json.dumps({"before": before, "after": after, "out": out}))
+print(repr({"before": before, "after": after, "out": out, "re": ["re" in sys.modules, loaded]}))
 """
 
 
 def _fresh(texts: list[str]) -> dict:
-    """What a new interpreter compiled on import, what after scrubbing ``texts``, and what it made of them."""
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(MODULE_PATTERNS), json.dumps(texts)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(done.stdout)
+    """What a new interpreter compiled on import, what after scrubbing ``texts``, what it made of them, and whether
+    ``re`` was loaded then (and before): without ``site`` (the editable install's finder loads ``re``), deja found
+    in a folder of its own, as a hook finds it."""
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "deja").symlink_to(Path(redact.__file__).parents[1])
+        probe = f"import sys; sys.path.insert(0, {folder!r})\n{_PROBE}"
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", probe, ",".join(MODULE_PATTERNS), *texts],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    return ast.literal_eval(done.stdout)
 
 
 @pytest.mark.unit
@@ -58,22 +69,86 @@ def test_importing_the_rules_compiles_no_module_pattern() -> None:
 
 
 @pytest.mark.unit
-def test_an_error_line_compiles_only_the_gates_it_asks() -> None:
-    seen = _fresh(["error[E0382]: borrow of moved value: `kanupe_pequ`"])
-    assert seen["out"] == ["error[E0382]: borrow of moved value: `kanupe_pequ`"]
-    assert set(seen["after"]) <= {"_LONG_RUN", "_BASIC", "_CONTEXT_GATE"}
-    assert "_LONG_RUN" in seen["after"]  # every text asks it (the ``:`` answers the context gate without it)
+def test_an_error_line_and_a_command_without_needles_load_no_re() -> None:
+    texts = [
+        "error[E0382]: borrow of moved value: `kanupe_pequ`",
+        "FAILED tests/test_kanupe_pequ.py::test_kanupe_pequ_roundtrip - AssertionError",
+        "go test ./kanupe_pequ/...",
+        "ModuleNotFoundError: No module named 'kanupe.pequ'",
+    ]
+    seen = _fresh(texts)
+    assert seen["out"] == texts
+    assert seen["after"] == [] and seen["re"] == [False, False]
+
+
+@pytest.mark.unit
+def test_a_text_with_a_rules_needle_loads_re_to_ask_the_rule() -> None:
+    seen = _fresh(["could not connect to postgres://app:Hunter2hunter2@db:5432/app"])
+    assert seen["out"] == ["could not connect to postgres://app:[redacted:url-credentials]@db:5432/app"]
+    assert seen["re"] == [True, False]
+
+
+#: Pieces of secrets and of what rules look for around them, so random texts hold near-misses and matches.
+PIECES = [
+    *"aAzZ09_-.:/@=<>'\"` \t\n[]",
+    "://", "-u ", "--user=", "--password ", "<password>", "</password>", "AKIA", "ASIA", "AIDA", "A", "M", "N",
+    "xxxxxxxxxxxxxxxxxxxxxxxx", "abcdef", "0123456789abcdef0123456789", "@db", "pw", "ENV ", "sk-", "ghp_",
+]  # fmt: skip
+
+
+def _random_texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(PIECES) for _ in range(rng.randrange(0, 30))) for _ in range(count)]
+
+
+def _discord_like(count: int, seed: int) -> list[str]:
+    """Texts around the discord token's shape: three dotted parts of about the lengths it needs, some blanks in."""
+    rng = random.Random(seed)
+    alphabet = "aZ9_-"
+    texts = []
+    for _ in range(count):
+        parts = [rng.choice("MNOx") + "".join(rng.choice(alphabet) for _ in range(rng.randint(20, 29)))]
+        parts += [
+            "".join(rng.choice(alphabet + " ") for _ in range(n)) for n in (rng.randint(5, 7), rng.randint(25, 42))
+        ]
+        texts.append(".".join(parts))
+    return texts
+
+
+def _needles_in_every_match() -> list[redact.Rule]:
+    """The rules whose needles (and run) are what every match of theirs holds, not the context a secret needs around
+    it (``aws-secret``'s ``AKIA``): a text without them is not asked, so it must hold no match."""
+    by_kind = [rule for rule in redact._TOKEN_RULES if rule.kind in ("aws-key", "discord-bot-token")]
+    return [*by_kind, redact._CONTEXT_RULES[0], redact._CONTEXT_RULES[2], *redact._KEY_RULES[:2]]
+
+
+@pytest.mark.unit
+def test_a_rule_matches_only_texts_holding_its_needles_and_its_run() -> None:
+    texts = [secret.text for secret in SECRETS] + [line for _, line in code_lines()]
+    texts += _random_texts(20_000, seed=5) + _discord_like(5_000, seed=6)
+    for rule in _needles_in_every_match():
+        matched = [text for text in texts if rule.pattern.search(text)]
+        assert matched, rule.regex  # (the texts do hold matches: the check below is not vacuous)
+        for text in matched:
+            assert redact._holds(text, text.lower(), rule.needles), (rule.regex, text)
+            assert redact._longest_run(text) >= rule.run, (rule.regex, text)
+
+
+@pytest.mark.unit
+def test_the_longest_run_is_what_the_pattern_finds() -> None:
+    for text in [*_random_texts(5_000, seed=7), "", " ", "a" * 16, "\u2003" + "b" * 15 + "\x1c"]:
+        runs = [len(run) for run in re.findall(r"\S+", text)]
+        assert redact._longest_run(text) == max(runs, default=0), repr(text)
 
 
 @pytest.mark.unit
 def test_a_secret_assignment_is_redacted_and_its_patterns_then_take_their_place() -> None:
     seen = _fresh(['db: password = "Hunter2hunter2"', 'token: "Xy7pQ2rT9mLw"'])
     assert seen["out"] == ['db: password = "[redacted:secret]"', 'token: "[redacted:secret]"']
-    assert {"_ASSIGNMENT", "_NOUN_SEP", "_LONG_RUN"} <= set(seen["after"])
+    assert {"_ASSIGNMENT", "_NOUN_SEP"} <= set(seen["after"])
 
 
 @pytest.mark.unit
 def test_a_used_pattern_is_the_compiled_one_in_the_module() -> None:
     redact.scrub('password = "Hunter2hunter2"')
     assert isinstance(redact._ASSIGNMENT, re.Pattern)
-    assert isinstance(redact._LONG_RUN, re.Pattern)

@@ -1,0 +1,349 @@
+"""A failed command's error lines and their signature, read with ``str``'s methods.
+
+A Shell hook reads a past failure's error lines, and the failure hook a new failure's and their signatures: with
+``re`` (and the ``enum``, ``functools`` and ``collections`` it loads, about 3 ms) that cost each hook a third of
+starting Python. The patterns below say what is found; the scanners here find exactly that
+(``tests/test_error_scan.py`` checks each against its pattern on every code point and many random strings).
+"""
+
+from __future__ import annotations
+
+#: What makes a line an error line (``(?i)``, but for the two forms in ``(?-i:…)``). The forms of common tools count:
+#: npm <= 8's ``npm ERR!``, pnpm's ``ERR_PNPM_…`` codes (and Node's ``ERR_…``), pytest's ``E   `` lines, Go's
+#: ``FAIL``, pip's ``ERROR:``, yarn's ``error``, cargo's ``error[E…]``, tsc's ``error TS…``.
+ERROR_LINE = (
+    r"(?i)(error|exception|traceback|\bfail(?:ed|ure)?\b|\bfatal\b|\bpanic|\bcannot\b|can't|could not|not found|no such"
+    r"|no module named|denied|undefined|segmentation|\bERR!|(?-i:\bERR_[A-Z0-9_]+|^E {2,}[^\s+-]))"
+)
+#: Summary lines ("=== 1 error in 0.1s ===", "2 failed, 3 passed", tsc's "Found 2 errors") say nothing about which
+#: error it was, nor do npm's last lines, the same for every failure ("A complete log of this run can be found in:"
+#: and the log's path).
+SUMMARY_LINE = (
+    r"(?i)^[\s=*_-]*(?:collected \d+ items?\W*)?(?:\d+ (?:errors?|failed|passed|failures?|warnings?|skipped|deselected)[,/\s]*)+"
+    r"(?:in [\d.]+m?s)?[\s=*_-]*$|^found \d+ errors?\b|complete log of this run can be found|[/\\]_logs[/\\]\S*debug"
+)
+#: An error line that names its error: put before the others.
+NAMED_ERROR = r"\b\w*(?:Error|Exception)\b|\b(?:error|ERROR)(?:\[\w+\])?:|\berror TS\d+:|\bE\d{3,}\b|\bERR_[A-Z0-9_]+"
+#: What changes run to run in an error line, each replaced in turn (``error_signature``).
+HEX = r"0x[0-9a-fA-F]+|\b[0-9a-f]{8,}\b"
+PATH = r"(?:[A-Za-z]:)?[\w.~-]*[/\\][\w./\\~-]+"
+NUMBER = r"\d+(?:\.\d+)?"
+QUOTED = r"(['\"`]).*?\1"
+
+#: Under ``(?i)`` an ASCII letter of a pattern matches its two cases and, outside ASCII, these four: İ and ı match
+#: i, ſ s and the Kelvin sign k (``str.lower`` would make ``İ`` two characters, and leave the others as they are).
+FOLDS = "\u0130\u0131\u017f\u212a"
+_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ" + FOLDS, "abcdefghijklmnopqrstuvwxyziisk")
+#: What ``ERROR_LINE`` finds anywhere, without a word boundary.
+_ANYWHERE = (
+    "error",
+    "exception",
+    "traceback",
+    "can't",
+    "could not",
+    "not found",
+    "no such",
+    "no module named",
+    "denied",
+    "undefined",
+    "segmentation",
+)
+#: The words a ``SUMMARY_LINE`` count is followed by (after one blank), as ``(?i)`` reads them, a plural first.
+_COUNTED: tuple[str, ...] = (" errors", " error", " failed", " passed", " failures", " failure", " warnings")
+_COUNTED += (" warning", " skipped", " deselected")
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_CODE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_LOWER_HEX = frozenset("0123456789abcdef")
+_QUOTES = "'\"`"
+
+
+def error_lines(output: str, limit: int = 3) -> list[str]:
+    """The lines of ``output`` that best identify its error: named errors first, then the last others."""
+    found = []
+    for line in output.splitlines():
+        line = line.strip()
+        if len(line) > 8 and is_error_line(line) and not is_summary(line):
+            found.append(line[:400])
+    named = [line for line in found if names_error(line)]
+    rest = [line for line in reversed(found) if line not in named]
+    return (list(reversed(named)) + rest)[:limit]
+
+
+def error_signature(line: str) -> str:
+    """An error line with what changes run to run (numbers, paths, hex, quotes) taken out."""
+    line = _replace_numbers(_replace_paths(_replace_hex(line)))
+    return " ".join(_replace_quoted(line).lower().split())[:200]
+
+
+def folded(text: str) -> str:
+    """``text`` as ``(?i)`` compares it with a pattern's ASCII letters, one character for one."""
+    return text.lower() if text.isascii() else text.translate(_FOLD)
+
+
+def is_word(text: str, at: int) -> bool:
+    """Whether ``text[at]`` is a word character (``\\w``); nothing outside the text is."""
+    if 0 <= at < len(text):
+        char = text[at]
+        return char.isalnum() or char == "_"
+    return False
+
+
+def found(text: str, needle: str, start: int = 0) -> list[int]:
+    """Where ``needle`` occurs in ``text`` from ``start`` on (overlapping occurrences too)."""
+    places = []
+    at = text.find(needle, start)
+    while at >= 0:
+        places.append(at)
+        at = text.find(needle, at + 1)
+    return places
+
+
+def _word_at(text: str, word: str, endings: tuple[str, ...] | None) -> bool:
+    """``\\bword`` then one of ``endings`` and ``\\b`` (None: no boundary asked after the word)."""
+    for at in found(text, word):
+        if is_word(text, at - 1):
+            continue
+        end = at + len(word)
+        if endings is None or any(text.startswith(e, end) and not is_word(text, end + len(e)) for e in endings):
+            return True
+    return False
+
+
+def is_error_line(line: str) -> bool:
+    """Whether ``ERROR_LINE`` finds ``line`` (a stripped line: ``^`` is its start)."""
+    lowered = folded(line)
+    if any(needle in lowered for needle in _ANYWHERE):
+        return True
+    return (
+        _word_at(lowered, "fail", ("ed", "ure", ""))
+        or _word_at(lowered, "fatal", ("",))
+        or _word_at(lowered, "panic", None)
+        or _word_at(lowered, "cannot", ("",))
+        or _word_at(lowered, "err!", None)
+        or _error_code(line)
+        or _pytest_error(line)
+    )
+
+
+def _error_code(line: str) -> bool:
+    """``\\bERR_[A-Z0-9_]+``, as written."""
+    return any(not is_word(line, at - 1) and line[at + 4 : at + 5] in _CODE for at in found(line, "ERR_"))
+
+
+def _pytest_error(line: str) -> bool:
+    """``^E {2,}[^\\s+-]``: pytest's ``E   assert …`` lines."""
+    if not line.startswith("E  "):
+        return False
+    rest = line[1:].lstrip(" ")
+    return bool(rest) and not rest[0].isspace() and rest[0] not in "+-"
+
+
+def is_summary(line: str) -> bool:
+    """Whether ``SUMMARY_LINE`` finds ``line`` (a stripped line): a line of counts (pytest's, with its borders, its
+    ``collected`` and its ``in 0.1s``), tsc's ``Found 2 errors``, npm's last words or its log's path."""
+    lowered = folded(line)
+    return (
+        _counts_only(lowered)
+        or _found_errors(lowered)
+        or "complete log of this run can be found" in lowered
+        or _npm_log(lowered)
+    )
+
+
+def _border(char: str) -> bool:
+    """``[\\s=*_-]``: what a summary line's borders are made of."""
+    return char.isspace() or char in "=*_-"
+
+
+def _counts_only(lowered: str) -> bool:
+    """The first alternative of ``SUMMARY_LINE``: borders, ``collected N items``, counts, ``in 0.1s``, borders. Each
+    part ends where the next must begin (a digit, a letter), so it is read in one pass, the longest way each time."""
+    at, size = 0, len(lowered)
+    while at < size and _border(lowered[at]):
+        at += 1
+    if lowered.startswith("collected ", at):
+        end = _decimals_end(lowered, at + 10)
+        if end == at + 10 or not lowered.startswith(" item", end):
+            return False
+        at = end + (6 if lowered.startswith("s", end + 5) else 5)
+        while at < size and not is_word(lowered, at):
+            at += 1
+    if not lowered[at : at + 1].isdecimal():
+        return False
+    while lowered[at : at + 1].isdecimal():
+        end = _decimals_end(lowered, at)
+        word = next((word for word in _COUNTED if lowered.startswith(word, end)), "")
+        if not word:
+            return False
+        at = end + len(word)
+        while at < size and (lowered[at] in ",/" or lowered[at].isspace()):
+            at += 1
+    if lowered.startswith("in ", at):
+        end = at + 3
+        while end < size and (lowered[end].isdecimal() or lowered[end] == "."):
+            end += 1
+        unit = 2 if lowered.startswith("ms", end) else 1 if lowered.startswith("s", end) else 0
+        if end == at + 3 or not unit:
+            return False
+        at = end + unit
+    return all(_border(char) for char in lowered[at:])
+
+
+def _found_errors(lowered: str) -> bool:
+    """``^found \\d+ errors?\\b``: tsc's ``Found 2 errors``."""
+    end = _decimals_end(lowered, 6)
+    if not lowered.startswith("found ") or end == 6 or not lowered.startswith(" error", end):
+        return False
+    end += 6
+    return (lowered.startswith("s", end) and not is_word(lowered, end + 1)) or not is_word(lowered, end)
+
+
+def _npm_log(lowered: str) -> bool:
+    """``[/\\\\]_logs[/\\\\]\\S*debug``: the path of npm's debug log."""
+    for at in found(lowered, "_logs"):
+        if lowered[at - 1 : at] in ("/", "\\") and at and lowered[at + 5 : at + 6] in ("/", "\\"):
+            end = at + 6
+            while end < len(lowered) and not lowered[end].isspace():
+                end += 1
+            if "debug" in lowered[at + 6 : end]:
+                return True
+    return False
+
+
+def names_error(line: str) -> bool:
+    """Whether ``NAMED_ERROR`` finds ``line`` (case as written)."""
+    for name in ("Error", "Exception"):
+        if any(not is_word(line, at + len(name)) for at in found(line, name)):
+            return True
+    for word in ("error", "ERROR"):
+        if any(not is_word(line, at - 1) and _colon_after_error(line, at + 5) for at in found(line, word)):
+            return True
+    for at in found(line, "error TS"):
+        end = _decimals_end(line, at + 8)
+        if not is_word(line, at - 1) and end > at + 8 and line.startswith(":", end):
+            return True
+    for at in found(line, "E"):
+        end = _decimals_end(line, at + 1)
+        if not is_word(line, at - 1) and end - at > 3 and not is_word(line, end):
+            return True
+    return _error_code(line)
+
+
+def _colon_after_error(line: str, at: int) -> bool:
+    """``(?:\\[\\w+\\])?:`` at ``at``: cargo's ``error[E0382]:``, or a colon."""
+    if line.startswith(":", at):
+        return True
+    if not line.startswith("[", at):
+        return False
+    end = at + 1
+    while is_word(line, end):
+        end += 1
+    return end > at + 1 and line.startswith("]:", end)
+
+
+def _decimals_end(text: str, at: int) -> int:
+    """Where the run of decimal digits (``\\d``) from ``at`` ends."""
+    while at < len(text) and text[at].isdecimal():
+        at += 1
+    return at
+
+
+def _replace_hex(line: str) -> str:
+    """``re.sub(HEX, "#", line)``."""
+    parts: list[str] = []
+    done, at, size = 0, 0, len(line)
+    while at < size:
+        end = at
+        if line.startswith("0x", at) and line[at + 2 : at + 3] in _HEX:
+            end = at + 2
+            while end < size and line[end] in _HEX:
+                end += 1
+        elif line[at] in _LOWER_HEX and not is_word(line, at - 1):
+            end = at
+            while end < size and line[end] in _LOWER_HEX:
+                end += 1
+            if end - at < 8 or is_word(line, end):
+                end = at
+        if end > at:
+            parts += (line[done:at], "#")
+            done = at = end
+        else:
+            at += 1
+    return "".join(parts) + line[done:] if parts else line
+
+
+def _path_head(char: str) -> bool:
+    return char.isalnum() or char in "_.~-"
+
+
+def _path_body(char: str) -> bool:
+    return char.isalnum() or char in "_./\\~-"
+
+
+def _next_slash(line: str, at: int) -> int:
+    """The first ``/`` or ``\\`` from ``at`` on that a path's character follows, or -1."""
+    while True:
+        slashes = [s for s in (line.find("/", at), line.find("\\", at)) if s >= 0]
+        if not slashes:
+            return -1
+        slash = min(slashes)
+        if slash + 1 < len(line) and _path_body(line[slash + 1]):
+            return slash
+        at = slash + 1
+
+
+def _replace_paths(line: str) -> str:
+    """``re.sub(PATH, "<path>", line)``: a path is the run of name characters before its first slash (a drive's
+    ``C:`` before them), the slash and what follows of a path's characters."""
+    parts: list[str] = []
+    done = 0
+    slash = _next_slash(line, 0)
+    while slash >= 0:
+        start = slash
+        while start > done and _path_head(line[start - 1]):
+            start -= 1
+        if start - 2 >= done and line[start - 1] == ":" and line[start - 2] in _ASCII_LETTERS:
+            start -= 2
+        end = slash + 1
+        while end < len(line) and _path_body(line[end]):
+            end += 1
+        parts += (line[done:start], "<path>")
+        done = end
+        slash = _next_slash(line, end)
+    return "".join(parts) + line[done:] if parts else line
+
+
+def _replace_numbers(line: str) -> str:
+    """``re.sub(NUMBER, "#", line)``: a run of decimal digits, and a dot and a second run if one follows."""
+    parts: list[str] = []
+    done, at, size = 0, 0, len(line)
+    while at < size:
+        if not line[at].isdecimal():
+            at += 1
+            continue
+        end = _decimals_end(line, at)
+        if line.startswith(".", end) and end + 1 < size and line[end + 1].isdecimal():
+            end = _decimals_end(line, end + 1)
+        parts += (line[done:at], "#")
+        done = at = end
+    return "".join(parts) + line[done:] if parts else line
+
+
+def _replace_quoted(line: str) -> str:
+    """``re.sub(QUOTED, "<q>", line)``: a quote to the next of the same kind on the same line."""
+    parts: list[str] = []
+    done = at = 0
+    while True:
+        starts = [s for s in (line.find(q, at) for q in _QUOTES) if s >= 0]
+        if not starts:
+            break
+        start = min(starts)
+        end = line.find(line[start], start + 1)
+        newline = line.find("\n", start + 1)
+        if end < 0 or 0 <= newline < end:
+            at = start + 1
+            continue
+        parts += (line[done:start], "<q>")
+        done = at = end + 1
+    return "".join(parts) + line[done:] if parts else line
