@@ -222,11 +222,11 @@ def test_a_cursor_file_it_cannot_read_is_never_blamed_on_deja_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The last line of defence, should a Cursor path's PermissionError reach the command: named, not DEJA_HOME."""
-    from deja.interfaces.fastpath import _unwritable
+    from deja.interfaces.fastpath import unwritable
 
     monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
-    cursor = _unwritable(PermissionError(13, "Permission denied", str(tmp_path / "chats" / "store.db")))
-    own = _unwritable(PermissionError(13, "Permission denied", str(tmp_path / "deja" / "index")))
+    cursor = unwritable(PermissionError(13, "Permission denied", str(tmp_path / "chats" / "store.db")))
+    own = unwritable(PermissionError(13, "Permission denied", str(tmp_path / "deja" / "index")))
     assert (
         cursor
         == f"cannot read {tmp_path}/chats/store.db (Permission denied): give your user access to it, or move it away"
