@@ -229,7 +229,14 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         r"(?i:aws[ \t]+configure[ \t]+set[ \t]+(?:[\w-]+\.)*(?:aws_secret_access_key|aws_access_key_id|aws_session_token)"
         r"|aws[ \t]+(?:secret[ \t]+access[ \t]+key|access[ \t]+key[ \t]+id|session[ \t]+token)[ \t]*\[[^\]\n]*\]:)"
         rf"[ \t]+{_OPTION_VALUE}",
-        ("aws_secret_access_key", "aws_access_key_id", "aws_session_token", "]:"),
+        (
+            "aws_secret_access_key",
+            "aws_access_key_id",
+            "aws_session_token",
+            "aws secret access key",
+            "aws access key id",
+            "aws session token",
+        ),
         replace=lambda m: _option_value(m, "aws-secret"),
     ),
 )
