@@ -497,9 +497,9 @@ _QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]
 _VALUE_CHAR = r"""[^\s"'`,;&)\]}]"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
 #: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
-#: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``). Over-redacting a few
-#: characters of a shell line beats leaking a password's tail.
-_BARE = rf"""{_VALUE_CHAR}+(?:[,;&'](?![\w.-]*=){_VALUE_CHAR}+)*"""
+#: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
+#: Over-redacting a few characters of a shell line beats leaking a password's tail.
+_BARE = rf"""{_VALUE_CHAR}+(?:[,;&'](?![\w.-]*[=(]){_VALUE_CHAR}+)*"""
 _ASSIGNMENT = _Compiled(
     "_ASSIGNMENT",
     rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?"

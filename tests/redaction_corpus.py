@@ -614,6 +614,7 @@ SECRETS: list[Secret] = [
     Secret(
         "env-ampersand-then-command", "secret", _join("Tr0ub4dor", "&3xyzzyVxy"), "DB_PASSWORD={secret} && npm start"
     ),
+    Secret("env-then-call", "secret", _join("Xk29", "fLq8", "ZpW7"), "var token={secret};init()"),
     # Google's OAuth access token, and a dotted value under a secret's name.
     Secret(
         "google-oauth-token",
