@@ -118,6 +118,20 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
     return lambda m: m.string.endswith(words, 0, m.start())
 
 
+#: An option's value: quoted (blanks allowed, and the other quote: ``-a "Sun'shine"``), or a word that is not the
+#: next option or a variable.
+_OPTION_VALUE = r"""(?:(?P<quote>['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)|(?P<bare>[^\s"'`$-][^\s"'`]*))"""
+
+
+def _option_value(match: re.Match[str], kind: str) -> str:
+    """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal."""
+    group = "quoted" if match.group("quoted") is not None else "bare"
+    if not _is_literal(match.group(group)):
+        return match.group(0)
+    whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
+    return f"{whole[:start]}[redacted:{kind}]{whole[end:]}"
+
+
 #: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a
 #: substring search; every rule names a substring its matches hold, so most texts skip most rules untried.
 _PROVIDER_RULES: tuple[Rule, ...] = (
@@ -149,6 +163,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("gitlab-token", r"gl(?:pat|ptt|dt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}", "gl"),
     _token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", "AIza"),
     _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{28}", "GOCSPX-"),
+    _token("google-oauth-token", r"ya29\.[A-Za-z0-9_.-]{20,}", "ya29.", inside=r"[\w.-]"),
     _token("slack-token", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}", "xox", "xapp-"),
     Rule(
         "slack-webhook",
@@ -215,6 +230,24 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         ("secret",),  # every spelling the pattern takes (secret_access_key, secretaccess_key, …) holds it
         group=1,
     ),
+    Rule(
+        # The aws CLI's own ways to give a credential: ``aws configure set aws_secret_access_key …`` (also a profile's
+        # ``profile.dev.aws_session_token``), and ``aws configure``'s prompt as a terminal echoes it
+        # (``AWS Secret Access Key [None]: …``, ``[****************abcd]: …``).
+        "aws-secret",
+        r"(?i:aws[ \t]+configure[ \t]+set[ \t]+(?:[\w-]+\.)*(?:aws_secret_access_key|aws_access_key_id|aws_session_token)"
+        r"|aws[ \t]+(?:secret[ \t]+access[ \t]+key|access[ \t]+key[ \t]+id|session[ \t]+token)[ \t]*\[[^\]\n]*\]:)"
+        rf"[ \t]+{_OPTION_VALUE}",
+        (
+            "aws_secret_access_key",
+            "aws_access_key_id",
+            "aws_session_token",
+            "aws secret access key",
+            "aws access key id",
+            "aws session token",
+        ),
+        replace=lambda m: _option_value(m, "aws-secret"),
+    ),
 )
 
 
@@ -271,19 +304,6 @@ def _glued_password(match: re.Match[str]) -> bool:
     return _is_literal(match.group("secret"))
 
 
-#: An option's value: quoted (blanks allowed), or a word that is not the next option or a variable.
-_OPTION_VALUE = r"""(?:(?P<quote>['"])(?P<quoted>[^'"\n]+)(?P=quote)|(?P<bare>[^\s"'`$-][^\s"'`]*))"""
-
-
-def _option_value(match: re.Match[str], kind: str) -> str:
-    """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal."""
-    group = "quoted" if match.group("quoted") is not None else "bare"
-    if not _is_literal(match.group(group)):
-        return match.group(0)
-    whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
-    return f"{whole[:start]}[redacted:{kind}]{whole[end:]}"
-
-
 def _header_value(match: re.Match[str]) -> bool:
     return _is_literal(match.group(1)) and any(c.isdigit() for c in match.group(1))
 
@@ -333,6 +353,22 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?:\bredis-(?:cli|benchmark)\b[^\n|;&]{0,200}?\s(?:-a|--pass)|(?i:(?:(?m:^)[ \t]*|--|config[ \t]+set[ \t]+)(?:requirepass|masterauth)))"
         rf"[ \t]+{_OPTION_VALUE}",
         ("redis-", "requirepass", "masterauth"),
+        replace=lambda m: _option_value(m, "cli-credentials"),
+    ),
+    Rule(
+        # Redis's AUTH command (``AUTH pw``, ``AUTH user pw``): in redis-cli's arguments, or typed at its prompt
+        # (``127.0.0.1:6379> AUTH pw``, ``cache:6379[2]> auth pw``); the password is its last argument.
+        "cli-credentials",
+        r"(?:\bredis-cli\b[^\n|;&]{0,200}?\s|:\d+(?:\[\d+\])?>[ \t]*)(?i:auth)[ \t]+(?:[\w.@-]+[ \t]+(?=[^\s&|;<>]))?"
+        + _OPTION_VALUE,
+        ("redis-cli", "> auth", ">auth"),
+        replace=lambda m: _option_value(m, "cli-credentials"),
+    ),
+    Rule(
+        # redis-cli's password from the environment (``REDISCLI_AUTH=pw redis-cli``, ``export REDISCLI_AUTH=pw``).
+        "cli-credentials",
+        r"(?i:rediscli_auth)[\"']?[ \t]*(?:=|:[ \t])[ \t]*" + _OPTION_VALUE,
+        ("rediscli_auth",),
         replace=lambda m: _option_value(m, "cli-credentials"),
     ),
     Rule(
@@ -467,7 +503,12 @@ _ENV_NAME = _Compiled("_ENV_NAME", r"[A-Z][A-Z0-9_]*")
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)"
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
 _QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|\\"[^"\\\s]+\\")"""
-_BARE = r"""[^\s"'`,;&)\]}]+"""
+_VALUE_CHAR = r"""[^\s"'`,;&)\]}]"""
+#: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
+#: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
+#: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
+#: Over-redacting a few characters of a shell line beats leaking a password's tail.
+_BARE = rf"""{_VALUE_CHAR}+(?:[,;&'](?![\w.-]*[=(]){_VALUE_CHAR}+)*"""
 _ASSIGNMENT = _Compiled(
     "_ASSIGNMENT",
     rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?"
@@ -576,14 +617,36 @@ def _bare_literal(value: str, key: str, config_line: bool) -> bool:
     """An unquoted value that is a literal secret, not code (a call, a type, a variable, an env lookup)."""
     if not _plain_value(value, key) or value[0] in "([{<@&*!#?:" or value[-1] == ":":
         return False
-    if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value or _DOTTED_NAME.fullmatch(value):
+    if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value:
         return False
+    if _DOTTED_NAME.fullmatch(value):
+        # An attribute (``token = self.token``, ``password=settings.DB_PASSWORD``), unless a part of it is generated
+        # (``abc.defGHI123456789xyz``) or a configuration line gives it and it names no object or secret
+        # (``DB_PASSWORD=correct.horse.battery.staple``).
+        parts = value.rstrip("!?").split(".")
+        if any(len(part) >= 12 and _mixed(part) for part in parts):
+            return True
+        return config_line and not _names_a_variable(parts)
     if _IDENTIFIER.fullmatch(value):
         # A bare name is a variable in code (``token = access_token``) unless it holds a digit or is the value of
         # a configuration line (``DB_PASSWORD=postgres``, ``password: CorrectHorseBatteryStaple``); a type named
         # after the key (``token: Token``) or a known one (``SecretStr``) is no value (``_plain_value``).
         return config_line or any(c.isdigit() for c in value)
     return True
+
+
+#: What a dotted name in code starts with: an object holding settings or the environment (``settings.DB_PASSWORD``).
+_OBJECTS = frozenset(
+    ["self", "this", "cls", "settings", "config", "conf", "cfg", "os", "process", "env", "app", "ctx", "request"]
+    + ["secrets", "vars", "options", "opts", "args", "params", "credentials", "creds", "props", "state", "window"]
+)
+
+
+def _names_a_variable(parts: list[str]) -> bool:
+    """A dotted name that reads as code: it starts with an object's usual name or ends with a secret's or an
+    environment variable's (``self.token``, ``config.db.password``, ``settings.DB_PASSWORD``)."""
+    last = parts[-1]
+    return parts[0] in _OBJECTS or secret_key(last) or (_ENV_NAME.fullmatch(last) is not None and len(last) > 1)
 
 
 def _quoted_secret(contents: str, key: str) -> bool:

@@ -298,12 +298,12 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
     except IndexUnreadable as exc:
         raise Failed(f"{exc}: run `deja index` to rebuild it") from None
     except OSError as exc:  # there is no index, and none can be written
-        raise Failed(_unwritable(exc)) from None
+        raise Failed(unwritable(exc)) from None
     finally:
         bar.close()
 
 
-def _unwritable(exc: OSError) -> str:
+def unwritable(exc: OSError) -> str:
     """The one line for an index deja could not write; or for a file outside deja's home it could not read (a
     Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such."""
     home = os.path.abspath(folders.deja_home())
@@ -538,7 +538,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
     except TimeoutError:
         raise Failed("another deja is building the index right now: try again when it finishes") from None
     except OSError as exc:
-        raise Failed(_unwritable(exc)) from None
+        raise Failed(unwritable(exc)) from None
     finally:
         bar.close()
     data: dict[str, object] = {

@@ -25,6 +25,7 @@ say so in one sentence.
 
 from __future__ import annotations
 
+import errno
 import gc
 import inspect
 import math
@@ -185,10 +186,28 @@ class LiveIndex:
         except IndexForbidden as exc:  # a build could not write it either: the user must fix its permissions
             raise ToolError(str(exc)) from None
         except IndexUnreadable:
+            self._check_writable()
             self._start_build()
             return None
         self._ask_refresh()
         return index
+
+    def _check_writable(self) -> None:
+        """ToolError with the CLI's line when no index can be written under deja's home (a file in its place, a
+        folder this user may not write): the build started for it would fail every time, and every call would say
+        it is still indexing, for ever."""
+        from ..core.index.format import index_dir
+        from ..core.private import private_dir
+
+        folder = index_dir(self.home)
+        try:
+            private_dir(folder)
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
+        except OSError as exc:
+            from .fastpath import unwritable
+
+            raise ToolError(unwritable(exc)) from None
 
     def _ask_refresh(self) -> None:
         """Ask the refresher for a check once the call that asks has answered (``AFTER_CALL_SECONDS``), unless one was

@@ -245,6 +245,11 @@ spring.datasource.password=${DB_PASSWORD}
 "reset_password": "Reset Password",
 # requirepass foobared
 <password>${env.DB_PASSWORD}</password>
+password=settings.DB_PASSWORD
+token=self.token
+DB_PASSWORD=config.db.password
+curl -d "password=$PW&user=bob"
+Password=${DB_PASSWORD};Host=db
 """,
     "types": """
     token: AccessToken
@@ -281,6 +286,8 @@ Credentials can be given with the --username and --password options instead of t
 Give the password in `scheme://user:password@host` or `curl -u user:password`.
 The requirepass directive sets the password redis-cli asks for with -a.
 The JSON looks like `"password": "…"` with the real value in place of the dots.
+Run `aws configure set aws_secret_access_key` with the key from the console.
+Type AUTH followed by the password at the redis-cli prompt.
 """,
 }
 
@@ -587,6 +594,80 @@ SECRETS: list[Secret] = [
     Secret("redis-cli-pass", "cli-credentials", _join("lowercase", "only"), "redis-cli --pass {secret} -n 2"),
     Secret("redis-requirepass", "cli-credentials", _join("Serv3r", "Pw"), "redis-server --requirepass {secret}"),
     Secret("redis-conf-requirepass", "cli-credentials", _join("conf", "passw0rd"), "requirepass {secret}"),
+    # A password holding ``&``, ``;``, ``,`` or ``'``, and a Django key holding them all (a trust trial's finds).
+    Secret("env-ampersand", "secret", _join("Tr0ub4dor", "&3xyzzyQwe"), "DB_PASSWORD={secret}"),
+    Secret("env-semicolon", "secret", _join("Tr0ub4dor", ";3xyzzyRty"), "DB_PASSWORD={secret}"),
+    Secret("env-comma", "secret", _join("Tr0ub4dor", ",3xyzzySui"), "DB_PASSWORD={secret}"),
+    Secret("env-apostrophe", "secret", _join("Tr0ub4dor", "'3xyzzyTop"), "DB_PASSWORD={secret}"),
+    Secret(
+        "libpq-conninfo",
+        "secret",
+        _join("Tr0ub4dor", "&3xyzzyUvw"),
+        'psql "host=db.internal port=5432 user=billing password={secret} sslmode=require"',
+    ),
+    Secret(
+        "django-secret-key",
+        "secret",
+        _join("django-insecure-", "8f#k2l@p!x9z$w", "&q^r7t*y1uVWXYZ"),
+        "SECRET_KEY={secret}",
+    ),
+    Secret(
+        "env-ampersand-then-command", "secret", _join("Tr0ub4dor", "&3xyzzyVxy"), "DB_PASSWORD={secret} && npm start"
+    ),
+    Secret("env-then-call", "secret", _join("Xk29", "fLq8", "ZpW7"), "var token={secret};init()"),
+    # Google's OAuth access token, and a dotted value under a secret's name.
+    Secret(
+        "google-oauth-token",
+        "google-oauth-token",
+        _join("ya29.", "a0AfB_byC3xQ9ZkR7vLm", "N2pQ8sT4uW6yZ1"),
+        "ACCESS_TOKEN={secret}",
+    ),
+    Secret(
+        "google-oauth-token-yaml",
+        "google-oauth-token",
+        _join("ya29.", "a0AfB_byC3xQ9ZkR7vLm", "N2pQ8sT4uW6yZ2"),
+        "  access_token: {secret}",
+    ),
+    Secret(
+        "google-oauth-token-header",
+        "google-oauth-token",
+        _join("ya29.", "a0AfB_byC3xQ9ZkR7vLm", "N2pQ8sT4uW6yZ3"),
+        'curl -H "Authorization: OAuth {secret}" https://www.googleapis.com/drive/v3/files',
+    ),
+    Secret("dotted-generated", "secret", _join("abc.", "defGHI1234", "56789xyz"), "ACCESS_TOKEN={secret}"),
+    Secret("dotted-words", "secret", _join("correcthorse.", "batterystaple"), "DB_PASSWORD={secret}"),
+    # The aws CLI's own forms (a trust trial's finds).
+    Secret(
+        "aws-configure-set",
+        "aws-secret",
+        _B64_40,
+        "aws configure set aws_secret_access_key {secret}",
+    ),
+    Secret(
+        "aws-configure-session-token",
+        "aws-secret",
+        _join("FwoGZXIvYXdzEJr", "//////////wEaDExAMPLE", "Tok3nQ9zR"),
+        "aws configure set profile.dev.aws_session_token {secret}",
+    ),
+    Secret("aws-configure-prompt", "aws-secret", _B64_40, "AWS Secret Access Key [None]: {secret}"),
+    Secret(
+        "aws-configure-prompt-masked", "aws-secret", _B64_40, "AWS Secret Access Key [****************abcd]: {secret}"
+    ),
+    # Redis's AUTH command, an apostrophe in a double-quoted -a, and REDISCLI_AUTH.
+    Secret("redis-cli-auth", "cli-credentials", _join("RedisAuth", "Pw0rd1"), "redis-cli -h cache AUTH {secret}"),
+    Secret(
+        "redis-cli-auth-user", "cli-credentials", _join("RedisAuth", "Pw0rd2"), "redis-cli -h cache AUTH app {secret}"
+    ),
+    Secret("redis-prompt-auth", "cli-credentials", _join("RedisAuth", "Pw0rd3"), "127.0.0.1:6379> AUTH {secret}"),
+    Secret(
+        "redis-cli-a-apostrophe",
+        "cli-credentials",
+        _join("Sun'shine", "Pw0rd4"),
+        'redis-cli -h cache -a "{secret}" ping',
+    ),
+    Secret(
+        "rediscli-auth-env", "cli-credentials", _join("RedisAuth", "Pw0rd5"), "REDISCLI_AUTH={secret} redis-cli ping"
+    ),
     Secret(
         "url-token-user",
         "url-credentials",

@@ -25,7 +25,7 @@ from harness import Sample, run_deja
 
 from deja.core.indexer import refresh
 from deja.core.readers.chatstore import UNREADABLE_STORE
-from deja.core.sample import WEB_COMPOSER
+from deja.core.sample import WEB_COMPOSER, WEB_MERGED_COMPOSER
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -222,11 +222,11 @@ def test_a_cursor_file_it_cannot_read_is_never_blamed_on_deja_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The last line of defence, should a Cursor path's PermissionError reach the command: named, not DEJA_HOME."""
-    from deja.interfaces.fastpath import _unwritable
+    from deja.interfaces.fastpath import unwritable
 
     monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
-    cursor = _unwritable(PermissionError(13, "Permission denied", str(tmp_path / "chats" / "store.db")))
-    own = _unwritable(PermissionError(13, "Permission denied", str(tmp_path / "deja" / "index")))
+    cursor = unwritable(PermissionError(13, "Permission denied", str(tmp_path / "chats" / "store.db")))
+    own = unwritable(PermissionError(13, "Permission denied", str(tmp_path / "deja" / "index")))
     assert (
         cursor
         == f"cannot read {tmp_path}/chats/store.db (Permission denied): give your user access to it, or move it away"
@@ -292,3 +292,48 @@ def test_a_subagent_no_longer_read_is_still_left_out(cli_root: Path, monkeypatch
     walked = refresh(Path(os.environ["DEJA_HOME"]))  # a walk over every chat, as `deja index` makes once a minute
     assert (walked.sessions, walked.removed, walked.unreadable_kept) == (1, 1, 0)
     assert not found("zebracorn")
+
+
+def _folder_instead(path: Path, aside: Path) -> Callable[[], None]:
+    """A folder put in ``path``'s place (the file kept at ``aside``); what puts the file back."""
+    path.rename(aside)
+    path.mkdir()
+
+    def put_back() -> None:
+        path.rmdir()
+        aside.rename(path)
+
+    return put_back
+
+
+def test_a_folder_in_a_transcripts_place_stops_a_full_rebuild(cli_root: Path, tmp_path: Path) -> None:
+    """The chat also has a store: rebuilt from it alone it would lose what only its transcript holds (a trust
+    trial's find: ``--full`` exited 0 without the quokka, and the refresh after the transcript came back kept it
+    lost)."""
+    transcript = _transcribed_chat(cli_root, "t1", "platypus")
+    with transcript.open("a") as more:
+        more.write(orjson.dumps(user_turn("and the quokka?")).decode() + "\n")
+    _store_chat(cli_root, "s2", "wombat")
+    first = index()
+    put_back = _folder_instead(transcript, tmp_path / "aside.jsonl")
+    assert index()["unreadable_kept"] == 1 and found("quokka")
+    ran = run_deja("index", "--full", "--json")
+    assert ran.returncode == 1 and ran.stderr.startswith(NOT_REBUILT), ran.stderr
+    assert str(transcript) in ran.stderr
+    assert found("quokka") and found("wombat")
+    put_back()
+    assert index()["messages"] == first["messages"]
+    assert found("quokka") and found("platypus")
+
+
+def test_a_folder_in_an_editor_chats_transcripts_place_stops_a_full_rebuild(sample: Sample, tmp_path: Path) -> None:
+    """The editor's database holds the chat too, but not the Write call only its transcript holds."""
+    first = index()
+    transcript = transcript_path(sample.history.cli_root, str(sample.history.projects["web"]), WEB_MERGED_COMPOSER)
+    put_back = _folder_instead(transcript, tmp_path / "aside.jsonl")
+    ran = run_deja("index", "--full", "--json")
+    assert ran.returncode == 1 and ran.stderr.startswith(NOT_REBUILT), ran.stderr
+    assert orjson.loads(ran.stdout)["messages"] == first["messages"]
+    put_back()
+    assert index()["messages"] == first["messages"]
+    assert "ThemeToggle.tsx" in run_deja("show", WEB_MERGED_COMPOSER).stdout

@@ -551,6 +551,20 @@ def test_while_the_first_build_runs_tools_say_so_and_then_answer(history: Histor
     run(history, tmp_path, scenario)
 
 
+def test_a_deja_home_that_cannot_hold_an_index_is_a_tool_error(history: History, tmp_path: Path) -> None:
+    """DEJA_HOME a file: every call says what the CLI says, as an error, instead of "still indexing" for ever (a
+    trust trial's find: an agent would retry without end, and nothing told the person why)."""
+    history.deja_home = tmp_path / "a-file"
+    history.deja_home.write_text("not a folder\n")
+    expected = f"cannot write the index ({history.deja_home}/index: Not a directory): is DEJA_HOME writable?"
+
+    async def scenario(session: ClientSession) -> None:
+        for tool, arguments in [("search", {"query": "redis"}), ("recent", {}), ("search", {"query": "redis"})]:
+            assert await refused(session, tool, **arguments) == f"Error executing tool {tool}: {expected}"
+
+    run(history, tmp_path, scenario)
+
+
 def test_an_index_built_without_redaction_is_rebuilt_before_anything_is_shown(
     history: History, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

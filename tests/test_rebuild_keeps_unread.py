@@ -174,6 +174,52 @@ def test_a_rules_change_rebuild_keeps_what_the_store_beside_a_transcript_held(
     assert "Quux migrate exit 3" in shown_now and "table zebra missing" in shown_now
 
 
+@contextmanager
+def _folder_in_place_of(path: Path, aside: Path) -> Iterator[None]:
+    """A folder in ``path``'s place for the block (the file kept at ``aside``), then the file back as it was."""
+    path.rename(aside)
+    path.mkdir()
+    try:
+        yield
+    finally:
+        path.rmdir()
+        aside.rename(path)
+
+
+def test_a_rules_change_rebuild_keeps_what_only_a_transcript_held(
+    cli_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder in the transcript's place: read from its store alone, the chat would lose the turn only the
+    transcript holds, and keep it lost once the transcript is back (a trust trial's find, for ``--full``)."""
+    transcript = transcript_path(cli_root, CWD, "c1")
+    write_transcript(transcript, [user_turn("why does quuxmigrate fail?"), user_turn("and the zebra table?")])
+    write_chat_store(chat_dir_for(cli_root, CWD, "c1"), cwd=CWD, messages=[store_user_message("why quuxmigrate?")])
+    _older_index(monkeypatch)
+    with _folder_in_place_of(transcript, tmp_path / "aside.jsonl"):
+        ran = run_deja("show", "c1")
+        assert ran.stderr.startswith(RULES_CHANGED), ran.stderr
+        assert "zebra table" in ran.stdout
+        assert _json("index")["unreadable_kept"] == 1
+    assert _json("index")["unreadable_kept"] == 0
+    assert shown("c1") == ["why does quuxmigrate fail?", "and the zebra table?"]
+
+
+def test_a_rules_change_rebuild_keeps_what_only_an_editor_chats_transcript_held(
+    sample: Sample, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The editor's database holds the chat, its transcript alone the Write call."""
+    _older_index(monkeypatch)
+    with monkeypatch.context() as older:
+        older.setattr(redaction, "RULES_VERSION", redaction.RULES_VERSION - 1)
+        merged_then = shown_in_process(WEB_MERGED_COMPOSER)
+    transcript = transcript_path(sample.history.cli_root, str(sample.history.projects["web"]), WEB_MERGED_COMPOSER)
+    with _folder_in_place_of(transcript, tmp_path / "aside.jsonl"):
+        assert run_deja("sessions").stderr.startswith(RULES_CHANGED)
+        assert shown_in_process(WEB_MERGED_COMPOSER) == merged_then
+    assert _json("index")["unreadable_kept"] == 0
+    assert shown_in_process(WEB_MERGED_COMPOSER) == merged_then
+
+
 def test_turning_redaction_on_keeps_an_unreadable_stores_session_with_its_secrets_redacted(
     cli_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

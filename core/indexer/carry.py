@@ -31,7 +31,7 @@ from ..private import private_dir
 from ..readers.chatstore import UNREADABLE_STORE
 from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
 from ..regular_files import gone
-from .plan import THIS_TIME_FAILURES, Plan, blocked_chat
+from .plan import THIS_TIME_FAILURES, Plan, blocked_chat, transcript_unread
 from .records import NewSegments, session_from_index
 
 #: A transcript's recorded signature no file has: the next refresh reads a carried chat's transcript whole.
@@ -115,7 +115,8 @@ def _unread(sid: str, chat: ChatState, now: ChatState | None, plan: Plan) -> _Un
     """Why a session the old index holds (``chat``) is carried: the rebuild (``now``) did not read it, or read it
     without a source it had then, because that source is still there but could not be read this time; None when it
     is not. The source: the editor's database, a transcript or store (a store it read and found empty, read again
-    next time, gives the session up then), the store beside a transcript (the title and the commands' outputs)."""
+    next time, gives the session up then), the store beside a transcript (the title and the commands' outputs), the
+    transcript beside a store or a database (what only it holds)."""
     if chat.where is None:
         return None
     db = chat.ide_db if _unread_database(chat.ide_db, plan) else None
@@ -127,6 +128,8 @@ def _unread(sid: str, chat: ChatState, now: ChatState | None, plan: Plan) -> _Un
         return _Unread(sid, UNREADABLE_TRANSCRIPT if chat.cli.transcript else UNREADABLE_STORE, cli=True)
     if chat.cli and chat.cli.store_sig and now.cli and now.cli.chat_dir and not now.cli.store_sig:
         return _Unread(sid, cli=True)  # (its read counted the store)
+    if transcript_unread(chat, now):  # (read from its store or its database alone: the walk skipped the transcript)
+        return _Unread(sid, UNREADABLE_TRANSCRIPT, cli=True)
     return _Unread(db) if db is not None and now.ide_db is None else None
 
 

@@ -54,7 +54,15 @@ from .checked import Checked
 from .glance import FolderState
 from .lock import WriterLock
 from .parts import Written, write_changes
-from .plan import DATABASE_FAILURES, THIS_TIME_FAILURES, Plan, blocked_chat, plan_refresh, source_of
+from .plan import (
+    DATABASE_FAILURES,
+    THIS_TIME_FAILURES,
+    Plan,
+    blocked_chat,
+    plan_refresh,
+    source_of,
+    transcript_unread,
+)
 from .reads import keep_unread_database, segment_at
 from .records import SEGMENT_MAX_DOCS, NewSegments, session_from_index
 
@@ -317,7 +325,9 @@ def _kept_instead(
     stuck = [chat for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(sid, chat)]
     if len(stuck) > plan.unreadable:  # (a store it found and could not read is one of them too)
         plan.note_unreadable([source_of(chat) for chat in stuck], len(stuck) - plan.unreadable)
-    if not (lost or _stores_unread(before, book)) or not plan.unreadable or _damage(directory):
+    hidden = _transcripts_unread(before, book)
+    plan.note_unreadable(hidden)
+    if not (lost or hidden or _stores_unread(before, book)) or not plan.unreadable or _damage(directory):
         return None
     remove_segments(directory, [ref.name for ref in written])
     return live
@@ -337,6 +347,11 @@ def _stores_unread(had: Bookkeeping, rebuilt: Bookkeeping) -> bool:
         if read_before and now is not None and now.cli is not None and now.cli.chat_dir and not now.cli.store_sig:
             return True
     return False
+
+
+def _transcripts_unread(had: Bookkeeping, rebuilt: Bookkeeping) -> list[str]:
+    """The transcripts ``had`` read that the rebuild went without (``transcript_unread``)."""
+    return [chat.cli.transcript for sid, chat in had.items() if chat.cli and transcript_unread(chat, rebuilt.chat(sid))]
 
 
 def _not_rebuilt(live: Manifest, plan: Plan, started: float, problems: dict[str, int], why: str) -> RefreshResult:

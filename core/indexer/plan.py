@@ -333,6 +333,14 @@ def blocked_chat(sid: str, chat: ChatState) -> bool:
     return bool(chat.cli and _still_there(sid, chat.cli)) or bool(chat.ide_db and blocked(chat.ide_db))
 
 
+def transcript_unread(chat: ChatState, now: ChatState | None) -> bool:
+    """``chat`` was read from a transcript that a new read of it (``now``) went without, because something it cannot
+    read is in the transcript's place (a folder, a FIFO): the chat came back from its store or its editor database
+    alone, without what only the transcript held (a tool call, an answer). The walk skips such a name unread."""
+    transcript = chat.cli.transcript if chat.where is not None and chat.cli is not None else ""
+    return bool(transcript) and now is not None and not (now.cli and now.cli.transcript) and blocked(transcript)
+
+
 def source_of(chat: ChatState) -> str:
     """The file a recorded chat was read from, as a message names it: its transcript or store, else its database."""
     return (_source(chat.cli) if chat.cli else "") or chat.ide_db or ""
