@@ -88,6 +88,17 @@ class Install:
             "a": {"type": 2, "text": f"answer of {cid}", "createdAt": T0 + 2000, **(bubble or {})},
         }
 
+    def workspace_chat(self, cid: str, folder: Path | str) -> None:
+        """One editor chat placed by its workspace's folder alone (``composerHeaders``), in a database of its own."""
+        write_workspace(self.user, f"ws-{cid}", folder=str(folder))
+        self.editor_chat(cid)
+        write_state_vscdb(
+            self.user / "globalStorage" / "state.vscdb",
+            composers=self.composers,
+            bubbles=self.bubbles,
+            composer_headers=[ComposerHeader(cid, workspace_id=f"ws-{cid}")],
+        )
+
     def editor_transcript(self, cid: str, folder: Path) -> None:
         """The transcript the editor's agent writes under the composer id, in the folder's slug."""
         write_transcript(
@@ -360,14 +371,7 @@ def test_a_folder_opened_through_a_link_is_one_project_whichever_store_named_it(
     real.mkdir(parents=True)
     it.code.symlink_to(real.parent)
     opened = it.code / "app"
-    write_workspace(it.user, "ws-app", folder=str(opened))
-    it.editor_chat("editor-chat")
-    write_state_vscdb(
-        it.user / "globalStorage" / "state.vscdb",
-        composers=it.composers,
-        bubbles=it.bubbles,
-        composer_headers=[ComposerHeader("editor-chat", workspace_id="ws-app")],
-    )
+    it.workspace_chat("editor-chat", opened)
     write_chat_store(
         chat_dir_for(it.cli, str(real), "agent-chat"),
         cwd=str(real),
@@ -409,14 +413,7 @@ def test_a_folder_holding_a_nul_byte_stops_no_build(fake_home: Path) -> None:
     """A workspace.json may name any string: one `realpath` refuses (a NUL byte) is kept as it is, and the other
     chats are indexed; a hook asked about such a folder still answers."""
     it = Install(fake_home)
-    write_workspace(it.user, "ws-nul", folder=str(it.code / "a\x00b"))
-    it.editor_chat("nul-chat")
-    write_state_vscdb(
-        it.user / "globalStorage" / "state.vscdb",
-        composers=it.composers,
-        bubbles=it.bubbles,
-        composer_headers=[ComposerHeader("nul-chat", workspace_id="ws-nul")],
-    )
+    it.workspace_chat("nul-chat", f"{it.code}/a\x00b")
     built = run_deja("index")
     assert built.returncode == 0, built.stderr
     assert "nul-chat" in sessions()
