@@ -31,6 +31,7 @@ from .fastpath import (
     guarded,
     index_command,
     open_index,
+    plural,
     search_command,
     the_filters,
 )
@@ -290,7 +291,7 @@ def stats_command(json: JsonFlag = False) -> None:
             }
         )
         return
-    echo(f"{index.session_count} sessions, {index.message_count} messages")
+    echo(f"{plural(index.session_count, 'session')}, {plural(index.message_count, 'message')}")
     for name, row in per_source.items():
         echo(f"  {name:<12} {row['sessions']:>6} sessions {row['messages']:>8} messages")
     echo("projects:")

@@ -23,7 +23,7 @@ from ..core.keys import EDIT_TOOLS
 from ..core.model import Message, ToolCall
 from ..core.text import json_escaped_controls
 from ..core.work import edit_texts
-from .fastpath import SCHEMA_VERSION, Failed
+from .fastpath import SCHEMA_VERSION, Failed, plural
 from .views import iso, show_json, tool_summary, when
 
 FORMATS = ("md", "json", "html")
@@ -184,7 +184,7 @@ def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) ->
         ]
         return "index.json", orjson.dumps({"sessions": entries}, option=orjson.OPT_INDENT_2).decode() + "\n"
     lines = [f"# {title}", ""] + [
-        f"- {when(meta.updated)} [{meta.title or meta.asked or meta.id}]({name}) ({meta.messages} messages)"
+        f"- {when(meta.updated)} [{meta.title or meta.asked or meta.id}]({name}) ({plural(meta.messages, 'message')})"
         for meta, name in sessions
     ]
     return "index.md", "\n".join(lines) + "\n"

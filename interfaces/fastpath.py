@@ -559,7 +559,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
     if result.rebuilt_because:
         echo(f"rebuilt the index: {result.rebuilt_because}", err=True)
     echo(
-        f"{result.sessions} sessions, {result.messages} messages indexed in {result.seconds:.2f}s "
+        f"{plural(result.sessions, 'session')}, {plural(result.messages, 'message')} indexed in {result.seconds:.2f}s "
         f"({result.added} added, {result.updated} updated, {result.removed} removed)"
     )
     _report_unreadable(result)

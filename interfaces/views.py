@@ -121,10 +121,12 @@ def search_text(result: SearchResult, width: int | None = None) -> str:
 
 
 def show_text(meta: SessionMeta, messages: list[Message]) -> str:
+    from .fastpath import plural
+
     lines = [
         meta.title or "(untitled)",
         f"{meta.id} · {meta.source} · {meta.project_dir or meta.project or '(no project)'}",
-        f"{when(meta.started)} → {when(meta.updated)} · {meta.messages} messages",
+        f"{when(meta.started)} → {when(meta.updated)} · {plural(meta.messages, 'message')}",
         "",
     ]
     for message in messages:

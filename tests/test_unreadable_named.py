@@ -106,7 +106,7 @@ def _found(word: str) -> bool:
 def _first_index_reads_the_store(transcript: Path) -> None:
     ran = run_deja("index")
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.startswith("1 sessions, 2 messages indexed")
+    assert ran.stdout.startswith("1 session, 2 messages indexed")
     assert "No Cursor chats found" not in ran.stdout + ran.stderr
     assert f"{transcript} (not readable) could not be read this time" in ran.stderr
     assert ran.stderr.count("could not be read") == 1
