@@ -27,10 +27,13 @@ from deja.interfaces import fastpath
 
 @pytest.fixture
 def collector_off() -> Iterator[None]:
+    """As ``entry.main`` starts ``deja search``; a refresh it runs freezes what exists (``collect_from_now``), which
+    is given back after, so later tests start from a collector as pytest keeps it."""
     gc.disable()
     try:
         yield
     finally:
+        gc.unfreeze()
         gc.enable()
 
 
