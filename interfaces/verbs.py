@@ -184,19 +184,31 @@ def handoff_command(
     budget: Annotated[int, typer.Option("--bytes", min=500, max=20_000, help="The digest's size limit.")] = CTX_BYTES,
     json: JsonFlag = False,
 ) -> None:
-    """Print the cursor-agent command line that starts a new chat with a session's digest."""
+    """Print the cursor-agent command line that starts a new chat with a session's digest.
+
+    The line ``cd``s into the session's folder, so a folder that is gone is refused, as ``deja resume`` refuses
+    it: a pasted line would fail at its ``cd``. A session with no folder gets the bare line and, on stderr, where
+    to run it.
+    """
     from ..core.work import digest
-    from .cli import emit_json
+    from .cli import emit_json, fail
     from .fastpath import open_index
     from .work_views import handoff_line
 
     index = open_index()
     segment, meta = _session_of(index, session_id)
+    if meta.project_dir and not os.path.isdir(meta.project_dir):
+        fail(
+            f"{meta.id} ran in {meta.project_dir}, which is gone; in the folder the work goes on in, "
+            f'`cursor-agent "$(deja ctx {meta.id})"` starts a chat with its digest'
+        )
     line = handoff_line(digest(segment, meta), budget)
     if json:
         emit_json({"session_id": meta.id, "directory": meta.project_dir or None, "command": line})
-    else:
-        echo(line)
+        return
+    echo(line)
+    if not meta.project_dir:
+        echo(f"deja: {meta.id} ran in no project folder: run this line in the folder the work goes on in", err=True)
 
 
 def export_command(

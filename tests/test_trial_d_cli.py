@@ -52,6 +52,13 @@ def test_a_command_with_no_exit_code_is_listed_without_one(fake_home: Path, verb
     assert "None" not in ran.stdout
 
 
+def test_handoff_of_a_chat_with_no_folder_says_where_to_run_its_line(fake_home: Path) -> None:
+    _editor_chat_with_a_command_of_unknown_exit(fake_home)
+    ran = run_deja("handoff", "c1")
+    assert ran.returncode == 0 and ran.stdout.startswith("cursor-agent 'Continue this earlier work.")
+    assert ran.stderr == "deja: c1 ran in no project folder: run this line in the folder the work goes on in\n"
+
+
 @pytest.mark.parametrize(("verb", "example"), [("how", "deja how alembic"), ("files", "deja files stripe webhooks")])
 @pytest.mark.parametrize("words", ["", "  "])
 def test_empty_words_are_a_usage_error_as_for_search(fake_home: Path, verb: str, example: str, words: str) -> None:

@@ -452,6 +452,16 @@ def test_handoff_prints_a_cursor_agent_line_that_runs_in_the_project(work: Work)
     assert subprocess.run(["sh", "-n", "-c", line]).returncode == 0
 
 
+def test_handoff_refuses_a_folder_that_is_gone_as_resume_does(work: Work) -> None:
+    work.api.rename(work.root / "moved")
+    result = work.deja("handoff", DB_DOWN_CHAT, cwd=work.root)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"deja: {DB_DOWN_CHAT} ran in {work.api}, which is gone; in the folder the work goes on in, "
+        f'`cursor-agent "$(deja ctx {DB_DOWN_CHAT})"` starts a chat with its digest\n'
+    )
+
+
 # --------------------------------------------------------------------------- show windows and export
 
 
