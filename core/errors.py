@@ -59,12 +59,14 @@ _QUOTES = "'\"`"
 
 
 def error_lines(output: str, limit: int = 3) -> list[str]:
-    """The lines of ``output`` that best identify its error: named errors first, then the last others."""
-    found = []
+    """The lines of ``output`` that best identify its error: named errors first, then the last others; each once,
+    where it last came (a retry loop prints the same line again and again)."""
+    found: dict[str, None] = {}
     for line in output.splitlines():
         line = line.strip()
         if len(line) > 8 and is_error_line(line) and not is_summary(line):
-            found.append(line[:400])
+            found.pop(line[:400], None)
+            found[line[:400]] = None
     named = [line for line in found if names_error(line)]
     rest = [line for line in reversed(found) if line not in named]
     return (list(reversed(named)) + rest)[:limit]

@@ -82,7 +82,7 @@ def field_texts(message: Message, only: int | None = None) -> dict[int, str]:
             errors += error_lines(call.result, ERROR_LINES)
     found = {
         KIND_OUTPUT: "\n".join(outputs),
-        KIND_ERROR: "\n".join(errors),
+        KIND_ERROR: "\n".join(dict.fromkeys(errors)),  # calls that failed alike: their line once
         KIND_EDIT: _clip("\n".join(edits)),
         KIND_COMMAND: "\n".join(commands),
     }

@@ -955,19 +955,20 @@ def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Sco
 
 
 def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
-    """The session's first ``count`` best docs' snippets (titles left out), each shown once (a chat may say the same
-    thing twice: the next best doc takes the place of a repeat), the records inflated once per batch."""
+    """The session's first ``count`` best docs' snippets (titles left out), each text shown once (a chat may say the
+    same thing twice, and a tool-only message's snippet is often its command's: the next best doc takes the place
+    of a repeat), the records inflated once per batch."""
     docs = [(doc, kind) for _, doc in scored if (kind := segment.doc(doc).kind) != KIND_TITLE]
     out: list[Snippet] = []
-    shown: set[tuple[str, str]] = set()
+    shown: set[str] = set()
     start = 0
     while len(out) < count and start < len(docs):
         batch = docs[start : start + count - len(out)]
         start += len(batch)
         for (_, kind), message in zip(batch, segment.messages_at([doc for doc, _ in batch]), strict=True):
             snippet = _snippet(message, kind, wanted)
-            if (snippet.role, snippet.text) not in shown:
-                shown.add((snippet.role, snippet.text))
+            if snippet.text not in shown:
+                shown.add(snippet.text)
                 out.append(snippet)
     return out
 
@@ -977,14 +978,15 @@ def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:
         text = densest_window(kind_text(message, kind), wanted)
         return Snippet(role=FIELD_ROLE[kind], text=text, timestamp=message.timestamp)
     # The message's own words, unless the match is only in its tool calls' commands and paths; its terms are
-    # found once, for both.
+    # found once, for both. A message of tool calls alone says nothing itself: its snippet is the tool's.
     flat = " ".join(message.text.split())
     hits = _term_hits(flat, wanted)
     if not hits:
         text = densest_window(doc_text(message), wanted)
     else:
         text = flat if len(flat) <= SNIPPET_CHARS else _window(flat, hits, SNIPPET_CHARS)
-    return Snippet(role=message.role, text=text, timestamp=message.timestamp)
+    role = message.role if flat or not message.tool_calls else "tool"
+    return Snippet(role=role, text=text, timestamp=message.timestamp)
 
 
 def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:

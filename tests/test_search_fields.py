@@ -103,3 +103,32 @@ def test_the_text_an_edit_wrote_is_searchable(env: dict[str, str]) -> None:
     found = _search(env, '"IF NOT EXISTS"')
     assert [hit["session_id"] for hit in found["hits"]] == [MIGRATION_CHAT]
     assert any(s["role"] == "edit" for s in found["hits"][0]["snippets"])
+
+
+def test_a_tool_only_message_is_a_tool_snippet_and_a_repeated_error_line_shows_once(tmp_path: Path) -> None:
+    """A message that only ran a command says nothing itself: its snippet is labelled ``tool``, not ``assistant``,
+    and is not shown again as the ``command`` snippet; an error printed on each retry is one line of its snippet."""
+    cli, command = tmp_path / "cli", "python worker.py --queue zebrafish"
+    refused = "ConnectionRefusedError: [Errno 111] Connection refused"
+    output = "\n".join(["Traceback (most recent call last):", refused] * 3)
+    write_transcript(
+        transcript_path(cli, PROJECT, OTHER_CHAT),
+        [user_turn("why does the worker crash"), assistant_turn(None, tool_use("Shell", {"command": command}))],
+    )
+    store = [
+        {"role": "user", "content": [{"type": "text", "text": "why does the worker crash"}]},
+        {"role": "assistant", "content": [tool_call_part("t1", "Shell", {"command": command})]},
+        tool_result_message("t1", "Shell", shell_result_text(output, 1)),
+    ]
+    write_chat_store(chat_dir_for(cli, PROJECT, OTHER_CHAT), cwd=PROJECT, messages=store, stale_root=False)
+    (tmp_path / "no-ide").mkdir()
+    env = {
+        **os.environ,
+        "DEJA_HOME": str(tmp_path / "deja"),
+        "DEJA_CURSOR_CLI_ROOT": str(cli),
+        "DEJA_CURSOR_ROOT": str(tmp_path / "no-ide"),
+    }
+    by_command = _search(env, "zebrafish")["hits"][0]["snippets"]
+    assert [(s["role"], s["text"]) for s in by_command] == [("tool", command)]
+    by_error = _search(env, "ConnectionRefusedError")["hits"][0]["snippets"]
+    assert by_error[0] == {**by_error[0], "role": "tool", "text": f"{refused} Traceback (most recent call last):"}
