@@ -13,7 +13,7 @@ import io
 import os
 
 from .errors import error_lines, folded, found, is_word
-from .index import Index, Segment, edited_paths
+from .index import Index, Segment, edited_paths, in_project
 from .keys import (
     EDIT_TOOLS,
     SHELL_TOOLS,
@@ -626,7 +626,8 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
     for message in messages:
         for call in message.tool_calls:
             if call.name in EDIT_TOOLS:
-                files += [p for p in edited_paths(call.args, "")[:1] if p not in files]
+                shown = [in_project(p, meta.project_dir) for p in edited_paths(call.args, "")[:1]]
+                files += [p for p in shown if p not in files]
         for command, call in _shell_calls(message):
             commands.append(Step(command, call.exit_code, is_destructive(command)))
     # The commands that mattered: failures and what succeeded after them, else the last ones.

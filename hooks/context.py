@@ -100,9 +100,12 @@ def _readable_blocks(recent: list[tuple[SessionMeta, float]], room: int) -> list
 
 
 def _details(meta: SessionMeta) -> list[str]:
+    from ..core.index import in_project
+
     details = [f"  asked: {meta.asked}"] if meta.asked else []
     details += [f"  concluded: {meta.concluded}"] if meta.concluded else []
-    return details + ([f"  files: {', '.join(meta.files[:5])}"] if meta.files else [])
+    files = [in_project(path, meta.project_dir) for path in meta.files[:5]]
+    return details + ([f"  files: {', '.join(files)}"] if files else [])
 
 
 def _shared(lines: list[str], room: int) -> list[str]:

@@ -217,6 +217,14 @@ def test_session_start_gives_this_projects_recent_sessions_to_cursor(indexed: Ma
     assert "Docker" not in body and "footer" not in body  # other projects stay out
 
 
+def test_session_start_lists_the_files_of_agent_and_editor_chats_in_one_form(indexed: Machine) -> None:
+    """The agent names the files it edits absolutely, the editor relative to its workspace: the block shows them
+    all relative to the project, as the person in it reads them."""
+    body = indexed.run("hook-context", cursor("sessionStart", "c-new", indexed.api)).text
+    files = [line for line in body.splitlines() if line.startswith("  files: ")]
+    assert "  files: tests/test_cache.py, api/cache.py" in files and "  files: api/limits.py" in files
+
+
 def test_session_start_answers_claude_code_in_its_shape(indexed: Machine) -> None:
     answer = indexed.run(
         "hook-context", claude("SessionStart", "s-1", indexed.infra, source="startup", model="claude-sonnet-4-5")

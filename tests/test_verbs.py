@@ -444,6 +444,10 @@ def test_ctx_is_a_compact_digest_within_its_budget(work: Work) -> None:
     assert len(small.encode()) <= 500 and small.startswith("# Context from a past session")
 
 
+def test_ctx_lists_an_agents_files_relative_to_the_project_as_the_editors_are(work: Work) -> None:
+    assert "## Files\n- `api/limits.py`\n" in work.deja("ctx", RAISE_CHAT).stdout
+
+
 def test_handoff_prints_a_cursor_agent_line_that_runs_in_the_project(work: Work) -> None:
     line = work.deja("handoff", DB_DOWN_CHAT).stdout.strip()
     words = shlex.split(line)

@@ -225,6 +225,13 @@ def edited_paths(args: dict, project_dir: str) -> list[str]:
     return [posixpath.normpath(path)]
 
 
+def in_project(path: str, project_dir: str) -> str:
+    """``path`` as a person reads it in ``project_dir``: relative to it when inside it, else as given. An agent
+    names the files it edits absolutely, the editor relative to its workspace; shown side by side, one form reads."""
+    folder = project_dir.rstrip("/") + "/"
+    return path[len(folder) :] if project_dir and path.startswith(folder) and path != folder else path
+
+
 class Codec(Record, frozen=True):
     """How a reader decodes the manifest, a session and a message, and what a damaged record raises."""
 
