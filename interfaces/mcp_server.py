@@ -348,6 +348,16 @@ def fit_bytes(text: str, budget: int) -> str:
     return "\n".join(kept) + "\n(cut to fit; ask a narrower question)"
 
 
+def unknown_project(index: Index, project: str | None) -> str:
+    """What an empty answer says when no indexed session ran in ``project`` (a misspelt name, a folder never worked
+    in): the project named, not "nothing on that topic"; "" for a project that has sessions, or none given."""
+    from ..core.library import newest_sessions
+
+    if not project or newest_sessions(index, project=project, limit=1):
+        return ""
+    return f"No session of project {project!r} is indexed; `recent` without a project lists the projects there are."
+
+
 def work_answer(index: Index, mode: str, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
     """The text and the JSON of one work question: the same shapes as ``deja blame``/``files``/``fix``/``how``/…"""
     from ..core import work
@@ -360,7 +370,8 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         return views.blame_text(found), views.blame_json(found)
     if mode == "files":
         uses = work.topic_files(index, query, project, limit=20)
-        return views.files_text(query, uses), views.files_json(query, uses)
+        note = "" if uses else unknown_project(index, project)
+        return note or views.files_text(query, uses), views.files_json(query, uses)
     if mode in ("fix", "how"):
         # an error or command as the index holds it: a secret in it is not matched, nor echoed
         query = as_indexed(query)
@@ -369,9 +380,9 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         return views.fix_text(query, history), views.fix_json(query, history)
     if mode == "how":
         runs = work.invocations(index, query, project, limit=15)
-        return views.how_text(query, runs, f"in {project}" if project else "on this machine"), views.how_json(
-            query, runs
-        )
+        note = "" if runs else unknown_project(index, project)
+        where = f"in {project}" if project else "on this machine"
+        return note or views.how_text(query, runs, where), views.how_json(query, runs)
     if mode == "wip":
         return wip_answer(index, query or project or str(Path.cwd()))
     summary = session_digest(index, query)
@@ -454,7 +465,8 @@ class Tools:
         filters = Filters(project=project, source=source, since=since_at)
         result = search(index, query.strip(), filters=filters, limit=within("limit", limit, 1, 20))
         result = fit_text(result)
-        return answer(search_text(result), search_json(result))
+        note = "" if result.hits else unknown_project(index, project)
+        return answer(note or search_text(result), search_json(result))
 
     def show(
         self,
@@ -498,7 +510,7 @@ class Tools:
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
         else:
-            text = f"No session of project {project!r} is indexed." if project else "No sessions are indexed yet."
+            text = unknown_project(index, project) or "No sessions are indexed yet."
         return answer(text, {"sessions": [session_json(meta) for meta in sessions]})
 
     def resume(self, session_id: SessionId) -> CallToolResult:
@@ -539,6 +551,7 @@ class Tools:
         compact digest of one session to continue from."""
         if not query.strip() and mode != "wip":
             raise ToolError(f"mode={mode} needs a query: see the query's description")
+        project = _checked_project(project)
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)

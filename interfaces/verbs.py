@@ -72,12 +72,19 @@ def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = 
     """Which files the work on a topic touched, across sessions."""
     from ..core.work import topic_files
     from .cli import emit_json
-    from .fastpath import open_index
+    from .fastpath import check_project, open_index
     from .work_views import files_json, files_text
 
     query = _words_given(words, "deja files stripe webhooks")
-    uses = topic_files(open_index(), query, project)
-    emit_json(files_json(query, uses)) if json else echo(files_text(query, uses))
+    check_project(project)
+    index = open_index()
+    uses = topic_files(index, query, project)
+    if json:
+        emit_json(files_json(query, uses))
+    elif not uses and project and not newest_sessions(index, project=project, limit=1):
+        echo(f"no session of project {project!r} is indexed; `deja sessions` lists the projects there are")
+    else:
+        echo(files_text(query, uses))
 
 
 def fix_command(

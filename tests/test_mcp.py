@@ -380,7 +380,7 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
 
         nothing = await ok(session, "recent", project="no-such-project")
         assert nothing.structured_content == {"sessions": []}
-        assert "No session of project 'no-such-project'" in text(nothing)
+        assert "No session of project 'no-such-project' is indexed" in text(nothing)
 
     run(history, tmp_path, scenario)
 
@@ -398,6 +398,22 @@ def test_work_that_finds_nothing_answers_empty_with_a_note(history: History, tmp
         for mode, query in (("fix", "FluxCapacitorError: 1.21 gigawatts"), ("how", "kubectl"), ("files", "zeppelin")):
             result = await ok(session, "work", mode=mode, query=query)
             assert len(text(result).splitlines()) == 1, text(result)
+
+    run(history, tmp_path, scenario)
+
+
+def test_a_project_no_session_ran_in_is_named_with_what_to_do(history: History, tmp_path: Path) -> None:
+    """A misspelt project is not "nothing on that topic": the answer names it and points at ``recent``."""
+    note = "No session of project 'apj' is indexed; `recent` without a project lists the projects there are."
+
+    async def scenario(session: ClientSession) -> None:
+        for mode, query in (("files", "cache"), ("how", "pytest")):
+            result = await ok(session, "work", mode=mode, query=query, project="apj")
+            assert text(result) == note, mode
+        assert text(await ok(session, "search", query="cache", project="apj")) == note
+        assert text(await ok(session, "recent", project="apj")) == note
+        assert "No session matches" in text(await ok(session, "search", query="zeppelin", project="api"))
+        assert "root folder" in await refused(session, "work", mode="files", query="cache", project="/")
 
     run(history, tmp_path, scenario)
 

@@ -348,6 +348,16 @@ def test_files_lists_what_the_work_on_a_topic_touched(work: Work) -> None:
     assert str(work.limits) in work.deja("files", "limit").stdout
 
 
+def test_files_in_a_project_no_session_ran_in_names_it(work: Work) -> None:
+    missing = work.deja("files", "limit", "--project", "apj")
+    assert (missing.returncode, missing.stdout) == (
+        0,
+        "no session of project 'apj' is indexed; `deja sessions` lists the projects there are\n",
+    )
+    assert work.deja("files", "zeppelin", "--project", "api").stdout == "no session about 'zeppelin' touched a file\n"
+    assert work.deja("files", "limit", "--project", "").returncode == 2
+
+
 def test_fix_shows_what_ran_after_the_same_error_until_it_stopped(work: Work) -> None:
     data = work.json("fix", DB_ERROR.replace("5432", "6543"))  # the signature ignores numbers
     assert [o["session"]["id"] for o in data["occurrences"]] == [DB_DOWN_AGAIN_CHAT, DB_DOWN_CHAT]
