@@ -119,8 +119,11 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 
 
 #: An option's value: quoted (blanks allowed, and the other quote: ``-a "Sun'shine"``), or a word that is not the
-#: next option or a variable.
-_OPTION_VALUE = r"""(?:(?P<quote>['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)|(?P<bare>[^\s"'`$-][^\s"'`]*))"""
+#: next option or a variable, and does not end in a shell's ``;``, ``&`` or ``|`` (``-a pw; ls`` keeps its ``;``).
+_OPTION_VALUE = (
+    r"""(?:(?P<quote>['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
+    r"""|(?P<bare>[^\s"'`$;&|-](?:[^\s"'`]*[^\s"'`;&|])?))"""
+)
 
 
 def _option_value(match: re.Match[str], kind: str) -> str:
@@ -356,11 +359,12 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         replace=lambda m: _option_value(m, "cli-credentials"),
     ),
     Rule(
-        # Redis's AUTH command (``AUTH pw``, ``AUTH user pw``): in redis-cli's arguments, or typed at its prompt
-        # (``127.0.0.1:6379> AUTH pw``, ``cache:6379[2]> auth pw``); the password is its last argument.
+        # Redis's AUTH command (``AUTH pw``, ``AUTH user pw``): in redis-cli's arguments, after its options alone
+        # (``redis-cli -h cache -n 2 AUTH pw``; prose, ``redis-cli needs auth before``, is no command), or typed at
+        # its prompt (``127.0.0.1:6379> AUTH pw``, ``cache:6379[2]> auth pw``); the password is its last argument.
         "cli-credentials",
-        r"(?:\bredis-cli\b[^\n|;&]{0,200}?\s|:\d+(?:\[\d+\])?>[ \t]*)(?i:auth)[ \t]+(?:[\w.@-]+[ \t]+(?=[^\s&|;<>]))?"
-        + _OPTION_VALUE,
+        r"(?:\bredis-cli(?:[ \t]+-[^\s|;&]*(?:[ \t]+[^\s|;&-][^\s|;&]*)?){0,16}[ \t]+|:\d+(?:\[\d+\])?>[ \t]*)"
+        r"(?i:auth)[ \t]+(?:[\w.@-]+[ \t]+(?=[^\s&|;<>]))?" + _OPTION_VALUE,
         ("redis-cli", "> auth", ">auth"),
         replace=lambda m: _option_value(m, "cli-credentials"),
     ),

@@ -288,6 +288,7 @@ The requirepass directive sets the password redis-cli asks for with -a.
 The JSON looks like `"password": "…"` with the real value in place of the dots.
 Run `aws configure set aws_secret_access_key` with the key from the console.
 Type AUTH followed by the password at the redis-cli prompt.
+redis-cli needs auth before it answers, and the server logs each failed auth attempt.
 """,
 }
 
@@ -667,6 +668,14 @@ SECRETS: list[Secret] = [
     ),
     Secret(
         "rediscli-auth-env", "cli-credentials", _join("RedisAuth", "Pw0rd5"), "REDISCLI_AUTH={secret} redis-cli ping"
+    ),
+    # A password before a shell's separator, and AUTH after options that take a value and one that does not.
+    Secret("redis-cli-a-then-command", "cli-credentials", _join("RedisSemi", "Pw0rd6"), "redis-cli -a {secret}; ls"),
+    Secret(
+        "redis-cli-auth-after-options",
+        "cli-credentials",
+        _join("RedisAuth", "Pw0rd7"),
+        "redis-cli -h cache -p 6380 --tls -n 2 auth {secret} && echo ok",
     ),
     Secret(
         "url-token-user",

@@ -75,6 +75,9 @@ def test_every_secret_format_is_redacted(secret: Secret) -> None:
         ('curl -d "password=hunter2&user=bob"', 'curl -d "password=[redacted:secret]&user=bob"'),
         ("connect(password='s3cret', host=h)", "connect(password='[redacted:secret]', host=h)"),
         ("postgres://admin:s3cretpass@db:5432/app", "postgres://admin:[redacted:url-credentials]@db:5432/app"),
+        ("redis-cli -a S3cretPw; ls", "redis-cli -a [redacted:cli-credentials]; ls"),
+        ("redis-cli -a S3cretPw&& ls", "redis-cli -a [redacted:cli-credentials]&& ls"),
+        ("export REDISCLI_AUTH=S3cretPw;", "export REDISCLI_AUTH=[redacted:cli-credentials];"),
     ],
 )
 def test_only_the_value_is_replaced(before: str, after: str) -> None:
