@@ -13,7 +13,11 @@ from .keys import PREFIX
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from datetime import datetime  # (named in annotations only: the prompt hook loads no datetime for a date key)
+
+    #: A period's bounds in epoch seconds for a message written at a time given in days since the epoch.
+    Bounds = Callable[[float], tuple[float, float]]
 
 MONTHS = [
     "january",
@@ -85,17 +89,20 @@ def date_keys(when: datetime) -> list[str]:
     ]
 
 
-def local_period(key: str) -> tuple[dict[str, bool], float, float] | None:
-    """A day, year-month or year key as the person asking means it, a period of their own calendar (the days
-    listings show and ``--since`` takes): the keys the index filed that period's messages under (by UTC days: a
-    local day overlaps two of them), each with whether all of it lies in the period, and the period's bounds in
-    epoch seconds. None for a month's name alone (any year's). In UTC, that is ``key`` alone, whole.
+def local_period(key: str) -> tuple[dict[str, bool], Bounds] | None:
+    """A date key as the person asking means it, a period of their own calendar (the days listings show and
+    ``--since`` takes): the keys the index filed that period's messages under (by UTC days: a local day overlaps
+    two of them), each with whether all of it lies in the period, and the period's bounds in epoch seconds for a
+    message of a given time (a month's name alone, ``in March``, is any year's: the bounds are those of the year
+    the message was written in). None in UTC for a month's name alone: ``key`` alone, whole, is that.
 
     ``time``, not ``datetime``: the prompt hook asks this for a date a prompt names.
     """
     import time
 
     kind, _, value = key[len(PREFIX) :].partition(":")
+    if kind == "dm":
+        return _local_month(_month(value))
     if kind not in ("dd", "dym", "dy"):
         return None
     year, month, day = ([int(part) for part in value.split("-")] + [1, 1])[:3]
@@ -115,7 +122,37 @@ def local_period(key: str) -> tuple[dict[str, bool], float, float] | None:
         midnight = at // 86400 * 86400
         keys[found] = keys.get(found, True) and midnight >= start and midnight + 86400 <= end
         at = midnight + 86400  # the next UTC day
-    return keys, start, end
+    return keys, lambda _days: (start, end)
+
+
+def _local_month(month: int) -> tuple[dict[str, bool], Bounds] | None:
+    """A month's name alone as a local month of any year: its own UTC month's key and, where the zone moves the
+    month's edges into the months beside it (east of UTC its first hours are the UTC month before, west its last
+    hours the one after), theirs; none whole, each message's checked against its own year's month."""
+    import time
+
+    offsets = {-time.timezone, -time.altzone if time.daylight else -time.timezone}
+    if offsets == {0}:
+        return None
+    keys = {month_key(month): False}
+    if max(offsets) > 0:
+        keys[month_key((month - 2) % 12 + 1)] = False
+    if min(offsets) < 0:
+        keys[month_key(month % 12 + 1)] = False
+    bounds: dict[int, tuple[float, float]] = {}
+
+    def of_year(days: float) -> tuple[float, float]:
+        utc = time.gmtime(days * 86400)
+        # December's last hours are January's (of the next year) east of UTC; January's first, December's west.
+        year = utc.tm_year + (month == 1 and utc.tm_mon == 12) - (month == 12 and utc.tm_mon == 1)
+        if year not in bounds:
+            bounds[year] = (
+                time.mktime((year, month, 1, 0, 0, 0, 0, 0, -1)),
+                time.mktime((year, month + 1, 1, 0, 0, 0, 0, 0, -1)),  # (mktime carries a 13th month over)
+            )
+        return bounds[year]
+
+    return keys, of_year
 
 
 def _month(name: str) -> int:

@@ -343,7 +343,7 @@ def _date_boosts(
     boosts: dict[int, float] = {}
     for key, precision in dates:
         factor = DATE_BOOST[precision]
-        keys, start, end = local_period(key) or ({key: True}, 0.0, 0.0)
+        keys, bounds = local_period(key) or ({key: True}, None)
         for i, segment in enumerate(index.segments):
             for filed, whole in keys.items():
                 p_off, count, _ = segment.lookup(filed)
@@ -351,7 +351,7 @@ def _date_boosts(
                 if known is not None:
                     postings = compress(postings, map(known.__contains__, _doc_keys(i, [d for d, _, _ in postings])))
                 for doc, ordinal, days in postings:
-                    if not whole and not _within(segment, ordinal, days * 86400, start, end):
+                    if not whole and bounds and not _within(segment, ordinal, days * 86400, *bounds(days)):
                         continue
                     session = _session_key(i, ordinal)
                     doc_scores.scores.setdefault(i << _DOC_BITS | doc, DATE_ONLY_SCORE)

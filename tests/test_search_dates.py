@@ -86,3 +86,26 @@ def test_a_named_day_is_the_day_listings_show_in_the_local_time_zone(
     for query in (shown, f"{day.day} {day:%B %Y}", f"redis {shown}"):
         assert LATE in run_deja("search", query, env=env).stdout, (zone, query)
     assert LATE not in run_deja("search", other, env=env).stdout
+
+
+@pytest.mark.parametrize(
+    ("zone", "written", "month", "other"),
+    [
+        ("Asia/Tokyo", datetime(2025, 2, 28, 20, 0, tzinfo=UTC), "March", "February"),
+        ("America/Los_Angeles", datetime(2025, 4, 1, 3, 0, tzinfo=UTC), "March", "April"),
+        ("Asia/Tokyo", datetime(2024, 12, 31, 20, 0, tzinfo=UTC), "January", "December"),
+    ],
+)
+def test_a_month_named_alone_is_the_local_month_of_any_year(
+    fake_home: Path, zone: str, written: datetime, month: str, other: str
+) -> None:
+    """A chat at 20:00 UTC on 28 February is 1 March in Tokyo (one at 03:00 UTC on 1 April, 31 March in Los Angeles;
+    one at 20:00 UTC on New Year's Eve, 1 January in Tokyo): "in March" finds it as a named day does, a year later
+    too, though the index files it under its UTC month."""
+    write_transcript(
+        transcript_path(fake_home / ".cursor", "/work/ops", LATE),
+        [user_turn("Late night redis tuning", written), assistant_turn("Raised maxmemory.", written)],
+    )
+    env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin", "TZ": zone}
+    assert LATE in run_deja("search", f"in {month}", env=env).stdout, (zone, month)
+    assert LATE not in run_deja("search", f"in {other}", env=env).stdout, (zone, other)
