@@ -13,7 +13,7 @@ import io
 import os
 
 from .errors import error_lines, folded, found, is_word
-from .index import Index, Segment, edited_paths, in_project
+from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_project
 from .keys import (
     EDIT_TOOLS,
     SHELL_TOOLS,
@@ -132,16 +132,16 @@ def _edits_in(place_: Place, paths: set[str]) -> Iterator[Edit]:
     meta = place_.session
     message = place_.message
     for call in message.tool_calls:
-        if call.name not in EDIT_TOOLS or not paths & set(edited_paths(call.args, meta.project_dir)):
+        if call.name not in EDIT_TOOLS or not paths & set(filed_paths(call.args, meta.project_dir)):
             continue
         old, new = edit_texts(call)
-        path = next(p for p in edited_paths(call.args, meta.project_dir) if p in paths)
+        path = next(p for p in filed_paths(call.args, meta.project_dir) if p in paths)
         yield Edit(meta.id, meta.title or meta.asked, meta.project, message.timestamp, call.name, path, old, new)
 
 
 def file_edits(index: Index, path: str, limit: int = 50) -> list[Edit]:
     """The edits of ``path`` (absolute, or as the sessions named it), newest first."""
-    paths = {path, path.rstrip("/"), *edited_paths({"path": path}, "")}
+    paths = {path, path.rstrip("/"), *asked_paths(path, "")}
     seen: set[tuple[int, int]] = set()
     edits: list[Edit] = []
     runs = [run for p in paths for run in index.newest(path_key(p), limit=limit)]
@@ -584,7 +584,7 @@ def topic_files(index: Index, words: str, project: str | None = None, limit: int
     for segment, _, meta in _sessions(index, {h.session_id for h in result.hits}):
         for message in segment.messages(meta):
             for call in message.tool_calls:
-                touched = edited_paths(call.args, meta.project_dir)
+                touched = filed_paths(call.args, meta.project_dir)  # the last: absolute, as the disk has it
                 if not touched:
                     continue
                 use = uses.setdefault(touched[-1], FileUse(path=touched[-1]))

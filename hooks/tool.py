@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.index import Index, Segment, edited_paths, name_hash
+from ..core.index import Index, Segment, asked_paths, name_hash
 from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, normalise_command, path_key
 from .call import HookCall, block_key, fit_lines, frame, frame_room
 from .describe import ago, heading
@@ -161,7 +161,7 @@ def _file(call: HookCall, path: str) -> str:
     if index is None:
         return call.silent("no index to read")
     found: list[Run] = []
-    for place in edited_paths({"path": path}, call.project_dir):
+    for place in asked_paths(path, call.project_dir):
         found += index.newest(path_key(place), limit=20)
     found.sort(key=lambda run: run[0], reverse=True)
     lines: list[str] = []

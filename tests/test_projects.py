@@ -24,6 +24,7 @@ from deja.core.writers.cursor_agent import (
     chat_dir_for,
     store_assistant_message,
     store_user_message,
+    tool_call_part,
     transcript_path,
     user_turn,
     write_chat_store,
@@ -387,6 +388,47 @@ def test_a_folder_opened_through_a_link_is_one_project_whichever_store_named_it(
     payload = {"conversation_id": "new", "hook_event_name": "sessionStart", "workspace_roots": [str(opened)]}
     context = orjson.loads(run_deja("hook-context", input=orjson.dumps(payload).decode()).stdout)["additional_context"]
     assert "chat editor-chat" in context and "question of agent-chat" in context, context
+
+
+def test_a_file_of_a_folder_opened_through_a_link_is_found_by_either_path(fake_home: Path) -> None:
+    """~/code is a link to a data disk: the editor's chat edits ``api/limits.py`` of ~/code/app as opened, the agent's
+    ``api/db.py`` by its real path. `deja blame` finds each edit by the link's path, by the real path and by a
+    relative path typed in the project (``getcwd`` gives the real one); the tool hook recalls it as well."""
+    it = Install(fake_home)
+    real = fake_home / "disk" / "code" / "app"
+    (real / "api").mkdir(parents=True)
+    it.code.symlink_to(real.parent)
+    opened = it.code / "app"
+    write_workspace(it.user, "ws-app", folder=str(opened))
+    edit = tool_former_data("edit_file", {"target_file": "api/limits.py", "code_edit": "LIMIT = 250"})
+    it.editor_chat("editor-chat", bubble={"toolFormerData": edit})
+    write_state_vscdb(
+        it.user / "globalStorage" / "state.vscdb",
+        composers=it.composers,
+        bubbles=it.bubbles,
+        composer_headers=[ComposerHeader("editor-chat", workspace_id="ws-app")],
+    )
+    write = tool_call_part("t1", "Write", {"path": str(real / "api" / "db.py"), "contents": "POOL = 5"})
+    write_chat_store(
+        chat_dir_for(it.cli, str(real), "agent-chat"),
+        cwd=str(real),
+        messages=[store_user_message("size the pool"), store_assistant_message("Sized it.", write)],
+    )
+    assert run_deja("index").returncode == 0
+    for name, chat in (("limits.py", "editor-chat"), ("db.py", "agent-chat")):
+        for asked, cwd in ((opened / "api" / name, None), (real / "api" / name, None), (f"api/{name}", opened)):
+            ran = run_deja("blame", str(asked), "--json", cwd=cwd)
+            assert ran.returncode == 0, ran.stderr
+            assert [e["session_id"] for e in orjson.loads(ran.stdout)["edits"]] == [chat], (asked, cwd)
+    payload = {
+        "conversation_id": "new",
+        "hook_event_name": "preToolUse",
+        "workspace_roots": [str(opened)],
+        "tool_name": "Write",
+        "tool_input": {"path": str(opened / "api" / "db.py"), "contents": "POOL = 9"},
+    }
+    ran = run_deja("hook-tool", input=orjson.dumps(payload).decode())
+    assert "agent-chat" in orjson.loads(ran.stdout)["additional_context"], ran.stdout
 
 
 @pytest.mark.parametrize("chats_root", [".cursor", ".config/cursor"], ids=["one root", "split roots"])

@@ -50,7 +50,7 @@ from ..fields import (
     KIND_TITLE,
     KIND_USER,
 )
-from ..keys import project_spelling
+from ..keys import project_spelling, resolved_folder
 from ..record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -223,6 +223,27 @@ def edited_paths(args: dict, project_dir: str) -> list[str]:
     if project_dir and not path.startswith(("/", "\\")) and ":" not in path[:3]:
         return [posixpath.normpath(path), posixpath.normpath(project_dir.rstrip("/") + "/" + path)]
     return [posixpath.normpath(path)]
+
+
+def filed_paths(args: dict, project_dir: str) -> list[str]:
+    """The paths an edit is filed under: its ``edited_paths``, and those inside ``project_dir`` again inside the folder
+    its links lead to (``resolved_folder``, as projects are keyed): the editor keeps a folder as it was opened
+    (``~/code/app``, ``~/code`` a link), cursor-agent as resolved, and either names the same file."""
+    paths = edited_paths(args, project_dir)
+    if not project_dir.startswith("/") or not paths:
+        return paths
+    folder = posixpath.normpath(project_dir)
+    real = resolved_folder(folder)
+    if real == folder:
+        return paths
+    return paths + [real + p[len(folder) :] for p in paths if p.startswith(folder + "/")]
+
+
+def asked_paths(path: str, project_dir: str) -> list[str]:
+    """The paths to look a file up by, asked as ``path`` in ``project_dir`` (or none): those it is filed under
+    (``filed_paths``), and each absolute one where its links lead, which is how the other store may have filed it."""
+    found = filed_paths({"path": path}, project_dir)
+    return found + [real for p in found if p.startswith("/") and (real := resolved_folder(p)) not in found]
 
 
 def in_project(path: str, project_dir: str) -> str:

@@ -48,7 +48,7 @@ from .format import (
     B,
     deflater,
     doc_width,
-    edited_paths,
+    filed_paths,
     name_hash,
 )
 from .records import FileSum, SegmentRef, SessionMeta
@@ -373,7 +373,7 @@ class SegmentWriter:
                     for key in keys.error_keys(call.result):
                         self._add_key(key, doc, when)
             elif call.name in keys.EDIT_TOOLS:
-                for path in edited_paths(call.args, project_dir):
+                for path in filed_paths(call.args, project_dir):
                     self._add_key(keys.path_key(path), doc, when)
 
     def add(self, meta: SessionMeta, messages: list[Message]) -> None:
