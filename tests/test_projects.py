@@ -420,6 +420,8 @@ def test_a_file_of_a_folder_opened_through_a_link_is_found_by_either_path(fake_h
             ran = run_deja("blame", str(asked), "--json", cwd=cwd)
             assert ran.returncode == 0, ran.stderr
             assert [e["session_id"] for e in orjson.loads(ran.stdout)["edits"]] == [chat], (asked, cwd)
+    listed = orjson.loads(run_deja("files", "question", "--json").stdout)["files"]
+    assert [f["path"] for f in listed] == [str(real / "api" / "limits.py")]  # where the agent's edits are filed too
     payload = {
         "conversation_id": "new",
         "hook_event_name": "preToolUse",
