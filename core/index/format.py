@@ -240,10 +240,12 @@ def filed_paths(args: dict, project_dir: str) -> list[str]:
 
 
 def asked_paths(path: str, project_dir: str) -> list[str]:
-    """The paths to look a file up by, asked as ``path`` in ``project_dir`` (or none): those it is filed under
-    (``filed_paths``), and each absolute one where its links lead, which is how the other store may have filed it."""
-    found = filed_paths({"path": path}, project_dir)
-    return found + [real for p in found if p.startswith("/") and (real := resolved_folder(p)) not in found]
+    """The paths to look a file up by, asked as ``path`` in ``project_dir`` (or none): as an edit naming it is filed
+    (``edited_paths``), and where the links of its absolute path lead, as ``filed_paths`` files it from a linked
+    project and cursor-agent names it (one ``realpath``: a hook asks this)."""
+    found = edited_paths({"path": path}, project_dir)
+    real = resolved_folder(found[-1]) if found and found[-1].startswith("/") else ""
+    return [*found, real] if real and real not in found else found
 
 
 def in_project(path: str, project_dir: str) -> str:
