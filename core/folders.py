@@ -127,7 +127,7 @@ def ide_user_root(platform: str | None = None, environment: bool = True) -> str:
     """The Cursor IDE's ``User`` folder (``DEJA_CURSOR_ROOT`` overrides discovery)."""
     override = setting("cursor_root", environment)
     if override:
-        return override
+        return user_folder(override)
     platform = platform or sys.platform
     if platform == "darwin":
         return os.path.join(home(), "Library", "Application Support", "Cursor", "User")
@@ -138,6 +138,24 @@ def ide_user_root(platform: str | None = None, environment: bool = True) -> str:
     if xdg and os.path.isdir(os.path.join(xdg, "Cursor", "User")):
         return os.path.join(xdg, "Cursor", "User")
     return os.path.join(home(), ".config", "Cursor", "User")
+
+
+#: What Cursor keeps in its ``User`` folder that deja reads.
+_STORAGE = ("globalStorage", "workspaceStorage")
+
+
+def user_folder(root: str) -> str:
+    """The ``User`` folder a ``cursor_root`` names: itself, or ``root/User`` when ``root`` is Cursor's own folder.
+
+    Cursor's folder is named after the editor (``~/.config/Cursor``), so it is the one a person points at; it holds
+    a ``User`` folder with Cursor's storage and no storage of its own, and that ``User`` folder is the only thing the
+    setting can mean. Read as written, every chat of the editor went missing with no word (doctor: "nothing
+    there"), Cursor's logs were looked for beside ``Cursor``, and every hook and MCP answer lacked them.
+    """
+    if any(os.path.isdir(os.path.join(root, name)) for name in _STORAGE):
+        return root
+    user = os.path.join(root, "User")
+    return user if any(os.path.isdir(os.path.join(user, name)) for name in _STORAGE) else root
 
 
 def ide_databases(root: str | None = None) -> list[str]:

@@ -19,7 +19,7 @@ change rebuilds it.
 
 from __future__ import annotations
 
-from .redaction import CONTEXT_GATE, TOKEN_GATE, enabled
+from .redaction import CONTEXT_GATE, TOKEN_GATE, enabled, may_name_a_secret
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (``re`` is imported where a pattern is compiled: a text no rule's needles call on needs none)
@@ -794,6 +794,109 @@ _KEY_RULES: tuple[Rule, ...] = (
 _ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 
 
+# --------------------------------------------------------------------------- secrets named in sentences
+
+#: What names a secret in a sentence: a password's names, a token, a secret, a key with a word saying what it opens.
+_SENTENCE_NOUN = (
+    r"(?:pass(?:word|wd|phrase|code)|pwd?|secret|token|(?:api|access|secret|private|auth|admin|master) ?key)"
+)
+#: "<noun> [for|of|on <up to four words>] is|was [now|still|…] <value>", "<noun> for <words>: <value>", or the noun
+#: and its value alone (after "use", "enter", …: ``_after_a_verb``).
+_SENTENCE_LINK = (
+    r"(?: +(?:for|of|on)(?: +[^\s:=]+){1,4}?)? +(?:is|was)(?: +(?:now|still|just|set +to|changed +to))?(?: +| *: *)"
+    r"| +(?:for|of|on)(?: +[^\s:=]+){1,4}? *[:=] *"
+    r"|(?P<bare> +)"
+)
+#: Matched in a lowercase copy of the text, where one of the words it starts with is (``_sentence_matches``); a
+#: verb before the noun is looked for behind it (``_after_a_verb``).
+_SENTENCE_SECRET = _Compiled(
+    "_SENTENCE_SECRET",
+    rf"(?a)\b(?:"
+    rf"{_SENTENCE_NOUN}(?:{_SENTENCE_LINK})"  # the admin password is …; password for prod db: …; (use) passphrase …
+    rf"|log(?: ?in|ged +in|ging +in) +(?:with|as|using) +[\w.@+-]+:(?!/)"  # login with admin:…
+    rf"|cred(?:ential)?s +(?:are|were|is) +[\w.@+-]+:(?!/)"  # credentials are admin:…
+    rf")(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
+)
+#: The verb a noun given its value alone comes after ("use passphrase …", "enter the admin password …").
+_VERB_BEFORE = _Compiled(
+    "_VERB_BEFORE", r"(?a)\b(?:use|using|enter|try|with) +(?:(?:the|this|my|our) +)?(?:[a-z]+ +)?\Z"
+)
+#: What ends a sentence after a value: kept out of the value, and of what decides whether it is a secret.
+_AFTER_A_VALUE = ".,;:)"
+#: Capitals to small letters, in ASCII alone: a copy of a text whose positions are the text's whatever it holds (a
+#: tenth as fast as ``str.lower``, so only for the rare text ``str.lower`` makes longer).
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _sentences(text: str) -> str:
+    """``text`` with a secret named in a sentence redacted: "the admin password is Xy7#kq9!Lm", "the api token was
+    8f14…", "password for prod db: …", "use passphrase …", "login with admin:…", the commonest way a secret is
+    pasted into a chat. No separator marks it, so the value itself must look made (``_looks_made``): "the password
+    is wrong", "the token is stored in Redis" stay as written."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lowercase is longer: positions would not line up
+        lowered = text.translate(_ASCII_LOWER)
+    parts: list[str] = []
+    last = 0
+    for match in _sentence_matches(lowered):
+        start, end = match.span("value")
+        if match.start() < last:  # (inside the value of the one before)
+            continue
+        kept = text[start:end].rstrip(_AFTER_A_VALUE)
+        if match.group("bare") is not None and not _after_a_verb(lowered, match.start()):
+            continue
+        if _looks_made(kept.rstrip("!?")):
+            parts += (text[last:start], "[redacted:secret]")
+            last = start + len(kept)
+    return "".join(parts) + text[last:] if parts else text
+
+
+#: What a match of ``_SENTENCE_SECRET`` starts with.
+_SENTENCE_STARTS = ("pass", "pw", "secret", "token", "api", "access", "private", "auth", "admin", "master", "log",
+                    "cred")  # fmt: skip
+
+
+def _sentence_matches(lowered: str) -> list[re.Match[str]]:
+    """Every match of ``_SENTENCE_SECRET`` in ``lowered``, by where it starts: the pattern is tried only where a word
+    it starts with is (found by ``str.find``, a fifth of the time the pattern's own scan takes)."""
+    found: dict[int, re.Match[str]] = {}
+    for start in _SENTENCE_STARTS:
+        at = lowered.find(start)
+        while at != -1:
+            if at not in found and (match := _SENTENCE_SECRET.match(lowered, at)) is not None:
+                found[at] = match
+            at = lowered.find(start, at + 1)
+    return [found[at] for at in sorted(found)]
+
+
+def _after_a_verb(lowered: str, at: int) -> bool:
+    """Whether a verb that gives a value comes right before ``at``: "use", "enter the admin", "try this"."""
+    return _VERB_BEFORE.search(lowered, max(0, at - 40), at) is not None
+
+
+#: Signs a made secret holds between its letters; a word, a name, an address or a path is written without them.
+_PLAIN_SIGNS = frozenset("-_.@/")
+
+
+def _looks_made(value: str) -> bool:
+    """A value no sentence writes as a word: six digits or more, letters with digits (eight characters or more, or
+    fewer with both cases or a sign: ``Xy7#kq9!Lm``, ``8f14…``, ``hunter2hunter2``), or eight characters or more of
+    letters and signs. A word (``wrong``, ``expired``, ``Redis``), a short version or number (``v2``, ``3600``), a
+    path, an address, a dotted name, code or a placeholder is none."""
+    if len(value) < 6 or not _is_literal(value) or "://" in value or any(c in value for c in "()[]{}<>"):
+        return False
+    if _PATH.fullmatch(value) or _DOTTED_NAME.fullmatch(value) or ("_" in value and _ENV_NAME.fullmatch(value)):
+        return False
+    if value.isdigit():
+        return True
+    letters, digits = any(c.isalpha() for c in value), any(c.isdigit() for c in value)
+    signs = any(not c.isalnum() and c not in _PLAIN_SIGNS for c in value)
+    both_cases = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    if letters and digits:
+        return len(value) >= 8 or signs or both_cases
+    return letters and signs and len(value) >= 8
+
+
 # --------------------------------------------------------------------------- applying the rules
 
 
@@ -920,4 +1023,6 @@ def scrub(text: str) -> str:
             text = _apply(rule, text)
         if _holds(original, lowered, _ASSIGNMENT_NEEDLES):
             text = _assignments(text)
+    if may_name_a_secret(lowered):
+        text = _sentences(text)
     return text

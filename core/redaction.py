@@ -46,6 +46,18 @@ def withheld(built_with: str) -> str:
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 CONTEXT_GATE = r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)"
 
+#: A secret named in a sentence ("the admin password is …", "use passphrase …", "login with admin:…") needs no
+#: separator: its rule (``redact._sentences``) runs on a text whose lowercase holds one of these nouns and one of
+#: these links, which every text it matches holds (its blanks are spaces: a sentence is written with them).
+SENTENCE_NOUNS = ("pass", "pw", "secret", "token", "key", "log", "cred")
+SENTENCE_LINKS = (" is ", " is:", " was ", " was:", " for ", " of ", " on ", " are ", " were ", "use ", "using ",
+                  "enter ", "try ", "with ", " as ")  # fmt: skip
+
+
+def may_name_a_secret(lowered: str) -> bool:
+    """Whether a lowercased text may name a secret in a sentence: it holds a noun and a link of the rule's."""
+    return any(noun in lowered for noun in SENTENCE_NOUNS) and any(link in lowered for link in SENTENCE_LINKS)
+
 
 def as_indexed(text: str) -> str:
     """A person's text (an error, a command) as the index holds such text: redacted when redaction is on.
@@ -69,5 +81,7 @@ def _may_pass_a_gate(text: str) -> bool:
         return True
     lowered = text.lower()
     if "basic" in lowered or "redis-" in lowered or "requirepass" in lowered or "masterauth" in lowered:
+        return True
+    if may_name_a_secret(lowered):
         return True
     return any(len(word) >= 16 for word in text.split())  # a run of 16 characters without a blank: ``\S{16}``

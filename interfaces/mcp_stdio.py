@@ -14,6 +14,11 @@ instead of being held.
 
 Replies go out through the SDK's own stdout, which points fd 1 at stderr while
 serving, so that no handler or child writes onto the wire.
+
+When stdin ends, the SDK cancels every request still being handled, so a client
+that writes its last requests and closes its end (a script piping JSON-RPC lines)
+lost their answers without a word. The server is told of the end only once every
+request read has been answered (or cancelled by the client).
 """
 
 from __future__ import annotations
@@ -94,27 +99,74 @@ def _error(request_id: str | int | None, code: int, message: str) -> types.JSONR
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
 
 
+class _Answers:
+    """The replies' stream, keeping count of the requests read and not yet answered, so that the end of stdin
+    reaches the server (which cancels what it is still handling) only when none is left."""
+
+    def __init__(self, wire: ObjectSendStream[SessionMessage]) -> None:
+        self.wire = wire
+        self.unanswered: set[str | int] = set()
+        self._settled = anyio.Event()
+
+    def read(self, message: SessionMessage) -> None:
+        """Note a request read from the client, and forget one the client cancelled (it gets no answer)."""
+        item = message.message
+        if isinstance(item, types.JSONRPCRequest):
+            self.unanswered.add(item.id)
+        elif isinstance(item, types.JSONRPCNotification) and item.method == "notifications/cancelled":
+            self._settle((item.params or {}).get("requestId"))
+
+    async def send(self, message: SessionMessage, /) -> None:
+        """Write a reply; an answer settles its request even when the wire is gone (nothing is left to wait for)."""
+        try:
+            await self.wire.send(message)
+        finally:
+            if isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
+                self._settle(message.message.id)
+
+    def _settle(self, request_id: object) -> None:
+        if request_id in self.unanswered:
+            self.unanswered.discard(request_id)
+            self._settled.set()
+
+    async def until_all_answered(self) -> None:
+        while self.unanswered:
+            self._settled = anyio.Event()
+            await self._settled.wait()
+
+    async def aclose(self) -> None:
+        await self.wire.aclose()
+
+    async def __aenter__(self) -> _Answers:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
 @asynccontextmanager
-async def answering_stdio() -> AsyncIterator[
-    tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]
-]:
-    """The SDK's stdio streams, with every refused line answered instead of passed on."""
+async def answering_stdio() -> AsyncIterator[tuple[ObjectReceiveStream[SessionMessage | Exception], _Answers]]:
+    """The SDK's stdio streams, with every refused line answered instead of passed on, and the end of stdin held
+    back from the server until every request read has its answer."""
     refused: deque[str | None] = deque()
     stdin = anyio.wrap_file(_RememberingLines(sys.stdin.buffer, refused))
     async with stdio_server(stdin=stdin) as (read_stream, write_stream):
         to_server, from_wire = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        answers = _Answers(write_stream)
 
         async def relay() -> None:
             async with to_server:
                 async for item in read_stream:
                     if not isinstance(item, Exception):
+                        answers.read(item)
                         await to_server.send(item)
                         continue
                     reply = error_reply(refused.popleft()) if refused else None
                     if reply is not None:
                         await write_stream.send(SessionMessage(reply))
+                await answers.until_all_answered()
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(relay)
-            yield from_wire, write_stream
+            yield from_wire, answers
             tasks.cancel_scope.cancel()

@@ -20,6 +20,8 @@ def _shown(key: str, value: Any, environment: bool = True) -> str:
         return str(paths.deja_home(environment))
     if value is None and key == "cursor_root":
         return f"(found) {paths.ide_user_root(environment=environment)}"
+    if key == "cursor_root" and (user := str(paths.ide_user_root(environment=environment))) != os.path.normpath(value):
+        return f"{value} (reads {user}: Cursor's User folder inside it)"
     if value is None and key == "cursor_cli_root":
         return "(found) " + ", ".join(map(str, paths.cli_roots(environment)))
     return str(value)

@@ -289,6 +289,13 @@ The JSON looks like `"password": "…"` with the real value in place of the dots
 Run `aws configure set aws_secret_access_key` with the key from the console.
 Type AUTH followed by the password at the redis-cli prompt.
 redis-cli needs auth before it answers, and the server logs each failed auth attempt.
+The password is wrong, and the token is expired.
+The password is in the vault; the token is stored in Redis.
+The token is 3600 seconds old and the secret is 32 bytes; the api key is set in the environment.
+Log in with your GitHub account, then use the api key from settings.API_KEY.
+The password for bob@example.com is required; the token is GITHUB_TOKEN, the pwd is /home/me/app.
+The token is utf-8 encoded and the password is hashed with argon2id.
+Log in with https://grafana.example.com:3000 as admin.
 """,
 }
 
@@ -677,6 +684,20 @@ SECRETS: list[Secret] = [
         _join("RedisAuth", "Pw0rd7"),
         "redis-cli -h cache -p 6380 --tls -n 2 auth {secret} && echo ok",
     ),
+    # A secret named in a sentence, the commonest way one is pasted into a chat (trialG's F6).
+    Secret(
+        "sentence-password",
+        "secret",
+        _join("Xy7#", "kq9!Lm"),
+        "grafana login fails. the admin password is {secret} and it worked yesterday",
+    ),
+    Secret(
+        "sentence-token", "secret", _join("8f14e45f", "ceea167a", "5a36dedd", "4bea2543"), "the api token is {secret}"
+    ),
+    Secret("sentence-password-for", "secret", _join("Qz8#", "mw3!Tv"), "password for prod db: {secret}"),
+    Secret("sentence-pw", "secret", _join("hunter7", "hunter7"), "the root pw was {secret}."),
+    Secret("sentence-passphrase", "secret", _join("Lp4$", "nx7&Rw"), "use passphrase {secret} to unlock the key"),
+    Secret("sentence-login", "secret", _join("Xy7kq9", "Lm2024"), "login with admin:{secret}"),
     Secret(
         "url-token-user",
         "url-credentials",

@@ -104,6 +104,35 @@ def test_a_first_call_without_a_tool_list_loads_the_engine_itself(indexed_sample
     assert {"deja.core.index", "deja.core.search"} <= _before(events, 3)
 
 
+def test_every_request_read_before_stdin_ends_is_answered(indexed_sample: Sample) -> None:
+    """A client that writes its requests and closes its end at once (a script piping JSON-RPC lines) gets an answer
+    to each: the SDK cancels the requests still being handled when stdin ends, and 6 of 14 went unanswered."""
+    calls = [
+        ("search", {"query": "pytest"}),
+        ("show", {"session_id": "nope"}),
+        ("recent", {"limit": 2}),
+        ("resume", {"session_id": "nope"}),
+        ("search", {"query": "locale cache", "limit": 3}),
+        ("work", {"mode": "how", "query": "pytest"}),
+        ("recent", {}),
+    ]
+    requests = HANDSHAKE + "not json at all\n"
+    for number, (name, arguments) in enumerate(calls, 3):
+        call = {
+            "jsonrpc": "2.0",
+            "id": number,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
+        requests += json.dumps(call) + "\n"
+    done = subprocess.run(
+        [*ENTRY, "mcp"], input=requests.encode(), capture_output=True, env=indexed_sample.env, timeout=120, check=False
+    )
+    answered = [json.loads(line).get("id") for line in done.stdout.decode().splitlines()]
+    assert sorted(answered, key=str) == sorted([None, 1, 2, *range(3, 3 + len(calls))], key=str), done.stderr
+    assert done.returncode == 0
+
+
 def test_help_for_mcp_still_comes_from_the_cli() -> None:
     shown = run_deja("mcp", "--help")
     assert shown.returncode == 0

@@ -231,6 +231,19 @@ def test_doctor_points_from_global_storage_up_to_the_user_folder(indexed_sample:
     assert f"fix: deja config set cursor_root {indexed_sample.history.ide_root}" in out
 
 
+def test_a_cursor_root_naming_cursors_own_folder_reads_the_user_folder_inside_it(sample: Sample) -> None:
+    """``~/.config/Cursor``, one above ``User``: the folder is named after the editor, so it is the one a person points
+    at. Read as written, the editor's chats went missing with no word ("nothing there")."""
+    user = sample.history.ide_root
+    env = {**sample.env, "DEJA_CURSOR_ROOT": str(user.parent), "COLUMNS": "400"}
+    assert run_deja("index", env=env).returncode == 0
+    found = run_deja("search", "rate limit the price endpoint", env=env).stdout
+    assert "Rate limit the price endpoint" in found
+    doctor = run_deja("doctor", env=env).stdout
+    assert f"editor        {user}\n" in doctor and "3 chats in 2 databases" in doctor
+    assert f"{user.parent} (reads {user}: Cursor's User folder inside it)" in run_deja("config", env=env).stdout
+
+
 def test_doctor_labels_store_times_as_when_they_were_last_written(indexed_sample: Sample) -> None:
     out = run_deja("doctor", env={**indexed_sample.env, "COLUMNS": "400"}).stdout
     assert "3 chats in 2 databases" in out and "last written" in out and ", newest 20" not in out

@@ -18,6 +18,7 @@ import pytest
 from redaction_corpus import SECRETS, code_lines
 
 from deja.core import redact
+from deja.core.redaction import may_name_a_secret
 
 MODULE_PATTERNS = [
     "_REFERENCE",
@@ -152,3 +153,26 @@ def test_a_secret_assignment_is_redacted_and_its_patterns_then_take_their_place(
 def test_a_used_pattern_is_the_compiled_one_in_the_module() -> None:
     redact.scrub('password = "Hunter2hunter2"')
     assert isinstance(redact._ASSIGNMENT, re.Pattern)
+
+
+#: Pieces of sentences naming a secret, so random texts hold the sentence rule's matches and near-misses.
+SENTENCE_PIECES = [
+    "the ", "password", "pw", "token", "api key", "secret", " is", " was", " for ", " now", "prod db", ":", "=", " ",
+    "use ", "passphrase ", "login", "log in", " with ", " as ", "admin", "creds are ", "credentials were ", "\t",
+    "Xy7#kq9!Lm", "8f14e45fceea167a", "hunter7hunter7", "wrong", "`", ".", "IS", "PASSWORD", "Use ",
+    "the admin password is ", "The API token was ", "password for prod db: ", "use passphrase ", "login with admin:",
+    "creds are bob:", "Xy7#kq9!Lm", "8f14e45fceea167a", "hunter7hunter7",
+]  # fmt: skip
+
+
+@pytest.mark.unit
+def test_a_secret_named_in_a_sentence_is_found_only_in_texts_its_gate_lets_through() -> None:
+    """``may_name_a_secret`` decides whether the rules are imported for a hook's text and whether the sentence rule
+    runs: every text the rule matches must pass it."""
+    rng = random.Random(8)
+    texts = ["".join(rng.choice(SENTENCE_PIECES) for _ in range(rng.randrange(0, 12))) for _ in range(20_000)]
+    texts += [secret.text for secret in SECRETS] + [line for _, line in code_lines()]
+    matched = [text for text in texts if redact._sentences(text) != text]
+    assert len(matched) > 500  # (the texts do hold secrets the rule finds: the check below is not vacuous)
+    for text in matched:
+        assert may_name_a_secret(text.lower()), text

@@ -29,6 +29,7 @@ from test_mcp import ok, text
 from deja.core.index.format import WBITS, split_dicts
 from deja.core.model import cap_text
 from deja.core.redact import redact, redact_value, secret_key
+from deja.core.redaction import as_indexed
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -63,6 +64,12 @@ def test_every_secret_format_is_redacted(secret: Secret) -> None:
     assert f"[redacted:{secret.kind}]" in out, out
     for fragment in fragments(secret.secret):
         assert fragment not in out and fragment not in out.lower(), out
+
+
+@pytest.mark.parametrize("secret", [s for s in SECRETS if s.name.startswith("sentence-")], ids=lambda s: s.name)
+def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(secret: Secret) -> None:
+    """``as_indexed`` imports the rules only for a text a gate lets through; such a sentence holds no separator."""
+    assert as_indexed(secret.text) == redact(secret.text) != secret.text
 
 
 @pytest.mark.parametrize(

@@ -126,3 +126,23 @@ def test_the_check_before_the_rules_says_yes_wherever_a_gate_would() -> None:
     for text in texts:
         if gates.search(text):
             assert redaction._may_pass_a_gate(text), repr(text)
+
+
+def test_a_title_cut_from_the_first_question_shows_no_piece_of_a_secret(cli_root: Path, tmp_path: Path) -> None:
+    """The title is the first question's line cut at 80 characters; cut before it was redacted, the cut left a piece
+    no rule knows ("… the api token is 8f14…", trialG's F6). It is cut from the redacted question."""
+    token = "8f14e45f" + "ceea167a" + "5a36dedd" + "4bea2543"
+    question = f"grafana login fails. the admin password is Xy7#kq9!Lm and the api token is {token}"
+    project = tmp_path / "ops"
+    project.mkdir()
+    chat = "66666666-bbbb-4ccc-8ddd-000000000001"
+    write_transcript(
+        transcript_path(cli_root, str(project), chat),
+        [user_turn(question), assistant_turn("Reset it with grafana-cli admin reset-admin-password.")],
+    )
+    refresh()
+    shown = run_deja("show", chat, "--json")
+    assert shown.returncode == 0, shown.stderr
+    title = json.loads(shown.stdout)["session"]["title"]
+    assert title.startswith("grafana login fails. the admin password is [redacted:secret] and the api token")
+    assert "8f14" not in title and "8f14" not in shown.stdout

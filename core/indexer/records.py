@@ -17,6 +17,10 @@ from ..model import Message, Session, ToolCall, cap_text
 from ..redact import scrub, scrub_value
 from ..text import one_line
 
+TYPE_CHECKING = False  # typing's own, without importing typing (a hook's refresh builds records)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 INDEXED_TEXT_BYTES = 64 * 1024
 TOOL_TEXT_BYTES = 16 * 1024
 #: A segment being written is closed at this many docs (few segments keep search fast; a writer's memory is
@@ -65,7 +69,7 @@ def indexable(session: Session, on: bool) -> tuple[SessionMeta, list[Message]]:
         project=session.project,
         project_dir=session.project_dir,
         project_from=session.project_from,
-        title=redact(session.title),
+        title=_title(session, messages, redact),
         started=session.started,
         updated=session.updated,
         origin=session.origin,
@@ -74,6 +78,16 @@ def indexable(session: Session, on: bool) -> tuple[SessionMeta, list[Message]]:
         files=files,
     )
     return meta, messages
+
+
+def _title(session: Session, stored: list[Message], redact: Callable[[str], str]) -> str:
+    """The session's title, redacted whole before it was cut too: a title taken from the first question is its first
+    line cut at 80 characters (``one_line``), which may cut a secret in two and leave a piece no rule knows ("the api
+    token is 8f14…"), so such a title is taken again from the question as stored (``stored``: redacted)."""
+    for raw, kept in zip(session.messages, stored, strict=True):
+        if raw.role == "user" and (first_line := one_line(raw.text)):
+            return one_line(kept.text) if session.title == first_line else redact(session.title)
+    return redact(session.title)
 
 
 def digest(messages: list[Message], project_dir: str, max_files: int = 8) -> tuple[str, str, list[str]]:
