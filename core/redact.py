@@ -113,6 +113,18 @@ def _mixed(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
 
 
+def _encodes_a_key(match: re.Match[str]) -> bool:
+    """Whether a base64 run (``LS0tLS1CRUdJTi…``) decodes to the start of a private key's PEM block."""
+    import base64
+    import binascii
+
+    try:
+        head = base64.b64decode(match.group(0)[:64], validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b"PRIVATE KEY" in head
+
+
 def _after(*words: str) -> Callable[[re.Match[str]], bool]:
     """A check that the match comes right after one of ``words`` (a literal-first regex stays fast)."""
     return lambda m: m.string.endswith(words, 0, m.start())
@@ -152,6 +164,17 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         r"elided …\]\n((?:[A-Za-z0-9+/=]+\r?\n)+-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)",
         ("-----END",),
         group=1,
+    ),
+    # A private key given as the base64 of its PEM block (a kubeconfig's ``client-key-data``, a Secret's
+    # ``tls.key``, a ``*_KEY_B64`` variable): ``LS0tLS1CRUdJTi`` is ``-----BEGIN`` in base64, and the block's first
+    # 48 bytes say whether it is a private key (a certificate is not).
+    Rule("pem", r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{50,}={0,2}", ("LS0tLS1CRUdJTi",), check=lambda m: _encodes_a_key(m)),
+    # PuTTY's ``.ppk`` key file: the base64 lines after ``Private-Lines: N``.
+    Rule(
+        "pem",
+        r"Private-Lines:[ \t]*\d+\r?\n(?P<body>(?:[A-Za-z0-9+/=]+\r?\n)*[A-Za-z0-9+/=]+)",
+        ("Private-Lines:",),
+        group="body",
     ),
     _token("anthropic-key", r"sk-ant-[a-z0-9]{2,8}\d{0,2}-[A-Za-z0-9_-]{20,}", "sk-ant-"),
     _token("openai-key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-"),
@@ -311,6 +334,59 @@ def _header_value(match: re.Match[str]) -> bool:
     return _is_literal(match.group(1)) and any(c.isdigit() for c in match.group(1))
 
 
+def _netrc_password(match: re.Match[str]) -> bool:
+    """A ``.netrc`` entry's password: a literal after ``login …``, in a text that names a ``machine`` (or ``default``)
+    before it, so prose that says "login as admin password reset" is not read as one."""
+    value = match.group("value")
+    before = match.string[max(0, match.start() - 300) : match.start()]
+    named = "machine " in before or "default " in before
+    return named and _is_literal(value) and value.lower() not in _NOT_VALUES
+
+
+def _table_row(match: re.Match[str]) -> str:
+    """A row of Vault's ``Key  Value`` table (``vault read``, ``vault kv get``) whose key names a secret, with its
+    value replaced; the header must come before it in the same text."""
+    key, value = match.group("key"), match.group("value")
+    if not (secret_key(key) and _is_literal(value) and _TABLE_HEADER.search(match.string, 0, match.start())):
+        return match.group(0)
+    whole, start, end = match.group(0), match.start("value") - match.start(), match.end("value") - match.start()
+    return f"{whole[:start]}[redacted:secret]{whole[end:]}"
+
+
+_TABLE_HEADER = _Compiled("_TABLE_HEADER", r"(?m)^Key[ \t]+Value[ \t]*\r?$")
+
+
+def _defined(match: re.Match[str]) -> str:
+    """PHP's ``define('DB_PASSWORD', '…')`` and WordPress's keys and salts (``AUTH_KEY``, ``NONCE_SALT``), whose
+    name is a string before the value rather than a name before ``=``."""
+    key, value = match.group("key"), match.group("value")
+    secret = secret_key(key) or key.upper().endswith(("_KEY", "_SALT"))
+    if not (secret and _is_literal(value)):
+        return match.group(0)
+    whole, start, end = match.group(0), match.start("value") - match.start(), match.end("value") - match.start()
+    return f"{whole[:start]}[redacted:secret]{whole[end:]}"
+
+
+def _cookie_values(match: re.Match[str]) -> str:
+    """A ``Cookie:`` header's values (every ``name=value`` pair) or a ``Set-Cookie:``'s (its first pair; what follows
+    are attributes: ``Path``, ``Expires``), each replaced when it looks generated: a session id, a CSRF token."""
+    pairs, head = match.group("pairs"), match.group(0)[: match.start("pairs") - match.start()]
+    first_only = head.lower().lstrip(" \t<>\"'").startswith("set-")
+    out = []
+    for n, pair in enumerate(pairs.split(";")):
+        name, sep, value = pair.partition("=")
+        if sep and (n == 0 or not first_only) and _generated(value.strip()):
+            pair = f"{name}={' ' if value.startswith(' ') else ''}[redacted:cookie]"
+        out.append(pair)
+    return head + ";".join(out)
+
+
+def _generated(value: str) -> bool:
+    """A value that looks generated, not chosen: 16 characters or more, or 8 or more mixing letters and digits."""
+    letters, digits = any(c.isalpha() for c in value), any(c.isdigit() for c in value)
+    return len(value) >= 16 or (len(value) >= 8 and letters and digits)
+
+
 _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
@@ -374,6 +450,54 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?i:rediscli_auth)[\"']?[ \t]*(?:=|:[ \t])[ \t]*" + _OPTION_VALUE,
         ("rediscli_auth",),
         replace=lambda m: _option_value(m, "cli-credentials"),
+    ),
+    Rule(
+        # A registry's ``auth``: base64 of ``user:password`` in Docker's or Podman's ``config.json``
+        # (``"auth": "…"``) and npm's ``_auth=…``.
+        "registry-auth",
+        r"(?<![\w.-])_?auth[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
+        ("auth",),
+        group=1,
+        check=_basic_credentials,
+    ),
+    # A Kubernetes Secret's ``.dockerconfigjson``: that config, base64'd again.
+    Rule(
+        "registry-auth",
+        r"\.dockerconfigjson[\"']?[ \t]*:[ \t]*[\"']?([A-Za-z0-9+/]{16,}={0,2})",
+        (".dockerconfigjson",),
+        group=1,
+    ),
+    Rule(
+        # ``.netrc``'s ``machine host login me password S3cret`` (on one line or several).
+        "secret",
+        r"(?<![\w-])login[ \t]+\S+\s+password[ \t]+(?P<value>\S+)",
+        ("login",),
+        group="value",
+        check=_netrc_password,
+    ),
+    # Vault's ``Key  Value`` table: ``password            S3cret`` (two blanks or more between the columns).
+    # (Its needle is the header's underline: ``---   -----``.)
+    Rule("secret", r"(?m)^(?P<key>[\w.-]+)[ \t]{2,}(?P<value>[^\s][^\n]*?)[ \t]*\r?$", ("-----",), replace=_table_row),
+    Rule(
+        # ``terraform output -json``: a string Terraform itself marks ``"sensitive": true``.
+        "secret",
+        r"\"sensitive\"\s*:\s*true\s*,\s*\"type\"\s*:\s*(?:\"[^\"\n]*\"|\[[^\[\]]*\])\s*,\s*\"value\"\s*:\s*"
+        r"\"(?P<value>(?:[^\"\\\n]|\\.)+)\"",
+        ('"sensitive"',),
+        group="value",
+    ),
+    Rule(
+        "secret",
+        r"\bdefine\(\s*(?P<q>['\"])(?P<key>\w+)(?P=q)\s*,\s*(?P<vq>['\"])(?P<value>(?:(?!(?P=vq))[^\n])+)(?P=vq)",
+        ("define",),
+        replace=_defined,
+    ),
+    Rule(
+        # A ``Cookie:`` or ``Set-Cookie:`` header: as ``curl -v`` prints it, ``-H "Cookie: …"``, a headers dict.
+        "cookie",
+        r"(?i:(?<![\w-])(?:set-)?cookie)[\"']?[ \t]*:[ \t]*[\"']?(?P<pairs>[^\n\r\"']*)",
+        ("cookie",),
+        replace=_cookie_values,
     ),
     Rule(
         "bearer",
@@ -504,7 +628,7 @@ _PATH = _Compiled("_PATH", r"(?:/|~/|\.\.?/)[\w./~-]*")
 _SHORT_NUMBER = _Compiled("_SHORT_NUMBER", r"\d{1,7}")
 _ENV_NAME = _Compiled("_ENV_NAME", r"[A-Z][A-Z0-9_]*")
 
-_NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)"
+_NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)"  # (Rails' ``SECRET_KEY_BASE``)
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
 _QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|\\"[^"\\\s]+\\")"""
 _VALUE_CHAR = r"""[^\s"'`,;&)\]}]"""
@@ -521,7 +645,7 @@ _ASSIGNMENT = _Compiled(
 )
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
 _NOUN_SEP = _Compiled(
-    "_NOUN_SEP", r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key)(?:_?\d{1,3})?\\?[\"']?\]?[ \t]*[:=]"
+    "_NOUN_SEP", r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?[ \t]*[:=]"
 )
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
 _SQL = r"(?i:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'"
@@ -560,6 +684,8 @@ def _names_a_secret(key: str) -> bool:
     if not words or key in _NOT_SECRET_KEYS:
         return False
     if words[-1] in _SECRET_WORDS or words[-1].endswith(_GLUED_SECRET_WORDS):
+        return True
+    if words[-2:] == ["key", "base"] and "secret" in words:  # Rails' ``SECRET_KEY_BASE``
         return True
     return words[-1] == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
 
@@ -949,6 +1075,8 @@ def _context_gate(text: str) -> bool:
     if not text.isascii():  # (the pattern's case-blind words match more than ``str.lower`` finds: ``rediſ-``)
         return _CONTEXT_GATE.search(text) is not None
     if ("ENV" in text or "-p" in text) and _CONTEXT_GATE.search(text) is not None:
+        return True
+    if "login " in text or "login\t" in text:
         return True
     lowered = text.lower()
     return "redis-" in lowered or "requirepass" in lowered or "masterauth" in lowered

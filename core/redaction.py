@@ -40,11 +40,11 @@ def withheld(built_with: str) -> str:
 #: Two cheap gates, so a text that cannot hold a match skips a group of rules (``redact.scrub``), or the rules'
 #: import (``as_indexed``): every token is a run of 16 characters or more without a space (a basic credential may
 #: be shorter), and every credential found by its context needs a separator, a quote, a flag (mysql's
-#: ``-pS3cret`` and sshpass's ``-p S3cret`` among them), a Dockerfile ENV or a word of Redis's (``redis-cli -a
-#: S3cret``, ``requirepass S3cret``).
+#: ``-pS3cret`` and sshpass's ``-p S3cret`` among them), a Dockerfile ENV, a word of Redis's (``redis-cli -a
+#: S3cret``, ``requirepass S3cret``) or ``.netrc``'s ``login`` (``login me password S3cret``).
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
-CONTEXT_GATE = r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)"
+CONTEXT_GATE = r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)|login[ \t]"
 
 #: A secret named in a sentence ("the admin password is …", "use passphrase …", "login with admin:…") needs no
 #: separator: its rule (``redact._sentences``) runs on a text whose lowercase holds one of these nouns and one of
@@ -77,7 +77,7 @@ def _may_pass_a_gate(text: str) -> bool:
     """Whether ``TOKEN_GATE`` or ``CONTEXT_GATE`` may find ``text``, asked with ``str``'s methods: a Shell hook for a
     command that never failed loads no ``re`` (about 3 ms). It says yes wherever a gate would (``ENV`` without the
     blank after it, ``-p`` anywhere, ``basic`` anywhere: more texts, never fewer), and ``scrub`` asks the gates."""
-    if any(c in text for c in ":=<'") or "--" in text or "-p" in text or "ENV" in text:
+    if any(c in text for c in ":=<'") or "--" in text or "-p" in text or "ENV" in text or "login" in text:
         return True
     lowered = text.lower()
     if "basic" in lowered or "redis-" in lowered or "requirepass" in lowered or "masterauth" in lowered:

@@ -251,6 +251,21 @@ DB_PASSWORD=config.db.password
 curl -d "password=$PW&user=bob"
 Password=${DB_PASSWORD};Host=db
 """,
+    "secrets-nearby": """
+define('WP_DEBUG', false);
+define( 'DB_NAME', 'wordpress' );
+define('AUTH_KEY', 'put your unique phrase here');
+Cookie: theme=dark; lang=en-US
+headers["Cookie"] = cookie_header
+Set-Cookie: consent=yes; Path=/; Max-Age=31536000
+"auth": "oauth2",
+after login admin password rules apply to every account
+login with your SSO account
+Key                 Value
+---                 -----
+lease_duration      768h
+username            app
+""",
     "types": """
     token: AccessToken
     password: PasswordHash
@@ -328,6 +343,17 @@ _JWT = ".".join(
 )
 _PEM_BODY = _join("MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Bd", "\nQ8aZx7Vn1cR5yT2kLmW9pD4hJ6gF0sU3eB8nKq\n")
 _BASIC = base64.b64encode(_join("deploy", ":", "Tr0ub4dor&3x").encode()).decode()
+_PEM_B64 = base64.b64encode(
+    _join("-----BEGIN RSA PRIVATE", " KEY-----\n", _PEM_BODY, "-----END RSA PRIVATE", " KEY-----\n").encode()
+).decode()
+_CERT_B64 = base64.b64encode(
+    _join("-----BEGIN CERTIFICATE-----\n", _PEM_BODY, "-----END CERTIFICATE-----\n").encode()
+).decode()
+_REGISTRY = base64.b64encode(_join("dev", ":", "Tr0ub4dor&3xDock").encode()).decode()
+_DOCKERCONFIG = base64.b64encode(('{"auths": {"ghcr.io": {"auth": "' + _REGISTRY + '"}}}').encode()).decode()
+_PPK_LINES = _join(
+    "AAABAQCx3Tz2mr7SZiAMfQyuvBjM2BdQ8aZx7Vn1cR5yT2kLmW9pD4hJ6gF0sU3eB8nKq", "\nR8c2Kq7LmX4vN9pZ3tW6yB1dF5g"
+)
 
 
 class Secret:
@@ -698,6 +724,59 @@ SECRETS: list[Secret] = [
     Secret("sentence-pw", "secret", _join("hunter7", "hunter7"), "the root pw was {secret}."),
     Secret("sentence-passphrase", "secret", _join("Lp4$", "nx7&Rw"), "use passphrase {secret} to unlock the key"),
     Secret("sentence-login", "secret", _join("Xy7kq9", "Lm2024"), "login with admin:{secret}"),
+    # A trust trial's finds (trialH): keys and passwords in the files agents cat.
+    Secret("kubeconfig-client-key", "pem", _PEM_B64, "    client-key-data: {secret}"),
+    Secret("secret-manifest-tls-key", "pem", _PEM_B64, "data:\n  tls.crt: " + _CERT_B64 + "\n  tls.key: {secret}"),
+    Secret(
+        "docker-config-auth",
+        "registry-auth",
+        _REGISTRY,
+        '{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{secret}"}}}}}}',
+    ),
+    Secret("npmrc-auth", "registry-auth", _REGISTRY, "//registry.npmjs.org/:_auth={secret}"),
+    Secret("dockerconfigjson", "registry-auth", _DOCKERCONFIG, "  .dockerconfigjson: {secret}"),
+    Secret(
+        "netrc-one-line",
+        "secret",
+        _join("7f3e9d1c", "-5b2a-4e8f-9c6d-", "1a2b3c4d5e6f"),
+        "machine api.heroku.com login me@example.com password {secret}",
+    ),
+    Secret(
+        "netrc-lines",
+        "secret",
+        _join("Tr0ub4dor", "3xNetrc"),
+        "machine git.example.com\n  login me\n  password {secret}\n",
+    ),
+    Secret(
+        "vault-table",
+        "secret",
+        _join("Vault", "Pw0rd9x"),
+        "Key                 Value\n---                 -----\nlease_duration      768h\npassword            {secret}\n",
+    ),
+    Secret(
+        "terraform-sensitive",
+        "secret",
+        _join("Tf", "Pw0rd", "Sens1"),
+        '"db_password": {{\n    "sensitive": true,\n    "type": "string",\n    "value": "{secret}"\n  }}',
+    ),
+    Secret("rails-secret-key-base", "secret", _HEX64 + _HEX64, "SECRET_KEY_BASE={secret}"),
+    Secret("wordpress-db-password", "secret", _join("hunter2", "wpDB9"), "define( 'DB_PASSWORD', '{secret}' );"),
+    Secret("wordpress-salt", "secret", _join("x7#kP!q9", "-Lm2@vW&"), "define('NONCE_SALT', '{secret}');"),
+    Secret(
+        "cookie-header",
+        "cookie",
+        _join("q9w8e7r6t5", "y4u3i2o1p0lkjh"),
+        "> Cookie: sessionid={secret}; csrftoken=abc",
+    ),
+    Secret(
+        "set-cookie", "cookie", _join("s3ss10n", "Abcdef123456"), "< set-cookie: session={secret}; Path=/; HttpOnly"
+    ),
+    Secret(
+        "putty-ppk",
+        "pem",
+        _PPK_LINES,
+        "PuTTY-User-Key-File-3: ssh-rsa\nPublic-Lines: 1\nAAAAB3NzaC1yc2E\nPrivate-Lines: 2\n{secret}\nPrivate-MAC: 0a1b\n",
+    ),
     Secret(
         "url-token-user",
         "url-credentials",
