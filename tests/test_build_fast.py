@@ -79,6 +79,13 @@ def test_a_texts_terms_are_its_pattern_tokens_terms() -> None:
 
 
 @pytest.mark.unit
+def test_a_text_is_cut_into_pieces_as_str_translate_cuts_it() -> None:
+    every_character = ["".join(map(chr, range(256))), *map(chr, range(256))]
+    for text in _texts(4000, 18) + _corpus() + every_character:
+        assert text_module._apart(text) == text.translate(text_module._APART), repr(text)
+
+
+@pytest.mark.unit
 def test_terms_stay_the_same_when_the_piece_cache_fills_midway(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(text_module, "_CACHE_LIMIT", 5)
     text_module.forget_cached_terms()
