@@ -92,6 +92,7 @@ FILTERS = {
     "the root folder, no project's": Filters(project="/"),  # (the CLI and the server refuse it before searching)
     "since": Filters(since=SINCE),
     "a project and since": Filters(project="work-shop", since=SINCE),
+    "a project and a since it all passes": Filters(project="work-shop", since=START - timedelta(days=1)),
     "a source": Filters(source="cursor-cli"),
     "the other source": Filters(source="cursor-ide"),
     "a session": Filters(session_id="00000000-0000-4000-8000-00000000001"),
