@@ -69,12 +69,23 @@ def _grow_one_chat(history: SampleHistory) -> tuple[Path, str]:
     return transcript, chat_id
 
 
+#: The transcripts this process made files of its own (``_append_turn``): only those are ever written.
+_OWN: set[Path] = set()
+
+
 def _append_turn(transcript: Path) -> None:
-    """One more user and assistant turn at the end of ``transcript`` (a hard-linked copy is made its own first)."""
-    if transcript.stat().st_nlink > 1:  # a history copied as hard links: never write through to the original
+    """One more user and assistant turn at the end of ``transcript``, made a file of this process's own first.
+
+    Whatever the history is (a hard-linked copy, a copy of symbolic links, the shared history itself), the file
+    found at the path is copied and the copy renamed over the path before the first append: a byte is never
+    written through to a file another history holds. (Only the ``nlink > 1`` case was covered before: a transcript
+    reached through a symbolic link was appended to where it pointed.)
+    """
+    if transcript not in _OWN:
         own = transcript.with_name(transcript.name + ".own")
-        shutil.copy2(transcript, own)
+        shutil.copy2(transcript, own)  # (follows a symbolic link: the copy is of the file's bytes)
         os.replace(own, transcript)
+        _OWN.add(transcript)
     with transcript.open("ab") as f:
         f.write(orjson.dumps(user_turn("one more question about the flaky retry in the uploader")) + b"\n")
         f.write(orjson.dumps(assistant_turn("The retry now backs off exponentially.")) + b"\n")

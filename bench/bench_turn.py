@@ -15,7 +15,9 @@ watches it): in a generated history its folder is not on disk, so a refresh file
 ``meta.json`` names (``Projects.settle``), the path that read every chat's ``meta.json`` before ``index/chat-cwds``.
 ``--from-env`` measures the index ``DEJA_HOME`` names, of the history ``DEJA_CURSOR_ROOT`` and
 ``DEJA_CURSOR_CLI_ROOT`` name, instead of ``bench/out``'s (a copy of an index built elsewhere, its history's paths
-unchanged; a transcript appended to is copied first when hard-linked, so a shared history is never written through).
+unchanged; the transcript appended to is replaced by a copy of its own before the first append, whatever the copy
+of the history is made of, hard links or symbolic links: ``bench_index._append_turn``, so a shared history is never
+written through).
 """
 
 from __future__ import annotations

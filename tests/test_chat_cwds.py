@@ -4,9 +4,11 @@ one of them gives."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 from harness import run_deja
@@ -85,3 +87,45 @@ def test_a_chat_folder_removed_names_its_folder_no_more(cli: Path, fake_home: Pa
     shutil.rmtree(chat_dir_for(cli, gone, "with-store"))
     bare_transcript(cli, gone, "bare-2")
     assert project_of("bare-2") == ("", "")
+
+
+def test_the_cache_s_summary_answers_only_while_every_folder_is_as_it_was(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once every folder is settled, the cache's summary answers without the buckets (``chat_cwds.Summary``); a chat
+    added in a new folder, or removed, is what reading every ``meta.json`` gives again."""
+    import shutil
+    import time
+
+    from deja.core.readers import chat_cwds
+
+    monkeypatch.setattr(chat_cwds, "SETTLED_NS", 0)  # (a folder is vouched for at once, not 2 s after it changed)
+    root = fake_home / ".cursor"
+    cache = fake_home / "chat-cwds"
+    for n in range(3):
+        write_chat_store(chat_dir_for(root, f"/code/p{n}", f"chat-{n}"), cwd=f"/code/p{n}", messages=[])
+    every = chat_cwds.chat_cwds([root], None)  # (in the order of the md5-named folders)
+    assert sorted(every) == [(f"/code/p{n}", True) for n in range(3)]
+    assert chat_cwds.chat_cwds([root], cache) == every
+    summary = msgspec.msgpack.decode(cache.read_bytes(), type=chat_cwds.Summary)
+    assert summary.cwds == every and summary.folders  # the next refresh's answer, with what vouches for it
+    assert chat_cwds.chat_cwds([root], cache) == every
+
+    time.sleep(0.05)  # (a folder's change time moves with a coarse clock)
+    write_chat_store(chat_dir_for(root, "/code/new", "chat-new"), cwd="/code/new", messages=[])
+    shutil.rmtree(chat_dir_for(root, "/code/p1", "chat-1"))
+    now = chat_cwds.chat_cwds([root], None)
+    assert ("/code/new", True) in now and ("/code/p1", True) not in now
+    assert chat_cwds.chat_cwds([root], cache) == now
+
+
+def test_a_cache_of_the_earlier_layout_is_read_past(cli: Path, fake_home: Path) -> None:
+    """The cache once held the buckets alone (folder -> change time and chats): it decodes as an empty summary and
+    no buckets, so the chats' ``meta.json`` files are read again."""
+    from deja.core.readers.chatstore import chat_folders
+
+    gone = str(fake_home / "code" / "gone")
+    earlier = {f: (os.stat(f).st_ctime_ns, {"with-store": ("/elsewhere", True)}) for f in chat_folders(cli)[:-1]}
+    (index_dir(paths.deja_home()) / CACHE).write_bytes(msgspec.msgpack.encode(earlier))
+    bare_transcript(cli, gone, "bare-2")
+    assert project_of("bare-2") == (gone, "transcript folder")

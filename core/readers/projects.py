@@ -334,7 +334,8 @@ class Projects:
 
     @cached_property
     def _chat_cwds(self) -> list[str]:
-        """The trusted ``cwd`` of every cursor-agent chat's ``meta.json`` (``chats/`` and ``acp-sessions/``).
+        """The trusted ``cwd`` of every cursor-agent chat's ``meta.json`` (``chats/`` and ``acp-sessions/``), each
+        ``(cwd, verified)`` once (``chat_cwds``).
 
         Trusted as ``ChatMeta.project_dir`` trusts it (``chatstore.trusted_cwd``). A refresh reads
         only the ``meta.json`` files its cache cannot vouch for (``chat_cwds``).
