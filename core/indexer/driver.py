@@ -227,6 +227,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
     directory = index_dir(home)
     private_dir(directory)
     tighten(home)
+    if scope.targets is None:  # dated before the wait: a walk recorded as started before it did not see this one's
+        glance.stamp(directory, glance.WALK_BEGUN, time.time())
     with WriterLock(directory / LOCK_NAME, lock_timeout):
         remove_strays(directory)
         remove_dead_copies(str(home / COPIES))  # a database copy a killed read left (``vscdb``)
