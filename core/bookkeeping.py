@@ -70,8 +70,13 @@ class State(msgspec.Struct):
     #: One file name per shard ("" for an empty shard).
     shards: list[str] = []
     #: Records skipped as unreadable, by reason: the most any refresh since the last full build counted
-    #: (a refresh re-reads only what changed, so one that skipped nothing does not clear them). Doctor shows them.
+    #: (a refresh re-reads only what changed, so one that skipped nothing does not clear them), less the stores
+    #: read whole again since (``unread``); a walk's count of the stores it could not read replaces it. Doctor
+    #: shows them.
     problems: dict[str, int] = {}
+    #: The cursor-agent chats that could not be read (kept as they were) -> the reason counted in ``problems``: a
+    #: refresh of some chats that reads one of them whole again takes its count off.
+    unread: dict[str, str] = {}
 
 
 def shard_of(session_id: str) -> int:
@@ -202,7 +207,7 @@ class Bookkeeping:
     def changed(self) -> bool:
         return bool(self._dirty or self._new_fingerprints)
 
-    def save(self, tag: str, ide: dict[str, IdeDbState], problems: dict[str, int]) -> str:
+    def save(self, tag: str, ide: dict[str, IdeDbState], problems: dict[str, int], unread: dict[str, str]) -> str:
         """Write the shards and fingerprints that changed and the ``State`` naming every file, all under new names.
 
         ``tag`` names this build's files; the result is the ``State`` file's path
@@ -236,7 +241,7 @@ class Bookkeeping:
             else:
                 parked.unlink(missing_ok=True)
         self._new_fingerprints = {}  # the state below names them now
-        self.state = State(ide=ide, shards=shards, problems=problems)
+        self.state = State(ide=ide, shards=shards, problems=problems, unread=unread)
         name = f"state-{tag}.msgpack"
         written.append(self.folder / name)
         write_private(written[-1], msgspec.msgpack.encode(self.state))

@@ -233,7 +233,7 @@ def test_a_parked_shard_is_saved_with_what_was_recorded_after_it_was_set_aside(t
     assert book.chat(first) == ChatState(where=Location("seg-a", 0))  # read back from where it was set aside
     book.put(second, ChatState(ide_db="state.vscdb"))
     book.park(shard_of(first))
-    state_file = book.save("1-test", {}, {})
+    state_file = book.save("1-test", {}, {}, {})
 
     saved = Bookkeeping(tmp_path, read_record(tmp_path / state_file, State))
     assert saved.chat(first) == ChatState(where=Location("seg-a", 0))

@@ -287,6 +287,33 @@ def test_a_refresh_of_other_chats_still_reports_a_store_it_did_not_try_again(cli
     assert skipped().get(UNREADABLE_STORE) == 1
 
 
+def test_a_store_read_whole_again_by_a_refresh_of_its_chat_takes_its_count_off(cli_root: Path, tmp_path: Path) -> None:
+    """trialH F7: two garbled stores, one healed and read again by a refresh of its chat alone (what a read or
+    ``deja index`` does between walks): its count goes, the other's stays, and with both healed nothing is left."""
+    from deja.core.indexer import refresh
+    from deja.core.readers.chatstore import UNREADABLE_STORE
+
+    stores = [_store_chat(cli_root, sid, f"the answer of {sid}") for sid in ("s1", "s2")]
+    index()
+    for store in stores:
+        store.write_bytes(b"\x00garbage, not SQLite" * 300)
+    index()
+
+    def skipped() -> dict[str, int]:
+        return orjson.loads(run_deja("doctor", "--json").stdout)["skipped"]
+
+    assert skipped() == {UNREADABLE_STORE: 2}
+    _store_chat(cli_root, "s1", "the answer of s1", "healed")
+    refresh(tmp_path / "deja", only_chat_ids={"s1"})
+    assert skipped() == {UNREADABLE_STORE: 1}
+    assert shown("s1") == ["question of s1", "the answer of s1", "healed"]
+    _store_chat(cli_root, "s2", "the answer of s2", "healed")
+    refresh(tmp_path / "deja", only_chat_ids={"s2"})
+    assert skipped() == {}
+    assert "unreadable" not in index_text()[1]
+    assert "index skipped" not in run_deja("doctor").stdout
+
+
 def test_a_full_rebuild_goes_ahead_when_the_store_it_cannot_read_never_held_a_session(sample: Sample) -> None:
     first = index()
     garbage = sample.history.ide_root / "workspaceStorage" / "broken" / "state.vscdb"

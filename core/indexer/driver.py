@@ -227,6 +227,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
     directory = index_dir(home)
     private_dir(directory)
     tighten(home)
+    if scope.targets is None:  # dated before the wait: a walk recorded as started before it did not see this one's
+        glance.stamp(directory, glance.WALK_BEGUN, time.time())
     with WriterLock(directory / LOCK_NAME, lock_timeout):
         remove_strays(directory)
         remove_dead_copies(str(home / COPIES))  # a database copy a killed read left (``vscdb``)
@@ -240,10 +242,11 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
+        tried = set() if scope.targets is None else {*plan.cli_reads, *plan.cli_appends, *plan.unread_chats}
         written = _write_changes(plan, book, index, problems, directory, progress, mode)
         tally = _record_changes(manifest, index, book, plan, written, park=scope.targets is None)
         if scope.keep_live and (kept := _kept_instead(directory, book, written.segments, mode, plan)):
-            return _not_rebuilt(kept, plan, started, _problems(state.problems, problems, True), why)
+            return _not_rebuilt(kept, plan, started, _problems(state, problems, _Skipped(plan, written)), why)
         # A rebuild keeps the sessions of the stores it could not read this time (``carry``).
         carried = (
             carry_unread(directory, book, plan, problems, mode, written.segments) if manifest is None else Carried()
@@ -252,11 +255,13 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         ide = {**plan.ide_unseen, **plan.ide_dbs}
         walked = scope.targets is None
         rewrite = walked and any(_mostly_replaced(ref) for ref in live)
-        merged_problems = _problems(state.problems, problems, walked)
+        skipped = _Skipped(plan, written, None if walked else tried, state.unread)
+        merged_problems = _problems(state, problems, skipped)
         changed = manifest is None or written.segments or tally.removed or book.changed or ide != state.ide or rewrite
-        if changed or merged_problems != state.problems:  # (what doctor reports is recorded too)
+        if changed or merged_problems != state.problems or skipped.unread != state.unread:  # (doctor reports them)
             live = _compact(directory, live, book, mode, rewrite_replaced=walked)
-            _swap(directory, manifest or _live_manifest(directory), live, book, ide, merged_problems, mode)
+            swapped = manifest or _live_manifest(directory)
+            _swap(directory, swapped, live, book, ide, (merged_problems, skipped.unread), mode)
         elif manifest is not None:  # segments a past swap retired go once their grace is over, change or not
             remove_stale_segments(directory, [ref.name for ref in manifest.segments])
         if scope.targets is None:
@@ -294,13 +299,29 @@ def _load(directory: Path, full: bool, mode: str) -> tuple[Manifest | None, Stat
         return None, State(), None, "" if first_build else str(exc)
 
 
-def _problems(before: dict[str, int], now: Counter[str], walked: bool) -> dict[str, int]:
+class _Skipped:
+    """The cursor-agent chats unreadable after a refresh (``State.unread``) and those it read again whole."""
+
+    def __init__(
+        self, plan: Plan, written: Written, tried: set[str] | None = None, before: dict[str, str] | None = None
+    ) -> None:
+        """``tried``: the chats a refresh of some chats read, or tried to (None: a walk, which tries every one);
+        ``before``: the chats unreadable after the refresh before it."""
+        now = {**plan.unread_chats, **written.unread.chats}
+        kept = {} if tried is None else {sid: why for sid, why in (before or {}).items() if sid not in tried}
+        self.walked = tried is None
+        self.unread = dict(sorted({**kept, **now}.items()))
+        self.healed = Counter(why for sid, why in (before or {}).items() if sid in (tried or ()) and sid not in now)
+
+
+def _problems(before: State, now: Counter[str], skipped: _Skipped) -> dict[str, int]:
     """The problems to record: this refresh's, and the earlier ones of what it did not read again, but not an
     earlier refresh's stores that could not be read then, which this one tried again (every editor database; every
-    chat store only on a walk)."""
-    tried = THIS_TIME_FAILURES if walked else DATABASE_FAILURES
-    kept = Counter({kind: count for kind, count in before.items() if kind not in tried})
-    return dict(kept | now)
+    chat store on a walk; on a refresh of some chats, those of them it read whole this time)."""
+    tried = THIS_TIME_FAILURES if skipped.walked else DATABASE_FAILURES
+    kept = Counter({kind: count for kind, count in before.problems.items() if kind not in tried})
+    kept.subtract(skipped.healed)
+    return dict(+kept | now)
 
 
 def _kept_instead(
@@ -470,11 +491,12 @@ def _swap(
     live: list[SegmentRef],
     book: Bookkeeping,
     ide: dict[str, IdeDbState],
-    problems: dict[str, int],
+    skipped: tuple[dict[str, int], dict[str, str]],
     mode: str,
 ) -> None:
     """Make ``live`` and the bookkeeping describing it current in one ``os.replace`` of the manifest, as redacted
-    with ``mode`` (the refresh's one decision: what its segments were written with).
+    with ``mode`` (the refresh's one decision: what its segments were written with); ``skipped`` is what the
+    bookkeeping records of what could not be read (``State.problems`` and ``State.unread``).
 
     Everything is written under new names first, so a kill at any point leaves
     the previous manifest, its segments and its bookkeeping whole; the files of the new segments and
@@ -484,7 +506,7 @@ def _swap(
     writers read it, under the lock).
     """
     generation = (previous.generation + 1) if previous else 1
-    state_file = book.save(f"{generation}-{os.urandom(4).hex()}", ide, problems)
+    state_file = book.save(f"{generation}-{os.urandom(4).hex()}", ide, *skipped)
     faults.point("before-manifest-swap")
     names = [ref.name for ref in live]
     retire_segments(directory, [ref.name for ref in previous.segments] if previous else [], names)

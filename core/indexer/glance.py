@@ -38,6 +38,9 @@ WALK_SECONDS = 60.0
 RECORD = "freshness.json"
 #: Touched when a detached walk starts, so that reads arriving meanwhile start no other.
 WALK_STAMP = "walk-started"
+#: Dated by every walk before it waits for the writer lock. A walk recorded as started before it did not see what
+#: changed since, and the walk that dated it never recorded itself if it was killed: ``deja index`` walks then.
+WALK_BEGUN = "walk-begun"
 #: The newest hot chats and the most recently changed folders, which every check looks at: where a turn or a chat
 #: arrives while someone works. The rest of the record is looked at once ``WHOLE_SECONDS`` have passed since it
 #: last was (the time ``WHOLE_STAMP``'s modification time keeps), so a change there waits at most that long.
@@ -111,6 +114,14 @@ def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest, who
     return Check(manifest=manifest, changed=changed, targets=targets, folders=folders, walk_due=due)
 
 
+def _begun_since(directory: StrPath, walked_at: float) -> bool:
+    """Whether a walk began (``WALK_BEGUN``) after the recorded one started: it was killed, or runs now."""
+    try:
+        return os.stat(os.path.join(directory, WALK_BEGUN)).st_mtime > walked_at
+    except OSError:
+        return False
+
+
 def _new_root(record: dict[str, Any]) -> bool:
     """Whether a cursor-agent root is one the last walk did not look at (``CURSOR_CONFIG_DIR`` or
     ``XDG_CONFIG_HOME`` set since, ``cursor_cli_root`` changed): its chats are read by a walk now, not in a minute."""
@@ -129,15 +140,21 @@ def _whole_due(directory: StrPath, now: float) -> bool:
 
 def _stamp_whole(directory: StrPath, started: float) -> None:
     """Date the last whole check ``started`` (an index folder this user cannot write: every check is whole)."""
-    stamp = os.path.join(directory, WHOLE_STAMP)
+    stamp(directory, WHOLE_STAMP, started)
+
+
+def stamp(directory: StrPath, name: str, when: float) -> None:
+    """Date the file ``name`` in the index folder ``when``, made empty if missing (a folder this user cannot write:
+    nothing)."""
+    path = os.path.join(directory, name)
     try:
-        os.utime(stamp, (started, started))
+        os.utime(path, (when, when))
     except FileNotFoundError:
         from ..private import write_private
 
         try:
-            write_private(stamp, b"")
-            os.utime(stamp, (started, started))
+            write_private(path, b"")
+            os.utime(path, (when, when))
         except OSError:
             return
     except OSError:
@@ -309,11 +326,14 @@ def _walk_due(directory: StrPath, walked_at: float, heed_started: bool = True) -
     """Whether the last walk that finished is ``WALK_SECONDS`` old and, when ``heed_started``, no walk started since.
 
     ``deja index`` (``check(whole=True)``) does not heed a started walk: the stamp is written before that walk
-    reads anything, and one killed on the way would keep every walk off for a minute.
+    reads anything, and one killed on the way would keep every walk off for a minute. It walks too when a walk
+    began after the recorded one started (``WALK_BEGUN``) and never recorded itself: a ``deja index`` killed on its
+    walk while a walk begun before a turn was appended finished would otherwise leave that turn out for a minute
+    (an old chat is not checked one by one), through every ``deja index`` meanwhile.
     """
     now = time.time()
     if now - walked_at < WALK_SECONDS:
-        return False
+        return not heed_started and _begun_since(directory, walked_at)
     if not heed_started:
         return True
     try:

@@ -65,6 +65,8 @@ class Plan(msgspec.Struct):
     unreadable: int = 0
     #: The first of the files counted in ``unreadable`` (``note_unreadable``), which the messages name.
     unreadable_files: list[str] = []
+    #: The cursor-agent chats found unreadable before any read (``blocked_chat``) -> the reason counted.
+    unread_chats: dict[str, str] = {}
     #: Databases on record that this process's roots do not list but that are still on disk (a file out of sight,
     #: or something there that cannot be read this time, counted in ``unreadable``): kept as recorded.
     ide_unseen: dict[str, IdeDbState] = {}
@@ -358,9 +360,9 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     ide = _plan_ide(book, state, problems)
     owners = ide.owners
     found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets)
-    for kept in cli_blocked.values():  # (counted as a read that failed would count them: doctor lists them)
-        problems[UNREADABLE_TRANSCRIPT if kept.transcript else UNREADABLE_STORE] += 1
-    plan = Plan({}, {}, {}, set(), ide.dbs, owners, 0, ide_unseen=ide.unseen)
+    blocked = {sid: UNREADABLE_TRANSCRIPT if kept.transcript else UNREADABLE_STORE for sid, kept in cli_blocked.items()}
+    problems.update(blocked.values())  # (counted as a read that failed would count them: doctor lists them)
+    plan = Plan({}, {}, {}, set(), ide.dbs, owners, 0, unread_chats=blocked, ide_unseen=ide.unseen)
     plan.note_unreadable([*ide.unreadable_files, *(_source(kept) for kept in cli_blocked.values())])
     # Sorted: the order sessions are read in is the order they are written in, whatever the hash seed.
     for sid in sorted(ide.changed | set(cli_changed) | cli_gone | ide.gone):

@@ -15,6 +15,8 @@ from ..history import merge_transcript_into_ide
 from ..index import Index, Segment
 from ..model import Session
 from ..readers import Projects, Resume, read_cli_chat, read_ide_database
+from ..readers.chatstore import UNREADABLE_STORE
+from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
 from .plan import DATABASE_FAILURES, UNREADABLE_NAMED, Plan, cli_state
 from .records import session_from_index
 
@@ -51,6 +53,8 @@ class Unread(msgspec.Struct):
     databases: dict[str, set[str]] = {}
     #: Chat stores found unreadable.
     stores: int = 0
+    #: The cursor-agent chats among them -> the reason counted (``State.unread``).
+    chats: dict[str, str] = {}
     #: The first of them (``plan.UNREADABLE_NAMED``), for a message to name.
     files: list[str] = []
 
@@ -94,8 +98,12 @@ def read_changes(
         resume = None
         if old is not None and record is not None and record.cli and record.cli.last_timestamp is not None:
             resume = Resume(old.messages, record.cli.end, record.cli.last_timestamp)
+        transcripts_unread = problems[UNREADABLE_TRANSCRIPT]
         read = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems, resume=resume, decoded=decoded)
         ide = pending.pop(sid, None)
+        if read.unreadable:
+            grew = problems[UNREADABLE_TRANSCRIPT] > transcripts_unread
+            unread.chats[sid] = UNREADABLE_TRANSCRIPT if grew else UNREADABLE_STORE
         if read.unreadable and ide is None:
             unread.stores += 1
             if len(unread.files) < UNREADABLE_NAMED:

@@ -1,8 +1,12 @@
-"""The JSON value of a stored record, kept when a byte of it is not UTF-8.
+"""The JSON value of a stored record, kept when a byte of it is not UTF-8 or a string holds half an emoji.
 
 Cursor stores what the user typed; a Latin-1 byte pasted from an old file (``caf\\xe9``) makes the whole
-value invalid UTF-8, which ``orjson`` refuses. Dropping the value would drop the user's message with it, so
-such bytes are replaced (U+FFFD) and the rest is read as usual.
+value invalid UTF-8, which ``orjson`` refuses. JavaScript cuts strings by UTF-16 unit (``text.slice(0, n)`` through
+an emoji, as a truncated Shell output or a streamed answer is), and ``JSON.stringify`` writes the half left as a
+lone escape (``"\\ud83d"``): valid JSON, which ``orjson`` refuses too. Dropping the value would drop the user's
+message (or a failed command's output and exit code) with it, so such bytes and halves are replaced (U+FFFD) and
+the rest is read as usual. The half is replaced in the JSON text, before it is parsed, so no string read here ever
+holds a surrogate, which every writer after (the index's msgpack, UTF-8 output) would refuse.
 """
 
 from __future__ import annotations
@@ -11,12 +15,55 @@ from typing import Any
 
 import orjson
 
+#: What a lone UTF-16 half becomes: the escape of U+FFFD, the same length as the escape it replaces.
+REPLACEMENT = "\\ufffd"
+
 
 def loads(raw: bytes | str) -> Any:
-    """``raw``'s JSON value, bytes that are not UTF-8 replaced; raises ``orjson.JSONDecodeError`` when it is not JSON."""
+    """``raw``'s JSON value, bytes that are not UTF-8 and lone surrogate escapes replaced; raises
+    ``orjson.JSONDecodeError`` when it is not JSON.
+
+    The fast path is ``orjson`` alone; the text is decoded and scanned only when ``orjson`` refuses it.
+    """
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
-        if isinstance(raw, str):
-            raise
-        return orjson.loads(bytes(raw).decode("utf-8", "replace"))
+        text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8", "replace")
+        return orjson.loads(lone_surrogates_replaced(text))
+
+
+def lone_surrogates_replaced(text: str) -> str:
+    """``text`` (JSON) with every ``\\uXXXX`` escape of a UTF-16 half that is not part of a pair replaced by
+    ``REPLACEMENT``; a pair (``\\ud83d\\ude80``, an emoji) and an escaped backslash (``\\\\ud83d``) stay as they are.
+
+    Backslashes occur in valid JSON only inside strings, each opening one escape, so walking them left to right
+    reads every escape once.
+    """
+    parts: list[str] = []
+    done = 0
+    at = text.find("\\")
+    while at != -1:
+        if text[at + 1 : at + 2] != "u":
+            at = text.find("\\", at + 2)
+            continue
+        unit = _unit(text, at)
+        if unit is None or not 0xD800 <= unit <= 0xDFFF:
+            at = text.find("\\", at + 6)
+            continue
+        if unit <= 0xDBFF and 0xDC00 <= (_unit(text, at + 6) or 0) <= 0xDFFF:
+            at = text.find("\\", at + 12)  # a high half and its low half: one character
+            continue
+        parts += [text[done:at], REPLACEMENT]
+        done = at + 6
+        at = text.find("\\", done)
+    return "".join([*parts, text[done:]]) if parts else text
+
+
+def _unit(text: str, at: int) -> int | None:
+    """The UTF-16 unit of the ``\\uXXXX`` escape at ``at``, or None when there is none there."""
+    if text[at : at + 2] != "\\u":
+        return None
+    try:
+        return int(text[at + 2 : at + 6], 16)
+    except ValueError:
+        return None
