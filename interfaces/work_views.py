@@ -297,7 +297,7 @@ def _outcome(exit_code: int | None) -> str:
 
 def handoff_line(d: Digest, budget: int) -> str:
     """The shell line that starts a new cursor-agent chat in the session's folder, primed with its digest."""
-    prompt = "Continue this earlier work. " + ctx_markdown(d, budget)
+    prompt = "Continue this earlier work.\n\n" + ctx_markdown(d, budget)  # (its heading starts a line of its own)
     agent = f"cursor-agent {shlex.quote(prompt)}"
     directory = d.session.project_dir
     return f"cd {shlex.quote(directory)} && {agent}" if directory else agent
