@@ -121,6 +121,9 @@ class Hit(Record):
     matched: list[str] = []
     #: (segment number, doc) of the best message, for hooks that read around it.
     best: tuple[int, int] = (0, 0)
+    #: The best of the session's matching docs that is not its title (in segment ``best[0]``), -1 when only the
+    #: title matched: a title names the chat's topic, the turn recalled must answer the query (``best_turn``).
+    best_said: int = -1
 
 
 class SearchResult(Record):
@@ -981,9 +984,16 @@ def _collect(
                     messages=meta.messages,
                     matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
                     best=(seg_i, scored[0][1]),
+                    best_said=_best_said(segment, scored),
                 )
             )
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
+
+
+def _best_said(segment: Segment, scored: list[tuple[float, int]]) -> int:
+    """The first of ``scored``'s docs (best first) that is not the title; -1 when none is."""
+    heads = segment.heads
+    return next((doc for _, doc in scored if heads[doc] >> KIND_SHIFT != KIND_TITLE), -1)
 
 
 def _session_keys(index: Index, session_id: str) -> frozenset[_Key]:
@@ -1041,27 +1051,39 @@ def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:
 
 def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHARS) -> list[Snippet]:
     """The hit's best turn, each side cut to its densest ``width`` characters: the question the best message
-    belongs to and the answer to it; when the best match is the session's title, what it first asked
-    (role ``asked``) and what it concluded (role ``concluded``)."""
+    belongs to and the answer to it.
+
+    When the title matched best, the turn is that of the best matching message all the same: the session's last
+    answer ("what it concluded") may be about something else altogether (a chat on a Stripe webhook that ended on
+    rotating a token). When nothing but the title matched, it is the first question (the one Cursor names a chat
+    after) and its answer.
+    """
     segment = index.segments[hit.best[0]]
     doc = hit.best[1]
-    ordinal, kind = segment.doc(doc).ordinal, segment.doc(doc).kind
+    ordinal, kind = segment.doc(doc)
     meta = segment.session(ordinal)
-    if kind not in (KIND_USER, KIND_ASSISTANT, KIND_TITLE):
+    if kind == KIND_TITLE:
+        doc = hit.best_said if hit.best_said >= 0 else _first_question(segment, meta)
+        if doc < 0:
+            return []
+        kind = segment.kind(doc)
+    if kind not in (KIND_USER, KIND_ASSISTANT):
         # A match in what a command printed or an edit wrote: the turn that ran it, and that turn's best answer.
         doc = _question_of(segment, meta, segment.message_doc(doc))
-        kind = segment.doc(doc).kind
-    sides: list[tuple[str, str, datetime | None]]
-    if kind == KIND_TITLE:
-        sides = [("asked", meta.asked, None), ("concluded", meta.concluded, None)]
-    else:
-        messages = [segment.message(d) for d in _exchange(segment, meta, doc, kind, wanted) if d is not None]
-        sides = [(m.role, m.text, m.timestamp) for m in messages]
+        kind = segment.kind(doc)
+    messages = [segment.message(d) for d in _exchange(segment, meta, doc, kind, wanted) if d is not None]
     return [
-        Snippet(role=role, text=densest_window(text, wanted, width), timestamp=when)
-        for role, text, when in sides
-        if text.strip()
+        Snippet(role=m.role, text=densest_window(m.text, wanted, width), timestamp=m.timestamp)
+        for m in messages
+        if m.text.strip()
     ]
+
+
+def _first_question(segment: Segment, meta: SessionMeta) -> int:
+    """The session's first user message doc (its first message when it has none; -1 when it has no message)."""
+    first = meta.first_doc
+    found = next((d for d in range(first, first + min(meta.messages, TURN_DOCS)) if segment.kind(d) == KIND_USER), -1)
+    return found if found >= 0 or not meta.messages else first
 
 
 def _question_of(segment: Segment, meta: SessionMeta, doc: int) -> int:

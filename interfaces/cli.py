@@ -30,6 +30,7 @@ from .fastpath import (
     filter_flags,
     guarded,
     index_command,
+    noun_for,
     open_index,
     plural,
     search_command,
@@ -293,11 +294,21 @@ def stats_command(json: JsonFlag = False) -> None:
         return
     echo(f"{plural(index.session_count, 'session')}, {plural(index.message_count, 'message')}")
     for name, row in per_source.items():
-        echo(f"  {name:<12} {row['sessions']:>6} sessions {row['messages']:>8} messages")
-    echo("projects:")
+        echo(_stats_row(name, 12, row))
+    if projects:
+        echo("projects:")
     for name, row in list(projects.items())[:20]:
-        echo(f"  {name:<24} {row['sessions']:>6} sessions {row['messages']:>8} messages")
+        echo(_stats_row(name, 24, row))
     echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
+
+
+def _stats_row(name: str, width: int, row: dict[str, int]) -> str:
+    """One row of ``deja stats``: its counts right-aligned, each read as a count (1 session, 2 sessions)."""
+    sessions, messages = row["sessions"], row["messages"]
+    return (
+        f"  {name:<{width}} {sessions:>6} {noun_for(sessions, 'session'):<8}"
+        f" {messages:>8} {noun_for(messages, 'message')}"
+    )
 
 
 TargetArg = Annotated[

@@ -506,7 +506,12 @@ def _unreadable_named(result: RefreshResult) -> str:
 
 def plural(count: int, noun: str) -> str:
     """``1 Cursor store``, ``2 Cursor stores``: a count and its noun, singular or plural as the count says."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+    return f"{count} {noun_for(count, noun)}"
+
+
+def noun_for(count: int, noun: str) -> str:
+    """``noun`` as ``count`` of it reads: singular for one, plural otherwise (for a table's aligned counts)."""
+    return noun if count == 1 else f"{noun}s"
 
 
 def _report_unreadable(result: RefreshResult) -> None:

@@ -121,6 +121,7 @@ def search_text(result: SearchResult, width: int | None = None) -> str:
 
 
 def show_text(meta: SessionMeta, messages: list[Message]) -> str:
+    from ..core.readers.conversation import normalise_tool_name  # (older builds' names read as current ones)
     from .fastpath import plural
 
     lines = [
@@ -135,7 +136,7 @@ def show_text(meta: SessionMeta, messages: list[Message]) -> str:
         if message.text:
             lines.append(message.text)
         for call in message.tool_calls:
-            lines.append(f"  ⚙ {call.name} {tool_summary(call.args)}".rstrip())
+            lines.append(f"  ⚙ {normalise_tool_name(call.name)} {tool_summary(call.args)}".rstrip())
             if call.exit_code is not None:
                 lines.append(f"    exit {call.exit_code}")
             if call.result:
@@ -168,17 +169,9 @@ def lines_within(lines: list[str], budget: int) -> list[str]:
 
 def tool_summary(args: dict[str, Any]) -> str:
     """The argument that says what a tool call did (its command, file, pattern…), on one line."""
-    for key in (
-        "command",
-        "path",
-        "file_path",
-        "target_file",
-        "pattern",
-        "glob_pattern",
-        "query",
-        "url",
-        "description",
-    ):
+    from ..core.model import TARGET_ARGS
+
+    for key in (*TARGET_ARGS, "description"):
         value = args.get(key)
         if isinstance(value, str) and value:
             return " ".join(value.split())[:200]

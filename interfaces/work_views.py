@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.index import SessionMeta
 from ..core.readers.ai_tracking import Attribution
-from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step
+from ..core.work import NO_FIX, Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step
 from .views import iso, lines_within, session_json, when
 
 #: How much of an edit's old and new text a text answer shows.
@@ -161,6 +161,8 @@ def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
                 "resolved_by": f.resolved_by,
                 "edited": f.edited,
                 "answer": f.answer,
+                "concluded": f.concluded,
+                "shows_fix": f.shows_fix,
             }
             for f in fixes
         ],
@@ -189,6 +191,10 @@ def fix_text(error: str, history: ErrorHistory) -> str:
             lines.append(f"  fixed by: {', then '.join(s.command[:120] for s in safe[-3:])}")
         elif fix.answer:
             lines.append(f"  what followed: {fix.answer}")
+        elif fix.concluded:
+            lines.append(f"  concluded: {fix.concluded}")
+        elif not fix.shows_fix:
+            lines.append(f"  {NO_FIX}")
         if fix.edited:
             lines.append(f"  edited: {', '.join(fix.edited[:5])}")
         if fix.steps:
@@ -291,7 +297,7 @@ def _outcome(exit_code: int | None) -> str:
 
 def handoff_line(d: Digest, budget: int) -> str:
     """The shell line that starts a new cursor-agent chat in the session's folder, primed with its digest."""
-    prompt = "Continue this earlier work. " + ctx_markdown(d, budget)
+    prompt = "Continue this earlier work.\n\n" + ctx_markdown(d, budget)  # (its heading starts a line of its own)
     agent = f"cursor-agent {shlex.quote(prompt)}"
     directory = d.session.project_dir
     return f"cd {shlex.quote(directory)} && {agent}" if directory else agent

@@ -617,6 +617,54 @@ def test_identical_calls_pair_in_order_and_unpaired_calls_stay_empty() -> None:
     assert [(c.result, c.exit_code) for c in calls] == [("first", 2), ("second", 0), (None, None), (None, None)]
 
 
+def _shell_chat(
+    root: Path, transcript_calls: list[dict[str, str]], store_calls: list[tuple[dict[str, str], str, int]]
+) -> Message:
+    """A chat's transcript (one turn running ``transcript_calls``) and store (``store_calls`` with their output and
+    exit code) written as cursor-agent writes them, read as one session: its assistant message."""
+    transcript = write_transcript(
+        transcript_path(root, CWD, "c1"),
+        [user_turn("deploy", T0), assistant_turn("Planning.", *(tool_use("Shell", a) for a in transcript_calls))],
+    )
+    messages: list[dict[str, object]] = [{"role": "user", "content": "<user_query>deploy</user_query>"}]
+    for n, (args, output, code) in enumerate(store_calls):
+        messages.append({"role": "assistant", "content": [tool_call_part(f"t{n}", "Shell", args)]})
+        messages.append(tool_result_message(f"t{n}", "Shell", shell_result_text(output, code)))
+    write_chat_store(chat_dir_for(root, CWD, "c1"), cwd=CWD, messages=messages)
+    session = read_cli_session(transcript, chat_dir_for(root, CWD, "c1"), Counter())
+    assert session is not None
+    return session.messages[1]
+
+
+def test_a_call_whose_arguments_differ_in_a_description_still_gets_its_result(root: Path) -> None:
+    """cursor-agent writes the transcript and the store apart; a Shell call's ``description`` in one and not the
+    other lost its output and exit code, though the chat read from its store alone has them (trialG F4)."""
+    turn = _shell_chat(
+        root,
+        [{"command": "terraform plan", "description": "plan"}, {"command": "ls", "working_directory": "/work"}],
+        [
+            ({"command": "terraform plan"}, "Error: Error acquiring the state lock", 1),
+            ({"command": "ls"}, "main.tf", 0),
+        ],
+    )
+    assert [(c.result, c.exit_code) for c in turn.tool_calls] == [
+        ("Error: Error acquiring the state lock", 1),
+        ("main.tf", 0),
+    ]
+
+
+def test_where_which_call_is_whose_is_a_guess_no_call_gets_another_calls_result(root: Path) -> None:
+    """Two store runs of ``make`` and one in the transcript, their descriptions all different: either could be
+    the one the transcript shows, so it gets neither; two and two pair in order."""
+    runs = [({"command": "make", "description": "build"}, "no rule", 2), ({"command": "make"}, "built", 0)]
+    (one,) = _shell_chat(root, [{"command": "make", "description": "again"}], runs).tool_calls
+    assert (one.result, one.exit_code) == (None, None)
+    both = _shell_chat(
+        root / "two", [{"command": "make", "description": "a"}, {"command": "make", "description": "b"}], runs
+    )
+    assert [(c.result, c.exit_code) for c in both.tool_calls] == [("no rule", 2), ("built", 0)]
+
+
 # --- chat folders, titles, projects -----------------------------------------
 
 

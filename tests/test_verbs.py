@@ -462,7 +462,7 @@ def test_handoff_prints_a_cursor_agent_line_that_runs_in_the_project(work: Work)
     line = work.deja("handoff", DB_DOWN_CHAT).stdout.strip()
     words = shlex.split(line)
     assert words[:4] == ["cd", str(work.api), "&&", "cursor-agent"] and len(words) == 5
-    assert words[4].startswith("Continue this earlier work. # Context from a past session: Migrations fail")
+    assert words[4].startswith("Continue this earlier work.\n\n# Context from a past session: Migrations fail")
     assert subprocess.run(["sh", "-n", "-c", line]).returncode == 0
 
 
