@@ -355,9 +355,8 @@ def what_followed(segment: Segment, doc: int, head: str = "", match: ErrorMatch 
         edited_here: list[str] = []
         for call in calls:
             if call.name in EDIT_TOOLS:
-                path = edited_paths(call.args, "")[:1]
-                edited_here += [p for p in path if p not in edited_here]
-                fix.edited += [p for p in path if p not in fix.edited]
+                edited_here += [p for p in edited_paths(call.args, "")[:1] if p not in edited_here]
+                fix.edited += [p for p in edited_here if p not in fix.edited]
             command = call.args.get("command")
             if call.name not in SHELL_TOOLS or not isinstance(command, str):
                 continue
