@@ -101,11 +101,6 @@ def found(text: str, needle: str, start: int = 0) -> list[int]:
     return places
 
 
-def has_word(text: str, word: str) -> bool:
-    """Whether ``word`` occurs in ``text`` as a whole word (``\\bword\\b``)."""
-    return _word_at(text, word, ("",))
-
-
 def _word_at(text: str, word: str, endings: tuple[str, ...] | None) -> bool:
     """``\\bword`` then one of ``endings`` and ``\\b`` (None: no boundary asked after the word)."""
     for at in found(text, word):

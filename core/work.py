@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import os
 
-from .errors import error_lines, folded, found, has_word, is_word
+from .errors import error_lines, folded, found, is_word
 from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_project
 from .keys import (
     EDIT_TOOLS,
@@ -256,31 +256,16 @@ class Step(Record):
 
 
 class Fix(Record):
-    """One past occurrence of an error and what followed it in that session, as far as it was about that error."""
+    """One past occurrence of an error and what followed it in that session."""
 
     session: SessionMeta
     timestamp: datetime | None
     error: str
-    #: The commands run after it up to its fix (or up to the answer about it); with neither, its re-runs alone.
     steps: list[Step] = []
     #: The command like the failing one that then succeeded, if one did.
     resolved_by: str = ""
-    #: The files edited up to its fix, else those the answer about it edited; with neither, none.
     edited: list[str] = []
-    #: The first answer after it that names the failing program, a name the error quotes or the error's own words.
     answer: str = ""
-    #: What the session concluded, when that names the error too (a session's last answer may be about anything).
-    concluded: str = ""
-
-    @property
-    def shows_fix(self) -> bool:
-        """Whether the session went on about this error: the next answer given may be about anything else."""
-        return bool(self.resolved_by or self.answer or self.concluded)
-
-
-#: What is said of a past failure whose session shows nothing about it after it (the CLI, the MCP server and the
-#: failure hook say the same).
-NO_FIX = "that session shows no fix for this error"
 
 
 def scan_window(output: str) -> str:
@@ -328,35 +313,28 @@ def _failed_call(message: Message, match: ErrorMatch | None) -> tuple[ToolCall, 
 
 
 def what_followed(segment: Segment, doc: int, head: str = "", match: ErrorMatch | None = None) -> Fix:
-    """The commands and edits after the failure at ``doc`` up to a successful run of one like it, else up to the
-    first answer about it; with neither, only its re-runs: the next answer and edits may be about something else
-    (a chat moves on), and shown as what followed an error they read as its fix.
+    """The commands and edits after the failure at ``doc`` up to a successful run of one like it.
 
     The failure is the message's first failed call with the error ``match`` (a message can hold several failed
     calls: cursor-agent merges a turn's calls into one), else its first failed call. ``head`` is the failing
     command's head when the caller knows it (a hook does); otherwise it is taken from the failed call itself.
     """
     meta = segment.session(segment.doc(doc).ordinal)
-    failure = _failed_call(segment.message(doc), match) or _failed_call(segment.message(doc), None)
-    failed, error = failure if failure else (None, "")
+    found = _failed_call(segment.message(doc), match) or _failed_call(segment.message(doc), None)
+    failed, error = found if found else (None, "")
     command = failed.args.get("command") if failed else None
     if not head and isinstance(command, str):
         head = command_head(normalise_command(command))
-    clues = _Clues.of(head, error)
-    concluded = meta.concluded if clues.named_in(meta.concluded) else ""
-    fix = Fix(session=meta, timestamp=segment.message(doc).timestamp, error=error, concluded=concluded)
-    answered: tuple[list[Step], list[str]] | None = None  # the steps up to the answer about it, and its edits
+    fix = Fix(session=meta, timestamp=segment.message(doc).timestamp, error=error)
     end = min(meta.first_doc + meta.n_docs, doc + FOLLOW_DOCS)
     for d in range(doc, end):
         message = segment.message(d)
         calls = message.tool_calls
         if d == doc and failed is not None:
             calls = calls[calls.index(failed) + 1 :]
-        edited_here: list[str] = []
         for call in calls:
             if call.name in EDIT_TOOLS:
-                edited_here += [p for p in edited_paths(call.args, "")[:1] if p not in edited_here]
-                fix.edited += [p for p in edited_here if p not in fix.edited]
+                fix.edited += [p for p in edited_paths(call.args, "")[:1] if p not in fix.edited]
             command = call.args.get("command")
             if call.name not in SHELL_TOOLS or not isinstance(command, str):
                 continue
@@ -365,49 +343,9 @@ def what_followed(segment: Segment, doc: int, head: str = "", match: ErrorMatch 
             if call.exit_code == 0 and (not head or command_head(command) == head):
                 fix.resolved_by = command
                 return fix
-        if d > doc and answered is None and message.role == "assistant" and clues.named_in(message.text):
+        if d > doc and not fix.answer and message.role == "assistant" and message.text.strip():
             fix.answer = one_line(message.text, 200)
-            answered = (list(fix.steps), edited_here)
-    if answered is None:  # nothing after it was about it: what ran again of it is all there is to show
-        fix.steps, fix.edited = [s for s in fix.steps if head and command_head(s.command) == head], []
-    else:
-        fix.steps, fix.edited = answered
     return fix
-
-
-#: Words of an error line that say an error happened, not which one.
-_ERROR_WORDS = frozenset(
-    {"error", "errors", "failed", "failure", "fatal", "cannot", "could", "found", "exception", "traceback", "warning"}
-)
-
-
-class _Clues(Record, frozen=True):
-    """What names a failure in an answer: the failing program, the names its error line quotes, and the words of
-    that line and of the command's head (``npm run build``'s ``build``), those of four letters or more less
-    ``_ERROR_WORDS``, of which an answer must hold two ("Freed disk space; the build passes" after ``npm run
-    build`` failed with "ENOSPC: no space left on device")."""
-
-    program: str
-    names: tuple[str, ...]
-    words: tuple[str, ...]
-
-    @classmethod
-    def of(cls, head: str, error: str) -> _Clues:
-        program, _, rest = folded(head).partition(" ")
-        words = "".join(char if char.isalnum() else " " for char in f"{folded(error)} {rest}").split()
-        own = tuple(dict.fromkeys(w for w in words if len(w) >= 4 and w not in _ERROR_WORDS))
-        return cls(program, tuple(quoted_names(error)), own)
-
-    def named_in(self, text: str) -> bool:
-        if not text.strip():
-            return False
-        lowered = folded(text)
-        if self.program and has_word(lowered, self.program):
-            return True
-        if any(name in text for name in self.names):
-            return True
-        held = sum(has_word(lowered, word) for word in self.words)
-        return held >= min(2, len(self.words)) > 0
 
 
 class ErrorHistory(Record):

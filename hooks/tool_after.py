@@ -39,28 +39,20 @@ def failure(call: HookCall) -> str | None:
     return None
 
 
-def _followed_lines(segment: Segment, doc: int, head: str, match: ErrorMatch) -> list[str]:
-    """What followed the failure (the commands run up to a successful run of one like it, else the first answer
-    about it) and what the session concluded, when that is about it too; one line saying it shows no fix when
-    nothing after it was about it: its next answer and its conclusion may be about anything else, and read here as
-    what fixed it.
+def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch) -> str:
+    """The commands run after the failure up to a successful run of one like it, else the next answer given.
 
     Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it.
     """
-    from ..core.work import NO_FIX, is_destructive, what_followed
+    from ..core.work import is_destructive, what_followed
 
     fix = what_followed(segment, doc, head, match)
-    if not fix.shows_fix:
-        return [f"{NO_FIX[0].upper()}{NO_FIX[1:]}."]
-    followed = fix.answer
-    if fix.resolved_by:
-        safe = [f"`{s.command[:120]}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
-        if not is_destructive(fix.resolved_by):
-            followed = ", then ".join(safe[-3:] + [f"`{fix.resolved_by[:120]}` succeeded"])
-        elif safe:
-            followed = ", then ".join(safe[-3:])
-    lines = [f"What followed: {followed}"] if followed and not _says_the_same(followed, fix.concluded) else []
-    return lines + ([f"Concluded: {fix.concluded}"] if fix.concluded else [])
+    if not fix.resolved_by:
+        return fix.answer
+    safe = [f"`{s.command[:120]}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
+    if is_destructive(fix.resolved_by):
+        return ", then ".join(safe[-3:]) or fix.answer
+    return ", then ".join(safe[-3:] + [f"`{fix.resolved_by[:120]}` succeeded"])
 
 
 def _says_the_same(followed: str, concluded: str) -> bool:
@@ -104,7 +96,10 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         if shown in call.seen():
             return call.silent("this error's history was shown in this conversation already")
         sessions = len(rows)  # one row a session
-        lines = _followed_lines(segment, doc, head, match)
+        followed = _what_followed(segment, doc, head, match)
+        lines = [f"What followed: {followed}"] if followed and not _says_the_same(followed, meta.concluded) else []
+        if meta.concluded:
+            lines.append(f"Concluded: {meta.concluded}")
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; the latest:"
         updated = segment.session_keys(segment.doc(doc).ordinal).updated  # (no datetime to decode: see describe)
         block = headed(

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.index import SessionMeta
 from ..core.readers.ai_tracking import Attribution
-from ..core.work import NO_FIX, Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step
+from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step
 from .views import iso, lines_within, session_json, when
 
 #: How much of an edit's old and new text a text answer shows.
@@ -161,8 +161,6 @@ def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
                 "resolved_by": f.resolved_by,
                 "edited": f.edited,
                 "answer": f.answer,
-                "concluded": f.concluded,
-                "shows_fix": f.shows_fix,
             }
             for f in fixes
         ],
@@ -191,10 +189,6 @@ def fix_text(error: str, history: ErrorHistory) -> str:
             lines.append(f"  fixed by: {', then '.join(s.command[:120] for s in safe[-3:])}")
         elif fix.answer:
             lines.append(f"  what followed: {fix.answer}")
-        elif fix.concluded:
-            lines.append(f"  concluded: {fix.concluded}")
-        elif not fix.shows_fix:
-            lines.append(f"  {NO_FIX}")
         if fix.edited:
             lines.append(f"  edited: {', '.join(fix.edited[:5])}")
         if fix.steps:
