@@ -121,9 +121,6 @@ class Hit(Record):
     matched: list[str] = []
     #: (segment number, doc) of the best message, for hooks that read around it.
     best: tuple[int, int] = (0, 0)
-    #: The best of the session's matching docs that is not its title (in segment ``best[0]``), -1 when only the
-    #: title matched: a title names the chat's topic, the turn recalled must answer the query (``best_turn``).
-    best_said: int = -1
 
 
 class SearchResult(Record):
@@ -984,16 +981,9 @@ def _collect(
                     messages=meta.messages,
                     matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
                     best=(seg_i, scored[0][1]),
-                    best_said=_best_said(segment, scored),
                 )
             )
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
-
-
-def _best_said(segment: Segment, scored: list[tuple[float, int]]) -> int:
-    """The first of ``scored``'s docs (best first) that is not the title; -1 when none is."""
-    heads = segment.heads
-    return next((doc for _, doc in scored if heads[doc] >> KIND_SHIFT != KIND_TITLE), -1)
 
 
 def _session_keys(index: Index, session_id: str) -> frozenset[_Key]:
@@ -1053,17 +1043,17 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
     """The hit's best turn, each side cut to its densest ``width`` characters: the question the best message
     belongs to and the answer to it.
 
-    When the title matched best, the turn is that of the best matching message all the same: the session's last
-    answer ("what it concluded") may be about something else altogether (a chat on a Stripe webhook that ended on
-    rotating a token). When nothing but the title matched, it is the first question (the one Cursor names a chat
-    after) and its answer.
+    When the title matched best, it is the first question (the one Cursor names a chat after) and its answer: the
+    session's last answer ("what it concluded") may be about something else altogether (a chat on a Stripe webhook
+    that ended on rotating a token), and so may a later message that matched a word of the prompt less well than
+    the title (a review found "the nightly job fails" recalled for a Stripe prompt through "fails").
     """
     segment = index.segments[hit.best[0]]
     doc = hit.best[1]
     ordinal, kind = segment.doc(doc)
     meta = segment.session(ordinal)
     if kind == KIND_TITLE:
-        doc = hit.best_said if hit.best_said >= 0 else _first_question(segment, meta)
+        doc = _first_question(segment, meta)
         if doc < 0:
             return []
         kind = segment.kind(doc)

@@ -92,3 +92,22 @@ def test_a_chat_only_its_title_matched_is_recalled_by_its_first_question_and_ans
     assert _kind(tmp_path / "deja", hit.best) == KIND_TITLE
     turn = best_turn(index, hit, set(query_terms("payments incident")[0]))
     assert [(side.role, side.text) for side in turn] == [("user", ASKED), ("assistant", FIX)]
+
+
+def test_a_later_turn_sharing_a_word_does_not_stand_in_for_the_title(
+    fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stranger review's case: the title matched best and a later, unrelated turn shared one word of the prompt
+    ("fails"); that turn was recalled and the Stripe fix was not."""
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    asked = "checkout breaks: No signatures found matching the expected signature for payload"
+    fix = "The handler parses the JSON body before verifying: pass the raw bytes to constructEvent."
+    nightly = "ok. unrelated: the nightly job fails again on staging"
+    turns = [asked, fix, nightly, "The nightly job lacked DATABASE_URL on staging; added it to the runner."]
+    _editor_history(fake_home, {STRIPE_CHAT: ("Stripe webhook signature error", turns), **OTHERS})
+    prompt = "the stripe webhook fails on checkout"
+    index = Index.open(tmp_path / "deja")
+    hit = next(hit for hit in search(index, prompt, limit=5).hits if hit.session_id == STRIPE_CHAT)
+    assert _kind(tmp_path / "deja", hit.best) == KIND_TITLE  # the case at hand
+    turn = best_turn(index, hit, set(query_terms(prompt)[0]))
+    assert [(side.role, side.text) for side in turn] == [("user", asked), ("assistant", fix)]
