@@ -167,12 +167,18 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     ),
     # A private key given as the base64 of its PEM block (a kubeconfig's ``client-key-data``, a Secret's
     # ``tls.key``, a ``*_KEY_B64`` variable): ``LS0tLS1CRUdJTi`` is ``-----BEGIN`` in base64, and the block's first
-    # 48 bytes say whether it is a private key (a certificate is not).
-    Rule("pem", r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{50,}={0,2}", ("LS0tLS1CRUdJTi",), check=lambda m: _encodes_a_key(m)),
+    # 48 bytes say whether it is a private key (a certificate is not). ``base64`` wraps it at 76 columns (``openssl
+    # base64`` at 64): each following line that is base64 alone is the key's too.
+    Rule(
+        "pem",
+        r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{50,}={0,2}(?:\r?\n[ \t]*[A-Za-z0-9+/]{4,}={0,2}(?=[ \t]*(?:\r?\n|\Z)))*",
+        ("LS0tLS1CRUdJTi",),
+        check=lambda m: _encodes_a_key(m),
+    ),
     # PuTTY's ``.ppk`` key file: the base64 lines after ``Private-Lines: N``.
     Rule(
         "pem",
-        r"Private-Lines:[ \t]*\d+\r?\n(?P<body>(?:[A-Za-z0-9+/=]+\r?\n)*[A-Za-z0-9+/=]+)",
+        r"Private-Lines:[ \t]*\d+\r?\n(?P<body>[ \t]*[A-Za-z0-9+/=]+(?=\r?\n|\Z)(?:\r?\n[ \t]*[A-Za-z0-9+/=]+(?=\r?\n|\Z))*)",
         ("Private-Lines:",),
         group="body",
     ),
@@ -336,31 +342,44 @@ def _header_value(match: re.Match[str]) -> bool:
 
 def _netrc_password(match: re.Match[str]) -> bool:
     """A ``.netrc`` entry's password: a literal after ``login …``, in a text that names a ``machine`` (or ``default``)
-    before it, so prose that says "login as admin password reset" is not read as one."""
-    value = match.group("value")
+    before it, so prose that says "login as admin password reset" is not read as one (the pattern also wants the
+    value to end its line or come before netrc's next word)."""
+    value = match.group("value").strip('"')
     before = match.string[max(0, match.start() - 300) : match.start()]
     named = "machine " in before or "default " in before
     return named and _is_literal(value) and value.lower() not in _NOT_VALUES
 
 
-def _table_row(match: re.Match[str]) -> str:
-    """A row of Vault's ``Key  Value`` table (``vault read``, ``vault kv get``) whose key names a secret, with its
-    value replaced; the header must come before it in the same text."""
-    key, value = match.group("key"), match.group("value")
-    if not (secret_key(key) and _is_literal(value) and _TABLE_HEADER.search(match.string, 0, match.start())):
-        return match.group(0)
-    whole, start, end = match.group(0), match.start("value") - match.start(), match.end("value") - match.start()
-    return f"{whole[:start]}[redacted:secret]{whole[end:]}"
+def _table_rows(match: re.Match[str]) -> str:
+    """Vault's ``Key  Value`` table (``vault read``, ``vault kv get``) with the value of each row whose key names a
+    secret replaced (``password            S3cret``: two blanks or more between the columns)."""
+    rows = match.group("rows").split("\n")
+    for n, row in enumerate(rows):
+        key, gap, value = _TABLE_ROW.match(row).groups()  # type: ignore[union-attr]  # (every line matches)
+        if gap and secret_key(key) and _is_literal(value.strip()):
+            rows[n] = f"{row[: len(row) - len(value.lstrip())]}[redacted:secret]{value[len(value.rstrip()) :]}"
+    return match.group(0)[: match.start("rows") - match.start()] + "\n".join(rows)
 
 
-_TABLE_HEADER = _Compiled("_TABLE_HEADER", r"(?m)^Key[ \t]+Value[ \t]*\r?$")
+_TABLE_ROW = _Compiled("_TABLE_ROW", r"[ \t]*([\w.-]*)([ \t]{2,})?(.*)")
+
+
+def _sensitive(match: re.Match[str]) -> str:
+    group = "value" if match.group("value") is not None else "nested"
+    whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
+    marker = "[redacted:secret]" if group == "value" else '"[redacted:secret]"'
+    return f"{whole[:start]}{marker}{whole[end:]}"
+
+
+#: WordPress's keys (``wp-config.php``) whose names alone say no secret; its salts end in ``_SALT``.
+_WORDPRESS_KEYS = frozenset({"LOGGED_IN_KEY", "NONCE_KEY"})
 
 
 def _defined(match: re.Match[str]) -> str:
     """PHP's ``define('DB_PASSWORD', '…')`` and WordPress's keys and salts (``AUTH_KEY``, ``NONCE_SALT``), whose
     name is a string before the value rather than a name before ``=``."""
     key, value = match.group("key"), match.group("value")
-    secret = secret_key(key) or key.upper().endswith(("_KEY", "_SALT"))
+    secret = secret_key(key) or key.upper() in _WORDPRESS_KEYS or key.upper().endswith("_SALT")
     if not (secret and _is_literal(value)):
         return match.group(0)
     whole, start, end = match.group(0), match.start("value") - match.start(), match.end("value") - match.start()
@@ -370,15 +389,19 @@ def _defined(match: re.Match[str]) -> str:
 def _cookie_values(match: re.Match[str]) -> str:
     """A ``Cookie:`` header's values (every ``name=value`` pair) or a ``Set-Cookie:``'s (its first pair; what follows
     are attributes: ``Path``, ``Expires``), each replaced when it looks generated: a session id, a CSRF token."""
-    pairs, head = match.group("pairs"), match.group(0)[: match.start("pairs") - match.start()]
-    first_only = head.lower().lstrip(" \t<>\"'").startswith("set-")
-    out = []
-    for n, pair in enumerate(pairs.split(";")):
-        name, sep, value = pair.partition("=")
-        if sep and (n == 0 or not first_only) and _generated(value.strip()):
-            pair = f"{name}={' ' if value.startswith(' ') else ''}[redacted:cookie]"
-        out.append(pair)
-    return head + ";".join(out)
+    head = match.group(0)[: match.start("pairs") - match.start()]
+    pairs = list(_COOKIE_PAIR.finditer(match.group("pairs")))
+    if head.lower().startswith("set-"):
+        pairs = pairs[:1]
+    out, done = match.group("pairs"), 0
+    for pair in reversed(pairs):  # (from the end, so the earlier spans stay where they are)
+        if _generated(pair.group("value")):
+            out, done = f"{out[: pair.start('value')]}[redacted:cookie]{out[pair.end('value') :]}", done + 1
+    return head + out if done else match.group(0)
+
+
+#: A cookie's ``name=value`` (the value quoted or not, or its quote escaped inside a JSON string).
+_COOKIE_PAIR = _Compiled("_COOKIE_PAIR", r"(?P<name>[^=;,\s\"'\\]+)=\\?\"?(?P<value>[^;,\s\"'\\]*)")
 
 
 def _generated(value: str) -> bool:
@@ -455,7 +478,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         # A registry's ``auth``: base64 of ``user:password`` in Docker's or Podman's ``config.json``
         # (``"auth": "…"``) and npm's ``_auth=…``.
         "registry-auth",
-        r"(?<![\w.-])_?auth[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
+        r"(?<![\w.-])_?auth\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
         ("auth",),
         group=1,
         check=_basic_credentials,
@@ -470,32 +493,39 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         # ``.netrc``'s ``machine host login me password S3cret`` (on one line or several).
         "secret",
-        r"(?<![\w-])login[ \t]+\S+\s+password[ \t]+(?P<value>\S+)",
+        r"(?<![\w-])login[ \t]+\S+\s+(?:account[ \t]+\S+\s+)?password[ \t]+(?P<value>\"[^\"\n]+\"|\S+)"
+        r"(?=[ \t]*(?:\r?\n|\Z)|\s+(?:machine|login|account|macdef|default|password)\b)",
         ("login",),
         group="value",
         check=_netrc_password,
     ),
-    # Vault's ``Key  Value`` table: ``password            S3cret`` (two blanks or more between the columns).
-    # (Its needle is the header's underline: ``---   -----``.)
-    Rule("secret", r"(?m)^(?P<key>[\w.-]+)[ \t]{2,}(?P<value>[^\s][^\n]*?)[ \t]*\r?$", ("-----",), replace=_table_row),
+    # Vault's ``Key  Value`` table, its header and underline (the needle), then its rows to the first blank line.
     Rule(
-        # ``terraform output -json``: a string Terraform itself marks ``"sensitive": true``.
         "secret",
-        r"\"sensitive\"\s*:\s*true\s*,\s*\"type\"\s*:\s*(?:\"[^\"\n]*\"|\[[^\[\]]*\])\s*,\s*\"value\"\s*:\s*"
-        r"\"(?P<value>(?:[^\"\\\n]|\\.)+)\"",
+        r"(?m)^[ \t]*Key[ \t]+Value[ \t]*\r?\n[ \t]*-{3}[ \t]+-{5}[ \t]*\r?\n(?P<rows>(?:[ \t]*\S[^\n]*(?:\n|\Z))*)",
+        ("-----",),
+        replace=_table_rows,
+    ),
+    Rule(
+        # ``terraform output -json``: a value Terraform itself marks ``"sensitive": true``: a string, or an object or
+        # a list (one level of nesting), which becomes one string.
+        "secret",
+        r"\"sensitive\"\s*:\s*true\s*,\s*\"type\"\s*:\s*(?:\"[^\"\n]*\"|\[(?:[^\[\]]|\[[^\[\]]*\])*\])\s*,\s*"
+        r"\"value\"\s*:\s*(?:\"(?P<value>(?:[^\"\\\n]|\\.)+)\"|(?P<nested>[\[{](?:[^\[\]{}]|[\[{][^\[\]{}]*[\]}])*[\]}]))",
         ('"sensitive"',),
-        group="value",
+        replace=lambda m: _sensitive(m),
     ),
     Rule(
         "secret",
-        r"\bdefine\(\s*(?P<q>['\"])(?P<key>\w+)(?P=q)\s*,\s*(?P<vq>['\"])(?P<value>(?:(?!(?P=vq))[^\n])+)(?P=vq)",
+        r"(?i:\bdefine)[ \t]*\(\s*(?P<q>['\"])(?P<key>\w+)(?P=q)\s*,\s*(?P<vq>['\"])"
+        r"(?P<value>(?:\\.|(?!(?P=vq))[^\n\\])+)(?P=vq)",
         ("define",),
         replace=_defined,
     ),
     Rule(
         # A ``Cookie:`` or ``Set-Cookie:`` header: as ``curl -v`` prints it, ``-H "Cookie: …"``, a headers dict.
         "cookie",
-        r"(?i:(?<![\w-])(?:set-)?cookie)[\"']?[ \t]*:[ \t]*[\"']?(?P<pairs>[^\n\r\"']*)",
+        r"(?i:(?<![\w-])(?:set-)?cookie)\\?[\"']?[ \t]*:[ \t]*\\?[\"']?(?P<pairs>[^\n\r]*)",
         ("cookie",),
         replace=_cookie_values,
     ),
@@ -1067,7 +1097,8 @@ def _token_gate(text: str, lowered: str, longest: int) -> bool:
 
 def _context_gate(text: str) -> bool:
     """Whether ``CONTEXT_GATE`` finds ``text``, by substring tests where they decide: each of ``:=<'`` and ``--`` is
-    a match alone, and a text with neither "ENV" nor "-p" cannot match the next two alternatives; the pattern
+    a match alone, ``login`` before a blank is one, and a text with neither "ENV" nor "-p" (nor "define") cannot
+    match the alternatives that need them; the pattern
     (which scans every position of a text it does not find) is asked only about a text with one of those, and
     Redis's words are looked for in the lowered text (a text of ASCII: case folds nothing else into them)."""
     if ":" in text or "=" in text or "<" in text or "'" in text or "--" in text:
@@ -1079,6 +1110,8 @@ def _context_gate(text: str) -> bool:
     if "login " in text or "login\t" in text:
         return True
     lowered = text.lower()
+    if "define" in lowered and _CONTEXT_GATE.search(text) is not None:
+        return True
     return "redis-" in lowered or "requirepass" in lowered or "masterauth" in lowered
 
 

@@ -260,6 +260,9 @@ headers["Cookie"] = cookie_header
 Set-Cookie: consent=yes; Path=/; Max-Age=31536000
 "auth": "oauth2",
 after login admin password rules apply to every account
+the machine has a login page; enter login admin password reset link
+define('PRIMARY_KEY', 'id');
+define("WP_CACHE_KEY_SALT_PREFIX_ENABLED", true);
 login with your SSO account
 Key                 Value
 ---                 -----
@@ -345,6 +348,11 @@ _PEM_BODY = _join("MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Bd", "\nQ8aZx7Vn1cR5yT2k
 _BASIC = base64.b64encode(_join("deploy", ":", "Tr0ub4dor&3x").encode()).decode()
 _PEM_B64 = base64.b64encode(
     _join("-----BEGIN RSA PRIVATE", " KEY-----\n", _PEM_BODY, "-----END RSA PRIVATE", " KEY-----\n").encode()
+).decode()
+#: A key as long as a real one, so ``base64`` wraps it over several lines.
+_KEY_LINE = _join("MIIJQwIBADANBgkqhkiG9w0BAQEFAASCCS0wggkp", "AgEAAoICAQDx7Vn1\n")
+_PEM_B64_LONG = base64.b64encode(
+    _join("-----BEGIN PRIVATE", " KEY-----\n", _KEY_LINE * 12, "-----END PRIVATE", " KEY-----\n").encode()
 ).decode()
 _CERT_B64 = base64.b64encode(
     _join("-----BEGIN CERTIFICATE-----\n", _PEM_BODY, "-----END CERTIFICATE-----\n").encode()
@@ -776,6 +784,38 @@ SECRETS: list[Secret] = [
         "pem",
         _PPK_LINES,
         "PuTTY-User-Key-File-3: ssh-rsa\nPublic-Lines: 1\nAAAAB3NzaC1yc2E\nPrivate-Lines: 2\n{secret}\nPrivate-MAC: 0a1b\n",
+    ),
+    # A stranger review's variants of them (review6a).
+    Secret(
+        "base64-key-wrapped",
+        "pem",
+        "\n".join(_PEM_B64_LONG[i : i + 76] for i in range(0, len(_PEM_B64_LONG), 76)),
+        "$ base64 ~/.ssh/id_rsa\n{secret}\n$ echo done",
+    ),
+    Secret("define-double-quoted", "secret", _join("Xy7kq9", "LmDq"), 'define("DB_PASSWORD", "{secret}");'),
+    Secret("define-upper-spaced", "secret", _join("Xy7kq9", "LmUp"), "DEFINE ('DB_PASSWORD', '{secret}');"),
+    Secret("netrc-quoted", "secret", _join("S3cret", " Pw9x"), 'machine h login me password "{secret}"'),
+    Secret("netrc-account", "secret", _join("S3cret", "Acct7"), "machine h login me account ops password {secret}"),
+    Secret("cookie-quoted", "cookie", _join("Zx9kq2Lm", "7Np4Rt6Vb8"), 'cookie: sid="{secret}"'),
+    Secret("cookie-json-escaped", "cookie", _join("Zx9kq2Lm", "7Np4Rt6Vb9"), '\\"Cookie\\": \\"sid={secret}\\"'),
+    Secret("registry-auth-json-escaped", "registry-auth", _REGISTRY, '\\"auth\\": \\"{secret}\\"'),
+    Secret(
+        "putty-ppk-indented",
+        "pem",
+        _PPK_LINES.replace("\n", "\n    "),
+        "    Private-Lines: 2\n    {secret}\n    Private-MAC: 0a1b\n",
+    ),
+    Secret(
+        "terraform-sensitive-object",
+        "secret",
+        _join("Tf", "Pw0rd", "Obj2"),
+        '{{"c": {{"sensitive": true, "type": ["object", {{"pw": "string"}}], "value": {{"pw": "{secret}"}}}}}}',
+    ),
+    Secret(
+        "vault-table-indented",
+        "secret",
+        _join("Vault", "Pw0rd8y"),
+        "  Key                 Value\n  ---                 -----\n  password            {secret}\n",
     ),
     Secret(
         "url-token-user",

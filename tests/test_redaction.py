@@ -82,6 +82,12 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
         ('curl -d "password=hunter2&user=bob"', 'curl -d "password=[redacted:secret]&user=bob"'),
         ("connect(password='s3cret', host=h)", "connect(password='[redacted:secret]', host=h)"),
         ("postgres://admin:s3cretpass@db:5432/app", "postgres://admin:[redacted:url-credentials]@db:5432/app"),
+        # A .ppk's private lines go and the line after them stays whole (the body once took its "Private").
+        (
+            "Private-Lines: 1\n" + "AAAAIGx7Zq9Lm1r2" * 4 + "\nPrivate-MAC: ab",
+            "Private-Lines: 1\n[redacted:pem]\nPrivate-MAC: ab",
+        ),
+        ("password            S3cretPw", "password            S3cretPw"),  # no Key/Value table above it
         ("redis-cli -a S3cretPw; ls", "redis-cli -a [redacted:cli-credentials]; ls"),
         ("redis-cli -a S3cretPw&& ls", "redis-cli -a [redacted:cli-credentials]&& ls"),
         ("export REDISCLI_AUTH=S3cretPw;", "export REDISCLI_AUTH=[redacted:cli-credentials];"),
