@@ -355,7 +355,7 @@ def _table_rows(match: re.Match[str]) -> str:
     secret replaced (``password            S3cret``: two blanks or more between the columns)."""
     rows = match.group("rows").split("\n")
     for n, row in enumerate(rows):
-        key, gap, value = _TABLE_ROW.match(row).groups()  # type: ignore[union-attr]  # (every line matches)
+        key, gap, value = _TABLE_ROW.match(row).groups()  # (every line matches)
         if gap and secret_key(key) and _is_literal(value.strip()):
             rows[n] = f"{row[: len(row) - len(value.lstrip())]}[redacted:secret]{value[len(value.rstrip()) :]}"
     return match.group(0)[: match.start("rows") - match.start()] + "\n".join(rows)
