@@ -80,7 +80,13 @@ def _may_pass_a_gate(text: str) -> bool:
     if any(c in text for c in ":=<'") or "--" in text or "-p" in text or "ENV" in text or "login" in text:
         return True
     lowered = text.lower()
-    if "basic" in lowered or "define" in lowered or "redis-" in lowered or "requirepass" in lowered or "masterauth" in lowered:
+    if (
+        "basic" in lowered
+        or "define" in lowered
+        or "redis-" in lowered
+        or "requirepass" in lowered
+        or "masterauth" in lowered
+    ):
         return True
     if may_name_a_secret(lowered):
         return True
