@@ -49,14 +49,30 @@ CONTEXT_GATE = r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)|logi
 #: A secret named in a sentence ("the admin password is …", "use passphrase …", "login with admin:…") needs no
 #: separator: its rule (``redact._sentences``) runs on a text whose lowercase holds one of these nouns and one of
 #: these links, which every text it matches holds (its blanks are spaces: a sentence is written with them).
-SENTENCE_NOUNS = ("pass", "pw", "secret", "token", "key", "log", "cred")
+#: How a match of the sentence rule begins (at a word's start, then a blank), and "key " anywhere ("api key is",
+#: "apikey is"): a failed command's "tests passed on linux" or "the build log of" holds none, and imports no rules.
+SENTENCE_NOUNS = ("password ", "passwd ", "passphrase ", "passcode ", "pw ", "pwd ", "secret ", "token ", "login ",
+                  "log in ", "logged in ", "logging in ", "cred")  # fmt: skip
 SENTENCE_LINKS = (" is ", " is:", " was ", " was:", " for ", " of ", " on ", " are ", " were ", "use ", "using ",
                   "enter ", "try ", "with ", " as ")  # fmt: skip
 
 
 def may_name_a_secret(lowered: str) -> bool:
     """Whether a lowercased text may name a secret in a sentence: it holds a noun and a link of the rule's."""
-    return any(noun in lowered for noun in SENTENCE_NOUNS) and any(link in lowered for link in SENTENCE_LINKS)
+    if not any(link in lowered for link in SENTENCE_LINKS):
+        return False
+    return "key " in lowered or any(_at_a_word_start(lowered, noun) for noun in SENTENCE_NOUNS)
+
+
+def _at_a_word_start(lowered: str, word: str) -> bool:
+    """Whether ``word`` is in ``lowered`` where an ASCII ``\\b`` is before it (no ASCII letter, digit or ``_``)."""
+    at = lowered.find(word)
+    while at != -1:
+        before = lowered[at - 1] if at else " "
+        if not (before.isascii() and (before.isalnum() or before == "_")):
+            return True
+        at = lowered.find(word, at + 1)
+    return False
 
 
 def as_indexed(text: str) -> str:
