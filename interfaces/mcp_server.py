@@ -351,9 +351,11 @@ def fit_bytes(text: str, budget: int) -> str:
 def unknown_project(index: Index, project: str | None) -> str:
     """What an empty answer says when no indexed session ran in ``project`` (a misspelt name, a folder never worked
     in): the project named, not "nothing on that topic"; "" for a project that has sessions, or none given."""
-    from ..core.library import newest_sessions
+    if not project:
+        return ""
+    from ..core.library import newest_sessions  # (it loads the indexer: only for a search that named a project)
 
-    if not project or newest_sessions(index, project=project, limit=1):
+    if newest_sessions(index, project=project, limit=1):
         return ""
     return f"No session of project {project!r} is indexed; `recent` without a project lists the projects there are."
 
