@@ -13,7 +13,6 @@ every term is read whole. The constants were tuned on LoCoMo (``bench/locomo.py`
 
 from __future__ import annotations
 
-import heapq
 import math
 import time
 from _operator import itemgetter, not_, or_  # (``operator``'s C half, which the interpreter has built in)
@@ -662,7 +661,9 @@ class _Ranking:
             if session in totals:
                 totals[session] *= factor
         # Only the sessions whose messages could make the cut are ranked in full.
-        shortlist = [session for session, _ in heapq.nlargest(shortlist_size, totals.items(), key=itemgetter(1))]
+        # (``heapq.nlargest`` as its documentation defines it: a sort, in C, without loading ``heapq``)
+        by_total = sorted(totals.items(), key=itemgetter(1), reverse=True)
+        shortlist = [session for session, _ in by_total[:shortlist_size]]
         self._index, self._doc_scores, self._words, self._dated = index, doc_scores, words, dated
         doc_scores.masks(doc for session in shortlist for doc in members[session])  # all at once
         scores = doc_scores.scores
@@ -675,7 +676,8 @@ class _Ranking:
             ((self._bound(*session), position) for position, session in enumerate(self._sessions)),
             key=lambda pair: (pair[0], -pair[1]),
         )
-        self._waiting: list[tuple[float, int, _Ranked]] = []  # (-score, shortlist position, ranked), a heap
+        #: (-score, shortlist position, ranked), kept sorted: a few dozen at most, so a sort rather than a heap
+        self._waiting: list[tuple[float, int, _Ranked]] = []
         self._given: list[_Ranked] = []
 
     def __iter__(self) -> Iterator[_Ranked]:
@@ -688,8 +690,9 @@ class _Ranking:
         waiting, unranked = self._waiting, self._unranked
         while unranked and (not waiting or -waiting[0][0] <= unranked[-1][0]):
             _, position = unranked.pop()
-            heapq.heappush(waiting, (-(ranked := self._rank(*self._sessions[position]))[0], position, ranked))
-        return heapq.heappop(waiting)[2] if waiting else None
+            waiting.append((-(ranked := self._rank(*self._sessions[position]))[0], position, ranked))
+            waiting.sort()  # (no two share a position: the ranked sessions themselves are never compared)
+        return waiting.pop(0)[2] if waiting else None
 
     def _keys(self, session: int) -> SessionKeys:
         seg_i, ordinal = _session_pair(session)
@@ -712,7 +715,7 @@ class _Ranking:
         for score, doc in docs:
             position = positions[doc & _DOC_MASK]
             by_message[position] = by_message.get(position, 0.0) + score
-        best = heapq.nlargest(3, by_message.values()) + [0.0, 0.0]
+        best = sorted(by_message.values(), reverse=True)[:3] + [0.0, 0.0]
         bound = BEST_TURN_BOUND * best[0] + SECOND_BEST_SHARE * (best[1] + best[2])
         if self._words:
             bound *= bin(self._held(docs)).count("1") / len(self._words)

@@ -13,7 +13,6 @@ used: on prose it is about a third faster.
 from __future__ import annotations
 
 import sys
-import unicodedata
 from itertools import chain
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -267,6 +266,8 @@ def fold(raw: str) -> str:
     """``raw`` without accents (``Séverine`` -> ``Severine``), for documents and queries alike."""
     if raw.isascii():
         return raw
+    import unicodedata  # (here: an ASCII text, nearly every query and search page, needs none of it)
+
     return "".join(c for c in unicodedata.normalize("NFKD", raw) if not unicodedata.combining(c))
 
 

@@ -7,7 +7,7 @@ import time
 
 from ..core import config, folders
 from ..core.cjson import dump_json, load_json
-from ..core.keys import blake2b
+from ..core.digests import blake2b
 from ..core.private import open_private, private_dir, remove
 from ..core.regular_files import read_regular
 
