@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deja.core.cjson import load_json
+from deja.core.cjson import load_json, load_json_head
 
 TEXTS = st.text(alphabet=' \t\n\r{}[]":,0123456789.eE+-abcdefnulltrsuINaNfiy\\\ufeff\ud800\udc80') | st.text()
 
@@ -54,3 +54,35 @@ def test_damaged_text_is_refused_by_the_lenient_reading_in_a_process_without_jso
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert done.stdout.decode().splitlines() == ["{'a': [1, 2.5]} False", "JSONDecodeError Expecting ',' delimiter"]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("text", "head"),
+    [
+        ('{"a":[1,"x"],"hot":{"p":{"q":1},"r":2,"s":3}}', {"a": [1, "x"], "hot": {"p": {"q": 1}, "r": 2}}),
+        ('{"hot":{"p":1}}', {"hot": {"p": 1}}),
+        ('{"a":1,"hot":{}}', {"a": 1, "hot": {}}),
+        ('{"a":1,"hot":{"p":1,"r":2} , "b":2', {"a": 1, "hot": {"p": 1, "r": 2}}),  # (what follows: never read)
+    ],
+)
+def test_an_object_is_read_as_far_as_the_first_members_of_its_last_one(text: str, head: dict[str, Any]) -> None:
+    assert load_json_head(text, "hot", 2) == head
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1,"hot":{"p":1}}',  # not compact: read whole instead
+        '{"a":1,"b":2}',  # no such member
+        '{"a":1,"hot":[1,2]}',  # not an object
+        '[{"hot":{"p":1}}]',
+        '{"a":1,"hot":{"p":1,"r":}}',
+        '{"a":NaX,"hot":{}}',
+        '{1:2,"hot":{}}',
+        "",
+    ],
+)
+def test_text_laid_out_otherwise_is_left_to_the_whole_reading(text: str) -> None:
+    assert load_json_head(text, "hot", 2) is None

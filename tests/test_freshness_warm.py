@@ -171,3 +171,37 @@ def _turn_in_a_cold_chat(directory: Path, monkeypatch: pytest.MonkeyPatch) -> st
     with Path(record["hot"][cold]["transcript"]).open("ab") as f:
         f.write(orjson.dumps(user_turn("the ibex cron?")) + b"\n")
     return cold
+
+
+def test_a_check_between_whole_checks_reads_the_record_no_further_than_its_warm_chats(
+    between_whole_checks: Sample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hot chats come last in the record, the newest first: a warm check decodes the first ``WARM_CHATS`` of
+    them and stops there (the rest are most of the record's bytes), and a whole check still reads it all."""
+    directory = index_dir(between_whole_checks.home)
+    monkeypatch.setattr(glance, "WARM_CHATS", 1)
+    whole = glance.load_raw(directory)
+    assert whole is not None and len(whole["hot"]) > 1
+    assert list(whole)[-1] == "hot"  # as the refresh wrote it
+    newest = dict(list(whole["hot"].items())[:1])
+    assert glance.load_raw(directory, whole=False) == {**whole, "hot": newest}
+
+    record = directory / glance.RECORD
+    text = record.read_bytes()
+    second = text.index(orjson.dumps(list(whole["hot"])[1]))  # the second hot chat's key
+    record.write_bytes(text[: second + 10])  # the record cut off inside the second hot chat
+    assert glance.load_raw(directory, whole=False) == {**whole, "hot": newest}  # never read there
+    assert glance.load_raw(directory) is None  # a whole check reads it all, and finds it damaged
+
+
+def test_a_record_an_earlier_deja_wrote_with_its_roots_last_is_read_whole(
+    between_whole_checks: Sample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = index_dir(between_whole_checks.home)
+    monkeypatch.setattr(glance, "WARM_CHATS", 1)
+    whole = glance.load_raw(directory)
+    assert whole is not None
+    earlier = {name: value for name, value in whole.items() if name != "roots"} | {"roots": whole["roots"]}
+    (directory / glance.RECORD).write_bytes(orjson.dumps(earlier))
+    assert glance.load_raw(directory, whole=False) == earlier  # every hot chat: read whole
+    assert glance.check(directory).unchanged

@@ -61,11 +61,12 @@ class Freshness(msgspec.Struct):
     ide: dict[str, list[Sig | None]] = {}
     #: The folders new chats appear in: path -> (what it holds, change time), an array ``glance`` reads as it is.
     folders: dict[str, FolderState] = {}
-    #: The chats checked one by one, as the bookkeeping last recorded them.
-    hot: dict[str, CliState] = {}
     #: Every cursor-agent root a walk has looked at, kept across walks: a root missing here is new, and read by a
     #: walk at once (``glance``); kept, so that a shell and Cursor that see different roots do not take turns.
     roots: list[str] = []
+    #: The chats checked one by one, as the bookkeeping last recorded them, the newest first. Written last: a check
+    #: that looks at the newest only reads the record no further (``glance.load_raw``), so no field may follow.
+    hot: dict[str, CliState] = {}
 
 
 def load(directory: Path) -> Freshness | None:
@@ -130,7 +131,7 @@ def record_walk(
     hot = _hottest((sid, chat.cli) for sid, chat in book.items() if chat.cli is not None)
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
     seen = sorted({*roots, *(previous.roots if (previous := load(directory)) else [])})
-    save(directory, Freshness(started, ide, {**folders, **_subagent_folders(hot)}, hot, seen))
+    save(directory, Freshness(started, ide, {**folders, **_subagent_folders(hot)}, roots=seen, hot=hot))
     (directory / OLD_RECORD).unlink(missing_ok=True)
 
 
@@ -151,7 +152,7 @@ def record_targets(
     hot = _hottest(hot.items())
     merged = {**record.folders, **(folders or {}), **_subagent_folders(hot)}
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
-    save(directory, Freshness(record.walked_at, ide, merged, hot, record.roots))
+    save(directory, Freshness(record.walked_at, ide, merged, roots=record.roots, hot=hot))
 
 
 def save(directory: Path, record: Freshness) -> None:

@@ -16,7 +16,7 @@ import sys
 import time
 from itertools import islice
 
-from ..cjson import load_json
+from ..cjson import load_json, load_json_head
 from ..folders import cli_roots, ide_databases, include_subagents
 from ..index.format import IndexUnreadable, read_manifest
 from ..index.light import LIGHT
@@ -77,21 +77,23 @@ def check(directory: StrPath, whole: bool = False) -> Check:
     """Compare the stores with the record: cheap signals only, nothing read; written, at most every
     ``WHOLE_SECONDS``, only the time of the last whole comparison (``WHOLE_STAMP``). ``whole``: the whole record
     whenever it was last looked at (``deja index``, asked to bring everything up to date)."""
-    record = load_raw(directory)
+    started = time.time()
+    looks_whole = whole or _whole_due(directory, started)
+    record = load_raw(directory, whole=looks_whole)
     manifest = _current_manifest(directory)
     if not record or not record.get("walked_at") or manifest is None or _new_root(record):
         return Check(manifest=None)
     try:
-        return _compare(directory, record, manifest, whole)
+        return _compare(directory, record, manifest, started, asked=whole, whole=looks_whole)
     except (TypeError, ValueError, KeyError, AttributeError):  # a record of another shape (another deja wrote it)
         return Check(manifest=None)
 
 
-def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest, whole: bool) -> Check:
-    """``check``'s comparison of the record with the stores; raises on a record whose values have another shape."""
-    started = time.time()
-    asked = whole
-    whole = whole or _whole_due(directory, started)
+def _compare(
+    directory: StrPath, record: dict[str, Any], manifest: Manifest, started: float, asked: bool, whole: bool
+) -> Check:
+    """``check``'s comparison of the record with the stores (the whole record, or its warm part); raises on a
+    record whose values have another shape."""
     ide_then = {os.path.normpath(db): _sigs(sigs) for db, sigs in record["ide"].items()}  # (paths' spelling)
     ide_now = {os.path.normpath(db): wal_sigs(db) for db in ide_databases()}
     recorded: dict[str, list[Any]] = record["folders"]  # path -> [kind, change time]
@@ -178,14 +180,24 @@ def _warm_chats(hot: dict[str, Any]) -> dict[str, Any]:
     return dict(islice(hot.items(), WARM_CHATS))
 
 
-def load_raw(directory: StrPath) -> dict[str, Any] | None:
-    """The freshness record as plain JSON values (``freshness.Freshness``'s fields), or None if unreadable."""
+def load_raw(directory: StrPath, whole: bool = True) -> dict[str, Any] | None:
+    """The freshness record as plain JSON values (``freshness.Freshness``'s fields), or None if unreadable; when
+    not ``whole``, only its first ``WARM_CHATS`` hot chats (what a check that is not whole looks at), the rest of
+    them not decoded: they come last in the record (``freshness.Freshness``), and are most of its bytes. A record
+    laid out otherwise (written by an earlier deja, ``roots`` after them) is read whole."""
     try:
-        record = load_json(_read(os.path.join(directory, RECORD)), strict=False)
+        data = _read(os.path.join(directory, RECORD))
+        record = None if whole else load_json_head(data, "hot", WARM_CHATS)
+        if record is None or not record.keys() >= WARM_KEYS:
+            record = load_json(data, strict=False)
     except (OSError, ValueError, RecursionError):
         return None
-    wanted = {"walked_at", "ide", "folders", "hot"}
-    return record if isinstance(record, dict) and wanted <= record.keys() else None
+    return record if isinstance(record, dict) and record.keys() >= RECORD_KEYS else None
+
+
+#: What a record holds, and what a record read as far as its warm chats holds before them.
+RECORD_KEYS = frozenset({"walked_at", "ide", "folders", "hot"})
+WARM_KEYS = RECORD_KEYS | {"roots"}
 
 
 def _read(path: str) -> bytes:
