@@ -58,8 +58,8 @@ def _lenient(text: str) -> Any:
 
 def load_json_head(data: bytes | str, last: str, items: int) -> dict[str, Any] | None:
     """The JSON object in ``data`` with its member ``last`` (an object too) read only as far as its first ``items``
-    members, the rest of the text not read at all; None where the text is not laid out as that expects (compact,
-    ``last`` an object), for ``load_json(strict=False)`` to read whole. The members before ``last`` are read as
+    members, the rest of the text not read at all; None where the text is not laid out as that expects (an object,
+    ``last`` an object too), for ``load_json(strict=False)`` to read whole. The members before ``last`` are read as
     ``json.loads`` reads them; a member after it is never seen, so it must be the object's last.
 
     The freshness record's hot chats (256, the newest first) are most of its bytes, and most checks look at the
@@ -97,6 +97,7 @@ def _head(text: str, at: int, items: int) -> dict[str, Any]:
     while len(head) < items:
         key, at = _member_key(text, at)
         head[key], at = _lenient_scan(text, at)
+        at = _blanks_end(text, at)
         if text[at] == "}":
             break
         at = _past(text, at, ",")
@@ -104,18 +105,23 @@ def _head(text: str, at: int, items: int) -> dict[str, Any]:
 
 
 def _past(text: str, at: int, char: str) -> int:
-    """Where ``text`` goes on past ``char``, which must be at ``at`` (compact JSON: no blank before it)."""
+    """Where the next token starts after ``char``, which must come next (blanks around it are skipped)."""
+    at = _blanks_end(text, at)
     if text[at] != char:
         raise ValueError(f"not {char!r} at character {at}")
-    return at + 1
+    return _blanks_end(text, at + 1)
 
 
 def _start(text: str) -> int:
     """Where the value starts, past any leading whitespace (without copying the rest, as ``lstrip`` would)."""
-    start = 0
-    while start < len(text) and text[start] in _SPACE_CHARS:
-        start += 1
-    return start
+    return _blanks_end(text, 0)
+
+
+def _blanks_end(text: str, at: int) -> int:
+    """Where the whitespace at ``at`` ends (``at`` itself when there is none)."""
+    while at < len(text) and text[at] in _SPACE_CHARS:
+        at += 1
+    return at
 
 
 _SPACE_CHARS = frozenset(SPACE)
