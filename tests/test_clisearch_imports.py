@@ -1,7 +1,8 @@
 """What ``deja search`` loads when the freshness check finds nothing changed: no ``pathlib`` (with ``fnmatch``,
 ``urllib.parse``, ``ipaddress``: a few ms of imports), nor ``json`` (its C half reads the freshness record); no
 ``heapq`` (a sort ranks the shortlist), ``unicodedata`` (only a non-ASCII text is folded with it) or hash module
-(only a command's or an error's key is digested): each a module file to find and load, a few tenths of a ms."""
+(only a command's or an error's key is digested), nor ``struct`` (the index's readers take its C half, ``_struct``,
+which is all it re-exports): each a module file to find and load, a few tenths of a ms."""
 
 from __future__ import annotations
 
@@ -13,8 +14,19 @@ from test_layers import _imports_without_site, _installed_as_pip_does
 from deja.core.sample import INFRA_CHAT
 
 NOT_LOADED = {"pathlib", "fnmatch", "urllib", "ipaddress", "importlib", "json", "typer", "msgspec", "orjson"}
-#: What a plain search of ASCII words needs none of (``search._Ranking``, ``text.fold``, ``keys._digest``).
-NOT_LOADED_EITHER = {"heapq", "_heapq", "unicodedata", "hashlib", "_hashlib", "_blake2", "_md5", "_sha2", "_sha256"}
+#: What a plain search of ASCII words needs none of (``search._Ranking``, ``text.fold``, ``keys._digest``, ``index``).
+NOT_LOADED_EITHER = {
+    "heapq",
+    "_heapq",
+    "unicodedata",
+    "hashlib",
+    "_hashlib",
+    "_blake2",
+    "_md5",
+    "_sha2",
+    "_sha256",
+    "struct",
+}
 
 
 def test_a_search_that_finds_nothing_changed_loads_no_pathlib(indexed_sample: Sample, tmp_path: Path) -> None:

@@ -35,9 +35,9 @@ imports msgspec.
 
 from __future__ import annotations
 
+import _struct as struct  # (``struct`` is this C module re-exported: one module file fewer to load)
 import os
 import posixpath
-import struct
 import zlib
 from _operator import itemgetter  # (``operator``'s C half, which the interpreter has built in)
 

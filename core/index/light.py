@@ -15,7 +15,7 @@ times from ``sessions.idx`` and never loads ``datetime`` at all (about 1 ms).
 
 from __future__ import annotations
 
-import struct
+import _struct as struct  # (``struct`` is this C module re-exported: one module file fewer to load)
 
 from .format import Codec, IndexUnreadable, check_version
 
@@ -219,7 +219,7 @@ _SIZED = {
 _FIXEXT = {0xD4: 1, 0xD5: 2, 0xD6: 4, 0xD7: 8, 0xD8: 16}
 _CONSTANTS = {0xC0: None, 0xC2: False, 0xC3: True}
 #: What a damaged record raises while it is decoded here.
-_DAMAGE = (ValueError, TypeError, KeyError, IndexError, struct.error, RecursionError)
+_DAMAGE = (ValueError, TypeError, KeyError, IndexError, struct.error, RecursionError)  # type: ignore[attr-defined]  # (typeshed's _struct lacks the error it defines)
 
 
 def unpackb(data: bytes) -> Any:

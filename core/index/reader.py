@@ -6,10 +6,10 @@ only the head of each postings list, so its cost does not grow with the index.
 
 from __future__ import annotations
 
+import _struct as struct  # (``struct`` is this C module re-exported: one module file fewer to load)
 import math
 import mmap
 import os
-import struct
 import zlib
 from itertools import chain, islice, repeat
 
@@ -59,7 +59,7 @@ class SegmentMissing(IndexUnreadable):
 
 #: What reading a damaged file raises (besides what its codec's decoding raises): each becomes one
 #: IndexUnreadable naming the file.
-_DAMAGE = (struct.error, ValueError, IndexError, OverflowError, zlib.error, TypeError)
+_DAMAGE = (struct.error, ValueError, IndexError, OverflowError, zlib.error, TypeError)  # type: ignore[attr-defined]  # (typeshed's _struct lacks the error it defines)
 #: The first term after every key (keys start with ``keys.PREFIX``): where the words' postings begin.
 _AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 #: Where a ``SESSION_ROW`` holds its project and directory hashes (its third and fourth fields, 8 bytes together).
