@@ -12,8 +12,6 @@ import errno
 import os
 import stat
 
-from .regular_files import NotRegularFile
-
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -55,6 +53,8 @@ def open_private(path: StrPath, mode: str = "wb", **kwargs: Any) -> IO[Any]:
     fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), FILE_MODE)  # a FIFO in its place fails, never blocks
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
+            from .regular_files import NotRegularFile  # (here: a search, which only reads, never loads it)
+
             raise NotRegularFile(path)
         os.fchmod(fd, FILE_MODE)
         return os.fdopen(fd, mode, **kwargs)
