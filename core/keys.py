@@ -36,7 +36,7 @@ _SUBCOMMAND = frozenset("abcdefghijklmnopqrstuvwxyz0123456789:_-")
 
 
 def _digest(text: str) -> str:
-    from .digests import blake2b  # (here: a search's page and most hooks digest nothing, and load no hash module)
+    from .digests import blake2b  # (here: a search's page digests nothing, and loads no hash module)
 
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
 
