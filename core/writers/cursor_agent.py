@@ -18,7 +18,6 @@ the helpers below build the common ones.
 from __future__ import annotations
 
 import hashlib
-import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -26,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from ..readers.projects import slug_of
 
 #: 2026-07-26T10:06:00Z, the default creation time of a written chat.
 DEFAULT_CREATED_MS = 1785060360000
@@ -35,8 +36,10 @@ DEFAULT_CREATED_MS = 1785060360000
 
 
 def encode_project_path(cwd: str) -> str:
-    """Cursor's project folder name: every character outside [A-Za-z0-9] becomes '-', leading dashes dropped."""
-    return re.sub(r"[^A-Za-z0-9]", "-", cwd).lstrip("-")
+    """Cursor's project folder name (``projects/<slug>``): every run of characters outside [A-Za-z0-9] becomes one
+    '-', leading and trailing ones trimmed, as cursor-agent 2026.10 writes it (``/tmp/code/café-app`` is
+    ``tmp-code-caf-app``, ``/tmp/code/支付服务`` is ``tmp-code``: its parent's)."""
+    return slug_of(cwd)
 
 
 def transcript_path(cli_root: Path, cwd: str, chat_id: str, *, nested: bool = True) -> Path:
