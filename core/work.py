@@ -162,8 +162,19 @@ def line_in(text: str, line: str) -> bool:
 
 
 def adds_line(edit: Edit, line: str) -> bool:
-    """Whether ``edit`` wrote ``line``: it is in the new text and was not already in the old (mere context)."""
-    return line_in(edit.new, line) and not line_in(edit.old, line)
+    """Whether ``edit`` wrote ``line``: it is in the new text and was not already in the old (mere context); or,
+    for a replacement inside one line (StrReplace takes any unique substring), the new text is in the line and the
+    old text is not."""
+    if line_in(edit.new, line):
+        return not line_in(edit.old, line)
+    return _replaced_within(edit, line)
+
+
+def _replaced_within(edit: Edit, line: str) -> bool:
+    """Whether ``edit`` replaced part of ``line``: a one-line new text the line holds, for an old one it no longer
+    does (a Write has no old text: its contents are whole lines, or say nothing of a line that merely holds them)."""
+    new, old = edit.new.strip(), edit.old.strip()
+    return bool(new and old) and "\n" not in new and new in line and old not in line
 
 
 class Blame(Record):
