@@ -1,7 +1,7 @@
 """The project (folder) each chat belongs to, from every signal a Cursor install keeps.
 
 Cursor 3.x writes ``workspaceIdentifier`` on almost no composer any more
-(cursor-drift-2026.md §1), so an editor chat's folder is pieced together from
+(README "How deja finds a chat's project"), so an editor chat's folder is pieced together from
 the other stores. The signals, best first:
 
 1. ``workspaceProjectDir`` on a bubble (older builds and fixtures);

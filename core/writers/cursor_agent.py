@@ -1,6 +1,7 @@
 """Build real cursor-agent CLI history, for tests and the shipped sample history.
 
-Two stores per chat, laid out as cursor-agent lays them out (cursor-formats.md §2, §3):
+Two stores per chat, laid out as cursor-agent lays them out (README "What deja reads"; read back by
+``readers/transcripts.py`` and ``readers/chatstore.py``):
 
 - the JSONL transcript ``projects/<encoded cwd>/agent-transcripts/<id>/<id>.jsonl``
   (under the data root, ``$CURSOR_DATA_DIR``);
@@ -166,7 +167,7 @@ def store_preamble(cwd: str) -> list[dict[str, Any]]:
 
 
 def shell_result_text(output: str, exit_code: int = 0, *, millis: int = 51) -> str:
-    """A Shell tool result framed as cursor-agent frames it (cursor-formats.md §3.5)."""
+    """A Shell tool result framed as cursor-agent frames it (``readers/conversation.py`` takes the frame off)."""
     return (
         f"Exit code: {exit_code}\n\nCommand output:\n\n```\n{output}\n```\n\n"
         f"Command completed in {millis} ms.\n\nShell state (cwd, env vars) persists for subsequent calls."
