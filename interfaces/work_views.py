@@ -240,9 +240,13 @@ def how_text(words: str, runs: list[Invocation], where: str) -> str:
     if not runs:
         return f"no command with {words!r} ran {where}"
     lines = [f"how {words!r} ran {where}, newest first:"]
+    several = len({run.project for run in runs}) > 1  # then each run says which project's it was
     for run in runs:
         status = "ok" if run.exit_code == 0 else f"exit {run.exit_code}" if run.exit_code is not None else "exit ?"
-        lines.append(f"  {when(run.timestamp)}  {status:<7} $ {run.command[:200]}  (deja show {run.session_id})")
+        project = f"{run.project or 'no project'}: " if several else ""
+        lines.append(
+            f"  {when(run.timestamp)}  {status:<7} {project}$ {run.command[:200]}  (deja show {run.session_id})"
+        )
     return "\n".join(lines)
 
 
