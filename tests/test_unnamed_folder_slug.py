@@ -1,6 +1,7 @@
 """A cursor-agent chat in a folder whose name has no ASCII letter or digit (``code/支付服务``) is not filed under the
 folder above it: Cursor's slug of such a folder is its parent's (cursor-drift-2026 §9: runs collapsed, ends trimmed),
-so where such a folder is there the slug is ambiguous and the chat has no project rather than a wrong one.
+so where such a folder is there the slug is ambiguous: the chat is filed where the files its tools touched say (the
+outermost such folder holding them all), else it has no project rather than a wrong one.
 
 Before, the walk that decodes a slug skipped a child whose name encodes to nothing and returned the parent as an
 exact match: the chats showed up as the parent's recent sessions (trialI F8). The project's writer also wrote a slug
@@ -44,10 +45,13 @@ def test_a_chat_in_an_unnamed_folder_is_not_filed_under_its_parent(tmp_path: Pat
             assistant_turn("已修复。", tool_use("Write", {"path": file, "contents": "x"})),
         ],
     )
+    write_transcript(
+        transcript_path(cli_root, str(unnamed), "c-no-files"), [user_turn("你好"), assistant_turn("你好！")]
+    )
     write_transcript(transcript_path(cli_root, str(code / "api"), "c-api"), [user_turn("why is the api slow"), assistant_turn("An N+1 query.")])  # fmt: skip
     assert run_deja("index").returncode == 0
     projects = {s["id"]: s["project_dir"] for s in json.loads(run_deja("sessions", "--json").stdout)["sessions"]}
-    assert projects == {"c-zh": "", "c-api": str(code / "api")}, projects
+    assert projects == {"c-zh": str(unnamed), "c-no-files": "", "c-api": str(code / "api")}, projects
     assert decode_project_slug(encode_project_path(str(code))) is None  # code, or the folder below it
     assert decode_project_slug(encode_project_path(str(code / "api"))) == code / "api"
     (unnamed / "服务" / "api").mkdir()  # the same slug as code/api

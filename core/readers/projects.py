@@ -114,8 +114,11 @@ class EditorChat(Record, frozen=True):
     touched: Callable[[], Iterable[str]] = _nothing
 
 
-def cli_folder(cwd: str, slug: str, decoded: dict[str, Path | None] | None = None) -> Found:
-    """A cursor-agent chat's folder: its ``meta.json`` ``cwd``, else its transcript folder decoded on disk.
+def cli_folder(
+    cwd: str, slug: str, decoded: dict[str, Path | None] | None = None, touched: Iterable[str] = ()
+) -> Found:
+    """A cursor-agent chat's folder: its ``meta.json`` ``cwd``, else the folder its files say where its transcript
+    folder's slug cannot (``unnamed_folder``), else that slug decoded on disk.
 
     ``decoded`` keeps the slugs decoded so far by a caller that reads many chats at once (a build: a project's
     chats share its slug, and each decode lists folders from ``/`` down). :meth:`Projects.settle` later tries
@@ -125,6 +128,9 @@ def cli_folder(cwd: str, slug: str, decoded: dict[str, Path | None] | None = Non
         return Found(cwd, "meta.json cwd")
     if not slug:
         return Found()
+    said = unnamed_folder(slug, touched)
+    if said:
+        return Found(said, "files touched")
     if decoded is None:
         found = decode_project_slug(slug)
     elif slug in decoded:
@@ -132,6 +138,30 @@ def cli_folder(cwd: str, slug: str, decoded: dict[str, Path | None] | None = Non
     else:
         found = decoded[slug] = decode_project_slug(slug)
     return Found(str(found), "transcript folder") if found else Found()
+
+
+def unnamed_folder(slug: str, touched: Iterable[str]) -> str:
+    """The outermost folder whose name has no ASCII letter or digit (``code/支付服务``, whose slug is ``code``'s) that
+    ``slug`` names and that holds every absolute path in ``touched``; "" when the paths say none, or two.
+
+    The slug of a chat that ran there cannot tell that folder from its parent: the files its tools touched can."""
+    wanted = slug_of(slug)
+    found: set[str] = set()
+    for path in touched:
+        parts = path.split("/") if path.startswith("/") else []
+        folder = next(
+            (
+                "/".join(parts[:end])
+                for end in range(2, len(parts))
+                if not slug_of(parts[end - 1]) and slug_of("/".join(parts[:end])) == wanted
+            ),
+            "",
+        )
+        if parts and not folder:
+            return ""
+        found.add(folder)
+    found.discard("")
+    return found.pop() if len(found) == 1 else ""
 
 
 class Projects:
