@@ -74,7 +74,7 @@ def cursor_agent_chats_root(environment: bool = True) -> str:
     """Where cursor-agent keeps ``chats/`` and ``acp-sessions/``.
 
     ``$CURSOR_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/cursor`` when ``XDG_CONFIG_HOME``
-    is set, else ``~/.cursor`` (cursor-agent 2026.10.01 and later; cursor-drift-2026.md §9).
+    is set, else ``~/.cursor`` (cursor-agent 2026.10.01 and later; README "What deja reads").
     """
     xdg = _root_folder_variable("XDG_CONFIG_HOME", environment)
     return _root_folder_variable("CURSOR_CONFIG_DIR", environment) or (
@@ -90,7 +90,7 @@ def cli_roots(environment: bool = True) -> list[str]:
     of ``$CURSOR_CONFIG_DIR``, ``$XDG_CONFIG_HOME/cursor`` and ``~/.cursor``: a
     chat written while another of them was in force (the variable set since, or
     unset) still sits in it, so each that is set is read, and ``~/.cursor``
-    (cursor-drift-2026.md §9, split roots). Every root is searched for both, so
+    (README "What deja reads"). Every root is searched for both, so
     an older build's layout (everything under one root) reads the same; a chat
     id found under two roots is its copy written last (``newest_chat_dir``).
     ``~/.config/cursor``, XDG's own default, is read when it exists, with or

@@ -98,7 +98,41 @@ def project_key(project_dir_or_name: str) -> str:
     return f"{PREFIX}p:{_digest(project_spelling(project_dir_or_name))}"
 
 
+def is_folder(project: str) -> bool:
+    """Whether ``project`` (as ``--project`` takes it) names a folder rather than a project's name (``api``)."""
+    return project_spelling(project).startswith("/")
+
+
+def tree_key(folder: str) -> str:
+    """The key of the sessions that ran in ``folder`` or a folder below it: a monorepo opened at its root is the
+    repository its packages' sessions ran in (``deja wip``, ``deja how``, ``--project DIR``)."""
+    return _tree_key(project_spelling(folder))
+
+
+def tree_keys(project_dir: str) -> list[str]:
+    """The ``tree_key`` of ``project_dir`` and of each folder above it but the root (no project's: refused as one),
+    spelled once: a folder above a resolved one is resolved too."""
+    spelled = project_spelling(project_dir) if project_dir.startswith("/") else ""
+    keys = []
+    while spelled.count("/") and spelled != "/":
+        keys.append(_tree_key(spelled))
+        spelled = spelled.rpartition("/")[0]
+    return keys
+
+
+def _tree_key(spelled: str) -> str:
+    return f"{PREFIX}t:{_digest(spelled)}"
+
+
 ALL_SESSIONS_KEY = f"{PREFIX}all"
+
+
+def sessions_key(project: str | None, below: bool = True) -> str:
+    """The key of a project's sessions, newest first: a folder's with those of the folders below it (unless
+    ``below`` is False), a name's, or every session's when no project is given."""
+    if not project:
+        return ALL_SESSIONS_KEY
+    return tree_key(project) if below and is_folder(project) else project_key(project)
 
 
 def session_key(session_id: str) -> str:

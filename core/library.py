@@ -8,7 +8,7 @@ from pathlib import Path
 from . import paths
 from .index import SOURCE_CODES, Index, IndexForbidden, IndexUnreadable, Segment, SessionMeta, check_readable, index_dir
 from .indexer import Progress, RefreshResult, catch_up, refresh
-from .keys import ALL_SESSIONS_KEY, project_key
+from .keys import sessions_key
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
@@ -98,14 +98,15 @@ def find_session(index: Index, prefix: str) -> tuple[Segment, SessionMeta]:
 
 
 def newest_sessions(
-    index: Index, *, project: str | None = None, source: str | None = None, limit: int = 20
+    index: Index, *, project: str | None = None, source: str | None = None, limit: int = 20, below: bool = True
 ) -> list[SessionMeta]:
-    """The most recently updated sessions, of one project (name or directory) and source if given.
+    """The most recently updated sessions, of one project (a name, or a folder with the folders below it unless
+    ``below`` is False) and source if given.
 
     Reads the index's newest-first list for the project (or for all sessions),
     so the cost follows ``limit``, not the size of the history.
     """
-    key = project_key(project) if project else ALL_SESSIONS_KEY
+    key = sessions_key(project, below)
     wanted = SOURCE_CODES.get(source, -1) if source else None
     scan = SOURCE_SCAN_LIMIT if wanted is not None else limit
     found: list[SessionMeta] = []

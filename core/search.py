@@ -35,6 +35,7 @@ from .fields import (
 )
 from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
+from .keys import is_folder, sessions_key, tree_key
 from .record import Record
 from .text import hex_letters, identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
@@ -143,7 +144,8 @@ class Filters(Record):
     session_id: str | None = None
     #: Only those of the query's candidate sessions that match this regular expression anywhere.
     pattern: str | None = None
-    #: Derived from ``project`` once, not per candidate.
+    #: Derived from ``project`` once, not per candidate: 0 for a folder, whose sessions (with those of the folders
+    #: below it) are looked up by key instead (``_in_tree``).
     project_hash: int = 0
 
     @property
@@ -152,7 +154,8 @@ class Filters(Record):
 
     def __post_init__(self) -> None:
         # 0 is the hash of "no project": a project that spells as nothing (the root folder ``/``) matches no session
-        self.project_hash = (name_hash(self.project) or -1) if self.project else 0
+        if self.project and not is_folder(self.project):
+            self.project_hash = name_hash(self.project) or -1
 
 
 def query_terms(query: str) -> tuple[list[str], list[str]]:
@@ -532,7 +535,7 @@ def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) ->
     reads). None otherwise: each candidate session is checked once scored (``_sessions_of``)."""
     if only is not None:
         return _docs_of(index, [{o for n, o in only if n == i} for i in range(len(index.segments))], filters, only)
-    named = _named(index, filters.project_hash) if filters.project else None
+    named = _named(index, filters.project_hash) if filters.project_hash else None
     if named is None:
         return None
     ordinals, docs = named
@@ -609,7 +612,7 @@ def _admitted(
         live &= {ordinal for number, ordinal in only if number == seg_i}
     project_hashes, dir_hashes, sources, updated, _ = segment.session_columns()
     kept: Iterable[int] = live
-    if filters.project:
+    if filters.project_hash:
         kept = list(kept)
         wanted = filters.project_hash.__eq__
         named = map(wanted, map(project_hashes.__getitem__, kept))
@@ -903,6 +906,9 @@ def search(
     others, gained = related(text, words)
     words += gained
     only = _session_keys(index, filters.session_id) if filters.session_id else None
+    if filters.project and not filters.project_hash:
+        tree = _in_tree(index, filters.project)
+        only = tree if only is None else only & tree
     known = _known_docs(index, filters, only)
     doc_scores, idfs = _score_docs(
         index, words, filters, identifier_parts(text), others, frozenset(gained), budget, known
@@ -993,6 +999,19 @@ def _session_keys(index: Index, session_id: str) -> frozenset[_Key]:
     """The (segment number, ordinal) of the sessions ``session_id`` names (an id or a unique prefix)."""
     numbers = {id(segment): i for i, segment in enumerate(index.segments)}
     return frozenset((numbers[id(segment)], ordinal) for segment, ordinal, _ in index.find(session_id))
+
+
+def project_indexed(index: Index, project: str) -> bool:
+    """Whether a session of ``project`` (a name, or a folder with the folders below it) is indexed: a search that
+    names an unknown project says so rather than that its filter turned the matches away."""
+    return bool(index.newest(sessions_key(project), limit=1))
+
+
+def _in_tree(index: Index, folder: str) -> frozenset[_Key]:
+    """The (segment number, ordinal) of the sessions that ran in ``folder`` or a folder below it."""
+    numbers = {id(segment): i for i, segment in enumerate(index.segments)}
+    found = index.newest(tree_key(folder), limit=index.session_count, scan_limit=index.session_count)
+    return frozenset((numbers[id(segment)], segment.doc(doc).ordinal) for _, segment, doc in found)
 
 
 def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Scores, key: _Key) -> list[str]:

@@ -162,8 +162,19 @@ def line_in(text: str, line: str) -> bool:
 
 
 def adds_line(edit: Edit, line: str) -> bool:
-    """Whether ``edit`` wrote ``line``: it is in the new text and was not already in the old (mere context)."""
-    return line_in(edit.new, line) and not line_in(edit.old, line)
+    """Whether ``edit`` wrote ``line``: it is in the new text and was not already in the old (mere context); or,
+    for a replacement inside one line (StrReplace takes any unique substring), the new text is in the line and the
+    old text is not."""
+    if line_in(edit.new, line):
+        return not line_in(edit.old, line)
+    return _replaced_within(edit, line)
+
+
+def _replaced_within(edit: Edit, line: str) -> bool:
+    """Whether ``edit`` replaced part of ``line``: a one-line new text the line holds, for an old one it no longer
+    does (a Write has no old text: its contents are whole lines, or say nothing of a line that merely holds them)."""
+    new, old = edit.new.strip(), edit.old.strip()
+    return bool(new and old) and "\n" not in new and new in line and old not in line
 
 
 class Blame(Record):
@@ -266,6 +277,9 @@ class Fix(Record):
     resolved_by: str = ""
     edited: list[str] = []
     answer: str = ""
+    #: The error was found in a message (a user pasting it, an answer quoting it), not in a failed command's output:
+    #: ``answer`` is what was said after it, which may or may not have fixed it.
+    mentioned: bool = False
 
 
 def scan_window(output: str) -> str:
@@ -369,13 +383,18 @@ def error_history(
 
     The same error signature (what the failure hook computes) is looked up
     first; a person's partial or reworded error falls back to the failed calls
-    of the sessions a search for its words finds.
+    of the sessions a search for its words finds; and where no failed command
+    printed it, to the messages that hold it (an error pasted into an editor
+    chat, which has no tool calls, is how most editor users meet one).
     """
     for match, failures in past_failures(index, scan_window(output), SESSIONS_COUNTED, exclude):
         if failures:
             fixes = [what_followed(segment, doc, head, match) for segment, doc in failures[:limit]]
             return ErrorHistory(fixes, len(failures))
-    fixes = _searched_failures(index, output, SESSIONS_COUNTED, exclude)
+    words = _error_words(output)
+    fixes = _searched_failures(index, words, SESSIONS_COUNTED, exclude) or _mentions(
+        index, words, SESSIONS_COUNTED, exclude
+    )
     return ErrorHistory(fixes[:limit], len(fixes))
 
 
@@ -479,28 +498,70 @@ def _not_a_name(name: str) -> bool:
     return "/" in rest or "\\" in rest
 
 
-def _searched_failures(index: Index, output: str, limit: int, exclude: frozenset[str]) -> list[Fix]:
-    """The newest failed call whose output holds every word of ``output``'s first error line, in each session a
-    search finds (any failed call of a message, not only its first)."""
+def _error_words(output: str) -> tuple[str, ...]:
+    """The words (three characters or more, at most twelve) of ``output``'s first error line: what a partial or
+    reworded error is looked for by."""
     import re
 
+    line = (error_lines(output, limit=1) or [output.strip()])[0]
+    return tuple(re.findall(r"\w{3,}", line.lower())[:12])
+
+
+def _searched_sessions(
+    index: Index, words: tuple[str, ...], limit: int, exclude: frozenset[str]
+) -> Iterator[tuple[Segment, SessionMeta]]:
+    """The sessions a search for ``words`` finds, best first, less those in ``exclude``."""
     from .search import search
 
-    line = (error_lines(output, limit=1) or [output.strip()])[0]
-    match = ErrorMatch(words=tuple(re.findall(r"\w{3,}", line.lower())[:12]))
-    if not match.words:
-        return []
-    fixes = []
-    for hit in search(index, " ".join(match.words), limit=limit * 2, snippets=0).hits:
-        if hit.session_id in exclude:
-            continue
-        for segment, _, meta in index.find(hit.session_id)[:1]:
-            for doc in reversed(range(meta.first_doc, meta.first_doc + meta.n_docs)):
-                if _failed_call(segment.message(doc), match):
-                    fixes.append(what_followed(segment, doc, match=match))
-                    break
+    for hit in search(index, " ".join(words), limit=limit * 2, snippets=0).hits:
+        if hit.session_id not in exclude:
+            for segment, _, meta in index.find(hit.session_id)[:1]:
+                yield segment, meta
+
+
+def _newest_first(fixes: list[Fix], limit: int) -> list[Fix]:
     fixes.sort(key=lambda f: f.timestamp.timestamp() if f.timestamp else 0.0, reverse=True)
     return fixes[:limit]
+
+
+def _searched_failures(index: Index, words: tuple[str, ...], limit: int, exclude: frozenset[str]) -> list[Fix]:
+    """The newest failed call whose output holds every one of ``words``, in each session a search finds (any failed
+    call of a message, not only its first)."""
+    if not words:
+        return []
+    match = ErrorMatch(words=words)
+    fixes = []
+    for segment, meta in _searched_sessions(index, words, limit, exclude):
+        for doc in reversed(range(meta.first_doc, meta.first_doc + meta.n_docs)):
+            if _failed_call(segment.message(doc), match):
+                fixes.append(what_followed(segment, doc, match=match))
+                break
+    return _newest_first(fixes, limit)
+
+
+def _mentions(index: Index, words: tuple[str, ...], limit: int, exclude: frozenset[str]) -> list[Fix]:
+    """The first message holding every one of ``words`` in each session a search finds, with the answer given after
+    it (``Fix.mentioned``): the error as a person pasted it or an answer quoted it, where no command printed it."""
+    fixes = []
+    for segment, meta in _searched_sessions(index, words, limit, exclude) if words else ():
+        end = meta.first_doc + meta.n_docs
+        for doc in range(meta.first_doc, end):
+            message = segment.message(doc)
+            lines = [ln for ln in message.text.splitlines() if all(w in ln.lower() for w in words)]
+            if not lines and not all(w in message.text.lower() for w in words):
+                continue
+            answer = next(
+                (
+                    one_line(later.text, 200)
+                    for later in map(segment.message, range(doc + 1, min(end, doc + FOLLOW_DOCS)))
+                    if later.role == "assistant" and later.text.strip()
+                ),
+                "",
+            )
+            said = one_line(lines[0] if lines else message.text, 200)
+            fixes.append(Fix(session=meta, timestamp=message.timestamp, error=said, answer=answer, mentioned=True))
+            break
+    return _newest_first(fixes, limit)
 
 
 # --------------------------------------------------------------------------- commands

@@ -445,13 +445,15 @@ def _since(since: str | None) -> datetime | None:
 
 def why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
     """Why a search found nothing: an empty index, a query of common words only, a filter, or no match at all."""
-    from ..core.search import query_terms, search
+    from ..core.search import project_indexed, query_terms, search
     from .views import quoted_query
 
     if not index.session_count:
         return nothing_indexed()
     if not any(query_terms(query)):
         return f"Every word of {quoted_query(query)} is too common to search; add a rarer word."
+    if filters.project and not project_indexed(index, filters.project):
+        return f"No session of project {filters.project!r} is indexed; `deja sessions` lists the projects there are."
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1).total):
         return f"No session matches {quoted_query(query)} with {flags}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
     return f"No session matches {quoted_query(query)}."

@@ -368,7 +368,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     from . import work_views as views
 
     if mode == "blame":
-        found = work.blame(index, query, paths.ai_tracking_db(), limit=10)
+        found = work.blame(index, in_folder(query, project), paths.ai_tracking_db(), limit=10)
         return views.blame_text(found), views.blame_json(found)
     if mode == "files":
         uses = work.topic_files(index, query, project, limit=20)
@@ -383,12 +383,27 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     if mode == "how":
         runs = work.invocations(index, query, project, limit=15)
         note = "" if runs else unknown_project(index, project)
-        where = f"in {project}" if project else "on this machine"
+        where = f"in {project_folder(project) or project}" if project else "on this machine"
         return note or views.how_text(query, runs, where), views.how_json(query, runs)
     if mode == "wip":
         return wip_answer(index, query or project or str(Path.cwd()))
     summary = session_digest(index, query)
     return views.ctx_markdown(summary, WORK_TEXT_BYTES), views.digest_json(summary)
+
+
+def project_folder(project: str | None) -> str | None:
+    """The absolute folder ``project`` names (``.``, ``~/code/api``), as the answers show it; None for a name or none."""
+    from ..core.keys import is_folder
+
+    return os.path.abspath(os.path.expanduser(project)) if project and is_folder(project) else None
+
+
+def in_folder(path: str, project: str | None) -> str:
+    """``path`` taken in ``project``'s folder when it is relative and the project is a folder: the agent's folder,
+    not this server's, which the agent cannot know. A project named by its name, or none, leaves a relative path to
+    the server's folder."""
+    folder = project_folder(project)
+    return os.path.join(folder, path) if folder and not os.path.isabs(os.path.expanduser(path)) else path
 
 
 def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
@@ -541,7 +556,8 @@ class Tools:
         query: Annotated[
             str,
             Field(
-                description="blame: a file path or path:line; files, how: a few words; fix: the error text; "
+                description="blame: a file path or path:line (a relative one is taken in `project`'s folder, else "
+                "in the server's); files, how: a few words; fix: the error text; "
                 "wip: a project folder; ctx: a session id or words."
             ),
         ],

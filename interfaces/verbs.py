@@ -38,10 +38,14 @@ def _session_of(index: Index, session_id: str) -> tuple[Segment, SessionMeta]:
 
 
 def _nearest_project(index: Index, folder: Path) -> Path | None:
-    """``folder``, or the nearest folder above it, that a session ran in: the project ``wip`` and ``how`` mean by
-    "here" (people run them from a project's ``src/`` or ``tests/``)."""
-    for candidate in (folder, *folder.parents):
-        if newest_sessions(index, project=str(candidate), limit=1):
+    """``folder``, when a session ran in it or a folder below it (a monorepo opened at its root), else the nearest
+    folder above it that a session ran in: the project ``wip`` and ``how`` mean by "here" (people run them from a
+    project's ``src/`` or ``tests/``), whose sessions include those of the folders below it. A folder above is asked
+    for its own sessions: one that only a sibling's sessions ran below is not this project."""
+    if newest_sessions(index, project=str(folder), limit=1):
+        return folder
+    for candidate in folder.parents:
+        if newest_sessions(index, project=str(candidate), limit=1, below=False):
             return candidate
     return None
 
@@ -158,7 +162,7 @@ def wip_command(
     folder = Path(directory or os.getcwd()).expanduser().resolve()
     project = _nearest_project(index, folder)
     if project is None:
-        fail(f"no session ran in {folder} or a folder above it; `deja sessions` lists where sessions ran")
+        fail(f"no session ran in {folder}, below it or in a folder above it; `deja sessions` lists where sessions ran")
     segment, meta = find_session(index, newest_sessions(index, project=str(project), limit=1)[0].id)
     summary = digest(segment, meta)
     emit_json(digest_json(summary)) if json else echo(wip_text(summary))

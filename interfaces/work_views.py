@@ -161,6 +161,7 @@ def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
                 "resolved_by": f.resolved_by,
                 "edited": f.edited,
                 "answer": f.answer,
+                "mentioned": f.mentioned,
             }
             for f in fixes
         ],
@@ -177,6 +178,8 @@ def fix_text(error: str, history: ErrorHistory) -> str:
     fixes, count = history.fixes, history.sessions
     if not fixes:
         return f"this error has not come up in a past session: {_cut(error.strip(), 160)}"
+    if fixes[0].mentioned:
+        return _mentions_text(history)
     shown = "newest first" if count == len(fixes) else f"the newest {len(fixes)}"
     lines = [f"this error came up in {count} past session{'s' if count != 1 else ''}, {shown}:"]
     for fix in fixes:
@@ -194,6 +197,22 @@ def fix_text(error: str, history: ErrorHistory) -> str:
         if fix.steps:
             lines.append("  ran:")
             lines += [_step_line(s) for s in fix.steps[:8]]
+    return "\n".join(lines)
+
+
+def _mentions_text(history: ErrorHistory) -> str:
+    """Sessions whose messages hold the error (pasted, quoted) though no failed command printed it: what was said
+    after it is shown as what was answered, never as a fix (nothing ran that says it worked)."""
+    fixes, count = history.fixes, history.sessions
+    shown = "newest first" if count == len(fixes) else f"the newest {len(fixes)}"
+    plural = "s" if count != 1 else ""
+    lines = [f"no failed command printed this error; it was written in {count} past session{plural}, {shown}:"]
+    for fix in fixes:
+        meta = fix.session
+        lines.append(f"{when(fix.timestamp or meta.updated)}  {meta.title or meta.asked}  (deja show {meta.id})")
+        lines.append(f"  said: {_cut(fix.error, 200)}")
+        if fix.answer:
+            lines.append(f"  answered after it: {fix.answer}")
     return "\n".join(lines)
 
 
@@ -221,9 +240,13 @@ def how_text(words: str, runs: list[Invocation], where: str) -> str:
     if not runs:
         return f"no command with {words!r} ran {where}"
     lines = [f"how {words!r} ran {where}, newest first:"]
+    several = len({run.project for run in runs}) > 1  # then each run says which project's it was
     for run in runs:
         status = "ok" if run.exit_code == 0 else f"exit {run.exit_code}" if run.exit_code is not None else "exit ?"
-        lines.append(f"  {when(run.timestamp)}  {status:<7} $ {run.command[:200]}  (deja show {run.session_id})")
+        project = f"{run.project or 'no project'}: " if several else ""
+        lines.append(
+            f"  {when(run.timestamp)}  {status:<7} {project}$ {run.command[:200]}  (deja show {run.session_id})"
+        )
     return "\n".join(lines)
 
 

@@ -1,5 +1,5 @@
-"""An editor subagent's thread is left out however Cursor marks it (README ``include_subagents``; cursor-formats.md
-§1): ``subagentInfo.parentComposerId`` in its ``composerHeaders`` row, or its id in the parent's
+"""An editor subagent's thread is left out however Cursor marks it (README ``include_subagents``):
+``subagentInfo.parentComposerId`` in its ``composerHeaders`` row, or its id in the parent's
 ``subagentComposerIds``, as well as ``subagentInfo`` in its own ``composerData``. Such threads were indexed as
 sessions of their own."""
 

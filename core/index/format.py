@@ -70,7 +70,8 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:    Impacts are stored, so an index of 7 would keep ranking by the old weights until rebuilt.
 #: 9: records and session metas deflated against a per-segment dictionary (``dicts.bin``), a word's postings as
 #:    impact runs and 2- or 3-byte docs, 22-byte term rows.
-FORMAT_VERSION = 9
+#: 10: a key per folder a session ran in or below (``keys.tree_key``): a folder's sessions include its subfolders'.
+FORMAT_VERSION = 10
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"

@@ -404,6 +404,8 @@ class SegmentWriter:
         self._add_key(keys.ALL_SESSIONS_KEY, meta.first_doc, updated)
         for place in {meta.project_dir, meta.project} - {""}:
             self._add_key(keys.project_key(place), meta.first_doc, updated)
+        for key in keys.tree_keys(meta.project_dir):
+            self._add_key(key, meta.first_doc, updated)
         if meta.title and not _derived_title(meta.title, messages):
             span = (len(raw), len(raw) + len(record := encode(Message(role="user", text=meta.title))))
             raw += record

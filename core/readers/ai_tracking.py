@@ -2,7 +2,7 @@
 
 ``ai_code_hashes(hash, source, fileName, fileExtension, requestId, conversationId, model, timestamp)``
 has a row per chunk of code an AI wrote, with the conversation that wrote it
-(cursor-drift-2026.md §8). deja joins it with the index to say which chat wrote
+(README "Work history", ``deja blame``). deja joins it with the index to say which chat wrote
 a line. The table may be empty or missing, and Cursor documents neither the
 hash nor the chunking: a row counts as the line's when its hash is a common
 digest of the line's text, otherwise the file's rows only say which

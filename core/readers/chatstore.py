@@ -8,7 +8,7 @@ store's conversation is the session (:mod:`.conversation`).
 ``store.db`` is content-addressed: ``blobs(id, data)`` with id = sha256 hex of the
 data, and a ``meta`` row of hex-encoded JSON naming ``latestRootBlobId``. The
 root is protobuf whose repeated field 1 lists the message blobs' raw digests in
-order; each message is Vercel AI SDK JSON (cursor-formats.md §3). The meta row
+order; each message is Vercel AI SDK JSON (read by :mod:`.conversation`). The meta row
 of newer builds also holds ``blobEncryptionKey``, which is never kept. A child
 is a message blob, or a protobuf node carrying the message JSON in field 4 and
 its time (epoch ms) in field 26.

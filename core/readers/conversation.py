@@ -1,6 +1,6 @@
 """A cursor-agent store's messages (Vercel AI SDK JSON) as deja messages, and its tool results.
 
-The store keeps every message of a chat (cursor-formats.md §3.4): ``system``
+The store keeps every message of a chat (README "What deja reads"): ``system``
 prompts, ``user`` messages (Cursor's ``<user_info>``/``<rules>``/``<agent_skills>``
 preambles, then each question as ``<timestamp>`` and ``<user_query>`` blocks),
 ``assistant`` messages of text, reasoning and ``tool-call`` parts, and ``tool``

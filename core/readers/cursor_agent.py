@@ -35,7 +35,7 @@ from .chatstore import (
     read_store,
     store_problem,
 )
-from .projects import cli_folder
+from .projects import cli_folder, path_values
 from .transcripts import (
     chat_id_of,
     is_subagent,
@@ -126,7 +126,8 @@ def read_cli_chat(
         attach_tool_results(messages, store.tool_results)
 
     slug = project_slug_of(transcript)
-    session = cli_folder(meta.cwd if meta else "", slug, decoded).apply(
+    touched = (path for message in messages for call in message.tool_calls for path in path_values(call.args))
+    session = cli_folder(meta.cwd if meta else "", slug, decoded, touched).apply(
         Session(
             id=session_id_of(transcript),
             source="cursor-cli",

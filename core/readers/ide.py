@@ -1,6 +1,6 @@
 """Read Cursor IDE chats out of a ``state.vscdb``.
 
-Three generations of chat live in these databases (cursor-formats.md §1):
+Three generations of chat live in these databases (README "What deja reads"):
 
 * ``cursorDiskKV`` rows ``composerData:<cid>`` and ``bubbleId:<cid>:<bid>``
   (current Cursor, mostly in ``globalStorage``);
@@ -100,7 +100,7 @@ def read_ide_database(
 
     With ``only_ids`` only those chats are read (no other composer's bubbles are touched). Without ``subagents``,
     the threads a chat's subagents ran are left out: a composer naming a ``subagentInfo.parentComposerId`` in its
-    data or its header, or listed in another's ``subagentComposerIds`` (cursor-formats.md §1).
+    data or its header, or listed in another's ``subagentComposerIds`` (``tests/test_editor_subagent_marks.py``).
     ``projects`` is what the whole install says about where chats belong; pass one
     catalog to every read of a pass, so each part of it is read once.
     """

@@ -1,7 +1,7 @@
 """The project (folder) each chat belongs to, from every signal a Cursor install keeps.
 
 Cursor 3.x writes ``workspaceIdentifier`` on almost no composer any more
-(cursor-drift-2026.md §1), so an editor chat's folder is pieced together from
+(README "How deja finds a chat's project"), so an editor chat's folder is pieced together from
 the other stores. The signals, best first:
 
 1. ``workspaceProjectDir`` on a bubble (older builds and fixtures);
@@ -51,7 +51,7 @@ from ..model import Session
 from ..record import Record
 from ..regular_files import read_regular, subfolders
 from . import vscdb
-from .transcripts import decode_project_slug, project_slug_of, scan_transcripts
+from .transcripts import decode_project_slug, has_unnamed_child, project_slug_of, scan_transcripts
 
 #: The file in the index folder where a refresh keeps the chats' ``meta.json`` cwds (``chat_cwds``).
 CWD_CACHE = "chat-cwds"
@@ -114,8 +114,11 @@ class EditorChat(Record, frozen=True):
     touched: Callable[[], Iterable[str]] = _nothing
 
 
-def cli_folder(cwd: str, slug: str, decoded: dict[str, Path | None] | None = None) -> Found:
-    """A cursor-agent chat's folder: its ``meta.json`` ``cwd``, else its transcript folder decoded on disk.
+def cli_folder(
+    cwd: str, slug: str, decoded: dict[str, Path | None] | None = None, touched: Iterable[str] = ()
+) -> Found:
+    """A cursor-agent chat's folder: its ``meta.json`` ``cwd``, else the folder its files say where its transcript
+    folder's slug cannot (``unnamed_folder``), else that slug decoded on disk.
 
     ``decoded`` keeps the slugs decoded so far by a caller that reads many chats at once (a build: a project's
     chats share its slug, and each decode lists folders from ``/`` down). :meth:`Projects.settle` later tries
@@ -125,6 +128,9 @@ def cli_folder(cwd: str, slug: str, decoded: dict[str, Path | None] | None = Non
         return Found(cwd, "meta.json cwd")
     if not slug:
         return Found()
+    said = unnamed_folder(slug, touched)
+    if said:
+        return Found(said, "files touched")
     if decoded is None:
         found = decode_project_slug(slug)
     elif slug in decoded:
@@ -132,6 +138,30 @@ def cli_folder(cwd: str, slug: str, decoded: dict[str, Path | None] | None = Non
     else:
         found = decoded[slug] = decode_project_slug(slug)
     return Found(str(found), "transcript folder") if found else Found()
+
+
+def unnamed_folder(slug: str, touched: Iterable[str]) -> str:
+    """The outermost folder whose name has no ASCII letter or digit (``code/支付服务``, whose slug is ``code``'s) that
+    ``slug`` names and that holds every absolute path in ``touched``; "" when the paths say none, or two.
+
+    The slug of a chat that ran there cannot tell that folder from its parent: the files its tools touched can."""
+    wanted = slug_of(slug)
+    found: set[str] = set()
+    for path in touched:
+        parts = path.split("/") if path.startswith("/") else []
+        folder = next(
+            (
+                "/".join(parts[:end])
+                for end in range(2, len(parts))
+                if not slug_of(parts[end - 1]) and slug_of("/".join(parts[:end])) == wanted
+            ),
+            "",
+        )
+        if parts and not folder:
+            return ""
+        found.add(folder)
+    found.discard("")
+    return found.pop() if len(found) == 1 else ""
 
 
 class Projects:
@@ -304,7 +334,8 @@ class Projects:
         exact = self._known_by_slug.get(key, [])
         if not exact:
             exact = [f for k, folders in self._known_by_slug.items() if k.lower() == key.lower() for f in folders]
-        return exact[0] if len(exact) == 1 else ""
+        # (a folder holding one whose name encodes to nothing, as ``支付服务`` does, shares its slug: not this one alone)
+        return exact[0] if len(exact) == 1 and not has_unnamed_child(exact[0]) else ""
 
     @cached_property
     def _known_by_slug(self) -> dict[str, list[str]]:

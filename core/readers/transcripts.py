@@ -336,20 +336,39 @@ def _encoded(name: str) -> str:
 def decode_project_slug(slug: str) -> Path | None:
     """The existing directory whose path Cursor encoded as ``slug``, or None.
 
-    The encoding is lossy ('/', '-', '.', '_', space and non-ASCII all become '-'),
-    so it is matched against what exists: each step lists a directory and takes an
-    entry whose own encoding begins the rest of the slug, trying shorter names
-    first (a '/' before a literal '-'). Two different entries that encode alike
-    and both resolve make the slug ambiguous: None. At most 24 segments are walked,
-    from ``/`` (a Windows drive letter is not decoded).
+    The encoding is lossy ('/', '-', '.', '_', space and non-ASCII all become '-', runs of them one '-', trimmed at
+    both ends: cursor-agent's ``projects/<slug>``), so it is matched against what exists: each step lists a
+    directory and takes an entry whose own encoding begins the rest of the slug, trying shorter names first (a '/'
+    before a literal '-'). Two different entries that encode alike and both resolve make the slug ambiguous: None.
+    A folder whose name has no ASCII letter or digit (``支付服务``) encodes to nothing, so its slug is its parent's
+    (or, below it, its siblings'): where one is there, the slug is ambiguous too, never the parent's alone. At most
+    24 segments are walked, from ``/`` (a Windows drive letter is not decoded).
     """
     rest = _encoded("-" + slug.strip("-")).rstrip("-")
     found = _walk(Path("/"), rest, _MAX_SEGMENTS)
     return found if isinstance(found, Path) else None
 
 
+def _piece(name: str) -> str:
+    """A folder name as it appears in a slug after the '-' before it ('' for a name with no ASCII letter or digit)."""
+    return _encoded("-" + name).rstrip("-")
+
+
+def has_unnamed_child(folder: str | Path) -> bool:
+    """Whether ``folder`` holds a directory whose name encodes to nothing (``支付服务``): a slug that names ``folder``
+    names that one as well."""
+    try:
+        with os.scandir(folder) as entries:
+            return any(not _piece(entry.name) and entry.is_dir() for entry in entries)
+    except OSError:
+        return False
+
+
 def _walk(folder: Path, rest: str, depth: int) -> Path | bool:
-    """The directory below ``folder`` that ``rest`` (starting with '-') encodes; False if none, True if ambiguous."""
+    """The directory below ``folder`` that ``rest`` (starting with '-') encodes, ``folder`` itself for an empty
+    ``rest``; False if none, True if ambiguous."""
+    if not rest:
+        return True if has_unnamed_child(folder) else folder
     if depth == 0:
         return False
     try:
@@ -358,13 +377,25 @@ def _walk(folder: Path, rest: str, depth: int) -> Path | bool:
         return False
     candidates: dict[str, list[str]] = {}
     for entry in entries:
-        piece = _encoded("-" + entry.name).rstrip("-")
-        if piece and (rest == piece or rest.startswith(piece + "-")):
+        piece = _piece(entry.name)
+        if not piece or rest == piece or rest.startswith(piece + "-"):
             candidates.setdefault(piece, []).append(entry.name)
+    found = _first_found(folder, rest, {p: names for p, names in candidates.items() if p}, depth)
+    for name in candidates.get("", ()):  # consumes nothing of the slug: any match below it is as good as one here
+        other = _walk(folder / name, rest, depth - 1)
+        if other is True or (other and found and other != found):
+            return True
+        found = found or other
+    return found
+
+
+def _first_found(folder: Path, rest: str, candidates: dict[str, list[str]], depth: int) -> Path | bool:
+    """What the shortest of ``candidates``' pieces (entries of ``folder`` by their encoding) that leads anywhere
+    decodes ``rest`` to: False if none does, True if two entries of one piece lead to different folders."""
     for piece in sorted(candidates, key=len):
         results = set()
         for name in candidates[piece]:
-            found = folder / name if rest == piece else _walk(folder / name, rest[len(piece) :], depth - 1)
+            found = _walk(folder / name, rest[len(piece) :], depth - 1)
             if found is True:
                 return True
             if found:

@@ -1,6 +1,7 @@
 """Build real cursor-agent CLI history, for tests and the shipped sample history.
 
-Two stores per chat, laid out as cursor-agent lays them out (cursor-formats.md §2, §3):
+Two stores per chat, laid out as cursor-agent lays them out (README "What deja reads"; read back by
+``readers/transcripts.py`` and ``readers/chatstore.py``):
 
 - the JSONL transcript ``projects/<encoded cwd>/agent-transcripts/<id>/<id>.jsonl``
   (under the data root, ``$CURSOR_DATA_DIR``);
@@ -18,7 +19,6 @@ the helpers below build the common ones.
 from __future__ import annotations
 
 import hashlib
-import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from ..readers.projects import slug_of
 
 #: 2026-07-26T10:06:00Z, the default creation time of a written chat.
 DEFAULT_CREATED_MS = 1785060360000
@@ -35,8 +37,10 @@ DEFAULT_CREATED_MS = 1785060360000
 
 
 def encode_project_path(cwd: str) -> str:
-    """Cursor's project folder name: every character outside [A-Za-z0-9] becomes '-', leading dashes dropped."""
-    return re.sub(r"[^A-Za-z0-9]", "-", cwd).lstrip("-")
+    """Cursor's project folder name (``projects/<slug>``): every run of characters outside [A-Za-z0-9] becomes one
+    '-', leading and trailing ones trimmed, as cursor-agent 2026.10 writes it (``/tmp/code/café-app`` is
+    ``tmp-code-caf-app``, ``/tmp/code/支付服务`` is ``tmp-code``: its parent's)."""
+    return slug_of(cwd)
 
 
 def transcript_path(cli_root: Path, cwd: str, chat_id: str, *, nested: bool = True) -> Path:
@@ -163,7 +167,7 @@ def store_preamble(cwd: str) -> list[dict[str, Any]]:
 
 
 def shell_result_text(output: str, exit_code: int = 0, *, millis: int = 51) -> str:
-    """A Shell tool result framed as cursor-agent frames it (cursor-formats.md §3.5)."""
+    """A Shell tool result framed as cursor-agent frames it (``readers/conversation.py`` takes the frame off)."""
     return (
         f"Exit code: {exit_code}\n\nCommand output:\n\n```\n{output}\n```\n\n"
         f"Command completed in {millis} ms.\n\nShell state (cwd, env vars) persists for subsequent calls."

@@ -1,6 +1,6 @@
 """Build real Cursor IDE ``state.vscdb`` files, for tests and the shipped sample history.
 
-The schema is Cursor's own (see cursor-formats.md §1.1). A value is stored as
+The schema is Cursor's own (``readers/ide.py`` says which rows it reads). A value is stored as
 Cursor might store it: a ``dict``/``list`` becomes JSON TEXT, a ``str`` is stored
 as TEXT unchanged (so a test can store malformed JSON), ``bytes`` as a BLOB and
 ``None`` as NULL. Use :func:`as_blob` for JSON stored as UTF-8 bytes.

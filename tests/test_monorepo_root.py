@@ -1,0 +1,62 @@
+"""A monorepo opened at its root gets its packages' sessions: ``deja wip``, ``deja how``, ``--project .`` and the MCP
+``work`` tool take a folder with the folders below it, while a folder above (``~/code``) that only a sibling's
+sessions ran below is still no project of a new folder.
+
+Before, each looked at the exact folder (or up), never down: six sessions ran in ``shop/packages/api`` and
+``shop/packages/web`` and ``deja wip`` at ``shop`` said no session ran there (trialI F4).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harness import run_deja
+
+from deja.core.index import Index
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    tool_use,
+    transcript_path,
+    user_turn,
+    write_transcript,
+)
+from deja.interfaces.mcp_server import work_answer
+
+
+def _chat(cli_root: Path, folder: Path, chat_id: str, question: str, command: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    write_transcript(
+        transcript_path(cli_root, str(folder), chat_id),
+        [user_turn(question), assistant_turn("Running the tests.", tool_use("Shell", {"command": command}))],
+    )
+
+
+def test_a_monorepo_root_holds_its_packages_sessions(tmp_path: Path, cli_root: Path) -> None:
+    shop = tmp_path / "code" / "shop"
+    _chat(
+        cli_root,
+        shop / "packages" / "api",
+        "c-api",
+        "orders pagination is off by one",
+        "pytest -q tests/test_orders.py",
+    )
+    _chat(cli_root, shop / "packages" / "web", "c-web", "the cart button is misaligned", "npm test")
+    _chat(cli_root, tmp_path / "code" / "billing", "c-billing", "invoice totals round wrong", "pytest -q billing")
+    (tmp_path / "code" / "new").mkdir()
+    assert run_deja("index").returncode == 0
+
+    sessions = json.loads(run_deja("sessions", "--project", ".", "--json", cwd=shop).stdout)["sessions"]
+    assert {s["id"] for s in sessions} == {"c-api", "c-web"}
+    wip = run_deja("wip", cwd=shop)
+    assert wip.returncode == 0 and "deja show c-" in wip.stdout and "billing" not in wip.stdout, wip.stdout + wip.stderr
+    how = run_deja("how", "pytest", cwd=shop)
+    assert "pytest -q tests/test_orders.py" in how.stdout and "billing" not in how.stdout, how.stdout
+    found = run_deja("search", "pagination", "--project", str(shop), "--json", cwd=shop)
+    assert [h["session_id"] for h in json.loads(found.stdout)["hits"]] == ["c-api"], found.stdout
+
+    text, _ = work_answer(Index.open(tmp_path / "deja"), "how", "pytest", str(shop))
+    assert "tests/test_orders.py" in text and "pytest -q billing" not in text, text
+    # a new folder beside them is no project: ~/code above it holds only its siblings' sessions
+    nothing = run_deja("wip", cwd=tmp_path / "code" / "new")
+    assert nothing.returncode == 1 and "no session ran in" in nothing.stderr, nothing.stdout

@@ -1,0 +1,60 @@
+"""A cursor-agent chat in a folder whose name has no ASCII letter or digit (``code/支付服务``) is not filed under the
+folder above it: Cursor's slug of such a folder is its parent's (cursor-drift-2026 §9: runs collapsed, ends trimmed),
+so where such a folder is there the slug is ambiguous: the chat is filed where the files its tools touched say (the
+outermost such folder holding them all), else it has no project rather than a wrong one.
+
+Before, the walk that decodes a slug skipped a child whose name encodes to nothing and returned the parent as an
+exact match: the chats showed up as the parent's recent sessions (trialI F8). The project's writer also wrote a slug
+Cursor does not (``tmp-code-----``), so no test ever saw the ambiguous one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harness import run_deja
+
+from deja.core.readers import decode_project_slug
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    encode_project_path,
+    tool_use,
+    transcript_path,
+    user_turn,
+    write_transcript,
+)
+
+
+def test_the_writer_writes_the_slug_cursor_writes() -> None:
+    assert encode_project_path("/tmp/code/café-app") == "tmp-code-caf-app"
+    assert encode_project_path("/tmp/code/支付服务") == "tmp-code"
+    assert encode_project_path("/work/my app (v2)/") == "work-my-app-v2"
+
+
+def test_a_chat_in_an_unnamed_folder_is_not_filed_under_its_parent(tmp_path: Path, cli_root: Path) -> None:
+    code = tmp_path / "code"
+    unnamed = code / "支付服务"
+    (unnamed / "服务").mkdir(parents=True)
+    (code / "api").mkdir()
+    file = f"{unnamed}/服务/支付.py"
+    write_transcript(
+        transcript_path(cli_root, str(unnamed), "c-zh"),
+        [
+            user_turn("支付接口返回超时错误，怎么修复？"),
+            assistant_turn("已修复。", tool_use("Write", {"path": file, "contents": "x"})),
+        ],
+    )
+    write_transcript(
+        transcript_path(cli_root, str(unnamed), "c-no-files"), [user_turn("你好"), assistant_turn("你好！")]
+    )
+    write_transcript(transcript_path(cli_root, str(code / "api"), "c-api"), [user_turn("why is the api slow"), assistant_turn("An N+1 query.")])  # fmt: skip
+    assert run_deja("index").returncode == 0
+    projects = {s["id"]: s["project_dir"] for s in json.loads(run_deja("sessions", "--json").stdout)["sessions"]}
+    assert projects == {"c-zh": str(unnamed), "c-no-files": "", "c-api": str(code / "api")}, projects
+    assert decode_project_slug(encode_project_path(str(code))) is None  # code, or the folder below it
+    assert decode_project_slug(encode_project_path(str(code / "api"))) == code / "api"
+    (unnamed / "服务" / "api").mkdir()  # the same slug as code/api
+    assert decode_project_slug(encode_project_path(str(code / "api"))) is None
+    (code / "api2").mkdir()
+    assert decode_project_slug(encode_project_path(str(code / "api2"))) == code / "api2"
