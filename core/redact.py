@@ -657,6 +657,11 @@ _IDENTIFIER = _Compiled("_IDENTIFIER", r"[A-Za-z_]\w*")
 _PATH = _Compiled("_PATH", r"(?:/|~/|\.\.?/)[\w./~-]*")
 _SHORT_NUMBER = _Compiled("_SHORT_NUMBER", r"\d{1,7}")
 _ENV_NAME = _Compiled("_ENV_NAME", r"[A-Z][A-Z0-9_]*")
+#: A word made of others that says what a thing is, not what it holds: ``base64-encoded``, ``HS256-signed``,
+#: ``x86_64-only``, ``k8s-managed``.
+_COMPOUND = _Compiled("_COMPOUND", r"(?:\w+-)+[a-z]*(?:ed|ing|only|based|like|safe|free|wide|style)")
+#: A date or a time (ISO 8601: ``2024-01-05T10:00:00Z``).
+_TIMESTAMP = _Compiled("_TIMESTAMP", r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?")
 
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)"  # (Rails' ``SECRET_KEY_BASE``)
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
@@ -952,15 +957,24 @@ _ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 
 # --------------------------------------------------------------------------- secrets named in sentences
 
-#: What names a secret in a sentence: a password's names, a token, a secret, a key with a word saying what it opens.
+#: What names a secret in a sentence: a password's names, a token, a secret, a key with a word saying what it opens;
+#: plural or possessive ("the passwords are", "my password's"), and in Markdown's bold or code ("**password** is").
 _SENTENCE_NOUN = (
     r"(?:pass(?:word|wd|phrase|code)|pwd?|secret|token|(?:api|access|secret|private|auth|admin|master) ?key)"
+    r"s?[*`]{0,2}"
 )
-#: "<noun> [for|of|on <up to four words>] is|was [now|still|…] <value>", "<noun> for <words>: <value>", or the noun
-#: and its value alone (after "use", "enter", …: ``_after_a_verb``).
+#: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
+_BLANK = r"[ \t\u00a0]"
+#: "<noun> [<up to six words>] is|was|are|were [now|still|…] <value>" (the value may start the next line), "my
+#: password's <value>", "<noun> for|of|on|to <words>: <value>", or the noun and its value alone (after "use",
+#: "enter", …: ``_after_a_verb``). A word between the noun and its verb does not end a sentence (``.``, ``,``).
+_SENTENCE_WORD = r"[^\s:=]*[^\s:=.,;!?]"
 _SENTENCE_LINK = (
-    r"(?: +(?:for|of|on)(?: +[^\s:=]+){1,4}?)? +(?:is|was)(?: +(?:now|still|just|set +to|changed +to))?(?: +| *: *)"
-    r"| +(?:for|of|on)(?: +[^\s:=]+){1,4}? *[:=] *"
+    rf"(?:{_BLANK}+{_SENTENCE_WORD}){{0,6}}?{_BLANK}+(?:is|was|are|were)"
+    rf"(?:{_BLANK}+(?:now|still|just|set{_BLANK}+to|changed{_BLANK}+to))?"
+    rf"(?:{_BLANK}*:?{_BLANK}*\r?\n{_BLANK}*|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
+    rf"|['\u2019]s{_BLANK}+"
+    rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
     r"|(?P<bare> +)"
 )
 #: Matched in a lowercase copy of the text, where one of the words it starts with is (``_sentence_matches``); a
@@ -971,7 +985,7 @@ _SENTENCE_SECRET = _Compiled(
     rf"{_SENTENCE_NOUN}(?:{_SENTENCE_LINK})"  # the admin password is …; password for prod db: …; (use) passphrase …
     rf"|log(?: ?in|ged +in|ging +in) +(?:with|as|using) +[\w.@+-]+:(?!/)"  # login with admin:…
     rf"|cred(?:ential)?s +(?:are|were|is) +[\w.@+-]+:(?!/)"  # credentials are admin:…
-    rf")(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
+    rf")\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
 )
 #: The verb a noun given its value alone comes after ("use passphrase …", "enter the admin password …").
 _VERB_BEFORE = _Compiled(
@@ -998,7 +1012,7 @@ def _sentences(text: str) -> str:
         start, end = match.span("value")
         if match.start() < last:  # (inside the value of the one before)
             continue
-        kept = text[start:end].rstrip(_AFTER_A_VALUE)
+        kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
         if match.group("bare") is not None and not _after_a_verb(lowered, match.start()):
             continue
         if _looks_made(kept.rstrip("!?")):
@@ -1007,22 +1021,40 @@ def _sentences(text: str) -> str:
     return "".join(parts) + text[last:] if parts else text
 
 
-#: What a match of ``_SENTENCE_SECRET`` starts with.
-_SENTENCE_STARTS = ("pass", "pw", "secret", "token", "api", "access", "private", "auth", "admin", "master", "log",
-                    "cred")  # fmt: skip
+#: What a match of ``_SENTENCE_SECRET`` starts with; the second group only names a key ("api key is").
+_SENTENCE_STARTS = ("pass", "pw", "secret", "token", "log", "cred")
+_KEY_STARTS = ("api", "access", "private", "auth", "admin", "master")
+#: What a word holds, to the pattern's ASCII ``\\b``: a start right after one is inside a word, and no match.
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def _sentence_matches(lowered: str) -> list[re.Match[str]]:
     """Every match of ``_SENTENCE_SECRET`` in ``lowered``, by where it starts: the pattern is tried only where a word
-    it starts with is (found by ``str.find``, a fifth of the time the pattern's own scan takes)."""
+    it starts with begins (found by ``str.find``, a fifth of the time the pattern's own scan takes)."""
     found: dict[int, re.Match[str]] = {}
-    for start in _SENTENCE_STARTS:
+    for start in (*_SENTENCE_STARTS, *_KEY_STARTS) if "key" in lowered else _SENTENCE_STARTS:
         at = lowered.find(start)
         while at != -1:
-            if at not in found and (match := _SENTENCE_SECRET.match(lowered, at)) is not None:
+            if (
+                at not in found
+                and not (at and lowered[at - 1] in _WORD_CHARS)
+                and (match := _SENTENCE_SECRET.match(lowered, at)) is not None
+            ):
                 found[at] = match
             at = lowered.find(start, at + 1)
     return [found[at] for at in sorted(found)]
+
+
+#: HTML's quotes (a page's ``&quot;Password is correct.&quot;``): one ends a value, as a quote would.
+_ENTITIES = ("&quot;", "&#34;", "&#39;", "&apos;")
+
+
+def _before_an_entity(value: str) -> str:
+    """``value`` up to the first of HTML's quotes in it."""
+    if "&" in value:
+        for entity in _ENTITIES:
+            value = value.partition(entity)[0]
+    return value
 
 
 def _after_a_verb(lowered: str, at: int) -> bool:
@@ -1042,6 +1074,8 @@ def _looks_made(value: str) -> bool:
     if len(value) < 6 or not _is_literal(value) or "://" in value or any(c in value for c in "()[]{}<>"):
         return False
     if _PATH.fullmatch(value) or _DOTTED_NAME.fullmatch(value) or ("_" in value and _ENV_NAME.fullmatch(value)):
+        return False
+    if "-" in value and (_COMPOUND.fullmatch(value) or _TIMESTAMP.fullmatch(value)):
         return False
     if value.isdigit():
         return True

@@ -314,6 +314,10 @@ Log in with your GitHub account, then use the api key from settings.API_KEY.
 The password for bob@example.com is required; the token is GITHUB_TOKEN, the pwd is /home/me/app.
 The token is utf-8 encoded and the password is hashed with argon2id.
 Log in with https://grafana.example.com:3000 as admin.
+The secret is base64-encoded, the token is HS256-signed and k8s-managed, the build is x86_64-only.
+The token is 2024-01-05T10:00:00Z old; the passwords are hashed, the password to the db is in the vault.
+printf(&quot;Password is correct.&quot;);
+**Password** is required; `token` is `None` here.
 """,
 }
 
@@ -822,5 +826,22 @@ SECRETS: list[Secret] = [
         "url-credentials",
         _join("a1b2c3d4e5", "f6a7b8c9d0", "e1f2a3b4"),
         "git clone https://{secret}@github.com/acme/api.git",
+    ),
+    # Sentences the rule missed (review6a): a noun's link other than for/of/on, Markdown, a plural, a possessive,
+    # parentheses, a value on the next line, tabs and no-break spaces, and five words between the noun and its verb.
+    Secret("sentence-to", "secret", _join("Xy7#", "kq9!Lt"), "the password to the db is {secret}"),
+    Secret("sentence-bold", "secret", _join("Xy7#", "kq9!Lb"), "**password** is {secret}"),
+    Secret("sentence-code-spans", "secret", _join("Xy7#", "kq9!Lc"), "`password` is `{secret}`"),
+    Secret("sentence-plural", "secret", _join("Xy7#", "kq9!Lp"), "the passwords are {secret} and Xq2#mm8!Zz"),
+    Secret("sentence-possessive", "secret", _join("Xy7#", "kq9!Ls"), "my password's {secret}"),
+    Secret("sentence-parenthesised", "secret", _join("Xy7#", "kq9!Lr"), "the password is ({secret})"),
+    Secret("sentence-next-line", "secret", _join("Xy7#", "kq9!Ln"), "the password is\n{secret}\n"),
+    Secret("sentence-tab", "secret", _join("Xy7#", "kq9!Lx"), "the password\tis {secret}"),
+    Secret("sentence-nbsp", "secret", _join("Xy7#", "kq9!Ly"), "the password is\u00a0{secret}"),
+    Secret(
+        "sentence-five-words",
+        "secret",
+        _join("Xy7#", "kq9!Lz"),
+        "the password for the production postgres database server is {secret}",
     ),
 ]
