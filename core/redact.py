@@ -131,10 +131,11 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 
 
 #: An option's value: quoted (blanks allowed, and the other quote: ``-a "Sun'shine"``), or a word that is not the
-#: next option or a variable, and does not end in a shell's ``;``, ``&`` or ``|`` (``-a pw; ls`` keeps its ``;``).
+#: next option or a variable, and ends at a shell's unquoted ``;``, ``&`` or ``|`` (``-a pw; ls``, ``-a pw|grep x``:
+#: the command after it stays).
 _OPTION_VALUE = (
     r"""(?:(?P<quote>['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
-    r"""|(?P<bare>[^\s"'`$;&|-](?:[^\s"'`]*[^\s"'`;&|])?))"""
+    r"""|(?P<bare>[^\s"'`$;&|-][^\s"'`;&|]*))"""
 )
 
 
@@ -341,13 +342,64 @@ def _header_value(match: re.Match[str]) -> bool:
 
 
 def _netrc_password(match: re.Match[str]) -> bool:
-    """A ``.netrc`` entry's password: a literal after ``login …``, in a text that names a ``machine`` (or ``default``)
-    before it, so prose that says "login as admin password reset" is not read as one (the pattern also wants the
-    value to end its line or come before netrc's next word)."""
+    """A ``.netrc`` entry's password: a literal (the pattern wants it to end its line or come before netrc's next
+    word, so prose that says "the machine has a login page" is not read as one)."""
     value = match.group("value").strip('"')
-    before = match.string[max(0, match.start() - 300) : match.start()]
-    named = "machine " in before or "default " in before
-    return named and _is_literal(value) and value.lower() not in _NOT_VALUES
+    return _is_literal(value) and value.lower() not in _NOT_VALUES
+
+
+#: Run only on a text with four colons (``_pgpass``): a colon alone is in most texts, and would load ``re`` for a
+#: failed command's ``error: …`` on the hooks' path.
+_PGPASS = Rule(
+    # A ``~/.pgpass`` line, ``host:port:database:user:password`` (``*`` for any, ``\:`` a colon): five fields and
+    # a port or ``*`` second, so a log's ``a:b:c:d:e`` stays. Found from the port's colon (a literal the engine
+    # skips to); the host before it is checked (``_pgpass_line``).
+    "secret",
+    r":(?:\d{1,5}|\*):(?:[^:\s\\]|\\.)+:(?:[^:\s\\]|\\.)+:(?P<value>(?:[^:\\\r\n]|\\.)+)(?=\r?\n|\Z)",
+    (),
+    group="value",
+    check=lambda m: _pgpass_line(m),
+)
+
+
+def _pgpass(text: str) -> str:
+    """``text`` with the password of each ``.pgpass`` line in it redacted."""
+    return _apply(_PGPASS, text) if text.count(":") >= 4 else text
+
+
+def _pgpass_line(match: re.Match[str]) -> bool:
+    """Whether the text before the port's colon, to the line's start, is a ``.pgpass`` host (a name, an address or
+    ``*``), and the password a literal."""
+    text, start = match.string, match.start()
+    host = text[text.rfind("\n", 0, start) + 1 : start].strip(" \t")
+    return (
+        _PGPASS_HOST.fullmatch(host) is not None
+        and _is_literal(match.group("value"))
+        and not _SHORT_NUMBER.fullmatch(match.group("value"))
+    )
+
+
+_PGPASS_HOST = _Compiled("_PGPASS_HOST", r"\*|(?:[\w.-]|\\.)*[A-Za-z.](?:[\w.-]|\\.)*")
+
+
+def _block_scalar(match: re.Match[str]) -> str:
+    """A YAML block scalar's lines (those indented deeper than its key's line) replaced by one marker, when its key
+    names a secret."""
+    text, start = match.string, match.start()
+    line = text[text.rfind("\n", 0, start) + 1 : start]
+    key = line.strip().strip("\"'").removeprefix("- ")
+    indent = len(line) - len(line.lstrip(" \t"))
+    lines = match.group("body").splitlines(keepends=True)
+    deeper = 0
+    while deeper < len(lines) and len(lines[deeper]) - len(lines[deeper].lstrip(" \t")) > indent:
+        deeper += 1
+    if not deeper or not secret_key(key.strip("\"'")):
+        return match.group(0)
+    first = lines[0]
+    ending = "\n" if lines[deeper - 1].endswith("\n") else ""
+    body = first[: len(first) - len(first.lstrip(" \t"))] + "[redacted:secret]" + ending
+    whole = match.group(0)
+    return whole[: match.start("body") - start] + body + "".join(lines[deeper:])
 
 
 def _table_rows(match: re.Match[str]) -> str:
@@ -402,6 +454,15 @@ def _cookie_values(match: re.Match[str]) -> str:
 
 #: A cookie's ``name=value`` (the value quoted or not, or its quote escaped inside a JSON string).
 _COOKIE_PAIR = _Compiled("_COOKIE_PAIR", r"(?P<name>[^=;,\s\"'\\]+)=\\?\"?(?P<value>[^;,\s\"'\\]*)")
+
+
+def _nested(depth: int) -> str:
+    """A pattern for a JSON array or object holding others ``depth`` deep (Terraform's types and values hold no
+    bracket inside a string)."""
+    pattern = r"[\[{][^\[\]{}]*[\]}]"
+    for _ in range(depth - 1):
+        pattern = rf"[\[{{](?:[^\[\]{{}}]|{pattern})*[\]}}]"
+    return pattern
 
 
 def _generated(value: str) -> bool:
@@ -491,13 +552,22 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         group=1,
     ),
     Rule(
-        # ``.netrc``'s ``machine host login me password S3cret`` (on one line or several).
+        # ``.netrc``'s ``machine host login me password S3cret`` (on one line or several), its tokens in any order
+        # (``password`` before ``login``, or no ``login``), or the ``default`` entry's.
         "secret",
-        r"(?<![\w-])login[ \t]+\S+\s+(?:account[ \t]+\S+\s+)?password[ \t]+(?P<value>\"[^\"\n]+\"|\S+)"
-        r"(?=[ \t]*(?:\r?\n|\Z)|\s+(?:machine|login|account|macdef|default|password)\b)",
-        ("login",),
+        r"(?<![\w-])(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+(?:\"[^\"\n]*\"|\S+))*"
+        r"\s+password[ \t]+(?P<value>\"[^\"\n]+\"|\S+)"
+        r"(?=[ \t]*(?:\r?\n|\Z)|\s+(?:machine|login|account|macdef|default|password|port)\b)",
+        ("machine", "default"),
         group="value",
         check=_netrc_password,
+    ),
+    Rule(
+        # YAML's folded or literal scalar (``password: >-`` or ``|``, then its lines, indented) under a secret's key.
+        "secret",
+        r":[ \t]*[>|][+-]?[1-9]?[ \t]*\r?\n(?P<body>(?:[ \t]+\S[^\n]*(?:\n|\Z))+)",
+        ("pass", "pwd", "secret", "token", "key"),
+        replace=lambda m: _block_scalar(m),
     ),
     # Vault's ``Key  Value`` table, its header and underline (the needle), then its rows to the first blank line.
     Rule(
@@ -507,11 +577,11 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         replace=_table_rows,
     ),
     Rule(
-        # ``terraform output -json``: a value Terraform itself marks ``"sensitive": true``: a string, or an object or
-        # a list (one level of nesting), which becomes one string.
+        # ``terraform output -json``: a value Terraform itself marks ``"sensitive": true``: a string, or an object, a
+        # map or a list (nested eight deep: a type says object, then its fields, at each level), which becomes one string.
         "secret",
-        r"\"sensitive\"\s*:\s*true\s*,\s*\"type\"\s*:\s*(?:\"[^\"\n]*\"|\[(?:[^\[\]]|\[[^\[\]]*\])*\])\s*,\s*"
-        r"\"value\"\s*:\s*(?:\"(?P<value>(?:[^\"\\\n]|\\.)+)\"|(?P<nested>[\[{](?:[^\[\]{}]|[\[{][^\[\]{}]*[\]}])*[\]}]))",
+        rf"\"sensitive\"\s*:\s*true\s*,\s*\"type\"\s*:\s*(?:\"[^\"\n]*\"|{_nested(8)})\s*,\s*"
+        rf"\"value\"\s*:\s*(?:\"(?P<value>(?:[^\"\\\n]|\\.)+)\"|(?P<nested>{_nested(8)}))",
         ('"sensitive"',),
         replace=lambda m: _sensitive(m),
     ),
@@ -528,6 +598,29 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?i:(?<![\w-])(?:set-)?cookie)\\?[\"']?[ \t]*:[ \t]*\\?[\"']?(?P<pairs>[^\n\r]*)",
         ("cookie",),
         replace=_cookie_values,
+    ),
+    Rule(
+        # Cookies given to curl (``curl -b 'sid=…'``, ``--cookie "a=1; sid=…"``; ``-b cookies.txt`` names a file).
+        "cookie",
+        r"(?<![\w-])(?:-b|--cookie)[ \t=]+['\"]?(?P<pairs>(?<=['\"])[^\n'\"]*|[^\s'\"]+)",
+        ("-b", "--cookie"),
+        replace=lambda m: _cookie_values(m),
+    ),
+    Rule(
+        # A Netscape ``cookies.txt`` line (curl's ``-c`` jar, a browser's export): seven fields split by tabs, the last
+        # the value.
+        "cookie",
+        r"\t(?:TRUE|FALSE)\t[^\t\n]*\t(?:TRUE|FALSE)\t-?\d+\t[^\t\n]+\t(?P<value>[^\t\r\n]+)",
+        ("\tTRUE\t", "\tFALSE\t"),
+        group="value",
+        check=lambda m: _generated(m.group("value")),
+    ),
+    Rule(
+        # A Sentry DSN's key (``https://<key>@o123.ingest.sentry.io/…``): it lets anyone send events to the project.
+        "url-credentials",
+        r"://([A-Za-z0-9]{8,})@(?=[\w.-]*sentry)",
+        ("sentry",),
+        group=1,
     ),
     Rule(
         "bearer",
@@ -1141,7 +1234,9 @@ def _context_gate(text: str) -> bool:
         return _CONTEXT_GATE.search(text) is not None
     if ("ENV" in text or "-p" in text) and _CONTEXT_GATE.search(text) is not None:
         return True
-    if "login " in text or "login\t" in text:
+    if "login " in text or "login\t" in text or "machine " in text or "machine\t" in text:
+        return True
+    if "\tTRUE\t" in text or "\tFALSE\t" in text:
         return True
     lowered = text.lower()
     if "define" in lowered and _CONTEXT_GATE.search(text) is not None:
@@ -1218,6 +1313,7 @@ def scrub(text: str) -> str:
             text = _apply(rule, text)
         if _holds(original, lowered, _ASSIGNMENT_NEEDLES):
             text = _assignments(text)
+        text = _pgpass(text)
     if may_name_a_secret(lowered):
         text = _sentences(text)
     return text

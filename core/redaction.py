@@ -41,10 +41,14 @@ def withheld(built_with: str) -> str:
 #: import (``as_indexed``): every token is a run of 16 characters or more without a space (a basic credential may
 #: be shorter), and every credential found by its context needs a separator, a quote, a flag (mysql's
 #: ``-pS3cret`` and sshpass's ``-p S3cret`` among them), a Dockerfile ENV, a word of Redis's (``redis-cli -a
-#: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login`` (``login me password S3cret``) or PHP's ``define(``.
+#: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login`` or ``machine`` (``machine h password S3cret``), a
+#: ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
-CONTEXT_GATE = r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)|login[ \t]|(?i:define)[ \t]*\("
+CONTEXT_GATE = (
+    r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)|login[ \t]|machine[ \t]|\t(?:TRUE|FALSE)\t"
+    r"|(?i:define)[ \t]*\("
+)
 
 #: A secret named in a sentence ("the admin password is …", "use passphrase …", "login with admin:…") needs no
 #: separator: its rule (``redact._sentences``) runs on a text whose lowercase holds one of these nouns as a word of
@@ -133,6 +137,8 @@ def _may_pass_a_gate(text: str) -> bool:
     command that never failed loads no ``re`` (about 3 ms). It says yes wherever a gate would (``ENV`` without the
     blank after it, ``-p`` anywhere, ``basic`` anywhere: more texts, never fewer), and ``scrub`` asks the gates."""
     if any(c in text for c in ":=<'") or "--" in text or "-p" in text or "ENV" in text or "login" in text:
+        return True
+    if "machine" in text or "\tTRUE\t" in text or "\tFALSE\t" in text:
         return True
     lowered = text.lower()
     if (

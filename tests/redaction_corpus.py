@@ -318,6 +318,15 @@ The secret is base64-encoded, the token is HS256-signed and k8s-managed, the bui
 The token is 2024-01-05T10:00:00Z old; the passwords are hashed, the password to the db is in the vault.
 printf(&quot;Password is correct.&quot;);
 **Password** is required; `token` is `None` here.
+2024:10:05:12:30 worker ready
+a:b:c:d:e
+host:8080:GET:/api/orders:200
+curl -b cookies.txt -c cookies.txt https://example.com
+curl --cookie "theme=dark" https://example.com
+the machine has a login page; enter login admin password reset link
+description: >-
+  A folded description of the token endpoint.
+.example.com\tTRUE\t/\tFALSE\t0\ttheme\tdark
 """,
 }
 
@@ -843,5 +852,52 @@ SECRETS: list[Secret] = [
         "secret",
         _join("Xy7#", "kq9!Lz"),
         "the password for the production postgres database server is {secret}",
+    ),
+    # What stop 26 left (review6a, trialH): netrc's other orders, ~/.pgpass, YAML block scalars, curl's cookies and
+    # cookies.txt, terraform's maps and deeper values, a bare value before a shell separator, a Sentry DSN's key.
+    Secret("netrc-password-first", "secret", _join("S3cret", "First1"), "machine h password {secret} login me"),
+    Secret("netrc-no-login", "secret", _join("S3cret", "Alone2"), "machine h password {secret}"),
+    Secret("pgpass", "secret", _join("Pg", "Pass9x", "Word"), "db.example.com:5432:app:me:{secret}\n"),
+    Secret("pgpass-wildcards", "secret", _join("Pg", "Pass8yWild"), "*:*:*:post\\:gres:{secret}"),
+    Secret("yaml-folded", "secret", _join("Yaml", "Folded7z"), "db:\n  password: >-\n    {secret}\n  user: app\n"),
+    Secret("yaml-literal", "secret", _join("Yaml", "Literal6w"), "token: |\n  {secret}\nnext: 1\n"),
+    Secret("curl-cookie-b", "cookie", _join("Zx9kq2Lm", "7Np4Rt6Vc1"), "curl -b 'sid={secret}' https://x.example"),
+    Secret(
+        "curl-cookie-long",
+        "cookie",
+        _join("Zx9kq2Lm", "7Np4Rt6Vc2"),
+        'curl --cookie "theme=dark; sid={secret}" https://x.example',
+    ),
+    Secret(
+        "cookies-txt",
+        "cookie",
+        _join("Zx9kq2Lm", "7Np4Rt6Vc3"),
+        "# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tTRUE\t1767225600\tsid\t{secret}\n",
+    ),
+    Secret(
+        "terraform-sensitive-map",
+        "secret",
+        _join("Tf", "Pw0rd", "Map3"),
+        '{{"m": {{"sensitive": true, "type": ["map", "string"], "value": {{"a": "{secret}"}}}}}}',
+    ),
+    Secret(
+        "terraform-sensitive-deep",
+        "secret",
+        _join("Tf", "Pw0rd", "Deep4"),
+        '{{"c": {{"sensitive": true, "type": ["object", {{"a": ["object", {{"b": ["object", {{"c": "string"}}]}}]}}], '
+        '"value": {{"a": {{"b": {{"c": "{secret}"}}}}}}}}}}',
+    ),
+    Secret("redis-cli-a-pipe", "cli-credentials", _join("RedisPipe", "Pw0rd8"), "redis-cli -a {secret}|grep x"),
+    Secret(
+        "rediscli-auth-semicolon",
+        "cli-credentials",
+        _join("RedisSemi", "Pw0rd9"),
+        "REDISCLI_AUTH={secret};redis-cli ping",
+    ),
+    Secret(
+        "sentry-dsn",
+        "url-credentials",
+        _join("abcdef0123", "SEC26"),
+        "SENTRY_DSN=https://{secret}@o12345.ingest.sentry.io/67890",
     ),
 ]

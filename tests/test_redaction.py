@@ -91,6 +91,17 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
         ("redis-cli -a S3cretPw; ls", "redis-cli -a [redacted:cli-credentials]; ls"),
         ("redis-cli -a S3cretPw&& ls", "redis-cli -a [redacted:cli-credentials]&& ls"),
         ("export REDISCLI_AUTH=S3cretPw;", "export REDISCLI_AUTH=[redacted:cli-credentials];"),
+        # An unquoted ;&| ends the value: the command after it stays (review6a item 7).
+        ("redis-cli -a S3cretPw|grep x", "redis-cli -a [redacted:cli-credentials]|grep x"),
+        ("REDISCLI_AUTH=S3cretPw;redis-cli ping", "REDISCLI_AUTH=[redacted:cli-credentials];redis-cli ping"),
+        ("redis-cli -a S3cretPw&&ls", "redis-cli -a [redacted:cli-credentials]&&ls"),
+        # A block scalar's lines go, the next key stays; one under a key naming no secret stays whole.
+        (
+            "db:\n  password: >-\n    S3cret\n    Pw9x\n  user: app\n",
+            "db:\n  password: >-\n    [redacted:secret]\n  user: app\n",
+        ),
+        ("description: |\n  S3cretPw9x is not one\nnext: 1", "description: |\n  S3cretPw9x is not one\nnext: 1"),
+        ("db.example.com:5432:app:me:S3cretPw", "db.example.com:5432:app:me:[redacted:secret]"),
     ],
 )
 def test_only_the_value_is_replaced(before: str, after: str) -> None:
