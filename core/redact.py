@@ -113,16 +113,24 @@ def _mixed(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
 
 
-def _encodes_a_key(match: re.Match[str]) -> bool:
-    """Whether a base64 run (``LS0tLS1CRUdJTi…``) decodes to the start of a private key's PEM block."""
+def _decoded(value: str) -> bytes | None:
+    """``value`` decoded from base64 (its missing padding added), or None when it is not base64.
+
+    (``base64`` is imported here: the rules' import is on the failure hook's path, and few texts hold base64 a rule
+    asks about.)"""
     import base64
     import binascii
 
     try:
-        head = base64.b64decode(match.group(0)[:64], validate=True)
+        return base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
     except (binascii.Error, ValueError):
-        return False
-    return b"PRIVATE KEY" in head
+        return None
+
+
+def _encodes_a_key(match: re.Match[str]) -> bool:
+    """Whether a base64 run (``LS0tLS1CRUdJTi…``) decodes to the start of a private key's PEM block."""
+    head = _decoded(match.group(0)[:64])
+    return head is not None and b"PRIVATE KEY" in head
 
 
 def _after(*words: str) -> Callable[[re.Match[str]], bool]:
@@ -139,13 +147,16 @@ _OPTION_VALUE = (
 )
 
 
+def _marked(match: re.Match[str], group: int | str, replacement: str) -> str:
+    """The text of ``match`` with what ``group`` matched replaced: every rule that redacts a part of its match."""
+    whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
+    return f"{whole[:start]}{replacement}{whole[end:]}"
+
+
 def _option_value(match: re.Match[str], kind: str) -> str:
     """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal."""
     group = "quoted" if match.group("quoted") is not None else "bare"
-    if not _is_literal(match.group(group)):
-        return match.group(0)
-    whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
-    return f"{whole[:start]}[redacted:{kind}]{whole[end:]}"
+    return _marked(match, group, f"[redacted:{kind}]") if _is_literal(match.group(group)) else match.group(0)
 
 
 #: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a
@@ -311,14 +322,10 @@ def _url_password(match: re.Match[str]) -> bool:
 
 def _basic_credentials(match: re.Match[str]) -> bool:
     """``Basic <base64>`` is a secret when it decodes to ``user:password``, not in prose (``Basic authentication``)."""
-    import base64  # (here: the rules' import is on the failure hook's path, and few texts say "Basic")
-    import binascii
-
-    value = match.group(1)
-    try:
-        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("ascii")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+    raw = _decoded(match.group(1))
+    if raw is None or not raw.isascii():
         return False
+    decoded = raw.decode("ascii")
     return ":" in decoded and decoded.isprintable()
 
 
@@ -398,8 +405,7 @@ def _block_scalar(match: re.Match[str]) -> str:
     first = lines[0]
     ending = "\n" if lines[deeper - 1].endswith("\n") else ""
     body = first[: len(first) - len(first.lstrip(" \t"))] + "[redacted:secret]" + ending
-    whole = match.group(0)
-    return whole[: match.start("body") - start] + body + "".join(lines[deeper:])
+    return _marked(match, "body", body + "".join(lines[deeper:]))
 
 
 def _table_rows(match: re.Match[str]) -> str:
@@ -410,17 +416,16 @@ def _table_rows(match: re.Match[str]) -> str:
         key, gap, value = _TABLE_ROW.match(row).groups()  # (every line matches)
         if gap and secret_key(key) and _is_literal(value.strip()):
             rows[n] = f"{row[: len(row) - len(value.lstrip())]}[redacted:secret]{value[len(value.rstrip()) :]}"
-    return match.group(0)[: match.start("rows") - match.start()] + "\n".join(rows)
+    return _marked(match, "rows", "\n".join(rows))
 
 
 _TABLE_ROW = _Compiled("_TABLE_ROW", r"[ \t]*([\w.-]*)([ \t]{2,})?(.*)")
 
 
 def _sensitive(match: re.Match[str]) -> str:
-    group = "value" if match.group("value") is not None else "nested"
-    whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
-    marker = "[redacted:secret]" if group == "value" else '"[redacted:secret]"'
-    return f"{whole[:start]}{marker}{whole[end:]}"
+    if match.group("value") is not None:
+        return _marked(match, "value", "[redacted:secret]")
+    return _marked(match, "nested", '"[redacted:secret]"')
 
 
 #: WordPress's keys (``wp-config.php``) whose names alone say no secret; its salts end in ``_SALT``.
@@ -432,24 +437,20 @@ def _defined(match: re.Match[str]) -> str:
     name is a string before the value rather than a name before ``=``."""
     key, value = match.group("key"), match.group("value")
     secret = secret_key(key) or key.upper() in _WORDPRESS_KEYS or key.upper().endswith("_SALT")
-    if not (secret and _is_literal(value)):
-        return match.group(0)
-    whole, start, end = match.group(0), match.start("value") - match.start(), match.end("value") - match.start()
-    return f"{whole[:start]}[redacted:secret]{whole[end:]}"
+    return _marked(match, "value", "[redacted:secret]") if secret and _is_literal(value) else match.group(0)
 
 
 def _cookie_values(match: re.Match[str]) -> str:
     """A ``Cookie:`` header's values (every ``name=value`` pair) or a ``Set-Cookie:``'s (its first pair; what follows
     are attributes: ``Path``, ``Expires``), each replaced when it looks generated: a session id, a CSRF token."""
-    head = match.group(0)[: match.start("pairs") - match.start()]
     pairs = list(_COOKIE_PAIR.finditer(match.group("pairs")))
-    if head.lower().startswith("set-"):
+    if match.group(0)[:4].lower() == "set-":
         pairs = pairs[:1]
     out, done = match.group("pairs"), 0
     for pair in reversed(pairs):  # (from the end, so the earlier spans stay where they are)
         if _generated(pair.group("value")):
             out, done = f"{out[: pair.start('value')]}[redacted:cookie]{out[pair.end('value') :]}", done + 1
-    return head + out if done else match.group(0)
+    return _marked(match, "pairs", out) if done else match.group(0)
 
 
 #: A cookie's ``name=value`` (the value quoted or not, or its quote escaped inside a JSON string).
@@ -969,7 +970,7 @@ def _assignment(match: re.Match[str]) -> str:
         return whole
     if not (_quoted_secret(contents, key) if opening else not annotation and _bare_literal(value, key, config_line)):
         return whole
-    return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"
+    return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:
@@ -998,14 +999,14 @@ def _flag(match: re.Match[str]) -> str:
         or not (_quoted_secret(contents, flag) if opening else _flag_value(value, flag, match.group("sep")))
     ):
         return whole
-    return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"
+    return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
 
 
 def _tagged(match: re.Match[str]) -> str:
     tag = match.group("tag")
     if not secret_key(tag) or not _plain_value(match.group("value"), tag):
         return match.group(0)
-    return f"<{tag}>[redacted:secret]</{tag}>"
+    return _marked(match, "value", "[redacted:secret]")
 
 
 def _docker_env(match: re.Match[str]) -> str:
@@ -1017,7 +1018,7 @@ def _docker_env(match: re.Match[str]) -> str:
 def _sql(match: re.Match[str]) -> str:
     if not _is_literal(match.group(1)):
         return match.group(0)
-    return match.group(0)[: match.start(1) - match.start()] + "[redacted:secret]'"
+    return _marked(match, 1, "[redacted:secret]")
 
 
 def _assignments(text: str) -> str:
@@ -1193,9 +1194,7 @@ def _apply(rule: Rule, text: str) -> str:
     def replace(match: re.Match[str]) -> str:
         if rule.check is not None and not rule.check(match):
             return match.group(0)
-        start, end = match.span(rule.group)
-        whole = match.group(0)
-        return whole[: start - match.start()] + marker + whole[end - match.start() :]
+        return _marked(match, rule.group, marker)
 
     return rule.pattern.sub(replace, text)
 
