@@ -156,6 +156,13 @@ def test_tool_arguments_under_a_secret_named_key_are_redacted_whole() -> None:
     }
 
 
+def test_a_token_in_a_tool_calls_path_is_redacted_and_the_rest_of_the_path_stays() -> None:
+    """A file named after a token (trialH F5) is a tool argument like any other: its token goes, its folders stay."""
+    token = "ghp_" + "R8c2Kq7LmX4vN9pZ3tW6yB1dF5gH0jS2uE8a"
+    args = {"path": f"/home/me/code/api/keys/{token}.txt", "offset": 1}
+    assert redact_value(args) == {"path": "/home/me/code/api/keys/[redacted:github-token].txt", "offset": 1}
+
+
 def test_a_private_key_cut_by_the_cap_is_redacted_on_both_sides_of_the_marker() -> None:
     line = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2BdQ8aZx7Vn1cR5yT2kLmW9pD4hJ6gF"
     key = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join([line] * 3000) + "\n-----END RSA PRIVATE KEY-----"
