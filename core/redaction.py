@@ -79,22 +79,36 @@ SENTENCE_LINKS = (
     "with ",
     " as ",
 )
-_VERB_ENDS = (" ", ":", "\n", "\r")
+_VERB_ENDS = frozenset(" :\n\r")
 
 
 def may_name_a_secret(lowered: str) -> bool:
-    """Whether a lowercased text may name a secret in a sentence: it holds a link and a noun of the rule's."""
-    if "\t" in lowered or "\u00a0" in lowered:
-        lowered = lowered.replace("\t", " ").replace("\u00a0", " ")
-    if not any(link in lowered for link in SENTENCE_LINKS) and not any(
-        verb in lowered and any(verb + end in lowered for end in _VERB_ENDS) for verb in SENTENCE_VERBS
-    ):
-        return False
+    """Whether a lowercased text may name a secret in a sentence: it holds a link and a noun of the rule's. (A tab or
+    a no-break space is read as a space only in a text with no link otherwise: most texts hold neither.)"""
+    if not _a_link(lowered):
+        if "\t" not in lowered and "\u00a0" not in lowered:
+            return False
+        if not _a_link(lowered.replace("\t", " ").replace("\u00a0", " ")):
+            return False
     return (
         _a_word(lowered, "key", after=KEY_QUALIFIERS)
         or _a_word(lowered, "cred", end=False)
         or any(_a_word(lowered, noun) for noun in SENTENCE_NOUNS)
     )
+
+
+def _a_link(lowered: str) -> bool:
+    """Whether ``lowered`` holds a link, or a verb with a blank, a colon or a line's end after it (``" issue"`` holds
+    ``" is"``: each place the verb is found is looked at, in one scan of the text)."""
+    if any(link in lowered for link in SENTENCE_LINKS):
+        return True
+    for verb in SENTENCE_VERBS:
+        at = lowered.find(verb)
+        while at != -1:
+            if lowered[at + len(verb) : at + len(verb) + 1] in _VERB_ENDS:
+                return True
+            at = lowered.find(verb, at + 1)
+    return False
 
 
 #: What may follow a noun of the rule's (or its plural's ``s``): a blank before its link, Markdown's ``**``/`````, a
