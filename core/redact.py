@@ -356,6 +356,13 @@ _NETRC_ENTRY = (
 )
 
 
+def _after_a_machine(match: re.Match[str]) -> bool:
+    """Whether a ``machine`` (or ``default``) comes in the 300 characters before the match: "login as admin password
+    reset" in prose is no ``.netrc`` entry."""
+    before = match.string[max(0, match.start() - 300) : match.start()]
+    return "machine " in before or "machine\t" in before or "default " in before or "default\n" in before
+
+
 def _netrc_password(match: re.Match[str]) -> bool:
     """A ``.netrc`` entry's password: a literal (the pattern wants it to end its line or come before netrc's next
     word, so prose that says "the machine has a login page" is not read as one), its ``machine`` a word of its own
@@ -565,9 +572,19 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         (".dockerconfigjson",),
         group=1,
     ),
-    # ``.netrc``'s ``machine host login me password S3cret`` (on one line or several), its tokens in any order
-    # (``password`` before ``login``, or no ``login``), and the ``default`` entry's: two rules, each pattern starting
-    # with its word (the engine skips to it as a substring search does; "default" is in much code).
+    Rule(
+        # ``.netrc``'s ``login me password S3cret`` (on one line or several), in a text that names a ``machine`` (or
+        # ``default``) before it, whatever tokens come between (git's test.netrc has ``multilinetoken …``).
+        "secret",
+        r"(?<![\w-])login[ \t]+\S+\s+(?:account[ \t]+\S+\s+)?password[ \t]+(?P<value>\"[^\"\n]+\"|\S+)"
+        r"(?=[ \t]*(?:\r?\n|\Z)|\s+(?:machine|login|account|macdef|default|password|port)\b)",
+        ("login",),
+        group="value",
+        check=lambda m: _netrc_password(m) and _after_a_machine(m),
+    ),
+    # Its tokens in any order after ``machine host`` (``password`` before ``login``, or no ``login``), and the
+    # ``default`` entry's: two rules, each pattern starting with its word (the engine skips to it as a substring
+    # search does; "default" is in much code).
     Rule("secret", rf"machine[ \t]+\S+{_NETRC_ENTRY}", ("machine",), group="value", check=_netrc_password),
     Rule("secret", rf"default(?=\s){_NETRC_ENTRY}", ("default",), group="value", check=_netrc_password),
     Rule(
@@ -1068,12 +1085,16 @@ _SENTENCE_NOUN = (
 )
 #: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
 _BLANK = r"[ \t\u00a0]"
-#: "<noun> [<up to six words>] is|was|are|were [now|still|…] <value>" (the value may start the next line), "my
-#: password's <value>", "<noun> for|of|on|to <words>: <value>", or the noun and its value alone (after "use",
-#: "enter", …: ``_after_a_verb``). A word between the noun and its verb does not end a sentence (``.``, ``,``).
+#: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were [now|still|…] <value>" (the
+#: value may start the next line), "my password's <value>", "<noun> for|of|on|to <words>: <value>", or the noun and
+#: its value alone (after "use", "enter", …: ``_after_a_verb``). A word between the noun and its verb does not end
+#: a sentence (``.``, ``,``).
 _SENTENCE_WORD = r"[^\s:=]*[^\s:=.,;!?]"
+#: The first of the words between a noun and its verb: a preposition or a person ("the password to the db is", "the
+#: password we use is"); "the password hashing algorithm is now Argon2id" names no password's value.
+_SENTENCE_BETWEEN = r"(?:for|of|on|to|in|at|from|that|which|we|you|i|they)\b"
 _SENTENCE_LINK = (
-    rf"(?:{_BLANK}+{_SENTENCE_WORD}){{0,6}}?{_BLANK}+(?:is|was|are|were)"
+    rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were)"
     rf"(?:{_BLANK}+(?:now|still|just|set{_BLANK}+to|changed{_BLANK}+to))?"
     rf"(?:{_BLANK}*:?{_BLANK}*\r?\n{_BLANK}*|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
     rf"|['\u2019]s{_BLANK}+"

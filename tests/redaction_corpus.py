@@ -318,6 +318,7 @@ The secret is base64-encoded, the token is HS256-signed and k8s-managed, the bui
 The token is 2024-01-05T10:00:00Z old; the passwords are hashed, the password to the db is in the vault.
 printf(&quot;Password is correct.&quot;);
 **Password** is required; `token` is `None` here.
+The default password hashing algorithm is now Argon2id.
 2024:10:05:12:30 worker ready
 a:b:c:d:e
 host:8080:GET:/api/orders:200
