@@ -82,9 +82,17 @@ SENTENCE_LINKS = (
 _VERB_ENDS = frozenset(" :\n\r")
 
 
+#: What every noun above holds. A short text (a title, a command, a line of code) seldom holds one, and seven tests
+#: for them answer it before the links' sixteen; a long one nearly always does, and is asked for the links first.
+_NOUN_STEMS = ("pass", "pw", "secret", "token", "key", "log", "cred")
+_SHORT = 200
+
+
 def may_name_a_secret(lowered: str) -> bool:
     """Whether a lowercased text may name a secret in a sentence: it holds a link and a noun of the rule's. (A tab or
     a no-break space is read as a space only in a text with no link otherwise: most texts hold neither.)"""
+    if len(lowered) <= _SHORT and not any(stem in lowered for stem in _NOUN_STEMS):
+        return False
     if not _a_link(lowered):
         if "\t" not in lowered and "\u00a0" not in lowered:
             return False
