@@ -505,7 +505,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule("url-credentials", r"://([A-Za-z0-9_-]{20,})(?=@[\w.-])", ("@",), group=1, check=_url_token),
     Rule(
         "cli-credentials",
-        r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$][^\s\"'`]*)",
+        r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$/][^\s\"'`]*)",  # (not ``-u redis://host:port``: a URL)
         ("-u",),
         group=1,
         check=_cli_password,

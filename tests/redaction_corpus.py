@@ -319,6 +319,7 @@ The token is 2024-01-05T10:00:00Z old; the passwords are hashed, the password to
 printf(&quot;Password is correct.&quot;);
 **Password** is required; `token` is `None` here.
 The default password hashing algorithm is now Argon2id.
+redis-cli -u redis://cache:6379 ping
 2024:10:05:12:30 worker ready
 a:b:c:d:e
 host:8080:GET:/api/orders:200
