@@ -113,16 +113,24 @@ def _mixed(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
 
 
-def _encodes_a_key(match: re.Match[str]) -> bool:
-    """Whether a base64 run (``LS0tLS1CRUdJTi…``) decodes to the start of a private key's PEM block."""
+def _decoded(value: str) -> bytes | None:
+    """``value`` decoded from base64 (its missing padding added), or None when it is not base64.
+
+    (``base64`` is imported here: the rules' import is on the failure hook's path, and few texts hold base64 a rule
+    asks about.)"""
     import base64
     import binascii
 
     try:
-        head = base64.b64decode(match.group(0)[:64], validate=True)
+        return base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
     except (binascii.Error, ValueError):
-        return False
-    return b"PRIVATE KEY" in head
+        return None
+
+
+def _encodes_a_key(match: re.Match[str]) -> bool:
+    """Whether a base64 run (``LS0tLS1CRUdJTi…``) decodes to the start of a private key's PEM block."""
+    head = _decoded(match.group(0)[:64])
+    return head is not None and b"PRIVATE KEY" in head
 
 
 def _after(*words: str) -> Callable[[re.Match[str]], bool]:
@@ -131,20 +139,24 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 
 
 #: An option's value: quoted (blanks allowed, and the other quote: ``-a "Sun'shine"``), or a word that is not the
-#: next option or a variable, and does not end in a shell's ``;``, ``&`` or ``|`` (``-a pw; ls`` keeps its ``;``).
+#: next option or a variable, and ends at a shell's unquoted ``;``, ``&`` or ``|`` (``-a pw; ls``, ``-a pw|grep x``:
+#: the command after it stays).
 _OPTION_VALUE = (
     r"""(?:(?P<quote>['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
-    r"""|(?P<bare>[^\s"'`$;&|-](?:[^\s"'`]*[^\s"'`;&|])?))"""
+    r"""|(?P<bare>[^\s"'`$;&|-][^\s"'`;&|]*))"""
 )
+
+
+def _marked(match: re.Match[str], group: int | str, replacement: str) -> str:
+    """The text of ``match`` with what ``group`` matched replaced: every rule that redacts a part of its match."""
+    whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
+    return f"{whole[:start]}{replacement}{whole[end:]}"
 
 
 def _option_value(match: re.Match[str], kind: str) -> str:
     """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal."""
     group = "quoted" if match.group("quoted") is not None else "bare"
-    if not _is_literal(match.group(group)):
-        return match.group(0)
-    whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
-    return f"{whole[:start]}[redacted:{kind}]{whole[end:]}"
+    return _marked(match, group, f"[redacted:{kind}]") if _is_literal(match.group(group)) else match.group(0)
 
 
 #: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a
@@ -310,14 +322,10 @@ def _url_password(match: re.Match[str]) -> bool:
 
 def _basic_credentials(match: re.Match[str]) -> bool:
     """``Basic <base64>`` is a secret when it decodes to ``user:password``, not in prose (``Basic authentication``)."""
-    import base64  # (here: the rules' import is on the failure hook's path, and few texts say "Basic")
-    import binascii
-
-    value = match.group(1)
-    try:
-        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("ascii")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+    raw = _decoded(match.group(1))
+    if raw is None or not raw.isascii():
         return False
+    decoded = raw.decode("ascii")
     return ":" in decoded and decoded.isprintable()
 
 
@@ -340,14 +348,84 @@ def _header_value(match: re.Match[str]) -> bool:
     return _is_literal(match.group(1)) and any(c.isdigit() for c in match.group(1))
 
 
-def _netrc_password(match: re.Match[str]) -> bool:
-    """A ``.netrc`` entry's password: a literal after ``login …``, in a text that names a ``machine`` (or ``default``)
-    before it, so prose that says "login as admin password reset" is not read as one (the pattern also wants the
-    value to end its line or come before netrc's next word)."""
-    value = match.group("value").strip('"')
+#: A ``.netrc`` entry after its ``machine host`` or ``default``: its other tokens, then the password, which ends its
+#: line or comes before netrc's next word.
+_NETRC_ENTRY = (
+    r"(?:\s+(?:login|account|port)[ \t]+(?:\"[^\"\n]*\"|\S+))*\s+password[ \t]+(?P<value>\"[^\"\n]+\"|\S+)"
+    r"(?=[ \t]*(?:\r?\n|\Z)|\s+(?:machine|login|account|macdef|default|password|port)\b)"
+)
+
+
+def _after_a_machine(match: re.Match[str]) -> bool:
+    """Whether a ``machine`` (or ``default``) comes in the 300 characters before the match: "login as admin password
+    reset" in prose is no ``.netrc`` entry."""
     before = match.string[max(0, match.start() - 300) : match.start()]
-    named = "machine " in before or "default " in before
-    return named and _is_literal(value) and value.lower() not in _NOT_VALUES
+    return "machine " in before or "machine\t" in before or "default " in before or "default\n" in before
+
+
+def _netrc_password(match: re.Match[str]) -> bool:
+    """A ``.netrc`` entry's password: a literal (the pattern wants it to end its line or come before netrc's next
+    word, so prose that says "the machine has a login page" is not read as one), its ``machine`` a word of its own
+    (checked here, not by a look-behind: a pattern starting with its words is found as fast as they are)."""
+    value = match.group("value").strip('"')
+    at = match.start()
+    own_word = at == 0 or not (match.string[at - 1].isalnum() or match.string[at - 1] in "_-")
+    return own_word and _is_literal(value) and value.lower() not in _NOT_VALUES
+
+
+#: Run only on a text with four colons (``_pgpass``): a colon alone is in most texts, and would load ``re`` for a
+#: failed command's ``error: …`` on the hooks' path.
+_PGPASS = Rule(
+    # A ``~/.pgpass`` line, ``host:port:database:user:password`` (``*`` for any, ``\:`` a colon): five fields and
+    # a port or ``*`` second, so a log's ``a:b:c:d:e`` stays. Found from the port's colon (a literal the engine
+    # skips to); the host before it is checked (``_pgpass_line``). Possessive (``*+``): a field that fails is not
+    # tried again shorter, which halves its cost on a log's times (``09:00:01``).
+    "secret",
+    r":(?:\d{1,5}|\*):[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:"
+    r"(?P<value>[^:\\\r\n]*+(?:\\.[^:\\\r\n]*+)*+)(?=\r?\n|\Z)",
+    (),
+    group="value",
+    check=lambda m: _pgpass_line(m),
+)
+
+
+def _pgpass(text: str) -> str:
+    """``text`` with the password of each ``.pgpass`` line in it redacted."""
+    return _apply(_PGPASS, text) if text.count(":") >= 4 else text
+
+
+def _pgpass_line(match: re.Match[str]) -> bool:
+    """Whether the text before the port's colon, to the line's start, is a ``.pgpass`` host (a name, an address or
+    ``*``), and the password a literal."""
+    text, start = match.string, match.start()
+    host = text[text.rfind("\n", 0, start) + 1 : start].strip(" \t")
+    return (
+        _PGPASS_HOST.fullmatch(host) is not None
+        and _is_literal(match.group("value"))
+        and not _SHORT_NUMBER.fullmatch(match.group("value"))
+    )
+
+
+_PGPASS_HOST = _Compiled("_PGPASS_HOST", r"\*|(?:[\w.-]|\\.)*[A-Za-z.](?:[\w.-]|\\.)*")
+
+
+def _block_scalar(match: re.Match[str]) -> str:
+    """A YAML block scalar's lines (those indented deeper than its key's line) replaced by one marker, when its key
+    names a secret."""
+    text, start = match.string, match.start()
+    line = text[text.rfind("\n", 0, start) + 1 : start]
+    key = line.strip().strip("\"'").removeprefix("- ")
+    indent = len(line) - len(line.lstrip(" \t"))
+    lines = match.group("body").splitlines(keepends=True)
+    deeper = 0
+    while deeper < len(lines) and len(lines[deeper]) - len(lines[deeper].lstrip(" \t")) > indent:
+        deeper += 1
+    if not deeper or not secret_key(key.strip("\"'")):
+        return match.group(0)
+    first = lines[0]
+    ending = "\n" if lines[deeper - 1].endswith("\n") else ""
+    body = first[: len(first) - len(first.lstrip(" \t"))] + "[redacted:secret]" + ending
+    return _marked(match, "body", body + "".join(lines[deeper:]))
 
 
 def _table_rows(match: re.Match[str]) -> str:
@@ -358,17 +436,16 @@ def _table_rows(match: re.Match[str]) -> str:
         key, gap, value = _TABLE_ROW.match(row).groups()  # (every line matches)
         if gap and secret_key(key) and _is_literal(value.strip()):
             rows[n] = f"{row[: len(row) - len(value.lstrip())]}[redacted:secret]{value[len(value.rstrip()) :]}"
-    return match.group(0)[: match.start("rows") - match.start()] + "\n".join(rows)
+    return _marked(match, "rows", "\n".join(rows))
 
 
 _TABLE_ROW = _Compiled("_TABLE_ROW", r"[ \t]*([\w.-]*)([ \t]{2,})?(.*)")
 
 
 def _sensitive(match: re.Match[str]) -> str:
-    group = "value" if match.group("value") is not None else "nested"
-    whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
-    marker = "[redacted:secret]" if group == "value" else '"[redacted:secret]"'
-    return f"{whole[:start]}{marker}{whole[end:]}"
+    if match.group("value") is not None:
+        return _marked(match, "value", "[redacted:secret]")
+    return _marked(match, "nested", '"[redacted:secret]"')
 
 
 #: WordPress's keys (``wp-config.php``) whose names alone say no secret; its salts end in ``_SALT``.
@@ -380,28 +457,33 @@ def _defined(match: re.Match[str]) -> str:
     name is a string before the value rather than a name before ``=``."""
     key, value = match.group("key"), match.group("value")
     secret = secret_key(key) or key.upper() in _WORDPRESS_KEYS or key.upper().endswith("_SALT")
-    if not (secret and _is_literal(value)):
-        return match.group(0)
-    whole, start, end = match.group(0), match.start("value") - match.start(), match.end("value") - match.start()
-    return f"{whole[:start]}[redacted:secret]{whole[end:]}"
+    return _marked(match, "value", "[redacted:secret]") if secret and _is_literal(value) else match.group(0)
 
 
 def _cookie_values(match: re.Match[str]) -> str:
     """A ``Cookie:`` header's values (every ``name=value`` pair) or a ``Set-Cookie:``'s (its first pair; what follows
     are attributes: ``Path``, ``Expires``), each replaced when it looks generated: a session id, a CSRF token."""
-    head = match.group(0)[: match.start("pairs") - match.start()]
     pairs = list(_COOKIE_PAIR.finditer(match.group("pairs")))
-    if head.lower().startswith("set-"):
+    if match.group(0)[:4].lower() == "set-":
         pairs = pairs[:1]
     out, done = match.group("pairs"), 0
     for pair in reversed(pairs):  # (from the end, so the earlier spans stay where they are)
         if _generated(pair.group("value")):
             out, done = f"{out[: pair.start('value')]}[redacted:cookie]{out[pair.end('value') :]}", done + 1
-    return head + out if done else match.group(0)
+    return _marked(match, "pairs", out) if done else match.group(0)
 
 
 #: A cookie's ``name=value`` (the value quoted or not, or its quote escaped inside a JSON string).
 _COOKIE_PAIR = _Compiled("_COOKIE_PAIR", r"(?P<name>[^=;,\s\"'\\]+)=\\?\"?(?P<value>[^;,\s\"'\\]*)")
+
+
+def _nested(depth: int) -> str:
+    """A pattern for a JSON array or object holding others ``depth`` deep (Terraform's types and values hold no
+    bracket inside a string)."""
+    pattern = r"[\[{][^\[\]{}]*[\]}]"
+    for _ in range(depth - 1):
+        pattern = rf"[\[{{](?:[^\[\]{{}}]|{pattern})*[\]}}]"
+    return pattern
 
 
 def _generated(value: str) -> bool:
@@ -423,7 +505,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule("url-credentials", r"://([A-Za-z0-9_-]{20,})(?=@[\w.-])", ("@",), group=1, check=_url_token),
     Rule(
         "cli-credentials",
-        r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$][^\s\"'`]*)",
+        r"-(?:u|-user)[ =][\"']?[\w.@-]+:([^\s\"'`$/][^\s\"'`]*)",  # (not ``-u redis://host:port``: a URL)
         ("-u",),
         group=1,
         check=_cli_password,
@@ -491,13 +573,28 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         group=1,
     ),
     Rule(
-        # ``.netrc``'s ``machine host login me password S3cret`` (on one line or several).
+        # ``.netrc``'s ``login me password S3cret`` (on one line or several), in a text that names a ``machine`` (or
+        # ``default``) before it, whatever tokens come between (git's test.netrc has ``multilinetoken …``).
         "secret",
         r"(?<![\w-])login[ \t]+\S+\s+(?:account[ \t]+\S+\s+)?password[ \t]+(?P<value>\"[^\"\n]+\"|\S+)"
-        r"(?=[ \t]*(?:\r?\n|\Z)|\s+(?:machine|login|account|macdef|default|password)\b)",
+        r"(?=[ \t]*(?:\r?\n|\Z)|\s+(?:machine|login|account|macdef|default|password|port)\b)",
         ("login",),
         group="value",
-        check=_netrc_password,
+        check=lambda m: _netrc_password(m) and _after_a_machine(m),
+    ),
+    # Its tokens in any order after ``machine host`` (``password`` before ``login``, or no ``login``), and the
+    # ``default`` entry's: two rules, each pattern starting with its word (the engine skips to it as a substring
+    # search does; "default" is in much code).
+    Rule("secret", rf"machine[ \t]+\S+{_NETRC_ENTRY}", ("machine",), group="value", check=_netrc_password),
+    Rule("secret", rf"default(?=\s){_NETRC_ENTRY}", ("default",), group="value", check=_netrc_password),
+    Rule(
+        # YAML's folded or literal scalar (``password: >-`` or ``|``, then its lines, indented) under a secret's key
+        # (the key's noun is looked for by ``_block_scalar``; its header, YAML's one blank after the colon, is the
+        # needle: code holds ``|`` and ``->`` often, ``: |`` seldom).
+        "secret",
+        r": [>|][+-]?[1-9]?[ \t]*\r?\n(?P<body>(?:[ \t]+\S[^\n]*(?:\n|\Z))+)",
+        (": |", ": >"),
+        replace=lambda m: _block_scalar(m),
     ),
     # Vault's ``Key  Value`` table, its header and underline (the needle), then its rows to the first blank line.
     Rule(
@@ -507,11 +604,11 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         replace=_table_rows,
     ),
     Rule(
-        # ``terraform output -json``: a value Terraform itself marks ``"sensitive": true``: a string, or an object or
-        # a list (one level of nesting), which becomes one string.
+        # ``terraform output -json``: a value Terraform itself marks ``"sensitive": true``: a string, or an object, a
+        # map or a list (nested eight deep: a type says object, then its fields, at each level), which becomes one string.
         "secret",
-        r"\"sensitive\"\s*:\s*true\s*,\s*\"type\"\s*:\s*(?:\"[^\"\n]*\"|\[(?:[^\[\]]|\[[^\[\]]*\])*\])\s*,\s*"
-        r"\"value\"\s*:\s*(?:\"(?P<value>(?:[^\"\\\n]|\\.)+)\"|(?P<nested>[\[{](?:[^\[\]{}]|[\[{][^\[\]{}]*[\]}])*[\]}]))",
+        rf"\"sensitive\"\s*:\s*true\s*,\s*\"type\"\s*:\s*(?:\"[^\"\n]*\"|{_nested(8)})\s*,\s*"
+        rf"\"value\"\s*:\s*(?:\"(?P<value>(?:[^\"\\\n]|\\.)+)\"|(?P<nested>{_nested(8)}))",
         ('"sensitive"',),
         replace=lambda m: _sensitive(m),
     ),
@@ -528,6 +625,29 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?i:(?<![\w-])(?:set-)?cookie)\\?[\"']?[ \t]*:[ \t]*\\?[\"']?(?P<pairs>[^\n\r]*)",
         ("cookie",),
         replace=_cookie_values,
+    ),
+    Rule(
+        # Cookies given to curl (``curl -b 'sid=…'``, ``--cookie "a=1; sid=…"``; ``-b cookies.txt`` names a file).
+        "cookie",
+        r"-(?:b|-cookie)(?<![\w-]-b)(?<![\w-]--cookie)[ \t=]+['\"]?(?P<pairs>(?<=['\"])[^\n'\"]*|[^\s'\"]+)",
+        ("-b", "--cookie"),
+        replace=lambda m: _cookie_values(m),
+    ),
+    Rule(
+        # A Netscape ``cookies.txt`` line (curl's ``-c`` jar, a browser's export): seven fields split by tabs, the last
+        # the value.
+        "cookie",
+        r"\t(?:TRUE|FALSE)\t[^\t\n]*\t(?:TRUE|FALSE)\t-?\d+\t[^\t\n]+\t(?P<value>[^\t\r\n]+)",
+        ("E\t",),  # (the end of both TRUE and FALSE before a tab)
+        group="value",
+        check=lambda m: _generated(m.group("value")),
+    ),
+    Rule(
+        # A Sentry DSN's key (``https://<key>@o123.ingest.sentry.io/…``): it lets anyone send events to the project.
+        "url-credentials",
+        r"://([A-Za-z0-9]{8,})@(?=[\w.-]*sentry)",
+        ("sentry",),
+        group=1,
     ),
     Rule(
         "bearer",
@@ -657,6 +777,11 @@ _IDENTIFIER = _Compiled("_IDENTIFIER", r"[A-Za-z_]\w*")
 _PATH = _Compiled("_PATH", r"(?:/|~/|\.\.?/)[\w./~-]*")
 _SHORT_NUMBER = _Compiled("_SHORT_NUMBER", r"\d{1,7}")
 _ENV_NAME = _Compiled("_ENV_NAME", r"[A-Z][A-Z0-9_]*")
+#: A word made of others that says what a thing is, not what it holds: ``base64-encoded``, ``HS256-signed``,
+#: ``x86_64-only``, ``k8s-managed``.
+_COMPOUND = _Compiled("_COMPOUND", r"(?:\w+-)+[a-z]*(?:ed|ing|only|based|like|safe|free|wide|style)")
+#: A date or a time (ISO 8601: ``2024-01-05T10:00:00Z``).
+_TIMESTAMP = _Compiled("_TIMESTAMP", r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?")
 
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)"  # (Rails' ``SECRET_KEY_BASE``)
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
@@ -678,7 +803,10 @@ _NOUN_SEP = _Compiled(
     "_NOUN_SEP", r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?[ \t]*[:=]"
 )
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
-_SQL = r"(?i:identified\s+by|with\s+(?:encrypted\s+)?password)\s+'([^'\n]+)'"
+#: (Its first letter is a class, not ``(?i:``: the engine then skips to an ``i`` or a ``w`` as a substring search
+#: does, instead of trying the pattern at every place: a log's ``KeyError: 'password'`` paid for a whole scan. The
+#: class holds what ``(?i)i`` matches, the dotted and dotless i too.)
+_SQL = r"(?:[Ii\u0130\u0131](?i:dentified\s+by)|[Ww](?i:ith\s+(?:encrypted\s+)?password))\s+'([^'\n]+)'"
 _XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>"
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
@@ -871,7 +999,7 @@ def _assignment(match: re.Match[str]) -> str:
         return whole
     if not (_quoted_secret(contents, key) if opening else not annotation and _bare_literal(value, key, config_line)):
         return whole
-    return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"
+    return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:
@@ -900,14 +1028,14 @@ def _flag(match: re.Match[str]) -> str:
         or not (_quoted_secret(contents, flag) if opening else _flag_value(value, flag, match.group("sep")))
     ):
         return whole
-    return f"{whole[: match.start('value') - match.start()]}{opening}[redacted:secret]{closing}"
+    return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
 
 
 def _tagged(match: re.Match[str]) -> str:
     tag = match.group("tag")
     if not secret_key(tag) or not _plain_value(match.group("value"), tag):
         return match.group(0)
-    return f"<{tag}>[redacted:secret]</{tag}>"
+    return _marked(match, "value", "[redacted:secret]")
 
 
 def _docker_env(match: re.Match[str]) -> str:
@@ -919,7 +1047,7 @@ def _docker_env(match: re.Match[str]) -> str:
 def _sql(match: re.Match[str]) -> str:
     if not _is_literal(match.group(1)):
         return match.group(0)
-    return match.group(0)[: match.start(1) - match.start()] + "[redacted:secret]'"
+    return _marked(match, 1, "[redacted:secret]")
 
 
 def _assignments(text: str) -> str:
@@ -952,15 +1080,28 @@ _ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 
 # --------------------------------------------------------------------------- secrets named in sentences
 
-#: What names a secret in a sentence: a password's names, a token, a secret, a key with a word saying what it opens.
+#: What names a secret in a sentence: a password's names, a token, a secret, a key with a word saying what it opens;
+#: plural or possessive ("the passwords are", "my password's"), and in Markdown's bold or code ("**password** is").
 _SENTENCE_NOUN = (
     r"(?:pass(?:word|wd|phrase|code)|pwd?|secret|token|(?:api|access|secret|private|auth|admin|master) ?key)"
+    r"s?[*`]{0,2}"
 )
-#: "<noun> [for|of|on <up to four words>] is|was [now|still|…] <value>", "<noun> for <words>: <value>", or the noun
-#: and its value alone (after "use", "enter", …: ``_after_a_verb``).
+#: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
+_BLANK = r"[ \t\u00a0]"
+#: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were [now|still|…] <value>" (the
+#: value may start the next line), "my password's <value>", "<noun> for|of|on|to <words>: <value>", or the noun and
+#: its value alone (after "use", "enter", …: ``_after_a_verb``). A word between the noun and its verb does not end
+#: a sentence (``.``, ``,``).
+_SENTENCE_WORD = r"[^\s:=]*[^\s:=.,;!?]"
+#: The first of the words between a noun and its verb: a preposition or a person ("the password to the db is", "the
+#: password we use is"); "the password hashing algorithm is now Argon2id" names no password's value.
+_SENTENCE_BETWEEN = r"(?:for|of|on|to|in|at|from|that|which|we|you|i|they)\b"
 _SENTENCE_LINK = (
-    r"(?: +(?:for|of|on)(?: +[^\s:=]+){1,4}?)? +(?:is|was)(?: +(?:now|still|just|set +to|changed +to))?(?: +| *: *)"
-    r"| +(?:for|of|on)(?: +[^\s:=]+){1,4}? *[:=] *"
+    rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were)"
+    rf"(?:{_BLANK}+(?:now|still|just|set{_BLANK}+to|changed{_BLANK}+to))?"
+    rf"(?:{_BLANK}*:?{_BLANK}*\r?\n{_BLANK}*|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
+    rf"|['\u2019]s{_BLANK}+"
+    rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
     r"|(?P<bare> +)"
 )
 #: Matched in a lowercase copy of the text, where one of the words it starts with is (``_sentence_matches``); a
@@ -971,7 +1112,7 @@ _SENTENCE_SECRET = _Compiled(
     rf"{_SENTENCE_NOUN}(?:{_SENTENCE_LINK})"  # the admin password is …; password for prod db: …; (use) passphrase …
     rf"|log(?: ?in|ged +in|ging +in) +(?:with|as|using) +[\w.@+-]+:(?!/)"  # login with admin:…
     rf"|cred(?:ential)?s +(?:are|were|is) +[\w.@+-]+:(?!/)"  # credentials are admin:…
-    rf")(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
+    rf")\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
 )
 #: The verb a noun given its value alone comes after ("use passphrase …", "enter the admin password …").
 _VERB_BEFORE = _Compiled(
@@ -998,7 +1139,7 @@ def _sentences(text: str) -> str:
         start, end = match.span("value")
         if match.start() < last:  # (inside the value of the one before)
             continue
-        kept = text[start:end].rstrip(_AFTER_A_VALUE)
+        kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
         if match.group("bare") is not None and not _after_a_verb(lowered, match.start()):
             continue
         if _looks_made(kept.rstrip("!?")):
@@ -1007,22 +1148,40 @@ def _sentences(text: str) -> str:
     return "".join(parts) + text[last:] if parts else text
 
 
-#: What a match of ``_SENTENCE_SECRET`` starts with.
-_SENTENCE_STARTS = ("pass", "pw", "secret", "token", "api", "access", "private", "auth", "admin", "master", "log",
-                    "cred")  # fmt: skip
+#: What a match of ``_SENTENCE_SECRET`` starts with; the second group only names a key ("api key is").
+_SENTENCE_STARTS = ("pass", "pw", "secret", "token", "log", "cred")
+_KEY_STARTS = ("api", "access", "private", "auth", "admin", "master")
+#: What a word holds, to the pattern's ASCII ``\\b``: a start right after one is inside a word, and no match.
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def _sentence_matches(lowered: str) -> list[re.Match[str]]:
     """Every match of ``_SENTENCE_SECRET`` in ``lowered``, by where it starts: the pattern is tried only where a word
-    it starts with is (found by ``str.find``, a fifth of the time the pattern's own scan takes)."""
+    it starts with begins (found by ``str.find``, a fifth of the time the pattern's own scan takes)."""
     found: dict[int, re.Match[str]] = {}
-    for start in _SENTENCE_STARTS:
+    for start in (*_SENTENCE_STARTS, *_KEY_STARTS) if "key" in lowered else _SENTENCE_STARTS:
         at = lowered.find(start)
         while at != -1:
-            if at not in found and (match := _SENTENCE_SECRET.match(lowered, at)) is not None:
+            if (
+                at not in found
+                and not (at and lowered[at - 1] in _WORD_CHARS)
+                and (match := _SENTENCE_SECRET.match(lowered, at)) is not None
+            ):
                 found[at] = match
             at = lowered.find(start, at + 1)
     return [found[at] for at in sorted(found)]
+
+
+#: HTML's quotes (a page's ``&quot;Password is correct.&quot;``): one ends a value, as a quote would.
+_ENTITIES = ("&quot;", "&#34;", "&#39;", "&apos;")
+
+
+def _before_an_entity(value: str) -> str:
+    """``value`` up to the first of HTML's quotes in it."""
+    if "&" in value:
+        for entity in _ENTITIES:
+            value = value.partition(entity)[0]
+    return value
 
 
 def _after_a_verb(lowered: str, at: int) -> bool:
@@ -1042,6 +1201,8 @@ def _looks_made(value: str) -> bool:
     if len(value) < 6 or not _is_literal(value) or "://" in value or any(c in value for c in "()[]{}<>"):
         return False
     if _PATH.fullmatch(value) or _DOTTED_NAME.fullmatch(value) or ("_" in value and _ENV_NAME.fullmatch(value)):
+        return False
+    if "-" in value and (_COMPOUND.fullmatch(value) or _TIMESTAMP.fullmatch(value)):
         return False
     if value.isdigit():
         return True
@@ -1066,9 +1227,7 @@ def _apply(rule: Rule, text: str) -> str:
     def replace(match: re.Match[str]) -> str:
         if rule.check is not None and not rule.check(match):
             return match.group(0)
-        start, end = match.span(rule.group)
-        whole = match.group(0)
-        return whole[: start - match.start()] + marker + whole[end - match.start() :]
+        return _marked(match, rule.group, marker)
 
     return rule.pattern.sub(replace, text)
 
@@ -1107,7 +1266,9 @@ def _context_gate(text: str) -> bool:
         return _CONTEXT_GATE.search(text) is not None
     if ("ENV" in text or "-p" in text) and _CONTEXT_GATE.search(text) is not None:
         return True
-    if "login " in text or "login\t" in text:
+    if "login " in text or "login\t" in text or "machine " in text or "machine\t" in text:
+        return True
+    if "\tTRUE\t" in text or "\tFALSE\t" in text:
         return True
     lowered = text.lower()
     if "define" in lowered and _CONTEXT_GATE.search(text) is not None:
@@ -1184,6 +1345,7 @@ def scrub(text: str) -> str:
             text = _apply(rule, text)
         if _holds(original, lowered, _ASSIGNMENT_NEEDLES):
             text = _assignments(text)
+        text = _pgpass(text)
     if may_name_a_secret(lowered):
         text = _sentences(text)
     return text

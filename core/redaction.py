@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import config
 
 #: Bumped whenever the rules (``redact``) change, so an index redacted by older rules is rebuilt.
-RULES_VERSION = 8
+RULES_VERSION = 9
 
 
 def enabled() -> bool:
@@ -41,36 +41,101 @@ def withheld(built_with: str) -> str:
 #: import (``as_indexed``): every token is a run of 16 characters or more without a space (a basic credential may
 #: be shorter), and every credential found by its context needs a separator, a quote, a flag (mysql's
 #: ``-pS3cret`` and sshpass's ``-p S3cret`` among them), a Dockerfile ENV, a word of Redis's (``redis-cli -a
-#: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login`` (``login me password S3cret``) or PHP's ``define(``.
+#: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login`` or ``machine`` (``machine h password S3cret``), a
+#: ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
-CONTEXT_GATE = r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)|login[ \t]|(?i:define)[ \t]*\("
+CONTEXT_GATE = (
+    r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)|login[ \t]|machine[ \t]|\t(?:TRUE|FALSE)\t"
+    r"|(?i:define)[ \t]*\("
+)
 
 #: A secret named in a sentence ("the admin password is …", "use passphrase …", "login with admin:…") needs no
-#: separator: its rule (``redact._sentences``) runs on a text whose lowercase holds one of these nouns and one of
-#: these links, which every text it matches holds (its blanks are spaces: a sentence is written with them).
-#: How a match of the sentence rule begins (at a word's start, then a blank), and "key " anywhere ("api key is",
-#: "apikey is"): a failed command's "tests passed on linux" or "the build log of" holds none, and imports no rules.
-SENTENCE_NOUNS = ("password ", "passwd ", "passphrase ", "passcode ", "pw ", "pwd ", "secret ", "token ", "login ",
-                  "log in ", "logged in ", "logging in ", "cred")  # fmt: skip
-SENTENCE_LINKS = (" is ", " is:", " was ", " was:", " for ", " of ", " on ", " are ", " were ", "use ", "using ",
-                  "enter ", "try ", "with ", " as ")  # fmt: skip
+#: separator: its rule (``redact._sentences``) runs on a text whose lowercase holds one of these nouns as a word of
+#: its own (a plural too: "passwords"), "cred…" at a word's start or "key" after a word saying what it opens ("api
+#: key is", "apikey is"), and one of these verbs or links, which every text it matches holds once a tab or a no-break space
+#: is read as a space: a failed command's "tests passed on linux", "the build log of" or "unexpected token < in json"
+#: imports no rules.
+SENTENCE_NOUNS = ("password", "passwd", "passphrase", "passcode", "pw", "pwd", "secret", "token", "login", "log in",
+                  "logged in", "logging in")  # fmt: skip
+#: What names the key a "key" opens in the rule ("api key", "apikey", "secret key").
+KEY_QUALIFIERS = tuple(
+    f"{word}{blank}"
+    for word in ("api", "access", "secret", "private", "auth", "admin", "master")
+    for blank in ("", " ")
+)
+SENTENCE_VERBS = (" is", " was", " are", " were")  # (then a blank, a colon or the line's end: ``_VERB_ENDS``)
+SENTENCE_LINKS = (
+    " for ",
+    " of ",
+    " on ",
+    " to ",
+    "'s ",
+    "\u2019s ",
+    "use ",
+    "using ",
+    "enter ",
+    "try ",
+    "with ",
+    " as ",
+)
+_VERB_ENDS = frozenset(" :\n\r")
+
+
+#: What every noun above holds. A short text (a title, a command, a line of code) seldom holds one, and seven tests
+#: for them answer it before the links' sixteen; a long one nearly always does, and is asked for the links first.
+_NOUN_STEMS = ("pass", "pw", "secret", "token", "key", "log", "cred")
+_SHORT = 200
 
 
 def may_name_a_secret(lowered: str) -> bool:
-    """Whether a lowercased text may name a secret in a sentence: it holds a noun and a link of the rule's."""
-    if not any(link in lowered for link in SENTENCE_LINKS):
+    """Whether a lowercased text may name a secret in a sentence: it holds a link and a noun of the rule's. (A tab or
+    a no-break space is read as a space only in a text with no link otherwise: most texts hold neither.)"""
+    if len(lowered) <= _SHORT and not any(stem in lowered for stem in _NOUN_STEMS):
         return False
-    return "key " in lowered or any(_at_a_word_start(lowered, noun) for noun in SENTENCE_NOUNS)
+    if not _a_link(lowered):
+        if "\t" not in lowered and "\u00a0" not in lowered:
+            return False
+        if not _a_link(lowered.replace("\t", " ").replace("\u00a0", " ")):
+            return False
+    return (
+        _a_word(lowered, "key", after=KEY_QUALIFIERS)
+        or _a_word(lowered, "cred", end=False)
+        or any(_a_word(lowered, noun) for noun in SENTENCE_NOUNS)
+    )
 
 
-def _at_a_word_start(lowered: str, word: str) -> bool:
-    """Whether ``word`` is in ``lowered`` where an ASCII ``\\b`` is before it (no ASCII letter, digit or ``_``)."""
+def _a_link(lowered: str) -> bool:
+    """Whether ``lowered`` holds a link, or a verb with a blank, a colon or a line's end after it (``" issue"`` holds
+    ``" is"``: each place the verb is found is looked at, in one scan of the text)."""
+    if any(link in lowered for link in SENTENCE_LINKS):
+        return True
+    for verb in SENTENCE_VERBS:
+        at = lowered.find(verb)
+        while at != -1:
+            if lowered[at + len(verb) : at + len(verb) + 1] in _VERB_ENDS:
+                return True
+            at = lowered.find(verb, at + 1)
+    return False
+
+
+#: What may follow a noun of the rule's (or its plural's ``s``): a blank before its link, Markdown's ``**``/`````, a
+#: possessive's quote.
+_AFTER_A_NOUN = frozenset(" \t\u00a0*`'\u2019")
+
+
+def _a_word(lowered: str, word: str, end: bool = True, after: tuple[str, ...] = ()) -> bool:
+    """Whether ``word`` is in ``lowered`` with no ASCII letter, digit or ``_`` before it (an ASCII ``\\b``), or one
+    of ``after`` right before it, and (``end``) what may follow a noun after it or after its plural's ``s``
+    (``_AFTER_A_NOUN``)."""
     at = lowered.find(word)
     while at != -1:
         before = lowered[at - 1] if at else " "
-        if not (before.isascii() and (before.isalnum() or before == "_")):
-            return True
+        if lowered.endswith(after, 0, at) if after else not (before.isascii() and (before.isalnum() or before == "_")):
+            ends = at + len(word)
+            ends += lowered.startswith("s", ends)
+            if not end or lowered[ends : ends + 1] in _AFTER_A_NOUN:
+                return True
         at = lowered.find(word, at + 1)
     return False
 
@@ -94,6 +159,8 @@ def _may_pass_a_gate(text: str) -> bool:
     command that never failed loads no ``re`` (about 3 ms). It says yes wherever a gate would (``ENV`` without the
     blank after it, ``-p`` anywhere, ``basic`` anywhere: more texts, never fewer), and ``scrub`` asks the gates."""
     if any(c in text for c in ":=<'") or "--" in text or "-p" in text or "ENV" in text or "login" in text:
+        return True
+    if "machine" in text or "\tTRUE\t" in text or "\tFALSE\t" in text:
         return True
     lowered = text.lower()
     if (

@@ -314,6 +314,21 @@ Log in with your GitHub account, then use the api key from settings.API_KEY.
 The password for bob@example.com is required; the token is GITHUB_TOKEN, the pwd is /home/me/app.
 The token is utf-8 encoded and the password is hashed with argon2id.
 Log in with https://grafana.example.com:3000 as admin.
+The secret is base64-encoded, the token is HS256-signed and k8s-managed, the build is x86_64-only.
+The token is 2024-01-05T10:00:00Z old; the passwords are hashed, the password to the db is in the vault.
+printf(&quot;Password is correct.&quot;);
+**Password** is required; `token` is `None` here.
+The default password hashing algorithm is now Argon2id.
+redis-cli -u redis://cache:6379 ping
+2024:10:05:12:30 worker ready
+a:b:c:d:e
+host:8080:GET:/api/orders:200
+curl -b cookies.txt -c cookies.txt https://example.com
+curl --cookie "theme=dark" https://example.com
+the machine has a login page; enter login admin password reset link
+description: >-
+  A folded description of the token endpoint.
+.example.com\tTRUE\t/\tFALSE\t0\ttheme\tdark
 """,
 }
 
@@ -822,5 +837,69 @@ SECRETS: list[Secret] = [
         "url-credentials",
         _join("a1b2c3d4e5", "f6a7b8c9d0", "e1f2a3b4"),
         "git clone https://{secret}@github.com/acme/api.git",
+    ),
+    # Sentences the rule missed (review6a): a noun's link other than for/of/on, Markdown, a plural, a possessive,
+    # parentheses, a value on the next line, tabs and no-break spaces, and five words between the noun and its verb.
+    Secret("sentence-to", "secret", _join("Xy7#", "kq9!Lt"), "the password to the db is {secret}"),
+    Secret("sentence-bold", "secret", _join("Xy7#", "kq9!Lb"), "**password** is {secret}"),
+    Secret("sentence-code-spans", "secret", _join("Xy7#", "kq9!Lc"), "`password` is `{secret}`"),
+    Secret("sentence-plural", "secret", _join("Xy7#", "kq9!Lp"), "the passwords are {secret} and Xq2#mm8!Zz"),
+    Secret("sentence-possessive", "secret", _join("Xy7#", "kq9!Ls"), "my password's {secret}"),
+    Secret("sentence-parenthesised", "secret", _join("Xy7#", "kq9!Lr"), "the password is ({secret})"),
+    Secret("sentence-next-line", "secret", _join("Xy7#", "kq9!Ln"), "the password is\n{secret}\n"),
+    Secret("sentence-tab", "secret", _join("Xy7#", "kq9!Lx"), "the password\tis {secret}"),
+    Secret("sentence-nbsp", "secret", _join("Xy7#", "kq9!Ly"), "the password is\u00a0{secret}"),
+    Secret(
+        "sentence-five-words",
+        "secret",
+        _join("Xy7#", "kq9!Lz"),
+        "the password for the production postgres database server is {secret}",
+    ),
+    # What stop 26 left (review6a, trialH): netrc's other orders, ~/.pgpass, YAML block scalars, curl's cookies and
+    # cookies.txt, terraform's maps and deeper values, a bare value before a shell separator, a Sentry DSN's key.
+    Secret("netrc-password-first", "secret", _join("S3cret", "First1"), "machine h password {secret} login me"),
+    Secret("netrc-no-login", "secret", _join("S3cret", "Alone2"), "machine h password {secret}"),
+    Secret("pgpass", "secret", _join("Pg", "Pass9x", "Word"), "db.example.com:5432:app:me:{secret}\n"),
+    Secret("pgpass-wildcards", "secret", _join("Pg", "Pass8yWild"), "*:*:*:post\\:gres:{secret}"),
+    Secret("yaml-folded", "secret", _join("Yaml", "Folded7z"), "db:\n  password: >-\n    {secret}\n  user: app\n"),
+    Secret("yaml-literal", "secret", _join("Yaml", "Literal6w"), "token: |\n  {secret}\nnext: 1\n"),
+    Secret("curl-cookie-b", "cookie", _join("Zx9kq2Lm", "7Np4Rt6Vc1"), "curl -b 'sid={secret}' https://x.example"),
+    Secret(
+        "curl-cookie-long",
+        "cookie",
+        _join("Zx9kq2Lm", "7Np4Rt6Vc2"),
+        'curl --cookie "theme=dark; sid={secret}" https://x.example',
+    ),
+    Secret(
+        "cookies-txt",
+        "cookie",
+        _join("Zx9kq2Lm", "7Np4Rt6Vc3"),
+        "# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tTRUE\t1767225600\tsid\t{secret}\n",
+    ),
+    Secret(
+        "terraform-sensitive-map",
+        "secret",
+        _join("Tf", "Pw0rd", "Map3"),
+        '{{"m": {{"sensitive": true, "type": ["map", "string"], "value": {{"a": "{secret}"}}}}}}',
+    ),
+    Secret(
+        "terraform-sensitive-deep",
+        "secret",
+        _join("Tf", "Pw0rd", "Deep4"),
+        '{{"c": {{"sensitive": true, "type": ["object", {{"a": ["object", {{"b": ["object", {{"c": "string"}}]}}]}}], '
+        '"value": {{"a": {{"b": {{"c": "{secret}"}}}}}}}}}}',
+    ),
+    Secret("redis-cli-a-pipe", "cli-credentials", _join("RedisPipe", "Pw0rd8"), "redis-cli -a {secret}|grep x"),
+    Secret(
+        "rediscli-auth-semicolon",
+        "cli-credentials",
+        _join("RedisSemi", "Pw0rd9"),
+        "REDISCLI_AUTH={secret};redis-cli ping",
+    ),
+    Secret(
+        "sentry-dsn",
+        "url-credentials",
+        _join("abcdef0123", "SEC26"),
+        "SENTRY_DSN=https://{secret}@o12345.ingest.sentry.io/67890",
     ),
 ]

@@ -91,6 +91,17 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
         ("redis-cli -a S3cretPw; ls", "redis-cli -a [redacted:cli-credentials]; ls"),
         ("redis-cli -a S3cretPw&& ls", "redis-cli -a [redacted:cli-credentials]&& ls"),
         ("export REDISCLI_AUTH=S3cretPw;", "export REDISCLI_AUTH=[redacted:cli-credentials];"),
+        # An unquoted ;&| ends the value: the command after it stays (review6a item 7).
+        ("redis-cli -a S3cretPw|grep x", "redis-cli -a [redacted:cli-credentials]|grep x"),
+        ("REDISCLI_AUTH=S3cretPw;redis-cli ping", "REDISCLI_AUTH=[redacted:cli-credentials];redis-cli ping"),
+        ("redis-cli -a S3cretPw&&ls", "redis-cli -a [redacted:cli-credentials]&&ls"),
+        # A block scalar's lines go, the next key stays; one under a key naming no secret stays whole.
+        (
+            "db:\n  password: >-\n    S3cret\n    Pw9x\n  user: app\n",
+            "db:\n  password: >-\n    [redacted:secret]\n  user: app\n",
+        ),
+        ("description: |\n  S3cretPw9x is not one\nnext: 1", "description: |\n  S3cretPw9x is not one\nnext: 1"),
+        ("db.example.com:5432:app:me:S3cretPw", "db.example.com:5432:app:me:[redacted:secret]"),
     ],
 )
 def test_only_the_value_is_replaced(before: str, after: str) -> None:
@@ -143,6 +154,13 @@ def test_tool_arguments_under_a_secret_named_key_are_redacted_whole() -> None:
         "env": {"api_key": "[redacted:secret]", "region": "eu"},
         "password": None,
     }
+
+
+def test_a_token_in_a_tool_calls_path_is_redacted_and_the_rest_of_the_path_stays() -> None:
+    """A file named after a token (trialH F5) is a tool argument like any other: its token goes, its folders stay."""
+    token = "ghp_" + "R8c2Kq7LmX4vN9pZ3tW6yB1dF5gH0jS2uE8a"
+    args = {"path": f"/home/me/code/api/keys/{token}.txt", "offset": 1}
+    assert redact_value(args) == {"path": "/home/me/code/api/keys/[redacted:github-token].txt", "offset": 1}
 
 
 def test_a_private_key_cut_by_the_cap_is_redacted_on_both_sides_of_the_marker() -> None:
