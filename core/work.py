@@ -40,6 +40,10 @@ if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the f
 
 #: How far past an error the fix is looked for (messages).
 FOLLOW_DOCS = 30
+#: What is said of a past failure no later run of the same command fixed within ``FOLLOW_DOCS``: the answer after
+#: it is only what came next (trialG: a psql error's "what followed" was an answer about a webhook, and its edit
+#: read as the fix).
+NOT_RERUN = "no rerun of the failed command succeeded there"
 #: Only the head and tail of a long output are scanned for error lines.
 SCAN_CHARS = 8000
 

@@ -39,20 +39,26 @@ def failure(call: HookCall) -> str | None:
     return None
 
 
-def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch) -> str:
-    """The commands run after the failure up to a successful run of one like it, else the next answer given.
+def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, concluded: str) -> str:
+    """The line saying what followed the failure: the commands run after it up to a successful run of one like it,
+    else that none succeeded, with the next answer given (unless it is the session's conclusion, shown anyway).
 
-    Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it.
+    Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it. An answer after a failure
+    that was never run again successfully is not offered as its fix either (an agent would read edits to another
+    file as the cure): it is said to be only what came next.
     """
-    from ..core.work import is_destructive, what_followed
+    from ..core.work import NOT_RERUN, is_destructive, what_followed
 
     fix = what_followed(segment, doc, head, match)
+    answer = "" if _says_the_same(fix.answer, concluded) else fix.answer
     if not fix.resolved_by:
-        return fix.answer
+        return f"{NOT_RERUN.capitalize()}; the next answer: {answer}" if answer else f"{NOT_RERUN.capitalize()}."
     safe = [f"`{s.command[:120]}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
     if is_destructive(fix.resolved_by):
-        return ", then ".join(safe[-3:]) or fix.answer
-    return ", then ".join(safe[-3:] + [f"`{fix.resolved_by[:120]}` succeeded"])
+        followed = ", then ".join(safe[-3:]) or answer
+    else:
+        followed = ", then ".join(safe[-3:] + [f"`{fix.resolved_by[:120]}` succeeded"])
+    return f"What followed: {followed}" if followed else ""
 
 
 def _says_the_same(followed: str, concluded: str) -> bool:
@@ -96,8 +102,8 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         if shown in call.seen():
             return call.silent("this error's history was shown in this conversation already")
         sessions = len(rows)  # one row a session
-        followed = _what_followed(segment, doc, head, match)
-        lines = [f"What followed: {followed}"] if followed and not _says_the_same(followed, meta.concluded) else []
+        followed = _what_followed(segment, doc, head, match, meta.concluded)
+        lines = [followed] if followed else []
         if meta.concluded:
             lines.append(f"Concluded: {meta.concluded}")
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; the latest:"

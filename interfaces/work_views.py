@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.index import SessionMeta
 from ..core.readers.ai_tracking import Attribution
-from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step
+from ..core.work import NOT_RERUN, Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step
 from .views import iso, lines_within, session_json, when
 
 #: How much of an edit's old and new text a text answer shows.
@@ -187,8 +187,10 @@ def fix_text(error: str, history: ErrorHistory) -> str:
         safe = [s for s in fix.steps if not s.destructive]
         if fix.resolved_by and not next(s for s in fix.steps if s.command == fix.resolved_by).destructive:
             lines.append(f"  fixed by: {', then '.join(s.command[:120] for s in safe[-3:])}")
-        elif fix.answer:
+        elif fix.resolved_by and fix.answer:
             lines.append(f"  what followed: {fix.answer}")
+        elif not fix.resolved_by:
+            lines.append(f"  {NOT_RERUN}" + (f"; the next answer: {fix.answer}" if fix.answer else ""))
         if fix.edited:
             lines.append(f"  edited: {', '.join(fix.edited[:5])}")
         if fix.steps:
