@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import os
 
+from .ending import stopped_after
 from .errors import error_lines, folded, found, is_word
 from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_project
 from .keys import (
@@ -265,6 +266,8 @@ class Fix(Record):
     session: SessionMeta
     timestamp: datetime | None
     error: str
+    #: The command that failed (normalised), when the failure was a Shell call.
+    command: str = ""
     steps: list[Step] = []
     #: The command like the failing one that then succeeded, if one did.
     resolved_by: str = ""
@@ -329,7 +332,12 @@ def what_followed(segment: Segment, doc: int, head: str = "", match: ErrorMatch 
     command = failed.args.get("command") if failed else None
     if not head and isinstance(command, str):
         head = command_head(normalise_command(command))
-    fix = Fix(session=meta, timestamp=segment.message(doc).timestamp, error=error)
+    fix = Fix(
+        session=meta,
+        timestamp=segment.message(doc).timestamp,
+        error=error,
+        command=normalise_command(command) if isinstance(command, str) else "",
+    )
     end = min(meta.first_doc + meta.n_docs, doc + FOLLOW_DOCS)
     for d in range(doc, end):
         message = segment.message(d)
@@ -350,6 +358,25 @@ def what_followed(segment: Segment, doc: int, head: str = "", match: ErrorMatch 
         if d > doc and not fix.answer and message.role == "assistant" and message.text.strip():
             fix.answer = one_line(message.text, 200)
     return fix
+
+
+def before_rerun(fix: Fix) -> list[str]:
+    """What changed before the failed command itself, run again, succeeded, when no other command succeeded between:
+    ``edited conftest.py`` and ``a destructive step (not shown)``; [] when another command ran between (that is what
+    followed) or what succeeded was another command.
+
+    "fixed by: pytest -q" for the very command that failed tells an agent that a plain retry works, while the step
+    that fixed it was an edit or a withheld ``sudo rm -rf /var/lib/docker`` (trialI F2).
+    """
+    if not fix.resolved_by or fix.resolved_by != fix.command:
+        return []
+    between = fix.steps[:-1]
+    if any(step.exit_code == 0 and not step.destructive for step in between):
+        return []
+    changed = (
+        [f"edited {', '.join(in_project(p, fix.session.project_dir) for p in fix.edited[:3])}"] if fix.edited else []
+    )
+    return changed + (["a destructive step (not shown)"] if any(step.destructive for step in between) else [])
 
 
 class ErrorHistory(Record):
@@ -618,6 +645,9 @@ class Digest(Record):
     commands: list[Step]
     last_command: Step | None
     stopped: str
+    #: ``stopped after `X` failed: …`` when the session's last event is a command that failed after its last answer
+    #: (``core.ending``); "" when not. Its last answer, written before, is then not among ``settled``.
+    failed_last: str = ""
 
 
 def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
@@ -636,14 +666,17 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
             commands.append(Step(command, call.exit_code, is_destructive(command)))
     # The commands that mattered: failures and what succeeded after them, else the last ones.
     mattered = [s for i, s in enumerate(commands) if s.exit_code or (i and commands[i - 1].exit_code)]
+    failed_last = stopped_after(messages)
+    settled = answers[:-1] if failed_last else answers  # an intent ("Running the migration.") settles nothing
     return Digest(
         session=meta,
         goal=goal,
-        settled=[one_line(a, 240) for a in answers[-3:]],
+        settled=[one_line(a, 240) for a in settled[-3:]],
         files=files[-max_items:],
         commands=_first_runs(mattered or commands)[-max_items:],
         last_command=commands[-1] if commands else None,
         stopped=answers[-1] if answers else "",
+        failed_last=failed_last,
     )
 
 

@@ -15,7 +15,7 @@ from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import STOPWORDS, letter_runs, terms
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
-from .describe import heading
+from .describe import heading, project_label
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -384,9 +384,16 @@ def confident(hit: Hit, asked: Asked, best_terms: set[str], gate: Gate, lead: fl
 
 
 def recall_for(
-    index: Index, prompt: str, mode: str, exclude: set[str], seen: set[str], room: int = frame_room(BUDGET, HEADER)
+    index: Index,
+    prompt: str,
+    mode: str,
+    exclude: set[str],
+    seen: set[str],
+    room: int = frame_room(BUDGET, HEADER),
+    here: str = "",
 ) -> Recall:
-    """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together."""
+    """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together; ``here``: the asking project's
+    folder, so another project's sessions are named apart from it (:func:`project_label`)."""
     words, _ = query_terms(prompt)
     if not words:
         return Recall(why="nothing searchable in it")
@@ -414,7 +421,7 @@ def recall_for(
     chosen = [hit for hit, _ in kept]
     recall = Recall(why="; ".join(why for _, why in kept))
     for hit in chosen:
-        recall.lines.extend(_block(index, hit, wanted, room // len(chosen)))
+        recall.lines.extend(_block(index, hit, wanted, room // len(chosen), here))
         recall.keys.append(_key(hit))
         recall.session_ids.append(hit.session_id)
     return recall
@@ -474,10 +481,11 @@ def _why_none(result: SearchResult, mode: str, asked: Asked, best_held: set[str]
     )
 
 
-def _block(index: Index, hit: Hit, wanted: set[str], room: int) -> list[str]:
+def _block(index: Index, hit: Hit, wanted: set[str], room: int, here: str) -> list[str]:
     """The session's heading, then its best matching turn (question and answer), within ``room`` bytes."""
     lines = [f"  {side.role}: {side.text}" for side in best_turn(index, hit, wanted, room)]
-    return headed(heading(hit.title, hit.project, hit.updated, hit.session_id), lines, room)
+    where = project_label(hit.project, hit.project_dir, here)
+    return headed(heading(hit.title, where, hit.updated, hit.session_id), lines, room)
 
 
 def before_prompt(call: HookCall) -> str:
@@ -489,7 +497,7 @@ def before_prompt(call: HookCall) -> str:
     index = call.index()
     if index is None:
         return call.silent("no index to read")
-    recall = recall_for(index, prompt, call.mode, call.conversation_ids, call.seen())
+    recall = recall_for(index, prompt, call.mode, call.conversation_ids, call.seen(), here=call.project_dir)
     if not recall.lines:
         return call.silent(recall.why)
     call.notes.append(f"recalled {recall.why}")

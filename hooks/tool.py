@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.index import Index, Segment, asked_paths, name_hash
 from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, normalise_command, path_key
 from .call import HookCall, block_key, fit_lines, frame, frame_room
-from .describe import ago, heading
+from .describe import ago, heading, project_label
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -172,7 +172,8 @@ def _file(call: HookCall, path: str) -> str:
         if meta.id in sessions or meta.id in call.conversation_ids:
             continue
         sessions.add(meta.id)
-        lines.append(heading(meta.title or meta.asked, meta.project, segment.session_keys(ordinal).updated, meta.id))
+        where = project_label(meta.project, meta.project_dir, call.project_dir)
+        lines.append(heading(meta.title or meta.asked, where, segment.session_keys(ordinal).updated, meta.id))
         if len(sessions) >= FILE_SESSIONS:
             break
     if not lines:
@@ -190,7 +191,13 @@ def _task(call: HookCall, text: str) -> str:
     if index is None:
         return call.silent("no index to read")
     recall = recall_for(
-        index, text[:4000], call.mode, call.conversation_ids, call.seen(), room=frame_room(BUDGET, TASK_HEADER)
+        index,
+        text[:4000],
+        call.mode,
+        call.conversation_ids,
+        call.seen(),
+        room=frame_room(BUDGET, TASK_HEADER),
+        here=call.project_dir,
     )
     if not recall.lines:
         return call.silent(recall.why)
