@@ -12,8 +12,9 @@ from __future__ import annotations
 import io
 import os
 
+from .destructive import is_destructive
 from .ending import stopped_after
-from .errors import error_lines, folded, found, is_word
+from .errors import error_lines, is_word
 from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_project
 from .keys import (
     EDIT_TOOLS,
@@ -47,41 +48,6 @@ FOLLOW_DOCS = 30
 NOT_RERUN = "no rerun of the failed command succeeded there"
 #: Only the head and tail of a long output are scanned for error lines.
 SCAN_CHARS = 8000
-
-#: Commands shown as history but never offered as a fix: they throw work or data away (compiled when first needed:
-#: the failure hook loads this module on every failed command, and most find no fix to check).
-_DESTRUCTIVE = (
-    r"\bgit\s+push\b.*(?:\s-f\b|--force)|\brm\s+-\w*[rf]\w*\b|\bgit\s+reset\s+--hard\b|\bgit\s+clean\s+-\w*f"
-    r"|\bgit\s+checkout\s+--\s+\.|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b"
-    r"|\bmkfs\b|\bdd\s+.*\bof=|\bdocker\s+(?:system|volume)\s+prune\b.*(?:-a\b|--all|--volumes)"
-    r"|\bdropdb\b|\bflushall\b|\bflushdb\b|--force-reset\b"
-)
-
-
-#: A word each of ``_DESTRUCTIVE``'s alternatives holds (as ``(?i)`` reads it); ``rm`` and ``dd`` begin a word and a
-#: blank follows them.
-_DESTRUCTIVE_WORDS = ("push", "reset", "clean", "checkout", "drop", "truncate", "delete", "mkfs", "prune", "flush")
-
-
-def is_destructive(command: str) -> bool:
-    """Whether ``command`` discards work or data (force-push, ``rm -rf``, ``reset --hard``, dropping data).
-
-    The pattern (and ``re``) is asked only about a command holding one of its words: most commands hold none."""
-    lowered = folded(command)
-    if not any(word in lowered for word in _DESTRUCTIVE_WORDS) and not _program_word(lowered, ("rm", "dd")):
-        return False
-    import re
-
-    return re.search(_DESTRUCTIVE, command, re.IGNORECASE) is not None
-
-
-def _program_word(lowered: str, words: tuple[str, ...]) -> bool:
-    """Whether one of ``words`` begins a word of ``lowered`` with a blank (``\\s``) right after it."""
-    return any(
-        not is_word(lowered, at - 1) and lowered[at + len(word) : at + len(word) + 1].isspace()
-        for word in words
-        for at in found(lowered, word)
-    )
 
 
 class Place(Record, frozen=True):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core.keys import project_key
 from .call import STARTED, HookCall, fit, frame, frame_lines, frame_room
-from .describe import heading
+from .describe import heading, outcome
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -109,10 +109,7 @@ def _details(meta: SessionMeta, stopped: str) -> list[str]:
     from ..core.index import in_project
 
     details = [f"  asked: {meta.asked}"] if meta.asked else []
-    if stopped:
-        details.append(f"  {stopped}")
-    elif meta.concluded:
-        details.append(f"  concluded: {meta.concluded}")
+    details += [f"  {ended}"] if (ended := outcome(meta.concluded, stopped)) else []
     files = [in_project(path, meta.project_dir) for path in meta.files[:5]]
     return details + ([f"  files: {', '.join(files)}"] if files else [])
 

@@ -67,3 +67,16 @@ def project_label(project: str, project_dir: str, here: str) -> str:
         if [part.lower() for part in theirs[-size:]] != [part.lower() for part in ours[-size:]]:
             return "/".join(theirs[-size:])
     return project_dir
+
+
+def says_the_same(shown: str, concluded: str) -> bool:
+    """Whether an answer a block shows (what followed a failure, a recalled turn's) is the session's conclusion: one
+    line of the same answer, each cut at its own length (shown once, not twice)."""
+    one, other = shown.rstrip("…").rstrip(), concluded.rstrip("…").rstrip()
+    return bool(one and other) and (one.startswith(other) or other.startswith(one))
+
+
+def outcome(concluded: str, stopped: str) -> str:
+    """How a session ended, as a block says it: ``stopped after `X` failed: …`` when it stopped on a failed command
+    (``core.ending``: its last answer was written before the failure), else ``concluded: …``; "" for neither."""
+    return stopped or (f"concluded: {concluded}" if concluded else "")

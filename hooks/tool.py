@@ -49,6 +49,10 @@ INSPECTION = frozenset(
         "uniq",
     ]
 )
+#: Said of a command that throws work or data away: its past runs' exit 0 says it ran, not that it is safe now.
+DESTRUCTIVE_NOTE = (
+    "It is destructive (it throws work or data away): deja never offers it as a fix; check what it removes."
+)
 RUNS_SCANNED = 200
 #: How many of the latest runs are read to find the last failure.
 FAILURES_SCANNED = 20
@@ -99,6 +103,7 @@ def _matching_calls(calls: list[ToolCall], command: str, head: str) -> list[Tool
 
 
 def _shell(call: HookCall, raw_command: str) -> str:
+    from ..core.destructive import is_destructive
     from ..core.redaction import as_indexed
 
     command = normalise_command(as_indexed(raw_command))  # a secret in it: the index holds it redacted
@@ -131,6 +136,8 @@ def _shell(call: HookCall, raw_command: str) -> str:
         f"{label} ran {count} time{'s' if count != '1' else ''} {where} before, in {sessions} session{'s' if sessions != 1 else ''}; "
         f"last {ago(days * 86400)}{status} (`deja show {meta.id}`)."
     ]
+    if is_destructive(command):  # a clean record here read as "safe to run" (trialI F11: `sudo rm -rf …`)
+        lines.append(DESTRUCTIVE_NOTE)
     failure = _last_failure(runs, command, head)
     if failure is not None:
         failed_days, errors = failure
@@ -198,6 +205,7 @@ def _task(call: HookCall, text: str) -> str:
         call.seen(),
         room=frame_room(BUDGET, TASK_HEADER),
         here=call.project_dir,
+        finding=True,
     )
     if not recall.lines:
         return call.silent(recall.why)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.cjson import load_json
 from ..core.keys import SHELL_TOOLS, command_head
 from .call import HookCall, block_key, frame, frame_room, headed
-from .describe import heading, project_label
+from .describe import heading, project_label, says_the_same
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -48,10 +48,11 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
     that was never run again successfully is not offered as its fix either (an agent would read edits to another
     file as the cure): it is said to be only what came next.
     """
-    from ..core.work import NOT_RERUN, before_rerun, is_destructive, what_followed
+    from ..core.destructive import is_destructive
+    from ..core.work import NOT_RERUN, before_rerun, what_followed
 
     fix = what_followed(segment, doc, head, match)
-    answer = "" if _says_the_same(fix.answer, concluded) else fix.answer
+    answer = "" if says_the_same(fix.answer, concluded) else fix.answer
     if not fix.resolved_by:
         return f"{NOT_RERUN.capitalize()}; the next answer: {answer}" if answer else f"{NOT_RERUN.capitalize()}."
     safe = [f"`{s.command[:120]}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
@@ -60,13 +61,6 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
     else:
         followed = ", then ".join((safe[-3:] or before_rerun(fix)) + [f"`{fix.resolved_by[:120]}` succeeded"])
     return f"What followed: {followed}" if followed else ""
-
-
-def _says_the_same(followed: str, concluded: str) -> bool:
-    """Whether what followed the failure (the next answer, when no command fixed it) is the session's conclusion:
-    one line of the same answer, each cut at its own length (shown once, as what it concluded)."""
-    one, other = followed.rstrip("…").rstrip(), concluded.rstrip("…").rstrip()
-    return bool(one and other) and (one.startswith(other) or other.startswith(one))
 
 
 def after_tool(call: HookCall) -> str:

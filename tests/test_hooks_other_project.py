@@ -12,17 +12,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness import run_deja
+from harness import failure_hook, run_deja, store_shell
 
 from deja.core.writers.cursor_agent import (
     DEFAULT_CREATED_MS,
     chat_dir_for,
-    shell_result_text,
     store_assistant_message,
     store_preamble,
     store_user_message,
-    tool_call_part,
-    tool_result_message,
     write_chat_store,
 )
 
@@ -35,13 +32,6 @@ LEGACY = "Fixed: legacy api needs the VPN for its shared Postgres; connect to th
 INTENT = "Upgrading the image and running the migration."
 INCOMPATIBLE = "FATAL:  database files are incompatible with server\nDETAIL:  initialized by PostgreSQL version 13"
 HOUR_MS = 3_600_000
-
-
-def _shell(call_id: str, command: str, output: str, code: int, text: str | None = None) -> list[dict]:
-    return [
-        store_assistant_message(text, tool_call_part(call_id, "Shell", {"command": command})),
-        tool_result_message(call_id, "Shell", shell_result_text(output, exit_code=code)),
-    ]
 
 
 def _chat(home: Path, folder: Path, chat_id: str, hours: int, messages: list) -> None:
@@ -61,8 +51,8 @@ def _chat(home: Path, folder: Path, chat_id: str, hours: int, messages: list) ->
 def _refused(fix: str) -> list:
     return [
         store_user_message("the order tests cannot reach postgres"),
-        *_shell("t1", "pytest -q tests/test_orders.py", REFUSED, 1),
-        *_shell("t2", "pytest -q tests/test_orders.py", "3 passed", 0),
+        *store_shell("t1", "pytest -q tests/test_orders.py", REFUSED, 1),
+        *store_shell("t2", "pytest -q tests/test_orders.py", "3 passed", 0),
         store_assistant_message(fix),
     ]
 
@@ -81,8 +71,8 @@ def _history(home: Path) -> dict[str, Path]:
     _chat(home, places["legacy"], "legacy-vpn", 3, _refused(LEGACY))
     unfinished = [
         store_user_message("migrate billing to postgres 16"),
-        *_shell("u1", "docker compose up -d db", "Container billing-db-1 Started", 0, INTENT),
-        *_shell("u2", "pg_upgrade --check", INCOMPATIBLE, 1),
+        *store_shell("u1", "docker compose up -d db", "Container billing-db-1 Started", 0, INTENT),
+        *store_shell("u2", "pg_upgrade --check", INCOMPATIBLE, 1),
     ]
     _chat(home, places["billing"], "billing-pg16", 4, unfinished)
     places["web"].mkdir(parents=True)
@@ -96,23 +86,9 @@ def _hook(command: str, payload: dict) -> str:
     return json.loads(ran.stdout)["additional_context"] if ran.stdout.strip() else ""
 
 
-def _failure(project: Path, command: str, output: str, conversation: str = "conv-now") -> str:
-    return _hook(
-        "hook-tool-after",
-        {
-            "conversation_id": conversation,
-            "hook_event_name": "postToolUse",
-            "workspace_roots": [str(project)],
-            "tool_name": "Shell",
-            "tool_input": {"command": command},
-            "tool_output": json.dumps({"exitCode": 1, "output": output}),
-        },
-    )
-
-
 def test_the_failure_hook_recalls_this_projects_fix_before_a_newer_one_elsewhere(fake_home: Path) -> None:
     places = _history(fake_home)
-    said = _failure(places["api"], "pytest -q tests/test_orders.py", REFUSED)
+    said = failure_hook(places["api"], "pytest -q tests/test_orders.py", REFUSED)
     assert "in 3 past sessions; the latest in this project:" in said, said
     assert "`deja show api-own-fix`" in said and OURS in said
     assert "5433" not in said and "VPN" not in said
@@ -120,7 +96,7 @@ def test_the_failure_hook_recalls_this_projects_fix_before_a_newer_one_elsewhere
 
 def test_another_projects_fix_is_said_to_be_one_and_a_namesake_is_told_apart(fake_home: Path) -> None:
     places = _history(fake_home)
-    elsewhere = _failure(places["web"], "pytest -q tests/test_orders.py", REFUSED)
+    elsewhere = failure_hook(places["web"], "pytest -q tests/test_orders.py", REFUSED)
     assert "in 3 past sessions; the latest, in another project:" in elsewhere, elsewhere
     # From api's own folder, legacy/api's session (its last name the same) is named by the path that tells it apart.
     prompt = _hook(
@@ -158,6 +134,6 @@ def test_a_session_that_stopped_on_a_failure_is_not_said_to_have_concluded(fake_
         ctx.stdout
     )
     assert "## Decisions and findings" not in ctx.stdout
-    again = _failure(places["billing"], "pg_upgrade --check", INCOMPATIBLE)
+    again = failure_hook(places["billing"], "pg_upgrade --check", INCOMPATIBLE)
     assert "`deja show billing-pg16`" in again and f"The session {stopped}." in again, again
     assert "Concluded:" not in again

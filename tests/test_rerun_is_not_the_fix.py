@@ -5,31 +5,21 @@ retry had worked, while the step was a withheld ``sudo rm -rf /var/lib/docker`` 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from harness import run_deja
+from harness import failure_hook, run_deja, store_shell
 
 from deja.core.writers.cursor_agent import (
     chat_dir_for,
-    shell_result_text,
     store_assistant_message,
     store_preamble,
     store_user_message,
     tool_call_part,
-    tool_result_message,
     write_chat_store,
 )
 
 DISK = "Error response from daemon: write /var/lib/docker/overlay2/f00/diff: no space left on device"
 REFUSED = 'connection to server at "localhost" (127.0.0.1), port 5433 failed: Connection refused'
-
-
-def _shell(call_id: str, command: str, output: str, code: int) -> list[dict]:
-    return [
-        store_assistant_message(None, tool_call_part(call_id, "Shell", {"command": command})),
-        tool_result_message(call_id, "Shell", shell_result_text(output, exit_code=code)),
-    ]
 
 
 def _history(home: Path) -> Path:
@@ -39,9 +29,9 @@ def _history(home: Path) -> Path:
     disk = [
         *store_preamble(str(project)),
         store_user_message("docker compose cannot start the db"),
-        *_shell("t1", "docker compose up -d", DISK, 1),
-        *_shell("t2", "sudo rm -rf /var/lib/docker", "", 0),
-        *_shell("t3", "docker compose up -d", "Container api-db-1 Started", 0),
+        *store_shell("t1", "docker compose up -d", DISK, 1),
+        *store_shell("t2", "sudo rm -rf /var/lib/docker", "", 0),
+        *store_shell("t3", "docker compose up -d", "Container api-db-1 Started", 0),
         store_assistant_message("The database runs again."),
     ]
     write_chat_store(chat_dir_for(cursor, str(project), "c-disk"), cwd=str(project), name="docker disk", messages=disk)
@@ -49,9 +39,9 @@ def _history(home: Path) -> Path:
     port = [
         *store_preamble(str(project)),
         store_user_message("the tests cannot reach postgres"),
-        *_shell("t1", "pytest -q", f"E   psycopg2.OperationalError: {REFUSED}", 1),
+        *store_shell("t1", "pytest -q", f"E   psycopg2.OperationalError: {REFUSED}", 1),
         store_assistant_message("Postgres listens on 5433 here.", edit),
-        *_shell("t2", "pytest -q", "12 passed", 0),
+        *store_shell("t2", "pytest -q", "12 passed", 0),
         store_assistant_message("The tests pass."),
     ]
     write_chat_store(chat_dir_for(cursor, str(project), "c-port"), cwd=str(project), name="postgres port", messages=port)  # fmt: skip
@@ -59,24 +49,9 @@ def _history(home: Path) -> Path:
     return project
 
 
-def _failure_hook(project: Path, command: str, output: str) -> str:
-    payload = {
-        "conversation_id": "conv-now",
-        "hook_event_name": "postToolUse",
-        "cursor_version": "3.20.17",
-        "workspace_roots": [str(project)],
-        "tool_name": "Shell",
-        "tool_input": {"command": command},
-        "tool_output": json.dumps({"exitCode": 1, "output": output}),
-    }
-    ran = run_deja("hook-tool-after", input=json.dumps(payload))
-    assert ran.returncode == 0 and not ran.stderr, ran.stderr
-    return json.loads(ran.stdout)["additional_context"]
-
-
 def test_a_rerun_after_a_withheld_destructive_step_says_there_was_one(fake_home: Path) -> None:
     project = _history(fake_home)
-    said = _failure_hook(project, "docker compose up -d", DISK)
+    said = failure_hook(project, "docker compose up -d", DISK)
     assert "What followed: a destructive step (not shown), then `docker compose up -d` succeeded" in said, said
     assert "rm -rf" not in said
     fix = run_deja("fix", DISK)
@@ -85,7 +60,7 @@ def test_a_rerun_after_a_withheld_destructive_step_says_there_was_one(fake_home:
 
 def test_a_rerun_after_an_edit_names_the_edited_file(fake_home: Path) -> None:
     project = _history(fake_home)
-    said = _failure_hook(project, "pytest -q", f"E   psycopg2.OperationalError: {REFUSED}")
+    said = failure_hook(project, "pytest -q", f"E   psycopg2.OperationalError: {REFUSED}")
     assert "What followed: edited conftest.py, then `pytest -q` succeeded" in said, said
     fix = run_deja("fix", REFUSED)
     assert "  fixed by: edited conftest.py, then pytest -q\n" in fix.stdout, fix.stdout
