@@ -9,6 +9,7 @@ migration."): shown as what it concluded or settled, it reads as done what faile
 from __future__ import annotations
 
 from .errors import error_lines
+from .fields import KIND_COMMAND, KIND_TITLE, MESSAGE_KINDS
 from .keys import SHELL_TOOLS
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -21,11 +22,28 @@ LAST_MESSAGES = 3
 
 
 def failed_at_end(segment: Segment, meta: SessionMeta) -> str:
-    """:func:`stopped_after` of the session's last messages, read from ``segment`` (its records inflated once)."""
+    """:func:`stopped_after` of the session's last messages, read from ``segment``; its records are inflated only
+    when its last message ran a command (most sessions end on an answer, and the session-start block names several)."""
     last = meta.first_doc + meta.messages - 1
-    if meta.messages <= 0:
+    if meta.messages <= 0 or not _ran_a_command(segment, meta, last):
         return ""
     return stopped_after(segment.messages_at(list(range(max(meta.first_doc, last - LAST_MESSAGES + 1), last + 1))))
+
+
+def _ran_a_command(segment: Segment, meta: SessionMeta, last: int) -> bool:
+    """Whether message doc ``last`` ran a Shell command, from the doc rows alone: a session's field docs follow its
+    other docs, in message order, up to the next session's first doc, and share their message's span."""
+    ordinal = segment.doc(last).ordinal
+    first_docs = segment.session_columns()[4]
+    end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs
+    start = segment.position(last)
+    for doc in range(end - 1, meta.first_doc + meta.messages - 1, -1):
+        kind = segment.kind(doc)
+        if kind == KIND_COMMAND and segment.position(doc) == start:
+            return True
+        if kind not in MESSAGE_KINDS and kind != KIND_TITLE and segment.position(doc) < start:
+            return False  # past the last message's fields
+    return False
 
 
 def stopped_after(messages: list[Message]) -> str:
