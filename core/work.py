@@ -12,7 +12,9 @@ from __future__ import annotations
 import io
 import os
 
-from .errors import error_lines, folded, found, is_word
+from .destructive import is_destructive
+from .ending import stopped_after
+from .errors import error_lines, is_word
 from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_project
 from .keys import (
     EDIT_TOOLS,
@@ -40,43 +42,12 @@ if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the f
 
 #: How far past an error the fix is looked for (messages).
 FOLLOW_DOCS = 30
+#: What is said of a past failure no later run of the same command fixed within ``FOLLOW_DOCS``: the answer after
+#: it is only what came next (trialG: a psql error's "what followed" was an answer about a webhook, and its edit
+#: read as the fix).
+NOT_RERUN = "no rerun of the failed command succeeded there"
 #: Only the head and tail of a long output are scanned for error lines.
 SCAN_CHARS = 8000
-
-#: Commands shown as history but never offered as a fix: they throw work or data away (compiled when first needed:
-#: the failure hook loads this module on every failed command, and most find no fix to check).
-_DESTRUCTIVE = (
-    r"\bgit\s+push\b.*(?:\s-f\b|--force)|\brm\s+-\w*[rf]\w*\b|\bgit\s+reset\s+--hard\b|\bgit\s+clean\s+-\w*f"
-    r"|\bgit\s+checkout\s+--\s+\.|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b"
-    r"|\bmkfs\b|\bdd\s+.*\bof=|\bdocker\s+(?:system|volume)\s+prune\b.*(?:-a\b|--all|--volumes)"
-    r"|\bdropdb\b|\bflushall\b|\bflushdb\b|--force-reset\b"
-)
-
-
-#: A word each of ``_DESTRUCTIVE``'s alternatives holds (as ``(?i)`` reads it); ``rm`` and ``dd`` begin a word and a
-#: blank follows them.
-_DESTRUCTIVE_WORDS = ("push", "reset", "clean", "checkout", "drop", "truncate", "delete", "mkfs", "prune", "flush")
-
-
-def is_destructive(command: str) -> bool:
-    """Whether ``command`` discards work or data (force-push, ``rm -rf``, ``reset --hard``, dropping data).
-
-    The pattern (and ``re``) is asked only about a command holding one of its words: most commands hold none."""
-    lowered = folded(command)
-    if not any(word in lowered for word in _DESTRUCTIVE_WORDS) and not _program_word(lowered, ("rm", "dd")):
-        return False
-    import re
-
-    return re.search(_DESTRUCTIVE, command, re.IGNORECASE) is not None
-
-
-def _program_word(lowered: str, words: tuple[str, ...]) -> bool:
-    """Whether one of ``words`` begins a word of ``lowered`` with a blank (``\\s``) right after it."""
-    return any(
-        not is_word(lowered, at - 1) and lowered[at + len(word) : at + len(word) + 1].isspace()
-        for word in words
-        for at in found(lowered, word)
-    )
 
 
 class Place(Record, frozen=True):
@@ -272,6 +243,8 @@ class Fix(Record):
     session: SessionMeta
     timestamp: datetime | None
     error: str
+    #: The command that failed (normalised), when the failure was a Shell call.
+    command: str = ""
     steps: list[Step] = []
     #: The command like the failing one that then succeeded, if one did.
     resolved_by: str = ""
@@ -339,7 +312,12 @@ def what_followed(segment: Segment, doc: int, head: str = "", match: ErrorMatch 
     command = failed.args.get("command") if failed else None
     if not head and isinstance(command, str):
         head = command_head(normalise_command(command))
-    fix = Fix(session=meta, timestamp=segment.message(doc).timestamp, error=error)
+    fix = Fix(
+        session=meta,
+        timestamp=segment.message(doc).timestamp,
+        error=error,
+        command=normalise_command(command) if isinstance(command, str) else "",
+    )
     end = min(meta.first_doc + meta.n_docs, doc + FOLLOW_DOCS)
     for d in range(doc, end):
         message = segment.message(d)
@@ -360,6 +338,25 @@ def what_followed(segment: Segment, doc: int, head: str = "", match: ErrorMatch 
         if d > doc and not fix.answer and message.role == "assistant" and message.text.strip():
             fix.answer = one_line(message.text, 200)
     return fix
+
+
+def before_rerun(fix: Fix) -> list[str]:
+    """What changed before the failed command itself, run again, succeeded, when no other command succeeded between:
+    ``edited conftest.py`` and ``a destructive step (not shown)``; [] when another command ran between (that is what
+    followed) or what succeeded was another command.
+
+    "fixed by: pytest -q" for the very command that failed tells an agent that a plain retry works, while the step
+    that fixed it was an edit or a withheld ``sudo rm -rf /var/lib/docker`` (trialI F2).
+    """
+    if not fix.resolved_by or fix.resolved_by != fix.command:
+        return []
+    between = fix.steps[:-1]
+    if any(step.exit_code == 0 and not step.destructive for step in between):
+        return []
+    changed = (
+        [f"edited {', '.join(in_project(p, fix.session.project_dir) for p in fix.edited[:3])}"] if fix.edited else []
+    )
+    return changed + (["a destructive step (not shown)"] if any(step.destructive for step in between) else [])
 
 
 class ErrorHistory(Record):
@@ -675,6 +672,9 @@ class Digest(Record):
     commands: list[Step]
     last_command: Step | None
     stopped: str
+    #: ``stopped after `X` failed: …`` when the session's last event is a command that failed after its last answer
+    #: (``core.ending``); "" when not. Its last answer, written before, is then not among ``settled``.
+    failed_last: str = ""
 
 
 def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
@@ -693,14 +693,17 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
             commands.append(Step(command, call.exit_code, is_destructive(command)))
     # The commands that mattered: failures and what succeeded after them, else the last ones.
     mattered = [s for i, s in enumerate(commands) if s.exit_code or (i and commands[i - 1].exit_code)]
+    failed_last = stopped_after(messages)
+    settled = answers[:-1] if failed_last else answers  # an intent ("Running the migration.") settles nothing
     return Digest(
         session=meta,
         goal=goal,
-        settled=[one_line(a, 240) for a in answers[-3:]],
+        settled=[one_line(a, 240) for a in settled[-3:]],
         files=files[-max_items:],
         commands=_first_runs(mattered or commands)[-max_items:],
         last_command=commands[-1] if commands else None,
         stopped=answers[-1] if answers else "",
+        failed_last=failed_last,
     )
 
 

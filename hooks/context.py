@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from ..core.keys import project_key
 from .call import STARTED, HookCall, fit, frame, frame_lines, frame_room
-from .describe import heading
+from .describe import heading, outcome
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from ..core.index import Index, SessionMeta
+
+    #: A session to list: its digest, when it was updated (seconds since the epoch), and how it stopped when that
+    #: was on a failed command (``failed_at_end``; "" when not).
+    Recent = tuple[SessionMeta, float, str]
 
 BUDGET = 2048
 SESSIONS = {"safe": 3, "aggressive": 6}
@@ -77,7 +81,7 @@ def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str],
     return [header, *(line for _, block in blocks for line in block), FOOTER], ""
 
 
-def _readable_blocks(recent: list[tuple[SessionMeta, float]], room: int) -> list[tuple[SessionMeta, list[str]]]:
+def _readable_blocks(recent: list[Recent], room: int) -> list[tuple[SessionMeta, list[str]]]:
     """The newest sessions whose blocks fit ``room`` at their readable minimum, sharing the rest of it.
 
     A block is its heading whole and each detail line at least ``READABLE_LINE`` bytes (or whole, if shorter):
@@ -85,9 +89,9 @@ def _readable_blocks(recent: list[tuple[SessionMeta, float]], room: int) -> list
     """
     chosen: list[tuple[SessionMeta, str, list[str]]] = []
     used = 0
-    for meta, updated in recent:
+    for meta, updated, stopped in recent:
         head = fit(heading(meta.title or meta.asked, meta.project, updated, meta.id), room)
-        details = _details(meta)
+        details = _details(meta, stopped)
         need = len(head.encode()) + 1 + sum(min(len(line.encode()), READABLE_LINE) + 1 for line in details)
         if used + need > room:
             break
@@ -99,11 +103,13 @@ def _readable_blocks(recent: list[tuple[SessionMeta, float]], room: int) -> list
     return [(meta, [head, *(next(cut) for _ in details)]) for meta, head, details in chosen]
 
 
-def _details(meta: SessionMeta) -> list[str]:
+def _details(meta: SessionMeta, stopped: str) -> list[str]:
+    """``asked:``, then ``concluded:`` (or, for a session that stopped on a failed command, that: its last answer
+    was written before the failure), then ``files:``."""
     from ..core.index import in_project
 
     details = [f"  asked: {meta.asked}"] if meta.asked else []
-    details += [f"  concluded: {meta.concluded}"] if meta.concluded else []
+    details += [f"  {ended}"] if (ended := outcome(meta.concluded, stopped)) else []
     files = [in_project(path, meta.project_dir) for path in meta.files[:5]]
     return details + ([f"  files: {', '.join(files)}"] if files else [])
 
@@ -122,13 +128,15 @@ def _shared(lines: list[str], room: int) -> list[str]:
     return [fit(line, size) for line, size in zip(lines, allotted, strict=True)]
 
 
-def _recent(call: HookCall, index: Index, wanted: int, shown: str) -> list[tuple[SessionMeta, float]]:
+def _recent(call: HookCall, index: Index, wanted: int, shown: str) -> list[Recent]:
     """Up to ``wanted`` of this project's newest sessions, leaving out this conversation, those it was shown and
     those ``shown`` heads; each with the time it was updated (seconds since the epoch, from ``sessions.idx``)."""
     if wanted <= 0:
         return []
+    from ..core.ending import failed_at_end  # (here: a tool event that gives no block never loads it)
+
     seen = call.seen()
-    recent: list[tuple[SessionMeta, float]] = []
+    recent: list[Recent] = []
     for _, segment, doc in index.newest(project_key(call.project_dir), limit=wanted + 4):
         ordinal = segment.doc(doc).ordinal
         meta = segment.session(ordinal)
@@ -136,10 +144,10 @@ def _recent(call: HookCall, index: Index, wanted: int, shown: str) -> list[tuple
             meta.id in call.conversation_ids
             or f"s:{meta.id}" in seen
             or f"`deja show {meta.id}`" in shown
-            or any(m.id == meta.id for m, _ in recent)
+            or any(m.id == meta.id for m, _, _ in recent)
         ):
             continue
-        recent.append((meta, segment.session_keys(ordinal).updated))
+        recent.append((meta, segment.session_keys(ordinal).updated, failed_at_end(segment, meta)))
         if len(recent) >= wanted:
             break
     return recent

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 
+from ..core.keys import project_spelling
+
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from datetime import datetime
@@ -38,10 +40,43 @@ def _local_day(seconds: float) -> int:
     return year * 365 + year // 4 - year // 100 + year // 400 + moment.tm_yday
 
 
-def heading(title: str, project: str, updated: datetime | float | None, session_id: str) -> str:
-    """``- "Fix cache" (api, 2026-07-26, 3 days ago, `deja show <id>`)`` for a session or a search hit.
+def heading(title: str, where: str, updated: datetime | float | None, session_id: str) -> str:
+    """``- "Fix cache" (api, 2026-07-26, 3 days ago, `deja show <id>`)`` for a session or a search hit; ``where`` is
+    its project as :func:`project_label` names it.
 
     The id is whole: sibling chats can share a long prefix.
     """
-    where = f"{project}, " if project else ""
+    where = f"{where}, " if where else ""
     return f'- "{(title or "(untitled)")[:80]}" ({where}{ago(updated)}, `deja show {session_id}`)'
+
+
+def project_label(project: str, project_dir: str, here: str) -> str:
+    """How a recalled session's project is named to an agent working in ``here`` (its project folder, "" when the
+    hook does not know it): by its name, but for another folder with the same last name, by as much of its path as
+    tells them apart (``legacy/api`` beside ``shop/packages/api``).
+
+    A project is named by its folder's last name, so another project called ``api`` read as this one: an agent
+    told "(api, today) … connect to the VPN first" took another project's fix for its own (trialI F6).
+    """
+    if not here or not project_dir or project_spelling(project_dir) == project_spelling(here):
+        return project
+    theirs, ours = project_dir.rstrip("/").split("/"), here.rstrip("/").split("/")
+    if theirs[-1].lower() != ours[-1].lower():
+        return project
+    for size in range(2, len(theirs) + 1):
+        if [part.lower() for part in theirs[-size:]] != [part.lower() for part in ours[-size:]]:
+            return "/".join(theirs[-size:])
+    return project_dir
+
+
+def says_the_same(shown: str, concluded: str) -> bool:
+    """Whether an answer a block shows (what followed a failure, a recalled turn's) is the session's conclusion: one
+    line of the same answer, each cut at its own length (shown once, not twice)."""
+    one, other = shown.rstrip("…").rstrip(), concluded.rstrip("…").rstrip()
+    return bool(one and other) and (one.startswith(other) or other.startswith(one))
+
+
+def outcome(concluded: str, stopped: str) -> str:
+    """How a session ended, as a block says it: ``stopped after `X` failed: …`` when it stopped on a failed command
+    (``core.ending``: its last answer was written before the failure), else ``concluded: …``; "" for neither."""
+    return stopped or (f"concluded: {concluded}" if concluded else "")

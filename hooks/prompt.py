@@ -15,7 +15,7 @@ from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import STOPWORDS, letter_runs, terms
 from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
-from .describe import heading
+from .describe import heading, outcome, project_label, says_the_same
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -384,9 +384,18 @@ def confident(hit: Hit, asked: Asked, best_terms: set[str], gate: Gate, lead: fl
 
 
 def recall_for(
-    index: Index, prompt: str, mode: str, exclude: set[str], seen: set[str], room: int = frame_room(BUDGET, HEADER)
+    index: Index,
+    prompt: str,
+    mode: str,
+    exclude: set[str],
+    seen: set[str],
+    room: int = frame_room(BUDGET, HEADER),
+    here: str = "",
+    finding: bool = False,
 ) -> Recall:
-    """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together."""
+    """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together; ``here``: the asking project's
+    folder, so another project's sessions are named apart from it (:func:`project_label`); ``finding``: each
+    session's conclusion follows its turn (a Task asks what past work found, not how it began)."""
     words, _ = query_terms(prompt)
     if not words:
         return Recall(why="nothing searchable in it")
@@ -414,7 +423,7 @@ def recall_for(
     chosen = [hit for hit, _ in kept]
     recall = Recall(why="; ".join(why for _, why in kept))
     for hit in chosen:
-        recall.lines.extend(_block(index, hit, wanted, room // len(chosen)))
+        recall.lines.extend(_block(index, hit, wanted, room // len(chosen), here, finding))
         recall.keys.append(_key(hit))
         recall.session_ids.append(hit.session_id)
     return recall
@@ -474,10 +483,30 @@ def _why_none(result: SearchResult, mode: str, asked: Asked, best_held: set[str]
     )
 
 
-def _block(index: Index, hit: Hit, wanted: set[str], room: int) -> list[str]:
-    """The session's heading, then its best matching turn (question and answer), within ``room`` bytes."""
-    lines = [f"  {side.role}: {side.text}" for side in best_turn(index, hit, wanted, room)]
-    return headed(heading(hit.title, hit.project, hit.updated, hit.session_id), lines, room)
+def _block(index: Index, hit: Hit, wanted: set[str], room: int, here: str, finding: bool) -> list[str]:
+    """The session's heading, then its best matching turn (question and answer), and with ``finding`` what the
+    session concluded (or the failed command it stopped on), within ``room`` bytes."""
+    turn = best_turn(index, hit, wanted, room)
+    if finding:  # the question the heading's title already says leaves its room to what was found
+        turn = [side for side in turn if side.role != "user" or not says_the_same(side.text, hit.title)]
+    lines = [f"  {side.role}: {side.text}" for side in turn]
+    if finding:
+        lines += _finding(index, hit, [side.text for side in turn if side.role == "assistant"])
+    where = project_label(hit.project, hit.project_dir, here)
+    return headed(heading(hit.title, where, hit.updated, hit.session_id), lines, room)
+
+
+def _finding(index: Index, hit: Hit, answers: list[str]) -> list[str]:
+    """``  concluded: …`` (or ``  stopped after `X` failed: …``) for the hit's session; none when an answer shown
+    says it already. A Task hook showed "assistant: Running it a few times." and left out the finding (trialI F11)."""
+    from ..core.ending import failed_at_end
+
+    segment = index.segments[hit.best[0]]
+    meta = segment.session(segment.doc(hit.best[1]).ordinal)
+    stopped = failed_at_end(segment, meta)
+    if not stopped and any(says_the_same(answer, meta.concluded) for answer in answers):
+        return []
+    return [f"  {ended}"] if (ended := outcome(meta.concluded, stopped)) else []
 
 
 def before_prompt(call: HookCall) -> str:
@@ -489,7 +518,7 @@ def before_prompt(call: HookCall) -> str:
     index = call.index()
     if index is None:
         return call.silent("no index to read")
-    recall = recall_for(index, prompt, call.mode, call.conversation_ids, call.seen())
+    recall = recall_for(index, prompt, call.mode, call.conversation_ids, call.seen(), here=call.project_dir)
     if not recall.lines:
         return call.silent(recall.why)
     call.notes.append(f"recalled {recall.why}")

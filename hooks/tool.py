@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.index import Index, Segment, asked_paths, name_hash
 from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, normalise_command, path_key
 from .call import HookCall, block_key, fit_lines, frame, frame_room
-from .describe import ago, heading
+from .describe import ago, heading, project_label
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -48,6 +48,10 @@ INSPECTION = frozenset(
         "sort",
         "uniq",
     ]
+)
+#: Said of a command that throws work or data away: its past runs' exit 0 says it ran, not that it is safe now.
+DESTRUCTIVE_NOTE = (
+    "It is destructive (it throws work or data away): deja never offers it as a fix; check what it removes."
 )
 RUNS_SCANNED = 200
 #: How many of the latest runs are read to find the last failure.
@@ -99,6 +103,7 @@ def _matching_calls(calls: list[ToolCall], command: str, head: str) -> list[Tool
 
 
 def _shell(call: HookCall, raw_command: str) -> str:
+    from ..core.destructive import is_destructive
     from ..core.redaction import as_indexed
 
     command = normalise_command(as_indexed(raw_command))  # a secret in it: the index holds it redacted
@@ -131,6 +136,8 @@ def _shell(call: HookCall, raw_command: str) -> str:
         f"{label} ran {count} time{'s' if count != '1' else ''} {where} before, in {sessions} session{'s' if sessions != 1 else ''}; "
         f"last {ago(days * 86400)}{status} (`deja show {meta.id}`)."
     ]
+    if is_destructive(command):  # a clean record here read as "safe to run" (trialI F11: `sudo rm -rf …`)
+        lines.append(DESTRUCTIVE_NOTE)
     failure = _last_failure(runs, command, head)
     if failure is not None:
         failed_days, errors = failure
@@ -172,7 +179,8 @@ def _file(call: HookCall, path: str) -> str:
         if meta.id in sessions or meta.id in call.conversation_ids:
             continue
         sessions.add(meta.id)
-        lines.append(heading(meta.title or meta.asked, meta.project, segment.session_keys(ordinal).updated, meta.id))
+        where = project_label(meta.project, meta.project_dir, call.project_dir)
+        lines.append(heading(meta.title or meta.asked, where, segment.session_keys(ordinal).updated, meta.id))
         if len(sessions) >= FILE_SESSIONS:
             break
     if not lines:
@@ -190,7 +198,14 @@ def _task(call: HookCall, text: str) -> str:
     if index is None:
         return call.silent("no index to read")
     recall = recall_for(
-        index, text[:4000], call.mode, call.conversation_ids, call.seen(), room=frame_room(BUDGET, TASK_HEADER)
+        index,
+        text[:4000],
+        call.mode,
+        call.conversation_ids,
+        call.seen(),
+        room=frame_room(BUDGET, TASK_HEADER),
+        here=call.project_dir,
+        finding=True,
     )
     if not recall.lines:
         return call.silent(recall.why)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.cjson import load_json
 from ..core.keys import SHELL_TOOLS, command_head
 from .call import HookCall, block_key, frame, frame_room, headed
-from .describe import heading
+from .describe import heading, project_label, says_the_same
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -39,27 +39,28 @@ def failure(call: HookCall) -> str | None:
     return None
 
 
-def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch) -> str:
-    """The commands run after the failure up to a successful run of one like it, else the next answer given.
+def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, concluded: str) -> str:
+    """The line saying what followed the failure: the commands run after it up to a successful run of one like it,
+    else that none succeeded, with the next answer given (unless it is the session's conclusion, shown anyway).
 
-    Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it.
+    Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it; when the command that
+    succeeded is the failed one itself, what changed before it (an edit, a step not shown) is said. An answer after a failure
+    that was never run again successfully is not offered as its fix either (an agent would read edits to another
+    file as the cure): it is said to be only what came next.
     """
-    from ..core.work import is_destructive, what_followed
+    from ..core.destructive import is_destructive
+    from ..core.work import NOT_RERUN, before_rerun, what_followed
 
     fix = what_followed(segment, doc, head, match)
+    answer = "" if says_the_same(fix.answer, concluded) else fix.answer
     if not fix.resolved_by:
-        return fix.answer
+        return f"{NOT_RERUN.capitalize()}; the next answer: {answer}" if answer else f"{NOT_RERUN.capitalize()}."
     safe = [f"`{s.command[:120]}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
     if is_destructive(fix.resolved_by):
-        return ", then ".join(safe[-3:]) or fix.answer
-    return ", then ".join(safe[-3:] + [f"`{fix.resolved_by[:120]}` succeeded"])
-
-
-def _says_the_same(followed: str, concluded: str) -> bool:
-    """Whether what followed the failure (the next answer, when no command fixed it) is the session's conclusion:
-    one line of the same answer, each cut at its own length (shown once, as what it concluded)."""
-    one, other = followed.rstrip("…").rstrip(), concluded.rstrip("…").rstrip()
-    return bool(one and other) and (one.startswith(other) or other.startswith(one))
+        followed = ", then ".join(safe[-3:]) or answer
+    else:
+        followed = ", then ".join((safe[-3:] or before_rerun(fix)) + [f"`{fix.resolved_by[:120]}` succeeded"])
+    return f"What followed: {followed}" if followed else ""
 
 
 def after_tool(call: HookCall) -> str:
@@ -84,27 +85,54 @@ def after_tool(call: HookCall) -> str:
 
 
 def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
+    from ..core.ending import failed_at_end
     from ..core.work import SESSIONS_COUNTED, past_failures
 
     for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids):
         if not rows:
             continue
-        segment, doc = rows[0]
+        ours = _in_project(call, rows)
+        segment, doc = ours or rows[0]
         meta = segment.session(segment.doc(doc).ordinal)
         # Keyed by the session shown too: a failure that only shares the wording (another quoted name) is news.
         shown = block_key("e", match.key, meta.id)
         if shown in call.seen():
             return call.silent("this error's history was shown in this conversation already")
         sessions = len(rows)  # one row a session
-        followed = _what_followed(segment, doc, head, match)
-        lines = [f"What followed: {followed}"] if followed and not _says_the_same(followed, meta.concluded) else []
-        if meta.concluded:
-            lines.append(f"Concluded: {meta.concluded}")
-        head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; the latest:"
+        stopped = failed_at_end(segment, meta)
+        concluded = "" if stopped else meta.concluded  # a last answer written before the failure concluded nothing
+        followed = _what_followed(segment, doc, head, match, concluded)
+        lines = [followed] if followed else []
+        if stopped:
+            lines.append(f"The session {stopped}.")
+        elif concluded:
+            lines.append(f"Concluded: {concluded}")
+        latest = _latest(ours is not None, call)
+        head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; {latest}:"
         updated = segment.session_keys(segment.doc(doc).ordinal).updated  # (no datetime to decode: see describe)
-        block = headed(
-            heading(meta.title or meta.asked, meta.project, updated, meta.id), lines, frame_room(BUDGET, head_line)
-        )
+        where = project_label(meta.project, meta.project_dir, call.project_dir)
+        block = headed(heading(meta.title or meta.asked, where, updated, meta.id), lines, frame_room(BUDGET, head_line))
         call.remember([shown])
         return frame([head_line, *block], BUDGET)
     return call.silent("no other session hit this error")
+
+
+def _latest(ours: bool, call: HookCall) -> str:
+    """How the session shown is introduced: as this project's, another's, or (no project known) the newest."""
+    if ours:
+        return "the latest in this project"
+    return "the latest, in another project" if call.project_dir else "the latest"
+
+
+def _in_project(call: HookCall, rows: list[tuple[Segment, int]]) -> tuple[Segment, int] | None:
+    """The newest of ``rows`` (newest first) in the hook's project, or None (and when the project is unknown).
+
+    Postgres, Docker and auth errors are shared words: the newest session anywhere told an agent in ``api`` to move
+    its database to another project's port (trialI F1), while its own project's fix was one session older.
+    """
+    if not call.project_dir:
+        return None
+    from ..core.index import name_hash
+
+    wanted = name_hash(call.project_dir)
+    return next((row for row in rows if row[0].session_keys(row[0].doc(row[1]).ordinal).dir_hash == wanted), None)

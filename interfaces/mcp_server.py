@@ -424,6 +424,7 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
             "commands": [],
             "last_command": None,
             "stopped": "",
+            "failed_last": "",
         }
     segment, meta = find_session(index, sessions[0].id)
     summary = work.digest(segment, meta)

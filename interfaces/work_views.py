@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.index import SessionMeta
 from ..core.readers.ai_tracking import Attribution
-from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step
+from ..core.work import NOT_RERUN, Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step, before_rerun
 from .views import iso, lines_within, session_json, when
 
 #: How much of an edit's old and new text a text answer shows.
@@ -189,9 +189,13 @@ def fix_text(error: str, history: ErrorHistory) -> str:
             lines.append(f"  error: {_cut(fix.error, 200)}")
         safe = [s for s in fix.steps if not s.destructive]
         if fix.resolved_by and not next(s for s in fix.steps if s.command == fix.resolved_by).destructive:
-            lines.append(f"  fixed by: {', then '.join(s.command[:120] for s in safe[-3:])}")
-        elif fix.answer:
+            changed = before_rerun(fix)  # the failed command run again: what changed before it is the fix
+            steps = [*changed, fix.resolved_by] if changed else [s.command for s in safe[-3:]]
+            lines.append(f"  fixed by: {', then '.join(step[:120] for step in steps)}")
+        elif fix.resolved_by and fix.answer:
             lines.append(f"  what followed: {fix.answer}")
+        elif not fix.resolved_by:
+            lines.append(f"  {NOT_RERUN}" + (f"; the next answer: {fix.answer}" if fix.answer else ""))
         if fix.edited:
             lines.append(f"  edited: {', '.join(fix.edited[:5])}")
         if fix.steps:
@@ -262,6 +266,7 @@ def digest_json(d: Digest) -> dict[str, Any]:
         "commands": [step_json(s) for s in d.commands],
         "last_command": step_json(d.last_command) if d.last_command else None,
         "stopped": d.stopped,
+        "failed_last": d.failed_last,
     }
 
 
@@ -271,7 +276,9 @@ def wip_text(d: Digest) -> str:
         f"last session here: {meta.title or meta.asked}  ({when(meta.updated)}, deja show {meta.id})",
         f"task: {_cut(' '.join(d.goal.split()), 300)}",
     ]
-    if d.settled:
+    if d.failed_last:
+        lines.append(d.failed_last)
+    elif d.settled:
         lines.append(f"settled: {d.settled[-1]}")
     if d.files:
         lines.append(f"files in flight: {', '.join(d.files)}")
@@ -300,7 +307,10 @@ def ctx_markdown(d: Digest, budget: int) -> str:
             *[f"- `{s.command[:160]}`{_outcome(s.exit_code)}" for s in d.commands],
             "",
         ]
-    if d.stopped:
+    if d.failed_last:
+        before = f" Its last answer, written before that: {_cut(d.stopped, 400)}" if d.stopped else ""
+        parts += ["## Where it stopped", f"It {d.failed_last}.{before}", ""]
+    elif d.stopped:
         parts += ["## Where it stopped", _cut(d.stopped, 600), ""]
     return "\n".join(lines_within(parts, budget)).rstrip() + "\n"
 

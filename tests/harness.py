@@ -20,7 +20,16 @@ import pytest
 from deja.core.index import Index
 from deja.core.indexer import refresh
 from deja.core.sample import SampleHistory, build_sample_history
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    shell_result_text,
+    store_assistant_message,
+    tool_call_part,
+    tool_result_message,
+    transcript_path,
+    user_turn,
+    write_transcript,
+)
 
 #: The checkout these tests are in.
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -185,3 +194,27 @@ def last_hook_decision(env: dict[str, str]) -> dict[str, object]:
     assert done.returncode == 0, done.stderr
     decision: dict[str, object] = json.loads(done.stdout)["decisions"][-1]
     return decision
+
+
+def store_shell(call_id: str, command: str, output: str, code: int, text: str | None = None) -> list[dict]:
+    """A chat store's Shell call that printed ``output`` and exited ``code`` (after ``text``, when given), and its result."""
+    return [
+        store_assistant_message(text, tool_call_part(call_id, "Shell", {"command": command})),
+        tool_result_message(call_id, "Shell", shell_result_text(output, exit_code=code)),
+    ]
+
+
+def failure_hook(project: Path, command: str, output: str) -> str:
+    """What the failure hook (postToolUse, as Cursor sends it) injects after ``command`` failed in ``project``."""
+    payload = {
+        "conversation_id": "conv-now",
+        "hook_event_name": "postToolUse",
+        "cursor_version": "3.20.17",
+        "workspace_roots": [str(project)],
+        "tool_name": "Shell",
+        "tool_input": {"command": command},
+        "tool_output": json.dumps({"exitCode": 1, "output": output}),
+    }
+    ran = run_deja("hook-tool-after", input=json.dumps(payload))
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    return json.loads(ran.stdout)["additional_context"]

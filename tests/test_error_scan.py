@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from deja.core import errors, work
+from deja.core import destructive, errors, work
 
 pytestmark = pytest.mark.unit
 
@@ -235,7 +235,7 @@ def test_random_commands_are_judged_destructive_as_the_pattern_judges_them() -> 
 
 
 def _same_judgement(commands: list[str]) -> None:
-    pattern = re.compile(work._DESTRUCTIVE, re.IGNORECASE)
-    judged = [work.is_destructive(command) for command in commands]
+    pattern = re.compile(destructive.DESTRUCTIVE, re.IGNORECASE)
+    judged = [destructive.is_destructive(command) for command in commands]
     assert judged == [pattern.search(command) is not None for command in commands]
     assert any(judged) and not all(judged)

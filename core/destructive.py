@@ -1,0 +1,43 @@
+"""Commands that throw work or data away (force-push, ``rm -rf``, ``reset --hard``, dropping data): shown as
+history, never offered as a fix, and marked where a hook reports their past runs.
+
+Here, not in ``work.py``: the Shell pre-hook asks too, and must not load ``work.py``'s patterns and ``re`` for it.
+"""
+
+from __future__ import annotations
+
+from .errors import folded, found, is_word
+
+#: The commands, as one pattern (compiled when first needed: most commands hold none of its words).
+DESTRUCTIVE = (
+    r"\bgit\s+push\b.*(?:\s-f\b|--force)|\brm\s+-\w*[rf]\w*\b|\bgit\s+reset\s+--hard\b|\bgit\s+clean\s+-\w*f"
+    r"|\bgit\s+checkout\s+--\s+\.|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b"
+    r"|\bmkfs\b|\bdd\s+.*\bof=|\bdocker\s+(?:system|volume)\s+prune\b.*(?:-a\b|--all|--volumes)"
+    r"|\bdropdb\b|\bflushall\b|\bflushdb\b|--force-reset\b"
+)
+
+
+#: A word each of ``DESTRUCTIVE``'s alternatives holds (as ``(?i)`` reads it); ``rm`` and ``dd`` begin a word and a
+#: blank follows them.
+_DESTRUCTIVE_WORDS = ("push", "reset", "clean", "checkout", "drop", "truncate", "delete", "mkfs", "prune", "flush")
+
+
+def is_destructive(command: str) -> bool:
+    """Whether ``command`` discards work or data (force-push, ``rm -rf``, ``reset --hard``, dropping data).
+
+    The pattern (and ``re``) is asked only about a command holding one of its words: most commands hold none."""
+    lowered = folded(command)
+    if not any(word in lowered for word in _DESTRUCTIVE_WORDS) and not _program_word(lowered, ("rm", "dd")):
+        return False
+    import re
+
+    return re.search(DESTRUCTIVE, command, re.IGNORECASE) is not None
+
+
+def _program_word(lowered: str, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` begins a word of ``lowered`` with a blank (``\\s``) right after it."""
+    return any(
+        not is_word(lowered, at - 1) and lowered[at + len(word) : at + len(word) + 1].isspace()
+        for word in words
+        for at in found(lowered, word)
+    )

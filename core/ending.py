@@ -1,0 +1,66 @@
+"""How a session ended: on an answer, or on a command that failed after its last answer.
+
+The index keeps a session's last answer as what it ``concluded``. A session that stopped on a failed command
+has, as its last answer, the statement of intent written before it ("Upgrading the image and running the
+migration."): shown as what it concluded or settled, it reads as done what failed (trialI F10). So the hooks,
+``wip`` and ``ctx`` ask here, from the session's last messages as the index holds them (no rebuild needed).
+"""
+
+from __future__ import annotations
+
+from .errors import error_lines
+from .fields import KIND_COMMAND, KIND_TITLE, MESSAGE_KINDS
+from .keys import SHELL_TOOLS
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from .index import Segment, SessionMeta
+    from .model import Message
+
+#: How many of a session's last messages are read for how it ended (empty ones are skipped).
+LAST_MESSAGES = 3
+
+
+def failed_at_end(segment: Segment, meta: SessionMeta) -> str:
+    """:func:`stopped_after` of the session's last messages, read from ``segment``; its records are inflated only
+    when its last message ran a command (most sessions end on an answer, and the session-start block names several)."""
+    last = meta.first_doc + meta.messages - 1
+    if meta.messages <= 0 or not _ran_a_command(segment, meta, last):
+        return ""
+    return stopped_after(segment.messages_at(list(range(max(meta.first_doc, last - LAST_MESSAGES + 1), last + 1))))
+
+
+def _ran_a_command(segment: Segment, meta: SessionMeta, last: int) -> bool:
+    """Whether message doc ``last`` ran a Shell command, from the doc rows alone: a session's field docs follow its
+    other docs, in message order, up to the next session's first doc, and share their message's span."""
+    ordinal = segment.doc(last).ordinal
+    first_docs = segment.session_columns()[4]
+    end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs
+    start = segment.position(last)
+    for doc in range(end - 1, meta.first_doc + meta.messages - 1, -1):
+        kind = segment.kind(doc)
+        if kind == KIND_COMMAND and segment.position(doc) == start:
+            return True
+        if kind not in MESSAGE_KINDS and kind != KIND_TITLE and segment.position(doc) < start:
+            return False  # past the last message's fields
+    return False
+
+
+def stopped_after(messages: list[Message]) -> str:
+    """``stopped after `pg_upgrade --check` failed: FATAL: …`` when the session's last event is a Shell command that
+    failed after its last answer; "" when it ended any other way (an answer, a success, another tool, a question).
+
+    An assistant message holds its text before its calls (a text written after a call is a message of its own), so
+    a last message whose last call failed stopped on that failure, whatever text it holds.
+    """
+    for message in reversed(messages):
+        if not message.text.strip() and not message.tool_calls:
+            continue
+        calls = message.tool_calls
+        if message.role != "assistant" or not calls or calls[-1].name not in SHELL_TOOLS or not calls[-1].exit_code:
+            return ""
+        command = calls[-1].args.get("command")
+        error = " ".join(next(iter(error_lines(calls[-1].result or "", limit=1)), "").split())
+        named = f"`{' '.join(command.split())[:120]}`" if isinstance(command, str) else "its last command"
+        return f"stopped after {named} failed" + (f": {error}" if error else f" (exit {calls[-1].exit_code})")
+    return ""

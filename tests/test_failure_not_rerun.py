@@ -1,0 +1,80 @@
+"""A past failure that no later run of the same command fixed is not offered as fixed by what came next
+(trialG F2): the failure hook and ``deja fix`` say that no later run succeeded, and give the next answer only as
+that. A failure a later run did fix still reads as what fixed it.
+
+Before, a ``psql`` error never fixed in its chat was shown as "What followed: <an answer about a Stripe webhook>"
+with "edited: webhooks.py", which an agent reads as the cure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import failure_hook, run_deja, store_shell
+
+from deja.core.writers.cursor_agent import (
+    chat_dir_for,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
+    tool_call_part,
+    write_chat_store,
+)
+
+PSQL = 'psql: error: connection to server at "db" (10.0.0.5), port 5432 failed: Connection refused'
+WEBHOOK = "The webhook handler parses the JSON body before verifying it: Stripe needs the raw bytes."
+LAST = "Webhooks verify now; the database is still down."
+DISK = "#8 ERROR: failed to copy files: write /var/lib/docker/tmp/buildkit-mount42/app: no space left on device"
+
+
+def _history(home: Path) -> Path:
+    project = home / "code" / "shop"
+    project.mkdir(parents=True)
+    cursor = home / ".cursor"
+    edit = tool_call_part("e1", "Write", {"path": str(project / "webhooks.py"), "contents": "raw = request.body"})
+    never_fixed = [
+        *store_preamble(str(project)),
+        store_user_message("the db and the stripe webhook are both broken"),
+        *store_shell("t1", "psql -h db shop", PSQL, 2),
+        store_assistant_message(WEBHOOK, edit),
+        store_user_message("ok"),
+        store_assistant_message(LAST),
+    ]
+    write_chat_store(chat_dir_for(cursor, str(project), "c-psql"), cwd=str(project), name="db and webhook", messages=never_fixed)  # fmt: skip
+    fixed = [
+        *store_preamble(str(project)),
+        store_user_message("docker build fails"),
+        *store_shell("t1", "docker build -t shop .", DISK, 1),
+        *store_shell("t2", "docker builder prune -f", "Total reclaimed space: 11GB", 0),
+        *store_shell("t3", "docker build -t shop .", "naming to docker.io/library/shop done", 0),
+        store_assistant_message("The image builds now."),
+    ]
+    write_chat_store(chat_dir_for(cursor, str(project), "c-disk"), cwd=str(project), name="docker out of disk", messages=fixed)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    return project
+
+
+def test_the_failure_hook_says_no_rerun_fixed_it_and_gives_the_next_answer_only_as_that(fake_home: Path) -> None:
+    said = failure_hook(_history(fake_home), "psql -h db shop", PSQL)
+    assert "This error came up before, in 1 past session" in said and "`deja show c-psql`" in said, said
+    # The hook's 512 bytes cut the answer; what matters is what it is said to be.
+    assert f"No rerun of the failed command succeeded there; the next answer: {WEBHOOK[:40]}" in said, said
+    assert "What followed" not in said
+    assert f"Concluded: {LAST}" in said
+
+
+def test_a_failure_a_later_run_fixed_still_reads_as_what_fixed_it(fake_home: Path) -> None:
+    said = failure_hook(_history(fake_home), "docker build -t shop .", DISK)
+    assert "What followed: `docker builder prune -f`, then `docker build -t shop .` succeeded" in said, said
+    assert "No rerun" not in said
+
+
+def test_deja_fix_says_which_failures_no_later_run_fixed(fake_home: Path) -> None:
+    _history(fake_home)
+    psql = run_deja("fix", "Connection refused")
+    assert psql.returncode == 0, psql.stderr
+    assert f"  no rerun of the failed command succeeded there; the next answer: {WEBHOOK}" in psql.stdout
+    assert "what followed" not in psql.stdout and "fixed by" not in psql.stdout
+    disk = run_deja("fix", "no space left on device")
+    assert "  fixed by: docker builder prune -f, then docker build -t shop ." in disk.stdout, disk.stdout
+    assert "no rerun" not in disk.stdout

@@ -1,0 +1,139 @@
+"""What the hooks say of a past session is true of this project (trialI F1, F6, F10).
+
+- F1: the failure hook recalled the newest session with the error from any project: an agent in ``api`` was told
+  another project's fix ("billing's Postgres is on port 5433") while its own (``docker compose up -d db``) was one
+  session older. Its own project's session comes first now; another project's is said to be one.
+- F6: a project is named by its folder's last name, so ``legacy/api``'s session read as this ``api``'s.
+- F10: a session that stopped on a failed command was "concluded" by the intent it stated before the failure.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harness import failure_hook, run_deja, store_shell
+
+from deja.core.writers.cursor_agent import (
+    DEFAULT_CREATED_MS,
+    chat_dir_for,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
+    write_chat_store,
+)
+
+REFUSED = (
+    'psycopg2.OperationalError: connection to server at "localhost" (127.0.0.1), port 5432 failed: Connection refused'
+)
+OURS = "Started the database with docker compose up -d db; the order tests pass."
+BILLING = "Fixed: billing's Postgres is on port 5433; conftest.py now uses PGPORT=5433."
+LEGACY = "Fixed: legacy api needs the VPN for its shared Postgres; connect to the VPN first."
+INTENT = "Upgrading the image and running the migration."
+INCOMPATIBLE = "FATAL:  database files are incompatible with server\nDETAIL:  initialized by PostgreSQL version 13"
+HOUR_MS = 3_600_000
+
+
+def _chat(home: Path, folder: Path, chat_id: str, hours: int, messages: list) -> None:
+    """A cursor-agent chat in ``folder``, updated ``hours`` after the first."""
+    folder.mkdir(parents=True, exist_ok=True)
+    when = DEFAULT_CREATED_MS + hours * HOUR_MS
+    write_chat_store(
+        chat_dir_for(home / ".cursor", str(folder), chat_id),
+        cwd=str(folder),
+        name=chat_id,
+        messages=[*store_preamble(str(folder)), *messages],
+        created_ms=when,
+        updated_ms=when,
+    )
+
+
+def _refused(fix: str) -> list:
+    return [
+        store_user_message("the order tests cannot reach postgres"),
+        *store_shell("t1", "pytest -q tests/test_orders.py", REFUSED, 1),
+        *store_shell("t2", "pytest -q tests/test_orders.py", "3 passed", 0),
+        store_assistant_message(fix),
+    ]
+
+
+def _history(home: Path) -> dict[str, Path]:
+    """api's own fix (oldest), then billing's and legacy/api's for the same error, then billing's unfinished upgrade."""
+    code = home / "code"
+    places = {
+        "api": code / "shop" / "packages" / "api",
+        "billing": code / "billing",
+        "legacy": code / "legacy" / "api",
+        "web": code / "shop" / "packages" / "web",
+    }
+    _chat(home, places["api"], "api-own-fix", 1, _refused(OURS))
+    _chat(home, places["billing"], "billing-port", 2, _refused(BILLING))
+    _chat(home, places["legacy"], "legacy-vpn", 3, _refused(LEGACY))
+    unfinished = [
+        store_user_message("migrate billing to postgres 16"),
+        *store_shell("u1", "docker compose up -d db", "Container billing-db-1 Started", 0, INTENT),
+        *store_shell("u2", "pg_upgrade --check", INCOMPATIBLE, 1),
+    ]
+    _chat(home, places["billing"], "billing-pg16", 4, unfinished)
+    places["web"].mkdir(parents=True)
+    assert run_deja("index").returncode == 0
+    return places
+
+
+def _hook(command: str, payload: dict) -> str:
+    ran = run_deja(command, input=json.dumps({"cursor_version": "3.20.17", **payload}))
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    return json.loads(ran.stdout)["additional_context"] if ran.stdout.strip() else ""
+
+
+def test_the_failure_hook_recalls_this_projects_fix_before_a_newer_one_elsewhere(fake_home: Path) -> None:
+    places = _history(fake_home)
+    said = failure_hook(places["api"], "pytest -q tests/test_orders.py", REFUSED)
+    assert "in 3 past sessions; the latest in this project:" in said, said
+    assert "`deja show api-own-fix`" in said and OURS in said
+    assert "5433" not in said and "VPN" not in said
+
+
+def test_another_projects_fix_is_said_to_be_one_and_a_namesake_is_told_apart(fake_home: Path) -> None:
+    places = _history(fake_home)
+    elsewhere = failure_hook(places["web"], "pytest -q tests/test_orders.py", REFUSED)
+    assert "in 3 past sessions; the latest, in another project:" in elsewhere, elsewhere
+    # From api's own folder, legacy/api's session (its last name the same) is named by the path that tells it apart.
+    prompt = _hook(
+        "hook-prompt",
+        {
+            "conversation_id": "conv-prompt",
+            "hook_event_name": "beforeSubmitPrompt",
+            "workspace_roots": [str(places["api"])],
+            "prompt": "legacy api needs the VPN for its shared Postgres?",
+        },
+    )
+    assert "`deja show legacy-vpn`" in prompt, prompt
+    assert '"legacy-vpn" (legacy/api, ' in prompt, prompt
+    assert "(api, " not in prompt.split("`deja show legacy-vpn`")[0].rsplit("\n", 1)[-1]
+
+
+def test_a_session_that_stopped_on_a_failure_is_not_said_to_have_concluded(fake_home: Path) -> None:
+    places = _history(fake_home)
+    start = _hook(
+        "hook-context",
+        {
+            "conversation_id": "conv-start",
+            "hook_event_name": "sessionStart",
+            "workspace_roots": [str(places["billing"])],
+        },
+    )
+    stopped = "stopped after `pg_upgrade --check` failed: FATAL: database files are incompatible with server"
+    assert f"  {stopped}" in start, start
+    assert f"concluded: {INTENT}" not in start and f"concluded: {BILLING}" in start
+    wip = run_deja("wip", cwd=places["billing"])
+    assert wip.returncode == 0, wip.stderr
+    assert stopped in wip.stdout and "settled:" not in wip.stdout, wip.stdout
+    ctx = run_deja("ctx", "billing-pg16")
+    assert f"## Where it stopped\nIt {stopped}. Its last answer, written before that: {INTENT}" in ctx.stdout, (
+        ctx.stdout
+    )
+    assert "## Decisions and findings" not in ctx.stdout
+    again = failure_hook(places["billing"], "pg_upgrade --check", INCOMPATIBLE)
+    assert "`deja show billing-pg16`" in again and f"The session {stopped}." in again, again
+    assert "Concluded:" not in again

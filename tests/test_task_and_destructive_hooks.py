@@ -1,0 +1,74 @@
+"""Two things the preToolUse hook said that were not the whole truth (trialI F11):
+
+- a Task was shown a matching session's first answer ("Running it a few times.") and not what it found;
+- ``sudo rm -rf /var/lib/docker`` was reassured with "ran 1 time in this project before … exit 0", while the
+  failure hook and ``deja fix`` never offer it: it is now marked destructive.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harness import run_deja, store_shell
+
+from deja.core.writers.cursor_agent import (
+    chat_dir_for,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
+    write_chat_store,
+)
+from deja.hooks.tool import DESTRUCTIVE_NOTE
+
+FLAKY = "test_login_rate_limit fails intermittently with 429"
+RUNNING = "Running test_login_rate_limit a few times to catch the 429."
+FOUND = "Fixed: freeze_time pins the window the limiter counts in; 20 runs pass."
+
+
+def _history(home: Path) -> Path:
+    project = home / "code" / "api"
+    project.mkdir(parents=True)
+    cursor = home / ".cursor"
+    flaky = [
+        *store_preamble(str(project)),
+        store_user_message(FLAKY),
+        *store_shell("t1", "pytest -q tests/test_auth.py -k test_login_rate_limit", "1 passed", 0, RUNNING),
+        store_assistant_message(FOUND),
+    ]
+    write_chat_store(chat_dir_for(cursor, str(project), "c-flaky"), cwd=str(project), name="flaky auth test", messages=flaky)  # fmt: skip
+    disk = [
+        *store_preamble(str(project)),
+        store_user_message("docker is out of disk"),
+        *store_shell("t1", "sudo rm -rf /var/lib/docker", "", 0),
+        store_assistant_message("Docker's data is gone; images will be pulled again."),
+    ]
+    write_chat_store(chat_dir_for(cursor, str(project), "c-disk"), cwd=str(project), name="docker disk", messages=disk)
+    assert run_deja("index").returncode == 0
+    return project
+
+
+def _before(project: Path, tool: str, tool_input: dict) -> str:
+    payload = {
+        "conversation_id": f"conv-{tool}",
+        "hook_event_name": "preToolUse",
+        "cursor_version": "3.20.17",
+        "workspace_roots": [str(project)],
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+    ran = run_deja("hook-tool", input=json.dumps(payload))
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    return json.loads(ran.stdout)["additional_context"] if ran.stdout.strip() else ""
+
+
+def test_a_task_is_shown_what_the_matching_session_found(fake_home: Path) -> None:
+    said = _before(_history(fake_home), "Task", {"description": "fix flaky auth test", "prompt": FLAKY})
+    assert "`deja show c-flaky`" in said, said
+    assert f"assistant: {RUNNING}" in said and f"concluded: {FOUND}" in said, said
+
+
+def test_a_destructive_command_is_marked_so_not_reassured(fake_home: Path) -> None:
+    said = _before(_history(fake_home), "Shell", {"command": "sudo rm -rf /var/lib/docker"})
+    assert "`sudo rm -rf /var/lib/docker` ran 1 time in this project before" in said, said
+    assert DESTRUCTIVE_NOTE in said
