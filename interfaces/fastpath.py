@@ -515,15 +515,27 @@ def noun_for(count: int, noun: str) -> str:
 
 
 def _report_unreadable(result: RefreshResult) -> None:
-    """What a refresh could not read this time, on stderr: the first file by name, kept as it was read before."""
-    if result.unreadable_kept:
-        it_is = "they are" if result.unreadable_kept != 1 else "it is"
-        them = "them" if result.unreadable_kept != 1 else "it"
+    """What a refresh could not read this time, on stderr: the first file by name, and what became of what was read
+    from it before: kept, unless a rebuild could not carry it over from an index it could not read (``uncarried``),
+    which a kept folder may hold (``kept_aside``)."""
+    if not result.unreadable_kept:
+        return
+    it_is, them, their = ("they are", "them", "their") if result.unreadable_kept != 1 else ("it is", "it", "its")
+    named = _unreadable_named(result)
+    if result.uncarried:
+        where = f"; the index it replaced, kept in {result.kept_aside}, may hold them" if result.kept_aside else ""
         echo(
-            f"{_unreadable_named(result)} could not be read this time: what was read from {them} before is kept, "
-            f"and {it_is} read again on the next run",
+            f"{named} could not be read this time: the rebuilt index lacks {their} sessions until {it_is} read "
+            f"again, on the next run{where}",
             err=True,
         )
+        return
+    kept = f"; sessions only {result.kept_aside} holds come back once {it_is} read" if result.kept_aside else ""
+    echo(
+        f"{named} could not be read this time: what was read from {them} before is kept, and {it_is} read "
+        f"again on the next run{kept}",
+        err=True,
+    )
 
 
 def index_command(full: bool = False, json: bool = False) -> None:

@@ -200,7 +200,11 @@ def test_a_hook_whose_package_is_gone_fails_open(fake_home: Path, running_deja: 
     settings = json.loads((fake_home / ".claude" / "settings.json").read_text())["hooks"]
     claude_prompt = settings["UserPromptSubmit"][0]["hooks"][0]["command"]
 
-    for command in (_commands(fake_home)["beforeSubmitPrompt"][0], _commands(fake_home)["preToolUse"][0], claude_prompt):
+    for command in (
+        _commands(fake_home)["beforeSubmitPrompt"][0],
+        _commands(fake_home)["preToolUse"][0],
+        claude_prompt,
+    ):
         done = _run(command, {**PROMPT, "conversation_id": "gone"}, {"PATH": "/usr/bin:/bin", "HOME": str(fake_home)})
         assert (done.returncode, done.stdout) == (0, b""), (command, done.stderr)
         assert b"can't open file" in done.stderr, "the launcher really is gone: Python alone would have exited 2"
