@@ -101,6 +101,11 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
                 problem,
                 "deja changed nothing; remove the comments, then run the command again",
             ) from None
+        if (comma := _trailing_comma(text, error.pos)) is not None:
+            line, column = text.count("\n", 0, comma) + 1, comma - text.rfind("\n", 0, comma)
+            problem = f"has a trailing comma (column {column}) before {text[error.pos]!r}, which JSON does not allow"
+            todo = "deja changed nothing; remove that comma, then run the command again"
+            raise InstallError(f"{path}:{line}", problem, todo) from None
         raise InstallError(f"{path}:{error.lineno}", f"{error.msg} (column {error.colno})") from None
     except _Repeated as repeated:
         problem = f"the key {repeated.key!r} appears twice in one object, and rewriting the file would drop one"
@@ -111,6 +116,16 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InstallError(f"{path}:1", f"expected a JSON object at the top, found {json_type(value)}")
     return value
+
+
+def _trailing_comma(text: str, pos: int) -> int | None:
+    """Where the comma is, when the parser stopped at a closing ``}`` or ``]`` that follows one (blanks between):
+    the other habit, with comments, of JSON edited by hand as editors allow (JSONC). json names the closing bracket,
+    often a line below the comma."""
+    if not text.startswith(("}", "]"), pos):
+        return None
+    before = len(text[:pos].rstrip())
+    return before - 1 if before and text[before - 1] == "," else None
 
 
 class _Repeated(Exception):
