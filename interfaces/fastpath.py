@@ -530,10 +530,16 @@ def _report_unreadable(result: RefreshResult) -> None:
             err=True,
         )
         return
-    kept = f"; sessions only {result.kept_aside} holds come back once {it_is} read" if result.kept_aside else ""
+    if result.kept_aside:  # a rebuild could not carry what it held: "kept" may be true of none of it
+        echo(
+            f"{named} could not be read this time, and {it_is} read again on the next run; what a rebuild could not "
+            f"carry over from {them} is missing until then (the index it replaced is kept in {result.kept_aside})",
+            err=True,
+        )
+        return
     echo(
         f"{named} could not be read this time: what was read from {them} before is kept, and {it_is} read "
-        f"again on the next run{kept}",
+        "again on the next run",
         err=True,
     )
 

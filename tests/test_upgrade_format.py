@@ -68,3 +68,20 @@ def test_a_format_upgrade_that_cannot_read_a_store_says_its_sessions_are_missing
     warned = [p for p in report["problems"] if str(kept[0]) in p["message"]]
     assert len(warned) == 1 and warned[0]["level"] == "warn", report["problems"]
     assert "missing from the index" in warned[0]["message"] and f"then rm -r {kept[0]}" in warned[0]["fix"]
+
+
+def test_every_later_run_that_still_cannot_read_the_store_says_what_is_missing(indexed_sample: Sample) -> None:
+    """The editor's database damaged across the upgrade: no run claims its sessions are kept while only the folder
+    the rebuild kept aside may hold them."""
+    _as_an_older_deja_wrote_it(indexed_sample.home)
+    database = indexed_sample.history.ide_root / "globalStorage" / "state.vscdb"
+    with database.open("r+b") as handle:
+        handle.write(b"garbage")
+
+    runs = [run_deja("index"), run_deja("index")]
+    kept = [path for path in indexed_sample.home.iterdir() if path.name.startswith("index-kept-")]
+    assert len(kept) == 1
+    for ran in runs:
+        said = [line for line in ran.stderr.splitlines() if str(database) in line]
+        assert ran.returncode == 0 and len(said) == 1, ran.stderr
+        assert "before is kept" not in said[0] and str(kept[0]) in said[0], said[0]
