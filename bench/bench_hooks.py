@@ -188,7 +188,14 @@ def installed_commands(bin_dir: Path) -> dict[str, list[str]]:
         env.pop(name, None)
     subprocess.run([bin_dir / "deja", "install", "cursor-auto"], env=env, check=True, capture_output=True)
     hooks = json.loads((home / ".cursor" / "hooks.json").read_text(encoding="utf-8"))["hooks"]
-    return {command: shlex.split(hooks[event][0]["command"]) for command, event in EVENTS.items()}
+    return {command: _program(hooks[event][0]["command"]) for command, event in EVENTS.items()}
+
+
+def _program(command: str) -> list[str]:
+    """The argv of a hook's command, without the shell's `` || true`` a launcher's ends in (``FAIL_OPEN`` in
+    ``installers/entries.py``; not imported: the deja measured against may predate it), which only the shell runs."""
+    words = shlex.split(command)
+    return words[:-2] if words[-2:] == ["||", "true"] else words
 
 
 def history_at(size: int, given: dict[int, Path]) -> SampleHistory:

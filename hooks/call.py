@@ -291,8 +291,7 @@ class HookCall:
                 self.notes.append(str(exc))
                 self._index = False
             except IndexUnreadable as exc:
-                self.notes.append(f"{exc}; requested a build")
-                request_build(self.home)
+                self.notes.append(f"{exc}; {request_build(self.home)}")
                 self._index = False
         return self._index or None
 
@@ -449,23 +448,51 @@ def _prune(folder: str, keep: int) -> None:
 BUILD_SENTINEL = "index-build.requested"
 
 
-def request_build(home: str) -> None:
-    """Start one detached ``deja index``, unless one was started in the last ten minutes."""
+def request_build(home: str) -> str:
+    """Start one detached ``deja index`` unless the one a hook started is still running; what it did, for the log.
+
+    The sentinel holds the builder's pid, so a build that died (killed, an OOM, a laptop shut mid-build) is noticed
+    by the next hook, which starts another, instead of recall staying off for ``BUILD_RETRY_SECONDS``. A sentinel
+    without a pid (an older deja's, or one being written) and Windows (where no signal probes a process) go by
+    its age alone.
+    """
     from ..core import detached
 
     sentinel = os.path.join(home, BUILD_SENTINEL)
     try:
         private_dir(home)
         try:
-            if time.time() - os.stat(sentinel).st_mtime < BUILD_RETRY_SECONDS:
-                return
+            age = time.time() - os.stat(sentinel).st_mtime
+            if age < BUILD_RETRY_SECONDS and _builder_alive(sentinel):
+                return f"a build started {age:.0f} s ago is still running; not starting another"
             os.unlink(sentinel)
         except FileNotFoundError:
             pass
         try:  # the one process that creates the sentinel starts the build
-            os.close(os.open(sentinel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            fd = os.open(sentinel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
-            return
-        detached.start_index()
+            return "another hook is starting a build"
+        try:
+            os.write(fd, b"%d" % detached.start_index())
+        finally:
+            os.close(fd)
+        return "started a build"
     except OSError as exc:
-        log(f"cannot start a background index build: {exc}")
+        return f"cannot start a background index build: {exc}"
+
+
+def _builder_alive(sentinel: str) -> bool:
+    """Whether the build the sentinel names may still run: False only when its pid is known and gone."""
+    try:
+        pid = int(read_regular(sentinel, 32) or b"0")
+    except (OSError, ValueError):
+        return True
+    if pid <= 0 or os.name == "nt":  # (Windows: signal 0 there would be CTRL_C_EVENT)
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process now holds that pid, or no permission to ask: it runs
+        return True
+    return True

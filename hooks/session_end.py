@@ -54,8 +54,7 @@ def _ingest(call: HookCall) -> str:
     except IndexForbidden as exc:  # a build could not write it either
         return call.silent(str(exc))
     if not (index_dir(home) / MANIFEST).exists():
-        request_build(call.home)
-        return call.silent("no index yet; requested a build")
+        return call.silent(f"no index yet; {request_build(call.home)}")
     try:
         result = refresh(home, only_chat_ids=ids, lock_timeout=BACKGROUND_LOCK_SECONDS)
     except TimeoutError:

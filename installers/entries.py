@@ -4,8 +4,9 @@ An entry is deja's by the shape of its command, never by an exact path. A hook
 is either ``<deja> hook-…`` (the executable's last path component is ``deja``
 or ``deja.exe``, followed by exactly one ``hook-…`` word) or, what ``install``
 writes for the deja that runs it, ``<python> -I -S <…/interfaces/hook.py>
-hook-…`` (the launcher that starts a hook without ``site``:
-``interfaces/hook.py``); the server is ``deja`` with ``args: ["mcp"]``. That is
+hook-… || true`` (the launcher that starts a hook without ``site``:
+``interfaces/hook.py``; older deja wrote it without `` || true``, and either
+shape may end so); the server is ``deja`` with ``args: ["mcp"]``. That is
 how an install after the executable moved finds the old entries of either shape
 and rewrites them, while a user's wrapper that merely mentions deja stays put.
 """
@@ -32,6 +33,11 @@ SERVER_NAME = "deja"
 LAUNCHER = ("interfaces", "hook.py")
 #: How the launcher is started: no ``site``, no user site, no ``PYTHON*`` variables (see ``interfaces/hook.py``).
 LAUNCHER_FLAGS = ("-I", "-S")
+#: What follows the launcher's command: Python exits 2 when the launcher file is gone and the interpreter is not (a
+#: package removed without ``deja uninstall``, ``pipx reinstall`` onto another Python, the moment ``pip install``
+#: replaces the package), and Cursor and Claude Code read a hook's 2 as "block the prompt or the tool call". The shell
+#: that runs a hook's command (the launcher form is POSIX-only) then answers 0 instead: no recall, nothing blocked.
+FAIL_OPEN = ("||", "true")
 
 
 @dataclass(frozen=True)
@@ -87,11 +93,12 @@ def launches_here(deja: str) -> bool:
 
 
 def hook_command(deja: str, subcommand: str) -> str:
-    """What a hook entry runs: ``<python> -I -S <launcher> hook-…`` for the deja running now (a hook then starts
-    without ``site`` or pip's launcher: ``interfaces/hook.py``), else ``<deja> hook-…``; paths quoted for the shell."""
+    """What a hook entry runs: ``<python> -I -S <launcher> hook-… || true`` for the deja running now (a hook then
+    starts without ``site`` or pip's launcher: ``interfaces/hook.py``; ``FAIL_OPEN`` says why the tail), else
+    ``<deja> hook-…`` (gone with its package, it exits 127, which fails open); paths quoted for the shell."""
     if not launches_here(deja):
         return command_line(deja, subcommand)
-    return shlex.join([sys.executable, *LAUNCHER_FLAGS, launcher_path(), subcommand])
+    return f"{shlex.join([sys.executable, *LAUNCHER_FLAGS, launcher_path(), subcommand])} {' '.join(FAIL_OPEN)}"
 
 
 def is_deja_executable(command: object) -> bool:
@@ -104,13 +111,16 @@ def _components(path: str) -> list[str]:
 
 def hook_executable(command: object) -> str | None:
     """What a deja hook command starts: the ``deja`` of ``<deja> hook-…``, the launcher of ``<python> <flags…>
-    <…/interfaces/hook.py> hook-…``; None for any other command."""
+    <…/interfaces/hook.py> hook-…``, either followed or not by `` || true`` (``FAIL_OPEN``: what install writes
+    now, and what older deja wrote); None for any other command."""
     if not isinstance(command, str):
         return None
     try:
         words = [word.strip('"') for word in shlex.split(command, posix=os.name != "nt")]  # (non-POSIX keeps quotes)
     except ValueError:
         return None
+    if tuple(words[-len(FAIL_OPEN) :]) == FAIL_OPEN:
+        words = words[: -len(FAIL_OPEN)]
     if len(words) < 2 or not words[-1].startswith("hook-"):
         return None
     if len(words) == 2:

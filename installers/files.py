@@ -56,11 +56,12 @@ class Change:
     diff: str
     text: str | None = field(default=None, repr=False)  # the new content; None when removed
     before: str | None = field(default=None, repr=False)  # the text found; None when there was no file
-    # The file holds nothing of deja's yet: its .bak is taken afresh, and it is what uninstall puts back. Only such a
-    # change takes one, so a .bak holds the user's file as it was before deja touched it, never deja's entries.
-    pristine: bool = field(default=False, repr=False)
     # For a removal because nothing worth a file is left: the text that stays if the file must stay.
     remainder: str | None = field(default=None, repr=False)
+    # Where the file is copied before it is written (``free_backup_path``), when it holds nothing of deja's yet: that
+    # copy is what uninstall puts back. Only such a change takes one, so a .bak holds the user's file as it was
+    # before deja touched it, never deja's entries. None: no copy is taken.
+    backup: Path | None = field(default=None, repr=False)
 
 
 class DuplicateKey(InstallError):
@@ -100,6 +101,11 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
                 problem,
                 "deja changed nothing; remove the comments, then run the command again",
             ) from None
+        if (comma := _trailing_comma(text, error.pos)) is not None:
+            line, column = text.count("\n", 0, comma) + 1, comma - text.rfind("\n", 0, comma)
+            problem = f"has a trailing comma (column {column}) before {text[error.pos]!r}, which JSON does not allow"
+            todo = "deja changed nothing; remove that comma, then run the command again"
+            raise InstallError(f"{path}:{line}", problem, todo) from None
         raise InstallError(f"{path}:{error.lineno}", f"{error.msg} (column {error.colno})") from None
     except _Repeated as repeated:
         problem = f"the key {repeated.key!r} appears twice in one object, and rewriting the file would drop one"
@@ -110,6 +116,16 @@ def parse_object(path: Path, text: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InstallError(f"{path}:1", f"expected a JSON object at the top, found {json_type(value)}")
     return value
+
+
+def _trailing_comma(text: str, pos: int) -> int | None:
+    """Where the comma is, when the parser stopped at a closing ``}`` or ``]`` that follows one (blanks between):
+    the other habit, with comments, of JSON edited by hand as editors allow (JSONC). json names the closing bracket,
+    often a line below the comma."""
+    if not text.startswith(("}", "]"), pos):
+        return None
+    before = len(text[:pos].rstrip())
+    return before - 1 if before and text[before - 1] == "," else None
 
 
 class _Repeated(Exception):
@@ -156,7 +172,9 @@ def plan_json(
         return Change(path, "unchanged", "")
     if removable and not path.is_symlink():
         return replace(plan_text(path, text, None), remainder=dump_json(new))
-    return replace(plan_text(path, text, dump_json(new)), pristine=pristine and text is not None)
+    if not (pristine and text is not None):
+        return plan_text(path, text, dump_json(new))
+    return replace(plan_text(path, text, dump_json(new)), backup=free_backup_path(path))
 
 
 def plan_text(path: Path, old: str | None, new: str | None) -> Change:
@@ -229,10 +247,36 @@ def _refuse_unwritable_folder(folder: Path) -> None:
         raise InstallError(str(folder), "is a folder deja cannot write in", todo)
 
 
-def backup_path(path: Path) -> Path:
-    """Where the .bak of ``path`` is (beside the file a symlink points to)."""
+def backup_path(path: Path, number: int = 0) -> Path:
+    """``<file>.bak`` (``number`` 1, 2 …: ``<file>.bak.1`` …) beside the file a symlink points to."""
     target = Path(os.path.realpath(path))
-    return target.with_name(target.name + ".bak")
+    return target.with_name(f"{target.name}.bak{f'.{number}' if number else ''}")
+
+
+def free_backup_path(path: Path) -> Path:
+    """Where install keeps the user's file before its first change: ``<file>.bak``, unless that already holds
+    something else, then the first of ``<file>.bak.1``, ``.bak.2`` … that is free or already holds the same bytes.
+
+    ``mcp.json.bak`` is the name people give their own backups: deja never overwrites what it did not copy there
+    itself (a refusal instead would stop every reinstall over a ``.bak`` deja left), and install, ``--dry-run``
+    included, says where the copy goes. The same bytes may be overwritten: nothing is lost (a reinstall after an
+    uninstall that put the file back reuses its ``.bak``)."""
+    try:
+        found = Path(os.path.realpath(path)).read_bytes()
+    except OSError:
+        found = None
+    number = 0
+    while True:
+        candidate = backup_path(path, number)
+        try:
+            if candidate.read_bytes() == found:
+                return candidate
+        except FileNotFoundError:
+            if not candidate.is_symlink():
+                return candidate
+        except OSError:
+            pass  # a folder, or unreadable: not deja's to overwrite
+        number += 1
 
 
 def apply(changes: list[Change]) -> None:
@@ -257,14 +301,14 @@ def _apply_one(change: Change) -> None:
 
 def _write_atomically(change: Change, text: str) -> None:
     """Write through a symlink, keeping the file's mode; back the user's file up first when it holds nothing of
-    deja's yet (``pristine``): an uninstall, or an install that updates deja's entries, takes no .bak."""
+    deja's yet (``backup``): an uninstall, or an install that updates deja's entries, takes no .bak."""
     target = Path(os.path.realpath(change.path))
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = None
-    if mode is not None and change.pristine:
-        shutil.copy2(target, backup_path(target))
+    if mode is not None and change.backup is not None:
+        shutil.copy2(target, change.backup)
     private_dir(target.parent)  # each folder made 0700 whatever the umask (``mkdir(parents=True)`` made parents 0777)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

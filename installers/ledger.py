@@ -51,6 +51,9 @@ class Found:
     before: str | None  # SHA-256 of the bytes found, which the .bak holds
     after: str  # SHA-256 of the bytes install wrote last
     folders: list[str] = field(default_factory=list)  # the folders install created for it, deepest first
+    # Where the .bak is (``files.free_backup_path``: not ``<file>.bak`` when the user had one); None: ``<file>.bak``
+    # (a ledger an older deja wrote, which only ever took that name).
+    backup: str | None = None
 
 
 Ledger = dict[str, Found]
@@ -129,14 +132,16 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
         known = ledger.get(key)
         if change.action == "created":
             updated[key] = Found(existed=False, before=None, after=after, folders=_missing_folders(change.path))
-        elif change.pristine:
-            updated[key] = Found(existed=True, before=_sha(_real(change.path).read_bytes()), after=after)
+        elif change.backup is not None:
+            backup = None if change.backup is None else str(change.backup)
+            updated[key] = Found(existed=True, before=_sha(_real(change.path).read_bytes()), after=after, backup=backup)
         elif known is None:
             updated[key] = Found(existed=None, before=None, after=after)
         else:
             # Edited since deja last wrote it: the .bak no longer tells the whole story, so no exact restore.
             untouched = _sha(_real(change.path).read_bytes()) == known.after
-            updated[key] = Found(known.existed, known.before if untouched else None, after, known.folders)
+            before = known.before if untouched else None
+            updated[key] = Found(known.existed, before, after, known.folders, known.backup)
     return updated
 
 
@@ -170,7 +175,7 @@ def _untouched_original(path: Path, found: Found) -> str | None:
     try:
         if _sha(_real(path).read_bytes()) != found.after:
             return None
-        original = backup_path(path).read_bytes()
+        original = (Path(found.backup) if found.backup else backup_path(path)).read_bytes()
         return original.decode("utf-8") if _sha(original) == found.before else None
     except (OSError, UnicodeDecodeError):
         return None

@@ -230,7 +230,8 @@ def _executable_finding(executable: str, deja: str, runs: str, install: str) -> 
         return None
     if executable.endswith(".py") and not os.path.isfile(executable):
         # The launcher's path names a Python version (``…/lib/python3.11/site-packages``): gone after ``pipx
-        # reinstall`` onto another Python, or an upgrade of the venv's; every hook fails until install rewrites it.
+        # reinstall`` onto another Python, or an upgrade of the venv's; every hook does nothing (exit 0: ``FAIL_OPEN``
+        # in ``entries``; an older deja's command exits 2, which blocks) until install rewrites it.
         message = f"{runs} {executable}, which is gone (deja now runs on another Python?): run `{install}` again"
         return WiringFinding("error", message, install)
     if shutil.which(executable) is None and not executable.endswith(".py"):

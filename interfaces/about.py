@@ -54,17 +54,41 @@ def _checkout() -> Checkout | None:
 
 
 def upgrade_command() -> str:
-    """The command that upgrades this deja the way it was installed: a checkout, pipx, or pip in its environment."""
-    return upgrade_advice(_checkout(), Path(sys.prefix), sys.executable)
+    """The command that upgrades this deja the way it was installed: a checkout, pipx, uv, or pip in its
+    environment (``--user`` when deja lives in the user site)."""
+    return upgrade_advice(_checkout(), Path(sys.prefix), sys.executable, user=_in_user_site())
 
 
-def upgrade_advice(checkout: Checkout | None, prefix: Path, python: str) -> str:
-    """A checkout is pulled and installed again as the README installs it (``-e`` if it was, with the test extra);
-    a pipx install asks pipx; any other upgrades with its own interpreter's pip."""
-    if checkout is not None:
-        again = "install -e" if checkout.editable else "install"
-        source = shlex.quote(f"{checkout.folder}[test]")
-        return f"git -C {shlex.quote(str(checkout.folder))} pull && {shlex.quote(python)} -m pip {again} {source}"
+def _in_user_site() -> bool:
+    """Whether this deja was installed with ``pip install --user``: its package sits in the user site (which comes
+    first on ``sys.path``, so a copy pip put anywhere else would stay shadowed by it)."""
+    import site
+
+    user_site = Path(site.getusersitepackages()).resolve()
+    return Path(__file__).resolve().is_relative_to(user_site)
+
+
+def _uv_tool(prefix: Path) -> bool:
+    """Whether ``prefix`` is a ``uv tool install``'s environment (``…/uv/tools/<name>``, or anywhere ``UV_TOOL_DIR``
+    puts it, with uv's receipt in it): it holds no pip."""
+    parts = prefix.parts
+    in_tools = any(parts[i : i + 2] == ("uv", "tools") for i in range(len(parts) - 1))
+    return in_tools or (prefix / "uv-receipt.toml").is_file()
+
+
+def upgrade_advice(checkout: Checkout | None, prefix: Path, python: str, *, user: bool = False) -> str:
+    """The command that upgrades deja as it was installed. pipx and uv tool installs ask their tool (no pip in
+    uv's environments; pip into pipx's would go behind pipx's back), from the pulled checkout when they were made
+    from one; a checkout otherwise is pulled and installed again as the README installs it (``-e`` if it was, with
+    the test extra); any other install upgrades with its own interpreter's pip, ``--user`` if it was one."""
+    pull = f"git -C {shlex.quote(str(checkout.folder))} pull && " if checkout is not None else ""
+    editable = "-e " if checkout is not None and checkout.editable else ""
+    folder = shlex.quote(str(checkout.folder)) if checkout is not None else ""
     if "pipx" in prefix.parts:
-        return f"pipx upgrade {DISTRIBUTION}"
-    return f"{shlex.quote(python)} -m pip install --upgrade {DISTRIBUTION}"
+        return f"{pull}pipx install --force {editable}{folder}" if checkout else f"pipx upgrade {DISTRIBUTION}"
+    if _uv_tool(prefix):
+        return f"{pull}uv tool install --force {editable}{folder}" if checkout else f"uv tool upgrade {DISTRIBUTION}"
+    pip = f"{shlex.quote(python)} -m pip install{' --user' if user else ''}"
+    if checkout is not None:
+        return f"{pull}{pip} {editable}{shlex.quote(f'{checkout.folder}[test]')}"
+    return f"{pip} --upgrade {DISTRIBUTION}"

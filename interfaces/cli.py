@@ -330,6 +330,8 @@ def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> Non
     for change in changes:
         action = f"would be {change.action}" if dry_run and change.action != "unchanged" else change.action
         echo(f"{target}: {action} {change.path}")
+        if change.backup is not None and change.action != "unchanged":
+            echo(f"{target}: {'would keep' if dry_run else 'kept'} your file as it was in {change.backup}")
         if dry_run and change.diff:
             echo(change.diff.rstrip("\n"))
 

@@ -28,7 +28,16 @@ import msgspec
 
 from ..core import paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
-from ..core.index import MANIFEST, Index, IndexForbidden, IndexUnreadable, check_readable, index_dir
+from ..core.index import (
+    MANIFEST,
+    Index,
+    IndexForbidden,
+    IndexOtherFormat,
+    IndexUnreadable,
+    check_readable,
+    index_dir,
+)
+from ..core.indexer.carry import kept_indexes
 from ..core.readers import (
     FORBIDDEN_STORE,
     SIGNALS,
@@ -77,7 +86,8 @@ class Store(msgspec.Struct):
 
 class IndexStatus(msgspec.Struct):
     path: str
-    state: Literal["ok", "missing", "damaged", "unreadable"]
+    #: ``older``/``newer``: written by a deja of another index format, which any refresh rebuilds (not damaged).
+    state: Literal["ok", "missing", "damaged", "older", "newer", "unreadable"]
     bytes: int = 0
     sessions: int = 0
     messages: int = 0
@@ -140,6 +150,7 @@ def diagnose(home: Path | None = None) -> Report:
         *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files),
         *_forbidden_problems(forbidden_files),
         *_index_problems(index, damage),
+        *_kept_index_problems(home),
         *_unwritable_home(home, index),
         *(finding for finding in wiring if finding.level != "ok"),
         *_settings_problems(),
@@ -350,10 +361,29 @@ def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
         return [Finding("error", "index", f"no index at {index.path}: deja has nothing to serve yet", "deja index")]
     if index.state == "damaged":
         return [Finding("error", "index", damage, "deja index")]
+    if index.state in ("older", "newer"):
+        what = f"{index.path} was built by {'an older' if index.state == 'older' else 'a newer'} deja ({damage})"
+        fix = "deja index  (rebuilds it from your Cursor history; nothing Cursor still holds is lost)"
+        return [Finding("warn", "index", f"{what}; this deja rebuilds it on first use, or now", fix)]
     if index.state == "unreadable":
         what = f"cannot read {index.path}: permission denied (a rebuild could not write it either)"
         return [Finding("error", "index", what, f"chmod -R u+rwX {index.path}")]
     return []
+
+
+def _kept_index_problems(home: Path) -> list[Finding]:
+    """An index a rebuild kept aside because it could not read every Cursor store then: the sessions only it holds
+    are missing from the index until those stores read again, and no deja command reads it."""
+    findings = []
+    for kept in kept_indexes(index_dir(home)):
+        size, _ = _stat([p for p in kept.rglob("*") if p.is_file()])
+        what = (
+            f"{kept} ({_size(size)}) holds the index a rebuild replaced while some Cursor stores could not be read: "
+            "their sessions are missing from the index until they read again"
+        )
+        fix = f"make those stores readable (a locked one: quit Cursor), run `deja index --full`; then rm -r {kept}"
+        findings.append(Finding("warn", "index", what, fix))
+    return findings
 
 
 def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
@@ -489,6 +519,8 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
         index.verify()
         state = read_record(directory / index.manifest.state, State)
         Bookkeeping(directory, state).verify()
+    except IndexOtherFormat as exc:
+        return IndexStatus(str(directory), "older" if exc.older else "newer", bytes=size), None, str(exc)
     except IndexUnreadable as exc:
         return IndexStatus(str(directory), "damaged", bytes=size), None, str(exc)
     built = index.manifest.built_at
@@ -547,7 +579,8 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += _problem_lines(report, "history")
 
     index = report.index
-    lines += ["", "Index", f"  {index.path}" + ("" if index.state == "ok" else f": {index.state}")]
+    state = {"older": "built by an older deja", "newer": "built by a newer deja"}.get(index.state, index.state)
+    lines += ["", "Index", f"  {index.path}" + ("" if index.state == "ok" else f": {state}")]
     if index.state == "ok":
         fresh = "stale: Cursor wrote since (`deja index` or any search catches up)" if index.stale else "up to date"
         if index.unwritable:  # nothing catches up until deja can write its index again (the error below)

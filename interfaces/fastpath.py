@@ -517,15 +517,33 @@ def noun_for(count: int, noun: str) -> str:
 
 
 def _report_unreadable(result: RefreshResult) -> None:
-    """What a refresh could not read this time, on stderr: the first file by name, kept as it was read before."""
-    if result.unreadable_kept:
-        it_is = "they are" if result.unreadable_kept != 1 else "it is"
-        them = "them" if result.unreadable_kept != 1 else "it"
+    """What a refresh could not read this time, on stderr: the first file by name, and what became of what was read
+    from it before: kept, unless a rebuild could not carry it over from an index it could not read (``uncarried``),
+    which a kept folder may hold (``kept_aside``)."""
+    if not result.unreadable_kept:
+        return
+    it_is, them, their = ("they are", "them", "their") if result.unreadable_kept != 1 else ("it is", "it", "its")
+    named = _unreadable_named(result)
+    if result.uncarried:
+        where = f"; the index it replaced, kept in {result.kept_aside}, may hold them" if result.kept_aside else ""
         echo(
-            f"{_unreadable_named(result)} could not be read this time: what was read from {them} before is kept, "
-            f"and {it_is} read again on the next run",
+            f"{named} could not be read this time: the rebuilt index lacks {their} sessions until {it_is} read "
+            f"again, on the next run{where}",
             err=True,
         )
+        return
+    if result.kept_aside:  # a rebuild could not carry what it held: "kept" may be true of none of it
+        echo(
+            f"{named} could not be read this time, and {it_is} read again on the next run; what a rebuild could not "
+            f"carry over from {them} is missing until then (the index it replaced is kept in {result.kept_aside})",
+            err=True,
+        )
+        return
+    echo(
+        f"{named} could not be read this time: what was read from {them} before is kept, and {it_is} read "
+        "again on the next run",
+        err=True,
+    )
 
 
 def index_command(full: bool = False, json: bool = False) -> None:

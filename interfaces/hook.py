@@ -1,4 +1,5 @@
-"""How Cursor and Claude Code start a hook: ``<python> -I -S <this file> hook-prompt``.
+"""How Cursor and Claude Code start a hook: ``<python> -I -S <this file> hook-prompt || true`` (the tail: a
+Python whose launcher file is gone exits 2, which the harnesses read as "block"; ``installers/entries.py``).
 
 A hook runs on every prompt and Shell call, so its start is most of its cost.
 pip's ``deja`` launcher goes through ``site`` (every ``.pth`` file of the

@@ -167,7 +167,10 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
 
     refresh(home, full=True)
     code, report = doctor_json()
-    assert report["index"]["state"] == "ok" and not any(p["area"] == "index" for p in report["problems"])
+    assert report["index"]["state"] == "ok"
+    # The rebuild could not read the damaged database, nor carry its sessions over from the damaged index it kept.
+    kept = [p for p in report["problems"] if p["area"] == "index"]
+    assert [p["level"] for p in kept] == ["warn"] and "-kept-" in kept[0]["message"], kept
 
 
 def test_a_store_written_after_the_build_marks_the_index_stale_without_failing(indexed_sample: Sample) -> None:

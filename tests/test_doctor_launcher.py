@@ -11,6 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
 from harness import console_script, path_with, run_deja
 
 from deja.installers.entries import launcher_path
@@ -29,12 +30,13 @@ def _doctor(home: Path, tmp_path: Path) -> list[str]:
     return run_deja("doctor", env=env).stdout.splitlines()
 
 
+@pytest.mark.parametrize("tail", ["", " || true"], ids=["older", "fail-open"])
 def test_a_launcher_gone_with_its_python_names_the_file_and_the_install_to_rerun(
-    fake_home: Path, tmp_path: Path
+    fake_home: Path, tmp_path: Path, tail: str
 ) -> None:
     gone = "/home/me/.local/share/pipx/venvs/deja/lib/python3.11/site-packages/deja/interfaces/hook.py"
     python = "/home/me/.local/share/pipx/venvs/deja/bin/python"
-    _hooks_file(fake_home, shlex.join([python, "-I", "-S", gone, "hook-prompt"]))
+    _hooks_file(fake_home, shlex.join([python, "-I", "-S", gone, "hook-prompt"]) + tail)
 
     lines = [line for line in _doctor(fake_home, tmp_path) if gone in line]
     assert len(lines) == 1, lines

@@ -46,8 +46,12 @@ def _commands(home: Path) -> dict[str, list[str]]:
     return {event: [entry["command"] for entry in entries] for event, entries in _hooks(home).items()}
 
 
-def _launched(subcommand: str, python: str = sys.executable, launcher: str | Path | None = None) -> str:
-    return shlex.join([python, "-I", "-S", str(launcher or launcher_path()), subcommand])
+def _launched(
+    subcommand: str, python: str = sys.executable, launcher: str | Path | None = None, *, older: bool = False
+) -> str:
+    """The launcher's command as install writes it (``older``: as deja wrote it before `` || true``)."""
+    command = shlex.join([python, "-I", "-S", str(launcher or launcher_path()), subcommand])
+    return command if older else f"{command} || true"
 
 
 def _install_from(folder: Path, deja: str, *targets: str, python: str | None = None) -> list[tuple[str, str]]:
@@ -141,7 +145,8 @@ def test_uninstall_removes_both_shapes(fake_home: Path, running_deja: str, tmp_p
     mine = {"command": "/home/me/bin/notify.sh hook-prompt"}
     both = [
         {"command": "/old/venv/bin/deja hook-prompt"},
-        {"command": _launched("hook-prompt", "/old venv/bin/python3")},
+        {"command": _launched("hook-prompt", "/old venv/bin/python3", older=True)},
+        {"command": _launched("hook-prompt", "/new venv/bin/python3")},
         mine,
     ]
     hooks_path.write_text(json.dumps({"version": 1, "hooks": {"beforeSubmitPrompt": both}}))
@@ -157,7 +162,8 @@ def test_paths_with_spaces_are_quoted_and_recognised(fake_home: Path, running_de
 
     command = _commands(fake_home)["sessionStart"][0]
     assert command.startswith("'/opt/my tools/venv/bin/python' -I -S ")
-    assert shlex.split(command) == ["/opt/my tools/venv/bin/python", "-I", "-S", str(launcher), "hook-context"]
+    words = ["/opt/my tools/venv/bin/python", "-I", "-S", str(launcher), "hook-context", "||", "true"]
+    assert shlex.split(command) == words
     assert hook_executable(command) == str(launcher)
 
 
@@ -166,6 +172,10 @@ def test_paths_with_spaces_are_quoted_and_recognised(fake_home: Path, running_de
     ("command", "ours"),
     [
         ("/v/bin/python3 -I -S /v/lib/python3.11/site-packages/deja/interfaces/hook.py hook-prompt", True),
+        ("/v/bin/python3 -I -S /v/lib/python3.11/site-packages/deja/interfaces/hook.py hook-prompt || true", True),
+        ("/v/bin/deja hook-prompt || true", True),
+        ("/v/bin/python3 -I -S /v/deja/interfaces/hook.py hook-prompt || exit 2", False),
+        ("/v/bin/python3 -I -S /v/deja/interfaces/hook.py hook-prompt || true; rm -rf ~", False),
         ("'/a b/python' -I -S '/a b/deja/interfaces/hook.py' hook-tool", True),
         ("/v/bin/python3 /src/deja/interfaces/hook.py hook-context", True),
         ("/v/bin/deja hook-prompt", True),
@@ -177,6 +187,27 @@ def test_paths_with_spaces_are_quoted_and_recognised(fake_home: Path, running_de
 )
 def test_which_commands_are_deja_hooks(command: str, ours: bool) -> None:
     assert is_deja_hook(command) is ours
+
+
+@pytest.mark.unit
+def test_a_hook_whose_package_is_gone_fails_open(fake_home: Path, running_deja: str, tmp_path: Path) -> None:
+    """The package removed without ``deja uninstall`` (or ``pipx reinstall`` onto another Python, or the moment
+    ``pip install`` replaces it) while its Python stays: Python would exit 2 on the missing launcher, which Cursor
+    and Claude Code read as "block"; the command from ``hooks.json`` answers 0 and nothing."""
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+    _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
+    (launcher.parents[2] / "deja").unlink()
+    settings = json.loads((fake_home / ".claude" / "settings.json").read_text())["hooks"]
+    claude_prompt = settings["UserPromptSubmit"][0]["hooks"][0]["command"]
+
+    for command in (
+        _commands(fake_home)["beforeSubmitPrompt"][0],
+        _commands(fake_home)["preToolUse"][0],
+        claude_prompt,
+    ):
+        done = _run(command, {**PROMPT, "conversation_id": "gone"}, {"PATH": "/usr/bin:/bin", "HOME": str(fake_home)})
+        assert (done.returncode, done.stdout) == (0, b""), (command, done.stderr)
+        assert b"can't open file" in done.stderr, "the launcher really is gone: Python alone would have exited 2"
 
 
 def _run(command: str, payload: dict[str, Any], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:

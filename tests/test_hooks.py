@@ -564,7 +564,7 @@ def test_an_index_built_without_redaction_is_not_recalled_while_redaction_is_on(
         "beforeSubmitPrompt", "c-new", indexed.api, prompt="the release upload to the artifact bucket is rejected again"
     )
     assert indexed.run("hook-prompt", payload).text == ""
-    assert "the index was built without redaction, which is now on; requested a build" in indexed.log()
+    assert "the index was built without redaction, which is now on; started a build" in indexed.log()
 
 
 def test_every_budget_holds_in_utf8_bytes(indexed: Machine) -> None:
@@ -692,7 +692,7 @@ def test_a_missing_index_says_nothing_and_starts_one_build(machine: Machine, com
     assert (machine.deja_home / BUILD_SENTINEL).exists()
     assert index.session_count == 7
     if command != "hook-session-end":
-        assert "requested a build" in machine.log()
+        assert "started a build" in machine.log()
         # Once it is there, the same hook answers.
         assert machine.run(command, {**payloads[command], "conversation_id": "c-2"}).text
 

@@ -82,7 +82,7 @@ def test_the_prompt_hook_logs_an_unreadable_index_and_requests_no_build(
     assert hook.stdout == ""
     log = (indexed_sample.home / "hooks.log").read_text()
     assert f"cannot read {locked_index}: permission denied" in log
-    assert "requested a build" not in log and "no index yet" not in log
+    assert "started a build" not in log and "no index yet" not in log
     assert not (indexed_sample.home / BUILD_SENTINEL).exists(), "a build was requested for a permission error"
 
 

@@ -44,6 +44,8 @@ def test_upgrade_advice_fits_this_install() -> None:
 
 
 VENV = "/home/me/.local/share/deja/venv"
+PIPX = "/home/me/.local/share/pipx/venvs/deja-cursor"
+UV = "/home/me/.local/share/uv/tools/deja-cursor"
 
 
 @pytest.mark.parametrize(
@@ -59,12 +61,40 @@ VENV = "/home/me/.local/share/deja/venv"
          "pipx upgrade deja-cursor"),
         (None, "/opt/tools/deja", "/opt/tools/deja/bin/python", "/opt/tools/deja/bin/python -m pip install --upgrade deja-cursor"),
         (None, "/opt/my tools", "/opt/my tools/bin/python", "'/opt/my tools/bin/python' -m pip install --upgrade deja-cursor"),
+        # A pipx install made from a checkout: pipx installs it again, not pip (with the test extra) behind its back.
+        (Checkout(Path("/src/deja"), editable=False), PIPX, f"{PIPX}/bin/python",
+         "git -C /src/deja pull && pipx install --force /src/deja"),
+        (Checkout(Path("/src/deja"), editable=True), PIPX, f"{PIPX}/bin/python",
+         "git -C /src/deja pull && pipx install --force -e /src/deja"),
+        # uv's tool environments hold no pip.
+        (None, UV, f"{UV}/bin/python", "uv tool upgrade deja-cursor"),
+        (Checkout(Path("/src/deja"), editable=False), UV, f"{UV}/bin/python",
+         "git -C /src/deja pull && uv tool install --force /src/deja"),
     ],
 )  # fmt: skip
 def test_upgrade_advice_for_each_way_of_installing(
     checkout: Checkout | None, prefix: str, python: str, advice: str
 ) -> None:
     assert upgrade_advice(checkout, Path(prefix), python) == advice
+
+
+@pytest.mark.parametrize(
+    ("checkout", "advice"),
+    [
+        (None, "/usr/bin/python3.11 -m pip install --user --upgrade deja-cursor"),
+        (Checkout(Path("/src/deja"), editable=False),
+         "git -C /src/deja pull && /usr/bin/python3.11 -m pip install --user '/src/deja[test]'"),
+    ],
+)  # fmt: skip
+def test_a_user_install_is_upgraded_in_the_user_site(checkout: Checkout | None, advice: str) -> None:
+    """Without ``--user``, pip would install a second copy into the interpreter's own site-packages (or be refused
+    there), which the user site, first on ``sys.path``, keeps shadowing: the user would still run the old deja."""
+    assert upgrade_advice(checkout, Path("/usr"), "/usr/bin/python3.11", user=True) == advice
+
+
+def test_a_uv_tool_environment_is_known_by_its_receipt_wherever_uv_tool_dir_puts_it(tmp_path: Path) -> None:
+    (tmp_path / "uv-receipt.toml").write_text("[tool]\n")
+    assert upgrade_advice(None, tmp_path, str(tmp_path / "bin" / "python")) == "uv tool upgrade deja-cursor"
 
 
 def test_version_is_one_line_from_the_cli_doctor_and_the_mcp_server(sample: Sample) -> None:

@@ -45,6 +45,29 @@ def test_a_json_file_with_comments_is_refused_as_such(fake_home: Path, deja: str
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "where", "closing"),
+    [
+        ('{\n  "mcpServers": {\n    "a": {"command": "a"},\n  }\n}\n', ":3: has a trailing comma (column 26)", "'}'"),
+        ('{"mcpServers": {"a": {"command": "a", "args": ["x",]}}}', ":1: has a trailing comma (column 51)", "']'"),
+    ],
+)
+def test_a_trailing_comma_is_named_on_its_own_line(
+    fake_home: Path, deja: str, text: str, where: str, closing: str
+) -> None:
+    """json reports the closing bracket ("Expecting property name … line 4"), a line below the comma to remove."""
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.parent.mkdir()
+    mcp.write_text(text)
+    with pytest.raises(InstallError) as refused:
+        install("cursor", deja_path=deja)
+    assert str(refused.value) == (
+        f"{mcp}{where} before {closing}, which JSON does not allow; deja changed nothing; remove that comma, "
+        "then run the command again"
+    )
+    assert mcp.read_text() == text
+
+
 def test_export_into_a_path_under_a_file_says_it_is_a_file(indexed_sample: Sample, tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("mine\n")

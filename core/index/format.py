@@ -171,6 +171,16 @@ class IndexForbidden(IndexUnreadable):
         )
 
 
+class IndexOtherFormat(IndexUnreadable):
+    """The index was written by a deja of another index format (an upgrade, or a downgrade): nothing is wrong with
+    it, this deja cannot read it, and any refresh rebuilds it from Cursor's history."""
+
+    def __init__(self, path: str, version: object) -> None:
+        super().__init__(f"{path} is index format {version}, this deja reads {FORMAT_VERSION}")
+        #: Written by an older deja (a lower format number, or none a number); False: by a newer one.
+        self.older = not isinstance(version, int) or version < FORMAT_VERSION
+
+
 def check_readable(directory: StrPath) -> None:
     """Raise IndexForbidden if ``directory`` exists and this user may not list it: said once, before a refresh
     would fail on its lock and a read on its manifest."""
@@ -288,6 +298,6 @@ def read_manifest(directory: StrPath, codec: Codec | None = None) -> Manifest:
 
 
 def check_version(version: object, path: str) -> None:
-    """Raise IndexUnreadable naming ``path`` unless ``version`` is this deja's format."""
+    """Raise IndexOtherFormat naming ``path`` unless ``version`` is this deja's format."""
     if version != FORMAT_VERSION:
-        raise IndexUnreadable(f"{path} is index format {version}, this deja reads {FORMAT_VERSION}")
+        raise IndexOtherFormat(path, version)

@@ -34,6 +34,8 @@ from ..regular_files import gone
 from .plan import THIS_TIME_FAILURES, Plan, blocked_chat, transcript_unread
 from .records import NewSegments, session_from_index
 
+#: What names a kept index's folder, after the index folder's own name: ``index-kept-<time>``.
+KEPT = "-kept-"
 #: A transcript's recorded signature no file has: the next refresh reads a carried chat's transcript whole.
 _NEVER_SEEN = Sig(-1, -1)
 
@@ -45,6 +47,11 @@ class Carried(msgspec.Struct):
     segments: list[SegmentRef] = []
     #: One line for the person, when the index it replaces could not be read: where its files are kept.
     note: str = ""
+    #: Sessions of a store it could not read may be missing from the rebuild (the index it replaces could not be
+    #: read, or they were in a damaged segment of it): only ``kept`` may hold them.
+    uncarried: bool = False
+    #: The folder that index's files were kept in ("" when keeping them failed).
+    kept: str = ""
 
 
 class _Unread(msgspec.Struct):
@@ -72,7 +79,7 @@ def carry_unread(
     except IndexUnreadable:  # a shard of its bookkeeping is damaged
         lost = None
     if live is None or lost is None:
-        return Carried(note=_keep_unreadable(directory, plan, problems, new))
+        return _keep_unreadable(directory, plan, problems, new)
     if not lost:
         return Carried()
     writer = NewSegments(directory, mode != "off")
@@ -83,8 +90,8 @@ def carry_unread(
         _record(book, plan, sid, msgspec.structs.replace(chat, where=where), unread)
     _count(plan, problems, [lost[sid][1] for sid in writer.where])
     why = f"a session of a store it could not read is in a damaged segment ({damaged})"
-    note = _keep_aside(directory, why, new | {ref.name for ref in writer.done}) if damaged else ""
-    return Carried(segments=writer.done, note=note)
+    aside = _keep_aside(directory, why, new | {ref.name for ref in writer.done}) if damaged else Carried()
+    return msgspec.structs.replace(aside, segments=writer.done)
 
 
 def _lost(before: Bookkeeping, book: Bookkeeping, plan: Plan) -> dict[str, tuple[ChatState, _Unread]]:
@@ -211,26 +218,38 @@ def _count(plan: Plan, problems: Counter[str], carried: list[_Unread]) -> None:
         problems[kind] = max(problems[kind], count)
 
 
-def _keep_unreadable(directory: Path, plan: Plan, problems: Counter[str], new: set[str]) -> str:
+def _keep_unreadable(directory: Path, plan: Plan, problems: Counter[str], new: set[str]) -> Carried:
     """When the index being replaced cannot be read and the rebuild met stores it could not read: keep it aside,
-    as it may hold their sessions; say where ("" when there is none, or nothing was unread)."""
+    as it may hold their sessions, and say where (nothing when there is none, or nothing was unread)."""
     if not (directory / MANIFEST).exists() or not (plan.unreadable or problems.keys() & THIS_TIME_FAILURES):
-        return ""
+        return Carried()
     return _keep_aside(directory, "the index it replaces could not be read", new)
 
 
-def _keep_aside(directory: Path, why: str, new: set[str]) -> str:
+def _keep_aside(directory: Path, why: str, new: set[str]) -> Carried:
     """Link the old index's files (not the rebuild's ``new`` segments) into a folder beside it, which no rebuild
     touches; the line saying so."""
-    kept = directory.parent / f"{directory.name}-kept-{time.strftime('%Y%m%d-%H%M%S')}"
+    kept = directory.parent / f"{directory.name}{KEPT}{time.strftime('%Y%m%d-%H%M%S')}"
     try:
         _link_tree(directory, kept, _old_files(directory, new))
     except OSError as exc:
-        return f"{why}, and keeping it aside in {kept} failed ({exc.strerror or exc})"
-    return (
+        return Carried(note=f"{why}, and keeping it aside in {kept} failed ({exc.strerror or exc})", uncarried=True)
+    note = (
         f"{why} and some Cursor stores could not be read either: it is kept in {kept}, as it may hold their "
         "sessions (delete it once they can be read and `deja index --full` has run)"
     )
+    return Carried(note=note, uncarried=True, kept=str(kept))
+
+
+def kept_indexes(directory: Path) -> list[Path]:
+    """The folders rebuilds kept an index they could not carry every session from in (``_keep_aside``), oldest
+    first: they stay until the person deletes them, so doctor and every refresh that cannot read a store name them."""
+    prefix = f"{directory.name}{KEPT}"
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory.parent) if entry.name.startswith(prefix))
+    except OSError:
+        return []
+    return [directory.parent / name for name in names]
 
 
 def _old_files(directory: Path, new: set[str]) -> list[Path]:

@@ -49,7 +49,7 @@ from ..private import private_dir, tighten
 from ..readers.vscdb import COPIES, remove_copies_older_versions_left, remove_dead_copies
 from ..redaction import mode as redaction_mode
 from . import freshness, glance
-from .carry import Carried, carry_unread
+from .carry import Carried, carry_unread, kept_indexes
 from .checked import Checked
 from .glance import FolderState
 from .lock import WriterLock
@@ -92,6 +92,11 @@ class RefreshResult(msgspec.Struct):
     not_rebuilt: bool = False
     #: The first of the ``unreadable_kept`` files (``plan.UNREADABLE_NAMED``), which the messages name.
     unreadable_files: list[str] = []
+    #: This rebuild may lack sessions of the ``unreadable_kept`` stores: the index it replaced, which may hold them,
+    #: could not be read (``carry``), so "what was read from them before is kept" is not true this time.
+    uncarried: bool = False
+    #: The newest folder a rebuild kept an older index in (``carry.kept_indexes``), when a store could not be read.
+    kept_aside: str = ""
 
 
 class _Tally(msgspec.Struct):
@@ -279,7 +284,15 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
             rebuilt_because="; ".join(part for part in (why, carried.note) if part),
             unreadable_kept=plan.unreadable,
             unreadable_files=plan.unreadable_files,
+            uncarried=carried.uncarried,
+            kept_aside=carried.kept or _kept_aside(directory, plan),
         )
+
+
+def _kept_aside(directory: Path, plan: Plan) -> str:
+    """The newest index a rebuild kept aside, when this refresh could not read a store (it may hold its sessions)."""
+    kept = kept_indexes(directory) if plan.unreadable else []
+    return str(kept[-1]) if kept else ""
 
 
 def _load(directory: Path, full: bool, mode: str) -> tuple[Manifest | None, State, Index | None, str]:

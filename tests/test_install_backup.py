@@ -1,0 +1,67 @@
+"""``deja install`` keeps a copy of a file it shares with the user before its first change, and never over a
+``.bak`` the user already had (``mcp.json.bak`` is what people call their own backups): that one stays byte for
+byte, deja's copy goes to the first free ``<file>.bak.N``, install (``--dry-run`` too) says where, and uninstall
+puts the file back from there. (trialJ F1: the user's backup was silently replaced.)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from harness import console_script, run_deja
+
+pytestmark = pytest.mark.unit
+
+USERS_MCP = '{"mcpServers": {"a": {"command": "a"}}}\n'
+USERS_OWN_BACKUP = '{"mcpServers": {"OLD-precious": {"command": "z", "env": {"K": "v"}}}}\n'
+
+
+@pytest.fixture
+def deja(tmp_path: Path) -> Path:
+    return console_script(tmp_path / "bin")
+
+
+def test_install_keeps_the_users_own_bak_and_says_where_its_copy_goes(fake_home: Path, deja: Path) -> None:
+    cursor = fake_home / ".cursor"
+    cursor.mkdir()
+    (cursor / "mcp.json").write_text(USERS_MCP)
+    (cursor / "mcp.json.bak").write_text(USERS_OWN_BACKUP)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+
+    dry = run_deja("install", "cursor", "--dry-run", env=env, script=deja)
+    assert dry.returncode == 0, dry.stderr
+    assert f"would keep your file as it was in {cursor / 'mcp.json.bak.1'}" in dry.stdout
+    assert not (cursor / "mcp.json.bak.1").exists()
+
+    done = run_deja("install", "cursor", env=env, script=deja)
+    assert done.returncode == 0, done.stderr
+    assert f"kept your file as it was in {cursor / 'mcp.json.bak.1'}" in done.stdout
+    assert (cursor / "mcp.json.bak").read_text() == USERS_OWN_BACKUP, "the user's own backup is untouched"
+    assert (cursor / "mcp.json.bak.1").read_text() == USERS_MCP
+    assert "deja" in json.loads((cursor / "mcp.json").read_text())["mcpServers"]
+
+    assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
+    assert (cursor / "mcp.json").read_text() == USERS_MCP, "uninstall puts the file back from deja's copy"
+    assert (cursor / "mcp.json.bak").read_text() == USERS_OWN_BACKUP
+
+    again = run_deja("install", "cursor", env=env, script=deja)
+    assert f"kept your file as it was in {cursor / 'mcp.json.bak.1'}" in again.stdout, "the same bytes: reused"
+    assert sorted(p.name for p in cursor.iterdir() if p.is_file()) == ["mcp.json", "mcp.json.bak", "mcp.json.bak.1"]
+
+
+def test_hooks_and_claude_settings_keep_the_users_bak_too(fake_home: Path, deja: Path) -> None:
+    hooks = fake_home / ".cursor" / "hooks.json"
+    settings = fake_home / ".claude" / "settings.json"
+    for path in (hooks, settings):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text('{"hooks": {}}\n')
+        path.with_name(path.name + ".bak").write_text("my own notes\n")
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+
+    for target in ("cursor-auto", "claude-auto"):
+        assert run_deja("install", target, env=env, script=deja).returncode == 0
+    for path in (hooks, settings):
+        assert path.with_name(path.name + ".bak").read_text() == "my own notes\n"
+        assert path.with_name(path.name + ".bak.1").read_text() == '{"hooks": {}}\n'

@@ -1,0 +1,87 @@
+"""An index written by a deja of another index format (an upgrade): doctor says so rather than "damaged", and a
+rebuild that cannot read a store then says the truth about that store's sessions (trialJ F3, F2).
+
+The rebuild cannot read the older index, so it cannot carry the sessions of a store it cannot read this time over
+from it: it keeps that index aside (``index-kept-*``), says the sessions are missing until the store reads again and
+where the older index is, and doctor warns while the kept folder is there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import orjson
+from harness import Sample, run_deja
+from test_rebuild_keeps_unread import _locked, _store_chat
+
+from deja.core.index import FORMAT_VERSION, MANIFEST, index_dir
+from deja.core.indexer import refresh
+
+
+def _as_an_older_deja_wrote_it(home: Path) -> None:
+    """The manifest as a deja of the previous index format wrote it: the same records, an older version number."""
+    manifest = index_dir(home) / MANIFEST
+    fields = msgspec.msgpack.decode(manifest.read_bytes())
+    manifest.write_bytes(msgspec.msgpack.encode({**fields, "version": FORMAT_VERSION - 1}))
+
+
+def _doctor(env: dict[str, str] | None = None) -> dict[str, Any]:
+    ran = run_deja("doctor", "--json", env=env)
+    assert ran.stdout, ran.stderr
+    return orjson.loads(ran.stdout)
+
+
+def test_doctor_calls_an_older_index_older_not_damaged(indexed_sample: Sample) -> None:
+    _as_an_older_deja_wrote_it(indexed_sample.home)
+
+    report = _doctor()
+    assert report["index"]["state"] == "older"
+    index = [p for p in report["problems"] if p["area"] == "index"]
+    assert len(index) == 1 and index[0]["level"] == "warn", index
+    assert "built by an older deja" in index[0]["message"] and "damaged" not in index[0]["message"]
+    assert index[0]["fix"].startswith("deja index")
+    text = run_deja("doctor").stdout
+    assert "built by an older deja" in text and "damaged" not in text
+
+
+def test_a_format_upgrade_that_cannot_read_a_store_says_its_sessions_are_missing(
+    cli_root: Path, tmp_path: Path
+) -> None:
+    store = _store_chat(cli_root, "s1", "the platypus answer")
+    _store_chat(cli_root, "s2", "the wombat answer")
+    refresh()
+    _as_an_older_deja_wrote_it(tmp_path / "deja")
+
+    with _locked(store):
+        ran = run_deja("index")
+    assert ran.returncode == 0, ran.stderr
+    kept = [path for path in (tmp_path / "deja").iterdir() if path.name.startswith("index-kept-")]
+    assert len(kept) == 1, ran.stderr
+    said = [line for line in ran.stderr.splitlines() if "could not be read this time" in line]
+    assert len(said) == 1, ran.stderr
+    assert "before is kept" not in said[0], "nothing of that store was carried over: it is not kept"
+    assert "lacks its sessions until it is read again" in said[0] and str(kept[0]) in said[0], said[0]
+
+    report = _doctor()
+    warned = [p for p in report["problems"] if str(kept[0]) in p["message"]]
+    assert len(warned) == 1 and warned[0]["level"] == "warn", report["problems"]
+    assert "missing from the index" in warned[0]["message"] and f"then rm -r {kept[0]}" in warned[0]["fix"]
+
+
+def test_every_later_run_that_still_cannot_read_the_store_says_what_is_missing(indexed_sample: Sample) -> None:
+    """The editor's database damaged across the upgrade: no run claims its sessions are kept while only the folder
+    the rebuild kept aside may hold them."""
+    _as_an_older_deja_wrote_it(indexed_sample.home)
+    database = indexed_sample.history.ide_root / "globalStorage" / "state.vscdb"
+    with database.open("r+b") as handle:
+        handle.write(b"garbage")
+
+    runs = [run_deja("index"), run_deja("index")]
+    kept = [path for path in indexed_sample.home.iterdir() if path.name.startswith("index-kept-")]
+    assert len(kept) == 1
+    for ran in runs:
+        said = [line for line in ran.stderr.splitlines() if str(database) in line]
+        assert ran.returncode == 0 and len(said) == 1, ran.stderr
+        assert "before is kept" not in said[0] and str(kept[0]) in said[0], said[0]
