@@ -59,6 +59,7 @@ from .plan import (
     THIS_TIME_FAILURES,
     Plan,
     blocked_chat,
+    out_of_sight_sources,
     plan_refresh,
     source_of,
     transcript_unread,
@@ -92,6 +93,9 @@ class RefreshResult(msgspec.Struct):
     not_rebuilt: bool = False
     #: The first of the ``unreadable_kept`` files (``plan.UNREADABLE_NAMED``), which the messages name.
     unreadable_files: list[str] = []
+    #: A rebuild was refused: the live index holds sessions read from these files, still on disk under none of the
+    #: Cursor folders this run reads (``_outside_roots``).
+    outside_roots: list[str] = []
 
 
 class _Tally(msgspec.Struct):
@@ -239,6 +243,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         folders = freshness.snapshot_folders(roots) if scope.targets is None else scope.seen_folders
         mode = redaction_mode()  # decided once: what is written, and what the manifest says, agree
         manifest, state, index, why = _load(directory, full, mode)
+        if scope.keep_live and (refused := _outside_roots(directory, mode, roots)):
+            return _outside_refused(*refused, started)
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
@@ -381,6 +387,30 @@ def _not_rebuilt(live: Manifest, plan: Plan, started: float, problems: dict[str,
     result = _as_it_stands(live, started)
     result.problems, result.rebuilt_because, result.not_rebuilt = problems, why, True
     result.unreadable_kept, result.unreadable_files = plan.unreadable, plan.unreadable_files
+    return result
+
+
+def _outside_roots(directory: Path, mode: str, roots: list[str]) -> tuple[Manifest, list[str]] | None:
+    """The stores the live index read that lie under none of this run's ``roots``, still on disk (another
+    environment's ``CURSOR_DATA_DIR`` or ``XDG_CONFIG_HOME`` found them): a rebuild asked for would drop their sessions
+    though nothing is wrong with them, so it is refused before anything is built: the live index and those files.
+    None when there are none, or for an index a rebuild must replace whatever it loses (one that cannot be read,
+    one built with other redaction)."""
+    live = _live_manifest(directory)
+    if live is None or (live.redaction != mode and mode != "off"):
+        return None
+    try:
+        before = Bookkeeping.recorded(directory, live.state)
+    except IndexUnreadable:
+        return None
+    outside = out_of_sight_sources(before, [Path(root) for root in roots])
+    return (live, outside) if outside else None
+
+
+def _outside_refused(live: Manifest, outside: list[str], started: float) -> RefreshResult:
+    """What a rebuild refused for stores outside this run's roots says: the live index, kept as it is."""
+    result = _as_it_stands(live, started)
+    result.not_rebuilt, result.outside_roots = True, outside
     return result
 
 
