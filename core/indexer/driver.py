@@ -341,13 +341,10 @@ def _kept_instead(
     in its place, a folder it could not list: ``blocked_chat``) counts as one it could not read, into
     ``plan.unreadable``.
     """
-    live = _live_manifest(directory)
-    if live is None or (live.redaction != mode and mode != "off"):
+    kept = _keepable(directory, mode)
+    if kept is None:
         return None
-    try:
-        before = Bookkeeping.recorded(directory, live.state)
-    except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
-        return None
+    live, before = kept
     lost = _indexed(before) - _indexed(book)
     stuck = [chat for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(sid, chat)]
     if len(stuck) > plan.unreadable:  # (a store it found and could not read is one of them too)
@@ -396,15 +393,21 @@ def _outside_roots(directory: Path, mode: str, roots: list[str]) -> tuple[Manife
     though nothing is wrong with them, so it is refused before anything is built: the live index and those files.
     None when there are none, or for an index a rebuild must replace whatever it loses (one that cannot be read,
     one built with other redaction)."""
+    kept = _keepable(directory, mode)
+    outside = out_of_sight_sources(kept[1], [Path(root) for root in roots]) if kept else []
+    return (kept[0], outside) if kept and outside else None
+
+
+def _keepable(directory: Path, mode: str) -> tuple[Manifest, Bookkeeping] | None:
+    """The live index and its bookkeeping when a rebuild asked for may keep it instead; None when there is none it
+    may keep (none, a damaged one, one built without the redaction now asked for)."""
     live = _live_manifest(directory)
     if live is None or (live.redaction != mode and mode != "off"):
         return None
     try:
-        before = Bookkeeping.recorded(directory, live.state)
-    except IndexUnreadable:
+        return live, Bookkeeping.recorded(directory, live.state)
+    except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
         return None
-    outside = out_of_sight_sources(before, [Path(root) for root in roots])
-    return (live, outside) if outside else None
 
 
 def _outside_refused(live: Manifest, outside: list[str], started: float) -> RefreshResult:
