@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -17,7 +17,7 @@ import msgspec
 
 from . import paths
 from .bookkeeping import Bookkeeping
-from .model import Message, Session, fill_times
+from .model import Message, Session, ToolCall, fill_times
 from .readers import (
     Projects,
     composer_fingerprints,
@@ -27,7 +27,8 @@ from .readers import (
     scan_transcripts,
     store_only_chats,
 )
-from .readers.chatstore import chat_folders, is_acp_chat, newest_chat_dir
+from .readers.chatstore import call_target, chat_folders, is_acp_chat, newest_chat_dir
+from .readers.conversation import canonical_args, normalise_tool_name
 from .regular_files import check_regular, gone
 from .text import normalise
 
@@ -177,10 +178,11 @@ def merge_transcript_into_ide(ide: Session, cli: Session) -> Session:
     """Add the transcript's turns and tool calls that the IDE database lacks, in place.
 
     Turns are matched by their text; an unmatched transcript turn goes right
-    after the last matched one. Tool calls come from the transcript only when
-    the database recorded none, so no call appears twice.
+    after the last matched one. A transcript call is added unless the database
+    recorded it (:func:`_calls_the_database_lacks`): a Write kept only in the
+    transcript is the one record of the file's lines, and no call appears twice.
     """
-    take_tools = not any(m.tool_calls for m in ide.messages)
+    lacking = _calls_the_database_lacks(ide, cli)
     by_text: dict[tuple[str, str], int] = {}
     for i, message in enumerate(ide.messages):
         key = (message.role, normalise(message.text)[:500])
@@ -189,19 +191,17 @@ def merge_transcript_into_ide(ide: Session, cli: Session) -> Session:
     merged: list[Message] = list(ide.messages)
     position = 0
     for message in cli.messages:
+        calls = [call for call in message.tool_calls if id(call) in lacking]
         key = (message.role, normalise(message.text)[:500])
         found = by_text.get(key) if key[1] else None
         if found is not None:
             target = ide.messages[found]
-            if take_tools and message.tool_calls and not target.tool_calls:
-                target.tool_calls = message.tool_calls
+            target.tool_calls = [*target.tool_calls, *calls]
             position = next(i for i, m in enumerate(merged) if m is target) + 1
             continue
-        if not message.text and not (take_tools and message.tool_calls):
+        if not message.text and not calls:
             continue
-        if not take_tools:
-            message = msgspec.structs.replace(message, tool_calls=[])
-        merged.insert(position, message)
+        merged.insert(position, msgspec.structs.replace(message, tool_calls=calls))
         position += 1
     ide.messages = merged
     if not ide.project_dir:
@@ -209,6 +209,42 @@ def merge_transcript_into_ide(ide: Session, cli: Session) -> Session:
     ide.title = ide.title or cli.title
     fill_times(ide)
     return ide
+
+
+def _calls_the_database_lacks(ide: Session, cli: Session) -> set[int]:
+    """The ``id`` of each transcript call the database did not record.
+
+    Paired as the chat store's calls are with a transcript's
+    (:func:`~deja.core.readers.chatstore.attach_tool_results`): by tool and
+    arguments, the earliest unused database call first, then a call left over by
+    tool and what it acted on (the editor's arguments carry fields the
+    transcript's lack). A transcript call nothing pairs with is one the database lacks.
+    """
+    left = [call for message in cli.messages for call in message.tool_calls]
+    recorded = [call for message in ide.messages for call in message.tool_calls]
+    for key_of in (_whole_call, _call_target):
+        waiting: dict[tuple[str, str], deque[ToolCall]] = {}
+        for call in recorded:
+            if (key := key_of(call)) is not None:
+                waiting.setdefault(key, deque()).append(call)
+        used: set[int] = set()
+        unpaired: list[ToolCall] = []
+        for call in left:
+            queue = waiting.get(key) if (key := key_of(call)) is not None else None
+            if queue:
+                used.add(id(queue.popleft()))
+            else:
+                unpaired.append(call)
+        left, recorded = unpaired, [call for call in recorded if id(call) not in used]
+    return {id(call) for call in left}
+
+
+def _whole_call(call: ToolCall) -> tuple[str, str]:
+    return normalise_tool_name(call.name), canonical_args(call.args)
+
+
+def _call_target(call: ToolCall) -> tuple[str, str] | None:
+    return call_target(call.name, call.args)
 
 
 def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:

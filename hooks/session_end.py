@@ -61,7 +61,30 @@ def _ingest(call: HookCall) -> str:
         return call.silent(
             f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up on {', '.join(sorted(ids))} until the next refresh"
         )
+    outside = "" if result.added or result.updated else _outside_every_root(transcript)
+    if outside:
+        return call.silent(f"not ingested {', '.join(sorted(ids))}: {outside}")
     return call.silent(f"ingested {', '.join(sorted(ids))}: {result.added} added, {result.updated} updated")
+
+
+def _outside_every_root(transcript: object) -> str:
+    """Why the transcript Cursor named was not read, when it lies under none of the roots deja reads; else "".
+
+    The transcript is not read from where it lies: a session indexed from outside every root is one no later walk
+    of this environment sees, so every ``deja index --full`` run here would be refused for it (``_outside_roots``
+    in the indexer), or would drop it. The log says so instead of "ingested: 0 added", naming the roots.
+    """
+    from ..core import paths
+
+    if not isinstance(transcript, str) or not os.path.isabs(transcript):
+        return ""
+    roots = [os.path.abspath(root) for root in paths.cli_roots()]
+    if any(os.path.commonpath([root, transcript]) == root for root in roots):
+        return ""
+    return (
+        f"{transcript} is under none of the folders deja reads here ({', '.join(roots)}); a `deja index` run with"
+        " CURSOR_DATA_DIR set to the folder holding its projects/ reads it"
+    )
 
 
 def _ingest_later(payload: dict) -> int | None:

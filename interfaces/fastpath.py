@@ -485,11 +485,44 @@ def _not_rebuilt(result: RefreshResult, data: dict[str, object] | None) -> None:
     """A rebuild that met a store it could not read kept the index as it was: the command failed (exit 1)."""
     if data is not None:
         emit_json(data)
+    if result.outside_roots:
+        raise Failed(_outside_roots(result.outside_roots))
     it, them = ("they", "them") if result.unreadable_kept != 1 else ("it", "it")
     raise Failed(
         f"the index was not rebuilt: {_unreadable_named(result)} could not be read this time, and a rebuild would "
         f"lose the sessions read from {them} before, which are kept as they were; run it again once {it} can be read"
     )
+
+
+def _outside_roots(files: list[str]) -> str:
+    """Why a rebuild was refused for stores read before under another environment's Cursor folder: which file, the
+    folder and the variable that named it, the folders read now, and what to do. The store is readable, so "could
+    not be read" would send the person looking for a lock; dropping its sessions unasked would lose history."""
+    first = files[0]
+    more = f" and {plural(len(files) - 1, 'more Cursor store')}" if len(files) > 1 else ""
+    folder, variable = _root_of(first)
+    reads = ", ".join(folders.cli_roots())
+    return (
+        f"the index was not rebuilt: {first}{more} lies under {folder}, which is none of the Cursor folders deja "
+        f"reads now ({reads}), and a rebuild would drop the sessions read from there; set {variable} as it was when "
+        "they were indexed and run it again (a plain `deja index` keeps them as they are)"
+    )
+
+
+def _root_of(source: str) -> tuple[str, str]:
+    """The Cursor folder a store lies in and the variable that names such a folder: chats under the config root
+    (``CURSOR_CONFIG_DIR``, or ``XDG_CONFIG_HOME``'s ``cursor``), transcripts under the data root (cursor-drift §9)."""
+    for marker, variable in ((f"{os.sep}chats{os.sep}", ""), (f"{os.sep}projects{os.sep}", "CURSOR_DATA_DIR")):
+        if marker in source:
+            folder = source[: source.rindex(marker)]
+            if variable:
+                return folder, f"{variable}={folder}"
+            if os.path.basename(folder) == "cursor":
+                return folder, f"XDG_CONFIG_HOME={os.path.dirname(folder)} (or CURSOR_CONFIG_DIR={folder})"
+            return folder, f"CURSOR_CONFIG_DIR={folder}"
+    return os.path.dirname(
+        source
+    ), "the variable that named its folder (CURSOR_DATA_DIR, CURSOR_CONFIG_DIR, XDG_CONFIG_HOME)"
 
 
 def _unreadable_named(result: RefreshResult) -> str:

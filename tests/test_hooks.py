@@ -740,6 +740,20 @@ def test_session_end_under_a_held_lock_returns_at_once_and_ingests_once_it_is_fr
     assert Index.open(indexed.deja_home).find(chat)
 
 
+def test_session_end_for_a_transcript_outside_every_root_says_so_not_ingested(indexed: Machine) -> None:
+    """Cursor may write under a CURSOR_DATA_DIR the hook's environment does not name: the log names the file and
+    the folders read, where it used to claim the chat was "ingested: 0 added"."""
+    chat = "9999aaaa-2222-4333-8444-555566667777"
+    transcript = write_transcript(
+        transcript_path(indexed.root / "elsewhere", str(indexed.api), chat),
+        [user_turn("elsewhere chat about quagmirex", datetime.now(UTC)), assistant_turn("quagmirex answer")],
+    )
+    payload = cursor("sessionEnd", chat, indexed.api, transcript_path=str(transcript), reason="completed")
+    assert indexed.run("hook-session-end", payload).stdout == ""
+    wait_for_log(indexed, f"not ingested {chat}: {transcript} is under none of the folders deja reads here")
+    assert f"ingested {chat}: 0 added" not in indexed.log()
+
+
 def wait_for_log(machine: Machine, text: str, seconds: float = 60) -> None:
     """Wait for the detached ingest to log ``text``."""
     deadline = time.monotonic() + seconds

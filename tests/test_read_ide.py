@@ -194,6 +194,28 @@ def test_name_comes_from_the_composer_headers_table_when_composer_data_has_none(
     assert read(db)[0]["c1"].title == "Header title"
 
 
+@pytest.mark.parametrize(
+    "header",
+    [
+        ComposerHeader("c1", last_updated_at=T0 + 7_200_000),
+        ComposerHeader("c1", recency=T0 + 7_200_000),
+        ComposerHeader("c1", last_updated_at=T0 + 60_000, recency=T0 + 7_200_000),
+    ],
+    ids=["lastUpdatedAt", "recency", "newest"],
+)
+def test_a_chat_whose_bubbles_carry_no_time_is_as_recent_as_its_header_says(tmp_path: Path, header) -> None:
+    """cursor-drift-2026.md §4: a 3.x composer's ``lastUpdatedAt`` often stays its ``createdAt``; the header row's
+    ``lastUpdatedAt``/``recency`` is the newer signal when no bubble has a time (``deja sessions`` orders by it)."""
+    db = write_state_vscdb(
+        tmp_path / "state.vscdb",
+        composers={"c1": composer("c1", ["b1", "b2"], lastUpdatedAt=T0)},
+        bubbles={"c1": {"b1": {"type": 1, "text": "go"}, "b2": {"type": 2, "text": "gone"}}},
+        composer_headers=[header],
+    )
+    session = read(db)[0]["c1"]
+    assert (session.started, session.updated) == (at(T0), at(T0 + 7_200_000))
+
+
 def test_streaming_leftovers_and_empty_composers_give_nothing(tmp_path: Path) -> None:
     db = write_state_vscdb(
         tmp_path / "state.vscdb",

@@ -59,6 +59,7 @@ from .plan import (
     THIS_TIME_FAILURES,
     Plan,
     blocked_chat,
+    out_of_sight_sources,
     plan_refresh,
     source_of,
     transcript_unread,
@@ -97,6 +98,9 @@ class RefreshResult(msgspec.Struct):
     uncarried: bool = False
     #: The newest folder a rebuild kept an older index in (``carry.kept_indexes``), when a store could not be read.
     kept_aside: str = ""
+    #: A rebuild was refused: the live index holds sessions read from these files, still on disk under none of the
+    #: Cursor folders this run reads (``_outside_roots``).
+    outside_roots: list[str] = []
 
 
 class _Tally(msgspec.Struct):
@@ -244,6 +248,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         folders = freshness.snapshot_folders(roots) if scope.targets is None else scope.seen_folders
         mode = redaction_mode()  # decided once: what is written, and what the manifest says, agree
         manifest, state, index, why = _load(directory, full, mode)
+        if scope.keep_live and (refused := _outside_roots(directory, mode, roots)):
+            return _outside_refused(*refused, started)
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
@@ -348,13 +354,10 @@ def _kept_instead(
     in its place, a folder it could not list: ``blocked_chat``) counts as one it could not read, into
     ``plan.unreadable``.
     """
-    live = _live_manifest(directory)
-    if live is None or (live.redaction != mode and mode != "off"):
+    kept = _keepable(directory, mode)
+    if kept is None:
         return None
-    try:
-        before = Bookkeeping.recorded(directory, live.state)
-    except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
-        return None
+    live, before = kept
     lost = _indexed(before) - _indexed(book)
     stuck = [chat for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(sid, chat)]
     if len(stuck) > plan.unreadable:  # (a store it found and could not read is one of them too)
@@ -394,6 +397,36 @@ def _not_rebuilt(live: Manifest, plan: Plan, started: float, problems: dict[str,
     result = _as_it_stands(live, started)
     result.problems, result.rebuilt_because, result.not_rebuilt = problems, why, True
     result.unreadable_kept, result.unreadable_files = plan.unreadable, plan.unreadable_files
+    return result
+
+
+def _outside_roots(directory: Path, mode: str, roots: list[str]) -> tuple[Manifest, list[str]] | None:
+    """The stores the live index read that lie under none of this run's ``roots``, still on disk (another
+    environment's ``CURSOR_DATA_DIR`` or ``XDG_CONFIG_HOME`` found them): a rebuild asked for would drop their sessions
+    though nothing is wrong with them, so it is refused before anything is built: the live index and those files.
+    None when there are none, or for an index a rebuild must replace whatever it loses (one that cannot be read,
+    one built with other redaction)."""
+    kept = _keepable(directory, mode)
+    outside = out_of_sight_sources(kept[1], [Path(root) for root in roots]) if kept else []
+    return (kept[0], outside) if kept and outside else None
+
+
+def _keepable(directory: Path, mode: str) -> tuple[Manifest, Bookkeeping] | None:
+    """The live index and its bookkeeping when a rebuild asked for may keep it instead; None when there is none it
+    may keep (none, a damaged one, one built without the redaction now asked for)."""
+    live = _live_manifest(directory)
+    if live is None or (live.redaction != mode and mode != "off"):
+        return None
+    try:
+        return live, Bookkeeping.recorded(directory, live.state)
+    except IndexUnreadable:  # its bookkeeping is damaged: the rebuild is what mends it
+        return None
+
+
+def _outside_refused(live: Manifest, outside: list[str], started: float) -> RefreshResult:
+    """What a rebuild refused for stores outside this run's roots says: the live index, kept as it is."""
+    result = _as_it_stands(live, started)
+    result.not_rebuilt, result.outside_roots = True, outside
     return result
 
 

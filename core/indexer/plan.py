@@ -275,7 +275,7 @@ def _cli_changes(
     recorded ones not found that are still there (``_still_there``: kept as they are).
 
     A transcript found without the chat folder it was read with, whose store is still on disk, keeps it: the roots
-    this process sees hold the transcripts but not the chats (``_out_of_sight``), and reading the chat without
+    this process sees hold the transcripts but not the chats (``out_of_sight``), and reading the chat without
     its store would drop what only the store holds (the tool results)."""
     found: dict[str, CliChat] = {}
     for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
@@ -293,7 +293,7 @@ def _cli_changes(
     if targets is None:
         roots = paths.cli_roots()
         missing = {sid: r.cli for sid, r in book.items() if r.cli and sid not in found}
-        missing = {sid: cli for sid, cli in missing.items() if not _out_of_sight(cli, roots)}
+        missing = {sid: cli for sid, cli in missing.items() if not out_of_sight(cli, roots)}
     else:
         missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
     kept = {sid: cli for sid, cli in missing.items() if _still_there(sid, cli)}
@@ -343,12 +343,22 @@ def transcript_unread(chat: ChatState, now: ChatState | None) -> bool:
     return bool(transcript) and now is not None and not (now.cli and now.cli.transcript) and blocked(transcript)
 
 
+def out_of_sight_sources(book: Bookkeeping, roots: list[Path]) -> list[str]:
+    """The files ``book``'s sessions were read from that lie, still on disk, under none of ``roots``: read while
+    another environment's ``CURSOR_DATA_DIR``, ``CURSOR_CONFIG_DIR`` or ``XDG_CONFIG_HOME`` was set."""
+    return sorted(
+        _source(chat.cli)
+        for _, chat in book.items()
+        if chat.where is not None and chat.cli and out_of_sight(chat.cli, roots)
+    )
+
+
 def source_of(chat: ChatState) -> str:
     """The file a recorded chat was read from, as a message names it: its transcript or store, else its database."""
     return (_source(chat.cli) if chat.cli else "") or chat.ide_db or ""
 
 
-def _out_of_sight(chat: CliState, roots: list[Path]) -> bool:
+def out_of_sight(chat: CliState, roots: list[Path]) -> bool:
     """A chat the walk did not find that is still on disk outside every root it walked: another environment's
     roots found it (as for an editor database, ``_plan_ide``), so it is not gone."""
     source = _source(chat)

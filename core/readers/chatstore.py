@@ -445,7 +445,7 @@ def attach_tool_results(messages: list[Message], results: list[StoreToolResult])
     return len(pairs)
 
 
-def _target(name: str, args: Any) -> tuple[str, str] | None:
+def call_target(name: str, args: Any) -> tuple[str, str] | None:
     """(normalised tool name, what the call acted on as sorted-key JSON); None when its arguments name nothing of
     ``TARGET_ARGS`` (such a call pairs on its whole arguments only). The transcript and the store are written apart,
     and their arguments for one call can differ in the others (Shell's ``description``, ``working_directory``…)."""
@@ -461,11 +461,11 @@ def _tolerant_pairs(calls: list[ToolCall], results: list[StoreToolResult], paire
     used = set(paired.values())
     left: dict[tuple[str, str], list[int]] = {}
     for at, call in enumerate(calls):
-        if at not in paired and (key := _target(call.name, call.args)) is not None:
+        if at not in paired and (key := call_target(call.name, call.args)) is not None:
             left.setdefault(key, []).append(at)
     unused: dict[tuple[str, str], list[int]] = {}
     for at, result in enumerate(results):
-        if at not in used and (key := _target(result.name, orjson.loads(result.args_key))) is not None:
+        if at not in used and (key := call_target(result.name, orjson.loads(result.args_key))) is not None:
             unused.setdefault(key, []).append(at)
     return {
         call_at: result_at

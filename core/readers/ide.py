@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,9 @@ class _Header(Record, frozen=True):
     workspace_dir: str = ""
     #: The header marks the chat as another chat's subagent thread (``subagentInfo.parentComposerId``).
     subagent: bool = False
+    #: The newest of the header's ``lastUpdatedAt`` and ``recency`` (ms): the chat's recency when its bubbles carry
+    #: no time (the composer's own ``lastUpdatedAt`` often stays its ``createdAt``: cursor-drift-2026.md §4).
+    last_updated: datetime | None = None
 
 
 class _Db(Record):
@@ -317,7 +320,7 @@ def _read_composer(db: _Db, composer_id: str) -> Session | None:
         name=_str(composer.get("name")) or header.name,
         bubbles=bubbles,
         created=created,
-        last_updated=_ms_time(composer.get("lastUpdatedAt")),
+        last_updated=_newest(_ms_time(composer.get("lastUpdatedAt")), header.last_updated),
         project=_project(db, composer_id, composer, bubbles, header),
     )
 
@@ -407,24 +410,43 @@ def _composer_headers(db: _Db, only_ids: set[str] | None) -> dict[str, _Header]:
         if (composer_id := _str(entry.get("composerId"))) and (only_ids is None or composer_id in only_ids):
             headers[composer_id] = _header(entry, workspace_id="")
     if "composerHeaders" in db.tables:
-        rows = db.conn.execute("SELECT composerId, workspaceId, CAST(value AS BLOB) FROM composerHeaders")
-        for composer_id, workspace_id, raw in rows:
+        times = [column for column in _RECENCY_COLUMNS if column in _columns(db, "composerHeaders")]
+        rows = db.conn.execute(
+            f"SELECT composerId, workspaceId, CAST(value AS BLOB){''.join(f', {c}' for c in times)} FROM composerHeaders"
+        )
+        for composer_id, workspace_id, raw, *stamps in rows:
             if only_ids is not None and composer_id not in only_ids:
                 continue
             loaded = _load(raw, "composer header", db.problems) if raw is not None else None
-            headers[composer_id] = _header(loaded or {}, workspace_id=_str(workspace_id))
+            headers[composer_id] = _header(loaded or {}, workspace_id=_str(workspace_id), stamps=stamps)
     return headers
 
 
-def _header(entry: dict[str, Any], *, workspace_id: str) -> _Header:
+def _header(entry: dict[str, Any], *, workspace_id: str, stamps: Iterable[Any] = ()) -> _Header:
+    """One composer's header; ``stamps`` are its row's recency columns, read with the entry's own."""
     identifier = entry.get("workspaceIdentifier")
     identifier = identifier if isinstance(identifier, dict) else {}
+    times = [_ms_time(value) for value in (*stamps, *(entry.get(key) for key in _RECENCY_COLUMNS))]
     return _Header(
         name=_str(entry.get("name")),
         workspace_id=workspace_id or _str(identifier.get("id")),
         workspace_dir=uri_dir(identifier.get("uri")),
         subagent=_names_parent(entry),
+        last_updated=_newest(*times),
     )
+
+
+#: The header columns (and entry keys) that say when a chat was last touched.
+_RECENCY_COLUMNS = ("lastUpdatedAt", "recency")
+
+
+def _columns(db: _Db, table: str) -> set[str]:
+    """The column names of ``table`` (a header table of an older build may lack ``recency``)."""
+    return {row[1] for row in db.conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _newest(*times: datetime | None) -> datetime | None:
+    return max((when for when in times if when is not None), default=None)
 
 
 # --- legacy ItemTable chats -----------------------------------------------
@@ -452,7 +474,7 @@ def _legacy_composer_session(db: _Db, composer_id: str, composer: dict[str, Any]
         name=_str(composer.get("name")) or header.name,
         bubbles=bubbles,
         created=_ms_time(composer.get("createdAt")),
-        last_updated=_ms_time(composer.get("lastUpdatedAt")),
+        last_updated=_newest(_ms_time(composer.get("lastUpdatedAt")), header.last_updated),
         project=_project(db, composer_id, composer, bubbles, header),
     )
 

@@ -39,6 +39,8 @@ class ComposerHeader:
     workspace_id: str | None = None
     created_at: int | None = None
     last_updated_at: int | None = None
+    #: The ``recency`` column (ms): when the chat was last touched (cursor-drift-2026.md §4).
+    recency: int | None = None
     #: The row's JSON ``value``: ``{name, workspaceIdentifier, isDraft, …}``.
     value: dict[str, Any] = field(default_factory=dict)
 
@@ -103,9 +105,9 @@ def write_state_vscdb(
             conn.executescript(HEADERS_SCHEMA)
             conn.executemany(
                 "INSERT OR REPLACE INTO composerHeaders"
-                " (composerId, workspaceId, createdAt, lastUpdatedAt, value) VALUES (?, ?, ?, ?, ?)",
+                " (composerId, workspaceId, createdAt, lastUpdatedAt, recency, value) VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    (h.composer_id, h.workspace_id, h.created_at, h.last_updated_at, encode_value(h.value))
+                    (h.composer_id, h.workspace_id, h.created_at, h.last_updated_at, h.recency, encode_value(h.value))
                     for h in composer_headers
                 ],
             )

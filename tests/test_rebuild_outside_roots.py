@@ -1,0 +1,71 @@
+"""A rebuild asked for while a store read before lies outside every Cursor folder this run reads (another
+environment's XDG_CONFIG_HOME or CURSOR_DATA_DIR) is refused with the folder and the variable named, before
+anything is built: the store is readable, and dropping its sessions unasked would lose history (trialK F1)."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from harness import run_deja
+
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    store_assistant_message,
+    store_user_message,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+CHAT = "eeee1111-2222-4333-8444-555566667777"
+
+
+def environment(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CONFIG_HOME", "CURSOR_DATA_DIR")}
+    return {**env, **extra}
+
+
+def entries(home: Path) -> set[str]:
+    return set(os.listdir(home / ".cache" / "deja" / "index"))
+
+
+def test_a_full_rebuild_without_the_xdg_folder_names_it_and_builds_nothing(fake_home: Path, tmp_path: Path):
+    project = str(tmp_path / "proj")
+    os.mkdir(project)
+    store = chat_dir_for(fake_home / "xdg" / "cursor", project, CHAT)
+    write_chat_store(
+        store,
+        cwd=project,
+        messages=[store_user_message("plumbus?", datetime.now(UTC)), store_assistant_message("here")],
+    )
+    assert run_deja("index", env=environment(XDG_CONFIG_HOME=str(fake_home / "xdg"))).returncode == 0
+    before = entries(fake_home)
+
+    refused = run_deja("index", "--full", env=environment())
+
+    assert refused.returncode == 1
+    said = refused.stderr.strip()
+    assert "could not be read" not in said
+    assert f"lies under {fake_home / 'xdg' / 'cursor'}, which is none of the Cursor folders deja reads now" in said
+    assert f"set XDG_CONFIG_HOME={fake_home / 'xdg'}" in said
+    assert len(said.splitlines()) == 1 and "Traceback" not in said
+    assert entries(fake_home) == before  # refused before a new segment was written
+    assert "plumbus" in run_deja("search", "plumbus", env=environment()).stdout
+    assert run_deja("index", "--full", env=environment(XDG_CONFIG_HOME=str(fake_home / "xdg"))).returncode == 0
+
+
+def test_a_transcript_under_another_data_dir_names_cursor_data_dir(fake_home: Path, tmp_path: Path):
+    project = str(tmp_path / "proj")
+    os.mkdir(project)
+    data = tmp_path / "elsewhere"
+    write_transcript(transcript_path(data, project, CHAT), [user_turn("quagmirex?"), assistant_turn("quagmirex")])
+    assert run_deja("index", env=environment(CURSOR_DATA_DIR=str(data))).returncode == 0
+
+    refused = run_deja("index", "--full", env=environment())
+
+    assert refused.returncode == 1
+    assert f"set CURSOR_DATA_DIR={data} as it was" in refused.stderr
