@@ -152,6 +152,21 @@ def file_problem() -> str:
     return read_file()[1]
 
 
+def bad_file_value() -> str:
+    """The first value of the config file its key does not take (``recall = "of"``), naming the file; "" when none.
+
+    The hooks stay silent on it as on a file they cannot read (:func:`file_problem`): a misspelt ``off`` would
+    otherwise recall with the default. A variable set in the environment wins over the file's value, as ever."""
+    table, _ = read_file()
+    for key, setting in SETTINGS.items():
+        if key in table and not os.environ.get(setting.variable, "").strip():
+            try:
+                parse(setting, table[key])
+            except ConfigError as exc:
+                return f"{config_path()}: {exc}"
+    return ""
+
+
 def _parse(text: str) -> dict[str, Any]:
     """The file's table: read here when it has the shape ``deja config set`` writes, else by ``tomllib``.
 

@@ -145,15 +145,75 @@ def normalise_command(command: str) -> str:
 
 
 def command_words(command: str) -> list[str]:
-    """A command's words as ``shlex`` splits them (its own words where it cannot: an unterminated quote)."""
-    if command.isascii() and _SHLEX_SPECIAL.isdisjoint(command):
-        return command.split()  # what shlex would say: a build asks for every command, and shlex lexes in Python
-    import shlex  # (here: it loads ``re``, and most commands need neither)
+    """A command's words as ``shlex.split`` gives them (its own words where it cannot: an unterminated quote).
 
-    try:
-        return shlex.split(command)
-    except ValueError:
-        return command.split()
+    Read with ``str``'s methods: ``shlex`` loads ``re``, which no Shell hook may, and lexes a character at a time."""
+    if command.isascii() and _SHLEX_SPECIAL.isdisjoint(command):
+        return command.split()  # what shlex would say, without a loop in Python
+    words = _posix_words(command)
+    return command.split() if words is None else words
+
+
+def _posix_words(command: str) -> list[str] | None:
+    """``shlex.split(command)``'s words (POSIX rules, no comments), or None where it raises: a quote left open, or a
+    backslash at the end. Blanks are the four ``shlex`` knows; a backslash outside quotes takes the next character
+    as it is, inside double quotes only before ``"`` or another backslash; single quotes take everything."""
+    words: list[str] = []
+    word: list[str] = []
+    begun = False  # a word has begun, even an empty quoted one ('')
+    at, end = 0, len(command)
+    while at < end:
+        char = command[at]
+        if char in " \t\r\n":
+            if begun:
+                words.append("".join(word))
+                word, begun = [], False
+            at += 1
+            continue
+        begun = True
+        if char == "\\":
+            if at + 1 == end:
+                return None
+            word.append(command[at + 1])
+            at += 2
+        elif char == "'":
+            close = command.find("'", at + 1)
+            if close < 0:
+                return None
+            word.append(command[at + 1 : close])
+            at = close + 1
+        elif char == '"':
+            at = _double_quoted(command, at + 1, word)
+            if at < 0:
+                return None
+        else:
+            word.append(char)
+            at += 1
+    if begun:
+        words.append("".join(word))
+    return words
+
+
+def _double_quoted(command: str, at: int, word: list[str]) -> int:
+    """Read a double-quoted run that starts at ``at`` into ``word``; the index after its closing quote, or -1."""
+    while True:
+        close = command.find('"', at)
+        slash = command.find("\\", at)
+        if close < 0:
+            return -1
+        if slash < 0 or close < slash:
+            word.append(command[at:close])
+            return close + 1
+        word.append(command[at:slash])
+        following = command[slash + 1 : slash + 2]
+        if following in ('"', "\\"):
+            word.append(following)
+        else:
+            word.append("\\")  # a backslash before any other character stays (or before the end, where no quote closes)
+            if not following:
+                return -1
+            word.append(following)
+        at = slash + 2
 
 
 def command_head(command: str) -> str:

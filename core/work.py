@@ -211,9 +211,10 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     editing = {e.session_id for e in edits}
     discussed = [
         meta
-        for hit in search(index, f'"{os.path.basename(path)}"', limit=10, snippets=0).hits
+        for hit in search(index, f'"{os.path.basename(path)}"', limit=50, snippets=0).hits
         if hit.session_id not in editing
         for _, _, meta in index.find(hit.session_id)[:1]
+        if _holds(meta.project_dir, path)
     ][:5]
     if line is None:
         return Blame(path, edits, discussed)
@@ -224,6 +225,12 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     found = attributions(tracking_db, path, text)[:5]
     pairs = [(a, next((m for _, _, m in index.find(a.conversation_id)[:1]), None)) for a in found]
     return Blame(path, edits, discussed, line, text, wrote, pairs)
+
+
+def _holds(project_dir: str, path: str) -> bool:
+    """Whether ``path`` (absolute) is in ``project_dir``, as written or where its links lead: a session that names
+    ``index.ts`` in another project, or in none known, speaks of another file."""
+    return bool(project_dir) and any(in_project(p, project_dir) != p for p in {path, *asked_paths(path, "")})
 
 
 # --------------------------------------------------------------------------- errors

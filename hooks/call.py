@@ -82,7 +82,8 @@ _ESCAPES = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0)
 
 def log(message: str) -> None:
     """Append a line to ``<DEJA_HOME>/hooks.log``, keeping one older file once it passes 1 MiB; its control
-    characters escaped (``\\x00``), whatever field of a payload they came in."""
+    characters escaped (``\\x00``), whatever field of a payload they came in. Its time is local with its offset
+    (``+0100``): Cursor may run the hook in another zone (``TZ``) than the shell that reads the log."""
     message = message.translate(_ESCAPES)
     try:
         home = folders.deja_home()
@@ -94,7 +95,7 @@ def log(message: str) -> None:
         except FileNotFoundError:
             pass
         with open_private(path, "a", encoding="utf-8") as f:
-            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {message}\n")
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {message}\n")  # its offset: read in another zone
     except OSError:
         pass
 

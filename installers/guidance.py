@@ -53,6 +53,12 @@ asked, tried, decided and ran, instead of working it out again.
 - `recent(project?, limit=10)`: the latest sessions, newest first.
 - `resume(session_id)`: the shell command that reopens a cursor-agent chat
   (editor chats reopen from the Cursor UI). Give it to the user; do not run it.
+- `work(mode, query, project?)`: the work history asked directly. `fix` with
+  an error's text: what ran after it before, until it stopped; `blame` with a
+  file (or `file:line`): which chats edited it; `how` with a few words: how a
+  command was really run here; `files` with a topic: the files its work
+  touched; `wip` with a folder: where its last session stopped; `ctx` with a
+  session id: a compact digest to continue from.
 
 Search with the distinctive words (an error message, a file or command name),
 then `show` the best hit around what matched.
@@ -65,6 +71,7 @@ If the deja MCP tools are not available, run the same through the shell:
 - `{command_line(deja, "show ID --json")}`
 - `{command_line(deja, "sessions --json")}`
 - `{command_line(deja, "resume ID")}`
+- `{command_line(deja, 'fix "ERROR TEXT" --json')}`, and `blame`, `how`, `files`, `wip`, `ctx` as in `work`
 
 ## Using what you find
 

@@ -246,13 +246,13 @@ def _decision(line: str) -> Decision | None:
 
 
 def _with_offset(when: str) -> str:
-    """A hooks.log time, which the hooks write in this machine's local time without a zone, with its UTC offset
-    (``2026-12-01T09:30:00+01:00``): unambiguous in ``--json``. A time it cannot read is kept as written."""
+    """A hooks.log time in the reader's local time with its UTC offset (``2026-12-01T09:30:00+01:00``): unambiguous
+    in ``--json``. A hook writes its own offset (``+0530``; a line from before it did is taken as the reader's local
+    time); a time it cannot read is kept as written."""
     try:
-        moment = datetime.fromisoformat(when)
+        return datetime.fromisoformat(when).astimezone().isoformat()
     except ValueError:
         return when
-    return (moment if moment.tzinfo else moment.astimezone()).isoformat()
 
 
 def decisions_text(decisions: list[Decision]) -> str:

@@ -243,7 +243,8 @@ def _file_text(path: Path) -> str | None:
 
 
 def _ignored_values() -> list[Finding]:
-    """Values in this shell or the config file that deja ignores (a typo falls back silently everywhere else)."""
+    """Values in this shell that deja ignores, and in the config file that silence the hooks (a typo falls back to the
+    default silently everywhere else)."""
     from ..core import config
 
     found = []
@@ -253,8 +254,9 @@ def _ignored_values() -> list[Finding]:
             found.append(
                 Finding("warn", "settings", f"ignored: {problem}", f"unset {setting.variable}, or fix its value")
             )
-        elif problem:
-            found.append(Finding("warn", "settings", f"ignored: {problem}", f"deja config set {key} VALUE"))
+        elif problem:  # (the hooks stay silent on it: ``config.bad_file_value``)
+            what = f"{problem}; the hooks stay silent until it is fixed"
+            found.append(Finding("warn", "settings", what, f"deja config set {key} VALUE"))
     return found
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from harness import index_chats, run_deja
+from harness import Sample, index_chats, run_deja
 from mcp.server.mcpserver.exceptions import ToolError
 
 from deja.core import config
@@ -59,6 +59,25 @@ def test_a_hook_stays_silent_and_logs_why(broken: Path, tmp_path: Path) -> None:
     assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
     last = (tmp_path / "deja" / "hooks.log").read_text().splitlines()[-1]
     assert f"x3: silent: {broken} is not valid TOML (" in last
+
+
+def test_a_value_the_file_holds_that_its_key_does_not_take_silences_the_hooks_too(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """``recall = "of"`` (a typo of ``off``) must not recall with the default, ``safe``."""
+    env = {**indexed_sample.env, "XDG_CONFIG_HOME": str(tmp_path / "settings")}
+    file = tmp_path / "settings" / "deja" / "config.toml"
+    file.parent.mkdir(parents=True)
+    api = str(indexed_sample.history.projects["api"])
+    payload = {"conversation_id": "x4", "hook_event_name": "sessionStart", "workspace_roots": [api]}
+    file.write_text('recall = "safe"\n')
+    assert "deja show" in run_deja("hook-context", input=json.dumps(payload), env=env).stdout
+    file.write_text('recall = "of"\n')
+    done = run_deja("hook-context", input=json.dumps({**payload, "conversation_id": "x5"}), env=env)
+
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+    last = (indexed_sample.home / "hooks.log").read_text().splitlines()[-1]
+    assert f"x5: silent: {file}: recall takes one of off, safe, aggressive, not 'of'" in last
 
 
 def test_every_mcp_tool_call_is_a_one_line_error_naming_the_file(broken: Path, tmp_path: Path) -> None:

@@ -77,6 +77,17 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
             {**tool, "tool_name": "Shell", "tool_input": {"command": "npm run build"}},
             NO_PATTERN_OR_DATE,
         ),
+        # Quotes and non-ASCII are split with ``str``'s methods (``keys.command_words``), not ``shlex`` (``re``).
+        "a Shell command quoted": (
+            "hook-tool",
+            {**tool, "tool_name": "Shell", "tool_input": {"command": 'pytest -k "cache and not slow" \\\n -q'}},
+            NO_PATTERN_OR_DATE,
+        ),
+        "a Shell command in non-ASCII": (
+            "hook-tool",
+            {**tool, "tool_name": "Shell", "tool_input": {"command": "echo café"}},
+            NO_PATTERN_OR_DATE,
+        ),
         # Its error lines, their signatures and quoted names are read with ``str``'s methods, and no redaction rule's
         # needles are in it, so no rule's pattern is asked.
         "a failed command": (
@@ -121,6 +132,8 @@ def launcher(tmp_path: Path) -> Path:
         "a prompt that recalls",
         "a Shell command",
         "a Shell command never run",
+        "a Shell command quoted",
+        "a Shell command in non-ASCII",
         "a failed command",
     ],
 )

@@ -7,6 +7,7 @@ conversation id, a terminal escape, a line separator) is written escaped, not ra
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,26 @@ def test_every_line_the_log_writes_is_one_line_of_text(fake_home: Path) -> None:
         .splitlines()[0]
         .endswith("line one\\x0aline two\\x0d\\x0b\\x0c\\x1c\\x1d\\x1e\\x00\\x7f\\u2029end")
     )
+
+
+def test_a_hooks_time_is_read_in_the_readers_zone_whatever_zone_the_hook_ran_in(fake_home: Path) -> None:
+    """Cursor may start a hook with another ``TZ`` than the shell that reads the log: a line carries its offset."""
+    from datetime import UTC, datetime, timedelta
+
+    payload = {
+        "conversation_id": "zones",
+        "hook_event_name": "beforeSubmitPrompt",
+        "prompt": "why",
+        "cursor_version": "3",
+    }
+    ran = run_deja("hook-prompt", input=json.dumps(payload), env={**os.environ, "TZ": "UTC"})
+    assert ran.returncode == 0, ran.stderr
+    now = datetime.now(UTC)
+    log_file = fake_home / ".cache" / "deja" / "hooks.log"
+    written = log_file.read_text(encoding="utf-8")
+    # a line from before lines had an offset: read as the reader's local time, as it always was
+    log_file.write_text("2026-12-01T09:30:00 hook-context sessionStart old: silent: no index yet\n" + written)
+    listed = run_deja("hooks", "log", "--json", env={**os.environ, "TZ": "Asia/Kolkata"})
+    old, new = (d["when"] for d in json.loads(listed.stdout)["decisions"])
+    assert old == "2026-12-01T09:30:00+05:30"
+    assert new.endswith("+05:30") and abs(datetime.fromisoformat(new) - now) < timedelta(minutes=5), new

@@ -154,9 +154,15 @@ def assert_skill(text: str, deja: str) -> None:
     for phrase in ("last time", "before", "we fixed this"):
         assert phrase in meta["description"]
     for tool in ("search(query, project?, source?, since?, limit=5)", "show(session_id, offset=0, limit=50)",
-                 "recent(project?, limit=10)", "resume(session_id)"):  # fmt: skip
+                 "recent(project?, limit=10)", "resume(session_id)", "work(mode, query, project?)"):  # fmt: skip
         assert tool in text
-    for fallback in ("search WORDS --json", "show ID --json", "sessions --json", "resume ID"):
+    for fallback in (
+        "search WORDS --json",
+        "show ID --json",
+        "sessions --json",
+        "resume ID",
+        'fix "ERROR TEXT" --json',
+    ):
         assert f"{shlex.quote(deja)} {fallback}" in text
 
 

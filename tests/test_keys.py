@@ -9,6 +9,7 @@ from deja.core.keys import (
     PREFIX,
     command_head,
     command_keys,
+    command_words,
     error_keys,
     path_key,
     project_key,
@@ -40,6 +41,33 @@ pytestmark = pytest.mark.unit
 )
 def test_a_command_head_is_its_program_and_subcommand(command: str, head: str) -> None:
     assert command_head(command) == head
+
+
+def test_a_commands_words_are_the_ones_shlex_gives() -> None:
+    """The Shell hook splits a quoted command with ``str``'s methods (``shlex`` loads ``re``): the same words as
+    ``shlex.split`` over quotes, escapes, env assignments, non-ASCII and unbalanced quotes (where shlex raises, the
+    command's own blank-separated words)."""
+    import random
+    import shlex
+
+    pieces = ["git", "a", " ", "  ", "\t", "\n", '"', "'", "\\", "é", "=", "-m", "$X", "#", "\x0b", "\u00a0", "x y"]
+    pick = random.Random(21)
+    commands = [
+        'git commit -m "fix the cache"',
+        "DATABASE_URL='postgres://a@b/c' alembic upgrade head",
+        'pytest -k "cache and not slow"',
+        r'echo "a \"quoted\" \$word\\" \ b',
+        "echo café 'unclosed",
+        "echo ''",
+        'grep -r "x" . \\',
+        *("".join(pick.choice(pieces) for _ in range(pick.randint(0, 12))) for _ in range(20000)),
+    ]
+    for command in commands:
+        try:
+            expected = shlex.split(command)
+        except ValueError:
+            expected = command.split()
+        assert command_words(command) == expected, command
 
 
 @pytest.mark.parametrize(

@@ -312,6 +312,18 @@ def test_blame_lists_every_session_that_edited_the_file_newest_first_with_the_ed
     assert "    - PER_CUSTOMER_LIMIT = 100" in text and "    + PER_CUSTOMER_LIMIT = 250" in text
 
 
+def test_blame_says_discussed_only_by_sessions_of_the_project_that_holds_the_file(work: Work) -> None:
+    """``limits.py`` in another repository is another file: a chat there that names it did not discuss this one."""
+    here, elsewhere = "c0000000-0000-4000-8000-000000000007", "c0000000-0000-4000-8000-000000000008"
+    web = work.root / "projects" / "web"
+    web.mkdir(parents=True)
+    question = "why is limits.py read twice on start?"
+    _chat(work.cli_root, work.api, here, "Limits read twice", T0 + timedelta(days=3), [(question, "A cache.", [])])
+    _chat(work.cli_root, web, elsewhere, "Web limits", T0 + timedelta(days=3), [(question, "Its import.", [])])
+    discussed = [s["id"] for s in work.json("blame", str(work.limits))["discussed"]]
+    assert here in discussed and elsewhere not in discussed
+
+
 def test_blame_a_line_joins_cursors_own_attribution_with_the_chat(work: Work) -> None:
     data = work.json("blame", f"{work.limits}:2")
     line = data["line"]
