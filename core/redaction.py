@@ -58,10 +58,45 @@ SENTENCE_LINKS = (" is ", " is:", " was ", " was:", " for ", " of ", " on ", " a
 
 
 def may_name_a_secret(lowered: str) -> bool:
-    """Whether a lowercased text may name a secret in a sentence: it holds a noun and a link of the rule's."""
+    """Whether a lowercased text may name a secret in a sentence, in English or in other words."""
+    return may_name_a_secret_in_english(lowered) or may_name_a_secret_in_other_words(lowered)
+
+
+def may_name_a_secret_in_english(lowered: str) -> bool:
+    """Whether a lowercased text may name a secret in an English sentence: it holds a noun and a link of the rule's."""
     if not any(link in lowered for link in SENTENCE_LINKS):
         return False
     return "key " in lowered or any(_at_a_word_start(lowered, noun) for noun in SENTENCE_NOUNS)
+
+
+#: A secret named in another language (``redact._in_other_words``). Its names for a password, a token or a key a text
+#: spelled in ASCII may hold ("mot de passe", "Passwort", "Kennwort", "senha", "wachtwoord", "contrasena", "clave" …),
+#: given a value by a verb or a colon (``OTHER_LINKS_ASCII``); "password" (Italian's) and "token" (every one of those
+#: languages') by a verb of theirs alone (``OTHER_VERBS_ASCII``: a colon, "is" or "was" after them are English's);
+#: and the names only other scripts write ("contraseña", "clé", "Schlüssel", "пароль", "токен", "ключ", "密码", "口令",
+#: "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호", "패스워드", "토큰", "키": "ー" is each
+#: katakana name's, "호" both Korean words for a password), by any link. A text in ASCII, most texts, asks only the
+#: first two: its noun, then its link; "tests passed: 3" holds none of them.
+OTHER_NOUNS_ASCII = ("de passe", "mdp", "passwort", "kennwort", "contrase", "senha", "clave", "chave", "chiave",
+                     "wachtwoord", "sleutel", "jeton")  # fmt: skip
+OTHER_VERBS_ASCII = (" est", " ist", " lautet", " war", " es", " era", " e'", " luidt")
+OTHER_LINKS_ASCII = (*OTHER_VERBS_ASCII, " is", " was", ":", "=")
+OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "password", "token", "clé", "schlüssel", "пароль", "токен", "ключ", "密", "令", "钥",
+               "ー", "호", "패스워드", "토큰", "키")  # fmt: skip
+#: A user and its password given as a pair ("the staging creds are deploy / Wm4$kR9pLx", "creds: deploy/…").
+PAIR_LINKS = (" are ", " were ", " is ", ":")
+
+
+def may_name_a_secret_in_other_words(lowered: str) -> bool:
+    """Whether a lowercased text may name a secret in another language, or give a user and its password as a pair:
+    it holds a noun of the rule's (in ASCII, with a link of its), or "cred", a slash and a link."""
+    if "cred" in lowered and "/" in lowered and any(link in lowered for link in PAIR_LINKS):
+        return True
+    if not lowered.isascii():
+        return any(noun in lowered for noun in OTHER_NOUNS)
+    if any(noun in lowered for noun in OTHER_NOUNS_ASCII):
+        return any(link in lowered for link in OTHER_LINKS_ASCII)
+    return ("password" in lowered or "token" in lowered) and any(verb in lowered for verb in OTHER_VERBS_ASCII)
 
 
 def _at_a_word_start(lowered: str, word: str) -> bool:
