@@ -69,34 +69,39 @@ def may_name_a_secret_in_english(lowered: str) -> bool:
     return "key " in lowered or any(_at_a_word_start(lowered, noun) for noun in SENTENCE_NOUNS)
 
 
-#: A secret named in another language (``redact._in_other_words``). Its names for a password, a token or a key a text
-#: spelled in ASCII may hold ("mot de passe", "Passwort", "Kennwort", "senha", "wachtwoord", "contrasena", "clave" …),
-#: given a value by a verb or a colon (``OTHER_LINKS_ASCII``); "password" (Italian's) and "token" (every one of those
-#: languages') by a verb of theirs alone (``OTHER_VERBS_ASCII``: a colon, "is" or "was" after them are English's);
-#: and the names only other scripts write ("contraseña", "clé", "Schlüssel", "пароль", "токен", "ключ", "密码", "口令",
-#: "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호", "패스워드", "토큰", "키": "ー" is each
-#: katakana name's, "호" both Korean words for a password), by any link. A text in ASCII, most texts, asks only the
-#: first two: its noun, then its link; "tests passed: 3" holds none of them.
+#: A secret named in another language (``redact._in_other_words``): its names for a password, a token or a key in a
+#: Latin script ("mot de passe", "Passwort", "Kennwort", "senha", "wachtwoord", "contraseña", "clave", "clé" …), given
+#: a value by a verb or a colon (``OTHER_LINKS``); "password" (Italian's) and "token" (every one of those languages')
+#: by a verb of theirs alone (``OTHER_VERBS``: a colon, "is" or "was" after them are English's); and the names other
+#: scripts write (``SCRIPT_NOUNS``), by any link. A text in ASCII, most texts, asks only about the ASCII spellings, a
+#: name before its link: "tests passed: 3" holds none of them.
 OTHER_NOUNS_ASCII = ("de passe", "mdp", "passwort", "kennwort", "contrase", "senha", "clave", "chave", "chiave",
                      "wachtwoord", "sleutel", "jeton")  # fmt: skip
-OTHER_VERBS_ASCII = (" est", " ist", " lautet", " war", " es", " era", " e'", " luidt")
-OTHER_LINKS_ASCII = (*OTHER_VERBS_ASCII, " is", " was", ":", "=")
-OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "password", "token", "clé", "schlüssel", "пароль", "токен", "ключ", "密", "令", "钥",
-               "ー", "호", "패스워드", "토큰", "키")  # fmt: skip
+OTHER_VERBS_ASCII = (" est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
+OTHER_LINKS_ASCII = (*OTHER_VERBS_ASCII, " is ", " was ", ":", "=")
+OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "clé", "schlüssel")
+OTHER_VERBS = (*OTHER_VERBS_ASCII, " é ", " è ", " était ")
+OTHER_LINKS = (*OTHER_LINKS_ASCII, *OTHER_VERBS[len(OTHER_VERBS_ASCII) :])
+SCRIPT_NOUNS = ("пароль", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호",
+                "패스워드", "토큰", "키")  # fmt: skip
 #: A user and its password given as a pair ("the staging creds are deploy / Wm4$kR9pLx", "creds: deploy/…").
 PAIR_LINKS = (" are ", " were ", " is ", ":")
 
 
 def may_name_a_secret_in_other_words(lowered: str) -> bool:
     """Whether a lowercased text may name a secret in another language, or give a user and its password as a pair:
-    it holds a noun of the rule's (in ASCII, with a link of its), or "cred", a slash and a link."""
+    it holds a name of the rule's and its link, or "cred", a slash and a link."""
     if "cred" in lowered and "/" in lowered and any(link in lowered for link in PAIR_LINKS):
         return True
-    if not lowered.isascii():
-        return any(noun in lowered for noun in OTHER_NOUNS)
-    if any(noun in lowered for noun in OTHER_NOUNS_ASCII):
-        return any(link in lowered for link in OTHER_LINKS_ASCII)
-    return ("password" in lowered or "token" in lowered) and any(verb in lowered for verb in OTHER_VERBS_ASCII)
+    if lowered.isascii():
+        nouns, verbs, links = OTHER_NOUNS_ASCII, OTHER_VERBS_ASCII, OTHER_LINKS_ASCII
+    elif any(noun in lowered for noun in SCRIPT_NOUNS):
+        return True
+    else:
+        nouns, verbs, links = OTHER_NOUNS, OTHER_VERBS, OTHER_LINKS
+    if any(noun in lowered for noun in nouns):
+        return any(link in lowered for link in links)
+    return ("password" in lowered or "token" in lowered) and any(verb in lowered for verb in verbs)
 
 
 def _at_a_word_start(lowered: str, word: str) -> bool:
