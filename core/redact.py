@@ -1063,16 +1063,17 @@ def _looks_made(value: str) -> bool:
 
 #: A password's, a token's or a key's name in French, German (compounds too: "Datenbankpasswort"), Spanish,
 #: Portuguese, Italian and Dutch (Russian's below), given its value by a verb ("le mot de passe de la base est …", "das Passwort
-#: lautet …", "la contraseña del servidor es …", "het wachtwoord is …") or a colon ("senha: …", "mdp : …").
+#: lautet …", "la contraseña del servidor es …", "het wachtwoord is …") or a colon ("senha: …", "Mot de passe : …").
 _OTHER_NOUN = (
-    r"(?:\b(?:mot de passe|mdp|jeton|clé (?:d'|de l')?api)|(?:passwort|kennwort)|\b(?:(?:api-?)?schlüssel"
-    r"|contrase[ñn]a|clave|senha|chave|chiave|wachtwoord|(?:api-?)?sleutel))"
+    r"(?:\b(?:mot de passe|clé (?:d'|de l')?api)|(?:passwort|kennwort)|\b(?:(?:api-?)?schlüssel"
+    r"|contrase[ñn]a|clave|senha|wachtwoord))"
 )
 _OTHER_VERB = r"(?:est|était|ist|lautet|war|es|era|é|è|e'|luidt)"
 #: Up to five words between a name and its verb ("de la base", "del servidor", "für die Datenbank").
 _OTHER_WORDS = r"(?: +[^\s:=]+){0,5}?"
 #: What names a secret in other words, each with what gives it its value, matched in a lowercase copy of the text:
-#: the names above (and Dutch's "is", "was"); the Italian "password", and "token" in every one of those languages, by a verb of theirs alone
+#: the names above (and Dutch's "is", "was"); the Italian "password", and "token" in every one of those languages, by a
+#: verb of theirs alone, at most five words of 30 characters after it (``redaction.SHARED_REACH``)
 #: (a colon after them, "is" or "was" are English, and the English rules' to judge); Russian's "пароль", "токен"
 #: by a colon or a dash (not "ключ": "подключение" holds it); the Chinese, Japanese and Korean names by "是", "为", "は", "が", "는", "은" or a colon,
 #: blanks or none between ("密码是X", "密码：X", "パスワードは X", "비밀번호는 X"); and a user and its password as a pair
@@ -1080,7 +1081,7 @@ _OTHER_WORDS = r"(?: +[^\s:=]+){0,5}?"
 _OTHER_SECRET = _Compiled(
     "_OTHER_SECRET",
     rf"(?:{_OTHER_NOUN}{_OTHER_WORDS}(?: +(?:{_OTHER_VERB}|is|was) +(?:[:=] *)?| *[:=] *)"
-    rf"|\b(?:password|token){_OTHER_WORDS} +{_OTHER_VERB} +(?:[:=] *)?"
+    rf"|\b(?:password|token)(?: [^\s:=]{{1,30}}){{0,5}}? {_OTHER_VERB} +(?:[:=] *)?"
     r"|\b(?:пароль|токен)(?: +[^\s:=]+){0,4}?(?: *[:=] *| +(?:—|–|-|это) +)"
     r"|(?:密码|口令|密钥|秘钥|令牌|パスワード|トークン|api ?キー|비밀번호|암호|패스워드|토큰|api ?키)"
     r"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*)+"

@@ -69,14 +69,15 @@ def may_name_a_secret_in_english(lowered: str) -> bool:
     return "key " in lowered or any(_at_a_word_start(lowered, noun) for noun in SENTENCE_NOUNS)
 
 
-#: A secret named in another language (``redact._in_other_words``): its names for a password, a token or a key in a
-#: Latin script ("mot de passe", "Passwort", "Kennwort", "senha", "wachtwoord", "contraseña", "clave", "clé" …), given
-#: a value by a verb or a colon (``OTHER_LINKS``); "password" (Italian's) and "token" (every one of those languages')
-#: by a verb of theirs alone (``OTHER_VERBS``: a colon, "is" or "was" after them are English's); and the names other
-#: scripts write (``SCRIPT_NOUNS``), by any link. A text in ASCII, most texts, asks only about the ASCII spellings, a
-#: name before its link: "tests passed: 3" holds none of them.
-OTHER_NOUNS_ASCII = ("de passe", "mdp", "passwort", "kennwort", "contrase", "senha", "clave", "chave", "chiave",
-                     "wachtwoord", "sleutel", "jeton")  # fmt: skip
+#: A secret named in another language (``redact._in_other_words``): its names for a password or a key in a Latin
+#: script ("mot de passe", "Passwort", "Kennwort", "wachtwoord", "contraseña", "clave", "senha", "clé", "Schlüssel"),
+#: given a value by a verb or a colon (``OTHER_LINKS``); "password" (Italian's) and "token" (every one of those
+#: languages') by a verb of theirs alone (``OTHER_VERBS``: a colon, "is" or "was" after them are English's); and the
+#: names other scripts write (``SCRIPT_NOUNS``), by any link. Every text asks about the ASCII names, a name before
+#: its link (nine substring tests, the most a text without a name pays: "tests passed: 3" holds none), and about a verb
+#: only in the few characters after a "password" or a "token" (code is full of them). A name outside ASCII is looked for only where its first character is (a
+#: test of one character is a twentieth of one of a word): a text in English pays nothing for them.
+OTHER_NOUNS_ASCII = ("de passe", "passwort", "kennwort", "wachtwoord", "contrase", "clave", "senha")
 OTHER_VERBS_ASCII = (" est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
 OTHER_LINKS_ASCII = (*OTHER_VERBS_ASCII, " is ", " was ", ":", "=")
 OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "clé", "schlüssel")
@@ -91,17 +92,33 @@ PAIR_LINKS = (" are ", " were ", " is ", ":")
 def may_name_a_secret_in_other_words(lowered: str) -> bool:
     """Whether a lowercased text may name a secret in another language, or give a user and its password as a pair:
     it holds a name of the rule's and its link, or "cred", a slash and a link."""
-    if "cred" in lowered and "/" in lowered and any(link in lowered for link in PAIR_LINKS):
+    if "/" in lowered and "cred" in lowered and any(link in lowered for link in PAIR_LINKS):
         return True
     if lowered.isascii():
         nouns, verbs, links = OTHER_NOUNS_ASCII, OTHER_VERBS_ASCII, OTHER_LINKS_ASCII
-    elif any(noun in lowered for noun in SCRIPT_NOUNS):
+    elif any(noun[0] in lowered and noun in lowered for noun in SCRIPT_NOUNS):
         return True
     else:
         nouns, verbs, links = OTHER_NOUNS, OTHER_VERBS, OTHER_LINKS
-    if any(noun in lowered for noun in nouns):
-        return any(link in lowered for link in links)
-    return ("password" in lowered or "token" in lowered) and any(verb in lowered for verb in verbs)
+    if any(noun in lowered for noun in nouns) and any(link in lowered for link in links):
+        return True
+    return _verb_after(lowered, "password", verbs) or _verb_after(lowered, "token", verbs)
+
+
+#: How far after "password" or "token" the rule looks for a verb: the word, five words of 30 characters and a blank
+#: each, and the longest verb between blanks.
+SHARED_REACH = len("password") + 5 * 31 + len(" lautet ")
+
+
+def _verb_after(lowered: str, noun: str, verbs: tuple[str, ...]) -> bool:
+    """Whether one of ``verbs`` is in the ``SHARED_REACH`` characters that begin with a ``noun`` of ``lowered``."""
+    at = lowered.find(noun)
+    while at != -1:
+        reach = lowered[at : at + SHARED_REACH]
+        if any(verb in reach for verb in verbs):
+            return True
+        at = lowered.find(noun, at + 1)
+    return False
 
 
 def _at_a_word_start(lowered: str, word: str) -> bool:

@@ -180,14 +180,14 @@ def test_a_secret_named_in_a_sentence_is_found_only_in_texts_its_gate_lets_throu
 
 #: Pieces of sentences naming a secret in other languages, or as a pair, with their near-misses.
 OTHER_PIECES = [
-    "le ", "mot de passe", "mdp", "Passwort", "Datenbankkennwort", "contraseña", "contrasena", "senha", "password",
+    "le ", "mot de passe", "Passwort", "Datenbankkennwort", "contraseña", "contrasena", "senha", "password",
     "token", "wachtwoord", "clé API", "Schlüssel", "пароль", "Токен", "密码", "令牌", "パスワード", "APIキー", "비밀번호",
     "토큰", "API 키", "creds", "credentials", " de la base", " del servidor", " est", " ist", " lautet", " es", " é",
     " è", " e'", " is", " was", " war", " luidt", " —", " это", "是", "为", "は", "는", "：", ":", "=", " ", "\t", "/",
     " / ", " are ", "deploy", "「", "」", "です", "Kx9#mPq2Lw", "8f14e45fceea167a", "incorrect", "abgelaufen", "错误",
     "İ", "/etc/app", "Sakura-Himitsu-77", ".", "»", "«", "le mot de passe de la base est ", "das Passwort ist ",
     "la contraseña es ", "il token è ", "het wachtwoord is ", "Пароль: ", "数据库密码是", "パスワードは ", "비밀번호는 ",
-    "creds are deploy / ", "Kx9#mPq2Lw", "Sakura-Himitsu-77",
+    "creds are deploy / ", "Kx9#mPq2Lw", "Sakura-Himitsu-77", " dell'api", " " + "abcdefghij" * 3 + "k",
 ]  # fmt: skip
 
 
