@@ -77,12 +77,12 @@ def may_name_a_secret_in_english(lowered: str) -> bool:
 #: its link (nine substring tests, the most a text without a name pays: "tests passed: 3" holds none), and about a verb
 #: only in the few characters after a "password" or a "token" (code is full of them). A name outside ASCII is looked for only where its first character is (a
 #: test of one character is a twentieth of one of a word): a text in English pays nothing for them.
-OTHER_NOUNS_ASCII = ("de passe", "passwort", "kennwort", "wachtwoord", "contrase", "clave", "senha")
-OTHER_VERBS_ASCII = (" est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
-OTHER_LINKS_ASCII = (*OTHER_VERBS_ASCII, " is ", " was ", ":", "=")
-OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "clé", "schlüssel")
-OTHER_VERBS = (*OTHER_VERBS_ASCII, " é ", " è ", " était ")
-OTHER_LINKS = (*OTHER_LINKS_ASCII, *OTHER_VERBS[len(OTHER_VERBS_ASCII) :])
+OTHER_NOUNS_ASCII: tuple[str, ...] = ("de passe", "passwort", "kennwort", "wachtwoord", "contrase", "clave", "senha")
+OTHER_VERBS_ASCII: tuple[str, ...] = (" est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
+OTHER_LINKS_ASCII: tuple[str, ...] = (*OTHER_VERBS_ASCII, " is ", " was ", ":", "=")
+OTHER_NOUNS: tuple[str, ...] = (*OTHER_NOUNS_ASCII, "clé", "schlüssel")
+OTHER_VERBS: tuple[str, ...] = (*OTHER_VERBS_ASCII, " é ", " è ", " était ")
+OTHER_LINKS: tuple[str, ...] = (*OTHER_LINKS_ASCII, *OTHER_VERBS[len(OTHER_VERBS_ASCII) :])
 SCRIPT_NOUNS = ("пароль", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호",
                 "패스워드", "토큰", "키")  # fmt: skip
 #: A user and its password given as a pair ("the staging creds are deploy / Wm4$kR9pLx", "creds: deploy/…").

@@ -754,9 +754,7 @@ SECRETS: list[Secret] = [
     Secret("sentence-french", "secret", _join("Kx9#", "mPq2Lw"), "le mot de passe de la base est {secret}"),
     Secret("sentence-french-colon", "secret", _join("Kx9#", "mPq2Lw"), "Mot de passe : {secret}"),
     Secret("sentence-german", "secret", _join("Zr7!", "tQe4Wn"), "das Passwort ist {secret}"),
-    Secret(
-        "sentence-german-compound", "secret", _join("Zr7!", "tQe4Wn"), "Das Datenbankkennwort lautet {secret}."
-    ),
+    Secret("sentence-german-compound", "secret", _join("Zr7!", "tQe4Wn"), "Das Datenbankkennwort lautet {secret}."),
     Secret("sentence-spanish", "secret", _join("Jd5&", "nVb8Rs"), "la contraseña del servidor es {secret}"),
     Secret("sentence-spanish-mi", "secret", _join("PerroAzul", "#2024"), "mi contraseña es {secret} para el panel"),
     Secret("sentence-portuguese", "secret", _join("Qw3@", "rTy6Ui"), "a senha do banco é {secret}"),
