@@ -12,13 +12,14 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from redaction_corpus import SECRETS, code_lines
 
 from deja.core import redact
-from deja.core.redaction import may_name_a_secret, may_name_a_secret_in_other_words
+from deja.core.redaction import may_name_a_secret, may_name_a_secret_in_english, may_name_a_secret_in_other_words
 
 MODULE_PATTERNS = [
     "_REFERENCE",
@@ -165,19 +166,6 @@ SENTENCE_PIECES = [
 ]  # fmt: skip
 
 
-@pytest.mark.unit
-def test_a_secret_named_in_a_sentence_is_found_only_in_texts_its_gate_lets_through() -> None:
-    """``may_name_a_secret`` decides whether the rules are imported for a hook's text and whether the sentence rule
-    runs: every text the rule matches must pass it."""
-    rng = random.Random(8)
-    texts = ["".join(rng.choice(SENTENCE_PIECES) for _ in range(rng.randrange(0, 12))) for _ in range(20_000)]
-    texts += [secret.text for secret in SECRETS] + [line for _, line in code_lines()]
-    matched = [text for text in texts if redact._sentences(text) != text]
-    assert len(matched) > 500  # (the texts do hold secrets the rule finds: the check below is not vacuous)
-    for text in matched:
-        assert may_name_a_secret(text.lower()), text
-
-
 #: Pieces of sentences naming a secret in other languages, or as a pair, with their near-misses.
 OTHER_PIECES = [
     "le ", "mot de passe", "Passwort", "Datenbankkennwort", "contraseña", "contrasena", "senha", "password",
@@ -192,16 +180,27 @@ OTHER_PIECES = [
 
 
 @pytest.mark.unit
-def test_a_secret_named_in_other_words_is_found_only_in_texts_its_gate_lets_through() -> None:
-    """``may_name_a_secret`` (through ``may_name_a_secret_in_other_words``) decides whether the rules are imported for a
-    hook's text and whether the rule for other languages runs: every text the rule matches must pass it."""
-    rng = random.Random(16)
-    texts = ["".join(rng.choice(OTHER_PIECES) for _ in range(rng.randrange(0, 12))) for _ in range(20_000)]
+@pytest.mark.parametrize(
+    ("pieces", "rule", "gate"),
+    [
+        (SENTENCE_PIECES, "_sentences", may_name_a_secret_in_english),
+        (OTHER_PIECES, "_in_other_words", may_name_a_secret_in_other_words),
+    ],
+    ids=["english", "other"],
+)
+def test_a_secret_named_in_a_sentence_is_found_only_in_texts_its_gate_lets_through(
+    pieces: list[str], rule: str, gate: Callable[[str], bool]
+) -> None:
+    """A sentence rule (English's, and the one for other languages and pairs) runs on a text its gate lets through,
+    and ``may_name_a_secret`` (both gates) decides whether a hook imports the rules: every text a rule matches must
+    pass its gate."""
+    rng = random.Random(8)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))) for _ in range(20_000)]
     texts += [secret.text for secret in SECRETS] + [line for _, line in code_lines()]
-    matched = [text for text in texts if redact._in_other_words(text) != text]
+    matched = [text for text in texts if getattr(redact, rule)(text) != text]
     assert len(matched) > 500  # (the texts do hold secrets the rule finds: the check below is not vacuous)
     for text in matched:
-        assert may_name_a_secret(text.lower()), text
+        assert gate(text.lower()) and may_name_a_secret(text.lower()), text
 
 
 @pytest.mark.unit
