@@ -70,19 +70,19 @@ def may_name_a_secret_in_english(lowered: str) -> bool:
 
 
 #: A secret named in another language (``redact._in_other_words``): its names for a password or a key in a Latin
-#: script ("mot de passe", "Passwort", "Kennwort", "wachtwoord", "contraseña", "clave", "senha", "clé", "Schlüssel"),
-#: given a value by a verb or a colon (``OTHER_LINKS``); "password" (Italian's) and "token" (every one of those
-#: languages') by a verb of theirs alone (``OTHER_VERBS``: a colon, "is" or "was" after them are English's); and the
-#: names other scripts write (``SCRIPT_NOUNS``), by any link. Every text asks about the ASCII names, a name before
-#: its link (nine substring tests, the most a text without a name pays: "tests passed: 3" holds none), and about a verb
-#: only in the few characters after a "password" or a "token" (code is full of them). A name outside ASCII is looked for only where its first character is (a
-#: test of one character is a twentieth of one of a word): a text in English pays nothing for them.
-OTHER_NOUNS_ASCII: tuple[str, ...] = ("de passe", "passwort", "kennwort", "wachtwoord", "contrase", "clave", "senha")
-OTHER_VERBS_ASCII: tuple[str, ...] = (" est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
-OTHER_LINKS_ASCII: tuple[str, ...] = (*OTHER_VERBS_ASCII, " is ", " was ", ":", "=")
-OTHER_NOUNS: tuple[str, ...] = (*OTHER_NOUNS_ASCII, "clé", "schlüssel")
-OTHER_VERBS: tuple[str, ...] = (*OTHER_VERBS_ASCII, " é ", " è ", " était ")
-OTHER_LINKS: tuple[str, ...] = (*OTHER_LINKS_ASCII, *OTHER_VERBS[len(OTHER_VERBS_ASCII) :])
+#: script, given a value by a verb or a colon ("mot de passe", "Passwort", "Kennwort", "wachtwoord", "clave", "senha";
+#: outside ASCII "contraseña", "clé", "Schlüssel" too); "token" by a verb of those languages alone, and the Italian
+#: "password" by "è" (a colon, "is" or "was" after them are English's); and the names other scripts write, by any
+#: link. A text in ASCII, most texts, pays six substring tests for the names ("tests passed: 3" holds none) and a few
+#: for the characters after each "token" (code is full of them); a name outside ASCII is looked for only where its
+#: first character is (a test of one character is a twentieth of one of a word).
+OTHER_NOUNS_ASCII = ("de passe", "passwort", "kennwort", "wachtwoord", "clave", "senha")
+OTHER_VERBS_ASCII = (" est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
+OTHER_LINKS_ASCII = (*OTHER_VERBS_ASCII, " is ", " was ", ":", "=")
+ACCENTED_VERBS = (" é ", " è ", " était ")
+OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "contraseña", "clé", "schlüssel")
+OTHER_VERBS = (*OTHER_VERBS_ASCII, *ACCENTED_VERBS)
+OTHER_LINKS = (*OTHER_LINKS_ASCII, *ACCENTED_VERBS)
 SCRIPT_NOUNS = ("пароль", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호",
                 "패스워드", "토큰", "키")  # fmt: skip
 #: A user and its password given as a pair ("the staging creds are deploy / Wm4$kR9pLx", "creds: deploy/…").
@@ -95,14 +95,17 @@ def may_name_a_secret_in_other_words(lowered: str) -> bool:
     if "/" in lowered and "cred" in lowered and any(link in lowered for link in PAIR_LINKS):
         return True
     if lowered.isascii():
-        nouns, verbs, links = OTHER_NOUNS_ASCII, OTHER_VERBS_ASCII, OTHER_LINKS_ASCII
-    elif any(noun[0] in lowered and noun in lowered for noun in SCRIPT_NOUNS):
-        return True
-    else:
-        nouns, verbs, links = OTHER_NOUNS, OTHER_VERBS, OTHER_LINKS
-    if any(noun in lowered for noun in nouns) and any(link in lowered for link in links):
-        return True
-    return _verb_after(lowered, "password", verbs) or _verb_after(lowered, "token", verbs)
+        return _named(lowered, OTHER_NOUNS_ASCII, OTHER_LINKS_ASCII) or _verb_after(lowered, "token", OTHER_VERBS_ASCII)
+    return (
+        any(noun[0] in lowered and noun in lowered for noun in SCRIPT_NOUNS)
+        or _named(lowered, OTHER_NOUNS, OTHER_LINKS)
+        or _verb_after(lowered, "token", OTHER_VERBS)
+        or _verb_after(lowered, "password", ACCENTED_VERBS)
+    )
+
+
+def _named(lowered: str, nouns: tuple[str, ...], links: tuple[str, ...]) -> bool:
+    return any(noun in lowered for noun in nouns) and any(link in lowered for link in links)
 
 
 #: How far after "password" or "token" the rule looks for a verb: the word, five words of 30 characters and a blank

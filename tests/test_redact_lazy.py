@@ -174,7 +174,7 @@ OTHER_PIECES = [
     " è", " e'", " is", " was", " war", " luidt", " —", " это", "是", "为", "は", "는", "：", ":", "=", " ", "\t", "/",
     " / ", " are ", "deploy", "「", "」", "です", "Kx9#mPq2Lw", "8f14e45fceea167a", "incorrect", "abgelaufen", "错误",
     "İ", "/etc/app", "Sakura-Himitsu-77", ".", "»", "«", "le mot de passe de la base est ", "das Passwort ist ",
-    "la contraseña es ", "il token è ", "het wachtwoord is ", "Пароль: ", "数据库密码是", "パスワードは ", "비밀번호는 ",
+    "la contraseña es ", "il token è ", "la password è ", "het wachtwoord is ", "Пароль: ", "数据库密码是", "パスワードは ", "비밀번호는 ",
     "creds are deploy / ", "Kx9#mPq2Lw", "Sakura-Himitsu-77", " dell'api", " " + "abcdefghij" * 3 + "k",
 ]  # fmt: skip
 
