@@ -19,7 +19,13 @@ change rebuilds it.
 
 from __future__ import annotations
 
-from .redaction import CONTEXT_GATE, TOKEN_GATE, enabled, may_name_a_secret
+from .redaction import (
+    CONTEXT_GATE,
+    TOKEN_GATE,
+    enabled,
+    may_name_a_secret_in_english,
+    may_name_a_secret_in_other_words,
+)
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (``re`` is imported where a pattern is compiled: a text no rule's needles call on needs none)
@@ -1214,6 +1220,69 @@ def _looks_made(value: str) -> bool:
     return letters and signs and len(value) >= 8
 
 
+# --------------------------------------------------------------------------- secrets named in other words
+
+#: A password's, a token's or a key's name in French, German (compounds too: "Datenbankpasswort"), Spanish,
+#: Portuguese, Italian and Dutch (Russian's below), given its value by a verb ("le mot de passe de la base est …", "das Passwort
+#: lautet …", "la contraseña del servidor es …", "het wachtwoord is …") or a colon ("senha: …", "Mot de passe : …").
+_OTHER_NOUN = (
+    r"(?:\b(?:mot de passe|clé (?:d'|de l')?api)|(?:passwort|kennwort)|\b(?:(?:api-?)?schlüssel"
+    r"|contraseña|clave|senha|wachtwoord))"
+)
+_OTHER_VERB = r"(?:est|était|ist|lautet|war|es|era|é|è|e'|luidt)"
+#: Up to five words between a name and its verb ("de la base", "del servidor", "für die Datenbank").
+_OTHER_WORDS = r"(?: +[^\s:=]+){0,5}?"
+#: What names a secret in other words, each with what gives it its value, matched in a lowercase copy of the text:
+#: the names above (and Dutch's "is", "was"); "token", in every one of those languages, and the Italian "password" by
+#: a verb of theirs alone (a colon after them, "is" or "was" are English's), at most five words of 30 characters after
+#: it (``redaction.SHARED_REACH``); Russian's "пароль", "токен" by a colon or a dash (not "ключ": "подключение" holds
+#: it); the Chinese, Japanese and Korean names by "是", "为", "は", "が", "는", "은" or a colon, blanks or none between
+#: ("密码是X", "密码：X", "パスワードは X", "비밀번호는 X"); and a user and its password as a pair ("the staging creds are
+#: deploy / …", not "the creds are in /etc/app/…": a path's next piece is no password).
+_OTHER_SECRET = _Compiled(
+    "_OTHER_SECRET",
+    rf"(?:{_OTHER_NOUN}{_OTHER_WORDS}(?: +(?:{_OTHER_VERB}|is|was) +(?:[:=] *)?| *[:=] *)"
+    rf"|\btoken(?: [^\s:=]{{1,30}}){{0,5}}? {_OTHER_VERB} +(?:[:=] *)?"
+    r"|\bpassword(?: [^\s:=]{1,30}){0,5}? (?:é|è|était) +(?:[:=] *)?"
+    r"|\b(?:пароль|токен)(?: +[^\s:=]+){0,4}?(?: *[:=] *| +(?:—|–|-|это) +)"
+    r"|(?:密码|口令|密钥|秘钥|令牌|パスワード|トークン|api ?キー|비밀번호|암호|패스워드|토큰|api ?키)"
+    r"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*)+"
+    r"|\bcred(?:ential)?s(?: +[^\s:=/]+){0,3}?(?: +(?:are|were|is)(?: *: *| +)| *: *)[\w.@+-]+ */ *(?![^\s/]*/)"
+    r")(?P<quote>[\"'`]?)[「“«]?(?P<value>[^\s\"'`«»\u2000-\U0010ffff]+)",
+)
+#: What a match of ``_OTHER_SECRET`` starts with: the pattern is tried only where one is (scanning a text with it
+#: costs as much as every other rule together).
+_OTHER_STARTS = ("mot de passe", "clé", "passwort", "kennwort", "api", "schlüssel", "contraseña", "clave", "senha",
+                 "wachtwoord", "token", "password", "пароль", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード",
+                 "トークン", "비밀번호", "암호", "패스워드", "토큰", "cred")  # fmt: skip
+
+
+def _in_other_words(text: str) -> str:
+    """``text`` with a secret named in another language, or given as a user and password pair, redacted: "le mot de
+    passe de la base est Kx9#mPq2Lw", "das Passwort ist …", "数据库密码是 …", "パスワードは … です", "creds are deploy /
+    …". As in English (``_sentences``), the value must look made (``_looks_made``): "le mot de passe est incorrect",
+    "das Passwort ist abgelaufen", "密码错误" stay as written."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lowercase is longer stays as written: positions line up
+        lowered = "".join(low if len(low := c.lower()) == 1 else c for c in text)
+    found: dict[int, re.Match[str]] = {}
+    for word in _OTHER_STARTS:
+        at = lowered.find(word)
+        while at != -1:
+            if at not in found and (match := _OTHER_SECRET.match(lowered, at)) is not None:
+                found[at] = match
+            at = lowered.find(word, at + 1)
+    parts: list[str] = []
+    last = 0
+    for at in sorted(found):
+        start, end = found[at].span("value")
+        kept = text[start:end].rstrip(_AFTER_A_VALUE)
+        if at >= last and _looks_made(kept.rstrip("!?")):
+            parts += (text[last:start], "[redacted:secret]")
+            last = start + len(kept)
+    return "".join(parts) + text[last:] if parts else text
+
+
 # --------------------------------------------------------------------------- applying the rules
 
 
@@ -1346,6 +1415,8 @@ def scrub(text: str) -> str:
         if _holds(original, lowered, _ASSIGNMENT_NEEDLES):
             text = _assignments(text)
         text = _pgpass(text)
-    if may_name_a_secret(lowered):
+    if may_name_a_secret_in_english(lowered):
         text = _sentences(text)
+    if may_name_a_secret_in_other_words(lowered):
+        text = _in_other_words(text)
     return text

@@ -89,6 +89,11 @@ _SHORT = 200
 
 
 def may_name_a_secret(lowered: str) -> bool:
+    """Whether a lowercased text may name a secret in a sentence, in English or in other words."""
+    return may_name_a_secret_in_english(lowered) or may_name_a_secret_in_other_words(lowered)
+
+
+def may_name_a_secret_in_english(lowered: str) -> bool:
     """Whether a lowercased text may name a secret in a sentence: it holds a link and a noun of the rule's. (A tab or
     a no-break space is read as a space only in a text with no link otherwise: most texts hold neither.)"""
     if len(lowered) <= _SHORT and not any(stem in lowered for stem in _NOUN_STEMS):
@@ -137,6 +142,61 @@ def _a_word(lowered: str, word: str, end: bool = True, after: tuple[str, ...] = 
             if not end or lowered[ends : ends + 1] in _AFTER_A_NOUN:
                 return True
         at = lowered.find(word, at + 1)
+    return False
+
+
+#: A secret named in another language (``redact._in_other_words``): its names for a password or a key in a Latin
+#: script, given a value by a verb or a colon ("mot de passe", "Passwort", "Kennwort", "wachtwoord", "clave", "senha";
+#: outside ASCII "contraseña", "clé", "Schlüssel" too); "token" by a verb of those languages alone, and the Italian
+#: "password" by "è" (a colon, "is" or "was" after them are English's); and the names other scripts write, by any
+#: link. A text in ASCII, most texts, pays six substring tests for the names ("tests passed: 3" holds none) and a few
+#: for the characters after each "token" (code is full of them); a name outside ASCII is looked for only where its
+#: first character is (a test of one character is a twentieth of one of a word).
+OTHER_NOUNS_ASCII = ("de passe", "passwort", "kennwort", "wachtwoord", "clave", "senha")
+OTHER_VERBS_ASCII = (" est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
+OTHER_LINKS_ASCII = (*OTHER_VERBS_ASCII, " is ", " was ", ":", "=")
+ACCENTED_VERBS = (" é ", " è ", " était ")
+OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "contraseña", "clé", "schlüssel")
+OTHER_VERBS = (*OTHER_VERBS_ASCII, *ACCENTED_VERBS)
+OTHER_LINKS = (*OTHER_LINKS_ASCII, *ACCENTED_VERBS)
+SCRIPT_NOUNS = ("пароль", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호",
+                "패스워드", "토큰", "키")  # fmt: skip
+#: A user and its password given as a pair ("the staging creds are deploy / Wm4$kR9pLx", "creds: deploy/…").
+PAIR_LINKS = (" are ", " were ", " is ", ":")
+
+
+def may_name_a_secret_in_other_words(lowered: str) -> bool:
+    """Whether a lowercased text may name a secret in another language, or give a user and its password as a pair:
+    it holds a name of the rule's and its link, or "cred", a slash and a link."""
+    if "/" in lowered and "cred" in lowered and any(link in lowered for link in PAIR_LINKS):
+        return True
+    if lowered.isascii():
+        return _named(lowered, OTHER_NOUNS_ASCII, OTHER_LINKS_ASCII) or _verb_after(lowered, "token", OTHER_VERBS_ASCII)
+    return (
+        any(noun[0] in lowered and noun in lowered for noun in SCRIPT_NOUNS)
+        or _named(lowered, OTHER_NOUNS, OTHER_LINKS)
+        or _verb_after(lowered, "token", OTHER_VERBS)
+        or _verb_after(lowered, "password", ACCENTED_VERBS)
+    )
+
+
+def _named(lowered: str, nouns: tuple[str, ...], links: tuple[str, ...]) -> bool:
+    return any(noun in lowered for noun in nouns) and any(link in lowered for link in links)
+
+
+#: How far after "password" or "token" the rule looks for a verb: the word, five words of 30 characters and a blank
+#: each, and the longest verb between blanks.
+SHARED_REACH = len("password") + 5 * 31 + len(" lautet ")
+
+
+def _verb_after(lowered: str, noun: str, verbs: tuple[str, ...]) -> bool:
+    """Whether one of ``verbs`` is in the ``SHARED_REACH`` characters that begin with a ``noun`` of ``lowered``."""
+    at = lowered.find(noun)
+    while at != -1:
+        reach = lowered[at : at + SHARED_REACH]
+        if any(verb in reach for verb in verbs):
+            return True
+        at = lowered.find(noun, at + 1)
     return False
 
 

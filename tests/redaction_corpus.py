@@ -330,6 +330,24 @@ description: >-
   A folded description of the token endpoint.
 .example.com\tTRUE\t/\tFALSE\t0\ttheme\tdark
 """,
+    # What people write about passwords in other languages, with no secret in it (trialI's F7).
+    "prose-other-languages": """
+le mot de passe est incorrect
+Le mot de passe doit contenir au moins 8 caractères : une majuscule et un chiffre.
+das Passwort ist abgelaufen; das Kennwort lautet anders.
+Das Passwort für die Datenbank ist zu kurz.
+la contraseña es incorrecta, la clave es obligatoria
+a senha é obrigatória
+la password è sbagliata e il token è scaduto
+het wachtwoord is verlopen
+пароль: неверный
+неверный пароль, токен — просрочен
+密码错误
+密码是必填项，令牌：无效
+パスワードは必須です
+비밀번호가 틀렸습니다; 비밀번호는 필수입니다
+the creds are in /etc/app/creds2024x
+""",
 }
 
 
@@ -747,6 +765,25 @@ SECRETS: list[Secret] = [
     Secret("sentence-pw", "secret", _join("hunter7", "hunter7"), "the root pw was {secret}."),
     Secret("sentence-passphrase", "secret", _join("Lp4$", "nx7&Rw"), "use passphrase {secret} to unlock the key"),
     Secret("sentence-login", "secret", _join("Xy7kq9", "Lm2024"), "login with admin:{secret}"),
+    # A secret named in another language (trialI's F7), or given as a pair.
+    Secret("sentence-french", "secret", _join("Kx9#", "mPq2Lw"), "le mot de passe de la base est {secret}"),
+    Secret("sentence-french-colon", "secret", _join("Kx9#", "mPq2Lw"), "Mot de passe : {secret}"),
+    Secret("sentence-german", "secret", _join("Zr7!", "tQe4Wn"), "das Passwort ist {secret}"),
+    Secret("sentence-german-compound", "secret", _join("Zr7!", "tQe4Wn"), "Das Datenbankkennwort lautet {secret}."),
+    Secret("sentence-spanish", "secret", _join("Jd5&", "nVb8Rs"), "la contraseña del servidor es {secret}"),
+    Secret("sentence-spanish-mi", "secret", _join("PerroAzul", "#2024"), "mi contraseña es {secret} para el panel"),
+    Secret("sentence-portuguese", "secret", _join("Qw3@", "rTy6Ui"), "a senha do banco é {secret}"),
+    Secret("sentence-italian", "secret", _join("Mn4%", "bVc7Xz"), "la password del database è {secret}"),
+    Secret("sentence-italian-token", "secret", _join("8f14e45f", "ceea167a"), "il token dell'API è {secret}"),
+    Secret("sentence-dutch", "secret", _join("Lk8^", "jHg5Fd"), "het wachtwoord is {secret}"),
+    Secret("sentence-russian", "secret", _join("Po9*", "iUy2Tr"), "Пароль от базы: {secret}"),
+    Secret("sentence-chinese", "secret", _join("Hb6$", "yUj3Ko"), "数据库密码是 {secret}"),
+    Secret("sentence-chinese-glued", "secret", _join("Hb6$", "yUj3Ko"), "密码是{secret}，别外传"),
+    Secret("sentence-chinese-colon", "secret", _join("Hb6$", "yUj3Ko"), "密码：{secret}"),
+    Secret("sentence-japanese", "secret", _join("Sakura-", "Himitsu-77"), "パスワードは {secret} です"),
+    Secret("sentence-japanese-glued", "secret", _join("Sakura-", "Himitsu-77"), "パスワードは「{secret}」です"),
+    Secret("sentence-korean", "secret", _join("Gh7#", "kL2mNp"), "비밀번호는 {secret} 입니다"),
+    Secret("sentence-creds-pair", "secret", _join("Wm4$", "kR9pLx"), "the staging creds are deploy / {secret}"),
     # A trust trial's finds (trialH): keys and passwords in the files agents cat.
     Secret("kubeconfig-client-key", "pem", _PEM_B64, "    client-key-data: {secret}"),
     Secret("secret-manifest-tls-key", "pem", _PEM_B64, "data:\n  tls.crt: " + _CERT_B64 + "\n  tls.key: {secret}"),

@@ -12,13 +12,14 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from redaction_corpus import SECRETS, code_lines
 
 from deja.core import redact
-from deja.core.redaction import may_name_a_secret
+from deja.core.redaction import may_name_a_secret, may_name_a_secret_in_english, may_name_a_secret_in_other_words
 
 MODULE_PATTERNS = [
     "_REFERENCE",
@@ -166,17 +167,41 @@ SENTENCE_PIECES = [
 ]  # fmt: skip
 
 
+#: Pieces of sentences naming a secret in other languages, or as a pair, with their near-misses.
+OTHER_PIECES = [
+    "le ", "mot de passe", "Passwort", "Datenbankkennwort", "contraseña", "contrasena", "senha", "password",
+    "token", "wachtwoord", "clé API", "Schlüssel", "пароль", "Токен", "密码", "令牌", "パスワード", "APIキー", "비밀번호",
+    "토큰", "API 키", "creds", "credentials", " de la base", " del servidor", " est", " ist", " lautet", " es", " é",
+    " è", " e'", " is", " was", " war", " luidt", " —", " это", "是", "为", "は", "는", "：", ":", "=", " ", "\t", "/",
+    " / ", " are ", "deploy", "「", "」", "です", "Kx9#mPq2Lw", "8f14e45fceea167a", "incorrect", "abgelaufen", "错误",
+    "İ", "/etc/app", "Sakura-Himitsu-77", ".", "»", "«", "le mot de passe de la base est ", "das Passwort ist ",
+    "la contraseña es ", "il token è ", "la password è ", "het wachtwoord is ", "Пароль: ", "数据库密码是", "パスワードは ", "비밀번호는 ",
+    "creds are deploy / ", "Kx9#mPq2Lw", "Sakura-Himitsu-77", " dell'api", " " + "abcdefghij" * 3 + "k",
+]  # fmt: skip
+
+
 @pytest.mark.unit
-def test_a_secret_named_in_a_sentence_is_found_only_in_texts_its_gate_lets_through() -> None:
-    """``may_name_a_secret`` decides whether the rules are imported for a hook's text and whether the sentence rule
-    runs: every text the rule matches must pass it."""
+@pytest.mark.parametrize(
+    ("pieces", "rule", "gate"),
+    [
+        (SENTENCE_PIECES, "_sentences", may_name_a_secret_in_english),
+        (OTHER_PIECES, "_in_other_words", may_name_a_secret_in_other_words),
+    ],
+    ids=["english", "other"],
+)
+def test_a_secret_named_in_a_sentence_is_found_only_in_texts_its_gate_lets_through(
+    pieces: list[str], rule: str, gate: Callable[[str], bool]
+) -> None:
+    """A sentence rule (English's, and the one for other languages and pairs) runs on a text its gate lets through,
+    and ``may_name_a_secret`` (both gates) decides whether a hook imports the rules: every text a rule matches must
+    pass its gate."""
     rng = random.Random(8)
-    texts = ["".join(rng.choice(SENTENCE_PIECES) for _ in range(rng.randrange(0, 12))) for _ in range(20_000)]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))) for _ in range(20_000)]
     texts += [secret.text for secret in SECRETS] + [line for _, line in code_lines()]
-    matched = [text for text in texts if redact._sentences(text) != text]
+    matched = [text for text in texts if getattr(redact, rule)(text) != text]
     assert len(matched) > 500  # (the texts do hold secrets the rule finds: the check below is not vacuous)
     for text in matched:
-        assert may_name_a_secret(text.lower()), text
+        assert gate(text.lower()) and may_name_a_secret(text.lower()), text
 
 
 @pytest.mark.unit
@@ -196,3 +221,19 @@ def test_an_ordinary_error_line_does_not_pass_the_sentence_gate(line: str) -> No
     """The gate saves a failed command's hook importing the rules and ``re``: a noun inside a longer word
     (``passed``, ``catalog``, ``keyring``, ``tokenizer``, ``passwordless``) names no secret."""
     assert not may_name_a_secret(line.lower())
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "line",
+    [
+        "tests passed: 3, failed: 0",
+        "FAILED tests/test_auth.py::test_login - AssertionError: assert 401 == 200",
+        "error: could not read Username for 'https://github.com': terminal prompts disabled",
+        "Traceback (most recent call last): KeyError: 'token_type'",
+        "npm ERR! code E401 npm ERR! Unable to authenticate, your authentication token seems to be invalid.",
+    ],
+)
+def test_an_ordinary_error_line_names_no_secret_in_other_words(line: str) -> None:
+    """A failed command's hook imports no rules (and no ``re``) for an error line no secret is named in."""
+    assert not may_name_a_secret_in_other_words(line.lower())
