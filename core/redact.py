@@ -483,12 +483,16 @@ def _cookie_values(match: re.Match[str]) -> str:
 _COOKIE_PAIR = _Compiled("_COOKIE_PAIR", r"(?P<name>[^=;,\s\"'\\]+)=\\?\"?(?P<value>[^;,\s\"'\\]*)")
 
 
+#: A JSON string, its escaped quotes too: a bracket inside one is text (``random_password`` puts ``[]{}`` in a
+#: value by default), not the start or end of an array or object.
+_JSON_STRING = r'"(?:[^"\\\n]|\\.)*"'
+
+
 def _nested(depth: int) -> str:
-    """A pattern for a JSON array or object holding others ``depth`` deep (Terraform's types and values hold no
-    bracket inside a string)."""
-    pattern = r"[\[{][^\[\]{}]*[\]}]"
+    """A pattern for a JSON array or object holding others ``depth`` deep, a bracket inside a string skipped."""
+    pattern = rf"[\[{{](?:{_JSON_STRING}|[^\[\]{{}}\"])*[\]}}]"
     for _ in range(depth - 1):
-        pattern = rf"[\[{{](?:[^\[\]{{}}]|{pattern})*[\]}}]"
+        pattern = rf"[\[{{](?:{_JSON_STRING}|[^\[\]{{}}\"]|{pattern})*[\]}}]"
     return pattern
 
 

@@ -926,6 +926,22 @@ SECRETS: list[Secret] = [
         '{{"c": {{"sensitive": true, "type": ["object", {{"a": ["object", {{"b": ["object", {{"c": "string"}}]}}]}}], '
         '"value": {{"a": {{"b": {{"c": "{secret}"}}}}}}}}}}',
     ),
+    # A stranger review's (review7a): a bracket or an escaped quote inside a nested sensitive value's string
+    # (``random_password`` puts ``[]{}`` in one by default), compact and pretty-printed.
+    Secret(
+        "terraform-sensitive-bracket",
+        "secret",
+        _join("Xk9]mP{q2", "Lw#Rt8"),
+        '{{"db": {{"sensitive": true, "type": ["object", {{"pw": "string", "user": "string"}}], '
+        '"value": {{"pw": "{secret}", "user": "admin"}}}}}}',
+    ),
+    Secret(
+        "terraform-sensitive-bracket-pretty",
+        "secret",
+        _join("Qw8}zR[t5", "Yu\\\"Io3Pa"),
+        '{{\n  "db": {{\n    "sensitive": true,\n    "type": [\n      "list",\n      "string"\n    ],\n'
+        '    "value": [\n      "{secret}",\n      "second]{{9Xk2Lw"\n    ]\n  }}\n}}',
+    ),
     Secret("redis-cli-a-pipe", "cli-credentials", _join("RedisPipe", "Pw0rd8"), "redis-cli -a {secret}|grep x"),
     Secret(
         "rediscli-auth-semicolon",
