@@ -1094,7 +1094,7 @@ _ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 #: plural or possessive ("the passwords are", "my password's"), and in Markdown's bold or code ("**password** is").
 _SENTENCE_NOUN = (
     r"(?:pass(?:word|wd|phrase|code)|pwd?|secret|token|(?:api|access|secret|private|auth|admin|master) ?key)"
-    r"s?[*`]{0,2}"
+    r"(?P<plural>s)?[*`]{0,2}"
 )
 #: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
 _BLANK = r"[ \t\u00a0]"
@@ -1155,7 +1155,31 @@ def _sentences(text: str) -> str:
         if _looks_made(kept.rstrip("!?")):
             parts += (text[last:start], "[redacted:secret]")
             last = start + len(kept)
+            if match.group("plural") is not None:  # "the passwords are A and B", "A, B and C": each made value
+                last = _listed_values(text, lowered, last, parts)
     return "".join(parts) + text[last:] if parts else text
+
+
+#: The next value of a list after a plural noun's first ("the passwords are A and B", "A, B and C", "A / B"): a
+#: closing quote or parenthesis of the one before, ", and", ",", "&" or "/", then the value, quoted or not.
+_LISTED_VALUE = _Compiled(
+    "_LISTED_VALUE",
+    rf"[\"'`)]?(?:,?{_BLANK}+(?:and|&){_BLANK}+|{_BLANK}*[,/]{_BLANK}*)"
+    r"\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
+)
+
+
+def _listed_values(text: str, lowered: str, last: int, parts: list[str]) -> int:
+    """Redact (into ``parts``) each made value listed from ``last`` on, up to the first that is not one ("the
+    passwords are A and B, rotated monthly" keeps "rotated"); where the text is now kept from."""
+    while (match := _LISTED_VALUE.match(lowered, last)) is not None:
+        start, end = match.span("value")
+        kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
+        if not _looks_made(kept.rstrip("!?")):
+            break
+        parts += (text[last:start], "[redacted:secret]")
+        last = start + len(kept)
+    return last
 
 
 #: What a match of ``_SENTENCE_SECRET`` starts with; the second group only names a key ("api key is").

@@ -398,14 +398,18 @@ _PPK_LINES = _join(
 
 
 class Secret:
-    """A secret format, the text it appears in, and the part of it that must not survive."""
+    """A secret format, the text it appears in, and the part of it that must not survive; a text holding more
+    than one (a list: "the passwords are A and B") names the others in ``more`` (``{second}`` in the template), so
+    the tests look for every one of them, not only the first."""
 
-    def __init__(self, name: str, kind: str, secret: str, template: str):
+    def __init__(self, name: str, kind: str, secret: str, template: str, **more: str):
         self.name = name
         #: The ``[redacted:<kind>]`` marker it must become.
         self.kind = kind
         self.secret = secret
-        self.text = template.format(secret=secret)
+        #: Every secret the text holds, ``secret`` first.
+        self.secrets = (secret, *more.values())
+        self.text = template.format(secret=secret, **more)
 
 
 SECRETS: list[Secret] = [
@@ -880,7 +884,13 @@ SECRETS: list[Secret] = [
     Secret("sentence-to", "secret", _join("Xy7#", "kq9!Lt"), "the password to the db is {secret}"),
     Secret("sentence-bold", "secret", _join("Xy7#", "kq9!Lb"), "**password** is {secret}"),
     Secret("sentence-code-spans", "secret", _join("Xy7#", "kq9!Lc"), "`password` is `{secret}`"),
-    Secret("sentence-plural", "secret", _join("Xy7#", "kq9!Lp"), "the passwords are {secret} and Xq2#mm8!Zz"),
+    Secret(
+        "sentence-plural",
+        "secret",
+        _join("Xy7#", "kq9!Lp"),
+        "the passwords are {secret} and {second}",
+        second=_join("Xq2#", "mm8!Zz"),
+    ),
     Secret("sentence-possessive", "secret", _join("Xy7#", "kq9!Ls"), "my password's {secret}"),
     Secret("sentence-parenthesised", "secret", _join("Xy7#", "kq9!Lr"), "the password is ({secret})"),
     Secret("sentence-next-line", "secret", _join("Xy7#", "kq9!Ln"), "the password is\n{secret}\n"),
@@ -941,6 +951,22 @@ SECRETS: list[Secret] = [
         _join("Qw8}zR[t5", "Yu\\\"Io3Pa"),
         '{{\n  "db": {{\n    "sensitive": true,\n    "type": [\n      "list",\n      "string"\n    ],\n'
         '    "value": [\n      "{secret}",\n      "second]{{9Xk2Lw"\n    ]\n  }}\n}}',
+    ),
+    # Every value of a list after a plural noun (review7a finding 9), not only the first.
+    Secret(
+        "sentence-plural-three",
+        "secret",
+        _join("Xy7#", "kq9!L3"),
+        "the staging passwords are {secret}, {second} and {third}.",
+        second=_join("Ab3$", "zz9!Q3"),
+        third=_join("Cd4%", "yy8!R3"),
+    ),
+    Secret(
+        "sentence-plural-slash",
+        "secret",
+        _join("Xy7#", "kq9!L4"),
+        "the admin and root passwords are `{secret}` / `{second}`",
+        second=_join("Ab3$", "zz9!Q4"),
     ),
     Secret("redis-cli-a-pipe", "cli-credentials", _join("RedisPipe", "Pw0rd8"), "redis-cli -a {secret}|grep x"),
     Secret(
