@@ -1266,9 +1266,15 @@ _OTHER_NOUN = (
     r"(?:\b(?:mot de passe|clé (?:d'|de l')?api)|(?:passwort|kennwort)|\b(?:(?:api-?)?schlüssel"
     r"|contraseña|clave|senha|wachtwoord))"
 )
-_OTHER_VERB = r"(?:est|était|ist|lautet|war|es|era|é|è|e'|luidt)"
+_OTHER_VERB = r"(?:est|c['\u2019]est|était|ist|lautet|war|es|era|é|è|e'|luidt)"
+#: The blanks between their words: a tab, and the no-break spaces French puts before a colon (U+00A0, U+202F).
+_OTHER_BLANK = r"[ \t\u00a0\u202f]"
 #: Up to five words between a name and its verb ("de la base", "del servidor", "für die Datenbank").
-_OTHER_WORDS = r"(?: +[^\s:=]+){0,5}?"
+_OTHER_WORDS = rf"(?:{_OTHER_BLANK}+[^\s:=]+){{0,5}}?"
+#: What follows a verb before its value: blanks, or a line's end (the value on the next line), and a colon.
+_OTHER_AFTER_VERB = rf"(?:{_OTHER_BLANK}*\r?\n{_OTHER_BLANK}*|{_OTHER_BLANK}+)(?:[:=]{_OTHER_BLANK}*)?"
+#: A colon or ``=`` after a name, blanks (French's no-break space) on either side, the value maybe on the next line.
+_OTHER_COLON = rf"{_OTHER_BLANK}*[:=]{_OTHER_BLANK}*(?:\r?\n{_OTHER_BLANK}*)?"
 #: What names a secret in other words, each with what gives it its value, matched in a lowercase copy of the text:
 #: the names above (and Dutch's "is", "was"); "token", in every one of those languages, and the Italian "password" by
 #: a verb of theirs alone (a colon after them, "is" or "was" are English's), at most five words of 30 characters after
@@ -1278,14 +1284,14 @@ _OTHER_WORDS = r"(?: +[^\s:=]+){0,5}?"
 #: deploy / …", not "the creds are in /etc/app/…": a path's next piece is no password).
 _OTHER_SECRET = _Compiled(
     "_OTHER_SECRET",
-    rf"(?:{_OTHER_NOUN}{_OTHER_WORDS}(?: +(?:{_OTHER_VERB}|is|was) +(?:[:=] *)?| *[:=] *)"
-    rf"|\btoken(?: [^\s:=]{{1,30}}){{0,5}}? {_OTHER_VERB} +(?:[:=] *)?"
-    r"|\bpassword(?: [^\s:=]{1,30}){0,5}? (?:é|è|était) +(?:[:=] *)?"
+    rf"(?:{_OTHER_NOUN}{_OTHER_WORDS}(?:{_OTHER_BLANK}+(?:{_OTHER_VERB}|is|was){_OTHER_AFTER_VERB}|{_OTHER_COLON})"
+    rf"|\btoken(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}{_OTHER_VERB}{_OTHER_AFTER_VERB}"
+    rf"|\bpassword(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}(?:é|è|était){_OTHER_AFTER_VERB}"
     r"|\b(?:пароль|токен)(?: +[^\s:=]+){0,4}?(?: *[:=] *| +(?:—|–|-|это) +)"
     r"|(?:密码|口令|密钥|秘钥|令牌|パスワード|トークン|api ?キー|비밀번호|암호|패스워드|토큰|api ?키)"
     r"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*)+"
     r"|\bcred(?:ential)?s(?: +[^\s:=/]+){0,3}?(?: +(?:are|were|is)(?: *: *| +)| *: *)[\w.@+-]+ */ *(?![^\s/]*/)"
-    r")(?P<quote>[\"'`]?)[「“«]?(?P<value>[^\s\"'`«»\u2000-\U0010ffff]+)",
+    rf")(?P<quote>[\"'`]?)(?:[「“«„]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\U0010ffff]+)",
 )
 #: What a match of ``_OTHER_SECRET`` starts with: the pattern is tried only where one is (scanning a text with it
 #: costs as much as every other rule together).

@@ -153,9 +153,9 @@ def _a_word(lowered: str, word: str, end: bool = True, after: tuple[str, ...] = 
 #: for the characters after each "token" (code is full of them); a name outside ASCII is looked for only where its
 #: first character is (a test of one character is a twentieth of one of a word).
 OTHER_NOUNS_ASCII = ("de passe", "passwort", "kennwort", "wachtwoord", "clave", "senha")
-OTHER_VERBS_ASCII = (" est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
+OTHER_VERBS_ASCII = (" est ", " c'est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
 OTHER_LINKS_ASCII = (*OTHER_VERBS_ASCII, " is ", " was ", ":", "=")
-ACCENTED_VERBS = (" é ", " è ", " était ")
+ACCENTED_VERBS = (" é ", " è ", " était ", " c\u2019est ")
 OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "contraseña", "clé", "schlüssel")
 OTHER_VERBS = (*OTHER_VERBS_ASCII, *ACCENTED_VERBS)
 OTHER_LINKS = (*OTHER_LINKS_ASCII, *ACCENTED_VERBS)
@@ -180,8 +180,20 @@ def may_name_a_secret_in_other_words(lowered: str) -> bool:
     )
 
 
+#: The blanks the rule reads as a space around a verb: a tab, a line's end (the value on the next line), and the
+#: no-break spaces French puts before a colon. Looked for only where a name is and no link was found as written
+#: (``str.isprintable`` is false for each of them: one C call says whether a text may hold one).
+_BLANKS = str.maketrans("\t\r\n\u00a0\u202f", "     ")
+
+
 def _named(lowered: str, nouns: tuple[str, ...], links: tuple[str, ...]) -> bool:
-    return any(noun in lowered for noun in nouns) and any(link in lowered for link in links)
+    if not any(noun in lowered for noun in nouns):
+        return False
+    return _a_link_in(lowered, links) or (not lowered.isprintable() and _a_link_in(lowered.translate(_BLANKS), links))
+
+
+def _a_link_in(text: str, links: tuple[str, ...]) -> bool:
+    return any(link in text for link in links)
 
 
 #: How far after "password" or "token" the rule looks for a verb: the word, five words of 30 characters and a blank
@@ -194,7 +206,7 @@ def _verb_after(lowered: str, noun: str, verbs: tuple[str, ...]) -> bool:
     at = lowered.find(noun)
     while at != -1:
         reach = lowered[at : at + SHARED_REACH]
-        if any(verb in reach for verb in verbs):
+        if _a_link_in(reach, verbs) or (not reach.isprintable() and _a_link_in(reach.translate(_BLANKS), verbs)):
             return True
         at = lowered.find(noun, at + 1)
     return False

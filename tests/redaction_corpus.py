@@ -347,6 +347,11 @@ het wachtwoord is verlopen
 パスワードは必須です
 비밀번호가 틀렸습니다; 비밀번호는 필수입니다
 the creds are in /etc/app/creds2024x
+Mot de passe\u00a0: oublié ?
+le mot de passe est « incorrect »
+Das Passwort ist „abgelaufen“, bitte neu setzen.
+le mot de passe c'est pas le bon
+Le mot de passe\u202f: au moins 8 caractères, c'est la règle.
 """,
 }
 
@@ -968,6 +973,17 @@ SECRETS: list[Secret] = [
         "the admin and root passwords are `{secret}` / `{second}`",
         second=_join("Ab3$", "zz9!Q4"),
     ),
+    # French and German typography (review7a finding 8): the no-break spaces before a colon, guillemets with their
+    # spaces, German quotes, "c'est", a tab or a line's end after the verb.
+    Secret("sentence-french-nbsp-colon", "secret", _join("Kx9#", "mPq2N1"), "Mot de passe\u00a0: {secret}"),
+    Secret("sentence-french-narrow-colon", "secret", _join("Kx9#", "mPq2N2"), "le mot de passe\u202f: {secret}"),
+    Secret("sentence-french-guillemets", "secret", _join("Kx9#", "mPq2N3"), "le mot de passe est « {secret} »"),
+    Secret("sentence-german-quotes", "secret", _join("Kx9#", "mPq2N4"), "Das Passwort ist „{secret}“"),
+    Secret("sentence-french-c-est", "secret", _join("Kx9#", "mPq2N5"), "le mot de passe c'est {secret}"),
+    Secret("sentence-french-c-est-curly", "secret", _join("Kx9#", "mPq2N6"), "le mot de passe c\u2019est {secret}"),
+    Secret("sentence-french-next-line", "secret", _join("Kx9#", "mPq2N7"), "le mot de passe est\r\n{secret}\r\n"),
+    Secret("sentence-german-tab", "secret", _join("Kx9#", "mPq2N8"), "das Passwort ist\t{secret}"),
+    Secret("sentence-german-token-tab", "secret", _join("Kx9#", "mPq2N9"), "der Token ist\t{secret}"),
     Secret("redis-cli-a-pipe", "cli-credentials", _join("RedisPipe", "Pw0rd8"), "redis-cli -a {secret}|grep x"),
     Secret(
         "rediscli-auth-semicolon",

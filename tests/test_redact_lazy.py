@@ -177,6 +177,7 @@ OTHER_PIECES = [
     "İ", "/etc/app", "Sakura-Himitsu-77", ".", "»", "«", "le mot de passe de la base est ", "das Passwort ist ",
     "la contraseña es ", "il token è ", "la password è ", "het wachtwoord is ", "Пароль: ", "数据库密码是", "パスワードは ", "비밀번호는 ",
     "creds are deploy / ", "Kx9#mPq2Lw", "Sakura-Himitsu-77", " dell'api", " " + "abcdefghij" * 3 + "k",
+    "\u00a0", "\u202f", "\n", "\r\n", " c'est ", " c\u2019est", "« ", " »", "„", "“", " ist\t", " est\n",
 ]  # fmt: skip
 
 
