@@ -1240,7 +1240,10 @@ def _looks_made(value: str) -> bool:
     """A value no sentence writes as a word: six digits or more, letters with digits (eight characters or more, or
     fewer with both cases or a sign: ``Xy7#kq9!Lm``, ``8f14…``, ``hunter2hunter2``), or eight characters or more of
     letters and signs. A word (``wrong``, ``expired``, ``Redis``), a short version or number (``v2``, ``3600``), a
-    path, an address, a dotted name, code or a placeholder is none."""
+    path, an address, a dotted name, code or a placeholder is none; nor is a word in Markdown's emphasis
+    (``**required**``, ``*optional*``): its stars are not signs of the value."""
+    if value[:1] == "*" and value[-1:] == "*":
+        value = value.strip("*")
     if len(value) < 6 or not _is_literal(value) or "://" in value or any(c in value for c in "()[]{}<>"):
         return False
     if _PATH.fullmatch(value) or _DOTTED_NAME.fullmatch(value) or ("_" in value and _ENV_NAME.fullmatch(value)):

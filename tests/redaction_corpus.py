@@ -318,6 +318,7 @@ The secret is base64-encoded, the token is HS256-signed and k8s-managed, the bui
 The token is 2024-01-05T10:00:00Z old; the passwords are hashed, the password to the db is in the vault.
 printf(&quot;Password is correct.&quot;);
 **Password** is required; `token` is `None` here.
+The password is **required**, the token is *optional*; the api key is __mandatory__.
 The default password hashing algorithm is now Argon2id.
 redis-cli -u redis://cache:6379 ping
 2024:10:05:12:30 worker ready
@@ -953,7 +954,7 @@ SECRETS: list[Secret] = [
     Secret(
         "terraform-sensitive-bracket-pretty",
         "secret",
-        _join("Qw8}zR[t5", "Yu\\\"Io3Pa"),
+        _join("Qw8}zR[t5", "Yu\\\"Io3Pa7Lm2"),
         '{{\n  "db": {{\n    "sensitive": true,\n    "type": [\n      "list",\n      "string"\n    ],\n'
         '    "value": [\n      "{secret}",\n      "second]{{9Xk2Lw"\n    ]\n  }}\n}}',
     ),
@@ -984,6 +985,8 @@ SECRETS: list[Secret] = [
     Secret("sentence-french-next-line", "secret", _join("Kx9#", "mPq2N7"), "le mot de passe est\r\n{secret}\r\n"),
     Secret("sentence-german-tab", "secret", _join("Kx9#", "mPq2N8"), "das Passwort ist\t{secret}"),
     Secret("sentence-german-token-tab", "secret", _join("Kx9#", "mPq2N9"), "der Token ist\t{secret}"),
+    # A made value in Markdown's emphasis still goes (its stars are not what makes it one: review7a's low list).
+    Secret("sentence-emphasis", "secret", _join("Xy7#", "kq9!Le"), "the password is **{secret}**"),
     Secret("redis-cli-a-pipe", "cli-credentials", _join("RedisPipe", "Pw0rd8"), "redis-cli -a {secret}|grep x"),
     Secret(
         "rediscli-auth-semicolon",
