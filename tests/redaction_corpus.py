@@ -954,7 +954,7 @@ SECRETS: list[Secret] = [
     Secret(
         "terraform-sensitive-bracket-pretty",
         "secret",
-        _join("Qw8}zR[t5", "Yu\\\"Io3Pa7Lm2"),
+        _join("Qw8}zR[t5", 'Yu\\"Io3Pa7Lm2'),
         '{{\n  "db": {{\n    "sensitive": true,\n    "type": [\n      "list",\n      "string"\n    ],\n'
         '    "value": [\n      "{secret}",\n      "second]{{9Xk2Lw"\n    ]\n  }}\n}}',
     ),
