@@ -1099,9 +1099,9 @@ _SENTENCE_NOUN = (
 #: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
 _BLANK = r"[ \t\u00a0]"
 #: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were [now|still|…] <value>" (the
-#: value may start the next line), "my password's <value>", "<noun> for|of|on|to <words>: <value>", or the noun and
-#: its value alone (after "use", "enter", …: ``_after_a_verb``). A word between the noun and its verb does not end
-#: a sentence (``.``, ``,``).
+#: value may start the next line, after a JSON string's escaped ``\n`` too), "my password's <value>", "<noun>
+#: for|of|on|to <words>: <value>", or the noun and its value alone (after "use", "enter", …: ``_after_a_verb``). A
+#: word between the noun and its verb does not end a sentence (``.``, ``,``).
 _SENTENCE_WORD = r"[^\s:=]*[^\s:=.,;!?]"
 #: The first of the words between a noun and its verb: a preposition or a person ("the password to the db is", "the
 #: password we use is"); "the password hashing algorithm is now Argon2id" names no password's value.
@@ -1109,7 +1109,7 @@ _SENTENCE_BETWEEN = r"(?:for|of|on|to|in|at|from|that|which|we|you|i|they)\b"
 _SENTENCE_LINK = (
     rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were)"
     rf"(?:{_BLANK}+(?:now|still|just|set{_BLANK}+to|changed{_BLANK}+to))?"
-    rf"(?:{_BLANK}*:?{_BLANK}*\r?\n{_BLANK}*|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
+    rf"(?:{_BLANK}*:?{_BLANK}*(?:\r?\n|(?:\\r)?\\n){_BLANK}*|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
     rf"|['\u2019]s{_BLANK}+"
     rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
     r"|(?P<bare> +)"

@@ -64,7 +64,7 @@ KEY_QUALIFIERS = tuple(
     for word in ("api", "access", "secret", "private", "auth", "admin", "master")
     for blank in ("", " ")
 )
-SENTENCE_VERBS = (" is", " was", " are", " were")  # (then a blank, a colon or the line's end: ``_VERB_ENDS``)
+SENTENCE_VERBS = (" is", " was", " are", " were")  # (then a blank, a colon or a line's end: ``_VERB_ENDS``)
 SENTENCE_LINKS = (
     " for ",
     " of ",
@@ -79,7 +79,7 @@ SENTENCE_LINKS = (
     "with ",
     " as ",
 )
-_VERB_ENDS = frozenset(" :\n\r")
+_VERB_ENDS = frozenset(" :\n\r\\")  # (a backslash: a JSON string's escaped line end, ``is\n``)
 
 
 #: What every noun above holds. A short text (a title, a command, a line of code) seldom holds one, and seven tests

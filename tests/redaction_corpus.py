@@ -987,6 +987,13 @@ SECRETS: list[Secret] = [
     Secret("sentence-german-token-tab", "secret", _join("Kx9#", "mPq2N9"), "der Token ist\t{secret}"),
     # A made value in Markdown's emphasis still goes (its stars are not what makes it one: review7a's low list).
     Secret("sentence-emphasis", "secret", _join("Xy7#", "kq9!Le"), "the password is **{secret}**"),
+    # The value on the next line inside a JSON string, its line end escaped (review7a's low list).
+    Secret(
+        "sentence-next-line-json-escaped",
+        "secret",
+        _join("Xy7#", "kq9!Lj"),
+        '{{"text": "the db password is\\n{secret}"}}',
+    ),
     Secret("redis-cli-a-pipe", "cli-credentials", _join("RedisPipe", "Pw0rd8"), "redis-cli -a {secret}|grep x"),
     Secret(
         "rediscli-auth-semicolon",

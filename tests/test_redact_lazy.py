@@ -164,6 +164,7 @@ SENTENCE_PIECES = [
     "the admin password is ", "The API token was ", "password for prod db: ", "use passphrase ", "login with admin:",
     "creds are bob:", "Xy7#kq9!Lm", "8f14e45fceea167a", "hunter7hunter7",
     "**", "s", "'s ", "\u2019s ", " are", " were", " to ", " the db", "\u00a0", "\n", "(", ")", "*", "keys",
+    "\\n", "\\r\\n", " and ", ", ", " / ", "**required**",
 ]  # fmt: skip
 
 
