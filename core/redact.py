@@ -788,8 +788,11 @@ _PATH = _Compiled("_PATH", r"(?:/|~/|\.\.?/)[\w./~-]*")
 _SHORT_NUMBER = _Compiled("_SHORT_NUMBER", r"\d{1,7}")
 _ENV_NAME = _Compiled("_ENV_NAME", r"[A-Z][A-Z0-9_]*")
 #: A word made of others that says what a thing is, not what it holds: ``base64-encoded``, ``HS256-signed``,
-#: ``x86_64-only``, ``k8s-managed``.
-_COMPOUND = _Compiled("_COMPOUND", r"(?:\w+-)+[a-z]*(?:ed|ing|only|based|like|safe|free|wide|style)")
+#: ``x86_64-only``, ``k8s-managed``; in German and French too (``base64-kodiert``, ``AES-verschlüsselt``,
+#: ``base64-encodé``), as the other languages' rule reads them.
+_COMPOUND = _Compiled(
+    "_COMPOUND", r"(?:\w+-)+[a-zäöüßéè]*(?:ed|ing|only|based|like|safe|free|wide|style|iert|elt|é|ée|és|ées)"
+)
 #: A date or a time (ISO 8601: ``2024-01-05T10:00:00Z``).
 _TIMESTAMP = _Compiled("_TIMESTAMP", r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?")
 
@@ -1284,7 +1287,8 @@ _OTHER_COLON = rf"{_OTHER_BLANK}*[:=]{_OTHER_BLANK}*(?:\r?\n{_OTHER_BLANK}*)?"
 #: it (``redaction.SHARED_REACH``); Russian's "пароль", "токен" by a colon or a dash (not "ключ": "подключение" holds
 #: it); the Chinese, Japanese and Korean names by "是", "为", "は", "が", "는", "은" or a colon, blanks or none between
 #: ("密码是X", "密码：X", "パスワードは X", "비밀번호는 X"); and a user and its password as a pair ("the staging creds are
-#: deploy / …", not "the creds are in /etc/app/…": a path's next piece is no password).
+#: deploy / …", not "the creds are in /etc/app/…": a path's next piece is no password). A value ends at a blank, a
+#: quote, or a character past U+2000 (a closing quote, a dash, "です"), a currency sign (``€``) aside.
 _OTHER_SECRET = _Compiled(
     "_OTHER_SECRET",
     rf"(?:{_OTHER_NOUN}{_OTHER_WORDS}(?:{_OTHER_BLANK}+(?:{_OTHER_VERB}|is|was){_OTHER_AFTER_VERB}|{_OTHER_COLON})"
@@ -1294,7 +1298,7 @@ _OTHER_SECRET = _Compiled(
     r"|(?:密码|口令|密钥|秘钥|令牌|パスワード|トークン|api ?キー|비밀번호|암호|패스워드|토큰|api ?키)"
     r"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*)+"
     r"|\bcred(?:ential)?s(?: +[^\s:=/]+){0,3}?(?: +(?:are|were|is)(?: *: *| +)| *: *)[\w.@+-]+ */ *(?![^\s/]*/)"
-    rf")(?P<quote>[\"'`]?)(?:[「“«„]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\U0010ffff]+)",
+    rf")(?P<quote>[\"'`]?)(?:[「“«„]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\u209f\u20d0-\U0010ffff]+)",
 )
 #: What a match of ``_OTHER_SECRET`` starts with: the pattern is tried only where one is (scanning a text with it
 #: costs as much as every other rule together).

@@ -352,6 +352,7 @@ Mot de passe\u00a0: oublié ?
 le mot de passe est « incorrect »
 Das Passwort ist „abgelaufen“, bitte neu setzen.
 le mot de passe c'est pas le bon
+der Token ist base64-kodiert, le mot de passe est base64-encodé
 Le mot de passe\u202f: au moins 8 caractères, c'est la règle.
 """,
 }
@@ -994,6 +995,7 @@ SECRETS: list[Secret] = [
         _join("Xy7#", "kq9!Lj"),
         '{{"text": "the db password is\\n{secret}"}}',
     ),
+    Secret("sentence-french-euro", "secret", _join("Kx9#mPq2€", "Lw8Rt5Zq"), "le mot de passe est {secret}"),
     Secret("redis-cli-a-pipe", "cli-credentials", _join("RedisPipe", "Pw0rd8"), "redis-cli -a {secret}|grep x"),
     Secret(
         "rediscli-auth-semicolon",
