@@ -1,5 +1,6 @@
-"""Commands that throw work or data away (force-push, ``rm -rf``, ``reset --hard``, dropping data): shown as
-history, never offered as a fix, and marked where a hook reports their past runs.
+"""Commands that throw work or data away (force-push, ``rm -rf``, ``reset --hard``, dropping data, pruning or
+deleting volumes, a cluster's objects or infrastructure): shown as history, never offered as a fix, and marked where
+a hook reports their past runs.
 
 Here, not in ``work.py``: the Shell pre-hook asks too, and must not load ``work.py``'s patterns and ``re`` for it.
 """
@@ -10,16 +11,31 @@ from .errors import folded, found, is_word
 
 #: The commands, as one pattern (compiled when first needed: most commands hold none of its words).
 DESTRUCTIVE = (
-    r"\bgit\s+push\b.*(?:\s-f\b|--force)|\brm\s+-\w*[rf]\w*\b|\bgit\s+reset\s+--hard\b|\bgit\s+clean\s+-\w*f"
-    r"|\bgit\s+checkout\s+--\s+\.|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b"
-    r"|\bmkfs\b|\bdd\s+.*\bof=|\bdocker\s+(?:system|volume)\s+prune\b.*(?:-a\b|--all|--volumes)"
+    r"\bgit\s+push\b.*(?:\s-f\b|--force|\s\+\w)|\brm\s+-\w*[rf]\w*\b|\brm\s+(?:.*\s)?--(?:recursive|force)\b"
+    r"|\bgit\s+reset\s+--hard\b|\bgit\s+clean\s+-\w*f|\bgit\s+checkout\s+--\s+\.|\bgit\s+branch\b.*\s(?-i:-\w*D)"
+    r"|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b|\bmkfs\b|\bdd\s+.*\bof="
+    r"|\bdocker\s+(?:system|volume)\s+prune\b.*(?:\s-\w*a|--all|--volumes)|\bdocker\s+volume\s+rm\s"
+    r"|\bterraform\b.*\s-?destroy\b|\bkubectl\b.*\sdelete\b|\bfind\b.*\s-delete\b"
     r"|\bdropdb\b|\bflushall\b|\bflushdb\b|--force-reset\b"
 )
 
 
 #: A word each of ``DESTRUCTIVE``'s alternatives holds (as ``(?i)`` reads it); ``rm`` and ``dd`` begin a word and a
 #: blank follows them.
-_DESTRUCTIVE_WORDS = ("push", "reset", "clean", "checkout", "drop", "truncate", "delete", "mkfs", "prune", "flush")
+_DESTRUCTIVE_WORDS = (
+    "push",
+    "reset",
+    "clean",
+    "checkout",
+    "branch",
+    "drop",
+    "truncate",
+    "delete",
+    "mkfs",
+    "prune",
+    "flush",
+    "destroy",
+)
 
 
 def is_destructive(command: str) -> bool:

@@ -17,6 +17,8 @@ import msgspec
 
 from . import paths
 from .bookkeeping import Bookkeeping
+from .index.format import edited_paths
+from .keys import EDIT_TOOLS
 from .model import Message, Session, ToolCall, fill_times
 from .readers import (
     Projects,
@@ -218,11 +220,13 @@ def _calls_the_database_lacks(ide: Session, cli: Session) -> set[int]:
     (:func:`~deja.core.readers.chatstore.attach_tool_results`): by tool and
     arguments, the earliest unused database call first, then a call left over by
     tool and what it acted on (the editor's arguments carry fields the
-    transcript's lack). A transcript call nothing pairs with is one the database lacks.
+    transcript's lack), then an edit left over by the file it changed, however the
+    two spell the tool and its path (:func:`_edited_file`). A transcript call
+    nothing pairs with is one the database lacks.
     """
     left = [call for message in cli.messages for call in message.tool_calls]
     recorded = [call for message in ide.messages for call in message.tool_calls]
-    for key_of in (_whole_call, _call_target):
+    for key_of in (_whole_call, _call_target, _edited_file):
         waiting: dict[tuple[str, str], deque[ToolCall]] = {}
         for call in recorded:
             if (key := key_of(call)) is not None:
@@ -245,6 +249,17 @@ def _whole_call(call: ToolCall) -> tuple[str, str]:
 
 def _call_target(call: ToolCall) -> tuple[str, str] | None:
     return call_target(call.name, call.args)
+
+
+def _edited_file(call: ToolCall) -> tuple[str, str] | None:
+    """An edit's kind (a deletion, else a change) and the file it changed: the editor writes ``search_replace
+    {file_path}`` and ``edit_file {target_file}`` where the transcript has ``StrReplace {path}`` and ``Write
+    {path}`` for the same edit (cursor-drift-2026 §16); None for a call that is no edit or names no file."""
+    if call.name not in EDIT_TOOLS:
+        return None
+    changed = edited_paths(call.args, "")
+    kind = "Delete" if normalise_tool_name(call.name) == "Delete" else "edit"
+    return (kind, changed[0]) if changed else None
 
 
 def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:

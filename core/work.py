@@ -132,20 +132,36 @@ def line_in(text: str, line: str) -> bool:
     return bool(wanted) and any(candidate.strip() == wanted for candidate in text.splitlines())
 
 
-def adds_line(edit: Edit, line: str) -> bool:
-    """Whether ``edit`` wrote ``line``: it is in the new text and was not already in the old (mere context); or,
-    for a replacement inside one line (StrReplace takes any unique substring), the new text is in the line and the
-    old text is not."""
-    if line_in(edit.new, line):
-        return not line_in(edit.old, line)
-    return _replaced_within(edit, line)
+#: How long a one-line replacement's new text must be to say on its own that it wrote a line holding it: a short one
+#: (``True`` → ``False``, ``1`` → ``2``, a renamed name) is in many lines it never touched.
+_SPECIFIC_LENGTH = 16
 
 
-def _replaced_within(edit: Edit, line: str) -> bool:
+def line_writer(edits: list[Edit], line: str) -> Edit | None:
+    """The newest of ``edits`` (newest first) that wrote ``line``: one whose new text holds it and whose old text
+    did not (mere context), or one that replaced part of it (StrReplace takes any unique substring:
+    :func:`_replaced_within`)."""
+    for at, edit in enumerate(edits):
+        if line_in(edit.new, line):
+            if not line_in(edit.old, line):
+                return edit
+        elif _replaced_within(edit, line, edits[at + 1 :]):
+            return edit
+    return None
+
+
+def _replaced_within(edit: Edit, line: str, older: list[Edit]) -> bool:
     """Whether ``edit`` replaced part of ``line``: a one-line new text the line holds, for an old one it no longer
-    does (a Write has no old text: its contents are whole lines, or say nothing of a line that merely holds them)."""
+    does, and either the line with the old text put back is one an older edit wrote (the file had it before) or the
+    new text is long enough to be specific. A Write has no old text: its contents are whole lines, or say nothing of
+    a line that merely holds them."""
     new, old = edit.new.strip(), edit.old.strip()
-    return bool(new and old) and "\n" not in new and new in line and old not in line
+    if not (new and old) or "\n" in new or new not in line or old in line:
+        return False
+    if len(new) >= _SPECIFIC_LENGTH:
+        return True
+    before = line.replace(new, old, 1)
+    return any(line_in(earlier.new, before) for earlier in older)
 
 
 class Blame(Record):
@@ -156,7 +172,7 @@ class Blame(Record):
     discussed: list[SessionMeta]
     line: int | None = None
     line_text: str | None = None
-    #: The newest edit whose new text holds the line (deja's own evidence).
+    #: The newest edit that wrote the line (deja's own evidence: ``line_writer``).
     wrote_line: Edit | None = None
     #: Cursor's attribution rows for the file, the line's own first, with the indexed session of each.
     attributions: list[tuple[Attribution, SessionMeta | None]] = []
@@ -221,7 +237,7 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     from .readers.ai_tracking import attributions
 
     text = read_line(path, line)
-    wrote = next((e for e in edits if adds_line(e, text)), None)
+    wrote = line_writer(edits, text)
     found = attributions(tracking_db, path, text)[:5]
     pairs = [(a, next((m for _, _, m in index.find(a.conversation_id)[:1]), None)) for a in found]
     return Blame(path, edits, discussed, line, text, wrote, pairs)

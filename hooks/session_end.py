@@ -79,7 +79,9 @@ def _outside_every_root(transcript: object) -> str:
     if not isinstance(transcript, str) or not os.path.isabs(transcript):
         return ""
     roots = [os.path.abspath(root) for root in paths.cli_roots()]
-    if any(os.path.commonpath([root, transcript]) == root for root in roots):
+    # (where the links lead on both sides: ``~/.cursor`` may be a link, and Cursor may name the file either way)
+    real = os.path.realpath(transcript)
+    if any(os.path.commonpath([os.path.realpath(root), real]) == os.path.realpath(root) for root in roots):
         return ""
     return (
         f"{transcript} is under none of the folders deja reads here ({', '.join(roots)}); a `deja index` run with"

@@ -219,6 +219,8 @@ COMMANDS = [
 COMMANDS += ["drop table t", "truncate table t", "delete from t", "mkfs.ext4", "docker system prune -a", "dropdb x"]
 COMMANDS += ["redis-cli flushall", "flushdb", "prisma db push --force-reset", "npm run format", "pytest -x", "ls"]
 COMMANDS += ["docker volume prune --all", "docker compose up -d", "docker system prune"]
+COMMANDS += ["docker system prune -af", "rm --recursive --force b", "git push origin +main", "terraform destroy"]
+COMMANDS += ["kubectl delete ns x", "docker volume rm v", "git branch -D f", "git branch -d f", "find . -delete"]
 
 
 @pytest.mark.parametrize("around", ["r{0} -rf x", "{0}rm -rf x", "rm{0}-rf x", "d{0} if=a of=b", "git pu{0}h -f"])

@@ -754,6 +754,24 @@ def test_session_end_for_a_transcript_outside_every_root_says_so_not_ingested(in
     assert f"ingested {chat}: 0 added" not in indexed.log()
 
 
+def test_session_end_through_a_linked_cursor_folder_says_ingested(machine: Machine, monkeypatch) -> None:
+    """``~/.cursor`` a link: Cursor names the transcript where the link leads, deja reads the folder through the
+    link; the chat is read either way, and the log said "not ingested … set CURSOR_DATA_DIR" (review7b 7)."""
+    link = machine.root / "linked-cursor"
+    link.symlink_to(machine.history.cli_root, target_is_directory=True)
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(link))
+    machine.env["DEJA_CURSOR_CLI_ROOT"] = str(link)
+    chat = "9999aaaa-2222-4333-8444-555566667778"
+    transcript = machine.write_chat(
+        machine.api, chat, [user_turn("linked chat", datetime.now(UTC)), assistant_turn("linked answer")], [], "Linked"
+    )
+    machine.index()
+    payload = cursor("sessionEnd", chat, machine.api, transcript_path=os.path.realpath(transcript), reason="completed")
+    assert machine.run("hook-session-end", payload).stdout == ""
+    wait_for_log(machine, f"ingested {chat}: 0 added")
+    assert "not ingested" not in machine.log()
+
+
 def wait_for_log(machine: Machine, text: str, seconds: float = 60) -> None:
     """Wait for the detached ingest to log ``text``."""
     deadline = time.monotonic() + seconds

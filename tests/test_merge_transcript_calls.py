@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import (
@@ -74,3 +75,54 @@ def test_a_write_kept_only_in_the_transcript_is_in_the_session_and_the_database_
     blamed = run_deja("blame", config)
     assert blamed.returncode == 0, blamed.stderr
     assert CHAT[:8] in blamed.stdout
+
+
+def write_editor_edit(user_root: Path, tool: str, args: dict) -> None:
+    """A composer whose answer made one edit, as the editor spells it (``file_path``, ``target_file``)."""
+    write_state_vscdb(
+        user_root / "globalStorage" / "state.vscdb",
+        composers={CHAT: composer_data(CHAT, [("b1", 1), ("b2", 2)], created_at=T0, name="Raise the timeout")},
+        bubbles={
+            CHAT: {
+                "b1": {"type": 1, "bubbleId": "b1", "text": "raise the timeout to 30", "createdAt": T0},
+                "b2": {
+                    "type": 2,
+                    "bubbleId": "b2",
+                    "text": "Raised it.",
+                    "createdAt": T0 + 1000,
+                    "toolFormerData": tool_former_data(tool, args),
+                },
+            }
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("editor_tool", "editor_path_key", "transcript_tool", "extra"),
+    [
+        ("search_replace", "file_path", "StrReplace", {"old_string": "TIMEOUT = 5", "new_string": "TIMEOUT = 30"}),
+        ("edit_file", "target_file", "Write", {"contents": "TIMEOUT = 30\n"}),
+    ],
+)
+def test_one_edit_spelt_differently_by_the_database_and_the_transcript_is_listed_once(
+    cli_root: Path, tmp_path: Path, editor_tool: str, editor_path_key: str, transcript_tool: str, extra: dict
+):
+    project = tmp_path / "proj"
+    project.mkdir()
+    source = project / "app.py"
+    source.write_text("TIMEOUT = 30\n")
+    write_editor_edit(tmp_path / "no-ide", editor_tool, {editor_path_key: str(source), **extra, "explanation": "x"})
+    write_transcript(
+        transcript_path(cli_root, str(project), CHAT),
+        [
+            user_turn("raise the timeout to 30"),
+            assistant_turn("Raised it.", tool_use(transcript_tool, {"path": str(source), **extra})),
+            turn_ended(),
+        ],
+    )
+    assert run_deja("index").returncode == 0
+    shown = run_deja("show", CHAT[:8], "--json")
+    calls = [call["name"] for m in orjson.loads(shown.stdout)["messages"] for call in m.get("tool_calls", [])]
+    assert calls == [editor_tool]
+    blamed = run_deja("blame", str(source))
+    assert "2 edits" not in blamed.stdout and CHAT[:8] in blamed.stdout, blamed.stdout

@@ -72,3 +72,30 @@ def test_a_destructive_command_is_marked_so_not_reassured(fake_home: Path) -> No
     said = _before(_history(fake_home), "Shell", {"command": "sudo rm -rf /var/lib/docker"})
     assert "`sudo rm -rf /var/lib/docker` ran 1 time in this project before" in said, said
     assert DESTRUCTIVE_NOTE in said
+
+
+COMMON_DESTRUCTIVE = [
+    "docker system prune -af",
+    "rm --recursive --force build",
+    "git push origin +main",
+    "terraform destroy -auto-approve",
+    "kubectl delete namespace prod",
+    "docker volume rm pgdata",
+    "git branch -D feature",
+]  # (and ``find . -delete``, which this hook passes over as ``find``, a command that only looks around)
+
+
+def test_common_destructive_commands_are_marked(fake_home: Path) -> None:
+    """Each of these was reassured with its past runs, and offered as a fix (review7b 4): clustered short flags
+    (``-af``), long ones (``--recursive``), a ``+`` refspec, and the tools that delete what they manage."""
+    project = fake_home / "code" / "ops"
+    project.mkdir(parents=True)
+    commands = [*COMMON_DESTRUCTIVE, "git branch -d merged"]  # (-d deletes only a branch merged elsewhere)
+    runs = [step for n, command in enumerate(commands) for step in store_shell(f"t{n}", command, "", 0)]
+    messages = [*store_preamble(str(project)), store_user_message("clean everything up"), *runs]
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-ops"), cwd=str(project), name="clean up", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    for command in commands:
+        said = _before(project, "Shell", {"command": command})
+        assert f"`{command}` ran 1 time" in said, said
+        assert (DESTRUCTIVE_NOTE in said) == (command in COMMON_DESTRUCTIVE), (command, said)

@@ -1,11 +1,13 @@
 """A cursor-agent chat in a folder whose name has no ASCII letter or digit (``code/支付服务``) is not filed under the
 folder above it: Cursor's slug of such a folder is its parent's (cursor-drift-2026 §9: runs collapsed, ends trimmed),
-so where such a folder is there the slug is ambiguous: the chat is filed where the files its tools touched say (the
-outermost such folder holding them all), else it has no project rather than a wrong one.
+so the chat is filed where the files its tools touched say (the outermost such folder holding them all), else under
+the parent, where such chats nearly always ran.
 
 Before, the walk that decodes a slug skipped a child whose name encodes to nothing and returned the parent as an
 exact match: the chats showed up as the parent's recent sessions (trialI F8). The project's writer also wrote a slug
-Cursor does not (``tmp-code-----``), so no test ever saw the ambiguous one.
+Cursor does not (``tmp-code-----``), so no test ever saw the ambiguous one. Then, for a while, any such folder made
+its parent's own slug decode to nothing: a project holding ``文档`` or ``_`` lost every transcript-only chat that ran
+in it (review7b 1), and each decode walked whole CJK-named trees.
 """
 
 from __future__ import annotations
@@ -51,10 +53,33 @@ def test_a_chat_in_an_unnamed_folder_is_not_filed_under_its_parent(tmp_path: Pat
     write_transcript(transcript_path(cli_root, str(code / "api"), "c-api"), [user_turn("why is the api slow"), assistant_turn("An N+1 query.")])  # fmt: skip
     assert run_deja("index").returncode == 0
     projects = {s["id"]: s["project_dir"] for s in json.loads(run_deja("sessions", "--json").stdout)["sessions"]}
-    assert projects == {"c-zh": str(unnamed), "c-no-files": "", "c-api": str(code / "api")}, projects
-    assert decode_project_slug(encode_project_path(str(code))) is None  # code, or the folder below it
+    assert projects == {"c-zh": str(unnamed), "c-no-files": str(code), "c-api": str(code / "api")}, projects
+    assert decode_project_slug(encode_project_path(str(code))) == code  # code, or the folder below it: code
     assert decode_project_slug(encode_project_path(str(code / "api"))) == code / "api"
     (unnamed / "服务" / "api").mkdir()  # the same slug as code/api
     assert decode_project_slug(encode_project_path(str(code / "api"))) is None
     (code / "api2").mkdir()
     assert decode_project_slug(encode_project_path(str(code / "api2"))) == code / "api2"
+
+
+def test_a_project_holding_an_unnamed_folder_keeps_its_transcript_only_chats(tmp_path: Path, cli_root: Path) -> None:
+    app = tmp_path / "code" / "app"
+    (app / "文档").mkdir(parents=True)
+    (app / "_").mkdir()
+    write_transcript(
+        transcript_path(cli_root, str(app), "c-app"),
+        [user_turn("how do we deploy the app to staging"), assistant_turn("Run make deploy ENV=staging.")],
+    )
+    assert run_deja("index").returncode == 0
+    projects = {s["id"]: s["project_dir"] for s in json.loads(run_deja("sessions", "--json").stdout)["sessions"]}
+    assert projects == {"c-app": str(app)}
+    wip = run_deja("wip", cwd=app)
+    assert "deploy" in wip.stdout, wip.stdout
+
+
+def test_a_folder_below_unnamed_ones_is_found_without_walking_them_all(tmp_path: Path) -> None:
+    docs = tmp_path / "文档"
+    (docs / "项目" / "app").mkdir(parents=True)
+    deep = docs / "一" / "二" / "三"
+    (deep / "app").mkdir(parents=True)  # three unnamed in a row: not entered, so not a second tmp-…-app
+    assert decode_project_slug(encode_project_path(str(docs / "项目" / "app"))) == docs / "项目" / "app"

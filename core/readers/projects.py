@@ -51,7 +51,7 @@ from ..model import Session
 from ..record import Record
 from ..regular_files import read_regular, subfolders
 from . import vscdb
-from .transcripts import decode_project_slug, has_unnamed_child, project_slug_of, scan_transcripts
+from .transcripts import decode_project_slug, project_slug_of, scan_transcripts
 
 #: The file in the index folder where a refresh keeps the chats' ``meta.json`` cwds (``chat_cwds``).
 CWD_CACHE = "chat-cwds"
@@ -334,8 +334,7 @@ class Projects:
         exact = self._known_by_slug.get(key, [])
         if not exact:
             exact = [f for k, folders in self._known_by_slug.items() if k.lower() == key.lower() for f in folders]
-        # (a folder holding one whose name encodes to nothing, as ``支付服务`` does, shares its slug: not this one alone)
-        return exact[0] if len(exact) == 1 and not has_unnamed_child(exact[0]) else ""
+        return exact[0] if len(exact) == 1 else ""
 
     @cached_property
     def _known_by_slug(self) -> dict[str, list[str]]:

@@ -326,6 +326,8 @@ def _load(line: bytes) -> Any:
 # --- the encoded project folder --------------------------------------------
 
 _MAX_SEGMENTS = 24
+#: How many folders in a row whose names encode to nothing (``文档/项目``) a slug's decode enters.
+_MAX_UNNAMED_RUN = 2
 
 
 def _encoded(name: str) -> str:
@@ -340,12 +342,15 @@ def decode_project_slug(slug: str) -> Path | None:
     both ends: cursor-agent's ``projects/<slug>``), so it is matched against what exists: each step lists a
     directory and takes an entry whose own encoding begins the rest of the slug, trying shorter names first (a '/'
     before a literal '-'). Two different entries that encode alike and both resolve make the slug ambiguous: None.
-    A folder whose name has no ASCII letter or digit (``支付服务``) encodes to nothing, so its slug is its parent's
-    (or, below it, its siblings'): where one is there, the slug is ambiguous too, never the parent's alone. At most
-    24 segments are walked, from ``/`` (a Windows drive letter is not decoded).
+    A folder whose name has no ASCII letter or digit (``文档``) encodes to nothing, so its slug is its parent's: the
+    parent wins (a chat nearly always ran in the project's root; one whose own files say the unnamed folder is placed
+    there by ``projects.unnamed_folder`` before any decode). Below such a folder the rest of the slug is still looked
+    for, since ``a/文档/b`` encodes as ``a-b``; at most two of them in a row are entered, so a tree of CJK-named
+    folders (``~/文档``, ``~/下载``) is not walked whole for every slug under it. At most 24 segments are walked,
+    from ``/`` (a Windows drive letter is not decoded).
     """
     rest = _encoded("-" + slug.strip("-")).rstrip("-")
-    found = _walk(Path("/"), rest, _MAX_SEGMENTS)
+    found = _walk(Path("/"), rest, _MAX_SEGMENTS, _MAX_UNNAMED_RUN)
     return found if isinstance(found, Path) else None
 
 
@@ -354,21 +359,12 @@ def _piece(name: str) -> str:
     return _encoded("-" + name).rstrip("-")
 
 
-def has_unnamed_child(folder: str | Path) -> bool:
-    """Whether ``folder`` holds a directory whose name encodes to nothing (``支付服务``): a slug that names ``folder``
-    names that one as well."""
-    try:
-        with os.scandir(folder) as entries:
-            return any(not _piece(entry.name) and entry.is_dir() for entry in entries)
-    except OSError:
-        return False
-
-
-def _walk(folder: Path, rest: str, depth: int) -> Path | bool:
+def _walk(folder: Path, rest: str, depth: int, unnamed_run: int) -> Path | bool:
     """The directory below ``folder`` that ``rest`` (starting with '-') encodes, ``folder`` itself for an empty
-    ``rest``; False if none, True if ambiguous."""
+    ``rest`` (never a folder below it whose name encodes to nothing: see ``decode_project_slug``); False if none,
+    True if ambiguous. ``unnamed_run``: how many more unnamed folders in a row may be entered."""
     if not rest:
-        return True if has_unnamed_child(folder) else folder
+        return folder
     if depth == 0:
         return False
     try:
@@ -378,11 +374,11 @@ def _walk(folder: Path, rest: str, depth: int) -> Path | bool:
     candidates: dict[str, list[str]] = {}
     for entry in entries:
         piece = _piece(entry.name)
-        if not piece or rest == piece or rest.startswith(piece + "-"):
+        if (not piece and unnamed_run) or (piece and (rest == piece or rest.startswith(piece + "-"))):
             candidates.setdefault(piece, []).append(entry.name)
     found = _first_found(folder, rest, {p: names for p, names in candidates.items() if p}, depth)
     for name in candidates.get("", ()):  # consumes nothing of the slug: any match below it is as good as one here
-        other = _walk(folder / name, rest, depth - 1)
+        other = _walk(folder / name, rest, depth - 1, unnamed_run - 1)
         if other is True or (other and found and other != found):
             return True
         found = found or other
@@ -395,7 +391,7 @@ def _first_found(folder: Path, rest: str, candidates: dict[str, list[str]], dept
     for piece in sorted(candidates, key=len):
         results = set()
         for name in candidates[piece]:
-            found = _walk(folder / name, rest[len(piece) :], depth - 1)
+            found = _walk(folder / name, rest[len(piece) :], depth - 1, _MAX_UNNAMED_RUN)
             if found is True:
                 return True
             if found:
