@@ -933,6 +933,15 @@ SECRETS: list[Secret] = [
         _join("RedisSemi", "Pw0rd9"),
         "REDISCLI_AUTH={secret};redis-cli ping",
     ),
+    # Outside a shell (redis.conf, CONFIG SET, the prompt, a .env) a ;&| is the password's own (review7a item 1).
+    Secret("redis-conf-ampersand", "cli-credentials", _join("Tr0ub4", "dor&3xRc"), "requirepass {secret}"),
+    Secret("redis-conf-pipe", "cli-credentials", _join("pa|ss99", "wordMa"), "masterauth {secret}"),
+    Secret(
+        "redis-config-set-semicolon", "cli-credentials", _join("ab;cd12", "34Cfg"), "CONFIG SET requirepass {secret}"
+    ),
+    Secret("redis-prompt-auth-ampersand", "cli-credentials", _join("Tr0ub4", "dor&3xPr"), "127.0.0.1:6379> AUTH {secret}"),
+    Secret("rediscli-auth-dotenv", "cli-credentials", _join("Tr0ub4", "dor&3xEnv"), "REDISCLI_AUTH={secret}\nOTHER=1"),
+    Secret("redis-cli-a-escaped", "cli-credentials", _join("S3cret", "\\;PwEsc"), "redis-cli -a {secret} ping"),
     Secret(
         "sentry-dsn",
         "url-credentials",
