@@ -319,9 +319,16 @@ The token is 2024-01-05T10:00:00Z old; the passwords are hashed, the password to
 printf(&quot;Password is correct.&quot;);
 **Password** is required; `token` is `None` here.
 The default password hashing algorithm is now Argon2id.
+Note: this resets the default password policy
+Settings: change the default password length
+ALTER ROLE: uses default password encryption
 redis-cli -u redis://cache:6379 ping
 2024:10:05:12:30 worker ready
 a:b:c:d:e
+server.log:120:INFO:werkzeug:Press CTRL+C to quit
+app.log:7:WARNING:root:disk almost full
+notes.txt:12:TODO:fix:parser
+10:00:01 a 10:00:02 b: exit 1
 host:8080:GET:/api/orders:200
 curl -b cookies.txt -c cookies.txt https://example.com
 curl --cookie "theme=dark" https://example.com
@@ -939,9 +946,19 @@ SECRETS: list[Secret] = [
     Secret(
         "redis-config-set-semicolon", "cli-credentials", _join("ab;cd12", "34Cfg"), "CONFIG SET requirepass {secret}"
     ),
-    Secret("redis-prompt-auth-ampersand", "cli-credentials", _join("Tr0ub4", "dor&3xPr"), "127.0.0.1:6379> AUTH {secret}"),
+    Secret(
+        "redis-prompt-auth-ampersand", "cli-credentials", _join("Tr0ub4", "dor&3xPr"), "127.0.0.1:6379> AUTH {secret}"
+    ),
     Secret("rediscli-auth-dotenv", "cli-credentials", _join("Tr0ub4", "dor&3xEnv"), "REDISCLI_AUTH={secret}\nOTHER=1"),
-    Secret("redis-cli-a-escaped", "cli-credentials", _join("S3cret", "\\;PwEsc"), "redis-cli -a {secret} ping"),
+    # (An escaped ``\\;`` is tested by ``test_only_the_value_is_replaced``: JSON would double the corpus's ``\\``.)
+    # netrc's ``default`` entry with no ``login`` (review7a item 3): no separator, so the gates must let it through.
+    Secret("netrc-default-no-login", "secret", _join("Xy7kq9", "Lm22Def"), "default password {secret}"),
+    Secret("netrc-default-lines", "secret", _join("Xy7kq9", "Lm22Dfl"), "default\n  password {secret}"),
+    # ~/.pgpass written from a shell (review7a item 5).
+    Secret("pgpass-echo", "secret", _join("Xy7kq9", "Lm22Pg"), 'echo "db:5432:app:app:{secret}" >> ~/.pgpass'),
+    Secret(
+        "pgpass-echo-bare", "secret", _join("Xy7kq9", "Lm22Pb"), "echo db.internal:5432:app:app:{secret} >> ~/.pgpass"
+    ),
     Secret(
         "sentry-dsn",
         "url-credentials",
