@@ -553,6 +553,18 @@ def _cookie_values(match: re.Match[str]) -> str:
     return _marked(match, "pairs", out) if done else match.group(0)
 
 
+def _in_a_curl_command(match: re.Match[str]) -> bool:
+    """Whether the match is in a ``curl`` command: ``curl`` before it on its line (or on the lines a ``\\`` at their
+    end continues), with no ``|``, ``;`` or ``&&`` between (``curl … | git checkout -b x=y`` is git's)."""
+    text, start = match.string, match.start()
+    line = text.rfind("\n", 0, start)
+    while line > 0 and text[:line].rstrip("\r").endswith("\\"):
+        line = text.rfind("\n", 0, line)
+    command = text[line + 1 : start]
+    at = command.rfind("curl")
+    return at != -1 and not any(sep in command[at:] for sep in ("|", ";", "&&"))
+
+
 #: A cookie's ``name=value`` (the value quoted or not, or its quote escaped inside a JSON string).
 _COOKIE_PAIR = _Compiled("_COOKIE_PAIR", r"(?P<name>[^=;,\s\"'\\]+)=\\?\"?(?P<value>[^;,\s\"'\\]*)")
 
@@ -715,11 +727,12 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         replace=_cookie_values,
     ),
     Rule(
-        # Cookies given to curl (``curl -b 'sid=…'``, ``--cookie "a=1; sid=…"``; ``-b cookies.txt`` names a file).
+        # Cookies given to curl (``curl -b 'sid=…'``, ``--cookie "a=1; sid=…"``; ``-b cookies.txt`` names a file);
+        # ``-b`` only in a curl command (``git checkout -b``, ``gh pr create -b``, ``rsync -b`` are no cookies).
         "cookie",
         r"-(?:b|-cookie)(?<![\w-]-b)(?<![\w-]--cookie)[ \t=]+['\"]?(?P<pairs>(?<=['\"])[^\n'\"]*|[^\s'\"]+)",
         ("-b", "--cookie"),
-        replace=lambda m: _cookie_values(m),
+        replace=lambda m: _cookie_values(m) if m.group(0)[1] == "-" or _in_a_curl_command(m) else m.group(0),
     ),
     Rule(
         # A Netscape ``cookies.txt`` line (curl's ``-c`` jar, a browser's export): seven fields split by tabs, the last

@@ -332,6 +332,11 @@ notes.txt:12:TODO:fix:parser
 host:8080:GET:/api/orders:200
 curl -b cookies.txt -c cookies.txt https://example.com
 curl --cookie "theme=dark" https://example.com
+gh pr create -t "Fix cache" -b "sets max_age=3600s and pins image=node20alpine"
+rsync -a -b --backup-dir=/srv/backup2024 src/ dst/
+hugo server -b http://localhost:1313/?v=abc12345
+git checkout -b release=2024q1build
+curl -s https://example.com/install.sh | git checkout -b release=2024q1build
 the machine has a login page; enter login admin password reset link
 description: >-
   A folded description of the token endpoint.
@@ -958,6 +963,13 @@ SECRETS: list[Secret] = [
     Secret("pgpass-echo", "secret", _join("Xy7kq9", "Lm22Pg"), 'echo "db:5432:app:app:{secret}" >> ~/.pgpass'),
     Secret(
         "pgpass-echo-bare", "secret", _join("Xy7kq9", "Lm22Pb"), "echo db.internal:5432:app:app:{secret} >> ~/.pgpass"
+    ),
+    # curl's -b on a continued line (review7a item 6: -b is a cookie in a curl command only).
+    Secret(
+        "curl-cookie-b-continued",
+        "cookie",
+        _join("Zx9kq2Lm", "7Np4Rt6Vc2"),
+        "curl https://x.example \\\n  -b 'sid={secret}'",
     ),
     Secret(
         "sentry-dsn",
