@@ -20,7 +20,7 @@ change rebuilds it.
 from __future__ import annotations
 
 from .redaction import (
-    CONTEXT_GATE,
+    CONTEXT_GATE_BUT_NETRC,
     TOKEN_GATE,
     a_netrc_entry,
     enabled,
@@ -1398,7 +1398,7 @@ def _apply(rule: Rule, text: str) -> str:
     return rule.pattern.sub(replace, text)
 
 
-_CONTEXT_GATE = _Compiled("_CONTEXT_GATE", CONTEXT_GATE)  # (see ``redaction``)
+_CONTEXT_GATE = _Compiled("_CONTEXT_GATE", CONTEXT_GATE_BUT_NETRC)  # (see ``redaction``; ``_context_gate``)
 #: ``TOKEN_GATE``'s second alternative (the first, ``\\S{16}``, is ``_longest_run``'s): most texts hold no "basic"
 #: to ask it about.
 _BASIC = _Compiled("_BASIC", TOKEN_GATE.partition("|")[2])
@@ -1424,16 +1424,16 @@ def _context_gate(text: str) -> bool:
     """Whether ``CONTEXT_GATE`` finds ``text``, by substring tests where they decide: each of ``:=<'`` and ``--`` is
     a match alone, ``login`` before a blank is one, so is a ``password`` after a ``machine`` or ``default``
     (``a_netrc_entry``), and a text with neither "ENV" nor "-p" (nor "define") cannot
-    match the alternatives that need them; the pattern
-    (which scans every position of a text it does not find) is asked only about a text with one of those, and
+    match the alternatives that need them; the pattern, but its netrc part (``CONTEXT_GATE_BUT_NETRC``, which scans
+    every position of a text it does not find), is asked only about a text with one of those, and
     Redis's words are looked for in the lowered text (a text of ASCII: case folds nothing else into them)."""
-    if ":" in text or "=" in text or "<" in text or "'" in text or "--" in text:
+    if ":" in text or "=" in text or "<" in text or "'" in text or "--" in text or a_netrc_entry(text):
         return True
     if not text.isascii():  # (the pattern's case-blind words match more than ``str.lower`` finds: ``rediſ-``)
         return _CONTEXT_GATE.search(text) is not None
     if ("ENV" in text or "-p" in text) and _CONTEXT_GATE.search(text) is not None:
         return True
-    if "login " in text or "login\t" in text or "\tTRUE\t" in text or "\tFALSE\t" in text or a_netrc_entry(text):
+    if "login " in text or "login\t" in text or "\tTRUE\t" in text or "\tFALSE\t" in text:
         return True
     lowered = text.lower()
     if "define" in lowered and _CONTEXT_GATE.search(text) is not None:

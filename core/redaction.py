@@ -49,10 +49,12 @@ TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: ``str``'s methods): "no machine found", "using default settings" name no entry. From the text's start, and the
 #: walk to that first word possessive, so a text of many such words is read once.
 NETRC_GATE = r"\A(?:(?!(?:machine|default)\s)[\s\S])*+(?:machine|default)\s[\s\S]*password"
-CONTEXT_GATE = (
+#: ``CONTEXT_GATE`` but ``NETRC_GATE`` (``redact._context_gate`` asks that one with ``a_netrc_entry``, not by a walk).
+CONTEXT_GATE_BUT_NETRC = (
     r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)|login[ \t]|\t(?:TRUE|FALSE)\t"
-    rf"|(?i:define)[ \t]*\(|{NETRC_GATE}"
+    r"|(?i:define)[ \t]*\("
 )
+CONTEXT_GATE = f"{CONTEXT_GATE_BUT_NETRC}|{NETRC_GATE}"
 
 
 def a_netrc_entry(text: str) -> bool:
