@@ -20,8 +20,9 @@ change rebuilds it.
 from __future__ import annotations
 
 from .redaction import (
-    CONTEXT_GATE,
+    CONTEXT_GATE_BUT_NETRC,
     TOKEN_GATE,
+    a_netrc_entry,
     enabled,
     may_name_a_secret_in_english,
     may_name_a_secret_in_other_words,
@@ -145,11 +146,12 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 
 
 #: An option's value: quoted (blanks allowed, and the other quote: ``-a "Sun'shine"``), or a word that is not the
-#: next option or a variable, and ends at a shell's unquoted ``;``, ``&`` or ``|`` (``-a pw; ls``, ``-a pw|grep x``:
-#: the command after it stays).
+#: next option or a variable. The word runs to a blank: in a config file, at a prompt or in a ``.env`` a ``;``, ``&``
+#: or ``|`` is the password's own (``requirepass Tr0ub4dor&3x``); on a command line ``_option_value`` ends it at a
+#: shell's unquoted, unescaped one (``-a pw; ls``, ``-a pw|grep x``: the command after it stays).
 _OPTION_VALUE = (
     r"""(?:(?P<quote>['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
-    r"""|(?P<bare>[^\s"'`$;&|-][^\s"'`;&|]*))"""
+    r"""|(?P<bare>[^\s"'`$;&|-][^\s"'`]*))"""
 )
 
 
@@ -159,10 +161,39 @@ def _marked(match: re.Match[str], group: int | str, replacement: str) -> str:
     return f"{whole[:start]}{replacement}{whole[end:]}"
 
 
-def _option_value(match: re.Match[str], kind: str) -> str:
-    """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal."""
+def _option_value(match: re.Match[str], kind: str, shell: bool = True) -> str:
+    """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal; a bare value on a
+    command line (``shell``) ends at the shell's first unescaped ``;``, ``&`` or ``|``."""
     group = "quoted" if match.group("quoted") is not None else "bare"
-    return _marked(match, group, f"[redacted:{kind}]") if _is_literal(match.group(group)) else match.group(0)
+    value = match.group(group)
+    if group == "bare" and shell:
+        value = _shell_word(value)
+    if not _is_literal(value):
+        return match.group(0)
+    whole, start = match.group(0), match.start(group) - match.start()
+    return f"{whole[:start]}[redacted:{kind}]{whole[start + len(value) :]}"
+
+
+def _shell_word(word: str) -> str:
+    """``word`` up to a shell's first unescaped ``;``, ``&`` or ``|`` (``S3cret\\;Pw`` is one word)."""
+    at = 0
+    while at < len(word):
+        if word[at] == "\\":
+            at += 2
+        elif word[at] in ";&|":
+            return word[:at]
+        else:
+            at += 1
+    return word
+
+
+def _on_a_command_line(match: re.Match[str]) -> bool:
+    """Whether a ``REDISCLI_AUTH=`` is read by a shell: after ``export``, or with ``redis-`` later on its line (a
+    ``.env`` file's line is read whole)."""
+    text, start = match.string, match.start()
+    line_end = text.find("\n", start)
+    before = text[text.rfind("\n", 0, start) + 1 : start].lstrip()
+    return before.startswith("export") or "redis-" in text[start : None if line_end < 0 else line_end]
 
 
 #: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a
@@ -369,6 +400,16 @@ def _after_a_machine(match: re.Match[str]) -> bool:
     return "machine " in before or "machine\t" in before or "default " in before or "default\n" in before
 
 
+def _starts_an_entry(match: re.Match[str]) -> bool:
+    """Whether a ``default`` starts a ``.netrc`` entry: at its line's start, or after a ``machine`` entry (netrc's
+    ``default`` comes last), not in prose ("this resets the default password policy")."""
+    text, start = match.string, match.start()
+    if not text[text.rfind("\n", 0, start) + 1 : start].strip():
+        return True
+    before = text[max(0, start - 300) : start]
+    return "machine " in before or "machine\t" in before
+
+
 def _netrc_password(match: re.Match[str]) -> bool:
     """A ``.netrc`` entry's password: a literal (the pattern wants it to end its line or come before netrc's next
     word, so prose that says "the machine has a login page" is not read as one), its ``machine`` a word of its own
@@ -379,39 +420,72 @@ def _netrc_password(match: re.Match[str]) -> bool:
     return own_word and _is_literal(value) and value.lower() not in _NOT_VALUES
 
 
-#: Run only on a text with four colons (``_pgpass``): a colon alone is in most texts, and would load ``re`` for a
-#: failed command's ``error: …`` on the hooks' path.
+#: Run only on a text a line of which has the shape (``_may_hold_a_pgpass_line``): a colon is in most texts, and
+#: two log times make four; compiling it would load ``re`` for a failed command's output on the hooks' path.
 _PGPASS = Rule(
     # A ``~/.pgpass`` line, ``host:port:database:user:password`` (``*`` for any, ``\:`` a colon): five fields and
-    # a port or ``*`` second, so a log's ``a:b:c:d:e`` stays. Found from the port's colon (a literal the engine
-    # skips to); the host before it is checked (``_pgpass_line``). Possessive (``*+``): a field that fails is not
-    # tried again shorter, which halves its cost on a log's times (``09:00:01``).
+    # a port or ``*`` second, so a log's ``a:b:c:d:e`` stays; the whole line, or in ``echo "…" >> ~/.pgpass``.
+    # Found from the port's colon (a literal the engine skips to); the host before it and what follows the password
+    # are checked (``_pgpass_password``). Possessive (``*+``): a field that fails is not tried again shorter, which
+    # halves its cost on a log's times (``09:00:01``).
     "secret",
     r":(?:\d{1,5}|\*):[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:"
-    r"(?P<value>[^:\\\r\n]*+(?:\\.[^:\\\r\n]*+)*+)(?=\r?\n|\Z)",
+    r"(?P<value>[^:\\\s]*+(?:\\.[^:\\\s]*+)*+)(?P<rest>[^\r\n]*)",
     (),
-    group="value",
-    check=lambda m: _pgpass_line(m),
+    replace=lambda m: _pgpass_password(m),
 )
 
 
 def _pgpass(text: str) -> str:
     """``text`` with the password of each ``.pgpass`` line in it redacted."""
-    return _apply(_PGPASS, text) if text.count(":") >= 4 else text
+    return _apply(_PGPASS, text) if _may_hold_a_pgpass_line(text) else text
 
 
-def _pgpass_line(match: re.Match[str]) -> bool:
-    """Whether the text before the port's colon, to the line's start, is a ``.pgpass`` host (a name, an address or
-    ``*``), and the password a literal."""
-    text, start = match.string, match.start()
+def _may_hold_a_pgpass_line(text: str) -> bool:
+    """Whether a line of ``text`` may be one ``_PGPASS`` takes, asked with ``str``'s methods: five fields or more,
+    a port or ``*`` second, a letter, a dot or ``*`` in the first (``10:00:01 …`` is a time); a line with a ``\\``
+    (an escaped colon moves the fields) is asked about."""
+    if text.count(":") < 4:
+        return False
+    for line in text.split("\n"):
+        if line.count(":") >= 4:
+            host, port, _ = line.split(":", 2)
+            if "\\" in line:
+                return True
+            if (port == "*" or port.isdigit() and len(port) <= 5) and any(c.isalpha() or c in ".*" for c in host):
+                return True
+    return False
+
+
+def _pgpass_password(match: re.Match[str]) -> str:
+    """The match with its password redacted, when it is a ``.pgpass`` line's: the text before the port's colon, to
+    the line's start, is a host (a name that is no file's, an address or ``*``), after ``echo`` and a quote or not;
+    the line ends with the password (or, after ``echo``, its quote); the password a literal. ``grep -n``'s
+    ``server.log:120:INFO:werkzeug:Press CTRL+C to quit`` is no such line."""
+    text, start, whole = match.string, match.start(), match.group(0)
     host = text[text.rfind("\n", 0, start) + 1 : start].strip(" \t")
-    return (
-        _PGPASS_HOST.fullmatch(host) is not None
-        and _is_literal(match.group("value"))
-        and not _SHORT_NUMBER.fullmatch(match.group("value"))
-    )
+    value, rest = match.group("value"), match.group("rest")
+    if host.startswith(("echo ", "echo\t")):
+        host = host[5:].lstrip(" \t")
+        if host[:1] in ("'", '"'):
+            if not value.endswith(host[0]):
+                return whole
+            host, value = host[1:], value[:-1]
+        elif rest[:1] not in ("", " ", "\t"):
+            return whole
+    elif rest.strip(" \t"):
+        return whole
+    is_a_file = "." in host and host.rpartition(".")[2].lower() in _FILE_EXTENSIONS
+    if is_a_file or _PGPASS_HOST.fullmatch(host) is None or not _is_literal(value) or _SHORT_NUMBER.fullmatch(value):
+        return whole
+    at = match.start("value") - start
+    return f"{whole[:at]}[redacted:secret]{whole[at + len(value) :]}"
 
 
+#: What ends a file's name, not a host's (``grep -n``'s ``app.log:7:…``).
+_FILE_EXTENSIONS = frozenset(
+    "log txt out err md rst csv json yaml yml toml ini cfg conf xml html sql py js ts tsx jsx go rs rb java c h cpp sh".split()  # noqa: SIM905 (as a list: 30 lines)
+)
 _PGPASS_HOST = _Compiled("_PGPASS_HOST", r"\*|(?:[\w.-]|\\.)*[A-Za-z.](?:[\w.-]|\\.)*")
 
 
@@ -479,6 +553,18 @@ def _cookie_values(match: re.Match[str]) -> str:
     return _marked(match, "pairs", out) if done else match.group(0)
 
 
+def _in_a_curl_command(match: re.Match[str]) -> bool:
+    """Whether the match is in a ``curl`` command: ``curl`` before it on its line (or on the lines a ``\\`` at their
+    end continues), with no ``|``, ``;`` or ``&&`` between (``curl … | git checkout -b x=y`` is git's)."""
+    text, start = match.string, match.start()
+    line = text.rfind("\n", 0, start)
+    while line > 0 and text[:line].rstrip("\r").endswith("\\"):
+        line = text.rfind("\n", 0, line)
+    command = text[line + 1 : start]
+    at = command.rfind("curl")
+    return at != -1 and not any(sep in command[at:] for sep in ("|", ";", "&&"))
+
+
 #: A cookie's ``name=value`` (the value quoted or not, or its quote escaped inside a JSON string).
 _COOKIE_PAIR = _Compiled("_COOKIE_PAIR", r"(?P<name>[^=;,\s\"'\\]+)=\\?\"?(?P<value>[^;,\s\"'\\]*)")
 
@@ -543,11 +629,12 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         # Redis's password: redis-cli's ``-a``/``--pass`` (``redis-cli -a S3cret``, ``-a "two words"``), the server's
         # ``--requirepass`` and ``--masterauth``, and those directives at the start of a redis.conf line or after
         # ``CONFIG SET``. Quoted, a value may hold blanks; the option gives a value whatever it looks like.
+        # (A shell reads the options, so a bare one ends at its ``;&|``; a redis.conf line or ``CONFIG SET`` has none.)
         "cli-credentials",
         r"(?:\bredis-(?:cli|benchmark)\b[^\n|;&]{0,200}?\s(?:-a|--pass)|(?i:(?:(?m:^)[ \t]*|--|config[ \t]+set[ \t]+)(?:requirepass|masterauth)))"
         rf"[ \t]+{_OPTION_VALUE}",
         ("redis-", "requirepass", "masterauth"),
-        replace=lambda m: _option_value(m, "cli-credentials"),
+        replace=lambda m: _option_value(m, "cli-credentials", shell=m.group(0).startswith(("redis-", "--"))),
     ),
     Rule(
         # Redis's AUTH command (``AUTH pw``, ``AUTH user pw``): in redis-cli's arguments, after its options alone
@@ -557,14 +644,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?:\bredis-cli(?:[ \t]+-[^\s|;&]*(?:[ \t]+[^\s|;&-][^\s|;&]*)?){0,16}[ \t]+|:\d+(?:\[\d+\])?>[ \t]*)"
         r"(?i:auth)[ \t]+(?:[\w.@-]+[ \t]+(?=[^\s&|;<>]))?" + _OPTION_VALUE,
         ("redis-cli", "> auth", ">auth"),
-        replace=lambda m: _option_value(m, "cli-credentials"),
+        replace=lambda m: _option_value(m, "cli-credentials", shell=m.group(0).startswith("redis-cli")),
     ),
     Rule(
         # redis-cli's password from the environment (``REDISCLI_AUTH=pw redis-cli``, ``export REDISCLI_AUTH=pw``).
         "cli-credentials",
         r"(?i:rediscli_auth)[\"']?[ \t]*(?:=|:[ \t])[ \t]*" + _OPTION_VALUE,
         ("rediscli_auth",),
-        replace=lambda m: _option_value(m, "cli-credentials"),
+        replace=lambda m: _option_value(m, "cli-credentials", shell=_on_a_command_line(m)),
     ),
     Rule(
         # A registry's ``auth``: base64 of ``user:password`` in Docker's or Podman's ``config.json``
@@ -594,9 +681,16 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     # Its tokens in any order after ``machine host`` (``password`` before ``login``, or no ``login``), and the
     # ``default`` entry's: two rules, each pattern starting with its word (the engine skips to it as a substring
-    # search does; "default" is in much code).
-    Rule("secret", rf"machine[ \t]+\S+{_NETRC_ENTRY}", ("machine",), group="value", check=_netrc_password),
-    Rule("secret", rf"default(?=\s){_NETRC_ENTRY}", ("default",), group="value", check=_netrc_password),
+    # search does), each tried on a text holding "password" ("machine" and "default" are in much output and code;
+    # the gates ask for the two together, ``a_netrc_entry``).
+    Rule("secret", rf"machine[ \t]+\S+{_NETRC_ENTRY}", ("password",), group="value", check=_netrc_password),
+    Rule(
+        "secret",
+        rf"default(?=\s){_NETRC_ENTRY}",
+        ("password",),
+        group="value",
+        check=lambda m: _netrc_password(m) and _starts_an_entry(m),
+    ),
     Rule(
         # YAML's folded or literal scalar (``password: >-`` or ``|``, then its lines, indented) under a secret's key
         # (the key's noun is looked for by ``_block_scalar``; its header, YAML's one blank after the colon, is the
@@ -637,11 +731,12 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         replace=_cookie_values,
     ),
     Rule(
-        # Cookies given to curl (``curl -b 'sid=…'``, ``--cookie "a=1; sid=…"``; ``-b cookies.txt`` names a file).
+        # Cookies given to curl (``curl -b 'sid=…'``, ``--cookie "a=1; sid=…"``; ``-b cookies.txt`` names a file);
+        # ``-b`` only in a curl command (``git checkout -b``, ``gh pr create -b``, ``rsync -b`` are no cookies).
         "cookie",
         r"-(?:b|-cookie)(?<![\w-]-b)(?<![\w-]--cookie)[ \t=]+['\"]?(?P<pairs>(?<=['\"])[^\n'\"]*|[^\s'\"]+)",
         ("-b", "--cookie"),
-        replace=lambda m: _cookie_values(m),
+        replace=lambda m: _cookie_values(m) if m.group(0)[1] == "-" or _in_a_curl_command(m) else m.group(0),
     ),
     Rule(
         # A Netscape ``cookies.txt`` line (curl's ``-c`` jar, a browser's export): seven fields split by tabs, the last
@@ -1344,7 +1439,7 @@ def _apply(rule: Rule, text: str) -> str:
     return rule.pattern.sub(replace, text)
 
 
-_CONTEXT_GATE = _Compiled("_CONTEXT_GATE", CONTEXT_GATE)  # (see ``redaction``)
+_CONTEXT_GATE = _Compiled("_CONTEXT_GATE", CONTEXT_GATE_BUT_NETRC)  # (see ``redaction``; ``_context_gate``)
 #: ``TOKEN_GATE``'s second alternative (the first, ``\\S{16}``, is ``_longest_run``'s): most texts hold no "basic"
 #: to ask it about.
 _BASIC = _Compiled("_BASIC", TOKEN_GATE.partition("|")[2])
@@ -1368,19 +1463,18 @@ def _token_gate(text: str, lowered: str, longest: int) -> bool:
 
 def _context_gate(text: str) -> bool:
     """Whether ``CONTEXT_GATE`` finds ``text``, by substring tests where they decide: each of ``:=<'`` and ``--`` is
-    a match alone, ``login`` before a blank is one, and a text with neither "ENV" nor "-p" (nor "define") cannot
-    match the alternatives that need them; the pattern
-    (which scans every position of a text it does not find) is asked only about a text with one of those, and
+    a match alone, ``login`` before a blank is one, so is a ``password`` after a ``machine`` or ``default``
+    (``a_netrc_entry``), and a text with neither "ENV" nor "-p" (nor "define") cannot
+    match the alternatives that need them; the pattern, but its netrc part (``CONTEXT_GATE_BUT_NETRC``, which scans
+    every position of a text it does not find), is asked only about a text with one of those, and
     Redis's words are looked for in the lowered text (a text of ASCII: case folds nothing else into them)."""
-    if ":" in text or "=" in text or "<" in text or "'" in text or "--" in text:
+    if ":" in text or "=" in text or "<" in text or "'" in text or "--" in text or a_netrc_entry(text):
         return True
     if not text.isascii():  # (the pattern's case-blind words match more than ``str.lower`` finds: ``rediſ-``)
         return _CONTEXT_GATE.search(text) is not None
     if ("ENV" in text or "-p" in text) and _CONTEXT_GATE.search(text) is not None:
         return True
-    if "login " in text or "login\t" in text or "machine " in text or "machine\t" in text:
-        return True
-    if "\tTRUE\t" in text or "\tFALSE\t" in text:
+    if "login " in text or "login\t" in text or "\tTRUE\t" in text or "\tFALSE\t" in text:
         return True
     lowered = text.lower()
     if "define" in lowered and _CONTEXT_GATE.search(text) is not None:

@@ -41,14 +41,34 @@ def withheld(built_with: str) -> str:
 #: import (``as_indexed``): every token is a run of 16 characters or more without a space (a basic credential may
 #: be shorter), and every credential found by its context needs a separator, a quote, a flag (mysql's
 #: ``-pS3cret`` and sshpass's ``-p S3cret`` among them), a Dockerfile ENV, a word of Redis's (``redis-cli -a
-#: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login`` or ``machine`` (``machine h password S3cret``), a
-#: ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
+#: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login``, or its ``machine`` or ``default`` with a ``password``
+#: after it (``NETRC_GATE``), a ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
-CONTEXT_GATE = (
-    r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)|login[ \t]|machine[ \t]|\t(?:TRUE|FALSE)\t"
+#: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
+#: ``str``'s methods): "no machine found", "using default settings" name no entry. From the text's start, and the
+#: walk to that first word possessive, so a text of many such words is read once.
+NETRC_GATE = r"\A(?:(?!(?:machine|default)\s)[\s\S])*+(?:machine|default)\s[\s\S]*password"
+#: ``CONTEXT_GATE`` but ``NETRC_GATE`` (``redact._context_gate`` asks that one with ``a_netrc_entry``, not by a walk).
+CONTEXT_GATE_BUT_NETRC = (
+    r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)|login[ \t]|\t(?:TRUE|FALSE)\t"
     r"|(?i:define)[ \t]*\("
 )
+CONTEXT_GATE = f"{CONTEXT_GATE_BUT_NETRC}|{NETRC_GATE}"
+
+
+def a_netrc_entry(text: str) -> bool:
+    """Whether ``NETRC_GATE`` finds ``text``: a ``password`` after its first ``machine`` or ``default`` that has a
+    blank after it (what every ``.netrc`` entry with a password holds)."""
+    first = -1
+    for word in ("machine", "default"):  # (both of seven letters)
+        at = text.find(word)
+        while at != -1 and not text[at + 7 : at + 8].isspace():
+            at = text.find(word, at + 1)
+        if at != -1 and (first == -1 or at < first):
+            first = at
+    return first != -1 and text.find("password", first + 8) != -1
+
 
 #: A secret named in a sentence ("the admin password is …", "use passphrase …", "login with admin:…") needs no
 #: separator: its rule (``redact._sentences``) runs on a text whose lowercase holds one of these nouns as a word of
@@ -232,7 +252,7 @@ def _may_pass_a_gate(text: str) -> bool:
     blank after it, ``-p`` anywhere, ``basic`` anywhere: more texts, never fewer), and ``scrub`` asks the gates."""
     if any(c in text for c in ":=<'") or "--" in text or "-p" in text or "ENV" in text or "login" in text:
         return True
-    if "machine" in text or "\tTRUE\t" in text or "\tFALSE\t" in text:
+    if "\tTRUE\t" in text or "\tFALSE\t" in text or a_netrc_entry(text):
         return True
     lowered = text.lower()
     if (

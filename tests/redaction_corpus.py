@@ -320,12 +320,24 @@ printf(&quot;Password is correct.&quot;);
 **Password** is required; `token` is `None` here.
 The password is **required**, the token is *optional*; the api key is __mandatory__.
 The default password hashing algorithm is now Argon2id.
+Note: this resets the default password policy
+Settings: change the default password length
+ALTER ROLE: uses default password encryption
 redis-cli -u redis://cache:6379 ping
 2024:10:05:12:30 worker ready
 a:b:c:d:e
+server.log:120:INFO:werkzeug:Press CTRL+C to quit
+app.log:7:WARNING:root:disk almost full
+notes.txt:12:TODO:fix:parser
+10:00:01 a 10:00:02 b: exit 1
 host:8080:GET:/api/orders:200
 curl -b cookies.txt -c cookies.txt https://example.com
 curl --cookie "theme=dark" https://example.com
+gh pr create -t "Fix cache" -b "sets max_age=3600s and pins image=node20alpine"
+rsync -a -b --backup-dir=/srv/backup2024 src/ dst/
+hugo server -b http://localhost:1313/?v=abc12345
+git checkout -b release=2024q1build
+curl -s https://example.com/install.sh | git checkout -b release=2024q1build
 the machine has a login page; enter login admin password reset link
 description: >-
   A folded description of the token endpoint.
@@ -1002,6 +1014,32 @@ SECRETS: list[Secret] = [
         "cli-credentials",
         _join("RedisSemi", "Pw0rd9"),
         "REDISCLI_AUTH={secret};redis-cli ping",
+    ),
+    # Outside a shell (redis.conf, CONFIG SET, the prompt, a .env) a ;&| is the password's own (review7a item 1).
+    Secret("redis-conf-ampersand", "cli-credentials", _join("Tr0ub4", "dor&3xRc"), "requirepass {secret}"),
+    Secret("redis-conf-pipe", "cli-credentials", _join("pa|ss99", "wordMa"), "masterauth {secret}"),
+    Secret(
+        "redis-config-set-semicolon", "cli-credentials", _join("ab;cd12", "34Cfg"), "CONFIG SET requirepass {secret}"
+    ),
+    Secret(
+        "redis-prompt-auth-ampersand", "cli-credentials", _join("Tr0ub4", "dor&3xPr"), "127.0.0.1:6379> AUTH {secret}"
+    ),
+    Secret("rediscli-auth-dotenv", "cli-credentials", _join("Tr0ub4", "dor&3xEnv"), "REDISCLI_AUTH={secret}\nOTHER=1"),
+    # (An escaped ``\\;`` is tested by ``test_only_the_value_is_replaced``: JSON would double the corpus's ``\\``.)
+    # netrc's ``default`` entry with no ``login`` (review7a item 3): no separator, so the gates must let it through.
+    Secret("netrc-default-no-login", "secret", _join("Xy7kq9", "Lm22Def"), "default password {secret}"),
+    Secret("netrc-default-lines", "secret", _join("Xy7kq9", "Lm22Dfl"), "default\n  password {secret}"),
+    # ~/.pgpass written from a shell (review7a item 5).
+    Secret("pgpass-echo", "secret", _join("Xy7kq9", "Lm22Pg"), 'echo "db:5432:app:app:{secret}" >> ~/.pgpass'),
+    Secret(
+        "pgpass-echo-bare", "secret", _join("Xy7kq9", "Lm22Pb"), "echo db.internal:5432:app:app:{secret} >> ~/.pgpass"
+    ),
+    # curl's -b on a continued line (review7a item 6: -b is a cookie in a curl command only).
+    Secret(
+        "curl-cookie-b-continued",
+        "cookie",
+        _join("Zx9kq2Lm", "7Np4Rt6Vc2"),
+        "curl https://x.example \\\n  -b 'sid={secret}'",
     ),
     Secret(
         "sentry-dsn",

@@ -54,6 +54,11 @@ _ALPHABET = [
     "cache_key",
     "__init__",
     "a" * 16,
+    # netrc's words: a password after the first machine or default, with a blank after it (``a_netrc_entry``).
+    "machine ",
+    "machine",
+    "default\x1c",
+    "password",
 ]
 
 

@@ -101,6 +101,30 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
             },
             NO_PATTERN_OR_DATE,
         ),
+        # Two log times make four colons, and "machine", "default" are everyday words: no ``.pgpass`` line and no
+        # ``.netrc`` entry (a ``password`` after them) is in these, so no rule's pattern is asked (review7a 7, 3).
+        "a failed command with timestamps": (
+            "hook-tool-after",
+            {
+                **tool,
+                "hook_event_name": "postToolUseFailure",
+                "tool_name": "Shell",
+                "tool_input": {"command": "python worker.py"},
+                "error_message": "10:00:01 starting worker\n10:00:02 worker died: exit 1",
+            },
+            NO_PATTERN_OR_DATE,
+        ),
+        "a failed command naming a machine": (
+            "hook-tool-after",
+            {
+                **tool,
+                "hook_event_name": "postToolUseFailure",
+                "tool_name": "Shell",
+                "tool_input": {"command": "make build"},
+                "error_message": "using default settings\nno machine found for this build\nfatal error: build failed",
+            },
+            NO_PATTERN_OR_DATE,
+        ),
         # A redaction rule's needle (``://``) is in this one: the rule's pattern is asked, and ``re`` loaded for it.
         "a failed command with a credential": (
             "hook-tool-after",
@@ -135,6 +159,8 @@ def launcher(tmp_path: Path) -> Path:
         "a Shell command quoted",
         "a Shell command in non-ASCII",
         "a failed command",
+        "a failed command with timestamps",
+        "a failed command naming a machine",
     ],
 )
 def test_a_hook_loads_no_pathlib_and_only_what_its_answer_needs(

@@ -95,6 +95,9 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
         ("redis-cli -a S3cretPw|grep x", "redis-cli -a [redacted:cli-credentials]|grep x"),
         ("REDISCLI_AUTH=S3cretPw;redis-cli ping", "REDISCLI_AUTH=[redacted:cli-credentials];redis-cli ping"),
         ("redis-cli -a S3cretPw&&ls", "redis-cli -a [redacted:cli-credentials]&&ls"),
+        # Outside a shell the whole word goes; an escaped ``\\;`` is the shell's word too (review7a item 1).
+        ("requirepass Tr0ub4dor&3x\nport 6379", "requirepass [redacted:cli-credentials]\nport 6379"),
+        ("redis-cli -a S3cret\\;Pw ping", "redis-cli -a [redacted:cli-credentials] ping"),
         # A block scalar's lines go, the next key stays; one under a key naming no secret stays whole.
         (
             "db:\n  password: >-\n    S3cret\n    Pw9x\n  user: app\n",

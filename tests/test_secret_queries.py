@@ -120,6 +120,7 @@ def test_the_check_before_the_rules_says_yes_wherever_a_gate_would() -> None:
     gates = re.compile(f"{redaction.TOKEN_GATE}|{redaction.CONTEXT_GATE}")
     alphabet = list("abENVBASICp-:=<'\" \t\n\x1c\u2003_./x0123456789") + ["ENV ", "basic ", " -p", "--"]
     alphabet += ["redis-", "REDIS-cli", "requirepass", "MasterAuth", " -a "]
+    alphabet += ["machine ", "machine", "default\u2028", "password"]
     rng = random.Random(5)
     texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24))) for _ in range(20_000)]
     texts += [secret.text for secret in SECRETS] + ["a" * 15, "a" * 16, "npm run build", "ls -la src"]
