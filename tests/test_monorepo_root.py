@@ -60,3 +60,17 @@ def test_a_monorepo_root_holds_its_packages_sessions(tmp_path: Path, cli_root: P
     # a new folder beside them is no project: ~/code above it holds only its siblings' sessions
     nothing = run_deja("wip", cwd=tmp_path / "code" / "new")
     assert nothing.returncode == 1 and "no session ran in" in nothing.stderr, nothing.stdout
+
+
+def test_session_start_at_a_monorepo_root_lists_its_packages_sessions(tmp_path: Path, cli_root: Path) -> None:
+    """The sessionStart hook, as the verbs: a workspace opened at the repository's root is told what ran in its
+    packages (before, it was silent there: trialI F4), and not what ran in a sibling repository."""
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop / "packages" / "api", "c-api", "orders pagination is off by one", "pytest -q")
+    _chat(cli_root, tmp_path / "code" / "billing", "c-billing", "invoice totals round wrong", "pytest -q billing")
+    assert run_deja("index").returncode == 0
+    payload = {"conversation_id": "c-now", "hook_event_name": "sessionStart", "workspace_roots": [str(shop)]}
+    ran = run_deja("hook-context", input=json.dumps(payload))
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    said = json.loads(ran.stdout)["additional_context"]
+    assert "`deja show c-api`" in said and "c-billing" not in said, said
