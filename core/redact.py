@@ -146,12 +146,12 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 
 
 #: An option's value: quoted (blanks allowed, and the other quote: ``-a "Sun'shine"``), or a word that is not the
-#: next option or a variable. The word runs to a blank: in a config file, at a prompt or in a ``.env`` a ``;``, ``&``
-#: or ``|`` is the password's own (``requirepass Tr0ub4dor&3x``); on a command line ``_option_value`` ends it at a
-#: shell's unquoted, unescaped one (``-a pw; ls``, ``-a pw|grep x``: the command after it stays).
+#: next option or a variable, less a shell's ``;``, ``&`` or ``|`` at its end (``-a pw; ls``). A ``;&|`` inside the word
+#: stays in it: ``requirepass Tr0ub4dor&3x`` in a redis.conf, a compose file or a unit's ``ExecStart=`` is one password
+#: (cutting the word there on "command lines" leaked ``&3x``: review7c), so ``-a pw|grep x`` loses ``|grep`` too.
 _OPTION_VALUE = (
     r"""(?:(?P<quote>['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
-    r"""|(?P<bare>[^\s"'`$;&|-][^\s"'`]*))"""
+    r"""|(?P<bare>[^\s"'`$;&|-](?:[^\s"'`]*[^\s"'`;&|])?))"""
 )
 
 
@@ -161,39 +161,12 @@ def _marked(match: re.Match[str], group: int | str, replacement: str) -> str:
     return f"{whole[:start]}{replacement}{whole[end:]}"
 
 
-def _option_value(match: re.Match[str], kind: str, shell: bool = True) -> str:
-    """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal; a bare value on a
-    command line (``shell``) ends at the shell's first unescaped ``;``, ``&`` or ``|``."""
+def _option_value(match: re.Match[str], kind: str) -> str:
+    """The match with the option's value (``_OPTION_VALUE``) replaced, when it is a literal."""
     group = "quoted" if match.group("quoted") is not None else "bare"
-    value = match.group(group)
-    if group == "bare" and shell:
-        value = _shell_word(value)
-    if not _is_literal(value):
+    if not _is_literal(match.group(group)):
         return match.group(0)
-    whole, start = match.group(0), match.start(group) - match.start()
-    return f"{whole[:start]}[redacted:{kind}]{whole[start + len(value) :]}"
-
-
-def _shell_word(word: str) -> str:
-    """``word`` up to a shell's first unescaped ``;``, ``&`` or ``|`` (``S3cret\\;Pw`` is one word)."""
-    at = 0
-    while at < len(word):
-        if word[at] == "\\":
-            at += 2
-        elif word[at] in ";&|":
-            return word[:at]
-        else:
-            at += 1
-    return word
-
-
-def _on_a_command_line(match: re.Match[str]) -> bool:
-    """Whether a ``REDISCLI_AUTH=`` is read by a shell: after ``export``, or with ``redis-`` later on its line (a
-    ``.env`` file's line is read whole)."""
-    text, start = match.string, match.start()
-    line_end = text.find("\n", start)
-    before = text[text.rfind("\n", 0, start) + 1 : start].lstrip()
-    return before.startswith("export") or "redis-" in text[start : None if line_end < 0 else line_end]
+    return _marked(match, group, f"[redacted:{kind}]")
 
 
 #: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a
@@ -555,14 +528,33 @@ def _cookie_values(match: re.Match[str]) -> str:
 
 def _in_a_curl_command(match: re.Match[str]) -> bool:
     """Whether the match is in a ``curl`` command: ``curl`` before it on its line (or on the lines a ``\\`` at their
-    end continues), with no ``|``, ``;`` or ``&&`` between (``curl … | git checkout -b x=y`` is git's)."""
+    end continues), with no unquoted ``|``, ``;`` or ``&`` between (``curl … | git checkout -b x=y`` is git's; the
+    ``;`` of ``-H 'accept: …;q=0.9'``, which Chrome's "Copy as cURL" puts first, is a header's)."""
     text, start = match.string, match.start()
     line = text.rfind("\n", 0, start)
     while line > 0 and text[:line].rstrip("\r").endswith("\\"):
         line = text.rfind("\n", 0, line)
     command = text[line + 1 : start]
     at = command.rfind("curl")
-    return at != -1 and not any(sep in command[at:] for sep in ("|", ";", "&&"))
+    return at != -1 and not _unquoted_separator(command[at:])
+
+
+def _unquoted_separator(words: str) -> bool:
+    """Whether ``words`` holds a shell's ``|``, ``;`` or ``&`` outside quotes (a backslash escapes the next sign)."""
+    quote = ""
+    escaped = False
+    for char in words:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "|;&":
+            return True
+    return False
 
 
 #: A cookie's ``name=value`` (the value quoted or not, or its quote escaped inside a JSON string).
@@ -629,12 +621,11 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         # Redis's password: redis-cli's ``-a``/``--pass`` (``redis-cli -a S3cret``, ``-a "two words"``), the server's
         # ``--requirepass`` and ``--masterauth``, and those directives at the start of a redis.conf line or after
         # ``CONFIG SET``. Quoted, a value may hold blanks; the option gives a value whatever it looks like.
-        # (A shell reads the options, so a bare one ends at its ``;&|``; a redis.conf line or ``CONFIG SET`` has none.)
         "cli-credentials",
         r"(?:\bredis-(?:cli|benchmark)\b[^\n|;&]{0,200}?\s(?:-a|--pass)|(?i:(?:(?m:^)[ \t]*|--|config[ \t]+set[ \t]+)(?:requirepass|masterauth)))"
         rf"[ \t]+{_OPTION_VALUE}",
         ("redis-", "requirepass", "masterauth"),
-        replace=lambda m: _option_value(m, "cli-credentials", shell=m.group(0).startswith(("redis-", "--"))),
+        replace=lambda m: _option_value(m, "cli-credentials"),
     ),
     Rule(
         # Redis's AUTH command (``AUTH pw``, ``AUTH user pw``): in redis-cli's arguments, after its options alone
@@ -644,14 +635,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?:\bredis-cli(?:[ \t]+-[^\s|;&]*(?:[ \t]+[^\s|;&-][^\s|;&]*)?){0,16}[ \t]+|:\d+(?:\[\d+\])?>[ \t]*)"
         r"(?i:auth)[ \t]+(?:[\w.@-]+[ \t]+(?=[^\s&|;<>]))?" + _OPTION_VALUE,
         ("redis-cli", "> auth", ">auth"),
-        replace=lambda m: _option_value(m, "cli-credentials", shell=m.group(0).startswith("redis-cli")),
+        replace=lambda m: _option_value(m, "cli-credentials"),
     ),
     Rule(
         # redis-cli's password from the environment (``REDISCLI_AUTH=pw redis-cli``, ``export REDISCLI_AUTH=pw``).
         "cli-credentials",
         r"(?i:rediscli_auth)[\"']?[ \t]*(?:=|:[ \t])[ \t]*" + _OPTION_VALUE,
         ("rediscli_auth",),
-        replace=lambda m: _option_value(m, "cli-credentials", shell=_on_a_command_line(m)),
+        replace=lambda m: _option_value(m, "cli-credentials"),
     ),
     Rule(
         # A registry's ``auth``: base64 of ``user:password`` in Docker's or Podman's ``config.json``

@@ -91,13 +91,29 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
         ("redis-cli -a S3cretPw; ls", "redis-cli -a [redacted:cli-credentials]; ls"),
         ("redis-cli -a S3cretPw&& ls", "redis-cli -a [redacted:cli-credentials]&& ls"),
         ("export REDISCLI_AUTH=S3cretPw;", "export REDISCLI_AUTH=[redacted:cli-credentials];"),
-        # An unquoted ;&| ends the value: the command after it stays (review6a item 7).
-        ("redis-cli -a S3cretPw|grep x", "redis-cli -a [redacted:cli-credentials]|grep x"),
-        ("REDISCLI_AUTH=S3cretPw;redis-cli ping", "REDISCLI_AUTH=[redacted:cli-credentials];redis-cli ping"),
-        ("redis-cli -a S3cretPw&&ls", "redis-cli -a [redacted:cli-credentials]&&ls"),
-        # Outside a shell the whole word goes; an escaped ``\\;`` is the shell's word too (review7a item 1).
+        # A ;&| inside the word is the password's own, on a command line too: a compose file's or a unit's
+        # ``redis-server --requirepass`` and a .env's REDISCLI_AUTH were cut there and leaked their tail (review7c);
+        # a command glued to the value after ``|`` goes with it.
         ("requirepass Tr0ub4dor&3x\nport 6379", "requirepass [redacted:cli-credentials]\nport 6379"),
+        (
+            "command: redis-server --requirepass Tr0ub4dor&3x",
+            "command: redis-server --requirepass [redacted:cli-credentials]",
+        ),
+        (
+            "ExecStart=/usr/bin/redis-server --masterauth Tr0ub4dor&3x",
+            "ExecStart=/usr/bin/redis-server --masterauth [redacted:cli-credentials]",
+        ),
+        (
+            "REDISCLI_AUTH=Tr0ub4dor&3x  # read by redis-cli",
+            "REDISCLI_AUTH=[redacted:cli-credentials]  # read by redis-cli",
+        ),
+        ("redis-cli -a S3cretPw|grep x", "redis-cli -a [redacted:cli-credentials] x"),
         ("redis-cli -a S3cret\\;Pw ping", "redis-cli -a [redacted:cli-credentials] ping"),
+        # Chrome's "Copy as cURL": a header's quoted ``;`` before ``-b`` is no shell separator (review7c).
+        (
+            "curl 'https://app.example.com/' -H 'accept: text/html;q=0.9' -b 'sessionid=Zx9kq2Lm7Np4Rt6Vb8Wc'",
+            "curl 'https://app.example.com/' -H 'accept: text/html;q=0.9' -b 'sessionid=[redacted:cookie]'",
+        ),
         # A block scalar's lines go, the next key stays; one under a key naming no secret stays whole.
         (
             "db:\n  password: >-\n    S3cret\n    Pw9x\n  user: app\n",
