@@ -46,6 +46,7 @@ USUAL_EVENT = {
     "hook-session-end": "sessionEnd",
 }
 _STAMP = re.compile(r"^\[?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?)(Z|[+-]\d{2}:?\d{2})?\]?")
+_LEVEL = re.compile(r"^\s*\[(?:trace|debug|info|warning|warn|error)\]", re.IGNORECASE)
 _STEP = re.compile(r"Hook step requested:?\s+([A-Za-z]+)")
 _STEP_DONE = re.compile(r"for step\s+[A-Za-z]+\s+completed")
 _COMMAND = re.compile(r"Command:\s*(.*?)\s*\((\d+)\s*ms\)\s*exit code:?\s*(-?\d+)")
@@ -136,6 +137,14 @@ def _stamp(line: str) -> datetime | None:
     return when.astimezone()
 
 
+def _message(line: str) -> str:
+    """``line`` without the stamp and level an output channel writes before each message (``2026-09-09 09:43:55.296
+    [info] OUTPUT:``), so ``OUTPUT:`` and ``STDERR:`` are seen however the line was logged."""
+    if match := _STAMP.match(line):
+        line = line[match.end() :]
+    return _LEVEL.sub("", line, count=1).strip()
+
+
 def _tail(path: Path) -> list[str]:
     with open(path, "rb") as f:
         f.seek(0, 2)
@@ -174,12 +183,12 @@ def parse_cursor_log(path: Path) -> list[HookRun]:
                 code, ms = int(found.group(3)), int(found.group(2))
                 runs.append(HookRun(event, command, when or fallback, code, ms, None, str(path)))
             continue
-        if line.strip().startswith("OUTPUT:"):
+        line = _message(line)
+        if line.startswith("OUTPUT:"):
             reading_output = bool(runs) and runs[-1].gave_context is None
-            rest = line.split("OUTPUT:", 1)[1].strip()
-            line = rest
-        if reading_output and line.strip():
-            text = line.strip()
+            line = line.removeprefix("OUTPUT:").strip()
+        if reading_output and line:
+            text = line
             if text.startswith("STDERR:"):
                 reading_output = False
                 continue

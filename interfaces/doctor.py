@@ -38,6 +38,7 @@ from ..core.index import (
     index_dir,
 )
 from ..core.indexer.carry import kept_indexes
+from ..core.indexer.plan import RETRIED
 from ..core.readers import (
     FORBIDDEN_STORE,
     SIGNALS,
@@ -333,7 +334,11 @@ def _history_problems(
         problems.append(no_history(looked_in))
     problems.extend(_unreadable_store(store) for store in stores if store.unreadable)
     # A database that cannot be opened is reported above, by path, as it is now.
-    unread = {reason: n for reason, n in skipped.items() if not any(reason in s.unreadable for s in stores)}
+    unread = {
+        reason: n
+        for reason, n in skipped.items()
+        if reason in RETRIED and not any(reason in s.unreadable for s in stores)
+    }
     if unread:
         what = ", ".join(f"{n} × {reason}" for reason, n in sorted(unread.items(), key=lambda kv: -kv[1]))
         problems.append(Finding(
@@ -342,7 +347,7 @@ def _history_problems(
             f"the index skipped what it could not read: {what}",
             # (``--full`` refuses while a file it read sessions from cannot be read: it would lose them)
             "make the files named below readable, then `deja index`" if forbidden_files else
-            "deja index --full  (re-reads every store; what it still skips is damaged in Cursor's own files)",
+            "deja index --full  (re-reads every store)",
         ))  # fmt: skip
     damaged = {reason: n for reason, n in chats.unreadable.items() if reason != FORBIDDEN_STORE}  # (named below)
     if damaged:
@@ -578,6 +583,9 @@ def report_text(report: Report, width: int | None = None) -> str:
                     f"                {_count(s.count, noun)}, {_size(s.bytes)}, last written {when(s.newest)}"
                 )
     lines.append(f"  cursor-agent chats read from their store alone (no transcript): {report.chats_without_transcript}")
+    if passed_over := {reason: n for reason, n in report.skipped.items() if reason not in RETRIED}:
+        what = ", ".join(f"{n} × {reason}" for reason, n in sorted(passed_over.items(), key=lambda kv: -kv[1]))
+        lines.append(f"  passed over, empty or damaged in Cursor's own files (Cursor passes them over too): {what}")
     lines += _problem_lines(report, "history")
 
     index = report.index

@@ -621,7 +621,10 @@ def index_command(full: bool = False, json: bool = False) -> None:
         f"({result.added} added, {result.updated} updated, {result.removed} removed)"
     )
     _report_unreadable(result)
-    skipped = sum(result.problems.values())
+    from ..core.indexer.plan import RETRIED  # (loaded by the refresh already)
+
+    # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information.
+    skipped = sum(n for reason, n in result.problems.items() if reason in RETRIED)
     if skipped:
         echo(f"{plural(skipped, 'unreadable record')} skipped; `deja doctor` lists them", err=True)
     if not result.sessions and not result.unreadable_kept:  # (chats there, that it could not read: said above)

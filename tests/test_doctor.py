@@ -144,9 +144,7 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
     found = fixes(report)
     unreadable = next(m for m in found if str(corrupt_db) in m)
     assert report["problems"][0]["level"] == "error" and "PRAGMA integrity_check" in found[unreadable]
-    skipped = next(m for m in found if MALFORMED_LINE in m)
-    assert "not a database" not in skipped, "the unreadable database is reported once, by path"
-    assert found[skipped].startswith("deja index --full")
+    assert not [m for m in found if MALFORMED_LINE in m], "a damaged line reads the same again: no fix to offer"
     unread = next(m for m in found if "deja cannot read:" in m)
     assert unread.startswith("1 cursor-agent chat without a transcript") and f"1 × {EMPTY_ROOT}" in unread
     assert "deja index" in found[unread]
@@ -155,6 +153,11 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
     text = CliRunner().invoke(app, ["doctor"]).stdout
     assert "cursor-agent chats read from their store alone (no transcript): 0" in text
     assert f"ERROR  deja cannot read {corrupt_db}" in text
+    assert (
+        f"passed over, empty or damaged in Cursor's own files (Cursor passes them over too): 1 × {MALFORMED_LINE}"
+        in text
+    )
+    assert text.count("not a database") == 1, "the unreadable database is reported once, by path"
     assert text.count("fix: ") == len(report["problems"])
 
     # Then the index's manifest is damaged too.

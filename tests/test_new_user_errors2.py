@@ -266,3 +266,19 @@ def test_blame_of_a_file_whose_name_holds_a_colon_is_that_file(hostile: dict[str
     (tmp_path / "notes:draft").write_text("x\n")
     done = run_deja("blame", "notes:draft", env=hostile, cwd=tmp_path)
     assert done.returncode == 0 and f"no session edited {tmp_path / 'notes:draft'}" in done.stdout
+
+
+def test_records_cursor_left_empty_or_damaged_are_information_not_a_warning_every_run(tmp_path: Path) -> None:
+    """A NULL or malformed bubble reads the same every time (real databases hold hundreds): `deja index` does not
+    repeat it on every run, and doctor counts it without a warning whose fix cannot change Cursor's rows."""
+    bubbles = {"b1": _bubble(1, "where is the footer"), "b2": None, "b3": b"{not json", "b4": _bubble(2, "below")}
+    env = _ide(tmp_path, bubbles)
+    again = run_deja("index", env=env)
+    assert again.returncode == 0 and "unreadable record" not in again.stderr
+    doctor = run_deja("doctor", env=env)
+    assert "passed over, empty or damaged in Cursor's own files" in doctor.stdout
+    assert "1 × ide: null bubble" in doctor.stdout and "1 × ide: malformed bubble" in doctor.stdout
+    assert "skipped what it could not read" not in doctor.stdout and "index --full" not in doctor.stdout
+    report = orjson.loads(run_deja("doctor", "--json", env=env).stdout)
+    assert report["skipped"] == {"ide: null bubble": 1, "ide: malformed bubble": 1}
+    assert not [p for p in report["problems"] if p["area"] == "history"]

@@ -29,6 +29,7 @@ from ..private import open_private
 from ..readers import composer_fingerprints
 from ..readers.chatstore import UNREADABLE_STORE
 from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
+from ..readers.ide import CHANGED_WHILE_READ
 from ..regular_files import blocked, gone, open_regular
 from . import glance
 
@@ -43,6 +44,10 @@ DATABASE_FAILURES = frozenset({"ide: not a database", "ide: database locked", UN
 #: What a walk reports of a whole store it could not read this time. A walk tries every such store again (a refresh
 #: of some chats only the editor's databases), so only its own count is true: a released lock clears it.
 THIS_TIME_FAILURES = DATABASE_FAILURES | {UNREADABLE_STORE, UNREADABLE_TRANSCRIPT}
+#: What reading again may cure: a whole store that could not be read this time, or a database that changed while it
+#: was read. Every other problem is a record Cursor itself left empty or damaged (a NULL bubble, a malformed line),
+#: which the next read finds the same (one real 2.5 GB database held 983 NULL bubble rows).
+RETRIED = THIS_TIME_FAILURES | {CHANGED_WHILE_READ}
 #: How many of the files a refresh could not read it names (the rest are counted).
 UNREADABLE_NAMED = 8
 
