@@ -434,15 +434,22 @@ def past_failures(
     for line in error_lines(window):
         match = ErrorMatch(key=error_key(line), names=tuple(quoted_names(line)))
         failures: dict[tuple[str, int], tuple[Segment, int]] = {}
+        # (a name's UTF-8 bytes: a lone surrogate's, which no decoded text holds, match no record)
+        needles = [name.encode("utf-8", "surrogatepass") for name in match.names]
         for _, segment, doc in index.newest(match.key, limit=POSTINGS_READ):
             where = session_place(segment, doc)
             if where in excluded or where in failures:
                 continue
-            if not match.names or any(match.line(call) is not None for call in segment.message(doc).tool_calls):
+            if not match.names or _quotes(segment.message_holding(doc, needles), match):
                 failures[where] = (segment, doc)
                 if len(failures) >= limit:
                     break
         yield match, list(failures.values())
+
+
+def _quotes(message: Message | None, match: ErrorMatch) -> bool:
+    """Whether one of ``message``'s calls failed with ``match`` (None: a message whose record lacks its names)."""
+    return message is not None and any(match.line(call) is not None for call in message.tool_calls)
 
 
 #: How many of an error's newest postings are read for its sessions (one per failed call: retries repeat them).

@@ -17,7 +17,11 @@ from typing import Any
 import pytest
 from harness import run_deja
 
+from deja.core.index import Index
+from deja.core.index.format import Codec
+from deja.core.index.light import LIGHT
 from deja.core.indexer import refresh
+from deja.core.work import past_failures, session_place
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -115,3 +119,24 @@ def test_the_failure_hook_recalls_the_session_that_hit_the_same_module(project: 
     # session-start block a conversation deja has not seen start gets with its first silent answer.)
     assert "This error came up before" not in _after_failure(project, "lodash")
     assert "This error came up before" not in _after_failure(project, "express")
+
+
+def test_a_past_failure_is_decoded_only_when_its_record_holds_the_quoted_names(project: Path) -> None:
+    """Every failed ``node server.js`` shares the signature; the hook reads up to 200 of them and decodes only the
+    messages whose records hold the names the error quotes (``Segment.message_holding``): here the lodash one,
+    never the stripe one, and a name no record holds (a lone surrogate among them) decodes nothing at all."""
+    decoded: list[bytes] = []
+
+    def message(data: bytes) -> Any:
+        decoded.append(data)
+        return LIGHT.message(data)
+
+    index = Index.open(Path(os.environ["DEJA_HOME"]), Codec(LIGHT.manifest, LIGHT.session, message, LIGHT.damage))
+    [(_, failures)] = past_failures(index, "Error: Cannot find module 'lodash'", 5)
+    [(segment, doc)] = failures
+    assert segment.session(session_place(segment, doc)[1]).origin.endswith(f"{LODASH_CHAT}.jsonl")
+    assert len(decoded) == 1 and b"lodash" in decoded[0]
+    decoded.clear()
+    for absent in ("express", "lod\udc80ash"):
+        assert past_failures(index, f"Error: Cannot find module '{absent}'", 5).__next__()[1] == []
+    assert decoded == []

@@ -273,6 +273,20 @@ class Segment:
         """One doc's message: its session's records are inflated only as far as it ends."""
         return self.messages_at([doc])[0]
 
+    def message_holding(self, doc: int, needles: list[bytes]) -> Message | None:
+        """One doc's message when its record holds every one of ``needles`` (a record's strings are its text's UTF-8
+        bytes as written, so a text holding a string holds its bytes), else None, without decoding it: a caller
+        that wants only messages quoting given names (``work.past_failures``, up to 200 candidates a failed
+        command) decodes just those that may."""
+        rows = self._doc_rows
+        try:
+            ordinal, start, end = rows[3 * doc] & ORDINAL_MASK, rows[3 * doc + 1], rows[3 * doc + 2]
+        except _DAMAGE as exc:
+            raise self._damaged("docs.bin", exc) from None
+        raw, _ = self._records(ordinal, end)
+        record = raw[start:end]
+        return self._decoded(record, 0, len(record)) if all(needle in record for needle in needles) else None
+
     def messages_at(self, docs: list[int]) -> list[Message]:
         """The messages of ``docs``, all of one session, in that order: its records are inflated once, as far as
         the last of them ends (a search's snippets of one session cost one inflation, not one each)."""
