@@ -74,3 +74,47 @@ def test_session_start_at_a_monorepo_root_lists_its_packages_sessions(tmp_path: 
     assert ran.returncode == 0 and not ran.stderr, ran.stderr
     said = json.loads(ran.stdout)["additional_context"]
     assert "`deja show c-api`" in said and "c-billing" not in said, said
+
+
+def _runs(cli_root: Path, folder: Path, chat_id: str, command: str, times: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    turns = [user_turn(f"run {command} until it passes")]
+    for _ in range(times):
+        turns += [assistant_turn("Running it.", tool_use("Shell", {"command": command})), user_turn("again")]
+    write_transcript(transcript_path(cli_root, str(folder), chat_id), turns)
+
+
+def test_the_shell_hook_counts_the_runs_below_the_root_and_in_the_folder_the_command_runs_in(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    """The Shell pre-hook at a monorepo's root counts its packages' runs (it counted the root's own alone: trialI
+    F4), and a call that names its folder (``cwd``, Cursor's ``working_directory``, relative to the workspace) counts
+    that package's runs and the root's (whose sessions ran commands anywhere in it), not a sibling package's."""
+    shop = tmp_path / "code" / "shop"
+    _runs(cli_root, shop / "packages" / "api", "c-api", "npm test", 2)
+    _runs(cli_root, shop / "packages" / "web", "c-web", "npm test", 1)
+    _runs(cli_root, shop, "c-root", "npm test", 1)
+    _runs(cli_root, tmp_path / "code" / "billing", "c-billing", "npm test", 3)
+    assert run_deja("index").returncode == 0
+
+    def before(conversation: str, folder: dict) -> str:
+        payload = {
+            "conversation_id": conversation,
+            "hook_event_name": "preToolUse",
+            "cursor_version": "3.20.17",
+            "workspace_roots": [str(shop)],
+            "tool_name": "Shell",
+            "tool_input": {"command": "npm test", **folder},
+        }
+        ran = run_deja("hook-tool", input=json.dumps(payload))
+        assert ran.returncode == 0 and not ran.stderr, ran.stderr
+        return json.loads(ran.stdout)["additional_context"]
+
+    said = before("c-now-1", {})
+    assert "`npm test` ran 4 times in this project before, in 3 sessions" in said, said
+    said = before("c-now-2", {"cwd": str(shop / "packages" / "web")})
+    assert "`npm test` ran 2 times in this project before, in 2 sessions" in said, said
+    said = before("c-now-3", {"working_directory": "packages/api", "cwd": ""})
+    assert "`npm test` ran 3 times in this project before, in 2 sessions" in said, said
+    said = before("c-now-4", {"cwd": str(tmp_path / "code" / "billing")})
+    assert f"`npm test` ran 3 times in {tmp_path / 'code' / 'billing'} before, in 1 session" in said, said
