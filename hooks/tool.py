@@ -6,11 +6,11 @@ from ..core.index import Index, Segment, asked_paths
 from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, normalise_command, path_key
 from .call import HookCall, block_key, fit_lines, frame, frame_room
 from .describe import ago, heading, project_label
-from .scope import Scope, command_folder, within
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from ..core.model import ToolCall
+    from .scope import Scope
 
 BUDGET = 512
 TASK_HEADER = "Past work related to this task:"
@@ -106,6 +106,8 @@ def _shell(call: HookCall, raw_command: str) -> str:
     head = command_head(command)
     if not head or head.split()[0] in INSPECTION:
         return call.silent(f"`{head or command[:40]}` only looks around")
+    from .scope import Scope, command_folder  # (here: a Write's or a Task's hook asks no folder)
+
     folder = command_folder(call)
     shown = block_key("sh", folder, command)
     if shown in call.seen():
@@ -149,6 +151,8 @@ def _shell(call: HookCall, raw_command: str) -> str:
 def _where(folder: str, project_dir: str) -> str:
     """Where the runs counted ran: this project (its folder, or one below it a Shell call named), or the folder
     the call named outside it, or anywhere."""
+    from .scope import within
+
     if not folder:
         return "on this machine"
     return "in this project" if within(folder, project_dir) else f"in {folder}"
