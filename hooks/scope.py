@@ -28,7 +28,7 @@ def command_folder(call: HookCall) -> str:
     for field in FOLDER_FIELDS:
         given = args.get(field)
         folder = os.path.expanduser(given.strip()) if isinstance(given, str) else ""
-        if folder and not folder.startswith("/"):
+        if folder and not folder.startswith(("/", "\\")) and ":" not in folder[:3]:  # (C:\ on Windows)
             folder = os.path.normpath(os.path.join(call.project_dir, folder)) if call.project_dir else ""
         if folder:
             return folder.rstrip("/") or "/"
@@ -46,15 +46,14 @@ def within(folder: str, project_dir: str) -> bool:
 class Scope:
     """The past sessions that count as run here: in ``folder`` or a folder below it and, when ``folder`` lies below
     the project's (a Shell call in ``packages/web``), in the project's folder itself, whose sessions ran commands
-    anywhere in it; a sibling package's do not."""
+    anywhere in it; a sibling package's do not. ``folder``'s own sessions are known by their folder's hash too: the
+    index keys no tree for a folder it cannot spell as one (``C:\\code\\api``)."""
 
     def __init__(self, index: Index, folder: str, project_dir: str) -> None:
         from ..core.index import name_hash
 
         self._tree = index.tree(folder)
-        self._root = name_hash(project_dir) if within(folder, project_dir) else None
+        self._own = {name_hash(folder), name_hash(project_dir) if within(folder, project_dir) else 0} - {0}
 
     def holds(self, segment: Segment, ordinal: int) -> bool:
-        if self._root is not None and segment.session_keys(ordinal).dir_hash == self._root:
-            return True
-        return self._tree.holds(segment, ordinal)
+        return segment.session_keys(ordinal).dir_hash in self._own or self._tree.holds(segment, ordinal)
