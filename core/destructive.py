@@ -9,32 +9,44 @@ from __future__ import annotations
 
 from .errors import folded, found, is_word
 
-#: The commands, as one pattern (compiled when first needed: most commands hold none of its words).
+#: The commands, as one pattern (compiled when first needed: most commands hold none of its words). A tool's
+#: subcommand is taken after its options (``kubectl -n prod delete``), so a subcommand that only names a deletion is
+#: not one (``kubectl auth can-i delete``, ``terraform plan -destroy``).
 DESTRUCTIVE = (
-    r"\bgit\s+push\b.*(?:\s-f\b|--force|\s\+\w)|\brm\s+-\w*[rf]\w*\b|\brm\s+(?:.*\s)?--(?:recursive|force)\b"
-    r"|\bgit\s+reset\s+--hard\b|\bgit\s+clean\s+-\w*f|\bgit\s+checkout\s+--\s+\.|\bgit\s+branch\b.*\s(?-i:-\w*D)"
+    r"\bgit\s+push\b.*(?:\s-\w*[fd]\w*\b|--force|--delete\b|\s\+\w|\s:\w)|\bgit\s+stash\s+(?:drop|clear)\b"
+    r"|\brm\s+-\w*[rf]\w*\b|\brm\s+(?:.*\s)?--(?:recursive|force)\b"
+    r"|\bgit\s+reset\s+--hard\b|\bgit\s+clean\b[^;&|]*\s(?:-\w*f|--force\b)|\bgit\s+checkout\s+--\s+\."
+    r"|\bgit\s+branch\b.*\s(?-i:-\w*D)"
     r"|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b|\bmkfs\b|\bdd\s+.*\bof="
-    r"|\bdocker\s+(?:system|volume)\s+prune\b.*(?:\s-\w*a|--all|--volumes)|\bdocker\s+volume\s+rm\s"
-    r"|\bterraform\b.*\s-?destroy\b|\bkubectl\b.*\sdelete\b|\bfind\b.*\s-delete\b"
-    r"|\bdropdb\b|\bflushall\b|\bflushdb\b|--force-reset\b"
+    r"|\bdocker\s+(?:system|volume|image)\s+prune\b.*(?:\s-\w*a|--all|--volumes)|\bdocker\s+volume\s+rm\s"
+    r"|\bdocker[\s-]compose\b[^;&|]*\sdown\b[^;&|]*\s(?:-\w*v|--volumes\b)"
+    r"|\bterraform(?:\s+-\S+)*\s+(?:destroy\b|apply\b[^;&|]*\s-destroy\b)"
+    r"|\bkubectl(?:\s+-\S+(?:\s+[^-\s]\S*)?)*\s+delete\b"
+    r"|\bhelm(?:\s+-\S+(?:\s+[^-\s]\S*)?)*\s+(?:uninstall|un|delete|del)\b"
+    r"|\bfind\b.*\s-delete\b|\bdropdb\b|\bflushall\b|\bflushdb\b|--force-reset\b"
 )
 
 
-#: A word each of ``DESTRUCTIVE``'s alternatives holds (as ``(?i)`` reads it); ``rm`` and ``dd`` begin a word and a
-#: blank follows them.
+#: What each of ``DESTRUCTIVE``'s alternatives holds (as ``(?i)`` reads it): every word of one of these groups; ``rm``
+#: and ``dd`` begin a word and a blank follows them. Two words where one is common (``docker compose up``, ``helm
+#: upgrade``): a command holding one alone loads no ``re``.
 _DESTRUCTIVE_WORDS = (
-    "push",
-    "reset",
-    "clean",
-    "checkout",
-    "branch",
-    "drop",
-    "truncate",
-    "delete",
-    "mkfs",
-    "prune",
-    "flush",
-    "destroy",
+    ("push",),
+    ("reset",),
+    ("clean",),
+    ("checkout",),
+    ("branch",),
+    ("drop",),
+    ("truncate",),
+    ("delete",),
+    ("mkfs",),
+    ("prune",),
+    ("flush",),
+    ("destroy",),
+    ("stash", "clear"),
+    ("compose", "down"),
+    ("helm", "un"),
+    ("helm", "del"),
 )
 
 
@@ -43,7 +55,9 @@ def is_destructive(command: str) -> bool:
 
     The pattern (and ``re``) is asked only about a command holding one of its words: most commands hold none."""
     lowered = folded(command)
-    if not any(word in lowered for word in _DESTRUCTIVE_WORDS) and not _program_word(lowered, ("rm", "dd")):
+    if not any(all(word in lowered for word in group) for group in _DESTRUCTIVE_WORDS) and not _program_word(
+        lowered, ("rm", "dd")
+    ):
         return False
     import re
 

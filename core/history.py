@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import posixpath
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -17,8 +18,8 @@ import msgspec
 
 from . import paths
 from .bookkeeping import Bookkeeping
-from .index.format import edited_paths
-from .keys import EDIT_TOOLS
+from .index.format import edited_paths, in_project
+from .keys import EDIT_TOOLS, resolved_folder
 from .model import Message, Session, ToolCall, fill_times
 from .readers import (
     Projects,
@@ -221,12 +222,14 @@ def _calls_the_database_lacks(ide: Session, cli: Session) -> set[int]:
     arguments, the earliest unused database call first, then a call left over by
     tool and what it acted on (the editor's arguments carry fields the
     transcript's lack), then an edit left over by the file it changed, however the
-    two spell the tool and its path (:func:`_edited_file`). A transcript call
-    nothing pairs with is one the database lacks.
+    two spell the tool and its path (:func:`_edited_file`: the database's ``app.py``
+    is the transcript's ``/…/project/app.py``). A transcript call nothing pairs
+    with is one the database lacks.
     """
     left = [call for message in cli.messages for call in message.tool_calls]
     recorded = [call for message in ide.messages for call in message.tool_calls]
-    for key_of in (_whole_call, _call_target, _edited_file):
+    folder = ide.project_dir or cli.project_dir
+    for key_of in (_whole_call, _call_target, lambda call: _edited_file(call, folder)):
         waiting: dict[tuple[str, str], deque[ToolCall]] = {}
         for call in recorded:
             if (key := key_of(call)) is not None:
@@ -251,15 +254,28 @@ def _call_target(call: ToolCall) -> tuple[str, str] | None:
     return call_target(call.name, call.args)
 
 
-def _edited_file(call: ToolCall) -> tuple[str, str] | None:
-    """An edit's kind (a deletion, else a change) and the file it changed: the editor writes ``search_replace
-    {file_path}`` and ``edit_file {target_file}`` where the transcript has ``StrReplace {path}`` and ``Write
-    {path}`` for the same edit (cursor-drift-2026 §16); None for a call that is no edit or names no file."""
+def _edited_file(call: ToolCall, project_dir: str) -> tuple[str, str] | None:
+    """An edit's kind (a deletion, else a change) and the file it changed, relative to the session's project folder
+    when inside it: the editor writes ``search_replace {file_path}`` and ``edit_file {target_file}`` where the
+    transcript has ``StrReplace {path}`` and ``Write {path}`` for the same edit (cursor-drift-2026 §16), and may name
+    the file relative to its workspace (``app.py``) where the transcript names it absolutely; None for a call that
+    is no edit or names no file."""
     if call.name not in EDIT_TOOLS:
         return None
     changed = edited_paths(call.args, "")
     kind = "Delete" if normalise_tool_name(call.name) == "Delete" else "edit"
-    return (kind, changed[0]) if changed else None
+    return (kind, _in_folder(changed[0], project_dir)) if changed else None
+
+
+def _in_folder(path: str, project_dir: str) -> str:
+    """``path`` relative to ``project_dir`` when inside it, as the folder was opened or where its links lead (the
+    editor keeps a folder as opened, cursor-agent as resolved); else as given."""
+    if not project_dir.startswith("/"):
+        return path
+    folder = posixpath.normpath(project_dir)
+    for place in (folder, resolved_folder(folder)):
+        path = in_project(path, place)
+    return path
 
 
 def read_history(problems: Counter[str] | None = None) -> Iterator[Session]:

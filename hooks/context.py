@@ -8,7 +8,7 @@ event's budget and after its own answer. Either way a conversation gets it once.
 
 from __future__ import annotations
 
-from ..core.keys import tree_key
+from ..core.keys import sessions_key
 from .call import STARTED, HookCall, fit, frame, frame_lines, frame_room
 from .describe import heading, outcome
 
@@ -137,7 +137,7 @@ def _recent(call: HookCall, index: Index, wanted: int, shown: str) -> list[Recen
 
     seen = call.seen()
     recent: list[Recent] = []
-    for _, segment, doc in index.newest(tree_key(call.project_dir), limit=wanted + 4):
+    for _, segment, doc in index.newest(sessions_key(call.project_dir), limit=wanted + 4):
         ordinal = segment.doc(doc).ordinal
         meta = segment.session(ordinal)
         if (

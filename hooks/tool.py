@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.index import Index, Segment, asked_paths, name_hash
+from ..core.index import Index, Segment, asked_paths
 from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, normalise_command, path_key
 from .call import HookCall, block_key, fit_lines, frame, frame_room
 from .describe import ago, heading, project_label
@@ -10,6 +10,7 @@ from .describe import ago, heading, project_label
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from ..core.model import ToolCall
+    from .scope import Scope
 
 BUDGET = 512
 TASK_HEADER = "Past work related to this task:"
@@ -83,16 +84,11 @@ def before_tool(call: HookCall) -> str:
     return call.silent(f"deja does not answer {name or 'a tool with no name'}")
 
 
-def _project_runs(call: HookCall, index: Index, key: str) -> list[Run]:
-    """Runs filed under ``key`` in this project (any project when it is unknown), newest first."""
-    wanted = name_hash(call.project_dir) if call.project_dir else None
-    runs = []
-    for days, segment, doc in index.newest(key, limit=RUNS_SCANNED):
-        ordinal = segment.doc(doc).ordinal
-        if wanted is not None and segment.session_keys(ordinal).dir_hash != wanted:
-            continue
-        runs.append((days, segment, doc))
-    return runs
+def _runs_here(index: Index, key: str, here: Scope | None) -> list[Run]:
+    """Runs filed under ``key`` by the sessions ``here`` holds (any session's when no folder is known), newest
+    first."""
+    runs = index.newest(key, limit=RUNS_SCANNED)
+    return runs if here is None else [run for run in runs if here.holds(run[1], run[1].doc(run[2]).ordinal)]
 
 
 def _matching_calls(calls: list[ToolCall], command: str, head: str) -> list[ToolCall]:
@@ -110,16 +106,20 @@ def _shell(call: HookCall, raw_command: str) -> str:
     head = command_head(command)
     if not head or head.split()[0] in INSPECTION:
         return call.silent(f"`{head or command[:40]}` only looks around")
-    shown = block_key("sh", call.project_dir, command)
+    from .scope import Scope, command_folder  # (here: a Write's or a Task's hook asks no folder)
+
+    folder = command_folder(call)
+    shown = block_key("sh", folder, command)
     if shown in call.seen():
         return call.silent("this command's history was shown in this conversation already")
     index = call.index()
     if index is None:
         return call.silent("no index to read")
+    here = Scope(index, folder, call.project_dir) if folder else None
     labels = (f"`{command[:120]}`", f"`{head}` commands")
     # B007: `label` names the key that matched, and the text below uses it after the loop.
     for key, label in zip(command_keys(command), labels, strict=False):  # noqa: B007
-        runs = _project_runs(call, index, key)
+        runs = _runs_here(index, key, here)
         if runs:
             break
     else:
@@ -131,7 +131,7 @@ def _shell(call: HookCall, raw_command: str) -> str:
     matching = _matching_calls(segment.message(doc).tool_calls, command, head)
     last = matching[-1] if matching else None
     status = f", exit {last.exit_code}" if last is not None and last.exit_code is not None else ""
-    where = "in this project" if call.project_dir else "on this machine"
+    where = _where(folder, call.project_dir)
     lines = [
         f"{label} ran {count} time{'s' if count != '1' else ''} {where} before, in {sessions} session{'s' if sessions != 1 else ''}; "
         f"last {ago(days * 86400)}{status} (`deja show {meta.id}`)."
@@ -146,6 +146,16 @@ def _shell(call: HookCall, raw_command: str) -> str:
         )
     call.remember([shown])
     return frame(lines, BUDGET)
+
+
+def _where(folder: str, project_dir: str) -> str:
+    """Where the runs counted ran: this project (its folder, or one below it a Shell call named), or the folder
+    the call named outside it, or anywhere."""
+    from .scope import within
+
+    if not folder:
+        return "on this machine"
+    return "in this project" if within(folder, project_dir) else f"in {folder}"
 
 
 def _last_failure(runs: list[Run], command: str, head: str) -> tuple[float, list[str]] | None:

@@ -91,7 +91,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
     for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids):
         if not rows:
             continue
-        ours = _in_project(call, rows)
+        ours = _in_project(index, call, rows)
         segment, doc = ours or rows[0]
         meta = segment.session(segment.doc(doc).ordinal)
         # Keyed by the session shown too: a failure that only shares the wording (another quoted name) is news.
@@ -124,15 +124,24 @@ def _latest(ours: bool, call: HookCall) -> str:
     return "the latest, in another project" if call.project_dir else "the latest"
 
 
-def _in_project(call: HookCall, rows: list[tuple[Segment, int]]) -> tuple[Segment, int] | None:
-    """The newest of ``rows`` (newest first) in the hook's project, or None (and when the project is unknown).
+def _in_project(index: Index, call: HookCall, rows: list[tuple[Segment, int]]) -> tuple[Segment, int] | None:
+    """The newest of ``rows`` (newest first) in the folder the command ran in (``Scope``), else the newest in the
+    hook's project (its folder or a folder below it); None when neither has one, or no folder is known.
 
     Postgres, Docker and auth errors are shared words: the newest session anywhere told an agent in ``api`` to move
-    its database to another project's port (trialI F1), while its own project's fix was one session older.
+    its database to another project's port (trialI F1), while its own project's fix was one session older; and a
+    monorepo opened at its root was shown another repository's fix before its own packages' (review7b #5).
     """
-    if not call.project_dir:
-        return None
-    from ..core.index import name_hash
+    from .scope import Scope, command_folder
 
-    wanted = name_hash(call.project_dir)
-    return next((row for row in rows if row[0].session_keys(row[0].doc(row[1]).ordinal).dir_hash == wanted), None)
+    folder = command_folder(call)
+    if not folder:
+        return None
+    scopes = [Scope(index, folder, call.project_dir)]
+    if call.project_dir and folder != call.project_dir:
+        scopes.append(Scope(index, call.project_dir, call.project_dir))
+    for scope in scopes:
+        found = next((row for row in rows if scope.holds(row[0], row[0].doc(row[1]).ordinal)), None)
+        if found is not None:
+            return found
+    return None

@@ -221,6 +221,8 @@ COMMANDS += ["redis-cli flushall", "flushdb", "prisma db push --force-reset", "n
 COMMANDS += ["docker volume prune --all", "docker compose up -d", "docker system prune"]
 COMMANDS += ["docker system prune -af", "rm --recursive --force b", "git push origin +main", "terraform destroy"]
 COMMANDS += ["kubectl delete ns x", "docker volume rm v", "git branch -D f", "git branch -d f", "find . -delete"]
+COMMANDS += ["git push -d o x", "git stash clear", "docker compose down -v", "helm -n p un x", "helm upgrade x"]
+COMMANDS += ["terraform plan -destroy", "kubectl auth can-i delete x", "docker image prune -a", "git clean -d -f"]
 
 
 @pytest.mark.parametrize("around", ["r{0} -rf x", "{0}rm -rf x", "rm{0}-rf x", "d{0} if=a of=b", "git pu{0}h -f"])

@@ -137,3 +137,46 @@ def test_a_session_that_stopped_on_a_failure_is_not_said_to_have_concluded(fake_
     again = failure_hook(places["billing"], "pg_upgrade --check", INCOMPATIBLE)
     assert "`deja show billing-pg16`" in again and f"The session {stopped}." in again, again
     assert "Concluded:" not in again
+
+
+def test_the_failure_hook_at_a_monorepo_root_recalls_its_packages_fix(fake_home: Path) -> None:
+    """From the repository's root (how the editor opens a monorepo) the packages' sessions are this project's: the
+    root's own ``api`` package's fix comes before legacy/api's and billing's newer ones (review7b #5)."""
+    _history(fake_home)
+    said = failure_hook(fake_home / "code" / "shop", "pytest -q tests/test_orders.py", REFUSED)
+    assert "in 3 past sessions; the latest in this project:" in said, said
+    assert "`deja show api-own-fix`" in said and OURS in said
+    assert "5433" not in said and "VPN" not in said
+
+
+def test_the_failure_hook_takes_the_folder_the_command_ran_in(fake_home: Path) -> None:
+    """A Shell call's ``cwd`` (or ``working_directory``) names its package: web's own fix for the error comes before
+    api's newer one, and a package with none falls back to the repository's newest (Cursor sends the folder in
+    ``tool_input``; the hook looked at the workspace's folder alone)."""
+    places = _history(fake_home)
+    web_fix = "Started the web test database with docker compose up -d web-db."
+    _chat(fake_home, places["web"], "web-own-fix", 0, _refused(web_fix))
+    assert run_deja("index", "--full").returncode == 0
+    shop = fake_home / "code" / "shop"
+
+    def failed_in(conversation: str, folder: dict) -> str:
+        payload = {
+            "conversation_id": conversation,
+            "hook_event_name": "postToolUse",
+            "cursor_version": "3.20.17",
+            "workspace_roots": [str(shop)],
+            "tool_name": "Shell",
+            "tool_input": {"command": "pytest -q tests/test_orders.py", **folder},
+            "tool_output": json.dumps({"exitCode": 1, "output": REFUSED}),
+        }
+        ran = run_deja("hook-tool-after", input=json.dumps(payload))
+        assert ran.returncode == 0 and not ran.stderr, ran.stderr
+        return json.loads(ran.stdout)["additional_context"]
+
+    for conversation, given in [("c1", {"cwd": str(places["web"])}), ("c2", {"working_directory": "packages/web"})]:
+        said = failed_in(conversation, given)
+        assert "the latest in this project:" in said and "`deja show web-own-fix`" in said, said
+    said = failed_in("c3", {"cwd": str(shop / "packages" / "docs")})
+    assert "the latest in this project:" in said and "`deja show api-own-fix`" in said, said
+    said = failed_in("c4", {})
+    assert "`deja show api-own-fix`" in said, said

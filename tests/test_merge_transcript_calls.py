@@ -97,21 +97,34 @@ def write_editor_edit(user_root: Path, tool: str, args: dict) -> None:
     )
 
 
+REPLACED = {"old_string": "TIMEOUT = 5", "new_string": "TIMEOUT = 30"}
+
+
 @pytest.mark.parametrize(
-    ("editor_tool", "editor_path_key", "transcript_tool", "extra"),
+    ("editor_tool", "editor_path_key", "transcript_tool", "extra", "editor_path"),
     [
-        ("search_replace", "file_path", "StrReplace", {"old_string": "TIMEOUT = 5", "new_string": "TIMEOUT = 30"}),
-        ("edit_file", "target_file", "Write", {"contents": "TIMEOUT = 30\n"}),
+        ("search_replace", "file_path", "StrReplace", REPLACED, "absolute"),
+        ("edit_file", "target_file", "Write", {"contents": "TIMEOUT = 30\n"}, "absolute"),
+        # The database names the file relative to the workspace, the transcript absolutely: one edit still.
+        ("edit_file", "target_file", "Write", {"contents": "TIMEOUT = 30\n"}, "app.py"),
+        ("search_replace", "file_path", "StrReplace", REPLACED, "./app.py"),
     ],
 )
 def test_one_edit_spelt_differently_by_the_database_and_the_transcript_is_listed_once(
-    cli_root: Path, tmp_path: Path, editor_tool: str, editor_path_key: str, transcript_tool: str, extra: dict
+    cli_root: Path,
+    tmp_path: Path,
+    editor_tool: str,
+    editor_path_key: str,
+    transcript_tool: str,
+    extra: dict,
+    editor_path: str,
 ):
     project = tmp_path / "proj"
     project.mkdir()
     source = project / "app.py"
     source.write_text("TIMEOUT = 30\n")
-    write_editor_edit(tmp_path / "no-ide", editor_tool, {editor_path_key: str(source), **extra, "explanation": "x"})
+    given = str(source) if editor_path == "absolute" else editor_path
+    write_editor_edit(tmp_path / "no-ide", editor_tool, {editor_path_key: given, **extra, "explanation": "x"})
     write_transcript(
         transcript_path(cli_root, str(project), CHAT),
         [

@@ -11,14 +11,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness import run_deja
+from harness import run_deja, store_shell
 
 from deja.core.index import Index
 from deja.core.writers.cursor_agent import (
     assistant_turn,
+    chat_dir_for,
+    store_preamble,
+    store_user_message,
     tool_use,
     transcript_path,
     user_turn,
+    write_chat_store,
     write_transcript,
 )
 from deja.interfaces.mcp_server import work_answer
@@ -74,3 +78,73 @@ def test_session_start_at_a_monorepo_root_lists_its_packages_sessions(tmp_path: 
     assert ran.returncode == 0 and not ran.stderr, ran.stderr
     said = json.loads(ran.stdout)["additional_context"]
     assert "`deja show c-api`" in said and "c-billing" not in said, said
+
+
+def _runs(cli_root: Path, folder: Path, chat_id: str, command: str, times: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    turns = [user_turn(f"run {command} until it passes")]
+    for _ in range(times):
+        turns += [assistant_turn("Running it.", tool_use("Shell", {"command": command})), user_turn("again")]
+    write_transcript(transcript_path(cli_root, str(folder), chat_id), turns)
+
+
+def test_the_shell_hook_counts_the_runs_below_the_root_and_in_the_folder_the_command_runs_in(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    """The Shell pre-hook at a monorepo's root counts its packages' runs (it counted the root's own alone: trialI
+    F4), and a call that names its folder (``cwd``, Cursor's ``working_directory``, relative to the workspace) counts
+    that package's runs and the root's (whose sessions ran commands anywhere in it), not a sibling package's."""
+    shop = tmp_path / "code" / "shop"
+    _runs(cli_root, shop / "packages" / "api", "c-api", "npm test", 2)
+    _runs(cli_root, shop / "packages" / "web", "c-web", "npm test", 1)
+    _runs(cli_root, shop, "c-root", "npm test", 1)
+    _runs(cli_root, tmp_path / "code" / "billing", "c-billing", "npm test", 3)
+    assert run_deja("index").returncode == 0
+
+    def before(conversation: str, folder: dict) -> str:
+        payload = {
+            "conversation_id": conversation,
+            "hook_event_name": "preToolUse",
+            "cursor_version": "3.20.17",
+            "workspace_roots": [str(shop)],
+            "tool_name": "Shell",
+            "tool_input": {"command": "npm test", **folder},
+        }
+        ran = run_deja("hook-tool", input=json.dumps(payload))
+        assert ran.returncode == 0 and not ran.stderr, ran.stderr
+        return json.loads(ran.stdout)["additional_context"]
+
+    said = before("c-now-1", {})
+    assert "`npm test` ran 4 times in this project before, in 3 sessions" in said, said
+    said = before("c-now-2", {"cwd": str(shop / "packages" / "web")})
+    assert "`npm test` ran 2 times in this project before, in 2 sessions" in said, said
+    said = before("c-now-3", {"working_directory": "packages/api", "cwd": ""})
+    assert "`npm test` ran 3 times in this project before, in 2 sessions" in said, said
+    said = before("c-now-4", {"cwd": str(tmp_path / "code" / "billing")})
+    assert f"`npm test` ran 3 times in {tmp_path / 'code' / 'billing'} before, in 1 session" in said, said
+
+
+def test_the_hooks_still_see_a_folder_the_index_keys_no_tree_for(fake_home: Path) -> None:
+    """A Windows folder (``C:\\code\\api``) has no tree key (its spelling has no ``/``): its own sessions' runs are
+    counted by the folder's hash, and sessionStart lists its sessions by the folder's own key, as before the hooks
+    took the folders below."""
+    folder = "C:\\code\\api"
+    runs = [step for n in range(2) for step in store_shell(f"t{n}", "npm test", "ok", 0)]
+    messages = [*store_preamble(folder), store_user_message("run the tests"), *runs]
+    write_chat_store(chat_dir_for(fake_home / ".cursor", folder, "c-win"), cwd=folder, name="tests", messages=messages)
+    assert run_deja("index").returncode == 0
+    payload = {
+        "conversation_id": "c-now",
+        "hook_event_name": "preToolUse",
+        "cursor_version": "3.20.17",
+        "workspace_roots": [folder],
+        "tool_name": "Shell",
+        "tool_input": {"command": "npm test"},
+    }
+    ran = run_deja("hook-tool", input=json.dumps(payload))
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    said = json.loads(ran.stdout)["additional_context"]
+    assert "`npm test` ran 2 times in this project before, in 1 session" in said, said
+    start = {"conversation_id": "c-next", "hook_event_name": "sessionStart", "workspace_roots": [folder]}
+    ran = run_deja("hook-context", input=json.dumps(start))
+    assert ran.returncode == 0 and "`deja show c-win`" in ran.stdout, ran.stdout + ran.stderr

@@ -189,6 +189,31 @@ class Segment:
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
 
+    def files_session(self, p_off: int, count: int, ordinal: int) -> bool:
+        """Whether a key's postings (``lookup``'s offset and count) hold session ``ordinal`` at the time it was
+        updated, as a key filed under a session's first doc does (a folder's tree, a project). Found by a binary
+        search on that time, a key's postings being newest first: some twenty reads whatever the key's length, where
+        reading a monorepo's list whole would cost its thousands of postings."""
+        size, postings, unpack = KEYED_POSTING.size, self._postings, KEYED_POSTING.unpack_from
+        try:
+            days = KEYED_POSTING.unpack(KEYED_POSTING.pack(0, self.session_keys(ordinal).updated / 86400))[1]
+            lo, hi = 0, count
+            while lo < hi:  # the first posting not newer than the session
+                mid = (lo + hi) // 2
+                if unpack(postings, p_off + mid * size)[1] > days:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            for at in range(p_off + lo * size, p_off + count * size, size):  # the postings of that time, a few
+                doc, posted = unpack(postings, at)
+                if posted != days:
+                    return False
+                if self.heads[doc] & ORDINAL_MASK == ordinal:
+                    return True
+        except _DAMAGE as exc:
+            raise self._damaged("postings.bin", exc) from None
+        return False
+
     def impact_runs(self, p_off: int, stop: int) -> tuple[Sequence[int], list[float], bytes]:
         """A word's postings list's first ``stop`` docs (at most as many as it keeps), and their impacts as runs: each
         run's value and each run's length (the last run read may run on past ``stop``). Search weighs a run of
@@ -510,6 +535,10 @@ class Index:
         )
         return found[:limit]
 
+    def tree(self, folder: str) -> Tree:
+        """The sessions that ran in ``folder`` or a folder below it, asked a session at a time (``Tree``)."""
+        return Tree(keys.tree_key(folder))
+
     def size_bytes(self) -> int:
         total = 0
         for segment in self.segments:
@@ -525,3 +554,27 @@ def _chat_of_subagents(found: list[tuple[Segment, int, SessionMeta]]) -> list[tu
         return []
     own = chats[0][2].id + "/"
     return chats if all(hit is chats[0] or hit[2].id.startswith(own) for hit in found) else []
+
+
+class Tree:
+    """The sessions filed under a folder's ``keys.tree_key`` (those that ran in it or a folder below it), asked a
+    session at a time: a hook meets a few sessions (a command's latest runs, an error's past sessions) and asks of
+    each whether it is this project's, where reading the folder's whole list would cost a monorepo's thousands of
+    postings on every call. A folder's sessions are all in the tree or all out, so each folder (its
+    ``SessionKeys.dir_hash``) is looked up once."""
+
+    def __init__(self, key: str) -> None:
+        self._key = key
+        self._lists: dict[int, tuple[int, int]] = {}  # id(segment) -> the key's postings there (offset, count)
+        self._folders: dict[int, bool] = {}
+
+    def holds(self, segment: Segment, ordinal: int) -> bool:
+        folder = segment.session_keys(ordinal).dir_hash
+        held = self._folders.get(folder)
+        if held is None:
+            found = self._lists.get(id(segment))
+            if found is None:
+                p_off, count, _ = segment.lookup(self._key)
+                found = self._lists[id(segment)] = (p_off, count)
+            held = self._folders[folder] = bool(found[1]) and segment.files_session(*found, ordinal)
+        return held

@@ -1,0 +1,59 @@
+"""Which past sessions a hook calls this project's: those that ran in its folder or a folder below it.
+
+A monorepo is opened at its root, and its packages' sessions ran below it (cursor-agent started in
+``packages/api``): asked for the exact folder, the failure hook showed another repository's fix before its own
+packages' (trialI F4, review7b #5). A Shell call names the folder it runs in: past runs of ``npm test`` in ``web``
+are not those in ``api``, but a session opened at the workspace's root ran its commands anywhere below it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..core.keys import project_spelling
+from .call import HookCall
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from ..core.index import Index, Segment
+
+#: Where a Shell tool's input names the folder it runs in: Cursor's Shell ``working_directory``, or ``cwd``.
+FOLDER_FIELDS = ("working_directory", "cwd")
+
+
+def command_folder(call: HookCall) -> str:
+    """The folder a Shell call runs in: its input's own (a relative one taken in the project's folder), else the
+    project's folder; "" when neither is known."""
+    args = call.tool_input()
+    for field in FOLDER_FIELDS:
+        given = args.get(field)
+        folder = os.path.expanduser(given.strip()) if isinstance(given, str) else ""
+        if folder and not folder.startswith(("/", "\\")) and ":" not in folder[:3]:  # (C:\ on Windows)
+            folder = os.path.normpath(os.path.join(call.project_dir, folder)) if call.project_dir else ""
+        if folder:
+            return folder.rstrip("/") or "/"
+    return call.project_dir
+
+
+def within(folder: str, project_dir: str) -> bool:
+    """Whether ``folder`` is the project's folder or a folder below it (as the index spells them)."""
+    if not (folder and project_dir):
+        return False
+    spelled, project = project_spelling(folder), project_spelling(project_dir)
+    return spelled == project or spelled.startswith(project + "/")
+
+
+class Scope:
+    """The past sessions that count as run here: in ``folder`` or a folder below it and, when ``folder`` lies below
+    the project's (a Shell call in ``packages/web``), in the project's folder itself, whose sessions ran commands
+    anywhere in it; a sibling package's do not. ``folder``'s own sessions are known by their folder's hash too: the
+    index keys no tree for a folder it cannot spell as one (``C:\\code\\api``)."""
+
+    def __init__(self, index: Index, folder: str, project_dir: str) -> None:
+        from ..core.index import name_hash
+
+        self._tree = index.tree(folder)
+        self._own = {name_hash(folder), name_hash(project_dir) if within(folder, project_dir) else 0} - {0}
+
+    def holds(self, segment: Segment, ordinal: int) -> bool:
+        return segment.session_keys(ordinal).dir_hash in self._own or self._tree.holds(segment, ordinal)
