@@ -309,7 +309,12 @@ def within(name: str, value: int, low: int, high: int | None = None) -> int:
 
 
 def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+    """The text for the model, and the data of the CLI's ``--json`` envelope, ``schema_version`` first as there
+    (README: a client parses one shape from both)."""
+    from .fastpath import SCHEMA_VERSION
+
+    envelope = None if data is None else {"schema_version": SCHEMA_VERSION, **data}
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=envelope)
 
 
 def fit_text(result: SearchResult, budget: int = SEARCH_TEXT_BYTES) -> SearchResult:

@@ -289,12 +289,13 @@ def _refuse_missing_parent(output: Path) -> None:
 
 def _output_folder(output: Path) -> Path:
     """The ``--project`` folder: made if missing, but only inside a folder that exists."""
+    from ..core.private import private_dir
     from .cli import fail
 
     if output.exists() and not output.is_dir():
         fail(f"{output} is a file; --project writes a folder of sessions: give -o a folder", code=2)
     _refuse_missing_parent(output)
-    output.mkdir(exist_ok=True)
+    private_dir(output)  # (a new folder of private history is 0700, as its files are 0600: ``export.write_text``)
     return output
 
 

@@ -379,7 +379,7 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
         assert api[0]["id"] == "c0ffee01-cache"
 
         nothing = await ok(session, "recent", project="no-such-project")
-        assert nothing.structured_content == {"sessions": []}
+        assert nothing.structured_content == {"schema_version": 1, "sessions": []}
         assert "No session of project 'no-such-project' is indexed" in text(nothing)
 
     run(history, tmp_path, scenario)
