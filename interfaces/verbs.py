@@ -164,7 +164,10 @@ def wip_command(
     project = _nearest_project(index, folder)
     if project is None:
         fail(f"no session ran in {folder}, below it or in a folder above it; `deja sessions` lists where sessions ran")
-    segment, meta = find_session(index, newest_sessions(index, project=str(project), limit=1)[0].id)
+    # a folder above is this one's project by its own sessions: the others below it ran in a sibling (shop/api seen
+    # from shop/web/src), which is not "here"
+    newest = newest_sessions(index, project=str(project), limit=1, below=project == folder)[0]
+    segment, meta = find_session(index, newest.id)
     summary = digest(segment, meta)
     emit_json(digest_json(summary)) if json else echo(wip_text(summary))
 
