@@ -1039,10 +1039,10 @@ def project_folders(index: Index, name: str, most_alike: int = 2) -> list[str]:
     first_of: dict[int, tuple[Segment, int]] = {}
     for segment in index.segments:
         named = segment.sessions_named(wanted, segment.ref.sessions) or set()
+        project_hashes, dir_hashes = segment.session_columns()[:2]
         for ordinal in named - segment.deleted:
-            keys = segment.session_keys(ordinal)
-            if keys.project_hash == wanted and keys.dir_hash:
-                first_of.setdefault(keys.dir_hash, (segment, ordinal))
+            if project_hashes[ordinal] == wanted and (folder_hash := dir_hashes[ordinal]):
+                first_of.setdefault(folder_hash, (segment, ordinal))
     if len(first_of) < most_alike:
         return []
     folders: dict[str, str] = {}

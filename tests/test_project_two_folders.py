@@ -12,31 +12,14 @@ import anyio
 import pytest
 from harness import run_deja
 from mcp.server.mcpserver.exceptions import ToolError
+from test_hooks_other_project import _chat
 
 from deja.core.keys import telling_tail
-from deja.core.writers.cursor_agent import (
-    DEFAULT_CREATED_MS,
-    chat_dir_for,
-    store_assistant_message,
-    store_preamble,
-    store_user_message,
-    write_chat_store,
-)
-
-HOUR_MS = 3_600_000
+from deja.core.writers.cursor_agent import store_assistant_message, store_user_message
 
 
-def _chat(home: Path, folder: Path, chat_id: str, hours: int, question: str, answer: str) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    when = DEFAULT_CREATED_MS + hours * HOUR_MS
-    write_chat_store(
-        chat_dir_for(home / ".cursor", str(folder), chat_id),
-        cwd=str(folder),
-        name=chat_id,
-        messages=[*store_preamble(str(folder)), store_user_message(question), store_assistant_message(answer)],
-        created_ms=when,
-        updated_ms=when,
-    )
+def _asked(question: str, answer: str) -> list:
+    return [store_user_message(question), store_assistant_message(answer)]
 
 
 @pytest.fixture
@@ -47,22 +30,12 @@ def two_apis(fake_home: Path) -> dict[str, Path]:
         "billing": fake_home / "billing",
     }
     _chat(
-        fake_home,
-        places["work"],
-        "work-api",
-        1,
-        "why does the widget cache miss",
-        "The widget cache key lacked the tenant.",
+        fake_home, places["work"], "work-api", 1, _asked("why does the widget cache miss", "The key lacked the tenant.")
     )
     _chat(
-        fake_home,
-        places["legacy"],
-        "legacy-api",
-        2,
-        "why does the widget cache miss",
-        "Legacy widget cache needs the VPN.",
+        fake_home, places["legacy"], "legacy-api", 2, _asked("why does the widget cache miss", "Legacy needs the VPN.")
     )
-    _chat(fake_home, places["billing"], "billing-one", 3, "widget invoices", "Billing widget invoices fixed.")
+    _chat(fake_home, places["billing"], "billing-one", 3, _asked("widget invoices", "Billing widget invoices fixed."))
     assert run_deja("index").returncode == 0
     return places
 
