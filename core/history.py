@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -30,8 +30,9 @@ from .readers import (
     scan_transcripts,
     store_only_chats,
 )
-from .readers.chatstore import call_target, chat_folders, is_acp_chat, newest_chat_dir
-from .readers.conversation import canonical_args, normalise_tool_name
+from .readers.chatstore import chat_folders, is_acp_chat, newest_chat_dir
+from .readers.conversation import normalise_tool_name
+from .readers.pairing import Pass, pair_calls, target_of, whole_call
 from .regular_files import check_regular, gone
 from .text import normalise
 
@@ -217,41 +218,24 @@ def merge_transcript_into_ide(ide: Session, cli: Session) -> Session:
 def _calls_the_database_lacks(ide: Session, cli: Session) -> set[int]:
     """The ``id`` of each transcript call the database did not record.
 
-    Paired as the chat store's calls are with a transcript's
-    (:func:`~deja.core.readers.chatstore.attach_tool_results`): by tool and
-    arguments, the earliest unused database call first, then a call left over by
-    tool and what it acted on (the editor's arguments carry fields the
-    transcript's lack), then an edit left over by the file it changed, however the
-    two spell the tool and its path (:func:`_edited_file`: the database's ``app.py``
-    is the transcript's ``/…/project/app.py``). A transcript call nothing pairs
-    with is one the database lacks.
+    Paired as the chat store's calls are with a transcript's (:func:`~deja.core.readers.pairing.pair_calls`): by
+    tool and arguments, the earliest unused database call first, then a call left over by tool and what it acted
+    on (the editor's arguments carry fields the transcript's lack), then an edit left over by the file it changed,
+    however the two spell the tool and its path (:func:`_edited_file`: the database's ``app.py`` is the transcript's
+    ``/…/project/app.py``). Each pass pairs greedily: only how many
+    calls the database holds matters here, not which is whose. A transcript call nothing pairs with is one the
+    database lacks.
     """
     left = [call for message in cli.messages for call in message.tool_calls]
     recorded = [call for message in ide.messages for call in message.tool_calls]
     folder = ide.project_dir or cli.project_dir
-    for key_of in (_whole_call, _call_target, lambda call: _edited_file(call, folder)):
-        waiting: dict[tuple[str, str], deque[ToolCall]] = {}
-        for call in recorded:
-            if (key := key_of(call)) is not None:
-                waiting.setdefault(key, deque()).append(call)
-        used: set[int] = set()
-        unpaired: list[ToolCall] = []
-        for call in left:
-            queue = waiting.get(key) if (key := key_of(call)) is not None else None
-            if queue:
-                used.add(id(queue.popleft()))
-            else:
-                unpaired.append(call)
-        left, recorded = unpaired, [call for call in recorded if id(call) not in used]
-    return {id(call) for call in left}
 
+    def edited(call: ToolCall) -> tuple[str, str] | None:
+        return _edited_file(call, folder)
 
-def _whole_call(call: ToolCall) -> tuple[str, str]:
-    return normalise_tool_name(call.name), canonical_args(call.args)
-
-
-def _call_target(call: ToolCall) -> tuple[str, str] | None:
-    return call_target(call.name, call.args)
+    passes = (Pass(whole_call, whole_call), Pass(target_of, target_of), Pass(edited, edited))
+    paired = pair_calls(left, recorded, passes)
+    return {id(call) for at, call in enumerate(left) if at not in paired}
 
 
 def _edited_file(call: ToolCall, project_dir: str) -> tuple[str, str] | None:

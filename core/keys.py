@@ -103,6 +103,19 @@ def is_folder(project: str) -> bool:
     return project_spelling(project).startswith("/")
 
 
+def telling_tail(folder: str, others: list[str]) -> str:
+    """As much of ``folder``'s end as none of ``others`` ends with, in any case (``legacy/api`` beside
+    ``~/work/api``); ``folder`` whole when another ends with all of it. Two projects of one last name are named
+    apart so (the hooks' labels, ``--project``'s choices)."""
+    parts = folder.rstrip("/").split("/")
+    their_parts = [[part.lower() for part in other.rstrip("/").split("/")] for other in others]
+    for size in range(1, len(parts) + 1):
+        tail = [part.lower() for part in parts[-size:]]
+        if all(tail != theirs[-size:] for theirs in their_parts):
+            return "/".join(parts[-size:])
+    return folder
+
+
 def tree_key(folder: str) -> str:
     """The key of the sessions that ran in ``folder`` or a folder below it: a monorepo opened at its root is the
     repository its packages' sessions ran in (``deja wip``, ``deja how``, ``--project DIR``)."""

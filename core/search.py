@@ -35,7 +35,7 @@ from .fields import (
 )
 from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
-from .keys import is_folder, sessions_key, tree_key
+from .keys import is_folder, project_spelling, sessions_key, telling_tail, tree_key
 from .record import Record
 from .text import hex_letters, identifier_parts, normalise, phrases, term_positions, terms
 from .thesaurus import related
@@ -1005,6 +1005,57 @@ def project_indexed(index: Index, project: str) -> bool:
     """Whether a session of ``project`` (a name, or a folder with the folders below it) is indexed: a search that
     names an unknown project says so rather than that its filter turned the matches away."""
     return bool(index.newest(sessions_key(project), limit=1))
+
+
+def meant_project(index: Index, project: str | None) -> tuple[str | None, list[str]]:
+    """What ``--project`` means: the project to filter by, and the folders it could mean when it names more than one
+    (then the project is None, and the caller asks which).
+
+    A name two folders share (``api`` for ``~/work/api`` and ``~/legacy/api``) names both: one answer of the two
+    read as one project's. The trailing path the hooks tell them apart by (``legacy/api``), read as a folder below
+    this one where no session ran, is the one folder of that name it ends.
+    """
+    if not project or not project.strip():
+        return project, []
+    if not is_folder(project):
+        folders = project_folders(index, project)
+        return (None, folders) if len(folders) > 1 else (project, [])
+    label = project.strip().strip("/")
+    if project.strip().startswith(("/", "~", ".")) or project_indexed(index, project):
+        return project, []
+    ending = "/" + label.lower()
+    folders = [f for f in project_folders(index, label.rpartition("/")[2], 1) if f.lower().endswith(ending)]
+    if len(folders) == 1:
+        return folders[0], []
+    return (None, folders) if folders else (project, [])
+
+
+def project_folders(index: Index, name: str, most_alike: int = 2) -> list[str]:
+    """The folders the sessions of the project named ``name`` ran in, sorted; none unless there are at least
+    ``most_alike`` (a name of one folder, the usual case, decodes no session: ``msgspec`` is not loaded for it).
+
+    Found from each segment's packed name hashes (``Segment.sessions_named``), one session decoded per folder."""
+    wanted = name_hash(name)
+    first_of: dict[int, tuple[Segment, int]] = {}
+    for segment in index.segments:
+        named = segment.sessions_named(wanted, segment.ref.sessions) or set()
+        project_hashes, dir_hashes = segment.session_columns()[:2]
+        for ordinal in named - segment.deleted:
+            if project_hashes[ordinal] == wanted and (folder_hash := dir_hashes[ordinal]):
+                first_of.setdefault(folder_hash, (segment, ordinal))
+    if len(first_of) < most_alike:
+        return []
+    folders: dict[str, str] = {}
+    for segment, ordinal in first_of.values():
+        folder = segment.session(ordinal).project_dir.rstrip("/")
+        folders.setdefault(project_spelling(folder), folder)
+    return sorted(folders.values()) if len(folders) >= most_alike else []
+
+
+def telling_labels(folders: list[str]) -> list[str]:
+    """Each folder by as much of its end as no other ends with (``legacy/api``, ``work/api``), as the hooks label
+    them: what ``--project`` takes to choose one."""
+    return [telling_tail(folder, [other for other in folders if other != folder]) for folder in folders]
 
 
 def _in_tree(index: Index, folder: str) -> frozenset[_Key]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from ..core.keys import project_spelling
+from ..core.keys import project_spelling, telling_tail
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -60,13 +60,9 @@ def project_label(project: str, project_dir: str, here: str) -> str:
     """
     if not here or not project_dir or project_spelling(project_dir) == project_spelling(here):
         return project
-    theirs, ours = project_dir.rstrip("/").split("/"), here.rstrip("/").split("/")
-    if theirs[-1].lower() != ours[-1].lower():
+    if project_dir.rstrip("/").rpartition("/")[2].lower() != here.rstrip("/").rpartition("/")[2].lower():
         return project
-    for size in range(2, len(theirs) + 1):
-        if [part.lower() for part in theirs[-size:]] != [part.lower() for part in ours[-size:]]:
-            return "/".join(theirs[-size:])
-    return project_dir
+    return telling_tail(project_dir, [here])
 
 
 def says_the_same(shown: str, concluded: str) -> bool:

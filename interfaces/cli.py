@@ -25,6 +25,7 @@ from .fastpath import (
     SearchArgs,
     check_project,
     check_source,
+    chosen_project,
     echo,
     emit_json,
     filter_flags,
@@ -189,6 +190,7 @@ def sessions_command(
     check_source(source)
     check_project(project)
     index = open_index()
+    project = chosen_project(index, project)
     chosen = newest_sessions(index, project=project, source=source, limit=limit)
     if json:
         emit_json({"sessions": [session_json(m) for m in chosen]})

@@ -21,6 +21,7 @@ import orjson
 from ..core.index import SessionMeta
 from ..core.keys import EDIT_TOOLS
 from ..core.model import Message, ToolCall
+from ..core.private import FILE_MODE
 from ..core.text import json_escaped_controls
 from ..core.work import edit_texts
 from .fastpath import SCHEMA_VERSION, Failed, plural
@@ -198,8 +199,8 @@ def file_name(meta: SessionMeta, fmt: str) -> str:
 def write_text(path: Path, text: str) -> None:
     """Write ``path`` as a shell's ``>`` would, whole or not at all; a failure is one line naming ``path``.
 
-    A regular file (or a new one) gets a temporary file beside it, renamed over it once written (it keeps the
-    old file's mode), so a failed write leaves what was there. A link is written through: the file it names is
+    A regular file gets a temporary file beside it, renamed over it once written (with the old file's mode; a new
+    file is 0600), so a failed write leaves what was there. A link is written through: the file it names is
     replaced, beside itself, and the link stays a link (a dotfile a manager such as stow links). A FIFO, a device
     or anything else that is not a regular file is written to as it is, a stream (``-o /dev/stdout``), never
     replaced by a file. The parent folder must exist: a mistyped ``-o`` path is an error, not a tree of folders.
@@ -224,11 +225,12 @@ def write_text(path: Path, text: str) -> None:
 def _replace(target: Path, text: str, found: os.stat_result | None) -> None:
     """``text`` written beside ``target`` under a name of its own, then renamed over it (removed if that fails)."""
     temporary = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # (the umask as for any new file)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            if found is not None:
-                os.fchmod(out.fileno(), stat.S_IMODE(found.st_mode))
+            # the old file's mode, which its owner chose; a new one is private history, as the index is, whatever
+            # the umask (stdout goes where the shell's redirect puts it, with the umask's mode)
+            os.fchmod(out.fileno(), stat.S_IMODE(found.st_mode) if found is not None else FILE_MODE)
             out.write(text)
         os.replace(temporary, target)
     finally:

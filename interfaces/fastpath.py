@@ -384,6 +384,19 @@ def check_project(project: str | None) -> None:
         raise Failed(f"--project {project} is the root folder, no project's: give a project's name or folder", code=2)
 
 
+def chosen_project(index: Index, project: str | None) -> str | None:
+    """``--project`` as the index reads it (``search.meant_project``): a name two folders share is a usage error
+    naming them and how to choose one, not their sessions mixed as one project's."""
+    from ..core.search import meant_project, telling_labels
+
+    meant, folders = meant_project(index, project)
+    if folders:
+        choices = " or ".join(f"--project {label}" for label in telling_labels(folders))
+        named = ", ".join(folders)
+        raise Failed(f"--project {project} names {len(folders)} folders ({named}): give {choices}", code=2)
+    return meant
+
+
 def search_command(args: SearchArgs) -> None:
     """Find the past sessions that match the words, best first (``deja search``)."""
     from ..core.index.light import LIGHT
@@ -403,7 +416,7 @@ def search_command(args: SearchArgs) -> None:
     if args.session is not None and not index.find(args.session):
         raise Failed(f"no session {args.session!r}: `deja sessions` lists them")
     filters = Filters(
-        project=args.project,
+        project=chosen_project(index, args.project),
         source=args.source,
         since=since_at,
         kinds=ROLE_KINDS[args.role] if args.role else frozenset(),

@@ -104,6 +104,19 @@ def _checked_project(project: str | None) -> str | None:
     return project
 
 
+def _one_project(index: Index, project: str | None) -> str | None:
+    """``project`` as the index reads it (``search.meant_project``): a name two folders share is refused, naming them
+    and how to choose one, not their sessions mixed as one project's."""
+    from ..core.search import meant_project, telling_labels
+
+    meant, folders = meant_project(index, project)
+    if folders:
+        choices = " or ".join(f"project={label!r}" for label in telling_labels(folders))
+        named = ", ".join(folders)
+        raise ToolError(f"project={project!r} names {len(folders)} folders ({named}): give {choices}")
+    return meant
+
+
 class LiveIndex:
     """The index the tools read: kept open between calls, refreshed by another process, never built while a tool waits.
 
@@ -296,7 +309,12 @@ def within(name: str, value: int, low: int, high: int | None = None) -> int:
 
 
 def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+    """The text for the model, and the data of the CLI's ``--json`` envelope, ``schema_version`` first as there
+    (README: a client parses one shape from both)."""
+    from .fastpath import SCHEMA_VERSION
+
+    envelope = None if data is None else {"schema_version": SCHEMA_VERSION, **data}
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=envelope)
 
 
 def fit_text(result: SearchResult, budget: int = SEARCH_TEXT_BYTES) -> SearchResult:
@@ -480,6 +498,7 @@ class Tools:
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
+        project = _one_project(index, project)
         filters = Filters(project=project, source=source, since=since_at)
         result = search(index, query.strip(), filters=filters, limit=within("limit", limit, 1, 20))
         result = fit_text(result)
@@ -524,6 +543,7 @@ class Tools:
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
+        project = _one_project(index, project)
         sessions = newest_sessions(index, project=project, limit=within("limit", limit, 1, 50))
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
@@ -574,6 +594,7 @@ class Tools:
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
+        project = _one_project(index, project)
         try:
             text, data = work_answer(index, mode, query.strip(), project)
         except LookupError as exc:

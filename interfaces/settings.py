@@ -27,18 +27,31 @@ def _shown(key: str, value: Any, environment: bool = True) -> str:
     return str(value)
 
 
+def _in_force(key: str, value: Any, environment: bool = True) -> bool | str:
+    """A setting in force as ``--json`` gives it, of the setting's own type: a switch's true or false (a script
+    that tests ``"false"`` finds it true), else the text ``deja config`` prints (an unset folder: where deja looks,
+    as Cursor's processes look without ``environment``)."""
+    return value if isinstance(value, bool) else _shown(key, value, environment)
+
+
+def _text(in_force: bool | str) -> str:
+    return str(in_force).lower() if isinstance(in_force, bool) else in_force
+
+
 def settings_json() -> dict[str, Any]:
+    """Each setting: ``value`` as set (null for a folder not set), ``effective`` here and ``in_cursor`` for Cursor's
+    hooks and MCP server as ``_in_force`` gives them."""
     path = config.config_path()
     _, error = config.read_file()
     rows = {}
     for key, setting in config.SETTINGS.items():
-        here = config.resolve(key)
+        here, in_cursor = config.resolve(key), config.resolve(key, environment=False)
         rows[key] = {
             "value": here.value,
-            "effective": _shown(key, here.value),
+            "effective": _in_force(key, here.value),
             "source": here.source,
             "variable": setting.variable,
-            "in_cursor": config.resolve(key, environment=False).value,
+            "in_cursor": _in_force(key, in_cursor.value, environment=False),
             "problem": here.problem,
         }
     return {"file": path, "exists": os.path.isfile(path), "error": error, "settings": rows}
@@ -51,13 +64,14 @@ def settings_text() -> str:
     lines = [f"config file: {data['file']}{state}"]
     if data["error"]:
         lines.append(f"  problem: {data['error']}")
-    width = max(len(row["effective"]) for row in data["settings"].values())
+    shown = {key: _text(row["effective"]) for key, row in data["settings"].items()}
+    width = max(map(len, shown.values()))
     for key, row in data["settings"].items():
         source = f"env {row['variable']}" if row["source"] == "env" else row["source"]
-        lines.append(f"  {key:<18} {row['effective']:<{width}}  {source}")
-        if row["source"] == "env" and row["in_cursor"] != row["value"]:
+        lines.append(f"  {key:<18} {shown[key]:<{width}}  {source}")
+        if row["source"] == "env" and row["in_cursor"] != row["effective"]:
             lines.append(
-                f"  {'':<18} Cursor's hooks and MCP server get {_shown(key, row['in_cursor'], environment=False)}: they never see this shell"
+                f"  {'':<18} Cursor's hooks and MCP server get {_text(row['in_cursor'])}: they never see this shell"
             )
         if row["problem"]:
             lines.append(f"  {'':<18} ignored: {row['problem']}")

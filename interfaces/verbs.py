@@ -76,12 +76,13 @@ def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = 
     """Which files the work on a topic touched, across sessions."""
     from ..core.work import topic_files
     from .cli import emit_json
-    from .fastpath import check_project, open_index
+    from .fastpath import check_project, chosen_project, open_index
     from .work_views import files_json, files_text
 
     query = _words_given(words, "deja files stripe webhooks")
     check_project(project)
     index = open_index()
+    project = chosen_project(index, project)
     uses = topic_files(index, query, project)
     if json:
         emit_json(files_json(query, uses))
@@ -163,7 +164,10 @@ def wip_command(
     project = _nearest_project(index, folder)
     if project is None:
         fail(f"no session ran in {folder}, below it or in a folder above it; `deja sessions` lists where sessions ran")
-    segment, meta = find_session(index, newest_sessions(index, project=str(project), limit=1)[0].id)
+    # a folder above is this one's project by its own sessions: the others below it ran in a sibling (shop/api seen
+    # from shop/web/src), which is not "here"
+    newest = newest_sessions(index, project=str(project), limit=1, below=project == folder)[0]
+    segment, meta = find_session(index, newest.id)
     summary = digest(segment, meta)
     emit_json(digest_json(summary)) if json else echo(wip_text(summary))
 
@@ -236,7 +240,7 @@ def export_command(
     """One session as Markdown, JSON or a self-contained HTML page; --project writes a folder of them."""
     from .cli import fail
     from .export import FORMATS, file_name, render, write_text
-    from .fastpath import open_index
+    from .fastpath import check_project, chosen_project, open_index
 
     if json and fmt not in (None, "json"):
         fail(f"--json is --format json: give one of --json and --format {fmt}", code=2)
@@ -247,11 +251,12 @@ def export_command(
         fail("give the session ID to export (or --project P -o FOLDER for a whole project)", code=2)
     if session_id is not None and project is not None:
         fail("give a session ID or --project P, not both", code=2)
+    check_project(project)
     if output is not None and str(output) == "-":
         output = None  # ``-o -`` is stdout, as for other tools that write files
     index = open_index()
     if project is not None:
-        _export_project(index, project, fmt, output)
+        _export_project(index, chosen_project(index, project) or project, fmt, output)
         return
     segment, meta = _session_of(index, session_id or "")
     text = render(meta, segment.messages(meta), fmt)
@@ -287,12 +292,13 @@ def _refuse_missing_parent(output: Path) -> None:
 
 def _output_folder(output: Path) -> Path:
     """The ``--project`` folder: made if missing, but only inside a folder that exists."""
+    from ..core.private import private_dir
     from .cli import fail
 
     if output.exists() and not output.is_dir():
         fail(f"{output} is a file; --project writes a folder of sessions: give -o a folder", code=2)
     _refuse_missing_parent(output)
-    output.mkdir(exist_ok=True)
+    private_dir(output)  # (a new folder of private history is 0700, as its files are 0600: ``export.write_text``)
     return output
 
 

@@ -269,7 +269,7 @@ def test_search_answers_text_and_the_cli_json(history: History, tmp_path: Path) 
         for hits in (data["hits"], expected["hits"]):
             for hit in hits:
                 hit.pop("score")
-        assert data == expected
+        assert data == {"schema_version": 1, **expected}  # the CLI envelope's, schema_version first
 
     run(history, tmp_path, scenario)
 
@@ -379,7 +379,7 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
         assert api[0]["id"] == "c0ffee01-cache"
 
         nothing = await ok(session, "recent", project="no-such-project")
-        assert nothing.structured_content == {"sessions": []}
+        assert nothing.structured_content == {"schema_version": 1, "sessions": []}
         assert "No session of project 'no-such-project' is indexed" in text(nothing)
 
     run(history, tmp_path, scenario)

@@ -9,6 +9,7 @@ Before, each looked at the exact folder (or up), never down: six sessions ran in
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from harness import run_deja, store_shell
@@ -148,3 +149,19 @@ def test_the_hooks_still_see_a_folder_the_index_keys_no_tree_for(fake_home: Path
     start = {"conversation_id": "c-next", "hook_event_name": "sessionStart", "workspace_roots": [folder]}
     ran = run_deja("hook-context", input=json.dumps(start))
     assert ran.returncode == 0 and "`deja show c-win`" in ran.stdout, ran.stdout + ran.stderr
+
+
+def test_wip_from_a_package_without_sessions_is_not_a_siblings_session(tmp_path: Path, cli_root: Path) -> None:
+    """From ``shop/web/src`` (no session ran in ``shop/web``), the project is ``shop`` by its own session: the newer
+    session in ``shop/api`` ran in a sibling, and ``deja wip`` called it "here" (review7b #6)."""
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop, "c-shop", "set up the shop workspace", "npm install")
+    _chat(cli_root, shop / "api", "c-api", "orders pagination is off by one", "pytest -q tests/test_orders.py")
+    older = transcript_path(cli_root, str(shop), "c-shop")
+    os.utime(older, (older.stat().st_mtime - 3600,) * 2)
+    (shop / "web" / "src").mkdir(parents=True)
+    assert run_deja("index").returncode == 0
+    assert "deja show c-api" in run_deja("wip", cwd=shop).stdout  # at the root: its packages' sessions too
+
+    wip = run_deja("wip", cwd=shop / "web" / "src")
+    assert wip.returncode == 0 and "deja show c-shop" in wip.stdout and "c-api" not in wip.stdout, wip.stdout

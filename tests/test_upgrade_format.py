@@ -85,3 +85,23 @@ def test_every_later_run_that_still_cannot_read_the_store_says_what_is_missing(i
         said = [line for line in ran.stderr.splitlines() if str(database) in line]
         assert ran.returncode == 0 and len(said) == 1, ran.stderr
         assert "before is kept" not in said[0] and str(kept[0]) in said[0], said[0]
+
+
+def test_a_format_upgrade_with_a_folder_in_a_stores_place_says_its_sessions_are_missing(
+    cli_root: Path, tmp_path: Path
+) -> None:
+    """Something else in its place is among the stores README says cannot be read this time: the upgrade rebuild
+    dropped that chat's session with no line and kept no older index aside (review7b #8)."""
+    store = _store_chat(cli_root, "s1", "the platypus answer")
+    _store_chat(cli_root, "s2", "the wombat answer")
+    refresh()
+    _as_an_older_deja_wrote_it(tmp_path / "deja")
+    store.unlink()
+    store.mkdir()
+
+    ran = run_deja("index")
+    assert ran.returncode == 0, ran.stderr
+    kept = [path for path in (tmp_path / "deja").iterdir() if path.name.startswith("index-kept-")]
+    assert len(kept) == 1, ran.stderr
+    said = [line for line in ran.stderr.splitlines() if "could not be read this time" in line]
+    assert len(said) == 1 and str(kept[0]) in said[0], ran.stderr

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,11 +28,12 @@ import msgspec
 import orjson
 
 from ..digests import folder_md5, sha256_hex
-from ..model import TARGET_ARGS, Message, ToolCall
+from ..model import Message
 from ..regular_files import read_regular, subfolders
 from ..text import one_line
 from . import jsonvalue
 from .conversation import SKIPPED_TOOLS, Child, canonical_args, normalise_tool_name, store_conversation, tool_result
+from .pairing import Pass, call_target, pair_calls, target_of, whole_call
 from .vscdb import read_whole
 
 UNREADABLE_STORE = "unreadable store.db"
@@ -426,53 +427,26 @@ def attach_tool_results(messages: list[Message], results: list[StoreToolResult])
 
     Transcript calls carry no id and the store has calls the transcript lacks
     (GetDynamicTools…), so pairing is by (normalised name, sorted-key arguments),
-    the earliest unused store call first. A call left over is then paired by what it acted on
-    (:func:`_tolerant_pairs`). Returns how many calls were paired.
+    the earliest unused store call first. A call left over is then paired by what it acted on, only where as many
+    such calls are left on each side (``Pass.even``: else which result is whose is a guess, and no result is
+    better than another call's). Returns how many calls were paired.
     """
     calls = [call for message in messages for call in message.tool_calls]
-    waiting: dict[tuple[str, str], deque[int]] = {}
-    for at, result in enumerate(results):
-        waiting.setdefault((result.name, result.args_key), deque()).append(at)
-    pairs: dict[int, int] = {}  # transcript call -> store result
-    for at, call in enumerate(calls):
-        queue = waiting.get((normalise_tool_name(call.name), canonical_args(call.args)))
-        if queue:
-            pairs[at] = queue.popleft()
-    pairs.update(_tolerant_pairs(calls, results, pairs))
+    passes = (Pass(whole_call, _result_call), Pass(target_of, _result_target, even=True))
+    pairs = pair_calls(calls, results, passes)
     for at, result_at in pairs.items():
         result = results[result_at]
         calls[at].result, calls[at].exit_code = result.text, result.exit_code
     return len(pairs)
 
 
-def call_target(name: str, args: Any) -> tuple[str, str] | None:
-    """(normalised tool name, what the call acted on as sorted-key JSON); None when its arguments name nothing of
-    ``TARGET_ARGS`` (such a call pairs on its whole arguments only). The transcript and the store are written apart,
-    and their arguments for one call can differ in the others (Shell's ``description``, ``working_directory``…)."""
-    kept = {key: args[key] for key in TARGET_ARGS if key in args} if isinstance(args, dict) else {}
-    return (normalise_tool_name(name), canonical_args(kept)) if kept else None
+def _result_call(result: StoreToolResult) -> tuple[str, str]:
+    """A store call as ``pairing.whole_call`` keys a transcript's (the store keeps it normalised already)."""
+    return result.name, result.args_key
 
 
-def _tolerant_pairs(calls: list[ToolCall], results: list[StoreToolResult], paired: dict[int, int]) -> dict[int, int]:
-    """The transcript calls left unpaired, each with the store call of the same tool that acted on the same thing,
-    in order; only where as many of those are left on each side: where the counts differ, which call is whose is a
-    guess, and no result is better than another call's.
-    """
-    used = set(paired.values())
-    left: dict[tuple[str, str], list[int]] = {}
-    for at, call in enumerate(calls):
-        if at not in paired and (key := call_target(call.name, call.args)) is not None:
-            left.setdefault(key, []).append(at)
-    unused: dict[tuple[str, str], list[int]] = {}
-    for at, result in enumerate(results):
-        if at not in used and (key := call_target(result.name, orjson.loads(result.args_key))) is not None:
-            unused.setdefault(key, []).append(at)
-    return {
-        call_at: result_at
-        for key, call_ats in left.items()
-        if len(unused.get(key, ())) == len(call_ats)
-        for call_at, result_at in zip(call_ats, unused[key], strict=True)
-    }
+def _result_target(result: StoreToolResult) -> tuple[str, str] | None:
+    return call_target(result.name, orjson.loads(result.args_key))
 
 
 def chat_title(store: StoreChat | None, meta: ChatMeta | None, messages: list[Message]) -> str:

@@ -223,11 +223,15 @@ def find_all_chat_dirs(roots: list[Path]) -> dict[str, Path]:
 
 
 def store_only_chats(chat_dirs: dict[str, Path], transcribed: set[str]) -> dict[str, Path]:
-    """The chats read from their store alone: a ``store.db`` and no transcript under any root."""
+    """The chats read from their store alone: a ``store.db`` and no transcript under any root.
+
+    A store with something else in its place (a folder, a FIFO) is one: its read says it cannot be read this time,
+    so what was read from it before is kept (an upgrade rebuild keeps the older index aside and says so), where
+    left out of the walk it was dropped with no word (review7b #8); as ``locate_cli_chats`` and doctor see it."""
     return {
         chat_id: chat_dir
         for chat_id, chat_dir in chat_dirs.items()
-        if chat_id not in transcribed and os.path.isfile(chat_dir / STORE_DB)  # (not ``Path.is_file``: it may raise)
+        if chat_id not in transcribed and not gone(chat_dir / STORE_DB)
     }
 
 

@@ -1,0 +1,121 @@
+"""``--project api`` where two folders are called ``api`` (``~/work/api``, ``~/legacy/api``): the hooks label them
+apart (``legacy/api``), but the CLI and MCP read both as one project, so ``deja search --project api`` gave the
+legacy project's fix as this one's. A name two folders share is now a usage error naming them and how to choose;
+the label the hooks print chooses one (README: "--project")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+from harness import run_deja
+from mcp.server.mcpserver.exceptions import ToolError
+from test_hooks_other_project import _chat
+
+from deja.core.keys import telling_tail
+from deja.core.writers.cursor_agent import store_assistant_message, store_user_message
+
+
+def _asked(question: str, answer: str) -> list:
+    return [store_user_message(question), store_assistant_message(answer)]
+
+
+@pytest.fixture
+def two_apis(fake_home: Path) -> dict[str, Path]:
+    places = {
+        "work": fake_home / "work" / "api",
+        "legacy": fake_home / "legacy" / "api",
+        "billing": fake_home / "billing",
+    }
+    _chat(
+        fake_home, places["work"], "work-api", 1, _asked("why does the widget cache miss", "The key lacked the tenant.")
+    )
+    _chat(
+        fake_home, places["legacy"], "legacy-api", 2, _asked("why does the widget cache miss", "Legacy needs the VPN.")
+    )
+    _chat(fake_home, places["billing"], "billing-one", 3, _asked("widget invoices", "Billing widget invoices fixed."))
+    assert run_deja("index").returncode == 0
+    return places
+
+
+def _refused(ran_stderr: str, places: dict[str, Path], flag: str = "--project") -> None:
+    lines = ran_stderr.splitlines()
+    assert len(lines) == 1, ran_stderr
+    assert str(places["legacy"]) in lines[0] and str(places["work"]) in lines[0]
+    assert f"{flag} legacy/api" in lines[0] and f"{flag} work/api" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("search", "widget"), ("sessions",), ("files", "widget"), ("export",)],
+    ids=["search", "sessions", "files", "export"],
+)
+def test_a_name_two_folders_share_is_refused_naming_both(
+    two_apis: dict[str, Path], tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    extra = ["-o", str(tmp_path / "out")] if args == ("export",) else []
+    ran = run_deja(*args, "--project", "api", *extra)
+    assert ran.returncode == 2 and ran.stdout == "", (ran.stdout, ran.stderr)
+    assert ran.stderr.startswith("deja: --project api names 2 folders")
+    _refused(ran.stderr, two_apis)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_label_the_hooks_print_chooses_one(two_apis: dict[str, Path], tmp_path: Path) -> None:
+    """``legacy/api``, typed where no such folder is below (the agent's MCP server, a shell elsewhere), is the one
+    folder of that name it ends; a folder's path chooses as before."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for project in ("legacy/api", str(two_apis["legacy"]), "LEGACY/api/"):
+        ran = run_deja("search", "widget", "--project", project, "--json", cwd=elsewhere)
+        assert ran.returncode == 0, ran.stderr
+        assert [hit["session_id"] for hit in json.loads(ran.stdout)["hits"]] == ["legacy-api"], project
+    listed = run_deja("sessions", "--project", "work/api", "--json", cwd=elsewhere)
+    assert [row["id"] for row in json.loads(listed.stdout)["sessions"]] == ["work-api"]
+
+
+def test_a_name_of_one_folder_is_that_project(two_apis: dict[str, Path]) -> None:
+    listed = run_deja("sessions", "--project", "billing", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [row["id"] for row in json.loads(listed.stdout)["sessions"]] == ["billing-one"]
+
+
+def test_the_mcp_tools_refuse_the_shared_name_and_take_the_label(
+    two_apis: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deja.interfaces.mcp_server import Tools
+
+    monkeypatch.chdir(tmp_path)
+    tools = Tools()
+
+    async def ask() -> None:
+        for call in (
+            lambda: tools.search("widget", project="api"),
+            lambda: tools.recent(project="api"),
+            lambda: tools.work("files", "widget", project="api"),
+        ):
+            with pytest.raises(ToolError) as refused:
+                call()
+            assert "legacy/api" in str(refused.value) and str(two_apis["work"]) in str(refused.value)
+        recent = tools.recent(project="legacy/api")
+        assert [row["id"] for row in (recent.structured_content or {})["sessions"]] == ["legacy-api"]
+
+    anyio.run(ask)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("folder", "others", "told"),
+    [
+        ("/h/legacy/api", ["/h/work/api"], "legacy/api"),
+        ("/h/work/api", ["/h/legacy/api", "/h/billing"], "work/api"),
+        ("/h/billing", ["/h/work/api"], "billing"),
+        ("/h/a/x/api", ["/h/b/x/api"], "a/x/api"),
+        ("/x/api", ["/h/x/api"], "/x/api"),
+        ("/h/API", ["/h2/api"], "h/API"),
+    ],
+)
+def test_telling_tail(folder: str, others: list[str], told: str) -> None:
+    assert telling_tail(folder, others) == told
