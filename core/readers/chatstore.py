@@ -28,7 +28,8 @@ import msgspec
 import orjson
 
 from ..digests import folder_md5, sha256_hex
-from ..model import TARGET_ARGS, Message, ToolCall
+from ..keys import TARGET_ARGS
+from ..model import Message, ToolCall
 from ..regular_files import read_regular, subfolders
 from ..text import one_line
 from . import jsonvalue
