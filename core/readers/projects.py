@@ -129,7 +129,8 @@ def cli_folder(
         return Found(cwd, "meta.json cwd")
     if not slug:
         return Found()
-    said = unnamed_folder(slug, touched)
+    touched = list(touched)
+    said = unnamed_folder(slug, touched) or spelled_folder(slug, touched)
     if said:
         return Found(said, "files touched")
     if decoded is None:
@@ -162,6 +163,22 @@ def unnamed_folder(slug: str, touched: Iterable[str]) -> str:
             return ""
         found.add(folder)
     found.discard("")
+    return found.pop() if len(found) == 1 else ""
+
+
+def spelled_folder(slug: str, touched: Iterable[str]) -> str:
+    """The one folder holding files in ``touched`` whose slug is ``slug``; "" when the paths name none, or two.
+
+    A slug is lossy (``my.app-v2`` and ``my-app/v2`` share one), and decoding it on disk takes whichever exists
+    first: the files the chat's own tools touched say which it was (trialM F8). Paths elsewhere (a library read
+    from ``site-packages``) say nothing."""
+    wanted = slug_of(slug)
+    found: set[str] = set()
+    for path in dict.fromkeys(_parent(path) for path in touched if path.startswith("/")):
+        if not slug_of(path + "/x").startswith(wanted + "-"):  # (one slug per folder: most paths stop here)
+            continue
+        parts = path.split("/")
+        found.update(folder for end in range(2, len(parts) + 1) if slug_of(folder := "/".join(parts[:end])) == wanted)
     return found.pop() if len(found) == 1 else ""
 
 
