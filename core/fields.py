@@ -28,17 +28,17 @@ OUTPUT_HEAD = 16_384
 OUTPUT_TAIL = 4_096
 #: How many error lines of one failed command are indexed in the error field.
 ERROR_LINES = 5
-_CALL_KEYS = ("command", "path", "file_path", "pattern", "query", "glob_pattern")
 _EDIT_KEYS = ("new_string", "contents", "content", "code_edit", "new_str", "file_text")
 
 
 def doc_text(message: Message) -> str:
-    """A message doc's text: its own words and the commands and paths of its tool calls."""
+    """A message doc's text: its own words and what its tool calls acted on (``keys.TARGET_ARGS``: an editor's
+    ``target_file`` as cursor-agent's ``path``, so ``deja search '"x.py"'`` and ``blame`` find either's chat)."""
     if not message.tool_calls:
         return message.text
     extra = []
     for call in message.tool_calls:
-        for key in _CALL_KEYS:
+        for key in keys.TARGET_ARGS:
             value = call.args.get(key)
             if isinstance(value, str):
                 extra.append(value)

@@ -26,6 +26,20 @@ EDIT_TOOLS = frozenset(
         "delete_file",
     }
 )
+#: The arguments of a tool call that name what it acted on: its command, file, folder, pattern or query (the
+#: editor's ``target_file``/``target_directory``, cursor-agent's ``path``). What a message's searchable words add
+#: (``fields.doc_text``), what pairs a transcript's call with its store's, and what a listing shows of a call.
+TARGET_ARGS = (
+    "command",
+    "path",
+    "file_path",
+    "target_file",
+    "target_directory",
+    "pattern",
+    "glob_pattern",
+    "query",
+    "url",
+)
 # Wrappers that say nothing about what a command does.
 _WRAPPERS = frozenset({"sudo", "env", "time", "nice", "npx", "uv", "poetry", "pipenv", "bunx", "exec"})
 #: What makes ``shlex.split`` differ from ``str.split`` on ASCII: quotes, an escape, and the whitespace only

@@ -19,20 +19,6 @@ Source = Literal["cursor-ide", "cursor-cli"]
 MAX_MESSAGE_BYTES = 1 << 20
 
 
-#: The arguments of a tool call that name what it acted on: its command, file, folder, pattern or query.
-TARGET_ARGS = (
-    "command",
-    "path",
-    "file_path",
-    "target_file",
-    "target_directory",
-    "pattern",
-    "glob_pattern",
-    "query",
-    "url",
-)
-
-
 class ToolCall(msgspec.Struct, omit_defaults=True):
     name: str
     args: dict[str, Any] = {}

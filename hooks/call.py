@@ -202,6 +202,20 @@ def _text(value: Any) -> str:
     return ""
 
 
+#: The workspace roots a hook looks at: a multi-root workspace has a few; a payload listing thousands is not one.
+MOST_ROOTS = 16
+
+
+def _project_folder(candidate: str) -> str:
+    """``candidate`` tidied, or "" when it is no project: empty, the home folder, or Cursor's own folder (where user
+    hooks run) or anything in it."""
+    candidate = os.path.expanduser(candidate.strip()).rstrip("/") if candidate else ""
+    cursor_home = folders.cursor_config_dir().rstrip("/")
+    if candidate and candidate != folders.home() and not (candidate + "/").startswith(cursor_home + "/"):
+        return candidate
+    return ""
+
+
 class HookCall:
     """What a handler needs to know about the event it answers."""
 
@@ -215,7 +229,9 @@ class HookCall:
         #: The conversation this event belongs to, by every id the payload gives it (first: the one state is kept under).
         self.conversation_ids = set(ids)
         self._conversation = ids[0] if ids else ""
-        self.project_dir = self._project_dir()
+        #: The workspace's folders (a multi-root workspace's several, in Cursor's order); the first is the project.
+        self.project_dirs = self._project_dirs()
+        self.project_dir = self.project_dirs[0] if self.project_dirs else ""
         self.home = folders.deja_home()
         self.mode: str = config.get("recall")
         self._index: Index | Literal[False] | None = None  # False: looked, there is none
@@ -237,23 +253,22 @@ class HookCall:
             return None
         return cls(payload, default_event) if isinstance(payload, dict) else None
 
-    def _project_dir(self) -> str:
-        """``workspace_roots[0]``, else a non-empty ``cwd``, else the project variables.
+    def _project_dirs(self) -> list[str]:
+        """Every folder of ``workspace_roots`` (a multi-root workspace has several: sessionStart lists each one's
+        work), else a non-empty ``cwd``, else the project variables; [] when none is a project.
 
         User hooks run in ``~/.cursor``: that folder, anything in it, and the home
         folder itself are never taken for the project.
         """
         roots = self.payload.get("workspace_roots")
-        candidates = [roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""]
+        listed = [root for root in roots[:MOST_ROOTS] if isinstance(root, str)] if isinstance(roots, list) else []
         cwd = self.payload.get("cwd")
-        candidates.append(cwd if isinstance(cwd, str) else "")
-        candidates += [os.environ.get("CURSOR_PROJECT_DIR", ""), os.environ.get("CLAUDE_PROJECT_DIR", "")]
-        cursor_home = folders.cursor_config_dir().rstrip("/")
-        for candidate in candidates:
-            candidate = os.path.expanduser(candidate.strip()).rstrip("/") if candidate else ""
-            if candidate and candidate != folders.home() and not (candidate + "/").startswith(cursor_home + "/"):
-                return candidate
-        return ""
+        others = [cwd if isinstance(cwd, str) else "", os.environ.get("CURSOR_PROJECT_DIR", "")]
+        others.append(os.environ.get("CLAUDE_PROJECT_DIR", ""))
+        found = [folder for root in listed if (folder := _project_folder(root))]
+        if not found:
+            found = next(([folder] for other in others if (folder := _project_folder(other))), [])
+        return list(dict.fromkeys(found))
 
     @property
     def conversation(self) -> str:

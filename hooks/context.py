@@ -65,7 +65,11 @@ def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str],
     index = call.index()
     if index is None:
         return [], "no index to read"
-    header = f"Recent sessions in this project ({call.project_dir}), newest first:"
+    header = (
+        f"Recent sessions in this project ({call.project_dir}), newest first:"
+        if len(call.project_dirs) < 2
+        else "Recent sessions in this workspace's folders, newest first:"  # each heading names its project
+    )
     room -= len(header.encode()) + len(FOOTER.encode()) + 2
     waiting = "no room left in this event's budget for a readable block; the next event gives it"
     if room < SESSION_BYTES:
@@ -129,25 +133,30 @@ def _shared(lines: list[str], room: int) -> list[str]:
 
 
 def _recent(call: HookCall, index: Index, wanted: int, shown: str) -> list[Recent]:
-    """Up to ``wanted`` of this project's newest sessions, leaving out this conversation, those it was shown and
-    those ``shown`` heads; each with the time it was updated (seconds since the epoch, from ``sessions.idx``)."""
+    """Up to ``wanted`` of the newest sessions of the workspace's folders (each root of a multi-root workspace:
+    trialM F10), leaving out this conversation, those it was shown and those ``shown`` heads; each with the time it
+    was updated (seconds since the epoch, from ``sessions.idx``)."""
     if wanted <= 0:
         return []
     from ..core.ending import failed_at_end  # (here: a tool event that gives no block never loads it)
 
     seen = call.seen()
     recent: list[Recent] = []
-    for _, segment, doc in index.newest(sessions_key(call.project_dir), limit=wanted + 4):
-        ordinal = segment.doc(doc).ordinal
-        meta = segment.session(ordinal)
-        if (
-            meta.id in call.conversation_ids
-            or f"s:{meta.id}" in seen
-            or f"`deja show {meta.id}`" in shown
-            or any(m.id == meta.id for m, _, _ in recent)
-        ):
-            continue
-        recent.append((meta, segment.session_keys(ordinal).updated, failed_at_end(segment, meta)))
-        if len(recent) >= wanted:
-            break
-    return recent
+    for folder in call.project_dirs:
+        taken = 0
+        for _, segment, doc in index.newest(sessions_key(folder), limit=wanted + 4):
+            ordinal = segment.doc(doc).ordinal
+            meta = segment.session(ordinal)
+            if (
+                meta.id in call.conversation_ids
+                or f"s:{meta.id}" in seen
+                or f"`deja show {meta.id}`" in shown
+                or any(m.id == meta.id for m, _, _ in recent)
+            ):
+                continue
+            recent.append((meta, segment.session_keys(ordinal).updated, failed_at_end(segment, meta)))
+            taken += 1
+            if taken >= wanted:
+                break
+    recent.sort(key=lambda item: -item[1])  # the folders' newest first, as one project's are
+    return recent[:wanted]

@@ -508,24 +508,35 @@ def _not_rebuilt(result: RefreshResult, data: dict[str, object] | None) -> None:
 
 
 def _outside_roots(files: list[str]) -> str:
-    """Why a rebuild was refused for stores read before under another environment's Cursor folder: which file, the
-    folder and the variable that named it, the folders read now, and what to do. The store is readable, so "could
-    not be read" would send the person looking for a lock; dropping its sessions unasked would lose history."""
-    first = files[0]
-    more = f" and {plural(len(files) - 1, 'more Cursor store')}" if len(files) > 1 else ""
-    folder, variable = _root_of(first)
+    """Why a rebuild was refused for stores read before under another environment's Cursor folder: how many, the
+    Cursor folder they were read from (not a store's own folder) and the variable that named it, the folders read
+    now, and what to do. The store is readable, so "could not be read" would send the person looking for a lock;
+    dropping its sessions unasked would lose history."""
+    roots = list(dict.fromkeys(_root_of(file) for file in files))
+    folder, variable = roots[0]
+    elsewhere = f" (and {plural(len(roots) - 1, 'other folder')})" if len(roots) > 1 else ""
+    are, their, they = ("is", "its", "it") if len(files) == 1 else ("are", "their", "they")
     reads = ", ".join(folders.cli_roots())
     return (
-        f"the index was not rebuilt: {first}{more} lies under {folder}, which is none of the Cursor folders deja "
-        f"reads now ({reads}), and a rebuild would drop the sessions read from there; set {variable} as it was when "
-        "they were indexed and run it again (a plain `deja index` keeps them as they are)"
+        f"the index was not rebuilt: {plural(len(files), 'Cursor store')} indexed from {folder}{elsewhere} {are} in "
+        f"none of the Cursor folders deja reads now ({reads}), and a rebuild would drop {their} sessions; set "
+        f"{variable} as it was when {they} {'was' if len(files) == 1 else 'were'} indexed and run it again (a plain `deja index` keeps them as they are)"
     )
 
 
+#: Where a store lies in a Cursor folder, and the variable that names such a folder: chats (and ACP sessions) under
+#: the config root (``CURSOR_CONFIG_DIR``, or ``XDG_CONFIG_HOME``'s ``cursor``), transcripts under the data root
+#: (cursor-drift §9).
+_STORE_FOLDERS = (
+    (f"{os.sep}chats{os.sep}", ""),
+    (f"{os.sep}acp-sessions{os.sep}", ""),
+    (f"{os.sep}projects{os.sep}", "CURSOR_DATA_DIR"),
+)
+
+
 def _root_of(source: str) -> tuple[str, str]:
-    """The Cursor folder a store lies in and the variable that names such a folder: chats under the config root
-    (``CURSOR_CONFIG_DIR``, or ``XDG_CONFIG_HOME``'s ``cursor``), transcripts under the data root (cursor-drift §9)."""
-    for marker, variable in ((f"{os.sep}chats{os.sep}", ""), (f"{os.sep}projects{os.sep}", "CURSOR_DATA_DIR")):
+    """The Cursor folder a store lies in and the variable that names such a folder (``_STORE_FOLDERS``)."""
+    for marker, variable in _STORE_FOLDERS:
         if marker in source:
             folder = source[: source.rindex(marker)]
             if variable:

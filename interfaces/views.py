@@ -169,7 +169,7 @@ def lines_within(lines: list[str], budget: int) -> list[str]:
 
 def tool_summary(args: dict[str, Any]) -> str:
     """The argument that says what a tool call did (its command, file, pattern…), on one line."""
-    from ..core.model import TARGET_ARGS
+    from ..core.keys import TARGET_ARGS
 
     for key in (*TARGET_ARGS, "description"):
         value = args.get(key)

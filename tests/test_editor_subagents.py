@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 from harness import run_deja
 
-from deja.core.writers.ide import composer_data, write_state_vscdb
+from deja.core.writers.ide import ComposerHeader, composer_data, write_state_vscdb, write_workspace_json
 
 T0 = 1784278800000  # 2026-07-17 09:00 UTC, in ms
 
@@ -44,3 +44,28 @@ def test_subagent_threads_follow_the_switch(fake_home: Path) -> None:
     env = {**os.environ, "DEJA_INCLUDE_SUBAGENTS": "1"}
     assert run_deja("index", "--full", env=env).returncode == 0
     assert _sessions(env) == {"parent-chat", "task-toolu_01"}
+
+
+def test_a_subagent_thread_takes_its_parents_project(fake_home: Path, tmp_path: Path) -> None:
+    """A thread with no folder of its own is filed under its parent's (trialM F14: it had no project, so
+    ``--project``, sessionStart and ``wip`` in the parent's folder never saw the subagent's work)."""
+    project = tmp_path / "code" / "alpha"
+    project.mkdir(parents=True)
+    user = fake_home / ".config" / "Cursor" / "User"
+    write_workspace_json(user / "workspaceStorage" / "ws-alpha", folder=project.as_uri())
+    parent, parent_bubbles = _chat("parent-chat", subagentComposerIds=["listed-child"])
+    listed, listed_bubbles = _chat("listed-child")
+    naming, naming_bubbles = _chat("naming-child", subagentInfo={"parentComposerId": "parent-chat"})
+    write_state_vscdb(
+        user / "globalStorage" / "state.vscdb",
+        composers={"parent-chat": parent, "listed-child": listed, "naming-child": naming},
+        bubbles={"parent-chat": parent_bubbles, "listed-child": listed_bubbles, "naming-child": naming_bubbles},
+        composer_headers=[ComposerHeader("parent-chat", workspace_id="ws-alpha")],
+    )
+    import os
+
+    env = {**os.environ, "DEJA_INCLUDE_SUBAGENTS": "1"}
+    assert run_deja("index", env=env).returncode == 0
+    done = run_deja("sessions", "--json", env=env)
+    folders = {s["id"]: s["project_dir"] for s in orjson.loads(done.stdout)["sessions"]}
+    assert folders == dict.fromkeys(("parent-chat", "listed-child", "naming-child"), str(project)), done.stdout

@@ -11,6 +11,7 @@ from pathlib import Path
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import (
+    acp_dir_for,
     assistant_turn,
     chat_dir_for,
     store_assistant_message,
@@ -50,7 +51,7 @@ def test_a_full_rebuild_without_the_xdg_folder_names_it_and_builds_nothing(fake_
     assert refused.returncode == 1
     said = refused.stderr.strip()
     assert "could not be read" not in said
-    assert f"lies under {fake_home / 'xdg' / 'cursor'}, which is none of the Cursor folders deja reads now" in said
+    assert f"1 Cursor store indexed from {fake_home / 'xdg' / 'cursor'} is in none of the Cursor folders deja" in said
     assert f"set XDG_CONFIG_HOME={fake_home / 'xdg'}" in said
     assert len(said.splitlines()) == 1 and "Traceback" not in said
     assert entries(fake_home) == before  # refused before a new segment was written
@@ -69,3 +70,25 @@ def test_a_transcript_under_another_data_dir_names_cursor_data_dir(fake_home: Pa
 
     assert refused.returncode == 1
     assert f"set CURSOR_DATA_DIR={data} as it was" in refused.stderr
+
+
+def test_the_refusal_names_the_cursor_folder_not_a_stores_own(fake_home: Path, tmp_path: Path):
+    """An ACP session's store and a chat's, both under ``$XDG_CONFIG_HOME/cursor``: one line counting both and naming
+    that folder (trialM F5: it named the ACP session's own folder, "4 stores … lies under" it)."""
+    project = str(tmp_path / "proj")
+    os.mkdir(project)
+    config_root = fake_home / "xdg" / "cursor"
+    messages = [store_user_message("plumbus?", datetime.now(UTC)), store_assistant_message("here")]
+    write_chat_store(chat_dir_for(config_root, project, CHAT), cwd=project, messages=messages)
+    write_chat_store(acp_dir_for(config_root, "acp-1"), cwd=project, messages=messages)
+    assert run_deja("index", env=environment(XDG_CONFIG_HOME=str(fake_home / "xdg"))).returncode == 0
+
+    refused = run_deja("index", "--full", env=environment())
+
+    assert refused.returncode == 1
+    said = refused.stderr.strip()
+    assert f"not rebuilt: 2 Cursor stores indexed from {config_root} are in none of the Cursor folders" in said, said
+    assert "acp-1" not in said and "(and" not in said
+    assert (
+        f"set XDG_CONFIG_HOME={fake_home / 'xdg'} (or CURSOR_CONFIG_DIR={config_root}) as it was when they were" in said
+    )

@@ -83,3 +83,24 @@ def test_a_folder_below_unnamed_ones_is_found_without_walking_them_all(tmp_path:
     deep = docs / "一" / "二" / "三"
     (deep / "app").mkdir(parents=True)  # three unnamed in a row: not entered, so not a second tmp-…-app
     assert decode_project_slug(encode_project_path(str(docs / "项目" / "app"))) == docs / "项目" / "app"
+
+
+def test_a_lossy_slug_takes_the_folder_its_files_are_in(tmp_path: Path, cli_root: Path) -> None:
+    """``my.app-v2`` and ``my-app/v2`` share a slug and both exist: a transcript-only chat whose Read names a file in
+    ``my.app-v2`` is filed there, not under whichever folder the disk walk meets first (trialM F8); one whose files
+    say nothing is still decoded on disk."""
+    code = tmp_path / "code"
+    dotted, nested = code / "my.app-v2", code / "my-app" / "v2"
+    for folder in (dotted, nested):
+        folder.mkdir(parents=True)
+    read = tool_use("Read", {"path": f"{dotted}/main.py"})
+    library = tool_use("Read", {"path": "/usr/lib/python3/json/__init__.py"})
+    write_transcript(
+        transcript_path(cli_root, str(dotted), "c-dotted"),
+        [user_turn("why does main exit early"), assistant_turn("Reading it.", library, read)],
+    )
+    write_transcript(transcript_path(cli_root, str(dotted), "c-plain"), [user_turn("hello"), assistant_turn("hi")])
+    assert run_deja("index").returncode == 0
+    projects = {s["id"]: s["project_dir"] for s in json.loads(run_deja("sessions", "--json").stdout)["sessions"]}
+    assert projects["c-dotted"] == str(dotted), projects
+    assert projects["c-plain"] == str(decode_project_slug(encode_project_path(str(dotted)))), projects

@@ -61,8 +61,8 @@ class _Header(Record, frozen=True):
     name: str = ""
     workspace_id: str = ""
     workspace_dir: str = ""
-    #: The header marks the chat as another chat's subagent thread (``subagentInfo.parentComposerId``).
-    subagent: bool = False
+    #: The chat whose subagent ran this thread, when the header names it (``subagentInfo.parentComposerId``).
+    parent_id: str = ""
     #: The newest of the header's ``lastUpdatedAt`` and ``recency`` (ms): the chat's recency when its bubbles carry
     #: no time (the composer's own ``lastUpdatedAt`` often stays its ``createdAt``: cursor-drift-2026.md §4).
     last_updated: datetime | None = None
@@ -79,8 +79,10 @@ class _Db(Record):
     headers: dict[str, _Header]
     #: Whether subagents' threads are read as sessions of their own.
     subagents: bool = True
-    #: The chats another chat lists as its subagents' threads (``subagentComposerIds``), when they are left out.
-    listed_subagents: frozenset[str] = frozenset()
+    #: The chats other chats list as their subagents' threads (``subagentComposerIds``), each with its parent.
+    listed_subagents: dict[str, str] = {}
+    #: Each parent chat's folder, found once for all its subagents' threads (read only when those are).
+    parent_projects: dict[str, Found] = {}
 
     def value(self, table: str, key: str) -> tuple[bool, bytes | None]:
         """``(found, value as bytes or None)`` for one key of a key-value table."""
@@ -101,7 +103,8 @@ def read_ide_database(
 ) -> Iterator[Session]:
     """Yield one session per chat with at least one message in the ``state.vscdb`` at ``path``.
 
-    With ``only_ids`` only those chats are read (no other composer's bubbles are touched). Without ``subagents``,
+    With ``only_ids`` only those chats are read (no other composer's bubbles are touched, bar a subagent thread's
+    parent's when the thread has no folder of its own: ``_parent_project``). Without ``subagents``,
     the threads a chat's subagents ran are left out: a composer naming a ``subagentInfo.parentComposerId`` in its
     data or its header, or listed in another's ``subagentComposerIds`` (``tests/test_editor_subagent_marks.py``).
     ``projects`` is what the whole install says about where chats belong; pass one
@@ -114,7 +117,7 @@ def read_ide_database(
     db.subagents = subagents
     try:
         db.headers = _composer_headers(db, only_ids)
-        db.listed_subagents = frozenset() if subagents else _listed_subagents(db)
+        db.listed_subagents = _listed_subagents(db)
         composer_ids: set[str] = set()
         for composer_id in _composer_ids(db, only_ids):
             composer_ids.add(composer_id)
@@ -314,6 +317,9 @@ def _read_composer(db: _Db, composer_id: str) -> Session | None:
         return None
     created = _ms_time(composer.get("createdAt"))
     bubbles = _ordered_bubbles(db, composer_id, composer, created)
+    project = _project(db, composer_id, composer, bubbles, header)
+    if not project.folder and (parent_id := _parent_id(db, composer_id, composer, header)):
+        project = _parent_project(db, parent_id)
     return _session(
         db,
         composer_id,
@@ -321,8 +327,24 @@ def _read_composer(db: _Db, composer_id: str) -> Session | None:
         bubbles=bubbles,
         created=created,
         last_updated=_newest(_ms_time(composer.get("lastUpdatedAt")), header.last_updated),
-        project=_project(db, composer_id, composer, bubbles, header),
+        project=project,
     )
+
+
+def _parent_project(db: _Db, parent_id: str) -> Found:
+    """The folder of the chat whose subagent ran a thread with no folder of its own: the thread is that chat's work,
+    so ``--project``, sessionStart and ``wip`` see it there, as a cursor-agent subagent's transcript is
+    (the parent's own signals only: a parent that is itself a thread gives what it says, not its parent's)."""
+    if parent_id not in db.parent_projects:
+        found, raw = db.value("cursorDiskKV", _COMPOSER_PREFIX + parent_id)
+        parent = _load(raw, "composer", db.problems) if found else None
+        if parent is None:
+            db.parent_projects[parent_id] = Found()
+        else:
+            bubbles = _ordered_bubbles(db, parent_id, parent, _ms_time(parent.get("createdAt")))
+            header = db.headers.get(parent_id) or _composer_headers(db, {parent_id}).get(parent_id, _Header())
+            db.parent_projects[parent_id] = _project(db, parent_id, parent, bubbles, header)
+    return db.parent_projects[parent_id]
 
 
 def _ordered_bubbles(
@@ -371,30 +393,37 @@ def _inline_bubbles(conversation: Any, problems: Problems) -> list[dict[str, Any
 def _subagent_thread(db: _Db, composer_id: str, composer: dict[str, Any], header: _Header) -> bool:
     """Whether a composer is the thread of another chat's subagent: it names its parent
     (``subagentInfo.parentComposerId``, in its data or its header), or a parent lists it."""
-    return _names_parent(composer) or header.subagent or composer_id in db.listed_subagents
+    return bool(_parent_id(db, composer_id, composer, header))
 
 
-def _names_parent(entry: dict[str, Any]) -> bool:
+def _parent_id(db: _Db, composer_id: str, composer: dict[str, Any], header: _Header) -> str:
+    """The chat whose subagent ran this composer's thread ("" when it is a chat of its own)."""
+    return _named_parent(composer) or header.parent_id or db.listed_subagents.get(composer_id, "")
+
+
+def _named_parent(entry: dict[str, Any]) -> str:
     info = entry.get("subagentInfo")
-    return isinstance(info, dict) and bool(info.get("parentComposerId"))
+    parent = info.get("parentComposerId") if isinstance(info, dict) else None
+    return parent if isinstance(parent, str) else ""
 
 
-def _listed_subagents(db: _Db) -> frozenset[str]:
-    """The composer ids chats list as their subagents' threads (``subagentComposerIds``).
+def _listed_subagents(db: _Db) -> dict[str, str]:
+    """The composer ids chats list as their subagents' threads (``subagentComposerIds``), each with its parent.
 
     One query over every ``composerData`` value, in SQL (a child may be read before its parent, or, in a refresh,
     without it); only values with a non-empty list (Cursor writes compact JSON) are parsed.
     """
     if "cursorDiskKV" not in db.tables:
-        return frozenset()
+        return {}
     lo, hi = _prefix_range(_COMPOSER_PREFIX)
     rows = db.conn.execute(
-        "SELECT j.value FROM cursorDiskKV AS c, json_each(CAST(c.value AS TEXT), '$.subagentComposerIds') AS j"
+        "SELECT substr(c.key, ?), j.value"
+        " FROM cursorDiskKV AS c, json_each(CAST(c.value AS TEXT), '$.subagentComposerIds') AS j"
         ' WHERE c.key >= ? AND c.key < ? AND instr(c.value, \'"subagentComposerIds":["\') > 0'
         " AND json_valid(CAST(c.value AS TEXT))",
-        (lo, hi),
+        (len(_COMPOSER_PREFIX) + 1, lo, hi),
     )
-    return frozenset(child for (child,) in rows if isinstance(child, str))
+    return {child: parent for parent, child in rows if isinstance(child, str)}
 
 
 def _composer_headers(db: _Db, only_ids: set[str] | None) -> dict[str, _Header]:
@@ -431,7 +460,7 @@ def _header(entry: dict[str, Any], *, workspace_id: str, stamps: Iterable[Any] =
         name=_str(entry.get("name")),
         workspace_id=workspace_id or _str(identifier.get("id")),
         workspace_dir=uri_dir(identifier.get("uri")),
-        subagent=_names_parent(entry),
+        parent_id=_named_parent(entry),
         last_updated=_newest(*times),
     )
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from ..model import TARGET_ARGS, ToolCall
+from ..keys import TARGET_ARGS
+from ..model import ToolCall
 from .conversation import canonical_args, normalise_tool_name
 
 

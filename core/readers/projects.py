@@ -51,6 +51,7 @@ from ..model import Session
 from ..record import Record
 from ..regular_files import read_regular, subfolders
 from . import vscdb
+from .code_workspace import workspace_file_folders
 from .transcripts import decode_project_slug, project_slug_of, scan_transcripts
 
 #: The file in the index folder where a refresh keeps the chats' ``meta.json`` cwds (``chat_cwds``).
@@ -128,7 +129,8 @@ def cli_folder(
         return Found(cwd, "meta.json cwd")
     if not slug:
         return Found()
-    said = unnamed_folder(slug, touched)
+    touched = list(touched)
+    said = unnamed_folder(slug, touched) or spelled_folder(slug, touched)
     if said:
         return Found(said, "files touched")
     if decoded is None:
@@ -164,6 +166,22 @@ def unnamed_folder(slug: str, touched: Iterable[str]) -> str:
     return found.pop() if len(found) == 1 else ""
 
 
+def spelled_folder(slug: str, touched: Iterable[str]) -> str:
+    """The one folder holding files in ``touched`` whose slug is ``slug``; "" when the paths name none, or two.
+
+    A slug is lossy (``my.app-v2`` and ``my-app/v2`` share one), and decoding it on disk takes whichever exists
+    first: the files the chat's own tools touched say which it was (trialM F8). Paths elsewhere (a library read
+    from ``site-packages``) say nothing."""
+    wanted = slug_of(slug)
+    found: set[str] = set()
+    for path in dict.fromkeys(_parent(path) for path in touched if path.startswith("/")):
+        if not slug_of(path + "/x").startswith(wanted + "-"):  # (one slug per folder: most paths stop here)
+            continue
+        parts = path.split("/")
+        found.update(folder for end in range(2, len(parts) + 1) if slug_of(folder := "/".join(parts[:end])) == wanted)
+    return found.pop() if len(found) == 1 else ""
+
+
 class Projects:
     """What one Cursor install says about where its chats belong, each part read when first needed.
 
@@ -184,7 +202,7 @@ class Projects:
         #: Where a refresh keeps the chats' ``meta.json`` cwds between runs (``chat_cwds``); None: read them all.
         self.cwd_cache = cwd_cache
         self.problems: Counter[str] = problems if problems is not None else Counter()
-        self._workspace_json: dict[Path, str] = {}
+        self._workspace_json: dict[Path, list[str]] = {}
         self._slugs: dict[str, str] = {}
 
     @classmethod
@@ -205,8 +223,8 @@ class Projects:
         steps: tuple[tuple[str, Callable[[], str | None]], ...] = (
             ("workspaceProjectDir", lambda: chat.bubble_dir),
             ("workspaceIdentifier", lambda: chat.identifier_dir),
-            ("composerHeaders", lambda: self._header_folder(chat.header_id, chat.header_dir)),
-            ("workspace database", lambda: self.workspace_folder(chat.stored_in)),
+            ("composerHeaders", lambda: self._header_folder(chat.header_id, chat.header_dir, chat.touched)),
+            ("workspace database", lambda: self._chat_folder(self.workspace_folders(chat.stored_in), chat.touched)),
             ("allComposers", lambda: self._listed.get(chat.chat_id, "")),
             ("transcript folder", lambda: self.folder_for_slug(self._transcript_slugs.get(chat.chat_id, ""))),
             ("glass project", lambda: self._glass_members.get(chat.chat_id, "")),
@@ -239,27 +257,43 @@ class Projects:
             found = Found(self.known_folder_for_slug(slug) if slug else "", "transcript folder")
         return found.apply(session) if found.folder else session
 
-    def _header_folder(self, workspace_id: str, header_dir: str) -> str | None:
+    def _header_folder(self, workspace_id: str, header_dir: str, touched: Callable[[], Iterable[str]]) -> str | None:
         """The header's URI, else its workspace's folder; None for a window that had no folder."""
         if header_dir:
             return header_dir
         if _NO_FOLDER_WINDOW.fullmatch(workspace_id):
             return None
-        return self.workspace_folder_of(workspace_id)
+        return self._chat_folder(self.workspace_folders_of(workspace_id), touched)
+
+    def _chat_folder(self, folders: list[str], touched: Callable[[], Iterable[str]]) -> str:
+        """Of a workspace's folders, the one holding most of the files the chat touched, else its first: a
+        multi-root workspace's chat belongs to the repository it worked in (its files are read only then)."""
+        if len(folders) < 2:
+            return folders[0] if folders else ""
+        keys = {key: folder for folder in folders if (key := _folder_key(folder))}
+        return _innermost_votes(keys, touched()) or folders[0]
 
     # --- workspaces ---------------------------------------------------------
 
-    def workspace_folder(self, workspace_dir: Path) -> str:
-        """The folder ``workspace_dir/workspace.json`` names, or ""."""
+    def workspace_folders(self, workspace_dir: Path) -> list[str]:
+        """The folders ``workspace_dir/workspace.json`` names (a multi-root workspace's several), or []."""
         if workspace_dir not in self._workspace_json:
             self._workspace_json[workspace_dir] = read_workspace_json(workspace_dir / "workspace.json", self.problems)
         return self._workspace_json[workspace_dir]
 
-    def workspace_folder_of(self, workspace_id: str) -> str:
-        """The folder of ``workspaceStorage/<workspace_id>``, or "" (also for an id that is not a plain name)."""
+    def workspace_folder(self, workspace_dir: Path) -> str:
+        """The (first) folder ``workspace_dir/workspace.json`` names, or ""."""
+        return next(iter(self.workspace_folders(workspace_dir)), "")
+
+    def workspace_folders_of(self, workspace_id: str) -> list[str]:
+        """The folders of ``workspaceStorage/<workspace_id>``, or [] (also for an id that is not a plain name)."""
         if not workspace_id or workspace_id in (".", "..") or "/" in workspace_id or "\\" in workspace_id:
-            return ""
-        return self.workspace_folder(self.user_root / "workspaceStorage" / workspace_id)
+            return []
+        return self.workspace_folders(self.user_root / "workspaceStorage" / workspace_id)
+
+    def workspace_folder_of(self, workspace_id: str) -> str:
+        """The (first) folder of ``workspaceStorage/<workspace_id>``, or ""."""
+        return next(iter(self.workspace_folders_of(workspace_id)), "")
 
     @cached_property
     def _workspace_dirs(self) -> list[Path]:
@@ -267,7 +301,7 @@ class Projects:
 
     @cached_property
     def _workspace_folders(self) -> list[str]:
-        return [folder for d in self._workspace_dirs if (folder := self.workspace_folder(d))]
+        return [folder for d in self._workspace_dirs for folder in self.workspace_folders(d)]
 
     @cached_property
     def _listed(self) -> dict[str, str]:
@@ -383,19 +417,25 @@ class Projects:
 
     def touched_folder(self, touched: Iterable[str]) -> str:
         """The workspace folder holding most of ``touched``, the innermost where folders nest; "" when none holds any."""
-        votes: Counter[str] = Counter()
-        for path in touched:
-            key = _folder_key(path)
-            while key and key not in self._folders_by_key:  # up one folder at a time: the innermost is met first
-                key = key.rpartition("/")[0]
-            if key:
-                votes[self._folders_by_key[key]] += 1
-        return max(votes, key=lambda f: (votes[f], len(f), f)) if votes else ""
+        return _innermost_votes(self._folders_by_key, touched)
 
     @cached_property
     def _folders_by_key(self) -> dict[str, str]:
         """Every workspace folder by its spelling key ("/" would hold everything, so it holds nothing)."""
         return {key: f for f in self._workspace_folders if (key := _folder_key(f))}
+
+
+def _innermost_votes(folders_by_key: dict[str, str], touched: Iterable[str]) -> str:
+    """Of ``folders_by_key`` (folders by their spelling key), the one holding most of ``touched``, the innermost where
+    folders nest; "" when none holds any."""
+    votes: Counter[str] = Counter()
+    for path in touched:
+        key = _folder_key(path)
+        while key and key not in folders_by_key:  # up one folder at a time: the innermost is met first
+            key = key.rpartition("/")[0]
+        if key:
+            votes[folders_by_key[key]] += 1
+    return max(votes, key=lambda f: (votes[f], len(f), f)) if votes else ""
 
 
 # --- slugs and folder spellings ---------------------------------------------
@@ -462,22 +502,23 @@ def _listed_ids(lists: Any) -> list[str]:
 WORKSPACE_JSON_BYTES = 1 << 20
 
 
-def read_workspace_json(path: Path, problems: Counter[str]) -> str:
-    """The folder a workspace.json names: ``folder``, or the directory holding a ``.code-workspace``."""
+def read_workspace_json(path: Path, problems: Counter[str]) -> list[str]:
+    """The folders a workspace.json names: its ``folder``, or the ``folders`` its ``.code-workspace`` file lists
+    (``code_workspace``), else (a file deja cannot read) the directory holding that file."""
     try:
         data = orjson.loads(read_regular(path, WORKSPACE_JSON_BYTES))
     except FileNotFoundError:
-        return ""
+        return []
     except (OSError, orjson.JSONDecodeError):
         data = None
     if not isinstance(data, dict):
         problems["ide: malformed workspace.json"] += 1
-        return ""
+        return []
     if folder := uri_dir(data.get("folder")):
-        return folder
+        return [folder]
     if workspace_file := uri_dir(data.get("workspace")):
-        return _parent(workspace_file)
-    return ""
+        return workspace_file_folders(workspace_file) or [_parent(workspace_file)]
+    return []
 
 
 def uri_dir(uri: Any) -> str:

@@ -1,0 +1,95 @@
+"""A multi-root workspace (a ``workspace.json`` naming a ``.code-workspace`` file) files each chat under the folder
+of the workspace it worked in, else its first folder, not under the folder holding the file, which is usually a
+parent of many repositories (trialM F1: every chat of the workspace became a project ``code``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+from harness import run_deja
+
+from deja.core.readers.code_workspace import plain_json
+from deja.core.writers.ide import (
+    ComposerHeader,
+    composer_data,
+    tool_former_data,
+    write_state_vscdb,
+    write_workspace_json,
+)
+
+T0 = 1784278800000  # 2026-07-17 09:00 UTC, in ms
+
+#: As VS Code writes and allows it: comments, a trailing comma, a folder relative to the file and one absolute.
+WORKSPACE_FILE = """{
+  // the two services
+  "folders": [
+    {"path": "multi-a"},
+    /* the one with the tapir */ {"path": "./multi-b", "name": "B, // not a comment"},
+    {"path": "%s"},
+  ],
+  "settings": {"files.exclude": {"**/.git": true,},},
+}
+"""
+
+
+def _chat(cid: str, words: str, bubble_extra: dict[str, object]) -> tuple[dict[str, object], dict[str, object]]:
+    composer = composer_data(cid, [("u", 1), ("a", 2)], created_at=T0, name=f"{words} chat")
+    bubbles = {
+        "u": {"type": 1, "text": f"question about {words}", "createdAt": T0 + 1000},
+        "a": {"type": 2, "text": f"answer about {words}", "createdAt": T0 + 2000, **bubble_extra},
+    }
+    return composer, bubbles
+
+
+def test_a_chat_is_filed_under_the_workspace_folder_it_worked_in(fake_home: Path, tmp_path: Path) -> None:
+    code = tmp_path / "code"
+    outside = tmp_path / "elsewhere" / "multi-c"
+    for folder in (code / "multi-a", code / "multi-b" / "src", outside):
+        folder.mkdir(parents=True)
+    workspace_file = code / "multi.code-workspace"
+    workspace_file.write_text(WORKSPACE_FILE % outside)
+    user = fake_home / ".config" / "Cursor" / "User"
+    write_workspace_json(user / "workspaceStorage" / "ws-multi", workspace=workspace_file.as_uri())
+    edit = tool_former_data("edit_file", {"target_file": str(code / "multi-b" / "src" / "tapir.py")}, {"diff": ""})
+    in_b = _chat("in-b", "tapir", {"toolFormerData": edit})
+    in_c = _chat("in-c", "heron", {"codeBlocks": [{"uri": {"fsPath": str(outside / "x.py")}}]})
+    nowhere = _chat("nowhere", "okapi", {})
+    write_state_vscdb(
+        user / "globalStorage" / "state.vscdb",
+        composers={"in-b": in_b[0], "in-c": in_c[0], "nowhere": nowhere[0]},
+        bubbles={"in-b": in_b[1], "in-c": in_c[1], "nowhere": nowhere[1]},
+        composer_headers=[ComposerHeader(cid, workspace_id="ws-multi") for cid in ("in-b", "in-c", "nowhere")],
+    )
+    assert run_deja("index").returncode == 0
+    done = run_deja("sessions", "--json")
+    folders = {s["id"]: s["project_dir"] for s in orjson.loads(done.stdout)["sessions"]}
+    assert folders == {"in-b": str(code / "multi-b"), "in-c": str(outside), "nowhere": str(code / "multi-a")}
+
+    found = run_deja("search", "tapir", "--project", str(code / "multi-b"), "--json")
+    assert [hit["session_id"] for hit in orjson.loads(found.stdout)["hits"]] == ["in-b"], found.stdout
+
+
+def test_comments_and_trailing_commas_are_taken_out_strings_kept() -> None:
+    text = '{"a": "x // y, /* z */",  // c\n "b": [1, 2, /* d */ ], }'
+    assert orjson.loads(plain_json(text)) == {"a": "x // y, /* z */", "b": [1, 2]}
+
+
+def test_session_start_in_a_multi_root_workspace_lists_each_roots_work(tmp_path: Path, cli_root: Path) -> None:
+    """sessionStart with several ``workspace_roots`` lists the recent work of each (trialM F10: only the first root
+    was looked at, so a workspace whose first folder had no session got nothing)."""
+    from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+    roots = [tmp_path / "code" / name for name in ("multi-a", "multi-b", "multi-c")]
+    for root in roots:
+        root.mkdir(parents=True)
+    for chat_id, root, words in (("c-b", roots[1], "bison grazing"), ("c-c", roots[2], "crane migration")):
+        write_transcript(transcript_path(cli_root, str(root), chat_id), [user_turn(words), assistant_turn("Done.")])
+    write_transcript(transcript_path(cli_root, str(tmp_path / "other"), "c-x"), [user_turn("x"), assistant_turn("y")])
+    assert run_deja("index").returncode == 0
+    payload = {"conversation_id": "c-now", "hook_event_name": "sessionStart", "workspace_roots": list(map(str, roots))}
+    ran = run_deja("hook-context", input=orjson.dumps(payload).decode())
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    said = orjson.loads(ran.stdout)["additional_context"]
+    assert "`deja show c-b`" in said and "`deja show c-c`" in said and "c-x" not in said, said
+    assert len(said.encode()) <= 2048  # the one block's budget, whatever the roots
