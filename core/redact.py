@@ -891,15 +891,23 @@ _VALUE_CHAR = r"""[^\s"'`,;&)\]}]"""
 #: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
 #: Over-redacting a few characters of a shell line beats leaking a password's tail.
 _BARE = rf"""{_VALUE_CHAR}+(?:[,;&'](?![\w.-]*[=(]){_VALUE_CHAR}+)*"""
+#: Markdown around a label (``**Password:**``, ``**Password**:``, ``__password__:``, `` `password`: ``): what closes the
+#: emphasis or the code span before the separator, and bold's close after it. Agents write credentials so.
+_LABEL_CLOSE = r"(?:\*{1,2}|_{1,2}|`)?"
+#: A value in Markdown's bold or emphasis (``Password: **Xy7#kq9!Lm**``), a star or an underscore alone inside it.
+_EMPHASISED = r"\*{1,2}(?:[^\s*]|\*(?!\*))+?\*{1,2}(?!\*)"
+#: The value on the next line as a Markdown list item or quote (``password:\n- Xy7#kq9!Lm``, ``password:\n> …``).
+_NEXT_LINE_ITEM = r"(?P<item>[ \t]*\r?\n[ \t]*[-*+>][ \t]+)?"
 _ASSIGNMENT = _Compiled(
     "_ASSIGNMENT",
-    rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?"
+    rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?(?P<label>{_LABEL_CLOSE})"
     rf"(?P<sep>[ \t]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
-    rf"(?P<value>{_QUOTED}|{_BARE})",
+    rf"(?P<bold>\*\*(?=\s)[ \t]*)?{_NEXT_LINE_ITEM}(?P<value>{_QUOTED}|{_EMPHASISED}|{_BARE})",
 )
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
 _NOUN_SEP = _Compiled(
-    "_NOUN_SEP", r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?[ \t]*[:=]"
+    "_NOUN_SEP",
+    r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?(?:\*{1,2}|_{1,2}|`)?[ \t]*[:=]",
 )
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
 #: (Its first letter is a class, not ``(?i:``: the engine then skips to an ``i`` or a ``w`` as a substring search
@@ -1088,17 +1096,33 @@ def _assignment(match: re.Match[str]) -> str:
     if (quote and before != quote) or (not quote and before in "\"'" and opening) or not secret_key(key):
         return whole
     line_start = text.rfind("\n", 0, begin) + 1
+    if not _markdown_opened(text[line_start : match.start()], match.group("label"), match.group("bold")):
+        return whole
     config_line = (
         text[match.end() : match.end() + 1] in ("", "\n", "\r")
-        and text[line_start:begin].strip() in _CONFIG_PREFIXES
+        and text[line_start:begin].strip(" \t*_`") in _CONFIG_PREFIXES
         and (sep == "=" or sep.strip() == ":")
     ) or _command_environment(text, begin, key, sep, match.end())
     annotation = re.match(r"[ \t]*[|=\[]", text[match.end() : match.end() + 8]) is not None  # ``key: A | B``
     if "r" in opening.lower():  # a raw string is a regular expression, not a password
         return whole
-    if not (_quoted_secret(contents, key) if opening else not annotation and _bare_literal(value, key, config_line)):
+    if value[:1] == "*":  # Markdown's emphasis (``Password: **Xy7#kq9!Lm**``): its word is read as a bare one
+        opening, closing = value[: len(value) - len(value.lstrip("*"))], value[len(value.rstrip("*")) :]
+        contents = value[len(opening) : len(value) - len(closing)]
+        secret = _bare_literal(contents, key, config_line)
+    elif opening:
+        secret = _quoted_secret(contents, key)
+    else:
+        secret = not annotation and _bare_literal(value, key, config_line)
+    if not secret:
         return whole
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
+
+
+def _markdown_opened(label: str, close: str, bold: str | None) -> bool:
+    """Whether the Markdown that closes after a key (``**Password**:``, `` `password`: ``, ``**Password:**``) opened
+    on its line before it: ``password: **kwargs`` or ``password_: x`` in code is no label."""
+    return (not close or close in label) and (bold is None or "**" in label)
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:
@@ -1188,7 +1212,7 @@ _SENTENCE_NOUN = (
 #: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
 _BLANK = r"[ \t\u00a0]"
 #: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were [now|still|…] <value>" (the
-#: value may start the next line, after a JSON string's escaped ``\n`` too), "my password's <value>", "<noun>
+#: value may start the next line, after a JSON string's escaped ``\n`` too, as a Markdown list item or quote), "my password's <value>", "<noun>
 #: for|of|on|to <words>: <value>", or the noun and its value alone (after "use", "enter", …: ``_after_a_verb``). A
 #: word between the noun and its verb does not end a sentence (``.``, ``,``).
 _SENTENCE_WORD = r"[^\s:=]*[^\s:=.,;!?]"
@@ -1198,7 +1222,7 @@ _SENTENCE_BETWEEN = r"(?:for|of|on|to|in|at|from|that|which|we|you|i|they)\b"
 _SENTENCE_LINK = (
     rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were)"
     rf"(?:{_BLANK}+(?:now|still|just|set{_BLANK}+to|changed{_BLANK}+to))?"
-    rf"(?:{_BLANK}*:?{_BLANK}*(?:\r?\n|(?:\\r)?\\n){_BLANK}*|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
+    rf"(?:{_BLANK}*:?{_BLANK}*(?:\r?\n|(?:\\r)?\\n){_BLANK}*(?:[-*+>]{_BLANK}+)?|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
     rf"|['\u2019]s{_BLANK}+"
     rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
     r"|(?P<bare> +)"

@@ -334,6 +334,8 @@ host:8080:GET:/api/orders:200
 curl -b cookies.txt -c cookies.txt https://example.com
 curl --cookie "theme=dark" https://example.com
 gh pr create -t "Fix cache" -b "sets max_age=3600s and pins image=node20alpine"
+**Password:** required; **Token**: see the vault; `password`: optional
+def connect(password: **kwargs) -> None: token = *args
 rsync -a -b --backup-dir=/srv/backup2024 src/ dst/
 hugo server -b http://localhost:1313/?v=abc12345
 git checkout -b release=2024q1build
@@ -1041,6 +1043,16 @@ SECRETS: list[Secret] = [
         _join("Zx9kq2Lm", "7Np4Rt6Vc2"),
         "curl https://x.example \\\n  -b 'sid={secret}'",
     ),
+    # Markdown around a label or a value, as agents list credentials in an answer (review7c item 3).
+    Secret("markdown-bold-label", "secret", _join("hunter", "2xMd"), "**Password:** {secret}"),
+    Secret("markdown-bold-key", "secret", _join("Xy7#", "kq9!Mb"), "- **Password**: {secret}"),
+    Secret("markdown-bold-two-words", "secret", _join("Xy7#", "kq9!Mw"), "**DB password:** {secret}"),
+    Secret("markdown-bold-value", "secret", _join("hunter", "2xMv"), "Password: **{secret}**"),
+    Secret("markdown-bold-code-value", "secret", _join("Xy7#", "kq9!Mc"), "**Password**: `{secret}`"),
+    Secret("markdown-underscore-key", "secret", _join("hunter", "2xMu"), "__password__: {secret}"),
+    Secret("markdown-code-key", "secret", _join("hunter", "2xMk"), "`password`: {secret}"),
+    Secret("markdown-next-line-quote", "secret", _join("Tr0ub4", "dor&3Mq"), "password:\n> {secret}"),
+    Secret("sentence-markdown-next-line-item", "secret", _join("Tr0ub4", "dor&3Mi"), "the password is:\n- {secret}"),
     Secret(
         "sentry-dsn",
         "url-credentials",
