@@ -374,13 +374,18 @@ def _after_a_machine(match: re.Match[str]) -> bool:
 
 
 def _starts_an_entry(match: re.Match[str]) -> bool:
-    """Whether a ``default`` starts a ``.netrc`` entry: at its line's start, or after a ``machine`` entry (netrc's
-    ``default`` comes last), not in prose ("this resets the default password policy")."""
-    text, start = match.string, match.start()
-    if not text[text.rfind("\n", 0, start) + 1 : start].strip():
+    """Whether a ``default`` starts a ``.netrc`` entry, not prose ("this resets the default password policy", "our
+    build machine resets the default password daily"): after a ``machine`` entry (netrc's ``default`` comes last),
+    with a ``login``, or giving a value that looks made. A lone word at a line's start is no entry ("default password
+    manager" in a wrapped paragraph)."""
+    before = match.string[max(0, match.start() - 300) : match.start()]
+    if "machine" in before and _MACHINE_ENTRY.search(before) is not None:
         return True
-    before = text[max(0, start - 300) : start]
-    return "machine " in before or "machine\t" in before
+    return "login" in match.group(0) or _looks_made(match.group("value").strip('"'))
+
+
+#: A ``.netrc`` ``machine`` entry: its host, then one of netrc's words (the bare word is in prose: "build machine").
+_MACHINE_ENTRY = _Compiled("_MACHINE_ENTRY", r"\bmachine[ \t]+\S+\s+(?:login|password|account|port|macdef)\b")
 
 
 def _netrc_password(match: re.Match[str]) -> bool:
@@ -402,7 +407,7 @@ _PGPASS = Rule(
     # are checked (``_pgpass_password``). Possessive (``*+``): a field that fails is not tried again shorter, which
     # halves its cost on a log's times (``09:00:01``).
     "secret",
-    r":(?:\d{1,5}|\*):[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:"
+    r":(?P<port>\d{1,5}|\*):[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:"
     r"(?P<value>[^:\\\s]*+(?:\\.[^:\\\s]*+)*+)(?P<rest>[^\r\n]*)",
     (),
     replace=lambda m: _pgpass_password(m),
@@ -448,16 +453,40 @@ def _pgpass_password(match: re.Match[str]) -> str:
             return whole
     elif rest.strip(" \t"):
         return whole
-    is_a_file = "." in host and host.rpartition(".")[2].lower() in _FILE_EXTENSIONS
-    if is_a_file or _PGPASS_HOST.fullmatch(host) is None or not _is_literal(value) or _SHORT_NUMBER.fullmatch(value):
+    if (
+        _a_file(host)
+        or _PGPASS_HOST.fullmatch(host) is None
+        or not _is_literal(value)
+        or _SHORT_NUMBER.fullmatch(value)
+    ):
+        return whole
+    # ``grep -n``'s line number, a log's fields and an everyday last word (``Makefile:12:test:lint:check``,
+    # ``api:8080:GET:users:ok``): a port no Postgres listens on asks for a password that looks made.
+    if match.group("port") not in _POSTGRES_PORTS and not _looks_made(value):
         return whole
     at = match.start("value") - start
     return f"{whole[:at]}[redacted:secret]{whole[at + len(value) :]}"
 
 
+def _a_file(host: str) -> bool:
+    """Whether ``host`` is a file's name: its extension one of a file's, a rotated log's number after it too
+    (``app.log.1``)."""
+    parts = host.lower().split(".")
+    while len(parts) > 2 and parts[-1].isdigit():
+        parts.pop()
+    return len(parts) > 1 and parts[-1] in _FILE_EXTENSIONS
+
+
 #: What ends a file's name, not a host's (``grep -n``'s ``app.log:7:…``).
 _FILE_EXTENSIONS = frozenset(
-    "log txt out err md rst csv json yaml yml toml ini cfg conf xml html sql py js ts tsx jsx go rs rb java c h cpp sh".split()  # noqa: SIM905 (as a list: 30 lines)
+    "log txt out err md rst csv json jsonl yaml yml toml ini cfg conf env lock xml html htm css scss sass less vue "  # noqa: SIM905 (as a list: 20 lines)
+    "svelte php sql py pyi js mjs cjs ts tsx jsx go mod sum rs rb java kt kts scala swift m mm c cc h hpp cpp cs "
+    "sh bash zsh ps1 tf tfvars gradle mk cmake lua pl ex exs erl dart r gz".split()
+)
+#: The ports a ``.pgpass`` line names most (Postgres's, PgBouncer's, Supabase's pooler, DigitalOcean's, CockroachDB's),
+#: and ``*``: a line naming one is read whatever its password looks like.
+_POSTGRES_PORTS = frozenset(
+    ["*", "5432", "5433", "5434", "5435", "5436", "5437", "5438", "5439", "6432", "6543", "25060", "26257"]
 )
 _PGPASS_HOST = _Compiled("_PGPASS_HOST", r"\*|(?:[\w.-]|\\.)*[A-Za-z.](?:[\w.-]|\\.)*")
 

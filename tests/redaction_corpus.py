@@ -329,6 +329,13 @@ a:b:c:d:e
 server.log:120:INFO:werkzeug:Press CTRL+C to quit
 app.log:7:WARNING:root:disk almost full
 notes.txt:12:TODO:fix:parser
+Makefile:12:test:lint:check
+README:3:usage:run:go
+app.log.1:120:INFO:werkzeug:shutdown
+api:8080:GET:users:ok
+Our build machine resets the default password daily
+on this machine the default password expires
+   default password manager
 10:00:01 a 10:00:02 b: exit 1
 host:8080:GET:/api/orders:200
 curl -b cookies.txt -c cookies.txt https://example.com
@@ -1053,6 +1060,16 @@ SECRETS: list[Secret] = [
     Secret("markdown-code-key", "secret", _join("hunter", "2xMk"), "`password`: {secret}"),
     Secret("markdown-next-line-quote", "secret", _join("Tr0ub4", "dor&3Mq"), "password:\n> {secret}"),
     Secret("sentence-markdown-next-line-item", "secret", _join("Tr0ub4", "dor&3Mi"), "the password is:\n- {secret}"),
+    # A .pgpass line on Postgres's port keeps no everyday password; a netrc default entry with a login or after a
+    # machine entry takes any (the prose rules above ask the others for a made value: review7c items 4 and 7).
+    Secret("pgpass-word", "secret", _join("dragon", "fly"), "localhost:5432:app:app:{secret}"),
+    Secret("netrc-default-login", "secret", _join("anon", "ymous"), "default login ftp password {secret}"),
+    Secret(
+        "netrc-default-after-machine",
+        "secret",
+        _join("sun", "flower"),
+        "machine a.example login me password Xy7kq9Lm22Ma\ndefault password {secret}",
+    ),
     Secret(
         "sentry-dsn",
         "url-credentials",
