@@ -1236,7 +1236,7 @@ _ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 #: plural or possessive ("the passwords are", "my password's"), and in Markdown's bold or code ("**password** is").
 _SENTENCE_NOUN = (
     r"(?:pass(?:word|wd|phrase|code)|pwd?|secret|token|(?:api|access|secret|private|auth|admin|master) ?key)"
-    r"(?P<plural>s)?[*`]{0,2}"
+    r"s?[*`]{0,2}"
 )
 #: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
 _BLANK = r"[ \t\u00a0]"
@@ -1294,30 +1294,32 @@ def _sentences(text: str) -> str:
         kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
         if match.group("bare") is not None and not _after_a_verb(lowered, match.start()):
             continue
-        if _looks_made(kept.rstrip("!?")):
+        password = lowered.startswith(_PASSWORD_NAMES, match.start())
+        if _looks_made(kept.rstrip("!?"), password):
             parts += (text[last:start], "[redacted:secret]")
             last = start + len(kept)
-            if match.group("plural") is not None:  # "the passwords are A and B", "A, B and C": each made value
-                last = _listed_values(text, lowered, last, parts)
+            # "the passwords are A and B", "A, B and C", "the password is A or B": each made value
+            last = _listed_values(text, lowered, last, parts, password)
     return "".join(parts) + text[last:] if parts else text
 
 
-#: The next value of a list after a plural noun's first ("the passwords are A and B", "A, B and C", "A / B"): a
-#: closing quote or parenthesis of the one before, ", and", ",", "&" or "/", then the value, quoted or not.
+#: The next value of a list after a noun's first ("the passwords are A and B", "A, B and C", "A / B", "the password is
+#: A or B"): a closing quote or parenthesis of the one before, ", and", ", or", ",", "&" or "/", then the value.
 _LISTED_VALUE = _Compiled(
     "_LISTED_VALUE",
-    rf"[\"'`)]?(?:,?{_BLANK}+(?:and|&){_BLANK}+|{_BLANK}*[,/]{_BLANK}*)"
+    rf"[\"'`)]?(?:,?{_BLANK}+(?:and|or|&){_BLANK}+|{_BLANK}*[,/]{_BLANK}*)"
     r"\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
 )
 
 
-def _listed_values(text: str, lowered: str, last: int, parts: list[str]) -> int:
+def _listed_values(text: str, lowered: str, last: int, parts: list[str], password: bool) -> int:
     """Redact (into ``parts``) each made value listed from ``last`` on, up to the first that is not one ("the
-    passwords are A and B, rotated monthly" keeps "rotated"); where the text is now kept from."""
+    passwords are A and B, rotated monthly" keeps "rotated"); where the text is now kept from. (``password``: the
+    noun is a password's own name, ``_looks_made``.)"""
     while (match := _LISTED_VALUE.match(lowered, last)) is not None:
         start, end = match.span("value")
         kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
-        if not _looks_made(kept.rstrip("!?")):
+        if not _looks_made(kept.rstrip("!?"), password):
             break
         parts += (text[last:start], "[redacted:secret]")
         last = start + len(kept)
@@ -1378,9 +1380,16 @@ def _after_a_verb(lowered: str, at: int) -> bool:
 _PLAIN_SIGNS = frozenset("-_.@/")
 
 
-def _looks_made(value: str) -> bool:
+#: What a password's own name starts with ("password", "passphrase", "pw", "pwd"), not a token's or a key's.
+_PASSWORD_NAMES = ("pass", "pw")
+#: What an algorithm's or an encoding's name is, its number aside: "the password is sha256 hashed" names no password.
+_SCHEMES = frozenset(["sha", "md", "base", "argon", "pbkdf", "utf", "aes", "rsa", "oauth", "ed", "pkcs", "python"])
+
+
+def _looks_made(value: str, password: bool = False) -> bool:
     """A value no sentence writes as a word: six digits or more, letters with digits (eight characters or more, or
-    fewer with both cases or a sign: ``Xy7#kq9!Lm``, ``8f14…``, ``hunter2hunter2``), or eight characters or more of
+    fewer with both cases or a sign: ``Xy7#kq9!Lm``, ``8f14…``, ``hunter2hunter2``; after a ``password``'s own name,
+    six or more, ``hunter2``, ``abc123``, unless an algorithm's name: ``sha256``), or eight characters or more of
     letters and signs. A word (``wrong``, ``expired``, ``Redis``), a short version or number (``v2``, ``3600``), a
     path, an address, a dotted name, code or a placeholder is none; nor is a word in Markdown's emphasis
     (``**required**``, ``*optional*``): its stars are not signs of the value."""
@@ -1398,8 +1407,14 @@ def _looks_made(value: str) -> bool:
     signs = any(not c.isalnum() and c not in _PLAIN_SIGNS for c in value)
     both_cases = any(c.isupper() for c in value) and any(c.islower() for c in value)
     if letters and digits:
-        return len(value) >= 8 or signs or both_cases
+        return len(value) >= 8 or signs or both_cases or (password and _a_weak_password(value))
     return letters and signs and len(value) >= 8
+
+
+def _a_weak_password(value: str) -> bool:
+    """Six letters and digits or more that name no algorithm (``hunter2``, ``abc123``; not ``sha256``, ``base64``): a
+    sentence that gives a password such a value gives a password, a token's or a key's is no word yet."""
+    return len(value) >= 6 and value.isalnum() and value.rstrip("0123456789").lower() not in _SCHEMES
 
 
 # --------------------------------------------------------------------------- secrets named in other words

@@ -313,6 +313,8 @@ The token is 3600 seconds old and the secret is 32 bytes; the api key is set in 
 Log in with your GitHub account, then use the api key from settings.API_KEY.
 The password for bob@example.com is required; the token is GITHUB_TOKEN, the pwd is /home/me/app.
 The token is utf-8 encoded and the password is hashed with argon2id.
+The password is sha256-hashed, the password is base64 encoded, the token is abc123 and the key is oauth2.
+The password is sha256 with a salt; my password is sunshine, the password is v2 of the policy.
 Log in with https://grafana.example.com:3000 as admin.
 The secret is base64-encoded, the token is HS256-signed and k8s-managed, the build is x86_64-only.
 The token is 2024-01-05T10:00:00Z old; the passwords are hashed, the password to the db is in the vault.
@@ -920,6 +922,16 @@ SECRETS: list[Secret] = [
         second=_join("Xq2#", "mm8!Zz"),
     ),
     Secret("sentence-possessive", "secret", _join("Xy7#", "kq9!Ls"), "my password's {secret}"),
+    # A short password in letters and digits after a password's own name; a second value after a singular noun.
+    Secret("sentence-short-password", "secret", _join("hunt", "er2"), "the password is {secret}"),
+    Secret("sentence-short-password-digits", "secret", _join("abc", "123"), "my password was {secret}."),
+    Secret(
+        "sentence-singular-or",
+        "secret",
+        _join("Xy7#", "kq9!Lo"),
+        "the password is {secret} or {second}",
+        second=_join("Ab3$", "zz9!Qo"),
+    ),
     Secret("sentence-parenthesised", "secret", _join("Xy7#", "kq9!Lr"), "the password is ({secret})"),
     Secret("sentence-next-line", "secret", _join("Xy7#", "kq9!Ln"), "the password is\n{secret}\n"),
     Secret("sentence-tab", "secret", _join("Xy7#", "kq9!Lx"), "the password\tis {secret}"),
