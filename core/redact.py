@@ -22,6 +22,7 @@ from __future__ import annotations
 from .redaction import (
     CONTEXT_GATE_BUT_NETRC,
     TOKEN_GATE,
+    WORD_CHARS,
     a_netrc_entry,
     enabled,
     may_name_a_secret_in_english,
@@ -1329,8 +1330,6 @@ def _listed_values(text: str, lowered: str, last: int, parts: list[str], passwor
 #: What a match of ``_SENTENCE_SECRET`` starts with; the second group only names a key ("api key is").
 _SENTENCE_STARTS = ("pass", "pw", "secret", "token", "log", "cred")
 _KEY_STARTS = ("api", "access", "private", "auth", "admin", "master")
-#: What a word holds, to the pattern's ASCII ``\\b``: a start right after one is inside a word, and no match.
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def _sentence_matches(lowered: str) -> list[re.Match[str]]:
@@ -1351,7 +1350,7 @@ def _matches_from(
         while at != -1:
             if (
                 at not in found
-                and (inside_words or not (at and lowered[at - 1] in _WORD_CHARS))
+                and (inside_words or not (at and lowered[at - 1] in WORD_CHARS))
                 and (match := pattern.match(lowered, at)) is not None
             ):
                 found[at] = match

@@ -149,14 +149,18 @@ def _a_link(lowered: str) -> bool:
 _AFTER_A_NOUN = frozenset(" \t\u00a0*`'\u2019")
 
 
+#: What a word holds to an ASCII ``\\b`` in a lowercased text (``str.lower`` leaves no ASCII capital): a noun right
+#: after one is inside a word. The one test of it, here and in ``redact``'s rules.
+WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
 def _a_word(lowered: str, word: str, end: bool = True, after: tuple[str, ...] = ()) -> bool:
-    """Whether ``word`` is in ``lowered`` with no ASCII letter, digit or ``_`` before it (an ASCII ``\\b``), or one
-    of ``after`` right before it, and (``end``) what may follow a noun after it or after its plural's ``s``
+    """Whether ``word`` is in ``lowered`` with no ASCII letter, digit or ``_`` before it (``WORD_CHARS``), or one of
+    ``after`` right before it, and (``end``) what may follow a noun after it or after its plural's ``s``
     (``_AFTER_A_NOUN``)."""
     at = lowered.find(word)
     while at != -1:
-        before = lowered[at - 1] if at else " "
-        if lowered.endswith(after, 0, at) if after else not (before.isascii() and (before.isalnum() or before == "_")):
+        if lowered.endswith(after, 0, at) if after else not (at and lowered[at - 1] in WORD_CHARS):
             ends = at + len(word)
             ends += lowered.startswith("s", ends)
             if not end or lowered[ends : ends + 1] in _AFTER_A_NOUN:
