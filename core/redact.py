@@ -1305,10 +1305,11 @@ def _sentences(text: str) -> str:
 
 
 #: The next value of a list after a noun's first ("the passwords are A and B", "A, B and C", "A / B", "the password is
-#: A or B"): a closing quote or parenthesis of the one before, ", and", ", or", ",", "&" or "/", then the value.
+#: A or B", "les mots de passe sont A et B", "die Passwörter sind A und B"): a closing quote or parenthesis of the one
+#: before, "and", "or" (or their word in the other languages' rule), ",", "&" or "/", then the value.
 _LISTED_VALUE = _Compiled(
     "_LISTED_VALUE",
-    rf"[\"'`)]?(?:,?{_BLANK}+(?:and|or|&){_BLANK}+|{_BLANK}*[,/]{_BLANK}*)"
+    rf"[\"'`)]?(?:,?{_BLANK}+(?:and|or|&|et|ou|und|oder|y|o|e|en|of|и|или){_BLANK}+|{_BLANK}*[,/]{_BLANK}*)"
     r"\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
 )
 
@@ -1419,13 +1420,14 @@ def _a_weak_password(value: str) -> bool:
 # --------------------------------------------------------------------------- secrets named in other words
 
 #: A password's, a token's or a key's name in French, German (compounds too: "Datenbankpasswort"), Spanish,
-#: Portuguese, Italian and Dutch (Russian's below), given its value by a verb ("le mot de passe de la base est …", "das Passwort
-#: lautet …", "la contraseña del servidor es …", "het wachtwoord is …") or a colon ("senha: …", "Mot de passe : …").
+#: Portuguese, Italian and Dutch (Russian's below), plurals too, given its value by a verb ("le mot de passe de la base
+#: est …", "das Passwort lautet …", "la contraseña del servidor es …", "het wachtwoord is …", "les mots de passe sont
+#: …") or a colon ("senha: …", "Mot de passe : …", "mdp : …", "jeton : …").
 _OTHER_NOUN = (
-    r"(?:\b(?:mot de passe|clé (?:d'|de l')?api)|(?:passwort|kennwort)|\b(?:(?:api-?)?schlüssel"
-    r"|contraseña|clave|senha|wachtwoord))"
+    r"(?:\b(?:mots? de passe|clé (?:d'|de l')?api)|(?:passw|kennw)(?:ort|örter)|\b(?:(?:api-?)?schlüssel"
+    r"|(?:contraseña|clave|senha|jeton|mdp|chave|sleutel)s?|wachtwoord(?:en)?|chiave))"
 )
-_OTHER_VERB = r"(?:est|c['\u2019]est|était|ist|lautet|war|es|era|é|è|e'|luidt)"
+_OTHER_VERB = r"(?:est|c['\u2019]est|était|ist|lautet|war|es|era|é|è|e'|luidt|sont|sind|son|são|zijn)"
 #: The blanks between their words: a tab, and the no-break spaces French puts before a colon (U+00A0, U+202F).
 _OTHER_BLANK = r"[ \t\u00a0\u202f]"
 #: Up to five words between a name and its verb ("de la base", "del servidor", "für die Datenbank").
@@ -1437,27 +1439,29 @@ _OTHER_COLON = rf"{_OTHER_BLANK}*[:=]{_OTHER_BLANK}*(?:\r?\n{_OTHER_BLANK}*)?"
 #: What names a secret in other words, each with what gives it its value, matched in a lowercase copy of the text:
 #: the names above (and Dutch's "is", "was"); "token", in every one of those languages, and the Italian "password" by
 #: a verb of theirs alone (a colon after them, "is" or "was" are English's), at most five words of 30 characters after
-#: it (``redaction.SHARED_REACH``); Russian's "пароль", "токен" by a colon or a dash (not "ключ": "подключение" holds
-#: it); the Chinese, Japanese and Korean names by "是", "为", "は", "が", "는", "은" or a colon, blanks or none between
+#: it (``redaction.SHARED_REACH``); Russian's "пароль", "токен", "ключ" (a word of its own: "подключение" holds it)
+#: and their plurals by a colon or a dash; the Chinese, Japanese and Korean names by "是", "为", "は", "が", "는", "은" or a colon, blanks or none between
 #: ("密码是X", "密码：X", "パスワードは X", "비밀번호는 X"); and a user and its password as a pair ("the staging creds are
 #: deploy / …", not "the creds are in /etc/app/…": a path's next piece is no password). A value ends at a blank, a
-#: quote, or a character past U+2000 (a closing quote, a dash, "です"), a currency sign (``€``) aside.
+#: quote, or a character past U+2000 (a closing quote, a dash, "です"), a currency sign (``€``) aside; it may open
+#: with a quote of those languages (``「“«„»‚``: German writes ``»…«`` and ``‚…‘`` too).
 _OTHER_SECRET = _Compiled(
     "_OTHER_SECRET",
     rf"(?:{_OTHER_NOUN}{_OTHER_WORDS}(?:{_OTHER_BLANK}+(?:{_OTHER_VERB}|is|was){_OTHER_AFTER_VERB}|{_OTHER_COLON})"
     rf"|\btoken(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}{_OTHER_VERB}{_OTHER_AFTER_VERB}"
     rf"|\bpassword(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}(?:é|è|était){_OTHER_AFTER_VERB}"
-    r"|\b(?:пароль|токен)(?: +[^\s:=]+){0,4}?(?: *[:=] *| +(?:—|–|-|это) +)"
+    r"|\b(?:парол[ьи]|токены?|ключи?)(?: +[^\s:=]+){0,4}?(?: *[:=] *| +(?:—|–|-|это) +)"
     r"|(?:密码|口令|密钥|秘钥|令牌|パスワード|トークン|api ?キー|비밀번호|암호|패스워드|토큰|api ?키)"
     r"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*)+"
     r"|\bcred(?:ential)?s(?: +[^\s:=/]+){0,3}?(?: +(?:are|were|is)(?: *: *| +)| *: *)[\w.@+-]+ */ *(?![^\s/]*/)"
-    rf")(?P<quote>[\"'`]?)(?:[「“«„]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\u209f\u20d0-\U0010ffff]+)",
+    rf")(?P<quote>[\"'`]?)(?:[「“«„»‚]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\u209f\u20d0-\U0010ffff]+)",
 )
 #: What a match of ``_OTHER_SECRET`` starts with: the pattern is tried only where one is (scanning a text with it
 #: costs as much as every other rule together).
-_OTHER_STARTS = ("mot de passe", "clé", "passwort", "kennwort", "api", "schlüssel", "contraseña", "clave", "senha",
-                 "wachtwoord", "token", "password", "пароль", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード",
-                 "トークン", "비밀번호", "암호", "패스워드", "토큰", "cred")  # fmt: skip
+_OTHER_STARTS = ("mot de passe", "mots de passe", "clé", "passw", "kennw", "api", "schlüssel", "contraseña", "clave",
+                 "senha", "jeton", "mdp", "chave", "chiave", "sleutel", "wachtwoord", "token", "password", "парол",
+                 "токен", "ключ", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "비밀번호", "암호", "패스워드", "토큰",
+                 "cred")  # fmt: skip
 
 
 def _in_other_words(text: str) -> str:
@@ -1475,7 +1479,7 @@ def _in_other_words(text: str) -> str:
         kept = text[start:end].rstrip(_AFTER_A_VALUE)
         if match.start() >= last and _looks_made(kept.rstrip("!?")):
             parts += (text[last:start], "[redacted:secret]")
-            last = start + len(kept)
+            last = _listed_values(text, lowered, start + len(kept), parts, False)
     return "".join(parts) + text[last:] if parts else text
 
 

@@ -170,20 +170,23 @@ def _a_word(lowered: str, word: str, end: bool = True, after: tuple[str, ...] = 
 
 
 #: A secret named in another language (``redact._in_other_words``): its names for a password or a key in a Latin
-#: script, given a value by a verb or a colon ("mot de passe", "Passwort", "Kennwort", "wachtwoord", "clave", "senha";
-#: outside ASCII "contraseña", "clé", "Schlüssel" too); "token" by a verb of those languages alone, and the Italian
-#: "password" by "è" (a colon, "is" or "was" after them are English's); and the names other scripts write, by any
-#: link. A text in ASCII, most texts, pays six substring tests for the names ("tests passed: 3" holds none) and a few
+#: script, given a value by a verb or a colon ("mot de passe", "Passwort", "Kennwort", "wachtwoord", "clave", "senha",
+#: "jeton", "mdp", "chave", "chiave", "sleutel"; outside ASCII "contraseña", "clé", "Schlüssel", "Passwörter" too);
+#: "token" by a verb of those languages alone, and the Italian "password" by "è" (a colon, "is" or "was" after them
+#: are English's); and the names other scripts write, by any link. A text in ASCII, most texts, pays eleven substring
+#: tests for the names ("tests passed: 3" holds none) and a few
 #: for the characters after each "token" (code is full of them); a name outside ASCII is looked for only where its
 #: first character is (a test of one character is a twentieth of one of a word).
-OTHER_NOUNS_ASCII = ("de passe", "passwort", "kennwort", "wachtwoord", "clave", "senha")
-OTHER_VERBS_ASCII = (" est ", " c'est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
+OTHER_NOUNS_ASCII = ("de passe", "passwort", "kennwort", "wachtwoord", "clave", "senha", "jeton", "mdp", "chave", "chiave",
+                     "sleutel")  # fmt: skip
+OTHER_VERBS_ASCII = (" est ", " c'est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ", " sont ",
+                     " sind ", " son ", " zijn ")  # fmt: skip
 OTHER_LINKS_ASCII = (*OTHER_VERBS_ASCII, " is ", " was ", ":", "=")
-ACCENTED_VERBS = (" é ", " è ", " était ", " c\u2019est ")
-OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "contraseña", "clé", "schlüssel")
+ACCENTED_VERBS = (" é ", " è ", " était ", " c\u2019est ", " são ")
+OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "contraseña", "clé", "schlüssel", "passwört", "kennwört")
 OTHER_VERBS = (*OTHER_VERBS_ASCII, *ACCENTED_VERBS)
 OTHER_LINKS = (*OTHER_LINKS_ASCII, *ACCENTED_VERBS)
-SCRIPT_NOUNS = ("пароль", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호",
+SCRIPT_NOUNS = ("пароль", "пароли", "токен", "ключ", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호",
                 "패스워드", "토큰", "키")  # fmt: skip
 #: A user and its password given as a pair ("the staging creds are deploy / Wm4$kR9pLx", "creds: deploy/…").
 PAIR_LINKS = (" are ", " were ", " is ", ":")

@@ -377,6 +377,11 @@ Das Passwort ist „abgelaufen“, bitte neu setzen.
 le mot de passe c'est pas le bon
 der Token ist base64-kodiert, le mot de passe est base64-encodé
 Le mot de passe\u202f: au moins 8 caractères, c'est la règle.
+les mots de passe sont incorrects et expirés
+die Passwörter sind abgelaufen und ungültig
+подключение: ok, ключ: неверный
+le jeton est expiré, mdp : oublié
+a chave é obrigatória; la chiave è sbagliata; de sleutel is verlopen
 """,
 }
 
@@ -1028,6 +1033,30 @@ SECRETS: list[Secret] = [
         _join("Xy7#", "kq9!Lj"),
         '{{"text": "the db password is\\n{secret}"}}',
     ),
+    # German's other quotes, plurals and their lists, and names rules 9 did not know (review7c item 8).
+    Secret("sentence-german-guillemets", "secret", _join("Kx9#", "mPq2Gg"), "das Passwort ist »{secret}«"),
+    Secret("sentence-german-single-quotes", "secret", _join("Kx9#", "mPq2Gs"), "das Passwort ist ‚{secret}‘"),
+    Secret(
+        "sentence-french-plural",
+        "secret",
+        _join("Kx9#", "mPq2Fp"),
+        "les mots de passe sont {secret} et {second}",
+        second=_join("Ab3$", "zz9!Fq"),
+    ),
+    Secret(
+        "sentence-german-plural",
+        "secret",
+        _join("Kx9#", "mPq2Dp"),
+        "die Passwörter sind {secret} und {second}",
+        second=_join("Ab3$", "zz9!Dq"),
+    ),
+    Secret("sentence-russian-key", "secret", _join("Kx9#", "mPq2Rk"), "ключ API: {secret}"),
+    Secret("sentence-russian-plural", "secret", _join("Kx9#", "mPq2Rp"), "пароли: {secret}"),
+    Secret("sentence-french-jeton", "secret", _join("Kx9#", "mPq2Fj"), "le jeton est {secret}"),
+    Secret("sentence-french-mdp", "secret", _join("Kx9#", "mPq2Fm"), "mdp : {secret}"),
+    Secret("sentence-portuguese-chave", "secret", _join("Kx9#", "mPq2Pc"), "a chave da API é {secret}"),
+    Secret("sentence-italian-chiave", "secret", _join("Kx9#", "mPq2Ic"), "la chiave è {secret}"),
+    Secret("sentence-dutch-sleutel", "secret", _join("Kx9#", "mPq2Ns"), "de sleutel is {secret}"),
     Secret("sentence-french-euro", "secret", _join("Kx9#mPq2€", "Lw8Rt5Zq"), "le mot de passe est {secret}"),
     Secret("redis-cli-a-pipe", "cli-credentials", _join("RedisPipe", "Pw0rd8"), "redis-cli -a {secret}|grep x"),
     Secret(
