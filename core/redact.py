@@ -714,11 +714,11 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         # YAML's folded or literal scalar (``password: >-`` or ``|``, then its lines, indented) under a secret's key
-        # (the key's noun is looked for by ``_block_scalar``; its header, YAML's one blank after the colon, is the
+        # (the key's noun is looked for by ``_block_scalar``; its header, a blank or two after the colon, is the
         # needle: code holds ``|`` and ``->`` often, ``: |`` seldom).
         "secret",
-        r": [>|][+-]?[1-9]?[ \t]*\r?\n(?P<body>(?:[ \t]+\S[^\n]*(?:\n|\Z))+)",
-        (": |", ": >"),
+        r": {1,2}[>|][+-]?[1-9]?[ \t]*\r?\n(?P<body>(?:[ \t]+\S[^\n]*(?:\n|\Z))+)",
+        (": |", ": >", ":  |", ":  >"),
         replace=lambda m: _block_scalar(m),
     ),
     # Vault's ``Key  Value`` table, its header and underline (the needle), then its rows to the first blank line.

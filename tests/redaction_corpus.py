@@ -1033,6 +1033,8 @@ SECRETS: list[Secret] = [
         _join("Xy7#", "kq9!Lj"),
         '{{"text": "the db password is\\n{secret}"}}',
     ),
+    # A block scalar's header with two blanks after its colon.
+    Secret("yaml-block-two-blanks", "secret", _join("Xy7kq9", "Lm22Yb"), "password:  |\n  {secret}\nuser: app\n"),
     # German's other quotes, plurals and their lists, and names rules 9 did not know (review7c item 8).
     Secret("sentence-german-guillemets", "secret", _join("Kx9#", "mPq2Gg"), "das Passwort ist »{secret}«"),
     Secret("sentence-german-single-quotes", "secret", _join("Kx9#", "mPq2Gs"), "das Passwort ist ‚{secret}‘"),
