@@ -1126,7 +1126,7 @@ def _assignment(match: re.Match[str]) -> str:
     if (quote and before != quote) or (not quote and before in "\"'" and opening) or not secret_key(key):
         return whole
     line_start = text.rfind("\n", 0, begin) + 1
-    if not _markdown_opened(text[line_start : match.start()], match.group("label"), match.group("bold")):
+    if not _markdown_label(text[line_start:begin], text[line_start : match.start()], match):
         return whole
     config_line = (
         text[match.end() : match.end() + 1] in ("", "\n", "\r")
@@ -1149,10 +1149,18 @@ def _assignment(match: re.Match[str]) -> str:
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
 
 
-def _markdown_opened(label: str, close: str, bold: str | None) -> bool:
-    """Whether the Markdown that closes after a key (``**Password**:``, `` `password`: ``, ``**Password:**``) opened
-    on its line before it: ``password: **kwargs`` or ``password_: x`` in code is no label."""
-    return (not close or close in label) and (bold is None or "**" in label)
+def _markdown_label(before_key: str, before_noun: str, match: re.Match[str]) -> bool:
+    """Whether the Markdown around an assignment's key (the text before it on its line: ``before_key``, and before
+    its noun) is a label's: a code span holds the key alone (`` `password`: ``, not `` `python -c pass`: 25.6``), bold
+    or emphasis that closes after it opened before it (``**DB password**:``; ``password: **kwargs`` is code), and a
+    value on the next line follows a line that is the label alone (``password:`` then ``> …``; "how to validate an
+    id_token:" then ``- http://…`` is prose)."""
+    close, bold, item = match.group("label"), match.group("bold"), match.group("item")
+    if close == "`" and not before_key.endswith("`"):
+        return False
+    if (close and close not in before_noun) or (bold is not None and "**" not in before_noun):
+        return False
+    return item is None or not before_key.strip(" \t*_`->#")
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:

@@ -344,6 +344,8 @@ curl -b cookies.txt -c cookies.txt https://example.com
 curl --cookie "theme=dark" https://example.com
 gh pr create -t "Fix cache" -b "sets max_age=3600s and pins image=node20alpine"
 **Password:** required; **Token**: see the vault; `password`: optional
+It costs 14 ms of CPU (`python -c pass`: 25.6 against 11.2 ms).
+.. _`Bearer Token`: https://tools.ietf.org/html/rfc6750
 def connect(password: **kwargs) -> None: token = *args
 rsync -a -b --backup-dir=/srv/backup2024 src/ dst/
 hugo server -b http://localhost:1313/?v=abc12345
