@@ -479,10 +479,13 @@ def _a_file(host: str) -> bool:
 
 
 #: What ends a file's name, not a host's (``grep -n``'s ``app.log:7:…``).
-_FILE_EXTENSIONS = frozenset(
-    "log txt out err md rst csv json jsonl yaml yml toml ini cfg conf env lock xml html htm css scss sass less vue "  # noqa: SIM905 (as a list: 20 lines)
-    "svelte php sql py pyi js mjs cjs ts tsx jsx go mod sum rs rb java kt kts scala swift m mm c cc h hpp cpp cs "
-    "sh bash zsh ps1 tf tfvars gradle mk cmake lua pl ex exs erl dart r gz".split()
+_FILE_EXTENSIONS = frozenset(  # (words split, not list literals: one a line would take 70 lines)
+    [
+        *"log txt out err md rst csv json jsonl yaml yml toml ini cfg conf env lock xml html".split(),  # noqa: SIM905
+        *"htm css scss sass less vue svelte php sql py pyi js mjs cjs ts tsx jsx go mod sum".split(),  # noqa: SIM905
+        *"rs rb java kt kts scala swift m mm c cc h hpp cpp cs sh bash zsh ps1 tf tfvars".split(),  # noqa: SIM905
+        *"gradle mk cmake lua pl ex exs erl dart r gz".split(),  # noqa: SIM905
+    ]
 )
 #: The ports a ``.pgpass`` line names most (Postgres's, PgBouncer's, Supabase's pooler, DigitalOcean's, CockroachDB's),
 #: and ``*``: a line naming one is read whatever its password looks like.
@@ -924,7 +927,7 @@ _BARE = rf"""{_VALUE_CHAR}+(?:[,;&'](?![\w.-]*[=(]){_VALUE_CHAR}+)*"""
 #: Markdown around a label (``**Password:**``, ``**Password**:``, ``__password__:``, `` `password`: ``): what closes the
 #: emphasis or the code span before the separator, and bold's close after it. Agents write credentials so.
 _LABEL_CLOSE = r"(?:\*{1,2}|_{1,2}|`)?"
-#: A value in Markdown's bold or emphasis (``Password: **Xy7#kq9!Lm**``), a star or an underscore alone inside it.
+#: A value in Markdown's bold or emphasis (``Password: **Xy7#kq9!Lm**``), a star alone inside it.
 _EMPHASISED = r"\*{1,2}(?:[^\s*]|\*(?!\*))+?\*{1,2}(?!\*)"
 #: The value on the next line as a Markdown list item or quote (``password:\n- Xy7#kq9!Lm``, ``password:\n> …``).
 _NEXT_LINE_ITEM = r"(?P<item>[ \t]*\r?\n[ \t]*[-*+>][ \t]+)?"
@@ -937,7 +940,8 @@ _ASSIGNMENT = _Compiled(
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
 _NOUN_SEP = _Compiled(
     "_NOUN_SEP",
-    r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?(?:\*{1,2}|_{1,2}|`)?[ \t]*[:=]",
+    r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?"
+    r"(?:\*{1,2}|_{1,2}|`)?[ \t]*[:=]",
 )
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
 #: (Its first letter is a class, not ``(?i:``: the engine then skips to an ``i`` or a ``w`` as a substring search
@@ -1250,9 +1254,9 @@ _SENTENCE_NOUN = (
 #: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
 _BLANK = r"[ \t\u00a0]"
 #: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were [now|still|…] <value>" (the
-#: value may start the next line, after a JSON string's escaped ``\n`` too, as a Markdown list item or quote), "my password's <value>", "<noun>
-#: for|of|on|to <words>: <value>", or the noun and its value alone (after "use", "enter", …: ``_after_a_verb``). A
-#: word between the noun and its verb does not end a sentence (``.``, ``,``).
+#: value may start the next line, after a JSON string's escaped ``\n`` too, as a Markdown list item or quote), "my
+#: password's <value>", "<noun> for|of|on|to <words>: <value>", or the noun and its value alone (after "use", "enter",
+#: …: ``_after_a_verb``). A word between the noun and its verb does not end a sentence (``.``, ``,``).
 _SENTENCE_WORD = r"[^\s:=]*[^\s:=.,;!?]"
 #: The first of the words between a noun and its verb: a preposition or a person ("the password to the db is", "the
 #: password we use is"); "the password hashing algorithm is now Argon2id" names no password's value.
@@ -1448,8 +1452,8 @@ _OTHER_COLON = rf"{_OTHER_BLANK}*[:=]{_OTHER_BLANK}*(?:\r?\n{_OTHER_BLANK}*)?"
 #: the names above (and Dutch's "is", "was"); "token", in every one of those languages, and the Italian "password" by
 #: a verb of theirs alone (a colon after them, "is" or "was" are English's), at most five words of 30 characters after
 #: it (``redaction.SHARED_REACH``); Russian's "пароль", "токен", "ключ" (a word of its own: "подключение" holds it)
-#: and their plurals by a colon or a dash; the Chinese, Japanese and Korean names by "是", "为", "は", "が", "는", "은" or a colon, blanks or none between
-#: ("密码是X", "密码：X", "パスワードは X", "비밀번호는 X"); and a user and its password as a pair ("the staging creds are
+#: and their plurals by a colon or a dash; the Chinese, Japanese and Korean names by "是", "为", "は", "が", "는", "은"
+#: or a colon, blanks or none between ("密码是X", "密码：X", "パスワードは X", "비밀번호는 X"); and a user and its password as a pair ("the staging creds are
 #: deploy / …", not "the creds are in /etc/app/…": a path's next piece is no password). A value ends at a blank, a
 #: quote, or a character past U+2000 (a closing quote, a dash, "です"), a currency sign (``€``) aside; it may open
 #: with a quote of those languages (``「“«„»‚``: German writes ``»…«`` and ``‚…‘`` too).

@@ -149,7 +149,7 @@ def _a_link(lowered: str) -> bool:
 _AFTER_A_NOUN = frozenset(" \t\u00a0*`'\u2019")
 
 
-#: What a word holds to an ASCII ``\\b`` in a lowercased text (``str.lower`` leaves no ASCII capital): a noun right
+#: What a word holds to an ASCII ``\b`` in a lowercased text (``str.lower`` leaves no ASCII capital): a noun right
 #: after one is inside a word. The one test of it, here and in ``redact``'s rules.
 WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
