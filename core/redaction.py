@@ -186,7 +186,7 @@ ACCENTED_VERBS = (" é ", " è ", " était ", " c\u2019est ", " são ")
 OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "contraseña", "clé", "schlüssel", "passwört", "kennwört")
 OTHER_VERBS = (*OTHER_VERBS_ASCII, *ACCENTED_VERBS)
 OTHER_LINKS = (*OTHER_LINKS_ASCII, *ACCENTED_VERBS)
-SCRIPT_NOUNS = ("пароль", "пароли", "токен", "ключ", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호",
+SCRIPT_NOUNS = ("пароль", "пароли", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호",
                 "패스워드", "토큰", "키")  # fmt: skip
 #: A user and its password given as a pair ("the staging creds are deploy / Wm4$kR9pLx", "creds: deploy/…").
 PAIR_LINKS = (" are ", " were ", " is ", ":")
@@ -201,10 +201,22 @@ def may_name_a_secret_in_other_words(lowered: str) -> bool:
         return _named(lowered, OTHER_NOUNS_ASCII, OTHER_LINKS_ASCII) or _verb_after(lowered, "token", OTHER_VERBS_ASCII)
     return (
         any(noun[0] in lowered and noun in lowered for noun in SCRIPT_NOUNS)
+        or _starts_a_word(lowered, "ключ")
         or _named(lowered, OTHER_NOUNS, OTHER_LINKS)
         or _verb_after(lowered, "token", OTHER_VERBS)
         or _verb_after(lowered, "password", ACCENTED_VERBS)
     )
+
+
+def _starts_a_word(lowered: str, noun: str) -> bool:
+    """Whether ``noun`` starts a word of ``lowered``: Russian's "ключ" (a key) is inside "подключение" (a connection),
+    in many an error a failed command prints, which would load the rules for nothing."""
+    at = lowered.find(noun)
+    while at != -1:
+        if not (at and lowered[at - 1].isalnum()):
+            return True
+        at = lowered.find(noun, at + 1)
+    return False
 
 
 #: The blanks the rule reads as a space around a verb: a tab, a line's end (the value on the next line), and the
