@@ -1470,10 +1470,10 @@ _OTHER_SECRET = _Compiled(
 )
 #: What a match of ``_OTHER_SECRET`` starts with: the pattern is tried only where one is (scanning a text with it
 #: costs as much as every other rule together).
-_OTHER_STARTS = ("mot de passe", "mots de passe", "clé", "passw", "kennw", "api", "schlüssel", "contraseña", "clave",
-                 "senha", "jeton", "mdp", "chave", "chiave", "sleutel", "wachtwoord", "token", "password", "парол",
-                 "токен", "ключ", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "비밀번호", "암호", "패스워드", "토큰",
-                 "cred")  # fmt: skip
+_OTHER_STARTS = ("mot de passe", "mots de passe", "clé", "passwort", "passwört", "kennwort", "kennwört", "api",
+                 "schlüssel", "contraseña", "clave", "senha", "jeton", "mdp", "chave", "chiave", "sleutel", "wachtwoord",
+                 "token", "password", "парол", "токен", "ключ", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン",
+                 "비밀번호", "암호", "패스워드", "토큰", "cred")  # fmt: skip
 
 
 def _in_other_words(text: str) -> str:
