@@ -22,6 +22,7 @@ from __future__ import annotations
 from .redaction import (
     CONTEXT_GATE_BUT_NETRC,
     TOKEN_GATE,
+    WORD_CHARS,
     a_netrc_entry,
     enabled,
     may_name_a_secret_in_english,
@@ -374,13 +375,18 @@ def _after_a_machine(match: re.Match[str]) -> bool:
 
 
 def _starts_an_entry(match: re.Match[str]) -> bool:
-    """Whether a ``default`` starts a ``.netrc`` entry: at its line's start, or after a ``machine`` entry (netrc's
-    ``default`` comes last), not in prose ("this resets the default password policy")."""
-    text, start = match.string, match.start()
-    if not text[text.rfind("\n", 0, start) + 1 : start].strip():
+    """Whether a ``default`` starts a ``.netrc`` entry, not prose ("this resets the default password policy", "our
+    build machine resets the default password daily"): after a ``machine`` entry (netrc's ``default`` comes last),
+    with a ``login``, or giving a value that looks made. A lone word at a line's start is no entry ("default password
+    manager" in a wrapped paragraph)."""
+    before = match.string[max(0, match.start() - 300) : match.start()]
+    if "machine" in before and _MACHINE_ENTRY.search(before) is not None:
         return True
-    before = text[max(0, start - 300) : start]
-    return "machine " in before or "machine\t" in before
+    return "login" in match.group(0) or _looks_made(match.group("value").strip('"'))
+
+
+#: A ``.netrc`` ``machine`` entry: its host, then one of netrc's words (the bare word is in prose: "build machine").
+_MACHINE_ENTRY = _Compiled("_MACHINE_ENTRY", r"\bmachine[ \t]+\S+\s+(?:login|password|account|port|macdef)\b")
 
 
 def _netrc_password(match: re.Match[str]) -> bool:
@@ -402,7 +408,7 @@ _PGPASS = Rule(
     # are checked (``_pgpass_password``). Possessive (``*+``): a field that fails is not tried again shorter, which
     # halves its cost on a log's times (``09:00:01``).
     "secret",
-    r":(?:\d{1,5}|\*):[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:"
+    r":(?P<port>\d{1,5}|\*):[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:[^:\s\\]*+(?:\\.[^:\s\\]*+)*+:"
     r"(?P<value>[^:\\\s]*+(?:\\.[^:\\\s]*+)*+)(?P<rest>[^\r\n]*)",
     (),
     replace=lambda m: _pgpass_password(m),
@@ -448,16 +454,43 @@ def _pgpass_password(match: re.Match[str]) -> str:
             return whole
     elif rest.strip(" \t"):
         return whole
-    is_a_file = "." in host and host.rpartition(".")[2].lower() in _FILE_EXTENSIONS
-    if is_a_file or _PGPASS_HOST.fullmatch(host) is None or not _is_literal(value) or _SHORT_NUMBER.fullmatch(value):
+    if (
+        _a_file(host)
+        or _PGPASS_HOST.fullmatch(host) is None
+        or not _is_literal(value)
+        or _SHORT_NUMBER.fullmatch(value)
+    ):
+        return whole
+    # ``grep -n``'s line number, a log's fields and an everyday last word (``Makefile:12:test:lint:check``,
+    # ``api:8080:GET:users:ok``): a port no Postgres listens on asks for a password that looks made.
+    if match.group("port") not in _POSTGRES_PORTS and not _looks_made(value):
         return whole
     at = match.start("value") - start
     return f"{whole[:at]}[redacted:secret]{whole[at + len(value) :]}"
 
 
+def _a_file(host: str) -> bool:
+    """Whether ``host`` is a file's name: its extension one of a file's, a rotated log's number after it too
+    (``app.log.1``)."""
+    parts = host.lower().split(".")
+    while len(parts) > 2 and parts[-1].isdigit():
+        parts.pop()
+    return len(parts) > 1 and parts[-1] in _FILE_EXTENSIONS
+
+
 #: What ends a file's name, not a host's (``grep -n``'s ``app.log:7:…``).
-_FILE_EXTENSIONS = frozenset(
-    "log txt out err md rst csv json yaml yml toml ini cfg conf xml html sql py js ts tsx jsx go rs rb java c h cpp sh".split()  # noqa: SIM905 (as a list: 30 lines)
+_FILE_EXTENSIONS = frozenset(  # (words split, not list literals: one a line would take 70 lines)
+    [
+        *"log txt out err md rst csv json jsonl yaml yml toml ini cfg conf env lock xml html".split(),  # noqa: SIM905
+        *"htm css scss sass less vue svelte php sql py pyi js mjs cjs ts tsx jsx go mod sum".split(),  # noqa: SIM905
+        *"rs rb java kt kts scala swift m mm c cc h hpp cpp cs sh bash zsh ps1 tf tfvars".split(),  # noqa: SIM905
+        *"gradle mk cmake lua pl ex exs erl dart r gz".split(),  # noqa: SIM905
+    ]
+)
+#: The ports a ``.pgpass`` line names most (Postgres's, PgBouncer's, Supabase's pooler, DigitalOcean's, CockroachDB's),
+#: and ``*``: a line naming one is read whatever its password looks like.
+_POSTGRES_PORTS = frozenset(
+    ["*", "5432", "5433", "5434", "5435", "5436", "5437", "5438", "5439", "6432", "6543", "25060", "26257"]
 )
 _PGPASS_HOST = _Compiled("_PGPASS_HOST", r"\*|(?:[\w.-]|\\.)*[A-Za-z.](?:[\w.-]|\\.)*")
 
@@ -684,11 +717,11 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         # YAML's folded or literal scalar (``password: >-`` or ``|``, then its lines, indented) under a secret's key
-        # (the key's noun is looked for by ``_block_scalar``; its header, YAML's one blank after the colon, is the
+        # (the key's noun is looked for by ``_block_scalar``; its header, a blank or two after the colon, is the
         # needle: code holds ``|`` and ``->`` often, ``: |`` seldom).
         "secret",
-        r": [>|][+-]?[1-9]?[ \t]*\r?\n(?P<body>(?:[ \t]+\S[^\n]*(?:\n|\Z))+)",
-        (": |", ": >"),
+        r": {1,2}[>|][+-]?[1-9]?[ \t]*\r?\n(?P<body>(?:[ \t]+\S[^\n]*(?:\n|\Z))+)",
+        (": |", ": >", ":  |", ":  >"),
         replace=lambda m: _block_scalar(m),
     ),
     # Vault's ``Key  Value`` table, its header and underline (the needle), then its rows to the first blank line.
@@ -891,15 +924,24 @@ _VALUE_CHAR = r"""[^\s"'`,;&)\]}]"""
 #: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
 #: Over-redacting a few characters of a shell line beats leaking a password's tail.
 _BARE = rf"""{_VALUE_CHAR}+(?:[,;&'](?![\w.-]*[=(]){_VALUE_CHAR}+)*"""
+#: Markdown around a label (``**Password:**``, ``**Password**:``, ``__password__:``, `` `password`: ``): what closes the
+#: emphasis or the code span before the separator, and bold's close after it. Agents write credentials so.
+_LABEL_CLOSE = r"(?:\*{1,2}|_{1,2}|`)?"
+#: A value in Markdown's bold or emphasis (``Password: **Xy7#kq9!Lm**``), a star alone inside it.
+_EMPHASISED = r"\*{1,2}(?:[^\s*]|\*(?!\*))+?\*{1,2}(?!\*)"
+#: The value on the next line as a Markdown list item or quote (``password:\n- Xy7#kq9!Lm``, ``password:\n> …``).
+_NEXT_LINE_ITEM = r"(?P<item>[ \t]*\r?\n[ \t]*[-*+>][ \t]+)?"
 _ASSIGNMENT = _Compiled(
     "_ASSIGNMENT",
-    rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?"
+    rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?(?P<label>{_LABEL_CLOSE})"
     rf"(?P<sep>[ \t]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
-    rf"(?P<value>{_QUOTED}|{_BARE})",
+    rf"(?P<bold>\*\*(?=\s)[ \t]*)?{_NEXT_LINE_ITEM}(?P<value>{_QUOTED}|{_EMPHASISED}|{_BARE})",
 )
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
 _NOUN_SEP = _Compiled(
-    "_NOUN_SEP", r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?[ \t]*[:=]"
+    "_NOUN_SEP",
+    r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?"
+    r"(?:\*{1,2}|_{1,2}|`)?[ \t]*[:=]",
 )
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
 #: (Its first letter is a class, not ``(?i:``: the engine then skips to an ``i`` or a ``w`` as a substring search
@@ -1088,17 +1130,41 @@ def _assignment(match: re.Match[str]) -> str:
     if (quote and before != quote) or (not quote and before in "\"'" and opening) or not secret_key(key):
         return whole
     line_start = text.rfind("\n", 0, begin) + 1
+    if not _markdown_label(text[line_start:begin], text[line_start : match.start()], match):
+        return whole
     config_line = (
         text[match.end() : match.end() + 1] in ("", "\n", "\r")
-        and text[line_start:begin].strip() in _CONFIG_PREFIXES
+        and text[line_start:begin].strip(" \t*_`") in _CONFIG_PREFIXES
         and (sep == "=" or sep.strip() == ":")
     ) or _command_environment(text, begin, key, sep, match.end())
     annotation = re.match(r"[ \t]*[|=\[]", text[match.end() : match.end() + 8]) is not None  # ``key: A | B``
     if "r" in opening.lower():  # a raw string is a regular expression, not a password
         return whole
-    if not (_quoted_secret(contents, key) if opening else not annotation and _bare_literal(value, key, config_line)):
+    if value[:1] == "*":  # Markdown's emphasis (``Password: **Xy7#kq9!Lm**``): its word is read as a bare one
+        opening, closing = value[: len(value) - len(value.lstrip("*"))], value[len(value.rstrip("*")) :]
+        contents = value[len(opening) : len(value) - len(closing)]
+        secret = _bare_literal(contents, key, config_line)
+    elif opening:
+        secret = _quoted_secret(contents, key)
+    else:
+        secret = not annotation and _bare_literal(value, key, config_line)
+    if not secret:
         return whole
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
+
+
+def _markdown_label(before_key: str, before_noun: str, match: re.Match[str]) -> bool:
+    """Whether the Markdown around an assignment's key (the text before it on its line: ``before_key``, and before
+    its noun) is a label's: a code span holds the key alone (`` `password`: ``, not `` `python -c pass`: 25.6``), bold
+    or emphasis that closes after it opened before it (``**DB password**:``; ``password: **kwargs`` is code), and a
+    value on the next line follows a line that is the label alone (``password:`` then ``> …``; "how to validate an
+    id_token:" then ``- http://…`` is prose)."""
+    close, bold, item = match.group("label"), match.group("bold"), match.group("item")
+    if close == "`" and not before_key.endswith("`"):
+        return False
+    if (close and close not in before_noun) or (bold is not None and "**" not in before_noun):
+        return False
+    return item is None or not before_key.strip(" \t*_`->#")
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:
@@ -1183,14 +1249,14 @@ _ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
 #: plural or possessive ("the passwords are", "my password's"), and in Markdown's bold or code ("**password** is").
 _SENTENCE_NOUN = (
     r"(?:pass(?:word|wd|phrase|code)|pwd?|secret|token|(?:api|access|secret|private|auth|admin|master) ?key)"
-    r"(?P<plural>s)?[*`]{0,2}"
+    r"s?[*`]{0,2}"
 )
 #: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
 _BLANK = r"[ \t\u00a0]"
 #: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were [now|still|…] <value>" (the
-#: value may start the next line, after a JSON string's escaped ``\n`` too), "my password's <value>", "<noun>
-#: for|of|on|to <words>: <value>", or the noun and its value alone (after "use", "enter", …: ``_after_a_verb``). A
-#: word between the noun and its verb does not end a sentence (``.``, ``,``).
+#: value may start the next line, after a JSON string's escaped ``\n`` too, as a Markdown list item or quote), "my
+#: password's <value>", "<noun> for|of|on|to <words>: <value>", or the noun and its value alone (after "use", "enter",
+#: …: ``_after_a_verb``). A word between the noun and its verb does not end a sentence (``.``, ``,``).
 _SENTENCE_WORD = r"[^\s:=]*[^\s:=.,;!?]"
 #: The first of the words between a noun and its verb: a preposition or a person ("the password to the db is", "the
 #: password we use is"); "the password hashing algorithm is now Argon2id" names no password's value.
@@ -1198,7 +1264,7 @@ _SENTENCE_BETWEEN = r"(?:for|of|on|to|in|at|from|that|which|we|you|i|they)\b"
 _SENTENCE_LINK = (
     rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were)"
     rf"(?:{_BLANK}+(?:now|still|just|set{_BLANK}+to|changed{_BLANK}+to))?"
-    rf"(?:{_BLANK}*:?{_BLANK}*(?:\r?\n|(?:\\r)?\\n){_BLANK}*|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
+    rf"(?:{_BLANK}*:?{_BLANK}*(?:\r?\n|(?:\\r)?\\n){_BLANK}*(?:[-*+>]{_BLANK}+)?|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
     rf"|['\u2019]s{_BLANK}+"
     rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
     r"|(?P<bare> +)"
@@ -1241,30 +1307,33 @@ def _sentences(text: str) -> str:
         kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
         if match.group("bare") is not None and not _after_a_verb(lowered, match.start()):
             continue
-        if _looks_made(kept.rstrip("!?")):
+        password = lowered.startswith(_PASSWORD_NAMES, match.start())
+        if _looks_made(kept.rstrip("!?"), password):
             parts += (text[last:start], "[redacted:secret]")
             last = start + len(kept)
-            if match.group("plural") is not None:  # "the passwords are A and B", "A, B and C": each made value
-                last = _listed_values(text, lowered, last, parts)
+            # "the passwords are A and B", "A, B and C", "the password is A or B": each made value
+            last = _listed_values(text, lowered, last, parts, password)
     return "".join(parts) + text[last:] if parts else text
 
 
-#: The next value of a list after a plural noun's first ("the passwords are A and B", "A, B and C", "A / B"): a
-#: closing quote or parenthesis of the one before, ", and", ",", "&" or "/", then the value, quoted or not.
+#: The next value of a list after a noun's first ("the passwords are A and B", "A, B and C", "A / B", "the password is
+#: A or B", "les mots de passe sont A et B", "die Passwörter sind A und B"): a closing quote or parenthesis of the one
+#: before, "and", "or" (or their word in the other languages' rule), ",", "&" or "/", then the value.
 _LISTED_VALUE = _Compiled(
     "_LISTED_VALUE",
-    rf"[\"'`)]?(?:,?{_BLANK}+(?:and|&){_BLANK}+|{_BLANK}*[,/]{_BLANK}*)"
+    rf"[\"'`)]?(?:,?{_BLANK}+(?:and|or|&|et|ou|und|oder|y|o|e|en|of|и|или){_BLANK}+|{_BLANK}*[,/]{_BLANK}*)"
     r"\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
 )
 
 
-def _listed_values(text: str, lowered: str, last: int, parts: list[str]) -> int:
+def _listed_values(text: str, lowered: str, last: int, parts: list[str], password: bool) -> int:
     """Redact (into ``parts``) each made value listed from ``last`` on, up to the first that is not one ("the
-    passwords are A and B, rotated monthly" keeps "rotated"); where the text is now kept from."""
+    passwords are A and B, rotated monthly" keeps "rotated"); where the text is now kept from. (``password``: the
+    noun is a password's own name, ``_looks_made``.)"""
     while (match := _LISTED_VALUE.match(lowered, last)) is not None:
         start, end = match.span("value")
         kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
-        if not _looks_made(kept.rstrip("!?")):
+        if not _looks_made(kept.rstrip("!?"), password):
             break
         parts += (text[last:start], "[redacted:secret]")
         last = start + len(kept)
@@ -1274,8 +1343,6 @@ def _listed_values(text: str, lowered: str, last: int, parts: list[str]) -> int:
 #: What a match of ``_SENTENCE_SECRET`` starts with; the second group only names a key ("api key is").
 _SENTENCE_STARTS = ("pass", "pw", "secret", "token", "log", "cred")
 _KEY_STARTS = ("api", "access", "private", "auth", "admin", "master")
-#: What a word holds, to the pattern's ASCII ``\\b``: a start right after one is inside a word, and no match.
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def _sentence_matches(lowered: str) -> list[re.Match[str]]:
@@ -1296,7 +1363,7 @@ def _matches_from(
         while at != -1:
             if (
                 at not in found
-                and (inside_words or not (at and lowered[at - 1] in _WORD_CHARS))
+                and (inside_words or not (at and lowered[at - 1] in WORD_CHARS))
                 and (match := pattern.match(lowered, at)) is not None
             ):
                 found[at] = match
@@ -1325,9 +1392,16 @@ def _after_a_verb(lowered: str, at: int) -> bool:
 _PLAIN_SIGNS = frozenset("-_.@/")
 
 
-def _looks_made(value: str) -> bool:
+#: What a password's own name starts with ("password", "passphrase", "pw", "pwd"), not a token's or a key's.
+_PASSWORD_NAMES = ("pass", "pw")
+#: What an algorithm's or an encoding's name is, its number aside: "the password is sha256 hashed" names no password.
+_SCHEMES = frozenset(["sha", "md", "base", "argon", "pbkdf", "utf", "aes", "rsa", "oauth", "ed", "pkcs", "python"])
+
+
+def _looks_made(value: str, password: bool = False) -> bool:
     """A value no sentence writes as a word: six digits or more, letters with digits (eight characters or more, or
-    fewer with both cases or a sign: ``Xy7#kq9!Lm``, ``8f14…``, ``hunter2hunter2``), or eight characters or more of
+    fewer with both cases or a sign: ``Xy7#kq9!Lm``, ``8f14…``, ``hunter2hunter2``; after a ``password``'s own name,
+    six or more, ``hunter2``, ``abc123``, unless an algorithm's name: ``sha256``), or eight characters or more of
     letters and signs. A word (``wrong``, ``expired``, ``Redis``), a short version or number (``v2``, ``3600``), a
     path, an address, a dotted name, code or a placeholder is none; nor is a word in Markdown's emphasis
     (``**required**``, ``*optional*``): its stars are not signs of the value."""
@@ -1345,20 +1419,27 @@ def _looks_made(value: str) -> bool:
     signs = any(not c.isalnum() and c not in _PLAIN_SIGNS for c in value)
     both_cases = any(c.isupper() for c in value) and any(c.islower() for c in value)
     if letters and digits:
-        return len(value) >= 8 or signs or both_cases
+        return len(value) >= 8 or signs or both_cases or (password and _a_weak_password(value))
     return letters and signs and len(value) >= 8
+
+
+def _a_weak_password(value: str) -> bool:
+    """Six letters and digits or more that name no algorithm (``hunter2``, ``abc123``; not ``sha256``, ``base64``): a
+    sentence that gives a password such a value gives a password, a token's or a key's is no word yet."""
+    return len(value) >= 6 and value.isalnum() and value.rstrip("0123456789").lower() not in _SCHEMES
 
 
 # --------------------------------------------------------------------------- secrets named in other words
 
 #: A password's, a token's or a key's name in French, German (compounds too: "Datenbankpasswort"), Spanish,
-#: Portuguese, Italian and Dutch (Russian's below), given its value by a verb ("le mot de passe de la base est …", "das Passwort
-#: lautet …", "la contraseña del servidor es …", "het wachtwoord is …") or a colon ("senha: …", "Mot de passe : …").
+#: Portuguese, Italian and Dutch (Russian's below), plurals too, given its value by a verb ("le mot de passe de la base
+#: est …", "das Passwort lautet …", "la contraseña del servidor es …", "het wachtwoord is …", "les mots de passe sont
+#: …") or a colon ("senha: …", "Mot de passe : …", "mdp : …", "jeton : …").
 _OTHER_NOUN = (
-    r"(?:\b(?:mot de passe|clé (?:d'|de l')?api)|(?:passwort|kennwort)|\b(?:(?:api-?)?schlüssel"
-    r"|contraseña|clave|senha|wachtwoord))"
+    r"(?:\b(?:mots? de passe|clé (?:d'|de l')?api)|(?:passw|kennw)(?:ort|örter)|\b(?:(?:api-?)?schlüssel"
+    r"|(?:contraseña|clave|senha|jeton|mdp|chave|sleutel)s?|wachtwoord(?:en)?|chiave))"
 )
-_OTHER_VERB = r"(?:est|c['\u2019]est|était|ist|lautet|war|es|era|é|è|e'|luidt)"
+_OTHER_VERB = r"(?:est|c['\u2019]est|était|ist|lautet|war|es|era|é|è|e'|luidt|sont|sind|son|são|zijn)"
 #: The blanks between their words: a tab, and the no-break spaces French puts before a colon (U+00A0, U+202F).
 _OTHER_BLANK = r"[ \t\u00a0\u202f]"
 #: Up to five words between a name and its verb ("de la base", "del servidor", "für die Datenbank").
@@ -1370,27 +1451,29 @@ _OTHER_COLON = rf"{_OTHER_BLANK}*[:=]{_OTHER_BLANK}*(?:\r?\n{_OTHER_BLANK}*)?"
 #: What names a secret in other words, each with what gives it its value, matched in a lowercase copy of the text:
 #: the names above (and Dutch's "is", "was"); "token", in every one of those languages, and the Italian "password" by
 #: a verb of theirs alone (a colon after them, "is" or "was" are English's), at most five words of 30 characters after
-#: it (``redaction.SHARED_REACH``); Russian's "пароль", "токен" by a colon or a dash (not "ключ": "подключение" holds
-#: it); the Chinese, Japanese and Korean names by "是", "为", "は", "が", "는", "은" or a colon, blanks or none between
-#: ("密码是X", "密码：X", "パスワードは X", "비밀번호는 X"); and a user and its password as a pair ("the staging creds are
+#: it (``redaction.SHARED_REACH``); Russian's "пароль", "токен", "ключ" (a word of its own: "подключение" holds it)
+#: and their plurals by a colon or a dash; the Chinese, Japanese and Korean names by "是", "为", "は", "が", "는", "은"
+#: or a colon, blanks or none between ("密码是X", "密码：X", "パスワードは X", "비밀번호는 X"); and a user and its password as a pair ("the staging creds are
 #: deploy / …", not "the creds are in /etc/app/…": a path's next piece is no password). A value ends at a blank, a
-#: quote, or a character past U+2000 (a closing quote, a dash, "です"), a currency sign (``€``) aside.
+#: quote, or a character past U+2000 (a closing quote, a dash, "です"), a currency sign (``€``) aside; it may open
+#: with a quote of those languages (``「“«„»‚``: German writes ``»…«`` and ``‚…‘`` too).
 _OTHER_SECRET = _Compiled(
     "_OTHER_SECRET",
     rf"(?:{_OTHER_NOUN}{_OTHER_WORDS}(?:{_OTHER_BLANK}+(?:{_OTHER_VERB}|is|was){_OTHER_AFTER_VERB}|{_OTHER_COLON})"
     rf"|\btoken(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}{_OTHER_VERB}{_OTHER_AFTER_VERB}"
     rf"|\bpassword(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}(?:é|è|était){_OTHER_AFTER_VERB}"
-    r"|\b(?:пароль|токен)(?: +[^\s:=]+){0,4}?(?: *[:=] *| +(?:—|–|-|это) +)"
+    r"|\b(?:парол[ьи]|токены?|ключи?)(?: +[^\s:=]+){0,4}?(?: *[:=] *| +(?:—|–|-|это) +)"
     r"|(?:密码|口令|密钥|秘钥|令牌|パスワード|トークン|api ?キー|비밀번호|암호|패스워드|토큰|api ?키)"
     r"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*)+"
     r"|\bcred(?:ential)?s(?: +[^\s:=/]+){0,3}?(?: +(?:are|were|is)(?: *: *| +)| *: *)[\w.@+-]+ */ *(?![^\s/]*/)"
-    rf")(?P<quote>[\"'`]?)(?:[「“«„]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\u209f\u20d0-\U0010ffff]+)",
+    rf")(?P<quote>[\"'`]?)(?:[「“«„»‚]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\u209f\u20d0-\U0010ffff]+)",
 )
 #: What a match of ``_OTHER_SECRET`` starts with: the pattern is tried only where one is (scanning a text with it
 #: costs as much as every other rule together).
-_OTHER_STARTS = ("mot de passe", "clé", "passwort", "kennwort", "api", "schlüssel", "contraseña", "clave", "senha",
-                 "wachtwoord", "token", "password", "пароль", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード",
-                 "トークン", "비밀번호", "암호", "패스워드", "토큰", "cred")  # fmt: skip
+_OTHER_STARTS = ("mot de passe", "mots de passe", "clé", "passwort", "passwört", "kennwort", "kennwört", "api",
+                 "schlüssel", "contraseña", "clave", "senha", "jeton", "mdp", "chave", "chiave", "sleutel", "wachtwoord",
+                 "token", "password", "парол", "токен", "ключ", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン",
+                 "비밀번호", "암호", "패스워드", "토큰", "cred")  # fmt: skip
 
 
 def _in_other_words(text: str) -> str:
@@ -1408,7 +1491,7 @@ def _in_other_words(text: str) -> str:
         kept = text[start:end].rstrip(_AFTER_A_VALUE)
         if match.start() >= last and _looks_made(kept.rstrip("!?")):
             parts += (text[last:start], "[redacted:secret]")
-            last = start + len(kept)
+            last = _listed_values(text, lowered, start + len(kept), parts, False)
     return "".join(parts) + text[last:] if parts else text
 
 

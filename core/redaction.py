@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import config
 
 #: Bumped whenever the rules (``redact``) change, so an index redacted by older rules is rebuilt.
-RULES_VERSION = 9
+RULES_VERSION = 10
 
 
 def enabled() -> bool:
@@ -149,14 +149,18 @@ def _a_link(lowered: str) -> bool:
 _AFTER_A_NOUN = frozenset(" \t\u00a0*`'\u2019")
 
 
+#: What a word holds to an ASCII ``\b`` in a lowercased text (``str.lower`` leaves no ASCII capital): a noun right
+#: after one is inside a word. The one test of it, here and in ``redact``'s rules.
+WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
 def _a_word(lowered: str, word: str, end: bool = True, after: tuple[str, ...] = ()) -> bool:
-    """Whether ``word`` is in ``lowered`` with no ASCII letter, digit or ``_`` before it (an ASCII ``\\b``), or one
-    of ``after`` right before it, and (``end``) what may follow a noun after it or after its plural's ``s``
+    """Whether ``word`` is in ``lowered`` with no ASCII letter, digit or ``_`` before it (``WORD_CHARS``), or one of
+    ``after`` right before it, and (``end``) what may follow a noun after it or after its plural's ``s``
     (``_AFTER_A_NOUN``)."""
     at = lowered.find(word)
     while at != -1:
-        before = lowered[at - 1] if at else " "
-        if lowered.endswith(after, 0, at) if after else not (before.isascii() and (before.isalnum() or before == "_")):
+        if lowered.endswith(after, 0, at) if after else not (at and lowered[at - 1] in WORD_CHARS):
             ends = at + len(word)
             ends += lowered.startswith("s", ends)
             if not end or lowered[ends : ends + 1] in _AFTER_A_NOUN:
@@ -166,20 +170,23 @@ def _a_word(lowered: str, word: str, end: bool = True, after: tuple[str, ...] = 
 
 
 #: A secret named in another language (``redact._in_other_words``): its names for a password or a key in a Latin
-#: script, given a value by a verb or a colon ("mot de passe", "Passwort", "Kennwort", "wachtwoord", "clave", "senha";
-#: outside ASCII "contraseña", "clé", "Schlüssel" too); "token" by a verb of those languages alone, and the Italian
-#: "password" by "è" (a colon, "is" or "was" after them are English's); and the names other scripts write, by any
-#: link. A text in ASCII, most texts, pays six substring tests for the names ("tests passed: 3" holds none) and a few
+#: script, given a value by a verb or a colon ("mot de passe", "Passwort", "Kennwort", "wachtwoord", "clave", "senha",
+#: "jeton", "mdp", "chave", "chiave", "sleutel"; outside ASCII "contraseña", "clé", "Schlüssel", "Passwörter" too);
+#: "token" by a verb of those languages alone, and the Italian "password" by "è" (a colon, "is" or "was" after them
+#: are English's); and the names other scripts write, by any link. A text in ASCII, most texts, pays eleven substring
+#: tests for the names ("tests passed: 3" holds none) and a few
 #: for the characters after each "token" (code is full of them); a name outside ASCII is looked for only where its
 #: first character is (a test of one character is a twentieth of one of a word).
-OTHER_NOUNS_ASCII = ("de passe", "passwort", "kennwort", "wachtwoord", "clave", "senha")
-OTHER_VERBS_ASCII = (" est ", " c'est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ")
+OTHER_NOUNS_ASCII = ("de passe", "passwort", "kennwort", "wachtwoord", "clave", "senha", "jeton", "mdp", "chave", "chiave",
+                     "sleutel")  # fmt: skip
+OTHER_VERBS_ASCII = (" est ", " c'est ", " ist ", " lautet ", " war ", " es ", " era ", " e' ", " luidt ", " sont ",
+                     " sind ", " son ", " zijn ")  # fmt: skip
 OTHER_LINKS_ASCII = (*OTHER_VERBS_ASCII, " is ", " was ", ":", "=")
-ACCENTED_VERBS = (" é ", " è ", " était ", " c\u2019est ")
-OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "contraseña", "clé", "schlüssel")
+ACCENTED_VERBS = (" é ", " è ", " était ", " c\u2019est ", " são ")
+OTHER_NOUNS = (*OTHER_NOUNS_ASCII, "contraseña", "clé", "schlüssel", "passwört", "kennwört")
 OTHER_VERBS = (*OTHER_VERBS_ASCII, *ACCENTED_VERBS)
 OTHER_LINKS = (*OTHER_LINKS_ASCII, *ACCENTED_VERBS)
-SCRIPT_NOUNS = ("пароль", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호",
+SCRIPT_NOUNS = ("пароль", "пароли", "токен", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン", "キー", "비밀번호", "암호",
                 "패스워드", "토큰", "키")  # fmt: skip
 #: A user and its password given as a pair ("the staging creds are deploy / Wm4$kR9pLx", "creds: deploy/…").
 PAIR_LINKS = (" are ", " were ", " is ", ":")
@@ -194,10 +201,22 @@ def may_name_a_secret_in_other_words(lowered: str) -> bool:
         return _named(lowered, OTHER_NOUNS_ASCII, OTHER_LINKS_ASCII) or _verb_after(lowered, "token", OTHER_VERBS_ASCII)
     return (
         any(noun[0] in lowered and noun in lowered for noun in SCRIPT_NOUNS)
+        or _starts_a_word(lowered, "ключ")
         or _named(lowered, OTHER_NOUNS, OTHER_LINKS)
         or _verb_after(lowered, "token", OTHER_VERBS)
         or _verb_after(lowered, "password", ACCENTED_VERBS)
     )
+
+
+def _starts_a_word(lowered: str, noun: str) -> bool:
+    """Whether ``noun`` starts a word of ``lowered``: Russian's "ключ" (a key) is inside "подключение" (a connection),
+    in many an error a failed command prints, which would load the rules for nothing."""
+    at = lowered.find(noun)
+    while at != -1:
+        if not (at and lowered[at - 1].isalnum()):
+            return True
+        at = lowered.find(noun, at + 1)
+    return False
 
 
 #: The blanks the rule reads as a space around a verb: a tab, a line's end (the value on the next line), and the

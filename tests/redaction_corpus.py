@@ -313,6 +313,8 @@ The token is 3600 seconds old and the secret is 32 bytes; the api key is set in 
 Log in with your GitHub account, then use the api key from settings.API_KEY.
 The password for bob@example.com is required; the token is GITHUB_TOKEN, the pwd is /home/me/app.
 The token is utf-8 encoded and the password is hashed with argon2id.
+The password is sha256-hashed, the password is base64 encoded, the token is abc123 and the key is oauth2.
+The password is sha256 with a salt; my password is sunshine, the password is v2 of the policy.
 Log in with https://grafana.example.com:3000 as admin.
 The secret is base64-encoded, the token is HS256-signed and k8s-managed, the build is x86_64-only.
 The token is 2024-01-05T10:00:00Z old; the passwords are hashed, the password to the db is in the vault.
@@ -329,11 +331,22 @@ a:b:c:d:e
 server.log:120:INFO:werkzeug:Press CTRL+C to quit
 app.log:7:WARNING:root:disk almost full
 notes.txt:12:TODO:fix:parser
+Makefile:12:test:lint:check
+README:3:usage:run:go
+app.log.1:120:INFO:werkzeug:shutdown
+api:8080:GET:users:ok
+Our build machine resets the default password daily
+on this machine the default password expires
+   default password manager
 10:00:01 a 10:00:02 b: exit 1
 host:8080:GET:/api/orders:200
 curl -b cookies.txt -c cookies.txt https://example.com
 curl --cookie "theme=dark" https://example.com
 gh pr create -t "Fix cache" -b "sets max_age=3600s and pins image=node20alpine"
+**Password:** required; **Token**: see the vault; `password`: optional
+It costs 14 ms of CPU (`python -c pass`: 25.6 against 11.2 ms).
+.. _`Bearer Token`: https://tools.ietf.org/html/rfc6750
+def connect(password: **kwargs) -> None: token = *args
 rsync -a -b --backup-dir=/srv/backup2024 src/ dst/
 hugo server -b http://localhost:1313/?v=abc12345
 git checkout -b release=2024q1build
@@ -366,6 +379,11 @@ Das Passwort ist „abgelaufen“, bitte neu setzen.
 le mot de passe c'est pas le bon
 der Token ist base64-kodiert, le mot de passe est base64-encodé
 Le mot de passe\u202f: au moins 8 caractères, c'est la règle.
+les mots de passe sont incorrects et expirés
+die Passwörter sind abgelaufen und ungültig
+подключение: ok, ключ: неверный
+le jeton est expiré, mdp : oublié
+a chave é obrigatória; la chiave è sbagliata; de sleutel is verlopen
 """,
 }
 
@@ -911,6 +929,16 @@ SECRETS: list[Secret] = [
         second=_join("Xq2#", "mm8!Zz"),
     ),
     Secret("sentence-possessive", "secret", _join("Xy7#", "kq9!Ls"), "my password's {secret}"),
+    # A short password in letters and digits after a password's own name; a second value after a singular noun.
+    Secret("sentence-short-password", "secret", _join("hunt", "er2"), "the password is {secret}"),
+    Secret("sentence-short-password-digits", "secret", _join("abc", "123"), "my password was {secret}."),
+    Secret(
+        "sentence-singular-or",
+        "secret",
+        _join("Xy7#", "kq9!Lo"),
+        "the password is {secret} or {second}",
+        second=_join("Ab3$", "zz9!Qo"),
+    ),
     Secret("sentence-parenthesised", "secret", _join("Xy7#", "kq9!Lr"), "the password is ({secret})"),
     Secret("sentence-next-line", "secret", _join("Xy7#", "kq9!Ln"), "the password is\n{secret}\n"),
     Secret("sentence-tab", "secret", _join("Xy7#", "kq9!Lx"), "the password\tis {secret}"),
@@ -1007,6 +1035,32 @@ SECRETS: list[Secret] = [
         _join("Xy7#", "kq9!Lj"),
         '{{"text": "the db password is\\n{secret}"}}',
     ),
+    # A block scalar's header with two blanks after its colon.
+    Secret("yaml-block-two-blanks", "secret", _join("Xy7kq9", "Lm22Yb"), "password:  |\n  {secret}\nuser: app\n"),
+    # German's other quotes, plurals and their lists, and names rules 9 did not know (review7c item 8).
+    Secret("sentence-german-guillemets", "secret", _join("Kx9#", "mPq2Gg"), "das Passwort ist »{secret}«"),
+    Secret("sentence-german-single-quotes", "secret", _join("Kx9#", "mPq2Gs"), "das Passwort ist ‚{secret}‘"),
+    Secret(
+        "sentence-french-plural",
+        "secret",
+        _join("Kx9#", "mPq2Fp"),
+        "les mots de passe sont {secret} et {second}",
+        second=_join("Ab3$", "zz9!Fq"),
+    ),
+    Secret(
+        "sentence-german-plural",
+        "secret",
+        _join("Kx9#", "mPq2Dp"),
+        "die Passwörter sind {secret} und {second}",
+        second=_join("Ab3$", "zz9!Dq"),
+    ),
+    Secret("sentence-russian-key", "secret", _join("Kx9#", "mPq2Rk"), "ключ API: {secret}"),
+    Secret("sentence-russian-plural", "secret", _join("Kx9#", "mPq2Rp"), "пароли: {secret}"),
+    Secret("sentence-french-jeton", "secret", _join("Kx9#", "mPq2Fj"), "le jeton est {secret}"),
+    Secret("sentence-french-mdp", "secret", _join("Kx9#", "mPq2Fm"), "mdp : {secret}"),
+    Secret("sentence-portuguese-chave", "secret", _join("Kx9#", "mPq2Pc"), "a chave da API é {secret}"),
+    Secret("sentence-italian-chiave", "secret", _join("Kx9#", "mPq2Ic"), "la chiave è {secret}"),
+    Secret("sentence-dutch-sleutel", "secret", _join("Kx9#", "mPq2Ns"), "de sleutel is {secret}"),
     Secret("sentence-french-euro", "secret", _join("Kx9#mPq2€", "Lw8Rt5Zq"), "le mot de passe est {secret}"),
     Secret("redis-cli-a-pipe", "cli-credentials", _join("RedisPipe", "Pw0rd8"), "redis-cli -a {secret}|grep x"),
     Secret(
@@ -1040,6 +1094,26 @@ SECRETS: list[Secret] = [
         "cookie",
         _join("Zx9kq2Lm", "7Np4Rt6Vc2"),
         "curl https://x.example \\\n  -b 'sid={secret}'",
+    ),
+    # Markdown around a label or a value, as agents list credentials in an answer (review7c item 3).
+    Secret("markdown-bold-label", "secret", _join("hunter", "2xMd"), "**Password:** {secret}"),
+    Secret("markdown-bold-key", "secret", _join("Xy7#", "kq9!Mb"), "- **Password**: {secret}"),
+    Secret("markdown-bold-two-words", "secret", _join("Xy7#", "kq9!Mw"), "**DB password:** {secret}"),
+    Secret("markdown-bold-value", "secret", _join("hunter", "2xMv"), "Password: **{secret}**"),
+    Secret("markdown-bold-code-value", "secret", _join("Xy7#", "kq9!Mc"), "**Password**: `{secret}`"),
+    Secret("markdown-underscore-key", "secret", _join("hunter", "2xMu"), "__password__: {secret}"),
+    Secret("markdown-code-key", "secret", _join("hunter", "2xMk"), "`password`: {secret}"),
+    Secret("markdown-next-line-quote", "secret", _join("Tr0ub4", "dor&3Mq"), "password:\n> {secret}"),
+    Secret("sentence-markdown-next-line-item", "secret", _join("Tr0ub4", "dor&3Mi"), "the password is:\n- {secret}"),
+    # A .pgpass line on Postgres's port keeps no everyday password; a netrc default entry with a login or after a
+    # machine entry takes any (the prose rules above ask the others for a made value: review7c items 4 and 7).
+    Secret("pgpass-word", "secret", _join("dragon", "fly"), "localhost:5432:app:app:{secret}"),
+    Secret("netrc-default-login", "secret", _join("anon", "ymous"), "default login ftp password {secret}"),
+    Secret(
+        "netrc-default-after-machine",
+        "secret",
+        _join("sun", "flower"),
+        "machine a.example login me password Xy7kq9Lm22Ma\ndefault password {secret}",
     ),
     Secret(
         "sentry-dsn",

@@ -125,6 +125,18 @@ def _events(project: Path) -> dict[str, tuple[str, dict[str, Any], set[str]]]:
             },
             NO_PATTERN_OR_DATE,
         ),
+        # Russian's "ключ" (a key) is inside "подключение" (a connection): only a word of its own asks the rules.
+        "a failed command in Russian": (
+            "hook-tool-after",
+            {
+                **tool,
+                "hook_event_name": "postToolUseFailure",
+                "tool_name": "Shell",
+                "tool_input": {"command": "python app.py"},
+                "error_message": "Ошибка подключения к базе данных",
+            },
+            NO_PATTERN_OR_DATE,
+        ),
         # A redaction rule's needle (``://``) is in this one: the rule's pattern is asked, and ``re`` loaded for it.
         "a failed command with a credential": (
             "hook-tool-after",
@@ -161,6 +173,7 @@ def launcher(tmp_path: Path) -> Path:
         "a failed command",
         "a failed command with timestamps",
         "a failed command naming a machine",
+        "a failed command in Russian",
     ],
 )
 def test_a_hook_loads_no_pathlib_and_only_what_its_answer_needs(

@@ -121,6 +121,14 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
         ),
         ("description: |\n  S3cretPw9x is not one\nnext: 1", "description: |\n  S3cretPw9x is not one\nnext: 1"),
         ("db.example.com:5432:app:me:S3cretPw", "db.example.com:5432:app:me:[redacted:secret]"),
+        # A Markdown list or quote after a label is its value only when it is one: a rule for people stays.
+        ("Choose a password:\n- at least 12 characters", "Choose a password:\n- at least 12 characters"),
+        ("password:\n  - ${DB_PASSWORD}", "password:\n  - ${DB_PASSWORD}"),
+        (
+            "how to validate an id_token:\n    - http://openid.net/specs/core.html#IDTokenValidation",
+            "how to validate an id_token:\n    - http://openid.net/specs/core.html#IDTokenValidation",
+        ),
+        ("**Password:** hunter2x (prod)", "**Password:** [redacted:secret] (prod)"),
     ],
 )
 def test_only_the_value_is_replaced(before: str, after: str) -> None:
