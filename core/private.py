@@ -199,6 +199,19 @@ def tighten(home: StrPath) -> None:
         pass
 
 
+def access_fix(path: StrPath) -> str:
+    """The command that gives this user back ``path``, a folder of deja's home: ``chown`` when another user owns it
+    (``sudo deja index`` leaves root's, and its owner alone may ``chmod`` it), else ``chmod``."""
+    try:
+        theirs = os.stat(path).st_uid != os.getuid()
+    except OSError:
+        theirs = False
+    where = os.fspath(path)
+    if not where.replace("/", "").replace("-", "").replace("_", "").replace(".", "").isalnum():
+        where = "'" + where.replace("'", "'\\''") + "'"  # (as shlex.quote, which hooks do not import)
+    return f'sudo chown -R "$USER" {where}' if theirs else f"chmod -R u+rwX {where}"
+
+
 def _chmod(path: str, mode: int) -> None:
     """Take away what ``mode`` does not allow (never follows a link out of deja's home)."""
     try:

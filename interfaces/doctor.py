@@ -14,6 +14,7 @@ errors alone make the exit status 1.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shlex
@@ -39,6 +40,7 @@ from ..core.index import (
 )
 from ..core.indexer.carry import kept_indexes
 from ..core.indexer.plan import RETRIED
+from ..core.private import access_fix
 from ..core.readers import (
     FORBIDDEN_STORE,
     SIGNALS,
@@ -374,7 +376,7 @@ def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
         return [Finding("warn", "index", f"{what}; this deja rebuilds it on first use, or now", fix)]
     if index.state == "unreadable":
         what = f"cannot read {index.path}: permission denied (a rebuild could not write it either)"
-        return [Finding("error", "index", what, f"chmod -R u+rwX {index.path}")]
+        return [Finding("error", "index", what, access_fix(index.path))]
     return []
 
 
@@ -403,17 +405,22 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
         why = _cannot_write(folder)
         if why:
             index.unwritable = f"{folder}: {why}"
-            quoted = shlex.quote(str(folder))
             return [
                 Finding(
                     "error",
                     "index",
                     f"cannot write {folder} ({why}): `deja index` and every refresh write the index there",
-                    f"chmod -R u+rwX {quoted} (or chown it to your user), or give deja another home: "
-                    "deja config set home DIR",
+                    f"{_write_fix(folder, why)}, or give deja another home: deja config set home DIR",
                 )
             ]
     return []
+
+
+def _write_fix(folder: Path, why: str) -> str:
+    """What makes ``folder`` writable again: space on its disk, or the folder given back to this user."""
+    if why == os.strerror(errno.ENOSPC):
+        return f"free space on the disk that holds {shlex.quote(str(folder))}"
+    return access_fix(folder)
 
 
 def _folders_written(home: Path) -> list[Path]:

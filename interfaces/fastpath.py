@@ -13,6 +13,7 @@ way a person sees the same bytes on stdout and stderr and the same exit code.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
@@ -308,6 +309,8 @@ def unwritable(exc: OSError) -> str:
     Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such."""
     home = os.path.abspath(folders.deja_home())
     where = exc.filename or home
+    if exc.errno == errno.ENOSPC:
+        return f"cannot write the index ({where}: {exc.strerror}): free space on that disk, then run `deja index`"
     if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) != home:
         return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
     return f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?"

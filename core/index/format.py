@@ -51,6 +51,7 @@ from ..fields import (
     KIND_USER,
 )
 from ..keys import project_spelling, resolved_folder
+from ..private import access_fix
 from ..record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -169,7 +170,7 @@ class IndexForbidden(IndexUnreadable):
 
     def __init__(self, directory: StrPath) -> None:
         super().__init__(
-            f"cannot read {directory}: permission denied; give your user access to it: chmod -R u+rwX {directory}"
+            f"cannot read {directory}: permission denied; give your user access to it: {access_fix(directory)}"
         )
 
 
