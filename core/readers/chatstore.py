@@ -395,7 +395,10 @@ def _tool_results(messages: Iterable[Message]) -> list[StoreToolResult]:
     in call order, keyed for pairing with a transcript's calls."""
     return [
         StoreToolResult(
-            name=normalise_tool_name(call.name), args_key=canonical_args(call.args), text=call.result, exit_code=call.exit_code
+            name=normalise_tool_name(call.name),
+            args_key=canonical_args(call.args),
+            text=call.result,
+            exit_code=call.exit_code,
         )
         for message in messages
         for call in message.tool_calls
