@@ -43,6 +43,13 @@ def _transcript(home: Path, project: Path, turns: int) -> Path:
     return write_transcript(transcript_path(home / ".cursor", str(project), CHAT), records)
 
 
+def _append_second_turn(home: Path, project: Path, transcript: Path) -> None:
+    """The transcript of one turn grows by a second, appended as cursor-agent appends (a refresh reads the tail)."""
+    grown = _transcript(home / "elsewhere", project, 2).read_bytes()
+    with transcript.open("ab") as out:
+        out.write(grown[len(transcript.read_bytes()) :])
+
+
 def _store(home: Path, project: Path, turns: int) -> None:
     messages = store_preamble(str(project))
     for at, (question, answer) in enumerate(TURNS[:turns]):
@@ -106,9 +113,7 @@ def test_a_refresh_after_the_transcript_grew_reads_as_a_full_build_does(fake_hom
     assert run_deja("index").returncode == 0
     assert _shown() == _asked_and_answered(2)
     # the transcript catches up by appending (read by its tail), and the store goes one turn further
-    with transcript.open("ab") as out:
-        grown = _transcript(fake_home / "elsewhere", project, 2).read_bytes()
-        out.write(grown[len(transcript.read_bytes()) :])
+    _append_second_turn(fake_home, project, transcript)
     _store(fake_home, project, 3)
     assert run_deja("index").returncode == 0
     assert _shown() == _asked_and_answered(3)
@@ -121,9 +126,7 @@ def test_a_refresh_reading_a_grown_transcript_by_its_tail_still_adds_the_stores_
     transcript = _transcript(fake_home, project, 1)
     _store(fake_home, project, 1)
     assert run_deja("index").returncode == 0
-    with transcript.open("ab") as out:
-        grown = _transcript(fake_home / "elsewhere", project, 2).read_bytes()
-        out.write(grown[len(transcript.read_bytes()) :])
+    _append_second_turn(fake_home, project, transcript)
     _store(fake_home, project, 3)
     assert run_deja("index").returncode == 0
     assert _shown() == _asked_and_answered(3)
