@@ -50,8 +50,8 @@ def _editor(tmp_path: Path, project: Path) -> None:
         },
         disk_kv=agent_kv,
         composer_headers=[
-            ComposerHeader(cid, WORKSPACE, T0, T0, T0 + 60_000, {"name": name})
-            for cid, name in ((READ, "Puffin agentKv-era chat"), (UNREAD, "Heron-bill chat"))
+            ComposerHeader(cid, WORKSPACE, T0, T0, recency, {"name": name})
+            for cid, name, recency in ((READ, "Puffin agentKv-era chat", T0), (UNREAD, "Heron-bill chat", T0 + 120_000))
         ],
     )
 
@@ -112,6 +112,9 @@ def test_a_named_editor_chat_deja_cannot_read_is_listed_found_by_its_name_and_sh
     shown = run_deja("show", UNREAD)
     assert shown.returncode == 0, shown.stderr
     assert "Cursor keeps this chat's messages where deja cannot read them" in shown.stdout, shown.stdout
+    wip = run_deja("wip", cwd=project)
+    assert wip.returncode == 0 and "last session here: Heron-bill chat" in wip.stdout, wip.stdout + wip.stderr
+    assert "Cursor keeps this chat's messages where deja cannot read them" in wip.stdout
     doctor = run_deja("doctor")
     assert "1 editor chat listed by name, project and dates alone" in doctor.stdout, doctor.stdout
     assert json.loads(run_deja("search", "shoebill", "--json").stdout)["hits"] == []  # agentKv rows are never read
