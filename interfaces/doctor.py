@@ -102,6 +102,9 @@ class IndexStatus(msgspec.Struct):
     project_signals: dict[str, int] = {}
     #: Indexed sessions that no signal gave a project folder.
     without_project: int = 0
+    #: Editor chats indexed by name, project and dates alone: Cursor keeps their messages where deja does not read
+    #: (``agentKv:blob:`` rows; README "What deja reads").
+    editor_chats_unread: int = 0
     #: A folder of deja's home (or the one it would be made in) this user cannot write, and why: no refresh can run.
     unwritable: str = ""
 
@@ -538,7 +541,11 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
     except IndexUnreadable as exc:
         return IndexStatus(str(directory), "damaged", bytes=size), None, str(exc)
     built = index.manifest.built_at
-    signals = Counter(meta.project_from if meta.project_dir else "" for _, _, meta in index.sessions())
+    signals: Counter[str] = Counter()
+    unread = 0
+    for _, _, meta in index.sessions():
+        signals[meta.project_from if meta.project_dir else ""] += 1
+        unread += meta.source == "cursor-ide" and not meta.messages
     status = IndexStatus(
         path=str(directory),
         state="ok",
@@ -550,6 +557,7 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
         stale=newest is not None and newest.timestamp() > int(built),
         project_signals={s: signals[s] for s in sorted(signals.keys() - {""}, key=_signal_rank)},
         without_project=signals[""],
+        editor_chats_unread=unread,
     )
     return status, state, ""
 
@@ -580,6 +588,10 @@ def report_text(report: Report, width: int | None = None) -> str:
         lines.append(f"                {chats} in {databases}, {size}, last written {when(newest)}")
     else:
         lines.append(f"  editor        {report.ide_root}: nothing there")
+    if report.index.editor_chats_unread:
+        unread = _count(report.index.editor_chats_unread, "editor chat")
+        alone = "listed by name, project and dates alone: Cursor keeps their messages where deja cannot read them"
+        lines.append(f"                {unread} {alone}")
     for root in report.cli_roots:
         found = {s.kind: s for s in report.stores if Path(s.path).parent == Path(root)}
         lines.append(f"  cursor-agent  {root}" + ("" if found else ": nothing there"))

@@ -120,6 +120,13 @@ def search_text(result: SearchResult, width: int | None = None) -> str:
     return notice + "\n\n".join(blocks) + footer
 
 
+#: What ``show`` says of an editor chat indexed with no message (README "What deja reads").
+KEPT_ELSEWHERE = (
+    "Cursor keeps this chat's messages where deja cannot read them (its newer editor chats' agentKv rows);"
+    " open it in Cursor's chat history."
+)
+
+
 def show_text(meta: SessionMeta, messages: list[Message]) -> str:
     from ..core.readers.conversation import normalise_tool_name  # (older builds' names read as current ones)
     from .fastpath import plural
@@ -130,6 +137,8 @@ def show_text(meta: SessionMeta, messages: list[Message]) -> str:
         f"{when(meta.started)} → {when(meta.updated)} · {plural(meta.messages, 'message')}",
         "",
     ]
+    if not meta.messages and meta.source == "cursor-ide":
+        lines.append(KEPT_ELSEWHERE)
     for message in messages:
         stamp = f" ({when(message.timestamp)})" if message.timestamp else ""
         lines.append(f"── {message.role}{stamp}")

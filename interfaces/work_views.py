@@ -12,7 +12,7 @@ from typing import Any
 from ..core.index import SessionMeta
 from ..core.readers.ai_tracking import Attribution
 from ..core.work import NOT_RERUN, Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step, before_rerun
-from .views import iso, lines_within, session_json, when
+from .views import KEPT_ELSEWHERE, iso, lines_within, session_json, when
 
 #: How much of an edit's old and new text a text answer shows.
 EDIT_CHARS = 400
@@ -276,6 +276,8 @@ def wip_text(d: Digest) -> str:
         f"last session here: {meta.title or meta.asked}  ({when(meta.updated)}, deja show {meta.id})",
         f"task: {_cut(' '.join(d.goal.split()), 300)}",
     ]
+    if not meta.messages and meta.source == "cursor-ide":
+        lines.append(KEPT_ELSEWHERE)
     if d.failed_last:
         lines.append(d.failed_last)
     elif d.settled:

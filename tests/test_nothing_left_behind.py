@@ -222,7 +222,7 @@ def test_an_immutable_read_is_trusted_only_while_no_writer_appeared(tmp_path: Pa
         assert not conn.still_whole()  # a writer came and went: its -wal stays while deja holds the read
     finally:
         conn.close()
-    assert read_store(store_db, conversation=True).messages[-1].text == NEWEST
+    assert read_store(store_db).messages[-1].text == NEWEST
 
 
 def test_a_read_a_writer_came_through_is_read_again_through_cursors_locking(tmp_path: Path) -> None:

@@ -72,8 +72,10 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #: 9: records and session metas deflated against a per-segment dictionary (``dicts.bin``), a word's postings as
 #:    impact runs and 2- or 3-byte docs, 22-byte term rows.
 #: 10: a key per folder a session ran in or below (``keys.tree_key``): a folder's sessions include its subfolders'.
-#: 11: a message's searchable words hold the editor's ``target_file``/``target_directory`` (and a call's ``url``),
-#:     so an index of 10 would keep missing ``deja search '"x.py"'`` on editor chats until rebuilt.
+#: 11: a message's searchable words hold the editor's ``target_file``/``target_directory`` (and a call's ``url``);
+#:     a cursor-agent chat adds the turns only its store holds, an editor chat read from its transcript is
+#:     ``cursor-ide`` under its name, a named editor chat with no bubble row is a session with no message. An index
+#:     of 10 would lack them until rebuilt.
 FORMAT_VERSION = 11
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"

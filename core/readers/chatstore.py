@@ -2,7 +2,8 @@
 
 The store holds the whole conversation. Where a transcript exists, it is the
 session and the store adds what it lacks: the tool results (paired with each
-transcript call by tool and arguments) and the chat's name. Where none does, the
+transcript call by tool and arguments), the turns only the store holds
+(``cursor_agent.with_store_turns``) and the chat's name. Where none does, the
 store's conversation is the session (:mod:`.conversation`).
 
 ``store.db`` is content-addressed: ``blobs(id, data)`` with id = sha256 hex of the
@@ -32,7 +33,7 @@ from ..model import Message
 from ..regular_files import read_regular, subfolders
 from ..text import one_line
 from . import jsonvalue
-from .conversation import SKIPPED_TOOLS, Child, canonical_args, normalise_tool_name, store_conversation, tool_result
+from .conversation import Child, canonical_args, normalise_tool_name, store_conversation
 from .pairing import Pass, call_target, pair_calls, target_of, whole_call
 from .vscdb import read_whole
 
@@ -99,7 +100,7 @@ class StoreChat(msgspec.Struct):
     created: datetime | None = None
     #: Tool calls that have a result, in message order.
     tool_results: list[StoreToolResult] = []
-    #: The conversation, when read whole (``conversation=True``).
+    #: The conversation.
     messages: list[Message] = []
     #: A message's time was known (a ``<timestamp>`` block or a node's time).
     dated: bool = False
@@ -180,23 +181,18 @@ def _from_ms(value: Any) -> datetime | None:
         return None
 
 
-def read_store(
-    store_db: Path,
-    problems: Counter[str] | None = None,
-    *,
-    with_results: bool = True,
-    conversation: bool = False,
-) -> StoreChat:
-    """The chat's name and tool results (or its whole conversation) from its ``store.db``.
+def read_store(store_db: Path, problems: Counter[str] | None = None) -> StoreChat:
+    """The chat's name, its whole conversation and its tool results from its ``store.db``.
 
     Opened by :func:`.vscdb.read_whole` (a pending WAL is read too, no file is
     left beside the store, a store changed under the read is read again), the tree
     walked from ``latestRootBlobId`` only: earlier roots are kept in the store
     and list a prefix of the same messages. A child whose bytes do not hash to
-    its id, or that is missing, is counted in ``problems`` and skipped.
-    ``with_results=False`` reads the name alone; ``conversation=True`` reads the
-    messages instead of the results. A store that cannot be read (locked, not a
-    database, no meta row) is counted and comes back ``unreadable``.
+    its id, or that is missing, is counted in ``problems`` and skipped. The
+    conversation is read whole even beside a transcript: the store is a full
+    source (cursor-drift-2026 §10) and may hold turns the transcript lacks. A
+    store that cannot be read (locked, not a database, no meta row) is counted
+    and comes back ``unreadable``.
     """
     problems = Counter() if problems is None else problems
     seen: Counter[str] = Counter()
@@ -208,10 +204,9 @@ def read_store(
         if meta is None:
             return None
         found = StoreChat(name=meta.name, created=meta.created)
-        if conversation and meta.root_id:
+        if meta.root_id:
             found.messages, found.dated = store_conversation(_children(db, meta.root_id, seen))
-        elif with_results and meta.root_id:
-            found.tool_results = _tool_results(message for message, _ in _children(db, meta.root_id, seen))
+            found.tool_results = _tool_results(found.messages)
         return found
 
     try:
@@ -396,29 +391,19 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 # --- tool calls and their results -------------------------------------------
 
 
-def _tool_results(messages: Iterable[dict[str, Any]]) -> list[StoreToolResult]:
-    """Each assistant ``tool-call`` joined by ``toolCallId`` to its ``tool-result``, in call order."""
-    calls: list[tuple[str, str, str]] = []
-    results: dict[str, tuple[str, int | None]] = {}
-    for message in messages:
-        content = message.get("content")
-        for part in content if isinstance(content, list) else ():
-            if not isinstance(part, dict):
-                continue
-            call_id, name = part.get("toolCallId"), part.get("toolName")
-            if not isinstance(call_id, str) or not isinstance(name, str):
-                continue
-            name = normalise_tool_name(name)
-            if name in SKIPPED_TOOLS:
-                continue
-            if part.get("type") == "tool-call" and message.get("role") == "assistant":
-                calls.append((call_id, name, canonical_args(part.get("args"))))
-            elif part.get("type") == "tool-result":
-                results.setdefault(call_id, tool_result(name, part, message))
+def _tool_results(messages: Iterable[Message]) -> list[StoreToolResult]:
+    """Each of the conversation's tool calls that has a result (joined by ``toolCallId`` as the store was read),
+    in call order, keyed for pairing with a transcript's calls."""
     return [
-        StoreToolResult(name=name, args_key=key, text=results[call_id][0], exit_code=results[call_id][1])
-        for call_id, name, key in calls
-        if call_id in results
+        StoreToolResult(
+            name=normalise_tool_name(call.name),
+            args_key=canonical_args(call.args),
+            text=call.result,
+            exit_code=call.exit_code,
+        )
+        for message in messages
+        for call in message.tool_calls
+        if call.result is not None
     ]
 
 

@@ -1,11 +1,12 @@
-"""cursor-agent chats as sessions: a transcript's turns with its store's results, or the store alone.
+"""cursor-agent chats as sessions: a transcript's turns with its store's results and turns, or the store alone.
 
 A chat with a transcript (one JSONL file) is that transcript, to which the chat
-folder ``chats/<md5 of cwd>/<id>`` adds the tool results (``store.db``), the
-title and the project directory (``meta.json``), which is the directory ``deja``
-tells ``cursor-agent --resume`` to run in. A chat folder with a ``store.db`` and
-no transcript anywhere (pruned transcripts, builds and remote runs that write
-only the store, ``acp-sessions/<id>``) is read from the store alone.
+folder ``chats/<md5 of cwd>/<id>`` adds the tool results and the turns the
+transcript lacks (``store.db``: :func:`with_store_turns`), the title and the
+project directory (``meta.json``), which is the directory ``deja`` tells
+``cursor-agent --resume`` to run in. A chat folder with a ``store.db`` and no
+transcript anywhere (pruned transcripts, builds and remote runs that write only
+the store, ``acp-sessions/<id>``) is read from the store alone.
 
 One reader serves a full build and a refresh: reading a transcript from where
 the last read stopped is its ``resume`` parameter.
@@ -23,6 +24,7 @@ import msgspec
 
 from ..model import Message, Session, fill_times
 from ..regular_files import forbidden, gone
+from ..text import normalise
 from .chatstore import (
     STORE_DB,
     ChatMeta,
@@ -35,6 +37,7 @@ from .chatstore import (
     read_store,
     store_problem,
 )
+from .conversation import normalise_tool_name
 from .projects import cli_folder, path_values
 from .transcripts import (
     chat_id_of,
@@ -121,9 +124,13 @@ def read_cli_chat(
     subagent = is_subagent(transcript)
     meta = read_chat_meta(chat_dir) if chat_dir else None
     store: StoreChat | None = None
+    end = read.end
     if chat_dir and not subagent and not gone(chat_dir / STORE_DB):  # (read_store counts one it cannot read)
-        store = read_store(chat_dir / STORE_DB, problems, with_results=any(m.tool_calls for m in messages))
+        store = read_store(chat_dir / STORE_DB, problems)
         attach_tool_results(messages, store.tool_results)
+        whole = with_store_turns(messages, store.messages)
+        if whole is not messages:  # the session is no longer the transcript up to ``end``: the next read is whole
+            messages, end = whole, 0
 
     slug = project_slug_of(transcript)
     touched = (path for message in messages for call in message.tool_calls for path in path_values(call.args))
@@ -139,7 +146,78 @@ def read_cli_chat(
     )
     set_session_times(session, stamp is not None, None if subagent else meta)
     unread = bool(store and store.unreadable)
-    return CliRead(session, read.end, stamp, unread, str(chat_dir / STORE_DB) if unread and chat_dir else "")
+    return CliRead(session, end, stamp, unread, str(chat_dir / STORE_DB) if unread and chat_dir else "")
+
+
+def with_store_turns(transcript: list[Message], store: list[Message]) -> list[Message]:
+    """The transcript's messages with what only the chat's store holds; ``transcript`` itself when that is nothing.
+
+    The store holds the whole conversation (cursor-drift-2026 §10) and the
+    transcript may hold less: a chat continued where only the store is written,
+    a transcript pruned or written by a build that lags. There is no shared
+    message id, so turns (a question and its answers) are paired by the
+    question's text, in order (cursor-formats.md §3.6). A store with more
+    questions than the transcript is taken whole, each turn both hold as the
+    transcript's (its tool calls carry what the store's lack); else the store's
+    turns after the last paired one are added when that is the transcript's last
+    turn, with that turn's answers after the last answer both hold
+    (:func:`_answers_beyond`).
+    """
+    ours, theirs = _turns(transcript), _turns(store)
+    pairs = _paired_turns(ours, theirs)
+    if sum(1 for turn in theirs if turn[0].role == "user") > sum(1 for turn in ours if turn[0].role == "user"):
+        return [
+            message
+            for at, turn in enumerate(theirs)
+            for message in (ours[pairs[at]] + _answers_beyond(ours[pairs[at]], turn) if at in pairs else turn)
+        ]
+    last, ours_at = max(pairs.items(), default=(0, -1))
+    if ours_at != len(ours) - 1:  # nothing pairs, or the transcript goes on past the last turn both hold
+        return transcript
+    beyond = _answers_beyond(ours[ours_at], theirs[last]) + [m for turn in theirs[last + 1 :] for m in turn]
+    return transcript + beyond if beyond else transcript
+
+
+def _turns(messages: list[Message]) -> list[list[Message]]:
+    """The messages cut before each question: a turn is a user message and the answers after it (answers before
+    the first question are a turn of their own)."""
+    turns: list[list[Message]] = []
+    for message in messages:
+        if message.role == "user" or not turns:
+            turns.append([message])
+        else:
+            turns[-1].append(message)
+    return turns
+
+
+def _paired_turns(ours: list[list[Message]], theirs: list[list[Message]]) -> dict[int, int]:
+    """Store turn -> transcript turn asking the same question, each the first unpaired one after the last pair."""
+    pairs: dict[int, int] = {}
+    start = 0
+    for at, turn in enumerate(theirs):
+        key = _key(turn[0]) if turn[0].role == "user" else None
+        found = next((i for i in range(start, len(ours)) if key and _key(ours[i][0]) == key), None)
+        if found is not None:
+            pairs[at], start = found, found + 1
+    return pairs
+
+
+def _answers_beyond(ours: list[Message], theirs: list[Message]) -> list[Message]:
+    """The store's answers in one turn after the last answer the transcript's turn also holds (an answer the
+    transcript was never written); all of them when the transcript's turn is the question alone, none when no
+    answer pairs (the two spell the turn differently, and adding it would show it twice)."""
+    if len(ours) == 1:
+        return theirs[1:]
+    held = {_key(message) for message in ours[1:]}
+    last = max((at for at, message in enumerate(theirs) if at and _key(message) in held), default=0)
+    return theirs[last + 1 :] if last else []
+
+
+def _key(message: Message) -> tuple[str, str]:
+    """What pairs a message of the transcript with the store's: its role and text, or the tools a textless answer
+    called."""
+    text = normalise(message.text)[:500] or " ".join(normalise_tool_name(call.name) for call in message.tool_calls)
+    return message.role, text
 
 
 def _store_instead(transcript: Path, chat_dir: Path | None, problems: Counter[str]) -> CliRead:
@@ -161,7 +239,7 @@ def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
     else the store file's modification time.
     """
     store_db = chat_dir / STORE_DB
-    store = read_store(store_db, problems, conversation=True)
+    store = read_store(store_db, problems)
     if store.unreadable:
         return CliRead(None, unreadable=True, unreadable_file=str(store_db))
     if not store.messages:

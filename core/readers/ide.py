@@ -101,7 +101,8 @@ def read_ide_database(
     projects: Projects | None = None,
     subagents: bool = True,
 ) -> Iterator[Session]:
-    """Yield one session per chat with at least one message in the ``state.vscdb`` at ``path``.
+    """Yield one session per chat with at least one message in the ``state.vscdb`` at ``path``, and one with none
+    per named chat whose messages are kept where deja does not read (``_session``'s ``kept_elsewhere``).
 
     With ``only_ids`` only those chats are read (no other composer's bubbles are touched, bar a subagent thread's
     parent's when the thread has no folder of its own: ``_parent_project``). Without ``subagents``,
@@ -320,14 +321,16 @@ def _read_composer(db: _Db, composer_id: str) -> Session | None:
     project = _project(db, composer_id, composer, bubbles, header)
     if not project.folder and (parent_id := _parent_id(db, composer_id, composer, header)):
         project = _parent_project(db, parent_id)
+    name = _str(composer.get("name")) or header.name
     return _session(
         db,
         composer_id,
-        name=_str(composer.get("name")) or header.name,
+        name=name,
         bubbles=bubbles,
         created=created,
         last_updated=_newest(_ms_time(composer.get("lastUpdatedAt")), header.last_updated),
         project=project,
+        kept_elsewhere=not bubbles and bool(name.strip() or _dicts(composer.get("fullConversationHeadersOnly"))),
     )
 
 
@@ -535,7 +538,12 @@ def _session(
     created: datetime | None,
     last_updated: datetime | None,
     project: Found,
+    kept_elsewhere: bool = False,
 ) -> Session | None:
+    """The chat as a session; None when no bubble gives a message, unless ``kept_elsewhere``: a chat that is no
+    empty draft (it has a name or lists its bubbles: cursor-drift-2026 §3) with no bubble row at all is kept
+    where deja does not read (Cursor's newer generation writes its messages to ``agentKv:blob:`` rows, never
+    scanned: §6), and is a session with no messages, so its name, project and dates are still found."""
     messages: list[Message] = []
     own_times = False
     for bubble in bubbles:
@@ -544,7 +552,7 @@ def _session(
         if message is not None:
             messages.append(message)
             own_times = own_times or own_time is not None
-    if not messages:
+    if not messages and not kept_elsewhere:
         return None
     first_user = next((m.text for m in messages if m.role == "user" and m.text), "")
     session = project.apply(
