@@ -8,7 +8,7 @@ event's budget and after its own answer. Either way a conversation gets it once.
 
 from __future__ import annotations
 
-from ..core.keys import sessions_key
+from ..core.keys import sessions_key, telling_tail
 from .call import STARTED, HookCall, fit, frame, frame_lines, frame_room
 from .describe import heading, outcome
 
@@ -93,8 +93,10 @@ def _readable_blocks(recent: list[Recent], room: int) -> list[tuple[SessionMeta,
     """
     chosen: list[tuple[SessionMeta, str, list[str]]] = []
     used = 0
+    labels = _labels_apart({meta.project_dir for meta, _, _ in recent if meta.project_dir})
     for meta, updated, stopped in recent:
-        head = fit(heading(meta.title or meta.asked, meta.project, updated, meta.id), room)
+        where = labels.get(meta.project_dir, meta.project)
+        head = fit(heading(meta.title or meta.asked, where, updated, meta.id), room)
         details = _details(meta, stopped)
         need = len(head.encode()) + 1 + sum(min(len(line.encode()), READABLE_LINE) + 1 for line in details)
         if used + need > room:
@@ -105,6 +107,21 @@ def _readable_blocks(recent: list[Recent], room: int) -> list[tuple[SessionMeta,
     heads = sum(len(head.encode()) + 1 for _, head, _ in chosen)
     cut = iter(_shared(lines, room - heads))
     return [(meta, [head, *(next(cut) for _ in details)]) for meta, head, details in chosen]
+
+
+def _labels_apart(folders: set[str]) -> dict[str, str]:
+    """A label for each of ``folders`` that shares its last name with another listed one: as much of its path as
+    tells them apart (``a/x/svc`` beside ``b/x/svc``: a multi-root workspace's roots, a monorepo's packages), so
+    the agent does not read one folder's session as another's (trialI F6)."""
+
+    def last(folder: str) -> str:
+        return folder.rstrip("/").rpartition("/")[2].lower()
+
+    return {
+        folder: telling_tail(folder, twins)
+        for folder in folders
+        if (twins := [other for other in folders if other != folder and last(other) == last(folder)])
+    }
 
 
 def _details(meta: SessionMeta, stopped: str) -> list[str]:

@@ -75,6 +75,15 @@ def test_comments_and_trailing_commas_are_taken_out_strings_kept() -> None:
     assert orjson.loads(plain_json(text)) == {"a": "x // y, /* z */", "b": [1, 2]}
 
 
+def test_a_workspace_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Editors on Windows save ``.code-workspace`` files with a BOM, which JSON parsers refuse (review8b)."""
+    from deja.core.readers.code_workspace import workspace_file_folders
+
+    workspace = tmp_path / "shop.code-workspace"
+    workspace.write_bytes(b"\xef\xbb\xbf" + b'{"folders": [{"path": "api"}, {"path": "web"},]}')
+    assert workspace_file_folders(str(workspace)) == [str(tmp_path / "api"), str(tmp_path / "web")]
+
+
 def test_session_start_in_a_multi_root_workspace_lists_each_roots_work(tmp_path: Path, cli_root: Path) -> None:
     """sessionStart with several ``workspace_roots`` lists the recent work of each (trialM F10: only the first root
     was looked at, so a workspace whose first folder had no session got nothing)."""
@@ -93,3 +102,22 @@ def test_session_start_in_a_multi_root_workspace_lists_each_roots_work(tmp_path:
     said = orjson.loads(ran.stdout)["additional_context"]
     assert "`deja show c-b`" in said and "`deja show c-c`" in said and "c-x" not in said, said
     assert len(said.encode()) <= 2048  # the one block's budget, whatever the roots
+
+
+def test_session_start_names_apart_roots_of_one_last_name(tmp_path: Path, cli_root: Path) -> None:
+    """Roots ``a/x/svc`` and ``b/x/svc`` (or ``work/api`` and ``legacy/api``) are each named by as much of their
+    path as tells them apart, as the other hooks name another project of this one's name (review8b F-C)."""
+    from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+    roots = [tmp_path / "a" / "x" / "svc", tmp_path / "b" / "x" / "svc", tmp_path / "c" / "web"]
+    for n, root in enumerate(roots):
+        root.mkdir(parents=True)
+        write_transcript(
+            transcript_path(cli_root, str(root), f"c-{n}"), [user_turn(f"task {n}"), assistant_turn("Done.")]
+        )
+    assert run_deja("index").returncode == 0
+    payload = {"conversation_id": "c-now", "hook_event_name": "sessionStart", "workspace_roots": list(map(str, roots))}
+    ran = run_deja("hook-context", input=orjson.dumps(payload).decode())
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    said = orjson.loads(ran.stdout)["additional_context"]
+    assert '"task 0" (a/x/svc, ' in said and '"task 1" (b/x/svc, ' in said and '"task 2" (web, ' in said, said

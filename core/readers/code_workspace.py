@@ -24,7 +24,9 @@ def workspace_file_folders(workspace_file: str) -> list[str]:
     """The folders ``workspace_file`` lists, as absolute paths in its order; [] when it cannot be read or lists
     none (a file on another machine, deleted since, or damaged)."""
     try:
-        data = orjson.loads(plain_json(read_regular(workspace_file, CODE_WORKSPACE_BYTES).decode("utf-8", "replace")))
+        data = orjson.loads(
+            plain_json(read_regular(workspace_file, CODE_WORKSPACE_BYTES).decode("utf-8-sig", "replace"))
+        )
     except (OSError, orjson.JSONDecodeError):
         return []
     entries = data.get("folders") if isinstance(data, dict) else None
