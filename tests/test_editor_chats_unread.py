@@ -118,3 +118,21 @@ def test_a_named_editor_chat_deja_cannot_read_is_listed_found_by_its_name_and_sh
     doctor = run_deja("doctor")
     assert "1 editor chat listed by name, project and dates alone" in doctor.stdout, doctor.stdout
     assert json.loads(run_deja("search", "shoebill", "--json").stdout)["hits"] == []  # agentKv rows are never read
+
+
+def test_a_chat_whose_bubble_rows_cursor_damaged_is_not_said_to_be_kept_elsewhere(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    """Its rows are there, NULL or not JSON: doctor counts them as Cursor's own damage, and no session says its
+    messages are in rows deja does not read (review8b F-A)."""
+    damaged = "a9000000-0000-4000-8000-0000000000b1"
+    write_state_vscdb(
+        tmp_path / "no-ide" / "globalStorage" / "state.vscdb",
+        composers={damaged: composer_data(damaged, [("b1", 1), ("b2", 2)], created_at=T0, name="Damaged chat")},
+        bubbles={damaged: {"b1": b"{not json", "b2": None}},
+    )
+    assert run_deja("index").returncode == 0
+    assert damaged not in _sessions()
+    doctor = run_deja("doctor").stdout
+    assert "listed by name, project and dates alone" not in doctor
+    assert "1 × ide: malformed bubble" in doctor and "1 × ide: null bubble" in doctor, doctor

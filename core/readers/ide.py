@@ -330,8 +330,16 @@ def _read_composer(db: _Db, composer_id: str) -> Session | None:
         created=created,
         last_updated=_newest(_ms_time(composer.get("lastUpdatedAt")), header.last_updated),
         project=project,
-        kept_elsewhere=not bubbles and bool(name.strip() or _dicts(composer.get("fullConversationHeadersOnly"))),
+        kept_elsewhere=not bubbles and _kept_elsewhere(db, composer_id, composer, name),
     )
+
+
+def _kept_elsewhere(db: _Db, composer_id: str, composer: dict[str, Any], name: str) -> bool:
+    """Whether a composer none of whose bubbles deja read keeps its messages where deja does not read (Cursor's
+    newer ``agentKv:`` rows): it is named or lists bubbles, and has no bubble row at all. Rows Cursor damaged (NULL,
+    not JSON) are counted as such, and such a chat is not said to be kept elsewhere."""
+    listed = name.strip() or _dicts(composer.get("fullConversationHeadersOnly"))
+    return bool(listed) and not composer.get("conversation") and not _bubble_rows(db, composer_id)
 
 
 def _parent_project(db: _Db, parent_id: str) -> Found:
