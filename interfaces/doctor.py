@@ -352,7 +352,8 @@ def _history_problems(
             f"the index skipped what it could not read: {what}",
             # (``--full`` refuses while a file it read sessions from cannot be read: it would lose them)
             "make the files named below readable, then `deja index`" if forbidden_files else
-            "deja index --full  (re-reads every store)",
+            "close what holds them (Cursor, cursor-agent) and run `deja index`: it reads them again (a `--full` "
+            "rebuild refuses until they read, as it would lose what was read from them)",
         ))  # fmt: skip
     damaged = {reason: n for reason, n in chats.unreadable.items() if reason != FORBIDDEN_STORE}  # (named below)
     if damaged:

@@ -116,3 +116,27 @@ def test_forbidden_is_nothing_for_a_readable_or_missing_file(tmp_path: Path) -> 
     assert forbidden(tmp_path / "readable") == forbidden(tmp_path / "missing") == ""
     os.mkfifo(tmp_path / "fifo")
     assert forbidden(tmp_path / "fifo") == ""  # (unreadable, but not for want of permission)
+
+
+def test_a_store_locked_this_time_is_not_offered_a_full_rebuild_that_refuses(cli_root: Path) -> None:
+    """A cursor-agent store held by an exclusive lock: doctor's fix is to read it again once free, not `deja index
+    --full`, which refuses while a store it read from cannot be read (trialL D4)."""
+    import sqlite3
+
+    _store_chat(cli_root, "c-free")
+    store = _store_chat(cli_root, "c-held") / "store.db"
+    _transcript(cli_root, "c-held")  # (a chat without one is counted apart, with its own fix)
+    assert run_deja("index").returncode == 0
+    holder = sqlite3.connect(store)
+    try:
+        holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+        holder.execute("BEGIN EXCLUSIVE")
+        holder.execute("INSERT INTO meta VALUES ('held', 'x')")
+        os.utime(store)  # (the refresh looks again at what changed)
+        assert "(locked)" in run_deja("index").stderr
+        assert run_deja("index", "--full").returncode == 1
+        screen, report = doctor()
+    finally:
+        holder.close()
+    fixes = " ".join(problem["fix"] for problem in report["problems"] if problem["area"] == "history")
+    assert "rebuild refuses until they read" in fixes and not fixes.startswith("deja index --full"), screen
