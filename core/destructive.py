@@ -13,12 +13,12 @@ from .errors import folded, found, is_word
 #: subcommand is taken after its options (``kubectl -n prod delete``), so a subcommand that only names a deletion is
 #: not one (``kubectl auth can-i delete``, ``terraform plan -destroy``).
 DESTRUCTIVE = (
-    r"\bgit\s+push\b.*(?:\s-\w*[fd]\w*\b|--force|--delete\b|\s\+\w|\s:\w)|\bgit\s+stash\s+(?:drop|clear)\b"
-    r"|\brm\s+-\w*[rf]\w*\b|\brm\s+(?:.*\s)?--(?:recursive|force)\b"
+    r"\bgit\s+push\b[^;&|]*(?:\s-\w*[fd]\w*\b|--force|--delete\b|\s\+\w|\s:\w)|\bgit\s+stash\s+(?:drop|clear)\b"
+    r"|\brm\s+-\w*[rf]\w*\b|\brm\s+(?:[^;&|]*\s)?--(?:recursive|force)\b"
     r"|\bgit\s+reset\s+--hard\b|\bgit\s+clean\b[^;&|]*\s(?:-\w*f|--force\b)|\bgit\s+checkout\s+--\s+\."
-    r"|\bgit\s+branch\b.*\s(?-i:-\w*D)"
-    r"|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b|\bmkfs\b|\bdd\s+.*\bof="
-    r"|\bdocker\s+(?:system|volume|image)\s+prune\b.*(?:\s-\w*a|--all|--volumes)|\bdocker\s+volume\s+rm\s"
+    r"|\bgit\s+branch\b[^;&|]*\s(?-i:-\w*D)"
+    r"|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b|\bmkfs\b|\bdd\s+[^;&|]*\bof="
+    r"|\bdocker\s+(?:system|volume|image)\s+prune\b[^;&|]*(?:\s-\w*a|--all|--volumes)|\bdocker\s+volume\s+rm\s"
     r"|\bdocker[\s-]compose\b[^;&|]*\sdown\b[^;&|]*\s(?:-\w*v|--volumes\b)"
     r"|\bterraform(?:\s+-\S+)*\s+(?:destroy\b|apply\b[^;&|]*\s-destroy\b)"
     r"|\bkubectl(?:\s+-\S+(?:\s+[^-\s]\S*)?)*\s+delete\b"

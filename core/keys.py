@@ -74,6 +74,10 @@ def project_spelling(project_dir_or_name: str) -> str:
     return text.rstrip("/").lower()
 
 
+#: Linux's PATH_MAX: a longer "folder" (a hook's payload can say anything) is no folder on disk, kept as it is.
+_PATH_MAX = 4096
+
+
 def resolved_folder(folder: str) -> str:
     """``folder`` with the links on its way followed (``os.path.realpath``), as the disk has them now.
 
@@ -90,8 +94,8 @@ def resolved_folder(folder: str) -> str:
         _RESOLVED_SINCE[0] = now
     found = _RESOLVED.get(folder)
     if found is None:
-        try:
-            found = os.path.realpath(folder)
+        try:  # (no folder's path is longer than PATH_MAX, and realpath's time grows with the square of its parts)
+            found = os.path.realpath(folder) if len(folder) <= _PATH_MAX else folder
         except (OSError, ValueError):
             found = folder
         _RESOLVED[folder] = found

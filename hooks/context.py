@@ -159,6 +159,7 @@ def _recent(call: HookCall, index: Index, wanted: int, shown: str) -> list[Recen
 
     seen = call.seen()
     recent: list[Recent] = []
+    firsts: list[Recent] = []  # each folder's newest: a root of a multi-root workspace is never crowded out
     for folder in call.project_dirs:
         taken = 0
         for _, segment, doc in index.newest(sessions_key(folder), limit=wanted + 4):
@@ -168,12 +169,14 @@ def _recent(call: HookCall, index: Index, wanted: int, shown: str) -> list[Recen
                 meta.id in call.conversation_ids
                 or f"s:{meta.id}" in seen
                 or f"`deja show {meta.id}`" in shown
-                or any(m.id == meta.id for m, _, _ in recent)
+                or any(m.id == meta.id for m, _, _ in (*firsts, *recent))
             ):
                 continue
-            recent.append((meta, segment.session_keys(ordinal).updated, failed_at_end(segment, meta)))
+            found = (meta, segment.session_keys(ordinal).updated, failed_at_end(segment, meta))
+            (recent if taken else firsts).append(found)
             taken += 1
             if taken >= wanted:
                 break
-    recent.sort(key=lambda item: -item[1])  # the folders' newest first, as one project's are
-    return recent[:wanted]
+    firsts.sort(key=lambda item: -item[1])
+    recent.sort(key=lambda item: -item[1])  # then the rest, newest first, as one project's are
+    return (firsts + recent)[:wanted]

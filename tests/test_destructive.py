@@ -60,6 +60,14 @@ NOT_DESTRUCTIVE = [
     "git stash list",
     "git clean -n",
     "git reset HEAD~1",
+    # another program's option after a separator is not the push's, the branch's or the prune's (review8c)
+    "git push origin main && docker run -d nginx",
+    "git push && ls -lhd build",
+    "git push; ls -f",
+    "git branch -a | grep -D",
+    "docker image prune | tee log -a",
+    "rm build.log && ls --recursive",
+    "dd if=a bs=1 | pv | cat -of=x",
 ]
 
 

@@ -148,3 +148,13 @@ def test_error_lines_put_named_errors_first_and_skip_summaries() -> None:
 )
 def test_the_same_error_has_the_same_key_run_to_run(one: str, other: str, same: bool) -> None:
     assert (error_signature(one) == error_signature(other)) is same
+
+
+def test_a_folder_longer_than_any_path_is_kept_as_it_is_not_resolved() -> None:
+    """A hook's payload may name a "folder" of megabytes, whose ``realpath`` takes minutes (its time grows with the
+    square of the parts): no such path is on disk, so it is kept as written (review8c)."""
+    from deja.core.keys import resolved_folder
+
+    longer = "/x" + "/y/.." * 1000
+    assert len(longer) > 4096 and resolved_folder(longer) == longer
+    assert resolved_folder("/x/y/..") == "/x"

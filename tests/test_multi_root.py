@@ -4,6 +4,7 @@ parent of many repositories (trialM F1: every chat of the workspace became a pro
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
@@ -121,3 +122,27 @@ def test_session_start_names_apart_roots_of_one_last_name(tmp_path: Path, cli_ro
     assert ran.returncode == 0 and not ran.stderr, ran.stderr
     said = orjson.loads(ran.stdout)["additional_context"]
     assert '"task 0" (a/x/svc, ' in said and '"task 1" (b/x/svc, ' in said and '"task 2" (web, ' in said, said
+
+
+def test_session_start_lists_each_root_before_a_busier_roots_older_sessions(tmp_path: Path, cli_root: Path) -> None:
+    """A root whose one session is older than another root's three is listed still (review8c: the newest three of
+    all roots together left it out, though README said each root's are listed)."""
+    from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+    busy, quiet = tmp_path / "busy", tmp_path / "quiet"
+    for root in (busy, quiet):
+        root.mkdir()
+    chats = [("c-quiet", quiet, datetime(2026, 1, 1, 9, tzinfo=UTC))]
+    chats += [(f"c-busy-{n}", busy, datetime(2026, 3, n + 1, 9, tzinfo=UTC)) for n in range(4)]
+    for chat_id, root, when in chats:
+        turns = [user_turn(f"work in {chat_id}", when), assistant_turn("Done.")]
+        write_transcript(transcript_path(cli_root, str(root), chat_id), turns)
+    assert run_deja("index").returncode == 0
+    payload = {
+        "conversation_id": "c-now",
+        "hook_event_name": "sessionStart",
+        "workspace_roots": [str(busy), str(quiet)],
+    }
+    ran = run_deja("hook-context", input=orjson.dumps(payload).decode())
+    said = orjson.loads(ran.stdout)["additional_context"]
+    assert "`deja show c-quiet`" in said and "`deja show c-busy-3`" in said, said
