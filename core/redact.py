@@ -1129,11 +1129,12 @@ def _assignment(match: re.Match[str]) -> str:
     # the string's closing quote ("Password: " + pw).
     if (quote and before != quote) or (not quote and before in "\"'" and opening) or not secret_key(key):
         return whole
-    line_start = text.rfind("\n", 0, begin) + 1
-    if not _markdown_label(text[line_start:begin], text[line_start : match.start()], match):
+    line_start, whole_line = _line_start(text, begin)
+    if not _markdown_label(text[line_start:begin], text[line_start : match.start()], whole_line, match):
         return whole
     config_line = (
         text[match.end() : match.end() + 1] in ("", "\n", "\r")
+        and whole_line
         and text[line_start:begin].strip(" \t*_`") in _CONFIG_PREFIXES
         and (sep == "=" or sep.strip() == ":")
     ) or _command_environment(text, begin, key, sep, match.end())
@@ -1153,18 +1154,34 @@ def _assignment(match: re.Match[str]) -> str:
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
 
 
-def _markdown_label(before_key: str, before_noun: str, match: re.Match[str]) -> bool:
+#: How far back on its line the text before a key is read: a label's Markdown and a configuration line's prefix sit
+#: right before it, and reading back to a long line's start for each key in it made a one-line text's time grow
+#: with its square (a minified JSON of many ``"password":…``).
+_LINE_LOOK_BACK = 80
+
+
+def _line_start(text: str, begin: int) -> tuple[int, bool]:
+    """Where the text read before a key at ``begin`` starts: its line's start, or ``_LINE_LOOK_BACK`` characters
+    back on a longer line; and whether that is its line's start."""
+    low = max(0, begin - _LINE_LOOK_BACK)
+    newline = text.rfind("\n", low, begin)
+    if newline >= 0:
+        return newline + 1, True
+    return low, low == 0 or text[low - 1] == "\n"
+
+
+def _markdown_label(before_key: str, before_noun: str, whole_line: bool, match: re.Match[str]) -> bool:
     """Whether the Markdown around an assignment's key (the text before it on its line: ``before_key``, and before
-    its noun) is a label's: a code span holds the key alone (`` `password`: ``, not `` `python -c pass`: 25.6``), bold
-    or emphasis that closes after it opened before it (``**DB password**:``; ``password: **kwargs`` is code), and a
-    value on the next line follows a line that is the label alone (``password:`` then ``> …``; "how to validate an
-    id_token:" then ``- http://…`` is prose)."""
+    its noun; ``whole_line`` when they reach the line's start) is a label's: a code span holds the key alone
+    (`` `password`: ``, not `` `python -c pass`: 25.6``), bold or emphasis that closes after it opened before it
+    (``**DB password**:``; ``password: **kwargs`` is code), and a value on the next line follows a line that is the
+    label alone (``password:`` then ``> …``; "how to validate an id_token:" then ``- http://…`` is prose)."""
     close, bold, item = match.group("label"), match.group("bold"), match.group("item")
     if close == "`" and not before_key.endswith("`"):
         return False
     if (close and close not in before_noun) or (bold is not None and "**" not in before_noun):
         return False
-    return item is None or not before_key.strip(" \t*_`->#")
+    return item is None or (whole_line and not before_key.strip(" \t*_`->#"))
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:
