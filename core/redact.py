@@ -382,7 +382,7 @@ def _starts_an_entry(match: re.Match[str]) -> bool:
     before = match.string[max(0, match.start() - 300) : match.start()]
     if "machine" in before and _MACHINE_ENTRY.search(before) is not None:
         return True
-    return "login" in match.group(0) or _looks_made(match.group("value").strip('"'))
+    return "login" in match.group(0) or _looks_made(match.group("value").strip('"'), password=True)
 
 
 #: A ``.netrc`` ``machine`` entry: its host, then one of netrc's words (the bare word is in prose: "build machine").
@@ -462,8 +462,9 @@ def _pgpass_password(match: re.Match[str]) -> str:
     ):
         return whole
     # ``grep -n``'s line number, a log's fields and an everyday last word (``Makefile:12:test:lint:check``,
-    # ``api:8080:GET:users:ok``): a port no Postgres listens on asks for a password that looks made.
-    if match.group("port") not in _POSTGRES_PORTS and not _looks_made(value):
+    # ``api:8080:GET:users:ok``): a port no Postgres listens on asks for a password that looks made (as one after a
+    # password's name does: ``db:6000:app:app:hunter2``).
+    if match.group("port") not in _POSTGRES_PORTS and not _looks_made(value, password=True):
         return whole
     at = match.start("value") - start
     return f"{whole[:at]}[redacted:secret]{whole[at + len(value) :]}"
@@ -487,10 +488,10 @@ _FILE_EXTENSIONS = frozenset(  # (words split, not list literals: one a line wou
         *"gradle mk cmake lua pl ex exs erl dart r gz".split(),  # noqa: SIM905
     ]
 )
-#: The ports a ``.pgpass`` line names most (Postgres's, PgBouncer's, Supabase's pooler, DigitalOcean's, CockroachDB's),
-#: and ``*``: a line naming one is read whatever its password looks like.
+#: The ports a ``.pgpass`` line names most (Postgres's, PgBouncer's, Supabase's pooler, Docker's usual remap of 5432,
+#: DigitalOcean's, CockroachDB's), and ``*``: a line naming one is read whatever its password looks like.
 _POSTGRES_PORTS = frozenset(
-    ["*", "5432", "5433", "5434", "5435", "5436", "5437", "5438", "5439", "6432", "6543", "25060", "26257"]
+    ["*", "5432", "5433", "5434", "5435", "5436", "5437", "5438", "5439", "6432", "6543", "15432", "25060", "26257"]
 )
 _PGPASS_HOST = _Compiled("_PGPASS_HOST", r"\*|(?:[\w.-]|\\.)*[A-Za-z.](?:[\w.-]|\\.)*")
 

@@ -1108,6 +1108,10 @@ SECRETS: list[Secret] = [
     # A .pgpass line on Postgres's port keeps no everyday password; a netrc default entry with a login or after a
     # machine entry takes any (the prose rules above ask the others for a made value: review7c items 4 and 7).
     Secret("pgpass-word", "secret", _join("dragon", "fly"), "localhost:5432:app:app:{secret}"),
+    # On another port, or after a lone ``default``, a password as short as after a password's name (review8a #1).
+    Secret("pgpass-port-weak", "secret", _join("hunt", "er2"), "db:6000:app:app:{secret}"),
+    Secret("pgpass-docker-port", "secret", _join("sun", "shine"), "db.example.com:15432:app:me:{secret}"),
+    Secret("netrc-default-weak", "secret", _join("s3c", "ret"), "default password {secret}"),
     Secret("netrc-default-login", "secret", _join("anon", "ymous"), "default login ftp password {secret}"),
     Secret(
         "netrc-default-after-machine",
