@@ -896,6 +896,11 @@ _NOT_VALUES = frozenset(
         "required",
         "secretstr",
         "secretbytes",
+        # What a document's label says of a value it does not give (``**Password:** empty``, ``Password: N/A``).
+        "empty",
+        "blank",
+        "n/a",
+        "tbd",
     ]
 )
 #: Where a line holding only ``KEY=value`` / ``key: value`` is configuration (``.env``, YAML, Dockerfile, shell).
@@ -1001,9 +1006,10 @@ def _unquote(value: str) -> tuple[str, str, str]:
 
 
 def _plain_value(value: str, key: str) -> bool:
-    """Not a keyword, a reference, a path, the key's own name or a small number."""
+    """Not a keyword (a sentence's full stop aside: ``**Password:** Required.``), a reference, a path, the key's own
+    name or a small number."""
     return (
-        value.lower() not in _NOT_VALUES
+        value.lower().rstrip(".") not in _NOT_VALUES
         and _is_literal(value)
         and not _PATH.fullmatch(value)
         and not _SHORT_NUMBER.fullmatch(value)
@@ -1146,6 +1152,8 @@ def _assignment(match: re.Match[str]) -> str:
         opening, closing = value[: len(value) - len(value.lstrip("*"))], value[len(value.rstrip("*")) :]
         contents = value[len(opening) : len(value) - len(closing)]
         secret = _bare_literal(contents, key, config_line)
+    elif opening == "`":
+        secret = _quoted_secret(contents, key) and not _code_in_a_span(contents.strip())
     elif opening:
         secret = _quoted_secret(contents, key)
     else:
@@ -1169,6 +1177,17 @@ def _line_start(text: str, begin: int) -> tuple[int, bool]:
     if newline >= 0:
         return newline + 1, True
     return low, low == 0 or text[low - 1] == "\n"
+
+
+def _code_in_a_span(value: str) -> bool:
+    """Whether a code span's contents are code or a name, not a literal (``**Token:** `process.env.GITHUB_TOKEN```,
+    `` `os.getenv(name)` ``, `` `config.db.password` ``, `` `SECRET_KEY` ``, `` `.env` ``): the span is
+    Markdown's way to write any code, so what it holds is judged as a bare value's would be."""
+    if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value or _a_file(value):
+        return True
+    if _DOTTED_NAME.fullmatch(value):
+        return _names_a_variable(value.rstrip("!?").split("."))
+    return "_" in value and _ENV_NAME.fullmatch(value) is not None
 
 
 def _markdown_label(before_key: str, before_noun: str, whole_line: bool, match: re.Match[str]) -> bool:

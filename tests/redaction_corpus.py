@@ -355,6 +355,14 @@ the machine has a login page; enter login admin password reset link
 description: >-
   A folded description of the token endpoint.
 .example.com\tTRUE\t/\tFALSE\t0\ttheme\tdark
+- **Token:** `process.env.GITHUB_TOKEN` (set in CI)
+**Token**: `os.getenv("GH_TOKEN")` is read at start
+**Password:** `config.db.password` from settings
+**Secret:** `SECRET_KEY`
+**Password:** `.env`
+**Password:** Required.
+**Password:** empty
+**Password:** blank
 """,
     # What people write about passwords in other languages, with no secret in it (trialI's F7).
     "prose-other-languages": """
