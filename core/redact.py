@@ -1431,8 +1431,18 @@ _PLAIN_SIGNS = frozenset("-_.@/")
 
 #: What a password's own name starts with ("password", "passphrase", "pw", "pwd"), not a token's or a key's.
 _PASSWORD_NAMES = ("pass", "pw")
-#: What an algorithm's or an encoding's name is, its number aside: "the password is sha256 hashed" names no password.
-_SCHEMES = frozenset(["sha", "md", "base", "argon", "pbkdf", "utf", "aes", "rsa", "oauth", "ed", "pkcs", "python"])
+#: What an algorithm's, a curve's or a character set's name starts with before its number: "the password is sha256
+#: hashed", "… argon2i hashed", "… md5sum of the salt", "… utf8mb4 encoded", "… x25519 derived" name no password.
+_SCHEMES = frozenset(
+    ["sha", "md", "base", "argon", "pbkdf", "utf", "aes", "rsa", "oauth", "ed", "pkcs", "python", "crc", "latin"]
+    + ["x", "ntlm", "blake", "scrypt", "bcrypt", "ucs", "iso", "cp", "rc", "chacha", "poly", "hmac"]
+)
+#: What a number counts when a unit follows it: "the password is 12chars long", "… 90days old", "… 256bits".
+_UNITS = frozenset(
+    ["char", "chars", "characters", "digit", "digits", "letter", "letters", "bit", "bits", "byte", "bytes", "words"]
+    + ["sec", "secs", "seconds", "min", "mins", "minutes", "hour", "hours", "day", "days", "week", "weeks"]
+    + ["month", "months", "year", "years", "rounds", "times", "kb", "mb", "gb"]
+)
 
 
 def _looks_made(value: str, password: bool = False) -> bool:
@@ -1452,6 +1462,8 @@ def _looks_made(value: str, password: bool = False) -> bool:
         return False
     if value.isdigit():
         return True
+    if value[0].isdigit() and value.lstrip("0123456789").lower() in _UNITS:  # "12chars", "3600seconds"
+        return False
     letters, digits = any(c.isalpha() for c in value), any(c.isdigit() for c in value)
     signs = any(not c.isalnum() and c not in _PLAIN_SIGNS for c in value)
     both_cases = any(c.isupper() for c in value) and any(c.islower() for c in value)
@@ -1461,9 +1473,15 @@ def _looks_made(value: str, password: bool = False) -> bool:
 
 
 def _a_weak_password(value: str) -> bool:
-    """Six letters and digits or more that name no algorithm (``hunter2``, ``abc123``; not ``sha256``, ``base64``): a
-    sentence that gives a password such a value gives a password, a token's or a key's is no word yet."""
-    return len(value) >= 6 and value.isalnum() and value.rstrip("0123456789").lower() not in _SCHEMES
+    """Six letters and digits or more that name no algorithm (``hunter2``, ``abc123``; not ``sha256``, ``base64``,
+    ``argon2i``, ``ntlmv2``, ``x25519``): a sentence that gives a password such a value gives a password, a token's or
+    a key's is no word yet."""
+    if len(value) < 6 or not value.isalnum():
+        return False
+    head = value.lower()[: len(value) - len(value.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))]
+    scheme = head if head in _SCHEMES else head.removesuffix("v")  # a version's "v": ``ntlmv2``
+    # A one-letter name (``x25519``) counts before a number alone: ``x9k2m3`` may be a password.
+    return scheme not in _SCHEMES or (len(scheme) == 1 and not value[1:].isdigit())
 
 
 # --------------------------------------------------------------------------- secrets named in other words

@@ -363,6 +363,10 @@ description: >-
 **Password:** Required.
 **Password:** empty
 **Password:** blank
+the password is 12chars long, 90days old and 256bits of entropy; the passcode is 6digits
+the password is argon2i hashed, the password is md5sum of the salt, the password is crc32c
+the password is latin1 encoded, the password is utf8mb4 encoded, the password is x25519 derived
+the password is ntlmv2 hashed; the token is 3600seconds old
 """,
     # What people write about passwords in other languages, with no secret in it (trialI's F7).
     "prose-other-languages": """
@@ -940,6 +944,9 @@ SECRETS: list[Secret] = [
     # A short password in letters and digits after a password's own name; a second value after a singular noun.
     Secret("sentence-short-password", "secret", _join("hunt", "er2"), "the password is {secret}"),
     Secret("sentence-short-password-digits", "secret", _join("abc", "123"), "my password was {secret}."),
+    # A word that starts as a scheme's short name does (``ed``, ``x``) is still a password (review8a #7).
+    Secret("sentence-short-password-scheme-like", "secret", _join("edw", "ard12"), "the password is {secret}"),
+    Secret("sentence-short-password-one-letter", "secret", _join("x9k", "2m3"), "the password is {secret}"),
     Secret(
         "sentence-singular-or",
         "secret",
