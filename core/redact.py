@@ -1290,20 +1290,23 @@ _SENTENCE_NOUN = (
 )
 #: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
 _BLANK = r"[ \t\u00a0]"
-#: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were [now|still|…] <value>" (the
-#: value may start the next line, after a JSON string's escaped ``\n`` too, as a Markdown list item or quote), "my
-#: password's <value>", "<noun> for|of|on|to <words>: <value>", or the noun and its value alone (after "use", "enter",
-#: …: ``_after_a_verb``). A word between the noun and its verb does not end a sentence (``.``, ``,``).
+#: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were|will be|has been [now|…]
+#: <value>" (the value may start the next line, after a JSON string's escaped ``\n`` too, as a Markdown list item or
+#: quote), "my password's <value>", "<noun> for|of|on|to <words>: <value>", "<noun> to <value>" (after "set",
+#: "change", …), or the noun and its value alone (after "use", "enter", …: ``_after_a_verb``). A word between the noun
+#: and its verb does not end a sentence (``.``, ``,``).
 _SENTENCE_WORD = r"[^\s:=]*[^\s:=.,;!?]"
 #: The first of the words between a noun and its verb: a preposition or a person ("the password to the db is", "the
 #: password we use is"); "the password hashing algorithm is now Argon2id" names no password's value.
 _SENTENCE_BETWEEN = r"(?:for|of|on|to|in|at|from|that|which|we|you|i|they)\b"
 _SENTENCE_LINK = (
-    rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were)"
+    rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were"
+    rf"|(?:will|would|should|must|shall){_BLANK}+be|(?:has|had|have){_BLANK}+been)"
     rf"(?:{_BLANK}+(?:now|still|just|set{_BLANK}+to|changed{_BLANK}+to))?"
     rf"(?:{_BLANK}*:?{_BLANK}*(?:\r?\n|(?:\\r)?\\n){_BLANK}*(?:[-*+>]{_BLANK}+)?|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
     rf"|['\u2019]s{_BLANK}+"
     rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
+    r"|(?P<to> +to +)"
     r"|(?P<bare> +)"
 )
 #: Matched in a lowercase copy of the text, where one of the words it starts with is (``_sentence_matches``); a
@@ -1319,6 +1322,12 @@ _SENTENCE_SECRET = _Compiled(
 #: The verb a noun given its value alone comes after ("use passphrase …", "enter the admin password …").
 _VERB_BEFORE = _Compiled(
     "_VERB_BEFORE", r"(?a)\b(?:use|using|enter|try|with) +(?:(?:the|this|my|our) +)?(?:[a-z]+ +)?\Z"
+)
+#: The verb a noun given its value by "to" comes after ("set the password to …", "I changed my password to …").
+_SET_BEFORE = _Compiled(
+    "_SET_BEFORE",
+    r"(?a)\b(?:set|sets|setting|change|changed|changes|changing|reset|update|updated) +"
+    r"(?:(?:the|this|my|our|your|its|their) +)?(?:[a-z]+ +)?\Z",
 )
 #: What ends a sentence after a value: kept out of the value, and of what decides whether it is a secret.
 _AFTER_A_VALUE = ".,;:)"
@@ -1342,7 +1351,9 @@ def _sentences(text: str) -> str:
         if match.start() < last:  # (inside the value of the one before)
             continue
         kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
-        if match.group("bare") is not None and not _after_a_verb(lowered, match.start()):
+        if match.group("bare") is not None and not _after_a_verb(lowered, match.start(), _VERB_BEFORE):
+            continue
+        if match.group("to") is not None and not _after_a_verb(lowered, match.start(), _SET_BEFORE):
             continue
         password = lowered.startswith(_PASSWORD_NAMES, match.start())
         if _looks_made(kept.rstrip("!?"), password):
@@ -1420,9 +1431,10 @@ def _before_an_entity(value: str) -> str:
     return value
 
 
-def _after_a_verb(lowered: str, at: int) -> bool:
-    """Whether a verb that gives a value comes right before ``at``: "use", "enter the admin", "try this"."""
-    return _VERB_BEFORE.search(lowered, max(0, at - 40), at) is not None
+def _after_a_verb(lowered: str, at: int, verb: _Compiled) -> bool:
+    """Whether a verb that gives a value (``verb``: "use", "enter the admin", "try this"; "set the", "changed my")
+    comes right before ``at``."""
+    return verb.search(lowered, max(0, at - 40), at) is not None
 
 
 #: Signs a made secret holds between its letters; a word, a name, an address or a path is written without them.

@@ -367,6 +367,9 @@ the password is 12chars long, 90days old and 256bits of entropy; the passcode is
 the password is argon2i hashed, the password is md5sum of the salt, the password is crc32c
 the password is latin1 encoded, the password is utf8mb4 encoded, the password is x25519 derived
 the password is ntlmv2 hashed; the token is 3600seconds old
+set the password to something secure, then reset the password to default; set the token to abc123
+the password will be reset and the token has been revoked; the password must be 12chars or more
+go to the password to reset page
 """,
     # What people write about passwords in other languages, with no secret in it (trialI's F7).
     "prose-other-languages": """
@@ -944,6 +947,11 @@ SECRETS: list[Secret] = [
     # A short password in letters and digits after a password's own name; a second value after a singular noun.
     Secret("sentence-short-password", "secret", _join("hunt", "er2"), "the password is {secret}"),
     Secret("sentence-short-password-digits", "secret", _join("abc", "123"), "my password was {secret}."),
+    # A value given by "set … to", "will be", "has been" (review8b).
+    Secret("sentence-set-to", "secret", _join("hunt", "er2"), "set the password to {secret}"),
+    Secret("sentence-changed-to", "secret", _join("Xy7#", "kq9!Ct"), "I changed my db password to {secret}."),
+    Secret("sentence-will-be", "secret", _join("hunt", "er2"), "the new password will be {secret}"),
+    Secret("sentence-has-been", "secret", _join("8f14e45f", "ceea167a", "5a36dedd"), "the api token has been {secret}"),
     # A word that starts as a scheme's short name does (``ed``, ``x``) is still a password (review8a #7).
     Secret("sentence-short-password-scheme-like", "secret", _join("edw", "ard12"), "the password is {secret}"),
     Secret("sentence-short-password-one-letter", "secret", _join("x9k", "2m3"), "the password is {secret}"),
