@@ -382,7 +382,7 @@ def _starts_an_entry(match: re.Match[str]) -> bool:
     before = match.string[max(0, match.start() - 300) : match.start()]
     if "machine" in before and _MACHINE_ENTRY.search(before) is not None:
         return True
-    return "login" in match.group(0) or _looks_made(match.group("value").strip('"'))
+    return "login" in match.group(0) or _looks_made(match.group("value").strip('"'), password=True)
 
 
 #: A ``.netrc`` ``machine`` entry: its host, then one of netrc's words (the bare word is in prose: "build machine").
@@ -462,8 +462,9 @@ def _pgpass_password(match: re.Match[str]) -> str:
     ):
         return whole
     # ``grep -n``'s line number, a log's fields and an everyday last word (``Makefile:12:test:lint:check``,
-    # ``api:8080:GET:users:ok``): a port no Postgres listens on asks for a password that looks made.
-    if match.group("port") not in _POSTGRES_PORTS and not _looks_made(value):
+    # ``api:8080:GET:users:ok``): a port no Postgres listens on asks for a password that looks made (as one after a
+    # password's name does: ``db:6000:app:app:hunter2``).
+    if match.group("port") not in _POSTGRES_PORTS and not _looks_made(value, password=True):
         return whole
     at = match.start("value") - start
     return f"{whole[:at]}[redacted:secret]{whole[at + len(value) :]}"
@@ -487,10 +488,10 @@ _FILE_EXTENSIONS = frozenset(  # (words split, not list literals: one a line wou
         *"gradle mk cmake lua pl ex exs erl dart r gz".split(),  # noqa: SIM905
     ]
 )
-#: The ports a ``.pgpass`` line names most (Postgres's, PgBouncer's, Supabase's pooler, DigitalOcean's, CockroachDB's),
-#: and ``*``: a line naming one is read whatever its password looks like.
+#: The ports a ``.pgpass`` line names most (Postgres's, PgBouncer's, Supabase's pooler, Docker's usual remap of 5432,
+#: DigitalOcean's, CockroachDB's), and ``*``: a line naming one is read whatever its password looks like.
 _POSTGRES_PORTS = frozenset(
-    ["*", "5432", "5433", "5434", "5435", "5436", "5437", "5438", "5439", "6432", "6543", "25060", "26257"]
+    ["*", "5432", "5433", "5434", "5435", "5436", "5437", "5438", "5439", "6432", "6543", "15432", "25060", "26257"]
 )
 _PGPASS_HOST = _Compiled("_PGPASS_HOST", r"\*|(?:[\w.-]|\\.)*[A-Za-z.](?:[\w.-]|\\.)*")
 
@@ -895,6 +896,11 @@ _NOT_VALUES = frozenset(
         "required",
         "secretstr",
         "secretbytes",
+        # What a document's label says of a value it does not give (``**Password:** empty``, ``Password: N/A``).
+        "empty",
+        "blank",
+        "n/a",
+        "tbd",
     ]
 )
 #: Where a line holding only ``KEY=value`` / ``key: value`` is configuration (``.env``, YAML, Dockerfile, shell).
@@ -1000,9 +1006,10 @@ def _unquote(value: str) -> tuple[str, str, str]:
 
 
 def _plain_value(value: str, key: str) -> bool:
-    """Not a keyword, a reference, a path, the key's own name or a small number."""
+    """Not a keyword (a sentence's full stop aside: ``**Password:** Required.``), a reference, a path, the key's own
+    name or a small number."""
     return (
-        value.lower() not in _NOT_VALUES
+        value.lower().rstrip(".") not in _NOT_VALUES
         and _is_literal(value)
         and not _PATH.fullmatch(value)
         and not _SHORT_NUMBER.fullmatch(value)
@@ -1129,11 +1136,12 @@ def _assignment(match: re.Match[str]) -> str:
     # the string's closing quote ("Password: " + pw).
     if (quote and before != quote) or (not quote and before in "\"'" and opening) or not secret_key(key):
         return whole
-    line_start = text.rfind("\n", 0, begin) + 1
-    if not _markdown_label(text[line_start:begin], text[line_start : match.start()], match):
+    line_start, whole_line = _line_start(text, begin)
+    if not _markdown_label(text[line_start:begin], text[line_start : match.start()], whole_line, match):
         return whole
     config_line = (
         text[match.end() : match.end() + 1] in ("", "\n", "\r")
+        and whole_line
         and text[line_start:begin].strip(" \t*_`") in _CONFIG_PREFIXES
         and (sep == "=" or sep.strip() == ":")
     ) or _command_environment(text, begin, key, sep, match.end())
@@ -1144,6 +1152,8 @@ def _assignment(match: re.Match[str]) -> str:
         opening, closing = value[: len(value) - len(value.lstrip("*"))], value[len(value.rstrip("*")) :]
         contents = value[len(opening) : len(value) - len(closing)]
         secret = _bare_literal(contents, key, config_line)
+    elif opening == "`":
+        secret = _quoted_secret(contents, key) and not _code_in_a_span(contents.strip())
     elif opening:
         secret = _quoted_secret(contents, key)
     else:
@@ -1153,18 +1163,45 @@ def _assignment(match: re.Match[str]) -> str:
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
 
 
-def _markdown_label(before_key: str, before_noun: str, match: re.Match[str]) -> bool:
+#: How far back on its line the text before a key is read: a label's Markdown and a configuration line's prefix sit
+#: right before it, and reading back to a long line's start for each key in it made a one-line text's time grow
+#: with its square (a minified JSON of many ``"password":…``).
+_LINE_LOOK_BACK = 80
+
+
+def _line_start(text: str, begin: int) -> tuple[int, bool]:
+    """Where the text read before a key at ``begin`` starts: its line's start, or ``_LINE_LOOK_BACK`` characters
+    back on a longer line; and whether that is its line's start."""
+    low = max(0, begin - _LINE_LOOK_BACK)
+    newline = text.rfind("\n", low, begin)
+    if newline >= 0:
+        return newline + 1, True
+    return low, low == 0 or text[low - 1] == "\n"
+
+
+def _code_in_a_span(value: str) -> bool:
+    """Whether a code span's contents are code or a name, not a literal (``**Token:** `process.env.GITHUB_TOKEN```,
+    `` `os.getenv(name)` ``, `` `config.db.password` ``, `` `SECRET_KEY` ``, `` `.env` ``): the span is
+    Markdown's way to write any code, so what it holds is judged as a bare value's would be."""
+    if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value or _a_file(value):
+        return True
+    if _DOTTED_NAME.fullmatch(value):
+        return _names_a_variable(value.rstrip("!?").split("."))
+    return "_" in value and _ENV_NAME.fullmatch(value) is not None
+
+
+def _markdown_label(before_key: str, before_noun: str, whole_line: bool, match: re.Match[str]) -> bool:
     """Whether the Markdown around an assignment's key (the text before it on its line: ``before_key``, and before
-    its noun) is a label's: a code span holds the key alone (`` `password`: ``, not `` `python -c pass`: 25.6``), bold
-    or emphasis that closes after it opened before it (``**DB password**:``; ``password: **kwargs`` is code), and a
-    value on the next line follows a line that is the label alone (``password:`` then ``> …``; "how to validate an
-    id_token:" then ``- http://…`` is prose)."""
+    its noun; ``whole_line`` when they reach the line's start) is a label's: a code span holds the key alone
+    (`` `password`: ``, not `` `python -c pass`: 25.6``), bold or emphasis that closes after it opened before it
+    (``**DB password**:``; ``password: **kwargs`` is code), and a value on the next line follows a line that is the
+    label alone (``password:`` then ``> …``; "how to validate an id_token:" then ``- http://…`` is prose)."""
     close, bold, item = match.group("label"), match.group("bold"), match.group("item")
     if close == "`" and not before_key.endswith("`"):
         return False
     if (close and close not in before_noun) or (bold is not None and "**" not in before_noun):
         return False
-    return item is None or not before_key.strip(" \t*_`->#")
+    return item is None or (whole_line and not before_key.strip(" \t*_`->#"))
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:
@@ -1253,20 +1290,23 @@ _SENTENCE_NOUN = (
 )
 #: The blanks between a sentence's words: a tab or a no-break space (pasted from a web page or Slack) too.
 _BLANK = r"[ \t\u00a0]"
-#: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were [now|still|…] <value>" (the
-#: value may start the next line, after a JSON string's escaped ``\n`` too, as a Markdown list item or quote), "my
-#: password's <value>", "<noun> for|of|on|to <words>: <value>", or the noun and its value alone (after "use", "enter",
-#: …: ``_after_a_verb``). A word between the noun and its verb does not end a sentence (``.``, ``,``).
+#: "<noun> [<up to six words, the first a preposition or a person>] is|was|are|were|will be|has been [now|…]
+#: <value>" (the value may start the next line, after a JSON string's escaped ``\n`` too, as a Markdown list item or
+#: quote), "my password's <value>", "<noun> for|of|on|to <words>: <value>", "<noun> to <value>" (after "set",
+#: "change", …), or the noun and its value alone (after "use", "enter", …: ``_after_a_verb``). A word between the noun
+#: and its verb does not end a sentence (``.``, ``,``).
 _SENTENCE_WORD = r"[^\s:=]*[^\s:=.,;!?]"
 #: The first of the words between a noun and its verb: a preposition or a person ("the password to the db is", "the
 #: password we use is"); "the password hashing algorithm is now Argon2id" names no password's value.
 _SENTENCE_BETWEEN = r"(?:for|of|on|to|in|at|from|that|which|we|you|i|they)\b"
 _SENTENCE_LINK = (
-    rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were)"
+    rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were"
+    rf"|(?:will|would|should|must|shall){_BLANK}+be|(?:has|had|have){_BLANK}+been)"
     rf"(?:{_BLANK}+(?:now|still|just|set{_BLANK}+to|changed{_BLANK}+to))?"
     rf"(?:{_BLANK}*:?{_BLANK}*(?:\r?\n|(?:\\r)?\\n){_BLANK}*(?:[-*+>]{_BLANK}+)?|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
     rf"|['\u2019]s{_BLANK}+"
     rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
+    r"|(?P<to> +to +)"
     r"|(?P<bare> +)"
 )
 #: Matched in a lowercase copy of the text, where one of the words it starts with is (``_sentence_matches``); a
@@ -1282,6 +1322,12 @@ _SENTENCE_SECRET = _Compiled(
 #: The verb a noun given its value alone comes after ("use passphrase …", "enter the admin password …").
 _VERB_BEFORE = _Compiled(
     "_VERB_BEFORE", r"(?a)\b(?:use|using|enter|try|with) +(?:(?:the|this|my|our) +)?(?:[a-z]+ +)?\Z"
+)
+#: The verb a noun given its value by "to" comes after ("set the password to …", "I changed my password to …").
+_SET_BEFORE = _Compiled(
+    "_SET_BEFORE",
+    r"(?a)\b(?:set|sets|setting|change|changed|changes|changing|reset|update|updated) +"
+    r"(?:(?:the|this|my|our|your|its|their) +)?(?:[a-z]+ +)?\Z",
 )
 #: What ends a sentence after a value: kept out of the value, and of what decides whether it is a secret.
 _AFTER_A_VALUE = ".,;:)"
@@ -1305,7 +1351,9 @@ def _sentences(text: str) -> str:
         if match.start() < last:  # (inside the value of the one before)
             continue
         kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
-        if match.group("bare") is not None and not _after_a_verb(lowered, match.start()):
+        if match.group("bare") is not None and not _after_a_verb(lowered, match.start(), _VERB_BEFORE):
+            continue
+        if match.group("to") is not None and not _after_a_verb(lowered, match.start(), _SET_BEFORE):
             continue
         password = lowered.startswith(_PASSWORD_NAMES, match.start())
         if _looks_made(kept.rstrip("!?"), password):
@@ -1383,9 +1431,10 @@ def _before_an_entity(value: str) -> str:
     return value
 
 
-def _after_a_verb(lowered: str, at: int) -> bool:
-    """Whether a verb that gives a value comes right before ``at``: "use", "enter the admin", "try this"."""
-    return _VERB_BEFORE.search(lowered, max(0, at - 40), at) is not None
+def _after_a_verb(lowered: str, at: int, verb: _Compiled) -> bool:
+    """Whether a verb that gives a value (``verb``: "use", "enter the admin", "try this"; "set the", "changed my")
+    comes right before ``at``."""
+    return verb.search(lowered, max(0, at - 40), at) is not None
 
 
 #: Signs a made secret holds between its letters; a word, a name, an address or a path is written without them.
@@ -1394,8 +1443,18 @@ _PLAIN_SIGNS = frozenset("-_.@/")
 
 #: What a password's own name starts with ("password", "passphrase", "pw", "pwd"), not a token's or a key's.
 _PASSWORD_NAMES = ("pass", "pw")
-#: What an algorithm's or an encoding's name is, its number aside: "the password is sha256 hashed" names no password.
-_SCHEMES = frozenset(["sha", "md", "base", "argon", "pbkdf", "utf", "aes", "rsa", "oauth", "ed", "pkcs", "python"])
+#: What an algorithm's, a curve's or a character set's name starts with before its number: "the password is sha256
+#: hashed", "… argon2i hashed", "… md5sum of the salt", "… utf8mb4 encoded", "… x25519 derived" name no password.
+_SCHEMES = frozenset(
+    ["sha", "md", "base", "argon", "pbkdf", "utf", "aes", "rsa", "oauth", "ed", "pkcs", "python", "crc", "latin"]
+    + ["x", "ntlm", "blake", "scrypt", "bcrypt", "ucs", "iso", "cp", "rc", "chacha", "poly", "hmac"]
+)
+#: What a number counts when a unit follows it: "the password is 12chars long", "… 90days old", "… 256bits".
+_UNITS = frozenset(
+    ["char", "chars", "characters", "digit", "digits", "letter", "letters", "bit", "bits", "byte", "bytes", "words"]
+    + ["sec", "secs", "seconds", "min", "mins", "minutes", "hour", "hours", "day", "days", "week", "weeks"]
+    + ["month", "months", "year", "years", "rounds", "times", "kb", "mb", "gb"]
+)
 
 
 def _looks_made(value: str, password: bool = False) -> bool:
@@ -1415,6 +1474,8 @@ def _looks_made(value: str, password: bool = False) -> bool:
         return False
     if value.isdigit():
         return True
+    if value[0].isdigit() and value.lstrip("0123456789").lower() in _UNITS:  # "12chars", "3600seconds"
+        return False
     letters, digits = any(c.isalpha() for c in value), any(c.isdigit() for c in value)
     signs = any(not c.isalnum() and c not in _PLAIN_SIGNS for c in value)
     both_cases = any(c.isupper() for c in value) and any(c.islower() for c in value)
@@ -1424,9 +1485,15 @@ def _looks_made(value: str, password: bool = False) -> bool:
 
 
 def _a_weak_password(value: str) -> bool:
-    """Six letters and digits or more that name no algorithm (``hunter2``, ``abc123``; not ``sha256``, ``base64``): a
-    sentence that gives a password such a value gives a password, a token's or a key's is no word yet."""
-    return len(value) >= 6 and value.isalnum() and value.rstrip("0123456789").lower() not in _SCHEMES
+    """Six letters and digits or more that name no algorithm (``hunter2``, ``abc123``; not ``sha256``, ``base64``,
+    ``argon2i``, ``ntlmv2``, ``x25519``): a sentence that gives a password such a value gives a password, a token's or
+    a key's is no word yet."""
+    if len(value) < 6 or not value.isalnum():
+        return False
+    head = value.lower()[: len(value) - len(value.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))]
+    scheme = head if head in _SCHEMES else head.removesuffix("v")  # a version's "v": ``ntlmv2``
+    # A one-letter name (``x25519``) counts before a number alone: ``x9k2m3`` may be a password.
+    return scheme not in _SCHEMES or (len(scheme) == 1 and not value[1:].isdigit())
 
 
 # --------------------------------------------------------------------------- secrets named in other words

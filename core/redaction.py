@@ -84,7 +84,8 @@ KEY_QUALIFIERS = tuple(
     for word in ("api", "access", "secret", "private", "auth", "admin", "master")
     for blank in ("", " ")
 )
-SENTENCE_VERBS = (" is", " was", " are", " were")  # (then a blank, a colon or a line's end: ``_VERB_ENDS``)
+# (then a blank, a colon or a line's end: ``_VERB_ENDS``; "will be", "has been" end with the last two)
+SENTENCE_VERBS = (" is", " was", " are", " were", " be", " been")
 SENTENCE_LINKS = (
     " for ",
     " of ",

@@ -355,6 +355,21 @@ the machine has a login page; enter login admin password reset link
 description: >-
   A folded description of the token endpoint.
 .example.com\tTRUE\t/\tFALSE\t0\ttheme\tdark
+- **Token:** `process.env.GITHUB_TOKEN` (set in CI)
+**Token**: `os.getenv("GH_TOKEN")` is read at start
+**Password:** `config.db.password` from settings
+**Secret:** `SECRET_KEY`
+**Password:** `.env`
+**Password:** Required.
+**Password:** empty
+**Password:** blank
+the password is 12chars long, 90days old and 256bits of entropy; the passcode is 6digits
+the password is argon2i hashed, the password is md5sum of the salt, the password is crc32c
+the password is latin1 encoded, the password is utf8mb4 encoded, the password is x25519 derived
+the password is ntlmv2 hashed; the token is 3600seconds old
+set the password to something secure, then reset the password to default; set the token to abc123
+the password will be reset and the token has been revoked; the password must be 12chars or more
+go to the password to reset page
 """,
     # What people write about passwords in other languages, with no secret in it (trialI's F7).
     "prose-other-languages": """
@@ -932,6 +947,14 @@ SECRETS: list[Secret] = [
     # A short password in letters and digits after a password's own name; a second value after a singular noun.
     Secret("sentence-short-password", "secret", _join("hunt", "er2"), "the password is {secret}"),
     Secret("sentence-short-password-digits", "secret", _join("abc", "123"), "my password was {secret}."),
+    # A value given by "set … to", "will be", "has been" (review8b).
+    Secret("sentence-set-to", "secret", _join("hunt", "er2"), "set the password to {secret}"),
+    Secret("sentence-changed-to", "secret", _join("Xy7#", "kq9!Ct"), "I changed my db password to {secret}."),
+    Secret("sentence-will-be", "secret", _join("hunt", "er2"), "the new password will be {secret}"),
+    Secret("sentence-has-been", "secret", _join("8f14e45f", "ceea167a", "5a36dedd"), "the api token has been {secret}"),
+    # A word that starts as a scheme's short name does (``ed``, ``x``) is still a password (review8a #7).
+    Secret("sentence-short-password-scheme-like", "secret", _join("edw", "ard12"), "the password is {secret}"),
+    Secret("sentence-short-password-one-letter", "secret", _join("x9k", "2m3"), "the password is {secret}"),
     Secret(
         "sentence-singular-or",
         "secret",
@@ -1108,6 +1131,10 @@ SECRETS: list[Secret] = [
     # A .pgpass line on Postgres's port keeps no everyday password; a netrc default entry with a login or after a
     # machine entry takes any (the prose rules above ask the others for a made value: review7c items 4 and 7).
     Secret("pgpass-word", "secret", _join("dragon", "fly"), "localhost:5432:app:app:{secret}"),
+    # On another port, or after a lone ``default``, a password as short as after a password's name (review8a #1).
+    Secret("pgpass-port-weak", "secret", _join("hunt", "er2"), "db:6000:app:app:{secret}"),
+    Secret("pgpass-docker-port", "secret", _join("sun", "shine"), "db.example.com:15432:app:me:{secret}"),
+    Secret("netrc-default-weak", "secret", _join("s3c", "ret"), "default password {secret}"),
     Secret("netrc-default-login", "secret", _join("anon", "ymous"), "default login ftp password {secret}"),
     Secret(
         "netrc-default-after-machine",

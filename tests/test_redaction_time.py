@@ -1,0 +1,42 @@
+"""Redaction's time grows with a text's size, not its square: the indexer redacts a tool's whole output (a minified
+JSON answer is one line) before it caps it, so a rule that reads back over a line for each key in it would stall a
+build. Asked as a ratio of CPU times, never as an absolute time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deja.core.redact import redact
+
+#: One redaction of a one-line text of ``argv[1]`` characters, its CPU seconds printed.
+_REDACT_ONCE = """
+import sys, time
+from deja.core.redact import scrub
+unit = '{"password":"abc"},'
+text = unit * (int(sys.argv[1]) // len(unit))
+start = time.process_time()
+scrub(text)
+print(time.process_time() - start)
+"""
+
+
+def _cpu_seconds(size: int, folder: Path) -> float:
+    """The CPU time of one redaction of a ``size``-character line, in an interpreter of its own as a build starts:
+    in one that has copied big strings before, the allocator keeps their memory and a line's copies cost less."""
+    done = subprocess.run(
+        [sys.executable, "-c", _REDACT_ONCE, str(size)], cwd=folder, capture_output=True, text=True, check=True
+    )
+    return float(done.stdout)
+
+
+@pytest.mark.hostile
+def test_a_long_line_of_many_secret_named_keys_is_redacted_in_time_linear_in_its_size(tmp_path: Path) -> None:
+    assert redact('{"password":"abc"},{"password":"abc"}') == (
+        '{"password":"[redacted:secret]"},{"password":"[redacted:secret]"}'
+    )
+    # Four times the text: four times the time when linear, sixteen when each key reads its line back.
+    assert _cpu_seconds(400_000, tmp_path) / _cpu_seconds(100_000, tmp_path) < 8
