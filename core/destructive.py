@@ -11,9 +11,12 @@ from .errors import folded, found, is_word
 
 #: The commands, as one pattern (compiled when first needed: most commands hold none of its words). A tool's
 #: subcommand is taken after its options (``kubectl -n prod delete``), so a subcommand that only names a deletion is
-#: not one (``kubectl auth can-i delete``, ``terraform plan -destroy``).
+#: not one (``kubectl auth can-i delete``, ``terraform plan -destroy``). An option is read up to the next ``;``,
+#: ``&`` or ``|`` (``git push && docker run -d`` deletes nothing), but a force-push anywhere after ``git push`` is
+#: taken as one (``git push 2>&1 --force``, ``git push origin $(git branch --show-current | tr -d ' ') -f``).
 DESTRUCTIVE = (
-    r"\bgit\s+push\b[^;&|]*(?:\s-\w*[fd]\w*\b|--force|--delete\b|\s\+\w|\s:\w)|\bgit\s+stash\s+(?:drop|clear)\b"
+    r"\bgit\s+push\b.*(?:\s-f\b|--force|\s\+\w)|\bgit\s+push\b[^;&|]*(?:\s-\w*[fd]\w*\b|--delete\b|\s:\w)"
+    r"|\bgit\s+stash\s+(?:drop|clear)\b"
     r"|\brm\s+-\w*[rf]\w*\b|\brm\s+(?:[^;&|]*\s)?--(?:recursive|force)\b"
     r"|\bgit\s+reset\s+--hard\b|\bgit\s+clean\b[^;&|]*\s(?:-\w*f|--force\b)|\bgit\s+checkout\s+--\s+\."
     r"|\bgit\s+branch\b[^;&|]*\s(?-i:-\w*D)"

@@ -912,6 +912,9 @@ _IDENTIFIER = _Compiled("_IDENTIFIER", r"[A-Za-z_]\w*")
 _PATH = _Compiled("_PATH", r"(?:/|~/|\.\.?/)[\w./~-]*")
 _SHORT_NUMBER = _Compiled("_SHORT_NUMBER", r"\d{1,7}")
 _ENV_NAME = _Compiled("_ENV_NAME", r"[A-Z][A-Z0-9_]*")
+#: A call, a subscript or a generic type in a code span (``os.getenv("GH_TOKEN")``, ``config["db"]``,
+#: ``Vec<String>``): a bracket inside a word is a password's (``Xy7#kq(9)Lm``, ``Tr0ub<4>dor&3``).
+_CODE_SHAPE = _Compiled("_CODE_SHAPE", r"[\w.$]+(?:\(.*\)|\[.*\]|\{.*\}|<[\w ,.:]*>)")
 #: A word made of others that says what a thing is, not what it holds: ``base64-encoded``, ``HS256-signed``,
 #: ``x86_64-only``, ``k8s-managed``; in German and French too (``base64-kodiert``, ``AES-verschlüsselt``,
 #: ``base64-encodé``), as the other languages' rule reads them.
@@ -1164,9 +1167,10 @@ def _assignment(match: re.Match[str]) -> str:
 
 
 #: How far back on its line the text before a key is read: a label's Markdown and a configuration line's prefix sit
-#: right before it, and reading back to a long line's start for each key in it made a one-line text's time grow
+#: before it (a bold label of a long sentence, ``**Production database credentials for …, admin password**:``,
+#: within a few hundred characters), and reading back to a long line's start for each key in it made a one-line text's time grow
 #: with its square (a minified JSON of many ``"password":…``).
-_LINE_LOOK_BACK = 80
+_LINE_LOOK_BACK = 256
 
 
 def _line_start(text: str, begin: int) -> tuple[int, bool]:
@@ -1183,7 +1187,7 @@ def _code_in_a_span(value: str) -> bool:
     """Whether a code span's contents are code or a name, not a literal (``**Token:** `process.env.GITHUB_TOKEN```,
     `` `os.getenv(name)` ``, `` `config.db.password` ``, `` `SECRET_KEY` ``, `` `.env` ``): the span is
     Markdown's way to write any code, so what it holds is judged as a bare value's would be."""
-    if any(c in value for c in "()[]{}<>") or "::" in value or "->" in value or _a_file(value):
+    if _CODE_SHAPE.fullmatch(value) or "::" in value or "->" in value or _a_file(value):
         return True
     if _DOTTED_NAME.fullmatch(value):
         return _names_a_variable(value.rstrip("!?").split("."))
@@ -1449,6 +1453,9 @@ _SCHEMES = frozenset(
     ["sha", "md", "base", "argon", "pbkdf", "utf", "aes", "rsa", "oauth", "ed", "pkcs", "python", "crc", "latin"]
     + ["x", "ntlm", "blake", "scrypt", "bcrypt", "ucs", "iso", "cp", "rc", "chacha", "poly", "hmac"]
 )
+#: What follows a scheme's number in its names: ``argon2i``, ``argon2id``, ``md5sum``, ``crc32c``, ``utf8mb4``,
+#: ``sha256sum``, ``blake2b``, ``ed25519``.
+_SCHEME_SUFFIXES = frozenset(["", "i", "id", "d", "b", "s", "c", "sum", "hash", "mb4", "be", "le"])
 #: What a number counts when a unit follows it: "the password is 12chars long", "… 90days old", "… 256bits".
 _UNITS = frozenset(
     ["char", "chars", "characters", "digit", "digits", "letter", "letters", "bit", "bits", "byte", "bytes", "words"]
@@ -1490,10 +1497,15 @@ def _a_weak_password(value: str) -> bool:
     a key's is no word yet."""
     if len(value) < 6 or not value.isalnum():
         return False
-    head = value.lower()[: len(value) - len(value.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))]
+    lower = value.lower()
+    head = lower[: len(lower) - len(lower.lstrip("abcdefghijklmnopqrstuvwxyz"))]
     scheme = head if head in _SCHEMES else head.removesuffix("v")  # a version's "v": ``ntlmv2``
-    # A one-letter name (``x25519``) counts before a number alone: ``x9k2m3`` may be a password.
-    return scheme not in _SCHEMES or (len(scheme) == 1 and not value[1:].isdigit())
+    rest = lower[len(head) :].lstrip("0123456789")
+    # A one-letter name (``x25519``) counts before a number alone: ``x9k2m3`` may be a password; so may a name's
+    # letters before a number and a word (``ed4life``, ``cp3po99``): a scheme's suffix is short and known.
+    if len(scheme) == 1:
+        return not value[1:].isdigit()
+    return scheme not in _SCHEMES or rest not in _SCHEME_SUFFIXES
 
 
 # --------------------------------------------------------------------------- secrets named in other words

@@ -78,14 +78,14 @@ def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str],
     if not recent:
         call.remember([STARTED])
         return [], "no other session in this project"
-    blocks = _readable_blocks(recent, room)
+    blocks = _readable_blocks(recent, room, call.project_dirs)
     if not blocks:
         return [], waiting
     call.remember([STARTED, *(f"s:{meta.id}" for meta, _ in blocks)])
     return [header, *(line for _, block in blocks for line in block), FOOTER], ""
 
 
-def _readable_blocks(recent: list[Recent], room: int) -> list[tuple[SessionMeta, list[str]]]:
+def _readable_blocks(recent: list[Recent], room: int, roots: list[str]) -> list[tuple[SessionMeta, list[str]]]:
     """The newest sessions whose blocks fit ``room`` at their readable minimum, sharing the rest of it.
 
     A block is its heading whole and each detail line at least ``READABLE_LINE`` bytes (or whole, if shorter):
@@ -93,7 +93,7 @@ def _readable_blocks(recent: list[Recent], room: int) -> list[tuple[SessionMeta,
     """
     chosen: list[tuple[SessionMeta, str, list[str]]] = []
     used = 0
-    labels = _labels_apart({meta.project_dir for meta, _, _ in recent if meta.project_dir})
+    labels = _labels_apart({meta.project_dir for meta, _, _ in recent if meta.project_dir}, roots)
     for meta, updated, stopped in recent:
         where = labels.get(meta.project_dir, meta.project)
         head = fit(heading(meta.title or meta.asked, where, updated, meta.id), room)
@@ -109,18 +109,19 @@ def _readable_blocks(recent: list[Recent], room: int) -> list[tuple[SessionMeta,
     return [(meta, [head, *(next(cut) for _ in details)]) for meta, head, details in chosen]
 
 
-def _labels_apart(folders: set[str]) -> dict[str, str]:
-    """A label for each of ``folders`` that shares its last name with another listed one: as much of its path as
-    tells them apart (``a/x/svc`` beside ``b/x/svc``: a multi-root workspace's roots, a monorepo's packages), so
-    the agent does not read one folder's session as another's (trialI F6)."""
+def _labels_apart(folders: set[str], roots: list[str]) -> dict[str, str]:
+    """A label for each of ``folders`` that shares its last name with another listed one or a workspace root: as
+    much of its path as tells them apart (``a/x/svc`` beside ``b/x/svc``: a multi-root workspace's roots, a
+    monorepo's packages), so the agent does not read one folder's session as another's (trialI F6)."""
 
     def last(folder: str) -> str:
         return folder.rstrip("/").rpartition("/")[2].lower()
 
+    others = folders | {root.rstrip("/") for root in roots}
     return {
         folder: telling_tail(folder, twins)
         for folder in folders
-        if (twins := [other for other in folders if other != folder and last(other) == last(folder)])
+        if (twins := [other for other in others if other != folder and last(other) == last(folder)])
     }
 
 

@@ -352,8 +352,8 @@ def _history_problems(
             f"the index skipped what it could not read: {what}",
             # (``--full`` refuses while a file it read sessions from cannot be read: it would lose them)
             "make the files named below readable, then `deja index`" if forbidden_files else
-            "close what holds them (Cursor, cursor-agent) and run `deja index`: it reads them again (a `--full` "
-            "rebuild refuses until they read, as it would lose what was read from them)",
+            "run `deja index` once nothing holds them (quit Cursor or cursor-agent if one is at work); what still "
+            "fails to read then is damaged in Cursor's own files",
         ))  # fmt: skip
     damaged = {reason: n for reason, n in chats.unreadable.items() if reason != FORBIDDEN_STORE}  # (named below)
     if damaged:

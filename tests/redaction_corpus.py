@@ -953,7 +953,16 @@ SECRETS: list[Secret] = [
     Secret("sentence-will-be", "secret", _join("hunt", "er2"), "the new password will be {secret}"),
     Secret("sentence-has-been", "secret", _join("8f14e45f", "ceea167a", "5a36dedd"), "the api token has been {secret}"),
     # A word that starts as a scheme's short name does (``ed``, ``x``) is still a password (review8a #7).
-    Secret("sentence-short-password-scheme-like", "secret", _join("edw", "ard12"), "the password is {secret}"),
+    Secret("sentence-short-password-scheme-like", "secret", _join("ed4", "life"), "the password is {secret}"),
+    Secret("sentence-short-password-scheme-like-cp", "secret", _join("cp3", "po99"), "the password is {secret}"),
+    Secret(
+        "bold-label-long",
+        "secret",
+        _join("Xy7#kq9", "!Lm"),
+        "**Production database credentials for the legacy reporting cluster in eu-west-1, admin password**: {secret}",
+    ),
+    Secret("code-span-bracket", "secret", _join("Xy7#kq", "(9)Lm"), "Password: `{secret}`"),
+    Secret("code-span-angle", "secret", _join("Tr0ub<4>", "dor&3"), "DB password: `{secret}`"),
     Secret("sentence-short-password-one-letter", "secret", _join("x9k", "2m3"), "the password is {secret}"),
     Secret(
         "sentence-singular-or",

@@ -39,6 +39,11 @@ DESTRUCTIVE = [
     "kubectl -n prod delete pod web-1",
     "kubectl --context staging delete -f app.yaml",
 ]
+DESTRUCTIVE += [  # a force-push read past a redirection or a command substitution (review8d)
+    "git push 2>&1 --force",
+    "git push origin $(git branch --show-current | tr -d ' ') -f",
+]
+
 NOT_DESTRUCTIVE = [
     "terraform plan -destroy",
     "terraform plan -destroy -out=destroy.plan",
@@ -63,7 +68,6 @@ NOT_DESTRUCTIVE = [
     # another program's option after a separator is not the push's, the branch's or the prune's (review8c)
     "git push origin main && docker run -d nginx",
     "git push && ls -lhd build",
-    "git push; ls -f",
     "git branch -a | grep -D",
     "docker image prune | tee log -a",
     "rm build.log && ls --recursive",

@@ -139,4 +139,4 @@ def test_a_store_locked_this_time_is_not_offered_a_full_rebuild_that_refuses(cli
     finally:
         holder.close()
     fixes = " ".join(problem["fix"] for problem in report["problems"] if problem["area"] == "history")
-    assert "rebuild refuses until they read" in fixes and not fixes.startswith("deja index --full"), screen
+    assert "run `deja index` once nothing holds them" in fixes and "--full" not in fixes, screen

@@ -123,6 +123,11 @@ def test_session_start_names_apart_roots_of_one_last_name(tmp_path: Path, cli_ro
     said = orjson.loads(ran.stdout)["additional_context"]
     assert '"task 0" (a/x/svc, ' in said and '"task 1" (b/x/svc, ' in said and '"task 2" (web, ' in said, said
 
+    # A root with no session listed still tells the listed one's name apart (review8d).
+    payload.update(conversation_id="c-later", workspace_roots=[str(roots[0]), str(tmp_path / "d" / "x" / "svc")])
+    said = orjson.loads(run_deja("hook-context", input=orjson.dumps(payload).decode()).stdout)["additional_context"]
+    assert '"task 0" (a/x/svc, ' in said, said
+
 
 def test_session_start_lists_each_root_before_a_busier_roots_older_sessions(tmp_path: Path, cli_root: Path) -> None:
     """A root whose one session is older than another root's three is listed still (review8c: the newest three of
