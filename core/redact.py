@@ -912,7 +912,7 @@ _IDENTIFIER = _Compiled("_IDENTIFIER", r"[A-Za-z_]\w*")
 _PATH = _Compiled("_PATH", r"(?:/|~/|\.\.?/)[\w./~-]*")
 _SHORT_NUMBER = _Compiled("_SHORT_NUMBER", r"\d{1,7}")
 _ENV_NAME = _Compiled("_ENV_NAME", r"[A-Z][A-Z0-9_]*")
-#: A call, a subscript or a generic type in a code span (``os.getenv("GH_TOKEN")``, ``config["db"]``,
+#: A call, a subscript or a generic type in a code span (``os.getenv(name)``, ``config["db"]``,
 #: ``Vec<String>``): a bracket inside a word is a password's (``Xy7#kq(9)Lm``, ``Tr0ub<4>dor&3``).
 _CODE_SHAPE = _Compiled("_CODE_SHAPE", r"[\w.$]+(?:\(.*\)|\[.*\]|\{.*\}|<[\w ,.:]*>)")
 #: A word made of others that says what a thing is, not what it holds: ``base64-encoded``, ``HS256-signed``,
