@@ -32,9 +32,8 @@ from .readers import (
 )
 from .readers.chatstore import chat_folders, is_acp_chat, newest_chat_dir
 from .readers.conversation import normalise_tool_name
-from .readers.pairing import Pass, pair_calls, target_of, whole_call
+from .readers.pairing import Pass, pair_calls, target_of, text_key, whole_call
 from .regular_files import check_regular, gone
-from .text import normalise
 
 
 class CliChat(msgspec.Struct):
@@ -189,14 +188,14 @@ def merge_transcript_into_ide(ide: Session, cli: Session) -> Session:
     lacking = _calls_the_database_lacks(ide, cli)
     by_text: dict[tuple[str, str], int] = {}
     for i, message in enumerate(ide.messages):
-        key = (message.role, normalise(message.text)[:500])
+        key = text_key(message)
         if key[1]:
             by_text.setdefault(key, i)
     merged: list[Message] = list(ide.messages)
     position = 0
     for message in cli.messages:
         calls = [call for call in message.tool_calls if id(call) in lacking]
-        key = (message.role, normalise(message.text)[:500])
+        key = text_key(message)
         found = by_text.get(key) if key[1] else None
         if found is not None:
             target = ide.messages[found]

@@ -24,7 +24,6 @@ import msgspec
 
 from ..model import Message, Session, fill_times
 from ..regular_files import forbidden, gone
-from ..text import normalise
 from .chatstore import (
     STORE_DB,
     ChatMeta,
@@ -38,6 +37,7 @@ from .chatstore import (
     store_problem,
 )
 from .conversation import normalise_tool_name
+from .pairing import text_key
 from .projects import cli_folder, path_values
 from .transcripts import (
     chat_id_of,
@@ -194,9 +194,10 @@ def _paired_turns(ours: list[list[Message]], theirs: list[list[Message]]) -> dic
     """Store turn -> transcript turn asking the same question, each the first unpaired one after the last pair."""
     pairs: dict[int, int] = {}
     start = 0
+    questions = [_key(turn[0]) for turn in ours]  # (each keyed once, not once a store turn)
     for at, turn in enumerate(theirs):
         key = _key(turn[0]) if turn[0].role == "user" else None
-        found = next((i for i in range(start, len(ours)) if key and _key(ours[i][0]) == key), None)
+        found = next((i for i in range(start, len(ours)) if key and questions[i] == key), None)
         if found is not None:
             pairs[at], start = found, found + 1
     return pairs
@@ -216,8 +217,8 @@ def _answers_beyond(ours: list[Message], theirs: list[Message]) -> list[Message]
 def _key(message: Message) -> tuple[str, str]:
     """What pairs a message of the transcript with the store's: its role and text, or the tools a textless answer
     called."""
-    text = normalise(message.text)[:500] or " ".join(normalise_tool_name(call.name) for call in message.tool_calls)
-    return message.role, text
+    role, text = text_key(message)
+    return role, text or " ".join(normalise_tool_name(call.name) for call in message.tool_calls)
 
 
 def _store_instead(transcript: Path, chat_dir: Path | None, problems: Counter[str]) -> CliRead:

@@ -1,9 +1,11 @@
-"""Pairing one record's tool calls with another record's of the same chat, which gives them no common id.
+"""Pairing one record's messages and tool calls with another record's of the same chat, which gives them no common id.
 
 A cursor-agent transcript is paired with its ``store.db`` (which store result is each call's:
 ``chatstore.attach_tool_results``) and with an editor chat's database (which transcript calls the database lacks:
 ``history._calls_the_database_lacks``). Both pair in passes, each by a looser key than the one before (the whole
-call, then what it acted on, …), and only one rule differs, the ``Pass``'s ``even``: here, in one place.
+call, then what it acted on, …), and only one rule differs, the ``Pass``'s ``even``: here, in one place. A message
+is known on both sides by its role and text (:func:`text_key`): a transcript's turns are merged so into an editor
+chat's (``history.merge_transcript_into_ide``) and the store's beyond a transcript's (``cursor_agent``).
 """
 
 from __future__ import annotations
@@ -12,8 +14,15 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from ..keys import TARGET_ARGS
-from ..model import ToolCall
+from ..model import Message, ToolCall
+from ..text import normalise
 from .conversation import canonical_args, normalise_tool_name
+
+
+def text_key(message: Message) -> tuple[str, str]:
+    """A message's role and the start of its text, normalised: what the same message read from two records shares
+    ("" for a textless one, which its text cannot pair)."""
+    return message.role, normalise(message.text)[:500]
 
 
 class Pass(NamedTuple):
