@@ -43,6 +43,29 @@ def within(folder: str, project_dir: str) -> bool:
     return spelled == project or spelled.startswith(project + "/")
 
 
+def repository_root(folder: str) -> str:
+    """The repository ``folder`` lies in, when it lies below that repository's root: the nearest folder above it
+    holding ``.git`` (a folder, or a file in a worktree), never the home folder or above it (a dotfiles repository
+    there is not the project's); "" otherwise, and when ``folder`` is a repository's root itself (one of several
+    repositories in a folder kept under git is a project of its own).
+
+    A new package of a monorepo has no sessions of its own yet: its sibling packages' are the same repository's,
+    closer than another repository's (review8c #5).
+    """
+    home = os.path.expanduser("~").rstrip("/")
+    if not folder.startswith("/"):  # (a Windows folder: its parents are not this machine's)
+        return ""
+    folder = folder.rstrip("/") or "/"
+    if os.path.exists(os.path.join(folder, ".git")):
+        return ""
+    above = os.path.dirname(folder)
+    while above not in (home, "/", folder):
+        if os.path.exists(os.path.join(above, ".git")):
+            return above
+        folder, above = above, os.path.dirname(above)
+    return ""
+
+
 class Scope:
     """The past sessions that count as run here: in ``folder`` or a folder below it and, when ``folder`` lies below
     the project's (a Shell call in ``packages/web``), in the project's folder itself, whose sessions ran commands

@@ -91,8 +91,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
     for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids):
         if not rows:
             continue
-        ours = _in_project(index, call, rows)
-        segment, doc = ours or rows[0]
+        (segment, doc), ours = _in_project(index, call, rows)
         meta = segment.session(segment.doc(doc).ordinal)
         # Keyed by the session shown too: a failure that only shares the wording (another quoted name) is news.
         shown = block_key("e", match.key, meta.id)
@@ -107,7 +106,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
             lines.append(f"The session {stopped}.")
         elif concluded:
             lines.append(f"Concluded: {concluded}")
-        latest = _latest(ours is not None, call)
+        latest = _latest(ours, call)
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; {latest}:"
         updated = segment.session_keys(segment.doc(doc).ordinal).updated  # (no datetime to decode: see describe)
         where = project_label(meta.project, meta.project_dir, call.project_dir)
@@ -117,31 +116,35 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
     return call.silent("no other session hit this error")
 
 
-def _latest(ours: bool, call: HookCall) -> str:
-    """How the session shown is introduced: as this project's, another's, or (no project known) the newest."""
+def _latest(ours: str, call: HookCall) -> str:
+    """How the session shown is introduced: as this project's, its repository's, another's, or (no project known)
+    the newest."""
     if ours:
-        return "the latest in this project"
+        return f"the latest in this {ours}"
     return "the latest, in another project" if call.project_dir else "the latest"
 
 
-def _in_project(index: Index, call: HookCall, rows: list[tuple[Segment, int]]) -> tuple[Segment, int] | None:
+def _in_project(index: Index, call: HookCall, rows: list[tuple[Segment, int]]) -> tuple[tuple[Segment, int], str]:
     """The newest of ``rows`` (newest first) in the folder the command ran in (``Scope``), else the newest in the
-    hook's project (its folder or a folder below it); None when neither has one, or no folder is known.
+    hook's project (its folder or a folder below it), else in the repository the project lies in, with where it was
+    found ("project" or "repository"); the newest of all and "" when none of them has one or no folder is known.
 
     Postgres, Docker and auth errors are shared words: the newest session anywhere told an agent in ``api`` to move
     its database to another project's port (trialI F1), while its own project's fix was one session older; and a
-    monorepo opened at its root was shown another repository's fix before its own packages' (review7b #5).
+    monorepo opened at its root was shown another repository's fix before its own packages' (review7b #5), as was a
+    new package of it before its siblings' (review8c #5).
     """
-    from .scope import Scope, command_folder
+    from .scope import Scope, command_folder, repository_root
 
     folder = command_folder(call)
-    if not folder:
-        return None
-    scopes = [Scope(index, folder, call.project_dir)]
+    scopes = [(Scope(index, folder, call.project_dir), "project")] if folder else []
     if call.project_dir and folder != call.project_dir:
-        scopes.append(Scope(index, call.project_dir, call.project_dir))
-    for scope in scopes:
+        scopes.append((Scope(index, call.project_dir, call.project_dir), "project"))
+    repository = repository_root(call.project_dir) if call.project_dir else ""
+    if repository:
+        scopes.append((Scope(index, repository, repository), "repository"))
+    for scope, where in scopes:
         found = next((row for row in rows if scope.holds(row[0], row[0].doc(row[1]).ordinal)), None)
         if found is not None:
-            return found
-    return None
+            return found, where
+    return rows[0], ""

@@ -204,10 +204,11 @@ def store_shell(call_id: str, command: str, output: str, code: int, text: str | 
     ]
 
 
-def failure_hook(project: Path, command: str, output: str) -> str:
-    """What the failure hook (postToolUse, as Cursor sends it) injects after ``command`` failed in ``project``."""
+def failure_hook(project: Path, command: str, output: str, conversation: str = "conv-now") -> str:
+    """What the failure hook (postToolUse, as Cursor sends it) injects after ``command`` failed in ``project``, in
+    ``conversation`` (a block is shown once a conversation)."""
     payload = {
-        "conversation_id": "conv-now",
+        "conversation_id": conversation,
         "hook_event_name": "postToolUse",
         "cursor_version": "3.20.17",
         "workspace_roots": [str(project)],

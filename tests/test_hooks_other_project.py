@@ -180,3 +180,26 @@ def test_the_failure_hook_takes_the_folder_the_command_ran_in(fake_home: Path) -
     assert "the latest in this project:" in said and "`deja show api-own-fix`" in said, said
     said = failed_in("c4", {})
     assert "`deja show api-own-fix`" in said, said
+
+
+def test_a_new_package_of_a_monorepo_is_told_its_repository_s_fix(fake_home: Path) -> None:
+    """A workspace opened at a package with no sessions of its own yet: the fix a sibling package of the same git
+    repository found comes before another repository's newer ones, introduced as this repository's (review8c #5);
+    a folder kept under git at the home folder (dotfiles) or a repository's own root is no such repository."""
+    _history(fake_home)
+    shop, new = fake_home / "code" / "shop", fake_home / "code" / "shop" / "packages" / "new"
+    new.mkdir(parents=True)
+
+    def failed(conversation: str) -> str:
+        return failure_hook(new, "pytest -q tests/test_orders.py", REFUSED, conversation)
+
+    elsewhere = failed("c1")
+    assert "the latest, in another project:" in elsewhere and "`deja show legacy-vpn`" in elsewhere, elsewhere
+    (fake_home / ".git").mkdir()  # a dotfiles repository: not the package's
+    assert failed("c2") == elsewhere
+    (shop / ".git").mkdir()
+    said = failed("c3")
+    assert "in 3 past sessions; the latest in this repository:" in said, said
+    assert "`deja show api-own-fix`" in said and OURS in said and "VPN" not in said, said
+    (new / ".git").write_text("gitdir: /elsewhere/.git/modules/new\n")  # a submodule: a repository of its own
+    assert failed("c4") == elsewhere
