@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -67,6 +67,16 @@ def test_a_query_of_a_date_alone_lists_the_sessions_from_then(index: Index) -> N
     [
         ("Asia/Tokyo", datetime(2026, 11, 20, 20, 0, tzinfo=UTC), "2026-11-21", "2026-11-20"),
         ("America/Los_Angeles", datetime(2026, 11, 21, 3, 0, tzinfo=UTC), "2026-11-20", "2026-11-21"),
+        # Written in another offset than the reader's (trialN F1): 1:30 on the 27th at UTC+12 is 13:30 UTC on the
+        # 26th, and 23:55 on 30 November at UTC-3 is 02:55 UTC on 1 December.
+        ("UTC", datetime(2026, 9, 27, 1, 30, tzinfo=timezone(timedelta(hours=12))), "2026-09-26", "2026-09-27"),
+        ("UTC", datetime(2026, 11, 30, 23, 55, tzinfo=timezone(timedelta(hours=-3))), "2026-12-01", "2026-11-30"),
+        (
+            "Asia/Tokyo",
+            datetime(2026, 11, 30, 23, 55, tzinfo=timezone(timedelta(hours=-3))),
+            "2026-12-01",
+            "2026-11-30",
+        ),
     ],
 )
 def test_a_named_day_is_the_day_listings_show_in_the_local_time_zone(
@@ -74,7 +84,7 @@ def test_a_named_day_is_the_day_listings_show_in_the_local_time_zone(
 ) -> None:
     """A chat at 20:00 UTC on 20 November is the 21st in Tokyo (one at 03:00 UTC on the 21st, the 20th in Los
     Angeles): listings show that day, ``--since`` takes it, and a search for it finds the chat, though the index
-    files the chat under its UTC day."""
+    files the chat under its UTC day, whatever offset the transcript's stamps were written in."""
     write_transcript(
         transcript_path(fake_home / ".cursor", "/work/ops", LATE),
         [user_turn("Late night redis tuning", written), assistant_turn("Raised maxmemory.", written)],

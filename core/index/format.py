@@ -76,7 +76,9 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     a cursor-agent chat adds the turns only its store holds, an editor chat read from its transcript is
 #:     ``cursor-ide`` under its name, a named editor chat with no bubble row is a session with no message. An index
 #:     of 10 would lack them until rebuilt.
-FORMAT_VERSION = 11
+#: 12: a message's date keys are its UTC day, whatever offset its transcript stamp was written in (an index of 11
+#:     filed a stamp's own day: a search for a day missed it).
+FORMAT_VERSION = 12
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"

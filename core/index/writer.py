@@ -12,6 +12,7 @@ import zlib
 from array import array
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC
 from itertools import chain, filterfalse, groupby, islice
 from operator import attrgetter, itemgetter
 from pathlib import Path
@@ -393,6 +394,10 @@ class SegmentWriter:
             raw += record
             self._add_doc(ordinal, kind, span, doc_text(message))
             written = message.timestamp or meta.started
+            if written is not None and written.tzinfo is not None:
+                # A transcript's stamp keeps the offset it was written in; the index files UTC days, which is what
+                # dates.local_period reads for a day the person names (trialN F1: 01:30 at UTC+12 was the next day).
+                written = written.astimezone(UTC)
             if written is not None and written.date() not in days:  # each day's first message carries its date
                 days.add(written.date())
                 for key in date_keys(written):
