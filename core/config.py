@@ -124,7 +124,7 @@ def read_file(path: str | None = None) -> tuple[dict[str, Any], str]:
         return _last.table, _last.error
     try:
         with open(path, encoding="utf-8") as f:
-            table, error = _parse(f.read()), ""
+            table, error = _parse(f.read().removeprefix("\ufeff")), ""  # (a BOM: what Windows editors write)
     except OSError as exc:
         table, error = {}, _unreadable(path, exc)
     except (UnicodeDecodeError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
@@ -165,6 +165,22 @@ def bad_file_value() -> str:
             except ConfigError as exc:
                 return f"{config_path()}: {exc}"
     return ""
+
+
+def unknown_keys() -> list[tuple[str, str]]:
+    """Each key of the config file deja has no setting for (``Recall``, a ``[deja]`` table, ``redcat``), as a line
+    saying it is ignored and the fix: the setting the person meant keeps its default while they believe it set
+    (trialN F2)."""
+    table, _ = read_file()
+    path, keys = config_path(), ", ".join(SETTINGS)
+    found = []
+    for key in (key for key in table if key not in SETTINGS):
+        if isinstance(table[key], dict):
+            what, fix = f"a table [{key}]", f"move its keys above the [{key}] line"
+        else:
+            what, fix = f"unknown key {key!r}", f"rename or remove {key!r}"
+        found.append((f"{path}: {what} is ignored; deja's settings are the top-level keys {keys}", f"{fix} in {path}"))
+    return found
 
 
 def _parse(text: str) -> dict[str, Any]:

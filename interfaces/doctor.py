@@ -189,6 +189,7 @@ def _settings_problems() -> list[Finding]:
     _, error = config.read_file()
     if error:
         problems.append(Finding("error", "settings", error, f"fix or remove {config.config_path()}"))
+    problems += [Finding("warn", "settings", problem, fix) for problem, fix in config.unknown_keys()]
     problems += _ignored_values() + _config_file_elsewhere() + _cursor_folders_elsewhere()
     for setting, here, there in config.shell_only():
         shown = str(here).lower() if isinstance(here, bool) else str(here)

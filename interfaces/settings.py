@@ -54,7 +54,8 @@ def settings_json() -> dict[str, Any]:
             "in_cursor": _in_force(key, in_cursor.value, environment=False),
             "problem": here.problem,
         }
-    return {"file": path, "exists": os.path.isfile(path), "error": error, "settings": rows}
+    unknown = [problem for problem, _ in config.unknown_keys()]
+    return {"file": path, "exists": os.path.isfile(path), "error": error, "unknown": unknown, "settings": rows}
 
 
 def settings_text() -> str:
@@ -64,6 +65,7 @@ def settings_text() -> str:
     lines = [f"config file: {data['file']}{state}"]
     if data["error"]:
         lines.append(f"  problem: {data['error']}")
+    lines.extend(f"  problem: {unknown}" for unknown in data["unknown"])
     shown = {key: _text(row["effective"]) for key, row in data["settings"].items()}
     width = max(map(len, shown.values()))
     for key, row in data["settings"].items():

@@ -129,3 +129,37 @@ def test_a_config_file_deja_cannot_read_stops_it_as_a_broken_one_does(
     assert done.returncode == 1 and done.stdout == ""
     reason = "Is a directory" if make == "folder" else "Too many levels of symbolic links"
     assert done.stderr == f"deja: cannot read {path} ({reason}); {config.REPAIR}\n"
+
+
+def test_keys_deja_has_no_setting_for_are_named_not_dropped_in_silence(fake_home: Path) -> None:
+    """``[deja]`` above ``recall = "off"`` (a habit from other tools' files) or a misspelt key left recall on while
+    the person believed it off: `deja config` (text and JSON) and doctor name each, and what to do (trialN F2)."""
+    path = fake_home / ".config" / "deja" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('Recall = "off"\n[deja]\nrecall = "off"\n')
+    shown = run_deja("config")
+    assert shown.returncode == 0, shown.stderr
+    assert f"problem: {path}: unknown key 'Recall' is ignored; deja's settings are the top-level keys home, " in (
+        shown.stdout
+    )
+    assert f"problem: {path}: a table [deja] is ignored" in shown.stdout
+    assert "recall             safe" in shown.stdout  # what is in force, as the hooks read it
+    unknown = json.loads(run_deja("config", "--json").stdout)["unknown"]
+    assert [line.split(": ", 1)[1].split(" is ignored")[0] for line in unknown] == [
+        "unknown key 'Recall'",
+        "a table [deja]",
+    ]
+    doctor = run_deja("doctor").stdout
+    assert f"fix: rename or remove 'Recall' in {path}" in doctor
+    assert f"fix: move its keys above the [deja] line in {path}" in doctor
+
+
+def test_a_byte_order_mark_at_the_file_s_start_is_read_past(fake_home: Path) -> None:
+    """Windows editors start a UTF-8 file with a BOM, which TOML readers refuse (``Invalid statement (at line 1,
+    column 1)``, naming no cause): the file's settings are read (trialN F2)."""
+    path = fake_home / ".config" / "deja" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_bytes('\ufeffrecall = "off"\n'.encode())
+    shown = run_deja("config")
+    assert shown.returncode == 0 and "problem:" not in shown.stdout, shown.stdout
+    assert "recall             off" in shown.stdout and run_deja("sessions").returncode == 0
