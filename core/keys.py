@@ -71,7 +71,24 @@ def project_spelling(project_dir_or_name: str) -> str:
         text = os.path.abspath(text)
     if text.startswith("/"):
         text = resolved_folder(text)
-    return text.rstrip("/").lower()
+    return readable_path(text).rstrip("/").lower()
+
+
+def readable_path(path: str) -> str:
+    """``path`` as text that every output and the index can hold, one spelling for one folder.
+
+    A folder named in another encoding (``caf\\xe9``) reaches Python with an unpaired surrogate for each byte
+    that is not UTF-8, which no UTF-8 writer takes: each becomes U+FFFD, as Cursor writes such a folder in its
+    hooks' payloads and workspace URIs. A name macOS keeps decomposed (``cafe`` and a combining accent) is
+    composed (NFC), as a shell or an editor that typed it gives it, so both spell one project.
+    """
+    if path.isascii():
+        return path
+    if any("\ud800" <= c <= "\udfff" for c in path):
+        path = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in path)
+    import unicodedata  # (here: an ASCII path, nearly every one, loads nothing)
+
+    return unicodedata.normalize("NFC", path)
 
 
 #: Linux's PATH_MAX: a longer "folder" (a hook's payload can say anything) is no folder on disk, kept as it is.

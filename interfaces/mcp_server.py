@@ -45,6 +45,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ..core import detached, paths
+from ..core.keys import readable_path
 from .about import version
 from .mcp_refresh import Refresher
 from .mcp_stdio import answering_stdio
@@ -404,7 +405,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         where = f"in {project_folder(project) or project}" if project else "on this machine"
         return note or views.how_text(query, runs, where), views.how_json(query, runs)
     if mode == "wip":
-        return wip_answer(index, query or project or str(Path.cwd()))
+        return wip_answer(index, query or project or readable_path(os.getcwd()))
     summary = session_digest(index, query)
     return views.ctx_markdown(summary, WORK_TEXT_BYTES), views.digest_json(summary)
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..core.keys import readable_path
 from ..core.library import NotFound, find_session, newest_sessions
 from .fastpath import echo
 
@@ -137,7 +138,7 @@ def how_command(
 
     query = as_indexed(_words_given(words, "deja how alembic"))
     index = open_index()
-    here = Path.cwd()
+    here = Path(readable_path(os.getcwd()))
     project = None if all_projects else str(_nearest_project(index, here) or here)
     runs = invocations(index, query, project, limit)
     where = "on this machine" if project is None else f"in {project}"
@@ -160,7 +161,7 @@ def wip_command(
     from .work_views import digest_json, wip_text
 
     index = open_index()
-    folder = Path(directory or os.getcwd()).expanduser().resolve()
+    folder = Path(readable_path(str(Path(directory or os.getcwd()).expanduser().resolve())))
     project = _nearest_project(index, folder)
     if project is None:
         fail(f"no session ran in {folder}, below it or in a folder above it; `deja sessions` lists where sessions ran")

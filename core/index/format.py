@@ -77,7 +77,8 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     ``cursor-ide`` under its name, a named editor chat with no bubble row is a session with no message. An index
 #:     of 10 would lack them until rebuilt.
 #: 12: a message's date keys are its UTC day, whatever offset its transcript stamp was written in (an index of 11
-#:     filed a stamp's own day: a search for a day missed it).
+#:     filed a stamp's own day: a search for a day missed it). A project's keys are its folder composed (NFC), a
+#:     name byte that is not UTF-8 read as U+FFFD (``keys.readable_path``).
 FORMAT_VERSION = 12
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"

@@ -47,6 +47,7 @@ import orjson
 
 from .. import paths
 from ..digests import folder_md5
+from ..keys import readable_path
 from ..model import Session
 from ..record import Record
 from ..regular_files import read_regular, subfolders
@@ -139,7 +140,7 @@ def cli_folder(
         found = decoded[slug]
     else:
         found = decoded[slug] = decode_project_slug(slug)
-    return Found(str(found), "transcript folder") if found else Found()
+    return Found(readable_path(str(found)), "transcript folder") if found else Found()
 
 
 def unnamed_folder(slug: str, touched: Iterable[str]) -> str:
@@ -359,7 +360,8 @@ class Projects:
     def folder_for_slug(self, slug: str) -> str:
         """The folder a transcript folder's slug encodes: an existing one on disk, else one another store names."""
         if slug and slug not in self._slugs:
-            self._slugs[slug] = str(decode_project_slug(slug) or "") or self.known_folder_for_slug(slug)
+            found = decode_project_slug(slug)
+            self._slugs[slug] = readable_path(str(found)) if found else self.known_folder_for_slug(slug)
         return self._slugs.get(slug, "")
 
     def known_folder_for_slug(self, slug: str) -> str:

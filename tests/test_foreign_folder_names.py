@@ -1,0 +1,59 @@
+"""A project whose folder name is not UTF-8 (made on another system: ``caf\\xe9-app`` in Latin-1), or is spelt
+decomposed (macOS keeps ``café`` as ``cafe`` and a combining accent), is one project deja lists, searches and
+recalls like any other.
+
+Before, Python read the Latin-1 name with an unpaired surrogate that no UTF-8 writer takes: the first build that
+met a transcript-only chat there stopped with a UnicodeEncodeError, and so did every ``deja`` command and the
+session-end ingest after it (trialN F0). A decomposed name and a composed one were two projects (trialN F9).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import unicodedata
+from pathlib import Path
+
+from harness import hook_prompt, run_deja
+
+from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
+
+
+def test_a_folder_named_in_another_encoding_is_indexed_listed_and_recalled(tmp_path: Path, cli_root: Path) -> None:
+    folder = os.fsdecode(os.fsencode(str(tmp_path)) + b"/caf\xe9-app")
+    os.mkdir(folder)
+    (tmp_path / "api").mkdir()
+    chat = [
+        user_turn("why is the tokenizer so slow on long inputs"),
+        assistant_turn("A quadratic loop in the tokenizer's lookahead.", tool_use("Shell", {"command": "pytest -x"})),
+    ]
+    write_transcript(transcript_path(cli_root, folder, "c-latin1"), chat)
+    write_transcript(transcript_path(cli_root, str(tmp_path / "api"), "c-api"), [user_turn("why is the api slow"), assistant_turn("An N+1 query.")])  # fmt: skip
+    shown = f"{tmp_path}/caf\ufffd-app"  # as Cursor writes the folder in its payloads
+    indexed = run_deja("index")
+    assert indexed.returncode == 0 and "2 sessions" in indexed.stdout, indexed.stderr
+    listed = json.loads(run_deja("sessions", "--json").stdout)["sessions"]
+    assert {s["id"]: s["project_dir"] for s in listed} == {"c-latin1": shown, "c-api": str(tmp_path / "api")}
+    here = Path(folder)
+    assert run_deja("sessions", "--project", ".", cwd=here).stdout.split()[0] == "c-latin1"
+    found = run_deja("search", "tokenizer slow", cwd=here)
+    assert found.returncode == 0 and "caf\ufffd-app" in found.stdout, found.stderr
+    how = run_deja("how", "pytest", cwd=here)
+    assert how.returncode == 0 and f"how 'pytest' ran in {shown}, newest first:" in how.stdout, how.stderr
+    assert "last session here: why is the tokenizer so slow" in run_deja("wip", cwd=here).stdout
+    env = {**os.environ}
+    assert "quadratic loop" in hook_prompt(env, "the tokenizer is slow on long inputs again", shown)
+
+
+def test_a_decomposed_folder_name_and_a_composed_one_are_one_project(tmp_path: Path, cli_root: Path) -> None:
+    decomposed = tmp_path / unicodedata.normalize("NFD", "café-app")
+    decomposed.mkdir()
+    write_transcript(
+        transcript_path(cli_root, str(decomposed), "c-nfd"),
+        [user_turn("why does the cache miss after a deploy"), assistant_turn("The cache key holds the build id.")],
+    )
+    assert run_deja("index").returncode == 0
+    composed = str(tmp_path / unicodedata.normalize("NFC", "café-app"))
+    listed = run_deja("sessions", "--project", composed)
+    assert listed.returncode == 0 and listed.stdout.split()[0] == "c-nfd", listed.stderr
+    assert "cache key holds the build id" in hook_prompt({**os.environ}, "the cache misses after a deploy", composed)
