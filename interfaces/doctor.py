@@ -45,8 +45,9 @@ from ..core.readers import (
     FORBIDDEN_STORE,
     SIGNALS,
     STORE_DB,
+    ChatCensus,
     ChatSurvey,
-    composer_fingerprints,
+    chat_census,
     find_all_chat_dirs,
     scan_transcripts,
     survey_chats,
@@ -117,6 +118,10 @@ class Report(msgspec.Struct):
     ide_root: str
     cli_roots: list[str]
     stores: list[Store]
+    #: The editor's chats, once each however many databases hold one (a store's ``count`` is its own).
+    editor_chats: int
+    #: Editor composers that are no chat: empty drafts, and subagents' threads unless ``include_subagents``.
+    editor_not_chats: int
     #: Chats with a ``store.db`` and no transcript under any root, read from the store alone.
     chats_without_transcript: int
     #: cursor-agent chats deja cannot read, by why ("no store.db and no transcript", "unreadable store.db", …).
@@ -141,7 +146,8 @@ def diagnose(home: Path | None = None) -> Report:
 
     home = home or paths.deja_home()
     ide_root, cli_roots = paths.ide_user_root(), paths.cli_roots()
-    stores = _ide_stores() + [store for root in cli_roots for store in _cli_stores(root)]
+    ide_stores, editor = _ide_stores()
+    stores = ide_stores + [store for root in cli_roots for store in _cli_stores(root)]
     transcripts = [found for root in cli_roots for found in scan_transcripts(root, include_subagents=False)]
     transcribed = {found.chat_id for found in transcripts if found.session_id == found.chat_id}
     chats = survey_chats(cli_roots, transcribed)
@@ -169,6 +175,8 @@ def diagnose(home: Path | None = None) -> Report:
         ide_root=str(ide_root),
         cli_roots=[str(root) for root in cli_roots],
         stores=stores,
+        editor_chats=len(editor.chats),
+        editor_not_chats=editor.others,
         chats_without_transcript=chats.store_only,
         unreadable_chats=chats.unreadable,
         skipped=skipped,
@@ -467,15 +475,19 @@ def _local(epoch: float) -> datetime:
     return datetime.fromtimestamp(int(epoch)).astimezone()
 
 
-def _ide_stores() -> list[Store]:
-    stores = []
+def _ide_stores() -> tuple[list[Store], ChatCensus]:
+    """Each editor database, its chats counted as a person counts them (``chat_census``), and the chats of all of
+    them once each (a workspace database repeats a chat the global one holds) with the composers that are none."""
+    stores, chats, others = [], set(), 0
     for db in paths.ide_databases():
         problems: Counter[str] = Counter()
-        chats = len(composer_fingerprints(db, problems=problems))
+        census = chat_census(db, paths.include_subagents(), problems=problems)
+        chats |= census.chats
+        others += census.others
         size, newest = _stat([db, db.with_name(db.name + "-wal")])
         unreadable = ", ".join(sorted(problems))
-        stores.append(Store("cursor-ide", str(db), chats, size, newest, unreadable))
-    return stores
+        stores.append(Store("cursor-ide", str(db), len(census.chats), size, newest, unreadable))
+    return stores, ChatCensus(chats, others)
 
 
 def _cli_stores(root: Path) -> list[Store]:
@@ -583,10 +595,11 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines = [f"deja {report.version}", "", "Cursor history"]
     ide = [s for s in report.stores if s.kind == "cursor-ide"]
     if ide:
-        chats, databases = _count(sum(s.count for s in ide), "chat"), _count(len(ide), "database")
+        chats, databases = _count(report.editor_chats, "chat"), _count(len(ide), "database")
         size, newest = _size(sum(s.bytes for s in ide)), max((s.newest for s in ide if s.newest), default=None)
+        others = f" (and {report.editor_not_chats} empty drafts or subagent threads)" if report.editor_not_chats else ""
         lines.append(f"  editor        {report.ide_root}")
-        lines.append(f"                {chats} in {databases}, {size}, last written {when(newest)}")
+        lines.append(f"                {chats}{others} in {databases}, {size}, last written {when(newest)}")
     else:
         lines.append(f"  editor        {report.ide_root}: nothing there")
     if report.index.editor_chats_unread:
