@@ -18,6 +18,7 @@ import errno
 import os
 import re
 import shlex
+import shutil
 import textwrap
 import time
 from collections import Counter
@@ -164,6 +165,7 @@ def diagnose(home: Path | None = None) -> Report:
         *_index_problems(index, damage),
         *_kept_index_problems(home),
         *_unwritable_home(home, index),
+        *_low_space(home, index),
         *(finding for finding in wiring if finding.level != "ok"),
         *_settings_problems(),
         *_delivery_problems(delivery),
@@ -426,6 +428,35 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
                 )
             ]
     return []
+
+
+#: The free space below which a refresh may not fit: it writes its new segments beside the index, merges small ones
+#: into one, and writes its bookkeeping again, before the old ones go (tens of MB in a big history's refresh).
+LOW_SPACE_BYTES = 64 * 1000 * 1000
+
+
+def _low_space(home: Path, index: IndexStatus) -> list[Finding]:
+    """A warning when the disk that holds the index has too little room for a refresh (trialL: a full disk made
+    every ``deja index`` fail, while doctor said a search would catch up). Not when a folder cannot be written at
+    all (said already, with its fix)."""
+    if index.unwritable:
+        return []
+    folder = _folders_written(home)[-1]
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return []
+    if free >= LOW_SPACE_BYTES:
+        return []
+    return [
+        Finding(
+            "warn",
+            "index",
+            f"only {_size(free)} free on the disk that holds {folder}: `deja index` and searches may fail to "
+            "refresh the index (what it holds stays as it is)",
+            f"{_write_fix(folder, os.strerror(errno.ENOSPC))}, then run deja index",
+        )
+    ]
 
 
 def _write_fix(folder: Path, why: str) -> str:
