@@ -32,7 +32,7 @@ from .text import one_line
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the failure hook never loads its reader
     # (nor pathlib and datetime, named in annotations only)
-    from collections.abc import Collection, Iterator
+    from collections.abc import Callable, Collection, Iterator
     from datetime import datetime
     from pathlib import Path
 
@@ -612,8 +612,15 @@ def _shell_calls(message: Message) -> Iterator[tuple[str, ToolCall]]:
             yield normalise_command(command), call
 
 
-def invocations(index: Index, words: str, project: str | None = None, limit: int = 20) -> list[Invocation]:
-    """The commands this machine ran that contain every one of ``words``, newest first."""
+def invocations(
+    index: Index,
+    words: str,
+    project: str | None = None,
+    limit: int = 20,
+    sessions: Callable[[SessionMeta], bool] | None = None,
+) -> list[Invocation]:
+    """The commands this machine ran that contain every one of ``words``, newest first; with ``sessions``, only
+    those of the sessions it accepts (the caller's rule of which of ``project``'s sessions are "here")."""
     from .search import Filters, search
 
     wanted = [w.lower() for w in words.split() if w.strip()]
@@ -624,6 +631,8 @@ def invocations(index: Index, words: str, project: str | None = None, limit: int
     by_id = {meta.id: (segment, meta) for segment, _, meta in _sessions(index, {h.session_id for h in result.hits})}
     for hit in result.hits:
         segment, meta = by_id[hit.session_id]
+        if sessions is not None and not sessions(meta):
+            continue
         for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
             message = segment.message(doc)
             for command, call in _shell_calls(message):
