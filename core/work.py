@@ -32,7 +32,7 @@ from .text import one_line
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the failure hook never loads its reader
     # (nor pathlib and datetime, named in annotations only)
-    from collections.abc import Collection, Iterator
+    from collections.abc import Callable, Collection, Iterator
     from datetime import datetime
     from pathlib import Path
 
@@ -546,6 +546,13 @@ def _searched_sessions(
                 yield segment, meta
 
 
+def _word_needles(words: tuple[str, ...]) -> list[bytes]:
+    """The ASCII ones of ``words`` (lowercase) as bytes, for ``Segment.message_holding(folded=True)``: a message whose
+    text holds them all, whatever their case, is decoded, and no other (the fallbacks of ``deja fix`` read whole
+    sessions: most messages lack the words). A word outside ASCII is left to the check on the decoded text."""
+    return [word.encode() for word in words if word.isascii()]
+
+
 def _newest_first(fixes: list[Fix], limit: int) -> list[Fix]:
     fixes.sort(key=lambda f: f.timestamp.timestamp() if f.timestamp else 0.0, reverse=True)
     return fixes[:limit]
@@ -557,10 +564,12 @@ def _searched_failures(index: Index, words: tuple[str, ...], limit: int, exclude
     if not words:
         return []
     match = ErrorMatch(words=words)
+    needles = _word_needles(words)
     fixes = []
     for segment, meta in _searched_sessions(index, words, limit, exclude):
         for doc in reversed(range(meta.first_doc, meta.first_doc + meta.n_docs)):
-            if _failed_call(segment.message(doc), match):
+            message = segment.message_holding(doc, needles, folded=True)
+            if message is not None and _failed_call(message, match):
                 fixes.append(what_followed(segment, doc, match=match))
                 break
     return _newest_first(fixes, limit)
@@ -570,10 +579,13 @@ def _mentions(index: Index, words: tuple[str, ...], limit: int, exclude: frozens
     """The first message holding every one of ``words`` in each session a search finds, with the answer given after
     it (``Fix.mentioned``): the error as a person pasted it or an answer quoted it, where no command printed it."""
     fixes = []
+    needles = _word_needles(words)
     for segment, meta in _searched_sessions(index, words, limit, exclude) if words else ():
         end = meta.first_doc + meta.n_docs
         for doc in range(meta.first_doc, end):
-            message = segment.message(doc)
+            message = segment.message_holding(doc, needles, folded=True)
+            if message is None:
+                continue
             lines = [ln for ln in message.text.splitlines() if all(w in ln.lower() for w in words)]
             if not lines and not all(w in message.text.lower() for w in words):
                 continue
@@ -612,8 +624,15 @@ def _shell_calls(message: Message) -> Iterator[tuple[str, ToolCall]]:
             yield normalise_command(command), call
 
 
-def invocations(index: Index, words: str, project: str | None = None, limit: int = 20) -> list[Invocation]:
-    """The commands this machine ran that contain every one of ``words``, newest first."""
+def invocations(
+    index: Index,
+    words: str,
+    project: str | None = None,
+    limit: int = 20,
+    sessions: Callable[[SessionMeta], bool] | None = None,
+) -> list[Invocation]:
+    """The commands this machine ran that contain every one of ``words``, newest first; with ``sessions``, only
+    those of the sessions it accepts (the caller's rule of which of ``project``'s sessions are "here")."""
     from .search import Filters, search
 
     wanted = [w.lower() for w in words.split() if w.strip()]
@@ -624,6 +643,8 @@ def invocations(index: Index, words: str, project: str | None = None, limit: int
     by_id = {meta.id: (segment, meta) for segment, _, meta in _sessions(index, {h.session_id for h in result.hits})}
     for hit in result.hits:
         segment, meta = by_id[hit.session_id]
+        if sessions is not None and not sessions(meta):
+            continue
         for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
             message = segment.message(doc)
             for command, call in _shell_calls(message):

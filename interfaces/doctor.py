@@ -18,6 +18,7 @@ import errno
 import os
 import re
 import shlex
+import shutil
 import textwrap
 import time
 from collections import Counter
@@ -45,8 +46,9 @@ from ..core.readers import (
     FORBIDDEN_STORE,
     SIGNALS,
     STORE_DB,
+    ChatCensus,
     ChatSurvey,
-    composer_fingerprints,
+    chat_census,
     find_all_chat_dirs,
     scan_transcripts,
     survey_chats,
@@ -117,6 +119,10 @@ class Report(msgspec.Struct):
     ide_root: str
     cli_roots: list[str]
     stores: list[Store]
+    #: The editor's chats, once each however many databases hold one (a store's ``count`` is its own).
+    editor_chats: int
+    #: Editor composers that are no chat: empty drafts, and subagents' threads unless ``include_subagents``.
+    editor_not_chats: int
     #: Chats with a ``store.db`` and no transcript under any root, read from the store alone.
     chats_without_transcript: int
     #: cursor-agent chats deja cannot read, by why ("no store.db and no transcript", "unreadable store.db", …).
@@ -141,7 +147,8 @@ def diagnose(home: Path | None = None) -> Report:
 
     home = home or paths.deja_home()
     ide_root, cli_roots = paths.ide_user_root(), paths.cli_roots()
-    stores = _ide_stores() + [store for root in cli_roots for store in _cli_stores(root)]
+    ide_stores, editor = _ide_stores()
+    stores = ide_stores + [store for root in cli_roots for store in _cli_stores(root)]
     transcripts = [found for root in cli_roots for found in scan_transcripts(root, include_subagents=False)]
     transcribed = {found.chat_id for found in transcripts if found.session_id == found.chat_id}
     chats = survey_chats(cli_roots, transcribed)
@@ -158,6 +165,7 @@ def diagnose(home: Path | None = None) -> Report:
         *_index_problems(index, damage),
         *_kept_index_problems(home),
         *_unwritable_home(home, index),
+        *_low_space(home, index),
         *(finding for finding in wiring if finding.level != "ok"),
         *_settings_problems(),
         *_delivery_problems(delivery),
@@ -169,6 +177,8 @@ def diagnose(home: Path | None = None) -> Report:
         ide_root=str(ide_root),
         cli_roots=[str(root) for root in cli_roots],
         stores=stores,
+        editor_chats=len(editor.chats),
+        editor_not_chats=editor.others,
         chats_without_transcript=chats.store_only,
         unreadable_chats=chats.unreadable,
         skipped=skipped,
@@ -421,6 +431,35 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
     return []
 
 
+#: The free space below which a refresh may not fit: it writes its new segments beside the index, merges small ones
+#: into one, and writes its bookkeeping again, before the old ones go (tens of MB in a big history's refresh).
+LOW_SPACE_BYTES = 64 * 1000 * 1000
+
+
+def _low_space(home: Path, index: IndexStatus) -> list[Finding]:
+    """A warning when the disk that holds the index has too little room for a refresh (trialL: a full disk made
+    every ``deja index`` fail, while doctor said a search would catch up). Not when a folder cannot be written at
+    all (said already, with its fix)."""
+    if index.unwritable:
+        return []
+    folder = _folders_written(home)[-1]
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return []
+    if free >= LOW_SPACE_BYTES:
+        return []
+    return [
+        Finding(
+            "warn",
+            "index",
+            f"only {_size(free)} free on the disk that holds {folder}: `deja index` and searches may fail to "
+            "refresh the index (what it holds stays as it is)",
+            f"{_write_fix(folder, os.strerror(errno.ENOSPC))}, then run deja index",
+        )
+    ]
+
+
 def _write_fix(folder: Path, why: str) -> str:
     """What makes ``folder`` writable again: space on its disk, or the folder given back to this user."""
     if why == os.strerror(errno.ENOSPC):
@@ -468,15 +507,19 @@ def _local(epoch: float) -> datetime:
     return datetime.fromtimestamp(int(epoch)).astimezone()
 
 
-def _ide_stores() -> list[Store]:
-    stores = []
+def _ide_stores() -> tuple[list[Store], ChatCensus]:
+    """Each editor database, its chats counted as a person counts them (``chat_census``), and the chats of all of
+    them once each (a workspace database repeats a chat the global one holds) with the composers that are none."""
+    stores, chats, others = [], set(), 0
     for db in paths.ide_databases():
         problems: Counter[str] = Counter()
-        chats = len(composer_fingerprints(db, problems=problems))
+        census = chat_census(db, paths.include_subagents(), problems=problems)
+        chats |= census.chats
+        others += census.others
         size, newest = _stat([db, db.with_name(db.name + "-wal")])
         unreadable = ", ".join(sorted(problems))
-        stores.append(Store("cursor-ide", str(db), chats, size, newest, unreadable))
-    return stores
+        stores.append(Store("cursor-ide", str(db), len(census.chats), size, newest, unreadable))
+    return stores, ChatCensus(chats, others)
 
 
 def _cli_stores(root: Path) -> list[Store]:
@@ -584,10 +627,11 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines = [f"deja {report.version}", "", "Cursor history"]
     ide = [s for s in report.stores if s.kind == "cursor-ide"]
     if ide:
-        chats, databases = _count(sum(s.count for s in ide), "chat"), _count(len(ide), "database")
+        chats, databases = _count(report.editor_chats, "chat"), _count(len(ide), "database")
         size, newest = _size(sum(s.bytes for s in ide)), max((s.newest for s in ide if s.newest), default=None)
+        others = f" (and {report.editor_not_chats} empty drafts or subagent threads)" if report.editor_not_chats else ""
         lines.append(f"  editor        {report.ide_root}")
-        lines.append(f"                {chats} in {databases}, {size}, last written {when(newest)}")
+        lines.append(f"                {chats}{others} in {databases}, {size}, last written {when(newest)}")
     else:
         lines.append(f"  editor        {report.ide_root}: nothing there")
     if report.index.editor_chats_unread:

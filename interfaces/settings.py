@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from ..core import config, paths
@@ -19,12 +20,22 @@ def _shown(key: str, value: Any, environment: bool = True) -> str:
     if value is None and key == "home":
         return str(paths.deja_home(environment))
     if value is None and key == "cursor_root":
-        return f"(found) {paths.ide_user_root(environment=environment)}"
+        return _looked_in([paths.ide_user_root(environment=environment)])
     if key == "cursor_root" and (user := str(paths.ide_user_root(environment=environment))) != os.path.normpath(value):
         return f"{value} (reads {user}: Cursor's User folder inside it)"
     if value is None and key == "cursor_cli_root":
-        return "(found) " + ", ".join(map(str, paths.cli_roots(environment)))
+        return _looked_in(paths.cli_roots(environment))
     return str(value)
+
+
+def _looked_in(folders: list[Path]) -> str:
+    """Where deja looks for an unset folder, each marked ``(found)`` only when it is there: a script reading
+    ``--json`` (and a person) must not be told a folder Cursor never made was found."""
+    there = [str(folder) for folder in folders if folder.is_dir()]
+    missing = [str(folder) for folder in folders if not folder.is_dir()]
+    found = "(found) " + ", ".join(there) if there else ""
+    absent = "(not found) " + ", ".join(missing) if missing else ""
+    return "; ".join(part for part in (found, absent) if part)
 
 
 def _in_force(key: str, value: Any, environment: bool = True) -> bool | str:

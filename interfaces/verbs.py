@@ -20,6 +20,7 @@ from .fastpath import echo
 
 if TYPE_CHECKING:
     from ..core.index import Index, Segment, SessionMeta
+    from ..core.work import Invocation
 
 #: ``deja ctx`` keeps its digest within this many UTF-8 bytes unless told otherwise.
 CTX_BYTES = 4000
@@ -140,14 +141,42 @@ def how_command(
     index = open_index()
     here = Path(readable_path(os.getcwd()))
     project = None if all_projects else str(_nearest_project(index, here) or here)
-    runs = invocations(index, query, project, limit)
+    here_only = None if project is None else _ran_here(str(here), project)
+    runs = invocations(index, query, project, limit, sessions=here_only)
     where = "on this machine" if project is None else f"in {project}"
     if json:
         emit_json(how_json(query, runs))
         return
     echo(how_text(query, runs, where))
-    if not runs and project is not None and invocations(index, query, None, 1):
+    if here_only and (others := _ran_beside(index, query, project, runs)):
+        echo(f"it also ran in {others}, beside this folder: add --all-projects to see those runs")
+    elif not runs and project is not None and invocations(index, query, None, 1):
         echo("it ran in other projects: add --all-projects to see them")
+
+
+def _ran_here(folder: str, project: str) -> Callable[[SessionMeta], bool] | None:
+    """Which of ``project``'s sessions ran "here" when ``folder`` lies below it (``deja how`` from ``shop/web/src``):
+    those in ``folder`` or below it, and the project's own, opened at its root, which ran commands anywhere in it;
+    not a sibling's (``shop/api``): the Shell pre-hook's rule (``hooks.scope.Scope``). None: every one of them."""
+    from ..core.keys import project_spelling
+    from ..hooks.scope import within
+
+    if project_spelling(folder) == project_spelling(project):
+        return None
+    return lambda meta: (
+        within(meta.project_dir, folder) or project_spelling(meta.project_dir) == project_spelling(project)
+    )
+
+
+def _ran_beside(index: Index, query: str, project: str | None, shown: list[Invocation]) -> str:
+    """Where the project's runs not counted here ran (a sibling's sessions' folders, the first three), as the Shell
+    pre-hook says where others ran; "" when there are none."""
+    from ..core.work import invocations
+
+    seen = {(run.session_id, run.command) for run in shown}
+    other = [run for run in invocations(index, query, project, 50) if (run.session_id, run.command) not in seen]
+    folders = list(dict.fromkeys(run.cwd or run.project for run in other))
+    return ", ".join(folders[:3]) + (" and others" if len(folders) > 3 else "")
 
 
 def wip_command(

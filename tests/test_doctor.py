@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from deja.core.writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
+from deja.core.writers.ide import bubble_key, composer_data, composer_key, put_values
 from deja.interfaces.cli import app
 
 T0 = datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
@@ -93,6 +95,26 @@ def test_a_healthy_machine_exits_0_with_nothing_to_fix(sample: Sample, tmp_path:
     assert index["path"] == str(index_dir(sample.home)) and index["bytes"] > 0
     _aware(index["built_at"])
     assert {f["level"] for f in report["wiring"]} == {"ok"}
+
+
+def test_the_editors_chat_count_leaves_out_drafts_and_subagent_threads(sample: Sample) -> None:
+    # trialM F3: doctor counted every composer, so "5 chats" beside `deja stats`' 3 editor sessions read as 2 lost
+    created = int(datetime(2026, 5, 1, tzinfo=UTC).timestamp() * 1000)
+    thread = composer_data("c-thread", [("b1", 1)], created_at=created, name="Explore the repo")
+    thread["subagentInfo"] = {"parentComposerId": "c-parent"}
+    with sqlite3.connect(sample.history.ide_root / "globalStorage" / "state.vscdb") as conn:
+        put_values(
+            conn,
+            "cursorDiskKV",
+            {
+                composer_key("c-draft"): composer_data("c-draft", [], created_at=created),
+                composer_key("c-thread"): thread,
+                bubble_key("c-thread", "b1"): {"bubbleId": "b1", "type": 1, "text": "look around"},
+            },
+        )
+    conn.close()
+    out = run_deja("doctor", env=sample.env).stdout
+    assert "3 chats (and 2 empty drafts or subagent threads) in 2 databases" in out, out
 
 
 def test_an_empty_machine_says_what_to_do_and_exits_1(fake_home: Path) -> None:

@@ -7,11 +7,13 @@ that refuses new files to root too); as another user, a folder at mode 0555.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import orjson
 import pytest
-from harness import Sample, run_deja
+from harness import ENTRY, Sample, run_deja
 
 AS_ROOT = pytest.mark.skipif(os.geteuid() == 0, reason="root writes a folder at mode 0555: run as another user")
 
@@ -85,3 +87,27 @@ def test_a_folder_another_user_owns_is_given_back_with_chown_and_a_full_disk_is_
     monkeypatch.setenv("DEJA_HOME", str(tmp_path))
     full = unwritable(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "index" / "seg.tmp")))
     assert "No space left on device" in full and "free space on that disk" in full and "writable" not in full
+
+
+def test_a_disk_too_full_to_refresh_is_a_warning_with_the_fix(indexed_sample: Sample) -> None:
+    # trialL D2: with its disk full every `deja index` failed, and doctor said a search would catch up. The home is
+    # copied onto a small file system (a tmpfs mounted in a mount namespace of its own) then filled.
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("mounts a small file system: needs root and unshare")
+    disk = Path(os.environ["DEJA_HOME"]).parent / "small-disk"
+    disk.mkdir()
+    script = (
+        'mount -t tmpfs -o size=16m tmpfs "$0" && cp -a "$DEJA_HOME" "$0/home" && head -c 15000000 /dev/zero > '
+        '"$0/filler" && DEJA_HOME="$0/home" exec "$@"'
+    )
+    ran = subprocess.run(["unshare", "-m", "sh", "-c", script, str(disk), *ENTRY, "doctor", "--json"], capture_output=True, text=True, timeout=120)  # fmt: skip
+    if "mount" in ran.stderr and "deja" not in ran.stderr:
+        pytest.skip(f"cannot mount a file system here: {ran.stderr.strip()}")
+    assert "Traceback" not in ran.stderr, ran.stderr
+    index = disk / "home" / "index"
+    [low] = [p for p in orjson.loads(ran.stdout)["problems"] if "free on the disk" in p["message"]]
+    assert low["level"] == "warn" and low["message"].startswith("only ")
+    assert f"free on the disk that holds {index}: `deja index` and searches may fail" in low["message"]
+    assert low["fix"] == f"free space on the disk that holds {index}, then run deja index"
+    normal = orjson.loads(run_deja("doctor", "--json").stdout)["problems"]
+    assert not [p for p in normal if "free on the disk" in p["message"]]  # (the test machine's own disk has room)

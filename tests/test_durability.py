@@ -317,6 +317,45 @@ def test_a_reader_whose_segments_vanish_retries_on_the_newest_manifest(indexed_s
     assert "docker" in out.lower()
 
 
+def _written(directory: Path) -> set[str]:
+    """The index's segments, bookkeeping and temp files, by path inside its folder."""
+    return {
+        str(path.relative_to(directory))
+        for path in directory.rglob("*")
+        if path.relative_to(directory).parts[0].startswith(("seg-", "state")) or path.name.endswith(".tmp")
+    }
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="watches the refresh through /proc")
+def test_a_refresh_whose_write_fails_removes_what_it_wrote_and_keeps_the_index(indexed_sample: Sample) -> None:
+    # trialL D2: on a full disk each failed `deja index` left its segment and bookkeeping until a later run swept
+    # them, and so ate the last free space. Here the manifest's write fails as it would on a full disk.
+    sample = indexed_sample
+    directory = index_dir(sample.home)
+    before = _written(directory)
+    records = [user_turn("why does the wildebeest sync stall"), assistant_turn("The wildebeest sync waits on a lock.")]
+    write_transcript(transcript_path(sample.history.cli_root, "/work/zoo", "c-wildebeest"), records)
+    refresher = subprocess.Popen(
+        [*ENTRY, "index"],
+        env={**sample.env, "DEJA_FAULT": "before-manifest-swap", "DEJA_FAULT_SIGNAL": "STOP"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    obstacle = directory / f".{MANIFEST}.{refresher.pid}.tmp"
+    try:
+        assert _wait_until_stopped(refresher.pid), "the refresh never reached its fault point"
+        assert _written(directory) - before, "the refresh wrote nothing before its swap"
+        obstacle.mkdir()
+    finally:
+        refresher.send_signal(signal.SIGCONT)
+    _, err = refresher.communicate(timeout=120)
+    assert refresher.returncode == 1, err
+    obstacle.rmdir()
+    assert _written(directory) == before
+    assert refresh(sample.home).added == 1  # the index it had is whole, and the next run does the work
+
+
 # --- 11: a read-only home -----------------------------------------------------------------
 
 

@@ -33,3 +33,18 @@ def test_an_error_no_chat_holds_still_never_came_up(tmp_path: Path, monkeypatch:
     index_chats(tmp_path, monkeypatch, {"c-chunk": [ERROR, ANSWER]})
     ran = run_deja("fix", "ModuleNotFoundError: No module named 'stripe'")
     assert ran.stdout.startswith("this error has not come up in a past session"), ran.stdout
+
+
+def test_the_words_are_found_whatever_their_case_and_only_the_messages_holding_them_are_decoded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # speed9's rule for the fallbacks (Segment.message_holding): a record lacking a word is never decoded; folded as
+    # str.lower() folds, so a shouted error, even one whose K is the Kelvin sign (lowered to k), is still found
+    shouted = "MAIN.JS:23 CHUN\u212aLOADERROR: LOADING CHUN\u212a 179 FAILED."
+    index = index_chats(tmp_path, monkeypatch, {"c-loud": ["rename the orders table", shouted, ANSWER]})
+    (segment, _, meta), *_ = index.find("c-loud")
+    needles = [b"chunkloaderror", b"loading", b"chunk", b"179", b"failed"]
+    held = [segment.message_holding(doc, needles, folded=True) for doc in range(meta.first_doc, meta.first_doc + 3)]
+    assert [message.text if message else None for message in held] == [None, shouted, None]
+    ran = run_deja("fix", "ChunkLoadError: Loading chunk 179 failed.")
+    assert "deja show c-loud" in ran.stdout and f"answered after it: {ANSWER}" in ran.stdout, ran.stdout

@@ -165,3 +165,24 @@ def test_wip_from_a_package_without_sessions_is_not_a_siblings_session(tmp_path:
 
     wip = run_deja("wip", cwd=shop / "web" / "src")
     assert wip.returncode == 0 and "deja show c-shop" in wip.stdout and "c-api" not in wip.stdout, wip.stdout
+
+
+def test_how_from_a_package_without_sessions_leaves_a_siblings_runs_out_and_says_where_they_ran(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    """From ``shop/web/src``, ``deja how`` counts the runs there and below, and the root's own sessions' (they ran
+    commands anywhere in it), as the Shell pre-hook does; ``shop/api``'s ran in a sibling and are only named
+    (review7b #6, review8c)."""
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop, "c-shop", "set up the shop workspace", "npm test -- --watch=false")
+    _chat(cli_root, shop / "api", "c-api", "the api tests fail", "npm test -- api")
+    (shop / "web" / "src").mkdir(parents=True)
+    assert run_deja("index").returncode == 0
+    assert "npm test -- api" in run_deja("how", "npm", "test", cwd=shop).stdout  # at the root: every package's
+
+    how = run_deja("how", "npm", "test", cwd=shop / "web" / "src")
+    assert how.returncode == 0, how.stderr
+    assert "npm test -- --watch=false" in how.stdout and "npm test -- api" not in how.stdout, how.stdout
+    assert how.stdout.splitlines()[-1] == (
+        f"it also ran in {shop / 'api'}, beside this folder: add --all-projects to see those runs"
+    )

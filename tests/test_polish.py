@@ -53,10 +53,21 @@ def test_config_says_what_cursor_gets_from_the_file_and_defaults_not_from_this_s
     shell = bare_env(fake_home, DEJA_HOME=str(tmp_path / "x"), DEJA_CURSOR_ROOT=str(tmp_path))
     text = run_deja("config", env=shell).stdout
     assert f"Cursor's hooks and MCP server get {fake_home / '.cache' / 'deja'}: they never see this shell" in text
-    assert f"get (found) {fake_home / '.config' / 'Cursor' / 'User'}: they never see" in text
+    assert f"get (not found) {fake_home / '.config' / 'Cursor' / 'User'}: they never see" in text
     assert run_deja("config", "set", "home", str(tmp_path / "filed"), env=bare_env(fake_home)).returncode == 0
     text = run_deja("config", env=shell).stdout
     assert f"Cursor's hooks and MCP server get {tmp_path / 'filed'}: they never see this shell" in text
+
+
+def test_config_says_found_only_for_a_folder_that_is_there(fake_home: Path) -> None:
+    # review8b: an unset folder Cursor never made read "(found) …", in the text and in --json's effective/in_cursor
+    user = fake_home / ".config" / "Cursor" / "User"
+    shown = json.loads(run_deja("config", "--json", env=bare_env(fake_home)).stdout)["settings"]["cursor_root"]
+    assert shown["effective"] == shown["in_cursor"] == f"(not found) {user}"
+    assert f"(not found) {user}" in run_deja("config", env=bare_env(fake_home)).stdout
+    user.mkdir(parents=True)
+    shown = json.loads(run_deja("config", "--json", env=bare_env(fake_home)).stdout)["settings"]["cursor_root"]
+    assert shown["effective"] == f"(found) {user}"
 
 
 def test_config_columns_line_up_when_a_path_is_long(fake_home: Path, tmp_path: Path) -> None:

@@ -17,9 +17,13 @@ from harness import run_deja
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
+    shell_result_text,
     store_assistant_message,
     store_preamble,
     store_user_message,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
     transcript_path,
     turn_ended,
     user_turn,
@@ -130,3 +134,29 @@ def test_a_refresh_reading_a_grown_transcript_by_its_tail_still_adds_the_stores_
     _store(fake_home, project, 3)
     assert run_deja("index").returncode == 0
     assert _shown() == _asked_and_answered(3)
+
+
+def test_a_transcript_stopped_after_the_first_of_two_calls_gets_the_stores_conclusion(fake_home: Path) -> None:
+    # review8b F-B: both records merge the step's two textless calls into one message, the transcript's holding one
+    project = _project(fake_home)
+    question, status, log = TURNS[0][0], {"command": "git status"}, {"command": "git log -1"}
+    write_transcript(
+        transcript_path(fake_home / ".cursor", str(project), CHAT),
+        [user_turn(question, T0), assistant_turn(None, tool_use("Shell", status))],
+    )
+    messages = store_preamble(str(project)) + [
+        store_user_message(question, T0),
+        store_assistant_message(None, tool_call_part("t1", "Shell", status)),
+        tool_result_message("t1", "Shell", shell_result_text("clean")),
+        store_assistant_message(None, tool_call_part("t2", "Shell", log)),
+        tool_result_message("t2", "Shell", shell_result_text("abc123 the okapi commit")),
+        store_assistant_message("The tree is clean; the flamingo commit is last."),
+    ]
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), CHAT), cwd=str(project), name="Yak shaver", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    shown = json.loads(run_deja("show", CHAT, "--json").stdout)["messages"]
+    calls = [call["args"]["command"] for message in shown for call in message.get("tool_calls", [])]
+    assert calls == ["git status", "git log -1"], shown
+    assert shown[-1]["text"] == "The tree is clean; the flamingo commit is last.", shown
+    wip = run_deja("wip", cwd=project)
+    assert "flamingo commit is last" in wip.stdout, wip.stdout

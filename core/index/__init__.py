@@ -41,7 +41,15 @@ if TYPE_CHECKING:
     )
     from .reader import Index, Segment
     from .records import FileSum, Manifest, SegmentRef, SessionMeta, write_manifest
-    from .writer import SEGMENT_GRACE_SECONDS, SegmentWriter, remove_segments, remove_stale_segments, retire_segments
+    from .writer import (
+        SEGMENT_GRACE_SECONDS,
+        SegmentWriter,
+        remove_failed_writes,
+        remove_segments,
+        remove_stale_segments,
+        retire_segments,
+        segments_and_temporaries,
+    )
 
 __all__ = [
     "FORMAT_VERSION",
@@ -75,9 +83,11 @@ __all__ = [
     "index_dir",
     "name_hash",
     "read_manifest",
+    "remove_failed_writes",
     "remove_segments",
     "remove_stale_segments",
     "retire_segments",
+    "segments_and_temporaries",
     "write_manifest",
 ]
 

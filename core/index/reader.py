@@ -298,11 +298,12 @@ class Segment:
         """One doc's message: its session's records are inflated only as far as it ends."""
         return self.messages_at([doc])[0]
 
-    def message_holding(self, doc: int, needles: list[bytes]) -> Message | None:
+    def message_holding(self, doc: int, needles: list[bytes], folded: bool = False) -> Message | None:
         """One doc's message when its record holds every one of ``needles`` (a record's strings are its text's UTF-8
         bytes as written, so a text holding a string holds its bytes), else None, without decoding it: a caller
         that wants only messages quoting given names (``work.past_failures``, up to 200 candidates a failed
-        command) decodes just those that may."""
+        command) decodes just those that may. ``folded``: the needles are ASCII and lowercase, looked for as in
+        ``text.lower()`` (``_folded``)."""
         rows = self._doc_rows
         try:
             ordinal, start, end = rows[3 * doc] & ORDINAL_MASK, rows[3 * doc + 1], rows[3 * doc + 2]
@@ -310,7 +311,8 @@ class Segment:
             raise self._damaged("docs.bin", exc) from None
         raw, _ = self._records(ordinal, end)
         record = raw[start:end]
-        return self._decoded(record, 0, len(record)) if all(needle in record for needle in needles) else None
+        held = _folded(record) if folded and needles else record
+        return self._decoded(record, 0, len(record)) if all(needle in held for needle in needles) else None
 
     def messages_at(self, docs: list[int]) -> list[Message]:
         """The messages of ``docs``, all of one session, in that order: its records are inflated once, as far as
@@ -578,3 +580,10 @@ class Tree:
                 found = self._lists[id(segment)] = (p_off, count)
             held = self._folders[folder] = bool(found[1]) and segment.files_session(*found, ordinal)
         return held
+
+
+def _folded(record: bytes) -> bytes:
+    """A record's bytes holding every ASCII run its text's ``str.lower()`` holds: ASCII letters lowercased, and the
+    two letters outside ASCII that ``lower()`` turns into ASCII ones (İ into i and a combining dot, the Kelvin
+    sign into k) turned so; every other letter lowercases to letters outside ASCII, which no ASCII needle holds."""
+    return record.lower().replace("\u0130".encode(), "i\u0307".encode()).replace("\u212a".encode(), b"k")

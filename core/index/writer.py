@@ -666,6 +666,27 @@ def remove_stale_segments(directory: Path, live: Iterable[str], grace_seconds: f
             pass
 
 
+def segments_and_temporaries(directory: Path) -> set[str]:
+    """The names of the index folder's segments and temp files (none when it cannot be listed)."""
+    try:
+        return {name for name in os.listdir(directory) if _segment_or_temporary(name)}
+    except OSError:
+        return set()
+
+
+def remove_failed_writes(directory: Path, before: set[str], live: Iterable[str]) -> None:
+    """Delete the segments and temps a failed refresh wrote (not in ``before``, named by no manifest: ``live``
+    is what the manifest now on disk names). A disk that filled up would keep each failed try's half-written
+    segment until a later refresh's sweep, and each try would eat more of what room is left. Called under the
+    writer lock: no other writer made them, and no reader has a manifest naming them."""
+    for name in segments_and_temporaries(directory) - before - set(live):
+        if name.startswith("seg-"):
+            remove_segment_folder(directory / name)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(directory / name)
+
+
 def _segment_or_temporary(name: str) -> bool:
     """A segment's folder (``seg-*``) or a temp file (``.*.tmp``), as ``glob`` would match them (without its
     pattern compiled)."""

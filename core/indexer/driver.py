@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import msgspec
@@ -40,9 +41,11 @@ from ..index import (
     SegmentRef,
     index_dir,
     read_manifest,
+    remove_failed_writes,
     remove_segments,
     remove_stale_segments,
     retire_segments,
+    segments_and_temporaries,
     write_manifest,
 )
 from ..private import private_dir, tighten
@@ -238,7 +241,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
     tighten(home)
     if scope.targets is None:  # dated before the wait: a walk recorded as started before it did not see this one's
         glance.stamp(directory, glance.WALK_BEGUN, time.time())
-    with WriterLock(directory / LOCK_NAME, lock_timeout):
+    with WriterLock(directory / LOCK_NAME, lock_timeout), _undone_on_failure(directory):
         remove_strays(directory)
         remove_dead_copies(str(home / COPIES))  # a database copy a killed read left (``vscdb``)
         if scope.targets is None:
@@ -293,6 +296,35 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
             uncarried=carried.uncarried,
             kept_aside=carried.kept or _kept_aside(directory, plan),
         )
+
+
+@contextmanager
+def _undone_on_failure(directory: Path) -> Iterator[None]:
+    """Remove what a refresh wrote when it fails (a full disk, an error): its segments, temps and bookkeeping that
+    the manifest on disk does not name, so that failed tries do not fill a disk. The index named before is
+    untouched; a kill still leaves them, for the next refresh's sweep."""
+    before = segments_and_temporaries(directory)
+    try:
+        yield
+    except BaseException:
+        _remove_unnamed(directory, before)
+        raise
+
+
+def _remove_unnamed(directory: Path, before: set[str]) -> None:
+    """Delete what no manifest names and was not there ``before``; nothing when the manifest on disk cannot be
+    read now (what it names is then unknown)."""
+    try:
+        manifest = read_manifest(directory)
+        state = read_record(directory / manifest.state, State)
+    except IndexUnreadable:
+        if (directory / MANIFEST).exists():
+            return
+        remove_failed_writes(directory, before, [])
+        remove_strays(directory)
+        return
+    remove_failed_writes(directory, before, [ref.name for ref in manifest.segments])
+    remove_unreferenced(directory, state, manifest.state)
 
 
 def _kept_aside(directory: Path, plan: Plan) -> str:

@@ -22,7 +22,7 @@ from .cursor_agent import (
     store_only_chats,
     survey_chats,
 )
-from .ide import composer_fingerprints, read_ide_database
+from .ide import ChatCensus, chat_census, composer_fingerprints, read_ide_database
 from .projects import SIGNALS, Projects, slug_of
 from .transcripts import (
     decode_project_slug,
@@ -36,10 +36,12 @@ __all__ = [
     "FORBIDDEN_STORE",
     "SIGNALS",
     "STORE_DB",
+    "ChatCensus",
     "ChatSurvey",
     "CliRead",
     "Projects",
     "Resume",
+    "chat_census",
     "chat_id_of_origin",
     "composer_fingerprints",
     "decode_project_slug",

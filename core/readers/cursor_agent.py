@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Hashable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
 import msgspec
 
-from ..model import Message, Session, fill_times
+from ..model import Message, Session, ToolCall, fill_times
 from ..regular_files import forbidden, gone
 from .chatstore import (
     STORE_DB,
@@ -37,7 +38,7 @@ from .chatstore import (
     store_problem,
 )
 from .conversation import normalise_tool_name
-from .pairing import text_key
+from .pairing import target_of, text_key, whole_call
 from .projects import cli_folder, path_values
 from .transcripts import (
     chat_id_of,
@@ -206,12 +207,48 @@ def _paired_turns(ours: list[list[Message]], theirs: list[list[Message]]) -> dic
 def _answers_beyond(ours: list[Message], theirs: list[Message]) -> list[Message]:
     """The store's answers in one turn after the last answer the transcript's turn also holds (an answer the
     transcript was never written); all of them when the transcript's turn is the question alone, none when no
-    answer pairs (the two spell the turn differently, and adding it would show it twice)."""
+    answer pairs (the two spell the turn differently, and adding it would show it twice).
+
+    Both records merge an answer's consecutive textless calls into one message, so a transcript that stops after
+    the first of two calls holds the start of the store's message: that pairs too, and the store's calls it lacks
+    come first among what is added."""
     if len(ours) == 1:
         return theirs[1:]
     held = {_key(message) for message in ours[1:]}
     last = max((at for at, message in enumerate(theirs) if at and _key(message) in held), default=0)
+    cut = _cut_short_at(ours[-1], theirs)
+    if cut > last:
+        rest = theirs[cut].tool_calls[len(ours[-1].tool_calls) :]
+        return [Message(role=theirs[cut].role, text="", timestamp=theirs[cut].timestamp, tool_calls=rest)] + theirs[
+            cut + 1 :
+        ]
     return theirs[last + 1 :] if last else []
+
+
+def _cut_short_at(answer: Message, theirs: list[Message]) -> int:
+    """The last store answer whose calls start with ``answer``'s and go on, both textless (0 when none): the
+    message the transcript stopped writing after ``answer``'s calls."""
+    if answer.role != "assistant" or answer.text.strip() or not answer.tool_calls:
+        return 0
+    calls = [_call_key(call) for call in answer.tool_calls]
+    return max(
+        (
+            at
+            for at, message in enumerate(theirs)
+            if at
+            and message.role == "assistant"
+            and not message.text.strip()
+            and len(message.tool_calls) > len(calls)
+            and [_call_key(call) for call in message.tool_calls[: len(calls)]] == calls
+        ),
+        default=0,
+    )
+
+
+def _call_key(call: ToolCall) -> Hashable:
+    """A call by what it acted on, else its whole arguments: the two records' arguments for one call can differ in
+    the others (Shell's ``description``…)."""
+    return target_of(call) or whole_call(call)
 
 
 def _key(message: Message) -> tuple[str, str]:

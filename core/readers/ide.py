@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -170,6 +170,60 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
             db.conn.close()
     problems["ide: database locked"] += 1
     return {}
+
+
+class ChatCensus(NamedTuple):
+    """A database's chats as a person counts them (``deja doctor``), apart from the composers that are no chat."""
+
+    #: Chats that hold a message, or name one kept where deja does not read (each is a session).
+    chats: set[str]
+    #: Empty drafts (no name, no message: Cursor makes one per new chat tab), and subagents' threads unless read.
+    others: int
+
+
+def chat_census(path: Path, subagents: bool, problems: Problems | None = None) -> ChatCensus:
+    """Which of the database's composers a user would call chats: the count beside ``deja stats``' sessions.
+
+    In SQL without reading a bubble, as :func:`composer_fingerprints`: a composer is a chat when it has a bubble row,
+    a name or listed bubbles (as ``_session`` keeps it), and is not a subagent's thread left unread; a legacy
+    composer or tab when it holds its conversation inline (a ``head`` entry only points at a composer)."""
+    problems = problems if problems is not None else Counter()
+    db = _open(path, problems, Projects.around(path))
+    if db is None:
+        return ChatCensus(set(), 0)
+    try:
+        return _census(db, subagents)
+    except sqlite3.Error as error:
+        count_database_error(error, problems)
+        return ChatCensus(set(), 0)
+    finally:
+        db.conn.close()
+
+
+def _census(db: _Db, subagents: bool) -> ChatCensus:
+    chats: set[str] = set()
+    others = 0
+    if "cursorDiskKV" in db.tables:
+        with_rows = _bubble_stats(db)
+        threads = {} if subagents else _listed_subagents(db)
+        lo, hi = _prefix_range(_COMPOSER_PREFIX)
+        for composer_id, named, listed, parent in db.conn.execute(
+            "SELECT substr(key, ?), trim(coalesce(json_extract(v, '$.name'), '')) != '',"
+            " coalesce(json_array_length(v, '$.fullConversationHeadersOnly'), 0) > 0,"
+            " coalesce(json_extract(v, '$.subagentInfo.parentComposerId'), '')"
+            " FROM (SELECT key, CASE WHEN json_valid(CAST(value AS TEXT)) THEN CAST(value AS TEXT) END AS v"
+            " FROM cursorDiskKV WHERE key >= ? AND key < ?)",
+            (len(_COMPOSER_PREFIX) + 1, lo, hi),
+        ):
+            thread = not subagents and (parent or composer_id in threads)
+            if (composer_id in with_rows or named or listed) and not thread:
+                chats.add(composer_id)
+            else:
+                others += 1
+    for chat_id, chat, is_tab in _legacy_chats(db):
+        if chat_id not in chats and _dicts(chat.get("bubbles" if is_tab else "conversation")):
+            chats.add(chat_id)
+    return ChatCensus(chats, others)
 
 
 def _fingerprints(db: _Db) -> dict[str, str]:
