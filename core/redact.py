@@ -814,7 +814,6 @@ _SECRET_WORDS = frozenset(
         "passphrase",
         "passcode",
         "pass",
-        "pw",
         "pwd",
         "secret",
         "token",
@@ -829,6 +828,9 @@ _SECRET_WORDS = frozenset(
         "idtoken",
     ]
 )
+#: A password's shortest name: a key's last word (``pw: …``, ``PW = …``), but no word that makes a quoted value
+#: a message (``_words_for_people``: ``"pw 1"`` is a passphrase).
+_PW = "pw"
 #: A last word ending in one of these names a secret too: a name glued to its tool's (``PGPASSWORD``, ``npmtoken``).
 _GLUED_SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token")
 #: ``…_key`` names a secret after one of these (``api_key``, ``secret_access_key``), not alone (``sort key``).
@@ -1001,7 +1003,7 @@ def _names_a_secret(key: str) -> bool:
         words.pop()
     if not words or key in _NOT_SECRET_KEYS:
         return False
-    if words[-1] in _SECRET_WORDS or words[-1].endswith(_GLUED_SECRET_WORDS):
+    if words[-1] in _SECRET_WORDS or words[-1] == _PW or words[-1].endswith(_GLUED_SECRET_WORDS):
         return True
     if words[-2:] == ["key", "base"] and "secret" in words:  # Rails' ``SECRET_KEY_BASE``
         return True
@@ -1136,21 +1138,25 @@ def _key_before(text: str, start: int) -> tuple[str, int]:
     return text[begin:start], begin
 
 
-#: The longest word that says what a key opens (``_KEY_QUALIFIERS``: "subscription"), and the blank after it.
-_QUALIFIER_REACH = len("subscription") + 1
+#: What a "key" opens when prose names it with a blank (the sentence rule's words, ``redaction.KEY_QUALIFIERS``):
+#: "SSH key: id_ed25519", "Encryption key: AES-256", "GPG key: 0xABCD1234" name a key, not give its value.
+_SPACED_KEY_QUALIFIERS = frozenset(["api", "access", "secret", "private", "auth", "admin", "master"])
+#: The longest of them, and the blank after it.
+_QUALIFIER_REACH = len("private") + 1
 
 
 def _spaced_key(text: str, key: str, begin: int) -> tuple[str, int]:
     """A "key" with the word that says what it opens one blank before it (``API key: …``, ``**Secret Key:** …``,
     ``api key = …``), as people label it in prose, and where it begins; else ``key`` and ``begin`` as they were.
     (Read at most ``_QUALIFIER_REACH`` characters back: a long line's keys stay linear.)"""
-    if key.lower() != "key" or text[begin - 1 : begin] != " ":
+    if key.lower() != "key" or text[begin - 1 : begin] != " ":  # (``_SPACED_KEY_QUALIFIERS``: the words)
         return key, begin
     low = max(0, begin - 1 - _QUALIFIER_REACH)
     at = begin - 1
     while at > low and text[at - 1].isalpha():
         at -= 1
-    if (at and (text[at - 1].isalnum() or text[at - 1] == "_")) or text[at : begin - 1].lower() not in _KEY_QUALIFIERS:
+    word = text[at : begin - 1].lower()
+    if (at and (text[at - 1].isalnum() or text[at - 1] == "_")) or word not in _SPACED_KEY_QUALIFIERS:
         return key, begin
     return f"{text[at:begin]}{key}", at
 
@@ -1404,13 +1410,14 @@ def _a_verb_gives_it(lowered: str, match: re.Match[str], value: str, password: b
     "change"… before one given it by "to"."""
     at = match.start()
     if match.group("bare") is not None:
-        return _after_a_verb(lowered, at, _VERB_BEFORE) or (password and _a_password_alone(lowered, at, value))
+        alone = password and match.end("bare") == match.start("value") and _a_password_alone(lowered, at, value)
+        return alone or _after_a_verb(lowered, at, _VERB_BEFORE)
     return match.group("to") is None or _after_a_verb(lowered, at, _SET_BEFORE)
 
 
 def _a_password_alone(lowered: str, at: int, value: str) -> bool:
-    """Whether a password's name with no verb before it ("chat: password hunter2", "password Xy7#kq9!Lm") is given
-    ``value``: its full name ("password", "passwd", "passphrase", "passcode": ``SENTENCE_PASSWORD_NAMES``; "pw"
+    """Whether a password's name with no verb before it ("chat: password hunter2", "password Xy7#kq9!Lm"; not
+    "password (review8a)", an aside) is given ``value``: its full name ("password", "passwd", "passphrase", "passcode": ``SENTENCE_PASSWORD_NAMES``; "pw"
     and "pwd" are a shell's words too), and a value with a digit, so "password manager", "password reset" and
     "password hashing" name none."""
     return lowered.startswith(SENTENCE_PASSWORD_NAMES, at) and any(c.isdigit() for c in value)

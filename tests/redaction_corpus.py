@@ -373,11 +373,13 @@ go to the password to reset page
 Primary key: orderId42; the sort key = userId42
 MDP = FrozenLake8x8, mdp: FrozenLake-v1, The MDP is GridWorld5x5
 password manager, password change&reset flow, password hashing is argon2id, run pwd hunter2x
+SSH key: id_ed25519, Encryption key: AES-256, GPG key: 0xABCD1234; still a password (review8a #7)
 """,
-    # Rules 11's must-stay rows (the last four of "prose", the last of "prose-other-languages"), each one a plausible
-    # wrong rule would take: any word before "key" as what it opens (``Primary key``, ``sort key``); "mdp" by any
-    # colon or "is" (a Markov decision process); a password's name before a value with no digit ("change&reset" is
-    # made) or "pwd" given a value by a blank alone (a shell's command); "chave" and its kin, any key, by their verb.
+    # Rules 11's must-stay rows (the last five of "prose", the last of "prose-other-languages"), each one a plausible
+    # wrong rule would take: any word before "key" as what it opens (``Primary key``, ``sort key``; ``SSH``,
+    # ``Encryption``, ``GPG``: words ``API_KEY``'s rule knows); "mdp" by any colon or "is" (a Markov decision process);
+    # a password's name before a value with no digit ("change&reset" is made), or in parentheses, or "pwd" given a
+    # value by a blank alone (a shell's command); "chave" and its kin, any key, by their verb.
     # What people write about passwords in other languages, with no secret in it (trialI's F7).
     "prose-other-languages": """
 le mot de passe est incorrect

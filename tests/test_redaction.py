@@ -136,6 +136,8 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
         # A JSON string's escaped line end and list item stay; code in a fenced block after a label stays.
         ('{"text": "password:\\n- Xk9mPq2Lw"}', '{"text": "password:\\n- [redacted:secret]"}'),
         ("Password:\n```python\npassword = getpass()\n```", "Password:\n```python\npassword = getpass()\n```"),
+        # "pw" names a key; it does not make a quoted value with a blank words for people, as "password" does.
+        ('{"password": "pw 1"}', '{"password": "[redacted:secret]"}'),
     ],
 )
 def test_only_the_value_is_replaced(before: str, after: str) -> None:
