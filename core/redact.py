@@ -1619,9 +1619,9 @@ _OTHER_PASSWORD_NAMES = ("mot", "passw", "kennw", "contraseña", "senha", "wacht
 #: Words for "key" that name any key (a dictionary's, a table's primary key: "a chave primária é customerId1"): a
 #: secret's with a word saying what it opens near it (``_KEY_OPENS``), as English's "key" needs one, or with a value
 #: no name holds (a sign: "la chiave è Kx9#mPq2Ic").
-_ANY_KEY_NAMES = ("chave", "chiave", "sleutel", "ключ")
-_KEY_OPENS = ("api", "secret", "segret", "privad", "privat", "acesso", "accesso", "geheim", "секрет", "приват",
-              "доступ")  # fmt: skip
+_ANY_KEY_NAMES = ("chave", "chiave", "sleutel", "ключ", "schlüssel")
+_KEY_OPENS = ("api", "secret", "segret", "privad", "privat", "acesso", "accesso", "geheim", "zugang", "секрет",
+              "приват", "доступ")  # fmt: skip
 #: How far before a "key" name its qualifier may be ("секретный ключ", "geheime sleutel").
 _KEY_OPENS_BEFORE = 16
 #: French's links for "mdp" (a Markov decision process in a chat about learning: "mdp: FrozenLake-v1", "MDP =

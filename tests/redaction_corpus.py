@@ -408,7 +408,7 @@ die Passwörter sind abgelaufen und ungültig
 подключение: ok, ключ: неверный
 le jeton est expiré, mdp : oublié
 a chave é obrigatória; la chiave è sbagliata; de sleutel is verlopen
-a chave primária é customerId1, chiave: idUtente42, sleutel: klantId42, Ключ кэша: userId42
+a chave primária é customerId1, chiave: idUtente42, sleutel: klantId42, Ключ кэша: userId42, der Schlüssel ist userId42
 """,
 }
 
@@ -1177,6 +1177,8 @@ SECRETS: list[Secret] = [
     Secret("sentence-spanish-bold", "secret", _join("Xk9m", "Pq2Sb"), "**Contraseña:** {secret}"),
     Secret("sentence-russian-bold", "secret", _join("Xk9m", "Pq2Rb"), "**Пароль:** {secret}"),
     Secret("sentence-chinese-bold", "secret", _join("Xk9m", "Pq2Cb"), "**密码：** {secret}"),
+    Secret("sentence-german-api-key", "secret", _join("Xk9m", "Pq2Gs"), "der API-Schlüssel ist {secret}"),
+    Secret("sentence-german-secret-key", "secret", _join("Xk9#", "mPq2Gz"), "der Schlüssel ist {secret}"),
     Secret("sentence-german-weak", "secret", _join("hunter", "2"), "das Passwort ist {secret}"),
     Secret("sentence-french-weak", "secret", _join("hunter", "2"), "le mot de passe est {secret}"),
     Secret("sentence-spanish-weak", "secret", _join("hunter", "2"), "la contraseña es {secret}"),
