@@ -946,12 +946,15 @@ _LABEL_CLOSE = r"(?:\*{1,2}|_{1,2}|`)?"
 _EMPHASIS_CLOSE = r"(?:\*{1,3}|_{1,2})"
 #: A value in Markdown's bold or emphasis (``Password: **Xy7#kq9!Lm**``), a star alone inside it.
 _EMPHASISED = r"\*{1,2}(?:[^\s*]|\*(?!\*))+?\*{1,2}(?!\*)"
-#: The value on the next line as a Markdown list item, numbered or not, a quote, or a fenced code block's first line
-#: (``password:\n- Xy7#kq9!Lm``, ``password:\n1. …``, ``password:\n> …``, ``password:\n```\n…``), after a line's end
-#: or a JSON string's escaped one (``"password:\\n- …"``).
+#: The value on the next line (or the one after a blank line) as a Markdown list item, numbered or not, a quote, or
+#: a fenced code block's first line (``password:\n- Xy7#kq9!Lm``, ``password:\n1. …``, ``password:\n> …``,
+#: ``password:\n```\n…``), after a line's end or a JSON string's escaped one (``"password:\\n- …"``); or the next
+#: line alone (``Password:\nXy7#kq9!Lm``: ``_markdown_label`` asks it to look made and end its line).
 _NEXT_LINE = r"(?:\r?\n|(?:\\r)?\\n)"
 _LINE_ITEM = rf"(?:(?:[-*+>]|\d{{1,3}}[.)])[ \t]+|```[\w-]*[ \t]*{_NEXT_LINE}[ \t]*)"
-_NEXT_LINE_ITEM = rf"(?P<item>[ \t]*{_NEXT_LINE}[ \t]*{_LINE_ITEM})?"
+_NEXT_LINE_ITEM = (
+    rf"(?P<item>[ \t]*(?:{_NEXT_LINE}[ \t]*(?:{_NEXT_LINE}[ \t]*)?{_LINE_ITEM}|\r?\n(?:[ \t]*\r?\n)?[ \t]*))?"
+)
 _ASSIGNMENT = _Compiled(
     "_ASSIGNMENT",
     rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?(?P<label>{_LABEL_CLOSE})"
@@ -1241,9 +1244,12 @@ def _markdown_label(before_key: str, before_noun: str, whole_line: bool, match: 
         return False
     if (close and close not in before_noun) or (bold is not None and bold.strip() not in before_noun):
         return False
-    if item is None or (whole_line and not before_key.strip(" \t*_`->#")):
+    if item is None:
         return True
-    return _looks_made(match.group("value").strip("`*"), match.group(0)[:2].lower() in ("pa", "pw"))
+    made = _looks_made(match.group("value").strip("`*"), match.group(0)[:2].lower() in ("pa", "pw"))
+    if not item.strip():  # the next line alone, no list's mark: a made value that ends its line
+        return made and match.string[match.end() : match.end() + 1] in ("", "\n", "\r")
+    return (whole_line and not before_key.strip(" \t*_`->#")) or made
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:
@@ -1345,7 +1351,7 @@ _SENTENCE_LINK = (
     rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were"
     rf"|(?:will|would|should|must|shall){_BLANK}+be|(?:has|had|have){_BLANK}+been)"
     rf"(?:{_BLANK}+(?:now|still|just|set{_BLANK}+to|changed{_BLANK}+to))?"
-    rf"(?:{_BLANK}*:?{_BLANK}*{_NEXT_LINE}{_BLANK}*{_LINE_ITEM}?|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
+    rf"(?:{_BLANK}*:?{_BLANK}*{_NEXT_LINE}(?:{_BLANK}*{_NEXT_LINE})?{_BLANK}*{_LINE_ITEM}?|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
     rf"|['\u2019]s{_BLANK}+"
     rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
     r"|(?P<to> +to +)"

@@ -1168,6 +1168,11 @@ SECRETS: list[Secret] = [
     Secret(
         "markdown-bold-next-line-in-json", "secret", _join("Xk9m", "Pq2Jb"), '{{"t": "**Password:**\\n- {secret}"}}'
     ),
+    Secret("markdown-next-line-alone", "secret", _join("Xk9m", "Pq2Na"), "Here is the password:\n{secret}\n"),
+    Secret("markdown-after-a-blank-line", "secret", _join("hunter", "2Xb"), "Password:\n\n{secret}"),
+    Secret(
+        "sentence-fenced-after-a-blank-line", "secret", _join("Xk9m", "Pq2Fb"), "The password is:\n\n```\n{secret}\n```"
+    ),
     Secret("yaml-block-scalar-tab", "secret", _join("Xk9m", "Pq2Yt"), "password:\t|\n  {secret}\nuser: app"),
     Secret("sentence-fenced-after-is", "secret", _join("hunter", "2Xy"), "the password is:\n```\n{secret}\n```"),
     Secret("sentence-password-alone", "secret", _join("hunter", "2"), "chat: password {secret}"),

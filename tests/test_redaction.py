@@ -136,6 +136,12 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
         # A JSON string's escaped line end and list item stay; code in a fenced block after a label stays.
         ('{"text": "password:\\n- Xk9mPq2Lw"}', '{"text": "password:\\n- [redacted:secret]"}'),
         ("Password:\n```python\npassword = getpass()\n```", "Password:\n```python\npassword = getpass()\n```"),
+        # The next line alone is a value when it looks made and ends its line: a sentence or code there stays.
+        ("Password:\nMust be 12 characters long", "Password:\nMust be 12 characters long"),
+        ("Password:\nMinimum12Chars or longer, mixed case", "Password:\nMinimum12Chars or longer, mixed case"),
+        ("class Token:\n    pass", "class Token:\n    pass"),
+        ("Password:\nunchanged\nUser: admin", "Password:\nunchanged\nUser: admin"),
+        ("password:\n  secret_key: abc1234x", "password:\n  secret_key: [redacted:secret]"),
         # "pw" names a key; it does not make a quoted value with a blank words for people, as "password" does.
         ('{"password": "pw 1"}', '{"password": "[redacted:secret]"}'),
     ],
