@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .redaction import (
     CONTEXT_GATE_BUT_NETRC,
+    SENTENCE_PASSWORD_NAMES,
     TOKEN_GATE,
     WORD_CHARS,
     a_netrc_entry,
@@ -718,11 +719,11 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         # YAML's folded or literal scalar (``password: >-`` or ``|``, then its lines, indented) under a secret's key
-        # (the key's noun is looked for by ``_block_scalar``; its header, a blank or two after the colon, is the
-        # needle: code holds ``|`` and ``->`` often, ``: |`` seldom).
+        # (the key's noun is looked for by ``_block_scalar``; its header, up to three blanks or a tab after the colon,
+        # is the needle: code holds ``|`` and ``->`` often, ``: |`` seldom).
         "secret",
-        r": {1,2}[>|][+-]?[1-9]?[ \t]*\r?\n(?P<body>(?:[ \t]+\S[^\n]*(?:\n|\Z))+)",
-        (": |", ": >", ":  |", ":  >"),
+        r":(?: {1,3}|\t)[>|][+-]?[1-9]?[ \t]*\r?\n(?P<body>(?:[ \t]+\S[^\n]*(?:\n|\Z))+)",
+        (": |", ": >", ":  |", ":  >", ":   |", ":   >", ":\t|", ":\t>"),
         replace=lambda m: _block_scalar(m),
     ),
     # Vault's ``Key  Value`` table, its header and underline (the needle), then its rows to the first blank line.
@@ -827,6 +828,9 @@ _SECRET_WORDS = frozenset(
         "idtoken",
     ]
 )
+#: A password's shortest name: a key's last word (``pw: …``, ``PW = …``), but no word that makes a quoted value
+#: a message (``_words_for_people``: ``"pw 1"`` is a passphrase).
+_PW = "pw"
 #: A last word ending in one of these names a secret too: a name glued to its tool's (``PGPASSWORD``, ``npmtoken``).
 _GLUED_SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token")
 #: ``…_key`` names a secret after one of these (``api_key``, ``secret_access_key``), not alone (``sort key``).
@@ -924,7 +928,8 @@ _COMPOUND = _Compiled(
 #: A date or a time (ISO 8601: ``2024-01-05T10:00:00Z``).
 _TIMESTAMP = _Compiled("_TIMESTAMP", r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?")
 
-_NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)"  # (Rails' ``SECRET_KEY_BASE``)
+#: (``pw``: ``user: admin, pw: …``, ``PW = …``; Rails' ``SECRET_KEY_BASE``)
+_NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)"
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
 _QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|\\"[^"\\\s]+\\")"""
 _VALUE_CHAR = r"""[^\s"'`,;&)\]}]"""
@@ -936,21 +941,31 @@ _BARE = rf"""{_VALUE_CHAR}+(?:[,;&'](?![\w.-]*[=(]){_VALUE_CHAR}+)*"""
 #: Markdown around a label (``**Password:**``, ``**Password**:``, ``__password__:``, `` `password`: ``): what closes the
 #: emphasis or the code span before the separator, and bold's close after it. Agents write credentials so.
 _LABEL_CLOSE = r"(?:\*{1,2}|_{1,2}|`)?"
+#: What closes a label's bold or emphasis after its colon (``**Password:**``, ``__Password:__``, ``*Password:*``,
+#: ``***Password:***``), before a blank or a line's end.
+_EMPHASIS_CLOSE = r"(?:\*{1,3}|_{1,2})"
 #: A value in Markdown's bold or emphasis (``Password: **Xy7#kq9!Lm**``), a star alone inside it.
 _EMPHASISED = r"\*{1,2}(?:[^\s*]|\*(?!\*))+?\*{1,2}(?!\*)"
-#: The value on the next line as a Markdown list item or quote (``password:\n- Xy7#kq9!Lm``, ``password:\n> …``).
-_NEXT_LINE_ITEM = r"(?P<item>[ \t]*\r?\n[ \t]*[-*+>][ \t]+)?"
+#: The value on the next line (or the one after a blank line) as a Markdown list item, numbered or not, a quote, or
+#: a fenced code block's first line (``password:\n- Xy7#kq9!Lm``, ``password:\n1. …``, ``password:\n> …``,
+#: ``password:\n```\n…``), after a line's end or a JSON string's escaped one (``"password:\\n- …"``); or the next
+#: line alone (``Password:\nXy7#kq9!Lm``: ``_markdown_label`` asks it to look made and end its line).
+_NEXT_LINE = r"(?:\r?\n|(?:\\r)?\\n)"
+_LINE_ITEM = rf"(?:(?:[-*+>]|\d{{1,3}}[.)])[ \t]+|```[\w-]*[ \t]*{_NEXT_LINE}[ \t]*)"
+_NEXT_LINE_ITEM = (
+    rf"(?P<item>[ \t]*(?:{_NEXT_LINE}[ \t]*(?:{_NEXT_LINE}[ \t]*)?{_LINE_ITEM}|\r?\n(?:[ \t]*\r?\n)?[ \t]*))?"
+)
 _ASSIGNMENT = _Compiled(
     "_ASSIGNMENT",
     rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?(?P<label>{_LABEL_CLOSE})"
-    rf"(?P<sep>[ \t]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
-    rf"(?P<bold>\*\*(?=\s)[ \t]*)?{_NEXT_LINE_ITEM}(?P<value>{_QUOTED}|{_EMPHASISED}|{_BARE})",
+    rf"(?P<sep>[ \t\u00a0]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
+    rf"(?P<bold>{_EMPHASIS_CLOSE}(?=\s|\\n)[ \t]*)?{_NEXT_LINE_ITEM}(?P<value>{_QUOTED}|{_EMPHASISED}|{_BARE})",
 )
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
 _NOUN_SEP = _Compiled(
     "_NOUN_SEP",
-    r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?"
-    r"(?:\*{1,2}|_{1,2}|`)?[ \t]*[:=]",
+    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?"
+    r"(?:\*{1,2}|_{1,2}|`)?[ \t\u00a0]*[:=]",
 )
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
 #: (Its first letter is a class, not ``(?i:``: the engine then skips to an ``i`` or a ``w`` as a substring search
@@ -991,7 +1006,7 @@ def _names_a_secret(key: str) -> bool:
         words.pop()
     if not words or key in _NOT_SECRET_KEYS:
         return False
-    if words[-1] in _SECRET_WORDS or words[-1].endswith(_GLUED_SECRET_WORDS):
+    if words[-1] in _SECRET_WORDS or words[-1] == _PW or words[-1].endswith(_GLUED_SECRET_WORDS):
         return True
     if words[-2:] == ["key", "base"] and "secret" in words:  # Rails' ``SECRET_KEY_BASE``
         return True
@@ -1126,12 +1141,35 @@ def _key_before(text: str, start: int) -> tuple[str, int]:
     return text[begin:start], begin
 
 
+#: What a "key" opens when prose names it with a blank (the sentence rule's words, ``redaction.KEY_QUALIFIERS``):
+#: "SSH key: id_ed25519", "Encryption key: AES-256", "GPG key: 0xABCD1234" name a key, not give its value.
+_SPACED_KEY_QUALIFIERS = frozenset(["api", "access", "secret", "private", "auth", "admin", "master"])
+#: The longest of them, and the blank after it.
+_QUALIFIER_REACH = len("private") + 1
+
+
+def _spaced_key(text: str, key: str, begin: int) -> tuple[str, int]:
+    """A "key" with the word that says what it opens one blank before it (``API key: …``, ``**Secret Key:** …``,
+    ``api key = …``), as people label it in prose, and where it begins; else ``key`` and ``begin`` as they were.
+    (Read at most ``_QUALIFIER_REACH`` characters back: a long line's keys stay linear.)"""
+    if key.lower() != "key" or text[begin - 1 : begin] != " ":  # (``_SPACED_KEY_QUALIFIERS``: the words)
+        return key, begin
+    low = max(0, begin - 1 - _QUALIFIER_REACH)
+    at = begin - 1
+    while at > low and text[at - 1].isalpha():
+        at -= 1
+    word = text[at : begin - 1].lower()
+    if (at and (text[at - 1].isalnum() or text[at - 1] == "_")) or word not in _SPACED_KEY_QUALIFIERS:
+        return key, begin
+    return f"{text[at:begin]}{key}", at
+
+
 def _assignment(match: re.Match[str]) -> str:
     import re  # (loaded already: ``match`` is one of its)
 
     text, whole = match.string, match.group(0)
     prefix, begin = _key_before(text, match.start())
-    key = prefix + text[match.start() : match.start("kq")]
+    key, begin = _spaced_key(text, prefix + text[match.start() : match.start("kq")], begin)
     quote, value, sep = match.group("kq")[-1:], match.group("value"), match.group("sep")
     opening, contents, closing = _unquote(value)
     before = text[begin - 1] if begin > 0 else "\n"
@@ -1199,13 +1237,19 @@ def _markdown_label(before_key: str, before_noun: str, whole_line: bool, match: 
     its noun; ``whole_line`` when they reach the line's start) is a label's: a code span holds the key alone
     (`` `password`: ``, not `` `python -c pass`: 25.6``), bold or emphasis that closes after it opened before it
     (``**DB password**:``; ``password: **kwargs`` is code), and a value on the next line follows a line that is the
-    label alone (``password:`` then ``> …``; "how to validate an id_token:" then ``- http://…`` is prose)."""
+    label alone (``password:`` then ``> …``), or looks made after a sentence's label ("Here is the password:" then
+    ``- Xy7#kq9!Lm``; "how to validate an id_token:" then ``- http://…`` is prose)."""
     close, bold, item = match.group("label"), match.group("bold"), match.group("item")
     if close == "`" and not before_key.endswith("`"):
         return False
-    if (close and close not in before_noun) or (bold is not None and "**" not in before_noun):
+    if (close and close not in before_noun) or (bold is not None and bold.strip() not in before_noun):
         return False
-    return item is None or (whole_line and not before_key.strip(" \t*_`->#"))
+    if item is None:
+        return True
+    made = _looks_made(match.group("value").strip("`*"), match.group(0)[:2].lower() in ("pa", "pw"))
+    if not item.strip():  # the next line alone, no list's mark: a made value that ends its line
+        return made and match.string[match.end() : match.end() + 1] in ("", "\n", "\r")
+    return (whole_line and not before_key.strip(" \t*_`->#")) or made
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:
@@ -1281,7 +1325,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
-_ASSIGNMENT_NEEDLES = ("pass", "pwd", "secret", "token", "key")
+_ASSIGNMENT_NEEDLES = ("pass", "pw", "secret", "token", "key")
 
 
 # --------------------------------------------------------------------------- secrets named in sentences
@@ -1307,7 +1351,7 @@ _SENTENCE_LINK = (
     rf"(?:{_BLANK}+{_SENTENCE_BETWEEN}(?:{_BLANK}+{_SENTENCE_WORD}){{0,5}}?)?{_BLANK}+(?:is|was|are|were"
     rf"|(?:will|would|should|must|shall){_BLANK}+be|(?:has|had|have){_BLANK}+been)"
     rf"(?:{_BLANK}+(?:now|still|just|set{_BLANK}+to|changed{_BLANK}+to))?"
-    rf"(?:{_BLANK}*:?{_BLANK}*(?:\r?\n|(?:\\r)?\\n){_BLANK}*(?:[-*+>]{_BLANK}+)?|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
+    rf"(?:{_BLANK}*:?{_BLANK}*{_NEXT_LINE}(?:{_BLANK}*{_NEXT_LINE})?{_BLANK}*{_LINE_ITEM}?|{_BLANK}*:{_BLANK}*|{_BLANK}+)"
     rf"|['\u2019]s{_BLANK}+"
     rf"|{_BLANK}+(?:for|of|on|to)(?:{_BLANK}+[^\s:=]+){{1,6}}?{_BLANK}*[:=]{_BLANK}*"
     r"|(?P<to> +to +)"
@@ -1355,11 +1399,9 @@ def _sentences(text: str) -> str:
         if match.start() < last:  # (inside the value of the one before)
             continue
         kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
-        if match.group("bare") is not None and not _after_a_verb(lowered, match.start(), _VERB_BEFORE):
-            continue
-        if match.group("to") is not None and not _after_a_verb(lowered, match.start(), _SET_BEFORE):
-            continue
         password = lowered.startswith(_PASSWORD_NAMES, match.start())
+        if not _a_verb_gives_it(lowered, match, kept, password):
+            continue
         if _looks_made(kept.rstrip("!?"), password):
             parts += (text[last:start], "[redacted:secret]")
             last = start + len(kept)
@@ -1368,13 +1410,32 @@ def _sentences(text: str) -> str:
     return "".join(parts) + text[last:] if parts else text
 
 
+def _a_verb_gives_it(lowered: str, match: re.Match[str], value: str, password: bool) -> bool:
+    """Whether the verb a match's form needs comes before its noun: "use", "enter"… before a noun given its value by
+    a blank alone (none before a password's full name and a value with a digit: ``_a_password_alone``), "set",
+    "change"… before one given it by "to"."""
+    at = match.start()
+    if match.group("bare") is not None:
+        alone = password and match.end("bare") == match.start("value") and _a_password_alone(lowered, at, value)
+        return alone or _after_a_verb(lowered, at, _VERB_BEFORE)
+    return match.group("to") is None or _after_a_verb(lowered, at, _SET_BEFORE)
+
+
+def _a_password_alone(lowered: str, at: int, value: str) -> bool:
+    """Whether a password's name with no verb before it ("chat: password hunter2", "password Xy7#kq9!Lm"; not
+    "password (review8a)", an aside) is given ``value``: its full name ("password", "passwd", "passphrase", "passcode": ``SENTENCE_PASSWORD_NAMES``; "pw"
+    and "pwd" are a shell's words too), and a value with a digit, so "password manager", "password reset" and
+    "password hashing" name none."""
+    return lowered.startswith(SENTENCE_PASSWORD_NAMES, at) and any(c.isdigit() for c in value)
+
+
 #: The next value of a list after a noun's first ("the passwords are A and B", "A, B and C", "A / B", "the password is
 #: A or B", "les mots de passe sont A et B", "die Passwörter sind A und B"): a closing quote or parenthesis of the one
 #: before, "and", "or" (or their word in the other languages' rule), ",", "&" or "/", then the value.
 _LISTED_VALUE = _Compiled(
     "_LISTED_VALUE",
-    rf"[\"'`)]?(?:,?{_BLANK}+(?:and|or|&|et|ou|und|oder|y|o|e|en|of|и|или){_BLANK}+|{_BLANK}*[,/]{_BLANK}*)"
-    r"\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
+    rf"(?:{_BLANK}*[»“”‘’«])?[\"'`)]?(?:,?{_BLANK}+(?:and|or|&|et|ou|und|oder|y|o|e|en|of|и|или){_BLANK}+"
+    rf"|{_BLANK}*[,/]{_BLANK}*)\(?(?:[«„‚“»]{_BLANK}*)?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`«»“”„‚‘’]+)(?P=quote)",
 )
 
 
@@ -1526,7 +1587,7 @@ _OTHER_WORDS = rf"(?:{_OTHER_BLANK}+[^\s:=]+){{0,5}}?"
 #: What follows a verb before its value: blanks, or a line's end (the value on the next line), and a colon.
 _OTHER_AFTER_VERB = rf"(?:{_OTHER_BLANK}*\r?\n{_OTHER_BLANK}*|{_OTHER_BLANK}+)(?:[:=]{_OTHER_BLANK}*)?"
 #: A colon or ``=`` after a name, blanks (French's no-break space) on either side, the value maybe on the next line.
-_OTHER_COLON = rf"{_OTHER_BLANK}*[:=]{_OTHER_BLANK}*(?:\r?\n{_OTHER_BLANK}*)?"
+_OTHER_COLON = rf"{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*[:=]{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*(?:\r?\n{_OTHER_BLANK}*)?"
 #: What names a secret in other words, each with what gives it its value, matched in a lowercase copy of the text:
 #: the names above (and Dutch's "is", "was"); "token", in every one of those languages, and the Italian "password" by
 #: a verb of theirs alone (a colon after them, "is" or "was" are English's), at most five words of 30 characters after
@@ -1541,9 +1602,9 @@ _OTHER_SECRET = _Compiled(
     rf"(?:{_OTHER_NOUN}{_OTHER_WORDS}(?:{_OTHER_BLANK}+(?:{_OTHER_VERB}|is|was){_OTHER_AFTER_VERB}|{_OTHER_COLON})"
     rf"|\btoken(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}{_OTHER_VERB}{_OTHER_AFTER_VERB}"
     rf"|\bpassword(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}(?:é|è|était){_OTHER_AFTER_VERB}"
-    r"|\b(?:парол[ьи]|токены?|ключи?)(?: +[^\s:=]+){0,4}?(?: *[:=] *| +(?:—|–|-|это) +)"
+    rf"|\b(?:парол[ьи]|токены?|ключи?)(?: +[^\s:=]+){{0,4}}?(?:{_EMPHASIS_CLOSE}? *[:=]{_EMPHASIS_CLOSE}? *| +(?:—|–|-|это) +)"
     r"|(?:密码|口令|密钥|秘钥|令牌|パスワード|トークン|api ?キー|비밀번호|암호|패스워드|토큰|api ?키)"
-    r"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*)+"
+    rf"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*{_EMPHASIS_CLOSE}?[ \t]*)+"
     r"|\bcred(?:ential)?s(?: +[^\s:=/]+){0,3}?(?: +(?:are|were|is)(?: *: *| +)| *: *)[\w.@+-]+ */ *(?![^\s/]*/)"
     rf")(?P<quote>[\"'`]?)(?:[「“«„»‚]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\u209f\u20d0-\U0010ffff]+)",
 )
@@ -1553,6 +1614,41 @@ _OTHER_STARTS = ("mot de passe", "mots de passe", "clé", "passwort", "passwört
                  "schlüssel", "contraseña", "clave", "senha", "jeton", "mdp", "chave", "chiave", "sleutel", "wachtwoord",
                  "token", "password", "парол", "токен", "ключ", "密码", "口令", "密钥", "秘钥", "令牌", "パスワード", "トークン",
                  "비밀번호", "암호", "패스워드", "토큰", "cred")  # fmt: skip
+
+
+#: What a password's own name starts with in those languages (``_looks_made``'s ``password``: "das Passwort ist
+#: hunter2" gives a password as "the password is hunter2" does; a token's, a key's or a "clave"'s value is no word yet).
+_OTHER_PASSWORD_NAMES = ("mot", "passw", "kennw", "contraseña", "senha", "wachtwoord", "mdp", "парол", "密码", "口令",
+                         "パスワード", "비밀번호", "암호", "패스워드")  # fmt: skip
+
+
+#: Words for "key" that name any key (a dictionary's, a table's primary key: "a chave primária é customerId1"): a
+#: secret's with a word saying what it opens near it (``_KEY_OPENS``), as English's "key" needs one, or with a value
+#: no name holds (a sign: "la chiave è Kx9#mPq2Ic").
+_ANY_KEY_NAMES = ("chave", "chiave", "sleutel", "ключ", "schlüssel")
+_KEY_OPENS = ("api", "secret", "segret", "privad", "privat", "acesso", "accesso", "geheim", "zugang", "секрет",
+              "приват", "доступ")  # fmt: skip
+#: How far before a "key" name its qualifier may be ("секретный ключ", "geheime sleutel").
+_KEY_OPENS_BEFORE = 16
+#: French's links for "mdp" (a Markov decision process in a chat about learning: "mdp: FrozenLake-v1", "MDP =
+#: GridWorld5x5"): a French colon with its blank before it ("mdp : …"), or a French verb; else a value with a sign.
+_MDP_LINKS = (" :", "\u00a0:", "\u202f:", " est ", " c'est ", " c\u2019est ", " était ")
+
+
+def _names_a_secret_here(lowered: str, noun: int, value: int) -> bool:
+    """Whether the name at ``noun``, given the value at ``value``, names a secret: "chave" and its kin with a word
+    saying what they open (``_KEY_OPENS``: "chave da API", "секретный ключ"), "mdp" with a French link."""
+    if lowered.startswith(_ANY_KEY_NAMES, noun):
+        return any(word in lowered[max(0, noun - _KEY_OPENS_BEFORE) : value] for word in _KEY_OPENS)
+    if lowered.startswith("mdp", noun):
+        return any(link in lowered[noun:value] for link in _MDP_LINKS)
+    return True
+
+
+def _signed(value: str) -> bool:
+    """Whether ``value`` holds a sign no name is written with (``_PLAIN_SIGNS`` aside): ``Kx9#mPq2Ic``, not
+    ``customerId1`` or ``FrozenLake-v1``."""
+    return any(not c.isalnum() and c not in _PLAIN_SIGNS for c in value)
 
 
 def _in_other_words(text: str) -> str:
@@ -1568,9 +1664,12 @@ def _in_other_words(text: str) -> str:
     for match in _matches_from(_OTHER_SECRET, lowered, _OTHER_STARTS):
         start, end = match.span("value")
         kept = text[start:end].rstrip(_AFTER_A_VALUE)
-        if match.start() >= last and _looks_made(kept.rstrip("!?")):
+        password = lowered.startswith(_OTHER_PASSWORD_NAMES, match.start())
+        if not _names_a_secret_here(lowered, match.start(), start) and not _signed(kept):
+            continue
+        if match.start() >= last and _looks_made(kept.rstrip("!?"), password):
             parts += (text[last:start], "[redacted:secret]")
-            last = _listed_values(text, lowered, start + len(kept), parts, False)
+            last = _listed_values(text, lowered, start + len(kept), parts, password)
     return "".join(parts) + text[last:] if parts else text
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import config
 
 #: Bumped whenever the rules (``redact``) change, so an index redacted by older rules is rebuilt.
-RULES_VERSION = 10
+RULES_VERSION = 11
 
 
 def enabled() -> bool:
@@ -86,7 +86,10 @@ KEY_QUALIFIERS = tuple(
 )
 # (then a blank, a colon or a line's end: ``_VERB_ENDS``; "will be", "has been" end with the last two)
 SENTENCE_VERBS = (" is", " was", " are", " were", " be", " been")
+#: A password's full names, which give a value with a blank alone ("chat: password hunter2"): each is a link too.
+SENTENCE_PASSWORD_NAMES = ("password ", "passwd ", "passphrase ", "passcode ")
 SENTENCE_LINKS = (
+    *SENTENCE_PASSWORD_NAMES,
     " for ",
     " of ",
     " on ",

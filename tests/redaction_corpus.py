@@ -370,7 +370,16 @@ the password is ntlmv2 hashed; the token is 3600seconds old
 set the password to something secure, then reset the password to default; set the token to abc123
 the password will be reset and the token has been revoked; the password must be 12chars or more
 go to the password to reset page
+Primary key: orderId42; the sort key = userId42
+MDP = FrozenLake8x8, mdp: FrozenLake-v1, The MDP is GridWorld5x5
+password manager, password change&reset flow, password hashing is argon2id, run pwd hunter2x
+SSH key: id_ed25519, Encryption key: AES-256, GPG key: 0xABCD1234; still a password (review8a #7)
 """,
+    # Rules 11's must-stay rows (the last five of "prose", the last of "prose-other-languages"), each one a plausible
+    # wrong rule would take: any word before "key" as what it opens (``Primary key``, ``sort key``; ``SSH``,
+    # ``Encryption``, ``GPG``: words ``API_KEY``'s rule knows); "mdp" by any colon or "is" (a Markov decision process);
+    # a password's name before a value with no digit ("change&reset" is made), or in parentheses, or "pwd" given a
+    # value by a blank alone (a shell's command); "chave" and its kin, any key, by their verb.
     # What people write about passwords in other languages, with no secret in it (trialI's F7).
     "prose-other-languages": """
 le mot de passe est incorrect
@@ -399,6 +408,7 @@ die Passwörter sind abgelaufen und ungültig
 подключение: ok, ключ: неверный
 le jeton est expiré, mdp : oublié
 a chave é obrigatória; la chiave è sbagliata; de sleutel is verlopen
+a chave primária é customerId1, chiave: idUtente42, sleutel: klantId42, Ключ кэша: userId42, der Schlüssel ist userId42
 """,
 }
 
@@ -1137,6 +1147,60 @@ SECRETS: list[Secret] = [
     Secret("markdown-code-key", "secret", _join("hunter", "2xMk"), "`password`: {secret}"),
     Secret("markdown-next-line-quote", "secret", _join("Tr0ub4", "dor&3Mq"), "password:\n> {secret}"),
     Secret("sentence-markdown-next-line-item", "secret", _join("Tr0ub4", "dor&3Mi"), "the password is:\n- {secret}"),
+    # Redaction rules 11 (review8a #3, #4, #5, #9): labels and sentences agents and people write every day.
+    Secret("pw-label", "secret", _join("Xk9m", "Pq2Pw"), "user: admin, pw: {secret}"),
+    Secret("pw-config", "secret", _join("Xk9m", "Pq2Pc"), "PW = {secret}"),
+    Secret("api-key-spaced-label", "secret", _join("Xk9m", "Pq2Ak7"), "API key: {secret}"),
+    Secret("api-key-spaced-assign", "secret", _join("Xk9m", "Pq2As"), "api key = {secret}"),
+    Secret("markdown-bold-spaced-key", "secret", _join("Xk9m", "Pq2Ab7"), "**API Key:** {secret}"),
+    Secret("markdown-underscore-label", "secret", _join("Xk9m", "Pq2Ul"), "__Password:__ {secret}"),
+    Secret("markdown-italic-label", "secret", _join("Xk9m", "Pq2Il"), "*Password:* {secret}"),
+    Secret("markdown-bold-italic-label", "secret", _join("Xk9m", "Pq2Bi"), "***Password:*** {secret}"),
+    Secret("markdown-bold-label-nbsp", "secret", _join("Xk9m", "Pq2Nb"), "**Password**\u00a0: {secret}"),
+    Secret("markdown-fenced-after-label", "secret", _join("hunter", "2Xf"), "Password:\n```text\n{secret}\n```"),
+    Secret(
+        "markdown-next-line-after-a-sentence", "secret", _join("Xk9m", "Pq2Hs"), "Here is the password:\n- {secret}"
+    ),
+    Secret(
+        "markdown-numbered-after-a-sentence", "secret", _join("Xk9m", "Pq2Hn"), "Here is the password:\n1. {secret}"
+    ),
+    Secret("markdown-next-line-in-json", "secret", _join("Xk9m", "Pq2Js"), '{{"text": "password:\\n- {secret}"}}'),
+    Secret(
+        "markdown-bold-next-line-in-json", "secret", _join("Xk9m", "Pq2Jb"), '{{"t": "**Password:**\\n- {secret}"}}'
+    ),
+    Secret("markdown-next-line-alone", "secret", _join("Xk9m", "Pq2Na"), "Here is the password:\n{secret}\n"),
+    Secret("markdown-after-a-blank-line", "secret", _join("hunter", "2Xb"), "Password:\n\n{secret}"),
+    Secret(
+        "sentence-fenced-after-a-blank-line", "secret", _join("Xk9m", "Pq2Fb"), "The password is:\n\n```\n{secret}\n```"
+    ),
+    Secret("yaml-block-scalar-tab", "secret", _join("Xk9m", "Pq2Yt"), "password:\t|\n  {secret}\nuser: app"),
+    Secret("sentence-fenced-after-is", "secret", _join("hunter", "2Xy"), "the password is:\n```\n{secret}\n```"),
+    Secret("sentence-password-alone", "secret", _join("hunter", "2"), "chat: password {secret}"),
+    Secret("sentence-german-bold", "secret", _join("Xk9m", "Pq2Gb"), "**Passwort:** {secret}"),
+    Secret("sentence-german-bold-key", "secret", _join("Xk9m", "Pq2Gk"), "**Kennwort**: {secret}"),
+    Secret("sentence-french-bold", "secret", _join("Xk9m", "Pq2Fb"), "**Mot de passe :** {secret}"),
+    Secret("sentence-spanish-bold", "secret", _join("Xk9m", "Pq2Sb"), "**Contraseña:** {secret}"),
+    Secret("sentence-russian-bold", "secret", _join("Xk9m", "Pq2Rb"), "**Пароль:** {secret}"),
+    Secret("sentence-chinese-bold", "secret", _join("Xk9m", "Pq2Cb"), "**密码：** {secret}"),
+    Secret("sentence-german-api-key", "secret", _join("Xk9m", "Pq2Gs"), "der API-Schlüssel ist {secret}"),
+    Secret("sentence-german-secret-key", "secret", _join("Xk9#", "mPq2Gz"), "der Schlüssel ist {secret}"),
+    Secret("sentence-german-weak", "secret", _join("hunter", "2"), "das Passwort ist {secret}"),
+    Secret("sentence-french-weak", "secret", _join("hunter", "2"), "le mot de passe est {secret}"),
+    Secret("sentence-spanish-weak", "secret", _join("hunter", "2"), "la contraseña es {secret}"),
+    Secret(
+        "sentence-french-quoted-list",
+        "secret",
+        _join("Xk9m", "Pq2Fq"),
+        "les mots de passe sont « {secret} » et « {second} »",
+        second=_join("Ab3d", "Ef9Gh"),
+    ),
+    Secret(
+        "sentence-german-quoted-list",
+        "secret",
+        _join("Xk9m", "Pq2Gq"),
+        "die Passwörter sind „{secret}“ und „{second}“",
+        second=_join("Ab3d", "Ef9Gg"),
+    ),
     # A .pgpass line on Postgres's port keeps no everyday password; a netrc default entry with a login or after a
     # machine entry takes any (the prose rules above ask the others for a made value: review7c items 4 and 7).
     Secret("pgpass-word", "secret", _join("dragon", "fly"), "localhost:5432:app:app:{secret}"),

@@ -87,7 +87,7 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
             "Private-Lines: 1\n" + "AAAAIGx7Zq9Lm1r2" * 4 + "\nPrivate-MAC: ab",
             "Private-Lines: 1\n[redacted:pem]\nPrivate-MAC: ab",
         ),
-        ("password            S3cretPw", "password            S3cretPw"),  # no Key/Value table above it
+        ("token               S3cretPw", "token               S3cretPw"),  # no Key/Value table above it
         ("redis-cli -a S3cretPw; ls", "redis-cli -a [redacted:cli-credentials]; ls"),
         ("redis-cli -a S3cretPw&& ls", "redis-cli -a [redacted:cli-credentials]&& ls"),
         ("export REDISCLI_AUTH=S3cretPw;", "export REDISCLI_AUTH=[redacted:cli-credentials];"),
@@ -129,6 +129,21 @@ def test_a_secret_named_in_a_sentence_is_redacted_where_a_hook_looks_a_text_up(s
             "how to validate an id_token:\n    - http://openid.net/specs/core.html#IDTokenValidation",
         ),
         ("**Password:** hunter2x (prod)", "**Password:** [redacted:secret] (prod)"),
+        # After a sentence's label ("Here is the password:"), the next line's item is a value when it looks made: a
+        # step of a list stays (a rule taking any literal there would take ``step2``).
+        ("Reset the password:\n- step2 of the runbook", "Reset the password:\n- step2 of the runbook"),
+        ("Here is the password:\n- Xk9mPq2Lw", "Here is the password:\n- [redacted:secret]"),
+        # A JSON string's escaped line end and list item stay; code in a fenced block after a label stays.
+        ('{"text": "password:\\n- Xk9mPq2Lw"}', '{"text": "password:\\n- [redacted:secret]"}'),
+        ("Password:\n```python\npassword = getpass()\n```", "Password:\n```python\npassword = getpass()\n```"),
+        # The next line alone is a value when it looks made and ends its line: a sentence or code there stays.
+        ("Password:\nMust be 12 characters long", "Password:\nMust be 12 characters long"),
+        ("Password:\nMinimum12Chars or longer, mixed case", "Password:\nMinimum12Chars or longer, mixed case"),
+        ("class Token:\n    pass", "class Token:\n    pass"),
+        ("Password:\nunchanged\nUser: admin", "Password:\nunchanged\nUser: admin"),
+        ("password:\n  secret_key: abc1234x", "password:\n  secret_key: [redacted:secret]"),
+        # "pw" names a key; it does not make a quoted value with a blank words for people, as "password" does.
+        ('{"password": "pw 1"}', '{"password": "[redacted:secret]"}'),
     ],
 )
 def test_only_the_value_is_replaced(before: str, after: str) -> None:
