@@ -15,9 +15,11 @@ stdio closed) that runs this hook again with ``DEJA_INGEST_WAIT=1``, and
 returns at once. That process waits for the index's writer lock (a bounded
 while: the next refresh picks the chat up anyway) and ingests the chat with
 whatever else the read's cheap check (``glance``) finds changed, recording
-what that check saw: a turn's ingest followed by the session end's finds the
-chat as recorded and reads nothing again, and the next read's check finds
-nothing changed, a new chat's folder included.
+what that check saw, so the next read's check finds nothing changed, a new
+chat's folder included. When that check finds nothing changed and compared the
+chat itself (the session end after the last turn's ingest), it stops there,
+without loading the indexer; an ingest that starts while another still runs
+waits for it, and finds the chat as recorded: it reads nothing again.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def _ingest(call: HookCall) -> str:
     from pathlib import Path
 
     from ..core.index import MANIFEST, IndexForbidden, check_readable, index_dir
-    from ..core.indexer import glance, refresh
+    from ..core.indexer import glance
 
     ids = set(call.conversation_ids)
     transcript = call.payload.get("transcript_path")
@@ -68,6 +70,12 @@ def _ingest(call: HookCall) -> str:
     if not (index_dir(home) / MANIFEST).exists():
         return call.silent(f"no index yet; {request_build(call.home)}")
     found = glance.check(index_dir(home))  # (no walk recorded yet: no targets; the next read walks)
+    if found.unchanged and ids <= found.compared:  # (the sessionEnd after the last turn's ingest, most often)
+        return call.silent(
+            f"ingested {', '.join(sorted(ids))}: 0 added, 0 updated (nothing changed since the last refresh)"
+        )
+    from ..core.indexer import refresh  # (msgspec, the readers: only when there is something to read)
+
     try:
         result = refresh(
             home, only_chat_ids=ids | found.targets, lock_timeout=BACKGROUND_LOCK_SECONDS, seen_folders=found.folders

@@ -101,10 +101,14 @@ def test_a_turn_ended_is_found_by_the_next_search_with_nothing_to_refresh(wired:
     index = _index_json(wired)
     assert (index["added"], index["updated"]) == (0, 0)
 
+    _stop(wired, API_CHAT, transcript, event="sessionEnd")  # the chat closes: its last turn is in already
+    _wait_for_log(wired, f"ingested {API_CHAT}: 0 added, 0 updated (nothing changed since the last refresh)")
+
 
 def test_a_new_chats_first_turn_and_its_session_end_are_read_once(wired: Sample) -> None:
     """A new chat changes its project's folder, which the check watches: the ingest records that folder as it saw
-    it. The session end a moment later finds the chat as ingested and reads nothing again."""
+    it. The session end a moment later (its ingest waiting for the first, or starting after it) reads nothing
+    again."""
     cwd = str(wired.history.projects["api"])
     transcript = write_transcript(
         transcript_path(wired.history.cli_root, cwd, NEW_CHAT),
@@ -122,8 +126,12 @@ def test_a_new_chats_first_turn_and_its_session_end_are_read_once(wired: Sample)
 
     _stop(wired, NEW_CHAT, transcript)
     _stop(wired, NEW_CHAT, transcript, event="sessionEnd")
-    log = _wait_for_log(wired, f"ingested {NEW_CHAT}: 0 added, 0 updated")
-    assert log.count(f"ingested {NEW_CHAT}: 1 added, 0 updated") == 1, log
+    log = _wait_for_log(wired, f"ingested {NEW_CHAT}: 1 added, 0 updated")
+    deadline = time.monotonic() + 60
+    while (ends := log.count(f"silent: ingested {NEW_CHAT}")) < 2:
+        assert time.monotonic() < deadline, log
+        log = _wait_for_log(wired, "")
+    assert ends == 2 and log.count("1 added") == 1, "the second ingest read nothing again"
 
     assert _search_without_refreshing(wired, "walrus") == [NEW_CHAT]
     index = _index_json(wired)
