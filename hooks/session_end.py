@@ -1,11 +1,25 @@
-"""preCompact / sessionEnd: ingest the closing conversation so the next session can recall it.
+"""stop / preCompact / sessionEnd: ingest the turn just ended, or the closing conversation, so a read finds it indexed.
+
+Cursor fires ``stop`` at the end of every agent turn (in the IDE and in
+cursor-agent; Claude Code's ``Stop``), so the next ``deja search`` or
+recall finds that turn already in the index and nothing to refresh: a refresh
+inside a read pays for msgspec's import and the readers (about 10 times
+``python -c pass``), which this hook pays in a process of its own, off the
+turn. ``stop`` may answer with a ``followup_message`` that Cursor submits as
+the next prompt: this hook prints nothing.
 
 cursor-agent exits a second or two after sending ``sessionEnd`` and takes the
 hook's process group with it, so the hook only hands the work on: it starts a
 detached process (``core.detached``: a session and process group of its own,
 stdio closed) that runs this hook again with ``DEJA_INGEST_WAIT=1``, and
 returns at once. That process waits for the index's writer lock (a bounded
-while: the next refresh picks the chat up anyway) and ingests.
+while: the next refresh picks the chat up anyway) and ingests the chat with
+whatever else the read's cheap check (``glance``) finds changed, recording
+what that check saw, so the next read's check finds nothing changed, a new
+chat's folder included. When that check finds nothing changed and compared the
+chat itself (the session end after the last turn's ingest), it stops there,
+without loading the indexer; an ingest that starts while another still runs
+waits for it, and finds the chat as recorded: it reads nothing again.
 """
 
 from __future__ import annotations
@@ -42,7 +56,7 @@ def _ingest(call: HookCall) -> str:
     from pathlib import Path
 
     from ..core.index import MANIFEST, IndexForbidden, check_readable, index_dir
-    from ..core.indexer import refresh
+    from ..core.indexer import glance
 
     ids = set(call.conversation_ids)
     transcript = call.payload.get("transcript_path")
@@ -55,8 +69,17 @@ def _ingest(call: HookCall) -> str:
         return call.silent(str(exc))
     if not (index_dir(home) / MANIFEST).exists():
         return call.silent(f"no index yet; {request_build(call.home)}")
+    found = glance.check(index_dir(home))  # (no walk recorded yet: no targets; the next read walks)
+    if found.unchanged and ids <= found.compared:  # (the sessionEnd after the last turn's ingest, most often)
+        return call.silent(
+            f"ingested {', '.join(sorted(ids))}: 0 added, 0 updated (nothing changed since the last refresh)"
+        )
+    from ..core.indexer import refresh  # (msgspec, the readers: only when there is something to read)
+
     try:
-        result = refresh(home, only_chat_ids=ids, lock_timeout=BACKGROUND_LOCK_SECONDS)
+        result = refresh(
+            home, only_chat_ids=ids | found.targets, lock_timeout=BACKGROUND_LOCK_SECONDS, seen_folders=found.folders
+        )
     except TimeoutError:
         return call.silent(
             f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up on {', '.join(sorted(ids))} until the next refresh"

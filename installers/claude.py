@@ -23,6 +23,7 @@ HOOKS = (
     Hook("UserPromptSubmit", "hook-prompt", None, 5),
     Hook("PreToolUse", "hook-tool", "Bash|Write|Edit|Task", 5),
     Hook("PostToolUse", "hook-tool-after", "Bash", 5),
+    Hook("Stop", "hook-session-end", None, 30),
     Hook("PreCompact", "hook-session-end", None, 30),
     Hook("SessionEnd", "hook-session-end", None, 30),
 )

@@ -25,7 +25,9 @@ HOOKS = (
     Hook("preToolUse", "hook-tool", "^(Shell|Write|Task)$", 5),
     Hook("postToolUse", "hook-tool-after", "^Shell$", 5),
     Hook("postToolUseFailure", "hook-tool-after", "^Shell$", 5),
-    # So the session just compacted or closed is searchable from the next one.
+    # So the turn just ended, and the session just compacted or closed, are searchable without a read refreshing
+    # them first: the hook hands the ingest to a detached process and returns (``hooks/session_end.py``).
+    Hook("stop", "hook-session-end", None, 30),
     Hook("preCompact", "hook-session-end", None, 30),
     Hook("sessionEnd", "hook-session-end", None, 30),
 )

@@ -196,8 +196,21 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
     if findings:
         return findings
     if plan_hooks(path, hooks_file.wanted, hooks_file.strip, preamble=hooks_file.preamble).action != "unchanged":
-        return [WiringFinding("warn", f"{path}: deja's hooks differ from what `{install}` writes", install)]
+        message = f"{path}: deja's hooks differ from what `{install}` writes{_missing_events(hooks_file, lists)}"
+        return [WiringFinding("warn", message, install)]
     return [WiringFinding("ok", f"{harness}: deja's hooks are in {path}")]
+
+
+def _missing_events(hooks_file: _HooksFile, lists: dict[str, list[Any]]) -> str:
+    """`` (no deja hook on stop yet; …)`` for the events install writes that have no deja hook in the file, else "".
+
+    An install by an earlier deja lacks the events added since (``stop``): everything it wired still works, and
+    running install again adds them; the finding says so rather than leave "differ" to be read as broken.
+    """
+    missing = [event for event in hooks_file.wanted if not any(map(is_deja_hook, lists.get(event, [])))]
+    if not missing:
+        return ""
+    return f" (no deja hook on {', '.join(missing)} yet; the others run as they are)"
 
 
 def _double_run_findings(cursor_hooks: _HooksFile, claude_hooks: _HooksFile) -> list[WiringFinding]:

@@ -172,6 +172,10 @@ def test_the_background_ingest_gives_up_on_a_lock_that_is_never_released(
     machine: Machine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     refresh(machine.deja_home)
+    with machine.transcript.open(
+        "ab"
+    ) as more:  # a turn to ingest (with nothing changed, the ingest stops at the check)
+        more.write(orjson.dumps(user_turn("one more question while the lock is held")) + b"\n")
     monkeypatch.setenv(session_end.WAIT_VARIABLE, "1")
     monkeypatch.setattr(session_end, "BACKGROUND_LOCK_SECONDS", 0.5)
     call = HookCall.from_stdin(orjson.dumps({"conversation_id": CHAT, "hook_event_name": "sessionEnd"}), "SessionEnd")

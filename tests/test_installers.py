@@ -27,6 +27,7 @@ CURSOR_EVENTS = {
     "preToolUse": ("hook-tool", "^(Shell|Write|Task)$"),
     "postToolUse": ("hook-tool-after", "^Shell$"),
     "postToolUseFailure": ("hook-tool-after", "^Shell$"),
+    "stop": ("hook-session-end", None),
     "preCompact": ("hook-session-end", None),
     "sessionEnd": ("hook-session-end", None),
 }
@@ -35,6 +36,7 @@ CLAUDE_EVENTS = {
     "UserPromptSubmit": ("hook-prompt", None),
     "PreToolUse": ("hook-tool", "Bash|Write|Edit|Task"),
     "PostToolUse": ("hook-tool-after", "Bash"),
+    "Stop": ("hook-session-end", None),
     "PreCompact": ("hook-session-end", None),
     "SessionEnd": ("hook-session-end", None),
 }
@@ -743,3 +745,43 @@ def test_a_bak_only_ever_holds_the_users_file_as_it_was_before_deja(fake_home: P
     _write_json(hooks, document)
     uninstall("cursor-auto")
     assert hooks.with_name("hooks.json.bak").read_bytes() == original
+
+
+@pytest.mark.parametrize(
+    ("target", "path", "event"),
+    [("cursor-auto", ".cursor/hooks.json", "stop"), ("claude-auto", ".claude/settings.json", "Stop")],
+)
+def test_an_install_from_before_the_stop_hook_is_upgraded_by_installing_again(
+    fake_home: Path, deja: str, target: str, path: str, event: str
+) -> None:
+    """deja's older installs wrote no hook on stop: doctor warns (not an error: the hooks there still run) naming the
+    event and the install to run; running it adds the hook after the user's own, and uninstall removes only it."""
+    hooks_path = fake_home / path
+    users = {"type": "command", "command": "./hooks/audit.sh"}
+    install(target, deja_path=deja)
+    document = _read_json(hooks_path)
+    document["hooks"][event] = [{"hooks": [users]} if target == "claude-auto" else users]
+    _write_json(hooks_path, document)
+
+    lagging = [(f.level, f.message, f.fix) for f in wiring_report(deja_path=deja) if str(hooks_path) in f.message]
+    assert lagging == [
+        (
+            "warn",
+            f"{hooks_path}: deja's hooks differ from what `deja install {target}` writes (no deja hook on {event} yet;"
+            " the others run as they are)",
+            f"deja install {target}",
+        )
+    ]
+
+    install(target, deja_path=deja)
+    entries = _read_json(hooks_path)["hooks"][event]
+    commands = (
+        [hook["command"] for group in entries for hook in group["hooks"]]
+        if target == "claude-auto"
+        else [entry["command"] for entry in entries]
+    )
+    assert commands == ["./hooks/audit.sh", f"{shlex.quote(deja)} hook-session-end"]
+    assert {f.level for f in wiring_report(deja_path=deja) if str(hooks_path) in f.message} == {"ok"}
+
+    uninstall(target)
+    assert _read_json(hooks_path)["hooks"] == {event: [{"hooks": [users]} if target == "claude-auto" else users]}

@@ -66,6 +66,8 @@ class Check(Record):
     #: that moved (empty when none did).
     folders: dict[str, FolderState] = {}
     walk_due: bool = False
+    #: The hot chats compared one by one (changed or not): those not in ``targets`` are as the index holds them.
+    compared: set[str] = set()
 
     @property
     def unchanged(self) -> bool:
@@ -112,7 +114,7 @@ def _compare(
     if whole:
         _stamp_whole(directory, started)
     due = _walk_due(directory, record["walked_at"], heed_started=not asked)
-    return Check(manifest=manifest, changed=changed, targets=targets, folders=folders, walk_due=due)
+    return Check(manifest=manifest, changed=changed, targets=targets, folders=folders, walk_due=due, compared=set(hot))
 
 
 def _begun_since(directory: StrPath, walked_at: float) -> bool:

@@ -1,0 +1,138 @@
+"""The ``stop`` hook: Cursor fires it at the end of every agent turn, and the command ``deja install`` writes for it
+ingests that turn in a detached process, so the next ``deja search`` finds the turn without refreshing anything.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+from harness import Sample, console_script, deja_imports, path_with, run_deja
+
+from deja.core.index import index_dir
+from deja.core.indexer import glance
+from deja.core.sample import API_CHAT
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
+    transcript_path,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+NEW_CHAT = "5709a11e-2b3d-4e5f-8a9b-0c1d2e3f4a5b"
+
+
+@pytest.fixture
+def wired(indexed_sample: Sample, fake_home: Path, tmp_path: Path) -> Sample:
+    """The sample indexed and ``deja install cursor-auto`` run, as a user runs it, into the fake HOME."""
+    script = console_script(tmp_path / "bin")
+    env = {**indexed_sample.env, "HOME": str(fake_home), "PATH": path_with(script)}
+    installed = run_deja("install", "cursor-auto", env=env, script=script)
+    assert installed.returncode == 0, installed.stderr
+    return indexed_sample
+
+
+def _stop(sample: Sample, chat: str, transcript: Path, event: str = "stop") -> None:
+    """Cursor's ``stop`` (or ``sessionEnd``) for ``chat``, run through the command ``hooks.json`` holds for it, as
+    Cursor runs it (``sh -c``); it answers at once, with nothing Cursor would submit as a follow-up."""
+    hooks = json.loads((Path(sample.env["HOME"]) / ".cursor" / "hooks.json").read_text())["hooks"]
+    [entry] = hooks[event]
+    payload = {
+        "hook_event_name": event,
+        "conversation_id": chat,
+        "generation_id": "g-1",
+        "transcript_path": str(transcript),
+        "workspace_roots": [str(sample.history.projects["api"])],
+        "status": "completed",
+        "loop_count": 0,
+    }
+    started = time.monotonic()
+    done = subprocess.run(
+        ["sh", "-c", entry["command"]], input=json.dumps(payload), env=sample.env, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert time.monotonic() - started < entry["timeout"]
+
+
+def _wait_for_log(sample: Sample, text: str, seconds: float = 60) -> str:
+    """``hooks.log`` once the detached ingest has written ``text`` into it."""
+    log = sample.home / "hooks.log"
+    deadline = time.monotonic() + seconds
+    while text not in (found := log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline, f"hooks.log never said {text!r}: {found}"
+        time.sleep(0.1)
+    return found
+
+
+def _search_without_refreshing(sample: Sample, *words: str) -> list[str]:
+    """The sessions ``deja search`` finds, asserting that its check found nothing changed: it answered from the
+    index as it stood, without loading the refresh (which imports msgspec and the readers)."""
+    assert not glance.check(index_dir(sample.home)).changed
+    out, imported = deja_imports(sample.env, "search", *words, "--json")
+    assert "deja.core.indexer.driver" not in imported and "msgspec" not in imported
+    return [hit["session_id"] for hit in orjson.loads(out)["hits"]]
+
+
+def _index_json(sample: Sample) -> dict[str, int]:
+    done = run_deja("index", "--json", env=sample.env)
+    assert done.returncode == 0, done.stderr
+    return orjson.loads(done.stdout)
+
+
+def test_a_turn_ended_is_found_by_the_next_search_with_nothing_to_refresh(wired: Sample) -> None:
+    transcript = transcript_path(wired.history.cli_root, str(wired.history.projects["api"]), API_CHAT)
+    with transcript.open("ab") as f:
+        f.write(orjson.dumps(user_turn("why does the zeppelin queue stall?")) + b"\n")
+        f.write(orjson.dumps(assistant_turn("A missing ack in the zeppelin consumer.")) + b"\n")
+
+    _stop(wired, API_CHAT, transcript)
+    _wait_for_log(wired, f"ingested {API_CHAT}: 0 added, 1 updated")
+
+    assert _search_without_refreshing(wired, "zeppelin") == [API_CHAT]
+    index = _index_json(wired)
+    assert (index["added"], index["updated"]) == (0, 0)
+
+    _stop(wired, API_CHAT, transcript, event="sessionEnd")  # the chat closes: its last turn is in already
+    _wait_for_log(wired, f"ingested {API_CHAT}: 0 added, 0 updated (nothing changed since the last refresh)")
+
+
+def test_a_new_chats_first_turn_and_its_session_end_are_read_once(wired: Sample) -> None:
+    """A new chat changes its project's folder, which the check watches: the ingest records that folder as it saw
+    it. The session end a moment later (its ingest waiting for the first, or starting after it) reads nothing
+    again."""
+    cwd = str(wired.history.projects["api"])
+    transcript = write_transcript(
+        transcript_path(wired.history.cli_root, cwd, NEW_CHAT),
+        [user_turn("the walrus deploy keeps timing out"), assistant_turn("Raise the walrus health check grace.")],
+    )
+    write_chat_store(
+        chat_dir_for(wired.history.cli_root, cwd, NEW_CHAT),
+        cwd=cwd,
+        messages=[
+            *store_preamble(cwd),
+            store_user_message("the walrus deploy keeps timing out"),
+            store_assistant_message("Raise the walrus health check grace."),
+        ],
+    )
+
+    _stop(wired, NEW_CHAT, transcript)
+    _stop(wired, NEW_CHAT, transcript, event="sessionEnd")
+    log = _wait_for_log(wired, f"ingested {NEW_CHAT}: 1 added, 0 updated")
+    deadline = time.monotonic() + 60
+    while (ends := log.count(f"silent: ingested {NEW_CHAT}")) < 2:
+        assert time.monotonic() < deadline, log
+        log = _wait_for_log(wired, "")
+    assert ends == 2 and log.count("1 added") == 1, "the second ingest read nothing again"
+
+    assert _search_without_refreshing(wired, "walrus") == [NEW_CHAT]
+    index = _index_json(wired)
+    assert (index["added"], index["updated"]) == (0, 0)
