@@ -1181,16 +1181,32 @@ def _exchange(
 
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:
-    """``30d``, ``12h``, ``2w`` or ``YYYY-MM-DD`` as an aware datetime; ValueError otherwise."""
+    """``30d``, ``12h``, ``2w``, ``45m`` (minutes, as ``docker logs --since`` reads it), ``3mo``, ``1y`` or
+    ``YYYY-MM-DD`` (a local day's first moment) as an aware datetime; ValueError otherwise.
+
+    A period longer than the clock's past is the epoch (``--since 99999999d``: everything), not an overflow.
+    """
     import re
     from datetime import UTC, datetime
 
     value = value.strip()
-    match = re.fullmatch(r"(\d+)\s*([hdwmy])", value.lower())
+    match = re.fullmatch(r"(\d{1,12})\s*(h|d|w|m|min|mo|y)", value.lower())
     now = now or datetime.now(UTC)
     if match:
         amount, unit = int(match.group(1)), match.group(2)
-        days = {"h": 1 / 24, "d": 1, "w": 7, "m": 30, "y": 365}[unit] * amount
-        return datetime.fromtimestamp(now.timestamp() - days * 86400, tz=UTC)
-    parsed = datetime.fromisoformat(value)
-    return parsed if parsed.tzinfo else parsed.astimezone()
+        days = {"h": 1 / 24, "d": 1, "w": 7, "m": 1 / 1440, "min": 1 / 1440, "mo": 30, "y": 365}[unit] * amount
+        return datetime.fromtimestamp(max(now.timestamp() - days * 86400, 0), tz=UTC)
+    try:
+        parsed = datetime.fromisoformat(value)
+        return parsed if parsed.tzinfo else _local_moment(parsed)
+    except OverflowError:  # (0001-01-01 in a zone east of UTC)
+        raise ValueError(value) from None
+
+
+def _local_moment(naive: datetime) -> datetime:
+    """``naive`` read as this machine's local time; one the clocks skipped (a day whose 00:00 a change to summer
+    time jumps over, as in Chile or Lebanon) is the first moment after it, not an hour of the day before."""
+    local = naive.astimezone()
+    if local.replace(tzinfo=None) != naive:
+        local = naive.replace(fold=1).astimezone()
+    return local

@@ -151,7 +151,11 @@ def search_cli(
     ] = None,
     since: Annotated[
         str | None,
-        typer.Option("--since", metavar="WHEN", help="Only sessions updated since: 30d, 12h, 2w or YYYY-MM-DD."),
+        typer.Option(
+            "--since",
+            metavar="WHEN",
+            help="Only sessions updated since: 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD.",
+        ),
     ] = None,
     limit: Annotated[
         int, typer.Option("--limit", "-n", metavar="N", min=1, max=200, help="How many sessions to show.")

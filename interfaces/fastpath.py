@@ -456,7 +456,9 @@ def _since(since: str | None) -> datetime | None:
     try:
         return parse_since(since)
     except ValueError:
-        raise Failed(f"--since {since!r} is not a date: use 30d, 12h, 2w or YYYY-MM-DD", code=2) from None
+        raise Failed(
+            f"--since {since!r} is not a date: use 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD", code=2
+        ) from None
 
 
 def why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:

@@ -474,7 +474,10 @@ class Tools:
             ),
         ] = None,
         since: Annotated[
-            str | None, Field(description="Only sessions updated since then: 30d, 12h, 2w or a date YYYY-MM-DD.")
+            str | None,
+            Field(
+                description="Only sessions updated since then: 30d, 12h, 45m (minutes), 2w, 3mo or a date YYYY-MM-DD."
+            ),
         ] = None,
         limit: Annotated[
             int,
@@ -495,7 +498,9 @@ class Tools:
             try:
                 since_at = parse_since(since)
             except ValueError:
-                raise ToolError(f"since={since!r} is not a time: use 30d, 12h, 2w or YYYY-MM-DD") from None
+                raise ToolError(
+                    f"since={since!r} is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD"
+                ) from None
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)

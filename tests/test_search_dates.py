@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -119,3 +120,38 @@ def test_a_month_named_alone_is_the_local_month_of_any_year(
     env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin", "TZ": zone}
     assert LATE in run_deja("search", f"in {month}", env=env).stdout, (zone, month)
     assert LATE not in run_deja("search", f"in {other}", env=env).stdout, (zone, other)
+
+
+def test_since_a_day_whose_midnight_the_clocks_skip_starts_at_its_first_moment(fake_home: Path) -> None:
+    """Chile moved to summer time at 00:00 on 6 September 2026 (00:00 was 01:00): ``--since 2026-09-06`` took 23:00
+    on the 5th, so a chat of the 5th's last hour came back (trialN F10)."""
+    for chat_id, written in ((JULY, datetime(2026, 9, 6, 3, 30, tzinfo=UTC)), (LATE, datetime(2026, 9, 6, 4, 30, tzinfo=UTC))):  # fmt: skip
+        write_transcript(
+            transcript_path(fake_home / ".cursor", "/work/ops", chat_id),
+            [user_turn("Late night redis tuning", written), assistant_turn("Raised maxmemory.", written)],
+        )
+    env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin", "TZ": "America/Santiago"}
+    found = run_deja("search", "redis", "--since", "2026-09-06", env=env)
+    assert found.returncode == 0 and LATE in found.stdout and JULY not in found.stdout, found.stdout
+
+
+def test_since_takes_minutes_months_and_a_period_longer_than_the_clock_s_past(fake_home: Path) -> None:
+    """``10m`` is ten minutes (as ``docker logs --since`` reads it; it was ten months), ``3mo`` three months, and a
+    huge period is everything, where it was a raw OverflowError (trialN F5)."""
+    now = datetime.now(UTC)
+    for chat_id, written in ((MARCH, now - timedelta(days=60)), (JULY, now - timedelta(hours=1)), (LATE, now)):
+        write_transcript(
+            transcript_path(fake_home / ".cursor", "/work/ops", chat_id),
+            [user_turn("Late night redis tuning", written), assistant_turn("Raised maxmemory.", written)],
+        )
+
+    def found(since: str) -> set[str]:
+        done = run_deja("search", "redis", "--since", since, "--json")
+        assert done.returncode == 0 and not done.stderr, done.stderr
+        return {hit["session_id"] for hit in json.loads(done.stdout)["hits"]}
+
+    assert found("10m") == {LATE}
+    assert found("2h") == {LATE, JULY}
+    assert found("3mo") == found("99999999d") == {LATE, JULY, MARCH}
+    refused = run_deja("search", "redis", "--since", "10 fortnights")
+    assert refused.returncode == 2 and refused.stderr.startswith("deja: --since '10 fortnights' is not a date")
