@@ -64,14 +64,20 @@ class _RememberingLines(TextIOWrapper):
             return "\n"  # not a message, so the SDK refuses it in its turn
         if line and not _is_message(line):
             self.refused.append(line)
+            return "\n"  # (one the SDK would take as something else, too, is refused in its turn)
         return line
 
 
 def _is_message(line: str) -> bool:
+    """Whether the SDK reads ``line`` as the message it is. A request whose id is neither a string nor a number
+    (``"id": {}``) reads as a notification, which nothing answers: the client would wait for ever."""
     try:
-        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except Exception:
         return False
+    if isinstance(message, types.JSONRPCNotification) and '"id"' in line:
+        with suppress(ValueError, RecursionError):
+            return "id" not in json.loads(line)
     return True
 
 
