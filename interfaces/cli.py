@@ -38,7 +38,7 @@ from .fastpath import (
     the_filters,
 )
 from .verbs import register as register_work_verbs
-from .views import fit, session_json, show_json, show_text, terminal_width, when, window_note
+from .views import fit, padded, session_json, show_json, show_text, terminal_width, text_columns, when, window_note
 
 if TYPE_CHECKING:  # installers load only for the commands that write files
     from typer._click import Context, HelpFormatter, Parameter
@@ -199,7 +199,8 @@ def sessions_command(
     if json:
         emit_json({"sessions": [session_json(m) for m in chosen]})
     elif chosen:
-        width, project_width = terminal_width(), min(max(len(m.project or NO_PROJECT) for m in chosen), 18)
+        width = terminal_width()
+        project_width = min(max(text_columns(m.project or NO_PROJECT) for m in chosen), 18)
         ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]
         id_width = max(map(len, ids))
         for meta, shown_id in zip(chosen, ids, strict=True):
@@ -218,7 +219,7 @@ NO_PROJECT = "(no project)"
 def session_row(meta: SessionMeta, project_width: int, shown_id: str) -> str:
     """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut."""
     project = meta.project or NO_PROJECT
-    return f"{shown_id}  {when(meta.updated)}  {project:<{project_width}}  {meta.title or '(untitled)'}"
+    return f"{shown_id}  {when(meta.updated)}  {padded(project, project_width)}  {meta.title or '(untitled)'}"
 
 
 #: The shortest id prefix a terminal listing shows: what ``show``, ``export`` and ``resume`` take.
@@ -312,7 +313,7 @@ def _stats_row(name: str, width: int, row: dict[str, int]) -> str:
     """One row of ``deja stats``: its counts right-aligned, each read as a count (1 session, 2 sessions)."""
     sessions, messages = row["sessions"], row["messages"]
     return (
-        f"  {name:<{width}} {sessions:>6} {noun_for(sessions, 'session'):<8}"
+        f"  {padded(name, width)} {sessions:>6} {noun_for(sessions, 'session'):<8}"
         f" {messages:>8} {noun_for(messages, 'message')}"
     )
 

@@ -200,24 +200,30 @@ def terminal_width() -> int | None:
 
 
 def fit(line: str, width: int | None) -> str:
-    """``line`` cut to ``width`` terminal columns with an ellipsis, so the terminal never wraps it.
-
-    Wide characters (CJK, most emoji) take two columns, combining marks none.
-    """
-    if width is None:
-        return line
-    import unicodedata
-
-    def columns(char: str) -> int:
-        if unicodedata.combining(char):
-            return 0
-        return 2 if unicodedata.east_asian_width(char) in "WF" else 1
-
-    if sum(map(columns, line)) <= width:
+    """``line`` cut to ``width`` terminal columns with an ellipsis, so the terminal never wraps it."""
+    if width is None or text_columns(line) <= width:
         return line
     used = 0
     for end, char in enumerate(line):
-        used += columns(char)
+        used += _columns(char)
         if used > width - 1:
             return line[:end] + "…"
     return line
+
+
+def padded(text: str, width: int) -> str:
+    """``text`` followed by spaces to fill ``width`` terminal columns, so a column after it lines up."""
+    return text + " " * (width - text_columns(text))
+
+
+def text_columns(text: str) -> int:
+    """The terminal columns ``text`` takes: wide characters (CJK, most emoji) two, combining marks none."""
+    return len(text) if text.isascii() else sum(map(_columns, text))
+
+
+def _columns(char: str) -> int:
+    import unicodedata
+
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1

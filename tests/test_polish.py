@@ -10,6 +10,8 @@ import pytest
 from harness import Sample, run_deja
 
 from deja.core.sample import API_CACHE_CHAT
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.interfaces.views import text_columns
 
 # --------------------------------------------------------------------------- export -o
 
@@ -153,6 +155,27 @@ def test_sessions_at_80_columns_shows_short_ids_and_room_for_the_title(indexed_s
     assert all(len(line) <= 80 for line in listing)
     assert listing[-1] == "5 more; --limit to see them"
     assert run_deja("show", listing[0].split()[0], env=indexed_sample.env).returncode == 0
+
+
+def test_a_wide_project_name_keeps_the_listings_columns_lined_up(tmp_path: Path, cli_root: Path) -> None:
+    """A CJK character takes two columns of a terminal: padding by characters pushed the titles after 支付api and
+    统计 two or four columns right of the others' (trialN F4)."""
+    for folder, chat_id in (("支付api", "c-wide"), ("web", "c-narrow")):
+        (tmp_path / folder).mkdir()
+        write_transcript(
+            transcript_path(cli_root, str(tmp_path / folder), chat_id),
+            [user_turn(f"why is {chat_id} slow"), assistant_turn("A missing index.")],
+        )
+    assert run_deja("index").returncode == 0
+    listing = run_deja("sessions").stdout.splitlines()
+    starts = {text_columns(line[: line.index("why is")]) for line in listing}
+    assert len(listing) == 2 and len(starts) == 1, listing
+    stats = [
+        line
+        for line in run_deja("stats").stdout.splitlines()
+        if " session " in line and ("api" in line or "web" in line)
+    ]
+    assert len({text_columns(line[: line.index(" session ")]) for line in stats}) == 1, stats
 
 
 def test_sessions_into_a_pipe_keeps_whole_ids_and_json_too(indexed_sample: Sample) -> None:
