@@ -199,7 +199,9 @@ def wip_command(
     newest = newest_sessions(index, project=str(project), limit=1, below=project == folder)[0]
     segment, meta = find_session(index, newest.id)
     summary = digest(segment, meta)
-    emit_json(digest_json(summary)) if json else echo(wip_text(summary))
+    emit_json(digest_json(summary)) if json else echo(
+        wip_text(summary, "here" if project == folder else f"in {project}")
+    )
 
 
 def ctx_command(

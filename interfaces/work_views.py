@@ -270,10 +270,12 @@ def digest_json(d: Digest) -> dict[str, Any]:
     }
 
 
-def wip_text(d: Digest) -> str:
+def wip_text(d: Digest, where: str = "here") -> str:
+    """The digest of the last session ``where`` it ran ("here", or "in FOLDER" for a folder above the one asked
+    about, which a person would not call here)."""
     meta = d.session
     lines = [
-        f"last session here: {meta.title or meta.asked}  ({when(meta.updated)}, deja show {meta.id})",
+        f"last session {where}: {meta.title or meta.asked}  ({when(meta.updated)}, deja show {meta.id})",
         f"task: {_cut(' '.join(d.goal.split()), 300)}",
     ]
     if not meta.messages and meta.source == "cursor-ide":

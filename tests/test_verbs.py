@@ -449,6 +449,10 @@ def test_wip_says_what_the_last_session_here_was_doing(work: Work) -> None:
     text = work.deja("wip", str(work.api)).stdout
     assert text.splitlines()[0].startswith("last session here: Document the limits")
     assert "last command: grep -n LIMIT api/limits.py (succeeded)" in text
+    deeper = work.api / "docs" / "drafts"  # no session ran here nor below: the project above is named (trialN F11)
+    deeper.mkdir(parents=True)
+    above = work.deja("wip", cwd=deeper).stdout
+    assert above.splitlines()[0].startswith(f"last session in {work.api}: Document the limits"), above
     result = work.deja("wip", str(work.root / "nowhere"))
     assert result.returncode == 1 and "no session ran in" in result.stderr
 
