@@ -39,7 +39,7 @@ def open_index(
     Reading needs no write access: if the refresh cannot take the writer lock
     (another deja holds it) or cannot write (a read-only or full disk), it is
     skipped, ``note`` is told why in one line, and the index as it stands is read; when there is none to read,
-    the OSError that kept it from being written is raised.
+    the OSError that kept it from being written is raised, or IndexBeingWritten while another deja rebuilds it.
     An index found damaged on opening is rebuilt by a full refresh, which says why.
     """
     home = home or paths.deja_home()
@@ -47,36 +47,45 @@ def open_index(
         return Index.open(home, codec)
     check_readable(index_dir(home))
     say = note or (lambda _: None)
-    unwritable = _update(home, say, lambda: catch_up(home, progress=progress, found=checked))
+    kept_out = _update(home, say, lambda: catch_up(home, progress=progress, found=checked))
     try:
         index = Index.open(home, codec)
     except IndexForbidden:
         raise
-    except IndexUnreadable:
-        if unwritable is not None:
-            raise unwritable from None  # no index to answer from, and none can be written: the one thing to say
-        if (unwritable := _update(home, say, lambda: refresh(home, progress=progress, lock_timeout=0))) is not None:
-            raise unwritable from None
+    except IndexUnreadable as exc:
+        if kept_out is None:
+            kept_out = _update(home, say, lambda: refresh(home, progress=progress, lock_timeout=0))
+        if isinstance(kept_out, TimeoutError):  # no index to answer from yet: the one thing to say
+            raise IndexBeingWritten(
+                f"{exc}; another deja is rebuilding it now: run this again when it is done"
+            ) from None
+        if kept_out is not None:
+            raise kept_out from None  # no index to answer from, and none can be written: the one thing to say
         return Index.open(home, codec)
-    if unwritable is not None:
-        where = unwritable.filename or index_dir(home)
+    if isinstance(kept_out, TimeoutError):
+        say("another deja is updating the index; answering from the index as it stands")
+    elif kept_out is not None:
+        where = kept_out.filename or index_dir(home)
         say(
-            f"cannot update the index ({where}: {unwritable.strerror or unwritable}); answering from the index as it stands"
+            f"cannot update the index ({where}: {kept_out.strerror or kept_out}); answering from the index as it stands"
         )
     return index
 
 
+class IndexBeingWritten(Exception):
+    """The index cannot be read as it stands (an upgrade's older format) and another deja holds the writer lock,
+    rebuilding it: a read has nothing to answer from until it is done."""
+
+
 def _update(home: Path, say: Callable[[str], None], run: Callable[[], RefreshResult | None]) -> OSError | None:
-    """Run an update of the index at ``home``; the error that kept it from writing, for the caller to say or raise."""
+    """Run an update of the index at ``home``; what kept it from writing (a TimeoutError: another deja holds the
+    writer lock), for the caller to say or raise."""
     try:
         result = run()
-    except TimeoutError:
-        say("another deja is updating the index; answering from the index as it stands")
-    except OSError as exc:
+    except OSError as exc:  # (TimeoutError is one)
         return exc
-    else:
-        if result is not None and result.rebuilt_because:
-            say(f"rebuilt the index: {result.rebuilt_because}")
+    if result is not None and result.rebuilt_because:
+        say(f"rebuilt the index: {result.rebuilt_because}")
     return None
 
 

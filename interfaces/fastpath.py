@@ -287,6 +287,7 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
         opened, found = _unchanged_index(codec)
         if opened is not None:
             return opened
+    from ..core.library import IndexBeingWritten
     from ..core.library import open_index as open_fresh
 
     collect_from_now()
@@ -294,7 +295,7 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
     bar = ProgressBar("indexing")
     try:
         return open_fresh(fresh=fresh, progress=bar, note=_say, checked=found, codec=codec)
-    except IndexForbidden as exc:
+    except (IndexForbidden, IndexBeingWritten) as exc:
         raise Failed(str(exc)) from None
     except IndexUnreadable as exc:
         raise Failed(f"{exc}: run `deja index` to rebuild it") from None

@@ -8,16 +8,21 @@ where the older index is, and doctor warns while the kept folder is there.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import orjson
-from harness import Sample, run_deja
+from harness import ENTRY, Sample, run_deja
 from test_rebuild_keeps_unread import _locked, _store_chat
 
 from deja.core.index import FORMAT_VERSION, MANIFEST, index_dir
-from deja.core.indexer import refresh
+from deja.core.indexer import LOCK_NAME, refresh
+from deja.core.indexer.glance import WALK_BEGUN
+from deja.core.indexer.lock import WriterLock
 
 
 def _as_an_older_deja_wrote_it(home: Path) -> None:
@@ -105,3 +110,38 @@ def test_a_format_upgrade_with_a_folder_in_a_stores_place_says_its_sessions_are_
     assert len(kept) == 1, ran.stderr
     said = [line for line in ran.stderr.splitlines() if "could not be read this time" in line]
     assert len(said) == 1 and str(kept[0]) in said[0], ran.stderr
+
+
+def test_an_upgrade_rebuilt_while_deja_index_waited_is_not_rebuilt_again(indexed_sample: Sample) -> None:
+    """``deja index`` found the older index, then waited for the writer lock while another process (the hooks'
+    ingest) rebuilt it: it rebuilt the whole history a second time (trialN F8). Once it holds the lock it looks again,
+    and finds nothing to mend."""
+    manifest = index_dir(indexed_sample.home) / MANIFEST
+    current = manifest.read_bytes()
+    _as_an_older_deja_wrote_it(indexed_sample.home)
+    lock = WriterLock(index_dir(indexed_sample.home) / LOCK_NAME, 0)
+    with lock:
+        begun = index_dir(indexed_sample.home) / WALK_BEGUN
+        before = begun.stat().st_mtime_ns if begun.exists() else 0
+        waiting = subprocess.Popen(
+            [*ENTRY, "index", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 60
+        while (begun.stat().st_mtime_ns if begun.exists() else 0) == before and time.monotonic() < deadline:
+            time.sleep(0.05)  # (dated once it has read the older manifest, just before it waits for the lock)
+        manifest.write_bytes(current)  # as the other process's rebuild left it
+    out, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 0 and "rebuilt the index" not in err, err
+    assert json.loads(out)["added"] == 0, out
+
+
+def test_a_read_while_another_deja_rebuilds_an_upgraded_index_says_so_once(indexed_sample: Sample) -> None:
+    """A search while the hooks' ingest rebuilt an older index printed "answering from the index as it stands"
+    twice, then told the person to run `deja index`, which was running (trialN F8): one line says what goes on."""
+    _as_an_older_deja_wrote_it(indexed_sample.home)
+    with WriterLock(index_dir(indexed_sample.home) / LOCK_NAME, 0):
+        done = run_deja("search", "docker")
+    assert done.returncode == 1 and done.stdout == "", done.stdout
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("deja: "), done.stderr
+    assert done.stderr.endswith(f"this deja reads {FORMAT_VERSION}; another deja is rebuilding it now: run this again when it is done\n")  # fmt: skip
+    assert run_deja("search", "docker").returncode == 0  # once it is done (here: rebuilt by this one)

@@ -136,20 +136,18 @@ def refresh(
     the index is rebuilt whole and ``rebuilt_because`` says why.
     """
     home = home or paths.deja_home()
-    why = "" if full or not verify else _damage(index_dir(home))
+    damage = "" if full or not verify else _damage(index_dir(home))
     targets = set(only_chat_ids) if only_chat_ids is not None else None
     try:
-        if full or why:  # a rebuild reads every chat; one asked for keeps a sound index it could not fully read
-            result = _refresh(home, True, _Scope(None, keep_live=not why), progress, lock_timeout)
-        else:
-            result = _refresh(home, False, _Scope(targets, seen_folders), progress, lock_timeout)
+        if full or damage:  # a rebuild reads every chat; one asked for keeps a sound index it could not fully read
+            return _refresh(home, True, _Scope(None, keep_live=not damage, damage=damage), progress, lock_timeout)
+        return _refresh(home, False, _Scope(targets, seen_folders), progress, lock_timeout)
     except IndexUnreadable as exc:  # a damaged file met on the way: the live index cannot be built upon
-        if full or why:
+        if full or damage:
             raise
-        why = str(exc)
         result = _refresh(home, True, _Scope(None), progress, lock_timeout)
-    result.rebuilt_because = "; ".join(part for part in (why, result.rebuilt_because) if part)
-    return result
+        result.rebuilt_because = "; ".join(part for part in (str(exc), result.rebuilt_because) if part)
+        return result
 
 
 def catch_up(
@@ -232,6 +230,9 @@ class _Scope(msgspec.Struct):
     seen_folders: dict[str, FolderState] | None = None
     #: A rebuild that meets a store it cannot read keeps the live index instead (not one found damaged).
     keep_live: bool = False
+    #: What was found wrong with the index's files before the lock was taken, which a rebuild then mends: looked
+    #: at again once it is held, since a process that held it may have rebuilt the index meanwhile.
+    damage: str = ""
 
 
 def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, lock_timeout: float) -> RefreshResult:
@@ -242,6 +243,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
     if scope.targets is None:  # dated before the wait: a walk recorded as started before it did not see this one's
         glance.stamp(directory, glance.WALK_BEGUN, time.time())
     with WriterLock(directory / LOCK_NAME, lock_timeout), _undone_on_failure(directory):
+        if scope.damage and not _damage(directory):  # another process rebuilt it while this one waited (an upgrade)
+            full, scope = False, _Scope(None)
         remove_strays(directory)
         remove_dead_copies(str(home / COPIES))  # a database copy a killed read left (``vscdb``)
         if scope.targets is None:
@@ -290,7 +293,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
             removed=tally.removed,
             seconds=round(time.perf_counter() - started, 3),
             problems=merged_problems,
-            rebuilt_because="; ".join(part for part in (why, carried.note) if part),
+            rebuilt_because="; ".join(part for part in (scope.damage, why, carried.note) if part),
             unreadable_kept=plan.unreadable,
             unreadable_files=plan.unreadable_files,
             uncarried=carried.uncarried,
