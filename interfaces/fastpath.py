@@ -579,6 +579,11 @@ def noun_for(count: int, noun: str) -> str:
     return noun if count == 1 else f"{noun}s"
 
 
+#: When a store that could not be read is tried again: ``deja index`` tries it whatever changed (``glance``), any
+#: other run once a walk is due.
+_READ_AGAIN = "read again by the next `deja index` (by deja on its own within a minute)"
+
+
 def _report_unreadable(result: RefreshResult) -> None:
     """What a refresh could not read this time, on stderr: the first file by name, and what became of what was read
     from it before: kept, unless a rebuild could not carry it over from an index it could not read (``uncarried``),
@@ -590,21 +595,20 @@ def _report_unreadable(result: RefreshResult) -> None:
     if result.uncarried:
         where = f"; the index it replaced, kept in {result.kept_aside}, may hold them" if result.kept_aside else ""
         echo(
-            f"{named} could not be read this time: the rebuilt index lacks {their} sessions until {it_is} read "
-            f"again, on the next run{where}",
+            f"{named} could not be read this time: the rebuilt index lacks {their} sessions until {it_is} "
+            f"{_READ_AGAIN}{where}",
             err=True,
         )
         return
     if result.kept_aside:  # a rebuild could not carry what it held: "kept" may be true of none of it
         echo(
-            f"{named} could not be read this time, and {it_is} read again on the next run; what a rebuild could not "
-            f"carry over from {them} is missing until then (the index it replaced is kept in {result.kept_aside})",
+            f"{named} could not be read this time, and {it_is} {_READ_AGAIN}; what a rebuild could not carry over "
+            f"from {them} is missing until then (the index it replaced is kept in {result.kept_aside})",
             err=True,
         )
         return
     echo(
-        f"{named} could not be read this time: what was read from {them} before is kept, and {it_is} read "
-        "again on the next run",
+        f"{named} could not be read this time: what was read from {them} before is kept, and {it_is} {_READ_AGAIN}",
         err=True,
     )
 

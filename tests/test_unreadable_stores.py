@@ -40,7 +40,7 @@ def kept_note(store: Path, why: str) -> str:
     """What `deja index` says of one store it could not read: the file, why, and that its sessions are kept."""
     return (
         f"{store} ({why}) could not be read this time: what was read from it before is kept, "
-        "and it is read again on the next run"
+        "and it is read again by the next `deja index` (by deja on its own within a minute)"
     )
 
 
@@ -253,6 +253,20 @@ def test_a_first_build_that_cannot_read_a_chat_store_indexes_the_rest(cli_root: 
     with locked(store, "DELETE"):
         result = index()  # nothing was read before: nothing to keep, so the build goes ahead without it
     assert result["sessions"] == 1 and result["unreadable_kept"] == 1
+
+
+def test_deja_index_reads_a_store_it_could_not_read_as_soon_as_it_can(cli_root: Path) -> None:
+    """A new chat's store locked during a refresh: once the lock is gone nothing of the chat has changed, so the
+    cheap check saw nothing to read, and the chat stayed out of the index until the walk a minute later, while the
+    line said it is read again on the next run (trialN F12). ``deja index`` tries it again."""
+    _store_chat(cli_root, "s1", "first answer")
+    assert index()["sessions"] == 1
+    store = _store_chat(cli_root, "s2", "the wombat answer")
+    with locked(store, "DELETE"):
+        assert index()["unreadable_kept"] == 1
+    again = index()
+    assert again["sessions"] == 2 and again["added"] == 1 and again["unreadable_kept"] == 0
+    assert shown("s2") == ["question of s2", "the wombat answer"]
 
 
 def test_a_lock_once_released_is_no_longer_reported(sample: Sample) -> None:

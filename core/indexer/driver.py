@@ -282,9 +282,9 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         elif manifest is not None:  # segments a past swap retired go once their grace is over, change or not
             remove_stale_segments(directory, [ref.name for ref in manifest.segments])
         if scope.targets is None:
-            freshness.record_walk(directory, book, plan, walk_started, folders or {}, roots)
+            freshness.record_walk(directory, book, plan, walk_started, folders or {}, roots, skipped.unread)
         else:
-            freshness.record_targets(directory, book, plan, scope.targets, folders)
+            freshness.record_targets(directory, book, plan, scope.targets, folders, skipped.unread)
         return RefreshResult(
             sessions=sum(ref.sessions - len(ref.deleted) for ref in live),
             messages=sum(ref.messages - ref.deleted_messages for ref in live),

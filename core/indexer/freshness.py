@@ -64,6 +64,9 @@ class Freshness(msgspec.Struct):
     #: Every cursor-agent root a walk has looked at, kept across walks: a root missing here is new, and read by a
     #: walk at once (``glance``); kept, so that a shell and Cursor that see different roots do not take turns.
     roots: list[str] = []
+    #: The cursor-agent chats the last refresh could not read (a locked or missing ``store.db``): ``deja index``
+    #: tries them again whatever changed, so that it reads one the moment it can be read, not a walk later.
+    unread: list[str] = []
     #: The chats checked one by one, as the bookkeeping last recorded them, the newest first. Written last: a check
     #: that looks at the newest only reads the record no further (``glance.load_raw``), so no field may follow.
     hot: dict[str, CliState] = {}
@@ -126,19 +129,27 @@ def record_walk(
     started: float,
     folders: dict[str, FolderState],
     roots: list[str],
+    unread: Iterable[str],
 ) -> None:
-    """After a full refresh of ``roots``: everything was looked at as of ``started``."""
+    """After a full refresh of ``roots``: everything was looked at as of ``started``, but the ``unread`` chats."""
     hot = _hottest((sid, chat.cli) for sid, chat in book.items() if chat.cli is not None)
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
     seen = sorted({*roots, *(previous.roots if (previous := load(directory)) else [])})
-    save(directory, Freshness(started, ide, {**folders, **_subagent_folders(hot)}, roots=seen, hot=hot))
+    folders = {**folders, **_subagent_folders(hot)}
+    save(directory, Freshness(started, ide, folders, roots=seen, unread=sorted(unread), hot=hot))
     (directory / OLD_RECORD).unlink(missing_ok=True)
 
 
 def record_targets(
-    directory: Path, book: Bookkeeping, plan: Plan, targets: set[str], folders: dict[str, FolderState] | None
+    directory: Path,
+    book: Bookkeeping,
+    plan: Plan,
+    targets: set[str],
+    folders: dict[str, FolderState] | None,
+    unread: Iterable[str],
 ) -> None:
-    """After a refresh of some chats: they join the hot chats, and the folders the check looked at are current."""
+    """After a refresh of some chats: they join the hot chats, the folders the check looked at are current, and
+    ``unread`` are the chats not read yet."""
     record = load(directory)
     if record is None:
         return  # no full walk recorded: the next read walks, and records everything
@@ -152,7 +163,7 @@ def record_targets(
     hot = _hottest(hot.items())
     merged = {**record.folders, **(folders or {}), **_subagent_folders(hot)}
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
-    save(directory, Freshness(record.walked_at, ide, merged, roots=record.roots, hot=hot))
+    save(directory, Freshness(record.walked_at, ide, merged, roots=record.roots, unread=sorted(unread), hot=hot))
 
 
 def save(directory: Path, record: Freshness) -> None:

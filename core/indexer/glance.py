@@ -110,6 +110,8 @@ def _compare(
                 targets |= _new_entries(path, (kind, recorded[path][1]), folders)
     hot = record["hot"] if whole else _warm_chats(record["hot"])
     targets |= {sid for sid, old in hot.items() if not _hot_unchanged(old)}
+    if asked:  # (``deja index``: a store it could not read may be readable now, with nothing of it changed)
+        targets |= set(record.get("unread") or ())
     changed = bool(targets) or bool(moved) or ide_now != ide_then
     if whole:
         _stamp_whole(directory, started)
