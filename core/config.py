@@ -245,11 +245,18 @@ def parse(setting: Setting, raw: Any) -> Any:
 
 
 def _from_env(setting: Setting, raw: str) -> Any:
-    """The variable's value in the key's terms, with the meaning it has always had (``1`` is on, else off)."""
+    """The variable's value in the key's terms: a switch's ``1`` (or ``true``, ``yes``, ``on``) is on, ``0`` (or
+    ``false``, ``no``, ``off``) off, and anything else a problem, not off in silence (``DEJA_INCLUDE_SUBAGENTS=2``);
+    a folder must be absolute (a relative one names another folder wherever deja runs)."""
     if setting.kind == "bool":
-        on = raw.strip() == "1"
-        return not on if setting.inverted else on
-    return parse(setting, raw)
+        text = raw.strip().lower()
+        if text not in _TRUE and text not in _FALSE:
+            raise ConfigError(f"takes 1 or 0, not {raw!r}")
+        return (text in _FALSE) if setting.inverted else (text in _TRUE)
+    value = parse(setting, raw)
+    if setting.kind == "path" and not os.path.isabs(value):
+        raise ConfigError(f"takes an absolute folder, not {raw!r}: a relative one is another folder wherever deja runs")
+    return value
 
 
 def resolve(key: str, environment: bool = True) -> Resolved:

@@ -552,17 +552,21 @@ def one_line(text: str, limit: int = 80) -> str:
 
 #: What a terminal would act on rather than print: an escape sequence (CSI, the OSC that sets a window title,
 #: the other string commands, a lone ESC and its letter), then any other C0 or C1 control and DEL. A string
-#: command missing its terminator ends at the line's end, so it cannot swallow the rest of the output.
+#: command missing its terminator ends at the line's end, so it cannot swallow the rest of the output. Then the
+#: bidirectional overrides and isolates, which make a line read otherwise than it is (a title that shows
+#: ``exe.txt`` for ``txt.exe``, "Trojan Source").
 _TERMINAL_CONTROLS = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
     r"|\x1b[ -~]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 )
 
 
 #: The characters every match of ``_TERMINAL_CONTROLS`` starts with (an escape sequence starts with ESC, ``\x1b``).
-_CONTROL_CHARS = "".join(map(chr, [*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]))
+_CONTROL_CHARS = "".join(
+    map(chr, [*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+)
 
 
 def for_terminal(text: str) -> str:
@@ -580,11 +584,12 @@ def for_terminal(text: str) -> str:
     return re.sub(_TERMINAL_CONTROLS, "", text)
 
 
-_RAW_IN_JSON = r"[\x7f-\x9f]"
+_RAW_IN_JSON = r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 
 
 def json_escaped_controls(json_text: str) -> str:
-    """JSON text with DEL and the C1 controls, which JSON encoders leave raw, written as ``\\u`` escapes.
+    """JSON text with DEL, the C1 controls and the bidirectional ones, which JSON encoders leave raw, written as
+    ``\\u`` escapes.
 
     Lossless (a parser reads the same string back) and, with the C0 controls the encoders already escape, no
     control character of a stored chat reaches a terminal through ``--json`` either.

@@ -27,12 +27,13 @@ def write(path: Path, text: str) -> None:
         ("DEJA_NO_REDACT", "1", "redact", False),
         ("DEJA_NO_REDACT", "0", "redact", True),
         ("DEJA_INCLUDE_SUBAGENTS", "1", "include_subagents", True),
-        ("DEJA_INCLUDE_SUBAGENTS", "yes", "include_subagents", False),  # only "1" ever meant on
+        ("DEJA_INCLUDE_SUBAGENTS", "yes", "include_subagents", True),  # (it was off: only "1" was on, trialN F13)
+        ("DEJA_NO_REDACT", "true", "redact", False),
         ("DEJA_TRACE", "1", "trace", True),
         ("DEJA_RECALL", " Aggressive ", "recall", "aggressive"),
     ],
 )
-def test_a_variable_means_what_it_always_meant_and_beats_the_file(
+def test_a_variable_means_what_it_says_and_beats_the_file(
     config_file: Path, monkeypatch: pytest.MonkeyPatch, variable: str, raw: str, key: str, value: object
 ) -> None:
     write(config_file, 'redact = true\ninclude_subagents = true\ntrace = false\nrecall = "off"\n')

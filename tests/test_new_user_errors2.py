@@ -21,16 +21,21 @@ from deja.core.writers.ide import composer_data, write_state_vscdb
 from deja.hooks.describe import ago
 
 PROJECT = "/work/shop"
-CONTROLS = "\x1b]0;PWNED-TITLE\x07deploy\x00 with \x1b[31mred\x1b[0m ssh\r\x9b2J"
+CONTROLS = "\x1b]0;PWNED-TITLE\x07deploy\x00 with \x1b[31mred\x1b[0m ssh\r\x9b2J \u202eexe.txt\u2066 \u2069"
 
 
 def _controls(text: str) -> set[str]:
-    return {c for c in text if (c < " " and c not in "\n\t") or "\x7f" <= c <= "\x9f"}
+    return {c for c in text if (c < " " and c not in "\n\t") or "\x7f" <= c <= "\x9f" or c in BIDI_CONTROLS}
+
+
+#: The bidirectional overrides and isolates: a line holding one reads otherwise than it is (trialN F13).
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 @pytest.fixture
 def hostile(tmp_path: Path) -> dict[str, str]:
-    """One cursor-agent chat whose question holds a title-setting OSC, a NUL, colour codes and a C1 CSI."""
+    """One cursor-agent chat whose question holds a title-setting OSC, a NUL, colour codes, a C1 CSI and the
+    bidirectional controls that show ``txt.exe`` as ``exe.txt``."""
     cli = tmp_path / "cli"
     records = [user_turn(CONTROLS), assistant_turn("run the deploy script over ssh")]
     write_transcript(transcript_path(cli, PROJECT, "c0ffee00-0000-4000-8000-000000000001"), records)
