@@ -43,6 +43,8 @@ def session_end(call: HookCall) -> str:
         return _ingest(call)
     if call.event.lower() == "precompact":
         call.forget()  # the compacted conversation no longer holds what it was shown
+    if call.event == "Stop" and not call.for_cursor:  # (Claude Code's own turn, every turn: Cursor's says stop)
+        return call.silent("a Claude Code turn: deja indexes Cursor's chats, not Claude Code's; nothing to ingest")
     if not call.conversation_ids and not isinstance(call.payload.get("transcript_path"), str):
         return call.silent("no conversation id or transcript to ingest")
     pid = _ingest_later(call.payload)
@@ -84,7 +86,8 @@ def _ingest(call: HookCall) -> str:
         return call.silent(
             f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up on {', '.join(sorted(ids))} until the next refresh"
         )
-    outside = "" if result.added or result.updated else _outside_every_root(transcript)
+    # (Claude Code's own transcript lies under none of Cursor's folders, and no setting would make it Cursor's)
+    outside = "" if result.added or result.updated or not call.for_cursor else _outside_every_root(transcript)
     if outside:
         return call.silent(f"not ingested {', '.join(sorted(ids))}: {outside}")
     return call.silent(f"ingested {', '.join(sorted(ids))}: {result.added} added, {result.updated} updated")
