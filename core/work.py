@@ -633,18 +633,11 @@ def invocations(
 ) -> list[Invocation]:
     """The commands this machine ran that contain every one of ``words``, newest first; with ``sessions``, only
     those of the sessions it accepts (the caller's rule of which of ``project``'s sessions are "here")."""
-    from .search import Filters, search
-
     wanted = [w.lower() for w in words.split() if w.strip()]
     if not wanted:
         return []
     found: list[Invocation] = []
-    result = search(index, words, filters=Filters(project=project), limit=50, snippets=0)
-    by_id = {meta.id: (segment, meta) for segment, _, meta in _sessions(index, {h.session_id for h in result.hits})}
-    for hit in result.hits:
-        segment, meta = by_id[hit.session_id]
-        if sessions is not None and not sessions(meta):
-            continue
+    for segment, meta in _sessions_searched(index, words, project, sessions):
         for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
             message = segment.message(doc)
             for command, call in _shell_calls(message):
@@ -664,6 +657,32 @@ def invocations(
     order = {id(run): n for n, run in enumerate(found)}
     found.sort(key=lambda run: (run.timestamp.timestamp() if run.timestamp else 0.0, order[id(run)]), reverse=True)
     return found[:limit]
+
+
+#: How many of the sessions a search finds best ``invocations`` reads the runs of.
+INVOCATION_SESSIONS = 50
+#: How many a search may be widened to, to find that many among those a caller accepts.
+INVOCATION_SEARCH_MOST = 3200
+
+
+def _sessions_searched(
+    index: Index, words: str, project: str | None, accepted: Callable[[SessionMeta], bool] | None
+) -> list[tuple[Segment, SessionMeta]]:
+    """The best ``INVOCATION_SESSIONS`` sessions of ``project`` for ``words`` that ``accepted`` takes, best first.
+
+    A search of the project cut to that many before the caller's rule (``deja how`` from ``shop/web/src``: the
+    project's own sessions and those below the folder) lost the project's own to a sibling's many (``shop/api``),
+    and said nothing ran: the search is widened until it finds enough, or finds no more."""
+    from .search import Filters, search
+
+    limit = INVOCATION_SESSIONS
+    while True:
+        hits = search(index, words, filters=Filters(project=project), limit=limit, snippets=0).hits
+        by_id = {meta.id: (segment, meta) for segment, _, meta in _sessions(index, {h.session_id for h in hits})}
+        chosen = [by_id[hit.session_id] for hit in hits if accepted is None or accepted(by_id[hit.session_id][1])]
+        if len(chosen) >= INVOCATION_SESSIONS or len(hits) < limit or limit >= INVOCATION_SEARCH_MOST:
+            return chosen[:INVOCATION_SESSIONS]
+        limit *= 4
 
 
 def _sessions(index: Index, ids: set[str]) -> Iterator[tuple[Segment, int, SessionMeta]]:

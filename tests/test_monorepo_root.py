@@ -186,3 +186,17 @@ def test_how_from_a_package_without_sessions_leaves_a_siblings_runs_out_and_says
     assert how.stdout.splitlines()[-1] == (
         f"it also ran in {shop / 'api'}, beside this folder: add --all-projects to see those runs"
     )
+
+
+def test_how_from_a_package_finds_the_roots_run_behind_many_siblings(tmp_path: Path, cli_root: Path) -> None:
+    """Sixty sessions of ``shop/api`` ran ``npm test`` and outranked the root's one: the runs "here" were picked from
+    the project's fifty best sessions, so ``deja how`` from ``shop/web/src`` said nothing ran (review9 H1)."""
+    shop = tmp_path / "code" / "shop"
+    for n in range(60):
+        _chat(cli_root, shop / "api", f"c-api-{n:02}", f"npm test for api part {n}", f"npm test -- api{n}")
+    _chat(cli_root, shop, "c-shop", "set up the shop workspace, its packages, its scripts and its npm test", "npm test -- --watch=false")  # fmt: skip
+    (shop / "web" / "src").mkdir(parents=True)
+    assert run_deja("index").returncode == 0
+    how = run_deja("how", "npm", "test", cwd=shop / "web" / "src")
+    assert how.returncode == 0, how.stderr
+    assert "npm test -- --watch=false" in how.stdout and "npm test -- api" not in how.stdout, how.stdout
