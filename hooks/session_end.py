@@ -30,10 +30,16 @@ import sys
 from ..core.cjson import dump_json
 from .call import HookCall, request_build
 
+TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
+if TYPE_CHECKING:
+    from pathlib import Path
+
 #: Set in the detached process: it ingests, waiting for the writer lock.
 WAIT_VARIABLE = "DEJA_INGEST_WAIT"
 #: How long that process waits for the lock before giving up (the next refresh picks the chat up anyway).
 BACKGROUND_LOCK_SECONDS = 300.0
+#: The lock an ingest holds while it waits for the index's writer lock (``_wait_for_the_index``).
+WAITING_NAME = ".ingest-waiting"
 #: What the detached process needs of the payload (the rest can be megabytes of nothing it reads).
 KEPT_FIELDS = ("hook_event_name", "conversation_id", "session_id", "transcript_path", "cursor_version")
 
@@ -71,6 +77,9 @@ def _ingest(call: HookCall) -> str:
         return call.silent(str(exc))
     if not (index_dir(home) / MANIFEST).exists():
         return call.silent(f"no index yet; {request_build(call.home)}")
+    waited = _wait_for_the_index(index_dir(home))
+    if waited:
+        return call.silent(f"not ingested {', '.join(sorted(ids))} here: {waited}")
     found = glance.check(index_dir(home))  # (no walk recorded yet: no targets; the next read walks)
     if found.unchanged and ids <= found.compared:  # (the sessionEnd after the last turn's ingest, most often)
         return call.silent(
@@ -91,6 +100,31 @@ def _ingest(call: HookCall) -> str:
     if outside:
         return call.silent(f"not ingested {', '.join(sorted(ids))}: {outside}")
     return call.silent(f"ingested {', '.join(sorted(ids))}: {result.added} added, {result.updated} updated")
+
+
+def _wait_for_the_index(directory: Path) -> str:
+    """Wait while another process writes the index (a build, a rebuild), one ingest at a time; why this one gives
+    up, else "".
+
+    Each turn starts an ingest: behind a long build, one waiting process per turn piled up for minutes. The one
+    that waits holds ``WAITING_NAME``; a later one finds it held and leaves, since the waiting one checks what
+    changed once the index is free, and so reads that later turn too.
+    """
+    from ..core.indexer import LOCK_NAME
+    from ..core.indexer.lock import WriterLock
+
+    waiting = WriterLock(directory / WAITING_NAME, 0)
+    try:
+        waiting.__enter__()
+    except TimeoutError:
+        return "another ingest is waiting for the index, and reads this turn once it is free"
+    try:
+        with WriterLock(directory / LOCK_NAME, BACKGROUND_LOCK_SECONDS):
+            return ""  # (the index is free: the check and the refresh follow, as they would have)
+    except TimeoutError:
+        return f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; the next refresh reads it"
+    finally:
+        waiting.__exit__(None, None, None)
 
 
 def _outside_every_root(transcript: object) -> str:

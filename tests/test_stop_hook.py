@@ -14,7 +14,8 @@ import pytest
 from harness import Sample, console_script, deja_imports, path_with, run_deja
 
 from deja.core.index import index_dir
-from deja.core.indexer import glance
+from deja.core.indexer import LOCK_NAME, glance
+from deja.core.indexer.lock import WriterLock
 from deja.core.sample import API_CHAT
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -27,6 +28,7 @@ from deja.core.writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
+from deja.hooks.session_end import WAITING_NAME
 
 NEW_CHAT = "5709a11e-2b3d-4e5f-8a9b-0c1d2e3f4a5b"
 
@@ -157,3 +159,30 @@ def test_claude_codes_own_stop_starts_no_ingest(indexed_sample: Sample, tmp_path
     logged = run_deja("hooks", "log", env=indexed_sample.env).stdout
     assert "a Claude Code turn: deja indexes Cursor's chats, not Claude Code's" in logged, logged
     assert "background process" not in logged and "CURSOR_DATA_DIR" not in logged
+
+
+def test_turns_behind_a_long_build_leave_one_ingest_waiting_and_it_reads_them_all(wired: Sample) -> None:
+    """Behind a build holding the writer lock, each turn's ingest waited up to five minutes in a process of its
+    own, a pile of them in a fast agent loop (review9 S2): one waits, the others leave at once, and the one that
+    waited reads the turns that ended while it waited."""
+    transcript = transcript_path(wired.history.cli_root, str(wired.history.projects["api"]), API_CHAT)
+    with WriterLock(index_dir(wired.home) / LOCK_NAME, 0):
+        for n, animal in enumerate(("ibis", "okapi", "quokka")):
+            with transcript.open("ab") as f:
+                f.write(orjson.dumps(user_turn(f"why does the {animal} job stall?")) + b"\n")
+                f.write(orjson.dumps(assistant_turn(f"The {animal} job waits on a lock.")) + b"\n")
+            _stop(wired, API_CHAT, transcript)
+            if n == 0:  # the first takes the place of the one waiting (its lock file, made as it takes it)
+                deadline = time.monotonic() + 30
+                while not (index_dir(wired.home) / WAITING_NAME).exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                time.sleep(0.3)
+        _wait_for_log(wired, "another ingest is waiting for the index, and reads this turn once it is free")
+        waiting = [line for line in _wait_for_log(wired, "").splitlines() if "another ingest is waiting" in line]
+        deadline = time.monotonic() + 30
+        while len(waiting) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            waiting = [line for line in _wait_for_log(wired, "").splitlines() if "another ingest is waiting" in line]
+        assert len(waiting) == 2, waiting
+    _wait_for_log(wired, f"ingested {API_CHAT}: 0 added, 1 updated")
+    assert _search_without_refreshing(wired, "quokka") == [API_CHAT]
