@@ -122,7 +122,7 @@ def _wait_for_the_index(directory: Path) -> str:
         with WriterLock(directory / LOCK_NAME, BACKGROUND_LOCK_SECONDS):
             return ""  # (the index is free: the check and the refresh follow, as they would have)
     except TimeoutError:
-        return f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; the next refresh reads it"
+        return f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up until the next refresh"
     finally:
         waiting.__exit__(None, None, None)
 
