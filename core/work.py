@@ -235,10 +235,12 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     if line is None:
         return Blame(path, edits, discussed)
     from .readers.ai_tracking import attributions
+    from .redaction import as_indexed
 
-    text = read_line(path, line)
+    raw = read_line(path, line)
+    text = as_indexed(raw)  # shown, and matched with the edits as the index holds them: redacted like them
     wrote = line_writer(edits, text)
-    found = attributions(tracking_db, path, text)[:5]
+    found = attributions(tracking_db, path, raw)[:5]  # (Cursor's own record of the line, as the file has it)
     pairs = [(a, next((m for _, _, m in index.find(a.conversation_id)[:1]), None)) for a in found]
     return Blame(path, edits, discussed, line, text, wrote, pairs)
 

@@ -343,6 +343,16 @@ def test_blame_a_line_falls_back_to_the_edits_deja_holds(work: Work) -> None:
     assert work.json("blame", f"{work.limits}:2")["line"]["written_by"]["session_id"] == BACKOFF_CHAT
 
 
+def test_blame_a_line_never_shows_a_secret_the_file_holds(work: Work, tmp_path: Path) -> None:
+    """``blame PATH:LINE`` reads a line of any file it can open (``~/.aws/credentials:3``, through the MCP server
+    too): it printed the line as the file has it, secret and all (trial9 F11). It is redacted as the index holds it."""
+    credentials = tmp_path / "credentials"
+    credentials.write_text("[default]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n")
+    text = work.deja("blame", f"{credentials}:2").stdout
+    assert text.startswith("line 2: aws_secret_access_key = [redacted:") and "wJalrXUtnFEMI" not in text, text
+    assert "wJalrXUtnFEMI" not in json.dumps(work.json("blame", f"{credentials}:2"))
+
+
 def test_blame_refuses_a_line_that_does_not_exist_in_one_line(work: Work) -> None:
     result = work.deja("blame", f"{work.limits}:99")
     assert result.returncode == 1 and result.stderr.strip() == f"deja: {work.limits} has fewer than 99 lines"
