@@ -253,9 +253,16 @@ def _from_env(setting: Setting, raw: str) -> Any:
         if text not in _TRUE and text not in _FALSE:
             raise ConfigError(f"takes 1 or 0, not {raw!r}")
         return (text in _FALSE) if setting.inverted else (text in _TRUE)
-    value = parse(setting, raw)
+    return _absolute(setting, parse(setting, raw), raw)
+
+
+def _absolute(setting: Setting, value: Any, raw: Any) -> Any:
+    """``value``, unless it is a relative folder: one that names another folder wherever deja runs (a hook runs in
+    ``~/.cursor``), so each would keep an index of its own. ``deja config set`` makes one absolute as it writes it."""
     if setting.kind == "path" and not os.path.isabs(value):
-        raise ConfigError(f"takes an absolute folder, not {raw!r}: a relative one is another folder wherever deja runs")
+        raise ConfigError(
+            f"{setting.key} takes an absolute folder, not {raw!r}: a relative one is another folder wherever deja runs"
+        )
     return value
 
 
@@ -272,7 +279,7 @@ def resolve(key: str, environment: bool = True) -> Resolved:
     table, _ = read_file()
     if key in table:
         try:
-            return Resolved(parse(setting, table[key]), "file", problem)
+            return Resolved(_absolute(setting, parse(setting, table[key]), table[key]), "file", problem)
         except ConfigError as exc:
             problem = problem or f"{config_path()}: {exc}"
     return Resolved(setting.default, "default", problem)

@@ -176,6 +176,18 @@ def test_a_variable_deja_cannot_take_is_named_not_read_as_off(fake_home: Path) -
     assert settings["redact"]["effective"] is True
     assert settings["redact"]["problem"] == "DEJA_NO_REDACT: takes 1 or 0, not 'maybe'"
     assert settings["home"]["effective"] == str(fake_home / ".cache" / "deja")
-    assert settings["home"]["problem"].startswith("DEJA_HOME: takes an absolute folder, not 'deja-index'")
+    assert settings["home"]["problem"].startswith("DEJA_HOME: home takes an absolute folder, not 'deja-index'")
     doctor = run_deja("doctor", env=env).stdout
-    assert "DEJA_NO_REDACT: takes 1 or 0, not 'maybe'" in doctor and "DEJA_HOME: takes an absolute folder" in doctor
+    assert "DEJA_NO_REDACT: takes 1 or 0, not 'maybe'" in doctor and "DEJA_HOME: home takes an absolute" in doctor
+
+
+def test_a_relative_folder_written_into_the_file_by_hand_is_named_not_used(fake_home: Path) -> None:
+    """``home = "relative/dir"`` typed into the file made an index under every folder deja ran in, in silence
+    (trial9 F4); ``deja config set`` writes a folder absolute, so only a hand's edit holds one."""
+    path = fake_home / ".config" / "deja" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('home = "relative/dir"\n')
+    home = json.loads(run_deja("config", "--json").stdout)["settings"]["home"]
+    assert home["effective"] == str(fake_home / ".cache" / "deja")
+    assert home["problem"] == f"{path}: home takes an absolute folder, not 'relative/dir': a relative one is another folder wherever deja runs"  # fmt: skip
+    assert run_deja("index", cwd=fake_home).returncode == 0 and not (fake_home / "relative").exists()
