@@ -68,7 +68,7 @@ def config_path() -> str:
     given = (os.environ.get("XDG_CONFIG_HOME", "").strip(), os.path.expanduser("~"))
     path = _CONFIG_PATHS.get(given)
     if path is None:  # (built once per XDG_CONFIG_HOME and home folder: indexing asks for a setting per message text)
-        base = expand_folder(given[0]) if given[0] else os.path.join(given[1], ".config")
+        base = folder_variable("XDG_CONFIG_HOME") or os.path.join(given[1], ".config")
         path = _CONFIG_PATHS[given] = os.path.join(base, "deja", "config.toml")
     return path
 
@@ -82,9 +82,12 @@ def expand_folder(text: str) -> str:
 
 
 def folder_variable(name: str) -> str:
-    """The folder the environment variable ``name`` names (:func:`expand_folder`), or "" when it is unset."""
+    """The folder the environment variable ``name`` names (:func:`expand_folder`), or "" when it is unset; or when
+    an ``XDG_*`` variable names a relative one, which the XDG Base Directory spec says to ignore (it would be
+    another folder wherever deja runs)."""
     value = os.environ.get(name, "").strip()
-    return expand_folder(value) if value else ""
+    folder = expand_folder(value) if value else ""
+    return "" if name.startswith("XDG_") and not os.path.isabs(folder) else folder
 
 
 #: How long a file read stays good without another stat (indexing asks once per message text).

@@ -191,3 +191,12 @@ def test_a_relative_folder_written_into_the_file_by_hand_is_named_not_used(fake_
     assert home["effective"] == str(fake_home / ".cache" / "deja")
     assert home["problem"] == f"{path}: home takes an absolute folder, not 'relative/dir': a relative one is another folder wherever deja runs"  # fmt: skip
     assert run_deja("index", cwd=fake_home).returncode == 0 and not (fake_home / "relative").exists()
+
+
+def test_a_relative_xdg_folder_is_ignored_as_the_xdg_spec_says(fake_home: Path) -> None:
+    """``XDG_CACHE_HOME=cache`` put the index, and ``XDG_CONFIG_HOME=cfg`` looked for the config file, under whatever
+    folder deja ran in (trial9 F16); the XDG Base Directory spec says a relative one is to be ignored."""
+    env = {**os.environ, "XDG_CACHE_HOME": "cache", "XDG_CONFIG_HOME": "cfg"}
+    data = json.loads(run_deja("config", "--json", env=env, cwd=fake_home).stdout)
+    assert data["file"] == str(fake_home / ".config" / "deja" / "config.toml")
+    assert data["settings"]["home"]["effective"] == str(fake_home / ".cache" / "deja")
