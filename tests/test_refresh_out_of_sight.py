@@ -140,3 +140,22 @@ def test_a_transcript_seen_without_its_chat_folder_keeps_what_the_store_holds(
     assert refresh(home, only_chat_ids={"t1"}).updated == 0
     assert refresh(home).updated == 0
     assert first_result() == "3 failed"
+
+
+def test_a_walk_under_other_roots_leaves_the_shells_folders_watched(
+    sample: Sample, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The MCP server's walk, under Cursor's environment, recorded only its own roots' folders: a new chat in a new
+    project under the shell's root was then missed by ``deja search`` and ``deja index`` until the shell's own walk
+    a minute later (trial9 F14)."""
+    _index(sample)
+    (tmp_path / "other-agent").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(tmp_path / "other-agent"))
+    refresh(sample.home)  # a full walk, as the MCP server's detached one
+    project = tmp_path / "code" / "newproj"
+    project.mkdir(parents=True)
+    write_transcript(
+        transcript_path(sample.history.cli_root, str(project), "c-jabber"),
+        [user_turn("why does the jabberwonky parser loop"), assistant_turn("A lookahead that never advances.")],
+    )
+    assert _found(sample, "jabberwonky") == ["c-jabber"]

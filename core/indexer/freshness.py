@@ -131,11 +131,18 @@ def record_walk(
     roots: list[str],
     unread: Iterable[str],
 ) -> None:
-    """After a full refresh of ``roots``: everything was looked at as of ``started``, but the ``unread`` chats."""
+    """After a full refresh of ``roots``: everything was looked at as of ``started``, but the ``unread`` chats.
+
+    The folders the record holds of the roots this walk did not look at stay: a walk by Cursor's MCP server or a
+    hook, which see other roots than the person's shell, dropped them, and the shell's check missed a new chat
+    there until its own walk a minute later (trial9 F14)."""
     hot = _hottest((sid, chat.cli) for sid, chat in book.items() if chat.cli is not None)
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
-    seen = sorted({*roots, *(previous.roots if (previous := load(directory)) else [])})
-    folders = {**folders, **_subagent_folders(hot)}
+    previous = load(directory)
+    seen = sorted({*roots, *(previous.roots if previous else [])})
+    unseen = tuple(os.path.join(root, "") for root in seen if root not in roots)
+    kept = {path: state for path, state in previous.folders.items() if path.startswith(unseen)} if previous else {}
+    folders = {**kept, **folders, **_subagent_folders(hot)}
     save(directory, Freshness(started, ide, folders, roots=seen, unread=sorted(unread), hot=hot))
     (directory / OLD_RECORD).unlink(missing_ok=True)
 
