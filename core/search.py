@@ -1190,10 +1190,10 @@ def parse_since(value: str, now: datetime | None = None) -> datetime:
     from datetime import UTC, datetime
 
     value = value.strip()
-    match = re.fullmatch(r"(\d{1,12})\s*(h|d|w|m|min|mo|y)", value.lower())
+    match = re.fullmatch(r"(\d{1,4000})\s*(h|d|w|m|min|mo|y)", value.lower())
     now = now or datetime.now(UTC)
-    if match:
-        amount, unit = int(match.group(1)), match.group(2)
+    if match:  # (a billion years or more is all of it, as a float can hold)
+        amount, unit = min(int(match.group(1)), 10**12), match.group(2)
         days = {"h": 1 / 24, "d": 1, "w": 7, "m": 1 / 1440, "min": 1 / 1440, "mo": 30, "y": 365}[unit] * amount
         return datetime.fromtimestamp(max(now.timestamp() - days * 86400, 0), tz=UTC)
     try:

@@ -452,8 +452,10 @@ def _check_pattern(pattern: str | None) -> None:
 def _since(since: str | None) -> datetime | None:
     from ..core.search import parse_since
 
-    if not since:
+    if since is None:
         return None
+    if not since.strip():
+        raise Failed("--since is empty: give a time, 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD", code=2)
     try:
         return parse_since(since)
     except ValueError:

@@ -152,6 +152,8 @@ def test_since_takes_minutes_months_and_a_period_longer_than_the_clock_s_past(fa
 
     assert found("10m") == {LATE}
     assert found("2h") == {LATE, JULY}
-    assert found("3mo") == found("99999999d") == {LATE, JULY, MARCH}
+    assert found("3mo") == found("99999999d") == found("9" * 40 + "y") == {LATE, JULY, MARCH}
+    empty = run_deja("search", "redis", "--since", " ")
+    assert empty.returncode == 2 and empty.stderr.startswith("deja: --since is empty: give a time"), empty.stderr
     refused = run_deja("search", "redis", "--since", "10 fortnights")
     assert refused.returncode == 2 and refused.stderr.startswith("deja: --since '10 fortnights' is not a date")
