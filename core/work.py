@@ -384,6 +384,17 @@ def before_rerun(fix: Fix) -> list[str]:
     return changed + (["a destructive step (not shown)"] if any(step.destructive for step in between) else [])
 
 
+def bare_retry(fix: Fix) -> bool:
+    """Whether what succeeded was the failed command itself, run again with nothing else run or edited between: a
+    flaky failure, which "fixed by" the same command would call fixed by a retry (trial9 F9)."""
+    return (
+        bool(fix.resolved_by)
+        and fix.resolved_by == fix.command
+        and not fix.edited
+        and (all(step.command == fix.command for step in fix.steps))
+    )
+
+
 class ErrorHistory(Record):
     """The newest past sessions an error came up in, one entry a session, and how many sessions it came up in."""
 

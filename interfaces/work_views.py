@@ -11,7 +11,18 @@ from typing import Any
 
 from ..core.index import SessionMeta
 from ..core.readers.ai_tracking import Attribution
-from ..core.work import NOT_RERUN, Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, Step, before_rerun
+from ..core.work import (
+    NOT_RERUN,
+    Blame,
+    Digest,
+    Edit,
+    ErrorHistory,
+    FileUse,
+    Invocation,
+    Step,
+    bare_retry,
+    before_rerun,
+)
 from .views import KEPT_ELSEWHERE, iso, lines_within, session_json, when
 
 #: How much of an edit's old and new text a text answer shows.
@@ -188,7 +199,9 @@ def fix_text(error: str, history: ErrorHistory) -> str:
         if fix.error:
             lines.append(f"  error: {_cut(fix.error, 200)}")
         safe = [s for s in fix.steps if not s.destructive]
-        if fix.resolved_by and not next(s for s in fix.steps if s.command == fix.resolved_by).destructive:
+        if bare_retry(fix):
+            lines.append("  passed when run again with nothing changed between (a flaky failure?)")
+        elif fix.resolved_by and not next(s for s in fix.steps if s.command == fix.resolved_by).destructive:
             changed = before_rerun(fix)  # the failed command run again: what changed before it is the fix
             steps = [*changed, fix.resolved_by] if changed else [s.command for s in safe[-3:]]
             lines.append(f"  fixed by: {', then '.join(step[:120] for step in steps)}")

@@ -64,3 +64,23 @@ def test_a_rerun_after_an_edit_names_the_edited_file(fake_home: Path) -> None:
     assert "What followed: edited conftest.py, then `pytest -q` succeeded" in said, said
     fix = run_deja("fix", REFUSED)
     assert "  fixed by: edited conftest.py, then pytest -q\n" in fix.stdout, fix.stdout
+
+
+def test_a_rerun_with_nothing_changed_between_is_called_a_flaky_failure_not_the_fix(fake_home: Path) -> None:
+    """The failed test run again, nothing run or edited between, passed: deja fix said "fixed by: pytest -q
+    tests/test_orders.py", a plain retry offered as the fix (trial9 F9)."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    flaky = [
+        *store_preamble(str(project)),
+        store_user_message("the orders tests fail now and then"),
+        *store_shell("t1", "pytest -q tests/test_orders.py", "E   AssertionError: assert 11 == 10", 1),
+        *store_shell("t2", "pytest -q tests/test_orders.py", "8 passed", 0),
+        store_assistant_message("They pass on a second run."),
+    ]
+    chat = chat_dir_for(fake_home / ".cursor", str(project), "c-flaky")
+    write_chat_store(chat, cwd=str(project), name="flaky orders", messages=flaky)
+    assert run_deja("index").returncode == 0
+    fix = run_deja("fix", "E   AssertionError: assert 11 == 10")
+    assert "  passed when run again with nothing changed between (a flaky failure?)\n" in fix.stdout, fix.stdout
+    assert "fixed by" not in fix.stdout
