@@ -1092,18 +1092,25 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
 
 def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:
     if kind not in MESSAGE_KINDS:  # what a command printed, an error line, an edit: the part that matched
-        text = densest_window(kind_text(message, kind), wanted)
+        text = kind_text(message, kind)
+        text = densest_window(_one_a_line(text) if kind == KIND_COMMAND else text, wanted)
         return Snippet(role=FIELD_ROLE[kind], text=text, timestamp=message.timestamp)
     # The message's own words, unless the match is only in its tool calls' commands and paths; its terms are
     # found once, for both. A message of tool calls alone says nothing itself: its snippet is the tool's.
     flat = " ".join(message.text.split())
     hits = _term_hits(flat, wanted)
     if not hits:
-        text = densest_window(doc_text(message), wanted)
+        text = densest_window(_one_a_line(doc_text(message)), wanted)
     else:
         text = flat if len(flat) <= SNIPPET_CHARS else _window(flat, hits, SNIPPET_CHARS)
     role = message.role if flat or not message.tool_calls else "tool"
     return Snippet(role=role, text=text, timestamp=message.timestamp)
+
+
+def _one_a_line(text: str) -> str:
+    """``text``'s lines on one line, apart: a turn's two commands (``pytest -q`` then ``pytest -q`` again) read as
+    one command with its arguments twice when their line break became a space (trial9 F3)."""
+    return " · ".join(line for line in text.splitlines() if line.strip()) if "\n" in text else text
 
 
 def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:

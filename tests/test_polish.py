@@ -10,7 +10,7 @@ import pytest
 from harness import Sample, run_deja
 
 from deja.core.sample import API_CACHE_CHAT
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
 from deja.interfaces.views import text_columns
 
 # --------------------------------------------------------------------------- export -o
@@ -305,3 +305,16 @@ def test_a_tool_event_with_no_room_for_a_readable_block_leaves_it_to_the_next_ev
     details = [line for line in text.splitlines() if line.startswith(("  asked:", "  concluded:", "  files:"))]
     assert details and all(len(line.encode()) >= 40 or not line.endswith("…") for line in details)
     assert "  asked: Why does the price cache return stale prices after switching the locale?" in details
+
+
+def test_a_turns_two_commands_read_as_two_in_a_search_snippet(tmp_path: Path, cli_root: Path) -> None:
+    """A turn that ran ``pytest -q tests/test_orders.py`` twice showed ``command: pytest -q tests/test_orders.py
+    pytest -q tests/test_orders.py``, one command with its arguments twice (trial9 F3)."""
+    run = tool_use("Shell", {"command": "pytest -q tests/test_orders.py"})
+    write_transcript(
+        transcript_path(cli_root, str(tmp_path / "shop"), "c-two"),
+        [user_turn("the orders tests fail"), assistant_turn("Done.", run, run)],
+    )
+    assert run_deja("index").returncode == 0
+    found = run_deja("search", "pytest").stdout
+    assert "command: pytest -q tests/test_orders.py · pytest -q tests/test_orders.py\n" in found, found
