@@ -1164,14 +1164,29 @@ def _spaced_key(text: str, key: str, begin: int) -> tuple[str, int]:
     return f"{text[at:begin]}{key}", at
 
 
+def _a_made_key(value: str) -> bool:
+    """Whether a spaced key's value (``API key: …``, ``Secret key: …``: a label in prose) is one, not what the sentence
+    rule keeps after "the API key is": it looks made (``_looks_made``: not an environment variable's name,
+    ``OPENAI_API_KEY``, a path or a short version, ``v2``), and is no algorithm's or format's name (``Ed25519``,
+    ``RSA4096``) nor a word and its number (``Bearer2``, ``header2``): a key's value is no word at all (review9 R6)."""
+    return _looks_made(value) and not _a_scheme(value) and _WORD_AND_NUMBER.fullmatch(value) is None
+
+
+#: A word and a short number after it (``Bearer2``, ``header2``, ``Argon2``): a name, numbered.
+_WORD_AND_NUMBER = _Compiled("_WORD_AND_NUMBER", r"[A-Za-z][a-z]+\d{1,3}")
+
+
 def _assignment(match: re.Match[str]) -> str:
     import re  # (loaded already: ``match`` is one of its)
 
     text, whole = match.string, match.group(0)
     prefix, begin = _key_before(text, match.start())
-    key, begin = _spaced_key(text, prefix + text[match.start() : match.start("kq")], begin)
+    named = prefix + text[match.start() : match.start("kq")]
+    key, begin = _spaced_key(text, named, begin)
     quote, value, sep = match.group("kq")[-1:], match.group("value"), match.group("sep")
     opening, contents, closing = _unquote(value)
+    if key != named and not _a_made_key(contents.strip("*")):  # a label in prose: "API key: OPENAI_API_KEY"
+        return whole
     before = text[begin - 1] if begin > 0 else "\n"
     # A quoted key has the same quote on both sides; an unquoted one inside a string is not followed by
     # the string's closing quote ("Password: " + pw).
@@ -1550,6 +1565,17 @@ def _looks_made(value: str, password: bool = False) -> bool:
     if letters and digits:
         return len(value) >= 8 or signs or both_cases or (password and _a_weak_password(value))
     return letters and signs and len(value) >= 8
+
+
+def _a_scheme(value: str) -> bool:
+    """Whether ``value`` is an algorithm's, a curve's or a format's name and number (``Ed25519``, ``RSA4096``,
+    ``argon2id``, ``sha256sum``; ``_SCHEMES``), a version's ``v`` too (``ntlmv2``)."""
+    lower = value.lower()
+    head = lower[: len(lower) - len(lower.lstrip("abcdefghijklmnopqrstuvwxyz"))]
+    number = lower[len(head) :]
+    rest = number.lstrip("0123456789")
+    scheme = head if head in _SCHEMES else head.removesuffix("v")
+    return len(number) > len(rest) and scheme in _SCHEMES and rest in _SCHEME_SUFFIXES
 
 
 def _a_weak_password(value: str) -> bool:

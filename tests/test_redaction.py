@@ -150,6 +150,29 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
     assert redact(before) == after
 
 
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # A spaced key's label in prose names its key's variable, type, algorithm or file; it gives a value only
+        # when that looks made (review9 R6).
+        ("API key: OPENAI_API_KEY", "API key: OPENAI_API_KEY"),
+        ("API key:\n- OPENAI_API_KEY2", "API key:\n- OPENAI_API_KEY2"),
+        ("Private key: Ed25519", "Private key: Ed25519"),
+        ("Private key: RSA4096", "Private key: RSA4096"),
+        ("Secret key: HS256", "Secret key: HS256"),
+        ("Master key: config/master.key", "Master key: config/master.key"),
+        ("API key: v2", "API key: v2"),
+        ("Auth key: header2", "Auth key: header2"),
+        ("API key: Bearer2", "API key: Bearer2"),
+        ("API key: sk9Xq2LmPw7Rt", "API key: [redacted:secret]"),
+        ("**Secret Key:** abc123xyz9", "**Secret Key:** [redacted:secret]"),
+        ("API_KEY: OPENAI_API_KEY2", "API_KEY: [redacted:secret]"),  # (a variable's own key: a value, as before)
+    ],
+)
+def test_a_label_keeps_a_name_and_redacts_a_value(before: str, after: str) -> None:
+    assert redact(before) == after
+
+
 def test_a_json_document_stays_json() -> None:
     document = json.dumps({"SecretAccessKey": SECRETS[1].secret, "password": "pw 1", "token": "abc123", "n": 1})
     assert json.loads(redact(document))["token"] == "[redacted:secret]"
