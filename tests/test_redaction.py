@@ -167,6 +167,15 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
         ("API key: sk9Xq2LmPw7Rt", "API key: [redacted:secret]"),
         ("**Secret Key:** abc123xyz9", "**Secret Key:** [redacted:secret]"),
         ("API_KEY: OPENAI_API_KEY2", "API_KEY: [redacted:secret]"),  # (a variable's own key: a value, as before)
+        # A password's name and a word with a digit, no verb: a value where a label gives it, code talk mid-sentence
+        # (review9 R8).
+        ("we hash the password argon2id", "we hash the password argon2id"),
+        ("validate the password field2 before submit", "validate the password field2 before submit"),
+        ("check the password LoginForm2 component", "check the password LoginForm2 component"),
+        ("password Argon2", "password Argon2"),
+        ("chat: password hunter2", "chat: password [redacted:secret]"),
+        ("Credentials:\n- password hunter2\n- user admin", "Credentials:\n- password [redacted:secret]\n- user admin"),
+        ("the password Xy7#kq9!Lm works", "the password [redacted:secret] works"),
     ],
 )
 def test_a_label_keeps_a_name_and_redacts_a_value(before: str, after: str) -> None:
