@@ -1262,9 +1262,23 @@ def _markdown_label(before_key: str, before_noun: str, whole_line: bool, match: 
     if item is None:
         return True
     made = _looks_made(match.group("value").strip("`*"), match.group(0)[:2].lower() in ("pa", "pw"))
-    if not item.strip():  # the next line alone, no list's mark: a made value that ends its line
-        return made and match.string[match.end() : match.end() + 1] in ("", "\n", "\r")
+    if not item.strip():  # the next line alone, no list's mark: a made value that ends its line, or a quoted one
+        after = match.string[match.end() : match.end() + 80].lstrip(" \t")
+        quoted = _unquote(match.group("value"))[0] != "" and after[:1] != ":"  # (``"type": …`` is the next key)
+        return made and (quoted or _ends_its_line(match.string, match.end()))
     return (whole_line and not before_key.strip(" \t*_`->#")) or made
+
+
+def _ends_its_line(text: str, end: int) -> bool:
+    """Whether a next-line value ending at ``end`` ends its line: blanks after it (Markdown's hard break is two), a
+    ``;`` or ``,``, or a note in parentheses (``Xk9mPq2Lw (prod)``), as the same line's rule reads them (review9 R1).
+    A quoted value ends where its quote does (``"Zq7LeakA1xR",``: Prettier's wrap, R2), so it is not asked."""
+    line_end = text.find("\n", end)
+    rest = text[end : len(text) if line_end == -1 else line_end].strip(" \t\r")
+    if not rest or rest in (";", ","):
+        return True
+    rest = rest.lstrip(";,").lstrip(" \t")
+    return rest[:1] == "(" and rest.rstrip(".;,")[-1:] == ")" and rest.count("(") == 1 and rest.count(")") == 1
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:

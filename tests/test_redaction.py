@@ -176,6 +176,24 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
         ("chat: password hunter2", "chat: password [redacted:secret]"),
         ("Credentials:\n- password hunter2\n- user admin", "Credentials:\n- password [redacted:secret]\n- user admin"),
         ("the password Xy7#kq9!Lm works", "the password [redacted:secret] works"),
+        # The next line alone: blanks, a ``;``/``,`` or a note after a made value still end its line (review9 R1); a
+        # quoted value wrapped under its key (Prettier, pretty JSON) is one whatever follows it (R2).
+        ("Password:\nXk9mPq2Lw  \n\nUse them carefully.", "Password:\n[redacted:secret]  \n\nUse them carefully."),
+        ("Password:\nXk9mPq2Lw\t", "Password:\n[redacted:secret]\t"),
+        ("Password:\nXk9mPq2Lw;", "Password:\n[redacted:secret];"),
+        ("Password:\nXk9mPq2Lw (prod)", "Password:\n[redacted:secret] (prod)"),
+        ("Password:\nXk9mPq2Lw and more words", "Password:\nXk9mPq2Lw and more words"),
+        ("Password:\nunchanged  ", "Password:\nunchanged  "),
+        (
+            'const config = {\n  password:\n    "Zq7LeakA1xR",\n};',
+            'const config = {\n  password:\n    "[redacted:secret]",\n};',
+        ),
+        (
+            '{\n  "password":\n    "Xk9mPq2Lw",\n  "user": "admin"\n}',
+            '{\n  "password":\n    "[redacted:secret]",\n  "user": "admin"\n}',
+        ),
+        ('properties:\n  password:\n    "type": "string"', 'properties:\n  password:\n    "type": "string"'),
+        ('password:\n    "${DB_PASSWORD}",', 'password:\n    "${DB_PASSWORD}",'),
     ],
 )
 def test_a_label_keeps_a_name_and_redacts_a_value(before: str, after: str) -> None:
