@@ -194,6 +194,16 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
         ),
         ('properties:\n  password:\n    "type": "string"', 'properties:\n  password:\n    "type": "string"'),
         ('password:\n    "${DB_PASSWORD}",', 'password:\n    "${DB_PASSWORD}",'),
+        # ``pw`` is a pulse's or a page's width too: a number with its unit, a percentage or a sum stays (review9 R9).
+        ("PW: 20us", "PW: 20us"),
+        ("PW=50%", "PW=50%"),
+        ("pw: 120px", "pw: 120px"),
+        ("pw = max_pw2", "pw = max_pw2"),
+        ("pw = pw0 + dpw", "pw = pw0 + dpw"),
+        ("PW: 1500us", "PW: 1500us"),
+        ("user: admin, pw: hunter2", "user: admin, pw: [redacted:secret]"),
+        ("PW = Xk9mPq2Pc", "PW = [redacted:secret]"),
+        ('{"pw": "hunter"}', '{"pw": "[redacted:secret]"}'),
     ],
 )
 def test_a_label_keeps_a_name_and_redacts_a_value(before: str, after: str) -> None:
