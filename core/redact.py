@@ -1277,12 +1277,28 @@ def _markdown_label(before_key: str, before_noun: str, whole_line: bool, match: 
         return False
     if item is None:
         return True
-    made = _looks_made(match.group("value").strip("`*"), match.group(0)[:2].lower() in ("pa", "pw"))
+    value = match.group("value").strip("`*")
+    made = _looks_made(value, match.group(0)[:2].lower() in ("pa", "pw")) and not _names_a_field(
+        value, match.group(0)[: match.start("kq") - match.start()]
+    )
     if not item.strip():  # the next line alone, no list's mark: a made value that ends its line, or a quoted one
         after = match.string[match.end() : match.end() + 80].lstrip(" \t")
         quoted = _unquote(match.group("value"))[0] != "" and after[:1] != ":"  # (``"type": …`` is the next key)
         return made and (quoted or _ends_its_line(match.string, match.end()))
     return (whole_line and not before_key.strip(" \t*_`->#")) or made
+
+
+def _names_a_field(value: str, noun: str) -> bool:
+    """Whether a next-line value is a name, not a label's value: an identifier in camelCase that starts with the label's
+    word (``Password:`` then ``passwordField2``, a form's fields listed; ``MyPassword1`` is a password), or a product's
+    name (``1Password``) (review9 R4)."""
+    if value.lower() in _PRODUCTS:
+        return True
+    return _IDENTIFIER.fullmatch(value) is not None and _camel(value) and value.startswith(noun.lower())
+
+
+#: Products whose name a label's next line may give and looks made: a password manager's.
+_PRODUCTS = frozenset(["1password"])
 
 
 def _ends_its_line(text: str, end: int) -> bool:

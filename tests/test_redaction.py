@@ -204,6 +204,13 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
         ("user: admin, pw: hunter2", "user: admin, pw: [redacted:secret]"),
         ("PW = Xk9mPq2Pc", "PW = [redacted:secret]"),
         ('{"pw": "hunter"}', '{"pw": "[redacted:secret]"}'),
+        # A form's field named after the label, or a password manager's name, on the next line is no value (review9 R4).
+        (
+            "Fields:\n- Username:\n  usernameField\n- Password:\n  passwordField2",
+            "Fields:\n- Username:\n  usernameField\n- Password:\n  passwordField2",
+        ),
+        ("Password:\n1Password", "Password:\n1Password"),
+        ("Password:\nMyPassword1", "Password:\n[redacted:secret]"),
     ],
 )
 def test_a_label_keeps_a_name_and_redacts_a_value(before: str, after: str) -> None:
