@@ -1672,10 +1672,13 @@ _OTHER_VERB = r"(?:est|c['\u2019]est|était|ist|lautet|war|es|era|é|è|e'|luidt
 _OTHER_BLANK = r"[ \t\u00a0\u202f]"
 #: Up to five words between a name and its verb ("de la base", "del servidor", "für die Datenbank").
 _OTHER_WORDS = rf"(?:{_OTHER_BLANK}+[^\s:=]+){{0,5}}?"
+#: A line's end before a value on the next line (a JSON string's escaped one too), and a Markdown list's mark or a
+#: quote there (``Passwort:`` then ``- …``, ``Пароль:`` then ``Xk9…``, ``"Contraseña:\\n- …"``: review9 R3, R7).
+_OTHER_NEXT_LINE = rf"(?:{_NEXT_LINE}{_OTHER_BLANK}*(?:(?:[-*+>]|\d{{1,3}}[.)]){_OTHER_BLANK}+)?)"
 #: What follows a verb before its value: blanks, or a line's end (the value on the next line), and a colon.
-_OTHER_AFTER_VERB = rf"(?:{_OTHER_BLANK}*\r?\n{_OTHER_BLANK}*|{_OTHER_BLANK}+)(?:[:=]{_OTHER_BLANK}*)?"
+_OTHER_AFTER_VERB = rf"(?:{_OTHER_BLANK}*{_OTHER_NEXT_LINE}|{_OTHER_BLANK}+)(?:[:=]{_OTHER_BLANK}*{_OTHER_NEXT_LINE}?)?"
 #: A colon or ``=`` after a name, blanks (French's no-break space) on either side, the value maybe on the next line.
-_OTHER_COLON = rf"{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*[:=]{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*(?:\r?\n{_OTHER_BLANK}*)?"
+_OTHER_COLON = rf"{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*[:=]{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*{_OTHER_NEXT_LINE}?"
 #: What names a secret in other words, each with what gives it its value, matched in a lowercase copy of the text:
 #: the names above (and Dutch's "is", "was"); "token", in every one of those languages, and the Italian "password" by
 #: a verb of theirs alone (a colon after them, "is" or "was" are English's), at most five words of 30 characters after
@@ -1690,9 +1693,9 @@ _OTHER_SECRET = _Compiled(
     rf"(?:{_OTHER_NOUN}{_OTHER_WORDS}(?:{_OTHER_BLANK}+(?:{_OTHER_VERB}|is|was){_OTHER_AFTER_VERB}|{_OTHER_COLON})"
     rf"|\btoken(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}{_OTHER_VERB}{_OTHER_AFTER_VERB}"
     rf"|\bpassword(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}(?:é|è|était){_OTHER_AFTER_VERB}"
-    rf"|\b(?:парол[ьи]|токены?|ключи?)(?: +[^\s:=]+){{0,4}}?(?:{_EMPHASIS_CLOSE}? *[:=]{_EMPHASIS_CLOSE}? *| +(?:—|–|-|это) +)"
+    rf"|\b(?:парол[ьи]|токены?|ключи?)(?: +[^\s:=]+){{0,4}}?(?:{_EMPHASIS_CLOSE}? *[:=]{_EMPHASIS_CLOSE}? *{_OTHER_NEXT_LINE}?| +(?:—|–|-|это) +)"
     r"|(?:密码|口令|密钥|秘钥|令牌|パスワード|トークン|api ?キー|비밀번호|암호|패스워드|토큰|api ?키)"
-    rf"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*{_EMPHASIS_CLOSE}?[ \t]*)+"
+    rf"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*{_EMPHASIS_CLOSE}?[ \t]*)+{_OTHER_NEXT_LINE}?"
     r"|\bcred(?:ential)?s(?: +[^\s:=/]+){0,3}?(?: +(?:are|were|is)(?: *: *| +)| *: *)[\w.@+-]+ */ *(?![^\s/]*/)"
     rf")(?P<quote>[\"'`]?)(?:[「“«„»‚]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\u209f\u20d0-\U0010ffff]+)",
 )
@@ -1752,6 +1755,8 @@ def _in_other_words(text: str) -> str:
     for match in _matches_from(_OTHER_SECRET, lowered, _OTHER_STARTS):
         start, end = match.span("value")
         kept = text[start:end].rstrip(_AFTER_A_VALUE)
+        if "\\n" in kept and "\\n" in lowered[match.start() : start]:  # a JSON string's lines: the value ends its own
+            kept = kept.partition("\\n")[0].rstrip(_AFTER_A_VALUE)
         password = lowered.startswith(_OTHER_PASSWORD_NAMES, match.start())
         if not _names_a_secret_here(lowered, match.start(), start) and not _signed(kept):
             continue

@@ -211,6 +211,20 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
         ),
         ("Password:\n1Password", "Password:\n1Password"),
         ("Password:\nMyPassword1", "Password:\n[redacted:secret]"),
+        # The next line's value in the other languages' rule: under Russian and CJK labels, after French's "est :",
+        # as a list item, and in a JSON string's escaped lines (review9 R3, R7).
+        ("Пароль:\nXk9mPq2Lw", "Пароль:\n[redacted:secret]"),
+        ("密码：\nXk9mPq2Lw", "密码：\n[redacted:secret]"),
+        ("비밀번호:\nXk9mPq2Lw", "비밀번호:\n[redacted:secret]"),
+        ("Le mot de passe est :\nXk9mPq2Lw", "Le mot de passe est :\n[redacted:secret]"),
+        ("Le mot de passe est :\n- Xk9mPq2Lw", "Le mot de passe est :\n- [redacted:secret]"),
+        ("Passwort:\n- Xk9mPq2Lw", "Passwort:\n- [redacted:secret]"),
+        ('{"msg":"Contraseña:\\n- Xk9mPq2Lw"}', '{"msg":"Contraseña:\\n- [redacted:secret]"}'),
+        (
+            '{"msg":"Passwort:\\n- Xk9mPq2Lw\\n- User: admin"}',
+            '{"msg":"Passwort:\\n- [redacted:secret]\\n- User: admin"}',
+        ),
+        ("Пароль:\nне менее 8 символов", "Пароль:\nне менее 8 символов"),
     ],
 )
 def test_a_label_keeps_a_name_and_redacts_a_value(before: str, after: str) -> None:
