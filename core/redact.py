@@ -1713,12 +1713,12 @@ _OTHER_PASSWORD_NAMES = ("mot", "passw", "kennw", "contraseña", "senha", "wacht
                          "パスワード", "비밀번호", "암호", "패스워드")  # fmt: skip
 
 
-#: Words for "key" that name any key (a dictionary's, a table's primary key: "a chave primária é customerId1"): a
-#: secret's with a word saying what it opens near it (``_KEY_OPENS``), as English's "key" needs one, or with a value
-#: no name holds (a sign: "la chiave è Kx9#mPq2Ic").
-_ANY_KEY_NAMES = ("chave", "chiave", "sleutel", "ключ", "schlüssel")
-_KEY_OPENS = ("api", "secret", "segret", "privad", "privat", "acesso", "accesso", "geheim", "zugang", "секрет",
-              "приват", "доступ")  # fmt: skip
+#: Words for "key" that name any key (a dictionary's, a table's primary key: "a chave primária é customerId1", "la
+#: clave primaria es customerId1"): a secret's with a word saying what it opens near it (``_KEY_OPENS``, starting a
+#: word), as English's "key" needs one, or with a value no name holds (a sign: "la chiave è Kx9#mPq2Ic").
+_ANY_KEY_NAMES = ("chave", "chiave", "clave", "sleutel", "ключ", "schlüssel")
+_KEY_OPENS = ("api", "secret", "segret", "privad", "privat", "acesso", "accesso", "acceso", "geheim", "zugang",
+              "секрет", "приват", "доступ")  # fmt: skip
 #: How far before a "key" name its qualifier may be ("секретный ключ", "geheime sleutel").
 _KEY_OPENS_BEFORE = 16
 #: French's links for "mdp" (a Markov decision process in a chat about learning: "mdp: FrozenLake-v1", "MDP =
@@ -1730,10 +1730,22 @@ def _names_a_secret_here(lowered: str, noun: int, value: int) -> bool:
     """Whether the name at ``noun``, given the value at ``value``, names a secret: "chave" and its kin with a word
     saying what they open (``_KEY_OPENS``: "chave da API", "секретный ключ"), "mdp" with a French link."""
     if lowered.startswith(_ANY_KEY_NAMES, noun):
-        return any(word in lowered[max(0, noun - _KEY_OPENS_BEFORE) : value] for word in _KEY_OPENS)
+        return _a_word_starts(lowered[max(0, noun - _KEY_OPENS_BEFORE) : value], _KEY_OPENS)
     if lowered.startswith("mdp", noun):
         return any(link in lowered[noun:value] for link in _MDP_LINKS)
     return True
+
+
+def _a_word_starts(text: str, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` starts a word of ``text`` ("chave da api", "chiave segreta"; not the "api" of
+    "capitali" or "rapida": review9 R5)."""
+    for word in words:
+        at = text.find(word)
+        while at != -1:
+            if at == 0 or not text[at - 1].isalpha():
+                return True
+            at = text.find(word, at + 1)
+    return False
 
 
 def _signed(value: str) -> bool:

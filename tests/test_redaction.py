@@ -225,6 +225,12 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
             '{"msg":"Passwort:\\n- [redacted:secret]\\n- User: admin"}',
         ),
         ("Пароль:\nне менее 8 символов", "Пароль:\nне менее 8 символов"),
+        # "clave" names any key, and a word saying what a key opens starts a word ("api" is in "capitali": R5).
+        ("la clave primaria es customerId1", "la clave primaria es customerId1"),
+        ("la chiave della tabella capitali è customerId1", "la chiave della tabella capitali è customerId1"),
+        ("la chave rapida é F5Key2", "la chave rapida é F5Key2"),
+        ("la clave de la API es Kx9mPq2Lw7", "la clave de la API es [redacted:secret]"),
+        ("la clave es Kx9#mPq2Ic", "la clave es [redacted:secret]"),
     ],
 )
 def test_a_label_keeps_a_name_and_redacts_a_value(before: str, after: str) -> None:
