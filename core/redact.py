@@ -1182,8 +1182,17 @@ def _a_made_key(value: str) -> bool:
     """Whether a spaced key's value (``API key: …``, ``Secret key: …``: a label in prose) is one, not what the sentence
     rule keeps after "the API key is": it looks made (``_looks_made``: not an environment variable's name,
     ``OPENAI_API_KEY``, a path or a short version, ``v2``), and is no algorithm's or format's name (``Ed25519``,
-    ``RSA4096``) nor a word and its number (``Bearer2``, ``header2``): a key's value is no word at all (review9 R6)."""
-    return _looks_made(value) and not _a_scheme(value) and _WORD_AND_NUMBER.fullmatch(value) is None
+    ``RSA4096``, or a name built on one: ``ed25519-sk``, ``id_ed25519``) nor a word and its number (``Bearer2``,
+    ``header2``): a key's value is no word at all (review9 R6)."""
+    if not _looks_made(value) or _a_scheme(value) or _WORD_AND_NUMBER.fullmatch(value) is not None:
+        return False
+    # A key type's or a key file's name: words and numbers around an algorithm's (``ed25519-sk``, ``id_ed25519``).
+    parts = value.replace("-", "_").replace(".", "_").split("_")
+    return not (
+        len(parts) > 1
+        and any(_a_scheme(part) for part in parts)
+        and all(part.isalpha() or part.isdigit() or _a_scheme(part) for part in parts)
+    )
 
 
 #: A word and a short number after it (``Bearer2``, ``header2``, ``Argon2``): a name, numbered.

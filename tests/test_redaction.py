@@ -159,6 +159,8 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
         ("API key:\n- OPENAI_API_KEY2", "API key:\n- OPENAI_API_KEY2"),
         ("Private key: Ed25519", "Private key: Ed25519"),
         ("Private key: RSA4096", "Private key: RSA4096"),
+        ("Private key: id_ed25519", "Private key: id_ed25519"),
+        ("Private key: ed25519-sk", "Private key: ed25519-sk"),
         ("Secret key: HS256", "Secret key: HS256"),
         ("Master key: config/master.key", "Master key: config/master.key"),
         ("API key: v2", "API key: v2"),
