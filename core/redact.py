@@ -932,7 +932,10 @@ _TIMESTAMP = _Compiled("_TIMESTAMP", r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)"
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
 _QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|\\"[^"\\\s]+\\")"""
-_VALUE_CHAR = r"""[^\s"'`,;&)\]}]"""
+#: A bare value's character: a backslash too, but not a JSON string's escaped line end or tab (escaped again too, JSON
+#: in JSON), which ends the value
+#: (``{"t":"Password: Xk9mPq2Lw\\nUser: admin"}`` ran on into ``User:`` and, ending in a colon, read as code).
+_VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\]|\\(?!\\*[nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
 #: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
 #: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
@@ -949,11 +952,12 @@ _EMPHASISED = r"\*{1,2}(?:[^\s*]|\*(?!\*))+?\*{1,2}(?!\*)"
 #: The value on the next line (or the one after a blank line) as a Markdown list item, numbered or not, a quote, or
 #: a fenced code block's first line (``password:\n- Xy7#kq9!Lm``, ``password:\n1. …``, ``password:\n> …``,
 #: ``password:\n```\n…``), after a line's end or a JSON string's escaped one (``"password:\\n- …"``); or the next
-#: line alone (``Password:\nXy7#kq9!Lm``: ``_markdown_label`` asks it to look made and end its line).
-_NEXT_LINE = r"(?:\r?\n|(?:\\r)?\\n)"
+#: line alone (``Password:\nXy7#kq9!Lm``, escaped too: ``_markdown_label`` asks it to look made and end its line).
+_NEXT_LINE = r"(?:\r?\n|(?:\\+r)?\\+n)"
 _LINE_ITEM = rf"(?:(?:[-*+>]|\d{{1,3}}[.)])[ \t]+|```[\w-]*[ \t]*{_NEXT_LINE}[ \t]*)"
 _NEXT_LINE_ITEM = (
-    rf"(?P<item>[ \t]*(?:{_NEXT_LINE}[ \t]*(?:{_NEXT_LINE}[ \t]*)?{_LINE_ITEM}|\r?\n(?:[ \t]*\r?\n)?[ \t]*))?"
+    rf"(?P<item>[ \t]*(?:{_NEXT_LINE}[ \t]*(?:{_NEXT_LINE}[ \t]*)?{_LINE_ITEM}"
+    rf"|{_NEXT_LINE}(?:[ \t]*{_NEXT_LINE})?[ \t]*))?"
 )
 _ASSIGNMENT = _Compiled(
     "_ASSIGNMENT",
@@ -1290,10 +1294,12 @@ def _markdown_label(before_key: str, before_noun: str, whole_line: bool, match: 
     made = _looks_made(value, match.group(0)[:2].lower() in ("pa", "pw")) and not _names_a_field(
         value, match.group(0)[: match.start("kq") - match.start()]
     )
-    if not item.strip():  # the next line alone, no list's mark: a made value that ends its line, or a quoted one
+    # The next line alone (after a line's end or a JSON string's escaped one), no list's mark: a made value that ends
+    # its line, or a quoted one.
+    if not item.strip(" \t\r\n\\rn"):  # (blanks and line ends alone, escaped ones too)
         after = match.string[match.end() : match.end() + 80].lstrip(" \t")
         quoted = _unquote(match.group("value"))[0] != "" and after[:1] != ":"  # (``"type": …`` is the next key)
-        return made and (quoted or _ends_its_line(match.string, match.end()))
+        return made and (quoted or _ends_its_line(match.string, match.end(), "\\n" in item))
     return (whole_line and not before_key.strip(" \t*_`->#")) or made
 
 
@@ -1310,12 +1316,15 @@ def _names_a_field(value: str, noun: str) -> bool:
 _PRODUCTS = frozenset(["1password"])
 
 
-def _ends_its_line(text: str, end: int) -> bool:
+def _ends_its_line(text: str, end: int, escaped: bool = False) -> bool:
     """Whether a next-line value ending at ``end`` ends its line: blanks after it (Markdown's hard break is two), a
     ``;`` or ``,``, or a note in parentheses (``Xk9mPq2Lw (prod)``), as the same line's rule reads them (review9 R1).
     A quoted value ends where its quote does (``"Zq7LeakA1xR",``: Prettier's wrap, R2), so it is not asked."""
     line_end = text.find("\n", end)
-    rest = text[end : len(text) if line_end == -1 else line_end].strip(" \t\r")
+    rest = text[end : len(text) if line_end == -1 else line_end]
+    if escaped:  # a JSON string's line ends at its escaped line end, or where the string does
+        rest = rest.split("\\", 1)[0].split('"', 1)[0]
+    rest = rest.strip(" \t\r")
     if not rest or rest in (";", ","):
         return True
     rest = rest.lstrip(";,").lstrip(" \t")
@@ -1779,7 +1788,7 @@ def _in_other_words(text: str) -> str:
         start, end = match.span("value")
         kept = text[start:end].rstrip(_AFTER_A_VALUE)
         if "\\n" in kept and "\\n" in lowered[match.start() : start]:  # a JSON string's lines: the value ends its own
-            kept = kept.partition("\\n")[0].rstrip(_AFTER_A_VALUE)
+            kept = kept.partition("\\n")[0].rstrip("\\").rstrip(_AFTER_A_VALUE)
         password = lowered.startswith(_OTHER_PASSWORD_NAMES, match.start())
         if not _names_a_secret_here(lowered, match.start(), start) and not _signed(kept):
             continue

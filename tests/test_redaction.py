@@ -227,6 +227,17 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
             '{"msg":"Passwort:\\n- [redacted:secret]\\n- User: admin"}',
         ),
         ("Пароль:\nне менее 8 символов", "Пароль:\nне менее 8 символов"),
+        # A JSON string's escaped line end ends a bare value: the next key's name and the value went through as code,
+        # or with the value (R7's English side; a leak base had too).
+        ('{"t":"Password: Xk9mPq2Lw\\nUser: admin"}', '{"t":"Password: [redacted:secret]\\nUser: admin"}'),
+        ('{"t":"password: hunter2\\nuser: admin"}', '{"t":"password: [redacted:secret]\\nuser: admin"}'),
+        ('{"t":"password=Xk9mPq2Lw\\nuser=admin"}', '{"t":"password=[redacted:secret]\\nuser=admin"}'),
+        ('{"t":"Password:\\nXk9mPq2Lw"}', '{"t":"Password:\\n[redacted:secret]"}'),
+        ('{"t":"Password:\\n- Xk9mPq2Lw\\n- User: admin"}', '{"t":"Password:\\n- [redacted:secret]\\n- User: admin"}'),
+        ('{"t":"Password:\\nMust be 12 characters long"}', '{"t":"Password:\\nMust be 12 characters long"}'),
+        ('{"t":"Password:\\nMinimum12Chars or longer"}', '{"t":"Password:\\nMinimum12Chars or longer"}'),
+        ('{"t":"Password: Xk9mPq2Lw\\\\nUser: admin"}', '{"t":"Password: [redacted:secret]\\\\nUser: admin"}'),
+        ('{"t":"Password:\\\\nXk9mPq2Lw"}', '{"t":"Password:\\\\n[redacted:secret]"}'),
         # "clave" names any key, and a word saying what a key opens starts a word ("api" is in "capitali": R5).
         ("la clave primaria es customerId1", "la clave primaria es customerId1"),
         ("la chiave della tabella capitali è customerId1", "la chiave della tabella capitali è customerId1"),
