@@ -932,7 +932,10 @@ _TIMESTAMP = _Compiled("_TIMESTAMP", r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)"
 #: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
 _QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|\\"[^"\\\s]+\\")"""
-_VALUE_CHAR = r"""[^\s"'`,;&)\]}]"""
+#: A bare value's character: a backslash too, but not a JSON string's escaped line end or tab (escaped again too, JSON
+#: in JSON), which ends the value
+#: (``{"t":"Password: Xk9mPq2Lw\\nUser: admin"}`` ran on into ``User:`` and, ending in a colon, read as code).
+_VALUE_CHAR = r"""(?:[^\s"'`,;&)\]}\\]|\\(?!\\*[nrt]))"""
 #: A bare value, on past ``,``/``;``/``&``/``'`` glued inside it (a ``.env`` password ``Tr0ub4dor&3x``, a Django key
 #: ``…$w&q^r7t``): such a sign ends it only before a blank, the line's end, another sign or the next ``key=`` of a
 #: query string or a connection string (``password=pw&user=bob``, ``Password=pw;Host=db``) or a call (``;init()``).
@@ -949,11 +952,12 @@ _EMPHASISED = r"\*{1,2}(?:[^\s*]|\*(?!\*))+?\*{1,2}(?!\*)"
 #: The value on the next line (or the one after a blank line) as a Markdown list item, numbered or not, a quote, or
 #: a fenced code block's first line (``password:\n- Xy7#kq9!Lm``, ``password:\n1. …``, ``password:\n> …``,
 #: ``password:\n```\n…``), after a line's end or a JSON string's escaped one (``"password:\\n- …"``); or the next
-#: line alone (``Password:\nXy7#kq9!Lm``: ``_markdown_label`` asks it to look made and end its line).
-_NEXT_LINE = r"(?:\r?\n|(?:\\r)?\\n)"
+#: line alone (``Password:\nXy7#kq9!Lm``, escaped too: ``_markdown_label`` asks it to look made and end its line).
+_NEXT_LINE = r"(?:\r?\n|(?:\\+r)?\\+n)"
 _LINE_ITEM = rf"(?:(?:[-*+>]|\d{{1,3}}[.)])[ \t]+|```[\w-]*[ \t]*{_NEXT_LINE}[ \t]*)"
 _NEXT_LINE_ITEM = (
-    rf"(?P<item>[ \t]*(?:{_NEXT_LINE}[ \t]*(?:{_NEXT_LINE}[ \t]*)?{_LINE_ITEM}|\r?\n(?:[ \t]*\r?\n)?[ \t]*))?"
+    rf"(?P<item>[ \t]*(?:{_NEXT_LINE}[ \t]*(?:{_NEXT_LINE}[ \t]*)?{_LINE_ITEM}"
+    rf"|{_NEXT_LINE}(?:[ \t]*{_NEXT_LINE})?[ \t]*))?"
 )
 _ASSIGNMENT = _Compiled(
     "_ASSIGNMENT",
@@ -1164,14 +1168,52 @@ def _spaced_key(text: str, key: str, begin: int) -> tuple[str, int]:
     return f"{text[at:begin]}{key}", at
 
 
+def _a_pw(value: str, after: str) -> bool:
+    """Whether a bare value after ``pw`` (``user: admin, pw: hunter2``, ``PW = Xk9mPq2Pc``) is a password, not a pulse's
+    or a page's width (``PW: 20us``, ``PW=50%``, ``pw: 1500us``, ``pw = pw0 + dpw``): it looks made as a password's value
+    (``_looks_made``), is no number with its unit and starts no sum (review9 R9)."""
+    if not _looks_made(value, password=True) or _NUMBER_AND_UNIT.fullmatch(value):
+        return False
+    sign = after.lstrip(" \t")[:2]
+    return not (sign[:1] in ("+", "-", "*", "/") and sign[1:] in (" ", "\t"))
+
+
+#: A number and its unit (``20us``, ``1.5ms``, ``120px``, ``50%``).
+_NUMBER_AND_UNIT = _Compiled("_NUMBER_AND_UNIT", r"\d+(?:\.\d+)?(?:[A-Za-z\u00b5]{1,3}|%)")
+
+
+def _a_made_key(value: str) -> bool:
+    """Whether a spaced key's value (``API key: …``, ``Secret key: …``: a label in prose) is one, not what the sentence
+    rule keeps after "the API key is": it looks made (``_looks_made``: not an environment variable's name,
+    ``OPENAI_API_KEY``, a path or a short version, ``v2``), and is no algorithm's or format's name (``Ed25519``,
+    ``RSA4096``, or a name built on one: ``ed25519-sk``, ``id_ed25519``) nor a word and its number (``Bearer2``,
+    ``header2``): a key's value is no word at all (review9 R6)."""
+    if not _looks_made(value) or _a_scheme(value) or _WORD_AND_NUMBER.fullmatch(value) is not None:
+        return False
+    # A key type's or a key file's name: words and numbers around an algorithm's (``ed25519-sk``, ``id_ed25519``).
+    parts = value.replace("-", "_").replace(".", "_").split("_")
+    return not (
+        len(parts) > 1
+        and any(_a_scheme(part) for part in parts)
+        and all(part.isalpha() or part.isdigit() or _a_scheme(part) for part in parts)
+    )
+
+
+#: A word and a short number after it (``Bearer2``, ``header2``, ``Argon2``): a name, numbered.
+_WORD_AND_NUMBER = _Compiled("_WORD_AND_NUMBER", r"[A-Za-z][a-z]+\d{1,3}")
+
+
 def _assignment(match: re.Match[str]) -> str:
     import re  # (loaded already: ``match`` is one of its)
 
     text, whole = match.string, match.group(0)
     prefix, begin = _key_before(text, match.start())
-    key, begin = _spaced_key(text, prefix + text[match.start() : match.start("kq")], begin)
+    named = prefix + text[match.start() : match.start("kq")]
+    key, begin = _spaced_key(text, named, begin)
     quote, value, sep = match.group("kq")[-1:], match.group("value"), match.group("sep")
     opening, contents, closing = _unquote(value)
+    if key != named and not _a_made_key(contents.strip("*")):  # a label in prose: "API key: OPENAI_API_KEY"
+        return whole
     before = text[begin - 1] if begin > 0 else "\n"
     # A quoted key has the same quote on both sides; an unquoted one inside a string is not followed by
     # the string's closing quote ("Password: " + pw).
@@ -1199,6 +1241,8 @@ def _assignment(match: re.Match[str]) -> str:
         secret = _quoted_secret(contents, key)
     else:
         secret = not annotation and _bare_literal(value, key, config_line)
+        if secret and _key_words(key.rstrip("0123456789_"))[-1:] == [_PW]:
+            secret = _a_pw(value, text[match.end() : match.end() + 8])
     if not secret:
         return whole
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
@@ -1246,10 +1290,45 @@ def _markdown_label(before_key: str, before_noun: str, whole_line: bool, match: 
         return False
     if item is None:
         return True
-    made = _looks_made(match.group("value").strip("`*"), match.group(0)[:2].lower() in ("pa", "pw"))
-    if not item.strip():  # the next line alone, no list's mark: a made value that ends its line
-        return made and match.string[match.end() : match.end() + 1] in ("", "\n", "\r")
+    value = match.group("value").strip("`*")
+    made = _looks_made(value, match.group(0)[:2].lower() in ("pa", "pw")) and not _names_a_field(
+        value, match.group(0)[: match.start("kq") - match.start()]
+    )
+    # The next line alone (after a line's end or a JSON string's escaped one), no list's mark: a made value that ends
+    # its line, or a quoted one.
+    if not item.strip(" \t\r\n\\rn"):  # (blanks and line ends alone, escaped ones too)
+        after = match.string[match.end() : match.end() + 80].lstrip(" \t")
+        quoted = _unquote(match.group("value"))[0] != "" and after[:1] != ":"  # (``"type": …`` is the next key)
+        return made and (quoted or _ends_its_line(match.string, match.end(), "\\n" in item))
     return (whole_line and not before_key.strip(" \t*_`->#")) or made
+
+
+def _names_a_field(value: str, noun: str) -> bool:
+    """Whether a next-line value is a name, not a label's value: an identifier in camelCase that starts with the label's
+    word (``Password:`` then ``passwordField2``, a form's fields listed; ``MyPassword1`` is a password), or a product's
+    name (``1Password``) (review9 R4)."""
+    if value.lower() in _PRODUCTS:
+        return True
+    return _IDENTIFIER.fullmatch(value) is not None and _camel(value) and value.startswith(noun.lower())
+
+
+#: Products whose name a label's next line may give and looks made: a password manager's.
+_PRODUCTS = frozenset(["1password"])
+
+
+def _ends_its_line(text: str, end: int, escaped: bool = False) -> bool:
+    """Whether a next-line value ending at ``end`` ends its line: blanks after it (Markdown's hard break is two), a
+    ``;`` or ``,``, or a note in parentheses (``Xk9mPq2Lw (prod)``), as the same line's rule reads them (review9 R1).
+    A quoted value ends where its quote does (``"Zq7LeakA1xR",``: Prettier's wrap, R2), so it is not asked."""
+    line_end = text.find("\n", end)
+    rest = text[end : len(text) if line_end == -1 else line_end]
+    if escaped:  # a JSON string's line ends at its escaped line end, or where the string does
+        rest = rest.split("\\", 1)[0].split('"', 1)[0]
+    rest = rest.strip(" \t\r")
+    if not rest or rest in (";", ","):
+        return True
+    rest = rest.lstrip(";,").lstrip(" \t")
+    return rest[:1] == "(" and rest.rstrip(".;,")[-1:] == ")" and rest.count("(") == 1 and rest.count(")") == 1
 
 
 def _flag_value(value: str, flag: str, sep: str) -> bool:
@@ -1416,17 +1495,33 @@ def _a_verb_gives_it(lowered: str, match: re.Match[str], value: str, password: b
     "change"… before one given it by "to"."""
     at = match.start()
     if match.group("bare") is not None:
-        alone = password and match.end("bare") == match.start("value") and _a_password_alone(lowered, at, value)
+        alone = (
+            password
+            and match.end("bare") == match.start("value")
+            and _a_password_alone(lowered, at, match.start("value") + len(value), value)
+        )
         return alone or _after_a_verb(lowered, at, _VERB_BEFORE)
     return match.group("to") is None or _after_a_verb(lowered, at, _SET_BEFORE)
 
 
-def _a_password_alone(lowered: str, at: int, value: str) -> bool:
+def _a_password_alone(lowered: str, at: int, end: int, value: str) -> bool:
     """Whether a password's name with no verb before it ("chat: password hunter2", "password Xy7#kq9!Lm"; not
-    "password (review8a)", an aside) is given ``value``: its full name ("password", "passwd", "passphrase", "passcode": ``SENTENCE_PASSWORD_NAMES``; "pw"
-    and "pwd" are a shell's words too), and a value with a digit, so "password manager", "password reset" and
-    "password hashing" name none."""
-    return lowered.startswith(SENTENCE_PASSWORD_NAMES, at) and any(c.isdigit() for c in value)
+    "password (review8a)", an aside) is given ``value`` (ending at ``end``): its full name ("password", "passwd",
+    "passphrase", "passcode": ``SENTENCE_PASSWORD_NAMES``; "pw" and "pwd" are a shell's words too), a value with a
+    digit that names no algorithm (``argon2id``, ``Argon2``), so "password manager", "password reset" and "password
+    hashing" name none, and a label's place: the name starts its line (a list's mark or a quote before it) or follows a
+    label's colon ("chat: password …"), and the value ends its line, unless the value holds a sign no name does.
+    Mid-sentence a word with a digit is code talk: "we hash the password argon2id", "validate the password field2
+    before submit" (review9 R8)."""
+    if not lowered.startswith(SENTENCE_PASSWORD_NAMES, at) or not any(c.isdigit() for c in value) or _a_scheme(value):
+        return False
+    if _signed(value):  # a sign no name holds (``Xy7#kq9!Lm``): a value wherever it is
+        return True
+    line_end = lowered.find("\n", end)
+    if lowered[end : len(lowered) if line_end == -1 else line_end].strip(" \t\r.,;"):
+        return False
+    before = lowered[lowered.rfind("\n", 0, at) + 1 : at].rstrip(" \t")
+    return not before.lstrip(" \t-*+>#0123456789.)") or before.endswith(":")
 
 
 #: The next value of a list after a noun's first ("the passwords are A and B", "A, B and C", "A / B", "the password is
@@ -1552,6 +1647,17 @@ def _looks_made(value: str, password: bool = False) -> bool:
     return letters and signs and len(value) >= 8
 
 
+def _a_scheme(value: str) -> bool:
+    """Whether ``value`` is an algorithm's, a curve's or a format's name and number (``Ed25519``, ``RSA4096``,
+    ``argon2id``, ``sha256sum``; ``_SCHEMES``), a version's ``v`` too (``ntlmv2``)."""
+    lower = value.lower()
+    head = lower[: len(lower) - len(lower.lstrip("abcdefghijklmnopqrstuvwxyz"))]
+    number = lower[len(head) :]
+    rest = number.lstrip("0123456789")
+    scheme = head if head in _SCHEMES else head.removesuffix("v")
+    return len(number) > len(rest) and scheme in _SCHEMES and rest in _SCHEME_SUFFIXES
+
+
 def _a_weak_password(value: str) -> bool:
     """Six letters and digits or more that name no algorithm (``hunter2``, ``abc123``; not ``sha256``, ``base64``,
     ``argon2i``, ``ntlmv2``, ``x25519``): a sentence that gives a password such a value gives a password, a token's or
@@ -1584,10 +1690,15 @@ _OTHER_VERB = r"(?:est|c['\u2019]est|était|ist|lautet|war|es|era|é|è|e'|luidt
 _OTHER_BLANK = r"[ \t\u00a0\u202f]"
 #: Up to five words between a name and its verb ("de la base", "del servidor", "für die Datenbank").
 _OTHER_WORDS = rf"(?:{_OTHER_BLANK}+[^\s:=]+){{0,5}}?"
-#: What follows a verb before its value: blanks, or a line's end (the value on the next line), and a colon.
-_OTHER_AFTER_VERB = rf"(?:{_OTHER_BLANK}*\r?\n{_OTHER_BLANK}*|{_OTHER_BLANK}+)(?:[:=]{_OTHER_BLANK}*)?"
-#: A colon or ``=`` after a name, blanks (French's no-break space) on either side, the value maybe on the next line.
-_OTHER_COLON = rf"{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*[:=]{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*(?:\r?\n{_OTHER_BLANK}*)?"
+#: A line's end before a value on the next line (a JSON string's escaped one too), and a Markdown list's mark or a
+#: quote there (``Passwort:`` then ``- …``, ``Пароль:`` then ``Xk9…``, ``"Contraseña:\\n- …"``: review9 R3, R7).
+_OTHER_NEXT_LINE = rf"(?:{_NEXT_LINE}{_OTHER_BLANK}*(?:(?:[-*+>]|\d{{1,3}}[.)]){_OTHER_BLANK}+)?)"
+#: What follows a verb before its value: blanks, or a line's end (the value on the next line), and a colon. (The line's
+#: end itself, ``_OTHER_NEXT_LINE``, is read once after every name's link, not in each: the pattern compiles a fifth
+#: faster so, and the other languages' rule is compiled by any text holding one of its names.)
+_OTHER_AFTER_VERB = rf"(?:{_OTHER_BLANK}+|(?={_OTHER_BLANK}*{_NEXT_LINE}))(?:[:=]{_OTHER_BLANK}*)?"
+#: A colon or ``=`` after a name, blanks (French's no-break space) on either side (the value maybe on the next line).
+_OTHER_COLON = rf"{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*[:=]{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*"
 #: What names a secret in other words, each with what gives it its value, matched in a lowercase copy of the text:
 #: the names above (and Dutch's "is", "was"); "token", in every one of those languages, and the Italian "password" by
 #: a verb of theirs alone (a colon after them, "is" or "was" are English's), at most five words of 30 characters after
@@ -1606,7 +1717,7 @@ _OTHER_SECRET = _Compiled(
     r"|(?:密码|口令|密钥|秘钥|令牌|パスワード|トークン|api ?キー|비밀번호|암호|패스워드|토큰|api ?키)"
     rf"[ \t]*(?:(?:是|为|為|は|が|는|은|:|：|=)[ \t]*{_EMPHASIS_CLOSE}?[ \t]*)+"
     r"|\bcred(?:ential)?s(?: +[^\s:=/]+){0,3}?(?: +(?:are|were|is)(?: *: *| +)| *: *)[\w.@+-]+ */ *(?![^\s/]*/)"
-    rf")(?P<quote>[\"'`]?)(?:[「“«„»‚]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\u209f\u20d0-\U0010ffff]+)",
+    rf")(?:{_OTHER_BLANK}*{_OTHER_NEXT_LINE})?(?P<quote>[\"'`]?)(?:[「“«„»‚]{_OTHER_BLANK}*)?(?P<value>[^\s\"'`«»\u2000-\u209f\u20d0-\U0010ffff]+)",
 )
 #: What a match of ``_OTHER_SECRET`` starts with: the pattern is tried only where one is (scanning a text with it
 #: costs as much as every other rule together).
@@ -1622,12 +1733,12 @@ _OTHER_PASSWORD_NAMES = ("mot", "passw", "kennw", "contraseña", "senha", "wacht
                          "パスワード", "비밀번호", "암호", "패스워드")  # fmt: skip
 
 
-#: Words for "key" that name any key (a dictionary's, a table's primary key: "a chave primária é customerId1"): a
-#: secret's with a word saying what it opens near it (``_KEY_OPENS``), as English's "key" needs one, or with a value
-#: no name holds (a sign: "la chiave è Kx9#mPq2Ic").
-_ANY_KEY_NAMES = ("chave", "chiave", "sleutel", "ключ", "schlüssel")
-_KEY_OPENS = ("api", "secret", "segret", "privad", "privat", "acesso", "accesso", "geheim", "zugang", "секрет",
-              "приват", "доступ")  # fmt: skip
+#: Words for "key" that name any key (a dictionary's, a table's primary key: "a chave primária é customerId1", "la
+#: clave primaria es customerId1"): a secret's with a word saying what it opens near it (``_KEY_OPENS``, starting a
+#: word), as English's "key" needs one, or with a value no name holds (a sign: "la chiave è Kx9#mPq2Ic").
+_ANY_KEY_NAMES = ("chave", "chiave", "clave", "sleutel", "ключ", "schlüssel")
+_KEY_OPENS = ("api", "secret", "segret", "privad", "privat", "acesso", "accesso", "acceso", "geheim", "zugang",
+              "секрет", "приват", "доступ")  # fmt: skip
 #: How far before a "key" name its qualifier may be ("секретный ключ", "geheime sleutel").
 _KEY_OPENS_BEFORE = 16
 #: French's links for "mdp" (a Markov decision process in a chat about learning: "mdp: FrozenLake-v1", "MDP =
@@ -1639,10 +1750,22 @@ def _names_a_secret_here(lowered: str, noun: int, value: int) -> bool:
     """Whether the name at ``noun``, given the value at ``value``, names a secret: "chave" and its kin with a word
     saying what they open (``_KEY_OPENS``: "chave da API", "секретный ключ"), "mdp" with a French link."""
     if lowered.startswith(_ANY_KEY_NAMES, noun):
-        return any(word in lowered[max(0, noun - _KEY_OPENS_BEFORE) : value] for word in _KEY_OPENS)
+        return _a_word_starts(lowered[max(0, noun - _KEY_OPENS_BEFORE) : value], _KEY_OPENS)
     if lowered.startswith("mdp", noun):
         return any(link in lowered[noun:value] for link in _MDP_LINKS)
     return True
+
+
+def _a_word_starts(text: str, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` starts a word of ``text`` ("chave da api", "chiave segreta"; not the "api" of
+    "capitali" or "rapida": review9 R5)."""
+    for word in words:
+        at = text.find(word)
+        while at != -1:
+            if at == 0 or not text[at - 1].isalpha():
+                return True
+            at = text.find(word, at + 1)
+    return False
 
 
 def _signed(value: str) -> bool:
@@ -1664,6 +1787,8 @@ def _in_other_words(text: str) -> str:
     for match in _matches_from(_OTHER_SECRET, lowered, _OTHER_STARTS):
         start, end = match.span("value")
         kept = text[start:end].rstrip(_AFTER_A_VALUE)
+        if "\\n" in kept and "\\n" in lowered[match.start() : start]:  # a JSON string's lines: the value ends its own
+            kept = kept.partition("\\n")[0].rstrip("\\").rstrip(_AFTER_A_VALUE)
         password = lowered.startswith(_OTHER_PASSWORD_NAMES, match.start())
         if not _names_a_secret_here(lowered, match.start(), start) and not _signed(kept):
             continue

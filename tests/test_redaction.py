@@ -150,6 +150,106 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
     assert redact(before) == after
 
 
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # A spaced key's label in prose names its key's variable, type, algorithm or file; it gives a value only
+        # when that looks made (review9 R6).
+        ("API key: OPENAI_API_KEY", "API key: OPENAI_API_KEY"),
+        ("API key:\n- OPENAI_API_KEY2", "API key:\n- OPENAI_API_KEY2"),
+        ("Private key: Ed25519", "Private key: Ed25519"),
+        ("Private key: RSA4096", "Private key: RSA4096"),
+        ("Private key: id_ed25519", "Private key: id_ed25519"),
+        ("Private key: ed25519-sk", "Private key: ed25519-sk"),
+        ("Secret key: HS256", "Secret key: HS256"),
+        ("Master key: config/master.key", "Master key: config/master.key"),
+        ("API key: v2", "API key: v2"),
+        ("Auth key: header2", "Auth key: header2"),
+        ("API key: Bearer2", "API key: Bearer2"),
+        ("API key: sk9Xq2LmPw7Rt", "API key: [redacted:secret]"),
+        ("**Secret Key:** abc123xyz9", "**Secret Key:** [redacted:secret]"),
+        ("API_KEY: OPENAI_API_KEY2", "API_KEY: [redacted:secret]"),  # (a variable's own key: a value, as before)
+        # A password's name and a word with a digit, no verb: a value where a label gives it, code talk mid-sentence
+        # (review9 R8).
+        ("we hash the password argon2id", "we hash the password argon2id"),
+        ("validate the password field2 before submit", "validate the password field2 before submit"),
+        ("check the password LoginForm2 component", "check the password LoginForm2 component"),
+        ("password Argon2", "password Argon2"),
+        ("chat: password hunter2", "chat: password [redacted:secret]"),
+        ("Credentials:\n- password hunter2\n- user admin", "Credentials:\n- password [redacted:secret]\n- user admin"),
+        ("the password Xy7#kq9!Lm works", "the password [redacted:secret] works"),
+        # The next line alone: blanks, a ``;``/``,`` or a note after a made value still end its line (review9 R1); a
+        # quoted value wrapped under its key (Prettier, pretty JSON) is one whatever follows it (R2).
+        ("Password:\nXk9mPq2Lw  \n\nUse them carefully.", "Password:\n[redacted:secret]  \n\nUse them carefully."),
+        ("Password:\nXk9mPq2Lw\t", "Password:\n[redacted:secret]\t"),
+        ("Password:\nXk9mPq2Lw;", "Password:\n[redacted:secret];"),
+        ("Password:\nXk9mPq2Lw (prod)", "Password:\n[redacted:secret] (prod)"),
+        ("Password:\nXk9mPq2Lw and more words", "Password:\nXk9mPq2Lw and more words"),
+        ("Password:\nunchanged  ", "Password:\nunchanged  "),
+        (
+            'const config = {\n  password:\n    "Zq7LeakA1xR",\n};',
+            'const config = {\n  password:\n    "[redacted:secret]",\n};',
+        ),
+        (
+            '{\n  "password":\n    "Xk9mPq2Lw",\n  "user": "admin"\n}',
+            '{\n  "password":\n    "[redacted:secret]",\n  "user": "admin"\n}',
+        ),
+        ('properties:\n  password:\n    "type": "string"', 'properties:\n  password:\n    "type": "string"'),
+        ('password:\n    "${DB_PASSWORD}",', 'password:\n    "${DB_PASSWORD}",'),
+        # ``pw`` is a pulse's or a page's width too: a number with its unit, a percentage or a sum stays (review9 R9).
+        ("PW: 20us", "PW: 20us"),
+        ("PW=50%", "PW=50%"),
+        ("pw: 120px", "pw: 120px"),
+        ("pw = max_pw2", "pw = max_pw2"),
+        ("pw = pw0 + dpw", "pw = pw0 + dpw"),
+        ("PW: 1500us", "PW: 1500us"),
+        ("user: admin, pw: hunter2", "user: admin, pw: [redacted:secret]"),
+        ("PW = Xk9mPq2Pc", "PW = [redacted:secret]"),
+        ('{"pw": "hunter"}', '{"pw": "[redacted:secret]"}'),
+        # A form's field named after the label, or a password manager's name, on the next line is no value (review9 R4).
+        (
+            "Fields:\n- Username:\n  usernameField\n- Password:\n  passwordField2",
+            "Fields:\n- Username:\n  usernameField\n- Password:\n  passwordField2",
+        ),
+        ("Password:\n1Password", "Password:\n1Password"),
+        ("Password:\nMyPassword1", "Password:\n[redacted:secret]"),
+        # The next line's value in the other languages' rule: under Russian and CJK labels, after French's "est :",
+        # as a list item, and in a JSON string's escaped lines (review9 R3, R7).
+        ("Пароль:\nXk9mPq2Lw", "Пароль:\n[redacted:secret]"),
+        ("密码：\nXk9mPq2Lw", "密码：\n[redacted:secret]"),
+        ("비밀번호:\nXk9mPq2Lw", "비밀번호:\n[redacted:secret]"),
+        ("Le mot de passe est :\nXk9mPq2Lw", "Le mot de passe est :\n[redacted:secret]"),
+        ("Le mot de passe est :\n- Xk9mPq2Lw", "Le mot de passe est :\n- [redacted:secret]"),
+        ("Passwort:\n- Xk9mPq2Lw", "Passwort:\n- [redacted:secret]"),
+        ('{"msg":"Contraseña:\\n- Xk9mPq2Lw"}', '{"msg":"Contraseña:\\n- [redacted:secret]"}'),
+        (
+            '{"msg":"Passwort:\\n- Xk9mPq2Lw\\n- User: admin"}',
+            '{"msg":"Passwort:\\n- [redacted:secret]\\n- User: admin"}',
+        ),
+        ("Пароль:\nне менее 8 символов", "Пароль:\nне менее 8 символов"),
+        # A JSON string's escaped line end ends a bare value: the next key's name and the value went through as code,
+        # or with the value (R7's English side; a leak base had too).
+        ('{"t":"Password: Xk9mPq2Lw\\nUser: admin"}', '{"t":"Password: [redacted:secret]\\nUser: admin"}'),
+        ('{"t":"password: hunter2\\nuser: admin"}', '{"t":"password: [redacted:secret]\\nuser: admin"}'),
+        ('{"t":"password=Xk9mPq2Lw\\nuser=admin"}', '{"t":"password=[redacted:secret]\\nuser=admin"}'),
+        ('{"t":"Password:\\nXk9mPq2Lw"}', '{"t":"Password:\\n[redacted:secret]"}'),
+        ('{"t":"Password:\\n- Xk9mPq2Lw\\n- User: admin"}', '{"t":"Password:\\n- [redacted:secret]\\n- User: admin"}'),
+        ('{"t":"Password:\\nMust be 12 characters long"}', '{"t":"Password:\\nMust be 12 characters long"}'),
+        ('{"t":"Password:\\nMinimum12Chars or longer"}', '{"t":"Password:\\nMinimum12Chars or longer"}'),
+        ('{"t":"Password: Xk9mPq2Lw\\\\nUser: admin"}', '{"t":"Password: [redacted:secret]\\\\nUser: admin"}'),
+        ('{"t":"Password:\\\\nXk9mPq2Lw"}', '{"t":"Password:\\\\n[redacted:secret]"}'),
+        # "clave" names any key, and a word saying what a key opens starts a word ("api" is in "capitali": R5).
+        ("la clave primaria es customerId1", "la clave primaria es customerId1"),
+        ("la chiave della tabella capitali è customerId1", "la chiave della tabella capitali è customerId1"),
+        ("la chave rapida é F5Key2", "la chave rapida é F5Key2"),
+        ("la clave de la API es Kx9mPq2Lw7", "la clave de la API es [redacted:secret]"),
+        ("la clave es Kx9#mPq2Ic", "la clave es [redacted:secret]"),
+    ],
+)
+def test_a_label_keeps_a_name_and_redacts_a_value(before: str, after: str) -> None:
+    assert redact(before) == after
+
+
 def test_a_json_document_stays_json() -> None:
     document = json.dumps({"SecretAccessKey": SECRETS[1].secret, "password": "pw 1", "token": "abc123", "n": 1})
     assert json.loads(redact(document))["token"] == "[redacted:secret]"
