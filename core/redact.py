@@ -1733,10 +1733,11 @@ _OTHER_PASSWORD_NAMES = ("mot", "passw", "kennw", "contraseña", "senha", "wacht
                          "パスワード", "비밀번호", "암호", "패스워드")  # fmt: skip
 
 
-#: Words for "key" that name any key (a dictionary's, a table's primary key: "a chave primária é customerId1", "la
-#: clave primaria es customerId1"): a secret's with a word saying what it opens near it (``_KEY_OPENS``, starting a
-#: word), as English's "key" needs one, or with a value no name holds (a sign: "la chiave è Kx9#mPq2Ic").
-_ANY_KEY_NAMES = ("chave", "chiave", "clave", "sleutel", "ключ", "schlüssel")
+#: Words for "key" that name any key (a dictionary's, a table's primary key: "a chave primária é customerId1"): a
+#: secret's with a word saying what it opens near it (``_KEY_OPENS``, starting a word), as English's "key" needs
+#: one, or with a value no name holds (a sign: "la chiave è Kx9#mPq2Ic"). Not Spanish's "clave", which is a
+#: password as often as a key (a bank's, the wifi's: "mi clave es Xk9mPq2Lw"): its value goes, as before rules 11.
+_ANY_KEY_NAMES = ("chave", "chiave", "sleutel", "ключ", "schlüssel")
 _KEY_OPENS = ("api", "secret", "segret", "privad", "privat", "acesso", "accesso", "acceso", "geheim", "zugang",
               "секрет", "приват", "доступ")  # fmt: skip
 #: How far before a "key" name its qualifier may be ("секретный ключ", "geheime sleutel").

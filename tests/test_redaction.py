@@ -238,8 +238,9 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
         ('{"t":"Password:\\nMinimum12Chars or longer"}', '{"t":"Password:\\nMinimum12Chars or longer"}'),
         ('{"t":"Password: Xk9mPq2Lw\\\\nUser: admin"}', '{"t":"Password: [redacted:secret]\\\\nUser: admin"}'),
         ('{"t":"Password:\\\\nXk9mPq2Lw"}', '{"t":"Password:\\\\n[redacted:secret]"}'),
-        # "clave" names any key, and a word saying what a key opens starts a word ("api" is in "capitali": R5).
-        ("la clave primaria es customerId1", "la clave primaria es customerId1"),
+        # a word saying what a key opens starts a word ("api" is in "capitali": R5); "clave" is a password as often
+        # as a key: its made value goes
+        ("mi clave es Xk9mPq2Lw", "mi clave es [redacted:secret]"),
         ("la chiave della tabella capitali è customerId1", "la chiave della tabella capitali è customerId1"),
         ("la chave rapida é F5Key2", "la chave rapida é F5Key2"),
         ("la clave de la API es Kx9mPq2Lw7", "la clave de la API es [redacted:secret]"),
