@@ -1168,20 +1168,6 @@ def _spaced_key(text: str, key: str, begin: int) -> tuple[str, int]:
     return f"{text[at:begin]}{key}", at
 
 
-def _a_pw(value: str, after: str) -> bool:
-    """Whether a bare value after ``pw`` (``user: admin, pw: hunter2``, ``PW = Xk9mPq2Pc``) is a password, not a pulse's
-    or a page's width (``PW: 20us``, ``PW=50%``, ``pw: 1500us``, ``pw = pw0 + dpw``): it looks made as a password's value
-    (``_looks_made``), is no number with its unit and starts no sum (review9 R9)."""
-    if not _looks_made(value, password=True) or _NUMBER_AND_UNIT.fullmatch(value):
-        return False
-    sign = after.lstrip(" \t")[:2]
-    return not (sign[:1] in ("+", "-", "*", "/") and sign[1:] in (" ", "\t"))
-
-
-#: A number and its unit (``20us``, ``1.5ms``, ``120px``, ``50%``).
-_NUMBER_AND_UNIT = _Compiled("_NUMBER_AND_UNIT", r"\d+(?:\.\d+)?(?:[A-Za-z\u00b5]{1,3}|%)")
-
-
 def _a_made_key(value: str) -> bool:
     """Whether a spaced key's value (``API key: …``, ``Secret key: …``: a label in prose) is one, not what the sentence
     rule keeps after "the API key is": it looks made (``_looks_made``: not an environment variable's name,
@@ -1241,8 +1227,6 @@ def _assignment(match: re.Match[str]) -> str:
         secret = _quoted_secret(contents, key)
     else:
         secret = not annotation and _bare_literal(value, key, config_line)
-        if secret and _key_words(key.rstrip("0123456789_"))[-1:] == [_PW]:
-            secret = _a_pw(value, text[match.end() : match.end() + 8])
     if not secret:
         return whole
     return _marked(match, "value", f"{opening}[redacted:secret]{closing}")
