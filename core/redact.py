@@ -1479,33 +1479,20 @@ def _a_verb_gives_it(lowered: str, match: re.Match[str], value: str, password: b
     "change"… before one given it by "to"."""
     at = match.start()
     if match.group("bare") is not None:
-        alone = (
-            password
-            and match.end("bare") == match.start("value")
-            and _a_password_alone(lowered, at, match.start("value") + len(value), value)
-        )
+        alone = password and match.end("bare") == match.start("value") and _a_password_alone(lowered, at, value)
         return alone or _after_a_verb(lowered, at, _VERB_BEFORE)
     return match.group("to") is None or _after_a_verb(lowered, at, _SET_BEFORE)
 
 
-def _a_password_alone(lowered: str, at: int, end: int, value: str) -> bool:
-    """Whether a password's name with no verb before it ("chat: password hunter2", "password Xy7#kq9!Lm"; not
-    "password (review8a)", an aside) is given ``value`` (ending at ``end``): its full name ("password", "passwd",
-    "passphrase", "passcode": ``SENTENCE_PASSWORD_NAMES``; "pw" and "pwd" are a shell's words too), a value with a
-    digit that names no algorithm (``argon2id``, ``Argon2``), so "password manager", "password reset" and "password
-    hashing" name none, and a label's place: the name starts its line (a list's mark or a quote before it) or follows a
-    label's colon ("chat: password …"), and the value ends its line, unless the value holds a sign no name does.
-    Mid-sentence a word with a digit is code talk: "we hash the password argon2id", "validate the password field2
-    before submit" (review9 R8)."""
-    if not lowered.startswith(SENTENCE_PASSWORD_NAMES, at) or not any(c.isdigit() for c in value) or _a_scheme(value):
-        return False
-    if _signed(value):  # a sign no name holds (``Xy7#kq9!Lm``): a value wherever it is
-        return True
-    line_end = lowered.find("\n", end)
-    if lowered[end : len(lowered) if line_end == -1 else line_end].strip(" \t\r.,;"):
-        return False
-    before = lowered[lowered.rfind("\n", 0, at) + 1 : at].rstrip(" \t")
-    return not before.lstrip(" \t-*+>#0123456789.)") or before.endswith(":")
+def _a_password_alone(lowered: str, at: int, value: str) -> bool:
+    """Whether a password's name with no verb before it ("chat: password hunter2", "Wifi password Xk9mPq2Lw",
+    "password Xy7#kq9!Lm"; not "password (review8a)", an aside) is given ``value``: its full
+    name ("password", "passwd", "passphrase", "passcode": ``SENTENCE_PASSWORD_NAMES``; "pw" and "pwd" are a shell's
+    words too), and a value with a digit that names no algorithm (``argon2id``, ``Argon2``: "we hash the password
+    argon2id", review9 R8), so "password manager", "password reset" and "password hashing" name none. A word with a
+    digit after it mid-sentence ("validate the password field2") goes too: keeping it kept "new password
+    Xk9mPq2Lw" and "router admin password Summer2024" (review10 R-E)."""
+    return lowered.startswith(SENTENCE_PASSWORD_NAMES, at) and any(c.isdigit() for c in value) and not _a_scheme(value)
 
 
 #: The next value of a list after a noun's first ("the passwords are A and B", "A, B and C", "A / B", "the password is

@@ -172,8 +172,8 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
         # A password's name and a word with a digit, no verb: a value where a label gives it, code talk mid-sentence
         # (review9 R8).
         ("we hash the password argon2id", "we hash the password argon2id"),
-        ("validate the password field2 before submit", "validate the password field2 before submit"),
-        ("check the password LoginForm2 component", "check the password LoginForm2 component"),
+        ("Wifi password Xk9mPq2Lw", "Wifi password [redacted:secret]"),
+        ("router admin password Summer2024 for the db", "router admin password [redacted:secret] for the db"),
         ("password Argon2", "password Argon2"),
         ("chat: password hunter2", "chat: password [redacted:secret]"),
         ("Credentials:\n- password hunter2\n- user admin", "Credentials:\n- password [redacted:secret]\n- user admin"),
