@@ -1169,12 +1169,11 @@ def _spaced_key(text: str, key: str, begin: int) -> tuple[str, int]:
 
 
 def _a_made_key(value: str) -> bool:
-    """Whether a spaced key's value (``API key: …``, ``Secret key: …``: a label in prose) is one, not what the sentence
-    rule keeps after "the API key is": it looks made (``_looks_made``: not an environment variable's name,
-    ``OPENAI_API_KEY``, a path or a short version, ``v2``), and is no algorithm's or format's name (``Ed25519``,
-    ``RSA4096``, or a name built on one: ``ed25519-sk``, ``id_ed25519``) nor a word and its number (``Bearer2``,
-    ``header2``): a key's value is no word at all (review9 R6)."""
-    if not _looks_made(value) or _a_scheme(value) or _WORD_AND_NUMBER.fullmatch(value) is not None:
+    """Whether a spaced key's value (``API key: …``, ``Secret key: …``: a label in prose) is one, not a name: an
+    environment variable's (``OPENAI_API_KEY``), a file's (``config/master.key``), a version (``v2``), an algorithm's
+    or a format's (``Ed25519``, ``RSA4096``, ``HS256``) or a name built on one (``ed25519-sk``, ``id_ed25519``)
+    (review9 R6). A weak value goes as a strong one does (``API key: hunter22``: review10 R-D)."""
+    if _a_scheme(value) or _A_KEYS_NAME.fullmatch(value) is not None:
         return False
     # A key type's or a key file's name: words and numbers around an algorithm's (``ed25519-sk``, ``id_ed25519``).
     parts = value.replace("-", "_").replace(".", "_").split("_")
@@ -1185,8 +1184,13 @@ def _a_made_key(value: str) -> bool:
     )
 
 
-#: A word and a short number after it (``Bearer2``, ``header2``, ``Argon2``): a name, numbered.
-_WORD_AND_NUMBER = _Compiled("_WORD_AND_NUMBER", r"[A-Za-z][a-z]+\d{1,3}")
+#: What a spaced key's label names rather than gives: a variable's name in capitals (``OPENAI_API_KEY``), a version
+#: (``v2``, ``v1.3``), a JWT algorithm (``HS256``), a file's path ending in a name with its extension (``config/master.key``, ``~/.ssh/id_rsa``).
+_A_KEYS_NAME = _Compiled(
+    "_A_KEYS_NAME",
+    r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[vV]\d{1,3}(?:\.\d{1,3}){0,2}|(?:HS|RS|ES|PS)(?:256|384|512)"
+    r"|(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*|[\w.-]+(?:/[\w.-]+)*/[\w-]+\.[A-Za-z]{1,5}",
+)
 
 
 def _assignment(match: re.Match[str]) -> str:
