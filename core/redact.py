@@ -1297,7 +1297,12 @@ def _names_a_field(value: str, noun: str) -> bool:
     name (``1Password``) (review9 R4)."""
     if value.lower() in _PRODUCTS:
         return True
-    return _IDENTIFIER.fullmatch(value) is not None and _camel(value) and value.startswith(noun.lower())
+    rest = value[len(noun) :]  # (a word and its number after the label's: Field2, Input; not Xk9mPq2Lw7, review10 R-F)
+    return value.startswith(noun.lower()) and _A_FIELDS_NAME.fullmatch(rest) is not None
+
+
+#: What follows the label's word in a field's name: capitalised words and a short number (``Field2``, ``InputBox``).
+_A_FIELDS_NAME = _Compiled("_A_FIELDS_NAME", r"(?:[A-Z][a-z]{2,})+\d{0,3}")
 
 
 #: Products whose name a label's next line may give and looks made: a password manager's.

@@ -209,6 +209,7 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
             "Fields:\n- Username:\n  usernameField\n- Password:\n  passwordField2",
         ),
         ("Password:\n1Password", "Password:\n1Password"),
+        ("Token:\ntokenXk9mPq2Lw7", "Token:\n[redacted:secret]"),  # (not a field's name: review10 R-F)
         ("Password:\nMyPassword1", "Password:\n[redacted:secret]"),
         # The next line's value in the other languages' rule: under Russian and CJK labels, after French's "est :",
         # as a list item, and in a JSON string's escaped lines (review9 R3, R7).
