@@ -1738,12 +1738,13 @@ def _names_a_secret_here(lowered: str, noun: int, value: int) -> bool:
 
 
 def _a_word_starts(text: str, words: tuple[str, ...]) -> bool:
-    """Whether one of ``words`` starts a word of ``text`` ("chave da api", "chiave segreta"; not the "api" of
-    "capitali" or "rapida": review9 R5)."""
+    """Whether one of ``words`` starts or ends a word of ``text`` ("chave da api", "chiave segreta", "chave da
+    openapi"; not the "api" inside "capitali" or "rapida": review9 R5, review10 R-G)."""
     for word in words:
         at = text.find(word)
         while at != -1:
-            if at == 0 or not text[at - 1].isalpha():
+            end = at + len(word)
+            if at == 0 or not text[at - 1].isalpha() or end == len(text) or not text[end].isalpha():
                 return True
             at = text.find(word, at + 1)
     return False

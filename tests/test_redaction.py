@@ -241,6 +241,7 @@ def test_only_the_value_is_replaced(before: str, after: str) -> None:
         ("mi clave es Xk9mPq2Lw", "mi clave es [redacted:secret]"),
         ("la chiave della tabella capitali è customerId1", "la chiave della tabella capitali è customerId1"),
         ("la chave rapida é F5Key2", "la chave rapida é F5Key2"),
+        ("chave da openapi: Kx9mPq2Lw7", "chave da openapi: [redacted:secret]"),
         ("la clave de la API es Kx9mPq2Lw7", "la clave de la API es [redacted:secret]"),
         ("la clave es Kx9#mPq2Ic", "la clave es [redacted:secret]"),
     ],
