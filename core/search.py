@@ -163,13 +163,15 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
 
     A number split off an identifier of the query (the ``2`` of ``hunter2``) is not a term: alone it would match
     every session that says "2". The identifier whole and its words are; a number typed on its own is too. The
-    letters split off a hex run (``a3f9c21e``, ``hex_letters``) go the same way: the hash whole is the term.
+    letters split off a hex run (``a3f9c21e``, ``hex_letters``) go the same way: the hash whole is the term, and so
+    does a single letter split off a mixed-case token (the ``q`` of a request id ``qZkPfTvW`` matched ``pytest -q``,
+    trial9 F13); a letter typed on its own stays one.
     """
     found, rest = phrases(query)
     seen: dict[str, None] = {}
     for part in [rest, *found]:
         hexes = hex_letters(part) if any(c.isdigit() for c in part) else set()
-        split_off = {term for term in identifier_parts(part) if term.isdigit() or term in hexes}
+        split_off = {term for term in identifier_parts(part) if term.isdigit() or term in hexes or len(term) == 1}
         for term in terms(part):
             if term not in split_off:
                 seen.setdefault(term, None)

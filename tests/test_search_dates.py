@@ -157,3 +157,15 @@ def test_since_takes_minutes_months_and_a_period_longer_than_the_clock_s_past(fa
     assert empty.returncode == 2 and empty.stderr.startswith("deja: --since is empty: give a time"), empty.stderr
     refused = run_deja("search", "redis", "--since", "10 fortnights")
     assert refused.returncode == 2 and refused.stderr.startswith("deja: --since '10 fortnights' is not a date")
+
+
+def test_a_pasted_mixed_case_token_matches_no_session_on_its_single_letters(fake_home: Path) -> None:
+    """``deja search qZkPfTvW`` (a request id, a key's fragment) found every session that ran ``pytest -q``: the ``q``
+    split off the token was searched alone (trial9 F13)."""
+    write_transcript(
+        transcript_path(fake_home / ".cursor", "/work/ops", LATE),
+        [user_turn("run the tests with pytest -q please"), assistant_turn("All 12 passed with pytest -q.")],
+    )
+    env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin"}
+    assert run_deja("search", "qZkPfTvW", env=env).stdout == 'No session matches "qZkPfTvW".\n'
+    assert LATE in run_deja("search", "pytest", "q", env=env).stdout  # a letter typed on its own is still a term
