@@ -65,16 +65,17 @@ def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str],
     index = call.index()
     if index is None:
         return [], "no index to read"
+    folders = [_with_sessions(index, folder) for folder in call.project_dirs]
     header = (
-        f"Recent sessions in this project ({call.project_dir}), newest first:"
-        if len(call.project_dirs) < 2
+        f"Recent sessions in this project ({folders[0]}), newest first:"
+        if len(folders) < 2
         else "Recent sessions in this workspace's folders, newest first:"  # each heading names its project
     )
     room -= len(header.encode()) + len(FOOTER.encode()) + 2
     waiting = "no room left in this event's budget for a readable block; the next event gives it"
     if room < SESSION_BYTES:
         return [], waiting
-    recent = _recent(call, index, min(SESSIONS[call.mode], room // SESSION_BYTES), shown)
+    recent = _recent(call, index, folders, min(SESSIONS[call.mode], room // SESSION_BYTES), shown)
     if not recent:
         call.remember([STARTED])
         return [], "no other session in this project"
@@ -150,8 +151,26 @@ def _shared(lines: list[str], room: int) -> list[str]:
     return [fit(line, size) for line, size in zip(lines, allotted, strict=True)]
 
 
-def _recent(call: HookCall, index: Index, wanted: int, shown: str) -> list[Recent]:
-    """Up to ``wanted`` of the newest sessions of the workspace's folders (each root of a multi-root workspace:
+def _with_sessions(index: Index, folder: str) -> str:
+    """``folder``, when a session ran in it or below it; else the nearest folder above it that a session ran in
+    itself (Cursor opened at ``café-app/src`` of a project whose sessions ran at ``café-app``, as ``deja wip``
+    and ``deja how`` take it: trial9 F15), never the home folder or one above it; else ``folder``."""
+    import os
+
+    from ..core.folders import home
+
+    if not folder or index.newest(sessions_key(folder), limit=1):
+        return folder
+    given, stop, above = folder, home(), os.path.dirname(folder)
+    while above != folder and not stop.startswith(above.rstrip("/") + "/") and above != stop:
+        if index.newest(sessions_key(above, below=False), limit=1):
+            return above
+        folder, above = above, os.path.dirname(above)
+    return given
+
+
+def _recent(call: HookCall, index: Index, folders: list[str], wanted: int, shown: str) -> list[Recent]:
+    """Up to ``wanted`` of the newest sessions of the workspace's ``folders`` (each root of a multi-root workspace:
     trialM F10), leaving out this conversation, those it was shown and those ``shown`` heads; each with the time it
     was updated (seconds since the epoch, from ``sessions.idx``)."""
     if wanted <= 0:
@@ -161,7 +180,7 @@ def _recent(call: HookCall, index: Index, wanted: int, shown: str) -> list[Recen
     seen = call.seen()
     recent: list[Recent] = []
     firsts: list[Recent] = []  # each folder's newest: a root of a multi-root workspace is never crowded out
-    for folder in call.project_dirs:
+    for folder in folders:
         taken = 0
         for _, segment, doc in index.newest(sessions_key(folder), limit=wanted + 4):
             ordinal = segment.doc(doc).ordinal

@@ -200,3 +200,24 @@ def test_how_from_a_package_finds_the_roots_run_behind_many_siblings(tmp_path: P
     how = run_deja("how", "npm", "test", cwd=shop / "web" / "src")
     assert how.returncode == 0, how.stderr
     assert "npm test -- --watch=false" in how.stdout and "npm test -- api" not in how.stdout, how.stdout
+
+
+def test_session_start_in_a_folder_below_a_project_lists_the_projects_sessions(tmp_path: Path, cli_root: Path) -> None:
+    """Cursor opened at ``shop/src``, a folder no session ran in, of a project whose sessions ran at ``shop``: the
+    sessionStart hook said nothing ("no other session in this project") where ``deja wip`` there names the project
+    above (trial9 F15); a sibling project's sessions, or the home folder's, are never taken for it."""
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop, "c-shop", "orders pagination is off by one", "pytest -q")
+    _chat(cli_root, tmp_path / "code" / "billing", "c-billing", "invoice totals round wrong", "pytest -q billing")
+    (shop / "src").mkdir(parents=True)
+    assert run_deja("index").returncode == 0
+    payload = {"conversation_id": "c-now", "hook_event_name": "sessionStart", "workspace_roots": [str(shop / "src")]}
+    ran = run_deja("hook-context", input=json.dumps(payload))
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    said = json.loads(ran.stdout)["additional_context"]
+    assert f"Recent sessions in this project ({shop}), newest first:" in said and "c-shop" in said, said
+    assert "c-billing" not in said
+    elsewhere = {**payload, "conversation_id": "c-other", "workspace_roots": [str(tmp_path / "code" / "new")]}
+    (tmp_path / "code" / "new").mkdir()
+    quiet = run_deja("hook-context", input=json.dumps(elsewhere))
+    assert quiet.returncode == 0 and quiet.stdout.strip() in ("", "{}"), quiet.stdout
