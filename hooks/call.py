@@ -235,6 +235,7 @@ class HookCall:
         self.home = folders.deja_home()
         self.mode: str = config.get("recall")
         self._index: Index | Literal[False] | None = None  # False: looked, there is none
+        self._project_folders: list[str] | None = None
         #: Why the handler said nothing (for hooks.log), and what else happened worth logging.
         self.why = ""
         self.notes: list[str] = []
@@ -310,6 +311,16 @@ class HookCall:
                 self.notes.append(f"{exc}; {request_build(self.home)}")
                 self._index = False
         return self._index or None
+
+    def project_folders(self, index: Index) -> list[str]:
+        """The folders whose past sessions are this workspace's: each of ``project_dirs``, or for one that no
+        session ran in or below, the nearest folder above it that sessions ran in (Cursor opened at ``shop/src`` of
+        a project whose sessions ran at ``shop``, as ``deja wip`` and ``deja how`` take it: trial9 F15); never the
+        home folder or one above it."""
+        if self._project_folders is None:
+            stop = folders.home()
+            self._project_folders = [index.nearest_project(folder, stop) or folder for folder in self.project_dirs]
+        return self._project_folders
 
     def output(self, text: str) -> bytes:
         """The answer as UTF-8 JSON, in the shape of the host that asked."""

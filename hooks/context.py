@@ -65,7 +65,7 @@ def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str],
     index = call.index()
     if index is None:
         return [], "no index to read"
-    folders = [_with_sessions(index, folder) for folder in call.project_dirs]
+    folders = call.project_folders(index)
     header = (
         f"Recent sessions in this project ({folders[0]}), newest first:"
         if len(folders) < 2
@@ -149,24 +149,6 @@ def _shared(lines: list[str], room: int) -> list[str]:
         allotted[i] += more
         left -= more
     return [fit(line, size) for line, size in zip(lines, allotted, strict=True)]
-
-
-def _with_sessions(index: Index, folder: str) -> str:
-    """``folder``, when a session ran in it or below it; else the nearest folder above it that a session ran in
-    itself (Cursor opened at ``café-app/src`` of a project whose sessions ran at ``café-app``, as ``deja wip``
-    and ``deja how`` take it: trial9 F15), never the home folder or one above it; else ``folder``."""
-    import os
-
-    from ..core.folders import home
-
-    if not folder or index.newest(sessions_key(folder), limit=1):
-        return folder
-    given, stop, above = folder, home(), os.path.dirname(folder)
-    while above != folder and not stop.startswith(above.rstrip("/") + "/") and above != stop:
-        if index.newest(sessions_key(above, below=False), limit=1):
-            return above
-        folder, above = above, os.path.dirname(above)
-    return given
 
 
 def _recent(call: HookCall, index: Index, folders: list[str], wanted: int, shown: str) -> list[Recent]:

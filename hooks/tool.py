@@ -115,7 +115,8 @@ def _shell(call: HookCall, raw_command: str) -> str:
     index = call.index()
     if index is None:
         return call.silent("no index to read")
-    here = Scope(index, folder, call.project_dir) if folder else None
+    project = call.project_folders(index)[0] if call.project_dir else ""
+    here = Scope(index, folder, project) if folder else None
     labels = (f"`{command[:120]}`", f"`{head}` commands")
     # B007: `label` names the key that matched, and the text below uses it after the loop.
     for key, label in zip(command_keys(command), labels, strict=False):  # noqa: B007
@@ -131,7 +132,7 @@ def _shell(call: HookCall, raw_command: str) -> str:
     matching = _matching_calls(segment.message(doc).tool_calls, command, head)
     last = matching[-1] if matching else None
     status = f", exit {last.exit_code}" if last is not None and last.exit_code is not None else ""
-    where = _where(folder, call.project_dir)
+    where = _where(folder, project)
     lines = [
         f"{label} ran {count} time{'s' if count != '1' else ''} {where} before, in {sessions} session{'s' if sessions != 1 else ''}; "
         f"last {ago(days * 86400)}{status} (`deja show {meta.id}`)."

@@ -137,10 +137,11 @@ def _in_project(index: Index, call: HookCall, rows: list[tuple[Segment, int]]) -
     from .scope import Scope, command_folder, repository_root
 
     folder = command_folder(call)
-    scopes = [(Scope(index, folder, call.project_dir), "project")] if folder else []
-    if call.project_dir and folder != call.project_dir:
-        scopes.append((Scope(index, call.project_dir, call.project_dir), "project"))
-    repository = repository_root(call.project_dir) if call.project_dir else ""
+    project = call.project_folders(index)[0] if call.project_dir else ""
+    scopes = [(Scope(index, folder, project), "project")] if folder else []
+    if project and folder != project:
+        scopes.append((Scope(index, project, project), "project"))
+    repository = repository_root(project) if project else ""
     if repository:
         scopes.append((Scope(index, repository, repository), "repository"))
     for scope, where in scopes:

@@ -429,10 +429,14 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     """Where the last session in ``folder`` stopped; a folder no session ran in is an empty answer saying so, as an
     error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question)."""
     from ..core import work
+    from ..core.folders import home
     from ..core.library import find_session, newest_sessions
     from . import work_views as views
 
-    sessions = newest_sessions(index, project=folder, limit=1)
+    asked = project_folder(folder)  # a folder is taken as `deja wip` takes it: else the nearest above with sessions
+    here = readable_path(asked) if asked else folder
+    project = index.nearest_project(here, home()) if asked else folder
+    sessions = newest_sessions(index, project=project, limit=1, below=project == here) if project else []
     if not sessions:
         note = f"no session ran in {folder}; `recent` lists the latest sessions and their projects"
         return note, {
@@ -447,7 +451,8 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
         }
     segment, meta = find_session(index, sessions[0].id)
     summary = work.digest(segment, meta)
-    return views.wip_text(summary), views.digest_json(summary)
+    where = "here" if project == here else f"in {project}"
+    return views.wip_text(summary, where), views.digest_json(summary)
 
 
 class Tools:

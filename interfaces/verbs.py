@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..core.folders import home
 from ..core.keys import readable_path
 from ..core.library import NotFound, find_session, newest_sessions
 from .fastpath import echo
@@ -37,19 +38,6 @@ def _session_of(index: Index, session_id: str) -> tuple[Segment, SessionMeta]:
         return find_session(index, session_id)
     except NotFound as exc:
         fail(str(exc))
-
-
-def _nearest_project(index: Index, folder: Path) -> Path | None:
-    """``folder``, when a session ran in it or a folder below it (a monorepo opened at its root), else the nearest
-    folder above it that a session ran in: the project ``wip`` and ``how`` mean by "here" (people run them from a
-    project's ``src/`` or ``tests/``), whose sessions include those of the folders below it. A folder above is asked
-    for its own sessions: one that only a sibling's sessions ran below is not this project."""
-    if newest_sessions(index, project=str(folder), limit=1):
-        return folder
-    for candidate in folder.parents:
-        if newest_sessions(index, project=str(candidate), limit=1, below=False):
-            return candidate
-    return None
 
 
 def blame_command(
@@ -140,7 +128,7 @@ def how_command(
     query = as_indexed(_words_given(words, "deja how alembic"))
     index = open_index()
     here = Path(readable_path(os.getcwd()))
-    project = None if all_projects else str(_nearest_project(index, here) or here)
+    project = None if all_projects else index.nearest_project(str(here), home()) or str(here)
     here_only = None if project is None else _ran_here(str(here), project)
     runs = invocations(index, query, project, limit, sessions=here_only)
     where = "on this machine" if project is None else f"in {project}"
@@ -190,13 +178,13 @@ def wip_command(
     from .work_views import digest_json, wip_text
 
     index = open_index()
-    folder = Path(readable_path(str(Path(directory or os.getcwd()).expanduser().resolve())))
-    project = _nearest_project(index, folder)
-    if project is None:
+    folder = readable_path(str(Path(directory or os.getcwd()).expanduser().resolve()))
+    project = index.nearest_project(folder, home())
+    if not project:
         fail(f"no session ran in {folder}, below it or in a folder above it; `deja sessions` lists where sessions ran")
     # a folder above is this one's project by its own sessions: the others below it ran in a sibling (shop/api seen
     # from shop/web/src), which is not "here"
-    newest = newest_sessions(index, project=str(project), limit=1, below=project == folder)[0]
+    newest = newest_sessions(index, project=project, limit=1, below=project == folder)[0]
     segment, meta = find_session(index, newest.id)
     summary = digest(segment, meta)
     emit_json(digest_json(summary)) if json else echo(

@@ -203,3 +203,25 @@ def test_a_new_package_of_a_monorepo_is_told_its_repository_s_fix(fake_home: Pat
     assert "`deja show api-own-fix`" in said and OURS in said and "VPN" not in said, said
     (new / ".git").write_text("gitdir: /elsewhere/.git/modules/new\n")  # a submodule: a repository of its own
     assert failed("c4") == elsewhere
+
+
+def test_the_tool_hooks_in_a_folder_below_a_project_recall_the_projects_runs(fake_home: Path) -> None:
+    """Cursor opened at ``api/src``, a folder no session ran in, of a project whose sessions ran at ``api``: the
+    Shell pre-hook said "never ran here before" and the failure hook called api's own fix another project's, where
+    ``deja how`` and ``deja wip`` there take the nearest folder above that sessions ran in (trial9 F15)."""
+    places = _history(fake_home)
+    src = places["api"] / "src"
+    src.mkdir()
+    said = failure_hook(src, "pytest -q tests/test_orders.py", REFUSED)
+    assert "in 3 past sessions; the latest in this project:" in said and "`deja show api-own-fix`" in said, said
+    before = {
+        "conversation_id": "c-now",
+        "hook_event_name": "preToolUse",
+        "workspace_roots": [str(src)],
+        "tool_name": "Shell",
+        "tool_input": {"command": "pytest -q tests/test_orders.py"},
+    }
+    said = _hook("hook-tool", before)
+    assert "`pytest -q tests/test_orders.py` ran 2 times in this project before, in 1 session" in said, said
+    how = run_deja("how", "pytest", cwd=src)
+    assert f"in {places['api']}" in how.stdout and "api-own-fix" in how.stdout, how.stdout

@@ -217,7 +217,26 @@ def test_session_start_in_a_folder_below_a_project_lists_the_projects_sessions(t
     said = json.loads(ran.stdout)["additional_context"]
     assert f"Recent sessions in this project ({shop}), newest first:" in said and "c-shop" in said, said
     assert "c-billing" not in said
+    text, _ = work_answer(Index.open(tmp_path / "deja"), "wip", str(shop / "src"), None)  # the MCP tool, as `deja wip`
+    assert text.startswith(f"last session in {shop}: orders pagination") and "c-shop" in text, text
     elsewhere = {**payload, "conversation_id": "c-other", "workspace_roots": [str(tmp_path / "code" / "new")]}
     (tmp_path / "code" / "new").mkdir()
     quiet = run_deja("hook-context", input=json.dumps(elsewhere))
     assert quiet.returncode == 0 and quiet.stdout.strip() in ("", "{}"), quiet.stdout
+
+
+def test_the_home_folder_is_no_project_of_a_folder_below_it(fake_home: Path, cli_root: Path) -> None:
+    """Sessions opened at the home folder ran anywhere: ``deja wip`` and ``deja how`` from a new folder below it
+    answer for that folder, as the hooks do (one rule: ``Index.nearest_project``), not with the home folder's last
+    session; ``deja wip`` at the home folder itself still answers."""
+    _chat(cli_root, fake_home, "c-home", "clean up the dotfiles", "stow -R zsh")
+    new = fake_home / "code" / "new"
+    new.mkdir(parents=True)
+    assert run_deja("index").returncode == 0
+    nothing = run_deja("wip", cwd=new)
+    assert nothing.returncode == 1 and f"no session ran in {new}" in nothing.stderr, nothing.stdout + nothing.stderr
+    how = run_deja("how", "stow", cwd=new)
+    assert f"no command with 'stow' ran in {new}" in how.stdout, how.stdout
+    assert "it ran in other projects: add --all-projects" in how.stdout, how.stdout
+    home = run_deja("wip", cwd=fake_home)
+    assert home.returncode == 0 and "deja show c-home" in home.stdout, home.stdout + home.stderr

@@ -544,6 +544,24 @@ class Index:
         )
         return found[:limit]
 
+    def nearest_project(self, folder: str, stop: str) -> str:
+        """``folder``, when a session ran in it or a folder below it (a monorepo opened at its root); else the nearest
+        folder above it that a session ran in itself, looking no higher than below ``stop`` (the home folder: the
+        project of every folder below it, which no session there means); "" when there is none.
+
+        People open Cursor and run ``deja wip`` at a project's ``src/`` (trial9 F15). A folder above is asked for its
+        own sessions: one that only a sibling's sessions ran below (``shop`` seen from ``shop/web/src`` when only
+        ``shop/api`` had one) is not this folder's project.
+        """
+        if not folder or self.newest(keys.sessions_key(folder), limit=1):
+            return folder
+        stop = stop.rstrip("/")
+        while (above := os.path.dirname(folder)) != folder and not (stop + "/").startswith(above.rstrip("/") + "/"):
+            if self.newest(keys.sessions_key(above, below=False), limit=1):
+                return above
+            folder = above
+        return ""
+
     def tree(self, folder: str) -> Tree:
         """The sessions that ran in ``folder`` or a folder below it, asked a session at a time (``Tree``)."""
         return Tree(keys.tree_key(folder))
