@@ -1076,18 +1076,24 @@ def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Sco
 def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
     """The session's first ``count`` best docs' snippets (titles left out), each text shown once (a chat may say the
     same thing twice, and a tool-only message's snippet is often its command's: the next best doc takes the place
-    of a repeat), the records inflated once per batch."""
+    of a repeat), the records inflated once per batch.
+
+    Two docs of one message whose words one holds all of the other's are a repeat too: a command's error lines are
+    lines of its output, and read as its output twice with the words reordered (trial9 F10)."""
     docs = [(doc, kind) for _, doc in scored if (kind := segment.doc(doc).kind) != KIND_TITLE]
     out: list[Snippet] = []
     shown: set[str] = set()
+    words: dict[int, list[set[str]]] = {}  # a message's position -> the words of each snippet shown of it
     start = 0
     while len(out) < count and start < len(docs):
         batch = docs[start : start + count - len(out)]
         start += len(batch)
-        for (_, kind), message in zip(batch, segment.messages_at([doc for doc, _ in batch]), strict=True):
+        for (doc, kind), message in zip(batch, segment.messages_at([doc for doc, _ in batch]), strict=True):
             snippet = _snippet(message, kind, wanted)
-            if snippet.text not in shown:
+            said, before = set(snippet.text.split()), words.setdefault(segment.position(doc), [])
+            if snippet.text not in shown and not any(said <= other or other <= said for other in before):
                 shown.add(snippet.text)
+                before.append(said)
                 out.append(snippet)
     return out
 

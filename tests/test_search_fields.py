@@ -99,6 +99,16 @@ def test_an_error_line_of_a_failed_command_ranks_its_session_first(env: dict[str
     assert any("DuplicateColumn" in s["text"] for s in found["hits"][0]["snippets"])
 
 
+def test_a_commands_error_lines_and_its_output_are_one_snippet(env: dict[str, str]) -> None:
+    """The error line is a line of the output: shown as both, a hit read as one text twice with its words reordered
+    (trial9 F10); the next best message takes the second place."""
+    done = run_deja("search", "DuplicateColumn currency already exists", env=env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len([line for line in lines if "DuplicateColumn" in line]) == 1, done.stdout
+    assert any(line.strip().startswith("edit: ADD COLUMN IF NOT EXISTS") for line in lines), done.stdout
+
+
 def test_the_text_an_edit_wrote_is_searchable(env: dict[str, str]) -> None:
     found = _search(env, '"IF NOT EXISTS"')
     assert [hit["session_id"] for hit in found["hits"]] == [MIGRATION_CHAT]
