@@ -154,7 +154,9 @@ def _shared(lines: list[str], room: int) -> list[str]:
 def _recent(call: HookCall, index: Index, folders: list[str], wanted: int, shown: str) -> list[Recent]:
     """Up to ``wanted`` of the newest sessions of the workspace's ``folders`` (each root of a multi-root workspace:
     trialM F10), leaving out this conversation, those it was shown and those ``shown`` heads; each with the time it
-    was updated (seconds since the epoch, from ``sessions.idx``)."""
+    was updated (seconds since the epoch, from ``sessions.idx``). A folder above a workspace root
+    (``HookCall.project_folders``) gives its own sessions: those below it ran in a sibling of the root (``shop/api``
+    seen from ``shop/lib``), which is not this project, as for ``deja wip`` (trial10 F3)."""
     if wanted <= 0:
         return []
     from ..core.ending import failed_at_end  # (here: a tool event that gives no block never loads it)
@@ -164,7 +166,7 @@ def _recent(call: HookCall, index: Index, folders: list[str], wanted: int, shown
     firsts: list[Recent] = []  # each folder's newest: a root of a multi-root workspace is never crowded out
     for folder in folders:
         taken = 0
-        for _, segment, doc in index.newest(sessions_key(folder), limit=wanted + 4):
+        for _, segment, doc in index.newest(sessions_key(folder, folder in call.project_dirs), limit=wanted + 4):
             ordinal = segment.doc(doc).ordinal
             meta = segment.session(ordinal)
             if (

@@ -209,6 +209,7 @@ def test_session_start_in_a_folder_below_a_project_lists_the_projects_sessions(t
     shop = tmp_path / "code" / "shop"
     _chat(cli_root, shop, "c-shop", "orders pagination is off by one", "pytest -q")
     _chat(cli_root, tmp_path / "code" / "billing", "c-billing", "invoice totals round wrong", "pytest -q billing")
+    _chat(cli_root, shop / "api", "c-api", "the api returns one row too many", "pytest -q api")  # a sibling of src
     (shop / "src").mkdir(parents=True)
     assert run_deja("index").returncode == 0
     payload = {"conversation_id": "c-now", "hook_event_name": "sessionStart", "workspace_roots": [str(shop / "src")]}
@@ -216,7 +217,7 @@ def test_session_start_in_a_folder_below_a_project_lists_the_projects_sessions(t
     assert ran.returncode == 0 and not ran.stderr, ran.stderr
     said = json.loads(ran.stdout)["additional_context"]
     assert f"Recent sessions in this project ({shop}), newest first:" in said and "c-shop" in said, said
-    assert "c-billing" not in said
+    assert "c-billing" not in said and "c-api" not in said  # shop's own sessions, as `deja wip` there takes them
     text, _ = work_answer(Index.open(tmp_path / "deja"), "wip", str(shop / "src"), None)  # the MCP tool, as `deja wip`
     assert text.startswith(f"last session in {shop}: orders pagination") and "c-shop" in text, text
     elsewhere = {**payload, "conversation_id": "c-other", "workspace_roots": [str(tmp_path / "code" / "new")]}
