@@ -74,6 +74,14 @@ def project_spelling(project_dir_or_name: str) -> str:
     return readable_path(text).rstrip("/").lower()
 
 
+def within(folder: str, project_dir: str) -> bool:
+    """Whether ``folder`` is the project's folder or a folder below it (as the index spells them)."""
+    if not (folder and project_dir):
+        return False
+    spelled, project = project_spelling(folder), project_spelling(project_dir)
+    return spelled == project or spelled.startswith(project + "/")
+
+
 def readable_path(path: str) -> str:
     """``path`` as text that every output and the index can hold, one spelling for one folder.
 

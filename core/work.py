@@ -23,7 +23,10 @@ from .keys import (
     error_key,
     normalise_command,
     path_key,
+    project_spelling,
+    readable_path,
     session_key,
+    within,
 )
 from .record import Record
 from .regular_files import open_regular
@@ -222,7 +225,8 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     """The sessions that edited or discussed ``PATH``; with ``PATH:LINE``, which chat wrote that line."""
     from .search import search
 
-    path, line = split_location(target)
+    on_disk, line = split_location(target)
+    path = readable_path(on_disk)  # the index's spelling of a folder not named in UTF-8 (trial10 F6)
     edits = file_edits(index, path, limit=limit)
     editing = {e.session_id for e in edits}
     discussed = [
@@ -237,7 +241,7 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     from .readers.ai_tracking import attributions
     from .redaction import as_indexed
 
-    raw = read_line(path, line)
+    raw = read_line(on_disk, line)
     text = as_indexed(raw)  # shown, and matched with the edits as the index holds them: redacted like them
     wrote = line_writer(edits, text)
     found = attributions(tracking_db, path, raw)[:5]  # (Cursor's own record of the line, as the file has it)
@@ -635,6 +639,25 @@ def _shell_calls(message: Message) -> Iterator[tuple[str, ToolCall]]:
         command = call.args.get("command")
         if call.name in SHELL_TOOLS and isinstance(command, str) and command.strip():
             yield normalise_command(command), call
+
+
+def how_scope(index: Index, folder: str) -> tuple[str, Callable[[SessionMeta], bool] | None]:
+    """The project whose runs ``deja how`` (and the MCP ``work`` tool's ``how``) count from ``folder``: the folder,
+    or the nearest above it that sessions ran in (``Index.nearest_project``); and, when that is a folder above it,
+    which of the project's sessions ran "here": those in ``folder`` or below it, and the project's own, opened at its
+    folder, which ran commands anywhere in it; not a sibling's (``shop/api`` seen from ``shop/web/src``), the Shell
+    pre-hook's rule (``hooks.scope.Scope``). None: every one of them."""
+    from .folders import home
+
+    project = index.nearest_project(folder, home()) or folder
+    if project_spelling(folder) == project_spelling(project):
+        return project, None
+    return (
+        project,
+        lambda meta: (
+            within(meta.project_dir, folder) or project_spelling(meta.project_dir) == project_spelling(project)
+        ),
+    )
 
 
 def invocations(

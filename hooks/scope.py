@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..core.keys import project_spelling
+from ..core.keys import within
 from .call import HookCall
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -33,14 +33,6 @@ def command_folder(call: HookCall) -> str:
         if folder:
             return folder.rstrip("/") or "/"
     return call.project_dir
-
-
-def within(folder: str, project_dir: str) -> bool:
-    """Whether ``folder`` is the project's folder or a folder below it (as the index spells them)."""
-    if not (folder and project_dir):
-        return False
-    spelled, project = project_spelling(folder), project_spelling(project_dir)
-    return spelled == project or spelled.startswith(project + "/")
 
 
 def repository_root(folder: str) -> str:

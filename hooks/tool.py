@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.index import Index, Segment, asked_paths
-from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, normalise_command, path_key
+from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, normalise_command, path_key, within
 from .call import HookCall, block_key, fit_lines, frame, frame_room
 from .describe import ago, heading, project_label
 
@@ -152,8 +152,6 @@ def _shell(call: HookCall, raw_command: str) -> str:
 def _where(folder: str, project_dir: str) -> str:
     """Where the runs counted ran: this project (its folder, or one below it a Shell call named), or the folder
     the call named outside it, or anywhere."""
-    from .scope import within
-
     if not folder:
         return "on this machine"
     return "in this project" if within(folder, project_dir) else f"in {folder}"

@@ -400,14 +400,27 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         history = work.error_history(index, query, limit=3)
         return views.fix_text(query, history), views.fix_json(query, history)
     if mode == "how":
-        runs = work.invocations(index, query, project, limit=15)
-        note = "" if runs else unknown_project(index, project)
-        where = f"in {project_folder(project) or project}" if project else "on this machine"
-        return note or views.how_text(query, runs, where), views.how_json(query, runs)
-    if mode == "wip":
-        return wip_answer(index, query or project or readable_path(os.getcwd()))
+        return how_answer(index, query, project)
+    if mode == "wip":  # a relative folder is taken in the project's, as `blame` takes a relative path
+        return wip_answer(index, in_folder(query, project) if query else project or readable_path(os.getcwd()))
     summary = session_digest(index, query)
     return views.ctx_markdown(summary, WORK_TEXT_BYTES), views.digest_json(summary)
+
+
+def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
+    """The runs of a command: a project given as a folder counts them as ``deja how`` there does (the nearest folder
+    above it that sessions ran in, when none ran in it or below: ``work.how_scope``)."""
+    from ..core import work
+    from . import work_views as views
+
+    folder = project_folder(project)
+    here_only = None
+    if folder:
+        project, here_only = work.how_scope(index, readable_path(folder))
+    runs = work.invocations(index, query, project, limit=15, sessions=here_only)
+    note = "" if runs else unknown_project(index, project)
+    where = f"in {project}" if project else "on this machine"
+    return note or views.how_text(query, runs, where), views.how_json(query, runs)
 
 
 def project_folder(project: str | None) -> str | None:

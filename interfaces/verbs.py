@@ -120,7 +120,7 @@ def how_command(
 ) -> None:
     """The real invocations of a tool or task on this machine, with flags and exit codes, newest first."""
     from ..core.redaction import as_indexed
-    from ..core.work import invocations
+    from ..core.work import how_scope, invocations
     from .cli import emit_json
     from .fastpath import open_index
     from .work_views import how_json, how_text
@@ -128,8 +128,7 @@ def how_command(
     query = as_indexed(_words_given(words, "deja how alembic"))
     index = open_index()
     here = Path(readable_path(os.getcwd()))
-    project = None if all_projects else index.nearest_project(str(here), home()) or str(here)
-    here_only = None if project is None else _ran_here(str(here), project)
+    project, here_only = (None, None) if all_projects else how_scope(index, str(here))
     runs = invocations(index, query, project, limit, sessions=here_only)
     where = "on this machine" if project is None else f"in {project}"
     if json:
@@ -140,20 +139,6 @@ def how_command(
         echo(f"it also ran in {others}, beside this folder: add --all-projects to see those runs")
     elif not runs and project is not None and invocations(index, query, None, 1):
         echo("it ran in other projects: add --all-projects to see them")
-
-
-def _ran_here(folder: str, project: str) -> Callable[[SessionMeta], bool] | None:
-    """Which of ``project``'s sessions ran "here" when ``folder`` lies below it (``deja how`` from ``shop/web/src``):
-    those in ``folder`` or below it, and the project's own, opened at its root, which ran commands anywhere in it;
-    not a sibling's (``shop/api``): the Shell pre-hook's rule (``hooks.scope.Scope``). None: every one of them."""
-    from ..core.keys import project_spelling
-    from ..hooks.scope import within
-
-    if project_spelling(folder) == project_spelling(project):
-        return None
-    return lambda meta: (
-        within(meta.project_dir, folder) or project_spelling(meta.project_dir) == project_spelling(project)
-    )
 
 
 def _ran_beside(index: Index, query: str, project: str | None, shown: list[Invocation]) -> str:

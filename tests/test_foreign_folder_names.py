@@ -57,3 +57,38 @@ def test_a_decomposed_folder_name_and_a_composed_one_are_one_project(tmp_path: P
     listed = run_deja("sessions", "--project", composed)
     assert listed.returncode == 0 and listed.stdout.split()[0] == "c-nfd", listed.stderr
     assert "cache key holds the build id" in hook_prompt({**os.environ}, "the cache misses after a deploy", composed)
+
+
+def test_blame_and_the_mcp_work_tool_in_a_folder_named_in_another_encoding(tmp_path: Path, cli_root: Path) -> None:
+    """``deja blame src/export.py`` there found no edit unless the path was typed with U+FFFD, and the MCP ``work``
+    tool (``how`` with ``project: "."``, ``blame`` of a relative path) stopped on a UnicodeEncodeError (trial10 F6,
+    F10): the index spells the folder readable, the file is read where the disk has it."""
+    from deja.core.index import Index
+    from deja.interfaces.mcp_server import work_answer
+
+    folder = os.fsdecode(os.fsencode(str(tmp_path)) + b"/caf\xe9-legacy")
+    os.makedirs(os.path.join(folder, "src"))
+    with open(os.path.join(folder, "src", "export.py"), "w") as handle:
+        handle.write("def export():\n    return rows\n")
+    shown = f"{tmp_path}/caf\ufffd-legacy"  # as cursor-agent (Node) writes the folder in its transcripts
+    edit = tool_use("StrReplace", {"path": f"{shown}/src/export.py", "old_string": "x", "new_string": "return rows"})
+    chat = [
+        user_turn("the legacy invoice export drops rows"),
+        assistant_turn("Returning the rows.", edit, tool_use("Shell", {"command": "make export"})),
+    ]
+    write_transcript(transcript_path(cli_root, folder, "c-legacy"), chat)
+    assert run_deja("index").returncode == 0
+    blamed = run_deja("blame", "src/export.py:2", cwd=Path(folder))
+    assert blamed.returncode == 0 and "c-legacy" in blamed.stdout and "line 2: return rows" in blamed.stdout, (
+        blamed.stdout + blamed.stderr
+    )
+    index = Index.open(tmp_path / "deja")
+    previous = os.getcwd()
+    os.chdir(folder)  # the server runs where Cursor started it: in the project's folder
+    try:
+        how, _ = work_answer(index, "how", "make", ".")
+        blame, _ = work_answer(index, "blame", "src/export.py", ".")
+    finally:
+        os.chdir(previous)
+    assert how.startswith(f"how 'make' ran in {shown}") and "make export" in how, how
+    assert f"{shown}/src/export.py" in blame and "c-legacy" in blame, blame

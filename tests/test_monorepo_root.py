@@ -220,6 +220,11 @@ def test_session_start_in_a_folder_below_a_project_lists_the_projects_sessions(t
     assert "c-billing" not in said and "c-api" not in said  # shop's own sessions, as `deja wip` there takes them
     text, _ = work_answer(Index.open(tmp_path / "deja"), "wip", str(shop / "src"), None)  # the MCP tool, as `deja wip`
     assert text.startswith(f"last session in {shop}: orders pagination") and "c-shop" in text, text
+    index = Index.open(tmp_path / "deja")
+    text, _ = work_answer(index, "how", "pytest", str(shop / "src"))  # (trial10 F4: "No session of project …")
+    assert text.startswith(f"how 'pytest' ran in {shop}") and "c-shop" in text and "pytest -q api" not in text, text
+    text, _ = work_answer(index, "wip", ".", str(shop / "api"))  # "." is the project's folder, not the server's
+    assert text.startswith("last session here: the api returns one row too many"), text
     elsewhere = {**payload, "conversation_id": "c-other", "workspace_roots": [str(tmp_path / "code" / "new")]}
     (tmp_path / "code" / "new").mkdir()
     quiet = run_deja("hook-context", input=json.dumps(elsewhere))
