@@ -390,10 +390,12 @@ def check_project(project: str | None) -> None:
 
 def chosen_project(index: Index, project: str | None) -> str | None:
     """``--project`` as the index reads it (``search.meant_project``): a name two folders share is a usage error
-    naming them and how to choose one, not their sessions mixed as one project's."""
+    naming them and how to choose one, not their sessions mixed as one project's. A folder not named in UTF-8, as
+    the shell gives it (``caf\\xe9-legacy``), is spelt as the index and every output spell it (trial10 F10)."""
+    from ..core.keys import readable_path
     from ..core.search import meant_project, telling_labels
 
-    meant, folders = meant_project(index, project)
+    meant, folders = meant_project(index, readable_path(project) if project else project)
     if folders:
         choices = " or ".join(f"--project {label}" for label in telling_labels(folders))
         named = ", ".join(folders)

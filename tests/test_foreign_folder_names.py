@@ -82,6 +82,9 @@ def test_blame_and_the_mcp_work_tool_in_a_folder_named_in_another_encoding(tmp_p
     assert blamed.returncode == 0 and "c-legacy" in blamed.stdout and "line 2: return rows" in blamed.stdout, (
         blamed.stdout + blamed.stderr
     )
+    exported = run_deja("export", "--project", folder, "-o", str(tmp_path / "out"))  # the folder as a shell types it
+    assert exported.returncode == 0, exported.stderr
+    assert shown in (tmp_path / "out" / "index.md").read_text(encoding="utf-8")
     index = Index.open(tmp_path / "deja")
     previous = os.getcwd()
     os.chdir(folder)  # the server runs where Cursor started it: in the project's folder
