@@ -269,6 +269,19 @@ def as_indexed(text: str) -> str:
     return scrub(text)
 
 
+def without_secrets(text: str) -> str:
+    """A person's text (a prompt) with its secrets left out: the words a search for it can match.
+
+    The index holds a secret as ``[redacted:…]``, so the pieces of one pasted in a prompt are words no session
+    holds, and counted as what the prompt asks, they kept a prompt that carried a password and a token from recalling
+    the session it was about (trial10 F12); nor are the marker's own words asked."""
+    scrubbed = as_indexed(text)
+    while (start := scrubbed.find("[redacted:")) >= 0:
+        end = scrubbed.find("]", start)
+        scrubbed = scrubbed[:start] + " " + (scrubbed[end + 1 :] if end >= 0 else "")
+    return scrubbed
+
+
 def _may_pass_a_gate(text: str) -> bool:
     """Whether ``TOKEN_GATE`` or ``CONTEXT_GATE`` may find ``text``, asked with ``str``'s methods: a Shell hook for a
     command that never failed loads no ``re`` (about 3 ms). It says yes wherever a gate would (``ENV`` without the

@@ -395,7 +395,11 @@ def recall_for(
 ) -> Recall:
     """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together; ``here``: the asking project's
     folder, so another project's sessions are named apart from it (:func:`project_label`); ``finding``: each
-    session's conclusion follows its turn (a Task asks what past work found, not how it began)."""
+    session's conclusion follows its turn (a Task asks what past work found, not how it began). A secret in the
+    prompt is no word of it: no session holds it (``redaction.without_secrets``)."""
+    from ..core.redaction import without_secrets
+
+    prompt = without_secrets(prompt)
     words, _ = query_terms(prompt)
     if not words:
         return Recall(why="nothing searchable in it")

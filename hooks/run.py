@@ -89,6 +89,8 @@ def decision(command: str, call: HookCall, text: str, seconds: float) -> str:
     from ..core import config
 
     parts = [f"gave {len(text.encode())} bytes" if text else f"silent: {call.why or 'nothing to add'}", *call.notes]
+    if text and call.why:  # the session-start block alone: why the event's own answer was nothing (trial10 F12)
+        parts.insert(1, f"nothing of its own: {call.why}")
     if config.get("trace"):
         parts.append(f"{1000 * seconds:.1f} ms")
     event, conversation = ("_".join(x.split())[:80] or "-" for x in (call.event, call.conversation))

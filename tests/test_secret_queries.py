@@ -147,3 +147,52 @@ def test_a_title_cut_from_the_first_question_shows_no_piece_of_a_secret(cli_root
     title = json.loads(shown.stdout)["session"]["title"]
     assert title.startswith("grafana login fails. the admin password is [redacted:secret] and the api token")
     assert "8f14" not in title and "8f14" not in shown.stdout
+
+
+def test_a_prompt_that_carries_a_password_and_a_token_still_recalls_its_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index holds a secret redacted, so a prompt's secret is no word a session can hold: counted as asked, a
+    password and a token pasted with the question kept it from recalling the session it was about (trial10 F12)."""
+    from harness import hook_prompt
+
+    cli_root = tmp_path / "cursor-agent"
+    chats = {
+        "c-compose": (
+            "docker compose up fails: the web container cannot reach postgres",
+            "Put web and db on one network.",
+        ),  # fmt: skip
+        "c-css": ("the cart button is misaligned on mobile", "A flex-basis of 0 on the cart row."),
+        "c-sql": ("the invoice report query is slow", "Added an index on invoices.customer_id."),
+    }
+    topics = [
+        "flaky login test",
+        "slow webpack build",
+        "typo in the README",
+        "bump the eslint config",
+        "rename a column",
+    ]
+    chats.update({f"c-{n}": (f"{topic} again", f"Done: {topic}.") for n, topic in enumerate(topics)})
+    for chat_id, (ask, answer) in chats.items():
+        folder = tmp_path / "code" / chat_id
+        folder.mkdir(parents=True)
+        write_transcript(transcript_path(cli_root, str(folder), chat_id), [user_turn(ask), assistant_turn(answer)])
+    (tmp_path / "no-ide").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    env = {
+        **os.environ,
+        "DEJA_HOME": str(tmp_path / "deja"),
+        "DEJA_CURSOR_CLI_ROOT": str(cli_root),
+        "DEJA_CURSOR_ROOT": str(tmp_path / "no-ide"),
+    }
+    assert run_deja("index", env=env).returncode == 0
+    asked = "docker compose web cannot reach postgres"
+    secrets = ", DATABASE_URL has password Xk9mPq2Lw7zQ and token ghp_Bb1Cc2Dd3Ee4Ff5Gg6Hh7Ii8Jj9Kk0Ll1Mm2Nn"
+    assert "Put web and db on one network." in hook_prompt(env, asked, str(tmp_path / "elsewhere"), "c-1")
+    said = hook_prompt(env, asked + secrets, str(tmp_path / "elsewhere"), "c-2")
+    assert "Put web and db on one network." in said, said
+    assert "Xk9mPq2Lw7zQ" not in said and "ghp_" not in said
+    # a conversation's first prompt that recalls nothing still gets the session-start block: the log says both
+    hook_prompt(env, "harmonise the quaternion gimbal", str(tmp_path / "code" / "c-css"), "c-3")
+    logged = run_deja("hooks", "log", env=env).stdout.splitlines()[-1]
+    assert "gave " in logged and "nothing of its own: " in logged and "with the session-start block" in logged, logged
