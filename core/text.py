@@ -452,7 +452,18 @@ def terms(text: str) -> list[str]:
     """
     # Every piece looked up and joined without a Python step per piece (a build's hot loop): a piece not in the
     # cache is the only one that costs a call.
-    return list(chain.from_iterable(map(_PIECES.__getitem__, _apart(text).split())))
+    return list(
+        chain.from_iterable(map(_PIECES.__getitem__, _apart(text if text.isascii() else composed(text)).split()))
+    )
+
+
+def composed(text: str) -> str:
+    """``text`` with each letter written as a base and combining marks (``e`` and U+0301: macOS file names, text
+    copied from them, some tools' output) composed into one (NFC): a mark is no letter, so ``défilement`` spelt so
+    was the tokens ``de`` and ``filement``, which no query typed on a keyboard finds (trial10 F9)."""
+    import unicodedata  # (here: an ASCII text, nearly every one, needs none of it)
+
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
 def forget_cached_terms() -> None:

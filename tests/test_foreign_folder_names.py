@@ -95,3 +95,18 @@ def test_blame_and_the_mcp_work_tool_in_a_folder_named_in_another_encoding(tmp_p
         os.chdir(previous)
     assert how.startswith(f"how 'make' ran in {shown}") and "make export" in how, how
     assert f"{shown}/src/export.py" in blame and "c-legacy" in blame, blame
+
+
+def test_text_spelt_decomposed_is_found_by_a_query_typed_composed_or_unaccented(tmp_path: Path, cli_root: Path) -> None:
+    """A message spelt NFD (a letter and a combining accent, as text copied from macOS file names is) was tokens
+    split at each mark: ``défilement`` typed on a keyboard, or ``defilement``, found nothing, and the NFD spelling
+    typed found unrelated sessions through the pieces (trial10 F9)."""
+    asked = unicodedata.normalize("NFD", "Hélène a réparé le défilement du tableau des dépenses")
+    for chat_id, text in (("c-nfd", asked), ("c-other", "le tableau de bord des ventes est lent")):
+        folder = tmp_path / chat_id
+        folder.mkdir()
+        write_transcript(transcript_path(cli_root, str(folder), chat_id), [user_turn(text), assistant_turn("Oui.")])
+    assert run_deja("index").returncode == 0
+    for query in ("défilement", "defilement", "Hélène", unicodedata.normalize("NFD", "dépenses défilement")):
+        found = json.loads(run_deja("search", query, "--json").stdout)["hits"]
+        assert [hit["session_id"] for hit in found] == ["c-nfd"], (query, found)
