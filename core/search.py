@@ -165,13 +165,18 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
     every session that says "2". The identifier whole and its words are; a number typed on its own is too. The
     letters split off a hex run (``a3f9c21e``, ``hex_letters``) go the same way: the hash whole is the term, and so
     does a single letter split off a mixed-case token (the ``q`` of a request id ``qZkPfTvW`` matched ``pytest -q``,
-    trial9 F13); a letter typed on its own stays one.
+    trial9 F13), and two split off a token with digits in it (a pasted password ``Zq8vN3pLw2Rt`` matched sessions
+    through ``Rt`` and ``Lw``, trial10 F7); a letter typed on its own stays one.
     """
     found, rest = phrases(query)
     seen: dict[str, None] = {}
     for part in [rest, *found]:
         hexes = hex_letters(part) if any(c.isdigit() for c in part) else set()
-        split_off = {term for term in identifier_parts(part) if term.isdigit() or term in hexes or len(term) == 1}
+        split_off = {
+            term
+            for term, whole in identifier_parts(part).items()
+            if term.isdigit() or term in hexes or len(term) == 1 or (len(term) == 2 and any(c.isdigit() for c in whole))
+        }
         for term in terms(part):
             if term not in split_off:
                 seen.setdefault(term, None)

@@ -169,3 +169,17 @@ def test_a_pasted_mixed_case_token_matches_no_session_on_its_single_letters(fake
     env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin"}
     assert run_deja("search", "qZkPfTvW", env=env).stdout == 'No session matches "qZkPfTvW".\n'
     assert LATE in run_deja("search", "pytest", "q", env=env).stdout  # a letter typed on its own is still a term
+
+
+def test_a_pasted_password_matches_no_session_on_its_two_letter_pieces(fake_home: Path) -> None:
+    """``deja search Zq8vN3pLw2Rt`` (a password, to check deja kept none) found sessions holding other tokens with
+    an ``Rt`` or ``Lw`` piece, which read as a leak (trial10 F7); a word typed on its own, or split off an
+    identifier without digits (``IOError``'s ``io``), is still a term."""
+    write_transcript(
+        transcript_path(fake_home / ".cursor", "/work/ops", LATE),
+        [user_turn("the Rt2Vx build token and the lw flag on ls"), assistant_turn("Fixed the IOError in rt.py.")],
+    )
+    env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin"}
+    assert run_deja("search", "Zq8vN3pLw2Rt", env=env).stdout == 'No session matches "Zq8vN3pLw2Rt".\n'
+    assert LATE in run_deja("search", "lw", "flag", env=env).stdout
+    assert LATE in run_deja("search", "Rt2Vx", env=env).stdout
