@@ -274,7 +274,11 @@ def without_secrets(text: str) -> str:
 
     The index holds a secret as ``[redacted:…]``, so the pieces of one pasted in a prompt are words no session
     holds, and counted as what the prompt asks, they kept a prompt that carried a password and a token from recalling
-    the session it was about (trial10 F12); nor are the marker's own words asked."""
+    the session it was about (trial10 F12); nor are the marker's own words asked. Only a text that names a secret or
+    holds a long run without a blank (a token, a URL with a password) loads the rules: most prompts hold a colon or an
+    equals sign, which ``as_indexed``'s wider gate would load them for (about 5 ms, on every prompt's hook)."""
+    if not may_name_a_secret(text.lower()) and not any(len(word) >= 16 for word in text.split()):
+        return text
     scrubbed = as_indexed(text)
     while (start := scrubbed.find("[redacted:")) >= 0:
         end = scrubbed.find("]", start)
