@@ -23,7 +23,8 @@ A cursor-agent chat's folder is its ``meta.json`` ``cwd``, else its transcript
 folder. A transcript folder's slug is decoded on disk first, then against the
 folders the other stores name (workspace.json, glass projects, meta.json), so a
 folder that no longer exists is still one project whichever store named it. A
-chat read from its store alone whose ``meta.json`` has no ``cwd`` takes the
+chat read from its store alone whose ``meta.json`` has no ``cwd`` takes its preamble's ``Workspace Path:`` line
+when the chat is filed under that folder's md5 (``chatstore.preamble_folder``), else the
 known folder whose md5 names its ``chats/<md5>/`` folder (``chat folder``): one another store names, else one
 a transcript folder decodes to.
 
@@ -71,6 +72,7 @@ SIGNALS = (
     "workspaceUris",
     "files touched",
     "meta.json cwd",
+    "Workspace Path",
     "chat folder",
 )
 
