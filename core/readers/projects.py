@@ -48,7 +48,7 @@ import orjson
 
 from .. import paths
 from ..digests import folder_md5
-from ..keys import readable_path
+from ..keys import disk_spelling, readable_path
 from ..model import Session
 from ..record import Record
 from ..regular_files import read_regular, subfolders
@@ -93,8 +93,10 @@ class Found(Record, frozen=True):
     signal: str = ""
 
     def apply(self, session: Session) -> Session:
-        session.project_dir, session.project_from = self.folder, self.signal
-        session.project = basename(self.folder) if self.folder else session.project
+        """Give ``session`` the folder, spelt as every store's spelling of it is (``keys.disk_spelling``)."""
+        folder = disk_spelling(self.folder) if self.folder else ""
+        session.project_dir, session.project_from = folder, self.signal
+        session.project = basename(folder) if folder else session.project
         return session
 
 
