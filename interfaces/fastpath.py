@@ -21,6 +21,7 @@ import time
 
 from ..core import folders
 from ..core.index.format import IndexForbidden, IndexUnreadable
+from ..core.private import HomeMissing
 from ..core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
@@ -308,6 +309,8 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 def unwritable(exc: OSError) -> str:
     """The one line for an index deja could not write; or for a file outside deja's home it could not read (a
     Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such."""
+    if isinstance(exc, HomeMissing):
+        return str(exc)
     home = os.path.abspath(folders.deja_home())
     where = exc.filename or home
     if exc.errno == errno.ENOSPC:
