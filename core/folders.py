@@ -52,6 +52,15 @@ def home() -> str:
     return os.path.normpath(os.path.expanduser("~"))
 
 
+def missing_home() -> str:
+    """The home folder when it does not exist and deja's own would be made in it (``deja_home``); else "". An
+    index set elsewhere (``DEJA_HOME``, ``XDG_CACHE_HOME``, the config's ``home``) is not asked about."""
+    folder = home()
+    if os.path.isdir(folder):
+        return ""
+    return folder if os.path.commonpath([os.path.abspath(deja_home()), folder]) == folder else ""
+
+
 def cursor_config_dir() -> str:
     """``${CURSOR_CONFIG_DIR:-~/.cursor}``: where Cursor reads mcp.json, hooks.json and commands (installers write here)."""
     return config.folder_variable("CURSOR_CONFIG_DIR") or os.path.join(home(), ".cursor")

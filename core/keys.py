@@ -99,6 +99,21 @@ def readable_path(path: str) -> str:
     return unicodedata.normalize("NFC", path)
 
 
+def disk_spelling(folder: str) -> str:
+    """``folder`` spelt one way whichever store named it: one folder is one ``deja stats`` row and one
+    ``project_dir``. Composed (``readable_path``), unless only its decomposed (NFD) spelling is on disk: Linux
+    keeps a name as it was written (a folder made on macOS, or copied from it), and a folder shown is one a user
+    can paste into ``cd``. The order is fixed, so a disk holding both (macOS) gives the composed one for every
+    store."""
+    spelled = readable_path(folder)
+    if spelled.isascii():
+        return spelled
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", spelled)
+    return decomposed if decomposed != spelled and not os.path.isdir(spelled) and os.path.isdir(decomposed) else spelled
+
+
 #: Linux's PATH_MAX: a longer "folder" (a hook's payload can say anything) is no folder on disk, kept as it is.
 _PATH_MAX = 4096
 

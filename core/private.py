@@ -23,8 +23,23 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
+class HomeMissing(FileNotFoundError):
+    """The user's home folder does not exist (``HOME`` names a folder that is not there): deja makes no home
+    folder, which would hold an empty index and answer as if there were no history (trial10 F11)."""
+
+    def __init__(self, folder: str) -> None:
+        super().__init__(errno.ENOENT, os.strerror(errno.ENOENT), folder)
+
+    def __str__(self) -> str:
+        return (
+            f"your home folder {self.filename} does not exist: set HOME to a folder that does, or DEJA_HOME to one "
+            "deja may keep its index in"
+        )
+
+
 def private_dir(path: StrPath) -> None:
-    """``path`` made with any missing parents, each created 0700; an existing one is left as it is."""
+    """``path`` made with any missing parents, each created 0700; an existing one is left as it is. The user's home
+    folder is never made (``HomeMissing``): nothing is, when it is missing."""
     missing = []
     step = os.fspath(path)
     while not os.path.isdir(step):
@@ -33,6 +48,11 @@ def private_dir(path: StrPath) -> None:
         if parent == step or not parent:
             break
         step = parent
+    if missing:
+        from .folders import home  # (only when a folder is made: a hook's usual run makes none)
+
+        if home() in missing:
+            raise HomeMissing(home())
     for folder in reversed(missing):
         try:
             os.mkdir(folder, DIR_MODE)

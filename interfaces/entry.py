@@ -57,6 +57,8 @@ def main() -> None:
         return
     if argv and argv[0] not in REPAIRS and not ASKING_FOR_HELP.intersection(argv):
         _stop_on_a_broken_config()
+    if argv and not ASKING_FOR_HELP.intersection(argv):
+        _stop_on_a_missing_home()
     if argv and argv[0] in ("search", "index"):  # their usual forms need no typer (``fastpath``)
         import gc
 
@@ -86,6 +88,19 @@ def _stop_on_a_broken_config() -> None:
     problem = file_problem()
     if problem:
         sys.stderr.write(f"deja: {problem}; {REPAIR}\n")
+        sys.exit(1)
+
+
+def _stop_on_a_missing_home() -> None:
+    """One line, exit 1, when deja's home would be made in a home folder that is not there (``folders.missing_home``):
+    every command would build an empty index there and answer as if there were no history. Hooks say nothing and
+    make nothing (``private.private_dir``)."""
+    from ..core.folders import missing_home
+    from ..core.private import HomeMissing
+
+    folder = missing_home()
+    if folder:
+        sys.stderr.write(f"deja: {HomeMissing(folder)}\n")
         sys.exit(1)
 
 

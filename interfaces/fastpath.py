@@ -21,6 +21,7 @@ import time
 
 from ..core import folders
 from ..core.index.format import IndexForbidden, IndexUnreadable
+from ..core.private import HomeMissing
 from ..core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
@@ -308,6 +309,8 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 def unwritable(exc: OSError) -> str:
     """The one line for an index deja could not write; or for a file outside deja's home it could not read (a
     Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such."""
+    if isinstance(exc, HomeMissing):
+        return str(exc)
     home = os.path.abspath(folders.deja_home())
     where = exc.filename or home
     if exc.errno == errno.ENOSPC:
@@ -511,9 +514,25 @@ def _not_rebuilt(result: RefreshResult, data: dict[str, object] | None) -> None:
     if result.outside_roots:
         raise Failed(_outside_roots(result.outside_roots))
     it, them = ("they", "them") if result.unreadable_kept != 1 else ("it", "it")
+    why = _why_first(result)
     raise Failed(
-        f"the index was not rebuilt: {_unreadable_named(result)} could not be read this time, and a rebuild would "
-        f"lose the sessions read from {them} before, which are kept as they were; run it again once {it} can be read"
+        f"the index was not rebuilt: {_unreadable_named(result, why)} could not be read this time, and a rebuild "
+        f"would lose the sessions read from {them} before, which are kept as they were; run it again once {it} can "
+        f"be read{_way_out(result, why)}"
+    )
+
+
+def _way_out(result: RefreshResult, why: str) -> str:
+    """What to do about a damaged file, which waiting never mends (a truncated database stays so): move it away,
+    and the rebuild goes ahead without its sessions. A locked one is only waited for."""
+    if why != "damaged":
+        return ""
+    import shlex
+
+    first = result.unreadable_files[0]
+    return (
+        f"; a damaged file stays so: to rebuild without its sessions, move it away "
+        f"(mv {shlex.quote(first)} {shlex.quote(first + '.damaged')}) and run it again"
     )
 
 
@@ -559,16 +578,21 @@ def _root_of(source: str) -> tuple[str, str]:
     ), "the variable that named its folder (CURSOR_DATA_DIR, CURSOR_CONFIG_DIR, XDG_CONFIG_HOME)"
 
 
-def _unreadable_named(result: RefreshResult) -> str:
-    """The stores a refresh could not read, as a message names them: the first one and why (looked at again now:
-    locked, damaged, not readable), and how many more; their count alone when none is known by name."""
+def _why_first(result: RefreshResult) -> str:
+    """Why the first store a refresh could not read cannot be read, looked at again now: locked, damaged, not
+    readable; "" when it reads now, or none is known by name."""
     from ..core.readers.unreadable import why_unreadable
 
+    return why_unreadable(result.unreadable_files[0]) if result.unreadable_files else ""
+
+
+def _unreadable_named(result: RefreshResult, why: str) -> str:
+    """The stores a refresh could not read, as a message names them: the first one and ``why`` (``_why_first``),
+    and how many more; their count alone when none is known by name."""
     count = result.unreadable_kept
     if not result.unreadable_files:
         return plural(count, "Cursor store")
     first = result.unreadable_files[0]
-    why = why_unreadable(first)
     named = f"{first} ({why})" if why else first
     return f"{named} and {plural(count - 1, 'more Cursor store')}" if count > 1 else named
 
@@ -595,7 +619,7 @@ def _report_unreadable(result: RefreshResult) -> None:
     if not result.unreadable_kept:
         return
     it_is, them, their = ("they are", "them", "their") if result.unreadable_kept != 1 else ("it is", "it", "its")
-    named = _unreadable_named(result)
+    named = _unreadable_named(result, _why_first(result))
     if result.uncarried:
         where = f"; the index it replaced, kept in {result.kept_aside}, may hold them" if result.kept_aside else ""
         echo(

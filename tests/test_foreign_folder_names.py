@@ -4,7 +4,8 @@ recalls like any other.
 
 Before, Python read the Latin-1 name with an unpaired surrogate that no UTF-8 writer takes: the first build that
 met a transcript-only chat there stopped with a UnicodeEncodeError, and so did every ``deja`` command and the
-session-end ingest after it (trialN F0). A decomposed name and a composed one were two projects (trialN F9).
+session-end ingest after it (trialN F0). A decomposed name and a composed one were two projects (trialN F9), then one project spelt two ways in its
+rows (trial10 F2).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from harness import hook_prompt, run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
+from deja.core.writers.ide import ComposerHeader, composer_data, write_state_vscdb, write_workspace
 
 
 def test_a_folder_named_in_another_encoding_is_indexed_listed_and_recalled(tmp_path: Path, cli_root: Path) -> None:
@@ -110,3 +112,32 @@ def test_text_spelt_decomposed_is_found_by_a_query_typed_composed_or_unaccented(
     for query in ("défilement", "defilement", "Hélène", unicodedata.normalize("NFD", "dépenses défilement")):
         found = json.loads(run_deja("search", query, "--json").stdout)["hits"]
         assert [hit["session_id"] for hit in found] == ["c-nfd"], (query, found)
+
+
+def test_a_decomposed_folder_is_one_row_and_one_spelling_whichever_store_named_it(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    """cursor-agent names the folder as the disk spells it (NFD), the editor's workspace.json composed (NFC): one
+    `deja stats` row and one `project_dir`, the disk's, which `cd` takes (trial10 F2: two rows, two spellings)."""
+    decomposed = tmp_path / unicodedata.normalize("NFD", "crème-brûlée")
+    decomposed.mkdir()
+    composed = unicodedata.normalize("NFC", str(decomposed))
+    write_transcript(
+        transcript_path(cli_root, str(decomposed), "c-nfd"),
+        [user_turn("why does the login form reset"), assistant_turn("The form key changes on each render.")],
+    )
+    user = tmp_path / "no-ide"
+    write_workspace(user, "ws-nfc", folder=composed)
+    write_state_vscdb(
+        user / "globalStorage" / "state.vscdb",
+        composers={"e-nfc": composer_data("e-nfc", [("u", 1), ("a", 2)], created_at=1784278800000, name="login")},
+        bubbles={"e-nfc": {"u": {"type": 1, "text": "login form resets"}, "a": {"type": 2, "text": "Fixed."}}},
+        composer_headers=[ComposerHeader("e-nfc", workspace_id="ws-nfc")],
+    )
+    assert run_deja("index").returncode == 0
+    listed = json.loads(run_deja("sessions", "--json").stdout)["sessions"]
+    assert {s["id"]: s["project_dir"] for s in listed} == {"c-nfd": str(decomposed), "e-nfc": str(decomposed)}
+    projects = json.loads(run_deja("stats", "--json").stdout)["projects"]
+    assert list(projects) == [decomposed.name] and projects[decomposed.name]["sessions"] == 2
+    stats = run_deja("stats").stdout
+    assert stats.count("crème-brûlée") + stats.count(decomposed.name) == 1, stats

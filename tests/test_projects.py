@@ -20,9 +20,11 @@ from harness import run_deja
 from deja.core.model import Session
 from deja.core.readers import Projects, slug_of
 from deja.core.writers.cursor_agent import (
+    acp_dir_for,
     assistant_turn,
     chat_dir_for,
     store_assistant_message,
+    store_preamble,
     store_user_message,
     tool_call_part,
     transcript_path,
@@ -451,6 +453,51 @@ def test_a_store_only_chat_without_a_cwd_takes_a_folder_only_a_transcript_names(
     row = sessions()["mkdocs-nav"]
     assert (row["project"], row["project_dir"], row["project_from"]) == ("docs", str(docs), "chat folder")
     assert "mkdocs-nav" in sessions("--project", "docs")
+
+
+def _store_only(chat_dir: Path, workspace: Path, meta_cwd: str | None = None) -> None:
+    """A chat kept in its store alone, whose preamble says where it ran (``Workspace Path:``)."""
+    write_chat_store(
+        chat_dir,
+        cwd=meta_cwd,
+        messages=[
+            *store_preamble(str(workspace)),
+            store_user_message("wire the newsletter signup"),
+            store_assistant_message("Added the signup form."),
+        ],
+    )
+
+
+@pytest.mark.parametrize("where", ["chats", "acp-sessions"])
+def test_a_store_only_chat_without_a_cwd_is_placed_by_its_preamble(fake_home: Path, where: str) -> None:
+    """meta.json has no cwd and no other store names ~/code/newproj: the store's own `Workspace Path:` line places
+    it (trial10 F8: it was under "(no project)", and `deja wip` there found no session)."""
+    it = Install(fake_home)
+    newproj = it.folder("newproj")
+    newproj.mkdir(parents=True)
+    chat = chat_dir_for(it.cli, str(newproj), "nocw0001") if where == "chats" else acp_dir_for(it.cli, "nocw0001")
+    _store_only(chat, newproj)
+    assert run_deja("index").returncode == 0
+    row = sessions()["nocw0001"]
+    assert (row["project"], row["project_dir"], row["project_from"]) == ("newproj", str(newproj), "Workspace Path")
+    wip = run_deja("wip", cwd=newproj)
+    assert wip.returncode == 0 and "wire the newsletter signup" in wip.stdout, wip.stdout + wip.stderr
+
+
+def test_a_preamble_never_overrides_a_cwd_nor_the_folder_a_chat_is_filed_under(fake_home: Path) -> None:
+    """meta.json's cwd wins over the line; a line naming a folder other than the one whose md5 files the chat
+    (`chats/<md5 of shop>/`) does not place it there: the bucket's folder does (`chat folder`)."""
+    it = Install(fake_home)
+    shop, other = it.folder("shop"), it.folder("other")
+    for folder in (shop, other):
+        folder.mkdir(parents=True)
+    _store_only(chat_dir_for(it.cli, str(shop), "with-cwd"), other, meta_cwd=str(shop))
+    _store_only(chat_dir_for(it.cli, str(shop), "filed-shop"), other)
+    write_transcript(transcript_path(it.cli, str(shop), "shop-chat"), [user_turn("lint"), assistant_turn("ok")])
+    assert run_deja("index").returncode == 0
+    rows = sessions()
+    assert (rows["with-cwd"]["project_dir"], rows["with-cwd"]["project_from"]) == (str(shop), "meta.json cwd")
+    assert (rows["filed-shop"]["project_dir"], rows["filed-shop"]["project_from"]) == (str(shop), "chat folder")
 
 
 def test_a_folder_holding_a_nul_byte_stops_no_build(fake_home: Path) -> None:

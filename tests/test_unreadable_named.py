@@ -149,3 +149,25 @@ def test_chats_it_could_not_read_are_not_said_to_be_missing(cli_root: Path) -> N
     assert ran.stdout.startswith("0 sessions, 0 messages indexed") and len(ran.stdout.splitlines()) == 1
     assert "No Cursor chats found" not in ran.stdout
     assert f"{store} (locked) could not be read this time" in ran.stderr
+
+
+def test_a_rebuild_that_meets_a_damaged_store_names_the_way_out_and_takes_it(cli_root: Path) -> None:
+    """A truncated store never reads again: waiting is no way out (trial10 F5), moving it away is, and the rebuild
+    then goes ahead without its sessions; the others stay."""
+    store = _store_chat(cli_root, "s1")
+    _store_chat(cli_root, "s2")
+    assert run_deja("index").returncode == 0
+    with store.open("r+b") as damaged:
+        damaged.truncate(store.stat().st_size // 2)
+    ran = run_deja("index", "--full")
+    assert ran.returncode == 1
+    assert ran.stderr == (
+        f"deja: the index was not rebuilt: {store} (damaged) could not be read this time, and a rebuild would lose "
+        "the sessions read from it before, which are kept as they were; run it again once it can be read; a damaged "
+        f"file stays so: to rebuild without its sessions, move it away (mv {store} {store}.damaged) and run it again\n"
+    )
+    store.rename(f"{store}.damaged")
+    again = run_deja("index", "--full")
+    assert again.returncode == 0, again.stderr
+    listed = run_deja("sessions").stdout
+    assert "s2" in listed and "s1" not in listed, listed

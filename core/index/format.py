@@ -79,7 +79,12 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #: 12: a message's date keys are its UTC day, whatever offset its transcript stamp was written in (an index of 11
 #:     filed a stamp's own day: a search for a day missed it). A project's keys are its folder composed (NFC), a
 #:     name byte that is not UTF-8 read as U+FFFD (``keys.readable_path``).
-FORMAT_VERSION = 12
+#: 13: a store-only chat whose ``meta.json`` has no ``cwd`` is placed by its preamble's ``Workspace Path:`` line (an
+#:     index of 12 left it with no project until rebuilt), and a folder's ``project_dir`` is spelt one way whichever
+#:     store named it (``keys.disk_spelling``: an index of 12 kept a decomposed and a composed spelling); text is
+#:     composed (NFC) before it is cut into terms (``text.composed``: an index of 12 split a decomposed word at
+#:     each accent).
+FORMAT_VERSION = 13
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"

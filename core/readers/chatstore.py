@@ -74,6 +74,14 @@ class ChatMeta(msgspec.Struct):
         return trusted_cwd(self.cwd, self.verified)
 
 
+def preamble_folder(chat_dir: Path, workspace: str) -> str:
+    """The folder a store's ``Workspace Path:`` line names, when it may place a chat whose ``meta.json`` has no
+    ``cwd``: the chat is filed under its md5, or (``acp-sessions``, filed under no folder's md5) it exists. Filed
+    under another folder's md5, the chat is that folder's (``Projects.settle``), not the line's."""
+    verified = bool(workspace) and folder_md5(workspace) == chat_dir.parent.name
+    return trusted_cwd(workspace, verified) if verified or is_acp_chat(chat_dir) else ""
+
+
 def trusted_cwd(cwd: str, verified: bool) -> str:
     """``cwd`` when a chat's ``meta.json`` may be believed: the chat is filed under its md5 (``verified``), or it
     is a directory that exists; else ""."""
@@ -104,6 +112,8 @@ class StoreChat(msgspec.Struct):
     messages: list[Message] = []
     #: A message's time was known (a ``<timestamp>`` block or a node's time).
     dated: bool = False
+    #: The folder the ``<user_info>`` preamble names (``Workspace Path:``), or "".
+    workspace: str = ""
     #: The store could not be read this time (locked, not a database, no meta row): nothing above is known.
     unreadable: bool = False
 
@@ -205,7 +215,7 @@ def read_store(store_db: Path, problems: Counter[str] | None = None) -> StoreCha
             return None
         found = StoreChat(name=meta.name, created=meta.created)
         if meta.root_id:
-            found.messages, found.dated = store_conversation(_children(db, meta.root_id, seen))
+            found.messages, found.dated, found.workspace = store_conversation(_children(db, meta.root_id, seen))
             found.tool_results = _tool_results(found.messages)
         return found
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -135,10 +135,20 @@ def split_shell_output(text: str) -> tuple[str, int | None]:
 # --- the conversation ---------------------------------------------------------
 
 _PREAMBLE = re.compile(r"<(user_info|rules|agent_skills)\b[^>]*>.*?</\1>\s*", re.S)
+_WORKSPACE_PATH = re.compile(r"<user_info\b[^>]*>.*?^Workspace Path: *([^\n]*?) *$", re.S | re.M)
 
 
-def store_conversation(children: Iterable[Child]) -> tuple[list[Message], bool]:
-    """The user and assistant messages of a store's latest root, and whether any time was known.
+class StoreConversation(NamedTuple):
+    messages: list[Message]
+    #: A message's time was known.
+    dated: bool
+    #: The folder the first ``<user_info>`` preamble names (``Workspace Path: /x``), or "".
+    workspace: str
+
+
+def store_conversation(children: Iterable[Child]) -> StoreConversation:
+    """The user and assistant messages of a store's latest root, whether any time was known, and the folder the
+    ``<user_info>`` preamble names (a chat whose ``meta.json`` has no ``cwd`` still says where it ran there).
 
     As a transcript reads: system messages and preambles are left out, a turn's
     tool-only assistant messages join its last assistant message, and each tool
@@ -153,10 +163,12 @@ def store_conversation(children: Iterable[Child]) -> tuple[list[Message], bool]:
     undated: list[Message] = []
     turn: Message | None = None  # the current turn's last assistant message
     current: datetime | None = None
+    workspace = ""
     for message, when in children:
         role, content = message.get("role"), message.get("content")
         new: Message | None = None
         if role == "user":
+            workspace = workspace or _workspace_path(content)
             text, written = _user_text(content)
             when = when or written
             if text:
@@ -179,7 +191,13 @@ def store_conversation(children: Iterable[Child]) -> tuple[list[Message], bool]:
             messages.append(new)
             if current is None:
                 undated.append(new)
-    return messages, current is not None
+    return StoreConversation(messages, current is not None, workspace)
+
+
+def _workspace_path(content: Any) -> str:
+    """The ``Workspace Path:`` line of a user message's ``<user_info>`` preamble, or ""."""
+    found = _WORKSPACE_PATH.search("\n".join(_texts(content)))
+    return found[1] if found and found[1].startswith("/") else ""
 
 
 def _texts(content: Any) -> list[str]:

@@ -33,13 +33,14 @@ from .chatstore import (
     chat_title,
     find_chat_dirs,
     newest_chat_dir,
+    preamble_folder,
     read_chat_meta,
     read_store,
     store_problem,
 )
 from .conversation import normalise_tool_name
 from .pairing import target_of, text_key, whole_call
-from .projects import cli_folder, path_values
+from .projects import Found, cli_folder, path_values
 from .transcripts import (
     chat_id_of,
     is_subagent,
@@ -270,7 +271,8 @@ def _store_instead(transcript: Path, chat_dir: Path | None, problems: Counter[st
 
 
 def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
-    """A chat with no transcript, from its store: project from meta.json's trusted ``cwd``.
+    """A chat with no transcript, from its store: project from meta.json's trusted ``cwd``, else its preamble's
+    ``Workspace Path:`` line (``_store_folder``).
 
     Times: the messages' own (``<timestamp>`` blocks, node times); with none,
     meta.json's ``createdAtMs``/``updatedAtMs``, else the store's ``createdAt``,
@@ -283,7 +285,7 @@ def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
     if not store.messages:
         return CliRead(None)
     meta = read_chat_meta(chat_dir)
-    session = cli_folder(meta.project_dir if meta else "", "").apply(
+    session = _store_folder(chat_dir, meta, store).apply(
         Session(
             id=chat_dir.name,
             source="cursor-cli",
@@ -301,6 +303,15 @@ def _read_store_chat(chat_dir: Path, problems: Counter[str]) -> CliRead:
         message.timestamp = created
     session.started, session.updated = created, max(created, updated)
     return CliRead(session)
+
+
+def _store_folder(chat_dir: Path, meta: ChatMeta | None, store: StoreChat) -> Found:
+    """A store-only chat's folder: meta.json's trusted ``cwd``, else the store's ``Workspace Path:`` line
+    (``preamble_folder``): ``cwd`` is missing on some chats (cursor-formats §3.2), the preamble never is."""
+    if meta and meta.project_dir:
+        return Found(meta.project_dir, "meta.json cwd")
+    folder = preamble_folder(chat_dir, store.workspace)
+    return Found(folder, "Workspace Path") if folder else Found()
 
 
 def _mtime(path: Path) -> datetime:

@@ -23,7 +23,8 @@ A cursor-agent chat's folder is its ``meta.json`` ``cwd``, else its transcript
 folder. A transcript folder's slug is decoded on disk first, then against the
 folders the other stores name (workspace.json, glass projects, meta.json), so a
 folder that no longer exists is still one project whichever store named it. A
-chat read from its store alone whose ``meta.json`` has no ``cwd`` takes the
+chat read from its store alone whose ``meta.json`` has no ``cwd`` takes its preamble's ``Workspace Path:`` line
+when the chat is filed under that folder's md5 (``chatstore.preamble_folder``), else the
 known folder whose md5 names its ``chats/<md5>/`` folder (``chat folder``): one another store names, else one
 a transcript folder decodes to.
 
@@ -47,7 +48,7 @@ import orjson
 
 from .. import paths
 from ..digests import folder_md5
-from ..keys import readable_path
+from ..keys import disk_spelling, readable_path
 from ..model import Session
 from ..record import Record
 from ..regular_files import read_regular, subfolders
@@ -71,6 +72,7 @@ SIGNALS = (
     "workspaceUris",
     "files touched",
     "meta.json cwd",
+    "Workspace Path",
     "chat folder",
 )
 
@@ -91,8 +93,10 @@ class Found(Record, frozen=True):
     signal: str = ""
 
     def apply(self, session: Session) -> Session:
-        session.project_dir, session.project_from = self.folder, self.signal
-        session.project = basename(self.folder) if self.folder else session.project
+        """Give ``session`` the folder, spelt as every store's spelling of it is (``keys.disk_spelling``)."""
+        folder = disk_spelling(self.folder) if self.folder else ""
+        session.project_dir, session.project_from = folder, self.signal
+        session.project = basename(folder) if folder else session.project
         return session
 
 
