@@ -464,8 +464,9 @@ def _since(since: str | None) -> datetime | None:
         ) from None
 
 
-def why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
-    """Why a search found nothing: an empty index, a query of common words only, a filter, or no match at all."""
+def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
+    """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
+    user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all."""
     from ..core.search import project_indexed, query_terms, search
     from .views import quoted_query
 
@@ -476,7 +477,8 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
     if filters.project and not project_indexed(index, filters.project):
         return f"No session of project {filters.project!r} is indexed; `deja sessions` lists the projects there are."
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1).total):
-        return f"No session matches {quoted_query(query)} with {flags}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
+        given = " ".join(flags)
+        return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
     return f"No session matches {quoted_query(query)}."
 
 
@@ -489,13 +491,13 @@ def nothing_indexed() -> str:
     return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
 
 
-def filter_flags(**given: str | None) -> str:
-    """The filters a user gave, as they typed them: ``--project api --source cursor-cli``."""
-    return " ".join(f"--{name} {value}" for name, value in given.items() if value)
+def filter_flags(**given: str | None) -> list[str]:
+    """The filters a user gave, as they typed them: ``--project api``, ``--source cursor-cli``."""
+    return [f"--{name} {value}" for name, value in given.items() if value]
 
 
-def the_filters(flags: str) -> str:
-    return "the filters" if flags.count("--") > 1 else "the filter"
+def the_filters(flags: list[str]) -> str:
+    return "the filters" if len(flags) > 1 else "the filter"
 
 
 def _that_do(count: int) -> str:

@@ -12,6 +12,8 @@ import json
 import os
 from pathlib import Path
 
+import anyio
+import pytest
 from harness import run_deja, store_shell
 
 from deja.core.index import Index
@@ -221,3 +223,54 @@ def test_session_start_in_a_folder_below_a_project_lists_the_projects_sessions(t
     (tmp_path / "code" / "new").mkdir()
     quiet = run_deja("hook-context", input=json.dumps(elsewhere))
     assert quiet.returncode == 0 and quiet.stdout.strip() in ("", "{}"), quiet.stdout
+
+
+def test_a_name_of_one_folder_holds_its_packages_sessions_as_its_path_does(
+    tmp_path: Path, cli_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--project shop``, the name of the monorepo's one folder, is that folder with the folders below it, as
+    ``--project ~/code/shop`` is: it found none of its packages' sessions, and the MCP tools, which a model gives the
+    project by name, missed them all (trial9 F7). An empty MCP answer names the filter that emptied it, as the CLI's
+    does."""
+    from deja.interfaces.mcp_server import Tools
+
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop, "c-shop", "set up the shop workspace", "npm install")
+    _chat(cli_root, shop / "packages" / "api", "c-api", "orders pagination is off by one", "pytest -q")
+    _chat(cli_root, tmp_path / "code" / "billing", "c-billing", "invoice pagination rounds wrong", "pytest -q billing")
+    assert run_deja("index").returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    found = run_deja("search", "pagination", "--project", "shop", cwd=elsewhere)
+    assert found.returncode == 0 and "c-api" in found.stdout and "c-billing" not in found.stdout, found.stdout
+    listed = run_deja("sessions", "--project", "shop", "--json", cwd=elsewhere)
+    assert {row["id"] for row in json.loads(listed.stdout)["sessions"]} == {"c-shop", "c-api"}, listed.stdout
+    exported = run_deja("export", "--project", "shop", "-o", str(tmp_path / "out"), cwd=elsewhere)
+    assert exported.returncode == 0 and sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "c-api.md",
+        "c-shop.md",
+        "index.md",
+    ], exported.stdout + exported.stderr
+
+    grown = transcript_path(cli_root, str(shop / "packages" / "api"), "c-api")
+    with grown.open("a") as transcript:  # a refresh files it anew: its first record stays in the older segment
+        transcript.write(json.dumps(user_turn("and the pagination of refunds?")) + "\n")
+    assert "1 updated" in run_deja("index").stdout
+    found = run_deja("search", "refunds", "--project", "shop", cwd=elsewhere)
+    assert "c-api" in found.stdout, found.stdout
+
+    monkeypatch.chdir(elsewhere)
+    tools = Tools()
+
+    async def ask() -> None:
+        assert "c-api" in str(tools.search("pagination", project="shop").content[0])
+        recent = tools.recent(project="shop").structured_content or {}
+        assert {row["id"] for row in recent["sessions"]} == {"c-shop", "c-api"}
+        empty = tools.search("pagination", project="shop", source="cursor-ide").content[0]
+        assert getattr(empty, "text", "") == (
+            "No session matches \"pagination\" with project='shop' source='cursor-ide'; drop the filters to see "
+            "the 2 that do."
+        )
+
+    anyio.run(ask)
