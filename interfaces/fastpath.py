@@ -472,8 +472,10 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -
 
     if not index.session_count:
         return nothing_indexed()
-    if not any(query_terms(query)):
-        return f"Every word of {quoted_query(query)} is too common to search; add a rarer word."
+    words, phrases = query_terms(query)
+    if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
+        beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
+        return f"Every word of {quoted_query(query)} is too common to search{beside}."
     if filters.project and not project_indexed(index, filters.project):
         return f"No session of project {filters.project!r} is indexed; `deja sessions` lists the projects there are."
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1).total):
