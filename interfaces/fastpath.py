@@ -587,7 +587,8 @@ def noun_for(count: int, noun: str) -> str:
 
 #: When a store that could not be read is tried again: ``deja index`` tries it whatever changed (``glance``), any
 #: other run once a walk is due.
-_READ_AGAIN = "read again by the next `deja index` (by deja on its own within a minute)"
+_NEXT_INDEX = "by the next `deja index` (by deja on its own within a minute)"
+_READ_AGAIN = f"read again {_NEXT_INDEX}"
 
 
 def _report_unreadable(result: RefreshResult) -> None:
@@ -613,10 +614,19 @@ def _report_unreadable(result: RefreshResult) -> None:
             err=True,
         )
         return
-    echo(
-        f"{named} could not be read this time: what was read from {them} before is kept, and {it_is} {_READ_AGAIN}",
-        err=True,
-    )
+    echo(f"{named} could not be read this time: {_kept_until(result, them, it_is)}", err=True)
+
+
+def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:
+    """What became of the stores it could not read, and when they are read: what was read from them before is kept,
+    but a store never read before (a new chat's, locked at its first sighting) has nothing kept (trial9 F5)."""
+    if not result.unreadable_new:
+        return f"what was read from {them} before is kept, and {it_is} {_READ_AGAIN}"
+    if result.unreadable_new == result.unreadable_kept:
+        return f"nothing was read from {them} before; {it_is} read {_NEXT_INDEX}"
+    before = result.unreadable_kept - result.unreadable_new
+    never = f"{result.unreadable_new} never read yet"
+    return f"what was read from {before} of them before is kept ({never}), and they are read {_NEXT_INDEX}"
 
 
 def index_command(full: bool = False, json: bool = False) -> None:
