@@ -436,14 +436,21 @@ def in_folder(path: str, project: str | None) -> str:
 
 def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     """Where the last session in ``folder`` stopped; a folder no session ran in is an empty answer saying so, as an
-    error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question)."""
+    error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question), and so is one
+    that is not there. The root folder, however it is spelled, is no project's: refused, as ``deja wip /`` is."""
     from ..core import work
+    from ..core.keys import project_spelling
     from ..core.library import find_session, newest_sessions
     from . import work_views as views
 
+    if not project_spelling(folder):
+        raise LookupError(f"{folder!r} is the root folder, no project's: give a project's folder")
     sessions = newest_sessions(index, project=folder, limit=1)
     if not sessions:
-        note = f"no session ran in {folder}; `recent` lists the latest sessions and their projects"
+        place = project_folder(folder)
+        missing = place is not None and not os.path.exists(place)
+        note = f"no folder {place}" if missing else f"no session ran in {folder}"
+        note += "; `recent` lists the latest sessions and their projects"
         return note, {
             "session": None,
             "goal": "",

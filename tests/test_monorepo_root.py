@@ -274,3 +274,30 @@ def test_a_name_of_one_folder_holds_its_packages_sessions_as_its_path_does(
         )
 
     anyio.run(ask)
+
+
+def test_wip_refuses_the_root_however_spelled_and_names_a_missing_folder(tmp_path: Path, cli_root: Path) -> None:
+    """``deja wip /`` said no session ran "in /, below it" (every one did), where the root folder is no project's, as
+    for ``--project /``; a relative path reaching it must say the same, and ``/nonexistent`` was "no session ran in"
+    rather than missing (trial9 F12). The MCP tool's ``wip`` says the same."""
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop, "c-shop", "set up the shop workspace", "npm install")
+    assert run_deja("index").returncode == 0
+    up = "/".join([".."] * len(shop.parts))
+    for spelled in ("/", up):
+        ran = run_deja("wip", spelled, cwd=shop)
+        assert (ran.returncode, ran.stdout) == (2, ""), ran.stdout
+        assert ran.stderr == "deja: / is the root folder, no project's: give a project's folder\n"
+    missing = shop / "nonexistent"
+    ran = run_deja("wip", str(missing), cwd=shop)
+    assert (ran.returncode, ran.stderr) == (
+        1,
+        f"deja: no folder {missing}: give a project's folder; `deja sessions` lists where sessions ran\n",
+    )
+
+    index = Index.open(tmp_path / "deja")
+    for spelled in ("/", str(shop) + "/" + up):
+        with pytest.raises(LookupError, match="is the root folder, no project's"):
+            work_answer(index, "wip", spelled, None)
+    text, _ = work_answer(index, "wip", str(missing), None)
+    assert text.startswith(f"no folder {missing};"), text
