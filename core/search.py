@@ -1049,7 +1049,7 @@ def _sessions_by_folder(index: Index, name: str) -> dict[int, list[tuple[Segment
     for segment in index.segments:
         named = segment.sessions_named(wanted, segment.ref.sessions) or set()
         project_hashes, dir_hashes = segment.session_columns()[:2]
-        for ordinal in sorted(named - segment.deleted):
+        for ordinal in named - segment.deleted:
             if project_hashes[ordinal] == wanted:
                 by_folder.setdefault(dir_hashes[ordinal], []).append((segment, ordinal))
     return by_folder
