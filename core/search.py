@@ -1018,15 +1018,18 @@ def meant_project(index: Index, project: str | None) -> tuple[str | None, list[s
     """What ``--project`` means: the project to filter by, and the folders it could mean when it names more than one
     (then the project is None, and the caller asks which).
 
-    A name two folders share (``api`` for ``~/work/api`` and ``~/legacy/api``) names both: one answer of the two
-    read as one project's. The trailing path the hooks tell them apart by (``legacy/api``), read as a folder below
-    this one where no session ran, is the one folder of that name it ends.
+    A name of one folder is that folder, with the folders below it: ``--project shop`` at a monorepo's root holds
+    its packages' sessions as ``--project ~/code/shop`` does (the MCP tools' ``project``, which a model gives by
+    name, missed them all: trial9 F7). A name two folders share (``api`` for ``~/work/api`` and ``~/legacy/api``)
+    names both: one answer of the two read as one project's. The trailing path the hooks tell them apart by
+    (``legacy/api``), read as a folder below this one where no session ran, is the one folder of that name it ends.
     """
     if not project or not project.strip():
         return project, []
     if not is_folder(project):
-        folders = project_folders(index, project)
-        return (None, folders) if len(folders) > 1 else (project, [])
+        by_folder = _sessions_by_folder(index, project)
+        folders = _folders_of(by_folder, 2)
+        return (None, folders) if folders else (_folder_with_more(index, by_folder) or project, [])
     label = project.strip().strip("/")
     if project.strip().startswith(("/", "~", ".")) or project_indexed(index, project):
         return project, []
@@ -1039,24 +1042,67 @@ def meant_project(index: Index, project: str | None) -> tuple[str | None, list[s
 
 def project_folders(index: Index, name: str, most_alike: int = 2) -> list[str]:
     """The folders the sessions of the project named ``name`` ran in, sorted; none unless there are at least
-    ``most_alike`` (a name of one folder, the usual case, decodes no session: ``msgspec`` is not loaded for it).
+    ``most_alike``."""
+    return _folders_of(_sessions_by_folder(index, name), most_alike)
 
-    Found from each segment's packed name hashes (``Segment.sessions_named``), one session decoded per folder."""
+
+def _sessions_by_folder(index: Index, name: str) -> dict[int, list[tuple[Segment, int]]]:
+    """The live sessions of the project named ``name`` by the hash of the folder each ran in (0: none), found from
+    each segment's packed name hashes (``Segment.sessions_named``) without decoding a session."""
     wanted = name_hash(name)
-    first_of: dict[int, tuple[Segment, int]] = {}
+    by_folder: dict[int, list[tuple[Segment, int]]] = {}
     for segment in index.segments:
         named = segment.sessions_named(wanted, segment.ref.sessions) or set()
         project_hashes, dir_hashes = segment.session_columns()[:2]
         for ordinal in named - segment.deleted:
-            if project_hashes[ordinal] == wanted and (folder_hash := dir_hashes[ordinal]):
-                first_of.setdefault(folder_hash, (segment, ordinal))
-    if len(first_of) < most_alike:
+            if project_hashes[ordinal] == wanted:
+                by_folder.setdefault(dir_hashes[ordinal], []).append((segment, ordinal))
+    return by_folder
+
+
+def _folders_of(by_folder: dict[int, list[tuple[Segment, int]]], most_alike: int) -> list[str]:
+    """The folders of ``by_folder`` (``_sessions_by_folder``), sorted, one session decoded per folder; none unless
+    there are at least ``most_alike``."""
+    found = [sessions[0] for folder_hash, sessions in by_folder.items() if folder_hash]
+    if len(found) < most_alike:
         return []
     folders: dict[str, str] = {}
-    for segment, ordinal in first_of.values():
+    for segment, ordinal in found:
         folder = segment.session(ordinal).project_dir.rstrip("/")
         folders.setdefault(project_spelling(folder), folder)
     return sorted(folders.values()) if len(folders) >= most_alike else []
+
+
+def _folder_with_more(index: Index, by_folder: dict[int, list[tuple[Segment, int]]]) -> str | None:
+    """The one folder every session of ``by_folder`` ran in, when sessions ran below it too; None when none did
+    (the name then finds the same sessions, and faster: ``_named``), some of the name's ran in no folder (the
+    folder would leave them out), or there is no session."""
+    if 0 in by_folder:
+        return None
+    folders = _folders_of(by_folder, 1)
+    if len(folders) != 1:
+        return None
+    return folders[0] if _holds_more(index, tree_key(folders[0]), by_folder) else None
+
+
+def _holds_more(index: Index, key: str, by_folder: dict[int, list[tuple[Segment, int]]]) -> bool:
+    """Whether a folder's tree ``key`` files a live session ``by_folder`` does not hold: in a segment, more postings
+    than its sessions there once its deleted sessions the key files are taken off (``Segment.files_session``), no
+    postings list read whole (a project's thousands, on every call of an agent's that names it)."""
+    held: dict[int, int] = {}
+    for sessions in by_folder.values():
+        for segment, _ in sessions:
+            held[id(segment)] = held.get(id(segment), 0) + 1
+    for segment in index.segments:
+        p_off, count, _ = segment.lookup(key)
+        more = count - held.get(id(segment), 0)
+        for ordinal in segment.deleted if more > 0 else ():
+            more -= segment.files_session(p_off, count, ordinal)
+            if more <= 0:
+                break
+        if more > 0:
+            return True
+    return False
 
 
 def telling_labels(folders: list[str]) -> list[str]:

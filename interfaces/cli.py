@@ -194,8 +194,8 @@ def sessions_command(
     check_source(source)
     check_project(project)
     index = open_index()
-    project = chosen_project(index, project)
-    chosen = newest_sessions(index, project=project, source=source, limit=limit)
+    meant = chosen_project(index, project)  # (the filter as the index reads it; messages name it as typed)
+    chosen = newest_sessions(index, project=meant, source=source, limit=limit)
     if json:
         emit_json({"sessions": [session_json(m) for m in chosen]})
     elif chosen:
@@ -205,10 +205,12 @@ def sessions_command(
         id_width = max(map(len, ids))
         for meta, shown_id in zip(chosen, ids, strict=True):
             echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
-        if len(chosen) == limit and (more := _more_sessions(index, project, source, limit)):
+        if len(chosen) == limit and (more := _more_sessions(index, meant, source, limit)):
             echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
     elif index.session_count and (flags := filter_flags(project=project, source=source)):
-        echo(f"No sessions with {flags}; drop {the_filters(flags)} to see the {index.session_count} in the index.")
+        echo(
+            f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
+        )
     else:
         echo("No sessions found. `deja index` says where it looked; `deja doctor` checks the rest.")
 

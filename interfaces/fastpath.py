@@ -469,19 +469,23 @@ def _since(since: str | None) -> datetime | None:
         ) from None
 
 
-def why_no_match(index: Index, query: str, filters: Filters, flags: str) -> str:
-    """Why a search found nothing: an empty index, a query of common words only, a filter, or no match at all."""
+def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
+    """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
+    user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all."""
     from ..core.search import project_indexed, query_terms, search
     from .views import quoted_query
 
     if not index.session_count:
         return nothing_indexed()
-    if not any(query_terms(query)):
-        return f"Every word of {quoted_query(query)} is too common to search; add a rarer word."
+    words, phrases = query_terms(query)
+    if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
+        beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
+        return f"Every word of {quoted_query(query)} is too common to search{beside}."
     if filters.project and not project_indexed(index, filters.project):
         return f"No session of project {filters.project!r} is indexed; `deja sessions` lists the projects there are."
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1).total):
-        return f"No session matches {quoted_query(query)} with {flags}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
+        given = " ".join(flags)
+        return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
     return f"No session matches {quoted_query(query)}."
 
 
@@ -494,13 +498,13 @@ def nothing_indexed() -> str:
     return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
 
 
-def filter_flags(**given: str | None) -> str:
-    """The filters a user gave, as they typed them: ``--project api --source cursor-cli``."""
-    return " ".join(f"--{name} {value}" for name, value in given.items() if value)
+def filter_flags(**given: str | None) -> list[str]:
+    """The filters a user gave, as they typed them: ``--project api``, ``--source cursor-cli``."""
+    return [f"--{name} {value}" for name, value in given.items() if value]
 
 
-def the_filters(flags: str) -> str:
-    return "the filters" if flags.count("--") > 1 else "the filter"
+def the_filters(flags: list[str]) -> str:
+    return "the filters" if len(flags) > 1 else "the filter"
 
 
 def _that_do(count: int) -> str:
@@ -609,7 +613,8 @@ def noun_for(count: int, noun: str) -> str:
 
 #: When a store that could not be read is tried again: ``deja index`` tries it whatever changed (``glance``), any
 #: other run once a walk is due.
-_READ_AGAIN = "read again by the next `deja index` (by deja on its own within a minute)"
+_NEXT_INDEX = "by the next `deja index` (by deja on its own within a minute)"
+_READ_AGAIN = f"read again {_NEXT_INDEX}"
 
 
 def _report_unreadable(result: RefreshResult) -> None:
@@ -635,10 +640,19 @@ def _report_unreadable(result: RefreshResult) -> None:
             err=True,
         )
         return
-    echo(
-        f"{named} could not be read this time: what was read from {them} before is kept, and {it_is} {_READ_AGAIN}",
-        err=True,
-    )
+    echo(f"{named} could not be read this time: {_kept_until(result, them, it_is)}", err=True)
+
+
+def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:
+    """What became of the stores it could not read, and when they are read: what was read from them before is kept,
+    but a store never read before (a new chat's, locked at its first sighting) has nothing kept (trial9 F5)."""
+    if not result.unreadable_new:
+        return f"what was read from {them} before is kept, and {it_is} {_READ_AGAIN}"
+    if result.unreadable_new == result.unreadable_kept:
+        return f"nothing was read from {them} before; {it_is} read {_NEXT_INDEX}"
+    before = result.unreadable_kept - result.unreadable_new
+    never = f"{result.unreadable_new} never read yet"
+    return f"what was read from {before} of them before is kept ({never}), and they are read {_NEXT_INDEX}"
 
 
 def index_command(full: bool = False, json: bool = False) -> None:

@@ -55,7 +55,7 @@ from .mcp_stdio import answering_stdio
 if TYPE_CHECKING:
     from ..core.index import Index, Segment, SessionMeta
     from ..core.model import Message
-    from ..core.search import SearchResult
+    from ..core.search import Filters, SearchResult
 
 STILL_INDEXING = "deja is still indexing your history; try again in a few seconds."
 #: How long one freshness check holds for the tool calls that follow it.
@@ -379,6 +379,15 @@ def unknown_project(index: Index, project: str | None) -> str:
     return f"No session of project {project!r} is indexed; `recent` without a project lists the projects there are."
 
 
+def no_match(index: Index, query: str, filters: Filters, given: dict[str, str | None]) -> str:
+    """Why a search found nothing, as ``deja search`` says it (``fastpath.why_no_match``): an unknown project, words
+    too common to search, or the filters (named as given: ``project='shop'``) that turned its matches away."""
+    from .fastpath import why_no_match
+
+    flags = [f"{name}={value!r}" for name, value in given.items() if value]
+    return unknown_project(index, filters.project) or why_no_match(index, query, filters, flags)
+
+
 def work_answer(index: Index, mode: str, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
     """The text and the JSON of one work question: the same shapes as ``deja blame``/``files``/``fix``/``how``/…"""
     from ..core import work
@@ -432,26 +441,33 @@ def project_folder(project: str | None) -> str | None:
 
 def in_folder(path: str, project: str | None) -> str:
     """``path`` taken in ``project``'s folder when it is relative and the project is a folder: the agent's folder,
-    not this server's, which the agent cannot know. A project named by its name, or none, leaves a relative path to
-    the server's folder."""
+    not this server's, which the agent cannot know. A project named by a name that is no one folder's
+    (``search.meant_project``), or none, leaves a relative path to the server's folder."""
     folder = project_folder(project)
     return os.path.join(folder, path) if folder and not os.path.isabs(os.path.expanduser(path)) else path
 
 
 def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     """Where the last session in ``folder`` stopped; a folder no session ran in is an empty answer saying so, as an
-    error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question)."""
+    error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question), and so is one
+    that is not there. The root folder, however it is spelled, is no project's: refused, as ``deja wip /`` is."""
     from ..core import work
     from ..core.folders import home
+    from ..core.keys import project_spelling
     from ..core.library import find_session, newest_sessions
     from . import work_views as views
 
+    if not project_spelling(folder):
+        raise LookupError(f"{folder!r} is the root folder, no project's: give a project's folder")
     asked = project_folder(folder)  # a folder is taken as `deja wip` takes it: else the nearest above with sessions
     here = readable_path(asked) if asked else folder
-    project = index.nearest_project(here, home()) if asked else folder
-    sessions = newest_sessions(index, project=project, limit=1, below=project == here) if project else []
+    # a folder that is not there is missing, unless sessions ran in it (a deleted project): not one below a project
+    missing = asked is not None and not os.path.exists(asked) and not newest_sessions(index, project=here, limit=1)
+    project = index.nearest_project(here, home()) if asked and not missing else folder
+    sessions = newest_sessions(index, project=project, limit=1, below=project == here) if project and not missing else []
     if not sessions:
-        note = f"no session ran in {folder}; `recent` lists the latest sessions and their projects"
+        note = f"no folder {here}" if missing else f"no session ran in {folder}"
+        note += "; `recent` lists the latest sessions and their projects"
         return note, {
             "session": None,
             "goal": "",
@@ -522,12 +538,13 @@ class Tools:
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
-        project = _one_project(index, project)
-        filters = Filters(project=project, source=source, since=since_at)
+        filters = Filters(project=_one_project(index, project), source=source, since=since_at)
         result = search(index, query.strip(), filters=filters, limit=within("limit", limit, 1, 20))
         result = fit_text(result)
-        note = "" if result.hits else unknown_project(index, project)
-        return answer(note or search_text(result), search_json(result))
+        if result.hits:
+            return answer(search_text(result), search_json(result))
+        given = {"project": project, "source": source, "since": since}
+        return answer(no_match(index, query.strip(), filters, given), search_json(result))
 
     def show(
         self,

@@ -158,15 +158,14 @@ def wip_command(
 ) -> None:
     """What the last session in this directory was doing: its task, what it settled, files, last command."""
     from ..core.work import digest
-    from .cli import emit_json, fail
+    from .cli import emit_json
     from .fastpath import open_index
     from .work_views import digest_json, wip_text
 
     index = open_index()
-    folder = readable_path(str(Path(directory or os.getcwd()).expanduser().resolve()))
-    project = index.nearest_project(folder, home())
-    if not project:
-        fail(f"no session ran in {folder}, below it or in a folder above it; `deja sessions` lists where sessions ran")
+    asked = Path(directory or os.getcwd()).expanduser().resolve()
+    folder = readable_path(str(asked))
+    project = _wip_project(index, folder, asked)
     # a folder above is this one's project by its own sessions: the others below it ran in a sibling (shop/api seen
     # from shop/web/src), which is not "here"
     newest = newest_sessions(index, project=project, limit=1, below=project == folder)[0]
@@ -175,6 +174,24 @@ def wip_command(
     emit_json(digest_json(summary)) if json else echo(
         wip_text(summary, "here" if project == folder else f"in {project}")
     )
+
+
+def _wip_project(index: Index, folder: str, asked: Path) -> str:
+    """The project ``deja wip`` means by ``folder`` (``Index.nearest_project``; ``asked`` is where the disk has it),
+    else the one line that says why there is none: the root folder, however it is spelled (``/``, ``../../..``), is
+    no project's (refused, as ``--project /`` is), and a folder that is not there and no session ran in is missing,
+    not one no session ran in (trial9 F12)."""
+    from ..core.keys import project_spelling
+    from .cli import fail
+
+    if not project_spelling(folder):
+        fail(f"{folder} is the root folder, no project's: give a project's folder", code=2)
+    if not asked.exists() and not newest_sessions(index, project=folder, limit=1):
+        fail(f"no folder {folder}: give a project's folder; `deja sessions` lists where sessions ran")
+    project = index.nearest_project(folder, home())
+    if not project:
+        fail(f"no session ran in {folder}, below it or in a folder above it; `deja sessions` lists where sessions ran")
+    return project
 
 
 def ctx_command(

@@ -92,10 +92,11 @@ QUERY_ECHO_CHARS = 80
 
 
 def quoted_query(query: str) -> str:
-    """The query in double quotes, cut to ``QUERY_ECHO_CHARS`` with "…" (on one line)."""
+    """The query in double quotes, cut to ``QUERY_ECHO_CHARS`` with "…" (on one line); in single quotes when it
+    holds a double quote, as a shell takes a phrase (``'"off by one"'``, not ``""off by one""``: trial9 F8)."""
     one_line = " ".join(query.split())
     cut = one_line if len(one_line) <= QUERY_ECHO_CHARS else one_line[: QUERY_ECHO_CHARS - 1].rstrip() + "…"
-    return f'"{cut}"'
+    return f"'{cut}'" if '"' in cut else f'"{cut}"'
 
 
 def search_text(result: SearchResult, width: int | None = None) -> str:

@@ -388,6 +388,7 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
 def test_work_that_finds_nothing_answers_empty_with_a_note(history: History, tmp_path: Path) -> None:
     """A folder no session ran in is no more an error than an error that never came up: an answer saying so."""
     nowhere = history.root / "code" / "nowhere"
+    nowhere.mkdir()
 
     async def scenario(session: ClientSession) -> None:
         wip = await ok(session, "work", mode="wip", query=str(nowhere))

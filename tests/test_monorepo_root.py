@@ -12,6 +12,8 @@ import json
 import os
 from pathlib import Path
 
+import anyio
+import pytest
 from harness import run_deja, store_shell
 
 from deja.core.index import Index
@@ -246,3 +248,81 @@ def test_the_home_folder_is_no_project_of_a_folder_below_it(fake_home: Path, cli
     assert "it ran in other projects: add --all-projects" in how.stdout, how.stdout
     home = run_deja("wip", cwd=fake_home)
     assert home.returncode == 0 and "deja show c-home" in home.stdout, home.stdout + home.stderr
+
+
+def test_a_name_of_one_folder_holds_its_packages_sessions_as_its_path_does(
+    tmp_path: Path, cli_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--project shop``, the name of the monorepo's one folder, is that folder with the folders below it, as
+    ``--project ~/code/shop`` is: it found none of its packages' sessions, and the MCP tools, which a model gives the
+    project by name, missed them all (trial9 F7). An empty MCP answer names the filter that emptied it, as the CLI's
+    does."""
+    from deja.interfaces.mcp_server import Tools
+
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop, "c-shop", "set up the shop workspace", "npm install")
+    _chat(cli_root, shop / "packages" / "api", "c-api", "orders pagination is off by one", "pytest -q")
+    _chat(cli_root, tmp_path / "code" / "billing", "c-billing", "invoice pagination rounds wrong", "pytest -q billing")
+    assert run_deja("index").returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    found = run_deja("search", "pagination", "--project", "shop", cwd=elsewhere)
+    assert found.returncode == 0 and "c-api" in found.stdout and "c-billing" not in found.stdout, found.stdout
+    listed = run_deja("sessions", "--project", "shop", "--json", cwd=elsewhere)
+    assert {row["id"] for row in json.loads(listed.stdout)["sessions"]} == {"c-shop", "c-api"}, listed.stdout
+    exported = run_deja("export", "--project", "shop", "-o", str(tmp_path / "out"), cwd=elsewhere)
+    assert exported.returncode == 0 and sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "c-api.md",
+        "c-shop.md",
+        "index.md",
+    ], exported.stdout + exported.stderr
+
+    grown = transcript_path(cli_root, str(shop / "packages" / "api"), "c-api")
+    with grown.open("a") as transcript:  # a refresh files it anew: its first record stays in the older segment
+        transcript.write(json.dumps(user_turn("and the pagination of refunds?")) + "\n")
+    assert "1 updated" in run_deja("index").stdout
+    found = run_deja("search", "refunds", "--project", "shop", cwd=elsewhere)
+    assert "c-api" in found.stdout, found.stdout
+
+    monkeypatch.chdir(elsewhere)
+    tools = Tools()
+
+    async def ask() -> None:
+        assert "c-api" in str(tools.search("pagination", project="shop").content[0])
+        recent = tools.recent(project="shop").structured_content or {}
+        assert {row["id"] for row in recent["sessions"]} == {"c-shop", "c-api"}
+        empty = tools.search("pagination", project="shop", source="cursor-ide").content[0]
+        assert getattr(empty, "text", "") == (
+            "No session matches \"pagination\" with project='shop' source='cursor-ide'; drop the filters to see "
+            "the 2 that do."
+        )
+
+    anyio.run(ask)
+
+
+def test_wip_refuses_the_root_however_spelled_and_names_a_missing_folder(tmp_path: Path, cli_root: Path) -> None:
+    """``deja wip /`` said no session ran "in /, below it" (every one did), where the root folder is no project's, as
+    for ``--project /``; a relative path reaching it must say the same, and ``/nonexistent`` was "no session ran in"
+    rather than missing (trial9 F12). The MCP tool's ``wip`` says the same."""
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop, "c-shop", "set up the shop workspace", "npm install")
+    assert run_deja("index").returncode == 0
+    up = "/".join([".."] * len(shop.parts))
+    for spelled in ("/", up):
+        ran = run_deja("wip", spelled, cwd=shop)
+        assert (ran.returncode, ran.stdout) == (2, ""), ran.stdout
+        assert ran.stderr == "deja: / is the root folder, no project's: give a project's folder\n"
+    missing = shop / "nonexistent"
+    ran = run_deja("wip", str(missing), cwd=shop)
+    assert (ran.returncode, ran.stderr) == (
+        1,
+        f"deja: no folder {missing}: give a project's folder; `deja sessions` lists where sessions ran\n",
+    )
+
+    index = Index.open(tmp_path / "deja")
+    for spelled in ("/", str(shop) + "/" + up):
+        with pytest.raises(LookupError, match="is the root folder, no project's"):
+            work_answer(index, "wip", spelled, None)
+    text, _ = work_answer(index, "wip", str(missing), None)
+    assert text.startswith(f"no folder {missing};"), text

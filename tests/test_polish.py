@@ -121,6 +121,18 @@ def test_a_query_of_only_common_words_says_so(indexed_sample: Sample, query: str
     assert result.stdout == f'Every word of "{query}" is too common to search; add a rarer word.\n'
 
 
+def test_a_quoted_phrase_of_only_common_words_says_so_as_the_words_do(indexed_sample: Sample) -> None:
+    """``deja search '"off by one"'`` said ``No session matches ""off by one"".``, though a session says it word for
+    word, where the words unquoted are "too common" (trial9 F8): a phrase is found by its words, and these are in
+    no index. It says why, naming the query once quoted, and the MCP tool says the same."""
+    from deja.interfaces.mcp_server import Tools
+
+    said = "Every word of '\"off by one\"' is too common to search, in a phrase too; add a rarer word beside it."
+    result = run_deja("search", '"off by one"', env=indexed_sample.env)
+    assert result.returncode == 0 and result.stdout == said + "\n", result.stdout
+    assert getattr(Tools().search('"off by one"').content[0], "text", "") == said
+
+
 def test_a_search_of_an_empty_index_says_the_index_is_empty_and_where_deja_looked(
     fake_home: Path, tmp_path: Path
 ) -> None:

@@ -269,6 +269,32 @@ def test_deja_index_reads_a_store_it_could_not_read_as_soon_as_it_can(cli_root: 
     assert shown("s2") == ["question of s2", "the wombat answer"]
 
 
+def test_a_store_never_read_before_is_not_said_to_be_kept(cli_root: Path) -> None:
+    """A new chat's store locked at its first sighting, alone or beside its transcript: the line said "what was read
+    from it before is kept" of a store nothing was read from (trial9 F5); one read before still says it."""
+    read = _store_chat(cli_root, "s1", "first answer")
+    assert index()["sessions"] == 1
+    alone = _store_chat(cli_root, "s2", "the wombat answer")
+    with locked(alone, "DELETE"):
+        said = index_text()[1]
+    assert said.startswith(
+        f"{alone} (locked) could not be read this time: nothing was read from it before; it is read by the next "
+        "`deja index` (by deja on its own within a minute)\n"
+    ), said
+    beside = _store_chat(cli_root, "s3", "the aardvark answer")
+    write_transcript(transcript_path(cli_root, CWD, "s3"), [user_turn("question of s3"), assistant_turn("partly")])
+    _store_chat(cli_root, "s1", "first answer", "second answer")
+    with locked(beside, "DELETE"), locked(read, "DELETE"):
+        said = index_text()[1]
+    assert "s3" in session_ids()  # (its transcript's turns are in)
+    assert "could not be read this time: what was read from 1 of them before is kept (1 never read yet), and they" in (
+        said
+    ), said
+    _store_chat(cli_root, "s1", "first answer", "second answer", "third")
+    with locked(read, "DELETE"):
+        assert kept_note(read, "locked") in index_text()[1]
+
+
 def test_a_lock_once_released_is_no_longer_reported(sample: Sample) -> None:
     index()
     db = _touch_global_db(sample)

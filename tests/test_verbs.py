@@ -463,6 +463,7 @@ def test_wip_says_what_the_last_session_here_was_doing(work: Work) -> None:
     deeper.mkdir(parents=True)
     above = work.deja("wip", cwd=deeper).stdout
     assert above.splitlines()[0].startswith(f"last session in {work.api}: Document the limits"), above
+    (work.root / "nowhere").mkdir()
     result = work.deja("wip", str(work.root / "nowhere"))
     assert result.returncode == 1 and "no session ran in" in result.stderr
 

@@ -96,6 +96,8 @@ class RefreshResult(msgspec.Struct):
     not_rebuilt: bool = False
     #: The first of the ``unreadable_kept`` files (``plan.UNREADABLE_NAMED``), which the messages name.
     unreadable_files: list[str] = []
+    #: Those of the ``unreadable_kept`` stores nothing was read from before (a new chat's store): none of theirs kept.
+    unreadable_new: int = 0
     #: This rebuild may lack sessions of the ``unreadable_kept`` stores: the index it replaced, which may hold them,
     #: could not be read (``carry``), so "what was read from them before is kept" is not true this time.
     uncarried: bool = False
@@ -296,6 +298,7 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
             rebuilt_because="; ".join(part for part in (scope.damage, why, carried.note) if part),
             unreadable_kept=plan.unreadable,
             unreadable_files=plan.unreadable_files,
+            unreadable_new=0 if carried.segments else plan.unreadable_new,  # (carried: read before, by the old index)
             uncarried=carried.uncarried,
             kept_aside=carried.kept or _kept_aside(directory, plan),
         )
@@ -497,7 +500,7 @@ def _write_changes(
     written = write_changes(plan, book, index, problems, directory, progress, redacting=mode != "off")
     for db, ids in written.unread.databases.items():
         keep_unread_database(plan, book, db, ids)
-    plan.note_unreadable(written.unread.files, written.unread.stores)
+    plan.note_unreadable(written.unread.files, written.unread.stores, written.unread.new)
     return written
 
 

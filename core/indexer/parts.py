@@ -280,6 +280,7 @@ def _joined(parts: list[Written], problems: Counter[str]) -> Written:
         out.unread.kept |= part.unread.kept
         out.unread.databases.update(part.unread.databases)
         out.unread.stores += part.unread.stores
+        out.unread.new += part.unread.new
         out.unread.chats.update(part.unread.chats)
         out.unread.files += part.unread.files
         problems.update(part.problems)

@@ -70,6 +70,8 @@ class Plan(msgspec.Struct):
     unreadable: int = 0
     #: The first of the files counted in ``unreadable`` (``note_unreadable``), which the messages name.
     unreadable_files: list[str] = []
+    #: Those of ``unreadable`` the index held nothing of: nothing of theirs is kept, since nothing was read before.
+    unreadable_new: int = 0
     #: The cursor-agent chats found unreadable before any read (``blocked_chat``) -> the reason counted.
     unread_chats: dict[str, str] = {}
     #: Databases on record that this process's roots do not list but that are still on disk (a file out of sight,
@@ -79,10 +81,11 @@ class Plan(msgspec.Struct):
     #: ``all_cli_reads`` read back; "" when they are not.
     reads_file: str = ""
 
-    def note_unreadable(self, files: list[str], count: int | None = None) -> None:
+    def note_unreadable(self, files: list[str], count: int | None = None, new: int = 0) -> None:
         """Count ``count`` more stores that could not be read this time (one for each of ``files`` unless given),
-        and name the first ones (a message names one, then says how many more)."""
+        ``new`` of them never read before, and name the first ones (a message names one, then says how many more)."""
         self.unreadable += len(files) if count is None else count
+        self.unreadable_new += new
         named = set(self.unreadable_files)
         for path in files:
             if len(self.unreadable_files) >= UNREADABLE_NAMED:
@@ -147,6 +150,8 @@ class _IdePlan(msgspec.Struct):
     unseen: dict[str, IdeDbState] = {}
     #: The databases counted in ``unreadable``.
     unreadable_files: list[str] = []
+    #: Those of them never read before.
+    unreadable_new: int = 0
 
 
 def stat_sig(path: str | Path) -> Sig | None:
@@ -250,6 +255,7 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         if found.keys() & DATABASE_FAILURES:
             plan.unreadable += 1
             plan.unreadable_files.append(db)
+            plan.unreadable_new += old is None
             if old is not None:
                 plan.dbs[db] = IdeDbState(sigs=[], fingerprints=old.fingerprints)
             continue
@@ -378,7 +384,9 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     blocked = {sid: UNREADABLE_TRANSCRIPT if kept.transcript else UNREADABLE_STORE for sid, kept in cli_blocked.items()}
     problems.update(blocked.values())  # (counted as a read that failed would count them: doctor lists them)
     plan = Plan({}, {}, {}, set(), ide.dbs, owners, 0, unread_chats=blocked, ide_unseen=ide.unseen)
-    plan.note_unreadable([*ide.unreadable_files, *(_source(kept) for kept in cli_blocked.values())])
+    plan.note_unreadable(
+        [*ide.unreadable_files, *(_source(kept) for kept in cli_blocked.values())], new=ide.unreadable_new
+    )
     # Sorted: the order sessions are read in is the order they are written in, whatever the hash seed.
     for sid in sorted(ide.changed | set(cli_changed) | cli_gone | ide.gone):
         record = book.chat(sid)

@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 
 from .. import paths
-from ..bookkeeping import Bookkeeping, CliState, Location
+from ..bookkeeping import Bookkeeping, ChatState, CliState, Location
 from ..history import merge_transcript_into_ide
 from ..index import Index, Segment
 from ..model import Session
@@ -53,6 +53,8 @@ class Unread(msgspec.Struct):
     databases: dict[str, set[str]] = {}
     #: Chat stores found unreadable.
     stores: int = 0
+    #: Those of them the index held nothing of (a new chat's, or a store beside a transcript never read before).
+    new: int = 0
     #: The cursor-agent chats among them -> the reason counted (``State.unread``).
     chats: dict[str, str] = {}
     #: The first of them (``plan.UNREADABLE_NAMED``), for a message to name.
@@ -106,6 +108,7 @@ def read_changes(
             unread.chats[sid] = UNREADABLE_TRANSCRIPT if grew else UNREADABLE_STORE
         if read.unreadable and ide is None:
             unread.stores += 1
+            unread.new += not _read_before(record, unread.chats[sid] == UNREADABLE_STORE)
             if len(unread.files) < UNREADABLE_NAMED:
                 unread.files.append(read.unreadable_file or chat.transcript or str(chat.chat_dir))
             if record is not None and record.where is not None:
@@ -118,6 +121,14 @@ def read_changes(
         yield ChatRead(sid, merged, cli)
     for waiting in pending.values():
         yield ChatRead(waiting.id, waiting)
+
+
+def _read_before(record: ChatState | None, store: bool) -> bool:
+    """Whether the index holds what a chat's file that could not be read gave before: the chat's session, and its
+    store's turns when the file is its ``store.db`` (``store_sig``, recorded once the store was read)."""
+    if record is None or record.where is None:
+        return False
+    return not store or bool(record.cli and record.cli.store_sig)
 
 
 def keep_unread_database(plan: Plan, book: Bookkeeping, db: str, ids: set[str]) -> None:
