@@ -329,4 +329,4 @@ def test_a_turns_two_commands_read_as_two_in_a_search_snippet(tmp_path: Path, cl
     )
     assert run_deja("index").returncode == 0
     found = run_deja("search", "pytest").stdout
-    assert "command: pytest -q tests/test_orders.py · pytest -q tests/test_orders.py\n" in found, found
+    assert "pytest -q tests/test_orders.py · pytest -q tests/test_orders.py\n" in found, found
