@@ -361,12 +361,17 @@ def write_leaky_chats(machine: Machine) -> None:
     write_chat_store(
         chat_dir_for(cli_root, api, CLI_CHAT), cwd=api, messages=[], name=f"Zanzibar deploy {SECRETS[0].secret}"
     )
-    # A store.db tool result: a failed Shell run whose output prints every secret.
+    # store.db tool results: Shell runs whose outputs print every secret between them (a tool result is capped at
+    # 16 KB, TOOL_TEXT_BYTES, which the corpus outgrew: one run prints the first half, the failed deploy the rest).
     output = f"{leaky_text()}\nError: zanzibar deploy rejected: 401 Unauthorized"
+    half = len(SECRETS) // 2
+    printed = "\n".join(s.text for s in SECRETS[:half])
+    failed = "\n".join(s.text for s in SECRETS[half:]) + "\nError: zanzibar deploy rejected: 401 Unauthorized"
     write_transcript(
         transcript_path(cli_root, api, STORE_CHAT),
         [
             user_turn(f"{TOPIC}, run the deploy", now - timedelta(hours=2)),
+            assistant_turn("", tool_use("Shell", {"command": "zanzibar-deploy --print-env"})),
             assistant_turn(
                 f"Running the zanzibar deploy for {PHRASES[STORE_CHAT]}.", tool_use("Shell", {"command": COMMAND})
             ),
@@ -381,13 +386,19 @@ def write_leaky_chats(machine: Machine) -> None:
             {"role": "user", "id": "u1", "content": [{"type": "text", "text": f"{TOPIC}, run the deploy"}]},
             {
                 "role": "assistant",
+                "id": "a0",
+                "content": [tool_call_part("call_0", "Shell", {"command": "zanzibar-deploy --print-env"})],
+            },
+            tool_result_message("call_0", "Shell", shell_result_text(printed, 0)),
+            {
+                "role": "assistant",
                 "id": "a1",
                 "content": [
                     {"type": "text", "text": f"Running the zanzibar deploy for {PHRASES[STORE_CHAT]}."},
                     tool_call_part("call_1", "Shell", {"command": COMMAND}),
                 ],
             },
-            tool_result_message("call_1", "Shell", shell_result_text(output, 1)),
+            tool_result_message("call_1", "Shell", shell_result_text(failed, 1)),
         ],
     )
     # An editor composer: the secrets in its name, both bubbles and a terminal tool call's arguments and output.
