@@ -33,7 +33,7 @@ from .redaction import (
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (``re`` is imported where a pattern is compiled: a text no rule's needles call on needs none)
     import re
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     Replace = Callable[[re.Match[str]], str]
@@ -259,8 +259,13 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("linear-key", r"lin_api_[A-Za-z0-9]{32,}", "lin_api_", made=lambda v: _mixed(v[8:])),
     _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", "PMAK-"),
     # A service account's ``glsa_`` (32 characters, ``_`` and an 8-digit hex checksum), a Cloud token's ``glc_``.
-    _token("grafana-token", r"glsa_[A-Za-z0-9]{24,}_[A-Fa-f0-9]{8}", "glsa_", made=lambda v: _mixed(v[5:])),
-    _token("grafana-token", r"glc_[A-Za-z0-9+/]{32,}={0,2}", "glc_"),
+    # (One rule on GitLab's needle, ``gl``: a needle costs a pass over each text, a regex only texts that hold it.)
+    _token(
+        "grafana-token",
+        r"gl(?:sa_[A-Za-z0-9]{24,}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})",
+        "gl",
+        made=lambda v: not v.startswith("glsa_") or _mixed(v[5:-9]),
+    ),
     _token("newrelic-key", r"NRAK-[A-Z0-9]{27}", "NRAK-"),
     # A service token may name its config: ``dp.st.prd.…``.
     _token("doppler-token", r"dp\.(?:pt|st(?:\.[a-z0-9_-]{2,35})?|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", "dp."),
@@ -1937,12 +1942,24 @@ class _Needles:
     def __init__(self, rules: tuple[Rule, ...]):
         self.rules = rules
         self.always = frozenset(i for i, rule in enumerate(rules) if not rule.needles)
-        self.in_lowered = tuple((n, i) for i, rule in enumerate(rules) for n in rule.needles if n.islower())
-        self.as_written = tuple((n, i) for i, rule in enumerate(rules) for n in rule.needles if not n.islower())
+        #: Each needle once, with the rules it calls on: a needle is a pass over the text (``gl`` is GitLab's and
+        #: Grafana's, ``AKIA`` an access key id's and a secret key's beside it).
+        self.in_lowered = self._grouped((n, i) for i, rule in enumerate(rules) for n in rule.needles if n.islower())
+        self.as_written = self._grouped((n, i) for i, rule in enumerate(rules) for n in rule.needles if not n.islower())
+
+    @staticmethod
+    def _grouped(pairs: Iterable[tuple[str, int]]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        groups: dict[str, list[int]] = {}
+        for needle, i in pairs:
+            groups.setdefault(needle, []).append(i)
+        return tuple((needle, tuple(indices)) for needle, indices in groups.items())
 
     def due(self, text: str, lowered: str) -> list[Rule]:
-        found = {i for needle, i in self.in_lowered if needle in lowered}
-        found.update([i for needle, i in self.as_written if needle in text], self.always)
+        found = set(self.always)
+        for indices in [indices for needle, indices in self.in_lowered if needle in lowered]:
+            found.update(indices)
+        for indices in [indices for needle, indices in self.as_written if needle in text]:
+            found.update(indices)
         return [self.rules[i] for i in sorted(found)]
 
 
