@@ -33,7 +33,7 @@ from .redaction import (
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (``re`` is imported where a pattern is compiled: a text no rule's needles call on needs none)
     import re
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     Replace = Callable[[re.Match[str]], str]
@@ -99,17 +99,28 @@ class Rule:
         return self._pattern
 
 
-def _token(kind: str, regex: str, *needles: str, inside: str = r"[\w-]", run: int = 0) -> Rule:
+def _token(
+    kind: str,
+    regex: str,
+    *needles: str,
+    inside: str = r"[\w-]",
+    run: int = 0,
+    made: Callable[[str], bool] | None = None,
+) -> Rule:
     """A context-free token shape: whatever matches ``regex`` (not inside a longer word) is the secret.
 
     The regex starts with the token's own prefix, not a look-behind, so the regex engine can skip to
-    where the prefix occurs; the character before a match is checked afterwards (``inside``).
+    where the prefix occurs; the character before a match is checked afterwards (``inside``). ``made``, when
+    given, is asked about the match too: a short prefix (``r8_``, ``re_``) or a length with some slack lets an
+    identifier through only if it is no generated value (``_mixed``: capitals, small letters and digits).
     """
 
     def outside(match: re.Match[str]) -> bool:
         import re
 
-        return match.start() == 0 or not re.match(inside, match.string[match.start() - 1])
+        if match.start() and re.match(inside, match.string[match.start() - 1]):
+            return False
+        return made is None or made(match.group(0))
 
     return Rule(kind, rf"{regex}(?!{inside})", needles, check=outside, run=run)
 
@@ -232,7 +243,8 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         (".com/api/webhooks/",),
     ),
     _token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}", "SG."),
-    _token("huggingface-token", r"hf_[A-Za-z]{30,}", "hf_"),
+    # Hugging Face tokens are 34 letters and digits (older ones letters alone).
+    _token("huggingface-token", r"hf_[A-Za-z0-9]{30,}", "hf_"),
     _token("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
     _token("npm-token", r"npm_[A-Za-z0-9]{36}", "npm_"),
     _token("pypi-token", r"pypi-[A-Za-z0-9_-]{50,}", "pypi-"),
@@ -240,16 +252,27 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", inside=r"\d"),
     _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", "shp"),
     _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}", "hv"),
-    _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "AGE-SECRET-KEY-1"),
+    # Fifty-eight characters of bech32 after the prefix; fewer or more (a key cut short or pasted twice) go too.
+    _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", "AGE-SECRET-KEY-1"),
     _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
-    _token("linear-key", r"lin_api_[A-Za-z0-9]{40}", "lin_api_"),
+    # Forty characters; some slack in the length, so ``_mixed`` asks for a generated value.
+    _token("linear-key", r"lin_api_[A-Za-z0-9]{32,}", "lin_api_", made=lambda v: _mixed(v[8:])),
     _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", "PMAK-"),
-    _token("grafana-token", r"gl(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})", "gl"),
+    # A service account's ``glsa_`` (32 characters, ``_`` and an 8-digit hex checksum), a Cloud token's ``glc_``.
+    # (One rule on GitLab's needle, ``gl``: a needle costs a pass over each text, a regex only texts that hold it.)
+    _token(
+        "grafana-token",
+        r"gl(?:sa_[A-Za-z0-9]{24,}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})",
+        "gl",
+        made=lambda v: not v.startswith("glsa_") or _mixed(v[5:-9]),
+    ),
     _token("newrelic-key", r"NRAK-[A-Z0-9]{27}", "NRAK-"),
-    _token("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", "dp."),
+    # A service token may name its config: ``dp.st.prd.…``.
+    _token("doppler-token", r"dp\.(?:pt|st(?:\.[a-z0-9_-]{2,35})?|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", "dp."),
     _token("square-token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}", "sq0"),
     _token("groq-key", r"gsk_[A-Za-z0-9]{48,}", "gsk_"),
-    _token("replicate-token", r"r8_[A-Za-z0-9]{37}", "r8_"),
+    # Thirty-seven characters; ``r8_`` is short, so a generated value only (``r8_version``, ``r8_SomeName`` stay).
+    _token("replicate-token", r"r8_[A-Za-z0-9]{32,}", "r8_", made=lambda v: _mixed(v[3:])),
     _token("xai-key", r"xai-[A-Za-z0-9]{70,}", "xai-"),
     _token("perplexity-key", r"pplx-[A-Za-z0-9]{40,}", "pplx-"),
     _token("supabase-token", r"sbp_[a-f0-9]{40}", "sbp_"),
@@ -257,6 +280,47 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("figma-token", r"figd_[A-Za-z0-9_-]{40,}", "figd_"),
     _token("notion-token", r"secret_[A-Za-z0-9]{43,46}", "secret_"),
     _token("notion-token", r"ntn_[A-Za-z0-9]{43,46}", "ntn_"),
+    # Atlassian's API tokens (``ATATT3xFfGF0…``, 192 characters) and an organisation's admin keys (``ATCTT3xFfG…``).
+    _token("atlassian-token", r"AT[AC]TT3[A-Za-z0-9_=-]{20,}", "ATATT3", "ATCTT3"),
+    # Pulumi: ``pul-`` and 40 hex digits (``pul-request`` stays).
+    _token("pulumi-token", r"pul-[a-z0-9]{40}", "pul-", made=lambda v: any(c.isdigit() for c in v[4:])),
+    # Tailscale: ``tskey-auth-``, ``-api-``, ``-client-`` (OAuth), ``-scim-``, ``-webhook-``, and the older
+    # ``tskey-<id>-<secret>``: an id (``k…CNTRL``), then the secret; a placeholder of letters alone stays.
+    _token(
+        "tailscale-key",
+        r"tskey-(?:[a-z]+-)?[A-Za-z0-9_]{6,}-[A-Za-z0-9_-]{16,}",
+        "tskey-",
+        made=lambda v: any(c.isdigit() for c in v[6:]),
+    ),
+    # Sentry: an organisation's auth token (``sntrys_`` and base64 JSON, then ``_`` and the secret), a user's
+    # (``sntryu_`` and 64 hex digits).
+    _token("sentry-token", r"sntry(?:s_eyJ[A-Za-z0-9+/=_]{20,}|u_[a-f0-9]{32,})", "sntry"),
+    # PlanetScale: a password, a service token, an OAuth token (43 characters; a name in words stays).
+    _token(
+        "planetscale-token",
+        r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_=.-]{31,}[A-Za-z0-9_=]",
+        "pscale_",
+        made=lambda v: _mixed(v.split("_", 2)[2]),
+    ),
+    # Terraform Cloud / HCP Terraform: 14 characters, ``.atlasv1.``, about 67 (``.atlasv1.`` names no other thing,
+    # so one cut short goes too).
+    _token("terraform-token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{40,}", ".atlasv1."),
+    # A 1Password service account's token: ``ops_`` and base64 JSON (``ops_eyJ…`` in prose stays).
+    _token("1password-token", r"ops_eyJ[A-Za-z0-9+/_-]{40,}={0,3}", "ops_eyJ"),
+    # Fly.io: ``FlyV1 fm2_…`` as ``fly tokens create`` prints it (macaroons joined by commas), or a macaroon alone
+    # (``fm2_``, ``fm1a_``/``fm1r_``: a hundred characters and more), or an ``fo1_`` token.
+    _token(
+        "flyio-token",
+        r"FlyV1 f[mo]\d[a-z]?_[A-Za-z0-9+/=_-]{20,}(?:,f[mo]\d[a-z]?_[A-Za-z0-9+/=_-]+)*",
+        "FlyV1 ",
+        inside=r"[\w/+=-]",
+    ),
+    _token("flyio-token", r"f(?:m1[ar]|m2)_[A-Za-z0-9+/]{100,}={0,3}", "fm1", "fm2_", inside=r"[\w/+=-]"),
+    _token("flyio-token", r"fo1_[A-Za-z0-9_-]{43}", "fo1_", made=lambda v: _mixed(v[4:])),
+    # A Mapbox secret token (``sk.eyJ…``, base64 JSON naming the user, ``.`` and the signature; ``pk.`` is public).
+    _token("mapbox-token", r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}", "sk.eyJ", inside=r"[\w.-]"),
+    # Resend: ``re_``, 8 characters, ``_``, 24 (base58): a generated value only (``re_match``, ``re_compile_…`` stay).
+    _token("resend-key", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}", "re_", made=lambda v: _mixed(v[3:])),
     _token("twilio-key", r"SK[0-9a-f]{32}", "SK"),
     # An account SID with the auth token after it (``Client("AC…", "…")``, ``-u AC…:…``).
     _token("twilio-key", r"AC[0-9a-f]{32}(?:[\"']?\s*[,:]\s*[\"']?[0-9a-f]{32})?", "AC"),
@@ -1878,12 +1942,24 @@ class _Needles:
     def __init__(self, rules: tuple[Rule, ...]):
         self.rules = rules
         self.always = frozenset(i for i, rule in enumerate(rules) if not rule.needles)
-        self.in_lowered = tuple((n, i) for i, rule in enumerate(rules) for n in rule.needles if n.islower())
-        self.as_written = tuple((n, i) for i, rule in enumerate(rules) for n in rule.needles if not n.islower())
+        #: Each needle once, with the rules it calls on: a needle is a pass over the text (``gl`` is GitLab's and
+        #: Grafana's, ``AKIA`` an access key id's and a secret key's beside it).
+        self.in_lowered = self._grouped((n, i) for i, rule in enumerate(rules) for n in rule.needles if n.islower())
+        self.as_written = self._grouped((n, i) for i, rule in enumerate(rules) for n in rule.needles if not n.islower())
+
+    @staticmethod
+    def _grouped(pairs: Iterable[tuple[str, int]]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        groups: dict[str, list[int]] = {}
+        for needle, i in pairs:
+            groups.setdefault(needle, []).append(i)
+        return tuple((needle, tuple(indices)) for needle, indices in groups.items())
 
     def due(self, text: str, lowered: str) -> list[Rule]:
-        found = {i for needle, i in self.in_lowered if needle in lowered}
-        found.update([i for needle, i in self.as_written if needle in text], self.always)
+        found = set(self.always)
+        for indices in [indices for needle, indices in self.in_lowered if needle in lowered]:
+            found.update(indices)
+        for indices in [indices for needle, indices in self.as_written if needle in text]:
+            found.update(indices)
         return [self.rules[i] for i in sorted(found)]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import config
 
 #: Bumped whenever the rules (``redact``) change, so an index redacted by older rules is rebuilt.
-RULES_VERSION = 12
+RULES_VERSION = 13
 
 
 def enabled() -> bool:

@@ -432,6 +432,21 @@ _B64_40 = _join("wJalrXUtnFEMI", "/K7MDENG/bPxRfiCY", "Zq4T9m1LkQ")
 _HEX32 = _join("3f9c2a7b", "e1d04c6f", "8a5b9e2d", "7c1f0a34")
 _HEX64 = _HEX32 + _join("b7e2c91d", "04fa6e38", "5d2c7b1a", "9e8f3c60")
 _ALNUM36 = _join("R8c2Kq7Lm", "X4vN9pZ3tW", "6yB1dF5gH0", "jS2uE8a")
+_ALNUM24 = _join("mcTj0Bzb", "535YA5q6", "WnY6hAJQ")
+_ALNUM32 = _join("JcqgP9Je8h", "HpPyNZbOnS0", "aspeporZvz8")
+_ALNUM34 = _join("l6UUXapj7o", "YwA62e4v1ko", "OasEq6KbIHDnF")
+_ALNUM37 = _join("2OKwjgZqGs", "ZrVU533cQL7", "3R5aHT4ssORKkQ7S")
+_ALNUM40 = _join("PTTK0oUY5e", "V3cyEw61yRe", "JHrfYYA1Q79vFSECc5D")
+_ALNUM43 = _join("8QK0fke3fC", "gDe1Fk9dOxw", "lcsuQrFnADVwp1YbWDn7tT")
+_ALNUM67 = _join("xIfO9rvOkq0ELshsTQNPfQf2L1", "P1zf7XK4hpqN87j2imxoyt", "VnHzmCQxDOCW2ZVhSlo")
+_ALNUM120 = _join(
+    "CoYvmizbWJMiW60F8IDWh8Q4h9gDcgBJAlcy8eOsJrKg",
+    "nYPyuOt987b2VpzfDHxziLZ772kS96UwwzoG4R9Jh8APQc",
+    "Jw9ZSoEnhY7Oq1vDufnWKL6M8HGSXr",
+)
+_HEX40 = _join("afa0b7a1", "53ca4a3a", "aef3c034", "e56abc73", "e5aed08a")
+#: Fifty-eight characters of bech32's alphabet, an age key's length.
+_BECH58 = _join("DQZ20PRFH084AK3ESKWD", "K5WN6WA6L9AHU5UEYLPV", "GTPJLFX8ERYAJEWTK9")
 _JWT = ".".join(
     [
         _join("eyJhbGciOiJIUzI1", "NiIsInR5cCI6IkpXVCJ9"),
@@ -1221,4 +1236,64 @@ SECRETS: list[Secret] = [
         _join("abcdef0123", "SEC26"),
         "SENTRY_DSN=https://{secret}@o12345.ingest.sentry.io/67890",
     ),
+    # Bare tokens of known formats, pasted or printed with no key naming them (trial10 F1); the lengths the formats
+    # have, and the few characters more or less the trial's own samples had.
+    Secret("age", "age-key", _join("AGE-SECRET-", "KEY-1", _BECH58), "here are the keys: {secret}"),
+    Secret("age-one-more", "age-key", _join("AGE-SECRET-", "KEY-1", _BECH58, "Q"), "# {secret}"),
+    Secret("linear", "linear-key", _join("lin_", "api_", _ALNUM40), "the Linear key {secret} works"),
+    Secret("linear-short", "linear-key", _join("lin_", "api_", _ALNUM40[:38]), "{secret}"),
+    Secret(
+        "atlassian",
+        "atlassian-token",
+        _join("ATATT3", "xFfGF0", _ALNUM40 * 4, _ALNUM24[:10], "=", _HEX32[:8]),
+        "curl -u me@acme.dev:{secret} https://acme.atlassian.net/rest/api/3/myself",
+    ),
+    Secret("atlassian-short", "atlassian-token", _join("ATATT3", "xFfGF0", _ALNUM40[:38]), "token {secret}"),
+    Secret("atlassian-admin", "atlassian-token", _join("ATCTT3", "xFfGN0", _ALNUM40, "=", _HEX32[:8]), "- {secret}"),
+    Secret("pulumi", "pulumi-token", _join("pul-", _HEX40), "Logged in with {secret}"),
+    Secret("tailscale-auth", "tailscale-key", _join("tskey-", "auth-", "kBQHZ61CNTRL-", _ALNUM32), "{secret}"),
+    Secret("tailscale-api", "tailscale-key", _join("tskey-", "api-", "k7Xd2Lm4CNTRL-", _ALNUM32), "`{secret}`"),
+    Secret("tailscale-client", "tailscale-key", _join("tskey-", "client-", "kq3E9w1CNTRL-", _ALNUM32), "{secret},"),
+    Secret(
+        "sentry-org",
+        "sentry-token",
+        _join("sntrys_", "eyJpYXQiOjE3NDIzNjM1NTIuNTAzMzA5LCJ1cmwiOiJodHRwczovL3NlbnRyeS5pbyJ9", "_", _ALNUM43),
+        "sentry-cli says: {secret}",
+    ),
+    Secret("sentry-user", "sentry-token", _join("sntryu_", _HEX64), "the user token: {secret}"),
+    Secret("planetscale-password", "planetscale-token", _join("pscale_", "pw_", _ALNUM43), "{secret}"),
+    Secret("planetscale-token", "planetscale-token", _join("pscale_", "tkn_", _ALNUM43), "a token: {secret}."),
+    Secret("planetscale-oauth", "planetscale-token", _join("pscale_", "oauth_", _ALNUM43), "({secret})"),
+    Secret(
+        "terraform-cloud",
+        "terraform-token",
+        _join(_ALNUM24[:14], ".atlas", "v1.", _ALNUM67),
+        'credentials "app.terraform.io" {{ token {secret} }}',
+    ),
+    Secret(
+        "1password-service-account",
+        "1password-token",
+        _join("ops_", "eyJzaWduSW5BZGRyZXNzIjoibXkuMXBhc3N3b3JkLmNvbSIsInVzZXJBdXRoIjp7Im1ldGhvZCI6", _ALNUM67),
+        "op whoami with {secret}",
+    ),
+    Secret(
+        "flyio",
+        "flyio-token",
+        _join("FlyV1 ", "fm2_", "lJPECAAAAAAAAc8W", _ALNUM120, ",fm2_", "lJPETJq3", _ALNUM67),
+        "fly tokens create deploy\n{secret}\n",
+    ),
+    Secret("flyio-macaroon", "flyio-token", _join("fm2_", "lJPECAAAAAAAAc8W", _ALNUM120), "{secret}"),
+    Secret("grafana-service-account", "grafana-token", _join("glsa_", _ALNUM32, "_", _HEX32[:8]), "{secret}"),
+    Secret("grafana-short", "grafana-token", _join("glsa_", _ALNUM32[:30], "_", _HEX32[:8]), "{secret}"),
+    Secret("replicate", "replicate-token", _join("r8_", _ALNUM37), "{secret}"),
+    Secret("replicate-short", "replicate-token", _join("r8_", _ALNUM37[:36]), "{secret}"),
+    Secret(
+        "mapbox-secret",
+        "mapbox-token",
+        _join("sk.", "eyJ1IjoiYWNtZSIsImEiOiJjbHh5ejEyMzQ1Njc4OTBhYmNkZWZnaCJ9", ".", _ALNUM24[:22]),
+        "the Mapbox secret token {secret}",
+    ),
+    Secret("resend", "resend-key", _join("re_", _ALNUM24[16:], "_", _ALNUM24), "{secret}"),
+    Secret("huggingface-digits", "huggingface-token", _join("hf_", _ALNUM34), "{secret}"),
+    Secret("doppler-service", "doppler-token", _join("dp.", "st.", "prd.", _ALNUM43), "{secret}"),
 ]
