@@ -464,7 +464,9 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     # a folder that is not there is missing, unless sessions ran in it (a deleted project): not one below a project
     missing = asked is not None and not os.path.exists(asked) and not newest_sessions(index, project=here, limit=1)
     project = index.nearest_project(here, home()) if asked and not missing else folder
-    sessions = newest_sessions(index, project=project, limit=1, below=project == here) if project and not missing else []
+    sessions = (
+        newest_sessions(index, project=project, limit=1, below=project == here) if project and not missing else []
+    )
     if not sessions:
         note = f"no folder {here}" if missing else f"no session ran in {folder}"
         note += "; `recent` lists the latest sessions and their projects"
