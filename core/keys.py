@@ -114,6 +114,24 @@ def disk_spelling(folder: str) -> str:
     return decomposed if decomposed != spelled and not os.path.isdir(spelled) and os.path.isdir(decomposed) else spelled
 
 
+def disk_path(path: str) -> str:
+    """``path`` as the disk spells it, where it is given as ``readable_path`` spells it (a name not in UTF-8 with
+    U+FFFD, as Cursor and deja's own output give it): each such part is the name in its folder that reads so; ``path``
+    itself when it is there, or no name reads so (review11 R4: ``deja blame caf\ufffd-app/app.py:3`` found no file)."""
+    if "\ufffd" not in path or os.path.exists(path):
+        return path
+    found = "/" if path.startswith("/") else ""
+    for part in path.split("/"):
+        if "\ufffd" in part and not os.path.exists(os.path.join(found, part)):
+            try:
+                names = os.listdir(found or ".")
+            except OSError:
+                return path
+            part = next((name for name in names if readable_path(name) == part), part)
+        found = os.path.join(found, part) if found else part
+    return found
+
+
 #: Linux's PATH_MAX: a longer "folder" (a hook's payload can say anything) is no folder on disk, kept as it is.
 _PATH_MAX = 4096
 

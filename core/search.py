@@ -37,7 +37,7 @@ from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Se
 from .index.format import KIND_SHIFT, ORDINAL_MASK
 from .keys import is_folder, project_spelling, sessions_key, telling_tail, tree_key
 from .record import Record
-from .text import hex_letters, identifier_parts, normalise, phrases, term_positions, terms
+from .text import hex_letters, identifier_parts, normalise, phrases, random_pairs, term_positions, terms
 from .thesaurus import related
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -165,17 +165,18 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
     every session that says "2". The identifier whole and its words are; a number typed on its own is too. The
     letters split off a hex run (``a3f9c21e``, ``hex_letters``) go the same way: the hash whole is the term, and so
     does a single letter split off a mixed-case token (the ``q`` of a request id ``qZkPfTvW`` matched ``pytest -q``,
-    trial9 F13), and two split off a token with digits in it (a pasted password ``Zq8vN3pLw2Rt`` matched sessions
-    through ``Rt`` and ``Lw``, trial10 F7); a letter typed on its own stays one.
+    trial9 F13), and two split off a random-looking one (a pasted password ``Zq8vN3pLw2Rt`` matched sessions
+    through ``Rt`` and ``Lw``, trial10 F7: ``random_pairs``); a letter typed on its own stays one.
     """
     found, rest = phrases(query)
     seen: dict[str, None] = {}
     for part in [rest, *found]:
         hexes = hex_letters(part) if any(c.isdigit() for c in part) else set()
+        pairs = random_pairs(part) if any(c.isdigit() for c in part) else set()
         split_off = {
             term
-            for term, whole in identifier_parts(part).items()
-            if term.isdigit() or term in hexes or len(term) == 1 or (len(term) == 2 and any(c.isdigit() for c in whole))
+            for term in identifier_parts(part)
+            if term.isdigit() or term in hexes or len(term) == 1 or term in pairs
         }
         for term in terms(part):
             if term not in split_off:

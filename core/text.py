@@ -502,6 +502,19 @@ def identifier_parts(text: str) -> dict[str, str]:
     return {part: whole for part, whole in parts.items() if part not in own}
 
 
+def random_pairs(text: str) -> set[str]:
+    """The two-letter terms split off a random-looking token of ``text``: mixed case with digits in two places or
+    more, as a generated password or key is (``Zq8vN3pLw2Rt``'s ``zq``, ``lw``, ``rt``), which alone match sessions
+    holding other tokens with those letters (trial10 F7). ``AmazonEC2FullAccess``, ``UI2Toolkit`` and ``ec2`` keep
+    theirs: a session may spell them otherwise, and only the piece finds it."""
+    found: set[str] = set()
+    for raw in _finder()(text):
+        runs = sum(1 for at, c in enumerate(raw) if c.isdigit() and (at == 0 or not raw[at - 1].isdigit()))
+        if runs >= 2 and not raw.islower() and not raw.isupper():
+            found.update(term for term in token_terms(raw)[1:] if len(term) == 2)
+    return found
+
+
 #: The shortest run of hex digits read as a hash or an id (``a3f9c21e``; git's short hashes have 7).
 HEX_RUN = 7
 

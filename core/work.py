@@ -20,6 +20,7 @@ from .keys import (
     EDIT_TOOLS,
     SHELL_TOOLS,
     command_head,
+    disk_path,
     error_key,
     normalise_command,
     path_key,
@@ -241,7 +242,7 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     from .readers.ai_tracking import attributions
     from .redaction import as_indexed
 
-    raw = read_line(on_disk, line)
+    raw = read_line(disk_path(on_disk), line)
     text = as_indexed(raw)  # shown, and matched with the edits as the index holds them: redacted like them
     wrote = line_writer(edits, text)
     found = attributions(tracking_db, path, raw)[:5]  # (Cursor's own record of the line, as the file has it)

@@ -139,9 +139,9 @@ def _in_project(index: Index, call: HookCall, rows: list[tuple[Segment, int]]) -
     folder = command_folder(call)
     project = call.project_folders(index)[0] if call.project_dir else ""
     scopes = [(Scope(index, folder, project), "project")] if folder else []
-    if project and folder != project:
-        scopes.append((Scope(index, project, project), "project"))
-    repository = repository_root(project) if project else ""
+    if project == call.project_dir and folder != project:  # (a folder above the workspace's: its own sessions only,
+        scopes.append((Scope(index, project, project), "project"))  # which the first scope holds; not a sibling's)
+    repository = repository_root(call.project_dir) if call.project_dir else ""
     if repository:
         scopes.append((Scope(index, repository, repository), "repository"))
     for scope, where in scopes:

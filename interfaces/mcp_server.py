@@ -391,6 +391,7 @@ def no_match(index: Index, query: str, filters: Filters, given: dict[str, str | 
 def work_answer(index: Index, mode: str, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
     """The text and the JSON of one work question: the same shapes as ``deja blame``/``files``/``fix``/``how``/…"""
     from ..core import work
+    from ..core.keys import is_folder
     from ..core.library import session_digest
     from ..core.redaction import as_indexed
     from . import work_views as views
@@ -410,8 +411,9 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         return views.fix_text(query, history), views.fix_json(query, history)
     if mode == "how":
         return how_answer(index, query, project)
-    if mode == "wip":  # a relative folder is taken in the project's, as `blame` takes a relative path
-        return wip_answer(index, in_folder(query, project) if query else project or readable_path(os.getcwd()))
+    if mode == "wip":  # a relative folder is taken in the project's, as `blame` takes a relative path; a name is one
+        folder = in_folder(query, project) if is_folder(query) else query
+        return wip_answer(index, folder or project or readable_path(os.getcwd()))
     summary = session_digest(index, query)
     return views.ctx_markdown(summary, WORK_TEXT_BYTES), views.digest_json(summary)
 

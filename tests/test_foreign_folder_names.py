@@ -84,6 +84,8 @@ def test_blame_and_the_mcp_work_tool_in_a_folder_named_in_another_encoding(tmp_p
     assert blamed.returncode == 0 and "c-legacy" in blamed.stdout and "line 2: return rows" in blamed.stdout, (
         blamed.stdout + blamed.stderr
     )
+    as_shown = run_deja("blame", f"{shown}/src/export.py:2")  # the spelling Cursor and deja give (review11 R4)
+    assert as_shown.returncode == 0 and "line 2: return rows" in as_shown.stdout, as_shown.stdout + as_shown.stderr
     exported = run_deja("export", "--project", folder, "-o", str(tmp_path / "out"))  # the folder as a shell types it
     assert exported.returncode == 0, exported.stderr
     assert shown in (tmp_path / "out" / "index.md").read_text(encoding="utf-8")

@@ -225,3 +225,29 @@ def test_the_tool_hooks_in_a_folder_below_a_project_recall_the_projects_runs(fak
     assert "`pytest -q tests/test_orders.py` ran 2 times in this project before, in 1 session" in said, said
     how = run_deja("how", "pytest", cwd=src)
     assert f"in {places['api']}" in how.stdout and "api-own-fix" in how.stdout, how.stdout
+
+
+def test_a_folder_above_a_repository_is_not_its_project(fake_home: Path) -> None:
+    """A session once ran at ``~/code`` itself: Cursor opened at a new repository in it was told a sibling
+    repository's fix was "the latest in this project", and sessionStart listed ``~/code``'s session as this
+    project's; in a monorepo's package, a sibling package's fix lost its "in this repository" (review11 R1). The walk
+    to the nearest folder above with sessions stops at a repository's root."""
+    code = fake_home / "code"
+    _chat(fake_home, code, "code-browse", 1, [store_user_message("which of my repos still use python 3.8?")])
+    _chat(fake_home, code / "billing", "billing-port", 2, _refused(BILLING))
+    new = code / "newrepo"
+    (new / ".git").mkdir(parents=True)
+    shop = code / "shop"
+    (shop / ".git").mkdir(parents=True)
+    _chat(fake_home, shop, "shop-root", 3, [store_user_message("set up the shop workspace")])
+    _chat(fake_home, shop / "packages" / "api", "api-own-fix", 4, _refused(OURS))
+    (shop / "packages" / "web" / "src").mkdir(parents=True)
+    assert run_deja("index").returncode == 0
+    said = failure_hook(new, "pytest -q tests/test_orders.py", REFUSED)
+    assert "in 2 past sessions; the latest, in another project:" in said, said
+    start = _hook("hook-context", {"conversation_id": "c-s", "hook_event_name": "sessionStart", "workspace_roots": [str(new)]})  # fmt: skip
+    assert start == "", start
+    wip = run_deja("wip", cwd=new)
+    assert wip.returncode == 1 and "no session ran in" in wip.stderr, wip.stdout + wip.stderr
+    said = failure_hook(shop / "packages" / "web" / "src", "pytest -q tests/test_orders.py", REFUSED, "c-2")
+    assert "the latest in this repository:" in said and "`deja show api-own-fix`" in said, said

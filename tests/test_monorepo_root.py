@@ -227,6 +227,8 @@ def test_session_start_in_a_folder_below_a_project_lists_the_projects_sessions(t
     assert text.startswith(f"how 'pytest' ran in {shop}") and "c-shop" in text and "pytest -q api" not in text, text
     text, _ = work_answer(index, "wip", ".", str(shop / "api"))  # "." is the project's folder, not the server's
     assert text.startswith("last session here: the api returns one row too many"), text
+    text, _ = work_answer(index, "wip", "billing", str(shop))  # a name is a project's name (review11 R6)
+    assert "invoice totals round wrong" in text, text
     elsewhere = {**payload, "conversation_id": "c-other", "workspace_roots": [str(tmp_path / "code" / "new")]}
     (tmp_path / "code" / "new").mkdir()
     quiet = run_deja("hook-context", input=json.dumps(elsewhere))
@@ -248,6 +250,10 @@ def test_the_home_folder_is_no_project_of_a_folder_below_it(fake_home: Path, cli
     assert "it ran in other projects: add --all-projects" in how.stdout, how.stdout
     home = run_deja("wip", cwd=fake_home)
     assert home.returncode == 0 and "deja show c-home" in home.stdout, home.stdout + home.stderr
+    link = fake_home.parent / "home-link"  # HOME a link to the folder (review11 R8): the walk sees the folder itself
+    link.symlink_to(fake_home)
+    nothing = run_deja("wip", cwd=new, env={**os.environ, "HOME": str(link)})
+    assert nothing.returncode == 1 and "no session ran in" in nothing.stderr, nothing.stdout + nothing.stderr
 
 
 def test_a_name_of_one_folder_holds_its_packages_sessions_as_its_path_does(

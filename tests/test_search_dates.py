@@ -183,3 +183,8 @@ def test_a_pasted_password_matches_no_session_on_its_two_letter_pieces(fake_home
     assert run_deja("search", "Zq8vN3pLw2Rt", env=env).stdout == 'No session matches "Zq8vN3pLw2Rt".\n'
     assert LATE in run_deja("search", "lw", "flag", env=env).stdout
     assert LATE in run_deja("search", "Rt2Vx", env=env).stdout
+    write_transcript(  # a token with one run of digits keeps its pieces: only they find a session's other spelling
+        transcript_path(fake_home / ".cursor", "/work/iam", JULY),
+        [user_turn("attach AmazonEC2FullAccess to the deploy role"), assistant_turn("Attached.")],
+    )
+    assert JULY in run_deja("search", "ec2", env=env).stdout  # (review11 R3)

@@ -546,17 +546,23 @@ class Index:
 
     def nearest_project(self, folder: str, stop: str) -> str:
         """``folder``, when a session ran in it or a folder below it (a monorepo opened at its root); else the nearest
-        folder above it that a session ran in itself, looking no higher than below ``stop`` (the home folder: the
-        project of every folder below it, which no session there means); "" when there is none.
+        folder above it that a session ran in itself, within its repository (never above a folder holding ``.git``)
+        and looking no higher than below ``stop`` (the home folder: the project of every folder below it, which no
+        session there means); "" when there is none.
 
         People open Cursor and run ``deja wip`` at a project's ``src/`` (trial9 F15). A folder above is asked for its
         own sessions: one that only a sibling's sessions ran below (``shop`` seen from ``shop/web/src`` when only
-        ``shop/api`` had one) is not this folder's project.
+        ``shop/api`` had one) is not this folder's project; nor is ``~/code``, where a session once ran, that of a
+        new repository in it (review11 R1).
         """
         if not folder or self.newest(keys.sessions_key(folder), limit=1):
             return folder
-        stop = stop.rstrip("/")
-        while (above := os.path.dirname(folder)) != folder and not (stop + "/").startswith(above.rstrip("/") + "/"):
+        stops = {spelled.rstrip("/") + "/" for spelled in (stop, os.path.realpath(stop))}  # (a home that is a link)
+        while (above := os.path.dirname(folder)) != folder and not any(
+            spelled.startswith(above.rstrip("/") + "/") for spelled in stops
+        ):
+            if os.path.exists(os.path.join(folder, ".git")):  # (a folder, or a file in a worktree)
+                return ""
             if self.newest(keys.sessions_key(above, below=False), limit=1):
                 return above
             folder = above
