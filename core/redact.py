@@ -133,6 +133,23 @@ def _mixed(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
 
 
+def _machine_made(value: str) -> bool:
+    """Whether ``value``, after a token's prefix, is a generated one rather than a name: two of capitals, small
+    letters and digits, and not words run together (``SomeLongCamelCaseIdentifier``: no two capitals side by side).
+
+    ``_mixed`` (all three) let a real key through one time in a few hundred: a random base62 value of 32 to 40
+    characters holds no digit that often (review12 R1: ``r8_``, ``lin_api_``, ``glsa_``, ``re_`` keys in clear)."""
+    classes = sum((any(c.isupper() for c in value), any(c.islower() for c in value), any(c.isdigit() for c in value)))
+    if classes < 2:
+        return False
+    if classes == 3:
+        return True
+    letters = [c for c in value if c.isalpha()]
+    return any(a.isupper() and b.isupper() for a, b in zip(letters, letters[1:], strict=False)) or any(
+        c.isdigit() for c in value
+    )
+
+
 def _decoded(value: str) -> bytes | None:
     """``value`` decoded from base64 (its missing padding added), or None when it is not base64.
 
@@ -255,8 +272,8 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     # Fifty-eight characters of bech32 after the prefix; fewer or more (a key cut short or pasted twice) go too.
     _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", "AGE-SECRET-KEY-1"),
     _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
-    # Forty characters; some slack in the length, so ``_mixed`` asks for a generated value.
-    _token("linear-key", r"lin_api_[A-Za-z0-9]{32,}", "lin_api_", made=lambda v: _mixed(v[8:])),
+    # Forty characters; some slack in the length, so ``_machine_made`` asks for a generated value.
+    _token("linear-key", r"lin_api_[A-Za-z0-9]{32,}", "lin_api_", made=lambda v: _machine_made(v[8:])),
     _token("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", "PMAK-"),
     # A service account's ``glsa_`` (32 characters, ``_`` and an 8-digit hex checksum), a Cloud token's ``glc_``.
     # (One rule on GitLab's needle, ``gl``: a needle costs a pass over each text, a regex only texts that hold it.)
@@ -264,7 +281,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         "grafana-token",
         r"gl(?:sa_[A-Za-z0-9]{24,}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}={0,2})",
         "gl",
-        made=lambda v: not v.startswith("glsa_") or _mixed(v[5:-9]),
+        made=lambda v: not v.startswith("glsa_") or _machine_made(v[5:-9]),
     ),
     _token("newrelic-key", r"NRAK-[A-Z0-9]{27}", "NRAK-"),
     # A service token may name its config: ``dp.st.prd.…``.
@@ -272,7 +289,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("square-token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}", "sq0"),
     _token("groq-key", r"gsk_[A-Za-z0-9]{48,}", "gsk_"),
     # Thirty-seven characters; ``r8_`` is short, so a generated value only (``r8_version``, ``r8_SomeName`` stay).
-    _token("replicate-token", r"r8_[A-Za-z0-9]{32,}", "r8_", made=lambda v: _mixed(v[3:])),
+    _token("replicate-token", r"r8_[A-Za-z0-9]{32,}", "r8_", made=lambda v: _machine_made(v[3:])),
     _token("xai-key", r"xai-[A-Za-z0-9]{70,}", "xai-"),
     _token("perplexity-key", r"pplx-[A-Za-z0-9]{40,}", "pplx-"),
     _token("supabase-token", r"sbp_[a-f0-9]{40}", "sbp_"),
@@ -300,7 +317,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         "planetscale-token",
         r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_=.-]{31,}[A-Za-z0-9_=]",
         "pscale_",
-        made=lambda v: _mixed(v.split("_", 2)[2]),
+        made=lambda v: _machine_made(v.split("_", 2)[2]),
     ),
     # Terraform Cloud / HCP Terraform: 14 characters, ``.atlasv1.``, about 67 (``.atlasv1.`` names no other thing,
     # so one cut short goes too).
@@ -316,11 +333,11 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
         inside=r"[\w/+=-]",
     ),
     _token("flyio-token", r"f(?:m1[ar]|m2)_[A-Za-z0-9+/]{100,}={0,3}", "fm1", "fm2_", inside=r"[\w/+=-]"),
-    _token("flyio-token", r"fo1_[A-Za-z0-9_-]{43}", "fo1_", made=lambda v: _mixed(v[4:])),
+    _token("flyio-token", r"fo1_[A-Za-z0-9_-]{43}", "fo1_", made=lambda v: _machine_made(v[4:])),
     # A Mapbox secret token (``sk.eyJ…``, base64 JSON naming the user, ``.`` and the signature; ``pk.`` is public).
     _token("mapbox-token", r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}", "sk.eyJ", inside=r"[\w.-]"),
     # Resend: ``re_``, 8 characters, ``_``, 24 (base58): a generated value only (``re_match``, ``re_compile_…`` stay).
-    _token("resend-key", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}", "re_", made=lambda v: _mixed(v[3:])),
+    _token("resend-key", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}", "re_", made=lambda v: _machine_made(v[3:])),
     _token("twilio-key", r"SK[0-9a-f]{32}", "SK"),
     # An account SID with the auth token after it (``Client("AC…", "…")``, ``-u AC…:…``).
     _token("twilio-key", r"AC[0-9a-f]{32}(?:[\"']?\s*[,:]\s*[\"']?[0-9a-f]{32})?", "AC"),
