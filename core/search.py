@@ -1077,13 +1077,24 @@ def _folders_of(by_folder: dict[int, list[tuple[Segment, int]]], most_alike: int
 def _folder_with_more(index: Index, by_folder: dict[int, list[tuple[Segment, int]]]) -> str | None:
     """The one folder every session of ``by_folder`` ran in, when sessions ran below it too; None when none did
     (the name then finds the same sessions, and faster: ``_named``), some of the name's ran in no folder (the
-    folder would leave them out), or there is no session."""
+    folder would leave them out), or there is no session. The home folder is no project of the folders below it
+    (as for ``Index.nearest_project``): ``--project alice``, a session opened at ``~``, was every project's
+    (review12 R2)."""
     if 0 in by_folder:
         return None
     folders = _folders_of(by_folder, 1)
-    if len(folders) != 1:
+    if len(folders) != 1 or project_spelling(folders[0]) in _home_spellings():
         return None
     return folders[0] if _holds_more(index, tree_key(folders[0]), by_folder) else None
+
+
+def _home_spellings() -> set[str]:
+    """The home folder as the index spells folders, as ``HOME`` names it and where its links lead."""
+    from os.path import realpath
+
+    from .folders import home
+
+    return {project_spelling(home()), project_spelling(realpath(home()))}
 
 
 def _holds_more(index: Index, key: str, by_folder: dict[int, list[tuple[Segment, int]]]) -> bool:

@@ -250,6 +250,10 @@ def test_the_home_folder_is_no_project_of_a_folder_below_it(fake_home: Path, cli
     assert "it ran in other projects: add --all-projects" in how.stdout, how.stdout
     home = run_deja("wip", cwd=fake_home)
     assert home.returncode == 0 and "deja show c-home" in home.stdout, home.stdout + home.stderr
+    _chat(cli_root, fake_home / "code" / "shop", "c-shop", "set up the shop workspace", "npm install")
+    assert run_deja("index").returncode == 0  # the home folder's name is its own sessions, not all (review12 R2)
+    named = json.loads(run_deja("sessions", "--project", fake_home.name, "--json").stdout)["sessions"]
+    assert [s["id"] for s in named] == ["c-home"], named
     link = fake_home.parent / "home-link"  # HOME a link to the folder (review11 R8): the walk sees the folder itself
     link.symlink_to(fake_home)
     nothing = run_deja("wip", cwd=new, env={**os.environ, "HOME": str(link)})
