@@ -1141,24 +1141,32 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
     same thing twice, and a tool-only message's snippet is often its command's: the next best doc takes the place
     of a repeat), the records inflated once per batch.
 
-    Two docs of one message whose words one holds all of the other's are a repeat too: a command's error lines are
-    lines of its output, and read as its output twice with the words reordered (trial9 F10)."""
+    Two snippets of one message, or two of what commands printed, whose words one holds all of the other's are a
+    repeat too: a command's error lines are lines of its output, and read as its output twice with the words
+    reordered (trial9 F10), as does the same failure printed by two runs (trial11 F1)."""
     docs = [(doc, kind) for _, doc in scored if (kind := segment.doc(doc).kind) != KIND_TITLE]
     out: list[Snippet] = []
-    shown: set[str] = set()
-    words: dict[int, list[set[str]]] = {}  # a message's position -> the words of each snippet shown of it
+    shown: list[tuple[int, str, set[str]]] = []  # each snippet shown: its message's position, its role, its words
     start = 0
     while len(out) < count and start < len(docs):
         batch = docs[start : start + count - len(out)]
         start += len(batch)
         for (doc, kind), message in zip(batch, segment.messages_at([doc for doc, _ in batch]), strict=True):
             snippet = _snippet(message, kind, wanted)
-            said, before = set(snippet.text.split()), words.setdefault(segment.position(doc), [])
-            if snippet.text not in shown and not any(said <= other or other <= said for other in before):
-                shown.add(snippet.text)
-                before.append(said)
+            position, said = segment.position(doc), set(snippet.text.split())
+            if not any(_repeats(position, snippet.role, said, *before) for before in shown):
+                shown.append((position, snippet.role, said))
                 out.append(snippet)
     return out
+
+
+def _repeats(position: int, role: str, said: set[str], shown_at: int, shown_role: str, shown_said: set[str]) -> bool:
+    """Whether a snippet (its message's ``position``, ``role`` and words) says what one shown said: the same words,
+    or, of one message or of two tools' output, all of its words or all of the shown one's."""
+    if said == shown_said:
+        return True
+    alike = position == shown_at or role == shown_role == "tool"
+    return alike and (said <= shown_said or shown_said <= said)
 
 
 def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:

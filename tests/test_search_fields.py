@@ -142,3 +142,25 @@ def test_a_tool_only_message_is_a_tool_snippet_and_a_repeated_error_line_shows_o
     assert [(s["role"], s["text"]) for s in by_command] == [("tool", command)]
     by_error = _search(env, "ConnectionRefusedError")["hits"][0]["snippets"]
     assert by_error[0] == {**by_error[0], "role": "tool", "text": f"{refused} Traceback (most recent call last):"}
+
+
+def test_the_same_failure_printed_by_several_runs_is_one_snippet(tmp_path: Path) -> None:
+    """``make migrate`` ran three times and printed the same traceback: a hit gave both its places to that one text,
+    one run's error lines and another run's output (trial11 F1); the question takes the second place."""
+    from harness import store_shell
+
+    from deja.core.writers.cursor_agent import store_assistant_message, store_preamble, store_user_message
+
+    failure = "Traceback (most recent call last):\n  File \"manage.py\", line 22, in <module>\nModuleNotFoundError: No module named 'quokkaflux'\nmake: *** [migrate] Error 1"  # fmt: skip
+    runs = [message for n in range(3) for message in store_shell(f"m{n}", "make migrate", failure, 2, "Trying again.")]
+    cli = tmp_path / "cli"
+    asked = store_user_message("make migrate fails with a missing module quokkaflux")
+    messages = [*store_preamble(PROJECT), asked, *runs, store_assistant_message("Added quokkaflux to requirements.")]
+    write_chat_store(
+        chat_dir_for(cli, PROJECT, OTHER_CHAT), cwd=PROJECT, name="make migrate", messages=messages, stale_root=False
+    )
+    (tmp_path / "no-ide").mkdir()
+    env = {**os.environ, "DEJA_HOME": str(tmp_path / "deja"), "DEJA_CURSOR_CLI_ROOT": str(cli), "DEJA_CURSOR_ROOT": str(tmp_path / "no-ide")}  # fmt: skip
+    assert run_deja("index", env=env).returncode == 0
+    snippets = _search(env, "No module named")["hits"][0]["snippets"]
+    assert [s["role"] for s in snippets] == ["tool", "user"], snippets
