@@ -561,8 +561,9 @@ def phrases(query: str) -> tuple[list[str], str]:
 
 
 def normalise(text: str) -> str:
-    """Lowercase with runs of whitespace folded: the form phrases are matched in."""
-    return " ".join(text.lower().split())
+    """Lowercase with runs of whitespace folded and accents composed (``composed``): the form phrases are matched in
+    (a phrase typed with an accent was no exact match in text spelt decomposed, trial11 F5)."""
+    return " ".join((text if text.isascii() else composed(text)).lower().split())
 
 
 def one_line(text: str, limit: int = 80) -> str:
