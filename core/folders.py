@@ -58,7 +58,8 @@ def missing_home() -> str:
     folder = home()
     if os.path.isdir(folder):
         return ""
-    return folder if os.path.commonpath([os.path.abspath(deja_home()), folder]) == folder else ""
+    home_folder = os.path.abspath(folder)  # (a relative HOME is taken in the current folder, as a shell takes it)
+    return folder if os.path.commonpath([os.path.abspath(deja_home()), home_folder]) == home_folder else ""
 
 
 def cursor_config_dir() -> str:

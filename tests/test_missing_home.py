@@ -58,3 +58,12 @@ def test_an_index_set_elsewhere_is_used_as_usual(tmp_path: Path, variable: str) 
     ran = run_deja("sessions", env=env)
     assert ran.returncode == 0 and "why is the okapi slow" in ran.stdout, ran.stderr
     assert (tmp_path / "elsewhere").is_dir() and not (tmp_path / "gone").exists()
+
+
+def test_a_relative_home_that_is_not_there_is_named_too(tmp_path: Path) -> None:
+    """``HOME=relhome`` stopped every command with a traceback (``os.path.commonpath`` of an absolute and a relative
+    path, trial11 F9)."""
+    ran = run_deja("sessions", env={**os.environ, "HOME": "relhome"}, cwd=tmp_path)
+    assert (ran.returncode, ran.stdout) == (1, "")
+    assert ran.stderr.startswith("deja: your home folder relhome does not exist: set HOME"), ran.stderr
+    assert not (tmp_path / "relhome").exists()
