@@ -72,8 +72,10 @@ def _corpus() -> list[str]:
 
 
 def _terms_by_pattern(text: str) -> list[str]:
-    """What ``terms`` gave before pieces: the pattern's raw tokens of the whole text, each token's terms."""
-    return list(chain.from_iterable(map(text_module.token_terms, re.findall(text_module.RAW_PATTERN, text))))
+    """What ``terms`` gave before pieces: the pattern's raw tokens of the whole text (its accents composed first:
+    ``text.composed``), each token's terms."""
+    composed = text_module.composed(text)
+    return list(chain.from_iterable(map(text_module.token_terms, re.findall(text_module.RAW_PATTERN, composed))))
 
 
 @pytest.mark.unit
