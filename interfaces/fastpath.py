@@ -237,9 +237,22 @@ def guarded(body: Callable[[], object]) -> int:
     except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
         if os.environ.get("DEJA_DEBUG") == "1":
             raise
-        sys.stderr.write(f"deja: {type(exc).__name__}: {exc} (set DEJA_DEBUG=1 for the traceback)\n")
+        if isinstance(exc, FileNotFoundError) and _current_folder_gone():
+            sys.stderr.write("deja: the current folder no longer exists: cd to one that does and run it again\n")
+        else:
+            sys.stderr.write(f"deja: {type(exc).__name__}: {exc} (set DEJA_DEBUG=1 for the traceback)\n")
         return 1
     return code if isinstance(code, int) else 0
+
+
+def _current_folder_gone() -> bool:
+    """Whether the folder deja runs in was removed under the shell (a deleted worktree's terminal), which ``deja
+    wip``, ``how``, ``--project .``, ``blame`` and ``export`` ask of (review12 R3, trial11 F11)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
 class ProgressBar:

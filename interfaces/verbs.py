@@ -102,17 +102,6 @@ def fix_command(
     emit_json(fix_json(text, history)) if json else echo(fix_text(text, history))
 
 
-def _current_folder() -> str:
-    """The folder deja runs in; one line when it was removed under the shell (a deleted worktree's terminal), where
-    it was a raw FileNotFoundError (review12 R3)."""
-    from .cli import fail
-
-    try:
-        return os.getcwd()
-    except FileNotFoundError:
-        fail("the current folder no longer exists: cd to a project's folder, or give one (deja wip PATH)")
-
-
 def _words_given(words: list[str], example: str) -> str:
     """The words as one query; only blanks (``deja how ""``) are a usage error, as for ``deja search``."""
     from .cli import fail
@@ -138,7 +127,7 @@ def how_command(
 
     query = as_indexed(_words_given(words, "deja how alembic"))
     index = open_index()
-    here = Path(readable_path(_current_folder()))
+    here = Path(readable_path(os.getcwd()))
     project, here_only = (None, None) if all_projects else how_scope(index, str(here))
     runs = invocations(index, query, project, limit, sessions=here_only)
     where = "on this machine" if project is None else f"in {project}"
@@ -174,7 +163,7 @@ def wip_command(
     from .work_views import digest_json, wip_text
 
     index = open_index()
-    asked = Path(directory or _current_folder()).expanduser().resolve()
+    asked = Path(directory or os.getcwd()).expanduser().resolve()
     folder = readable_path(str(asked))
     project = _wip_project(index, folder, asked)
     # a folder above is this one's project by its own sessions: the others below it ran in a sibling (shop/api seen

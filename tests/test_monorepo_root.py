@@ -339,16 +339,16 @@ def test_wip_refuses_the_root_however_spelled_and_names_a_missing_folder(tmp_pat
 
 
 def test_wip_and_how_in_a_folder_removed_under_the_shell_say_so(tmp_path: Path, cli_root: Path) -> None:
-    """A terminal left in a deleted worktree: ``deja wip`` and ``deja how`` ended on a raw FileNotFoundError
-    (review12 R3)."""
+    """A terminal left in a deleted worktree: ``deja wip``, ``deja how``, ``--project .``, ``blame`` and ``export``
+    ended on a raw FileNotFoundError (review12 R3, trial11 F11)."""
     import subprocess
     import sys
 
     gone = tmp_path / "worktree"
     gone.mkdir()
-    for verb in (["wip"], ["how", "pytest"]):
+    for verb in (["wip"], ["how", "pytest"], ["sessions", "--project", "."], ["blame", "app.py"]):
         script = "import os, sys, runpy; os.rmdir(os.getcwd()); sys.argv = ['deja', *sys.argv[1:]]; runpy.run_module('deja.interfaces.entry', run_name='__main__')"  # fmt: skip
         ran = subprocess.run([sys.executable, "-c", script, *verb], cwd=gone, capture_output=True, text=True)
         gone.mkdir()
         assert ran.returncode == 1 and ran.stdout == "", ran.stdout + ran.stderr
-        assert ran.stderr.endswith("deja: the current folder no longer exists: cd to a project's folder, or give one (deja wip PATH)\n"), ran.stderr  # fmt: skip
+        assert ran.stderr.endswith("deja: the current folder no longer exists: cd to one that does and run it again\n"), ran.stderr  # fmt: skip
