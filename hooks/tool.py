@@ -104,7 +104,10 @@ def _shell(call: HookCall, raw_command: str) -> str:
 
     command = normalise_command(as_indexed(raw_command))  # a secret in it: the index holds it redacted
     head = command_head(command)
-    if not head or head.split()[0] in INSPECTION:
+    keys = command_keys(command)
+    if head.split()[:1] == ["cd"] and "&&" in command:  # ``cd packages/web && npm run build``: the chain itself, not
+        keys = keys[:1]  # every chain that starts in that folder (trial11 F6)
+    elif not head or head.split()[0] in INSPECTION:
         return call.silent(f"`{head or command[:40]}` only looks around")
     from .scope import Scope, command_folder  # (here: a Write's or a Task's hook asks no folder)
 
@@ -119,7 +122,7 @@ def _shell(call: HookCall, raw_command: str) -> str:
     here = Scope(index, folder, project) if folder else None
     labels = (f"`{command[:120]}`", f"`{head}` commands")
     # B007: `label` names the key that matched, and the text below uses it after the loop.
-    for key, label in zip(command_keys(command), labels, strict=False):  # noqa: B007
+    for key, label in zip(keys, labels, strict=False):  # noqa: B007
         runs = _runs_here(index, key, here)
         if runs:
             break

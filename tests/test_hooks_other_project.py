@@ -251,3 +251,25 @@ def test_a_folder_above_a_repository_is_not_its_project(fake_home: Path) -> None
     assert wip.returncode == 1 and "no session ran in" in wip.stderr, wip.stdout + wip.stderr
     said = failure_hook(shop / "packages" / "web" / "src", "pytest -q tests/test_orders.py", REFUSED, "c-2")
     assert "the latest in this repository:" in said and "`deja show api-own-fix`" in said, said
+
+
+def test_the_shell_pre_hook_recalls_a_chain_that_starts_with_cd(fake_home: Path) -> None:
+    """``cd packages/web && npm run build`` failed and then passed in a past session: the pre-hook for the same
+    chain said nothing (`cd` only looks around) where ``deja how`` and the failure hook found both runs (trial11 F6)."""
+    shop = fake_home / "code" / "shop"
+    chain = "cd packages/web && npm run build"
+    failed = "ERROR in src/checkout.tsx: Type 'string' is not assignable to type 'Money'"
+    runs = [*store_shell("b1", chain, failed, 1), *store_shell("b2", chain, "compiled successfully", 0)]
+    _chat(fake_home, shop, "web-build", 1, [store_user_message("the web build is red"), *runs])
+    _chat(fake_home, shop, "web-other", 2, [store_user_message("lint"), *store_shell("l1", "cd packages/web && npm run lint", "ok", 0)])  # fmt: skip
+    assert run_deja("index").returncode == 0
+    before = {
+        "conversation_id": "c-now",
+        "hook_event_name": "preToolUse",
+        "workspace_roots": [str(shop)],
+        "tool_name": "Shell",
+        "tool_input": {"command": chain},
+    }
+    said = _hook("hook-tool", before)
+    assert f"`{chain}` ran 2 times in this project before, in 1 session" in said, said
+    assert "Type 'string' is not assignable" in said and "npm run lint" not in said, said
