@@ -445,7 +445,7 @@ def search_command(args: SearchArgs) -> None:
         session_id=args.session,
         pattern=args.pattern,
     )
-    result = search(index, query, filters=filters, limit=args.limit)
+    result = search(index, searched_words(query), filters=filters, limit=args.limit)
     if args.json:
         emit_json(search_json(result))
     elif result.hits:
@@ -482,6 +482,15 @@ def _since(since: str | None) -> datetime | None:
         ) from None
 
 
+def searched_words(query: str) -> str:
+    """What a search for ``query`` can match: its words without the secrets in it, which the index holds redacted.
+    A pasted key matched unrelated sessions through its pieces (``sk_live_…`` through "live"), which read as a leak
+    to a user checking whether deja kept it (trial11 F2). (The rules load only for a query that may hold one.)"""
+    from ..core.redaction import without_secrets
+
+    return without_secrets(query)
+
+
 def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
     """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
     user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all."""
@@ -490,6 +499,8 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -
 
     if not index.session_count:
         return nothing_indexed()
+    if not searched_words(query).strip():
+        return f"No session matches {quoted_query(query)}: it is a secret, which deja never keeps as written."
     words, phrases = query_terms(query)
     if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"

@@ -526,6 +526,7 @@ class Tools:
         project, date and the passages that matched. Use it before solving something that may have been solved
         before. Pass an id to `show` to read the session."""
         from ..core.search import Filters, parse_since, search
+        from .fastpath import searched_words
         from .views import search_json, search_text
 
         if not query.strip():
@@ -543,7 +544,7 @@ class Tools:
         if index is None:
             return answer(STILL_INDEXING)
         filters = Filters(project=_one_project(index, project), source=source, since=since_at)
-        result = search(index, query.strip(), filters=filters, limit=within("limit", limit, 1, 20))
+        result = search(index, searched_words(query).strip(), filters=filters, limit=within("limit", limit, 1, 20))
         result = fit_text(result)
         if result.hits:
             return answer(search_text(result), search_json(result))

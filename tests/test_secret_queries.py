@@ -196,3 +196,22 @@ def test_a_prompt_that_carries_a_password_and_a_token_still_recalls_its_session(
     hook_prompt(env, "harmonise the quaternion gimbal", str(tmp_path / "code" / "c-css"), "c-3")
     logged = run_deja("hooks", "log", env=env).stdout.splitlines()[-1]
     assert "gave " in logged and "nothing of its own: " in logged and "with the session-start block" in logged, logged
+
+
+def test_a_search_for_a_pasted_key_matches_no_session_through_its_pieces(tmp_path: Path) -> None:
+    """``deja search sk_live_…`` (a user checking whether deja kept the key) found sessions through the ``live`` of
+    its prefix, which read as a leak (trial11 F2): the key is no word of the query, and the answer says why (the MCP
+    ``search`` tool searches the same words: ``fastpath.searched_words``)."""
+    cli_root = tmp_path / "cursor-agent"
+    key = "sk_live_51HxQz7TuV9wXyZa2bCdEfGhIjKlMnOpQrStUvWx"
+    chats = {"c-live": "list of recent live scripts", "c-key": f"the stripe key is {key}"}
+    for chat_id, text in chats.items():
+        write_transcript(transcript_path(cli_root, str(tmp_path / "shop"), chat_id), [user_turn(text), assistant_turn("Ok.")])  # fmt: skip
+    (tmp_path / "no-ide").mkdir()
+    env = {**os.environ, "DEJA_HOME": str(tmp_path / "deja"), "DEJA_CURSOR_CLI_ROOT": str(cli_root), "DEJA_CURSOR_ROOT": str(tmp_path / "no-ide")}  # fmt: skip
+    assert run_deja("index", env=env).returncode == 0
+    found = run_deja("search", key, env=env)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout == f'No session matches "{key}": it is a secret, which deja never keeps as written.\n'
+    assert json.loads(run_deja("search", key, "--json", env=env).stdout)["hits"] == []
+    assert "c-key" in run_deja("search", "stripe", key, env=env).stdout  # the other words still search
