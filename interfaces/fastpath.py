@@ -574,11 +574,26 @@ def _outside_roots(files: list[str]) -> str:
     elsewhere = f" (and {plural(len(roots) - 1, 'other folder')})" if len(roots) > 1 else ""
     are, their, they = ("is", "its", "it") if len(files) == 1 else ("are", "their", "they")
     reads = ", ".join(folders.cli_roots())
+    fix = _narrowed_by() or f"set {variable} as it was when {they} {'was' if len(files) == 1 else 'were'} indexed"
     return (
         f"the index was not rebuilt: {plural(len(files), 'Cursor store')} indexed from {folder}{elsewhere} {are} in "
-        f"none of the Cursor folders deja reads now ({reads}), and a rebuild would drop {their} sessions; set "
-        f"{variable} as it was when {they} {'was' if len(files) == 1 else 'were'} indexed and run it again (a plain `deja index` keeps them as they are)"
+        f"none of the Cursor folders deja reads now ({reads}), and a rebuild would drop {their} sessions; {fix} "
+        "and run it again (a plain `deja index` keeps them as they are)"
     )
+
+
+def _narrowed_by() -> str:
+    """What to undo when ``cursor_cli_root`` (``DEJA_CURSOR_CLI_ROOT`` or the config file) names the one Cursor folder
+    deja reads: it replaces every other, so setting the variable that named the old one changes nothing (trial11
+    F3); "" when it is not set."""
+    from ..core import config
+
+    given = config.resolve("cursor_cli_root")
+    if given.value is None:
+        return ""
+    if given.source == "env":
+        return "DEJA_CURSOR_CLI_ROOT replaces every other Cursor folder: unset it (or point it at that folder)"
+    return "cursor_cli_root in deja's config replaces every other Cursor folder: `deja config unset cursor_cli_root`"
 
 
 #: Where a store lies in a Cursor folder, and the variable that names such a folder: chats (and ACP sessions) under

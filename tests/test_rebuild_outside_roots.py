@@ -92,3 +92,19 @@ def test_the_refusal_names_the_cursor_folder_not_a_stores_own(fake_home: Path, t
     assert (
         f"set XDG_CONFIG_HOME={fake_home / 'xdg'} (or CURSOR_CONFIG_DIR={config_root}) as it was when they were" in said
     )
+
+
+def test_the_refusal_after_deja_cursor_cli_root_names_that_setting(fake_home: Path, tmp_path: Path):
+    """Pointing ``DEJA_CURSOR_CLI_ROOT`` at one Cursor folder, ``--full`` said to set ``CURSOR_DATA_DIR`` as it was,
+    which changes nothing while that variable replaces every other folder (trial11 F3)."""
+    project = str(tmp_path / "proj")
+    os.mkdir(project)
+    write_transcript(transcript_path(fake_home / ".cursor", project, CHAT), [user_turn("zorblax?"), assistant_turn("ok")])  # fmt: skip
+    assert run_deja("index", env=environment()).returncode == 0
+    (fake_home / ".config" / "cursor").mkdir(parents=True)
+
+    refused = run_deja("index", "--full", env=environment(DEJA_CURSOR_CLI_ROOT=str(fake_home / ".config" / "cursor")))
+
+    assert refused.returncode == 1
+    assert "DEJA_CURSOR_CLI_ROOT replaces every other Cursor folder: unset it" in refused.stderr, refused.stderr
+    assert "set CURSOR_DATA_DIR" not in refused.stderr
