@@ -34,6 +34,7 @@ from .fastpath import (
     noun_for,
     open_index,
     plural,
+    project_above,
     search_command,
     the_filters,
 )
@@ -207,6 +208,8 @@ def sessions_command(
             echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
         if len(chosen) == limit and (more := _more_sessions(index, meant, source, limit)):
             echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
+    elif project and not source and (above := project_above(index, project)):
+        echo(f"No session ran in {project} or below it; its project is {above}: give --project {above}")
     elif index.session_count and (flags := filter_flags(project=project, source=source)):
         echo(
             f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."

@@ -491,6 +491,19 @@ def searched_words(query: str) -> str:
     return without_secrets(query)
 
 
+def project_above(index: Index, project: str) -> str:
+    """The project above ``project``, a folder no session ran in or below (``--project .`` in ``shop/api/src``), as
+    ``deja wip``, ``deja how`` and the hooks take it there (``Index.nearest_project``); "" for a name, or none. A
+    filter is kept as given: the answer only names it (trial11 F4)."""
+    from ..core.keys import is_folder, readable_path
+
+    if not is_folder(project):
+        return ""
+    folder = readable_path(os.path.abspath(os.path.expanduser(project)))
+    above = index.nearest_project(folder, folders.home())
+    return above if above and above != folder else ""
+
+
 def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
     """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
     user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all."""
@@ -506,6 +519,8 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
     if filters.project and not project_indexed(index, filters.project):
+        if above := project_above(index, filters.project):
+            return f"No session ran in {filters.project} or below it; its project is {above}: give --project {above}"
         return f"No session of project {filters.project!r} is indexed; `deja sessions` lists the projects there are."
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1).total):
         given = " ".join(flags)

@@ -376,6 +376,10 @@ def unknown_project(index: Index, project: str | None) -> str:
 
     if newest_sessions(index, project=project, limit=1):
         return ""
+    from .fastpath import project_above
+
+    if above := project_above(index, project):
+        return f"No session ran in {project} or below it; its project is {above}: give project={above!r}"
     return f"No session of project {project!r} is indexed; `recent` without a project lists the projects there are."
 
 

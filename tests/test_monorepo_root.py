@@ -229,6 +229,9 @@ def test_session_start_in_a_folder_below_a_project_lists_the_projects_sessions(t
     assert text.startswith("last session here: the api returns one row too many"), text
     text, _ = work_answer(index, "wip", "billing", str(shop))  # a name is a project's name (review11 R6)
     assert "invoice totals round wrong" in text, text
+    for verb in (["sessions"], ["search", "pagination"]):  # a filter is kept as given, and named (trial11 F4)
+        said = run_deja(*verb, "--project", ".", cwd=shop / "src").stdout
+        assert said == f"No session ran in . or below it; its project is {shop}: give --project {shop}\n", said
     elsewhere = {**payload, "conversation_id": "c-other", "workspace_roots": [str(tmp_path / "code" / "new")]}
     (tmp_path / "code" / "new").mkdir()
     quiet = run_deja("hook-context", input=json.dumps(elsewhere))
