@@ -678,7 +678,8 @@ def _report_unreadable(result: RefreshResult) -> None:
     if not result.unreadable_kept:
         return
     it_is, them, their = ("they are", "them", "their") if result.unreadable_kept != 1 else ("it is", "it", "its")
-    named = _unreadable_named(result, _why_first(result))
+    why = _why_first(result)
+    named = _unreadable_named(result, why)
     if result.uncarried:
         where = f"; the index it replaced, kept in {result.kept_aside}, may hold them" if result.kept_aside else ""
         echo(
@@ -694,7 +695,22 @@ def _report_unreadable(result: RefreshResult) -> None:
             err=True,
         )
         return
+    if why == "damaged":  # waiting never mends it: "read by the next deja index" would be said run after run
+        echo(f"{named} could not be read this time: {_damaged_kept(result, them)}", err=True)
+        return
     echo(f"{named} could not be read this time: {_kept_until(result, them, it_is)}", err=True)
+
+
+def _damaged_kept(result: RefreshResult, them: str) -> str:
+    """What became of a damaged store's sessions, and the way out: moved away, its sessions go with it (review12
+    R5: a damaged store was promised a read by the next `deja index`, run after run)."""
+    import shlex
+
+    first = result.unreadable_files[0]
+    never = result.unreadable_new == result.unreadable_kept
+    kept, goes = ("nothing was read from it before", "") if never else (f"what was read from {them} before is kept", " its sessions and")  # fmt: skip
+    move = f"mv {shlex.quote(first)} {shlex.quote(first + '.damaged')}"
+    return f"{kept}; a damaged file stays so: move it away ({move}) to drop{goes} this line"
 
 
 def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:

@@ -171,3 +171,18 @@ def test_a_rebuild_that_meets_a_damaged_store_names_the_way_out_and_takes_it(cli
     assert again.returncode == 0, again.stderr
     listed = run_deja("sessions").stdout
     assert "s2" in listed and "s1" not in listed, listed
+
+
+def test_a_refresh_that_meets_a_damaged_store_names_the_way_out_not_a_read_to_come(cli_root: Path) -> None:
+    """A damaged store was promised a read "by the next `deja index`", run after run (review12 R5): the line says it
+    stays so and how to drop it, and what was read from it before is kept until then."""
+    store = _store_chat(cli_root, "s1")
+    assert run_deja("index").returncode == 0
+    with store.open("r+b") as damaged:
+        damaged.truncate(store.stat().st_size // 2)
+    ran = run_deja("index")
+    assert ran.returncode == 0
+    assert ran.stderr.startswith(
+        f"{store} (damaged) could not be read this time: what was read from it before is kept; a damaged file stays "
+        f"so: move it away (mv {store} {store}.damaged) to drop its sessions and this line\n"
+    ), ran.stderr

@@ -37,7 +37,13 @@ CWD = "/work/api"
 
 
 def kept_note(store: Path, why: str) -> str:
-    """What `deja index` says of one store it could not read: the file, why, and that its sessions are kept."""
+    """What `deja index` says of one store it could not read: the file, why, and that its sessions are kept; until
+    the next read, or for a damaged one, which no read mends, until it is moved away."""
+    if why == "damaged":
+        return (
+            f"{store} (damaged) could not be read this time: what was read from it before is kept; a damaged file "
+            f"stays so: move it away (mv {store} {store}.damaged) to drop its sessions and this line"
+        )
     return (
         f"{store} ({why}) could not be read this time: what was read from it before is kept, "
         "and it is read again by the next `deja index` (by deja on its own within a minute)"
