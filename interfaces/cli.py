@@ -283,12 +283,16 @@ def stats_command(json: JsonFlag = False) -> None:
     index = open_index()
     per_source: dict[str, dict[str, int]] = {}
     per_project: dict[str, dict[str, int]] = {}
+    keys: dict[str, str] = {}  # a folder as sessions spell it -> as the index compares it (one row each)
+    shown: dict[str, tuple[str, str]] = {}  # a row's key -> its project's name and folder, as first met
     for _, _, meta in index.sessions():
-        for table, key in ((per_source, meta.source), (per_project, meta.project or "(no project)")):
-            row = table.setdefault(key, {"sessions": 0, "messages": 0})
+        key = keys.get(meta.project_dir) or keys.setdefault(meta.project_dir, _project_key(meta))
+        shown.setdefault(key, (meta.project or NO_PROJECT, meta.project_dir))
+        for table, row_key in ((per_source, meta.source), (per_project, key)):
+            row = table.setdefault(row_key, {"sessions": 0, "messages": 0})
             row["sessions"] += 1
             row["messages"] += meta.messages
-    projects = dict(sorted(per_project.items(), key=lambda kv: -kv[1]["sessions"]))
+    projects = dict(sorted(_project_rows(per_project, shown).items(), key=lambda kv: -kv[1]["sessions"]))
     size, built_at = index.size_bytes(), _iso_epoch(index.manifest.built_at)
     if json:
         emit_json(
@@ -312,6 +316,33 @@ def stats_command(json: JsonFlag = False) -> None:
     for name, row in list(projects.items())[:20]:
         echo(_stats_row(name, 24, row))
     echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
+
+
+def _project_key(meta: SessionMeta) -> str:
+    """The row a session counts in: its folder as the index compares folders (an NFD and an NFC spelling, a link
+    and its target are one: review12 R6), else its project's name."""
+    from ..core.keys import project_spelling
+
+    return f"/{project_spelling(meta.project_dir)}" if meta.project_dir else (meta.project or NO_PROJECT)
+
+
+def _project_rows(per_key: dict[str, dict[str, int]], shown: dict[str, tuple[str, str]]) -> dict[str, dict[str, int]]:
+    """The rows named as ``--project`` names them: by the project's name, or, where two folders share it
+    (``shop/packages/api``, ``other/api``), by as much of its folder's end as tells it apart (trial11 F7)."""
+    from ..core.keys import telling_tail
+
+    named: dict[str, list[str]] = {}  # a name -> the rows' folders that share it
+    for name, folder in shown.values():
+        named.setdefault(name.lower(), []).append(folder)
+    rows: dict[str, dict[str, int]] = {}
+    for key, row in per_key.items():
+        name, folder = shown[key]
+        alike = [other for other in named[name.lower()] if other and other != folder]
+        label = telling_tail(folder, alike) if folder and alike else name
+        counts = rows.setdefault(label, {"sessions": 0, "messages": 0})  # (a name with no folder beside one with)
+        counts["sessions"] += row["sessions"]
+        counts["messages"] += row["messages"]
+    return rows
 
 
 def _stats_row(name: str, width: int, row: dict[str, int]) -> str:

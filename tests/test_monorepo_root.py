@@ -355,3 +355,16 @@ def test_wip_and_how_in_a_folder_removed_under_the_shell_say_so(tmp_path: Path, 
         gone.mkdir()
         assert ran.returncode == 1 and ran.stdout == "", ran.stdout + ran.stderr
         assert ran.stderr.endswith("deja: the current folder no longer exists: cd to one that does and run it again\n"), ran.stderr  # fmt: skip
+
+
+def test_stats_gives_two_folders_of_one_name_a_row_each(tmp_path: Path, cli_root: Path) -> None:
+    """``deja stats`` added ``shop/packages/api`` and ``other/api`` up as one "api" row, where ``--project api`` asks
+    which of the two (trial11 F7); each gets a row named as ``--project`` names it."""
+    _chat(cli_root, tmp_path / "code" / "shop" / "packages" / "api", "c-api", "orders pagination", "pytest -q")
+    _chat(cli_root, tmp_path / "code" / "shop" / "packages" / "api", "c-api2", "orders totals", "pytest -q")
+    _chat(cli_root, tmp_path / "code" / "other" / "api", "c-other", "other api", "make")
+    _chat(cli_root, tmp_path / "code" / "web", "c-web", "the cart", "npm test")
+    assert run_deja("index").returncode == 0
+    projects = json.loads(run_deja("stats", "--json").stdout)["projects"]
+    assert {name: row["sessions"] for name, row in projects.items()} == {"packages/api": 2, "other/api": 1, "web": 1}
+    assert "  packages/api " in run_deja("stats").stdout
