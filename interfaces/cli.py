@@ -286,7 +286,7 @@ def stats_command(json: JsonFlag = False) -> None:
     keys: dict[str, str] = {}  # a folder as sessions spell it -> as the index compares it (one row each)
     shown: dict[str, tuple[str, str]] = {}  # a row's key -> its project's name and folder, as first met
     for _, _, meta in index.sessions():
-        key = keys.get(meta.project_dir) or keys.setdefault(meta.project_dir, _project_key(meta))
+        key = _row_key(meta, keys)
         shown.setdefault(key, (meta.project or NO_PROJECT, meta.project_dir))
         for table, row_key in ((per_source, meta.source), (per_project, key)):
             row = table.setdefault(row_key, {"sessions": 0, "messages": 0})
@@ -318,12 +318,17 @@ def stats_command(json: JsonFlag = False) -> None:
     echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
 
 
-def _project_key(meta: SessionMeta) -> str:
+def _row_key(meta: SessionMeta, keys: dict[str, str]) -> str:
     """The row a session counts in: its folder as the index compares folders (an NFD and an NFC spelling, a link
-    and its target are one: review12 R6), else its project's name."""
+    and its target are one: review12 R6; ``keys`` keeps each folder's, asked once), else its project's name."""
     from ..core.keys import project_spelling
 
-    return f"/{project_spelling(meta.project_dir)}" if meta.project_dir else (meta.project or NO_PROJECT)
+    if not meta.project_dir:
+        return meta.project or NO_PROJECT
+    key = keys.get(meta.project_dir)
+    if key is None:
+        key = keys[meta.project_dir] = f"/{project_spelling(meta.project_dir)}"
+    return key
 
 
 def _project_rows(per_key: dict[str, dict[str, int]], shown: dict[str, tuple[str, str]]) -> dict[str, dict[str, int]]:
