@@ -58,7 +58,7 @@ def main() -> None:
     if argv and argv[0] not in REPAIRS and not ASKING_FOR_HELP.intersection(argv):
         _stop_on_a_broken_config()
     if argv and not ASKING_FOR_HELP.intersection(argv):
-        _stop_on_a_missing_home()
+        _stop_on_a_missing_home(argv)
     if argv and argv[0] in ("search", "index"):  # their usual forms need no typer (``fastpath``)
         import gc
 
@@ -91,16 +91,22 @@ def _stop_on_a_broken_config() -> None:
         sys.exit(1)
 
 
-def _stop_on_a_missing_home() -> None:
+def _stop_on_a_missing_home(argv: list[str]) -> None:
     """One line, exit 1, when deja's home would be made in a home folder that is not there (``folders.missing_home``):
     every command would build an empty index there and answer as if there were no history. Hooks say nothing and
-    make nothing (``private.private_dir``)."""
-    from ..core.folders import missing_home
+    make nothing (``private.private_dir``). The commands that write under the home folder whatever ``DEJA_HOME``
+    says (``install``, ``uninstall``, ``config set``/``unset``) say so too, where they said "check its permissions"
+    of a folder that is not there (review12 R4)."""
+    from ..core.folders import home, missing_home
     from ..core.private import HomeMissing
 
     folder = missing_home()
     if folder:
         sys.stderr.write(f"deja: {HomeMissing(folder)}\n")
+        sys.exit(1)
+    writes = argv[0] in ("install", "uninstall") or argv[:2] in (["config", "set"], ["config", "unset"])
+    if writes and not os.path.isdir(home()):
+        sys.stderr.write(f"deja: your home folder {home()} does not exist: set HOME to a folder that does\n")
         sys.exit(1)
 
 

@@ -67,3 +67,15 @@ def test_a_relative_home_that_is_not_there_is_named_too(tmp_path: Path) -> None:
     assert (ran.returncode, ran.stdout) == (1, "")
     assert ran.stderr.startswith("deja: your home folder relhome does not exist: set HOME"), ran.stderr
     assert not (tmp_path / "relhome").exists()
+
+
+@pytest.mark.parametrize("command", [["install", "cursor"], ["config", "set", "recall", "off"]])
+def test_a_command_that_writes_under_home_names_it_missing_with_deja_home_set(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """With ``DEJA_HOME`` elsewhere (the way out the line above offers), ``deja install`` said "check its
+    permissions" of a folder that is not there, and ``config set`` "No such file or directory" (review12 R4)."""
+    ran = run_deja(*command, env=_env(tmp_path, DEJA_HOME=str(tmp_path / "dh")))
+    assert (ran.returncode, ran.stdout) == (1, "")
+    assert ran.stderr == f"deja: your home folder {tmp_path}/gone/home does not exist: set HOME to a folder that does\n"
+    assert not (tmp_path / "gone").exists()
