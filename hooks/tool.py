@@ -105,9 +105,10 @@ def _shell(call: HookCall, raw_command: str) -> str:
     command = normalise_command(as_indexed(raw_command))  # a secret in it: the index holds it redacted
     head = command_head(command)
     keys = command_keys(command)
-    if head.split()[:1] == ["cd"] and "&&" in command:  # ``cd packages/web && npm run build``: the chain itself, not
-        keys = keys[:1]  # every chain that starts in that folder (trial11 F6)
-    elif not head or head.split()[0] in INSPECTION:
+    work = _after_cd(command) if head.split()[:1] == ["cd"] else ""
+    if work:  # ``cd packages/web && npm run build``: the chain itself, not every chain that starts in that folder
+        keys, head = keys[:1], command_head(work) or head  # (trial11 F6)
+    if not head or head.split()[0] in INSPECTION:
         return call.silent(f"`{head or command[:40]}` only looks around")
     from .scope import Scope, command_folder  # (here: a Write's or a Task's hook asks no folder)
 
@@ -150,6 +151,16 @@ def _shell(call: HookCall, raw_command: str) -> str:
         )
     call.remember([shown])
     return frame(lines, BUDGET)
+
+
+def _after_cd(command: str) -> str:
+    """What a chain that starts with ``cd DIR`` runs there (``npm run build`` of ``cd web && npm run build``, or of
+    ``cd web; npm run build``); "" for a ``cd`` alone."""
+    ends = [(at, len(op)) for op in ("&&", ";") if (at := command.find(op)) >= 0]
+    if not ends:
+        return ""
+    at, width = min(ends)
+    return command[at + width :].strip()
 
 
 def _where(folder: str, project_dir: str) -> str:

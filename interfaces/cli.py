@@ -35,6 +35,7 @@ from .fastpath import (
     open_index,
     plural,
     project_above,
+    quote,
     search_command,
     the_filters,
 )
@@ -209,7 +210,7 @@ def sessions_command(
         if len(chosen) == limit and (more := _more_sessions(index, meant, source, limit)):
             echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
     elif project and not source and (above := project_above(index, project)):
-        echo(f"No session ran in {project} or below it; its project is {above}: give --project {above}")
+        echo(f"No session ran in {project} or below it; its project is {above}: give --project {quote(above)}")
     elif index.session_count and (flags := filter_flags(project=project, source=source)):
         echo(
             f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."

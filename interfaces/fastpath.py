@@ -446,6 +446,7 @@ def search_command(args: SearchArgs) -> None:
         pattern=args.pattern,
     )
     result = search(index, searched_words(query), filters=filters, limit=args.limit)
+    result.query = query  # (as asked: the JSON says what was searched for, as the text does)
     if args.json:
         emit_json(search_json(result))
     elif result.hits:
@@ -488,7 +489,8 @@ def searched_words(query: str) -> str:
     to a user checking whether deja kept it (trial11 F2). (The rules load only for a query that may hold one.)"""
     from ..core.redaction import without_secrets
 
-    return without_secrets(query)
+    # a key is one long run (a search for "password reset" need not load the rules: 15-25 ms, review13 R13-2)
+    return without_secrets(query) if any(len(word) >= 16 for word in query.split()) else query
 
 
 def project_above(index: Index, project: str) -> str:
@@ -520,7 +522,7 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
     if filters.project and not project_indexed(index, filters.project):
         if above := project_above(index, filters.project):
-            return f"No session ran in {filters.project} or below it; its project is {above}: give --project {above}"
+            return f"No session ran in {filters.project} or below it; its project is {above}: give --project {quote(above)}"
         return f"No session of project {filters.project!r} is indexed; `deja sessions` lists the projects there are."
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1).total):
         given = " ".join(flags)
@@ -570,12 +572,10 @@ def _way_out(result: RefreshResult, why: str) -> str:
     and the rebuild goes ahead without its sessions. A locked one is only waited for."""
     if why != "damaged":
         return ""
-    import shlex
-
     first = result.unreadable_files[0]
     return (
         f"; a damaged file stays so: to rebuild without its sessions, move it away "
-        f"(mv {shlex.quote(first)} {shlex.quote(first + '.damaged')}) and run it again"
+        f"(mv {quote(first)} {quote(first + '.damaged')}) and run it again"
     )
 
 
@@ -655,6 +655,14 @@ def _unreadable_named(result: RefreshResult, why: str) -> str:
     return f"{named} and {plural(count - 1, 'more Cursor store')}" if count > 1 else named
 
 
+def quote(text: str) -> str:
+    """``text`` as a shell takes it as one word (``shlex.quote``, loaded only for a message that gives a command to
+    paste: it loads ``re``, which a search's page never needs)."""
+    import shlex
+
+    return shlex.quote(text)
+
+
 def plural(count: int, noun: str) -> str:
     """``1 Cursor store``, ``2 Cursor stores``: a count and its noun, singular or plural as the count says."""
     return f"{count} {noun_for(count, noun)}"
@@ -704,12 +712,10 @@ def _report_unreadable(result: RefreshResult) -> None:
 def _damaged_kept(result: RefreshResult, them: str) -> str:
     """What became of a damaged store's sessions, and the way out: moved away, its sessions go with it (review12
     R5: a damaged store was promised a read by the next `deja index`, run after run)."""
-    import shlex
-
     first = result.unreadable_files[0]
     never = result.unreadable_new == result.unreadable_kept
     kept, goes = ("nothing was read from it before", "") if never else (f"what was read from {them} before is kept", " its sessions and")  # fmt: skip
-    move = f"mv {shlex.quote(first)} {shlex.quote(first + '.damaged')}"
+    move = f"mv {quote(first)} {quote(first + '.damaged')}"
     return f"{kept}; a damaged file stays so: move it away ({move}) to drop{goes} this line"
 
 

@@ -273,3 +273,11 @@ def test_the_shell_pre_hook_recalls_a_chain_that_starts_with_cd(fake_home: Path)
     said = _hook("hook-tool", before)
     assert f"`{chain}` ran 2 times in this project before, in 1 session" in said, said
     assert "Type 'string' is not assignable" in said and "npm run lint" not in said, said
+    semicolon = {**before, "conversation_id": "c-2", "tool_input": {"command": "cd packages/web; npm run lint"}}
+    _chat(fake_home, shop, "web-lint", 3, [store_user_message("lint again"), *store_shell("l2", "cd packages/web; npm run lint", "ok", 0)])  # fmt: skip
+    assert run_deja("index").returncode == 0
+    assert "`cd packages/web; npm run lint` ran 1 time" in _hook("hook-tool", semicolon)  # (review13 R13-5)
+    looks = {**before, "conversation_id": "c-3", "tool_input": {"command": "cd packages/web && ls -la"}}
+    _chat(fake_home, shop, "web-ls", 4, [store_user_message("what is there"), *store_shell("s1", "cd packages/web && ls -la", "src", 0)])  # fmt: skip
+    assert run_deja("index").returncode == 0
+    assert "ran 1 time" not in _hook("hook-tool", looks)  # it only looks around (review13 R13-4)

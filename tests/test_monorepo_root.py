@@ -368,3 +368,14 @@ def test_stats_gives_two_folders_of_one_name_a_row_each(tmp_path: Path, cli_root
     projects = json.loads(run_deja("stats", "--json").stdout)["projects"]
     assert {name: row["sessions"] for name, row in projects.items()} == {"packages/api": 2, "other/api": 1, "web": 1}
     assert "  packages/api " in run_deja("stats").stdout
+
+
+def test_the_project_above_is_named_as_a_shell_takes_it(tmp_path: Path, cli_root: Path) -> None:
+    """The advice ``give --project …`` names a folder with a blank in it quoted, so it can be pasted (review13
+    R13-7)."""
+    shop = tmp_path / "My Projects" / "shop"
+    _chat(cli_root, shop, "c-shop", "orders pagination is off by one", "pytest -q")
+    (shop / "src").mkdir()
+    assert run_deja("index").returncode == 0
+    said = run_deja("sessions", "--project", ".", cwd=shop / "src").stdout
+    assert said.endswith(f"give --project '{shop}'\n"), said
