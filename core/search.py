@@ -37,7 +37,7 @@ from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Se
 from .index.format import KIND_SHIFT, ORDINAL_MASK
 from .keys import is_folder, project_spelling, sessions_key, telling_tail, tree_key
 from .record import Record
-from .text import hex_letters, identifier_parts, normalise, phrases, random_pairs, term_positions, terms
+from .text import composed, hex_letters, identifier_parts, normalise, phrases, random_pairs, term_positions, terms
 from .thesaurus import related
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -448,6 +448,12 @@ def _phrase_ok(segment: Segment, docs: Iterable[int], wanted: list[str]) -> bool
         return True
     text = " ".join(normalise(kind_text(segment.message(doc), segment.doc(doc)[1])) for doc in docs)
     return all(p in text for p in wanted)
+
+
+def _as_typed(text: str) -> str:
+    """``text`` with its accents composed, as a pattern typed on a keyboard spells them (``--re 'défilement'``
+    missed text spelt decomposed: trial11 F5)."""
+    return text if text.isascii() else composed(text)
 
 
 #: What ``--role`` names, as the doc kinds it keeps.
@@ -881,9 +887,9 @@ def _wanted(
     try:
         for message in segment.messages(meta):
             for text in (doc_text(message), *field_texts(message).values()):
-                if query.pattern.search(text[:REGEX_CHARS]):
+                if query.pattern.search(_as_typed(text[:REGEX_CHARS])):
                     return True
-        return bool(query.pattern.search(meta.title))
+        return bool(query.pattern.search(_as_typed(meta.title)))
     finally:
         clock.matching = False
 

@@ -116,6 +116,8 @@ def test_text_spelt_decomposed_is_found_by_a_query_typed_composed_or_unaccented(
         assert [hit["session_id"] for hit in found] == ["c-nfd"], (query, found)
     exact = json.loads(run_deja("search", '"défilement du tableau"', "--json").stdout)  # a phrase (trial11 F5)
     assert [hit["session_id"] for hit in exact["hits"]] == ["c-nfd"] and not exact.get("notice"), exact
+    pattern = json.loads(run_deja("search", "tableau", "--re", "défilement", "--json").stdout)  # (trial11 F5)
+    assert [hit["session_id"] for hit in pattern["hits"]] == ["c-nfd"], pattern
 
 
 def test_a_decomposed_folder_is_one_row_and_one_spelling_whichever_store_named_it(
