@@ -141,10 +141,20 @@ class Report(msgspec.Struct):
     unreadable_files: list[str] = []
 
 
+def _wiring() -> list[Finding]:
+    """How Cursor (and Claude Code) are wired to deja; a file the check cannot read is a finding of its own, where it
+    stopped the whole report (a ``DEJA_HOME`` that is a file: its install ledger cannot be read, trial12 F5)."""
+    from ..installers import wiring_report
+    from ..installers.files import InstallError
+
+    try:
+        return [Finding(f.level, "wiring", f.message, f.fix) for f in wiring_report()]
+    except InstallError as exc:
+        return [Finding("error", "wiring", str(exc))]
+
+
 def diagnose(home: Path | None = None) -> Report:
     """Look at the stores, the index under ``home`` and the wiring; build nothing."""
-    from ..installers import wiring_report
-
     home = home or paths.deja_home()
     ide_root, cli_roots = paths.ide_user_root(), paths.cli_roots()
     ide_stores, editor = _ide_stores()
@@ -155,7 +165,7 @@ def diagnose(home: Path | None = None) -> Report:
     index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
     skipped = dict(state.problems) if state else {}
     forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state)
-    wiring = [Finding(f.level, "wiring", f.message, f.fix) for f in wiring_report()]
+    wiring = _wiring()
     delivery = cursor_delivery()
     problems = [
         *_missing_roots(),
@@ -416,6 +426,16 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
     ``index`` too, so the screen does not promise that a search catches up."""
     if index.state == "unreadable":  # (said already, with its own fix)
         return []
+    if home.exists() and not home.is_dir():  # (its parent is writable: the probe below would find nothing wrong)
+        index.unwritable = f"{home}: not a folder"
+        return [
+            Finding(
+                "error",
+                "index",
+                f"deja's home {home} is a file, not a folder: the index cannot be kept in it",
+                "point DEJA_HOME (or deja config set home DIR) at a folder",
+            )
+        ]
     for folder in _folders_written(home):
         why = _cannot_write(folder)
         if why:
@@ -716,7 +736,7 @@ def _problem_lines(report: Report, area: Area) -> list[str]:
     for problem in report.problems:
         if problem.area == area:
             label = "ERROR" if problem.level == "error" else problem.level
-            lines += [f"  {label:<5}  {problem.message}", f"         fix: {problem.fix}"]
+            lines += [f"  {label:<5}  {problem.message}", *([f"         fix: {problem.fix}"] if problem.fix else [])]
     return lines
 
 

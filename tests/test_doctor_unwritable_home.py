@@ -111,3 +111,13 @@ def test_a_disk_too_full_to_refresh_is_a_warning_with_the_fix(indexed_sample: Sa
     assert low["fix"] == f"free space on the disk that holds {index}, then run deja index"
     normal = orjson.loads(run_deja("doctor", "--json").stdout)["problems"]
     assert not [p for p in normal if "free on the disk" in p["message"]]  # (the test machine's own disk has room)
+
+
+def test_doctor_with_deja_home_a_file_says_so_and_gives_the_whole_report(fake_home: Path, tmp_path: Path) -> None:
+    """``DEJA_HOME`` naming a file: ``deja doctor`` printed no report, only ``InstallError: …/installed.json: cannot
+    read it`` of a file that is not there (trial12 F5)."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    ran = run_deja("doctor", env={**os.environ, "DEJA_HOME": str(afile)})
+    assert ran.returncode == 1 and "InstallError" not in ran.stdout + ran.stderr, ran.stderr
+    assert f"deja's home {afile} is a file, not a folder" in ran.stdout and "Wiring" in ran.stdout, ran.stdout
