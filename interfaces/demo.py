@@ -71,6 +71,8 @@ def _demo(keep: bool) -> None:
         print("  deja index                  index your Cursor history (a second run reads only what changed)")
         print("  deja install cursor-auto    give Cursor the MCP server, the skill, /deja and these hooks")
         print("  deja doctor                 check that deja sees your history and that Cursor runs it")
+        if not keep:  # (the sample, and the pages written above, go now: trial12 F3)
+            print("  deja demo --keep            keep the sample, to try more commands on it")
         if keep:
             exports = " ".join(f"{name}={shlex.quote(value)}" for name, value in environment.items())
             print(f"\nThe sample is kept in {folder}. To try more commands on it (README's work-history examples too):")

@@ -213,6 +213,14 @@ def _settings_problems() -> list[Finding]:
     problems += _ignored_values() + _config_file_elsewhere() + _cursor_folders_elsewhere()
     for setting, here, there in config.shell_only():
         shown = str(here).lower() if isinstance(here, bool) else str(here)
+        if _in_a_demo(shown):  # `deja demo --keep`'s exports: no setting to keep (trial12 F1)
+            problems.append(Finding(
+                "warn",
+                "settings",
+                f"{setting.variable} points at a `deja demo --keep` sample ({shown}): this shell reads it, not your own history",
+                f"unset {setting.variable} (or open a new shell) to use your own",
+            ))  # fmt: skip
+            continue
         theirs = "the default" if there.source == "default" else f"{there.value!r} from {config.config_path()}"
         problems.append(Finding(
             "warn",
@@ -222,6 +230,19 @@ def _settings_problems() -> list[Finding]:
             f"deja config set {setting.key} {shlex.quote(shown)}",
         ))  # fmt: skip
     return problems
+
+
+def _in_a_demo(value: str) -> bool:
+    """Whether a setting's folder lies in a folder ``deja demo --keep`` made (``deja-demo-…`` in the temporary
+    folder): its ``export`` lines point a shell at the sample, which no config file should keep."""
+    import tempfile
+
+    folder = Path(tempfile.gettempdir())
+    try:
+        inside = Path(value).relative_to(folder)
+    except ValueError:
+        return False
+    return bool(inside.parts) and inside.parts[0].startswith("deja-demo-")
 
 
 def _config_file_elsewhere() -> list[Finding]:

@@ -121,3 +121,19 @@ def test_doctor_with_deja_home_a_file_says_so_and_gives_the_whole_report(fake_ho
     ran = run_deja("doctor", env={**os.environ, "DEJA_HOME": str(afile)})
     assert ran.returncode == 1 and "InstallError" not in ran.stdout + ran.stderr, ran.stderr
     assert f"deja's home {afile} is a file, not a folder" in ran.stdout and "Wiring" in ran.stdout, ran.stdout
+
+
+def test_doctor_in_a_shell_pointed_at_a_kept_demo_says_so(fake_home: Path) -> None:
+    """``deja demo --keep`` prints exports that point a shell at the sample; ``deja doctor`` there offered to keep
+    them (``deja config set home /tmp/deja-demo-…``), which would mix the sample into the person's own shells and
+    point Cursor's hooks at a temporary folder (trial12 F1)."""
+    import tempfile
+
+    demo = Path(tempfile.mkdtemp(prefix="deja-demo-"))
+    try:
+        (demo / "deja").mkdir()
+        ran = run_deja("doctor", env={**os.environ, "DEJA_HOME": str(demo / "deja")})
+        assert f"DEJA_HOME points at a `deja demo --keep` sample ({demo / 'deja'})" in ran.stdout, ran.stdout
+        assert "deja config set home" not in ran.stdout
+    finally:
+        shutil.rmtree(demo)
