@@ -178,6 +178,7 @@ def installed_commands(bin_dir: Path) -> dict[str, list[str]]:
     """hook command -> the argv Cursor runs for it: what ``deja install cursor-auto`` writes into ``hooks.json``,
     installed into a home of the bench's own from that environment's ``deja``, as a user runs it."""
     home = OUT / "install-home"
+    home.mkdir(parents=True, exist_ok=True)  # (deja names a home folder that is not there rather than make it)
     env = {
         **os.environ,
         "HOME": str(home),
