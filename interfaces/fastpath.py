@@ -487,10 +487,10 @@ def searched_words(query: str) -> str:
     """What a search for ``query`` can match: its words without the secrets in it, which the index holds redacted.
     A pasted key matched unrelated sessions through its pieces (``sk_live_…`` through "live"), which read as a leak
     to a user checking whether deja kept it (trial11 F2). (The rules load only for a query that may hold one.)"""
-    from ..core.redaction import without_secrets
+    from ..core.redaction import may_be_a_key, without_secrets
 
     # a key is one long run (a search for "password reset" need not load the rules: 15-25 ms, review13 R13-2)
-    return without_secrets(query) if any(len(word) >= 16 for word in query.split()) else query
+    return without_secrets(query) if any(map(may_be_a_key, query.split())) else query
 
 
 def project_above(index: Index, project: str) -> str:

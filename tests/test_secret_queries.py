@@ -216,3 +216,22 @@ def test_a_search_for_a_pasted_key_matches_no_session_through_its_pieces(tmp_pat
     as_json = json.loads(run_deja("search", key, "--json", env=env).stdout)
     assert as_json["hits"] == [] and as_json["query"] == key  # what was asked (review13 R13-3)
     assert "c-key" in run_deja("search", "stripe", key, env=env).stdout  # the other words still search
+
+
+@pytest.mark.parametrize(
+    ("prompt", "loads"),
+    [
+        ("pytest cannot import src/api/cache_layer.py", False),  # a long path is no key (measure16)
+        ("the deploy fails, DATABASE_URL=postgres://svc:Pw99secretXYZ@db/app", True),
+        ("is the key sk_live_51HxQz7TuV9wXyZa2bCdEfGh still valid", True),
+    ],
+)
+def test_a_prompt_loads_the_redaction_rules_only_when_it_may_hold_a_key(prompt: str, loads: bool) -> None:
+    """Every prompt's hook takes the secrets out of it; the rules (about 2 ms with their gates) load only for one
+    that may hold a key: a long path loaded them for many coding prompts."""
+    import subprocess
+    import sys
+
+    code = f"import sys; from deja.core.redaction import without_secrets; without_secrets({prompt!r}); print('deja.core.redact' in sys.modules)"  # fmt: skip
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == str(loads), ran.stdout + ran.stderr
