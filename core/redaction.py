@@ -287,9 +287,15 @@ def without_secrets(text: str) -> str:
 
 
 def may_be_a_key(word: str) -> bool:
-    """Whether a word of a prompt may be a pasted key or a URL holding one: 16 characters or more, not a path
-    (``src/components/OrderTable.tsx`` loaded the rules for many prompts: about 2 ms, measure16)."""
-    return len(word) >= 16 and ("/" not in word or "://" in word)
+    """Whether a word of a prompt may be a pasted key or a URL holding one: 16 characters or more, and not a path
+    (``src/components/OrderTable.tsx`` loaded the rules for many prompts: about 2 ms, measure16). A path starts at a
+    folder (``/``, ``./``, ``~/``) or ends in a file's extension; an AWS secret key holds ``/`` too."""
+    if len(word) < 16:
+        return False
+    if "://" in word or "/" not in word:
+        return True
+    name = word.rstrip(".,;:!?)'\"").rpartition("/")[2]
+    return not (word.startswith(("/", "./", "../", "~/")) or (0 < name.rfind(".") < len(name) - 1))
 
 
 def _may_pass_a_gate(text: str) -> bool:

@@ -224,6 +224,7 @@ def test_a_search_for_a_pasted_key_matches_no_session_through_its_pieces(tmp_pat
         ("pytest cannot import src/api/cache_layer.py", False),  # a long path is no key (measure16)
         ("the deploy fails, DATABASE_URL=postgres://svc:Pw99secretXYZ@db/app", True),
         ("is the key sk_live_51HxQz7TuV9wXyZa2bCdEfGh still valid", True),
+        ("the aws secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY stopped working", True),  # a key holding "/"
     ],
 )
 def test_a_prompt_loads_the_redaction_rules_only_when_it_may_hold_a_key(prompt: str, loads: bool) -> None:
