@@ -287,15 +287,10 @@ def without_secrets(text: str) -> str:
 
 
 def may_be_a_key(word: str) -> bool:
-    """Whether a word of a prompt may be a pasted key or a URL holding one: 16 characters or more, and not a path
-    (``src/components/OrderTable.tsx`` loaded the rules for many prompts: about 2 ms, measure16). A path starts at a
-    folder (``/``, ``./``, ``~/``) or ends in a file's extension; an AWS secret key holds ``/`` too."""
-    if len(word) < 16:
-        return False
-    if "://" in word or "/" not in word:
-        return True
-    name = word.rstrip(".,;:!?)'\"").rpartition("/")[2]
-    return not (word.startswith(("/", "./", "../", "~/")) or (0 < name.rfind(".") < len(name) - 1))
+    """Whether a word of a prompt or a query may be a pasted key, or hold one: 16 characters or more. (A test for a
+    path's shape let keys through: a git remote's ``token@host/org/repo.git``, a key followed by ``/README.md``,
+    review14 R14-1; a long path loads the rules, about 2 ms.)"""
+    return len(word) >= 16
 
 
 def _may_pass_a_gate(text: str) -> bool:

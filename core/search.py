@@ -945,12 +945,13 @@ def search(
 
 
 def _compiled(pattern: str | None) -> re.Pattern | None:
-    """``--re``'s pattern compiled (``re`` loaded only for it: a hook's search has none)."""
+    """``--re``'s pattern compiled (``re`` loaded only for it: a hook's search has none), its accents composed as the
+    text it is matched with is (``_as_typed``: a pattern pasted decomposed matched nothing, review14 R14-2)."""
     if pattern is None:
         return None
     import re
 
-    return re.compile(pattern)
+    return re.compile(_as_typed(pattern))
 
 
 def _collect(

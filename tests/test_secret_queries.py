@@ -221,7 +221,8 @@ def test_a_search_for_a_pasted_key_matches_no_session_through_its_pieces(tmp_pat
 @pytest.mark.parametrize(
     ("prompt", "loads"),
     [
-        ("pytest cannot import src/api/cache_layer.py", False),  # a long path is no key (measure16)
+        ("pytest cannot import api.cache on my laptop", False),
+        ("clone x-access-token:ghp_R8x2Lq9ZtV4mK7pW1nY6cJ3hF0sD5aB2eG8u@github.com/org/repo.git fails", True),
         ("the deploy fails, DATABASE_URL=postgres://svc:Pw99secretXYZ@db/app", True),
         ("is the key sk_live_51HxQz7TuV9wXyZa2bCdEfGh still valid", True),
         ("the aws secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY stopped working", True),  # a key holding "/"
@@ -229,7 +230,7 @@ def test_a_search_for_a_pasted_key_matches_no_session_through_its_pieces(tmp_pat
 )
 def test_a_prompt_loads_the_redaction_rules_only_when_it_may_hold_a_key(prompt: str, loads: bool) -> None:
     """Every prompt's hook takes the secrets out of it; the rules (about 2 ms with their gates) load only for one
-    that may hold a key: a long path loaded them for many coding prompts."""
+    that may hold a key (a git remote's token ending in ``.git`` passed a test for a path's shape: review14 R14-1)."""
     import subprocess
     import sys
 
