@@ -171,8 +171,8 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
     found, rest = phrases(query)
     seen: dict[str, None] = {}
     for part in [rest, *found]:
-        hexes = hex_letters(part) if any(c.isdigit() for c in part) else set()
-        pairs = random_pairs(part) if any(c.isdigit() for c in part) else set()
+        digits = any(c.isdigit() for c in part)  # (a hash and a generated token hold digits)
+        hexes, pairs = (hex_letters(part), random_pairs(part)) if digits else (set(), set())
         split_off = {
             term
             for term in identifier_parts(part)
@@ -448,12 +448,6 @@ def _phrase_ok(segment: Segment, docs: Iterable[int], wanted: list[str]) -> bool
         return True
     text = " ".join(normalise(kind_text(segment.message(doc), segment.doc(doc)[1])) for doc in docs)
     return all(p in text for p in wanted)
-
-
-def _as_typed(text: str) -> str:
-    """``text`` with its accents composed, as a pattern typed on a keyboard spells them (``--re 'défilement'``
-    missed text spelt decomposed: trial11 F5)."""
-    return text if text.isascii() else composed(text)
 
 
 #: What ``--role`` names, as the doc kinds it keeps.
@@ -887,9 +881,9 @@ def _wanted(
     try:
         for message in segment.messages(meta):
             for text in (doc_text(message), *field_texts(message).values()):
-                if query.pattern.search(_as_typed(text[:REGEX_CHARS])):
+                if query.pattern.search(composed(text[:REGEX_CHARS])):
                     return True
-        return bool(query.pattern.search(_as_typed(meta.title)))
+        return bool(query.pattern.search(composed(meta.title)))
     finally:
         clock.matching = False
 
@@ -946,12 +940,13 @@ def search(
 
 def _compiled(pattern: str | None) -> re.Pattern | None:
     """``--re``'s pattern compiled (``re`` loaded only for it: a hook's search has none), its accents composed as the
-    text it is matched with is (``_as_typed``: a pattern pasted decomposed matched nothing, review14 R14-2)."""
+    text it is matched with is (a pattern typed composed missed text spelt decomposed, and one pasted decomposed
+    matched nothing: trial11 F5, review14 R14-2)."""
     if pattern is None:
         return None
     import re
 
-    return re.compile(_as_typed(pattern))
+    return re.compile(composed(pattern))
 
 
 def _collect(

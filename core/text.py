@@ -452,16 +452,16 @@ def terms(text: str) -> list[str]:
     """
     # Every piece looked up and joined without a Python step per piece (a build's hot loop): a piece not in the
     # cache is the only one that costs a call.
-    return list(
-        chain.from_iterable(map(_PIECES.__getitem__, _apart(text if text.isascii() else composed(text)).split()))
-    )
+    return list(chain.from_iterable(map(_PIECES.__getitem__, _apart(composed(text)).split())))
 
 
 def composed(text: str) -> str:
     """``text`` with each letter written as a base and combining marks (``e`` and U+0301: macOS file names, text
     copied from them, some tools' output) composed into one (NFC): a mark is no letter, so ``défilement`` spelt so
     was the tokens ``de`` and ``filement``, which no query typed on a keyboard finds (trial10 F9)."""
-    import unicodedata  # (here: an ASCII text, nearly every one, needs none of it)
+    if text.isascii():  # (nearly every text: it needs no ``unicodedata``)
+        return text
+    import unicodedata
 
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
@@ -563,7 +563,7 @@ def phrases(query: str) -> tuple[list[str], str]:
 def normalise(text: str) -> str:
     """Lowercase with runs of whitespace folded and accents composed (``composed``): the form phrases are matched in
     (a phrase typed with an accent was no exact match in text spelt decomposed, trial11 F5)."""
-    return " ".join((text if text.isascii() else composed(text)).lower().split())
+    return " ".join(composed(text).lower().split())
 
 
 def one_line(text: str, limit: int = 80) -> str:
