@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 from . import paths
 from .index import SOURCE_CODES, Index, IndexForbidden, IndexUnreadable, Segment, SessionMeta, check_readable, index_dir
 from .indexer import Progress, RefreshResult, catch_up, refresh
-from .keys import sessions_key
+from .keys import project_spelling, sessions_key
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 
 #: How far down the newest-first list a source filter may look.
 SOURCE_SCAN_LIMIT = 20_000
+#: Why ``wip_project`` found no project: each interface words it in its own form (an exit code, an empty answer).
+ROOT_FOLDER, NO_FOLDER, NO_SESSION = "root folder", "no folder", "no session"
 
 
 class NotFound(LookupError):
@@ -131,6 +134,27 @@ def newest_sessions(
         if len(found) >= limit:
             break
     return found
+
+
+def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str]:
+    """The project ``deja wip`` and the MCP ``work`` tool's ``wip`` mean by ``folder`` (as the index spells it;
+    ``on_disk``: as the disk has it, "" for a project's name, which is that project) and "", or "" and why there is
+    none (``ROOT_FOLDER``, ``NO_FOLDER``, ``NO_SESSION``): one rule for both, which only word it differently.
+
+    The root folder, however it is spelled (``/``, ``../../..``), is no project's (refused, as ``--project /`` is); a
+    folder that is not there and no session ran in is missing, not one no session ran in (trial9 F12); else the
+    folder or the nearest above it that sessions ran in (``Index.nearest_project``).
+    """
+    from .folders import home
+
+    if not project_spelling(folder):
+        return "", ROOT_FOLDER
+    if not on_disk:
+        return folder, ""
+    if not os.path.exists(on_disk) and not newest_sessions(index, project=folder, limit=1):
+        return "", NO_FOLDER
+    project = index.nearest_project(folder, home())
+    return (project, "") if project else ("", NO_SESSION)
 
 
 def session_digest(index: Index, query: str) -> Digest:

@@ -458,23 +458,17 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question), and so is one
     that is not there. The root folder, however it is spelled, is no project's: refused, as ``deja wip /`` is."""
     from ..core import work
-    from ..core.folders import home
-    from ..core.keys import project_spelling
-    from ..core.library import find_session, newest_sessions
+    from ..core.library import NO_FOLDER, ROOT_FOLDER, find_session, newest_sessions, wip_project
     from . import work_views as views
 
-    if not project_spelling(folder):
-        raise LookupError(f"{folder!r} is the root folder, no project's: give a project's folder")
     asked = project_folder(folder)  # a folder is taken as `deja wip` takes it: else the nearest above with sessions
     here = readable_path(asked) if asked else folder
-    # a folder that is not there is missing, unless sessions ran in it (a deleted project): not one below a project
-    missing = asked is not None and not os.path.exists(asked) and not newest_sessions(index, project=here, limit=1)
-    project = index.nearest_project(here, home()) if asked and not missing else folder
-    sessions = (
-        newest_sessions(index, project=project, limit=1, below=project == here) if project and not missing else []
-    )
+    project, why = wip_project(index, here, asked or "")
+    if why == ROOT_FOLDER:
+        raise LookupError(f"{folder!r} is the root folder, no project's: give a project's folder")
+    sessions = newest_sessions(index, project=project, limit=1, below=project == here) if project else []
     if not sessions:
-        note = f"no folder {here}" if missing else f"no session ran in {folder}"
+        note = f"no folder {here}" if why == NO_FOLDER else f"no session ran in {folder}"
         note += "; `recent` lists the latest sessions and their projects"
         return note, {
             "session": None,

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..core.folders import home
 from ..core.keys import readable_path
 from ..core.library import NotFound, find_session, newest_sessions
 from .fastpath import echo
@@ -177,18 +176,16 @@ def wip_command(
 
 
 def _wip_project(index: Index, folder: str, asked: Path) -> str:
-    """The project ``deja wip`` means by ``folder`` (``Index.nearest_project``; ``asked`` is where the disk has it),
-    else the one line that says why there is none: the root folder, however it is spelled (``/``, ``../../..``), is
-    no project's (refused, as ``--project /`` is), and a folder that is not there and no session ran in is missing,
-    not one no session ran in (trial9 F12)."""
-    from ..core.keys import project_spelling
+    """The project ``deja wip`` means by ``folder`` (``library.wip_project``; ``asked`` is where the disk has it),
+    else the one line that says why there is none: the root folder is a usage error (exit 2), as ``--project /`` is."""
+    from ..core.library import NO_FOLDER, ROOT_FOLDER, wip_project
     from .cli import fail
 
-    if not project_spelling(folder):
+    project, why = wip_project(index, folder, str(asked))
+    if why == ROOT_FOLDER:
         fail(f"{folder} is the root folder, no project's: give a project's folder", code=2)
-    if not asked.exists() and not newest_sessions(index, project=folder, limit=1):
+    if why == NO_FOLDER:
         fail(f"no folder {folder}: give a project's folder; `deja sessions` lists where sessions ran")
-    project = index.nearest_project(folder, home())
     if not project:
         fail(f"no session ran in {folder}, below it or in a folder above it; `deja sessions` lists where sessions ran")
     return project
