@@ -572,11 +572,8 @@ def _way_out(result: RefreshResult, why: str) -> str:
     and the rebuild goes ahead without its sessions. A locked one is only waited for."""
     if why != "damaged":
         return ""
-    first = result.unreadable_files[0]
-    return (
-        f"; a damaged file stays so: to rebuild without its sessions, move it away "
-        f"(mv {quote(first)} {quote(first + '.damaged')}) and run it again"
-    )
+    move = _move_away(result)
+    return f"; a damaged file stays so: to rebuild without its sessions, move it away ({move}) and run it again"
 
 
 def _outside_roots(files: list[str]) -> str:
@@ -712,11 +709,16 @@ def _report_unreadable(result: RefreshResult) -> None:
 def _damaged_kept(result: RefreshResult, them: str) -> str:
     """What became of a damaged store's sessions, and the way out: moved away, its sessions go with it (review12
     R5: a damaged store was promised a read by the next `deja index`, run after run)."""
-    first = result.unreadable_files[0]
     never = result.unreadable_new == result.unreadable_kept
     kept, goes = ("nothing was read from it before", "") if never else (f"what was read from {them} before is kept", " its sessions and")  # fmt: skip
-    move = f"mv {quote(first)} {quote(first + '.damaged')}"
-    return f"{kept}; a damaged file stays so: move it away ({move}) to drop{goes} this line"
+    return f"{kept}; a damaged file stays so: move it away ({_move_away(result)}) to drop{goes} this line"
+
+
+def _move_away(result: RefreshResult) -> str:
+    """The command that moves the first store a refresh could not read out of deja's way, for a damaged one, which no
+    read mends: ``mv X X.damaged``, quoted for a shell (a store's folder may hold a space)."""
+    first = result.unreadable_files[0]
+    return f"mv {quote(first)} {quote(first + '.damaged')}"
 
 
 def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:
