@@ -52,6 +52,14 @@ def home() -> str:
     return os.path.normpath(os.path.expanduser("~"))
 
 
+def home_spellings() -> tuple[str, str]:
+    """The home folder as ``HOME`` names it and where its links lead (``os.path.realpath``): a folder below a home
+    reached through a link (``/home/alice`` a link to ``/data/alice``) may be named either way, and the home folder
+    is the project of no folder below it, whichever spelling names it (``Index.nearest_project``, ``--project``)."""
+    folder = home()
+    return folder, os.path.realpath(folder)
+
+
 def missing_home() -> str:
     """The home folder when it does not exist and deja's own would be made in it (``deja_home``); else "". An
     index set elsewhere (``DEJA_HOME``, ``XDG_CACHE_HOME``, the config's ``home``) is not asked about."""

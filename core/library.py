@@ -145,15 +145,13 @@ def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str]:
     folder that is not there and no session ran in is missing, not one no session ran in (trial9 F12); else the
     folder or the nearest above it that sessions ran in (``Index.nearest_project``).
     """
-    from .folders import home
-
     if not project_spelling(folder):
         return "", ROOT_FOLDER
     if not on_disk:
         return folder, ""
     if not os.path.exists(on_disk) and not newest_sessions(index, project=folder, limit=1):
         return "", NO_FOLDER
-    project = index.nearest_project(folder, home())
+    project = index.nearest_project(folder)
     return (project, "") if project else ("", NO_SESSION)
 
 

@@ -33,6 +33,7 @@ from .fields import (
     field_texts,
     kind_text,
 )
+from .folders import home_spellings
 from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
 from .keys import is_folder, project_spelling, sessions_key, telling_tail, tree_key
@@ -1085,18 +1086,9 @@ def _folder_with_more(index: Index, by_folder: dict[int, list[tuple[Segment, int
     if 0 in by_folder:
         return None
     folders = _folders_of(by_folder, 1)
-    if len(folders) != 1 or project_spelling(folders[0]) in _home_spellings():
+    if len(folders) != 1 or project_spelling(folders[0]) in {project_spelling(spelt) for spelt in home_spellings()}:
         return None
     return folders[0] if _holds_more(index, tree_key(folders[0]), by_folder) else None
-
-
-def _home_spellings() -> set[str]:
-    """The home folder as the index spells folders, as ``HOME`` names it and where its links lead."""
-    from os.path import realpath
-
-    from .folders import home
-
-    return {project_spelling(home()), project_spelling(realpath(home()))}
 
 
 def _holds_more(index: Index, key: str, by_folder: dict[int, list[tuple[Segment, int]]]) -> bool:

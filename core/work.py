@@ -648,9 +648,7 @@ def how_scope(index: Index, folder: str) -> tuple[str, Callable[[SessionMeta], b
     which of the project's sessions ran "here": those in ``folder`` or below it, and the project's own, opened at its
     folder, which ran commands anywhere in it; not a sibling's (``shop/api`` seen from ``shop/web/src``), the Shell
     pre-hook's rule (``hooks.scope.Scope``). None: every one of them."""
-    from .folders import home
-
-    project = index.nearest_project(folder, home()) or folder
+    project = index.nearest_project(folder) or folder
     if project_spelling(folder) == project_spelling(project):
         return project, None
     return (

@@ -318,8 +318,7 @@ class HookCall:
         a project whose sessions ran at ``shop``, as ``deja wip`` and ``deja how`` take it: trial9 F15); never the
         home folder or one above it."""
         if self._project_folders is None:
-            stop = folders.home()
-            self._project_folders = [index.nearest_project(folder, stop) or folder for folder in self.project_dirs]
+            self._project_folders = [index.nearest_project(folder) or folder for folder in self.project_dirs]
         return self._project_folders
 
     def output(self, text: str) -> bytes:

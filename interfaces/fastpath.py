@@ -502,7 +502,7 @@ def project_above(index: Index, project: str) -> str:
     if not is_folder(project):
         return ""
     folder = readable_path(os.path.abspath(os.path.expanduser(project)))
-    above = index.nearest_project(folder, folders.home())
+    above = index.nearest_project(folder)
     return above if above and above != folder else ""
 
 

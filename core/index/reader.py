@@ -13,7 +13,7 @@ import os
 import zlib
 from itertools import chain, islice, repeat
 
-from .. import faults, keys
+from .. import faults, folders, keys
 from ..fields import KIND_TITLE, MESSAGE_KINDS
 from .format import (
     DOC_ROW,
@@ -544,11 +544,11 @@ class Index:
         )
         return found[:limit]
 
-    def nearest_project(self, folder: str, stop: str) -> str:
+    def nearest_project(self, folder: str) -> str:
         """``folder``, when a session ran in it or a folder below it (a monorepo opened at its root); else the nearest
         folder above it that a session ran in itself, within its repository (never above a folder holding ``.git``)
-        and looking no higher than below ``stop`` (the home folder: the project of every folder below it, which no
-        session there means); "" when there is none.
+        and looking no higher than below the home folder (the project of every folder below it, which no session
+        there means; ``folders.home_spellings``: a home that is a link too); "" when there is none.
 
         People open Cursor and run ``deja wip`` at a project's ``src/`` (trial9 F15). A folder above is asked for its
         own sessions: one that only a sibling's sessions ran below (``shop`` seen from ``shop/web/src`` when only
@@ -557,7 +557,7 @@ class Index:
         """
         if not folder or self.newest(keys.sessions_key(folder), limit=1):
             return folder
-        stops = {spelled.rstrip("/") + "/" for spelled in (stop, os.path.realpath(stop))}  # (a home that is a link)
+        stops = {spelled.rstrip("/") + "/" for spelled in folders.home_spellings()}
         while (above := os.path.dirname(folder)) != folder and not any(
             spelled.startswith(above.rstrip("/") + "/") for spelled in stops
         ):
