@@ -186,3 +186,38 @@ def test_a_refresh_that_meets_a_damaged_store_names_the_way_out_not_a_read_to_co
         f"{store} (damaged) could not be read this time: what was read from it before is kept; a damaged file stays "
         f"so: move it away (mv {store} {store}.damaged) to drop its sessions and this line\n"
     ), ran.stderr
+
+
+def _damage(store: Path) -> None:
+    with store.open("r+b") as damaged:
+        damaged.truncate(store.stat().st_size // 2)
+
+
+def test_a_damaged_store_never_read_blocks_no_rebuild_once_the_one_read_before_is_moved_away(cli_root: Path) -> None:
+    """A new chat's store damaged before any read, beside one read before and damaged since: the rebuild is refused
+    for the one read before, named first, and moving it away as told let the rebuild go ahead no more (review12 R5b:
+    "a rebuild would lose the sessions read from it" was said of the new store, which held none, while the session
+    lost was that of a store no longer there, which no refusal keeps)."""
+    old = _store_chat(cli_root, "s1")
+    _store_chat(cli_root, "s2")
+    assert run_deja("index").returncode == 0
+    new = _store_chat(cli_root, "s0")  # (read before s1 by a rebuild, which reads chats in order)
+    _damage(new)
+    _damage(old)
+    ran = run_deja("index", "--full")
+    assert ran.returncode == 1
+    assert ran.stderr == (
+        f"deja: the index was not rebuilt: {old} (damaged) and 1 more Cursor store could not be read this time, and "
+        "a rebuild would lose the sessions read from them before, which are kept as they were; run it again once "
+        "they can be read; a damaged file stays so: to rebuild without its sessions, move it away "
+        f"(mv {old} {old}.damaged) and run it again\n"
+    )
+    old.rename(f"{old}.damaged")
+    again = run_deja("index", "--full")
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.startswith(
+        f"{new} (damaged) could not be read this time: nothing was read from it before; a damaged file stays so: "
+        f"move it away (mv {new} {new}.damaged) to drop this line\n"
+    ), again.stderr
+    listed = run_deja("sessions").stdout
+    assert "s2" in listed and "s1" not in listed and "s0" not in listed, listed

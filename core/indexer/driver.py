@@ -62,6 +62,8 @@ from .plan import (
     THIS_TIME_FAILURES,
     Plan,
     blocked_chat,
+    chat_files,
+    on_disk,
     out_of_sight_sources,
     plan_refresh,
     source_of,
@@ -388,6 +390,9 @@ def _kept_instead(
     (the segments just written go); None when the rebuild loses none (a store that never held a session), or there
     is no index it may keep (none, a damaged one, one built without the redaction now asked for).
 
+    A session lost with every file it was read from (a chat folder moved away: ``on_disk``) is no loss a refusal
+    keeps: the next refresh drops it anyway, so it does not hold a rebuild back for a store that cannot be read but
+    never held a session (review12 R5b). The messages name first a store whose sessions the refusal keeps.
     A store the rebuild could not find because it cannot be read this time (a folder above it at mode 000, a FIFO
     in its place, a folder it could not list: ``blocked_chat``) counts as one it could not read, into
     ``plan.unreadable``.
@@ -396,14 +401,17 @@ def _kept_instead(
     if kept is None:
         return None
     live, before = kept
-    lost = _indexed(before) - _indexed(book)
-    stuck = [chat for sid in lost if (chat := before.chat(sid)) is not None and blocked_chat(sid, chat)]
+    lost = {
+        sid: chat for sid in sorted(_indexed(before) - _indexed(book)) if (chat := before.chat(sid)) and on_disk(chat)
+    }
+    stuck = [chat for sid, chat in lost.items() if blocked_chat(sid, chat)]
     if len(stuck) > plan.unreadable:  # (a store it found and could not read is one of them too)
         plan.note_unreadable([source_of(chat) for chat in stuck], len(stuck) - plan.unreadable)
     hidden = _transcripts_unread(before, book)
     plan.note_unreadable(hidden)
     if not (lost or hidden or _stores_unread(before, book)) or not plan.unreadable or _damage(directory):
         return None
+    plan.name_first({path for chat in lost.values() for path in chat_files(chat)})
     remove_segments(directory, [ref.name for ref in written])
     return live
 

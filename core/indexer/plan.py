@@ -94,6 +94,11 @@ class Plan(msgspec.Struct):
                 self.unreadable_files.append(path)
                 named.add(path)
 
+    def name_first(self, files: set[str]) -> None:
+        """Name ``files`` before the others counted in ``unreadable``: a refused rebuild names a store whose sessions
+        it keeps, not a new chat's that held none (review12 R5b)."""
+        self.unreadable_files.sort(key=lambda path: path not in files)
+
     def chats_to_read(self) -> int:
         """How many chats the plan reads (the total a progress bar counts towards); a merged chat counts once."""
         return len(set().union(*self.ide_reads.values(), self.cli_reads, self.cli_appends))
@@ -362,6 +367,19 @@ def out_of_sight_sources(book: Bookkeeping, roots: list[Path]) -> list[str]:
         for _, chat in book.items()
         if chat.where is not None and chat.cli and out_of_sight(chat.cli, roots)
     )
+
+
+def chat_files(chat: ChatState) -> list[str]:
+    """The files a recorded chat was read from, as recorded: its transcript, its store, its editor database."""
+    store = os.path.join(chat.cli.chat_dir, "store.db") if chat.cli and chat.cli.chat_dir else ""
+    return [path for path in (chat.cli.transcript if chat.cli else "", store, chat.ide_db or "") if path]
+
+
+def on_disk(chat: ChatState) -> bool:
+    """Whether a file a recorded chat was read from is still there, readable or not this time (``gone``): a rebuild
+    without the chat loses what that file gave, while one whose files are all gone (a chat folder moved away) loses
+    nothing a refused rebuild would keep."""
+    return any(not gone(path) for path in chat_files(chat))
 
 
 def source_of(chat: ChatState) -> str:
