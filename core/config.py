@@ -308,14 +308,9 @@ def shell_only() -> list[tuple[Setting, Any, Resolved]]:
 
 
 def set_value(key: str, raw: str, path: str | None = None) -> Any:
-    """Validate ``raw`` for ``key`` and write it into the config file (atomically, 0600); returns the stored value."""
-    setting = _setting(key)
-    value = parse(setting, raw)
-    if setting.kind == "path":  # hooks run in ~/.cursor: a relative folder would mean something else there
-        value = os.path.abspath(value)
-        if key != "home" and not os.path.isdir(value):  # deja's home is made when needed; Cursor's folders are not
-            raise ConfigError(f"{key}: {value} is not a folder; give Cursor's existing folder")
-        _refuse_file_in_path(key, value)
+    """Validate ``raw`` for ``key`` (``checked``) and write it into the config file (atomically, 0600); returns the
+    stored value."""
+    value = checked(key, raw)
     path = path or config_path()
     table = {**_writable_table(path), key: value}
     _write(path, table, key)
@@ -323,13 +318,27 @@ def set_value(key: str, raw: str, path: str | None = None) -> Any:
     return value
 
 
-def _refuse_file_in_path(key: str, folder: str) -> None:
-    """ConfigError when ``folder`` or the nearest part of it that exists is a file: it could never be made a folder."""
+def checked(key: str, raw: str) -> Any:
+    """``raw`` as ``deja config set`` stores it for ``key``; ConfigError saying what is accepted. ``deja doctor``
+    asks it too, so it never offers a ``deja config set`` line that deja would refuse (review14 R14-3)."""
+    setting = _setting(key)
+    value = parse(setting, raw)
+    if setting.kind == "path":  # hooks run in ~/.cursor: a relative folder would mean something else there
+        value = os.path.abspath(value)
+        if key != "home" and not os.path.isdir(value):  # deja's home is made when needed; Cursor's folders are not
+            raise ConfigError(f"{key}: {value} is not a folder; give Cursor's existing folder")
+        if part := file_in_path(value):
+            raise ConfigError(f"{key}: {part} is a file, not a folder; give a folder path")
+    return value
+
+
+def file_in_path(folder: str) -> str:
+    """``folder``, or the nearest folder above it that exists, when that is a file: no folder can ever be made at
+    ``folder`` then; "" when none is."""
     part = folder
     while not os.path.exists(part) and os.path.dirname(part) != part:
         part = os.path.dirname(part)
-    if os.path.exists(part) and not os.path.isdir(part):
-        raise ConfigError(f"{key}: {part} is a file, not a folder; give a folder path")
+    return part if os.path.exists(part) and not os.path.isdir(part) else ""
 
 
 def unset_value(key: str, path: str | None = None) -> bool:

@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.config import file_in_path
 from ..core.paths import deja_config_dir, deja_home
 from ..core.private import INSTALL_LEDGER
 from .files import Change, backup_path, plan_text, read_text
@@ -69,8 +70,12 @@ def _legacy_path() -> Path:
 
 
 def load() -> Ledger:
-    """The ledger (a legacy one's entries under the current one's); empty when there is none or it is not deja's."""
-    return {**_read(_legacy_path()).get("files", {}), **_read(ledger_path()).get("files", {})}
+    """The ledger (a legacy one's entries under the current one's); empty when there is none or it is not deja's. A
+    ``DEJA_HOME`` that is a file (or lies in one) holds no legacy ledger: reading one there stopped ``deja doctor``'s
+    wiring check and every install with "cannot read it (Not a directory)" (review14 R14-3)."""
+    legacy = _legacy_path()
+    older = {} if file_in_path(str(legacy.parent)) else _read(legacy).get("files", {})
+    return {**older, **_read(ledger_path()).get("files", {})}
 
 
 def _read(path: Path) -> dict[str, Any]:

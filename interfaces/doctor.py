@@ -28,7 +28,7 @@ from typing import Literal
 
 import msgspec
 
-from ..core import paths
+from ..core import config, paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
 from ..core.index import (
     MANIFEST,
@@ -203,8 +203,6 @@ def diagnose(home: Path | None = None) -> Report:
 
 def _settings_problems() -> list[Finding]:
     """Settings this shell's environment makes that Cursor's hooks and MCP server, started without it, never see."""
-    from ..core import config
-
     problems = []
     _, error = config.read_file()
     if error:
@@ -227,9 +225,19 @@ def _settings_problems() -> list[Finding]:
             "settings",
             f"{setting.variable} is set in this shell, but Cursor's hooks and MCP server never see it: "
             f"they use {theirs} for {setting.key}",
-            f"deja config set {setting.key} {shlex.quote(shown)}",
+            "" if _refused(setting.key, shown) else f"deja config set {setting.key} {shlex.quote(shown)}",
         ))  # fmt: skip
     return problems
+
+
+def _refused(key: str, value: str) -> bool:
+    """Whether ``deja config set`` refuses ``value`` for ``key``: doctor offers no fix that deja refuses (review14
+    R14-3: ``deja config set home <a file>``); another finding names what is wrong with the value."""
+    try:
+        config.checked(key, value)
+    except config.ConfigError:
+        return True
+    return False
 
 
 def _in_a_demo(value: str) -> bool:
@@ -248,8 +256,6 @@ def _in_a_demo(value: str) -> bool:
 def _config_file_elsewhere() -> list[Finding]:
     """A config file this shell finds through ``XDG_CONFIG_HOME`` that differs from the one a process started
     without the variable reads (Cursor's hooks and MCP server, unless Cursor gets it too)."""
-    from ..core import config
-
     here = Path(config.config_path())
     there = Path.home() / ".config" / "deja" / "config.toml"
     if here == there or _file_text(here) == _file_text(there):
@@ -293,8 +299,6 @@ def _file_text(path: Path) -> str | None:
 def _ignored_values() -> list[Finding]:
     """Values in this shell that deja ignores, and in the config file that silence the hooks (a typo falls back to the
     default silently everywhere else)."""
-    from ..core import config
-
     found = []
     for key, setting in config.SETTINGS.items():
         problem = config.resolve(key).problem
@@ -412,8 +416,9 @@ def _history_problems(
 
 
 def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
-    if index.state == "missing":
-        return [Finding("error", "index", f"no index at {index.path}: deja has nothing to serve yet", "deja index")]
+    if index.state == "missing":  # (unless no folder can be made there: that is the finding, ``_unwritable_home``)
+        missing = f"no index at {index.path}: deja has nothing to serve yet"
+        return [] if config.file_in_path(index.path) else [Finding("error", "index", missing, "deja index")]
     if index.state == "damaged":
         return [Finding("error", "index", damage, "deja index")]
     if index.state in ("older", "newer"):
@@ -447,16 +452,11 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
     ``index`` too, so the screen does not promise that a search catches up."""
     if index.state == "unreadable":  # (said already, with its own fix)
         return []
-    if home.exists() and not home.is_dir():  # (its parent is writable: the probe below would find nothing wrong)
-        index.unwritable = f"{home}: not a folder"
-        return [
-            Finding(
-                "error",
-                "index",
-                f"deja's home {home} is a file, not a folder: the index cannot be kept in it",
-                "point DEJA_HOME (or deja config set home DIR) at a folder",
-            )
-        ]
+    if blocker := config.file_in_path(str(home)):  # (its parent may be writable: the probe would find nothing wrong)
+        index.unwritable = f"{blocker}: not a folder"
+        made = "is a file, not a folder" if blocker == str(home) else f"cannot be made: {blocker} is a file"
+        what = f"deja's home {home} {made}: the index cannot be kept in it"
+        return [Finding("error", "index", what, _home_fix(blocker))]
     for folder in _folders_written(home):
         why = _cannot_write(folder)
         if why:
@@ -470,6 +470,17 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
                 )
             ]
     return []
+
+
+def _home_fix(blocker: str) -> str:
+    """How to give deja a home folder, where its home is set: ``deja config set home`` changes nothing while
+    ``DEJA_HOME`` is set (review14 R14-3)."""
+    source = config.resolve("home").source
+    if source == "env":
+        return "point DEJA_HOME at a folder, or unset it"
+    if source == "file":
+        return "deja config set home DIR (a folder), or deja config unset home"
+    return f"move {blocker} aside, or give deja another home: deja config set home DIR"
 
 
 #: The free space below which a refresh may not fit: it writes its new segments beside the index, merges small ones

@@ -123,6 +123,50 @@ def test_doctor_with_deja_home_a_file_says_so_and_gives_the_whole_report(fake_ho
     assert f"deja's home {afile} is a file, not a folder" in ran.stdout and "Wiring" in ran.stdout, ran.stdout
 
 
+@pytest.mark.parametrize("below", ["", "sub"])
+def test_doctor_with_deja_home_in_a_file_names_that_alone_with_a_fix_that_works(
+    fake_home: Path, tmp_path: Path, below: str
+) -> None:
+    """``DEJA_HOME`` naming a file also said ``no index at <file>/index``, fix ``deja index``, offered ``deja config
+    set home <file>`` (which deja refuses) and could not check the wiring for the install ledger it looked for in
+    the file; with the file above ``DEJA_HOME`` nothing said the home could not be made (review14 R14-3)."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    home = afile / below if below else afile
+    env = {**os.environ, "DEJA_HOME": str(home)}
+    report = orjson.loads(run_deja("doctor", "--json", env=env).stdout)
+    made = "is a file, not a folder" if not below else f"cannot be made: {afile} is a file"
+    assert [(p["level"], p["area"], p["message"], p["fix"]) for p in report["problems"] if p["level"] == "error"] == [
+        (
+            "error",
+            "index",
+            f"deja's home {home} {made}: the index cannot be kept in it",
+            "point DEJA_HOME at a folder, or unset it",
+        )
+    ], report["problems"]
+    assert report["index"]["unwritable"] == f"{afile}: not a folder"
+    setting = [p for p in report["problems"] if p["area"] == "settings"]
+    assert [p["fix"] for p in setting] == [""] and "DEJA_HOME is set in this shell" in setting[0]["message"], setting
+    assert run_deja("config", "set", "home", str(home), env=env).returncode == 2  # (the fix doctor no longer offers)
+    printed = run_deja("doctor", env=env).stdout
+    assert "fix: deja index" not in printed and "installed.json" not in printed, printed
+
+
+def test_a_home_the_config_file_names_in_a_file_is_fixed_there(fake_home: Path, tmp_path: Path) -> None:
+    """Set in the config file (edited by hand: ``deja config set`` refuses it), the fix is ``deja config set``: the
+    variable's fix would change nothing."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    config = fake_home / ".config" / "deja" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'home = "{afile}"\n')
+    env = {key: value for key, value in os.environ.items() if key != "DEJA_HOME"}
+    report = orjson.loads(run_deja("doctor", "--json", env=env).stdout)
+    assert [p["fix"] for p in report["problems"] if p["level"] == "error"] == [
+        "deja config set home DIR (a folder), or deja config unset home"
+    ], report["problems"]
+
+
 def test_doctor_in_a_shell_pointed_at_a_kept_demo_says_so(fake_home: Path) -> None:
     """``deja demo --keep`` prints exports that point a shell at the sample; ``deja doctor`` there offered to keep
     them (``deja config set home /tmp/deja-demo-…``), which would mix the sample into the person's own shells and
