@@ -393,6 +393,7 @@ def _kept_instead(
     A session lost with every file it was read from (a chat folder moved away: ``on_disk``) is no loss a refusal
     keeps: the next refresh drops it anyway, so it does not hold a rebuild back for a store that cannot be read but
     never held a session (review12 R5b). The messages name first a store whose sessions the refusal keeps.
+
     A store the rebuild could not find because it cannot be read this time (a folder above it at mode 000, a FIFO
     in its place, a folder it could not list: ``blocked_chat``) counts as one it could not read, into
     ``plan.unreadable``.
@@ -402,7 +403,9 @@ def _kept_instead(
         return None
     live, before = kept
     lost = {
-        sid: chat for sid in sorted(_indexed(before) - _indexed(book)) if (chat := before.chat(sid)) and on_disk(chat)
+        sid: chat
+        for sid in sorted(_indexed(before) - _indexed(book))
+        if (chat := before.chat(sid)) is not None and on_disk(chat)
     }
     stuck = [chat for sid, chat in lost.items() if blocked_chat(sid, chat)]
     if len(stuck) > plan.unreadable:  # (a store it found and could not read is one of them too)
