@@ -379,3 +379,46 @@ def test_the_project_above_is_named_as_a_shell_takes_it(tmp_path: Path, cli_root
     assert run_deja("index").returncode == 0
     said = run_deja("sessions", "--project", ".", cwd=shop / "src").stdout
     assert said.endswith(f"give --project '{shop}'\n"), said
+
+
+def test_a_name_of_a_folder_no_chat_was_opened_in_holds_the_sessions_below_it(
+    tmp_path: Path, fake_home: Path, cli_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--project mono``, a monorepo's root where each package opened its own chats and none was opened at the root,
+    is that folder with its packages, as its path is: it said no session of project 'mono' is indexed (trial11
+    F10), as did ``--project packages`` and ``--project shop/packages``. A name two such folders share asks which;
+    the home folder is no project of the folders below it."""
+    from deja.interfaces.mcp_server import Tools
+
+    mono = tmp_path / "code" / "mono"
+    _chat(cli_root, mono / "frontend", "c-front", "the lint step flags the button", "npm run lint")
+    _chat(cli_root, mono / "backend", "c-back", "the lint step flags an import", "ruff check")
+    _chat(cli_root, tmp_path / "code" / "shop" / "packages" / "api", "c-api", "lint the api", "ruff check api")
+    _chat(cli_root, tmp_path / "other" / "packages" / "web", "c-web", "lint the web", "npm run lint")
+    _chat(cli_root, fake_home / "dotfiles", "c-dots", "lint the shell scripts", "shellcheck *.sh")
+    assert run_deja("index").returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    listed = run_deja("sessions", "--project", "mono", "--json", cwd=elsewhere)
+    assert {row["id"] for row in json.loads(listed.stdout)["sessions"]} == {"c-front", "c-back"}, listed.stdout
+    found = run_deja("search", "lint", "--project", "mono", "--json", cwd=elsewhere)
+    assert {hit["session_id"] for hit in json.loads(found.stdout)["hits"]} == {"c-front", "c-back"}, found.stdout
+    tail = run_deja("sessions", "--project", "shop/packages", "--json", cwd=elsewhere)
+    assert [row["id"] for row in json.loads(tail.stdout)["sessions"]] == ["c-api"], tail.stdout + tail.stderr
+    which = run_deja("sessions", "--project", "packages", cwd=elsewhere)
+    assert which.returncode == 2, which.stdout + which.stderr
+    assert "shop/packages" in which.stderr and "other/packages" in which.stderr, which.stderr
+    home = run_deja("sessions", "--project", fake_home.name, cwd=elsewhere)
+    assert "No sessions with --project home;" in home.stdout, home.stdout + home.stderr
+
+    monkeypatch.chdir(elsewhere)
+    tools = Tools()
+
+    async def ask() -> None:
+        text = str(tools.search("lint", project="mono").content[0])
+        assert "c-front" in text and "c-back" in text and "c-api" not in text, text
+        recent = tools.recent(project="mono").structured_content or {}
+        assert {row["id"] for row in recent["sessions"]} == {"c-front", "c-back"}, recent
+
+    anyio.run(ask)
