@@ -422,3 +422,32 @@ def test_a_name_of_a_folder_no_chat_was_opened_in_holds_the_sessions_below_it(
         assert {row["id"] for row in recent["sessions"]} == {"c-front", "c-back"}, recent
 
     anyio.run(ask)
+
+
+def test_a_packages_runs_and_session_name_the_package_at_the_monorepo_root(tmp_path: Path, cli_root: Path) -> None:
+    """At a monorepo's root, ``deja how`` and ``deja wip`` show a package's runs and session as the root's: "how
+    'pytest' ran in …/shop" listed a run made in ``services/checkout``, and pasted at ``shop`` it failed; wip's files
+    are named from a folder it did not name (trial12 F2). Each says where it ran; the root's own say nothing more."""
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop, "c-root", "set up the workspace", "pytest -q tests/test_smoke.py")
+    _chat(
+        cli_root,
+        shop / "services" / "checkout",
+        "c-checkout",
+        "redis timeout in the cart",
+        "pytest -q tests/test_cart.py",
+    )
+    assert run_deja("index").returncode == 0
+
+    how = run_deja("how", "pytest", cwd=shop).stdout
+    cart = next(line for line in how.splitlines() if "test_cart" in line)
+    smoke = next(line for line in how.splitlines() if "test_smoke" in line)
+    assert cart.endswith("(in services/checkout, deja show c-checkout)"), how
+    assert smoke.endswith("(deja show c-root)"), how
+    wip = run_deja("wip", cwd=shop).stdout
+    assert wip.startswith("last session here: redis timeout in the cart  (in services/checkout, "), wip
+
+    text, _ = work_answer(Index.open(tmp_path / "deja"), "how", "pytest", str(shop))
+    assert "(in services/checkout, deja show c-checkout)" in text, text
+    inside = run_deja("how", "pytest", cwd=shop / "services" / "checkout").stdout
+    assert "(deja show c-checkout)" in inside and "in services" not in inside, inside
