@@ -10,7 +10,7 @@ import shlex
 from typing import Any
 
 from ..core.index import SessionMeta
-from ..core.keys import project_spelling, within
+from ..core.keys import seen_from
 from ..core.readers.ai_tracking import Attribution
 from ..core.work import (
     NOT_RERUN,
@@ -272,15 +272,9 @@ def how_text(words: str, runs: list[Invocation], where: str, folder: str = "") -
 
 
 def elsewhere(ran_in: str, folder: str) -> str:
-    """``in PATH, `` when ``ran_in`` is not ``folder``: the path from ``folder`` to it when it lies below, else whole;
-    "" when it is that folder, or either is not known. At a monorepo's root, a package's run or session shown bare
-    read as the root's own, and its command pasted there failed (trial12 F2)."""
-    if not (ran_in and folder) or project_spelling(ran_in) == project_spelling(folder):
-        return ""
-    if not within(ran_in, folder):
-        return f"in {ran_in}, "
-    below = len(project_spelling(ran_in).split("/")) - len(project_spelling(folder).split("/"))
-    return f"in {'/'.join(ran_in.rstrip('/').split('/')[-below:])}, "
+    """``in PATH, `` when ``ran_in`` is not ``folder`` (``keys.seen_from``), else ""."""
+    path = seen_from(ran_in, folder)
+    return f"in {path}, " if path else ""
 
 
 # --------------------------------------------------------------------------- wip and ctx

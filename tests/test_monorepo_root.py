@@ -451,3 +451,19 @@ def test_a_packages_runs_and_session_name_the_package_at_the_monorepo_root(tmp_p
     assert "(in services/checkout, deja show c-checkout)" in text, text
     inside = run_deja("how", "pytest", cwd=shop / "services" / "checkout").stdout
     assert "(deja show c-checkout)" in inside and "in services" not in inside, inside
+
+    def before(conversation: str, folder: dict) -> str:  # the Shell pre-hook, Cursor opened at the root
+        payload = {
+            "conversation_id": conversation,
+            "hook_event_name": "preToolUse",
+            "workspace_roots": [str(shop)],
+            "tool_name": "Shell",
+            "tool_input": {"command": "pytest -q tests/test_cart.py", **folder},
+        }
+        return json.loads(run_deja("hook-tool", input=json.dumps(payload)).stdout)["additional_context"]
+
+    said = before("c-now-1", {})
+    assert "ran 1 time in this project before, in 1 session; last " in said, said
+    assert " in services/checkout (`deja show c-checkout`)." in said, said
+    said = before("c-now-2", {"working_directory": "services/checkout"})
+    assert "services/checkout (`deja show" not in said and "(`deja show c-checkout`)." in said, said
