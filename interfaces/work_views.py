@@ -171,6 +171,7 @@ def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
                 "error": f.error,
                 "steps": [step_json(s) for s in f.steps],
                 "resolved_by": f.resolved_by,
+                "flaky": bare_retry(f),
                 "edited": f.edited,
                 "answer": f.answer,
                 "mentioned": f.mentioned,
