@@ -82,6 +82,35 @@ def within(folder: str, project_dir: str) -> bool:
     return spelled == project or spelled.startswith(project + "/")
 
 
+#: Where a Shell call's input names the folder it runs in: Cursor's Shell ``working_directory``, or ``cwd``.
+FOLDER_FIELDS = ("working_directory", "cwd")
+
+
+def call_folder(args: dict, project_dir: str) -> str:
+    """The folder a Shell call runs (or ran) in: the one its input names (a relative one taken in the project's
+    folder), else the project's folder; "" when neither is known."""
+    for field in FOLDER_FIELDS:
+        given = args.get(field)
+        folder = os.path.expanduser(given.strip()) if isinstance(given, str) else ""
+        if folder and not folder.startswith(("/", "\\")) and ":" not in folder[:3]:  # (C:\ on Windows)
+            folder = os.path.normpath(os.path.join(project_dir, folder)) if project_dir else ""
+        if folder:
+            return folder.rstrip("/") or "/"
+    return project_dir
+
+
+def seen_from(folder: str, here: str) -> str:
+    """Where ``folder`` is, told from ``here``: "" when it is ``here`` (or either is not known), the path from
+    ``here`` when it lies below (``services/checkout``), else ``folder`` whole. At a monorepo's root a package's run
+    shown bare read as the root's own, and its command pasted there failed (trial12 F2)."""
+    if not (folder and here) or project_spelling(folder) == project_spelling(here):
+        return ""
+    if not within(folder, here):
+        return folder
+    below = len(project_spelling(folder).split("/")) - len(project_spelling(here).split("/"))
+    return "/".join(folder.rstrip("/").split("/")[-below:])
+
+
 def readable_path(path: str) -> str:
     """``path`` as text that every output and the index can hold, one spelling for one folder.
 

@@ -1032,13 +1032,21 @@ def meant_project(index: Index, project: str | None) -> tuple[str | None, list[s
         return project, []
     if not is_folder(project):
         by_folder = _sessions_by_folder(index, project)
+        if not by_folder:  # no session ran in a folder of that name: a monorepo's root its packages ran below?
+            return _one_or_which(_folders_above(index, project), project)
         folders = _folders_of(by_folder, 2)
         return (None, folders) if folders else (_folder_with_more(index, by_folder) or project, [])
     label = project.strip().strip("/")
     if project.strip().startswith(("/", "~", ".")) or project_indexed(index, project):
         return project, []
-    ending = "/" + label.lower()
-    folders = [f for f in project_folders(index, label.rpartition("/")[2], 1) if f.lower().endswith(ending)]
+    name, ending = label.rpartition("/")[2], "/" + label.lower()
+    named = project_folders(index, name, 1) or _folders_above(index, name)
+    return _one_or_which([f for f in named if f.lower().endswith(ending)], project)
+
+
+def _one_or_which(folders: list[str], project: str) -> tuple[str | None, list[str]]:
+    """``meant_project``'s answer from the folders ``project`` may mean: the one, the choice, or ``project`` as
+    given when it means none."""
     if len(folders) == 1:
         return folders[0], []
     return (None, folders) if folders else (project, [])
@@ -1062,6 +1070,37 @@ def _sessions_by_folder(index: Index, name: str) -> dict[int, list[tuple[Segment
             if project_hashes[ordinal] == wanted:
                 by_folder.setdefault(dir_hashes[ordinal], []).append((segment, ordinal))
     return by_folder
+
+
+def _folders_above(index: Index, name: str) -> list[str]:
+    """The folders named ``name`` that sessions ran below, sorted: a monorepo's root, where no chat was opened but
+    each package had its own (``--project mono`` found nothing while its path found both packages: trial11 F10).
+    Found from the folders sessions ran in, one session decoded per folder; the home folder and the folders above it
+    are no project's (``Index.nearest_project`` stops there too)."""
+    wanted, homes = project_spelling(name), _home_spellings()
+    found: dict[str, str] = {}
+    for folder in _session_folders(index):
+        parts = folder.split("/")
+        for end in range(len(parts) - 1, 1, -1):  # the folders above it, nearest first, the root left out
+            above = "/".join(parts[:end])
+            if project_spelling(above) in homes:
+                break
+            if project_spelling(parts[end - 1]) == wanted:
+                found.setdefault(project_spelling(above), above)
+    return sorted(found.values())
+
+
+def _session_folders(index: Index) -> set[str]:
+    """Every folder a live session ran in, one session decoded per folder (its directory hash tells them apart)."""
+    folders: set[str] = set()
+    for segment in index.segments:
+        hashes = segment.session_columns()[1].tolist()
+        deleted = segment.deleted
+        one_each = dict(zip(hashes, range(len(hashes)), strict=True))  # (a folder's last session: ordinals at C speed)
+        if deleted:
+            one_each = {folder: ordinal for ordinal, folder in enumerate(hashes) if ordinal not in deleted}
+        folders.update(segment.session(ordinal).project_dir.rstrip("/") for h, ordinal in one_each.items() if h)
+    return folders
 
 
 def _folders_of(by_folder: dict[int, list[tuple[Segment, int]]], most_alike: int) -> list[str]:

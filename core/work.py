@@ -19,6 +19,7 @@ from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_pr
 from .keys import (
     EDIT_TOOLS,
     SHELL_TOOLS,
+    call_folder,
     command_head,
     disk_path,
     error_key,
@@ -677,7 +678,6 @@ def invocations(
             message = segment.message(doc)
             for command, call in _shell_calls(message):
                 if all(w in command.lower() for w in wanted):
-                    cwd = call.args.get("working_directory")
                     found.append(
                         Invocation(
                             command,
@@ -685,7 +685,7 @@ def invocations(
                             message.timestamp or meta.updated,
                             meta.id,
                             meta.project,
-                            cwd if isinstance(cwd, str) else meta.project_dir,
+                            call_folder(call.args, meta.project_dir),
                         )
                     )
     # Newest first; runs that share a turn's time keep their order, the later one first.

@@ -10,29 +10,17 @@ from __future__ import annotations
 
 import os
 
-from ..core.keys import within
+from ..core.keys import call_folder, within
 from .call import HookCall
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from ..core.index import Index, Segment
 
-#: Where a Shell tool's input names the folder it runs in: Cursor's Shell ``working_directory``, or ``cwd``.
-FOLDER_FIELDS = ("working_directory", "cwd")
-
 
 def command_folder(call: HookCall) -> str:
-    """The folder a Shell call runs in: its input's own (a relative one taken in the project's folder), else the
-    project's folder; "" when neither is known."""
-    args = call.tool_input()
-    for field in FOLDER_FIELDS:
-        given = args.get(field)
-        folder = os.path.expanduser(given.strip()) if isinstance(given, str) else ""
-        if folder and not folder.startswith(("/", "\\")) and ":" not in folder[:3]:  # (C:\ on Windows)
-            folder = os.path.normpath(os.path.join(call.project_dir, folder)) if call.project_dir else ""
-        if folder:
-            return folder.rstrip("/") or "/"
-    return call.project_dir
+    """The folder a Shell call runs in (``keys.call_folder``)."""
+    return call_folder(call.tool_input(), call.project_dir)
 
 
 def repository_root(folder: str) -> str:

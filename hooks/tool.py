@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from ..core.index import Index, Segment, asked_paths
-from ..core.keys import EDIT_TOOLS, SHELL_TOOLS, command_head, command_keys, normalise_command, path_key, within
+from ..core.keys import (
+    EDIT_TOOLS,
+    SHELL_TOOLS,
+    call_folder,
+    command_head,
+    command_keys,
+    normalise_command,
+    path_key,
+    seen_from,
+    within,
+)
 from .call import HookCall, block_key, fit_lines, frame, frame_room
 from .describe import ago, heading, project_label
 
@@ -137,9 +147,11 @@ def _shell(call: HookCall, raw_command: str) -> str:
     last = matching[-1] if matching else None
     status = f", exit {last.exit_code}" if last is not None and last.exit_code is not None else ""
     where = _where(folder, project)
+    ran_in = call_folder(last.args, meta.project_dir) if last is not None else meta.project_dir
+    there = seen_from(ran_in, folder)  # (a package's run, told at the monorepo's root: trial12 F2)
     lines = [
         f"{label} ran {count} time{'s' if count != '1' else ''} {where} before, in {sessions} session{'s' if sessions != 1 else ''}; "
-        f"last {ago(days * 86400)}{status} (`deja show {meta.id}`)."
+        f"last {ago(days * 86400)}{f' in {there}' if there else ''}{status} (`deja show {meta.id}`)."
     ]
     if is_destructive(command):  # a clean record here read as "safe to run" (trialI F11: `sudo rm -rf …`)
         lines.append(DESTRUCTIVE_NOTE)

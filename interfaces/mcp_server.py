@@ -435,7 +435,7 @@ def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict
     runs = work.invocations(index, query, project, limit=15, sessions=here_only)
     note = "" if runs else unknown_project(index, project)
     where = f"in {project}" if project else "on this machine"
-    return note or views.how_text(query, runs, where), views.how_json(query, runs)
+    return note or views.how_text(query, runs, where, (folder and project) or ""), views.how_json(query, runs)
 
 
 def project_folder(project: str | None) -> str | None:
@@ -483,7 +483,7 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     segment, meta = find_session(index, sessions[0].id)
     summary = work.digest(segment, meta)
     where = "here" if project == here else f"in {project}"
-    return views.wip_text(summary, where), views.digest_json(summary)
+    return views.wip_text(summary, where, project or ""), views.digest_json(summary)
 
 
 class Tools:

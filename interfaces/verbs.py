@@ -133,7 +133,7 @@ def how_command(
     if json:
         emit_json(how_json(query, runs))
         return
-    echo(how_text(query, runs, where))
+    echo(how_text(query, runs, where, project or ""))
     if here_only and (others := _ran_beside(index, query, project, runs)):
         echo(f"it also ran in {others}, beside this folder: add --all-projects to see those runs")
     elif not runs and project is not None and invocations(index, query, None, 1):
@@ -171,7 +171,7 @@ def wip_command(
     segment, meta = find_session(index, newest.id)
     summary = digest(segment, meta)
     emit_json(digest_json(summary)) if json else echo(
-        wip_text(summary, "here" if project == folder else f"in {project}")
+        wip_text(summary, "here" if project == folder else f"in {project}", project)
     )
 
 

@@ -10,6 +10,7 @@ import shlex
 from typing import Any
 
 from ..core.index import SessionMeta
+from ..core.keys import seen_from
 from ..core.readers.ai_tracking import Attribution
 from ..core.work import (
     NOT_RERUN,
@@ -170,6 +171,7 @@ def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
                 "error": f.error,
                 "steps": [step_json(s) for s in f.steps],
                 "resolved_by": f.resolved_by,
+                "flaky": bare_retry(f),
                 "edited": f.edited,
                 "answer": f.answer,
                 "mentioned": f.mentioned,
@@ -253,7 +255,9 @@ def how_json(words: str, runs: list[Invocation]) -> dict[str, Any]:
     }
 
 
-def how_text(words: str, runs: list[Invocation], where: str) -> str:
+def how_text(words: str, runs: list[Invocation], where: str, folder: str = "") -> str:
+    """The runs, newest first; ``where`` says where they were looked for (``in FOLDER`` or on this machine), and a run
+    that ran in another folder than ``folder`` says which."""
     if not runs:
         return f"no command with {words!r} ran {where}"
     lines = [f"how {words!r} ran {where}, newest first:"]
@@ -262,9 +266,16 @@ def how_text(words: str, runs: list[Invocation], where: str) -> str:
         status = "ok" if run.exit_code == 0 else f"exit {run.exit_code}" if run.exit_code is not None else "exit ?"
         project = f"{run.project or 'no project'}: " if several else ""
         lines.append(
-            f"  {when(run.timestamp)}  {status:<7} {project}$ {run.command[:200]}  (deja show {run.session_id})"
+            f"  {when(run.timestamp)}  {status:<7} {project}$ {run.command[:200]}  "
+            f"({elsewhere(run.cwd, folder)}deja show {run.session_id})"
         )
     return "\n".join(lines)
+
+
+def elsewhere(ran_in: str, folder: str) -> str:
+    """``in PATH, `` when ``ran_in`` is not ``folder`` (``keys.seen_from``), else ""."""
+    path = seen_from(ran_in, folder)
+    return f"in {path}, " if path else ""
 
 
 # --------------------------------------------------------------------------- wip and ctx
@@ -283,12 +294,14 @@ def digest_json(d: Digest) -> dict[str, Any]:
     }
 
 
-def wip_text(d: Digest, where: str = "here") -> str:
+def wip_text(d: Digest, where: str = "here", folder: str = "") -> str:
     """The digest of the last session ``where`` it ran ("here", or "in FOLDER" for a folder above the one asked
-    about, which a person would not call here)."""
+    about, which a person would not call here); a session that ran in another folder than ``folder`` (a package,
+    below it) says which: its files are named from there."""
     meta = d.session
     lines = [
-        f"last session {where}: {meta.title or meta.asked}  ({when(meta.updated)}, deja show {meta.id})",
+        f"last session {where}: {meta.title or meta.asked}  "
+        f"({elsewhere(meta.project_dir, folder)}{when(meta.updated)}, deja show {meta.id})",
         f"task: {_cut(' '.join(d.goal.split()), 300)}",
     ]
     if not meta.messages and meta.source == "cursor-ide":

@@ -121,6 +121,26 @@ def test_text_spelt_decomposed_is_found_by_a_query_typed_composed_or_unaccented(
         assert [hit["session_id"] for hit in pattern["hits"]] == ["c-nfd"], (typed, pattern)
 
 
+def test_words_of_scripts_written_with_marks_are_whole_words(tmp_path: Path, cli_root: Path) -> None:
+    """Hindi's vowel signs, Hebrew's points and Arabic's vowels are combining marks that composing leaves as they
+    are: each cut a word into letters, so ``नमस्ते`` found an unrelated Hindi chat through a lone ``त``, and ``שלום``
+    typed unpointed, as Hebrew is, found nothing of a chat that wrote it pointed (review11 R7)."""
+    chats = {
+        "c-hi": "नमस्ते दुनिया, सर्वर फिर से चालू करो",
+        "c-hi-other": "यह नया दस्तावेज़ है",
+        "c-he": "שָׁלוֹם, השרת נפל שוב",
+        "c-ar": "مَرْحَبًا، الخادم متوقف",
+    }
+    for chat_id, text in chats.items():
+        folder = tmp_path / chat_id
+        folder.mkdir()
+        write_transcript(transcript_path(cli_root, str(folder), chat_id), [user_turn(text), assistant_turn("OK.")])
+    assert run_deja("index").returncode == 0
+    for query, wanted in (("नमस्ते", "c-hi"), ("सर्वर", "c-hi"), ("שלום", "c-he"), ("שָׁלוֹם", "c-he"), ("مرحبا", "c-ar")):
+        found = json.loads(run_deja("search", query, "--json").stdout)["hits"]
+        assert [hit["session_id"] for hit in found] == [wanted], (query, found)
+
+
 def test_a_decomposed_folder_is_one_row_and_one_spelling_whichever_store_named_it(
     tmp_path: Path, cli_root: Path
 ) -> None:

@@ -379,3 +379,91 @@ def test_the_project_above_is_named_as_a_shell_takes_it(tmp_path: Path, cli_root
     assert run_deja("index").returncode == 0
     said = run_deja("sessions", "--project", ".", cwd=shop / "src").stdout
     assert said.endswith(f"give --project '{shop}'\n"), said
+
+
+def test_a_name_of_a_folder_no_chat_was_opened_in_holds_the_sessions_below_it(
+    tmp_path: Path, fake_home: Path, cli_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--project mono``, a monorepo's root where each package opened its own chats and none was opened at the root,
+    is that folder with its packages, as its path is: it said no session of project 'mono' is indexed (trial11
+    F10), as did ``--project packages`` and ``--project shop/packages``. A name two such folders share asks which;
+    the home folder is no project of the folders below it."""
+    from deja.interfaces.mcp_server import Tools
+
+    mono = tmp_path / "code" / "mono"
+    _chat(cli_root, mono / "frontend", "c-front", "the lint step flags the button", "npm run lint")
+    _chat(cli_root, mono / "backend", "c-back", "the lint step flags an import", "ruff check")
+    _chat(cli_root, tmp_path / "code" / "shop" / "packages" / "api", "c-api", "lint the api", "ruff check api")
+    _chat(cli_root, tmp_path / "other" / "packages" / "web", "c-web", "lint the web", "npm run lint")
+    _chat(cli_root, fake_home / "dotfiles", "c-dots", "lint the shell scripts", "shellcheck *.sh")
+    assert run_deja("index").returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    listed = run_deja("sessions", "--project", "mono", "--json", cwd=elsewhere)
+    assert {row["id"] for row in json.loads(listed.stdout)["sessions"]} == {"c-front", "c-back"}, listed.stdout
+    found = run_deja("search", "lint", "--project", "mono", "--json", cwd=elsewhere)
+    assert {hit["session_id"] for hit in json.loads(found.stdout)["hits"]} == {"c-front", "c-back"}, found.stdout
+    tail = run_deja("sessions", "--project", "shop/packages", "--json", cwd=elsewhere)
+    assert [row["id"] for row in json.loads(tail.stdout)["sessions"]] == ["c-api"], tail.stdout + tail.stderr
+    which = run_deja("sessions", "--project", "packages", cwd=elsewhere)
+    assert which.returncode == 2, which.stdout + which.stderr
+    assert "shop/packages" in which.stderr and "other/packages" in which.stderr, which.stderr
+    home = run_deja("sessions", "--project", fake_home.name, cwd=elsewhere)
+    assert "No sessions with --project home;" in home.stdout, home.stdout + home.stderr
+
+    monkeypatch.chdir(elsewhere)
+    tools = Tools()
+
+    async def ask() -> None:
+        text = str(tools.search("lint", project="mono").content[0])
+        assert "c-front" in text and "c-back" in text and "c-api" not in text, text
+        recent = tools.recent(project="mono").structured_content or {}
+        assert {row["id"] for row in recent["sessions"]} == {"c-front", "c-back"}, recent
+
+    anyio.run(ask)
+
+
+def test_a_packages_runs_and_session_name_the_package_at_the_monorepo_root(tmp_path: Path, cli_root: Path) -> None:
+    """At a monorepo's root, ``deja how`` and ``deja wip`` show a package's runs and session as the root's: "how
+    'pytest' ran in …/shop" listed a run made in ``services/checkout``, and pasted at ``shop`` it failed; wip's files
+    are named from a folder it did not name (trial12 F2). Each says where it ran; the root's own say nothing more."""
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop, "c-root", "set up the workspace", "pytest -q tests/test_smoke.py")
+    _chat(
+        cli_root,
+        shop / "services" / "checkout",
+        "c-checkout",
+        "redis timeout in the cart",
+        "pytest -q tests/test_cart.py",
+    )
+    assert run_deja("index").returncode == 0
+
+    how = run_deja("how", "pytest", cwd=shop).stdout
+    cart = next(line for line in how.splitlines() if "test_cart" in line)
+    smoke = next(line for line in how.splitlines() if "test_smoke" in line)
+    assert cart.endswith("(in services/checkout, deja show c-checkout)"), how
+    assert smoke.endswith("(deja show c-root)"), how
+    wip = run_deja("wip", cwd=shop).stdout
+    assert wip.startswith("last session here: redis timeout in the cart  (in services/checkout, "), wip
+
+    text, _ = work_answer(Index.open(tmp_path / "deja"), "how", "pytest", str(shop))
+    assert "(in services/checkout, deja show c-checkout)" in text, text
+    inside = run_deja("how", "pytest", cwd=shop / "services" / "checkout").stdout
+    assert "(deja show c-checkout)" in inside and "in services" not in inside, inside
+
+    def before(conversation: str, folder: dict) -> str:  # the Shell pre-hook, Cursor opened at the root
+        payload = {
+            "conversation_id": conversation,
+            "hook_event_name": "preToolUse",
+            "workspace_roots": [str(shop)],
+            "tool_name": "Shell",
+            "tool_input": {"command": "pytest -q tests/test_cart.py", **folder},
+        }
+        return json.loads(run_deja("hook-tool", input=json.dumps(payload)).stdout)["additional_context"]
+
+    said = before("c-now-1", {})
+    assert "ran 1 time in this project before, in 1 session; last " in said, said
+    assert " in services/checkout (`deja show c-checkout`)." in said, said
+    said = before("c-now-2", {"working_directory": "services/checkout"})
+    assert "services/checkout (`deja show" not in said and "(`deja show c-checkout`)." in said, said

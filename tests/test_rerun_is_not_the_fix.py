@@ -5,6 +5,7 @@ retry had worked, while the step was a withheld ``sudo rm -rf /var/lib/docker`` 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from harness import failure_hook, run_deja, store_shell
@@ -64,6 +65,7 @@ def test_a_rerun_after_an_edit_names_the_edited_file(fake_home: Path) -> None:
     assert "What followed: edited conftest.py, then `pytest -q` succeeded" in said, said
     fix = run_deja("fix", REFUSED)
     assert "  fixed by: edited conftest.py, then pytest -q\n" in fix.stdout, fix.stdout
+    assert json.loads(run_deja("fix", REFUSED, "--json").stdout)["occurrences"][0]["flaky"] is False
 
 
 def test_a_rerun_with_nothing_changed_between_is_called_a_flaky_failure_not_the_fix(fake_home: Path) -> None:
@@ -84,3 +86,5 @@ def test_a_rerun_with_nothing_changed_between_is_called_a_flaky_failure_not_the_
     fix = run_deja("fix", "E   AssertionError: assert 11 == 10")
     assert "  passed when run again with nothing changed between (a flaky failure?)\n" in fix.stdout, fix.stdout
     assert "fixed by" not in fix.stdout
+    occurrence = json.loads(run_deja("fix", "E   AssertionError: assert 11 == 10", "--json").stdout)["occurrences"][0]
+    assert occurrence["flaky"] is True, occurrence  # (--json said resolved_by the same command, nothing more)

@@ -84,7 +84,9 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     store named it (``keys.disk_spelling``: an index of 12 kept a decomposed and a composed spelling); text is
 #:     composed (NFC) before it is cut into terms (``text.composed``: an index of 12 split a decomposed word at
 #:     each accent).
-FORMAT_VERSION = 13
+#: 14: a word's combining marks that composing leaves (Hindi's vowel signs, Hebrew's points, Arabic's vowels) are
+#:     taken out before it is cut into terms (``text.unmarked``: an index of 13 cut such a word into its letters).
+FORMAT_VERSION = 14
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"
