@@ -1077,7 +1077,7 @@ def _folders_above(index: Index, name: str) -> list[str]:
     each package had its own (``--project mono`` found nothing while its path found both packages: trial11 F10).
     Found from the folders sessions ran in, one session decoded per folder; the home folder and the folders above it
     are no project's (``Index.nearest_project`` stops there too)."""
-    wanted, homes = project_spelling(name), _home_spellings()
+    wanted, homes = project_spelling(name), _homes()
     found: dict[str, str] = {}
     for folder in _session_folders(index):
         parts = folder.split("/")
@@ -1125,9 +1125,14 @@ def _folder_with_more(index: Index, by_folder: dict[int, list[tuple[Segment, int
     if 0 in by_folder:
         return None
     folders = _folders_of(by_folder, 1)
-    if len(folders) != 1 or project_spelling(folders[0]) in {project_spelling(spelt) for spelt in home_spellings()}:
+    if len(folders) != 1 or project_spelling(folders[0]) in _homes():
         return None
     return folders[0] if _holds_more(index, tree_key(folders[0]), by_folder) else None
+
+
+def _homes() -> set[str]:
+    """The home folder's spellings (``folders.home_spellings``) as the index compares folders."""
+    return {project_spelling(spelt) for spelt in home_spellings()}
 
 
 def _holds_more(index: Index, key: str, by_folder: dict[int, list[tuple[Segment, int]]]) -> bool:
