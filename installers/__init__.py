@@ -35,6 +35,7 @@ __all__ = ["TARGETS", "Change", "InstallError", "WiringFinding", "install", "uni
 
 
 def install(target: str, *, dry_run: bool = False, deja_path: str | None = None) -> list[Change]:
+    _refuse_a_home_in_a_file()
     deja = os.path.abspath(deja_path or default_deja_path())
     changes = _harness(target).plan_install(deja, hooks=target.endswith("-auto"))
     found = ledger.load()
@@ -47,6 +48,19 @@ def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
     changes = ledger.settle_uninstall(_harness(target).plan_uninstall(), found)
     _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(found, changes)), dry_run)
     return changes
+
+
+def _refuse_a_home_in_a_file() -> None:
+    """InstallError when deja's home is, or lies in, a file: no index can ever be made there, so the hooks and the
+    MCP server it wires in would answer nothing, and install said it was done (review14 R14-3's follow-up)."""
+    from ..core.config import file_in_path
+    from ..core.paths import deja_home
+
+    home = str(deja_home())
+    part = file_in_path(home)
+    if part:
+        problem = "deja's home is a file, not a folder" if part == home else f"deja's home lies in the file {part}"
+        raise InstallError(home, problem, "point DEJA_HOME (or `deja config set home`) at a folder")
 
 
 def _check_and_apply(changes: list[Change], record: list[Change], dry_run: bool) -> None:

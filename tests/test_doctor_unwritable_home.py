@@ -150,6 +150,10 @@ def test_doctor_with_deja_home_in_a_file_names_that_alone_with_a_fix_that_works(
     assert run_deja("config", "set", "home", str(home), env=env).returncode == 2  # (the fix doctor no longer offers)
     printed = run_deja("doctor", env=env).stdout
     assert "fix: deja index" not in printed and "installed.json" not in printed, printed
+    installed = run_deja("install", "cursor", env=env)  # (it wired in hooks and a server that could answer nothing)
+    assert installed.returncode == 1 and f"deja: {home}: deja's home " in installed.stderr, installed.stderr
+    assert "point DEJA_HOME (or `deja config set home`) at a folder" in installed.stderr
+    assert not (fake_home / ".cursor" / "mcp.json").exists()
 
 
 def test_a_home_the_config_file_names_in_a_file_is_fixed_there(fake_home: Path, tmp_path: Path) -> None:
