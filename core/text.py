@@ -450,22 +450,31 @@ def unmarked(text: str) -> str:
     points, Arabic's vowels. A mark is no letter, so a word holding one was cut at it into letters (``नमस्ते`` into
     ``नमस`` and ``त``, which matched every text holding a lone ``त``; pointed ``שָׁלוֹם`` into three pieces that
     unpointed ``שלום``, as Hebrew is typed, never found: review11 R7). Without them a word is one term, its letters,
-    as typed with its marks or without (a Hindi word's vowel signs go with them: ``शांति`` is ``शत``)."""
-    return text if text.isascii() else text.translate(_MARKS or _marks())
+    as typed with its marks or without (a Hindi word's vowel signs go with them: ``शांति`` is ``शत``). The scripts
+    written without a space between words (Thai, Lao, Tibetan, Myanmar, Khmer, the Tai scripts) keep theirs: a
+    sentence of them without its marks would be one term, which no word of it finds (review15 F1)."""
+    if text.isascii():
+        return text
+    bare = text.translate(_MARKS)
+    return text if len(bare) == len(text) else bare
 
 
-def _marks() -> dict[int, None]:
-    """Every combining mark of the blocks that hold the ones a person types (from the Latin marks to the Indic,
-    Thai, Tibetan and Myanmar scripts, then the marks for symbols, the kana's and the variation selectors): some
-    8,000 characters looked up once, in a millisecond, and not the 130,000 of every block (20 ms)."""
-    from unicodedata import category
+class _Marks(dict[int, "int | None"]):
+    """``str.translate``'s table for ``unmarked``: a combining mark's code point -> None, any other's -> itself, each
+    worked out on its first lookup and kept (a text's few distinct characters, not the 8,000 of the blocks that
+    hold marks: building those cost a hook 11.5 M instructions, review15 F10)."""
 
-    _MARKS.update((c, None) for start, end in _MARK_BLOCKS for c in range(start, end) if category(chr(c))[0] == "M")
-    return _MARKS
+    def __missing__(self, code: int) -> int | None:
+        from unicodedata import category
+
+        mark = category(chr(code))[0] == "M" and not any(start <= code < end for start, end in _UNSPACED)
+        found = self[code] = None if mark else code
+        return found
 
 
-_MARKS: dict[int, None] = {}
-_MARK_BLOCKS = ((0x0300, 0x2000), (0x20D0, 0x2100), (0x302A, 0x3030), (0x3099, 0x309B), (0xFE00, 0xFE10), (0xFE20, 0xFE30))  # fmt: skip
+#: The blocks of the scripts written without a space between words: Thai to Myanmar, Khmer, and the Tai scripts.
+_UNSPACED = ((0x0E00, 0x10A0), (0x1780, 0x1800), (0x1950, 0x1AB0))
+_MARKS = _Marks()
 
 
 _PIECES = _PieceCache()
@@ -500,14 +509,19 @@ def forget_cached_terms() -> None:
 
 
 def term_positions(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Each raw token's start in ``text`` with its terms (what snippets look for).
+    """Each raw token's start in ``text`` with its terms (what snippets look for), the tokens those of the text
+    without its marks (``unmarked``), as the index cut it (a snippet of a Hindi or pointed Hebrew word fell back to
+    the message's start: review15 F2).
 
     Each token is looked for from where the one before it ended: what lies between holds no letter or digit, so
     the first place it is found is where it starts."""
+    bare = unmarked(text)
+    # (where each character of ``bare`` is in ``text``, when marks were taken out)
+    origin = range(len(text)) if bare is text else [i for i, c in enumerate(text) if _MARKS[ord(c)] is not None]
     at = 0
-    for raw in _finder()(text):
-        at = text.find(raw, at)
-        yield at, _CACHE[raw]
+    for raw in _finder()(bare):
+        at = bare.find(raw, at)
+        yield origin[at], _CACHE[raw]
         at += len(raw)
 
 
@@ -588,9 +602,10 @@ def phrases(query: str) -> tuple[list[str], str]:
 
 
 def normalise(text: str) -> str:
-    """Lowercase with runs of whitespace folded and accents composed (``composed``): the form phrases are matched in
-    (a phrase typed with an accent was no exact match in text spelt decomposed, trial11 F5)."""
-    return " ".join(composed(text).lower().split())
+    """Lowercase with runs of whitespace folded, accents composed (``composed``) and the marks left taken out
+    (``unmarked``): the form phrases are matched in (a phrase typed with an accent was no exact match in text spelt
+    decomposed, trial11 F5; one typed unpointed none in pointed Hebrew, review15 F3)."""
+    return " ".join(unmarked(composed(text)).lower().split())
 
 
 def one_line(text: str, limit: int = 80) -> str:

@@ -124,21 +124,37 @@ def test_text_spelt_decomposed_is_found_by_a_query_typed_composed_or_unaccented(
 def test_words_of_scripts_written_with_marks_are_whole_words(tmp_path: Path, cli_root: Path) -> None:
     """Hindi's vowel signs, Hebrew's points and Arabic's vowels are combining marks that composing leaves as they
     are: each cut a word into letters, so ``नमस्ते`` found an unrelated Hindi chat through a lone ``त``, and ``שלום``
-    typed unpointed, as Hebrew is, found nothing of a chat that wrote it pointed (review11 R7)."""
+    typed unpointed, as Hebrew is, found nothing of a chat that wrote it pointed (review11 R7). A snippet shows the
+    word, a phrase typed unpointed is an exact match, and Thai, written without spaces, is still cut at its marks,
+    which is how a word inside a sentence is found (review15 F1-F3)."""
+    filler = "lorem ipsum dolor sit amet " * 20
     chats = {
         "c-hi": "नमस्ते दुनिया, सर्वर फिर से चालू करो",
         "c-hi-other": "यह नया दस्तावेज़ है",
-        "c-he": "שָׁלוֹם, השרת נפל שוב",
+        "c-he": f"{filler} והשרת אמר שָׁלוֹם עוֹלָם ונפל",
         "c-ar": "مَرْحَبًا، الخادم متوقف",
+        "c-th": "สวัสดีครับ เซิร์ฟเวอร์ล่มอีกแล้ว",
     }
     for chat_id, text in chats.items():
         folder = tmp_path / chat_id
         folder.mkdir()
         write_transcript(transcript_path(cli_root, str(folder), chat_id), [user_turn(text), assistant_turn("OK.")])
     assert run_deja("index").returncode == 0
-    for query, wanted in (("नमस्ते", "c-hi"), ("सर्वर", "c-hi"), ("שלום", "c-he"), ("שָׁלוֹם", "c-he"), ("مرحبا", "c-ar")):
+    queries = [
+        ("नमस्ते", "c-hi"),
+        ("सर्वर", "c-hi"),
+        ("שלום", "c-he"),
+        ("שָׁלוֹם", "c-he"),
+        ("مرحبا", "c-ar"),
+        ("ครับ", "c-th"),
+    ]
+    for query, wanted in queries:
         found = json.loads(run_deja("search", query, "--json").stdout)["hits"]
         assert [hit["session_id"] for hit in found] == [wanted], (query, found)
+    shown = json.loads(run_deja("search", "שלום", "--json").stdout)["hits"][0]["snippets"][0]["text"]
+    assert "אמר שָׁלוֹם עוֹלָם" in shown, shown
+    phrase = json.loads(run_deja("search", '"שלום עולם"', "--json").stdout)
+    assert [hit["session_id"] for hit in phrase["hits"]] == ["c-he"] and not phrase.get("notice"), phrase
 
 
 def test_a_decomposed_folder_is_one_row_and_one_spelling_whichever_store_named_it(

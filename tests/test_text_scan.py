@@ -47,10 +47,13 @@ def test_random_texts_are_scanned_as_the_pattern_reads_them() -> None:
 
 
 def test_a_scanned_token_starts_where_the_pattern_finds_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(text_module, "_FINDERS", [text_module._scan])
+    """Where each token starts, as the text without its marks is cut (``text.unmarked``), in the text as given."""
     for text in _random_texts(5_000, seed=16):
+        bare = text_module.unmarked(text)
+        kept = [i for i, c in enumerate(text) if c in bare] if bare is not text else list(range(len(text)))
+        monkeypatch.setattr(text_module, "_FINDERS", [text_module._scan])
         starts = [start for start, _ in text_module.term_positions(text)]
-        assert starts == [match.start() for match in RAW.finditer(text)], repr(text)
+        assert starts == [kept[match.start()] for match in RAW.finditer(bare)], repr(text)
 
 
 def test_identifier_parts_are_split_as_the_patterns_split_them() -> None:
