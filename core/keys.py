@@ -107,8 +107,9 @@ def seen_from(folder: str, here: str) -> str:
         return ""
     if not within(folder, here):
         return folder
-    below = len(project_spelling(folder).split("/")) - len(project_spelling(here).split("/"))
-    return "/".join(folder.rstrip("/").split("/")[-below:])
+    path = os.path.relpath(os.path.normpath(folder), os.path.normpath(here))
+    # a link below ``here`` (``current`` -> ``releases/v2``) leads outside it as spelt: the path where it leads
+    return os.path.relpath(os.path.realpath(folder), os.path.realpath(here)) if path.startswith("..") else path
 
 
 def readable_path(path: str) -> str:

@@ -36,7 +36,7 @@ from .fields import (
 from .folders import home_spellings
 from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
-from .keys import is_folder, project_spelling, sessions_key, telling_tail, tree_key
+from .keys import is_folder, project_spelling, readable_path, sessions_key, telling_tail, tree_key
 from .record import Record
 from .text import composed, hex_letters, identifier_parts, normalise, phrases, random_pairs, term_positions, terms
 from .thesaurus import related
@@ -1032,16 +1032,19 @@ def meant_project(index: Index, project: str | None) -> tuple[str | None, list[s
         return project, []
     if not is_folder(project):
         by_folder = _sessions_by_folder(index, project)
+        above = _folders_above(index, project)
         if not by_folder:  # no session ran in a folder of that name: a monorepo's root its packages ran below?
-            return _one_or_which(_folders_above(index, project), project)
+            return _one_or_which(above, project)
+        if above and len(every := _one_each([*_folders_of(by_folder, 1), *above])) > 1:
+            return None, every  # a monorepo's root beside another folder of its name (review15 F5)
         folders = _folders_of(by_folder, 2)
         return (None, folders) if folders else (_folder_with_more(index, by_folder) or project, [])
     label = project.strip().strip("/")
     if project.strip().startswith(("/", "~", ".")) or project_indexed(index, project):
         return project, []
-    name, ending = label.rpartition("/")[2], "/" + label.lower()
-    named = project_folders(index, name, 1) or _folders_above(index, name)
-    return _one_or_which([f for f in named if f.lower().endswith(ending)], project)
+    name, ending = label.rpartition("/")[2], "/" + _tail_spelling(label)
+    named = _one_each([*project_folders(index, name, 1), *_folders_above(index, name)])
+    return _one_or_which([f for f in named if _tail_spelling(f).endswith(ending)], project)
 
 
 def _one_or_which(folders: list[str], project: str) -> tuple[str | None, list[str]]:
@@ -1050,6 +1053,17 @@ def _one_or_which(folders: list[str], project: str) -> tuple[str | None, list[st
     if len(folders) == 1:
         return folders[0], []
     return (None, folders) if folders else (project, [])
+
+
+def _one_each(folders: list[str]) -> list[str]:
+    """``folders`` sorted, each once however it is spelt."""
+    return sorted({project_spelling(folder): folder for folder in folders}.values())
+
+
+def _tail_spelling(path: str) -> str:
+    """A path, or the end of one, as the index spells a folder but left relative: composed, in any case (``Café``
+    spelt decomposed on disk ends ``work/Café`` typed composed: review15 F5b)."""
+    return readable_path(path).rstrip("/").lower()
 
 
 def project_folders(index: Index, name: str, most_alike: int = 2) -> list[str]:
@@ -1074,20 +1088,32 @@ def _sessions_by_folder(index: Index, name: str) -> dict[int, list[tuple[Segment
 
 def _folders_above(index: Index, name: str) -> list[str]:
     """The folders named ``name`` that sessions ran below, sorted: a monorepo's root, where no chat was opened but
-    each package had its own (``--project mono`` found nothing while its path found both packages: trial11 F10).
-    Found from the folders sessions ran in, one session decoded per folder; the home folder and the folders above it
-    are no project's (``Index.nearest_project`` stops there too)."""
-    wanted, homes = project_spelling(name), _homes()
-    found: dict[str, str] = {}
+    each package had its own (``--project mono`` found nothing while its path found both packages: trial11 F10)."""
+    if index.names_above is None:
+        index.names_above = _names_above(index)
+    return sorted(index.names_above.get(project_spelling(name), {}).values())
+
+
+def _names_above(index: Index) -> dict[str, dict[str, str]]:
+    """Each folder that sessions ran below, by its name as ``--project`` compares names, then by its own spelling.
+    Found from the folders sessions ran in (``_session_folders``), each folder above them looked at once; never the
+    root, nor the home folder or a folder above it, which would be every session's (``--project Users`` on a Mac
+    with a chat opened at the home folder: review15 F4)."""
+    homes = _homes()
+    found: dict[str, dict[str, str]] = {}
+    seen: set[str] = set()
     for folder in _session_folders(index):
         parts = folder.split("/")
         for end in range(len(parts) - 1, 1, -1):  # the folders above it, nearest first, the root left out
             above = "/".join(parts[:end])
-            if project_spelling(above) in homes:
+            if above in seen:  # (and the folders above it with it)
                 break
-            if project_spelling(parts[end - 1]) == wanted:
-                found.setdefault(project_spelling(above), above)
-    return sorted(found.values())
+            seen.add(above)
+            spelt = project_spelling(above)
+            if any(home == spelt or home.startswith(spelt + "/") for home in homes):
+                break
+            found.setdefault(project_spelling(parts[end - 1]), {}).setdefault(spelt, above)
+    return found
 
 
 def _session_folders(index: Index) -> set[str]:

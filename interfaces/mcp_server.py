@@ -483,7 +483,7 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     segment, meta = find_session(index, sessions[0].id)
     summary = work.digest(segment, meta)
     where = "here" if project == here else f"in {project}"
-    return views.wip_text(summary, where, project or ""), views.digest_json(summary)
+    return views.wip_text(summary, where, project if asked else ""), views.digest_json(summary)  # (a name: no folder)
 
 
 class Tools:

@@ -28,7 +28,7 @@ from deja.core.writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
-from deja.interfaces.mcp_server import work_answer
+from deja.interfaces.mcp_server import wip_answer, work_answer
 
 
 def _chat(cli_root: Path, folder: Path, chat_id: str, question: str, command: str) -> None:
@@ -396,14 +396,20 @@ def test_a_name_of_a_folder_no_chat_was_opened_in_holds_the_sessions_below_it(
     _chat(cli_root, tmp_path / "code" / "shop" / "packages" / "api", "c-api", "lint the api", "ruff check api")
     _chat(cli_root, tmp_path / "other" / "packages" / "web", "c-web", "lint the web", "npm run lint")
     _chat(cli_root, fake_home / "dotfiles", "c-dots", "lint the shell scripts", "shellcheck *.sh")
+    _chat(cli_root, tmp_path / "old" / "mono", "c-old", "lint the old monolith", "make lint")
     assert run_deja("index").returncode == 0
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
 
-    listed = run_deja("sessions", "--project", "mono", "--json", cwd=elsewhere)
+    # a chat opened in another folder of that name makes the name two folders' (review15 F5): asked which
+    both = run_deja("sessions", "--project", "mono", cwd=elsewhere)
+    assert both.returncode == 2 and "code/mono" in both.stderr and "old/mono" in both.stderr, both.stderr
+    listed = run_deja("sessions", "--project", "code/mono", "--json", cwd=elsewhere)
     assert {row["id"] for row in json.loads(listed.stdout)["sessions"]} == {"c-front", "c-back"}, listed.stdout
-    found = run_deja("search", "lint", "--project", "mono", "--json", cwd=elsewhere)
+    found = run_deja("search", "lint", "--project", "code/mono", "--json", cwd=elsewhere)
     assert {hit["session_id"] for hit in json.loads(found.stdout)["hits"]} == {"c-front", "c-back"}, found.stdout
+    old = run_deja("sessions", "--project", "old/mono", "--json", cwd=elsewhere)
+    assert [row["id"] for row in json.loads(old.stdout)["sessions"]] == ["c-old"], old.stdout
     tail = run_deja("sessions", "--project", "shop/packages", "--json", cwd=elsewhere)
     assert [row["id"] for row in json.loads(tail.stdout)["sessions"]] == ["c-api"], tail.stdout + tail.stderr
     which = run_deja("sessions", "--project", "packages", cwd=elsewhere)
@@ -416,9 +422,9 @@ def test_a_name_of_a_folder_no_chat_was_opened_in_holds_the_sessions_below_it(
     tools = Tools()
 
     async def ask() -> None:
-        text = str(tools.search("lint", project="mono").content[0])
+        text = str(tools.search("lint", project="code/mono").content[0])
         assert "c-front" in text and "c-back" in text and "c-api" not in text, text
-        recent = tools.recent(project="mono").structured_content or {}
+        recent = tools.recent(project="code/mono").structured_content or {}
         assert {row["id"] for row in recent["sessions"]} == {"c-front", "c-back"}, recent
 
     anyio.run(ask)
@@ -467,3 +473,44 @@ def test_a_packages_runs_and_session_name_the_package_at_the_monorepo_root(tmp_p
     assert " in services/checkout (`deja show c-checkout`)." in said, said
     said = before("c-now-2", {"working_directory": "services/checkout"})
     assert "services/checkout (`deja show" not in said and "(`deja show c-checkout`)." in said, said
+
+
+def test_no_name_of_the_home_folder_or_above_it_is_every_session(fake_home: Path, cli_root: Path) -> None:
+    """With a chat opened at the home folder, the folder above it (``--project Users`` on a Mac) named every session
+    on the machine (review15 F4): the home folder and the folders above it are no project of the folders below."""
+    _chat(cli_root, fake_home, "c-home", "clean up the dotfiles", "stow -R zsh")
+    _chat(cli_root, fake_home / "code" / "mono" / "web", "c-web", "lint the web", "npm run lint")
+    assert run_deja("index").returncode == 0
+    above = run_deja("sessions", "--project", fake_home.parent.name)
+    assert f"No sessions with --project {fake_home.parent.name};" in above.stdout, above.stdout + above.stderr
+    listed = json.loads(run_deja("sessions", "--project", "mono", "--json").stdout)["sessions"]
+    assert [row["id"] for row in listed] == ["c-web"], listed
+
+
+def test_where_a_run_was_is_a_path_from_the_folder_asked_about(tmp_path: Path, cli_root: Path) -> None:
+    """``in X`` is a folder that is there, seen from where it was asked: a working directory spelt with ``//`` said
+    ``in /checkout``, and one through a link below the folder kept the link's name where the path went elsewhere
+    (review15 F7); the MCP ``wip`` asked by a project's name named that project's own folder as elsewhere (F8)."""
+    shop = tmp_path / "code" / "shop"
+    (shop / "releases" / "v2" / "api").mkdir(parents=True)
+    (shop / "current").symlink_to(shop / "releases" / "v2")
+    (shop / "services" / "checkout").mkdir(parents=True)
+    write_transcript(
+        transcript_path(cli_root, str(shop), "c-root"),
+        [
+            user_turn("run the checkout tests"),
+            assistant_turn(
+                "Running them.",
+                tool_use("Shell", {"command": "pytest -q t_sl", "working_directory": f"{shop}//services//checkout"}),
+                tool_use("Shell", {"command": "pytest -q t_l", "working_directory": f"{shop}/current/api"}),
+            ),
+        ],
+    )
+    assert run_deja("index").returncode == 0
+    how = run_deja("how", "pytest", cwd=shop).stdout
+    said = {line.split("$ ")[1].split()[2]: line.split("(in ")[1].split(",")[0] for line in how.splitlines()[1:]}
+    assert said["t_sl"] == "services/checkout", how
+    assert (shop / said["t_l"]).resolve() == (shop / "releases" / "v2" / "api").resolve(), how
+
+    text, _ = wip_answer(Index.open(tmp_path / "deja"), "shop")
+    assert text.startswith("last session here: run the checkout tests  (20"), text
