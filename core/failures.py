@@ -14,8 +14,8 @@ from .destructive import is_destructive
 from .errors import error_lines, is_word
 from .index import Index, Segment, edited_paths, in_project
 from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_key, normalise_command, session_key
+from .lines import one_line
 from .record import Record
-from .text import one_line
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (datetime named in annotations only: the failure hook reads no message's time)

@@ -38,9 +38,9 @@ from .keys import (
     readable_path,
     within,
 )
+from .lines import one_line
 from .record import Record
 from .regular_files import open_regular
-from .text import one_line
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: no digest loads its reader
