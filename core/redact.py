@@ -26,6 +26,7 @@ from .redaction import (
     WORD_CHARS,
     a_netrc_entry,
     enabled,
+    may_hold_a_pgpass_line,
     may_name_a_secret_in_english,
     may_name_a_secret_in_other_words,
 )
@@ -481,7 +482,7 @@ def _netrc_password(match: re.Match[str]) -> bool:
     return own_word and _is_literal(value) and value.lower() not in _NOT_VALUES
 
 
-#: Run only on a text a line of which has the shape (``_may_hold_a_pgpass_line``): a colon is in most texts, and
+#: Run only on a text a line of which has the shape (``redaction.may_hold_a_pgpass_line``): a colon is in most texts, and
 #: two log times make four; compiling it would load ``re`` for a failed command's output on the hooks' path.
 _PGPASS = Rule(
     # A ``~/.pgpass`` line, ``host:port:database:user:password`` (``*`` for any, ``\:`` a colon): five fields and
@@ -499,23 +500,7 @@ _PGPASS = Rule(
 
 def _pgpass(text: str) -> str:
     """``text`` with the password of each ``.pgpass`` line in it redacted."""
-    return _apply(_PGPASS, text) if _may_hold_a_pgpass_line(text) else text
-
-
-def _may_hold_a_pgpass_line(text: str) -> bool:
-    """Whether a line of ``text`` may be one ``_PGPASS`` takes, asked with ``str``'s methods: five fields or more,
-    a port or ``*`` second, a letter, a dot or ``*`` in the first (``10:00:01 …`` is a time); a line with a ``\\``
-    (an escaped colon moves the fields) is asked about."""
-    if text.count(":") < 4:
-        return False
-    for line in text.split("\n"):
-        if line.count(":") >= 4:
-            host, port, _ = line.split(":", 2)
-            if "\\" in line:
-                return True
-            if (port == "*" or port.isdigit() and len(port) <= 5) and any(c.isalpha() or c in ".*" for c in host):
-                return True
-    return False
+    return _apply(_PGPASS, text) if may_hold_a_pgpass_line(text) else text
 
 
 def _pgpass_password(match: re.Match[str]) -> str:

@@ -260,9 +260,10 @@ def as_indexed(text: str) -> str:
 
     A secret in it would never match its indexed ``[redacted:…]`` form, and would be echoed back; every place
     that looks a user's error or command up in the index goes through here. The rules are imported (a few ms,
-    on a hook's path) only when a gate says the text may hold a secret.
+    on a hook's path) only when a gate says the text may hold a secret and a rule may change it
+    (``_may_be_changed``).
     """
-    if not text or not _may_pass_a_gate(text) or not enabled():
+    if not text or not _may_pass_a_gate(text) or not _may_be_changed(text) or not enabled():
         return text
     from .redact import scrub
 
@@ -313,3 +314,47 @@ def _may_pass_a_gate(text: str) -> bool:
     if may_name_a_secret(lowered):
         return True
     return any(len(word) >= 16 for word in text.split())  # a run of 16 characters without a blank: ``\S{16}``
+
+
+#: What a text must hold for ``redact.scrub`` to change it, but a run of 16 characters, a ``.pgpass`` line or a
+#: named secret: a needle of a keyed rule (``redact._KEYED_RULES``, the rules a separator lets a text be asked)
+#: or of the assignments (``redact._ASSIGNMENT_NEEDLES``). A lowercase needle is looked for in the lowercased text,
+#: any other as written, as ``redact`` looks for them; ``tests/test_redact_lazy.py`` checks that these are the
+#: rules' own.
+KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerconfigjson", ":\t>", ":\t|", ":   >",
+                 ":   |", ":  >", ":  |", ": >", ": |", "://", "</", "> auth", ">auth", "@", "E\t", "ENV", "auth",
+                 "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
+                 "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
+                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token")  # fmt: skip
+
+
+def _may_be_changed(text: str) -> bool:
+    """Whether ``redact.scrub`` may change ``text``, asked without importing its rules: a failed command's output
+    nearly always holds a colon, which passes the context gate, and the failure hook imported the rules (about 5 M
+    instructions, an eighth of ``python -c pass``) to change nothing. It may where a token rule may run (a run of 16
+    characters, or a text outside ASCII or holding "basic": ``redact._token_gate``), a keyed rule or the
+    assignments may (``KEYED_NEEDLES``), a line may be a ``.pgpass`` one, or a sentence may name a secret: what
+    ``scrub`` asks, in its order. ``tests/test_redact_lazy.py`` checks that a text it says no to comes back from
+    ``scrub`` as it was."""
+    lowered = text.lower()
+    if not text.isascii() or "basic" in lowered or any(len(word) >= 16 for word in text.split()):
+        return True
+    if any(needle in (lowered if needle.islower() else text) for needle in KEYED_NEEDLES):
+        return True
+    return may_hold_a_pgpass_line(text) or may_name_a_secret(lowered)
+
+
+def may_hold_a_pgpass_line(text: str) -> bool:
+    """Whether a line of ``text`` may be one ``redact._PGPASS`` takes, asked with ``str``'s methods: five fields or
+    more, a port or ``*`` second, a letter, a dot or ``*`` in the first (``10:00:01 …`` is a time); a line with a
+    ``\\`` (an escaped colon moves the fields) is asked about."""
+    if text.count(":") < 4:
+        return False
+    for line in text.split("\n"):
+        if line.count(":") >= 4:
+            host, port, _ = line.split(":", 2)
+            if "\\" in line:
+                return True
+            if (port == "*" or port.isdigit() and len(port) <= 5) and any(c.isalpha() or c in ".*" for c in host):
+                return True
+    return False

@@ -608,15 +608,6 @@ def normalise(text: str) -> str:
     return " ".join(unmarked(composed(text)).lower().split())
 
 
-def one_line(text: str, limit: int = 80) -> str:
-    """The first non-empty line of ``text``, trimmed to ``limit`` characters."""
-    for line in text.splitlines():
-        line = " ".join(line.split())
-        if line:
-            return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-    return ""
-
-
 #: What a terminal would act on rather than print: an escape sequence (CSI, the OSC that sets a window title,
 #: the other string commands, a lone ESC and its letter), then any other C0 or C1 control and DEL. A string
 #: command missing its terminator ends at the line's end, so it cannot swallow the rest of the output. Then the

@@ -4,7 +4,8 @@ The hooks push these answers into a chat; the CLI's and the MCP server's work
 verbs (``blame``, ``files``, ``fix``, ``how``, ``wip``, ``ctx``) ask for them
 directly. Everything here reads the prebuilt index through its exact lookup
 keys (``keys.py``) or a search shortlist, never the whole history. Search is
-imported where it is used: the failure hook imports this module and needs none.
+imported where it is used. Past failures of an error and what followed them are
+``failures.py``'s: the failure hook reads those and imports none of this.
 """
 
 from __future__ import annotations
@@ -14,45 +15,44 @@ import os
 
 from .destructive import is_destructive
 from .ending import stopped_after
-from .errors import error_lines, is_word
+from .errors import error_lines
+from .failures import (
+    FOLLOW_DOCS,
+    SESSIONS_COUNTED,
+    ErrorMatch,
+    Fix,
+    Step,
+    failed_call,
+    past_failures,
+    scan_window,
+    what_followed,
+)
 from .index import Index, Segment, asked_paths, edited_paths, filed_paths, in_project
 from .keys import (
     EDIT_TOOLS,
     SHELL_TOOLS,
     call_folder,
-    command_head,
     disk_path,
-    error_key,
     normalise_command,
     path_key,
     project_spelling,
     readable_path,
-    session_key,
     within,
 )
+from .lines import one_line
 from .record import Record
 from .regular_files import open_regular
-from .text import one_line
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
-if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: the failure hook never loads its reader
+if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: no digest loads its reader
     # (nor pathlib and datetime, named in annotations only)
-    from collections.abc import Callable, Collection, Iterator
+    from collections.abc import Callable, Iterator
     from datetime import datetime
     from pathlib import Path
 
     from .index import SessionMeta
     from .model import Message, ToolCall
     from .readers.ai_tracking import Attribution
-
-#: How far past an error the fix is looked for (messages).
-FOLLOW_DOCS = 30
-#: What is said of a past failure no later run of the same command fixed within ``FOLLOW_DOCS``: the answer after
-#: it is only what came next (trialG: a psql error's "what followed" was an answer about a webhook, and its edit
-#: read as the fix).
-NOT_RERUN = "no rerun of the failed command succeeded there"
-#: Only the head and tail of a long output are scanned for error lines.
-SCAN_CHARS = 8000
 
 
 class Place(Record, frozen=True):
@@ -260,147 +260,6 @@ def _holds(project_dir: str, path: str) -> bool:
 # --------------------------------------------------------------------------- errors
 
 
-class Step(Record):
-    """A command run after an error, with how it ended; destructive ones are history, never a suggestion."""
-
-    command: str
-    exit_code: int | None
-    destructive: bool = False
-
-
-class Fix(Record):
-    """One past occurrence of an error and what followed it in that session."""
-
-    session: SessionMeta
-    timestamp: datetime | None
-    error: str
-    #: The command that failed (normalised), when the failure was a Shell call.
-    command: str = ""
-    steps: list[Step] = []
-    #: The command like the failing one that then succeeded, if one did.
-    resolved_by: str = ""
-    edited: list[str] = []
-    answer: str = ""
-    #: The error was found in a message (a user pasting it, an answer quoting it), not in a failed command's output:
-    #: ``answer`` is what was said after it, which may or may not have fixed it.
-    mentioned: bool = False
-
-
-def scan_window(output: str) -> str:
-    """The head and tail of a long output, where error lines are."""
-    if len(output) <= SCAN_CHARS:
-        return output
-    return output[: SCAN_CHARS // 2] + "\n" + output[-SCAN_CHARS // 2 :]
-
-
-class ErrorMatch(Record, frozen=True):
-    """Which failed call is the error asked about: one with its signature's key and the names it quotes, or, for a
-    partial error, one whose output holds all its words."""
-
-    key: str = ""
-    names: tuple[str, ...] = ()
-    words: tuple[str, ...] = ()
-
-    def line(self, call: ToolCall) -> str | None:
-        """The error line of ``call`` that is this error, or None when the call did not fail with it."""
-        output = call.result or ""
-        if not call.exit_code:
-            return None
-        lines = error_lines(output)
-        if self.words:
-            lower = output.lower()
-            if not all(word in lower for word in self.words):
-                return None
-            return next((ln for ln in lines if all(w in ln.lower() for w in self.words)), lines[0] if lines else "")
-        if not all(name in output for name in self.names):
-            return None
-        return next((ln for ln in lines if error_key(ln) == self.key), None)
-
-
-def _failed_call(message: Message, match: ErrorMatch | None) -> tuple[ToolCall, str] | None:
-    """The first failed call of ``message`` with the error ``match`` (any error without one), and its error line."""
-    for call in message.tool_calls:
-        if not call.exit_code:
-            continue
-        if match is None:
-            return call, next(iter(error_lines(call.result or "", limit=1)), "")
-        line = match.line(call)
-        if line is not None:
-            return call, line
-    return None
-
-
-def what_followed(segment: Segment, doc: int, head: str = "", match: ErrorMatch | None = None) -> Fix:
-    """The commands and edits after the failure at ``doc`` up to a successful run of one like it.
-
-    The failure is the message's first failed call with the error ``match`` (a message can hold several failed
-    calls: cursor-agent merges a turn's calls into one), else its first failed call. ``head`` is the failing
-    command's head when the caller knows it (a hook does); otherwise it is taken from the failed call itself.
-    """
-    meta = segment.session(segment.doc(doc).ordinal)
-    found = _failed_call(segment.message(doc), match) or _failed_call(segment.message(doc), None)
-    failed, error = found if found else (None, "")
-    command = failed.args.get("command") if failed else None
-    if not head and isinstance(command, str):
-        head = command_head(normalise_command(command))
-    fix = Fix(
-        session=meta,
-        timestamp=segment.message(doc).timestamp,
-        error=error,
-        command=normalise_command(command) if isinstance(command, str) else "",
-    )
-    end = min(meta.first_doc + meta.n_docs, doc + FOLLOW_DOCS)
-    for d in range(doc, end):
-        message = segment.message(d)
-        calls = message.tool_calls
-        if d == doc and failed is not None:
-            calls = calls[calls.index(failed) + 1 :]
-        for call in calls:
-            if call.name in EDIT_TOOLS:
-                fix.edited += [p for p in edited_paths(call.args, "")[:1] if p not in fix.edited]
-            command = call.args.get("command")
-            if call.name not in SHELL_TOOLS or not isinstance(command, str):
-                continue
-            command = normalise_command(command)
-            fix.steps.append(Step(command, call.exit_code, is_destructive(command)))
-            if call.exit_code == 0 and (not head or command_head(command) == head):
-                fix.resolved_by = command
-                return fix
-        if d > doc and not fix.answer and message.role == "assistant" and message.text.strip():
-            fix.answer = one_line(message.text, 200)
-    return fix
-
-
-def before_rerun(fix: Fix) -> list[str]:
-    """What changed before the failed command itself, run again, succeeded, when no other command succeeded between:
-    ``edited conftest.py`` and ``a destructive step (not shown)``; [] when another command ran between (that is what
-    followed) or what succeeded was another command.
-
-    "fixed by: pytest -q" for the very command that failed tells an agent that a plain retry works, while the step
-    that fixed it was an edit or a withheld ``sudo rm -rf /var/lib/docker`` (trialI F2).
-    """
-    if not fix.resolved_by or fix.resolved_by != fix.command:
-        return []
-    between = fix.steps[:-1]
-    if any(step.exit_code == 0 and not step.destructive for step in between):
-        return []
-    changed = (
-        [f"edited {', '.join(in_project(p, fix.session.project_dir) for p in fix.edited[:3])}"] if fix.edited else []
-    )
-    return changed + (["a destructive step (not shown)"] if any(step.destructive for step in between) else [])
-
-
-def bare_retry(fix: Fix) -> bool:
-    """Whether what succeeded was the failed command itself, run again with nothing else run or edited between: a
-    flaky failure, which "fixed by" the same command would call fixed by a retry (trial9 F9)."""
-    return (
-        bool(fix.resolved_by)
-        and fix.resolved_by == fix.command
-        and not fix.edited
-        and (all(step.command == fix.command for step in fix.steps))
-    )
-
-
 class ErrorHistory(Record):
     """The newest past sessions an error came up in, one entry a session, and how many sessions it came up in."""
 
@@ -408,10 +267,6 @@ class ErrorHistory(Record):
     #: Counted up to ``SESSIONS_COUNTED``, whatever number is shown: the failure hook, ``deja fix`` and the MCP
     #: ``work`` tool say the same count.
     sessions: int
-
-
-#: How many past sessions of one error are counted (the failure hook's ``in N past sessions``).
-SESSIONS_COUNTED = 20
 
 
 def error_history(
@@ -435,113 +290,6 @@ def error_history(
         index, words, SESSIONS_COUNTED, exclude
     )
     return ErrorHistory(fixes[:limit], len(fixes))
-
-
-def past_failures(
-    index: Index, window: str, limit: int, exclude: Collection[str] = ()
-) -> Iterator[tuple[ErrorMatch, list[tuple[Segment, int]]]]:
-    """Per error line of ``window``: which failed calls are that error, and the newest failure of each of the
-    ``limit`` newest past sessions it came up in (segment, doc).
-
-    A past failure is the same error when it has the same signature and printed the names the line quotes
-    (``quoted_names``): ``deja fix`` and the failure hook both ask here, so they agree on what came up before.
-    A session that failed with it many times (an agent's retries, each call a posting) is one session, found by its
-    newest. Sessions in ``exclude`` (the asking conversation) are left out. No session is decoded here but to check
-    the quoted names: a caller decodes those it shows (the failure hook, one).
-    """
-    excluded = _places(index, exclude)
-    for line in error_lines(window):
-        match = ErrorMatch(key=error_key(line), names=tuple(quoted_names(line)))
-        failures: dict[tuple[str, int], tuple[Segment, int]] = {}
-        # (a name's UTF-8 bytes: a lone surrogate's, which no decoded text holds, match no record)
-        needles = [name.encode("utf-8", "surrogatepass") for name in match.names]
-        for _, segment, doc in index.newest(match.key, limit=POSTINGS_READ):
-            where = session_place(segment, doc)
-            if where in excluded or where in failures:
-                continue
-            if not match.names or _quotes(segment.message_holding(doc, needles), match):
-                failures[where] = (segment, doc)
-                if len(failures) >= limit:
-                    break
-        yield match, list(failures.values())
-
-
-def _quotes(message: Message | None, match: ErrorMatch) -> bool:
-    """Whether one of ``message``'s calls failed with ``match`` (None: a message whose record lacks its names)."""
-    return message is not None and any(match.line(call) is not None for call in message.tool_calls)
-
-
-#: How many of an error's newest postings are read for its sessions (one per failed call: retries repeat them).
-POSTINGS_READ = 200
-
-
-def session_place(segment: Segment, doc: int) -> tuple[str, int]:
-    """Which session ``doc`` belongs to, as (segment, ordinal): a session's one live copy, without decoding it."""
-    return segment.ref.name, segment.doc(doc).ordinal
-
-
-def _places(index: Index, session_ids: Collection[str]) -> set[tuple[str, int]]:
-    """Where the live sessions ``session_ids`` are (:func:`session_place`), found by their id keys."""
-    return {
-        session_place(segment, doc)
-        for session_id in session_ids
-        for _, segment, doc in index.newest(session_key(session_id), limit=1)
-    }
-
-
-def quoted_names(line: str) -> list[str]:
-    """The names an error line quotes (``Cannot find module 'lodash'``).
-
-    The signature leaves every quoted string out, so that a path or number that changes run to run does not split
-    one error in two; a quoted name without digits or a path in it is what tells apart errors that only share their
-    wording (``'lodash'`` is not ``'stripe'``), and is kept here. Read with ``str``'s methods: what ``QUOTED_NAME``
-    finds, less what ``NOT_A_NAME`` finds in it (``tests/test_error_scan.py``).
-    """
-    return [name for name in _quoted(line) if not _not_a_name(name)]
-
-
-#: A quoted string not glued to a word on either side; and what makes one a path or a number, not a name.
-QUOTED_NAME = r"(?<!\w)(['\"`])(.+?)\1(?!\w)"
-NOT_A_NAME = r"\d|^[^@].*[/\\]"
-
-
-def _quoted(line: str) -> list[str]:
-    """``[name for _, name in re.findall(QUOTED_NAME, line)]``."""
-    names: list[str] = []
-    at = 0
-    while True:
-        starts = [s for s in (line.find(q, at) for q in "'\"`") if s >= 0]
-        if not starts:
-            return names
-        start = min(starts)
-        end = _closing(line, start) if not is_word(line, start - 1) else -1
-        if end < 0:
-            at = start + 1
-            continue
-        names.append(line[start + 1 : end])
-        at = end + 1
-
-
-def _closing(line: str, start: int) -> int:
-    """Where the quote at ``start`` closes: the first of its kind after one character or more, with no word right
-    after it and no line break before it; -1 if none does."""
-    newline = line.find("\n", start + 1)
-    end = line.find(line[start], start + 2)
-    while end >= 0 and (newline < 0 or end < newline):
-        if not is_word(line, end + 1):
-            return end
-        end = line.find(line[start], end + 1)
-    return -1
-
-
-def _not_a_name(name: str) -> bool:
-    """Whether ``NOT_A_NAME`` finds ``name``: a decimal digit, or a slash after a first character that is no ``@``."""
-    if any(char.isdecimal() for char in name):
-        return True
-    if name[:1] in ("", "@"):
-        return False
-    rest = name[1:].partition("\n")[0]
-    return "/" in rest or "\\" in rest
 
 
 def _error_words(output: str) -> tuple[str, ...]:
@@ -588,7 +336,7 @@ def _searched_failures(index: Index, words: tuple[str, ...], limit: int, exclude
     for segment, meta in _searched_sessions(index, words, limit, exclude):
         for doc in reversed(range(meta.first_doc, meta.first_doc + meta.n_docs)):
             message = segment.message_holding(doc, needles, folded=True)
-            if message is not None and _failed_call(message, match):
+            if message is not None and failed_call(message, match):
                 fixes.append(what_followed(segment, doc, match=match))
                 break
     return _newest_first(fixes, limit)

@@ -104,7 +104,10 @@ def visible(text: str) -> str:
     """``text`` as a model reads it: NFKC-normalised, without the characters that show nothing."""
     if text.isascii():
         return text
-    import unicodedata  # (here: a hook whose answer is ASCII never loads it)
+    dotted = text.replace("\u2026", "...")  # NFKC's own reading of the ellipsis that ends whatever deja cuts short
+    if dotted.isascii():  # (no ASCII character is a filler or of a category dropped: an answer cut short loads no
+        return dotted  # unicodedata, about 0.3 ms)
+    import unicodedata  # (here: a hook whose answer is ASCII, or ASCII and ellipses, never loads it)
 
     normal = unicodedata.normalize("NFKC", text)
     return "".join(c for c in normal if c not in _FILLERS and unicodedata.category(c) not in _INVISIBLE_CATEGORIES)

@@ -11,8 +11,8 @@ TYPE_CHECKING = False  # typing's own, without importing typing (every hook woul
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..core.failures import ErrorMatch
     from ..core.index import Index, Segment
-    from ..core.work import ErrorMatch
 
 BUDGET = 512
 
@@ -49,9 +49,9 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
     file as the cure): it is said to be only what came next.
     """
     from ..core.destructive import is_destructive
-    from ..core.work import NOT_RERUN, before_rerun, what_followed
+    from ..core.failures import NOT_RERUN, before_rerun, what_followed
 
-    fix = what_followed(segment, doc, head, match)
+    fix = what_followed(segment, doc, head, match, dated=False)
     answer = "" if says_the_same(fix.answer, concluded) else fix.answer
     if not fix.resolved_by:
         return f"{NOT_RERUN.capitalize()}; the next answer: {answer}" if answer else f"{NOT_RERUN.capitalize()}."
@@ -71,9 +71,9 @@ def after_tool(call: HookCall) -> str:
     output = failure(call)
     if not output:
         return call.silent("the command did not fail")
-    # Here, not at the top: most commands succeed, and their events never load work.py, its patterns and ``re``.
+    # Here, not at the top: most commands succeed, and their events never load failures.py and the redaction rules.
+    from ..core.failures import scan_window
     from ..core.redaction import as_indexed
-    from ..core.work import scan_window
 
     output = as_indexed(scan_window(output))  # a secret in it: the index holds it redacted
     index = call.index()
@@ -86,7 +86,7 @@ def after_tool(call: HookCall) -> str:
 
 def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
     from ..core.ending import failed_at_end
-    from ..core.work import SESSIONS_COUNTED, past_failures
+    from ..core.failures import SESSIONS_COUNTED, past_failures
 
     for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids):
         if not rows:

@@ -9,21 +9,11 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from ..core.failures import NOT_RERUN, Step, bare_retry, before_rerun
 from ..core.index import SessionMeta
 from ..core.keys import seen_from
 from ..core.readers.ai_tracking import Attribution
-from ..core.work import (
-    NOT_RERUN,
-    Blame,
-    Digest,
-    Edit,
-    ErrorHistory,
-    FileUse,
-    Invocation,
-    Step,
-    bare_retry,
-    before_rerun,
-)
+from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
 from .views import KEPT_ELSEWHERE, iso, lines_within, session_json, when
 
 #: How much of an edit's old and new text a text answer shows.

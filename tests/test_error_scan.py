@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from deja.core import destructive, errors, work
+from deja.core import destructive, errors, failures
 
 pytestmark = pytest.mark.unit
 
@@ -198,13 +198,15 @@ def test_every_code_point_quotes_a_name_as_the_patterns_read_it(around: str) -> 
 def test_random_lines_quote_names_as_the_patterns_read_them() -> None:
     _same_names(QUOTE_LINES)
     for name in [*QUOTE_LINES, "@a/b", "a\n/b", "\n/x", "ab\\c", "a1", "\u0661"]:
-        assert work._not_a_name(name) == (re.search(work.NOT_A_NAME, name) is not None), repr(name)
+        assert failures._not_a_name(name) == (re.search(failures.NOT_A_NAME, name) is not None), repr(name)
 
 
 def _same_names(lines: list[str]) -> None:
     for line in lines:
-        expected = [name for _, name in re.findall(work.QUOTED_NAME, line) if not re.search(work.NOT_A_NAME, name)]
-        assert work.quoted_names(line) == expected, repr(line)
+        expected = [
+            name for _, name in re.findall(failures.QUOTED_NAME, line) if not re.search(failures.NOT_A_NAME, name)
+        ]
+        assert failures.quoted_names(line) == expected, repr(line)
 
 
 COMMANDS = [

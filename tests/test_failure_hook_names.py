@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from harness import run_deja
 
+from deja.core.failures import past_failures, session_place, what_followed
 from deja.core.index import Index
 from deja.core.index.format import Codec
 from deja.core.index.light import LIGHT
 from deja.core.indexer import refresh
-from deja.core.work import past_failures, session_place
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
@@ -140,3 +140,19 @@ def test_a_past_failure_is_decoded_only_when_its_record_holds_the_quoted_names(p
     for absent in ("express", "lod\udc80ash"):
         assert past_failures(index, f"Error: Cannot find module '{absent}'", 5).__next__()[1] == []
     assert decoded == []
+
+
+def test_what_followed_reads_a_session_once_and_finds_what_each_message_read_alone_finds(project: Path) -> None:
+    """``Segment.messages_along`` inflates a session's records once, as far as the messages reached so far end: each
+    message is what ``Segment.message`` decodes of it alone; and what followed the lodash failure is the same fix
+    whether or not it carries the failure's time (the hook asks without it, and loads no ``_datetime`` for it)."""
+    index = Index.open(Path(os.environ["DEJA_HOME"]))
+    for segment, _, meta in index.sessions():
+        docs = range(meta.first_doc, meta.first_doc + meta.n_docs)
+        assert list(segment.messages_along(docs)) == [segment.message(doc) for doc in docs]
+        assert list(segment.messages_along(reversed(docs))) == [segment.message(doc) for doc in reversed(docs)]
+    [(match, [(segment, doc)])] = past_failures(index, "Error: Cannot find module 'lodash'", 5)
+    dated, undated = what_followed(segment, doc, "node", match), what_followed(segment, doc, "node", match, dated=False)
+    assert dated.timestamp is not None and undated.timestamp is None
+    assert vars(undated) == {**vars(dated), "timestamp": None}
+    assert dated.resolved_by == "node server.js" and dated.steps[0].command == "npm install lodash"

@@ -29,7 +29,7 @@ from deja.core.writers.cursor_agent import (
     turn_ended,
     user_turn,
 )
-from deja.hooks.call import FRAME_CLOSE, FRAME_OPEN, neutralise
+from deja.hooks.call import FRAME_CLOSE, FRAME_OPEN, neutralise, visible
 
 ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u180e", "\U000e0041")
 #: Brackets a model reads as < and >: ASCII, fullwidth, small, escaped, angle quotes.
@@ -143,6 +143,27 @@ def test_neutralise_leaves_no_tag(variant: str) -> None:
 )
 def test_text_without_a_tag_comes_back_as_it_was(text: str) -> None:
     assert neutralise(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fixed the cache warmup…",
+        "…",
+        "a\x00\t\x7f…b…\n",
+        "".join(map(chr, range(128))) + "…",
+        "<deja-recall…>",
+        "x…/deja-recall>",
+    ],
+)
+def test_an_ascii_text_cut_short_reads_as_its_normal_form_without_unicodedata(text: str) -> None:
+    """``visible`` reads a text of ASCII and ellipses without ``unicodedata``: the same as the long way."""
+    long_way = "".join(
+        c
+        for c in unicodedata.normalize("NFKC", text)
+        if c not in "\u115f\u1160\u3164\uffa0\u2800" and unicodedata.category(c) not in ("Cf", "Mn", "Me")
+    )
+    assert visible(text) == long_way
 
 
 # --------------------------------------------------------------------------- through every hook

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deja.core import keys, work
+from deja.core import failures, keys
 
 pytestmark = pytest.mark.unit
 
@@ -32,7 +32,7 @@ def test_the_first_command_and_the_quoted_names_are_what_the_patterns_give(piece
             patch.setattr(re, "split", _fail)
             keys.command_head(line)
     quoted = [name for _, name in re.findall(r"(?<!\w)(['\"`])(.+?)\1(?!\w)", line)]
-    assert work.quoted_names(line) == [name for name in quoted if not re.search(r"\d|^[^@].*[/\\]", name)]
+    assert failures.quoted_names(line) == [name for name in quoted if not re.search(r"\d|^[^@].*[/\\]", name)]
 
 
 @pytest.mark.parametrize(("command", "head"), [("make build; make test", "make build"), ("a|| b", "a")])
@@ -42,4 +42,4 @@ def test_a_chained_command_is_still_cut_at_its_first_link(command: str, head: st
 
 def test_a_line_without_quotes_compiles_no_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(re, "findall", _fail)
-    assert work.quoted_names("ModuleNotFoundError: No module named api.cache") == []
+    assert failures.quoted_names("ModuleNotFoundError: No module named api.cache") == []

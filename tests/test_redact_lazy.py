@@ -239,3 +239,39 @@ def test_an_ordinary_error_line_does_not_pass_the_sentence_gate(line: str) -> No
 def test_an_ordinary_error_line_names_no_secret_in_other_words(line: str) -> None:
     """A failed command's hook imports no rules (and no ``re``) for an error line no secret is named in."""
     assert not may_name_a_secret_in_other_words(line.lower())
+
+
+@pytest.mark.unit
+def test_the_needles_the_failure_gate_asks_for_are_the_keyed_rules_and_the_assignments_own() -> None:
+    """``redaction.KEYED_NEEDLES`` are the needles of every rule a separator lets a text be asked: each of those
+    rules has some (one without would run on every such text, and the gate could skip none)."""
+    from deja.core import redaction
+
+    assert all(rule.needles for rule in redact._KEYED_RULES)
+    own = {needle for rule in redact._KEYED_RULES for needle in rule.needles} | set(redact._ASSIGNMENT_NEEDLES)
+    assert set(redaction.KEYED_NEEDLES) == own and len(redaction.KEYED_NEEDLES) == len(own)
+
+
+ERROR_PIECES = [
+    *PIECES, *SENTENCE_PIECES, "error[E0382]: borrow of moved value: `x`", "E   ModuleNotFoundError: ", "\n",
+    "10:00:01 ", "db.local:5432:*:app:", "basic ", "docker login", "password", "token ", " is ", "Error: ", "::", "\\",
+]  # fmt: skip
+
+
+@pytest.mark.unit
+def test_a_text_the_failure_gate_lets_pass_unimported_comes_back_from_the_rules_as_it_was() -> None:
+    """What ``as_indexed`` no longer imports the rules for (``redaction._may_be_changed`` says no) is what they leave
+    as it was: secrets, code, random texts of the rules' needles and separators, and error lines."""
+    from deja.core import redaction
+
+    rng = random.Random(11)
+    texts = [secret.text for secret in SECRETS] + [line for _, line in code_lines()]
+    texts += _random_texts(20_000, seed=7)
+    texts += ["".join(rng.choice(ERROR_PIECES) for _ in range(rng.randrange(0, 12))) for _ in range(20_000)]
+    skipped = [text for text in texts if not redaction._may_be_changed(text)]
+    assert len(skipped) > 5_000  # (not vacuous: many texts skip the rules)
+    for text in skipped:
+        assert redact.scrub(text) == text, repr(text)
+    assert not redaction._may_be_changed("error[E0382]: borrow of moved value: `kanupe_pequ`")
+    assert not redaction._may_be_changed("fatal: not a git repository (or any of the parent directories): .git")
+    assert redaction._may_be_changed("E   ModuleNotFoundError: No module named 'api.cache'")  # (a 16-character run)

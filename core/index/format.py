@@ -167,6 +167,25 @@ def inflate(block: bytes, zdict: bytes, upto: int = 0) -> bytes:
     return zlib.decompressobj(WBITS, zdict=zdict).decompress(block, upto)
 
 
+class Inflating:
+    """A block inflated as far as asked so far, and further from where it stopped when asked again: messages read
+    one after another inflate their session's records once, where ``inflate`` for each started over."""
+
+    __slots__ = ("_inflater", "_rest", "data")
+
+    def __init__(self, block: bytes, zdict: bytes) -> None:
+        self._inflater = zlib.decompressobj(WBITS, zdict=zdict)
+        self._rest = block
+        self.data = b""
+
+    def upto(self, size: int) -> bytes:
+        """The block inflated as far as its first ``size`` bytes at least; zlib.error when damaged."""
+        if size > len(self.data):
+            self.data += self._inflater.decompress(self._rest, size - len(self.data))
+            self._rest = self._inflater.unconsumed_tail
+        return self.data
+
+
 def split_dicts(data: bytes | mmap.mmap) -> tuple[bytes, bytes]:
     """``dicts.bin``'s two dictionaries: the records' and the metas' (both empty in a segment without them)."""
     split = DICT_HEAD.size + DICT_HEAD.unpack_from(data)[0]

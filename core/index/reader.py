@@ -28,6 +28,7 @@ from .format import (
     Doc,
     IndexForbidden,
     IndexUnreadable,
+    Inflating,
     SessionKeys,
     default_codec,
     doc_width,
@@ -38,7 +39,7 @@ from .format import (
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (and collections.abc, pathlib: a hook reads the index with paths as strings)
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
     from _typeshed import StrPath
 
@@ -308,7 +309,7 @@ class Segment:
     def message_holding(self, doc: int, needles: list[bytes], folded: bool = False) -> Message | None:
         """One doc's message when its record holds every one of ``needles`` (a record's strings are its text's UTF-8
         bytes as written, so a text holding a string holds its bytes), else None, without decoding it: a caller
-        that wants only messages quoting given names (``work.past_failures``, up to 200 candidates a failed
+        that wants only messages quoting given names (``failures.past_failures``, up to 200 candidates a failed
         command) decodes just those that may. ``folded``: the needles are ASCII and lowercase, looked for as in
         ``text.lower()`` (``_folded``)."""
         rows = self._doc_rows
@@ -324,16 +325,32 @@ class Segment:
     def messages_at(self, docs: list[int]) -> list[Message]:
         """The messages of ``docs``, all of one session, in that order: its records are inflated once, as far as
         the last of them ends (a search's snippets of one session cost one inflation, not one each)."""
-        if not docs:
-            return []
-        rows = self._doc_rows
+        return list(self.messages_along(docs))
+
+    def messages_along(self, docs: Iterable[int]) -> Iterator[Message]:
+        """The messages of ``docs``, all of one session, in that order, each decoded when it is reached: the
+        session's records are inflated once, only as far as the messages reached so far end (``failures.what_followed``
+        reads up to 30 messages after a failure, and stops at the command that fixed it)."""
+        rows, records = self._doc_rows, None
+        for doc in docs:
+            try:
+                ordinal, start, end = rows[3 * doc] & ORDINAL_MASK, rows[3 * doc + 1], rows[3 * doc + 2]
+            except _DAMAGE as exc:
+                raise self._damaged("docs.bin", exc) from None
+            try:
+                records = records or self._inflating(ordinal)
+                raw = records.upto(end)
+            except _DAMAGE as exc:
+                raise self._damaged("records.bin", exc) from None
+            yield self._decoded(raw, start, end)
+
+    def _inflating(self, ordinal: int) -> Inflating:
+        """A session's records, to inflate as far as they are read (``Inflating``)."""
         try:
-            ordinal = rows[3 * docs[0]] & ORDINAL_MASK
-            spans = [(rows[3 * doc + 1], rows[3 * doc + 2]) for doc in docs]
+            off, length = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[6:8]
         except _DAMAGE as exc:
-            raise self._damaged("docs.bin", exc) from None
-        raw, _ = self._records(ordinal, max(end for _, end in spans))
-        return [self._decoded(raw, start, end) for start, end in spans]
+            raise self._damaged("sessions.idx", exc) from None
+        return Inflating(self._records_file[off : off + length], self._dicts()[0])
 
     def messages(self, meta: SessionMeta) -> list[Message]:
         """A session's messages in order (its title doc left out)."""

@@ -13,9 +13,9 @@ from pathlib import Path
 from ..bookkeeping import Location
 from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths, remove_segments
 from ..keys import EDIT_TOOLS
+from ..lines import one_line
 from ..model import Message, Session, ToolCall, cap_text
 from ..redact import scrub, scrub_value
-from ..text import one_line
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a hook's refresh builds records)
 if TYPE_CHECKING:

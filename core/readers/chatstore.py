@@ -29,9 +29,9 @@ import msgspec
 import orjson
 
 from ..digests import folder_md5, sha256_hex
+from ..lines import one_line
 from ..model import Message
 from ..regular_files import read_regular, subfolders
-from ..text import one_line
 from . import jsonvalue
 from .conversation import Child, canonical_args, normalise_tool_name, store_conversation
 from .pairing import Pass, call_target, pair_calls, target_of, whole_call

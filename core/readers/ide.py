@@ -31,9 +31,9 @@ from typing import Any, NamedTuple
 import orjson
 
 from ..digests import blake2b
+from ..lines import one_line
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times
 from ..record import Record
-from ..text import one_line
 from . import jsonvalue
 from .projects import GLASS_MEMBERSHIP_KEY, EditorChat, Found, Projects, path_values, uri_dir
 from .vscdb import READ_ATTEMPTS, CursorConnection, connect_read_only, count_database_error, table_names
