@@ -108,8 +108,13 @@ def seen_from(folder: str, here: str) -> str:
     if not within(folder, here):
         return folder
     path = os.path.relpath(os.path.normpath(folder), os.path.normpath(here))
-    # a link below ``here`` (``current`` -> ``releases/v2``) leads outside it as spelt: the path where it leads
-    return os.path.relpath(os.path.realpath(folder), os.path.realpath(here)) if path.startswith("..") else path
+    if not path.startswith(".."):
+        return path
+    # spelt otherwise than ``here`` (``~/Code/mono`` asked at ``~/code/mono``; a link below it, ``current`` ->
+    # ``releases/v2``): as many of the folder's last names, where it leads, as lie below ``here`` as the index
+    # compares folders (review16 R16-1)
+    below = project_spelling(folder)[len(project_spelling(here)) + 1 :].count("/") + 1
+    return "/".join(os.path.realpath(folder).split("/")[-below:])
 
 
 def readable_path(path: str) -> str:

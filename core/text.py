@@ -472,8 +472,10 @@ class _Marks(dict[int, "int | None"]):
         return found
 
 
-#: The blocks of the scripts written without a space between words: Thai to Myanmar, Khmer, and the Tai scripts.
-_UNSPACED = ((0x0E00, 0x10A0), (0x1780, 0x1800), (0x1950, 0x1AB0))
+#: The blocks of the scripts of South-East Asia, written without a space between words: Thai to Myanmar, Khmer, the
+#: Tai scripts, Buginese to Lepcha (Balinese, Sundanese, Batak), Javanese, Myanmar's extensions, Cham and Tai Viet
+#: (review16 R16-2: a Javanese sentence was one term).
+_UNSPACED = ((0x0E00, 0x10A0), (0x1780, 0x1800), (0x1950, 0x1AB0), (0x1B00, 0x1C50), (0xA980, 0xAAE0))
 _MARKS = _Marks()
 
 

@@ -134,6 +134,7 @@ def test_words_of_scripts_written_with_marks_are_whole_words(tmp_path: Path, cli
         "c-he": f"{filler} והשרת אמר שָׁלוֹם עוֹלָם ונפל",
         "c-ar": "مَرْحَبًا، الخادم متوقف",
         "c-th": "สวัสดีครับ เซิร์ฟเวอร์ล่มอีกแล้ว",
+        "c-jv": "ꦱꦼꦂꦮꦼꦂꦩꦠꦶꦩꦼꦤꦺꦃ ꦢꦠꦧꦺꦱ꧀ꦲꦺꦴꦫꦺꦴꦗꦭꦤ꧀",  # (Javanese, unspaced too: review16 R16-2)
     }
     for chat_id, text in chats.items():
         folder = tmp_path / chat_id
@@ -147,6 +148,7 @@ def test_words_of_scripts_written_with_marks_are_whole_words(tmp_path: Path, cli
         ("שָׁלוֹם", "c-he"),
         ("مرحبا", "c-ar"),
         ("ครับ", "c-th"),
+        ("ꦩꦠꦶ", "c-jv"),
     ]
     for query, wanted in queries:
         found = json.loads(run_deja("search", query, "--json").stdout)["hits"]

@@ -503,6 +503,7 @@ def test_where_a_run_was_is_a_path_from_the_folder_asked_about(tmp_path: Path, c
                 "Running them.",
                 tool_use("Shell", {"command": "pytest -q t_sl", "working_directory": f"{shop}//services//checkout"}),
                 tool_use("Shell", {"command": "pytest -q t_l", "working_directory": f"{shop}/current/api"}),
+                tool_use("Shell", {"command": "pytest -q t_c", "working_directory": f"{shop.parent}/SHOP/services"}),
             ),
         ],
     )
@@ -510,6 +511,7 @@ def test_where_a_run_was_is_a_path_from_the_folder_asked_about(tmp_path: Path, c
     how = run_deja("how", "pytest", cwd=shop).stdout
     said = {line.split("$ ")[1].split()[2]: line.split("(in ")[1].split(",")[0] for line in how.splitlines()[1:]}
     assert said["t_sl"] == "services/checkout", how
+    assert said["t_c"] == "services", how  # (a folder spelt in another case is the same one: review16 R16-1)
     assert (shop / said["t_l"]).resolve() == (shop / "releases" / "v2" / "api").resolve(), how
 
     text, _ = wip_answer(Index.open(tmp_path / "deja"), "shop")
