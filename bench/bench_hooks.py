@@ -61,6 +61,7 @@ from deja.core.indexer import refresh  # noqa: E402
 from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
 from deja.hooks.call import STARTED, HookCall  # noqa: E402
+from deja.hooks.prompt import recall_for  # noqa: E402
 from deja.hooks.run import OPENERS  # noqa: E402
 
 FLOOR = "python -c pass"
@@ -226,7 +227,9 @@ def index_home(size: int, given: dict[int, Path] | None = None) -> Path:
 
 
 def find_target(index: Index) -> Target:
-    """A cursor-agent chat with a failed Shell call and an edit: the payloads ask about it."""
+    """A cursor-agent chat with a failed Shell call and an edit, whose first question the prompt hook answers at this
+    size (a recalling row that recalled nothing measured a prompt that matches nothing: at 100k the first such chat's
+    question did not pass the gate): the payloads ask about it."""
     for segment, _, meta in index.sessions():
         if meta.source != "cursor-cli" or not meta.origin.endswith(".jsonl") or not meta.project_dir:
             continue
@@ -234,6 +237,8 @@ def find_target(index: Index) -> Target:
         failed = next((c for c in calls if c.name in SHELL_TOOLS and c.exit_code and c.result), None)
         edit = next((c for c in calls if c.name in EDIT_TOOLS and isinstance(c.args.get("path"), str)), None)
         if failed is None or edit is None:
+            continue
+        if not recall_for(index, meta.asked, "safe", set(), set(), here=meta.project_dir).lines:
             continue
         return Target(
             project=meta.project_dir,
@@ -244,7 +249,7 @@ def find_target(index: Index) -> Target:
             chat_id=meta.id,
             transcript=meta.origin,
         )
-    raise SystemExit("no cursor-agent chat with a failed command and an edit in this history")
+    raise SystemExit("no cursor-agent chat with a failed command and an edit whose question recalls in this history")
 
 
 def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
