@@ -330,7 +330,20 @@ def unwritable(exc: OSError) -> str:
         return f"cannot write the index ({where}: {exc.strerror}): free space on that disk, then run `deja index`"
     if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) != home:
         return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
-    return f"cannot write the index ({where}: {exc.strerror or exc}): is DEJA_HOME writable?"
+    return f"cannot write the index ({where}: {exc.strerror or exc}): is {_home_setting()} writable?"
+
+
+def _home_setting() -> str:
+    """What names deja's home, as a user would change it: with ``XDG_CACHE_HOME`` a file and ``DEJA_HOME`` unset,
+    the line asked about ``DEJA_HOME`` (review16)."""
+    from ..core.config import resolve
+
+    source = resolve("home").source
+    if source == "env":
+        return "DEJA_HOME"
+    if source == "file":
+        return "the config file's home"
+    return "XDG_CACHE_HOME" if os.environ.get("XDG_CACHE_HOME") else "~/.cache"
 
 
 def _check_readable() -> None:

@@ -248,6 +248,15 @@ def test_a_deja_home_that_cannot_be_made_is_one_line(hostile: dict[str, str], ar
     ]
 
 
+def test_a_cache_folder_that_is_a_file_is_named_as_what_sets_the_home(hostile: dict[str, str], tmp_path: Path) -> None:
+    """With ``XDG_CACHE_HOME`` a file and no ``DEJA_HOME``, the line asked whether DEJA_HOME was writable (review16)."""
+    cache = tmp_path / "cache-file"
+    cache.write_text("")
+    env = {key: value for key, value in hostile.items() if key != "DEJA_HOME"}
+    done = run_deja("index", env={**env, "XDG_CACHE_HOME": str(cache)})
+    assert done.returncode == 1 and done.stderr.endswith("is XDG_CACHE_HOME writable?\n"), done.stderr
+
+
 # --- item 21: blame's target --------------------------------------------------
 
 
