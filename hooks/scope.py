@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..core.keys import call_folder, within
+from ..core.keys import call_folder, project_spelling, within
 from .call import HookCall
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -55,8 +55,20 @@ class Scope:
     def __init__(self, index: Index, folder: str, project_dir: str) -> None:
         from ..core.index import name_hash
 
-        self._tree = index.tree(folder)
+        # the home folder's tree is every project's: a command run at ``~`` counts the sessions opened there alone
+        # (``ran 9 times in ~`` counted every project's runs: review16)
+        self._tree = None if _at_home(folder) else index.tree(folder)
         self._own = {name_hash(folder), name_hash(project_dir) if within(folder, project_dir) else 0} - {0}
 
     def holds(self, segment: Segment, ordinal: int) -> bool:
-        return segment.session_keys(ordinal).dir_hash in self._own or self._tree.holds(segment, ordinal)
+        if segment.session_keys(ordinal).dir_hash in self._own:
+            return True
+        return self._tree is not None and self._tree.holds(segment, ordinal)
+
+
+def _at_home(folder: str) -> bool:
+    """Whether ``folder`` is the home folder, spelt as ``HOME`` names it or as its links lead."""
+    from ..core.folders import home_spellings
+
+    spelt = project_spelling(folder)
+    return any(spelt == project_spelling(home) for home in home_spellings())

@@ -516,3 +516,24 @@ def test_where_a_run_was_is_a_path_from_the_folder_asked_about(tmp_path: Path, c
 
     text, _ = wip_answer(Index.open(tmp_path / "deja"), "shop")
     assert text.startswith("last session here: run the checkout tests  (20"), text
+
+
+def test_a_command_run_at_the_home_folder_counts_the_sessions_opened_there_alone(
+    fake_home: Path, cli_root: Path
+) -> None:
+    """The Shell pre-hook for a call run at ``~`` counted every project's runs below it ("ran 3 times in ~"): the
+    home folder is no project of the folders below it (review16), so only the sessions opened at ``~`` count."""
+    _chat(cli_root, fake_home, "c-home", "update the dotfiles", "pytest -q")
+    _chat(cli_root, fake_home / "code" / "api", "c-api", "fix the api tests", "pytest -q")
+    _chat(cli_root, fake_home / "code" / "web", "c-web", "fix the web tests", "pytest -q")
+    assert run_deja("index").returncode == 0
+    payload = {
+        "conversation_id": "c-now",
+        "hook_event_name": "preToolUse",
+        "workspace_roots": [str(fake_home / "code" / "api")],
+        "tool_name": "Shell",
+        "tool_input": {"command": "pytest -q", "working_directory": "~"},
+    }
+    said = json.loads(run_deja("hook-tool", input=json.dumps(payload)).stdout)["additional_context"]
+    assert f"`pytest -q` ran 1 time in {fake_home} before, in 1 session;" in said, said
+    assert "(`deja show c-home`)" in said, said
