@@ -336,14 +336,14 @@ def unwritable(exc: OSError) -> str:
 def _home_setting() -> str:
     """What names deja's home, as a user would change it: with ``XDG_CACHE_HOME`` a file and ``DEJA_HOME`` unset,
     the line asked about ``DEJA_HOME`` (review16)."""
-    from ..core.config import resolve
+    from ..core.config import folder_variable, resolve
 
     source = resolve("home").source
     if source == "env":
         return "DEJA_HOME"
     if source == "file":
         return "the config file's home"
-    return "XDG_CACHE_HOME" if os.environ.get("XDG_CACHE_HOME") else "~/.cache"
+    return "XDG_CACHE_HOME" if folder_variable("XDG_CACHE_HOME") else "~/.cache"  # (a relative one is ignored)
 
 
 def _check_readable() -> None:

@@ -255,6 +255,10 @@ def test_a_cache_folder_that_is_a_file_is_named_as_what_sets_the_home(hostile: d
     env = {key: value for key, value in hostile.items() if key != "DEJA_HOME"}
     done = run_deja("index", env={**env, "XDG_CACHE_HOME": str(cache)})
     assert done.returncode == 1 and done.stderr.endswith("is XDG_CACHE_HOME writable?\n"), done.stderr
+    (tmp_path / "h2").mkdir()
+    (tmp_path / "h2" / ".cache").write_text("")  # a relative XDG_CACHE_HOME is ignored: ~/.cache is the one
+    done = run_deja("index", env={**env, "HOME": str(tmp_path / "h2"), "XDG_CACHE_HOME": "relative/cache"})
+    assert done.returncode == 1 and done.stderr.endswith("is ~/.cache writable?\n"), done.stderr
 
 
 # --- item 21: blame's target --------------------------------------------------
