@@ -99,6 +99,14 @@ def call_folder(args: dict, project_dir: str) -> str:
     return project_dir
 
 
+def spelt_homes() -> set[str]:
+    """The home folder as the index compares folders (``project_spelling``), as ``HOME`` names it and where its links
+    lead (``folders.home_spellings``): the home folder is no project of the folders below it."""
+    from .folders import home_spellings
+
+    return {project_spelling(home) for home in home_spellings()}
+
+
 def seen_from(folder: str, here: str) -> str:
     """Where ``folder`` is, told from ``here``: "" when it is ``here`` (or either is not known), the path from
     ``here`` when it lies below (``services/checkout``), else ``folder`` whole. At a monorepo's root a package's run

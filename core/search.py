@@ -33,10 +33,9 @@ from .fields import (
     field_texts,
     kind_text,
 )
-from .folders import home_spellings
 from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
-from .keys import is_folder, project_spelling, readable_path, sessions_key, telling_tail, tree_key
+from .keys import is_folder, project_spelling, readable_path, sessions_key, spelt_homes, telling_tail, tree_key
 from .record import Record
 from .text import composed, hex_letters, identifier_parts, normalise, phrases, random_pairs, term_positions, terms
 from .thesaurus import related
@@ -1099,7 +1098,7 @@ def _names_above(index: Index) -> dict[str, dict[str, str]]:
     Found from the folders sessions ran in (``_session_folders``), each folder above them looked at once; never the
     root, nor the home folder or a folder above it, which would be every session's (``--project Users`` on a Mac
     with a chat opened at the home folder: review15 F4)."""
-    homes = _homes()
+    homes = spelt_homes()
     found: dict[str, dict[str, str]] = {}
     seen: set[str] = set()
     for folder in _session_folders(index):
@@ -1151,14 +1150,9 @@ def _folder_with_more(index: Index, by_folder: dict[int, list[tuple[Segment, int
     if 0 in by_folder:
         return None
     folders = _folders_of(by_folder, 1)
-    if len(folders) != 1 or project_spelling(folders[0]) in _homes():
+    if len(folders) != 1 or project_spelling(folders[0]) in spelt_homes():
         return None
     return folders[0] if _holds_more(index, tree_key(folders[0]), by_folder) else None
-
-
-def _homes() -> set[str]:
-    """The home folder's spellings (``folders.home_spellings``) as the index compares folders."""
-    return {project_spelling(spelt) for spelt in home_spellings()}
 
 
 def _holds_more(index: Index, key: str, by_folder: dict[int, list[tuple[Segment, int]]]) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..core.keys import call_folder, project_spelling, within
+from ..core.keys import call_folder, project_spelling, spelt_homes, within
 from .call import HookCall
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -68,7 +68,4 @@ class Scope:
 
 def _at_home(folder: str) -> bool:
     """Whether ``folder`` is the home folder, spelt as ``HOME`` names it or as its links lead."""
-    from ..core.folders import home_spellings
-
-    spelt = project_spelling(folder)
-    return any(spelt == project_spelling(home) for home in home_spellings())
+    return project_spelling(folder) in spelt_homes()
