@@ -56,9 +56,11 @@ sys.path.insert(0, str(HERE))
 import figures  # noqa: E402
 from bench_index import OUT, history_for  # noqa: E402
 
+from deja.core.failures import SESSIONS_COUNTED, past_failures, scan_window  # noqa: E402
 from deja.core.index import Index, IndexUnreadable, index_dir  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS  # noqa: E402
+from deja.core.redaction import as_indexed  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
 from deja.hooks.call import STARTED, HookCall  # noqa: E402
 from deja.hooks.prompt import recall_for  # noqa: E402
@@ -228,15 +230,17 @@ def index_home(size: int, given: dict[int, Path] | None = None) -> Path:
 
 def find_target(index: Index) -> Target:
     """A cursor-agent chat with a failed Shell call and an edit, whose first question the prompt hook answers at this
-    size (a recalling row that recalled nothing measured a prompt that matches nothing: at 100k the first such chat's
-    question did not pass the gate): the payloads ask about it."""
+    size and whose failure came up in another session, so that each hook row measures a hook that answers (a
+    recalling row that recalled nothing measured a prompt that matches nothing: at 100k the first such chat's
+    question did not pass the gate; and the failure hook's row measured "no other session hit this error" there):
+    the payloads ask about it."""
     for segment, _, meta in index.sessions():
         if meta.source != "cursor-cli" or not meta.origin.endswith(".jsonl") or not meta.project_dir:
             continue
         calls = [c for m in segment.messages(meta) for c in m.tool_calls]
         failed = next((c for c in calls if c.name in SHELL_TOOLS and c.exit_code and c.result), None)
         edit = next((c for c in calls if c.name in EDIT_TOOLS and isinstance(c.args.get("path"), str)), None)
-        if failed is None or edit is None:
+        if failed is None or edit is None or not _failed_before(index, failed.result, meta.id):
             continue
         if not recall_for(index, meta.asked, "safe", set(), set(), here=meta.project_dir).lines:
             continue
@@ -250,6 +254,12 @@ def find_target(index: Index) -> Target:
             transcript=meta.origin,
         )
     raise SystemExit("no cursor-agent chat with a failed command and an edit whose question recalls in this history")
+
+
+def _failed_before(index: Index, error: str, chat_id: str) -> bool:
+    """Whether another session failed with ``error`` as the failure hook looks it up."""
+    window = as_indexed(scan_window(error))
+    return any(rows for _, rows in past_failures(index, window, SESSIONS_COUNTED, {chat_id}))
 
 
 def payloads(target: Target) -> dict[str, tuple[str, dict[str, Any]]]:
