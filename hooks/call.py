@@ -210,13 +210,16 @@ MOST_ROOTS = 16
 
 
 def _project_folder(candidate: str) -> str:
-    """``candidate`` tidied, or "" when it is no project: empty, the home folder, or Cursor's own folder (where user
-    hooks run) or anything in it."""
+    """``candidate`` tidied, or "" when it is no project: empty, the home folder however it is spelt (a link to it,
+    ``keys.spelt_homes``: one listed every project's sessions as its own, review17 R17-3), or Cursor's own folder
+    (where user hooks run) or anything in it."""
     candidate = os.path.expanduser(candidate.strip()).rstrip("/") if candidate else ""
     cursor_home = folders.cursor_config_dir().rstrip("/")
-    if candidate and candidate != folders.home() and not (candidate + "/").startswith(cursor_home + "/"):
-        return candidate
-    return ""
+    if not candidate or candidate == folders.home() or (candidate + "/").startswith(cursor_home + "/"):
+        return ""
+    from ..core.keys import project_spelling, spelt_homes  # (a hook that asks for the project: keys is loaded anyway)
+
+    return "" if project_spelling(candidate) in spelt_homes() else candidate
 
 
 class HookCall:
@@ -232,9 +235,7 @@ class HookCall:
         #: The conversation this event belongs to, by every id the payload gives it (first: the one state is kept under).
         self.conversation_ids = set(ids)
         self._conversation = ids[0] if ids else ""
-        #: The workspace's folders (a multi-root workspace's several, in Cursor's order); the first is the project.
-        self.project_dirs = self._project_dirs()
-        self.project_dir = self.project_dirs[0] if self.project_dirs else ""
+        self._project_dirs: list[str] | None = None
         self.home = folders.deja_home()
         self.mode: str = config.get("recall")
         self._index: Index | Literal[False] | None = None  # False: looked, there is none
@@ -257,7 +258,19 @@ class HookCall:
             return None
         return cls(payload, default_event) if isinstance(payload, dict) else None
 
-    def _project_dirs(self) -> list[str]:
+    @property
+    def project_dirs(self) -> list[str]:
+        """The workspace's folders (a multi-root workspace's several, in Cursor's order); the first is the project.
+        Worked out when first asked (a session end never asks)."""
+        if self._project_dirs is None:
+            self._project_dirs = self._workspace_folders()
+        return self._project_dirs
+
+    @property
+    def project_dir(self) -> str:
+        return self.project_dirs[0] if self.project_dirs else ""
+
+    def _workspace_folders(self) -> list[str]:
         """Every folder of ``workspace_roots`` (a multi-root workspace has several: sessionStart lists each one's
         work), else a non-empty ``cwd``, else the project variables; [] when none is a project.
 

@@ -537,3 +537,25 @@ def test_a_command_run_at_the_home_folder_counts_the_sessions_opened_there_alone
     said = json.loads(run_deja("hook-tool", input=json.dumps(payload)).stdout)["additional_context"]
     assert f"`pytest -q` ran 1 time in {fake_home} before, in 1 session;" in said, said
     assert "(`deja show c-home`)" in said, said
+
+
+def test_cursor_opened_at_the_home_folder_through_a_link_is_no_project(
+    tmp_path: Path, fake_home: Path, cli_root: Path
+) -> None:
+    """Cursor opened at ``~`` gives no session-start block (the home folder is no project); opened at a link to
+    ``~``, it listed every project's sessions as "Recent sessions in this project" (review17 R17-3)."""
+    _chat(cli_root, fake_home / "code" / "api", "c-api", "fix the api tests", "pytest -q")
+    _chat(cli_root, fake_home / "code" / "web", "c-web", "fix the web tests", "pytest -q")
+    assert run_deja("index").returncode == 0
+    link = tmp_path / "homelink"
+    link.symlink_to(fake_home)
+
+    def opened_at(conversation: str, folder: Path) -> str:
+        payload = {"conversation_id": conversation, "hook_event_name": "sessionStart", "workspace_roots": [str(folder)]}
+        done = run_deja("hook-context", input=json.dumps(payload))
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        return done.stdout
+
+    assert opened_at("c-at-home", fake_home) == ""
+    assert opened_at("c-at-link", link) == ""
+    assert "c-api" in opened_at("c-at-api", link / "code" / "api")  # a project reached through the link still is one
