@@ -167,6 +167,7 @@ def diagnose(home: Path | None = None) -> Report:
     forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state)
     wiring = _wiring()
     delivery = cursor_delivery()
+    unwritable = _unwritable_home(home, index)  # (first: a missing index is no news where none can be written)
     problems = [
         *_missing_roots(),
         *_root_too_deep(ide_root),
@@ -174,7 +175,7 @@ def diagnose(home: Path | None = None) -> Report:
         *_forbidden_problems(forbidden_files),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
-        *_unwritable_home(home, index),
+        *unwritable,
         *_low_space(home, index),
         *(finding for finding in wiring if finding.level != "ok"),
         *_settings_problems(),
@@ -416,9 +417,9 @@ def _history_problems(
 
 
 def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
-    if index.state == "missing":  # (unless no folder can be made there: that is the finding, ``_unwritable_home``)
+    if index.state == "missing":  # (unless deja cannot write it there: that is the finding, ``_unwritable_home``)
         missing = f"no index at {index.path}: deja has nothing to serve yet"
-        return [] if config.file_in_path(index.path) else [Finding("error", "index", missing, "deja index")]
+        return [] if index.unwritable else [Finding("error", "index", missing, "deja index")]
     if index.state == "damaged":
         return [Finding("error", "index", damage, "deja index")]
     if index.state in ("older", "newer"):
@@ -707,7 +708,9 @@ def report_text(report: Report, width: int | None = None) -> str:
 
     index = report.index
     state = {"older": "built by an older deja", "newer": "built by a newer deja"}.get(index.state, index.state)
-    lines += ["", "Index", f"  {index.path}" + ("" if index.state == "ok" else f": {state}")]
+    lines += ["", "Index"]
+    if not (index.state == "missing" and index.unwritable):  # (it follows from the error below, which says why)
+        lines.append(f"  {index.path}" + ("" if index.state == "ok" else f": {state}"))
     if index.state == "ok":
         fresh = "stale: Cursor wrote since (`deja index` or any search catches up)" if index.stale else "up to date"
         if index.unwritable:  # nothing catches up until deja can write its index again (the error below)
