@@ -299,11 +299,15 @@ def _file_text(path: Path) -> str | None:
 
 def _ignored_values() -> list[Finding]:
     """Values in this shell that deja ignores, and in the config file that silence the hooks (a typo falls back to the
-    default silently everywhere else)."""
+    default silently everywhere else); a relative ``DEJA_HOME``, on which every other command stops."""
     found = []
     for key, setting in config.SETTINGS.items():
         problem = config.resolve(key).problem
-        if problem.startswith(f"{setting.variable}: "):
+        if key == "home" and (relative := config.relative_home()):  # (every other command stops on it)
+            found.append(
+                Finding("error", "settings", f"{relative}, so no deja command runs with it", config.ABSOLUTE_HOME)
+            )
+        elif problem.startswith(f"{setting.variable}: "):
             found.append(
                 Finding("warn", "settings", f"ignored: {problem}", f"unset {setting.variable}, or fix its value")
             )
