@@ -537,3 +537,29 @@ def test_a_command_run_at_the_home_folder_counts_the_sessions_opened_there_alone
     said = json.loads(run_deja("hook-tool", input=json.dumps(payload)).stdout)["additional_context"]
     assert f"`pytest -q` ran 1 time in {fake_home} before, in 1 session;" in said, said
     assert "(`deja show c-home`)" in said, said
+
+
+def test_a_folder_with_sessions_in_two_segments_is_read_once_for_the_names_above_it(
+    tmp_path: Path, cli_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--project mono`` at a root no chat was opened in: the folders sessions ran in are read one session each,
+    and a folder whose sessions lie in two segments (a chat indexed, then another there) was read once per segment."""
+    from deja.core import search
+    from deja.core.index.reader import Segment
+
+    mono = tmp_path / "code" / "mono"
+    _chat(cli_root, mono / "frontend", "c-front", "the lint step flags the button", "npm run lint")
+    assert run_deja("index").returncode == 0
+    _chat(cli_root, mono / "frontend", "c-front2", "the lint step flags the form", "npm run lint")
+    _chat(cli_root, mono / "backend", "c-back", "the lint step flags an import", "ruff check")
+    assert run_deja("index").returncode == 0
+    listed = run_deja("sessions", "--project", "mono", "--json")
+    assert {row["id"] for row in json.loads(listed.stdout)["sessions"]} == {"c-front", "c-front2", "c-back"}
+
+    index = Index.open(os.environ["DEJA_HOME"])
+    assert len(index.segments) == 2
+    read: list[int] = []
+    session = Segment.session
+    monkeypatch.setattr(Segment, "session", lambda segment, ordinal: read.append(ordinal) or session(segment, ordinal))
+    assert search._session_folders(index) == {str(mono / "frontend"), str(mono / "backend")}
+    assert len(read) == 2  # (one session a folder)
