@@ -42,7 +42,8 @@ def test_every_command_stops_in_one_line_naming_it(relative: dict[str, str], fak
 
 
 def test_config_and_doctor_still_run_and_doctor_names_it(relative: dict[str, str], fake_home: Path) -> None:
-    assert run_deja("config", env=relative).returncode == 0
+    shown = run_deja("config", env=relative)
+    assert shown.returncode == 0 and f"refused: {REFUSED.removeprefix('deja: ')}" in shown.stdout, shown.stdout
     report = json.loads(run_deja("doctor", "--json", env=relative).stdout)
     [error] = [p for p in report["problems"] if p["area"] == "settings" and p["level"] == "error"]
     assert error["message"].startswith("DEJA_HOME=deja-index is relative: it would be another folder wherever deja")
