@@ -304,9 +304,8 @@ def _ignored_values() -> list[Finding]:
     for key, setting in config.SETTINGS.items():
         problem = config.resolve(key).problem
         if key == "home" and (relative := config.relative_home()):  # (every other command stops on it)
-            found.append(
-                Finding("error", "settings", f"{relative}, so no deja command runs with it", config.ABSOLUTE_HOME)
-            )
+            what = f"{relative}, so deja's commands, hooks and MCP server refuse it"
+            found.append(Finding("error", "settings", what, config.ABSOLUTE_HOME))
         elif problem.startswith(f"{setting.variable}: "):
             found.append(
                 Finding("warn", "settings", f"ignored: {problem}", f"unset {setting.variable}, or fix its value")
