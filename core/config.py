@@ -288,6 +288,22 @@ def resolve(key: str, environment: bool = True) -> Resolved:
     return Resolved(setting.default, "default", problem)
 
 
+#: What every entrypoint says after :func:`relative_home`'s reason.
+ABSOLUTE_HOME = "give DEJA_HOME an absolute path, or unset it"
+
+
+def relative_home() -> str:
+    """``DEJA_HOME=<value> is relative …`` when it names a relative folder, else "". Read in every folder deja runs
+    in (a hook runs in Cursor's, one per project), it would be another index each time, so no entrypoint takes it:
+    the CLI stops on it (but ``deja config`` and ``deja doctor``), a hook stays silent and logs it, the MCP server
+    answers each tool call with it. Ignoring it (as ``resolve`` does) put the index in the default home in silence
+    (review17). ``deja config set home`` is asked in one folder, once: it makes a relative folder absolute."""
+    raw = os.environ.get("DEJA_HOME", "").strip()
+    if not raw or os.path.isabs(expand_folder(raw)):
+        return ""
+    return f"DEJA_HOME={raw} is relative: it would be another folder wherever deja runs"
+
+
 def get(key: str) -> Any:
     return resolve(key).value
 

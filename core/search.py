@@ -1116,15 +1116,18 @@ def _names_above(index: Index) -> dict[str, dict[str, str]]:
 
 
 def _session_folders(index: Index) -> set[str]:
-    """Every folder a live session ran in, one session decoded per folder (its directory hash tells them apart)."""
+    """Every folder a live session ran in, one session decoded per folder in the whole index (its directory hash,
+    the same in every segment, tells them apart)."""
     folders: set[str] = set()
+    decoded = {0}  # (the hash of no folder)
     for segment in index.segments:
         hashes = segment.session_columns()[1].tolist()
         deleted = segment.deleted
         one_each = dict(zip(hashes, range(len(hashes)), strict=True))  # (a folder's last session: ordinals at C speed)
         if deleted:
             one_each = {folder: ordinal for ordinal, folder in enumerate(hashes) if ordinal not in deleted}
-        folders.update(segment.session(ordinal).project_dir.rstrip("/") for h, ordinal in one_each.items() if h)
+        folders.update(segment.session(one_each[h]).project_dir.rstrip("/") for h in one_each.keys() - decoded)
+        decoded.update(one_each)
     return folders
 
 

@@ -451,8 +451,9 @@ def unmarked(text: str) -> str:
     ``नमस`` and ``त``, which matched every text holding a lone ``त``; pointed ``שָׁלוֹם`` into three pieces that
     unpointed ``שלום``, as Hebrew is typed, never found: review11 R7). Without them a word is one term, its letters,
     as typed with its marks or without (a Hindi word's vowel signs go with them: ``शांति`` is ``शत``). The scripts
-    written without a space between words (Thai, Lao, Tibetan, Myanmar, Khmer, the Tai scripts) keep theirs: a
-    sentence of them without its marks would be one term, which no word of it finds (review15 F1)."""
+    written without a space between words keep theirs (``_UNSPACED`` lists their blocks: Thai, Lao, Tibetan,
+    Myanmar, Khmer, Javanese, Balinese and others): a sentence of them without its marks would be one term, which
+    no word of it finds (review15 F1)."""
     if text.isascii():
         return text
     bare = text.translate(_MARKS)

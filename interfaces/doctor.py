@@ -167,6 +167,7 @@ def diagnose(home: Path | None = None) -> Report:
     forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state)
     wiring = _wiring()
     delivery = cursor_delivery()
+    unwritable = _unwritable_home(home, index)  # (first: a missing index is no news where none can be written)
     problems = [
         *_missing_roots(),
         *_root_too_deep(ide_root),
@@ -174,7 +175,7 @@ def diagnose(home: Path | None = None) -> Report:
         *_forbidden_problems(forbidden_files),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
-        *_unwritable_home(home, index),
+        *unwritable,
         *_low_space(home, index),
         *(finding for finding in wiring if finding.level != "ok"),
         *_settings_problems(),
@@ -298,11 +299,14 @@ def _file_text(path: Path) -> str | None:
 
 def _ignored_values() -> list[Finding]:
     """Values in this shell that deja ignores, and in the config file that silence the hooks (a typo falls back to the
-    default silently everywhere else)."""
+    default silently everywhere else); a relative ``DEJA_HOME``, on which every other command stops."""
     found = []
     for key, setting in config.SETTINGS.items():
         problem = config.resolve(key).problem
-        if problem.startswith(f"{setting.variable}: "):
+        if key == "home" and (relative := config.relative_home()):  # (every other command stops on it)
+            what = f"{relative}, so deja's commands, hooks and MCP server refuse it"
+            found.append(Finding("error", "settings", what, config.ABSOLUTE_HOME))
+        elif problem.startswith(f"{setting.variable}: "):
             found.append(
                 Finding("warn", "settings", f"ignored: {problem}", f"unset {setting.variable}, or fix its value")
             )
@@ -416,9 +420,9 @@ def _history_problems(
 
 
 def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
-    if index.state == "missing":  # (unless no folder can be made there: that is the finding, ``_unwritable_home``)
+    if index.state == "missing":  # (unless deja cannot write it there: that is the finding, ``_unwritable_home``)
         missing = f"no index at {index.path}: deja has nothing to serve yet"
-        return [] if config.file_in_path(index.path) else [Finding("error", "index", missing, "deja index")]
+        return [] if index.unwritable else [Finding("error", "index", missing, "deja index")]
     if index.state == "damaged":
         return [Finding("error", "index", damage, "deja index")]
     if index.state in ("older", "newer"):
@@ -707,7 +711,9 @@ def report_text(report: Report, width: int | None = None) -> str:
 
     index = report.index
     state = {"older": "built by an older deja", "newer": "built by a newer deja"}.get(index.state, index.state)
-    lines += ["", "Index", f"  {index.path}" + ("" if index.state == "ok" else f": {state}")]
+    lines += ["", "Index"]
+    if not (index.state == "missing" and index.unwritable):  # (it follows from the error below, which says why)
+        lines.append(f"  {index.path}" + ("" if index.state == "ok" else f": {state}"))
     if index.state == "ok":
         fresh = "stale: Cursor wrote since (`deja index` or any search catches up)" if index.stale else "up to date"
         if index.unwritable:  # nothing catches up until deja can write its index again (the error below)

@@ -86,6 +86,8 @@ def settings_text() -> str:
             lines.append(
                 f"  {'':<18} Cursor's hooks and MCP server get {_text(row['in_cursor'])}: they never see this shell"
             )
-        if row["problem"]:
+        if key == "home" and (relative := config.relative_home()):  # (not ignored: every other command stops on it)
+            lines.append(f"  {'':<18} refused: {relative}; {config.ABSOLUTE_HOME}")
+        elif row["problem"]:
             lines.append(f"  {'':<18} ignored: {row['problem']}")
     return "\n".join(lines)

@@ -168,7 +168,7 @@ def test_a_byte_order_mark_at_the_file_s_start_is_read_past(fake_home: Path) -> 
 def test_a_variable_deja_cannot_take_is_named_not_read_as_off(fake_home: Path) -> None:
     """``DEJA_INCLUDE_SUBAGENTS=true`` was off (only ``1`` was on) and ``DEJA_HOME=deja-index`` a folder under
     whatever folder deja ran in, in silence (trialN F13): a switch takes the words a config file takes, anything
-    else and a relative folder are named as ignored."""
+    else and a relative folder are named as ignored (a relative DEJA_HOME stops deja: test_relative_home)."""
     env = {**os.environ, "DEJA_INCLUDE_SUBAGENTS": "true", "DEJA_NO_REDACT": "maybe", "DEJA_HOME": "deja-index"}
     shown = run_deja("config", "--json", env=env)
     settings = json.loads(shown.stdout)["settings"]
@@ -178,7 +178,7 @@ def test_a_variable_deja_cannot_take_is_named_not_read_as_off(fake_home: Path) -
     assert settings["home"]["effective"] == str(fake_home / ".cache" / "deja")
     assert settings["home"]["problem"].startswith("DEJA_HOME: home takes an absolute folder, not 'deja-index'")
     doctor = run_deja("doctor", env=env).stdout
-    assert "DEJA_NO_REDACT: takes 1 or 0, not 'maybe'" in doctor and "DEJA_HOME: home takes an absolute" in doctor
+    assert "DEJA_NO_REDACT: takes 1 or 0, not 'maybe'" in doctor and "DEJA_HOME=deja-index is relative" in doctor
 
 
 def test_a_relative_folder_written_into_the_file_by_hand_is_named_not_used(fake_home: Path) -> None:

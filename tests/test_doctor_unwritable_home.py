@@ -38,6 +38,7 @@ def test_a_home_it_cannot_make_is_an_error_with_the_fix(sample: Sample, tmp_path
     assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr
     assert f"ERROR  cannot write {folder} (Permission denied): `deja index` and every refresh write" in ran.stdout
     assert f"fix: chmod -R u+rwX {folder}, or give deja another home: deja config set home DIR" in ran.stdout
+    assert "missing" not in ran.stdout and "no index" not in ran.stdout  # (what follows from it: review16)
     assert run_deja("index", env=env).returncode == 1  # (what doctor warns of)
     report = orjson.loads(run_deja("doctor", "--json", env=env).stdout)
     assert report["healthy"] is False and report["index"]["unwritable"] == f"{folder}: Permission denied"
@@ -150,6 +151,8 @@ def test_doctor_with_deja_home_in_a_file_names_that_alone_with_a_fix_that_works(
     assert run_deja("config", "set", "home", str(home), env=env).returncode == 2  # (the fix doctor no longer offers)
     printed = run_deja("doctor", env=env).stdout
     assert "fix: deja index" not in printed and "installed.json" not in printed, printed
+    lines = printed.splitlines()  # (the home's error alone under Index: no "<file>/index: missing" above it)
+    assert lines[lines.index("Index") + 1 : lines.index("Wiring") - 1] == [f"  ERROR  deja's home {home} {made}: the index cannot be kept in it", "         fix: point DEJA_HOME at a folder, or unset it"], printed  # fmt: skip
     installed = run_deja("install", "cursor", env=env)  # (it wired in hooks and a server that could answer nothing)
     assert installed.returncode == 1 and f"deja: {home}: deja's home " in installed.stderr, installed.stderr
     assert "point DEJA_HOME (or `deja config set home`) at a folder" in installed.stderr

@@ -559,3 +559,29 @@ def test_cursor_opened_at_the_home_folder_through_a_link_is_no_project(
     assert opened_at("c-at-home", fake_home) == ""
     assert opened_at("c-at-link", link) == ""
     assert "c-api" in opened_at("c-at-api", link / "code" / "api")  # a project reached through the link still is one
+
+
+def test_a_folder_with_sessions_in_two_segments_is_read_once_for_the_names_above_it(
+    tmp_path: Path, cli_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--project mono`` at a root no chat was opened in: the folders sessions ran in are read one session each,
+    and a folder whose sessions lie in two segments (a chat indexed, then another there) was read once per segment."""
+    from deja.core import search
+    from deja.core.index.reader import Segment
+
+    mono = tmp_path / "code" / "mono"
+    _chat(cli_root, mono / "frontend", "c-front", "the lint step flags the button", "npm run lint")
+    assert run_deja("index").returncode == 0
+    _chat(cli_root, mono / "frontend", "c-front2", "the lint step flags the form", "npm run lint")
+    _chat(cli_root, mono / "backend", "c-back", "the lint step flags an import", "ruff check")
+    assert run_deja("index").returncode == 0
+    listed = run_deja("sessions", "--project", "mono", "--json")
+    assert {row["id"] for row in json.loads(listed.stdout)["sessions"]} == {"c-front", "c-front2", "c-back"}
+
+    index = Index.open(os.environ["DEJA_HOME"])
+    assert len(index.segments) == 2
+    read: list[int] = []
+    session = Segment.session
+    monkeypatch.setattr(Segment, "session", lambda segment, ordinal: read.append(ordinal) or session(segment, ordinal))
+    assert search._session_folders(index) == {str(mono / "frontend"), str(mono / "backend")}
+    assert len(read) == 2  # (one session a folder)

@@ -26,6 +26,7 @@ from deja.core.writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
+from deja.core.writers.ide import composer_data, composer_key, write_state_vscdb
 
 CWD = "/work/web"
 AS_ROOT = pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file at mode 000: run as another user")
@@ -221,3 +222,49 @@ def test_a_damaged_store_never_read_blocks_no_rebuild_once_the_one_read_before_i
     ), again.stderr
     listed = run_deja("sessions").stdout
     assert "s2" in listed and "s1" not in listed and "s0" not in listed, listed
+
+
+def _editor_chats(db: Path, *composer_ids: str) -> None:
+    """An editor database holding a chat per id (a question and its answer), as Cursor keeps it."""
+    write_state_vscdb(
+        db,
+        composers={cid: composer_data(cid, [("q", 1), ("a", 2)], created_at=1_780_000_000_000) for cid in composer_ids},
+        bubbles={
+            cid: {"q": {"type": 1, "text": f"okapi question {cid}"}, "a": {"type": 2, "text": "an answer"}}
+            for cid in composer_ids
+        },  # fmt: skip
+    )
+
+
+def _deleted_in_cursor(db: Path, composer_id: str) -> None:
+    """The chat deleted in Cursor: its rows go, the database stays (and reads)."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM cursorDiskKV WHERE key = ? OR key LIKE ?", (composer_key(composer_id), f"bubbleId:{composer_id}:%"))  # fmt: skip
+    conn.close()
+
+
+@pytest.mark.parametrize("read_before", [False, True])
+def test_an_editor_chat_deleted_in_cursor_holds_no_rebuild_back(cli_root: Path, tmp_path: Path, read_before: bool) -> None:  # fmt: skip
+    """An editor chat deleted in a database deja reads, while another store cannot be read: ``--full`` counted the
+    deleted chat as a session it would lose, and refused (twins32), though no refusal keeps it (the next refresh
+    drops it). A rebuild goes ahead without it; one that would lose the sessions of the store it cannot read (read
+    before, damaged since) is still refused, naming that store."""
+    db = tmp_path / "no-ide" / "globalStorage" / "state.vscdb"
+    _editor_chats(db, "e-kept", "e-gone")
+    store = _store_chat(cli_root, "s1")
+    if not read_before:
+        store.rename(tmp_path / "s1-store.db")  # (it comes back, damaged, after the index is built)
+    assert run_deja("index").returncode == 0
+    if not read_before:
+        (tmp_path / "s1-store.db").rename(store)
+    _damage(store)
+    _deleted_in_cursor(db, "e-gone")
+    ran = run_deja("index", "--full")
+    listed = run_deja("sessions").stdout
+    if read_before:
+        assert ran.returncode == 1 and ran.stderr.startswith(f"deja: the index was not rebuilt: {store} (damaged) could not"), ran.stderr  # fmt: skip
+        assert "s1" in listed, listed  # (kept as it was; the refresh a command runs drops the deleted chat)
+    else:
+        assert ran.returncode == 0, ran.stderr
+        assert ran.stderr.startswith(f"{store} (damaged) could not be read this time: nothing was read from it before")
+        assert "e-kept" in listed and "e-gone" not in listed and "s1" not in listed, listed

@@ -568,7 +568,9 @@ class Index:
         """``folder``, when a session ran in it or a folder below it (a monorepo opened at its root); else the nearest
         folder above it that a session ran in itself, within its repository (never above a folder holding ``.git``)
         and looking no higher than below the home folder (the project of every folder below it, which no session
-        there means; ``folders.home_spellings``: a home that is a link too); "" when there is none.
+        there means; ``folders.home_spellings``: a home that is a link too); "" when there is none. The home folder
+        is compared as the walk names folders, spelt as given (``os.path.dirname``), not as the index spells them
+        (``keys.spelt_homes``: any case, links followed, a ``realpath`` a step for a hook to pay).
 
         People open Cursor and run ``deja wip`` at a project's ``src/`` (trial9 F15). A folder above is asked for its
         own sessions: one that only a sibling's sessions ran below (``shop`` seen from ``shop/web/src`` when only

@@ -142,12 +142,7 @@ def _unread(sid: str, chat: ChatState, now: ChatState | None, plan: Plan) -> _Un
 
 def _unread_database(db: str | None, plan: Plan) -> bool:
     """An editor database still on disk that the rebuild could not read (it recorded no signature of it)."""
-    return db is not None and not gone(db) and not _read(plan.ide_dbs.get(db))
-
-
-def _read(db: IdeDbState | None) -> bool:
-    """The rebuild read this editor database (one it could not read has no signature recorded)."""
-    return db is not None and bool(db.sigs)
+    return db is not None and not gone(db) and not plan.read_database(db)
 
 
 def _drop_new_copy(directory: Path, written: list[SegmentRef], now: ChatState | None) -> None:

@@ -94,6 +94,11 @@ class Plan(msgspec.Struct):
                 self.unreadable_files.append(path)
                 named.add(path)
 
+    def read_database(self, db: str) -> bool:
+        """This refresh read the editor database ``db`` (one it could not read has no signature recorded)."""
+        found = self.ide_dbs.get(db)
+        return found is not None and bool(found.sigs)
+
     def name_first(self, files: set[str]) -> None:
         """Name ``files`` before the others counted in ``unreadable``: a refused rebuild names a store whose sessions
         it keeps, not a new chat's that held none (review12 R5b)."""

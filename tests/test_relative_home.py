@@ -1,0 +1,70 @@
+"""``DEJA_HOME`` naming a relative folder is refused in one line, never ignored in silence (review17).
+
+Read in whatever folder deja runs in (a hook runs in Cursor's working folder, one per project), a relative home
+would be another index in each; deja ignored it and kept the index in the default home without a word. Now the CLI
+stops on it (``deja config`` and ``deja doctor`` still run), a hook stays silent and says why in hooks.log, the MCP
+server answers each tool call with the line. ``deja config set home rel`` is asked in one folder, once, and stores
+that folder made absolute (test_polish). A relative ``XDG_CACHE_HOME`` is still ignored, as the XDG spec says
+(test_broken_config).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import anyio
+import pytest
+from harness import index_chats, run_deja
+from mcp.server.mcpserver.exceptions import ToolError
+
+from deja.interfaces.mcp_server import build_server
+
+CHATS = {"a1a1a1a1-0000-4000-8000-000000000002": ["why does the zebracorn cache miss?", "The key had a timestamp."]}
+REFUSED = "deja: DEJA_HOME=deja-index is relative: it would be another folder wherever deja runs; give DEJA_HOME an absolute path, or unset it\n"  # fmt: skip
+
+
+@pytest.fixture
+def relative(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """One chat indexed into an absolute home; then this process's DEJA_HOME made relative."""
+    index_chats(tmp_path, monkeypatch, CHATS)
+    monkeypatch.setenv("DEJA_HOME", "deja-index")
+    return dict(os.environ)
+
+
+@pytest.mark.parametrize("args", [("index",), ("search", "zebracorn"), ("sessions",), ("install", "cursor")])
+def test_every_command_stops_in_one_line_naming_it(relative: dict[str, str], fake_home: Path, args: tuple[str, ...]) -> None:  # fmt: skip
+    done = run_deja(*args, env=relative, cwd=fake_home)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", REFUSED)
+    assert not (fake_home / "deja-index").exists() and not (fake_home / ".cache").exists()  # (neither home is made)
+    assert not (fake_home / ".cursor").exists()
+
+
+def test_config_and_doctor_still_run_and_doctor_names_it(relative: dict[str, str], fake_home: Path) -> None:
+    shown = run_deja("config", env=relative)
+    assert shown.returncode == 0 and f"refused: {REFUSED.removeprefix('deja: ')}" in shown.stdout, shown.stdout
+    report = json.loads(run_deja("doctor", "--json", env=relative).stdout)
+    [error] = [p for p in report["problems"] if p["area"] == "settings" and p["level"] == "error"]
+    assert error["message"].startswith("DEJA_HOME=deja-index is relative: it would be another folder wherever deja")
+    assert error["fix"] == "give DEJA_HOME an absolute path, or unset it" and report["healthy"] is False
+
+
+def test_a_hook_stays_silent_and_logs_why(relative: dict[str, str], fake_home: Path) -> None:
+    payload = {"conversation_id": "x6", "hook_event_name": "sessionStart", "workspace_roots": ["/work/shop"]}
+    done = run_deja("hook-context", input=json.dumps(payload), env=relative, cwd=fake_home)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    last = (fake_home / ".cache" / "deja" / "hooks.log").read_text().splitlines()[-1]  # (the log has no other home)
+    assert last.endswith("x6: silent: DEJA_HOME=deja-index is relative: it would be another folder wherever deja runs")
+    assert not (fake_home / "deja-index").exists()
+
+
+def test_every_mcp_tool_call_is_a_one_line_error_naming_it(relative: dict[str, str]) -> None:
+    server = build_server()
+
+    async def call() -> str:
+        with pytest.raises(ToolError) as refused:
+            await server.call_tool("search", {"query": "zebracorn"})
+        return str(refused.value)
+
+    assert anyio.run(call) == f"Error executing tool search: {REFUSED.removeprefix('deja: ').strip()}"
