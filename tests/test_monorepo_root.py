@@ -560,6 +560,13 @@ def test_cursor_opened_at_the_home_folder_through_a_link_is_no_project(
     assert opened_at("c-at-link", link) == ""
     assert "c-api" in opened_at("c-at-api", link / "code" / "api")  # a project reached through the link still is one
 
+    # a chat opened at ~ is no project of a new folder below it, reached through the link or not (small33)
+    _chat(cli_root, fake_home, "c-home", "update the dotfiles", "git status")
+    assert run_deja("index").returncode == 0
+    (fake_home / "new" / "src").mkdir(parents=True)
+    assert opened_at("c-at-new", fake_home / "new" / "src") == ""
+    assert opened_at("c-at-new-link", link / "new" / "src") == ""
+
 
 def test_a_folder_with_sessions_in_two_segments_is_read_once_for_the_names_above_it(
     tmp_path: Path, cli_root: Path, monkeypatch: pytest.MonkeyPatch

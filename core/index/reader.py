@@ -568,9 +568,10 @@ class Index:
         """``folder``, when a session ran in it or a folder below it (a monorepo opened at its root); else the nearest
         folder above it that a session ran in itself, within its repository (never above a folder holding ``.git``)
         and looking no higher than below the home folder (the project of every folder below it, which no session
-        there means; ``folders.home_spellings``: a home that is a link too); "" when there is none. The home folder
-        is compared as the walk names folders, spelt as given (``os.path.dirname``), not as the index spells them
-        (``keys.spelt_homes``: any case, links followed, a ``realpath`` a step for a hook to pay).
+        there means; ``folders.home_spellings``: a home that is a link too); "" when there is none. The walk names
+        folders as given (``os.path.dirname``) and stops at the home folder so spelt, or at any folder that is the
+        home folder as the index spells it (``keys.spelt_homes``: reached through a link to it, whose sessions are
+        the home folder's: small33's ``~/h/proj/src`` with ``h`` a link to ``~``), before asking for its sessions.
 
         People open Cursor and run ``deja wip`` at a project's ``src/`` (trial9 F15). A folder above is asked for its
         own sessions: one that only a sibling's sessions ran below (``shop`` seen from ``shop/web/src`` when only
@@ -580,11 +581,12 @@ class Index:
         if not folder or self.newest(keys.sessions_key(folder), limit=1):
             return folder
         stops = {spelled.rstrip("/") + "/" for spelled in folders.home_spellings()}
+        homes = keys.spelt_homes()
         while (above := os.path.dirname(folder)) != folder and not any(
             spelled.startswith(above.rstrip("/") + "/") for spelled in stops
         ):
-            if os.path.exists(os.path.join(folder, ".git")):  # (a folder, or a file in a worktree)
-                return ""
+            if os.path.exists(os.path.join(folder, ".git")) or keys.project_spelling(above) in homes:
+                return ""  # (a repository's root: a folder, or a file in a worktree)
             if self.newest(keys.sessions_key(above, below=False), limit=1):
                 return above
             folder = above
