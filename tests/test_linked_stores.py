@@ -11,6 +11,7 @@ project's writers (``deja.core.sample``), deja run as a user runs it.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -18,7 +19,10 @@ import orjson
 import pytest
 from harness import run_deja
 
-from deja.core.indexer import refresh
+from deja.core.bookkeeping import Bookkeeping
+from deja.core.index import index_dir, read_manifest
+from deja.core.indexer import glance, refresh
+from deja.core.indexer.plan import chat_files
 from deja.core.sample import API_CHAT, build_sample_history
 from deja.hooks import session_end
 from deja.hooks.call import HookCall
@@ -110,6 +114,41 @@ def test_a_copy_of_the_history_is_another_history(
     copy = Path(shutil.copytree(history, tmp_path / "copy", symlinks=True))
     read = _index_through(copy, monkeypatch)
     assert (read["sessions"], read["added"], read["updated"]) == (SESSIONS, 0, SESSIONS)
+
+
+def test_an_index_built_through_the_other_spelling_is_not_read_again(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index was built through ``history``; the folder moved to ``moved`` and ``history`` is now a link to it
+    (as an index built by an earlier deja through a link spells its stores: not where the links lead)."""
+    moved = tmp_path / "moved"
+    os.rename(history, moved)
+    history.symlink_to(moved)
+    assert _counts(_index_through(history, monkeypatch)) == UNCHANGED
+    assert _walk_through(history, monkeypatch) == (0, 0, 0)
+    assert _walk_through(moved, monkeypatch) == (0, 0, 0)
+    # What the next refresh compares, once: no root, folder, database or chat's file kept under the name it had
+    directory = index_dir(tmp_path / "deja")
+    record = glance.load_raw(directory)
+    assert record is not None and record["roots"] == [str(moved / "cursor-agent")]
+    book = Bookkeeping.recorded(directory, read_manifest(directory).state)
+    recorded = [*record["folders"], *record["ide"], *book.state.ide]
+    recorded += [path for _, chat in book.items() for path in chat_files(chat)]
+    assert [path for path in recorded if not path.startswith(f"{moved}/")] == []
+    rebuilt = _index_through(moved, monkeypatch, "--full")
+    assert (rebuilt["sessions"], rebuilt["not_rebuilt"]) == (SESSIONS, False)
+
+
+def test_a_rebuild_of_an_index_built_through_the_other_spelling_keeps_every_session(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``deja index --full`` first thing after the folder moved and a link took its place: the stores the index
+    names through the link are in the folders deja reads, not "in none of" them."""
+    moved = tmp_path / "moved"
+    os.rename(history, moved)
+    history.symlink_to(moved)
+    rebuilt = _index_through(moved, monkeypatch, "--full")
+    assert (rebuilt["sessions"], rebuilt["not_rebuilt"]) == (SESSIONS, False)
 
 
 def test_the_editor_folder_set_through_a_link_is_the_folder_deja_reads(
