@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import orjson
@@ -23,7 +24,8 @@ from deja.core.bookkeeping import Bookkeeping
 from deja.core.index import index_dir, read_manifest
 from deja.core.indexer import glance, refresh
 from deja.core.indexer.plan import chat_files
-from deja.core.sample import API_CHAT, build_sample_history
+from deja.core.sample import API_CHAT, API_EDITOR_COMPOSER, build_sample_history
+from deja.core.writers.ide import composer_key
 from deja.hooks import session_end
 from deja.hooks.call import HookCall
 
@@ -160,3 +162,18 @@ def test_the_editor_folder_set_through_a_link_is_the_folder_deja_reads(
     _point(link, monkeypatch)
     [row] = [line.split() for line in run_deja("config").stdout.splitlines() if line.strip().startswith("cursor_root")]
     assert row == ["cursor_root", str(link / "cursor" / "User"), "env", "DEJA_CURSOR_ROOT"]
+
+
+def test_a_rebuild_drops_an_editor_chat_deleted_since_an_index_was_built_through_the_other_spelling(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The editor's database the index names through the link is the one the rebuild read: a chat deleted from it
+    is gone, not kept as the session of a database "that could not be read this time"."""
+    moved = tmp_path / "moved"
+    os.rename(history, moved)
+    history.symlink_to(moved)
+    with sqlite3.connect(moved / "cursor" / "User" / "globalStorage" / "state.vscdb") as conn:
+        conn.execute("DELETE FROM cursorDiskKV WHERE key = ?", (composer_key(API_EDITOR_COMPOSER),))
+    conn.close()
+    rebuilt = _index_through(moved, monkeypatch, "--full")
+    assert (rebuilt["sessions"], rebuilt["unreadable_kept"], rebuilt["not_rebuilt"]) == (SESSIONS - 1, 0, False)

@@ -27,6 +27,7 @@ import msgspec
 
 from ..bookkeeping import FOLDER, Bookkeeping, ChatState, IdeDbState, Sig, shard_of
 from ..index import MANIFEST, IndexUnreadable, Manifest, Segment, SegmentRef, read_manifest
+from ..keys import resolved_folder
 from ..private import private_dir
 from ..readers.chatstore import UNREADABLE_STORE
 from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
@@ -141,8 +142,12 @@ def _unread(sid: str, chat: ChatState, now: ChatState | None, plan: Plan) -> _Un
 
 
 def _unread_database(db: str | None, plan: Plan) -> bool:
-    """An editor database still on disk that the rebuild could not read (it recorded no signature of it)."""
-    return db is not None and not gone(db) and not _read(plan.ide_dbs.get(db))
+    """An editor database still on disk that the rebuild could not read (it recorded no signature of it), named
+    where its links lead as the rebuild names it (``folders.real_folder``): an index an earlier deja built through a
+    link named it through the link, and a chat deleted from it since was kept as one of a database not read."""
+    if db is None or gone(db):
+        return False
+    return not _read(plan.ide_dbs.get(db) or plan.ide_dbs.get(resolved_folder(db)))
 
 
 def _read(db: IdeDbState | None) -> bool:
