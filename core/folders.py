@@ -78,7 +78,7 @@ _PATH_MAX = 4096
 def real_folder(folder: str) -> str:
     """``folder`` with the links on its way followed (``os.path.realpath``), as the disk has them now. One that
     ``realpath`` cannot take (a NUL byte a store or a setting kept, a loop) is kept as it is, so that none stops a
-    build or a hook; and one longer than any path (``realpath``'s time grows with the square of its parts)."""
+    build or a hook; so is one longer than any path (``realpath``'s time grows with the square of its parts)."""
     try:
         return os.path.realpath(folder) if len(folder) <= _PATH_MAX else folder
     except (OSError, ValueError):
