@@ -8,6 +8,17 @@ for the rest of deja.
 
 Every function reads the environment when called, so tests can point HOME and
 the overrides at a temporary directory.
+
+Cursor's roots (the editor's ``User`` folder, cursor-agent's roots) are named
+where their links lead (:func:`real_folder`), here, once per root: every store
+deja records (an editor database, a transcript, a chat folder) is named below a
+root, so one spelling of the root is one spelling of each store for the
+freshness record, the bookkeeping, the refresh plan and doctor, which compare
+them as strings. A root named through a link one time and not another (a
+dotfiles link, a hook's environment, macOS's ``/var`` and ``/private/var``)
+made each store a new one: a refresh read all 40,000 chats of an editor
+database again to find nothing changed. Resolving each store where it is
+compared instead would cost a ``realpath`` per chat on a read's cheap check.
 """
 
 from __future__ import annotations
@@ -57,7 +68,21 @@ def home_spellings() -> tuple[str, str]:
     reached through a link (``/home/alice`` a link to ``/data/alice``) may be named either way, and the home folder
     is the project of no folder below it, whichever spelling names it (``Index.nearest_project``, ``--project``)."""
     folder = home()
-    return folder, os.path.realpath(folder)
+    return folder, real_folder(folder)
+
+
+#: Linux's PATH_MAX: a longer "folder" (a hook's payload can say anything) is no folder on disk, kept as it is.
+_PATH_MAX = 4096
+
+
+def real_folder(folder: str) -> str:
+    """``folder`` with the links on its way followed (``os.path.realpath``), as the disk has them now. One that
+    ``realpath`` cannot take (a NUL byte a store or a setting kept, a loop) is kept as it is, so that none stops a
+    build or a hook; so is one longer than any path (``realpath``'s time grows with the square of its parts)."""
+    try:
+        return os.path.realpath(folder) if len(folder) <= _PATH_MAX else folder
+    except (OSError, ValueError):
+        return folder
 
 
 def missing_home() -> str:
@@ -101,7 +126,8 @@ def cursor_agent_chats_root(environment: bool = True) -> str:
 
 
 def cli_roots(environment: bool = True) -> list[str]:
-    """The cursor-agent roots: every folder cursor-agent may have written transcripts or chats to, once each.
+    """The cursor-agent roots: every folder cursor-agent may have written transcripts or chats to, once each, where
+    its links lead (two spellings of one folder are one root: the module's docstring says why).
 
     Since 2026.10.01 transcripts live under the data root and chats under the
     config root (``cursor_agent_chats_root``), and the config root is the first
@@ -121,7 +147,7 @@ def cli_roots(environment: bool = True) -> list[str]:
     """
     override = setting("cursor_cli_root", environment)
     if override:
-        return [os.path.normpath(override)]
+        return [real_folder(override)]
     xdg = _root_folder_variable("XDG_CONFIG_HOME", environment)
     xdg_default = os.path.join(home(), ".config", "cursor")
     found = [
@@ -131,7 +157,7 @@ def cli_roots(environment: bool = True) -> list[str]:
         xdg_default if os.path.isdir(xdg_default) else "",
         os.path.join(home(), ".cursor"),
     ]
-    return list(dict.fromkeys(os.path.normpath(root) for root in found if root))
+    return list(dict.fromkeys(real_folder(root) for root in found if root))
 
 
 def deja_home(environment: bool = True) -> str:
@@ -142,7 +168,12 @@ def deja_home(environment: bool = True) -> str:
 
 
 def ide_user_root(platform: str | None = None, environment: bool = True) -> str:
-    """The Cursor IDE's ``User`` folder (``DEJA_CURSOR_ROOT`` overrides discovery)."""
+    """The Cursor IDE's ``User`` folder (``DEJA_CURSOR_ROOT`` overrides discovery), where its links lead (the
+    module's docstring says why)."""
+    return real_folder(_ide_user_folder(platform, environment))
+
+
+def _ide_user_folder(platform: str | None, environment: bool) -> str:
     override = setting("cursor_root", environment)
     if override:
         return user_folder(override)

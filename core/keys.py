@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import time
 
+from .folders import home_spellings, real_folder
+
 PREFIX = "\x01"
 SHELL_TOOLS = frozenset({"Shell", "run_terminal_cmd", "run_terminal_command_v2", "Bash", "bash", "shell"})
 EDIT_TOOLS = frozenset(
@@ -102,8 +104,6 @@ def call_folder(args: dict, project_dir: str) -> str:
 def spelt_homes() -> set[str]:
     """The home folder as the index compares folders (``project_spelling``), as ``HOME`` names it and where its links
     lead (``folders.home_spellings``): the home folder is no project of the folders below it."""
-    from .folders import home_spellings
-
     return {project_spelling(home) for home in home_spellings()}
 
 
@@ -175,10 +175,6 @@ def disk_path(path: str) -> str:
     return found
 
 
-#: Linux's PATH_MAX: a longer "folder" (a hook's payload can say anything) is no folder on disk, kept as it is.
-_PATH_MAX = 4096
-
-
 def resolved_folder(folder: str) -> str:
     """``folder`` with the links on its way followed (``os.path.realpath``), as the disk has them now.
 
@@ -195,11 +191,7 @@ def resolved_folder(folder: str) -> str:
         _RESOLVED_SINCE[0] = now
     found = _RESOLVED.get(folder)
     if found is None:
-        try:  # (no folder's path is longer than PATH_MAX, and realpath's time grows with the square of its parts)
-            found = os.path.realpath(folder) if len(folder) <= _PATH_MAX else folder
-        except (OSError, ValueError):
-            found = folder
-        _RESOLVED[folder] = found
+        found = _RESOLVED[folder] = real_folder(folder)
     return found
 
 

@@ -134,14 +134,15 @@ def _outside_every_root(transcript: object) -> str:
     of this environment sees, so every ``deja index --full`` run here would be refused for it (``_outside_roots``
     in the indexer), or would drop it. The log says so instead of "ingested: 0 added", naming the roots.
     """
-    from ..core import paths
+    from ..core.folders import cli_roots, real_folder
 
     if not isinstance(transcript, str) or not os.path.isabs(transcript):
         return ""
-    roots = [os.path.abspath(root) for root in paths.cli_roots()]
-    # (where the links lead on both sides: ``~/.cursor`` may be a link, and Cursor may name the file either way)
-    real = os.path.realpath(transcript)
-    if any(os.path.commonpath([os.path.realpath(root), real]) == os.path.realpath(root) for root in roots):
+    roots = cli_roots()
+    # (where the links lead on both sides, as the roots are named: ``~/.cursor`` may be a link, and Cursor may name
+    # the file either way)
+    real = real_folder(transcript)
+    if any(os.path.commonpath([root, real]) == root for root in roots):
         return ""
     return (
         f"{transcript} is under none of the folders deja reads here ({', '.join(roots)}); a `deja index` run with"

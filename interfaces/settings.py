@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import config, paths
+from ..core.folders import real_folder
 
 
 def _shown(key: str, value: Any, environment: bool = True) -> str:
@@ -21,8 +22,8 @@ def _shown(key: str, value: Any, environment: bool = True) -> str:
         return str(paths.deja_home(environment))
     if value is None and key == "cursor_root":
         return _looked_in([paths.ide_user_root(environment=environment)])
-    if key == "cursor_root" and (user := str(paths.ide_user_root(environment=environment))) != os.path.normpath(value):
-        return f"{value} (reads {user}: Cursor's User folder inside it)"
+    if key == "cursor_root" and (user := str(paths.ide_user_root(environment=environment))) != real_folder(value):
+        return f"{value} (reads {user}: Cursor's User folder inside it)"  # (a link to the User folder reads it)
     if value is None and key == "cursor_cli_root":
         return _looked_in(paths.cli_roots(environment))
     return str(value)

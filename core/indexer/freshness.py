@@ -33,6 +33,7 @@ import msgspec
 
 from .. import paths
 from ..bookkeeping import Bookkeeping, CliState, Sig
+from ..folders import real_folder
 from ..private import replace_private
 from .glance import RECORD, SUBAGENTS, TRANSCRIPTS, WALK_SECONDS, FolderState, ctime, entries
 from .plan import Plan
@@ -135,11 +136,13 @@ def record_walk(
 
     The folders the record holds of the roots this walk did not look at stay: a walk by Cursor's MCP server or a
     hook, which see other roots than the person's shell, dropped them, and the shell's check missed a new chat
-    there until its own walk a minute later (trial9 F14)."""
+    there until its own walk a minute later (trial9 F14). A root on record is taken where its links lead, as
+    ``roots`` are (``folders.real_folder``): one an earlier deja recorded through a link is no other root, whose
+    folders would be kept, and checked, twice."""
     hot = _hottest((sid, chat.cli) for sid, chat in book.items() if chat.cli is not None)
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
     previous = load(directory)
-    seen = sorted({*roots, *(previous.roots if previous else [])})
+    seen = sorted({*roots, *(real_folder(root) for root in (previous.roots if previous else []))})
     unseen = tuple(os.path.join(root, "") for root in seen if root not in roots)
     kept = {path: state for path, state in previous.folders.items() if path.startswith(unseen)} if previous else {}
     folders = {**kept, **folders, **_subagent_folders(hot)}

@@ -24,6 +24,7 @@ import msgspec
 from .. import paths
 from ..bookkeeping import Bookkeeping, ChatState, CliState, IdeDbState, Sig, State
 from ..digests import blake2b
+from ..folders import real_folder
 from ..history import CliChat, find_cli_chats, locate_cli_chats
 from ..private import open_private
 from ..readers import composer_fingerprints
@@ -95,8 +96,11 @@ class Plan(msgspec.Struct):
                 named.add(path)
 
     def read_database(self, db: str) -> bool:
-        """This refresh read the editor database ``db`` (one it could not read has no signature recorded)."""
-        found = self.ide_dbs.get(db)
+        """This refresh read the editor database ``db`` (one it could not read has no signature recorded), named as
+        the index named it or where its links lead, as the refresh names it (``folders.real_folder``): an index an
+        earlier deja built through a link named it through the link, and a chat deleted from it since was kept as
+        one of a database not read."""
+        found = self.ide_dbs.get(db) or self.ide_dbs.get(real_folder(db))
         return found is not None and bool(found.sigs)
 
     def name_first(self, files: set[str]) -> None:
@@ -253,9 +257,13 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
     """
     plan = _IdePlan(dbs={}, owners={}, changed=set(), gone=set())
     current = [str(db) for db in paths.ide_databases()]
+    respelt = _respelt_databases(state, current)
+    _respell_owners(book, respelt)
+    recorded_as = {now: was for was, now in respelt.items() if now not in state.ide}
     for db in current:
         sigs = wal_sigs(Path(db))
-        old = state.ide.get(db)
+        was = recorded_as.get(db, db)
+        old = state.ide.get(was)
         if old is not None and old.sigs == sigs:
             plan.dbs[db] = old
             continue
@@ -269,7 +277,7 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
             if old is not None:
                 plan.dbs[db] = IdeDbState(sigs=[], fingerprints=old.fingerprints)
             continue
-        before = book.fingerprints(db)
+        before = book.fingerprints(was)
         book.set_fingerprints(db, now)
         plan.dbs[db] = IdeDbState(sigs=sigs)
         for cid, fingerprint in now.items():
@@ -277,7 +285,7 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
                 plan.changed.add(cid)
                 plan.owners.setdefault(cid, db)
         plan.gone |= before.keys() - now.keys()
-    for db in state.ide.keys() - set(current):
+    for db in state.ide.keys() - set(current) - respelt.keys():
         if not gone(db):  # out of sight, or there but not a file it can read (a FIFO, a folder above at mode 000)
             plan.unseen[db] = state.ide[db]
             if not os.path.isfile(db):
@@ -287,6 +295,60 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         else:
             plan.gone |= book.fingerprints(db).keys()
     return plan
+
+
+def _respelt_databases(state: State, current: list[str]) -> dict[str, str]:
+    """Each database on record under another spelling than ``current``'s that is the same file -> its spelling
+    now: an index built before the roots were named where their links lead (``folders.real_folder``) spelt them
+    through a link. The record under the old name is the database's (else its chats were read again: 40,000 of
+    them, 3.5 minutes of CPU, to find nothing changed), or is dropped where the database is on record under its
+    name now too (kept, it was a database out of sight, recorded twice). Compared by device and inode: a copy is another database. A ``stat``
+    of each only when a database on record is not listed now (out of sight, gone, or spelt another way)."""
+    listed = set(current)
+    others = [db for db in state.ide if db not in listed]
+    if not others:
+        return {}
+    now = {found: db for db in current if (found := _file_id(db)) is not None}
+    return {db: now[found] for db in others if (found := _file_id(db)) is not None and found in now}
+
+
+def _file_id(path: str) -> tuple[int, int] | None:
+    """The device and inode of the file or folder ``path`` leads to; None when there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _respell_owners(book: Bookkeeping, respelt: dict[str, str]) -> None:
+    """The chats recorded as held by a database spelt another way (``_respelt_databases``) are held by its spelling
+    now: the refresh reads them there, and a rebuild that finds the spelling on record among the databases it did
+    not read keeps their sessions as those of a database it could not read."""
+    for was, now in respelt.items():
+        for cid in book.fingerprints(was):
+            record = book.chat(cid)
+            if record is not None and record.ide_db == was:
+                book.put(cid, msgspec.structs.replace(record, ide_db=now))
+
+
+def _respelt(old: CliState, chat: CliChat) -> CliState:
+    """``old`` with ``chat``'s spelling of its transcript and chat folder where they are the same file or folder
+    spelt another way (an index built through a link: ``_respelt_databases``), so that the chat is compared as it
+    is, not read again for its new name. A copy (another inode) keeps its name, and is read."""
+    transcript = chat.transcript if _spelt_otherwise(old.transcript, chat.transcript) else old.transcript
+    chat_dir = chat.chat_dir if _spelt_otherwise(old.chat_dir, chat.chat_dir) else old.chat_dir
+    if (transcript, chat_dir) == (old.transcript, old.chat_dir):
+        return old
+    return msgspec.structs.replace(old, transcript=transcript, chat_dir=chat_dir)
+
+
+def _spelt_otherwise(recorded: str | None, found: str | None) -> bool:
+    """Whether ``recorded`` and ``found`` are two names of one file or folder."""
+    if not recorded or not found or recorded == found:
+        return False
+    same = _file_id(recorded)
+    return same is not None and same == _file_id(found)
 
 
 def _cli_changes(
@@ -309,6 +371,9 @@ def _cli_changes(
         old = record.cli if record else None
         if chat.chat_dir is None and old is not None and old.chat_dir and _has_store(old.chat_dir):
             chat = found[sid] = msgspec.structs.replace(chat, chat_dir=old.chat_dir)  # out of sight: see below
+        if record is not None and old is not None and (respelt := _respelt(old, chat)) is not old:
+            book.put(sid, msgspec.structs.replace(record, cli=respelt))
+            old = respelt
         if not unchanged(old, chat):
             changed[sid] = chat
     if targets is None:
@@ -394,9 +459,17 @@ def source_of(chat: ChatState) -> str:
 
 def out_of_sight(chat: CliState, roots: list[Path]) -> bool:
     """A chat the walk did not find that is still on disk outside every root it walked: another environment's
-    roots found it (as for an editor database, ``_plan_ide``), so it is not gone."""
+    roots found it (as for an editor database, ``_plan_ide``), so it is not gone. Below a root where the links on
+    its way lead counts as below it: an index built before the roots were named so (``folders.real_folder``)
+    spelt its files through a link, and ``deja index --full`` was refused for them."""
     source = _source(chat)
-    return bool(source) and os.path.isfile(source) and not any(Path(source).is_relative_to(root) for root in roots)
+    if not source or not os.path.isfile(source):
+        return False
+    return not _below(source, roots) and not _below(real_folder(source), roots)
+
+
+def _below(path: str, roots: list[Path]) -> bool:
+    return any(Path(path).is_relative_to(root) for root in roots)
 
 
 def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, problems: Counter[str]) -> Plan:
