@@ -288,20 +288,32 @@ def resolve(key: str, environment: bool = True) -> Resolved:
     return Resolved(setting.default, "default", problem)
 
 
-#: What every entrypoint says after :func:`relative_home`'s reason.
-ABSOLUTE_HOME = "give DEJA_HOME an absolute path, or unset it"
-
-
-def relative_home() -> str:
-    """``DEJA_HOME=<value> is relative …`` when it names a relative folder, else "". Read in every folder deja runs
-    in (a hook runs in Cursor's, one per project), it would be another index each time, so no entrypoint takes it:
-    the CLI stops on it (but ``deja config`` and ``deja doctor``), a hook stays silent and logs it, the MCP server
-    answers each tool call with it. Ignoring it (as ``resolve`` does) put the index in the default home in silence
-    (review17). ``deja config set home`` is asked in one folder, once: it makes a relative folder absolute."""
-    raw = os.environ.get("DEJA_HOME", "").strip()
+def relative_variable(setting: Setting) -> str:
+    """``DEJA_HOME=<value> is relative …`` when ``setting`` is a folder (``DEJA_HOME``, ``DEJA_CURSOR_ROOT``,
+    ``DEJA_CURSOR_CLI_ROOT``) and its variable names a relative one, else "". Read in every folder deja runs in (a
+    hook runs in Cursor's, one per project), it would be another folder each time, so no entrypoint takes it
+    (``relative_folder``). Ignoring it (as ``resolve`` does) put the index in the default home in silence
+    (review17), or read the default Cursor folders where the variable named others. ``deja config set home`` is
+    asked in one folder, once: it makes a relative folder absolute."""
+    raw = os.environ.get(setting.variable, "").strip() if setting.kind == "path" else ""
     if not raw or os.path.isabs(expand_folder(raw)):
         return ""
-    return f"DEJA_HOME={raw} is relative: it would be another folder wherever deja runs"
+    return f"{setting.variable}={raw} is relative: it would be another folder wherever deja runs"
+
+
+def absolute_fix(setting: Setting) -> str:
+    """What to do about ``relative_variable``'s reason."""
+    return f"give {setting.variable} an absolute path, or unset it"
+
+
+def relative_folder() -> str:
+    """The first of deja's folder variables that names a relative folder, with what to do (``relative_variable``),
+    else "": the CLI stops on it (but ``deja config`` and ``deja doctor``), a hook stays silent and logs it, the MCP
+    server answers each tool call with it."""
+    for setting in SETTINGS.values():
+        if reason := relative_variable(setting):
+            return f"{reason}; {absolute_fix(setting)}"
+    return ""
 
 
 def get(key: str) -> Any:

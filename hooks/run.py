@@ -38,7 +38,7 @@ STDIN_SECONDS = 0.5
 
 
 def main(command: str, argv: list[str]) -> int:
-    from ..core.config import bad_file_value, file_problem, relative_home
+    from ..core.config import bad_file_value, file_problem, relative_folder
     from .call import HookCall, log
 
     started = time.perf_counter()
@@ -57,7 +57,7 @@ def main(command: str, argv: list[str]) -> int:
             return 0
         if why:
             call.notes.append(why)
-        if problem := file_problem() or bad_file_value() or relative_home():  # settings unknown, or a home per folder
+        if problem := file_problem() or bad_file_value() or relative_folder():  # settings unknown, or a home per folder
             call.why = problem
             log(decision(command, call, "", time.perf_counter() - started))
             return 0

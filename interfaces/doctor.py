@@ -299,13 +299,13 @@ def _file_text(path: Path) -> str | None:
 
 def _ignored_values() -> list[Finding]:
     """Values in this shell that deja ignores, and in the config file that silence the hooks (a typo falls back to the
-    default silently everywhere else); a relative ``DEJA_HOME``, on which every other command stops."""
+    default silently everywhere else); a relative ``DEJA_HOME`` or Cursor folder, on which every other command stops."""
     found = []
     for key, setting in config.SETTINGS.items():
         problem = config.resolve(key).problem
-        if key == "home" and (relative := config.relative_home()):  # (every other command stops on it)
+        if relative := config.relative_variable(setting):  # (every other command stops on it)
             what = f"{relative}, so deja's commands, hooks and MCP server refuse it"
-            found.append(Finding("error", "settings", what, config.ABSOLUTE_HOME))
+            found.append(Finding("error", "settings", what, config.absolute_fix(setting)))
         elif problem.startswith(f"{setting.variable}: "):
             found.append(
                 Finding("warn", "settings", f"ignored: {problem}", f"unset {setting.variable}, or fix its value")

@@ -83,15 +83,15 @@ ASKING_FOR_HELP = frozenset({"--help", "-h", "--version"})
 def _stop_on_a_broken_config() -> None:
     """One line naming the file, its line and what to do, exit 1: the defaults instead of the user's settings
     would quietly read another index, or show what they turned off; the same for a relative ``DEJA_HOME``
-    (``config.relative_home``)."""
-    from ..core.config import ABSOLUTE_HOME, REPAIR, file_problem, relative_home
+    (``config.relative_folder``), or a Cursor folder named relative."""
+    from ..core.config import REPAIR, file_problem, relative_folder
 
     problem = file_problem()
     if problem:
         sys.stderr.write(f"deja: {problem}; {REPAIR}\n")
         sys.exit(1)
-    if problem := relative_home():
-        sys.stderr.write(f"deja: {problem}; {ABSOLUTE_HOME}\n")
+    if problem := relative_folder():
+        sys.stderr.write(f"deja: {problem}\n")
         sys.exit(1)
 
 

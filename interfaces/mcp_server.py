@@ -665,12 +665,12 @@ class _Server(MCPServer):
         self._arguments = arguments
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        from ..core.config import ABSOLUTE_HOME, REPAIR, file_problem, relative_home
+        from ..core.config import REPAIR, file_problem, relative_folder
 
         if problem := file_problem():  # its settings unknown: no answer from another home's index, or unredacted
             raise ToolError(f"Error executing tool {name}: {problem}; {REPAIR}")
-        if problem := relative_home():  # (not the index of the home deja falls back to, which no one asked for)
-            raise ToolError(f"Error executing tool {name}: {problem}; {ABSOLUTE_HOME}")
+        if problem := relative_folder():  # (not the index of the home deja falls back to, which no one asked for)
+            raise ToolError(f"Error executing tool {name}: {problem}")
         known = self._arguments.get(name)
         if known is not None and (unknown := sorted(set(arguments) - known)):
             raise ToolError(

@@ -87,8 +87,9 @@ def settings_text() -> str:
             lines.append(
                 f"  {'':<18} Cursor's hooks and MCP server get {_text(row['in_cursor'])}: they never see this shell"
             )
-        if key == "home" and (relative := config.relative_home()):  # (not ignored: every other command stops on it)
-            lines.append(f"  {'':<18} refused: {relative}; {config.ABSOLUTE_HOME}")
+        setting = config.SETTINGS[key]
+        if relative := config.relative_variable(setting):  # (not ignored: every other command stops on it)
+            lines.append(f"  {'':<18} refused: {relative}; {config.absolute_fix(setting)}")
         elif row["problem"]:
             lines.append(f"  {'':<18} ignored: {row['problem']}")
     return "\n".join(lines)

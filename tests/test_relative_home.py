@@ -1,4 +1,5 @@
-"""``DEJA_HOME`` naming a relative folder is refused in one line, never ignored in silence (review17).
+"""``DEJA_HOME`` naming a relative folder is refused in one line, never ignored in silence (review17); so is a
+relative ``DEJA_CURSOR_ROOT`` or ``DEJA_CURSOR_CLI_ROOT``, which read the default Cursor folders instead.
 
 Read in whatever folder deja runs in (a hook runs in Cursor's working folder, one per project), a relative home
 would be another index in each; deja ignored it and kept the index in the default home without a word. Now the CLI
@@ -55,7 +56,7 @@ def test_a_hook_stays_silent_and_logs_why(relative: dict[str, str], fake_home: P
     done = run_deja("hook-context", input=json.dumps(payload), env=relative, cwd=fake_home)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     last = (fake_home / ".cache" / "deja" / "hooks.log").read_text().splitlines()[-1]  # (the log has no other home)
-    assert last.endswith("x6: silent: DEJA_HOME=deja-index is relative: it would be another folder wherever deja runs")
+    assert last.endswith(f"x6: silent: {REFUSED.removeprefix('deja: ').strip()}")
     assert not (fake_home / "deja-index").exists()
 
 
@@ -68,3 +69,24 @@ def test_every_mcp_tool_call_is_a_one_line_error_naming_it(relative: dict[str, s
         return str(refused.value)
 
     assert anyio.run(call) == f"Error executing tool search: {REFUSED.removeprefix('deja: ').strip()}"
+
+
+@pytest.mark.parametrize("variable", ["DEJA_CURSOR_ROOT", "DEJA_CURSOR_CLI_ROOT"])
+def test_a_relative_cursor_folder_is_refused_as_a_relative_home_is(
+    relative: dict[str, str], fake_home: Path, tmp_path: Path, variable: str
+) -> None:
+    """``DEJA_CURSOR_ROOT=fixtures/User deja index`` read the default Cursor folders into the index instead, with a
+    warning only ``deja config`` and ``deja doctor`` showed (small33)."""
+    env = {**relative, "DEJA_HOME": str(tmp_path / "deja"), variable: "fixtures/cursor"}
+    refused = f"{variable}=fixtures/cursor is relative: it would be another folder wherever deja runs; give {variable} an absolute path, or unset it"  # fmt: skip
+    done = run_deja("search", "zebracorn", env=env, cwd=fake_home)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", f"deja: {refused}\n")
+    shown = run_deja("config", env=env)
+    assert shown.returncode == 0 and f"refused: {refused}" in shown.stdout, shown.stdout
+    report = json.loads(run_deja("doctor", "--json", env=env).stdout)
+    [error] = [p for p in report["problems"] if p["area"] == "settings" and p["level"] == "error"]
+    assert (error["fix"], report["healthy"]) == (f"give {variable} an absolute path, or unset it", False)
+    payload = {"conversation_id": "x7", "hook_event_name": "sessionStart", "workspace_roots": ["/work/shop"]}
+    hooked = run_deja("hook-context", input=json.dumps(payload), env=env, cwd=fake_home)
+    assert (hooked.returncode, hooked.stdout, hooked.stderr) == (0, "", "")
+    assert (tmp_path / "deja" / "hooks.log").read_text().splitlines()[-1].endswith(f"x7: silent: {refused}")
