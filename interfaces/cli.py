@@ -36,6 +36,7 @@ from .fastpath import (
     plural,
     project_above,
     quote,
+    say,
     search_command,
     the_filters,
 )
@@ -60,7 +61,7 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for scripts i
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    echo(f"deja: {message}", err=True)
+    say(message)
     raise typer.Exit(code)
 
 
@@ -505,7 +506,7 @@ def _typer_main() -> int:
         message = " ".join(exc.format_message().split()).rstrip(".")
         ctx = getattr(exc, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if exc.exit_code == 2 and ctx is not None else ""
-        sys.stderr.write(f"deja: {message}{hint}\n")
+        say(f"{message}{hint}")
         return exc.exit_code
     except typer.Abort:
         sys.stderr.write("deja: interrupted\n")

@@ -221,13 +221,13 @@ def guarded(body: Callable[[], object]) -> int:
     try:
         code = body()
     except Failed as exc:
-        echo(f"deja: {exc}", err=True)
+        say(str(exc))
         return exc.code
     except IndexForbidden as exc:  # its permissions need fixing: a rebuild could not write it either
-        sys.stderr.write(f"deja: {exc}\n")
+        say(str(exc))
         return 1
     except IndexUnreadable as exc:  # a damaged file met while reading, after the index opened
-        sys.stderr.write(f"deja: {exc}: run `deja index` to rebuild it\n")
+        say(f"{exc}: run `deja index` to rebuild it")
         return 1
     except BrokenPipeError:  # a write other than ``echo``'s, to a reader that is gone
         reader_gone()
@@ -240,7 +240,7 @@ def guarded(body: Callable[[], object]) -> int:
         if isinstance(exc, FileNotFoundError) and _current_folder_gone():
             sys.stderr.write("deja: the current folder no longer exists: cd to one that does and run it again\n")
         else:
-            sys.stderr.write(f"deja: {type(exc).__name__}: {exc} (set DEJA_DEBUG=1 for the traceback)\n")
+            say(f"{type(exc).__name__}: {exc} (set DEJA_DEBUG=1 for the traceback)")
         return 1
     return code if isinstance(code, int) else 0
 
@@ -308,7 +308,7 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 
     bar = ProgressBar("indexing")
     try:
-        return open_fresh(fresh=fresh, progress=bar, note=_say, checked=found, codec=codec)
+        return open_fresh(fresh=fresh, progress=bar, note=say, checked=found, codec=codec)
     except (IndexForbidden, IndexBeingWritten) as exc:
         raise Failed(str(exc)) from None
     except IndexUnreadable as exc:
@@ -356,8 +356,13 @@ def _check_readable() -> None:
         raise Failed(str(exc)) from None
 
 
-def _say(message: str) -> None:
-    echo(f"deja: {message}", err=True)
+def say(message: str) -> None:
+    """One line of deja's own on stderr (``deja: …``), any secret in it as the index holds it
+    (``redaction.as_indexed``): an error names the value it refuses, and a token pasted into the wrong argument was
+    printed back whole into the terminal's scrollback or a CI log (trial13 F3)."""
+    from ..core.redaction import as_indexed
+
+    echo(f"deja: {as_indexed(message)}", err=True)
 
 
 def collect_from_now() -> None:
@@ -521,7 +526,14 @@ def project_above(index: Index, project: str) -> str:
 
 def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
     """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
-    user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all."""
+    user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all; what it
+    says of the query and the filters with their secrets as the index holds them (trial13 F3)."""
+    from ..core.redaction import as_indexed
+
+    return as_indexed(_why_no_match(index, query, filters, flags))
+
+
+def _why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
     from ..core.search import project_indexed, query_terms, search
     from .views import quoted_query
 

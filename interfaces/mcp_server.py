@@ -665,6 +665,16 @@ class _Server(MCPServer):
         self._arguments = arguments
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """The tool's answer; an error's line with any secret in it as the index holds it: a tool's error names the
+        value it refuses, and a token given as a session id went whole into the model's context (trial13 F3)."""
+        from ..core.redaction import as_indexed
+
+        try:
+            return await self._answer(name, arguments, context)
+        except ToolError as exc:
+            raise ToolError(as_indexed(str(exc))) from exc.__cause__
+
+    async def _answer(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
         from ..core.config import REPAIR, file_problem, relative_folder
 
         if problem := file_problem():  # its settings unknown: no answer from another home's index, or unredacted

@@ -1,0 +1,63 @@
+"""A secret a person types into deja's arguments is never printed back as written (trial13 F3).
+
+Pasting a token into the wrong argument is how secrets reach a terminal's scrollback, a CI log, or, through an MCP
+tool's error, a model's context: deja's own lines that name a value they refuse or found nothing for (errors, "no
+match" lines, a JSON answer's ``query``) say it as the index holds such text, ``[redacted:…]``, as ``deja fix``
+already did.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+from harness import index_chats, run_deja
+from mcp.server.mcpserver.exceptions import ToolError
+
+from deja.interfaces.mcp_server import build_server
+
+OPENAI = "sk-proj-Q7vT3kLm9Xp2Rw8Yz4Nb6Hc1Jd5Fg0SaUe7Io3Pq2Wr9Ty6Ui4Op8As1Df5Gh"
+GITHUB = "ghp_4fK9mQ2xR7vT1bN8cZ3wY6pL0sD5hJ2gA9eU"
+PASSWORD = "Tr0ub4dorHorseBattery77"
+CHATS = {"a1a1a1a1-0000-4000-8000-000000000003": ["why does the pool run dry?", "The pool size was 5."]}
+
+
+@pytest.fixture
+def indexed(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    index_chats(tmp_path, monkeypatch, CHATS)
+    return fake_home
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "secret"),
+    [
+        (("show", OPENAI), 1, OPENAI),
+        (("resume", f"postgres://admin:{PASSWORD}@db/x"), 1, PASSWORD),
+        (("blame", f"src/{GITHUB}.py"), 0, GITHUB),
+        (("search", "pool", "--project", GITHUB), 0, GITHUB),
+        (("search", "pool", "--since", GITHUB), 2, GITHUB),
+        (("search", GITHUB), 0, GITHUB),
+        (("search", GITHUB, "--json"), 0, GITHUB),
+        (("config", "set", "cursor_root", f"/tmp/nope/{GITHUB}"), 2, GITHUB),
+    ],
+)
+def test_a_value_typed_is_echoed_redacted(indexed: Path, args: tuple[str, ...], code: int, secret: str) -> None:
+    done = run_deja(*args, cwd=indexed)
+    said = done.stdout + done.stderr
+    assert done.returncode == code, said
+    assert secret not in said and "[redacted:" in said, said
+
+
+def test_an_mcp_tools_error_names_a_secret_redacted(indexed: Path) -> None:
+    server = build_server()
+
+    async def call() -> str:
+        with pytest.raises(ToolError) as refused:
+            await server.call_tool("show", {"session_id": OPENAI})
+        return str(refused.value)
+
+    said = anyio.run(call)
+    assert OPENAI not in said and "[redacted:" in said, said
+    json.dumps(said)  # (one line of text)
