@@ -556,10 +556,11 @@ def config_set_command(
     echo(f"{key} = {stored if not isinstance(stored, bool) else str(stored).lower()} in {config.config_path()}")
     if config.SETTINGS[key].kind == "path" and not Path(value).expanduser().is_absolute():
         echo(f"note: {value} is relative; stored as {stored}, since the hooks run in another folder")
-    here = config.resolve(key)
-    if here.source == "env":
-        variable = config.SETTINGS[key].variable
-        echo(f"note: {variable} is set in this shell and overrides it here; Cursor's hooks use the file")
+    setting = config.SETTINGS[key]
+    if relative := config.relative_variable(setting):  # (the case that needs the note most: review18 R18-3)
+        echo(f"note: {relative}, so every command here refuses it; {config.absolute_fix(setting)}")
+    elif config.resolve(key).source == "env":
+        echo(f"note: {setting.variable} is set in this shell and overrides it here; Cursor's hooks use the file")
 
 
 @config_app.command("unset")

@@ -48,9 +48,12 @@ def main() -> None:
             sys.exit(_hook_help(argv[0], HANDLERS))
         exit_at_once(run_hook(argv[0], argv[1:]))
     if argv == ["mcp"]:  # what mcp.json runs: the first answer must not wait for typer
+        from ..core.config import file_problem, relative_folder
         from .mcp_refresh import Refresher
 
-        refresher = Refresher.beside_start()  # its start and first check run beside the SDK's import, not a call's
+        # (its start and first check run beside the SDK's import, not a call's; none where every tool call refuses
+        # to answer: it refreshed the index of the home deja falls back to, which no one asked for, review18 R18-6)
+        refresher = None if file_problem() or relative_folder() else Refresher.beside_start()
         from .mcp_server import main as serve_mcp
 
         serve_mcp(refresher)

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import time
 from pathlib import Path
 
 import anyio
 import pytest
-from harness import index_chats, run_deja
+from harness import ENTRY, index_chats, run_deja
 from mcp.server.mcpserver.exceptions import ToolError
 
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.interfaces.mcp_server import build_server
 
 CHATS = {"a1a1a1a1-0000-4000-8000-000000000002": ["why does the zebracorn cache miss?", "The key had a timestamp."]}
@@ -49,6 +52,17 @@ def test_config_and_doctor_still_run_and_doctor_names_it(relative: dict[str, str
     [error] = [p for p in report["problems"] if p["area"] == "settings" and p["level"] == "error"]
     assert error["message"].startswith("DEJA_HOME=deja-index is relative: it would be another folder wherever deja")
     assert error["fix"] == "give DEJA_HOME an absolute path, or unset it" and report["healthy"] is False
+    assert not [p for p in report["problems"] if p["area"] == "index"], report["problems"]  # (`deja index` refuses)
+
+
+def test_setting_home_in_the_file_says_the_variable_still_stops_every_command(
+    relative: dict[str, str], fake_home: Path, tmp_path: Path
+) -> None:
+    """``deja config set home /abs`` in a shell whose ``DEJA_HOME`` is relative said nothing of it, where the same
+    with an absolute one says the variable overrides the file (review18 R18-3)."""
+    done = run_deja("config", "set", "home", str(tmp_path / "elsewhere"), env=relative)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == f"note: {REFUSED.removeprefix('deja: ').strip().replace('; give', ', so every command here refuses it; give')}"  # fmt: skip
 
 
 def test_a_hook_stays_silent_and_logs_why(relative: dict[str, str], fake_home: Path) -> None:
@@ -90,3 +104,37 @@ def test_a_relative_cursor_folder_is_refused_as_a_relative_home_is(
     hooked = run_deja("hook-context", input=json.dumps(payload), env=env, cwd=fake_home)
     assert (hooked.returncode, hooked.stdout, hooked.stderr) == (0, "", "")
     assert (tmp_path / "deja" / "hooks.log").read_text().splitlines()[-1].endswith(f"x7: silent: {refused}")
+
+
+def test_the_mcp_server_refreshes_no_index_while_every_call_refuses(
+    relative: dict[str, str], fake_home: Path, tmp_path: Path
+) -> None:
+    """``deja mcp`` with a relative ``DEJA_HOME`` answered each call with the refusal, but refreshed (wrote) the index
+    of the home deja falls back to as it started (review18 R18-6)."""
+    fallback = {key: value for key, value in relative.items() if key != "DEJA_HOME"}
+    assert run_deja("index", env=fallback, cwd=fake_home).returncode == 0
+    index = fake_home / ".cache" / "deja" / "index"
+    before = {path.name: path.stat().st_mtime_ns for path in index.iterdir()}
+    chat = transcript_path(tmp_path / "cli", "/work/shop", "a1a1a1a1-0000-4000-8000-000000000009")
+    write_transcript(chat, [user_turn("a chat a refresh would read"), assistant_turn("It would.")])
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}},
+    }
+    server = subprocess.Popen(
+        [*ENTRY, "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=relative,
+        cwd=fake_home,
+    )
+    assert server.stdin is not None
+    server.stdin.write(json.dumps(initialize).encode() + b"\n")
+    server.stdin.flush()
+    time.sleep(3)  # (the refresher's first check runs as the server starts)
+    out, _ = server.communicate(timeout=30)
+    assert json.loads(out.splitlines()[0])["result"]["serverInfo"]["name"] == "deja"
+    assert {path.name: path.stat().st_mtime_ns for path in index.iterdir()} == before
