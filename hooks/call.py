@@ -277,15 +277,30 @@ class HookCall:
         User hooks run in ``~/.cursor``: that folder, anything in it, and the home
         folder itself are never taken for the project.
         """
+        listed, others = self._named_folders()
+        found = [folder for root in listed if (folder := _project_folder(root))]
+        if not found:
+            found = next(([folder] for other in others if (folder := _project_folder(other))), [])
+        return list(dict.fromkeys(found))
+
+    def _named_folders(self) -> tuple[list[str], list[str]]:
+        """The folders ``workspace_roots`` names, and the others that may name the project (``cwd``, the project
+        variables), each as given, project or not."""
         roots = self.payload.get("workspace_roots")
         listed = [root for root in roots[:MOST_ROOTS] if isinstance(root, str)] if isinstance(roots, list) else []
         cwd = self.payload.get("cwd")
         others = [cwd if isinstance(cwd, str) else "", os.environ.get("CURSOR_PROJECT_DIR", "")]
         others.append(os.environ.get("CLAUDE_PROJECT_DIR", ""))
-        found = [folder for root in listed if (folder := _project_folder(root))]
-        if not found:
-            found = next(([folder] for other in others if (folder := _project_folder(other))), [])
-        return list(dict.fromkeys(found))
+        return listed, others
+
+    def why_no_project(self) -> str:
+        """Why this event has no project, for hooks.log: a folder named that is none (Cursor opened at ``~``: "no
+        project folder in the payload" read as a payload Cursor sent without one, trial13 F2), or none named."""
+        listed, others = self._named_folders()
+        named = next((folder.strip() for folder in [*listed, *others] if folder.strip()), "")
+        if named:
+            return f"{named} is no project: the home folder, or Cursor's own folder, is never taken for one"
+        return "no project folder in the payload"
 
     @property
     def conversation(self) -> str:

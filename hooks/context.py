@@ -61,7 +61,7 @@ def recent_lines(call: HookCall, room: int, shown: str = "") -> tuple[list[str],
     session in the project); an event with no room left for it leaves it to the conversation's next event.
     """
     if not call.project_dir:
-        return [], "no project folder in the payload"
+        return [], call.why_no_project()
     index = call.index()
     if index is None:
         return [], "no index to read"

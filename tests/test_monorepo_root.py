@@ -558,6 +558,8 @@ def test_cursor_opened_at_the_home_folder_through_a_link_is_no_project(
 
     assert opened_at("c-at-home", fake_home) == ""
     assert opened_at("c-at-link", link) == ""
+    logged = run_deja("hooks", "log").stdout  # (not "no project folder in the payload": it named one, trial13 F2)
+    assert f"silent: {link} is no project: the home folder, or Cursor's own folder" in logged, logged
     assert "c-api" in opened_at("c-at-api", link / "code" / "api")  # a project reached through the link still is one
 
     # a chat opened at ~ is no project of a new folder below it, reached through the link or not (small33)
