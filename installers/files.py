@@ -227,15 +227,35 @@ def _refuse_dangling_links(path: Path) -> None:
 
 
 def _refuse_read_only(path: Path, action: Action) -> None:
-    """The user made the file read-only: deja does not override that (a rename would, silently)."""
+    """The user made the file read-only, or it is another user's: deja does not override that. A rename would,
+    silently: a root-owned hooks.json (a ``sudo`` run's, an admin's) that this user could not write became theirs,
+    the original owner gone for good, ``deja uninstall``'s copy back included (trial13 F5)."""
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
+        found = path.stat()
     except OSError:
         return
+    mode = stat.S_IMODE(found.st_mode)
+    verb = "remove deja's entries" if action == "removed" else "change"
+    if (owner := _other_owner(found.st_uid)) is not None:
+        todo = f'deja changed nothing; a write would make it yours: take it (sudo chown "$USER" {path}) or {verb} it as {owner}, then run the command again'  # fmt: skip
+        raise InstallError(str(path), f"belongs to {owner}, not to this user", todo)
     if not mode & stat.S_IWUSR:
-        verb = "remove deja's entries" if action == "removed" else "change"
         todo = f"deja changed nothing; make it writable (chmod u+w {path}) or {verb} it yourself, then run the command again"
         raise InstallError(str(path), f"is read-only (mode {mode:o})", todo)
+
+
+def _other_owner(uid: int) -> str | None:
+    """The name (else the number) of the user owning a file, when that is not the user deja runs as; None when it
+    is (or the system has no user ids)."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None or uid == geteuid():
+        return None
+    try:
+        import pwd
+
+        return pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        return f"user {uid}"
 
 
 def _refuse_unwritable_folder(folder: Path) -> None:

@@ -115,6 +115,22 @@ def test_a_read_only_hooks_json_is_refused_by_install_and_uninstall(fake_home: P
         assert _snapshot(fake_home) == before, "nothing written, not even the other files"
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_another_users_hooks_json_is_refused_not_taken_over(fake_home: Path, deja: str) -> None:
+    """A hooks.json another user owns (a ``sudo`` run's) was replaced by a rename, and became this user's: the
+    original owner was gone for good (trial13 F5). Here the test (root) gives the file to ``nobody``."""
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text('{"version": 1, "hooks": {"stop": [{"command": "admin-audit-hook"}]}}\n')
+    os.chown(hooks, 65534, 65534)
+    before = _snapshot(fake_home)
+    done = run_deja("install", "cursor-auto")
+    assert done.returncode == 1 and done.stdout == "", done.stdout
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"deja: {hooks}: belongs to "), done.stderr
+    assert 'sudo chown "$USER"' in done.stderr, done.stderr
+    assert _snapshot(fake_home) == before and hooks.stat().st_uid == 65534
+
+
 def test_a_read_only_file_is_refused_before_any_other_file_is_written(fake_home: Path, deja: str) -> None:
     hooks = fake_home / ".cursor" / "hooks.json"
     hooks.parent.mkdir()
