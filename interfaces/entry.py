@@ -58,6 +58,10 @@ def main() -> None:
 
         serve_mcp(refresher)
         return
+    if sys.stdout is None:  # (``deja sessions >&-``: it said "AttributeError: 'NoneType' object …", trial13 F6)
+        if sys.stderr is not None:
+            sys.stderr.write("deja: standard output is closed: give the command somewhere to write its answer\n")
+        sys.exit(1)
     if argv and argv[0] not in REPAIRS and not ASKING_FOR_HELP.intersection(argv):
         _stop_on_a_broken_config()
     if argv and not ASKING_FOR_HELP.intersection(argv):

@@ -28,7 +28,7 @@ TYPE_CHECKING = False  # typing's own, without importing typing; type checkers k
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from datetime import datetime
-    from typing import NoReturn
+    from typing import IO, NoReturn
 
     from ..core.index import Codec, Index
     from ..core.indexer import RefreshResult
@@ -169,12 +169,22 @@ def echo(text: str, err: bool = False, nl: bool = True) -> None:
     The CLI's text output goes through here."""
     from ..core.text import for_terminal
 
-    stream = sys.stderr if err else sys.stdout
+    _write(sys.stderr if err else sys.stdout, for_terminal(text) + ("\n" if nl else ""))
+
+
+def _write(stream: IO[str], text: str) -> None:
+    """``text`` written and flushed; a reader gone ends quietly (``reader_gone``), and standard output that cannot
+    take it (a full disk, ``> /dev/full``) fails in one line naming it: it said ``OSError: [Errno 28] …`` (trial13
+    F6)."""
     try:
-        stream.write(for_terminal(text) + ("\n" if nl else ""))
+        stream.write(text)
         stream.flush()
     except BrokenPipeError:
         reader_gone()
+    except OSError as exc:
+        if stream is not sys.stdout:
+            raise
+        raise Failed(f"cannot write to standard output ({exc.strerror or exc}): send it where it fits") from None
 
 
 def reader_gone() -> NoReturn:
@@ -200,11 +210,7 @@ def emit_json(data: Mapping[str, object]) -> None:
 
     envelope = {"schema_version": SCHEMA_VERSION, **data}
     text = json_escaped_controls(json.dumps(envelope, indent=2, ensure_ascii=False, default=_iso))
-    try:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        reader_gone()
+    _write(sys.stdout, text + "\n")
 
 
 def _iso(value: object) -> str:

@@ -1,0 +1,35 @@
+"""Standard output that cannot take deja's answer fails in one line naming it, never as an exception's name.
+
+``deja sessions > /dev/full`` said ``OSError: [Errno 28] No space left on device``, and ``deja sessions >&-``
+``AttributeError: 'NoneType' object has no attribute 'isatty'`` (trial13 F6).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from harness import ENTRY, Sample
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("args", [("sessions",), ("sessions", "--json"), ("search", "deploy")])
+def test_a_full_output_is_one_line_naming_it(indexed_sample: Sample, args: tuple[str, ...]) -> None:
+    with Path("/dev/full").open("w") as full:
+        done = subprocess.run([*ENTRY, *args], stdout=full, stderr=subprocess.PIPE, text=True, env=indexed_sample.env)
+    assert (done.returncode, done.stderr) == (
+        1,
+        "deja: cannot write to standard output (No space left on device): send it where it fits\n",
+    )
+
+
+def test_a_closed_output_is_one_line_naming_it(indexed_sample: Sample) -> None:
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", *ENTRY, "sessions"], capture_output=True, text=True, env=indexed_sample.env
+    )
+    assert (done.returncode, done.stderr) == (
+        1,
+        "deja: standard output is closed: give the command somewhere to write its answer\n",
+    )
