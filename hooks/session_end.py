@@ -99,7 +99,22 @@ def _ingest(call: HookCall) -> str:
     outside = "" if result.added or result.updated or not call.for_cursor else _outside_every_root(transcript)
     if outside:
         return call.silent(f"not ingested {', '.join(sorted(ids))}: {outside}")
-    return call.silent(f"ingested {', '.join(sorted(ids))}: {result.added} added, {result.updated} updated")
+    said = f"ingested {', '.join(sorted(ids))}: {result.added} added, {result.updated} updated"
+    if result.unreadable_kept:  # (a turn not taken read as nothing new without it: trial13 F4)
+        said += f"; {_unreadable(result.unreadable_files, result.unreadable_kept)} could not be read this time: kept as it was, read again by the next refresh"  # fmt: skip
+    return call.silent(said)
+
+
+def _unreadable(files: list[str], count: int) -> str:
+    """The stores a refresh could not read, as the log names them: the first one and why (the detached ingest may
+    wait for a lock once more to say it), and how many more."""
+    from ..core.readers.unreadable import why_unreadable
+
+    if not files:
+        return f"{count} Cursor store{'s' if count != 1 else ''}"
+    why = why_unreadable(files[0])
+    more = f" and {count - 1} more" if count > 1 else ""
+    return f"{files[0]}{f' ({why})' if why else ''}{more}"
 
 
 def _wait_for_the_index(directory: Path) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 from harness import Sample, console_script, deja_imports, path_with, run_deja
+from test_unreadable_named import locked
 
 from deja.core.index import index_dir
 from deja.core.indexer import LOCK_NAME, glance
@@ -105,6 +106,25 @@ def test_a_turn_ended_is_found_by_the_next_search_with_nothing_to_refresh(wired:
 
     _stop(wired, API_CHAT, transcript, event="sessionEnd")  # the chat closes: its last turn is in already
     _wait_for_log(wired, f"ingested {API_CHAT}: 0 added, 0 updated (nothing changed since the last refresh)")
+
+
+def test_a_turn_whose_store_is_locked_says_why_it_is_not_taken_yet(wired: Sample) -> None:
+    """The ingest of a turn whose chat's store another process held locked logged "0 added, 0 updated", and nothing
+    said why the turn just finished was not searchable yet (trial13 F4); the next refresh takes it."""
+    cwd = str(wired.history.projects["api"])
+    transcript = write_transcript(
+        transcript_path(wired.history.cli_root, cwd, NEW_CHAT),
+        [user_turn("the walrus deploy keeps timing out"), assistant_turn("Raise the walrus health check grace.")],
+    )
+    chat = chat_dir_for(wired.history.cli_root, cwd, NEW_CHAT)
+    write_chat_store(chat, cwd=cwd, messages=[*store_preamble(cwd), store_user_message("the walrus deploy times out")])
+    store = chat / "store.db"
+    with locked(store):
+        _stop(wired, NEW_CHAT, transcript)
+        log = _wait_for_log(wired, f"ingested {NEW_CHAT}: ")
+    line = next(line for line in log.splitlines() if f"ingested {NEW_CHAT}: " in line)
+    assert line.endswith(f"; {store} (locked) could not be read this time: kept as it was, read again by the next refresh"), line  # fmt: skip
+    assert ": 1 added, 0 updated; " in line and _index_json(wired)["updated"] == 1  # (the lock gone: its store read)
 
 
 def test_a_new_chats_first_turn_and_its_session_end_are_read_once(wired: Sample) -> None:
