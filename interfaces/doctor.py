@@ -170,7 +170,7 @@ def diagnose(home: Path | None = None) -> Report:
     unwritable = _unwritable_home(home, index)  # (first: a missing index is no news where none can be written)
     problems = [
         *_missing_roots(),
-        *_root_too_deep(ide_root),
+        *_root_too_deep(paths.ide_user_folder()),
         *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files),
         *_forbidden_problems(forbidden_files),
         *_index_problems(index, damage),
@@ -342,7 +342,8 @@ def no_history(looked_in: list[Path]) -> Finding:
 
 
 def _root_too_deep(ide_root: Path) -> list[Finding]:
-    """The editor root set to a folder that holds a ``state.vscdb`` itself: one of the folders inside ``User``."""
+    """The editor root set to a folder that holds a ``state.vscdb`` itself: one of the folders inside ``User``,
+    named as set (``paths.ide_user_folder``), so that the ``User`` folder above it is the one the setting named."""
     if not os.path.isfile(ide_root / "state.vscdb"):  # (``Path.is_file`` raises where ide_root is unreadable)
         return []
     user = ide_root.parent.parent if ide_root.parent.name == "workspaceStorage" else ide_root.parent

@@ -177,3 +177,23 @@ def test_a_rebuild_drops_an_editor_chat_deleted_since_an_index_was_built_through
     conn.close()
     rebuilt = _index_through(moved, monkeypatch, "--full")
     assert (rebuilt["sessions"], rebuilt["unreadable_kept"], rebuilt["not_rebuilt"]) == (SESSIONS - 1, 0, False)
+
+
+def test_doctor_finds_cursors_hook_logs_beside_a_user_folder_that_is_a_link(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cursor's ``User`` folder synced from a dotfiles folder (a link): its logs stay in Cursor's own folder, beside
+    the link; doctor looked for them beside the dotfiles' copy and said nothing proves the hooks ran."""
+    build_sample_history(tmp_path / "history")
+    dotfiles = tmp_path / "dotfiles" / "cursor-user"
+    shutil.copytree(tmp_path / "history" / "cursor" / "User", dotfiles)
+    cursor = fake_home / ".config" / "Cursor"
+    cursor.mkdir(parents=True)
+    (cursor / "User").symlink_to(dotfiles)
+    log = cursor / "logs" / "20261203T100000" / "window1" / "output_20261203T100000" / "cursor.hooks.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("2026-12-03 10:00:01.000 [info] Hook step completed: deja hook-prompt\n", encoding="utf-8")
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    out = run_deja("doctor").stdout
+    assert f"1 hook log in {cursor / 'logs'}" in out, out
+    assert "no Cursor hook log" not in out
