@@ -457,8 +457,11 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
     ``index`` too, so the screen does not promise that a search catches up."""
     if index.state == "unreadable":  # (said already, with its own fix)
         return []
-    if blocker := config.file_in_path(str(home)):  # (its parent may be writable: the probe would find nothing wrong)
+    if blocker := config.file_in_path(str(index_dir(home))):  # (its parent may be writable: the probe finds nothing)
         index.unwritable = f"{blocker}: not a folder"
+        if blocker == str(index_dir(home)):  # (the home is fine: the file is the one thing in the way)
+            what = f"deja's index folder {blocker} is a file, not a folder: the index cannot be kept in it"
+            return [Finding("error", "index", what, f"move {blocker} aside (deja makes its index there)")]
         made = "is a file, not a folder" if blocker == str(home) else f"cannot be made: {blocker} is a file"
         what = f"deja's home {home} {made}: the index cannot be kept in it"
         return [Finding("error", "index", what, _home_fix(blocker))]
