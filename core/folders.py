@@ -170,10 +170,15 @@ def deja_home(environment: bool = True) -> str:
 def ide_user_root(platform: str | None = None, environment: bool = True) -> str:
     """The Cursor IDE's ``User`` folder (``DEJA_CURSOR_ROOT`` overrides discovery), where its links lead (the
     module's docstring says why)."""
-    return real_folder(_ide_user_folder(platform, environment))
+    return real_folder(ide_user_folder(platform, environment))
 
 
-def _ide_user_folder(platform: str | None, environment: bool) -> str:
+def ide_user_folder(platform: str | None = None, environment: bool = True) -> str:
+    """The Cursor IDE's ``User`` folder as Cursor (or the setting) names it, its own link not followed: what lies
+    beside it is found from this one (Cursor's ``logs``; the ``User`` folder above a setting that names a folder
+    inside it). A ``User`` folder that is a link (synced from a dotfiles folder) leads away from Cursor's folder,
+    whose ``logs`` doctor then looked for beside the dotfiles' copy; the stores below it are named from
+    :func:`ide_user_root`."""
     override = setting("cursor_root", environment)
     if override:
         return user_folder(override)

@@ -21,6 +21,11 @@ def ide_user_root(platform: str | None = None, environment: bool = True) -> Path
     return Path(folders.ide_user_root(platform, environment))
 
 
+def ide_user_folder() -> Path:
+    """The Cursor IDE's ``User`` folder as named, its own link not followed (``folders.ide_user_folder``)."""
+    return Path(folders.ide_user_folder())
+
+
 def ide_databases(root: Path | None = None) -> list[Path]:
     """``globalStorage/state.vscdb`` and every ``workspaceStorage/*/state.vscdb`` that exists."""
     return [Path(db) for db in folders.ide_databases(str(root) if root else None)]

@@ -209,17 +209,28 @@ def _text(value: Any) -> str:
 MOST_ROOTS = 16
 
 
-def _project_folder(candidate: str) -> str:
+def _project_folder(candidate: str, cursor_folders: list[str]) -> str:
     """``candidate`` tidied, or "" when it is no project: empty, the home folder however it is spelt (a link to it,
     ``keys.spelt_homes``: one listed every project's sessions as its own, review17 R17-3), or Cursor's own folder
-    (where user hooks run) or anything in it."""
+    (where user hooks run: ``cursor_folders``) or anything in it."""
     candidate = os.path.expanduser(candidate.strip()).rstrip("/") if candidate else ""
-    cursor_home = folders.cursor_config_dir().rstrip("/")
-    if not candidate or candidate == folders.home() or (candidate + "/").startswith(cursor_home + "/"):
+    if (
+        not candidate
+        or candidate == folders.home()
+        or any((candidate + "/").startswith(folder + "/") for folder in cursor_folders)
+    ):
         return ""
     from ..core.keys import project_spelling, spelt_homes  # (a hook that asks for the project: keys is loaded anyway)
 
     return "" if project_spelling(candidate) in spelt_homes() else candidate
+
+
+def _cursor_folders() -> list[str]:
+    """Cursor's own folder as it is set and, when it is a link itself (a dotfiles ``~/.cursor``), where it leads: a
+    process in it names it so (``getcwd``), and was taken for a project (review18 R18-7). One ``lstat`` a hook call;
+    the ``realpath`` only for a link."""
+    cursor_home = folders.cursor_config_dir().rstrip("/")
+    return [cursor_home, folders.real_folder(cursor_home)] if os.path.islink(cursor_home) else [cursor_home]
 
 
 class HookCall:
@@ -278,9 +289,10 @@ class HookCall:
         folder itself are never taken for the project.
         """
         listed, others = self._named_folders()
-        found = [folder for root in listed if (folder := _project_folder(root))]
+        cursor_folders = _cursor_folders()  # (once: a workspace names up to 16 folders)
+        found = [folder for root in listed if (folder := _project_folder(root, cursor_folders))]
         if not found:
-            found = next(([folder] for other in others if (folder := _project_folder(other))), [])
+            found = next(([folder] for other in others if (folder := _project_folder(other, cursor_folders))), [])
         return list(dict.fromkeys(found))
 
     def _named_folders(self) -> tuple[list[str], list[str]]:

@@ -105,8 +105,9 @@ class Decision(msgspec.Struct):
 
 
 def cursor_logs_dir() -> Path:
-    """``<Cursor user data>/logs``: the editor's ``User`` folder's parent holds it."""
-    return paths.ide_user_root().parent / "logs"
+    """``<Cursor user data>/logs``: the editor's ``User`` folder's parent holds it, the folder as Cursor names it
+    (``paths.ide_user_folder``: a ``User`` folder that is a link leads elsewhere)."""
+    return paths.ide_user_folder().parent / "logs"
 
 
 def cursor_hook_logs(folder: Path | None = None) -> list[Path]:

@@ -170,7 +170,7 @@ def diagnose(home: Path | None = None) -> Report:
     unwritable = _unwritable_home(home, index)  # (first: a missing index is no news where none can be written)
     problems = [
         *_missing_roots(),
-        *_root_too_deep(ide_root),
+        *_root_too_deep(paths.ide_user_folder()),
         *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files),
         *_forbidden_problems(forbidden_files),
         *_index_problems(index, damage),
@@ -342,7 +342,8 @@ def no_history(looked_in: list[Path]) -> Finding:
 
 
 def _root_too_deep(ide_root: Path) -> list[Finding]:
-    """The editor root set to a folder that holds a ``state.vscdb`` itself: one of the folders inside ``User``."""
+    """The editor root set to a folder that holds a ``state.vscdb`` itself: one of the folders inside ``User``,
+    named as set (``paths.ide_user_folder``), so that the ``User`` folder above it is the one the setting named."""
     if not os.path.isfile(ide_root / "state.vscdb"):  # (``Path.is_file`` raises where ide_root is unreadable)
         return []
     user = ide_root.parent.parent if ide_root.parent.name == "workspaceStorage" else ide_root.parent
@@ -457,8 +458,11 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
     ``index`` too, so the screen does not promise that a search catches up."""
     if index.state == "unreadable":  # (said already, with its own fix)
         return []
-    if blocker := config.file_in_path(str(home)):  # (its parent may be writable: the probe would find nothing wrong)
+    if blocker := config.file_in_path(str(index_dir(home))):  # (its parent may be writable: the probe finds nothing)
         index.unwritable = f"{blocker}: not a folder"
+        if blocker == str(index_dir(home)):  # (the home is fine: the file is the one thing in the way)
+            what = f"deja's index folder {blocker} is a file, not a folder: the index cannot be kept in it"
+            return [Finding("error", "index", what, f"move {blocker} aside (deja makes its index there)")]
         made = "is a file, not a folder" if blocker == str(home) else f"cannot be made: {blocker} is a file"
         what = f"deja's home {home} {made}: the index cannot be kept in it"
         return [Finding("error", "index", what, _home_fix(blocker))]

@@ -336,6 +336,10 @@ def unwritable(exc: OSError) -> str:
         return f"cannot write the index ({where}: {exc.strerror}): free space on that disk, then run `deja index`"
     if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) != home:
         return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
+    from ..core.index.format import INDEX
+
+    if exc.errno == errno.ENOTDIR and os.path.isfile(index := os.path.join(home, INDEX)):  # (doctor says so too)
+        return f"cannot write the index: {index} is a file, not a folder: move it aside (deja makes its index there)"
     return f"cannot write the index ({where}: {exc.strerror or exc}): is {_home_setting()} writable?"
 
 

@@ -188,3 +188,27 @@ def test_doctor_in_a_shell_pointed_at_a_kept_demo_says_so(fake_home: Path) -> No
         assert "deja config set home" not in ran.stdout
     finally:
         shutil.rmtree(demo)
+
+
+def test_an_index_folder_that_is_a_file_is_one_error_with_a_fix_that_works(sample: Sample, tmp_path: Path) -> None:
+    """``<home>/index`` a file: doctor said "no index … fix: deja index", and ``deja index`` then failed asking
+    whether DEJA_HOME is writable (review18 R18-1). Both name the file and say to move it aside, which works."""
+    home = tmp_path / "deja"
+    home.mkdir()
+    (home / "index").write_text("not a folder\n")
+    env = {**os.environ, "DEJA_HOME": str(home)}
+    ran = run_deja("doctor", env=env)
+    assert ran.returncode == 1, ran.stderr
+    assert f"ERROR  deja's index folder {home / 'index'} is a file, not a folder" in ran.stdout
+    assert f"fix: move {home / 'index'} aside (deja makes its index there)" in ran.stdout
+    assert "missing" not in ran.stdout and "no index" not in ran.stdout, ran.stdout
+    report = orjson.loads(run_deja("doctor", "--json", env=env).stdout)
+    assert report["index"]["unwritable"] == f"{home / 'index'}: not a folder"
+    indexed = run_deja("index", env=env)
+    assert (indexed.returncode, indexed.stderr) == (
+        1,
+        f"deja: cannot write the index: {home / 'index'} is a file, not a folder: move it aside (deja makes its index "
+        "there)\n",
+    )
+    (home / "index").rename(home / "index.aside")
+    assert run_deja("index", env=env).returncode == 0

@@ -24,7 +24,8 @@ from deja.core.bookkeeping import Bookkeeping
 from deja.core.index import index_dir, read_manifest
 from deja.core.indexer import glance, refresh
 from deja.core.indexer.plan import chat_files
-from deja.core.sample import API_CHAT, API_EDITOR_COMPOSER, build_sample_history
+from deja.core.sample import API_CHAT, API_EDITOR_COMPOSER, INFRA_STORE_CHAT, build_sample_history
+from deja.core.writers.cursor_agent import chat_dir_for, store_assistant_message, store_user_message, write_chat_store
 from deja.core.writers.ide import composer_key
 from deja.hooks import session_end
 from deja.hooks.call import HookCall
@@ -177,3 +178,62 @@ def test_a_rebuild_drops_an_editor_chat_deleted_since_an_index_was_built_through
     conn.close()
     rebuilt = _index_through(moved, monkeypatch, "--full")
     assert (rebuilt["sessions"], rebuilt["unreadable_kept"], rebuilt["not_rebuilt"]) == (SESSIONS - 1, 0, False)
+
+
+def test_doctor_finds_cursors_hook_logs_beside_a_user_folder_that_is_a_link(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cursor's ``User`` folder synced from a dotfiles folder (a link): its logs stay in Cursor's own folder, beside
+    the link; doctor looked for them beside the dotfiles' copy and said nothing proves the hooks ran."""
+    build_sample_history(tmp_path / "history")
+    dotfiles = tmp_path / "dotfiles" / "cursor-user"
+    shutil.copytree(tmp_path / "history" / "cursor" / "User", dotfiles)
+    cursor = fake_home / ".config" / "Cursor"
+    cursor.mkdir(parents=True)
+    (cursor / "User").symlink_to(dotfiles)
+    log = cursor / "logs" / "20261203T100000" / "window1" / "output_20261203T100000" / "cursor.hooks.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("2026-12-03 10:00:01.000 [info] Hook step completed: deja hook-prompt\n", encoding="utf-8")
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    out = run_deja("doctor").stdout
+    assert f"1 hook log in {cursor / 'logs'}" in out, out
+    assert "no Cursor hook log" not in out
+
+
+def _moved_behind_a_link(history: Path, tmp_path: Path) -> Path:
+    """The history moved to ``tmp_path / "moved"``, a link left in its place: an index an earlier deja built through
+    a link (the index names every store through ``history``; the rebuild names them where the link leads)."""
+    moved = tmp_path / "moved"
+    os.rename(history, moved)
+    history.symlink_to(moved)
+    return moved
+
+
+def _damaged(store: Path) -> Path:
+    """``store`` cut in half: a file deja finds and cannot read."""
+    with store.open("r+b") as f:
+        f.truncate(store.stat().st_size // 2)
+    return store
+
+
+def _new_damaged_chat(cli_root: Path, chat_id: str) -> Path:
+    """A new cursor-agent chat whose ``store.db`` cannot be read: a store that never held a session."""
+    chat_dir = chat_dir_for(cli_root, "/work/new", chat_id)
+    write_chat_store(chat_dir, cwd="/work/new", messages=[store_user_message("q"), store_assistant_message("a")])
+    return _damaged(chat_dir / "store.db")
+
+
+def test_a_refused_rebuild_of_an_index_built_through_the_other_spelling_names_the_store_read_before(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal names first the store whose sessions it keeps, with a fix that moves that one away; it named a
+    new chat's store that never held a session, and moving that away as told changed nothing."""
+    moved = _moved_behind_a_link(history, tmp_path)
+    for chat_id in ("00000000-new-a", "00000000-new-b"):
+        _new_damaged_chat(moved / "cursor-agent", chat_id)
+    [read_before] = [_damaged(p) for p in (moved / "cursor-agent").rglob("store.db") if INFRA_STORE_CHAT in str(p)]
+    _point(moved, monkeypatch)
+    refused = run_deja("index", "--full")
+    assert refused.returncode == 1
+    assert refused.stderr.startswith(f"deja: the index was not rebuilt: {read_before} (damaged) and 2 more"), refused
+    assert f"(mv {read_before} " in refused.stderr

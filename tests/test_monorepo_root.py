@@ -594,3 +594,24 @@ def test_a_folder_with_sessions_in_two_segments_is_read_once_for_the_names_above
     monkeypatch.setattr(Segment, "session", lambda segment, ordinal: read.append(ordinal) or session(segment, ordinal))
     assert search._session_folders(index) == {str(mono / "frontend"), str(mono / "backend")}
     assert len(read) == 2  # (one session a folder)
+
+
+def test_cursors_own_folder_reached_where_its_link_leads_is_no_project(fake_home: Path, cli_root: Path) -> None:
+    """User hooks run in ``~/.cursor``, a link into a dotfiles folder here: a hook given the folder where the link
+    leads (a process's ``getcwd`` names it so) took it for a project, and listed the dotfiles' sessions as "Recent
+    sessions in this project" (review18 R18-7); given ``~/.cursor`` as spelt, it gave nothing, as it should."""
+    dotfiles = fake_home / "dotfiles"
+    (dotfiles / "cursor").mkdir(parents=True)
+    (fake_home / ".cursor").symlink_to(dotfiles / "cursor")
+    _chat(cli_root, dotfiles, "c-dot", "update the dotfiles", "git status")
+    assert run_deja("index").returncode == 0
+
+    def hook_in(conversation: str, folder: Path) -> str:
+        payload = {"conversation_id": conversation, "hook_event_name": "sessionStart", "cwd": str(folder)}
+        done = run_deja("hook-context", input=json.dumps(payload))
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        return done.stdout
+
+    assert hook_in("c-in-link", fake_home / ".cursor") == ""
+    assert hook_in("c-in-target", dotfiles / "cursor") == ""
+    assert "c-dot" in hook_in("c-in-dotfiles", dotfiles)  # (the dotfiles folder is a project all the same)

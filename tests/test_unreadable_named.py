@@ -268,3 +268,23 @@ def test_an_editor_chat_deleted_in_cursor_holds_no_rebuild_back(cli_root: Path, 
         assert ran.returncode == 0, ran.stderr
         assert ran.stderr.startswith(f"{store} (damaged) could not be read this time: nothing was read from it before")
         assert "e-kept" in listed and "e-gone" not in listed and "s1" not in listed, listed
+
+
+@pytest.mark.parametrize("value", ["{not json", "null"])
+def test_an_editor_chat_its_database_no_longer_yields_holds_no_rebuild_back(cli_root: Path, tmp_path: Path, value: str) -> None:  # fmt: skip
+    """An editor chat whose row is still in the database but no longer decodes: the next refresh drops it, as a
+    deleted one, yet ``--full`` counted it as a session it would lose and refused, blaming a new store that never
+    held a session ("would lose the sessions read from it before") (review18 R18-5)."""
+    db = tmp_path / "no-ide" / "globalStorage" / "state.vscdb"
+    _editor_chats(db, "e-kept", "e-bad")
+    assert run_deja("index").returncode == 0
+    store = _store_chat(cli_root, "s1")
+    _damage(store)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE cursorDiskKV SET value = ? WHERE key = ?", (value, composer_key("e-bad")))
+    conn.close()
+    ran = run_deja("index", "--full")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stderr.startswith(f"{store} (damaged) could not be read this time: nothing was read from it before")
+    listed = run_deja("sessions").stdout
+    assert "e-kept" in listed and "e-bad" not in listed, listed

@@ -393,8 +393,8 @@ def _kept_instead(
 
     A session lost with every file it was read from (a chat folder moved away: ``on_disk``) is no loss a refusal
     keeps: the next refresh drops it anyway, so it does not hold a rebuild back for a store that cannot be read but
-    never held a session (review12 R5b); nor is an editor chat deleted in Cursor (``_deleted_in_cursor``). The
-    messages name first a store whose sessions the refusal keeps.
+    never held a session (review12 R5b); nor is an editor chat its database, read by this rebuild, no longer yields
+    (``_dropped_from_read_database``). The messages name first a store whose sessions the refusal keeps.
 
     A store the rebuild could not find because it cannot be read this time (a folder above it at mode 000, a FIFO
     in its place, a folder it could not list: ``blocked_chat``) counts as one it could not read, into
@@ -409,7 +409,7 @@ def _kept_instead(
         for sid in sorted(_indexed(before) - _indexed(book))
         if (chat := before.chat(sid)) is not None and on_disk(chat)
     }
-    for sid in _deleted_in_cursor(lost, book, plan):
+    for sid in _dropped_from_read_database(lost, plan):
         del lost[sid]
     stuck = [chat for sid, chat in lost.items() if blocked_chat(sid, chat)]
     if len(stuck) > plan.unreadable:  # (a store it found and could not read is one of them too)
@@ -423,21 +423,19 @@ def _kept_instead(
     return live
 
 
-def _deleted_in_cursor(lost: dict[str, ChatState], book: Bookkeeping, plan: Plan) -> list[str]:
-    """Those of the ``lost`` editor chats that the database they were read from, read by this rebuild, no longer
-    holds, with no other file of theirs still there: the user deleted them in Cursor, and a refusal (for another
-    store that cannot be read) would not keep them, as the next refresh drops them anyway (twins32)."""
-    held: dict[str, dict[str, str]] = {}  # (a database's composers, read once however many of its chats went)
-    deleted = []
-    for sid, chat in lost.items():
-        db = chat.ide_db
-        if not db or not plan.read_database(db) or any(not gone(p) for p in chat_files(chat) if p != db):
-            continue
-        if db not in held:
-            held[db] = book.fingerprints(db)
-        if sid not in held[db]:
-            deleted.append(sid)
-    return deleted
+def _dropped_from_read_database(lost: dict[str, ChatState], plan: Plan) -> list[str]:
+    """Those of the ``lost`` editor chats whose database this rebuild read, with no other file of theirs still there:
+    the database no longer yields them (deleted in Cursor, or a row that no longer decodes), so the next refresh
+    drops them too and a refusal (for another store that cannot be read) would not keep them (twins32). A database
+    that failed on the way has no signature recorded (``keep_unread_database``): its chats still count. Asked as
+    ``plan.read_database`` asks, so the answer is the same for an index an earlier deja built through a link."""
+    return [
+        sid
+        for sid, chat in lost.items()
+        if chat.ide_db
+        and plan.read_database(chat.ide_db)
+        and all(gone(path) for path in chat_files(chat) if path != chat.ide_db)
+    ]
 
 
 def _indexed(book: Bookkeeping) -> set[str]:

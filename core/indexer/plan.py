@@ -105,8 +105,11 @@ class Plan(msgspec.Struct):
 
     def name_first(self, files: set[str]) -> None:
         """Name ``files`` before the others counted in ``unreadable``: a refused rebuild names a store whose sessions
-        it keeps, not a new chat's that held none (review12 R5b)."""
-        self.unreadable_files.sort(key=lambda path: path not in files)
+        it keeps, not a new chat's that held none (review12 R5b). Each is taken as the index named it or where its
+        links lead, as the refresh names it (``read_database``): an index an earlier deja built through a link named
+        them through the link, and the new chat was named first, with a "move it away" fix for the wrong file."""
+        spellings = files | {real_folder(path) for path in files}
+        self.unreadable_files.sort(key=lambda path: path not in spellings)
 
     def chats_to_read(self) -> int:
         """How many chats the plan reads (the total a progress bar counts towards); a merged chat counts once."""
