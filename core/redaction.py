@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from . import config
 
+TYPE_CHECKING = False  # typing's own, without importing typing (hooks load this module); type checkers know it
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 #: Bumped whenever the rules (``redact``) change, so an index redacted by older rules is rebuilt.
 RULES_VERSION = 13
 
@@ -268,6 +272,43 @@ def as_indexed(text: str) -> str:
     from .redact import scrub
 
     return scrub(text)
+
+
+#: A secret shorter than this, found in what a person typed, is not looked for in deja's answers: replaced
+#: wherever it occurs, it would cut into words that have nothing to do with it.
+TYPED_SECRET_CHARS = 6
+
+
+def typed_secrets(values: Iterable[str]) -> dict[str, str]:
+    """The secrets in what a person typed (a command's arguments, a tool call's values), each mapped to what the
+    index writes instead (``as_indexed``): what deja's answers must not print back as typed (``hidden``). A value
+    holding one is compared with its redacted form: what lies between their common start and end is the secret as
+    typed (a password inside a URL, a whole token). Only a value that names a secret or holds what may be a key
+    loads the rules, as ``without_secrets`` asks: ``deja search "command: docker build"`` loads no ``re``."""
+    found: dict[str, str] = {}
+    for value in values:
+        if not may_name_a_secret(value.lower()) and not any(may_be_a_key(word) for word in value.split()):
+            continue
+        scrubbed = as_indexed(value)
+        if scrubbed == value:
+            continue
+        start = 0
+        while start < min(len(value), len(scrubbed)) and value[start] == scrubbed[start]:
+            start += 1
+        end = 0
+        while end < min(len(value), len(scrubbed)) - start and value[-1 - end] == scrubbed[-1 - end]:
+            end += 1
+        secret = value[start : len(value) - end]
+        if len(secret) >= TYPED_SECRET_CHARS:
+            found[secret] = scrubbed[start : len(scrubbed) - end]
+    return found
+
+
+def hidden(text: str, secrets: dict[str, str]) -> str:
+    """``text`` with each of ``secrets`` (``typed_secrets``) as the index writes it."""
+    for secret, shown in secrets.items():
+        text = text.replace(secret, shown)
+    return text
 
 
 def without_secrets(text: str) -> str:

@@ -62,6 +62,9 @@ def main() -> None:
         if sys.stderr is not None:
             sys.stderr.write("deja: standard output is closed: give the command somewhere to write its answer\n")
         sys.exit(1)
+    from .fastpath import hide_typed
+
+    hide_typed(argv)
     if argv and argv[0] not in REPAIRS and not ASKING_FOR_HELP.intersection(argv):
         _stop_on_a_broken_config()
     if argv and not ASKING_FOR_HELP.intersection(argv):

@@ -172,10 +172,29 @@ def echo(text: str, err: bool = False, nl: bool = True) -> None:
     _write(sys.stderr if err else sys.stdout, for_terminal(text) + ("\n" if nl else ""))
 
 
+#: The secrets in this command's arguments, each as the index writes it (``hide_typed``).
+_TYPED: dict[str, str] = {}
+
+
+def hide_typed(argv: list[str]) -> None:
+    """Print no secret of ``argv`` back as typed, whatever line would echo it (an error refusing it, "No sessions
+    with --project …", a JSON answer's ``query`` or ``path``): a token pasted into the wrong argument went whole
+    into the terminal's scrollback or a CI log (trial13 F3, review19 R19-1). One place for every answer
+    (``_write``) rather than each line that names a value; nothing to do, and no rules loaded, for arguments no
+    gate takes for a secret."""
+    from ..core.redaction import typed_secrets
+
+    _TYPED.update(typed_secrets(argv))
+
+
 def _write(stream: IO[str], text: str) -> None:
     """``text`` written and flushed; a reader gone ends quietly (``reader_gone``), and standard output that cannot
     take it (a full disk, ``> /dev/full``) fails in one line naming it: it said ``OSError: [Errno 28] …`` (trial13
     F6)."""
+    if _TYPED:
+        from ..core.redaction import hidden
+
+        text = hidden(text, _TYPED)
     try:
         stream.write(text)
         stream.flush()
@@ -536,14 +555,7 @@ def project_above(index: Index, project: str) -> str:
 
 def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
     """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
-    user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all; what it
-    says of the query and the filters with their secrets as the index holds them (trial13 F3)."""
-    from ..core.redaction import as_indexed
-
-    return as_indexed(_why_no_match(index, query, filters, flags))
-
-
-def _why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
+    user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all."""
     from ..core.search import project_indexed, query_terms, search
     from .views import quoted_query
 

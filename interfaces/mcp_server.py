@@ -667,12 +667,20 @@ class _Server(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """The tool's answer; an error's line with any secret in it as the index holds it: a tool's error names the
         value it refuses, and a token given as a session id went whole into the model's context (trial13 F3)."""
-        from ..core.redaction import as_indexed
+        from ..core.redaction import as_indexed, hidden, typed_secrets
 
+        typed = typed_secrets(_strings(arguments))  # (a token given as a project: "No session of project 'ghp_…'")
         try:
-            return await self._answer(name, arguments, context)
+            answer = await self._answer(name, arguments, context)
         except ToolError as exc:
-            raise ToolError(as_indexed(str(exc))) from exc.__cause__
+            raise ToolError(hidden(as_indexed(str(exc)), typed)) from exc.__cause__
+        if typed and isinstance(answer, CallToolResult):
+            for block in answer.content:
+                if isinstance(block, TextContent):
+                    block.text = hidden(block.text, typed)
+            if answer.structured_content is not None:
+                answer.structured_content = _hidden_values(answer.structured_content, typed)
+        return answer
 
     async def _answer(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
         from ..core.config import REPAIR, file_problem, relative_folder
@@ -697,6 +705,30 @@ class _Server(MCPServer):
                 f"{'.'.join(map(str, error['loc'])) or 'arguments'}: {error['msg']}" for error in exc.__cause__.errors()
             )
             raise ToolError(f"Error executing tool {name}: {wrong}") from exc.__cause__
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in a tool call's arguments, however nested."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list | tuple):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def _hidden_values(value: Any, typed: dict[str, str]) -> Any:
+    """``value`` (a structured answer) with each string's typed secrets as the index writes them."""
+    from ..core.redaction import hidden
+
+    if isinstance(value, str):
+        return hidden(value, typed)
+    if isinstance(value, dict):
+        return {key: _hidden_values(item, typed) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_hidden_values(item, typed) for item in value]
+    return value
 
 
 def build_server(tools: Tools | None = None) -> MCPServer:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from ..core.redaction import as_indexed
-
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
 if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a search's text page needs only its methods)
     from datetime import datetime
@@ -64,7 +62,7 @@ def show_json(meta: SessionMeta, messages: list[Message], offset: int = 0, total
 
 def search_json(result: SearchResult) -> dict[str, Any]:
     return {
-        "query": as_indexed(result.query),
+        "query": result.query,
         "total": result.total,
         "notice": result.notice,
         "hits": [
@@ -95,10 +93,8 @@ QUERY_ECHO_CHARS = 80
 
 def quoted_query(query: str) -> str:
     """The query in double quotes, cut to ``QUERY_ECHO_CHARS`` with "…" (on one line); in single quotes when it
-    holds a double quote, as a shell takes a phrase (``'"off by one"'``, not ``""off by one""``: trial9 F8); a secret
-    in it as the index holds it (``redaction.as_indexed``: "No session matches" printed a pasted token back, trial13
-    F3)."""
-    one_line = " ".join(as_indexed(query).split())
+    holds a double quote, as a shell takes a phrase (``'"off by one"'``, not ``""off by one""``: trial9 F8)."""
+    one_line = " ".join(query.split())
     cut = one_line if len(one_line) <= QUERY_ECHO_CHARS else one_line[: QUERY_ECHO_CHARS - 1].rstrip() + "…"
     return f"'{cut}'" if '"' in cut else f'"{cut}"'
 

@@ -13,7 +13,6 @@ from ..core.failures import NOT_RERUN, Step, bare_retry, before_rerun
 from ..core.index import SessionMeta
 from ..core.keys import seen_from
 from ..core.readers.ai_tracking import Attribution
-from ..core.redaction import as_indexed
 from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
 from .views import KEPT_ELSEWHERE, iso, lines_within, session_json, when
 
@@ -111,7 +110,7 @@ def blame_text(blame: Blame) -> str:
         for edit in blame.edits:
             lines += _edit_lines(edit)
     else:
-        lines.append(f"no session edited {as_indexed(blame.path)}")  # (as typed: trial13 F3)
+        lines.append(f"no session edited {blame.path}")
     if blame.discussed:
         lines += ["", "also discussed in:"]
         lines += [f"  {when(m.updated)}  {m.title or m.asked}  (deja show {m.id})" for m in blame.discussed]
@@ -123,7 +122,7 @@ def blame_text(blame: Blame) -> str:
 
 def files_json(query: str, uses: list[FileUse]) -> dict[str, Any]:
     return {
-        "query": as_indexed(query),
+        "query": query,
         "files": [
             {"path": u.path, "edits": u.edits, "reads": u.reads, "sessions": u.sessions, "last": iso(u.last)}
             for u in uses
@@ -231,7 +230,7 @@ def _mentions_text(history: ErrorHistory) -> str:
 
 def how_json(words: str, runs: list[Invocation]) -> dict[str, Any]:
     return {
-        "query": as_indexed(words),
+        "query": words,
         "invocations": [
             {
                 "command": r.command,

@@ -41,6 +41,11 @@ def indexed(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         (("search", GITHUB), 0, GITHUB),
         (("search", GITHUB, "--json"), 0, GITHUB),
         (("config", "set", "cursor_root", f"/tmp/nope/{GITHUB}"), 2, GITHUB),
+        (("blame", f"postgres://admin:{PASSWORD}@db/x"), 0, PASSWORD),  # (the path tidied: postgres:/admin:…)
+        (("blame", GITHUB, "--json"), 0, GITHUB),
+        (("sessions", "--project", GITHUB), 0, GITHUB),
+        (("files", GITHUB), 0, GITHUB),
+        (("files", "pool", "--project", GITHUB), 0, GITHUB),
     ],
 )
 def test_a_value_typed_is_echoed_redacted(indexed: Path, args: tuple[str, ...], code: int, secret: str) -> None:
@@ -48,6 +53,26 @@ def test_a_value_typed_is_echoed_redacted(indexed: Path, args: tuple[str, ...], 
     said = done.stdout + done.stderr
     assert done.returncode == code, said
     assert secret not in said and "[redacted:" in said, said
+
+
+def test_an_mcp_tools_answer_names_a_secret_redacted(indexed: Path) -> None:
+    """A tool's answer (not an error) that names a value given to it: "No session of project 'ghp_…'" (review19)."""
+    server = build_server()
+
+    async def call() -> list[str]:
+        said = []
+        for name, arguments in (
+            ("search", {"query": "pool", "project": GITHUB}),
+            ("recent", {"project": GITHUB}),
+            ("work", {"mode": "files", "query": GITHUB}),
+            ("work", {"mode": "blame", "query": f"src/{GITHUB}.py"}),
+        ):
+            answer = await server.call_tool(name, arguments)
+            said.append(json.dumps([answer.model_dump(mode="json")]))
+        return said
+
+    for said in anyio.run(call):
+        assert GITHUB not in said and "[redacted:" in said, said
 
 
 def test_an_mcp_tools_error_names_a_secret_redacted(indexed: Path) -> None:
