@@ -32,6 +32,7 @@ from .readers import (
 )
 from .readers.chatstore import chat_folders, is_acp_chat, newest_chat_dir
 from .readers.conversation import normalise_tool_name
+from .readers.ide import listed_only
 from .readers.pairing import Pass, pair_calls, target_of, text_key, whole_call
 from .regular_files import check_regular, gone
 
@@ -163,11 +164,13 @@ def _stat_transcripts(session_id: str, candidates: Iterable[Path], chat_dir: str
 
 
 def ide_composer_owners(problems: Counter[str] | None = None) -> dict[str, Path]:
-    """Chat id -> the database that holds it (global storage first, then each workspace)."""
+    """Chat id -> the database that holds it (global storage first, then each workspace); a database that only lists
+    a chat (``listed_only``) holds none of it."""
     owners: dict[str, Path] = {}
     for db in paths.ide_databases():
-        for chat_id in composer_fingerprints(db, problems=problems):
-            owners.setdefault(chat_id, db)
+        for chat_id, fingerprint in composer_fingerprints(db, problems=problems).items():
+            if not listed_only(fingerprint):
+                owners.setdefault(chat_id, db)
     return owners
 
 

@@ -30,7 +30,7 @@ from ..private import open_private
 from ..readers import composer_fingerprints
 from ..readers.chatstore import UNREADABLE_STORE
 from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
-from ..readers.ide import CHANGED_WHILE_READ
+from ..readers.ide import CHANGED_WHILE_READ, listed_only
 from ..regular_files import blocked, gone, open_regular
 from . import glance
 
@@ -256,9 +256,12 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
     gone: Cursor starts the hooks and the MCP server with an environment of its own,
     which may name another editor folder (a Snap's ``XDG_CONFIG_HOME``, no
     ``DEJA_CURSOR_ROOT``), and the next refresh from the shell would read every
-    chat of it again.
+    chat of it again. A database gives up only the chats it holds: one it only
+    lists (``listed_only``) is filed again from its own database (``_settle_owners``).
     """
     plan = _IdePlan(dbs={}, owners={}, changed=set(), gone=set())
+    dropped: dict[str, set[str]] = {}  # chat -> the databases that had it on record and have it no more
+    refiled: set[str] = set()  # chats whose listing changed in a database that only lists them
     current = [str(db) for db in paths.ide_databases()]
     respelt = _respelt_databases(state, current)
     _respell_owners(book, respelt)
@@ -284,10 +287,15 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         book.set_fingerprints(db, now)
         plan.dbs[db] = IdeDbState(sigs=sigs)
         for cid, fingerprint in now.items():
-            if before.get(cid) != fingerprint:
+            if before.get(cid) == fingerprint:
+                continue
+            if listed_only(fingerprint):
+                refiled.add(cid)
+            else:
                 plan.changed.add(cid)
                 plan.owners.setdefault(cid, db)
-        plan.gone |= before.keys() - now.keys()
+        for cid in before.keys() - now.keys():
+            dropped.setdefault(cid, set()).add(db)
     for db in state.ide.keys() - set(current) - respelt.keys():
         if not gone(db):  # out of sight, or there but not a file it can read (a FIFO, a folder above at mode 000)
             plan.unseen[db] = state.ide[db]
@@ -296,8 +304,34 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
                 plan.unreadable_files.append(db)
                 problems[UNREADABLE_DATABASE] += 1
         else:
-            plan.gone |= book.fingerprints(db).keys()
+            for cid in book.fingerprints(db):
+                dropped.setdefault(cid, set()).add(db)
+    _settle_owners(book, plan, dropped, refiled)
     return plan
+
+
+def _settle_owners(book: Bookkeeping, plan: _IdePlan, dropped: dict[str, set[str]], refiled: set[str]) -> None:
+    """Which database each chat that changed, moved or went is read from, and which chats are gone.
+
+    A chat belongs to the database that holds its messages (a composer with its bubbles, or a legacy conversation
+    inline), never to one that only lists it (a workspace's ``allComposers`` head, ``listed_only``): a workspace
+    database is pruned by Cursor with its folder, found locked, or appears later, while the global one holding the
+    chat stays as it was and is not read again, so a chat booked to the workspace database went with it (trial13
+    F10). A chat whose holding print changed is read where it did (the global database first). Any other chat that
+    a database lists anew, lists no more or went with it is filed again from the database on record as holding it
+    (its project may have come from the listing), if that one still holds it and is listed; a chat is gone only
+    when the database holding it no longer does (a chat deleted in Cursor), or when nothing on record holds it.
+    """
+    for cid in (refiled | dropped.keys()) - plan.owners.keys():
+        record = book.chat(cid)
+        holder = record.ide_db if record is not None else None
+        lost = dropped.get(cid, set())
+        if holder is None or holder in lost:
+            if lost:
+                plan.gone.add(cid)
+        elif holder in plan.dbs:  # (one out of sight, or not readable and never read, keeps the chat as indexed)
+            plan.changed.add(cid)
+            plan.owners[cid] = holder
 
 
 def _respelt_databases(state: State, current: list[str]) -> dict[str, str]:

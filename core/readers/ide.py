@@ -48,6 +48,10 @@ _COMPOSER_PREFIX = "composerData:"
 _LEGACY_COMPOSERS_KEY = "composer.composerData"
 _LEGACY_CHAT_KEY = "workbench.panel.aichat.view.aichat.chatdata"
 _HEADERS_KEY = "composer.composerHeaders"
+#: The start of the print of a chat a database lists but does not hold (a workspace's legacy ``allComposers`` head,
+#: whose composer and bubbles are in the global database): it says where the chat belongs, so a change to it files
+#: the chat again, but the chat is not that database's, which neither reads it nor drops it (trial13 F10).
+LISTED = "listed:"
 
 # Millisecond times outside 2000..2100 are not wall-clock times (``timingInfo``
 # also holds monotonic clocks such as ``clientStartTime: 165658.8``).
@@ -148,7 +152,8 @@ def composer_fingerprints(path: Path, problems: Problems | None = None) -> dict[
     computed in SQL without reading a bubble, and the rows of the same database
     that place it in a project (its ``composerHeaders`` workspace, its glass
     project), so a chat moved to another project is read again. A legacy ItemTable
-    chat's print is a hash of its part of the value. Only database-level problems
+    chat's print is a hash of its part of the value, ``LISTED`` first when that part
+    holds no conversation (a head only lists the chat). Only database-level problems
     are counted here; the values themselves are judged (and counted) by
     :func:`read_ide_database`.
     """
@@ -221,7 +226,7 @@ def _census(db: _Db, subagents: bool) -> ChatCensus:
             else:
                 others += 1
     for chat_id, chat, is_tab in _legacy_chats(db):
-        if chat_id not in chats and _dicts(chat.get("bubbles" if is_tab else "conversation")):
+        if chat_id not in chats and _holds_messages(chat, is_tab):
             chats.add(chat_id)
     return ChatCensus(chats, others)
 
@@ -239,10 +244,16 @@ def _fingerprints(db: _Db) -> dict[str, str]:
             (len(_COMPOSER_PREFIX) + 1, lo, hi),
         ):
             prints[composer_id] = f"{updated}:{length}:{bubbles.get(composer_id, '0:0')}{places.get(composer_id, '')}"
-    for chat_id, chat, _ in _legacy_chats(db):
+    for chat_id, chat, is_tab in _legacy_chats(db):
         if chat_id not in prints:
-            prints[chat_id] = blake2b(orjson.dumps(chat), digest_size=12).hexdigest()
+            listed = "" if _holds_messages(chat, is_tab) else LISTED
+            prints[chat_id] = listed + blake2b(orjson.dumps(chat), digest_size=12).hexdigest()
     return prints
+
+
+def listed_only(fingerprint: str) -> bool:
+    """Whether a print is of a chat the database only lists (``LISTED``), whose messages another database holds."""
+    return fingerprint.startswith(LISTED)
 
 
 # --- opening --------------------------------------------------------------
@@ -556,6 +567,11 @@ def _legacy_chats(db: _Db) -> Iterator[tuple[str, dict[str, Any], bool]]:
     for tab in _dicts(chat_panel.get("tabs")):
         if tab_id := _str(tab.get("tabId")):
             yield tab_id, tab, True
+
+
+def _holds_messages(chat: dict[str, Any], is_tab: bool) -> bool:
+    """Whether a legacy entry holds its conversation inline: a ``type: "head"`` entry only points at a composer."""
+    return bool(_dicts(chat.get("bubbles" if is_tab else "conversation")))
 
 
 def _legacy_composer_session(db: _Db, composer_id: str, composer: dict[str, Any]) -> Session | None:

@@ -1,0 +1,171 @@
+"""An editor chat a workspace database lists in its legacy ``allComposers`` never vanishes from the index (trial13 F10).
+
+The chat's composer and bubbles are in the global ``state.vscdb``; a workspace database lists it as a ``type: "head"``
+entry, which gives only its project. Before, the chat was booked to the workspace database: deleting that database
+(Cursor prunes the storage of gone folders), or reading it for the first time after a build it was locked or absent
+for, removed the chat ("1 removed"), for good until ``deja index --full``. A migrated pre-3.0 chat held whole both
+inline in a workspace's ``allComposers`` and in the global ``cursorDiskKV`` went the same way. Now the database that
+holds a chat's messages owns it: a workspace database that goes, appears or becomes readable only re-files the chats
+it lists, and a chat deleted in Cursor is still removed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import run_deja
+
+from deja.core.writers.ide import WORKSPACE_COMPOSERS_KEY, composer_data, write_state_vscdb, write_workspace
+
+T0 = 1_780_000_000_000
+CHAT = "e3e3e3e3-0000-4000-8000-00000000e3e3"
+WORKSPACE = "5555eeee6666ffff7777aaaa8888bbbb"
+BUBBLES = {
+    "b1": {"type": 1, "text": "terraform fmt fails in CI on the modules folder", "createdAt": T0 + 1000},
+    "b2": {"type": 2, "text": "Run terraform fmt -recursive before the plan step.", "createdAt": T0 + 2000},
+}
+
+
+def _global(user_root: Path) -> Path:
+    return write_state_vscdb(
+        user_root / "globalStorage" / "state.vscdb",
+        composers={CHAT: composer_data(CHAT, [("b1", 1), ("b2", 2)], created_at=T0, name="Terraform fmt in CI")},
+        bubbles={CHAT: BUBBLES},
+    )
+
+
+def _workspace(user_root: Path, project: Path) -> Path:
+    return write_workspace(user_root, WORKSPACE, folder=str(project), all_composers=[CHAT])
+
+
+@pytest.fixture
+def editor(tmp_path: Path, cli_root: Path) -> tuple[Path, Path]:
+    """The editor's ``User`` folder holding the chat in its global database, and the chat's project folder."""
+    project = tmp_path / "code" / "infra"
+    project.mkdir(parents=True)
+    _global(tmp_path / "no-ide")
+    return tmp_path / "no-ide", project
+
+
+def _index(*args: str) -> dict[str, Any]:
+    ran = run_deja("index", "--json", *args)
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout)
+
+
+def _sessions() -> dict[str, dict[str, Any]]:
+    listed = run_deja("sessions", "--json")
+    assert listed.returncode == 0, listed.stderr
+    return {session["id"]: session for session in json.loads(listed.stdout)["sessions"]}
+
+
+def _found(query: str) -> list[str]:
+    ran = run_deja("search", query, "--json")
+    assert ran.returncode == 0, ran.stderr
+    return [hit["session_id"] for hit in json.loads(ran.stdout)["hits"]]
+
+
+def _assert_found(project: Path | None) -> None:
+    """The chat is listed, with ``project``'s folder (None: none), and search finds it."""
+    chat = _sessions()[CHAT]
+    assert chat["project_dir"] == (str(project) if project else ""), chat
+    assert CHAT in _found("terraform fmt")
+
+
+def test_a_deleted_workspace_database_keeps_the_chat_it_listed(editor: tuple[Path, Path]) -> None:
+    user_root, project = editor
+    _workspace(user_root, project)
+    _index()
+    assert _sessions()[CHAT]["project_from"] == "allComposers"
+    shutil.rmtree(user_root / "workspaceStorage" / WORKSPACE)  # Cursor prunes the storage of a gone folder
+    assert _index()["removed"] == 0
+    _assert_found(None)
+    assert _index()["removed"] == 0
+    _assert_found(None)
+
+
+@contextmanager
+def _locked(db: Path) -> Iterator[None]:
+    """Cursor writing ``db`` in a transaction of its own meanwhile."""
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")
+    writer.execute("INSERT INTO ItemTable (key, value) VALUES ('x.cursor', '1')")
+    try:
+        yield
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_a_workspace_database_locked_at_the_first_build_files_the_chat_once_readable(
+    editor: tuple[Path, Path],
+) -> None:
+    user_root, project = editor
+    with _locked(_workspace(user_root, project)):
+        _index()
+        _assert_found(None)
+    assert _index()["removed"] == 0
+    _assert_found(project)
+
+
+def test_a_workspace_database_locked_through_a_rebuild_files_the_chat_once_readable(
+    editor: tuple[Path, Path],
+) -> None:
+    user_root, project = editor
+    db = _workspace(user_root, project)
+    _index()
+    with _locked(db):
+        _index("--full")
+        _assert_found(None)
+    assert _index()["removed"] == 0
+    _assert_found(project)
+
+
+def test_a_workspace_database_that_appears_files_the_chat_it_lists(editor: tuple[Path, Path]) -> None:
+    user_root, project = editor
+    _index()
+    _assert_found(None)
+    _workspace(user_root, project)  # a window opened on the folder, or a backup restored
+    assert _index()["removed"] == 0
+    _assert_found(project)
+
+
+def test_a_chat_held_whole_by_a_deleted_workspace_database_and_the_global_one_is_kept(
+    editor: tuple[Path, Path],
+) -> None:
+    user_root, _ = editor
+    inline = {
+        "composerId": CHAT,
+        "name": "Terraform fmt in CI",
+        "createdAt": T0,
+        "conversation": list(BUBBLES.values()),
+    }
+    write_state_vscdb(
+        user_root / "workspaceStorage" / "ws1" / "state.vscdb",
+        item_table={WORKSPACE_COMPOSERS_KEY: {"allComposers": [inline]}},
+        with_disk_kv=False,
+    )
+    _index()
+    assert [(sid, chat["messages"]) for sid, chat in _sessions().items()] == [(CHAT, 2)]
+    shutil.rmtree(user_root / "workspaceStorage" / "ws1")
+    assert _index()["removed"] == 0
+    _assert_found(None)
+    assert _sessions()[CHAT]["messages"] == 2
+
+
+def test_a_chat_deleted_in_cursor_is_removed_though_a_workspace_still_lists_it(editor: tuple[Path, Path]) -> None:
+    user_root, project = editor
+    _workspace(user_root, project)
+    _index()
+    with sqlite3.connect(user_root / "globalStorage" / "state.vscdb") as conn:
+        conn.execute("DELETE FROM cursorDiskKV WHERE key LIKE ?", (f"%{CHAT}%",))
+    conn.close()
+    assert _index()["removed"] == 1
+    assert CHAT not in _sessions()
