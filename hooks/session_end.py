@@ -106,15 +106,11 @@ def _ingest(call: HookCall) -> str:
 
 
 def _unreadable(files: list[str], count: int) -> str:
-    """The stores a refresh could not read, as the log names them: the first one and why (the detached ingest may
-    wait for a lock once more to say it), and how many more."""
-    from ..core.readers.unreadable import why_unreadable
+    """The stores a refresh could not read, as the CLI names them (the detached ingest may wait for a lock once
+    more to say why)."""
+    from ..core.readers.unreadable import unreadable_named, why_unreadable
 
-    if not files:
-        return f"{count} Cursor store{'s' if count != 1 else ''}"
-    why = why_unreadable(files[0])
-    more = f" and {count - 1} more" if count > 1 else ""
-    return f"{files[0]}{f' ({why})' if why else ''}{more}"
+    return unreadable_named(files, count, why_unreadable(files[0]) if files else "")
 
 
 def _wait_for_the_index(directory: Path) -> str:

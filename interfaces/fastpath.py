@@ -689,14 +689,10 @@ def _why_first(result: RefreshResult) -> str:
 
 
 def _unreadable_named(result: RefreshResult, why: str) -> str:
-    """The stores a refresh could not read, as a message names them: the first one and ``why`` (``_why_first``),
-    and how many more; their count alone when none is known by name."""
-    count = result.unreadable_kept
-    if not result.unreadable_files:
-        return plural(count, "Cursor store")
-    first = result.unreadable_files[0]
-    named = f"{first} ({why})" if why else first
-    return f"{named} and {plural(count - 1, 'more Cursor store')}" if count > 1 else named
+    """The stores a refresh could not read, as a message names them (``unreadable.unreadable_named``)."""
+    from ..core.readers.unreadable import unreadable_named
+
+    return unreadable_named(result.unreadable_files, result.unreadable_kept, why)
 
 
 def quote(text: str) -> str:

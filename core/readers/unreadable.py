@@ -35,3 +35,15 @@ def why_unreadable(path: str) -> str:
     except (OSError, ValueError):
         return "not readable"
     return ""
+
+
+def unreadable_named(files: list[str], count: int, why: str) -> str:
+    """The stores a refresh could not read, as a message names them: the first of ``files`` (the ones known by name)
+    and ``why`` (``why_unreadable``), and how many more; their count alone when none is known by name. The CLI's
+    lines and the session-end hook's log line say it alike."""
+    stores = "Cursor store" if count == 1 else "Cursor stores"
+    if not files:
+        return f"{count} {stores}"
+    named = f"{files[0]} ({why})" if why else files[0]
+    more = count - 1
+    return f"{named} and {more} more {'Cursor store' if more == 1 else 'Cursor stores'}" if more else named
