@@ -237,7 +237,10 @@ def _refuse_read_only(path: Path, action: Action) -> None:
     mode = stat.S_IMODE(found.st_mode)
     verb = "remove deja's entries" if action == "removed" else "change"
     if (owner := _other_owner(found.st_uid)) is not None:
-        todo = f'deja changed nothing; a write would make it yours: take it (sudo chown "$USER" {path}) or {verb} it as {owner}, then run the command again'  # fmt: skip
+        if os.geteuid() == 0:  # (``sudo deja install`` with the user's HOME: a chown to $USER would give it to root)
+            todo = f"deja changed nothing; a write would make it root's: run the command as {owner}, without sudo"
+        else:
+            todo = f'deja changed nothing; a write would make it yours: take it (sudo chown "$USER" {path}) or {verb} it as {owner}, then run the command again'  # fmt: skip
         raise InstallError(str(path), f"belongs to {owner}, not to this user", todo)
     if not mode & stat.S_IWUSR:
         todo = f"deja changed nothing; make it writable (chmod u+w {path}) or {verb} it yourself, then run the command again"
