@@ -423,7 +423,7 @@ def _history_problems(
 def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
     if index.state == "missing":  # (unless deja cannot write it there: that is the finding, ``_unwritable_home``;
         missing = f"no index at {index.path}: deja has nothing to serve yet"  # or a relative DEJA_HOME, refused)
-        refused = index.unwritable or config.relative_variable(config.SETTINGS["home"])
+        refused = index.unwritable or config.relative_folder()  # (every command refuses it: review19 R19-3)
         return [] if refused else [Finding("error", "index", missing, "deja index")]
     if index.state == "damaged":
         return [Finding("error", "index", damage, "deja index")]

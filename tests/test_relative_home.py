@@ -100,6 +100,8 @@ def test_a_relative_cursor_folder_is_refused_as_a_relative_home_is(
     report = json.loads(run_deja("doctor", "--json", env=env).stdout)
     [error] = [p for p in report["problems"] if p["area"] == "settings" and p["level"] == "error"]
     assert (error["fix"], report["healthy"]) == (f"give {variable} an absolute path, or unset it", False)
+    empty = json.loads(run_deja("doctor", "--json", env={**env, "DEJA_HOME": str(tmp_path / "none")}).stdout)
+    assert not [p for p in empty["problems"] if p["area"] == "index"], empty["problems"]  # (`deja index` refuses)
     payload = {"conversation_id": "x7", "hook_event_name": "sessionStart", "workspace_roots": ["/work/shop"]}
     hooked = run_deja("hook-context", input=json.dumps(payload), env=env, cwd=fake_home)
     assert (hooked.returncode, hooked.stdout, hooked.stderr) == (0, "", "")
