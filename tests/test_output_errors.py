@@ -33,3 +33,15 @@ def test_a_closed_output_is_one_line_naming_it(indexed_sample: Sample) -> None:
         1,
         "deja: standard output is closed: give the command somewhere to write its answer\n",
     )
+
+
+def test_a_hook_with_its_output_closed_still_exits_0_in_silence(indexed_sample: Sample) -> None:
+    """Cursor gives a hook a pipe; with none, its last flush met ``None`` and ended in a traceback (review19 R19-4)."""
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", *ENTRY, "hook-prompt"],
+        input='{"conversation_id": "c-closed", "hook_event_name": "beforeSubmitPrompt", "prompt": "deploy"}',
+        capture_output=True,
+        text=True,
+        env=indexed_sample.env,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
