@@ -216,6 +216,8 @@ class LiveIndex:
         folder = index_dir(self.home)
         try:
             private_dir(folder)
+            if not folder.is_dir():  # (a file in its place: the CLI's line says to move it aside, review19 R19-6)
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
             if not os.access(folder, os.W_OK | os.X_OK):
                 raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
         except OSError as exc:

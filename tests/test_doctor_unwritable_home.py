@@ -11,9 +11,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import anyio
 import orjson
 import pytest
 from harness import ENTRY, Sample, run_deja
+from mcp.server.mcpserver.exceptions import ToolError
+
+from deja.interfaces.mcp_server import build_server
 
 AS_ROOT = pytest.mark.skipif(os.geteuid() == 0, reason="root writes a folder at mode 0555: run as another user")
 
@@ -190,7 +194,9 @@ def test_doctor_in_a_shell_pointed_at_a_kept_demo_says_so(fake_home: Path) -> No
         shutil.rmtree(demo)
 
 
-def test_an_index_folder_that_is_a_file_is_one_error_with_a_fix_that_works(sample: Sample, tmp_path: Path) -> None:
+def test_an_index_folder_that_is_a_file_is_one_error_with_a_fix_that_works(
+    sample: Sample, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``<home>/index`` a file: doctor said "no index … fix: deja index", and ``deja index`` then failed asking
     whether DEJA_HOME is writable (review18 R18-1). Both name the file and say to move it aside, which works."""
     home = tmp_path / "deja"
@@ -210,5 +216,14 @@ def test_an_index_folder_that_is_a_file_is_one_error_with_a_fix_that_works(sampl
         f"deja: cannot write the index: {home / 'index'} is a file, not a folder: move it aside (deja makes its index "
         "there)\n",
     )
+    monkeypatch.setenv("DEJA_HOME", str(home))  # (the MCP server said "Permission denied … is DEJA_HOME writable?")
+    server = build_server()
+
+    async def call() -> str:
+        with pytest.raises(ToolError) as refused:
+            await server.call_tool("search", {"query": "deploy"})
+        return str(refused.value)
+
+    assert f"cannot write the index: {home / 'index'} is a file, not a folder: move it aside" in anyio.run(call)
     (home / "index").rename(home / "index.aside")
     assert run_deja("index", env=env).returncode == 0
