@@ -357,7 +357,19 @@ def checked(key: str, raw: str) -> Any:
             raise ConfigError(f"{key}: {value} is not a folder; give Cursor's existing folder")
         if part := file_in_path(value):
             raise ConfigError(f"{key}: {part} is a file, not a folder; give a folder path")
+        if key == "home":
+            _check_writable_home(value)
     return value
+
+
+def _check_writable_home(home: str) -> None:
+    """ConfigError when deja could not keep its index in ``home`` (a folder this user may not write, a read-only
+    disk): stored, it stopped every command, silenced the hooks and the MCP server (trial13 F7)."""
+    from .private import cannot_write, folders_written
+
+    for folder in folders_written(home):
+        if why := cannot_write(folder):
+            raise ConfigError(f"home: deja cannot write in {folder} ({why}); give a folder it may write in")
 
 
 def file_in_path(folder: str) -> str:

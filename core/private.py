@@ -219,6 +219,32 @@ def tighten(home: StrPath) -> None:
         pass
 
 
+def folders_written(home: StrPath) -> list[str]:
+    """The folders a refresh writes in: the home and its index folder, or the folder the home would be made in."""
+    from .index.format import INDEX
+
+    home = os.fspath(home)
+    if os.path.isdir(home):
+        index = os.path.join(home, INDEX)
+        return [home, index] if os.path.isdir(index) else [home]
+    nearest = os.path.dirname(home)
+    while not os.path.isdir(nearest) and os.path.dirname(nearest) != nearest:
+        nearest = os.path.dirname(nearest)
+    return [nearest]
+
+
+def cannot_write(folder: StrPath) -> str:
+    """Why no file can be made in ``folder``, or "" when one can: a probe, made and removed at once, since the
+    permission bits do not tell (root writes a 0555 folder but not a read-only mount, nor every pseudo-file system)."""
+    probe = os.path.join(folder, f".doctor-probe.{os.getpid()}.tmp")  # (named as the index's swept temporary files)
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    remove(probe)
+    return ""
+
+
 def access_fix(path: StrPath) -> str:
     """The command that gives this user back ``path``, a folder of deja's home: ``chown`` when another user owns it
     (``sudo deja index`` leaves root's, and its owner alone may ``chmod`` it), else ``chmod``."""

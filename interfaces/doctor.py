@@ -41,7 +41,7 @@ from ..core.index import (
 )
 from ..core.indexer.carry import kept_indexes
 from ..core.indexer.plan import RETRIED
-from ..core.private import access_fix
+from ..core.private import access_fix, cannot_write, folders_written
 from ..core.readers import (
     FORBIDDEN_STORE,
     SIGNALS,
@@ -466,8 +466,8 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
         made = "is a file, not a folder" if blocker == str(home) else f"cannot be made: {blocker} is a file"
         what = f"deja's home {home} {made}: the index cannot be kept in it"
         return [Finding("error", "index", what, _home_fix(blocker))]
-    for folder in _folders_written(home):
-        why = _cannot_write(folder)
+    for folder in folders_written(home):
+        why = cannot_write(folder)
         if why:
             index.unwritable = f"{folder}: {why}"
             return [
@@ -503,7 +503,7 @@ def _low_space(home: Path, index: IndexStatus) -> list[Finding]:
     all (said already, with its fix)."""
     if index.unwritable:
         return []
-    folder = _folders_written(home)[-1]
+    folder = folders_written(home)[-1]
     try:
         free = shutil.disk_usage(folder).free
     except OSError:
@@ -521,34 +521,11 @@ def _low_space(home: Path, index: IndexStatus) -> list[Finding]:
     ]
 
 
-def _write_fix(folder: Path, why: str) -> str:
+def _write_fix(folder: str, why: str) -> str:
     """What makes ``folder`` writable again: space on its disk, or the folder given back to this user."""
     if why == os.strerror(errno.ENOSPC):
-        return f"free space on the disk that holds {shlex.quote(str(folder))}"
+        return f"free space on the disk that holds {shlex.quote(folder)}"
     return access_fix(folder)
-
-
-def _folders_written(home: Path) -> list[Path]:
-    """The folders a refresh writes in: the home and its index folder, or the folder the home would be made in."""
-    if home.is_dir():
-        index = index_dir(home)
-        return [home, index] if index.is_dir() else [home]
-    nearest = home.parent
-    while not nearest.is_dir() and nearest != nearest.parent:
-        nearest = nearest.parent
-    return [nearest]
-
-
-def _cannot_write(folder: Path) -> str:
-    """Why no file can be made in ``folder``, or "" when one can: a probe, made and removed at once, since the
-    permission bits do not tell (root writes a 0555 folder but not a read-only mount, nor every pseudo-file system)."""
-    probe = folder / f".doctor-probe.{os.getpid()}.tmp"  # (as the index names its temporary files, which are swept)
-    try:
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    probe.unlink(missing_ok=True)
-    return ""
 
 
 def _stat(files: list[Path]) -> tuple[int, datetime | None]:

@@ -227,3 +227,13 @@ def test_an_index_folder_that_is_a_file_is_one_error_with_a_fix_that_works(
     assert f"cannot write the index: {home / 'index'} is a file, not a folder: move it aside" in anyio.run(call)
     (home / "index").rename(home / "index.aside")
     assert run_deja("index", env=env).returncode == 0
+
+
+def test_config_set_home_refuses_a_folder_deja_cannot_write(sample: Sample, tmp_path: Path) -> None:
+    """``deja config set home`` stored a folder deja could not write, and then every command failed, the hooks and
+    the MCP server fell silent (trial13 F7): it is refused like a file is, and nothing is stored."""
+    folder = _folder_it_cannot_write(tmp_path)
+    done = run_deja("config", "set", "home", str(folder / "deja"))
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout
+    assert done.stderr == f"deja: home: deja cannot write in {folder} (Permission denied); give a folder it may write in\n"  # fmt: skip
+    assert orjson.loads(run_deja("config", "--json").stdout)["settings"]["home"]["source"] != "file"
