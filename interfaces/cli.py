@@ -597,7 +597,7 @@ def hooks_log_command(
     json: JsonFlag = False,
 ) -> None:
     """deja's newest hook decisions from hooks.log: what each hook gave, or why it stayed silent."""
-    from .delivery import decisions_text, hook_decisions
+    from .delivery import decisions_text, hook_decisions, log_unwritable
 
     decisions = hook_decisions(limit=limit)
     if json:
@@ -606,3 +606,5 @@ def hooks_log_command(
         emit_json({"decisions": msgspec.to_builtins(decisions)})
     else:
         echo(decisions_text(decisions))
+    if unwritable := log_unwritable():
+        echo(f"note: {unwritable[0]}; fix: {unwritable[1]}", err=True)

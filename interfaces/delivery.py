@@ -232,6 +232,24 @@ def hook_decisions(home: Path | None = None, limit: int = 50) -> list[Decision]:
     return decisions[-limit:] if limit > 0 else decisions
 
 
+def log_unwritable(home: Path | None = None) -> tuple[str, str] | None:
+    """Why hooks.log cannot take the hooks' next lines (another user's: a ``sudo`` session's hook made or rotated
+    it), and the fix; None when it can, or is not there yet. The hooks drop a line they cannot write (they never stop
+    on it), so ``deja hooks log`` showed the last lines it could write as the newest, and doctor said nothing
+    (trial13 F9). Opened for appending and closed: nothing is written."""
+    from ..core.private import access_fix
+
+    path = (home or paths.deja_home()) / "hooks.log"
+    try:
+        with path.open("a", encoding="utf-8"):
+            return None
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        return f"{path} cannot be written ({why}): the hooks' decisions since are missing from it", access_fix(path)
+
+
 def _decision(line: str) -> Decision | None:
     match = _DECISION.match(line)
     if not match:

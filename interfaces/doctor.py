@@ -55,7 +55,7 @@ from ..core.readers import (
 )
 from ..core.regular_files import forbidden
 from .about import upgrade_command, version
-from .delivery import Decision, Delivery, cursor_delivery, hook_decisions
+from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
 from .views import when
 
 #: How many of deja's own newest hook decisions the JSON report carries.
@@ -180,6 +180,7 @@ def diagnose(home: Path | None = None) -> Report:
         *(finding for finding in wiring if finding.level != "ok"),
         *_settings_problems(),
         *_delivery_problems(delivery),
+        *_log_problems(home),
     ]
     return Report(
         healthy=not any(p.level == "error" for p in problems),
@@ -328,6 +329,12 @@ def _delivery_problems(delivery: Delivery) -> list[Finding]:
         for event in delivery.events
         if event.failures
     ]
+
+
+def _log_problems(home: Path) -> list[Finding]:
+    """hooks.log the hooks cannot write (``delivery.log_unwritable``): their decisions are dropped."""
+    said = log_unwritable(home)
+    return [Finding("warn", "delivery", *said)] if said else []
 
 
 def no_history(looked_in: list[Path]) -> Finding:

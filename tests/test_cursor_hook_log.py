@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
+import orjson
 import pytest
+from harness import Sample, run_deja
 
 from deja.interfaces.delivery import parse_cursor_log
 
@@ -35,3 +39,21 @@ def test_a_stamped_output_line_is_read_as_the_hooks_output(tmp_path: Path) -> No
     assert runs["beforeSubmitPrompt"].gave_context is False
     assert runs["preToolUse"].gave_context is None  # what follows STDERR: is not the hook's answer
     assert runs["sessionStart"].when.strftime("%H:%M:%S") == "15:40:01"
+
+
+def test_a_hooks_log_that_cannot_be_written_is_said_by_hooks_log_and_doctor(indexed_sample: Sample) -> None:
+    """The hooks drop a line they cannot write: with hooks.log another user's (a ``sudo`` session's), ``deja hooks
+    log`` showed old lines as the newest and doctor said nothing (trial13 F9). Made immutable here (``chattr +i``,
+    which stops root too), where the file system allows it."""
+    log = indexed_sample.home / "hooks.log"
+    log.write_text("")
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(log)], capture_output=True).returncode:
+        pytest.skip("no chattr +i on this file system")
+    try:
+        listed = run_deja("hooks", "log", env=indexed_sample.env)
+        assert listed.returncode == 0 and listed.stderr.startswith(f"note: {log} cannot be written ("), listed.stderr
+        report = orjson.loads(run_deja("doctor", "--json", env=indexed_sample.env).stdout)
+        said = [p for p in report["problems"] if p["message"].startswith(f"{log} cannot be written")]
+        assert said and said[0]["message"].endswith("the hooks' decisions since are missing from it"), said
+    finally:
+        subprocess.run(["chattr", "-i", str(log)], check=True)
