@@ -240,11 +240,11 @@ def log_unwritable(home: Path | None = None) -> tuple[str, str] | None:
     from ..core.private import access_fix
 
     path = (home or paths.deja_home()) / "hooks.log"
+    if not path.is_file():  # (an append would make it, and not private: the hooks make it themselves, 0600)
+        return None
     try:
         with path.open("a", encoding="utf-8"):
             return None
-    except FileNotFoundError:
-        return None
     except OSError as exc:
         why = exc.strerror or str(exc)
         return f"{path} cannot be written ({why}): the hooks' decisions since are missing from it", access_fix(path)
