@@ -57,3 +57,12 @@ def test_a_hooks_log_that_cannot_be_written_is_said_by_hooks_log_and_doctor(inde
         assert said and said[0]["message"].endswith("the hooks' decisions since are missing from it"), said
     finally:
         subprocess.run(["chattr", "-i", str(log)], check=True)
+
+
+def test_looking_at_hooks_log_makes_none(indexed_sample: Sample) -> None:
+    """Whether hooks.log can be written is asked of one that is there: an append would make it, and not private."""
+    log = indexed_sample.home / "hooks.log"
+    log.unlink(missing_ok=True)
+    assert run_deja("doctor", env=indexed_sample.env).returncode in (0, 1)
+    assert run_deja("hooks", "log", env=indexed_sample.env).returncode == 0
+    assert not log.exists()
