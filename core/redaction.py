@@ -275,33 +275,56 @@ def as_indexed(text: str) -> str:
 
 
 #: A secret shorter than this, found in what a person typed, is not looked for in deja's answers: replaced
-#: wherever it occurs, it would cut into words that have nothing to do with it.
-TYPED_SECRET_CHARS = 6
+#: wherever it occurs, it cut into words that have nothing to do with it (``PGPASSWORD=postgres`` made every
+#: "postgres" in the hits' titles ``[redacted:secret]``, review20 R20-4). Such a value is still redacted where an
+#: answer names it as typed (an error line, ``quoted_query``).
+TYPED_SECRET_CHARS = 12
+MARKER = "[redacted:"
 
 
 def typed_secrets(values: Iterable[str]) -> dict[str, str]:
     """The secrets in what a person typed (a command's arguments, a tool call's values), each mapped to what the
-    index writes instead (``as_indexed``): what deja's answers must not print back as typed (``hidden``). A value
-    holding one is compared with its redacted form: what lies between their common start and end is the secret as
-    typed (a password inside a URL, a whole token). Only a value that names a secret or holds what may be a key
-    loads the rules, as ``without_secrets`` asks: ``deja search "command: docker build"`` loads no ``re``."""
+    index writes instead (``as_indexed``), as typed and as JSON or Python would escape it: what deja's answers must
+    not print back (``hidden``). Only a value that names a secret or holds what may be a key loads the rules, as
+    ``without_secrets`` asks: ``deja search "command: docker build"`` loads no ``re``."""
     found: dict[str, str] = {}
     for value in values:
         if not may_name_a_secret(value.lower()) and not any(may_be_a_key(word) for word in value.split()):
             continue
-        scrubbed = as_indexed(value)
-        if scrubbed == value:
-            continue
-        start = 0
-        while start < min(len(value), len(scrubbed)) and value[start] == scrubbed[start]:
-            start += 1
-        end = 0
-        while end < min(len(value), len(scrubbed)) - start and value[-1 - end] == scrubbed[-1 - end]:
-            end += 1
-        secret = value[start : len(value) - end]
-        if len(secret) >= TYPED_SECRET_CHARS:
-            found[secret] = scrubbed[start : len(scrubbed) - end]
+        for secret, marker in _replaced(value, as_indexed(value)):
+            if len(secret) >= TYPED_SECRET_CHARS:
+                found[secret] = marker
+                found[_escaped(secret)] = marker
     return found
+
+
+def _replaced(value: str, scrubbed: str) -> list[tuple[str, str]]:
+    """Each (secret as typed, its marker) where ``scrubbed`` replaced a part of ``value``: the text around each
+    marker is kept as it was, so the secret is what lies between that text in ``value`` (two tokens in one argument
+    are two secrets, not the span from the first to the last: review20 R20-2)."""
+    pairs: list[tuple[str, str]] = []
+    at = 0  # in ``value``
+    pieces = scrubbed.split(MARKER)
+    if pieces[0] != value[: len(pieces[0])]:
+        return pairs
+    at = len(pieces[0])
+    for number, piece in enumerate(pieces[1:], start=1):
+        close = piece.find("]")
+        if close < 0:
+            break
+        marker, after = MARKER + piece[: close + 1], piece[close + 1 :]
+        last = number == len(pieces) - 1
+        end = len(value) - len(after) if last else value.find(after, at + 1) if after else -1
+        if end < at or (last and not value.endswith(after)):
+            break
+        pairs.append((value[at:end], marker))
+        at = end + len(after)
+    return pairs
+
+
+def _escaped(secret: str) -> str:
+    """``secret`` as a JSON string holds it (``\"``, ``\\``): an answer's ``--json`` is checked as written."""
+    return secret.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def hidden(text: str, secrets: dict[str, str]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..core.redaction import as_indexed
+
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
 if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a search's text page needs only its methods)
     from datetime import datetime
@@ -62,7 +64,7 @@ def show_json(meta: SessionMeta, messages: list[Message], offset: int = 0, total
 
 def search_json(result: SearchResult) -> dict[str, Any]:
     return {
-        "query": result.query,
+        "query": as_indexed(result.query),
         "total": result.total,
         "notice": result.notice,
         "hits": [
@@ -93,8 +95,10 @@ QUERY_ECHO_CHARS = 80
 
 def quoted_query(query: str) -> str:
     """The query in double quotes, cut to ``QUERY_ECHO_CHARS`` with "…" (on one line); in single quotes when it
-    holds a double quote, as a shell takes a phrase (``'"off by one"'``, not ``""off by one""``: trial9 F8)."""
-    one_line = " ".join(query.split())
+    holds a double quote, as a shell takes a phrase (``'"off by one"'``, not ``""off by one""``: trial9 F8); a secret
+    in it as the index holds it (``redaction.as_indexed``), before it is cut: the answer's own check
+    (``redaction.hidden``) looks for a secret whole, and a cut one printed most of a token (review20 R20-1)."""
+    one_line = " ".join(as_indexed(query).split())
     cut = one_line if len(one_line) <= QUERY_ECHO_CHARS else one_line[: QUERY_ECHO_CHARS - 1].rstrip() + "…"
     return f"'{cut}'" if '"' in cut else f'"{cut}"'
 

@@ -13,6 +13,7 @@ from ..core.failures import NOT_RERUN, Step, bare_retry, before_rerun
 from ..core.index import SessionMeta
 from ..core.keys import seen_from
 from ..core.readers.ai_tracking import Attribution
+from ..core.redaction import as_indexed
 from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
 from .views import KEPT_ELSEWHERE, iso, lines_within, session_json, when
 
@@ -122,7 +123,7 @@ def blame_text(blame: Blame) -> str:
 
 def files_json(query: str, uses: list[FileUse]) -> dict[str, Any]:
     return {
-        "query": query,
+        "query": as_indexed(query),
         "files": [
             {"path": u.path, "edits": u.edits, "reads": u.reads, "sessions": u.sessions, "last": iso(u.last)}
             for u in uses
@@ -230,7 +231,7 @@ def _mentions_text(history: ErrorHistory) -> str:
 
 def how_json(words: str, runs: list[Invocation]) -> dict[str, Any]:
     return {
-        "query": words,
+        "query": as_indexed(words),
         "invocations": [
             {
                 "command": r.command,

@@ -21,7 +21,11 @@ from deja.interfaces.mcp_server import build_server
 OPENAI = "sk-proj-Q7vT3kLm9Xp2Rw8Yz4Nb6Hc1Jd5Fg0SaUe7Io3Pq2Wr9Ty6Ui4Op8As1Df5Gh"
 GITHUB = "ghp_4fK9mQ2xR7vT1bN8cZ3wY6pL0sD5hJ2gA9eU"
 PASSWORD = "Tr0ub4dorHorseBattery77"
-CHATS = {"a1a1a1a1-0000-4000-8000-000000000003": ["why does the pool run dry?", "The pool size was 5."]}
+CHATS = {
+    "a1a1a1a1-0000-4000-8000-000000000003": ["why does the pool run dry?", "The pool size was 5."],
+    "a1a1a1a1-0000-4000-8000-000000000004": ["tune the postgres pool", "Raised max_connections."],
+}
+OTHER = "ghp_9aB3cD5eF7gH1iJ3kL5mN7oP9qR1sT3uV5wX"
 
 
 @pytest.fixture
@@ -53,6 +57,27 @@ def test_a_value_typed_is_echoed_redacted(indexed: Path, args: tuple[str, ...], 
     said = done.stdout + done.stderr
     assert done.returncode == code, said
     assert secret not in said and "[redacted:" in said, said
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "nothing here matches " + "zq " * 10 + GITHUB,  # cut to 80 characters inside the token (review20 R20-1)
+        f"{GITHUB}  {OTHER}",  # two tokens in one argument, spaces folded in the echo (review20 R20-2)
+    ],
+)
+def test_a_query_echoed_shows_no_part_of_a_secret(indexed: Path, query: str) -> None:
+    for args in (("search", query), ("search", query, "--json")):
+        done = run_deja(*args, cwd=indexed)
+        said = done.stdout + done.stderr
+        assert GITHUB[:16] not in said and OTHER[:16] not in said, said
+
+
+def test_a_short_secret_typed_is_not_cut_out_of_every_answer(indexed: Path) -> None:
+    """``PGPASSWORD=postgres`` made every "postgres" in the hits ``[redacted:secret]`` (review20 R20-4): a word that
+    short is redacted where the query is echoed, not wherever it occurs."""
+    said = run_deja("search", "PGPASSWORD=postgres pool", cwd=indexed).stdout
+    assert "tune the postgres pool" in said, said
 
 
 def test_an_mcp_tools_answer_names_a_secret_redacted(indexed: Path) -> None:
