@@ -26,7 +26,7 @@ from types import ModuleType
 
 from . import claude, cursor, ledger
 from .entries import default_deja_path
-from .files import Change, InstallError, apply, preflight
+from .files import Change, InstallError, apply, preflight, refuse_root_in_anothers_home
 from .wiring import WiringFinding, wiring_report
 
 TARGETS = ("cursor", "cursor-auto", "claude", "claude-auto")
@@ -35,6 +35,7 @@ __all__ = ["TARGETS", "Change", "InstallError", "WiringFinding", "install", "uni
 
 
 def install(target: str, *, dry_run: bool = False, deja_path: str | None = None) -> list[Change]:
+    refuse_root_in_anothers_home()
     _refuse_a_home_in_a_file()
     deja = os.path.abspath(deja_path or default_deja_path())
     changes = _harness(target).plan_install(deja, hooks=target.endswith("-auto"))
@@ -44,6 +45,7 @@ def install(target: str, *, dry_run: bool = False, deja_path: str | None = None)
 
 
 def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
+    refuse_root_in_anothers_home()
     found = ledger.load()
     changes = ledger.settle_uninstall(_harness(target).plan_uninstall(), found)
     _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(found, changes)), dry_run)

@@ -247,6 +247,20 @@ def _refuse_read_only(path: Path, action: Action) -> None:
         raise InstallError(str(path), f"is read-only (mode {mode:o})", todo)
 
 
+def refuse_root_in_anothers_home() -> None:
+    """InstallError when deja runs as root (``sudo deja install`` keeping the user's HOME) in a home folder another
+    user owns: the files and folders it would make there (``~/.cursor/mcp.json``, ``~/.config/deja``) would be
+    root's, private, and every deja command the user ran next failed to read its own config (review20 R20-8)."""
+    home = os.path.expanduser("~")
+    try:
+        owner = _other_owner(os.stat(home).st_uid) if os.geteuid() == 0 else None
+    except (OSError, AttributeError):  # (no such folder: nothing of another user's; no user ids: not POSIX)
+        return
+    if owner is not None:
+        todo = f"deja changed nothing; run the command as {owner}, without sudo"
+        raise InstallError(home, f"belongs to {owner}, and deja runs as root here: what it made there would be root's", todo)  # fmt: skip
+
+
 def _other_owner(uid: int) -> str | None:
     """The name (else the number) of the user owning a file, when that is not the user deja runs as; None when it
     is (or the system has no user ids)."""

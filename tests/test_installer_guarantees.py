@@ -131,6 +131,19 @@ def test_another_users_hooks_json_is_refused_not_taken_over(fake_home: Path, dej
     assert _snapshot(fake_home) == before and hooks.stat().st_uid == 65534
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="deja run as root in another user's home needs root")
+def test_install_as_root_in_another_users_home_makes_nothing(fake_home: Path, deja: str) -> None:
+    """``sudo deja install`` keeping the user's HOME made ``~/.cursor/mcp.json`` and ``~/.config/deja`` root's, and
+    every deja command the user ran next failed to read its own config (review20 R20-8)."""
+    os.chown(fake_home, 65534, 65534)
+    before = _snapshot(fake_home)
+    done = run_deja("install", "cursor-auto")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"deja: {fake_home}: belongs to "), done.stderr
+    assert done.stderr.endswith("deja changed nothing; run the command as nobody, without sudo\n"), done.stderr
+    assert _snapshot(fake_home) == before
+
+
 def test_a_read_only_file_is_refused_before_any_other_file_is_written(fake_home: Path, deja: str) -> None:
     hooks = fake_home / ".cursor" / "hooks.json"
     hooks.parent.mkdir()
