@@ -291,7 +291,13 @@ def typed_secrets(values: Iterable[str]) -> dict[str, str]:
     for value in values:
         if not may_name_a_secret(value.lower()) and not any(may_be_a_key(word) for word in value.split()):
             continue
-        for secret, marker in _replaced(value, as_indexed(value)):
+        scrubbed = as_indexed(value)
+        if scrubbed == value:
+            continue
+        # The value whole, where an answer names it as typed (``--project PGPASSWORD=hunter2pw``: a secret too short
+        # to look for alone, review21 R21-1), then each secret long enough to look for anywhere.
+        pairs = [(value, scrubbed), *_replaced(value, scrubbed)]
+        for secret, marker in pairs:
             if len(secret) >= TYPED_SECRET_CHARS:
                 found[secret] = marker
                 found[_escaped(secret)] = marker
@@ -328,9 +334,10 @@ def _escaped(secret: str) -> str:
 
 
 def hidden(text: str, secrets: dict[str, str]) -> str:
-    """``text`` with each of ``secrets`` (``typed_secrets``) as the index writes it."""
-    for secret, shown in secrets.items():
-        text = text.replace(secret, shown)
+    """``text`` with each of ``secrets`` (``typed_secrets``) as the index writes it, the longest first (a value whole
+    before the secret inside it)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, secrets[secret])
     return text
 
 

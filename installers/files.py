@@ -18,6 +18,7 @@ import difflib
 import json
 import os
 import re
+import shlex
 import shutil
 import stat
 import tempfile
@@ -256,8 +257,9 @@ def refuse_root_in_anothers_home() -> None:
         owner = _other_owner(os.stat(home).st_uid) if os.geteuid() == 0 else None
     except (OSError, AttributeError):  # (no such folder: nothing of another user's; no user ids: not POSIX)
         return
-    if owner is not None:
-        todo = f"deja changed nothing; run the command as {owner}, without sudo"
+    if owner is not None:  # (and the way out for a home an earlier ``sudo`` run left root's files in: review21 R21-4)
+        made = " ".join(shlex.quote(os.path.join(home, folder)) for folder in (".cursor", ".config/deja"))
+        todo = f"deja changed nothing; run the command as {owner}, without sudo (files a sudo run made there are root's: sudo chown -R {owner} {made})"  # fmt: skip
         raise InstallError(home, f"belongs to {owner}, and deja runs as root here: what it made there would be root's", todo)  # fmt: skip
 
 

@@ -140,7 +140,8 @@ def test_install_as_root_in_another_users_home_makes_nothing(fake_home: Path, de
     done = run_deja("install", "cursor-auto")
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith(f"deja: {fake_home}: belongs to "), done.stderr
-    assert done.stderr.endswith("deja changed nothing; run the command as nobody, without sudo\n"), done.stderr
+    assert "deja changed nothing; run the command as nobody, without sudo" in done.stderr, done.stderr
+    assert f"sudo chown -R nobody {fake_home / '.cursor'} {fake_home / '.config' / 'deja'})" in done.stderr
     assert _snapshot(fake_home) == before
 
 

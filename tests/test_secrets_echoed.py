@@ -73,6 +73,15 @@ def test_a_query_echoed_shows_no_part_of_a_secret(indexed: Path, query: str) -> 
         assert GITHUB[:16] not in said and OTHER[:16] not in said, said
 
 
+@pytest.mark.parametrize("args", [("sessions", "--project", "PGPASSWORD=hunter2pw"), ("show", "PGPASSWORD=hunter2pw")])
+def test_a_short_secret_typed_is_redacted_where_its_value_is_named(indexed: Path, args: tuple[str, ...]) -> None:
+    """A secret too short to look for anywhere is still redacted where an answer names the value as typed (review21
+    R21-1: "No sessions with --project PGPASSWORD=hunter2pw")."""
+    done = run_deja(*args, cwd=indexed)
+    said = done.stdout + done.stderr
+    assert "hunter2pw" not in said and "PGPASSWORD=[redacted:" in said, said
+
+
 def test_a_short_secret_typed_is_not_cut_out_of_every_answer(indexed: Path) -> None:
     """``PGPASSWORD=postgres`` made every "postgres" in the hits ``[redacted:secret]`` (review20 R20-4): a word that
     short is redacted where the query is echoed, not wherever it occurs."""
