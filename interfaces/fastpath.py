@@ -203,6 +203,8 @@ def _write(stream: IO[str], text: str) -> None:
     except OSError as exc:
         if stream is not sys.stdout:
             raise
+        # (what is left in its buffer would fail again as the process ends, and make its exit status 120)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
         raise Failed(f"cannot write to standard output ({exc.strerror or exc}): send it where it fits") from None
 
 
