@@ -357,6 +357,8 @@ def checked(key: str, raw: str) -> Any:
             raise ConfigError(f"{key}: {value} is not a folder; give Cursor's existing folder")
         if part := file_in_path(value):
             raise ConfigError(f"{key}: {part} is a file, not a folder; give a folder path")
+        if os.path.islink(value) and not os.path.exists(value):  # (no folder can be made there: review21 R21-2)
+            raise ConfigError(f"{key}: {value} is a link to {os.readlink(value)}, which leads nowhere; give a folder")
         if key == "home":
             _check_writable_home(value)
     return value

@@ -600,11 +600,12 @@ def hooks_log_command(
     from .delivery import decisions_text, hook_decisions, log_unwritable
 
     decisions = hook_decisions(limit=limit)
+    unwritable = log_unwritable()
     if json:
         import msgspec
 
         emit_json({"decisions": msgspec.to_builtins(decisions)})
-    else:
+    elif decisions or not unwritable:  # (a log it cannot read is no sign that no hook ran: review21 R21-3)
         echo(decisions_text(decisions))
-    if unwritable := log_unwritable():
+    if unwritable:
         echo(f"note: {unwritable[0]}; fix: {unwritable[1]}", err=True)

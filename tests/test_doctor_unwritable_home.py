@@ -237,3 +237,13 @@ def test_config_set_home_refuses_a_folder_deja_cannot_write(sample: Sample, tmp_
     assert (done.returncode, done.stdout) == (2, ""), done.stdout
     assert done.stderr == f"deja: home: deja cannot write in {folder} (Permission denied); give a folder it may write in\n"  # fmt: skip
     assert orjson.loads(run_deja("config", "--json").stdout)["settings"]["home"]["source"] != "file"
+
+
+def test_config_set_home_refuses_a_link_that_leads_nowhere(sample: Sample, tmp_path: Path) -> None:
+    """A dangling link was stored as the home, and ``deja index`` then failed with "No such file or directory"
+    (review21 R21-2)."""
+    link = tmp_path / "home-link"
+    link.symlink_to(tmp_path / "gone")
+    done = run_deja("config", "set", "home", str(link))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"deja: home: {link} is a link to {tmp_path / 'gone'}, which leads nowhere; give a folder\n"
