@@ -309,11 +309,10 @@ def _replaced(value: str, scrubbed: str) -> list[tuple[str, str]]:
     marker is kept as it was, so the secret is what lies between that text in ``value`` (two tokens in one argument
     are two secrets, not the span from the first to the last: review20 R20-2)."""
     pairs: list[tuple[str, str]] = []
-    at = 0  # in ``value``
     pieces = scrubbed.split(MARKER)
     if pieces[0] != value[: len(pieces[0])]:
         return pairs
-    at = len(pieces[0])
+    at = len(pieces[0])  # (in ``value``)
     for number, piece in enumerate(pieces[1:], start=1):
         close = piece.find("]")
         if close < 0:
