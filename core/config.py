@@ -349,6 +349,8 @@ def set_value(key: str, raw: str, path: str | None = None) -> Any:
 def checked(key: str, raw: str) -> Any:
     """``raw`` as ``deja config set`` stores it for ``key``; ConfigError saying what is accepted. ``deja doctor``
     asks it too, so it never offers a ``deja config set`` line that deja would refuse (review14 R14-3)."""
+    from .private import leads_nowhere
+
     setting = _setting(key)
     value = parse(setting, raw)
     if setting.kind == "path":  # hooks run in ~/.cursor: a relative folder would mean something else there
@@ -357,8 +359,8 @@ def checked(key: str, raw: str) -> Any:
             raise ConfigError(f"{key}: {value} is not a folder; give Cursor's existing folder")
         if part := file_in_path(value):
             raise ConfigError(f"{key}: {part} is a file, not a folder; give a folder path")
-        if os.path.islink(value) and not os.path.exists(value):  # (no folder can be made there: review21 R21-2)
-            raise ConfigError(f"{key}: {value} is a link to {os.readlink(value)}, which leads nowhere; give a folder")
+        if target := leads_nowhere(value):  # (no folder can be made there: review21 R21-2)
+            raise ConfigError(f"{key}: {value} is a link to {target}, which leads nowhere; give a folder")
         if key == "home":
             _check_writable_home(value)
     return value

@@ -245,6 +245,25 @@ def cannot_write(folder: StrPath) -> str:
     return ""
 
 
+#: What to do about a folder of deja's that is a link leading nowhere (said by the CLI, the MCP server and doctor).
+NOWHERE_FIX = "remove the link, or make the folder it leads to"
+
+
+def leads_nowhere(path: StrPath) -> str:
+    """Where the link ``path`` leads when nothing is there, else "": a write through it fails with "No such file or
+    directory" or "Not a directory", which sends the user to check a home that is fine (review20 R20-9), and a
+    folder made for it would be made wherever the link points."""
+    if not os.path.islink(path):
+        return ""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return os.path.join(os.path.dirname(path), os.readlink(path))  # (a relative link, from the link's folder)
+    except OSError:  # (somewhere this user may not look: that is not nowhere)
+        return ""
+    return ""
+
+
 def access_fix(path: StrPath) -> str:
     """The command that gives this user back ``path``, a folder of deja's home: ``chown`` when another user owns it
     (``sudo deja index`` leaves root's, and its owner alone may ``chmod`` it), else ``chmod``."""

@@ -229,6 +229,43 @@ def test_an_index_folder_that_is_a_file_is_one_error_with_a_fix_that_works(
     assert run_deja("index", env=env).returncode == 0
 
 
+def test_an_index_folder_that_is_a_link_leading_nowhere_is_named_with_where_it_leads(
+    sample: Sample, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``<home>/index`` a link that leads nowhere: the CLI asked "is DEJA_HOME writable?" (``…/index/.lock: No such
+    file or directory``), the MCP server the same with "Not a directory", doctor said "no index … fix: deja index",
+    which failed (review20 R20-9). All three name the link and where it leads, and nothing is made through it."""
+    home = tmp_path / "deja"
+    home.mkdir()
+    nowhere = tmp_path / "gone" / "index"
+    (home / "index").symlink_to(nowhere)
+    env = {**os.environ, "DEJA_HOME": str(home)}
+    said = f"{home / 'index'} is a link to {nowhere}, which leads nowhere"
+    ran = run_deja("doctor", env=env)
+    assert ran.returncode == 1, ran.stderr
+    assert f"ERROR  deja's index folder {said}: no index is kept" in ran.stdout, ran.stdout
+    assert "fix: remove the link, or make the folder it leads to" in ran.stdout
+    assert "no index at" not in ran.stdout and "fix: deja index" not in ran.stdout, ran.stdout
+    for command in (["index"], ["search", "deploy"]):
+        done = run_deja(*command, env=env)
+        assert (done.returncode, done.stderr) == (
+            1,
+            f"deja: cannot write the index: {said}: remove the link, or make the folder it leads to\n",
+        )
+    monkeypatch.setenv("DEJA_HOME", str(home))
+    server = build_server()
+
+    async def call() -> str:
+        with pytest.raises(ToolError) as refused:
+            await server.call_tool("recent", {})
+        return str(refused.value)
+
+    assert f"cannot write the index: {said}: remove the link" in anyio.run(call)
+    assert not (tmp_path / "gone").exists(), "nothing is made where the link leads"
+    nowhere.mkdir(parents=True)
+    assert run_deja("index", env=env).returncode == 0
+
+
 def test_config_set_home_refuses_a_folder_deja_cannot_write(sample: Sample, tmp_path: Path) -> None:
     """``deja config set home`` stored a folder deja could not write, and then every command failed, the hooks and
     the MCP server fell silent (trial13 F7): it is refused like a file is, and nothing is stored."""
