@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup
 
 from ..core import paths
 from ..core.index import Index, SessionMeta
@@ -45,11 +45,36 @@ from .views import fit, padded, session_json, show_json, show_text, terminal_wid
 
 if TYPE_CHECKING:  # installers load only for the commands that write files
     from typer._click import Context, HelpFormatter, Parameter
+    from typer.core import TyperOption
 
     from ..installers.files import Change
 
+
+def _show_help(ctx: Context, param: Parameter, value: bool) -> None:
+    """``--help`` printed as every answer is (``echo``): click printed it itself, and a standard output that could
+    not take it said ``OSError: [Errno 28] …`` where every other command says so in one line (review19 R19-4)."""
+    if value and not ctx.resilient_parsing:
+        echo(ctx.get_help())
+        ctx.exit()
+
+
+def _echoed(option: TyperOption | None) -> TyperOption | None:
+    """click's help option, printing through ``_show_help``."""
+    if option is not None:
+        option.callback = _show_help
+    return option
+
+
+class Group(TyperGroup):
+    """deja and its command groups, whose ``--help`` is printed as every answer is (``_show_help``)."""
+
+    def get_help_option(self, ctx: Context) -> TyperOption | None:
+        return _echoed(super().get_help_option(ctx))
+
+
 app = typer.Typer(
     name="deja",
+    cls=Group,
     add_completion=False,
     pretty_exceptions_enable=False,
     # Plain help (click's): ID and WORDS as written, flags without a type; no boxes to wrap.
@@ -68,8 +93,12 @@ def fail(message: str, code: int = 1) -> NoReturn:
 class Command(TyperCommand):
     """A subcommand with plain help: arguments by name (``ID``, ``WORDS...``), values by name (``--limit N``).
 
-    ``plain_help`` gives it to every command, however it was registered.
+    ``plain_help`` gives it to every command, however it was registered; its ``--help`` is printed as every
+    answer is (``_show_help``).
     """
+
+    def get_help_option(self, ctx: Context) -> TyperOption | None:
+        return _echoed(super().get_help_option(ctx))
 
     def collect_usage_pieces(self, ctx: Context) -> list[str]:
         return [self.options_metavar or "", *map(_argument_name, _params(self, ctx, "argument"))]
@@ -520,6 +549,7 @@ __all__ = ["app", "run", "paths"]
 # --------------------------------------------------------------------------- settings and hook decisions
 
 config_app = typer.Typer(
+    cls=Group,
     help="deja's settings: one file every entrypoint reads (hooks and the MCP server too); variables override it.",
     invoke_without_command=True,
 )
@@ -580,7 +610,7 @@ def config_unset_command(
     echo(f"removed {key} from {where}" if removed else f"{key} is not set in {where}; nothing to remove")
 
 
-hooks_app = typer.Typer(help="deja's hooks: what they did.", invoke_without_command=True)
+hooks_app = typer.Typer(cls=Group, help="deja's hooks: what they did.", invoke_without_command=True)
 app.add_typer(hooks_app, name="hooks")
 
 
@@ -609,3 +639,7 @@ def hooks_log_command(
         echo(decisions_text(decisions))
     if unwritable:
         echo(f"note: {unwritable[0]}; fix: {unwritable[1]}", err=True)
+
+
+plain_help(config_app)  # (they had typer's own help, ``{KEY} <str>``, printed by click: review19 R19-4)
+plain_help(hooks_app)

@@ -45,6 +45,7 @@ def main() -> None:
         from ..hooks.run import main as run_hook
 
         if {"-h", "--help"} & set(argv[1:]):
+            _stop_on_a_closed_output()
             sys.exit(_hook_help(argv[0], HANDLERS))
         exit_at_once(run_hook(argv[0], argv[1:]))
     if argv == ["mcp"]:  # what mcp.json runs: the first answer must not wait for typer
@@ -58,10 +59,7 @@ def main() -> None:
 
         serve_mcp(refresher)
         return
-    if sys.stdout is None:  # (``deja sessions >&-``: it said "AttributeError: 'NoneType' object …", trial13 F6)
-        if sys.stderr is not None:
-            sys.stderr.write("deja: standard output is closed: give the command somewhere to write its answer\n")
-        sys.exit(1)
+    _stop_on_a_closed_output()
     from .fastpath import hide_typed
 
     hide_typed(argv)
@@ -88,6 +86,15 @@ def main() -> None:
 #: searched for: ``deja search doctor``), and asking for help anywhere.
 REPAIRS = frozenset({"config", "doctor"})
 ASKING_FOR_HELP = frozenset({"--help", "-h", "--version"})
+
+
+def _stop_on_a_closed_output() -> None:
+    """One line, exit 1, when there is no standard output to answer on (``deja sessions >&-``): it said
+    "AttributeError: 'NoneType' object …" (trial13 F6). Not for a hook's own run: Cursor reads nothing then."""
+    if sys.stdout is None:
+        if sys.stderr is not None:
+            sys.stderr.write("deja: standard output is closed: give the command somewhere to write its answer\n")
+        sys.exit(1)
 
 
 def _stop_on_a_broken_config() -> None:
@@ -139,12 +146,14 @@ def exit_at_once(code: int) -> NoReturn:
 
 
 def _hook_help(command: str, handlers: Iterable[str]) -> int:
-    """One line on what a hook command is (a person typed ``--help``; Cursor never passes arguments)."""
+    """One line on what a hook command is (a person typed ``--help``; Cursor never passes arguments), printed as
+    every answer is: a full standard output ended in a traceback (review19 R19-4)."""
     if command not in handlers:
         sys.stderr.write(f"deja: {command} is not a hook: deja's hooks are {', '.join(handlers)}\n")
         return 2
-    print(HOOK_HELP.format(command=command))
-    return 0
+    from .fastpath import echo, guarded
+
+    return guarded(lambda: echo(HOOK_HELP.format(command=command)))
 
 
 if __name__ == "__main__":

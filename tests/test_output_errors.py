@@ -25,9 +25,33 @@ def test_a_full_output_is_one_line_naming_it(indexed_sample: Sample, args: tuple
     )
 
 
-def test_a_closed_output_is_one_line_naming_it(indexed_sample: Sample) -> None:
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--help",),
+        ("-h",),
+        ("search", "--help"),
+        ("hooks", "--help"),
+        ("config", "set", "--help"),
+        ("hook-prompt", "-h"),
+    ],
+)
+def test_help_into_a_full_output_is_the_same_one_line(sample: Sample, args: tuple[str, ...]) -> None:
+    """click printed ``--help`` itself, and said ``OSError: [Errno 28] …`` (a hook's help: a traceback), where every
+    other answer says it in one line (review19 R19-4)."""
+    with Path("/dev/full").open("w") as full:
+        done = subprocess.run([*ENTRY, *args], stdout=full, stderr=subprocess.PIPE, text=True, env=sample.env)
+    assert (done.returncode, done.stderr) == (
+        1,
+        "deja: cannot write to standard output (No space left on device): send it where it fits\n",
+    )
+
+
+@pytest.mark.parametrize("args", [("sessions",), ("hook-prompt", "--help")])
+def test_a_closed_output_is_one_line_naming_it(indexed_sample: Sample, args: tuple[str, ...]) -> None:
     done = subprocess.run(
-        ["sh", "-c", 'exec "$@" >&-', "sh", *ENTRY, "sessions"], capture_output=True, text=True, env=indexed_sample.env
+        ["sh", "-c", 'exec "$@" >&-', "sh", *ENTRY, *args], capture_output=True, text=True, env=indexed_sample.env
     )
     assert (done.returncode, done.stderr) == (
         1,
