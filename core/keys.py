@@ -101,10 +101,11 @@ def call_folder(args: dict, project_dir: str) -> str:
     return project_dir
 
 
-def spelt_homes() -> set[str]:
+def spelt_homes(homes: tuple[str, str] | None = None) -> set[str]:
     """The home folder as the index compares folders (``project_spelling``), as ``HOME`` names it and where its links
-    lead (``folders.home_spellings``): the home folder is no project of the folders below it."""
-    return {project_spelling(home) for home in home_spellings()}
+    lead (``folders.home_spellings``, or ``homes`` when the caller has them already: no second ``realpath``): the
+    home folder is no project of the folders below it."""
+    return {project_spelling(home) for home in homes or home_spellings()}
 
 
 def seen_from(folder: str, here: str) -> str:

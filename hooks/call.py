@@ -214,15 +214,30 @@ def _project_folder(candidate: str, cursor_folders: list[str]) -> str:
     ``keys.spelt_homes``: one listed every project's sessions as its own, review17 R17-3), or Cursor's own folder
     (where user hooks run: ``cursor_folders``) or anything in it."""
     candidate = os.path.expanduser(candidate.strip()).rstrip("/") if candidate else ""
-    if (
-        not candidate
-        or candidate == folders.home()
-        or any((candidate + "/").startswith(folder + "/") for folder in cursor_folders)
-    ):
+    if not candidate or candidate == folders.home() or _within_any(candidate, cursor_folders):
         return ""
     from ..core.keys import project_spelling, spelt_homes  # (a hook that asks for the project: keys is loaded anyway)
 
-    return "" if project_spelling(candidate) in spelt_homes() else candidate
+    homes = folders.home_spellings()  # (the one realpath the home's own check below needs anyway)
+    if _within_any(_spelt_by_the_other_home(candidate, homes), cursor_folders):
+        return ""
+    return "" if project_spelling(candidate) in spelt_homes(homes) else candidate
+
+
+def _within_any(candidate: str, cursor_folders: list[str]) -> bool:
+    """Whether ``candidate`` is one of ``cursor_folders`` or lies in one ("" is in none)."""
+    return bool(candidate) and any((candidate + "/").startswith(folder + "/") for folder in cursor_folders)
+
+
+def _spelt_by_the_other_home(candidate: str, homes: tuple[str, str]) -> str:
+    """``candidate`` with the home folder's other spelling (``folders.home_spellings``) where it lies below one, else
+    "": with the home a link (``/home/u`` to ``/data/u``), a process in ``~/.cursor`` names it ``/data/u/.cursor``
+    (``getcwd``), and that was taken for a project though ``~/.cursor`` is no link (review19 R19-2)."""
+    home, real = homes
+    for spelt, other in ((real, home), (home, real)):
+        if spelt != other and candidate.startswith(spelt + "/"):
+            return other + candidate[len(spelt) :]
+    return ""
 
 
 def _cursor_folders() -> list[str]:

@@ -615,3 +615,30 @@ def test_cursors_own_folder_reached_where_its_link_leads_is_no_project(fake_home
     assert hook_in("c-in-link", fake_home / ".cursor") == ""
     assert hook_in("c-in-target", dotfiles / "cursor") == ""
     assert "c-dot" in hook_in("c-in-dotfiles", dotfiles)  # (the dotfiles folder is a project all the same)
+
+
+def test_cursors_own_folder_below_a_linked_home_is_no_project_however_it_is_named(
+    tmp_path: Path, fake_home: Path, cli_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HOME a link (``homelink`` to the real home), ``~/.cursor`` a plain folder: a hook given ``~/.cursor`` where
+    the home's link leads (a process's ``getcwd`` names it so) took it for a project and listed its sessions as
+    "Recent sessions in this project"; given it through ``homelink``, it gave nothing (review19 R19-2)."""
+    link = tmp_path / "homelink"
+    link.symlink_to(fake_home)
+    monkeypatch.setenv("HOME", str(link))
+    _chat(cli_root, fake_home / ".cursor", "c-rules", "tidy my cursor rules", "ls rules")
+    _chat(cli_root, fake_home / "code" / "api", "c-api", "fix the api tests", "pytest -q")
+    assert run_deja("index").returncode == 0
+
+    def hook_in(conversation: str, folder: Path) -> str:
+        payload = {"conversation_id": conversation, "hook_event_name": "sessionStart", "cwd": str(folder)}
+        done = run_deja("hook-context", input=json.dumps(payload))
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        return done.stdout
+
+    for conversation, folder in (("c-in-real", fake_home / ".cursor"), ("c-in-link", link / ".cursor")):
+        assert hook_in(conversation, folder) == ""
+        logged = run_deja("hooks", "log").stdout
+        assert f"silent: {folder} is no project: the home folder, or Cursor's own folder" in logged, logged
+    assert "c-api" in hook_in("c-in-api", fake_home / "code" / "api")  # (a project below the home still is one)
+    assert "c-api" in hook_in("c-in-api-link", link / "code" / "api")
