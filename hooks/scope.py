@@ -19,8 +19,15 @@ if TYPE_CHECKING:
 
 
 def command_folder(call: HookCall) -> str:
-    """The folder a Shell call runs in (``keys.call_folder``)."""
-    return call_folder(call.tool_input(), call.project_dir)
+    """The folder a Shell call runs in (``keys.call_folder``): the one its input names (a relative one taken in the
+    event's folder), else the event's ``cwd`` where it lies in one of the workspace's folders, else the project's.
+
+    cursor-agent sends ``cwd: ""``, the editor a folder: in a multi-root workspace whose first folder is ``web``, a
+    command run in ``shop`` was counted in ``web`` ("never ran here before", trial14 F6). A ``cwd`` outside the
+    workspace (``~/.cursor``, where user hooks run) is not the command's."""
+    cwd = call.text("cwd").strip()
+    here = cwd if cwd.startswith("/") and any(within(cwd, root) for root in call.project_dirs) else call.project_dir
+    return call_folder(call.tool_input(), here)
 
 
 def repository_root(folder: str) -> str:

@@ -403,7 +403,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     from . import work_views as views
 
     if mode == "blame":
-        found = work.blame(index, in_folder(query, project), paths.ai_tracking_db(), limit=10)
+        found = work.blame(index, in_folder(query, named_folder(index, project)), paths.ai_tracking_db(), limit=10)
         return views.blame_text(found), views.blame_json(found)
     if mode == "files":
         uses = work.topic_files(index, query, project, limit=20)
@@ -445,6 +445,20 @@ def project_folder(project: str | None) -> str | None:
     from ..core.keys import is_folder
 
     return os.path.abspath(os.path.expanduser(project)) if project and is_folder(project) else None
+
+
+def named_folder(index: Index, project: str | None) -> str | None:
+    """The folder ``project`` names: itself when it is one, else the one folder the sessions of the project of that
+    name ran in. A model names a project by its name (``web``), as every other mode takes it, and a relative path
+    given with it was taken in this server's folder: another project's file, or no file (trial14 F3). A name of no
+    one folder is left as it is (:func:`in_folder` then takes the server's)."""
+    from ..core.keys import is_folder
+    from ..core.search import project_folders
+
+    if not project or is_folder(project):
+        return project
+    folders = project_folders(index, project, 1)
+    return folders[0] if len(folders) == 1 else project
 
 
 def in_folder(path: str, project: str | None) -> str:

@@ -151,3 +151,34 @@ def test_session_start_lists_each_root_before_a_busier_roots_older_sessions(tmp_
     ran = run_deja("hook-context", input=orjson.dumps(payload).decode())
     said = orjson.loads(ran.stdout)["additional_context"]
     assert "`deja show c-quiet`" in said and "`deja show c-busy-3`" in said, said
+
+
+def test_the_shell_hook_takes_the_events_cwd_in_a_multi_root_workspace(tmp_path: Path, cli_root: Path) -> None:
+    """The editor names the folder a tool event runs in (``cwd``); in a workspace whose first folder is ``web``, a
+    command run in ``shop`` was counted in ``web`` ("never ran here before": trial14 F6). A ``cwd`` outside the
+    workspace (``~/.cursor``, where user hooks run) is not the command's."""
+    from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
+
+    web, shop = tmp_path / "code" / "web", tmp_path / "code" / "shop"
+    for folder in (web, shop):
+        folder.mkdir(parents=True)
+    run = assistant_turn("Running the tests.", tool_use("Shell", {"command": "pytest -q"}))
+    write_transcript(transcript_path(cli_root, str(shop), "c-shop"), [user_turn("the cart test fails"), run])
+    assert run_deja("index").returncode == 0
+
+    def before(conversation: str, cwd: Path) -> str:
+        payload = {
+            "conversation_id": conversation,
+            "hook_event_name": "preToolUse",
+            "cursor_version": "3.20.17",
+            "workspace_roots": [str(web), str(shop)],
+            "cwd": str(cwd),
+            "tool_name": "Shell",
+            "tool_input": {"command": "pytest -q"},
+        }
+        ran = run_deja("hook-tool", input=orjson.dumps(payload).decode())
+        assert ran.returncode == 0 and not ran.stderr, ran.stderr
+        return orjson.loads(ran.stdout)["additional_context"] if ran.stdout else ""
+
+    assert f"`pytest -q` ran 1 time in {shop} before" in before("c-now-1", shop)
+    assert "`pytest -q` ran" not in before("c-now-2", tmp_path / "home" / ".cursor")

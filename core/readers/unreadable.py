@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 from ..regular_files import open_regular
-from .vscdb import read_whole
+from .vscdb import is_locked, read_whole
 
 #: How long the second look waits for a lock (the refresh already waited its own time).
 _LOCK_WAIT_SECONDS = 0.2
@@ -28,10 +28,9 @@ def why_unreadable(path: str) -> str:
             Path(path), lambda db: db.execute("SELECT count(*) FROM sqlite_master").fetchone(), _LOCK_WAIT_SECONDS
         )
     except sqlite3.DatabaseError as exc:
-        said = str(exc).lower()
-        if "locked" in said or "busy" in said:
+        if is_locked(exc):
             return "locked"
-        return "not readable" if "unable to open" in said else "damaged"
+        return "not readable" if "unable to open" in str(exc).lower() else "damaged"
     except (OSError, ValueError):
         return "not readable"
     return ""

@@ -45,6 +45,13 @@ rule, measured on SQLite 3.40:
   originals did not change while copied, and it is read there; a copy whose
   reader was killed is removed by the next copy and the next refresh.
 
+A writer holding a database (a rollback journal's exclusive lock, or exclusive locking mode) makes a reader wait
+for SQLite's busy timeout, then fail: the database is read again next time, and what it gave before is kept. The
+waits of one process share one budget (:data:`LOCK_WAIT_SECONDS`, given back a minute after its first wait):
+once it is spent, any other database (or the same one opened again) gets a short look, so a busy Cursor holding six
+workspace databases costs a run one wait, not one per database and per read (trial13 F11: 25 s for a first
+``deja index``, 12 s for the next search).
+
 ``PRAGMA query_only`` is set on every connection: it stops any SQL write, which
 ``mode=ro`` already does, but says so to a reader of the code. What remains is
 the instant between looking at the companions and SQLite opening them: if
@@ -67,6 +74,12 @@ from ..private import private_dir
 from ..regular_files import check_regular, check_regular_database, open_regular
 
 BUSY_TIMEOUT_SECONDS = 2.0
+#: How long one process waits, in all, for writers holding Cursor's databases (see the module's docstring).
+LOCK_WAIT_SECONDS = BUSY_TIMEOUT_SECONDS
+#: After which the budget is whole again: a long-running process (the MCP server) waits again for a later lock.
+LOCK_WAIT_RENEWED_SECONDS = 60.0
+#: What a database is given once the budget is spent: long enough for a commit Cursor is finishing.
+_SPENT_WAIT_SECONDS = 0.1
 #: How many times :func:`read_whole` reads a database that changed under an immutable read.
 READ_ATTEMPTS = 3
 #: SQLite's header: the file format's write version is byte 18, 2 for WAL.
@@ -134,7 +147,7 @@ def connect_read_only(path: Path, timeout: float | None = None) -> CursorConnect
             before = _marks(path)
             _, wal, shm = before
             if not _is_wal(path) or (wal is not None and shm is not None):
-                return _connect(path, "mode=ro", wait)
+                return _connect_shared(path, wait)
             if wal is None or wal[1] == 0:
                 conn = _connect_immutable(path, wait)
                 if conn is not None:
@@ -148,6 +161,49 @@ def connect_read_only(path: Path, timeout: float | None = None) -> CursorConnect
     except OSError as error:
         raise sqlite3.OperationalError(f"unable to open database file: {error.strerror}") from None
     raise sqlite3.OperationalError("database is locked: a writer kept it busy each time it was opened")
+
+
+class _LockWaits:
+    """What this process has waited for writers holding Cursor's databases, since when (``time.monotonic``)."""
+
+    spent = 0.0
+    since = 0.0
+
+    def allowed(self, wanted: float) -> float:
+        """The busy timeout a connection gets: ``wanted``, cut to what is left of the budget, never below a look."""
+        if self.spent and time.monotonic() - self.since >= LOCK_WAIT_RENEWED_SECONDS:
+            self.spent = 0.0
+        return min(wanted, max(LOCK_WAIT_SECONDS - self.spent, _SPENT_WAIT_SECONDS))
+
+    def charge(self, seconds: float) -> None:
+        if not self.spent:
+            self.since = time.monotonic()
+        self.spent += seconds
+
+
+_LOCK_WAITS = _LockWaits()
+
+
+def _connect_shared(path: Path, wanted: float) -> CursorConnection:
+    """``path`` opened ``mode=ro`` with its first read done: a writer holding the database is waited for there (the
+    connection opens without looking at the file), within what is left of this process's budget, which a failed
+    wait is charged to."""
+    conn = _connect(path, "mode=ro", _LOCK_WAITS.allowed(wanted))
+    started = time.monotonic()
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.Error as error:
+        conn.close()
+        if is_locked(error):
+            _LOCK_WAITS.charge(time.monotonic() - started)
+        raise
+    return conn
+
+
+def is_locked(error: sqlite3.Error) -> bool:
+    """Whether ``error`` is SQLite's for a database a writer held (``database is locked``, ``… busy``)."""
+    message = str(error).lower()
+    return "locked" in message or "busy" in message
 
 
 def _connect_immutable(path: Path, timeout: float) -> CursorConnection | None:
@@ -361,10 +417,9 @@ def item_value(conn: sqlite3.Connection, key: str) -> bytes | None:
 
 
 def count_database_error(error: sqlite3.Error, problems: Counter[str]) -> None:
-    message = str(error).lower()
-    if "not a database" in message:
+    if "not a database" in str(error).lower():
         problems["ide: not a database"] += 1
-    elif "locked" in message or "busy" in message:
+    elif is_locked(error):
         problems["ide: database locked"] += 1
     else:
         problems["ide: unreadable database"] += 1

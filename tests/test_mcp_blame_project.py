@@ -1,0 +1,41 @@
+"""The MCP ``work`` tool's ``blame`` takes a relative path in the folder of the project it is given by name.
+
+A model names a project by its name (``web``), as the tool's ``project`` says it may and as every other mode takes
+it; ``blame`` of ``src/Navbar.tsx`` with ``project: "web"`` looked in the server's folder (another project's), and
+answered "no session edited …/shop/src/Navbar.tsx", or with ``:LINE`` a tool error (trial14 F3).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harness import run_deja
+
+from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
+
+
+def test_blame_of_a_relative_path_is_taken_in_the_named_projects_folder(tmp_path: Path, cli_root: Path) -> None:
+    from deja.core.index import Index
+    from deja.interfaces.mcp_server import work_answer
+
+    web, shop = tmp_path / "code" / "web", tmp_path / "code" / "shop"
+    (web / "src").mkdir(parents=True)
+    shop.mkdir(parents=True)
+    (web / "src" / "Navbar.tsx").write_text("export const Navbar = () => null;\n")
+    edit = tool_use("Write", {"path": str(web / "src" / "Navbar.tsx"), "contents": "export const Navbar = () => null;"})
+    chat = [user_turn("the navbar flickers on load"), assistant_turn("Rendering nothing until mounted.", edit)]
+    write_transcript(transcript_path(cli_root, str(web), "c-web"), chat)
+    write_transcript(transcript_path(cli_root, str(shop), "c-shop"), [user_turn("cart totals"), assistant_turn("Ok.")])
+    assert run_deja("index").returncode == 0
+    index = Index.open(tmp_path / "deja")
+    previous = os.getcwd()
+    os.chdir(shop)  # the server runs where Cursor started it: another project's folder
+    try:
+        by_name = [work_answer(index, "blame", path, "web")[0] for path in ("src/Navbar.tsx", "src/Navbar.tsx:1")]
+        unknown, _ = work_answer(index, "blame", "src/Navbar.tsx", "nothere")
+    finally:
+        os.chdir(previous)
+    for answer in by_name:
+        assert f"{web}/src/Navbar.tsx" in answer and "c-web" in answer, answer
+    assert f"no session edited {shop}/src/Navbar.tsx" in unknown, unknown  # a name of no folder: the server's
