@@ -8,7 +8,7 @@ event's budget and after its own answer. Either way a conversation gets it once.
 
 from __future__ import annotations
 
-from ..core.keys import project_spelling, sessions_key, telling_tail
+from ..core.keys import project_spelling, resolved_folder, sessions_key, telling_tail
 from .call import STARTED, HookCall, fit, frame, frame_lines, frame_room
 from .describe import heading, outcome
 
@@ -115,10 +115,11 @@ def _labels_apart(folders: set[str], roots: list[str]) -> dict[str, str]:
     much of its path as tells them apart (``a/x/svc`` beside ``b/x/svc``: a multi-root workspace's roots, a
     monorepo's packages), so the agent does not read one folder's session as another's (trialI F6).
 
-    One folder spelt two ways is no twin of itself: the editor keeps a folder as it was opened (``~/code/shop``,
-    ``~/code`` a link to a data disk), cursor-agent where the link leads, and labelling them ``code/shop`` and
-    ``data/shop`` told the agent of two projects (trial13 F1). Where the links lead is asked only of folders
-    whose last names meet."""
+    One folder spelt two ways is one project: the editor keeps a folder as it was opened (``~/code/shop``, ``~/code``
+    a link to a data disk), cursor-agent where the link leads, and labelling them ``code/shop`` and ``data/shop``
+    told the agent of two projects (trial13 F1). So twins are other projects (``project_spelling``), and a label is
+    told from where the links lead, one for both spellings. Where the links lead is asked only of folders whose
+    last names meet."""
 
     def last(folder: str) -> str:
         return folder.rstrip("/").rpartition("/")[2].lower()
@@ -126,9 +127,12 @@ def _labels_apart(folders: set[str], roots: list[str]) -> dict[str, str]:
     others = folders | {root.rstrip("/") for root in roots}
     labels = {}
     for folder in folders:
-        twins = [other for other in others if other != folder and last(other) == last(folder)]
-        if twins and (twins := [other for other in twins if project_spelling(other) != project_spelling(folder)]):
-            labels[folder] = telling_tail(folder, twins)
+        if not (named := [other for other in others if other != folder and last(other) == last(folder)]):
+            continue
+        this = project_spelling(folder)
+        twins = {spelt: other for other in named if (spelt := project_spelling(other)) != this}
+        if twins:
+            labels[folder] = telling_tail(resolved_folder(folder), [resolved_folder(twin) for twin in twins.values()])
     return labels
 
 

@@ -9,6 +9,7 @@ from harness import Sample, point_at_sample
 from installed_copy import installed_package, stale_install
 
 from deja.core.indexer import refresh
+from deja.core.readers import vscdb
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -45,6 +46,13 @@ def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in _OVERRIDES:
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def lock_wait_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with the whole budget for waiting on locked databases, as a new deja process does: one test
+    that spent it would shorten the waits of the tests after it (``vscdb._LockWaits``)."""
+    monkeypatch.setattr(vscdb, "_LOCK_WAITS", vscdb._LockWaits())
 
 
 def shared_path(*parts: str) -> Path:

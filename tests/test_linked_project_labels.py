@@ -37,3 +37,31 @@ def test_sessions_of_one_folder_spelt_through_a_link_are_labelled_as_one_project
         said = orjson.loads(ran.stdout)["additional_context"]
         assert '"pin the node engine" (shop, ' in said and '"cache the npm layer" (shop, ' in said, said
         assert "another shop's checkout" not in said, said
+
+
+def test_a_linked_folder_beside_another_of_its_name_has_one_label(tmp_path: Path, cli_root: Path) -> None:
+    """In a workspace that also holds another ``shop``, both spellings of the linked one are named as one folder
+    (where the link leads), and the other apart from it (review22 R1: ``code/shop`` and ``projects/shop``)."""
+    data = tmp_path / "disk" / "projects"
+    (data / "shop").mkdir(parents=True)
+    (tmp_path / "work" / "shop").mkdir(parents=True)
+    (tmp_path / "home" / "code").symlink_to(data)
+    opened = tmp_path / "home" / "code" / "shop"
+    for chat_id, folder, task in (
+        ("c-opened", opened, "pin the node engine"),
+        ("c-resolved", data / "shop", "cache the npm layer"),
+        ("c-work", tmp_path / "work" / "shop", "another shop's checkout"),
+    ):
+        write_transcript(transcript_path(cli_root, str(folder), chat_id), [user_turn(task), assistant_turn("Done.")])
+    assert run_deja("index").returncode == 0
+    roots = [str(opened), str(tmp_path / "work" / "shop")]
+    payload = {"conversation_id": "c-now", "hook_event_name": "sessionStart", "workspace_roots": roots}
+    ran = run_deja("hook-context", input=orjson.dumps(payload).decode())
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    said = orjson.loads(ran.stdout)["additional_context"]
+    for task, label in (
+        ("pin the node engine", "projects/shop"),
+        ("cache the npm layer", "projects/shop"),
+        ("another shop's checkout", "work/shop"),
+    ):
+        assert f'"{task}" ({label}, ' in said, said

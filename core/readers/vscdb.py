@@ -47,10 +47,14 @@ rule, measured on SQLite 3.40:
 
 A writer holding a database (a rollback journal's exclusive lock, or exclusive locking mode) makes a reader wait
 for SQLite's busy timeout, then fail: the database is read again next time, and what it gave before is kept. The
-waits of one process share one budget (:data:`LOCK_WAIT_SECONDS`, given back a minute after its first wait):
-once it is spent, any other database (or the same one opened again) gets a short look, so a busy Cursor holding six
-workspace databases costs a run one wait, not one per database and per read (trial13 F11: 25 s for a first
-``deja index``, 12 s for the next search).
+waits that end so, at a connection's first read, share one budget a process (:data:`LOCK_WAIT_BUDGET_SECONDS`,
+given back a minute after its first such wait): once it is spent, any other database (or the same one opened
+again) gets a short look, so a busy Cursor holding six workspace databases costs a run about one wait, not one per
+database and per read (trial13 F11: 25 s for a first ``deja index``, 12 s for the next search). The price: while
+the budget is spent, a commit that holds another database longer than the look (a rollback journal's; a WAL
+writer never blocks a reader) makes that one read as locked too, and it is read by the next refresh. A wait that
+ends in a read, and one in a later statement, are not counted: each is one database's, and short. Threads share
+the budget without a lock (the MCP server's refresher and its tool calls): at worst a race gives one more wait.
 
 ``PRAGMA query_only`` is set on every connection: it stops any SQL write, which
 ``mode=ro`` already does, but says so to a reader of the code. What remains is
@@ -75,7 +79,7 @@ from ..regular_files import check_regular, check_regular_database, open_regular
 
 BUSY_TIMEOUT_SECONDS = 2.0
 #: How long one process waits, in all, for writers holding Cursor's databases (see the module's docstring).
-LOCK_WAIT_SECONDS = BUSY_TIMEOUT_SECONDS
+LOCK_WAIT_BUDGET_SECONDS = BUSY_TIMEOUT_SECONDS
 #: After which the budget is whole again: a long-running process (the MCP server) waits again for a later lock.
 LOCK_WAIT_RENEWED_SECONDS = 60.0
 #: What a database is given once the budget is spent: long enough for a commit Cursor is finishing.
@@ -134,7 +138,8 @@ class CursorConnection(sqlite3.Connection):
 
 
 def connect_read_only(path: Path, timeout: float | None = None) -> CursorConnection:
-    """``path`` opened read-only by the rule in this module's docstring, so that no file appears beside it.
+    """``path`` opened read-only by the rule in this module's docstring, so that no file appears beside it; a writer
+    holding it is waited for up to ``timeout`` (``BUSY_TIMEOUT_SECONDS``), or what is left of the process's budget.
 
     Raises ``sqlite3.OperationalError`` for anything but a regular file (a FIFO
     would block SQLite's open forever) and for a file that is gone.
@@ -173,9 +178,10 @@ class _LockWaits:
         """The busy timeout a connection gets: ``wanted``, cut to what is left of the budget, never below a look."""
         if self.spent and time.monotonic() - self.since >= LOCK_WAIT_RENEWED_SECONDS:
             self.spent = 0.0
-        return min(wanted, max(LOCK_WAIT_SECONDS - self.spent, _SPENT_WAIT_SECONDS))
+        return min(wanted, max(LOCK_WAIT_BUDGET_SECONDS - self.spent, _SPENT_WAIT_SECONDS))
 
     def charge(self, seconds: float) -> None:
+        """``seconds`` waited for a database that stayed locked; the first charge starts the minute of renewal."""
         if not self.spent:
             self.since = time.monotonic()
         self.spent += seconds
