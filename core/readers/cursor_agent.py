@@ -162,8 +162,7 @@ def with_store_turns(transcript: list[Message], store: list[Message]) -> list[Me
     questions than the transcript is taken whole, each turn both hold as the
     transcript's (its tool calls carry what the store's lack); else the store's
     turns after the last paired one are added when that is the transcript's last
-    turn, with that turn's answers after the last answer both hold
-    (:func:`_answers_beyond`).
+    turn, with what that turn's store version holds beyond it (:func:`_turn_with_store`).
     """
     ours, theirs = _turns(transcript), _turns(store)
     pairs = _paired_turns(ours, theirs)
@@ -171,13 +170,16 @@ def with_store_turns(transcript: list[Message], store: list[Message]) -> list[Me
         return [
             message
             for at, turn in enumerate(theirs)
-            for message in (ours[pairs[at]] + _answers_beyond(ours[pairs[at]], turn) if at in pairs else turn)
+            for message in (_turn_with_store(ours[pairs[at]], turn) if at in pairs else turn)
         ]
     last, ours_at = max(pairs.items(), default=(0, -1))
     if ours_at != len(ours) - 1:  # nothing pairs, or the transcript goes on past the last turn both hold
         return transcript
-    beyond = _answers_beyond(ours[ours_at], theirs[last]) + [m for turn in theirs[last + 1 :] for m in turn]
-    return transcript + beyond if beyond else transcript
+    turn = _turn_with_store(ours[ours_at], theirs[last])
+    later = [message for step in theirs[last + 1 :] for message in step]
+    if turn is ours[ours_at] and not later:
+        return transcript
+    return transcript[: len(transcript) - len(ours[ours_at])] + turn + later
 
 
 def _turns(messages: list[Message]) -> list[list[Message]]:
@@ -205,40 +207,40 @@ def _paired_turns(ours: list[list[Message]], theirs: list[list[Message]]) -> dic
     return pairs
 
 
-def _answers_beyond(ours: list[Message], theirs: list[Message]) -> list[Message]:
-    """The store's answers in one turn after the last answer the transcript's turn also holds (an answer the
-    transcript was never written); all of them when the transcript's turn is the question alone, none when no
-    answer pairs (the two spell the turn differently, and adding it would show it twice).
+def _turn_with_store(ours: list[Message], theirs: list[Message]) -> list[Message]:
+    """A turn as the transcript holds it, with the store's answers after the last answer both hold (answers the
+    transcript was never written); ``ours`` itself when the store adds nothing. All the store's answers when the
+    transcript's turn is the question alone; none when no answer pairs (the two spell the turn differently, and
+    adding it would show it twice).
 
-    Both records merge an answer's consecutive textless calls into one message, so a transcript that stops after
-    the first of two calls holds the start of the store's message: that pairs too, and the store's calls it lacks
-    come first among what is added."""
+    Both records join a step's textless calls to the answer before them, so a transcript that stops after the
+    first of a message's calls (or after its text) holds the start of the store's message: that message is the
+    store's then, its calls joined as a transcript read to the end joins them (trial14 F1: the failed call was
+    there, the fix and the rerun that succeeded were not)."""
     if len(ours) == 1:
-        return theirs[1:]
+        return ours + theirs[1:] if len(theirs) > 1 else ours
     held = {_key(message) for message in ours[1:]}
     last = max((at for at, message in enumerate(theirs) if at and _key(message) in held), default=0)
     cut = _cut_short_at(ours[-1], theirs)
-    if cut > last:
-        rest = theirs[cut].tool_calls[len(ours[-1].tool_calls) :]
-        return [Message(role=theirs[cut].role, text="", timestamp=theirs[cut].timestamp, tool_calls=rest)] + theirs[
-            cut + 1 :
-        ]
-    return theirs[last + 1 :] if last else []
+    if cut and cut >= last:  # (the store's message pairs by its text, or is a textless one that went on)
+        calls = ours[-1].tool_calls + theirs[cut].tool_calls[len(ours[-1].tool_calls) :]
+        return [*ours[:-1], msgspec.structs.replace(ours[-1], tool_calls=calls), *theirs[cut + 1 :]]
+    return ours + theirs[last + 1 :] if last and last + 1 < len(theirs) else ours
 
 
 def _cut_short_at(answer: Message, theirs: list[Message]) -> int:
-    """The last store answer whose calls start with ``answer``'s and go on, both textless (0 when none): the
-    message the transcript stopped writing after ``answer``'s calls."""
-    if answer.role != "assistant" or answer.text.strip() or not answer.tool_calls:
+    """The last store answer that is ``answer`` gone on (0 when none): the same text, and calls that start with
+    ``answer``'s and go on. It is the message the transcript stopped writing after ``answer``'s calls, or after
+    its text, before the calls the store joined to it."""
+    if answer.role != "assistant":
         return 0
-    calls = [_call_key(call) for call in answer.tool_calls]
+    text, calls = text_key(answer), [_call_key(call) for call in answer.tool_calls]
     return max(
         (
             at
             for at, message in enumerate(theirs)
             if at
-            and message.role == "assistant"
-            and not message.text.strip()
+            and text_key(message) == text
             and len(message.tool_calls) > len(calls)
             and [_call_key(call) for call in message.tool_calls[: len(calls)]] == calls
         ),
