@@ -7,6 +7,12 @@ for, removed the chat ("1 removed"), for good until ``deja index --full``. A mig
 inline in a workspace's ``allComposers`` and in the global ``cursorDiskKV`` went the same way. Now the database that
 holds a chat's messages owns it: a workspace database that goes, appears or becomes readable only re-files the chats
 it lists, and a chat deleted in Cursor is still removed.
+
+Such a migrated chat read from the workspace database (read after the global one: locked at the first build,
+appeared later, its inline copy changed) still went when Cursor pruned it, and one whose global composer was deleted
+left with a refresh but came back with ``deja index --full`` (review20 R20-5, R20-6). Now a chat the database it was
+read from no longer holds is read again from another that holds it (the global one first, as a rebuild picks), or
+kept as indexed while that one cannot be read; it goes only when no database holds it any more.
 """
 
 from __future__ import annotations
@@ -137,21 +143,30 @@ def test_a_workspace_database_that_appears_files_the_chat_it_lists(editor: tuple
     _assert_found(project)
 
 
-def test_a_chat_held_whole_by_a_deleted_workspace_database_and_the_global_one_is_kept(
-    editor: tuple[Path, Path],
-) -> None:
-    user_root, _ = editor
+def _inline(user_root: Path, *more: dict[str, Any]) -> Path:
+    """A pre-3.0 workspace database ``ws1`` holding the chat whole in its ``allComposers``, with ``more`` messages than
+    the global database's copy (written again in place when it is there: Cursor adding a turn)."""
+    db = user_root / "workspaceStorage" / "ws1" / "state.vscdb"
     inline = {
         "composerId": CHAT,
         "name": "Terraform fmt in CI",
         "createdAt": T0,
-        "conversation": list(BUBBLES.values()),
+        "conversation": [*BUBBLES.values(), *more],
     }
-    write_state_vscdb(
-        user_root / "workspaceStorage" / "ws1" / "state.vscdb",
-        item_table={WORKSPACE_COMPOSERS_KEY: {"allComposers": [inline]}},
-        with_disk_kv=False,
-    )
+    composers = {"allComposers": [inline]}
+    if not db.exists():
+        return write_state_vscdb(db, item_table={WORKSPACE_COMPOSERS_KEY: composers}, with_disk_kv=False)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE ItemTable SET value = ? WHERE key = ?", (json.dumps(composers), WORKSPACE_COMPOSERS_KEY))
+    conn.close()
+    return db
+
+
+def test_a_chat_held_whole_by_a_deleted_workspace_database_and_the_global_one_is_kept(
+    editor: tuple[Path, Path],
+) -> None:
+    user_root, _ = editor
+    _inline(user_root)
     _index()
     assert [(sid, chat["messages"]) for sid, chat in _sessions().items()] == [(CHAT, 2)]
     shutil.rmtree(user_root / "workspaceStorage" / "ws1")
@@ -160,12 +175,116 @@ def test_a_chat_held_whole_by_a_deleted_workspace_database_and_the_global_one_is
     assert _sessions()[CHAT]["messages"] == 2
 
 
+def _delete_from_global(user_root: Path) -> None:
+    """Cursor deletes the chat's composer and bubbles from the global database."""
+    with sqlite3.connect(user_root / "globalStorage" / "state.vscdb") as conn:
+        conn.execute("DELETE FROM cursorDiskKV WHERE key LIKE ?", (f"%{CHAT}%",))
+    conn.close()
+
+
 def test_a_chat_deleted_in_cursor_is_removed_though_a_workspace_still_lists_it(editor: tuple[Path, Path]) -> None:
     user_root, project = editor
     _workspace(user_root, project)
     _index()
-    with sqlite3.connect(user_root / "globalStorage" / "state.vscdb") as conn:
-        conn.execute("DELETE FROM cursorDiskKV WHERE key LIKE ?", (f"%{CHAT}%",))
-    conn.close()
+    _delete_from_global(user_root)
     assert _index()["removed"] == 1
     assert CHAT not in _sessions()
+
+
+def _shown() -> list[str]:
+    """The chat's messages as ``deja show`` gives them."""
+    shown = run_deja("show", CHAT, "--json")
+    assert shown.returncode == 0, shown.stderr
+    return [message["text"] for message in json.loads(shown.stdout)["messages"]]
+
+
+def _counts(*args: str) -> tuple[int, int, int]:
+    ran = _index(*args)
+    return ran["added"], ran["updated"], ran["removed"]
+
+
+def _prune_inline(user_root: Path) -> None:
+    """Cursor prunes the workspace database holding the chat inline, read after the global one, and the refresh
+    reads the chat again from the global database: one update, never a removal (review20 R20-5)."""
+    shutil.rmtree(user_root / "workspaceStorage" / "ws1")
+    assert _counts() == (0, 1, 0)
+    assert _shown() == [bubble["text"] for bubble in BUBBLES.values()]
+    assert _counts() == (0, 0, 0)
+    assert _sessions()[CHAT]["messages"] == 2
+
+
+def test_a_chat_read_from_a_workspace_database_locked_at_the_first_build_stays_when_it_is_pruned(
+    editor: tuple[Path, Path],
+) -> None:
+    user_root, _ = editor
+    with _locked(_inline(user_root)):
+        _index()
+    assert _counts()[2] == 0
+    _prune_inline(user_root)
+
+
+def test_a_chat_read_from_a_workspace_database_that_appeared_stays_when_it_is_pruned(editor: tuple[Path, Path]) -> None:
+    user_root, _ = editor
+    _index()
+    _inline(user_root)
+    assert _counts()[2] == 0
+    _prune_inline(user_root)
+
+
+def test_a_chat_read_again_from_its_changed_inline_copy_stays_when_it_is_pruned(editor: tuple[Path, Path]) -> None:
+    user_root, _ = editor
+    _inline(user_root)
+    _index()
+    _inline(user_root, {"type": 1, "text": "and in the root module too?", "createdAt": T0 + 3000})
+    assert _counts() == (0, 1, 0)
+    assert _shown()[-1] == "and in the root module too?"
+    _prune_inline(user_root)
+
+
+def test_a_chat_whose_global_composer_goes_is_read_from_its_inline_copy_as_a_rebuild_reads_it(
+    editor: tuple[Path, Path],
+) -> None:
+    """Review20 R20-6: a refresh removed the chat, ``deja index --full`` added it back from the workspace's copy."""
+    user_root, _ = editor
+    _inline(user_root)
+    _index()
+    _delete_from_global(user_root)
+    assert _counts() == (0, 1, 0)
+    assert _shown() == [bubble["text"] for bubble in BUBBLES.values()]
+    refreshed = _sessions()
+    assert _index("--full")["removed"] == 0  # (a rebuild counts every session it wrote as added)
+    assert _sessions() == refreshed
+    assert _shown() == [bubble["text"] for bubble in BUBBLES.values()]
+
+
+def test_a_chat_whose_other_holder_cannot_be_read_this_time_is_kept_until_it_can(editor: tuple[Path, Path]) -> None:
+    """The workspace database the chat was read from is pruned while the global one is locked: the chat stays as
+    indexed, and goes once Cursor deletes it from the global database too."""
+    user_root, _ = editor
+    _index()
+    _inline(user_root)
+    _index()
+    shutil.rmtree(user_root / "workspaceStorage" / "ws1")
+    with _locked(user_root / "globalStorage" / "state.vscdb"):
+        assert _index()["removed"] == 0
+        run_deja("index", "--full")  # (refused, or rebuilt keeping the sessions of what it could not read)
+        assert _sessions()[CHAT]["messages"] == 2
+    assert _counts()[2] == 0
+    assert _shown() == [bubble["text"] for bubble in BUBBLES.values()]
+    _delete_from_global(user_root)
+    assert _counts() == (0, 0, 1)
+    assert CHAT not in _sessions()
+
+
+@pytest.mark.parametrize("read_from", ["global", "workspace"])
+def test_a_chat_deleted_from_every_database_holding_it_is_removed(editor: tuple[Path, Path], read_from: str) -> None:
+    user_root, _ = editor
+    if read_from == "workspace":
+        _index()
+    _inline(user_root)
+    _index()
+    _delete_from_global(user_root)
+    shutil.rmtree(user_root / "workspaceStorage" / "ws1")
+    assert _counts() == (0, 0, 1)
+    assert CHAT not in _sessions()
+    assert _counts() == (0, 0, 0)

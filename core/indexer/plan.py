@@ -319,19 +319,55 @@ def _settle_owners(book: Bookkeeping, plan: _IdePlan, dropped: dict[str, set[str
     chat stays as it was and is not read again, so a chat booked to the workspace database went with it (trial13
     F10). A chat whose holding print changed is read where it did (the global database first). Any other chat that
     a database lists anew, lists no more or went with it is filed again from the database on record as holding it
-    (its project may have come from the listing), if that one still holds it and is listed; a chat is gone only
-    when the database holding it no longer does (a chat deleted in Cursor), or when nothing on record holds it.
+    (its project may have come from the listing), if that one still holds it and is listed. A chat the database on
+    record no longer holds (gone, or it dropped the chat) is held by another one too when Cursor migrated a pre-3.0
+    chat (whole in the global database and inline in a workspace's ``allComposers``), and the one it was read from
+    may be the workspace's (read after the global one: locked at the first build, appeared, its copy changed):
+    it moves to the other holder (``_Holders.other``). A chat is gone only when no database on record holds its
+    messages any more (a chat deleted in Cursor), or when nothing on record holds it.
     """
+    holders = _Holders(book, plan)
     for cid in (refiled | dropped.keys()) - plan.owners.keys():
         record = book.chat(cid)
         holder = record.ide_db if record is not None else None
         lost = dropped.get(cid, set())
-        if holder is None or holder in lost:
+        if record is not None and holder in lost:
+            holder = holders.other(cid, lost)
+            if holder is not None:  # filed there now: a read of it that fails, or a rebuild, keeps it as that one's
+                book.put(cid, msgspec.structs.replace(record, ide_db=holder))
+        if holder is None:
             if lost:
                 plan.gone.add(cid)
         elif holder in plan.dbs:  # (one out of sight, or not readable and never read, keeps the chat as indexed)
             plan.changed.add(cid)
             plan.owners[cid] = holder
+
+
+class _Holders:
+    """Which other database on record holds a chat's messages, for the few chats that the database they were read
+    from no longer holds: each database's prints are loaded once, and only when such a chat asks for them (a
+    refresh, each hook's included, reads none for the chats that stay where they are)."""
+
+    def __init__(self, book: Bookkeeping, plan: _IdePlan):
+        self.book = book
+        #: The databases in the order a full build picks a holder (``history.ide_composer_owners``: the global one
+        #: first, as ``paths.ide_databases`` lists them), then those out of sight.
+        self.order = [*plan.dbs, *plan.unseen]
+        self.prints: dict[str, dict[str, str]] = {}
+
+    def other(self, cid: str, lost: set[str]) -> str | None:
+        """The first database, but those in ``lost``, whose prints on record hold ``cid``'s messages (not
+        ``listed_only``): the chat is read again there, or kept as indexed when it cannot be read this time (locked,
+        out of sight); None when there is none, and the chat is gone."""
+        for db in self.order:
+            if db in lost:
+                continue
+            if db not in self.prints:
+                self.prints[db] = self.book.fingerprints(db)
+            found = self.prints[db].get(cid)
+            if found is not None and not listed_only(found):
+                return db
+        return None
 
 
 def _respelt_databases(state: State, current: list[str]) -> dict[str, str]:
