@@ -252,15 +252,18 @@ NOWHERE_FIX = "remove the link, or make the folder it leads to"
 def leads_nowhere(path: StrPath) -> str:
     """Where the link ``path`` leads when nothing is there, else "": a write through it fails with "No such file or
     directory" or "Not a directory", which sends the user to check a home that is fine (review20 R20-9), and a
-    folder made for it would be made wherever the link points."""
+    folder made for it would be made wherever the link points. A link that leads back to itself (``ln -s loop
+    loop``, or two links to each other) leads nowhere too: it was stored as a home, and every command then failed
+    with "Too many levels of symbolic links" (review23 R23-1)."""
     if not os.path.islink(path):
         return ""
     try:
         os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return os.path.join(os.path.dirname(path), os.readlink(path))  # (a relative link, from the link's folder)
-    except OSError:  # (somewhere this user may not look: that is not nowhere)
-        return ""
+    except OSError as error:
+        if not isinstance(error, (FileNotFoundError, NotADirectoryError)) and error.errno != errno.ELOOP:
+            return ""  # (somewhere this user may not look: that is not nowhere)
+        # (a relative link, from the link's folder; ``..`` taken out, as a user would write it)
+        return os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
     return ""
 
 

@@ -284,3 +284,15 @@ def test_config_set_home_refuses_a_link_that_leads_nowhere(sample: Sample, tmp_p
     done = run_deja("config", "set", "home", str(link))
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"deja: home: {link} is a link to {tmp_path / 'gone'}, which leads nowhere; give a folder\n"
+
+
+def test_config_set_home_refuses_a_link_that_loops(sample: Sample, tmp_path: Path) -> None:
+    """A link that leads back to itself was stored as the home, and every command then failed with "Too many levels
+    of symbolic links" (review23 R23-1); a relative link is named where it leads, without ``..``."""
+    (tmp_path / "links").mkdir()
+    loop = tmp_path / "links" / "loop"
+    loop.symlink_to("../links/loop")
+    done = run_deja("config", "set", "home", str(loop))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"deja: home: {loop} is a link to {loop}, which leads nowhere; give a folder\n"
+    assert orjson.loads(run_deja("config", "--json").stdout)["settings"]["home"]["source"] != "file"
