@@ -18,16 +18,22 @@ if TYPE_CHECKING:
     from ..core.index import Index, Segment
 
 
-def command_folder(call: HookCall) -> str:
-    """The folder a Shell call runs in (``keys.call_folder``): the one its input names (a relative one taken in the
-    event's folder), else the event's ``cwd`` where it lies in one of the workspace's folders, else the project's.
+def command_folder(call: HookCall) -> tuple[str, int]:
+    """The folder a Shell call runs in (``keys.call_folder``), and which of the workspace's folders
+    (``call.project_dirs``) it runs in: the folder its input names (a relative one taken in the event's folder),
+    else the event's ``cwd`` where it lies in one of the workspace's folders, else the first folder's.
 
     cursor-agent sends ``cwd: ""``, the editor a folder: in a multi-root workspace whose first folder is ``web``, a
-    command run in ``shop`` was counted in ``web`` ("never ran here before", trial14 F6). A ``cwd`` outside the
-    workspace (``~/.cursor``, where user hooks run) is not the command's."""
+    command run in ``shop`` (or ``shop/src``, where the sessions opened at ``shop`` count too) was counted in
+    ``web`` ("never ran here before", trial14 F6, review23 R23-2). A ``cwd`` outside the workspace (``~/.cursor``,
+    where user hooks run) is not the command's."""
     cwd = call.text("cwd").strip()
-    here = cwd if cwd.startswith("/") and any(within(cwd, root) for root in call.project_dirs) else call.project_dir
-    return call_folder(call.tool_input(), here)
+    if cwd.startswith("/"):
+        cwd = os.path.normpath(cwd)  # (``shop/``, ``web/../shop``: one folder, spelt as the index shows it)
+        at = next((at for at, root in enumerate(call.project_dirs) if within(cwd, root)), None)
+        if at is not None:
+            return call_folder(call.tool_input(), cwd), at
+    return call_folder(call.tool_input(), call.project_dir), 0
 
 
 def repository_root(folder: str) -> str:

@@ -122,14 +122,14 @@ def _shell(call: HookCall, raw_command: str) -> str:
         return call.silent(f"`{head or command[:40]}` only looks around")
     from .scope import Scope, command_folder  # (here: a Write's or a Task's hook asks no folder)
 
-    folder = command_folder(call)
+    folder, root = command_folder(call)
     shown = block_key("sh", folder, command)
     if shown in call.seen():
         return call.silent("this command's history was shown in this conversation already")
     index = call.index()
     if index is None:
         return call.silent("no index to read")
-    project = call.project_folders(index)[0] if call.project_dir else ""
+    project = call.project_folders(index)[root] if call.project_dir else ""
     here = Scope(index, folder, project) if folder else None
     labels = (f"`{command[:120]}`", f"`{head}` commands")
     # B007: `label` names the key that matched, and the text below uses it after the loop.

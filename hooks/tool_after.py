@@ -136,12 +136,13 @@ def _in_project(index: Index, call: HookCall, rows: list[tuple[Segment, int]]) -
     """
     from .scope import Scope, command_folder, repository_root
 
-    folder = command_folder(call)
-    project = call.project_folders(index)[0] if call.project_dir else ""
+    folder, root = command_folder(call)
+    opened = call.project_dirs[root] if call.project_dir else ""  # (the workspace's folder the command runs in)
+    project = call.project_folders(index)[root] if opened else ""
     scopes = [(Scope(index, folder, project), "project")] if folder else []
-    if project == call.project_dir and folder != project:  # (a folder above the workspace's: its own sessions only,
+    if project == opened and folder != project:  # (a folder above the workspace's: its own sessions only,
         scopes.append((Scope(index, project, project), "project"))  # which the first scope holds; not a sibling's)
-    repository = repository_root(call.project_dir) if call.project_dir else ""
+    repository = repository_root(opened) if opened else ""
     if repository:
         scopes.append((Scope(index, repository, repository), "repository"))
     for scope, where in scopes:

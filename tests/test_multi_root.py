@@ -180,5 +180,9 @@ def test_the_shell_hook_takes_the_events_cwd_in_a_multi_root_workspace(tmp_path:
         assert ran.returncode == 0 and not ran.stderr, ran.stderr
         return orjson.loads(ran.stdout)["additional_context"] if ran.stdout else ""
 
-    assert f"`pytest -q` ran 1 time in {shop} before" in before("c-now-1", shop)
+    assert "`pytest -q` ran 1 time in this project before" in before("c-now-1", shop)
     assert "`pytest -q` ran" not in before("c-now-2", tmp_path / "home" / ".cursor")
+    # below that folder, the sessions opened at it count too; spelt with a trailing slash or a `..`, it is one folder
+    (shop / "src").mkdir()
+    assert "`pytest -q` ran 1 time in this project before" in before("c-now-3", shop / "src")
+    assert "`pytest -q` ran 1 time in this project before" in before("c-now-4", Path(f"{web}/../shop/"))
