@@ -418,7 +418,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     if mode == "how":
         return how_answer(index, query, project)
     if mode == "wip":  # a relative folder is taken in the project's, as `blame` takes a relative path; a name is one
-        folder = in_folder(query, project) if is_folder(query) else query
+        folder = in_folder(query, named_folder(index, project)) if is_folder(query) else query
         return wip_answer(index, folder or project or readable_path(os.getcwd()))
     summary = session_digest(index, query)
     return views.ctx_markdown(summary, WORK_TEXT_BYTES), views.digest_json(summary)

@@ -39,3 +39,24 @@ def test_blame_of_a_relative_path_is_taken_in_the_named_projects_folder(tmp_path
     for answer in by_name:
         assert f"{web}/src/Navbar.tsx" in answer and "c-web" in answer, answer
     assert f"no session edited {shop}/src/Navbar.tsx" in unknown, unknown  # a name of no folder: the server's
+
+
+def test_wip_of_a_relative_folder_is_taken_in_the_named_projects_folder(tmp_path: Path, cli_root: Path) -> None:
+    """``wip`` of ``./src`` with ``project: "web"`` looked in the server's folder, as ``blame`` did (review23 R23-4)."""
+    from deja.core.index import Index
+    from deja.interfaces.mcp_server import work_answer
+
+    web, shop = tmp_path / "code" / "web", tmp_path / "code" / "shop"
+    (web / "src").mkdir(parents=True)
+    (shop / "src").mkdir(parents=True)
+    for chat_id, folder, task in (("c-web", web, "the navbar flickers"), ("c-shop", shop / "src", "cart totals")):
+        write_transcript(transcript_path(cli_root, str(folder), chat_id), [user_turn(task), assistant_turn("Ok.")])
+    assert run_deja("index").returncode == 0
+    index = Index.open(tmp_path / "deja")
+    previous = os.getcwd()
+    os.chdir(shop)
+    try:
+        said, _ = work_answer(index, "wip", "./src", "web")
+    finally:
+        os.chdir(previous)
+    assert "the navbar flickers" in said and "cart totals" not in said, said
