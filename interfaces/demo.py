@@ -18,6 +18,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from ..core.resume import ResumeRefused, resume_line
 from ..core.sample import API_CACHE_CHAT, API_TEST_FAILURE, build_sample_history
 from ..core.search import search
 from .fastpath import reader_gone
-from .views import search_text, session_line, show_text
+from .views import search_text, session_line, short_id, show_text
 
 SEARCH = "stale prices locale"
 PROMPT = "prices are stale again after switching the locale, did we fix the cache key before?"
@@ -88,7 +89,7 @@ def _show_the_cli(index: Index) -> None:
 
     result = search(index, SEARCH, limit=3)
     _heading(f"deja search {SEARCH}")
-    print(search_text(result))
+    print(search_text(result, shown_id=partial(short_id, index)))  # (ids as a terminal shows them, as README's)
 
     segment, meta = find_session(index, result.hits[0].session_id)
     _heading(f"deja show {meta.id[:8]}   (a unique prefix is enough)")

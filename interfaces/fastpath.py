@@ -470,9 +470,11 @@ def chosen_project(index: Index, project: str | None) -> str | None:
 
 def search_command(args: SearchArgs) -> None:
     """Find the past sessions that match the words, best first (``deja search``)."""
+    from functools import partial
+
     from ..core.index.light import LIGHT
     from ..core.search import ROLE_KINDS, Filters, search
-    from .views import search_json, search_text, terminal_width
+    from .views import search_json, search_text, short_id, terminal_width
 
     check_source(args.source)
     check_project(args.project)
@@ -499,7 +501,8 @@ def search_command(args: SearchArgs) -> None:
     if args.json:
         emit_json(search_json(result))
     elif result.hits:
-        echo(search_text(result, terminal_width()))
+        width = terminal_width()
+        echo(search_text(result, width, str if width is None else partial(short_id, index)))
     else:
         given = {"project": args.project, "source": args.source, "since": args.since, "role": args.role}
         flags = filter_flags(**given, re=args.pattern, session=args.session)
