@@ -51,11 +51,12 @@ def resume_target(meta: SessionMeta, index: Index | None = None) -> tuple[Path, 
 
     The chat's folder is where ``index`` read it from, while it is there; only then is it looked for under the
     roots this process's environment names (Cursor starts the MCP server without ``XDG_CONFIG_HOME``, which
-    moves cursor-agent's chats). Raises :class:`ResumeRefused` for an editor chat, a subagent transcript, a chat
-    gone from cursor-agent's store, and a directory that is not recorded or gone.
+    moves cursor-agent's chats). Raises :class:`ResumeRefused` for an editor chat (unless it is also a cursor-agent
+    chat whose store is there), a subagent transcript, a chat gone from cursor-agent's store, and a directory that
+    is not recorded or gone.
     """
     if meta.source != "cursor-cli":
-        raise ResumeRefused(meta.id, "it is a Cursor editor chat, and those reopen only in the editor's chat history")
+        return _continued_in_the_editor(meta, index), meta.id
     chat_id = chat_id_of_origin(meta.origin) if meta.origin else meta.id
     transcript = Path(meta.origin) if meta.origin.endswith(".jsonl") else None
     if transcript and is_subagent(transcript):
@@ -64,14 +65,29 @@ def resume_target(meta: SessionMeta, index: Index | None = None) -> tuple[Path, 
     if chat_dir is None:
         roots = " or ".join(str(root / "chats") for root in paths.cli_roots())
         raise ResumeRefused(meta.id, f"it is no longer in cursor-agent's store (no {chat_id} folder under {roots})")
+    return _directory(meta.id, chat_dir, transcript), chat_id
+
+
+def _continued_in_the_editor(meta: SessionMeta, index: Index | None) -> Path:
+    """Where an editor session that is also a cursor-agent chat (begun there, continued in the editor under the same
+    id: one session, read as the editor's) resumes, while its cursor-agent store is on disk (``cursor-agent
+    --resume`` reopens it from there: trial14 F5 was refused as an editor chat); any other editor chat is refused."""
+    chat_dir = _read_from(meta, index) or find_all_chat_dirs(paths.cli_roots()).get(meta.id)
+    if chat_dir is None or not (chat_dir / STORE_DB).is_file():
+        raise ResumeRefused(meta.id, "it is a Cursor editor chat, and those reopen only in the editor's chat history")
+    return _directory(meta.id, chat_dir, None)
+
+
+def _directory(session_id: str, chat_dir: Path, transcript: Path | None) -> Path:
+    """The directory cursor-agent files the chat in ``chat_dir`` under, refused where ``--resume`` cannot reopen it."""
     if is_acp_chat(chat_dir):
         raise ResumeRefused(
-            meta.id, "it was started through the Agent Client Protocol, whose chats `--resume` does not list"
+            session_id, "it was started through the Agent Client Protocol, whose chats `--resume` does not list"
         )
-    directory = _recorded_directory(meta.id, chat_dir, transcript)
+    directory = _recorded_directory(session_id, chat_dir, transcript)
     if not directory.is_dir():
-        raise ResumeRefused(meta.id, f"its directory {directory} is gone")
-    return directory, chat_id
+        raise ResumeRefused(session_id, f"its directory {directory} is gone")
+    return directory
 
 
 def resume_line(meta: SessionMeta, index: Index | None = None) -> str:

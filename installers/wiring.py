@@ -64,9 +64,10 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
         cursor.PREAMBLE,
         _cursor_loading_findings,
     )
+    install = _cursor_install(cursor_hooks)
     findings = [
-        *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, "deja install cursor"),
-        *_guidance_findings(deja),
+        *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, install),
+        *_guidance_findings(deja, install),
         *_hooks_findings(cursor_hooks, deja),
     ]
     if _installed_for_claude():
@@ -83,6 +84,31 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
         findings += _hooks_findings(claude_hooks, deja)
         findings += _double_run_findings(cursor_hooks, claude_hooks)
     return findings
+
+
+def _cursor_install(hooks_file: _HooksFile) -> str:
+    """The install that fixes Cursor's server and guidance: ``cursor-auto``, as the README's first steps and ``deja
+    demo`` say, unless the user chose Cursor without hooks (deja's server or ``/deja`` is there and no deja hook is).
+
+    Advising ``deja install cursor`` on a fresh machine gave a newcomer no automatic recall (trial14 F7).
+    """
+    if _deja_commands(hooks_file) or not (_serves_deja(cursor.mcp_path()) or _is_deja_command()):
+        return hooks_file.install
+    return "deja install cursor"
+
+
+def _serves_deja(path: Path) -> bool:
+    document = _load(path)
+    servers = document.get("mcpServers") if isinstance(document, dict) else None
+    return isinstance(servers, dict) and is_deja_server(servers.get(SERVER_NAME))
+
+
+def _is_deja_command() -> bool:
+    try:
+        text = read_text(cursor.command_path())
+    except InstallError:
+        return False
+    return text is not None and guidance.is_deja_text(text)
 
 
 def _installed_for_claude() -> bool:
@@ -122,7 +148,7 @@ def _server_findings(harness: str, path: Path, server: dict[str, Any], deja: str
     return [WiringFinding("ok", f"{harness}: deja's MCP server is in {path}")]
 
 
-def _guidance_findings(deja: str) -> list[WiringFinding]:
+def _guidance_findings(deja: str, install: str) -> list[WiringFinding]:
     findings = []
     for path, text in ((guidance.skill_path(), guidance.skill_text(deja)),
                        (cursor.command_path(), guidance.command_text(deja))):  # fmt: skip
@@ -132,12 +158,12 @@ def _guidance_findings(deja: str) -> list[WiringFinding]:
             findings.append(WiringFinding("error", f"{error.where}: {error.problem}", f"edit {path}"))
             continue
         if current is None:
-            findings.append(WiringFinding("warn", f"Cursor: no {path.name} at {path}", "deja install cursor"))
+            findings.append(WiringFinding("warn", f"Cursor: no {path.name} at {path}", install))
         elif not guidance.is_deja_text(current):
-            findings.append(WiringFinding("warn", f"{path} is not deja's", "move it aside, then deja install cursor"))
+            findings.append(WiringFinding("warn", f"{path} is not deja's", f"move it aside, then {install}"))
         elif current != text:
-            message = f"{path} differs from what `deja install cursor` writes"
-            findings.append(WiringFinding("warn", message, "deja install cursor"))
+            message = f"{path} differs from what `{install}` writes"
+            findings.append(WiringFinding("warn", message, install))
         else:
             findings.append(WiringFinding("ok", f"Cursor: {path} is deja's current text"))
     return findings

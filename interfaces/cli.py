@@ -41,7 +41,18 @@ from .fastpath import (
     the_filters,
 )
 from .verbs import register as register_work_verbs
-from .views import fit, padded, session_json, show_json, show_text, terminal_width, text_columns, when, window_note
+from .views import (
+    fit,
+    padded,
+    session_json,
+    short_id,
+    show_json,
+    show_text,
+    terminal_width,
+    text_columns,
+    when,
+    window_note,
+)
 
 if TYPE_CHECKING:  # installers load only for the commands that write files
     from typer._click import Context, HelpFormatter, Parameter
@@ -256,25 +267,6 @@ def session_row(meta: SessionMeta, project_width: int, shown_id: str) -> str:
     """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut."""
     project = meta.project or NO_PROJECT
     return f"{shown_id}  {when(meta.updated)}  {padded(project, project_width)}  {meta.title or '(untitled)'}"
-
-
-#: The shortest id prefix a terminal listing shows: what ``show``, ``export`` and ``resume`` take.
-SHORT_ID = 8
-
-
-def short_id(index: Index, session_id: str) -> str:
-    """The shortest prefix of ``session_id``, ``SHORT_ID`` characters or more, that names it alone in the index.
-
-    A terminal's width goes to the title, not to 36 characters of UUID; a pipe still gets whole ids. A subagent's
-    id (``<parent>/<child>``) keeps its parent's whole id and ``SHORT_ID`` of its own: any shorter prefix is its
-    parent's (``Index.find``).
-    """
-    start = session_id.index("/") + 1 + SHORT_ID if "/" in session_id else SHORT_ID
-    for length in range(start, len(session_id)):
-        found = index.find(session_id[:length])
-        if len(found) == 1 and found[0][2].id == session_id:
-            return session_id[:length]
-    return session_id
 
 
 def _more_sessions(index: Index, project: str | None, source: str | None, shown: int) -> int:

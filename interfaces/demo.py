@@ -18,6 +18,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,8 @@ from ..core.library import find_session, newest_sessions
 from ..core.resume import ResumeRefused, resume_line
 from ..core.sample import API_CACHE_CHAT, API_TEST_FAILURE, build_sample_history
 from ..core.search import search
-from .fastpath import reader_gone
-from .views import search_text, session_line, show_text
+from .fastpath import echo
+from .views import search_text, session_line, short_id, show_text
 
 SEARCH = "stale prices locale"
 PROMPT = "prices are stale again after switching the locale, did we fix the cache key before?"
@@ -42,14 +43,11 @@ CONVERSATION = "d3m0c0de-0000-4000-8000-000000000001"
 def run_demo(keep: bool = False) -> None:
     """Index the sample history in a temporary folder and show search, show, resume and the hooks.
 
-    A reader that stops early (``deja demo | head -1``) ends it quietly with exit 0, as every command does: the
-    temporary folder is removed first (unless kept).
+    Every line goes through ``echo``, as every command's does: a reader that stops early (``deja demo | head -1``)
+    ends it quietly with exit 0, and an output that cannot take it (``> /dev/full``) fails in one line naming it
+    (it said ``OSError: [Errno 28] …``); the temporary folder is removed first (unless kept).
     """
-    try:
-        _demo(keep)
-        sys.stdout.flush()  # here, not at the interpreter's exit: a reader gone by then made that exit 120
-    except BrokenPipeError:
-        reader_gone()
+    _demo(keep)
 
 
 def _demo(keep: bool) -> None:
@@ -60,23 +58,21 @@ def _demo(keep: bool) -> None:
         with _environment(environment):
             indexed = refresh(folder / "deja")
             size = f"{indexed.sessions} sessions in {len(sample.projects)} projects"
-            print(f"deja demo: a sample Cursor history of {size}, indexed in {folder}")
-            print(
-                "Editor chats (state.vscdb) and cursor-agent chats (transcripts and store.db), as Cursor writes them."
-            )
+            echo(f"deja demo: a sample Cursor history of {size}, indexed in {folder}")
+            echo("Editor chats (state.vscdb) and cursor-agent chats (transcripts and store.db), as Cursor writes them.")
             _show_the_cli(Index.open(folder / "deja"))
             _show_the_work_verbs(Index.open(folder / "deja"), sample.projects["api"], folder)
             _show_the_hooks(str(sample.projects["api"]))
         _heading("Next: your own history")
-        print("  deja index                  index your Cursor history (a second run reads only what changed)")
-        print("  deja install cursor-auto    give Cursor the MCP server, the skill, /deja and these hooks")
-        print("  deja doctor                 check that deja sees your history and that Cursor runs it")
+        echo("  deja index                  index your Cursor history (a second run reads only what changed)")
+        echo("  deja install cursor-auto    give Cursor the MCP server, the skill, /deja and these hooks")
+        echo("  deja doctor                 check that deja sees your history and that Cursor runs it")
         if not keep:  # (the sample, and the pages written above, go now: trial12 F3)
-            print("  deja demo --keep            keep the sample, to try more commands on it")
+            echo("  deja demo --keep            keep the sample, to try more commands on it")
         if keep:
             exports = " ".join(f"{name}={shlex.quote(value)}" for name, value in environment.items())
-            print(f"\nThe sample is kept in {folder}. To try more commands on it (README's work-history examples too):")
-            print(f"  cd {shlex.quote(str(sample.projects['api']))}\n  export {exports}")
+            echo(f"\nThe sample is kept in {folder}. To try more commands on it (README's work-history examples too):")
+            echo(f"  cd {shlex.quote(str(sample.projects['api']))}\n  export {exports}")
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -84,21 +80,21 @@ def _demo(keep: bool) -> None:
 
 def _show_the_cli(index: Index) -> None:
     _heading("deja sessions   (every chat, whichever store holds it)")
-    print("\n".join(session_line(meta) for meta in newest_sessions(index)))
+    echo("\n".join(session_line(meta) for meta in newest_sessions(index)))
 
     result = search(index, SEARCH, limit=3)
     _heading(f"deja search {SEARCH}")
-    print(search_text(result))
+    echo(search_text(result, shown_id=partial(short_id, index)))  # (ids as a terminal shows them, as README's)
 
     segment, meta = find_session(index, result.hits[0].session_id)
     _heading(f"deja show {meta.id[:8]}   (a unique prefix is enough)")
-    print(show_text(meta, segment.messages(meta)))
+    echo(show_text(meta, segment.messages(meta)))
 
     _heading(f"deja resume {meta.id[:8]}   (reopens the cursor-agent chat in its project)")
     try:
-        print(resume_line(meta, index))
+        echo(resume_line(meta, index))
     except ResumeRefused as refused:
-        print(refused)
+        echo(str(refused))
 
 
 def _show_the_work_verbs(index: Index, api: Path, folder: Path) -> None:
@@ -108,19 +104,19 @@ def _show_the_work_verbs(index: Index, api: Path, folder: Path) -> None:
 
     cache = api / "api" / "cache.py"
     _heading(f"deja blame {cache}   (which chats edited this file, and how)")
-    print(blame_text(blame(index, str(cache), folder / "no-ai-tracking.db")))
+    echo(blame_text(blame(index, str(cache), folder / "no-ai-tracking.db")))
 
     _heading(f'deja fix "{API_TEST_FAILURE.strip()}"   (what fixed this error before)')
-    print(fix_text(API_TEST_FAILURE, error_history(index, API_TEST_FAILURE, limit=3)))
+    echo(fix_text(API_TEST_FAILURE, error_history(index, API_TEST_FAILURE, limit=3)))
 
     segment, meta = find_session(index, API_CACHE_CHAT)
     page = folder / "export" / f"{meta.id[:8]}.html"
     page.parent.mkdir(mode=0o700, exist_ok=True)
     write_text(page, render(meta, segment.messages(meta), "html"))
     _heading(f"deja export {meta.id[:8]} --format html -o {page.name}   (a chat as one self-contained page)")
-    print(f"wrote {page} ({page.stat().st_size:,} bytes: messages, tool calls with their output, edits as diffs)")
-    print("Markdown (the default) begins:")
-    print("\n".join(render(meta, segment.messages(meta), "md").splitlines()[:8]))
+    echo(f"wrote {page} ({page.stat().st_size:,} bytes: messages, tool calls with their output, edits as diffs)")
+    echo("Markdown (the default) begins:")
+    echo("\n".join(render(meta, segment.messages(meta), "md").splitlines()[:8]))
 
 
 def _show_the_hooks(project: str) -> None:
@@ -153,8 +149,8 @@ def _show_the_hooks(project: str) -> None:
         ),
     ]  # fmt: skip
     for event, command, moment, fields in hooks:
-        print(f"\n▸ {event} (deja {command}): {moment}")
-        print(_injected(command, _cursor_payload(event, project, fields)) or "(nothing to add)")
+        echo(f"\n▸ {event} (deja {command}): {moment}")
+        echo(_injected(command, _cursor_payload(event, project, fields)) or "(nothing to add)")
 
 
 def _cursor_payload(event: str, project: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -186,7 +182,7 @@ def _injected(command: str, payload: dict[str, Any]) -> str:
 
 
 def _heading(title: str) -> None:
-    print(f"\n━━ {title}")
+    echo(f"\n━━ {title}")
 
 
 @contextmanager

@@ -40,7 +40,7 @@ from ..core.index import (
     index_dir,
 )
 from ..core.indexer.carry import kept_indexes
-from ..core.indexer.plan import RETRIED
+from ..core.indexer.plan import RETRIED, out_of_sight_sources
 from ..core.private import NOWHERE_FIX, access_fix, cannot_write, folders_written, leads_nowhere
 from ..core.readers import (
     FORBIDDEN_STORE,
@@ -165,13 +165,15 @@ def diagnose(home: Path | None = None) -> Report:
     index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
     skipped = dict(state.problems) if state else {}
     forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state)
+    outside = out_of_sight_sources(Bookkeeping(index_dir(home), state), cli_roots) if state else []
     wiring = _wiring()
     delivery = cursor_delivery()
     unwritable = _unwritable_home(home, index)  # (first: a missing index is no news where none can be written)
     problems = [
         *_missing_roots(),
         *_root_too_deep(paths.ide_user_folder()),
-        *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files),
+        *_out_of_sight(outside),
+        *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files, bool(outside)),
         *_forbidden_problems(forbidden_files),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
@@ -348,6 +350,19 @@ def no_history(looked_in: list[Path]) -> Finding:
     )
 
 
+def _out_of_sight(files: list[str]) -> list[Finding]:
+    """Stores the index read under Cursor folders this shell does not read (another environment's
+    ``CURSOR_CONFIG_DIR``, ``CURSOR_DATA_DIR`` or ``XDG_CONFIG_HOME``), in ``deja index --full``'s words: the index
+    serves their sessions, where "no Cursor chats found" said there were none (trial14 F8)."""
+    if not files:
+        return []
+    from .fastpath import stores_out_of_sight
+
+    what, fix = stores_out_of_sight(files)
+    said = f"{what}; the index serves their sessions, but this shell's deja reads nothing new from there"
+    return [Finding("warn", "history", said, f"{fix}, in this shell (`deja index --full` refuses until then)")]
+
+
 def _root_too_deep(ide_root: Path) -> list[Finding]:
     """The editor root set to a folder that holds a ``state.vscdb`` itself: one of the folders inside ``User``,
     named as set (``paths.ide_user_folder``), so that the ``User`` folder above it is the one the setting named."""
@@ -390,10 +405,15 @@ def _unreadable_store(store: Store) -> Finding:
 
 
 def _history_problems(
-    stores: list[Store], looked_in: list[Path], skipped: dict[str, int], chats: ChatSurvey, forbidden_files: list[str]
+    stores: list[Store],
+    looked_in: list[Path],
+    skipped: dict[str, int],
+    chats: ChatSurvey,
+    forbidden_files: list[str],
+    indexed_elsewhere: bool,
 ) -> list[Finding]:
     problems = []
-    if not any(store.count for store in stores):
+    if not any(store.count for store in stores) and not indexed_elsewhere:  # (``_out_of_sight`` says why instead)
         problems.append(no_history(looked_in))
     problems.extend(_unreadable_store(store) for store in stores if store.unreadable)
     # A database that cannot be opened is reported above, by path, as it is now.

@@ -474,9 +474,11 @@ def chosen_project(index: Index, project: str | None) -> str | None:
 
 def search_command(args: SearchArgs) -> None:
     """Find the past sessions that match the words, best first (``deja search``)."""
+    from functools import partial
+
     from ..core.index.light import LIGHT
     from ..core.search import ROLE_KINDS, Filters, search
-    from .views import search_json, search_text, terminal_width
+    from .views import search_json, search_text, short_id, terminal_width
 
     check_source(args.source)
     check_project(args.project)
@@ -503,7 +505,8 @@ def search_command(args: SearchArgs) -> None:
     if args.json:
         emit_json(search_json(result))
     elif result.hits:
-        echo(search_text(result, terminal_width()))
+        width = terminal_width()
+        echo(search_text(result, width, str if width is None else partial(short_id, index)))
     else:
         given = {"project": args.project, "source": args.source, "since": args.since, "role": args.role}
         flags = filter_flags(**given, re=args.pattern, session=args.session)
@@ -630,21 +633,31 @@ def _way_out(result: RefreshResult, why: str) -> str:
 
 
 def _outside_roots(files: list[str]) -> str:
-    """Why a rebuild was refused for stores read before under another environment's Cursor folder: how many, the
-    Cursor folder they were read from (not a store's own folder) and the variable that named it, the folders read
-    now, and what to do. The store is readable, so "could not be read" would send the person looking for a lock;
-    dropping its sessions unasked would lose history."""
+    """Why a rebuild was refused for stores read before under another environment's Cursor folder
+    (``stores_out_of_sight``), and what to do. The store is readable, so "could not be read" would send the person
+    looking for a lock; dropping its sessions unasked would lose history."""
+    what, fix = stores_out_of_sight(files)
+    their = "its" if len(files) == 1 else "their"
+    return (
+        f"the index was not rebuilt: {what}, and a rebuild would drop {their} sessions; {fix} and run it again "
+        "(a plain `deja index` keeps them as they are)"
+    )
+
+
+def stores_out_of_sight(files: list[str]) -> tuple[str, str]:
+    """What to say of stores the index read that lie under none of the Cursor folders this process reads: how many,
+    the Cursor folder they were read from (not a store's own folder), the folders read now; and the fix, the
+    variable that named that folder, to set as it was. ``deja index --full``'s refusal and doctor say the same."""
     roots = list(dict.fromkeys(_root_of(file) for file in files))
     folder, variable = roots[0]
     elsewhere = f" (and {plural(len(roots) - 1, 'other folder')})" if len(roots) > 1 else ""
-    are, their, they = ("is", "its", "it") if len(files) == 1 else ("are", "their", "they")
+    are, they, was = ("is", "it", "was") if len(files) == 1 else ("are", "they", "were")
     reads = ", ".join(folders.cli_roots())
-    fix = _narrowed_by() or f"set {variable} as it was when {they} {'was' if len(files) == 1 else 'were'} indexed"
-    return (
-        f"the index was not rebuilt: {plural(len(files), 'Cursor store')} indexed from {folder}{elsewhere} {are} in "
-        f"none of the Cursor folders deja reads now ({reads}), and a rebuild would drop {their} sessions; {fix} "
-        "and run it again (a plain `deja index` keeps them as they are)"
+    what = (
+        f"{plural(len(files), 'Cursor store')} indexed from {folder}{elsewhere} {are} in none of the Cursor folders "
+        f"deja reads now ({reads})"
     )
+    return what, _narrowed_by() or f"set {variable} as it was when {they} {was} indexed"
 
 
 def _narrowed_by() -> str:

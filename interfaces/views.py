@@ -6,12 +6,13 @@ from ..core.redaction import as_indexed
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
 if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a search's text page needs only its methods)
+    from collections.abc import Callable
     from datetime import datetime
     from typing import Any
 
-    from ..core.index import SessionMeta
+    from ..core.index import Index, SessionMeta
     from ..core.model import Message
-    from ..core.search import SearchResult
+    from ..core.search import Hit, SearchResult
 
 
 def iso(value: datetime | None) -> str | None:
@@ -103,19 +104,20 @@ def quoted_query(query: str) -> str:
     return f"'{cut}'" if '"' in cut else f'"{cut}"'
 
 
-def search_text(result: SearchResult, width: int | None = None) -> str:
-    """The hits as a person reads them; with ``width`` (a terminal's), each line cut to fit it."""
+def search_text(result: SearchResult, width: int | None = None, shown_id: Callable[[str], str] = str) -> str:
+    """The hits as a person reads them; with ``width`` (a terminal's), each line cut to fit it, each id as
+    ``shown_id`` gives it (``short_id`` on a terminal, as ``deja sessions`` shows them)."""
     if not result.hits:
         return f"No session matches {quoted_query(result.query)}."
     notice = f"{result.notice}\n\n" if result.notice else ""
     blocks = []
     for hit in result.hits:
         lines = [
-            hit.title or "(untitled)",
-            f"  {hit.session_id} · {hit.source} · {hit.project or '(no project)'} · {when(hit.updated)}",
-            *(f"  {snippet.role:>9}: {snippet.text}" for snippet in hit.snippets),
+            fit(hit.title or "(untitled)", width),
+            hit_line(hit, shown_id(hit.session_id), width),
+            *(fit(f"  {snippet.role:>9}: {snippet.text}", width) for snippet in hit.snippets),
         ]
-        blocks.append("\n".join(fit(line, width) for line in lines))
+        blocks.append("\n".join(lines))
     more = result.total - len(result.hits)
     footer = (
         f"\n{more} more session{'s match' if more != 1 else ' matches'}; use --limit to see {'them' if more != 1 else 'it'}."
@@ -123,6 +125,35 @@ def search_text(result: SearchResult, width: int | None = None) -> str:
         else ""
     )
     return notice + "\n\n".join(blocks) + footer
+
+
+def hit_line(hit: Hit, shown_id: str, width: int | None) -> str:
+    """A hit's id, source, project and date on one line; where ``width`` is too narrow, the project is cut, not the
+    date (at 80 columns the 36-character id left "2024-11-1…": trial14 F9)."""
+    head, tail = f"  {shown_id} · {hit.source} · ", f" · {when(hit.updated)}"
+    project = hit.project or "(no project)"
+    if width is not None:
+        project = fit(project, max(width - text_columns(head + tail), 1))
+    return fit(head + project + tail, width)
+
+
+#: The shortest id prefix a terminal listing shows: what ``show``, ``export`` and ``resume`` take.
+SHORT_ID = 8
+
+
+def short_id(index: Index, session_id: str) -> str:
+    """The shortest prefix of ``session_id``, ``SHORT_ID`` characters or more, that names it alone in the index.
+
+    A terminal's width goes to the title, not to 36 characters of UUID; a pipe still gets whole ids. A subagent's
+    id (``<parent>/<child>``) keeps its parent's whole id and ``SHORT_ID`` of its own: any shorter prefix is its
+    parent's (``Index.find``).
+    """
+    start = session_id.index("/") + 1 + SHORT_ID if "/" in session_id else SHORT_ID
+    for length in range(start, len(session_id)):
+        found = index.find(session_id[:length])
+        if len(found) == 1 and found[0][2].id == session_id:
+            return session_id[:length]
+    return session_id
 
 
 #: What ``show`` says of an editor chat indexed with no message (README "What deja reads").

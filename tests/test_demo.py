@@ -55,7 +55,7 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
 
     search = shown["deja search stale prices locale"]
     assert search.startswith("Why does the price cache return stale prices after switching the locale?")
-    assert API_CACHE_CHAT in search
+    assert f"  {API_CACHE_CHAT[:8]} · cursor-cli · api · " in search  # (the id a terminal shows, as README's)
 
     show = next(text for title, text in shown.items() if title.startswith(f"deja show {API_CACHE_CHAT[:8]}"))
     assert f"{API_CACHE_CHAT} · cursor-cli" in show

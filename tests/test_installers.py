@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from deja.installers import TARGETS, InstallError, cursor, guidance, install, uninstall, wiring_report
+from deja.interfaces.cli import app
 
 pytestmark = pytest.mark.unit
 
@@ -656,9 +658,24 @@ def test_doctor_after_a_full_install_is_all_ok(fake_home: Path, deja: str) -> No
 
 def test_doctor_with_nothing_installed_says_how(deja: str) -> None:
     findings = wiring_report(deja_path=deja)
-    assert {f.fix for f in findings if f.level == "warn"} == {"deja install cursor"}
+    assert {f.fix for f in findings if f.level == "warn"} == {"deja install cursor-auto"}
     assert any(f.fix == "deja install cursor-auto" for f in findings)
     assert not any("Claude" in f.message for f in findings), "Claude Code is not on this machine"
+
+
+def test_doctor_on_a_fresh_machine_gives_the_readmes_first_install(fake_home: Path) -> None:
+    """trial14 F7: each fix said ``deja install cursor`` (no hooks) where the README and ``deja demo`` say
+    ``cursor-auto``."""
+    out = CliRunner().invoke(app, ["doctor"]).stdout
+    assert "fix: deja install cursor-auto" in out
+    assert "fix: deja install cursor\n" not in out
+
+
+def test_doctor_keeps_to_cursor_without_hooks_when_that_was_the_choice(fake_home: Path, deja: str) -> None:
+    install("cursor", deja_path=deja)
+    guidance.skill_path().unlink()
+    findings = wiring_report(deja_path=deja)
+    assert [f.fix for f in findings if f.level == "warn"] == ["deja install cursor"]
 
 
 def test_doctor_says_nothing_of_claude_code_to_a_cursor_user_who_runs_it_too(fake_home: Path, deja: str) -> None:
@@ -676,7 +693,7 @@ def test_doctor_reports_stale_paths_and_another_deja(fake_home: Path, tmp_path: 
     stale = [f for f in wiring_report(deja_path=deja) if f.level == "error"]
     assert any("MCP server" in f.message and gone in f.message and "gone" in f.message for f in stale)
     assert any("hooks" in f.message and gone in f.message for f in stale)
-    assert {f.fix for f in stale} == {"deja install cursor", "deja install cursor-auto"}
+    assert {f.fix for f in stale} == {"deja install cursor-auto"}
 
     other = _executable(tmp_path / "other" / "deja")
     install("cursor-auto", deja_path=other)

@@ -1,7 +1,8 @@
 """Standard output that cannot take deja's answer fails in one line naming it, never as an exception's name.
 
 ``deja sessions > /dev/full`` said ``OSError: [Errno 28] No space left on device``, and ``deja sessions >&-``
-``AttributeError: 'NoneType' object has no attribute 'isatty'`` (trial13 F6).
+``AttributeError: 'NoneType' object has no attribute 'isatty'`` (trial13 F6); ``deja demo > /dev/full`` the first
+(trial14).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from harness import ENTRY, Sample
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
-@pytest.mark.parametrize("args", [("sessions",), ("sessions", "--json"), ("search", "deploy")])
+@pytest.mark.parametrize("args", [("sessions",), ("sessions", "--json"), ("search", "deploy"), ("demo",)])
 def test_a_full_output_is_one_line_naming_it(indexed_sample: Sample, args: tuple[str, ...]) -> None:
     with Path("/dev/full").open("w") as full:
         done = subprocess.run([*ENTRY, *args], stdout=full, stderr=subprocess.PIPE, text=True, env=indexed_sample.env)

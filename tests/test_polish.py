@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,18 @@ def test_a_wide_project_name_keeps_the_listings_columns_lined_up(tmp_path: Path,
         if " session " in line and ("api" in line or "web" in line)
     ]
     assert len({text_columns(line[: line.index(" session ")]) for line in stats}) == 1, stats
+
+
+def test_search_at_80_columns_shows_short_ids_and_whole_dates(indexed_sample: Sample) -> None:
+    """trial14 F9: a hit's line kept the 36-character id and cut its date ("2024-11-1…"); the id is now the one
+    ``deja sessions`` shows, and a project too long for the line is cut before the date is."""
+    env = {**indexed_sample.env, "COLUMNS": "80"}
+    found = run_deja("search", "price", "cache", "-n", "1", env=env).stdout.splitlines()
+    assert found[1].startswith("  5d1c9b21 · cursor-") and re.search(r" · 20\d\d-\d\d-\d\d \d\d:\d\d$", found[1])
+    assert all(len(line) <= 80 for line in found)
+    narrow = run_deja("search", "price", "cache", "-n", "1", env={**env, "COLUMNS": "46"}).stdout.splitlines()
+    assert "…" in narrow[1] and re.search(r" · 20\d\d-\d\d-\d\d \d\d:\d\d$", narrow[1]), narrow[1]
+    assert run_deja("show", found[1].split()[0], env=indexed_sample.env).returncode == 0
 
 
 def test_sessions_into_a_pipe_keeps_whole_ids_and_json_too(indexed_sample: Sample) -> None:

@@ -108,3 +108,19 @@ def test_the_refusal_after_deja_cursor_cli_root_names_that_setting(fake_home: Pa
     assert refused.returncode == 1
     assert "DEJA_CURSOR_CLI_ROOT replaces every other Cursor folder: unset it" in refused.stderr, refused.stderr
     assert "set CURSOR_DATA_DIR" not in refused.stderr
+
+
+def test_doctor_without_the_variables_names_the_folders_the_index_read(fake_home: Path, tmp_path: Path):
+    """trial14 F8: doctor said "no Cursor chats found in …" while the index served sessions read from the folders
+    CURSOR_CONFIG_DIR and CURSOR_DATA_DIR named; it now says what ``index --full`` says, and the variable to set."""
+    project = str(tmp_path / "proj")
+    os.mkdir(project)
+    data = tmp_path / "elsewhere"
+    write_transcript(transcript_path(data, project, CHAT), [user_turn("quagmirex?"), assistant_turn("quagmirex")])
+    assert run_deja("index", env=environment(CURSOR_DATA_DIR=str(data))).returncode == 0
+
+    said = run_deja("doctor", env=environment(COLUMNS="400")).stdout
+
+    assert "no Cursor chats found" not in said
+    assert f"1 Cursor store indexed from {data} is in none of the Cursor folders deja reads now" in said
+    assert f"fix: set CURSOR_DATA_DIR={data} as it was when it was indexed, in this shell" in said

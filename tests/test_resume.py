@@ -28,6 +28,7 @@ from deja.core.writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
+from deja.core.writers.ide import composer_data, write_state_vscdb
 from deja.interfaces.cli import app
 
 T0 = datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
@@ -203,6 +204,27 @@ def test_refused_when_the_chat_is_no_longer_in_cursor_agents_store(cli_root: Pat
 def test_refused_for_editor_chats_which_reopen_only_in_the_editor(sample: Sample, composer: str) -> None:
     assert_refused(resume(composer), composer, "Cursor editor chat", "only in the editor")
     assert resume(API_CHAT).stdout == f"cd {sample.history.projects['api']} && cursor-agent --resume {API_CHAT}\n"
+
+
+def test_a_cursor_agent_chat_continued_in_the_editor_resumes_from_its_store(cli_root: Path, tmp_path: Path) -> None:
+    """trial14 F5: one session, read as the editor's, was refused as an editor chat though cursor-agent's store of it
+    was there to reopen; once that store is gone, it is an editor chat again."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    write_chat(cli_root, project)
+    assert run_deja("index").returncode == 0
+    later = int(T0.timestamp() * 1000) + 3_600_000
+    bubbles = {"q1": {"type": 1, "text": "do not retry on 402", "createdAt": later}}
+    write_state_vscdb(
+        tmp_path / "no-ide" / "globalStorage" / "state.vscdb",
+        composers={CHAT: composer_data(CHAT, [("q1", 1)], created_at=later, name="Stale cache")},
+        bubbles={CHAT: bubbles},
+    )
+    assert run_deja("index").returncode == 0
+    assert '"source": "cursor-ide"' in run_deja("show", CHAT, "--json").stdout
+    assert resume(CHAT).stdout == f"cd {project} && cursor-agent --resume {CHAT}\n"
+    (chat_dir_for(cli_root, str(project), CHAT) / "store.db").unlink()
+    assert_refused(resume(CHAT), CHAT, "Cursor editor chat")
 
 
 def test_refused_for_a_subagent_transcript_naming_its_parent(
