@@ -474,8 +474,6 @@ def chosen_project(index: Index, project: str | None) -> str | None:
 
 def search_command(args: SearchArgs) -> None:
     """Find the past sessions that match the words, best first (``deja search``)."""
-    from functools import partial
-
     from ..core.index.light import LIGHT
     from ..core.search import ROLE_KINDS, Filters, search
     from .views import search_json, search_text, short_id, terminal_width
@@ -506,7 +504,8 @@ def search_command(args: SearchArgs) -> None:
         emit_json(search_json(result))
     elif result.hits:
         width = terminal_width()
-        echo(search_text(result, width, str if width is None else partial(short_id, index)))
+        # (a lambda, not functools.partial: a search page loads neither functools nor collections)
+        echo(search_text(result, width, str if width is None else lambda session_id: short_id(index, session_id)))
     else:
         given = {"project": args.project, "source": args.source, "since": args.since, "role": args.role}
         flags = filter_flags(**given, re=args.pattern, session=args.session)
