@@ -1,11 +1,12 @@
-"""A chat deja placed in a project keeps it when Cursor prunes the store that placed it (trial14 F2).
+"""A chat deja placed in a project keeps it when Cursor prunes the store that placed it (trial14 F2, F4).
 
 An editor chat's messages are in the global ``state.vscdb``; its project may come only from a workspace database's
 legacy ``allComposers`` head, its editor transcript folder, or the ``workspaceStorage/<id>/workspace.json`` its
 ``composerHeaders`` row names. Cursor prunes those (an old workspace's storage, old transcripts): the chat, read
 again from the global database, used to drop to "(no project)", so ``--project`` and sessionStart in its folder
 missed it. Now a chat read again with no project signal keeps the project the index had placed it in, on a refresh
-and on ``deja index --full``; a chat with a new signal takes the new one.
+and on ``deja index --full``; a chat with a new signal takes the new one. A ``workspace.json`` that appears after
+the first index places its workspace's chats on the next refresh (F4).
 """
 
 from __future__ import annotations
@@ -149,3 +150,22 @@ def test_a_chat_listed_by_another_folders_workspace_moves_there(machine: Machine
     _index()
     _assert_placed(machine.shop, "allComposers")
     assert _in_project("billing") == []
+
+
+def test_a_workspace_json_written_after_the_first_index_places_its_chats(machine: Machine) -> None:
+    machine.global_db()
+    machine.listed_by(WORKSPACE, None)
+    _index()
+    assert _chat()["project_dir"] == ""
+    write_workspace_json(machine.user / "workspaceStorage" / WORKSPACE, folder=machine.billing.as_uri())
+    _index()
+    _assert_placed(machine.billing, "allComposers")
+
+
+def test_a_workspace_json_that_names_another_folder_moves_its_chats(machine: Machine) -> None:
+    machine.global_db()
+    machine.listed_by(WORKSPACE, machine.billing)
+    _index()
+    write_workspace_json(machine.user / "workspaceStorage" / WORKSPACE, folder=machine.shop.as_uri())
+    _index()
+    _assert_placed(machine.shop, "allComposers")
