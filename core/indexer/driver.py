@@ -70,7 +70,7 @@ from .plan import (
     source_of,
     transcript_unread,
 )
-from .reads import keep_unread_database, segment_at
+from .reads import Placements, keep_unread_database, segment_at
 from .records import SEGMENT_MAX_DOCS, NewSegments, session_from_index
 
 MAX_SEGMENTS = 8
@@ -265,7 +265,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
         tried = set() if scope.targets is None else {*plan.cli_reads, *plan.cli_appends, *plan.unread_chats}
-        written = _write_changes(plan, book, index, problems, directory, progress, mode)
+        placements = Placements(book, index) if manifest is not None else Placements.replaced(directory)
+        written = _write_changes(plan, book, placements, index, problems, directory, progress, mode)
         tally = _record_changes(manifest, index, book, plan, written, park=scope.targets is None)
         if scope.keep_live and (kept := _kept_instead(directory, book, written.segments, mode, plan)):
             return _not_rebuilt(kept, plan, started, _problems(state, problems, _Skipped(plan, written)), why)
@@ -514,6 +515,7 @@ def _redaction_changed(built_with: str, mode: str) -> str:
 def _write_changes(
     plan: Plan,
     book: Bookkeeping,
+    placements: Placements,
     index: Index | None,
     problems: Counter[str],
     directory: Path,
@@ -525,9 +527,10 @@ def _write_changes(
 
     A chat that could not be read this time is left out of the records written, so its record (and its session
     in the index) stays; read-as-empty IDE chats drop out of the index too, their owner recorded so they are not
-    re-read (``parts``).
+    re-read (``parts``). A chat read with no project keeps the one the index it refreshes or
+    replaces placed it in (``placements``).
     """
-    written = write_changes(plan, book, index, problems, directory, progress, redacting=mode != "off")
+    written = write_changes(plan, book, index, problems, directory, progress, mode != "off", placements)
     for db, ids in written.unread.databases.items():
         keep_unread_database(plan, book, db, ids)
     plan.note_unreadable(written.unread.files, written.unread.stores, written.unread.new)

@@ -97,7 +97,7 @@ def _compare(
     """``check``'s comparison of the record with the stores (the whole record, or its warm part); raises on a
     record whose values have another shape."""
     ide_then = {os.path.normpath(db): _sigs(sigs) for db, sigs in record["ide"].items()}  # (paths' spelling)
-    ide_now = {os.path.normpath(db): wal_sigs(db) for db in ide_databases()}
+    ide_now = {os.path.normpath(db): database_sigs(db) for db in ide_databases()}
     recorded: dict[str, list[Any]] = record["folders"]  # path -> [kind, change time]
     looked = recorded.items() if whole else _warm_folders(recorded)
     moved = {path: (kind, now) for path, (kind, then) in looked if (now := ctime(path)) != then}
@@ -235,6 +235,13 @@ def stat_sig(path: StrPath) -> tuple[int, int] | None:
 def wal_sigs(db: StrPath) -> list[tuple[int, int] | None]:
     """A SQLite file's signature with its write-ahead log's: a write may touch only the log."""
     return [stat_sig(db), stat_sig(f"{db}-wal")]
+
+
+def database_sigs(db: StrPath) -> list[tuple[int, int] | None]:
+    """An editor database's signature (``wal_sigs``) with its folder's ``workspace.json``'s: the file naming the
+    folder of a workspace's chats may appear or change with no write to the database (trial14 F4). The global
+    database has none: its third signature stays None."""
+    return [*wal_sigs(db), stat_sig(os.path.join(os.path.dirname(db), "workspace.json"))]
 
 
 def store_sigs(chat_dir: str | None) -> list[tuple[int, int] | None]:

@@ -26,7 +26,7 @@ from ..private import open_private
 from ..readers import Projects
 from ..readers.projects import CWD_CACHE
 from .plan import Plan
-from .reads import Unread, read_changes
+from .reads import Placements, Unread, read_changes
 from .records import NewSegments
 
 #: A plan reading at least this many chats is split over the cores.
@@ -139,9 +139,11 @@ def write_changes(
     directory: Path,
     progress: Callable[[int, int], None] | None,
     redacting: bool,
+    placements: Placements,
 ) -> Written:
     """Read and write what the plan names: on every core when it is big enough, else in this process; redacted or
-    not as ``redacting`` says (decided once per refresh: what its manifest records)."""
+    not as ``redacting`` says (decided once per refresh: what its manifest records); a chat read with no project
+    keeps the one ``placements`` says the index had placed it in."""
     projects = Projects.of_this_machine(problems, cwd_cache=directory / CWD_CACHE)
     total = plan.chats_to_read()
     done = 0
@@ -154,7 +156,7 @@ def write_changes(
 
     workers = _workers(total)
     if workers < 2:
-        return _write_part(plan, book, index, problems, projects, directory, report, redacting)
+        return _write_part(plan, book, index, problems, projects, placements, directory, report, redacting)
     from .. import parallel
 
     parts = _split(plan, workers)
@@ -170,7 +172,9 @@ def write_changes(
         parts[number].load_ide_reads()
         before = Counter(problems)
         spill = _Spill(directory, number)
-        written = _write_part(parts[number], book, index, problems, projects, directory, tell, redacting, spill)
+        written = _write_part(
+            parts[number], book, index, problems, projects, placements, directory, tell, redacting, spill
+        )
         written.problems = dict(Counter(problems) - before)
         return written
 
@@ -210,6 +214,7 @@ def _write_part(
     index: Index | None,
     problems: Counter[str],
     projects: Projects,
+    placements: Placements,
     directory: Path,
     report: Callable[[int], None],
     redacting: bool,
@@ -217,7 +222,8 @@ def _write_part(
 ) -> Written:
     """Read what ``plan`` names and write it into new segments (a writer's memory stays bounded as they grow).
 
-    With a ``spill`` (a part of a parallel build), the chats' records go to its file as they grow.
+    With a ``spill`` (a part of a parallel build), the chats' records go to its file as they grow. A chat read
+    with no project keeps the one ``placements`` says the index had placed it in.
     """
     out = Written()
     writer = NewSegments(directory, redacting)
@@ -226,7 +232,7 @@ def _write_part(
     try:
         for read in read_changes(plan, book, index, problems, out.unread, projects):
             if read.session is not None:  # read as empty: recorded, not indexed
-                writer.add(projects.settle(read.session))
+                writer.add(placements.keep(projects.settle(read.session)))
             out.chats[read.id] = ChatState(ide_db=_owner(plan, read.id), cli=read.cli)
             if read.id in ide_ids:
                 ide_read.add(read.id)

@@ -180,9 +180,17 @@ def _sig(found: tuple[int, int] | None) -> Sig | None:
     return None if found is None else Sig(*found)
 
 
-def wal_sigs(db: str | Path) -> list[Sig | None]:
-    """A SQLite file's signature with its write-ahead log's: a write may touch only the log."""
-    return [_sig(found) for found in glance.wal_sigs(db)]
+def database_sigs(db: str | Path) -> list[Sig | None]:
+    """An editor database's signature with its write-ahead log's and its ``workspace.json``'s
+    (``glance.database_sigs``)."""
+    return [_sig(found) for found in glance.database_sigs(db)]
+
+
+def _renamed_folder(old: IdeDbState | None, sigs: list[Sig | None]) -> bool:
+    """Whether the ``workspace.json`` beside a database on record appeared, changed or went since it was read: each
+    chat it holds or lists is then placed again, though none changed (trial14 F4). A record of a deja that did not
+    sign it (two signatures) says nothing of it: its chats are not all read again for an upgrade."""
+    return old is not None and len(old.sigs) == len(sigs) and old.sigs[-1] != sigs[-1]
 
 
 def _hashes(path: str, end: int) -> tuple[str, str]:
@@ -267,7 +275,7 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
     _respell_owners(book, respelt)
     recorded_as = {now: was for was, now in respelt.items() if now not in state.ide}
     for db in current:
-        sigs = wal_sigs(Path(db))
+        sigs = database_sigs(Path(db))
         was = recorded_as.get(db, db)
         old = state.ide.get(was)
         if old is not None and old.sigs == sigs:
@@ -286,8 +294,9 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         before = book.fingerprints(was)
         book.set_fingerprints(db, now)
         plan.dbs[db] = IdeDbState(sigs=sigs)
+        renamed = _renamed_folder(old, sigs)
         for cid, fingerprint in now.items():
-            if before.get(cid) == fingerprint:
+            if before.get(cid) == fingerprint and not renamed:
                 continue
             if listed_only(fingerprint):
                 refiled.add(cid)

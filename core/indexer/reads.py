@@ -12,7 +12,7 @@ import msgspec
 from .. import paths
 from ..bookkeeping import Bookkeeping, ChatState, CliState, Location
 from ..history import merge_transcript_into_ide
-from ..index import Index, Segment
+from ..index import Index, IndexUnreadable, Segment, read_manifest
 from ..model import Session
 from ..readers import Projects, Resume, read_cli_chat, read_ide_database
 from ..readers.chatstore import UNREADABLE_STORE
@@ -42,6 +42,48 @@ def _old_session(index: Index | None, where: Location | None) -> Session | None:
         return None
     meta = segment.session(where.ordinal)
     return session_from_index(meta, segment.messages(meta))
+
+
+class Placements:
+    """The projects the index being refreshed (or replaced by a rebuild) placed its chats in: what a chat read again
+    with no project signal at all keeps (trial14 F2).
+
+    Most signals of an editor chat's project live in files Cursor prunes while the chat stays in the global database
+    (a workspace's storage: its ``workspace.json`` and legacy ``allComposers`` heads; an editor transcript folder).
+    Only the chat's content came from those files, and README says a folder is one project even once it is gone: a
+    chat must not leave its project because Cursor's folder was gone at the last read. So the decision belongs where
+    the chat is written again, with its old copy at hand, not in the readers (which see only what is on disk now) nor
+    in a rebuild's carry-over (which carries only chats it could not read): a chat read again with a signal takes
+    it (a chat moved to another folder), one with none keeps the project, folder and signal its old copy had.
+    It costs one session record of the old index per chat read with no project (none for the others).
+    """
+
+    def __init__(self, book: Bookkeeping | None = None, index: Index | None = None) -> None:
+        self.book, self.index = book, index
+
+    @classmethod
+    def replaced(cls, directory: Path) -> Placements:
+        """A rebuild's: those of the live index it replaces, when it can be read (none otherwise)."""
+        try:
+            manifest = read_manifest(directory)
+            return cls(Bookkeeping.recorded(directory, manifest.state), Index(directory, manifest))
+        except IndexUnreadable:
+            return cls()
+
+    def keep(self, session: Session) -> Session:
+        """``session``, with the project its old copy had when it has none now."""
+        if session.project_dir or self.book is None:
+            return session
+        try:
+            record = self.book.chat(session.id)
+            where = record.where if record else None
+            segment = segment_at(self.index, where)
+            old = segment.session(where.ordinal) if segment and where else None
+        except IndexUnreadable:  # a damaged shard or segment of the index it replaces: nothing to keep
+            return session
+        if old is not None and old.project_dir:
+            session.project, session.project_dir, session.project_from = old.project, old.project_dir, old.project_from
+        return session
 
 
 class Unread(msgspec.Struct):
