@@ -84,12 +84,22 @@ def _later_turn() -> list[dict[str, Any]]:
     ]
 
 
-def _store(home: Path, project: Path, calls: int = len(RUNS), *, answered: bool = True, later: bool = False) -> None:
-    """The chat's store: the first turn up to its ``calls``-th call and result (and its answer when ``answered``),
-    and the second turn when ``later``."""
+def _store(
+    home: Path,
+    project: Path,
+    calls: int | None = None,
+    *,
+    answered: bool = True,
+    later: bool = False,
+    runs: list[tuple[str, str, int]] = RUNS,
+    said: tuple[str | None, ...] = (OPENING,),
+) -> None:
+    """The chat's store: the first turn up to its ``calls``-th call of ``runs`` (all by default) and result, each
+    call after the text ``said`` before it (None: joined to the message before; past ``said``'s end, all are), its
+    answer when ``answered``, and the second turn when ``later``."""
     messages = [*store_preamble(str(project)), store_user_message(QUESTION, T0)]
-    for n, (command, output, code) in enumerate(RUNS[:calls]):
-        opening = OPENING if n == 0 else None
+    for n, (command, output, code) in enumerate(runs[:calls]):
+        opening = said[n] if n < len(said) else None
         messages.append(store_assistant_message(opening, tool_call_part(f"c{n}", "Shell", {"command": command})))
         messages.append(tool_result_message(f"c{n}", "Shell", shell_result_text(output, code)))
     if answered:
@@ -132,11 +142,12 @@ def _texts(messages: list[dict[str, Any]]) -> list[str]:
 WHOLE_TURN = [(command, code) for command, _, code in RUNS]
 
 
-def _assert_whole_turn(project: Path) -> None:
-    """What a user sees of the whole first turn: every call once, the answer last; fix, wip and how agree."""
+def _assert_whole_turn(project: Path, said: tuple[str, ...] = (OPENING,)) -> None:
+    """What a user sees of the whole first turn (its texts ``said`` between the question and the answer): every
+    call once, the answer last; fix, wip and how agree."""
     shown = _shown()
     assert _calls(shown) == WHOLE_TURN, shown
-    assert _texts(shown) == [QUESTION, OPENING, ANSWER], shown
+    assert _texts(shown) == [QUESTION, *said, ANSWER], shown
     fixed = run_deja("fix", ERROR)
     assert fixed.returncode == 0, fixed.stderr
     assert "fixed by: alembic stamp 7f3a2b, then alembic upgrade head" in fixed.stdout, fixed.stdout
@@ -237,3 +248,81 @@ def test_only_a_read_the_store_added_to_is_read_whole_next_time(fake_home: Path)
     caught_up = read_cli_chat(transcript, chat_dir)
     assert caught_up.session is not None and caught_up.end == transcript.stat().st_size
     assert caught_up.session.messages == lagging.session.messages
+
+
+# The agent says a sentence again within the turn (review24 R24-1, R24-2): the transcript's answers are the start of
+# the store's turn, so each pairs with the first copy after the one before it, not with the last copy of its text.
+STAMPING = "Stamping the revision"
+#: "Running the migration" before the first run and again before the rerun.
+SAID_AGAIN = (OPENING, STAMPING, OPENING)
+
+
+def test_a_lagging_transcript_gets_the_fix_and_the_rerun_when_the_rerun_repeats_the_opening(fake_home: Path) -> None:
+    project = _project(fake_home)
+    _transcript(fake_home, project, _transcript_turn(1, ended=False))
+    _store(fake_home, project, said=SAID_AGAIN)
+    _index()
+    _assert_whole_turn(project, SAID_AGAIN)
+
+
+def test_a_call_after_the_repeated_opening_stays_after_the_rerun(fake_home: Path) -> None:
+    project = _project(fake_home)
+    _transcript(fake_home, project, _transcript_turn(1, ended=False))
+    _store(fake_home, project, runs=[*RUNS, ("alembic current", "9c1d (head)", 0)], said=SAID_AGAIN)
+    _index()
+    shown = _shown()
+    assert _calls(shown) == [*WHOLE_TURN, ("alembic current", 0)], shown
+    assert [_calls([message]) for message in shown if message["role"] == "assistant"] == [
+        WHOLE_TURN[:1],
+        WHOLE_TURN[1:2],
+        [WHOLE_TURN[2], ("alembic current", 0)],
+        [],
+    ], shown
+    fixed = run_deja("fix", ERROR)
+    assert "fixed by: alembic stamp 7f3a2b, then alembic upgrade head" in fixed.stdout, fixed.stdout
+    assert "last command: alembic current (succeeded)" in run_deja("wip", cwd=project).stdout
+
+
+def test_a_first_message_gone_on_is_grown_from_its_own_copy_not_the_repeated_one(fake_home: Path) -> None:
+    # the store's first "Running the migration" ran a second call the transcript stopped before
+    project = _project(fake_home)
+    _transcript(fake_home, project, _transcript_turn(1, ended=False))
+    history = ("alembic history", "7f3a2b -> 9c1d", 0)
+    _store(fake_home, project, runs=[RUNS[0], history, *RUNS[1:]], said=(OPENING, None, STAMPING, OPENING))
+    _index()
+    shown = _shown()
+    assert _calls(shown) == [WHOLE_TURN[0], history[::2], *WHOLE_TURN[1:]], shown
+    assert _texts(shown) == [QUESTION, *SAID_AGAIN, ANSWER], shown
+    fixed = run_deja("fix", ERROR)
+    assert "fixed by: alembic history, then alembic stamp 7f3a2b, then alembic upgrade head" in fixed.stdout
+    assert "last command: alembic upgrade head (succeeded)" in run_deja("wip", cwd=project).stdout
+
+
+def test_a_transcript_ahead_whose_last_message_repeats_an_earlier_one_is_kept_as_it_is(fake_home: Path) -> None:
+    # the transcript ran the tests, fixed an import, and is running them again; the store holds the first run only
+    project = _project(fake_home)
+    testing = "Running the tests"
+    _transcript(
+        fake_home,
+        project,
+        [
+            user_turn(QUESTION, T0),
+            assistant_turn(testing, tool_use("Shell", {"command": "pytest -q"})),
+            assistant_turn(None, tool_use("Shell", {"command": "ruff check"})),
+            assistant_turn("Fixing the import", tool_use("Shell", {"command": "sed -i s/orders/order/ app.py"})),
+            assistant_turn(testing, tool_use("Shell", {"command": "pytest -q"})),
+        ],
+    )
+    runs = [("pytest -q", "1 failed", 1), ("ruff check", "All checks passed!", 0)]
+    _store(fake_home, project, answered=False, runs=runs, said=(testing,))
+    _index()
+    shown = _shown()
+    assert _calls(shown) == [
+        ("pytest -q", 1),
+        ("ruff check", 0),
+        ("sed -i s/orders/order/ app.py", None),
+        ("pytest -q", None),
+    ]
+    assert _texts(shown) == [QUESTION, testing, "Fixing the import", testing], shown
+    wip = run_deja("wip", cwd=project).stdout
+    assert "last command: pytest -q" in wip and "ruff check" not in wip, wip

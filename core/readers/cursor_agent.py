@@ -219,32 +219,47 @@ def _turn_with_store(ours: list[Message], theirs: list[Message]) -> list[Message
     there, the fix and the rerun that succeeded were not)."""
     if len(ours) == 1:
         return ours + theirs[1:] if len(theirs) > 1 else ours
-    held = {_key(message) for message in ours[1:]}
-    last = max((at for at, message in enumerate(theirs) if at and _key(message) in held), default=0)
-    cut = _cut_short_at(ours[-1], theirs)
-    if cut and cut >= last:  # (the store's message pairs by its text, or is a textless one that went on)
-        calls = ours[-1].tool_calls + theirs[cut].tool_calls[len(ours[-1].tool_calls) :]
-        return [*ours[:-1], msgspec.structs.replace(ours[-1], tool_calls=calls), *theirs[cut + 1 :]]
-    return ours + theirs[last + 1 :] if last and last + 1 < len(theirs) else ours
+    pairs = _paired_answers(ours, theirs)
+    if not pairs:
+        return ours
+    last = max(pairs.values())
+    if pairs.get(len(ours) - 1) == last and _gone_on(ours[-1], theirs[last]):
+        calls = ours[-1].tool_calls + theirs[last].tool_calls[len(ours[-1].tool_calls) :]
+        return [*ours[:-1], msgspec.structs.replace(ours[-1], tool_calls=calls), *theirs[last + 1 :]]
+    return ours + theirs[last + 1 :] if last + 1 < len(theirs) else ours
 
 
-def _cut_short_at(answer: Message, theirs: list[Message]) -> int:
-    """The last store answer that is ``answer`` gone on (0 when none): the same text, and calls that start with
-    ``answer``'s and go on. It is the message the transcript stopped writing after ``answer``'s calls, or after
-    its text, before the calls the store joined to it."""
-    if answer.role != "assistant":
-        return 0
-    text, calls = text_key(answer), [_call_key(call) for call in answer.tool_calls]
-    return max(
-        (
-            at
-            for at, message in enumerate(theirs)
-            if at
-            and text_key(message) == text
-            and len(message.tool_calls) > len(calls)
-            and [_call_key(call) for call in message.tool_calls[: len(calls)]] == calls
-        ),
-        default=0,
+def _paired_answers(ours: list[Message], theirs: list[Message]) -> dict[int, int]:
+    """Transcript answer -> store answer of one turn: the first store answer after the last pair with the same
+    key (for the transcript's last answer, also one that is it gone on, :func:`_gone_on`). The transcript's turn
+    is the start of the store's, so an answer pairs by its place, not by its text alone: an agent that says
+    "Running the migration" again before the rerun would otherwise have the transcript's first one paired with
+    the rerun's, the calls between dropped (review24 R24-1), or, its transcript ahead of the store, its rerun
+    grown with the store's first message's calls (R24-2)."""
+    keys = [_key(message) for message in theirs]
+    pairs: dict[int, int] = {}
+    start = 1
+    for at, answer in enumerate(ours[1:], 1):
+        key, final = _key(answer), at == len(ours) - 1
+        found = next(
+            (i for i in range(start, len(theirs)) if keys[i] == key or (final and _gone_on(answer, theirs[i]))),
+            None,
+        )
+        if found is not None:
+            pairs[at], start = found, found + 1
+    return pairs
+
+
+def _gone_on(answer: Message, theirs: Message) -> bool:
+    """Whether the store's message is ``answer`` gone on: the same text, and calls that start with ``answer``'s
+    and go on. It is the message the transcript stopped writing after ``answer``'s calls, or after its text,
+    before the calls the store joined to it."""
+    calls = answer.tool_calls
+    return (
+        answer.role == "assistant"
+        and text_key(theirs) == text_key(answer)
+        and len(theirs.tool_calls) > len(calls)
+        and [_call_key(call) for call in theirs.tool_calls[: len(calls)]] == [_call_key(call) for call in calls]
     )
 
 
