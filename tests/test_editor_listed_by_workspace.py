@@ -28,7 +28,13 @@ from typing import Any
 import pytest
 from harness import run_deja
 
-from deja.core.writers.ide import WORKSPACE_COMPOSERS_KEY, composer_data, write_state_vscdb, write_workspace
+from deja.core.writers.ide import (
+    WORKSPACE_COMPOSERS_KEY,
+    composer_data,
+    write_state_vscdb,
+    write_workspace,
+    write_workspace_json,
+)
 
 T0 = 1_780_000_000_000
 CHAT = "e3e3e3e3-0000-4000-8000-00000000e3e3"
@@ -288,3 +294,20 @@ def test_a_chat_deleted_from_every_database_holding_it_is_removed(editor: tuple[
     assert _counts() == (0, 0, 1)
     assert CHAT not in _sessions()
     assert _counts() == (0, 0, 0)
+
+
+def test_a_workspace_folder_named_later_files_a_chat_two_databases_hold_from_where_it_was_read(
+    editor: tuple[Path, Path],
+) -> None:
+    """A ``workspace.json`` that appears beside the workspace database holding a migrated chat inline places the chat
+    again, read from the database it was read from (the global one, as ``--full`` reads it), not from the inline
+    copy, which holds another message (review26 R26-5: 3 messages after the refresh, 2 after ``--full``)."""
+    user_root, project = editor
+    _inline(user_root, {"type": 1, "text": "and in the root module too?", "createdAt": T0 + 3000})
+    _index()
+    assert _sessions()[CHAT]["messages"] == 2
+    write_workspace_json(user_root / "workspaceStorage" / "ws1", folder=project.as_uri())
+    assert _counts() == (0, 1, 0)
+    assert (_sessions()[CHAT]["messages"], _sessions()[CHAT]["project_dir"]) == (2, str(project))
+    _index("--full")
+    assert (_sessions()[CHAT]["messages"], _sessions()[CHAT]["project_dir"]) == (2, str(project))

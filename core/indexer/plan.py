@@ -296,9 +296,12 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         plan.dbs[db] = IdeDbState(sigs=sigs)
         renamed = _renamed_folder(old, sigs)
         for cid, fingerprint in now.items():
-            if before.get(cid) == fingerprint and not renamed:
+            unchanged = before.get(cid) == fingerprint
+            if unchanged and not renamed:
                 continue
-            if listed_only(fingerprint):
+            # (a chat placed again, unchanged, is read where it was: a migrated one's inline copy here is not the
+            # global database's it was read from, review26 R26-5)
+            if listed_only(fingerprint) or unchanged:
                 refiled.add(cid)
             else:
                 plan.changed.add(cid)
