@@ -548,7 +548,10 @@ def out_of_sight(chat: CliState, roots: list[Path]) -> bool:
     its way lead counts as below it: an index built before the roots were named so (``folders.real_folder``)
     spelt its files through a link, and ``deja index --full`` was refused for them."""
     source = _source(chat)
-    if not source or not os.path.isfile(source):
+    # (as spelt below a root: no ``stat``, the case of nearly every chat, which doctor asks of each: review25 R25-5)
+    if not source or source.startswith(tuple(os.path.join(root, "") for root in roots)):
+        return False
+    if not os.path.isfile(source):
         return False
     return not _below(source, roots) and not _below(real_folder(source), roots)
 
