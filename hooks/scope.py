@@ -21,19 +21,20 @@ if TYPE_CHECKING:
 def command_folder(call: HookCall) -> tuple[str, int]:
     """The folder a Shell call runs in (``keys.call_folder``), and which of the workspace's folders
     (``call.project_dirs``) it runs in: the folder its input names (a relative one taken in the event's folder),
-    else the event's ``cwd`` where it lies in one of the workspace's folders, else the first folder's.
+    else the event's ``cwd`` where it lies in one of the workspace's folders, else the first folder's; the
+    workspace's folder is the first that holds it (review25 R25-1: a ``working_directory`` in the second).
 
     cursor-agent sends ``cwd: ""``, the editor a folder: in a multi-root workspace whose first folder is ``web``, a
     command run in ``shop`` (or ``shop/src``, where the sessions opened at ``shop`` count too) was counted in
     ``web`` ("never ran here before", trial14 F6, review23 R23-2). A ``cwd`` outside the workspace (``~/.cursor``,
     where user hooks run) is not the command's."""
-    cwd = call.text("cwd").strip()
+    cwd, here = call.text("cwd").strip(), call.project_dir
     if cwd.startswith("/"):
         cwd = os.path.normpath(cwd)  # (``shop/``, ``web/../shop``: one folder, spelt as the index shows it)
-        at = next((at for at, root in enumerate(call.project_dirs) if within(cwd, root)), None)
-        if at is not None:
-            return call_folder(call.tool_input(), cwd), at
-    return call_folder(call.tool_input(), call.project_dir), 0
+        here = cwd if any(within(cwd, root) for root in call.project_dirs) else here
+    folder = call_folder(call.tool_input(), here)
+    roots = call.project_dirs  # (the folder the command runs in picks its root: its input's, cursor-agent's too)
+    return folder, next((at for at, root in enumerate(roots) if within(folder, root)), 0) if len(roots) > 1 else 0
 
 
 def repository_root(folder: str) -> str:

@@ -166,15 +166,18 @@ def test_the_shell_hook_takes_the_events_cwd_in_a_multi_root_workspace(tmp_path:
     write_transcript(transcript_path(cli_root, str(shop), "c-shop"), [user_turn("the cart test fails"), run])
     assert run_deja("index").returncode == 0
 
-    def before(conversation: str, cwd: Path) -> str:
+    def before(conversation: str, cwd: Path, working_directory: str = "") -> str:
         payload = {
             "conversation_id": conversation,
             "hook_event_name": "preToolUse",
             "cursor_version": "3.20.17",
             "workspace_roots": [str(web), str(shop)],
-            "cwd": str(cwd),
+            "cwd": "" if cwd == Path("") else str(cwd),
             "tool_name": "Shell",
-            "tool_input": {"command": "pytest -q"},
+            "tool_input": {
+                "command": "pytest -q",
+                **({"working_directory": working_directory} if working_directory else {}),
+            },
         }
         ran = run_deja("hook-tool", input=orjson.dumps(payload).decode())
         assert ran.returncode == 0 and not ran.stderr, ran.stderr
@@ -186,3 +189,5 @@ def test_the_shell_hook_takes_the_events_cwd_in_a_multi_root_workspace(tmp_path:
     (shop / "src").mkdir()
     assert "`pytest -q` ran 1 time in this project before" in before("c-now-3", shop / "src")
     assert "`pytest -q` ran 1 time in this project before" in before("c-now-4", Path(f"{web}/../shop/"))
+    # a command whose input names the second folder, from cursor-agent (no cwd), counts that folder's sessions
+    assert "`pytest -q` ran 1 time in this project before" in before("c-now-5", Path(""), str(shop / "src"))
