@@ -173,7 +173,9 @@ def main(
 
 @app.command("index")
 def index_cli(
-    full: Annotated[bool, typer.Option("--full", help="Rebuild from scratch instead of refreshing.")] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="Read every chat again into a new index instead of refreshing.")
+    ] = False,
     json: JsonFlag = False,
 ) -> None:
     """Build the index, or refresh it with what changed since the last run."""
