@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import msgspec
@@ -35,6 +37,22 @@ from deja.core.writers.cursor_agent import (
 CHECKOUT = Path(__file__).resolve().parents[1]
 #: The console script's module: run through this interpreter, so a test never depends on PATH.
 ENTRY = (sys.executable, "-m", "deja.interfaces.entry")
+
+
+@contextmanager
+def locked(db: Path, journal: str = "DELETE") -> Iterator[None]:
+    """Hold an exclusive lock on ``db`` from another connection, in ``journal`` mode, until the block ends (in a
+    rollback journal's mode a writer shuts readers out; a WAL database stays readable)."""
+    setup = sqlite3.connect(db)
+    setup.execute(f"PRAGMA journal_mode={journal}")
+    setup.close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
 
 
 def run_deja(

@@ -11,16 +11,14 @@ Locks are real (``BEGIN EXCLUSIVE`` held by this process, deja runs in another),
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from harness import run_deja
+from harness import locked, run_deja
 
 from deja.core.readers import vscdb
 from deja.core.readers.ide import composer_fingerprints
@@ -28,18 +26,6 @@ from deja.core.writers.ide import composer_data, write_state_vscdb, write_worksp
 
 T0 = 1_780_000_000_000
 LOCKED = 10
-
-
-@contextmanager
-def _locked(db: Path) -> Iterator[None]:
-    """``db`` held by a writer (a rollback journal's exclusive lock shuts readers out) until the block ends."""
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")
-    try:
-        yield
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
 
 
 def _editor(user_root: Path, projects: Path) -> list[Path]:
@@ -59,7 +45,7 @@ def test_many_locked_databases_cost_about_one_wait_and_the_others_are_read(tmp_p
     workspaces = _editor(tmp_path / "no-ide", tmp_path / "code")
     with ExitStack() as stack:
         for db in workspaces:
-            stack.enter_context(_locked(db))
+            stack.enter_context(locked(db))
         indexed, index_took = _timed("index")
         searched, search_took = _timed("search", "terraform plan", "--json")
     assert indexed.returncode == 0, indexed.stderr
@@ -84,7 +70,7 @@ def test_a_long_running_process_waits_again_once_the_budget_is_renewed(
     """The MCP server reads for days: a lock met a minute after the first one it waited for is waited for in full
     again, where one met meanwhile gets a short look."""
     first, second = _editor(tmp_path / "User", tmp_path / "code")[:2]
-    with _locked(first), _locked(second):
+    with locked(first), locked(second):
         waited = [_failed_read(first), _failed_read(second)]
         monkeypatch.setattr(vscdb, "LOCK_WAIT_RENEWED_SECONDS", 0.0)
         waited.append(_failed_read(second))

@@ -13,7 +13,6 @@ cannot read either: a FIFO or a folder in a store's place, or a store locked by 
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 
 import orjson
 import pytest
-from harness import Sample, run_deja
+from harness import Sample, locked, run_deja
 from redaction_corpus import SECRETS
 from test_redaction import files_under, leaks
 
@@ -100,22 +99,7 @@ def _folder(store: Path) -> Iterator[None]:
     store.write_bytes(saved)
 
 
-@contextmanager
-def _locked(store: Path) -> Iterator[None]:
-    """An exclusive lock held by another connection, in a rollback journal's mode (a WAL database stays readable)."""
-    setup = sqlite3.connect(store)
-    setup.execute("PRAGMA journal_mode=DELETE")
-    setup.close()
-    holder = sqlite3.connect(store, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")
-    try:
-        yield
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
-
-
-UNREADABLE: list[Callable[[Path], Any]] = [_fifo, _folder, _locked]
+UNREADABLE: list[Callable[[Path], Any]] = [_fifo, _folder, locked]
 
 
 @pytest.mark.parametrize("unreadable", UNREADABLE, ids=lambda how: how.__name__.strip("_"))
@@ -164,7 +148,7 @@ def test_a_rules_change_rebuild_keeps_what_the_store_beside_a_transcript_held(
         ],
     )
     _older_index(monkeypatch)
-    with _locked(chat_dir_for(cli_root, CWD, "c1") / "store.db"):
+    with locked(chat_dir_for(cli_root, CWD, "c1") / "store.db"):
         ran = run_deja("show", "c1")
         assert ran.stderr.startswith(RULES_CHANGED), ran.stderr
         assert "Quux migrate exit 3" in ran.stdout and "table zebra missing" in ran.stdout
@@ -280,7 +264,7 @@ def test_a_rules_change_rebuild_keeps_the_chats_of_an_editor_database_it_cannot_
         older.setattr(redaction, "RULES_VERSION", redaction.RULES_VERSION - 1)
         ids_then = {meta.id for _, _, meta in Index.open(sample.home).sessions()}
         merged_then = shown_in_process(WEB_MERGED_COMPOSER)
-    with _locked(db):
+    with locked(db):
         ran = run_deja("sessions")
         assert ran.returncode == 0 and ran.stderr.startswith(RULES_CHANGED), ran.stderr
         assert session_ids() == ids_then
@@ -299,7 +283,7 @@ def test_an_unreadable_index_is_kept_aside_when_the_rebuild_cannot_read_a_store(
     refresh()
     manifest = index_dir(tmp_path / "deja") / MANIFEST
     manifest.write_bytes(b"\x00 not a manifest")
-    with _locked(store):
+    with locked(store):
         ran = run_deja("sessions")
     assert ran.returncode == 0, ran.stderr
     said = [line for line in ran.stderr.splitlines() if "rebuilt the index" in line]

@@ -6,15 +6,12 @@ Locks are real (``BEGIN EXCLUSIVE`` held by another connection), damage is real
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from harness import Sample, run_deja
+from harness import Sample, locked, run_deja
 
 from deja.core.sample import API_EDITOR_COMPOSER, WEB_COMPOSER, WEB_MERGED_COMPOSER
 from deja.core.writers.cursor_agent import (
@@ -48,21 +45,6 @@ def kept_note(store: Path, why: str) -> str:
         f"{store} ({why}) could not be read this time: what was read from it before is kept, "
         "and it is read again by the next `deja index` (by deja on its own within a minute)"
     )
-
-
-@contextmanager
-def locked(db: Path, journal: str) -> Iterator[None]:
-    """Hold an exclusive lock on ``db`` from another connection, in ``journal`` mode, until the block ends."""
-    setup = sqlite3.connect(db)
-    setup.execute(f"PRAGMA journal_mode={journal}")
-    setup.close()
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")
-    try:
-        yield
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
 
 
 def index() -> dict[str, Any]:
