@@ -28,13 +28,15 @@ def command_folder(call: HookCall) -> tuple[str, int]:
     command run in ``shop`` (or ``shop/src``, where the sessions opened at ``shop`` count too) was counted in
     ``web`` ("never ran here before", trial14 F6, review23 R23-2). A ``cwd`` outside the workspace (``~/.cursor``,
     where user hooks run) is not the command's."""
-    cwd, here = call.text("cwd").strip(), call.project_dir
+    cwd, here, at, roots = call.text("cwd").strip(), call.project_dir, 0, call.project_dirs
     if cwd.startswith("/"):
         cwd = os.path.normpath(cwd)  # (``shop/``, ``web/../shop``: one folder, spelt as the index shows it)
-        here = cwd if any(within(cwd, root) for root in call.project_dirs) else here
+        held = next((n for n, root in enumerate(roots) if within(cwd, root)), None)
+        here, at = (cwd, held) if held is not None else (here, at)
     folder = call_folder(call.tool_input(), here)
-    roots = call.project_dirs  # (the folder the command runs in picks its root: its input's, cursor-agent's too)
-    return folder, next((at for at, root in enumerate(roots) if within(folder, root)), 0) if len(roots) > 1 else 0
+    if len(roots) > 1:  # the folder the command runs in picks its root (its input's, cursor-agent's too), else cwd's
+        at = next((n for n, root in enumerate(roots) if within(folder, root)), at)
+    return folder, at
 
 
 def repository_root(folder: str) -> str:

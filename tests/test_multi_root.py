@@ -191,3 +191,21 @@ def test_the_shell_hook_takes_the_events_cwd_in_a_multi_root_workspace(tmp_path:
     assert "`pytest -q` ran 1 time in this project before" in before("c-now-4", Path(f"{web}/../shop/"))
     # a command whose input names the second folder, from cursor-agent (no cwd), counts that folder's sessions
     assert "`pytest -q` ran 1 time in this project before" in before("c-now-5", Path(""), str(shop / "src"))
+
+
+def test_a_command_run_outside_the_workspace_keeps_the_folder_of_the_events_cwd(tmp_path: Path) -> None:
+    """A command whose folder lies in none of the workspace's folders (``working_directory: /tmp``) is the folder
+    of the event's ``cwd``'s, as before, not the first folder's (review27 R27-1): the failure hook looks in that
+    project and its repository first."""
+    from deja.hooks.call import HookCall
+    from deja.hooks.scope import command_folder
+
+    web, shop, other = tmp_path / "web", tmp_path / "shop", tmp_path / "other"
+    payload = {"hook_event_name": "postToolUse", "workspace_roots": [str(web), str(shop)], "cwd": str(shop)}
+    for working_directory, expected in ((str(other), (str(other), 1)), ("src", (str(shop / "src"), 1))):
+        tool_input = {"command": "make", "working_directory": working_directory}
+        assert command_folder(HookCall({**payload, "tool_input": tool_input}, "postToolUse")) == expected
+    assert command_folder(HookCall({**payload, "cwd": "", "tool_input": {"command": "make"}}, "postToolUse")) == (
+        str(web),
+        0,
+    )
