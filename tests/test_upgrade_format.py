@@ -16,8 +16,8 @@ from typing import Any
 
 import msgspec
 import orjson
-from harness import ENTRY, Sample, run_deja
-from test_rebuild_keeps_unread import _locked, _store_chat
+from harness import ENTRY, Sample, locked, run_deja
+from test_rebuild_keeps_unread import _store_chat
 
 from deja.core.index import FORMAT_VERSION, MANIFEST, index_dir
 from deja.core.indexer import LOCK_NAME, refresh
@@ -59,7 +59,7 @@ def test_a_format_upgrade_that_cannot_read_a_store_says_its_sessions_are_missing
     refresh()
     _as_an_older_deja_wrote_it(tmp_path / "deja")
 
-    with _locked(store):
+    with locked(store):
         ran = run_deja("index")
     assert ran.returncode == 0, ran.stderr
     kept = [path for path in (tmp_path / "deja").iterdir() if path.name.startswith("index-kept-")]
