@@ -245,8 +245,10 @@ def cannot_write(folder: StrPath) -> str:
     return ""
 
 
-#: What to do about a folder of deja's that is a link leading nowhere (said by the CLI, the MCP server and doctor).
-NOWHERE_FIX = "remove the link, or make the folder it leads to"
+def nowhere_fix(target: str) -> str:
+    """What to do about a folder of deja's that is a link leading nowhere, to ``target`` (``leads_nowhere``; said by
+    the CLI, the MCP server and doctor): no folder can be made where a link loops (review25 R25-4)."""
+    return "remove the link" if os.path.islink(target) else "remove the link, or make the folder it leads to"
 
 
 def leads_nowhere(path: StrPath) -> str:

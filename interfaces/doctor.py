@@ -41,7 +41,7 @@ from ..core.index import (
 )
 from ..core.indexer.carry import kept_indexes
 from ..core.indexer.plan import RETRIED, out_of_sight_sources
-from ..core.private import NOWHERE_FIX, access_fix, cannot_write, folders_written, leads_nowhere
+from ..core.private import access_fix, cannot_write, folders_written, leads_nowhere, nowhere_fix
 from ..core.readers import (
     FORBIDDEN_STORE,
     SIGNALS,
@@ -488,7 +488,7 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
     if target := leads_nowhere(index_dir(home)):  # (a write through it says "No such file": review20 R20-9)
         index.unwritable = f"{index_dir(home)}: a link to {target}, which leads nowhere"
         what = f"deja's index folder {index_dir(home)} is a link to {target}, which leads nowhere: no index is kept"
-        return [Finding("error", "index", what, NOWHERE_FIX)]
+        return [Finding("error", "index", what, nowhere_fix(target))]
     if blocker := config.file_in_path(str(index_dir(home))):  # (its parent may be writable: the probe finds nothing)
         index.unwritable = f"{blocker}: not a folder"
         if blocker == str(index_dir(home)):  # (the home is fine: the file is the one thing in the way)

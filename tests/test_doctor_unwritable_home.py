@@ -296,3 +296,18 @@ def test_config_set_home_refuses_a_link_that_loops(sample: Sample, tmp_path: Pat
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"deja: home: {loop} is a link to {loop}, which leads nowhere; give a folder\n"
     assert orjson.loads(run_deja("config", "--json").stdout)["settings"]["home"]["source"] != "file"
+
+
+def test_an_index_folder_that_is_a_looping_link_is_told_to_go(sample: Sample, tmp_path: Path) -> None:
+    """A looping ``<home>/index`` link leads nowhere, and no folder can be made where it leads: the fix is to remove
+    it, not "make the folder it leads to" (``mkdir`` says the file exists: review25 R25-4)."""
+    home = tmp_path / "deja"
+    home.mkdir()
+    (home / "index").symlink_to(home / "index")
+    env = {**os.environ, "DEJA_HOME": str(home)}
+    said = f"{home / 'index'} is a link to {home / 'index'}, which leads nowhere"
+    ran = run_deja("doctor", env=env)
+    assert f"ERROR  deja's index folder {said}: no index is kept" in ran.stdout, ran.stdout
+    assert "fix: remove the link\n" in ran.stdout and "make the folder" not in ran.stdout, ran.stdout
+    done = run_deja("index", env=env)
+    assert (done.returncode, done.stderr) == (1, f"deja: cannot write the index: {said}: remove the link\n")
