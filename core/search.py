@@ -399,7 +399,7 @@ def _date_boosts(
                 if known is not None:
                     postings = compress(postings, map(known.__contains__, _doc_keys(i, [d for d, _, _ in postings])))
                 for doc, ordinal, days in postings:
-                    if not whole and bounds and not _within(segment, ordinal, days * 86400, *bounds(days)):
+                    if not whole and bounds and not _within(segment, doc, ordinal, days * 86400, *bounds(days)):
                         continue
                     session = _session_key(i, ordinal)
                     doc_scores.scores.setdefault(i << _DOC_BITS | doc, DATE_ONLY_SCORE)
@@ -408,8 +408,15 @@ def _date_boosts(
     return boosts
 
 
-def _within(segment: Segment, ordinal: int, first: float, start: float, end: float) -> bool:
-    """Whether a session whose first message of a UTC day came at ``first`` had messages in [start, end)."""
+def _within(segment: Segment, doc: int, ordinal: int, first: float, start: float, end: float) -> bool:
+    """Whether a session whose first message of a UTC day, ``doc``, came at ``first`` had messages in [start, end).
+
+    ``first`` is the posting's time, a float32 of days: a minute or two off at today's dates. Within that of an edge
+    the message's own time decides, so a message of 23:59 is of the day it was written on (a datetime loaded only
+    then)."""
+    if min(abs(first - start), abs(first - end)) <= first * 2**-23:  # a float32 is off by half a unit in the last place
+        stamp = segment.message(doc).timestamp
+        first = stamp.timestamp() if stamp else first
     return first < end and (first >= start or segment.session_keys(ordinal).updated >= start)
 
 

@@ -78,6 +78,8 @@ def test_a_query_of_a_date_alone_lists_the_sessions_from_then(index: Index) -> N
             "2026-12-01",
             "2026-11-30",
         ),
+        # A minute before Tokyo's midnight, which the index's float32 of days puts at midnight itself.
+        ("Asia/Tokyo", datetime(2026, 11, 20, 14, 59, tzinfo=UTC), "2026-11-20", "2026-11-21"),
     ],
 )
 def test_a_named_day_is_the_day_listings_show_in_the_local_time_zone(
@@ -105,6 +107,8 @@ def test_a_named_day_is_the_day_listings_show_in_the_local_time_zone(
         ("Asia/Tokyo", datetime(2025, 2, 28, 20, 0, tzinfo=UTC), "March", "February"),
         ("America/Los_Angeles", datetime(2025, 4, 1, 3, 0, tzinfo=UTC), "March", "April"),
         ("Asia/Tokyo", datetime(2024, 12, 31, 20, 0, tzinfo=UTC), "January", "December"),
+        # A minute before 1 March in Tokyo, which the index's float32 of days puts at midnight itself.
+        ("Asia/Tokyo", datetime(2025, 2, 28, 14, 59, tzinfo=UTC), "February", "March"),
     ],
 )
 def test_a_month_named_alone_is_the_local_month_of_any_year(
