@@ -110,10 +110,16 @@ def find_session(index: Index, prefix: str) -> tuple[Segment, SessionMeta]:
 
 
 def newest_sessions(
-    index: Index, *, project: str | None = None, source: str | None = None, limit: int = 20, below: bool = True
+    index: Index,
+    *,
+    project: str | None = None,
+    source: str | None = None,
+    limit: int = 20,
+    below: bool = True,
+    since: float = 0.0,
 ) -> list[SessionMeta]:
     """The most recently updated sessions, of one project (a name, or a folder with the folders below it unless
-    ``below`` is False) and source if given.
+    ``below`` is False) and source if given, updated at ``since`` (epoch seconds) or after.
 
     Reads the index's newest-first list for the project (or for all sessions),
     so the cost follows ``limit``, not the size of the history.
@@ -125,7 +131,10 @@ def newest_sessions(
     seen: set[str] = set()
     for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000)):
         ordinal = segment.doc(doc).ordinal
-        if wanted is not None and segment.session_keys(ordinal).source != wanted:
+        session_keys = segment.session_keys(ordinal)
+        if session_keys.updated < since:  # (newest first: every one after it is older still)
+            break
+        if wanted is not None and session_keys.source != wanted:
             continue
         meta = segment.session(ordinal)
         if meta.id not in seen:

@@ -38,6 +38,7 @@ from .fastpath import (
     quote,
     say,
     search_command,
+    since_option,
     the_filters,
 )
 from .verbs import register as register_work_verbs
@@ -232,15 +233,25 @@ def sessions_command(
     source: Annotated[
         str | None, typer.Option("--source", "-s", metavar="SOURCE", help="Only cursor-ide or cursor-cli.")
     ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="WHEN",
+            help="Only sessions updated since: 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD.",
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=1, help="How many sessions to list.")] = 20,
     json: JsonFlag = False,
 ) -> None:
     """List sessions, newest first."""
     check_source(source)
     check_project(project)
+    since_at = since_option(since)
+    after = since_at.timestamp() if since_at else 0.0
     index = open_index()
     meant = chosen_project(index, project)  # (the filter as the index reads it; messages name it as typed)
-    chosen = newest_sessions(index, project=meant, source=source, limit=limit)
+    chosen = newest_sessions(index, project=meant, source=source, limit=limit, since=after)
     if json:
         emit_json({"sessions": [session_json(m) for m in chosen]})
     elif chosen:
@@ -250,11 +261,11 @@ def sessions_command(
         id_width = max(map(len, ids))
         for meta, shown_id in zip(chosen, ids, strict=True):
             echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
-        if len(chosen) == limit and (more := _more_sessions(index, meant, source, limit)):
+        if len(chosen) == limit and (more := _more_sessions(index, meant, source, after, limit)):
             echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
-    elif project and not source and (above := project_above(index, project)):
+    elif project and not source and not since and (above := project_above(index, project)):
         echo(f"No session ran in {project} or below it; its project is {above}: give --project {quote(above)}")
-    elif index.session_count and (flags := filter_flags(project=project, source=source)):
+    elif index.session_count and (flags := filter_flags(project=project, source=source, since=since)):
         echo(
             f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
         )
@@ -271,11 +282,11 @@ def session_row(meta: SessionMeta, project_width: int, shown_id: str) -> str:
     return f"{shown_id}  {when(meta.updated)}  {padded(project, project_width)}  {meta.title or '(untitled)'}"
 
 
-def _more_sessions(index: Index, project: str | None, source: str | None, shown: int) -> int:
+def _more_sessions(index: Index, project: str | None, source: str | None, since: float, shown: int) -> int:
     """How many sessions a listing of ``shown`` left out (the index's count, or a count of the filtered list)."""
-    if not project and not source:
+    if not project and not source and not since:
         return max(index.session_count - shown, 0)
-    return len(newest_sessions(index, project=project, source=source, limit=1_000_000)) - shown
+    return len(newest_sessions(index, project=project, source=source, limit=1_000_000, since=since)) - shown
 
 
 @app.command("show")

@@ -483,7 +483,7 @@ def search_command(args: SearchArgs) -> None:
     if args.role is not None and args.role not in ROLE_KINDS:
         raise Failed(f"--role {args.role!r} is not one of {', '.join(ROLE_KINDS)}", code=2)
     _check_pattern(args.pattern)
-    since_at = _since(args.since)
+    since_at = since_option(args.since)
     query = " ".join(args.words).strip()
     if not query:
         raise Failed("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
@@ -523,7 +523,8 @@ def _check_pattern(pattern: str | None) -> None:
         raise Failed(f"--re {pattern!r} is not a regular expression: {exc}", code=2) from None
 
 
-def _since(since: str | None) -> datetime | None:
+def since_option(since: str | None) -> datetime | None:
+    """``--since`` as typed, as a moment (None when not given); a usage error (exit 2) when it is no time."""
     from ..core.search import parse_since
 
     if since is None:

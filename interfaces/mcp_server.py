@@ -53,6 +53,8 @@ from .mcp_stdio import answering_stdio
 # The engine (index, search, views) loads in the warm-up's thread, beside the handshake, never on the import path:
 # start-up is the SDK's import and little else (bench/bench_mcp.py measures both).
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from ..core.index import Index, Segment, SessionMeta
     from ..core.model import Message
     from ..core.search import Filters, SearchResult
@@ -91,6 +93,18 @@ SessionId = Annotated[
 Project = Annotated[
     str | None, Field(description="Only sessions of this project: its folder name (e.g. 'api') or full path.")
 ]
+
+
+def _since_at(since: str | None) -> datetime | None:
+    """A tool's ``since`` as a moment (None when not given); a ToolError naming it when it is no time."""
+    from ..core.search import parse_since
+
+    if not since:
+        return None
+    try:
+        return parse_since(since)
+    except ValueError:
+        raise ToolError(f"since={since!r} is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD") from None
 
 
 def _checked_project(project: str | None) -> str | None:
@@ -539,21 +553,14 @@ class Tools:
         """Search this person's past Cursor sessions for the query; the best sessions come first, each with its id,
         project, date and the passages that matched. Use it before solving something that may have been solved
         before. Pass an id to `show` to read the session."""
-        from ..core.search import Filters, parse_since, search
+        from ..core.search import Filters, search
         from .fastpath import searched_words
         from .views import search_json, search_text
 
         if not query.strip():
             raise ToolError("the query is empty: give a few words to look for, e.g. 'cache invalidation'")
         project = _checked_project(project)
-        since_at = None
-        if since:
-            try:
-                since_at = parse_since(since)
-            except ValueError:
-                raise ToolError(
-                    f"since={since!r} is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD"
-                ) from None
+        since_at = _since_at(since)
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
@@ -592,21 +599,30 @@ class Tools:
     def recent(
         self,
         project: Project = None,
+        since: Annotated[
+            str | None,
+            Field(description="Only sessions updated since then: 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD."),
+        ] = None,
         limit: Annotated[int, Field(description="At most this many sessions, 1–50 (more is 50).")] = 10,
     ) -> CallToolResult:
-        """List the most recently active Cursor sessions, newest first, optionally only those of one project: one line
-        each with id, last activity, source, project and title. Use it to pick up recent work."""
+        """List the most recently active Cursor sessions, newest first, optionally only those of one project or
+        updated since a time: one line each with id, last activity, source, project and title. Use it to pick up
+        recent work, or to say what was done this past week (since="7d")."""
         from ..core.library import newest_sessions
         from .views import session_json, session_line
 
         project = _checked_project(project)
+        since_at = _since_at(since)
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
         project = _one_project(index, project)
-        sessions = newest_sessions(index, project=project, limit=within("limit", limit, 1, 50))
+        after = since_at.timestamp() if since_at else 0.0
+        sessions = newest_sessions(index, project=project, limit=within("limit", limit, 1, 50), since=after)
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
+        elif since and index.session_count:
+            text = unknown_project(index, project) or f"No session was updated since {since}."
         else:
             text = unknown_project(index, project) or "No sessions are indexed yet."
         return answer(text, {"sessions": [session_json(meta) for meta in sessions]})

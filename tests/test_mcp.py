@@ -378,6 +378,16 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
         assert len(api) == 10 and {s["project"] for s in api} == {"api"}
         assert api[0]["id"] == "c0ffee01-cache"
 
+        since = (T0 - timedelta(days=3)).date().isoformat()
+        lately = (await ok(session, "recent", since=since)).structured_content["sessions"]
+        assert [s["id"] for s in lately] == ["0long000-web", "c0ffee01-cache", "1de0c0de-ide"]
+        future = await ok(session, "recent", since="2099-01-01")
+        assert text(future) == "No session was updated since 2099-01-01."
+        assert await refused(session, "recent", since="lately") == (
+            "Error executing tool recent: since='lately' is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo or "
+            "YYYY-MM-DD"
+        )
+
         nothing = await ok(session, "recent", project="no-such-project")
         assert nothing.structured_content == {"schema_version": 1, "sessions": []}
         assert "No session of project 'no-such-project' is indexed" in text(nothing)

@@ -1,0 +1,63 @@
+"""``deja sessions --since``: what a person did lately, as ``deja search --since`` reads the period."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from harness import run_deja
+
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+#: (id, folder, days back) of each chat: two projects, the newest first.
+CHATS = [
+    ("00000000-0000-4000-8000-0000000000a0", "/work/web", 0.1),
+    ("00000000-0000-4000-8000-0000000000a1", "/work/api", 2),
+    ("00000000-0000-4000-8000-0000000000a2", "/work/web", 5),
+    ("00000000-0000-4000-8000-0000000000a3", "/work/api", 40),
+]
+
+
+@pytest.fixture
+def home(fake_home: Path) -> Path:
+    now = datetime.now(UTC)
+    for chat_id, folder, days in CHATS:
+        when = now - timedelta(days=days)
+        write_transcript(
+            transcript_path(fake_home / ".cursor", folder, chat_id),
+            [user_turn(f"the chat of {days} days back", when), assistant_turn("Done.", when)],
+        )
+    return fake_home
+
+
+def _ids(*args: str) -> list[str]:
+    result = run_deja("sessions", *args)
+    assert result.returncode == 0, result.stderr
+    return [line.split()[0] for line in result.stdout.splitlines() if line.startswith("0000")]
+
+
+def test_since_lists_the_sessions_updated_in_that_period_newest_first(home: Path) -> None:
+    assert _ids("--since", "3d") == [CHATS[0][0], CHATS[1][0]]
+    assert _ids("--since", "1w") == [chat_id for chat_id, _, _ in CHATS[:3]]
+    assert _ids("--since", "7d", "--project", "work-api") == [CHATS[1][0]]
+    assert _ids("--since", (datetime.now() - timedelta(days=60)).strftime("%Y-%m-%d")) == [c[0] for c in CHATS]
+
+
+def test_a_full_page_counts_the_sessions_of_the_period_it_left_out(home: Path) -> None:
+    result = run_deja("sessions", "--since", "7d", "--limit", "1")
+    assert result.stdout.splitlines()[-1] == "2 more; --limit to see them"
+
+
+def test_a_period_with_no_session_says_which_filter_left_nothing(home: Path) -> None:
+    result = run_deja("sessions", "--since", "1h")
+    assert result.returncode == 0
+    assert result.stdout.strip() == "No sessions with --since 1h; drop the filter to see the 4 in the index."
+
+
+def test_a_since_that_is_no_time_is_a_usage_error(home: Path) -> None:
+    result = run_deja("sessions", "--since", "lately")
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "deja: --since 'lately' is not a date: use 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD"
+    )
