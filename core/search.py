@@ -1335,8 +1335,9 @@ def _exchange(
 
 
 def parse_since(value: str, now: datetime | None = None) -> datetime:
-    """``30d``, ``12h``, ``2w``, ``45m`` (minutes, as ``docker logs --since`` reads it), ``3mo``, ``1y`` or
-    ``YYYY-MM-DD`` (a local day's first moment) as an aware datetime; ValueError otherwise.
+    """``30d``, ``12h``, ``2w``, ``45m`` (minutes, as ``docker logs --since`` reads it), ``3mo``, ``1y``,
+    ``YYYY-MM-DD``, ``today`` or ``yesterday`` (a local day's first moment) as an aware datetime; ValueError
+    otherwise.
 
     A period longer than the clock's past is the epoch (``--since 99999999d``: everything), not an overflow.
     """
@@ -1350,11 +1351,18 @@ def parse_since(value: str, now: datetime | None = None) -> datetime:
         amount, unit = min(int(match.group(1)), 10**12), match.group(2)
         days = {"h": 1 / 24, "d": 1, "w": 7, "m": 1 / 1440, "min": 1 / 1440, "mo": 30, "y": 365}[unit] * amount
         return datetime.fromtimestamp(max(now.timestamp() - days * 86400, 0), tz=UTC)
+    if value.lower() in _DAYS_BACK:
+        day = datetime.fromtimestamp(now.timestamp()).date().toordinal() - _DAYS_BACK[value.lower()]
+        return _local_moment(datetime.fromordinal(day))
     try:
         parsed = datetime.fromisoformat(value)
         return parsed if parsed.tzinfo else _local_moment(parsed)
     except OverflowError:  # (0001-01-01 in a zone east of UTC)
         raise ValueError(value) from None
+
+
+#: The days ``--since`` names by a word, as days back from today.
+_DAYS_BACK = {"today": 0, "yesterday": 1}
 
 
 def _local_moment(naive: datetime) -> datetime:

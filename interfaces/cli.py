@@ -18,6 +18,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ..core import paths
+from ..core.dates import SINCE_FORMS
 from ..core.index import Index, SessionMeta
 from ..core.library import NotFound, find_session, newest_sessions
 from .about import version
@@ -200,7 +201,7 @@ def search_cli(
         typer.Option(
             "--since",
             metavar="WHEN",
-            help="Only sessions updated since: 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD.",
+            help=f"Only sessions updated since: {SINCE_FORMS}.",
         ),
     ] = None,
     limit: Annotated[
@@ -238,7 +239,7 @@ def sessions_command(
         typer.Option(
             "--since",
             metavar="WHEN",
-            help="Only sessions updated since: 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD.",
+            help=f"Only sessions updated since: {SINCE_FORMS}.",
         ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=1, help="How many sessions to list.")] = 20,

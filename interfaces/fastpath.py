@@ -525,18 +525,17 @@ def _check_pattern(pattern: str | None) -> None:
 
 def since_option(since: str | None) -> datetime | None:
     """``--since`` as typed, as a moment (None when not given); a usage error (exit 2) when it is no time."""
+    from ..core.dates import SINCE_FORMS
     from ..core.search import parse_since
 
     if since is None:
         return None
     if not since.strip():
-        raise Failed("--since is empty: give a time, 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD", code=2)
+        raise Failed(f"--since is empty: give a time, {SINCE_FORMS}", code=2)
     try:
         return parse_since(since)
     except ValueError:
-        raise Failed(
-            f"--since {since!r} is not a date: use 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD", code=2
-        ) from None
+        raise Failed(f"--since {since!r} is not a date: use {SINCE_FORMS}", code=2) from None
 
 
 def searched_words(query: str) -> str:

@@ -45,6 +45,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ..core import detached, paths
+from ..core.dates import SINCE_FORMS
 from ..core.keys import readable_path
 from .about import version
 from .mcp_refresh import Refresher
@@ -104,7 +105,7 @@ def _since_at(since: str | None) -> datetime | None:
     try:
         return parse_since(since)
     except ValueError:
-        raise ToolError(f"since={since!r} is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD") from None
+        raise ToolError(f"since={since!r} is not a time: use {SINCE_FORMS}") from None
 
 
 def _checked_project(project: str | None) -> str | None:
@@ -541,9 +542,7 @@ class Tools:
         ] = None,
         since: Annotated[
             str | None,
-            Field(
-                description="Only sessions updated since then: 30d, 12h, 45m (minutes), 2w, 3mo or a date YYYY-MM-DD."
-            ),
+            Field(description=f"Only sessions updated since then: {SINCE_FORMS}."),
         ] = None,
         limit: Annotated[
             int,
@@ -601,7 +600,7 @@ class Tools:
         project: Project = None,
         since: Annotated[
             str | None,
-            Field(description="Only sessions updated since then: 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD."),
+            Field(description=f"Only sessions updated since then: {SINCE_FORMS}."),
         ] = None,
         limit: Annotated[int, Field(description="At most this many sessions, 1–50 (more is 50).")] = 10,
     ) -> CallToolResult:

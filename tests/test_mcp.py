@@ -384,8 +384,8 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
         future = await ok(session, "recent", since="2099-01-01")
         assert text(future) == "No session was updated since 2099-01-01."
         assert await refused(session, "recent", since="lately") == (
-            "Error executing tool recent: since='lately' is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo or "
-            "YYYY-MM-DD"
+            "Error executing tool recent: since='lately' is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo, "
+            "YYYY-MM-DD, today or yesterday"
         )
 
         nothing = await ok(session, "recent", project="no-such-project")
@@ -455,7 +455,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(history: His
         assert "limit" in await refused(session, "search", query="cache", limit=-1)
         assert "limit" in await refused(session, "recent", limit=0)
         assert "source" in await refused(session, "search", query="cache", source="vscode")
-        assert "since='yesterday'" in await refused(session, "search", query="cache", since="yesterday")
+        assert "since='last tuesday'" in await refused(session, "search", query="cache", since="last tuesday")
         assert "no session has the id 'nope'" in await refused(session, "show", session_id="nope")
         assert "matches 10 sessions" in await refused(session, "show", session_id="f1a0000")
         assert "empty session id" in await refused(session, "show", session_id="")

@@ -59,5 +59,17 @@ def test_a_since_that_is_no_time_is_a_usage_error(home: Path) -> None:
     result = run_deja("sessions", "--since", "lately")
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        "deja: --since 'lately' is not a date: use 30d, 12h, 45m (minutes), 2w, 3mo or YYYY-MM-DD"
+        "deja: --since 'lately' is not a date: use 30d, 12h, 45m (minutes), 2w, 3mo, YYYY-MM-DD, today or yesterday"
     )
+
+
+def test_today_and_yesterday_start_at_that_days_first_local_moment(home: Path) -> None:
+    """``today`` is since this morning's midnight, ``yesterday`` since the one before, in the asker's own zone."""
+    now = datetime.now()
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    for word, start in (("today", midnight), ("yesterday", midnight - timedelta(days=1))):
+        expected = [c[0] for c in CHATS if now - timedelta(days=c[2]) >= start]
+        assert _ids("--since", word) == expected, word
+        assert _ids("--since", word.upper()) == expected, word
+    found = run_deja("search", "chat", "--since", "yesterday")
+    assert found.returncode == 0 and CHATS[0][0] in found.stdout and CHATS[2][0] not in found.stdout
