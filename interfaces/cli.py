@@ -541,12 +541,29 @@ def _typer_main() -> int:
         message = " ".join(exc.format_message().split()).rstrip(".")
         ctx = getattr(exc, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if exc.exit_code == 2 and ctx is not None else ""
-        say(f"{message}{hint}")
+        say(f"{message}{_sessions_hint(exc, ctx) or hint}")
         return exc.exit_code
     except typer.Abort:
         sys.stderr.write("deja: interrupted\n")
         return 130
     return code if isinstance(code, int) else 0
+
+
+def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
+    """For ``deja search --since 7d`` with no words, the command that lists a period's sessions (of the project and
+    source given too)."""
+    from ..core.search import parse_since
+
+    given = ctx.params if ctx is not None and ctx.command_path == "deja search" else {}
+    words = getattr(exc, "param", None) if isinstance(exc, typer.BadParameter) else None  # (missing: it takes any)
+    if not given.get("since") or words is None or words.name != "words":
+        return ""
+    try:
+        parse_since(given["since"])
+    except ValueError:
+        return ""
+    flags = " ".join(f"--{name} {quote(given[name])}" for name in ("project", "source", "since") if given.get(name))
+    return f": `deja sessions {flags}` lists the sessions of that period, without words"
 
 
 __all__ = ["app", "run", "paths"]

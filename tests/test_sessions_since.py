@@ -73,3 +73,17 @@ def test_today_and_yesterday_start_at_that_days_first_local_moment(home: Path) -
         assert _ids("--since", word.upper()) == expected, word
     found = run_deja("search", "chat", "--since", "yesterday")
     assert found.returncode == 0 and CHATS[0][0] in found.stdout and CHATS[2][0] not in found.stdout
+
+
+def test_a_search_with_a_period_and_no_words_names_the_listing_of_that_period(home: Path) -> None:
+    result = run_deja("search", "--project", "work-api", "--since", "7d")
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "deja: Missing argument 'WORDS': `deja sessions --project work-api --since 7d` lists the sessions of that "
+        "period, without words"
+    )
+    hinted = result.stderr.split("`")[1].split()[2:]
+    assert _ids(*hinted) == [CHATS[1][0]]
+    assert run_deja("search", "--since", "a while").stderr.strip() == (
+        "deja: Missing argument 'WORDS' (see `deja search --help`)"
+    )
