@@ -257,7 +257,8 @@ def sessions_command(
         emit_json({"sessions": [session_json(m) for m in chosen]})
     elif chosen:
         width = terminal_width()
-        project_width = min(max(text_columns(m.project or NO_PROJECT) for m in chosen), 18)
+        project_width = max(text_columns(m.project or NO_PROJECT) for m in chosen)
+        project_width = min(project_width, 18) if width is not None else project_width  # (a pipe's lines are whole)
         ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]
         id_width = max(map(len, ids))
         for meta, shown_id in zip(chosen, ids, strict=True):
@@ -280,7 +281,8 @@ NO_PROJECT = "(no project)"
 def session_row(meta: SessionMeta, project_width: int, shown_id: str) -> str:
     """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut."""
     project = meta.project or NO_PROJECT
-    return f"{shown_id}  {when(meta.updated)}  {padded(project, project_width)}  {meta.title or '(untitled)'}"
+    shown = padded(fit(project, project_width), project_width)  # (cut to its column, so the titles line up)
+    return f"{shown_id}  {when(meta.updated)}  {shown}  {meta.title or '(untitled)'}"
 
 
 def _more_sessions(index: Index, project: str | None, source: str | None, since: float, shown: int) -> int:
@@ -350,8 +352,12 @@ def stats_command(json: JsonFlag = False) -> None:
         echo(_stats_row(name, 12, row))
     if projects:
         echo("projects:")
-    for name, row in list(projects.items())[:20]:
-        echo(_stats_row(name, 24, row))
+    listed = list(projects.items())[:20]
+    name_width = max([24, *(text_columns(name) for name, _ in listed)])
+    if (width := terminal_width()) is not None:  # (a name too long for the terminal is cut, the counts kept)
+        name_width = min(name_width, max(24, width - len(_stats_row("", 0, {"sessions": 0, "messages": 0}))))
+    for name, row in listed:
+        echo(_stats_row(name, name_width, row))
     echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
 
 
@@ -388,10 +394,11 @@ def _project_rows(per_key: dict[str, dict[str, int]], shown: dict[str, tuple[str
 
 
 def _stats_row(name: str, width: int, row: dict[str, int]) -> str:
-    """One row of ``deja stats``: its counts right-aligned, each read as a count (1 session, 2 sessions)."""
+    """One row of ``deja stats``: the name in ``width`` columns (cut to them), its counts right-aligned, each read
+    as a count (1 session, 2 sessions)."""
     sessions, messages = row["sessions"], row["messages"]
     return (
-        f"  {padded(name, width)} {sessions:>6} {noun_for(sessions, 'session'):<8}"
+        f"  {padded(fit(name, width), width)} {sessions:>6} {noun_for(sessions, 'session'):<8}"
         f" {messages:>8} {noun_for(messages, 'message')}"
     )
 

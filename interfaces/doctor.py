@@ -658,7 +658,8 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
     signals: Counter[str] = Counter()
     unread = 0
     for _, _, meta in index.sessions():
-        signals[meta.project_from if meta.project_dir else ""] += 1
+        # (a transcript folder's name decoded to no folder on disk names its chats' project as it is, folder unknown)
+        signals[meta.project_from if meta.project_dir else NAME_ALONE if meta.project else ""] += 1
         unread += meta.source == "cursor-ide" and not meta.messages
     status = IndexStatus(
         path=str(directory),
@@ -674,6 +675,10 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
         editor_chats_unread=unread,
     )
     return status, state, ""
+
+
+#: What placed a session in a project known by its name alone: its transcript folder's, no folder on disk.
+NAME_ALONE = "a transcript folder's name alone (no such folder)"
 
 
 def _signal_rank(signal: str) -> tuple[int, str]:
