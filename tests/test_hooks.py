@@ -267,6 +267,16 @@ def test_prompt_recalls_the_turns_that_answer_it(indexed: Machine) -> None:
     assert "pip install -e ." in body
 
 
+def test_a_cursor_event_without_its_version_field_is_answered_in_cursors_shape(indexed: Machine) -> None:
+    """Cursor sets ``CURSOR_VERSION`` in every hook process: a build whose payload drops ``cursor_version`` and names
+    the event as Claude Code does is still Cursor's, whose prompt hook reads ``additional_context`` only (trial16 F7)."""
+    prompt = "why do the prices go stale when I switch the locale?"
+    payload = claude("UserPromptSubmit", "s-2", indexed.api, prompt=prompt)
+    answer = indexed.run("hook-prompt", payload, CURSOR_VERSION="3.20.17")
+    assert set(answer.output or {}) == {"additional_context"}
+    assert "The cache key in api/cache.py omits the locale" in answer.text
+
+
 def test_prompt_answers_claude_code_in_its_shape(indexed: Machine) -> None:
     prompt = "why do the prices go stale when I switch the locale?"
     answer = indexed.run("hook-prompt", claude("UserPromptSubmit", "s-1", indexed.api, prompt=prompt))
