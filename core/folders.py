@@ -194,8 +194,10 @@ def ide_user_folder(platform: str | None = None, environment: bool = True) -> st
     return os.path.join(home(), ".config", "Cursor", "User")
 
 
+#: The folder of the editor's global database, in its ``User`` folder: Cursor keeps no ``workspace.json`` there.
+GLOBAL_STORAGE = "globalStorage"
 #: What Cursor keeps in its ``User`` folder that deja reads.
-_STORAGE = ("globalStorage", "workspaceStorage")
+_STORAGE = (GLOBAL_STORAGE, "workspaceStorage")
 
 
 def user_folder(root: str) -> str:
@@ -221,7 +223,7 @@ def ide_databases(root: str | None = None) -> list[str]:
         names = sorted(os.listdir(workspaces))
     except OSError:
         names = []
-    found = [os.path.join(root, "globalStorage", "state.vscdb")]
+    found = [os.path.join(root, GLOBAL_STORAGE, "state.vscdb")]
     found += [os.path.join(workspaces, name, "state.vscdb") for name in names]
     return [db for db in found if os.path.isfile(db)]
 

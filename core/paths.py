@@ -57,6 +57,7 @@ def missing_overrides() -> list[tuple[str, Path]]:
 
 
 include_subagents = folders.include_subagents
+GLOBAL_STORAGE = folders.GLOBAL_STORAGE
 
 
 def deja_home(environment: bool = True) -> Path:

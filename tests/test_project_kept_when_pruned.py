@@ -169,3 +169,17 @@ def test_a_workspace_json_that_names_another_folder_moves_its_chats(machine: Mac
     write_workspace_json(machine.user / "workspaceStorage" / WORKSPACE, folder=machine.shop.as_uri())
     _index()
     _assert_placed(machine.shop, "allComposers")
+
+
+def test_a_workspace_json_beside_the_global_database_places_nothing(machine: Machine) -> None:
+    """Cursor keeps no ``workspace.json`` beside its global database: one found there is not a workspace's, so it
+    places none of the chats that database holds, on a refresh or ``--full``, and a refresh does not read them
+    again for it (the check does not look for it: one ``stat`` less at every ``deja search``)."""
+    machine.global_db()
+    _index()
+    write_workspace_json(machine.user / "globalStorage", folder=machine.billing.as_uri())
+    assert _index()["updated"] == 0
+    assert _chat()["project_dir"] == ""
+    _index("--full")
+    assert _chat()["project_dir"] == ""
+    assert _in_project("billing") == []

@@ -17,7 +17,7 @@ import time
 from itertools import islice
 
 from ..cjson import load_json, load_json_head
-from ..folders import cli_roots, ide_databases, include_subagents
+from ..folders import GLOBAL_STORAGE, cli_roots, ide_databases, include_subagents
 from ..index.format import IndexUnreadable, read_manifest
 from ..index.light import LIGHT
 from ..record import Record
@@ -240,8 +240,12 @@ def wal_sigs(db: StrPath) -> list[tuple[int, int] | None]:
 def database_sigs(db: StrPath) -> list[tuple[int, int] | None]:
     """An editor database's signature (``wal_sigs``) with its folder's ``workspace.json``'s: the file naming the
     folder of a workspace's chats may appear or change with no write to the database (trial14 F4). The global
-    database has none: its third signature stays None."""
-    return [*wal_sigs(db), stat_sig(os.path.join(os.path.dirname(db), "workspace.json"))]
+    database has none (nor does its reader look for one there: ``Projects.editor_project``): its third signature
+    is None with no ``stat`` asked, as an index that stat'ed it recorded it."""
+    folder = os.path.dirname(db)
+    if os.path.basename(folder) == GLOBAL_STORAGE:
+        return [*wal_sigs(db), None]
+    return [*wal_sigs(db), stat_sig(os.path.join(folder, "workspace.json"))]
 
 
 def store_sigs(chat_dir: str | None) -> list[tuple[int, int] | None]:

@@ -463,8 +463,9 @@ def _cli_changes(
             changed[sid] = chat
     if targets is None:
         roots = paths.cli_roots()
+        prefixes = root_prefixes(roots)
         missing = {sid: r.cli for sid, r in book.items() if r.cli and sid not in found}
-        missing = {sid: cli for sid, cli in missing.items() if not out_of_sight(cli, roots)}
+        missing = {sid: cli for sid, cli in missing.items() if not out_of_sight(cli, roots, prefixes)}
     else:
         missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
     kept = {sid: cli for sid, cli in missing.items() if _still_there(sid, cli)}
@@ -517,10 +518,11 @@ def transcript_unread(chat: ChatState, now: ChatState | None) -> bool:
 def out_of_sight_sources(book: Bookkeeping, roots: list[Path]) -> list[str]:
     """The files ``book``'s sessions were read from that lie, still on disk, under none of ``roots``: read while
     another environment's ``CURSOR_DATA_DIR``, ``CURSOR_CONFIG_DIR`` or ``XDG_CONFIG_HOME`` was set."""
+    prefixes = root_prefixes(roots)
     return sorted(
         _source(chat.cli)
         for _, chat in book.items()
-        if chat.where is not None and chat.cli and out_of_sight(chat.cli, roots)
+        if chat.where is not None and chat.cli and out_of_sight(chat.cli, roots, prefixes)
     )
 
 
@@ -542,14 +544,21 @@ def source_of(chat: ChatState) -> str:
     return (_source(chat.cli) if chat.cli else "") or chat.ide_db or ""
 
 
-def out_of_sight(chat: CliState, roots: list[Path]) -> bool:
+def root_prefixes(roots: list[Path]) -> tuple[str, ...]:
+    """Each of ``roots`` as a path below it begins (``out_of_sight``'s ``prefixes``), made once for a call that
+    asks of every chat on record (doctor, a full refresh's chats not found)."""
+    return tuple(os.path.join(root, "") for root in roots)
+
+
+def out_of_sight(chat: CliState, roots: list[Path], prefixes: tuple[str, ...]) -> bool:
     """A chat the walk did not find that is still on disk outside every root it walked: another environment's
     roots found it (as for an editor database, ``_plan_ide``), so it is not gone. Below a root where the links on
     its way lead counts as below it: an index built before the roots were named so (``folders.real_folder``)
-    spelt its files through a link, and ``deja index --full`` was refused for them."""
+    spelt its files through a link, and ``deja index --full`` was refused for them. ``prefixes`` are the roots'
+    ``root_prefixes``."""
     source = _source(chat)
     # (as spelt below a root: no ``stat``, the case of nearly every chat, which doctor asks of each: review25 R25-5)
-    if not source or source.startswith(tuple(os.path.join(root, "") for root in roots)):
+    if not source or source.startswith(prefixes):
         return False
     if not os.path.isfile(source):
         return False

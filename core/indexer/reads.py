@@ -71,7 +71,8 @@ class Placements:
             return cls()
 
     def keep(self, session: Session) -> Session:
-        """``session``, with the project its old copy had when it has none now."""
+        """``session``, or a copy of it with the project its old copy had when it has none now (``session`` itself
+        is left as read)."""
         if session.project_dir or self.book is None:
             return session
         try:
@@ -81,9 +82,11 @@ class Placements:
             old = segment.session(where.ordinal) if segment and where else None
         except IndexUnreadable:  # a damaged shard or segment of the index it replaces: nothing to keep
             return session
-        if old is not None and old.project_dir:
-            session.project, session.project_dir, session.project_from = old.project, old.project_dir, old.project_from
-        return session
+        if old is None or not old.project_dir:
+            return session
+        return msgspec.structs.replace(
+            session, project=old.project, project_dir=old.project_dir, project_from=old.project_from
+        )
 
 
 class Unread(msgspec.Struct):

@@ -229,7 +229,7 @@ class Projects:
             ("workspaceProjectDir", lambda: chat.bubble_dir),
             ("workspaceIdentifier", lambda: chat.identifier_dir),
             ("composerHeaders", lambda: self._header_folder(chat.header_id, chat.header_dir, chat.touched)),
-            ("workspace database", lambda: self._chat_folder(self.workspace_folders(chat.stored_in), chat.touched)),
+            ("workspace database", lambda: self._chat_folder(self._database_folders(chat.stored_in), chat.touched)),
             ("allComposers", lambda: self._listed.get(chat.chat_id, "")),
             ("transcript folder", lambda: self.folder_for_slug(self._transcript_slugs.get(chat.chat_id, ""))),
             ("glass project", lambda: self._glass_members.get(chat.chat_id, "")),
@@ -285,6 +285,11 @@ class Projects:
         if workspace_dir not in self._workspace_json:
             self._workspace_json[workspace_dir] = read_workspace_json(workspace_dir / "workspace.json", self.problems)
         return self._workspace_json[workspace_dir]
+
+    def _database_folders(self, stored_in: Path) -> list[str]:
+        """The folders of the workspace whose database stores a chat, or [] for the global database: Cursor keeps
+        no ``workspace.json`` beside it, and a refresh does not look for one (``glance.database_sigs``)."""
+        return [] if stored_in.name == paths.GLOBAL_STORAGE else self.workspace_folders(stored_in)
 
     def workspace_folder(self, workspace_dir: Path) -> str:
         """The (first) folder ``workspace_dir/workspace.json`` names, or ""."""
