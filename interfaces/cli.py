@@ -264,7 +264,7 @@ def sessions_command(
             echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
         if len(chosen) == limit and (more := _more_sessions(index, meant, source, after, limit)):
             echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
-    elif project and not source and (above := project_above(index, project)):
+    elif project and (above := project_above(index, project)):
         echo(f"No session ran in {project} or below it; its project is {above}: give --project {quote(above)}")
     elif index.session_count and (flags := filter_flags(project=project, source=source, since=since)):
         echo(

@@ -103,3 +103,5 @@ def test_a_period_of_a_folder_below_a_project_names_the_project(fake_home: Path)
         said = run_deja(*verb, "--project", ".", "--since", "7d", cwd=shop / "src").stdout
         assert said == f"No session ran in . or below it; its project is {shop}: give --project {shop}\n", verb
     assert _ids("--project", str(shop), "--since", "7d") == [CHATS[0][0]]
+    said = run_deja("sessions", "--project", ".", "--source", "cursor-cli", cwd=shop / "src").stdout  # (README: any)
+    assert said == f"No session ran in . or below it; its project is {shop}: give --project {shop}\n"
