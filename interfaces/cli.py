@@ -551,8 +551,9 @@ def _typer_main() -> int:
 
 def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
     """For ``deja search --since 7d`` with no words, the command that lists a period's sessions (of the project and
-    source given too)."""
+    source given too), when ``deja sessions`` takes those flags."""
     from ..core.search import parse_since
+    from .fastpath import Failed
 
     given = ctx.params if ctx is not None and ctx.command_path == "deja search" else {}
     words = getattr(exc, "param", None) if isinstance(exc, typer.BadParameter) else None  # (missing: it takes any)
@@ -560,7 +561,9 @@ def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
         return ""
     try:
         parse_since(given["since"])
-    except ValueError:
+        check_source(given.get("source"))
+        check_project(given.get("project"))
+    except (ValueError, Failed):
         return ""
     flags = " ".join(f"--{name} {quote(given[name])}" for name in ("project", "source", "since") if given.get(name))
     return f": `deja sessions {flags}` lists the sessions of that period, without words"

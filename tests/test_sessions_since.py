@@ -84,9 +84,10 @@ def test_a_search_with_a_period_and_no_words_names_the_listing_of_that_period(ho
     )
     hinted = result.stderr.split("`")[1].split()[2:]
     assert _ids(*hinted) == [CHATS[1][0]]
-    assert run_deja("search", "--since", "a while").stderr.strip() == (
-        "deja: Missing argument 'WORDS' (see `deja search --help`)"
-    )
+    for flags in (["--since", "a while"], ["--source", "cursor", "--since", "7d"], ["--project", "/", "--since", "7d"]):
+        assert run_deja("search", *flags).stderr.strip() == (  # (no command that would fail in turn)
+            "deja: Missing argument 'WORDS' (see `deja search --help`)"
+        ), flags
 
 
 def test_a_period_of_a_folder_below_a_project_names_the_project(fake_home: Path) -> None:
