@@ -129,7 +129,7 @@ def newest_sessions(
     scan = SOURCE_SCAN_LIMIT if wanted is not None else limit
     found: list[SessionMeta] = []
     seen: set[str] = set()
-    for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000)):
+    for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000), since=since):
         ordinal = segment.doc(doc).ordinal
         session_keys = segment.session_keys(ordinal)
         if session_keys.updated < since:  # (newest first: every one after it is older still)

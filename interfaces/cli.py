@@ -265,7 +265,7 @@ def sessions_command(
             echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
         if len(chosen) == limit and (more := _more_sessions(index, meant, source, after, limit)):
             echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
-    elif project and not source and not since and (above := project_above(index, project)):
+    elif project and (above := project_above(index, project)):
         echo(f"No session ran in {project} or below it; its project is {above}: give --project {quote(above)}")
     elif index.session_count and (flags := filter_flags(project=project, source=source, since=since)):
         echo(
@@ -558,8 +558,9 @@ def _typer_main() -> int:
 
 def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
     """For ``deja search --since 7d`` with no words, the command that lists a period's sessions (of the project and
-    source given too)."""
+    source given too), when ``deja sessions`` takes those flags."""
     from ..core.search import parse_since
+    from .fastpath import Failed
 
     given = ctx.params if ctx is not None and ctx.command_path == "deja search" else {}
     words = getattr(exc, "param", None) if isinstance(exc, typer.BadParameter) else None  # (missing: it takes any)
@@ -567,7 +568,9 @@ def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
         return ""
     try:
         parse_since(given["since"])
-    except ValueError:
+        check_source(given.get("source"))
+        check_project(given.get("project"))
+    except (ValueError, Failed):
         return ""
     flags = " ".join(f"--{name} {quote(given[name])}" for name in ("project", "source", "since") if given.get(name))
     return f": `deja sessions {flags}` lists the sessions of that period, without words"

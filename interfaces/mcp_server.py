@@ -621,7 +621,8 @@ class Tools:
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
         elif since and index.session_count:
-            text = unknown_project(index, project) or f"No session was updated since {since}."
+            of = f" of project {project!r}" if project else ""
+            text = unknown_project(index, project) or f"No session{of} was updated since {since}."
         else:
             text = unknown_project(index, project) or "No sessions are indexed yet."
         return answer(text, {"sessions": [session_json(meta) for meta in sessions]})

@@ -383,6 +383,8 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
         assert [s["id"] for s in lately] == ["0long000-web", "c0ffee01-cache", "1de0c0de-ide"]
         future = await ok(session, "recent", since="2099-01-01")
         assert text(future) == "No session was updated since 2099-01-01."
+        quiet = await ok(session, "recent", project="api", since="2099-01-01")  # (another's may have been)
+        assert text(quiet) == "No session of project 'api' was updated since 2099-01-01."
         assert await refused(session, "recent", since="lately") == (
             "Error executing tool recent: since='lately' is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo, "
             "YYYY-MM-DD, today or yesterday"

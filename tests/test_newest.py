@@ -10,6 +10,7 @@ import pytest
 from deja.core.index import Index, Segment
 from deja.core.indexer import refresh
 from deja.core.keys import project_key
+from deja.core.library import newest_sessions
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 CHATS = 60
@@ -56,3 +57,23 @@ def test_newest_reads_on_past_deleted_sessions_to_find_live_ones(indexed: tuple[
         assert _ids(index.newest(key, limit=3)) == ["00000029", "00000028", "00000027"]
     finally:
         segment.deleted = kept
+
+
+@pytest.mark.unit
+def test_a_period_reads_the_postings_of_that_period_not_the_whole_list(
+    indexed: tuple[Index, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full page of ``deja sessions --since 10d`` counts the sessions of the period it left out: that reads the
+    period's postings, not those of the whole history (every one of 100k sessions, for a period of ten)."""
+    index, key = indexed
+    since = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=50)
+    read: list[int] = []
+    postings = Segment.postings
+    monkeypatch.setattr(Segment, "postings", lambda s, *at: read.append(len(found := postings(s, *at))) or found)
+    project = index.segments[0].session(0).project_dir
+    chosen = newest_sessions(index, project=project, limit=1_000_000, since=since.timestamp())
+    assert [meta.id[:8] for meta in chosen] == [f"{n:08d}" for n in range(59, 49, -1)]
+    assert sum(read) == 10
+    assert (
+        newest_sessions(index, project=project, limit=1_000_000, since=since.timestamp() + 1)[-1].id[:8] == "00000051"
+    )

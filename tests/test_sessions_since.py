@@ -84,6 +84,25 @@ def test_a_search_with_a_period_and_no_words_names_the_listing_of_that_period(ho
     )
     hinted = result.stderr.split("`")[1].split()[2:]
     assert _ids(*hinted) == [CHATS[1][0]]
-    assert run_deja("search", "--since", "a while").stderr.strip() == (
-        "deja: Missing argument 'WORDS' (see `deja search --help`)"
+    for flags in (["--since", "a while"], ["--source", "cursor", "--since", "7d"], ["--project", "/", "--since", "7d"]):
+        assert run_deja("search", *flags).stderr.strip() == (  # (no command that would fail in turn)
+            "deja: Missing argument 'WORDS' (see `deja search --help`)"
+        ), flags
+
+
+def test_a_period_of_a_folder_below_a_project_names_the_project(fake_home: Path) -> None:
+    """``--project .`` in ``shop/src`` with ``--since 7d``: no session ever ran there, which dropping the period would
+    not mend; the answer names the project, as it does without ``--since`` and as ``deja search`` does with it."""
+    shop = fake_home / "code" / "shop"
+    (shop / "src").mkdir(parents=True)
+    when = datetime.now(UTC) - timedelta(days=2)
+    write_transcript(
+        transcript_path(fake_home / ".cursor", str(shop), CHATS[0][0]),
+        [user_turn("orders pagination", when), assistant_turn("Done.", when)],
     )
+    for verb in (["sessions"], ["search", "pagination"]):
+        said = run_deja(*verb, "--project", ".", "--since", "7d", cwd=shop / "src").stdout
+        assert said == f"No session ran in . or below it; its project is {shop}: give --project {shop}\n", verb
+    assert _ids("--project", str(shop), "--since", "7d") == [CHATS[0][0]]
+    said = run_deja("sessions", "--project", ".", "--source", "cursor-cli", cwd=shop / "src").stdout  # (README: any)
+    assert said == f"No session ran in . or below it; its project is {shop}: give --project {shop}\n"

@@ -203,15 +203,10 @@ class Segment:
         search on that time, a key's postings being newest first: some twenty reads whatever the key's length, where
         reading a monorepo's list whole would cost its thousands of postings."""
         size, postings, unpack = KEYED_POSTING.size, self._postings, KEYED_POSTING.unpack_from
+        updated = self.session_keys(ordinal).updated
+        days = KEYED_POSTING.unpack(KEYED_POSTING.pack(0, updated / 86400))[1]
+        lo = self.postings_after(p_off, count, updated)  # the first posting not newer than the session
         try:
-            days = KEYED_POSTING.unpack(KEYED_POSTING.pack(0, self.session_keys(ordinal).updated / 86400))[1]
-            lo, hi = 0, count
-            while lo < hi:  # the first posting not newer than the session
-                mid = (lo + hi) // 2
-                if unpack(postings, p_off + mid * size)[1] > days:
-                    lo = mid + 1
-                else:
-                    hi = mid
             for at in range(p_off + lo * size, p_off + count * size, size):  # the postings of that time, a few
                 doc, posted = unpack(postings, at)
                 if posted != days:
@@ -221,6 +216,26 @@ class Segment:
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
         return False
+
+    def postings_after(self, p_off: int, count: int, seconds: float, at: bool = False) -> int:
+        """How many of a key's postings (``lookup``'s offset and count; newest first) were posted after ``seconds``
+        (epoch), or at it too when ``at``, as their float32 of days reads it: a binary search, some twenty reads
+        whatever the key's length. With ``at``, every posting whose exact time is ``seconds`` or later is among them
+        (rounding keeps order), and perhaps a few of a minute or two before."""
+        size, postings, unpack = KEYED_POSTING.size, self._postings, KEYED_POSTING.unpack_from
+        days = KEYED_POSTING.unpack(KEYED_POSTING.pack(0, seconds / 86400))[1]
+        lo, hi = 0, count
+        try:
+            while lo < hi:
+                mid = (lo + hi) // 2
+                posted = unpack(postings, p_off + mid * size)[1]
+                if posted > days or at and posted == days:
+                    lo = mid + 1
+                else:
+                    hi = mid
+        except _DAMAGE as exc:
+            raise self._damaged("postings.bin", exc) from None
+        return lo
 
     def impact_runs(self, p_off: int, stop: int) -> tuple[Sequence[int], list[float], bytes]:
         """A word's postings list's first ``stop`` docs (at most as many as it keeps), and their impacts as runs: each
@@ -532,8 +547,12 @@ class Index:
                     found.append(hit)
         return _chat_of_subagents(found) or found
 
-    def newest(self, key: str, limit: int, scan_limit: int = 2000) -> list[tuple[float, Segment, int]]:
-        """The newest live docs filed under an exact ``key`` (see ``deja.core.keys``): (days, segment, doc).
+    def newest(
+        self, key: str, limit: int, scan_limit: int = 2000, since: float = 0.0
+    ) -> list[tuple[float, Segment, int]]:
+        """The newest live docs filed under an exact ``key`` (see ``deja.core.keys``): (days, segment, doc); only those
+        posted at ``since`` (epoch seconds) or after when given, give or take the minute or two of a posting's float32
+        (``Segment.postings_after``: the caller checks the exact time).
 
         A key's postings are newest first, so each segment's are read a few more than ``limit`` at a time, only as
         far as it takes to find ``limit`` live ones: a hook asking for a project's three newest sessions touches a
@@ -546,6 +565,8 @@ class Index:
             order[id(segment)] = place
             p_off, count, _ = segment.lookup(key)
             taken, start, stop = 0, 0, min(count, scan_limit)
+            if since:  # (a period's sessions: read as far as its first moment, not the whole list)
+                stop = min(stop, segment.postings_after(p_off, count, since, at=True))
             while taken < limit and start < stop:
                 for doc, ordinal, days in segment.postings(p_off, start, min(stop, start + step)):
                     if ordinal in segment.deleted:
