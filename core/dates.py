@@ -34,7 +34,7 @@ MONTHS = [
     "december",
 ]
 #: What ``--since`` (and the MCP tools' ``since``) takes, as help and errors name it (``search.parse_since`` reads it).
-SINCE_FORMS = "30d, 12h, 45m (minutes), 2w, 3mo, YYYY-MM-DD, today or yesterday"
+SINCE_FORMS = "30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today or yesterday"
 _MONTH = {name: i + 1 for i, name in enumerate(MONTHS)} | {name[:3]: i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 #: What every date pattern needs: a year's first two digits, or (a month alone) a capitalised month's first letters.

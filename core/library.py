@@ -145,6 +145,16 @@ def newest_sessions(
     return found
 
 
+def sessions_left_out(
+    index: Index, shown: int, *, project: str | None = None, source: str | None = None, since: float = 0.0
+) -> int:
+    """How many sessions a listing of the ``shown`` newest (``newest_sessions`` with these filters) left out: the
+    index's count, or a count of the filtered list."""
+    if not project and not source and not since:
+        return max(index.session_count - shown, 0)
+    return len(newest_sessions(index, project=project, source=source, limit=1_000_000, since=since)) - shown
+
+
 def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str]:
     """The project ``deja wip`` and the MCP ``work`` tool's ``wip`` mean by ``folder`` (as the index spells it;
     ``on_disk``: as the disk has it, "" for a project's name, which is that project) and "", or "" and why there is

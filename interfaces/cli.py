@@ -19,8 +19,8 @@ from typer.core import TyperCommand, TyperGroup
 
 from ..core import paths
 from ..core.dates import SINCE_FORMS
-from ..core.index import Index, SessionMeta
-from ..core.library import NotFound, find_session, newest_sessions
+from ..core.index import SessionMeta
+from ..core.library import NotFound, find_session, newest_sessions, sessions_left_out
 from .about import version
 from .fastpath import (
     SearchArgs,
@@ -263,7 +263,9 @@ def sessions_command(
         id_width = max(map(len, ids))
         for meta, shown_id in zip(chosen, ids, strict=True):
             echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
-        if len(chosen) == limit and (more := _more_sessions(index, meant, source, after, limit)):
+        if len(chosen) == limit and (
+            more := sessions_left_out(index, limit, project=meant, source=source, since=after)
+        ):
             echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
     elif project and (above := project_above(index, project)):
         echo(f"No session ran in {project} or below it; its project is {above}: give --project {quote(above)}")
@@ -283,13 +285,6 @@ def session_row(meta: SessionMeta, project_width: int, shown_id: str) -> str:
     project = meta.project or NO_PROJECT
     shown = padded(fit(project, project_width), project_width)  # (cut to its column, so the titles line up)
     return f"{shown_id}  {when(meta.updated)}  {shown}  {meta.title or '(untitled)'}"
-
-
-def _more_sessions(index: Index, project: str | None, source: str | None, since: float, shown: int) -> int:
-    """How many sessions a listing of ``shown`` left out (the index's count, or a count of the filtered list)."""
-    if not project and not source and not since:
-        return max(index.session_count - shown, 0)
-    return len(newest_sessions(index, project=project, source=source, limit=1_000_000, since=since)) - shown
 
 
 @app.command("show")

@@ -607,7 +607,7 @@ class Tools:
         """List the most recently active Cursor sessions, newest first, optionally only those of one project or
         updated since a time: one line each with id, last activity, source, project and title. Use it to pick up
         recent work, or to say what was done this past week (since="7d")."""
-        from ..core.library import newest_sessions
+        from ..core.library import newest_sessions, sessions_left_out
         from .views import session_json, session_line
 
         project = _checked_project(project)
@@ -617,15 +617,20 @@ class Tools:
             return answer(STILL_INDEXING)
         project = _one_project(index, project)
         after = since_at.timestamp() if since_at else 0.0
-        sessions = newest_sessions(index, project=project, limit=within("limit", limit, 1, 50), since=after)
+        limit = within("limit", limit, 1, 50)
+        sessions = newest_sessions(index, project=project, limit=limit, since=after)
+        more = sessions_left_out(index, limit, project=project, since=after) if len(sessions) == limit else 0
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
+            if more:  # (an agent asked what was done this week must not take a page for all of it)
+                narrower = "a larger limit (up to 50)" if limit < 50 else "a shorter since, or a project"
+                text += f"\n{more} more; {narrower} shows them"
         elif since and index.session_count:
             of = f" of project {project!r}" if project else ""
-            text = unknown_project(index, project) or f"No session{of} was updated since {since}."
+            text = unknown_project(index, project) or f"No session{of} was updated in that period (since={since})."
         else:
             text = unknown_project(index, project) or "No sessions are indexed yet."
-        return answer(text, {"sessions": [session_json(meta) for meta in sessions]})
+        return answer(text, {"sessions": [session_json(meta) for meta in sessions], "more": more})
 
     def resume(self, session_id: SessionId) -> CallToolResult:
         """Get the shell command that reopens a past cursor-agent (CLI) chat where it left off, or the reason it cannot

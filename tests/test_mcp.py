@@ -379,19 +379,23 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
         assert api[0]["id"] == "c0ffee01-cache"
 
         since = (T0 - timedelta(days=3)).date().isoformat()
-        lately = (await ok(session, "recent", since=since)).structured_content["sessions"]
-        assert [s["id"] for s in lately] == ["0long000-web", "c0ffee01-cache", "1de0c0de-ide"]
+        lately = (await ok(session, "recent", since=since)).structured_content
+        assert [s["id"] for s in lately["sessions"]] == ["0long000-web", "c0ffee01-cache", "1de0c0de-ide"]
+        assert lately["more"] == 0
+        page = await ok(session, "recent", since=since, limit=2)  # (a page of a week's work says there is more)
+        assert page.structured_content["more"] == 1
+        assert text(page).splitlines()[-1] == "1 more; a larger limit (up to 50) shows them"
         future = await ok(session, "recent", since="2099-01-01")
-        assert text(future) == "No session was updated since 2099-01-01."
+        assert text(future) == "No session was updated in that period (since=2099-01-01)."
         quiet = await ok(session, "recent", project="api", since="2099-01-01")  # (another's may have been)
-        assert text(quiet) == "No session of project 'api' was updated since 2099-01-01."
+        assert text(quiet) == "No session of project 'api' was updated in that period (since=2099-01-01)."
         assert await refused(session, "recent", since="lately") == (
-            "Error executing tool recent: since='lately' is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo, "
+            "Error executing tool recent: since='lately' is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo, 1y, "
             "YYYY-MM-DD, today or yesterday"
         )
 
         nothing = await ok(session, "recent", project="no-such-project")
-        assert nothing.structured_content == {"schema_version": 1, "sessions": []}
+        assert nothing.structured_content == {"schema_version": 1, "sessions": [], "more": 0}
         assert "No session of project 'no-such-project' is indexed" in text(nothing)
 
     run(history, tmp_path, scenario)
