@@ -18,7 +18,6 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ..core import paths
-from ..core.dates import SINCE_FORMS
 from ..core.index import SessionMeta
 from ..core.library import NotFound, find_session, newest_sessions, sessions_left_out
 from .about import version
@@ -42,6 +41,7 @@ from .fastpath import (
     since_option,
     the_filters,
 )
+from .options import JsonFlag, ProjectOption, SinceOption, SourceOption
 from .verbs import register as register_work_verbs
 from .views import (
     fit,
@@ -94,8 +94,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of text.")]
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -190,20 +188,9 @@ def search_cli(
         list[str],
         typer.Argument(metavar="WORDS", help="What to look for. Quote a phrase to match it exactly: '\"cache key\"'."),
     ],
-    project: Annotated[
-        str | None, typer.Option("--project", "-p", metavar="PROJECT", help="Only this project (name or directory).")
-    ] = None,
-    source: Annotated[
-        str | None, typer.Option("--source", "-s", metavar="SOURCE", help="Only cursor-ide or cursor-cli.")
-    ] = None,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since",
-            metavar="WHEN",
-            help=f"Only sessions updated since: {SINCE_FORMS}.",
-        ),
-    ] = None,
+    project: ProjectOption = None,
+    source: SourceOption = None,
+    since: SinceOption = None,
     limit: Annotated[
         int, typer.Option("--limit", "-n", metavar="N", min=1, max=200, help="How many sessions to show.")
     ] = 10,
@@ -228,20 +215,9 @@ def search_cli(
 
 @app.command("sessions")
 def sessions_command(
-    project: Annotated[
-        str | None, typer.Option("--project", "-p", metavar="PROJECT", help="Only this project (name or directory).")
-    ] = None,
-    source: Annotated[
-        str | None, typer.Option("--source", "-s", metavar="SOURCE", help="Only cursor-ide or cursor-cli.")
-    ] = None,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since",
-            metavar="WHEN",
-            help=f"Only sessions updated since: {SINCE_FORMS}.",
-        ),
-    ] = None,
+    project: ProjectOption = None,
+    source: SourceOption = None,
+    since: SinceOption = None,
     limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=1, help="How many sessions to list.")] = 20,
     json: JsonFlag = False,
 ) -> None:

@@ -17,6 +17,7 @@ import typer
 from ..core.keys import readable_path
 from ..core.library import NotFound, find_session, newest_sessions
 from .fastpath import echo
+from .options import JsonFlag, ProjectOption
 
 if TYPE_CHECKING:
     from ..core.index import Index, Segment, SessionMeta
@@ -25,9 +26,7 @@ if TYPE_CHECKING:
 #: ``deja ctx`` keeps its digest within this many UTF-8 bytes unless told otherwise.
 CTX_BYTES = 4000
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of text.")]
 Words = Annotated[list[str], typer.Argument(metavar="WORDS", help="What the work was about, in a few words.")]
-ProjectOption = Annotated[str | None, typer.Option("--project", "-p", help="Only this project (name or directory).")]
 
 
 def _session_of(index: Index, session_id: str) -> tuple[Segment, SessionMeta]:
