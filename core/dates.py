@@ -200,6 +200,67 @@ def split_dates(query: str) -> tuple[list[tuple[str, str]], str]:
     return [(key, precision) for key, precision in found if _valid(key)], rest
 
 
+#: What every relative date needs, lowercased: "today", "yesterday", "… ago", "this/last/past week"…
+_RELATIVE_MARKS = ("today", "yesterday", " ago", "this ", "last ", "past ")
+#: "N units ago" takes a count (not a decimal's or a negative's end: "1.5 days ago", "-1 days ago" name no day) or "a".
+_RELATIVE = (
+    r"(?<![\w.,+-])(?:(?P<day>today|yesterday)|(?P<count>\d{1,3}|an?) (?P<unit>day|week|month|year)s? ago"
+    r"|(?P<which>this|last|past) (?P<period>week|month|year))\b"
+)
+
+
+def relative_dates(query: str, now: float) -> tuple[list[tuple[str, str]], str]:
+    """The days and periods ``query`` names from ``now`` as a person's own calendar has them ("yesterday", "3 days
+    ago", "last week", "this month", "2 years ago"), as (key, precision), and the query without them: they name
+    when, not what. A week is Monday to Sunday ("this week" up to today; "past week" is the seven days to today,
+    "past month" the thirty), each of its days a day's key; a month or a year is its own key ("past year": this year
+    and the last).
+
+    For the words a person types to ``deja search`` or an agent to the MCP tools, not the prompt hook's: a prompt's
+    "today" is seldom a date to look up.
+    """
+    if not any(mark in query.lower() for mark in _RELATIVE_MARKS):
+        return [], query
+    import re
+    import time
+    from datetime import date, timedelta
+
+    today = date(*time.localtime(now)[:3])
+    found: list[tuple[str, str]] = []
+
+    def days(first: date, last: date) -> None:
+        for n in range((last - first).days + 1):
+            day = first + timedelta(n)
+            found.append((day_key(day.year, day.month, day.day), "day"))
+
+    def read(match: re.Match[str]) -> str:
+        named = match.groupdict()
+        count = named["count"] or ""
+        back = 1 if count.lower() in ("a", "an") else int(count) if count else int(named["which"] == "last")
+        unit = named["unit"] or named["period"]
+        if named["day"]:
+            days(*[today - timedelta(named["day"].lower() == "yesterday")] * 2)
+        elif unit == "day":
+            days(today - timedelta(back), today - timedelta(back))
+        elif named["which"] == "past":
+            if unit == "year":
+                found.extend((year_key(today.year - n), "year") for n in (0, 1))
+            else:
+                days(today - timedelta(6 if unit == "week" else 29), today)
+        elif unit == "week":
+            monday = today - timedelta(today.weekday() + 7 * back)
+            days(monday, min(monday + timedelta(6), today))
+        elif unit == "month":
+            year, month = divmod(today.year * 12 + today.month - 1 - back, 12)
+            found.append((year_month_key(year, month + 1), "month"))
+        else:
+            found.append((year_key(today.year - back), "year"))
+        return " "
+
+    rest = re.compile(_RELATIVE, re.I).sub(read, query)
+    return found, rest
+
+
 def _valid(key: str) -> bool:
     import re
 

@@ -18,7 +18,7 @@ import time
 from _operator import itemgetter, not_, or_  # (``operator``'s C half, which the interpreter has built in)
 from itertools import chain, compress, repeat
 
-from .dates import local_period, split_dates
+from .dates import local_period, relative_dates, split_dates
 from .fields import (
     FIELD_ROLE,
     KIND_ASSISTANT,
@@ -904,19 +904,24 @@ def search(
     snippets: int = 2,
     now: float | None = None,
     budget: int | None = None,
+    relative: bool = False,
 ) -> SearchResult:
     """The sessions best matching ``query``; see the module docstring for how they are ranked.
 
     A small index is read whole, a large one as far as ``POSTINGS_BUDGET`` says. ``budget``, when given, caps that
     at so many postings a term (its highest-impact ones, a quarter of that for a common term, spread over the
     segments by size) whatever the index's size: a hook runs on every prompt and keeps its cost flat that way.
+    ``relative``: the query's "yesterday", "last week" and the like name days too (a person's or an agent's
+    search, not a prompt's).
     """
     filters = filters or Filters()
     now = now or time.time()
-    dates, undated = split_dates(query)
+    named_relatively, asked = relative_dates(query, now) if relative else ([], query)
+    dates, undated = split_dates(asked)
+    dates += named_relatively
     # A query of dates alone asks for the sessions from then; otherwise a date's words count as words too
-    # (dropping them cost 0.2 pt of R@1 on LoCoMo's tuning half).
-    text = undated if dates and not query_terms(undated)[0] else query
+    # (dropping them cost 0.2 pt of R@1 on LoCoMo's tuning half), but for a relative date's, which name no content.
+    text = undated if dates and not query_terms(undated)[0] else asked
     words, wanted_phrases = query_terms(text)
     others, gained = related(text, words)
     words += gained

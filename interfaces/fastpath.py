@@ -498,7 +498,7 @@ def search_command(args: SearchArgs) -> None:
         session_id=args.session,
         pattern=args.pattern,
     )
-    result = search(index, searched_words(query), filters=filters, limit=args.limit)
+    result = search(index, searched_words(query), filters=filters, limit=args.limit, relative=True)
     result.query = query  # (as asked: the JSON says what was searched for, as the text does)
     if args.json:
         emit_json(search_json(result))
@@ -579,7 +579,7 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -
         if above := project_above(index, filters.project):
             return f"No session ran in {filters.project} or below it; its project is {above}: give --project {quote(above)}"
         return f"No session of project {filters.project!r} is indexed; `deja sessions` lists the projects there are."
-    if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1).total):
+    if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
         given = " ".join(flags)
         return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
     return f"No session matches {quoted_query(query)}."

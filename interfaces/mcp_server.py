@@ -564,7 +564,8 @@ class Tools:
         if index is None:
             return answer(STILL_INDEXING)
         filters = Filters(project=_one_project(index, project), source=source, since=since_at)
-        result = search(index, searched_words(query).strip(), filters=filters, limit=within("limit", limit, 1, 20))
+        words = searched_words(query).strip()
+        result = search(index, words, filters=filters, limit=within("limit", limit, 1, 20), relative=True)
         result = fit_text(result)
         if result.hits:
             return answer(search_text(result), search_json(result))
