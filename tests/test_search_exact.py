@@ -140,6 +140,7 @@ def _running_sums(index: Index, query: str) -> tuple[dict[int, float], dict[int,
     others, gained = related(query, words)
     words += gained
     parts, idfs = identifier_parts(query), {}
+    bits = search_module._doc_bits(index)  # (as search keys a doc: its segment's number above it)
     scores: dict[int, float] = {}
     masks: dict[int, tuple[int, int]] = {}
 
@@ -153,7 +154,7 @@ def _running_sums(index: Index, query: str) -> tuple[dict[int, float], dict[int,
         for i, segment, p_off, count, _ in found:
             share = max(64, -(-budget * segment.ref.docs // index.total_docs))
             for doc, _, impact in segment.postings(p_off, 0, min(count, share)) if count else []:
-                key = i << 32 | doc
+                key = i << bits | doc
                 scores[key] = scores.get(key, 0.0) + weight * idf * impact
                 written, nearly = masks.get(key, (0, 0))
                 masks[key] = (written, nearly | flag) if near else (written | flag, nearly)
@@ -208,3 +209,11 @@ def test_search_gives_what_ranking_every_shortlisted_session_gives(
     monkeypatch.setattr(search_module, "BEST_TURN_BOUND", float("inf"))  # every session ranked before the first
     whole = search_module.search(index, query, limit=5, snippets=0, now=now, budget=4096)
     assert fast == whole
+
+
+def test_doc_keys_of_every_segment_stay_single_digit_ints(index: Index) -> None:
+    """A doc's key puts its segment's number just above the largest segment's docs (``_doc_bits``), not above 32
+    bits: keys below 2**30 are one-digit ints, whose shifts, masks and hashes take CPython's fast path."""
+    keys = [key for query in QUERIES for key in _scored(index, query)[1].scores]
+    assert any(key >> search_module._doc_bits(index) for key in keys)  # a later segment's docs among them
+    assert max(keys) < 2**30
