@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from _operator import itemgetter, not_, or_  # (``operator``'s C half, which the interpreter has built in)
-from itertools import chain, compress, repeat
+from itertools import chain, compress, islice, repeat
 
 from .dates import local_period, split_dates
 from .fields import (
@@ -229,23 +229,41 @@ class _Scores:
     masks are worked out only for the docs ranking looks at (``masks``), a few hundred of the thousands read.
     """
 
-    __slots__ = ("scores", "bits", "_lists", "_masks")
+    __slots__ = ("scores", "bits", "runs", "_lists", "_masks")
 
     def __init__(self, bits: int) -> None:
         self.scores: dict[int, float] = {}
         #: How the keys are made (``_doc_bits``): a key's segment number is ``key >> bits``.
         self.bits = bits
+        #: (where it ends in ``scores``, segment number) of each run of keys of one segment, in order: ``_group`` reads
+        #: a run's docs against its segment, not working each key's segment out of it (a list is of one segment).
+        self.runs: list[tuple[int, int]] = []
         #: (the term's bit, whether it matched only nearly, the docs the list matched)
         self._lists: list[tuple[int, bool, dict[int, float]]] = []
         self._masks: dict[int, tuple[int, int]] = {}
 
-    def add(self, found: dict[int, float], flag: int, near: bool) -> None:
-        """Add one postings list (doc key -> weighted impact, each doc once) as matching ``flag``."""
+    def add(self, found: dict[int, float], flag: int, near: bool, seg_i: int) -> None:
+        """Add one postings list of segment ``seg_i`` (doc key -> weighted impact, each doc once) as matching
+        ``flag``."""
         scores = self.scores
         for doc in scores.keys() & found.keys():  # a doc already scored: its running sum plus this list's share
             found[doc] += scores[doc]
         scores.update(found)  # a doc scored before keeps its place; a new one comes after, in the list's order
         self._lists.append((flag, near, found))
+        self._ran(seg_i)
+
+    def date_only(self, seg_i: int, doc: int) -> None:
+        """Make a doc of segment ``seg_i`` a candidate, at ``DATE_ONLY_SCORE`` if no word matched it."""
+        self.scores.setdefault(seg_i << self.bits | doc, DATE_ONLY_SCORE)
+        self._ran(seg_i)
+
+    def _ran(self, seg_i: int) -> None:
+        """Note that the keys added last, if any, are of segment ``seg_i`` (``runs``)."""
+        end, runs = len(self.scores), self.runs
+        if not runs:
+            runs.append((end, seg_i))
+        elif runs[-1][0] < end:
+            runs[-1:] = [(end, seg_i)] if runs[-1][1] == seg_i else [runs[-1], (end, seg_i)]
 
     def masks(self, docs: Iterable[int]) -> list[tuple[int, int]]:
         """Each doc's (mask as written, mask nearly), in order; worked out once per doc, for all ``docs`` at once."""
@@ -367,11 +385,11 @@ def _add_postings(
             docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
         weighted = chain.from_iterable(map(repeat, [weight * impact for impact in impacts], lengths))
         if known is None:
-            scores.add(dict(zip(_doc_keys(i, docs, bits), weighted, strict=False)), flag, near)  # a run may run on
+            scores.add(dict(zip(_doc_keys(i, docs, bits), weighted, strict=False)), flag, near, i)  # a run may run on
         else:
             keys = list(_doc_keys(i, docs, bits))
             admitted = map(known.__contains__, keys)
-            scores.add(dict(compress(zip(keys, weighted, strict=False), admitted)), flag, near)
+            scores.add(dict(compress(zip(keys, weighted, strict=False), admitted)), flag, near, i)
     return idf
 
 
@@ -414,7 +432,7 @@ def _date_boosts(
                     if not whole and bounds and not _within(segment, doc, ordinal, days * 86400, *bounds(days)):
                         continue
                     session = _session_key(i, ordinal)
-                    doc_scores.scores.setdefault(i << bits | doc, DATE_ONLY_SCORE)
+                    doc_scores.date_only(i, doc)
                     if boosts.get(session, 0.0) < factor:
                         boosts[session] = factor
     return boosts
@@ -495,21 +513,23 @@ def _group(
     totals: dict[int, float] = {}
     rejected: set[int] = set()
     admitted = _admission(index)
-    heads = [segment.heads for segment in index.segments]
-    bits = _doc_bits(index)
-    mask = (1 << bits) - 1
-    for doc, score in doc_scores.scores.items():
-        seg_i = doc >> bits
-        session = seg_i << KIND_SHIFT | heads[seg_i][doc & mask] & ORDINAL_MASK
-        total = totals.get(session)
-        if total is not None:
-            totals[session] = total + score
-            members[session].append(doc)
-        elif admitted is None or session not in rejected and admitted(session):
-            totals[session] = score
-            members[session] = [doc]
-        else:
-            rejected.add(session)
+    mask = (1 << doc_scores.bits) - 1
+    items = iter(doc_scores.scores.items())
+    start = 0
+    for end, seg_i in doc_scores.runs:  # a run of one segment's docs: its heads and its sessions' base are known
+        heads, base = index.segments[seg_i].heads, seg_i << KIND_SHIFT
+        for doc, score in islice(items, end - start):
+            session = base | heads[doc & mask] & ORDINAL_MASK
+            total = totals.get(session)
+            if total is not None:
+                totals[session] = total + score
+                members[session].append(doc)
+            elif admitted is None or session not in rejected and admitted(session):
+                totals[session] = score
+                members[session] = [doc]
+            else:
+                rejected.add(session)
+        start = end
     return members, totals
 
 

@@ -217,3 +217,22 @@ def test_doc_keys_of_every_segment_stay_single_digit_ints(index: Index) -> None:
     keys = [key for query in QUERIES for key in _scored(index, query)[1].scores]
     assert any(key >> search_module._doc_bits(index) for key in keys)  # a later segment's docs among them
     assert max(keys) < 2**30
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_sessions_grouped_a_run_at_a_time_equal_grouping_key_by_key(index: Index, query: str) -> None:
+    """``_group`` reads the scored docs a run of one segment at a time (``_Scores.runs``): the same sessions, docs
+    and totals, in the same order, as working each key's segment out of the key."""
+    _, scores = _scored(index, query)
+    bits = search_module._doc_bits(index)
+    members: dict[int, list[int]] = {}
+    totals: dict[int, float] = {}
+    for key, score in scores.scores.items():
+        segment = index.segments[key >> bits]
+        session = search_module._session_key(key >> bits, segment.doc(key & (1 << bits) - 1).ordinal)
+        totals[session] = totals.get(session, 0.0) + score
+        members.setdefault(session, []).append(key)
+    assert [end for end, _ in scores.runs][-1:] == ([len(scores.scores)] if scores.scores else [])  # every key in a run
+    grouped = _group(index, scores, Filters(), None, None)
+    assert list(grouped[0].items()) == list(members.items())
+    assert list(grouped[1].items()) == list(totals.items())
