@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from _operator import itemgetter, not_, or_  # (``operator``'s C half, which the interpreter has built in)
+from _operator import itemgetter, mul, not_, or_  # (``operator``'s C half, which the interpreter has built in)
 from itertools import chain, compress, islice, repeat
 
 from .dates import local_period, split_dates
@@ -383,7 +383,9 @@ def _add_postings(
         docs, impacts, lengths = segment.impact_runs(p_off, min(count, share))
         if kinds:
             docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
-        weighted = chain.from_iterable(map(repeat, [weight * impact for impact in impacts], lengths))
+        # Each run's weighted impact as a 1-tuple repeated (``zip`` of one list makes them, ``mul`` repeats them, in
+        # C): a ``repeat`` a run parsed its arguments by keyword, 11% of building the lists' dicts.
+        weighted = chain.from_iterable(map(mul, zip([weight * impact for impact in impacts]), lengths))
         if known is None:
             scores.add(dict(zip(_doc_keys(i, docs, bits), weighted, strict=False)), flag, near, i)  # a run may run on
         else:
