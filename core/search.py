@@ -276,7 +276,8 @@ class _Scores:
                 into = nearly if near else written
                 for doc in found.keys() & todo:
                     into[doc] |= flag
-            known.update((doc, (written[doc], nearly[doc])) for doc in todo)
+            masks = zip(written.values(), nearly.values(), strict=True)  # (both made in ``todo``'s order)
+            known.update(zip(todo, masks, strict=True))
         return [known[doc] for doc in docs]
 
 
