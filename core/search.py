@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from _operator import itemgetter, mul, not_, or_  # (``operator``'s C half, which the interpreter has built in)
+from _operator import add, itemgetter, mul, not_, or_  # (``operator``'s C half, which the interpreter has built in)
 from itertools import chain, compress, islice, repeat
 
 from .dates import local_period, split_dates
@@ -223,9 +223,8 @@ class _Scores:
     """Every candidate doc's score, keyed (``_doc_bits``) in the order each was first matched, and the query terms
     each matched (bit masks: as written, and only through another word, ``thesaurus.related``).
 
-    A postings list is added whole: its weighted impacts become a dict at C speed, and only the docs it shares with
-    the lists before it are summed in Python (each doc's scores add up in the order the lists came, as a running sum
-    per posting would). A doc's masks are not kept per posting either: each list keeps the docs it matched, and the
+    A postings list is added whole, at C speed: each doc's score so far (0 for a doc not scored yet) plus its weighted
+    impact (each doc's scores add up in the order the lists came, as a running sum per posting would). A doc's masks are not kept per posting either: each list keeps the docs it matched, and the
     masks are worked out only for the docs ranking looks at (``masks``), a few hundred of the thousands read.
     """
 
@@ -239,17 +238,18 @@ class _Scores:
         #: a run's docs against its segment, not working each key's segment out of it (a list is of one segment).
         self.runs: list[tuple[int, int]] = []
         #: (the term's bit, whether it matched only nearly, the docs the list matched)
-        self._lists: list[tuple[int, bool, dict[int, float]]] = []
+        self._lists: list[tuple[int, bool, list[int]]] = []
         self._masks: dict[int, tuple[int, int]] = {}
 
-    def add(self, found: dict[int, float], flag: int, near: bool, seg_i: int) -> None:
-        """Add one postings list of segment ``seg_i`` (doc key -> weighted impact, each doc once) as matching
-        ``flag``."""
+    def add(self, keys: list[int], weighted: Iterable[float], flag: int, near: bool, seg_i: int) -> None:
+        """Add one postings list of segment ``seg_i`` (its docs' keys, each doc once, and their weighted impacts,
+        which may run on past them) as matching ``flag``."""
         scores = self.scores
-        for doc in scores.keys() & found.keys():  # a doc already scored: its running sum plus this list's share
-            found[doc] += scores[doc]
-        scores.update(found)  # a doc scored before keeps its place; a new one comes after, in the list's order
-        self._lists.append((flag, near, found))
+        # A doc scored before keeps its place, and a new one comes after, in the list's order. (Built as a dict and
+        # merged, the docs it shared with the lists before it summed in Python, a list cost a third more.)
+        summed = map(add, weighted, map(scores.get, keys, repeat(0.0)))
+        scores.update(zip(keys, summed, strict=True))
+        self._lists.append((flag, near, keys))
         self._ran(seg_i)
 
     def date_only(self, seg_i: int, doc: int) -> None:
@@ -274,7 +274,7 @@ class _Scores:
             written, nearly = dict.fromkeys(todo, 0), dict.fromkeys(todo, 0)
             for flag, near, found in self._lists:
                 into = nearly if near else written
-                for doc in found.keys() & todo:
+                for doc in todo.intersection(found):
                     into[doc] |= flag
             masks = zip(written.values(), nearly.values(), strict=True)  # (both made in ``todo``'s order)
             known.update(zip(todo, masks, strict=True))
@@ -385,14 +385,13 @@ def _add_postings(
         if kinds:
             docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
         # Each run's weighted impact as a 1-tuple repeated (``zip`` of one list makes them, ``mul`` repeats them, in
-        # C): a ``repeat`` a run parsed its arguments by keyword, 11% of building the lists' dicts.
-        weighted = chain.from_iterable(map(mul, zip([weight * impact for impact in impacts]), lengths))
-        if known is None:
-            scores.add(dict(zip(_doc_keys(i, docs, bits), weighted, strict=False)), flag, near, i)  # a run may run on
-        else:
-            keys = list(_doc_keys(i, docs, bits))
-            admitted = map(known.__contains__, keys)
-            scores.add(dict(compress(zip(keys, weighted, strict=False), admitted)), flag, near, i)
+        # C): a ``repeat`` a run parsed its arguments by keyword.
+        weighted: Iterable[float] = chain.from_iterable(map(mul, zip([weight * impact for impact in impacts]), lengths))
+        keys = list(_doc_keys(i, docs, bits))
+        if known is not None:
+            admitted = list(map(known.__contains__, keys))
+            keys, weighted = list(compress(keys, admitted)), compress(weighted, admitted)
+        scores.add(keys, weighted, flag, near, i)
     return idf
 
 
