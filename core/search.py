@@ -775,7 +775,7 @@ class _Ranking:
         best = sorted(by_message.values(), reverse=True)[:3] + [0.0, 0.0]
         bound = BEST_TURN_BOUND * best[0] + SECOND_BEST_SHARE * (best[1] + best[2])
         if self._words:
-            bound *= bin(self._held(docs)).count("1") / len(self._words)
+            bound *= self._held(docs).bit_count() / len(self._words)
         return bound * recent * self._dated.get(session, 1.0) * ROUNDING_MARGIN
 
     def _rank(self, session: int, docs: list[tuple[float, int]], recent: float) -> _Ranked:
@@ -790,7 +790,7 @@ class _Ranking:
             held = 0
             for written, nearly in masks:
                 held |= written | nearly
-            total *= (bin(held).count("1") / len(self._words)) ** COORD
+            total *= (held.bit_count() / len(self._words)) ** COORD
             total *= (_window_cover(segment, scored, masks) / len(self._words)) ** WINDOW_COORD
         return total * recent * self._dated.get(session, 1.0), key, scored
 
@@ -848,7 +848,8 @@ def _window_cover(segment: Segment, scored: list[tuple[float, int]], masks: list
         mask = 0
         for m in masks_in_order[i : i + TURN_WINDOW]:
             mask |= m
-        best = max(best, bin(mask).count("1"))
+        if mask.bit_count() > best:
+            best = mask.bit_count()
     return best
 
 
