@@ -215,7 +215,8 @@ def _session_pair(session: int) -> _Key:
 
 
 def _doc_keys(seg_i: int, docs: Sequence[int], bits: int) -> Iterable[int]:
-    """The keys of ``docs`` of segment ``seg_i`` (the first segment's are the docs themselves); ``bits``: ``_doc_bits``."""
+    """The keys of ``docs`` of segment ``seg_i`` (the first segment's are the docs themselves), made with ``bits``
+    (``_doc_bits``)."""
     return map((seg_i << bits).__or__, docs) if seg_i else docs
 
 
@@ -224,8 +225,9 @@ class _Scores:
     each matched (bit masks: as written, and only through another word, ``thesaurus.related``).
 
     A postings list is added whole, at C speed: each doc's score so far (0 for a doc not scored yet) plus its weighted
-    impact (each doc's scores add up in the order the lists came, as a running sum per posting would). A doc's masks are not kept per posting either: each list keeps the docs it matched, and the
-    masks are worked out only for the docs ranking looks at (``masks``), a few hundred of the thousands read.
+    impact (each doc's scores add up in the order the lists came, as a running sum per posting would). A doc's masks
+    are not kept per posting either: each list keeps the docs it matched, and the masks are worked out only for the
+    docs ranking looks at (``masks``), a few hundred of the thousands read.
     """
 
     __slots__ = ("scores", "bits", "runs", "_lists", "_masks")
@@ -260,10 +262,10 @@ class _Scores:
     def _ran(self, seg_i: int) -> None:
         """Note that the keys added last, if any, are of segment ``seg_i`` (``runs``)."""
         end, runs = len(self.scores), self.runs
-        if not runs:
+        if runs and runs[-1][1] == seg_i:
+            runs[-1] = (end, seg_i)
+        elif end > (runs[-1][0] if runs else 0):
             runs.append((end, seg_i))
-        elif runs[-1][0] < end:
-            runs[-1:] = [(end, seg_i)] if runs[-1][1] == seg_i else [runs[-1], (end, seg_i)]
 
     def masks(self, docs: Iterable[int]) -> list[tuple[int, int]]:
         """Each doc's (mask as written, mask nearly), in order; worked out once per doc, for all ``docs`` at once."""
@@ -291,8 +293,8 @@ def _score_docs(
     budget: int | None = None,
     known: dict[int, int] | None = None,
 ) -> tuple[_Scores, dict[str, float]]:
-    """Every candidate doc's score and the query terms it matched (``_Scores``, keyed ``seg_i << _doc_bits(index) | doc``),
-    and each term's idf.
+    """Every candidate doc's score and the query terms it matched (``_Scores``, keyed ``seg_i << bits | doc``:
+    ``_doc_bits``), and each term's idf.
 
     ``parts`` maps a term that is only part of an identifier to the identifier (see ``text.identifier_parts``);
     ``others`` a term to the other words it also looks for, with their share of its weight
