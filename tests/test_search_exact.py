@@ -140,6 +140,7 @@ def _running_sums(index: Index, query: str) -> tuple[dict[int, float], dict[int,
     others, gained = related(query, words)
     words += gained
     parts, idfs = identifier_parts(query), {}
+    bits = search_module._doc_bits(index)  # (as search keys a doc: its segment's number above it)
     scores: dict[int, float] = {}
     masks: dict[int, tuple[int, int]] = {}
 
@@ -153,7 +154,7 @@ def _running_sums(index: Index, query: str) -> tuple[dict[int, float], dict[int,
         for i, segment, p_off, count, _ in found:
             share = max(64, -(-budget * segment.ref.docs // index.total_docs))
             for doc, _, impact in segment.postings(p_off, 0, min(count, share)) if count else []:
-                key = i << 32 | doc
+                key = i << bits | doc
                 scores[key] = scores.get(key, 0.0) + weight * idf * impact
                 written, nearly = masks.get(key, (0, 0))
                 masks[key] = (written, nearly | flag) if near else (written | flag, nearly)
@@ -208,3 +209,30 @@ def test_search_gives_what_ranking_every_shortlisted_session_gives(
     monkeypatch.setattr(search_module, "BEST_TURN_BOUND", float("inf"))  # every session ranked before the first
     whole = search_module.search(index, query, limit=5, snippets=0, now=now, budget=4096)
     assert fast == whole
+
+
+def test_doc_keys_of_every_segment_stay_single_digit_ints(index: Index) -> None:
+    """A doc's key puts its segment's number just above the largest segment's docs (``_doc_bits``), not above 32
+    bits: keys below 2**30 are one-digit ints, whose shifts, masks and hashes take CPython's fast path."""
+    keys = [key for query in QUERIES for key in _scored(index, query)[1].scores]
+    assert any(key >> search_module._doc_bits(index) for key in keys)  # a later segment's docs among them
+    assert max(keys) < 2**30
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_sessions_grouped_a_run_at_a_time_equal_grouping_key_by_key(index: Index, query: str) -> None:
+    """``_group`` reads the scored docs a run of one segment at a time (``_Scores.runs``): the same sessions, docs
+    and totals, in the same order, as working each key's segment out of the key."""
+    _, scores = _scored(index, query)
+    bits = search_module._doc_bits(index)
+    members: dict[int, list[int]] = {}
+    totals: dict[int, float] = {}
+    for key, score in scores.scores.items():
+        segment = index.segments[key >> bits]
+        session = search_module._session_key(key >> bits, segment.doc(key & (1 << bits) - 1).ordinal)
+        totals[session] = totals.get(session, 0.0) + score
+        members.setdefault(session, []).append(key)
+    assert [end for end, _ in scores.runs][-1:] == ([len(scores.scores)] if scores.scores else [])  # every key in a run
+    grouped = _group(index, scores, Filters(), None, None)
+    assert list(grouped[0].items()) == list(members.items())
+    assert list(grouped[1].items()) == list(totals.items())
