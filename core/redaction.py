@@ -269,10 +269,16 @@ def _verb_after(lowered: str, noun: str, verbs: tuple[str, ...]) -> bool:
     for verb in verbs:
         at = text.find(verb)
         while at != -1:
-            # a noun that starts at most SHARED_REACH - len(verb) characters before the verb, and not after it
-            if text.find(noun, max(at + len(verb) - SHARED_REACH, 0), at + len(noun)) != -1:
+            # the first noun that starts at most SHARED_REACH - len(verb) characters before the verb: the verb is
+            # within its reach unless it starts after the verb; then a later verb needs a noun at or before it, and
+            # none lies before this one (from verb to noun and back: a text full of verbs and a few nouns far from
+            # them, Spanish around a lexer's code, is not looked at verb by verb)
+            noun_at = text.find(noun, max(at + len(verb) - SHARED_REACH, 0))
+            if noun_at == -1:
+                break
+            if noun_at <= at:
                 return True
-            at = text.find(verb, at + 1)
+            at = text.find(verb, noun_at)
     return False
 
 

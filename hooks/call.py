@@ -254,8 +254,13 @@ class HookCall:
     def __init__(self, payload: dict[str, Any], default_event: str):
         self.payload = payload
         self.event = str(payload.get("hook_event_name") or default_event)
-        # (Cursor sets CURSOR_VERSION in every hook process it starts, whatever its payloads carry)
-        self.for_cursor = "cursor_version" in payload or self.event[:1].islower() or "CURSOR_VERSION" in os.environ
+        # (Cursor sets CURSOR_VERSION in every hook process it starts, whatever its payloads carry; a process Claude
+        # Code starts has CLAUDECODE, and inherits CURSOR_VERSION when Claude Code runs under a Cursor hook)
+        self.for_cursor = (
+            "cursor_version" in payload
+            or self.event[:1].islower()
+            or ("CURSOR_VERSION" in os.environ and "CLAUDECODE" not in os.environ)
+        )
         ids = [
             str(payload[k]) for k in ("conversation_id", "session_id") if isinstance(payload.get(k), str) and payload[k]
         ]

@@ -624,7 +624,7 @@ class Tools:
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
             if more:  # (an agent asked what was done this week must not take a page for all of it)
-                narrower = "a larger limit (up to 50)" if limit < 50 else "a shorter since, or a project"
+                narrower = "a larger limit (up to 50)" if limit + more <= 50 else "a shorter since, or a project"
                 text += f"\n{more} more; {narrower} shows them"
         elif since and index.session_count:
             of = f" of project {project!r}" if project else ""

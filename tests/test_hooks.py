@@ -82,7 +82,8 @@ class Machine:
         self.history: SampleHistory = build_sample_history(root / "data")
         self.deja_home = root / "deja"
         self.env = {**os.environ, **self.history.environment(self.deja_home)}
-        self.env.pop("DEJA_RECALL", None)
+        for name in ("DEJA_RECALL", "CURSOR_VERSION", "CLAUDECODE"):  # (the shape of an answer reads the last two)
+            self.env.pop(name, None)
         self.cursor_home = home / ".cursor"
 
     @property
@@ -274,6 +275,16 @@ def test_a_cursor_event_without_its_version_field_is_answered_in_cursors_shape(i
     payload = claude("UserPromptSubmit", "s-2", indexed.api, prompt=prompt)
     answer = indexed.run("hook-prompt", payload, CURSOR_VERSION="3.20.17")
     assert set(answer.output or {}) == {"additional_context"}
+    assert "The cache key in api/cache.py omits the locale" in answer.text
+
+
+def test_claude_code_run_under_a_cursor_hook_is_answered_in_its_own_shape(indexed: Machine) -> None:
+    """A Claude Code a Cursor hook starts (``claude -p`` to review a change) passes Cursor's ``CURSOR_VERSION`` on to
+    its own hooks, and sets ``CLAUDECODE`` in them: its prompt hook reads ``hookSpecificOutput`` only."""
+    prompt = "why do the prices go stale when I switch the locale?"
+    payload = claude("UserPromptSubmit", "s-3", indexed.api, prompt=prompt)
+    answer = indexed.run("hook-prompt", payload, CURSOR_VERSION="3.20.17", CLAUDECODE="1")
+    assert set(answer.output or {}) == {"hookSpecificOutput"}
     assert "The cache key in api/cache.py omits the locale" in answer.text
 
 

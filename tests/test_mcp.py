@@ -367,6 +367,27 @@ def test_a_limit_out_of_range_is_clamped_not_a_validation_dump(history: History,
     run(history, tmp_path, scenario)
 
 
+def test_recent_names_a_larger_limit_only_where_one_shows_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """60 sessions: a page of 10 leaves out 50, which no limit (50 at most) shows: the page says to narrow the list."""
+    h = History(tmp_path)
+    for name, value in h.env.items():
+        monkeypatch.setenv(name, value)
+    for i in range(60):
+        h.cli_chat(f"5e55{i:04d}-busy", h.api, f"Chat {i}", [(f"question {i}", "Answered.")], T0 - timedelta(hours=i))
+    refresh(h.deja_home)
+
+    async def scenario(session: ClientSession) -> None:
+        page = await ok(session, "recent", limit=10)
+        assert page.structured_content["more"] == 50
+        assert text(page).splitlines()[-1] == "50 more; a shorter since, or a project shows them"
+        page = await ok(session, "recent", limit=45)
+        assert text(page).splitlines()[-1] == "15 more; a shorter since, or a project shows them"
+
+    run(h, tmp_path, scenario)
+
+
 def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
     async def scenario(session: ClientSession) -> None:
         result = await ok(session, "recent", limit=4)
