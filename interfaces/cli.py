@@ -229,8 +229,10 @@ def sessions_command(
     index = open_index()
     meant = chosen_project(index, project)  # (the filter as the index reads it; messages name it as typed)
     chosen = newest_sessions(index, project=meant, source=source, limit=limit, since=after)
+    full = len(chosen) == limit
+    more = sessions_left_out(index, limit, project=meant, source=source, since=after) if full else 0
     if json:
-        emit_json({"sessions": [session_json(m) for m in chosen]})
+        emit_json({"sessions": [session_json(m) for m in chosen], "more": more})
     elif chosen:
         width = terminal_width()
         project_width = max(text_columns(m.project or NO_PROJECT) for m in chosen)
@@ -239,9 +241,7 @@ def sessions_command(
         id_width = max(map(len, ids))
         for meta, shown_id in zip(chosen, ids, strict=True):
             echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
-        if len(chosen) == limit and (
-            more := sessions_left_out(index, limit, project=meant, source=source, since=after)
-        ):
+        if more:
             echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
     elif project and (above := project_above(index, project)):
         echo(f"No session ran in {project} or below it; its project is {above}: give --project {quote(above)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -47,6 +48,9 @@ def test_since_lists_the_sessions_updated_in_that_period_newest_first(home: Path
 def test_a_full_page_counts_the_sessions_of_the_period_it_left_out(home: Path) -> None:
     result = run_deja("sessions", "--since", "7d", "--limit", "1")
     assert result.stdout.splitlines()[-1] == "2 more; --limit to see them"
+    listed = json.loads(run_deja("sessions", "--since", "7d", "--limit", "1", "--json").stdout)
+    assert [s["id"] for s in listed["sessions"]] == [CHATS[0][0]] and listed["more"] == 2
+    assert json.loads(run_deja("sessions", "--since", "7d", "--json").stdout)["more"] == 0
 
 
 def test_a_period_with_no_session_says_which_filter_left_nothing(home: Path) -> None:
