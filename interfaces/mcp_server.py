@@ -624,8 +624,8 @@ class Tools:
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
             if more:  # (an agent asked what was done this week must not take a page for all of it)
-                narrower = "a larger limit (up to 50)" if limit + more <= 50 else "a shorter since, or a project"
-                text += f"\n{more} more; {narrower} shows them"
+                hint = f"limit={limit + more}" if limit + more <= 50 else "a shorter since or a project"
+                text += f"\n{more} more; ask with {hint} to see them"
         elif since and index.session_count:
             of = f" of project {project!r}" if project else ""
             text = unknown_project(index, project) or f"No session{of} was updated in that period (since={since})."

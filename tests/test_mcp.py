@@ -381,9 +381,9 @@ def test_recent_names_a_larger_limit_only_where_one_shows_the_rest(
     async def scenario(session: ClientSession) -> None:
         page = await ok(session, "recent", limit=10)
         assert page.structured_content["more"] == 50
-        assert text(page).splitlines()[-1] == "50 more; a shorter since, or a project shows them"
+        assert text(page).splitlines()[-1] == "50 more; ask with a shorter since or a project to see them"
         page = await ok(session, "recent", limit=45)
-        assert text(page).splitlines()[-1] == "15 more; a shorter since, or a project shows them"
+        assert text(page).splitlines()[-1] == "15 more; ask with a shorter since or a project to see them"
 
     run(h, tmp_path, scenario)
 
@@ -405,7 +405,7 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
         assert lately["more"] == 0
         page = await ok(session, "recent", since=since, limit=2)  # (a page of a week's work says there is more)
         assert page.structured_content["more"] == 1
-        assert text(page).splitlines()[-1] == "1 more; a larger limit (up to 50) shows them"
+        assert text(page).splitlines()[-1] == "1 more; ask with limit=3 to see them"
         future = await ok(session, "recent", since="2099-01-01")
         assert text(future) == "No session was updated in that period (since=2099-01-01)."
         quiet = await ok(session, "recent", project="api", since="2099-01-01")  # (another's may have been)
