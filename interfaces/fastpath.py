@@ -767,6 +767,30 @@ def _report_unreadable(result: RefreshResult) -> None:
     echo(f"{named} could not be read this time: {_kept_until(result, them, it_is)}", err=True)
 
 
+def _unlisted_folders() -> list[str]:
+    """The folders under Cursor's roots this user may not list (``unreadable.unlisted_folders``): no walk sees the
+    chats in them, so no refresh counts them as unread."""
+    from ..core import folders
+    from ..core.readers.unreadable import unlisted_folders
+
+    return unlisted_folders(folders.ide_user_root(), folders.cli_roots())
+
+
+def _report_unlisted(unlisted: list[str]) -> None:
+    """The folders this user may not list, the first by name, on stderr, with the chmod that makes them readable."""
+    if not unlisted:
+        return
+    more = len(unlisted) - 1
+    named = f"{unlisted[0]} and {plural(more, 'more folder')}" if more else unlisted[0]
+    them, their = ("them", "their") if more else ("it", "its")
+    echo(
+        f"deja may not list {named} (permission denied): the chats in {them} are not indexed (the index keeps what "
+        f"it read from {them} before); make {them} readable: chmod -R u+rX {' '.join(quote(f) for f in unlisted)}  "
+        f"(as {their} owner), then `deja index`",
+        err=True,
+    )
+
+
 def _damaged_kept(result: RefreshResult, them: str) -> str:
     """What became of a damaged store's sessions, and the way out: moved away, its sessions go with it (review12
     R5: a damaged store was promised a read by the next `deja index`, run after run)."""
@@ -823,6 +847,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         "seconds": result.seconds,
         "unreadable_kept": result.unreadable_kept,
         "not_rebuilt": result.not_rebuilt,
+        "unreadable_folders": (unlisted := _unlisted_folders()),
     }
     if result.not_rebuilt:
         _not_rebuilt(result, data if json else None)
@@ -836,6 +861,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         f"({result.added} added, {result.updated} updated, {result.removed} removed)"
     )
     _report_unreadable(result)
+    _report_unlisted(unlisted)
     from ..core.indexer.plan import RETRIED  # (loaded by the refresh already)
 
     # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information.

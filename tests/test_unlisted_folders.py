@@ -1,0 +1,95 @@
+"""Cursor folders and editor databases this user may not read (trial16 F1-F4): `deja index` and `deja doctor` name
+them with the chmod that makes them readable. Run as a user that permissions stop (root, in a user namespace)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from harness import as_user
+
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.core.writers.ide import ComposerHeader, composer_data, write_state_vscdb, write_workspace_json
+
+WHEN = 1796000000000
+
+
+class History:
+    """Two cursor-agent chats (alpha, beta) and one editor chat (gamma) under a fake HOME."""
+
+    def __init__(self, home: Path) -> None:
+        self.cli = home / ".cursor"
+        self.ide = home / ".config/Cursor/User"
+        for name in ("alpha", "beta"):
+            cwd = home / "code" / name
+            cwd.mkdir(parents=True)
+            write_transcript(
+                transcript_path(self.cli, str(cwd), f"{name}0000-0000-4000-8000-000000000001"),
+                [user_turn(f"{name} question about the {name}-gizmo"), assistant_turn(f"{name} answer")],
+            )
+        self.beta = next((self.cli / "projects").glob("*beta"))
+        self.database = self.ide / "globalStorage/state.vscdb"
+        write_state_vscdb(
+            self.database,
+            composers={"ccc1": composer_data("ccc1", [("b1", 1)], created_at=WHEN, name="gamma editor chat")},
+            bubbles={"ccc1": {"b1": {"type": 1, "text": "gamma-gizmo editor question", "createdAt": WHEN}}},
+            composer_headers=[ComposerHeader("ccc1", workspace_id="w1", created_at=WHEN)],
+        )
+        write_workspace_json(self.ide / "workspaceStorage/w1", folder=(home / "code/alpha").as_uri())
+        self.env = {
+            **os.environ,
+            "HOME": str(home),
+            "DEJA_CURSOR_ROOT": str(self.ide),
+            "DEJA_CURSOR_CLI_ROOT": str(self.cli),
+            "DEJA_HOME": str(home / "deja"),
+        }
+
+    def deja(self, *args: str) -> tuple[int, str, str]:
+        ran = as_user(self.env, *args)
+        return ran.returncode, ran.stdout, ran.stderr
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Iterator[History]:
+    made = History(tmp_path / "home")
+    yield made
+    for folder in (made.beta, made.ide / "globalStorage", made.database):
+        folder.chmod(0o700)
+
+
+def _chmod(path: Path) -> str:
+    return f"chmod -R u+rX {shlex.quote(str(path))}"
+
+
+def test_a_first_index_names_the_folders_it_may_not_list_and_doctor_names_each_and_fails(history: History) -> None:
+    history.beta.chmod(0)
+    (history.ide / "globalStorage").chmod(0)
+    for _ in range(2):  # the first index, and every one after it
+        code, out, err = history.deja("index")
+        assert code == 0, err
+        assert out.startswith("1 session, 2 messages indexed")
+        assert err.splitlines() == [
+            f"deja may not list {history.ide / 'globalStorage'} and 1 more folder (permission denied): the chats in "
+            "them are not indexed (the index keeps what it read from them before); make them readable: "
+            f"{_chmod(history.ide / 'globalStorage')} {_chmod(history.beta)[len('chmod -R u+rX ') :]}  (as their "
+            "owner), then `deja index`"
+        ]
+    code, out, _ = history.deja("doctor")
+    assert code == 1
+    lines = out.splitlines()
+    said = next(i for i, line in enumerate(lines) if "may not read" in line)
+    assert (
+        lines[said]
+        .split("deja may not read ", 1)[1]
+        .startswith(f"{history.ide / 'globalStorage'}, {history.beta}: permission denied")
+    )
+    assert f"fix: {_chmod(history.ide / 'globalStorage')} {history.beta}  (as their owner)" in lines[said + 1]
+    code, out, _ = history.deja("doctor", "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["unreadable_files"] == [str(history.ide / "globalStorage"), str(history.beta)]
+    assert not report["healthy"]
