@@ -764,6 +764,9 @@ def _report_unreadable(result: RefreshResult) -> None:
     if why == "damaged":  # waiting never mends it: "read by the next deja index" would be said run after run
         echo(f"{named} could not be read this time: {_damaged_kept(result, them)}", err=True)
         return
+    if why == "permission denied":  # nor does it mend this: only a chmod by the file's owner does (trial16 F2)
+        echo(f"{named} could not be read: {_read_before(result, them)}; {_make_readable(result)}", err=True)
+        return
     echo(f"{named} could not be read this time: {_kept_until(result, them, it_is)}", err=True)
 
 
@@ -791,12 +794,27 @@ def _report_unlisted(unlisted: list[str]) -> None:
     )
 
 
+def _read_before(result: RefreshResult, them: str) -> str:
+    """Whether anything was read before from the stores a refresh could not read, which the index keeps."""
+    if result.unreadable_new == result.unreadable_kept:
+        return "nothing was read from it before" if result.unreadable_kept == 1 else "nothing was read from them before"
+    return f"what was read from {them} before is kept"
+
+
 def _damaged_kept(result: RefreshResult, them: str) -> str:
     """What became of a damaged store's sessions, and the way out: moved away, its sessions go with it (review12
     R5: a damaged store was promised a read by the next `deja index`, run after run)."""
-    never = result.unreadable_new == result.unreadable_kept
-    kept, goes = ("nothing was read from it before", "") if never else (f"what was read from {them} before is kept", " its sessions and")  # fmt: skip
-    return f"{kept}; a damaged file stays so: move it away ({_move_away(result)}) to drop{goes} this line"
+    goes = "" if result.unreadable_new == result.unreadable_kept else " its sessions and"
+    return f"{_read_before(result, them)}; a damaged file stays so: move it away ({_move_away(result)}) to drop{goes} this line"
+
+
+def _make_readable(result: RefreshResult) -> str:
+    """The chmod that lets this user read the first store a refresh could not read for want of permission: on the
+    file itself, or on the folder above it that hides it (``regular_files.forbidden``), as doctor gives it."""
+    from ..core.regular_files import forbidden
+
+    first = result.unreadable_files[0]
+    return f"make it readable: chmod -R u+rX {quote(forbidden(first) or first)}  (as its owner), then `deja index`"
 
 
 def _move_away(result: RefreshResult) -> str:

@@ -93,3 +93,41 @@ def test_a_first_index_names_the_folders_it_may_not_list_and_doctor_names_each_a
     report = json.loads(out)
     assert report["unreadable_files"] == [str(history.ide / "globalStorage"), str(history.beta)]
     assert not report["healthy"]
+
+
+def test_an_editor_database_this_user_may_not_read_is_permission_denied_with_its_chmod(history: History) -> None:
+    history.database.chmod(0)
+    line = (
+        f"{history.database} (permission denied) could not be read: nothing was read from it before; make it "
+        f"readable: {_chmod(history.database)}  (as its owner), then `deja index`"
+    )
+    for _ in range(2):  # waiting never mends it: no "read by the next deja index (within a minute)"
+        code, out, err = history.deja("index")
+        assert code == 0, err
+        assert out.startswith("2 sessions, 4 messages indexed")
+        assert err.splitlines() == [line, "1 unreadable record skipped; `deja doctor` lists them"]
+    code, out, _ = history.deja("doctor")
+    assert code == 0
+    assert "integrity_check" not in out and f"deja cannot read {history.database}" not in out
+    lines = out.splitlines()
+    said = next(i for i, line in enumerate(lines) if "may not read" in line)
+    assert lines[said].split("deja may not read ", 1)[1].startswith(f"{history.database}: permission denied")
+    assert f"fix: {_chmod(history.database)}  (as their owner)" in lines[said + 1]
+
+
+def test_editor_folders_and_databases_unreadable_after_an_index_are_named_with_their_chmod(history: History) -> None:
+    code, out, err = history.deja("index")
+    assert (code, err) == (0, "") and out.startswith("3 sessions, 5 messages indexed")
+    history.database.chmod(0)  # (its size and time unchanged: the index keeps its chats, read again once it changes)
+    code, out, _ = history.deja("doctor", "--json")
+    report = json.loads(out)
+    assert report["unreadable_files"] == [str(history.database)]
+    assert not any("integrity_check" in problem["fix"] for problem in report["problems"])
+    history.database.chmod(0o600)
+    (history.ide / "globalStorage").chmod(0)
+    code, out, _ = history.deja("doctor")
+    assert code == 1
+    assert f"deja may not read {history.ide / 'globalStorage'}: permission denied" in out
+    assert f"fix: {_chmod(history.ide / 'globalStorage')}  (as their owner)" in out
+    code, out, _ = history.deja("doctor", "--json")
+    assert json.loads(out)["unreadable_files"] == [str(history.ide / "globalStorage")]
