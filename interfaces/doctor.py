@@ -392,7 +392,7 @@ def _missing_roots() -> list[Finding]:
 
 def _unreadable_store(store: Store) -> Finding:
     """A store deja could not read just now: held by a writer (a warning: Cursor is at work, the index keeps what
-    it read), or damaged or forbidden (an error, and how to check it)."""
+    it read), or damaged (an error, and how to go on without it, as ``deja index`` says it)."""
     why = store.unreadable.replace("ide: ", "")
     if why == "database locked":
         return Finding(
@@ -402,7 +402,9 @@ def _unreadable_store(store: Store) -> Finding:
             "nothing to do while Cursor is at work: the index keeps what it read; if it stays locked, close Cursor "
             "and run `deja index`",
         )
-    fix = f"sqlite3 {shlex.quote(store.path)} 'PRAGMA integrity_check'  (with Cursor closed)"
+    # (``deja index``'s way out, which no read mends: an SQLite tool opening Cursor's file could write to it)
+    moved = f"mv {shlex.quote(store.path)} {shlex.quote(store.path + '.damaged')}"
+    fix = f"{moved}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)"
     return Finding("error", "history", f"deja cannot read {store.path} ({why})", fix)
 
 

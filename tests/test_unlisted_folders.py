@@ -131,3 +131,20 @@ def test_editor_folders_and_databases_unreadable_after_an_index_are_named_with_t
     assert f"fix: {_chmod(history.ide / 'globalStorage')}  (as their owner)" in out
     code, out, _ = history.deja("doctor", "--json")
     assert json.loads(out)["unreadable_files"] == [str(history.ide / "globalStorage")]
+
+
+def test_a_damaged_editor_database_gets_one_fix_from_index_and_doctor(history: History) -> None:
+    damaged = history.ide / "workspaceStorage/w2/state.vscdb"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_bytes(b"SQLite format 3\0" + bytes(range(256)) * 12)
+    moved = f"mv {damaged} {damaged}.damaged"
+    code, _, err = history.deja("index")
+    assert code == 0
+    assert f"{damaged} (damaged) could not be read this time: " in err
+    assert f"move it away ({moved}) to drop this line" in err
+    code, out, _ = history.deja("doctor")
+    assert code == 1
+    assert (
+        f"fix: {moved}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)" in out
+    )
+    assert "sqlite3" not in out
