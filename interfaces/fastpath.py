@@ -623,12 +623,25 @@ def _not_rebuilt(result: RefreshResult, data: dict[str, object] | None) -> None:
 
 
 def _way_out(result: RefreshResult, why: str) -> str:
-    """What to do about a damaged file, which waiting never mends (a truncated database stays so): move it away,
-    and the rebuild goes ahead without its sessions. A locked one is only waited for."""
-    if why != "damaged":
+    """What to do about a file waiting never mends: one this user may not read is made readable (``_make_readable``);
+    a damaged one (a truncated database stays so), the first named or any other named after a locked one (trial16
+    F5), is moved away, and the rebuild goes ahead without its sessions. A locked one is only waited for."""
+    if why == "permission denied":
+        return f"; {_make_readable(result, 'deja index --full')}"
+    from ..core.readers.unreadable import why_unreadable
+
+    damaged = next(
+        (
+            path
+            for i, path in enumerate(result.unreadable_files)
+            if (why if i == 0 else why_unreadable(path)) == "damaged"
+        ),
+        "",
+    )
+    if not damaged:
         return ""
-    move = _move_away(result)
-    return f"; a damaged file stays so: to rebuild without its sessions, move it away ({move}) and run it again"
+    what = "a damaged file" if damaged == result.unreadable_files[0] else f"{damaged} is damaged, and a damaged file"
+    return f"; {what} stays so: to rebuild without its sessions, move it away ({_move_away(damaged)}) and run it again"
 
 
 def _outside_roots(files: list[str]) -> str:
@@ -805,23 +818,23 @@ def _damaged_kept(result: RefreshResult, them: str) -> str:
     """What became of a damaged store's sessions, and the way out: moved away, its sessions go with it (review12
     R5: a damaged store was promised a read by the next `deja index`, run after run)."""
     goes = "" if result.unreadable_new == result.unreadable_kept else " its sessions and"
-    return f"{_read_before(result, them)}; a damaged file stays so: move it away ({_move_away(result)}) to drop{goes} this line"
+    moved = _move_away(result.unreadable_files[0])
+    return f"{_read_before(result, them)}; a damaged file stays so: move it away ({moved}) to drop{goes} this line"
 
 
-def _make_readable(result: RefreshResult) -> str:
+def _make_readable(result: RefreshResult, then: str = "deja index") -> str:
     """The chmod that lets this user read the first store a refresh could not read for want of permission: on the
     file itself, or on the folder above it that hides it (``regular_files.forbidden``), as doctor gives it."""
     from ..core.regular_files import forbidden
 
     first = result.unreadable_files[0]
-    return f"make it readable: chmod -R u+rX {quote(forbidden(first) or first)}  (as its owner), then `deja index`"
+    return f"make it readable: chmod -R u+rX {quote(forbidden(first) or first)}  (as its owner), then `{then}`"
 
 
-def _move_away(result: RefreshResult) -> str:
-    """The command that moves the first store a refresh could not read out of deja's way, for a damaged one, which no
-    read mends: ``mv X X.damaged``, quoted for a shell (a store's folder may hold a space)."""
-    first = result.unreadable_files[0]
-    return f"mv {quote(first)} {quote(first + '.damaged')}"
+def _move_away(path: str) -> str:
+    """The command that moves a store a refresh could not read out of deja's way, for a damaged one, which no read
+    mends: ``mv X X.damaged``, quoted for a shell (a store's folder may hold a space)."""
+    return f"mv {quote(path)} {quote(path + '.damaged')}"
 
 
 def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness import as_user
+from harness import as_user, locked
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.core.writers.ide import ComposerHeader, composer_data, write_state_vscdb, write_workspace_json
@@ -78,6 +78,8 @@ def test_a_first_index_names_the_folders_it_may_not_list_and_doctor_names_each_a
             f"{_chmod(history.ide / 'globalStorage')} {_chmod(history.beta)[len('chmod -R u+rX ') :]}  (as their "
             "owner), then `deja index`"
         ]
+    code, out, _ = history.deja("index", "--json")
+    assert json.loads(out)["unreadable_folders"] == [str(history.ide / "globalStorage"), str(history.beta)]
     code, out, _ = history.deja("doctor")
     assert code == 1
     lines = out.splitlines()
@@ -148,3 +150,33 @@ def test_a_damaged_editor_database_gets_one_fix_from_index_and_doctor(history: H
         f"fix: {moved}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)" in out
     )
     assert "sqlite3" not in out
+
+
+def test_a_refused_rebuild_names_the_mv_for_a_damaged_database_named_after_a_locked_one(history: History) -> None:
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    damaged = history.ide / "workspaceStorage/w2/state.vscdb"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_bytes(b"SQLite format 3\0" + bytes(range(256)) * 12)
+    with locked(history.database):
+        code, _, err = history.deja("index", "--full")
+    assert code == 1
+    assert err.splitlines() == [
+        f"deja: the index was not rebuilt: {history.database} (locked) and 1 more Cursor store could not be read this "
+        "time, and a rebuild would lose the sessions read from them before, which are kept as they were; run it "
+        f"again once they can be read; {damaged} is damaged, and a damaged file stays so: to rebuild without its "
+        f"sessions, move it away (mv {damaged} {damaged}.damaged) and run it again"
+    ]
+
+
+def test_a_refused_rebuild_gives_the_chmod_for_a_database_this_user_may_not_read(history: History) -> None:
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    history.database.chmod(0)
+    code, _, err = history.deja("index", "--full")
+    assert code == 1
+    assert err.splitlines() == [
+        f"deja: the index was not rebuilt: {history.database} (permission denied) could not be read this time, and a "
+        "rebuild would lose the sessions read from it before, which are kept as they were; run it again once it can "
+        f"be read; make it readable: {_chmod(history.database)}  (as its owner), then `deja index --full`"
+    ]
