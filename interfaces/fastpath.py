@@ -750,12 +750,12 @@ _NEXT_INDEX = "by the next `deja index` (by deja on its own within a minute)"
 _READ_AGAIN = f"read again {_NEXT_INDEX}"
 
 
-def _report_unreadable(result: RefreshResult) -> None:
+def _report_unreadable(result: RefreshResult) -> str:
     """What a refresh could not read this time, on stderr: the first file by name, and what became of what was read
     from it before: kept, unless a rebuild could not carry it over from an index it could not read (``uncarried``),
-    which a kept folder may hold (``kept_aside``)."""
+    which a kept folder may hold (``kept_aside``). The file or folder whose chmod it gives, if it gives one."""
     if not result.unreadable_kept:
-        return
+        return ""
     it_is, them, their = ("they are", "them", "their") if result.unreadable_kept != 1 else ("it is", "it", "its")
     why = _why_first(result)
     named = _unreadable_named(result, why)
@@ -766,21 +766,22 @@ def _report_unreadable(result: RefreshResult) -> None:
             f"{_READ_AGAIN}{where}",
             err=True,
         )
-        return
+        return ""
     if result.kept_aside:  # a rebuild could not carry what it held: "kept" may be true of none of it
         echo(
             f"{named} could not be read this time, and {it_is} {_READ_AGAIN}; what a rebuild could not carry over "
             f"from {them} is missing until then (the index it replaced is kept in {result.kept_aside})",
             err=True,
         )
-        return
+        return ""
     if why == "damaged":  # waiting never mends it: "read by the next deja index" would be said run after run
         echo(f"{named} could not be read this time: {_damaged_kept(result, them)}", err=True)
-        return
+        return ""
     if why == "permission denied":  # nor does it mend this: only a chmod by the file's owner does (trial16 F2)
         echo(f"{named} could not be read: {_read_before(result, them)}; {_make_readable(result)}", err=True)
-        return
+        return _blocker(result)
     echo(f"{named} could not be read this time: {_kept_until(result, them, it_is)}", err=True)
+    return ""
 
 
 def _unlisted_folders() -> list[str]:
@@ -792,8 +793,11 @@ def _unlisted_folders() -> list[str]:
     return unlisted_folders(folders.ide_user_root(), folders.cli_roots())
 
 
-def _report_unlisted(unlisted: list[str]) -> None:
-    """The folders this user may not list, the first by name, on stderr, with the chmod that makes them readable."""
+def _report_unlisted(unlisted: list[str], said: str) -> None:
+    """The folders this user may not list, the first by name, on stderr, with the chmod that makes them readable;
+    but for ``said``, whose chmod the line about the first store a refresh could not read gave already (a folder that
+    hides transcripts read before)."""
+    unlisted = [folder for folder in unlisted if folder != said]
     if not unlisted:
         return
     more = len(unlisted) - 1
@@ -825,10 +829,15 @@ def _damaged_kept(result: RefreshResult, them: str) -> str:
 def _make_readable(result: RefreshResult, then: str = "deja index") -> str:
     """The chmod that lets this user read the first store a refresh could not read for want of permission: on the
     file itself, or on the folder above it that hides it (``regular_files.forbidden``), as doctor gives it."""
+    return f"make it readable: chmod -R u+rX {quote(_blocker(result))}  (as its owner), then `{then}`"
+
+
+def _blocker(result: RefreshResult) -> str:
+    """What keeps this user from reading the first store a refresh could not read: the file, or a folder above it."""
     from ..core.regular_files import forbidden
 
     first = result.unreadable_files[0]
-    return f"make it readable: chmod -R u+rX {quote(forbidden(first) or first)}  (as its owner), then `{then}`"
+    return forbidden(first) or first
 
 
 def _move_away(path: str) -> str:
@@ -891,8 +900,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         f"{plural(result.sessions, 'session')}, {plural(result.messages, 'message')} indexed in {result.seconds:.2f}s "
         f"({result.added} added, {result.updated} updated, {result.removed} removed)"
     )
-    _report_unreadable(result)
-    _report_unlisted(unlisted)
+    _report_unlisted(unlisted, _report_unreadable(result))
     from ..core.indexer.plan import RETRIED  # (loaded by the refresh already)
 
     # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information.

@@ -48,6 +48,9 @@ class History:
             "DEJA_HOME": str(home / "deja"),
         }
 
+    def indexed_transcripts(self) -> list[str]:
+        return sorted(str(path) for path in (self.cli / "projects").glob("*/agent-transcripts/*/*.jsonl"))
+
     def deja(self, *args: str) -> tuple[int, str, str]:
         ran = as_user(self.env, *args)
         return ran.returncode, ran.stdout, ran.stderr
@@ -179,4 +182,18 @@ def test_a_refused_rebuild_gives_the_chmod_for_a_database_this_user_may_not_read
         f"deja: the index was not rebuilt: {history.database} (permission denied) could not be read this time, and a "
         "rebuild would lose the sessions read from it before, which are kept as they were; run it again once it can "
         f"be read; make it readable: {_chmod(history.database)}  (as its owner), then `deja index --full`"
+    ]
+
+
+def test_a_folder_hiding_chats_read_before_is_named_once_with_its_chmod(history: History) -> None:
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    transcript = next(name for name in history.indexed_transcripts() if "beta" in name)
+    history.beta.chmod(0)
+    code, out, err = history.deja("index")
+    assert code == 0 and out.startswith("3 sessions, 5 messages indexed")
+    assert err.splitlines() == [
+        f"{transcript} (permission denied) could not be read: what was read from it before is kept; make it "
+        f"readable: {_chmod(history.beta)}  (as its owner), then `deja index`",
+        "1 unreadable record skipped; `deja doctor` lists them",
     ]
