@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from ..regular_files import forbidden, open_regular
 from .vscdb import is_locked, read_whole
+
+TYPE_CHECKING = False  # typing's own, without importing typing (the session-end hook imports this module)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 #: How long the second look waits for a lock (the refresh already waited its own time).
 _LOCK_WAIT_SECONDS = 0.2
