@@ -176,7 +176,7 @@ def diagnose(home: Path | None = None) -> Report:
         *_root_too_deep(paths.ide_user_folder()),
         *_out_of_sight(outside),
         *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files, bool(outside)),
-        *_forbidden_problems(forbidden_files, unlisted),
+        *_forbidden_problems(forbidden_files, unlisted, [store.path for store in stores if store.unreadable]),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
         *unwritable,
@@ -629,16 +629,18 @@ def _forbidden_files(
     return sorted({blocker for path in candidates if path and (blocker := forbidden(path))} | set(unlisted))
 
 
-def _forbidden_problems(files: list[str], unlisted: list[str]) -> list[Finding]:
+def _forbidden_problems(files: list[str], unlisted: list[str], unread_databases: list[str]) -> list[Finding]:
     """The files and folders this user may not read, by name, and the command that makes them readable: an error
-    when a folder no walk can list is among them (nothing of the chats below it may be in the index), else a
-    warning (the index keeps what it read from them)."""
+    when a folder no walk can list is among them (nothing of the chats below it may be in the index), or an editor
+    database (``unread_databases``: an error whatever keeps it from being read), else a warning (the index keeps
+    what it read from them)."""
     if not files:
         return []
+    error = bool(unlisted) or any(forbidden(db) for db in unread_databases)
     shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     return [
         Finding(
-            "error" if unlisted else "warn",
+            "error" if error else "warn",
             "history",
             f"deja may not read {shown}: permission denied, so nothing new is read from there (the index keeps "
             "what it read before)",
