@@ -53,6 +53,7 @@ from ..core.readers import (
     scan_transcripts,
     survey_chats,
 )
+from ..core.readers.unreadable import unlisted_folders
 from ..core.regular_files import forbidden
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
@@ -164,7 +165,8 @@ def diagnose(home: Path | None = None) -> Report:
     chats = survey_chats(cli_roots, transcribed)
     index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
     skipped = dict(state.problems) if state else {}
-    forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state)
+    unlisted = unlisted_folders(str(ide_root), [str(root) for root in cli_roots])
+    forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state, unlisted)
     outside = out_of_sight_sources(Bookkeeping(index_dir(home), state), cli_roots) if state else []
     wiring = _wiring()
     delivery = cursor_delivery()
@@ -174,7 +176,7 @@ def diagnose(home: Path | None = None) -> Report:
         *_root_too_deep(paths.ide_user_folder()),
         *_out_of_sight(outside),
         *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files, bool(outside)),
-        *_forbidden_problems(forbidden_files),
+        *_forbidden_problems(forbidden_files, unlisted, [store.path for store in stores if store.unreadable]),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
         *unwritable,
@@ -390,7 +392,7 @@ def _missing_roots() -> list[Finding]:
 
 def _unreadable_store(store: Store) -> Finding:
     """A store deja could not read just now: held by a writer (a warning: Cursor is at work, the index keeps what
-    it read), or damaged or forbidden (an error, and how to check it)."""
+    it read), or damaged (an error, and how to go on without it, as ``deja index`` says it)."""
     why = store.unreadable.replace("ide: ", "")
     if why == "database locked":
         return Finding(
@@ -400,7 +402,9 @@ def _unreadable_store(store: Store) -> Finding:
             "nothing to do while Cursor is at work: the index keeps what it read; if it stays locked, close Cursor "
             "and run `deja index`",
         )
-    fix = f"sqlite3 {shlex.quote(store.path)} 'PRAGMA integrity_check'  (with Cursor closed)"
+    # (``deja index``'s way out, which no read mends: an SQLite tool opening Cursor's file could write to it)
+    moved = f"mv {shlex.quote(store.path)} {shlex.quote(store.path + '.damaged')}"
+    fix = f"{moved}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)"
     return Finding("error", "history", f"deja cannot read {store.path} ({why})", fix)
 
 
@@ -415,7 +419,8 @@ def _history_problems(
     problems = []
     if not any(store.count for store in stores) and not indexed_elsewhere:  # (``_out_of_sight`` says why instead)
         problems.append(no_history(looked_in))
-    problems.extend(_unreadable_store(store) for store in stores if store.unreadable)
+    # (a database this user may not read is named with the files and folders it may not read, with their chmod)
+    problems.extend(_unreadable_store(store) for store in stores if store.unreadable and not forbidden(store.path))
     # A database that cannot be opened is reported above, by path, as it is now.
     unread = {
         reason: n
@@ -607,26 +612,35 @@ def _cli_stores(root: Path) -> list[Store]:
     return stores
 
 
-def _forbidden_files(transcripts: list[str], cli_roots: list[Path], home: Path, state: State | None) -> list[str]:
-    """The cursor-agent files this user may not read, or the folders above them that hide them
-    (``regular_files.forbidden``): every transcript and store the roots show, and every file the index read a
-    session from (a folder at mode 000 hides its files from a walk, not from the index's record)."""
+def _forbidden_files(
+    transcripts: list[str], cli_roots: list[Path], home: Path, state: State | None, unlisted: list[str]
+) -> list[str]:
+    """The Cursor files this user may not read, or the folders above them that hide them
+    (``regular_files.forbidden``): every transcript, store and editor database the roots show, every file the index
+    read a session from (a folder at mode 000 hides its files from a walk, not from the index's record), and the
+    ``unlisted`` folders, which hide every chat below them from a walk."""
     candidates = transcripts + [str(d / STORE_DB) for d in find_all_chat_dirs(cli_roots).values()]
+    candidates += [str(db) for db in paths.ide_databases()]
     if state is not None:
+        candidates += list(state.ide)
         for _, chat in Bookkeeping(index_dir(home), state).items():
             if chat.cli is not None:
                 candidates += [chat.cli.transcript, os.path.join(chat.cli.chat_dir or "", STORE_DB)]
-    return sorted({blocker for path in candidates if path and (blocker := forbidden(path))})
+    return sorted({blocker for path in candidates if path and (blocker := forbidden(path))} | set(unlisted))
 
 
-def _forbidden_problems(files: list[str]) -> list[Finding]:
-    """The files and folders this user may not read, by name, and the command that makes them readable."""
+def _forbidden_problems(files: list[str], unlisted: list[str], unread_databases: list[str]) -> list[Finding]:
+    """The files and folders this user may not read, by name, and the command that makes them readable: an error
+    when a folder no walk can list is among them (nothing of the chats below it may be in the index), or an editor
+    database (``unread_databases``: an error whatever keeps it from being read), else a warning (the index keeps
+    what it read from them)."""
     if not files:
         return []
+    error = bool(unlisted) or any(forbidden(db) for db in unread_databases)
     shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     return [
         Finding(
-            "warn",
+            "error" if error else "warn",
             "history",
             f"deja may not read {shown}: permission denied, so nothing new is read from there (the index keeps "
             "what it read before)",

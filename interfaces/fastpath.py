@@ -623,12 +623,25 @@ def _not_rebuilt(result: RefreshResult, data: dict[str, object] | None) -> None:
 
 
 def _way_out(result: RefreshResult, why: str) -> str:
-    """What to do about a damaged file, which waiting never mends (a truncated database stays so): move it away,
-    and the rebuild goes ahead without its sessions. A locked one is only waited for."""
-    if why != "damaged":
+    """What to do about a file waiting never mends: one this user may not read is made readable (``_make_readable``);
+    a damaged one (a truncated database stays so), the first named or any other named after a locked one (trial16
+    F5), is moved away, and the rebuild goes ahead without its sessions. A locked one is only waited for."""
+    if why == "permission denied":
+        return f"; {_make_readable(result, 'deja index --full')}"
+    from ..core.readers.unreadable import why_unreadable
+
+    damaged = next(
+        (
+            path
+            for i, path in enumerate(result.unreadable_files)
+            if (why if i == 0 else why_unreadable(path)) == "damaged"
+        ),
+        "",
+    )
+    if not damaged:
         return ""
-    move = _move_away(result)
-    return f"; a damaged file stays so: to rebuild without its sessions, move it away ({move}) and run it again"
+    what = "a damaged file" if damaged == result.unreadable_files[0] else f"{damaged} is damaged, and a damaged file"
+    return f"; {what} stays so: to rebuild without its sessions, move it away ({_move_away(damaged)}) and run it again"
 
 
 def _outside_roots(files: list[str]) -> str:
@@ -737,12 +750,12 @@ _NEXT_INDEX = "by the next `deja index` (by deja on its own within a minute)"
 _READ_AGAIN = f"read again {_NEXT_INDEX}"
 
 
-def _report_unreadable(result: RefreshResult) -> None:
+def _report_unreadable(result: RefreshResult) -> str:
     """What a refresh could not read this time, on stderr: the first file by name, and what became of what was read
     from it before: kept, unless a rebuild could not carry it over from an index it could not read (``uncarried``),
-    which a kept folder may hold (``kept_aside``)."""
+    which a kept folder may hold (``kept_aside``). The file or folder whose chmod it gives, if it gives one."""
     if not result.unreadable_kept:
-        return
+        return ""
     it_is, them, their = ("they are", "them", "their") if result.unreadable_kept != 1 else ("it is", "it", "its")
     why = _why_first(result)
     named = _unreadable_named(result, why)
@@ -753,33 +766,84 @@ def _report_unreadable(result: RefreshResult) -> None:
             f"{_READ_AGAIN}{where}",
             err=True,
         )
-        return
+        return ""
     if result.kept_aside:  # a rebuild could not carry what it held: "kept" may be true of none of it
         echo(
             f"{named} could not be read this time, and {it_is} {_READ_AGAIN}; what a rebuild could not carry over "
             f"from {them} is missing until then (the index it replaced is kept in {result.kept_aside})",
             err=True,
         )
-        return
+        return ""
     if why == "damaged":  # waiting never mends it: "read by the next deja index" would be said run after run
         echo(f"{named} could not be read this time: {_damaged_kept(result, them)}", err=True)
-        return
+        return ""
+    if why == "permission denied":  # nor does it mend this: only a chmod by the file's owner does (trial16 F2)
+        echo(f"{named} could not be read: {_read_before(result, them)}; {_make_readable(result)}", err=True)
+        return _blocker(result)
     echo(f"{named} could not be read this time: {_kept_until(result, them, it_is)}", err=True)
+    return ""
+
+
+def _unlisted_folders() -> list[str]:
+    """The folders under Cursor's roots this user may not list (``unreadable.unlisted_folders``): no walk sees the
+    chats in them, so no refresh counts them as unread."""
+    from ..core import folders
+    from ..core.readers.unreadable import unlisted_folders
+
+    return unlisted_folders(folders.ide_user_root(), folders.cli_roots())
+
+
+def _report_unlisted(unlisted: list[str], said: str) -> None:
+    """The folders this user may not list, the first by name, on stderr, with the chmod that makes them readable;
+    but for ``said``, whose chmod the line about the first store a refresh could not read gave already (a folder that
+    hides transcripts read before)."""
+    unlisted = [folder for folder in unlisted if folder != said]
+    if not unlisted:
+        return
+    more = len(unlisted) - 1
+    named = f"{unlisted[0]} and {plural(more, 'more folder')}" if more else unlisted[0]
+    them, their = ("them", "their") if more else ("it", "its")
+    echo(
+        f"deja may not list {named} (permission denied): the chats in {them} are not indexed (the index keeps what "
+        f"it read from {them} before); make {them} readable: chmod -R u+rX {' '.join(quote(f) for f in unlisted)}  "
+        f"(as {their} owner), then `deja index`",
+        err=True,
+    )
+
+
+def _read_before(result: RefreshResult, them: str) -> str:
+    """Whether anything was read before from the stores a refresh could not read, which the index keeps."""
+    if result.unreadable_new == result.unreadable_kept:
+        return "nothing was read from it before" if result.unreadable_kept == 1 else "nothing was read from them before"
+    return f"what was read from {them} before is kept"
 
 
 def _damaged_kept(result: RefreshResult, them: str) -> str:
     """What became of a damaged store's sessions, and the way out: moved away, its sessions go with it (review12
     R5: a damaged store was promised a read by the next `deja index`, run after run)."""
-    never = result.unreadable_new == result.unreadable_kept
-    kept, goes = ("nothing was read from it before", "") if never else (f"what was read from {them} before is kept", " its sessions and")  # fmt: skip
-    return f"{kept}; a damaged file stays so: move it away ({_move_away(result)}) to drop{goes} this line"
+    goes = "" if result.unreadable_new == result.unreadable_kept else " its sessions and"
+    moved = _move_away(result.unreadable_files[0])
+    return f"{_read_before(result, them)}; a damaged file stays so: move it away ({moved}) to drop{goes} this line"
 
 
-def _move_away(result: RefreshResult) -> str:
-    """The command that moves the first store a refresh could not read out of deja's way, for a damaged one, which no
-    read mends: ``mv X X.damaged``, quoted for a shell (a store's folder may hold a space)."""
+def _make_readable(result: RefreshResult, then: str = "deja index") -> str:
+    """The chmod that lets this user read the first store a refresh could not read for want of permission: on the
+    file itself, or on the folder above it that hides it (``regular_files.forbidden``), as doctor gives it."""
+    return f"make it readable: chmod -R u+rX {quote(_blocker(result))}  (as its owner), then `{then}`"
+
+
+def _blocker(result: RefreshResult) -> str:
+    """What keeps this user from reading the first store a refresh could not read: the file, or a folder above it."""
+    from ..core.regular_files import forbidden
+
     first = result.unreadable_files[0]
-    return f"mv {quote(first)} {quote(first + '.damaged')}"
+    return forbidden(first) or first
+
+
+def _move_away(path: str) -> str:
+    """The command that moves a store a refresh could not read out of deja's way, for a damaged one, which no read
+    mends: ``mv X X.damaged``, quoted for a shell (a store's folder may hold a space)."""
+    return f"mv {quote(path)} {quote(path + '.damaged')}"
 
 
 def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:
@@ -823,6 +887,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         "seconds": result.seconds,
         "unreadable_kept": result.unreadable_kept,
         "not_rebuilt": result.not_rebuilt,
+        "unreadable_folders": (unlisted := _unlisted_folders()),
     }
     if result.not_rebuilt:
         _not_rebuilt(result, data if json else None)
@@ -835,7 +900,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         f"{plural(result.sessions, 'session')}, {plural(result.messages, 'message')} indexed in {result.seconds:.2f}s "
         f"({result.added} added, {result.updated} updated, {result.removed} removed)"
     )
-    _report_unreadable(result)
+    _report_unlisted(unlisted, _report_unreadable(result))
     from ..core.indexer.plan import RETRIED  # (loaded by the refresh already)
 
     # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information.

@@ -131,6 +131,26 @@ class Sample(msgspec.Struct):
         return {**os.environ, **self.history.environment(self.home)}
 
 
+def user_prefix() -> list[str]:
+    """What runs a command as a user that permissions stop: nothing, or for root a user namespace as uid 1000."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("unshare") is None:
+        pytest.skip("needs unshare to run as a user that permissions stop")
+    return ["unshare", "--user", "--map-user=1000"]
+
+
+def as_user(env: Mapping[str, str], *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``deja ARGS`` as a user that permissions stop (for root, in a user namespace, as uid 1000)."""
+    prefix = user_prefix()
+    result = subprocess.run(
+        [*prefix, *ENTRY, *args], env=dict(env), input=input, capture_output=True, text=True, timeout=60
+    )
+    if prefix and result.returncode != 0 and "unshare" in result.stderr:
+        pytest.skip(f"cannot make a user namespace here: {result.stderr.strip()}")
+    return result
+
+
 def point_at_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sample:
     """Write the sample history under ``tmp_path`` and point this process's environment at it."""
     history = build_sample_history(tmp_path / "sample")

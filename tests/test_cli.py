@@ -33,7 +33,9 @@ def test_index_json_reports_what_it_did(sample: Sample) -> None:
         "seconds",
         "unreadable_kept",
         "not_rebuilt",
+        "unreadable_folders",
     }
+    assert data["unreadable_folders"] == []
     assert (data["sessions"], data["added"], data["updated"], data["removed"]) == (7, 7, 0, 0)
     again = orjson.loads(run_deja("index", "--json").stdout)
     assert (again["added"], again["updated"]) == (0, 0)

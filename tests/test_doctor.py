@@ -165,7 +165,8 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
     assert db["path"] == str(corrupt_db) and "not a database" in db["unreadable"]
     found = fixes(report)
     unreadable = next(m for m in found if str(corrupt_db) in m)
-    assert report["problems"][0]["level"] == "error" and "PRAGMA integrity_check" in found[unreadable]
+    assert report["problems"][0]["level"] == "error"
+    assert found[unreadable].startswith(f"mv {corrupt_db} {corrupt_db}.damaged  (a damaged file stays so")
     assert not [m for m in found if MALFORMED_LINE in m], "a damaged line reads the same again: no fix to offer"
     unread = next(m for m in found if "deja cannot read:" in m)
     assert unread.startswith("1 cursor-agent chat without a transcript") and f"1 × {EMPTY_ROOT}" in unread

@@ -13,33 +13,13 @@ from pathlib import Path
 
 import pytest
 from conftest import shared_path
-from harness import ENTRY, Sample, index_chats, run_deja
+from harness import ENTRY, Sample, as_user, index_chats, run_deja, user_prefix
 
 from deja.core.index import SEGMENT_GRACE_SECONDS, index_dir, read_manifest
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.hooks.call import BUILD_SENTINEL
 
 PROMPT = {"prompt": "how do I install the kitchen sink?", "conversation_id": "x", "workspace_roots": ["/tmp"]}
-
-
-def _user_prefix() -> list[str]:
-    """What runs a command as a user that permissions stop: nothing, or for root a user namespace as uid 1000."""
-    if os.geteuid() != 0:
-        return []
-    if shutil.which("unshare") is None:
-        pytest.skip("needs unshare to run as a user that permissions stop")
-    return ["unshare", "--user", "--map-user=1000"]
-
-
-def _as_user(sample: Sample, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    """``deja ARGS`` as a user that permissions stop (for root, in a user namespace, as uid 1000)."""
-    prefix = _user_prefix()
-    result = subprocess.run(
-        [*prefix, *ENTRY, *args], env=sample.env, input=input, capture_output=True, text=True, timeout=60
-    )
-    if prefix and result.returncode != 0 and "unshare" in result.stderr:
-        pytest.skip(f"cannot make a user namespace here: {result.stderr.strip()}")
-    return result
 
 
 @pytest.fixture
@@ -55,7 +35,7 @@ def locked_index(indexed_sample: Sample) -> Iterator[Path]:
 def test_an_index_folder_deja_may_not_read_is_one_line_naming_it_and_the_chmod_that_fixes_it(
     indexed_sample: Sample, locked_index: Path, args: tuple[str, ...]
 ) -> None:
-    result = _as_user(indexed_sample, *args)
+    result = as_user(indexed_sample.env, *args)
     assert result.returncode == 1
     assert result.stderr.splitlines() == [
         f"deja: cannot read {locked_index}: permission denied; give your user access to it: "
@@ -66,7 +46,7 @@ def test_an_index_folder_deja_may_not_read_is_one_line_naming_it_and_the_chmod_t
 def test_doctor_reports_an_index_folder_deja_may_not_read_under_index_with_its_fix(
     indexed_sample: Sample, locked_index: Path
 ) -> None:
-    result = _as_user(indexed_sample, "doctor")
+    result = as_user(indexed_sample.env, "doctor")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr and "PermissionError" not in result.stderr
     index_section = result.stdout.split("\nIndex\n")[1].split("\n\n")[0]
@@ -77,7 +57,7 @@ def test_doctor_reports_an_index_folder_deja_may_not_read_under_index_with_its_f
 def test_the_prompt_hook_logs_an_unreadable_index_and_requests_no_build(
     indexed_sample: Sample, locked_index: Path
 ) -> None:
-    hook = _as_user(indexed_sample, "hook-prompt", input=json.dumps(PROMPT))
+    hook = as_user(indexed_sample.env, "hook-prompt", input=json.dumps(PROMPT))
     assert hook.returncode == 0
     assert hook.stdout == ""
     log = (indexed_sample.home / "hooks.log").read_text()
@@ -179,7 +159,7 @@ def test_the_mcp_server_says_an_index_folder_it_may_not_read_needs_its_permissio
         '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
         '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"pytest"}}}\n'
     )
-    prefix = _user_prefix()
+    prefix = user_prefix()
     server = subprocess.Popen(
         [*prefix, *ENTRY, "mcp"], env=indexed_sample.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )

@@ -7,18 +7,27 @@ briefly, when the message is written, to say why in a word the person can act on
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
-from ..regular_files import open_regular
+from ..regular_files import forbidden, open_regular
 from .vscdb import is_locked, read_whole
+
+TYPE_CHECKING = False  # typing's own, without importing typing (the session-end hook imports this module)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 #: How long the second look waits for a lock (the refresh already waited its own time).
 _LOCK_WAIT_SECONDS = 0.2
 
 
 def why_unreadable(path: str) -> str:
-    """ "locked", "damaged" or "not readable" (a FIFO in its place, no permission); "" when it reads now."""
+    """ "permission denied" (mode 000, another user's file, a folder above it this user may not search), "locked",
+    "damaged" or "not readable" (a FIFO in its place); "" when it reads now."""
+    if forbidden(path):
+        return "permission denied"
     try:
         if path.endswith(".jsonl"):
             with open_regular(path) as transcript:
@@ -46,3 +55,53 @@ def unreadable_named(files: list[str], count: int, why: str) -> str:
     named = f"{files[0]} ({why})" if why else files[0]
     more = count - 1
     return f"{named} and {more} more {'Cursor store' if more == 1 else 'Cursor stores'}" if more else named
+
+
+#: The folders of a cursor-agent root and of the editor's ``User`` folder that the walks list to find chats, by name
+#: ("*": each folder in it), down to the ones whose files they read: a folder this user may not list (or search)
+#: hides every chat below it from the walk, with no error to count. A chat folder (``chats/<hash>/<id>``) is not
+#: among them: the walk finds it and counts its store as one it could not read.
+_CLI_LAYOUT: dict[str, Any] = {
+    "projects": {"*": {"agent-transcripts": {"*": {}}}},
+    "chats": {"*": {}},
+    "acp-sessions": {},
+}
+_IDE_LAYOUT: dict[str, Any] = {"globalStorage": {}, "workspaceStorage": {"*": {}}}
+
+
+def unlisted_folders(ide_root: str, cli_roots: list[str]) -> list[str]:
+    """The folders under Cursor's roots (the roots included) that this user may not list or search (permission
+    denied: mode 000, another user's): the chats below them are missing from every walk. The highest one of each
+    branch, sorted. One ``scandir`` per folder above the chats' own, one ``access`` per folder holding them."""
+    found = [*_unlisted(ide_root, _IDE_LAYOUT), *(f for root in cli_roots for f in _unlisted(root, _CLI_LAYOUT))]
+    return sorted(set(found))
+
+
+def _unlisted(folder: str, layout: dict[str, Any]) -> Iterator[str]:
+    if not layout:  # (a folder whose files the walk reads: whether it may be listed and searched is enough)
+        if not os.access(folder, os.R_OK | os.X_OK):
+            yield folder
+        return
+    try:
+        with os.scandir(folder) as listed:
+            folders = [entry for entry in listed if entry.name in layout or "*" in layout]
+    except PermissionError:
+        yield forbidden(folder) or folder
+        return
+    except OSError:  # not there, or not a folder
+        return
+    if not os.access(folder, os.X_OK):  # listed, but its files cannot be opened
+        yield folder
+        return
+    for entry in folders:
+        inner = layout.get(entry.name, layout.get("*"))
+        if inner is not None and _is_folder(entry):
+            yield from _unlisted(entry.path, inner)
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    """Whether ``entry`` is a folder, or a link to one (a link loop, or one to nowhere, is none: the walk skips it)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False

@@ -1,0 +1,199 @@
+"""Cursor folders and editor databases this user may not read (trial16 F1-F4): `deja index` and `deja doctor` name
+them with the chmod that makes them readable. Run as a user that permissions stop (root, in a user namespace)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from harness import as_user, locked
+
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.core.writers.ide import ComposerHeader, composer_data, write_state_vscdb, write_workspace_json
+
+WHEN = 1796000000000
+
+
+class History:
+    """Two cursor-agent chats (alpha, beta) and one editor chat (gamma) under a fake HOME."""
+
+    def __init__(self, home: Path) -> None:
+        self.cli = home / ".cursor"
+        self.ide = home / ".config/Cursor/User"
+        for name in ("alpha", "beta"):
+            cwd = home / "code" / name
+            cwd.mkdir(parents=True)
+            write_transcript(
+                transcript_path(self.cli, str(cwd), f"{name}0000-0000-4000-8000-000000000001"),
+                [user_turn(f"{name} question about the {name}-gizmo"), assistant_turn(f"{name} answer")],
+            )
+        self.beta = next((self.cli / "projects").glob("*beta"))
+        self.database = self.ide / "globalStorage/state.vscdb"
+        write_state_vscdb(
+            self.database,
+            composers={"ccc1": composer_data("ccc1", [("b1", 1)], created_at=WHEN, name="gamma editor chat")},
+            bubbles={"ccc1": {"b1": {"type": 1, "text": "gamma-gizmo editor question", "createdAt": WHEN}}},
+            composer_headers=[ComposerHeader("ccc1", workspace_id="w1", created_at=WHEN)],
+        )
+        write_workspace_json(self.ide / "workspaceStorage/w1", folder=(home / "code/alpha").as_uri())
+        self.env = {
+            **os.environ,
+            "HOME": str(home),
+            "DEJA_CURSOR_ROOT": str(self.ide),
+            "DEJA_CURSOR_CLI_ROOT": str(self.cli),
+            "DEJA_HOME": str(home / "deja"),
+        }
+
+    def indexed_transcripts(self) -> list[str]:
+        return sorted(str(path) for path in (self.cli / "projects").glob("*/agent-transcripts/*/*.jsonl"))
+
+    def deja(self, *args: str) -> tuple[int, str, str]:
+        ran = as_user(self.env, *args)
+        return ran.returncode, ran.stdout, ran.stderr
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Iterator[History]:
+    made = History(tmp_path / "home")
+    yield made
+    for folder in (made.beta, made.ide / "globalStorage", made.database):
+        folder.chmod(0o700)
+
+
+def _chmod(path: Path) -> str:
+    return f"chmod -R u+rX {shlex.quote(str(path))}"
+
+
+def test_a_first_index_names_the_folders_it_may_not_list_and_doctor_names_each_and_fails(history: History) -> None:
+    history.beta.chmod(0)
+    (history.ide / "globalStorage").chmod(0)
+    for _ in range(2):  # the first index, and every one after it
+        code, out, err = history.deja("index")
+        assert code == 0, err
+        assert out.startswith("1 session, 2 messages indexed")
+        assert err.splitlines() == [
+            f"deja may not list {history.ide / 'globalStorage'} and 1 more folder (permission denied): the chats in "
+            "them are not indexed (the index keeps what it read from them before); make them readable: "
+            f"{_chmod(history.ide / 'globalStorage')} {_chmod(history.beta)[len('chmod -R u+rX ') :]}  (as their "
+            "owner), then `deja index`"
+        ]
+    code, out, _ = history.deja("index", "--json")
+    assert json.loads(out)["unreadable_folders"] == [str(history.ide / "globalStorage"), str(history.beta)]
+    code, out, _ = history.deja("doctor")
+    assert code == 1
+    lines = out.splitlines()
+    said = next(i for i, line in enumerate(lines) if "may not read" in line)
+    assert (
+        lines[said]
+        .split("deja may not read ", 1)[1]
+        .startswith(f"{history.ide / 'globalStorage'}, {history.beta}: permission denied")
+    )
+    assert f"fix: {_chmod(history.ide / 'globalStorage')} {history.beta}  (as their owner)" in lines[said + 1]
+    code, out, _ = history.deja("doctor", "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["unreadable_files"] == [str(history.ide / "globalStorage"), str(history.beta)]
+    assert not report["healthy"]
+
+
+def test_an_editor_database_this_user_may_not_read_is_permission_denied_with_its_chmod(history: History) -> None:
+    history.database.chmod(0)
+    line = (
+        f"{history.database} (permission denied) could not be read: nothing was read from it before; make it "
+        f"readable: {_chmod(history.database)}  (as its owner), then `deja index`"
+    )
+    for _ in range(2):  # waiting never mends it: no "read by the next deja index (within a minute)"
+        code, out, err = history.deja("index")
+        assert code == 0, err
+        assert out.startswith("2 sessions, 4 messages indexed")
+        assert err.splitlines() == [line, "1 unreadable record skipped; `deja doctor` lists them"]
+    code, out, _ = history.deja("doctor")
+    assert code == 1  # (its chats are missing from the index, as for a folder deja may not list)
+    assert "integrity_check" not in out and f"deja cannot read {history.database}" not in out
+    lines = out.splitlines()
+    said = next(i for i, line in enumerate(lines) if "may not read" in line)
+    assert lines[said].split("deja may not read ", 1)[1].startswith(f"{history.database}: permission denied")
+    assert f"fix: {_chmod(history.database)}  (as their owner)" in lines[said + 1]
+
+
+def test_editor_folders_and_databases_unreadable_after_an_index_are_named_with_their_chmod(history: History) -> None:
+    code, out, err = history.deja("index")
+    assert (code, err) == (0, "") and out.startswith("3 sessions, 5 messages indexed")
+    history.database.chmod(0)  # (its size and time unchanged: the index keeps its chats, read again once it changes)
+    code, out, _ = history.deja("doctor", "--json")
+    report = json.loads(out)
+    assert report["unreadable_files"] == [str(history.database)]
+    assert not any("integrity_check" in problem["fix"] for problem in report["problems"])
+    history.database.chmod(0o600)
+    (history.ide / "globalStorage").chmod(0)
+    code, out, _ = history.deja("doctor")
+    assert code == 1
+    assert f"deja may not read {history.ide / 'globalStorage'}: permission denied" in out
+    assert f"fix: {_chmod(history.ide / 'globalStorage')}  (as their owner)" in out
+    code, out, _ = history.deja("doctor", "--json")
+    assert json.loads(out)["unreadable_files"] == [str(history.ide / "globalStorage")]
+
+
+def test_a_damaged_editor_database_gets_one_fix_from_index_and_doctor(history: History) -> None:
+    damaged = history.ide / "workspaceStorage/w2/state.vscdb"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_bytes(b"SQLite format 3\0" + bytes(range(256)) * 12)
+    moved = f"mv {damaged} {damaged}.damaged"
+    code, _, err = history.deja("index")
+    assert code == 0
+    assert f"{damaged} (damaged) could not be read this time: " in err
+    assert f"move it away ({moved}) to drop this line" in err
+    code, out, _ = history.deja("doctor")
+    assert code == 1
+    assert (
+        f"fix: {moved}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)" in out
+    )
+    assert "sqlite3" not in out
+
+
+def test_a_refused_rebuild_names_the_mv_for_a_damaged_database_named_after_a_locked_one(history: History) -> None:
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    damaged = history.ide / "workspaceStorage/w2/state.vscdb"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_bytes(b"SQLite format 3\0" + bytes(range(256)) * 12)
+    with locked(history.database):
+        code, _, err = history.deja("index", "--full")
+    assert code == 1
+    assert err.splitlines() == [
+        f"deja: the index was not rebuilt: {history.database} (locked) and 1 more Cursor store could not be read this "
+        "time, and a rebuild would lose the sessions read from them before, which are kept as they were; run it "
+        f"again once they can be read; {damaged} is damaged, and a damaged file stays so: to rebuild without its "
+        f"sessions, move it away (mv {damaged} {damaged}.damaged) and run it again"
+    ]
+
+
+def test_a_refused_rebuild_gives_the_chmod_for_a_database_this_user_may_not_read(history: History) -> None:
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    history.database.chmod(0)
+    code, _, err = history.deja("index", "--full")
+    assert code == 1
+    assert err.splitlines() == [
+        f"deja: the index was not rebuilt: {history.database} (permission denied) could not be read this time, and a "
+        "rebuild would lose the sessions read from it before, which are kept as they were; run it again once it can "
+        f"be read; make it readable: {_chmod(history.database)}  (as its owner), then `deja index --full`"
+    ]
+
+
+def test_a_folder_hiding_chats_read_before_is_named_once_with_its_chmod(history: History) -> None:
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    transcript = next(name for name in history.indexed_transcripts() if "beta" in name)
+    history.beta.chmod(0)
+    code, out, err = history.deja("index")
+    assert code == 0 and out.startswith("3 sessions, 5 messages indexed")
+    assert err.splitlines() == [
+        f"{transcript} (permission denied) could not be read: what was read from it before is kept; make it "
+        f"readable: {_chmod(history.beta)}  (as its owner), then `deja index`",
+        "1 unreadable record skipped; `deja doctor` lists them",
+    ]
