@@ -102,24 +102,35 @@ RELATED = [
     "python py",
 ]
 
+
+def _before(words: str, after: str) -> tuple[str, ...]:
+    """Each of ``words`` followed by a space and each of ``after``: the cues of a phrase whose pattern has them so."""
+    return tuple(f"{word} {last}" for word in words.split() for last in after.split())
+
+
 #: What two words of a query say together, as the term a chat would have used for it: (cues, pattern, term). Every
-#: match of a pattern holds one of its cues, so a query holding none is not matched (most prompts hold none, and
-#: compiling the patterns cost every prompt hook about half a millisecond). A cue that starts with a space is its
-#: word after whitespace, as its pattern has it: "about" and "without" are no cue for ``timed out``.
+#: match of a pattern holds one of its cues once each run of whitespace is one space, so a query holding none is not
+#: matched (most prompts hold none, and importing ``re`` for the patterns cost a prompt's hook about 20 M
+#: instructions, half of starting Python). A cue is the phrase's words as the pattern joins them, not one word of it:
+#: "out", "time" and "left" are in many a prompt that says no "timed out" or "no space left".
 PHRASES = [
     (
-        ("log", "sign", "let"),
+        _before("log logs logging logged sign signs signing signed me us them him her", "in on"),
         r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|let\s+(?:me|us|them|him|her))\s+(?:in|on)\b",
         "login",
     ),
-    ((" out",), r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|kicked|kick|thrown|threw)\s+out\b", "logout"),
+    (
+        _before("log logs logging logged sign signs signing signed kicked kick thrown threw", "out"),
+        r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|kicked|kick|thrown|threw)\s+out\b",
+        "logout",
+    ),
     (("office",), r"\bback[\s-]?office\b", "admin"),
-    (("only",), r"\bread[\s-]?only\s+cop(?:y|ies)\b", "replica"),
-    ((" gateway",), r"\bbad\s+gateway\b", "502"),
-    (("money",), r"\bmoney\s+back\b", "refund"),
-    ((" left",), r"\bno\s+(?:room|space)\s+left\b", "disk"),
-    ((" memory",), r"\bout\s+of\s+memory\b", "oom"),
-    ((" out",), r"\btimed?\s+out\b", "timeout"),
+    (("only cop",), r"\bread[\s-]?only\s+cop(?:y|ies)\b", "replica"),
+    (("bad gateway",), r"\bbad\s+gateway\b", "502"),
+    (("money back",), r"\bmoney\s+back\b", "refund"),
+    (_before("room space", "left"), r"\bno\s+(?:room|space)\s+left\b", "disk"),
+    (("of memory",), r"\bout\s+of\s+memory\b", "oom"),
+    (_before("time timed", "out"), r"\btimed?\s+out\b", "timeout"),
 ]
 
 #: A related word's share of the weight the query term it stands for has. Tuned on the coding benchmark's tuning
