@@ -11,6 +11,8 @@ operation or thing.
 
 from __future__ import annotations
 
+from itertools import product
+
 from .text import SAME_AS, terms, token_terms
 
 #: Forms of one word the stemmer leaves apart (irregular verbs): each finds the others at full weight.
@@ -103,24 +105,27 @@ RELATED = [
 ]
 
 
-def _before(words: str, after: str) -> tuple[str, ...]:
-    """Each of ``words`` followed by a space and each of ``after``: the cues of a phrase whose pattern has them so."""
-    return tuple(f"{word} {last}" for word in words.split() for last in after.split())
+def _joined(*choices: str) -> tuple[str, ...]:
+    """Every way to say a phrase: one word of each of ``choices`` (words between blanks), in order, a space between
+    them. The cues of a phrase whose pattern is those words with whitespace between."""
+    return tuple(map(" ".join, product(*map(str.split, choices))))
 
 
 #: What two words of a query say together, as the term a chat would have used for it: (cues, pattern, term). Every
 #: match of a pattern holds one of its cues once each run of whitespace is one space, so a query holding none is not
 #: matched (most prompts hold none, and importing ``re`` for the patterns cost a prompt's hook about 20 M
 #: instructions, half of starting Python). A cue is the phrase's words as the pattern joins them, not one word of it:
-#: "out", "time" and "left" are in many a prompt that says no "timed out" or "no space left".
+#: "out", "time", "let" (in "delete", "complete") and "log" (in "blog", "catalog") are in many a prompt that says no
+#: "timed out" or "log in".
 PHRASES = [
     (
-        _before("log logs logging logged sign signs signing signed me us them him her", "in on"),
+        _joined("log logs logging logged sign signs signing signed", "in on")
+        + _joined("let", "me us them him her", "in on"),
         r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|let\s+(?:me|us|them|him|her))\s+(?:in|on)\b",
         "login",
     ),
     (
-        _before("log logs logging logged sign signs signing signed kicked kick thrown threw", "out"),
+        _joined("log logs logging logged sign signs signing signed kicked kick thrown threw", "out"),
         r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|kicked|kick|thrown|threw)\s+out\b",
         "logout",
     ),
@@ -128,9 +133,9 @@ PHRASES = [
     (("only cop",), r"\bread[\s-]?only\s+cop(?:y|ies)\b", "replica"),
     (("bad gateway",), r"\bbad\s+gateway\b", "502"),
     (("money back",), r"\bmoney\s+back\b", "refund"),
-    (_before("room space", "left"), r"\bno\s+(?:room|space)\s+left\b", "disk"),
-    (("of memory",), r"\bout\s+of\s+memory\b", "oom"),
-    (_before("time timed", "out"), r"\btimed?\s+out\b", "timeout"),
+    (_joined("no", "room space", "left"), r"\bno\s+(?:room|space)\s+left\b", "disk"),
+    (("out of memory",), r"\bout\s+of\s+memory\b", "oom"),
+    (_joined("time timed", "out"), r"\btimed?\s+out\b", "timeout"),
 ]
 
 #: A related word's share of the weight the query term it stands for has. Tuned on the coding benchmark's tuning

@@ -53,10 +53,13 @@ def test_a_word_ending_in_a_cue_matches_no_pattern(monkeypatch: pytest.MonkeyPat
 
 @pytest.mark.unit
 def test_a_phrases_words_apart_match_no_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "out", "time", "left" and "only" in a prompt, but not as a phrase joins them: no pattern is compiled (``re``
-    with them is half of what starting Python costs a prompt's hook)."""
+    """ "out", "time", "left", "only", "log", "let" and "me in" in a prompt, but not as a phrase joins them: no pattern
+    is compiled (``re`` with them is half of what starting Python costs a prompt's hook)."""
     monkeypatch.setattr(re, "finditer", lambda *_: pytest.fail("a phrase pattern was compiled"))
-    others, gained = _found("work it out any time, only the left pane: the timezone is out of date, log it")
+    prompt = (
+        "work it out any time, only the left pane: the timezone is out of date, log it. Delete the blog, tell me in"
+    )
+    others, gained = _found(f"{prompt} short, complete the catalog; no memory left, let it on")
     assert gained == [] and "left" in others  # (its other forms, found without a pattern)
 
 
