@@ -1870,6 +1870,19 @@ _CONTEXT_GATE = _Compiled("_CONTEXT_GATE", CONTEXT_GATE_BUT_NETRC)  # (see ``red
 _BASIC = _Compiled("_BASIC", TOKEN_GATE.partition("|")[2])
 
 
+#: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the
+#: dotless i (``i``), the long s (``s``) and the Kelvin sign (``k``). No other character does
+#: (``tests/test_build_fast.py`` asks ``re`` about every one), so a text without them finds a gate's case-blind words
+#: as its lowercase does: a prompt with an accent or an ellipsis and a long word (a path) in it compiles no gate, and
+#: loads no ``re`` for one (about 20 M instructions of its hook).
+_FOLDED_INTO_ASCII = "\u0130\u0131\u017f\u212a"
+
+
+def _folds_into_ascii(text: str) -> bool:
+    """Whether ``text`` holds a character of ``_FOLDED_INTO_ASCII``."""
+    return not text.isascii() and any(c in text for c in _FOLDED_INTO_ASCII)
+
+
 def _longest_run(text: str) -> int:
     """The most characters without a blank (``\\S``: ``str.split``'s blanks) in a row in ``text``."""
     return max(map(len, text.split()), default=0)
@@ -1878,12 +1891,12 @@ def _longest_run(text: str) -> int:
 def _token_gate(text: str, lowered: str, longest: int) -> bool:
     """Whether ``TOKEN_GATE`` finds ``text`` (``lowered`` is its lowercase, ``longest`` its ``_longest_run``).
 
-    An ASCII text without "basic" in its lowercase cannot match ``(?i:basic)``; any other text is asked. (Outside
-    ASCII, characters such as the long s match a letter of it case-insensitively without lowering to it.)
+    A text without "basic" in its lowercase cannot match ``(?i:basic)`` unless it holds a character that pattern
+    matches a letter of without lowering to it (``_folds_into_ascii``: the long s); any other text is asked.
     """
     if longest >= 16:
         return True
-    return (not text.isascii() or "basic" in lowered) and _BASIC.search(text) is not None
+    return ("basic" in lowered or _folds_into_ascii(text)) and _BASIC.search(text) is not None
 
 
 def _context_gate(text: str) -> bool:
@@ -1892,10 +1905,11 @@ def _context_gate(text: str) -> bool:
     (``a_netrc_entry``), and a text with neither "ENV" nor "-p" (nor "define") cannot
     match the alternatives that need them; the pattern, but its netrc part (``CONTEXT_GATE_BUT_NETRC``, which scans
     every position of a text it does not find), is asked only about a text with one of those, and
-    Redis's words are looked for in the lowered text (a text of ASCII: case folds nothing else into them)."""
+    Redis's words are looked for in the lowered text (case folds nothing else into them but the few characters of
+    ``_folds_into_ascii``: a text holding one is asked)."""
     if ":" in text or "=" in text or "<" in text or "'" in text or "--" in text or a_netrc_entry(text):
         return True
-    if not text.isascii():  # (the pattern's case-blind words match more than ``str.lower`` finds: ``rediſ-``)
+    if _folds_into_ascii(text):  # (the pattern's case-blind words match more than ``str.lower`` finds: ``rediſ-``)
         return _CONTEXT_GATE.search(text) is not None
     if ("ENV" in text or "-p" in text) and _CONTEXT_GATE.search(text) is not None:
         return True

@@ -11,6 +11,8 @@ operation or thing.
 
 from __future__ import annotations
 
+from itertools import product
+
 from .text import SAME_AS, terms, token_terms
 
 #: Forms of one word the stemmer leaves apart (irregular verbs): each finds the others at full weight.
@@ -102,24 +104,38 @@ RELATED = [
     "python py",
 ]
 
+
+def _joined(*choices: str) -> tuple[str, ...]:
+    """Every way to say a phrase: one word of each of ``choices`` (words between blanks), in order, a space between
+    them. The cues of a phrase whose pattern is those words with whitespace between."""
+    return tuple(map(" ".join, product(*map(str.split, choices))))
+
+
 #: What two words of a query say together, as the term a chat would have used for it: (cues, pattern, term). Every
-#: match of a pattern holds one of its cues, so a query holding none is not matched (most prompts hold none, and
-#: compiling the patterns cost every prompt hook about half a millisecond). A cue that starts with a space is its
-#: word after whitespace, as its pattern has it: "about" and "without" are no cue for ``timed out``.
+#: match of a pattern holds one of its cues once each run of whitespace is one space, so a query holding none is not
+#: matched (most prompts hold none, and importing ``re`` for the patterns cost a prompt's hook about 20 M
+#: instructions, half of starting Python). A cue is the phrase's words as the pattern joins them, not one word of it:
+#: "out", "time", "let" (in "delete", "complete") and "log" (in "blog", "catalog") are in many a prompt that says no
+#: "timed out" or "log in".
 PHRASES = [
     (
-        ("log", "sign", "let"),
+        _joined("log logs logging logged sign signs signing signed", "in on")
+        + _joined("let", "me us them him her", "in on"),
         r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|let\s+(?:me|us|them|him|her))\s+(?:in|on)\b",
         "login",
     ),
-    ((" out",), r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|kicked|kick|thrown|threw)\s+out\b", "logout"),
+    (
+        _joined("log logs logging logged sign signs signing signed kicked kick thrown threw", "out"),
+        r"\b(?:log|logs|logging|logged|sign|signs|signing|signed|kicked|kick|thrown|threw)\s+out\b",
+        "logout",
+    ),
     (("office",), r"\bback[\s-]?office\b", "admin"),
-    (("only",), r"\bread[\s-]?only\s+cop(?:y|ies)\b", "replica"),
-    ((" gateway",), r"\bbad\s+gateway\b", "502"),
-    (("money",), r"\bmoney\s+back\b", "refund"),
-    ((" left",), r"\bno\s+(?:room|space)\s+left\b", "disk"),
-    ((" memory",), r"\bout\s+of\s+memory\b", "oom"),
-    ((" out",), r"\btimed?\s+out\b", "timeout"),
+    (("only cop",), r"\bread[\s-]?only\s+cop(?:y|ies)\b", "replica"),
+    (("bad gateway",), r"\bbad\s+gateway\b", "502"),
+    (("money back",), r"\bmoney\s+back\b", "refund"),
+    (_joined("no", "room space", "left"), r"\bno\s+(?:room|space)\s+left\b", "disk"),
+    (("out of memory",), r"\bout\s+of\s+memory\b", "oom"),
+    (_joined("time timed", "out"), r"\btimed?\s+out\b", "timeout"),
 ]
 
 #: A related word's share of the weight the query term it stands for has. Tuned on the coding benchmark's tuning

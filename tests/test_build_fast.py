@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 from itertools import chain
 from pathlib import Path
 
@@ -114,6 +115,60 @@ def test_the_redaction_gates_answer_as_their_patterns_do() -> None:
     # Both answers come up often in these texts: neither check is vacuous.
     assert 0.1 < sum(bool(token_gate.search(t)) for t in texts) / len(texts) < 0.9
     assert 0.1 < sum(bool(context_gate.search(t)) for t in texts) / len(texts) < 0.9
+
+
+#: Non-ASCII texts without a separator that decides the context gate alone (``:=<'``, ``--``): what the gates ask of
+#: an accented prompt, with the gates' words in every case and the characters that fold into them.
+_WIDE = [
+    *"abc XYZ\t\n.é…中",
+    "\u00a0",
+    "\u2003",
+    "\u0130",
+    "\u0131",
+    "\u017f",
+    "\u212a",
+    "basic ",
+    "BASIC\u00a0",
+    "ba\u017fic ",
+]
+_WIDE += [
+    "redis-",
+    "REDIS-",
+    "redi\u017f-",
+    "red\u0131s-",
+    "requirepass",
+    "requ\u0130repass",
+    "masterauth",
+    "ma\u017fterauth",
+]
+_WIDE += ["define(", "DEFINE (", "def\u0131ne(", "ENV ", " -p", "\u2003-p", "login ", "\tTRUE\t", "a" * 16]
+
+
+@pytest.mark.unit
+def test_the_redaction_gates_answer_as_their_patterns_do_outside_ascii() -> None:
+    """An accented text is asked as an ASCII one is unless it holds a character that folds into a letter (the long
+    s, the dotless i, Kelvin): the gates' answers are the patterns' all the same."""
+    token_gate, context_gate = re.compile(redaction.TOKEN_GATE), re.compile(redaction.CONTEXT_GATE)
+    rng = random.Random(19)
+    texts = ["".join(rng.choice(_WIDE) for _ in range(rng.randrange(1, 12))) for _ in range(20000)]
+    texts = [text for text in texts if not text.isascii()]
+    for text in texts:
+        longest = redact._longest_run(text)
+        assert redact._token_gate(text, text.lower(), longest) == bool(token_gate.search(text)), repr(text)
+        assert redact._context_gate(text) == bool(context_gate.search(text)), repr(text)
+    for gate in (token_gate, context_gate):  # both answers come up: neither check is vacuous
+        assert 0.1 < sum(bool(gate.search(t)) for t in texts) / len(texts) < 0.9
+
+
+@pytest.mark.unit
+def test_only_the_characters_named_fold_into_an_ascii_letter() -> None:
+    """What lets an accented text skip the patterns: no other character matches an ASCII letter case-blindly, or
+    lowers to one."""
+    letter = re.compile("(?i:[a-z])")
+    folded = {c for c in map(chr, range(128, sys.maxunicode + 1)) if letter.fullmatch(c)}
+    assert folded == set(redact._FOLDED_INTO_ASCII)
+    lowered = {c for c in map(chr, range(128, sys.maxunicode + 1)) if any(x.isascii() for x in c.lower())}
+    assert lowered <= folded
 
 
 def _segment_files(home: Path) -> list[dict[str, bytes]]:

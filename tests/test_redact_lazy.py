@@ -84,6 +84,26 @@ def test_an_error_line_and_a_command_without_needles_load_no_re() -> None:
 
 
 @pytest.mark.unit
+def test_an_accented_prompt_with_a_long_path_loads_no_re() -> None:
+    """A prompt with an ellipsis or an accent and a path of 16 characters passes the token gate and must be asked
+    the context gate outside ASCII: it is asked with ``str``'s methods, as an ASCII one is (no character of it folds
+    into a letter), so it changes nothing and compiles nothing."""
+    texts = [
+        "So the hook component reducer from src/vojegu_ziba.py some…",
+        "Pourquoi le café de src/kanupe_pequ.py plante-t-il après la mise à jour ?",
+    ]
+    seen = _fresh(texts)
+    assert seen["out"] == texts
+    assert seen["after"] == [] and seen["re"] == [False, False]
+
+
+@pytest.mark.unit
+def test_a_text_with_a_letter_folded_outside_ascii_is_asked_by_the_gate() -> None:
+    seen = _fresh(["start rediſ-server with src/kanupe_pequ.py"])
+    assert seen["after"] == ["_CONTEXT_GATE"]
+
+
+@pytest.mark.unit
 def test_a_text_with_a_rules_needle_loads_re_to_ask_the_rule() -> None:
     seen = _fresh(["could not connect to postgres://app:Hunter2hunter2@db:5432/app"])
     assert seen["out"] == ["could not connect to postgres://app:[redacted:url-credentials]@db:5432/app"]

@@ -14,6 +14,7 @@ from deja.core.search import query_terms
 PIECES = ["let", "me", "in", "signed", "out", "log", "on", "back", "office", "read-only", "copies", "bad", "gateway"]
 PIECES += ["money", "no", "room", "space", "left", "of", "memory", "timed", "time", "kicked", "the", "deploy"]
 PIECES += ["about", "without", "layout", "bereft", "\t", "\n", "\u00a0", "\u2003", "(", "-"]
+PIECES += ["logs", "logging", "signing", "us", "them", "him", "her", "kick", "thrown", "threw", "cop", "copy", "ok"]
 
 
 def _found(query: str) -> tuple[dict[str, list[tuple[str, float]]], list[str]]:
@@ -48,6 +49,18 @@ def test_a_word_ending_in_a_cue_matches_no_pattern(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(re, "finditer", lambda *_: pytest.fail("a phrase pattern was compiled"))
     others, gained = _found("write a haiku about autumn leaves, without rhyme, in the layout")
     assert gained == [] and "write" in others  # (its other forms, found without a pattern)
+
+
+@pytest.mark.unit
+def test_a_phrases_words_apart_match_no_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "out", "time", "left", "only", "log", "let" and "me in" in a prompt, but not as a phrase joins them: no pattern
+    is compiled (``re`` with them is half of what starting Python costs a prompt's hook)."""
+    monkeypatch.setattr(re, "finditer", lambda *_: pytest.fail("a phrase pattern was compiled"))
+    prompt = (
+        "work it out any time, only the left pane: the timezone is out of date, log it. Delete the blog, tell me in"
+    )
+    others, gained = _found(f"{prompt} short, complete the catalog; no memory left, let it on")
+    assert gained == [] and "left" in others  # (its other forms, found without a pattern)
 
 
 @pytest.mark.unit
