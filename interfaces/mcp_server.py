@@ -530,7 +530,7 @@ class Tools:
         query: Annotated[
             str,
             Field(
-                description="A few distinctive words: an error message, a function or file name, a topic. Quote a phrase to match it exactly: '\"cache key\"'."
+                description="A few distinctive words: an error message, a function or file name, a topic. Quote a phrase to match it exactly: '\"cache key\"'. A date or 'yesterday', 'last week' ranks the sessions from then first."
             ),
         ],
         project: Project = None,
