@@ -135,9 +135,10 @@ def user_prefix() -> list[str]:
     """What runs a command as a user that permissions stop: nothing, or for root a user namespace as uid 1000."""
     if os.geteuid() != 0:
         return []
-    if shutil.which("unshare") is None:
+    unshare = shutil.which("unshare")  # (found here: the command's own PATH may not hold it)
+    if unshare is None:
         pytest.skip("needs unshare to run as a user that permissions stop")
-    return ["unshare", "--user", "--map-user=1000"]
+    return [unshare, "--user", "--map-user=1000"]
 
 
 def as_user(env: Mapping[str, str], *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:

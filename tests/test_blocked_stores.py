@@ -7,13 +7,15 @@ the index as it was and exits 1".
 
 "Cannot be read this time": something else in a store's place (a FIFO, a folder,
 a link loop, a link to /dev/zero or to nowhere), or a folder above it this user
-cannot search (mode 000: those cases need a user other than root, who reads
-everything). Every store is written by deja's writers under the fake HOME.
+cannot search (mode 000: those cases run deja as a user that permissions stop,
+for root in a user namespace: harness.as_user). Every store is written by deja's
+writers under the fake HOME.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +23,7 @@ from typing import Any
 
 import orjson
 import pytest
-from harness import Sample, run_deja
+from harness import Sample, as_user, run_deja
 
 from deja.core.indexer import refresh
 from deja.core.readers.chatstore import UNREADABLE_STORE
@@ -39,19 +41,22 @@ from deja.core.writers.cursor_agent import (
 
 CWD = "/work/api"
 NOT_REBUILT = "deja: the index was not rebuilt: "
-AS_ROOT = pytest.mark.skipif(
-    hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads a folder at mode 000: run as another user"
-)
+Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def index(*args: str) -> dict[str, Any]:
-    ran = run_deja("index", "--json", *args)
+def user(*args: str) -> subprocess.CompletedProcess[str]:
+    """``deja ARGS`` as a user that file modes stop (root too: harness.as_user)."""
+    return as_user(os.environ, *args)
+
+
+def index(*args: str, run: Run = run_deja) -> dict[str, Any]:
+    ran = run("index", "--json", *args)
     assert ran.returncode == 0, ran.stderr
     return orjson.loads(ran.stdout)
 
 
-def found(word: str) -> bool:
-    ran = run_deja("search", word)
+def found(word: str, run: Run = run_deja) -> bool:
+    ran = run("search", word)
     assert ran.returncode == 0, ran.stderr
     return "No session matches" not in ran.stdout
 
@@ -166,21 +171,19 @@ def unreadable(folder: Path) -> Iterator[None]:
         folder.chmod(mode)
 
 
-@AS_ROOT
 def test_a_cli_root_at_mode_000_keeps_the_index_on_a_rebuild(cli_root: Path) -> None:
     _store_chat(cli_root, "s1", "platypus")
     _transcribed_chat(cli_root, "t1", "wombat")
     assert index()["sessions"] == 2
     with unreadable(cli_root):
-        ran = run_deja("index", "--full", "--json")
+        ran = user("index", "--full", "--json")
         assert ran.returncode == 1 and ran.stderr.startswith(NOT_REBUILT), ran.stderr
         assert orjson.loads(ran.stdout)["sessions"] == 2
-        result = index()
+        result = index(run=user)
         assert (result["sessions"], result["removed"]) == (2, 0)
-        assert found("platypus") and found("wombat")
+        assert found("platypus", user) and found("wombat", user)
 
 
-@AS_ROOT
 @pytest.mark.parametrize("level", ["chats", "bucket"])
 def test_a_chats_folder_at_mode_000_keeps_its_sessions(cli_root: Path, level: str) -> None:
     _store_chat(cli_root, "s1", "platypus")
@@ -188,21 +191,19 @@ def test_a_chats_folder_at_mode_000_keeps_its_sessions(cli_root: Path, level: st
     assert index()["sessions"] == 2
     bucket = chat_dir_for(cli_root, CWD, "s1").parent
     with unreadable(cli_root / "chats" if level == "chats" else bucket):
-        result = index()
+        result = index(run=user)
         assert (result["sessions"], result["removed"]) == (2, 0) and result["unreadable_kept"] >= 1
-        assert found("platypus") and found("wombat")
+        assert found("platypus", user) and found("wombat", user)
 
 
-@AS_ROOT
 def test_an_editor_folder_at_mode_000_keeps_its_chats(sample: Sample) -> None:
     first = index()
     with unreadable(sample.history.ide_root / "globalStorage"):
-        result = index()
+        result = index(run=user)
         assert (result["sessions"], result["removed"]) == (first["sessions"], 0)
-        assert found("footer")
+        assert found("footer", user)
 
 
-@AS_ROOT
 def test_one_chat_folder_at_mode_000_does_not_stop_the_refresh_of_the_others(cli_root: Path) -> None:
     """It was read as a failure to write the index ("is DEJA_HOME writable?") and stopped every refresh."""
     _transcribed_chat(cli_root, "t1", "platypus")
@@ -211,10 +212,10 @@ def test_one_chat_folder_at_mode_000_does_not_stop_the_refresh_of_the_others(cli
     with unreadable(chat_dir_for(cli_root, CWD, "t1")):
         with other.open("a") as transcript:
             transcript.write(orjson.dumps(user_turn("and the quokka?")).decode() + "\n")
-        ran = run_deja("index")
+        ran = user("index")
         assert ran.returncode == 0, ran.stderr
         assert "DEJA_HOME" not in ran.stderr
-        assert found("quokka") and found("platypus")
+        assert found("quokka", user) and found("platypus", user)
 
 
 @pytest.mark.unit
@@ -247,7 +248,6 @@ def test_a_transcript_that_cannot_be_reached_is_not_read_again_from_its_store_al
     assert found("platypus")
 
 
-@AS_ROOT
 def test_doctor_names_what_it_cannot_read_under_a_cursor_folder_at_mode_000(cli_root: Path, fake_home: Path) -> None:
     _store_chat(cli_root, "s1", "platypus")
     index()
@@ -255,12 +255,11 @@ def test_doctor_names_what_it_cannot_read_under_a_cursor_folder_at_mode_000(cli_
     cursor.mkdir()
     (cursor / "hooks.json").write_text("{}")
     with unreadable(cursor), unreadable(cli_root):
-        ran = run_deja("doctor")
+        ran = user("doctor")
     assert ran.returncode == 1 and "Traceback" not in ran.stderr and "Error:" not in ran.stderr, ran.stderr
     assert f"{cursor}/hooks.json: cannot read it (Permission denied)" in ran.stdout
 
 
-@AS_ROOT
 def test_a_folder_it_can_search_but_not_list_keeps_its_sessions(cli_root: Path) -> None:
     """Mode 0111: each store is still there and readable by name, but the walk cannot list the folder."""
     _store_chat(cli_root, "s1", "platypus")
@@ -270,10 +269,10 @@ def test_a_folder_it_can_search_but_not_list_keeps_its_sessions(cli_root: Path) 
     for folder in (chats, projects):
         folder.chmod(0o111)
     try:
-        result = index()
+        result = index(run=user)
         assert (result["sessions"], result["removed"], result["updated"]) == (2, 0, 0)
-        assert run_deja("index", "--full").returncode == 1
-        assert found("platypus") and found("wombat")
+        assert user("index", "--full").returncode == 1
+        assert found("platypus", user) and found("wombat", user)
     finally:
         for folder in (chats, projects):
             folder.chmod(0o755)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from harness import Sample, index_chats, run_deja
+from harness import Sample, as_user, index_chats, run_deja
 from mcp.server.mcpserver.exceptions import ToolError
 
 from deja.core import config
@@ -110,24 +110,34 @@ def test_asking_for_help_anywhere_still_runs(broken: Path) -> None:
     assert done.returncode == 0 and "Usage" in done.stdout
 
 
-@pytest.mark.parametrize("make", ["folder", "loop"])
+@pytest.mark.parametrize("make", ["folder", "loop", "unsearchable"])
 def test_a_config_file_deja_cannot_read_stops_it_as_a_broken_one_does(
     fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: str
 ) -> None:
     """A config.toml that cannot be opened (a folder in its place), or whose path cannot be followed (a link
-    loop, as a folder deja may not search is for a user other than root) held the user's settings: it was taken
-    for no file, so ``recall off`` and ``home`` were quietly ignored; an open that failed was called invalid TOML."""
+    loop; its folder at mode 000, read by deja as a user that permissions stop: for root, in a user namespace)
+    held the user's settings: it was taken for no file, so ``recall off`` and ``home`` were quietly ignored; an open
+    that failed was called invalid TOML."""
     index_chats(tmp_path, monkeypatch, CHATS)
     path = fake_home / ".config" / "deja" / "config.toml"
     path.parent.mkdir(parents=True)
     if make == "folder":
         path.mkdir()
-    else:
+    elif make == "loop":
         path.symlink_to(path)
+    else:
+        path.write_text('recall = "off"\n')
     config.forget_file()
-    done = run_deja("search", "zebracorn")
+    if make == "unsearchable":
+        path.parent.chmod(0)
+        try:
+            done = as_user(os.environ, "search", "zebracorn")
+        finally:
+            path.parent.chmod(0o700)
+    else:
+        done = run_deja("search", "zebracorn")
     assert done.returncode == 1 and done.stdout == ""
-    reason = "Is a directory" if make == "folder" else "Too many levels of symbolic links"
+    reason = {"folder": "Is a directory", "loop": "Too many levels of symbolic links"}.get(make, "Permission denied")
     assert done.stderr == f"deja: cannot read {path} ({reason}); {config.REPAIR}\n"
 
 

@@ -2,7 +2,8 @@
 stops on one (README: "Errors: one line … never a traceback").
 
 A store's name that cannot even be probed (here a link to a name too long for the file system, which root meets
-too) crashed doctor: ``Path.is_file`` raises for it. Mode 000 needs a user other than root.
+too) crashed doctor: ``Path.is_file`` raises for it. Mode 000 is met by deja run as a user that permissions stop
+(for root, in a user namespace: harness.as_user).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import orjson
 from harness import run_deja
-from test_blocked_stores import AS_ROOT
+from test_blocked_stores import Run, user
 
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -44,9 +45,9 @@ def _transcript(root: Path, chat_id: str) -> Path:
     return path
 
 
-def doctor() -> tuple[str, dict]:
+def doctor(run: Run = run_deja) -> tuple[str, dict]:
     """doctor's screen and its JSON report, each checked to have run without a traceback."""
-    ran, as_json = run_deja("doctor"), run_deja("doctor", "--json")
+    ran, as_json = run("doctor"), run("doctor", "--json")
     for done in (ran, as_json):
         assert done.returncode in (0, 1) and "Error" not in done.stderr and "Traceback" not in done.stderr, done.stderr
     return ran.stdout, orjson.loads(as_json.stdout)
@@ -73,14 +74,13 @@ def test_a_store_whose_name_cannot_be_probed_does_not_stop_doctor(cli_root: Path
     assert "1 chat store" in screen
 
 
-@AS_ROOT
 def test_doctor_names_a_chat_folder_it_may_not_read_and_the_chmod_that_fixes_it(cli_root: Path) -> None:
     _store_chat(cli_root, "readable")
     folder = _store_chat(cli_root, "hidden")
     assert run_deja("index").returncode == 0
     with mode_000(folder):
-        assert run_deja("index").returncode == 0
-        screen, report = doctor()
+        assert user("index").returncode == 0
+        screen, report = doctor(user)
         assert report["unreadable_files"] == [str(folder)]
         assert report["unreadable_chats"] == {"store.db this user may not read": 1}
         assert f"deja may not read {folder}: permission denied" in screen
@@ -88,24 +88,22 @@ def test_doctor_names_a_chat_folder_it_may_not_read_and_the_chmod_that_fixes_it(
         assert "deja index --full" not in screen  # (it refuses while a store it read from cannot be read)
 
 
-@AS_ROOT
 def test_doctor_names_a_store_and_a_transcript_it_may_not_read(cli_root: Path) -> None:
     store = _store_chat(cli_root, "hidden") / "store.db"
     transcript = _transcript(cli_root, "transcribed")
     assert run_deja("index").returncode == 0
     with mode_000(store), mode_000(transcript):
-        screen, report = doctor()
+        screen, report = doctor(user)
         assert report["unreadable_files"] == sorted([str(store), str(transcript)])
         assert "deja index --full" not in screen
         assert "chmod -R u+rX" in screen
 
 
-@AS_ROOT
 def test_doctor_names_a_chats_folder_that_hides_every_store(cli_root: Path) -> None:
     _store_chat(cli_root, "one")
     assert run_deja("index").returncode == 0
     with mode_000(cli_root / "chats"):
-        _, report = doctor()
+        _, report = doctor(user)
         assert report["unreadable_files"] == [str(cli_root / "chats")]
 
 

@@ -1,7 +1,8 @@
 """``deja doctor`` flags a DEJA_HOME (or index folder) it cannot write: ``deja index`` and every refresh would fail.
 
 Root writes a folder at mode 0555, so as root the folder it cannot write is one in /sys (a pseudo-file system
-that refuses new files to root too); as another user, a folder at mode 0555.
+that refuses new files to root too); as another user, a folder at mode 0555. A read-only index is read by deja run
+as a user that permissions stop (for root, in a user namespace: harness.as_user).
 """
 
 from __future__ import annotations
@@ -14,12 +15,10 @@ from pathlib import Path
 import anyio
 import orjson
 import pytest
-from harness import ENTRY, Sample, run_deja
+from harness import ENTRY, Sample, as_user, run_deja
 from mcp.server.mcpserver.exceptions import ToolError
 
 from deja.interfaces.mcp_server import build_server
-
-AS_ROOT = pytest.mark.skipif(os.geteuid() == 0, reason="root writes a folder at mode 0555: run as another user")
 
 
 def _folder_it_cannot_write(tmp_path: Path) -> Path:
@@ -56,14 +55,13 @@ def test_a_home_it_can_write_is_not_flagged(indexed_sample: Sample) -> None:
     assert not [p for p in Path(os.environ["DEJA_HOME"]).rglob(".doctor-probe*")]
 
 
-@AS_ROOT
 def test_a_read_only_index_is_an_error_and_no_search_is_said_to_catch_up(indexed_sample: Sample) -> None:
     home = Path(os.environ["DEJA_HOME"])
     folders = [home, *(p for p in home.rglob("*") if p.is_dir())]
     for folder in folders:
         folder.chmod(0o555)
     try:
-        ran = run_deja("doctor")
+        ran = as_user(os.environ, "doctor")
     finally:
         for folder in folders:
             folder.chmod(0o700)

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from harness import console_script, run_deja
+from harness import as_user, console_script, run_deja
 
 from deja.core.config import set_value
 from deja.installers import install, uninstall
@@ -127,25 +127,37 @@ def test_install_refuses_a_hooks_json_cursor_would_ignore(
     assert sorted(p.name for p in hooks.parent.iterdir()) == ["hooks.json"], "no other file written either"
 
 
-def test_a_record_that_cannot_be_read_stops_uninstall_and_changes_nothing(fake_home: Path, deja: str) -> None:
+@pytest.mark.parametrize("make", ["folder", "mode-000"])
+def test_a_record_that_cannot_be_read_stops_uninstall_and_changes_nothing(
+    fake_home: Path, deja: str, make: str
+) -> None:
     """It was taken for no record: uninstall left the files install had created, and said nothing (a stranger
-    review's find, with the config folder at mode 000; a folder in the record's place does the same as root)."""
+    review's find, with the config folder at mode 000; here the record at mode 000, read as a user that permissions
+    stop: for root, in a user namespace; a folder in the record's place does the same)."""
     env = {"HOME": str(fake_home), "PATH": str(Path(deja).parent)}
     assert run_deja("install", "cursor-auto", env=env, script=Path(deja)).returncode == 0
     record = fake_home / ".config" / "deja" / "installed.json"
     kept = record.read_text()
-    record.unlink()
-    record.mkdir()
     cursor = fake_home / ".cursor"
     before = {path: path.read_bytes() for path in cursor.rglob("*") if path.is_file()}
-
-    gone = run_deja("uninstall", "cursor-auto", env=env, script=Path(deja))
+    if make == "folder":
+        record.unlink()
+        record.mkdir()
+        gone = run_deja("uninstall", "cursor-auto", env=env, script=Path(deja))
+    else:
+        record.chmod(0)
+        try:
+            gone = as_user(env, "uninstall", "cursor-auto")
+        finally:
+            record.chmod(0o600)
 
     assert gone.returncode == 1 and gone.stdout == ""
-    assert gone.stderr.startswith(f"deja: {record}: cannot read it (Is a directory)")
+    reason = "Is a directory" if make == "folder" else "Permission denied"
+    assert gone.stderr.startswith(f"deja: {record}: cannot read it ({reason})"), gone.stderr
     assert gone.stderr.count("\n") == 1
     assert {path: path.read_bytes() for path in cursor.rglob("*") if path.is_file()} == before
-    record.rmdir()
-    record.write_text(kept)
+    if make == "folder":
+        record.rmdir()
+        record.write_text(kept)
     assert run_deja("uninstall", "cursor-auto", env=env, script=Path(deja)).returncode == 0
     assert not (cursor / "hooks.json").exists()

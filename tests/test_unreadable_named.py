@@ -2,12 +2,12 @@
 transcript cannot be read is read from its store, which holds the whole conversation (drift §10).
 
 A transcript root can read: a link to ``/proc/self/mem`` in its place (a regular file by ``stat``, whose read
-fails with EIO); as another user, mode 000 (the trial's case: ``chmod 644`` back changes no time a check sees).
+fails with EIO); mode 000 (the trial's case: ``chmod 644`` back changes no time a check sees), read by deja run as
+a user that permissions stop (for root, in a user namespace: harness.as_user).
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from harness import run_deja
+from test_blocked_stores import Run, user
 
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -29,7 +30,6 @@ from deja.core.writers.cursor_agent import (
 from deja.core.writers.ide import composer_data, composer_key, write_state_vscdb
 
 CWD = "/work/web"
-AS_ROOT = pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file at mode 000: run as another user")
 
 
 @contextmanager
@@ -98,20 +98,20 @@ def _chat_with_a_store(root: Path) -> Path:
     return transcript
 
 
-def _found(word: str) -> bool:
-    ran = run_deja("search", word)
+def _found(word: str, run: Run = run_deja) -> bool:
+    ran = run("search", word)
     assert ran.returncode == 0, ran.stderr
     return "No session matches" not in ran.stdout
 
 
-def _first_index_reads_the_store(transcript: Path) -> None:
-    ran = run_deja("index")
+def _first_index_reads_the_store(said: str, run: Run = run_deja) -> None:
+    ran = run("index")
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith("1 session, 2 messages indexed")
     assert "No Cursor chats found" not in ran.stdout + ran.stderr
-    assert f"{transcript} (not readable) could not be read this time" in ran.stderr
-    assert ran.stderr.count("could not be read") == 1
-    assert _found("pangolin") and not _found("quokka")
+    assert said in ran.stderr
+    assert ran.stderr.count("could not be read") == 1, ran.stderr
+    assert _found("pangolin", run) and not _found("quokka", run)
 
 
 def test_a_transcript_it_cannot_read_is_read_from_its_store_then_from_itself_once_it_can(cli_root: Path) -> None:
@@ -119,7 +119,7 @@ def test_a_transcript_it_cannot_read_is_read_from_its_store_then_from_itself_onc
     aside = transcript.with_name("aside")
     transcript.rename(aside)
     transcript.symlink_to("/proc/self/mem")
-    _first_index_reads_the_store(transcript)
+    _first_index_reads_the_store(f"{transcript} (not readable) could not be read this time")
     transcript.unlink()
     aside.rename(transcript)
     ran = run_deja("index")
@@ -127,18 +127,21 @@ def test_a_transcript_it_cannot_read_is_read_from_its_store_then_from_itself_onc
     assert _found("quokka")
 
 
-@AS_ROOT
 def test_a_transcript_at_mode_000_is_read_from_its_store_then_from_itself_once_it_can(cli_root: Path) -> None:
     """The trial's case: after ``chmod 644`` no time a check looks at has moved; the next `deja index` reads it."""
     transcript = _chat_with_a_store(cli_root)
     transcript.chmod(0)
     try:
-        _first_index_reads_the_store(transcript)
+        _first_index_reads_the_store(
+            f"{transcript} (permission denied) could not be read: nothing was read from it before; make it readable: "
+            f"chmod -R u+rX {transcript}  (as its owner), then `deja index`",
+            user,
+        )
     finally:
         transcript.chmod(0o644)
-    ran = run_deja("index")
+    ran = user("index")
     assert ran.returncode == 0 and "could not be read" not in ran.stderr, ran.stderr
-    assert _found("quokka")
+    assert _found("quokka", user)
 
 
 def test_chats_it_could_not_read_are_not_said_to_be_missing(cli_root: Path) -> None:
