@@ -137,7 +137,16 @@ def read_file(path: str | None = None) -> tuple[dict[str, Any], str]:
 
 
 def _unreadable(path: str, exc: OSError) -> str:
-    """Why ``path`` cannot be read, without the exception's class (``Permission denied``, not ``[Errno 13]``)."""
+    """Why ``path`` cannot be read, without the exception's class (``Permission denied``, not ``[Errno 13]``); for
+    want of permission, the chmod that lets this user read it (on the file, or the folder above it that hides it):
+    moving a file aside cannot be done in a folder this user may not open."""
+    if isinstance(exc, PermissionError):
+        from shlex import quote
+
+        from .regular_files import forbidden
+
+        fix = f"chmod -R u+rX {quote(forbidden(path) or path)}"
+        return f"cannot read {path} (Permission denied): `{fix}` (as its owner) makes it readable"
     return f"cannot read {path} ({exc.strerror or exc})"
 
 

@@ -137,8 +137,12 @@ def test_a_config_file_deja_cannot_read_stops_it_as_a_broken_one_does(
     else:
         done = run_deja("search", "zebracorn")
     assert done.returncode == 1 and done.stdout == ""
-    reason = {"folder": "Is a directory", "loop": "Too many levels of symbolic links"}.get(make, "Permission denied")
-    assert done.stderr == f"deja: cannot read {path} ({reason}); {config.REPAIR}\n"
+    reason = {
+        "folder": "(Is a directory)",
+        "loop": "(Too many levels of symbolic links)",
+        "unsearchable": f"(Permission denied): `chmod -R u+rX {path.parent}` (as its owner) makes it readable",
+    }[make]
+    assert done.stderr == f"deja: cannot read {path} {reason}; {config.REPAIR}\n"
 
 
 def test_keys_deja_has_no_setting_for_are_named_not_dropped_in_silence(fake_home: Path) -> None:
