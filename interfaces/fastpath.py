@@ -797,6 +797,8 @@ def _report_unlisted(unlisted: list[str], said: str) -> None:
     """The folders this user may not list, the first by name, on stderr, with the chmod that makes them readable;
     but for ``said``, whose chmod the line about the first store a refresh could not read gave already (a folder that
     hides transcripts read before)."""
+    from ..core.regular_files import readable_command
+
     unlisted = [folder for folder in unlisted if folder != said]
     if not unlisted:
         return
@@ -805,7 +807,7 @@ def _report_unlisted(unlisted: list[str], said: str) -> None:
     them, their = ("them", "their") if more else ("it", "its")
     echo(
         f"deja may not list {named} (permission denied): the chats in {them} are not indexed (the index keeps what "
-        f"it read from {them} before); make {them} readable: chmod -R u+rX {' '.join(quote(f) for f in unlisted)}  "
+        f"it read from {them} before); make {them} readable: {readable_command(unlisted)}  "
         f"(as {their} owner), then `deja index`",
         err=True,
     )
@@ -829,7 +831,9 @@ def _damaged_kept(result: RefreshResult, them: str) -> str:
 def _make_readable(result: RefreshResult, then: str = "deja index") -> str:
     """The chmod that lets this user read the first store a refresh could not read for want of permission: on the
     file itself, or on the folder above it that hides it (``regular_files.forbidden``), as doctor gives it."""
-    return f"make it readable: chmod -R u+rX {quote(_blocker(result))}  (as its owner), then `{then}`"
+    from ..core.regular_files import readable_command
+
+    return f"make it readable: {readable_command(result.unreadable_files[:1])}  (as its owner), then `{then}`"
 
 
 def _blocker(result: RefreshResult) -> str:
