@@ -525,17 +525,16 @@ def _check_pattern(pattern: str | None) -> None:
 
 def since_option(since: str | None) -> datetime | None:
     """``--since`` as typed, as a moment (None when not given); a usage error (exit 2) when it is no time."""
-    from ..core.dates import SINCE_FORMS
-    from ..core.search import parse_since
+    from ..core.dates import SINCE_FORMS, parse_since
 
     if since is None:
         return None
-    if not since.strip():
+    if not since.strip():  # (as every option of the CLI given empty: the MCP tools take "" for none)
         raise Failed(f"--since is empty: give a time, {SINCE_FORMS}", code=2)
     try:
-        return parse_since(since)
-    except ValueError:
-        raise Failed(f"--since {since!r} is not a date: use {SINCE_FORMS}", code=2) from None
+        return parse_since(since, "date")
+    except ValueError as refused:
+        raise Failed(f"--since {refused}", code=2) from None
 
 
 def searched_words(query: str) -> str:
