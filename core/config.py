@@ -141,11 +141,9 @@ def _unreadable(path: str, exc: OSError) -> str:
     want of permission, the chmod that lets this user read it (on the file, or the folder above it that hides it):
     moving a file aside cannot be done in a folder this user may not open."""
     if isinstance(exc, PermissionError):
-        from shlex import quote
+        from .regular_files import readable_command
 
-        from .regular_files import forbidden
-
-        fix = f"chmod -R u+rX {quote(forbidden(path) or path)}"
+        fix = readable_command([path])
         return f"cannot read {path} (Permission denied): `{fix}` (as its owner) makes it readable"
     return f"cannot read {path} ({exc.strerror or exc})"
 

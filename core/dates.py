@@ -33,7 +33,7 @@ MONTHS = [
     "november",
     "december",
 ]
-#: What ``--since`` (and the MCP tools' ``since``) takes, as help and errors name it (``search.parse_since`` reads it).
+#: What ``--since`` (and the MCP tools' ``since``) takes, as help and errors name it (``parse_since`` reads it).
 SINCE_FORMS = "30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today or yesterday"
 _MONTH = {name: i + 1 for i, name in enumerate(MONTHS)} | {name[:3]: i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -266,3 +266,45 @@ def _valid(key: str) -> bool:
 
     day = re.search(r"dd:\d{4}-\d\d-(\d\d)$", key)
     return day is None or 1 <= int(day.group(1)) <= 31
+
+
+def parse_since(value: str, noun: str = "date", now: datetime | None = None) -> datetime:
+    """``value`` as ``--since`` and the MCP tools' ``since`` take it (``SINCE_FORMS``): ``30d``, ``12h``, ``2w``,
+    ``45m`` (minutes, as ``docker logs --since`` reads it), ``3mo``, ``1y``, ``YYYY-MM-DD``, ``today`` or
+    ``yesterday`` (a local day's first moment) as an aware datetime. Anything else raises ValueError whose message
+    is the refusal, for the interface to put after the value's name in its own error: "'…' is not a {noun}: use …"
+    (the CLI's ``--since`` takes a date, the MCP tools' ``since`` a time).
+
+    A period longer than the clock's past is the epoch (``--since 99999999d``: everything), not an overflow.
+    """
+    import re
+    from datetime import UTC, datetime
+
+    given = value.strip()
+    match = re.fullmatch(r"(\d{1,4000})\s*(h|d|w|m|min|mo|y)", given.lower())
+    now = now or datetime.now(UTC)
+    if match:  # (a billion years or more is all of it, as a float can hold)
+        amount, unit = min(int(match.group(1)), 10**12), match.group(2)
+        days = {"h": 1 / 24, "d": 1, "w": 7, "m": 1 / 1440, "min": 1 / 1440, "mo": 30, "y": 365}[unit] * amount
+        return datetime.fromtimestamp(max(now.timestamp() - days * 86400, 0), tz=UTC)
+    if given.lower() in _DAYS_BACK:
+        day = datetime.fromtimestamp(now.timestamp()).date().toordinal() - _DAYS_BACK[given.lower()]
+        return _local_moment(datetime.fromordinal(day))
+    try:
+        parsed = datetime.fromisoformat(given)
+        return parsed if parsed.tzinfo else _local_moment(parsed)
+    except (ValueError, OverflowError):  # (OverflowError: 0001-01-01 in a zone east of UTC)
+        raise ValueError(f"{value!r} is not a {noun}: use {SINCE_FORMS}") from None
+
+
+#: The days ``--since`` names by a word, as days back from today.
+_DAYS_BACK = {"today": 0, "yesterday": 1}
+
+
+def _local_moment(naive: datetime) -> datetime:
+    """``naive`` read as this machine's local time; one the clocks skipped (a day whose 00:00 a change to summer
+    time jumps over, as in Chile or Lebanon) is the first moment after it, not an hour of the day before."""
+    local = naive.astimezone()
+    if local.replace(tzinfo=None) != naive:
+        local = naive.replace(fold=1).astimezone()
+    return local

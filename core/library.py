@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from . import paths
@@ -124,18 +124,10 @@ def newest_sessions(
     Reads the index's newest-first list for the project (or for all sessions),
     so the cost follows ``limit``, not the size of the history.
     """
-    key = sessions_key(project, below)
     wanted = SOURCE_CODES.get(source, -1) if source else None
-    scan = SOURCE_SCAN_LIMIT if wanted is not None else limit
     found: list[SessionMeta] = []
     seen: set[str] = set()
-    for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000), since=since):
-        ordinal = segment.doc(doc).ordinal
-        session_keys = segment.session_keys(ordinal)
-        if session_keys.updated < since:  # (newest first: every one after it is older still)
-            break
-        if wanted is not None and session_keys.source != wanted:
-            continue
+    for segment, ordinal in _newest(index, sessions_key(project, below), wanted, limit, since):
         meta = segment.session(ordinal)
         if meta.id not in seen:
             seen.add(meta.id)
@@ -145,14 +137,46 @@ def newest_sessions(
     return found
 
 
+def _newest(index: Index, key: str, wanted: int | None, limit: int, since: float) -> Iterator[tuple[Segment, int]]:
+    """The live sessions filed under ``key``, newest first, of source ``wanted`` (a code; None for any) and updated at
+    ``since`` or after: (segment, ordinal), read from ``sessions.idx`` without decoding them. A source filter looks
+    no further than the newest ``SOURCE_SCAN_LIMIT``."""
+    scan = SOURCE_SCAN_LIMIT if wanted is not None else limit
+    for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000), since=since):
+        ordinal = segment.doc(doc).ordinal
+        session_keys = segment.session_keys(ordinal)
+        if session_keys.updated < since:  # (newest first: every one after it is older still)
+            return
+        if wanted is None or session_keys.source == wanted:
+            yield segment, ordinal
+
+
 def sessions_left_out(
     index: Index, shown: int, *, project: str | None = None, source: str | None = None, since: float = 0.0
 ) -> int:
     """How many sessions a listing of the ``shown`` newest (``newest_sessions`` with these filters) left out: the
-    index's count, or a count of the filtered list."""
+    index's count, or a count of the live sessions filed under the filter's key (a live row is one session, as
+    ``Index.session_count`` counts them), each told by its row in ``sessions.idx`` (its source and time), not
+    decoded, and in no order (how many the listing found beyond its page matters, not which). But a source filter
+    over more than the newest ``SOURCE_SCAN_LIMIT`` sessions, which the listing looks no further than: those are
+    counted in order (``_newest``)."""
     if not project and not source and not since:
         return max(index.session_count - shown, 0)
-    return len(newest_sessions(index, project=project, source=source, limit=1_000_000, since=since)) - shown
+    key = sessions_key(project)
+    wanted = SOURCE_CODES.get(source, -1) if source else None
+    count = scanned = 0
+    for segment in index.segments:
+        p_off, posted, _ = segment.lookup(key)
+        stop = segment.postings_after(p_off, posted, since, at=True) if since else posted
+        scanned += stop
+        _, _, sources, updated, _ = segment.session_columns()
+        deleted = segment.deleted
+        for _, ordinal, _ in segment.postings(p_off, 0, stop):
+            if ordinal not in deleted and updated[ordinal] >= since and (wanted is None or sources[ordinal] == wanted):
+                count += 1
+    if wanted is not None and scanned > SOURCE_SCAN_LIMIT:
+        count = sum(1 for _ in _newest(index, key, wanted, SOURCE_SCAN_LIMIT, since))
+    return count - shown
 
 
 def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str]:

@@ -81,6 +81,14 @@ def forbidden(path: StrPath) -> str:
     return "" if os.access(path, os.R_OK) else path
 
 
+def readable_command(paths: list[str]) -> str:
+    """The ``chmod`` that lets this user read ``paths``: on each one's ``forbidden`` blocker (the file, or the folder
+    above it that hides it), else on the path itself, each quoted for a shell."""
+    from shlex import quote  # (loaded only for a message that gives the command: no hook pays for it)
+
+    return "chmod -R u+rX " + " ".join(quote(forbidden(path) or path) for path in paths)
+
+
 def blocked(path: StrPath) -> bool:
     """Whether something is at ``path`` that cannot be read as a regular file this time (see ``gone``)."""
     return not gone(path) and not os.path.isfile(path)

@@ -530,7 +530,7 @@ def _typer_main() -> int:
 def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
     """For ``deja search --since 7d`` with no words, the command that lists a period's sessions (of the project and
     source given too), when ``deja sessions`` takes those flags."""
-    from ..core.search import parse_since
+    from ..core.dates import parse_since
     from .fastpath import Failed
 
     given = ctx.params if ctx is not None and ctx.command_path == "deja search" else {}

@@ -54,7 +54,7 @@ from ..core.readers import (
     survey_chats,
 )
 from ..core.readers.unreadable import unlisted_folders
-from ..core.regular_files import forbidden
+from ..core.regular_files import forbidden, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
 from .views import when
@@ -644,7 +644,7 @@ def _forbidden_problems(files: list[str], unlisted: list[str], unread_databases:
             "history",
             f"deja may not read {shown}: permission denied, so nothing new is read from there (the index keeps "
             "what it read before)",
-            f"chmod -R u+rX {' '.join(shlex.quote(f) for f in files)}  (as their owner), then `deja index`",
+            f"{readable_command(files)}  (as their owner), then `deja index`",
         )
     ]
 

@@ -525,17 +525,16 @@ def _check_pattern(pattern: str | None) -> None:
 
 def since_option(since: str | None) -> datetime | None:
     """``--since`` as typed, as a moment (None when not given); a usage error (exit 2) when it is no time."""
-    from ..core.dates import SINCE_FORMS
-    from ..core.search import parse_since
+    from ..core.dates import SINCE_FORMS, parse_since
 
     if since is None:
         return None
-    if not since.strip():
+    if not since.strip():  # (as every option of the CLI given empty: the MCP tools take "" for none)
         raise Failed(f"--since is empty: give a time, {SINCE_FORMS}", code=2)
     try:
-        return parse_since(since)
-    except ValueError:
-        raise Failed(f"--since {since!r} is not a date: use {SINCE_FORMS}", code=2) from None
+        return parse_since(since, "date")
+    except ValueError as refused:
+        raise Failed(f"--since {refused}", code=2) from None
 
 
 def searched_words(query: str) -> str:
@@ -797,6 +796,8 @@ def _report_unlisted(unlisted: list[str], said: str) -> None:
     """The folders this user may not list, the first by name, on stderr, with the chmod that makes them readable;
     but for ``said``, whose chmod the line about the first store a refresh could not read gave already (a folder that
     hides transcripts read before)."""
+    from ..core.regular_files import readable_command
+
     unlisted = [folder for folder in unlisted if folder != said]
     if not unlisted:
         return
@@ -805,7 +806,7 @@ def _report_unlisted(unlisted: list[str], said: str) -> None:
     them, their = ("them", "their") if more else ("it", "its")
     echo(
         f"deja may not list {named} (permission denied): the chats in {them} are not indexed (the index keeps what "
-        f"it read from {them} before); make {them} readable: chmod -R u+rX {' '.join(quote(f) for f in unlisted)}  "
+        f"it read from {them} before); make {them} readable: {readable_command(unlisted)}  "
         f"(as {their} owner), then `deja index`",
         err=True,
     )
@@ -829,7 +830,9 @@ def _damaged_kept(result: RefreshResult, them: str) -> str:
 def _make_readable(result: RefreshResult, then: str = "deja index") -> str:
     """The chmod that lets this user read the first store a refresh could not read for want of permission: on the
     file itself, or on the folder above it that hides it (``regular_files.forbidden``), as doctor gives it."""
-    return f"make it readable: chmod -R u+rX {quote(_blocker(result))}  (as its owner), then `{then}`"
+    from ..core.regular_files import readable_command
+
+    return f"make it readable: {readable_command(result.unreadable_files[:1])}  (as its owner), then `{then}`"
 
 
 def _blocker(result: RefreshResult) -> str:

@@ -45,7 +45,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ..core import detached, paths
-from ..core.dates import SINCE_FORMS
+from ..core.dates import SINCE_FORMS, parse_since
 from ..core.keys import readable_path
 from .about import version
 from .mcp_refresh import Refresher
@@ -98,14 +98,12 @@ Project = Annotated[
 
 def _since_at(since: str | None) -> datetime | None:
     """A tool's ``since`` as a moment (None when not given); a ToolError naming it when it is no time."""
-    from ..core.search import parse_since
-
     if not since:
         return None
     try:
-        return parse_since(since)
-    except ValueError:
-        raise ToolError(f"since={since!r} is not a time: use {SINCE_FORMS}") from None
+        return parse_since(since, "time")
+    except ValueError as refused:
+        raise ToolError(f"since={refused}") from None
 
 
 def _checked_project(project: str | None) -> str | None:

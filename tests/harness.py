@@ -12,7 +12,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -150,6 +150,31 @@ def as_user(env: Mapping[str, str], *args: str, input: str | None = None) -> sub
     if prefix and result.returncode != 0 and "unshare" in result.stderr:
         pytest.skip(f"cannot make a user namespace here: {result.stderr.strip()}")
     return result
+
+
+#: How a test runs deja: ``run_deja``, or ``user`` where file modes must stop it.
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def user(*args: str) -> subprocess.CompletedProcess[str]:
+    """``deja ARGS`` in this process's environment, as a user that file modes stop (root too: ``as_user``)."""
+    return as_user(os.environ, *args)
+
+
+def unwritable_folder(tmp_path: Path) -> Path:
+    """A folder this user cannot create files in: a new one at mode 0555 under ``tmp_path`` for a user; for root, who
+    writes such a folder, /sys (a pseudo-file system that refuses new files to root too), or a skip where it takes
+    them."""
+    if os.geteuid() != 0:
+        folder = tmp_path / "read-only"
+        folder.mkdir(mode=0o555)
+        return folder
+    try:
+        os.close(os.open("/sys/.deja-probe", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+    except PermissionError:
+        return Path("/sys")
+    os.unlink("/sys/.deja-probe")
+    pytest.skip("/sys is writable here")
 
 
 def point_at_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sample:

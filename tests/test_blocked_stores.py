@@ -15,7 +15,6 @@ writers under the fake HOME.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 
 import orjson
 import pytest
-from harness import Sample, as_user, run_deja
+from harness import Run, Sample, run_deja, user
 
 from deja.core.indexer import refresh
 from deja.core.readers.chatstore import UNREADABLE_STORE
@@ -41,12 +40,6 @@ from deja.core.writers.cursor_agent import (
 
 CWD = "/work/api"
 NOT_REBUILT = "deja: the index was not rebuilt: "
-Run = Callable[..., subprocess.CompletedProcess[str]]
-
-
-def user(*args: str) -> subprocess.CompletedProcess[str]:
-    """``deja ARGS`` as a user that file modes stop (root too: harness.as_user)."""
-    return as_user(os.environ, *args)
 
 
 def index(*args: str, run: Run = run_deja) -> dict[str, Any]:

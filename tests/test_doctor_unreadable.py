@@ -14,8 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
-from harness import run_deja
-from test_blocked_stores import Run, user
+from harness import Run, run_deja, user
 
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -114,6 +113,16 @@ def test_forbidden_is_nothing_for_a_readable_or_missing_file(tmp_path: Path) -> 
     assert forbidden(tmp_path / "readable") == forbidden(tmp_path / "missing") == ""
     os.mkfifo(tmp_path / "fifo")
     assert forbidden(tmp_path / "fifo") == ""  # (unreadable, but not for want of permission)
+
+
+def test_the_readable_command_quotes_each_path_that_nothing_above_hides(tmp_path: Path) -> None:
+    """The one chmod every entrypoint gives (config, index, doctor): a path nothing hides stands for itself."""
+    from deja.core.regular_files import readable_command
+
+    (tmp_path / "a chat").mkdir()
+    assert readable_command([str(tmp_path / "a chat"), str(tmp_path / "gone")]) == (
+        f"chmod -R u+rX '{tmp_path / 'a chat'}' {tmp_path / 'gone'}"
+    )
 
 
 def test_a_store_locked_this_time_is_not_offered_a_full_rebuild_that_refuses(cli_root: Path) -> None:

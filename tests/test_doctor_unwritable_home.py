@@ -15,27 +15,14 @@ from pathlib import Path
 import anyio
 import orjson
 import pytest
-from harness import ENTRY, Sample, as_user, run_deja
+from harness import ENTRY, Sample, as_user, run_deja, unwritable_folder
 from mcp.server.mcpserver.exceptions import ToolError
 
 from deja.interfaces.mcp_server import build_server
 
 
-def _folder_it_cannot_write(tmp_path: Path) -> Path:
-    if os.geteuid() != 0:
-        folder = tmp_path / "read-only"
-        folder.mkdir(mode=0o555)
-        return folder
-    try:
-        os.close(os.open("/sys/.deja-probe", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
-    except PermissionError:
-        return Path("/sys")
-    os.unlink("/sys/.deja-probe")
-    pytest.skip("/sys is writable here")
-
-
 def test_a_home_it_cannot_make_is_an_error_with_the_fix(sample: Sample, tmp_path: Path) -> None:
-    folder = _folder_it_cannot_write(tmp_path)
+    folder = unwritable_folder(tmp_path)
     env = {**os.environ, "DEJA_HOME": str(folder / "deja")}
     ran = run_deja("doctor", env=env)
     assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr
@@ -267,7 +254,7 @@ def test_an_index_folder_that_is_a_link_leading_nowhere_is_named_with_where_it_l
 def test_config_set_home_refuses_a_folder_deja_cannot_write(sample: Sample, tmp_path: Path) -> None:
     """``deja config set home`` stored a folder deja could not write, and then every command failed, the hooks and
     the MCP server fell silent (trial13 F7): it is refused like a file is, and nothing is stored."""
-    folder = _folder_it_cannot_write(tmp_path)
+    folder = unwritable_folder(tmp_path)
     done = run_deja("config", "set", "home", str(folder / "deja"))
     assert (done.returncode, done.stdout) == (2, ""), done.stdout
     assert done.stderr == f"deja: home: deja cannot write in {folder} (Permission denied); give a folder it may write in\n"  # fmt: skip

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from harness import Sample, run_deja
+from harness import Sample, run_deja, unwritable_folder
 
 from deja.core.sample import API_CACHE_CHAT
 
@@ -82,22 +82,8 @@ def test_a_folder_it_cannot_create_in_is_one_line_naming_the_path(indexed_sample
     )
 
 
-def _unwritable_folder(tmp_path: Path) -> Path:
-    """A folder this user cannot create files in: mode 0555 for a user, /sys for root (who writes 0555 folders)."""
-    if os.geteuid() != 0:
-        folder = tmp_path / "read-only"
-        folder.mkdir(mode=0o555)
-        return folder
-    try:
-        os.close(os.open("/sys/.deja-probe", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
-    except PermissionError:
-        return Path("/sys")
-    os.unlink("/sys/.deja-probe")
-    pytest.skip("/sys is writable here")
-
-
 def test_a_folder_it_cannot_write_is_one_line_naming_the_path(indexed_sample: Sample, tmp_path: Path) -> None:
-    target = _unwritable_folder(tmp_path) / "x.md"
+    target = unwritable_folder(tmp_path) / "x.md"
     code, _, err = export("-o", str(target), cwd=tmp_path)
     assert (code, err) == (
         1,

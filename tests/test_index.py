@@ -18,12 +18,13 @@ from filelock import FileLock
 
 from deja.core import index as index_module
 from deja.core.bookkeeping import Bookkeeping, State
+from deja.core.dates import parse_since
 from deja.core.index import Index, IndexUnreadable, index_dir
 from deja.core.indexer import MAX_SEGMENTS, refresh
 from deja.core.indexer import reads as indexer_reads
 from deja.core.readers import cursor_agent
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, INFRA_CHAT, WEB_COMPOSER, build_sample_history
-from deja.core.search import Filters, parse_since, search
+from deja.core.search import Filters, search
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,

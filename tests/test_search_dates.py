@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from harness import run_deja
 
-from deja.core.dates import day_key, month_key, query_dates, year_key, year_month_key
+from deja.core.dates import SINCE_FORMS, day_key, month_key, parse_since, query_dates, year_key, year_month_key
 from deja.core.index import Index
 from deja.core.indexer import refresh
 from deja.core.search import search
@@ -161,6 +161,15 @@ def test_since_takes_minutes_months_and_a_period_longer_than_the_clock_s_past(fa
     assert empty.returncode == 2 and empty.stderr.startswith("deja: --since is empty: give a time"), empty.stderr
     refused = run_deja("search", "redis", "--since", "10 fortnights")
     assert refused.returncode == 2 and refused.stderr.startswith("deja: --since '10 fortnights' is not a date")
+
+
+def test_one_parser_words_the_since_refusal_for_the_cli_and_the_mcp_tools_each_with_its_noun() -> None:
+    """The CLI's ``--since`` and the MCP tools' ``since`` are read by ``dates.parse_since``, which says why it refuses
+    a value; each interface names the value its own way and the noun it takes (a date, a time)."""
+    for noun in ("date", "time"):
+        with pytest.raises(ValueError) as refused:
+            parse_since(" 10 fortnights", noun)
+        assert str(refused.value) == f"' 10 fortnights' is not a {noun}: use {SINCE_FORMS}"
 
 
 def test_a_pasted_mixed_case_token_matches_no_session_on_its_single_letters(fake_home: Path) -> None:

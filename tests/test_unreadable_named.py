@@ -14,8 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from harness import run_deja
-from test_blocked_stores import Run, user
+from harness import Run, run_deja, user
 
 from deja.core.writers.cursor_agent import (
     assistant_turn,
