@@ -34,7 +34,7 @@ MONTHS = [
     "december",
 ]
 #: What ``--since`` (and the MCP tools' ``since``) takes, as help and errors name it (``parse_since`` reads it).
-SINCE_FORMS = "30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today or yesterday"
+SINCE_FORMS = "30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today, yesterday, last week or 3 days ago"
 _MONTH = {name: i + 1 for i, name in enumerate(MONTHS)} | {name[:3]: i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 #: What every date pattern needs: a year's first two digits, or (a month alone) a capitalised month's first letters.
@@ -234,15 +234,14 @@ def relative_dates(query: str, now: float) -> tuple[list[tuple[str, str]], str]:
             found.append((day_key(day.year, day.month, day.day), "day"))
 
     def read(match: re.Match[str]) -> str:
-        named = match.groupdict()
-        count = named["count"] or ""
-        back = 1 if count.lower() in ("a", "an") else int(count) if count else int(named["which"] == "last")
-        unit = named["unit"] or named["period"]
+        named = {name: (value or "").lower() for name, value in match.groupdict().items()}  # ("Last Week" too)
+        count, which, unit = named["count"], named["which"], named["unit"] or named["period"]
+        back = 1 if count in ("a", "an") else int(count) if count else int(which == "last")
         if named["day"]:
-            days(*[today - timedelta(named["day"].lower() == "yesterday")] * 2)
+            days(*[today - timedelta(named["day"] == "yesterday")] * 2)
         elif unit == "day":
             days(today - timedelta(back), today - timedelta(back))
-        elif named["which"] == "past":
+        elif which == "past":
             if unit == "year":
                 found.extend((year_key(today.year - n), "year") for n in (0, 1))
             else:
@@ -271,7 +270,8 @@ def _valid(key: str) -> bool:
 def parse_since(value: str, noun: str = "date", now: datetime | None = None) -> datetime:
     """``value`` as ``--since`` and the MCP tools' ``since`` take it (``SINCE_FORMS``): ``30d``, ``12h``, ``2w``,
     ``45m`` (minutes, as ``docker logs --since`` reads it), ``3mo``, ``1y``, ``YYYY-MM-DD``, ``today`` or
-    ``yesterday`` (a local day's first moment) as an aware datetime. Anything else raises ValueError whose message
+    ``yesterday`` (a local day's first moment), or a day or period in the words ``deja search`` reads
+    (``relative_dates``: ``last week``, ``3 days ago``, ``this month``: its first moment) as an aware datetime. Anything else raises ValueError whose message
     is the refusal, for the interface to put after the value's name in its own error: "'…' is not a {noun}: use …"
     (the CLI's ``--since`` takes a date, the MCP tools' ``since`` a time).
 
@@ -290,11 +290,21 @@ def parse_since(value: str, noun: str = "date", now: datetime | None = None) -> 
     if given.lower() in _DAYS_BACK:
         day = datetime.fromtimestamp(now.timestamp()).date().toordinal() - _DAYS_BACK[given.lower()]
         return _local_moment(datetime.fromordinal(day))
+    if (start := _period_start(given, now.timestamp())) is not None:
+        return datetime.fromtimestamp(start).astimezone()
     try:
         parsed = datetime.fromisoformat(given)
         return parsed if parsed.tzinfo else _local_moment(parsed)
     except (ValueError, OverflowError):  # (OverflowError: 0001-01-01 in a zone east of UTC)
         raise ValueError(f"{value!r} is not a {noun}: use {SINCE_FORMS}") from None
+
+
+def _period_start(given: str, now: float) -> float | None:
+    """The first moment of the day or period ``given`` names in words from ``now`` (``last week``: last Monday's
+    start), as ``relative_dates`` reads them for a search; None when it names none, or says more than that."""
+    found, rest = relative_dates(given, now)
+    starts = [period[1](0)[0] for key, _ in found if (period := local_period(key))]
+    return min(starts) if starts and not rest.strip() else None
 
 
 #: The days ``--since`` names by a word, as days back from today.

@@ -412,7 +412,11 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
         assert text(quiet) == "No session of project 'api' was updated in that period (since=2099-01-01)."
         assert await refused(session, "recent", since="lately") == (
             "Error executing tool recent: since='lately' is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo, 1y, "
-            "YYYY-MM-DD, today or yesterday"
+            "YYYY-MM-DD, today, yesterday, last week or 3 days ago"
+        )
+        this_year = f"{datetime.now().year}-01-01"  # (the words a search reads name the same period's start)
+        assert text(await ok(session, "recent", since="This Year")) == text(
+            await ok(session, "recent", since=this_year)
         )
 
         nothing = await ok(session, "recent", project="no-such-project")

@@ -57,6 +57,8 @@ def _found(index: Index, query: str, relative: bool = True) -> list[str]:
         ("9 days ago", ["c"]),
         ("this week", ["a", "b"]),
         ("last week", ["c"]),
+        ("What did I do Last Week", ["c"]),  # (as a person capitalises it: not this year)
+        ("THIS MONTH", ["a", "b"]),
         ("a week ago", ["c"]),
         ("last month", ["c", "d"]),
         ("last year", ["e"]),

@@ -63,7 +63,8 @@ def test_a_since_that_is_no_time_is_a_usage_error(home: Path) -> None:
     result = run_deja("sessions", "--since", "lately")
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        "deja: --since 'lately' is not a date: use 30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today or yesterday"
+        "deja: --since 'lately' is not a date: use 30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today, yesterday, "
+        "last week or 3 days ago"
     )
 
 
@@ -77,6 +78,24 @@ def test_today_and_yesterday_start_at_that_days_first_local_moment(home: Path) -
         assert _ids("--since", word.upper()) == expected, word
     found = run_deja("search", "chat", "--since", "yesterday")
     assert found.returncode == 0 and CHATS[0][0] in found.stdout and CHATS[2][0] not in found.stdout
+
+
+def test_a_period_in_words_starts_at_its_first_local_moment_as_a_search_reads_it(home: Path) -> None:
+    """``last week`` is since last Monday's midnight, ``3 days ago`` since that day's, ``this month`` since the
+    first's: the words ``deja search`` reads a period from, which a person then tries on ``--since``."""
+    now = datetime.now()
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    starts = {
+        "last week": midnight - timedelta(days=now.weekday() + 7),
+        "3 days ago": midnight - timedelta(days=3),
+        "this month": midnight.replace(day=1),
+    }
+    for words, start in starts.items():
+        expected = [c[0] for c in CHATS if now - timedelta(days=c[2]) >= start]
+        assert _ids("--since", words) == expected, words
+    assert _ids("--since", "Last Week") == [c[0] for c in CHATS if now - timedelta(days=c[2]) >= starts["last week"]]
+    refused = run_deja("sessions", "--since", "last week or so")
+    assert refused.returncode == 2 and "'last week or so' is not a date" in refused.stderr
 
 
 def test_a_search_with_a_period_and_no_words_names_the_listing_of_that_period(home: Path) -> None:
