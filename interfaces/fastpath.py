@@ -901,10 +901,12 @@ def index_command(full: bool = False, json: bool = False) -> None:
         f"({result.added} added, {result.updated} updated, {result.removed} removed)"
     )
     _report_unlisted(unlisted, _report_unreadable(result))
-    from ..core.indexer.plan import RETRIED  # (loaded by the refresh already)
+    from ..core.indexer.plan import RETRIED, THIS_TIME_FAILURES  # (loaded by the refresh already)
 
-    # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information.
-    skipped = sum(n for reason, n in result.problems.items() if reason in RETRIED)
+    # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information. A
+    # whole store it could not read is no skipped record: the line above named it, or counted it among "N more".
+    stores = sum(n for reason, n in result.problems.items() if reason in THIS_TIME_FAILURES)
+    skipped = sum(n for reason, n in result.problems.items() if reason in RETRIED) - min(stores, result.unreadable_kept)
     if skipped:
         echo(f"{plural(skipped, 'unreadable record')} skipped; `deja doctor` lists them", err=True)
     if not result.sessions and not result.unreadable_kept:  # (chats there, that it could not read: said above)
