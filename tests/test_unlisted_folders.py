@@ -138,6 +138,28 @@ def test_editor_folders_and_databases_unreadable_after_an_index_are_named_with_t
     assert json.loads(out)["unreadable_files"] == [str(history.ide / "globalStorage")]
 
 
+def test_an_editor_database_made_unreadable_after_an_index_is_named_by_every_index_with_its_chmod(
+    history: History,
+) -> None:
+    """chmod 000 moves no time a stat sees: `deja index` named the database only once Cursor wrote to it, while doctor
+    named it at once. Each `deja index` names it as it names one never read, and keeps its chats."""
+    code, out, err = history.deja("index")
+    assert (code, err) == (0, "") and out.startswith("3 sessions, 5 messages indexed")
+    history.database.chmod(0)
+    for _ in range(2):
+        code, out, err = history.deja("index")
+        assert code == 0 and out.startswith("3 sessions, 5 messages indexed"), err
+        assert err.splitlines() == [
+            f"{history.database} (permission denied) could not be read: what was read from it before is kept; make "
+            f"it readable: {_chmod(history.database)}  (as its owner), then `deja index`"
+        ]
+    code, out, _ = history.deja("search", "gamma-gizmo")
+    assert code == 0 and "gamma editor chat" in out
+    history.database.chmod(0o600)
+    code, out, err = history.deja("index")
+    assert (code, err) == (0, "") and out.startswith("3 sessions, 5 messages indexed")
+
+
 def test_a_damaged_editor_database_gets_one_fix_from_index_and_doctor(history: History) -> None:
     damaged = history.ide / "workspaceStorage/w2/state.vscdb"
     damaged.parent.mkdir(parents=True)

@@ -280,6 +280,10 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         old = state.ide.get(was)
         if old is not None and old.sigs == sigs:
             plan.dbs[db] = old
+            if not os.access(db, os.R_OK):  # (made unreadable since it was read: chmod moves no time a stat sees)
+                plan.unreadable += 1
+                plan.unreadable_files.append(db)
+                problems[UNREADABLE_DATABASE] += 1
             continue
         found: Counter[str] = Counter()
         now = composer_fingerprints(Path(db), problems=found)
