@@ -829,7 +829,9 @@ def _damaged_kept(result: RefreshResult, them: str) -> str:
 def _make_readable(result: RefreshResult, then: str = "deja index") -> str:
     """The chmod that lets this user read the first store a refresh could not read for want of permission: on the
     file itself, or on the folder above it that hides it (``regular_files.forbidden``), as doctor gives it."""
-    return f"make it readable: chmod -R u+rX {quote(_blocker(result))}  (as its owner), then `{then}`"
+    from ..core.readers.unreadable import make_readable
+
+    return make_readable(result.unreadable_files[0], then)
 
 
 def _blocker(result: RefreshResult) -> str:

@@ -160,6 +160,27 @@ def test_an_editor_database_made_unreadable_after_an_index_is_named_by_every_ind
     assert (code, err) == (0, "") and out.startswith("3 sessions, 5 messages indexed")
 
 
+def test_the_session_end_log_gives_the_chmod_for_a_database_this_user_may_not_read(history: History) -> None:
+    """The session-end ingest's log line said such a database was "read again by the next refresh", which no refresh
+    does: it gives the chmod, as `deja index` does."""
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    [transcript] = [name for name in history.indexed_transcripts() if "alpha" in name]
+    with open(transcript, "ab") as more:  # (a turn to ingest: with nothing changed, the ingest stops at the check)
+        more.write(json.dumps(user_turn("one more alpha question")).encode() + b"\n")
+    history.database.chmod(0)
+    chat = Path(transcript).stem
+    payload = {"hook_event_name": "sessionEnd", "conversation_id": chat, "transcript_path": transcript}
+    ended = as_user({**history.env, "DEJA_INGEST_WAIT": "1"}, "hook-session-end", input=json.dumps(payload))
+    assert (ended.returncode, ended.stdout) == (0, ""), ended.stderr
+    code, out, _ = history.deja("hooks", "log")
+    [line] = [line for line in out.splitlines() if f"ingested {chat}" in line]
+    assert line.endswith(
+        f"ingested {chat}: 0 added, 1 updated; {history.database} (permission denied) could not be read: kept as it "
+        f"was; make it readable: {_chmod(history.database)}  (as its owner), then `deja index`"
+    ), line
+
+
 def test_a_damaged_editor_database_gets_one_fix_from_index_and_doctor(history: History) -> None:
     damaged = history.ide / "workspaceStorage/w2/state.vscdb"
     damaged.parent.mkdir(parents=True)

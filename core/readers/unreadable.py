@@ -57,6 +57,15 @@ def unreadable_named(files: list[str], count: int, why: str) -> str:
     return f"{named} and {more} more {'Cursor store' if more == 1 else 'Cursor stores'}" if more else named
 
 
+def make_readable(path: str, then: str) -> str:
+    """What lets this user read ``path``, which a refresh could not read for want of permission: the chmod of the
+    file itself, or of the folder above it that hides it (``regular_files.forbidden``), by its owner, then ``then``.
+    The CLI's lines and the session-end hook's log line say it alike (a refresh never mends it)."""
+    from shlex import quote  # (loads re: only for a message that gives a command to paste)
+
+    return f"make it readable: chmod -R u+rX {quote(forbidden(path) or path)}  (as its owner), then `{then}`"
+
+
 #: The folders of a cursor-agent root and of the editor's ``User`` folder that the walks list to find chats, by name
 #: ("*": each folder in it), down to the ones whose files they read: a folder this user may not list (or search)
 #: hides every chat below it from the walk, with no error to count. A chat folder (``chats/<hash>/<id>``) is not
