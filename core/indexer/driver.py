@@ -90,8 +90,11 @@ class RefreshResult(msgspec.Struct):
     added: int
     updated: int
     removed: int
+    #: The refresh's own time, without ``waited``.
     seconds: float
     problems: dict[str, int] = {}
+    #: How long it waited for another process writing the index (a build, a rebuild) before it could begin.
+    waited: float = 0.0
     rebuilt_because: str = ""
     #: Stores and databases that could not be read this time (locked, damaged): their sessions were kept as they were.
     unreadable_kept: int = 0
@@ -241,13 +244,22 @@ class _Scope(msgspec.Struct):
 
 
 def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, lock_timeout: float) -> RefreshResult:
+    lock = WriterLock(index_dir(home) / LOCK_NAME, lock_timeout)
+    result = _refresh_under(lock, home, full, scope, progress)
+    result.waited = round(lock.waited, 3)
+    return result
+
+
+def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, progress: Progress | None) -> RefreshResult:
+    """The refresh, done under ``lock``; its ``seconds`` leave out the wait for another writer (``waited``)."""
     started = time.perf_counter()
     directory = index_dir(home)
     private_dir(directory)
     tighten(home)
     if scope.targets is None:  # dated before the wait: a walk recorded as started before it did not see this one's
         glance.stamp(directory, glance.WALK_BEGUN, time.time())
-    with WriterLock(directory / LOCK_NAME, lock_timeout), _undone_on_failure(directory):
+    with lock, _undone_on_failure(directory):
+        started += lock.waited  # (another writer's time, not this refresh's: said apart, as ``waited``)
         if scope.damage and not _damage(directory):  # another process rebuilt it while this one waited (an upgrade)
             full, scope = False, _Scope(None)
         remove_strays(directory)
