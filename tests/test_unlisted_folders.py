@@ -199,6 +199,30 @@ def test_a_damaged_editor_database_gets_one_fix_from_index_and_doctor(history: H
 
 
 def test_a_refused_rebuild_names_the_mv_for_a_damaged_database_named_after_a_locked_one(history: History) -> None:
+    damaged = history.ide / "workspaceStorage/w2/state.vscdb"
+    write_state_vscdb(
+        damaged,
+        composers={"ddd1": composer_data("ddd1", [("d1", 1)], created_at=WHEN, name="delta editor chat")},
+        bubbles={"ddd1": {"d1": {"type": 1, "text": "delta-gizmo editor question", "createdAt": WHEN}}},
+    )
+    code, out, err = history.deja("index")
+    assert (code, err) == (0, "") and out.startswith("4 sessions")  # (its chat read: a session a rebuild would lose)
+    with damaged.open("r+b") as cut:
+        cut.truncate(damaged.stat().st_size // 2)
+    with locked(history.database):
+        code, _, err = history.deja("index", "--full")
+    assert code == 1
+    assert err.splitlines() == [
+        f"deja: the index was not rebuilt: {history.database} (locked) and 1 more Cursor store could not be read this "
+        "time, and a rebuild would lose the sessions read from them before, which are kept as they were; run it "
+        f"again once they can be read; {damaged} is damaged, and a damaged file stays so: to rebuild without its "
+        f"sessions, move it away (mv {damaged} {damaged}.damaged) and run it again"
+    ]
+
+
+def test_a_refused_rebuild_neither_names_nor_counts_a_damaged_database_never_read(history: History) -> None:
+    """A damaged database that never gave a session is none a rebuild would lose: it was counted among "1 more"
+    and named with its mv, though moving it away let the rebuild go ahead no sooner."""
     code, _, err = history.deja("index")
     assert (code, err) == (0, "")
     damaged = history.ide / "workspaceStorage/w2/state.vscdb"
@@ -208,10 +232,8 @@ def test_a_refused_rebuild_names_the_mv_for_a_damaged_database_named_after_a_loc
         code, _, err = history.deja("index", "--full")
     assert code == 1
     assert err.splitlines() == [
-        f"deja: the index was not rebuilt: {history.database} (locked) and 1 more Cursor store could not be read this "
-        "time, and a rebuild would lose the sessions read from them before, which are kept as they were; run it "
-        f"again once they can be read; {damaged} is damaged, and a damaged file stays so: to rebuild without its "
-        f"sessions, move it away (mv {damaged} {damaged}.damaged) and run it again"
+        f"deja: the index was not rebuilt: {history.database} (locked) could not be read this time, and a rebuild "
+        "would lose the sessions read from it before, which are kept as they were; run it again once it can be read"
     ]
 
 

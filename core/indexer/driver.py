@@ -429,9 +429,10 @@ def _kept_instead(
         plan.note_unreadable([source_of(chat) for chat in stuck], len(stuck) - plan.unreadable)
     hidden = _transcripts_unread(before, book)
     plan.note_unreadable(hidden)
-    if not (lost or hidden or _stores_unread(before, book)) or not plan.unreadable or _damage(directory):
+    stores = _stores_unread(before, book)
+    if not (lost or hidden or stores) or not plan.unreadable or _damage(directory):
         return None
-    plan.name_first({path for chat in lost.values() for path in chat_files(chat)})
+    plan.only_held({path for chat in lost.values() for path in chat_files(chat)} | {*hidden, *stores})
     remove_segments(directory, [ref.name for ref in written])
     return live
 
@@ -456,15 +457,16 @@ def _indexed(book: Bookkeeping) -> set[str]:
     return {sid for sid, chat in book.items() if chat.where is not None}
 
 
-def _stores_unread(had: Bookkeeping, rebuilt: Bookkeeping) -> bool:
-    """Whether a cursor-agent chat whose store ``had`` read was rebuilt without it (a locked ``store.db`` beside a
-    transcript: the session would come back without its title and its commands' outputs)."""
+def _stores_unread(had: Bookkeeping, rebuilt: Bookkeeping) -> list[str]:
+    """The stores of the cursor-agent chats ``had`` read that were rebuilt without them (a locked ``store.db``
+    beside a transcript: the session would come back without its title and its commands' outputs)."""
+    stores = []
     for sid, chat in had.items():
         now = rebuilt.chat(sid)
         read_before = chat.where is not None and chat.cli is not None and bool(chat.cli.store_sig)
         if read_before and now is not None and now.cli is not None and now.cli.chat_dir and not now.cli.store_sig:
-            return True
-    return False
+            stores.append(os.path.join(now.cli.chat_dir, "store.db"))
+    return stores
 
 
 def _transcripts_unread(had: Bookkeeping, rebuilt: Bookkeeping) -> list[str]:
