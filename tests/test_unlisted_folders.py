@@ -220,6 +220,32 @@ def test_a_refused_rebuild_names_the_mv_for_a_damaged_database_named_after_a_loc
     ]
 
 
+@pytest.mark.parametrize("how", ["locked", "mode 000"])
+def test_a_rebuild_refused_for_a_database_read_before_is_refused_before_anything_is_built(
+    history: History, how: str
+) -> None:
+    """The plan takes every editor database's fingerprints before a chat is read: one the live index read sessions
+    from that cannot be read then makes the refusal known, and `deja index --full` read and built every other chat
+    before it refused. DEJA_FAULT kills deja at the first session a build writes: the refusal comes first."""
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    env = {**history.env, "DEJA_FAULT": "segment-session"}
+    if how == "locked":
+        with locked(history.database):
+            ran = as_user(env, "index", "--full")
+        why, fix = "locked", ""
+    else:
+        history.database.chmod(0)
+        ran = as_user(env, "index", "--full")
+        why, fix = "permission denied", f"; make it readable: {_chmod(history.database)}  (as its owner), then `deja index --full`"  # fmt: skip
+    assert ran.returncode == 1, ran
+    assert ran.stderr.splitlines() == [
+        f"deja: the index was not rebuilt: {history.database} ({why}) could not be read this time, and a rebuild "
+        "would lose the sessions read from it before, which are kept as they were; run it again once it can be "
+        f"read{fix}"
+    ]
+
+
 def test_a_refused_rebuild_neither_names_nor_counts_a_damaged_database_never_read(history: History) -> None:
     """A damaged database that never gave a session is none a rebuild would lose: it was counted among "1 more"
     and named with its mv, though moving it away let the rebuild go ahead no sooner."""

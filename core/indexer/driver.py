@@ -276,6 +276,8 @@ def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, prog
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
+        if scope.keep_live and (kept := _refused_up_front(directory, mode, plan)):
+            return _not_rebuilt(kept, plan, started, dict(problems), why)
         tried = set() if scope.targets is None else {*plan.cli_reads, *plan.cli_appends, *plan.unread_chats}
         placements = Placements(book, index) if manifest is not None else Placements.replaced(directory)
         written = _write_changes(plan, book, placements, index, problems, directory, progress, mode)
@@ -434,6 +436,32 @@ def _kept_instead(
         return None
     plan.only_held({path for chat in lost.values() for path in chat_files(chat)} | {*hidden, *stores})
     remove_segments(directory, [ref.name for ref in written])
+    return live
+
+
+def _refused_up_front(directory: Path, mode: str, plan: Plan) -> Manifest | None:
+    """The live index, kept as it is, when the plan already shows that a rebuild would lose sessions: a chat the
+    live index read has every file of it that is still there among the stores the plan found it cannot read (an
+    editor database locked, damaged or at mode 000 when the plan took its fingerprints; a transcript or store that
+    a FIFO or a folder above at mode 000 hides from the walk). The rebuild is refused before any chat is read (it
+    read and built every other chat first), naming those stores only. A chat's ``store.db`` locked or damaged shows
+    so only when the build reads it (the plan opens none), as does a store named through another spelling (a link)
+    than the plan's: that refusal comes after the build (``_kept_instead``)."""
+    if not plan.unreadable_files:
+        return None
+    unreadable = set(plan.unreadable_files)
+    kept = _keepable(directory, mode)
+    if kept is None:
+        return None
+    live, before = kept
+    held: set[str] = set()
+    for _, chat in before.items():
+        files = chat_files(chat) if chat.where is not None else []
+        if any(path in unreadable for path in files) and all(path in unreadable or gone(path) for path in files):
+            held.update(path for path in files if path in unreadable)
+    if not held or _damage(directory):
+        return None
+    plan.only_held(held)
     return live
 
 
