@@ -101,16 +101,21 @@ def _ingest(call: HookCall) -> str:
         return call.silent(f"not ingested {', '.join(sorted(ids))}: {outside}")
     said = f"ingested {', '.join(sorted(ids))}: {result.added} added, {result.updated} updated"
     if result.unreadable_kept:  # (a turn not taken read as nothing new without it: trial13 F4)
-        said += f"; {_unreadable(result.unreadable_files, result.unreadable_kept)} could not be read this time: kept as it was, read again by the next refresh"  # fmt: skip
+        said += f"; {_unreadable(result.unreadable_files, result.unreadable_kept)}"
     return call.silent(said)
 
 
 def _unreadable(files: list[str], count: int) -> str:
     """The stores a refresh could not read, as the CLI names them (the detached ingest may wait for a lock once
-    more to say why)."""
-    from ..core.readers.unreadable import unreadable_named, why_unreadable
+    more to say why), and what becomes of them: one this user may not read is read by no refresh until its owner
+    makes it readable, as `deja index` says."""
+    from ..core.readers.unreadable import make_readable, unreadable_named, why_unreadable
 
-    return unreadable_named(files, count, why_unreadable(files[0]) if files else "")
+    why = why_unreadable(files[0]) if files else ""
+    named = unreadable_named(files, count, why)
+    if why == "permission denied":
+        return f"{named} could not be read: kept as it was; {make_readable(files[0], 'deja index')}"
+    return f"{named} could not be read this time: kept as it was, read again by the next refresh"
 
 
 def _wait_for_the_index(directory: Path) -> str:

@@ -319,16 +319,21 @@ def stats_command(json: JsonFlag = False) -> None:
         )
         return
     echo(f"{plural(index.session_count, 'session')}, {plural(index.message_count, 'message')}")
+    listed = list(projects.items())[:20]
+    name_width, source_width, digits = max([24, *(text_columns(name) for name, _ in listed)]), 12, _STATS_DIGITS
+    if (width := terminal_width()) is not None:  # (a name too long for the terminal is cut, the counts kept)
+        room = width - len(_stats_row("", 0, _NO_COUNTS, digits))
+        if room < 24:  # a narrow terminal: the counts take the digits they need, the names what is left (cut)
+            digits = _digits([*per_source.values(), *(row for _, row in listed)])
+            room = min(24, max(_STATS_NAME_LEAST, width - len(_stats_row("", 0, _NO_COUNTS, digits))))
+            source_width = min(source_width, room)
+        name_width = min(name_width, room)
     for name, row in per_source.items():
-        echo(_stats_row(name, 12, row))
+        echo(_stats_row(name, source_width, row, digits))
     if projects:
         echo("projects:")
-    listed = list(projects.items())[:20]
-    name_width = max([24, *(text_columns(name) for name, _ in listed)])
-    if (width := terminal_width()) is not None:  # (a name too long for the terminal is cut, the counts kept)
-        name_width = min(name_width, max(24, width - len(_stats_row("", 0, {"sessions": 0, "messages": 0}))))
     for name, row in listed:
-        echo(_stats_row(name, name_width, row))
+        echo(_stats_row(name, name_width, row, digits))
     echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
 
 
@@ -364,13 +369,29 @@ def _project_rows(per_key: dict[str, dict[str, int]], shown: dict[str, tuple[str
     return rows
 
 
-def _stats_row(name: str, width: int, row: dict[str, int]) -> str:
-    """One row of ``deja stats``: the name in ``width`` columns (cut to them), its counts right-aligned, each read
-    as a count (1 session, 2 sessions)."""
+#: The columns ``deja stats`` gives the counts of sessions and of messages, right-aligned: fewer on a narrow
+#: terminal, where they take the digits they need (``stats_command``).
+_STATS_DIGITS = (6, 8)
+#: The fewest columns a name keeps on a terminal too narrow for the counts and a name (below about 35 columns).
+_STATS_NAME_LEAST = 8
+_NO_COUNTS = {"sessions": 0, "messages": 0}
+
+
+def _digits(rows: list[dict[str, int]]) -> tuple[int, int]:
+    """The columns the counts of sessions and of messages of ``rows`` take at most."""
+    return (
+        max((len(str(row["sessions"])) for row in rows), default=1),
+        max((len(str(row["messages"])) for row in rows), default=1),
+    )
+
+
+def _stats_row(name: str, width: int, row: dict[str, int], digits: tuple[int, int] = _STATS_DIGITS) -> str:
+    """One row of ``deja stats``: the name in ``width`` columns (cut to them), its counts right-aligned in
+    ``digits`` columns, each read as a count (1 session, 2 sessions)."""
     sessions, messages = row["sessions"], row["messages"]
     return (
-        f"  {padded(fit(name, width), width)} {sessions:>6} {noun_for(sessions, 'session'):<8}"
-        f" {messages:>8} {noun_for(messages, 'message')}"
+        f"  {padded(fit(name, width), width)} {sessions:>{digits[0]}} {noun_for(sessions, 'session'):<8}"
+        f" {messages:>{digits[1]}} {noun_for(messages, 'message')}"
     )
 
 

@@ -830,9 +830,9 @@ def _damaged_kept(result: RefreshResult, them: str) -> str:
 def _make_readable(result: RefreshResult, then: str = "deja index") -> str:
     """The chmod that lets this user read the first store a refresh could not read for want of permission: on the
     file itself, or on the folder above it that hides it (``regular_files.forbidden``), as doctor gives it."""
-    from ..core.regular_files import readable_command
+    from ..core.readers.unreadable import make_readable
 
-    return f"make it readable: {readable_command(result.unreadable_files[:1])}  (as its owner), then `{then}`"
+    return make_readable(result.unreadable_files[0], then)
 
 
 def _blocker(result: RefreshResult) -> str:
@@ -888,6 +888,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         "updated": result.updated,
         "removed": result.removed,
         "seconds": result.seconds,
+        "waited": result.waited,
         "unreadable_kept": result.unreadable_kept,
         "not_rebuilt": result.not_rebuilt,
         "unreadable_folders": (unlisted := _unlisted_folders()),
@@ -899,15 +900,19 @@ def index_command(full: bool = False, json: bool = False) -> None:
         return
     if result.rebuilt_because:
         echo(f"rebuilt the index: {result.rebuilt_because}", err=True)
+    # (the wait for another build is said apart: "indexed in 34.76s" for 0.6 s of work blamed the wrong thing)
+    waited = f", after waiting {result.waited:.1f}s for another deja writing the index" if result.waited >= 0.1 else ""
     echo(
         f"{plural(result.sessions, 'session')}, {plural(result.messages, 'message')} indexed in {result.seconds:.2f}s "
-        f"({result.added} added, {result.updated} updated, {result.removed} removed)"
+        f"({result.added} added, {result.updated} updated, {result.removed} removed){waited}"
     )
     _report_unlisted(unlisted, _report_unreadable(result))
-    from ..core.indexer.plan import RETRIED  # (loaded by the refresh already)
+    from ..core.indexer.plan import RETRIED, THIS_TIME_FAILURES  # (loaded by the refresh already)
 
-    # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information.
-    skipped = sum(n for reason, n in result.problems.items() if reason in RETRIED)
+    # A record Cursor left empty or damaged is the same on every read: doctor lists those, once, as information. A
+    # whole store it could not read is no skipped record: the line above named it, or counted it among "N more".
+    stores = sum(n for reason, n in result.problems.items() if reason in THIS_TIME_FAILURES)
+    skipped = sum(n for reason, n in result.problems.items() if reason in RETRIED) - min(stores, result.unreadable_kept)
     if skipped:
         echo(f"{plural(skipped, 'unreadable record')} skipped; `deja doctor` lists them", err=True)
     if not result.sessions and not result.unreadable_kept:  # (chats there, that it could not read: said above)

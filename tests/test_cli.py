@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import time
 from datetime import datetime
 from pathlib import Path
 
 import orjson
 import pytest
-from harness import Sample, run_deja
+from harness import ENTRY, Sample, run_deja
 
 from deja.core.index import MANIFEST, index_dir
+from deja.core.indexer import LOCK_NAME
+from deja.core.indexer.lock import WriterLock
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, API_EDITOR_COMPOSER, INFRA_CHAT, WEB_COMPOSER
 
 
@@ -31,6 +36,7 @@ def test_index_json_reports_what_it_did(sample: Sample) -> None:
         "updated",
         "removed",
         "seconds",
+        "waited",
         "unreadable_kept",
         "not_rebuilt",
         "unreadable_folders",
@@ -41,6 +47,24 @@ def test_index_json_reports_what_it_did(sample: Sample) -> None:
     assert (again["added"], again["updated"]) == (0, 0)
     full = orjson.loads(run_deja("index", "--full", "--json").stdout)
     assert full["sessions"] == 7
+
+
+def test_index_behind_another_build_says_it_waited_apart_from_its_own_time(sample: Sample) -> None:
+    """`deja index` started while another build held the index gave the wait as its time ("indexed in 34.76s")."""
+    assert run_deja("index").returncode == 0
+    with WriterLock(index_dir(sample.home) / LOCK_NAME, 0):  # (another build, as far as `deja index` can tell)
+        waiting = subprocess.Popen([*ENTRY, "index"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(3)
+    out, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 0, err
+    said = re.fullmatch(
+        r"7 sessions, \d+ messages indexed in (\d+\.\d\d)s \(0 added, 0 updated, 0 removed\), after waiting "
+        r"(\d+\.\d)s for another deja writing the index\n",
+        out,
+    )
+    assert said is not None, out
+    worked, waited = (float(group) for group in said.groups())
+    assert waited >= 2.5 and worked < waited, out
 
 
 def test_search_builds_the_index_on_first_use_and_ranks_the_right_session_first(sample: Sample) -> None:

@@ -226,8 +226,9 @@ def _new_damaged_chat(cli_root: Path, chat_id: str) -> Path:
 def test_a_refused_rebuild_of_an_index_built_through_the_other_spelling_names_the_store_read_before(
     history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The refusal names first the store whose sessions it keeps, with a fix that moves that one away; it named a
-    new chat's store that never held a session, and moving that away as told changed nothing."""
+    """The refusal names the store whose sessions it keeps, with a fix that moves that one away; it named a new
+    chat's store that never held a session, and moving that away as told changed nothing; nor are those counted
+    among "N more" (they hold no session a rebuild would lose)."""
     moved = _moved_behind_a_link(history, tmp_path)
     for chat_id in ("00000000-new-a", "00000000-new-b"):
         _new_damaged_chat(moved / "cursor-agent", chat_id)
@@ -235,5 +236,8 @@ def test_a_refused_rebuild_of_an_index_built_through_the_other_spelling_names_th
     _point(moved, monkeypatch)
     refused = run_deja("index", "--full")
     assert refused.returncode == 1
-    assert refused.stderr.startswith(f"deja: the index was not rebuilt: {read_before} (damaged) and 2 more"), refused
+    assert refused.stderr.startswith(
+        f"deja: the index was not rebuilt: {read_before} (damaged) could not be read this time, and a rebuild would "
+        "lose the sessions read from it before"
+    ), refused
     assert f"(mv {read_before} " in refused.stderr

@@ -12,6 +12,7 @@ import pytest
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.interfaces.views import text_columns
 
 #: Folders no disk holds: their chats are filed under the transcript folder's name as it is.
 GONE = ["/nowhere/old-code/bulk-export-service", "/nowhere/old-code/api"]
@@ -45,6 +46,22 @@ def test_a_long_project_name_keeps_the_stats_columns_and_is_whole_into_a_pipe(ho
     rows = run_deja("stats").stdout.split("projects:\n", 1)[1].splitlines()[:2]
     assert rows[0].startswith("  nowhere-old-code-bulk-export-service ")
     assert len({row.index(" session") for row in rows}) == 1, rows  # the counts line up
+
+
+@pytest.mark.parametrize("columns", [40, 47, 59])
+def test_on_a_narrow_terminal_every_row_fits_and_the_counts_line_up(home: Path, columns: int) -> None:
+    """Below 60 columns the name column stayed at 24 and every row wrapped: the counts take the digits they need,
+    and the names the rest, cut; into a pipe they stay whole."""
+    out = run_deja("stats", env={**os.environ, "COLUMNS": str(columns)}).stdout
+    rows = out.split("index: ", 1)[0].splitlines()  # (the index's path is given whole, to be copied)
+    assert all(text_columns(row) <= columns for row in rows), rows
+    projects = rows[rows.index("projects:") + 1 :]
+    assert len(projects) == 2 and projects[0].startswith("  nowhere-old-"), projects
+    assert "…" in projects[0] and "bulk-export-service" not in projects[0], projects
+    assert len({row.index(" session") for row in projects}) == 1, projects
+    assert projects[0].endswith(" 1 session  2 messages") and projects[1].endswith(" 1 session  2 messages")
+    piped = run_deja("stats", env={k: v for k, v in os.environ.items() if k != "COLUMNS"}).stdout
+    assert "  nowhere-old-code-bulk-export-service " in piped
 
 
 def test_on_a_terminal_a_long_project_name_is_cut_to_its_column(home: Path) -> None:

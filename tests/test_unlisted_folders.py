@@ -110,7 +110,7 @@ def test_an_editor_database_this_user_may_not_read_is_permission_denied_with_its
         code, out, err = history.deja("index")
         assert code == 0, err
         assert out.startswith("2 sessions, 4 messages indexed")
-        assert err.splitlines() == [line, "1 unreadable record skipped; `deja doctor` lists them"]
+        assert err.splitlines() == [line]  # (the database, named, is no "unreadable record skipped" too)
     code, out, _ = history.deja("doctor")
     assert code == 1  # (its chats are missing from the index, as for a folder deja may not list)
     assert "integrity_check" not in out and f"deja cannot read {history.database}" not in out
@@ -138,6 +138,49 @@ def test_editor_folders_and_databases_unreadable_after_an_index_are_named_with_t
     assert json.loads(out)["unreadable_files"] == [str(history.ide / "globalStorage")]
 
 
+def test_an_editor_database_made_unreadable_after_an_index_is_named_by_every_index_with_its_chmod(
+    history: History,
+) -> None:
+    """chmod 000 moves no time a stat sees: `deja index` named the database only once Cursor wrote to it, while doctor
+    named it at once. Each `deja index` names it as it names one never read, and keeps its chats."""
+    code, out, err = history.deja("index")
+    assert (code, err) == (0, "") and out.startswith("3 sessions, 5 messages indexed")
+    history.database.chmod(0)
+    for _ in range(2):
+        code, out, err = history.deja("index")
+        assert code == 0 and out.startswith("3 sessions, 5 messages indexed"), err
+        assert err.splitlines() == [
+            f"{history.database} (permission denied) could not be read: what was read from it before is kept; make "
+            f"it readable: {_chmod(history.database)}  (as its owner), then `deja index`"
+        ]
+    code, out, _ = history.deja("search", "gamma-gizmo")
+    assert code == 0 and "gamma editor chat" in out
+    history.database.chmod(0o600)
+    code, out, err = history.deja("index")
+    assert (code, err) == (0, "") and out.startswith("3 sessions, 5 messages indexed")
+
+
+def test_the_session_end_log_gives_the_chmod_for_a_database_this_user_may_not_read(history: History) -> None:
+    """The session-end ingest's log line said such a database was "read again by the next refresh", which no refresh
+    does: it gives the chmod, as `deja index` does."""
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    [transcript] = [name for name in history.indexed_transcripts() if "alpha" in name]
+    with open(transcript, "ab") as more:  # (a turn to ingest: with nothing changed, the ingest stops at the check)
+        more.write(json.dumps(user_turn("one more alpha question")).encode() + b"\n")
+    history.database.chmod(0)
+    chat = Path(transcript).stem
+    payload = {"hook_event_name": "sessionEnd", "conversation_id": chat, "transcript_path": transcript}
+    ended = as_user({**history.env, "DEJA_INGEST_WAIT": "1"}, "hook-session-end", input=json.dumps(payload))
+    assert (ended.returncode, ended.stdout) == (0, ""), ended.stderr
+    code, out, _ = history.deja("hooks", "log")
+    [line] = [line for line in out.splitlines() if f"ingested {chat}" in line]
+    assert line.endswith(
+        f"ingested {chat}: 0 added, 1 updated; {history.database} (permission denied) could not be read: kept as it "
+        f"was; make it readable: {_chmod(history.database)}  (as its owner), then `deja index`"
+    ), line
+
+
 def test_a_damaged_editor_database_gets_one_fix_from_index_and_doctor(history: History) -> None:
     damaged = history.ide / "workspaceStorage/w2/state.vscdb"
     damaged.parent.mkdir(parents=True)
@@ -156,6 +199,56 @@ def test_a_damaged_editor_database_gets_one_fix_from_index_and_doctor(history: H
 
 
 def test_a_refused_rebuild_names_the_mv_for_a_damaged_database_named_after_a_locked_one(history: History) -> None:
+    damaged = history.ide / "workspaceStorage/w2/state.vscdb"
+    write_state_vscdb(
+        damaged,
+        composers={"ddd1": composer_data("ddd1", [("d1", 1)], created_at=WHEN, name="delta editor chat")},
+        bubbles={"ddd1": {"d1": {"type": 1, "text": "delta-gizmo editor question", "createdAt": WHEN}}},
+    )
+    code, out, err = history.deja("index")
+    assert (code, err) == (0, "") and out.startswith("4 sessions")  # (its chat read: a session a rebuild would lose)
+    with damaged.open("r+b") as cut:
+        cut.truncate(damaged.stat().st_size // 2)
+    with locked(history.database):
+        code, _, err = history.deja("index", "--full")
+    assert code == 1
+    assert err.splitlines() == [
+        f"deja: the index was not rebuilt: {history.database} (locked) and 1 more Cursor store could not be read this "
+        "time, and a rebuild would lose the sessions read from them before, which are kept as they were; run it "
+        f"again once they can be read; {damaged} is damaged, and a damaged file stays so: to rebuild without its "
+        f"sessions, move it away (mv {damaged} {damaged}.damaged) and run it again"
+    ]
+
+
+@pytest.mark.parametrize("how", ["locked", "mode 000"])
+def test_a_rebuild_refused_for_a_database_read_before_is_refused_before_anything_is_built(
+    history: History, how: str
+) -> None:
+    """The plan takes every editor database's fingerprints before a chat is read: one the live index read sessions
+    from that cannot be read then makes the refusal known, and `deja index --full` read and built every other chat
+    before it refused. DEJA_FAULT kills deja at the first session a build writes: the refusal comes first."""
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    env = {**history.env, "DEJA_FAULT": "segment-session"}
+    if how == "locked":
+        with locked(history.database):
+            ran = as_user(env, "index", "--full")
+        why, fix = "locked", ""
+    else:
+        history.database.chmod(0)
+        ran = as_user(env, "index", "--full")
+        why, fix = "permission denied", f"; make it readable: {_chmod(history.database)}  (as its owner), then `deja index --full`"  # fmt: skip
+    assert ran.returncode == 1, ran
+    assert ran.stderr.splitlines() == [
+        f"deja: the index was not rebuilt: {history.database} ({why}) could not be read this time, and a rebuild "
+        "would lose the sessions read from it before, which are kept as they were; run it again once it can be "
+        f"read{fix}"
+    ]
+
+
+def test_a_refused_rebuild_neither_names_nor_counts_a_damaged_database_never_read(history: History) -> None:
+    """A damaged database that never gave a session is none a rebuild would lose: it was counted among "1 more"
+    and named with its mv, though moving it away let the rebuild go ahead no sooner."""
     code, _, err = history.deja("index")
     assert (code, err) == (0, "")
     damaged = history.ide / "workspaceStorage/w2/state.vscdb"
@@ -165,10 +258,8 @@ def test_a_refused_rebuild_names_the_mv_for_a_damaged_database_named_after_a_loc
         code, _, err = history.deja("index", "--full")
     assert code == 1
     assert err.splitlines() == [
-        f"deja: the index was not rebuilt: {history.database} (locked) and 1 more Cursor store could not be read this "
-        "time, and a rebuild would lose the sessions read from them before, which are kept as they were; run it "
-        f"again once they can be read; {damaged} is damaged, and a damaged file stays so: to rebuild without its "
-        f"sessions, move it away (mv {damaged} {damaged}.damaged) and run it again"
+        f"deja: the index was not rebuilt: {history.database} (locked) could not be read this time, and a rebuild "
+        "would lose the sessions read from it before, which are kept as they were; run it again once it can be read"
     ]
 
 
@@ -195,5 +286,4 @@ def test_a_folder_hiding_chats_read_before_is_named_once_with_its_chmod(history:
     assert err.splitlines() == [
         f"{transcript} (permission denied) could not be read: what was read from it before is kept; make it "
         f"readable: {_chmod(history.beta)}  (as its owner), then `deja index`",
-        "1 unreadable record skipped; `deja doctor` lists them",
-    ]
+    ]  # (the transcript, named, is no "unreadable record skipped" too)

@@ -90,8 +90,11 @@ class RefreshResult(msgspec.Struct):
     added: int
     updated: int
     removed: int
+    #: The refresh's own time, without ``waited``.
     seconds: float
     problems: dict[str, int] = {}
+    #: How long it waited for another process writing the index (a build, a rebuild) before it could begin.
+    waited: float = 0.0
     rebuilt_because: str = ""
     #: Stores and databases that could not be read this time (locked, damaged): their sessions were kept as they were.
     unreadable_kept: int = 0
@@ -241,13 +244,22 @@ class _Scope(msgspec.Struct):
 
 
 def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, lock_timeout: float) -> RefreshResult:
+    lock = WriterLock(index_dir(home) / LOCK_NAME, lock_timeout)
+    result = _refresh_under(lock, home, full, scope, progress)
+    result.waited = round(lock.waited, 3)
+    return result
+
+
+def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, progress: Progress | None) -> RefreshResult:
+    """The refresh, done under ``lock``; its ``seconds`` leave out the wait for another writer (``waited``)."""
     started = time.perf_counter()
     directory = index_dir(home)
     private_dir(directory)
     tighten(home)
     if scope.targets is None:  # dated before the wait: a walk recorded as started before it did not see this one's
         glance.stamp(directory, glance.WALK_BEGUN, time.time())
-    with WriterLock(directory / LOCK_NAME, lock_timeout), _undone_on_failure(directory):
+    with lock, _undone_on_failure(directory):
+        started += lock.waited  # (another writer's time, not this refresh's: said apart, as ``waited``)
         if scope.damage and not _damage(directory):  # another process rebuilt it while this one waited (an upgrade)
             full, scope = False, _Scope(None)
         remove_strays(directory)
@@ -264,6 +276,8 @@ def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, l
         book = Bookkeeping(directory, state)
         problems: Counter[str] = Counter()
         plan = plan_refresh(book, state, scope.targets, problems)
+        if scope.keep_live and (kept := _refused_up_front(directory, mode, plan)):
+            return _not_rebuilt(kept, plan, started, dict(problems), why)
         tried = set() if scope.targets is None else {*plan.cli_reads, *plan.cli_appends, *plan.unread_chats}
         placements = Placements(book, index) if manifest is not None else Placements.replaced(directory)
         written = _write_changes(plan, book, placements, index, problems, directory, progress, mode)
@@ -417,10 +431,37 @@ def _kept_instead(
         plan.note_unreadable([source_of(chat) for chat in stuck], len(stuck) - plan.unreadable)
     hidden = _transcripts_unread(before, book)
     plan.note_unreadable(hidden)
-    if not (lost or hidden or _stores_unread(before, book)) or not plan.unreadable or _damage(directory):
+    stores = _stores_unread(before, book)
+    if not (lost or hidden or stores) or not plan.unreadable or _damage(directory):
         return None
-    plan.name_first({path for chat in lost.values() for path in chat_files(chat)})
+    plan.only_held({path for chat in lost.values() for path in chat_files(chat)} | {*hidden, *stores})
     remove_segments(directory, [ref.name for ref in written])
+    return live
+
+
+def _refused_up_front(directory: Path, mode: str, plan: Plan) -> Manifest | None:
+    """The live index, kept as it is, when the plan already shows that a rebuild would lose sessions: a chat the
+    live index read has every file of it that is still there among the stores the plan found it cannot read (an
+    editor database locked, damaged or at mode 000 when the plan took its fingerprints; a transcript or store that
+    a FIFO or a folder above at mode 000 hides from the walk). The rebuild is refused before any chat is read (it
+    read and built every other chat first), naming those stores only. A chat's ``store.db`` locked or damaged shows
+    so only when the build reads it (the plan opens none), as does a store named through another spelling (a link)
+    than the plan's: that refusal comes after the build (``_kept_instead``)."""
+    if not plan.unreadable_files:
+        return None
+    unreadable = set(plan.unreadable_files)
+    kept = _keepable(directory, mode)
+    if kept is None:
+        return None
+    live, before = kept
+    held: set[str] = set()
+    for _, chat in before.items():
+        files = chat_files(chat) if chat.where is not None else []
+        if any(path in unreadable for path in files) and all(path in unreadable or gone(path) for path in files):
+            held.update(path for path in files if path in unreadable)
+    if not held or _damage(directory):
+        return None
+    plan.only_held(held)
     return live
 
 
@@ -444,15 +485,16 @@ def _indexed(book: Bookkeeping) -> set[str]:
     return {sid for sid, chat in book.items() if chat.where is not None}
 
 
-def _stores_unread(had: Bookkeeping, rebuilt: Bookkeeping) -> bool:
-    """Whether a cursor-agent chat whose store ``had`` read was rebuilt without it (a locked ``store.db`` beside a
-    transcript: the session would come back without its title and its commands' outputs)."""
+def _stores_unread(had: Bookkeeping, rebuilt: Bookkeeping) -> list[str]:
+    """The stores of the cursor-agent chats ``had`` read that were rebuilt without them (a locked ``store.db``
+    beside a transcript: the session would come back without its title and its commands' outputs)."""
+    stores = []
     for sid, chat in had.items():
         now = rebuilt.chat(sid)
         read_before = chat.where is not None and chat.cli is not None and bool(chat.cli.store_sig)
         if read_before and now is not None and now.cli is not None and now.cli.chat_dir and not now.cli.store_sig:
-            return True
-    return False
+            stores.append(os.path.join(now.cli.chat_dir, "store.db"))
+    return stores
 
 
 def _transcripts_unread(had: Bookkeeping, rebuilt: Bookkeeping) -> list[str]:

@@ -54,15 +54,19 @@ class WriterLock:
     def __init__(self, path: Path, timeout: float):
         self.path = path
         self.timeout = timeout
+        #: How long the last ``with`` waited for another process to let the lock go, in seconds.
+        self.waited = 0.0
         self._fd: int | None = None
 
     def __enter__(self) -> WriterLock:
-        deadline = time.monotonic() + self.timeout
+        asked = time.monotonic()
+        deadline = asked + self.timeout
         while (fd := self._try()) is None:
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"the index's writer lock {self.path} is held by another process")
             time.sleep(POLL_SECONDS)
         self._fd = fd
+        self.waited = time.monotonic() - asked
         return self
 
     def _try(self) -> int | None:

@@ -103,13 +103,18 @@ class Plan(msgspec.Struct):
         found = self.ide_dbs.get(db) or self.ide_dbs.get(real_folder(db))
         return found is not None and bool(found.sigs)
 
-    def name_first(self, files: set[str]) -> None:
-        """Name ``files`` before the others counted in ``unreadable``: a refused rebuild names a store whose sessions
-        it keeps, not a new chat's that held none (review12 R5b). Each is taken as the index named it or where its
-        links lead, as the refresh names it (``read_database``): an index an earlier deja built through a link named
-        them through the link, and the new chat was named first, with a "move it away" fix for the wrong file."""
+    def only_held(self, files: set[str]) -> None:
+        """Name and count, of the stores counted in ``unreadable``, only those among ``files``: a refused rebuild
+        names the stores whose sessions it keeps, not a new chat's that held none (review12 R5b), nor counts it
+        among "N more" (its sessions are none to lose). Each is taken as the index named it or where its links
+        lead, as the refresh names it (``read_database``): an index an earlier deja built through a link named them
+        through the link, and the new chat was named first, with a "move it away" fix for the wrong file. The
+        stores counted past the named ones (``UNREADABLE_NAMED``) stay counted: their names are not kept."""
         spellings = files | {real_folder(path) for path in files}
-        self.unreadable_files.sort(key=lambda path: path not in spellings)
+        held = [path for path in self.unreadable_files if path in spellings]
+        if held:
+            self.unreadable -= len(self.unreadable_files) - len(held)
+            self.unreadable_files = held
 
     def chats_to_read(self) -> int:
         """How many chats the plan reads (the total a progress bar counts towards); a merged chat counts once."""
@@ -280,6 +285,10 @@ def _plan_ide(book: Bookkeeping, state: State, problems: Counter[str]) -> _IdePl
         old = state.ide.get(was)
         if old is not None and old.sigs == sigs:
             plan.dbs[db] = old
+            if not os.access(db, os.R_OK):  # (made unreadable since it was read: chmod moves no time a stat sees)
+                plan.unreadable += 1
+                plan.unreadable_files.append(db)
+                problems[UNREADABLE_DATABASE] += 1
             continue
         found: Counter[str] = Counter()
         now = composer_fingerprints(Path(db), problems=found)

@@ -11,7 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ..regular_files import forbidden, open_regular
+from ..regular_files import forbidden, open_regular, readable_command
 from .vscdb import is_locked, read_whole
 
 TYPE_CHECKING = False  # typing's own, without importing typing (the session-end hook imports this module)
@@ -55,6 +55,13 @@ def unreadable_named(files: list[str], count: int, why: str) -> str:
     named = f"{files[0]} ({why})" if why else files[0]
     more = count - 1
     return f"{named} and {more} more {'Cursor store' if more == 1 else 'Cursor stores'}" if more else named
+
+
+def make_readable(path: str, then: str) -> str:
+    """What lets this user read ``path``, which a refresh could not read for want of permission: the chmod of the
+    file itself, or of the folder above it that hides it (``regular_files.forbidden``), by its owner, then ``then``.
+    The CLI's lines and the session-end hook's log line say it alike (a refresh never mends it)."""
+    return f"make it readable: {readable_command([path])}  (as its owner), then `{then}`"
 
 
 #: The folders of a cursor-agent root and of the editor's ``User`` folder that the walks list to find chats, by name
