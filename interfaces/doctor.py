@@ -597,7 +597,9 @@ def _ide_stores() -> tuple[list[Store], ChatCensus]:
 
 
 def _cli_stores(root: Path) -> list[Store]:
-    """The root's transcripts and its chat stores (``store.db`` with its WAL), when the root exists.
+    """The root's transcripts and its chat stores (``store.db`` with its WAL), when the root exists, each when it
+    holds any: a config root of split roots holds chat stores alone (cursor-drift-2026 §9), and "0 transcripts,
+    0 B, last written unknown time" above its stores read as something missing.
 
     (``os.path``'s probes, not ``Path``'s: ``Path.is_file`` raises where a folder above cannot be searched.)
     """
@@ -605,7 +607,9 @@ def _cli_stores(root: Path) -> list[Store]:
         return []
     transcripts = [Path(found.path) for found in scan_transcripts(root, paths.include_subagents())]
     chat_dbs = [d / STORE_DB for d in find_all_chat_dirs([root]).values() if os.path.isfile(d / STORE_DB)]
-    stores = [Store("cli-transcripts", str(root / "projects"), len(transcripts), *_stat(transcripts))]
+    stores = []
+    if transcripts or not chat_dbs:  # (a root holding neither says it holds 0 transcripts)
+        stores.append(Store("cli-transcripts", str(root / "projects"), len(transcripts), *_stat(transcripts)))
     if chat_dbs:
         wal = [db.with_name("store.db-wal") for db in chat_dbs]
         stores.append(Store("cli-chat-stores", str(root / "chats"), len(chat_dbs), *_stat(chat_dbs + wal)))

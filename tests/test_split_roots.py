@@ -167,3 +167,20 @@ def test_a_later_meta_json_without_a_store_does_not_hide_the_chat(fake_home: Pat
     assert list(_sessions(env)) == [chat_id]
     found = run_deja("search", "pgbouncer", env=env)
     assert found.returncode == 0 and "Pool" in found.stdout, found.stdout
+
+
+def test_doctor_shows_a_root_of_chat_stores_alone_without_an_empty_transcripts_line(fake_home: Path) -> None:
+    """The config root of split roots holds chat stores and no transcript: doctor counts its stores, and says nothing
+    of transcripts there ("0 transcripts, 0 B, last written unknown time" read as something missing)."""
+    cwd = str(fake_home / "proj")
+    _store_chat(fake_home / "cfg", cwd, "in-config-dir", "question about wombats")
+    write_transcript(
+        transcript_path(fake_home / ".cursor", cwd, "with-transcript"), [user_turn("q"), assistant_turn("a")]
+    )
+    env = _env(fake_home)
+    doctor = run_deja("doctor", env=env).stdout.splitlines()
+    config_root = doctor.index(f"  cursor-agent  {fake_home / 'cfg'}")
+    assert doctor[config_root + 1].strip().startswith("1 chat store, ")
+    assert doctor[config_root + 2].startswith("  ") and "transcript" not in doctor[config_root + 2]
+    data_root = doctor.index(f"  cursor-agent  {fake_home / '.cursor'}")
+    assert doctor[data_root + 1].strip().startswith("1 transcript, ")
