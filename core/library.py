@@ -139,8 +139,8 @@ def newest_sessions(
 
 def _newest(index: Index, key: str, wanted: int | None, limit: int, since: float) -> Iterator[tuple[Segment, int]]:
     """The live sessions filed under ``key``, newest first, of source ``wanted`` (a code; None for any) and updated at
-    ``since`` or after: (segment, ordinal), read from ``sessions.idx`` without decoding them. A source filter looks
-    no further than the newest ``SOURCE_SCAN_LIMIT``."""
+    ``since`` or after: (segment, ordinal), read from ``sessions.idx`` without decoding them; at most ``limit``
+    without a source filter, and with one as many as the newest ``SOURCE_SCAN_LIMIT`` hold (``limit`` unused)."""
     scan = SOURCE_SCAN_LIMIT if wanted is not None else limit
     for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000), since=since):
         ordinal = segment.doc(doc).ordinal
@@ -164,18 +164,19 @@ def sessions_left_out(
         return max(index.session_count - shown, 0)
     key = sessions_key(project)
     wanted = SOURCE_CODES.get(source, -1) if source else None
-    count = scanned = 0
+    spans = []  # (segment, its postings under the key, how many of them are at ``since`` or after)
     for segment in index.segments:
         p_off, posted, _ = segment.lookup(key)
-        stop = segment.postings_after(p_off, posted, since, at=True) if since else posted
-        scanned += stop
+        spans.append((segment, p_off, segment.postings_after(p_off, posted, since, at=True) if since else posted))
+    if wanted is not None and sum(stop for _, _, stop in spans) > SOURCE_SCAN_LIMIT:
+        return sum(1 for _ in _newest(index, key, wanted, SOURCE_SCAN_LIMIT, since)) - shown
+    count = 0
+    for segment, p_off, stop in spans:
         _, _, sources, updated, _ = segment.session_columns()
         deleted = segment.deleted
-        for _, ordinal, _ in segment.postings(p_off, 0, stop):
+        for _, ordinal, _ in segment.postings(p_off, 0, stop):  # (a float32 day's step finds some just before)
             if ordinal not in deleted and updated[ordinal] >= since and (wanted is None or sources[ordinal] == wanted):
                 count += 1
-    if wanted is not None and scanned > SOURCE_SCAN_LIMIT:
-        count = sum(1 for _ in _newest(index, key, wanted, SOURCE_SCAN_LIMIT, since))
     return count - shown
 
 

@@ -55,6 +55,15 @@ def test_the_sessions_a_filtered_page_leaves_out_are_counted_without_decoding_on
         assert not decoded, given
         assert counts[-1] == listed - 1, given
     assert counts == [2, 1, 3, 2, 3, 0, 1]
+    # A moment a second or a minute after a session's: the index's times of day are float32 days (about 2.8 minutes
+    # a step), so its lookup also finds the sessions just before; each is told by its own time.
+    for moment in moments[1:]:
+        for after in (1.0, 60.0):
+            listed = len(newest_sessions(index, limit=100, since=moment + after))
+            assert sessions_left_out(index, 0, since=moment + after) == listed, (moment, after)
+            assert sessions_left_out(index, 0, source="cursor-cli", since=moment + after) == len(
+                newest_sessions(index, limit=100, source="cursor-cli", since=moment + after)
+            )
     # A source filter looks no further than the newest SOURCE_SCAN_LIMIT sessions, for the page as for the count.
     monkeypatch.setattr(library, "SOURCE_SCAN_LIMIT", 4)
     for source in ("cursor-cli", "cursor-ide"):
