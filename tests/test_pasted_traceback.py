@@ -71,14 +71,24 @@ def test_a_traceback_pasted_from_another_machine_finds_the_session_with_the_ci_o
 
     text = run_deja("search", LAPTOP_TRACEBACK, env=shop)
     assert text.returncode == 0 and not text.stderr
-    assert text.stdout.splitlines()[1:3] == ["", "CI fails in pricing:"], text.stdout
-    assert "c-ci-pricing" in text.stdout.splitlines()[3]
+    assert text.stdout.startswith("CI fails in pricing:\n") and "c-ci-pricing" in text.stdout.splitlines()[1]
     found = json.loads(run_deja("search", LAPTOP_TRACEBACK, "--json", env=shop).stdout)
     assert found["hits"][0]["session_id"] == "c-ci-pricing" and found["total"] >= 1
     mcp = Tools().search(LAPTOP_TRACEBACK)
-    assert "c-ci-pricing" in getattr(mcp.content[0], "text", "").split("\n\n")[1]
+    assert getattr(mcp.content[0], "text", "").startswith("CI fails in pricing:\n  c-ci-pricing ")
     given = hook_prompt(shop, LAPTOP_TRACEBACK, PROJECT)
     assert "deja show c-ci-pricing" in given and given == hook_prompt(shop, "KeyError: 'platinum'", PROJECT, "c-2")
+
+
+def test_quotes_in_a_pasted_traceback_are_its_text_not_a_phrase(shop: dict[str, str], cli_root: Path) -> None:
+    """A session on the laptop named the path as written: read as a phrase, the path kept that session alone, and
+    the one that met the error in CI was out. A paste of several lines is searched by its words, quotes and all."""
+    chat = [user_turn("Sort the imports of /Users/me/code/shop/app/pricing.py."), assistant_turn("Sorted them.")]
+    write_transcript(transcript_path(cli_root, PROJECT, "c-laptop"), chat)
+    assert run_deja("index", env=shop).returncode == 0
+    found = json.loads(run_deja("search", LAPTOP_TRACEBACK, "--json", env=shop).stdout)
+    assert (found["hits"][0]["session_id"], found["notice"]) == ("c-ci-pricing", ""), found
+    assert "deja show c-ci-pricing" in hook_prompt(shop, LAPTOP_TRACEBACK, PROJECT)
 
 
 def test_a_phrase_no_session_holds_nor_its_words_is_not_required_and_the_answer_says_so(
