@@ -981,16 +981,50 @@ def search(
     narrowing = bool(wanted_phrases or filters.pattern)
     size = max(RERANK, 4 * limit, PHRASE_COUNT_LIMIT if narrowing else 0)
     ranked = _Ranking(index, grouped, doc_scores, words, dated, size, now)
-    phrase_mask = sum(1 << words.index(t) for p in wanted_phrases for t in terms(p) if t in words)
-    wanted = _Query(words, wanted_phrases, phrase_mask, _compiled(filters.pattern))
+    wanted = _Query(words, wanted_phrases, _phrase_mask(words, wanted_phrases), _compiled(filters.pattern))
     result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
     if wanted_phrases and not result.hits:
-        result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=False)
-        result.notice = f'no exact match for "{" / ".join(wanted_phrases)}"; showing sessions with all its words'
+        # A phrase no session holds, nor all its words, stops being required: the rest of the query still finds
+        # (a path quoted in a pasted error is another machine's, and vetoed every session: trial17 F1).
+        notices = []
+        held = _held_phrases(index, ranked, doc_scores, wanted, filters)
+        if dropped := [p for p in wanted_phrases if p not in held]:
+            them = "it" if len(dropped) == 1 else "them"
+            notices.append(
+                f'no session holds "{" / ".join(dropped)}" or all {"its" if them == "it" else "their"} words; '
+                f"showing the best matches without requiring {them}"
+            )
+            wanted = _Query(words, held, _phrase_mask(words, held), wanted.pattern)
+            narrowing = bool(held or filters.pattern)
+            result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=True)
+        if held and not result.hits:
+            result, excluded = _collect(index, ranked, doc_scores, wanted, filters, limit, snippets, exact=False)
+            notices.append(f'no exact match for "{" / ".join(held)}"; showing sessions with all its words')
+        if result.hits:
+            result.notice = "; ".join([*notices, result.notice] if result.notice else notices)
     result.idf, result.query = idfs, query
     if not narrowing:
         result.total = len(grouped[0]) - excluded
     return result
+
+
+def _phrase_mask(words: list[str], wanted: list[str]) -> int:
+    """The query terms ``wanted``'s phrases are made of, as a mask of ``words``."""
+    return sum(1 << words.index(t) for p in wanted for t in terms(p) if t in words)
+
+
+def _held_phrases(index: Index, ranked: _Ranking, doc_scores: _Scores, query: _Query, filters: Filters) -> list[str]:
+    """The phrases of ``query`` some candidate not excluded holds all the words of, anywhere in its docs."""
+    wanted = {phrase: _phrase_mask(query.words, [phrase]) for phrase in query.phrases}
+    held: set[str] = set()
+    for _, (seg_i, ordinal), scored in ranked:
+        if index.segments[seg_i].session(ordinal).id in filters.exclude_ids:
+            continue
+        mask = _mask(doc_scores, (seg_i, ordinal), scored)
+        held.update(phrase for phrase, needs in wanted.items() if mask & needs == needs)
+        if len(held) == len(wanted):
+            break
+    return [phrase for phrase in query.phrases if phrase in held]
 
 
 def _compiled(pattern: str | None) -> re.Pattern | None:

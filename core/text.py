@@ -590,9 +590,11 @@ def phrases(query: str) -> tuple[list[str], str]:
     no pattern for it).
 
     A quote left open (``"deploy ssh``) starts no phrase: the words after it are searched as words, rather than
-    the query losing them all.
+    the query losing them all. A query of several lines is a paste (a log, a traceback), whose quotes are its text,
+    not phrases typed to narrow a search: a traceback's ``File "/Users/me/app.py"`` is the path on the machine it
+    was pasted from, which held only the sessions that named that path, not the one where CI met the same error.
     """
-    if '"' not in query:
+    if '"' not in query or "\n" in query.strip():
         return [], query
     import re  # (here: a query without a quote never loads it)
 

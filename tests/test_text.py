@@ -114,6 +114,8 @@ def test_documents_and_queries_tokenise_alike() -> None:
         ('unclosed "quote here', [], "unclosed quote here"),  # a quote left open starts no phrase
         ('empty "" quotes', [], "empty quotes"),
         ("no quotes", [], "no quotes"),
+        ('File "app.py", line 8\nKeyError: "tier"\n', [], 'File "app.py", line 8 KeyError: "tier"'),  # a paste
+        ('"cache key" miss\n', ["cache key"], "miss"),
     ],
 )
 def test_phrases_split_quoted_parts_from_the_rest(query: str, quoted: list[str], rest: str) -> None:
