@@ -948,6 +948,7 @@ def search(
     now: float | None = None,
     budget: int | None = None,
     relative: bool = False,
+    phrases_veto: bool = False,
 ) -> SearchResult:
     """The sessions best matching ``query``; see the module docstring for how they are ranked.
 
@@ -955,7 +956,9 @@ def search(
     at so many postings a term (its highest-impact ones, a quarter of that for a common term, spread over the
     segments by size) whatever the index's size: a hook runs on every prompt and keeps its cost flat that way.
     ``relative``: the query's "yesterday", "last week" and the like name days too (a person's or an agent's
-    search, not a prompt's).
+    search, not a prompt's). ``phrases_veto``: a quoted phrase no session holds, nor all its words, still finds
+    nothing, where a person's or an agent's search drops it and says so (the prompt hook: a title no session holds,
+    in a one-line question, says the history cannot answer it).
     """
     filters = filters or Filters()
     now = now or time.time()
@@ -987,7 +990,7 @@ def search(
         # A phrase no session holds, nor all its words, stops being required: the rest of the query still finds
         # (a path quoted in a pasted error is another machine's, and vetoed every session: trial17 F1).
         notices = []
-        held = _held_phrases(index, ranked, doc_scores, wanted, filters)
+        held = wanted_phrases if phrases_veto else _held_phrases(index, ranked, doc_scores, wanted, filters)
         if dropped := [p for p in wanted_phrases if p not in held]:
             them = "it" if len(dropped) == 1 else "them"
             notices.append(

@@ -413,6 +413,7 @@ def recall_for(
         limit=gate.sessions + 2,
         snippets=0,
         budget=POSTINGS_READ,
+        phrases_veto=True,  # (a paste of several lines has no phrases: ``text.phrases``)
     )
     asked = Asked(prompt, words, result, index.idf(0))
     wanted = set(words)

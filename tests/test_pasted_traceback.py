@@ -107,3 +107,14 @@ def test_a_phrase_no_session_holds_nor_its_words_is_not_required_and_the_answer_
     # a phrase a session holds still narrows to it, as written or, failing that, by its words
     held = json.loads(run_deja("search", '"pricing table" KeyError', "--json", env=shop).stdout)
     assert ([hit["session_id"] for hit in held["hits"]], held["notice"]) == (["c-styles"], "")
+
+
+def test_the_prompt_hook_keeps_a_one_line_phrase_no_session_holds_as_a_sign_the_history_cannot_answer(
+    shop: dict[str, str],
+) -> None:
+    """A question naming a title no session holds is one the history cannot answer: the hook stays silent (injecting
+    the best of the rest was wrong nine times in ten on LoCoMo's such questions), where a search shows them."""
+    question = 'When did we fix the "platinum loyalty rebate" KeyError in pricing?'
+    assert "deja show" not in hook_prompt(shop, question, PROJECT)
+    found = json.loads(run_deja("search", question, "--json", env=shop).stdout)
+    assert found["hits"] and found["notice"].startswith('no session holds "platinum loyalty rebate"'), found
