@@ -24,7 +24,8 @@ are. Why a ledger at all rather than the ``.bak`` alone: a ``.bak`` left from
 an earlier install cannot say whether the file existed this time, nor which
 folders install made. Without a ledger entry (the ledger was deleted, or the
 entries were already there at install), uninstall only takes deja's entries
-out and never removes the file: it cannot tell whether the file was the user's.
+out and never removes the file: it cannot tell whether the file was the user's. Either way, an event list the
+``.bak`` holds stays in the file, emptied (``earlier_document``).
 A ledger an older deja kept in ``DEJA_HOME`` is read too, and goes once the one
 in the config folder is written.
 """
@@ -41,7 +42,7 @@ from typing import Any
 from ..core.config import file_in_path
 from ..core.paths import deja_config_dir, deja_home
 from ..core.private import INSTALL_LEDGER
-from .files import Change, backup_path, plan_text, read_text
+from .files import Change, InstallError, backup_path, parse_object, plan_text, read_text
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,24 @@ def _settle(change: Change, found: Found | None) -> Change:
     if change.action == "removed" and change.remainder is not None and not created:
         return plan_text(change.path, change.before, change.remainder)  # it existed, or may have: it stays
     return change
+
+
+def earlier_document(ledger: Ledger, path: Path) -> dict[str, Any]:
+    """The JSON object install found at ``path``, from its .bak, for an uninstall that cannot put the file back whole
+    to keep what the user had in it (an event's empty list: trial17 F6). Without a record, ``<file>.bak``, which
+    deja writes: at worst, a user's own copy there keeps an emptied list of theirs. Empty: install created the
+    file, or the .bak is gone, unreadable, or no longer what install found."""
+    found = ledger.get(str(path))
+    if found is not None and found.existed is False:
+        return {}
+    backup = Path(found.backup) if found is not None and found.backup else backup_path(path)
+    try:
+        data = backup.read_bytes()
+        if found is not None and found.before is not None and _sha(data) != found.before:
+            return {}
+        return parse_object(backup, data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, InstallError):
+        return {}
 
 
 def _untouched_original(path: Path, found: Found) -> str | None:

@@ -161,3 +161,29 @@ def test_a_record_that_cannot_be_read_stops_uninstall_and_changes_nothing(
         record.write_text(kept)
     assert run_deja("uninstall", "cursor-auto", env=env, script=Path(deja)).returncode == 0
     assert not (cursor / "hooks.json").exists()
+
+
+#: A user's hooks.json with an event list of their own left empty, and one holding their own hook.
+USERS_HOOKS = {"version": 1, "hooks": {"stop": [], "beforeSubmitPrompt": [{"command": "./mine.sh"}]}, "x-note": "é"}
+
+
+@pytest.mark.parametrize("case", ["edited-since", "no-record"])
+def test_uninstall_keeps_the_users_own_empty_event_list(fake_home: Path, deja: str, case: str) -> None:
+    """deja added its hook to the user's ``"stop": []``; taking it out gives that list back, empty, not dropped
+    (trial17 F6), when the file cannot go back byte for byte: edited since install, or install's record gone."""
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text(json.dumps(USERS_HOOKS))
+    install("cursor-auto", deja_path=deja)
+    expected = json.loads(json.dumps(USERS_HOOKS))
+    if case == "edited-since":
+        document = json.loads(hooks.read_text())
+        document["hooks"]["beforeSubmitPrompt"].append({"command": "./also-mine.sh"})
+        hooks.write_text(json.dumps(document))
+        expected["hooks"]["beforeSubmitPrompt"].append({"command": "./also-mine.sh"})
+    else:
+        _forget_the_record(fake_home)
+
+    uninstall("cursor-auto")
+
+    assert json.loads(hooks.read_text()) == expected
