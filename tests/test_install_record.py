@@ -187,3 +187,32 @@ def test_uninstall_keeps_the_users_own_empty_event_list(fake_home: Path, deja: s
     uninstall("cursor-auto")
 
     assert json.loads(hooks.read_text()) == expected
+
+
+def test_uninstall_without_the_record_install_wrote_elsewhere_says_so(fake_home: Path, tmp_path: Path) -> None:
+    """Installed with XDG_CONFIG_HOME set, uninstalled without it (trial17 F7): one line names where uninstall looked
+    for the record and what that means; the user's files come back as they were, and the folders deja made go."""
+    script = console_script(tmp_path / "bin")
+    cursor = fake_home / ".cursor"
+    cursor.mkdir()
+    users_mcp = '{\n    "mcpServers": {"mine": {"command": "mine"}}\n}\n'
+    users_hooks = '{"version": 1, "hooks": {"stop": []}, "x-user-note": "caf\\u00e9"}'
+    (cursor / "mcp.json").write_text(users_mcp)
+    (cursor / "hooks.json").write_text(users_hooks)
+    env = {"HOME": str(fake_home), "PATH": str(script.parent), "COLUMNS": "1000"}
+    elsewhere = {**env, "XDG_CONFIG_HOME": str(tmp_path / "xdg conf" / "ç")}
+    assert run_deja("install", "cursor-auto", env=elsewhere, script=script).returncode == 0
+
+    gone = run_deja("uninstall", "cursor-auto", env=env, script=script)
+
+    assert gone.returncode == 0, gone.stderr
+    record = fake_home / ".config" / "deja" / "installed.json"
+    notes = [line for line in gone.stdout.splitlines() if "no record" in line]
+    assert notes == [
+        f"cursor-auto: no record of deja's install in {record} (was XDG_CONFIG_HOME different when you installed?): "
+        "took out deja's entries and files only; a file whose .bak holds the same settings got its bytes back"
+    ]
+    assert (cursor / "mcp.json").read_text() == users_mcp
+    assert (cursor / "hooks.json").read_text() == users_hooks
+    assert not (fake_home / ".agents").exists() and not (cursor / "commands").exists(), "the folders deja made"
+    assert not (fake_home / ".config").exists(), "uninstall made no folder of its own"
