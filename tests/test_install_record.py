@@ -216,3 +216,19 @@ def test_uninstall_without_the_record_install_wrote_elsewhere_says_so(fake_home:
     assert (cursor / "hooks.json").read_text() == users_hooks
     assert not (fake_home / ".agents").exists() and not (cursor / "commands").exists(), "the folders deja made"
     assert not (fake_home / ".config").exists(), "uninstall made no folder of its own"
+
+
+def test_uninstall_keeps_the_users_own_empty_event_list_in_claude_settings(
+    fake_home: Path, deja: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    settings = fake_home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    users = {"model": "opus", "hooks": {"Stop": [], "PreToolUse": [{"matcher": "Bash", "hooks": []}]}}
+    settings.write_text(json.dumps(users))
+    install("claude-auto", deja_path=deja)
+    _forget_the_record(fake_home)
+
+    uninstall("claude-auto")
+
+    assert json.loads(settings.read_text()) == users
