@@ -296,13 +296,15 @@ def _cannot_start(executable: str) -> tuple[str, str | None] | None:
     ends its name there) or longer than the system reads, as pip wrote for a venv under such a path (trial17 F2)."""
     if os.name == "nt" or executable.endswith(".py"):  # (a hook launcher: its Python runs it)
         return None
+    if not (os.path.isabs(executable) and os.path.isfile(executable)):  # (a name PATH finds; gone; a FIFO: not read)
+        return None
+    if not os.access(executable, os.X_OK):
+        return "it is not executable", f"chmod +x {shlex.quote(executable)}"
     try:
         with open(executable, "rb") as file:
             head = file.read(SHEBANG_LIMIT + 1)
     except OSError:
-        return None  # (gone, or a command PATH finds: the checks after this one say so)
-    if not os.access(executable, os.X_OK):
-        return "it is not executable", f"chmod +x {shlex.quote(executable)}"
+        return None  # (unreadable: the system may still run it)
     if not head.startswith(b"#!"):
         return None
     if b"\n" not in head[:SHEBANG_LIMIT]:

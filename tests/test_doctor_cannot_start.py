@@ -4,6 +4,7 @@ reads, or the file is not executable. Before, doctor said "ok" and "deja can see
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -77,3 +78,19 @@ def test_a_deja_that_is_not_executable_says_chmod(fake_home: Path, tmp_path: Pat
     assert len(found) == 2 and all(
         "which cannot start: it is not executable | fix: chmod +x " in line for line in found
     )
+
+
+@pytest.mark.hostile
+def test_a_server_command_that_is_a_fifo_is_not_read(fake_home: Path, tmp_path: Path) -> None:
+    """Reading its ``#!`` line would wait for a writer forever: doctor answers, and says it is not this deja."""
+    fifo = tmp_path / "pipe" / "deja"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo, 0o755)
+    fifo.chmod(0o755)
+    mcp = fake_home / ".cursor" / "mcp.json"
+    mcp.parent.mkdir()
+    mcp.write_text(json.dumps({"mcpServers": {"deja": {"command": str(fifo), "args": ["mcp"]}}}))
+
+    doctor = run_deja("doctor", env={"HOME": str(fake_home), "PATH": os.defpath, "COLUMNS": "1000"}, timeout=20)
+
+    assert [line for line in doctor.stdout.splitlines() if f"runs {fifo}" in line]
