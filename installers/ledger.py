@@ -234,8 +234,8 @@ def _unrecorded_folders(changes: list[Change], ledger: Ledger) -> list[Change]:
     top = os.path.realpath(home())
     removals = []
     for change in changes:
-        if change.action != "removed" or str(change.path) in ledger:
-            continue
+        if change.action != "removed" or change.before is None or str(change.path) in ledger:
+            continue  # (``before`` None: a folder, which its file's entry speaks for)
         folder = os.path.dirname(os.path.realpath(change.path))
         while folder.startswith(top + os.sep):
             if folder not in gone:

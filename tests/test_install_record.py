@@ -232,3 +232,19 @@ def test_uninstall_keeps_the_users_own_empty_event_list_in_claude_settings(
     uninstall("claude-auto")
 
     assert json.loads(settings.read_text()) == users
+
+
+@pytest.mark.parametrize("record", ["kept", "gone"])
+def test_a_skills_folder_the_user_had_stays_after_uninstall(fake_home: Path, deja: str, record: str) -> None:
+    """With the record, only the folders it names go; without it, only those deja's own files alone filled."""
+    skills = fake_home / ".agents" / "skills"
+    skills.mkdir(parents=True)
+    (fake_home / ".agents" / "notes.txt").write_text("mine\n")
+    install("cursor", deja_path=deja)
+    if record == "gone":
+        _forget_the_record(fake_home)
+        skills.joinpath("other-skill").mkdir()
+
+    uninstall("cursor")
+
+    assert skills.is_dir() and not (skills / "deja-history").exists()
