@@ -11,7 +11,10 @@ pattern before deja runs (about 1.5 ms of every ``deja search``, whose whole bud
 Each wheel (regular or editable) therefore carries ``deja`` as a script of its own instead (``SCRIPT``, in the
 wheel's ``.data/scripts``, whose ``#!python`` line pip points at the environment's Python, as it does for the
 script it would have made), and its entry point is taken out so pip makes no second one. Not on Windows, where
-pip's ``deja.exe`` is the only way to run the command. Everything else is setuptools' own.
+pip's ``deja.exe`` is the only way to run the command, nor for a Python whose path cannot be a ``#!`` line (a space
+in it, which ends the interpreter's name there, or longer than a kernel reads: trial17 F2): pip writes that path
+bare into ``#!python``, so that ``deja`` could never start, while the launcher it makes from the entry point
+starts Python through ``/bin/sh`` then, and works wherever the environment is. Everything else is setuptools' own.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import hashlib
 import os
 import shutil
 import stat
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -80,13 +84,14 @@ def build_editable(
     return name
 
 
-def own_script(wheel: Path) -> None:
-    """``wheel`` rewritten with ``SCRIPT`` as its ``deja`` command and without the entry point (not on Windows).
+def own_script(wheel: Path, python: str = sys.executable) -> None:
+    """``wheel`` rewritten with ``SCRIPT`` as its ``deja`` command and without the entry point, when ``python`` (the
+    interpreter pip installs with, which runs this backend) fits on a ``#!`` line; not on Windows.
 
     The choice is made where the wheel is built, which is where it is installed as long as deja is installed from
     its source, as the README does; a wheel built here and copied to Windows would have no ``deja.exe``.
     """
-    if os.name == "nt":
+    if os.name == "nt" or not fits_a_shebang(python):
         return
     with zipfile.ZipFile(wheel) as packed:
         files = {info.filename: packed.read(info) for info in packed.infolist()}
@@ -107,6 +112,14 @@ def own_script(wheel: Path) -> None:
             info.external_attr = (stat.S_IFREG | (0o755 if name.endswith("/scripts/deja") else 0o644)) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             out.writestr(info, data)
+
+
+def fits_a_shebang(python: str) -> bool:
+    """Whether ``#!<python>`` starts ``python``: no blank in the path (the kernel ends the interpreter's name at one)
+    and no longer than pip allows before it starts Python through ``/bin/sh`` instead (its ``distlib``: 127 bytes
+    with ``#!`` and the newline, 512 on macOS)."""
+    limit = 512 if sys.platform == "darwin" else 127
+    return not any(character.isspace() for character in python) and len(os.fsencode(python)) + 3 <= limit
 
 
 def _record_line(name: str, data: bytes) -> bytes:

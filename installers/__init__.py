@@ -22,6 +22,7 @@ install created go once empty.
 from __future__ import annotations
 
 import os
+from functools import partial
 from types import ModuleType
 
 from . import claude, cursor, ledger
@@ -47,7 +48,7 @@ def install(target: str, *, dry_run: bool = False, deja_path: str | None = None)
 def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
     refuse_root_in_anothers_home()
     found = ledger.load()
-    changes = ledger.settle_uninstall(_harness(target).plan_uninstall(), found)
+    changes = ledger.settle_uninstall(_harness(target).plan_uninstall(partial(ledger.earlier_document, found)), found)
     _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(found, changes)), dry_run)
     return changes
 

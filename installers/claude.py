@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.paths import home
-from .entries import Hook, hook_command, is_deja_hook, plan_hooks, plan_server
+from .entries import Earlier, Hook, hook_command, is_deja_hook, plan_hooks, plan_server
 from .files import Change
 
 HOOKS = (
@@ -60,8 +60,11 @@ def plan_install(deja: str, *, hooks: bool) -> list[Change]:
     return changes
 
 
-def plan_uninstall() -> list[Change]:
-    return [plan_server(mcp_path(), None), plan_hooks(settings_path(), {}, strip_groups)]
+def plan_uninstall(earlier: Earlier) -> list[Change]:
+    return [
+        plan_server(mcp_path(), None),
+        plan_hooks(settings_path(), {}, strip_groups, earlier=earlier(settings_path())),
+    ]
 
 
 def strip_groups(groups: list[Any]) -> tuple[list[Any], int | None]:

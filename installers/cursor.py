@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from ..core.paths import cursor_config_dir
 from . import guidance
-from .entries import Hook, hook_command, is_deja_hook, plan_hooks, plan_server
+from .entries import Earlier, Hook, hook_command, is_deja_hook, plan_hooks, plan_server
 from .files import Change, shape_error
 
 HOOKS = (
@@ -102,11 +102,11 @@ def _refuse_unloadable(path: Path, text: str | None, document: dict[str, Any]) -
         raise shape_error(path, text, key, f"{problem}, so deja's hooks would never run")
 
 
-def plan_uninstall() -> list[Change]:
+def plan_uninstall(earlier: Earlier) -> list[Change]:
     return [
         plan_server(mcp_path(), None),
         *guidance.plan_uninstall(command_path()),
-        plan_hooks(hooks_path(), {}, strip_entries, preamble=PREAMBLE),
+        plan_hooks(hooks_path(), {}, strip_entries, preamble=PREAMBLE, earlier=earlier(hooks_path())),
     ]
 
 

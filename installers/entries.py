@@ -54,6 +54,8 @@ class Hook:
 Strip = Callable[[list[Any]], tuple[list[Any], int | None]]
 # Raises InstallError for a hooks file the harness would not load: (path, its text, its document).
 Refuse = Callable[[Path, str | None, dict[str, Any]], None]
+# The document install found at a path (``ledger.earlier_document``), empty when unknown.
+Earlier = Callable[[Path], dict[str, Any]]
 
 
 def default_deja_path() -> str:
@@ -184,8 +186,12 @@ def plan_hooks(
     *,
     preamble: dict[str, Any] | None = None,
     refuse: Refuse | None = None,
+    earlier: dict[str, Any] | None = None,
 ) -> Change:
     """Replace deja's hooks in the ``hooks`` object of ``path`` by ``wanted`` (empty: uninstall).
+
+    ``earlier`` is the file as install found it, when known (``ledger.earlier_document``): an event it has keeps
+    its list, emptied, when deja's entries leave it empty (the user's ``"stop": []``: trial17 F6).
 
     ``preamble`` holds the keys a new file starts with (Cursor's ``version``);
     a file left with nothing more (and an empty ``hooks``) is removed, unless
@@ -205,7 +211,8 @@ def plan_hooks(
     for event in wanted:
         if not isinstance(hooks.get(event, []), list):
             raise shape_error(path, text, event, f'"{event}" is {json_type(hooks[event])}, expected a list')
-    merged = _merge_hooks(hooks, wanted, strip)
+    had = (earlier or {}).get("hooks")
+    merged = _merge_hooks(hooks, wanted, strip, set(had) if isinstance(had, dict) else set())
     updated = {**(preamble if wanted and not document else {}), **document}
     if merged or "hooks" in document:
         updated["hooks"] = merged
@@ -214,12 +221,15 @@ def plan_hooks(
     return plan_json(path, text, document, updated, removable=removable, pristine=pristine)
 
 
-def _merge_hooks(hooks: dict[str, Any], wanted: dict[str, Any], strip: Strip) -> dict[str, Any]:
+def _merge_hooks(
+    hooks: dict[str, Any], wanted: dict[str, Any], strip: Strip, users: set[str] | None = None
+) -> dict[str, Any]:
     """``hooks`` with deja's entries replaced by ``wanted`` (one entry per event).
 
     deja's entry takes the place of deja's first old one in that event, or goes
     last; every other entry keeps its order. An event left empty by removing
-    deja's entries is dropped, a list the user left empty is not. With nothing
+    deja's entries is dropped unless it is one of the ``users`` events (the
+    file had it before install), a list the user left empty is not. With nothing
     wanted, this is the uninstall.
     """
     merged: dict[str, Any] = {}
@@ -230,7 +240,7 @@ def _merge_hooks(hooks: dict[str, Any], wanted: dict[str, Any], strip: Strip) ->
         kept, slot = strip(entries)
         if event in wanted:
             kept.insert(len(kept) if slot is None else slot, wanted[event])
-        if kept or not entries:
+        if kept or not entries or event in (users or ()):
             merged[event] = kept
     for event, entry in wanted.items():
         merged.setdefault(event, [entry])

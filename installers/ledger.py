@@ -24,7 +24,10 @@ are. Why a ledger at all rather than the ``.bak`` alone: a ``.bak`` left from
 an earlier install cannot say whether the file existed this time, nor which
 folders install made. Without a ledger entry (the ledger was deleted, or the
 entries were already there at install), uninstall only takes deja's entries
-out and never removes the file: it cannot tell whether the file was the user's.
+out and never removes the file: it cannot tell whether the file was the user's. Either way, an event list the
+``.bak`` holds stays in the file, emptied (``earlier_document``). Without a record, a ``<file>.bak`` holding the
+very settings uninstall leaves goes back byte for byte, and the folders above deja's own skill and command that
+nothing else is in go (trial17 F7: ``XDG_CONFIG_HOME`` set at install and not at uninstall).
 A ledger an older deja kept in ``DEJA_HOME`` is read too, and goes once the one
 in the config folder is written.
 """
@@ -39,9 +42,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.config import file_in_path
-from ..core.paths import deja_config_dir, deja_home
+from ..core.paths import deja_config_dir, deja_home, home
 from ..core.private import INSTALL_LEDGER
-from .files import Change, backup_path, plan_text, read_text
+from .files import Change, InstallError, backup_path, parse_object, plan_text, read_text
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,7 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
 def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:
     """Uninstall's ``changes`` made exact: restores where install left a file untouched, then emptied folders."""
     settled = [_settle(change, ledger.get(str(change.path))) for change in changes]
-    return settled + _folder_removals(settled, ledger)
+    return settled + _folder_removals(settled, ledger) + _unrecorded_folders(settled, ledger)
 
 
 def after_uninstall(ledger: Ledger, changes: list[Change]) -> Ledger:
@@ -171,8 +174,39 @@ def _settle(change: Change, found: Found | None) -> Change:
         return plan_text(change.path, change.before, original)
     created = found is not None and found.existed is False
     if change.action == "removed" and change.remainder is not None and not created:
-        return plan_text(change.path, change.before, change.remainder)  # it existed, or may have: it stays
+        change = plan_text(change.path, change.before, change.remainder)  # it existed, or may have: it stays
+    if found is None and change.action == "updated" and change.text is not None:
+        return _same_as_backup(change) or change
     return change
+
+
+def _same_as_backup(change: Change) -> Change | None:
+    """Without a record (trial17 F7), the ``<file>.bak`` put back when it holds the very settings deja's entries leave
+    (the user's formatting and spelling with them); else None."""
+    try:
+        original = backup_path(change.path).read_bytes().decode("utf-8")
+        same = json.loads(original) == json.loads(change.text or "")
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return plan_text(change.path, change.before, original) if same else None
+
+
+def earlier_document(ledger: Ledger, path: Path) -> dict[str, Any]:
+    """The JSON object install found at ``path``, from its .bak, for an uninstall that cannot put the file back whole
+    to keep what the user had in it (an event's empty list: trial17 F6). Without a record, ``<file>.bak``, which
+    deja writes: at worst, a user's own copy there keeps an emptied list of theirs. Empty: install created the
+    file, or the .bak is gone, unreadable, or no longer what install found."""
+    found = ledger.get(str(path))
+    if found is not None and found.existed is False:
+        return {}
+    backup = Path(found.backup) if found is not None and found.backup else backup_path(path)
+    try:
+        data = backup.read_bytes()
+        if found is not None and found.before is not None and _sha(data) != found.before:
+            return {}
+        return parse_object(backup, data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, InstallError):
+        return {}
 
 
 def _untouched_original(path: Path, found: Found) -> str | None:
@@ -191,6 +225,30 @@ def _folder_removals(changes: list[Change], ledger: Ledger) -> list[Change]:
     gone = {os.path.realpath(change.path) for change in changes if change.action == "removed"}
     created = {folder for change in changes if (found := ledger.get(str(change.path))) for folder in found.folders}
     return _emptied_folders(sorted(created - gone, key=lambda name: name.count(os.sep), reverse=True), gone)
+
+
+def _unrecorded_folders(changes: list[Change], ledger: Ledger) -> list[Change]:
+    """Without a record of a file deja removes (its own skill or command: trial17 F7), the folders above it, up to
+    the home folder, that hold nothing else once it is gone: install made them for it, as far as can be told."""
+    gone = {os.path.realpath(change.path) for change in changes if change.action == "removed"}
+    top = os.path.realpath(home())
+    removals = []
+    for change in changes:
+        if change.action != "removed" or change.before is None or str(change.path) in ledger:
+            continue  # (``before`` None: a folder, which its file's entry speaks for)
+        folder = os.path.dirname(os.path.realpath(change.path))
+        while folder.startswith(top + os.sep):
+            if folder not in gone:
+                try:
+                    entries = {os.path.join(folder, name) for name in os.listdir(folder)}
+                except OSError:
+                    break
+                if not entries <= gone:
+                    break
+                gone.add(folder)
+                removals.append(Change(Path(folder), "removed", ""))
+            folder = os.path.dirname(folder)
+    return removals
 
 
 def _missing_folders(path: Path) -> list[str]:

@@ -9,7 +9,9 @@ finding is ``error`` when the harness will fail to load the file or run deja,
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -31,6 +33,8 @@ from .entries import (
 from .files import DuplicateKey, InstallError, json_type, parse_object, read_text
 
 Level = Literal["ok", "warn", "error"]
+#: How much of a script's ``#!`` line the system reads: Linux's 256-byte buffer, macOS's 512.
+SHEBANG_LIMIT = 512 if sys.platform == "darwin" else 256
 
 
 @dataclass(frozen=True)
@@ -217,7 +221,7 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
         return [*findings, WiringFinding("ok", message, install)]
     # This deja's hooks start its launcher or deja itself (if not the shape install writes, the check below says so),
     # however this deja was started (its console script, or ``python -m deja.interfaces.entry``).
-    others = [e for e in executables if e not in (deja, launcher_path())]
+    others = [e for e in executables if e != launcher_path()]
     findings += filter(None, (_executable_finding(e, deja, f"{path}: deja's hooks run", install) for e in others))
     if findings:
         return findings
@@ -263,8 +267,16 @@ def _commands_by_event(hooks_file: _HooksFile, hooks: dict[str, Any]) -> dict[st
 
 
 def _executable_finding(executable: str, deja: str, runs: str, install: str) -> WiringFinding | None:
-    """Whether deja's entry still starts this deja: ``runs`` is the message up to the path (a hook launcher's, a
-    script Python runs, is gone when the file is)."""
+    """Whether deja's entry still starts this deja, and can start at all: ``runs`` is the message up to the path (a
+    hook launcher's, a script Python runs, is gone when the file is)."""
+    refused = _cannot_start(executable)
+    if refused is not None:
+        why, fix = refused
+        if fix is None:  # its #! line, which pip wrote: pip installing this deja again writes a launcher that starts
+            fix = (
+                install if executable != deja else f"install deja again with pip (README: Two commands), then {install}"
+            )
+        return WiringFinding("error", f"{runs} {executable}, which cannot start: {why}", fix)
     if executable == deja:
         return None
     if executable.endswith(".py") and not os.path.isfile(executable):
@@ -276,6 +288,33 @@ def _executable_finding(executable: str, deja: str, runs: str, install: str) -> 
     if shutil.which(executable) is None and not executable.endswith(".py"):
         return WiringFinding("error", f"{runs} {executable}, which is gone", install)
     return WiringFinding("warn", f"{runs} {executable}, not this deja ({deja})", install)
+
+
+def _cannot_start(executable: str) -> tuple[str, str | None] | None:
+    """Why the system would refuse to run the file ``executable`` (not POSIX: None), and the fix when it is not
+    to install again (None): not executable, or a ``#!`` line naming no program (a space in the interpreter's path
+    ends its name there) or longer than the system reads, as pip wrote for a venv under such a path (trial17 F2)."""
+    if os.name == "nt" or executable.endswith(".py"):  # (a hook launcher: its Python runs it)
+        return None
+    if not (os.path.isabs(executable) and os.path.isfile(executable)):  # (a name PATH finds; gone; a FIFO: not read)
+        return None
+    if not os.access(executable, os.X_OK):
+        return "it is not executable", f"chmod +x {shlex.quote(executable)}"
+    try:
+        with open(executable, "rb") as file:
+            head = file.read(SHEBANG_LIMIT + 1)
+    except OSError:
+        return None  # (unreadable: the system may still run it)
+    if not head.startswith(b"#!"):
+        return None
+    if b"\n" not in head[:SHEBANG_LIMIT]:
+        return f"its #! line is longer than the {SHEBANG_LIMIT} bytes the system reads", None
+    words = head.split(b"\n", 1)[0][2:].split()
+    interpreter = os.fsdecode(words[0]) if words else ""
+    if not (os.path.isfile(interpreter) and os.access(interpreter, os.X_OK)):
+        cut = " (the system ends its name at the space after it)" if len(words) > 1 else ""
+        return f"its #! line asks for {interpreter!r}, which is no program{cut}", None
+    return None
 
 
 def _load(path: Path) -> dict[str, Any] | WiringFinding:

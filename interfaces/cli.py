@@ -436,10 +436,11 @@ def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
 @app.command("uninstall")
 def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Remove exactly what `deja install` wrote for a target, and nothing else."""
-    from ..installers import InstallError, uninstall
+    from ..installers import InstallError, ledger, uninstall
 
     _check_target(target)
     try:
+        recorded = ledger.load()
         changes = uninstall(target, dry_run=dry_run)
     except InstallError as exc:
         fail(str(exc))
@@ -449,6 +450,12 @@ def uninstall_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
         echo(f"{target}: nothing of deja's to remove")
         return
     _print_changes(target, changes, dry_run)
+    if not any(str(change.path) in recorded for change in changes):  # (trial17 F7: it said nothing)
+        echo(
+            f"{target}: no record of deja's install in {ledger.ledger_path()} (was XDG_CONFIG_HOME different when you "
+            f"installed?): {'would take' if dry_run else 'took'} out deja's entries and files only; a file whose .bak "
+            f"holds the same settings {'would get' if dry_run else 'got'} its bytes back"
+        )
 
 
 @app.command("mcp")

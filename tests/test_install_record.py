@@ -161,3 +161,90 @@ def test_a_record_that_cannot_be_read_stops_uninstall_and_changes_nothing(
         record.write_text(kept)
     assert run_deja("uninstall", "cursor-auto", env=env, script=Path(deja)).returncode == 0
     assert not (cursor / "hooks.json").exists()
+
+
+#: A user's hooks.json with an event list of their own left empty, and one holding their own hook.
+USERS_HOOKS = {"version": 1, "hooks": {"stop": [], "beforeSubmitPrompt": [{"command": "./mine.sh"}]}, "x-note": "é"}
+
+
+@pytest.mark.parametrize("case", ["edited-since", "no-record"])
+def test_uninstall_keeps_the_users_own_empty_event_list(fake_home: Path, deja: str, case: str) -> None:
+    """deja added its hook to the user's ``"stop": []``; taking it out gives that list back, empty, not dropped
+    (trial17 F6), when the file cannot go back byte for byte: edited since install, or install's record gone."""
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text(json.dumps(USERS_HOOKS))
+    install("cursor-auto", deja_path=deja)
+    expected = json.loads(json.dumps(USERS_HOOKS))
+    if case == "edited-since":
+        document = json.loads(hooks.read_text())
+        document["hooks"]["beforeSubmitPrompt"].append({"command": "./also-mine.sh"})
+        hooks.write_text(json.dumps(document))
+        expected["hooks"]["beforeSubmitPrompt"].append({"command": "./also-mine.sh"})
+    else:
+        _forget_the_record(fake_home)
+
+    uninstall("cursor-auto")
+
+    assert json.loads(hooks.read_text()) == expected
+
+
+def test_uninstall_without_the_record_install_wrote_elsewhere_says_so(fake_home: Path, tmp_path: Path) -> None:
+    """Installed with XDG_CONFIG_HOME set, uninstalled without it (trial17 F7): one line names where uninstall looked
+    for the record and what that means; the user's files come back as they were, and the folders deja made go."""
+    script = console_script(tmp_path / "bin")
+    cursor = fake_home / ".cursor"
+    cursor.mkdir()
+    users_mcp = '{\n    "mcpServers": {"mine": {"command": "mine"}}\n}\n'
+    users_hooks = '{"version": 1, "hooks": {"stop": []}, "x-user-note": "caf\\u00e9"}'
+    (cursor / "mcp.json").write_text(users_mcp)
+    (cursor / "hooks.json").write_text(users_hooks)
+    env = {"HOME": str(fake_home), "PATH": str(script.parent), "COLUMNS": "1000"}
+    elsewhere = {**env, "XDG_CONFIG_HOME": str(tmp_path / "xdg conf" / "ç")}
+    assert run_deja("install", "cursor-auto", env=elsewhere, script=script).returncode == 0
+
+    gone = run_deja("uninstall", "cursor-auto", env=env, script=script)
+
+    assert gone.returncode == 0, gone.stderr
+    record = fake_home / ".config" / "deja" / "installed.json"
+    notes = [line for line in gone.stdout.splitlines() if "no record" in line]
+    assert notes == [
+        f"cursor-auto: no record of deja's install in {record} (was XDG_CONFIG_HOME different when you installed?): "
+        "took out deja's entries and files only; a file whose .bak holds the same settings got its bytes back"
+    ]
+    assert (cursor / "mcp.json").read_text() == users_mcp
+    assert (cursor / "hooks.json").read_text() == users_hooks
+    assert not (fake_home / ".agents").exists() and not (cursor / "commands").exists(), "the folders deja made"
+    assert not (fake_home / ".config").exists(), "uninstall made no folder of its own"
+
+
+def test_uninstall_keeps_the_users_own_empty_event_list_in_claude_settings(
+    fake_home: Path, deja: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    settings = fake_home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    users = {"model": "opus", "hooks": {"Stop": [], "PreToolUse": [{"matcher": "Bash", "hooks": []}]}}
+    settings.write_text(json.dumps(users))
+    install("claude-auto", deja_path=deja)
+    _forget_the_record(fake_home)
+
+    uninstall("claude-auto")
+
+    assert json.loads(settings.read_text()) == users
+
+
+@pytest.mark.parametrize("record", ["kept", "gone"])
+def test_a_skills_folder_the_user_had_stays_after_uninstall(fake_home: Path, deja: str, record: str) -> None:
+    """With the record, only the folders it names go; without it, only those deja's own files alone filled."""
+    skills = fake_home / ".agents" / "skills"
+    skills.mkdir(parents=True)
+    (fake_home / ".agents" / "notes.txt").write_text("mine\n")
+    install("cursor", deja_path=deja)
+    if record == "gone":
+        _forget_the_record(fake_home)
+        skills.joinpath("other-skill").mkdir()
+
+    uninstall("cursor")
+
+    assert skills.is_dir() and not (skills / "deja-history").exists()
