@@ -77,14 +77,43 @@ def test_an_mcp_tool_names_a_huge_value_by_its_start(
 
 
 @pytest.mark.parametrize(
+    ("name", "arguments", "says", "most"),
+    [
+        ("work", {"mode": "how", "query": HUGE}, "no command with 'blobstart", MOST_BYTES),
+        ("work", {"mode": "files", "query": HUGE}, "no session about 'blobstart", MOST_BYTES),
+        ("work", {"mode": "blame", "query": HUGE}, "no session edited ", PATH_BYTES),
+        ("search", {"query": HUGE}, 'No session matches "blobstart', MOST_BYTES),
+    ],
+)
+def test_an_mcp_answer_says_why_it_found_nothing_and_its_data_cuts_the_value(
+    indexed: Path, name: str, arguments: dict[str, Any], says: str, most: int
+) -> None:
+    """The text says what was looked for, not only "(cut to fit; ask a narrower question)"; the structured answer's
+    ``query`` (``blame``'s ``path``) is the value cut as the text cuts it."""
+    text, sent = _said(name, arguments)
+    assert len(sent) < most, sent[:300]
+    assert text.startswith(says) and START in text and "cut to fit" not in text, text
+    data = json.loads(sent)["structured_content"]
+    echoed = data.get("query", data.get("path"))
+    assert echoed.endswith("p…") and START in echoed, echoed[:100]
+
+
+@pytest.mark.parametrize(
     ("args", "code", "most"),
     [
         (("show", ARGUMENT), 1, MOST_BYTES),
         (("resume", ARGUMENT), 1, MOST_BYTES),
         (("ctx", ARGUMENT), 1, MOST_BYTES),
+        (("how", ARGUMENT), 0, MOST_BYTES),
+        (("how", ARGUMENT, "--json"), 0, MOST_BYTES),
+        (("blame", ARGUMENT), 0, PATH_BYTES),
+        (("files", ARGUMENT), 0, MOST_BYTES),
+        (("files", ARGUMENT, "--json"), 0, MOST_BYTES),
         (("wip", ARGUMENT), 1, PATH_BYTES),
+        (("search", ARGUMENT, "--json"), 0, MOST_BYTES),
         (("search", "pool", "--project", ARGUMENT), 0, PATH_BYTES),
         (("search", "pool", "--since", ARGUMENT), 2, MOST_BYTES),
+        (("fix", ARGUMENT, "--json"), 0, MOST_BYTES),
     ],
 )
 def test_a_command_names_a_huge_value_by_its_start(indexed: Path, args: tuple[str, ...], code: int, most: int) -> None:
