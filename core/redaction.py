@@ -300,8 +300,9 @@ def as_indexed(text: str) -> str:
 #: How much of a value an answer repeats (a session id, a project, a query, a folder): enough to recognise it by its
 #: start; a blob pasted by mistake as one (a log, a file, megabytes) is never echoed back whole (trial17 F4).
 ECHO_CHARS = 80
-#: ...and of a folder or a file's path (a project may be one): longer than any real one, bounded all the same.
-PATH_CHARS = 1024
+#: ...and of a folder or a file's path (a project may be one): Windows' ``MAX_PATH``, longer than nearly any real
+#: path (one of 95 characters is common, and cut at 80 it lost the file's name), a few lines at most.
+PATH_CHARS = 260
 
 
 def echoed(value: str, limit: int = ECHO_CHARS) -> str:

@@ -3,7 +3,7 @@
 An agent that pastes a log or a file into the wrong argument (a session id, a project, ``since``, a path) got it back
 whole in the tool's error or answer: 1-2 MB into its context, for nothing. Every message and every field that repeats
 a value the user gave (``redaction.echoed``) repeats a few dozen characters of it and "…" (a path or a project, which
-may be one, the first 1024: longer than any real path).
+may be one, the first 260: longer than nearly any real path).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ HUGE = START + "p" * 1_000_000
 ARGUMENT = START + "p" * 100_000
 #: Enough for any of these answers: a few dozen characters of the value and the sentence around it...
 MOST_BYTES = 600
-#: ...or 1024 of a path's or a project's (``redaction.PATH_CHARS``).
-PATH_BYTES = 2500
+#: ...or 260 of a path's or a project's (``redaction.PATH_CHARS``).
+PATH_BYTES = 1000
 
 
 @pytest.fixture
