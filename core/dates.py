@@ -296,7 +296,9 @@ def parse_since(value: str, noun: str = "date", now: datetime | None = None) -> 
         parsed = datetime.fromisoformat(given)
         return parsed if parsed.tzinfo else _local_moment(parsed)
     except (ValueError, OverflowError):  # (OverflowError: 0001-01-01 in a zone east of UTC)
-        raise ValueError(f"{value!r} is not a {noun}: use {SINCE_FORMS}") from None
+        from .redaction import echoed
+
+        raise ValueError(f"{echoed(value)!r} is not a {noun}: use {SINCE_FORMS}") from None
 
 
 def _period_start(given: str, now: float) -> float | None:

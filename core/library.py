@@ -98,8 +98,10 @@ def find_session(index: Index, prefix: str) -> tuple[Segment, SessionMeta]:
         raise NotFound("an empty session id matches nothing: give an id or a unique prefix (see `deja sessions`)")
     found = index.find(prefix) or index.find(prefix.lower())  # ids are lowercase; a prefix typed in capitals is too
     if not found:
+        from .redaction import echoed  # (an id pasted wrong may be a blob of megabytes: named by its start)
+
         raise NotFound(
-            f"no session has the id {prefix!r}: list ids with `deja sessions` or find one with `deja search`"
+            f"no session has the id {echoed(prefix)!r}: list ids with `deja sessions` or find one with `deja search`"
         )
     if len(found) > 1:
         ids = ", ".join(sorted(meta.id for _, _, meta in found)[:10])
@@ -209,7 +211,7 @@ def session_digest(index: Index, query: str) -> Digest:
     except NotFound as not_an_id:
         hits = search(index, query, limit=1, snippets=0).hits
         if not hits:
-            raise LookupError(f"{not_an_id}; no session's words match {query!r} either") from None
+            raise LookupError(f"{not_an_id}; no session's words match it either") from None
         segment, meta = find_session(index, hits[0].session_id)
     return digest(segment, meta)
 

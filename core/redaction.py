@@ -297,6 +297,25 @@ def as_indexed(text: str) -> str:
     return scrub(text)
 
 
+#: How much of a value an answer repeats (a session id, a project, a query, a folder): enough to recognise it by its
+#: start; a blob pasted by mistake as one (a log, a file, megabytes) is never echoed back whole (trial17 F4).
+ECHO_CHARS = 80
+#: ...and of a folder or a file's path (a project may be one): Windows' ``MAX_PATH``, longer than nearly any real
+#: path (one of 95 characters is common, and cut at 80 it lost the file's name), a few lines at most.
+PATH_CHARS = 260
+
+
+def echoed(value: str, limit: int = ECHO_CHARS) -> str:
+    """``value`` as a message or an answer's field repeats it: a secret in it as the index holds it (``as_indexed``,
+    before it is cut: a cut token no longer looks like one, review20 R20-1); a value longer than ``limit`` characters,
+    or not on one line, on one line and cut to ``limit`` with "…"."""
+    value = as_indexed(value)
+    if len(value) <= limit and value.isprintable():
+        return value
+    one_line = " ".join(value.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1].rstrip() + "…"
+
+
 #: A secret shorter than this, found in what a person typed, is not looked for in deja's answers: replaced
 #: wherever it occurs, it cut into words that have nothing to do with it (``PGPASSWORD=postgres`` made every
 #: "postgres" in the hits' titles ``[redacted:secret]``, review20 R20-4). Such a value is still redacted where an

@@ -199,7 +199,9 @@ def split_location(target: str) -> tuple[str, int | None]:
     if path and line.isdigit() and int(line) > 0:
         return os.path.abspath(os.path.expanduser(path)), int(line)
     if path and _meant_as_line(path, line) and not os.path.exists(target):
-        raise BadLocation(f"{target!r}: a line must be a positive number, as in app.py:12")
+        from .redaction import PATH_CHARS, echoed
+
+        raise BadLocation(f"{echoed(target, PATH_CHARS)!r}: a line must be a positive number, as in app.py:12")
     return os.path.abspath(os.path.expanduser(target)), None
 
 
@@ -217,8 +219,10 @@ def read_line(path: str, number: int) -> str:
                 if i == number:
                     return line.rstrip("\n")
     except OSError as exc:
+        from .redaction import PATH_CHARS, echoed
+
         raise LookupError(
-            f"cannot read {path}: {exc.strerror or exc}; give a file that exists to blame a line"
+            f"cannot read {echoed(path, PATH_CHARS)}: {exc.strerror or exc}; give a file that exists to blame a line"
         ) from None
     raise LookupError(f"{path} has fewer than {number} lines")
 

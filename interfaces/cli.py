@@ -20,6 +20,7 @@ from typer.core import TyperCommand, TyperGroup
 from ..core import paths
 from ..core.index import SessionMeta
 from ..core.library import NotFound, find_session, newest_sessions, sessions_left_out
+from ..core.redaction import PATH_CHARS, echoed
 from .about import version
 from .fastpath import (
     SearchArgs,
@@ -244,7 +245,9 @@ def sessions_command(
         if more:
             echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
     elif project and (above := project_above(index, project)):
-        echo(f"No session ran in {project} or below it; its project is {above}: give --project {quote(above)}")
+        echo(
+            f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"
+        )
     elif index.session_count and (flags := filter_flags(project=project, source=source, since=since)):
         echo(
             f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."

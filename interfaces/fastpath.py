@@ -489,7 +489,9 @@ def search_command(args: SearchArgs) -> None:
         raise Failed("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
     index = open_index(codec=LIGHT)
     if args.session is not None and not index.find(args.session):
-        raise Failed(f"no session {args.session!r}: `deja sessions` lists them")
+        from ..core.redaction import echoed
+
+        raise Failed(f"no session {echoed(args.session)!r}: `deja sessions` lists them")
     filters = Filters(
         project=chosen_project(index, args.project),
         source=args.source,
@@ -563,6 +565,7 @@ def project_above(index: Index, project: str) -> str:
 def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
     """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
     user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all."""
+    from ..core.redaction import PATH_CHARS, echoed
     from ..core.search import project_indexed, query_terms, search
     from .views import quoted_query
 
@@ -576,8 +579,8 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
     if filters.project and not project_indexed(index, filters.project):
         if above := project_above(index, filters.project):
-            return f"No session ran in {filters.project} or below it; its project is {above}: give --project {quote(above)}"
-        return f"No session of project {filters.project!r} is indexed; `deja sessions` lists the projects there are."
+            return f"No session ran in {echoed(filters.project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"
+        return f"No session of project {echoed(filters.project, PATH_CHARS)!r} is indexed; `deja sessions` lists the projects there are."
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
         given = " ".join(flags)
         return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
@@ -594,8 +597,10 @@ def nothing_indexed() -> str:
 
 
 def filter_flags(**given: str | None) -> list[str]:
-    """The filters a user gave, as they typed them: ``--project api``, ``--source cursor-cli``."""
-    return [f"--{name} {value}" for name, value in given.items() if value]
+    """The filters a user gave, as they typed them (``redaction.echoed``): ``--project api``, ``--source cursor-cli``."""
+    from ..core.redaction import PATH_CHARS, echoed
+
+    return [f"--{name} {echoed(value, PATH_CHARS)}" for name, value in given.items() if value]
 
 
 def the_filters(flags: list[str]) -> str:

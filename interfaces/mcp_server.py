@@ -47,6 +47,7 @@ from pydantic import Field
 from ..core import detached, paths
 from ..core.dates import SINCE_FORMS, parse_since
 from ..core.keys import readable_path
+from ..core.redaction import PATH_CHARS, echoed
 from .about import version
 from .mcp_refresh import Refresher
 from .mcp_stdio import answering_stdio
@@ -113,7 +114,7 @@ def _checked_project(project: str | None) -> str | None:
 
     if project and project.strip() and not project_spelling(project):
         raise ToolError(
-            f"project={project!r} is the root folder, no project's: give the project's full path or its folder name"
+            f"project={echoed(project, PATH_CHARS)!r} is the root folder, no project's: give the project's full path or its folder name"
         )
     return project
 
@@ -394,8 +395,8 @@ def unknown_project(index: Index, project: str | None) -> str:
     from .fastpath import project_above
 
     if above := project_above(index, project):
-        return f"No session ran in {project} or below it; its project is {above}: give project={above!r}"
-    return f"No session of project {project!r} is indexed; `recent` without a project lists the projects there are."
+        return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give project={above!r}"
+    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; `recent` without a project lists the projects there are."
 
 
 def no_match(index: Index, query: str, filters: Filters, given: dict[str, str | None]) -> str:
@@ -403,7 +404,7 @@ def no_match(index: Index, query: str, filters: Filters, given: dict[str, str | 
     too common to search, or the filters (named as given: ``project='shop'``) that turned its matches away."""
     from .fastpath import why_no_match
 
-    flags = [f"{name}={value!r}" for name, value in given.items() if value]
+    flags = [f"{name}={echoed(value, PATH_CHARS)!r}" for name, value in given.items() if value]
     return unknown_project(index, filters.project) or why_no_match(index, query, filters, flags)
 
 
@@ -494,10 +495,14 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     here = readable_path(asked) if asked else folder
     project, why = wip_project(index, here, asked or "")
     if why == ROOT_FOLDER:
-        raise LookupError(f"{folder!r} is the root folder, no project's: give a project's folder")
+        raise LookupError(f"{echoed(folder, PATH_CHARS)!r} is the root folder, no project's: give a project's folder")
     sessions = newest_sessions(index, project=project, limit=1, below=project == here) if project else []
     if not sessions:
-        note = f"no folder {here}" if why == NO_FOLDER else f"no session ran in {folder}"
+        note = (
+            f"no folder {echoed(here, PATH_CHARS)}"
+            if why == NO_FOLDER
+            else f"no session ran in {echoed(folder, PATH_CHARS)}"
+        )
         note += "; `recent` lists the latest sessions and their projects"
         return note, {
             "session": None,
@@ -625,8 +630,10 @@ class Tools:
                 hint = f"limit={limit + more}" if limit + more <= 50 else "a shorter since or a project"
                 text += f"\n{more} more; ask with {hint} to see them"
         elif since and index.session_count:
-            of = f" of project {project!r}" if project else ""
-            text = unknown_project(index, project) or f"No session{of} was updated in that period (since={since})."
+            of = f" of project {echoed(project, PATH_CHARS)!r}" if project else ""
+            text = (
+                unknown_project(index, project) or f"No session{of} was updated in that period (since={echoed(since)})."
+            )
         else:
             text = unknown_project(index, project) or "No sessions are indexed yet."
         return answer(text, {"sessions": [session_json(meta) for meta in sessions], "more": more})

@@ -16,6 +16,7 @@ import typer
 
 from ..core.keys import readable_path
 from ..core.library import NotFound, find_session, newest_sessions
+from ..core.redaction import PATH_CHARS, echoed
 from .fastpath import echo
 from .options import JsonFlag, ProjectOption
 
@@ -75,7 +76,9 @@ def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = 
     if json:
         emit_json(files_json(query, uses))
     elif not uses and project and not newest_sessions(index, project=project, limit=1):
-        echo(f"no session of project {project!r} is indexed; `deja sessions` lists the projects there are")
+        echo(
+            f"no session of project {echoed(project, PATH_CHARS)!r} is indexed; `deja sessions` lists the projects there are"
+        )
     else:
         echo(files_text(query, uses))
 
@@ -184,9 +187,13 @@ def _wip_project(index: Index, folder: str, asked: Path) -> str:
     if why == ROOT_FOLDER:
         fail(f"{folder} is the root folder, no project's: give a project's folder", code=2)
     if why == NO_FOLDER:
-        fail(f"no folder {folder}: give a project's folder; `deja sessions` lists where sessions ran")
+        fail(
+            f"no folder {echoed(folder, PATH_CHARS)}: give a project's folder; `deja sessions` lists where sessions ran"
+        )
     if not project:
-        fail(f"no session ran in {folder}, below it or in a folder above it; `deja sessions` lists where sessions ran")
+        fail(
+            f"no session ran in {echoed(folder, PATH_CHARS)}, below it or in a folder above it; `deja sessions` lists where sessions ran"
+        )
     return project
 
 
@@ -328,7 +335,7 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
         fail("--project writes one file per session: give the folder with -o FOLDER", code=2)
     chosen = newest_sessions(index, project=project, limit=100_000)
     if not chosen:
-        fail(f"no sessions of project {project!r}; `deja stats` lists the projects")
+        fail(f"no sessions of project {echoed(project, PATH_CHARS)!r}; `deja stats` lists the projects")
     output = _output_folder(output)
     written = []
     for meta in chosen:

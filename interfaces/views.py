@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.redaction import as_indexed
+from ..core.redaction import echoed
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
 if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a search's text page needs only its methods)
@@ -65,7 +65,7 @@ def show_json(meta: SessionMeta, messages: list[Message], offset: int = 0, total
 
 def search_json(result: SearchResult) -> dict[str, Any]:
     return {
-        "query": as_indexed(result.query),
+        "query": echoed(result.query),
         "total": result.total,
         "notice": result.notice,
         "hits": [
@@ -90,17 +90,11 @@ def session_line(meta: SessionMeta) -> str:
     return f"{meta.id}  {when(meta.updated)}  {meta.source:<10}  {project:<18}  {meta.title or '(untitled)'}"
 
 
-#: How much of a query a message repeats: a pasted log is not echoed whole.
-QUERY_ECHO_CHARS = 80
-
-
 def quoted_query(query: str) -> str:
-    """The query in double quotes, cut to ``QUERY_ECHO_CHARS`` with "…" (on one line); in single quotes when it
-    holds a double quote, as a shell takes a phrase (``'"off by one"'``, not ``""off by one""``: trial9 F8); a secret
-    in it as the index holds it (``redaction.as_indexed``), before it is cut: the answer's own check
-    (``redaction.hidden``) looks for a secret whole, and a cut one printed most of a token (review20 R20-1)."""
-    one_line = " ".join(as_indexed(query).split())
-    cut = one_line if len(one_line) <= QUERY_ECHO_CHARS else one_line[: QUERY_ECHO_CHARS - 1].rstrip() + "…"
+    """The query in double quotes, as ``redaction.echoed`` repeats a value (a secret as the index holds it, cut on one
+    line); in single quotes when it holds a double quote, as a shell takes a phrase (``'"off by one"'``, not
+    ``""off by one""``: trial9 F8)."""
+    cut = echoed(query.strip())
     return f"'{cut}'" if '"' in cut else f'"{cut}"'
 
 

@@ -13,10 +13,12 @@ from ..core.failures import NOT_RERUN, Step, bare_retry, before_rerun
 from ..core.index import SessionMeta
 from ..core.keys import seen_from
 from ..core.readers.ai_tracking import Attribution
-from ..core.redaction import as_indexed
+from ..core.redaction import PATH_CHARS, echoed
 from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
 from .views import KEPT_ELSEWHERE, iso, lines_within, session_json, when
 
+#: How much of an error an answer repeats (an error line is longer than a word or an id).
+ERROR_CHARS = 160
 #: How much of an edit's old and new text a text answer shows.
 EDIT_CHARS = 400
 
@@ -59,7 +61,7 @@ def attribution_json(found: Attribution, session: SessionMeta | None) -> dict[st
 
 def blame_json(blame: Blame) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "path": blame.path,
+        "path": echoed(blame.path, PATH_CHARS),
         "edits": [edit_json(e) for e in blame.edits],
         "discussed": [session_json(m) for m in blame.discussed],
     }
@@ -111,7 +113,7 @@ def blame_text(blame: Blame) -> str:
         for edit in blame.edits:
             lines += _edit_lines(edit)
     else:
-        lines.append(f"no session edited {blame.path}")
+        lines.append(f"no session edited {echoed(blame.path, PATH_CHARS)}")
     if blame.discussed:
         lines += ["", "also discussed in:"]
         lines += [f"  {when(m.updated)}  {m.title or m.asked}  (deja show {m.id})" for m in blame.discussed]
@@ -123,7 +125,7 @@ def blame_text(blame: Blame) -> str:
 
 def files_json(query: str, uses: list[FileUse]) -> dict[str, Any]:
     return {
-        "query": as_indexed(query),
+        "query": echoed(query),
         "files": [
             {"path": u.path, "edits": u.edits, "reads": u.reads, "sessions": u.sessions, "last": iso(u.last)}
             for u in uses
@@ -133,8 +135,8 @@ def files_json(query: str, uses: list[FileUse]) -> dict[str, Any]:
 
 def files_text(query: str, uses: list[FileUse]) -> str:
     if not uses:
-        return f"no session about {query!r} touched a file"
-    lines = [f"files the work on {query!r} touched, most edited first:"]
+        return f"no session about {echoed(query)!r} touched a file"
+    lines = [f"files the work on {echoed(query)!r} touched, most edited first:"]
     for use in uses:
         counts = f"{use.edits} edit{'s' if use.edits != 1 else ''}, {use.reads} read{'s' if use.reads != 1 else ''}"
         lines.append(
@@ -153,7 +155,7 @@ def step_json(step: Step) -> dict[str, Any]:
 def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
     fixes = history.fixes
     return {
-        "error": error,
+        "error": echoed(error, ERROR_CHARS),
         "sessions": history.sessions,
         "occurrences": [
             {
@@ -181,7 +183,7 @@ def _step_line(step: Step) -> str:
 def fix_text(error: str, history: ErrorHistory) -> str:
     fixes, count = history.fixes, history.sessions
     if not fixes:
-        return f"this error has not come up in a past session: {_cut(error.strip(), 160)}"
+        return f"this error has not come up in a past session: {echoed(error.strip(), ERROR_CHARS)}"
     if fixes[0].mentioned:
         return _mentions_text(history)
     shown = "newest first" if count == len(fixes) else f"the newest {len(fixes)}"
@@ -231,7 +233,7 @@ def _mentions_text(history: ErrorHistory) -> str:
 
 def how_json(words: str, runs: list[Invocation]) -> dict[str, Any]:
     return {
-        "query": as_indexed(words),
+        "query": echoed(words),
         "invocations": [
             {
                 "command": r.command,
@@ -250,8 +252,8 @@ def how_text(words: str, runs: list[Invocation], where: str, folder: str = "") -
     """The runs, newest first; ``where`` says where they were looked for (``in FOLDER`` or on this machine), and a run
     that ran in another folder than ``folder`` says which."""
     if not runs:
-        return f"no command with {words!r} ran {where}"
-    lines = [f"how {words!r} ran {where}, newest first:"]
+        return f"no command with {echoed(words)!r} ran {where}"
+    lines = [f"how {echoed(words)!r} ran {where}, newest first:"]
     several = len({run.project for run in runs}) > 1  # then each run says which project's it was
     for run in runs:
         status = "ok" if run.exit_code == 0 else f"exit {run.exit_code}" if run.exit_code is not None else "exit ?"
