@@ -316,9 +316,10 @@ def read_transcript(
 
 
 def _load(line: bytes) -> Any:
-    """The line's JSON value, or None for a blank or malformed line."""
+    """The line's JSON value, or None for a blank or malformed line. A UTF-8 BOM before it is skipped like
+    whitespace: a file that went through a Windows editor or PowerShell's ``Out-File`` starts with one (trial17 F9)."""
     try:
-        return jsonvalue.loads(line)
+        return jsonvalue.loads(line.removeprefix(b"\xef\xbb\xbf"))
     except orjson.JSONDecodeError:
         return None
 
