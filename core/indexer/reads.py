@@ -119,7 +119,7 @@ def read_changes(
     a process of its own.
     """
     pending: dict[str, Session] = {}
-    decoded: dict[str, Path | None] = {}  # project slugs decoded on disk, for this read's chats
+    decoded: dict[str, list[Path]] = {}  # project slugs decoded on disk, for this read's chats
     subagents = paths.include_subagents()
     for db, ids in plan.ide_reads.items():
         found: Counter[str] = Counter()
