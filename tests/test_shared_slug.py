@@ -78,6 +78,21 @@ def test_a_chat_that_says_nothing_is_not_filed_in_a_guessed_folder(home: Home) -
     assert "こんにちは" not in wip.stdout, wip.stdout
 
 
+def test_doctor_names_a_shared_slug_and_its_folders(home: Home) -> None:
+    home.chat(home.dashed, "c-dashed", "hello there")
+    home.chat(home.japanese, "c-japanese", "こんにちは")
+    assert run_deja("index").returncode == 0
+    doctor = run_deja("doctor")
+    slug = slug_of(str(home.dashed))
+    line = next((line for line in doctor.stdout.splitlines() if slug + " " in line or slug + ":" in line), "")
+    assert line, doctor.stdout
+    flat = " ".join(doctor.stdout.split())
+    for folder in (home.code / "my app", home.spaced, home.dashed, home.snake):
+        assert str(folder) in flat, flat
+    assert str(home.japanese) in flat, flat
+    assert "2 from a transcript folder's name several folders share" in flat, flat
+
+
 def test_a_git_repository_among_the_folders_takes_the_chat(home: Home) -> None:
     (home.japanese / ".git").mkdir()
     home.chat(home.japanese, "c-japanese", "こんにちは")
