@@ -120,3 +120,16 @@ def test_an_editor_chat_placed_by_its_transcript_folder_alone_is_not_filed_in_th
     sessions = {s["id"]: s for s in json.loads(ran.stdout)["sessions"]}
     assert sessions[cid]["project_dir"] == "", sessions[cid]
     assert sessions[cid]["project"] != "code", sessions[cid]
+
+
+def test_a_placement_the_slug_alone_gave_is_not_kept_once_folders_share_it(home: Home) -> None:
+    """An index built when ``~/code`` alone encoded the slug (by an earlier deja, or before the other folder was
+    made) placed the chat there by its transcript folder; rebuilt now, that guess is not kept as if a store had
+    said it, while a folder a store gave is (``Placements.keep``)."""
+    home.japanese.rmdir()
+    home.chat(home.japanese, "c-japanese", "こんにちは")
+    assert run_deja("index").returncode == 0
+    assert _projects() == {"c-japanese": str(home.code)}
+    home.japanese.mkdir()
+    assert run_deja("index", "--full").returncode == 0
+    assert _projects() == {"c-japanese": ""}

@@ -300,6 +300,15 @@ class Projects:
             )
         return found.apply(session) if found.folder else session
 
+    def shared_folders(self, session: Session) -> list[str]:
+        """The folders on disk that the slug of ``session``'s transcript folder encodes, when several do; else []."""
+        if session.source == "cursor-cli":
+            slug = project_slug_of(Path(session.origin)) if session.origin else ""
+        else:
+            slug = self._transcript_slugs.get(session.id, "")
+        folders = self.disk_folders(slug) if slug else []
+        return folders if len(folders) > 1 else []
+
     def _header_folder(self, workspace_id: str, header_dir: str, touched: Callable[[], Iterable[str]]) -> str | None:
         """The header's URI, else its workspace's folder; None for a window that had no folder."""
         if header_dir:
