@@ -51,6 +51,7 @@ from ..core.readers import (
     chat_census,
     find_all_chat_dirs,
     scan_transcripts,
+    slug_folders,
     survey_chats,
 )
 from ..core.readers.unreadable import unlisted_folders
@@ -105,6 +106,9 @@ class IndexStatus(msgspec.Struct):
     project_signals: dict[str, int] = {}
     #: Indexed sessions that no signal gave a project folder.
     without_project: int = 0
+    #: The transcript folders (``projects/<slug>``) of unplaced sessions whose slug several existing folders encode,
+    #: with those folders: the chats did not say which of them they ran in (trial17 F5).
+    shared_slugs: dict[str, list[str]] = {}
     #: Editor chats indexed by name, project and dates alone: Cursor keeps their messages where deja does not read
     #: (``agentKv:blob:`` rows; README "What deja reads").
     editor_chats_unread: int = 0
@@ -466,7 +470,15 @@ def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
     if index.state == "unreadable":
         what = f"cannot read {index.path}: permission denied (a rebuild could not write it either)"
         return [Finding("error", "index", what, access_fix(index.path))]
-    return []
+    return [
+        Finding(
+            "warn",
+            "index",
+            f"transcript folder {slug} names {len(folders)} folders ({', '.join(folders)}): its chats that do not "
+            "say which one they ran in (by the paths their tools touched or their messages name) have no project folder",
+        )
+        for slug, folders in index.shared_slugs.items()
+    ]
 
 
 def _kept_index_problems(home: Path) -> list[Finding]:
@@ -674,11 +686,17 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
         return IndexStatus(str(directory), "damaged", bytes=size), None, str(exc)
     built = index.manifest.built_at
     signals: Counter[str] = Counter()
+    unplaced: Counter[str] = Counter()
     unread = 0
     for _, _, meta in index.sessions():
         # (a transcript folder's name decoded to no folder on disk names its chats' project as it is, folder unknown)
         signals[meta.project_from if meta.project_dir else NAME_ALONE if meta.project else ""] += 1
+        unplaced[meta.project] += meta.source == "cursor-cli" and not meta.project_dir and bool(meta.project)
         unread += meta.source == "cursor-ide" and not meta.messages
+    shared = {slug: sorted(str(f) for f in folders) for slug in +unplaced if len(folders := slug_folders(slug)) > 1}
+    if shared:  # (their folders exist, several of them: not "no such folder")
+        signals[NAME_SHARED] = sum(unplaced[slug] for slug in shared)
+        signals[NAME_ALONE] -= signals[NAME_SHARED]
     status = IndexStatus(
         path=str(directory),
         state="ok",
@@ -688,8 +706,9 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
         built_at=_local(built),
         age_seconds=round(time.time() - built, 1),
         stale=newest is not None and newest.timestamp() > int(built),
-        project_signals={s: signals[s] for s in sorted(signals.keys() - {""}, key=_signal_rank)},
+        project_signals={s: signals[s] for s in sorted((+signals).keys() - {""}, key=_signal_rank)},
         without_project=signals[""],
+        shared_slugs=shared,
         editor_chats_unread=unread,
     )
     return status, state, ""
@@ -697,6 +716,8 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
 
 #: What placed a session in a project known by its name alone: its transcript folder's, no folder on disk.
 NAME_ALONE = "a transcript folder's name alone (no such folder)"
+#: The same, when several existing folders encode to that name and the chats did not say which they ran in.
+NAME_SHARED = "a transcript folder's name several folders share"
 
 
 def _signal_rank(signal: str) -> tuple[int, str]:

@@ -221,13 +221,13 @@ def test_a_projects_chats_read_together_decode_its_folder_once(
     transcripts = [transcript_path(many.history.cli_root, str(cwd), f"chat{i:02d}") for i in range(3)]
     alone = [read_cli_chat(path, None).session for path in transcripts]
     calls: list[str] = []
-    decode = projects.decode_project_slug
-    monkeypatch.setattr(projects, "decode_project_slug", lambda slug: calls.append(slug) or decode(slug))
-    decoded: dict[str, Path | None] = {}
+    decode = projects.slug_folders
+    monkeypatch.setattr(projects, "slug_folders", lambda slug: calls.append(slug) or decode(slug))
+    decoded: dict[str, list[Path]] = {}
     together = [read_cli_chat(path, None, decoded=decoded).session for path in transcripts]
     assert together == alone
     assert all(session and session.project_dir == str(cwd) for session in together)
-    assert len(calls) == 1 and decoded == {calls[0]: cwd}
+    assert len(calls) == 1 and decoded == {calls[0]: [cwd]}
 
 
 @pytest.mark.unit

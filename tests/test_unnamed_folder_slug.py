@@ -1,7 +1,8 @@
 """A cursor-agent chat in a folder whose name has no ASCII letter or digit (``code/支付服务``) is not filed under the
 folder above it: Cursor's slug of such a folder is its parent's (cursor-drift-2026 §9: runs collapsed, ends trimmed),
 so the chat is filed where the files its tools touched say (the outermost such folder holding them all), else under
-the parent, where such chats nearly always ran.
+the one of the two that is a git repository's root, else under neither (trial17 F5: the parent was a guess, and
+``~/code`` took every transcript-only chat of ``~/code/日本語 プロジェクト``).
 
 Before, the walk that decodes a slug skipped a child whose name encodes to nothing and returned the parent as an
 exact match: the chats showed up as the parent's recent sessions (trialI F8). The project's writer also wrote a slug
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from harness import run_deja
 
-from deja.core.readers import decode_project_slug
+from deja.core.readers import decode_project_slug, slug_folders
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     encode_project_path,
@@ -53,8 +54,9 @@ def test_a_chat_in_an_unnamed_folder_is_not_filed_under_its_parent(tmp_path: Pat
     write_transcript(transcript_path(cli_root, str(code / "api"), "c-api"), [user_turn("why is the api slow"), assistant_turn("An N+1 query.")])  # fmt: skip
     assert run_deja("index").returncode == 0
     projects = {s["id"]: s["project_dir"] for s in json.loads(run_deja("sessions", "--json").stdout)["sessions"]}
-    assert projects == {"c-zh": str(unnamed), "c-no-files": str(code), "c-api": str(code / "api")}, projects
-    assert decode_project_slug(encode_project_path(str(code))) == code  # code, or the folder below it: code
+    assert projects == {"c-zh": str(unnamed), "c-no-files": "", "c-api": str(code / "api")}, projects
+    assert decode_project_slug(encode_project_path(str(code))) is None  # code, or a folder below it: not said
+    assert set(slug_folders(encode_project_path(str(code)))) == {code, unnamed, unnamed / "服务"}
     assert decode_project_slug(encode_project_path(str(code / "api"))) == code / "api"
     (unnamed / "服务" / "api").mkdir()  # the same slug as code/api
     assert decode_project_slug(encode_project_path(str(code / "api"))) is None
@@ -63,8 +65,10 @@ def test_a_chat_in_an_unnamed_folder_is_not_filed_under_its_parent(tmp_path: Pat
 
 
 def test_a_project_holding_an_unnamed_folder_keeps_its_transcript_only_chats(tmp_path: Path, cli_root: Path) -> None:
+    """``app`` is a git repository: a chat that says nothing of its files ran at its root, not in ``app/文档``."""
     app = tmp_path / "code" / "app"
     (app / "文档").mkdir(parents=True)
+    (app / ".git").mkdir()
     (app / "_").mkdir()
     write_transcript(
         transcript_path(cli_root, str(app), "c-app"),
@@ -88,7 +92,7 @@ def test_a_folder_below_unnamed_ones_is_found_without_walking_them_all(tmp_path:
 def test_a_lossy_slug_takes_the_folder_its_files_are_in(tmp_path: Path, cli_root: Path) -> None:
     """``my.app-v2`` and ``my-app/v2`` share a slug and both exist: a transcript-only chat whose Read names a file in
     ``my.app-v2`` is filed there, not under whichever folder the disk walk meets first (trialM F8); one whose files
-    say nothing is still decoded on disk."""
+    say nothing has no project folder (trial17 F5)."""
     code = tmp_path / "code"
     dotted, nested = code / "my.app-v2", code / "my-app" / "v2"
     for folder in (dotted, nested):
@@ -103,4 +107,4 @@ def test_a_lossy_slug_takes_the_folder_its_files_are_in(tmp_path: Path, cli_root
     assert run_deja("index").returncode == 0
     projects = {s["id"]: s["project_dir"] for s in json.loads(run_deja("sessions", "--json").stdout)["sessions"]}
     assert projects["c-dotted"] == str(dotted), projects
-    assert projects["c-plain"] == str(decode_project_slug(encode_project_path(str(dotted)))), projects
+    assert projects["c-plain"] == "", projects

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
 
@@ -70,9 +70,11 @@ class Placements:
         except IndexUnreadable:
             return cls()
 
-    def keep(self, session: Session) -> Session:
+    def keep(self, session: Session, shared: Callable[[Session], list[str]]) -> Session:
         """``session``, or a copy of it with the project its old copy had when it has none now (``session`` itself
-        is left as read)."""
+        is left as read). Not one its transcript folder gave it among the several folders that folder's slug
+        encodes (``shared``, ``Projects.shared_folders``): an earlier deja's guess, which the chat does not bear out
+        (trial17 F5)."""
         if session.project_dir or self.book is None:
             return session
         try:
@@ -83,6 +85,8 @@ class Placements:
         except IndexUnreadable:  # a damaged shard or segment of the index it replaces: nothing to keep
             return session
         if old is None or not old.project_dir:
+            return session
+        if old.project_from == "transcript folder" and old.project_dir in shared(session):
             return session
         return msgspec.structs.replace(
             session, project=old.project, project_dir=old.project_dir, project_from=old.project_from
@@ -119,7 +123,7 @@ def read_changes(
     a process of its own.
     """
     pending: dict[str, Session] = {}
-    decoded: dict[str, Path | None] = {}  # project slugs decoded on disk, for this read's chats
+    decoded: dict[str, list[Path]] = {}  # project slugs decoded on disk, for this read's chats
     subagents = paths.include_subagents()
     for db, ids in plan.ide_reads.items():
         found: Counter[str] = Counter()

@@ -30,6 +30,7 @@ from .transcripts import (
     project_slug_of,
     scan_transcripts,
     session_id_of,
+    slug_folders,
 )
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "read_ide_database",
     "scan_transcripts",
     "session_id_of",
+    "slug_folders",
     "slug_of",
     "store_only_chats",
     "survey_chats",

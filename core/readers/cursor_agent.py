@@ -91,7 +91,7 @@ def read_cli_chat(
     problems: Counter[str] | None = None,
     *,
     resume: Resume | None = None,
-    decoded: dict[str, Path | None] | None = None,
+    decoded: dict[str, list[Path]] | None = None,
 ) -> CliRead:
     """One chat: from its transcript (read from ``resume`` on when given), else from its store alone.
 
@@ -136,7 +136,8 @@ def read_cli_chat(
 
     slug = project_slug_of(transcript)
     touched = (path for message in messages for call in message.tool_calls for path in path_values(call.args))
-    session = cli_folder(meta.cwd if meta else "", slug, decoded, touched).apply(
+    said = (message.text for message in messages)
+    session = cli_folder(meta.cwd if meta else "", slug, decoded, touched, said).apply(
         Session(
             id=session_id_of(transcript),
             source="cursor-cli",

@@ -54,7 +54,7 @@ from ..record import Record
 from ..regular_files import read_regular, subfolders
 from . import vscdb
 from .code_workspace import workspace_file_folders
-from .transcripts import decode_project_slug, project_slug_of, scan_transcripts
+from .transcripts import project_slug_of, scan_transcripts, slug_folders
 
 #: The file in the index folder where a refresh keeps the chats' ``meta.json`` cwds (``chat_cwds``).
 CWD_CACHE = "chat-cwds"
@@ -121,10 +121,15 @@ class EditorChat(Record, frozen=True):
 
 
 def cli_folder(
-    cwd: str, slug: str, decoded: dict[str, Path | None] | None = None, touched: Iterable[str] = ()
+    cwd: str,
+    slug: str,
+    decoded: dict[str, list[Path]] | None = None,
+    touched: Iterable[str] = (),
+    said: Iterable[str] = (),
 ) -> Found:
     """A cursor-agent chat's folder: its ``meta.json`` ``cwd``, else the folder its files say where its transcript
-    folder's slug cannot (``unnamed_folder``), else that slug decoded on disk.
+    folder's slug cannot (``unnamed_folder``), else the folder on disk that slug encodes, the one its files and
+    messages (``touched``, ``said``) point into when several do (``slug_folder``).
 
     ``decoded`` keeps the slugs decoded so far by a caller that reads many chats at once (a build: a project's
     chats share its slug, and each decode lists folders from ``/`` down). :meth:`Projects.settle` later tries
@@ -135,16 +140,44 @@ def cli_folder(
     if not slug:
         return Found()
     touched = list(touched)
-    said = unnamed_folder(slug, touched) or spelled_folder(slug, touched)
-    if said:
-        return Found(said, "files touched")
+    found = unnamed_folder(slug, touched) or spelled_folder(slug, touched)
+    if found:
+        return Found(found, "files touched")
     if decoded is None:
-        found = decode_project_slug(slug)
+        folders = slug_folders(slug)
     elif slug in decoded:
-        found = decoded[slug]
+        folders = decoded[slug]
     else:
-        found = decoded[slug] = decode_project_slug(slug)
-    return Found(readable_path(str(found)), "transcript folder") if found else Found()
+        folders = decoded[slug] = slug_folders(slug)
+    found = slug_folder([readable_path(str(folder)) for folder in folders], touched, said)
+    return Found(found, "transcript folder") if found else Found()
+
+
+def slug_folder(folders: list[str], touched: Iterable[str], said: Iterable[str] = ()) -> str:
+    """Of the existing ``folders`` one transcript folder's slug encodes, the one its chat ran in: the only one; else
+    the one holding most of the absolute paths the chat's tools touched (``touched``) and its messages name
+    (``said``), each counted for the innermost folder holding it; else the only one that is a git repository's
+    root; else "" (several folders, nothing to tell them apart: left unknown rather than guessed, trial17 F5).
+
+    ``touched`` and ``said`` are read only when there are several."""
+    if len(folders) < 2:
+        return folders[0] if folders else ""
+    keys = {key: folder for folder in folders if (key := _folder_key(folder))}
+    votes: Counter[str] = Counter()
+    for path in touched:
+        key = _folder_key(path)
+        while key and key not in keys:  # up one folder at a time: the innermost is met first
+            key = key.rpartition("/")[0]
+        if key:
+            votes[keys[key]] += 1
+    named = re.compile("|".join(re.escape(key) for key in sorted(keys, key=len, reverse=True)) + r"(?=[/\s\"'`)]|$)")
+    for text in said:
+        votes.update(keys[match] for match in named.findall(text))
+    (first, most), *rest = votes.most_common(2) or [("", 0)]
+    if most and not (rest and rest[0][1] == most):
+        return first
+    repositories = [folder for folder in folders if os.path.exists(os.path.join(folder, ".git"))]
+    return repositories[0] if len(repositories) == 1 else ""
 
 
 def unnamed_folder(slug: str, touched: Iterable[str]) -> str:
@@ -208,7 +241,7 @@ class Projects:
         self.cwd_cache = cwd_cache
         self.problems: Counter[str] = problems if problems is not None else Counter()
         self._workspace_json: dict[Path, list[str]] = {}
-        self._slugs: dict[str, str] = {}
+        self._slugs: dict[str, list[str]] = {}
 
     @classmethod
     def of_this_machine(cls, problems: Counter[str] | None = None, cwd_cache: Path | None = None) -> Projects:
@@ -231,7 +264,10 @@ class Projects:
             ("composerHeaders", lambda: self._header_folder(chat.header_id, chat.header_dir, chat.touched)),
             ("workspace database", lambda: self._chat_folder(self._database_folders(chat.stored_in), chat.touched)),
             ("allComposers", lambda: self._listed.get(chat.chat_id, "")),
-            ("transcript folder", lambda: self.folder_for_slug(self._transcript_slugs.get(chat.chat_id, ""))),
+            (
+                "transcript folder",
+                lambda: self.folder_for_slug(self._transcript_slugs.get(chat.chat_id, ""), chat.touched),
+            ),
             ("glass project", lambda: self._glass_members.get(chat.chat_id, "")),
             ("trackedGitRepos", lambda: chat.git_repo),
             ("workspaceUris", lambda: chat.workspace_uri),
@@ -257,10 +293,21 @@ class Projects:
         if origin.name == "store.db":
             md5 = origin.parent.parent.name
             found = Found(self._known_by_md5.get(md5) or self._transcript_folders_by_md5.get(md5, ""), "chat folder")
-        else:
+        else:  # (a slug several folders on disk encode stays unknown: ``slug_folder``)
             slug = project_slug_of(origin)
-            found = Found(self.known_folder_for_slug(slug) if slug else "", "transcript folder")
+            found = Found(
+                self.known_folder_for_slug(slug) if slug and not self.disk_folders(slug) else "", "transcript folder"
+            )
         return found.apply(session) if found.folder else session
+
+    def shared_folders(self, session: Session) -> list[str]:
+        """The folders on disk that the slug of ``session``'s transcript folder encodes, when several do; else []."""
+        if session.source == "cursor-cli":
+            slug = project_slug_of(Path(session.origin)) if session.origin else ""
+        else:
+            slug = self._transcript_slugs.get(session.id, "")
+        folders = self.disk_folders(slug) if slug else []
+        return folders if len(folders) > 1 else []
 
     def _header_folder(self, workspace_id: str, header_dir: str, touched: Callable[[], Iterable[str]]) -> str | None:
         """The header's URI, else its workspace's folder; None for a window that had no folder."""
@@ -366,12 +413,21 @@ class Projects:
                 slugs.setdefault(found.chat_id, project_slug_of(Path(found.path)))
         return slugs
 
-    def folder_for_slug(self, slug: str) -> str:
-        """The folder a transcript folder's slug encodes: an existing one on disk, else one another store names."""
-        if slug and slug not in self._slugs:
-            found = decode_project_slug(slug)
-            self._slugs[slug] = readable_path(str(found)) if found else self.known_folder_for_slug(slug)
-        return self._slugs.get(slug, "")
+    def folder_for_slug(self, slug: str, touched: Callable[[], Iterable[str]] = _nothing) -> str:
+        """The folder a transcript folder's slug encodes: an existing one on disk (of several, the one ``touched``
+        says: ``slug_folder``), else one another store names."""
+        if not slug:
+            return ""
+        folders = self.disk_folders(slug)
+        return (
+            slug_folder(folders, touched() if len(folders) > 1 else ()) if folders else self.known_folder_for_slug(slug)
+        )
+
+    def disk_folders(self, slug: str) -> list[str]:
+        """The existing folders ``slug`` encodes (``transcripts.slug_folders``), each slug decoded once."""
+        if slug not in self._slugs:
+            self._slugs[slug] = [readable_path(str(folder)) for folder in slug_folders(slug)]
+        return self._slugs[slug]
 
     def known_folder_for_slug(self, slug: str) -> str:
         """The one folder named by another store that encodes as ``slug`` (case-insensitively if none does exactly)."""

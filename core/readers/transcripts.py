@@ -316,9 +316,10 @@ def read_transcript(
 
 
 def _load(line: bytes) -> Any:
-    """The line's JSON value, or None for a blank or malformed line."""
+    """The line's JSON value, or None for a blank or malformed line. A UTF-8 BOM before it is skipped like
+    whitespace: a file that went through a Windows editor or PowerShell's ``Out-File`` starts with one (trial17 F9)."""
     try:
-        return jsonvalue.loads(line)
+        return jsonvalue.loads(line.removeprefix(b"\xef\xbb\xbf"))
     except orjson.JSONDecodeError:
         return None
 
@@ -336,22 +337,27 @@ def _encoded(name: str) -> str:
 
 
 def decode_project_slug(slug: str) -> Path | None:
-    """The existing directory whose path Cursor encoded as ``slug``, or None.
+    """The one existing directory whose path Cursor encoded as ``slug``; None when none is, or several
+    (``slug_folders``)."""
+    found = slug_folders(slug)
+    return found[0] if len(found) == 1 else None
+
+
+def slug_folders(slug: str) -> list[Path]:
+    """Every existing directory whose path Cursor encoded as ``slug``.
 
     The encoding is lossy ('/', '-', '.', '_', space and non-ASCII all become '-', runs of them one '-', trimmed at
     both ends: cursor-agent's ``projects/<slug>``), so it is matched against what exists: each step lists a
-    directory and takes an entry whose own encoding begins the rest of the slug, trying shorter names first (a '/'
-    before a literal '-'). Two different entries that encode alike and both resolve make the slug ambiguous: None.
-    A folder whose name has no ASCII letter or digit (``文档``) encodes to nothing, so its slug is its parent's: the
-    parent wins (a chat nearly always ran in the project's root; one whose own files say the unnamed folder is placed
-    there by ``projects.unnamed_folder`` before any decode). Below such a folder the rest of the slug is still looked
-    for, since ``a/文档/b`` encodes as ``a-b``; at most two of them in a row are entered, so a tree of CJK-named
-    folders (``~/文档``, ``~/下载``) is not walked whole for every slug under it. At most 24 segments are walked,
-    from ``/`` (a Windows drive letter is not decoded).
+    directory and enters every entry whose own encoding begins the rest of the slug. ``~/code/my-app``,
+    ``~/code/my_app`` and ``~/code/my app`` all encode as ``…-code-my-app``: each is one of the folders found, and
+    which one a chat ran in is for what the chat says to decide (``projects.slug_folder``). A folder whose name has
+    no ASCII letter or digit (``日本語 プロジェクト``) encodes to nothing, so its slug is its parent's: both are found.
+    Below such a folder the rest of the slug is still looked for, since ``a/文档/b`` encodes as ``a-b``; at most two
+    of them in a row are entered, so a tree of CJK-named folders (``~/文档``, ``~/下载``) is not walked whole for
+    every slug under it. At most 24 segments are walked, from ``/`` (a Windows drive letter is not decoded).
     """
     rest = _encoded("-" + slug.strip("-")).rstrip("-")
-    found = _walk(Path("/"), rest, _MAX_SEGMENTS, _MAX_UNNAMED_RUN)
-    return found if isinstance(found, Path) else None
+    return _walk(Path("/"), rest, _MAX_SEGMENTS, _MAX_UNNAMED_RUN)
 
 
 def _piece(name: str) -> str:
@@ -359,45 +365,21 @@ def _piece(name: str) -> str:
     return _encoded("-" + name).rstrip("-")
 
 
-def _walk(folder: Path, rest: str, depth: int, unnamed_run: int) -> Path | bool:
-    """The directory below ``folder`` that ``rest`` (starting with '-') encodes, ``folder`` itself for an empty
-    ``rest`` (never a folder below it whose name encodes to nothing: see ``decode_project_slug``); False if none,
-    True if ambiguous. ``unnamed_run``: how many more unnamed folders in a row may be entered."""
-    if not rest:
-        return folder
-    if depth == 0:
-        return False
+def _walk(folder: Path, rest: str, depth: int, unnamed_run: int) -> list[Path]:
+    """The directories at or below ``folder`` that ``rest`` (starting with '-', or empty for ``folder`` itself)
+    encodes. ``unnamed_run``: how many more folders in a row whose names encode to nothing may be entered."""
+    found = [] if rest else [folder]
+    if depth == 0 or (not rest and not unnamed_run):
+        return found
     try:
-        entries = [e for e in os.scandir(folder) if e.is_dir()]
+        entries = [e.name for e in os.scandir(folder) if e.is_dir()]
     except OSError:
-        return False
-    candidates: dict[str, list[str]] = {}
-    for entry in entries:
-        piece = _piece(entry.name)
-        if (not piece and unnamed_run) or (piece and (rest == piece or rest.startswith(piece + "-"))):
-            candidates.setdefault(piece, []).append(entry.name)
-    found = _first_found(folder, rest, {p: names for p, names in candidates.items() if p}, depth)
-    for name in candidates.get("", ()):  # consumes nothing of the slug: any match below it is as good as one here
-        other = _walk(folder / name, rest, depth - 1, unnamed_run - 1)
-        if other is True or (other and found and other != found):
-            return True
-        found = found or other
+        return found
+    for name in entries:
+        piece = _piece(name)
+        if not piece:
+            if unnamed_run:
+                found += _walk(folder / name, rest, depth - 1, unnamed_run - 1)
+        elif rest == piece or rest.startswith(piece + "-"):
+            found += _walk(folder / name, rest[len(piece) :], depth - 1, _MAX_UNNAMED_RUN)
     return found
-
-
-def _first_found(folder: Path, rest: str, candidates: dict[str, list[str]], depth: int) -> Path | bool:
-    """What the shortest of ``candidates``' pieces (entries of ``folder`` by their encoding) that leads anywhere
-    decodes ``rest`` to: False if none does, True if two entries of one piece lead to different folders."""
-    for piece in sorted(candidates, key=len):
-        results = set()
-        for name in candidates[piece]:
-            found = _walk(folder / name, rest[len(piece) :], depth - 1, _MAX_UNNAMED_RUN)
-            if found is True:
-                return True
-            if found:
-                results.add(found)
-        if len(results) > 1:
-            return True
-        if results:
-            return results.pop()
-    return False
