@@ -793,6 +793,18 @@ def test_session_end_through_a_linked_cursor_folder_says_ingested(machine: Machi
     assert "not ingested" not in machine.log()
 
 
+def test_session_end_for_a_chat_found_nowhere_says_nothing_of_it_was_found(indexed: Machine) -> None:
+    """A chat with no transcript or chat store anywhere (a cursor-agent that writes its files elsewhere, or later):
+    the log said "ingested …: 0 added, 0 updated", as if it had been read (trial18 F16)."""
+    chat = "fb000000-0000-4000-8000-000000000001"
+    transcript = transcript_path(indexed.history.cli_root, str(indexed.api), chat)  # (never written)
+    payload = cursor("sessionEnd", chat, indexed.api, transcript_path=str(transcript), reason="completed")
+    assert indexed.run("hook-session-end", payload).stdout == ""
+    wait_for_log(indexed, f"not ingested {chat}: no transcript or chat store of it found (looked under ")
+    assert f"{indexed.history.cli_root}: projects/*/agent-transcripts, chats/)" in indexed.log()
+    assert f"ingested {chat}: 0 added" not in indexed.log()
+
+
 def wait_for_log(machine: Machine, text: str, seconds: float = 60) -> None:
     """Wait for the detached ingest to log ``text``."""
     deadline = time.monotonic() + seconds
