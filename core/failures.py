@@ -13,7 +13,15 @@ from itertools import chain
 from .destructive import is_destructive
 from .errors import error_lines, is_word
 from .index import Index, Segment, edited_paths, in_project
-from .keys import EDIT_TOOLS, SHELL_TOOLS, command_head, error_key, normalise_command, session_key
+from .keys import (
+    EDIT_TOOLS,
+    SHELL_TOOLS,
+    command_head,
+    error_key,
+    last_of_chain,
+    normalise_command,
+    session_key,
+)
 from .lines import one_line
 from .record import Record
 
@@ -108,7 +116,8 @@ def failed_call(message: Message, match: ErrorMatch | None) -> tuple[ToolCall, s
 def what_followed(
     segment: Segment, doc: int, head: str = "", match: ErrorMatch | None = None, dated: bool = True
 ) -> Fix:
-    """The commands and edits after the failure at ``doc`` up to a successful run of one like it.
+    """The commands and edits after the failure at ``doc`` up to a successful run of one like it, alone or as the
+    last link of a chain (``terraform force-unlock ID && terraform apply``: the shape a fix is most often run in).
 
     The failure is the message's first failed call with the error ``match`` (a message can hold several failed
     calls: cursor-agent merges a turn's calls into one), else its first failed call. ``head`` is the failing
@@ -144,7 +153,9 @@ def what_followed(
                 continue
             command = normalise_command(command)
             fix.steps.append(Step(command, call.exit_code, is_destructive(command)))
-            if call.exit_code == 0 and (not head or command_head(command) == head):
+            if call.exit_code == 0 and (
+                not head or head in (command_head(command), command_head(last_of_chain(command)))
+            ):
                 fix.resolved_by = command
                 return fix
         if d > doc and not fix.answer and message.role == "assistant" and message.text.strip():

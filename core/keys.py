@@ -369,6 +369,17 @@ def _first_of_chain(command: str) -> str:
     return command[: min(ends)].rstrip() if ends else command
 
 
+def last_of_chain(command: str) -> str:
+    """The last command of a chain its others ran before (``pytest -q`` of ``pip install -e . && pytest -q`` or of
+    ``make; pytest -q``): the one whose exit is the chain's. "" when the command is no such chain, or its last link
+    is piped or follows ``||`` (``pytest | tail`` exits as ``tail`` does; ``a || pytest`` may never run ``pytest``)."""
+    at, width = max((command.rfind("&&"), 2), (command.rfind(";"), 1))
+    if at < 0:
+        return ""
+    last = command[at + width :].strip()
+    return "" if "|" in last else last
+
+
 def _subcommand(word: str) -> bool:
     """Whether ``word`` reads as a subcommand: ``re.fullmatch(r"[a-z][a-z0-9:_-]*", word)``."""
     return "a" <= word[:1] <= "z" and _SUBCOMMAND.issuperset(word)

@@ -497,7 +497,13 @@ class HookCall:
             self.notes.append(f"cannot record what was shown: {exc}")
 
     def forget(self) -> None:
-        """Drop what this conversation was shown: after a compaction the model no longer has it."""
+        """Drop what this conversation was shown: after a compaction the model no longer has it.
+
+        A subagent's compaction drops nothing: the seen-set it shares is its parent's, whose context still holds
+        every block (trial18 F14: the parent was given the same recall and the session-start block again)."""
+        if self.state_id() != self._conversation:
+            self.notes.append(f"kept what {self.state_id()} was shown: only this subagent compacted")
+            return
         path = self._seen_path()
         if path is not None:
             remove(path)

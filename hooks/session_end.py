@@ -99,6 +99,9 @@ def _ingest(call: HookCall) -> str:
     outside = "" if result.added or result.updated or not call.for_cursor else _outside_every_root(transcript)
     if outside:
         return call.silent(f"not ingested {', '.join(sorted(ids))}: {outside}")
+    read = result.added or result.updated or result.unreadable_kept
+    if call.for_cursor and not read and (nowhere := _found_nowhere(home, ids, transcript)):
+        return call.silent(f"not ingested {', '.join(sorted(ids))}: {nowhere}")
     said = f"ingested {', '.join(sorted(ids))}: {result.added} added, {result.updated} updated"
     if result.unreadable_kept:  # (a turn not taken read as nothing new without it: trial13 F4)
         said += f"; {_unreadable(result.unreadable_files, result.unreadable_kept)}"
@@ -164,6 +167,27 @@ def _outside_every_root(transcript: object) -> str:
         f"{transcript} is under none of the folders deja reads here ({', '.join(roots)}); a `deja index` run with"
         " CURSOR_DATA_DIR set to the folder holding its projects/ reads it"
     )
+
+
+def _found_nowhere(home: Path, ids: set[str], transcript: object) -> str:
+    """Why a chat the refresh read nothing of was not ingested, when there is nothing of it to read: the transcript
+    Cursor named is not there, and the index never read any of it (a cursor-agent that writes its files elsewhere,
+    or later); else "" (a chat read before, unchanged since). The log said "ingested …: 0 added" (trial18 F16)."""
+    from ..core.bookkeeping import Bookkeeping
+    from ..core.folders import cli_roots
+    from ..core.index import IndexUnreadable, index_dir, read_manifest
+
+    if isinstance(transcript, str) and os.path.lexists(transcript):
+        return ""
+    directory = index_dir(home)
+    try:
+        book = Bookkeeping.recorded(directory, read_manifest(directory).state)
+        if any(book.chat(chat_id) is not None for chat_id in ids):
+            return ""
+    except IndexUnreadable:  # (what the index holds is unknown: say what the refresh said)
+        return ""
+    roots = ", ".join(cli_roots())
+    return f"no transcript or chat store of it found (looked under {roots}: projects/*/agent-transcripts, chats/)"
 
 
 def _ingest_later(payload: dict) -> int | None:

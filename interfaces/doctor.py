@@ -787,7 +787,7 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += _problem_lines(report, "wiring")
     same = ["  ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"]
     lines += ["", "Settings", *(_problem_lines(report, "settings") or same)]
-    lines += ["", "Delivery (Cursor's hook logs)", *_delivery_lines(report.delivery)]
+    lines += ["", "Delivery (Cursor's hook logs)", *_delivery_lines(report.delivery, report.hook_decisions)]
     lines += _problem_lines(report, "delivery")
 
     lines += ["", _verdict(report)]
@@ -812,18 +812,42 @@ def _projects_line(index: IndexStatus) -> str:
     return f"{found or 'none found'}; {_count(index.without_project, 'session')} without a project"
 
 
-def _delivery_lines(delivery: Delivery | None) -> list[str]:
-    """Per event, when Cursor last ran deja's hook and when it last returned context; or that no log says."""
+def _delivery_lines(delivery: Delivery | None, decisions: list[Decision]) -> list[str]:
+    """Per event, when Cursor last ran deja's hook and when it last returned context; where no log of Cursor's
+    says, what deja's own hooks.log does (on a cursor-agent-only machine, the only proof there is: trial18 F5)."""
     if delivery is None or not delivery.log_files:
         where = delivery.logs_dir if delivery else "Cursor's logs folder"
+        if decisions:
+            return [f"  no Cursor hook log under {where} (cursor-agent writes none)", _decisions_line(decisions)]
         return [f"  no Cursor hook log under {where}: nothing proves the hooks ran (cursor-agent writes none)"]
     if not delivery.events:
-        return [f"  {_count(delivery.log_files, 'hook log')} in {delivery.logs_dir}, none with a run of deja's hooks"]
+        none = f"  {_count(delivery.log_files, 'hook log')} in {delivery.logs_dir}, none with a run of deja's hooks"
+        return [none, *([_decisions_line(decisions)] if decisions else [])]
     lines = []
     for event in delivery.events:
         context = f"context last {when(event.last_context)}" if event.last_context else "never returned context"
         lines.append(f"  {event.event:<20} ran {_count(event.runs, 'time')}, last {when(event.last_run)}; {context}")
     return lines
+
+
+def _decisions_line(decisions: list[Decision]) -> str:
+    """What the newest lines of deja's hooks.log prove: how many calls since when, the last one, and how many gave
+    context."""
+    last = decisions[-1]
+    outcome = f"gave {last.gave_bytes} bytes" if last.gave_bytes else "silent"
+    gave = sum(d.gave_bytes > 0 for d in decisions)
+    return (
+        f"  deja's hooks.log: the hooks ran {_count(len(decisions), 'time')} since {_logged(decisions[0])}, "
+        f"last {_logged(last)} ({last.event}, {outcome}); {gave} of them gave context"
+    )
+
+
+def _logged(decision: Decision) -> str:
+    """A hooks.log time as ``when`` shows times; as written when it cannot be read."""
+    try:
+        return when(datetime.fromisoformat(decision.when))
+    except ValueError:
+        return decision.when
 
 
 def _problem_lines(report: Report, area: Area) -> list[str]:

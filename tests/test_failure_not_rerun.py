@@ -78,3 +78,53 @@ def test_deja_fix_says_which_failures_no_later_run_fixed(fake_home: Path) -> Non
     disk = run_deja("fix", "no space left on device")
     assert "  fixed by: docker builder prune -f, then docker build -t shop ." in disk.stdout, disk.stdout
     assert "no rerun" not in disk.stdout
+
+
+LOCK = "Error: Error acquiring the state lock: ConditionalCheckFailedException: The conditional request failed"
+CHAIN = "terraform force-unlock 1a2b3c4d && terraform apply"
+
+
+def _chained_fix(home: Path) -> Path:
+    """A failure fixed the way agents most often run a fix: the fix and the failed command again, in one chain."""
+    project = home / "code" / "infra"
+    project.mkdir(parents=True)
+    cursor = home / ".cursor"
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message("terraform apply fails with the state lock error"),
+        *store_shell("t1", "terraform apply", LOCK, 1),
+        *store_shell("t2", CHAIN, "Apply complete! Resources: 0 added, 1 changed, 0 destroyed.", 0),
+        store_assistant_message("A crashed CI run held the DynamoDB lock; force-unlock with its id, then apply."),
+    ]
+    write_chat_store(chat_dir_for(cursor, str(project), "c-lock"), cwd=str(project), name="state lock", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    return project
+
+
+def test_a_chain_ending_in_the_failed_command_that_passed_is_a_rerun_that_succeeded(fake_home: Path) -> None:
+    # trial18 F3: the hook said "No rerun of the failed command succeeded there" and `deja fix` listed the chain (ok).
+    said = failure_hook(_chained_fix(fake_home), "terraform apply", LOCK)
+    assert f"What followed: `{CHAIN}` succeeded" in said, said
+    assert "No rerun" not in said
+    fix = run_deja("fix", "ConditionalCheckFailedException: The conditional request failed")
+    assert fix.returncode == 0, fix.stderr
+    assert f"  fixed by: {CHAIN}" in fix.stdout, fix.stdout
+    assert "no rerun" not in fix.stdout
+
+
+def test_a_piped_rerun_is_not_taken_for_one_that_succeeded(fake_home: Path) -> None:
+    # `pytest -q | tail` exits as tail does: it says nothing of whether the tests passed.
+    project = fake_home / "code" / "app"
+    project.mkdir(parents=True)
+    error = "E   ModuleNotFoundError: No module named 'app'"
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message("tests fail"),
+        *store_shell("t1", "pytest -q", error, 2),
+        *store_shell("t2", "pip install -e . && pytest -q | tail -3", error, 0),
+        store_assistant_message("Still failing."),
+    ]
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-pipe"), cwd=str(project), name="pytest", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    said = failure_hook(project, "pytest -q", error)
+    assert "No rerun of the failed command succeeded there" in said, said

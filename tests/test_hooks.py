@@ -328,6 +328,22 @@ def test_prompt_shows_a_block_once_per_conversation(indexed: Machine) -> None:
     assert API_CHAT in indexed.run("hook-prompt", payload).text
 
 
+def test_a_subagents_compaction_leaves_its_parent_what_it_was_shown(indexed: Machine) -> None:
+    """A subagent shares its parent's seen-set; its preCompact wiped that set, and the parent was given the same
+    recall and the session-start block again, though its own context still held them (trial18 F14)."""
+    parent, child = "fa000000-0000-4000-8000-000000000001", "fa000000-0000-4000-8000-0000000000aa"
+    payload = cursor("beforeSubmitPrompt", parent, indexed.api, prompt=f"tests fail: {MODULE_ERROR}")
+    assert API_CHAT in indexed.run("hook-prompt", payload).text
+    transcript = transcript_path(indexed.cursor_home, str(indexed.api), parent).parent / "subagents" / f"{child}.jsonl"
+    compacted = cursor("preCompact", child, indexed.api, trigger="auto", transcript_path=str(transcript))
+    assert indexed.run("hook-session-end", compacted).stdout == ""
+    assert indexed.run("hook-prompt", payload).stdout == ""  # (what matched was shown in the parent already)
+    assert f"kept what {parent} was shown: only this subagent compacted" in indexed.log()
+    # The parent's own compaction still drops what it was shown.
+    assert indexed.run("hook-session-end", cursor("preCompact", parent, indexed.api, trigger="auto")).stdout == ""
+    assert API_CHAT in indexed.run("hook-prompt", payload).text
+
+
 def test_prompt_strips_its_own_earlier_frames_from_the_prompt(indexed: Machine) -> None:
     quoted = f"{FRAME_OPEN}\nFix pytest import error pip install api.cache ModuleNotFoundError\n{FRAME_CLOSE}"
     payload = cursor("beforeSubmitPrompt", "c-new", indexed.api, prompt=f"{quoted}\nwrite a haiku about autumn leaves")
@@ -791,6 +807,18 @@ def test_session_end_through_a_linked_cursor_folder_says_ingested(machine: Machi
     assert machine.run("hook-session-end", payload).stdout == ""
     wait_for_log(machine, f"ingested {chat}: 0 added")
     assert "not ingested" not in machine.log()
+
+
+def test_session_end_for_a_chat_found_nowhere_says_nothing_of_it_was_found(indexed: Machine) -> None:
+    """A chat with no transcript or chat store anywhere (a cursor-agent that writes its files elsewhere, or later):
+    the log said "ingested …: 0 added, 0 updated", as if it had been read (trial18 F16)."""
+    chat = "fb000000-0000-4000-8000-000000000001"
+    transcript = transcript_path(indexed.history.cli_root, str(indexed.api), chat)  # (never written)
+    payload = cursor("sessionEnd", chat, indexed.api, transcript_path=str(transcript), reason="completed")
+    assert indexed.run("hook-session-end", payload).stdout == ""
+    wait_for_log(indexed, f"not ingested {chat}: no transcript or chat store of it found (looked under ")
+    assert f"{indexed.history.cli_root}: projects/*/agent-transcripts, chats/)" in indexed.log()
+    assert f"ingested {chat}: 0 added" not in indexed.log()
 
 
 def wait_for_log(machine: Machine, text: str, seconds: float = 60) -> None:
