@@ -26,12 +26,12 @@ from .digests import folder_md5
 from .index import Index, IndexUnreadable, SessionMeta
 from .readers import (
     chat_id_of_origin,
-    decode_project_slug,
     find_all_chat_dirs,
     is_acp_chat,
     is_subagent,
     project_slug_of,
     read_chat_meta,
+    slug_folders,
 )
 from .readers.cursor_agent import STORE_DB
 
@@ -125,7 +125,8 @@ def _recorded_directory(session_id: str, chat_dir: Path, transcript: Path | None
                 f"(chats/{bucket})",
             )
         return Path(chat_meta.cwd)
-    decoded = decode_project_slug(project_slug_of(transcript)) if transcript else None
-    if decoded is None or folder_md5(str(decoded)) != bucket:
+    folders = slug_folders(project_slug_of(transcript)) if transcript else []  # (of several, the bucket's)
+    decoded = next((folder for folder in folders if folder_md5(str(folder)) == bucket), None)
+    if decoded is None:
         raise ResumeRefused(session_id, f"its directory is not recorded ({chat_dir / 'meta.json'} has no cwd)")
     return decoded

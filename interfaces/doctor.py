@@ -50,6 +50,7 @@ from ..core.readers import (
     ChatSurvey,
     chat_census,
     find_all_chat_dirs,
+    outermost,
     scan_transcripts,
     slug_folders,
     survey_chats,
@@ -693,7 +694,11 @@ def _index_status(home: Path, newest: datetime | None) -> tuple[IndexStatus, Sta
         signals[meta.project_from if meta.project_dir else NAME_ALONE if meta.project else ""] += 1
         unplaced[meta.project] += meta.source == "cursor-cli" and not meta.project_dir and bool(meta.project)
         unread += meta.source == "cursor-ide" and not meta.messages
-    shared = {slug: sorted(str(f) for f in folders) for slug in +unplaced if len(folders := slug_folders(slug)) > 1}
+    shared = {
+        slug: sorted(folders)
+        for slug in +unplaced
+        if len(folders := [str(f) for f in slug_folders(slug)]) > 1 and not outermost(folders)
+    }
     if shared:  # (their folders exist, several of them: not "no such folder")
         signals[NAME_SHARED] = sum(unplaced[slug] for slug in shared)
         signals[NAME_ALONE] -= signals[NAME_SHARED]

@@ -165,14 +165,19 @@ def test_refused_when_the_directory_is_gone(cli_root: Path, tmp_path: Path) -> N
     assert_refused(resume(CHAT), CHAT, f"its directory {project} is gone")
 
 
-def test_refused_when_the_directory_is_not_recorded_and_the_folder_name_is_ambiguous(
+def test_of_folders_whose_names_encode_alike_the_one_its_chat_folder_is_filed_under_is_resumed_in(
     cli_root: Path, tmp_path: Path
 ) -> None:
+    """``chats/<md5 of the folder>`` names one of the folders the transcript folder's slug encodes (review38b H2)."""
     project = tmp_path / "code" / "my-app"
     project.mkdir(parents=True)
     (tmp_path / "code" / "my" / "app").mkdir(parents=True)  # encodes alike: "…-code-my-app"
+    (project / "文档").mkdir()  # so does a folder below it whose name encodes to nothing
     write_chat(cli_root, project, meta_cwd=None)
-    assert_refused(resume(CHAT), CHAT, "not recorded", "meta.json has no cwd")
+    result = resume(CHAT)
+    assert (result.exit_code, result.stdout) == (0, f"cd {project} && cursor-agent --resume {CHAT}\n")
+    write_chat(cli_root, tmp_path / "code" / "my_app", "c-gone", meta_cwd=None)  # the bucket's folder is not there
+    assert_refused(resume("c-gone"), "c-gone", "not recorded", "meta.json has no cwd")
 
 
 def test_refused_when_the_folder_name_decodes_to_a_directory_the_chat_is_not_filed_under(

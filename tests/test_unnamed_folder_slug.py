@@ -1,8 +1,8 @@
 """A cursor-agent chat in a folder whose name has no ASCII letter or digit (``code/支付服务``) is not filed under the
 folder above it: Cursor's slug of such a folder is its parent's (cursor-drift-2026 §9: runs collapsed, ends trimmed),
 so the chat is filed where the files its tools touched say (the outermost such folder holding them all), else under
-the one of the two that is a git repository's root, else under neither (trial17 F5: the parent was a guess, and
-``~/code`` took every transcript-only chat of ``~/code/日本語 プロジェクト``).
+the one of them that is a git repository's root, else under the parent, where such chats nearly always ran
+(review38b H1: leaving them unknown lost the project of every chat run in a project holding a ``文档`` folder).
 
 Before, the walk that decodes a slug skipped a child whose name encodes to nothing and returned the parent as an
 exact match: the chats showed up as the parent's recent sessions (trialI F8). The project's writer also wrote a slug
@@ -54,8 +54,8 @@ def test_a_chat_in_an_unnamed_folder_is_not_filed_under_its_parent(tmp_path: Pat
     write_transcript(transcript_path(cli_root, str(code / "api"), "c-api"), [user_turn("why is the api slow"), assistant_turn("An N+1 query.")])  # fmt: skip
     assert run_deja("index").returncode == 0
     projects = {s["id"]: s["project_dir"] for s in json.loads(run_deja("sessions", "--json").stdout)["sessions"]}
-    assert projects == {"c-zh": str(unnamed), "c-no-files": "", "c-api": str(code / "api")}, projects
-    assert decode_project_slug(encode_project_path(str(code))) is None  # code, or a folder below it: not said
+    assert projects == {"c-zh": str(unnamed), "c-no-files": str(code), "c-api": str(code / "api")}, projects
+    assert decode_project_slug(encode_project_path(str(code))) == code  # code, or a folder below it: code
     assert set(slug_folders(encode_project_path(str(code)))) == {code, unnamed, unnamed / "服务"}
     assert decode_project_slug(encode_project_path(str(code / "api"))) == code / "api"
     (unnamed / "服务" / "api").mkdir()  # the same slug as code/api
@@ -65,10 +65,9 @@ def test_a_chat_in_an_unnamed_folder_is_not_filed_under_its_parent(tmp_path: Pat
 
 
 def test_a_project_holding_an_unnamed_folder_keeps_its_transcript_only_chats(tmp_path: Path, cli_root: Path) -> None:
-    """``app`` is a git repository: a chat that says nothing of its files ran at its root, not in ``app/文档``."""
+    """A chat that says nothing of its files ran at the project's root, not in ``app/文档`` (review38b H1)."""
     app = tmp_path / "code" / "app"
     (app / "文档").mkdir(parents=True)
-    (app / ".git").mkdir()
     (app / "_").mkdir()
     write_transcript(
         transcript_path(cli_root, str(app), "c-app"),

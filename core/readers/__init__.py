@@ -27,6 +27,7 @@ from .projects import SIGNALS, Projects, slug_of
 from .transcripts import (
     decode_project_slug,
     is_subagent,
+    outermost,
     project_slug_of,
     scan_transcripts,
     session_id_of,
@@ -55,6 +56,7 @@ __all__ = [
     "read_ide_database",
     "scan_transcripts",
     "session_id_of",
+    "outermost",
     "slug_folders",
     "slug_of",
     "store_only_chats",

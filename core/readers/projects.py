@@ -54,7 +54,7 @@ from ..record import Record
 from ..regular_files import read_regular, subfolders
 from . import vscdb
 from .code_workspace import workspace_file_folders
-from .transcripts import project_slug_of, scan_transcripts, slug_folders
+from .transcripts import outermost, project_slug_of, scan_transcripts, slug_folders
 
 #: The file in the index folder where a refresh keeps the chats' ``meta.json`` cwds (``chat_cwds``).
 CWD_CACHE = "chat-cwds"
@@ -154,14 +154,19 @@ def cli_folder(
 
 
 def slug_folder(folders: list[str], touched: Iterable[str], said: Iterable[str] = ()) -> str:
-    """Of the existing ``folders`` one transcript folder's slug encodes, the one its chat ran in: the only one; else
-    the one holding most of the absolute paths the chat's tools touched (``touched``) and its messages name
-    (``said``), each counted for the innermost folder holding it; else the only one that is a git repository's
-    root; else "" (several folders, nothing to tell them apart: left unknown rather than guessed, trial17 F5).
+    """Of the existing ``folders`` one transcript folder's slug encodes, the one its chat ran in: the only one; of a
+    folder and folders below it whose names encode to nothing (``文档``), the only git repository's root among them,
+    else the folder above (``transcripts.outermost``); of several side by side (``my-app``, ``my_app``), the one holding
+    most of the absolute paths the chat's tools touched (``touched``) and its messages name (``said``), each counted
+    for the innermost folder holding it, else the only git repository's root, else "" (nothing tells them apart:
+    left unknown rather than guessed, trial17 F5).
 
-    ``touched`` and ``said`` are read only when there are several."""
+    ``touched`` and ``said`` are read only for folders side by side."""
     if len(folders) < 2:
         return folders[0] if folders else ""
+    repositories = [folder for folder in folders if os.path.exists(os.path.join(folder, ".git"))]
+    if top := outermost(folders):
+        return repositories[0] if len(repositories) == 1 else top
     keys = {key: folder for folder in folders if (key := _folder_key(folder))}
     votes: Counter[str] = Counter()
     for path in touched:
@@ -176,7 +181,6 @@ def slug_folder(folders: list[str], touched: Iterable[str], said: Iterable[str] 
     (first, most), *rest = votes.most_common(2) or [("", 0)]
     if most and not (rest and rest[0][1] == most):
         return first
-    repositories = [folder for folder in folders if os.path.exists(os.path.join(folder, ".git"))]
     return repositories[0] if len(repositories) == 1 else ""
 
 
@@ -301,13 +305,14 @@ class Projects:
         return found.apply(session) if found.folder else session
 
     def shared_folders(self, session: Session) -> list[str]:
-        """The folders on disk that the slug of ``session``'s transcript folder encodes, when several do; else []."""
+        """The folders on disk that the slug of ``session``'s transcript folder encodes, when several side by side do
+        (``transcripts.outermost``); else []."""
         if session.source == "cursor-cli":
             slug = project_slug_of(Path(session.origin)) if session.origin else ""
         else:
             slug = self._transcript_slugs.get(session.id, "")
         folders = self.disk_folders(slug) if slug else []
-        return folders if len(folders) > 1 else []
+        return folders if len(folders) > 1 and not outermost(folders) else []
 
     def _header_folder(self, workspace_id: str, header_dir: str, touched: Callable[[], Iterable[str]]) -> str | None:
         """The header's URI, else its workspace's folder; None for a window that had no folder."""

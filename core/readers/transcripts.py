@@ -337,10 +337,22 @@ def _encoded(name: str) -> str:
 
 
 def decode_project_slug(slug: str) -> Path | None:
-    """The one existing directory whose path Cursor encoded as ``slug``; None when none is, or several
-    (``slug_folders``)."""
-    found = slug_folders(slug)
-    return found[0] if len(found) == 1 else None
+    """The one existing directory whose path Cursor encoded as ``slug``, or the one the others lie below
+    (``outermost``); None when none is, or several side by side (``slug_folders``)."""
+    top = outermost([str(folder) for folder in slug_folders(slug)])
+    return Path(top) if top else None
+
+
+def outermost(folders: list[str]) -> str:
+    """Of the folders one slug encodes, the one every other lies below; "" when there is none, or several side by
+    side (``my-app`` and ``my_app``). Below a folder lie only the folders of its slug whose names encode to nothing
+    (``文档``): a chat nearly always ran in the project's root (one whose own files say the unnamed folder is placed
+    there first: ``projects.unnamed_folder``; review38b H1)."""
+    if not folders:
+        return ""
+    top = min(folders, key=len)
+    inside = top.rstrip("/") + "/"
+    return top if all(folder == top or folder.startswith(inside) for folder in folders) else ""
 
 
 def slug_folders(slug: str) -> list[Path]:
