@@ -303,6 +303,9 @@ ECHO_CHARS = 80
 #: ...and of a folder or a file's path (a project may be one): Windows' ``MAX_PATH``, longer than nearly any real
 #: path (one of 95 characters is common, and cut at 80 it lost the file's name), a few lines at most.
 PATH_CHARS = 260
+#: ...and of a value an answer's JSON field gives back whole (``query``, ``error``, ``path``): a question or a
+#: traceback a person pastes stays whole, a megabyte pasted by mistake does not (review38b M2: 80 cut questions).
+FIELD_CHARS = 4096
 
 
 def echoed(value: str, limit: int = ECHO_CHARS) -> str:
@@ -314,6 +317,13 @@ def echoed(value: str, limit: int = ECHO_CHARS) -> str:
         return value
     one_line = " ".join(value.split())
     return one_line if len(one_line) <= limit else one_line[: limit - 1].rstrip() + "…"
+
+
+def repeated(value: str) -> str:
+    """``value`` as an answer's field gives it back: a secret in it as the index holds it (``as_indexed``), its lines
+    as given, and past ``FIELD_CHARS`` characters its head with "…" (``echoed`` is for a message's line)."""
+    value = as_indexed(value)
+    return value if len(value) <= FIELD_CHARS else value[: FIELD_CHARS - 1] + "…"
 
 
 #: A secret shorter than this, found in what a person typed, is not looked for in deja's answers: replaced

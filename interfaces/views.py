@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.redaction import echoed
+from ..core.redaction import echoed, repeated
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
 if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a search's text page needs only its methods)
@@ -65,7 +65,7 @@ def show_json(meta: SessionMeta, messages: list[Message], offset: int = 0, total
 
 def search_json(result: SearchResult) -> dict[str, Any]:
     return {
-        "query": echoed(result.query),
+        "query": repeated(result.query),
         "total": result.total,
         "notice": result.notice,
         "hits": [

@@ -13,7 +13,7 @@ from ..core.failures import NOT_RERUN, Step, bare_retry, before_rerun
 from ..core.index import SessionMeta
 from ..core.keys import seen_from
 from ..core.readers.ai_tracking import Attribution
-from ..core.redaction import PATH_CHARS, echoed
+from ..core.redaction import PATH_CHARS, echoed, repeated
 from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
 from .views import KEPT_ELSEWHERE, iso, lines_within, session_json, when
 
@@ -61,7 +61,7 @@ def attribution_json(found: Attribution, session: SessionMeta | None) -> dict[st
 
 def blame_json(blame: Blame) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "path": echoed(blame.path, PATH_CHARS),
+        "path": repeated(blame.path),
         "edits": [edit_json(e) for e in blame.edits],
         "discussed": [session_json(m) for m in blame.discussed],
     }
@@ -125,7 +125,7 @@ def blame_text(blame: Blame) -> str:
 
 def files_json(query: str, uses: list[FileUse]) -> dict[str, Any]:
     return {
-        "query": echoed(query),
+        "query": repeated(query),
         "files": [
             {"path": u.path, "edits": u.edits, "reads": u.reads, "sessions": u.sessions, "last": iso(u.last)}
             for u in uses
@@ -155,7 +155,7 @@ def step_json(step: Step) -> dict[str, Any]:
 def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
     fixes = history.fixes
     return {
-        "error": echoed(error, ERROR_CHARS),
+        "error": repeated(error),
         "sessions": history.sessions,
         "occurrences": [
             {
@@ -233,7 +233,7 @@ def _mentions_text(history: ErrorHistory) -> str:
 
 def how_json(words: str, runs: list[Invocation]) -> dict[str, Any]:
     return {
-        "query": echoed(words),
+        "query": repeated(words),
         "invocations": [
             {
                 "command": r.command,

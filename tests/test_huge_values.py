@@ -32,6 +32,8 @@ ARGUMENT = START + "p" * 100_000
 MOST_BYTES = 600
 #: ...or 260 of a path's or a project's (``redaction.PATH_CHARS``).
 PATH_BYTES = 1000
+#: ...and an answer whose JSON gives the value back (``query``, ``error``, ``path``): cut at 4,096 characters.
+FIELD_BYTES = 5000
 
 
 @pytest.fixture
@@ -79,17 +81,17 @@ def test_an_mcp_tool_names_a_huge_value_by_its_start(
 @pytest.mark.parametrize(
     ("name", "arguments", "says", "most"),
     [
-        ("work", {"mode": "how", "query": HUGE}, "no command with 'blobstart", MOST_BYTES),
-        ("work", {"mode": "files", "query": HUGE}, "no session about 'blobstart", MOST_BYTES),
-        ("work", {"mode": "blame", "query": HUGE}, "no session edited ", PATH_BYTES),
-        ("search", {"query": HUGE}, 'No session matches "blobstart', MOST_BYTES),
+        ("work", {"mode": "how", "query": HUGE}, "no command with 'blobstart", FIELD_BYTES),
+        ("work", {"mode": "files", "query": HUGE}, "no session about 'blobstart", FIELD_BYTES),
+        ("work", {"mode": "blame", "query": HUGE}, "no session edited ", FIELD_BYTES),
+        ("search", {"query": HUGE}, 'No session matches "blobstart', FIELD_BYTES),
     ],
 )
 def test_an_mcp_answer_says_why_it_found_nothing_and_its_data_cuts_the_value(
     indexed: Path, name: str, arguments: dict[str, Any], says: str, most: int
 ) -> None:
     """The text says what was looked for, not only "(cut to fit; ask a narrower question)"; the structured answer's
-    ``query`` (``blame``'s ``path``) is the value cut as the text cuts it."""
+    ``query`` (``blame``'s ``path``) gives back the value's first 4,096 characters."""
     text, sent = _said(name, arguments)
     assert len(sent) < most, sent[:300]
     assert text.startswith(says) and START in text and "cut to fit" not in text, text
@@ -105,15 +107,15 @@ def test_an_mcp_answer_says_why_it_found_nothing_and_its_data_cuts_the_value(
         (("resume", ARGUMENT), 1, MOST_BYTES),
         (("ctx", ARGUMENT), 1, MOST_BYTES),
         (("how", ARGUMENT), 0, MOST_BYTES),
-        (("how", ARGUMENT, "--json"), 0, MOST_BYTES),
+        (("how", ARGUMENT, "--json"), 0, FIELD_BYTES),
         (("blame", ARGUMENT), 0, PATH_BYTES),
         (("files", ARGUMENT), 0, MOST_BYTES),
-        (("files", ARGUMENT, "--json"), 0, MOST_BYTES),
+        (("files", ARGUMENT, "--json"), 0, FIELD_BYTES),
         (("wip", ARGUMENT), 1, PATH_BYTES),
-        (("search", ARGUMENT, "--json"), 0, MOST_BYTES),
+        (("search", ARGUMENT, "--json"), 0, FIELD_BYTES),
         (("search", "pool", "--project", ARGUMENT), 0, PATH_BYTES),
         (("search", "pool", "--since", ARGUMENT), 2, MOST_BYTES),
-        (("fix", ARGUMENT, "--json"), 0, MOST_BYTES),
+        (("fix", ARGUMENT, "--json"), 0, FIELD_BYTES),
     ],
 )
 def test_a_command_names_a_huge_value_by_its_start(indexed: Path, args: tuple[str, ...], code: int, most: int) -> None:
@@ -122,3 +124,12 @@ def test_a_command_names_a_huge_value_by_its_start(indexed: Path, args: tuple[st
     assert done.returncode == code, said[:300]
     assert len(said.encode()) < most, said[:300]
     assert START in said and "p…" in said, said
+
+
+def test_a_json_field_gives_back_a_question_or_a_traceback_as_typed(indexed: Path) -> None:
+    """A question of 85 characters, an error of three lines: what a person types or pastes comes back whole (only
+    a megabyte pasted by mistake is cut; review38b M2)."""
+    question = "why does the checkout service time out when the payment gateway returns a 502 error again"
+    assert json.loads(run_deja("search", question, "--json", cwd=indexed).stdout)["query"] == question
+    error = "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nKeyError: 'tier'"
+    assert json.loads(run_deja("fix", error, "--json", cwd=indexed).stdout)["error"] == error
