@@ -26,6 +26,8 @@ SEEN_CONVERSATIONS = 300
 SEEN_BYTES = 64 << 10
 #: The line in a conversation's seen-set saying it was given the session-start block.
 STARTED = "started"
+#: The line in a conversation's seen-set saying a prompt was asked in it: the next ones are in its middle.
+ASKED = "asked"
 #: A conversation whose first event is a tool call this soon after a Task began in its project is that Task's subagent.
 TASK_SECONDS = 600
 TOOL_EVENTS = frozenset({"pretooluse", "posttooluse", "posttoolusefailure"})
