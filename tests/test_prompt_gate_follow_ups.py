@@ -10,11 +10,12 @@ silent.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import hook_prompt, index_cli_root, last_hook_decision
+from harness import hook_prompt, index_cli_root, last_hook_decision, run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.hooks.prompt import is_follow_up
@@ -81,6 +82,16 @@ def test_a_follow_up_in_a_conversation_recalls_nothing_and_the_log_says_why(
 @pytest.mark.parametrize(("follow_up", "chat"), FOLLOW_UPS.items())
 def test_the_same_words_opening_a_conversation_are_searched(shop: dict[str, str], follow_up: str, chat: str) -> None:
     assert f"deja show {chat}" in hook_prompt(shop, follow_up, PROJECT, "c-opening")
+
+
+def test_a_follow_up_after_a_compaction_still_recalls_nothing(shop: dict[str, str]) -> None:
+    """A compaction forgets what the conversation was shown, not that it is under way."""
+    hook_prompt(shop, FIRST, PROJECT, "c-mid")
+    compacted = {"conversation_id": "c-mid", "hook_event_name": "preCompact", "cursor_version": "2.4.21"}
+    ran = run_deja("hook-session-end", env=shop, input=json.dumps({**compacted, "workspace_roots": [PROJECT]}))
+    assert ran.returncode == 0 and ran.stdout == ""
+    assert hook_prompt(shop, "and the tests?", PROJECT, "c-mid") == ""
+    assert last_hook_decision(shop)["why"] == "a follow-up in this conversation asks of it, not of the history"
 
 
 def test_a_short_question_of_its_own_in_a_conversation_is_still_answered(shop: dict[str, str]) -> None:
