@@ -26,6 +26,8 @@ SEEN_CONVERSATIONS = 300
 SEEN_BYTES = 64 << 10
 #: The line in a conversation's seen-set saying it was given the session-start block.
 STARTED = "started"
+#: The line in a conversation's seen-set saying a prompt was asked in it: the next ones are in its middle.
+ASKED = "asked"
 #: A conversation whose first event is a tool call this soon after a Task began in its project is that Task's subagent.
 TASK_SECONDS = 600
 TOOL_EVENTS = frozenset({"pretooluse", "posttooluse", "posttoolusefailure"})
@@ -497,17 +499,21 @@ class HookCall:
             self.notes.append(f"cannot record what was shown: {exc}")
 
     def forget(self) -> None:
-        """Drop what this conversation was shown: after a compaction the model no longer has it.
+        """Drop what this conversation was shown: after a compaction the model no longer has it. That it asked a
+        prompt stays: a follow-up after the compaction still follows up on it.
 
         A subagent's compaction drops nothing: the seen-set it shares is its parent's, whose context still holds
         every block (trial18 F14: the parent was given the same recall and the session-start block again)."""
         if self.state_id() != self._conversation:
             self.notes.append(f"kept what {self.state_id()} was shown: only this subagent compacted")
             return
+        asked = ASKED in self.seen()
         path = self._seen_path()
         if path is not None:
             remove(path)
         self._seen = None
+        if asked:  # the conversation goes on: its next prompts are still in its middle
+            self.remember([ASKED])
 
 
 def _write_small(path: str, text: str) -> None:

@@ -14,7 +14,7 @@ from ..core.dates import MONTHS, split_dates
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import STOPWORDS, letter_runs, terms
-from .call import FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
+from .call import ASKED, FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
 from .describe import heading, outcome, project_label, says_the_same
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -142,6 +142,12 @@ REPLY_WORDS = frozenset(
         "too",
     ]
 )
+#: How a follow-up inside a conversation begins: "and the tests?", "what about the cache?", "do the same for the gift
+#: card". With a few words of its own after it, such a prompt asks of the conversation, not of the history: "and the
+#: tests?" once held "100% of what the prompt asks" in three unrelated sessions that say "tests" (trial18 F15).
+FOLLOW_UP_OPENINGS = (("and",), ("also",), ("what", "about"), ("how", "about"), ("same", "for"), ("do", "the", "same"))
+#: A follow-up has at most this many words of its own (neither stopwords, reply words nor single letters).
+FOLLOW_UP_WORDS = 3
 #: What joins a name's letters (``_words``), and what marks one as an identifier besides a digit (``_identifier``).
 _NAME_JOINERS = "_./:#-"
 #: Every ASCII character that cannot be in a word of ``_words``, as a space.
@@ -320,6 +326,18 @@ def is_reply(prompt: str) -> bool:
     return all(len(word) == 1 or word in REPLY_WORDS or word in STOPWORDS for word in words)
 
 
+def is_follow_up(prompt: str) -> bool:
+    """Whether ``prompt`` is a short follow-up to this conversation ("and the tests?", "what about the cache?"): it
+    begins as one (FOLLOW_UP_OPENINGS), has at most FOLLOW_UP_WORDS words of its own and names no identifier
+    ("what about fetchUserProfile?" names something the history may hold)."""
+    words = letter_runs(prompt.lower().replace("'", ""))
+    opening = next((o for o in FOLLOW_UP_OPENINGS if tuple(words[: len(o)]) == o), ())
+    if not opening:
+        return False
+    own = [w for w in words[len(opening) :] if len(w) > 1 and w not in REPLY_WORDS and w not in STOPWORDS]
+    return len(own) <= FOLLOW_UP_WORDS and not any(_identifier(word) for _, word in _words(prompt))
+
+
 def time_terms(prompt: str) -> set[str]:
     """The terms of the dates ``prompt`` names (``19 August, 2023``, ``in October``, ``2023``): search matches a date
     against when sessions happened, so a session does not hold less of the prompt for lacking the words."""
@@ -392,10 +410,12 @@ def recall_for(
     room: int = frame_room(BUDGET, HEADER),
     here: str = "",
     finding: bool = False,
+    opening: bool = False,
 ) -> Recall:
     """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together; ``here``: the asking project's
     folder, so another project's sessions are named apart from it (:func:`project_label`); ``finding``: each
-    session's conclusion follows its turn (a Task asks what past work found, not how it began). A secret in the
+    session's conclusion follows its turn (a Task asks what past work found, not how it began); ``opening``: the
+    prompt opens its conversation, so it follows up on nothing (:func:`is_follow_up`). A secret in the
     prompt is no word of it: no session holds it (``redaction.without_secrets``)."""
     from ..core.redaction import without_secrets
 
@@ -405,6 +425,8 @@ def recall_for(
         return Recall(why="nothing searchable in it")
     if is_reply(prompt):
         return Recall(why="a reply to this conversation asks nothing of the history")
+    if not opening and is_follow_up(prompt):
+        return Recall(why="a follow-up in this conversation asks of it, not of the history")
     gate = GATES[mode]
     result = search(
         index,
@@ -523,7 +545,12 @@ def before_prompt(call: HookCall) -> str:
     index = call.index()
     if index is None:
         return call.silent("no index to read")
-    recall = recall_for(index, prompt, call.mode, call.conversation_ids, call.seen(), here=call.project_dir)
+    opening = ASKED not in call.seen()  # (a conversation deja has no state for: its first prompt, as far as it knows)
+    if opening:
+        call.remember([ASKED])
+    recall = recall_for(
+        index, prompt, call.mode, call.conversation_ids, call.seen(), here=call.project_dir, opening=opening
+    )
     if not recall.lines:
         return call.silent(recall.why)
     call.notes.append(f"recalled {recall.why}")

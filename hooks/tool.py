@@ -241,6 +241,7 @@ def _task(call: HookCall, text: str) -> str:
         room=frame_room(BUDGET, TASK_HEADER),
         here=call.project_dir,
         finding=True,
+        opening=True,  # (a Task's description and prompt are the agent's, written whole: they follow up on nothing)
     )
     if not recall.lines:
         return call.silent(recall.why)

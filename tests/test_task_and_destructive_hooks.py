@@ -99,3 +99,9 @@ def test_common_destructive_commands_are_marked(fake_home: Path) -> None:
         said = _before(project, "Shell", {"command": command})
         assert f"`{command}` ran 1 time" in said, said
         assert (DESTRUCTIVE_NOTE in said) == (command in COMMON_DESTRUCTIVE), (command, said)
+
+
+def test_a_task_worded_like_a_follow_up_is_still_searched(fake_home: Path) -> None:
+    """A Task's text is the agent's, whole: "and the flaky auth test" follows up on no prompt of the user's."""
+    said = _before(_history(fake_home), "Task", {"description": "and the flaky auth test", "prompt": ""})
+    assert "`deja show c-flaky`" in said, said
