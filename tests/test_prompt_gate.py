@@ -228,3 +228,11 @@ def test_a_pasted_log_recalls_the_session_that_met_its_error(infra: dict[str, st
 )
 def test_a_prompt_that_holds_no_log_with_an_error_is_asked_as_written(prompt: str) -> None:
     assert _what_a_log_says(prompt) == prompt
+
+
+def test_a_pasted_log_whose_error_no_session_met_recalls_nothing(infra: dict[str, str]) -> None:
+    """Cut to its error lines and the person's, a log about another failure is judged on those and stays out."""
+    log = _ci_log(5, 5).replace("terraform apply", "the deploy job").split("\n")
+    log[6:8] = ["2026-12-04T10:25:00.000Z ERROR Error: ENOSPC: no space left on device, write", "npm ERR! code ENOSPC"]
+    assert _prompt(infra, "\n".join(log)) == ""
+    assert str(last_hook_decision(infra)["why"]).startswith("no match was strong enough for recall=safe")
