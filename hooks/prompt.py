@@ -152,6 +152,10 @@ FOLLOW_UP_WORDS = 3
 _NAME_JOINERS = "_./:#-"
 #: Every ASCII character that cannot be in a word of ``_words``, as a space.
 _NOT_IN_WORD = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c not in _NAME_JOINERS})
+#: A prompt of at least this many lines, more than half of them a log's, is a pasted log (``_what_a_log_says``).
+LOG_LINES = 4
+#: The levels a log line begins with (after its time, if any).
+LOG_LEVELS = frozenset(["trace", "debug", "info", "notice", "warn", "warning", "error", "err", "fatal", "critical"])
 
 # A hook loads no ``re`` (about 3 ms with what it imports): the prompt's own patterns are matched with ``str``'s
 # methods, each finding exactly what the pattern in its docstring finds (tests/test_prompt_scan.py).
@@ -167,6 +171,40 @@ def _without_frames(prompt: str) -> str:
         kept += [prompt[at:start], " "]
         at = end + len(FRAME_CLOSE)
     return "".join(kept) + prompt[at:]
+
+
+def _log_prefix(line: str) -> int:
+    """How many of ``line``'s first words are a log's time (a word of 4 digits or more: ``2026-12-04T10:24:56Z``,
+    ``[10:24:56.120]``) or level (``INFO``, ``[error]``)."""
+    words = line.split(maxsplit=2)
+    count = 0
+    for word in words[:2]:
+        bare = word.strip("[]()<>:|,")
+        if sum(c.isdigit() for c in bare) >= 4 or bare.lower() in LOG_LEVELS:
+            count += 1
+        else:
+            break
+    return count
+
+
+def _what_a_log_says(prompt: str) -> str:
+    """What a pasted log in ``prompt`` asks: its error lines without their time and level, and the person's own
+    lines around it (``prompt`` as it is when it holds no log with an error). A log's job ids, times and durations
+    are no words of the question: each counted in what the prompt asks, and a number no session holds three times
+    over, an 11-line CI log held 3% in the session that met and fixed its error (trial18 F1)."""
+    lines = [line.strip() for line in prompt.splitlines() if line.strip()]
+    if len(lines) < LOG_LINES:
+        return prompt
+    from ..core.errors import is_error_line, is_summary
+
+    prefixes = [_log_prefix(line) for line in lines]
+    errors = [is_error_line(line) and not is_summary(line) for line in lines]
+    if 2 * sum(map(bool, prefixes)) <= len(lines) or not any(errors):
+        return prompt
+    kept = [
+        line.split(maxsplit=n)[-1] for line, n, error in zip(lines, prefixes, errors, strict=True) if error or not n
+    ]
+    return "\n".join(kept)
 
 
 def _identifier(word: str) -> bool:
@@ -419,7 +457,7 @@ def recall_for(
     prompt is no word of it: no session holds it (``redaction.without_secrets``)."""
     from ..core.redaction import without_secrets
 
-    prompt = without_secrets(prompt)
+    prompt = _what_a_log_says(without_secrets(prompt))
     words, _ = query_terms(prompt)
     if not words:
         return Recall(why="nothing searchable in it")
@@ -539,7 +577,8 @@ def _finding(index: Index, hit: Hit, answers: list[str]) -> list[str]:
 def before_prompt(call: HookCall) -> str:
     if call.mode == "off":
         return call.silent("recall is off")
-    prompt = _without_frames(call.text("prompt")).strip()[:4000]
+    # (a long log's error lines are kept before the cut: a 26 KB CI log's were past it)
+    prompt = _what_a_log_says(_without_frames(call.text("prompt"))).strip()[:4000]
     if not prompt:
         return call.silent("the prompt is empty")
     index = call.index()

@@ -14,7 +14,7 @@ from harness import hook_prompt, index_cli_root, last_hook_decision
 
 from deja.core.search import Hit, SearchResult
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
-from deja.hooks.prompt import GATES, Asked, confident, time_terms
+from deja.hooks.prompt import GATES, Asked, _what_a_log_says, confident, time_terms
 
 IDF = {"bounc": 4.0, "contain": 3.0, "empti": 3.0, "local": 2.5, "databas": 2.5}
 PROMPT = "bounc contain empti local databas"
@@ -169,3 +169,70 @@ def test_a_session_scoring_close_to_a_first_that_passed_is_shown_beside_it(shop:
     given = _prompt(shop, "the CI test job fails with connection refused to postgres, what fixed it?")
     assert "deja show c-ci-refused " in given.replace("`", " ") and "deja show c-ci-refused-again" in given
     assert "of the first session's score" in str(last_hook_decision(shop)["notes"])
+
+
+# --- a pasted log -------------------------------------------------------------------------------------------
+
+#: A session that met a CI failure and fixed it, beside the chats above.
+STATE_LOCK = (
+    "c-state-lock",
+    "terraform apply fails: Error acquiring the state lock, ConditionalCheckFailedException",
+    "A crashed CI run held the DynamoDB lock; force-unlock with its id, then apply succeeded.",
+)
+
+
+def _ci_log(before: int, after: int) -> str:
+    """A person's line, then a service log of ``before`` job lines, terraform's two error lines and ``after`` more:
+    every job line with its own time, id and duration (trial18 F1)."""
+    jobs = [
+        f"2026-12-04T10:{i // 60 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z INFO worker-{i % 8} processed job "
+        f"id={329920128 + i * 7919} in {100 + i * 37 % 800}ms queue=default"
+        for i in range(before + after)
+    ]
+    errors = [
+        "2026-12-04T10:25:00.000Z ERROR Error: Error acquiring the state lock",
+        "ConditionalCheckFailedException: The conditional request failed",
+    ]
+    return "\n".join(["terraform apply in CI keeps failing, here is the log:", *jobs[:before], *errors, *jobs[before:]])
+
+
+@pytest.fixture
+def infra(tmp_path: Path) -> dict[str, str]:
+    cli_root = tmp_path / "cursor-agent"
+    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    for i, (chat, asked, answered) in enumerate([*CHATS, STATE_LOCK]):
+        records = [user_turn(asked, start + timedelta(days=i)), assistant_turn(answered)]
+        write_transcript(transcript_path(cli_root, PROJECT, chat), records)
+    return index_cli_root(tmp_path, cli_root)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"), [(5, 5), (150, 5)], ids=["11 lines", "14 KB, its error past 4000 characters"]
+)
+def test_a_pasted_log_recalls_the_session_that_met_its_error(infra: dict[str, str], before: int, after: int) -> None:
+    """Its ids, times and durations are no words of what the prompt asks: its error lines and the person's are."""
+    given = _prompt(infra, _ci_log(before, after))
+    assert "deja show c-state-lock" in given and "force-unlock" in given
+    assert str(last_hook_decision(infra)["notes"]).startswith("recalled c-state-: ")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "1. fix the cache error\n2. add a test for it\n3. run pytest\n4. commit it",
+        "the worker logs\n2026-12-04 INFO started\n2026-12-04 INFO processed 3 jobs\n2026-12-04 INFO stopped",
+        'why does this fail?\nTraceback (most recent call last):\n  File "a.py", line 1\nValueError: bad\nhelp',
+    ],
+    ids=["a numbered list", "a log without an error", "a traceback"],
+)
+def test_a_prompt_that_holds_no_log_with_an_error_is_asked_as_written(prompt: str) -> None:
+    assert _what_a_log_says(prompt) == prompt
+
+
+def test_a_pasted_log_whose_error_no_session_met_recalls_nothing(infra: dict[str, str]) -> None:
+    """Cut to its error lines and the person's, a log about another failure is judged on those and stays out."""
+    log = _ci_log(5, 5).replace("terraform apply", "the deploy job").split("\n")
+    log[6:8] = ["2026-12-04T10:25:00.000Z ERROR Error: ENOSPC: no space left on device, write", "npm ERR! code ENOSPC"]
+    assert _prompt(infra, "\n".join(log)) == ""
+    assert str(last_hook_decision(infra)["why"]).startswith("no match was strong enough for recall=safe")
