@@ -168,13 +168,7 @@ def slug_folder(folders: list[str], touched: Iterable[str], said: Iterable[str] 
     if top := outermost(folders):
         return repositories[0] if len(repositories) == 1 else top
     keys = {key: folder for folder in folders if (key := _folder_key(folder))}
-    votes: Counter[str] = Counter()
-    for path in touched:
-        key = _folder_key(path)
-        while key and key not in keys:  # up one folder at a time: the innermost is met first
-            key = key.rpartition("/")[0]
-        if key:
-            votes[keys[key]] += 1
+    votes = _votes(keys, touched)
     named = re.compile("|".join(re.escape(key) for key in sorted(keys, key=len, reverse=True)) + r"(?=[/\s\"'`)]|$)")
     for text in said:
         votes.update(keys[match] for match in named.findall(text))
@@ -500,6 +494,12 @@ class Projects:
 def _innermost_votes(folders_by_key: dict[str, str], touched: Iterable[str]) -> str:
     """Of ``folders_by_key`` (folders by their spelling key), the one holding most of ``touched``, the innermost where
     folders nest; "" when none holds any."""
+    votes = _votes(folders_by_key, touched)
+    return max(votes, key=lambda f: (votes[f], len(f), f)) if votes else ""
+
+
+def _votes(folders_by_key: dict[str, str], touched: Iterable[str]) -> Counter[str]:
+    """How many of the paths ``touched`` each of ``folders_by_key`` holds, each path counted for the innermost."""
     votes: Counter[str] = Counter()
     for path in touched:
         key = _folder_key(path)
@@ -507,7 +507,7 @@ def _innermost_votes(folders_by_key: dict[str, str], touched: Iterable[str]) -> 
             key = key.rpartition("/")[0]
         if key:
             votes[folders_by_key[key]] += 1
-    return max(votes, key=lambda f: (votes[f], len(f), f)) if votes else ""
+    return votes
 
 
 # --- slugs and folder spellings ---------------------------------------------
