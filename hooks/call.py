@@ -492,7 +492,8 @@ class HookCall:
                 with open(path, encoding="utf-8") as f:
                     lines = f.read().splitlines()
                 kept = lines[len(lines) // 2 :]
-                kept = [STARTED, *kept] if STARTED in lines and STARTED not in kept else kept
+                # (what the conversation is, not what it was shown: the block given, a prompt asked, stay)
+                kept = [mark for mark in (STARTED, ASKED) if mark in lines and mark not in kept] + kept
                 with open_private(path, "w", encoding="utf-8") as f:
                     f.write("\n".join(kept) + "\n")
         except OSError as exc:

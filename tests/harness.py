@@ -252,11 +252,13 @@ def hook_prompt(env: dict[str, str], prompt: str, project: str, conversation: st
     return json.loads(done.stdout)["additional_context"] if done.stdout.strip() else ""
 
 
-def last_hook_decision(env: dict[str, str]) -> dict[str, object]:
-    """The last decision ``deja hooks log`` recorded."""
+def last_hook_decision(env: dict[str, str], command: str = "") -> dict[str, object]:
+    """The last decision ``deja hooks log`` recorded (of ``command``, ``hook-prompt`` say, when given: an ingest a
+    session-end hook started in the background logs when it is done, which may be after a later hook)."""
     done = run_deja("hooks", "log", "--json", env=env)
     assert done.returncode == 0, done.stderr
-    decision: dict[str, object] = json.loads(done.stdout)["decisions"][-1]
+    decisions = json.loads(done.stdout)["decisions"]
+    decision: dict[str, object] = [d for d in decisions if not command or d["command"] == command][-1]
     return decision
 
 

@@ -91,7 +91,8 @@ def test_a_follow_up_after_a_compaction_still_recalls_nothing(shop: dict[str, st
     ran = run_deja("hook-session-end", env=shop, input=json.dumps({**compacted, "workspace_roots": [PROJECT]}))
     assert ran.returncode == 0 and ran.stdout == ""
     assert hook_prompt(shop, "and the tests?", PROJECT, "c-mid") == ""
-    assert last_hook_decision(shop)["why"] == "a follow-up in this conversation asks of it, not of the history"
+    why = last_hook_decision(shop, "hook-prompt")["why"]
+    assert why == "a follow-up in this conversation asks of it, not of the history"
 
 
 def test_a_short_question_of_its_own_in_a_conversation_is_still_answered(shop: dict[str, str]) -> None:
@@ -115,3 +116,16 @@ def test_a_short_question_of_its_own_in_a_conversation_is_still_answered(shop: d
 )
 def test_a_follow_up_opens_as_one_with_few_words_of_its_own_and_no_identifier(prompt: str, follow_up: bool) -> None:
     assert is_follow_up(prompt) is follow_up
+
+
+def test_a_follow_up_in_a_long_conversation_still_recalls_nothing(shop: dict[str, str]) -> None:
+    """What a conversation was shown is kept to its newest 64 KiB; that it asked a prompt is kept with them, as that
+    it was given the session-start block is."""
+    hook_prompt(shop, FIRST, PROJECT, "c-long")
+    (seen,) = (Path(shop["DEJA_HOME"]) / "hooks" / "seen").iterdir()
+    with seen.open("a") as shown:  # what a long conversation was shown, as the hook keeps it: one key a line
+        shown.writelines(f"shown-{i:06d}\n" for i in range(8000))
+    assert "deja show c-redis-cache" in hook_prompt(shop, "why does the cache go stale?", PROJECT, "c-long")
+    assert seen.stat().st_size < 64 << 10  # (trimmed by what that prompt showed)
+    assert hook_prompt(shop, "and the tests?", PROJECT, "c-long") == ""
+    assert last_hook_decision(shop)["why"] == "a follow-up in this conversation asks of it, not of the history"
