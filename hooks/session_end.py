@@ -174,7 +174,7 @@ def _found_nowhere(home: Path, ids: set[str], transcript: object) -> str:
     Cursor named is not there, and the index never read any of it (a cursor-agent that writes its files elsewhere,
     or later); else "" (a chat read before, unchanged since). The log said "ingested …: 0 added" (trial18 F16)."""
     from ..core.bookkeeping import Bookkeeping
-    from ..core.folders import cli_roots
+    from ..core.folders import cli_roots, ide_user_root
     from ..core.index import IndexUnreadable, index_dir, read_manifest
 
     if isinstance(transcript, str) and os.path.lexists(transcript):
@@ -187,7 +187,10 @@ def _found_nowhere(home: Path, ids: set[str], transcript: object) -> str:
     except IndexUnreadable:  # (what the index holds is unknown: say what the refresh said)
         return ""
     roots = ", ".join(cli_roots())
-    return f"no transcript or chat store of it found (looked under {roots}: projects/*/agent-transcripts, chats/)"
+    return (
+        f"no transcript or chat store of it found (looked under {roots}: projects/*/agent-transcripts, chats/), "
+        f"nor an editor chat in {os.path.join(ide_user_root(), 'globalStorage', 'state.vscdb')}"
+    )
 
 
 def _ingest_later(payload: dict) -> int | None:

@@ -817,7 +817,9 @@ def test_session_end_for_a_chat_found_nowhere_says_nothing_of_it_was_found(index
     payload = cursor("sessionEnd", chat, indexed.api, transcript_path=str(transcript), reason="completed")
     assert indexed.run("hook-session-end", payload).stdout == ""
     wait_for_log(indexed, f"not ingested {chat}: no transcript or chat store of it found (looked under ")
-    assert f"{indexed.history.cli_root}: projects/*/agent-transcripts, chats/)" in indexed.log()
+    assert f"{indexed.history.cli_root}: projects/*/agent-transcripts, chats/), nor an editor chat in " in indexed.log()
+    editor_database = indexed.history.ide_root / "globalStorage" / "state.vscdb"  # (where an editor chat would be)
+    assert f"{editor_database}\n" in indexed.log()
     assert f"ingested {chat}: 0 added" not in indexed.log()
 
 
