@@ -590,32 +590,20 @@ def phrases(query: str) -> tuple[list[str], str]:
     no pattern for it).
 
     A quote left open (``"deploy ssh``) starts no phrase: the words after it are searched as words, rather than
-    the query losing them all. In a query of several lines, which may be a paste (a log, a traceback), a quoted
-    single word is its text, not a phrase typed to narrow a search: a traceback's ``File "/Users/me/app.py"`` is the
-    path on the machine it was pasted from, which held only the sessions that named that path, not the one where CI
-    met the same error; a quoted title of several words stays a phrase (a question typed after a line of its own,
-    review38b M1).
+    the query losing them all. A query of several lines is a paste (a log, a traceback), whose quotes are its text,
+    not phrases typed to narrow a search: a traceback's ``File "/Users/me/app.py"`` is the path on the machine it
+    was pasted from, which held only the sessions that named that path, not the one where CI met the same error.
     """
-    if '"' not in query:
+    if '"' not in query or "\n" in query.strip():
         return [], query
     import re  # (here: a query without a quote never loads it)
 
     if query.count('"') % 2:
         head, _, tail = query.rpartition('"')
         query = f"{head} {tail}"
-    pasted = "\n" in query.strip()
-    found: list[str] = []
-
-    def taken(match: re.Match[str]) -> str:
-        quoted = match.group(1)
-        if pasted and len(quoted.split()) < 2:  # (a path, a key, a value: the paste's own text)
-            return f" {quoted} "
-        if quoted.strip():
-            found.append(quoted.strip())
-        return " "
-
-    rest = re.sub(r'"([^"]*)"', taken, query)
-    return found, rest
+    found = re.findall(r'"([^"]+)"', query)
+    rest = re.sub(r'"[^"]*"?', " ", query)
+    return [p.strip() for p in found if p.strip()], rest
 
 
 def normalise(text: str) -> str:
