@@ -148,6 +148,9 @@ REPLY_WORDS = frozenset(
 FOLLOW_UP_OPENINGS = (("and",), ("also",), ("what", "about"), ("how", "about"), ("same", "for"), ("do", "the", "same"))
 #: A follow-up has at most this many words of its own (neither stopwords, reply words nor single letters).
 FOLLOW_UP_WORDS = 3
+#: Words that ask of the past, which a follow-up does not: "also, how did we set up the ingress before?" asks the
+#: history (review38c M1).
+ASKS_OF_THE_PAST = frozenset(["how", "why", "when", "where", "which", "who", "did", "before", "last", "ago", "earlier"])
 #: What joins a name's letters (``_words``), and what marks one as an identifier besides a digit (``_identifier``).
 _NAME_JOINERS = "_./:#-"
 #: Every ASCII character that cannot be in a word of ``_words``, as a space.
@@ -369,11 +372,13 @@ def is_follow_up(prompt: str) -> bool:
     begins as one (FOLLOW_UP_OPENINGS), has at most FOLLOW_UP_WORDS words of its own and names no identifier
     ("what about fetchUserProfile?" names something the history may hold)."""
     words = letter_runs(prompt.lower().replace("'", ""))
+    while words and words[0] in REPLY_WORDS and all(words[0] != o[0] for o in FOLLOW_UP_OPENINGS):  # ("ok, and …")
+        words = words[1:]
     opening = next((o for o in FOLLOW_UP_OPENINGS if tuple(words[: len(o)]) == o), ())
-    if not opening:
+    if not opening or not ASKS_OF_THE_PAST.isdisjoint(words[len(opening) :]):
         return False
     own = [w for w in words[len(opening) :] if len(w) > 1 and w not in REPLY_WORDS and w not in STOPWORDS]
-    return len(own) <= FOLLOW_UP_WORDS and not any(_identifier(word) for _, word in _words(prompt))
+    return len(own) <= FOLLOW_UP_WORDS and not any(_identifier(word.strip(".:")) for _, word in _words(prompt))
 
 
 def time_terms(prompt: str) -> set[str]:

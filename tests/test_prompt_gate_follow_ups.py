@@ -98,6 +98,8 @@ def test_a_follow_up_after_a_compaction_still_recalls_nothing(shop: dict[str, st
 def test_a_short_question_of_its_own_in_a_conversation_is_still_answered(shop: dict[str, str]) -> None:
     hook_prompt(shop, FIRST, PROJECT, "c-mid")
     assert "deja show c-redis-cache" in hook_prompt(shop, "why does the cache go stale?", PROJECT, "c-mid")
+    hook_prompt(shop, FIRST, PROJECT, "c-mid2")  # (it asks of the past: no follow-up, review38c M1)
+    assert "deja show c-redis-cache" in hook_prompt(shop, "also, why did the cache go stale?", PROJECT, "c-mid2")
 
 
 @pytest.mark.unit
@@ -108,7 +110,13 @@ def test_a_short_question_of_its_own_in_a_conversation_is_still_answered(shop: d
         ("how about the staging one", True),
         ("same for the admin pages, please", True),
         ("also the docker build", True),
+        ("ok, and the tests?", True),  # (a reply word before it: review38c M2)
+        ("And... the tests?", True),
+        ("also: the cache", True),
         ("what about fetchUserProfile?", False),
+        ("also, how did we set up the Kubernetes ingress before?", False),  # (it asks of the past: review38c M1)
+        ("also why does pytest fail on ci", False),
+        ("and last month's outage with nginx?", False),
         ("and why does the checkout total ignore the coupon on gift card orders?", False),
         ("why does the cache go stale?", False),
         ("android build fails", False),
