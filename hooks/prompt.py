@@ -177,13 +177,15 @@ def _without_frames(prompt: str) -> str:
 
 
 def _log_prefix(line: str) -> int:
-    """How many of ``line``'s first words are a log's time (a word of 4 digits or more: ``2026-12-04T10:24:56Z``,
-    ``[10:24:56.120]``) or level (``INFO``, ``[error]``)."""
+    """How many of ``line``'s first words are a log's time (a digit first, 4 digits or more, a date's or a clock's
+    separator: ``2026-12-04T10:24:56Z``, ``[10:24:56.120]``; not a ticket's ``SHOP-1234`` nor MySQL's ``ERROR 1045``,
+    review38c L2) or level (``INFO``, ``[error]``)."""
     words = line.split(maxsplit=2)
     count = 0
     for word in words[:2]:
         bare = word.strip("[]()<>:|,")
-        if sum(c.isdigit() for c in bare) >= 4 or bare.lower() in LOG_LEVELS:
+        timed = bare[:1].isdigit() and sum(c.isdigit() for c in bare) >= 4 and any(c in bare for c in ":-/.")
+        if timed or bare.lower() in LOG_LEVELS:
             count += 1
         else:
             break

@@ -223,11 +223,19 @@ def test_a_pasted_log_recalls_the_session_that_met_its_error(infra: dict[str, st
         "1. fix the cache error\n2. add a test for it\n3. run pytest\n4. commit it",
         "the worker logs\n2026-12-04 INFO started\n2026-12-04 INFO processed 3 jobs\n2026-12-04 INFO stopped",
         'why does this fail?\nTraceback (most recent call last):\n  File "a.py", line 1\nValueError: bad\nhelp',
+        "my tickets:\nSHOP-1234 checkout cannot load the cart\nSHOP-1240 add a coupon field\nSHOP-1251 faster search",
     ],
-    ids=["a numbered list", "a log without an error", "a traceback"],
+    ids=["a numbered list", "a log without an error", "a traceback", "a ticket list (review38c L2)"],
 )
 def test_a_prompt_that_holds_no_log_with_an_error_is_asked_as_written(prompt: str) -> None:
     assert _what_a_log_says(prompt) == prompt
+
+
+@pytest.mark.unit
+def test_a_logs_error_keeps_its_code_after_its_level() -> None:
+    """``ERROR 1045`` is MySQL's code, the one word that names the error, not a time (review38c L2)."""
+    log = "\n".join(["INFO connecting to db"] * 3 + ["ERROR 1045 (28000): Access denied for user 'app'"])
+    assert _what_a_log_says(f"why?\n{log}") == "why?\n1045 (28000): Access denied for user 'app'"
 
 
 def test_a_pasted_log_whose_error_no_session_met_recalls_nothing(infra: dict[str, str]) -> None:
