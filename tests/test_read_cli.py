@@ -35,11 +35,11 @@ from deja.core.readers.chatstore import (
 )
 from deja.core.readers.conversation import canonical_args, normalise_tool_name, split_shell_output
 from deja.core.readers.cursor_agent import NO_STORE, read_cli_session, survey_chats
+from deja.core.readers.projects import cli_folder
 from deja.core.readers.transcripts import (
     MALFORMED_LINE,
     chat_id_of,
     clean_user_text,
-    decode_project_slug,
     find_transcripts,
     parse_stamp,
     read_transcript,
@@ -751,18 +751,18 @@ def test_slugs_decode_against_the_disk(tmp_path: Path) -> None:
     ):
         (base / folder).mkdir(parents=True)
 
-    def decode(relative: str) -> Path | None:
-        return decode_project_slug(encode_project_path(str(base / relative)))
+    def decode(relative: str) -> str:
+        """The folder a chat filed under ``relative``'s slug whose files and messages say nothing is given."""
+        return cli_folder("", encode_project_path(str(base / relative))).folder
 
-    assert decode("my-app/src") == base / "my-app" / "src"
-    assert decode("dotted/.config") == base / "dotted" / ".config"
-    assert (
-        decode_project_slug(encode_project_path(str(base)) + "-dotted-config") == base / "dotted" / ".config"
-    )  # collapsed dashes
-    assert decode("spaced/my project") == base / "spaced" / "my project"
-    assert decode("both/a-b") is None  # both/a/b and both/a-b encode alike: which one is for the chat to say
-    assert decode("twins/a.b") is None  # a.b and a_b encode alike
-    assert decode("missing") is None
+    assert decode("my-app/src") == str(base / "my-app" / "src")
+    assert decode("dotted/.config") == str(base / "dotted" / ".config")
+    collapsed = encode_project_path(str(base)) + "-dotted-config"
+    assert cli_folder("", collapsed).folder == str(base / "dotted" / ".config")  # collapsed dashes
+    assert decode("spaced/my project") == str(base / "spaced" / "my project")
+    assert decode("both/a-b") == ""  # both/a/b and both/a-b encode alike: which one is for the chat to say
+    assert decode("twins/a.b") == ""  # a.b and a_b encode alike
+    assert decode("missing") == ""
 
 
 def test_the_survey_counts_store_only_chats_and_says_why_others_cannot_be_read(tmp_path: Path) -> None:

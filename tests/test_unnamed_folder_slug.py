@@ -18,7 +18,8 @@ from pathlib import Path
 
 from harness import run_deja
 
-from deja.core.readers import decode_project_slug, slug_folders
+from deja.core.readers import slug_folders
+from deja.core.readers.projects import cli_folder
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     encode_project_path,
@@ -27,6 +28,11 @@ from deja.core.writers.cursor_agent import (
     user_turn,
     write_transcript,
 )
+
+
+def folder_of(slug: str) -> str:
+    """The folder a cursor-agent chat filed under ``slug`` whose files and messages say nothing is given."""
+    return cli_folder("", slug).folder
 
 
 def test_the_writer_writes_the_slug_cursor_writes() -> None:
@@ -55,13 +61,13 @@ def test_a_chat_in_an_unnamed_folder_is_not_filed_under_its_parent(tmp_path: Pat
     assert run_deja("index").returncode == 0
     projects = {s["id"]: s["project_dir"] for s in json.loads(run_deja("sessions", "--json").stdout)["sessions"]}
     assert projects == {"c-zh": str(unnamed), "c-no-files": str(code), "c-api": str(code / "api")}, projects
-    assert decode_project_slug(encode_project_path(str(code))) == code  # code, or a folder below it: code
+    assert folder_of(encode_project_path(str(code))) == str(code)  # code, or a folder below it: code
     assert set(slug_folders(encode_project_path(str(code)))) == {code, unnamed, unnamed / "服务"}
-    assert decode_project_slug(encode_project_path(str(code / "api"))) == code / "api"
+    assert folder_of(encode_project_path(str(code / "api"))) == str(code / "api")
     (unnamed / "服务" / "api").mkdir()  # the same slug as code/api
-    assert decode_project_slug(encode_project_path(str(code / "api"))) is None
+    assert folder_of(encode_project_path(str(code / "api"))) == ""
     (code / "api2").mkdir()
-    assert decode_project_slug(encode_project_path(str(code / "api2"))) == code / "api2"
+    assert folder_of(encode_project_path(str(code / "api2"))) == str(code / "api2")
 
 
 def test_a_project_holding_an_unnamed_folder_keeps_its_transcript_only_chats(tmp_path: Path, cli_root: Path) -> None:
@@ -85,7 +91,7 @@ def test_a_folder_below_unnamed_ones_is_found_without_walking_them_all(tmp_path:
     (docs / "项目" / "app").mkdir(parents=True)
     deep = docs / "一" / "二" / "三"
     (deep / "app").mkdir(parents=True)  # three unnamed in a row: not entered, so not a second tmp-…-app
-    assert decode_project_slug(encode_project_path(str(docs / "项目" / "app"))) == docs / "项目" / "app"
+    assert folder_of(encode_project_path(str(docs / "项目" / "app"))) == str(docs / "项目" / "app")
 
 
 def test_a_lossy_slug_takes_the_folder_its_files_are_in(tmp_path: Path, cli_root: Path) -> None:

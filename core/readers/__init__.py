@@ -25,7 +25,6 @@ from .cursor_agent import (
 from .ide import ChatCensus, chat_census, composer_fingerprints, read_ide_database
 from .projects import SIGNALS, Projects, slug_of
 from .transcripts import (
-    decode_project_slug,
     is_subagent,
     outermost,
     project_slug_of,
@@ -46,7 +45,6 @@ __all__ = [
     "chat_census",
     "chat_id_of_origin",
     "composer_fingerprints",
-    "decode_project_slug",
     "find_all_chat_dirs",
     "is_acp_chat",
     "is_subagent",

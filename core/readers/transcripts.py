@@ -336,13 +336,6 @@ def _encoded(name: str) -> str:
     return re.sub(r"-+", "-", re.sub(r"[^A-Za-z0-9]", "-", name))
 
 
-def decode_project_slug(slug: str) -> Path | None:
-    """The one existing directory whose path Cursor encoded as ``slug``, or the one the others lie below
-    (``outermost``); None when none is, or several side by side (``slug_folders``)."""
-    top = outermost([str(folder) for folder in slug_folders(slug)])
-    return Path(top) if top else None
-
-
 def outermost(folders: list[str]) -> str:
     """Of the folders one slug encodes, the one every other lies below; "" when there is none, or several side by
     side (``my-app`` and ``my_app``). Below a folder lie only the folders of its slug whose names encode to nothing
