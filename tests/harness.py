@@ -12,8 +12,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import msgspec
@@ -214,6 +215,32 @@ def index_cli_root(tmp_path: Path, cli_root: Path) -> dict[str, str]:
     }
     assert run_deja("index", env=env).returncode == 0
     return env
+
+
+#: Chats of a shop's everyday work, in ``index_asked_chats``'s form, among which a test's own chats are to be found.
+ROUTINE_CHATS = [
+    (f"c-routine-{i}", asked, answered)
+    for i, (asked, answered) in enumerate(
+        [
+            ("Add a wishlist endpoint.", "Added GET and POST /wishlist; postgres holds the items."),
+            ("The docker build is slow.", "A multi-stage build and a .dockerignore cut it to forty seconds."),
+            ("Bump next to the latest minor.", "Bumped it and fixed two type errors in the account page."),
+            ("Add a grafana panel for queue depth.", "The panel reads the worker's prometheus gauge."),
+            ("Translate the checkout into german.", "The strings are in de.json; dates use the user's locale."),
+        ]
+    )
+]
+
+
+def index_asked_chats(tmp_path: Path, project: str, chats: Iterable[tuple[str, str, str]]) -> dict[str, str]:
+    """``chats`` (id, question, answer) written as cursor-agent transcripts of one exchange each in ``project``, a day
+    apart from 2 March 2026 in their order, and indexed: deja's environment pointed at them (``index_cli_root``)."""
+    cli_root = tmp_path / "cursor-agent"
+    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    for day, (chat, asked, answered) in enumerate(chats):
+        records = [user_turn(asked, start + timedelta(days=day)), assistant_turn(answered)]
+        write_transcript(transcript_path(cli_root, project, chat), records)
+    return index_cli_root(tmp_path, cli_root)
 
 
 def imported_modules(stderr: str) -> set[str]:

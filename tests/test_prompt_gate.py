@@ -6,14 +6,12 @@ history of chats that all talk about Postgres, Docker and Redis, and read back `
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import hook_prompt, index_cli_root, last_hook_decision
+from harness import hook_prompt, index_asked_chats, last_hook_decision
 
 from deja.core.search import Hit, SearchResult
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.hooks.prompt import GATES, Asked, _what_a_log_says, confident, time_terms
 
 IDF = {"bounc": 4.0, "contain": 3.0, "empti": 3.0, "local": 2.5, "databas": 2.5}
@@ -120,12 +118,7 @@ CHATS = [
 @pytest.fixture
 def shop(tmp_path: Path) -> dict[str, str]:
     """The chats above written as cursor-agent transcripts, indexed; deja's environment pointed at them."""
-    cli_root = tmp_path / "cursor-agent"
-    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-    for i, (chat, asked, answered) in enumerate(CHATS):
-        records = [user_turn(asked, start + timedelta(days=i)), assistant_turn(answered)]
-        write_transcript(transcript_path(cli_root, PROJECT, chat), records)
-    return index_cli_root(tmp_path, cli_root)
+    return index_asked_chats(tmp_path, PROJECT, CHATS)
 
 
 def _prompt(env: dict[str, str], prompt: str, conversation: str = "c-new") -> str:
@@ -198,12 +191,7 @@ def _ci_log(before: int, after: int) -> str:
 
 @pytest.fixture
 def infra(tmp_path: Path) -> dict[str, str]:
-    cli_root = tmp_path / "cursor-agent"
-    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-    for i, (chat, asked, answered) in enumerate([*CHATS, STATE_LOCK]):
-        records = [user_turn(asked, start + timedelta(days=i)), assistant_turn(answered)]
-        write_transcript(transcript_path(cli_root, PROJECT, chat), records)
-    return index_cli_root(tmp_path, cli_root)
+    return index_asked_chats(tmp_path, PROJECT, [*CHATS, STATE_LOCK])
 
 
 @pytest.mark.parametrize(

@@ -11,13 +11,11 @@ silent.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import hook_prompt, index_cli_root, last_hook_decision, run_deja
+from harness import ROUTINE_CHATS, hook_prompt, index_asked_chats, last_hook_decision, run_deja
 
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.hooks.prompt import is_follow_up
 
 PROJECT = "/home/dev/src/shop"
@@ -38,19 +36,12 @@ CHATS = [
         "Show the gift card balance at checkout.",
         "The checkout page reads the gift card balance from the wallet service and subtracts it from the total.",
     ),
-    *(
-        (f"c-routine-{i}", asked, answered)
-        for i, (asked, answered) in enumerate(
-            [
-                ("Add a wishlist endpoint.", "Added GET and POST /wishlist; postgres holds the items."),
-                ("The docker build is slow.", "A multi-stage build and a .dockerignore cut it to forty seconds."),
-                ("Bump next to the latest minor.", "Bumped it and fixed two type errors in the account page."),
-                ("Add a grafana panel for queue depth.", "The panel reads the worker's prometheus gauge."),
-                ("Translate the checkout into german.", "The strings are in de.json; dates use the user's locale."),
-                ("Rotate the staging database password.", "Rotated it in the vault and restarted the api pods."),
-            ]
-        )
+    (
+        "c-password",
+        "Rotate the staging database password.",
+        "Rotated it in the vault and restarted the api pods.",
     ),
+    *ROUTINE_CHATS,
 ]
 FIRST = "add a wishlist endpoint"
 FOLLOW_UPS = {
@@ -62,12 +53,7 @@ FOLLOW_UPS = {
 
 @pytest.fixture
 def shop(tmp_path: Path) -> dict[str, str]:
-    cli_root = tmp_path / "cursor-agent"
-    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-    for i, (chat, asked, answered) in enumerate(CHATS):
-        records = [user_turn(asked, start + timedelta(days=i)), assistant_turn(answered)]
-        write_transcript(transcript_path(cli_root, PROJECT, chat), records)
-    return index_cli_root(tmp_path, cli_root)
+    return index_asked_chats(tmp_path, PROJECT, CHATS)
 
 
 @pytest.mark.parametrize("follow_up", FOLLOW_UPS)

@@ -8,13 +8,11 @@ Cursor runs it; ``deja hooks log`` says why it stayed silent.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import hook_prompt, index_cli_root, last_hook_decision
+from harness import ROUTINE_CHATS, hook_prompt, index_asked_chats, last_hook_decision
 
-from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.hooks.prompt import is_reply
 
 PROJECT = "/home/dev/src/shop"
@@ -37,30 +35,14 @@ CHATS = [
         "Revert the last migration, it broke the orders table.",
         "Reverted the migration with alembic downgrade -1; the orders table is back as it was.",
     ),
-    *(
-        (f"c-routine-{i}", asked, answered)
-        for i, (asked, answered) in enumerate(
-            [
-                ("Add a wishlist endpoint.", "Added GET and POST /wishlist with tests; postgres holds the items."),
-                ("The docker build is slow.", "A multi-stage build and a .dockerignore cut it to forty seconds."),
-                ("Write tests for the coupon service.", "Twelve tests cover expiry, stacking and currencies."),
-                ("Bump next to the latest minor.", "Bumped it and fixed two type errors in the account page."),
-                ("Add a grafana panel for queue depth.", "The panel reads the worker's prometheus gauge."),
-                ("Translate the checkout into german.", "The strings are in de.json; dates use the user's locale."),
-            ]
-        )
-    ),
+    ("c-coupon-tests", "Write tests for the coupon service.", "Twelve tests cover expiry, stacking and currencies."),
+    *ROUTINE_CHATS,
 ]
 
 
 @pytest.fixture
 def shop(tmp_path: Path) -> dict[str, str]:
-    cli_root = tmp_path / "cursor-agent"
-    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-    for i, (chat, asked, answered) in enumerate(CHATS):
-        records = [user_turn(asked, start + timedelta(days=i)), assistant_turn(answered)]
-        write_transcript(transcript_path(cli_root, PROJECT, chat), records)
-    return index_cli_root(tmp_path, cli_root)
+    return index_asked_chats(tmp_path, PROJECT, CHATS)
 
 
 @pytest.mark.parametrize(
