@@ -157,6 +157,12 @@ _NAME_JOINERS = "_./:#-"
 _NOT_IN_WORD = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c not in _NAME_JOINERS})
 #: A prompt of at least this many lines, more than half of them a log's, is a pasted log (``_what_a_log_says``).
 LOG_LINES = 4
+#: How much of a paste the log check reads: the lines of its first and last halves of this many characters, so a
+#: paste of megabytes costs what one of 64 KiB does (a 5 MB one took 0.4-0.65 s of the hook's 5 s), and a long
+#: log's error near its end is still found.
+LOG_READ = 64 << 10
+#: How many characters of a prompt, cut to what a log in it says, are asked.
+PROMPT_CHARS = 4000
 #: The levels a log line begins with (after its time, if any).
 LOG_LEVELS = frozenset(["trace", "debug", "info", "notice", "warn", "warning", "error", "err", "fatal", "critical"])
 
@@ -177,27 +183,29 @@ def _without_frames(prompt: str) -> str:
 
 
 def _log_prefix(line: str) -> int:
-    """How many of ``line``'s first words are a log's time (a digit first, 4 digits or more, a date's or a clock's
+    """How many of ``line``'s first two words are a log's time (a digit first, 4 digits or more, a date's or a clock's
     separator: ``2026-12-04T10:24:56Z``, ``[10:24:56.120]``; not a ticket's ``SHOP-1234`` nor MySQL's ``ERROR 1045``,
-    review38c L2) or level (``INFO``, ``[error]``)."""
-    words = line.split(maxsplit=2)
+    review38c L2) or level (``INFO``, ``[error]``); with the level after a time of two words, three (Python's
+    ``2026-12-04 10:24:56,120 ERROR``)."""
+    words = [word.strip("[]()<>:|,") for word in line.split(maxsplit=3)[:3]]
+    timed = [
+        word[:1].isdigit() and sum(c.isdigit() for c in word) >= 4 and any(c in word for c in ":-/.") for word in words
+    ]
     count = 0
-    for word in words[:2]:
-        bare = word.strip("[]()<>:|,")
-        timed = bare[:1].isdigit() and sum(c.isdigit() for c in bare) >= 4 and any(c in bare for c in ":-/.")
-        if timed or bare.lower() in LOG_LEVELS:
-            count += 1
-        else:
+    for word, time in zip(words[:2], timed, strict=False):
+        if not time and word.lower() not in LOG_LEVELS:
             break
-    return count
+        count += 1
+    return 3 if timed[:2] == [True, True] and words[2:] and words[2].lower() in LOG_LEVELS else count
 
 
 def _what_a_log_says(prompt: str) -> str:
     """What a pasted log in ``prompt`` asks: its error lines without their time and level, and the person's own
     lines around it (``prompt`` as it is when it holds no log with an error). A log's job ids, times and durations
     are no words of the question: each counted in what the prompt asks, and a number no session holds three times
-    over, an 11-line CI log held 3% in the session that met and fixed its error (trial18 F1)."""
-    lines = [line.strip() for line in prompt.splitlines() if line.strip()]
+    over, an 11-line CI log held 3% in the session that met and fixed its error (trial18 F1). A paste longer than
+    ``LOG_READ`` is judged on its first and last lines (``_read_of``)."""
+    lines = [line.strip() for line in _read_of(prompt).splitlines() if line.strip()]
     if len(lines) < LOG_LINES:
         return prompt
     from ..core.errors import is_error_line, is_summary
@@ -210,6 +218,17 @@ def _what_a_log_says(prompt: str) -> str:
         line.split(maxsplit=n)[-1] for line, n, error in zip(lines, prefixes, errors, strict=True) if error or not n
     ]
     return "\n".join(kept)
+
+
+def _read_of(prompt: str) -> str:
+    """The whole lines of ``prompt``'s first and last ``LOG_READ // 2`` characters (all of it when it is no longer
+    than ``LOG_READ``): where a paste's question and a log's last error are."""
+    if len(prompt) <= LOG_READ:
+        return prompt
+    half = LOG_READ // 2
+    head = prompt[: prompt.rfind("\n", 0, half) + 1]
+    tail = prompt[prompt.find("\n", len(prompt) - half) + 1 :] if "\n" in prompt[len(prompt) - half :] else ""
+    return head + tail
 
 
 def _identifier(word: str) -> bool:
@@ -461,10 +480,12 @@ def recall_for(
     folder, so another project's sessions are named apart from it (:func:`project_label`); ``finding``: each
     session's conclusion follows its turn (a Task asks what past work found, not how it began); ``opening``: the
     prompt opens its conversation, so it follows up on nothing (:func:`is_follow_up`). A secret in the
-    prompt is no word of it: no session holds it (``redaction.without_secrets``)."""
+    prompt is no word of it: no session holds it (``redaction.without_secrets``). ``prompt`` is read as the hook reads
+    a prompt: a log in it cut to what it says (``_what_a_log_says``, before the cut: a 26 KB CI log's error lines
+    were past it), then its first ``PROMPT_CHARS`` characters."""
     from ..core.redaction import without_secrets
 
-    prompt = _what_a_log_says(without_secrets(prompt))
+    prompt = without_secrets(_what_a_log_says(prompt).strip()[:PROMPT_CHARS])
     words, _ = query_terms(prompt)
     if not words:
         return Recall(why="nothing searchable in it")
@@ -584,9 +605,8 @@ def _finding(index: Index, hit: Hit, answers: list[str]) -> list[str]:
 def before_prompt(call: HookCall) -> str:
     if call.mode == "off":
         return call.silent("recall is off")
-    # (a long log's error lines are kept before the cut: a 26 KB CI log's were past it)
-    prompt = _what_a_log_says(_without_frames(call.text("prompt"))).strip()[:4000]
-    if not prompt:
+    prompt = _without_frames(call.text("prompt"))
+    if not prompt or prompt.isspace():
         return call.silent("the prompt is empty")
     index = call.index()
     if index is None:

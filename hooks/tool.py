@@ -234,7 +234,7 @@ def _task(call: HookCall, text: str) -> str:
         return call.silent("no index to read")
     recall = recall_for(
         index,
-        text[:4000],
+        text,
         call.mode,
         call.conversation_ids,
         call.seen(),

@@ -195,7 +195,9 @@ def infra(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    ("before", "after"), [(5, 5), (150, 5)], ids=["11 lines", "14 KB, its error past 4000 characters"]
+    ("before", "after"),
+    [(5, 5), (150, 5), (57000, 5)],
+    ids=["11 lines", "14 KB, its error past 4000 characters", "5 MB, its error near its end"],
 )
 def test_a_pasted_log_recalls_the_session_that_met_its_error(infra: dict[str, str], before: int, after: int) -> None:
     """Its ids, times and durations are no words of what the prompt asks: its error lines and the person's are."""
@@ -224,6 +226,28 @@ def test_a_logs_error_keeps_its_code_after_its_level() -> None:
     """``ERROR 1045`` is MySQL's code, the one word that names the error, not a time (review38c L2)."""
     log = "\n".join(["INFO connecting to db"] * 3 + ["ERROR 1045 (28000): Access denied for user 'app'"])
     assert _what_a_log_says(f"why?\n{log}") == "why?\n1045 (28000): Access denied for user 'app'"
+
+
+@pytest.mark.unit
+def test_a_logs_time_of_two_words_and_its_level_are_cut_at_once() -> None:
+    """Python's ``2026-12-04 10:25:00,120 ERROR`` is a time of two words and a level: the prompt hook reads a log
+    once, so all three are cut in that one reading (they were cut only by reading the cut log a second time)."""
+    jobs = [f"2026-12-04 10:24:{i:02d},120 INFO worker processed job {i}" for i in range(4)]
+    errors = [f"2026-12-04 10:25:0{i},120 ERROR payment webhook failed: signature {i} mismatch" for i in range(4)]
+    said = "\n".join(f"payment webhook failed: signature {i} mismatch" for i in range(4))
+    assert _what_a_log_says("\n".join(["why?", *jobs, *errors])) == f"why?\n{said}"
+
+
+@pytest.mark.unit
+def test_a_paste_of_megabytes_is_read_for_a_log_at_its_start_and_end_only() -> None:
+    """The log check reads a paste's first and last 32 KiB of lines: a 5 MB paste cost 0.4-0.65 s of the prompt
+    hook's 5 s, and it costs what a 64 KiB one does. An error in its middle is not read there; one near its end is."""
+    jobs = _ci_log(57000, 5).split("\n")
+    assert len("\n".join(jobs)) > 5_000_000
+    near_end = "\n".join(jobs)
+    assert _what_a_log_says(near_end).startswith("terraform apply in CI keeps failing, here is the log:\nError: ")
+    middle = "\n".join(jobs[:28000] + jobs[-7:-5] + jobs[28000:-7] + jobs[-5:])  # its error lines in the middle
+    assert _what_a_log_says(middle) == middle
 
 
 def test_a_pasted_log_whose_error_no_session_met_recalls_nothing(infra: dict[str, str]) -> None:
