@@ -243,13 +243,21 @@ def parse(setting: Setting, raw: Any) -> Any:
         text = str(raw).strip().lower()
         if text in _TRUE or text in _FALSE:
             return text in _TRUE
-        raise ConfigError(f"{setting.key} takes true or false, not {raw!r}")
+        from .redaction import refused
+
+        raise ConfigError(f"{setting.key} takes true or false, not {refused(raw)}")
     if not isinstance(raw, str) or not raw.strip():
-        raise ConfigError(f"{setting.key} takes a {'folder path' if setting.kind == 'path' else 'word'}, not {raw!r}")
+        from .redaction import refused
+
+        raise ConfigError(
+            f"{setting.key} takes a {'folder path' if setting.kind == 'path' else 'word'}, not {refused(raw)}"
+        )
     if setting.kind == "choice":
         value = raw.strip().lower()
         if value not in RECALL_MODES:
-            raise ConfigError(f"{setting.key} takes one of {', '.join(RECALL_MODES)}, not {raw!r}")
+            from .redaction import refused
+
+            raise ConfigError(f"{setting.key} takes one of {', '.join(RECALL_MODES)}, not {refused(raw)}")
         return value
     return expand_folder(raw)
 
@@ -261,7 +269,9 @@ def _from_env(setting: Setting, raw: str) -> Any:
     if setting.kind == "bool":
         text = raw.strip().lower()
         if text not in _TRUE and text not in _FALSE:
-            raise ConfigError(f"takes 1 or 0, not {raw!r}")
+            from .redaction import refused
+
+            raise ConfigError(f"takes 1 or 0, not {refused(raw)}")
         return (text in _FALSE) if setting.inverted else (text in _TRUE)
     return _absolute(setting, parse(setting, raw), raw)
 
@@ -270,8 +280,11 @@ def _absolute(setting: Setting, value: Any, raw: Any) -> Any:
     """``value``, unless it is a relative folder: one that names another folder wherever deja runs (a hook runs in
     ``~/.cursor``), so each would keep an index of its own. ``deja config set`` makes one absolute as it writes it."""
     if setting.kind == "path" and not os.path.isabs(value):
+        from .redaction import PATH_CHARS, refused
+
         raise ConfigError(
-            f"{setting.key} takes an absolute folder, not {raw!r}: a relative one is another folder wherever deja runs"
+            f"{setting.key} takes an absolute folder, not {refused(raw, PATH_CHARS)}: a relative one is another folder "
+            "wherever deja runs"
         )
     return value
 
@@ -357,17 +370,21 @@ def checked(key: str, raw: str) -> Any:
     """``raw`` as ``deja config set`` stores it for ``key``; ConfigError saying what is accepted. ``deja doctor``
     asks it too, so it never offers a ``deja config set`` line that deja would refuse (review14 R14-3)."""
     from .private import leads_nowhere
+    from .redaction import PATH_CHARS, echoed
 
     setting = _setting(key)
     value = parse(setting, raw)
     if setting.kind == "path":  # hooks run in ~/.cursor: a relative folder would mean something else there
         value = os.path.abspath(value)
         if key != "home" and not os.path.isdir(value):  # deja's home is made when needed; Cursor's folders are not
-            raise ConfigError(f"{key}: {value} is not a folder; give Cursor's existing folder")
+            raise ConfigError(f"{key}: {echoed(value, PATH_CHARS)} is not a folder; give Cursor's existing folder")
         if part := file_in_path(value):
-            raise ConfigError(f"{key}: {part} is a file, not a folder; give a folder path")
+            raise ConfigError(f"{key}: {echoed(part, PATH_CHARS)} is a file, not a folder; give a folder path")
         if target := leads_nowhere(value):  # (no folder can be made there: review21 R21-2)
-            raise ConfigError(f"{key}: {value} is a link to {target}, which leads nowhere; give a folder")
+            shown = echoed(value, PATH_CHARS)
+            raise ConfigError(
+                f"{key}: {shown} is a link to {echoed(target, PATH_CHARS)}, which leads nowhere; give a folder"
+            )
         if key == "home":
             _check_writable_home(value)
     return value
@@ -377,10 +394,13 @@ def _check_writable_home(home: str) -> None:
     """ConfigError when deja could not keep its index in ``home`` (a folder this user may not write, a read-only
     disk): stored, it stopped every command, silenced the hooks and the MCP server (trial13 F7)."""
     from .private import cannot_write, folders_written
+    from .redaction import PATH_CHARS, echoed
 
     for folder in folders_written(home):
         if why := cannot_write(folder):
-            raise ConfigError(f"home: deja cannot write in {folder} ({why}); give a folder it may write in")
+            raise ConfigError(
+                f"home: deja cannot write in {echoed(folder, PATH_CHARS)} ({why}); give a folder it may write in"
+            )
 
 
 def file_in_path(folder: str) -> str:
@@ -407,7 +427,9 @@ def unset_value(key: str, path: str | None = None) -> bool:
 def _setting(key: str) -> Setting:
     setting = SETTINGS.get(key)
     if setting is None:
-        raise ConfigError(f"unknown key {key!r}; the keys are {', '.join(SETTINGS)}")
+        from .redaction import refused
+
+        raise ConfigError(f"unknown key {refused(key)}; the keys are {', '.join(SETTINGS)}")
     return setting
 
 

@@ -282,15 +282,18 @@ def _verb_after(lowered: str, noun: str, verbs: tuple[str, ...]) -> bool:
     return False
 
 
-def as_indexed(text: str) -> str:
-    """A person's text (an error, a command) as the index holds such text: redacted when redaction is on.
+def as_indexed(text: str, *, whatever_the_setting: bool = False) -> str:
+    """A person's text (an error, a command) as the index holds such text: redacted when redaction is on (or
+    ``whatever_the_setting``).
 
     A secret in it would never match its indexed ``[redacted:…]`` form, and would be echoed back; every place
     that looks a user's error or command up in the index goes through here. The rules are imported (a few ms,
     on a hook's path) only when a gate says the text may hold a secret and a rule may change it
     (``_may_be_changed``).
     """
-    if not text or not _may_pass_a_gate(text) or not _may_be_changed(text) or not enabled():
+    if not text or not _may_pass_a_gate(text) or not _may_be_changed(text):
+        return text
+    if not whatever_the_setting and not enabled():
         return text
     from .redact import scrub
 
@@ -312,7 +315,19 @@ def echoed(value: str, limit: int = ECHO_CHARS) -> str:
     """``value`` as a message or an answer's field repeats it: a secret in it as the index holds it (``as_indexed``,
     before it is cut: a cut token no longer looks like one, review20 R20-1); a value longer than ``limit`` characters,
     or not on one line, on one line and cut to ``limit`` with "…"."""
-    value = as_indexed(value)
+    return _cut(as_indexed(value), limit)
+
+
+def refused(value: object, limit: int = ECHO_CHARS) -> str:
+    """A setting's value as the config's refusal repeats it, in ``repr``'s quotes: as ``echoed`` does, but a secret
+    in it redacted whether redaction is on or not. Whether it is on is a setting, maybe the one being refused: reading
+    it to decide refused it again, and again."""
+    shown = as_indexed(value, whatever_the_setting=True) if isinstance(value, str) else value
+    return repr(_cut(shown, limit)) if isinstance(shown, str) else _cut(repr(shown), limit)
+
+
+def _cut(value: str, limit: int) -> str:
+    """``value`` on one line and cut to ``limit`` characters with "…" when it is longer or not on one line."""
     if len(value) <= limit and value.isprintable():
         return value
     one_line = " ".join(value.split())

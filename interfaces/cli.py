@@ -618,9 +618,10 @@ def config_set_command(
         fail(str(exc), 2)
     except OSError as exc:
         fail(f"cannot write {config.config_path()}: {exc.strerror or exc}")
-    echo(f"{key} = {stored if not isinstance(stored, bool) else str(stored).lower()} in {config.config_path()}")
+    shown = echoed(stored, PATH_CHARS) if isinstance(stored, str) else str(stored).lower()
+    echo(f"{key} = {shown} in {config.config_path()}")
     if config.SETTINGS[key].kind == "path" and not Path(value).expanduser().is_absolute():
-        echo(f"note: {value} is relative; stored as {stored}, since the hooks run in another folder")
+        echo(f"note: {echoed(value, PATH_CHARS)} is relative; stored as {shown}, since the hooks run in another folder")
     setting = config.SETTINGS[key]
     if relative := config.relative_variable(setting):  # (the case that needs the note most: review18 R18-3)
         echo(f"note: {relative}, so every command here refuses it; {config.absolute_fix(setting)}")

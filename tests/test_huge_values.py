@@ -116,6 +116,11 @@ def test_an_mcp_answer_says_why_it_found_nothing_and_its_data_cuts_the_value(
         (("search", "pool", "--project", ARGUMENT), 0, PATH_BYTES),
         (("search", "pool", "--since", ARGUMENT), 2, MOST_BYTES),
         (("fix", ARGUMENT, "--json"), 0, FIELD_BYTES),
+        (("config", "set", "recall", ARGUMENT), 2, MOST_BYTES),
+        (("config", "set", "redact", ARGUMENT), 2, MOST_BYTES),
+        (("config", "set", ARGUMENT, "safe"), 2, MOST_BYTES),
+        (("config", "set", "cursor_root", ARGUMENT), 2, PATH_BYTES),
+        (("config", "set", "home", ARGUMENT), 0, 2 * PATH_BYTES),  # (stored, and said relative: two lines)
     ],
 )
 def test_a_command_names_a_huge_value_by_its_start(indexed: Path, args: tuple[str, ...], code: int, most: int) -> None:

@@ -59,6 +59,19 @@ def test_a_value_typed_is_echoed_redacted(indexed: Path, args: tuple[str, ...], 
     assert secret not in said and "[redacted:" in said, said
 
 
+def test_a_secret_refused_for_redactions_own_broken_setting_is_redacted(fake_home: Path) -> None:
+    """Whether redaction is on is a setting: when that setting is the one refused, the value is redacted all the
+    same, in one line, and no lookup of the setting goes round in circles (a RecursionError's traceback)."""
+    path = fake_home / ".config" / "deja" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(f'redact = "{OTHER}"\n')
+    for args in (("config", "set", "redact", GITHUB), ("config", "set", "recall", GITHUB)):
+        done = run_deja(*args, cwd=fake_home)
+        assert done.returncode == 2 and done.stdout == "", done
+        assert done.stderr.count("\n") == 1 and "[redacted:" in done.stderr, done.stderr
+        assert GITHUB not in done.stderr and OTHER not in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize(
     "query",
     [
