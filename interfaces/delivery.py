@@ -26,6 +26,7 @@ gave, or why it stayed silent.
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -283,16 +284,34 @@ def _with_offset(when: str) -> str:
         return when
 
 
+#: How many of a conversation id's first characters ``deja hooks log`` shows, when they tell it from the others shown.
+CONVERSATION_CHARS = 12
+
+
 def decisions_text(decisions: list[Decision]) -> str:
-    """One line per decision: when, which hook and event, the conversation, and what it gave or why not."""
+    """One line per decision: when, which hook and event, the conversation, and what it gave or why not. A
+    conversation is named by its first 12 characters, or as many as tell it from every other one listed (two ids
+    sharing their first 12 were shown alike)."""
     if not decisions:
         return f"no hook decisions in {paths.deja_home() / 'hooks.log'} yet: no deja hook has run on this machine yet"
+    shown = _distinct_starts([d.conversation for d in decisions], CONVERSATION_CHARS)
+    width = max(CONVERSATION_CHARS, *map(len, shown.values()))
     lines = []
     for d in decisions:
         outcome = f"gave {d.gave_bytes} bytes" if d.gave_bytes else f"silent: {d.why}"
         extra = f" ({d.notes})" if d.notes else ""
         timing = f" {d.milliseconds:.0f} ms" if d.milliseconds is not None else ""
-        lines.append(
-            f"{d.when[:19]}  {d.command:<16} {d.event:<20} {d.conversation[:12]:<12}  {outcome}{extra}{timing}"
-        )
+        conversation = shown[d.conversation]
+        lines.append(f"{d.when[:19]}  {d.command:<16} {d.event:<20} {conversation:<{width}}  {outcome}{extra}{timing}")
     return "\n".join(lines)
+
+
+def _distinct_starts(ids: list[str], least: int) -> dict[str, str]:
+    """Each of ``ids`` cut to its first ``least`` characters, or to as many as no other id begins with (whole, when
+    another one begins with all of it)."""
+    ordered = sorted(set(ids))
+    shared = [0] * len(ordered)  # the longest start each id shares with the next or the one before
+    for i, (a, b) in enumerate(zip(ordered, ordered[1:], strict=False)):
+        common = len(os.path.commonprefix([a, b]))
+        shared[i], shared[i + 1] = max(shared[i], common), common
+    return {id_: id_[: max(least, length + 1)] for id_, length in zip(ordered, shared, strict=True)}

@@ -73,3 +73,17 @@ def test_a_hooks_time_is_read_in_the_readers_zone_whatever_zone_the_hook_ran_in(
     old, new = (d["when"] for d in json.loads(listed.stdout)["decisions"])
     assert old == "2026-12-01T09:30:00+05:30"
     assert new.endswith("+05:30") and abs(datetime.fromisoformat(new) - now) < timedelta(minutes=5), new
+
+
+def test_two_conversations_sharing_their_first_12_characters_are_listed_apart(fake_home: Path) -> None:
+    """``deja hooks log`` names a conversation by its first 12 characters, or as many as tell it from the others:
+    two ids of one prefix were printed alike."""
+    ids = ["5d1c7a40-0c1a-4f00-8000-000000000001", "5d1c7a40-0c1a-4f00-9000-000000000002", "ab12cd34-0000-4000"]
+    for conversation in ids:
+        payload = {"conversation_id": conversation, "hook_event_name": "beforeSubmitPrompt", "prompt": "hello"}
+        assert (
+            run_deja("hook-prompt", input=json.dumps({**payload, "workspace_roots": [str(fake_home)]})).returncode == 0
+        )
+    rows = run_deja("hooks", "log").stdout.splitlines()
+    assert [row.split()[3] for row in rows] == ["5d1c7a40-0c1a-4f00-8", "5d1c7a40-0c1a-4f00-9", "ab12cd34-000"]
+    assert len({row.index(" silent: ") for row in rows}) == 1  # (the column still lines up)
