@@ -34,6 +34,7 @@ from .readers import (
     slug_folders,
 )
 from .readers.cursor_agent import STORE_DB
+from .text import shell_word
 
 
 class ResumeRefused(Exception):
@@ -109,8 +110,9 @@ def _read_from(meta: SessionMeta, index: Index | None) -> Path | None:
 
 
 def command_line(directory: Path, chat_id: str) -> str:
-    """The line to paste, each part quoted for a POSIX shell (the directory is absolute, so never read as an option)."""
-    return f"cd {shlex.quote(str(directory))} && cursor-agent --resume {shlex.quote(chat_id)}"
+    """The line to paste, each part quoted for a POSIX shell (the directory is absolute, so never read as an option;
+    one whose name holds a control character in ``$'…'``, its escapes: ``text.shell_word``)."""
+    return f"cd {shell_word(str(directory))} && cursor-agent --resume {shlex.quote(chat_id)}"
 
 
 def _recorded_directory(session_id: str, chat_dir: Path, transcript: Path | None) -> Path:

@@ -647,6 +647,42 @@ def for_terminal(text: str) -> str:
     return re.sub(_TERMINAL_CONTROLS, "", text)
 
 
+#: ``escaped``'s table: each character ``for_terminal`` takes out, and newline and tab, as a backslash escape (past
+#: ASCII as ``\\u``: bash's ``$'\\x85'`` is a byte, not the character).
+_ESCAPES = {
+    code: "\\n" if code == 10 else "\\t" if code == 9 else f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+    for code in map(ord, _CONTROL_CHARS + "\n\t")
+}
+
+
+def escaped(name: str) -> str:
+    """``name`` (a folder's) with each character a terminal would act on, and each that ends or splits a row
+    (newline, tab), written as its escape (``\\n``, ``\\x1b``, ``\\u202e``): a listing keeps one row per record, and
+    names the folder there is, where ``for_terminal`` would take an escape sequence out of it (trial17)."""
+    if name.isprintable():
+        return name
+    return name.translate(_ESCAPES)
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one word a POSIX shell reads back as it is (``shlex.quote``). One holding a character that
+    ``for_terminal`` takes out (an escape sequence's ESC and BEL), or a newline, is written as what ``printf`` makes
+    of those characters' bytes as octal escapes (``"$(printf '…\\033]0;…\\007name')"``), on one line: quoted whole,
+    the line named another folder once the output lost the sequence (trial17). (A newline it ends with stays as it
+    is: ``$(…)`` would drop it.)"""
+    import shlex
+
+    if not any(map(text.__contains__, _CONTROL_CHARS)) and ("\n" not in text or text.endswith("\n")):
+        return shlex.quote(text)
+    literal = {"%": "%%", "\\": "\\\\"}
+    escaping = _CONTROL_CHARS + "\n"
+    form = "".join(
+        "".join(f"\\{byte:03o}" for byte in char.encode()) if char in escaping else literal.get(char, char)
+        for char in text
+    )
+    return f'"$(printf {shlex.quote(form)})"'
+
+
 _RAW_IN_JSON = r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 
 

@@ -45,7 +45,9 @@ from .fastpath import (
 from .options import JsonFlag, ProjectOption, SinceOption, SourceOption
 from .verbs import register as register_work_verbs
 from .views import (
+    NO_PROJECT,
     fit,
+    named,
     padded,
     session_json,
     short_id,
@@ -236,7 +238,7 @@ def sessions_command(
         emit_json({"sessions": [session_json(m) for m in chosen], "more": more})
     elif chosen:
         width = terminal_width()
-        project_width = max(text_columns(m.project or NO_PROJECT) for m in chosen)
+        project_width = max(text_columns(named(m.project)) for m in chosen)
         project_width = min(project_width, 18) if width is not None else project_width  # (a pipe's lines are whole)
         ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]
         id_width = max(map(len, ids))
@@ -256,13 +258,9 @@ def sessions_command(
         echo("No sessions found. `deja index` says where it looked; `deja doctor` checks the rest.")
 
 
-NO_PROJECT = "(no project)"
-
-
 def session_row(meta: SessionMeta, project_width: int, shown_id: str) -> str:
     """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut."""
-    project = meta.project or NO_PROJECT
-    shown = padded(fit(project, project_width), project_width)  # (cut to its column, so the titles line up)
+    shown = padded(fit(named(meta.project), project_width), project_width)  # (cut to its column, so the titles line up)
     return f"{shown_id}  {when(meta.updated)}  {shown}  {meta.title or '(untitled)'}"
 
 
@@ -322,7 +320,7 @@ def stats_command(json: JsonFlag = False) -> None:
         )
         return
     echo(f"{plural(index.session_count, 'session')}, {plural(index.message_count, 'message')}")
-    listed = list(projects.items())[:20]
+    listed = [(named(name), row) for name, row in list(projects.items())[:20]]
     name_width, source_width, digits = max([24, *(text_columns(name) for name, _ in listed)]), 12, _STATS_DIGITS
     if (width := terminal_width()) is not None:  # (a name too long for the terminal is cut, the counts kept)
         room = width - len(_stats_row("", 0, _NO_COUNTS, digits))

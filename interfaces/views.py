@@ -85,8 +85,22 @@ def search_json(result: SearchResult) -> dict[str, Any]:
     }
 
 
+#: What a listing says for a session of no known project.
+NO_PROJECT = "(no project)"
+
+
+def named(folder: str, missing: str = NO_PROJECT) -> str:
+    """A project's name or folder as a line shows it: a character that would split its row or that a terminal would
+    act on written as its escape (``text.escaped``: ``multi\\nline``, ``evil\\x1b]0;…``); ``missing`` when empty."""
+    if folder.isprintable():
+        return folder or missing
+    from ..core.text import escaped
+
+    return escaped(folder)
+
+
 def session_line(meta: SessionMeta) -> str:
-    project = meta.project or "(no project)"
+    project = named(meta.project)
     return f"{meta.id}  {when(meta.updated)}  {meta.source:<10}  {project:<18}  {meta.title or '(untitled)'}"
 
 
@@ -125,7 +139,7 @@ def hit_line(hit: Hit, shown_id: str, width: int | None) -> str:
     """A hit's id, source, project and date on one line; where ``width`` is too narrow, the project is cut, not the
     date (at 80 columns the 36-character id left "2024-11-1…": trial14 F9)."""
     head, tail = f"  {shown_id} · {hit.source} · ", f" · {when(hit.updated)}"
-    project = hit.project or "(no project)"
+    project = named(hit.project)
     if width is not None:
         project = fit(project, max(width - text_columns(head + tail), 1))
     return fit(head + project + tail, width)
@@ -163,7 +177,7 @@ def show_text(meta: SessionMeta, messages: list[Message]) -> str:
 
     lines = [
         meta.title or "(untitled)",
-        f"{meta.id} · {meta.source} · {meta.project_dir or meta.project or '(no project)'}",
+        f"{meta.id} · {meta.source} · {named(meta.project_dir or meta.project)}",
         f"{when(meta.started)} → {when(meta.updated)} · {plural(meta.messages, 'message')}",
         "",
     ]
