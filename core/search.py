@@ -37,7 +37,17 @@ from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Se
 from .index.format import KIND_SHIFT, ORDINAL_MASK
 from .keys import is_folder, project_spelling, readable_path, sessions_key, spelt_homes, telling_tail, tree_key
 from .record import Record
-from .text import composed, hex_letters, identifier_parts, normalise, phrases, random_pairs, term_positions, terms
+from .text import (
+    composed,
+    fold,
+    hex_letters,
+    identifier_parts,
+    normalise,
+    phrases,
+    random_pairs,
+    term_positions,
+    terms,
+)
 from .thesaurus import related
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -1111,7 +1121,27 @@ def project_indexed(index: Index, project: str) -> bool:
 
 def meant_project(index: Index, project: str | None) -> tuple[str | None, list[str]]:
     """What ``--project`` means: the project to filter by, and the folders it could mean when it names more than one
-    (then the project is None, and the caller asks which).
+    (then the project is None, and the caller asks which). A name no session's project has is the one that it
+    spells without its accents, as search reads words (``naive cafe`` for ``naïve café``, trial17), when one does.
+    """
+    meant, folders = _meant_project(index, project)
+    if folders or not meant or is_folder(meant) or project_indexed(index, meant):
+        return meant, folders
+    spelt = _accented(index, meant)
+    return _meant_project(index, spelt) if spelt else (meant, folders)
+
+
+def _accented(index: Index, name: str) -> str:
+    """The name of the folders sessions ran in that ``name`` spells without its accents, in any case; "" when none
+    is, or several spelt apart."""
+    wanted = fold(composed(name.strip())).lower()
+    names = {folder.rpartition("/")[2] for folder in _session_folders(index)}
+    found = {project_spelling(named): named for named in names if fold(composed(named)).lower() == wanted}
+    return next(iter(found.values())) if len(found) == 1 else ""
+
+
+def _meant_project(index: Index, project: str | None) -> tuple[str | None, list[str]]:
+    """``meant_project``'s answer for ``project`` as spelt.
 
     A name of one folder is that folder, with the folders below it: ``--project shop`` at a monorepo's root holds
     its packages' sessions as ``--project ~/code/shop`` does (the MCP tools' ``project``, which a model gives by

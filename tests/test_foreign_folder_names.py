@@ -61,6 +61,22 @@ def test_a_decomposed_folder_name_and_a_composed_one_are_one_project(tmp_path: P
     assert "cache key holds the build id" in hook_prompt({**os.environ}, "the cache misses after a deploy", composed)
 
 
+def test_a_project_name_typed_without_its_accents_is_that_project(tmp_path: Path, cli_root: Path) -> None:
+    """``--project "naive cafe"`` is ``naïve café`` (spelt decomposed on disk), as search reads words without their
+    accents; it found nothing (trial17). A name no folder spells so still finds nothing."""
+    for name, chat in (("naïve café", "c-cafe"), ("api", "c-api")):
+        folder = tmp_path / unicodedata.normalize("NFD", name)
+        folder.mkdir()
+        write_transcript(transcript_path(cli_root, str(folder), chat), [user_turn(f"why does {chat} fail"), assistant_turn("A stale key.")])  # fmt: skip
+    assert run_deja("index").returncode == 0
+    for typed in ("naive cafe", "Naive Café"):
+        listed = run_deja("sessions", "--project", typed)
+        assert listed.returncode == 0 and [row.split()[0] for row in listed.stdout.splitlines()] == ["c-cafe"], listed
+        found = run_deja("search", "fail", "--project", typed)
+        assert "c-api · " not in found.stdout and "c-cafe · " in found.stdout, found.stdout
+    assert run_deja("sessions", "--project", "naive").stdout.startswith("No sessions with --project naive;")
+
+
 def test_blame_and_the_mcp_work_tool_in_a_folder_named_in_another_encoding(tmp_path: Path, cli_root: Path) -> None:
     """``deja blame src/export.py`` there found no edit unless the path was typed with U+FFFD, and the MCP ``work``
     tool (``how`` with ``project: "."``, ``blame`` of a relative path) stopped on a UnicodeEncodeError (trial10 F6,
