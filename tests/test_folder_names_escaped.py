@@ -14,14 +14,7 @@ from pathlib import Path
 import pytest
 from harness import index_cli_root, run_deja
 
-from deja.core.writers.cursor_agent import (
-    assistant_turn,
-    chat_dir_for,
-    transcript_path,
-    user_turn,
-    write_chat_store,
-    write_transcript,
-)
+from deja.core.writers import cursor_agent as agent
 
 NAMES = {"c-multi": ("multi\nline\tproj", "multi\\nline\\tproj"), "c-evil": ("evil\x1b]0;TITLE\x07name", "evil\\x1b]0;TITLE\\x07name")}  # fmt: skip
 
@@ -32,9 +25,12 @@ def env(tmp_path: Path) -> dict[str, str]:
     for chat, (name, _) in NAMES.items():
         folder = tmp_path / "code" / name
         folder.mkdir(parents=True)
-        turns = [user_turn(f"why does the zebra deploy fail in {chat}"), assistant_turn("The zebra key expired.")]
-        write_transcript(transcript_path(cli_root, str(folder), chat), turns)
-        write_chat_store(chat_dir_for(cli_root, str(folder), chat), cwd=str(folder), messages=[{"role": "user", "content": "hi"}])  # fmt: skip
+        turns = [
+            agent.user_turn(f"why does the zebra deploy fail in {chat}"),
+            agent.assistant_turn("The zebra key expired."),
+        ]
+        agent.write_transcript(agent.transcript_path(cli_root, str(folder), chat), turns)
+        agent.write_chat_store(agent.chat_dir_for(cli_root, str(folder), chat), cwd=str(folder), messages=[{"role": "user", "content": "hi"}])  # fmt: skip
     return index_cli_root(tmp_path, cli_root)
 
 
