@@ -14,7 +14,18 @@ from ..core.dates import MONTHS, split_dates
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import STOPWORDS, letter_runs, terms
-from .call import ASKED, FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
+from .call import (
+    ASKED,
+    FRAME_CLOSE,
+    FRAME_OPEN,
+    UNPROMPTED,
+    HookCall,
+    frame,
+    frame_lines,
+    frame_room,
+    headed,
+    prompt_key,
+)
 from .describe import heading, outcome, project_label, says_the_same
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -23,6 +34,9 @@ if TYPE_CHECKING:
 
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
+#: The least room a session's block is given: its heading whole (``deja show <id>`` in it) and a line. A room
+#: too small for every session that passed shows the first ones (a tool event's 512 bytes cut three to fragments).
+SESSION_ROOM = 200
 #: A term at least this rare (idf) says something about what the prompt is after.
 INFORMATIVE_IDF = 2.0
 #: How many times its idf a name the index has never seen weighs in what the prompt asks.
@@ -492,6 +506,7 @@ def recall_for(
     if _key(chosen[0]) in seen:
         return Recall(why="what matched best was shown in this conversation already")
     kept = [(hit, why) for hit, why in zip(chosen, reasons, strict=True) if _key(hit) not in seen]
+    kept = kept[: max(room // SESSION_ROOM, 1)]
     chosen = [hit for hit, _ in kept]
     recall = Recall(why="; ".join(why for _, why in kept))
     for hit in chosen:
@@ -581,11 +596,16 @@ def _finding(index: Index, hit: Hit, answers: list[str]) -> list[str]:
     return [f"  {ended}"] if (ended := outcome(meta.concluded, stopped)) else []
 
 
+def _asked(prompt: str) -> str:
+    """What of ``prompt`` is searched: without deja's frames pasted back, a pasted log's error lines (kept before the
+    cut: a 26 KB CI log's were past it), the first 4,000 characters."""
+    return _what_a_log_says(_without_frames(prompt)).strip()[:4000]
+
+
 def before_prompt(call: HookCall) -> str:
     if call.mode == "off":
         return call.silent("recall is off")
-    # (a long log's error lines are kept before the cut: a 26 KB CI log's were past it)
-    prompt = _what_a_log_says(_without_frames(call.text("prompt"))).strip()[:4000]
+    prompt = _asked(call.text("prompt"))
     if not prompt:
         return call.silent("the prompt is empty")
     index = call.index()
@@ -602,3 +622,29 @@ def before_prompt(call: HookCall) -> str:
     call.notes.append(f"recalled {recall.why}")
     call.remember(recall.keys)
     return frame([HEADER, *recall.lines], BUDGET)
+
+
+def with_prompt(call: HookCall, text: str, prompt: str, budget: int) -> str:
+    """``text`` (a tool event's framed answer, or "") with the recall for ``prompt``, the conversation's newest
+    prompt read from its transcript (``HookCall.unread_prompt``), in the room it leaves. ``cursor-agent -p`` sends no
+    beforeSubmitPrompt: without this, no recall for what was asked reached the agent (trial18 F2). Read once: the
+    prompt is marked read whether it recalls or not; an event without room for a session leaves it to the next."""
+    own = frame_lines(text)
+    room = frame_room(budget, *own, HEADER)
+    if room < SESSION_ROOM:
+        call.notes.append("no room left in this event's budget for its prompt's recall; the next event gives it")
+        return text
+    index = call.index()
+    if index is None:
+        return text
+    opening = ASKED not in call.seen()
+    call.remember([ASKED, UNPROMPTED, prompt_key(prompt)])
+    recall = recall_for(
+        index, _asked(prompt), call.mode, call.conversation_ids, call.seen(), room, call.project_dir, opening=opening
+    )
+    if not recall.lines:
+        call.notes.append(f"its prompt, read from the transcript, recalls nothing: {recall.why}")
+        return text
+    call.notes.append(f"recalled for its prompt, read from the transcript: {recall.why}")
+    call.remember(recall.keys)
+    return frame([*own, HEADER, *recall.lines], budget)

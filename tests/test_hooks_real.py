@@ -213,6 +213,43 @@ def test_a_subagent_transcript_path_names_its_parent(indexed_sample: Sample, api
     assert "a subagent of parent-2" in log(indexed_sample)
 
 
+# --- cursor-agent -p: no beforeSubmitPrompt, the prompt is in the transcript -----------------
+
+
+def test_a_print_mode_run_gets_its_prompts_recall_from_the_transcript_once(indexed_sample: Sample, api: Path) -> None:
+    """``cursor-agent -p`` fires sessionStart, the tool hooks and sessionEnd, no beforeSubmitPrompt (drift §14): the
+    first tool event gives the recall for the prompt its transcript holds, once; a ``-p --resume`` run's new prompt
+    gets its own."""
+    env, conversation = indexed_sample.env, "print-1"
+    path = Path(own_transcript(indexed_sample, api, conversation))
+    write_transcript(path, [user_turn(f"tests fail again: {MODULE_ERROR}")])
+    assert START_BLOCK in hook("hook-context", cursor("sessionStart", conversation, api), env)
+    shell = tool("preToolUse", conversation, api, "Shell", {"command": "ls -la"}, transcript_path=str(path))
+    text = hook("hook-tool", shell, env)
+    assert "Past turns from other sessions that may answer this prompt:" in text and f"`deja show {API_CHAT}`" in text
+    assert "recalled for its prompt, read from the transcript" in log(indexed_sample)
+    assert hook("hook-tool", shell, env) == ""  # read once
+    # A resumed -p run: its new prompt is appended to the transcript, and recalled at its first tool event.
+    write_transcript(
+        path,
+        [
+            user_turn(f"tests fail again: {MODULE_ERROR}"),
+            user_turn("the price cache goes stale when the locale switches"),
+        ],
+    )
+    assert f"`deja show {API_CACHE_CHAT}`" in hook("hook-tool", shell, env)
+    assert hook("hook-tool", shell, env) == ""
+
+
+def test_a_conversation_whose_prompt_hook_ran_reads_no_transcript(indexed_sample: Sample, api: Path) -> None:
+    env, conversation = indexed_sample.env, "interactive-1"
+    path = Path(own_transcript(indexed_sample, api, conversation))
+    write_transcript(path, [user_turn(f"tests fail again: {MODULE_ERROR}")])
+    hook("hook-prompt", cursor("beforeSubmitPrompt", conversation, api, prompt=NO_MATCH), env)
+    shell = tool("preToolUse", conversation, api, "Shell", {"command": "ls -la"}, transcript_path=str(path))
+    assert hook("hook-tool", shell, env) == ""
+
+
 # --- payload shapes ---------------------------------------------------------------------------
 
 
