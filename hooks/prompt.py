@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
+SHOWN_ALREADY = "what matched best was shown in this conversation already"
+#: At most this many attached files' names are read.
+ATTACHED_FILES = 5
 #: The least room a session's block is given: its heading whole (``deja show <id>`` in it) and a line. A room
 #: too small for every session that passed shows the first ones (a tool event's 512 bytes cut three to fragments).
 SESSION_ROOM = 200
@@ -470,12 +473,14 @@ def recall_for(
     here: str = "",
     finding: bool = False,
     opening: bool = False,
+    attached: tuple[str, ...] = (),
 ) -> Recall:
     """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together; ``here``: the asking project's
     folder, so another project's sessions are named apart from it (:func:`project_label`); ``finding``: each
     session's conclusion follows its turn (a Task asks what past work found, not how it began); ``opening``: the
-    prompt opens its conversation, so it follows up on nothing (:func:`is_follow_up`). A secret in the
-    prompt is no word of it: no session holds it (``redaction.without_secrets``)."""
+    prompt opens its conversation, so it follows up on nothing (:func:`is_follow_up`); ``attached``: the names
+    of the files attached to it (:func:`attached_names`). A secret in the prompt is no word of it: no session holds
+    it (``redaction.without_secrets``)."""
     from ..core.redaction import without_secrets
 
     prompt = _what_a_log_says(without_secrets(prompt))
@@ -486,6 +491,32 @@ def recall_for(
         return Recall(why="a reply to this conversation asks nothing of the history")
     if not opening and is_follow_up(prompt):
         return Recall(why="a follow-up in this conversation asks of it, not of the history")
+    recall = _recall(index, prompt, words, mode, exclude, seen, room, here, finding)
+    if recall.lines or not attached or recall.why == SHOWN_ALREADY:
+        return recall
+    # The files attached to the prompt say what its "this" is, as ``@webhooks.py`` in its text does: "why is this
+    # broken again?" with webhooks.py attached recalled nothing (trial18 F13). Asked only when the prompt's own words
+    # recall nothing, so an attachment unrelated to what they recall (the file open in the editor) adds no session.
+    hinted = f"{prompt}\n{' '.join(f'@{name}' for name in attached)}"
+    again = _recall(index, hinted, query_terms(hinted)[0], mode, exclude, seen, room, here, finding)
+    if not again.lines:
+        return recall
+    again.why = f"with the names of the files attached ({', '.join(attached)}): {again.why}"
+    return again
+
+
+def _recall(
+    index: Index,
+    prompt: str,
+    words: list[str],
+    mode: str,
+    exclude: set[str],
+    seen: set[str],
+    room: int,
+    here: str,
+    finding: bool,
+) -> Recall:
+    """``recall_for``'s search and gate, for a prompt that asks something of the history."""
     gate = GATES[mode]
     result = search(
         index,
@@ -504,7 +535,7 @@ def recall_for(
     # Decided on the whole ranking, then what this conversation was shown is dropped: judged without the session
     # that outscored them, the ones it beat passed on their own (the same prompt twice injected unrelated sessions).
     if _key(chosen[0]) in seen:
-        return Recall(why="what matched best was shown in this conversation already")
+        return Recall(why=SHOWN_ALREADY)
     kept = [(hit, why) for hit, why in zip(chosen, reasons, strict=True) if _key(hit) not in seen]
     kept = kept[: max(room // SESSION_ROOM, 1)]
     chosen = [hit for hit, _ in kept]
@@ -602,6 +633,19 @@ def _asked(prompt: str) -> str:
     return _what_a_log_says(_without_frames(prompt)).strip()[:4000]
 
 
+def attached_names(call: HookCall) -> tuple[str, ...]:
+    """The names of the files attached to the prompt (``attachments[{type: file, file_path}]``; a rule Cursor attaches
+    by itself is no hint of what the prompt is about), the first ATTACHED_FILES."""
+    found = call.payload.get("attachments")
+    paths = (
+        [a.get("file_path") for a in found if isinstance(a, dict) and a.get("type") == "file"]
+        if isinstance(found, list)
+        else []
+    )
+    names = [p.replace("\\", "/").rstrip("/").rpartition("/")[2] for p in paths if isinstance(p, str)]
+    return tuple(dict.fromkeys(name for name in names if name.strip()))[:ATTACHED_FILES]
+
+
 def before_prompt(call: HookCall) -> str:
     if call.mode == "off":
         return call.silent("recall is off")
@@ -615,7 +659,14 @@ def before_prompt(call: HookCall) -> str:
     if opening:
         call.remember([ASKED])
     recall = recall_for(
-        index, prompt, call.mode, call.conversation_ids, call.seen(), here=call.project_dir, opening=opening
+        index,
+        prompt,
+        call.mode,
+        call.conversation_ids,
+        call.seen(),
+        here=call.project_dir,
+        opening=opening,
+        attached=attached_names(call),
     )
     if not recall.lines:
         return call.silent(recall.why)

@@ -250,6 +250,45 @@ def test_a_conversation_whose_prompt_hook_ran_reads_no_transcript(indexed_sample
     assert hook("hook-tool", shell, env) == ""
 
 
+# --- what a prompt's attachments say ---------------------------------------------------------
+
+
+def _recalled(text: str) -> list[str]:
+    """The sessions a prompt's own answer names (the session-start block after it left out)."""
+    own = text.split(START_BLOCK)[0]
+    return [line.rpartition("`deja show ")[2].rstrip("`)") for line in own.splitlines() if line.startswith("- ")]
+
+
+def test_a_file_attached_to_the_prompt_names_what_this_is(indexed_sample: Sample, api: Path) -> None:
+    env, asked = indexed_sample.env, "why is this broken again?"
+    attached = [{"type": "file", "file_path": str(api / "api/cache.py")}]
+    assert _recalled(hook("hook-prompt", cursor("beforeSubmitPrompt", "attach-0", api, prompt=asked), env)) == []
+    text = hook("hook-prompt", cursor("beforeSubmitPrompt", "attach-1", api, prompt=asked, attachments=attached), env)
+    assert _recalled(text)[:1] == [API_CACHE_CHAT]
+    assert "with the names of the files attached (cache.py)" in log(indexed_sample)
+    # A rule Cursor attaches by itself says nothing of what the prompt is about.
+    rule = [{"type": "rule", "file_path": str(api / ".cursor/rules/cache.py")}]
+    assert (
+        _recalled(
+            hook("hook-prompt", cursor("beforeSubmitPrompt", "attach-2", api, prompt=asked, attachments=rule), env)
+        )
+        == []
+    )
+
+
+def test_an_attachment_adds_nothing_to_what_the_prompts_own_words_recall(indexed_sample: Sample, api: Path) -> None:
+    """The file open in the editor, attached to a prompt about something else, pulls in no session of its own: naming
+    tests/test_cache.py beside "add rate limiting" made the price cache session a companion of the rate limit one."""
+    env, asked = indexed_sample.env, "add rate limiting to the endpoint"
+    alone = _recalled(hook("hook-prompt", cursor("beforeSubmitPrompt", "attach-3", api, prompt=asked), env))
+    attached = [{"type": "file", "file_path": str(api / "tests/test_cache.py")}]
+    prompt = cursor("beforeSubmitPrompt", "attach-4", api, prompt=asked, attachments=attached)
+    assert alone == ["c0ffee07-1a2b-4c3d-8e9f-0a1b2c3d0007"] and _recalled(hook("hook-prompt", prompt, env)) == alone
+    # Nor does it make a prompt that asks of nothing in the history recall.
+    prompt = cursor("beforeSubmitPrompt", "attach-5", api, prompt=NO_MATCH, attachments=attached)
+    assert _recalled(hook("hook-prompt", prompt, env)) == []
+
+
 # --- payload shapes ---------------------------------------------------------------------------
 
 
