@@ -37,6 +37,8 @@ HEADER = "Past turns from other sessions that may answer this prompt:"
 SHOWN_ALREADY = "what matched best was shown in this conversation already"
 #: At most this many attached files' names are read.
 ATTACHED_FILES = 5
+#: How much of a companion's best turn is read to see whether it holds an answer (``_answered``).
+ANSWER_PEEK = 80
 #: The least room a session's block is given: its heading whole (``deja show <id>`` in it) and a line. A room
 #: too small for every session that passed shows the first ones (a tool event's 512 bytes cut three to fragments).
 SESSION_ROOM = 200
@@ -561,10 +563,17 @@ def _judged(
         best = best_terms(index, hit, wanted)
         first_best = best if hit is hits[0] else first_best
         why = confident(hit, asked, best, gate, _lead(result, hit)) or _beside(hit, hits, chosen, gate)
-        if why:
+        if why and (not chosen or _answered(index, hit, wanted)):
             chosen.append(hit)
             reasons.append(f"{hit.session_id[:8]}: {why}")
     return chosen, reasons, first_best
+
+
+def _answered(index: Index, hit: Hit, wanted: set[str]) -> bool:
+    """Whether ``hit``'s best turn holds an answer to its question. One that does not is no companion: a chat stopped
+    after asking the prompt's very question held all of it, and shown beside the session that answered it, it only
+    echoed the prompt back (trial18 F12)."""
+    return any(side.role == "assistant" for side in best_turn(index, hit, wanted, ANSWER_PEEK))
 
 
 def _beside(hit: Hit, hits: list[Hit], chosen: list[Hit], gate: Gate) -> str:

@@ -289,6 +289,19 @@ def test_an_attachment_adds_nothing_to_what_the_prompts_own_words_recall(indexed
     assert _recalled(hook("hook-prompt", prompt, env)) == []
 
 
+def test_a_past_chat_that_only_asked_the_same_question_is_no_companion(indexed_sample: Sample, api: Path) -> None:
+    """A chat stopped after the question and one command, before any answer, holds all of the prompt: shown beside the
+    session that answered it, it only echoed the prompt back (trial18 F12)."""
+    asked = "the price cache goes stale when the locale switches"
+    echo = "ec400000-0000-4000-8000-000000000001"
+    records = [user_turn(f"{asked}, fix it"), assistant_turn(None, tool_use("Shell", {"command": "git log -5"}))]
+    write_transcript(transcript_path(indexed_sample.history.cli_root, str(api), echo), records)
+    refresh(indexed_sample.home)
+    text = hook("hook-prompt", cursor("beforeSubmitPrompt", "echo-1", api, prompt=asked), indexed_sample.env)
+    assert _recalled(text) == [API_CACHE_CHAT]
+    assert f"`deja show {echo}`" in text  # (listed among the project's recent sessions, which it is)
+
+
 # --- payload shapes ---------------------------------------------------------------------------
 
 
