@@ -594,10 +594,53 @@ def test_doctor_reads_cursors_hook_logs_per_event_and_says_when_there_are_none(i
     assert set(events) == {"sessionStart", "beforeSubmitPrompt", "preToolUse"}
     assert events["sessionStart"]["runs"] == 1 and events["sessionStart"]["last_context"] is not None
     assert events["beforeSubmitPrompt"]["last_context"] is None and events["beforeSubmitPrompt"]["failures"] == 0
-    assert events["preToolUse"]["failures"] == 1 and events["preToolUse"]["last_exit"] == 1
+    assert events["preToolUse"]["last_exit"] == 1 and events["preToolUse"]["stderr_runs"] == 1
     assert any(p["area"] == "delivery" and "preToolUse" in p["message"] for p in report["problems"])
     text = run_deja("doctor", env=indexed_sample.env).stdout
     assert "sessionStart         ran 1 time, last 2026-11-30" in text and "never returned context" in text
+
+
+#: Cursor's hook log as trial18 F9 saw it: a prompt hook whose launcher could not start (`` || true`` made it exit 0),
+#: a Shell hook Cursor stopped at its timeout, and another tool's hook timing out after deja's ran.
+CURSOR_HOOK_LOG_FAILURES = """\
+2026-12-04 14:03:05.000 [info] Hook step requested: preToolUse
+2026-12-04 14:03:05.001 [info] Executing hook 1/1 from user config
+2026-12-04 14:03:10.002 [info] Command: /opt/deja/bin/python3 -I -S /opt/deja/site-packages/deja/interfaces/hook.py \
+hook-tool || true (5001ms) exit code: -1
+2026-12-04 14:03:10.003 [error] Hook timed out after 5000ms
+2026-12-04 14:03:10.004 [info] All hooks for step preToolUse completed but none returned a valid response
+2026-12-04 14:07:02.000 [info] Hook step requested: beforeSubmitPrompt
+2026-12-04 14:07:02.001 [info] Executing hook 1/2 from user config
+2026-12-04 14:07:02.040 [info] Command: /opt/deja/bin/python3 -I -S /opt/deja/site-packages/deja/interfaces/hook.py \
+hook-prompt || true (39ms) exit code: 0
+2026-12-04 14:07:02.041 [info] OUTPUT:
+(empty)
+2026-12-04 14:07:02.042 [info] STDERR:
+/opt/deja/bin/python3: can't open file '/opt/deja/site-packages/deja/interfaces/hook.py': [Errno 2] No such file
+2026-12-04 14:07:02.043 [info] Executing hook 2/2 from user config
+2026-12-04 14:07:07.050 [info] Command: /usr/local/bin/other-tool prompt (5002ms) exit code: -1
+2026-12-04 14:07:07.051 [error] Hook timed out after 5000ms
+"""
+
+
+def test_doctor_says_a_hook_cursor_stopped_and_one_that_wrote_to_stderr_with_what_to_do(
+    indexed_sample: Sample,
+) -> None:
+    window = indexed_sample.history.ide_root.parent / "logs" / "20261204T135500" / "window1" / "output_20261204T1355"
+    window.mkdir(parents=True)
+    (window / "cursor.hooks.log").write_text(CURSOR_HOOK_LOG_FAILURES, encoding="utf-8")
+    report = orjson.loads(run_deja("doctor", "--json", env=indexed_sample.env).stdout)
+    events = {e["event"]: e for e in report["delivery"]["events"]}
+    assert events["preToolUse"]["timeouts"] == 1 and events["preToolUse"]["timeout_ms"] == 5000
+    assert events["preToolUse"]["failures"] == 0  # (said as a timeout, not as "exit code -1")
+    prompt = events["beforeSubmitPrompt"]
+    assert prompt["stderr_runs"] == 1 and prompt["last_stderr"].startswith("/opt/deja/bin/python3: can't open file")
+    assert prompt["timeouts"] == 0 and prompt["failures"] == 0  # another tool's timeout is not deja's
+    text = run_deja("doctor", env=indexed_sample.env).stdout
+    assert "Cursor stopped deja's preToolUse hook 1 time: it timed out after 5 s" in text
+    assert "deja config set trace true" in text and "exit code -1" not in text
+    assert "deja's beforeSubmitPrompt hook wrote to stderr 1 time" in text and "can't open file" in text
+    assert "fix: deja install cursor-auto" in text
 
 
 def test_doctor_warns_when_the_shell_sets_what_cursors_hooks_never_see(indexed_sample: Sample) -> None:
