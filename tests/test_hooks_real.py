@@ -250,6 +250,19 @@ def test_a_conversation_whose_prompt_hook_ran_reads_no_transcript(indexed_sample
     assert hook("hook-tool", shell, env) == ""
 
 
+def test_a_recall_in_a_tool_events_512_bytes_shows_the_sessions_it_has_room_to_say(
+    indexed_sample: Sample, api: Path
+) -> None:
+    """Two sessions pass the gate for this Task; its 512 bytes had cut each one's lines to fragments (``as…``,
+    ``user: pytest fa…``): the first is shown, readable."""
+    task = "pytest cannot import api.cache and the cache key omits the locale"
+    payload = tool("preToolUse", "task-room-1", api, "Task", {"description": task, "prompt": task})
+    lines = hook("hook-tool", payload, indexed_sample.env).splitlines()
+    headings, details = [ln for ln in lines if ln.startswith("- ")], [ln for ln in lines if ln.startswith("  ")]
+    assert len(headings) == 1 and headings[0].endswith(f"`deja show {API_CACHE_CHAT}`)")
+    assert details and all(len(line) > 60 for line in details)
+
+
 # --- what a prompt's attachments say ---------------------------------------------------------
 
 
