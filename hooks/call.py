@@ -9,7 +9,7 @@ from ..core import config, folders
 from ..core.cjson import dump_json, load_json
 from ..core.digests import blake2b
 from ..core.private import open_private, private_dir, remove
-from ..core.regular_files import read_regular
+from ..core.regular_files import open_regular, read_regular
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # the index module loads only when a handler asks for it
@@ -28,6 +28,11 @@ SEEN_BYTES = 64 << 10
 STARTED = "started"
 #: The line in a conversation's seen-set saying a prompt was asked in it: the next ones are in its middle.
 ASKED = "asked"
+#: The line in a conversation's seen-set saying its prompts reach deja only in its transcript: no prompt hook ran in it
+#: (``cursor-agent -p`` sends no beforeSubmitPrompt), so each tool hook looks there for a prompt not read yet.
+UNPROMPTED = "unprompted"
+#: How much of a transcript's end a tool hook reads for the newest prompt (a prompt's line longer than that is missed).
+TRANSCRIPT_TAIL = 256 << 10
 #: A conversation whose first event is a tool call this soon after a Task began in its project is that Task's subagent.
 TASK_SECONDS = 600
 TOOL_EVENTS = frozenset({"pretooluse", "posttooluse", "posttoolusefailure"})
@@ -458,6 +463,18 @@ class HookCall:
         if self.project_dir and self.state_id():
             _write_small(os.path.join(self._state_dir("tasks"), _name(self.project_dir)), self.state_id())
 
+    def unread_prompt(self) -> str:
+        """The newest prompt of this conversation's transcript when no prompt hook answers its prompts and this one
+        was not read yet (:func:`prompt_key`); else "". ``cursor-agent -p`` sends no beforeSubmitPrompt, and its tool
+        events' ``transcript_path`` already holds the prompt (trial18 F2). A subagent's prompt is its Task's, which
+        the Task hook answered; a conversation whose prompt hook ran reads nothing here."""
+        seen = self.seen()
+        if ASKED in seen and UNPROMPTED not in seen or self.state_id() != self._conversation:
+            return ""
+        path = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
+        prompt = transcript_prompt(path) if isinstance(path, str) and path.strip() else ""
+        return "" if prompt_key(prompt) in seen else prompt
+
     def seen(self) -> set[str]:
         if self._seen is None:
             path = self._seen_path()
@@ -493,7 +510,7 @@ class HookCall:
                     lines = f.read().splitlines()
                 kept = lines[len(lines) // 2 :]
                 # (what the conversation is, not what it was shown: the block given, a prompt asked, stay)
-                kept = [mark for mark in (STARTED, ASKED) if mark in lines and mark not in kept] + kept
+                kept = [mark for mark in (STARTED, ASKED, UNPROMPTED) if mark in lines and mark not in kept] + kept
                 with open_private(path, "w", encoding="utf-8") as f:
                     f.write("\n".join(kept) + "\n")
         except OSError as exc:
@@ -508,13 +525,46 @@ class HookCall:
         if self.state_id() != self._conversation:
             self.notes.append(f"kept what {self.state_id()} was shown: only this subagent compacted")
             return
-        asked = ASKED in self.seen()
+        marks = [mark for mark in (ASKED, UNPROMPTED) if mark in self.seen()]
         path = self._seen_path()
         if path is not None:
             remove(path)
         self._seen = None
-        if asked:  # the conversation goes on: its next prompts are still in its middle
-            self.remember([ASKED])
+        # the conversation goes on: its next prompts are still in its middle, and still come in its transcript alone
+        self.remember(marks)
+
+
+def prompt_key(prompt: str) -> str:
+    """The key saying a transcript's prompt was read (its words, however spaced)."""
+    return block_key("q", " ".join(prompt.split()))
+
+
+def transcript_prompt(path: str) -> str:
+    """The newest user prompt in the transcript at ``path`` (its ``<user_query>``, as cursor-agent wraps it), read
+    from the file's last TRANSCRIPT_TAIL bytes; "" when none is there or the file cannot be read."""
+    try:
+        with open_regular(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(size - TRANSCRIPT_TAIL, 0))
+            lines = handle.read(TRANSCRIPT_TAIL).split(b"\n")
+    except (OSError, ValueError):
+        return ""
+    for line in reversed(lines[1:] if size > TRANSCRIPT_TAIL else lines):  # (the first line read may be cut)
+        if b'"user"' not in line:
+            continue
+        try:
+            record = load_json(line)
+        except ValueError:
+            continue
+        message = record.get("message") if isinstance(record, dict) else None
+        if not isinstance(message, dict) or (record.get("role") or message.get("role")) != "user":
+            continue
+        text = _text(message.get("content"))
+        start, end = text.find("<user_query>"), text.rfind("</user_query>")
+        text = text[start + len("<user_query>") : end] if 0 <= start < end else text
+        if text.strip():
+            return text.strip()
+    return ""
 
 
 def _write_small(path: str, text: str) -> None:

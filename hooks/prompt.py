@@ -14,7 +14,18 @@ from ..core.dates import MONTHS, split_dates
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import STOPWORDS, letter_runs, terms
-from .call import ASKED, FRAME_CLOSE, FRAME_OPEN, HookCall, frame, frame_room, headed
+from .call import (
+    ASKED,
+    FRAME_CLOSE,
+    FRAME_OPEN,
+    UNPROMPTED,
+    HookCall,
+    frame,
+    frame_lines,
+    frame_room,
+    headed,
+    prompt_key,
+)
 from .describe import heading, outcome, project_label, says_the_same
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -23,6 +34,14 @@ if TYPE_CHECKING:
 
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
+SHOWN_ALREADY = "what matched best was shown in this conversation already"
+#: At most this many attached files' names are read.
+ATTACHED_FILES = 5
+#: How much of a companion's best turn is read to see whether it holds an answer (``_answered``).
+ANSWER_PEEK = 80
+#: The least room a session's block is given: its heading whole (``deja show <id>`` in it) and a line. A room
+#: too small for every session that passed shows the first ones (a tool event's 512 bytes cut three to fragments).
+SESSION_ROOM = 200
 #: A term at least this rare (idf) says something about what the prompt is after.
 INFORMATIVE_IDF = 2.0
 #: How many times its idf a name the index has never seen weighs in what the prompt asks.
@@ -475,14 +494,16 @@ def recall_for(
     here: str = "",
     finding: bool = False,
     opening: bool = False,
+    attached: tuple[str, ...] = (),
 ) -> Recall:
     """The blocks to inject for ``prompt``, sized to fit ``room`` bytes together; ``here``: the asking project's
     folder, so another project's sessions are named apart from it (:func:`project_label`); ``finding``: each
     session's conclusion follows its turn (a Task asks what past work found, not how it began); ``opening``: the
-    prompt opens its conversation, so it follows up on nothing (:func:`is_follow_up`). A secret in the
-    prompt is no word of it: no session holds it (``redaction.without_secrets``). ``prompt`` is read as the hook reads
-    a prompt: a log in it cut to what it says (``_what_a_log_says``, before the cut: a 26 KB CI log's error lines
-    were past it), then its first ``PROMPT_CHARS`` characters."""
+    prompt opens its conversation, so it follows up on nothing (:func:`is_follow_up`); ``attached``: the names
+    of the files attached to it (:func:`attached_names`). A secret in the prompt is no word of it: no session holds
+    it (``redaction.without_secrets``). ``prompt`` is read as the hook reads a prompt: a log in it cut to what it
+    says (``_what_a_log_says``, before the cut: a 26 KB CI log's error lines were past it), then its first
+    ``PROMPT_CHARS`` characters."""
     from ..core.redaction import without_secrets
 
     prompt = without_secrets(_what_a_log_says(prompt).strip()[:PROMPT_CHARS])
@@ -493,6 +514,32 @@ def recall_for(
         return Recall(why="a reply to this conversation asks nothing of the history")
     if not opening and is_follow_up(prompt):
         return Recall(why="a follow-up in this conversation asks of it, not of the history")
+    recall = _recall(index, prompt, words, mode, exclude, seen, room, here, finding)
+    if recall.lines or not attached or recall.why == SHOWN_ALREADY:
+        return recall
+    # The files attached to the prompt say what its "this" is, as ``@webhooks.py`` in its text does: "why is this
+    # broken again?" with webhooks.py attached recalled nothing (trial18 F13). Asked only when the prompt's own words
+    # recall nothing, so an attachment unrelated to what they recall (the file open in the editor) adds no session.
+    hinted = f"{prompt}\n{' '.join(f'@{name}' for name in attached)}"
+    again = _recall(index, hinted, query_terms(hinted)[0], mode, exclude, seen, room, here, finding)
+    if not again.lines:
+        return recall
+    again.why = f"with the names of the files attached ({', '.join(attached)}): {again.why}"
+    return again
+
+
+def _recall(
+    index: Index,
+    prompt: str,
+    words: list[str],
+    mode: str,
+    exclude: set[str],
+    seen: set[str],
+    room: int,
+    here: str,
+    finding: bool,
+) -> Recall:
+    """``recall_for``'s search and gate, for a prompt that asks something of the history."""
     gate = GATES[mode]
     result = search(
         index,
@@ -511,8 +558,9 @@ def recall_for(
     # Decided on the whole ranking, then what this conversation was shown is dropped: judged without the session
     # that outscored them, the ones it beat passed on their own (the same prompt twice injected unrelated sessions).
     if _key(chosen[0]) in seen:
-        return Recall(why="what matched best was shown in this conversation already")
+        return Recall(why=SHOWN_ALREADY)
     kept = [(hit, why) for hit, why in zip(chosen, reasons, strict=True) if _key(hit) not in seen]
+    kept = kept[: max(room // SESSION_ROOM, 1)]
     chosen = [hit for hit, _ in kept]
     recall = Recall(why="; ".join(why for _, why in kept))
     for hit in chosen:
@@ -536,10 +584,17 @@ def _judged(
         best = best_terms(index, hit, wanted)
         first_best = best if hit is hits[0] else first_best
         why = confident(hit, asked, best, gate, _lead(result, hit)) or _beside(hit, hits, chosen, gate)
-        if why:
+        if why and (not chosen or _answered(index, hit, wanted)):
             chosen.append(hit)
             reasons.append(f"{hit.session_id[:8]}: {why}")
     return chosen, reasons, first_best
+
+
+def _answered(index: Index, hit: Hit, wanted: set[str]) -> bool:
+    """Whether ``hit``'s best turn holds an answer to its question. One that does not is no companion: a chat stopped
+    after asking the prompt's very question held all of it, and shown beside the session that answered it, it only
+    echoed the prompt back (trial18 F12)."""
+    return any(side.role == "assistant" for side in best_turn(index, hit, wanted, ANSWER_PEEK))
 
 
 def _beside(hit: Hit, hits: list[Hit], chosen: list[Hit], gate: Gate) -> str:
@@ -602,6 +657,19 @@ def _finding(index: Index, hit: Hit, answers: list[str]) -> list[str]:
     return [f"  {ended}"] if (ended := outcome(meta.concluded, stopped)) else []
 
 
+def attached_names(call: HookCall) -> tuple[str, ...]:
+    """The names of the files attached to the prompt (``attachments[{type: file, file_path}]``; a rule Cursor attaches
+    by itself is no hint of what the prompt is about), the first ATTACHED_FILES."""
+    found = call.payload.get("attachments")
+    paths = (
+        [a.get("file_path") for a in found if isinstance(a, dict) and a.get("type") == "file"]
+        if isinstance(found, list)
+        else []
+    )
+    names = [p.replace("\\", "/").rstrip("/").rpartition("/")[2] for p in paths if isinstance(p, str)]
+    return tuple(dict.fromkeys(name for name in names if name.strip()))[:ATTACHED_FILES]
+
+
 def before_prompt(call: HookCall) -> str:
     if call.mode == "off":
         return call.silent("recall is off")
@@ -615,10 +683,50 @@ def before_prompt(call: HookCall) -> str:
     if opening:
         call.remember([ASKED])
     recall = recall_for(
-        index, prompt, call.mode, call.conversation_ids, call.seen(), here=call.project_dir, opening=opening
+        index,
+        prompt,
+        call.mode,
+        call.conversation_ids,
+        call.seen(),
+        here=call.project_dir,
+        opening=opening,
+        attached=attached_names(call),
     )
     if not recall.lines:
         return call.silent(recall.why)
     call.notes.append(f"recalled {recall.why}")
     call.remember(recall.keys)
     return frame([HEADER, *recall.lines], BUDGET)
+
+
+def with_prompt(call: HookCall, text: str, prompt: str, budget: int) -> str:
+    """``text`` (a tool event's framed answer, or "") with the recall for ``prompt``, the conversation's newest
+    prompt read from its transcript (``HookCall.unread_prompt``), in the room it leaves. ``cursor-agent -p`` sends no
+    beforeSubmitPrompt: without this, no recall for what was asked reached the agent (trial18 F2). Read once: the
+    prompt is marked read whether it recalls or not; an event without room for a session leaves it to the next."""
+    own = frame_lines(text)
+    room = frame_room(budget, *own, HEADER)
+    if room < SESSION_ROOM:
+        call.notes.append("no room left in this event's budget for its prompt's recall; the next event gives it")
+        return text
+    index = call.index()
+    if index is None:
+        return text
+    opening = ASKED not in call.seen()
+    call.remember([ASKED, UNPROMPTED, prompt_key(prompt)])
+    recall = recall_for(
+        index,
+        _without_frames(prompt),
+        call.mode,
+        call.conversation_ids,
+        call.seen(),
+        room,
+        call.project_dir,
+        opening=opening,
+    )
+    if not recall.lines:
+        call.notes.append(f"its prompt, read from the transcript, recalls nothing: {recall.why}")
+        return text
+    call.notes.append(f"recalled for its prompt, read from the transcript: {recall.why}")
+    call.remember(recall.keys)
+    return frame([*own, HEADER, *recall.lines], budget)

@@ -7,7 +7,9 @@ stayed silent (``deja hooks log`` lists them).
 
 The first prompt or tool event of a conversation deja has not seen also
 carries the session-start block: a resumed chat and ``/new`` send no
-``sessionStart`` (``context.with_opening``).
+``sessionStart`` (``context.with_opening``). A tool event of a conversation
+whose prompts no prompt hook answered (``cursor-agent -p``) also carries the
+recall for the newest prompt its transcript holds, once (``prompt.with_prompt``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ HANDLERS = {
 
 #: The hooks whose first event in a conversation also carries the session-start block.
 OPENERS = frozenset({"hook-prompt", "hook-tool", "hook-tool-after"})
+#: The hooks that also give the recall for a prompt only the transcript holds (``HookCall.unread_prompt``).
+TOOL_HOOKS = frozenset({"hook-tool", "hook-tool-after"})
 STDIN_LIMIT = 8 << 20
 STDIN_SECONDS = 0.5
 
@@ -63,6 +67,10 @@ def main(command: str, argv: list[str]) -> int:
             return 0
         handlers = __import__(f"{__package__}.{module}", fromlist=[function])  # (``-X importtime`` sees it)
         text = getattr(handlers, function)(call)
+        if command in TOOL_HOOKS and call.mode != "off" and (prompt := call.unread_prompt()):
+            from .prompt import with_prompt
+
+            text = with_prompt(call, text, prompt, handlers.BUDGET)
         if command in OPENERS:
             from .context import with_opening
 

@@ -57,6 +57,9 @@ _DEJA = re.compile(r"(?:\bdeja(?:\.exe)?|[/\\]interfaces[/\\]hook\.py)[\"']?\s+(
 _EVENT_FIELD = re.compile(r'"hook_event_name"\s*:\s*"([A-Za-z]+)"')
 _DECISION = re.compile(r"^(\S+) (hook-[a-z-]+) (\S+) (\S+): (gave \d+ bytes.*|silent: .*)$")
 _MILLISECONDS = re.compile(r"^([\d.]+) ms$")
+_TIMED_OUT = re.compile(r"timed out after\s*(\d+)\s*ms", re.IGNORECASE)
+#: How much of the line a hook wrote to stderr is kept.
+STDERR_CHARS = 300
 
 
 class HookRun(msgspec.Struct):
@@ -70,10 +73,16 @@ class HookRun(msgspec.Struct):
     #: Whether its output held context for the model; None when the log shows no output for it.
     gave_context: bool | None
     log: str
+    #: Cursor stopped it after this many milliseconds (0: it was not stopped).
+    timed_out_ms: int = 0
+    #: The last line it wrote to stderr, as Cursor logged it ("" when none): deja's hooks write nothing there, so it
+    #: is Python's, when the hook could not start (a launcher moved away, a broken install).
+    stderr: str = ""
 
 
 class EventDelivery(msgspec.Struct):
-    """Per event: how often Cursor ran deja's hook, when last, and when it last returned context."""
+    """Per event: how often Cursor ran deja's hook, when last, and when it last returned context; how often it
+    failed (a non-zero exit, said by neither of the next two), timed out, or wrote to stderr."""
 
     event: str
     runs: int
@@ -81,6 +90,13 @@ class EventDelivery(msgspec.Struct):
     last_context: datetime | None
     failures: int
     last_exit: int
+    timeouts: int = 0
+    #: The last timeout's limit, in milliseconds, and when it was.
+    timeout_ms: int = 0
+    last_timeout: datetime | None = None
+    stderr_runs: int = 0
+    last_stderr: str = ""
+    last_stderr_at: datetime | None = None
 
 
 class Delivery(msgspec.Struct):
@@ -166,36 +182,46 @@ def parse_cursor_log(path: Path) -> list[HookRun]:
         return []
     runs: list[HookRun] = []
     step, when, event_field = "", None, ""
-    reading_output = False
+    reading_output = reading_stderr = False
+    current: HookRun | None = None  # the deja run the lines being read belong to
     for line in lines:
         stamp = _stamp(line)
         when = stamp or when
         if found := _STEP.search(line):
-            step, event_field = found.group(1), ""
+            step, event_field, current = found.group(1), "", None
         elif _STEP_DONE.search(line):
-            step, event_field = "", ""
+            step, event_field, current = "", "", None
         if found := _EVENT_FIELD.search(line):
             event_field = found.group(1)
         if found := _COMMAND.search(line):
-            reading_output = False
+            reading_output = reading_stderr = False
             deja = _DEJA.search(found.group(1))
+            current = None
             if deja:
                 command = deja.group(1)
                 event = event_field or step or USUAL_EVENT.get(command, command)
                 code, ms = int(found.group(3)), int(found.group(2))
-                runs.append(HookRun(event, command, when or fallback, code, ms, None, str(path)))
+                current = HookRun(event, command, when or fallback, code, ms, None, str(path))
+                runs.append(current)
             continue
+        reading_stderr = reading_stderr and not stamp  # (a logged message of its own ends what stderr held)
         line = _message(line)
+        if current is not None and (found := _TIMED_OUT.search(line)):
+            current.timed_out_ms = int(found.group(1))
+            continue
+        if line.startswith("STDERR:"):
+            reading_output, reading_stderr = False, current is not None
+            line = line.removeprefix("STDERR:").strip()
+        if reading_stderr:
+            if current is not None and line and line != "(empty)":
+                current.stderr = line[:STDERR_CHARS]  # (a traceback's last line says what failed)
+            continue
         if line.startswith("OUTPUT:"):
-            reading_output = bool(runs) and runs[-1].gave_context is None
+            reading_output = current is not None and current.gave_context is None
             line = line.removeprefix("OUTPUT:").strip()
-        if reading_output and line:
-            text = line
-            if text.startswith("STDERR:"):
-                reading_output = False
-                continue
-            runs[-1].gave_context = "additional_context" in text or "additionalContext" in text
-            reading_output = runs[-1].gave_context is False and text != "(empty)" and not text.startswith("{}")
+        if reading_output and line and current is not None:
+            current.gave_context = "additional_context" in line or "additionalContext" in line
+            reading_output = current.gave_context is False and line != "(empty)" and not line.startswith("{}")
     return runs
 
 
@@ -208,7 +234,13 @@ def cursor_delivery(folder: Path | None = None) -> Delivery:
         seen = by_event.setdefault(run.event, EventDelivery(run.event, 0, None, None, 0, 0))
         seen.runs += 1
         seen.last_run, seen.last_exit = run.when, run.exit_code
-        seen.failures += run.exit_code != 0
+        seen.failures += run.exit_code != 0 and not run.timed_out_ms and not run.stderr
+        if run.timed_out_ms:
+            seen.timeouts += 1
+            seen.timeout_ms, seen.last_timeout = run.timed_out_ms, run.when
+        if run.stderr:
+            seen.stderr_runs += 1
+            seen.last_stderr, seen.last_stderr_at = run.stderr, run.when
         if run.gave_context:
             seen.last_context = run.when
     return Delivery(str(folder), len(files), sorted(by_event.values(), key=lambda e: e.event))

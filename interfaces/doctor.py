@@ -327,17 +327,45 @@ def _ignored_values() -> list[Finding]:
 
 
 def _delivery_problems(delivery: Delivery) -> list[Finding]:
-    return [
-        Finding(
-            "warn",
-            "delivery",
-            f"Cursor logged {_count(event.failures, 'failed run')} of deja's {event.event} hook (last exit code "
-            f"{event.last_exit})",
-            "deja hooks log  (deja's own record of each call; a hook that cannot start leaves nothing there)",
-        )
-        for event in delivery.events
-        if event.failures
-    ]
+    """Per event, a line for the runs Cursor logged as failed, one for those it stopped, one for those that wrote to
+    stderr, each with what to do: a run killed at its timeout, or one whose launcher could not start (which ``|| true``
+    turns into exit 0), leaves no line in deja's hooks.log (trial18 F9)."""
+    found = []
+    for event in delivery.events:
+        if event.failures:
+            found.append(
+                Finding(
+                    "warn",
+                    "delivery",
+                    f"Cursor logged {_count(event.failures, 'failed run')} of deja's {event.event} hook (last exit "
+                    f"code {event.last_exit})",
+                    "deja hooks log  (deja's own record of each call; a hook that cannot start leaves nothing there)",
+                )
+            )
+        if event.timeouts:
+            found.append(
+                Finding(
+                    "warn",
+                    "delivery",
+                    f"Cursor stopped deja's {event.event} hook {_count(event.timeouts, 'time')}: it timed out after "
+                    f"{event.timeout_ms / 1000:g} s (last {when(event.last_timeout)})",
+                    "deja config set trace true, then deja hooks log shows each call's time (a call Cursor stopped "
+                    "leaves no line; the ones around it show how slow the hooks are: the index on a slow or busy disk, "
+                    "a machine under load)",
+                )
+            )
+        if event.stderr_runs:
+            found.append(
+                Finding(
+                    "warn",
+                    "delivery",
+                    f"deja's {event.event} hook wrote to stderr {_count(event.stderr_runs, 'time')} (last "
+                    f"{when(event.last_stderr_at)}): {event.last_stderr}",
+                    "deja install cursor-auto  (deja's hooks write nothing there: it is Python's, as the hook could "
+                    "not start, so it gave nothing; if deja itself is gone, reinstall it by the README's first steps)",
+                )
+            )
+    return found
 
 
 def _log_problems(home: Path) -> list[Finding]:

@@ -213,6 +213,108 @@ def test_a_subagent_transcript_path_names_its_parent(indexed_sample: Sample, api
     assert "a subagent of parent-2" in log(indexed_sample)
 
 
+# --- cursor-agent -p: no beforeSubmitPrompt, the prompt is in the transcript -----------------
+
+
+def test_a_print_mode_run_gets_its_prompts_recall_from_the_transcript_once(indexed_sample: Sample, api: Path) -> None:
+    """``cursor-agent -p`` fires sessionStart, the tool hooks and sessionEnd, no beforeSubmitPrompt (drift §14): the
+    first tool event gives the recall for the prompt its transcript holds, once; a ``-p --resume`` run's new prompt
+    gets its own."""
+    env, conversation = indexed_sample.env, "print-1"
+    path = Path(own_transcript(indexed_sample, api, conversation))
+    write_transcript(path, [user_turn(f"tests fail again: {MODULE_ERROR}")])
+    assert START_BLOCK in hook("hook-context", cursor("sessionStart", conversation, api), env)
+    shell = tool("preToolUse", conversation, api, "Shell", {"command": "ls -la"}, transcript_path=str(path))
+    text = hook("hook-tool", shell, env)
+    assert "Past turns from other sessions that may answer this prompt:" in text and f"`deja show {API_CHAT}`" in text
+    assert "recalled for its prompt, read from the transcript" in log(indexed_sample)
+    assert hook("hook-tool", shell, env) == ""  # read once
+    # A resumed -p run: its new prompt is appended to the transcript, and recalled at its first tool event.
+    write_transcript(
+        path,
+        [
+            user_turn(f"tests fail again: {MODULE_ERROR}"),
+            user_turn("the price cache goes stale when the locale switches"),
+        ],
+    )
+    assert f"`deja show {API_CACHE_CHAT}`" in hook("hook-tool", shell, env)
+    assert hook("hook-tool", shell, env) == ""
+
+
+def test_a_conversation_whose_prompt_hook_ran_reads_no_transcript(indexed_sample: Sample, api: Path) -> None:
+    env, conversation = indexed_sample.env, "interactive-1"
+    path = Path(own_transcript(indexed_sample, api, conversation))
+    write_transcript(path, [user_turn(f"tests fail again: {MODULE_ERROR}")])
+    hook("hook-prompt", cursor("beforeSubmitPrompt", conversation, api, prompt=NO_MATCH), env)
+    shell = tool("preToolUse", conversation, api, "Shell", {"command": "ls -la"}, transcript_path=str(path))
+    assert hook("hook-tool", shell, env) == ""
+
+
+def test_a_recall_in_a_tool_events_512_bytes_shows_the_sessions_it_has_room_to_say(
+    indexed_sample: Sample, api: Path
+) -> None:
+    """Two sessions pass the gate for this Task; its 512 bytes had cut each one's lines to fragments (``as…``,
+    ``user: pytest fa…``): the first is shown, readable."""
+    task = "pytest cannot import api.cache and the cache key omits the locale"
+    payload = tool("preToolUse", "task-room-1", api, "Task", {"description": task, "prompt": task})
+    lines = hook("hook-tool", payload, indexed_sample.env).splitlines()
+    headings, details = [ln for ln in lines if ln.startswith("- ")], [ln for ln in lines if ln.startswith("  ")]
+    assert len(headings) == 1 and headings[0].endswith(f"`deja show {API_CACHE_CHAT}`)")
+    assert details and all(len(line) > 60 for line in details)
+
+
+# --- what a prompt's attachments say ---------------------------------------------------------
+
+
+def _recalled(text: str) -> list[str]:
+    """The sessions a prompt's own answer names (the session-start block after it left out)."""
+    own = text.split(START_BLOCK)[0]
+    return [line.rpartition("`deja show ")[2].rstrip("`)") for line in own.splitlines() if line.startswith("- ")]
+
+
+def test_a_file_attached_to_the_prompt_names_what_this_is(indexed_sample: Sample, api: Path) -> None:
+    env, asked = indexed_sample.env, "why is this broken again?"
+    attached = [{"type": "file", "file_path": str(api / "api/cache.py")}]
+    assert _recalled(hook("hook-prompt", cursor("beforeSubmitPrompt", "attach-0", api, prompt=asked), env)) == []
+    text = hook("hook-prompt", cursor("beforeSubmitPrompt", "attach-1", api, prompt=asked, attachments=attached), env)
+    assert _recalled(text)[:1] == [API_CACHE_CHAT]
+    assert "with the names of the files attached (cache.py)" in log(indexed_sample)
+    # A rule Cursor attaches by itself says nothing of what the prompt is about.
+    rule = [{"type": "rule", "file_path": str(api / ".cursor/rules/cache.py")}]
+    assert (
+        _recalled(
+            hook("hook-prompt", cursor("beforeSubmitPrompt", "attach-2", api, prompt=asked, attachments=rule), env)
+        )
+        == []
+    )
+
+
+def test_an_attachment_adds_nothing_to_what_the_prompts_own_words_recall(indexed_sample: Sample, api: Path) -> None:
+    """The file open in the editor, attached to a prompt about something else, pulls in no session of its own: naming
+    tests/test_cache.py beside "add rate limiting" made the price cache session a companion of the rate limit one."""
+    env, asked = indexed_sample.env, "add rate limiting to the endpoint"
+    alone = _recalled(hook("hook-prompt", cursor("beforeSubmitPrompt", "attach-3", api, prompt=asked), env))
+    attached = [{"type": "file", "file_path": str(api / "tests/test_cache.py")}]
+    prompt = cursor("beforeSubmitPrompt", "attach-4", api, prompt=asked, attachments=attached)
+    assert alone == ["c0ffee07-1a2b-4c3d-8e9f-0a1b2c3d0007"] and _recalled(hook("hook-prompt", prompt, env)) == alone
+    # Nor does it make a prompt that asks of nothing in the history recall.
+    prompt = cursor("beforeSubmitPrompt", "attach-5", api, prompt=NO_MATCH, attachments=attached)
+    assert _recalled(hook("hook-prompt", prompt, env)) == []
+
+
+def test_a_past_chat_that_only_asked_the_same_question_is_no_companion(indexed_sample: Sample, api: Path) -> None:
+    """A chat stopped after the question and one command, before any answer, holds all of the prompt: shown beside the
+    session that answered it, it only echoed the prompt back (trial18 F12)."""
+    asked = "the price cache goes stale when the locale switches"
+    echo = "ec400000-0000-4000-8000-000000000001"
+    records = [user_turn(f"{asked}, fix it"), assistant_turn(None, tool_use("Shell", {"command": "git log -5"}))]
+    write_transcript(transcript_path(indexed_sample.history.cli_root, str(api), echo), records)
+    refresh(indexed_sample.home)
+    text = hook("hook-prompt", cursor("beforeSubmitPrompt", "echo-1", api, prompt=asked), indexed_sample.env)
+    assert _recalled(text) == [API_CACHE_CHAT]
+    assert f"`deja show {echo}`" in text  # (listed among the project's recent sessions, which it is)
+
+
 # --- payload shapes ---------------------------------------------------------------------------
 
 
@@ -505,10 +607,53 @@ def test_doctor_reads_cursors_hook_logs_per_event_and_says_when_there_are_none(i
     assert set(events) == {"sessionStart", "beforeSubmitPrompt", "preToolUse"}
     assert events["sessionStart"]["runs"] == 1 and events["sessionStart"]["last_context"] is not None
     assert events["beforeSubmitPrompt"]["last_context"] is None and events["beforeSubmitPrompt"]["failures"] == 0
-    assert events["preToolUse"]["failures"] == 1 and events["preToolUse"]["last_exit"] == 1
+    assert events["preToolUse"]["last_exit"] == 1 and events["preToolUse"]["stderr_runs"] == 1
     assert any(p["area"] == "delivery" and "preToolUse" in p["message"] for p in report["problems"])
     text = run_deja("doctor", env=indexed_sample.env).stdout
     assert "sessionStart         ran 1 time, last 2026-11-30" in text and "never returned context" in text
+
+
+#: Cursor's hook log as trial18 F9 saw it: a prompt hook whose launcher could not start (`` || true`` made it exit 0),
+#: a Shell hook Cursor stopped at its timeout, and another tool's hook timing out after deja's ran.
+CURSOR_HOOK_LOG_FAILURES = """\
+2026-12-04 14:03:05.000 [info] Hook step requested: preToolUse
+2026-12-04 14:03:05.001 [info] Executing hook 1/1 from user config
+2026-12-04 14:03:10.002 [info] Command: /opt/deja/bin/python3 -I -S /opt/deja/site-packages/deja/interfaces/hook.py \
+hook-tool || true (5001ms) exit code: -1
+2026-12-04 14:03:10.003 [error] Hook timed out after 5000ms
+2026-12-04 14:03:10.004 [info] All hooks for step preToolUse completed but none returned a valid response
+2026-12-04 14:07:02.000 [info] Hook step requested: beforeSubmitPrompt
+2026-12-04 14:07:02.001 [info] Executing hook 1/2 from user config
+2026-12-04 14:07:02.040 [info] Command: /opt/deja/bin/python3 -I -S /opt/deja/site-packages/deja/interfaces/hook.py \
+hook-prompt || true (39ms) exit code: 0
+2026-12-04 14:07:02.041 [info] OUTPUT:
+(empty)
+2026-12-04 14:07:02.042 [info] STDERR:
+/opt/deja/bin/python3: can't open file '/opt/deja/site-packages/deja/interfaces/hook.py': [Errno 2] No such file
+2026-12-04 14:07:02.043 [info] Executing hook 2/2 from user config
+2026-12-04 14:07:07.050 [info] Command: /usr/local/bin/other-tool prompt (5002ms) exit code: -1
+2026-12-04 14:07:07.051 [error] Hook timed out after 5000ms
+"""
+
+
+def test_doctor_says_a_hook_cursor_stopped_and_one_that_wrote_to_stderr_with_what_to_do(
+    indexed_sample: Sample,
+) -> None:
+    window = indexed_sample.history.ide_root.parent / "logs" / "20261204T135500" / "window1" / "output_20261204T1355"
+    window.mkdir(parents=True)
+    (window / "cursor.hooks.log").write_text(CURSOR_HOOK_LOG_FAILURES, encoding="utf-8")
+    report = orjson.loads(run_deja("doctor", "--json", env=indexed_sample.env).stdout)
+    events = {e["event"]: e for e in report["delivery"]["events"]}
+    assert events["preToolUse"]["timeouts"] == 1 and events["preToolUse"]["timeout_ms"] == 5000
+    assert events["preToolUse"]["failures"] == 0  # (said as a timeout, not as "exit code -1")
+    prompt = events["beforeSubmitPrompt"]
+    assert prompt["stderr_runs"] == 1 and prompt["last_stderr"].startswith("/opt/deja/bin/python3: can't open file")
+    assert prompt["timeouts"] == 0 and prompt["failures"] == 0  # another tool's timeout is not deja's
+    text = run_deja("doctor", env=indexed_sample.env).stdout
+    assert "Cursor stopped deja's preToolUse hook 1 time: it timed out after 5 s" in text
+    assert "deja config set trace true" in text and "exit code -1" not in text
+    assert "deja's beforeSubmitPrompt hook wrote to stderr 1 time" in text and "can't open file" in text
+    assert "fix: deja install cursor-auto" in text
 
 
 def test_doctor_warns_when_the_shell_sets_what_cursors_hooks_never_see(indexed_sample: Sample) -> None:
