@@ -14,7 +14,7 @@ from harness import index_chats
 
 from deja.core.bookkeeping import FOLDER, State, read_record
 from deja.core.index import MANIFEST, Index, SessionMeta, index_dir, read_manifest
-from deja.core.indexer import records, refresh
+from deja.core.indexer import MAX_SEGMENTS, records, refresh
 from deja.core.model import Message
 from deja.core.search import search
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
@@ -127,3 +127,42 @@ def test_a_grown_chat_has_only_its_new_turn_redacted_and_is_stored_as_a_rebuild_
     assert [(hit.session_id, hit.score) for hit in search(Index.open(home), "deploy token refused").hits] == [
         (hit.session_id, hit.score) for hit in hits
     ]
+
+
+def test_segments_merged_after_many_turns_are_not_redacted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One turn appended to each of ten chats in turn leaves a small segment per turn, which a refresh merges once
+    there are too many (``MAX_SEGMENTS``): the sessions it writes again were stored redacted and are not redacted
+    again, and every chat is stored as a full rebuild stores it."""
+    token = "ghp_" + "k7Qx2" * 7 + "a"  # (made up, a GitHub token's shape)
+    chats = [f"00000000-0000-4000-8000-0000000001{n:02d}" for n in range(MAX_SEGMENTS + 2)]
+    firsts = {
+        chat: [user_turn(f"the deploy token is {token}, why is it refused?", stamp=STAMP), assistant_turn("Rotate it.")]
+        for chat in chats
+    }
+    for chat, first in firsts.items():
+        write_transcript(transcript_path(tmp_path / "cli", "/work/shop", chat), first)
+    index_chats(tmp_path, monkeypatch, {})
+    home = tmp_path / "deja"
+    scrubbed: list[str] = []
+    real = records.scrub
+    monkeypatch.setattr(records, "scrub", lambda text: scrubbed.append(text) or real(text))
+    written = 0
+    for chat, first in firsts.items():
+        more = [user_turn("And the zeppelin queue?", stamp=STAMP + timedelta(minutes=5)), assistant_turn("It drains.")]
+        write_transcript(transcript_path(tmp_path / "cli", "/work/shop", chat), [*first, *more])
+        assert refresh(home, only_chat_ids={chat}).updated == 1
+        written += 1
+    assert len(read_manifest(index_dir(home)).segments) < written  # merged on the way
+    assert not [text for text in scrubbed if "token" in text]
+
+    def stored() -> list[tuple[str, list[str]]]:
+        index = Index.open(home)
+        found = [index.find(chat)[0] for chat in chats]
+        return [(meta.title, [m.text for m in segment.messages(meta)]) for segment, _, meta in found]
+
+    refreshed = stored()
+    assert refreshed[0][1][0] == "the deploy token is [redacted:github-token], why is it refused?"
+    refresh(home, full=True)
+    assert stored() == refreshed
