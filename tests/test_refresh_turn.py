@@ -5,18 +5,24 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import msgspec
 import pytest
 from harness import index_chats
 
 from deja.core.bookkeeping import FOLDER, State, read_record
-from deja.core.index import MANIFEST, index_dir, read_manifest
-from deja.core.indexer import refresh
+from deja.core.index import MANIFEST, Index, SessionMeta, index_dir, read_manifest
+from deja.core.indexer import MAX_SEGMENTS, records, refresh
+from deja.core.model import Message
+from deja.core.search import search
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 CHAT = "00000000-0000-4000-8000-0000000000d1"
 FIRST = ["Why does the uploader retry forever?", "Its backoff never grows."]
+GROWN = "00000000-0000-4000-8000-0000000000d2"
+STAMP = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 
 
 def _grow(tmp_path: Path) -> None:
@@ -78,3 +84,85 @@ def test_a_refresh_compiles_only_the_redaction_rules_its_text_calls_on() -> None
     assert out[0] == "0"
     assert out[1] == "token [redacted:github-token] here"
     assert "github-token" in out[2] and "openai-key" not in out[2]
+
+
+def _stored(home: Path) -> tuple[SessionMeta, list[Message]]:
+    """The grown chat as the index stores it, its place in its segment left out."""
+    [(segment, _, meta)] = Index.open(home).find(GROWN)
+    return msgspec.structs.replace(meta, first_doc=0), segment.messages(meta)
+
+
+def test_a_grown_chat_has_only_its_new_turn_redacted_and_is_stored_as_a_rebuild_stores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn appended to a chat is redacted, and the earlier turns, read back from the index already redacted, are
+    not redacted again (a cost that grew with the chat, not with the turn): the chat found by search and shown is
+    the same as a full rebuild gives."""
+    token = "ghp_" + "k7Qx2" * 7 + "a"  # (36 characters after the prefix: a GitHub token's shape, made up)
+    first = [
+        user_turn(f"the deploy token is {token}, why is it refused?", stamp=STAMP),
+        assistant_turn("Rotate it: the password and token were revoked yesterday."),
+    ]
+    path = transcript_path(tmp_path / "cli", "/work/shop", GROWN)
+    write_transcript(path, first)
+    index_chats(tmp_path, monkeypatch, {})
+    home = tmp_path / "deja"
+    more = [user_turn("And the zeppelin queue?", stamp=STAMP + timedelta(minutes=5)), assistant_turn("It drains.")]
+    write_transcript(path, [*first, *more])
+    scrubbed: list[str] = []
+    real = records.scrub
+    monkeypatch.setattr(records, "scrub", lambda text: scrubbed.append(text) or real(text))
+
+    assert refresh(home, only_chat_ids={GROWN}).updated == 1
+    assert not [text for text in scrubbed if "token" in text]  # the first turn, as stored, is not redacted again
+    assert any("zeppelin" in text for text in scrubbed) and any("drains" in text for text in scrubbed)
+
+    meta, messages = _stored(home)
+    assert "[redacted:github-token]" in messages[0].text and token not in messages[0].text
+    assert [m.text for m in messages][2:] == ["And the zeppelin queue?", "It drains."]
+    hits = search(Index.open(home), "deploy token refused").hits
+    assert [hit.session_id for hit in hits] == [GROWN]
+    refresh(home, full=True)
+    assert _stored(home) == (meta, messages)
+    assert [(hit.session_id, hit.score) for hit in search(Index.open(home), "deploy token refused").hits] == [
+        (hit.session_id, hit.score) for hit in hits
+    ]
+
+
+def test_segments_merged_after_many_turns_are_not_redacted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One turn appended to each of ten chats in turn leaves a small segment per turn, which a refresh merges once
+    there are too many (``MAX_SEGMENTS``): the sessions it writes again were stored redacted and are not redacted
+    again, and every chat is stored as a full rebuild stores it."""
+    token = "ghp_" + "k7Qx2" * 7 + "a"  # (made up, a GitHub token's shape)
+    chats = [f"00000000-0000-4000-8000-0000000001{n:02d}" for n in range(MAX_SEGMENTS + 2)]
+    firsts = {
+        chat: [user_turn(f"the deploy token is {token}, why is it refused?", stamp=STAMP), assistant_turn("Rotate it.")]
+        for chat in chats
+    }
+    for chat, first in firsts.items():
+        write_transcript(transcript_path(tmp_path / "cli", "/work/shop", chat), first)
+    index_chats(tmp_path, monkeypatch, {})
+    home = tmp_path / "deja"
+    scrubbed: list[str] = []
+    real = records.scrub
+    monkeypatch.setattr(records, "scrub", lambda text: scrubbed.append(text) or real(text))
+    written = 0
+    for chat, first in firsts.items():
+        more = [user_turn("And the zeppelin queue?", stamp=STAMP + timedelta(minutes=5)), assistant_turn("It drains.")]
+        write_transcript(transcript_path(tmp_path / "cli", "/work/shop", chat), [*first, *more])
+        assert refresh(home, only_chat_ids={chat}).updated == 1
+        written += 1
+    assert len(read_manifest(index_dir(home)).segments) < written  # merged on the way
+    assert not [text for text in scrubbed if "token" in text]
+
+    def stored() -> list[tuple[str, list[str]]]:
+        index = Index.open(home)
+        found = [index.find(chat)[0] for chat in chats]
+        return [(meta.title, [m.text for m in segment.messages(meta)]) for segment, _, meta in found]
+
+    refreshed = stored()
+    assert refreshed[0][1][0] == "the deploy token is [redacted:github-token], why is it refused?"
+    refresh(home, full=True)
+    assert stored() == refreshed

@@ -720,7 +720,8 @@ def _compact(
     try:
         for segment in opened.segments:
             for _, meta in segment.live_sessions():
-                writer.add(session_from_index(meta, segment.messages(meta)))
+                messages = segment.messages(meta)  # (stored by this redaction ``mode``: not redacted again)
+                writer.add(session_from_index(meta, messages), len(messages))
         writer.flush()
     except BaseException:
         writer.abandon()

@@ -232,7 +232,7 @@ def _write_part(
     try:
         for read in read_changes(plan, book, index, problems, out.unread, projects):
             if read.session is not None:  # read as empty: recorded, not indexed
-                writer.add(placements.keep(projects.settle(read.session), projects.shared_folders))
+                writer.add(placements.keep(projects.settle(read.session), projects.shared_folders), read.stored)
             out.chats[read.id] = ChatState(ide_db=_owner(plan, read.id), cli=read.cli)
             if read.id in ide_ids:
                 ide_read.add(read.id)

@@ -27,6 +27,9 @@ class ChatRead(msgspec.Struct):
     id: str
     session: Session | None
     cli: CliState | None = None
+    #: How many of the session's first messages are as the index stores them (redacted and capped): a grown
+    #: transcript's earlier messages, read back from the index and left as they were by the read.
+    stored: int = 0
 
 
 def segment_at(index: Index | None, where: Location | None) -> Segment | None:
@@ -146,9 +149,10 @@ def read_changes(
     for sid, chat in chain(list(plan.cli_appends.items()), plan.all_cli_reads()):
         record = book.chat(sid)
         old = _old_session(index, record.where) if record and sid in plan.cli_appends else None
-        resume = None
+        resume, stored = None, []
         if old is not None and record is not None and record.cli and record.cli.last_timestamp is not None:
             resume = Resume(old.messages, record.cli.end, record.cli.last_timestamp)
+            stored = [_ENCODE(message) for message in old.messages]  # (a read may extend them in place)
         transcripts_unread = problems[UNREADABLE_TRANSCRIPT]
         read = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems, resume=resume, decoded=decoded)
         ide = pending.pop(sid, None)
@@ -167,9 +171,25 @@ def read_changes(
                 continue  # nothing to index until its files can be read
         cli = cli_state(chat, read.end, read.last_timestamp, store_read=not read.unreadable)
         merged = merge_transcript_into_ide(ide, read.session) if read.session and ide else read.session or ide
-        yield ChatRead(sid, merged, cli)
+        yield ChatRead(sid, merged, cli, _as_stored(merged, stored))
     for waiting in pending.values():
         yield ChatRead(waiting.id, waiting)
+
+
+_ENCODE = msgspec.msgpack.Encoder().encode
+
+
+def _as_stored(session: Session | None, stored: list[bytes]) -> int:
+    """How many of ``session``'s first messages are still, field for field, the index's ``stored`` ones (encoded
+    before the read)."""
+    if session is None:
+        return 0
+    count = 0
+    for message, before in zip(session.messages, stored, strict=False):  # (the read may have added more)
+        if _ENCODE(message) != before:
+            break
+        count += 1
+    return count
 
 
 def _read_before(record: ChatState | None, store: bool) -> bool:

@@ -39,15 +39,18 @@ def _capped(value: object) -> object:
     return value
 
 
-def indexable(session: Session, on: bool) -> tuple[SessionMeta, list[Message]]:
+def indexable(session: Session, on: bool, stored: int = 0) -> tuple[SessionMeta, list[Message]]:
     """The session as stored: every text redacted whole when redaction is ``on``, then a message capped at 64 KiB
-    and a tool text at 16 KiB."""
+    and a tool text at 16 KiB; but its first ``stored`` messages, which are as the index stores them (a grown
+    transcript's earlier messages, read back from the index: ``reads.read_changes``), taken as they are. Redaction
+    and the caps leave a stored text as it is, so this is what redacting them again gave, without the cost of it,
+    which grew with the session rather than with the change."""
 
     def redact(text: str) -> str:
         return scrub(text) if on else text
 
-    messages = []
-    for m in session.messages:
+    messages = session.messages[:stored]
+    for m in session.messages[stored:]:
         calls = [
             ToolCall(
                 name=c.name,
@@ -145,10 +148,11 @@ class NewSegments:
         #: The refresh's one decision (it reads the settings once): what the manifest swapped in records.
         self.redacting = redacting
 
-    def add(self, session: Session) -> None:
+    def add(self, session: Session, stored: int = 0) -> None:
+        """Write ``session``, whose first ``stored`` messages are as the index stores them (``indexable``)."""
         if self.current is None:
             self.current = SegmentWriter(self.directory)
-        meta, messages = indexable(session, self.redacting)
+        meta, messages = indexable(session, self.redacting, stored)
         self.current.add(meta, messages)
         self.where[session.id] = Location(self.current.name, self.current.session_count - 1)
         if self.current.doc_count >= SEGMENT_MAX_DOCS:
