@@ -529,6 +529,11 @@ class SegmentWriter:
         # where a length factor per doc took 8.
         shapes, weights, norm = _doc_shapes(chunks)
         k1_plus_1 = K1 + 1
+        # A shape's impact at a count of one (most postings: 77% at 1k sessions), worked out as the loop below
+        # works out any count's, so it is the same float.
+        at_one = array(
+            "d", (weight * 1 * k1_plus_1 / (1 + factor) for weight, factor in zip(weights, norm, strict=True))
+        )
         kept = WORD_POSTINGS_KEPT if doc_count > WHOLE_LISTS_DOCS else None
         width = doc_width(doc_count)
         terms = _SegmentFile(self.path / "terms.bin")
@@ -548,7 +553,12 @@ class SegmentWriter:
                     # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment. The
                     # postings come last doc first, the order ``_best`` sorts them from.
                     impacts = (
-                        (weights[s := shapes[d := p >> 16]] * (t := p & 0xFFFF) * k1_plus_1 / (t + norm[s]), d)
+                        (
+                            at_one[shapes[d := p >> 16]]
+                            if p & 0xFFFF == 1
+                            else weights[s := shapes[d := p >> 16]] * (t := p & 0xFFFF) * k1_plus_1 / (t + norm[s]),
+                            d,
+                        )
                         for p in chain.from_iterable(reversed(entry.arrays()[0]) for entry in reversed(entries))
                     )
                     pairs = _best(impacts, kept)
