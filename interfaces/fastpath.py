@@ -866,6 +866,12 @@ def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:
     return f"what was read from {before} of them before is kept ({never}), and they are read {_NEXT_INDEX}"
 
 
+def _say_waiting() -> None:
+    """Said at once when another deja writes the index (a build, a walk a read started): it can take minutes, and
+    a command that printed nothing meanwhile looked hung."""
+    echo("waiting for another deja writing the index to finish …", err=True)
+
+
 def index_command(full: bool = False, json: bool = False) -> None:
     """Build the index, or refresh it with what changed since the last run (``deja index``)."""
     from ..core import paths
@@ -877,9 +883,11 @@ def index_command(full: bool = False, json: bool = False) -> None:
     bar = ProgressBar("indexing")
     try:
         if full:
-            result = refresh(full=True, progress=bar)
+            result = refresh(full=True, progress=bar, waiting=_say_waiting)
         else:
-            result = catch_up(progress=bar, lock_timeout=WRITER_WAIT_SECONDS, walk_inline=True, verify=True)
+            result = catch_up(
+                progress=bar, lock_timeout=WRITER_WAIT_SECONDS, walk_inline=True, verify=True, waiting=_say_waiting
+            )
     except TimeoutError:
         raise Failed("another deja is building the index right now: try again when it finishes") from None
     except OSError as exc:

@@ -800,6 +800,11 @@ def main(refresher: Refresher | None = None) -> None:
     ``entry.main`` calls it before typer is imported, so the first answer waits only for the SDK's import, and
     hands it the ``refresher`` it started before that import.
     """
+    if sys.stdin is None:  # started with its stdin closed (``<&-``): there is nothing to serve on
+        sys.stderr.write(
+            "deja mcp: its stdin is closed; it speaks JSON-RPC on stdin: let Cursor start it from mcp.json\n"
+        )
+        raise SystemExit(1)
     if sys.stdin.isatty():
         signal.signal(signal.SIGINT, _stop_now)
         sys.stderr.write(

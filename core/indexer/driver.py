@@ -132,6 +132,7 @@ def refresh(
     lock_timeout: float = WRITER_WAIT_SECONDS,
     verify: bool = False,
     seen_folders: dict[str, FolderState] | None = None,
+    waiting: Callable[[], None] | None = None,
 ) -> RefreshResult:
     """Bring the index up to date with the stores on disk: cost follows the change, not the history.
 
@@ -141,19 +142,22 @@ def refresh(
     ``seen_folders`` are the folders that check looked at, recorded with the
     result. ``verify`` reads every byte of the index against its checksums
     first (``deja index``). Whatever damage is found, before or on the way,
-    the index is rebuilt whole and ``rebuilt_because`` says why.
+    the index is rebuilt whole and ``rebuilt_because`` says why. ``waiting`` is called once if another process
+    writes the index and this one starts to wait for it (``WriterLock``).
     """
     home = home or paths.deja_home()
     damage = "" if full or not verify else _damage(index_dir(home))
     targets = set(only_chat_ids) if only_chat_ids is not None else None
     try:
         if full or damage:  # a rebuild reads every chat; one asked for keeps a sound index it could not fully read
-            return _refresh(home, True, _Scope(None, keep_live=not damage, damage=damage), progress, lock_timeout)
-        return _refresh(home, False, _Scope(targets, seen_folders), progress, lock_timeout)
+            return _refresh(
+                home, True, _Scope(None, keep_live=not damage, damage=damage), progress, lock_timeout, waiting
+            )
+        return _refresh(home, False, _Scope(targets, seen_folders), progress, lock_timeout, waiting)
     except IndexUnreadable as exc:  # a damaged file met on the way: the live index cannot be built upon
         if full or damage:
             raise
-        result = _refresh(home, True, _Scope(None), progress, lock_timeout)
+        result = _refresh(home, True, _Scope(None), progress, lock_timeout, waiting)
         result.rebuilt_because = "; ".join(part for part in (str(exc), result.rebuilt_because) if part)
         return result
 
@@ -166,23 +170,26 @@ def catch_up(
     walk_inline: bool = False,
     verify: bool = False,
     found: glance.Check | None = None,
+    waiting: Callable[[], None] | None = None,
 ) -> RefreshResult:
     """Refresh what the cheap check (``glance``) finds changed, or ``found``, the check the caller has just made;
     when nothing changed, the index's counts as they are.
 
-    Without a record of a full walk (a first build, a damaged index), or when
-    one is due and ``walk_inline`` (``deja index``), this is a full refresh. A
-    walk that is due otherwise starts in a detached process after this
-    refresh, which does not wait for it.
+    With ``walk_inline`` (``deja index``, asked to bring everything up to date), or without a record of a full walk
+    (a first build, a damaged index), this walks every chat: the cheap check sees a turn appended to a chat outside
+    the newest it looks at only once a walk falls due, and ``deja index`` must not say "0 updated" meanwhile. A walk
+    that is due otherwise starts in a detached process after this refresh, which does not wait for it.
     """
     started = time.perf_counter()
     home = home or paths.deja_home()
     tighten(home)  # every run keeps deja's home private, whether or not anything is written
     directory = index_dir(home)
+    if walk_inline:
+        return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify, waiting=waiting)
     if found is None:
-        found = glance.check(directory, whole=walk_inline)
-    if found.manifest is None or (walk_inline and found.walk_due):
-        return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify)
+        found = glance.check(directory)
+    if found.manifest is None:
+        return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify, waiting=waiting)
     result = _as_it_stands(found.manifest, started)
     if found.changed or verify:
         result = refresh(
@@ -192,6 +199,7 @@ def catch_up(
             lock_timeout=lock_timeout,
             verify=verify,
             seen_folders=found.folders,
+            waiting=waiting,
         )
     if found.walk_due:
         glance.start_walk(directory)
@@ -243,8 +251,15 @@ class _Scope(msgspec.Struct):
     damage: str = ""
 
 
-def _refresh(home: Path, full: bool, scope: _Scope, progress: Progress | None, lock_timeout: float) -> RefreshResult:
-    lock = WriterLock(index_dir(home) / LOCK_NAME, lock_timeout)
+def _refresh(
+    home: Path,
+    full: bool,
+    scope: _Scope,
+    progress: Progress | None,
+    lock_timeout: float,
+    waiting: Callable[[], None] | None = None,
+) -> RefreshResult:
+    lock = WriterLock(index_dir(home) / LOCK_NAME, lock_timeout, waiting)
     result = _refresh_under(lock, home, full, scope, progress)
     result.waited = round(lock.waited, 3)
     return result
@@ -256,8 +271,6 @@ def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, prog
     directory = index_dir(home)
     private_dir(directory)
     tighten(home)
-    if scope.targets is None:  # dated before the wait: a walk recorded as started before it did not see this one's
-        glance.stamp(directory, glance.WALK_BEGUN, time.time())
     with lock, _undone_on_failure(directory):
         started += lock.waited  # (another writer's time, not this refresh's: said apart, as ``waited``)
         if scope.damage and not _damage(directory):  # another process rebuilt it while this one waited (an upgrade)
@@ -302,9 +315,9 @@ def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, prog
         elif manifest is not None:  # segments a past swap retired go once their grace is over, change or not
             remove_stale_segments(directory, [ref.name for ref in manifest.segments])
         if scope.targets is None:
-            freshness.record_walk(directory, book, plan, walk_started, folders or {}, roots, skipped.unread)
+            freshness.record_walk(directory, book, plan, walk_started, folders or {}, roots)
         else:
-            freshness.record_targets(directory, book, plan, scope.targets, folders, skipped.unread)
+            freshness.record_targets(directory, book, plan, scope.targets, folders)
         return RefreshResult(
             sessions=sum(ref.sessions - len(ref.deleted) for ref in live),
             messages=sum(ref.messages - ref.deleted_messages for ref in live),

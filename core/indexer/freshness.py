@@ -65,9 +65,6 @@ class Freshness(msgspec.Struct):
     #: Every cursor-agent root a walk has looked at, kept across walks: a root missing here is new, and read by a
     #: walk at once (``glance``); kept, so that a shell and Cursor that see different roots do not take turns.
     roots: list[str] = []
-    #: The cursor-agent chats the last refresh could not read (a locked or missing ``store.db``): ``deja index``
-    #: tries them again whatever changed, so that it reads one the moment it can be read, not a walk later.
-    unread: list[str] = []
     #: The chats checked one by one, as the bookkeeping last recorded them, the newest first. Written last: a check
     #: that looks at the newest only reads the record no further (``glance.load_raw``), so no field may follow.
     hot: dict[str, CliState] = {}
@@ -130,9 +127,8 @@ def record_walk(
     started: float,
     folders: dict[str, FolderState],
     roots: list[str],
-    unread: Iterable[str],
 ) -> None:
-    """After a full refresh of ``roots``: everything was looked at as of ``started``, but the ``unread`` chats.
+    """After a full refresh of ``roots``: everything was looked at as of ``started``.
 
     The folders the record holds of the roots this walk did not look at stay: a walk by Cursor's MCP server or a
     hook, which see other roots than the person's shell, dropped them, and the shell's check missed a new chat
@@ -146,7 +142,7 @@ def record_walk(
     unseen = tuple(os.path.join(root, "") for root in seen if root not in roots)
     kept = {path: state for path, state in previous.folders.items() if path.startswith(unseen)} if previous else {}
     folders = {**kept, **folders, **_subagent_folders(hot)}
-    save(directory, Freshness(started, ide, folders, roots=seen, unread=sorted(unread), hot=hot))
+    save(directory, Freshness(started, ide, folders, roots=seen, hot=hot))
     (directory / OLD_RECORD).unlink(missing_ok=True)
 
 
@@ -156,10 +152,8 @@ def record_targets(
     plan: Plan,
     targets: set[str],
     folders: dict[str, FolderState] | None,
-    unread: Iterable[str],
 ) -> None:
-    """After a refresh of some chats: they join the hot chats, the folders the check looked at are current, and
-    ``unread`` are the chats not read yet."""
+    """After a refresh of some chats: they join the hot chats, and the folders the check looked at are current."""
     record = load(directory)
     if record is None:
         return  # no full walk recorded: the next read walks, and records everything
@@ -173,7 +167,7 @@ def record_targets(
     hot = _hottest(hot.items())
     merged = {**record.folders, **(folders or {}), **_subagent_folders(hot)}
     ide = {db: state.sigs for db, state in plan.ide_dbs.items()}
-    save(directory, Freshness(record.walked_at, ide, merged, roots=record.roots, unread=sorted(unread), hot=hot))
+    save(directory, Freshness(record.walked_at, ide, merged, roots=record.roots, hot=hot))
 
 
 def save(directory: Path, record: Freshness) -> None:

@@ -37,9 +37,6 @@ WALK_SECONDS = 60.0
 RECORD = "freshness.json"
 #: Touched when a detached walk starts, so that reads arriving meanwhile start no other.
 WALK_STAMP = "walk-started"
-#: Dated by every walk before it waits for the writer lock. A walk recorded as started before it did not see what
-#: changed since, and the walk that dated it never recorded itself if it was killed: ``deja index`` walks then.
-WALK_BEGUN = "walk-begun"
 #: The newest hot chats and the most recently changed folders, which every check looks at: where a turn or a chat
 #: arrives while someone works. The rest of the record is looked at once ``WHOLE_SECONDS`` have passed since it
 #: last was (the time ``WHOLE_STAMP``'s modification time keeps), so a change there waits at most that long.
@@ -75,25 +72,23 @@ class Check(Record):
         return self.manifest is not None and not self.changed
 
 
-def check(directory: StrPath, whole: bool = False) -> Check:
+def check(directory: StrPath) -> Check:
     """Compare the stores with the record: cheap signals only, nothing read; written, at most every
-    ``WHOLE_SECONDS``, only the time of the last whole comparison (``WHOLE_STAMP``). ``whole``: the whole record
-    whenever it was last looked at (``deja index``, asked to bring everything up to date)."""
+    ``WHOLE_SECONDS``, only the time of the last whole comparison (``WHOLE_STAMP``). (``deja index`` walks instead:
+    asked to bring everything up to date, it looks at every chat.)"""
     started = time.time()
-    looks_whole = whole or _whole_due(directory, started)
+    looks_whole = _whole_due(directory, started)
     record = load_raw(directory, whole=looks_whole)
     manifest = _current_manifest(directory)
     if not record or not record.get("walked_at") or manifest is None or _new_root(record):
         return Check(manifest=None)
     try:
-        return _compare(directory, record, manifest, started, asked=whole, whole=looks_whole)
+        return _compare(directory, record, manifest, started, whole=looks_whole)
     except (TypeError, ValueError, KeyError, AttributeError):  # a record of another shape (another deja wrote it)
         return Check(manifest=None)
 
 
-def _compare(
-    directory: StrPath, record: dict[str, Any], manifest: Manifest, started: float, asked: bool, whole: bool
-) -> Check:
+def _compare(directory: StrPath, record: dict[str, Any], manifest: Manifest, started: float, whole: bool) -> Check:
     """``check``'s comparison of the record with the stores (the whole record, or its warm part); raises on a
     record whose values have another shape."""
     ide_then = {os.path.normpath(db): _sigs(sigs) for db, sigs in record["ide"].items()}  # (paths' spelling)
@@ -110,21 +105,11 @@ def _compare(
                 targets |= _new_entries(path, (kind, recorded[path][1]), folders)
     hot = record["hot"] if whole else _warm_chats(record["hot"])
     targets |= {sid for sid, old in hot.items() if not _hot_unchanged(old)}
-    if asked:  # (``deja index``: a store it could not read may be readable now, with nothing of it changed)
-        targets |= set(record.get("unread") or ())
     changed = bool(targets) or bool(moved) or ide_now != ide_then
     if whole:
         _stamp_whole(directory, started)
-    due = _walk_due(directory, record["walked_at"], heed_started=not asked)
+    due = _walk_due(directory, record["walked_at"])
     return Check(manifest=manifest, changed=changed, targets=targets, folders=folders, walk_due=due, compared=set(hot))
-
-
-def _begun_since(directory: StrPath, walked_at: float) -> bool:
-    """Whether a walk began (``WALK_BEGUN``) after the recorded one started: it was killed, or runs now."""
-    try:
-        return os.stat(os.path.join(directory, WALK_BEGUN)).st_mtime > walked_at
-    except OSError:
-        return False
 
 
 def _new_root(record: dict[str, Any]) -> bool:
@@ -348,20 +333,11 @@ def start_walk(directory: StrPath) -> None:
         return
 
 
-def _walk_due(directory: StrPath, walked_at: float, heed_started: bool = True) -> bool:
-    """Whether the last walk that finished is ``WALK_SECONDS`` old and, when ``heed_started``, no walk started since.
-
-    ``deja index`` (``check(whole=True)``) does not heed a started walk: the stamp is written before that walk
-    reads anything, and one killed on the way would keep every walk off for a minute. It walks too when a walk
-    began after the recorded one started (``WALK_BEGUN``) and never recorded itself: a ``deja index`` killed on its
-    walk while a walk begun before a turn was appended finished would otherwise leave that turn out for a minute
-    (an old chat is not checked one by one), through every ``deja index`` meanwhile.
-    """
+def _walk_due(directory: StrPath, walked_at: float) -> bool:
+    """Whether the last walk that finished is ``WALK_SECONDS`` old and no walk started since (``WALK_STAMP``)."""
     now = time.time()
     if now - walked_at < WALK_SECONDS:
-        return not heed_started and _begun_since(directory, walked_at)
-    if not heed_started:
-        return True
+        return False
     try:
         return now - os.stat(os.path.join(directory, WALK_STAMP)).st_mtime >= WALK_SECONDS
     except OSError:

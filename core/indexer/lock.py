@@ -17,6 +17,7 @@ from ..private import FILE_MODE
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from types import TracebackType
 
@@ -49,11 +50,13 @@ else:
 
 class WriterLock:
     """``with WriterLock(path, timeout):`` holds the lock for the block; TimeoutError after ``timeout`` seconds
-    waiting (0: one try)."""
+    waiting (0: one try). ``waiting`` is called once when another process holds it and this one starts to wait, so
+    that a person is told at once why nothing happens (a build can hold it for minutes)."""
 
-    def __init__(self, path: Path, timeout: float):
+    def __init__(self, path: Path, timeout: float, waiting: Callable[[], None] | None = None):
         self.path = path
         self.timeout = timeout
+        self.waiting = waiting
         #: How long the last ``with`` waited for another process to let the lock go, in seconds.
         self.waited = 0.0
         self._fd: int | None = None
@@ -61,9 +64,13 @@ class WriterLock:
     def __enter__(self) -> WriterLock:
         asked = time.monotonic()
         deadline = asked + self.timeout
+        told = self.waiting is None
         while (fd := self._try()) is None:
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"the index's writer lock {self.path} is held by another process")
+            if not told and self.waiting is not None:
+                self.waiting()
+                told = True
             time.sleep(POLL_SECONDS)
         self._fd = fd
         self.waited = time.monotonic() - asked

@@ -468,7 +468,7 @@ def _cli_changes(
         if record is not None and old is not None and (respelt := _respelt(old, chat)) is not old:
             book.put(sid, msgspec.structs.replace(record, cli=respelt))
             old = respelt
-        if not unchanged(old, chat):
+        if not unchanged(old, chat) and not _emptied(old, chat):
             changed[sid] = chat
     if targets is None:
         roots = paths.cli_roots()
@@ -479,6 +479,19 @@ def _cli_changes(
         missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
     kept = {sid: cli for sid, cli in missing.items() if _still_there(sid, cli)}
     return found, changed, missing.keys() - kept.keys(), kept
+
+
+def _emptied(old: CliState | None, chat: CliChat) -> bool:
+    """A transcript read before with lines in it is empty now: cursor-agent rewrites a resumed chat's transcript whole
+    (emptied, then written), and a refresh between the two would drop the session. It is read again, and dropped only
+    when its folder goes, once it holds a line or changes otherwise; until then the session stays as it was read."""
+    return (
+        old is not None
+        and old.end > 0
+        and chat.transcript == old.transcript
+        and chat.transcript != ""
+        and chat.size == 0
+    )
 
 
 def _transcript_hidden(book: Bookkeeping, sid: str) -> bool:

@@ -1,0 +1,98 @@
+"""What ``deja index`` promises a person who runs it: every chat read as it is now (trial19).
+
+F1: a turn appended to a chat outside the newest the cheap check looks at was left out by a ``deja index`` run
+within a minute of the last walk ("0 updated"), until a later walk. F3: a transcript emptied for a moment (cursor-agent
+rewrites a resumed chat's whole file) dropped its session at once. F4: a ``deja index`` waiting for another deja
+said nothing for minutes. F5: ``deja mcp`` with its stdin closed ended in a traceback.
+"""
+
+from __future__ import annotations
+
+import select
+import shlex
+import subprocess
+import time
+from pathlib import Path
+
+import msgspec
+import orjson
+import pytest
+from harness import ENTRY, index_chats, run_deja
+
+from deja.core.index import index_dir
+from deja.core.indexer import LOCK_NAME, freshness
+from deja.core.indexer.lock import WriterLock
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+CHATS = {"cold": ["how do we rotate keys?", "With kms."], "hot": ["hello", "hi"]}
+
+
+def _as_in_a_big_history(tmp_path: Path) -> None:
+    """The last walk a second ago, and "cold" not among the chats checked one by one (as one of thousands)."""
+    directory = index_dir(tmp_path / "deja")
+    record = freshness.load(directory)
+    assert record is not None and "cold" in record.hot
+    hot = {sid: chat for sid, chat in record.hot.items() if sid != "cold"}
+    freshness.save(directory, msgspec.structs.replace(record, walked_at=time.time(), hot=hot))
+
+
+def test_deja_index_reads_a_turn_appended_to_an_old_chat_right_after_a_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_chats(tmp_path, monkeypatch, CHATS)
+    _as_in_a_big_history(tmp_path)
+    with transcript_path(tmp_path / "cli", "/work/shop", "cold").open("ab") as transcript:
+        transcript.write(orjson.dumps(user_turn("and the narwhal certificates?")) + b"\n")
+    ran = run_deja("index", "--json")
+    assert ran.returncode == 0, ran.stderr
+    assert orjson.loads(ran.stdout)["updated"] == 1
+    assert "narwhal" in run_deja("search", "narwhal").stdout
+
+
+def test_a_transcript_emptied_for_a_moment_keeps_its_session_until_it_is_written_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_chats(tmp_path, monkeypatch, CHATS)
+    path = transcript_path(tmp_path / "cli", "/work/shop", "cold")
+    path.write_bytes(b"")  # cursor-agent rewriting the resumed chat: emptied, not yet written
+    ran = run_deja("index", "--json")
+    assert ran.returncode == 0, ran.stderr
+    assert orjson.loads(ran.stdout)["removed"] == 0
+    assert "rotate keys" in run_deja("show", "cold").stdout
+    assert "rotate keys" in run_deja("search", "rotate keys").stdout
+    write_transcript(path, [user_turn("how do we rotate keys?"), assistant_turn("With kms, and the okapi alias.")])
+    ran = run_deja("index", "--json")
+    assert orjson.loads(ran.stdout)["updated"] == 1, ran.stdout
+    assert "okapi" in run_deja("show", "cold").stdout
+
+
+def test_a_chat_whose_folder_goes_is_still_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index_chats(tmp_path, monkeypatch, CHATS)
+    path = transcript_path(tmp_path / "cli", "/work/shop", "cold")
+    path.unlink()
+    path.parent.rmdir()
+    ran = run_deja("index", "--json")
+    assert orjson.loads(ran.stdout)["removed"] == 1, ran.stdout
+
+
+def test_deja_index_says_at_once_that_it_waits_for_another_deja(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_chats(tmp_path, monkeypatch, CHATS)
+    with WriterLock(index_dir(tmp_path / "deja") / LOCK_NAME, 0):
+        waiting = subprocess.Popen([*ENTRY, "index"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert waiting.stderr is not None
+        assert select.select([waiting.stderr], [], [], 30)[0], "deja index said nothing while it waited"
+        assert waiting.stderr.readline() == "waiting for another deja writing the index to finish …\n"
+        time.sleep(0.3)
+    out, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 0, err
+    assert "after waiting" in out and "for another deja writing the index" in out
+
+
+def test_deja_mcp_with_its_stdin_closed_says_so_in_one_line() -> None:
+    ran = subprocess.run(f"exec {shlex.join(ENTRY)} mcp <&-", shell=True, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 1, ran.stderr
+    assert (
+        ran.stderr == "deja mcp: its stdin is closed; it speaks JSON-RPC on stdin: let Cursor start it from mcp.json\n"
+    )
