@@ -111,7 +111,7 @@ def _read_from(meta: SessionMeta, index: Index | None) -> Path | None:
 
 def command_line(directory: Path, chat_id: str) -> str:
     """The line to paste, each part quoted for a POSIX shell (the directory is absolute, so never read as an option;
-    one whose name holds a control character in ``$'…'``, its escapes: ``text.shell_word``)."""
+    one whose name holds a control character through ``printf``'s octal escapes: ``text.shell_word``)."""
     return f"cd {shell_word(str(directory))} && cursor-agent --resume {shlex.quote(chat_id)}"
 
 

@@ -23,6 +23,8 @@ BUILD_RETRY_SECONDS = 600
 #: Dedupe state: at most this many conversations (pruned to four fifths of it when it passes), and about this many
 #: bytes of keys each.
 SEEN_CONVERSATIONS = 300
+#: A claim file is made by one process only (``HookCall._claim``), never through a link put in its place.
+CLAIM_FLAGS = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
 SEEN_BYTES = 64 << 10
 #: The line in a conversation's seen-set saying it was given the session-start block.
 STARTED = "started"
@@ -473,7 +475,27 @@ class HookCall:
             return ""
         path = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
         prompt = transcript_prompt(path) if isinstance(path, str) and path.strip() else ""
-        return "" if prompt_key(prompt) in seen else prompt
+        if not prompt or prompt_key(prompt) in seen or not self._claim(prompt_key(prompt)):
+            return ""
+        return prompt
+
+    def _claim(self, key: str) -> bool:
+        """Whether this event is the conversation's first to take ``key`` (one file made exclusively per conversation
+        and key, kept across compaction): parallel tool events (a Shell and a Write at once) each found the prompt
+        unread and both gave its recall (review39b M1), and a compaction, which empties the seen-set, gave it again.
+        A state folder it cannot write decides nothing: the seen-set alone, as before."""
+        folder = self._state_dir("claimed")
+        try:
+            if not os.path.isdir(folder):
+                private_dir(folder)
+            handle = os.open(os.path.join(folder, _name(f"{self.state_id()} {key}")), CLAIM_FLAGS, 0o600)
+        except FileExistsError:
+            return False
+        except OSError:
+            return True
+        os.close(handle)
+        _prune(folder, keep=SEEN_CONVERSATIONS)
+        return True
 
     def seen(self) -> set[str]:
         if self._seen is None:
@@ -554,12 +576,12 @@ def transcript_prompt(path: str) -> str:
             continue
         try:
             record = load_json(line)
-        except ValueError:
+            message = record.get("message") if isinstance(record, dict) else None
+            if not isinstance(message, dict) or (record.get("role") or message.get("role")) != "user":
+                continue
+            text = _text(message.get("content"))
+        except (ValueError, RecursionError):  # (a part nested 500 deep: orjson takes it, ``_text`` cannot)
             continue
-        message = record.get("message") if isinstance(record, dict) else None
-        if not isinstance(message, dict) or (record.get("role") or message.get("role")) != "user":
-            continue
-        text = _text(message.get("content"))
         start, end = text.find("<user_query>"), text.rfind("</user_query>")
         text = text[start + len("<user_query>") : end] if 0 <= start < end else text
         if text.strip():

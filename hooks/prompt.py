@@ -37,6 +37,8 @@ HEADER = "Past turns from other sessions that may answer this prompt:"
 SHOWN_ALREADY = "what matched best was shown in this conversation already"
 #: At most this many attached files' names are read.
 ATTACHED_FILES = 5
+#: The longest file name and path a file system allows (Linux's NAME_MAX and PATH_MAX): an attachment past them is no file.
+NAME_MAX, PATH_MAX = 255, 4096
 #: How much of a companion's best turn is read to see whether it holds an answer (``_answered``).
 ANSWER_PEEK = 80
 #: The least room a session's block is given: its heading whole (``deja show <id>`` in it) and a line. A room
@@ -659,15 +661,23 @@ def _finding(index: Index, hit: Hit, answers: list[str]) -> list[str]:
 
 def attached_names(call: HookCall) -> tuple[str, ...]:
     """The names of the files attached to the prompt (``attachments[{type: file, file_path}]``; a rule Cursor attaches
-    by itself is no hint of what the prompt is about), the first ATTACHED_FILES."""
+    by itself is no hint of what the prompt is about), the first ATTACHED_FILES. A name no file system allows (past
+    NAME_MAX: five of 1.5 MB took the hook past its 5 s) or holding a secret (it would reach hooks.log) is none
+    (review39b M2, M3)."""
+    from ..core.redaction import without_secrets
+
     found = call.payload.get("attachments")
-    paths = (
-        [a.get("file_path") for a in found if isinstance(a, dict) and a.get("type") == "file"]
-        if isinstance(found, list)
-        else []
-    )
-    names = [p.replace("\\", "/").rstrip("/").rpartition("/")[2] for p in paths if isinstance(p, str)]
-    return tuple(dict.fromkeys(name for name in names if name.strip()))[:ATTACHED_FILES]
+    names: dict[str, None] = {}
+    for attached in found if isinstance(found, list) else []:
+        path = attached.get("file_path") if isinstance(attached, dict) and attached.get("type") == "file" else None
+        if not isinstance(path, str) or len(path) > PATH_MAX:
+            continue
+        name = path.replace("\\", "/").rstrip("/").rpartition("/")[2]
+        if name.strip() and len(name) <= NAME_MAX and without_secrets(name) == name:
+            names[name] = None
+            if len(names) == ATTACHED_FILES:
+                break
+    return tuple(names)
 
 
 def before_prompt(call: HookCall) -> str:

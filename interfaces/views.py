@@ -89,11 +89,11 @@ def search_json(result: SearchResult) -> dict[str, Any]:
 NO_PROJECT = "(no project)"
 
 
-def named(folder: str, missing: str = NO_PROJECT) -> str:
+def named(folder: str) -> str:
     """A project's name or folder as a line shows it: a character that would split its row or that a terminal would
-    act on written as its escape (``text.escaped``: ``multi\\nline``, ``evil\\x1b]0;…``); ``missing`` when empty."""
+    act on written as its escape (``text.escaped``: ``multi\\nline``, ``evil\\x1b]0;…``); ``NO_PROJECT`` when empty."""
     if folder.isprintable():
-        return folder or missing
+        return folder or NO_PROJECT
     from ..core.text import escaped
 
     return escaped(folder)

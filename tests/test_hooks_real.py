@@ -241,6 +241,35 @@ def test_a_print_mode_run_gets_its_prompts_recall_from_the_transcript_once(index
     assert hook("hook-tool", shell, env) == ""
 
 
+def test_a_print_mode_prompts_recall_is_given_once_whatever_empties_the_seen_set(
+    indexed_sample: Sample, api: Path
+) -> None:
+    """Each prompt's recall is claimed by one event (review39b M1: two tool events at once both gave it; L4: a
+    compaction, which empties what the conversation was shown, gave it again)."""
+    env, conversation = indexed_sample.env, "print-claim-1"
+    path = Path(own_transcript(indexed_sample, api, conversation))
+    write_transcript(path, [user_turn(f"tests fail again: {MODULE_ERROR}")])
+    shell = tool("preToolUse", conversation, api, "Shell", {"command": "ls -la"}, transcript_path=str(path))
+    assert f"`deja show {API_CHAT}`" in hook("hook-tool", shell, env)
+    hook("hook-session-end", cursor("preCompact", conversation, api, trigger="auto"), env)
+    assert hook("hook-tool", shell, env) == ""
+
+
+def test_a_transcript_line_nested_too_deep_leaves_the_tool_event_its_own_answer(
+    indexed_sample: Sample, api: Path
+) -> None:
+    """A user line nested 600 deep (orjson reads it; the text reader recursed out) failed every tool event of the
+    conversation (review39b L1): it is skipped, and the event says what it says without it."""
+    env, conversation = indexed_sample.env, "print-deep-1"
+    path = Path(own_transcript(indexed_sample, api, conversation))
+    deep = '{"role":"user","message":{"content":' + "[" * 600 + '"x"' + "]" * 600 + "}}\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(deep)
+    shell = tool("preToolUse", conversation, api, "Shell", {"command": "ls -la"}, transcript_path=str(path))
+    hook("hook-tool", shell, env)
+    assert "RecursionError" not in log(indexed_sample)
+
+
 def test_a_conversation_whose_prompt_hook_ran_reads_no_transcript(indexed_sample: Sample, api: Path) -> None:
     env, conversation = indexed_sample.env, "interactive-1"
     path = Path(own_transcript(indexed_sample, api, conversation))
@@ -287,6 +316,25 @@ def test_a_file_attached_to_the_prompt_names_what_this_is(indexed_sample: Sample
         )
         == []
     )
+
+
+def test_an_attached_name_holding_a_secret_or_past_any_file_systems_limit_is_no_hint(
+    indexed_sample: Sample, api: Path
+) -> None:
+    """review39b M2: a secret-shaped attached name reached hooks.log; M3: five names of 1.5 MB took the hook past
+    its 5 s. Neither is read; the real file beside them still is."""
+    env, asked = indexed_sample.env, "why is this broken again?"
+    secret = "cache.py.sk_live_" + "abcdefghijklmnopqrstuvwx1234"
+    attached = [
+        {"type": "file", "file_path": str(api / secret)},
+        *({"type": "file", "file_path": str(api / ("w" * 300_000 + f"{i}.py"))} for i in range(5)),
+        {"type": "file", "file_path": str(api / "api/cache.py")},
+    ]
+    text = hook("hook-prompt", cursor("beforeSubmitPrompt", "attach-odd", api, prompt=asked, attachments=attached), env)
+    assert _recalled(text)[:1] == [API_CACHE_CHAT]
+    written = log(indexed_sample)
+    assert "with the names of the files attached (cache.py)" in written
+    assert "sk_live_" not in written and "www" not in written
 
 
 def test_an_attachment_adds_nothing_to_what_the_prompts_own_words_recall(indexed_sample: Sample, api: Path) -> None:
