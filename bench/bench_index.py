@@ -42,7 +42,7 @@ import figures  # noqa: E402
 from generate import SOURCE_NOTE, companions, generate, query_for, source_bytes  # noqa: E402
 
 from deja.core.index import Index, index_dir  # noqa: E402
-from deja.core.indexer import catch_up, freshness, glance, refresh  # noqa: E402
+from deja.core.indexer import freshness, glance, refresh  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
 from deja.core.search import search  # noqa: E402
 from deja.core.writers.cursor_agent import assistant_turn, user_turn  # noqa: E402
@@ -138,7 +138,7 @@ def freshness_figures(home: Path, texts: list[str], runs: int = 7) -> dict:
         indexed.append(process_ms([*deja, "index", "--json"], env)[0])
         _append_turn(transcript)
         started = time.perf_counter()
-        catch_up(home, lock_timeout=60, walk_inline=True, verify=True)  # what `deja index` runs, in-process
+        refresh(home, lock_timeout=60, verify=True)  # what `deja index` runs, in-process
         in_process.append(1000 * (time.perf_counter() - started))
         started = time.perf_counter()
         glance.check(index_dir(home))

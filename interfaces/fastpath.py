@@ -13,6 +13,7 @@ way a person sees the same bytes on stdout and stderr and the same exit code.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import os
@@ -869,13 +870,14 @@ def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:
 def _say_waiting() -> None:
     """Said at once when another deja writes the index (a build, a walk a read started): it can take minutes, and
     a command that printed nothing meanwhile looked hung."""
-    echo("waiting for another deja writing the index to finish …", err=True)
+    with contextlib.suppress(OSError):  # (best effort: a reader of stderr gone must not stop the refresh)
+        echo("waiting for another deja writing the index to finish …", err=True)
 
 
 def index_command(full: bool = False, json: bool = False) -> None:
     """Build the index, or refresh it with what changed since the last run (``deja index``)."""
     from ..core import paths
-    from ..core.indexer import WRITER_WAIT_SECONDS, catch_up, refresh
+    from ..core.indexer import WRITER_WAIT_SECONDS, refresh
 
     collect_from_now()
     check_roots()
@@ -885,9 +887,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         if full:
             result = refresh(full=True, progress=bar, waiting=_say_waiting)
         else:
-            result = catch_up(
-                progress=bar, lock_timeout=WRITER_WAIT_SECONDS, walk_inline=True, verify=True, waiting=_say_waiting
-            )
+            result = refresh(progress=bar, lock_timeout=WRITER_WAIT_SECONDS, verify=True, waiting=_say_waiting)
     except TimeoutError:
         raise Failed("another deja is building the index right now: try again when it finishes") from None
     except OSError as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import select
 import shlex
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -64,6 +65,24 @@ def test_a_transcript_emptied_for_a_moment_keeps_its_session_until_it_is_written
     ran = run_deja("index", "--json")
     assert orjson.loads(ran.stdout)["updated"] == 1, ran.stdout
     assert "okapi" in run_deja("show", "cold").stdout
+
+
+def test_reads_while_a_transcript_stays_empty_find_nothing_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review39a M1: the emptied chat was found changed by every read, which loaded the indexer and refreshed."""
+    index_chats(tmp_path, monkeypatch, CHATS)
+    transcript_path(tmp_path / "cli", "/work/shop", "cold").write_bytes(b"")
+    assert run_deja("index").returncode == 0
+    code = (
+        "import sys\n"
+        "from deja.interfaces.fastpath import run\n"
+        "code = run(['search', 'rotate keys', '--json'])\n"
+        "print('deja.core.indexer.driver' in sys.modules, file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "rotate keys" in ran.stdout and ran.stderr.strip() == "False", ran.stderr
 
 
 def test_a_chat_whose_folder_goes_is_still_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

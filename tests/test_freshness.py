@@ -139,7 +139,7 @@ def test_deja_index_walks_when_a_walk_is_due(indexed_sample: Sample, monkeypatch
     directory = index_dir(sample.home)
     stale = msgspec.structs.replace(_record(sample), walked_at=time.time() - freshness.WALK_SECONDS - 1)
     freshness.save(directory, stale)
-    assert catch_up(sample.home, walk_inline=True).updated == 1
+    assert refresh(sample.home, verify=True).updated == 1
 
 
 def test_the_chat_the_session_end_hook_ingested_joins_the_hot_ones(

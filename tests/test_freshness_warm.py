@@ -14,7 +14,7 @@ import pytest
 from harness import Sample, run_deja
 
 from deja.core.index import index_dir
-from deja.core.indexer import catch_up, glance
+from deja.core.indexer import catch_up, glance, refresh
 from deja.core.sample import API_CHAT, INFRA_CHAT
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -145,12 +145,12 @@ def test_without_the_date_of_a_whole_check_the_check_is_whole(
 def test_deja_index_looks_at_the_whole_record_whenever_it_runs(
     between_whole_checks: Sample, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``deja index`` (``catch_up`` with ``walk_inline``) is asked to bring everything up to date: no warm check."""
+    """``deja index`` (a walk of every chat) is asked to bring everything up to date: no warm check."""
     sample = between_whole_checks
     directory = index_dir(sample.home)
     _turn_in_a_cold_chat(directory, monkeypatch)
     assert catch_up(sample.home).updated == 0  # a read's check between whole checks: not seen yet
-    assert catch_up(sample.home, walk_inline=True).updated == 1
+    assert refresh(sample.home, verify=True).updated == 1
 
 
 def _new_chat_in_infra(sample: Sample) -> None:

@@ -46,7 +46,7 @@ def test_deja_index_walks_when_it_was_killed_on_its_walk_and_an_older_walk_recor
 ) -> None:
     """trialH F11: a turn appended to an old chat, a ``deja index`` killed on the walk that would have read it, and
     meanwhile a walk begun before the turn was appended (a background one a read started) records itself: its record
-    is a few seconds old, so without ``walk-begun`` the next ``deja index`` did not walk and left the turn out."""
+    is a few seconds old, and the next ``deja index`` must still read the turn (it walks every chat each time)."""
     index_chats(tmp_path, monkeypatch, {"cold": ["how do we rotate keys?", "With kms."], "hot": ["hello", "hi"]})
     directory = index_dir(tmp_path / "deja")
     record = freshness.load(directory)

@@ -9,6 +9,7 @@ where the older index is, and doctor warns while the kept folder is there.
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,7 @@ def test_an_upgrade_rebuilt_while_deja_index_waited_is_not_rebuilt_again(indexed
             [*ENTRY, "index", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         assert waiting.stderr is not None
+        assert select.select([waiting.stderr], [], [], 60)[0], "deja index said nothing while it waited"
         said = waiting.stderr.readline()  # (once it has read the older manifest and waits for the lock)
         assert said.startswith("waiting for another deja writing the index"), said
         manifest.write_bytes(current)  # as the other process's rebuild left it

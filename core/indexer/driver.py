@@ -167,29 +167,25 @@ def catch_up(
     *,
     progress: Progress | None = None,
     lock_timeout: float = 0.0,
-    walk_inline: bool = False,
     verify: bool = False,
     found: glance.Check | None = None,
-    waiting: Callable[[], None] | None = None,
 ) -> RefreshResult:
     """Refresh what the cheap check (``glance``) finds changed, or ``found``, the check the caller has just made;
-    when nothing changed, the index's counts as they are.
+    when nothing changed, the index's counts as they are: what a read does first.
 
-    With ``walk_inline`` (``deja index``, asked to bring everything up to date), or without a record of a full walk
-    (a first build, a damaged index), this walks every chat: the cheap check sees a turn appended to a chat outside
-    the newest it looks at only once a walk falls due, and ``deja index`` must not say "0 updated" meanwhile. A walk
-    that is due otherwise starts in a detached process after this refresh, which does not wait for it.
+    Without a record of a full walk (a first build, a damaged index), this walks every chat. A walk that is due
+    otherwise starts in a detached process after this refresh, which does not wait for it. (``deja index`` walks
+    every chat each time, with ``refresh``: the cheap check sees a turn appended to a chat outside the newest it
+    looks at only once a walk falls due, and ``deja index`` must not say "0 updated" meanwhile.)
     """
     started = time.perf_counter()
     home = home or paths.deja_home()
     tighten(home)  # every run keeps deja's home private, whether or not anything is written
     directory = index_dir(home)
-    if walk_inline:
-        return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify, waiting=waiting)
     if found is None:
         found = glance.check(directory)
     if found.manifest is None:
-        return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify, waiting=waiting)
+        return refresh(home, progress=progress, lock_timeout=lock_timeout, verify=verify)
     result = _as_it_stands(found.manifest, started)
     if found.changed or verify:
         result = refresh(
@@ -199,7 +195,6 @@ def catch_up(
             lock_timeout=lock_timeout,
             verify=verify,
             seen_folders=found.folders,
-            waiting=waiting,
         )
     if found.walk_due:
         glance.start_walk(directory)

@@ -468,7 +468,11 @@ def _cli_changes(
         if record is not None and old is not None and (respelt := _respelt(old, chat)) is not old:
             book.put(sid, msgspec.structs.replace(record, cli=respelt))
             old = respelt
-        if not unchanged(old, chat) and not _emptied(old, chat):
+        if record is not None and old is not None and _emptied(old, chat):
+            if old.sig != (empty := Sig(0, chat.mtime_ns)):  # seen empty: the check finds it as it is while it stays so
+                book.put(sid, msgspec.structs.replace(record, cli=msgspec.structs.replace(old, sig=empty)))
+            continue
+        if not unchanged(old, chat):
             changed[sid] = chat
     if targets is None:
         roots = paths.cli_roots()
@@ -481,17 +485,13 @@ def _cli_changes(
     return found, changed, missing.keys() - kept.keys(), kept
 
 
-def _emptied(old: CliState | None, chat: CliChat) -> bool:
+def _emptied(old: CliState, chat: CliChat) -> bool:
     """A transcript read before with lines in it is empty now: cursor-agent rewrites a resumed chat's transcript whole
-    (emptied, then written), and a refresh between the two would drop the session. It is read again, and dropped only
-    when its folder goes, once it holds a line or changes otherwise; until then the session stays as it was read."""
-    return (
-        old is not None
-        and old.end > 0
-        and chat.transcript == old.transcript
-        and chat.transcript != ""
-        and chat.size == 0
-    )
+    (emptied, then written), and a refresh between the two would drop the session. Its record takes the empty file's
+    size and time, and nothing else (where a read resumes, its hashes, its session): so reads meanwhile find nothing
+    changed, and once it holds lines again it is read as grown from where it was, or whole. The session goes only
+    when its folder does."""
+    return old.end > 0 and chat.transcript == old.transcript and chat.transcript != "" and chat.size == 0
 
 
 def _transcript_hidden(book: Bookkeeping, sid: str) -> bool:
