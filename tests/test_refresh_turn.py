@@ -17,21 +17,8 @@ from deja.core.index import MANIFEST, Index, SessionMeta, index_dir, read_manife
 from deja.core.indexer import MAX_SEGMENTS, records, refresh
 from deja.core.model import Message
 from deja.core.search import search
-from deja.core.writers.cursor_agent import (
-    assistant_turn,
-    chat_dir_for,
-    shell_result_text,
-    store_assistant_message,
-    store_preamble,
-    store_user_message,
-    tool_call_part,
-    tool_result_message,
-    tool_use,
-    transcript_path,
-    user_turn,
-    write_chat_store,
-    write_transcript,
-)
+from deja.core.writers import cursor_agent as agent
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 
 CHAT = "00000000-0000-4000-8000-0000000000d1"
 FIRST = ["Why does the uploader retry forever?", "Its backoff never grows."]
@@ -185,7 +172,7 @@ def test_segments_merged_after_many_turns_are_not_redacted_again(
 TOKEN = "ghp_" + "k7Qx2" * 7 + "a"  # (a GitHub token's shape, made up)
 
 
-_CAT = tool_use("Shell", {"command": "cat .env"})
+_CAT = agent.tool_use("Shell", {"command": "cat .env"})
 
 
 def _no_token_stored(home: Path) -> None:
@@ -206,7 +193,7 @@ def test_a_tool_call_appended_to_a_chats_last_message_is_redacted(
     path = transcript_path(tmp_path / "cli", "/work/shop", GROWN)
     write_transcript(path, first)
     index_chats(tmp_path, monkeypatch, {})
-    call = assistant_turn(None, tool_use("Shell", {"command": f"export GH_TOKEN={TOKEN}"}))
+    call = assistant_turn(None, agent.tool_use("Shell", {"command": f"export GH_TOKEN={TOKEN}"}))
     write_transcript(path, [*first, call])
     assert refresh(tmp_path / "deja", only_chat_ids={GROWN}).updated == 1
     _no_token_stored(tmp_path / "deja")
@@ -220,19 +207,19 @@ def test_a_chat_stores_raw_tool_results_put_back_on_a_grown_chat_are_redacted(
     cwd, start = "/work/shop", STAMP
     transcript = [user_turn("why is the deploy refused?", stamp=start), assistant_turn("Let me look.", _CAT)]
     store = [
-        *store_preamble(cwd),
-        store_user_message("why is the deploy refused?", start),
-        store_assistant_message("Let me look.", tool_call_part("c1", "Shell", {"command": "cat .env"})),
-        tool_result_message("c1", "Shell", shell_result_text(f"GH_TOKEN={TOKEN}\n")),
+        *agent.store_preamble(cwd),
+        agent.store_user_message("why is the deploy refused?", start),
+        agent.store_assistant_message("Let me look.", agent.tool_call_part("c1", "Shell", {"command": "cat .env"})),
+        agent.tool_result_message("c1", "Shell", agent.shell_result_text(f"GH_TOKEN={TOKEN}\n")),
     ]
     cli = tmp_path / "cli"
     write_transcript(transcript_path(cli, cwd, GROWN), transcript)
-    write_chat_store(chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
+    agent.write_chat_store(agent.chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
     index_chats(tmp_path, monkeypatch, {})
     later = start + timedelta(minutes=5)
     transcript += [user_turn("and the zeppelin queue?", stamp=later), assistant_turn("It drains.")]
-    store += [store_user_message("and the zeppelin queue?", later), store_assistant_message("It drains.")]
+    store += [agent.store_user_message("and the zeppelin queue?", later), agent.store_assistant_message("It drains.")]
     write_transcript(transcript_path(cli, cwd, GROWN), transcript)
-    write_chat_store(chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
+    agent.write_chat_store(agent.chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
     assert refresh(tmp_path / "deja", only_chat_ids={GROWN}).updated == 1
     _no_token_stored(tmp_path / "deja")
