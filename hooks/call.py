@@ -23,7 +23,7 @@ BUILD_RETRY_SECONDS = 600
 #: Dedupe state: at most this many conversations (pruned to four fifths of it when it passes), and about this many
 #: bytes of keys each.
 SEEN_CONVERSATIONS = 300
-#: A claim file is made by one process only (``HookCall._claim``), never through a link put in its place.
+#: A claim file is made by one process only (``HookCall.claim``), never through a link put in its place.
 CLAIM_FLAGS = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
 SEEN_BYTES = 64 << 10
 #: The line in a conversation's seen-set saying it was given the session-start block.
@@ -475,15 +475,14 @@ class HookCall:
             return ""
         path = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
         prompt = transcript_prompt(path) if isinstance(path, str) and path.strip() else ""
-        if not prompt or prompt_key(prompt) in seen or not self._claim(prompt_key(prompt)):
-            return ""
-        return prompt
+        return "" if prompt_key(prompt) in seen else prompt
 
-    def _claim(self, key: str) -> bool:
+    def claim(self, key: str) -> bool:
         """Whether this event is the conversation's first to take ``key`` (one file made exclusively per conversation
-        and key, kept across compaction): parallel tool events (a Shell and a Write at once) each found the prompt
-        unread and both gave its recall (review39b M1), and a compaction, which empties the seen-set, gave it again.
-        A state folder it cannot write decides nothing: the seen-set alone, as before."""
+        and key, kept across compaction), taken by the event that gives what it names: parallel tool events (a Shell
+        and a Write at once) each found a ``-p`` prompt unread and both gave its recall (review39b M1), and a
+        compaction, which empties the seen-set, gave it again. A state folder it cannot write decides nothing: the
+        seen-set alone, as before."""
         folder = self._state_dir("claimed")
         try:
             if not os.path.isdir(folder):

@@ -722,6 +722,9 @@ def with_prompt(call: HookCall, text: str, prompt: str, budget: int) -> str:
     index = call.index()
     if index is None:
         return text
+    if not call.claim(prompt_key(prompt)):
+        call.notes.append("its prompt's recall was given by another event of this conversation")
+        return text
     opening = ASKED not in call.seen()
     call.remember([ASKED, UNPROMPTED, prompt_key(prompt)])
     recall = recall_for(

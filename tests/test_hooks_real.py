@@ -255,6 +255,21 @@ def test_a_print_mode_prompts_recall_is_given_once_whatever_empties_the_seen_set
     assert hook("hook-tool", shell, env) == ""
 
 
+def test_a_print_mode_prompts_recall_without_room_in_its_first_event_comes_with_the_next(
+    indexed_sample: Sample, api: Path
+) -> None:
+    """The event that has no room for the recall does not take it: the next one with room gives it."""
+    env, conversation = indexed_sample.env, "print-room-1"
+    path = Path(own_transcript(indexed_sample, api, conversation))
+    write_transcript(path, [user_turn(f"tests fail again: {MODULE_ERROR}")])
+    pytest_run = tool("preToolUse", conversation, api, "Shell", {"command": "pytest -q"}, transcript_path=str(path))
+    first = hook("hook-tool", pytest_run, env)
+    assert "`pytest -q` ran 2 times" in first and "Past turns" not in first
+    assert "no room left in this event's budget for its prompt's recall" in log(indexed_sample)
+    shell = tool("preToolUse", conversation, api, "Shell", {"command": "ls -la"}, transcript_path=str(path))
+    assert f"`deja show {API_CHAT}`" in hook("hook-tool", shell, env)
+
+
 def test_a_transcript_line_nested_too_deep_leaves_the_tool_event_its_own_answer(
     indexed_sample: Sample, api: Path
 ) -> None:
