@@ -13,7 +13,6 @@ way a person sees the same bytes on stdout and stderr and the same exit code.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import gc
 import os
@@ -870,8 +869,10 @@ def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:
 def _say_waiting() -> None:
     """Said at once when another deja writes the index (a build, a walk a read started): it can take minutes, and
     a command that printed nothing meanwhile looked hung."""
-    with contextlib.suppress(OSError):  # (best effort: a reader of stderr gone must not stop the refresh)
+    try:  # (best effort: a reader of stderr gone must not stop the refresh)
         echo("waiting for another deja writing the index to finish …", err=True)
+    except OSError:
+        return
 
 
 def index_command(full: bool = False, json: bool = False) -> None:
