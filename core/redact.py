@@ -1433,9 +1433,16 @@ def _docker_env(match: re.Match[str]) -> str:
 
 
 def _sql(match: re.Match[str]) -> str:
-    if not _is_literal(match.group(1)):
+    if not _is_literal(match.group(1)) or _names_a_revision(match):
         return match.group(0)
     return _marked(match, 1, "[redacted:secret]")
+
+
+def _names_a_revision(match: re.Match[str]) -> bool:
+    """Whether ``identified by '…'`` follows ``locate revision``: Alembic's ``Can't locate revision identified by '9c0d1e2f'``
+    quotes a migration's id, which a person searches for, not a password (SQL's ``IDENTIFIED BY`` follows a user)."""
+    before = match.string[max(0, match.start() - 24) : match.start()].lower().split()
+    return before[-2:] == ["locate", "revision"]
 
 
 def _assignments(text: str) -> str:

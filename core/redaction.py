@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 #: Bumped whenever the rules (``redact``) change, so an index redacted by older rules is rebuilt.
-RULES_VERSION = 13
+RULES_VERSION = 14
 
 
 def enabled() -> bool:

@@ -213,6 +213,8 @@ CREATE TABLE api_keys (id serial PRIMARY KEY, key_hash text NOT NULL, token VARC
 ALTER TABLE users ADD COLUMN password_reset_token text;
 SELECT * FROM users WHERE password = crypt(:password, password);
 INSERT INTO tokens (user_id, token) VALUES (:user_id, :token);
+FAILED: Can't locate revision identified by '9c0d1e2f'
+alembic.util.exc.CommandError: Can't locate revision identified by 'ae1027a6acf'
 """,
     "dockerfile": """
 FROM python:3.12-slim
@@ -664,6 +666,8 @@ SECRETS: list[Secret] = [
     Secret("go-struct", "secret", _join("Tr0ub4", "dor"), '\tPassword: "{secret}",'),
     Secret("cli-flag", "secret", _join("Wint3r", "2026"), "mysql --user=root --password={secret} app"),
     Secret("sql-password", "secret", _join("n0t", "-th1s"), "CREATE USER app WITH PASSWORD '{secret}';"),
+    Secret("sql-identified", "secret", _join("t1g", "er-9"), "CREATE USER 'app'@'%' IDENTIFIED BY '{secret}';"),
+    Secret("sql-revision-user", "secret", _join("rev", "1s10n-pw"), "ALTER USER revision IDENTIFIED BY '{secret}';"),
     Secret("xml-password", "secret", _join("xml", "Pa55"), "<password>{secret}</password>"),
     Secret("dockerfile-env", "secret", _join("d0ck", "3rs3cret"), "ENV API_TOKEN {secret}"),
     # Letters only: a configuration line's value is a value, whatever its case (a new-user trial's finds).
