@@ -108,6 +108,13 @@ def spelt_homes(homes: tuple[str, str] | None = None) -> set[str]:
     return {project_spelling(home) for home in homes or home_spellings()}
 
 
+def holds_home(spelt: str, homes: set[str]) -> bool:
+    """Whether the folder ``spelt`` (as ``project_spelling`` gives it) is the home folder or a folder above it
+    (``homes``: ``spelt_homes()``): every project's sessions ran below it, so it is no project of theirs (``deja
+    wip`` in ``~`` or ``/Users``; ``--project Users``)."""
+    return any(home == spelt or home.startswith(spelt.rstrip("/") + "/") for home in homes)
+
+
 def seen_from(folder: str, here: str) -> str:
     """Where ``folder`` is, told from ``here``: "" when it is ``here`` (or either is not known), the path from
     ``here`` when it lies below (``services/checkout``), else ``folder`` whole. At a monorepo's root a package's run

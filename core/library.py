@@ -9,7 +9,7 @@ from pathlib import Path
 from . import paths
 from .index import SOURCE_CODES, Index, IndexForbidden, IndexUnreadable, Segment, SessionMeta, check_readable, index_dir
 from .indexer import Progress, RefreshResult, catch_up, refresh
-from .keys import project_spelling, sessions_key
+from .keys import holds_home, project_spelling, sessions_key, spelt_homes
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 #: How far down the newest-first list a source filter may look.
 SOURCE_SCAN_LIMIT = 20_000
 #: Why ``wip_project`` found no project: each interface words it in its own form (an exit code, an empty answer).
-ROOT_FOLDER, NO_FOLDER, NO_SESSION = "root folder", "no folder", "no session"
+ROOT_FOLDER, NO_FOLDER, NO_SESSION, HOME_FOLDER = "root folder", "no folder", "no session", "home folder"
 
 
 class NotFound(LookupError):
@@ -185,7 +185,8 @@ def sessions_left_out(
 def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str]:
     """The project ``deja wip`` and the MCP ``work`` tool's ``wip`` mean by ``folder`` (as the index spells it;
     ``on_disk``: as the disk has it, "" for a project's name, which is that project) and "", or "" and why there is
-    none (``ROOT_FOLDER``, ``NO_FOLDER``, ``NO_SESSION``): one rule for both, which only word it differently.
+    none (``ROOT_FOLDER``, ``NO_FOLDER``, ``NO_SESSION``, ``HOME_FOLDER``): one rule for both, which only word it
+    differently.
 
     The root folder, however it is spelled (``/``, ``../../..``), is no project's (refused, as ``--project /`` is); a
     folder that is not there and no session ran in is missing, not one no session ran in (trial9 F12); else the
@@ -198,7 +199,19 @@ def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str]:
     if not os.path.exists(on_disk) and not newest_sessions(index, project=folder, limit=1):
         return "", NO_FOLDER
     project = index.nearest_project(folder)
-    return (project, "") if project else ("", NO_SESSION)
+    if project:
+        return project, ""
+    return "", HOME_FOLDER if holds_home(project_spelling(folder), spelt_homes()) else NO_SESSION
+
+
+def wip_session(index: Index, project: str, folder: str) -> SessionMeta | None:
+    """The last session of ``project`` (``wip_project``'s) as ``deja wip`` in ``folder`` means it: a folder that is
+    its own project is the sessions below it too (a monorepo's root), but for the home folder or one above it
+    (every project's); a folder above is this one's project by its own sessions: the others below it ran in a
+    sibling (``shop/api`` seen from ``shop/web/src``), which is not "here"."""
+    below = project == folder and not holds_home(project_spelling(folder), spelt_homes())
+    newest = newest_sessions(index, project=project, limit=1, below=below)
+    return newest[0] if newest else None
 
 
 def session_digest(index: Index, query: str) -> Digest:

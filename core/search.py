@@ -35,7 +35,16 @@ from .fields import (
 )
 from .index import SOURCE_CODES, WHOLE_LISTS_DOCS, WORD_POSTINGS_KEPT, Index, Segment, SessionKeys, name_hash
 from .index.format import KIND_SHIFT, ORDINAL_MASK
-from .keys import is_folder, project_spelling, readable_path, sessions_key, spelt_homes, telling_tail, tree_key
+from .keys import (
+    holds_home,
+    is_folder,
+    project_spelling,
+    readable_path,
+    sessions_key,
+    spelt_homes,
+    telling_tail,
+    tree_key,
+)
 from .record import Record
 from .text import (
     composed,
@@ -1231,7 +1240,7 @@ def _names_above(index: Index) -> dict[str, dict[str, str]]:
                 break
             seen.add(above)
             spelt = project_spelling(above)
-            if any(home == spelt or home.startswith(spelt + "/") for home in homes):
+            if holds_home(spelt, homes):
                 break
             found.setdefault(project_spelling(parts[end - 1]), {}).setdefault(spelt, above)
     return found

@@ -488,7 +488,7 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question), and so is one
     that is not there. The root folder, however it is spelled, is no project's: refused, as ``deja wip /`` is."""
     from ..core import work
-    from ..core.library import NO_FOLDER, ROOT_FOLDER, find_session, newest_sessions, wip_project
+    from ..core.library import HOME_FOLDER, NO_FOLDER, ROOT_FOLDER, find_session, wip_project, wip_session
     from . import work_views as views
 
     asked = project_folder(folder)  # a folder is taken as `deja wip` takes it: else the nearest above with sessions
@@ -496,12 +496,13 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     project, why = wip_project(index, here, asked or "")
     if why == ROOT_FOLDER:
         raise LookupError(f"{echoed(folder, PATH_CHARS)!r} is the root folder, no project's: give a project's folder")
-    sessions = newest_sessions(index, project=project, limit=1, below=project == here) if project else []
-    if not sessions:
+    newest = wip_session(index, project, here) if project else None
+    if newest is None:
         note = (
             f"no folder {echoed(here, PATH_CHARS)}"
             if why == NO_FOLDER
             else f"no session ran in {echoed(folder, PATH_CHARS)}"
+            + (" itself, and every project is below it: give a project's folder" if why == HOME_FOLDER else "")
         )
         note += "; `recent` lists the latest sessions and their projects"
         return note, {
@@ -514,7 +515,7 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
             "stopped": "",
             "failed_last": "",
         }
-    segment, meta = find_session(index, sessions[0].id)
+    segment, meta = find_session(index, newest.id)
     summary = work.digest(segment, meta)
     where = "here" if project == here else f"in {project}"
     return views.wip_text(summary, where, project if asked else ""), views.digest_json(summary)  # (a name: no folder)

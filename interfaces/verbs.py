@@ -158,6 +158,7 @@ def wip_command(
     json: JsonFlag = False,
 ) -> None:
     """What the last session in this directory was doing: its task, what it settled, files, last command."""
+    from ..core.library import wip_session
     from ..core.work import digest
     from .cli import emit_json
     from .fastpath import open_index
@@ -167,9 +168,8 @@ def wip_command(
     asked = Path(directory or os.getcwd()).expanduser().resolve()
     folder = readable_path(str(asked))
     project = _wip_project(index, folder, asked)
-    # a folder above is this one's project by its own sessions: the others below it ran in a sibling (shop/api seen
-    # from shop/web/src), which is not "here"
-    newest = newest_sessions(index, project=project, limit=1, below=project == folder)[0]
+    newest = wip_session(index, project, folder)
+    assert newest is not None  # (wip_project found the project by its sessions)
     segment, meta = find_session(index, newest.id)
     summary = digest(segment, meta)
     emit_json(digest_json(summary)) if json else echo(
@@ -180,12 +180,20 @@ def wip_command(
 def _wip_project(index: Index, folder: str, asked: Path) -> str:
     """The project ``deja wip`` means by ``folder`` (``library.wip_project``; ``asked`` is where the disk has it),
     else the one line that says why there is none: the root folder is a usage error (exit 2), as ``--project /`` is."""
-    from ..core.library import NO_FOLDER, ROOT_FOLDER, wip_project
+    from ..core.library import HOME_FOLDER, NO_FOLDER, ROOT_FOLDER, wip_project
     from .cli import fail
 
     project, why = wip_project(index, folder, str(asked))
     if why == ROOT_FOLDER:
         fail(f"{folder} is the root folder, no project's: give a project's folder", code=2)
+    if why == HOME_FOLDER:
+        from ..core.text import shell_word
+
+        latest = [meta.project_dir for meta in newest_sessions(index, limit=1) if meta.project_dir]
+        fail(
+            f"no session ran in {echoed(folder, PATH_CHARS)} itself, and every project is below it: give a project's "
+            "folder" + (f" (the latest session's: `deja wip {shell_word(latest[0])}`)" if latest else "")
+        )
     if why == NO_FOLDER:
         fail(
             f"no folder {echoed(folder, PATH_CHARS)}: give a project's folder; `deja sessions` lists where sessions ran"

@@ -642,3 +642,28 @@ def test_cursors_own_folder_below_a_linked_home_is_no_project_however_it_is_name
         assert f"silent: {folder} is no project: the home folder, or Cursor's own folder" in logged, logged
     assert "c-api" in hook_in("c-in-api", fake_home / "code" / "api")  # (a project below the home still is one)
     assert "c-api" in hook_in("c-in-api-link", link / "code" / "api")
+
+
+def test_wip_in_the_home_folder_or_above_is_no_projects(tmp_path: Path, cli_root: Path) -> None:
+    """``deja wip`` in ``~`` (or ``/tmp`` above a home in it) answered "last session here" with shop-api's newest
+    session, the home folder taken as a monorepo of every project (trial20 F9): there it is the sessions opened in
+    that folder itself, and with none it says so and names the latest session's folder to ask instead."""
+    home = tmp_path / "home"
+    _chat(cli_root, home / "code" / "billing", "c-billing", "invoice totals round wrong", "pytest -q billing")
+    _chat(cli_root, home / "code" / "shop api", "c-shop", "orders pagination is off by one", "pytest -q")
+    assert run_deja("index").returncode == 0
+    for folder in (home, tmp_path):
+        ran = run_deja("wip", cwd=folder)
+        assert (ran.returncode, ran.stdout) == (1, ""), ran.stdout
+        assert ran.stderr == (
+            f"deja: no session ran in {folder} itself, and every project is below it: give a project's folder "
+            f"(the latest session's: `deja wip '{home / 'code' / 'shop api'}'`)\n"
+        )
+        text, _ = work_answer(Index.open(tmp_path / "deja"), "wip", str(folder), None)
+        assert text.startswith(f"no session ran in {folder} itself, and every project is below it"), text
+
+    _chat(cli_root, home, "c-home", "where did I put the dotfiles", "ls -a")
+    _chat(cli_root, home / "code" / "billing", "c-later", "invoice pdf is blank", "pytest -q billing/pdf")
+    assert run_deja("index").returncode == 0
+    ran = run_deja("wip", cwd=home)
+    assert ran.returncode == 0 and "deja show c-home" in ran.stdout, ran.stdout + ran.stderr

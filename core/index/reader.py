@@ -597,9 +597,14 @@ class Index:
         People open Cursor and run ``deja wip`` at a project's ``src/`` (trial9 F15). A folder above is asked for its
         own sessions: one that only a sibling's sessions ran below (``shop`` seen from ``shop/web/src`` when only
         ``shop/api`` had one) is not this folder's project; nor is ``~/code``, where a session once ran, that of a
-        new repository in it (review11 R1).
+        new repository in it (review11 R1). The home folder, and a folder above it, is a project by the sessions opened
+        there only: every project ran below it (trial20 F9).
         """
-        if not folder or self.newest(keys.sessions_key(folder), limit=1):
+        if not folder:
+            return folder
+        if keys.holds_home(keys.project_spelling(folder), keys.spelt_homes()):  # (its own sessions, if any)
+            return folder if self.newest(keys.sessions_key(folder, below=False), limit=1) else ""
+        if self.newest(keys.sessions_key(folder), limit=1):
             return folder
         stops = {spelled.rstrip("/") + "/" for spelled in folders.home_spellings()}
         homes = keys.spelt_homes()
