@@ -109,9 +109,19 @@ def test_deja_index_says_at_once_that_it_waits_for_another_deja(
     assert "after waiting" in out and "for another deja writing the index" in out
 
 
-def test_deja_mcp_with_its_stdin_closed_says_so_in_one_line() -> None:
+def test_deja_mcp_with_its_stdin_closed_says_so_in_one_line_and_refreshes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_chats(tmp_path, monkeypatch, CHATS)
+    turns = [user_turn("hello"), assistant_turn("hi"), user_turn("and the retry budget?")]
+    write_transcript(transcript_path(tmp_path / "cli", "/work/shop", "hot"), turns)
+    index = index_dir(tmp_path / "deja")
+    before = {path: path.stat().st_mtime_ns for path in index.rglob("*")}
+    # (its stderr is a pipe the refresher child would inherit: run returns once that child, had it started, ended)
     ran = subprocess.run(f"exec {shlex.join(ENTRY)} mcp <&-", shell=True, capture_output=True, text=True, timeout=60)
     assert ran.returncode == 1, ran.stderr
     assert (
         ran.stderr == "deja mcp: its stdin is closed; it speaks JSON-RPC on stdin: let Cursor start it from mcp.json\n"
     )
+    after = {path: path.stat().st_mtime_ns for path in index.rglob("*")}
+    assert after == before, "deja mcp refused to serve, yet its refresher read the grown chat into the index"
