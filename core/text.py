@@ -668,19 +668,21 @@ def shell_word(text: str) -> str:
     """``text`` as one word a POSIX shell reads back as it is (``shlex.quote``). One holding a character that
     ``for_terminal`` takes out (an escape sequence's ESC and BEL), or a newline, is written as what ``printf`` makes
     of those characters' bytes as octal escapes (``"$(printf '…\\033]0;…\\007name')"``), on one line: quoted whole,
-    the line named another folder once the output lost the sequence (trial17). (A newline it ends with stays as it
-    is: ``$(…)`` would drop it.)"""
+    the line named another folder once the output lost the sequence (trial17). (Newlines it ends with stay as they
+    are, quoted after it: ``$(…)`` drops them, and named another folder, review39b L2.)"""
     import shlex
 
     if not any(map(text.__contains__, _CONTROL_CHARS)) and ("\n" not in text or text.endswith("\n")):
         return shlex.quote(text)
+    body = text.rstrip("\n")
     literal = {"%": "%%", "\\": "\\\\"}
     escaping = _CONTROL_CHARS + "\n"
     form = "".join(
         "".join(f"\\{byte:03o}" for byte in char.encode()) if char in escaping else literal.get(char, char)
-        for char in text
+        for char in body
     )
-    return f'"$(printf {shlex.quote(form)})"'
+    ends = text[len(body) :]
+    return f'"$(printf {shlex.quote(form)})"' + (shlex.quote(ends) if ends else "")
 
 
 _RAW_IN_JSON = r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
