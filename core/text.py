@@ -664,6 +664,16 @@ def escaped(name: str) -> str:
     return name.translate(_ESCAPES)
 
 
+def user_query(text: str) -> tuple[str, str, str] | None:
+    """A user record's text cut around the ``<user_query>`` block cursor-agent wraps the prompt in: what comes before
+    it, its body (from the first ``<user_query>`` to the last ``</user_query>``) and what comes after; None when it
+    holds no such block. (The transcript and store readers and the tool hooks' ``transcript_prompt`` all cut here.)"""
+    start, end = text.find("<user_query>"), text.rfind("</user_query>")
+    if not 0 <= start < end:
+        return None
+    return text[:start], text[start + len("<user_query>") : end], text[end + len("</user_query>") :]
+
+
 def shell_word(text: str) -> str:
     """``text`` as one word a POSIX shell reads back as it is (``shlex.quote``). One holding a character that
     ``for_terminal`` takes out (an escape sequence's ESC and BEL), or a newline, is written as what ``printf`` makes

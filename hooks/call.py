@@ -586,8 +586,9 @@ def transcript_prompt(path: str) -> str:
             text = _text(message.get("content"))
         except (ValueError, RecursionError):  # (a part nested 500 deep: orjson takes it, ``_text`` cannot)
             continue
-        start, end = text.find("<user_query>"), text.rfind("</user_query>")
-        text = text[start + len("<user_query>") : end] if 0 <= start < end else text
+        from ..core.text import user_query  # (loaded with the recall that follows: a hook that reads none loads none)
+
+        text = query[1] if (query := user_query(text)) else text
         if text.strip():
             return text.strip()
     return ""
