@@ -664,23 +664,35 @@ def escaped(name: str) -> str:
     return name.translate(_ESCAPES)
 
 
+def user_query(text: str) -> tuple[str, str, str] | None:
+    """A user record's text cut around the ``<user_query>`` block cursor-agent wraps the prompt in: what comes before
+    it, its body (from the first ``<user_query>`` to the last ``</user_query>``) and what comes after; None when it
+    holds no such block. (The transcript and store readers and the tool hooks' ``transcript_prompt`` all cut here.)"""
+    start, end = text.find("<user_query>"), text.rfind("</user_query>")
+    if not 0 <= start < end:
+        return None
+    return text[:start], text[start + len("<user_query>") : end], text[end + len("</user_query>") :]
+
+
 def shell_word(text: str) -> str:
     """``text`` as one word a POSIX shell reads back as it is (``shlex.quote``). One holding a character that
     ``for_terminal`` takes out (an escape sequence's ESC and BEL), or a newline, is written as what ``printf`` makes
     of those characters' bytes as octal escapes (``"$(printf '…\\033]0;…\\007name')"``), on one line: quoted whole,
-    the line named another folder once the output lost the sequence (trial17). (A newline it ends with stays as it
-    is: ``$(…)`` would drop it.)"""
+    the line named another folder once the output lost the sequence (trial17). (Newlines it ends with stay as they
+    are, quoted after it: ``$(…)`` drops them, and named another folder, review39b L2.)"""
     import shlex
 
     if not any(map(text.__contains__, _CONTROL_CHARS)) and ("\n" not in text or text.endswith("\n")):
         return shlex.quote(text)
+    body = text.rstrip("\n")
     literal = {"%": "%%", "\\": "\\\\"}
     escaping = _CONTROL_CHARS + "\n"
     form = "".join(
         "".join(f"\\{byte:03o}" for byte in char.encode()) if char in escaping else literal.get(char, char)
-        for char in text
+        for char in body
     )
-    return f'"$(printf {shlex.quote(form)})"'
+    ends = text[len(body) :]
+    return f'"$(printf {shlex.quote(form)})"' + (shlex.quote(ends) if ends else "")
 
 
 _RAW_IN_JSON = r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]"

@@ -18,6 +18,7 @@ from .call import (
     ASKED,
     FRAME_CLOSE,
     FRAME_OPEN,
+    PROMPTED,
     UNPROMPTED,
     HookCall,
     frame,
@@ -681,6 +682,8 @@ def attached_names(call: HookCall) -> tuple[str, ...]:
 
 
 def before_prompt(call: HookCall) -> str:
+    if PROMPTED not in call.seen():  # (first: whatever it answers, this conversation's prompts come here)
+        call.remember([PROMPTED])
     if call.mode == "off":
         return call.silent("recall is off")
     prompt = _without_frames(call.text("prompt"))

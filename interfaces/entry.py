@@ -53,8 +53,10 @@ def main() -> None:
         from .mcp_refresh import Refresher
 
         # (its start and first check run beside the SDK's import, not a call's; none where every tool call refuses
-        # to answer: it refreshed the index of the home deja falls back to, which no one asked for, review18 R18-6)
-        refresher = None if file_problem() or relative_folder() else Refresher.beside_start()
+        # to answer: it refreshed the index of the home deja falls back to, which no one asked for, review18 R18-6;
+        # nor where stdin is closed and the server refuses to start, review39a L4)
+        refuses = sys.stdin is None or file_problem() or relative_folder()
+        refresher = None if refuses else Refresher.beside_start()
         from .mcp_server import main as serve_mcp
 
         serve_mcp(refresher)

@@ -867,8 +867,8 @@ def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:
 
 
 def _say_waiting() -> None:
-    """Said at once when another deja writes the index (a build, a walk a read started): it can take minutes, and
-    a command that printed nothing meanwhile looked hung."""
+    """Said once another deja has held the index for half a second (a build, a walk a read started): it can take
+    minutes, and a command that printed nothing meanwhile looked hung."""
     try:  # (best effort: a reader of stderr gone must not stop the refresh)
         echo("waiting for another deja writing the index to finish …", err=True)
     except OSError:

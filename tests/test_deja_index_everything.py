@@ -12,6 +12,7 @@ import select
 import shlex
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from deja.core.index import index_dir
 from deja.core.indexer import LOCK_NAME, freshness
 from deja.core.indexer.lock import WriterLock
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.interfaces.fastpath import _say_waiting
 
 CHATS = {"cold": ["how do we rotate keys?", "With kms."], "hot": ["hello", "hi"]}
 
@@ -94,9 +96,7 @@ def test_a_chat_whose_folder_goes_is_still_removed(tmp_path: Path, monkeypatch: 
     assert orjson.loads(ran.stdout)["removed"] == 1, ran.stdout
 
 
-def test_deja_index_says_at_once_that_it_waits_for_another_deja(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_deja_index_says_soon_that_it_waits_for_another_deja(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     index_chats(tmp_path, monkeypatch, CHATS)
     with WriterLock(index_dir(tmp_path / "deja") / LOCK_NAME, 0):
         waiting = subprocess.Popen([*ENTRY, "index"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -109,9 +109,29 @@ def test_deja_index_says_at_once_that_it_waits_for_another_deja(
     assert "after waiting" in out and "for another deja writing the index" in out
 
 
-def test_deja_mcp_with_its_stdin_closed_says_so_in_one_line() -> None:
+def test_a_wait_of_a_moment_for_another_deja_says_nothing(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """As a hook's ingest holds the index for a moment: the line was said on any wait, even of 50 ms (review39a L5)."""
+    held = WriterLock(tmp_path / LOCK_NAME, 0).__enter__()
+    threading.Timer(0.3, held.__exit__, (None, None, None)).start()
+    with WriterLock(tmp_path / LOCK_NAME, 60, waiting=_say_waiting) as lock:
+        pass
+    assert lock.waited >= 0.25
+    assert capfd.readouterr().err == ""
+
+
+def test_deja_mcp_with_its_stdin_closed_says_so_in_one_line_and_refreshes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_chats(tmp_path, monkeypatch, CHATS)
+    turns = [user_turn("hello"), assistant_turn("hi"), user_turn("and the retry budget?")]
+    write_transcript(transcript_path(tmp_path / "cli", "/work/shop", "hot"), turns)
+    index = index_dir(tmp_path / "deja")
+    before = {path: path.stat().st_mtime_ns for path in index.rglob("*")}
+    # (its stderr is a pipe the refresher child would inherit: run returns once that child, had it started, ended)
     ran = subprocess.run(f"exec {shlex.join(ENTRY)} mcp <&-", shell=True, capture_output=True, text=True, timeout=60)
     assert ran.returncode == 1, ran.stderr
     assert (
         ran.stderr == "deja mcp: its stdin is closed; it speaks JSON-RPC on stdin: let Cursor start it from mcp.json\n"
     )
+    after = {path: path.stat().st_mtime_ns for path in index.rglob("*")}
+    assert after == before, "deja mcp refused to serve, yet its refresher read the grown chat into the index"

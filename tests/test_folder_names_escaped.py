@@ -58,3 +58,20 @@ def test_the_resume_line_is_one_line_naming_the_folder_the_session_ran_in(
         went = subprocess.run([shell, "-c", line.replace("cursor-agent --resume", "pwd #")], capture_output=True)
         assert went.returncode == 0 and went.stdout.decode() == f"{tmp_path}/code/{name}\n", went
     assert "evil\\033]0;TITLE\\007name" in run_deja("resume", "c-evil", env=env).stdout
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_the_resume_line_names_a_folder_ending_in_a_newline_after_a_control_character(
+    tmp_path: Path, shell: str
+) -> None:
+    """review39b L2: ``"$(printf '…\\033\\012')"`` drops the newline the name ends with, so the line named
+    ``ends\\x1b``, a folder that does not exist."""
+    cli_root, folder = tmp_path / "cursor-agent", tmp_path / "code" / "ends\x1b\n"
+    folder.mkdir(parents=True)
+    turns = [agent.user_turn("why does the zebra deploy fail"), agent.assistant_turn("The zebra key expired.")]
+    agent.write_transcript(agent.transcript_path(cli_root, str(folder), "c-ends"), turns)
+    agent.write_chat_store(agent.chat_dir_for(cli_root, str(folder), "c-ends"), cwd=str(folder), messages=[{"role": "user", "content": "hi"}])  # fmt: skip
+    line = run_deja("resume", "c-ends", env=index_cli_root(tmp_path, cli_root)).stdout
+    assert line.endswith(" && cursor-agent --resume c-ends\n"), line
+    went = subprocess.run([shell, "-c", line.replace("cursor-agent --resume", "pwd #")], capture_output=True)
+    assert went.returncode == 0 and went.stdout.decode() == f"{folder}\n", went

@@ -294,6 +294,26 @@ def test_a_conversation_whose_prompt_hook_ran_reads_no_transcript(indexed_sample
     assert hook("hook-tool", shell, env) == ""
 
 
+@pytest.mark.parametrize("first", ["   ", "<deja-recall>\nPast turns…\n</deja-recall>"])
+def test_a_conversation_whose_first_prompt_was_blank_reads_no_transcript(
+    indexed_sample: Sample, api: Path, first: str
+) -> None:
+    """review39b L3: a first prompt the prompt hook answered with silence (blank, or only a pasted recall) left the
+    conversation taken for a ``-p`` run: each later prompt was searched again by its first tool event."""
+    env, conversation = indexed_sample.env, "interactive-blank-1"
+    path = Path(own_transcript(indexed_sample, api, conversation))
+    hook("hook-prompt", cursor("beforeSubmitPrompt", conversation, api, prompt=first), env)
+    write_transcript(path, [user_turn("the price cache goes stale when the locale switches")])
+    shell = tool("preToolUse", conversation, api, "Shell", {"command": "ls -la"}, transcript_path=str(path))
+    assert hook("hook-tool", shell, env) == ""
+    hook(
+        "hook-prompt", cursor("beforeSubmitPrompt", conversation, api, prompt=f"tests fail again: {MODULE_ERROR}"), env
+    )
+    write_transcript(path, [user_turn("the price cache goes stale when the locale switches"), user_turn(MODULE_ERROR)])
+    assert hook("hook-tool", shell, env) == ""
+    assert "read from the transcript" not in log(indexed_sample)
+
+
 def test_a_recall_in_a_tool_events_512_bytes_shows_the_sessions_it_has_room_to_say(
     indexed_sample: Sample, api: Path
 ) -> None:

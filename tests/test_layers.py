@@ -120,6 +120,21 @@ def test_hooks_and_installers_import_only_core(layer: str) -> None:
 
 
 @pytest.mark.unit
+def test_a_prompt_is_cut_from_its_user_query_block_in_one_place() -> None:
+    """The transcript reader, the store reader and the tool hooks' ``transcript_prompt`` each looked for the
+    ``<user_query>`` block with a copy of the same ``find``: one helper (``core.text.user_query``) cuts it for all."""
+    cutting = sorted(
+        name
+        for name, path in package_modules().items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and any(isinstance(arg, ast.Constant) and "user_query>" in str(arg.value) for arg in node.args)
+    )
+    assert cutting == ["deja.core.text", "deja.core.text"]
+
+
+@pytest.mark.unit
 def test_package_imports_are_relative() -> None:
     """Inside the package every import of its own modules is relative, so the folders resolve as they stand."""
     absolute = sorted(

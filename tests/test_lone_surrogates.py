@@ -101,3 +101,22 @@ def test_only_lone_halves_are_replaced() -> None:
     assert lone_surrogates_replaced('"\\ud83d\\ude80"') == '"\\ud83d\\ude80"'  # the whole emoji
     assert lone_surrogates_replaced('"C:\\\\ud83d"') == '"C:\\\\ud83d"'  # an escaped backslash, then text
     assert lone_surrogates_replaced('"\\u00e9\\n\\ud8"') == '"\\u00e9\\n\\ud8"'  # not an escape of a half
+
+
+def test_a_transcript_line_holding_a_raw_control_character_in_a_string_is_read(tmp_path: Path) -> None:
+    """trial19 F6: a line whose string holds a raw NUL or ESC (a writer that did not escape them: not strict JSON)
+    was dropped without a word. It is read as a non-strict JSON parser reads it, the characters kept as text: found,
+    redacted, and shown without them."""
+    cli = tmp_path / "cli"
+    token = "ghp_" + "k7Qx2" * 7 + "a"  # (a GitHub token's shape, made up)
+    record = user_turn(f"raw nul NULMARK in json string marmoset, token {token}")
+    raw = orjson.dumps(record).decode().replace("NULMARK", "\x00 and \x1b]0;pwned\x07")
+    write_transcript(transcript_path(cli, PROJECT, "c0c0c0c0-0000-4000-8000-000000000001"), [raw])
+    env = index_cli_root(tmp_path, cli)
+    found = run_deja("search", "marmoset", env=env)
+    assert found.returncode == 0 and "c0c0c0c0" in found.stdout, found
+    shown = run_deja("show", "c0c0c0c0", env=env).stdout
+    assert "marmoset" in shown and "[redacted:github-token]" in shown and token not in shown
+    assert not {"\x00", "\x1b", "\x07"} & set(shown)
+    as_json = json.loads(run_deja("show", "c0c0c0c0", "--json", env=env).stdout)  # (escaped there, and kept)
+    assert as_json["messages"][0]["text"].startswith("raw nul \x00 and \x1b]0;pwned\x07 in json string marmoset")

@@ -202,8 +202,8 @@ def test_a_tool_call_appended_to_a_chats_last_message_is_redacted(
 def test_a_chat_stores_raw_tool_results_put_back_on_a_grown_chat_are_redacted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """review39a M2: a grown chat with a store.db is read again with the store's raw tool results put back over the
-    stored, redacted ones: those messages are not as stored, and are redacted again."""
+    """review39a M2: a grown chat with a store.db whose stored tool result held a token: that result, as stored
+    (redacted), is what the chat keeps, never the store's raw one."""
     cwd, start = "/work/shop", STAMP
     transcript = [user_turn("why is the deploy refused?", stamp=start), assistant_turn("Let me look.", _CAT)]
     store = [
@@ -222,4 +222,43 @@ def test_a_chat_stores_raw_tool_results_put_back_on_a_grown_chat_are_redacted(
     write_transcript(transcript_path(cli, cwd, GROWN), transcript)
     agent.write_chat_store(agent.chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
     assert refresh(tmp_path / "deja", only_chat_ids={GROWN}).updated == 1
+    _no_token_stored(tmp_path / "deja")
+
+
+def test_a_grown_chat_with_a_store_has_only_its_new_turn_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review39a L7: the store's raw tool results, put back over the stored calls' redacted and capped ones, made
+    the earlier messages differ from their stored form, so each read of a grown chat with a store.db redacted them
+    again (a cost that grew with the chat). Only the new turn is redacted, and the chat is stored as a rebuild
+    stores it."""
+    cwd, start = "/work/shop", STAMP
+    log = agent.tool_use("Shell", {"command": "cat build.log"})
+    transcript = [user_turn("why is the deploy refused?", stamp=start), assistant_turn("Let me look.", _CAT, log)]
+    store = [
+        *agent.store_preamble(cwd),
+        agent.store_user_message("why is the deploy refused?", start),
+        agent.store_assistant_message(
+            "Let me look.",
+            agent.tool_call_part("c1", "Shell", {"command": "cat .env"}),
+            agent.tool_call_part("c2", "Shell", {"command": "cat build.log"}),
+        ),
+        agent.tool_result_message("c1", "Shell", agent.shell_result_text(f"GH_TOKEN={TOKEN}\n")),
+        agent.tool_result_message("c2", "Shell", agent.shell_result_text("step ok\n" * 4000)),  # (capped at 16 KiB)
+    ]
+    cli = tmp_path / "cli"
+    write_transcript(transcript_path(cli, cwd, GROWN), transcript)
+    agent.write_chat_store(agent.chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
+    index_chats(tmp_path, monkeypatch, {})
+    later = start + timedelta(minutes=5)
+    transcript += [user_turn("and the zeppelin queue?", stamp=later), assistant_turn("It drains.")]
+    store += [agent.store_user_message("and the zeppelin queue?", later), agent.store_assistant_message("It drains.")]
+    write_transcript(transcript_path(cli, cwd, GROWN), transcript)
+    agent.write_chat_store(agent.chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
+    scrubbed: list[str] = []
+    real = records.scrub
+    monkeypatch.setattr(records, "scrub", lambda text: scrubbed.append(text) or real(text))
+
+    assert refresh(tmp_path / "deja", only_chat_ids={GROWN}).updated == 1
+    assert sorted(scrubbed) == ["It drains.", "and the zeppelin queue?"]
     _no_token_stored(tmp_path / "deja")

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 #: How often a writer waiting for another looks again.
 POLL_SECONDS = 0.05
+#: How long a writer waits for another before ``waiting`` is called: a wait shorter than this is not worth a line.
+SAY_AFTER_SECONDS = 0.5
 
 if sys.platform == "win32":
     import msvcrt
@@ -50,8 +52,9 @@ else:
 
 class WriterLock:
     """``with WriterLock(path, timeout):`` holds the lock for the block; TimeoutError after ``timeout`` seconds
-    waiting (0: one try). ``waiting`` is called once when another process holds it and this one starts to wait, so
-    that a person is told at once why nothing happens (a build can hold it for minutes)."""
+    waiting (0: one try). ``waiting`` is called once when another process has held it for ``SAY_AFTER_SECONDS``
+    of this one's wait, so that a person is told soon why nothing happens (a build can hold it for minutes), and not
+    for the moment a hook's ingest holds it."""
 
     def __init__(self, path: Path, timeout: float, waiting: Callable[[], None] | None = None):
         self.path = path
@@ -68,7 +71,7 @@ class WriterLock:
         while (fd := self._try()) is None:
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"the index's writer lock {self.path} is held by another process")
-            if not told and self.waiting is not None:
+            if not told and self.waiting is not None and time.monotonic() - asked >= SAY_AFTER_SECONDS:
                 self.waiting()
                 told = True
             time.sleep(POLL_SECONDS)

@@ -417,7 +417,7 @@ def _tool_results(messages: Iterable[Message]) -> list[StoreToolResult]:
     ]
 
 
-def attach_tool_results(messages: list[Message], results: list[StoreToolResult]) -> int:
+def attach_tool_results(messages: list[Message], results: list[StoreToolResult], stored_calls: int = 0) -> int:
     """Give each transcript tool call the result of the store's call with the same tool and arguments.
 
     Transcript calls carry no id and the store has calls the transcript lacks
@@ -425,11 +425,18 @@ def attach_tool_results(messages: list[Message], results: list[StoreToolResult])
     the earliest unused store call first. A call left over is then paired by what it acted on, only where as many
     such calls are left on each side (``Pass.even``: else which result is whose is a guess, and no result is
     better than another call's). Returns how many calls were paired.
+
+    The first ``stored_calls`` calls are a grown chat's, read back from the index: each still pairs (so that the
+    calls after it pair as a whole read pairs them), but one that has a result keeps it, the index's copy of this
+    same result, redacted and capped; the raw one put back made its message differ from the stored one, which was
+    then redacted again on every read of the chat (``indexer.reads._as_stored``, review39a L7).
     """
     calls = [call for message in messages for call in message.tool_calls]
     passes = (Pass(whole_call, _result_call), Pass(target_of, _result_target, even=True))
     pairs = pair_calls(calls, results, passes)
     for at, result_at in pairs.items():
+        if at < stored_calls and calls[at].result is not None:
+            continue
         result = results[result_at]
         calls[at].result, calls[at].exit_code = result.text, result.exit_code
     return len(pairs)

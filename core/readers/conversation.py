@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from ..model import Message, ToolCall, cap_text
+from ..text import user_query
 from .transcripts import REDACTED_THINKING, clean_user_text
 
 #: A root's child: the message, and its node's time when the store recorded one.
@@ -213,9 +214,10 @@ def _texts(content: Any) -> list[str]:
 def _user_text(content: Any) -> tuple[str, datetime | None]:
     """A user message's question without Cursor's wrappers or preambles, and its ``<timestamp>`` time."""
     text = "\n".join(_texts(content))
-    start, end = text.find("<user_query>"), text.rfind("</user_query>")
-    if 0 <= start < end:
-        text = _PREAMBLE.sub("", text[:start]) + text[start:end] + _PREAMBLE.sub("", text[end:])
+    cut = user_query(text)
+    if cut is not None:
+        before, query, after = cut
+        text = f"{_PREAMBLE.sub('', before)}<user_query>{query}</user_query>{_PREAMBLE.sub('', after)}"
     else:
         text = _PREAMBLE.sub("", text)
     return clean_user_text(text)

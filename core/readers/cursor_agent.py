@@ -108,6 +108,8 @@ def read_cli_chat(
     problems = Counter() if problems is None else problems
     if transcript is None:
         return _read_store_chat(chat_dir, problems) if chat_dir else CliRead(None)
+    # (counted before the read, which may append a tool-only record's calls to the last stored message)
+    stored_calls = sum(len(message.tool_calls) for message in resume.messages) if resume else 0
     try:
         read = read_transcript(
             transcript,
@@ -129,7 +131,7 @@ def read_cli_chat(
     end = read.end
     if chat_dir and not subagent and not gone(chat_dir / STORE_DB):  # (read_store counts one it cannot read)
         store = read_store(chat_dir / STORE_DB, problems)
-        attach_tool_results(messages, store.tool_results)
+        attach_tool_results(messages, store.tool_results, stored_calls)
         whole = with_store_turns(messages, store.messages)
         if whole is not messages:  # the session is no longer the transcript up to ``end``: the next read is whole
             messages, end = whole, 0

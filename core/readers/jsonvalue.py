@@ -7,6 +7,10 @@ lone escape (``"\\ud83d"``): valid JSON, which ``orjson`` refuses too. Dropping 
 message (or a failed command's output and exit code) with it, so such bytes and halves are replaced (U+FFFD) and
 the rest is read as usual. The half is replaced in the JSON text, before it is parsed, so no string read here ever
 holds a surrogate, which every writer after (the index's msgpack, UTF-8 output) would refuse.
+
+A string holding a raw control character (a NUL, an ESC: a writer that did not escape it) is not strict JSON either;
+it is read as Python's ``json`` reads it with ``strict=False``, the character kept as text (trial19 F6: the line was
+dropped without a word). The output escapes or takes out such characters as it does escaped ones.
 """
 
 from __future__ import annotations
@@ -29,7 +33,29 @@ def loads(raw: bytes | str) -> Any:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8", "replace")
-        return orjson.loads(lone_surrogates_replaced(text))
+        text = lone_surrogates_replaced(text)
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError as refused:
+            if min(text, default=" ") >= " ":  # no raw control character: nothing a loose read would take
+                raise
+            return _with_raw_controls(text, refused)
+
+
+def _with_raw_controls(text: str, refused: orjson.JSONDecodeError) -> Any:
+    """``text``'s value read with raw control characters allowed in its strings; ``refused`` when it is not JSON
+    even so. (``json`` is imported here only: a hook's reads of well-formed lines never load it, nor ``re`` with it.)"""
+    import json
+
+    try:
+        return json.loads(text, strict=False, parse_constant=_no_constant)
+    except (ValueError, RecursionError):  # (RecursionError: nested deeper than orjson's limit, which it refused)
+        raise refused from None
+
+
+def _no_constant(name: str) -> Any:
+    """``NaN``, ``Infinity``: not JSON, and orjson refuses them."""
+    raise ValueError(name)
 
 
 def lone_surrogates_replaced(text: str) -> str:

@@ -22,6 +22,7 @@ import orjson
 from ..dates import MONTHS
 from ..model import Message, ToolCall, cap_text
 from ..regular_files import capped_lines, check_regular, open_regular
+from ..text import user_query
 from . import jsonvalue
 
 MALFORMED_LINE = "malformed transcript line"
@@ -185,11 +186,11 @@ def clean_user_text(text: str) -> tuple[str, datetime | None]:
     if stamp:
         when = parse_stamp(stamp[1])
         text = text[stamp.end() :]
-    start, end = text.find("<user_query>"), text.rfind("</user_query>")
-    if start < 0 or end < start:
+    cut = user_query(text)
+    if cut is None:
         return text.strip(), when
-    query = text[start + len("<user_query>") : end].strip()
-    rest = (text[:start] + text[end + len("</user_query>") :]).strip()
+    before, query, after = cut
+    query, rest = query.strip(), (before + after).strip()
     return (f"{query}\n\n{rest}" if rest and query else query or rest), when
 
 
