@@ -214,19 +214,26 @@ def wip_session(index: Index, project: str, folder: str) -> SessionMeta | None:
     return newest[0] if newest else None
 
 
-def session_digest(index: Index, query: str) -> Digest:
-    """The digest of the session ``query`` names (an id or a unique prefix), else of the best match for its words."""
+def session_digest(index: Index, query: str) -> tuple[Digest, list[str]]:
+    """The digest of the session ``query`` names (an id or a unique prefix), else of the best match for its words,
+    and the ids of the next best (up to ``RUNNERS_UP``), which a person told of can pick instead (``deja ctx double
+    charge`` chose the diagnosis chat, not the fix, without a word of the other: trial20 F15)."""
     from .search import search
     from .work import digest  # only the digest commands pay for the work history's import
 
     try:
         segment, meta = find_session(index, query)
     except NotFound as not_an_id:
-        hits = search(index, query, limit=1, snippets=0).hits
+        hits = search(index, query, limit=1 + RUNNERS_UP, snippets=0).hits
         if not hits:
             raise LookupError(f"{not_an_id}; no session's words match it either") from None
         segment, meta = find_session(index, hits[0].session_id)
-    return digest(segment, meta)
+        return digest(segment, meta), [hit.session_id for hit in hits[1:]]
+    return digest(segment, meta), []
+
+
+#: How many other sessions matching its words a digest chosen by words names.
+RUNNERS_UP = 2
 
 
 __all__ = ["Index", "IndexUnreadable", "NotFound", "find_session", "newest_sessions", "open_index"]

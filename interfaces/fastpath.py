@@ -580,7 +580,7 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -
     if filters.project and not project_indexed(index, filters.project):
         if above := project_above(index, filters.project):
             return f"No session ran in {echoed(filters.project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"
-        return f"No session of project {echoed(filters.project, PATH_CHARS)!r} is indexed; `deja sessions` lists the projects there are."
+        return f"No session of project {echoed(filters.project, PATH_CHARS)!r} is indexed; `deja stats` lists the projects there are."
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
         given = " ".join(flags)
         return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."

@@ -396,7 +396,7 @@ def unknown_project(index: Index, project: str | None) -> str:
 
     if above := project_above(index, project):
         return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give project={above!r}"
-    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; `recent` without a project lists the projects there are."
+    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; `recent` without a project lists the latest sessions and their projects."
 
 
 def no_match(index: Index, query: str, filters: Filters, given: dict[str, str | None]) -> str:
@@ -434,8 +434,9 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     if mode == "wip":  # a relative folder is taken in the project's, as `blame` takes a relative path; a name is one
         folder = in_folder(query, named_folder(index, project)) if is_folder(query) else query
         return wip_answer(index, folder or project or readable_path(os.getcwd()))
-    summary = session_digest(index, query)
-    return views.ctx_markdown(summary, WORK_TEXT_BYTES), views.digest_json(summary)
+    summary, others = session_digest(index, query)
+    also = f"\n\nAlso matching: {', '.join(others)} (ask `ctx` with an id for one of them)." if others else ""
+    return views.ctx_markdown(summary, WORK_TEXT_BYTES - len(also)) + also, views.digest_json(summary)
 
 
 def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
@@ -667,9 +668,9 @@ class Tools:
             Field(
                 description="blame: a file path or path:line (a relative one is taken in `project`'s folder, else "
                 "in the server's); files, how: a few words; fix: the error text; "
-                "wip: a project folder; ctx: a session id or words."
+                "wip: a project folder (none: `project`'s, else the server's folder); ctx: a session id or words."
             ),
-        ],
+        ] = "",
         project: Project = None,
     ) -> CallToolResult:
         """Ask this machine's work history directly: `blame` which chats edited a file (or wrote a line), `files` which

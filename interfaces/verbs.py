@@ -22,7 +22,7 @@ from .options import JsonFlag, ProjectOption
 
 if TYPE_CHECKING:
     from ..core.index import Index, Segment, SessionMeta
-    from ..core.work import Invocation
+    from ..core.work import Digest, Invocation
 
 #: ``deja ctx`` keeps its digest within this many UTF-8 bytes unless told otherwise.
 CTX_BYTES = 4000
@@ -77,7 +77,7 @@ def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = 
         emit_json(files_json(query, uses))
     elif not uses and project and not newest_sessions(index, project=project, limit=1):
         echo(
-            f"no session of project {echoed(project, PATH_CHARS)!r} is indexed; `deja sessions` lists the projects there are"
+            f"no session of project {echoed(project, PATH_CHARS)!r} is indexed; `deja stats` lists the projects there are"
         )
     else:
         echo(files_text(query, uses))
@@ -213,44 +213,55 @@ def ctx_command(
     json: JsonFlag = False,
 ) -> None:
     """A compact Markdown digest of one session (goal, decisions, files, commands, where it stopped)."""
-    from ..core.library import session_digest
-    from .cli import emit_json, fail
-    from .fastpath import open_index
+    from .cli import emit_json
     from .work_views import ctx_markdown, digest_json
 
-    if not " ".join(query).strip():
-        fail("give a session id or a few words", code=2)
-    try:
-        summary = session_digest(open_index(), " ".join(query).strip())
-    except LookupError as exc:
-        fail(str(exc))
+    summary = _digest_of(query)
     emit_json(digest_json(summary)) if json else echo(ctx_markdown(summary, budget), nl=False)
 
 
+def _digest_of(query: list[str]) -> Digest:
+    """The digest of the session ``ctx`` and ``handoff`` are asked for, by id or by words; one chosen by words names
+    the others that match next on stderr, so a person can pick one of them by its id."""
+    from ..core.library import session_digest
+    from .cli import fail
+    from .fastpath import open_index
+
+    asked = " ".join(query).strip()
+    if not asked:
+        fail("give a session id or a few words", code=2)
+    try:
+        summary, others = session_digest(open_index(), asked)
+    except LookupError as exc:
+        fail(str(exc))
+    if others:
+        echo(f"deja: also matching: {', '.join(others)}; give an id to take one of them", err=True)
+    return summary
+
+
 def handoff_command(
-    session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
+    query: Annotated[
+        list[str], typer.Argument(metavar="ID|WORDS", help="A session id or prefix, or words to find one.")
+    ],
     budget: Annotated[int, typer.Option("--bytes", min=500, max=20_000, help="The digest's size limit.")] = CTX_BYTES,
     json: JsonFlag = False,
 ) -> None:
     """Print the cursor-agent command line that starts a new chat with a session's digest.
 
-    The line ``cd``s into the session's folder, so a folder that is gone is refused, as ``deja resume`` refuses
-    it: a pasted line would fail at its ``cd``. A session with no folder gets the bare line and, on stderr, where
-    to run it.
+    The line changes into the session's folder first, so a folder that is gone is refused, as `deja resume` refuses
+    it: a pasted line would fail there. A session with no folder gets the bare line and, on stderr, where to run it.
     """
-    from ..core.work import digest
     from .cli import emit_json, fail
-    from .fastpath import open_index
     from .work_views import handoff_line
 
-    index = open_index()
-    segment, meta = _session_of(index, session_id)
+    summary = _digest_of(query)
+    meta = summary.session
     if meta.project_dir and not os.path.isdir(meta.project_dir):
         fail(
             f"{meta.id} ran in {meta.project_dir}, which is gone; in the folder the work goes on in, "
             f'`cursor-agent "$(deja ctx {meta.id})"` starts a chat with its digest'
         )
-    line = handoff_line(digest(segment, meta), budget)
+    line = handoff_line(summary, budget)
     if json:
         emit_json({"session_id": meta.id, "directory": meta.project_dir or None, "command": line})
         return

@@ -437,6 +437,9 @@ def test_work_that_finds_nothing_answers_empty_with_a_note(history: History, tmp
         assert wip.structured_content["session"] is None and wip.structured_content["files"] == []
         here = await ok(session, "work", mode="wip", query=str(history.api))
         assert here.structured_content["session"]["project"] == "api"
+        # no query: `project`'s folder (it was "query: Field required", though the code took none: trial20 F8)
+        unasked = await ok(session, "work", mode="wip", project=str(history.api))
+        assert unasked.structured_content == here.structured_content
         for mode, query in (("fix", "FluxCapacitorError: 1.21 gigawatts"), ("how", "kubectl"), ("files", "zeppelin")):
             result = await ok(session, "work", mode=mode, query=query)
             assert len(text(result).splitlines()) == 1, text(result)
@@ -446,7 +449,7 @@ def test_work_that_finds_nothing_answers_empty_with_a_note(history: History, tmp
 
 def test_a_project_no_session_ran_in_is_named_with_what_to_do(history: History, tmp_path: Path) -> None:
     """A misspelt project is not "nothing on that topic": the answer names it and points at ``recent``."""
-    note = "No session of project 'apj' is indexed; `recent` without a project lists the projects there are."
+    note = "No session of project 'apj' is indexed; `recent` without a project lists the latest sessions and their projects."
 
     async def scenario(session: ClientSession) -> None:
         for mode, query in (("files", "cache"), ("how", "pytest")):

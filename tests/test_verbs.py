@@ -374,7 +374,7 @@ def test_files_in_a_project_no_session_ran_in_names_it(work: Work) -> None:
     missing = work.deja("files", "limit", "--project", "apj")
     assert (missing.returncode, missing.stdout) == (
         0,
-        "no session of project 'apj' is indexed; `deja sessions` lists the projects there are\n",
+        "no session of project 'apj' is indexed; `deja stats` lists the projects there are\n",
     )
     assert work.deja("files", "zeppelin", "--project", "api").stdout == "no session about 'zeppelin' touched a file\n"
     assert work.deja("files", "limit", "--project", "").returncode == 2
@@ -501,6 +501,25 @@ def test_handoff_refuses_a_folder_that_is_gone_as_resume_does(work: Work) -> Non
         f"deja: {DB_DOWN_CHAT} ran in {work.api}, which is gone; in the folder the work goes on in, "
         f'`cursor-agent "$(deja ctx {DB_DOWN_CHAT})"` starts a chat with its digest\n'
     )
+
+
+def test_ctx_and_handoff_by_words_name_the_other_sessions_that_match(work: Work) -> None:
+    """``deja ctx double charge`` chose one chat of three that matched and said nothing of the others, and
+    ``deja handoff`` took no words at all (trial20 F15): both take words, and name the runners-up on stderr."""
+    ran = work.deja("ctx", "per-customer", "limit")
+    assert ran.returncode == 0 and ran.stdout.startswith("# Context from a past session"), ran.stderr
+    chosen = work.json("ctx", "per-customer", "limit")["session"]["id"]
+    others = [
+        hit["session_id"] for hit in work.json("search", "per-customer", "limit")["hits"] if hit["session_id"] != chosen
+    ]
+    assert len(others) >= 2
+    assert ran.stderr == f"deja: also matching: {', '.join(others[:2])}; give an id to take one of them\n"
+    line = work.deja("handoff", "per-customer", "limit")
+    assert line.returncode == 0 and shlex.split(line.stdout)[:4] == ["cd", str(work.api), "&&", "cursor-agent"]
+    assert line.stderr == ran.stderr
+    by_id = work.deja("ctx", DB_DOWN_CHAT)
+    assert by_id.returncode == 0 and by_id.stderr == ""
+    assert "``" not in work.deja("handoff", "--help").stdout
 
 
 # --------------------------------------------------------------------------- show windows and export
