@@ -37,7 +37,7 @@ from .readers.pairing import Pass, pair_calls, target_of, text_key, whole_call
 from .regular_files import check_regular, gone
 
 
-class CliChat(msgspec.Struct):
+class CliChat(msgspec.Struct, gc=False):
     """A cursor-agent chat found on disk. Paths stay strings: a refresh finds every chat on every run."""
 
     #: The session id: the chat id, or ``<parent>/<child>`` for a subagent transcript.
