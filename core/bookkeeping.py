@@ -30,12 +30,12 @@ SHARDS = 64
 FOLDER = "state"
 
 
-class Sig(msgspec.Struct, array_like=True):
+class Sig(msgspec.Struct, array_like=True, gc=False):
     size: int
     mtime_ns: int
 
 
-class CliState(msgspec.Struct):
+class CliState(msgspec.Struct, gc=False):
     transcript: str
     sig: Sig
     #: Byte offset after the last line read: where an append resumes.
@@ -47,12 +47,12 @@ class CliState(msgspec.Struct):
     store_sig: list[Sig | None] = []
 
 
-class Location(msgspec.Struct, array_like=True):
+class Location(msgspec.Struct, array_like=True, gc=False):
     segment: str
     ordinal: int
 
 
-class ChatState(msgspec.Struct, omit_defaults=True):
+class ChatState(msgspec.Struct, omit_defaults=True, gc=False):
     where: Location | None = None
     #: The ``state.vscdb`` that holds this chat, if the editor does.
     ide_db: str | None = None

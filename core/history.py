@@ -23,8 +23,8 @@ from .keys import EDIT_TOOLS, resolved_folder
 from .model import Message, Session, ToolCall, fill_times
 from .readers import (
     Projects,
+    all_chat_folders,
     composer_fingerprints,
-    find_all_chat_dirs,
     read_cli_chat,
     read_ide_database,
     scan_transcripts,
@@ -37,7 +37,7 @@ from .readers.pairing import Pass, pair_calls, target_of, text_key, whole_call
 from .regular_files import check_regular, gone
 
 
-class CliChat(msgspec.Struct):
+class CliChat(msgspec.Struct, gc=False):
     """A cursor-agent chat found on disk. Paths stay strings: a refresh finds every chat on every run."""
 
     #: The session id: the chat id, or ``<parent>/<child>`` for a subagent transcript.
@@ -64,7 +64,7 @@ def find_cli_chats() -> Iterator[CliChat]:
     roots = paths.cli_roots()
     # Folders as strings, one per chat, which its CliChat shares: a full build's plan holds every chat's (at 100k
     # chats a Path and a copy of its string each took about 9 MB more).
-    chat_dirs = {chat_id: str(folder) for chat_id, folder in find_all_chat_dirs(roots).items()}
+    chat_dirs = all_chat_folders(roots)
     include = paths.include_subagents()
     transcribed: set[str] = set()
     for root in roots:

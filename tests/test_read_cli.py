@@ -682,7 +682,7 @@ def test_meta_json_is_verified_by_its_md5_folder(root: Path) -> None:
     assert read_chat_meta(without_cwd) == msgspec.structs.replace(meta, cwd="", verified=False)
     (without_cwd / "meta.json").write_text("[not, json")
     assert read_chat_meta(without_cwd) is None
-    assert find_chat_dirs(root) == {"c1": moved, "c2": without_cwd}
+    assert find_chat_dirs(root) == {"c1": str(moved), "c2": str(without_cwd)}
 
 
 def test_the_session_joins_transcript_store_and_meta(root: Path) -> None:

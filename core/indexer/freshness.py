@@ -99,7 +99,12 @@ def snapshot_folders(roots: Iterable[str]) -> dict[str, FolderState]:
 
 
 def _recency(state: CliState) -> int:
-    return max([state.sig.mtime_ns, *(sig.mtime_ns for sig in state.store_sig if sig is not None)])
+    """The newest modification time of the chat's files (asked of every chat on a walk: a loop, not a generator)."""
+    newest = state.sig.mtime_ns
+    for sig in state.store_sig:
+        if sig is not None and sig.mtime_ns > newest:
+            newest = sig.mtime_ns
+    return newest
 
 
 def _hottest(chats: Iterable[tuple[str, CliState]]) -> dict[str, CliState]:

@@ -237,7 +237,9 @@ def store_sigs(chat_dir: str | None) -> list[tuple[int, int] | None]:
     """A chat folder's store (with its WAL) and meta.json, which gives the title and times."""
     if not chat_dir:
         return []
-    return [*wal_sigs(os.path.join(chat_dir, "store.db")), stat_sig(os.path.join(chat_dir, "meta.json"))]
+    # (joined by hand: ``os.path.join`` cost about 2 µs a call under load, twice per chat on every walk; a folder's
+    # name from a walk or a record never ends with a slash, and a stat reads ``a//b`` as ``a/b`` anyway)
+    return [*wal_sigs(f"{chat_dir}/store.db"), stat_sig(f"{chat_dir}/meta.json")]
 
 
 def _hot_unchanged(old: dict[str, Any]) -> bool:

@@ -240,7 +240,9 @@ def unchanged(old: CliState | None, chat: CliChat) -> bool:
         and old.sig.size == chat.size
         and old.sig.mtime_ns == chat.mtime_ns
         and old.chat_dir == chat.chat_dir
-        and old.store_sig == _store_sigs(chat)
+        # (as tuples, the way ``glance`` finds them: no ``Sig`` made for each file of every chat a walk compares)
+        and [None if sig is None else (sig.size, sig.mtime_ns) for sig in old.store_sig]
+        == glance.store_sigs(chat.chat_dir)
     )
 
 

@@ -118,12 +118,13 @@ class StoreChat(msgspec.Struct):
     unreadable: bool = False
 
 
-def find_chat_dirs(root: Path) -> dict[str, Path]:
-    """Chat id → its ``root/chats/<hash>/<id>`` or ``root/acp-sessions/<id>`` folder (the first one found wins)."""
-    chats: dict[str, Path] = {}
+def find_chat_dirs(root: Path) -> dict[str, str]:
+    """Chat id → its ``root/chats/<hash>/<id>`` or ``root/acp-sessions/<id>`` folder (the first one found wins), as a
+    string: a walk finds every chat each time, and a ``Path`` for each cost more than its folder's listing."""
+    chats: dict[str, str] = {}
     for folder in chat_folders(root):
         for chat in subfolders(folder):
-            chats.setdefault(chat.name, Path(chat.path))
+            chats.setdefault(chat.name, chat.path)
     return chats
 
 

@@ -358,14 +358,19 @@ def set_session_times(session: Session, stamped: bool, meta: ChatMeta | None) ->
 
 
 def find_all_chat_dirs(roots: list[Path]) -> dict[str, Path]:
+    """Chat id -> chat folder over every root (``all_chat_folders``), as a ``Path``."""
+    return {chat_id: Path(folder) for chat_id, folder in all_chat_folders(roots).items()}
+
+
+def all_chat_folders(roots: list[Path]) -> dict[str, str]:
     """Chat id -> chat folder over every root (a chat's folder may sit under another root than its transcript); a
-    chat under two roots is its copy written last (``newest_chat_dir``)."""
-    chat_dirs: dict[str, Path] = {}
+    chat under two roots is its copy written last (``newest_chat_dir``). Strings: the walk's path."""
+    chat_dirs: dict[str, str] = {}
     for root in roots:
         for chat_id, chat_dir in find_chat_dirs(root).items():
             kept = chat_dirs.setdefault(chat_id, chat_dir)
             if kept is not chat_dir:
-                chat_dirs[chat_id] = newest_chat_dir(kept, chat_dir)
+                chat_dirs[chat_id] = str(newest_chat_dir(Path(kept), Path(chat_dir)))
     return chat_dirs
 
 
