@@ -297,12 +297,18 @@ def error_history(
 
 
 def _error_words(output: str) -> tuple[str, ...]:
-    """The words (three characters or more, at most twelve) of ``output``'s first error line: what a partial or
-    reworded error is looked for by."""
+    """The words (three characters or more, at most twelve) of ``output``'s first error line, as written: what a
+    partial or reworded error is searched for by (``_searched_sessions``), and in lowercase (``_lowered``) looked for
+    in the messages. Searched as written: a search reads ``OOMKilled`` as the camel-case word it is, ``oomkilled``
+    as a word no message holds (trial20 F11: ``deja fix OOMKilled`` said it never came up)."""
     import re
 
     line = (error_lines(output, limit=1) or [output.strip()])[0]
-    return tuple(re.findall(r"\w{3,}", line.lower())[:12])
+    return tuple(re.findall(r"\w{3,}", line)[:12])
+
+
+def _lowered(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(word.lower() for word in words)
 
 
 def _searched_sessions(
@@ -334,8 +340,8 @@ def _searched_failures(index: Index, words: tuple[str, ...], limit: int, exclude
     call of a message, not only its first)."""
     if not words:
         return []
-    match = ErrorMatch(words=words)
-    needles = _word_needles(words)
+    match = ErrorMatch(words=_lowered(words))
+    needles = _word_needles(_lowered(words))
     fixes = []
     for segment, meta in _searched_sessions(index, words, limit, exclude):
         for doc in reversed(range(meta.first_doc, meta.first_doc + meta.n_docs)):
@@ -350,15 +356,16 @@ def _mentions(index: Index, words: tuple[str, ...], limit: int, exclude: frozens
     """The first message holding every one of ``words`` in each session a search finds, with the answer given after
     it (``Fix.mentioned``): the error as a person pasted it or an answer quoted it, where no command printed it."""
     fixes = []
-    needles = _word_needles(words)
+    lowered = _lowered(words)
+    needles = _word_needles(lowered)
     for segment, meta in _searched_sessions(index, words, limit, exclude) if words else ():
         end = meta.first_doc + meta.n_docs
         for doc in range(meta.first_doc, end):
             message = segment.message_holding(doc, needles, folded=True)
             if message is None:
                 continue
-            lines = [ln for ln in message.text.splitlines() if all(w in ln.lower() for w in words)]
-            if not lines and not all(w in message.text.lower() for w in words):
+            lines = [ln for ln in message.text.splitlines() if all(w in ln.lower() for w in lowered)]
+            if not lines and not all(w in message.text.lower() for w in lowered):
                 continue
             answer = next(
                 (
