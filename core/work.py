@@ -235,13 +235,16 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     path = readable_path(on_disk)  # the index's spelling of a folder not named in UTF-8 (trial10 F6)
     edits = file_edits(index, path, limit=limit)
     editing = {e.session_id for e in edits}
+    name = os.path.basename(path)
     discussed = [
         meta
-        for hit in search(index, f'"{os.path.basename(path)}"', limit=50, snippets=0).hits
+        for hit in search(index, f'"{name}"', limit=50, snippets=0).hits
         if hit.session_id not in editing
-        for _, _, meta in index.find(hit.session_id)[:1]
-        if _holds(meta.project_dir, path)
-    ][:5]
+        for segment, _, meta in index.find(hit.session_id)[:1]
+        if _holds(meta.project_dir, path) and _names(segment, meta, name)
+    ]
+    discussed.sort(key=lambda meta: meta.updated.timestamp() if meta.updated else 0.0, reverse=True)
+    discussed = discussed[:5]
     if line is None:
         return Blame(path, edits, discussed)
     from .readers.ai_tracking import attributions
@@ -259,6 +262,42 @@ def _holds(project_dir: str, path: str) -> bool:
     """Whether ``path`` (absolute) is in ``project_dir``, as written or where its links lead: a session that names
     ``index.ts`` in another project, or in none known, speaks of another file."""
     return bool(project_dir) and any(in_project(p, project_dir) != p for p in {path, *asked_paths(path, "")})
+
+
+def _names(segment: Segment, meta: SessionMeta, name: str) -> bool:
+    """Whether the session names the file ``name`` (its title, a message, a tool call's input or output), as a file:
+    alone or at a path's end (``settings.py``, ``shop/settings.py``), not inside another name (``nosettings.py``,
+    ``settings.pyc``). A search for ``"nosuch.py"`` that no session holds drops the quotes and finds sessions by
+    ``py`` alone (trial20 F13: five unrelated sessions "also discussed" a file no chat named)."""
+    if names_file(meta.title, name):
+        return True
+    for message in segment.messages_along(range(meta.first_doc, meta.first_doc + meta.messages)):
+        texts = [message.text]
+        for call in message.tool_calls:
+            texts += [value for value in call.args.values() if isinstance(value, str)]
+            texts.append(call.result or "")
+        if any(names_file(text, name) for text in texts):
+            return True
+    return False
+
+
+def names_file(text: str, name: str) -> bool:
+    """Whether ``text`` holds the file name ``name`` with no other letter of a name around it: no letter, digit,
+    ``_``, ``-`` or ``.`` before it, and none of the first three after it, nor a ``.`` that goes on (``.bak``)."""
+    at = text.find(name) if name else -1
+    while at >= 0:
+        end = at + len(name)
+        before, after, then = text[at - 1 : at], text[end : end + 1], text[end + 1 : end + 2]
+        if not _in_name(before, ".") and not _in_name(after, "") and not (after == "." and _in_name(then, "")):
+            return True
+        at = text.find(name, at + 1)
+    return False
+
+
+def _in_name(char: str, also: str) -> bool:
+    """Whether ``char`` (one character, or "" at either end) is one a file's name goes on with: a letter, a digit,
+    ``_``, ``-``, or one of ``also``."""
+    return bool(char) and (char.isalnum() or char in "_-" or char in also)
 
 
 # --------------------------------------------------------------------------- errors
