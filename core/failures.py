@@ -20,6 +20,7 @@ from .keys import (
     error_key,
     last_of_chain,
     normalise_command,
+    only_looks,
     session_key,
 )
 from .lines import one_line
@@ -164,16 +165,21 @@ def what_followed(
 
 
 def before_rerun(fix: Fix) -> list[str]:
-    """What changed before the failed command itself, run again, succeeded, when no other command succeeded between:
+    """What changed before the failed command, run again, succeeded, when no other command succeeded between:
     ``edited conftest.py`` and ``a destructive step (not shown)``; [] when another command ran between (that is what
     followed) or what succeeded was another command.
+
+    Run again is the same program and subcommand (``keys.command_head``), whatever its flags and arguments: the test
+    rerun with ``--repeat-each=20`` after ``=10`` failed checks the edit made between (trial20 F1). A command that
+    only looks (``keys.only_looks``: ``cat``, ``git status``, ``kubectl logs``) changed nothing, and is not counted.
 
     "fixed by: pytest -q" for the very command that failed tells an agent that a plain retry works, while the step
     that fixed it was an edit or a withheld ``sudo rm -rf /var/lib/docker`` (trialI F2).
     """
-    if not fix.resolved_by or fix.resolved_by != fix.command:
+    head = command_head(fix.command)
+    if not fix.resolved_by or not head or command_head(fix.resolved_by) != head:
         return []
-    between = fix.steps[:-1]
+    between = [step for step in fix.steps[:-1] if not only_looks(step.command)]
     if any(step.exit_code == 0 and not step.destructive for step in between):
         return []
     changed = (
@@ -182,14 +188,29 @@ def before_rerun(fix: Fix) -> list[str]:
     return changed + (["a destructive step (not shown)"] if any(step.destructive for step in between) else [])
 
 
+def fixed_by(fix: Fix) -> list[str]:
+    """What ``deja fix`` says fixed the failure (its "fixed by", its JSON's ``fixed_by``): what changed before the
+    failed command run again succeeded (``before_rerun``), else the last commands up to the one that succeeded,
+    without those that only looked; [] when none succeeded, or what did is destructive, or is the failed command
+    run again with nothing changed (``bare_retry``)."""
+    last = next((s for s in reversed(fix.steps) if s.command == fix.resolved_by), None)
+    if last is None or last.destructive or bare_retry(fix):
+        return []
+    changed = before_rerun(fix)
+    if changed:
+        return [*changed, fix.resolved_by]
+    ran = [s.command for s in fix.steps[:-1] if not s.destructive and not only_looks(s.command)]
+    return [*ran[-2:], fix.resolved_by]
+
+
 def bare_retry(fix: Fix) -> bool:
-    """Whether what succeeded was the failed command itself, run again with nothing else run or edited between: a
-    flaky failure, which "fixed by" the same command would call fixed by a retry (trial9 F9)."""
+    """Whether what succeeded was the failed command itself, run again with nothing else run (but a look) or edited
+    between: a flaky failure, which "fixed by" the same command would call fixed by a retry (trial9 F9)."""
     return (
         bool(fix.resolved_by)
         and fix.resolved_by == fix.command
         and not fix.edited
-        and (all(step.command == fix.command for step in fix.steps))
+        and all(step.command == fix.command or only_looks(step.command) for step in fix.steps)
     )
 
 

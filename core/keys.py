@@ -387,6 +387,92 @@ def last_of_chain(command: str) -> str:
     return "" if "|" in last else last
 
 
+#: Programs that only look around (the Shell pre-hook shows no history of them): run after a failure, they are how
+#: it was looked into, not how it was fixed (``only_looks``).
+INSPECTION = frozenset(
+    [
+        "ls",
+        "cd",
+        "cat",
+        "pwd",
+        "echo",
+        "head",
+        "tail",
+        "grep",
+        "rg",
+        "find",
+        "which",
+        "wc",
+        "less",
+        "more",
+        "tree",
+        "file",
+        "stat",
+        "du",
+        "df",
+        "env",
+        "printenv",
+        "date",
+        "whoami",
+        "clear",
+        "history",
+        "man",
+        "sed",
+        "awk",
+        "sort",
+        "uniq",
+    ]
+)
+#: Subcommands that only read: a repository's or a cluster's state, a pod's logs.
+LOOKING_SUBCOMMANDS = frozenset(
+    {
+        "git status",
+        "git log",
+        "git diff",
+        "git show",
+        "git blame",
+        "kubectl logs",
+        "kubectl get",
+        "kubectl describe",
+        "kubectl top",
+        "docker ps",
+        "docker logs",
+        "docker images",
+        "docker inspect",
+        "helm status",
+        "helm list",
+        "helm history",
+    }
+)
+#: The flags with which a program of ``INSPECTION`` writes: ``sed -i``, ``find -delete``, ``sort -o``.
+_WRITING_FLAGS = {
+    "sed": ("-i", "--in-place"),
+    "find": ("-delete", "-exec", "-ok", "-fprint", "-fls"),
+    "sort": ("-o", "--output"),
+}
+
+
+def only_looks(command: str) -> bool:
+    """Whether every link of ``command`` only looks (``kubectl logs -n prod deploy/api | tail -3``, ``git status``,
+    ``cat setup.cfg``): a program of ``INSPECTION`` or a subcommand of ``LOOKING_SUBCOMMANDS``, writing nothing (no
+    ``>``, no ``sed -i``). A chain is cut at its operators whatever quotes them (``grep 'a|b'`` reads as two links,
+    the second no look): what is not sure to only look is taken as a step that may change something."""
+    if ">" in command:
+        return False
+    links = command
+    for operator in ("&&", "||", ";"):
+        links = links.replace(operator, "|")
+    for link in filter(str.strip, links.split("|")):
+        head = command_head(link)
+        program = head.split(" ", 1)[0]
+        if head not in LOOKING_SUBCOMMANDS and program not in INSPECTION:
+            return False
+        flags = _WRITING_FLAGS.get(program, ())
+        if flags and any(word.startswith(flags) for word in command_words(link)):
+            return False
+    return True
+
+
 def _subcommand(word: str) -> bool:
     """Whether ``word`` reads as a subcommand: ``re.fullmatch(r"[a-z][a-z0-9:_-]*", word)``."""
     return "a" <= word[:1] <= "z" and _SUBCOMMAND.issuperset(word)

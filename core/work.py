@@ -235,13 +235,16 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     path = readable_path(on_disk)  # the index's spelling of a folder not named in UTF-8 (trial10 F6)
     edits = file_edits(index, path, limit=limit)
     editing = {e.session_id for e in edits}
+    name = os.path.basename(path)
     discussed = [
         meta
-        for hit in search(index, f'"{os.path.basename(path)}"', limit=50, snippets=0).hits
+        for hit in search(index, f'"{name}"', limit=50, snippets=0).hits
         if hit.session_id not in editing
-        for _, _, meta in index.find(hit.session_id)[:1]
-        if _holds(meta.project_dir, path)
-    ][:5]
+        for segment, _, meta in index.find(hit.session_id)[:1]
+        if _holds(meta.project_dir, path) and _names(segment, meta, name)
+    ]
+    discussed.sort(key=lambda meta: meta.updated.timestamp() if meta.updated else 0.0, reverse=True)
+    discussed = discussed[:5]
     if line is None:
         return Blame(path, edits, discussed)
     from .readers.ai_tracking import attributions
@@ -259,6 +262,42 @@ def _holds(project_dir: str, path: str) -> bool:
     """Whether ``path`` (absolute) is in ``project_dir``, as written or where its links lead: a session that names
     ``index.ts`` in another project, or in none known, speaks of another file."""
     return bool(project_dir) and any(in_project(p, project_dir) != p for p in {path, *asked_paths(path, "")})
+
+
+def _names(segment: Segment, meta: SessionMeta, name: str) -> bool:
+    """Whether the session names the file ``name`` (its title, a message, a tool call's input or output), as a file:
+    alone or at a path's end (``settings.py``, ``shop/settings.py``), not inside another name (``nosettings.py``,
+    ``settings.pyc``). A search for ``"nosuch.py"`` that no session holds drops the quotes and finds sessions by
+    ``py`` alone (trial20 F13: five unrelated sessions "also discussed" a file no chat named)."""
+    if names_file(meta.title, name):
+        return True
+    for message in segment.messages_along(range(meta.first_doc, meta.first_doc + meta.messages)):
+        texts = [message.text]
+        for call in message.tool_calls:
+            texts += [value for value in call.args.values() if isinstance(value, str)]
+            texts.append(call.result or "")
+        if any(names_file(text, name) for text in texts):
+            return True
+    return False
+
+
+def names_file(text: str, name: str) -> bool:
+    """Whether ``text`` holds the file name ``name`` with no other letter of a name around it: no letter, digit,
+    ``_``, ``-`` or ``.`` before it, and none of the first three after it, nor a ``.`` that goes on (``.bak``)."""
+    at = text.find(name) if name else -1
+    while at >= 0:
+        end = at + len(name)
+        before, after, then = text[at - 1 : at], text[end : end + 1], text[end + 1 : end + 2]
+        if not _in_name(before, ".") and not _in_name(after, "") and not (after == "." and _in_name(then, "")):
+            return True
+        at = text.find(name, at + 1)
+    return False
+
+
+def _in_name(char: str, also: str) -> bool:
+    """Whether ``char`` (one character, or "" at either end) is one a file's name goes on with: a letter, a digit,
+    ``_``, ``-``, or one of ``also``."""
+    return bool(char) and (char.isalnum() or char in "_-" or char in also)
 
 
 # --------------------------------------------------------------------------- errors
@@ -297,12 +336,18 @@ def error_history(
 
 
 def _error_words(output: str) -> tuple[str, ...]:
-    """The words (three characters or more, at most twelve) of ``output``'s first error line: what a partial or
-    reworded error is looked for by."""
+    """The words (three characters or more, at most twelve) of ``output``'s first error line, as written: what a
+    partial or reworded error is searched for by (``_searched_sessions``), and in lowercase (``_lowered``) looked for
+    in the messages. Searched as written: a search reads ``OOMKilled`` as the camel-case word it is, ``oomkilled``
+    as a word no message holds (trial20 F11: ``deja fix OOMKilled`` said it never came up)."""
     import re
 
     line = (error_lines(output, limit=1) or [output.strip()])[0]
-    return tuple(re.findall(r"\w{3,}", line.lower())[:12])
+    return tuple(re.findall(r"\w{3,}", line)[:12])
+
+
+def _lowered(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(word.lower() for word in words)
 
 
 def _searched_sessions(
@@ -334,8 +379,8 @@ def _searched_failures(index: Index, words: tuple[str, ...], limit: int, exclude
     call of a message, not only its first)."""
     if not words:
         return []
-    match = ErrorMatch(words=words)
-    needles = _word_needles(words)
+    match = ErrorMatch(words=_lowered(words))
+    needles = _word_needles(_lowered(words))
     fixes = []
     for segment, meta in _searched_sessions(index, words, limit, exclude):
         for doc in reversed(range(meta.first_doc, meta.first_doc + meta.n_docs)):
@@ -350,15 +395,16 @@ def _mentions(index: Index, words: tuple[str, ...], limit: int, exclude: frozens
     """The first message holding every one of ``words`` in each session a search finds, with the answer given after
     it (``Fix.mentioned``): the error as a person pasted it or an answer quoted it, where no command printed it."""
     fixes = []
-    needles = _word_needles(words)
+    lowered = _lowered(words)
+    needles = _word_needles(lowered)
     for segment, meta in _searched_sessions(index, words, limit, exclude) if words else ():
         end = meta.first_doc + meta.n_docs
         for doc in range(meta.first_doc, end):
             message = segment.message_holding(doc, needles, folded=True)
             if message is None:
                 continue
-            lines = [ln for ln in message.text.splitlines() if all(w in ln.lower() for w in words)]
-            if not lines and not all(w in message.text.lower() for w in words):
+            lines = [ln for ln in message.text.splitlines() if all(w in ln.lower() for w in lowered)]
+            if not lines and not all(w in message.text.lower() for w in lowered):
                 continue
             answer = next(
                 (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..core.index import Index, Segment, asked_paths
 from ..core.keys import (
     EDIT_TOOLS,
+    INSPECTION,
     SHELL_TOOLS,
     call_folder,
     command_head,
@@ -25,41 +26,6 @@ if TYPE_CHECKING:
 BUDGET = 512
 TASK_HEADER = "Past work related to this task:"
 TASK_TOOLS = frozenset({"Task", "Agent", "Subagent"})
-#: Commands that only look around: their history says nothing worth the tokens.
-INSPECTION = frozenset(
-    [
-        "ls",
-        "cd",
-        "cat",
-        "pwd",
-        "echo",
-        "head",
-        "tail",
-        "grep",
-        "rg",
-        "find",
-        "which",
-        "wc",
-        "less",
-        "more",
-        "tree",
-        "file",
-        "stat",
-        "du",
-        "df",
-        "env",
-        "printenv",
-        "date",
-        "whoami",
-        "clear",
-        "history",
-        "man",
-        "sed",
-        "awk",
-        "sort",
-        "uniq",
-    ]
-)
 #: Said of a command that throws work or data away: its past runs' exit 0 says it ran, not that it is safe now.
 DESTRUCTIVE_NOTE = (
     "It is destructive (it throws work or data away): deja never offers it as a fix; check what it removes."

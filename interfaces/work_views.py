@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..core.failures import NOT_RERUN, Step, bare_retry, before_rerun
+from ..core.failures import NOT_RERUN, Step, bare_retry, fixed_by
 from ..core.index import SessionMeta
 from ..core.keys import seen_from
 from ..core.readers.ai_tracking import Attribution
@@ -164,6 +164,7 @@ def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
                 "error": f.error,
                 "steps": [step_json(s) for s in f.steps],
                 "resolved_by": f.resolved_by,
+                "fixed_by": fixed_by(f),
                 "flaky": bare_retry(f),
                 "edited": f.edited,
                 "answer": f.answer,
@@ -193,12 +194,10 @@ def fix_text(error: str, history: ErrorHistory) -> str:
         lines.append(f"{when(fix.timestamp or meta.updated)}  {meta.title or meta.asked}  (deja show {meta.id})")
         if fix.error:
             lines.append(f"  error: {_cut(fix.error, 200)}")
-        safe = [s for s in fix.steps if not s.destructive]
+        steps = fixed_by(fix)
         if bare_retry(fix):
             lines.append("  passed when run again with nothing changed between (a flaky failure?)")
-        elif fix.resolved_by and not next(s for s in fix.steps if s.command == fix.resolved_by).destructive:
-            changed = before_rerun(fix)  # the failed command run again: what changed before it is the fix
-            steps = [*changed, fix.resolved_by] if changed else [s.command for s in safe[-3:]]
+        elif steps:
             lines.append(f"  fixed by: {', then '.join(step[:120] for step in steps)}")
         elif fix.resolved_by and fix.answer:
             lines.append(f"  what followed: {fix.answer}")

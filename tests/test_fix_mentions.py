@@ -48,3 +48,16 @@ def test_the_words_are_found_whatever_their_case_and_only_the_messages_holding_t
     assert [message.text if message else None for message in held] == [None, shouted, None]
     ran = run_deja("fix", "ChunkLoadError: Loading chunk 179 failed.")
     assert "deja show c-loud" in ran.stdout and f"answered after it: {ANSWER}" in ran.stdout, ran.stdout
+
+
+def test_a_camel_case_word_is_found_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``deja fix OOMKilled`` said the error never came up, while ``deja search OOMKilled`` found the chat: the words
+    were searched in lowercase, and ``oomkilled`` is no word the index holds (trial20 F11)."""
+    said = "Raised the memory limit to 2Gi; no OOMKilled pods during the 20 minute test."
+    index_chats(tmp_path, monkeypatch, {"c-oom": ["shop-api pods get OOMKilled during the load test", said]})
+    ran = run_deja("fix", "OOMKilled")
+    assert ran.stdout.startswith("no failed command printed this error; it was written in 1 past session"), ran.stdout
+    assert (
+        "deja show c-oom" in ran.stdout and "  said: shop-api pods get OOMKilled during the load test\n" in ran.stdout
+    )
+    assert f"answered after it: {said}" in ran.stdout

@@ -1,0 +1,110 @@
+"""``deja fix``'s "fixed by" names the change, then the command that passed: a rerun of the failed command with other
+flags is that command run again, and a command that only looked (``kubectl logs … | tail -3``, ``cat``) is no fix.
+
+Before, the edit came first only when the command that passed was exactly the failed one: the test rerun with
+``--repeat-each=20`` after ``=10`` failed was "fixed by" alone, the edit between only listed below it; and a
+``kubectl logs`` run between a failed and a passing ``helm upgrade`` was called part of the fix (trial20 F1).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harness import run_deja, store_shell
+
+from deja.core.index import Index
+from deja.core.writers.cursor_agent import (
+    chat_dir_for,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
+    tool_call_part,
+    write_chat_store,
+)
+from deja.interfaces.mcp_server import work_answer
+
+TIMEOUT = "    TimeoutError: locator.click: Timeout 5000ms exceeded.\n    waiting for locator('#pay-button')"
+HELM = "Error: UPGRADE FAILED: release shop-api failed, and has been rolled back due to atomic being set"
+FLAKY = "E   AssertionError: assert 9 == 10"
+PLAYWRIGHT = "npx playwright test checkout.spec.ts --retries=0"
+
+
+def _chat(home: Path, chat_id: str, messages: list[dict]) -> Path:
+    project = home / "code" / "shop"
+    project.mkdir(parents=True, exist_ok=True)
+    chat = chat_dir_for(home / ".cursor", str(project), chat_id)
+    write_chat_store(chat, cwd=str(project), name=chat_id, messages=[*store_preamble(str(project)), *messages])
+    return project
+
+
+def _history(home: Path) -> Path:
+    spec = home / "code" / "shop" / "e2e" / "checkout.spec.ts"
+    wait = tool_call_part(
+        "e1", "StrReplace", {"path": str(spec), "old_string": "await page.click", "new_string": "await ready; click"}
+    )
+    _chat(
+        home,
+        "c-e2e",
+        [
+            store_user_message("checkout.spec.ts times out on the pay button in CI"),
+            *store_shell("t1", f"{PLAYWRIGHT} --repeat-each=10", TIMEOUT, 1),
+            store_assistant_message("The button renders after Stripe Elements loads: waiting for it.", wait),
+            *store_shell("t2", "cat playwright.config.ts", "export default { timeout: 5000 }", 0),
+            *store_shell("t3", f"{PLAYWRIGHT} --repeat-each=20", "20 passed (1.2m)", 0),
+            store_assistant_message("Fixed the flaky checkout test."),
+        ],
+    )
+    _chat(
+        home,
+        "c-helm",
+        [
+            store_user_message("deploy v1.15.0"),
+            *store_shell("t1", "helm upgrade --install shop ./chart --set image.tag=v1.15.0 --atomic", HELM, 1),
+            *store_shell("t2", "kubectl logs -n prod deploy/shop --previous | tail -3", "Can't locate revision", 0),
+            *store_shell(
+                "t3", "helm upgrade --install shop ./chart --set image.tag=v1.15.0-1 --atomic", "REVISION: 44", 0
+            ),
+            store_assistant_message("v1.15.0-1 is live."),
+        ],
+    )
+    project = _chat(
+        home,
+        "c-flaky",
+        [
+            store_user_message("the reserve test fails now and then"),
+            *store_shell("t1", "pytest -q tests/test_stock.py", FLAKY, 1),
+            *store_shell("t2", "git status", "nothing to commit, working tree clean", 0),
+            *store_shell("t3", "pytest -q tests/test_stock.py", "3 passed", 0),
+        ],
+    )
+    assert run_deja("index").returncode == 0
+    return project
+
+
+def test_the_edit_comes_first_when_the_rerun_has_other_flags(fake_home: Path) -> None:
+    _history(fake_home)
+    fix = run_deja("fix", "Timeout 5000ms exceeded")
+    fixed = f"  fixed by: edited e2e/checkout.spec.ts, then {PLAYWRIGHT} --repeat-each=20\n"
+    assert fixed in fix.stdout, fix.stdout
+    (occurrence,) = json.loads(run_deja("fix", "Timeout 5000ms exceeded", "--json").stdout)["occurrences"]
+    assert occurrence["fixed_by"] == ["edited e2e/checkout.spec.ts", f"{PLAYWRIGHT} --repeat-each=20"], occurrence
+    text, answer = work_answer(Index.open(fake_home / ".cache" / "deja"), "fix", "Timeout 5000ms exceeded", None)
+    assert fixed in text + "\n", text  # the MCP `work` tool's fix: the same answer
+    assert answer["occurrences"][0]["fixed_by"] == occurrence["fixed_by"]
+
+
+def test_a_look_at_the_logs_is_not_part_of_the_fix(fake_home: Path) -> None:
+    _history(fake_home)
+    fix = run_deja("fix", HELM)
+    assert "  fixed by: helm upgrade --install shop ./chart --set image.tag=v1.15.0-1 --atomic\n" in fix.stdout, (
+        fix.stdout
+    )
+    assert "    $ kubectl logs -n prod deploy/shop --previous | tail -3  (ok)\n" in fix.stdout  # (still in what ran)
+
+
+def test_a_rerun_after_only_a_look_is_still_a_flaky_failure(fake_home: Path) -> None:
+    _history(fake_home)
+    fix = run_deja("fix", FLAKY)
+    assert "  passed when run again with nothing changed between (a flaky failure?)\n" in fix.stdout, fix.stdout
+    assert "fixed by" not in fix.stdout
