@@ -428,7 +428,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         query = as_indexed(query)
     if mode == "fix":
         history = work.error_history(index, query, limit=3)
-        return views.fix_text(query, history), views.fix_json(query, history)
+        return views.fix_text(query, history, views.COMMAND_CHARS), views.fix_json(query, history)
     if mode == "how":
         return how_answer(index, query, project)
     if mode == "wip":  # a relative folder is taken in the project's, as `blame` takes a relative path; a name is one
@@ -451,7 +451,8 @@ def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict
     runs = work.invocations(index, query, project, limit=15, sessions=here_only)
     note = "" if runs else unknown_project(index, project)
     where = f"in {project}" if project else "on this machine"
-    return note or views.how_text(query, runs, where, (folder and project) or ""), views.how_json(query, runs)
+    text = views.how_text(query, runs, where, (folder and project) or "", views.COMMAND_CHARS)
+    return note or text, views.how_json(query, runs)
 
 
 def project_folder(project: str | None) -> str | None:
@@ -517,7 +518,8 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     segment, meta = find_session(index, sessions[0].id)
     summary = work.digest(segment, meta)
     where = "here" if project == here else f"in {project}"
-    return views.wip_text(summary, where, project if asked else ""), views.digest_json(summary)  # (a name: no folder)
+    text = views.wip_text(summary, where, project if asked else "", views.COMMAND_CHARS)  # (a name: no folder)
+    return text, views.digest_json(summary)
 
 
 class Tools:

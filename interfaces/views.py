@@ -221,13 +221,14 @@ def lines_within(lines: list[str], budget: int) -> list[str]:
 
 
 def tool_summary(args: dict[str, Any]) -> str:
-    """The argument that says what a tool call did (its command, file, pattern…), on one line."""
+    """The argument that says what a tool call did (its command, file, pattern…), on one line and whole: a command
+    cut short is a broken one to whoever copies it (trial20 F5)."""
     from ..core.keys import TARGET_ARGS
 
     for key in (*TARGET_ARGS, "description"):
         value = args.get(key)
         if isinstance(value, str) and value:
-            return " ".join(value.split())[:200]
+            return " ".join(value.split())
     return ""
 
 

@@ -1,0 +1,139 @@
+"""How ``deja how`` and the other answers show the commands that ran.
+
+A command is shown whole wherever it can be copied from, or visibly cut (trial20 F5).
+
+A 324-character ``kubectl patch … && kubectl rollout status …`` was cut at 200 characters with no mark, inside an open
+quote, in ``deja how``, ``deja show``, the Markdown export, ``deja wip``, ``deja fix`` and the MCP ``work`` tool (at
+160 in ``deja ctx``): whoever copied it ran a broken command. Into a pipe it is whole (README: "into a pipe or a
+file, lines are whole"); a bounded answer (an MCP tool's, a ctx digest) cuts only a command longer than
+``work_views.COMMAND_CHARS``, and then ends it in ``…`` and says where the rest is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from harness import ENTRY
+
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    shell_result_text,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
+    transcript_path,
+    turn_ended,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+from deja.interfaces.mcp_server import build_server
+
+KUBECTL = (
+    "kubectl -n prod patch deployment shop-api --type=json -p '["
+    '{"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"2Gi"},'
+    '{"op":"replace","path":"/spec/template/spec/containers/0/resources/requests/memory","value":"1Gi"}]'
+    "' && kubectl -n prod rollout status deployment/shop-api --timeout=10m"
+)
+#: A command longer than any bounded answer shows: a heredoc-like seed script on one line.
+HUGE = "psql -c 'insert into plans values " + ", ".join(f'({n}, "plan-{n}")' for n in range(200)) + "'"
+KUBECTL_CHAT = "c0000000-0000-4000-8000-000000000001"
+HUGE_CHAT = "c0000000-0000-4000-8000-000000000002"
+
+
+def _chat(cli_root: Path, cwd: Path, chat_id: str, asked: str, command: str, hour: int, runs: int = 1) -> None:
+    """A cursor-agent chat in ``cwd`` that ran ``command`` ``runs`` times (exit 0) and said it was done."""
+    stamp = datetime(2026, 12, 4, hour, 0, tzinfo=UTC)
+    records = [user_turn(asked, stamp)]
+    store: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": [{"type": "text", "text": records[0]["message"]["content"][0]["text"]}]},
+    ]
+    for n in range(runs):
+        records.append(assistant_turn(None, tool_use("Shell", {"command": command})))
+        store.append({"role": "assistant", "content": [tool_call_part(f"call_{n}", "Shell", {"command": command})]})
+        store.append(tool_result_message(f"call_{n}", "Shell", shell_result_text("ok", exit_code=0)))
+    records += [assistant_turn("Done."), turn_ended()]
+    store.append({"role": "assistant", "content": [{"type": "text", "text": "Done."}]})
+    write_transcript(transcript_path(cli_root, str(cwd), chat_id), records)
+    write_chat_store(chat_dir_for(cli_root, str(cwd), chat_id), cwd=str(cwd), messages=store, name=asked)
+
+
+class Shop:
+    def __init__(self, root: Path) -> None:
+        self.project = root / "code" / "shop-api"
+        self.project.mkdir(parents=True)
+        self.cli_root = root / "cursor-agent"
+        (root / "no-ide").mkdir()
+        self.env = {
+            **os.environ,
+            "DEJA_CURSOR_ROOT": str(root / "no-ide"),
+            "DEJA_CURSOR_CLI_ROOT": str(self.cli_root),
+            "DEJA_HOME": str(root / "deja"),
+        }
+        self.env.pop("COLUMNS", None)
+
+    def deja(self, *args: str) -> str:
+        done = subprocess.run(
+            [*ENTRY, *args], env=self.env, cwd=self.project, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        return done.stdout
+
+
+@pytest.fixture
+def shop(tmp_path: Path, fake_home: Path) -> Shop:
+    shop = Shop(tmp_path)
+    _chat(shop.cli_root, shop.project, KUBECTL_CHAT, "raise the pods' memory limits", KUBECTL, 9)
+    return shop
+
+
+def test_a_long_command_is_whole_in_a_pipe(shop: Shop) -> None:
+    how = shop.deja("how", "kubectl")
+    assert f"$ {KUBECTL}  (deja show {KUBECTL_CHAT})" in how, how
+    assert f"⚙ Shell {KUBECTL}\n" in shop.deja("show", KUBECTL_CHAT)
+    assert f"- **Shell: {KUBECTL}** (exit 0)" in shop.deja("export", KUBECTL_CHAT)
+    assert f"last command: {KUBECTL} (succeeded)" in shop.deja("wip")
+    assert f"- `{KUBECTL}` → ok" in shop.deja("ctx", KUBECTL_CHAT)
+
+
+def _work(env: dict[str, str], monkeypatch: pytest.MonkeyPatch, project: Path, **arguments: str) -> tuple[str, Any]:
+    """What the MCP ``work`` tool answers, as text and as structured content."""
+    for name in ("DEJA_CURSOR_ROOT", "DEJA_CURSOR_CLI_ROOT", "DEJA_HOME"):
+        monkeypatch.setenv(name, env[name])
+    server = build_server()
+
+    async def call() -> tuple[str, Any]:
+        answer = await server.call_tool("work", {**arguments, "project": str(project)})
+        return " ".join(block.text for block in answer.content), answer.structured_content
+
+    return anyio.run(call)
+
+
+def test_an_mcp_answer_cuts_only_a_command_too_long_for_it_and_says_so(
+    shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deja.interfaces.work_views import COMMAND_CHARS
+
+    _chat(shop.cli_root, shop.project, HUGE_CHAT, "seed the plans table", HUGE, 10)
+    shop.deja("index")
+    text, data = _work(shop.env, monkeypatch, shop.project, mode="how", query="kubectl")
+    assert f"$ {KUBECTL}  (" in text, text
+    text, data = _work(shop.env, monkeypatch, shop.project, mode="how", query="psql")
+    assert len(HUGE) > COMMAND_CHARS and HUGE not in text
+    assert (
+        f"$ {HUGE[: COMMAND_CHARS - 1]}… (cut: {len(HUGE) - COMMAND_CHARS + 1} more characters; show its session"
+        in text
+    )
+    assert data["invocations"][0]["command"] == HUGE
+    text, _ = _work(shop.env, monkeypatch, shop.project, mode="wip", query=str(shop.project))
+    assert f"last command: {HUGE[: COMMAND_CHARS - 1]}… (cut: " in text, text
+    assert json.dumps(HUGE)[1:-1] not in text
