@@ -47,6 +47,7 @@ from .verbs import register as register_work_verbs
 from .views import (
     NO_PROJECT,
     fit,
+    more_line,
     named,
     padded,
     session_json,
@@ -245,7 +246,7 @@ def sessions_command(
         for meta, shown_id in zip(chosen, ids, strict=True):
             echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
         if more:
-            echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
+            echo(more_line(more))
     elif project and (above := project_above(index, project)):
         echo(
             f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"

@@ -77,6 +77,8 @@ MESSAGE_CHARS = 8000
 RESULT_CHARS = 2000
 #: A work answer's text stops at this many UTF-8 bytes.
 WORK_TEXT_BYTES = 4096
+#: How many runs the work tool's ``how`` lists, newest first.
+HOW_RUNS = 15
 
 INSTRUCTIONS = (
     "deja holds this person's past Cursor chats (IDE and cursor-agent CLI), already indexed and redacted. "
@@ -448,11 +450,14 @@ def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict
     here_only = None
     if folder:
         project, here_only = work.how_scope(index, readable_path(folder))
-    runs = work.invocations(index, query, project, limit=15, sessions=here_only)
+    found = work.invocations(index, query, project, limit=None, sessions=here_only)
+    runs, more = found[:HOW_RUNS], max(len(found) - HOW_RUNS, 0)
     note = "" if runs else unknown_project(index, project)
     where = f"in {project}" if project else "on this machine"
     text = views.how_text(query, runs, where, (folder and project) or "", views.COMMAND_CHARS)
-    return note or text, views.how_json(query, runs)
+    if more:
+        text += f"\n{more} older run{'s' if more != 1 else ''} not listed: add words to narrow the command"
+    return note or text, views.how_json(query, runs, more)
 
 
 def project_folder(project: str | None) -> str | None:

@@ -135,6 +135,11 @@ def search_text(result: SearchResult, width: int | None = None, shown_id: Callab
     return notice + "\n\n".join(blocks) + footer
 
 
+def more_line(more: int) -> str:
+    """What ends a full page of a listing (``deja sessions``, ``deja how``): how many more there are, and how to see them."""
+    return f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it"
+
+
 def hit_line(hit: Hit, shown_id: str, width: int | None) -> str:
     """A hit's id, source, project and date on one line; where ``width`` is too narrow, the project is cut, not the
     date (at 80 columns the 36-character id left "2024-11-1…": trial14 F9)."""

@@ -244,7 +244,8 @@ def _mentions_text(history: ErrorHistory) -> str:
 # --------------------------------------------------------------------------- how
 
 
-def how_json(words: str, runs: list[Invocation]) -> dict[str, Any]:
+def how_json(words: str, runs: list[Invocation], more: int = 0) -> dict[str, Any]:
+    """The runs as ``deja how --json`` gives them; ``more``: how many older ones the answer left out."""
     return {
         "query": repeated(words),
         "invocations": [
@@ -258,6 +259,7 @@ def how_json(words: str, runs: list[Invocation]) -> dict[str, Any]:
             }
             for r in runs
         ],
+        "more": more,
     }
 
 

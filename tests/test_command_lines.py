@@ -7,6 +7,9 @@ quote, in ``deja how``, ``deja show``, the Markdown export, ``deja wip``, ``deja
 160 in ``deja ctx``): whoever copied it ran a broken command. Into a pipe it is whole (README: "into a pipe or a
 file, lines are whole"); a bounded answer (an MCP tool's, a ctx digest) cuts only a command longer than
 ``work_views.COMMAND_CHARS``, and then ends it in ``…`` and says where the rest is.
+
+``deja how`` stopped at 20 runs with no word that more ran (trial20 F16): someone looking for the oldest concluded it
+never ran. A full page ends with ``N more; --limit to see them``, and ``--json`` says ``more``, as ``deja sessions``.
 """
 
 from __future__ import annotations
@@ -137,3 +140,24 @@ def test_an_mcp_answer_cuts_only_a_command_too_long_for_it_and_says_so(
     text, _ = _work(shop.env, monkeypatch, shop.project, mode="wip", query=str(shop.project))
     assert f"last command: {HUGE[: COMMAND_CHARS - 1]}… (cut: " in text, text
     assert json.dumps(HUGE)[1:-1] not in text
+
+
+def test_how_says_how_many_more_runs_there_are(shop: Shop) -> None:
+    _chat(shop.cli_root, shop.project, HUGE_CHAT, "make the suite pass", "pytest -q tests/", 10, runs=25)
+    text = shop.deja("how", "pytest")
+    assert text.count("$ pytest -q tests/") == 20 and text.endswith("\n5 more; --limit to see them\n"), text
+    assert shop.deja("how", "pytest", "--limit", "24").endswith("\n1 more; --limit to see it\n")
+    assert "more;" not in shop.deja("how", "pytest", "--limit", "25")
+    data = json.loads(shop.deja("how", "pytest", "--json"))
+    assert (len(data["invocations"]), data["more"]) == (20, 5)
+    assert json.loads(shop.deja("how", "kubectl", "--json"))["more"] == 0
+
+
+def test_the_mcp_how_says_how_many_older_runs_it_left_out(shop: Shop, monkeypatch: pytest.MonkeyPatch) -> None:
+    _chat(shop.cli_root, shop.project, HUGE_CHAT, "make the suite pass", "pytest -q tests/", 10, runs=25)
+    shop.deja("index")
+    text, data = _work(shop.env, monkeypatch, shop.project, mode="how", query="pytest")
+    assert text.count("$ pytest -q tests/") == 15 and text.endswith(
+        "\n10 older runs not listed: add words to narrow the command"
+    )
+    assert (len(data["invocations"]), data["more"]) == (15, 10)
