@@ -140,12 +140,19 @@ def more_line(more: int) -> str:
     return f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it"
 
 
+#: The fewest columns of a project's name a narrow terminal's line keeps before it leaves out something else.
+PROJECT_COLUMNS = 8
+
+
 def hit_line(hit: Hit, shown_id: str, width: int | None) -> str:
     """A hit's id, source, project and date on one line; where ``width`` is too narrow, the project is cut, not the
-    date (at 80 columns the 36-character id left "2024-11-1…": trial14 F9)."""
+    date (at 80 columns the 36-character id left "2024-11-1…": trial14 F9), and on a terminal too narrow for
+    ``PROJECT_COLUMNS`` of it the source goes first (at 40 the project was all "…" and the date cut: trial20 F6)."""
     head, tail = f"  {shown_id} · {hit.source} · ", f" · {when(hit.updated)}"
     project = named(hit.project)
     if width is not None:
+        if width - text_columns(head + tail) < min(text_columns(project), PROJECT_COLUMNS):
+            head = f"  {shown_id} · "
         project = fit(project, max(width - text_columns(head + tail), 1))
     return fit(head + project + tail, width)
 
