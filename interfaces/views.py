@@ -205,8 +205,10 @@ def show_text(meta: SessionMeta, messages: list[Message]) -> str:
             if call.exit_code is not None:
                 lines.append(f"    exit {call.exit_code}")
             if call.result:
-                result = call.result if len(call.result) <= 400 else call.result[:400] + "…"
-                lines.extend("    " + line for line in result.splitlines()[:12])
+                output = call.result.splitlines()
+                result = "\n".join(output[:12])  # (its first 12 lines and 400 characters, ending in "…" when cut)
+                result = result[:400] + "…" if len(output) > 12 or len(result) > 400 else result
+                lines.extend("    " + line for line in result.splitlines())
         lines.append("")
     return "\n".join(lines).rstrip()
 

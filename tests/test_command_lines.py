@@ -52,8 +52,11 @@ KUBECTL_CHAT = "c0000000-0000-4000-8000-000000000001"
 HUGE_CHAT = "c0000000-0000-4000-8000-000000000002"
 
 
-def _chat(cli_root: Path, cwd: Path, chat_id: str, asked: str, command: str, hour: int, runs: int = 1) -> None:
-    """A cursor-agent chat in ``cwd`` that ran ``command`` ``runs`` times (exit 0) and said it was done."""
+def _chat(
+    cli_root: Path, cwd: Path, chat_id: str, asked: str, command: str, hour: int, runs: int = 1, output: str = "ok"
+) -> None:
+    """A cursor-agent chat in ``cwd`` that ran ``command`` ``runs`` times (exit 0, printing ``output``) and said it
+    was done."""
     stamp = datetime(2026, 12, 4, hour, 0, tzinfo=UTC)
     records = [user_turn(asked, stamp)]
     store: list[dict[str, Any]] = [
@@ -63,7 +66,7 @@ def _chat(cli_root: Path, cwd: Path, chat_id: str, asked: str, command: str, hou
     for n in range(runs):
         records.append(assistant_turn(None, tool_use("Shell", {"command": command})))
         store.append({"role": "assistant", "content": [tool_call_part(f"call_{n}", "Shell", {"command": command})]})
-        store.append(tool_result_message(f"call_{n}", "Shell", shell_result_text("ok", exit_code=0)))
+        store.append(tool_result_message(f"call_{n}", "Shell", shell_result_text(output, exit_code=0)))
     records += [assistant_turn("Done."), turn_ended()]
     store.append({"role": "assistant", "content": [{"type": "text", "text": "Done."}]})
     write_transcript(transcript_path(cli_root, str(cwd), chat_id), records)
@@ -106,6 +109,15 @@ def test_a_long_command_is_whole_in_a_pipe(shop: Shop) -> None:
     assert f"- **Shell: {KUBECTL}** (exit 0)" in shop.deja("export", KUBECTL_CHAT)
     assert f"last command: {KUBECTL} (succeeded)" in shop.deja("wip")
     assert f"- `{KUBECTL}` → ok" in shop.deja("ctx", KUBECTL_CHAT)
+
+
+def test_show_ends_a_cut_output_in_an_ellipsis(shop: Shop) -> None:
+    """A Shell call's output is shown to its 12th line: one of 20 short lines ended there, not marked as cut."""
+    output = "\n".join(f"test_{n} PASSED" for n in range(20))
+    _chat(shop.cli_root, shop.project, HUGE_CHAT, "run the suite", "pytest -v", 10, output=output)
+    shown = shop.deja("show", HUGE_CHAT)
+    assert "    test_11 PASSED…\n" in shown and "test_12" not in shown, shown
+    assert "    ok\n" in shop.deja("show", KUBECTL_CHAT)
 
 
 def _work(env: dict[str, str], monkeypatch: pytest.MonkeyPatch, project: Path, **arguments: str) -> tuple[str, Any]:
