@@ -23,12 +23,15 @@ from typing import Any
 
 import anyio
 import pytest
-from harness import ENTRY
+from harness import ENTRY, failure_hook, run_deja, store_shell
 
 from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
     shell_result_text,
+    store_assistant_message,
+    store_preamble,
+    store_user_message,
     tool_call_part,
     tool_result_message,
     tool_use,
@@ -173,3 +176,28 @@ def test_the_mcp_how_says_how_many_older_runs_it_left_out(shop: Shop, monkeypatc
         "\n10 older runs not listed: add words to narrow the command"
     )
     assert (len(data["invocations"]), data["more"]) == (15, 10)
+
+
+def test_the_failure_hook_ends_a_command_it_cuts_in_an_ellipsis(fake_home: Path) -> None:
+    """The failure hook's context is bounded: a step of more than 120 characters is cut there, ending in ``…``, while
+    ``deja fix`` shows it whole."""
+    project = fake_home / "code" / "api"
+    project.mkdir(parents=True)
+    disk = "Error response from daemon: write /var/lib/docker/overlay2/f00/diff: no space left on device"
+    prune = "docker builder prune --force --filter until=24h --keep-storage 10GB && docker image prune --force --filter until=240h"
+    prune += " && df -h /var/lib/docker"
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message("docker compose cannot start the db"),
+        *store_shell("t1", "docker compose up -d", disk, 1),
+        *store_shell("t2", prune, "Total reclaimed space: 31.2GB", 0),
+        *store_shell("t3", "docker compose up -d", "Container api-db-1 Started", 0),
+    ]  # (no answer after it: the line of what followed has the block's room alone)
+    cursor = fake_home / ".cursor"
+    write_chat_store(
+        chat_dir_for(cursor, str(project), "c-disk"), cwd=str(project), name="docker disk", messages=messages
+    )
+    assert run_deja("index").returncode == 0
+    said = failure_hook(project, "docker compose up -d", disk)
+    assert len(prune) > 120 and f"What followed: `{prune[:119]}…`, then `docker compose up -d` succeeded" in said, said
+    assert f"  fixed by: {prune}, then docker compose up -d\n" in run_deja("fix", disk).stdout
