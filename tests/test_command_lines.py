@@ -29,7 +29,6 @@ from deja.core.writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,
     shell_result_text,
-    store_assistant_message,
     store_preamble,
     store_user_message,
     tool_call_part,
