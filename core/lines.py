@@ -12,5 +12,11 @@ def one_line(text: str, limit: int = 80) -> str:
     for line in text.splitlines():
         line = " ".join(line.split())
         if line:
-            return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+            return cut(line, limit)
     return ""
+
+
+def cut(text: str, limit: int | None) -> str:
+    """``text`` whole when it fits in ``limit`` characters (or ``limit`` is None), else cut to them ending in ``…``:
+    a cut is never taken for the whole (a command copied from it would be a broken one: trial20 F5)."""
+    return text if limit is None or len(text) <= limit else text[: limit - 1].rstrip() + "…"

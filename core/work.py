@@ -462,11 +462,12 @@ def invocations(
     index: Index,
     words: str,
     project: str | None = None,
-    limit: int = 20,
+    limit: int | None = 20,
     sessions: Callable[[SessionMeta], bool] | None = None,
 ) -> list[Invocation]:
-    """The commands this machine ran that contain every one of ``words``, newest first; with ``sessions``, only
-    those of the sessions it accepts (the caller's rule of which of ``project``'s sessions are "here")."""
+    """The commands this machine ran that contain every one of ``words``, newest first (the first ``limit``, or all
+    when it is None); with ``sessions``, only those of the sessions it accepts (the caller's rule of which of
+    ``project``'s sessions are "here")."""
     wanted = [w.lower() for w in words.split() if w.strip()]
     if not wanted:
         return []

@@ -97,7 +97,9 @@ def _shell(call: HookCall, raw_command: str) -> str:
         return call.silent("no index to read")
     project = call.project_folders(index)[root] if call.project_dir else ""
     here = Scope(index, folder, project) if folder else None
-    labels = (f"`{command[:120]}`", f"`{head}` commands")
+    from ..core.lines import cut
+
+    labels = (f"`{cut(command, 120)}`", f"`{head}` commands")
     # B007: `label` names the key that matched, and the text below uses it after the loop.
     for key, label in zip(keys, labels, strict=False):  # noqa: B007
         runs = _runs_here(index, key, here)

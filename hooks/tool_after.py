@@ -50,16 +50,17 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
     """
     from ..core.destructive import is_destructive
     from ..core.failures import NOT_RERUN, before_rerun, what_followed
+    from ..core.lines import cut
 
     fix = what_followed(segment, doc, head, match, dated=False)
     answer = "" if says_the_same(fix.answer, concluded) else fix.answer
     if not fix.resolved_by:
         return f"{NOT_RERUN.capitalize()}; the next answer: {answer}" if answer else f"{NOT_RERUN.capitalize()}."
-    safe = [f"`{s.command[:120]}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
+    safe = [f"`{cut(s.command, 120)}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
     if is_destructive(fix.resolved_by):
         followed = ", then ".join(safe[-3:]) or answer
     else:
-        followed = ", then ".join((safe[-3:] or before_rerun(fix)) + [f"`{fix.resolved_by[:120]}` succeeded"])
+        followed = ", then ".join((safe[-3:] or before_rerun(fix)) + [f"`{cut(fix.resolved_by, 120)}` succeeded"])
     return f"What followed: {followed}" if followed else ""
 
 

@@ -46,7 +46,9 @@ from .options import JsonFlag, ProjectOption, SinceOption, SourceOption
 from .verbs import register as register_work_verbs
 from .views import (
     NO_PROJECT,
+    PROJECT_COLUMNS,
     fit,
+    more_line,
     named,
     padded,
     session_json,
@@ -242,10 +244,16 @@ def sessions_command(
         project_width = min(project_width, 18) if width is not None else project_width  # (a pipe's lines are whole)
         ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]
         id_width = max(map(len, ids))
+        fixed = id_width + len("  2026-12-04 18:45    ")  # the id, the date and the blanks between the columns
+        room = project_width if width is None else width - fixed - TITLE_COLUMNS  # what the title leaves the project
+        own_line = room < min(project_width, PROJECT_COLUMNS)
+        # The project's column gives way first; with the title on a line of its own, it takes what id and date leave.
+        project_width = max(min(project_width, room + TITLE_COLUMNS + 2), 1) if own_line else min(project_width, room)
         for meta, shown_id in zip(chosen, ids, strict=True):
-            echo(fit(session_row(meta, project_width, f"{shown_id:<{id_width}}"), width))
+            row = session_row(meta, project_width, f"{shown_id:<{id_width}}", own_line)
+            echo("\n".join(fit(line, width) for line in row))
         if more:
-            echo(f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it")
+            echo(more_line(more))
     elif project and (above := project_above(index, project)):
         echo(
             f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"
@@ -258,10 +266,20 @@ def sessions_command(
         echo("No sessions found. `deja index` says where it looked; `deja doctor` checks the rest.")
 
 
-def session_row(meta: SessionMeta, project_width: int, shown_id: str) -> str:
-    """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut."""
+#: The fewest columns a title of ``deja sessions`` is cut to on its row: on a terminal narrower than that leaves, the
+#: project's column is narrowed to ``views.PROJECT_COLUMNS``, and then the title goes on a line of its own below it
+#: (at 40 columns a row kept one letter of it, the one thing that tells sessions apart: trial20 F6).
+TITLE_COLUMNS = 20
+
+
+def session_row(meta: SessionMeta, project_width: int, shown_id: str, own_line: bool) -> list[str]:
+    """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut; with
+    ``own_line``, the title on a second line, indented under the id."""
     shown = padded(fit(named(meta.project), project_width), project_width)  # (cut to its column, so the titles line up)
-    return f"{shown_id}  {when(meta.updated)}  {shown}  {meta.title or '(untitled)'}"
+    title = meta.title or "(untitled)"
+    if own_line:
+        return [f"{shown_id}  {when(meta.updated)}  {shown.rstrip()}", f"  {title}"]
+    return [f"{shown_id}  {when(meta.updated)}  {shown}  {title}"]
 
 
 @app.command("show")

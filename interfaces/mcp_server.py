@@ -77,6 +77,8 @@ MESSAGE_CHARS = 8000
 RESULT_CHARS = 2000
 #: A work answer's text stops at this many UTF-8 bytes.
 WORK_TEXT_BYTES = 4096
+#: How many runs the work tool's ``how`` lists, newest first.
+HOW_RUNS = 15
 
 INSTRUCTIONS = (
     "deja holds this person's past Cursor chats (IDE and cursor-agent CLI), already indexed and redacted. "
@@ -428,7 +430,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         query = as_indexed(query)
     if mode == "fix":
         history = work.error_history(index, query, limit=3)
-        return views.fix_text(query, history), views.fix_json(query, history)
+        return views.fix_text(query, history, views.COMMAND_CHARS), views.fix_json(query, history)
     if mode == "how":
         return how_answer(index, query, project)
     if mode == "wip":  # a relative folder is taken in the project's, as `blame` takes a relative path; a name is one
@@ -449,10 +451,14 @@ def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict
     here_only = None
     if folder:
         project, here_only = work.how_scope(index, readable_path(folder))
-    runs = work.invocations(index, query, project, limit=15, sessions=here_only)
+    found = work.invocations(index, query, project, limit=None, sessions=here_only)
+    runs, more = found[:HOW_RUNS], max(len(found) - HOW_RUNS, 0)
     note = "" if runs else unknown_project(index, project)
     where = f"in {project}" if project else "on this machine"
-    return note or views.how_text(query, runs, where, (folder and project) or ""), views.how_json(query, runs)
+    text = views.how_text(query, runs, where, (folder and project) or "", views.COMMAND_CHARS)
+    if more:
+        text += f"\n{more} older run{'s' if more != 1 else ''} not listed: add words to narrow the command"
+    return note or text, views.how_json(query, runs, more)
 
 
 def project_folder(project: str | None) -> str | None:
@@ -519,7 +525,8 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     segment, meta = find_session(index, newest.id)
     summary = work.digest(segment, meta)
     where = "here" if project == here else f"in {project}"
-    return views.wip_text(summary, where, project if asked else ""), views.digest_json(summary)  # (a name: no folder)
+    text = views.wip_text(summary, where, project if asked else "", views.COMMAND_CHARS)  # (a name: no folder)
+    return text, views.digest_json(summary)
 
 
 class Tools:

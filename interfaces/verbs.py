@@ -124,18 +124,22 @@ def how_command(
     from ..core.work import how_scope, invocations
     from .cli import emit_json
     from .fastpath import open_index
+    from .views import more_line
     from .work_views import how_json, how_text
 
     query = as_indexed(_words_given(words, "deja how alembic"))
     index = open_index()
     here = Path(readable_path(os.getcwd()))
     project, here_only = (None, None) if all_projects else how_scope(index, str(here))
-    runs = invocations(index, query, project, limit, sessions=here_only)
+    found = invocations(index, query, project, None, sessions=here_only)
+    runs, more = found[:limit], max(len(found) - limit, 0)
     where = "on this machine" if project is None else f"in {project}"
     if json:
-        emit_json(how_json(query, runs))
+        emit_json(how_json(query, runs, more))
         return
     echo(how_text(query, runs, where, project or ""))
+    if more:
+        echo(more_line(more))
     if here_only and (others := _ran_beside(index, query, project, runs)):
         echo(f"it also ran in {others}, beside this folder: add --all-projects to see those runs")
     elif not runs and project is not None and invocations(index, query, None, 1):

@@ -135,12 +135,24 @@ def search_text(result: SearchResult, width: int | None = None, shown_id: Callab
     return notice + "\n\n".join(blocks) + footer
 
 
+def more_line(more: int) -> str:
+    """What ends a full page of a listing (``deja sessions``, ``deja how``): how many more there are, and how to see them."""
+    return f"{more} more; --limit to see them" if more != 1 else "1 more; --limit to see it"
+
+
+#: The fewest columns of a project's name a narrow terminal's line keeps before it leaves out something else.
+PROJECT_COLUMNS = 8
+
+
 def hit_line(hit: Hit, shown_id: str, width: int | None) -> str:
     """A hit's id, source, project and date on one line; where ``width`` is too narrow, the project is cut, not the
-    date (at 80 columns the 36-character id left "2024-11-1…": trial14 F9)."""
+    date (at 80 columns the 36-character id left "2024-11-1…": trial14 F9), and on a terminal too narrow for
+    ``PROJECT_COLUMNS`` of it the source goes first (at 40 the project was all "…" and the date cut: trial20 F6)."""
     head, tail = f"  {shown_id} · {hit.source} · ", f" · {when(hit.updated)}"
     project = named(hit.project)
     if width is not None:
+        if width - text_columns(head + tail) < min(text_columns(project), PROJECT_COLUMNS):
+            head = f"  {shown_id} · "
         project = fit(project, max(width - text_columns(head + tail), 1))
     return fit(head + project + tail, width)
 
@@ -193,8 +205,10 @@ def show_text(meta: SessionMeta, messages: list[Message]) -> str:
             if call.exit_code is not None:
                 lines.append(f"    exit {call.exit_code}")
             if call.result:
-                result = call.result if len(call.result) <= 400 else call.result[:400] + "…"
-                lines.extend("    " + line for line in result.splitlines()[:12])
+                output = call.result.splitlines()
+                result = "\n".join(output[:12])  # (its first 12 lines and 400 characters, ending in "…" when cut)
+                result = result[:400] + "…" if len(output) > 12 or len(result) > 400 else result
+                lines.extend("    " + line for line in result.splitlines())
         lines.append("")
     return "\n".join(lines).rstrip()
 
@@ -221,13 +235,14 @@ def lines_within(lines: list[str], budget: int) -> list[str]:
 
 
 def tool_summary(args: dict[str, Any]) -> str:
-    """The argument that says what a tool call did (its command, file, pattern…), on one line."""
+    """The argument that says what a tool call did (its command, file, pattern…), on one line and whole: a command
+    cut short is a broken one to whoever copies it (trial20 F5)."""
     from ..core.keys import TARGET_ARGS
 
     for key in (*TARGET_ARGS, "description"):
         value = args.get(key)
         if isinstance(value, str) and value:
-            return " ".join(value.split())[:200]
+            return " ".join(value.split())
     return ""
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from ..core.failures import NOT_RERUN, Step, bare_retry, fixed_by
 from ..core.index import SessionMeta
 from ..core.keys import seen_from
+from ..core.lines import cut
 from ..core.readers.ai_tracking import Attribution
 from ..core.redaction import PATH_CHARS, echoed, repeated
 from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
@@ -21,11 +22,21 @@ from .views import KEPT_ELSEWHERE, iso, lines_within, session_json, when
 ERROR_CHARS = 160
 #: How much of an edit's old and new text a text answer shows.
 EDIT_CHARS = 400
+#: How much of a command a bounded answer (an MCP tool's, a ctx digest) shows; the CLI's listings show it whole.
+COMMAND_CHARS = 1000
 
 
 def _cut(text: str, limit: int = EDIT_CHARS) -> str:
-    text = text.rstrip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(text.rstrip(), limit)
+
+
+def command_shown(command: str, limit: int | None = None) -> str:
+    """``command`` whole, or with ``limit`` cut to that many characters, ending in ``…`` and saying how to get the rest:
+    a command cut short and taken for whole is a broken one to whoever copies it (trial20 F5)."""
+    shown = cut(command, limit)
+    if shown == command:
+        return command
+    return f"{shown} (cut: {len(command) - len(shown) + 1} more characters; show its session for the whole)"
 
 
 def _indent(text: str, prefix: str) -> list[str]:
@@ -175,13 +186,15 @@ def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
     }
 
 
-def _step_line(step: Step) -> str:
+def _step_line(step: Step, command_chars: int | None) -> str:
     status = "ok" if step.exit_code == 0 else f"exit {step.exit_code}" if step.exit_code is not None else "?"
     warning = "  [destructive: history only, not a fix]" if step.destructive else ""
-    return f"    $ {step.command[:200]}  ({status}){warning}"
+    return f"    $ {command_shown(step.command, command_chars)}  ({status}){warning}"
 
 
-def fix_text(error: str, history: ErrorHistory) -> str:
+def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None) -> str:
+    """The sessions the error came up in, newest first, with what ran after it; each command whole, or cut to
+    ``command_chars`` (``command_shown``)."""
     fixes, count = history.fixes, history.sessions
     if not fixes:
         return f"this error has not come up in a past session: {echoed(error.strip(), ERROR_CHARS)}"
@@ -198,7 +211,7 @@ def fix_text(error: str, history: ErrorHistory) -> str:
         if bare_retry(fix):
             lines.append("  passed when run again with nothing changed between (a flaky failure?)")
         elif steps:
-            lines.append(f"  fixed by: {', then '.join(step[:120] for step in steps)}")
+            lines.append(f"  fixed by: {', then '.join(command_shown(step, command_chars) for step in steps)}")
         elif fix.resolved_by and fix.answer:
             lines.append(f"  what followed: {fix.answer}")
         elif not fix.resolved_by:
@@ -207,7 +220,7 @@ def fix_text(error: str, history: ErrorHistory) -> str:
             lines.append(f"  edited: {', '.join(fix.edited[:5])}")
         if fix.steps:
             lines.append("  ran:")
-            lines += [_step_line(s) for s in fix.steps[:8]]
+            lines += [_step_line(s, command_chars) for s in fix.steps[:8]]
     return "\n".join(lines)
 
 
@@ -230,7 +243,8 @@ def _mentions_text(history: ErrorHistory) -> str:
 # --------------------------------------------------------------------------- how
 
 
-def how_json(words: str, runs: list[Invocation]) -> dict[str, Any]:
+def how_json(words: str, runs: list[Invocation], more: int = 0) -> dict[str, Any]:
+    """The runs as ``deja how --json`` gives them; ``more``: how many older ones the answer left out."""
     return {
         "query": repeated(words),
         "invocations": [
@@ -244,12 +258,14 @@ def how_json(words: str, runs: list[Invocation]) -> dict[str, Any]:
             }
             for r in runs
         ],
+        "more": more,
     }
 
 
-def how_text(words: str, runs: list[Invocation], where: str, folder: str = "") -> str:
+def how_text(words: str, runs: list[Invocation], where: str, folder: str = "", command_chars: int | None = None) -> str:
     """The runs, newest first; ``where`` says where they were looked for (``in FOLDER`` or on this machine), and a run
-    that ran in another folder than ``folder`` says which."""
+    that ran in another folder than ``folder`` says which. Each command is whole, or cut to ``command_chars``
+    (``command_shown``)."""
     if not runs:
         return f"no command with {echoed(words)!r} ran {where}"
     lines = [f"how {echoed(words)!r} ran {where}, newest first:"]
@@ -258,7 +274,7 @@ def how_text(words: str, runs: list[Invocation], where: str, folder: str = "") -
         status = "ok" if run.exit_code == 0 else f"exit {run.exit_code}" if run.exit_code is not None else "exit ?"
         project = f"{run.project or 'no project'}: " if several else ""
         lines.append(
-            f"  {when(run.timestamp)}  {status:<7} {project}$ {run.command[:200]}  "
+            f"  {when(run.timestamp)}  {status:<7} {project}$ {command_shown(run.command, command_chars)}  "
             f"({elsewhere(run.cwd, folder)}deja show {run.session_id})"
         )
     return "\n".join(lines)
@@ -286,10 +302,10 @@ def digest_json(d: Digest) -> dict[str, Any]:
     }
 
 
-def wip_text(d: Digest, where: str = "here", folder: str = "") -> str:
+def wip_text(d: Digest, where: str = "here", folder: str = "", command_chars: int | None = None) -> str:
     """The digest of the last session ``where`` it ran ("here", or "in FOLDER" for a folder above the one asked
     about, which a person would not call here); a session that ran in another folder than ``folder`` (a package,
-    below it) says which: its files are named from there."""
+    below it) says which: its files are named from there. Its last command is whole, or cut to ``command_chars``."""
     meta = d.session
     lines = [
         f"last session {where}: {meta.title or meta.asked}  "
@@ -308,7 +324,7 @@ def wip_text(d: Digest, where: str = "here", folder: str = "") -> str:
         step = d.last_command
         outcome = "failed" if step.exit_code else "succeeded" if step.exit_code == 0 else "ended unknown"
         lines.append(
-            f"last command: {step.command[:200]} ({outcome}{f', exit {step.exit_code}' if step.exit_code else ''})"
+            f"last command: {command_shown(step.command, command_chars)} ({outcome}{f', exit {step.exit_code}' if step.exit_code else ''})"
         )
     return "\n".join(lines)
 
@@ -326,7 +342,7 @@ def ctx_markdown(d: Digest, budget: int) -> str:
     if d.commands:
         parts += [
             "## Commands that mattered",
-            *[f"- `{s.command[:160]}`{_outcome(s.exit_code)}" for s in d.commands],
+            *[f"- `{command_shown(s.command, COMMAND_CHARS)}`{_outcome(s.exit_code)}" for s in d.commands],
             "",
         ]
     if d.failed_last:

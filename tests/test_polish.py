@@ -199,7 +199,8 @@ def test_search_at_80_columns_shows_short_ids_and_whole_dates(indexed_sample: Sa
     assert found[1].startswith("  5d1c9b21 · cursor-") and re.search(r" · 20\d\d-\d\d-\d\d \d\d:\d\d$", found[1])
     assert all(len(line) <= 80 for line in found)
     narrow = run_deja("search", "price", "cache", "-n", "1", env={**env, "COLUMNS": "46"}).stdout.splitlines()
-    assert "…" in narrow[1] and re.search(r" · 20\d\d-\d\d-\d\d \d\d:\d\d$", narrow[1]), narrow[1]
+    # (too narrow for the project beside the source, the source goes: trial20 F6)
+    assert narrow[1].startswith("  5d1c9b21 · api · ") and re.search(r" · 20\d\d-\d\d-\d\d \d\d:\d\d$", narrow[1])
     assert run_deja("show", found[1].split()[0], env=indexed_sample.env).returncode == 0
 
 
