@@ -10,9 +10,10 @@ import os
 from pathlib import Path
 
 import orjson
+import pytest
 from harness import index_cli_root, run_deja
 
-from deja.core.readers.jsonvalue import lone_surrogates_replaced
+from deja.core.readers.jsonvalue import loads, lone_surrogates_replaced
 from deja.core.writers.cursor_agent import (
     chat_dir_for,
     shell_result_text,
@@ -120,3 +121,23 @@ def test_a_transcript_line_holding_a_raw_control_character_in_a_string_is_read(t
     assert not {"\x00", "\x1b", "\x07"} & set(shown)
     as_json = json.loads(run_deja("show", "c0c0c0c0", "--json", env=env).stdout)  # (escaped there, and kept)
     assert as_json["messages"][0]["text"].startswith("raw nul \x00 and \x1b]0;pwned\x07 in json string marmoset")
+
+
+def test_a_store_value_read_loosely_keeps_orjsons_number_rules(tmp_path: Path) -> None:
+    """review40a M2: a store message holding a raw ESC, read by the loose fallback, gave an exit code past 64 bits as
+    a Python int, which the index's msgpack cannot write: every `deja index` and search then failed. Read as orjson
+    reads numbers (a float past 64 bits, ``1e400`` refused), the chat is indexed and found."""
+    cli = tmp_path / "cli"
+    chat = "b1b1b1b1-0000-4000-8000-000000000001"
+    call = tool_call_part("c1", "Shell", {"command": "make build"})
+    result = tool_result_message("c1", "Shell", "done \x1b[32mOK\x1b[0m marmoset")
+    result["providerOptions"] = {"cursor": {"highLevelToolCallResult": {"output": {"success": {"exitCode": 12345}}}}}
+    raw = orjson.dumps(result).decode().replace("\\u001b", "\x1b").replace("12345", "1" + "0" * 30).encode()
+    messages = [*store_preamble(PROJECT), store_user_message("build it"), store_assistant_message("running", call), raw]
+    write_chat_store(chat_dir_for(cli, PROJECT, chat), cwd=PROJECT, messages=messages)
+    env = index_cli_root(tmp_path, cli)
+    found = run_deja("search", "marmoset", env=env)
+    assert found.returncode == 0 and "b1b1b1b1" in found.stdout, found
+    assert loads('{"a": "\x1b", "n": 123456789012345678901234567890}')["n"] == 1.2345678901234568e29
+    with pytest.raises(orjson.JSONDecodeError):
+        loads('{"a": "\x1b", "n": 1e400}')

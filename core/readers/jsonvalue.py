@@ -48,7 +48,9 @@ def _with_raw_controls(text: str, refused: orjson.JSONDecodeError) -> Any:
     import json
 
     try:
-        return json.loads(text, strict=False, parse_constant=_no_constant)
+        return json.loads(
+            text, strict=False, parse_constant=_no_constant, parse_int=_as_orjson_int, parse_float=_finite
+        )
     except (ValueError, RecursionError):  # (RecursionError: nested deeper than orjson's limit, which it refused)
         raise refused from None
 
@@ -56,6 +58,21 @@ def _with_raw_controls(text: str, refused: orjson.JSONDecodeError) -> Any:
 def _no_constant(name: str) -> Any:
     """``NaN``, ``Infinity``: not JSON, and orjson refuses them."""
     raise ValueError(name)
+
+
+def _as_orjson_int(digits: str) -> int | float:
+    """An integer as orjson reads it: past 64 bits a float, which the index's msgpack can write (an int past 64 bits
+    stopped every ``deja index`` and search at the write: review40a M2)."""
+    number = int(digits)
+    return number if -(2**63) <= number < 2**64 else float(number)
+
+
+def _finite(digits: str) -> float:
+    """A number as orjson reads it: one too large for a double (``1e400``) is refused, not infinity."""
+    number = float(digits)
+    if number in (float("inf"), float("-inf")):
+        raise ValueError(digits)
+    return number
 
 
 def lone_surrogates_replaced(text: str) -> str:
