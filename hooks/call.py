@@ -33,10 +33,6 @@ ASKED = "asked"
 #: The line in a conversation's seen-set saying its prompts reach deja only in its transcript: no prompt hook ran in it
 #: (``cursor-agent -p`` sends no beforeSubmitPrompt), so each tool hook looks there for a prompt not read yet.
 UNPROMPTED = "unprompted"
-#: The line in a conversation's seen-set saying its prompt hook ran, whatever it answered: its prompts reach deja
-#: there, and a tool hook never looks for one in its transcript (a first prompt left blank marked it UNPROMPTED, and
-#: each later prompt was searched again by a tool event, review39b L3).
-PROMPTED = "prompted"
 #: How much of a transcript's end a tool hook reads for the newest prompt (a prompt's line longer than that is missed).
 TRANSCRIPT_TAIL = 256 << 10
 #: A conversation whose first event is a tool call this soon after a Task began in its project is that Task's subagent.
@@ -475,7 +471,7 @@ class HookCall:
         events' ``transcript_path`` already holds the prompt (trial18 F2). A subagent's prompt is its Task's, which
         the Task hook answered; a conversation whose prompt hook ran reads nothing here."""
         seen = self.seen()
-        if PROMPTED in seen or ASKED in seen and UNPROMPTED not in seen or self.state_id() != self._conversation:
+        if ASKED in seen and UNPROMPTED not in seen or self.state_id() != self._conversation:
             return ""
         path = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
         prompt = transcript_prompt(path) if isinstance(path, str) and path.strip() else ""
@@ -535,8 +531,7 @@ class HookCall:
                     lines = f.read().splitlines()
                 kept = lines[len(lines) // 2 :]
                 # (what the conversation is, not what it was shown: the block given, a prompt asked, stay)
-                marks = (STARTED, ASKED, UNPROMPTED, PROMPTED)
-                kept = [mark for mark in marks if mark in lines and mark not in kept] + kept
+                kept = [mark for mark in (STARTED, ASKED, UNPROMPTED) if mark in lines and mark not in kept] + kept
                 with open_private(path, "w", encoding="utf-8") as f:
                     f.write("\n".join(kept) + "\n")
         except OSError as exc:
@@ -551,7 +546,7 @@ class HookCall:
         if self.state_id() != self._conversation:
             self.notes.append(f"kept what {self.state_id()} was shown: only this subagent compacted")
             return
-        marks = [mark for mark in (ASKED, UNPROMPTED, PROMPTED) if mark in self.seen()]
+        marks = [mark for mark in (ASKED, UNPROMPTED) if mark in self.seen()]
         path = self._seen_path()
         if path is not None:
             remove(path)

@@ -18,7 +18,6 @@ from .call import (
     ASKED,
     FRAME_CLOSE,
     FRAME_OPEN,
-    PROMPTED,
     UNPROMPTED,
     HookCall,
     frame,
@@ -682,19 +681,20 @@ def attached_names(call: HookCall) -> tuple[str, ...]:
 
 
 def before_prompt(call: HookCall) -> str:
-    if PROMPTED not in call.seen():  # (first: whatever it answers, this conversation's prompts come here)
-        call.remember([PROMPTED])
     if call.mode == "off":
         return call.silent("recall is off")
+    # a conversation deja has no state for: its first prompt, as far as it knows; asked here, whatever this answers, so
+    # no tool event reads its prompts from the transcript (a blank first prompt left it open: review39b L3), while a
+    # `-p` run's UNPROMPTED keeps it open for a later `-p --resume` (review40a M1)
+    opening = ASKED not in call.seen()
+    if opening:
+        call.remember([ASKED])
     prompt = _without_frames(call.text("prompt"))
     if not prompt or prompt.isspace():
         return call.silent("the prompt is empty")
     index = call.index()
     if index is None:
         return call.silent("no index to read")
-    opening = ASKED not in call.seen()  # (a conversation deja has no state for: its first prompt, as far as it knows)
-    if opening:
-        call.remember([ASKED])
     recall = recall_for(
         index,
         prompt,

@@ -314,6 +314,24 @@ def test_a_conversation_whose_first_prompt_was_blank_reads_no_transcript(
     assert "read from the transcript" not in log(indexed_sample)
 
 
+def test_a_p_resume_after_an_interactive_resume_still_gets_its_prompts_recall(
+    indexed_sample: Sample, api: Path
+) -> None:
+    """review40a M1: a chat begun with ``-p``, resumed once interactively (its prompt hook ran), then resumed with
+    ``-p --resume``: the new prompt, which no prompt hook saw, got no recall (marked prompted for good)."""
+    env, conversation = indexed_sample.env, "mixed-1"
+    path = Path(own_transcript(indexed_sample, api, conversation))
+    write_transcript(path, [user_turn(f"tests fail again: {MODULE_ERROR}")])
+    shell = tool("preToolUse", conversation, api, "Shell", {"command": "ls -la"}, transcript_path=str(path))
+    assert f"`deja show {API_CHAT}`" in hook("hook-tool", shell, env)
+    hook("hook-prompt", cursor("beforeSubmitPrompt", conversation, api, prompt=NO_MATCH), env)
+    write_transcript(path, [user_turn(f"tests fail again: {MODULE_ERROR}"), user_turn(NO_MATCH)])
+    assert hook("hook-tool", shell, env) == ""
+    asked = "the price cache goes stale when the locale switches"
+    write_transcript(path, [user_turn(f"tests fail again: {MODULE_ERROR}"), user_turn(NO_MATCH), user_turn(asked)])
+    assert f"`deja show {API_CACHE_CHAT}`" in hook("hook-tool", shell, env)
+
+
 def test_a_recall_in_a_tool_events_512_bytes_shows_the_sessions_it_has_room_to_say(
     indexed_sample: Sample, api: Path
 ) -> None:
