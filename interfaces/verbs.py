@@ -193,7 +193,7 @@ def _wip_project(index: Index, folder: str, asked: Path) -> str:
     if why == HOME_FOLDER:
         from ..core.text import shell_word
 
-        latest = [meta.project_dir for meta in newest_sessions(index, limit=1) if meta.project_dir]
+        latest = [meta.project_dir for meta in newest_sessions(index, limit=20) if meta.project_dir][:1]
         fail(
             f"no session ran in {echoed(folder, PATH_CHARS)} itself, and every project is below it: give a project's "
             "folder" + (f" (the latest session's: `deja wip {shell_word(latest[0])}`)" if latest else "")

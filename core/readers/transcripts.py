@@ -61,7 +61,7 @@ def scan_transcripts(root: Path, include_subagents: bool) -> Iterator[Transcript
                     chat_id = entry.name[: -len(".jsonl")]
                     yield TranscriptFile(entry.path, chat_id, chat_id, found)
             elif entry.is_dir():
-                nested = f"{entry.path}/{entry.name}.jsonl"  # (as ``os.path.join`` gives it, without its 2 µs a chat)
+                nested = f"{entry.path}{os.sep}{entry.name}.jsonl"  # (os.path.join's path, without its 2 µs a chat)
                 found = _regular_file(nested)
                 if found:
                     yield TranscriptFile(nested, entry.name, entry.name, found)
