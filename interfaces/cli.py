@@ -338,7 +338,7 @@ def stats_command(json: JsonFlag = False) -> None:
         )
         return
     echo(f"{plural(index.session_count, 'session')}, {plural(index.message_count, 'message')}")
-    listed = [(named(name), row) for name, row in list(projects.items())[:20]]
+    listed = [(named(name), row) for name, row in list(projects.items())[:STATS_PROJECTS]]
     name_width, source_width, digits = max([24, *(text_columns(name) for name, _ in listed)]), 12, _STATS_DIGITS
     if (width := terminal_width()) is not None:  # (a name too long for the terminal is cut, the counts kept)
         room = width - len(_stats_row("", 0, _NO_COUNTS, digits))
@@ -353,6 +353,8 @@ def stats_command(json: JsonFlag = False) -> None:
         echo("projects:")
     for name, row in listed:
         echo(_stats_row(name, name_width, row, digits))
+    if len(projects) > len(listed):  # (an unknown project's message sends people here to find the one they meant)
+        echo(f"  … and {len(projects) - len(listed)} more: `deja stats --json` lists every project")
     echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
 
 
@@ -391,6 +393,8 @@ def _project_rows(per_key: dict[str, dict[str, int]], shown: dict[str, tuple[str
 #: The columns ``deja stats`` gives the counts of sessions and of messages, right-aligned: fewer on a narrow
 #: terminal, where they take the digits they need (``stats_command``).
 _STATS_DIGITS = (6, 8)
+#: How many projects ``deja stats`` lists, the most sessions first (``--json`` has every one).
+STATS_PROJECTS = 20
 #: The fewest columns a name keeps on a terminal too narrow for the counts and a name (below about 35 columns).
 _STATS_NAME_LEAST = 8
 _NO_COUNTS = {"sessions": 0, "messages": 0}

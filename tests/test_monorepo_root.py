@@ -667,3 +667,16 @@ def test_wip_in_the_home_folder_or_above_is_no_projects(tmp_path: Path, cli_root
     assert run_deja("index").returncode == 0
     ran = run_deja("wip", cwd=home)
     assert ran.returncode == 0 and "deja show c-home" in ran.stdout, ran.stdout + ran.stderr
+
+
+def test_stats_says_how_many_projects_it_did_not_list(tmp_path: Path, cli_root: Path) -> None:
+    """An unknown ``--project`` points at ``deja stats`` for the projects there are, which listed the 20 biggest
+    and no word of the rest (review40a L2): the last of them was never found there."""
+    for n in range(23):
+        _chat(cli_root, tmp_path / "code" / f"proj-{n:02d}", f"c-{n:02d}", f"question {n} about caching", "pytest -q")
+    assert run_deja("index").returncode == 0
+    lines = run_deja("stats").stdout.splitlines()
+    assert lines[-2] == "  … and 3 more: `deja stats --json` lists every project", lines
+    assert len(json.loads(run_deja("stats", "--json").stdout)["projects"]) == 23
+    missing = run_deja("search", "caching", "--project", "nosuch")
+    assert "`deja stats` lists the projects there are" in missing.stdout + missing.stderr
