@@ -64,7 +64,12 @@ def _as_orjson_int(digits: str) -> int | float:
     """An integer as orjson reads it: past 64 bits a float, which the index's msgpack can write (an int past 64 bits
     stopped every ``deja index`` and search at the write: review40a M2)."""
     number = int(digits)
-    return number if -(2**63) <= number < 2**64 else float(number)
+    if -(2**63) <= number < 2**64:
+        return number
+    try:
+        return float(number)
+    except OverflowError:  # (past a double's range, 309 digits: orjson refuses it, and so does this read)
+        raise ValueError(digits) from None
 
 
 def _finite(digits: str) -> float:
