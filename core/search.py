@@ -54,6 +54,7 @@ from .text import (
     normalise,
     phrases,
     random_pairs,
+    spellings,
     term_positions,
     terms,
 )
@@ -311,6 +312,7 @@ def _score_docs(
     gained: frozenset[str] = frozenset(),
     budget: int | None = None,
     known: dict[int, int] | None = None,
+    spelt: dict[str, str] | None = None,
 ) -> tuple[_Scores, dict[str, float]]:
     """Every candidate doc's score and the query terms it matched (``_Scores``, keyed ``seg_i << bits | doc``:
     ``_doc_bits``), and each term's idf.
@@ -320,12 +322,15 @@ def _score_docs(
     (``thesaurus.related``): a doc holding one of them holds the term ``near``ly, which ranks it but is not a
     match as written (the idfs are of the terms as written). Terms from ``gained`` on match only nearly.
     ``budget``: the most postings a term may read (see ``search``). With ``known`` (``_known_docs``), only the docs
-    it holds are scored.
+    it holds are scored. ``spelt`` maps a term stemmed from a word typed in lowercase to the word, which the index
+    holds unstemmed when a text wrote it in mixed case (``text.spellings``): matched as written too, its idf the
+    term's where the stem is in no doc.
     """
     scores = _Scores(_doc_bits(index))
     idfs: dict[str, float] = {}
     parts = parts or {}
     others = others or {}
+    spelt = spelt or {}
     own = (
         0
         if index.total_docs <= FULL_READ_DOCS
@@ -340,6 +345,10 @@ def _score_docs(
             idf := _add_postings(index, term, part, 1 << bit, False, filters, scores, budget, known)
         ):
             idfs[term] = idf
+        if (word := spelt.get(term)) and (
+            idf := _add_postings(index, word, part, 1 << bit, False, filters, scores, budget, known)
+        ):
+            idfs.setdefault(term, idf)
         for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
             _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budget, known)
     return scores, idfs
@@ -996,7 +1005,7 @@ def search(
         only = tree if only is None else only & tree
     known = _known_docs(index, filters, only)
     doc_scores, idfs = _score_docs(
-        index, words, filters, identifier_parts(text), others, frozenset(gained), budget, known
+        index, words, filters, identifier_parts(text), others, frozenset(gained), budget, known, spellings(text)
     )
     dated = _date_boosts(index, dates, doc_scores, known)
     grouped = _group(index, doc_scores, filters, only, known)

@@ -528,6 +528,19 @@ def term_positions(text: str) -> Iterator[tuple[int, list[str]]]:
         at += len(raw)
 
 
+def spellings(text: str) -> dict[str, str]:
+    """Each stemmed term of a plain lowercase word of ``text`` that stemming changed, with the word as written
+    (``{"oomkil": "oomkilled"}``): the index holds a mixed-case word whole and unstemmed (``OOMKilled`` is
+    ``oomkilled``, ``oom`` and ``kill``), so the word typed in lowercase is looked for as written too (``deja search
+    oomkilled`` found nothing where ``OOMKilled`` found the chat: trial20)."""
+    found: dict[str, str] = {}
+    for raw in _finder()(text):
+        word = fold(raw).lower()
+        if word.isalpha() and (stemmed := token_terms(raw)) and stemmed[0] != word and len(stemmed) == 1:
+            found.setdefault(stemmed[0], word)
+    return found
+
+
 def identifier_parts(text: str) -> dict[str, str]:
     """Terms ``text`` holds only as parts of identifiers, each with the whole identifier's term.
 
