@@ -13,12 +13,13 @@ from harness import Sample
 from test_build import _split_build, many  # noqa: F401  (the fixture)
 
 from deja.core import paths
-from deja.core.bookkeeping import Bookkeeping, State
+from deja.core.bookkeeping import Bookkeeping, ChatState, State
 from deja.core.index import index_dir, read_manifest
 from deja.core.index import writer as segment_writer
 from deja.core.indexer import refresh
 from deja.core.indexer.plan import plan_refresh
 from deja.core.readers import ide, read_ide_database
+from deja.core.writers.ide import composer_data, write_state_vscdb
 
 
 def _segment_bytes(home: Path) -> list[dict[str, bytes]]:
@@ -71,3 +72,20 @@ def test_a_plan_moved_to_a_file_reads_back_the_same_chats(sample: Sample, tmp_pa
     plan.load_ide_reads()
     assert plan.ide_reads == ide_reads
     assert dict(plan.all_cli_reads()) == cli_reads
+
+
+def test_a_split_build_records_the_editor_chats_it_found_without_a_message(
+    many: Sample,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A part forgets each editor chat as it reads it, holding no set of the chats it read to the end; those left
+    over, found without a message, are still recorded with their database, so no later refresh reads them again."""
+    db = many.history.ide_root / "globalStorage" / "state.vscdb"
+    empty = [f"empty-{n}" for n in range(6)]
+    write_state_vscdb(db, composers={cid: composer_data(cid, [], created_at=1_700_000_000_000) for cid in empty})
+    _split_build(monkeypatch)
+    refresh(many.home, full=True)
+    directory = index_dir(many.home)
+    book = Bookkeeping.recorded(directory, read_manifest(directory).state)
+    assert [book.chat(cid) for cid in empty] == [ChatState(ide_db=str(db))] * len(empty)
+    assert all(book.chat(cid) is not None for cid in ("chat00", "chat23"))

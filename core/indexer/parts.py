@@ -227,20 +227,20 @@ def _write_part(
     """
     out = Written()
     writer = NewSegments(directory, redacting)
-    ide_ids = set().union(*plan.ide_reads.values())
-    ide_read: set[str] = set()
+    # The editor's chats not read yet, forgotten as they are read. A set of the editor chats read besides held a
+    # part's share of the history's editor ids to the final merge, in strings of its own (3.6 MiB at 100k sessions).
+    ide_unread = set().union(*plan.ide_reads.values())
     try:
         for read in read_changes(plan, book, index, problems, out.unread, projects):
             if read.session is not None:  # read as empty: recorded, not indexed
                 writer.add(placements.keep(projects.settle(read.session), projects.shared_folders), read.stored)
             out.chats[read.id] = ChatState(ide_db=_owner(plan, read.id), cli=read.cli)
-            if read.id in ide_ids:
-                ide_read.add(read.id)
+            ide_unread.discard(read.id)
             report(1)
             if spill is not None and len(out.chats) >= SPILL_EVERY:
                 spill.write(out, writer)
         # An editor chat with no message is not yielded: recorded with its database, so it is not read again.
-        for sid in sorted(ide_ids - ide_read - out.unread.kept):
+        for sid in sorted(ide_unread - out.unread.kept):
             out.chats[sid] = ChatState(ide_db=_owner(plan, sid))
         writer.flush()
         if spill is not None:
