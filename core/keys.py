@@ -444,18 +444,18 @@ LOOKING_SUBCOMMANDS = frozenset(
         "helm history",
     }
 )
-#: The flags with which a program of ``INSPECTION`` writes: ``sed -i``, ``find -delete``, ``sort -o``.
-_WRITING_FLAGS = {
-    "sed": ("-i", "--in-place"),
-    "find": ("-delete", "-exec", "-ok", "-fprint", "-fls"),
-    "sort": ("-o", "--output"),
-}
+#: The flags with which a program of ``INSPECTION`` writes: ``find -delete``.
+_WRITING_FLAGS = {"find": ("-delete", "-exec", "-ok", "-fprint", "-fls")}
+#: Programs of ``INSPECTION`` that ``only_looks`` never takes for a look: they write in place with a flag that hides
+#: in a cluster (``sed -ri``, ``sed -Ei.bak``, ``sort -uo f f``) or an argument (``awk -i inplace``), which their
+#: words cannot be read for exactly.
+_MAY_WRITE = frozenset({"sed", "awk", "sort"})
 
 
 def only_looks(command: str) -> bool:
     """Whether every link of ``command`` only looks (``kubectl logs -n prod deploy/api | tail -3``, ``git status``,
     ``cat setup.cfg``): a program of ``INSPECTION`` or a subcommand of ``LOOKING_SUBCOMMANDS``, writing nothing (no
-    ``>``, no ``sed -i``). A chain is cut at its operators whatever quotes them (``grep 'a|b'`` reads as two links,
+    ``>``, no ``find -delete``; never ``sed``, ``awk`` or ``sort``). A chain is cut at its operators whatever quotes them (``grep 'a|b'`` reads as two links,
     the second no look): what is not sure to only look is taken as a step that may change something."""
     if ">" in command:
         return False
@@ -465,7 +465,7 @@ def only_looks(command: str) -> bool:
     for link in filter(str.strip, links.split("|")):
         head = command_head(link)
         program = head.split(" ", 1)[0]
-        if head not in LOOKING_SUBCOMMANDS and program not in INSPECTION:
+        if head not in LOOKING_SUBCOMMANDS and (program not in INSPECTION or program in _MAY_WRITE):
             return False
         flags = _WRITING_FLAGS.get(program, ())
         if flags and any(word.startswith(flags) for word in command_words(link)):

@@ -108,3 +108,33 @@ def test_a_rerun_after_only_a_look_is_still_a_flaky_failure(fake_home: Path) -> 
     fix = run_deja("fix", FLAKY)
     assert "  passed when run again with nothing changed between (a flaky failure?)\n" in fix.stdout, fix.stdout
     assert "fixed by" not in fix.stdout
+
+
+IN_PLACE = [  # an edit in place whose writing flag hides in a cluster or an argument (review40b H1)
+    ("sed -ri 's/TOKN/SEDRI_TOKEN/' config.ini", "KeyError: 'SEDRI_TOKEN'"),
+    ("sed -Ei.bak 's/X/SEDEI_VAR/' .env", "KeyError: 'SEDEI_VAR'"),
+    ("sed -ni 's/X/SEDNI_VAR/p' .env", "KeyError: 'SEDNI_VAR'"),
+    ("""awk -i inplace '{sub(/X/,"AWKIN_VAR")}1' .env""", "KeyError: 'AWKIN_VAR'"),
+    ("sort -uo data.txt data.txt", "AssertionError: sortozz"),
+]
+
+
+def test_an_edit_in_place_with_a_flag_cluster_is_the_fix(fake_home: Path) -> None:
+    for n, (step, error) in enumerate(IN_PLACE):
+        _chat(
+            fake_home,
+            f"c-inplace{n}",
+            [
+                store_user_message("the config test fails"),
+                *store_shell("t1", f"pytest -q tests/test_cfg{n}.py", f"E   {error}", 1),
+                *store_shell("t2", step, "", 0),
+                *store_shell("t3", f"pytest -q tests/test_cfg{n}.py", "1 passed", 0),
+            ],
+        )
+    assert run_deja("index").returncode == 0
+    for n, (step, error) in enumerate(IN_PLACE):
+        fix = run_deja("fix", error)
+        assert f"  fixed by: {step}, then pytest -q tests/test_cfg{n}.py\n" in fix.stdout, fix.stdout
+        (occurrence,) = json.loads(run_deja("fix", error, "--json").stdout)["occurrences"]
+        assert occurrence["fixed_by"] == [step, f"pytest -q tests/test_cfg{n}.py"], occurrence
+        assert occurrence["flaky"] is False
