@@ -138,3 +138,50 @@ def test_an_edit_in_place_with_a_flag_cluster_is_the_fix(fake_home: Path) -> Non
         (occurrence,) = json.loads(run_deja("fix", error, "--json").stdout)["occurrences"]
         assert occurrence["fixed_by"] == [step, f"pytest -q tests/test_cfg{n}.py"], occurrence
         assert occurrence["flaky"] is False
+
+
+def test_a_look_with_a_quiet_redirect_or_a_quoted_bar_is_no_step(fake_home: Path) -> None:
+    """``2>&1``, ``2>/dev/null`` write no file and a ``|`` in quotes is no pipe: those looks are no part of the fix
+    (review40b M5); a look writing a file still is."""
+    helm = "helm upgrade --install shop ./chart --set image.tag=v2 --atomic"
+    _chat(
+        fake_home,
+        "c-redir",
+        [
+            store_user_message("deploy v2"),
+            *store_shell("t1", helm, HELM.replace("shop-api", "shop-redir"), 1),
+            *store_shell("t2", "kubectl logs deploy/shop --previous 2>&1 | tail -3", "Can't locate revision", 0),
+            *store_shell("t3", "cat chart/values.yaml 2>/dev/null", "image: shop", 0),
+            *store_shell("t4", "ls chart &>/dev/null && git status >/dev/null", "", 0),
+            *store_shell("t5", helm.replace("v2", "v2-1"), "REVISION: 45", 0),
+        ],
+    )
+    _chat(
+        fake_home,
+        "c-grepor",
+        [
+            store_user_message("test_go fails"),
+            *store_shell("t1", "pytest -q tests/test_go.py", "E   AssertionError: greporzz", 1),
+            *store_shell("t2", "grep -E 'foo|bar' src/x.py", "foo = 1", 0),
+            *store_shell("t3", "pytest -q tests/test_go.py", "1 passed", 0),
+        ],
+    )
+    _chat(
+        fake_home,
+        "c-wrote",
+        [
+            store_user_message("test_wr fails"),
+            *store_shell("t1", "pytest -q tests/test_wr.py", "E   AssertionError: wrotezz", 1),
+            *store_shell("t2", "cat fixtures/base.json 2>&1 > fixtures/wr.json", "", 0),
+            *store_shell("t3", "pytest -q tests/test_wr.py", "1 passed", 0),
+        ],
+    )
+    assert run_deja("index").returncode == 0
+    redir = run_deja("fix", "shop-redir failed")
+    assert f"  fixed by: {helm.replace('v2', 'v2-1')}\n" in redir.stdout, redir.stdout
+    grep = run_deja("fix", "AssertionError: greporzz")
+    assert "  passed when run again with nothing changed between (a flaky failure?)\n" in grep.stdout, grep.stdout
+    wrote = run_deja("fix", "AssertionError: wrotezz")
+    assert "  fixed by: cat fixtures/base.json 2>&1 > fixtures/wr.json, then pytest -q tests/test_wr.py\n" in (
+        wrote.stdout
+    ), wrote.stdout
