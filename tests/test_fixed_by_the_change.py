@@ -97,9 +97,9 @@ def test_the_edit_comes_first_when_the_rerun_has_other_flags(fake_home: Path) ->
 def test_a_look_at_the_logs_is_not_part_of_the_fix(fake_home: Path) -> None:
     _history(fake_home)
     fix = run_deja("fix", HELM)
-    assert "  fixed by: helm upgrade --install shop ./chart --set image.tag=v1.15.0-1 --atomic\n" in fix.stdout, (
-        fix.stdout
-    )
+    helm = "helm upgrade --install shop ./chart --set image.tag=v1.15.0-1 --atomic"
+    # (other arguments, nothing else changed: no "fixed by", review40b M1)
+    assert f"  passed when run again with other arguments, nothing changed between: {helm}\n" in fix.stdout, fix.stdout
     assert "    $ kubectl logs -n prod deploy/shop --previous | tail -3  (ok)\n" in fix.stdout  # (still in what ran)
 
 
@@ -178,10 +178,54 @@ def test_a_look_with_a_quiet_redirect_or_a_quoted_bar_is_no_step(fake_home: Path
     )
     assert run_deja("index").returncode == 0
     redir = run_deja("fix", "shop-redir failed")
-    assert f"  fixed by: {helm.replace('v2', 'v2-1')}\n" in redir.stdout, redir.stdout
+    rerun = helm.replace("v2", "v2-1")
+    assert f"  passed when run again with other arguments, nothing changed between: {rerun}\n" in redir.stdout, (
+        redir.stdout
+    )
     grep = run_deja("fix", "AssertionError: greporzz")
     assert "  passed when run again with nothing changed between (a flaky failure?)\n" in grep.stdout, grep.stdout
     wrote = run_deja("fix", "AssertionError: wrotezz")
     assert "  fixed by: cat fixtures/base.json 2>&1 > fixtures/wr.json, then pytest -q tests/test_wr.py\n" in (
         wrote.stdout
     ), wrote.stdout
+
+
+def test_a_rerun_with_other_arguments_and_nothing_changed_is_no_fix(fake_home: Path) -> None:
+    """The failed command run again with other flags or a narrower target, nothing edited or run between but a look,
+    passed: that is no fix (a plain retry), and not a flaky failure either (it ran something else) (review40b M1)."""
+    repeat = "npx playwright test checkout.spec.ts --repeat-each"
+    _chat(
+        fake_home,
+        "c-flagsonly",
+        [
+            store_user_message("checkout.spec.ts times out"),
+            *store_shell("t1", f"{repeat}=10", "TimeoutError: flagszz exceeded", 1),
+            *store_shell("t2", "cat playwright.config.ts", "export default {}", 0),
+            *store_shell("t3", f"{repeat}=20", "20 passed", 0),
+        ],
+    )
+    project = _chat(
+        fake_home,
+        "c-narrower",
+        [
+            store_user_message("the suite fails"),
+            *store_shell("t1", "pytest -q tests/", "E   AssertionError: narrowzz", 1),
+            *store_shell("t2", "pytest -q tests/test_a.py", "3 passed", 0),
+        ],
+    )
+    assert run_deja("index").returncode == 0
+    index = Index.open(fake_home / ".cache" / "deja")
+    for error, rerun in (
+        ("flagszz exceeded", f"{repeat}=20"),
+        ("AssertionError: narrowzz", "pytest -q tests/test_a.py"),
+    ):
+        said = f"  passed when run again with other arguments, nothing changed between: {rerun}\n"
+        fix = run_deja("fix", error)
+        assert said in fix.stdout, fix.stdout
+        assert "fixed by" not in fix.stdout and "flaky" not in fix.stdout
+        (occurrence,) = json.loads(run_deja("fix", error, "--json").stdout)["occurrences"]
+        assert (occurrence["fixed_by"], occurrence["flaky"], occurrence["rerun_differs"]) == ([], False, True)
+        assert occurrence["resolved_by"] == rerun
+        text, answer = work_answer(index, "fix", error, str(project))
+        assert said in text + "\n" and "fixed by" not in text, text
+        assert answer["occurrences"][0]["rerun_differs"] is True
