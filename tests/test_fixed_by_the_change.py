@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness import run_deja, store_shell
+from harness import failure_hook, run_deja, store_shell
 
 from deja.core.index import Index
 from deja.core.writers.cursor_agent import (
@@ -229,3 +229,28 @@ def test_a_rerun_with_other_arguments_and_nothing_changed_is_no_fix(fake_home: P
         text, answer = work_answer(index, "fix", error, str(project))
         assert said in text + "\n" and "fixed by" not in text, text
         assert answer["occurrences"][0]["rerun_differs"] is True
+
+
+def test_the_failure_hook_says_what_deja_fix_says(fake_home: Path) -> None:
+    """The failure hook's "What followed" named the look run after the edit and dropped the edit, where deja fix
+    named the edit (review40b M2); after a retry with only a look between it named the look as what followed."""
+    le = fake_home / "code" / "shop" / "src" / "le.py"
+    edit = tool_call_part("e1", "StrReplace", {"path": str(le), "old_string": "x = 1", "new_string": "x = 2"})
+    _chat(
+        fake_home,
+        "c-lookedit",
+        [
+            store_user_message("test_le fails"),
+            *store_shell("t1", "pytest -q tests/test_le.py", "E   AssertionError: lookeditzz", 1),
+            store_assistant_message("x must be 2.", edit),
+            *store_shell("t2", "cat src/le.py", "x = 2", 0),
+            *store_shell("t3", "pytest -q tests/test_le.py", "1 passed", 0),
+        ],
+    )
+    project = _history(fake_home)
+    said = failure_hook(project, "pytest -q tests/test_le.py", "E   AssertionError: lookeditzz")
+    assert "What followed: edited src/le.py, then `pytest -q tests/test_le.py` succeeded" in said, said
+    assert "  fixed by: edited src/le.py, then pytest -q tests/test_le.py\n" in run_deja("fix", "lookeditzz").stdout
+    said = failure_hook(project, "pytest -q tests/test_stock.py", FLAKY, conversation="conv-flaky")
+    flaky = "What followed: `pytest -q tests/test_stock.py` succeeded, run again with nothing changed between (a flaky"
+    assert flaky in said and "git status" not in said, said
