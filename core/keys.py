@@ -457,18 +457,24 @@ def only_looks(command: str) -> bool:
     ``git status``, ``grep -E 'a|b' src``): a program of ``INSPECTION`` or a subcommand of ``LOOKING_SUBCOMMANDS``,
     writing nothing (no ``>`` but to the terminal or ``/dev/null``, no ``find -delete``; never ``sed``, ``awk`` or
     ``sort``). What is not sure to only look (a quote left open) is taken as a step that may change something."""
+    if not _looks(command_head(command)):
+        return False  # (most commands: the quotes of a long one are not read a character at a time)
     links = _links(command)
     if links is None:
         return False
     for link in filter(str.strip, links):
         head = command_head(link)
-        program = head.split(" ", 1)[0]
-        if head not in LOOKING_SUBCOMMANDS and (program not in INSPECTION or program in _MAY_WRITE):
+        if not _looks(head):
             return False
-        flags = _WRITING_FLAGS.get(program, ())
+        flags = _WRITING_FLAGS.get(head.split(" ", 1)[0], ())
         if flags and any(word.startswith(flags) for word in command_words(link)):
             return False
     return True
+
+
+def _looks(head: str) -> bool:
+    program = head.split(" ", 1)[0]
+    return head in LOOKING_SUBCOMMANDS or (program in INSPECTION and program not in _MAY_WRITE)
 
 
 #: Redirections that write no file: ``only_looks`` reads a look that ends in one as the look.
