@@ -192,9 +192,9 @@ def fixed_by(fix: Fix) -> list[str]:
     """What ``deja fix`` says fixed the failure (its "fixed by", its JSON's ``fixed_by``): what changed before the
     failed command run again succeeded (``before_rerun``), else the last commands up to the one that succeeded,
     without those that only looked; [] when none succeeded, or what did is destructive, or is the failed command
-    run again with nothing changed (``bare_retry``)."""
+    run again with nothing changed (``bare_retry``, ``rerun_differs``)."""
     last = next((s for s in reversed(fix.steps) if s.command == fix.resolved_by), None)
-    if last is None or last.destructive or bare_retry(fix):
+    if last is None or last.destructive or bare_retry(fix) or rerun_differs(fix):
         return []
     changed = before_rerun(fix)
     if changed:
@@ -211,6 +211,24 @@ def bare_retry(fix: Fix) -> bool:
         and fix.resolved_by == fix.command
         and not fix.edited
         and all(step.command == fix.command or only_looks(step.command) for step in fix.steps)
+    )
+
+
+def rerun_differs(fix: Fix) -> bool:
+    """Whether what succeeded was the failed command run again with other arguments (``pytest -q tests/test_a.py``
+    after ``pytest -q tests/``, ``--repeat-each=20`` after ``=10``), with nothing edited and nothing run between but
+    looks and failed runs of it: it passed, which names no fix ("fixed by" it would offer a retry), nor says the
+    failure was flaky (it ran something else) (review40b M1)."""
+    head = command_head(fix.command)
+    return (
+        bool(fix.resolved_by and head)
+        and fix.resolved_by != fix.command
+        and command_head(fix.resolved_by) == head
+        and not fix.edited
+        and all(
+            not step.destructive and (command_head(step.command) == head or only_looks(step.command))
+            for step in fix.steps
+        )
     )
 
 

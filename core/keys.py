@@ -444,33 +444,84 @@ LOOKING_SUBCOMMANDS = frozenset(
         "helm history",
     }
 )
-#: The flags with which a program of ``INSPECTION`` writes: ``sed -i``, ``find -delete``, ``sort -o``.
-_WRITING_FLAGS = {
-    "sed": ("-i", "--in-place"),
-    "find": ("-delete", "-exec", "-ok", "-fprint", "-fls"),
-    "sort": ("-o", "--output"),
-}
+#: The flags with which a program of ``INSPECTION`` writes: ``find -delete``.
+_WRITING_FLAGS = {"find": ("-delete", "-exec", "-ok", "-fprint", "-fls")}
+#: Programs of ``INSPECTION`` that ``only_looks`` never takes for a look: they write in place with a flag that hides
+#: in a cluster (``sed -ri``, ``sed -Ei.bak``, ``sort -uo f f``) or an argument (``awk -i inplace``), which their
+#: words cannot be read for exactly.
+_MAY_WRITE = frozenset({"sed", "awk", "sort"})
 
 
 def only_looks(command: str) -> bool:
-    """Whether every link of ``command`` only looks (``kubectl logs -n prod deploy/api | tail -3``, ``git status``,
-    ``cat setup.cfg``): a program of ``INSPECTION`` or a subcommand of ``LOOKING_SUBCOMMANDS``, writing nothing (no
-    ``>``, no ``sed -i``). A chain is cut at its operators whatever quotes them (``grep 'a|b'`` reads as two links,
-    the second no look): what is not sure to only look is taken as a step that may change something."""
-    if ">" in command:
+    """Whether every link of ``command`` only looks (``kubectl logs -n prod deploy/api 2>&1 | tail -3``,
+    ``git status``, ``grep -E 'a|b' src``): a program of ``INSPECTION`` or a subcommand of ``LOOKING_SUBCOMMANDS``,
+    writing nothing (no ``>`` but to the terminal or ``/dev/null``, no ``find -delete``; never ``sed``, ``awk`` or
+    ``sort``). What is not sure to only look (a quote left open) is taken as a step that may change something."""
+    if not _looks(command_head(command)):
+        return False  # (most commands: the quotes of a long one are not read a character at a time)
+    links = _links(command)
+    if links is None:
         return False
-    links = command
-    for operator in ("&&", "||", ";"):
-        links = links.replace(operator, "|")
-    for link in filter(str.strip, links.split("|")):
+    for link in filter(str.strip, links):
         head = command_head(link)
-        program = head.split(" ", 1)[0]
-        if head not in LOOKING_SUBCOMMANDS and program not in INSPECTION:
+        if not _looks(head):
             return False
-        flags = _WRITING_FLAGS.get(program, ())
+        flags = _WRITING_FLAGS.get(head.split(" ", 1)[0], ())
         if flags and any(word.startswith(flags) for word in command_words(link)):
             return False
     return True
+
+
+def _looks(head: str) -> bool:
+    program = head.split(" ", 1)[0]
+    return head in LOOKING_SUBCOMMANDS or (program in INSPECTION and program not in _MAY_WRITE)
+
+
+#: Redirections that write no file: ``only_looks`` reads a look that ends in one as the look.
+_QUIET = ("&>/dev/null", "2>/dev/null", ">/dev/null", "2>&1")
+#: What may follow a redirection of ``_QUIET``: the end of the command, a blank or an operator.
+_ENDS = frozenset(("", " ", "\t", "\r", "\n", "|", ";", "&"))
+
+
+def _links(command: str) -> list[str] | None:
+    """The links of a chain or pipe, cut at ``|``, ``&&``, ``||``, ``;`` and ``&`` outside quotes, without the
+    redirections of ``_QUIET``; None when a link writes (another ``>``) or a quote is left open."""
+    links: list[str] = []
+    link: list[str] = []
+    start = at = 0
+    end = len(command)
+    while at < end:
+        char = command[at]
+        if char == "'":
+            at = command.find("'", at + 1) + 1
+            if not at:
+                return None
+            continue
+        if char == '"':
+            at = _double_quoted(command, at + 1, [])
+            if at < 0:
+                return None
+            continue
+        if char == "\\":
+            at += 2
+            continue
+        if at == 0 or command[at - 1] in " \t\r\n":
+            quiet = next(
+                (q for q in _QUIET if command.startswith(q, at) and command[at + len(q) : at + len(q) + 1] in _ENDS), ""
+            )
+            if quiet:
+                link.append(command[start:at])
+                at = start = at + len(quiet)
+                continue
+        if char == ">":
+            return None
+        if char in "|;&":
+            links.append("".join([*link, command[start:at]]))
+            link = []
+            at = start = at + 1
+            continue
+        at += 1
+    return [*links, "".join([*link, command[start:]])]
 
 
 def _subcommand(word: str) -> bool:

@@ -40,28 +40,38 @@ def failure(call: HookCall) -> str | None:
 
 
 def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, concluded: str) -> str:
-    """The line saying what followed the failure: the commands run after it up to a successful run of one like it,
-    else that none succeeded, with the next answer given (unless it is the session's conclusion, shown anyway).
+    """The line saying what followed the failure: what ``deja fix`` says fixed it (``failures.fixed_by``: what changed
+    before the failed command run again succeeded, else the commands that did not only look), up to a successful run
+    of one like it, else that none succeeded, with the next answer given (unless it is the session's conclusion,
+    shown anyway). A retry with nothing changed between is said to be one, as ``deja fix`` says it.
 
-    Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it; when the command that
-    succeeded is the failed one itself, what changed before it (an edit, a step not shown) is said. An answer after a failure
+    Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it. An answer after a failure
     that was never run again successfully is not offered as its fix either (an agent would read edits to another
     file as the cure): it is said to be only what came next.
     """
     from ..core.destructive import is_destructive
-    from ..core.failures import NOT_RERUN, before_rerun, what_followed
+    from ..core.failures import NOT_RERUN, bare_retry, fixed_by, rerun_differs, what_followed
     from ..core.lines import cut
 
     fix = what_followed(segment, doc, head, match, dated=False)
     answer = "" if says_the_same(fix.answer, concluded) else fix.answer
     if not fix.resolved_by:
         return f"{NOT_RERUN.capitalize()}; the next answer: {answer}" if answer else f"{NOT_RERUN.capitalize()}."
-    safe = [f"`{cut(s.command, 120)}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
     if is_destructive(fix.resolved_by):
+        safe = [f"`{cut(s.command, 120)}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
         followed = ", then ".join(safe[-3:]) or answer
-    else:
-        followed = ", then ".join((safe[-3:] or before_rerun(fix)) + [f"`{cut(fix.resolved_by, 120)}` succeeded"])
-    return f"What followed: {followed}" if followed else ""
+        return f"What followed: {followed}" if followed else ""
+    # deja fix's "fixed by" (no look, the edit named), commands quoted; a retry's is empty: what passed is said, and how
+    commands = {step.command for step in fix.steps}
+    steps = [f"`{cut(step, 120)}`" if step in commands else step for step in fixed_by(fix) or [fix.resolved_by]]
+    how = (
+        ", run again with nothing changed between (a flaky failure?)"
+        if bare_retry(fix)
+        else ", run again with other arguments, nothing changed between"
+        if rerun_differs(fix)
+        else ""
+    )
+    return f"What followed: {', then '.join(steps)} succeeded{how}"
 
 
 def after_tool(call: HookCall) -> str:

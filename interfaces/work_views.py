@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..core.failures import NOT_RERUN, Step, bare_retry, fixed_by
+from ..core.failures import NOT_RERUN, Step, bare_retry, fixed_by, rerun_differs
 from ..core.index import SessionMeta
 from ..core.keys import seen_from
 from ..core.lines import cut
@@ -177,6 +177,7 @@ def fix_json(error: str, history: ErrorHistory) -> dict[str, Any]:
                 "resolved_by": f.resolved_by,
                 "fixed_by": fixed_by(f),
                 "flaky": bare_retry(f),
+                "rerun_differs": rerun_differs(f),
                 "edited": f.edited,
                 "answer": f.answer,
                 "mentioned": f.mentioned,
@@ -210,6 +211,9 @@ def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None
         steps = fixed_by(fix)
         if bare_retry(fix):
             lines.append("  passed when run again with nothing changed between (a flaky failure?)")
+        elif rerun_differs(fix):
+            rerun = command_shown(fix.resolved_by, command_chars)
+            lines.append(f"  passed when run again with other arguments, nothing changed between: {rerun}")
         elif steps:
             lines.append(f"  fixed by: {', then '.join(command_shown(step, command_chars) for step in steps)}")
         elif fix.resolved_by and fix.answer:
