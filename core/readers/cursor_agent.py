@@ -363,15 +363,13 @@ def chat_id_of_origin(origin: str) -> str:
 
 
 def set_session_times(session: Session, stamped: bool, meta: ChatMeta | None) -> None:
-    """From the messages' times (``<timestamp>`` blocks, the store's node times), updated as late as meta.json's
-    ``updatedAtMs`` when that is later; a transcript without any block uses meta.json's times, else its mtime."""
+    """From the messages' times (``<timestamp>`` blocks, the store's node times), as a chat read from its store
+    alone; a transcript without any block uses meta.json's times, else its mtime."""
     if not stamped and meta and meta.created:
         session.started = meta.created
         session.updated = max(meta.updated or meta.created, meta.created)
-        return
-    fill_times(session)
-    if meta and meta.updated and session.updated and meta.updated > session.updated:
-        session.updated = meta.updated
+    else:
+        fill_times(session)
 
 
 def find_all_chat_dirs(roots: list[Path]) -> dict[str, Path]:
