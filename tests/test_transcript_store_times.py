@@ -57,10 +57,11 @@ def _transcript(home: Path, project: Path, *, later: bool = False) -> Path:
     return write_transcript(transcript_path(home / ".cursor", str(project), CHAT), records)
 
 
-def _store(home: Path, project: Path, *, later: bool = False, updated: int = 9) -> None:
+def _store(home: Path, project: Path, *, later: bool = False, updated: int = 9, asked: datetime = ASKED) -> None:
     """The chat's store: each answer a node with its own time; the second turn when ``later``; meta.json's
-    ``updatedAtMs`` ``updated`` minutes after the question (later than the last answer: cursor-agent's own)."""
-    messages: list[dict[str, Any]] = [*store_preamble(str(project)), store_user_message(QUESTION, ASKED)]
+    ``updatedAtMs`` ``updated`` minutes after the question (later than the last answer: cursor-agent's own); the
+    question's ``<timestamp>`` block ``asked``."""
+    messages: list[dict[str, Any]] = [*store_preamble(str(project)), store_user_message(QUESTION, asked)]
     times: list[int | None] = [None] * len(messages)
     for n, (text, command, minute) in enumerate(ANSWERS):
         calls = [tool_call_part(f"c{n}", "Shell", {"command": command})] if command else []
@@ -137,3 +138,13 @@ def test_a_refresh_after_an_appended_turn_keeps_the_stores_times_as_a_full_read_
     assert _minutes(shown) == [0, 3, 5, 7, 30, 34], shown
     _index("--full")
     assert _shown() == shown
+
+
+def test_a_question_keeps_its_own_timestamp_block_where_the_store_dates_it_otherwise(fake_home: Path) -> None:
+    # the transcript's block is the question's own time; an answer's is only its question's, so the store's wins
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    _transcript(fake_home, project)
+    _store(fake_home, project, asked=ASKED - timedelta(days=1))
+    _index()
+    assert _minutes(_shown()) == [0, 3, 5, 7]

@@ -212,14 +212,15 @@ def _paired_turns(ours: list[list[Message]], theirs: list[list[Message]]) -> dic
 
 
 def _dated_by_store(ours: list[Message], theirs: list[Message]) -> dict[int, int]:
-    """Give a transcript turn's messages the times of their store copies, and return its answers' pairs
+    """Give a transcript turn's answers the times of their store copies, and return its answers' pairs
     (:func:`_paired_answers`).
 
     A transcript dates a message by the last ``<timestamp>`` block before it, its question's: every answer of a
-    turn has the minute it was asked. The store dates each node (trial20 F2). A message the store lacks, or whose
-    copy has no time, keeps the transcript's. In place: the list stays the transcript read up to its end."""
+    turn has the minute it was asked. The store dates each node (trial20 F2). The question keeps its own block's
+    time, and an answer the store lacks, or whose copy has no time, the transcript's. In place: the list stays the
+    transcript read up to its end."""
     answers = _paired_answers(ours, theirs)
-    for mine, stored in ((0, 0), *answers.items()):
+    for mine, stored in answers.items():
         if theirs[stored].timestamp is not None:
             ours[mine].timestamp = theirs[stored].timestamp
     return answers
