@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+from datetime import datetime, timedelta
 
 from .destructive import is_destructive
 from .ending import stopped_after
@@ -40,6 +41,7 @@ from .keys import (
     within,
 )
 from .lines import one_line
+from .model import Message
 from .record import Record
 from .regular_files import open_regular
 
@@ -579,12 +581,37 @@ class Digest(Record):
     #: ``stopped after `X` failed: …`` when the session's last event is a command that failed after its last answer
     #: (``core.ending``); "" when not. Its last answer, written before, is then not among ``settled``.
     failed_last: str = ""
+    #: What the chat is asked now: ``goal``, or the first ask after the chat was resumed (:func:`resumed_ask`).
+    task: str = ""
+    #: When that ask resumed the chat; None when it was never resumed (``task`` is ``goal``).
+    resumed: datetime | None = None
+
+
+#: A question asked at least this long after the message before it resumes the chat: a new day's work, whose ask is
+#: the task a digest gives, not the chat's first of weeks ago (trial20 F18).
+RESUMED_AFTER = timedelta(hours=6)
+
+
+def resumed_ask(messages: list[Message]) -> Message | None:
+    """The question that resumed the chat last: the last one asked ``RESUMED_AFTER`` or more after the message
+    before it (an undated message is passed over); None when the chat was never so resumed."""
+    found: Message | None = None
+    before: datetime | None = None
+    for message in messages:
+        when = message.timestamp
+        if when is None:
+            continue
+        if message.role == "user" and message.text.strip() and before and when - before >= RESUMED_AFTER:
+            found = message
+        before = when
+    return found
 
 
 def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
     """Goal, what was settled, files edited, commands that mattered and where the session stopped."""
     messages = segment.messages(meta)
     goal = next((m.text.strip() for m in messages if m.role == "user" and m.text.strip()), meta.title)
+    resumed = resumed_ask(messages)
     answers = [m.text.strip() for m in messages if m.role == "assistant" and m.text.strip()]
     files: list[str] = []
     commands: list[Step] = []
@@ -608,6 +635,8 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
         last_command=commands[-1] if commands else None,
         stopped=answers[-1] if answers else "",
         failed_last=failed_last,
+        task=resumed.text.strip() if resumed else goal,
+        resumed=resumed.timestamp if resumed else None,
     )
 
 

@@ -521,6 +521,8 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
             "last_command": None,
             "stopped": "",
             "failed_last": "",
+            "task": "",
+            "resumed": None,
         }
     segment, meta = find_session(index, newest.id)
     summary = work.digest(segment, meta)

@@ -303,6 +303,8 @@ def digest_json(d: Digest) -> dict[str, Any]:
         "last_command": step_json(d.last_command) if d.last_command else None,
         "stopped": d.stopped,
         "failed_last": d.failed_last,
+        "task": d.task,
+        "resumed": iso(d.resumed),
     }
 
 
@@ -314,7 +316,7 @@ def wip_text(d: Digest, where: str = "here", folder: str = "", command_chars: in
     lines = [
         f"last session {where}: {meta.title or meta.asked}  "
         f"({elsewhere(meta.project_dir, folder)}{when(meta.updated)}, deja show {meta.id})",
-        f"task: {_cut(' '.join(d.goal.split()), 300)}",
+        f"task: {_cut(' '.join(d.task.split()), 300)}{began(d, 100, '  ')}",
     ]
     if not meta.messages and meta.source == "cursor-ide":
         lines.append(KEPT_ELSEWHERE)
@@ -333,12 +335,21 @@ def wip_text(d: Digest, where: str = "here", folder: str = "", command_chars: in
     return "\n".join(lines)
 
 
+def began(d: Digest, chars: int, gap: str) -> str:
+    """``(chat began DATE: FIRST ASK)`` after ``gap`` when the chat was resumed (``d.task`` is a later ask than
+    the first), else ""."""
+    if d.resumed is None:
+        return ""
+    date = d.session.started.astimezone().strftime("%Y-%m-%d") if d.session.started else "earlier"
+    return f"{gap}(chat began {date}: {_cut(' '.join(d.goal.split()), chars)})"
+
+
 def ctx_markdown(d: Digest, budget: int) -> str:
     """A compact Markdown digest of the session, cut to ``budget`` UTF-8 bytes at a line boundary."""
     meta = d.session
     parts = [f"# Context from a past session: {meta.title or meta.asked}", ""]
     parts += [f"Session `{meta.id}` ({meta.project or 'no project'}, {when(meta.updated)}).", ""]
-    parts += ["## Goal", _cut(d.goal, 800), ""]
+    parts += ["## Goal", _cut(d.task, 800) + began(d, 400, "\n\n"), ""]
     if d.settled:
         parts += ["## Decisions and findings", *[f"- {s}" for s in d.settled], ""]
     if d.files:

@@ -169,16 +169,17 @@ def with_store_turns(transcript: list[Message], store: list[Message]) -> list[Me
     """
     ours, theirs = _turns(transcript), _turns(store)
     pairs = _paired_turns(ours, theirs)
+    answers = {at: _dated_by_store(ours[ours_at], theirs[at]) for at, ours_at in pairs.items()}
     if sum(1 for turn in theirs if turn[0].role == "user") > sum(1 for turn in ours if turn[0].role == "user"):
         return [
             message
             for at, turn in enumerate(theirs)
-            for message in (_turn_with_store(ours[pairs[at]], turn) if at in pairs else turn)
+            for message in (_turn_with_store(ours[pairs[at]], turn, answers[at]) if at in pairs else turn)
         ]
     last, ours_at = max(pairs.items(), default=(0, -1))
     if ours_at != len(ours) - 1:  # nothing pairs, or the transcript goes on past the last turn both hold
         return transcript
-    turn = _turn_with_store(ours[ours_at], theirs[last])
+    turn = _turn_with_store(ours[ours_at], theirs[last], answers[last])
     later = [message for step in theirs[last + 1 :] for message in step]
     if turn is ours[ours_at] and not later:
         return transcript
@@ -210,11 +211,26 @@ def _paired_turns(ours: list[list[Message]], theirs: list[list[Message]]) -> dic
     return pairs
 
 
-def _turn_with_store(ours: list[Message], theirs: list[Message]) -> list[Message]:
+def _dated_by_store(ours: list[Message], theirs: list[Message]) -> dict[int, int]:
+    """Give a transcript turn's answers the times of their store copies, and return its answers' pairs
+    (:func:`_paired_answers`).
+
+    A transcript dates a message by the last ``<timestamp>`` block before it, its question's: every answer of a
+    turn has the minute it was asked. The store dates each node (trial20 F2). The question keeps its own block's
+    time, and an answer the store lacks, or whose copy has no time, the transcript's. In place: the list stays the
+    transcript read up to its end."""
+    answers = _paired_answers(ours, theirs)
+    for mine, stored in answers.items():
+        if theirs[stored].timestamp is not None:
+            ours[mine].timestamp = theirs[stored].timestamp
+    return answers
+
+
+def _turn_with_store(ours: list[Message], theirs: list[Message], pairs: dict[int, int]) -> list[Message]:
     """A turn as the transcript holds it, with the store's answers after the last answer both hold (answers the
     transcript was never written); ``ours`` itself when the store adds nothing. All the store's answers when the
-    transcript's turn is the question alone; none when no answer pairs (the two spell the turn differently, and
-    adding it would show it twice).
+    transcript's turn is the question alone; none when no answer pairs (``pairs``, :func:`_dated_by_store`'s: the
+    two spell the turn differently, and adding it would show it twice).
 
     Both records join a step's textless calls to the answer before them, so a transcript that stops after the
     first of a message's calls (or after its text) holds the start of the store's message: that message is the
@@ -222,7 +238,6 @@ def _turn_with_store(ours: list[Message], theirs: list[Message]) -> list[Message
     there, the fix and the rerun that succeeded were not)."""
     if len(ours) == 1:
         return ours + theirs[1:] if len(theirs) > 1 else ours
-    pairs = _paired_answers(ours, theirs)
     if not pairs:
         return ours
     last = max(pairs.values())
@@ -349,7 +364,8 @@ def chat_id_of_origin(origin: str) -> str:
 
 
 def set_session_times(session: Session, stamped: bool, meta: ChatMeta | None) -> None:
-    """From the turns' ``<timestamp>`` blocks; a transcript without any uses meta.json's times, else its mtime."""
+    """From the messages' times (``<timestamp>`` blocks, the store's node times), as a chat read from its store
+    alone; a transcript without any block uses meta.json's times, else its mtime."""
     if not stamped and meta and meta.created:
         session.started = meta.created
         session.updated = max(meta.updated or meta.created, meta.created)
