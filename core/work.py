@@ -231,16 +231,22 @@ def read_line(path: str, number: int) -> str:
 
 def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blame:
     """The sessions that edited or discussed ``PATH``; with ``PATH:LINE``, which chat wrote that line."""
-    from .search import search
+    from .search import Filters, search
 
     on_disk, line = split_location(target)
     path = readable_path(on_disk)  # the index's spelling of a folder not named in UTF-8 (trial10 F6)
     edits = file_edits(index, path, limit=limit)
     editing = {e.session_id for e in edits}
     name = os.path.basename(path)
+    # the project holding the file, searched alone: sixty sessions of another project saying settings.py took the
+    # search's fifty places from this one's (review40b M3); a name no session holds finds none, not every `.py`
+    project = index.nearest_project(os.path.dirname(path))
+    named = search(
+        index, f'"{name}"', filters=Filters(project=project or None), limit=50, snippets=0, phrases_veto=True
+    )
     discussed = [
         meta
-        for hit in search(index, f'"{name}"', limit=50, snippets=0).hits
+        for hit in named.hits
         if hit.session_id not in editing
         for segment, _, meta in index.find(hit.session_id)[:1]
         if _holds(meta.project_dir, path) and _names(segment, meta, name)
@@ -285,12 +291,13 @@ def _names(segment: Segment, meta: SessionMeta, name: str) -> bool:
 
 def names_file(text: str, name: str) -> bool:
     """Whether ``text`` holds the file name ``name`` with no other letter of a name around it: no letter, digit,
-    ``_``, ``-`` or ``.`` before it, and none of the first three after it, nor a ``.`` that goes on (``.bak``)."""
+    ``_``, ``-`` or ``.`` before it, and none of the first three after it, nor a ``.`` that goes on (``.bak``), nor
+    a slash (``app/settings.py`` names the folder ``app``, not a file: review40b L4)."""
     at = text.find(name) if name else -1
     while at >= 0:
         end = at + len(name)
         before, after, then = text[at - 1 : at], text[end : end + 1], text[end + 1 : end + 2]
-        if not _in_name(before, ".") and not _in_name(after, "") and not (after == "." and _in_name(then, "")):
+        if not _in_name(before, ".") and not _in_name(after, "/\\") and not (after == "." and _in_name(then, "")):
             return True
         at = text.find(name, at + 1)
     return False

@@ -62,3 +62,33 @@ def test_the_sessions_naming_the_file_newest_first(fake_home: Path) -> None:
     assert listed == ["c-new", "c-old"], ran.stdout  # (not c-pyc: settings.pyc is another file)
     text, answer = work_answer(Index.open(fake_home / ".cache" / "deja"), "blame", "shop/settings.py", str(project))
     assert [session["id"] for session in answer["discussed"]] == ["c-new", "c-old"], text  # the MCP tool's blame
+
+
+def test_another_projects_many_mentions_do_not_crowd_out_this_ones(fake_home: Path) -> None:
+    """review40b M3: the candidates were the search's 50 best over every project; sixty sessions of another project
+    saying settings.py took all 50 places, and this project's sessions that name it were listed nowhere."""
+    project = _history(fake_home)
+    other = fake_home / "code" / "other"
+    other.mkdir(parents=True)
+    for n in range(60):
+        when = START_MS + (10 + n) * DAY_MS
+        chat_id = f"o-{n:02d}"
+        messages = [
+            *store_preamble(str(other)),
+            store_user_message(f"settings.py settings.py question {n}"),
+            store_assistant_message("settings.py again."),
+        ]
+        chat = chat_dir_for(fake_home / ".cursor", str(other), chat_id)
+        write_chat_store(chat, cwd=str(other), name=chat_id, messages=messages, created_ms=when, updated_ms=when)
+    assert run_deja("index").returncode == 0
+    ran = run_deja("blame", "shop/settings.py", cwd=project)
+    listed = [line.split("(deja show ")[1].rstrip(")") for line in ran.stdout.splitlines() if "(deja show " in line]
+    assert listed == ["c-new", "c-old"], ran.stdout
+
+
+def test_a_folders_name_is_no_file_it_holds(fake_home: Path) -> None:
+    """review40b L4: ``deja blame shop`` listed every session naming ``shop/settings.py``: a name followed by a slash
+    is a folder's, not the file's."""
+    project = _history(fake_home)
+    ran = run_deja("blame", "shop", cwd=project)
+    assert ran.stdout == f"no session edited {project / 'shop'}\n", ran.stdout
