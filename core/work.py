@@ -502,8 +502,11 @@ def invocations(
     return found[:limit]
 
 
-#: How many of the sessions a search finds best ``invocations`` reads the runs of.
+#: How many sessions ``invocations`` reads the runs of: the newest of the ``INVOCATION_POOL`` a search finds best.
 INVOCATION_SESSIONS = 50
+#: How many sessions a search for a command's words finds, of which the newest are read: the best fifty of seventy
+#: alike were no newest fifty, and `deja how` listed runs with older ones missing between (review40b M7).
+INVOCATION_POOL = 200
 #: How many a search may be widened to, to find that many among those a caller accepts.
 INVOCATION_SEARCH_MOST = 3200
 
@@ -511,19 +514,21 @@ INVOCATION_SEARCH_MOST = 3200
 def _sessions_searched(
     index: Index, words: str, project: str | None, accepted: Callable[[SessionMeta], bool] | None
 ) -> list[tuple[Segment, SessionMeta]]:
-    """The best ``INVOCATION_SESSIONS`` sessions of ``project`` for ``words`` that ``accepted`` takes, best first.
+    """The newest ``INVOCATION_SESSIONS`` of the best ``INVOCATION_POOL`` sessions of ``project`` for ``words`` that
+    ``accepted`` takes, newest first.
 
     A search of the project cut to that many before the caller's rule (``deja how`` from ``shop/web/src``: the
     project's own sessions and those below the folder) lost the project's own to a sibling's many (``shop/api``),
     and said nothing ran: the search is widened until it finds enough, or finds no more."""
     from .search import Filters, search
 
-    limit = INVOCATION_SESSIONS
+    limit = INVOCATION_POOL
     while True:
         hits = search(index, words, filters=Filters(project=project), limit=limit, snippets=0).hits
         by_id = {meta.id: (segment, meta) for segment, _, meta in _sessions(index, {h.session_id for h in hits})}
         chosen = [by_id[hit.session_id] for hit in hits if accepted is None or accepted(by_id[hit.session_id][1])]
-        if len(chosen) >= INVOCATION_SESSIONS or len(hits) < limit or limit >= INVOCATION_SEARCH_MOST:
+        if len(chosen) >= INVOCATION_POOL or len(hits) < limit or limit >= INVOCATION_SEARCH_MOST:
+            chosen.sort(key=lambda pair: pair[1].updated.timestamp() if pair[1].updated else 0.0, reverse=True)
             return chosen[:INVOCATION_SESSIONS]
         limit *= 4
 

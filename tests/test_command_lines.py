@@ -55,11 +55,19 @@ HUGE_CHAT = "c0000000-0000-4000-8000-000000000002"
 
 
 def _chat(
-    cli_root: Path, cwd: Path, chat_id: str, asked: str, command: str, hour: int, runs: int = 1, output: str = "ok"
+    cli_root: Path,
+    cwd: Path,
+    chat_id: str,
+    asked: str,
+    command: str,
+    hour: int,
+    runs: int = 1,
+    output: str = "ok",
+    day: int = 4,
 ) -> None:
     """A cursor-agent chat in ``cwd`` that ran ``command`` ``runs`` times (exit 0, printing ``output``) and said it
-    was done."""
-    stamp = datetime(2026, 12, 4, hour, 0, tzinfo=UTC)
+    was done, on December ``day`` at ``hour``."""
+    stamp = datetime(2026, 12, day, hour, 0, tzinfo=UTC)
     records = [user_turn(asked, stamp)]
     store: list[dict[str, Any]] = [
         {"role": "system", "content": "You are a coding agent."},
@@ -165,6 +173,19 @@ def test_how_says_how_many_more_runs_there_are(shop: Shop) -> None:
     data = json.loads(shop.deja("how", "pytest", "--json"))
     assert (len(data["invocations"]), data["more"]) == (20, 5)
     assert json.loads(shop.deja("how", "kubectl", "--json"))["more"] == 0
+
+
+def test_how_lists_the_newest_runs_with_none_missing_between(shop: Shop) -> None:
+    """review40b M7: seventy sessions ran ``helm lint`` once each; the runs listed came from the search's best fifty,
+    not the newest fifty, so `deja how --limit 200` skipped runs in the middle (here the thirty oldest, which talk of
+    helm lint more, ranked first)."""
+    for n in range(70):
+        chat_id = f"d0000000-0000-4000-8000-{n:012d}"
+        command = f"helm lint ./chart --strict --values v{n:02d}.yaml"
+        asked = f"helm lint keeps failing, run helm lint on the chart again {n}" if n < 30 else f"check the chart {n}"
+        _chat(shop.cli_root, shop.project, chat_id, asked, command, n % 24, day=1 + n // 24)
+    runs = json.loads(shop.deja("how", "helm", "lint", "--limit", "200", "--json"))["invocations"]
+    assert [run["command"][-8:] for run in runs] == [f"v{n:02d}.yaml" for n in range(69, 19, -1)]
 
 
 def test_the_mcp_how_says_how_many_older_runs_it_left_out(shop: Shop, monkeypatch: pytest.MonkeyPatch) -> None:
