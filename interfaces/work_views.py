@@ -10,7 +10,7 @@ import shlex
 from typing import Any
 
 from ..core.failures import NOT_RERUN, Step, bare_retry, fixed_by, rerun_differs
-from ..core.index import SessionMeta
+from ..core.index import SessionMeta, in_project
 from ..core.keys import seen_from
 from ..core.lines import cut
 from ..core.readers.ai_tracking import Attribution
@@ -220,8 +220,11 @@ def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None
             lines.append(f"  what followed: {fix.answer}")
         elif not fix.resolved_by:
             lines.append(f"  {NOT_RERUN}" + (f"; the next answer: {fix.answer}" if fix.answer else ""))
-        if fix.edited:
-            lines.append(f"  edited: {', '.join(fix.edited[:5])}")
+        if fix.edited:  # (named from the project, as "fixed by" names them: review40b L3)
+            named = [in_project(path, meta.project_dir) for path in fix.edited[:5]]
+            lines.append(
+                f"  edited: {', '.join(named)}" + (f" and {len(fix.edited) - 5} more" if len(fix.edited) > 5 else "")
+            )
         if fix.steps:
             lines.append("  ran:")
             lines += [_step_line(s, command_chars) for s in fix.steps[:8]]

@@ -87,6 +87,7 @@ def test_the_edit_comes_first_when_the_rerun_has_other_flags(fake_home: Path) ->
     fix = run_deja("fix", "Timeout 5000ms exceeded")
     fixed = f"  fixed by: edited e2e/checkout.spec.ts, then {PLAYWRIGHT} --repeat-each=20\n"
     assert fixed in fix.stdout, fix.stdout
+    assert "  edited: e2e/checkout.spec.ts\n" in fix.stdout, fix.stdout  # (relative, as "fixed by" names it)
     (occurrence,) = json.loads(run_deja("fix", "Timeout 5000ms exceeded", "--json").stdout)["occurrences"]
     assert occurrence["fixed_by"] == ["edited e2e/checkout.spec.ts", f"{PLAYWRIGHT} --repeat-each=20"], occurrence
     text, answer = work_answer(Index.open(fake_home / ".cache" / "deja"), "fix", "Timeout 5000ms exceeded", None)
