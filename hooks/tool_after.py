@@ -50,7 +50,7 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
     file as the cure): it is said to be only what came next.
     """
     from ..core.destructive import is_destructive
-    from ..core.failures import NOT_RERUN, bare_retry, fixed_by, rerun_differs, what_followed
+    from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, bare_retry, fixed_by, rerun_differs, what_followed
     from ..core.lines import cut
 
     fix = what_followed(segment, doc, head, match, dated=False)
@@ -64,13 +64,7 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
     # deja fix's "fixed by" (no look, the edit named), commands quoted; a retry's is empty: what passed is said, and how
     commands = {step.command for step in fix.steps}
     steps = [f"`{cut(step, 120)}`" if step in commands else step for step in fixed_by(fix) or [fix.resolved_by]]
-    how = (
-        ", run again with nothing changed between (a flaky failure?)"
-        if bare_retry(fix)
-        else ", run again with other arguments, nothing changed between"
-        if rerun_differs(fix)
-        else ""
-    )
+    how = f", {RERUN_SAME}" if bare_retry(fix) else f", {RERUN_OTHER}" if rerun_differs(fix) else ""
     return f"What followed: {', then '.join(steps)} succeeded{how}"
 
 
