@@ -500,10 +500,10 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
 
     asked = project_folder(folder)  # a folder is taken as `deja wip` takes it: else the nearest above with sessions
     here = readable_path(asked) if asked else folder
-    project, why = wip_project(index, here, asked or "")
+    project, why, below = wip_project(index, here, asked or "")
     if why == ROOT_FOLDER:
         raise LookupError(f"{echoed(folder, PATH_CHARS)!r} is the root folder, no project's: give a project's folder")
-    newest = wip_session(index, project, here) if project else None
+    newest = wip_session(index, project, below) if project else None
     if newest is None:
         note = (
             f"no folder {echoed(here, PATH_CHARS)}"
