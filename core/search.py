@@ -45,6 +45,7 @@ from .keys import (
     telling_tail,
     tree_key,
 )
+from .lines import cut
 from .record import Record
 from .text import (
     composed,
@@ -498,7 +499,7 @@ def _term_hits(flat: str, wanted: set[str]) -> list[int]:
 def _window(flat: str, hits: list[int], width: int) -> str:
     """The stretch of ``flat`` (longer than ``width``) about ``width`` long holding the most of ``hits``."""
     if not hits:
-        return flat[: width - 1].rstrip() + "…"
+        return cut(flat, width)
     best_start, best_count, j = hits[0], 0, 0
     for i, start in enumerate(hits):
         while hits[j] < start - width + 40:

@@ -138,7 +138,8 @@ def neutralise(text: str) -> str:
 
 
 def fit(text: str, limit: int) -> str:
-    """``text`` neutralised and cut to at most ``limit`` UTF-8 bytes, an ellipsis marking a cut."""
+    """``text`` neutralised and cut to at most ``limit`` UTF-8 bytes, an ellipsis marking a cut: bytes, not
+    ``lines.cut``'s characters, for a hook's budget (``frame``) is of bytes."""
     text = neutralise(text)
     data = text.encode("utf-8")
     if len(data) <= limit:

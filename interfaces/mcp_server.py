@@ -352,6 +352,7 @@ def clip(message: Message) -> Message:
     import msgspec
 
     def cut(text: str, limit: int) -> str:
+        """Not ``lines.cut``: the agent is told how much more there is (``show`` gives the rest), cut at ``limit``."""
         return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
 
     calls = [

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..bookkeeping import Location
 from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths, remove_segments
 from ..keys import EDIT_TOOLS
-from ..lines import one_line
+from ..lines import cut, one_line
 from ..model import Message, Session, ToolCall, cap_text
 from ..redact import scrub, scrub_value
 
@@ -118,7 +118,7 @@ def digest(messages: list[Message], project_dir: str, max_files: int = 8) -> tup
 
 def _conclusion(text: str, limit: int = 300) -> str:
     flat = " ".join(text.replace("[REDACTED]", " ").split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    return cut(flat, limit)
 
 
 def session_from_index(meta: SessionMeta, messages: list[Message]) -> Session:
