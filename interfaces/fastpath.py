@@ -565,8 +565,7 @@ def project_above(index: Index, project: str) -> str:
 def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
     """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
     user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all."""
-    from ..core.redaction import PATH_CHARS, echoed
-    from ..core.search import project_indexed, query_terms, search
+    from ..core.search import query_terms, search
     from .views import quoted_query
 
     if not index.session_count:
@@ -577,14 +576,28 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -
     if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
-    if filters.project and not project_indexed(index, filters.project):
-        if above := project_above(index, filters.project):
-            return f"No session ran in {echoed(filters.project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"
-        return f"No session of project {echoed(filters.project, PATH_CHARS)!r} is indexed; `deja stats` lists the projects there are."
+    if filters.project and (unknown := unknown_project(index, filters.project)):
+        return unknown
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
         given = " ".join(flags)
         return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
     return f"No session matches {quoted_query(query)}."
+
+
+def unknown_project(index: Index, project: str) -> str:
+    """What an answer for ``project`` (``--project`` as the index reads it: ``chosen_project``) says when no session
+    of it is indexed: the project above a folder no session ran in or below, else that none is (a misspelt name), not
+    that nothing matched; "" when one is (``deja search``, ``deja stats``)."""
+    from ..core.redaction import PATH_CHARS, echoed
+    from ..core.search import project_indexed
+
+    if project_indexed(index, project):
+        return ""
+    if above := project_above(index, project):
+        return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"
+    return (
+        f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; `deja stats` lists the projects there are."
+    )
 
 
 def nothing_indexed() -> str:
