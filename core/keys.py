@@ -54,53 +54,49 @@ _WRAPPERS = frozenset(
 #: The flags that take the next word as their value, before the subcommand or the wrapped command, of each
 #: program and wrapper (by name, a version's digits off: ``python3.12`` is ``python``), as their ``--help`` lists
 #: their global options: ``kubectl -n prod get pods`` is ``kubectl get``, not ``kubectl prod``. Flags given with
-#: ``=`` (``terraform -chdir=infra plan``) or joined (``make -Csub``) are one word, and need no entry.
+#: ``=`` (``terraform -chdir=infra plan``, terraform's only one) or joined (``make -Csub``) are one word, and need no
+#: entry. Tuples: constants of the compiled module, built at no import.
 _VALUE_FLAGS = {
-    "git": frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"}),
-    "kubectl": frozenset(
-        {"-n", "--namespace", "--context", "--cluster", "--user", "--kubeconfig", "-s", "--server", "--token"}
-        | {"--as", "--as-group", "--request-timeout", "--cache-dir"}
-    ),
-    "docker": frozenset(
-        {"-H", "--host", "--context", "-c", "--config", "-l", "--log-level"}
-        | {"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--builder"}
-    ),  # (the second line: ``docker compose``'s and ``docker buildx``'s, before their own subcommand)
-    "helm": frozenset({"-n", "--namespace", "--kube-context", "--kubeconfig", "--registry-config"}),
-    "make": frozenset({"-C", "--directory", "-f", "--file", "--makefile", "-I", "--include-dir", "-o", "-W"}),
-    "npm": frozenset({"--prefix", "-w", "--workspace", "--loglevel"}),
-    "pnpm": frozenset({"-C", "--dir", "-F", "--filter", "--loglevel"}),
-    "yarn": frozenset({"--cwd"}),
-    "bun": frozenset({"--cwd", "-F", "--filter"}),
-    "cargo": frozenset({"-C", "--config", "-Z", "--color"}),
-    "go": frozenset({"-C"}),
-    "uv": frozenset({"--directory", "--project", "--cache-dir", "--config-file", "--color"}),
-    "poetry": frozenset({"-C", "--directory", "-P", "--project"}),
-    "terraform": frozenset(),  # (its only global option with a value is ``-chdir=DIR``)
-    "gh": frozenset({"-R", "--repo"}),
-    "aws": frozenset({"--profile", "--region", "--output", "--endpoint-url", "--query", "--color"}),
-    "gcloud": frozenset({"--project", "--account", "--configuration", "--format", "--verbosity"}),
-    "az": frozenset({"--subscription", "-o", "--output", "--query"}),
-    "python": frozenset({"-W", "-X"}),
-    "node": frozenset({"-r", "--require", "--import", "--loader", "-C", "--eval", "--print"}),
-    "bash": frozenset({"-o", "-O", "--rcfile", "--init-file"}),
-    "sh": frozenset({"-o"}),
-    "zsh": frozenset({"-o"}),
-    "ruby": frozenset({"-r", "-I", "-C"}),
-    "perl": frozenset({"-I"}),
-    "sudo": frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "--chdir", "-h", "--host", "-p", "--prompt"}),
-    "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
-    "exec": frozenset({"-a"}),
-    "npx": frozenset({"-p", "--package"}),
-    "uvx": frozenset({"--from", "--with", "-p", "--python"}),
-    "uv run": frozenset({"--with", "-p", "--python", "--project", "--directory", "--package", "--extra", "--group"}),
-    "poetry run": frozenset({"-C", "--directory", "-P", "--project"}),
-    "conda run": frozenset({"-n", "--name", "-p", "--prefix"}),
-    "hatch run": frozenset(),
+    "git": ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"),
+    "kubectl": ("-n", "--namespace", "--context", "--cluster", "--user", "--kubeconfig", "-s", "--server", "--token")
+    + ("--as", "--as-group", "--request-timeout", "--cache-dir"),
+    "docker": ("-H", "--host", "-c", "--context", "--config", "-l", "--log-level")
+    # ``docker compose``'s and ``docker buildx``'s, before their own subcommand
+    + ("-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--builder"),
+    "helm": ("-n", "--namespace", "--kube-context", "--kubeconfig", "--registry-config"),
+    "make": ("-C", "--directory", "-f", "--file", "--makefile", "-I", "--include-dir", "-o", "-W"),
+    "npm": ("--prefix", "-w", "--workspace", "--loglevel"),
+    "pnpm": ("-C", "--dir", "-F", "--filter", "--loglevel"),
+    "yarn": ("--cwd",),
+    "bun": ("--cwd", "-F", "--filter"),
+    "cargo": ("-C", "--config", "-Z", "--color"),
+    "go": ("-C",),
+    "uv": ("--directory", "--project", "--cache-dir", "--config-file", "--color"),
+    "poetry": ("-C", "--directory", "-P", "--project"),
+    "gh": ("-R", "--repo"),
+    "aws": ("--profile", "--region", "--output", "--endpoint-url", "--query", "--color"),
+    "gcloud": ("--project", "--account", "--configuration", "--format", "--verbosity"),
+    "az": ("--subscription", "-o", "--output", "--query"),
+    "python": ("-W", "-X"),
+    "node": ("-r", "--require", "--import", "--loader", "-C", "--eval", "--print"),
+    "bash": ("-o", "-O", "--rcfile", "--init-file"),
+    "sh": ("-o",),
+    "zsh": ("-o",),
+    "ruby": ("-r", "-I", "-C"),
+    "perl": ("-I",),
+    "sudo": ("-u", "--user", "-g", "--group", "-C", "-D", "--chdir", "-h", "--host", "-p", "--prompt"),
+    "doas": ("-u", "-C"),
+    "env": ("-u", "--unset", "-C", "--chdir"),
+    "nice": ("-n", "--adjustment"),
+    "timeout": ("-s", "--signal", "-k", "--kill-after"),
+    "exec": ("-a",),
+    "npx": ("-p", "--package"),
+    "uvx": ("--from", "--with", "-p", "--python"),
+    "uv run": ("--with", "-p", "--python", "--project", "--directory", "--package", "--extra", "--group"),
+    "poetry run": ("-C", "--directory", "-P", "--project"),
+    "conda run": ("-n", "--name", "-p", "--prefix"),
 }
-_NO_FLAGS: frozenset[str] = frozenset()
+_NO_FLAGS: tuple[str, ...] = ()
 #: Programs whose subcommand is a group of subcommands, and take one word more: ``docker compose up`` and
 #: ``docker compose logs`` are two commands, as ``kubectl rollout restart`` and ``kubectl rollout status`` are,
 #: ``git stash pop`` and ``git stash``. A program named alone (``gh``, ``aws``, ``gcloud``, ``az``) groups every
@@ -445,7 +441,7 @@ def command_head(command: str) -> str:
     return f"{head} {operands[1]}" if nested and len(operands) > 1 and _subcommand(operands[1]) else head
 
 
-def _script_head(program: str, args: list[str], flags: frozenset[str], inline: str) -> str:
+def _script_head(program: str, args: list[str], flags: tuple[str, ...], inline: str) -> str:
     """An interpreter's head: the script's file name and its subcommand (``python manage.py migrate``,
     ``node scripts/build.js``, ``bash deploy.sh``), or the module it runs (``python -m pytest``); the interpreter
     alone for code given inline (``python -c …``, ``bash -lc 'make test'``: the flag's letters ``inline``) or on its
@@ -484,7 +480,7 @@ def _command_proper(words: list[str]) -> list[str]:
     return words[at:] or words[wrapped_at:]
 
 
-def _operands(args: list[str], flags: frozenset[str]) -> list[str]:
+def _operands(args: list[str], flags: tuple[str, ...]) -> list[str]:
     """A command's arguments that are no flag, no value of one (those of ``flags``: ``-n prod``; a number:
     ``make -j 4``), no toolchain (``cargo +nightly``), no setting (``make V=1``) and no redirection."""
     operands: list[str] = []
