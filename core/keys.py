@@ -569,7 +569,7 @@ INSPECTION = frozenset(
         "uniq",
     ]
 )
-#: Subcommands that only read: a repository's or a cluster's state, a pod's logs.
+#: Subcommands that only read: a repository's or a cluster's state, a pod's logs, a pull request or a CI run.
 LOOKING_SUBCOMMANDS = frozenset(
     {
         "git status",
@@ -588,6 +588,18 @@ LOOKING_SUBCOMMANDS = frozenset(
         "helm status",
         "helm list",
         "helm history",
+        "docker compose ps",
+        "docker compose logs",
+        "kubectl rollout status",
+        "kubectl rollout history",
+        "git stash list",
+        "git stash show",
+        "gh pr view",
+        "gh pr list",
+        "gh pr checks",
+        "gh pr diff",
+        "gh run view",
+        "gh run list",
     }
 )
 #: The flags with which a program of ``INSPECTION`` writes: ``find -delete``.

@@ -11,6 +11,7 @@ from deja.core.keys import (
     command_keys,
     command_words,
     error_keys,
+    only_looks,
     path_key,
     project_key,
     session_key,
@@ -69,6 +70,27 @@ def test_a_command_head_is_its_program_and_subcommand(command: str, head: str) -
 def test_a_flags_value_is_no_subcommand(command: str, head: str) -> None:
     """A global flag's value is skipped with it: ``kubectl -n prod get pods`` was ``kubectl prod`` (review40b M6)."""
     assert command_head(command) == head
+
+
+@pytest.mark.parametrize(
+    ("command", "looks"),
+    [
+        ("kubectl -n prod logs deploy/api --tail 50", True),
+        ("kubectl -n prod apply -f deploy.yaml", False),
+        ("docker compose -f dev.yml logs --tail 50 api 2>&1 | tail -5", True),
+        ("docker compose up -d", False),
+        ("kubectl rollout status deploy/api", True),
+        ("kubectl rollout restart deploy/api", False),
+        ("git stash list", True),
+        ("git stash pop", False),
+        ("gh pr checks 12", True),
+        ("gh pr merge 12", False),
+    ],
+)
+def test_a_look_is_told_by_its_head(command: str, looks: bool) -> None:
+    """A look between a failure and its fix is no step of the fix (``deja fix``'s "fixed by"): ``kubectl -n prod
+    logs`` was ``kubectl prod``, and ``docker compose logs`` was ``docker compose``, as ``docker compose up`` was."""
+    assert only_looks(command) is looks
 
 
 @pytest.mark.parametrize(
