@@ -425,7 +425,7 @@ def command_head(command: str) -> str:
     program of ``_NESTED`` takes one word more (``docker compose up``); a script is its interpreter's head
     (``python manage.py migrate``, ``python -m pytest``); a wrapper is not the program (``uv run pytest`` ->
     ``pytest``). Read with ``str``'s methods, not ``re`` (a Shell hook loads none)."""
-    words = _command_proper(command_words(_first_line(_first_of_chain(command.strip()))))
+    words = _command_proper(command_words(_first_of_chain(command.strip())))
     if not words:
         return ""
     program = words[0].rsplit("/", 1)[-1]
@@ -482,10 +482,13 @@ def _command_proper(words: list[str]) -> list[str]:
 
 def _operands(args: list[str], flags: tuple[str, ...]) -> list[str]:
     """A command's arguments that are no flag, no value of one (those of ``flags``: ``-n prod``; a number:
-    ``make -j 4``), no toolchain (``cargo +nightly``), no setting (``make V=1``) and no redirection."""
+    ``make -j 4``), no toolchain (``cargo +nightly``), no setting (``make V=1``) and no redirection; none of a
+    here-document's text (``python3 - <<EOF``, then the script: on one line, as the index keeps a command)."""
     operands: list[str] = []
     skip = False
     for word in args:
+        if word.startswith("<<") and not word.startswith("<<<"):
+            break
         if skip:
             skip = False
         elif word in flags or _bare_redirection(word):
@@ -501,18 +504,9 @@ def _setting(word: str) -> bool:
 
 
 def _bare_redirection(word: str) -> bool:
-    """Whether ``word`` is a redirection whose file or delimiter is the next word (``<< EOF``, ``2> err.log``)."""
+    """Whether ``word`` is a redirection whose file is the next word (``2> err.log``, ``< in.txt``)."""
     operator = word.lstrip("0123456789&")
     return operator[:1] in ("<", ">") and not operator.strip("<>-")
-
-
-def _first_line(command: str) -> str:
-    """The command up to the end of its first line, where a shell ends it too (a here-document's text follows); a
-    line that ends in a backslash goes on."""
-    at = command.find("\n")
-    while at > 0 and command[at - 1] == "\\":
-        at = command.find("\n", at + 1)
-    return command if at < 0 else command[:at]
 
 
 def _first_of_chain(command: str) -> str:

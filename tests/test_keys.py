@@ -124,6 +124,9 @@ def test_a_group_of_subcommands_takes_one_word_more(command: str, head: str) -> 
         (".venv/bin/python -m pip install -e .", "python -m pip install"),
         ("python -c 'import sys; print(sys.path)'", "python"),
         ("python3 - <<'EOF'\nimport json\nprint(1)\nEOF", "python3"),
+        ("python3 - << EOF import json print(1) EOF", "python3"),  # (as the index keeps it: on one line)
+        ("node x.js < input.txt", "node x.js"),
+        ("python < script.py", "python"),
         ("node --require ts-node/register scripts/seed.ts", "node seed.ts"),
         ("bash ./deploy.sh prod", "bash deploy.sh prod"),
         ("bash -lc 'make test'", "bash"),
