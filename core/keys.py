@@ -57,7 +57,7 @@ _WRAPPERS = frozenset(
 #: ``=`` (``terraform -chdir=infra plan``, terraform's only one) or joined (``make -Csub``) are one word, and need no
 #: entry. Tuples: constants of the compiled module, built at no import.
 _VALUE_FLAGS = {
-    "git": ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"),
+    "git": ("-C", "-c", "--git-dir", "--work-tree", "--namespace"),
     "kubectl": ("-n", "--namespace", "--context", "--cluster", "--user", "--kubeconfig", "-s", "--server", "--token")
     + ("--as", "--as-group", "--request-timeout", "--cache-dir"),
     "docker": ("-H", "--host", "-c", "--context", "--config", "-l", "--log-level")
