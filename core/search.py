@@ -155,6 +155,9 @@ class SearchResult(Record):
     idf: dict[str, float] = {}
     #: What the user should know about how the results were found (a phrase fallback, a cut-short ``--re``).
     notice: str = ""
+    #: The query's words no session holds in any form searched for, as typed (``kubernetes``): the results were
+    #: found without them.
+    unmatched: list[str] = []
 
 
 class Filters(Record):
@@ -1038,7 +1041,7 @@ def search(
         tree = _in_tree(index, filters.project)
         only = tree if only is None else only & tree
     known = _known_docs(index, filters, only)
-    doc_scores, idfs, _ = _score_docs(
+    doc_scores, idfs, reached = _score_docs(
         index,
         words,
         filters,
@@ -1077,9 +1080,24 @@ def search(
         if result.hits:
             result.notice = "; ".join([*notices, result.notice] if result.notice else notices)
     result.idf, result.query = idfs, query
+    result.unmatched = _unmatched(text, words, reached)
     if not narrowing:
         result.total = len(grouped[0]) - excluded
     return result
+
+
+def _unmatched(text: str, words: list[str], reached: set[str]) -> list[str]:
+    """The words of ``text`` (each as typed, its punctuation left off) whose query terms (``words``) no doc holds in
+    any form searched for (``reached``: as written, through another word, side by side): a word giving no term (a
+    stopword) is none of them."""
+    if reached.issuperset(words):
+        return []
+    found: dict[str, None] = {}
+    for chunk in text.split():
+        held = [term for term in terms(chunk) if term in words]
+        if held and not reached.intersection(held):
+            found.setdefault(chunk.strip(".,;:!?()[]{}'\"`"), None)
+    return list(found)
 
 
 def _phrase_mask(words: list[str], wanted: list[str]) -> int:

@@ -39,3 +39,20 @@ def test_a_closed_word_finds_its_two_words_side_by_side_and_hyphenated(env: dict
 @pytest.mark.parametrize("words", [["rolled", "back"], ["roll-back"]])
 def test_two_words_side_by_side_find_the_closed_word(env: dict[str, str], words: list[str]) -> None:
     assert "c-rollback" in _found(env, *words)
+
+
+def test_a_word_no_session_holds_is_named_on_stderr(env: dict[str, str]) -> None:
+    ran = run_deja("search", "rollback", "kubernetes", env=env)
+    assert ran.returncode == 0 and "c-rollback" in ran.stdout
+    assert ran.stderr == "deja: no session holds: kubernetes\n"
+    as_json = run_deja("search", "rollback", "kubernetes", "--json", env=env)
+    found = json.loads(as_json.stdout)
+    assert found["hits"] and found["unmatched"] == ["kubernetes"] and as_json.stderr == ""
+    held = run_deja("search", "rollback", "runbook", env=env)
+    assert held.returncode == 0 and held.stderr == ""
+
+
+def test_a_query_no_session_holds_names_its_words(env: dict[str, str]) -> None:
+    ran = run_deja("search", "kubernetes", "helm", env=env)
+    assert ran.returncode == 0
+    assert ran.stdout == 'No session matches "kubernetes helm"; no session holds: kubernetes helm.\n'
