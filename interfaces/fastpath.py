@@ -592,7 +592,9 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str], u
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
         given = " ".join(flags)
         return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
-    return f"No session matches {quoted_query(query)}" + (f"; {held_by_none(unmatched)}." if unmatched else ".")
+    if not unmatched or len(query.split()) == 1:  # (a word alone: the line names it already)
+        return f"No session matches {quoted_query(query)}."
+    return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}."
 
 
 def nothing_indexed() -> str:
