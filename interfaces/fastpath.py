@@ -564,9 +564,14 @@ def project_above(index: Index, project: str) -> str:
     return above if above and above != folder else ""
 
 
+#: The most words of a query ``held_by_none`` names (a pasted log may hold hundreds no session holds).
+HELD_BY_NONE_NAMED = 5
+
+
 def held_by_none(words: Sequence[str]) -> str:
-    """What a search says of its ``words`` no session holds (``SearchResult.unmatched``)."""
-    return f"no session holds: {' '.join(words)}"
+    """What a search says of its ``words`` no session holds (``SearchResult.unmatched``), the first few named."""
+    more = len(words) - HELD_BY_NONE_NAMED
+    return f"no session holds: {' '.join(words[:HELD_BY_NONE_NAMED])}" + (f" and {more} more" if more > 0 else "")
 
 
 def why_no_match(index: Index, query: str, filters: Filters, flags: list[str], unmatched: Sequence[str] = ()) -> str:
@@ -592,7 +597,7 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str], u
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
         given = " ".join(flags)
         return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
-    if not unmatched or len(query.split()) == 1:  # (a word alone: the line names it already)
+    if not unmatched or len(set(query.lower().split())) == 1:  # (one word, however often: the line names it already)
         return f"No session matches {quoted_query(query)}."
     return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}."
 

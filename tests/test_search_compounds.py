@@ -56,3 +56,9 @@ def test_a_query_no_session_holds_names_its_words(env: dict[str, str]) -> None:
     ran = run_deja("search", "kubernetes", "helm", env=env)
     assert ran.returncode == 0
     assert ran.stdout == 'No session matches "kubernetes helm"; no session holds: kubernetes helm.\n'
+
+
+def test_a_long_query_no_session_holds_names_its_first_words(env: dict[str, str]) -> None:
+    words = ["zebu", "quokka", "axolotl", "narwhal", "okapi", "dugong", "tapir"]
+    ran = run_deja("search", "rollback", *words, env=env)
+    assert ran.stderr == "deja: no session holds: zebu quokka axolotl narwhal okapi and 2 more\n"
