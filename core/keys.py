@@ -92,7 +92,9 @@ _VALUE_FLAGS = {
     "exec": ("-a",),
     "npx": ("-p", "--package"),
     "uvx": ("--from", "--with", "-p", "--python"),
-    "uv run": ("--with", "-p", "--python", "--project", "--directory", "--package", "--extra", "--group"),
+    "uv run": ("--with", "-p", "--python", "--project", "--directory", "--package", "--extra", "--group")
+    + ("--env-file", "--with-requirements", "--index", "--index-url"),
+    "time": ("-f", "--format", "-o", "--output"),
     "poetry run": ("-C", "--directory", "-P", "--project"),
     "conda run": ("-n", "--name", "-p", "--prefix"),
 }
@@ -433,7 +435,7 @@ def command_head(command: str) -> str:
     flags = _VALUE_FLAGS.get(name, _NO_FLAGS)
     if name in _INTERPRETERS:
         return _script_head(program, words[1:], flags, _INTERPRETERS[name])
-    operands = _operands(words[1:], flags)
+    operands = _operands(words[1:], flags, name in _VALUE_FLAGS)
     if not operands or not _subcommand(operands[0]):
         return program
     head = f"{program} {operands[0]}"
@@ -446,13 +448,14 @@ def _script_head(program: str, args: list[str], flags: tuple[str, ...], inline: 
     ``node scripts/build.js``, ``bash deploy.sh``), or the module it runs (``python -m pytest``); the interpreter
     alone for code given inline (``python -c …``, ``bash -lc 'make test'``: the flag's letters ``inline``) or on its
     input (``python3 - <<EOF``)."""
-    operands = _operands(args, flags)
+    operands = _operands(args, flags, True)
     at = args.index(operands[0]) if operands else 0
-    if not operands or any(_gives_code(word, inline) for word in args[:at]):
-        return program
-    script = operands[0]
-    head = f"{program} -m {script}" if at and args[at - 1] == "-m" else f"{program} {script.rsplit('/', 1)[-1]}"
-    return f"{head} {operands[1]}" if len(operands) > 1 and _subcommand(operands[1]) else head
+    script = operands[0].rstrip("/").rsplit("/", 1)[-1] if operands else ""
+    if not script or any(_gives_code(word, inline) for word in args[:at]):
+        return program  # (nothing run, code given inline, or a folder: ``node --test tests/``)
+    head = f"{program} -m {script}" if at and args[at - 1] == "-m" else f"{program} {script}"
+    own = _operands(args[at + 1 :], _NO_FLAGS, False)  # (the script's own flags: which take a value is unknown)
+    return f"{head} {own[0]}" if own and _subcommand(own[0]) else head
 
 
 def _gives_code(word: str, letters: str) -> bool:
@@ -480,14 +483,20 @@ def _command_proper(words: list[str]) -> list[str]:
     return words[at:] or words[wrapped_at:]
 
 
-def _operands(args: list[str], flags: tuple[str, ...]) -> list[str]:
+def _operands(args: list[str], flags: tuple[str, ...], known: bool) -> list[str]:
     """A command's arguments that are no flag, no value of one (those of ``flags``: ``-n prod``; a number:
     ``make -j 4``), no toolchain (``cargo +nightly``), no setting (``make V=1``) and no redirection; none of a
-    here-document's text (``python3 - <<EOF``, then the script: on one line, as the index keeps a command)."""
+    here-document's text (``python3 - <<EOF``, then the script: on one line, as the index keeps a command).
+
+    ``known``: ``flags`` are every flag of the program that takes a value, so another is a switch. Otherwise
+    (``pytest``, a script's own: ``pytest -k login``, ``train.py --device cuda``) a flag alone may take the next word,
+    which is then no subcommand: the operands end there."""
     operands: list[str] = []
     skip = False
     for word in args:
         if word.startswith("<<") and not word.startswith("<<<"):
+            break
+        if not known and word[:1] == "-" and len(word) > 1 and "=" not in word and word not in flags:
             break
         if skip:
             skip = False

@@ -145,6 +145,32 @@ def test_a_script_is_its_interpreters_head(command: str, head: str) -> None:
     assert command_head(command) == head
 
 
+@pytest.mark.parametrize(
+    ("command", "head"),
+    [
+        ("python -m pytest -k test_login", "python -m pytest"),
+        ("python -m pytest -n auto", "python -m pytest"),
+        ("python -m pytest -p no:cacheprovider tests", "python -m pytest"),
+        ("uv run pytest -k login", "pytest"),
+        ("pytest -n 4", "pytest"),
+        ("python train.py --device cuda", "python train.py"),
+        ("node build.js --mode production", "node build.js"),
+        ("bash deploy.sh --env prod", "bash deploy.sh"),
+        ("python manage.py migrate --fake", "python manage.py migrate"),
+        ("uv run --env-file .env python x.py", "python x.py"),
+        ("time -f %e make test", "make test"),
+        ("node --test tests/", "node tests"),
+        ("bash scripts/", "bash scripts"),
+    ],
+)
+def test_a_flag_of_a_program_deja_has_no_table_for_may_take_the_next_word(command: str, head: str) -> None:
+    """Which flags of ``pytest``, a module or a script take a value is unknown: the word after such a flag is no
+    subcommand (``python -m pytest -k test_login`` was ``python -m pytest test_login``, so the passing ``python -m
+    pytest`` was no rerun of it: review41a H1). A wrapper's value is skipped (``--env-file .env`` made ``.env python``:
+    M1), and a folder run is named without its slash (``node --test tests/`` was ``node `` : L1)."""
+    assert command_head(command) == head
+
+
 def test_a_commands_words_are_the_ones_shlex_gives() -> None:
     """The Shell hook splits a quoted command with ``str``'s methods (``shlex`` loads ``re``): the same words as
     ``shlex.split`` over quotes, escapes, env assignments, non-ASCII and unbalanced quotes (where shlex raises, the

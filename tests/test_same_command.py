@@ -88,3 +88,25 @@ def test_the_shell_hook_recalls_runs_of_the_same_python_script_not_of_another(fa
     assert "`python manage.py migrate` commands ran 1 time in this project before" in said, said
     assert "deja show c-migrate" in said and "CUDA" not in said, said
     assert "CUDA out of memory" in _shell_hook(project, "python train.py --epochs 5")
+
+
+def test_deja_fix_takes_the_whole_suite_for_a_rerun_of_a_narrowed_pytest(fake_home: Path) -> None:
+    """``python -m pytest -k test_login`` failed, an edit, then ``python -m pytest`` passed: fixed by the edit. The
+    ``-k`` value was taken for a subcommand (``python -m pytest test_login``), and the passing run was no rerun of it:
+    "no rerun of the failed command succeeded there" (review41a H1)."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    failed = "FAILED tests/test_login.py::test_login - AssertionError: expected 302 redirect to /dashboard"
+    edit = tool_call_part("e1", "StrReplace", {"path": str(project / "views.py"), "old_string": "/home", "new_string": "/dashboard"})  # fmt: skip
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message("the login test fails"),
+        *store_shell("t1", "python -m pytest -k test_login", failed, 1),
+        store_assistant_message("The redirect target is wrong in views.py.", edit),
+        *store_shell("t2", "python -m pytest", "42 passed in 3.1s", 0),
+        store_assistant_message("Fixed."),
+    ]
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-login"), cwd=str(project), name="login", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    fix = run_deja("fix", failed)
+    assert "  fixed by: edited views.py, then python -m pytest\n" in fix.stdout, fix.stdout
