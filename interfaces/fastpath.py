@@ -570,8 +570,11 @@ HELD_BY_NONE_NAMED = 5
 
 def held_by_none(words: Sequence[str]) -> str:
     """What a search says of its ``words`` no session holds (``SearchResult.unmatched``), the first few named."""
+    from ..core.redaction import echoed
+
     more = len(words) - HELD_BY_NONE_NAMED
-    return f"no session holds: {' '.join(words[:HELD_BY_NONE_NAMED])}" + (f" and {more} more" if more > 0 else "")
+    named = " ".join(echoed(word) for word in words[:HELD_BY_NONE_NAMED])
+    return f"no session holds: {named}" + (f" and {more} more" if more > 0 else "")
 
 
 def why_no_match(index: Index, query: str, filters: Filters, flags: list[str], unmatched: Sequence[str] = ()) -> str:
@@ -599,20 +602,26 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str], u
     return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}."
 
 
-def unknown_project(index: Index, project: str) -> str:
-    """What an answer for ``project`` (``--project`` as the index reads it: ``chosen_project``) says when no session
-    of it is indexed: the project above a folder no session ran in or below, else that none is (a misspelt name), not
-    that nothing matched; "" when one is (``deja search``, ``deja stats``)."""
+#: What the CLI's answer for an unknown project points at (the MCP server's names its ``recent`` tool).
+PROJECTS_LISTED = "`deja stats` lists the projects there are"
+
+
+def unknown_project(
+    index: Index, project: str | None, give: str = "--project {shell}", listed: str = PROJECTS_LISTED
+) -> str:
+    """What an answer for ``project`` (as the index reads it: ``chosen_project``) says when no session of it is
+    indexed: the project above a folder no session ran in or below (``give``: how to name it, quoted for a shell as
+    ``{shell}`` or as Python writes it as ``{python}``: ``project={python}`` to the MCP tools), else that none is (a
+    misspelt name: ``listed`` says where the projects are), not that nothing matched; "" when one is, or none is
+    given (``deja search``, ``sessions``, ``stats``, ``files``, the MCP tools)."""
     from ..core.redaction import PATH_CHARS, echoed
     from ..core.search import project_indexed
 
-    if project_indexed(index, project):
+    if not project or project_indexed(index, project):
         return ""
     if above := project_above(index, project):
-        return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"
-    return (
-        f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; `deja stats` lists the projects there are."
-    )
+        return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give {give.format(shell=quote(above), python=repr(above))}"
+    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; {listed}."
 
 
 def nothing_indexed() -> str:

@@ -387,19 +387,13 @@ def fit_bytes(text: str, budget: int) -> str:
 
 
 def unknown_project(index: Index, project: str | None) -> str:
-    """What an empty answer says when no indexed session ran in ``project`` (a misspelt name, a folder never worked
-    in): the project named, not "nothing on that topic"; "" for a project that has sessions, or none given."""
-    if not project:
-        return ""
-    from ..core.library import newest_sessions  # (it loads the indexer: only for a search that named a project)
+    """What an empty answer says when no indexed session ran in ``project``, as the CLI says it
+    (``fastpath.unknown_project``), naming the tools' ``project`` and ``recent``."""
+    from .fastpath import unknown_project as unknown
 
-    if newest_sessions(index, project=project, limit=1):
-        return ""
-    from .fastpath import project_above
-
-    if above := project_above(index, project):
-        return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give project={above!r}"
-    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; `recent` without a project lists the latest sessions and their projects."
+    return unknown(
+        index, project, "project={python}", "`recent` without a project lists the latest sessions and their projects"
+    )
 
 
 def no_match(index: Index, query: str, filters: Filters, given: dict[str, str | None]) -> str:

@@ -17,7 +17,7 @@ import typer
 from ..core.keys import readable_path
 from ..core.library import NotFound, find_session, newest_sessions
 from ..core.redaction import PATH_CHARS, echoed
-from .fastpath import echo
+from .fastpath import echo, unknown_project
 from .options import JsonFlag, ProjectOption
 
 if TYPE_CHECKING:
@@ -75,10 +75,8 @@ def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = 
     uses = topic_files(index, query, project)
     if json:
         emit_json(files_json(query, uses))
-    elif not uses and project and not newest_sessions(index, project=project, limit=1):
-        echo(
-            f"no session of project {echoed(project, PATH_CHARS)!r} is indexed; `deja stats` lists the projects there are"
-        )
+    elif not uses and (unknown := unknown_project(index, project)):
+        echo(unknown)
     else:
         echo(files_text(query, uses))
 

@@ -63,12 +63,17 @@ def show_json(meta: SessionMeta, messages: list[Message], offset: int = 0, total
     return out
 
 
+#: The most words of a query no session holds a search's JSON lists, each as a message repeats a value (``echoed``):
+#: a pasted log may hold thousands, and ``query`` holds them all already.
+UNMATCHED_LISTED = 50
+
+
 def search_json(result: SearchResult) -> dict[str, Any]:
     return {
         "query": repeated(result.query),
         "total": result.total,
         "notice": result.notice,
-        "unmatched": result.unmatched,
+        "unmatched": [echoed(word) for word in result.unmatched[:UNMATCHED_LISTED]],
         "hits": [
             {
                 "session_id": hit.session_id,

@@ -62,3 +62,15 @@ def test_a_long_query_no_session_holds_names_its_first_words(env: dict[str, str]
     words = ["zebu", "quokka", "axolotl", "narwhal", "okapi", "dugong", "tapir"]
     ran = run_deja("search", "rollback", *words, env=env)
     assert ran.stderr == "deja: no session holds: zebu quokka axolotl narwhal okapi and 2 more\n"
+
+
+def test_a_huge_word_no_session_holds_is_named_by_its_start(env: dict[str, str]) -> None:
+    """A word of 5,000 characters (a pasted blob) is named cut, as a message names any value it repeats, and the
+    JSON's ``unmatched`` names it so too (an MCP answer repeated the megabyte of it)."""
+    huge = "blobstart" + "p" * 5000
+    ran = run_deja("search", "rollback", huge, env=env)
+    assert ran.stderr.startswith("deja: no session holds: blobstartppp") and ran.stderr.endswith("p…\n"), ran.stderr
+    assert len(ran.stderr) < 120, ran.stderr
+    unmatched = json.loads(run_deja("search", "rollback", huge, "--json", env=env).stdout)["unmatched"]
+    assert len(unmatched) == 1 and unmatched[0].startswith("blobstart") and unmatched[0].endswith("p…"), unmatched
+    assert len(unmatched[0]) < 100, unmatched

@@ -374,7 +374,7 @@ def test_files_in_a_project_no_session_ran_in_names_it(work: Work) -> None:
     missing = work.deja("files", "limit", "--project", "apj")
     assert (missing.returncode, missing.stdout) == (
         0,
-        "no session of project 'apj' is indexed; `deja stats` lists the projects there are\n",
+        "No session of project 'apj' is indexed; `deja stats` lists the projects there are.\n",
     )
     assert work.deja("files", "zeppelin", "--project", "api").stdout == "no session about 'zeppelin' touched a file\n"
     assert work.deja("files", "limit", "--project", "").returncode == 2
