@@ -1,4 +1,4 @@
-"""A failed command's error lines and their signature, read with ``str``'s methods.
+"""A failed command's error lines, their signature and their identity, read with ``str``'s methods.
 
 A Shell hook reads a past failure's error lines, and the failure hook a new failure's and their signatures: with
 ``re`` (and the ``enum``, ``functools`` and ``collections`` it loads, about 3 ms) that cost each hook a third of
@@ -29,6 +29,19 @@ HEX = r"0x[0-9a-fA-F]+|\b[0-9a-f]{8,}\b"
 PATH = r"(?:[A-Za-z]:)?[\w.~-]*[/\\][\w./\\~-]+"
 NUMBER = r"\d+(?:\.\d+)?"
 QUOTED = r"(['\"`]).*?\1"
+#: What says who printed an error, not what it is, before its message (``error_identity``): one program's name
+#: (``psql:``, ``fatal:``), then levels and exception classes (``error:``, ``FATAL:``, ``psycopg2.OperationalError:``,
+#: SQLAlchemy's ``(psycopg2.OperationalError)``), each followed by blanks. ASCII, as programs and classes name
+#: themselves. A name with a dot is a class's, never a program's: ``app.py: No such file`` names its file.
+EXCEPTION_CLASS = r"(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z0-9_]*(?:Error|Exception)"
+PRINTED_BY = (
+    r"(?:[A-Za-z][A-Za-z0-9_-]*:[ \t]+)?"
+    rf"(?:(?:(?i:error|fatal)|{EXCEPTION_CLASS}):[ \t]+|\({EXCEPTION_CLASS}\)[ \t]+)*"
+)
+#: How many words (runs of letters, quoted values and paths left out) a message needs to be an error's identity
+#: without what printed it: ``Connection refused``, ``command not found``, ``No module named 'x'`` or ``'x'`` alone
+#: (``KeyError: 'x'``) say too little, and are known by their whole line.
+MESSAGE_WORDS = 4
 
 #: Under ``(?i)`` an ASCII letter of a pattern matches its two cases and, outside ASCII, these four: İ and ı match
 #: i, ſ s and the Kelvin sign k (``str.lower`` would make ``İ`` two characters, and leave the others as they are).
@@ -76,6 +89,86 @@ def error_signature(line: str) -> str:
     """An error line with what changes run to run (numbers, paths, hex, quotes) taken out."""
     line = _replace_numbers(_replace_paths(_replace_hex(line)))
     return " ".join(_replace_quoted(line).lower().split())[:200]
+
+
+def error_identity(line: str) -> str:
+    """What makes two error lines one error (``keys.error_key``): the signature of the message, without pytest's
+    ``E   `` marker and what printed it (``PRINTED_BY``), or, for a message of fewer than ``MESSAGE_WORDS`` words, of
+    the whole line without the marker.
+
+    One Postgres error is printed by pytest (``E   psycopg2.OperationalError: connection to server … refused``), by
+    a traceback (without ``E``) and by psql (``psql: error: connection to server … refused``): the message is what
+    recurs across the tools, and the failure hook and ``deja fix`` told of one past session in three (trial21 F1).
+    An exception's class is left out with the rest: psql names none. A short message is no identity: ``error: not
+    found`` of one program and of another, or ``KeyError: 'x'`` and ``ValueError: 'x'``, are different failures.
+    """
+    if _pytest_error(line):
+        line = line[1:].lstrip(" ")
+    message = error_signature(line[printed_by(line) :])
+    return message if _words(message) >= MESSAGE_WORDS else error_signature(line)
+
+
+def printed_by(line: str) -> int:
+    """Where ``PRINTED_BY`` ends, matched at the start of ``line`` (0: it finds nothing)."""
+    end = _program_end(line)
+    while True:
+        token = _token_end(line, end)
+        if line.startswith("(", end):
+            close = _token_end(line, end + 1)
+            if not (line.startswith(")", close) and _is_class(line[end + 1 : close])):
+                return end
+            after = close + 1
+        elif line.startswith(":", token) and (
+            line[end:token].lower() in ("error", "fatal") or _is_class(line[end:token])
+        ):
+            after = token + 1
+        else:
+            return end
+        blanks = _blanks_end(line, after)
+        if blanks == after:
+            return end
+        end = blanks
+
+
+def _program_end(line: str) -> int:
+    """``[A-Za-z][A-Za-z0-9_-]*:[ \\t]+`` at the start of ``line``: where it ends, or 0."""
+    at = 0
+    while at < len(line) and (line[at] in _ASCII_LETTERS or (at and line[at] in "0123456789_-")):
+        at += 1
+    if not at or not line.startswith(":", at):
+        return 0
+    end = _blanks_end(line, at + 1)
+    return end if end > at + 1 else 0
+
+
+def _token_end(line: str, at: int) -> int:
+    """Where the run of ``[A-Za-z0-9_.]`` from ``at`` ends."""
+    while at < len(line) and (line[at] in _ASCII_LETTERS or line[at] in "0123456789_."):
+        at += 1
+    return at
+
+
+def _is_class(token: str) -> bool:
+    """Whether ``EXCEPTION_CLASS`` matches all of ``token`` (a run of ``[A-Za-z0-9_.]``)."""
+    *packages, name = token.split(".")
+    return name.endswith(("Error", "Exception")) and all(part and not part[0].isdecimal() for part in packages)
+
+
+def _blanks_end(line: str, at: int) -> int:
+    while at < len(line) and line[at] in " \t":
+        at += 1
+    return at
+
+
+def _words(signature: str) -> int:
+    """How many runs of letters ``signature`` holds besides its placeholders (``<q>``, ``<path>``)."""
+    text = signature.replace("<q>", " ").replace("<path>", " ")
+    count, inside = 0, False
+    for char in text:
+        if char.isalpha() and not inside:
+            count += 1
+        inside = char.isalpha()
+    return count
 
 
 def folded(text: str) -> str:

@@ -1,9 +1,10 @@
 """Past failures of an error, and what followed each: the part of the work history the failure hook reads.
 
-A failed Shell command's error is looked up by its signature's key (``keys.error_key``) and the names it quotes;
-what followed a past failure is read from the messages after it. ``deja fix`` and the MCP ``work`` tool
-(``work.error_history``) and the failure hook (``hooks/tool_after.py``) ask here, so they agree; the rest of the
-work history (blame, how, files, digests, search fallbacks) is ``work.py``'s, which the hook does not import.
+A failed Shell command's error is looked up by its identity's key (``keys.error_key``: its message's signature,
+whoever printed it) and the names it quotes; what followed a past failure is read from the messages after it.
+``deja fix`` and the MCP ``work`` tool (``work.error_history``) and the failure hook (``hooks/tool_after.py``) ask
+here, so they agree; the rest of the work history (blame, how, files, digests, search fallbacks) is ``work.py``'s,
+which the hook does not import.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def scan_window(output: str) -> str:
 
 
 class ErrorMatch(Record, frozen=True):
-    """Which failed call is the error asked about: one with its signature's key and the names it quotes, or, for a
+    """Which failed call is the error asked about: one with its identity's key and the names it quotes, or, for a
     partial error, one whose output holds all its words."""
 
     key: str = ""
@@ -246,8 +247,9 @@ def past_failures(
     """Per error line of ``window``: which failed calls are that error, and the newest failure of each of the
     ``limit`` newest past sessions it came up in (segment, doc).
 
-    A past failure is the same error when it has the same signature and printed the names the line quotes
-    (``quoted_names``): ``deja fix`` and the failure hook both ask here, so they agree on what came up before.
+    A past failure is the same error when it has the same identity (``errors.error_identity``: the message,
+    whoever printed it) and printed the names the line quotes (``quoted_names``): ``deja fix`` and the failure hook
+    both ask here, so they agree on what came up before.
     A session that failed with it many times (an agent's retries, each call a posting) is one session, found by its
     newest. Sessions in ``exclude`` (the asking conversation) are left out. No session is decoded here but to check
     the quoted names: a caller decodes those it shows (the failure hook, one).

@@ -722,10 +722,11 @@ def path_key(path: str) -> str:
 
 
 def error_key(line: str) -> str:
-    """The key of an error line (``errors.error_lines``): its signature's."""
-    from .errors import error_signature  # (here: a hook that asks for no error's key loads none of it)
+    """The key of an error line (``errors.error_lines``): its identity's (``errors.error_identity``: its message,
+    whoever printed it)."""
+    from .errors import error_identity  # (here: a hook that asks for no error's key loads none of it)
 
-    return f"{PREFIX}e:{_digest(error_signature(line))}"
+    return f"{PREFIX}e:{_digest(error_identity(line))}"
 
 
 def error_keys(output: str) -> list[str]:

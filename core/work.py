@@ -327,7 +327,7 @@ def error_history(
     """Past sessions where the error in ``output`` came up, newest first, one entry a session, with what followed;
     at most ``limit`` of them.
 
-    The same error signature (what the failure hook computes) is looked up
+    The same error identity (what the failure hook computes) is looked up
     first; a person's partial or reworded error falls back to the failed calls
     of the sessions a search for its words finds; and where no failed command
     printed it, to the messages that hold it (an error pasted into an editor

@@ -144,6 +144,33 @@ def test_random_lines_are_replaced_as_the_signature_patterns_replace_them() -> N
     _same_sub(errors._replace_quoted, errors.QUOTED, "<q>", lines)
 
 
+#: Pieces of what prints an error before its message (``errors.PRINTED_BY``), and near misses of each.
+PRINTER_PIECES = [
+    "psql", "psql-1", "-x", "1x", "_x", "x.py", ":", ": ", ":  ", ":\t", " ", "error", "ERROR", "Error", "errors",
+    "fatal", "FATAL", "fatality", "psycopg2.", "OperationalError", "Exception", "Errors", "(", ")", ".", "..", "a1",
+    "2", "x", "\u0130", "\u212a", "\u00e9", "E  ", "'q'",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("around", ["{0}sql: error: x", "psql{0} error: x", "psql: erro{0}: x", "(a.{0}Error) x"])
+def test_every_code_point_ends_what_printed_an_error_where_the_pattern_ends_it(around: str) -> None:
+    _same_end(_every_code_point(around))
+
+
+def test_random_lines_end_what_printed_an_error_where_the_pattern_ends_it() -> None:
+    rng = random.Random(44)
+    lines = ["".join(rng.choice(PRINTER_PIECES) for _ in range(rng.randint(0, 12))) for _ in range(30_000)]
+    _same_end(lines)
+    assert sum(errors.printed_by(line) > 0 for line in lines) > 1_000
+
+
+def _same_end(lines: list[str]) -> None:
+    compiled = re.compile(errors.PRINTED_BY)
+    for line in lines:
+        found = compiled.match(line)
+        assert errors.printed_by(line) == (found.end() if found else 0), repr(line)
+
+
 def _error_lines_by_pattern(output: str, limit: int = 3) -> list[str]:
     """``error_lines`` as it was written with ``re``."""
     found = []

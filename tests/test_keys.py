@@ -10,6 +10,7 @@ from deja.core.keys import (
     command_head,
     command_keys,
     command_words,
+    error_key,
     error_keys,
     only_looks,
     path_key,
@@ -276,6 +277,25 @@ def test_error_lines_put_named_errors_first_and_skip_summaries() -> None:
 )
 def test_the_same_error_has_the_same_key_run_to_run(one: str, other: str, same: bool) -> None:
     assert (error_signature(one) == error_signature(other)) is same
+
+
+PG_REFUSED = 'connection to server at "localhost" (127.0.0.1), port 5432 failed: Connection refused'
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same"),
+    [
+        (f"E   psycopg2.OperationalError: {PG_REFUSED}", f"psql: error: {PG_REFUSED}", True),  # who printed it
+        (f"sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) {PG_REFUSED}", PG_REFUSED, True),
+        ("E   KeyError: 'user_id'", "KeyError: 'locale'", True),  # pytest's marker, always
+        ("KeyError: 'x'", "ValueError: 'x'", False),  # a message too short to be known without its class
+        ("helm: error: not found", "curl: error: not found", False),  # or without its program
+        ("bash: foo: command not found", "bash: bar: command not found", False),  # the program's name alone
+        ("app.py: No such file or directory", "db.py: No such file or directory", False),  # a file's is no program's
+    ],
+)
+def test_an_error_is_known_by_its_message_whoever_printed_it(one: str, other: str, same: bool) -> None:
+    assert (error_key(one) == error_key(other)) is same
 
 
 def test_a_folder_longer_than_any_path_is_kept_as_it_is_not_resolved() -> None:
