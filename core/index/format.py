@@ -90,10 +90,11 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     ``kubectl get``, not ``kubectl prod``), takes a group's subcommand (``docker compose up``), a script
 #:     (``python manage.py migrate``) and the command a wrapper runs (``uv run pytest`` is ``pytest``): an index of
 #:     14 filed those runs under the old heads, which the Shell hook's lookup no longer asks for, until rebuilt.
-#: 16: an error's key is its message's, without pytest's ``E`` marker and what printed it (``errors.error_identity``:
-#:     ``psql: error:``, ``psycopg2.OperationalError:``); an index of 15 keyed each tool's line apart, and a failure
-#:     printed by another tool would not be found until rebuilt.
-FORMAT_VERSION = 16
+#:     And an error's key is its message's, without pytest's ``E`` marker and what printed it
+#:     (``errors.error_identity``: ``psql: error:``, ``psycopg2.OperationalError:``); an index of 14 keyed each tool's
+#:     line apart, and a failure printed by another tool would not be found until rebuilt. (One version for both, in
+#:     one release: a user pays one rebuild.)
+FORMAT_VERSION = 15
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"
