@@ -383,6 +383,9 @@ class HookCall:
             except IndexUnreadable as exc:
                 self.notes.append(f"{exc}; {request_build(self.home)}")
                 self._index = False
+            else:
+                if started := request_catch_up(self.home):
+                    self.notes.append(started)
         return self._index or None
 
     def project_folders(self, index: Index) -> list[str]:
@@ -654,6 +657,59 @@ def request_build(home: str) -> str:
         return "started a build"
     except OSError as exc:
         return f"cannot start a background index build: {exc}"
+
+
+#: A hook that finds the index neither wholly checked nor refreshed for this long has a read's catch-up started,
+#: detached: a chat written while no hook ran (cursor-agent killed, an editor window closed, chats from before the
+#: last ``deja index``) reached no hook until a CLI or MCP read looked (trial21 F6). At most one start per this many
+#: seconds, whatever number of hooks fire: the catch-up costs a process and a few hundred ``stat`` calls.
+CATCH_UP_SECONDS = 30
+#: The folder of the claims that make one hook, of those that fire at once, the one that starts the catch-up.
+CATCH_UP_CLAIMS = "catch-up"
+
+
+def request_catch_up(home: str) -> str:
+    """Start the catch-up a read makes (``detached.start_catch_up``) when the index was last wholly checked or
+    refreshed ``CATCH_UP_SECONDS`` ago or more; what it did, for the log ("" when nothing was due).
+
+    The hook answers from the index as it stands and does not wait: the next hook sees what the catch-up read. Of
+    the hooks that find it due in one span of ``CATCH_UP_SECONDS`` (a sessionStart and its first prompt, tool
+    calls side by side), the one that creates that span's claim file starts it; one that ends meanwhile dates the
+    index anew, so the next span starts none. (Two hooks on either side of a span's end may both start one: the
+    second then finds the index locked, or nothing changed.)
+    """
+    from ..core.index.format import FRESHNESS_RECORD, INDEX, WHOLE_STAMP
+
+    directory = os.path.join(home, INDEX)
+    now = time.time()
+    looked = max(_modified(os.path.join(directory, name)) for name in (WHOLE_STAMP, FRESHNESS_RECORD))
+    if now - looked < CATCH_UP_SECONDS:
+        return ""
+    folder = os.path.join(home, "hooks", CATCH_UP_CLAIMS)
+    claim = f"{now // CATCH_UP_SECONDS:.0f}"
+    try:
+        private_dir(folder)
+        os.close(os.open(os.path.join(folder, claim), CLAIM_FLAGS, 0o600))
+        for name in os.listdir(folder):  # (the spans before: one file, most often)
+            if name != claim:
+                remove(os.path.join(folder, name))
+        from ..core import detached
+
+        pid = detached.start_catch_up()
+    except FileExistsError:
+        return ""  # another hook of this span started it
+    except OSError as exc:
+        return f"cannot start a background catch-up: {exc}"
+    when = f"last checked {now - looked:.0f} s ago" if looked else "never checked"
+    return f"the index was {when}: catching up in a background process (pid {pid})"
+
+
+def _modified(path: str) -> float:
+    """A file's modification time, 0 when it is not there."""
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def _builder_alive(sentinel: str) -> bool:
