@@ -219,18 +219,19 @@ MOST_ROOTS = 16
 
 
 def _project_folder(candidate: str, cursor_folders: list[str]) -> str:
-    """``candidate`` tidied, or "" when it is no project: empty, the home folder however it is spelt (a link to it,
-    ``keys.spelt_homes``: one listed every project's sessions as its own, review17 R17-3), or Cursor's own folder
-    (where user hooks run: ``cursor_folders``) or anything in it."""
+    """``candidate`` tidied, or "" when it is no project: empty, the home folder or a folder above it however it is
+    spelt (a link to it, ``keys.spelt_homes``: the home listed every project's sessions as its own, review17 R17-3,
+    and so did ``/home``, or the parent of a ``HOME`` set below it, trial21 F2), or Cursor's own folder (where user
+    hooks run: ``cursor_folders``) or anything in it."""
     candidate = os.path.expanduser(candidate.strip()).rstrip("/") if candidate else ""
     if not candidate or candidate == folders.home() or _within_any(candidate, cursor_folders):
         return ""
-    from ..core.keys import project_spelling, spelt_homes  # (a hook that asks for the project: keys is loaded anyway)
+    from ..core.keys import holds_home, project_spelling, spelt_homes  # (a hook that asks for the project: loaded)
 
     homes = folders.home_spellings()  # (the one realpath the home's own check below needs anyway)
     if _within_any(_spelt_by_the_other_home(candidate, homes), cursor_folders):
         return ""
-    return "" if project_spelling(candidate) in spelt_homes(homes) else candidate
+    return "" if holds_home(project_spelling(candidate), spelt_homes(homes)) else candidate
 
 
 def _within_any(candidate: str, cursor_folders: list[str]) -> bool:
@@ -341,7 +342,9 @@ class HookCall:
         listed, others = self._named_folders()
         named = next((folder.strip() for folder in [*listed, *others] if folder.strip()), "")
         if named:
-            return f"{named} is no project: the home folder, or Cursor's own folder, is never taken for one"
+            return (
+                f"{named} is no project: the home folder, one above it, or Cursor's own folder is never taken for one"
+            )
         return "no project folder in the payload"
 
     @property
