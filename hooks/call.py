@@ -291,14 +291,18 @@ class HookCall:
 
     @classmethod
     def from_stdin(cls, raw: bytes, default_event: str) -> HookCall | None:
-        """The call, or None when stdin holds no JSON object (Cursor on Windows puts a UTF-8 BOM first)."""
-        raw = raw.strip()
-        raw = raw[len(UTF8_BOM) :] if raw.startswith(UTF8_BOM) else raw
+        """The call, or None when stdin holds no JSON object; a byte in it that is not UTF-8 noted in the log."""
+        text = stdin_text(raw)
         try:
-            payload = load_json(raw) if raw else None
+            payload = load_json(text) if text else None
         except ValueError:
             return None
-        return cls(payload, default_event) if isinstance(payload, dict) else None
+        if not isinstance(payload, dict):
+            return None
+        call = cls(payload, default_event)
+        if text.count("\ufffd") > raw.count("\ufffd".encode()):  # (more than it held: bytes that are not UTF-8)
+            call.notes.append("stdin is not UTF-8: what is not was read as U+FFFD")
+        return call
 
     @property
     def project_dirs(self) -> list[str]:
@@ -559,6 +563,14 @@ class HookCall:
         self._seen = None
         # the conversation goes on: its next prompts are still in its middle, and still come in its transcript alone
         self.remember(marks)
+
+
+def stdin_text(raw: bytes) -> str:
+    """A hook's stdin as text, without the BOM Cursor on Windows puts first; a byte that is not UTF-8 (binary pasted
+    into a prompt, a cp1252 one) read as U+FFFD, as the readers read Cursor's stores: one such byte made the whole
+    event "not a JSON object", and the hook silent (trial21 F10)."""
+    raw = raw.strip()
+    return (raw[len(UTF8_BOM) :] if raw.startswith(UTF8_BOM) else raw).decode("utf-8", "replace")
 
 
 def prompt_key(prompt: str) -> str:
