@@ -4,7 +4,10 @@ looked at over ``CATCH_UP_SECONDS`` ago starts a read's catch-up detached, once,
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -94,6 +97,27 @@ def test_a_chat_no_hook_saw_reaches_the_next_hook_without_a_read(indexed: Machin
         indexed.run("hook-prompt", cursor("beforeSubmitPrompt", "c-f6-3", indexed.api, prompt=ASKED)).text, 1536
     )
     assert f'"{TITLE}" (api, ' in recalled and "hidden-source-map" in recalled
+
+
+def test_hooks_that_fire_together_start_one_catch_up(indexed: Machine) -> None:
+    _age_the_index(indexed, CATCH_UP_SECONDS + 5)
+    _not_at_a_span_end()
+    payloads = [cursor("sessionStart", f"c-f6-together-{n}", indexed.api) for n in range(4)]
+    hooks = [
+        subprocess.Popen(
+            [sys.executable, "-m", "deja.interfaces.entry", "hook-context"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            env=indexed.env,
+        )
+        for _ in payloads
+    ]
+    for hook, payload in zip(hooks, payloads, strict=True):  # (all started before any is given its event)
+        assert hook.stdin is not None
+        hook.stdin.write(json.dumps(payload).encode())
+        hook.stdin.close()
+    assert [hook.wait(timeout=60) for hook in hooks] == [0] * 4
+    assert indexed.log().count("catching up in a background process") == 1, indexed.log()
 
 
 def test_a_hook_after_a_recent_check_starts_nothing(indexed: Machine) -> None:
