@@ -90,6 +90,13 @@ def start_index() -> int:
     return start([sys.executable, "-m", "deja.interfaces.entry", "index"])
 
 
+def start_catch_up() -> int:
+    """``python -m deja.core.indexer catch-up`` started detached: what a read does before it answers (the cheap
+    check, a refresh of what it finds changed, a walk started when one is due), handed on by a hook that answers from
+    the index as it stands. Its pid; raises OSError when it cannot start."""
+    return start([sys.executable, "-m", "deja.core.indexer", "catch-up"])
+
+
 def running(pid: int) -> bool:
     """Whether process ``pid``, started by ``start``, still runs (it is reaped once it has ended)."""
     if pid in _popened:

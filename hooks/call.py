@@ -220,18 +220,19 @@ MOST_ROOTS = 16
 
 
 def _project_folder(candidate: str, cursor_folders: list[str]) -> str:
-    """``candidate`` tidied, or "" when it is no project: empty, the home folder however it is spelt (a link to it,
-    ``keys.spelt_homes``: one listed every project's sessions as its own, review17 R17-3), or Cursor's own folder
-    (where user hooks run: ``cursor_folders``) or anything in it."""
+    """``candidate`` tidied, or "" when it is no project: empty, the home folder or a folder above it however it is
+    spelt (a link to it, ``keys.spelt_homes``: the home listed every project's sessions as its own, review17 R17-3,
+    and so did ``/home``, or the parent of a ``HOME`` set below it, trial21 F2), or Cursor's own folder (where user
+    hooks run: ``cursor_folders``) or anything in it."""
     candidate = os.path.expanduser(candidate.strip()).rstrip("/") if candidate else ""
     if not candidate or candidate == folders.home() or _within_any(candidate, cursor_folders):
         return ""
-    from ..core.keys import project_spelling, spelt_homes  # (a hook that asks for the project: keys is loaded anyway)
+    from ..core.keys import holds_home, project_spelling, spelt_homes  # (a hook that asks for the project: loaded)
 
     homes = folders.home_spellings()  # (the one realpath the home's own check below needs anyway)
     if _within_any(_spelt_by_the_other_home(candidate, homes), cursor_folders):
         return ""
-    return "" if project_spelling(candidate) in spelt_homes(homes) else candidate
+    return "" if holds_home(project_spelling(candidate), spelt_homes(homes)) else candidate
 
 
 def _within_any(candidate: str, cursor_folders: list[str]) -> bool:
@@ -291,14 +292,18 @@ class HookCall:
 
     @classmethod
     def from_stdin(cls, raw: bytes, default_event: str) -> HookCall | None:
-        """The call, or None when stdin holds no JSON object (Cursor on Windows puts a UTF-8 BOM first)."""
-        raw = raw.strip()
-        raw = raw[len(UTF8_BOM) :] if raw.startswith(UTF8_BOM) else raw
+        """The call, or None when stdin holds no JSON object; a byte in it that is not UTF-8 noted in the log."""
+        text = stdin_text(raw)
         try:
-            payload = load_json(raw) if raw else None
+            payload = load_json(text) if text else None
         except ValueError:
             return None
-        return cls(payload, default_event) if isinstance(payload, dict) else None
+        if not isinstance(payload, dict):
+            return None
+        call = cls(payload, default_event)
+        if text.count("\ufffd") > raw.count("\ufffd".encode()):  # (more than it held: bytes that are not UTF-8)
+            call.notes.append("stdin is not UTF-8: what is not was read as U+FFFD")
+        return call
 
     @property
     def project_dirs(self) -> list[str]:
@@ -342,7 +347,9 @@ class HookCall:
         listed, others = self._named_folders()
         named = next((folder.strip() for folder in [*listed, *others] if folder.strip()), "")
         if named:
-            return f"{named} is no project: the home folder, or Cursor's own folder, is never taken for one"
+            return (
+                f"{named} is no project: the home folder, one above it, or Cursor's own folder is never taken for one"
+            )
         return "no project folder in the payload"
 
     @property
@@ -384,6 +391,9 @@ class HookCall:
             except IndexUnreadable as exc:
                 self.notes.append(f"{exc}; {request_build(self.home)}")
                 self._index = False
+            else:
+                if started := request_catch_up(self.home):
+                    self.notes.append(started)
         return self._index or None
 
     def project_folders(self, index: Index) -> list[str]:
@@ -556,6 +566,14 @@ class HookCall:
         self.remember(marks)
 
 
+def stdin_text(raw: bytes) -> str:
+    """A hook's stdin as text, without the BOM Cursor on Windows puts first; a byte that is not UTF-8 (binary pasted
+    into a prompt, a cp1252 one) read as U+FFFD, as the readers read Cursor's stores: one such byte made the whole
+    event "not a JSON object", and the hook silent (trial21 F10)."""
+    raw = raw.strip()
+    return (raw[len(UTF8_BOM) :] if raw.startswith(UTF8_BOM) else raw).decode("utf-8", "replace")
+
+
 def prompt_key(prompt: str) -> str:
     """The key saying a transcript's prompt was read (its words, however spaced)."""
     return block_key("q", " ".join(prompt.split()))
@@ -655,6 +673,59 @@ def request_build(home: str) -> str:
         return "started a build"
     except OSError as exc:
         return f"cannot start a background index build: {exc}"
+
+
+#: A hook that finds the index neither wholly checked nor refreshed for this long has a read's catch-up started,
+#: detached: a chat written while no hook ran (cursor-agent killed, an editor window closed, chats from before the
+#: last ``deja index``) reached no hook until a CLI or MCP read looked (trial21 F6). At most one start per this many
+#: seconds, whatever number of hooks fire: the catch-up costs a process and a few hundred ``stat`` calls.
+CATCH_UP_SECONDS = 30
+#: The folder of the claims that make one hook, of those that fire at once, the one that starts the catch-up.
+CATCH_UP_CLAIMS = "catch-up"
+
+
+def request_catch_up(home: str) -> str:
+    """Start the catch-up a read makes (``detached.start_catch_up``) when the index was last wholly checked or
+    refreshed ``CATCH_UP_SECONDS`` ago or more; what it did, for the log ("" when nothing was due).
+
+    The hook answers from the index as it stands and does not wait: the next hook sees what the catch-up read. Of
+    the hooks that find it due in one span of ``CATCH_UP_SECONDS`` (a sessionStart and its first prompt, tool
+    calls side by side), the one that creates that span's claim file starts it; one that ends meanwhile dates the
+    index anew, so the next span starts none. (Two hooks on either side of a span's end may both start one: the
+    second then finds the index locked, or nothing changed.)
+    """
+    from ..core.index.format import FRESHNESS_RECORD, INDEX, WHOLE_STAMP
+
+    directory = os.path.join(home, INDEX)
+    now = time.time()
+    looked = max(_modified(os.path.join(directory, name)) for name in (WHOLE_STAMP, FRESHNESS_RECORD))
+    if now - looked < CATCH_UP_SECONDS:
+        return ""
+    folder = os.path.join(home, "hooks", CATCH_UP_CLAIMS)
+    claim = f"{now // CATCH_UP_SECONDS:.0f}"
+    try:
+        private_dir(folder)
+        os.close(os.open(os.path.join(folder, claim), CLAIM_FLAGS, 0o600))
+        for name in os.listdir(folder):  # (the spans before: one file, most often)
+            if name != claim:
+                remove(os.path.join(folder, name))
+        from ..core import detached
+
+        pid = detached.start_catch_up()
+    except FileExistsError:
+        return ""  # another hook of this span started it
+    except OSError as exc:
+        return f"cannot start a background catch-up: {exc}"
+    when = f"last checked {now - looked:.0f} s ago" if looked else "never checked"
+    return f"the index was {when}: catching up in a background process (pid {pid})"
+
+
+def _modified(path: str) -> float:
+    """A file's modification time, 0 when it is not there."""
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def _builder_alive(sentinel: str) -> bool:

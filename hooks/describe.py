@@ -14,6 +14,8 @@ TYPE_CHECKING = False  # typing's own, without importing typing (every hook woul
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from ..core.failures import Fix
+
 
 def ago(when: datetime | float | None, now: float | None = None) -> str:
     """``2026-07-26, 3 days ago`` (the date in local time); ``unknown date`` for None or 0 (the index's "no time").
@@ -70,6 +72,35 @@ def says_the_same(shown: str, concluded: str) -> bool:
     line of the same answer, each cut at its own length (shown once, not twice)."""
     one, other = shown.rstrip("…").rstrip(), concluded.rstrip("…").rstrip()
     return bool(one and other) and (one.startswith(other) or other.startswith(one))
+
+
+def followed_line(fix: Fix, concluded: str) -> str:
+    """The line saying what followed a past failure (``failures.what_followed``'s ``fix``): what ``deja fix`` says
+    fixed it (``failures.fixed_by``: what changed before the failed command run again succeeded, else the commands
+    that did not only look), up to a successful run of one like it, else that none succeeded, with the next answer
+    given (unless it is the session's conclusion, ``concluded``, shown anyway). A retry with nothing changed between
+    is said to be one, as ``deja fix`` says it.
+
+    Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it. An answer after a failure
+    that was never run again successfully is not offered as its fix either (an agent would read edits to another
+    file as the cure): it is said to be only what came next.
+    """
+    from ..core.destructive import is_destructive
+    from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, bare_retry, fixed_by, rerun_differs
+    from ..core.lines import cut
+
+    answer = "" if says_the_same(fix.answer, concluded) else fix.answer
+    if not fix.resolved_by:
+        return f"{NOT_RERUN.capitalize()}; the next answer: {answer}" if answer else f"{NOT_RERUN.capitalize()}."
+    if is_destructive(fix.resolved_by):
+        safe = [f"`{cut(s.command, 120)}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
+        followed = ", then ".join(safe[-3:]) or answer
+        return f"What followed: {followed}" if followed else ""
+    # deja fix's "fixed by" (no look, the edit named), commands quoted; a retry's is empty: what passed is said, and how
+    commands = {step.command for step in fix.steps}
+    steps = [f"`{cut(step, 120)}`" if step in commands else step for step in fixed_by(fix) or [fix.resolved_by]]
+    how = f", {RERUN_SAME}" if bare_retry(fix) else f", {RERUN_OTHER}" if rerun_differs(fix) else ""
+    return f"What followed: {', then '.join(steps)} succeeded{how}"
 
 
 def outcome(concluded: str, stopped: str) -> str:

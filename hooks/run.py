@@ -144,10 +144,10 @@ def read_stdin(stream: IO[Any]) -> tuple[bytes, str]:
 
 def _complete(chunks: list[bytes]) -> bool:
     from ..core.cjson import load_json
-    from .call import UTF8_BOM
+    from .call import stdin_text
 
     try:
-        load_json(b"".join(chunks).removeprefix(UTF8_BOM))
+        load_json(stdin_text(b"".join(chunks)))
     except ValueError:
         return False
     return True

@@ -15,8 +15,8 @@ from ..core.keys import (
     seen_from,
     within,
 )
-from .call import HookCall, block_key, fit_lines, frame, frame_room
-from .describe import ago, heading, project_label
+from .call import HookCall, block_key, frame, frame_room, headed
+from .describe import ago, followed_line, heading, project_label
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -125,10 +125,11 @@ def _shell(call: HookCall, raw_command: str) -> str:
         lines.append(DESTRUCTIVE_NOTE)
     failure = _last_failure(runs, command, head)
     if failure is not None:
-        failed_days, errors = failure
-        lines += fit_lines(
-            [f"Last failure ({ago(failed_days * 86400)}): " + " | ".join(errors)], frame_room(BUDGET, *lines)
-        )
+        failed_days, segment, doc, errors = failure
+        said = f"Last failure ({ago(failed_days * 86400)}): " + " | ".join(errors)
+        lines += headed(
+            said, _worked_after(segment, doc, head, errors[0]), frame_room(BUDGET, *lines)
+        )  # (its error first)
     call.remember([shown])
     return frame(lines, BUDGET)
 
@@ -151,16 +152,28 @@ def _where(folder: str, project_dir: str) -> str:
     return "in this project" if within(folder, project_dir) else f"in {folder}"
 
 
-def _last_failure(runs: list[Run], command: str, head: str) -> tuple[float, list[str]] | None:
-    """When the latest failing run of the command was, and its error lines."""
+def _last_failure(runs: list[Run], command: str, head: str) -> tuple[float, Segment, int, list[str]] | None:
+    """When the latest failing run of the command was, where (its segment and message), and its error lines."""
     from ..core.errors import error_lines  # (here: most commands never failed)
 
     for days, segment, doc in runs[:FAILURES_SCANNED]:
         for tool in reversed(_matching_calls(segment.message(doc).tool_calls, command, head)):
             errors = error_lines(tool.result, limit=2) if tool.exit_code and tool.result else []
             if errors:
-                return days, errors
+                return days, segment, doc, errors
     return None
+
+
+def _worked_after(segment: Segment, doc: int, head: str, error: str) -> list[str]:
+    """What succeeded after the failure at ``doc`` in its session, as the failure hook says it
+    (``describe.followed_line``, ``deja fix``'s "fixed by"): the form of the command that then worked
+    (``AWS_PROFILE=acme-dev terraform apply`` after ``terraform apply`` failed, trial21 F9); none when no run like it
+    succeeded there."""
+    from ..core.failures import ErrorMatch, what_followed
+    from ..core.keys import error_key
+
+    fix = what_followed(segment, doc, head, ErrorMatch(key=error_key(error)), dated=False)
+    return [followed_line(fix, "")] if fix.resolved_by else []
 
 
 def _file(call: HookCall, path: str) -> str:

@@ -5,13 +5,12 @@ from __future__ import annotations
 from ..core.cjson import load_json
 from ..core.keys import SHELL_TOOLS, command_head
 from .call import HookCall, block_key, frame, frame_room, headed
-from .describe import heading, project_label, says_the_same
+from .describe import followed_line, heading, project_label
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..core.failures import ErrorMatch
     from ..core.index import Index, Segment
 
 BUDGET = 512
@@ -39,35 +38,6 @@ def failure(call: HookCall) -> str | None:
     return None
 
 
-def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, concluded: str) -> str:
-    """The line saying what followed the failure: what ``deja fix`` says fixed it (``failures.fixed_by``: what changed
-    before the failed command run again succeeded, else the commands that did not only look), up to a successful run
-    of one like it, else that none succeeded, with the next answer given (unless it is the session's conclusion,
-    shown anyway). A retry with nothing changed between is said to be one, as ``deja fix`` says it.
-
-    Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it. An answer after a failure
-    that was never run again successfully is not offered as its fix either (an agent would read edits to another
-    file as the cure): it is said to be only what came next.
-    """
-    from ..core.destructive import is_destructive
-    from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, bare_retry, fixed_by, rerun_differs, what_followed
-    from ..core.lines import cut
-
-    fix = what_followed(segment, doc, head, match, dated=False)
-    answer = "" if says_the_same(fix.answer, concluded) else fix.answer
-    if not fix.resolved_by:
-        return f"{NOT_RERUN.capitalize()}; the next answer: {answer}" if answer else f"{NOT_RERUN.capitalize()}."
-    if is_destructive(fix.resolved_by):
-        safe = [f"`{cut(s.command, 120)}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
-        followed = ", then ".join(safe[-3:]) or answer
-        return f"What followed: {followed}" if followed else ""
-    # deja fix's "fixed by" (no look, the edit named), commands quoted; a retry's is empty: what passed is said, and how
-    commands = {step.command for step in fix.steps}
-    steps = [f"`{cut(step, 120)}`" if step in commands else step for step in fixed_by(fix) or [fix.resolved_by]]
-    how = f", {RERUN_SAME}" if bare_retry(fix) else f", {RERUN_OTHER}" if rerun_differs(fix) else ""
-    return f"What followed: {', then '.join(steps)} succeeded{how}"
-
-
 def after_tool(call: HookCall) -> str:
     if call.mode == "off":
         return call.silent("recall is off")
@@ -91,7 +61,7 @@ def after_tool(call: HookCall) -> str:
 
 def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
     from ..core.ending import failed_at_end
-    from ..core.failures import SESSIONS_COUNTED, past_failures
+    from ..core.failures import SESSIONS_COUNTED, past_failures, what_followed
 
     for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids):
         if not rows:
@@ -105,7 +75,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         sessions = len(rows)  # one row a session
         stopped = failed_at_end(segment, meta)
         concluded = "" if stopped else meta.concluded  # a last answer written before the failure concluded nothing
-        followed = _what_followed(segment, doc, head, match, concluded)
+        followed = followed_line(what_followed(segment, doc, head, match, dated=False), concluded)
         lines = [followed] if followed else []
         if stopped:
             lines.append(f"The session {stopped}.")

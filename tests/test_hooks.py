@@ -670,6 +670,14 @@ def test_bad_stdin_exits_0_with_nothing_and_logs_why(indexed: Machine, command: 
     assert f"{command} " in indexed.log() and reason in indexed.log()
 
 
+def test_a_byte_that_is_not_utf8_in_the_prompt_still_recalls_and_is_logged(indexed: Machine) -> None:
+    """Binary pasted into a prompt, or a cp1252 one: the event is read, the stray byte as U+FFFD (trial21 F10)."""
+    payload = json.dumps(cursor("beforeSubmitPrompt", "c-byte", indexed.api, prompt=f"tests fail @@: {MODULE_ERROR}"))
+    body = framed(indexed.run("hook-prompt", raw=payload.encode().replace(b"@@", b"\xff")).text, 1536)
+    assert '"Fix pytest import error" (api, ' in body
+    assert "stdin is not UTF-8: what is not was read as U+FFFD" in indexed.log().splitlines()[-1]
+
+
 @pytest.mark.parametrize("complete", [True, False], ids=["whole-payload", "half-payload"])
 def test_stdin_never_closed_still_answers_in_time(indexed: Machine, complete: bool) -> None:
     payload = json.dumps(

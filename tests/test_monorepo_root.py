@@ -559,7 +559,7 @@ def test_cursor_opened_at_the_home_folder_through_a_link_is_no_project(
     assert opened_at("c-at-home", fake_home) == ""
     assert opened_at("c-at-link", link) == ""
     logged = run_deja("hooks", "log").stdout  # (not "no project folder in the payload": it named one, trial13 F2)
-    assert f"silent: {link} is no project: the home folder, or Cursor's own folder" in logged, logged
+    assert f"silent: {link} is no project: the home folder, one above it, or Cursor's own folder" in logged, logged
     assert "c-api" in opened_at("c-at-api", link / "code" / "api")  # a project reached through the link still is one
 
     # a chat opened at ~ is no project of a new folder below it, reached through the link or not (small33)
@@ -639,7 +639,9 @@ def test_cursors_own_folder_below_a_linked_home_is_no_project_however_it_is_name
     for conversation, folder in (("c-in-real", fake_home / ".cursor"), ("c-in-link", link / ".cursor")):
         assert hook_in(conversation, folder) == ""
         logged = run_deja("hooks", "log").stdout
-        assert f"silent: {folder} is no project: the home folder, or Cursor's own folder" in logged, logged
+        assert f"silent: {folder} is no project: the home folder, one above it, or Cursor's own folder" in logged, (
+            logged
+        )
     assert "c-api" in hook_in("c-in-api", fake_home / "code" / "api")  # (a project below the home still is one)
     assert "c-api" in hook_in("c-in-api-link", link / "code" / "api")
 

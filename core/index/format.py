@@ -98,6 +98,11 @@ FORMAT_VERSION = 15
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"
+#: The freshness record (``indexer.freshness``) and the file whose modification time dates the last whole check
+#: (``indexer.glance``): here, where a hook that reads neither finds how long ago the index was last looked at
+#: (``hooks.call.request_catch_up``).
+FRESHNESS_RECORD = "freshness.json"
+WHOLE_STAMP = "checked-whole"
 
 SOURCE_CODES = {"cursor-ide": 1, "cursor-cli": 2}
 #: Field weights (KIND_OUTPUT, KIND_ERROR, KIND_EDIT) tuned on the coding benchmark's tuning half

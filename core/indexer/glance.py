@@ -18,7 +18,7 @@ from itertools import islice
 
 from ..cjson import load_json, load_json_head
 from ..folders import GLOBAL_STORAGE, cli_roots, ide_databases, include_subagents
-from ..index.format import IndexUnreadable, read_manifest
+from ..index.format import FRESHNESS_RECORD, WHOLE_STAMP, IndexUnreadable, read_manifest
 from ..index.light import LIGHT
 from ..record import Record
 from ..redaction import mode as redaction_mode
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # (and pathlib: a ``deja search`` names the index folder as a
 
 #: The longest a change outside the hot chats and the folders (an old chat resumed) waits for a full walk.
 WALK_SECONDS = 60.0
-RECORD = "freshness.json"
+RECORD = FRESHNESS_RECORD  # (named in ``index.format``, where a hook finds its age: ``hooks.call``)
 #: Touched when a detached walk starts, so that reads arriving meanwhile start no other.
 WALK_STAMP = "walk-started"
 #: The newest hot chats and the most recently changed folders, which every check looks at: where a turn or a chat
@@ -43,7 +43,6 @@ WALK_STAMP = "walk-started"
 WARM_CHATS = 16
 WARM_FOLDERS = 32
 WHOLE_SECONDS = 5.0
-WHOLE_STAMP = "checked-whole"
 TRANSCRIPTS = "agent-transcripts"
 SUBAGENTS = "subagents"
 

@@ -1,0 +1,125 @@
+"""A chat written while no hook ran reaches the hooks without any ``deja`` read: a hook that finds the index last
+looked at over ``CATCH_UP_SECONDS`` ago starts a read's catch-up detached, once, and the next hook sees the chat
+(trial21 F6: a cursor-agent killed before its end hooks ran left a chat no hook recalled until a CLI or MCP read)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from test_hooks import Machine, cursor, framed
+
+from deja.core.index import Index, index_dir
+from deja.core.index.format import FRESHNESS_RECORD, WHOLE_STAMP
+from deja.core.writers.cursor_agent import assistant_turn, turn_ended, user_turn
+from deja.hooks.call import CATCH_UP_SECONDS
+
+CHAT = "5e9e0000-0000-4000-8000-00000000f6f6"
+TITLE = "Sentry source maps missing"
+ASKED = "sentry source maps are not uploaded in the release build"
+
+
+@pytest.fixture
+def indexed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
+    """The sample history indexed, its hooks run as processes (``test_hooks.Machine``)."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    machine.index()
+    return machine
+
+
+def _write_unended_chat(machine: Machine) -> None:
+    """A chat whose stop and sessionEnd hooks never ran (cursor-agent killed): only its files say it happened."""
+    now = datetime.now(UTC)
+    records = [
+        user_turn("sentry shows minified stack traces: source maps missing from the release build", now),
+        assistant_turn(
+            "Fixed: the release build set `devtool: false`; with `hidden-source-map` and `sentry-cli sourcemaps "
+            "upload dist` after the build, Sentry shows the original source lines.",
+        ),
+        turn_ended(),
+    ]
+    machine.write_chat(machine.api, CHAT, records, [], name=TITLE)
+
+
+def _age_the_index(machine: Machine, seconds: float) -> None:
+    """Date the index's last whole check and last refresh ``seconds`` back, as a pause with no read leaves them."""
+    then = time.time() - seconds
+    for name in (WHOLE_STAMP, FRESHNESS_RECORD):
+        path = index_dir(machine.deja_home) / name
+        path.touch()
+        os.utime(path, (then, then))
+
+
+def _wait_for_session(home: Path, session: str, seconds: float = 60) -> None:
+    """Wait for the detached catch-up to have put ``session`` in the index."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if Index.open(home).find(session):
+                return
+        except Exception:  # noqa: BLE001 - the catch-up may be swapping the manifest in
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{session} never reached the index under {home} within {seconds} s")
+
+
+def _not_at_a_span_end() -> None:
+    """Wait out the last seconds of a claim's span, so that the hooks below fire in one."""
+    left = CATCH_UP_SECONDS - time.time() % CATCH_UP_SECONDS
+    if left < 5:
+        time.sleep(left)
+
+
+def test_a_chat_no_hook_saw_reaches_the_next_hook_without_a_read(indexed: Machine) -> None:
+    _write_unended_chat(indexed)
+    _age_the_index(indexed, CATCH_UP_SECONDS + 5)
+    _not_at_a_span_end()
+
+    first = indexed.run("hook-context", cursor("sessionStart", "c-f6-1", indexed.api))
+    prompt = indexed.run("hook-prompt", cursor("beforeSubmitPrompt", "c-f6-1", indexed.api, prompt=ASKED))
+    assert TITLE not in first.text and TITLE not in prompt.text  # answered from the index as it stands
+    lines = indexed.log().splitlines()[-2:]
+    started = [line for line in lines if "catching up in a background process" in line]
+    assert len(started) == 1 and "hook-context sessionStart c-f6-1" in started[0], lines  # once for both hooks
+
+    _wait_for_session(indexed.deja_home, CHAT)
+    later = framed(indexed.run("hook-context", cursor("sessionStart", "c-f6-2", indexed.api)).text, 2048)
+    assert TITLE in later and f"deja show {CHAT}" in later
+    recalled = framed(
+        indexed.run("hook-prompt", cursor("beforeSubmitPrompt", "c-f6-3", indexed.api, prompt=ASKED)).text, 1536
+    )
+    assert f'"{TITLE}" (api, ' in recalled and "hidden-source-map" in recalled
+
+
+def test_hooks_that_fire_together_start_one_catch_up(indexed: Machine) -> None:
+    _age_the_index(indexed, CATCH_UP_SECONDS + 5)
+    _not_at_a_span_end()
+    payloads = [cursor("sessionStart", f"c-f6-together-{n}", indexed.api) for n in range(4)]
+    hooks = [
+        subprocess.Popen(
+            [sys.executable, "-m", "deja.interfaces.entry", "hook-context"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            env=indexed.env,
+        )
+        for _ in payloads
+    ]
+    for hook, payload in zip(hooks, payloads, strict=True):  # (all started before any is given its event)
+        assert hook.stdin is not None
+        hook.stdin.write(json.dumps(payload).encode())
+        hook.stdin.close()
+    assert [hook.wait(timeout=60) for hook in hooks] == [0] * 4
+    assert indexed.log().count("catching up in a background process") == 1, indexed.log()
+
+
+def test_a_hook_after_a_recent_check_starts_nothing(indexed: Machine) -> None:
+    indexed.run("hook-context", cursor("sessionStart", "c-f6-4", indexed.api))
+    assert "catching up" not in indexed.log()  # the index was just built: no process to spare

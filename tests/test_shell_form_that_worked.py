@@ -1,0 +1,61 @@
+"""The Shell pre-hook names, after a command's last failure, the form of it that worked next in that session, as
+``deja fix`` says what fixed a failure (``failures.fixed_by``): an agent about to run ``terraform apply`` again is
+told that ``AWS_PROFILE=acme-dev terraform apply`` succeeded after it failed (trial21 F9)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from test_hooks import Machine, cursor_tool, framed
+
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    shell_result_text,
+    tool_call_part,
+    tool_result_message,
+    tool_use,
+    turn_ended,
+    user_turn,
+)
+
+CHAT = "7e9e0000-0000-4000-8000-0000000000f9"
+FAILED = "terraform apply -auto-approve"
+WORKED = "AWS_PROFILE=acme-dev terraform apply -auto-approve"
+ERROR = "Error: No valid credential sources found for AWS Provider."
+
+
+@pytest.fixture
+def indexed(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
+    """The sample history and a chat where ``FAILED`` failed and ``WORKED`` then succeeded, indexed."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    then = datetime.now(UTC) - timedelta(days=2)
+    records = [
+        user_turn("apply the staging terraform plan", then),
+        assistant_turn("Applying.", tool_use("Shell", {"command": FAILED})),
+        assistant_turn(
+            "The provider has no credentials; using the dev profile.", tool_use("Shell", {"command": WORKED})
+        ),
+        assistant_turn("Applied with the acme-dev profile: 3 added, 0 changed."),
+        turn_ended(),
+    ]
+    store = [
+        {"role": "assistant", "content": [tool_call_part("t1", "Shell", {"command": FAILED})]},
+        tool_result_message("t1", "Shell", shell_result_text(f"{ERROR}\n\nPlease see the provider docs.", exit_code=1)),
+        {"role": "assistant", "content": [tool_call_part("t2", "Shell", {"command": WORKED})]},
+        tool_result_message("t2", "Shell", shell_result_text("Apply complete! Resources: 3 added, 0 changed.")),
+    ]
+    machine.write_chat(machine.infra, CHAT, records, store, name="Apply staging terraform")
+    machine.index()
+    return machine
+
+
+def test_the_shell_hook_names_the_form_that_worked_after_the_last_failure(indexed: Machine) -> None:
+    asked = cursor_tool("preToolUse", "c-f9", indexed.infra, "Shell", {"command": FAILED})
+    body = framed(indexed.run("hook-tool", asked).text, 512)
+    assert f"`{FAILED}` ran 1 time in this project before" in body and "exit 1" in body
+    assert "Last failure (" in body and ERROR in body
+    assert f"What followed: `{WORKED}` succeeded" in body, body
