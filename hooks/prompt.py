@@ -504,13 +504,13 @@ def recall_for(
     folder, so another project's sessions are named apart from it (:func:`project_label`); ``finding``: each
     session's conclusion follows its turn (a Task asks what past work found, not how it began); ``opening``: the
     prompt opens its conversation, so it follows up on nothing (:func:`is_follow_up`); ``attached``: the names
-    of the files attached to it (:func:`attached_names`). A secret in the prompt is no word of it: no session holds
-    it (``redaction.without_secrets``). ``prompt`` is read as the hook reads a prompt: a log in it cut to what it
+    of the files attached to it (:func:`attached_names`). A secret in the prompt is no word of it, nor the name it
+    is assigned to: no session holds it (``redaction.without_secrets``). ``prompt`` is read as the hook reads a prompt: a log in it cut to what it
     says (``_what_a_log_says``, before the cut: a 26 KB CI log's error lines were past it), then its first
     ``PROMPT_CHARS`` characters."""
     from ..core.redaction import without_secrets
 
-    prompt = without_secrets(_what_a_log_says(prompt).strip()[:PROMPT_CHARS])
+    prompt = without_secrets(_what_a_log_says(prompt).strip()[:PROMPT_CHARS], names=False)
     words, _ = query_terms(prompt)
     if not words:
         return Recall(why="nothing searchable in it")
