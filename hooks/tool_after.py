@@ -39,7 +39,7 @@ def failure(call: HookCall) -> str | None:
     return None
 
 
-def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, concluded: str) -> str:
+def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, concluded: str, room: int) -> str:
     """The line saying what followed the failure: what ``deja fix`` says fixed it (``failures.fixed_by``: what changed
     before the failed command run again succeeded, else the commands that did not only look), up to a successful run
     of one like it, else that none succeeded, with the next answer given (unless it is the session's conclusion,
@@ -47,7 +47,8 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
 
     Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it. An answer after a failure
     that was never run again successfully is not offered as its fix either (an agent would read edits to another
-    file as the cure): it is said to be only what came next.
+    file as the cure): it is said to be only what came next. A fix the conclusion names step by step is left to it
+    when the line does not fit ``room`` bytes whole (``_concluded_names``).
     """
     from ..core.destructive import is_destructive
     from ..core.failures import NOT_RERUN, bare_retry, fixed_by, rerun_differs, what_followed
@@ -62,8 +63,9 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
         followed = ", then ".join(safe[-3:]) or answer
         return f"What followed: {followed}" if followed else ""
     # deja fix's "fixed by" (no look, the edit named), commands quoted; a retry's is empty: what passed is said, and how
+    named = fixed_by(fix)
     commands = {step.command for step in fix.steps}
-    steps = [f"`{cut(step, 120)}`" if step in commands else step for step in fixed_by(fix) or [fix.resolved_by]]
+    steps = [f"`{cut(step, 120)}`" if step in commands else step for step in named or [fix.resolved_by]]
     how = (
         ", run again with nothing changed between (a flaky failure?)"
         if bare_retry(fix)
@@ -71,7 +73,16 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
         if rerun_differs(fix)
         else ""
     )
-    return f"What followed: {', then '.join(steps)} succeeded{how}"
+    line = f"What followed: {', then '.join(steps)} succeeded{how}"
+    return "" if len(line.encode()) > room and _concluded_names(named, fix.command, concluded) else line
+
+
+def _concluded_names(fixed_by: list[str], failed: str, concluded: str) -> bool:
+    """Whether the session's conclusion names each step that fixed the failure (the failed command's own rerun
+    aside): "Concluded" then says what "What followed" would, and where both did not fit 512 bytes, each was cut to a
+    fragment ("then `pytest -q tests/test_orders.py` succe…", trial21 F8)."""
+    steps = [step for step in fixed_by if step != failed]
+    return bool(steps) and all(step in concluded for step in steps)
 
 
 def after_tool(call: HookCall) -> str:
@@ -111,17 +122,17 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         sessions = len(rows)  # one row a session
         stopped = failed_at_end(segment, meta)
         concluded = "" if stopped else meta.concluded  # a last answer written before the failure concluded nothing
-        followed = _what_followed(segment, doc, head, match, concluded)
-        lines = [followed] if followed else []
-        if stopped:
-            lines.append(f"The session {stopped}.")
-        elif concluded:
-            lines.append(f"Concluded: {concluded}")
         latest = _latest(ours, call)
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; {latest}:"
         updated = segment.session_keys(segment.doc(doc).ordinal).updated  # (no datetime to decode: see describe)
         where = project_label(meta.project, meta.project_dir, call.project_dir)
-        block = headed(heading(meta.title or meta.asked, where, updated, meta.id), lines, frame_room(BUDGET, head_line))
+        title = heading(meta.title or meta.asked, where, updated, meta.id)
+        room = frame_room(BUDGET, head_line)
+        ending = f"The session {stopped}." if stopped else f"Concluded: {concluded}" if concluded else ""
+        followed = _what_followed(
+            segment, doc, head, match, concluded, room - len(title.encode()) - len(ending.encode()) - 2
+        )
+        block = headed(title, [line for line in (followed, ending) if line], room)
         call.remember([shown])
         return frame([head_line, *block], BUDGET)
     return call.silent("no other session hit this error")
