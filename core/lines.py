@@ -11,12 +11,12 @@ from __future__ import annotations
 WORD_SLACK = 24
 
 
-def one_line(text: str, limit: int = 80) -> str:
-    """The first non-empty line of ``text``, trimmed to ``limit`` characters."""
+def one_line(text: str, limit: int = 80, words: bool = False) -> str:
+    """The first non-empty line of ``text``, trimmed to ``limit`` characters (with ``words``, between words: ``cut``)."""
     for line in text.splitlines():
         line = " ".join(line.split())
         if line:
-            return cut(line, limit)
+            return cut(line, limit, words)
     return ""
 
 

@@ -41,6 +41,11 @@ REFUSED = (
 )
 FIXED = "Fixed: the db container was down; `docker compose up -d db` then the 23 tests pass."
 KEY_FIX = "The key lost its trailing newline when pasted; I rewrote it with one and set mode 600. ssh works now."
+#: A private key pasted in a prompt (the index holds it redacted): a question that is mostly a secret.
+PRIVATE_KEY = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUTRIAL21PRIVATEKEYBODYAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+    "QyNTUxOQAAACBTRIAL21MOREKEYMATERIALxyzxyzxyzxyzxyzxyzxyzxyzAAAAJgAAAAA\n-----END OPENSSH PRIVATE KEY-----"
+)
 #: Chats of other things, so that words are as rare as in a history.
 OTHERS = [
     ("bump the eslint config to flat config", "Moved .eslintrc to eslint.config.js."),
@@ -123,7 +128,9 @@ def _history(home: Path) -> dict[str, Path]:
         cwd=str(infra),
         messages=[
             *store_preamble(str(infra)),
-            store_user_message("ssh to the bastion fails with 'invalid format'. this is the key file: bastion", start),
+            store_user_message(
+                f"ssh to the bastion fails with 'invalid format'. this is the key file:\n{PRIVATE_KEY}", start
+            ),
             *_shell(
                 1, "ssh -i ~/.ssh/bastion ec2-user@bastion", 'Load key "/home/me/.ssh/bastion": invalid format', 255
             ),
@@ -153,7 +160,8 @@ def test_a_recalled_turn_ends_on_the_answer_that_closed_it(fake_home: Path) -> N
 
 def test_a_turn_answered_after_tool_calls_alone_is_recalled_with_its_answer(fake_home: Path) -> None:
     projects = _history(fake_home)
-    recalled = hook_prompt(dict(os.environ), "ssh to bastion: Load key invalid format", str(projects["infra"]))
+    prompt = "ssh -i ~/.ssh/bastion ec2-user@bastion says invalid format"  # the command: its message has no text
+    recalled = hook_prompt(dict(os.environ), prompt, str(projects["infra"]))
     assert "user: ssh to the bastion fails with 'invalid format'" in recalled, recalled
     assert f"assistant: {KEY_FIX}" in recalled
 
@@ -244,12 +252,17 @@ def test_a_turn_two_chats_repeat_is_shown_once(fake_home: Path) -> None:
     assert "user: (the same as above)" in recalled and "assistant: (the same as above)" in recalled
 
 
-def test_a_cut_line_ends_between_words(fake_home: Path) -> None:
+def test_a_line_cut_to_fit_ends_between_words(fake_home: Path) -> None:
     notes = fake_home / "code" / "notes"
     notes.mkdir(parents=True)
-    answer = " ".join(["The migration now runs each step inside its own transaction and retries deadlocks"] * 8)
-    _editor_history(fake_home, {"d0000000-0000-4000-8000-000000000004": ("Migrations", ["fix it", answer])}, notes)
+    asked = " ".join(["why does the nightly migration deadlock against the reporting replica"] * 3)
+    answer = " ".join(["The migration now runs each step inside its own transaction and retries deadlocks"] * 4)
+    chats = {f"d0000000-0000-4000-8000-00000000000{n}": (f"Migrations {n}", [asked, answer]) for n in range(4, 8)}
+    _editor_history(fake_home, chats, notes)
     said = _session_start(notes)
-    line = next(line for line in said.splitlines() if line.startswith("  concluded: "))
-    kept = line.removeprefix("  concluded: ")
-    assert kept.endswith("…") and answer[len(kept) - 1] == " ", line
+    cut = [line for line in said.splitlines() if line.startswith(("  asked: ", "  concluded: ")) and line.endswith("…")]
+    assert cut, said  # four sessions' details do not fit 2 KiB whole
+    for line in cut:
+        kept = line.removesuffix("…").split(": ", 1)[1]
+        whole = asked if line.startswith("  asked: ") else answer
+        assert whole.startswith(kept) and whole[len(kept)] == " ", line

@@ -87,7 +87,8 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #: 14: a word's combining marks that composing leaves (Hindi's vowel signs, Hebrew's points, Arabic's vowels) are
 #:     taken out before it is cut into terms (``text.unmarked``: an index of 13 cut such a word into its letters).
 #: 15: a session's ``concluded`` is its last answer's prose: after its last code block (else before its first), after
-#:     the files its code was for (an index of 14 kept the answer's first 300 characters: an opening line and code).
+#:     the files its code was for (an index of 14 kept the answer's first 300 characters: an opening line and code);
+#:     it and ``asked`` are cut between words.
 FORMAT_VERSION = 15
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"

@@ -99,7 +99,7 @@ def _title(session: Session, stored: list[Message], redact: Callable[[str], str]
 
 def digest(messages: list[Message], project_dir: str, max_files: int = 8) -> tuple[str, str, list[str]]:
     """What a session asked first, what it concluded last, and the files it edited, newest first."""
-    asked = next((one_line(m.text, 200) for m in messages if m.role == "user" and m.text.strip()), "")
+    asked = next((one_line(m.text, 200, words=True) for m in messages if m.role == "user" and m.text.strip()), "")
     concluded = next(
         (
             _conclusion(m.text)
