@@ -40,6 +40,10 @@ FOLLOW_DOCS = 30
 #: it is only what came next (trialG: a psql error's "what followed" was an answer about a webhook, and its edit
 #: read as the fix).
 NOT_RERUN = "no rerun of the failed command succeeded there"
+#: How a retry that passed is said, by ``deja fix`` and the failure hook alike: the failed command itself with nothing
+#: changed between (``bare_retry``: flaky, trial9 F9), or with other arguments (``rerun_differs``: review40b M1).
+RERUN_SAME = "run again with nothing changed between (a flaky failure?)"
+RERUN_OTHER = "run again with other arguments, nothing changed between"
 #: Only the head and tail of a long output are scanned for error lines.
 SCAN_CHARS = 8000
 

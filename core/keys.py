@@ -42,8 +42,79 @@ TARGET_ARGS = (
     "query",
     "url",
 )
-# Wrappers that say nothing about what a command does.
-_WRAPPERS = frozenset({"sudo", "env", "time", "nice", "npx", "uv", "poetry", "pipenv", "bunx", "exec"})
+#: Wrappers that run the command after them and say nothing of what it does (``sudo make test`` is ``make test``;
+#: ``uv run pytest`` is ``pytest``); a two-word one only so (``uv sync`` is ``uv sync``).
+_WRAPPERS = frozenset(
+    {
+        *("sudo", "doas", "env", "time", "nice", "nohup", "timeout", "exec", "npx", "bunx", "uvx"),
+        *("uv run", "poetry run", "pipenv run", "pdm run", "hatch run", "conda run", "bundle exec"),
+        *("npm exec", "pnpm exec", "pnpm dlx", "yarn dlx"),
+    }
+)
+#: The flags that take the next word as their value, before the subcommand or the wrapped command, of each
+#: program and wrapper (by name, a version's digits off: ``python3.12`` is ``python``), as their ``--help`` lists
+#: their global options: ``kubectl -n prod get pods`` is ``kubectl get``, not ``kubectl prod``. Flags given with
+#: ``=`` (``terraform -chdir=infra plan``, terraform's only one) or joined (``make -Csub``) are one word, and need no
+#: entry. Tuples: constants of the compiled module, built at no import.
+_VALUE_FLAGS = {
+    "git": ("-C", "-c", "--git-dir", "--work-tree", "--namespace"),
+    "kubectl": ("-n", "--namespace", "--context", "--cluster", "--user", "--kubeconfig", "-s", "--server", "--token")
+    + ("--as", "--as-group", "--request-timeout", "--cache-dir"),
+    "docker": ("-H", "--host", "-c", "--context", "--config", "-l", "--log-level")
+    # ``docker compose``'s and ``docker buildx``'s, before their own subcommand
+    + ("-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--builder"),
+    "helm": ("-n", "--namespace", "--kube-context", "--kubeconfig", "--registry-config"),
+    "make": ("-C", "--directory", "-f", "--file", "--makefile", "-I", "--include-dir", "-o", "-W"),
+    "npm": ("--prefix", "-w", "--workspace", "--loglevel"),
+    "pnpm": ("-C", "--dir", "-F", "--filter", "--loglevel"),
+    "yarn": ("--cwd",),
+    "bun": ("--cwd", "-F", "--filter"),
+    "cargo": ("-C", "--config", "-Z", "--color"),
+    "go": ("-C",),
+    "uv": ("--directory", "--project", "--cache-dir", "--config-file", "--color"),
+    "poetry": ("-C", "--directory", "-P", "--project"),
+    "gh": ("-R", "--repo"),
+    "aws": ("--profile", "--region", "--output", "--endpoint-url", "--query", "--color"),
+    "gcloud": ("--project", "--account", "--configuration", "--format", "--verbosity"),
+    "az": ("--subscription", "-o", "--output", "--query"),
+    "python": ("-W", "-X"),
+    "node": ("-r", "--require", "--import", "--loader", "-C", "--eval", "--print"),
+    "bash": ("-o", "-O", "--rcfile", "--init-file"),
+    "sh": ("-o",),
+    "zsh": ("-o",),
+    "ruby": ("-r", "-I", "-C"),
+    "perl": ("-I",),
+    "sudo": ("-u", "--user", "-g", "--group", "-C", "-D", "--chdir", "-h", "--host", "-p", "--prompt"),
+    "doas": ("-u", "-C"),
+    "env": ("-u", "--unset", "-C", "--chdir"),
+    "nice": ("-n", "--adjustment"),
+    "timeout": ("-s", "--signal", "-k", "--kill-after"),
+    "exec": ("-a",),
+    "npx": ("-p", "--package"),
+    "uvx": ("--from", "--with", "-p", "--python"),
+    "uv run": ("--with", "-p", "--python", "--project", "--directory", "--package", "--extra", "--group")
+    + ("--env-file", "--with-requirements", "--index", "--index-url"),
+    "time": ("-f", "--format", "-o", "--output"),
+    "poetry run": ("-C", "--directory", "-P", "--project"),
+    "conda run": ("-n", "--name", "-p", "--prefix"),
+}
+_NO_FLAGS: tuple[str, ...] = ()
+#: Programs whose subcommand is a group of subcommands, and take one word more: ``docker compose up`` and
+#: ``docker compose logs`` are two commands, as ``kubectl rollout restart`` and ``kubectl rollout status`` are,
+#: ``git stash pop`` and ``git stash``. A program named alone (``gh``, ``aws``, ``gcloud``, ``az``) groups every
+#: subcommand: ``gh pr create``, ``aws s3 cp``; ``gcloud compute instances list`` is ``gcloud compute instances``.
+_NESTED = frozenset(
+    {
+        *("gh", "aws", "gcloud", "az"),
+        *("npm run", "pnpm run", "yarn run", "bun run", "uv pip", "go mod", "helm repo"),
+        *("docker compose", "docker buildx", "docker image", "docker container", "docker volume", "docker network"),
+        *("docker system", "kubectl rollout", "kubectl config", "terraform state", "terraform workspace"),
+        *("git stash", "git remote", "git submodule", "git worktree"),
+    }
+)
+#: Programs that run a script: the script is what they run (``python manage.py migrate``, not ``python``); each with
+#: the letters of its flags that give code inline instead (``python -c``, ``bash -lc``, ``node -pe``, ``perl -ne``).
+_INTERPRETERS = {"python": "c", "bash": "c", "sh": "c", "zsh": "c", "node": "ep", "ruby": "e", "perl": "eE", "tsx": "e"}
 #: What makes ``shlex.split`` differ from ``str.split`` on ASCII: quotes, an escape, and the whitespace only
 #: ``str.split`` splits on.
 _SHLEX_SPECIAL = frozenset("\"'\\\x0b\x0c\x1c\x1d\x1e\x1f")
@@ -349,24 +420,102 @@ def _double_quoted(command: str, at: int, word: list[str]) -> int:
 
 
 def command_head(command: str) -> str:
-    """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``.
+    """The program and its subcommand: ``git push -f origin`` -> ``git push``, ``pytest -x a.py`` -> ``pytest``;
+    what decides which earlier runs are runs of the same command (the Shell hooks, ``deja fix``'s reruns).
 
-    Read with ``str``'s methods, not ``re`` (a Shell hook loads none)."""
-    first = _first_of_chain(command.strip())
-    words = [w for w in command_words(first) if "=" not in w or w.startswith("-")]
-    while words and words[0] in _WRAPPERS:
-        words = words[1:]
+    A global flag's value is no subcommand (``kubectl -n prod get pods`` -> ``kubectl get``: ``_VALUE_FLAGS``); a
+    program of ``_NESTED`` takes one word more (``docker compose up``); a script is its interpreter's head
+    (``python manage.py migrate``, ``python -m pytest``); a wrapper is not the program (``uv run pytest`` ->
+    ``pytest``). Read with ``str``'s methods, not ``re`` (a Shell hook loads none)."""
+    words = _command_proper(command_words(_first_of_chain(command.strip())))
     if not words:
         return ""
     program = words[0].rsplit("/", 1)[-1]
-    rest = [w for w in words[1:] if not w.startswith("-")]
-    if rest and _subcommand(rest[0]) and program not in ("python", "python3", "node", "sh", "bash"):
-        if program in ("npm", "pnpm", "yarn", "bun") and rest[0] == "run" and len(rest) > 1:
-            return f"{program} run {rest[1]}"
-        return f"{program} {rest[0]}"
-    if program in ("python", "python3") and len(words) > 2 and words[1] == "-m":
-        return f"{program} -m {words[2]}"
-    return program
+    name = program.rstrip("0123456789.")  # python3.12 is python, pip3 is pip
+    flags = _VALUE_FLAGS.get(name, _NO_FLAGS)
+    if name in _INTERPRETERS:
+        return _script_head(program, words[1:], flags, _INTERPRETERS[name])
+    operands = _operands(words[1:], flags, name in _VALUE_FLAGS)
+    if not operands or not _subcommand(operands[0]):
+        return program
+    head = f"{program} {operands[0]}"
+    nested = name in _NESTED or f"{name} {operands[0]}" in _NESTED
+    return f"{head} {operands[1]}" if nested and len(operands) > 1 and _subcommand(operands[1]) else head
+
+
+def _script_head(program: str, args: list[str], flags: tuple[str, ...], inline: str) -> str:
+    """An interpreter's head: the script's file name and its subcommand (``python manage.py migrate``,
+    ``node scripts/build.js``, ``bash deploy.sh``), or the module it runs (``python -m pytest``); the interpreter
+    alone for code given inline (``python -c …``, ``bash -lc 'make test'``: the flag's letters ``inline``) or on its
+    input (``python3 - <<EOF``)."""
+    operands = _operands(args, flags, True)
+    at = args.index(operands[0]) if operands else 0
+    script = operands[0].rstrip("/").rsplit("/", 1)[-1] if operands else ""
+    if not script or any(_gives_code(word, inline) for word in args[:at]):
+        return program  # (nothing run, code given inline, or a folder: ``node --test tests/``)
+    head = f"{program} -m {script}" if at and args[at - 1] == "-m" else f"{program} {script}"
+    own = _operands(args[at + 1 :], _NO_FLAGS, False)  # (the script's own flags: which take a value is unknown)
+    return f"{head} {own[0]}" if own and _subcommand(own[0]) else head
+
+
+def _gives_code(word: str, letters: str) -> bool:
+    """Whether ``word`` is a short flag, or a cluster of them, that ends in one of ``letters`` (``-c``, ``-lc``)."""
+    return word.startswith("-") and word[1:2] not in ("-", "") and word[-1] in letters
+
+
+def _command_proper(words: list[str]) -> list[str]:
+    """The words from the program a command runs: without the variables set before it (``FOO=1``) and the
+    wrappers that run it (``sudo -u deploy``, ``uv run --with rich``, ``timeout 30``, ``env -i``), with their flags
+    and values (a wrapper's duration or niceness, which starts with a digit). A wrapper that runs nothing is the
+    command (``env``, ``uv run``)."""
+    at, flags, wrapped_at = 0, _NO_FLAGS, len(words)
+    while at < len(words):
+        word, pair = words[at], " ".join(words[at : at + 2])
+        wrapper = pair if pair in _WRAPPERS else word if word in _WRAPPERS else ""
+        if wrapper:
+            wrapped_at, at, flags = at, at + 1 + wrapper.count(" "), _VALUE_FLAGS.get(wrapper, _NO_FLAGS)
+        elif word in flags:
+            at += 2
+        elif word.startswith("-") or _setting(word) or (at and word[:1].isdigit()):
+            at += 1
+        else:
+            break
+    return words[at:] or words[wrapped_at:]
+
+
+def _operands(args: list[str], flags: tuple[str, ...], known: bool) -> list[str]:
+    """A command's arguments that are no flag, no value of one (those of ``flags``: ``-n prod``; a number:
+    ``make -j 4``), no toolchain (``cargo +nightly``), no setting (``make V=1``) and no redirection; none of a
+    here-document's text (``python3 - <<EOF``, then the script: on one line, as the index keeps a command).
+
+    ``known``: ``flags`` are every flag of the program that takes a value, so another is a switch. Otherwise
+    (``pytest``, a script's own: ``pytest -k login``, ``train.py --device cuda``) a flag alone may take the next word,
+    which is then no subcommand: the operands end there."""
+    operands: list[str] = []
+    skip = False
+    for word in args:
+        if word.startswith("<<") and not word.startswith("<<<"):
+            break
+        if not known and word[:1] == "-" and len(word) > 1 and "=" not in word and word not in flags:
+            break
+        if skip:
+            skip = False
+        elif word in flags or _bare_redirection(word):
+            skip = True
+        elif not (word.startswith(("-", "+", "<", ">")) or word[:1].isdigit() or _setting(word)):
+            operands.append(word)
+    return operands
+
+
+def _setting(word: str) -> bool:
+    """Whether ``word`` sets a variable (``FOO=1``, ``make V=1``) rather than naming a flag (``--x=1``)."""
+    return "=" in word and not word.startswith("-")
+
+
+def _bare_redirection(word: str) -> bool:
+    """Whether ``word`` is a redirection whose file is the next word (``2> err.log``, ``< in.txt``)."""
+    operator = word.lstrip("0123456789&")
+    return operator[:1] in ("<", ">") and not operator.strip("<>-")
 
 
 def _first_of_chain(command: str) -> str:
@@ -423,7 +572,7 @@ INSPECTION = frozenset(
         "uniq",
     ]
 )
-#: Subcommands that only read: a repository's or a cluster's state, a pod's logs.
+#: Subcommands that only read: a repository's or a cluster's state, a pod's logs, a pull request or a CI run.
 LOOKING_SUBCOMMANDS = frozenset(
     {
         "git status",
@@ -442,6 +591,18 @@ LOOKING_SUBCOMMANDS = frozenset(
         "helm status",
         "helm list",
         "helm history",
+        "docker compose ps",
+        "docker compose logs",
+        "kubectl rollout status",
+        "kubectl rollout history",
+        "git stash list",
+        "git stash show",
+        "gh pr view",
+        "gh pr list",
+        "gh pr checks",
+        "gh pr diff",
+        "gh run view",
+        "gh run list",
     }
 )
 #: The flags with which a program of ``INSPECTION`` writes: ``find -delete``.

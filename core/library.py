@@ -182,34 +182,35 @@ def sessions_left_out(
     return count - shown
 
 
-def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str]:
+def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str, bool]:
     """The project ``deja wip`` and the MCP ``work`` tool's ``wip`` mean by ``folder`` (as the index spells it;
     ``on_disk``: as the disk has it, "" for a project's name, which is that project) and "", or "" and why there is
     none (``ROOT_FOLDER``, ``NO_FOLDER``, ``NO_SESSION``, ``HOME_FOLDER``): one rule for both, which only word it
-    differently.
+    differently; and whether the sessions below the project are its own too (``wip_session``'s ``below``).
 
     The root folder, however it is spelled (``/``, ``../../..``), is no project's (refused, as ``--project /`` is); a
     folder that is not there and no session ran in is missing, not one no session ran in (trial9 F12); else the
-    folder or the nearest above it that sessions ran in (``Index.nearest_project``).
+    folder or the nearest above it that sessions ran in (``Index.nearest_project``). A folder that is its own project
+    is the sessions below it too (a monorepo's root), but for the home folder or one above it (every project's); a
+    folder above is this one's project by its own sessions: the others below it ran in a sibling (``shop/api`` seen
+    from ``shop/web/src``), which is not "here". Whether ``folder`` holds the home folder is asked once.
     """
-    if not project_spelling(folder):
-        return "", ROOT_FOLDER
+    spelt = project_spelling(folder)
+    if not spelt:
+        return "", ROOT_FOLDER, False
+    at_home = holds_home(spelt, spelt_homes())
     if not on_disk:
-        return folder, ""
+        return folder, "", not at_home
     if not os.path.exists(on_disk) and not newest_sessions(index, project=folder, limit=1):
-        return "", NO_FOLDER
-    project = index.nearest_project(folder)
+        return "", NO_FOLDER, False
+    project = index.nearest_project(folder, at_home)
     if project:
-        return project, ""
-    return "", HOME_FOLDER if holds_home(project_spelling(folder), spelt_homes()) else NO_SESSION
+        return project, "", project == folder and not at_home
+    return "", HOME_FOLDER if at_home else NO_SESSION, False
 
 
-def wip_session(index: Index, project: str, folder: str) -> SessionMeta | None:
-    """The last session of ``project`` (``wip_project``'s) as ``deja wip`` in ``folder`` means it: a folder that is
-    its own project is the sessions below it too (a monorepo's root), but for the home folder or one above it
-    (every project's); a folder above is this one's project by its own sessions: the others below it ran in a
-    sibling (``shop/api`` seen from ``shop/web/src``), which is not "here"."""
-    below = project == folder and not holds_home(project_spelling(folder), spelt_homes())
+def wip_session(index: Index, project: str, below: bool) -> SessionMeta | None:
+    """The last session of ``project`` as ``deja wip`` means it (``wip_project``'s project and ``below``)."""
     newest = newest_sessions(index, project=project, limit=1, below=below)
     return newest[0] if newest else None
 

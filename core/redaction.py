@@ -8,6 +8,7 @@ nothing changed never needs them, so the rule version and the switch live here.
 from __future__ import annotations
 
 from . import config
+from .lines import cut
 
 TYPE_CHECKING = False  # typing's own, without importing typing (hooks load this module); type checkers know it
 if TYPE_CHECKING:
@@ -333,15 +334,14 @@ def _cut(value: str, limit: int) -> str:
     """``value`` on one line and cut to ``limit`` characters with "…" when it is longer or not on one line."""
     if len(value) <= limit and value.isprintable():
         return value
-    one_line = " ".join(value.split())
-    return one_line if len(one_line) <= limit else one_line[: limit - 1].rstrip() + "…"
+    return cut(" ".join(value.split()), limit)
 
 
 def repeated(value: str) -> str:
     """``value`` as an answer's field gives it back: a secret in it as the index holds it (``as_indexed``), its lines
     as given, and past ``FIELD_CHARS`` characters its head with "…" (``echoed`` is for a message's line)."""
     value = as_indexed(value)
-    return value if len(value) <= FIELD_CHARS else value[: FIELD_CHARS - 1] + "…"
+    return cut(value, FIELD_CHARS)
 
 
 #: A secret shorter than this, found in what a person typed, is not looked for in deja's answers: replaced

@@ -45,6 +45,7 @@ from .keys import (
     telling_tail,
     tree_key,
 )
+from .lines import cut
 from .record import Record
 from .text import (
     composed,
@@ -58,7 +59,7 @@ from .text import (
     term_positions,
     terms,
 )
-from .thesaurus import related
+from .thesaurus import Compound, closed_compounds, related, says_spaced
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a prompt that recalls nothing never)
@@ -114,6 +115,12 @@ RECENCY_BOOST = 0.15
 DATE_BOOST = {"day": 3.0, "month": 2.0, "year": 1.05}
 #: What a session from a date the query names scores before its boost when no word of the query matched it.
 DATE_ONLY_SCORE = 1e-3
+#: How many of its first word's postings (its highest-impact ones, spread over the segments by size) a compound's
+#: closed word (``rollback``) reads the text of, to find the chats saying its two words side by side (``rolled back``):
+#: the index holds no word's positions, and reading a doc's text costs it its session's records inflated (about
+#: 25 µs a doc: at 5k generated sessions ``timeout`` searched in 5 ms where it took 2 without the check; 256 changed
+#: nothing more of the gate benchmarks' prompts than 128).
+SPACED_DOCS = 128
 #: With quoted phrases, how many candidates are checked to count the total.
 PHRASE_COUNT_LIMIT = 500
 #: How far from a session's best message its question and answer are looked for.
@@ -151,6 +158,9 @@ class SearchResult(Record):
     idf: dict[str, float] = {}
     #: What the user should know about how the results were found (a phrase fallback, a cut-short ``--re``).
     notice: str = ""
+    #: The query's words no session holds in any form searched for, as typed (``kubernetes``): the results were
+    #: found without them.
+    unmatched: list[str] = []
 
 
 class Filters(Record):
@@ -313,9 +323,10 @@ def _score_docs(
     budget: int | None = None,
     known: dict[int, int] | None = None,
     spelt: dict[str, str] | None = None,
-) -> tuple[_Scores, dict[str, float]]:
+    compounds: dict[str, Compound] | None = None,
+) -> tuple[_Scores, dict[str, float], set[str]]:
     """Every candidate doc's score and the query terms it matched (``_Scores``, keyed ``seg_i << bits | doc``:
-    ``_doc_bits``), and each term's idf.
+    ``_doc_bits``), each term's idf, and the terms some doc holds, as written or nearly.
 
     ``parts`` maps a term that is only part of an identifier to the identifier (see ``text.identifier_parts``);
     ``others`` a term to the other words it also looks for, with their share of its weight
@@ -324,13 +335,17 @@ def _score_docs(
     ``budget``: the most postings a term may read (see ``search``). With ``known`` (``_known_docs``), only the docs
     it holds are scored. ``spelt`` maps a term stemmed from a word typed in lowercase to the word, which the index
     holds unstemmed when a text wrote it in mixed case (``text.spellings``): matched as written too, its idf the
-    term's where the stem is in no doc.
+    term's where the stem is in no doc. ``compounds`` maps a term that is a compound's closed word (``rollback``) to
+    the compound (``thesaurus.closed_compounds``): a doc saying its two words side by side (``rolled back``) holds the
+    term nearly, at its first word's idf.
     """
     scores = _Scores(_doc_bits(index))
     idfs: dict[str, float] = {}
+    reached: set[str] = set()
     parts = parts or {}
     others = others or {}
     spelt = spelt or {}
+    compounds = compounds or {}
     own = (
         0
         if index.total_docs <= FULL_READ_DOCS
@@ -350,8 +365,13 @@ def _score_docs(
         ):
             idfs.setdefault(term, idf)
         for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
-            _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budget, known)
-    return scores, idfs
+            if _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budget, known):
+                reached.add(term)
+        if (compound := compounds.get(term)) and _add_postings(
+            index, compound.first, part, 1 << bit, True, filters, scores, budget, known, compound
+        ):
+            reached.add(term)
+    return scores, idfs, reached.union(idfs)
 
 
 def _filtered_budget(index: Index, filters: Filters) -> int:
@@ -393,10 +413,12 @@ def _add_postings(
     scores: _Scores,
     budget: int,
     known: dict[int, int] | None,
+    saying: Compound | None = None,
 ) -> float:
     """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
     ``near``ly); its idf (0 when the index lacks it). It reads ``budget`` postings at most (0: every one), and keeps
-    only those ``known`` holds (when given)."""
+    only those ``known`` holds (when given). With ``saying``, only the docs whose text says the compound's two words
+    side by side, of the first ``SPACED_DOCS`` (spread over the segments) it reads; its idf only when one does."""
     found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
     df = sum(df for *_, df in found)  # every doc holding it, though a segment may keep only its best postings
     if df == 0:
@@ -407,13 +429,19 @@ def _add_postings(
     # A common term decides little of the ranking: it reads a quarter as far.
     term_budget = budget if idf >= COMMON_IDF else budget // 4
     bits = _doc_bits(index)
+    said = False
     for i, segment, p_off, count, _ in found:
         if not count:
             continue
         share = max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs)) if budget else count
+        if saying is not None:
+            share = min(share, max(16, math.ceil(SPACED_DOCS * segment.ref.docs / index.total_docs)))
         docs, impacts, lengths = segment.impact_runs(p_off, min(count, share))
         if kinds:
             docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
+        if saying is not None:
+            docs, impacts, lengths = _saying(segment, saying, docs, impacts, lengths)
+            said = said or bool(docs)
         # Each run's weighted impact as a 1-tuple repeated (``zip`` of one list makes them, ``mul`` repeats them, in
         # C): a ``repeat`` a run parsed its arguments by keyword.
         weighted: Iterable[float] = chain.from_iterable(map(mul, zip([weight * impact for impact in impacts]), lengths))
@@ -422,7 +450,19 @@ def _add_postings(
             admitted = list(map(known.__contains__, keys))
             keys, weighted = list(compress(keys, admitted)), compress(weighted, admitted)
         scores.add(keys, weighted, flag, near, i)
-    return idf
+    return idf if saying is None or said else 0.0
+
+
+def _saying(
+    segment: Segment, compound: Compound, docs: Sequence[int], impacts: list[float], lengths: bytes
+) -> tuple[list[int], list[float], bytes]:
+    """The postings of the docs whose text says ``compound``'s two words side by side, each its own run."""
+    kept = [
+        (doc, impact)
+        for doc, impact in zip(docs, chain.from_iterable(map(repeat, impacts, lengths)), strict=False)
+        if says_spaced(normalise(kind_text(segment.message(doc), segment.kind(doc))), compound)
+    ]
+    return [doc for doc, _ in kept], [impact for _, impact in kept], bytes([1]) * len(kept)
 
 
 def _of_kinds(
@@ -498,7 +538,7 @@ def _term_hits(flat: str, wanted: set[str]) -> list[int]:
 def _window(flat: str, hits: list[int], width: int) -> str:
     """The stretch of ``flat`` (longer than ``width``) about ``width`` long holding the most of ``hits``."""
     if not hits:
-        return flat[: width - 1].rstrip() + "…"
+        return cut(flat, width)
     best_start, best_count, j = hits[0], 0, 0
     for i, start in enumerate(hits):
         while hits[j] < start - width + 40:
@@ -1004,8 +1044,17 @@ def search(
         tree = _in_tree(index, filters.project)
         only = tree if only is None else only & tree
     known = _known_docs(index, filters, only)
-    doc_scores, idfs = _score_docs(
-        index, words, filters, identifier_parts(text), others, frozenset(gained), budget, known, spellings(text)
+    doc_scores, idfs, reached = _score_docs(
+        index,
+        words,
+        filters,
+        identifier_parts(text),
+        others,
+        frozenset(gained),
+        budget,
+        known,
+        spellings(text),
+        closed_compounds(words),
     )
     dated = _date_boosts(index, dates, doc_scores, known)
     grouped = _group(index, doc_scores, filters, only, known)
@@ -1034,9 +1083,24 @@ def search(
         if result.hits:
             result.notice = "; ".join([*notices, result.notice] if result.notice else notices)
     result.idf, result.query = idfs, query
+    result.unmatched = _unmatched(text, words, reached)
     if not narrowing:
         result.total = len(grouped[0]) - excluded
     return result
+
+
+def _unmatched(text: str, words: list[str], reached: set[str]) -> list[str]:
+    """The words of ``text`` (each as typed, its punctuation left off) whose query terms (``words``) no doc holds in
+    any form searched for (``reached``: as written, through another word, side by side): a word giving no term (a
+    stopword) is none of them."""
+    if reached.issuperset(words):
+        return []
+    found: dict[str, None] = {}
+    for chunk in text.split():
+        held = [term for term in terms(chunk) if term in words]
+        if held and not reached.intersection(held):
+            found.setdefault(chunk.strip(".,;:!?()[]{}'\"`"), None)
+    return list(found)
 
 
 def _phrase_mask(words: list[str], wanted: list[str]) -> int:

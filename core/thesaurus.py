@@ -135,7 +135,33 @@ PHRASES = [
     (("money back",), r"\bmoney\s+back\b", "refund"),
     (_joined("no", "room space", "left"), r"\bno\s+(?:room|space)\s+left\b", "disk"),
     (("out of memory",), r"\bout\s+of\s+memory\b", "oom"),
-    (_joined("time timed", "out"), r"\btimed?\s+out\b", "timeout"),
+]
+
+#: Words developers write closed, spaced or hyphenated ("rollback", "rolled back", "roll-back"), as their two words:
+#: the first in any form the stemmer joins ("rolled", "rolling"), the second as written or, when it is no stopword,
+#: in its plural too ("user names"). Two of a query's words side by side look for the closed word (``related``), and
+#: the closed word for the hyphenated one and for the two words side by side in a chat (``closed_compounds``).
+#: ("log in" and "log out" are in PHRASES too, which gives their closed words other spellings: "signed in".)
+COMPOUNDS = [
+    "roll back",
+    "roll out",
+    "log in",
+    "log out",
+    "sign up",
+    "set up",
+    "start up",
+    "shut down",
+    "check out",
+    "back up",
+    "time out",
+    "look up",
+    "clean up",
+    "tear down",
+    "hot fix",
+    "health check",
+    "code base",
+    "file name",
+    "user name",
 ]
 
 #: A related word's share of the weight the query term it stands for has. Tuned on the coding benchmark's tuning
@@ -185,8 +211,9 @@ def related(query: str, words: list[str]) -> tuple[dict[str, list[tuple[str, flo
     """For each of ``words`` (the query's terms), the other terms it also looks for, with their weights; and the
     terms of phrases made only of noise words (``let me in``), which the query lacks and gains.
 
-    A phrase (``signed out``) adds its term to the phrase's first word. A term already among ``words`` is not
-    added again.
+    A phrase (``signed out``) adds its term to the phrase's first word; a compound's two words side by side (``rolled
+    back``, ``roll-back``) add the closed word (``rollback``) to their terms, its weight shared between them. A term
+    already among ``words``, or already looked for by the word, is not added again.
     """
     own = set(words)
     found: dict[str, list[tuple[str, float]]] = {}
@@ -210,4 +237,123 @@ def related(query: str, words: list[str]) -> tuple[dict[str, list[tuple[str, flo
                 gained.append(term)
             elif anchor in own:
                 found.setdefault(anchor, []).extend([(term, 1.0), *others(term)])
+    for word, compound in closed_compounds(words).items():
+        if compound.hyphenated not in own:
+            found.setdefault(word, []).append((compound.hyphenated, 1.0))
+    for pair_terms, closed in _closed_words(query):
+        held = [term for term in pair_terms if term in own]
+        if closed in own or not held:
+            continue
+        for term in held:
+            alternatives = found.setdefault(term, [])
+            looked_for = {t for t, _ in alternatives}
+            share = 1.0 / len(held)
+            alternatives.extend(
+                (t, w * share) for t, w in [(closed, 1.0), *others(closed)] if t not in looked_for and t not in own
+            )
     return found, gained
+
+
+class Compound(tuple[str, str, str, str, str]):
+    """One of ``COMPOUNDS`` as the index spells it: its first word's term, its second word as written, the second
+    word's term ("" for a stopword: "up", "in"), the closed word's term and the hyphenated word's."""
+
+    __slots__ = ()
+
+    @property
+    def first(self) -> str:
+        return self[0]
+
+    @property
+    def second(self) -> str:
+        return self[1]
+
+    @property
+    def second_term(self) -> str:
+        return self[2]
+
+    @property
+    def closed(self) -> str:
+        return self[3]
+
+    @property
+    def hyphenated(self) -> str:
+        return self[4]
+
+
+#: ``COMPOUNDS`` as ``Compound``s, made when a query first needs them.
+_COMPOUNDS: list[Compound] = []
+#: Each way a query may write a compound's second word (as written; plural for one that is no stopword: "names",
+#: "fixes") -> the compounds with that second word.
+_BY_SECOND: dict[str, list[Compound]] = {}
+
+
+def _compounds() -> list[Compound]:
+    if not _COMPOUNDS:
+        for words in COMPOUNDS:
+            first, second = words.split()
+            second_term = next(iter(token_terms(second)), "")
+            closed = token_terms(first + second)[0]
+            compound = Compound((token_terms(first)[0], second, second_term, closed, f"{first}-{second}"))
+            _COMPOUNDS.append(compound)
+            for form in [second, second + "s", second + "es"] if second_term else [second]:
+                _BY_SECOND.setdefault(form, []).append(compound)
+    return _COMPOUNDS
+
+
+def _side_by_side(query: str) -> list[tuple[str, str]]:
+    """The query's pairs of words with only whitespace or a hyphen between them (``rolled back``, ``roll-back``),
+    lowercase; a word is letters alone (a path or a number joins no compound), and punctuation parts a pair."""
+    pairs: list[tuple[str, str]] = []
+    before = ""
+    for chunk in query.lower().split():
+        core = chunk.strip(".,;:!?()[]{}'\"`")
+        if core != chunk and not chunk.startswith(core):
+            before = ""  # (punctuation ahead of the chunk parts it from the word before)
+        for word in core.split("-"):
+            if word.isalpha():
+                if before:
+                    pairs.append((before, word))
+                before = word
+            else:
+                before = ""
+        if not chunk.endswith(core) or not core:
+            before = ""
+    return pairs
+
+
+def _closed_words(query: str) -> list[tuple[list[str], str]]:
+    """Each compound the query says in two words: the terms of its two words as the query wrote them, and the closed
+    word's term."""
+    _compounds()
+    found: list[tuple[list[str], str]] = []
+    for word, after in _side_by_side(query):
+        for compound in _BY_SECOND.get(after, ()):
+            if token_terms(word)[:1] == [compound.first]:
+                found.append(([compound.first, *token_terms(after)[:1]], compound.closed))
+    return found
+
+
+def closed_compounds(words: list[str]) -> dict[str, Compound]:
+    """Each of ``words`` (the query's terms) that is a compound's closed word (``rollback``), with the compound: it
+    looks for the hyphenated word (``related``) and the two words side by side (``says_spaced``) as well."""
+    closed = {compound.closed: compound for compound in _compounds()} if words else {}
+    return {word: closed[word] for word in words if word in closed}
+
+
+def says_spaced(text: str, compound: Compound) -> bool:
+    """Whether ``text`` (``text.normalise``'d: lowercase, one space between words) says ``compound``'s two words side
+    by side, the first in any form the stemmer joins (``rolled back``, ``user names``), with ``str``'s own search."""
+    needle = " " + compound.second
+    at = text.find(needle)
+    while at > 0:
+        end = at + len(needle)
+        if compound.second_term and text.startswith("s", end):
+            end += 1  # (a plural: "file names")
+        start = at
+        while start and text[start - 1].isalpha():
+            start -= 1
+        if (end == len(text) or not text[end].isalnum()) and token_terms(text[start:at])[:1] == [compound.first]:
+            return True
+        at = text.find(needle, at + 1)
+    return False

@@ -140,7 +140,7 @@ def neutralise(text: str) -> str:
 
 def fit(text: str, limit: int) -> str:
     """``text`` neutralised and cut to at most ``limit`` UTF-8 bytes between words (``lines.to_word``), an ellipsis
-    marking a cut."""
+    marking a cut: bytes, not ``lines.cut``'s characters, for a hook's budget (``frame``) is of bytes."""
     text = neutralise(text)
     data = text.encode("utf-8")
     if len(data) <= limit:

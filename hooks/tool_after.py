@@ -51,7 +51,7 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
     when the line does not fit ``room`` bytes whole (``_concluded_names``).
     """
     from ..core.destructive import is_destructive
-    from ..core.failures import NOT_RERUN, bare_retry, fixed_by, rerun_differs, what_followed
+    from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, bare_retry, fixed_by, rerun_differs, what_followed
     from ..core.lines import cut
 
     fix = what_followed(segment, doc, head, match, dated=False)
@@ -66,13 +66,7 @@ def _what_followed(segment: Segment, doc: int, head: str, match: ErrorMatch, con
     named = fixed_by(fix)
     commands = {step.command for step in fix.steps}
     steps = [f"`{cut(step, 120)}`" if step in commands else step for step in named or [fix.resolved_by]]
-    how = (
-        ", run again with nothing changed between (a flaky failure?)"
-        if bare_retry(fix)
-        else ", run again with other arguments, nothing changed between"
-        if rerun_differs(fix)
-        else ""
-    )
+    how = f", {RERUN_SAME}" if bare_retry(fix) else f", {RERUN_OTHER}" if rerun_differs(fix) else ""
     line = f"What followed: {', then '.join(steps)} succeeded{how}"
     return "" if len(line.encode()) > room and _concluded_names(named, fix.command, concluded) else line
 

@@ -41,6 +41,7 @@ from .fastpath import (
     search_command,
     since_option,
     the_filters,
+    unknown_project,
 )
 from .options import JsonFlag, ProjectOption, SinceOption, SourceOption
 from .verbs import register as register_work_verbs
@@ -307,27 +308,26 @@ def show_command(
 
 
 @app.command("stats")
-def stats_command(json: JsonFlag = False) -> None:
+def stats_command(project: ProjectOption = None, json: JsonFlag = False) -> None:
     """How much history the index holds: sessions and messages per source and project, size and age."""
+    check_project(project)
     index = open_index()
-    per_source: dict[str, dict[str, int]] = {}
-    per_project: dict[str, dict[str, int]] = {}
-    keys: dict[str, str] = {}  # a folder as sessions spell it -> as the index compares it (one row each)
-    shown: dict[str, tuple[str, str]] = {}  # a row's key -> its project's name and folder, as first met
-    for _, _, meta in index.sessions():
-        key = _row_key(meta, keys)
-        shown.setdefault(key, (meta.project or NO_PROJECT, meta.project_dir))
-        for table, row_key in ((per_source, meta.source), (per_project, key)):
-            row = table.setdefault(row_key, {"sessions": 0, "messages": 0})
-            row["sessions"] += 1
-            row["messages"] += meta.messages
-    projects = dict(sorted(_project_rows(per_project, shown).items(), key=lambda kv: -kv[1]["sessions"]))
+    meant = chosen_project(index, project)  # (as ``deja search`` reads it; its lines name it as typed)
+    if meant and not json and (unknown := unknown_project(index, meant)):
+        echo(unknown)
+        return
+    if meant:  # (one project's sessions, the folders below its own too, as the other verbs count them)
+        metas = newest_sessions(index, project=meant, limit=max(index.session_count, 1))
+        totals = len(metas), sum(meta.messages for meta in metas)
+    else:
+        metas, totals = [meta for _, _, meta in index.sessions()], (index.session_count, index.message_count)
+    per_source, projects = _stats_rows(metas)
     size, built_at = index.size_bytes(), _iso_epoch(index.manifest.built_at)
     if json:
         emit_json(
             {
-                "sessions": index.session_count,
-                "messages": index.message_count,
+                "sessions": totals[0],
+                "messages": totals[1],
                 "sources": per_source,
                 "projects": projects,
                 "index_path": str(index.directory),
@@ -337,7 +337,8 @@ def stats_command(json: JsonFlag = False) -> None:
             }
         )
         return
-    echo(f"{plural(index.session_count, 'session')}, {plural(index.message_count, 'message')}")
+    of = f" in {echoed(project, PATH_CHARS)}" if project else ""
+    echo(f"{plural(totals[0], 'session')}, {plural(totals[1], 'message')}{of}")
     listed = [(named(name), row) for name, row in list(projects.items())[:STATS_PROJECTS]]
     name_width, source_width, digits = max([24, *(text_columns(name) for name, _ in listed)]), 12, _STATS_DIGITS
     if (width := terminal_width()) is not None:  # (a name too long for the terminal is cut, the counts kept)
@@ -356,6 +357,23 @@ def stats_command(json: JsonFlag = False) -> None:
     if len(projects) > len(listed):  # (an unknown project's message sends people here to find the one they meant)
         echo(f"  … and {len(projects) - len(listed)} more: `deja stats --json` lists every project")
     echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
+
+
+def _stats_rows(metas: Iterable[SessionMeta]) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+    """The sessions and messages of ``metas`` per source, and per project (the most sessions first, each named as
+    ``--project`` names it: ``_project_rows``)."""
+    per_source: dict[str, dict[str, int]] = {}
+    per_project: dict[str, dict[str, int]] = {}
+    keys: dict[str, str] = {}  # a folder as sessions spell it -> as the index compares it (one row each)
+    shown: dict[str, tuple[str, str]] = {}  # a row's key -> its project's name and folder, as first met
+    for meta in metas:
+        key = _row_key(meta, keys)
+        shown.setdefault(key, (meta.project or NO_PROJECT, meta.project_dir))
+        for table, row_key in ((per_source, meta.source), (per_project, key)):
+            row = table.setdefault(row_key, {"sessions": 0, "messages": 0})
+            row["sessions"] += 1
+            row["messages"] += meta.messages
+    return per_source, dict(sorted(_project_rows(per_project, shown).items(), key=lambda kv: -kv[1]["sessions"]))
 
 
 def _row_key(meta: SessionMeta, keys: dict[str, str]) -> str:

@@ -508,10 +508,12 @@ def search_command(args: SearchArgs) -> None:
         width = terminal_width()
         # (a lambda, not functools.partial: a search page loads neither functools nor collections)
         echo(search_text(result, width, str if width is None else lambda session_id: short_id(index, session_id)))
+        if result.unmatched:  # (the results were found without them: trial20 F4)
+            echo(f"deja: {held_by_none(result.unmatched)}", err=True)
     else:
         given = {"project": args.project, "source": args.source, "since": args.since, "role": args.role}
         flags = filter_flags(**given, re=args.pattern, session=args.session)
-        echo(why_no_match(index, query, filters, flags))
+        echo(why_no_match(index, query, filters, flags, result.unmatched))
 
 
 def _check_pattern(pattern: str | None) -> None:
@@ -562,11 +564,21 @@ def project_above(index: Index, project: str) -> str:
     return above if above and above != folder else ""
 
 
-def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -> str:
+#: The most words of a query ``held_by_none`` names (a pasted log may hold hundreds no session holds).
+HELD_BY_NONE_NAMED = 5
+
+
+def held_by_none(words: Sequence[str]) -> str:
+    """What a search says of its ``words`` no session holds (``SearchResult.unmatched``), the first few named."""
+    more = len(words) - HELD_BY_NONE_NAMED
+    return f"no session holds: {' '.join(words[:HELD_BY_NONE_NAMED])}" + (f" and {more} more" if more > 0 else "")
+
+
+def why_no_match(index: Index, query: str, filters: Filters, flags: list[str], unmatched: Sequence[str] = ()) -> str:
     """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
-    user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all."""
-    from ..core.redaction import PATH_CHARS, echoed
-    from ..core.search import project_indexed, query_terms, search
+    user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all, naming the
+    words of the query no session holds (``unmatched``)."""
+    from ..core.search import query_terms, search
     from .views import quoted_query
 
     if not index.session_count:
@@ -577,14 +589,30 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str]) -
     if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
-    if filters.project and not project_indexed(index, filters.project):
-        if above := project_above(index, filters.project):
-            return f"No session ran in {echoed(filters.project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"
-        return f"No session of project {echoed(filters.project, PATH_CHARS)!r} is indexed; `deja stats` lists the projects there are."
+    if filters.project and (unknown := unknown_project(index, filters.project)):
+        return unknown
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
         given = " ".join(flags)
         return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
-    return f"No session matches {quoted_query(query)}."
+    if not unmatched or len(set(query.lower().split())) == 1:  # (one word, however often: the line names it already)
+        return f"No session matches {quoted_query(query)}."
+    return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}."
+
+
+def unknown_project(index: Index, project: str) -> str:
+    """What an answer for ``project`` (``--project`` as the index reads it: ``chosen_project``) says when no session
+    of it is indexed: the project above a folder no session ran in or below, else that none is (a misspelt name), not
+    that nothing matched; "" when one is (``deja search``, ``deja stats``)."""
+    from ..core.redaction import PATH_CHARS, echoed
+    from ..core.search import project_indexed
+
+    if project_indexed(index, project):
+        return ""
+    if above := project_above(index, project):
+        return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"
+    return (
+        f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; `deja stats` lists the projects there are."
+    )
 
 
 def nothing_indexed() -> str:

@@ -352,6 +352,7 @@ def clip(message: Message) -> Message:
     import msgspec
 
     def cut(text: str, limit: int) -> str:
+        """Not ``lines.cut``: the agent is told how much more there is (``show`` gives the rest), cut at ``limit``."""
         return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
 
     calls = [
@@ -443,7 +444,9 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
 
 def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
     """The runs of a command: a project given as a folder counts them as ``deja how`` there does (the nearest folder
-    above it that sessions ran in, when none ran in it or below: ``work.how_scope``)."""
+    above it that sessions ran in, when none ran in it or below: ``work.how_scope``). The text lists the newest
+    ``HOW_RUNS``, fewer when they pass ``WORK_TEXT_BYTES``, and ends saying how many older ones it left out: cut to the
+    bytes at the end, that line went first (review40b L2). The JSON lists ``HOW_RUNS``, uncut."""
     from ..core import work
     from . import work_views as views
 
@@ -455,10 +458,14 @@ def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict
     runs, more = found[:HOW_RUNS], max(len(found) - HOW_RUNS, 0)
     note = "" if runs else unknown_project(index, project)
     where = f"in {project}" if project else "on this machine"
-    text = views.how_text(query, runs, where, (folder and project) or "", views.COMMAND_CHARS)
-    if more:
-        text += f"\n{more} older run{'s' if more != 1 else ''} not listed: add words to narrow the command"
-    return note or text, views.how_json(query, runs, more)
+    shown = len(runs)  # the newest that fit the answer's bytes with the note of the rest, which a cut would drop
+    while True:
+        text = views.how_text(query, runs[:shown], where, (folder and project) or "", views.COMMAND_CHARS)
+        if left := len(found) - shown:
+            text += f"\n{left} older run{'s' if left != 1 else ''} not listed: add words to narrow the command"
+        if shown <= 1 or len(text.encode()) <= WORK_TEXT_BYTES:
+            return note or text, views.how_json(query, runs, more)
+        shown -= 1
 
 
 def project_folder(project: str | None) -> str | None:
@@ -500,10 +507,10 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
 
     asked = project_folder(folder)  # a folder is taken as `deja wip` takes it: else the nearest above with sessions
     here = readable_path(asked) if asked else folder
-    project, why = wip_project(index, here, asked or "")
+    project, why, below = wip_project(index, here, asked or "")
     if why == ROOT_FOLDER:
         raise LookupError(f"{echoed(folder, PATH_CHARS)!r} is the root folder, no project's: give a project's folder")
-    newest = wip_session(index, project, here) if project else None
+    newest = wip_session(index, project, below) if project else None
     if newest is None:
         note = (
             f"no folder {echoed(here, PATH_CHARS)}"

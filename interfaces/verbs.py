@@ -171,8 +171,8 @@ def wip_command(
     index = open_index()
     asked = Path(directory or os.getcwd()).expanduser().resolve()
     folder = readable_path(str(asked))
-    project = _wip_project(index, folder, asked)
-    newest = wip_session(index, project, folder)
+    project, below = _wip_project(index, folder, asked)
+    newest = wip_session(index, project, below)
     assert newest is not None  # (wip_project found the project by its sessions)
     segment, meta = find_session(index, newest.id)
     summary = digest(segment, meta)
@@ -181,13 +181,14 @@ def wip_command(
     )
 
 
-def _wip_project(index: Index, folder: str, asked: Path) -> str:
-    """The project ``deja wip`` means by ``folder`` (``library.wip_project``; ``asked`` is where the disk has it),
-    else the one line that says why there is none: the root folder is a usage error (exit 2), as ``--project /`` is."""
+def _wip_project(index: Index, folder: str, asked: Path) -> tuple[str, bool]:
+    """The project ``deja wip`` means by ``folder`` and whether the sessions below it are its own
+    (``library.wip_project``; ``asked`` is where the disk has it), else the one line that says why there is none: the
+    root folder is a usage error (exit 2), as ``--project /`` is."""
     from ..core.library import HOME_FOLDER, NO_FOLDER, ROOT_FOLDER, wip_project
     from .cli import fail
 
-    project, why = wip_project(index, folder, str(asked))
+    project, why, below = wip_project(index, folder, str(asked))
     if why == ROOT_FOLDER:
         fail(f"{folder} is the root folder, no project's: give a project's folder", code=2)
     if why == HOME_FOLDER:
@@ -206,7 +207,7 @@ def _wip_project(index: Index, folder: str, asked: Path) -> str:
         fail(
             f"no session ran in {echoed(folder, PATH_CHARS)}, below it or in a folder above it; `deja sessions` lists where sessions ran"
         )
-    return project
+    return project, below
 
 
 def ctx_command(

@@ -68,6 +68,7 @@ def search_json(result: SearchResult) -> dict[str, Any]:
         "query": repeated(result.query),
         "total": result.total,
         "notice": result.notice,
+        "unmatched": result.unmatched,
         "hits": [
             {
                 "session_id": hit.session_id,

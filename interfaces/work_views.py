@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..core.failures import NOT_RERUN, Step, bare_retry, fixed_by, rerun_differs
+from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, Step, bare_retry, fixed_by, rerun_differs
 from ..core.index import SessionMeta, in_project
 from ..core.keys import seen_from
 from ..core.lines import cut
@@ -210,10 +210,10 @@ def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None
             lines.append(f"  error: {_cut(fix.error, 200)}")
         steps = fixed_by(fix)
         if bare_retry(fix):
-            lines.append("  passed when run again with nothing changed between (a flaky failure?)")
+            lines.append(f"  passed when {RERUN_SAME}")
         elif rerun_differs(fix):
             rerun = command_shown(fix.resolved_by, command_chars)
-            lines.append(f"  passed when run again with other arguments, nothing changed between: {rerun}")
+            lines.append(f"  passed when {RERUN_OTHER}: {rerun}")
         elif steps:
             lines.append(f"  fixed by: {', then '.join(command_shown(step, command_chars) for step in steps)}")
         elif fix.resolved_by and fix.answer:

@@ -191,6 +191,24 @@ def test_stats(sample: Sample) -> None:
     assert "7 sessions" in run_deja("stats").stdout
 
 
+def test_stats_of_one_project(sample: Sample) -> None:
+    """trial20 F14: `deja stats` took no --project, though search and sessions do: one project's counts were a
+    `--json` and a pipe to jq away. An unknown project is said as `deja search` says it."""
+    run_deja("index")
+    lines = run_deja("stats", "--project", "api").stdout.splitlines()
+    assert lines[0] == "3 sessions, 11 messages in api", lines
+    assert lines[lines.index("projects:") + 1].split() == ["api", "3", "sessions", "11", "messages"], lines
+    assert not any(name in line for line in lines for name in ("web", "infra")), lines
+    data = orjson.loads(run_deja("stats", "-p", "api", "--json").stdout)
+    assert (data["sessions"], data["messages"], list(data["projects"])) == (3, 11, ["api"])
+    assert sum(row["sessions"] for row in data["sources"].values()) == 3
+    unknown = run_deja("stats", "--project", "nope")
+    said = "No session of project 'nope' is indexed; `deja stats` lists the projects there are.\n"
+    assert (unknown.returncode, unknown.stdout) == (0, said)
+    assert run_deja("search", "docker", "--project", "nope").stdout == said
+    assert run_deja("stats", "--project", "/").returncode == 2
+
+
 def test_help_explains_every_command(sample: Sample) -> None:
     out = run_deja("--help").stdout
     for command in ("index", "search", "sessions", "show", "stats", "install", "uninstall", "mcp"):

@@ -198,6 +198,23 @@ def test_the_mcp_how_says_how_many_older_runs_it_left_out(shop: Shop, monkeypatc
     assert (len(data["invocations"]), data["more"]) == (15, 10)
 
 
+def test_an_mcp_how_too_long_for_its_bytes_lists_fewer_runs_and_still_says_how_many_more(
+    shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review40b L2: fifteen runs of a long command passed the answer's 4 KiB, and the cut to them dropped its last
+    line first, the one saying how many older runs there are."""
+    from deja.interfaces.mcp_server import WORK_TEXT_BYTES
+
+    seed = "psql -c 'insert into plans values " + ", ".join(f"({n}, 'plan')" for n in range(30)) + "'"
+    _chat(shop.cli_root, shop.project, HUGE_CHAT, "seed the plans table", seed, 10, runs=25)
+    shop.deja("index")
+    text, data = _work(shop.env, monkeypatch, shop.project, mode="how", query="psql")
+    listed = text.count(f"$ {seed}  (")
+    assert 1 < listed < 15 and len(text.encode()) <= WORK_TEXT_BYTES, text
+    assert text.endswith(f"\n{25 - listed} older runs not listed: add words to narrow the command"), text
+    assert (len(data["invocations"]), data["more"]) == (15, 10)
+
+
 def test_the_failure_hook_ends_a_command_it_cuts_in_an_ellipsis(fake_home: Path) -> None:
     """The failure hook's context is bounded: a step of more than 120 characters is cut there, ending in ``…``, while
     ``deja fix`` shows it whole."""

@@ -152,7 +152,10 @@ def test_what_followed_reads_a_session_once_and_finds_what_each_message_read_alo
         assert list(segment.messages_along(docs)) == [segment.message(doc) for doc in docs]
         assert list(segment.messages_along(reversed(docs))) == [segment.message(doc) for doc in reversed(docs)]
     [(match, [(segment, doc)])] = past_failures(index, "Error: Cannot find module 'lodash'", 5)
-    dated, undated = what_followed(segment, doc, "node", match), what_followed(segment, doc, "node", match, dated=False)
+    dated, undated = (
+        what_followed(segment, doc, "node server.js", match),
+        what_followed(segment, doc, "node server.js", match, dated=False),
+    )
     assert dated.timestamp is not None and undated.timestamp is None
     assert vars(undated) == {**vars(dated), "timestamp": None}
     assert dated.resolved_by == "node server.js" and dated.steps[0].command == "npm install lodash"

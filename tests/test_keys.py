@@ -11,6 +11,7 @@ from deja.core.keys import (
     command_keys,
     command_words,
     error_keys,
+    only_looks,
     path_key,
     project_key,
     session_key,
@@ -26,13 +27,13 @@ pytestmark = pytest.mark.unit
         ("git push -f origin main", "git push"),
         ("pytest -x tests/test_a.py", "pytest"),
         ("python -m pytest -q", "python -m pytest"),
-        ("python3 script.py", "python3"),
+        ("python3 script.py", "python3 script.py"),
         ("sudo apt-get install foo", "apt-get install"),
         ("npm run build -- --watch", "npm run build"),
         ("FOO=1 make test", "make test"),
         ("/usr/bin/git status", "git status"),
         ("cargo test --release", "cargo test"),
-        ("docker compose up -d", "docker compose"),
+        ("docker compose up -d", "docker compose up"),
         ("pytest -q && echo ok", "pytest"),
         ("ls | grep x", "ls"),
         ("echo 'unclosed", "echo"),
@@ -40,6 +41,133 @@ pytestmark = pytest.mark.unit
     ],
 )
 def test_a_command_head_is_its_program_and_subcommand(command: str, head: str) -> None:
+    assert command_head(command) == head
+
+
+@pytest.mark.parametrize(
+    ("command", "head"),
+    [
+        ("kubectl -n prod get pods", "kubectl get"),
+        ("kubectl --context staging -n prod apply -f x.yaml", "kubectl apply"),
+        ("git -C dir status", "git status"),
+        ("git -c user.name=x commit -m wip", "git commit"),
+        ("docker -H ssh://host ps", "docker ps"),
+        ("helm -n ns upgrade api ./chart", "helm upgrade"),
+        ("npm --prefix web run build", "npm run build"),
+        ("pnpm --filter web build", "pnpm build"),
+        ("cargo +nightly build --release", "cargo build"),
+        ("make -C sub test", "make test"),
+        ("make -j 4 test", "make test"),
+        ("make V=1 test", "make test"),
+        ("terraform -chdir=infra plan", "terraform plan"),
+        ("aws --profile prod s3 cp a.txt s3://b/", "aws s3 cp"),
+        ("sudo -u deploy make test", "make test"),
+        ("nice -n 5 make test", "make test"),
+        ("timeout 30s pytest -q", "pytest"),
+        ("env -u DEBUG FOO=1 node x.js", "node x.js"),
+    ],
+)
+def test_a_flags_value_is_no_subcommand(command: str, head: str) -> None:
+    """A global flag's value is skipped with it: ``kubectl -n prod get pods`` was ``kubectl prod`` (review40b M6)."""
+    assert command_head(command) == head
+
+
+@pytest.mark.parametrize(
+    ("command", "looks"),
+    [
+        ("kubectl -n prod logs deploy/api --tail 50", True),
+        ("kubectl -n prod apply -f deploy.yaml", False),
+        ("docker compose -f dev.yml logs --tail 50 api 2>&1 | tail -5", True),
+        ("docker compose up -d", False),
+        ("kubectl rollout status deploy/api", True),
+        ("kubectl rollout restart deploy/api", False),
+        ("git stash list", True),
+        ("git stash pop", False),
+        ("gh pr checks 12", True),
+        ("gh pr merge 12", False),
+    ],
+)
+def test_a_look_is_told_by_its_head(command: str, looks: bool) -> None:
+    """A look between a failure and its fix is no step of the fix (``deja fix``'s "fixed by"): ``kubectl -n prod
+    logs`` was ``kubectl prod``, and ``docker compose logs`` was ``docker compose``, as ``docker compose up`` was."""
+    assert only_looks(command) is looks
+
+
+@pytest.mark.parametrize(
+    ("command", "head"),
+    [
+        ("docker compose logs -f web", "docker compose logs"),
+        ("docker compose -f dev.yml up -d", "docker compose up"),
+        ("docker buildx build .", "docker buildx build"),
+        ("kubectl rollout restart deploy/api", "kubectl rollout restart"),
+        ("gh pr create --fill", "gh pr create"),
+        ("gh api repos/o/r/pulls", "gh api"),
+        ("gcloud compute instances list", "gcloud compute instances"),
+        ("git stash pop", "git stash pop"),
+        ("git stash", "git stash"),
+        ("uv pip install -e .", "uv pip install"),
+    ],
+)
+def test_a_group_of_subcommands_takes_one_word_more(command: str, head: str) -> None:
+    """``docker compose up`` and ``docker compose logs`` are two commands, not one ``docker compose``."""
+    assert command_head(command) == head
+
+
+@pytest.mark.parametrize(
+    ("command", "head"),
+    [
+        ("python manage.py migrate --noinput", "python manage.py migrate"),
+        ("python train.py --epochs 3", "python train.py"),
+        ("python -u scripts/train.py", "python train.py"),
+        ("python3.12 -W ignore train.py", "python3.12 train.py"),
+        ("python -m pytest -q", "python -m pytest"),
+        (".venv/bin/python -m pip install -e .", "python -m pip install"),
+        ("python -c 'import sys; print(sys.path)'", "python"),
+        ("python3 - <<'EOF'\nimport json\nprint(1)\nEOF", "python3"),
+        ("python3 - << EOF import json print(1) EOF", "python3"),  # (as the index keeps it: on one line)
+        ("node x.js < input.txt", "node x.js"),
+        ("python < script.py", "python"),
+        ("node --require ts-node/register scripts/seed.ts", "node seed.ts"),
+        ("bash ./deploy.sh prod", "bash deploy.sh prod"),
+        ("bash -lc 'make test'", "bash"),
+        ("sh x.sh", "sh x.sh"),
+        ("uv run pytest -q", "pytest"),
+        ("uv run --with rich python train.py", "python train.py"),
+        ("poetry run python manage.py migrate", "python manage.py migrate"),
+        ("uv sync", "uv sync"),
+        ("npx jest --watch", "jest"),
+        ("env", "env"),
+    ],
+)
+def test_a_script_is_its_interpreters_head(command: str, head: str) -> None:
+    """Every Python script was plain ``python``: ``python train.py`` counted as a rerun of ``python manage.py
+    migrate``. A wrapper runs the command after it: ``uv run pytest`` was ``run pytest``."""
+    assert command_head(command) == head
+
+
+@pytest.mark.parametrize(
+    ("command", "head"),
+    [
+        ("python -m pytest -k test_login", "python -m pytest"),
+        ("python -m pytest -n auto", "python -m pytest"),
+        ("python -m pytest -p no:cacheprovider tests", "python -m pytest"),
+        ("uv run pytest -k login", "pytest"),
+        ("pytest -n 4", "pytest"),
+        ("python train.py --device cuda", "python train.py"),
+        ("node build.js --mode production", "node build.js"),
+        ("bash deploy.sh --env prod", "bash deploy.sh"),
+        ("python manage.py migrate --fake", "python manage.py migrate"),
+        ("uv run --env-file .env python x.py", "python x.py"),
+        ("time -f %e make test", "make test"),
+        ("node --test tests/", "node tests"),
+        ("bash scripts/", "bash scripts"),
+    ],
+)
+def test_a_flag_of_a_program_deja_has_no_table_for_may_take_the_next_word(command: str, head: str) -> None:
+    """Which flags of ``pytest``, a module or a script take a value is unknown: the word after such a flag is no
+    subcommand (``python -m pytest -k test_login`` was ``python -m pytest test_login``, so the passing ``python -m
+    pytest`` was no rerun of it: review41a H1). A wrapper's value is skipped (``--env-file .env`` made ``.env python``:
+    M1), and a folder run is named without its slash (``node --test tests/`` was ``node `` : L1)."""
     assert command_head(command) == head
 
 

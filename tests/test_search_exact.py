@@ -129,7 +129,7 @@ def _scored(index: Index, query: str) -> tuple[list[str], _Scores]:
     words, _ = query_terms(query)
     others, gained = related(query, words)
     words += gained
-    scores, _ = _score_docs(index, words, Filters(), identifier_parts(query), others, frozenset(gained), 4096)
+    scores, *_ = _score_docs(index, words, Filters(), identifier_parts(query), others, frozenset(gained), 4096)
     return words, scores
 
 

@@ -86,10 +86,14 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     each accent).
 #: 14: a word's combining marks that composing leaves (Hindi's vowel signs, Hebrew's points, Arabic's vowels) are
 #:     taken out before it is cut into terms (``text.unmarked``: an index of 13 cut such a word into its letters).
-#: 15: a session's ``concluded`` is its last answer's prose: after its last code block (else before its first), after
-#:     the files its code was for (an index of 14 kept the answer's first 300 characters: an opening line and code);
+#: 15: a Shell command's head key (``keys.command_head``) skips a global flag's value (``kubectl -n prod get`` is
+#:     ``kubectl get``, not ``kubectl prod``), takes a group's subcommand (``docker compose up``), a script
+#:     (``python manage.py migrate``) and the command a wrapper runs (``uv run pytest`` is ``pytest``): an index of
+#:     14 filed those runs under the old heads, which the Shell hook's lookup no longer asks for, until rebuilt.
+#: 16: a session's ``concluded`` is its last answer's prose: after its last code block (else before its first), after
+#:     the files its code was for (an index of 15 kept the answer's first 300 characters: an opening line and code);
 #:     it and ``asked`` are cut between words.
-FORMAT_VERSION = 15
+FORMAT_VERSION = 16
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"

@@ -585,7 +585,7 @@ class Index:
         )
         return found[:limit]
 
-    def nearest_project(self, folder: str) -> str:
+    def nearest_project(self, folder: str, at_home: bool | None = None) -> str:
         """``folder``, when a session ran in it or a folder below it (a monorepo opened at its root); else the nearest
         folder above it that a session ran in itself, within its repository (never above a folder holding ``.git``)
         and looking no higher than below the home folder (the project of every folder below it, which no session
@@ -598,11 +598,14 @@ class Index:
         own sessions: one that only a sibling's sessions ran below (``shop`` seen from ``shop/web/src`` when only
         ``shop/api`` had one) is not this folder's project; nor is ``~/code``, where a session once ran, that of a
         new repository in it (review11 R1). The home folder, and a folder above it, is a project by the sessions opened
-        there only: every project ran below it (trial20 F9).
+        there only: every project ran below it (trial20 F9). ``at_home`` says whether ``folder`` is that home folder or
+        above it (``keys.holds_home``), when the caller has asked already (``library.wip_project``: once a ``deja wip``).
         """
         if not folder:
             return folder
-        if keys.holds_home(keys.project_spelling(folder), keys.spelt_homes()):  # (its own sessions, if any)
+        if at_home is None:
+            at_home = keys.holds_home(keys.project_spelling(folder), keys.spelt_homes())
+        if at_home:  # (its own sessions, if any)
             return folder if self.newest(keys.sessions_key(folder, below=False), limit=1) else ""
         if self.newest(keys.sessions_key(folder), limit=1):
             return folder

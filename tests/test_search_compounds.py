@@ -1,0 +1,64 @@
+"""``deja search`` finds a word developers write closed, spaced or hyphenated in any of those spellings (``rollback``
+finds "rolled back", "roll back" finds "rollback"), and says which words of a query no session holds (trial20 F4)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from harness import ROUTINE_CHATS, index_asked_chats, run_deja
+
+CHATS = [
+    ("c-rolled-back", "The release broke checkout, what now?", "We rolled back the deploy to v41 and paged nobody."),
+    ("c-rollback", "Write the rollback runbook.", "The rollback runbook is in ops/README."),
+    ("c-roll-back", "Can we roll-back a migration?", "Only the reversible ones."),
+    ("c-set-up", "How do I set up the runner?", "Register it with the token and start the service."),
+    ("c-dice", "The dice roll goes back to one.", "A seeded generator repeats it."),
+    *ROUTINE_CHATS,
+]
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return index_asked_chats(tmp_path_factory.mktemp("compounds"), "/work/shop", CHATS)
+
+
+def _found(env: dict[str, str], *words: str) -> list[str]:
+    ran = run_deja("search", *words, "--json", env=env)
+    assert ran.returncode == 0, ran.stderr
+    return [hit["session_id"] for hit in json.loads(ran.stdout)["hits"]]
+
+
+def test_a_closed_word_finds_its_two_words_side_by_side_and_hyphenated(env: dict[str, str]) -> None:
+    found = _found(env, "rollback")
+    assert {"c-rolled-back", "c-rollback", "c-roll-back"} <= set(found)
+    assert "c-dice" not in found  # ("roll" and "back" apart are no rollback)
+    assert "c-set-up" in _found(env, "setup")
+
+
+@pytest.mark.parametrize("words", [["rolled", "back"], ["roll-back"]])
+def test_two_words_side_by_side_find_the_closed_word(env: dict[str, str], words: list[str]) -> None:
+    assert "c-rollback" in _found(env, *words)
+
+
+def test_a_word_no_session_holds_is_named_on_stderr(env: dict[str, str]) -> None:
+    ran = run_deja("search", "rollback", "kubernetes", env=env)
+    assert ran.returncode == 0 and "c-rollback" in ran.stdout
+    assert ran.stderr == "deja: no session holds: kubernetes\n"
+    as_json = run_deja("search", "rollback", "kubernetes", "--json", env=env)
+    found = json.loads(as_json.stdout)
+    assert found["hits"] and found["unmatched"] == ["kubernetes"] and as_json.stderr == ""
+    held = run_deja("search", "rollback", "runbook", env=env)
+    assert held.returncode == 0 and held.stderr == ""
+
+
+def test_a_query_no_session_holds_names_its_words(env: dict[str, str]) -> None:
+    ran = run_deja("search", "kubernetes", "helm", env=env)
+    assert ran.returncode == 0
+    assert ran.stdout == 'No session matches "kubernetes helm"; no session holds: kubernetes helm.\n'
+
+
+def test_a_long_query_no_session_holds_names_its_first_words(env: dict[str, str]) -> None:
+    words = ["zebu", "quokka", "axolotl", "narwhal", "okapi", "dugong", "tapir"]
+    ran = run_deja("search", "rollback", *words, env=env)
+    assert ran.stderr == "deja: no session holds: zebu quokka axolotl narwhal okapi and 2 more\n"
