@@ -6,17 +6,33 @@ failure on one line, and loads none of those for it.
 
 from __future__ import annotations
 
+#: How many characters a cut gives back to end between words rather than inside one; a longer word (a path, a
+#: hash) is cut inside.
+WORD_SLACK = 24
 
-def one_line(text: str, limit: int = 80) -> str:
-    """The first non-empty line of ``text``, trimmed to ``limit`` characters."""
+
+def one_line(text: str, limit: int = 80, words: bool = False) -> str:
+    """The first non-empty line of ``text``, trimmed to ``limit`` characters (with ``words``, between words: ``cut``)."""
     for line in text.splitlines():
         line = " ".join(line.split())
         if line:
-            return cut(line, limit)
+            return cut(line, limit, words)
     return ""
 
 
-def cut(text: str, limit: int | None) -> str:
+def cut(text: str, limit: int | None, words: bool = False) -> str:
     """``text`` whole when it fits in ``limit`` characters (or ``limit`` is None), else cut to them ending in ``…``:
-    a cut is never taken for the whole (a command copied from it would be a broken one: trial20 F5)."""
-    return text if limit is None or len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    a cut is never taken for the whole (a command copied from it would be a broken one: trial20 F5). With ``words``,
+    the cut ends between words (:func:`to_word`)."""
+    if limit is None or len(text) <= limit:
+        return text
+    return (to_word(text, limit - 1) if words else text[: limit - 1]).rstrip() + "…"
+
+
+def to_word(text: str, end: int) -> str:
+    """``text[:end]``, or when ``end`` falls inside a word, up to the space before that word if it is at most
+    ``WORD_SLACK`` characters back: "then `pytest -q` succe…" left an agent to guess what the run did (trial21 F8)."""
+    if end >= len(text) or text[end].isspace():
+        return text[:end]
+    space = text.rfind(" ", 0, end)
+    return text[:space] if space >= 0 and end - space <= WORD_SLACK else text[:end]

@@ -410,12 +410,15 @@ def hidden(text: str, secrets: dict[str, str]) -> str:
     return text
 
 
-def without_secrets(text: str) -> str:
-    """A person's text (a prompt) with its secrets left out: the words a search for it can match.
+def without_secrets(text: str, names: bool = True) -> str:
+    """A person's text (a prompt) with its secrets left out: the words a search for it can match; without ``names``,
+    the name each is assigned to too (``NAME=secret``, ``"name": "secret"``).
 
     The index holds a secret as ``[redacted:…]``, so the pieces of one pasted in a prompt are words no session
     holds, and counted as what the prompt asks, they kept a prompt that carried a password and a token from recalling
-    the session it was about (trial10 F12); nor are the marker's own words asked. Only a text that names a secret or
+    the session it was about (trial10 F12); nor are the marker's own words asked. The name a secret is assigned to is
+    no more what a prompt asks than the secret is: ``AWS_SECRET_ACCESS_KEY=…`` in a prompt about alembic recalled
+    the session where keys were pasted, through that name alone (trial21 F7). Only a text that names a secret or
     holds what may be a key (``may_be_a_key``) loads the rules: most prompts hold a colon or an equals sign, which
     ``as_indexed``'s wider gate would load them for (about 5 ms, on every prompt's hook)."""
     if not may_name_a_secret(text.lower()) and not any(may_be_a_key(word) for word in text.split()):
@@ -423,8 +426,27 @@ def without_secrets(text: str) -> str:
     scrubbed = as_indexed(text)
     while (start := scrubbed.find("[redacted:")) >= 0:
         end = scrubbed.find("]", start)
+        start = start if names else _assigned_from(scrubbed, start)
         scrubbed = scrubbed[:start] + " " + (scrubbed[end + 1 :] if end >= 0 else "")
     return scrubbed
+
+
+def _assigned_from(text: str, start: int) -> int:
+    """Where the name that the secret at ``start`` is assigned to begins (``NAME=``, ``name: ``, ``"name": "``,
+    quotes and blanks around the sign), or ``start`` when it follows no such name (``token ghp_…``, a URL's
+    ``://:secret@``)."""
+    at = start
+    while at and text[at - 1] in " \t\"'":
+        at -= 1
+    if not at or text[at - 1] not in "=:":
+        return start
+    at -= 1
+    while at and text[at - 1] in " \t\"'":
+        at -= 1
+    end = at
+    while at and (text[at - 1].isalnum() or text[at - 1] in "_-."):
+        at -= 1
+    return at if at < end else start
 
 
 def may_be_a_key(word: str) -> bool:

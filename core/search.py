@@ -1485,7 +1485,7 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
         # A match in what a command printed or an edit wrote: the turn that ran it, and that turn's best answer.
         doc = _question_of(segment, meta, segment.message_doc(doc))
         kind = segment.kind(doc)
-    messages = [segment.message(d) for d in _exchange(segment, meta, doc, kind, wanted) if d is not None]
+    messages = [segment.message(d) for d in _exchange(segment, meta, doc, kind) if d is not None]
     return [
         Snippet(role=m.role, text=densest_window(m.text, wanted, width), timestamp=m.timestamp)
         for m in messages
@@ -1508,24 +1508,26 @@ def _question_of(segment: Segment, meta: SessionMeta, doc: int) -> int:
     return doc
 
 
-def _exchange(
-    segment: Segment, meta: SessionMeta, doc: int, kind: int, wanted: set[str]
-) -> tuple[int | None, int | None]:
-    """The question ``doc`` belongs to and the answer to it: the assistant message of that turn holding the most
-    of what is wanted (the last one on a tie, where a turn usually settles things)."""
+def _exchange(segment: Segment, meta: SessionMeta, doc: int, kind: int) -> tuple[int | None, int | None]:
+    """The question ``doc`` belongs to and the answer that closed its turn: the turn's last assistant message with
+    text. The answer holding most of what was wanted was often the agent's opening line ("Running the tests.", which
+    named the command whose output matched) and left out how the turn ended; and a match in a message of tool calls
+    alone (no text) showed no answer at all (trial21 F3)."""
     first, end = meta.first_doc, meta.first_doc + meta.n_docs
-    if kind == KIND_ASSISTANT:
-        question = next(
+    question = (
+        doc
+        if kind == KIND_USER
+        else next(
             (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d).kind == KIND_USER), None
         )
-        return question, doc
-    answer, most = None, -1
-    for d in range(doc + 1, min(end, doc + TURN_DOCS)):
-        next_kind = segment.doc(d).kind
-        if next_kind == KIND_USER:
-            break
-        text = segment.message(d).text if next_kind == KIND_ASSISTANT else ""
-        found = len(set(terms(text)) & wanted) if text.strip() else -1
-        if found >= 0 and found >= most:
-            answer, most = d, found
-    return doc, answer
+    )
+    turn_end = next((d for d in range(doc + 1, end) if segment.doc(d).kind == KIND_USER), end)
+    answer = next(
+        (
+            d
+            for d in range(turn_end - 1, doc - 1 if kind == KIND_ASSISTANT else doc, -1)
+            if segment.doc(d).kind == KIND_ASSISTANT and segment.message(d).text.strip()
+        ),
+        None,
+    )
+    return question, answer

@@ -8,6 +8,7 @@ import time
 from ..core import config, folders
 from ..core.cjson import dump_json, load_json
 from ..core.digests import blake2b
+from ..core.lines import to_word
 from ..core.private import open_private, private_dir, remove
 from ..core.regular_files import open_regular, read_regular
 
@@ -138,15 +139,15 @@ def neutralise(text: str) -> str:
 
 
 def fit(text: str, limit: int) -> str:
-    """``text`` neutralised and cut to at most ``limit`` UTF-8 bytes, an ellipsis marking a cut: bytes, not
-    ``lines.cut``'s characters, for a hook's budget (``frame``) is of bytes."""
+    """``text`` neutralised and cut to at most ``limit`` UTF-8 bytes between words (``lines.to_word``), an ellipsis
+    marking a cut: bytes, not ``lines.cut``'s characters, for a hook's budget (``frame``) is of bytes."""
     text = neutralise(text)
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text
     if limit < 4:
         return ""
-    return data[: limit - 3].decode("utf-8", "ignore").rstrip() + "…"
+    return to_word(text, len(data[: limit - 3].decode("utf-8", "ignore"))).rstrip() + "…"
 
 
 def frame_room(budget: int, *lines: str) -> int:

@@ -74,7 +74,7 @@ def says_the_same(shown: str, concluded: str) -> bool:
     return bool(one and other) and (one.startswith(other) or other.startswith(one))
 
 
-def followed_line(fix: Fix, concluded: str) -> str:
+def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
     """The line saying what followed a past failure (``failures.what_followed``'s ``fix``): what ``deja fix`` says
     fixed it (``failures.fixed_by``: what changed before the failed command run again succeeded, else the commands
     that did not only look), up to a successful run of one like it, else that none succeeded, with the next answer
@@ -83,7 +83,8 @@ def followed_line(fix: Fix, concluded: str) -> str:
 
     Destructive commands (force-push, ``rm -rf``…) are never offered as what fixed it. An answer after a failure
     that was never run again successfully is not offered as its fix either (an agent would read edits to another
-    file as the cure): it is said to be only what came next.
+    file as the cure): it is said to be only what came next. With ``room``, a fix the conclusion names step by step
+    is left to it ("") when the line does not fit ``room`` bytes whole (``_concluded_names``).
     """
     from ..core.destructive import is_destructive
     from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, bare_retry, fixed_by, rerun_differs
@@ -97,10 +98,20 @@ def followed_line(fix: Fix, concluded: str) -> str:
         followed = ", then ".join(safe[-3:]) or answer
         return f"What followed: {followed}" if followed else ""
     # deja fix's "fixed by" (no look, the edit named), commands quoted; a retry's is empty: what passed is said, and how
+    named = fixed_by(fix)
     commands = {step.command for step in fix.steps}
-    steps = [f"`{cut(step, 120)}`" if step in commands else step for step in fixed_by(fix) or [fix.resolved_by]]
+    steps = [f"`{cut(step, 120)}`" if step in commands else step for step in named or [fix.resolved_by]]
     how = f", {RERUN_SAME}" if bare_retry(fix) else f", {RERUN_OTHER}" if rerun_differs(fix) else ""
-    return f"What followed: {', then '.join(steps)} succeeded{how}"
+    line = f"What followed: {', then '.join(steps)} succeeded{how}"
+    return "" if room and len(line.encode()) > room and _concluded_names(named, fix.command, concluded) else line
+
+
+def _concluded_names(fixed_by: list[str], failed: str, concluded: str) -> bool:
+    """Whether the session's conclusion names each step that fixed the failure (the failed command's own rerun
+    aside): "Concluded" then says what "What followed" would, and where both did not fit 512 bytes, each was cut to a
+    fragment ("then `pytest -q tests/test_orders.py` succe…", trial21 F8)."""
+    steps = [step for step in fixed_by if step != failed]
+    return bool(steps) and all(step in concluded for step in steps)
 
 
 def outcome(concluded: str, stopped: str) -> str:

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
 SHOWN_ALREADY = "what matched best was shown in this conversation already"
+#: What a recalled turn's side says when a session before it in the block showed its text.
+SAME_AS_ABOVE = "(the same as above)"
 #: At most this many attached files' names are read.
 ATTACHED_FILES = 5
 #: The longest file name and path a file system allows (Linux's NAME_MAX and PATH_MAX): an attachment past them is no file.
@@ -502,13 +504,13 @@ def recall_for(
     folder, so another project's sessions are named apart from it (:func:`project_label`); ``finding``: each
     session's conclusion follows its turn (a Task asks what past work found, not how it began); ``opening``: the
     prompt opens its conversation, so it follows up on nothing (:func:`is_follow_up`); ``attached``: the names
-    of the files attached to it (:func:`attached_names`). A secret in the prompt is no word of it: no session holds
-    it (``redaction.without_secrets``). ``prompt`` is read as the hook reads a prompt: a log in it cut to what it
+    of the files attached to it (:func:`attached_names`). A secret in the prompt is no word of it, nor the name it
+    is assigned to: no session holds it (``redaction.without_secrets``). ``prompt`` is read as the hook reads a prompt: a log in it cut to what it
     says (``_what_a_log_says``, before the cut: a 26 KB CI log's error lines were past it), then its first
     ``PROMPT_CHARS`` characters."""
     from ..core.redaction import without_secrets
 
-    prompt = without_secrets(_what_a_log_says(prompt).strip()[:PROMPT_CHARS])
+    prompt = without_secrets(_what_a_log_says(prompt).strip()[:PROMPT_CHARS], names=False)
     words, _ = query_terms(prompt)
     if not words:
         return Recall(why="nothing searchable in it")
@@ -565,8 +567,9 @@ def _recall(
     kept = kept[: max(room // SESSION_ROOM, 1)]
     chosen = [hit for hit, _ in kept]
     recall = Recall(why="; ".join(why for _, why in kept))
+    shown: set[str] = set()
     for hit in chosen:
-        recall.lines.extend(_block(index, hit, wanted, room // len(chosen), here, finding))
+        recall.lines.extend(_block(index, hit, wanted, room // len(chosen), here, finding, shown))
         recall.keys.append(_key(hit))
         recall.session_ids.append(hit.session_id)
     return recall
@@ -633,13 +636,16 @@ def _why_none(result: SearchResult, mode: str, asked: Asked, best_held: set[str]
     )
 
 
-def _block(index: Index, hit: Hit, wanted: set[str], room: int, here: str, finding: bool) -> list[str]:
+def _block(index: Index, hit: Hit, wanted: set[str], room: int, here: str, finding: bool, shown: set[str]) -> list[str]:
     """The session's heading, then its best matching turn (question and answer), and with ``finding`` what the
-    session concluded (or the failed command it stopped on), within ``room`` bytes."""
+    session concluded (or the failed command it stopped on), within ``room`` bytes. A side of the turn whose text
+    a session before it in the block showed (``shown``, which this adds to) is said to be the same: chats that
+    repeat another chat's turns showed one question and answer three times over (trial21 F5)."""
     turn = best_turn(index, hit, wanted, room)
     if finding:  # the question the heading's title already says leaves its room to what was found
         turn = [side for side in turn if side.role != "user" or not says_the_same(side.text, hit.title)]
-    lines = [f"  {side.role}: {side.text}" for side in turn]
+    lines = [f"  {side.role}: {SAME_AS_ABOVE if side.text in shown else side.text}" for side in turn]
+    shown.update(side.text for side in turn)
     if finding:
         lines += _finding(index, hit, [side.text for side in turn if side.role == "assistant"])
     where = project_label(hit.project, hit.project_dir, here)

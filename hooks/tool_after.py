@@ -75,17 +75,16 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         sessions = len(rows)  # one row a session
         stopped = failed_at_end(segment, meta)
         concluded = "" if stopped else meta.concluded  # a last answer written before the failure concluded nothing
-        followed = followed_line(what_followed(segment, doc, head, match, dated=False), concluded)
-        lines = [followed] if followed else []
-        if stopped:
-            lines.append(f"The session {stopped}.")
-        elif concluded:
-            lines.append(f"Concluded: {concluded}")
         latest = _latest(ours, call)
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; {latest}:"
         updated = segment.session_keys(segment.doc(doc).ordinal).updated  # (no datetime to decode: see describe)
         where = project_label(meta.project, meta.project_dir, call.project_dir)
-        block = headed(heading(meta.title or meta.asked, where, updated, meta.id), lines, frame_room(BUDGET, head_line))
+        title = heading(meta.title or meta.asked, where, updated, meta.id)
+        room = frame_room(BUDGET, head_line)
+        ending = f"The session {stopped}." if stopped else f"Concluded: {concluded}" if concluded else ""
+        fix = what_followed(segment, doc, head, match, dated=False)
+        followed = followed_line(fix, concluded, room - len(title.encode()) - len(ending.encode()) - 2)
+        block = headed(title, [line for line in (followed, ending) if line], room)
         call.remember([shown])
         return frame([head_line, *block], BUDGET)
     return call.silent("no other session hit this error")

@@ -447,7 +447,9 @@ def test_failed_command_recalls_where_the_error_came_up_and_what_fixed_it(indexe
     )
     body = framed(indexed.run("hook-tool-after", payload).text, 512)
     assert "This error came up before, in 1 past session" in body and API_CHAT in body
-    assert "What followed: `pip install -e .`, then `pytest -q` succeeded" in body
+    # the conclusion names the fix, so it says it whole rather than share the room with "What followed" (trial21 F8)
+    concluded = "Fixed: the api package must be installed with `pip install -e .` before pytest can import `api.cache`."
+    assert f"Concluded: {concluded} All 14 tests pass now." in body and "What followed" not in body
 
 
 def test_tool_failure_event_reads_error_message(indexed: Machine) -> None:

@@ -92,8 +92,10 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     14 filed those runs under the old heads, which the Shell hook's lookup no longer asks for, until rebuilt.
 #:     And an error's key is its message's, without pytest's ``E`` marker and what printed it
 #:     (``errors.error_identity``: ``psql: error:``, ``psycopg2.OperationalError:``); an index of 14 keyed each tool's
-#:     line apart, and a failure printed by another tool would not be found until rebuilt. (One version for both, in
-#:     one release: a user pays one rebuild.)
+#:     line apart, and a failure printed by another tool would not be found until rebuilt. And a session's
+#:     ``concluded`` is its last answer's prose: after its last code block (else before its first), after the files
+#:     its code was for (an index of 14 kept the answer's first 300 characters: an opening line and code); it and
+#:     ``asked`` are cut between words. (One version for the three, in one release: a user pays one rebuild.)
 FORMAT_VERSION = 15
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"

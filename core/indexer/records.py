@@ -26,6 +26,10 @@ TOOL_TEXT_BYTES = 16 * 1024
 #: A segment being written is closed at this many docs (few segments keep search fast; a writer's memory is
 #: bounded by ``index.writer.RUN_DOCS`` whatever a segment's size).
 SEGMENT_MAX_DOCS = 2_000_000
+#: The lines that open and close a fenced code block (Markdown's).
+FENCES = ("```", "~~~")
+#: How many of the files an answer's code was for its conclusion names.
+CODE_FILES = 3
 
 
 def _capped(value: object) -> object:
@@ -95,7 +99,7 @@ def _title(session: Session, stored: list[Message], redact: Callable[[str], str]
 
 def digest(messages: list[Message], project_dir: str, max_files: int = 8) -> tuple[str, str, list[str]]:
     """What a session asked first, what it concluded last, and the files it edited, newest first."""
-    asked = next((one_line(m.text, 200) for m in messages if m.role == "user" and m.text.strip()), "")
+    asked = next((one_line(m.text, 200, words=True) for m in messages if m.role == "user" and m.text.strip()), "")
     concluded = next(
         (
             _conclusion(m.text)
@@ -117,8 +121,44 @@ def digest(messages: list[Message], project_dir: str, max_files: int = 8) -> tup
 
 
 def _conclusion(text: str, limit: int = 300) -> str:
-    flat = " ".join(text.replace("[REDACTED]", " ").split())
-    return cut(flat, limit)
+    """What an answer concluded, on one line of at most ``limit`` characters: its prose. An answer with code blocks is
+    said by its prose after the last block (where it sums up the change; else its prose before the first), after the
+    files the code was for: an editor chat's last answer, "I'll help you apply dark mode … Here are the necessary
+    changes: ```scss:src/global.scss …", was cut mid-code, its summary after the code never shown (trial21 F5)."""
+    prose, files = _prose_and_code(text.replace("[REDACTED]", " "))
+    said = next((part for part in (prose[-1], prose[0]) if part.strip()), "")
+    if files:
+        named = ", ".join(files[:CODE_FILES]) + (
+            f" and {len(files) - CODE_FILES} more" if len(files) > CODE_FILES else ""
+        )
+        said = f"Code for {named}. {said}"
+    return cut(" ".join(said.split()), limit, words=True)
+
+
+def _prose_and_code(text: str) -> tuple[list[str], list[str]]:
+    """``text``'s prose between its fenced code blocks (the first part before the first block, the last after the
+    last: empty when the text ends inside one), and the files its blocks were for (a fence's ``lang:path``, as Cursor
+    writes it)."""
+    parts: list[list[str]] = [[]]
+    files: list[str] = []
+    fence = ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+                parts.append([])
+            continue
+        if stripped.startswith(FENCES):
+            fence = stripped[:3]
+            info = stripped.lstrip(fence[0]).strip()
+            if ":" in info and (path := info.rpartition(":")[2].strip()) and path not in files:
+                files.append(path)
+            continue
+        parts[-1].append(line)
+    if fence:
+        parts.append([])
+    return ["\n".join(part) for part in parts], files
 
 
 def session_from_index(meta: SessionMeta, messages: list[Message]) -> Session:
