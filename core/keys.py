@@ -99,6 +99,10 @@ _VALUE_FLAGS = {
     "conda run": ("-n", "--name", "-p", "--prefix"),
 }
 _NO_FLAGS: tuple[str, ...] = ()
+#: Test runners, which take no subcommand but many flags with a value (``pytest -k login``, ``jest -t name``): the
+#: word after a flag of theirs is no subcommand. Any other program's flag is taken for a switch (``mvn -q test``,
+#: ``apt-get -y install``: review41b H2), but those ``_VALUE_FLAGS`` lists.
+_TEST_RUNNERS = ("pytest", "py.test", "jest", "vitest", "mocha", "rspec", "phpunit", "ava")
 #: Programs whose subcommand is a group of subcommands, and take one word more: ``docker compose up`` and
 #: ``docker compose logs`` are two commands, as ``kubectl rollout restart`` and ``kubectl rollout status`` are,
 #: ``git stash pop`` and ``git stash``. A program named alone (``gh``, ``aws``, ``gcloud``, ``az``) groups every
@@ -435,7 +439,7 @@ def command_head(command: str) -> str:
     flags = _VALUE_FLAGS.get(name, _NO_FLAGS)
     if name in _INTERPRETERS:
         return _script_head(program, words[1:], flags, _INTERPRETERS[name])
-    operands = _operands(words[1:], flags, name in _VALUE_FLAGS)
+    operands = _operands(words[1:], flags, name not in _TEST_RUNNERS)
     if not operands or not _subcommand(operands[0]):
         return program
     head = f"{program} {operands[0]}"
@@ -452,7 +456,7 @@ def _script_head(program: str, args: list[str], flags: tuple[str, ...], inline: 
     at = args.index(operands[0]) if operands else 0
     script = operands[0].rstrip("/").rsplit("/", 1)[-1] if operands else ""
     if not script or any(_gives_code(word, inline) for word in args[:at]):
-        return program  # (nothing run, code given inline, or a folder: ``node --test tests/``)
+        return program  # (nothing run, or code given inline)
     head = f"{program} -m {script}" if at and args[at - 1] == "-m" else f"{program} {script}"
     own = _operands(args[at + 1 :], _NO_FLAGS, False)  # (the script's own flags: which take a value is unknown)
     return f"{head} {own[0]}" if own and _subcommand(own[0]) else head
@@ -488,9 +492,9 @@ def _operands(args: list[str], flags: tuple[str, ...], known: bool) -> list[str]
     ``make -j 4``), no toolchain (``cargo +nightly``), no setting (``make V=1``) and no redirection; none of a
     here-document's text (``python3 - <<EOF``, then the script: on one line, as the index keeps a command).
 
-    ``known``: ``flags`` are every flag of the program that takes a value, so another is a switch. Otherwise
-    (``pytest``, a script's own: ``pytest -k login``, ``train.py --device cuda``) a flag alone may take the next word,
-    which is then no subcommand: the operands end there."""
+    ``known``: another flag than ``flags`` is taken for a switch. Otherwise (a test runner's, a script's own:
+    ``pytest -k login``, ``train.py --device cuda``) a flag alone may take the next word, which is then no
+    subcommand: the operands end there."""
     operands: list[str] = []
     skip = False
     for word in args:

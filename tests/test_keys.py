@@ -162,13 +162,20 @@ def test_a_script_is_its_interpreters_head(command: str, head: str) -> None:
         ("time -f %e make test", "make test"),
         ("node --test tests/", "node tests"),
         ("bash scripts/", "bash scripts"),
+        ("jest -t login", "jest"),
+        ("mvn -q test", "mvn test"),
+        ("apt-get -y install jq", "apt-get install"),
+        ("pip -q install requests", "pip install"),
+        ("systemctl --user restart api", "systemctl restart"),
+        ("ruff --fix check .", "ruff check"),
     ],
 )
 def test_a_flag_of_a_program_deja_has_no_table_for_may_take_the_next_word(command: str, head: str) -> None:
     """Which flags of ``pytest``, a module or a script take a value is unknown: the word after such a flag is no
     subcommand (``python -m pytest -k test_login`` was ``python -m pytest test_login``, so the passing ``python -m
     pytest`` was no rerun of it: review41a H1). A wrapper's value is skipped (``--env-file .env`` made ``.env python``:
-    M1), and a folder run is named without its slash (``node --test tests/`` was ``node `` : L1)."""
+    M1), and a folder run is named without its slash (``node --test tests/`` was ``node `` : L1). Another program's
+    flag is a switch: ``mvn -q test`` stays ``mvn test`` (review41b H2)."""
     assert command_head(command) == head
 
 
