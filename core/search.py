@@ -59,7 +59,7 @@ from .text import (
     term_positions,
     terms,
 )
-from .thesaurus import Compound, closed_compounds, related, says_spaced
+from .thesaurus import RELATED_WEIGHT, Compound, closed_compounds, related, says_spaced
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a prompt that recalls nothing never)
@@ -337,7 +337,8 @@ def _score_docs(
     holds unstemmed when a text wrote it in mixed case (``text.spellings``): matched as written too, its idf the
     term's where the stem is in no doc. ``compounds`` maps a term that is a compound's closed word (``rollback``) to
     the compound (``thesaurus.closed_compounds``): a doc saying its two words side by side (``rolled back``) holds the
-    term nearly, at its first word's idf.
+    term nearly, at ``RELATED_WEIGHT`` of its first word's idf (a spaced match outranked the closed word: "check out the
+    docs" came before "git checkout main", review41b H1).
     """
     scores = _Scores(_doc_bits(index))
     idfs: dict[str, float] = {}
@@ -368,7 +369,7 @@ def _score_docs(
             if _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budget, known):
                 reached.add(term)
         if (compound := compounds.get(term)) and _add_postings(
-            index, compound.first, part, 1 << bit, True, filters, scores, budget, known, compound
+            index, compound.first, part * RELATED_WEIGHT, 1 << bit, True, filters, scores, budget, known, compound
         ):
             reached.add(term)
     return scores, idfs, reached.union(idfs)

@@ -329,9 +329,18 @@ def _closed_words(query: str) -> list[tuple[list[str], str]]:
     found: list[tuple[list[str], str]] = []
     for word, after in _side_by_side(query):
         for compound in _BY_SECOND.get(after, ()):
-            if token_terms(word)[:1] == [compound.first]:
+            if _joins(word, compound):
                 found.append(([compound.first, *token_terms(after)[:1]], compound.closed))
     return found
+
+
+def _joins(word: str, compound: Compound) -> bool:
+    """Whether ``word``, written before ``compound``'s second word, is its first in a form the stemmer joins (``rolled``
+    back, ``user`` names); before a particle ("in", "up", "out"), not in its ``-s`` form, more often a noun's plural
+    than a verb's: "the logs in production" is no login, "checks out" no checkout (review41b H1)."""
+    if token_terms(word)[:1] != [compound.first]:
+        return False
+    return bool(compound.second_term) or not word.endswith("s") or word.endswith("ss")
 
 
 def closed_compounds(words: list[str]) -> dict[str, Compound]:
@@ -353,7 +362,7 @@ def says_spaced(text: str, compound: Compound) -> bool:
         start = at
         while start and text[start - 1].isalpha():
             start -= 1
-        if (end == len(text) or not text[end].isalnum()) and token_terms(text[start:at])[:1] == [compound.first]:
+        if (end == len(text) or not text[end].isalnum()) and _joins(text[start:at], compound):
             return True
         at = text.find(needle, at + 1)
     return False

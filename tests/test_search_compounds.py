@@ -14,6 +14,10 @@ CHATS = [
     ("c-roll-back", "Can we roll-back a migration?", "Only the reversible ones."),
     ("c-set-up", "How do I set up the runner?", "Register it with the token and start the service."),
     ("c-dice", "The dice roll goes back to one.", "A seeded generator repeats it."),
+    ("c-logs", "I saw the errors in the logs in production.", "They rotate daily."),
+    ("c-login", "The login page returns 401.", "The session cookie was not set."),
+    ("c-docs", "Check out the docs for the retry decorator.", "It waits longer each time."),
+    ("c-git-checkout", "git checkout main fails.", "Commit your changes first."),
     *ROUTINE_CHATS,
 ]
 
@@ -34,6 +38,14 @@ def test_a_closed_word_finds_its_two_words_side_by_side_and_hyphenated(env: dict
     assert {"c-rolled-back", "c-rollback", "c-roll-back"} <= set(found)
     assert "c-dice" not in found  # ("roll" and "back" apart are no rollback)
     assert "c-set-up" in _found(env, "setup")
+
+
+def test_a_plural_before_a_particle_is_no_compound_and_a_spaced_match_ranks_below_the_word(env: dict[str, str]) -> None:
+    """A plural before a particle is no compound ("the logs in production" is no login), and a spaced match ranks
+    below the closed word: "check out the docs" came first for ``deja search checkout`` (review41b H1)."""
+    assert _found(env, "login")[0] == "c-login" and "c-logs" not in _found(env, "login")
+    checkout = _found(env, "checkout")
+    assert checkout.index("c-git-checkout") < checkout.index("c-docs"), checkout
 
 
 @pytest.mark.parametrize("words", [["rolled", "back"], ["roll-back"]])
