@@ -30,18 +30,21 @@ PATH = r"(?:[A-Za-z]:)?[\w.~-]*[/\\][\w./\\~-]+"
 NUMBER = r"\d+(?:\.\d+)?"
 QUOTED = r"(['\"`]).*?\1"
 #: What says who printed an error, not what it is, before its message (``error_identity``): one program's name
-#: (``psql:``, ``fatal:``), then levels and exception classes (``error:``, ``FATAL:``, ``psycopg2.OperationalError:``,
-#: SQLAlchemy's ``(psycopg2.OperationalError)``), each followed by blanks. ASCII, as programs and classes name
+#: (``psql:``), then levels and exception classes (``error:``, ``FATAL:``, ``psycopg2.OperationalError:``,
+#: SQLAlchemy's ``(psycopg2.OperationalError)``), each followed by blanks: a program's name alone is none of it
+#: (``cat: a.yaml: No such file or directory`` and ``bash: ./x.sh: …`` are two errors, their paths left out, and
+#: unittest's ``FAIL: test_x`` is no ``ERROR: test_x``: review41b M4). ASCII, as programs and classes name
 #: themselves. A name with a dot is a class's, never a program's: ``app.py: No such file`` names its file.
 EXCEPTION_CLASS = r"(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z0-9_]*(?:Error|Exception)"
 PRINTED_BY = (
     r"(?:[A-Za-z][A-Za-z0-9_-]*:[ \t]+)?"
-    rf"(?:(?:(?i:error|fatal)|{EXCEPTION_CLASS}):[ \t]+|\({EXCEPTION_CLASS}\)[ \t]+)*"
+    rf"(?:(?:(?i:error|fatal)|{EXCEPTION_CLASS}):[ \t]+|\({EXCEPTION_CLASS}\)[ \t]+)+"
 )
 #: How many words (runs of letters, quoted values and paths left out) a message needs to be an error's identity
 #: without what printed it: ``Connection refused``, ``command not found``, ``No module named 'x'`` or ``'x'`` alone
-#: (``KeyError: 'x'``) say too little, and are known by their whole line.
-MESSAGE_WORDS = 4
+#: (``KeyError: 'x'``) say too little, nor does ``could not find file`` (``tsc: error:`` and ``msbuild: error:``'s),
+#: and are known by their whole line.
+MESSAGE_WORDS = 5
 
 #: Under ``(?i)`` an ASCII letter of a pattern matches its two cases and, outside ASCII, these four: İ and ı match
 #: i, ſ s and the Kelvin sign k (``str.lower`` would make ``İ`` two characters, and leave the others as they are).
@@ -110,7 +113,13 @@ def error_identity(line: str) -> str:
 
 def printed_by(line: str) -> int:
     """Where ``PRINTED_BY`` ends, matched at the start of ``line`` (0: it finds nothing)."""
-    end = _program_end(line)
+    program = _program_end(line)
+    end = _levels_end(line, program)
+    return end if end > program else _levels_end(line, 0) if program else 0
+
+
+def _levels_end(line: str, end: int) -> int:
+    """Where the levels and exception classes of ``PRINTED_BY`` from ``end`` on end (``end``: none there)."""
     while True:
         token = _token_end(line, end)
         if line.startswith("(", end):

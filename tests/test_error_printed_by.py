@@ -14,10 +14,12 @@ import time
 from pathlib import Path
 
 import msgspec
+import pytest
 from harness import run_deja
 from test_upgrade_format import _as_an_older_deja_wrote_it
 
 from deja.core.index import FORMAT_VERSION, MANIFEST, index_dir
+from deja.core.keys import error_key
 from deja.core.writers.cursor_agent import (
     chat_dir_for,
     shell_result_text,
@@ -131,3 +133,18 @@ def test_two_short_errors_of_different_programs_stay_apart(fake_home: Path) -> N
     assert run_deja("index").returncode == 0
     text = _after_failure(helm, "helm pull acme/api", "helm: error: not found")
     assert "in 1 past session" in text and "`deja show c-helm`" in text and "c-curl" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("cat: config/app.yaml: No such file or directory", "bash: ./scripts/deploy.sh: No such file or directory"),
+        ("FAIL: test_login (tests.test_auth.LoginTest)", "ERROR: test_login (tests.test_auth.LoginTest)"),
+        ("tsc: error: could not find file", "msbuild: error: could not find file"),
+    ],
+)
+def test_a_programs_name_alone_or_a_short_message_keeps_two_errors_apart(one: str, other: str) -> None:
+    """What printed an error is left out only with a level or class after it: ``cat:`` and ``bash:``'s missing files
+    were one error (every missing file of every program), as were unittest's FAIL and ERROR of one test; a message of
+    four words says too little to join two programs' errors (review41b M4)."""
+    assert error_key(one) != error_key(other)

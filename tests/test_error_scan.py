@@ -161,7 +161,7 @@ def test_random_lines_end_what_printed_an_error_where_the_pattern_ends_it() -> N
     rng = random.Random(44)
     lines = ["".join(rng.choice(PRINTER_PIECES) for _ in range(rng.randint(0, 12))) for _ in range(30_000)]
     _same_end(lines)
-    assert sum(errors.printed_by(line) > 0 for line in lines) > 1_000
+    assert sum(errors.printed_by(line) > 0 for line in lines) > 500  # (a program alone is none: review41b M4)
 
 
 def _same_end(lines: list[str]) -> None:
