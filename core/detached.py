@@ -84,17 +84,24 @@ def lower_priority(pid: int, *, own_session: bool) -> None:
             os.close(group)
 
 
+def python_module(module: str, *args: str) -> list[str]:
+    """The command that runs ``module`` in this interpreter with ``-P``: the caller's folder (a hook's or the MCP
+    server's may be a cloned repository) is not put first on the import path, so a ``msgspec.py`` there is not what
+    deja's process imports (review41b M6)."""
+    return [sys.executable, "-P", "-m", module, *args]
+
+
 def start_index() -> int:
     """``deja index`` started detached, as this interpreter runs it: the build a hook or the MCP server hands a
     missing or unreadable index to. Its pid; raises OSError when it cannot start."""
-    return start([sys.executable, "-m", "deja.interfaces.entry", "index"])
+    return start(python_module("deja.interfaces.entry", "index"))
 
 
 def start_catch_up() -> int:
     """``python -m deja.core.indexer catch-up`` started detached: what a read does before it answers (the cheap
     check, a refresh of what it finds changed, a walk started when one is due), handed on by a hook that answers from
     the index as it stands. Its pid; raises OSError when it cannot start."""
-    return start([sys.executable, "-m", "deja.core.indexer", "catch-up"])
+    return start(python_module("deja.core.indexer", "catch-up"))
 
 
 def running(pid: int) -> bool:

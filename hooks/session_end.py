@@ -25,7 +25,6 @@ waits for it, and finds the chat as recorded: it reads nothing again.
 from __future__ import annotations
 
 import os
-import sys
 
 from ..core.cjson import dump_json
 from .call import HookCall, request_build
@@ -198,7 +197,7 @@ def _ingest_later(payload: dict) -> int | None:
     from ..core import detached
 
     kept = dump_json({k: payload[k] for k in KEPT_FIELDS if k in payload})
-    argv = [sys.executable, "-m", "deja.interfaces.entry", "hook-session-end"]
+    argv = detached.python_module("deja.interfaces.entry", "hook-session-end")
     try:
         return detached.start(argv, stdin=kept, env={**os.environ, WAIT_VARIABLE: "1"})
     except OSError:

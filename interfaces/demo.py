@@ -14,7 +14,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from ..core.detached import python_module
 from ..core.index import Index
 from ..core.indexer import refresh
 from ..core.library import find_session, newest_sessions
@@ -171,7 +171,7 @@ def _cursor_payload(event: str, project: str, fields: dict[str, Any]) -> dict[st
 def _injected(command: str, payload: dict[str, Any]) -> str:
     """The ``additional_context`` that ``deja <command>`` prints for ``payload``, or ""."""
     ran = subprocess.run(
-        [sys.executable, "-m", "deja.interfaces.entry", command],
+        python_module("deja.interfaces.entry", command),
         input=orjson.dumps(payload),
         capture_output=True,
         timeout=30,

@@ -48,7 +48,7 @@ class Refresher:
         #: A check runs (the first one, as it starts) or is asked for; the server asks for no other meanwhile.
         self.busy = True
         self._process: Popen[bytes] = subprocess.Popen(
-            [sys.executable, "-m", "deja.interfaces.mcp_refresh", home],
+            detached.python_module("deja.interfaces.mcp_refresh", home),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=None,  # its warnings go where the server's do

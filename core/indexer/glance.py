@@ -12,7 +12,6 @@ nothing changed pays for a few hundred ``stat`` calls and little else.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from itertools import islice
 
@@ -329,7 +328,7 @@ def start_walk(directory: StrPath) -> None:
 
     try:
         write_private(os.path.join(directory, WALK_STAMP), b"")
-        detached.start([sys.executable, "-m", "deja.core.indexer"])
+        detached.start(detached.python_module("deja.core.indexer"))
     except OSError:
         return
 
