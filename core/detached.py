@@ -99,8 +99,8 @@ def start_index() -> int:
 
 def start_catch_up() -> int:
     """``python -m deja.core.indexer catch-up`` started detached: what a read does before it answers (the cheap
-    check, a refresh of what it finds changed, a walk started when one is due), handed on by a hook that answers from
-    the index as it stands. Its pid; raises OSError when it cannot start."""
+    check, a refresh of what it finds changed; no walk), handed on by a hook that answers from the index as it
+    stands. Its pid; raises OSError when it cannot start."""
     return start(python_module("deja.core.indexer", "catch-up"))
 
 

@@ -393,7 +393,8 @@ class HookCall:
                 self.notes.append(f"{exc}; {request_build(self.home)}")
                 self._index = False
             else:
-                if started := request_catch_up(self.home):
+                tool = self.event.lower() in TOOL_EVENTS  # (an agent's pace: many a minute)
+                if started := request_catch_up(self.home, TOOL_CATCH_UP_SECONDS if tool else CATCH_UP_SECONDS):
                     self.notes.append(started)
         return self._index or None
 
@@ -676,21 +677,25 @@ def request_build(home: str) -> str:
         return f"cannot start a background index build: {exc}"
 
 
-#: A hook that finds the index neither wholly checked nor refreshed for this long has a read's catch-up started,
-#: detached: a chat written while no hook ran (cursor-agent killed, an editor window closed, chats from before the
-#: last ``deja index``) reached no hook until a CLI or MCP read looked (trial21 F6). At most one start per this many
-#: seconds, whatever number of hooks fire: the catch-up costs a process and a few hundred ``stat`` calls.
+#: A session's or a prompt's hook that finds the index neither wholly checked nor refreshed for this long has a
+#: catch-up started, detached: a chat written while no hook ran (cursor-agent killed, an editor window closed, chats
+#: from before the last ``deja index``) reached no hook until a CLI or MCP read looked (trial21 F6). At most one start
+#: per this many seconds, whatever number of hooks fire: the catch-up costs a process and a few hundred ``stat``
+#: calls, and starts no walk of every chat (a read's business: at 100k chats a walk is seconds of CPU).
 CATCH_UP_SECONDS = 30
+#: A tool call's hook waits this long instead: an agent makes many a minute, and a catch-up each 30 s while it works
+#: cost a process start and the cheap check each time (review41b M3).
+TOOL_CATCH_UP_SECONDS = 600
 #: The folder of the claims that make one hook, of those that fire at once, the one that starts the catch-up.
 CATCH_UP_CLAIMS = "catch-up"
 
 
-def request_catch_up(home: str) -> str:
-    """Start the catch-up a read makes (``detached.start_catch_up``) when the index was last wholly checked or
-    refreshed ``CATCH_UP_SECONDS`` ago or more; what it did, for the log ("" when nothing was due).
+def request_catch_up(home: str, seconds: int) -> str:
+    """Start a read's catch-up without its walk (``detached.start_catch_up``) when the index was last wholly checked or
+    refreshed ``seconds`` ago or more; what it did, for the log ("" when nothing was due).
 
     The hook answers from the index as it stands and does not wait: the next hook sees what the catch-up read. Of
-    the hooks that find it due in one span of ``CATCH_UP_SECONDS`` (a sessionStart and its first prompt, tool
+    the hooks that find it due in one span of ``seconds`` (a sessionStart and its first prompt, tool
     calls side by side), the one that creates that span's claim file starts it; one that ends meanwhile dates the
     index anew, so the next span starts none. (Two hooks on either side of a span's end may both start one: the
     second then finds the index locked, or nothing changed.)
@@ -700,10 +705,10 @@ def request_catch_up(home: str) -> str:
     directory = os.path.join(home, INDEX)
     now = time.time()
     looked = max(_modified(os.path.join(directory, name)) for name in (WHOLE_STAMP, FRESHNESS_RECORD))
-    if now - looked < CATCH_UP_SECONDS:
+    if now - looked < seconds:
         return ""
     folder = os.path.join(home, "hooks", CATCH_UP_CLAIMS)
-    claim = f"{now // CATCH_UP_SECONDS:.0f}"
+    claim = f"{now // seconds:.0f}"
     try:
         private_dir(folder)
         os.close(os.open(os.path.join(folder, claim), CLAIM_FLAGS, 0o600))

@@ -13,12 +13,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from test_hooks import Machine, cursor, framed
+from test_hooks import Machine, cursor, cursor_tool, framed
 
+from deja.core.detached import python_module
 from deja.core.index import Index, index_dir
 from deja.core.index.format import FRESHNESS_RECORD, WHOLE_STAMP
+from deja.core.indexer.glance import WALK_STAMP
 from deja.core.writers.cursor_agent import assistant_turn, turn_ended, user_turn
-from deja.hooks.call import CATCH_UP_SECONDS
+from deja.hooks.call import CATCH_UP_SECONDS, TOOL_CATCH_UP_SECONDS
 
 CHAT = "5e9e0000-0000-4000-8000-00000000f6f6"
 TITLE = "Sentry source maps missing"
@@ -123,3 +125,27 @@ def test_hooks_that_fire_together_start_one_catch_up(indexed: Machine) -> None:
 def test_a_hook_after_a_recent_check_starts_nothing(indexed: Machine) -> None:
     indexed.run("hook-context", cursor("sessionStart", "c-f6-4", indexed.api))
     assert "catching up" not in indexed.log()  # the index was just built: no process to spare
+
+
+def test_a_tool_calls_hook_waits_ten_minutes_for_a_catch_up(indexed: Machine) -> None:
+    """An agent makes many tool calls a minute: each 30 s, one started a process and the cheap check (review41b M3)."""
+    shell = {"command": "pytest -q"}
+    _age_the_index(indexed, CATCH_UP_SECONDS + 5)
+    indexed.run("hook-tool", cursor_tool("preToolUse", "c-m3-1", indexed.api, "Shell", shell))
+    assert "catching up" not in indexed.log()
+    _age_the_index(indexed, TOOL_CATCH_UP_SECONDS + 5)
+    indexed.run("hook-tool", cursor_tool("preToolUse", "c-m3-2", indexed.api, "Shell", shell))
+    assert indexed.log().count("catching up in a background process") == 1, indexed.log()
+
+
+def test_a_hooks_catch_up_starts_no_walk_of_every_chat(indexed: Machine) -> None:
+    """A walk is seconds of CPU at 100k chats: a hook's catch-up, every 30 s while prompts come, started one each
+    minute (review41b M3). The reads start it when it is due."""
+    directory = index_dir(indexed.deja_home)
+    record = directory / FRESHNESS_RECORD
+    fields = json.loads(record.read_bytes())
+    record.write_text(json.dumps({**fields, "walked_at": time.time() - 3600}))  # a walk long due
+    (directory / WALK_STAMP).unlink(missing_ok=True)
+    ran = subprocess.run(python_module("deja.core.indexer", "catch-up"), env=indexed.env, timeout=120)
+    assert ran.returncode == 0
+    assert not (directory / WALK_STAMP).exists()

@@ -169,9 +169,11 @@ def catch_up(
     lock_timeout: float = 0.0,
     verify: bool = False,
     found: glance.Check | None = None,
+    walk: bool = True,
 ) -> RefreshResult:
     """Refresh what the cheap check (``glance``) finds changed, or ``found``, the check the caller has just made;
-    when nothing changed, the index's counts as they are: what a read does first.
+    when nothing changed, the index's counts as they are: what a read does first (without ``walk``, no walk is
+    started: a hook's catch-up).
 
     Without a record of a full walk (a first build, a damaged index), this walks every chat. A walk that is due
     otherwise starts in a detached process after this refresh, which does not wait for it. (``deja index`` walks
@@ -196,7 +198,7 @@ def catch_up(
             verify=verify,
             seen_folders=found.folders,
         )
-    if found.walk_due:
+    if found.walk_due and walk:
         glance.start_walk(directory)
     return result
 
