@@ -55,6 +55,7 @@ from .mcp_stdio import answering_stdio
 # The engine (index, search, views) loads in the warm-up's thread, beside the handshake, never on the import path:
 # start-up is the SDK's import and little else (bench/bench_mcp.py measures both).
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from datetime import datetime
 
     from ..core.index import Index, Segment, SessionMeta
@@ -396,13 +397,16 @@ def unknown_project(index: Index, project: str | None) -> str:
     )
 
 
-def no_match(index: Index, query: str, filters: Filters, given: dict[str, str | None]) -> str:
+def no_match(
+    index: Index, query: str, filters: Filters, given: dict[str, str | None], unmatched: Sequence[str] = ()
+) -> str:
     """Why a search found nothing, as ``deja search`` says it (``fastpath.why_no_match``): an unknown project, words
-    too common to search, or the filters (named as given: ``project='shop'``) that turned its matches away."""
+    too common to search, the filters (named as given: ``project='shop'``) that turned its matches away, or the words
+    no session holds (``unmatched``)."""
     from .fastpath import why_no_match
 
     flags = [f"{name}={echoed(value, PATH_CHARS)!r}" for name, value in given.items() if value]
-    return unknown_project(index, filters.project) or why_no_match(index, query, filters, flags)
+    return unknown_project(index, filters.project) or why_no_match(index, query, filters, flags, unmatched)
 
 
 def work_answer(index: Index, mode: str, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
@@ -568,7 +572,7 @@ class Tools:
         project, date and the passages that matched. Use it before solving something that may have been solved
         before. Pass an id to `show` to read the session."""
         from ..core.search import Filters, search
-        from .fastpath import searched_words
+        from .fastpath import held_by_none, searched_words
         from .views import search_json, search_text
 
         if not query.strip():
@@ -582,10 +586,11 @@ class Tools:
         words = searched_words(query).strip()
         result = search(index, words, filters=filters, limit=within("limit", limit, 1, 20), relative=True)
         result = fit_text(result)
-        if result.hits:
-            return answer(search_text(result), search_json(result))
+        if result.hits:  # (the words it was found without named last, as deja search names them on stderr)
+            held = f"\n{held_by_none(result.unmatched)}." if result.unmatched else ""
+            return answer(search_text(result) + held, search_json(result))
         given = {"project": project, "source": source, "since": since}
-        return answer(no_match(index, query.strip(), filters, given), search_json(result))
+        return answer(no_match(index, query.strip(), filters, given, result.unmatched), search_json(result))
 
     def show(
         self,

@@ -274,6 +274,20 @@ def test_search_answers_text_and_the_cli_json(history: History, tmp_path: Path) 
     run(history, tmp_path, scenario)
 
 
+def test_search_names_the_words_no_session_holds(history: History, tmp_path: Path) -> None:
+    """As ``deja search`` names them on stderr, the text the model reads names them: it said nothing of them, and the
+    model could not tell its results were found without them (review41b L7)."""
+
+    async def scenario(session: ClientSession) -> None:
+        found = await ok(session, "search", query="redis cache zeppelin")
+        assert "Redis cache goes stale" in text(found) and text(found).endswith("no session holds: zeppelin.")
+        assert found.structured_content["unmatched"] == ["zeppelin"]
+        none = await ok(session, "search", query="zeppelin quokka")
+        assert text(none) == 'No session matches "zeppelin quokka"; no session holds: zeppelin quokka.', text(none)
+
+    run(history, tmp_path, scenario)
+
+
 def test_search_filters_by_project_source_and_time(history: History, tmp_path: Path) -> None:
     async def scenario(session: ClientSession) -> None:
         async def ids(**arguments: Any) -> set[str]:
