@@ -207,6 +207,9 @@ def test_stats_of_one_project(sample: Sample) -> None:
     assert (unknown.returncode, unknown.stdout) == (0, said)
     assert run_deja("search", "docker", "--project", "nope").stdout == said
     assert run_deja("stats", "--project", "/").returncode == 2
+    api = sample.history.projects["api"]
+    here = run_deja("stats", "--project", ".", cwd=api).stdout.splitlines()[0]
+    assert here == f"3 sessions, 11 messages in {api}", here  # the folder `.` names (review41a L3)
 
 
 def test_help_explains_every_command(sample: Sample) -> None:
