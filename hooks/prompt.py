@@ -35,8 +35,11 @@ if TYPE_CHECKING:
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
 SHOWN_ALREADY = "what matched best was shown in this conversation already"
-#: What a recalled turn's side says when a session before it in the block showed its text.
-SAME_AS_ABOVE = "(the same as above)"
+#: What a recalled turn's side says when a session before it in the block showed its text: which one (its id's
+#: first characters, as its heading's ``deja show`` gives it whole).
+SAME_AS = "(the same as {}'s above)"
+#: What a recalled turn says when a session before it in the block showed both its sides.
+SAME_TURN_AS = "  (the same turn as {}'s above)"
 #: At most this many attached files' names are read.
 ATTACHED_FILES = 5
 #: The longest file name and path a file system allows (Linux's NAME_MAX and PATH_MAX): an attachment past them is no file.
@@ -567,7 +570,7 @@ def _recall(
     kept = kept[: max(room // SESSION_ROOM, 1)]
     chosen = [hit for hit, _ in kept]
     recall = Recall(why="; ".join(why for _, why in kept))
-    shown: set[str] = set()
+    shown: dict[str, str] = {}
     for hit in chosen:
         recall.lines.extend(_block(index, hit, wanted, room // len(chosen), here, finding, shown))
         recall.keys.append(_key(hit))
@@ -636,16 +639,26 @@ def _why_none(result: SearchResult, mode: str, asked: Asked, best_held: set[str]
     )
 
 
-def _block(index: Index, hit: Hit, wanted: set[str], room: int, here: str, finding: bool, shown: set[str]) -> list[str]:
+def _block(
+    index: Index, hit: Hit, wanted: set[str], room: int, here: str, finding: bool, shown: dict[str, str]
+) -> list[str]:
     """The session's heading, then its best matching turn (question and answer), and with ``finding`` what the
     session concluded (or the failed command it stopped on), within ``room`` bytes. A side of the turn whose text
-    a session before it in the block showed (``shown``, which this adds to) is said to be the same: chats that
-    repeat another chat's turns showed one question and answer three times over (trial21 F5)."""
+    a session before it in the block showed (``shown``: text -> that session's id cut to 8, which this adds to) is
+    said to be that session's: chats that repeat another chat's turns showed one question and answer three times
+    over (trial21 F5), and "(the same as above)" read as the entry just above's, which it was not (review41c M3)."""
     turn = best_turn(index, hit, wanted, room)
     if finding:  # the question the heading's title already says leaves its room to what was found
         turn = [side for side in turn if side.role != "user" or not says_the_same(side.text, hit.title)]
-    lines = [f"  {side.role}: {SAME_AS_ABOVE if side.text in shown else side.text}" for side in turn]
-    shown.update(side.text for side in turn)
+    sources = {shown.get(side.text, "") for side in turn}
+    if turn and len(sources) == 1 and (source := sources.pop()):
+        lines = [SAME_TURN_AS.format(source)]
+    else:
+        lines = [
+            f"  {side.role}: {SAME_AS.format(shown[side.text]) if side.text in shown else side.text}" for side in turn
+        ]
+    for side in turn:
+        shown.setdefault(side.text, hit.session_id[:8])
     if finding:
         lines += _finding(index, hit, [side.text for side in turn if side.role == "assistant"])
     where = project_label(hit.project, hit.project_dir, here)

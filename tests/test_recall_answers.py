@@ -249,7 +249,7 @@ def test_a_turn_two_chats_repeat_is_shown_once(fake_home: Path) -> None:
     recalled = hook_prompt(dict(os.environ), "the settings toggle between light and dark mode", str(notes))
     assert "d0000000-0000-4000-8000-000000000002" in recalled and "d0000000-0000-4000-8000-000000000003" in recalled
     assert recalled.count(REPEATED[0]) == 1 and recalled.count(REPEATED[1]) == 1, recalled
-    assert "user: (the same as above)" in recalled and "assistant: (the same as above)" in recalled
+    assert "  (the same turn as d0000000's above)\n" in recalled, recalled  # (which one: review41c M3)
 
 
 def test_a_line_cut_to_fit_ends_between_words(fake_home: Path) -> None:
