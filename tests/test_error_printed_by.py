@@ -140,11 +140,16 @@ def test_two_short_errors_of_different_programs_stay_apart(fake_home: Path) -> N
     [
         ("cat: config/app.yaml: No such file or directory", "bash: ./scripts/deploy.sh: No such file or directory"),
         ("FAIL: test_login (tests.test_auth.LoginTest)", "ERROR: test_login (tests.test_auth.LoginTest)"),
-        ("tsc: error: could not find file", "msbuild: error: could not find file"),
     ],
 )
 def test_a_programs_name_alone_or_a_short_message_keeps_two_errors_apart(one: str, other: str) -> None:
     """What printed an error is left out only with a level or class after it: ``cat:`` and ``bash:``'s missing files
-    were one error (every missing file of every program), as were unittest's FAIL and ERROR of one test; a message of
-    four words says too little to join two programs' errors (review41b M4)."""
+    were one error (every missing file of every program), as were unittest's FAIL and ERROR of one test (review41b
+    M4)."""
     assert error_key(one) != error_key(other)
+
+
+def test_a_four_word_message_is_one_error_whoever_printed_it() -> None:
+    """psql's and psycopg2's "database does not exist" is one error (a five-word floor split them: review41c M1)."""
+    psql = 'psql: error: FATAL:  database "app" does not exist'
+    assert error_key(psql) == error_key('E   psycopg2.OperationalError: FATAL:  database "app" does not exist')
