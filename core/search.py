@@ -337,8 +337,8 @@ def _score_docs(
     holds unstemmed when a text wrote it in mixed case (``text.spellings``): matched as written too, its idf the
     term's where the stem is in no doc. ``compounds`` maps a term that is a compound's closed word (``rollback``) to
     the compound (``thesaurus.closed_compounds``): a doc saying its two words side by side (``rolled back``) holds the
-    term nearly, at ``RELATED_WEIGHT`` of its first word's idf (a spaced match outranked the closed word: "check out the
-    docs" came before "git checkout main", review41b H1).
+    term nearly, at ``RELATED_WEIGHT`` of its first word's idf or of its own, the lower (a spaced match outranked the
+    closed word: "check out the docs" came before "git checkout main", review41b H1, review41c H1).
     """
     scores = _Scores(_doc_bits(index))
     idfs: dict[str, float] = {}
@@ -425,7 +425,9 @@ def _add_postings(
     if df == 0:
         return 0.0
     idf = index.idf(df)
-    weight *= idf
+    # (a spaced compound weighs no more than its closed word: in a project saying "checkout" often, "check out the
+    # docs" came first at "check"'s idf, review41c H1)
+    weight *= idf if saying is None else min(idf, index.idf(_df(index, saying.closed)))
     kinds = filters.kinds
     # A common term decides little of the ranking: it reads a quarter as far.
     term_budget = budget if idf >= COMMON_IDF else budget // 4
@@ -452,6 +454,11 @@ def _add_postings(
             keys, weighted = list(compress(keys, admitted)), compress(weighted, admitted)
         scores.add(keys, weighted, flag, near, i)
     return idf if saying is None or said else 0.0
+
+
+def _df(index: Index, term: str) -> int:
+    """How many docs hold ``term``."""
+    return sum(segment.lookup(term)[2] for segment in index.segments)
 
 
 def _saying(

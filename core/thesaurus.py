@@ -334,13 +334,15 @@ def _closed_words(query: str) -> list[tuple[list[str], str]]:
     return found
 
 
+#: First words whose ``-s`` form before a particle is more often a noun's plural than a verb: "the logs in production"
+#: is no login, "the checks out of date" no checkout (review41b H1); "times out", "sets up" are the verbs.
+PLURAL_NOUNS = ("logs", "checks")
+
+
 def _joins(word: str, compound: Compound) -> bool:
     """Whether ``word``, written before ``compound``'s second word, is its first in a form the stemmer joins (``rolled``
-    back, ``user`` names); before a particle ("in", "up", "out"), not in its ``-s`` form, more often a noun's plural
-    than a verb's: "the logs in production" is no login, "checks out" no checkout (review41b H1)."""
-    if token_terms(word)[:1] != [compound.first]:
-        return False
-    return bool(compound.second_term) or not word.endswith("s") or word.endswith("ss")
+    back, ``user`` names), but a plural noun's (``PLURAL_NOUNS``)."""
+    return token_terms(word)[:1] == [compound.first] and word not in PLURAL_NOUNS
 
 
 def closed_compounds(words: list[str]) -> dict[str, Compound]:

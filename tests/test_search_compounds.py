@@ -100,3 +100,29 @@ def test_a_hooks_search_reads_no_text_for_a_spaced_compound(env: dict[str, str])
     assert "c-rolled-back" in {hit.session_id for hit in search(index, "rollback").hits}
     hooks = {hit.session_id for hit in search(index, "rollback", budget=POSTINGS_READ).hits}
     assert "c-rollback" in hooks and "c-roll-back" in hooks and "c-rolled-back" not in hooks, hooks
+
+
+COMMON_CLOSED = [
+    ("c-docs", "Check out the docs for the retry decorator.", "It waits longer each time."),
+    ("c-git-checkout", "git checkout main fails with local changes.", "Commit them first."),
+    ("c-log-in-prod", "There is a stack trace in the log in production.", "It rotates daily."),
+    ("c-times-out", "The request times out after 30 s.", "The pool was exhausted."),
+    *[(f"c-checkout-{n}", f"The checkout step {n} of the cart needs a coupon field.", "Added.") for n in range(10)],
+    *[(f"c-login-{n}", f"The login form {n} needs a captcha.", "Added.") for n in range(10)],
+    *ROUTINE_CHATS,
+]
+
+
+@pytest.fixture(scope="module")
+def common(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return index_asked_chats(tmp_path_factory.mktemp("common-closed"), "/work/shop", COMMON_CLOSED)
+
+
+def test_a_spaced_match_weighs_no_more_than_a_common_closed_word(common: dict[str, str]) -> None:
+    """Where a project says "checkout" often, its idf is low and "check"'s high: "check out the docs" came first at
+    0.7 of "check"'s idf (review41c H1). "times out" is the verb of timeout, no plural (review41c M4)."""
+    checkout = _found(common, "checkout", "--limit", "20")
+    assert checkout.index("c-docs") > checkout.index("c-git-checkout"), checkout
+    login = _found(common, "login", "--limit", "20")
+    assert login[0] != "c-log-in-prod", login
+    assert "c-times-out" in _found(common, "timeout")
