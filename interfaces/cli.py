@@ -36,6 +36,7 @@ from .fastpath import (
     open_index,
     plural,
     project_above,
+    project_folder,
     quote,
     say,
     search_command,
@@ -337,7 +338,7 @@ def stats_command(project: ProjectOption = None, json: JsonFlag = False) -> None
             }
         )
         return
-    of = f" in {echoed(_as_named(meant), PATH_CHARS)}" if meant else ""
+    of = f" in {echoed(project_folder(meant) or meant, PATH_CHARS)}" if meant else ""  # (`.`'s folder: review41a L3)
     echo(f"{plural(totals[0], 'session')}, {plural(totals[1], 'message')}{of}")
     listed = [(named(name), row) for name, row in list(projects.items())[:STATS_PROJECTS]]
     name_width, source_width, digits = max([24, *(text_columns(name) for name, _ in listed)]), 12, _STATS_DIGITS
@@ -357,13 +358,6 @@ def stats_command(project: ProjectOption = None, json: JsonFlag = False) -> None
     if len(projects) > len(listed):  # (an unknown project's message sends people here to find the one they meant)
         echo(f"  … and {len(projects) - len(listed)} more: `deja stats --json` lists every project")
     echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
-
-
-def _as_named(project: str) -> str:
-    """A project as a line names it: a folder whole (``--project .`` said "in .": review41a L3), a name as typed."""
-    from ..core.keys import is_folder
-
-    return os.path.abspath(os.path.expanduser(project)) if is_folder(project) else project
 
 
 def _stats_rows(metas: Iterable[SessionMeta]) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:

@@ -624,6 +624,13 @@ def unknown_project(
     return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; {listed}."
 
 
+def project_folder(project: str | None) -> str | None:
+    """The absolute folder ``project`` names (``.``, ``~/code/api``), as the answers show it; None for a name or none."""
+    from ..core.keys import is_folder
+
+    return os.path.abspath(os.path.expanduser(project)) if project and is_folder(project) else None
+
+
 def nothing_indexed() -> str:
     """What an empty index means: where deja looked for Cursor's history, and what to do."""
     from ..core import paths

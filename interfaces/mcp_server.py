@@ -49,6 +49,7 @@ from ..core.dates import SINCE_FORMS, parse_since
 from ..core.keys import readable_path
 from ..core.redaction import PATH_CHARS, echoed
 from .about import version
+from .fastpath import project_folder
 from .mcp_refresh import Refresher
 from .mcp_stdio import answering_stdio
 
@@ -466,13 +467,6 @@ def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict
         shown -= 1
 
 
-def project_folder(project: str | None) -> str | None:
-    """The absolute folder ``project`` names (``.``, ``~/code/api``), as the answers show it; None for a name or none."""
-    from ..core.keys import is_folder
-
-    return os.path.abspath(os.path.expanduser(project)) if project and is_folder(project) else None
-
-
 def named_folder(index: Index, project: str | None) -> str | None:
     """The folder ``project`` names: itself when it is one, else the one folder the sessions of the project of that
     name ran in. A model names a project by its name (``web``), as every other mode takes it, and a relative path
@@ -585,9 +579,10 @@ class Tools:
         filters = Filters(project=_one_project(index, project), source=source, since=since_at)
         words = searched_words(query).strip()
         result = search(index, words, filters=filters, limit=within("limit", limit, 1, 20), relative=True)
-        result = fit_text(result)
-        if result.hits:  # (the words it was found without named last, as deja search names them on stderr)
-            held = f"\n{held_by_none(result.unmatched)}." if result.unmatched else ""
+        # (the words it was found without named last, as deja search names them on stderr, within the same budget)
+        held = f"\n{held_by_none(result.unmatched)}." if result.unmatched else ""
+        result = fit_text(result, SEARCH_TEXT_BYTES - len(held.encode()))
+        if result.hits:
             return answer(search_text(result) + held, search_json(result))
         given = {"project": project, "source": source, "since": since}
         return answer(no_match(index, query.strip(), filters, given, result.unmatched), search_json(result))
