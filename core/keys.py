@@ -71,6 +71,17 @@ _VALUE_FLAGS = {
     "bun": ("--cwd", "-F", "--filter"),
     "cargo": ("-C", "--config", "-Z", "--color"),
     "go": ("-C",),
+    "mvn": ("-pl", "--projects", "-f", "--file", "-s", "--settings", "-P", "--activate-profiles", "-rf", "-T")
+    + ("--threads", "-gs", "--global-settings", "-t", "--toolchains", "-l", "--log-file"),
+    "gradle": ("-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file", "-x", "--exclude-task", "-g")
+    + ("--gradle-user-home", "-I", "--init-script"),
+    "gradlew": ("-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file", "-x", "--exclude-task"),
+    "ssh": ("-i", "-p", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-m", "-S", "-W", "-w"),
+    "psql": ("-h", "--host", "-p", "--port", "-U", "--username", "-d", "--dbname", "-c", "--command", "-f")
+    + ("--file", "-v", "--set", "-o", "--output"),
+    "curl": ("-o", "--output", "-H", "--header", "-X", "--request", "-d", "--data", "-u", "--user", "-A")
+    + ("--user-agent", "-e", "--referer", "-b", "--cookie", "-c", "--cookie-jar", "-F", "--form", "-T")
+    + ("--upload-file", "-w", "--write-out", "-m", "--max-time", "-x", "--proxy", "--data-raw", "--data-binary"),
     "uv": ("--directory", "--project", "--cache-dir", "--config-file", "--color"),
     "poetry": ("-C", "--directory", "-P", "--project"),
     "gh": ("-R", "--repo"),
@@ -102,7 +113,8 @@ _NO_FLAGS: tuple[str, ...] = ()
 #: Test runners, which take no subcommand but many flags with a value (``pytest -k login``, ``jest -t name``): the
 #: word after a flag of theirs is no subcommand. Any other program's flag is taken for a switch (``mvn -q test``,
 #: ``apt-get -y install``: review41b H2), but those ``_VALUE_FLAGS`` lists.
-_TEST_RUNNERS = ("pytest", "py.test", "jest", "vitest", "mocha", "rspec", "phpunit", "ava")
+_TEST_RUNNERS: tuple[str, ...] = ("pytest", "py.test", "jest", "vitest", "mocha", "rspec", "phpunit", "ava", "ctest")
+_TEST_RUNNERS += ("tox", "nox", "behave", "robot")
 #: Programs whose subcommand is a group of subcommands, and take one word more: ``docker compose up`` and
 #: ``docker compose logs`` are two commands, as ``kubectl rollout restart`` and ``kubectl rollout status`` are,
 #: ``git stash pop`` and ``git stash``. A program named alone (``gh``, ``aws``, ``gcloud``, ``az``) groups every

@@ -168,6 +168,12 @@ def test_a_script_is_its_interpreters_head(command: str, head: str) -> None:
         ("pip -q install requests", "pip install"),
         ("systemctl --user restart api", "systemctl restart"),
         ("ruff --fix check .", "ruff check"),
+        ("mvn -pl core test", "mvn test"),
+        ("gradle -p sub test", "gradle test"),
+        ("psql -h localhost -U app", "psql"),
+        ("curl -o out.json https://x.test/a", "curl"),
+        ("tox -e py311", "tox"),
+        ("ctest -R unit", "ctest"),
     ],
 )
 def test_a_flag_of_a_program_deja_has_no_table_for_may_take_the_next_word(command: str, head: str) -> None:
