@@ -97,6 +97,15 @@ def test_the_failure_hook_counts_one_error_printed_by_three_tools_and_shows_this
     assert "`docker compose up -d db`, then `pytest -q --tb=native tests/test_orders.py` succeeded" in text, text
 
 
+def test_the_failure_hook_judges_a_past_rerun_by_the_command_that_failed_there(fake_home: Path) -> None:
+    """psql fails now with the error a pytest run printed in the past session, which the db's start and a pytest
+    rerun fixed: no psql ran there, and the hook said "No rerun of the failed command succeeded there" (trial22 N1)."""
+    shop = _three_tools_history(fake_home)
+    text = _after_failure(shop, "psql -c 'select 1'", PSQL)
+    assert "`deja show c-shop`" in text and "No rerun" not in text, text
+    assert "`docker compose up -d db`, then `pytest -q --tb=native tests/test_orders.py` succeeded" in text, text
+
+
 def test_an_index_of_the_older_format_keeps_the_hook_silent_until_the_build_it_starts_is_done(
     fake_home: Path,
 ) -> None:
