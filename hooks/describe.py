@@ -103,7 +103,22 @@ def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
     steps = [f"`{cut(step, 120)}`" if step in commands else step for step in named or [fix.resolved_by]]
     how = f", {RERUN_SAME}" if bare_retry(fix) else f", {RERUN_OTHER}" if rerun_differs(fix) else ""
     line = f"What followed: {', then '.join(steps)} succeeded{how}"
-    return "" if room and len(line.encode()) > room and _concluded_names(named, fix.command, concluded) else line
+    if not room or len(line.encode()) <= room:
+        return line
+    return "" if _concluded_names(named, fix.command, concluded) else _last_steps(steps, how, room)
+
+
+def _last_steps(steps: list[str], how: str, room: int) -> str:
+    """The "What followed" line within ``room`` bytes if it can: the steps before the run that succeeded left out,
+    the first first, and counted. Cut at the end, it lost what it says, "succeeded" (trial22 N4: "then
+    `AWS_PROFILE=acme-dev terraform apply…")."""
+    line = ""
+    for dropped in range(1, len(steps)):
+        kept = ", then ".join(steps[dropped:])
+        line = f"What followed: {dropped} step{'s' if dropped > 1 else ''}, then {kept} succeeded{how}"
+        if len(line.encode()) <= room:
+            break
+    return line or f"What followed: {', then '.join(steps)} succeeded{how}"
 
 
 def _concluded_names(fixed_by: list[str], failed: str, concluded: str) -> bool:

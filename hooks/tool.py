@@ -127,9 +127,8 @@ def _shell(call: HookCall, raw_command: str) -> str:
     if failure is not None:
         failed_days, segment, doc, errors = failure
         said = f"Last failure ({ago(failed_days * 86400)}): " + " | ".join(errors)
-        lines += headed(
-            said, _worked_after(segment, doc, head, errors[0]), frame_room(BUDGET, *lines)
-        )  # (its error first)
+        worked = _worked_after(segment, doc, head, errors[0], frame_room(BUDGET, *lines, said))
+        lines += headed(said, worked, frame_room(BUDGET, *lines))  # (its error first)
     call.remember([shown])
     return frame(lines, BUDGET)
 
@@ -164,7 +163,7 @@ def _last_failure(runs: list[Run], command: str, head: str) -> tuple[float, Segm
     return None
 
 
-def _worked_after(segment: Segment, doc: int, head: str, error: str) -> list[str]:
+def _worked_after(segment: Segment, doc: int, head: str, error: str, room: int) -> list[str]:
     """What succeeded after the failure at ``doc`` in its session, as the failure hook says it
     (``describe.followed_line``, ``deja fix``'s "fixed by"): the form of the command that then worked
     (``AWS_PROFILE=acme-dev terraform apply`` after ``terraform apply`` failed, trial21 F9); none when no run like it
@@ -173,7 +172,7 @@ def _worked_after(segment: Segment, doc: int, head: str, error: str) -> list[str
     from ..core.keys import error_key
 
     fix = what_followed(segment, doc, head, ErrorMatch(key=error_key(error)), dated=False)
-    return [followed_line(fix, "")] if fix.resolved_by else []
+    return [followed_line(fix, "", room)] if fix.resolved_by else []
 
 
 def _file(call: HookCall, path: str) -> str:

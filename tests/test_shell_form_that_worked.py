@@ -59,3 +59,36 @@ def test_the_shell_hook_names_the_form_that_worked_after_the_last_failure(indexe
     assert f"`{FAILED}` ran 1 time in this project before" in body and "exit 1" in body
     assert "Last failure (" in body and ERROR in body
     assert f"What followed: `{WORKED}` succeeded" in body, body
+
+
+def test_what_followed_keeps_succeeded_where_its_steps_do_not_fit(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The steps before the run that worked are left out, counted, rather than the line cut before "succeeded"
+    (trial22 N4: "then `AWS_PROFILE=acme-dev terraform apply…")."""
+    machine = Machine(tmp_path, fake_home)
+    for name, value in machine.history.environment(machine.deja_home).items():
+        monkeypatch.setenv(name, value)
+    then = datetime.now(UTC) - timedelta(days=2)
+    error = ERROR
+    login = "aws configure --profile acme-dev-sandbox-administrators set region eu-central-1 --output json"
+    records = [
+        user_turn("apply the staging terraform plan", then),
+        assistant_turn("Applying.", tool_use("Shell", {"command": FAILED})),
+        assistant_turn("Configuring the profile.", tool_use("Shell", {"command": login})),
+        assistant_turn("Again with the profile.", tool_use("Shell", {"command": WORKED})),
+        turn_ended(),
+    ]
+    store = [
+        {"role": "assistant", "content": [tool_call_part("t1", "Shell", {"command": FAILED})]},
+        tool_result_message("t1", "Shell", shell_result_text(error, exit_code=1)),
+        {"role": "assistant", "content": [tool_call_part("t2", "Shell", {"command": login})]},
+        tool_result_message("t2", "Shell", shell_result_text("")),
+        {"role": "assistant", "content": [tool_call_part("t3", "Shell", {"command": WORKED})]},
+        tool_result_message("t3", "Shell", shell_result_text("Apply complete! Resources: 3 added, 0 changed.")),
+    ]
+    machine.write_chat(machine.infra, CHAT, records, store, name="Apply staging terraform")
+    machine.index()
+    asked = cursor_tool("preToolUse", "c-n4", machine.infra, "Shell", {"command": FAILED})
+    body = framed(machine.run("hook-tool", asked).text, 512)
+    assert f"What followed: 1 step, then `{WORKED}` succeeded" in body, body
