@@ -9,6 +9,8 @@ from __future__ import annotations
 #: How many characters a cut gives back to end between words rather than inside one; a longer word (a path, a
 #: hash) is cut inside.
 WORD_SLACK = 24
+#: How a secret's marker starts, as ``core.redact`` writes it (``[redacted:slack-token]``): a cut never ends inside one.
+MARK = "[redacted:"
 
 
 def one_line(text: str, limit: int = 80, words: bool = False) -> str:
@@ -31,7 +33,11 @@ def cut(text: str, limit: int | None, words: bool = False) -> str:
 
 def to_word(text: str, end: int) -> str:
     """``text[:end]``, or when ``end`` falls inside a word, up to the space before that word if it is at most
-    ``WORD_SLACK`` characters back: "then `pytest -q` succe…" left an agent to guess what the run did (trial21 F8)."""
+    ``WORD_SLACK`` characters back: "then `pytest -q` succe…" left an agent to guess what the run did (trial21 F8).
+    Never inside a secret's marker (``[redacted:sla…`` read as a broken one: trial22 N6)."""
+    marker = text.rfind(MARK, 0, end)
+    if marker >= 0 and text.find("]", marker, end) < 0 and end < len(text):
+        end = marker
     if end >= len(text) or text[end].isspace():
         return text[:end]
     space = text.rfind(" ", 0, end)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from ..core.keys import project_spelling, telling_tail
+from ..core.lines import cut
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def heading(title: str, where: str, updated: datetime | float | None, session_id
     The id is whole: sibling chats can share a long prefix.
     """
     where = f"{where}, " if where else ""
-    return f'- "{(title or "(untitled)")[:80]}" ({where}{ago(updated)}, `deja show {session_id}`)'
+    return f'- "{cut(title or "(untitled)", 80, words=True)}" ({where}{ago(updated)}, `deja show {session_id}`)'
 
 
 def project_label(project: str, project_dir: str, here: str) -> str:
@@ -88,7 +89,6 @@ def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
     """
     from ..core.destructive import is_destructive
     from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, bare_retry, fixed_by, rerun_differs
-    from ..core.lines import cut
 
     answer = "" if says_the_same(fix.answer, concluded) else fix.answer
     if not fix.resolved_by:
