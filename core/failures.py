@@ -128,8 +128,9 @@ def what_followed(
     The failure is the message's first failed call with the error ``match`` (a message can hold several failed
     calls: cursor-agent merges a turn's calls into one), else its first failed call. ``head`` is the failing
     command's head when the caller knows it (a hook does) and the failed call is of it (the first or last link of its
-    chain); otherwise it is taken from the failed call itself: ``psql`` failing now with the error a ``pytest`` run
-    printed there was told no rerun of it succeeded, which one had (trial22 N1).
+    chain); otherwise it is taken from the failed call itself, from its last link for a chain (``cd api && pytest``
+    is ``pytest``'s: ``cd api && git status`` was its rerun, review41d H1): ``psql`` failing now with the error a
+    ``pytest`` run printed there was told no rerun of it succeeded, which one had (trial22 N1).
     ``dated``: the fix carries the failure's time, a datetime; the failure hook shows none, and so loads no
     ``_datetime`` for it. The messages are read one after another (``Segment.messages_along``): each inflated
     its session's records from their start again.
@@ -143,7 +144,8 @@ def what_followed(
     command = failed.args.get("command") if failed else None
     if isinstance(command, str):  # (a head the failed command is not of, the hook's now, judges no rerun: trial22 N1)
         ran = normalise_command(command)
-        head = head if head and head in (command_head(ran), command_head(last_of_chain(ran))) else command_head(ran)
+        heads = (command_head(last_of_chain(ran)), command_head(ran))  # (a chain's exit is its last link's)
+        head = head if head and head in heads else heads[0] or heads[1]
     fix = Fix(
         session=meta,
         timestamp=failure.timestamp if dated else None,
