@@ -94,31 +94,44 @@ def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
     if not fix.resolved_by:
         return f"{NOT_RERUN.capitalize()}; the next answer: {answer}" if answer else f"{NOT_RERUN.capitalize()}."
     if is_destructive(fix.resolved_by):
-        safe = [f"`{cut(s.command, 120)}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
-        followed = ", then ".join(safe[-3:]) or answer
-        return f"What followed: {followed}" if followed else ""
+        safe = [f"`{cut(s.command, COMMAND_CHARS)}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
+        said = ", then ".join(safe[-3:]) or answer
+        return f"What followed: {said}" if said else ""
     # deja fix's "fixed by" (no look, the edit named), commands quoted; a retry's is empty: what passed is said, and how
     named = fixed_by(fix)
-    commands = {step.command for step in fix.steps}
-    steps = [f"`{cut(step, 120)}`" if step in commands else step for step in named or [fix.resolved_by]]
     how = f", {RERUN_SAME}" if bare_retry(fix) else f", {RERUN_OTHER}" if rerun_differs(fix) else ""
-    line = f"What followed: {', then '.join(steps)} succeeded{how}"
+    followed = _WhatFollowed(named or [fix.resolved_by], {step.command for step in fix.steps}, how)
+    line = followed.line(COMMAND_CHARS)
     if not room or len(line.encode()) <= room:
         return line
-    return "" if _concluded_names(named, fix.command, concluded) else _last_steps(steps, how, room)
+    return "" if _concluded_names(named, fix.command, concluded) else followed.within(room)
 
 
-def _last_steps(steps: list[str], how: str, room: int) -> str:
-    """The "What followed" line within ``room`` bytes if it can: the steps before the run that succeeded left out,
-    the first first, and counted. Cut at the end, it lost what it says, "succeeded" (trial22 N4: "then
-    `AWS_PROFILE=acme-dev terraform apply…")."""
-    line = ""
-    for dropped in range(1, len(steps)):
-        kept = ", then ".join(steps[dropped:])
-        line = f"What followed: {dropped} step{'s' if dropped > 1 else ''}, then {kept} succeeded{how}"
-        if len(line.encode()) <= room:
-            break
-    return line or f"What followed: {', then '.join(steps)} succeeded{how}"
+#: How long a command "What followed" quotes may be; where the line does not fit its room, shorter (``SHORTER``).
+COMMAND_CHARS = 120
+SHORTER = (80, 56, 40, 28)
+
+
+class _WhatFollowed:
+    """The steps that followed a failure up to the run that succeeded (``fixed_by``'s: edits named, commands), as a
+    line: each command quoted and cut to a length, then "succeeded" and how."""
+
+    def __init__(self, steps: list[str], commands: set[str], how: str) -> None:
+        self.steps, self.commands, self.how = steps, commands, how
+
+    def line(self, chars: int, how: bool = True) -> str:
+        steps = [f"`{cut(step, chars)}`" if step in self.commands else step for step in self.steps]
+        return f"What followed: {', then '.join(steps)} succeeded{self.how if how else ''}"
+
+    def within(self, room: int) -> str:
+        """The line within ``room`` bytes if it can be: its commands cut shorter, every step kept (the first is most
+        often the fix; the last, the failed command run again), then without how it succeeded ("run again with
+        other arguments"). Cut at the end instead, it lost what it says, "succeeded" (trial22 N4), and counting the
+        steps left out dropped the fix (review41d M1)."""
+        lines = [self.line(chars) for chars in SHORTER] + [
+            self.line(chars, False) for chars in (COMMAND_CHARS, *SHORTER)
+        ]
+        return next((line for line in lines if len(line.encode()) <= room), lines[-1])
 
 
 def _concluded_names(fixed_by: list[str], failed: str, concluded: str) -> bool:

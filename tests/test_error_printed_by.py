@@ -162,3 +162,52 @@ def test_a_four_word_message_is_one_error_whoever_printed_it() -> None:
     """psql's and psycopg2's "database does not exist" is one error (a five-word floor split them: review41c M1)."""
     psql = 'psql: error: FATAL:  database "app" does not exist'
     assert error_key(psql) == error_key('E   psycopg2.OperationalError: FATAL:  database "app" does not exist')
+
+
+def test_what_followed_keeps_the_fix_when_a_long_conclusion_leaves_it_little_room(fake_home: Path) -> None:
+    """The line too long for what a long conclusion leaves cuts its commands shorter: counting the steps before the
+    rerun dropped `docker compose up -d db`, the fix, and kept the failed command run again (review41d M1)."""
+    folder = fake_home / "code" / "shop-api"
+    folder.mkdir(parents=True)
+    long = "The orders tests failed because the database container was not running after the laptop restarted; " * 3
+    steps = [
+        ("pytest -q --tb=native tests/test_orders.py", TRACEBACK, 1),
+        ("docker compose up -d db", "Container db Started", 0),
+        ("pytest -q --tb=native tests/test_orders.py", "23 passed", 0),
+    ]
+    messages = [*store_preamble(str(folder)), store_user_message("the orders tests fail")]
+    for n, (command, output, code) in enumerate(steps):
+        messages.append(store_assistant_message(None, tool_call_part(f"t{n}", "Shell", {"command": command})))
+        messages.append(tool_result_message(f"t{n}", "Shell", shell_result_text(output, exit_code=code)))
+    messages.append(store_assistant_message(long))
+    chat = chat_dir_for(fake_home / ".cursor", str(folder), "c-long")
+    write_chat_store(chat, cwd=str(folder), name="orders", messages=messages, created_ms=NOW_MS - DAY_MS)
+    assert run_deja("index").returncode == 0
+    text = _after_failure(folder, "pytest -q tests/test_orders.py", PYTEST)
+    assert "What followed: `docker compose up -d db`, then `pytest -q " in text and "` succeeded" in text, text
+
+
+def test_a_failed_chain_is_run_again_by_its_last_link(fake_home: Path) -> None:
+    """``cd api && pytest`` failed: its head was ``cd api``'s, so ``cd api && git status`` was its rerun, "run again
+    with other arguments", and ``docker compose up -d db``, the fix, was never named (review41d H1)."""
+    shop = _failed_then_fixed(
+        fake_home,
+        "shop-api",
+        "c-chain",
+        days_ago=3,
+        steps=[
+            ("cd api && pytest -q --tb=native tests/test_orders.py", TRACEBACK, 1),
+            ("cd api && git status", "nothing to commit", 0),
+            ("docker compose up -d db", "Container db Started", 0),
+            ("cd api && pytest -q --tb=native tests/test_orders.py", "23 passed", 0),
+        ],
+    )
+    assert run_deja("index").returncode == 0
+    text = _after_failure(shop, "psql -c 'select 1'", PSQL)
+    assert "What followed: `docker compose up -d db`, then `cd api && pytest -q" in text and "git status" not in text, (
+        text
+    )
+    fixed = run_deja("fix", PSQL).stdout
+    assert "fixed by: docker compose up -d db, then cd api && pytest -q --tb=native tests/test_orders.py" in fixed, (
+        fixed
+    )
