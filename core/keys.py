@@ -75,7 +75,6 @@ _VALUE_FLAGS = {
     + ("--threads", "-gs", "--global-settings", "-t", "--toolchains", "-l", "--log-file"),
     "gradle": ("-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file", "-x", "--exclude-task", "-g")
     + ("--gradle-user-home", "-I", "--init-script"),
-    "gradlew": ("-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file", "-x", "--exclude-task"),
     "ssh": ("-i", "-p", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-m", "-S", "-W", "-w"),
     "psql": ("-h", "--host", "-p", "--port", "-U", "--username", "-d", "--dbname", "-c", "--command", "-f")
     + ("--file", "-v", "--set", "-o", "--output"),
@@ -110,6 +109,9 @@ _VALUE_FLAGS = {
     "conda run": ("-n", "--name", "-p", "--prefix"),
 }
 _NO_FLAGS: tuple[str, ...] = ()
+#: Programs' wrapper scripts, which take the program's flags: ``./mvnw -pl core test`` is ``mvn -pl core test``'s
+#: (review41d M3).
+_WRAPPED_BY = {"mvnw": "mvn", "gradlew": "gradle"}
 #: Test runners, which take no subcommand but many flags with a value (``pytest -k login``, ``jest -t name``): the
 #: word after a flag of theirs is no subcommand. Any other program's flag is taken for a switch (``mvn -q test``,
 #: ``apt-get -y install``: review41b H2), but those ``_VALUE_FLAGS`` lists.
@@ -448,7 +450,7 @@ def command_head(command: str) -> str:
         return ""
     program = words[0].rsplit("/", 1)[-1]
     name = program.rstrip("0123456789.")  # python3.12 is python, pip3 is pip
-    flags = _VALUE_FLAGS.get(name, _NO_FLAGS)
+    flags = _VALUE_FLAGS.get(_WRAPPED_BY.get(name, name), _NO_FLAGS)
     if name in _INTERPRETERS:
         return _script_head(program, words[1:], flags, _INTERPRETERS[name])
     operands = _operands(words[1:], flags, name not in _TEST_RUNNERS)

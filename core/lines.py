@@ -35,8 +35,8 @@ def to_word(text: str, end: int) -> str:
     """``text[:end]``, or when ``end`` falls inside a word, up to the space before that word if it is at most
     ``WORD_SLACK`` characters back: "then `pytest -q` succe…" left an agent to guess what the run did (trial21 F8).
     Never inside a secret's marker (``[redacted:sla…`` read as a broken one: trial22 N6)."""
-    marker = text.rfind(MARK, 0, end)
-    if marker >= 0 and text.find("]", marker, end) < 0 and end < len(text):
+    marker = text.rfind(MARK, 0, end + len(MARK) - 1)  # (one the cut is in, its "[redacted:" too: review41d L1)
+    if marker >= 0 and marker < end < len(text) and text.find("]", marker, end) < 0:
         end = marker
     if end >= len(text) or text[end].isspace():
         return text[:end]

@@ -14,6 +14,11 @@ ASKED = "refunds are off by a cent. DATABASE_URL=postgres://shop:[redacted:url-c
 def test_a_cut_between_words_ends_before_a_marker_it_would_split() -> None:
     assert cut(ASKED, 70, words=True) == "refunds are off by a cent. DATABASE_URL=postgres://shop:…"
     assert cut("stripe webhook 401. slack [redacted:slack-token] again", 40, words=True) == "stripe webhook 401. slack…"
+    for limit in range(58, 68):  # (a cut inside "[redacted:" itself too: review41d L1)
+        assert cut(ASKED, limit, words=True) in (
+            "refunds are off by a cent.…",
+            "refunds are off by a cent. DATABASE_URL=postgres://shop:…",
+        )
 
 
 def test_a_heading_cuts_a_long_title_between_words_and_says_so() -> None:

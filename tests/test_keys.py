@@ -169,6 +169,8 @@ def test_a_script_is_its_interpreters_head(command: str, head: str) -> None:
         ("systemctl --user restart api", "systemctl restart"),
         ("ruff --fix check .", "ruff check"),
         ("mvn -pl core test", "mvn test"),
+        ("./mvnw -pl core test", "mvnw test"),
+        ("./gradlew -I init.gradle test", "gradlew test"),
         ("gradle -p sub test", "gradle test"),
         ("psql -h localhost -U app", "psql"),
         ("curl -o out.json https://x.test/a", "curl"),
