@@ -144,7 +144,7 @@ def what_followed(
     command = failed.args.get("command") if failed else None
     if isinstance(command, str):  # (a head the failed command is not of, the hook's now, judges no rerun: trial22 N1)
         ran = normalise_command(command)
-        heads = (command_head(last_of_chain(ran)), command_head(ran))  # (a chain's exit is its last link's)
+        heads = _heads(ran)
         head = head if head and head in heads else heads[0] or heads[1]
     fix = Fix(
         session=meta,
@@ -164,14 +164,18 @@ def what_followed(
                 continue
             command = normalise_command(command)
             fix.steps.append(Step(command, call.exit_code, is_destructive(command)))
-            if call.exit_code == 0 and (
-                not head or head in (command_head(command), command_head(last_of_chain(command)))
-            ):
+            if call.exit_code == 0 and (not head or head in _heads(command)):
                 fix.resolved_by = command
                 return fix
         if d > doc and not fix.answer and message.role == "assistant" and message.text.strip():
             fix.answer = one_line(message.text, 200)
     return fix
+
+
+def _heads(command: str) -> tuple[str, str]:
+    """The heads a command runs as: its last link's (a chain's exit is that link's: "" for no chain), then its own
+    (its first link's)."""
+    return command_head(last_of_chain(command)), command_head(command)
 
 
 def before_rerun(fix: Fix) -> list[str]:

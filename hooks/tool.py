@@ -16,7 +16,7 @@ from ..core.keys import (
     within,
 )
 from .call import HookCall, block_key, frame, frame_room, headed
-from .describe import ago, followed_line, heading, project_label
+from .describe import COMMAND_CHARS, ago, followed_line, heading, project_label
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def _shell(call: HookCall, raw_command: str) -> str:
     here = Scope(index, folder, project) if folder else None
     from ..core.lines import cut
 
-    labels = (f"`{cut(command, 120)}`", f"`{head}` commands")
+    labels = (f"`{cut(command, COMMAND_CHARS)}`", f"`{head}` commands")
     # B007: `label` names the key that matched, and the text below uses it after the loop.
     for key, label in zip(keys, labels, strict=False):  # noqa: B007
         runs = _runs_here(index, key, here)
