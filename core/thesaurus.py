@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from itertools import product
 
+from .record import Record
 from .text import SAME_AS, terms, token_terms
 
 #: Forms of one word the stemmer leaves apart (irregular verbs): each finds the others at full weight.
@@ -254,31 +255,19 @@ def related(query: str, words: list[str]) -> tuple[dict[str, list[tuple[str, flo
     return found, gained
 
 
-class Compound(tuple[str, str, str, str, str]):
-    """One of ``COMPOUNDS`` as the index spells it: its first word's term, its second word as written, the second
-    word's term ("" for a stopword: "up", "in"), the closed word's term and the hyphenated word's."""
+class Compound(Record, frozen=True):
+    """One of ``COMPOUNDS`` as the index spells it."""
 
-    __slots__ = ()
-
-    @property
-    def first(self) -> str:
-        return self[0]
-
-    @property
-    def second(self) -> str:
-        return self[1]
-
-    @property
-    def second_term(self) -> str:
-        return self[2]
-
-    @property
-    def closed(self) -> str:
-        return self[3]
-
-    @property
-    def hyphenated(self) -> str:
-        return self[4]
+    #: Its first word's term.
+    first: str
+    #: Its second word as written.
+    second: str
+    #: The second word's term ("" for a stopword: "up", "in").
+    second_term: str
+    #: The closed word's term.
+    closed: str
+    #: The hyphenated word.
+    hyphenated: str
 
 
 #: ``COMPOUNDS`` as ``Compound``s, made when a query first needs them.
@@ -294,7 +283,7 @@ def _compounds() -> list[Compound]:
             first, second = words.split()
             second_term = next(iter(token_terms(second)), "")
             closed = token_terms(first + second)[0]
-            compound = Compound((token_terms(first)[0], second, second_term, closed, f"{first}-{second}"))
+            compound = Compound(token_terms(first)[0], second, second_term, closed, f"{first}-{second}")
             _COMPOUNDS.append(compound)
             for form in [second, second + "s", second + "es"] if second_term else [second]:
                 _BY_SECOND.setdefault(form, []).append(compound)
