@@ -13,12 +13,16 @@ import html
 import itertools
 import json
 import re
+import subprocess
+import sys
 import unicodedata
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 from test_hooks import Machine, claude, cursor, cursor_tool
+from test_layers import _installed_as_pip_does
 
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -29,7 +33,7 @@ from deja.core.writers.cursor_agent import (
     turn_ended,
     user_turn,
 )
-from deja.hooks.call import FRAME_CLOSE, FRAME_OPEN, neutralise, visible
+from deja.hooks.call import _AS_DEJA, _LETTERS, FRAME_CLOSE, FRAME_OPEN, neutralise, visible
 
 ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u180e", "\U000e0041")
 #: Brackets a model reads as < and >: ASCII, fullwidth, small, escaped, angle quotes.
@@ -143,6 +147,34 @@ def test_neutralise_leaves_no_tag(variant: str) -> None:
 )
 def test_text_without_a_tag_comes_back_as_it_was(text: str) -> None:
     assert neutralise(text) == text
+
+
+def test_every_look_alike_the_pattern_reads_as_a_letter_of_deja_is_folded_to_that_letter() -> None:
+    """``neutralise`` asks the pattern only about a text that says "deja" once lowercased and its look-alikes folded:
+    every character the pattern takes for d, e, j or a (its case ignored) must fold to that letter, or a tag spelt
+    with it would pass unasked."""
+    missed = []
+    for letter in "deja":
+        pattern = re.compile(f"[{re.escape(_LETTERS[letter])}]", re.IGNORECASE)
+        missed += [hex(cp) for cp in range(0x110000) if pattern.fullmatch(chr(cp)) and _folded(chr(cp)) != letter]
+    assert missed == []
+
+
+def _folded(character: str) -> str:
+    return character.lower().translate(_AS_DEJA)
+
+
+def test_a_text_with_brackets_and_no_tag_is_passed_without_loading_re(tmp_path: Path) -> None:
+    """A failure hook's answer quotes commands (``&&``, ``2>&1``) and errors (``<module>``): telling that they hold no
+    tag costs no ``re`` (2.5-4 ms of a hook's start), and the text comes back as it was."""
+    text = "cd api && make test 2>&1 | tee build.log\n  File <module>, line 3: 100% C:\\src\\ & done"
+    site = _installed_as_pip_does(tmp_path / "site-packages").parents[2]
+    probe = (
+        f"import sys; sys.path.insert(0, {str(site)!r}); from deja.hooks.call import neutralise; "
+        f"print(neutralise({text!r}) == {text!r}, 're' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False"]
 
 
 @pytest.mark.parametrize(
