@@ -139,7 +139,21 @@ def _concluded_names(fixed_by: list[str], failed: str, concluded: str) -> bool:
     aside): "Concluded" then says what "What followed" would, and where both did not fit 512 bytes, each was cut to a
     fragment ("then `pytest -q tests/test_orders.py` succe…", trial21 F8)."""
     steps = [step for step in fixed_by if step != failed]
-    return bool(steps) and all(step in concluded for step in steps)
+    return bool(steps) and all(_says(concluded, step) for step in steps)
+
+
+def _says(text: str, step: str) -> bool:
+    """Whether ``text`` names ``step`` as a whole (not ``npm test`` in "npm tests"), a step of one word quoted as
+    code: ``make`` is named by "ran `make`", not by "make sure" (review41c)."""
+    from ..core.errors import found, is_word
+
+    if " " not in step:
+        return f"`{step}`" in text or f"`{step} " in text
+    starts, ends = is_word(step, 0), is_word(step, len(step) - 1)
+    return any(
+        not (starts and is_word(text, at - 1)) and not (ends and is_word(text, at + len(step)))
+        for at in found(text, step)
+    )
 
 
 def outcome(concluded: str, stopped: str) -> str:

@@ -159,3 +159,14 @@ def test_what_followed_reads_a_session_once_and_finds_what_each_message_read_alo
     assert dated.timestamp is not None and undated.timestamp is None
     assert vars(undated) == {**vars(dated), "timestamp": None}
     assert dated.resolved_by == "node server.js" and dated.steps[0].command == "npm install lodash"
+
+
+def test_a_conclusion_names_a_fixing_step_only_as_a_whole(fake_home: Path) -> None:
+    """The failure hook leaves a fix to "Concluded" where the conclusion names every step of it: ``make`` is not named
+    by "make sure", so "What followed" still says it (review41c)."""
+    from deja.hooks.describe import _concluded_names
+
+    assert not _concluded_names(["make"], "pytest -q", "You need to make sure the venv is active.")
+    assert not _concluded_names(["npm test"], "npm run build", "The npm tests pass now.")
+    assert _concluded_names(["make"], "pytest -q", "Ran `make` first; all 14 tests pass now.")
+    assert _concluded_names(["pip install -e ."], "pytest -q", "Fixed: run pip install -e . before pytest.")
