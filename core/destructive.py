@@ -32,18 +32,21 @@ DESTRUCTIVE = (
 
 #: What each of ``DESTRUCTIVE``'s alternatives holds (as ``(?i)`` reads it): every word of one of these groups; ``rm``
 #: and ``dd`` begin a word and a blank follows them. Two words where one is common (``docker compose up``, ``helm
-#: upgrade``): a command holding one alone loads no ``re``.
+#: upgrade``), and a git or docker subcommand with what its destructive form adds (an option, ``+``, ``:``, ``hard``):
+#: a command holding one alone loads no ``re`` (``git push origin main``, a step "What followed" names each time).
 _DESTRUCTIVE_WORDS = (
-    ("push",),
-    ("reset",),
-    ("clean",),
-    ("checkout",),
-    ("branch",),
+    ("push", "-"),
+    ("push", "+"),
+    ("push", ":"),
+    ("reset", "hard"),
+    ("clean", "-"),
+    ("checkout", "--"),
+    ("branch", "-"),
     ("drop",),
     ("truncate",),
     ("delete",),
     ("mkfs",),
-    ("prune",),
+    ("prune", "-"),
     ("flush",),
     ("destroy",),
     ("stash", "clear"),

@@ -77,9 +77,18 @@ def _tag() -> re.Pattern[str]:
 
 #: Every spelling of the tag holds one of these (an angle bracket, or what starts an escape of one).
 _TAG_MARKS = frozenset("<>‹›«»〈〉⟨⟩❮❯❬❭⧼⧽˂˃ᐸᐳ&%\\")
-#: Each look-alike of a letter of "deja" as that letter: once lowercased (the pattern ignores case) and so read, and
-#: its blanks dropped (the pattern allows any between letters), every spelling of the tag says "deja".
-_AS_DEJA = str.maketrans({look: letter for letter in "deja" for look in _LETTERS[letter] if not look.isascii()})
+#: Each character the tag's pattern reads as one of its letters (``_LETTERS``, case ignored), as that letter: the
+#: letters' other cases, and those ``re``'s case folding adds (a test asks every code point the pattern).
+_AS_LETTER = str.maketrans(
+    {
+        spelling: letter
+        for letter, looks in _LETTERS.items()
+        for look in looks
+        for spelling in (look, look.lower(), look.upper())
+        if len(spelling) == 1
+    }
+    | {"\u0130": "l", "\u0131": "l", "\u1c83": "c"}
+)
 #: Characters that show nothing: format characters (zero-width, bidi, tags), combining marks, Hangul fillers.
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
@@ -142,15 +151,16 @@ def neutralise(text: str) -> str:
 
 
 def _may_hold_tag(shown: str) -> bool:
-    """Whether ``shown`` (as :func:`visible` reads it) could hold the tag: a bracket and the letters of "deja". Asked
-    first, with ``str``'s methods: the pattern loads ``re`` (2.5-4 ms, a quarter of a failure hook's time), and most
-    answers hold a bracket or an ``&`` (a command's ``&&``) but no "deja"."""
+    """Whether ``shown`` (as :func:`visible` reads it) could hold the tag: a bracket, and "deja" then "recall" (at most
+    three characters between) once its look-alikes are read as letters and its blanks dropped, as the pattern allows.
+    Asked first, with ``str``'s methods: the pattern loads ``re`` (2.5-4 ms, a quarter of a failure hook's time), and
+    most answers hold a bracket or an ``&`` (a command's ``&&``), and "deja" (``deja show``), but no tag."""
     if _TAG_MARKS.isdisjoint(shown):
         return False
-    lowered = shown.lower()
-    if not lowered.isascii():
-        lowered = lowered.translate(_AS_DEJA)
-    return "deja" in "".join(lowered.split())
+    from ..core.errors import found
+
+    squashed = "".join(shown.translate(_AS_LETTER).lower().split())
+    return any("recall" in squashed[at + 4 : at + 13] for at in found(squashed, "deja"))
 
 
 def fit(text: str, limit: int) -> str:

@@ -13,8 +13,6 @@ import html
 import itertools
 import json
 import re
-import subprocess
-import sys
 import unicodedata
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +20,7 @@ from urllib.parse import unquote
 
 import pytest
 from test_hooks import Machine, claude, cursor, cursor_tool
-from test_layers import _installed_as_pip_does
+from test_layers import _imports_without_site, _installed_as_pip_does
 
 from deja.core.writers.cursor_agent import (
     assistant_turn,
@@ -33,7 +31,7 @@ from deja.core.writers.cursor_agent import (
     turn_ended,
     user_turn,
 )
-from deja.hooks.call import _AS_DEJA, _LETTERS, FRAME_CLOSE, FRAME_OPEN, neutralise, visible
+from deja.hooks.call import _AS_LETTER, _LETTERS, FRAME_CLOSE, FRAME_OPEN, neutralise, visible
 
 ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u180e", "\U000e0041")
 #: Brackets a model reads as < and >: ASCII, fullwidth, small, escaped, angle quotes.
@@ -149,32 +147,30 @@ def test_text_without_a_tag_comes_back_as_it_was(text: str) -> None:
     assert neutralise(text) == text
 
 
-def test_every_look_alike_the_pattern_reads_as_a_letter_of_deja_is_folded_to_that_letter() -> None:
-    """``neutralise`` asks the pattern only about a text that says "deja" once lowercased and its look-alikes folded:
-    every character the pattern takes for d, e, j or a (its case ignored) must fold to that letter, or a tag spelt
-    with it would pass unasked."""
+def test_every_character_the_pattern_reads_as_a_letter_of_the_tag_is_read_as_that_letter() -> None:
+    """``neutralise`` asks the pattern only about a text saying "deja" then "recall" once its look-alikes are read as
+    letters and lowercased: every character the pattern takes for one of the tag's letters (its case ignored) must
+    be read as that letter, or a tag spelt with it would pass unasked."""
     missed = []
-    for letter in "deja":
-        pattern = re.compile(f"[{re.escape(_LETTERS[letter])}]", re.IGNORECASE)
-        missed += [hex(cp) for cp in range(0x110000) if pattern.fullmatch(chr(cp)) and _folded(chr(cp)) != letter]
+    for letter, looks in _LETTERS.items():
+        pattern = re.compile(f"[{re.escape(looks)}]", re.IGNORECASE)
+        missed += [hex(cp) for cp in range(0x110000) if pattern.fullmatch(chr(cp)) and _read(chr(cp)) != letter]
     assert missed == []
 
 
-def _folded(character: str) -> str:
-    return character.lower().translate(_AS_DEJA)
+def _read(character: str) -> str:
+    return character.translate(_AS_LETTER).lower()
 
 
 def test_a_text_with_brackets_and_no_tag_is_passed_without_loading_re(tmp_path: Path) -> None:
-    """A failure hook's answer quotes commands (``&&``, ``2>&1``) and errors (``<module>``): telling that they hold no
-    tag costs no ``re`` (2.5-4 ms of a hook's start), and the text comes back as it was."""
-    text = "cd api && make test 2>&1 | tee build.log\n  File <module>, line 3: 100% C:\\src\\ & done"
+    """A failure hook's answer names sessions (``deja show``) and quotes commands (``&&``, ``2>&1``) and errors
+    (``<module>``): telling that they hold no tag costs no ``re`` (2.5-4 ms of a hook's start), and the text comes back
+    as it was."""
+    text = "`deja show 5d1c7a40`: cd api && make test 2>&1 | tee build.log\n  File <module>, line 3: 100% C:\\src\\"
     site = _installed_as_pip_does(tmp_path / "site-packages").parents[2]
-    probe = (
-        f"import sys; sys.path.insert(0, {str(site)!r}); from deja.hooks.call import neutralise; "
-        f"print(neutralise({text!r}) == {text!r}, 're' in sys.modules)"
-    )
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["True", "False"]
+    probe = f"import sys; sys.path.insert(0, {str(site)!r}); from deja.hooks.call import neutralise; "
+    loaded, printed = _imports_without_site(["-c", f"{probe}print(neutralise({text!r}) == {text!r})"], b"", {})
+    assert printed.split() == [b"True"] and "re" not in loaded
 
 
 @pytest.mark.parametrize(
