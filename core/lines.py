@@ -11,6 +11,12 @@ from __future__ import annotations
 WORD_SLACK = 24
 #: How a secret's marker starts, as ``core.redact`` writes it (``[redacted:slack-token]``): a cut never ends inside one.
 MARK = "[redacted:"
+#: What a shown side of a turn says in place of a text a session above it in the same answer showed: which session
+#: (its id as shown there). Chats that repeat another chat's turns showed one question and answer three or four
+#: times over (trial21 F5 in the prompt hook, trial22 N5 in ``deja search`` and MCP ``search``).
+SAME_AS = "(the same as {}'s above)"
+#: What a session's turn says in place of its sides when a session above it showed them all.
+SAME_TURN_AS = "  (the same turn as {}'s above)"
 
 
 def one_line(text: str, limit: int = 80, words: bool = False) -> str:

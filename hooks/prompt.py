@@ -11,6 +11,7 @@ mentions is not answered by sessions that share its everyday words.
 from __future__ import annotations
 
 from ..core.dates import MONTHS, split_dates
+from ..core.lines import SAME_AS, SAME_TURN_AS
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import STOPWORDS, letter_runs, terms
@@ -35,11 +36,6 @@ if TYPE_CHECKING:
 BUDGET = 1536
 HEADER = "Past turns from other sessions that may answer this prompt:"
 SHOWN_ALREADY = "what matched best was shown in this conversation already"
-#: What a recalled turn's side says when a session before it in the block showed its text: which one (its id's
-#: first characters, as its heading's ``deja show`` gives it whole).
-SAME_AS = "(the same as {}'s above)"
-#: What a recalled turn says when a session before it in the block showed both its sides.
-SAME_TURN_AS = "  (the same turn as {}'s above)"
 #: At most this many attached files' names are read.
 ATTACHED_FILES = 5
 #: The longest file name and path a file system allows (Linux's NAME_MAX and PATH_MAX): an attachment past them is no file.

@@ -266,3 +266,19 @@ def test_a_line_cut_to_fit_ends_between_words(fake_home: Path) -> None:
         kept = line.removesuffix("…").split(": ", 1)[1]
         whole = asked if line.startswith("  asked: ") else answer
         assert whole.startswith(kept) and whole[len(kept)] == " ", line
+
+
+def test_deja_search_shows_a_turn_two_chats_repeat_once_and_names_the_first(fake_home: Path) -> None:
+    """``deja search`` (and MCP ``search``, which prints the same text) says a hit's passages a hit above showed are
+    that hit's, as the prompt hook does: a real editor database printed one turn in three or four hits (trial22 N5).
+    Its JSON keeps every hit's passages whole."""
+    notes = fake_home / "code" / "notes"
+    notes.mkdir(parents=True)
+    first, second = "d0000000-0000-4000-8000-000000000002", "d0000000-0000-4000-8000-000000000003"
+    _editor_history(fake_home, {first: ("Settings page", list(REPEATED)), second: ("Again", list(REPEATED))}, notes)
+    done = run_deja("search", "settings toggle light dark mode")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(REPEATED[1]) == 1 and done.stdout.count(first) == 2, done.stdout
+    assert f"\n  (the same turn as {first}'s above)" in done.stdout, done.stdout
+    hits = json.loads(run_deja("search", "settings toggle light dark mode", "--json").stdout)["hits"]
+    assert [REPEATED[1] in json.dumps(hit["snippets"]) for hit in hits] == [True, True]
