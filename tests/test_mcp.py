@@ -314,6 +314,12 @@ def test_search_output_stays_within_its_budget(history: History, tmp_path: Path)
         assert result.structured_content["total"] == FLAKY_CHATS
         assert len(text(result).encode()) <= SEARCH_TEXT_BYTES
         assert f"{FLAKY_CHATS - len(hits)} more sessions match" in text(result)
+        # the words no session holds are named last, within the same budget (review41d L4)
+        unheld = [f"zeppelin{n:02}quokkaxylophonewombat" for n in range(20)]
+        result = await ok(session, "search", query=f"flaky bucket {' '.join(unheld)}", limit=20)
+        assert len(text(result).encode()) <= SEARCH_TEXT_BYTES, len(text(result).encode())
+        assert text(result).endswith(f"no session holds: {' '.join(unheld[:5])} and 15 more.")
+        assert result.structured_content["hits"]
 
     run(history, tmp_path, scenario)
 
