@@ -1996,7 +1996,31 @@ def redact(text: str) -> str:
 
 
 def scrub(text: str) -> str:
-    """``redact`` for a caller that has already asked ``enabled()``: asking reads the settings, a build's hot path."""
+    """``redact`` for a caller that has already asked ``enabled()``: asking reads the settings, a build's hot path.
+
+    A short text is scrubbed once and remembered: a history says the same short things again and again (a tool's
+    path or command, "ok", a file's name), about two calls in five of a build at 10k sessions, and what ``scrub``
+    makes of a text depends on the text alone. Kept as ``secret_key``'s answers are (a dict, emptied when full).
+    """
+    if len(text) > SCRUBBED_CHARS:
+        return _scrubbed(text)
+    done = _SCRUBBED.get(text)
+    if done is None:
+        if len(_SCRUBBED) >= SCRUBBED_REMEMBERED:
+            _SCRUBBED.clear()
+        done = _SCRUBBED[text] = _scrubbed(text)
+    return done
+
+
+#: The longest text ``scrub`` remembers, and how many it remembers before it starts again (about 2 MB when full of
+#: ASCII texts: a text with no secret is its own answer).
+SCRUBBED_CHARS = 160
+SCRUBBED_REMEMBERED = 8192
+_SCRUBBED: dict[str, str] = {}
+
+
+def _scrubbed(text: str) -> str:
+    """``text`` with every secret value it holds replaced (``scrub``, worked out)."""
     if not text:
         return text
     original, lowered, longest = text, text.lower(), _longest_run(text)
