@@ -589,8 +589,10 @@ def _group(
     search's filters admit, worked out before it scored (``_known_docs``), the only ones it scored."""
     if known is not None or only is not None or filters.active:
         return _group_filtered(index, doc_scores, filters, only, known)
-    members: dict[int, list[int]] = {}
-    totals: dict[int, float] = {}
+    # Each session's running total and its docs in one list, ``[total, doc, doc, …]``: one dict lookup a doc, where a
+    # dict of totals beside one of docs took three (a recalling prompt's 11.4k candidate docs at 1k sessions: 2.15
+    # -> 1.96 ms), split in two once every doc is in.
+    groups: dict[int, list] = {}
     rejected: set[int] = set()
     admitted = _admission(index)
     mask = (1 << doc_scores.bits) - 1
@@ -600,17 +602,18 @@ def _group(
         heads, base = index.segments[seg_i].heads, seg_i << KIND_SHIFT
         for doc, score in islice(items, end - start):
             session = base | heads[doc & mask] & ORDINAL_MASK
-            total = totals.get(session)
-            if total is not None:
-                totals[session] = total + score
-                members[session].append(doc)
+            group = groups.get(session)
+            if group is not None:
+                group[0] += score
+                group.append(doc)
             elif admitted is None or session not in rejected and admitted(session):
-                totals[session] = score
-                members[session] = [doc]
+                groups[session] = [score, doc]
             else:
                 rejected.add(session)
         start = end
-    return members, totals
+    return {session: group[1:] for session, group in groups.items()}, {
+        session: group[0] for session, group in groups.items()
+    }
 
 
 def _admission(index: Index) -> Callable[[int], bool] | None:
