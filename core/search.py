@@ -802,7 +802,15 @@ class _Ranking:
         by_total = sorted(totals.items(), key=itemgetter(1), reverse=True)
         shortlist = [session for session, _ in by_total[:shortlist_size]]
         self._index, self._doc_scores, self._words, self._dated = index, doc_scores, words, dated
-        doc_scores.masks(doc for session in shortlist for doc in members[session])  # all at once
+        masks = iter(doc_scores.masks(doc for session in shortlist for doc in members[session]))  # all at once
+        #: The query terms each shortlisted session's docs hold, as written or nearly (``_bound``), from those masks:
+        #: asked session by session, each asked ``masks`` again (0.19 of a recalling prompt's 1.7 ms here at 1k).
+        self._held: dict[int, int] = {}
+        for session in shortlist:
+            held = 0
+            for written, nearly in islice(masks, len(members[session])):
+                held |= written | nearly
+            self._held[session] = held
         scores = doc_scores.scores
         self._sessions = [
             (session, [(scores[doc], doc) for doc in members[session]], recency(self._keys(session).updated, now))
@@ -835,13 +843,6 @@ class _Ranking:
         seg_i, ordinal = _session_pair(session)
         return self._index.segments[seg_i].session_keys(ordinal)
 
-    def _held(self, docs: list[tuple[float, int]]) -> int:
-        """The query terms ``docs`` hold, as written or nearly."""
-        held = 0
-        for written, nearly in self._doc_scores.masks(doc for _, doc in docs):
-            held |= written | nearly
-        return held
-
     def _bound(self, session: int, docs: list[tuple[float, int]], recent: float) -> float:
         """The most ``_rank`` can score the session: its three best messages' scores (a message's with its field
         docs', which share its place in the records) as if each borrowed the most from its neighbours, times the
@@ -856,7 +857,7 @@ class _Ranking:
         best = sorted(by_message.values(), reverse=True)[:3] + [0.0, 0.0]
         bound = BEST_TURN_BOUND * best[0] + SECOND_BEST_SHARE * (best[1] + best[2])
         if self._words:
-            bound *= self._held(docs).bit_count() / len(self._words)
+            bound *= self._held[session].bit_count() / len(self._words)
         return bound * recent * self._dated.get(session, 1.0) * ROUNDING_MARGIN
 
     def _rank(self, session: int, docs: list[tuple[float, int]], recent: float) -> _Ranked:
