@@ -246,8 +246,10 @@ def _session_pair(session: int) -> _Key:
 
 def _doc_keys(seg_i: int, docs: Sequence[int], bits: int) -> Iterable[int]:
     """The keys of ``docs`` of segment ``seg_i`` (the first segment's are the docs themselves), made with ``bits``
-    (``_doc_bits``)."""
-    return map((seg_i << bits).__or__, docs) if seg_i else docs
+    (``_doc_bits``). Or'd by ``or_`` with the segment's base repeated: the base's own ``__or__`` is a slot wrapper,
+    which packs each call's argument in a tuple (a recalling prompt's hook at 1k sessions, half of whose 18.6k
+    postings are a later segment's: 1.35 M instructions more)."""
+    return map(or_, repeat(seg_i << bits), docs) if seg_i else docs
 
 
 class _Scores:
