@@ -1423,6 +1423,8 @@ def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str
     Two snippets of one message, or two of what commands printed, whose words one holds all of the other's are a
     repeat too: a command's error lines are lines of its output, and read as its output twice with the words
     reordered (trial9 F10), as does the same failure printed by two runs (trial11 F1)."""
+    if not count:  # (a hook's search: each hit's docs were read for their kinds, to show none)
+        return []
     docs = [(doc, kind) for _, doc in scored if (kind := segment.doc(doc).kind) != KIND_TITLE]
     out: list[Snippet] = []
     shown: list[tuple[int, str, set[str]]] = []  # each snippet shown: its message's position, its role, its words
