@@ -452,7 +452,8 @@ def _assigned_from(text: str, start: int) -> int:
 def may_be_a_key(word: str) -> bool:
     """Whether a word of a prompt or a query may be a pasted key, or hold one: 16 characters or more. (A test for a
     path's shape let keys through: a git remote's ``token@host/org/repo.git``, a key followed by ``/README.md``,
-    review14 R14-1; a long path loads the rules, about 2 ms.)"""
+    review14 R14-1; a long path loads the rules, about 2 ms, only where it holds a token rule's needle:
+    ``_may_be_changed``.)"""
     return len(word) >= 16
 
 
@@ -478,8 +479,8 @@ def _may_pass_a_gate(text: str) -> bool:
     return any(len(word) >= 16 for word in text.split())  # a run of 16 characters without a blank: ``\S{16}``
 
 
-#: What a text must hold for ``redact.scrub`` to change it, but a run of 16 characters, a ``.pgpass`` line or a
-#: named secret: a needle of a keyed rule (``redact._KEYED_RULES``, the rules a separator lets a text be asked)
+#: What a text must hold for ``redact.scrub`` to change it, but a token (``TOKEN_NEEDLES``), a ``.pgpass`` line or
+#: a named secret: a needle of a keyed rule (``redact._KEYED_RULES``, the rules a separator lets a text be asked)
 #: or of the assignments (``redact._ASSIGNMENT_NEEDLES``). A lowercase needle is looked for in the lowercased text,
 #: any other as written, as ``redact`` looks for them; ``tests/test_redact_lazy.py`` checks that these are the
 #: rules' own.
@@ -490,20 +491,51 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token")  # fmt: skip
 
 
+#: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
+#: a text holding none of them is changed by none of those rules. Looked for as ``KEYED_NEEDLES`` are;
+#: ``tests/test_redact_lazy.py`` checks that these are the rules' own.
+TOKEN_NEEDLES = ("PRIVATE KEY", "-----END", "LS0tLS1CRUdJTi", "Private-Lines:", "sk-ant-", "sk-", "k_live_", "k_test_",
+                 "whsec_", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "gh",
+                 "github_pat_", "gl", "AIza", "GOCSPX-", "ya29.", "xox", "xapp-", "https://hooks.slack.com/",
+                 ".com/api/webhooks/", "SG.", "hf_", "_v1_", "npm_", "pypi-", "key-", ":aa", "shp", "hv",
+                 "AGE-SECRET-KEY-1", "dapi", "lin_api_", "PMAK-", "NRAK-", "dp.", "sq0", "gsk_", "r8_", "xai-", "pplx-",
+                 "sbp_", "dckr_pat_", "figd_", "secret_", "ntn_", "ATATT3", "ATCTT3", "pul-", "tskey-", "sntry",
+                 "pscale_", ".atlasv1.", "ops_eyJ", "FlyV1 ", "fm1", "fm2_", "fo1_", "sk.eyJ", "re_", "SK", "AC", ".",
+                 ".eyJ", "Key", "sig=", "secret", "aws_secret_access_key", "aws_access_key_id", "aws_session_token",
+                 "aws secret access key", "aws access key id", "aws session token", "bearer", "basic",
+                 "authorization")  # fmt: skip
+#: The shortest run a needle's rules need (``Rule.run``), where one needs more than the gate's 16: a text holding the discord bot
+#: token's ``.`` (every sentence) is asked only with a run of 59.
+TOKEN_RUNS = {".": 59}
+
+
 def _may_be_changed(text: str) -> bool:
     """Whether ``redact.scrub`` may change ``text``, asked without importing its rules: a failed command's output
     nearly always holds a colon, which passes the context gate, and the failure hook imported the rules (about 5 M
-    instructions, an eighth of ``python -c pass``) to change nothing. It may where a token rule may run (a run of 16
-    characters, or a text outside ASCII or holding "basic": ``redact._token_gate``), a keyed rule or the
+    instructions, an eighth of ``python -c pass``) to change nothing. It may where a token rule may run (``_may_hold_a_token``), a keyed rule or the
     assignments may (``KEYED_NEEDLES``), a line may be a ``.pgpass`` one, or a sentence may name a secret: what
     ``scrub`` asks, in its order. ``tests/test_redact_lazy.py`` checks that a text it says no to comes back from
     ``scrub`` as it was."""
     lowered = text.lower()
-    if not text.isascii() or "basic" in lowered or any(len(word) >= 16 for word in text.split()):
+    if _may_hold_a_token(text, lowered):
         return True
     if any(needle in (lowered if needle.islower() else text) for needle in KEYED_NEEDLES):
         return True
     return may_hold_a_pgpass_line(text) or may_name_a_secret(lowered)
+
+
+def _may_hold_a_token(text: str, lowered: str) -> bool:
+    """Whether a token rule may change ``text`` (``lowered``: its lowercase): the token gate may pass (a run of 16
+    characters, or a text outside ASCII or holding "basic": ``redact._token_gate``) and the text holds a needle of
+    a token rule, with as long a run as that rule needs (``TOKEN_NEEDLES``, ``TOKEN_RUNS``): ``scrub`` runs only
+    those rules. A prompt naming a path of 16 characters (``src/vojegu_ziba.py``) loaded the rules for none of
+    them to run: about 6 M instructions, a thirtieth of a recalling prompt's hook at 1k sessions."""
+    longest = max(map(len, text.split()), default=0)
+    gate = longest >= 16 or not text.isascii() or "basic" in lowered
+    return gate and any(
+        needle in (lowered if needle.islower() else text) and longest >= TOKEN_RUNS.get(needle, 0)
+        for needle in TOKEN_NEEDLES
+    )
 
 
 def may_hold_a_pgpass_line(text: str) -> bool:

@@ -272,6 +272,22 @@ def test_the_needles_the_failure_gate_asks_for_are_the_keyed_rules_and_the_assig
     assert set(redaction.KEYED_NEEDLES) == own and len(redaction.KEYED_NEEDLES) == len(own)
 
 
+@pytest.mark.unit
+def test_the_needles_the_token_gate_asks_for_are_the_token_rules_own() -> None:
+    """``redaction.TOKEN_NEEDLES`` are the needles of every rule a run of 16 characters lets a text be asked, each
+    with the shortest run its rules need (``TOKEN_RUNS``): each of those rules has some (one without would run on
+    every such text, and the gate could skip none)."""
+    from deja.core import redaction
+
+    assert all(rule.needles for rule in redact._TOKEN_RULES)
+    runs: dict[str, int] = {}
+    for rule in redact._TOKEN_RULES:
+        for needle in rule.needles:
+            runs[needle] = min(runs.get(needle, rule.run), rule.run)
+    assert set(redaction.TOKEN_NEEDLES) == set(runs) and len(redaction.TOKEN_NEEDLES) == len(runs)
+    assert {needle: run for needle, run in runs.items() if run} == redaction.TOKEN_RUNS
+
+
 ERROR_PIECES = [
     *PIECES, *SENTENCE_PIECES, "error[E0382]: borrow of moved value: `x`", "E   ModuleNotFoundError: ", "\n",
     "10:00:01 ", "db.local:5432:*:app:", "basic ", "docker login", "password", "token ", " is ", "Error: ", "::", "\\",
@@ -288,10 +304,12 @@ def test_a_text_the_failure_gate_lets_pass_unimported_comes_back_from_the_rules_
     texts = [secret.text for secret in SECRETS] + [line for _, line in code_lines()]
     texts += _random_texts(20_000, seed=7)
     texts += ["".join(rng.choice(ERROR_PIECES) for _ in range(rng.randrange(0, 12))) for _ in range(20_000)]
+    texts += [f"{text.replace('s', 'ſ')} café…" for text in texts[-5_000:]]  # (outside ASCII: the gate's own case)
     skipped = [text for text in texts if not redaction._may_be_changed(text)]
     assert len(skipped) > 5_000  # (not vacuous: many texts skip the rules)
     for text in skipped:
         assert redact.scrub(text) == text, repr(text)
     assert not redaction._may_be_changed("error[E0382]: borrow of moved value: `kanupe_pequ`")
     assert not redaction._may_be_changed("fatal: not a git repository (or any of the parent directories): .git")
-    assert redaction._may_be_changed("E   ModuleNotFoundError: No module named 'api.cache'")  # (a 16-character run)
+    assert not redaction._may_be_changed("E   ModuleNotFoundError: No module named 'api.cache'")  # (no token's needle)
+    assert redaction._may_be_changed("E   ModuleNotFoundError: No module named 'ghost.cache'")  # (``gh``'s rule)

@@ -106,9 +106,11 @@ def test_reading_whole_lists_answers_as_a_budget_past_every_list(two_segments: I
     assert search(two_segments, "deploy cache", filters=filters, now=1.8e9).total >= 1, "the filter lets some through"
 
 
-def test_a_whole_list_naming_a_doc_past_the_end_is_reported_as_damage(indexed_sample: Sample) -> None:
+@pytest.mark.parametrize("past", ["the largest number", "the doc after the last"])
+def test_a_whole_list_naming_a_doc_past_the_end_is_reported_as_damage(indexed_sample: Sample, past: str) -> None:
     """A postings list read whole is checked as one read posting by posting is: a doc number past the segment's
-    last doc makes ``deja search`` name the damaged file and say to rebuild, in one line."""
+    last doc makes ``deja search`` name the damaged file and say to rebuild, in one line. The doc just after the
+    last shares the last one's top byte, which the check reads first (``Segment._past_last``)."""
     index = Index.open(indexed_sample.home)
     segment = index.segments[0]
     p_off, count, _ = segment.lookup("pytest")
@@ -116,7 +118,10 @@ def test_a_whole_list_naming_a_doc_past_the_end_is_reported_as_damage(indexed_sa
     data = bytearray((Path(segment.path) / "postings.bin").read_bytes())
     runs = RUNS.unpack_from(data, p_off)[0]
     first_doc = p_off + RUNS.size + 3 * runs  # after the runs' impacts (2 bytes each) and lengths (1 byte each)
-    data[first_doc : first_doc + doc_width(segment.ref.docs)] = b"\xff" * doc_width(segment.ref.docs)
+    width = doc_width(segment.ref.docs)
+    named = (1 << 8 * width) - 1 if past == "the largest number" else segment.ref.docs
+    assert named >> 8 * (width - 1) == (segment.ref.docs - 1) >> 8 * (width - 1) or past == "the largest number"
+    data[first_doc : first_doc + width] = named.to_bytes(width, "little")
     (Path(segment.path) / "postings.bin").write_bytes(bytes(data))
     done = run_deja("search", "pytest", env=indexed_sample.env)
     assert done.returncode == 1

@@ -223,6 +223,9 @@ def test_a_search_for_a_pasted_key_matches_no_session_through_its_pieces(tmp_pat
     ("prompt", "loads"),
     [
         ("pytest cannot import api.cache on my laptop", False),
+        ("why does src/vojegu_ziba.py fail the lint after the hotfix", False),  # a long path, no token's needle
+        ("why does src/vojegu_ziba.py fail the lint after the hotfix…", False),  # (outside ASCII too)
+        ("why does src/ghost_client.py fail the lint", True),  # a long path holding a needle (``gh``)
         ("clone x-access-token:ghp_R8x2Lq9ZtV4mK7pW1nY6cJ3hF0sD5aB2eG8u@github.com/org/repo.git fails", True),
         ("the deploy fails, DATABASE_URL=postgres://svc:Pw99secretXYZ@db/app", True),
         ("is the key sk_live_51HxQz7TuV9wXyZa2bCdEfGh still valid", True),
@@ -231,7 +234,9 @@ def test_a_search_for_a_pasted_key_matches_no_session_through_its_pieces(tmp_pat
 )
 def test_a_prompt_loads_the_redaction_rules_only_when_it_may_hold_a_key(prompt: str, loads: bool) -> None:
     """Every prompt's hook takes the secrets out of it; the rules (about 2 ms with their gates) load only for one
-    that may hold a key (a git remote's token ending in ``.git`` passed a test for a path's shape: review14 R14-1)."""
+    that may hold a key (a git remote's token ending in ``.git`` passed a test for a path's shape: review14 R14-1):
+    a run of 16 characters holding a needle of a token rule (``redaction.TOKEN_NEEDLES``), or what another gate
+    lets through."""
     import subprocess
     import sys
 

@@ -88,6 +88,10 @@ class Segment:
         #: The records' and the metas' deflate dictionaries, read when first needed (``_dicts``).
         self._dict_pair: tuple[bytes, bytes] | None = None
         self._doc_width = doc_width(ref.docs)
+        #: The top byte of the last doc's number (-1 in a segment of none): a doc's above it is past the last
+        #: (``_past_last``), and the bytes up to it, which ``bytes.translate`` leaves out.
+        self._last_top = (ref.docs - 1) >> 8 * (self._doc_width - 1)
+        self._tops_within = bytes(range(self._last_top + 1))
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self._doc_rows = memoryview(self._docs if self._docs else b"").cast("I")
@@ -246,8 +250,6 @@ class Segment:
             runs = self._word_runs(p_off, stop)
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
-        if runs[0] and max(runs[0]) >= self.ref.docs:  # each doc checked to be the segment's, as ``postings`` does
-            raise self._damaged("postings.bin", IndexError("a posting names a doc past the segment's last"))
         return runs
 
     def _word_postings(self, p_off: int, stop: int) -> Iterator[tuple[int, float]]:
@@ -270,11 +272,33 @@ class Segment:
         if len(packed) != width * stop:
             raise ValueError(f"{stop} postings past the end")
         if width != 3:  # little-endian u16s or u32s, read in place
-            return memoryview(packed).cast("H" if width == 2 else "I").tolist(), values, lengths
-        wide = bytearray(4 * stop)  # little-endian u24s widened to u32s
-        for i in range(width):
-            wide[i::4] = packed[i::width]
-        return memoryview(wide).cast("I").tolist(), values, lengths
+            docs = memoryview(packed).cast("H" if width == 2 else "I").tolist()
+        else:
+            wide = bytearray(4 * stop)  # little-endian u24s widened to u32s
+            for i in range(width):
+                wide[i::4] = packed[i::width]
+            docs = memoryview(wide).cast("I").tolist()
+        if self._past_last(packed, docs):  # each doc checked to be the segment's, as ``postings`` does
+            raise IndexError("a posting names a doc past the segment's last")
+        return docs, values, lengths
+
+    def _past_last(self, packed: bytes, docs: list[int]) -> bool:
+        """Whether a doc of ``docs`` (read from ``packed``, little-endian numbers of ``_doc_width`` bytes) is past the
+        segment's last doc. Each doc's top byte is asked at C speed (``bytes.translate`` leaves those above the last
+        doc's), and only the docs whose top byte is the last doc's are compared whole: ``max`` over the numbers
+        compared every one in Python, 3 M instructions of a recalling prompt's hook at 1k sessions (of 173 M)."""
+        width, last, top = self._doc_width, self.ref.docs - 1, self._last_top  # (at most 255: ``doc_width``)
+        if last < 0:
+            return bool(docs)
+        tops = packed[width - 1 :: width]
+        if tops.translate(None, self._tops_within):
+            return True
+        at = tops.find(top)
+        while at >= 0:
+            if docs[at] > last:
+                return True
+            at = tops.find(top, at + 1)
+        return False
 
     def doc(self, doc: int) -> Doc:
         """The session ordinal and kind of a doc."""
