@@ -81,6 +81,9 @@ class Plan(msgspec.Struct):
     #: ``ide_reads`` and ``cli_reads`` moved to a file (``move_reads``), which ``load_ide_reads`` and
     #: ``all_cli_reads`` read back; "" when they are not.
     reads_file: str = ""
+    #: The transcripts' chat folders a walk found this user may not search (``scan_transcripts``); None when the
+    #: refresh walked none (a refresh of some chats).
+    unsearchable: list[str] | None = None
 
     def note_unreadable(self, files: list[str], count: int | None = None, new: int = 0) -> None:
         """Count ``count`` more stores that could not be read this time (one for each of ``files`` unless given),
@@ -450,16 +453,17 @@ def _spelt_otherwise(recorded: str | None, found: str | None) -> bool:
 
 
 def _cli_changes(
-    book: Bookkeeping, targets: set[str] | None
+    book: Bookkeeping, targets: set[str] | None, unsearchable: list[str] | None = None
 ) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str], dict[str, CliState]]:
     """cursor-agent chats as found now, those of them that changed, the recorded ones gone from disk, and the
-    recorded ones not found that are still there (``_still_there``: kept as they are).
+    recorded ones not found that are still there (``_still_there``: kept as they are). A walk (no ``targets``)
+    adds the chat folders it may not search to ``unsearchable``.
 
     A transcript found without the chat folder it was read with, whose store is still on disk, keeps it: the roots
     this process sees hold the transcripts but not the chats (``out_of_sight``), and reading the chat without
     its store would drop what only the store holds (the tool results)."""
     found: dict[str, CliChat] = {}
-    for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
+    for chat in find_cli_chats(unsearchable) if targets is None else locate_cli_chats(targets, book):
         found.setdefault(chat.id, chat)
     for sid in [sid for sid, chat in found.items() if not chat.transcript and _transcript_hidden(book, sid)]:
         del found[sid]  # its store is not the chat: its transcript cannot be read this time (kept: ``_still_there``)
@@ -605,10 +609,13 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     """What changed on disk since ``state`` was recorded: every chat, or only the ``targets`` on the CLI side."""
     ide = _plan_ide(book, state, problems)
     owners = ide.owners
-    found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets)
+    unsearchable: list[str] | None = [] if targets is None else None
+    found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets, unsearchable)
     blocked = {sid: UNREADABLE_TRANSCRIPT if kept.transcript else UNREADABLE_STORE for sid, kept in cli_blocked.items()}
     problems.update(blocked.values())  # (counted as a read that failed would count them: doctor lists them)
-    plan = Plan({}, {}, {}, set(), ide.dbs, owners, 0, unread_chats=blocked, ide_unseen=ide.unseen)
+    plan = Plan(
+        {}, {}, {}, set(), ide.dbs, owners, 0, unread_chats=blocked, ide_unseen=ide.unseen, unsearchable=unsearchable
+    )
     plan.note_unreadable(
         [*ide.unreadable_files, *(_source(kept) for kept in cli_blocked.values())], new=ide.unreadable_new
     )
