@@ -58,9 +58,10 @@ class CliChat(msgspec.Struct, gc=False):
         return Path(self.chat_dir) if self.chat_dir else None
 
 
-def find_cli_chats() -> Iterator[CliChat]:
+def find_cli_chats(unsearchable: list[str] | None = None) -> Iterator[CliChat]:
     """Every transcript under the cursor-agent roots, with its chat folder where one exists; then every chat
-    that has a ``store.db`` and no transcript."""
+    that has a ``store.db`` and no transcript. ``unsearchable`` gets the transcripts' chat folders this user may not
+    search (``scan_transcripts``)."""
     roots = paths.cli_roots()
     # Folders as strings, one per chat, which its CliChat shares: a full build's plan holds every chat's (at 100k
     # chats a Path and a copy of its string each took about 9 MB more).
@@ -68,7 +69,7 @@ def find_cli_chats() -> Iterator[CliChat]:
     include = paths.include_subagents()
     transcribed: set[str] = set()
     for root in roots:
-        for found in scan_transcripts(root, include):
+        for found in scan_transcripts(root, include, unsearchable):
             if found.session_id == found.chat_id:
                 transcribed.add(found.chat_id)
             yield CliChat(

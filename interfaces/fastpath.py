@@ -832,13 +832,14 @@ def _report_unreadable(result: RefreshResult) -> str:
     return ""
 
 
-def _unlisted_folders() -> list[str]:
+def _unlisted_folders(walked: list[str] | None) -> list[str]:
     """The folders under Cursor's roots this user may not list (``unreadable.unlisted_folders``): no walk sees the
-    chats in them, so no refresh counts them as unread."""
+    chats in them, so no refresh counts them as unread. ``walked``: the chat folders the refresh's walk found it may
+    not search (None: it walked none, and each is looked at)."""
     from ..core import folders
     from ..core.readers.unreadable import unlisted_folders
 
-    return unlisted_folders(folders.ide_user_root(), folders.cli_roots())
+    return unlisted_folders(folders.ide_user_root(), folders.cli_roots(), walked)
 
 
 def _report_unlisted(unlisted: list[str], said: str) -> None:
@@ -949,7 +950,7 @@ def index_command(full: bool = False, json: bool = False) -> None:
         "waited": result.waited,
         "unreadable_kept": result.unreadable_kept,
         "not_rebuilt": result.not_rebuilt,
-        "unreadable_folders": (unlisted := _unlisted_folders()),
+        "unreadable_folders": (unlisted := _unlisted_folders(result.unsearchable)),
     }
     if result.not_rebuilt:
         _not_rebuilt(result, data if json else None)

@@ -287,3 +287,45 @@ def test_a_folder_hiding_chats_read_before_is_named_once_with_its_chmod(history:
         f"{transcript} (permission denied) could not be read: what was read from it before is kept; make it "
         f"readable: {_chmod(history.beta)}  (as its owner), then `deja index`",
     ]  # (the transcript, named, is no "unreadable record skipped" too)
+
+
+def _chat_folder(history: History) -> Path:
+    """beta's chat folder under its project's ``agent-transcripts/``, which holds its transcript."""
+    return next((history.beta / "agent-transcripts").iterdir())
+
+
+def test_a_chat_folder_this_user_may_search_but_not_list_hides_nothing(history: History) -> None:
+    """Its transcript is read by name: `deja index` and doctor named the folder as one hiding chats, and asked for a
+    chmod, while its chat was indexed."""
+    chat = _chat_folder(history)
+    chat.chmod(0o300)
+    try:
+        code, out, err = history.deja("index", "--json")
+        assert code == 0, err
+        report = json.loads(out)
+        assert (report["sessions"], report["unreadable_folders"]) == (3, [])
+        code, out, err = history.deja("search", "beta-gizmo")
+        assert code == 0 and "beta question" in out, err
+        code, out, _ = history.deja("doctor", "--json")
+        assert json.loads(out)["unreadable_files"] == []
+    finally:
+        chat.chmod(0o700)
+
+
+def test_a_chat_folder_this_user_may_not_search_is_named_by_index_and_doctor(history: History) -> None:
+    """`deja index` takes the chat folders it may not search from its walk (no second look at every chat folder)."""
+    chat = _chat_folder(history)
+    chat.chmod(0o600)
+    try:
+        code, out, err = history.deja("index")
+        assert code == 0 and out.startswith("2 sessions, 3 messages indexed"), err
+        assert err.splitlines() == [
+            f"deja may not list {chat} (permission denied): the chats in it are not indexed (the index keeps what it "
+            f"read from it before); make it readable: {_chmod(chat)}  (as its owner), then `deja index`"
+        ]
+        code, out, _ = history.deja("index", "--json")
+        assert json.loads(out)["unreadable_folders"] == [str(chat)]
+        code, out, _ = history.deja("doctor", "--json")
+        assert code == 1 and json.loads(out)["unreadable_files"] == [str(chat)]
+    finally:
+        chat.chmod(0o700)

@@ -112,6 +112,9 @@ class RefreshResult(msgspec.Struct):
     #: A rebuild was refused: the live index holds sessions read from these files, still on disk under none of the
     #: Cursor folders this run reads (``_outside_roots``).
     outside_roots: list[str] = []
+    #: The transcripts' chat folders this refresh's walk found it may not search (``Plan.unsearchable``); None when
+    #: it walked none.
+    unsearchable: list[str] | None = None
 
 
 class _Tally(msgspec.Struct):
@@ -329,6 +332,7 @@ def _refresh_under(lock: WriterLock, home: Path, full: bool, scope: _Scope, prog
             unreadable_new=0 if carried.segments else plan.unreadable_new,  # (carried: read before, by the old index)
             uncarried=carried.uncarried,
             kept_aside=carried.kept or _kept_aside(directory, plan),
+            unsearchable=plan.unsearchable,
         )
 
 

@@ -81,6 +81,9 @@ class Plan(msgspec.Struct):
     #: ``ide_reads`` and ``cli_reads`` moved to a file (``move_reads``), which ``load_ide_reads`` and
     #: ``all_cli_reads`` read back; "" when they are not.
     reads_file: str = ""
+    #: The transcripts' chat folders a walk found this user may not search (``scan_transcripts``); None when the
+    #: refresh walked none (a refresh of some chats).
+    unsearchable: list[str] | None = None
 
     def note_unreadable(self, files: list[str], count: int | None = None, new: int = 0) -> None:
         """Count ``count`` more stores that could not be read this time (one for each of ``files`` unless given),
@@ -432,6 +435,8 @@ def _respelt(old: CliState, chat: CliChat) -> CliState:
     """``old`` with ``chat``'s spelling of its transcript and chat folder where they are the same file or folder
     spelt another way (an index built through a link: ``_respelt_databases``), so that the chat is compared as it
     is, not read again for its new name. A copy (another inode) keeps its name, and is read."""
+    if old.transcript == chat.transcript and old.chat_dir == chat.chat_dir:  # (nearly every chat a walk finds)
+        return old
     transcript = chat.transcript if _spelt_otherwise(old.transcript, chat.transcript) else old.transcript
     chat_dir = chat.chat_dir if _spelt_otherwise(old.chat_dir, chat.chat_dir) else old.chat_dir
     if (transcript, chat_dir) == (old.transcript, old.chat_dir):
@@ -448,29 +453,36 @@ def _spelt_otherwise(recorded: str | None, found: str | None) -> bool:
 
 
 def _cli_changes(
-    book: Bookkeeping, targets: set[str] | None
+    book: Bookkeeping, targets: set[str] | None, unsearchable: list[str] | None = None
 ) -> tuple[dict[str, CliChat], dict[str, CliChat], set[str], dict[str, CliState]]:
     """cursor-agent chats as found now, those of them that changed, the recorded ones gone from disk, and the
-    recorded ones not found that are still there (``_still_there``: kept as they are).
+    recorded ones not found that are still there (``_still_there``: kept as they are). A walk (no ``targets``)
+    adds the chat folders it may not search to ``unsearchable``.
 
     A transcript found without the chat folder it was read with, whose store is still on disk, keeps it: the roots
     this process sees hold the transcripts but not the chats (``out_of_sight``), and reading the chat without
     its store would drop what only the store holds (the tool results)."""
     found: dict[str, CliChat] = {}
-    for chat in find_cli_chats() if targets is None else locate_cli_chats(targets, book):
+    for chat in find_cli_chats(unsearchable) if targets is None else locate_cli_chats(targets, book):
         found.setdefault(chat.id, chat)
     for sid in [sid for sid, chat in found.items() if not chat.transcript and _transcript_hidden(book, sid)]:
         del found[sid]  # its store is not the chat: its transcript cannot be read this time (kept: ``_still_there``)
     changed: dict[str, CliChat] = {}
+    # (a walk asks for every chat: one dict of them all, not ``book.chat``'s hash of each id to find its shard)
+    recorded = book.every_chat() if targets is None else {}
+    chat_of = recorded.get if targets is None else book.chat
     for sid, chat in found.items():
-        record = book.chat(sid)
-        old = record.cli if record else None
-        if chat.chat_dir is None and old is not None and old.chat_dir and _has_store(old.chat_dir):
+        record = chat_of(sid)
+        if record is None or record.cli is None:
+            changed[sid] = chat
+            continue
+        old = record.cli
+        if chat.chat_dir is None and old.chat_dir and _has_store(old.chat_dir):
             chat = found[sid] = msgspec.structs.replace(chat, chat_dir=old.chat_dir)  # out of sight: see below
-        if record is not None and old is not None and (respelt := _respelt(old, chat)) is not old:
+        if (respelt := _respelt(old, chat)) is not old:
             book.put(sid, msgspec.structs.replace(record, cli=respelt))
             old = respelt
-        if record is not None and old is not None and _emptied(old, chat):
+        if _emptied(old, chat):
             if old.sig != (empty := Sig(0, chat.mtime_ns)):  # seen empty: the check finds it as it is while it stays so
                 book.put(sid, msgspec.structs.replace(record, cli=msgspec.structs.replace(old, sig=empty)))
             continue
@@ -479,7 +491,7 @@ def _cli_changes(
     if targets is None:
         roots = paths.cli_roots()
         prefixes = root_prefixes(roots)
-        missing = {sid: r.cli for sid, r in book.items() if r.cli and sid not in found}
+        missing = {sid: r.cli for sid, r in recorded.items() if r.cli and sid not in found}
         missing = {sid: cli for sid, cli in missing.items() if not out_of_sight(cli, roots, prefixes)}
     else:
         missing = {sid: r.cli for sid in targets if (r := book.chat(sid)) is not None and r.cli and sid not in found}
@@ -493,7 +505,7 @@ def _emptied(old: CliState, chat: CliChat) -> bool:
     size and time, and nothing else (where a read resumes, its hashes, its session): so reads meanwhile find nothing
     changed, and once it holds lines again it is read as grown from where it was, or whole. The session goes only
     when its folder does."""
-    return old.end > 0 and chat.transcript == old.transcript and chat.transcript != "" and chat.size == 0
+    return chat.size == 0 and old.end > 0 and chat.transcript == old.transcript and chat.transcript != ""
 
 
 def _transcript_hidden(book: Bookkeeping, sid: str) -> bool:
@@ -597,10 +609,13 @@ def plan_refresh(book: Bookkeeping, state: State, targets: set[str] | None, prob
     """What changed on disk since ``state`` was recorded: every chat, or only the ``targets`` on the CLI side."""
     ide = _plan_ide(book, state, problems)
     owners = ide.owners
-    found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets)
+    unsearchable: list[str] | None = [] if targets is None else None
+    found, cli_changed, cli_gone, cli_blocked = _cli_changes(book, targets, unsearchable)
     blocked = {sid: UNREADABLE_TRANSCRIPT if kept.transcript else UNREADABLE_STORE for sid, kept in cli_blocked.items()}
     problems.update(blocked.values())  # (counted as a read that failed would count them: doctor lists them)
-    plan = Plan({}, {}, {}, set(), ide.dbs, owners, 0, unread_chats=blocked, ide_unseen=ide.unseen)
+    plan = Plan(
+        {}, {}, {}, set(), ide.dbs, owners, 0, unread_chats=blocked, ide_unseen=ide.unseen, unsearchable=unsearchable
+    )
     plan.note_unreadable(
         [*ide.unreadable_files, *(_source(kept) for kept in cli_blocked.values())], new=ide.unreadable_new
     )

@@ -43,18 +43,23 @@ class TranscriptFile(NamedTuple):
     stat: os.stat_result
 
 
-def scan_transcripts(root: Path, include_subagents: bool) -> Iterator[TranscriptFile]:
+def scan_transcripts(
+    root: str | Path, include_subagents: bool, unsearchable: list[str] | None = None
+) -> Iterator[TranscriptFile]:
     """Every transcript under ``root/projects/*/agent-transcripts/``, in a stable order.
 
     Nested ``<id>/<id>.jsonl`` and flat ``<id>.jsonl``; ``<id>/subagents/*.jsonl``
     only with ``include_subagents``. Nothing else in a project folder is visited
     (agent-tools, mcps and terminals hold far more files than the transcripts).
     One ``stat`` per transcript and plain strings: a refresh walks every chat.
+    ``unsearchable`` gets each chat folder (``<id>``) this user may not search, whose transcript the walk
+    cannot see (``unreadable.unlisted_folders`` takes them from here: no second look at every chat folder).
     """
     for project in _entries(os.path.join(root, "projects")):
         if not project.is_dir():
             continue
-        for entry in _entries(os.path.join(project.path, _TRANSCRIPTS)):
+        inner = os.path.join(project.path, _TRANSCRIPTS)
+        for entry in _entries(inner):
             if entry.name.endswith(".jsonl"):
                 found = _regular_file(entry.path)
                 if found:
@@ -62,7 +67,7 @@ def scan_transcripts(root: Path, include_subagents: bool) -> Iterator[Transcript
                     yield TranscriptFile(entry.path, chat_id, chat_id, found)
             elif entry.is_dir():
                 nested = f"{entry.path}{os.sep}{entry.name}.jsonl"  # (os.path.join's path, without its 2 µs a chat)
-                found = _regular_file(nested)
+                found = _regular_file(nested, unsearchable, inner)
                 if found:
                     yield TranscriptFile(nested, entry.name, entry.name, found)
                 if include_subagents:
@@ -88,9 +93,15 @@ def _entries(folder: str) -> list[os.DirEntry[str]]:
         return []
 
 
-def _regular_file(path: str) -> os.stat_result | None:
+def _regular_file(path: str, unsearchable: list[str] | None = None, above: str = "") -> os.stat_result | None:
+    """``path``'s status if it is a regular file; else None, and its folder joins ``unsearchable`` when this user
+    may not search it (but may search ``above``, the folder above that, which is otherwise named instead)."""
     try:
         return check_regular(path)
+    except PermissionError:
+        if unsearchable is not None and os.access(above, os.X_OK):
+            unsearchable.append(os.path.dirname(path))
+        return None
     except OSError:
         return None
 

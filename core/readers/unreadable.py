@@ -64,27 +64,41 @@ def make_readable(path: str, then: str) -> str:
     return f"make it readable: {readable_command([path])}  (as its owner), then `{then}`"
 
 
+#: A transcript's chat folder (``agent-transcripts/<id>``): the walk reads the transcript in it by name (and lists
+#: its ``subagents/``), so it must be searched, not listed: one this user may search but not list hides nothing.
+_SEARCHED = "searched"
 #: The folders of a cursor-agent root and of the editor's ``User`` folder that the walks list to find chats, by name
 #: ("*": each folder in it), down to the ones whose files they read: a folder this user may not list (or search)
 #: hides every chat below it from the walk, with no error to count. A chat folder (``chats/<hash>/<id>``) is not
 #: among them: the walk finds it and counts its store as one it could not read.
 _CLI_LAYOUT: dict[str, Any] = {
-    "projects": {"*": {"agent-transcripts": {"*": {}}}},
+    "projects": {"*": {"agent-transcripts": {"*": _SEARCHED}}},
     "chats": {"*": {}},
     "acp-sessions": {},
 }
+#: The same, once a walk has said which chat folders it may not search: down to each ``agent-transcripts``.
+_CLI_WALKED: dict[str, Any] = {**_CLI_LAYOUT, "projects": {"*": {"agent-transcripts": {}}}}
 _IDE_LAYOUT: dict[str, Any] = {"globalStorage": {}, "workspaceStorage": {"*": {}}}
 
 
-def unlisted_folders(ide_root: str, cli_roots: list[str]) -> list[str]:
+def unlisted_folders(ide_root: str, cli_roots: list[str], walked: list[str] | None = None) -> list[str]:
     """The folders under Cursor's roots (the roots included) that this user may not list or search (permission
     denied: mode 000, another user's): the chats below them are missing from every walk. The highest one of each
-    branch, sorted. One ``scandir`` per folder above the chats' own, one ``access`` per folder holding them."""
-    found = [*_unlisted(ide_root, _IDE_LAYOUT), *(f for root in cli_roots for f in _unlisted(root, _CLI_LAYOUT))]
-    return sorted(set(found))
+    branch, sorted. One ``scandir`` per folder above the chats' own, one ``access`` per folder holding them.
+
+    ``walked``: the transcripts' chat folders a walk of every transcript under ``cli_roots`` has just found it may
+    not search (``scan_transcripts``' ``unsearchable``), taken instead of an ``access`` of each chat folder (60,000
+    at 100k sessions, a tenth of a ``deja index`` after a turn)."""
+    cli = _CLI_LAYOUT if walked is None else _CLI_WALKED
+    found = [*_unlisted(ide_root, _IDE_LAYOUT), *(f for root in cli_roots for f in _unlisted(root, cli))]
+    return sorted({*found, *(walked or [])})
 
 
-def _unlisted(folder: str, layout: dict[str, Any]) -> Iterator[str]:
+def _unlisted(folder: str, layout: dict[str, Any] | str) -> Iterator[str]:
+    if isinstance(layout, str):  # (``_SEARCHED``)
+        if not os.access(folder, os.X_OK):
+            yield folder
+        return
     if not layout:  # (a folder whose files the walk reads: whether it may be listed and searched is enough)
         if not os.access(folder, os.R_OK | os.X_OK):
             yield folder
