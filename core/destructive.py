@@ -47,6 +47,7 @@ _DESTRUCTIVE_WORDS = (
     ("delete",),
     ("mkfs",),
     ("prune", "-"),
+    ("force-reset",),
     ("flush",),
     ("destroy",),
     ("stash", "clear"),

@@ -41,6 +41,7 @@ DESTRUCTIVE = [
     "kubectl delete namespace prod",
     "kubectl -n prod delete pod web-1",
     "kubectl --context staging delete -f app.yaml",
+    "npm run db -- --force-reset",  # no push, no git: its own word (review42a M1)
 ]
 DESTRUCTIVE += [  # a force-push read past a redirection or a command substitution (review8d)
     "git push 2>&1 --force",

@@ -88,6 +88,13 @@ def tag_variants() -> list[str]:
         variants.append(f"{opening}/deja-recall{closing}")
     for zw in ZERO_WIDTH:
         variants.append(f"<{zw}/deja{zw}-recall{zw}>")
+    # the slash and the hyphen escaped too: encodeURIComponent's, JavaScript's, HTML's (review42a M2)
+    variants += [
+        "%3C%2Fdeja-recall%3E",
+        "\\u003c\\u002fdeja-recall\\u003e",
+        "&lt;/deja&#45;recall&gt;",
+        "&lt;&sol;deja&hyphen;recall&gt;",
+    ]
     return list(dict.fromkeys(variants))
 
 
