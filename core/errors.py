@@ -203,7 +203,7 @@ def found(text: str, needle: str, start: int = 0) -> list[int]:
     return places
 
 
-def _word_at(text: str, word: str, endings: tuple[str, ...] | None) -> bool:
+def word_at(text: str, word: str, endings: tuple[str, ...] | None) -> bool:
     """``\\bword`` then one of ``endings`` and ``\\b`` (None: no boundary asked after the word)."""
     for at in found(text, word):
         if is_word(text, at - 1):
@@ -220,11 +220,11 @@ def is_error_line(line: str) -> bool:
     if any(needle in lowered for needle in _ANYWHERE):
         return True
     return (
-        _word_at(lowered, "fail", ("ed", "ure", ""))
-        or _word_at(lowered, "fatal", ("",))
-        or _word_at(lowered, "panic", None)
-        or _word_at(lowered, "cannot", ("",))
-        or _word_at(lowered, "err!", None)
+        word_at(lowered, "fail", ("ed", "ure", ""))
+        or word_at(lowered, "fatal", ("",))
+        or word_at(lowered, "panic", None)
+        or word_at(lowered, "cannot", ("",))
+        or word_at(lowered, "err!", None)
         or _error_code(line)
         or _pytest_error(line)
     )

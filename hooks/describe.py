@@ -144,16 +144,10 @@ def _concluded_names(fixed_by: list[str], failed: str, concluded: str) -> bool:
 
 def _says(text: str, step: str) -> bool:
     """Whether ``text`` names ``step`` as a whole (not ``npm test`` in "npm tests"), a step of one word quoted as
-    code: ``make`` is named by "ran `make`", not by "make sure" (review41c)."""
-    from ..core.errors import found, is_word
+    code on its own: ``make`` is named by "ran `make`", not by "make sure" nor by "`make test`" (review41c, review42a)."""
+    from ..core.errors import word_at
 
-    if " " not in step:
-        return f"`{step}`" in text or f"`{step} " in text
-    starts, ends = is_word(step, 0), is_word(step, len(step) - 1)
-    return any(
-        not (starts and is_word(text, at - 1)) and not (ends and is_word(text, at + len(step)))
-        for at in found(text, step)
-    )
+    return f"`{step}`" in text if " " not in step else word_at(text, step, ("",))
 
 
 def outcome(concluded: str, stopped: str) -> str:

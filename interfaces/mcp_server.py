@@ -72,6 +72,9 @@ AFTER_CALL_SECONDS = 0.1
 WARM_QUERY = "error"
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
 SEARCH_TEXT_BYTES = 4096
+#: How an agent sees the sessions a search left out: its ``limit`` (up to 20), or a narrower search where the 4 KiB
+#: left them out (``deja search``'s footer names its flag, which an agent cannot pass).
+SEE_MORE = "pass a larger limit (up to 20) or narrow the search"
 #: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
 SHOW_WINDOW_BYTES = 32 * 1024
 #: ...and cuts a message's text and each tool result, so that one huge paste cannot fill it.
@@ -344,7 +347,7 @@ def fit_text(result: SearchResult, budget: int = SEARCH_TEXT_BYTES) -> SearchRes
     from .views import search_text
 
     hits = list(result.hits)
-    while len(hits) > 1 and len(search_text(result.replace(hits=hits)).encode()) > budget:
+    while len(hits) > 1 and len(search_text(result.replace(hits=hits), more=SEE_MORE).encode()) > budget:
         hits.pop()
     return result.replace(hits=hits)
 
@@ -583,7 +586,7 @@ class Tools:
         held = f"\n{held_by_none(result.unmatched)}." if result.unmatched else ""
         result = fit_text(result, SEARCH_TEXT_BYTES - len(held.encode()))
         if result.hits:
-            return answer(search_text(result) + held, search_json(result))
+            return answer(search_text(result, more=SEE_MORE) + held, search_json(result))
         given = {"project": project, "source": source, "since": since}
         return answer(no_match(index, query.strip(), filters, given, result.unmatched), search_json(result))
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a sear
 
     from ..core.index import Index, SessionMeta
     from ..core.model import Message
-    from ..core.search import Hit, SearchResult, Snippet
+    from ..core.search import Hit, SearchResult
 
 
 def iso(value: datetime | None) -> str | None:
@@ -119,9 +119,12 @@ def quoted_query(query: str) -> str:
     return f"'{cut}'" if '"' in cut else f'"{cut}"'
 
 
-def search_text(result: SearchResult, width: int | None = None, shown_id: Callable[[str], str] = str) -> str:
+def search_text(
+    result: SearchResult, width: int | None = None, shown_id: Callable[[str], str] = str, more: str = "use --limit"
+) -> str:
     """The hits as a person reads them; with ``width`` (a terminal's), each line cut to fit it, each id as
-    ``shown_id`` gives it (``short_id`` on a terminal, as ``deja sessions`` shows them)."""
+    ``shown_id`` gives it (``short_id`` on a terminal, as ``deja sessions`` shows them); ``more``: how to see the
+    sessions left out (an agent passes MCP ``search`` an argument, not a flag)."""
     if not result.hits:
         return f"No session matches {quoted_query(result.query)}."
     notice = f"{result.notice}\n\n" if result.notice else ""
@@ -135,10 +138,10 @@ def search_text(result: SearchResult, width: int | None = None, shown_id: Callab
             *(fit(line, width) for line in _passages(hit, hit_id, shown)),
         ]
         blocks.append("\n".join(lines))
-    more = result.total - len(result.hits)
+    left = result.total - len(result.hits)
     footer = (
-        f"\n{more} more session{'s match' if more != 1 else ' matches'}; use --limit to see {'them' if more != 1 else 'it'}."
-        if more > 0
+        f"\n{left} more session{'s match' if left != 1 else ' matches'}; {more} to see {'them' if left != 1 else 'it'}."
+        if left > 0
         else ""
     )
     return notice + "\n\n".join(blocks) + footer
@@ -146,17 +149,18 @@ def search_text(result: SearchResult, width: int | None = None, shown_id: Callab
 
 def _passages(hit: Hit, hit_id: str, shown: dict[str, str]) -> list[str]:
     """A hit's passages, one line each; a passage a hit above showed (``shown``: text -> that hit's id, which this
-    adds to) is said to be that hit's, and a hit whose passages all were is one line: chats that repeat another
-    chat's turns showed one question and answer in three or four hits of a real database (trial22 N5)."""
-    passages: dict[str, Snippet] = {}
-    for snippet in hit.snippets:  # (a passage the hit holds twice, once)
-        passages.setdefault(snippet.text, snippet)
-    sources = {shown.get(text, "") for text in passages}
-    if passages and len(sources) == 1 and (source := sources.pop()):
+    adds to) is said to be that hit's, and a hit of two passages or more that one hit above showed all of is one line:
+    chats that repeat another chat's turns showed one question and answer in three or four hits of a real database
+    (trial22 N5)."""
+    sources = {shown.get(snippet.text, "") for snippet in hit.snippets}
+    if len(hit.snippets) > 1 and len(sources) == 1 and (source := sources.pop()):
         return [SAME_TURN_AS.format(source)]
-    lines = [f"  {s.role:>9}: {SAME_AS.format(shown[text]) if text in shown else text}" for text, s in passages.items()]
-    for text in passages:
-        shown.setdefault(text, hit_id)
+    lines = [
+        f"  {snippet.role:>9}: {SAME_AS.format(shown[snippet.text]) if snippet.text in shown else snippet.text}"
+        for snippet in hit.snippets
+    ]
+    for snippet in hit.snippets:
+        shown.setdefault(snippet.text, hit_id)
     return lines
 
 

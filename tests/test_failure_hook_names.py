@@ -169,4 +169,5 @@ def test_a_conclusion_names_a_fixing_step_only_as_a_whole(fake_home: Path) -> No
     assert not _concluded_names(["make"], "pytest -q", "You need to make sure the venv is active.")
     assert not _concluded_names(["npm test"], "npm run build", "The npm tests pass now.")
     assert _concluded_names(["make"], "pytest -q", "Ran `make` first; all 14 tests pass now.")
+    assert not _concluded_names(["make"], "pytest -q", "Ran `make test` first; all 14 tests pass now.")
     assert _concluded_names(["pip install -e ."], "pytest -q", "Fixed: run pip install -e . before pytest.")

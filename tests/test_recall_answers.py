@@ -282,3 +282,20 @@ def test_deja_search_shows_a_turn_two_chats_repeat_once_and_names_the_first(fake
     assert f"\n  (the same turn as {first}'s above)" in done.stdout, done.stdout
     hits = json.loads(run_deja("search", "settings toggle light dark mode", "--json").stdout)["hits"]
     assert [REPEATED[1] in json.dumps(hit["snippets"]) for hit in hits] == [True, True]
+
+
+def test_deja_search_says_whose_a_passage_a_hit_above_showed_was(fake_home: Path) -> None:
+    """A hit whose question a hit above showed, and whose answer is its own, says so of the question alone."""
+    notes = fake_home / "code" / "notes"
+    notes.mkdir(parents=True)
+    own = "Kept the dark palette in a CSS variable so the settings toggle only flips a class."
+    chats = {
+        "d0000000-0000-4000-8000-000000000002": ("Settings page", list(REPEATED)),
+        "d0000000-0000-4000-8000-000000000003": ("Again", [REPEATED[0], own]),
+    }
+    _editor_history(fake_home, chats, notes)
+    done = run_deja("search", "settings page light dark mode toggle")
+    first, second = done.stdout.split("\n\n")[:2]
+    first_id = first.splitlines()[1].split()[0]
+    assert f"user: {REPEATED[0]}" in first and f"user: (the same as {first_id}'s above)" in second, done.stdout
+    assert "assistant: " in second and "(the same turn" not in second, done.stdout
