@@ -419,19 +419,13 @@ def _unchanged_index(codec: Codec | None) -> tuple[Index | None, Check | None]:
     """The index as it stands if the cheap check finds nothing changed: what ``catch_up`` then does, starting a
     full walk in the background when one is due, without loading the indexer. The check comes back too, so
     the refresh that follows a change does not make it again."""
-    from ..core.index.format import INDEX
     from ..core.index.reader import Index
-    from ..core.indexer.glance import check, start_walk
-    from ..core.private import tighten
+    from ..core.indexer.glance import check_home
 
     home = folders.deja_home()  # (a string: ``pathlib`` costs a search a few ms of imports)
-    tighten(home)  # what every catch-up does first
-    directory = os.path.join(home, INDEX)
-    found = check(directory)
+    found = check_home(home)
     if not found.unchanged:
         return None, found
-    if found.walk_due:
-        start_walk(directory)
     try:
         return Index.open(home, codec), found
     except IndexUnreadable:

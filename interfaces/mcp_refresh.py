@@ -97,23 +97,17 @@ def check(home: str) -> None:
     walk that is due starts detached), without loading the indexer."""
     from ..core.index.format import INDEX, IndexUnreadable, read_manifest
     from ..core.index.light import LIGHT
-    from ..core.indexer.glance import check as glance
-    from ..core.indexer.glance import start_walk
-    from ..core.private import tighten
+    from ..core.indexer.glance import check_home
     from ..core.redaction import withheld
 
-    directory = os.path.join(home, INDEX)
     try:
-        manifest = read_manifest(directory, LIGHT)
+        manifest = read_manifest(os.path.join(home, INDEX), LIGHT)
     except IndexUnreadable:
         return  # a refresh would build it inline, which may take minutes: the server has it built aside
     if withheld(manifest.redaction):
         return  # the server shows nothing from it and has it rebuilt aside (a second build would wait on the first)
-    tighten(home)  # what every catch-up does first
-    found = glance(directory)
+    found = check_home(home)
     if found.unchanged:
-        if found.walk_due:
-            start_walk(directory)
         return
     from pathlib import Path
 

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from harness import imported_modules
 from test_hooks import Machine, cursor, cursor_tool, framed
 
 from deja.core.detached import python_module
@@ -149,3 +150,20 @@ def test_a_hooks_catch_up_starts_no_walk_of_every_chat(indexed: Machine) -> None
     ran = subprocess.run(python_module("deja.core.indexer", "catch-up"), env=indexed.env, timeout=120)
     assert ran.returncode == 0
     assert not (directory / WALK_STAMP).exists()
+
+
+def test_a_catch_up_that_finds_nothing_changed_loads_no_indexer(indexed: Machine) -> None:
+    """A hook starts a catch-up every 30 s while prompts come, and most find nothing: the cheap check alone, without
+    the indexer's imports (msgspec, the readers: about 60 ms of CPU each, review41b). One that finds a chat indexes
+    it."""
+    catch_up = python_module("deja.core.indexer", "catch-up")
+    ran = subprocess.run(
+        [catch_up[0], "-X", "importtime", *catch_up[1:]], env=indexed.env, capture_output=True, text=True
+    )
+    loaded = imported_modules(ran.stderr)
+    assert ran.returncode == 0 and "deja.core.indexer.glance" in loaded
+    assert not {"msgspec", "deja.core.indexer.driver", "deja.core.readers"} & loaded, sorted(loaded)
+    _write_unended_chat(indexed)
+    _age_the_index(indexed, CATCH_UP_SECONDS + 5)
+    assert subprocess.run(catch_up, env=indexed.env, timeout=120).returncode == 0
+    assert Index.open(indexed.deja_home).find(CHAT)

@@ -17,7 +17,7 @@ from itertools import islice
 
 from ..cjson import load_json, load_json_head
 from ..folders import GLOBAL_STORAGE, cli_roots, ide_databases, include_subagents
-from ..index.format import FRESHNESS_RECORD, WHOLE_STAMP, IndexUnreadable, read_manifest
+from ..index.format import FRESHNESS_RECORD, INDEX, WHOLE_STAMP, IndexUnreadable, read_manifest
 from ..index.light import LIGHT
 from ..record import Record
 from ..redaction import mode as redaction_mode
@@ -316,6 +316,22 @@ def _transcript_ids(found: Iterable[os.DirEntry[str]]) -> Iterator[str]:
             if include:
                 children = entries(os.path.join(entry.path, SUBAGENTS))
                 yield from (f"{entry.name}/{c.name[: -len('.jsonl')]}" for c in children if c.name.endswith(".jsonl"))
+
+
+def check_home(home: str, walk: bool = True) -> Check:
+    """What a read does first, with nothing loaded but the cheap check: deja's home kept private, the check, and, when
+    it finds nothing changed, a walk that is due started detached (not without ``walk``: a hook's catch-up starts
+    none). The CLI's fast path, the MCP server's refresher and a hook's catch-up each ask it before they load the
+    indexer, which only a change needs: a hook starts a catch-up every 30 s while prompts come, and most find
+    nothing (review41b)."""
+    from ..private import tighten
+
+    tighten(home)
+    directory = os.path.join(home, INDEX)
+    found = check(directory)
+    if walk and found.unchanged and found.walk_due:
+        start_walk(directory)
+    return found
 
 
 def start_walk(directory: StrPath) -> None:
