@@ -26,6 +26,7 @@ from .redaction import (
     WORD_CHARS,
     a_netrc_entry,
     enabled,
+    longest_run,
     may_hold_a_pgpass_line,
     may_name_a_secret_in_english,
     may_name_a_secret_in_other_words,
@@ -1872,7 +1873,7 @@ def _apply(rule: Rule, text: str) -> str:
 
 
 _CONTEXT_GATE = _Compiled("_CONTEXT_GATE", CONTEXT_GATE_BUT_NETRC)  # (see ``redaction``; ``_context_gate``)
-#: ``TOKEN_GATE``'s second alternative (the first, ``\\S{16}``, is ``_longest_run``'s): most texts hold no "basic"
+#: ``TOKEN_GATE``'s second alternative (the first, ``\\S{16}``, is ``longest_run``'s): most texts hold no "basic"
 #: to ask it about.
 _BASIC = _Compiled("_BASIC", TOKEN_GATE.partition("|")[2])
 
@@ -1890,13 +1891,8 @@ def _folds_into_ascii(text: str) -> bool:
     return not text.isascii() and any(c in text for c in _FOLDED_INTO_ASCII)
 
 
-def _longest_run(text: str) -> int:
-    """The most characters without a blank (``\\S``: ``str.split``'s blanks) in a row in ``text``."""
-    return max(map(len, text.split()), default=0)
-
-
 def _token_gate(text: str, lowered: str, longest: int) -> bool:
-    """Whether ``TOKEN_GATE`` finds ``text`` (``lowered`` is its lowercase, ``longest`` its ``_longest_run``).
+    """Whether ``TOKEN_GATE`` finds ``text`` (``lowered`` is its lowercase, ``longest`` its ``longest_run``).
 
     A text without "basic" in its lowercase cannot match ``(?i:basic)`` unless it holds a character that pattern
     matches a letter of without lowering to it (``_folds_into_ascii``: the long s); any other text is asked.
@@ -2023,7 +2019,7 @@ def _scrubbed(text: str) -> str:
     """``text`` with every secret value it holds replaced (``scrub``, worked out)."""
     if not text:
         return text
-    original, lowered, longest = text, text.lower(), _longest_run(text)
+    original, lowered, longest = text, text.lower(), longest_run(text)
     if _token_gate(text, lowered, longest):
         for rule in _TOKEN_NEEDLES.due(original, lowered):
             if rule.run <= longest:  # (a marker put in by an earlier rule makes no run a match could use)

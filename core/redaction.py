@@ -530,12 +530,17 @@ def _may_hold_a_token(text: str, lowered: str) -> bool:
     a token rule, with as long a run as that rule needs (``TOKEN_NEEDLES``, ``TOKEN_RUNS``): ``scrub`` runs only
     those rules. A prompt naming a path of 16 characters (``src/vojegu_ziba.py``) loaded the rules for none of
     them to run: about 6 M instructions, a thirtieth of a recalling prompt's hook at 1k sessions."""
-    longest = max(map(len, text.split()), default=0)
-    gate = longest >= 16 or not text.isascii() or "basic" in lowered
+    longest = longest_run(text)
+    gate = longest >= 16 or not text.isascii() or "basic" in lowered  # (``_token_gate``'s, without its pattern)
     return gate and any(
         needle in (lowered if needle.islower() else text) and longest >= TOKEN_RUNS.get(needle, 0)
         for needle in TOKEN_NEEDLES
     )
+
+
+def longest_run(text: str) -> int:
+    """The most characters without a blank (``\\S``: ``str.split``'s blanks) in a row in ``text``."""
+    return max(map(len, text.split()), default=0)
 
 
 def may_hold_a_pgpass_line(text: str) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from redaction_corpus import SECRETS, code_lines
 
-from deja.core import redact
+from deja.core import redact, redaction
 from deja.core.redaction import may_name_a_secret, may_name_a_secret_in_english, may_name_a_secret_in_other_words
 
 MODULE_PATTERNS = [
@@ -153,14 +153,14 @@ def test_a_rule_matches_only_texts_holding_its_needles_and_its_run() -> None:
         assert matched, rule.regex  # (the texts do hold matches: the check below is not vacuous)
         for text in matched:
             assert redact._holds(text, text.lower(), rule.needles), (rule.regex, text)
-            assert redact._longest_run(text) >= rule.run, (rule.regex, text)
+            assert redaction.longest_run(text) >= rule.run, (rule.regex, text)
 
 
 @pytest.mark.unit
 def test_the_longest_run_is_what_the_pattern_finds() -> None:
     for text in [*_random_texts(5_000, seed=7), "", " ", "a" * 16, "\u2003" + "b" * 15 + "\x1c"]:
         runs = [len(run) for run in re.findall(r"\S+", text)]
-        assert redact._longest_run(text) == max(runs, default=0), repr(text)
+        assert redaction.longest_run(text) == max(runs, default=0), repr(text)
 
 
 @pytest.mark.unit

@@ -126,3 +126,20 @@ def test_a_whole_list_naming_a_doc_past_the_end_is_reported_as_damage(indexed_sa
     done = run_deja("search", "pytest", env=indexed_sample.env)
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "postings.bin is damaged" in done.stderr and "deja index" in done.stderr
+
+
+def test_a_manifest_naming_more_docs_than_a_doc_number_holds_is_caught_as_a_truncated_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A manifest naming 2**33 docs in a segment is damage like any other count its files do not hold: the segment is
+    caught as truncated and the index rebuilt, not a ``ValueError`` on every search (review42b M1)."""
+    import msgspec
+
+    index = index_chats(tmp_path, monkeypatch, {"c-huge": ["the beta-gizmo flaps on deploy", "pinned it"]})
+    manifest = Path(index.segments[0].path).parent / "manifest.msgpack"
+    fields = msgspec.msgpack.decode(manifest.read_bytes())
+    fields["segments"][0]["docs"] = 2**33
+    manifest.write_bytes(msgspec.msgpack.encode(fields))
+    done = run_deja("search", "beta-gizmo")
+    assert done.returncode == 0 and "c-huge" in done.stdout, done.stderr
+    assert "is truncated" in done.stderr and "ValueError" not in done.stderr, done.stderr

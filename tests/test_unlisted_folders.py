@@ -329,3 +329,25 @@ def test_a_chat_folder_this_user_may_not_search_is_named_by_index_and_doctor(his
         assert code == 1 and json.loads(out)["unreadable_files"] == [str(chat)]
     finally:
         chat.chmod(0o700)
+
+
+def test_a_transcript_linked_into_a_folder_this_user_may_not_search_names_no_chat_folder(
+    history: History, tmp_path: Path
+) -> None:
+    """``stat`` follows the link: the refusal is the link target's folder's, and the chat folder's chmod would mend
+    nothing (review42b M2)."""
+    chat = _chat_folder(history)
+    transcript = chat / f"{chat.name}.jsonl"
+    hidden = tmp_path / "elsewhere" / "hidden"
+    hidden.mkdir(parents=True)
+    (hidden / "t.jsonl").write_bytes(transcript.read_bytes())
+    transcript.unlink()
+    transcript.symlink_to(hidden / "t.jsonl")
+    assert history.deja("index")[0] == 0
+    hidden.chmod(0)
+    try:
+        code, out, err = history.deja("index", "--json")
+        assert code == 0 and json.loads(out)["unreadable_folders"] == [], err
+        assert str(chat) + " (permission denied)" not in err and "chmod -R" not in err, err
+    finally:
+        hidden.chmod(0o700)

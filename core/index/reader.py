@@ -87,13 +87,14 @@ class Segment:
         self._dict_file = self._open("dicts.bin")
         #: The records' and the metas' deflate dictionaries, read when first needed (``_dicts``).
         self._dict_pair: tuple[bytes, bytes] | None = None
-        self._doc_width = doc_width(ref.docs)
-        #: The top byte of the last doc's number (-1 in a segment of none): a doc's above it is past the last
-        #: (``_past_last``), and the bytes up to it, which ``bytes.translate`` leaves out.
-        self._last_top = (ref.docs - 1) >> 8 * (self._doc_width - 1)
-        self._tops_within = bytes(range(self._last_top + 1))
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
+        self._doc_width = doc_width(ref.docs)
+        #: The top byte of the last doc's number (-1 in a segment of none): a doc's above it is past the last
+        #: (``_past_last``), and the bytes up to it, which ``bytes.translate`` leaves out. (Worked out once the files
+        #: are known to hold ``ref.docs`` docs: a manifest naming 2**32 of them made it no byte, review42b M1.)
+        self._last_top = (ref.docs - 1) >> 8 * (self._doc_width - 1)
+        self._tops_within = bytes(range(self._last_top + 1))
         self._doc_rows = memoryview(self._docs if self._docs else b"").cast("I")
         #: Each doc's first u32 (its session ordinal | its kind << KIND_SHIFT), a strided view: no copy, one index
         #: per posting (search groups thousands of scored docs into sessions through it).

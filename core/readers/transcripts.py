@@ -95,12 +95,15 @@ def _entries(folder: str) -> list[os.DirEntry[str]]:
 
 def _regular_file(path: str, unsearchable: list[str] | None = None, above: str = "") -> os.stat_result | None:
     """``path``'s status if it is a regular file; else None, and its folder joins ``unsearchable`` when this user
-    may not search it (but may search ``above``, the folder above that, which is otherwise named instead)."""
+    may not search it (but may search ``above``, the folder above that, which is otherwise named instead). A refusal
+    in a folder this user may search is the file's own (a link into a folder it may not search), which the folder's
+    chmod would not mend (review42b M2)."""
     try:
         return check_regular(path)
     except PermissionError:
-        if unsearchable is not None and os.access(above, os.X_OK):
-            unsearchable.append(os.path.dirname(path))
+        folder = os.path.dirname(path)
+        if unsearchable is not None and os.access(above, os.X_OK) and not os.access(folder, os.X_OK):
+            unsearchable.append(folder)
         return None
     except OSError:
         return None
