@@ -326,6 +326,7 @@ def _score_docs(
     known: dict[int, int] | None = None,
     spelt: dict[str, str] | None = None,
     compounds: dict[str, Compound] | None = None,
+    common_budget: int | None = None,
 ) -> tuple[_Scores, dict[str, float], set[str]]:
     """Every candidate doc's score and the query terms it matched (``_Scores``, keyed ``seg_i << bits | doc``:
     ``_doc_bits``), each term's idf, and the terms some doc holds, as written or nearly.
@@ -334,7 +335,8 @@ def _score_docs(
     ``others`` a term to the other words it also looks for, with their share of its weight
     (``thesaurus.related``): a doc holding one of them holds the term ``near``ly, which ranks it but is not a
     match as written (the idfs are of the terms as written). Terms from ``gained`` on match only nearly.
-    ``budget``: the most postings a term may read (see ``search``). With ``known`` (``_known_docs``), only the docs
+    ``budget``: the most postings a term may read (see ``search``), ``common_budget`` a common term (a quarter of
+    ``budget`` at most, its default). With ``known`` (``_known_docs``), only the docs
     it holds are scored. ``spelt`` maps a term stemmed from a word typed in lowercase to the word, which the index
     holds unstemmed when a text wrote it in mixed case (``text.spellings``): matched as written too, its idf the
     term's where the stem is in no doc. ``compounds`` maps a term that is a compound's closed word (``rollback``) to
@@ -357,21 +359,23 @@ def _score_docs(
         else POSTINGS_BUDGET
     )
     budget = own if budget is None else min(budget, own or budget)
+    common = budget // 4 if common_budget is None or not budget else min(budget // 4, common_budget)
+    budgets = (budget, common)
     for bit, term in enumerate(query):
         part = PART_WEIGHT if parts.get(term) in idfs else 1.0
         if term not in gained and (
-            idf := _add_postings(index, term, part, 1 << bit, False, filters, scores, budget, known)
+            idf := _add_postings(index, term, part, 1 << bit, False, filters, scores, budgets, known)
         ):
             idfs[term] = idf
         if (word := spelt.get(term)) and (
-            idf := _add_postings(index, word, part, 1 << bit, False, filters, scores, budget, known)
+            idf := _add_postings(index, word, part, 1 << bit, False, filters, scores, budgets, known)
         ):
             idfs.setdefault(term, idf)
         for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
-            if _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budget, known):
+            if _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budgets, known):
                 reached.add(term)
         if (compound := compounds.get(term)) and _add_postings(
-            index, compound.first, part * RELATED_WEIGHT, 1 << bit, True, filters, scores, budget, known, compound
+            index, compound.first, part * RELATED_WEIGHT, 1 << bit, True, filters, scores, budgets, known, compound
         ):
             reached.add(term)
     return scores, idfs, reached.union(idfs)
@@ -414,12 +418,13 @@ def _add_postings(
     near: bool,
     filters: Filters,
     scores: _Scores,
-    budget: int,
+    budgets: tuple[int, int],
     known: dict[int, int] | None,
     saying: Compound | None = None,
 ) -> float:
     """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
-    ``near``ly); its idf (0 when the index lacks it). It reads ``budget`` postings at most (0: every one), and keeps
+    ``near``ly); its idf (0 when the index lacks it). It reads ``budgets`` postings at most (a rare term's, a common
+    term's; 0: every one), and keeps
     only those ``known`` holds (when given). With ``saying``, only the docs whose text says the compound's two words
     side by side, of the first ``SPACED_DOCS`` (spread over the segments) it reads; its idf only when one does."""
     found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
@@ -431,14 +436,14 @@ def _add_postings(
     # docs" came first at "check"'s idf, review41c H1)
     weight *= idf if saying is None else min(idf, index.idf(_df(index, saying.closed)))
     kinds = filters.kinds
-    # A common term decides little of the ranking: it reads a quarter as far.
-    term_budget = budget if idf >= COMMON_IDF else budget // 4
+    # A common term decides little of the ranking: it reads less far.
+    term_budget = budgets[idf < COMMON_IDF]
     bits = _doc_bits(index)
     said = False
     for i, segment, p_off, count, _ in found:
         if not count:
             continue
-        share = max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs)) if budget else count
+        share = max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs)) if budgets[0] else count
         if saying is not None:
             share = min(share, max(16, math.ceil(SPACED_DOCS * segment.ref.docs / index.total_docs)))
         docs, impacts, lengths = segment.impact_runs(p_off, min(count, share))
@@ -1029,6 +1034,7 @@ def search(
     snippets: int = 2,
     now: float | None = None,
     budget: int | None = None,
+    common_budget: int | None = None,
     relative: bool = False,
     phrases_veto: bool = False,
 ) -> SearchResult:
@@ -1037,7 +1043,7 @@ def search(
     A small index is read whole, a large one as far as ``POSTINGS_BUDGET`` says. ``budget``, when given, caps that
     at so many postings a term (its highest-impact ones, a quarter of that for a common term, spread over the
     segments by size) whatever the index's size: a hook runs on every prompt and keeps its cost flat that way.
-    ``relative``: the query's "yesterday", "last week" and the like name days too (a person's or an agent's
+    ``common_budget``, when given, caps a common term's read further (the prompt hook's). ``relative``: the query's "yesterday", "last week" and the like name days too (a person's or an agent's
     search, not a prompt's). ``phrases_veto``: a quoted phrase no session holds, nor all its words, still finds
     nothing, where a person's or an agent's search drops it and says so (the prompt hook: a title no session holds,
     in a one-line question, says the history cannot answer it).
@@ -1069,6 +1075,7 @@ def search(
         known,
         spellings(text),
         closed_compounds(words) if budget is None else {},  # (a hook's: no text read, review41b M5)
+        common_budget,
     )
     dated = _date_boosts(index, dates, doc_scores, known)
     grouped = _group(index, doc_scores, filters, only, known)

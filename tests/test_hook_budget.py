@@ -1,4 +1,5 @@
-"""The prompt hook reads only the head of each term's postings (``prompt.POSTINGS_READ``), at any index size.
+"""The prompt hook reads only the head of each term's postings (``prompt.POSTINGS_READ``, a common term's
+``prompt.COMMON_POSTINGS_READ``), at any index size.
 
 A whole read of a 1k-session index cost the hook about 60 ms; capped, its cost stays flat. What a capped search
 finds: the sessions holding a term's highest-impact postings, and every session holding a rare one.
@@ -55,15 +56,27 @@ def test_a_budget_still_finds_every_session_holding_a_rare_term(index: Index) ->
 
 
 @pytest.mark.unit
+def test_a_common_budget_reads_less_of_a_common_term_only(index: Index) -> None:
+    """A budget reads a quarter of itself of a common term (1,024 here: all 600 docs saying "deploy"); a common
+    budget, the prompt hook's, reads less of it, and a rare term as far as the budget says."""
+    assert search(index, "deploy", limit=1, budget=4096).total == CHATS
+    capped = search(index, "deploy", limit=1, budget=4096, common_budget=64)
+    assert 0 < capped.total < CHATS
+    found = search(index, "deploy kafka consumer", limit=3, budget=4096, common_budget=64)
+    assert found.hits[0].session_id.startswith("00000007")
+    assert {"kafka", "consum"} <= set(found.hits[0].matched)
+
+
+@pytest.mark.unit
 def test_the_prompt_hook_recalls_through_its_budget(index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
-    budgets: list[int | None] = []
+    budgets: list[tuple[object, object]] = []
     real = prompt.search
 
     def spy(*args: object, **kwargs: object) -> object:
-        budgets.append(kwargs.get("budget"))  # type: ignore[arg-type]
+        budgets.append((kwargs.get("budget"), kwargs.get("common_budget")))
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(prompt, "search", spy)
     recall = prompt.recall_for(index, "why does the kafka consumer lag behind?", "safe", set(), set())
-    assert budgets == [prompt.POSTINGS_READ]
+    assert budgets == [(prompt.POSTINGS_READ, prompt.COMMON_POSTINGS_READ)]
     assert [s[:8] for s in recall.session_ids] == ["00000007"]
