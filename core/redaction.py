@@ -538,6 +538,15 @@ def _may_hold_a_token(text: str, lowered: str) -> bool:
     )
 
 
+def searched_words(query: str) -> str:
+    """What a search for ``query`` can match: its words without the secrets in it, which the index holds redacted.
+    A pasted key matched unrelated sessions through its pieces (``sk_live_…`` through "live"), which read as a leak
+    to a user checking whether deja kept it (trial11 F2), and the redaction marker's own words ("github token")
+    chose another session's digest for ``deja ctx`` (trial23 F2). (The rules load only for a query that may hold
+    one: a key is one long run, and a search for "password reset" need not load them: 15-25 ms, review13 R13-2.)"""
+    return without_secrets(query) if any(map(may_be_a_key, query.split())) else query
+
+
 def longest_run(text: str) -> int:
     """The most characters without a blank (``\\S``: ``str.split``'s blanks) in a row in ``text``."""
     return max(map(len, text.split()), default=0)

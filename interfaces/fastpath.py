@@ -469,6 +469,7 @@ def chosen_project(index: Index, project: str | None) -> str | None:
 def search_command(args: SearchArgs) -> None:
     """Find the past sessions that match the words, best first (``deja search``)."""
     from ..core.index.light import LIGHT
+    from ..core.redaction import searched_words
     from ..core.search import ROLE_KINDS, Filters, search
     from .views import search_json, search_text, short_id, terminal_width
 
@@ -535,16 +536,6 @@ def since_option(since: str | None) -> datetime | None:
         raise Failed(f"--since {refused}", code=2) from None
 
 
-def searched_words(query: str) -> str:
-    """What a search for ``query`` can match: its words without the secrets in it, which the index holds redacted.
-    A pasted key matched unrelated sessions through its pieces (``sk_live_…`` through "live"), which read as a leak
-    to a user checking whether deja kept it (trial11 F2). (The rules load only for a query that may hold one.)"""
-    from ..core.redaction import may_be_a_key, without_secrets
-
-    # a key is one long run (a search for "password reset" need not load the rules: 15-25 ms, review13 R13-2)
-    return without_secrets(query) if any(map(may_be_a_key, query.split())) else query
-
-
 def project_above(index: Index, project: str) -> str:
     """The project above ``project``, a folder no session ran in or below (``--project .`` in ``shop/api/src``), as
     ``deja wip``, ``deja how`` and the hooks take it there (``Index.nearest_project``); "" for a name, or none. A
@@ -575,6 +566,7 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str], u
     """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
     user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all, naming the
     words of the query no session holds (``unmatched``)."""
+    from ..core.redaction import searched_words
     from ..core.search import query_terms, search
     from .views import quoted_query
 

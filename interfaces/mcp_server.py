@@ -568,8 +568,9 @@ class Tools:
         """Search this person's past Cursor sessions for the query; the best sessions come first, each with its id,
         project, date and the passages that matched. Use it before solving something that may have been solved
         before. Pass an id to `show` to read the session."""
+        from ..core.redaction import searched_words
         from ..core.search import Filters, search
-        from .fastpath import held_by_none, searched_words
+        from .fastpath import held_by_none
         from .views import search_json, search_text
 
         if not query.strip():

@@ -108,7 +108,7 @@ def test_the_redaction_gates_answer_as_their_patterns_do() -> None:
     token_gate, context_gate = re.compile(redaction.TOKEN_GATE), re.compile(redaction.CONTEXT_GATE)
     texts = _texts(20000, 17) + _corpus()
     for text in texts:
-        assert redact._token_gate(text, text.lower(), redact._longest_run(text)) == bool(token_gate.search(text)), repr(
+        assert redact._token_gate(text, text.lower(), redact.longest_run(text)) == bool(token_gate.search(text)), repr(
             text
         )
         assert redact._context_gate(text) == bool(context_gate.search(text)), repr(text)
@@ -153,7 +153,7 @@ def test_the_redaction_gates_answer_as_their_patterns_do_outside_ascii() -> None
     texts = ["".join(rng.choice(_WIDE) for _ in range(rng.randrange(1, 12))) for _ in range(20000)]
     texts = [text for text in texts if not text.isascii()]
     for text in texts:
-        longest = redact._longest_run(text)
+        longest = redact.longest_run(text)
         assert redact._token_gate(text, text.lower(), longest) == bool(token_gate.search(text)), repr(text)
         assert redact._context_gate(text) == bool(context_gate.search(text)), repr(text)
     for gate in (token_gate, context_gate):  # both answers come up: neither check is vacuous

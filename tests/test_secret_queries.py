@@ -201,7 +201,7 @@ def test_a_prompt_that_carries_a_password_and_a_token_still_recalls_its_session(
 def test_a_search_for_a_pasted_key_matches_no_session_through_its_pieces(tmp_path: Path) -> None:
     """``deja search sk_live_…`` (a user checking whether deja kept the key) found sessions through the ``live`` of
     its prefix, which read as a leak (trial11 F2): the key is no word of the query, and the answer says why (the MCP
-    ``search`` tool searches the same words: ``fastpath.searched_words``)."""
+    ``search`` tool searches the same words: ``redaction.searched_words``)."""
     cli_root = tmp_path / "cursor-agent"
     key = "sk_live_51HxQz7TuV9wXyZa2bCdEfGhIjKlMnOpQrStUvWx"
     chats = {"c-live": "list of recent live scripts", "c-key": f"the stripe key is {key}"}
@@ -217,6 +217,11 @@ def test_a_search_for_a_pasted_key_matches_no_session_through_its_pieces(tmp_pat
     as_json = json.loads(run_deja("search", key, "--json", env=env).stdout)
     assert as_json["hits"] == [] and as_json["query"] == "[redacted:stripe-key]"  # what was asked (review13 R13-3)
     assert "c-key" in run_deja("search", "stripe", key, env=env).stdout  # the other words still search
+    # ctx and handoff chose a session holding another key by the marker's words, "stripe key" (trial23 F2)
+    for verb in ("ctx", "handoff"):
+        done = run_deja(verb, key, env=env)
+        assert (done.returncode, done.stdout) == (1, ""), done.stdout
+        assert "it is a secret, which deja never keeps as written" in done.stderr and key not in done.stderr
 
 
 @pytest.mark.parametrize(
