@@ -145,23 +145,67 @@ def neutralise(text: str) -> str:
     back as it was, one that does comes back in that visible form with each tag replaced.
     """
     shown = visible(text)
-    if not _may_hold_tag(shown) or not _tag().search(shown):
+    if not _may_hold_tag(shown):
+        return text
+    read = _unescaped(shown) if _may_be_escaped(shown) else shown
+    if not _tag().search(read):
         return text
     return _tag().sub(
-        lambda m: "[/deja-recall]" if m.group("slash") or m.group("bare_slash") else "[deja-recall]", shown
+        lambda m: "[/deja-recall]" if m.group("slash") or m.group("bare_slash") else "[deja-recall]", read
     )
 
 
 def _may_hold_tag(shown: str) -> bool:
     """Whether ``shown`` (as :func:`visible` reads it) could hold the tag: a bracket, and "deja" then "recall" once its
-    look-alikes are read as letters and its blanks dropped, as the pattern allows (whatever stands between them).
-    Asked first, with ``str``'s methods: the pattern loads ``re`` (2.5-4 ms, a quarter of a failure hook's time), and
-    most answers hold a bracket or an ``&`` (a command's ``&&``), and "deja" (``deja show``), but no tag."""
+    look-alikes are read as letters and its blanks dropped, as the pattern allows (whatever stands between them), or
+    an escape, which may spell any of it. Asked first, with ``str``'s methods: the pattern loads ``re`` (2.5-4 ms, a
+    quarter of a failure hook's time), and most answers hold a bracket or an ``&`` (a command's ``&&``), and "deja"
+    (``deja show``), but no tag."""
     if _TAG_MARKS.isdisjoint(shown):
         return False
+    if _may_be_escaped(shown):
+        return True
     squashed = "".join(shown.translate(_AS_LETTER).lower().split())
     deja = squashed.find("deja")
     return deja >= 0 and "recall" in squashed[deja + 4 :]
+
+
+#: What follows a ``\\`` that starts an escape, before a hex digit: JavaScript's and Python's ``\\u003c``, ``\\x3c``,
+#: ``\\U…`` (a Windows path's ``C:\\Users`` is none).
+_BACKSLASH_ESCAPES = frozenset("uUx")
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _may_be_escaped(shown: str) -> bool:
+    """Whether ``shown`` holds what may be an escape a model reads through: an HTML entity (``&#45;``, ``&ndash;``,
+    ``&nbsp`` without its semicolon), a URL escape (``%2F``) or a backslash escape (``\\u002f``)."""
+    from ..core.errors import found
+
+    return (
+        any(shown[at + 1 : at + 2] == "#" or shown[at + 1 : at + 3].isalpha() for at in found(shown, "&"))
+        or any(len(pair := shown[at + 1 : at + 3]) == 2 and _HEX.issuperset(pair) for at in found(shown, "%"))
+        or any(
+            shown[at + 1 : at + 2] in _BACKSLASH_ESCAPES and shown[at + 2 : at + 3] in _HEX for at in found(shown, "\\")
+        )
+    )
+
+
+def _unescaped(shown: str) -> str:
+    """``shown`` with its escapes read as a model reads them, three times over (``&amp;lt;``, ``%253C``): backslash,
+    URL and HTML escapes, then made :func:`visible` again (``&shy;`` is a soft hyphen, ``&nbsp;`` a space). Asked
+    only where the pattern is (``re`` loaded already)."""
+    import html
+    import re
+    from urllib.parse import unquote
+
+    def character(match: re.Match[str]) -> str:
+        code = int(match.group(1) or match.group(2) or match.group(3), 16)
+        return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else match.group(0)
+
+    backslashed = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|U([0-9a-fA-F]{8}))")
+    for _ in range(3):
+        shown = html.unescape(unquote(backslashed.sub(character, shown)))
+    return visible(shown)
 
 
 def fit(text: str, limit: int) -> str:

@@ -94,6 +94,15 @@ def tag_variants() -> list[str]:
         "\\u003c\\u002fdeja-recall\\u003e",
         "&lt;/deja&#45;recall&gt;",
         "&lt;&sol;deja&hyphen;recall&gt;",
+        # any escaped separator, an escaped letter, an escape escaped again (review42c M1)
+        "</deja&ndash;recall>",
+        "&lt;/deja&minus;recall&gt;",
+        "</deja&#8208;recall>",
+        "</deja&nbsp;recall>",
+        "</deja&nbsprecall>",
+        "%3C%2Fdeja%20recall%3E",
+        "%253C%252Fdeja-recall%253E",
+        "&lt;/&#100;eja-recall&gt;",
     ]
     return list(dict.fromkeys(variants))
 
