@@ -21,7 +21,7 @@ from pathlib import Path
 from deja.core.index import Index
 from deja.core.index.light import LIGHT
 from deja.core.search import Filters, search
-from deja.hooks.prompt import GATES, POSTINGS_READ, recall_for
+from deja.hooks.prompt import COMMON_POSTINGS_READ, GATES, POSTINGS_READ, recall_for
 
 
 def prompts_of(index: Index, count: int) -> list[str]:
@@ -40,7 +40,15 @@ def one_pass(index: Index, prompts: list[str]) -> tuple[float, float, int]:
     started = time.process_time()
     limit = GATES["safe"].sessions + 2
     for p in prompts:
-        search(index, p, filters=Filters(), limit=limit, snippets=0, budget=POSTINGS_READ)
+        search(
+            index,
+            p,
+            filters=Filters(),
+            limit=limit,
+            snippets=0,
+            budget=POSTINGS_READ,
+            common_budget=COMMON_POSTINGS_READ,
+        )
     return whole, time.process_time() - started, recalled
 
 

@@ -33,7 +33,7 @@ from deja.core.index.format import KIND_TITLE  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.core.search import Filters, Hit, best_terms, query_terms, search  # noqa: E402
 from deja.core.text import terms  # noqa: E402
-from deja.hooks.prompt import GATES, POSTINGS_READ, Asked, recall_for  # noqa: E402
+from deja.hooks.prompt import COMMON_POSTINGS_READ, GATES, POSTINGS_READ, Asked, recall_for  # noqa: E402
 
 #: benchmark, index, prompt, the sessions answering it, the sessions left out of the search
 Asking = tuple[str, Index, str, list[str], frozenset[str]]
@@ -64,6 +64,7 @@ def row(index: Index, prompt: str, exclude: frozenset[str] = frozenset()) -> dic
         limit=GATES["safe"].sessions + 2,
         snippets=0,
         budget=POSTINGS_READ,
+        common_budget=COMMON_POSTINGS_READ,
     )
     asked = Asked(prompt, words, result, index.idf(0))
     hits = [
