@@ -14,6 +14,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,6 +65,8 @@ def _demo(keep: bool) -> None:
             _show_the_work_verbs(Index.open(folder / "deja"), sample.projects["api"], folder)
             _show_the_hooks(str(sample.projects["api"]))
         _heading("Next: your own history")
+        if shutil.which("deja") is None:  # (after the README's first command, deja is not on PATH yet: trial23 F7)
+            echo(_path_step())
         echo("  deja index                  index your Cursor history (a second run reads only what changed)")
         echo("  deja install cursor-auto    give Cursor the MCP server, the skill, /deja and these hooks")
         echo("  deja doctor                 check that deja sees your history and that Cursor runs it")
@@ -76,6 +79,16 @@ def _demo(keep: bool) -> None:
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _path_step() -> str:
+    """The line that puts this deja on PATH, as the README's PATH step does, for the commands that follow."""
+    script = os.path.abspath(sys.argv[0])
+    if os.name == "posix" and os.path.basename(script) == "deja":
+        return (
+            f"  mkdir -p ~/.local/bin && ln -sf {shlex.quote(script)} ~/.local/bin/deja   put deja on your PATH first"
+        )
+    return "  deja is not on your PATH: put it there first (README: the PATH step), or give its full path"
 
 
 def _show_the_cli(index: Index) -> None:

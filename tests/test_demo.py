@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from harness import run_deja
+from harness import console_script, run_deja
 from typer.testing import CliRunner
 
 from deja.core.sample import API_CACHE_CHAT, API_CHAT, API_EDITOR_COMPOSER, INFRA_STORE_CHAT
@@ -121,3 +121,15 @@ def test_demo_in_process_puts_the_environment_back() -> None:
     assert result.exit_code == 0, result.output
     assert "This error came up before" in result.stdout
     assert dict(os.environ) == before
+
+
+def test_demo_run_by_its_full_path_says_how_to_put_deja_on_path_first(fake_home: Path, tmp_path: Path) -> None:
+    """After the README's first command deja is not on PATH: the "Next" lines began with `deja index`, which a new
+    user typed into "command not found" (trial23 F7)."""
+    script = console_script(tmp_path / "venv-bin")
+    ran = run_deja("demo", script=script, env={**os.environ, "PATH": os.defpath})
+    assert ran.returncode == 0, ran.stderr
+    step = f"  mkdir -p ~/.local/bin && ln -sf {script} ~/.local/bin/deja   put deja on your PATH first"
+    assert step in ran.stdout.splitlines(), ran.stdout[-600:]
+    on_path = run_deja("demo", script=script, env={**os.environ, "PATH": f"{script.parent}{os.pathsep}{os.defpath}"})
+    assert "ln -sf" not in on_path.stdout
