@@ -589,7 +589,7 @@ def _typer_main() -> int:
         message = " ".join(exc.format_message().split()).rstrip(".")
         ctx = getattr(exc, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if exc.exit_code == 2 and ctx is not None else ""
-        say(f"{message}{_sessions_hint(exc, ctx) or hint}")
+        say(f"{message}{_sessions_hint(exc, ctx) or _quote_hint(message, ctx) or hint}")
         return exc.exit_code
     except typer.Abort:
         sys.stderr.write("deja: interrupted\n")
@@ -615,6 +615,17 @@ def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
         return ""
     flags = " ".join(f"--{name} {quote(given[name])}" for name in ("project", "source", "since") if given.get(name))
     return f": `deja sessions {flags}` lists the sessions of that period, without words"
+
+
+def _quote_hint(message: str, ctx: typer.Context | None) -> str:
+    """For ``deja sessions --since last week`` typed unquoted (typer reads "week" as an extra argument), the period
+    quoted, as the shell needs it (trial23 F7)."""
+    since = ctx.params.get("since") if ctx is not None else None
+    _, opened, extra = message.partition("unexpected extra argument")
+    if not since or not opened:
+        return ""
+    words = extra.rpartition("(")[2].rpartition(")")[0]
+    return f": quote a period of several words, `--since {quote(f'{since} {words}')}`" if words else ""
 
 
 __all__ = ["app", "run", "paths"]

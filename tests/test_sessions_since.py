@@ -129,3 +129,13 @@ def test_a_period_of_a_folder_below_a_project_names_the_project(fake_home: Path)
     assert _ids("--project", str(shop), "--since", "7d") == [CHATS[0][0]]
     said = run_deja("sessions", "--project", ".", "--source", "cursor-cli", cwd=shop / "src").stdout  # (README: any)
     assert said == f"No session ran in . or below it; its project is {shop}: give --project {shop}\n"
+
+
+def test_a_period_of_several_words_typed_unquoted_is_told_to_be_quoted(home: Path) -> None:
+    """The shell gives ``--since last week`` as two words: typer's "unexpected extra argument (week)" said nothing of
+    quoting (trial23 F7)."""
+    done = run_deja("sessions", "--since", "last", "week")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "deja: Got unexpected extra argument(s) (week): quote a period of several words, `--since 'last week'`\n"
+    )
