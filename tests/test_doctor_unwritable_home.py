@@ -340,3 +340,21 @@ def test_a_home_it_cannot_write_with_no_index_is_named_with_doctors_fix(sample: 
         1,
         f"deja: cannot write the index in {sample.home} (Permission denied): {fix}\n",
     )
+
+
+def test_the_mcp_tools_name_a_home_they_cannot_write_with_doctors_fix(
+    sample: Sample, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The MCP server's tools answer with the CLI's line: the folder and its fix, not "is DEJA_HOME writable?"
+    (trial23 F3)."""
+    folder = unwritable_folder(tmp_path)
+    monkeypatch.setenv("DEJA_HOME", str(folder / "deja"))
+    server = build_server()
+
+    async def call() -> str:
+        with pytest.raises(ToolError) as refused:
+            await server.call_tool("search", {"query": "deploy"})
+        return str(refused.value)
+
+    fix = f"chmod -R u+rwX {folder}, or give deja another home: deja config set home DIR"
+    assert anyio.run(call).endswith(f": cannot write the index in {folder} (Permission denied): {fix}")
