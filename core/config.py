@@ -393,14 +393,14 @@ def checked(key: str, raw: str) -> Any:
 def _check_writable_home(home: str) -> None:
     """ConfigError when deja could not keep its index in ``home`` (a folder this user may not write, a read-only
     disk): stored, it stopped every command, silenced the hooks and the MCP server (trial13 F7)."""
-    from .private import cannot_write, folders_written
+    from .private import unwritable_home_folder
     from .redaction import PATH_CHARS, echoed
 
-    for folder in folders_written(home):
-        if why := cannot_write(folder):
-            raise ConfigError(
-                f"home: deja cannot write in {echoed(folder, PATH_CHARS)} ({why}); give a folder it may write in"
-            )
+    folder, why = unwritable_home_folder(home)
+    if folder:
+        raise ConfigError(
+            f"home: deja cannot write in {echoed(folder, PATH_CHARS)} ({why}); give a folder it may write in"
+        )
 
 
 def file_in_path(folder: str) -> str:

@@ -233,6 +233,34 @@ def folders_written(home: StrPath) -> list[str]:
     return [nearest]
 
 
+def unwritable_home_folder(home: StrPath) -> tuple[str, str]:
+    """The first folder a refresh writes in (``folders_written``) that no file can be made in, and why
+    (``cannot_write``); ("", "") when each one takes files."""
+    for folder in folders_written(home):
+        if why := cannot_write(folder):
+            return folder, why
+    return "", ""
+
+
+def write_fix(folder: str, why: str) -> str:
+    """What makes ``folder`` writable again: space on its disk, or the folder given back to this user."""
+    if why == os.strerror(errno.ENOSPC):
+        return f"free space on the disk that holds {_quoted(folder)}"
+    return access_fix(folder)
+
+
+def refused_write(home: StrPath) -> str:
+    """``FOLDER (why): fix``, as doctor gives them, for a refresh that a folder of ``home`` refused: the write named
+    a temporary file or a segment never made, and asked "is ~/.cache writable?" of a ~/.cache that was (trial23
+    F3); "" when each folder takes files now."""
+    folder, why = unwritable_home_folder(home)
+    return f"{folder} ({why}): {write_fix(folder, why)}, or {ANOTHER_HOME}" if folder else ""
+
+
+#: The other way out of a home deja cannot write in.
+ANOTHER_HOME = "give deja another home: deja config set home DIR"
+
+
 def cannot_write(folder: StrPath) -> str:
     """Why no file can be made in ``folder``, or "" when one can: a probe, made and removed at once, since the
     permission bits do not tell (root writes a 0555 folder but not a read-only mount, nor every pseudo-file system)."""
@@ -276,10 +304,15 @@ def access_fix(path: StrPath) -> str:
         theirs = os.stat(path).st_uid != os.getuid()
     except OSError:
         theirs = False
-    where = os.fspath(path)
-    if not where.replace("/", "").replace("-", "").replace("_", "").replace(".", "").isalnum():
-        where = "'" + where.replace("'", "'\\''") + "'"  # (as shlex.quote, which hooks do not import)
+    where = _quoted(os.fspath(path))
     return f'sudo chown -R "$USER" {where}' if theirs else f"chmod -R u+rwX {where}"
+
+
+def _quoted(path: str) -> str:
+    """``path`` quoted for a shell, as ``shlex.quote`` does (which hooks do not import)."""
+    if path.replace("/", "").replace("-", "").replace("_", "").replace(".", "").isalnum():
+        return path
+    return "'" + path.replace("'", "'\\''") + "'"
 
 
 def _chmod(path: str, mode: int) -> None:

@@ -83,10 +83,16 @@ def forbidden(path: StrPath) -> str:
 
 def readable_command(paths: list[str]) -> str:
     """The ``chmod`` that lets this user read ``paths``: on each one's ``forbidden`` blocker (the file, or the folder
-    above it that hides it), else on the path itself, each quoted for a shell."""
+    above it that hides it), else on the path itself, each quoted for a shell. A file gets ``chmod u+r``: ``-R`` and
+    ``X`` mean nothing to a file (trial23 F7.6); a folder gets ``chmod -R u+rX``, which opens what is in it too."""
     from shlex import quote  # (loaded only for a message that gives the command: no hook pays for it)
 
-    return "chmod -R u+rX " + " ".join(quote(forbidden(path) or path) for path in paths)
+    blockers = [forbidden(path) or path for path in paths]
+    files = [quote(path) for path in blockers if os.path.isfile(path)]
+    folders = [quote(path) for path in blockers if not os.path.isfile(path)]
+    commands = [f"chmod u+r {' '.join(files)}"] if files else []
+    commands += [f"chmod -R u+rX {' '.join(folders)}"] if folders else []
+    return " && ".join(commands)
 
 
 def blocked(path: StrPath) -> bool:

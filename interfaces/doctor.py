@@ -41,7 +41,15 @@ from ..core.index import (
 )
 from ..core.indexer.carry import kept_indexes
 from ..core.indexer.plan import RETRIED, out_of_sight_sources
-from ..core.private import access_fix, cannot_write, folders_written, leads_nowhere, nowhere_fix
+from ..core.private import (
+    ANOTHER_HOME,
+    access_fix,
+    folders_written,
+    leads_nowhere,
+    nowhere_fix,
+    unwritable_home_folder,
+    write_fix,
+)
 from ..core.readers import (
     FORBIDDEN_STORE,
     SIGNALS,
@@ -543,19 +551,12 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
         made = "is a file, not a folder" if blocker == str(home) else f"cannot be made: {blocker} is a file"
         what = f"deja's home {home} {made}: the index cannot be kept in it"
         return [Finding("error", "index", what, _home_fix(blocker))]
-    for folder in folders_written(home):
-        why = cannot_write(folder)
-        if why:
-            index.unwritable = f"{folder}: {why}"
-            return [
-                Finding(
-                    "error",
-                    "index",
-                    f"cannot write {folder} ({why}): `deja index` and every refresh write the index there",
-                    f"{_write_fix(folder, why)}, or give deja another home: deja config set home DIR",
-                )
-            ]
-    return []
+    folder, why = unwritable_home_folder(home)
+    if not folder:
+        return []
+    index.unwritable = f"{folder}: {why}"
+    what = f"cannot write {folder} ({why}): `deja index` and every refresh write the index there"
+    return [Finding("error", "index", what, f"{write_fix(folder, why)}, or {ANOTHER_HOME}")]
 
 
 def _home_fix(blocker: str) -> str:
@@ -593,16 +594,9 @@ def _low_space(home: Path, index: IndexStatus) -> list[Finding]:
             "index",
             f"only {_size(free)} free on the disk that holds {folder}: `deja index` and searches may fail to "
             "refresh the index (what it holds stays as it is)",
-            f"{_write_fix(folder, os.strerror(errno.ENOSPC))}, then run deja index",
+            f"{write_fix(folder, os.strerror(errno.ENOSPC))}, then run deja index",
         )
     ]
-
-
-def _write_fix(folder: str, why: str) -> str:
-    """What makes ``folder`` writable again: space on its disk, or the folder given back to this user."""
-    if why == os.strerror(errno.ENOSPC):
-        return f"free space on the disk that holds {shlex.quote(folder)}"
-    return access_fix(folder)
 
 
 def _stat(files: list[Path]) -> tuple[int, datetime | None]:

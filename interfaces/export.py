@@ -217,15 +217,20 @@ def write_text(path: Path, text: str) -> None:
             with open(target, "w", encoding="utf-8") as stream:
                 stream.write(text)
         else:
-            _replace(target, text, found)
+            _replace(path, target, text, found)
     except OSError as exc:
         raise _cannot_write(path, exc) from None
 
 
-def _replace(target: Path, text: str, found: os.stat_result | None) -> None:
-    """``text`` written beside ``target`` under a name of its own, then renamed over it (removed if that fails)."""
+def _replace(path: Path, target: Path, text: str, found: os.stat_result | None) -> None:
+    """``text`` written beside ``target`` under a name of its own, then renamed over it (removed if that fails).
+    A folder that exists and makes no new file is named as such: "cannot write /proc/version (No such file or
+    directory)" was said of a file that is there (trial23 F7.5)."""
     temporary = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except OSError as exc:
+        raise _cannot_write(path, exc, target.parent if target.parent.is_dir() else None) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             # the old file's mode, which its owner chose; a new one is private history, as the index is, whatever
@@ -237,17 +242,18 @@ def _replace(target: Path, text: str, found: os.stat_result | None) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def _cannot_write(path: Path, exc: OSError) -> Failed:
-    """What to tell a person whose ``-o`` file could not be written: that path, why, and what to do."""
+def _cannot_write(path: Path, exc: OSError, folder: Path | None = None) -> Failed:
+    """What to tell a person whose ``-o`` file could not be written: that path, why, and what to do; ``folder``, an
+    existing one that refused the new file written first, is named with the error it gave."""
     why = exc.strerror or str(exc)
-    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+    if folder is not None:
+        why = f"making a new file in {folder}: {why}"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        fix = "free some space or give -o another path"
+    elif exc.errno in (errno.ENOENT, errno.ENOTDIR) and folder is None:
         fix = "give -o a path in a folder that exists"
-    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOENT, errno.ENOTDIR):
         fix = "give -o a path in a folder you can write"
     else:
-        fix = (
-            "free some space or give -o another path"
-            if exc.errno in (errno.ENOSPC, errno.EDQUOT)
-            else "give -o another path"
-        )
+        fix = "give -o another path"
     return Failed(f"cannot write {path} ({why}): {fix}")

@@ -95,7 +95,7 @@ def test_doctor_names_a_store_and_a_transcript_it_may_not_read(cli_root: Path) -
         screen, report = doctor(user)
         assert report["unreadable_files"] == sorted([str(store), str(transcript)])
         assert "deja index --full" not in screen
-        assert "chmod -R u+rX" in screen
+        assert f"chmod u+r {store} {transcript}" in " ".join(screen.split())  # (files: no -R, trial23 F7.6)
 
 
 def test_doctor_names_a_chats_folder_that_hides_every_store(cli_root: Path) -> None:
@@ -122,6 +122,20 @@ def test_the_readable_command_quotes_each_path_that_nothing_above_hides(tmp_path
     (tmp_path / "a chat").mkdir()
     assert readable_command([str(tmp_path / "a chat"), str(tmp_path / "gone")]) == (
         f"chmod -R u+rX '{tmp_path / 'a chat'}' {tmp_path / 'gone'}"
+    )
+
+
+def test_the_readable_command_gives_a_file_no_recursion(tmp_path: Path) -> None:
+    """``chmod -R u+rX …/state.vscdb`` was the fix for one unreadable file: -R and X mean nothing to a file (trial23
+    F7.6)."""
+    from deja.core.regular_files import readable_command
+
+    (tmp_path / "chats").mkdir()
+    store = tmp_path / "state.vscdb"
+    store.write_text("")
+    assert readable_command([str(store)]) == f"chmod u+r {store}"
+    assert readable_command([str(store), str(tmp_path / "chats")]) == (
+        f"chmod u+r {store} && chmod -R u+rX {tmp_path / 'chats'}"
     )
 
 

@@ -18,7 +18,11 @@ import pytest
 from harness import ENTRY, Sample, as_user, run_deja, unwritable_folder
 from mcp.server.mcpserver.exceptions import ToolError
 
+from deja.core.writers.cursor_agent import transcript_path, user_turn, write_transcript
 from deja.interfaces.mcp_server import build_server
+
+#: A chat written after the index was: a refresh has something to write.
+NEW_CHAT = "7a11e9f0-4b2c-4d8e-9f10-aa00bb11cc22"
 
 
 def test_a_home_it_cannot_make_is_an_error_with_the_fix(sample: Sample, tmp_path: Path) -> None:
@@ -296,3 +300,61 @@ def test_an_index_folder_that_is_a_looping_link_is_told_to_go(sample: Sample, tm
     assert "fix: remove the link\n" in ran.stdout and "make the folder" not in ran.stdout, ran.stdout
     done = run_deja("index", env=env)
     assert (done.returncode, done.stderr) == (1, f"deja: cannot write the index: {said}: remove the link\n")
+
+
+def test_an_index_folder_it_cannot_write_is_named_with_doctors_fix(indexed_sample: Sample) -> None:
+    """A read-only index folder: `deja index` named a temporary file and asked "is DEJA_HOME writable?" of a home
+    that was, and a search's stderr line named a segment never made (trial23 F3). Both name the folder now, with
+    the fix doctor gives for it."""
+    index = indexed_sample.home / "index"
+    project = str(indexed_sample.history.projects["api"])
+    write_transcript(transcript_path(indexed_sample.history.cli_root, project, NEW_CHAT), [user_turn("rotate keys?")])
+    index.chmod(0o500)
+    try:
+        indexed, searched, doctor = (
+            as_user(os.environ, *args) for args in (["index"], ["search", "docker"], ["doctor"])
+        )
+    finally:
+        index.chmod(0o700)
+    fix = f"chmod -R u+rwX {index}, or give deja another home: deja config set home DIR"
+    assert fix in doctor.stdout, doctor.stdout
+    assert (indexed.returncode, indexed.stderr) == (
+        1,
+        f"deja: cannot write the index in {index} (Permission denied): {fix}\n",
+    )
+    assert searched.returncode == 0 and "docker" in searched.stdout.lower(), searched.stderr
+    said = f"deja: cannot update the index in {index} (Permission denied): {fix}; answering from the index as it stands"
+    assert searched.stderr == said + "\n"
+
+
+def test_a_home_it_cannot_write_with_no_index_is_named_with_doctors_fix(sample: Sample) -> None:
+    """A read-only home with no index in it: a search said "cannot write the index (…/index: Permission denied): is
+    DEJA_HOME writable?" (trial23 F3)."""
+    sample.home.mkdir(mode=0o555)
+    try:
+        searched = as_user(os.environ, "search", "docker")
+    finally:
+        sample.home.chmod(0o700)
+    fix = f"chmod -R u+rwX {sample.home}, or give deja another home: deja config set home DIR"
+    assert (searched.returncode, searched.stderr) == (
+        1,
+        f"deja: cannot write the index in {sample.home} (Permission denied): {fix}\n",
+    )
+
+
+def test_the_mcp_tools_name_a_home_they_cannot_write_with_doctors_fix(
+    sample: Sample, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The MCP server's tools answer with the CLI's line: the folder and its fix, not "is DEJA_HOME writable?"
+    (trial23 F3)."""
+    folder = unwritable_folder(tmp_path)
+    monkeypatch.setenv("DEJA_HOME", str(folder / "deja"))
+    server = build_server()
+
+    async def call() -> str:
+        with pytest.raises(ToolError) as refused:
+            await server.call_tool("search", {"query": "deploy"})
+        return str(refused.value)
+
+    fix = f"chmod -R u+rwX {folder}, or give deja another home: deja config set home DIR"
+    assert anyio.run(call).endswith(f": cannot write the index in {folder} (Permission denied): {fix}")

@@ -74,12 +74,19 @@ def test_a_device_is_written_to_and_its_error_is_one_line(indexed_sample: Sample
     assert stat.S_ISCHR(device.lstat().st_mode)
 
 
-def test_a_folder_it_cannot_create_in_is_one_line_naming_the_path(indexed_sample: Sample, tmp_path: Path) -> None:
-    code, _, err = export("-o", "/proc/nope.md", cwd=tmp_path)
+@pytest.mark.parametrize("target", ["/proc/nope.md", "/proc/version"])
+def test_a_folder_it_cannot_create_in_is_one_line_naming_the_path(
+    indexed_sample: Sample, tmp_path: Path, target: str
+) -> None:
+    """/proc makes no new file, and says "No such file or directory": of /proc/version, which is there, deja said
+    just that, and sent the user to a folder that exists (trial23 F7.5). The folder's refusal is named as such."""
+    code, _, err = export("-o", target, cwd=tmp_path)
     assert (code, err) == (
         1,
-        "deja: cannot write /proc/nope.md (No such file or directory): give -o a path in a folder that exists\n",
+        f"deja: cannot write {target} (making a new file in /proc: No such file or directory): give -o a path in a "
+        "folder you can write\n",
     )
+    assert Path("/proc/version").read_text()  # (the file it could not replace is there, untouched)
 
 
 def test_a_folder_it_cannot_write_is_one_line_naming_the_path(indexed_sample: Sample, tmp_path: Path) -> None:
@@ -87,7 +94,8 @@ def test_a_folder_it_cannot_write_is_one_line_naming_the_path(indexed_sample: Sa
     code, _, err = export("-o", str(target), cwd=tmp_path)
     assert (code, err) == (
         1,
-        f"deja: cannot write {target} (Permission denied): give -o a path in a folder you can write\n",
+        f"deja: cannot write {target} (making a new file in {target.parent}: Permission denied): give -o a path in "
+        "a folder you can write\n",
     )
 
 

@@ -68,6 +68,11 @@ def _chmod(path: Path) -> str:
     return f"chmod -R u+rX {shlex.quote(str(path))}"
 
 
+def _chmod_file(path: Path) -> str:
+    """A file's: ``-R`` and ``X`` mean nothing to one (trial23 F7.6)."""
+    return f"chmod u+r {shlex.quote(str(path))}"
+
+
 def test_a_first_index_names_the_folders_it_may_not_list_and_doctor_names_each_and_fails(history: History) -> None:
     history.beta.chmod(0)
     (history.ide / "globalStorage").chmod(0)
@@ -104,7 +109,7 @@ def test_an_editor_database_this_user_may_not_read_is_permission_denied_with_its
     history.database.chmod(0)
     line = (
         f"{history.database} (permission denied) could not be read: nothing was read from it before; make it "
-        f"readable: {_chmod(history.database)}  (as its owner), then `deja index`"
+        f"readable: {_chmod_file(history.database)}  (as its owner), then `deja index`"
     )
     for _ in range(2):  # waiting never mends it: no "read by the next deja index (within a minute)"
         code, out, err = history.deja("index")
@@ -117,7 +122,7 @@ def test_an_editor_database_this_user_may_not_read_is_permission_denied_with_its
     lines = out.splitlines()
     said = next(i for i, line in enumerate(lines) if "may not read" in line)
     assert lines[said].split("deja may not read ", 1)[1].startswith(f"{history.database}: permission denied")
-    assert f"fix: {_chmod(history.database)}  (as their owner)" in lines[said + 1]
+    assert f"fix: {_chmod_file(history.database)}  (as their owner)" in lines[said + 1]
 
 
 def test_editor_folders_and_databases_unreadable_after_an_index_are_named_with_their_chmod(history: History) -> None:
@@ -151,7 +156,7 @@ def test_an_editor_database_made_unreadable_after_an_index_is_named_by_every_ind
         assert code == 0 and out.startswith("3 sessions, 5 messages indexed"), err
         assert err.splitlines() == [
             f"{history.database} (permission denied) could not be read: what was read from it before is kept; make "
-            f"it readable: {_chmod(history.database)}  (as its owner), then `deja index`"
+            f"it readable: {_chmod_file(history.database)}  (as its owner), then `deja index`"
         ]
     code, out, _ = history.deja("search", "gamma-gizmo")
     assert code == 0 and "gamma editor chat" in out
@@ -177,7 +182,7 @@ def test_the_session_end_log_gives_the_chmod_for_a_database_this_user_may_not_re
     [line] = [line for line in out.splitlines() if f"ingested {chat}" in line]
     assert line.endswith(
         f"ingested {chat}: 0 added, 1 updated; {history.database} (permission denied) could not be read: kept as it "
-        f"was; make it readable: {_chmod(history.database)}  (as its owner), then `deja index`"
+        f"was; make it readable: {_chmod_file(history.database)}  (as its owner), then `deja index`"
     ), line
 
 
@@ -237,7 +242,7 @@ def test_a_rebuild_refused_for_a_database_read_before_is_refused_before_anything
     else:
         history.database.chmod(0)
         ran = as_user(env, "index", "--full")
-        why, fix = "permission denied", f"; make it readable: {_chmod(history.database)}  (as its owner), then `deja index --full`"  # fmt: skip
+        why, fix = "permission denied", f"; make it readable: {_chmod_file(history.database)}  (as its owner), then `deja index --full`"  # fmt: skip
     assert ran.returncode == 1, ran
     assert ran.stderr.splitlines() == [
         f"deja: the index was not rebuilt: {history.database} ({why}) could not be read this time, and a rebuild "
@@ -272,7 +277,7 @@ def test_a_refused_rebuild_gives_the_chmod_for_a_database_this_user_may_not_read
     assert err.splitlines() == [
         f"deja: the index was not rebuilt: {history.database} (permission denied) could not be read this time, and a "
         "rebuild would lose the sessions read from it before, which are kept as they were; run it again once it can "
-        f"be read; make it readable: {_chmod(history.database)}  (as its owner), then `deja index --full`"
+        f"be read; make it readable: {_chmod_file(history.database)}  (as its owner), then `deja index --full`"
     ]
 
 

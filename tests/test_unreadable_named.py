@@ -133,7 +133,7 @@ def test_a_transcript_at_mode_000_is_read_from_its_store_then_from_itself_once_i
     try:
         _first_index_reads_the_store(
             f"{transcript} (permission denied) could not be read: nothing was read from it before; make it readable: "
-            f"chmod -R u+rX {transcript}  (as its owner), then `deja index`",
+            f"chmod u+r {transcript}  (as its owner), then `deja index`",  # (a file: no -R, trial23 F7.6)
             user,
         )
     finally:
