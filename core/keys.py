@@ -10,6 +10,7 @@ import os
 import time
 
 from .folders import home_spellings, real_folder
+from .remembered import Remembered
 
 PREFIX = "\x01"
 SHELL_TOOLS = frozenset({"Shell", "run_terminal_cmd", "run_terminal_command_v2", "Bash", "bash", "shell"})
@@ -709,14 +710,9 @@ def _subcommand(word: str) -> bool:
 
 
 def command_keys(command: str) -> tuple[str, ...]:
-    """The exact command's key, then its head's key (remembered: a build asks for the same commands again and again;
-    a dict, not ``functools.lru_cache``, whose import costs every hook ``collections``)."""
-    found = _COMMAND_KEYS.get(command)
-    if found is None:
-        if len(_COMMAND_KEYS) >= COMMANDS_REMEMBERED:
-            _COMMAND_KEYS.clear()
-        found = _COMMAND_KEYS[command] = _command_keys(command)
-    return found
+    """The exact command's key, then its head's key (``Remembered``: a build asks for the same commands again and
+    again)."""
+    return tuple(_COMMAND_KEYS(command))
 
 
 def _command_keys(command: str) -> tuple[str, ...]:
@@ -732,7 +728,7 @@ def _command_keys(command: str) -> tuple[str, ...]:
 #: 4,000 chats of a generated history: 7,268 against 7,279 of 20,786 calls), in about 1.4 MB where 65,536 filled
 #: about 23 MB (350 bytes an entry) in a build's part at 100k sessions.
 COMMANDS_REMEMBERED = 1 << 12
-_COMMAND_KEYS: dict[str, tuple[str, ...]] = {}
+_COMMAND_KEYS = Remembered(_command_keys, COMMANDS_REMEMBERED)
 
 
 def path_key(path: str) -> str:

@@ -31,6 +31,7 @@ from .redaction import (
     may_name_a_secret_in_english,
     may_name_a_secret_in_other_words,
 )
+from .remembered import Remembered
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (``re`` is imported where a pattern is compiled: a text no rule's needles call on needs none)
@@ -1054,21 +1055,15 @@ def _key_words(key: str) -> list[str]:
 def secret_key(key: str) -> bool:
     """Whether a key (``API_KEY``, ``SecretAccessKey``, ``db.password``) names a secret value.
 
-    Kept for a few thousand keys (a dict, not ``functools.lru_cache``, whose import costs a hook ``collections``):
+    Kept for a few thousand keys (``Remembered``):
     a build asks it of every string in every tool call's arguments, under the same few keys (``command``, ``path``,
     ``contents``), and it depends on the key alone.
     """
-    known = _SECRET_KEYS.get(key)
-    if known is None:
-        if len(_SECRET_KEYS) >= KEYS_REMEMBERED:
-            _SECRET_KEYS.clear()
-        known = _SECRET_KEYS[key] = _names_a_secret(key)
-    return known
+    return bool(_SECRET_KEYS(key))
 
 
 #: How many keys ``secret_key`` remembers before it starts again.
 KEYS_REMEMBERED = 4096
-_SECRET_KEYS: dict[str, bool] = {}
 
 
 def _names_a_secret(key: str) -> bool:
@@ -1082,6 +1077,9 @@ def _names_a_secret(key: str) -> bool:
     if words[-2:] == ["key", "base"] and "secret" in words:  # Rails' ``SECRET_KEY_BASE``
         return True
     return words[-1] == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS
+
+
+_SECRET_KEYS = Remembered(_names_a_secret, KEYS_REMEMBERED)
 
 
 def _unquote(value: str) -> tuple[str, str, str]:
@@ -1996,23 +1994,15 @@ def scrub(text: str) -> str:
 
     A short text is scrubbed once and remembered: a history says the same short things again and again (a tool's
     path or command, "ok", a file's name), about two calls in five of a build at 10k sessions, and what ``scrub``
-    makes of a text depends on the text alone. Kept as ``secret_key``'s answers are (a dict, emptied when full).
+    makes of a text depends on the text alone. Kept as ``secret_key``'s answers are (``Remembered``).
     """
-    if len(text) > SCRUBBED_CHARS:
-        return _scrubbed(text)
-    done = _SCRUBBED.get(text)
-    if done is None:
-        if len(_SCRUBBED) >= SCRUBBED_REMEMBERED:
-            _SCRUBBED.clear()
-        done = _SCRUBBED[text] = _scrubbed(text)
-    return done
+    return _scrubbed(text) if len(text) > SCRUBBED_CHARS else str(_SCRUBBED(text))
 
 
 #: The longest text ``scrub`` remembers, and how many it remembers before it starts again (about 2 MB when full of
 #: ASCII texts: a text with no secret is its own answer).
 SCRUBBED_CHARS = 160
 SCRUBBED_REMEMBERED = 8192
-_SCRUBBED: dict[str, str] = {}
 
 
 def _scrubbed(text: str) -> str:
@@ -2035,3 +2025,6 @@ def _scrubbed(text: str) -> str:
     if may_name_a_secret_in_other_words(lowered):
         text = _in_other_words(text)
     return text
+
+
+_SCRUBBED = Remembered(_scrubbed, SCRUBBED_REMEMBERED)

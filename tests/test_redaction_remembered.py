@@ -34,10 +34,10 @@ def test_a_short_text_holding_a_secret_is_redacted_in_every_chat_that_repeats_it
 def test_what_scrub_remembers_is_what_it_works_out_and_stays_bounded() -> None:
     short = f"export GITHUB_TOKEN={TOKEN}"
     assert redact.scrub(short) == redact.scrub(short) == redact._scrubbed(short) != short
-    assert redact._SCRUBBED[short] == redact._scrubbed(short)
+    assert redact._SCRUBBED.known[short] == redact._scrubbed(short)
     long = "x " * redact.SCRUBBED_CHARS + short
     assert redact.scrub(long) == redact._scrubbed(long) != long
-    assert long not in redact._SCRUBBED
+    assert long not in redact._SCRUBBED.known
     for n in range(redact.SCRUBBED_REMEMBERED + 10):
         redact.scrub(f"ran step {n}")
-    assert 0 < len(redact._SCRUBBED) <= redact.SCRUBBED_REMEMBERED
+    assert 0 < len(redact._SCRUBBED.known) <= redact.SCRUBBED_REMEMBERED
