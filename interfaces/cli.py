@@ -340,6 +340,8 @@ def stats_command(project: ProjectOption = None, json: JsonFlag = False) -> None
         return
     of = f" in {echoed(project_folder(meant) or meant, PATH_CHARS)}" if meant else ""  # (`.`'s folder: review41a L3)
     echo(f"{plural(totals[0], 'session')}, {plural(totals[1], 'message')}{of}")
+    if meant and len(projects) == 1:  # (its one row said the line above again: trial23 F7.7)
+        projects = {}
     listed = [(named(name), row) for name, row in list(projects.items())[:STATS_PROJECTS]]
     name_width, source_width, digits = max([24, *(text_columns(name) for name, _ in listed)]), 12, _STATS_DIGITS
     if (width := terminal_width()) is not None:  # (a name too long for the terminal is cut, the counts kept)
