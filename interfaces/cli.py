@@ -591,12 +591,28 @@ def _typer_main() -> int:
         message = " ".join(exc.format_message().split()).rstrip(".")
         ctx = getattr(exc, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if exc.exit_code == 2 and ctx is not None else ""
-        say(f"{message}{_sessions_hint(exc, ctx) or _quote_hint(message, ctx) or hint}")
+        say(_out_of_range(exc) or f"{message}{_sessions_hint(exc, ctx) or _quote_hint(message, ctx) or hint}")
         return exc.exit_code
     except typer.Abort:
         sys.stderr.write("deja: interrupted\n")
         return 130
     return code if isinstance(code, int) else 0
+
+
+def _out_of_range(exc: typer.TyperException) -> str:
+    """For a number option given a number out of its range, or no number (``--limit 0``, ``--offset -1``, ``-n x``),
+    the flag, the value and the range, as deja's other usage errors say them: typer said pydantic's "Input should be
+    greater than or equal to 1" (trial23 F7.10)."""
+    param = getattr(exc, "param", None)
+    low, high = getattr(param, "min", None), getattr(param, "max", None)  # (each ranged option of deja's has a min)
+    errors = getattr(exc.__cause__, "errors", None)  # (pydantic's, which typer's message is: the value is in it)
+    if param is None or low is None or not callable(errors):
+        return ""
+    error = errors()[0]
+    flag = max(param.opts, key=len)  # (``--limit``, however it was typed)
+    said = "is not a whole number" if error.get("type") == "int_parsing" else "is not allowed"
+    wanted = f"{low} to {high}" if high is not None else f"{low} or more"
+    return f"{flag} {echoed(str(error.get('input', '')))} {said}: give {wanted}"
 
 
 def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
