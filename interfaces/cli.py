@@ -245,14 +245,10 @@ def sessions_command(
         project_width = max(text_columns(named(m.project)) for m in chosen)
         project_width = min(project_width, 18) if width is not None else project_width  # (a pipe's lines are whole)
         ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]
-        id_width = max(map(len, ids))
-        fixed = id_width + len("  2026-12-04 18:45    ")  # the id, the date and the blanks between the columns
-        room = project_width if width is None else width - fixed - TITLE_COLUMNS  # what the title leaves the project
-        own_line = room < min(project_width, PROJECT_COLUMNS)
-        # The project's column gives way first; with the title on a line of its own, it takes what id and date leave.
-        project_width = max(min(project_width, room + TITLE_COLUMNS + 2), 1) if own_line else min(project_width, room)
+        id_width = max(map(len, ids))  # (the ids padded to the longest, so the dates line up)
+        project_width, own_line, project_below = _project_column(width, id_width, project_width)
         for meta, shown_id in zip(chosen, ids, strict=True):
-            row = session_row(meta, project_width, f"{shown_id:<{id_width}}", own_line)
+            row = session_row(meta, project_width, f"{shown_id:<{id_width}}", own_line, project_below)
             echo("\n".join(fit(line, width) for line in row))
         if more:
             echo(more_line(more))
@@ -274,11 +270,30 @@ def sessions_command(
 TITLE_COLUMNS = 20
 
 
-def session_row(meta: SessionMeta, project_width: int, shown_id: str, own_line: bool) -> list[str]:
+def _project_column(width: int | None, id_width: int, project_width: int) -> tuple[int, bool, bool]:
+    """The columns of the project's names on a terminal ``width`` wide (None: a pipe's, whole), whether the title goes
+    on a line of its own, and whether the project goes before it there: the project's column gives way first, to
+    ``PROJECT_COLUMNS``; with the title on a line of its own, it takes what id and date leave, and where they leave
+    less than ``PROJECT_COLUMNS`` it goes on the title's line (ids of 36 characters at 60 columns left it "web…": trial23
+    F6), cut so as to leave the title ``TITLE_COLUMNS``."""
+    if width is None:
+        return project_width, False, False
+    least = min(project_width, PROJECT_COLUMNS)
+    fixed = id_width + len("  2026-12-04 18:45  ")  # the id, the date and the blanks after each
+    if width - fixed - 2 - TITLE_COLUMNS >= least:
+        return min(project_width, width - fixed - 2 - TITLE_COLUMNS), False, False
+    if width - fixed >= least:
+        return min(project_width, width - fixed), True, False
+    return min(project_width, max(PROJECT_COLUMNS, width - 4 - TITLE_COLUMNS)), True, True
+
+
+def session_row(meta: SessionMeta, project_width: int, shown_id: str, own_line: bool, project_below: bool) -> list[str]:
     """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut; with
-    ``own_line``, the title on a second line, indented under the id."""
+    ``own_line``, the title on a second line, indented under the id; with ``project_below``, the project before it."""
     shown = padded(fit(named(meta.project), project_width), project_width)  # (cut to its column, so the titles line up)
     title = meta.title or "(untitled)"
+    if project_below:
+        return [f"{shown_id}  {when(meta.updated)}", f"  {shown}  {title}"]
     if own_line:
         return [f"{shown_id}  {when(meta.updated)}  {shown.rstrip()}", f"  {title}"]
     return [f"{shown_id}  {when(meta.updated)}  {shown}  {title}"]
@@ -340,6 +355,8 @@ def stats_command(project: ProjectOption = None, json: JsonFlag = False) -> None
         return
     of = f" in {echoed(project_folder(meant) or meant, PATH_CHARS)}" if meant else ""  # (`.`'s folder: review41a L3)
     echo(f"{plural(totals[0], 'session')}, {plural(totals[1], 'message')}{of}")
+    if meant and len(projects) == 1:  # (its one row said the line above again: trial23 F7.7)
+        projects = {}
     listed = [(named(name), row) for name, row in list(projects.items())[:STATS_PROJECTS]]
     name_width, source_width, digits = max([24, *(text_columns(name) for name, _ in listed)]), 12, _STATS_DIGITS
     if (width := terminal_width()) is not None:  # (a name too long for the terminal is cut, the counts kept)
@@ -589,12 +606,28 @@ def _typer_main() -> int:
         message = " ".join(exc.format_message().split()).rstrip(".")
         ctx = getattr(exc, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if exc.exit_code == 2 and ctx is not None else ""
-        say(f"{message}{_sessions_hint(exc, ctx) or _quote_hint(message, ctx) or hint}")
+        say(_out_of_range(exc) or f"{message}{_sessions_hint(exc, ctx) or _quote_hint(message, ctx) or hint}")
         return exc.exit_code
     except typer.Abort:
         sys.stderr.write("deja: interrupted\n")
         return 130
     return code if isinstance(code, int) else 0
+
+
+def _out_of_range(exc: typer.TyperException) -> str:
+    """For a number option given a number out of its range, or no number (``--limit 0``, ``--offset -1``, ``-n x``),
+    the flag, the value and the range, as deja's other usage errors say them: typer said pydantic's "Input should be
+    greater than or equal to 1" (trial23 F7.10)."""
+    param = getattr(exc, "param", None)
+    low, high = getattr(param, "min", None), getattr(param, "max", None)  # (each ranged option of deja's has a min)
+    errors = getattr(exc.__cause__, "errors", None)  # (pydantic's, which typer's message is: the value is in it)
+    if param is None or low is None or not callable(errors):
+        return ""
+    error = errors()[0]
+    flag = max(param.opts, key=len)  # (``--limit``, however it was typed)
+    said = "is not a whole number" if error.get("type") == "int_parsing" else "is not allowed"
+    wanted = f"{low} to {high}" if high is not None else f"{low} or more"
+    return f"{flag} {echoed(str(error.get('input', '')))} {said}: give {wanted}"
 
 
 def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:

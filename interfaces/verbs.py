@@ -367,7 +367,7 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
         written.append((found, name))
     page, text = index_page(written, fmt, f"deja: {project}")
     write_text(output / page, text)
-    echo(f"wrote {len(written)} sessions and {page} to {output}")
+    echo(f"wrote {len(written)} sessions and {page} to {output}", err=True)  # (a note, as one session's: trial23 F7.4)
 
 
 #: The verbs by command name, in the order ``deja --help`` lists them.

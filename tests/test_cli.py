@@ -197,7 +197,7 @@ def test_stats_of_one_project(sample: Sample) -> None:
     run_deja("index")
     lines = run_deja("stats", "--project", "api").stdout.splitlines()
     assert lines[0] == "3 sessions, 11 messages in api", lines
-    assert lines[lines.index("projects:") + 1].split() == ["api", "3", "sessions", "11", "messages"], lines
+    assert "projects:" not in lines, lines  # (its one row said the first line again: trial23 F7.7)
     assert not any(name in line for line in lines for name in ("web", "infra")), lines
     data = orjson.loads(run_deja("stats", "-p", "api", "--json").stdout)
     assert (data["sessions"], data["messages"], list(data["projects"])) == (3, 11, ["api"])

@@ -90,7 +90,7 @@ def test_the_fast_path_answers_as_typer_does(indexed_sample: Sample, args: list[
 def test_the_forms_typer_reports_are_left_to_it(indexed_sample: Sample) -> None:
     out, err, code = _same_either_way(["search", "pytest", "--limit", "0"], indexed_sample.env)
     assert code == 2 and not out
-    assert err.startswith("deja: Invalid value for '--limit'"), err
+    assert err == "deja: --limit 0 is not allowed: give 1 to 200\n", err
 
 
 def test_an_empty_index_and_a_missing_root_read_alike(sample: Sample, tmp_path: Path) -> None:

@@ -57,3 +57,35 @@ def test_a_search_hit_keeps_its_date_whole_at_forty_columns(tmp_path: Path, fake
         _deja(env, 60, "search", "charged", "twice")[1]
         == "  c-narrow-2 · cursor-cli · work-shop-api · 2026-03-03 09:00"
     )
+
+
+LONG_IDS = [  # (two that tell apart only at their last character: each one's shortest unique prefix is all of it)
+    ("e6000000-0000-4000-8000-000000000001", "Storybook OOM on CI", "NODE_OPTIONS raised the heap."),
+    ("e6000000-0000-4000-8000-000000000002", "Vitest hangs in CI", "A leaked timer kept it alive."),
+    ("d5000000-0000-4000-8000-000000000001", "celery worker can't reach redis", "The REDIS_URL lacked its port."),
+]
+
+
+def test_long_ids_leave_the_project_eight_columns_at_least_on_the_titles_line(tmp_path: Path, fake_home: Path) -> None:
+    """trial23 F6: at 60 columns, 36-character ids and the date left the project "web…"; the ids stay lined up (each
+    padded to the longest), and the project goes before the title, on its line, in 8 columns or more."""
+    env = index_asked_chats(tmp_path, "/work/shop-api", LONG_IDS)
+    assert _deja(env, 60, "sessions") == [
+        "d5000000                              2026-03-04 09:00",
+        "  work-shop-api  celery worker can't reach redis",
+        "e6000000-0000-4000-8000-000000000002  2026-03-03 09:00",
+        "  work-shop-api  Vitest hangs in CI",
+        "e6000000-0000-4000-8000-000000000001  2026-03-02 09:00",
+        "  work-shop-api  Storybook OOM on CI",
+    ]
+    assert _deja(env, 80, "sessions")[:2] == [
+        "d5000000                              2026-03-04 09:00  work-shop-api",
+        "  celery worker can't reach redis",
+    ]
+
+
+def test_a_terminal_too_narrow_for_id_date_and_eight_of_the_project_puts_it_with_the_title(
+    tmp_path: Path, fake_home: Path
+) -> None:
+    env = index_asked_chats(tmp_path, "/work/shop-api", CHATS)
+    assert _deja(env, 32, "sessions")[:2] == ["c-narrow-3  2026-03-04 09:00", "  work-sh…  Add a wishlist endp…"]

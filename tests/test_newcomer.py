@@ -150,7 +150,10 @@ def test_no_arguments_shows_the_commands() -> None:
         (("search", "--bogus", "x"), "deja: No such option: --bogus (see `deja search --help`)"),
         (("show",), "deja: Missing argument 'ID' (see `deja show --help`)"),
         (("serch", "x"), "deja: No such command 'serch'. Did you mean 'search'? (see `deja --help`)"),
-        (("sessions", "--limit", "0"), "deja: Invalid value for '--limit' / '-n'"),
+        (("sessions", "--limit", "0"), "deja: --limit 0 is not allowed: give 1 or more\n"),  # (not pydantic's words:
+        (("show", "x", "--offset", "-1"), "deja: --offset -1 is not allowed: give 0 or more\n"),  # trial23 F7.10)
+        (("search", "x", "-n", "500"), "deja: --limit 500 is not allowed: give 1 to 200\n"),
+        (("how", "x", "-n", "two"), "deja: --limit two is not a whole number: give 1 to 200\n"),
         (("install", "bogus"), "deja: 'bogus' is not a target deja installs into: choose one of cursor, cursor-auto"),
         (("uninstall", "bogus"), "deja: 'bogus' is not a target deja installs into"),
         (("search", "x", "--source", "vim"), "deja: unknown source 'vim'"),
