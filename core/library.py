@@ -222,7 +222,7 @@ def session_digest(index: Index, query: str) -> tuple[Digest, list[str]]:
     """The digest of the session ``query`` names (an id or a unique prefix), else of the best match for its words,
     and the ids of the next best (up to ``RUNNERS_UP``), which a person told of can pick instead (``deja ctx double
     charge`` chose the diagnosis chat, not the fix, without a word of the other: trial20 F15)."""
-    from .redaction import searched_words
+    from .redaction import echoed, searched_words
     from .search import search
     from .work import digest  # only the digest commands pay for the work history's import
 
@@ -231,7 +231,9 @@ def session_digest(index: Index, query: str) -> tuple[Digest, list[str]]:
     except NotFound as not_an_id:
         words = searched_words(query)
         if not words.strip():
-            raise LookupError(f"{not_an_id}; it is a secret, which deja never keeps as written") from None
+            raise LookupError(
+                f"{echoed(query)} is a secret, which deja never keeps as written: give a session's id or other words"
+            ) from None
         hits = search(index, words, limit=1 + RUNNERS_UP, snippets=0).hits
         if not hits:
             raise LookupError(f"{not_an_id}; no session's words match it either") from None

@@ -50,8 +50,9 @@ FRAME_NOTE = "Reference data from past Cursor sessions, recalled by deja: not in
 _OPEN = r"(?:[<‹«〈⟨❮❬⧼˂ᐸ]|&(?:amp;)*(?:lt|\#0*60|\#x0*3c);?|%3c|\\[ux]0*3c)"
 _CLOSE = r"(?:[>›»〉⟩❯❭⧽˃ᐳ]|&(?:amp;)*(?:gt|\#0*62|\#x0*3e);?|%3e|\\[ux]0*3e)"
 _SLASH = r"(?:[/\\⁄∕⧸]|&(?:amp;)*(?:sol|\#0*47|\#x0*2f);?|%2f|\\[ux]0*2f)"
-#: What may stand between "deja" and "recall": up to three characters that end a word, or escapes of a hyphen.
-_JOIN = r"(?:[\W_]|&(?:amp;)*(?:hyphen|dash|\#0*45|\#x0*2d);?|%2d|\\[ux]0*2d){0,3}?"
+#: What may stand between "deja" and "recall": blanks, and up to three other characters that end a word, or escapes
+#: of a hyphen (``</deja - - recall>`` and ``</deja    recall>``: review42d M2).
+_JOIN = r"\s*(?:(?:[^\w\s]|_|&(?:amp;)*(?:hyphen|dash|\#0*45|\#x0*2d);?|%2d|\\[ux]0*2d)\s*){0,3}?"
 _LETTERS = {"d": "dԁ", "e": "eеєҽ", "j": "jјʝ", "a": "aаɑα", "r": "rгꭇᴦ", "c": "cсϲ", "l": "lI1|ӏǀ"}
 
 
@@ -145,67 +146,151 @@ def neutralise(text: str) -> str:
     back as it was, one that does comes back in that visible form with each tag replaced.
     """
     shown = visible(text)
-    if not _may_hold_tag(shown):
+    if _TAG_MARKS.isdisjoint(shown):
         return text
-    read = _unescaped(shown) if _may_be_escaped(shown) else shown
-    if not _tag().search(read):
+    read = _read_escapes(shown)
+    if read is None:  # a named entity ``_ENTITIES`` does not read: the long way, once in a long while
+        import html
+
+        read = shown
+        for _ in range(_READINGS):
+            read = html.unescape(read)
+        read = visible(read)
+    if not _may_hold_tag(read) or not _tag().search(read):
         return text
     return _tag().sub(
         lambda m: "[/deja-recall]" if m.group("slash") or m.group("bare_slash") else "[deja-recall]", read
     )
 
 
-def _may_hold_tag(shown: str) -> bool:
-    """Whether ``shown`` (as :func:`visible` reads it) could hold the tag: a bracket, and "deja" then "recall" once its
-    look-alikes are read as letters and its blanks dropped, as the pattern allows (whatever stands between them), or
-    an escape, which may spell any of it. Asked first, with ``str``'s methods: the pattern loads ``re`` (2.5-4 ms, a
-    quarter of a failure hook's time), and most answers hold a bracket or an ``&`` (a command's ``&&``), and "deja"
-    (``deja show``), but no tag."""
-    if _TAG_MARKS.isdisjoint(shown):
-        return False
-    if _may_be_escaped(shown):
-        return True
-    squashed = "".join(shown.translate(_AS_LETTER).lower().split())
+def _may_hold_tag(read: str) -> bool:
+    """Whether ``read`` (as :func:`visible` reads it, its escapes read) could hold the tag: "deja" before "recall"
+    once its look-alikes are read as letters and its blanks dropped, as the pattern allows (whatever stands between
+    them). Asked first, with ``str``'s methods: the pattern loads ``re`` (2.5-4 ms, a quarter of a failure hook's
+    time), and most answers hold a bracket or an ``&`` (a command's ``&&``), and "deja" (``deja show``), but no
+    tag."""
+    squashed = "".join(read.translate(_AS_LETTER).lower().split())
     deja = squashed.find("deja")
     return deja >= 0 and "recall" in squashed[deja + 4 :]
 
 
-#: What follows a ``\\`` that starts an escape, before a hex digit: JavaScript's and Python's ``\\u003c``, ``\\x3c``,
-#: ``\\U…`` (a Windows path's ``C:\\Users`` is none).
-_BACKSLASH_ESCAPES = frozenset("uUx")
+#: The named HTML entities read here with ``str``'s methods (any other sends a text to ``html.unescape``, which loads
+#: ``re``): brackets, slashes, separators and blanks, what a tag could be spelt with. Those a browser also reads
+#: without their semicolon (``&lt``, ``&nbsp``) are read so too.
+_ENTITIES = {
+    "lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'", "nbsp": "\u00a0", "shy": "\u00ad", "sol": "/",
+    "bsol": "\\", "hyphen": "\u2010", "dash": "\u2010", "ndash": "\u2013", "mdash": "\u2014", "minus": "\u2212",
+    "lowbar": "_", "period": ".", "colon": ":", "semi": ";", "equals": "=", "excl": "!", "num": "#", "percnt": "%",
+    "lpar": "(", "rpar": ")", "comma": ",", "plus": "+", "ast": "*", "verbar": "|", "Tab": "\t", "NewLine": "\n",
+}  # fmt: skip
+_BARE_ENTITIES = ("nbsp", "quot", "amp", "lt", "gt")
+#: How many times escapes are read: ``&amp;lt;`` is ``&lt;`` read once, ``<`` read twice.
+_READINGS = 8
 _HEX = frozenset("0123456789abcdefABCDEF")
+_DIGITS = frozenset("0123456789")
 
 
-def _may_be_escaped(shown: str) -> bool:
-    """Whether ``shown`` holds what may be an escape a model reads through: an HTML entity (``&#45;``, ``&ndash;``,
-    ``&nbsp`` without its semicolon), a URL escape (``%2F``) or a backslash escape (``\\u002f``)."""
-    from ..core.errors import found
+def _read_escapes(shown: str) -> str | None:
+    """``shown`` with its escapes read as a model reads them (``&#45;``, ``&ndash;``, ``%2F``, ``\\u002f``), again
+    until none is left (``&amp;lt;``, ``%253C``) and made :func:`visible` again (``&shy;`` is a soft hyphen, ``&#x301;``
+    an accent); None where a named entity is not one ``_ENTITIES`` reads. With ``str``'s methods: a command's ``&&``,
+    a URL's ``?page=2&limit=50`` or ``%20`` load no ``re`` (review42d H2); an escape of a control character stays as
+    written (``\\x1b``)."""
+    read = shown
+    for _ in range(_READINGS):
+        again = _read_once(read)
+        if again is None:
+            return None
+        if again == read:
+            break
+        read = again
+    if read == shown or read.isascii():
+        return read
+    import unicodedata
 
-    return (
-        any(shown[at + 1 : at + 2] == "#" or shown[at + 1 : at + 3].isalpha() for at in found(shown, "&"))
-        or any(len(pair := shown[at + 1 : at + 3]) == 2 and _HEX.issuperset(pair) for at in found(shown, "%"))
-        or any(
-            shown[at + 1 : at + 2] in _BACKSLASH_ESCAPES and shown[at + 2 : at + 3] in _HEX for at in found(shown, "\\")
-        )
-    )
+    # (a mark an escape spelt is left out before NFKC would compose it into a letter: ``de&#x301;ja`` is "deja")
+    return visible("".join(c for c in read if unicodedata.category(c) not in _INVISIBLE_CATEGORIES))
 
 
-def _unescaped(shown: str) -> str:
-    """``shown`` with its escapes read as a model reads them, three times over (``&amp;lt;``, ``%253C``): backslash,
-    URL and HTML escapes, then made :func:`visible` again (``&shy;`` is a soft hyphen, ``&nbsp;`` a space). Asked
-    only where the pattern is (``re`` loaded already)."""
-    import html
-    import re
-    from urllib.parse import unquote
+def _read_once(text: str) -> str | None:
+    out: list[str] = []
+    at = 0
+    while at < len(text):
+        char = text[at]
+        found = _escape_at(text, at) if char in "&%\\" else None
+        if found is None:
+            out.append(char)
+            at += 1
+            continue
+        if not found[0]:
+            return None
+        out.append(found[0])
+        at = found[1]
+    return "".join(out)
 
-    def character(match: re.Match[str]) -> str:
-        code = int(match.group(1) or match.group(2) or match.group(3), 16)
-        return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else match.group(0)
 
-    backslashed = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|U([0-9a-fA-F]{8}))")
-    for _ in range(3):
-        shown = html.unescape(unquote(backslashed.sub(character, shown)))
-    return visible(shown)
+def _escape_at(text: str, at: int) -> tuple[str, int] | None:
+    """The character the escape at ``at`` stands for and where it ends; ("", end) for a named entity not read here,
+    None where there is no escape (or one of a control character, left as written)."""
+    char = text[at]
+    if char == "%":
+        code, end = _hex_run(text, at + 1, 2, 2), at + 3
+        return _utf8_run(text, at) if code is not None and code >= 0x80 else _as_char(code, end)
+    if char == "\\":
+        width = {"u": 4, "x": 2, "U": 8}.get(text[at + 1 : at + 2])
+        return _as_char(_hex_run(text, at + 2, width, width), at + 2 + width) if width else None
+    if text[at + 1 : at + 2] == "#":
+        hexadecimal = text[at + 2 : at + 3] in ("x", "X")
+        first = at + 3 if hexadecimal else at + 2
+        end = first
+        while end < len(text) and end - first < 8 and text[end] in (_HEX if hexadecimal else _DIGITS):
+            end += 1
+        if end == first:
+            return None
+        code = int(text[first:end], 16 if hexadecimal else 10)
+        return _as_char(code, end + 1 if text[end : end + 1] == ";" else end)
+    end = at + 1
+    while end < len(text) and end - at <= 32 and text[end].isalnum():
+        end += 1
+    name = text[at + 1 : end]
+    if not name:
+        return None
+    if text[end : end + 1] == ";":
+        return (_ENTITIES[name], end + 1) if name in _ENTITIES else ("", end + 1)
+    bare = next((b for b in _BARE_ENTITIES if name.startswith(b)), None)
+    return (_ENTITIES[bare], at + 1 + len(bare)) if bare else None
+
+
+def _hex_run(text: str, start: int, least: int, most: int) -> int | None:
+    digits = text[start : start + most]
+    return int(digits, 16) if len(digits) >= least and _HEX.issuperset(digits) else None
+
+
+def _as_char(code: int | None, end: int) -> tuple[str, int] | None:
+    """The character ``code`` names, unless it names none or a control character (``\\x1b`` stays as written: an
+    escape sequence never reaches the agent: review42d M1)."""
+    if code is None or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF or _control(code):
+        return None
+    return chr(code), end
+
+
+def _control(code: int) -> bool:
+    return code < 0x20 and code not in (0x09, 0x0A) or 0x7F <= code <= 0x9F
+
+
+def _utf8_run(text: str, at: int) -> tuple[str, int] | None:
+    """The character a run of URL escapes spells in UTF-8 (``%E2%80%90``), from ``at``."""
+    data = bytearray()
+    end = at
+    while text[end : end + 1] == "%" and (code := _hex_run(text, end + 1, 2, 2)) is not None and len(data) < 4:
+        data.append(code)
+        end += 3
+        try:
+            char = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return (char, end) if not _control(ord(char)) else None
+    return None
 
 
 def fit(text: str, limit: int) -> str:

@@ -653,12 +653,19 @@ def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:
 def _quote_hint(message: str, ctx: typer.Context | None) -> str:
     """For ``deja sessions --since last week`` typed unquoted (typer reads "week" as an extra argument), the period
     quoted, as the shell needs it (trial23 F7)."""
+    from ..core.dates import parse_since
+
     since = ctx.params.get("since") if ctx is not None else None
     _, opened, extra = message.partition("unexpected extra argument")
     if not since or not opened:
         return ""
     words = extra.rpartition("(")[2].rpartition(")")[0]
-    return f": quote a period of several words, `--since {quote(f'{since} {words}')}`" if words else ""
+    period = f"{since} {words}"
+    try:  # (``--since 7d api``: "api" is no part of a period, review42d)
+        parse_since(period)
+    except ValueError:
+        return ""
+    return f": quote a period of several words, `--since {quote(period)}`" if words else ""
 
 
 __all__ = ["app", "run", "paths"]

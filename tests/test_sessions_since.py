@@ -139,3 +139,4 @@ def test_a_period_of_several_words_typed_unquoted_is_told_to_be_quoted(home: Pat
     assert done.stderr == (
         "deja: Got unexpected extra argument(s) (week): quote a period of several words, `--since 'last week'`\n"
     )
+    assert "quote" not in run_deja("sessions", "--since", "7d", "api").stderr  # no period: typer's own line
