@@ -262,11 +262,17 @@ def refused_write(home: StrPath) -> str:
     if not folder:
         return ""
     missing = "" if os.path.isdir(home) else f"deja's home {os.fspath(home)} does not exist and cannot be made there: "
-    return f"{folder} ({why}): {missing}{write_fix(home, folder, why)}, or {ANOTHER_HOME}"
+    return f"{folder} ({why}): {missing}{write_fix(home, folder, why)}, or {another_home()}"
 
 
-#: The other way out of a home deja cannot write in.
-ANOTHER_HOME = "give deja another home: deja config set home DIR"
+def another_home() -> str:
+    """The other way out of a home deja cannot write in, where the home is named: ``deja config set home`` changes
+    nothing while ``DEJA_HOME`` is set, and says nothing of it (review42d M5)."""
+    from .config import resolve
+
+    if resolve("home").source == "env":
+        return "set DEJA_HOME to a folder you can write"
+    return "give deja another home: deja config set home DIR"
 
 
 def cannot_write(folder: StrPath) -> str:
