@@ -242,23 +242,37 @@ def unwritable_home_folder(home: StrPath) -> tuple[str, str]:
     return "", ""
 
 
-def write_fix(folder: str, why: str) -> str:
-    """What makes ``folder`` writable again: space on its disk, or the folder given back to this user."""
+def write_fix(home: StrPath, folder: str, why: str) -> str:
+    """What lets a refresh write in ``folder`` (``unwritable_home_folder``) again: space on its disk, or deja's home or
+    index folder given back to this user. A home not made yet names the folder above it, which is not deja's: a
+    recursive chmod or chown of it (``sudo chown -R "$USER" /var/lib``) would take over a whole tree (review42d H1),
+    so the fix is the home made by a user who may."""
     if why == os.strerror(errno.ENOSPC):
         return f"free space on the disk that holds {_quoted(folder)}"
+    if not os.path.isdir(home):
+        return f"mkdir -p {_quoted(os.fspath(home))} as a user who may, and make it yours"
     return access_fix(folder)
 
 
 def refused_write(home: StrPath) -> str:
     """``FOLDER (why): fix``, as doctor gives them, for a refresh that a folder of ``home`` refused: the write named
     a temporary file or a segment never made, and asked "is ~/.cache writable?" of a ~/.cache that was (trial23
-    F3); "" when each folder takes files now."""
+    F3); "" when each folder takes files now. A home not made yet is said to be so: the folder named is not deja's."""
     folder, why = unwritable_home_folder(home)
-    return f"{folder} ({why}): {write_fix(folder, why)}, or {ANOTHER_HOME}" if folder else ""
+    if not folder:
+        return ""
+    missing = "" if os.path.isdir(home) else f"deja's home {os.fspath(home)} does not exist and cannot be made there: "
+    return f"{folder} ({why}): {missing}{write_fix(home, folder, why)}, or {another_home()}"
 
 
-#: The other way out of a home deja cannot write in.
-ANOTHER_HOME = "give deja another home: deja config set home DIR"
+def another_home() -> str:
+    """The other way out of a home deja cannot write in, where the home is named: ``deja config set home`` changes
+    nothing while ``DEJA_HOME`` is set, and says nothing of it (review42d M5)."""
+    from .config import resolve
+
+    if resolve("home").source == "env":
+        return "set DEJA_HOME to a folder you can write"
+    return "give deja another home: deja config set home DIR"
 
 
 def cannot_write(folder: StrPath) -> str:

@@ -84,6 +84,10 @@ def _demo(keep: bool) -> None:
 def _path_step() -> str:
     """The line that puts this deja on PATH, as the README's PATH step does, for the commands that follow."""
     script = os.path.abspath(sys.argv[0])
+    local_bin = os.path.expanduser("~/.local/bin")
+    if os.name == "posix" and os.path.realpath(os.path.dirname(script)) == os.path.realpath(local_bin):
+        # (pipx's layout: a link from there to itself is no step, and BSD ln would replace the script: review42d M3)
+        return '  export PATH="$HOME/.local/bin:$PATH"   put ~/.local/bin on your PATH first (and in your shell\'s profile)'
     if os.name == "posix" and os.path.basename(script) == "deja":
         return (
             f"  mkdir -p ~/.local/bin && ln -sf {shlex.quote(script)} ~/.local/bin/deja   put deja on your PATH first"

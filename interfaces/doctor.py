@@ -42,8 +42,8 @@ from ..core.index import (
 from ..core.indexer.carry import kept_indexes
 from ..core.indexer.plan import RETRIED, out_of_sight_sources
 from ..core.private import (
-    ANOTHER_HOME,
     access_fix,
+    another_home,
     folders_written,
     leads_nowhere,
     nowhere_fix,
@@ -556,7 +556,9 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
         return []
     index.unwritable = f"{folder}: {why}"
     what = f"cannot write {folder} ({why}): `deja index` and every refresh write the index there"
-    return [Finding("error", "index", what, f"{write_fix(folder, why)}, or {ANOTHER_HOME}")]
+    if not home.is_dir():  # (the folder above the home is not deja's: review42d H1)
+        what = f"deja's home {home} does not exist and cannot be made in {folder} ({why}): no index can be kept"
+    return [Finding("error", "index", what, f"{write_fix(home, folder, why)}, or {another_home()}")]
 
 
 def _home_fix(blocker: str) -> str:
@@ -567,7 +569,7 @@ def _home_fix(blocker: str) -> str:
         return "point DEJA_HOME at a folder, or unset it"
     if source == "file":
         return "deja config set home DIR (a folder), or deja config unset home"
-    return f"move {blocker} aside, or give deja another home: deja config set home DIR"
+    return f"move {blocker} aside, or {another_home()}"
 
 
 #: The free space below which a refresh may not fit: it writes its new segments beside the index, merges small ones
@@ -594,7 +596,7 @@ def _low_space(home: Path, index: IndexStatus) -> list[Finding]:
             "index",
             f"only {_size(free)} free on the disk that holds {folder}: `deja index` and searches may fail to "
             "refresh the index (what it holds stays as it is)",
-            f"{write_fix(folder, os.strerror(errno.ENOSPC))}, then run deja index",
+            f"{write_fix(home, folder, os.strerror(errno.ENOSPC))}, then run deja index",
         )
     ]
 

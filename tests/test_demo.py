@@ -133,3 +133,14 @@ def test_demo_run_by_its_full_path_says_how_to_put_deja_on_path_first(fake_home:
     assert step in ran.stdout.splitlines(), ran.stdout[-600:]
     on_path = run_deja("demo", script=script, env={**os.environ, "PATH": f"{script.parent}{os.pathsep}{os.defpath}"})
     assert "ln -sf" not in on_path.stdout
+
+
+def test_demo_run_from_a_local_bin_off_path_says_to_put_that_folder_on_path(fake_home: Path) -> None:
+    """Where deja already lives in ~/.local/bin (pipx's layout) and that folder is not on PATH, the step linked the
+    script to itself (``ln -sf ~/.local/bin/deja ~/.local/bin/deja``: "are the same file"; review42d M3)."""
+    script = console_script(fake_home / ".local" / "bin")
+    ran = run_deja("demo", script=script, env={**os.environ, "HOME": str(fake_home), "PATH": os.defpath})
+    assert ran.returncode == 0, ran.stderr
+    step = '  export PATH="$HOME/.local/bin:$PATH"   put ~/.local/bin on your PATH first (and in your shell\'s profile)'
+    assert step in ran.stdout.splitlines(), ran.stdout[-600:]
+    assert "ln -sf" not in ran.stdout

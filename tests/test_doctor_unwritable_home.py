@@ -25,15 +25,26 @@ from deja.interfaces.mcp_server import build_server
 NEW_CHAT = "7a11e9f0-4b2c-4d8e-9f10-aa00bb11cc22"
 
 
-def test_a_home_it_cannot_make_is_an_error_with_the_fix(sample: Sample, tmp_path: Path) -> None:
+def test_a_home_it_cannot_make_is_an_error_with_a_fix_for_the_home_alone(sample: Sample, tmp_path: Path) -> None:
+    """The folder above a home not made yet is not deja's: its fix was a recursive ``chmod -R u+rwX /sys`` (``sudo
+    chown -R "$USER" /var/lib`` for a user), said by doctor, ``deja index`` and every read (review42d H1)."""
     folder = unwritable_folder(tmp_path)
-    env = {**os.environ, "DEJA_HOME": str(folder / "deja")}
+    home = folder / "deja"
+    env = {**os.environ, "DEJA_HOME": str(home)}
     ran = run_deja("doctor", env=env)
     assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr
-    assert f"ERROR  cannot write {folder} (Permission denied): `deja index` and every refresh write" in ran.stdout
-    assert f"fix: chmod -R u+rwX {folder}, or give deja another home: deja config set home DIR" in ran.stdout
-    assert "missing" not in ran.stdout and "no index" not in ran.stdout  # (what follows from it: review16)
-    assert run_deja("index", env=env).returncode == 1  # (what doctor warns of)
+    what = f"ERROR  deja's home {home} does not exist and cannot be made in {folder} (Permission denied): no index"
+    assert what in ran.stdout, ran.stdout
+    fix = f"mkdir -p {home} as a user who may, and make it yours, or set DEJA_HOME to a folder you can write"
+    assert f"fix: {fix}" in ran.stdout, ran.stdout  # (not `deja config set home`: DEJA_HOME wins, review42d M5)
+    assert "missing" not in ran.stdout and "no index at" not in ran.stdout  # (what follows from it: review16)
+    for command in (["index"], ["search", "deploy"]):  # (what doctor warns of, said the same way)
+        done = run_deja(*command, env=env)
+        assert (done.returncode, done.stderr) == (
+            1,
+            f"deja: cannot write the index in {folder} (Permission denied): deja's home {home} does not exist and "
+            f"cannot be made there: {fix}\n",
+        )
     report = orjson.loads(run_deja("doctor", "--json", env=env).stdout)
     assert report["healthy"] is False and report["index"]["unwritable"] == f"{folder}: Permission denied"
 
@@ -255,6 +266,21 @@ def test_an_index_folder_that_is_a_link_leading_nowhere_is_named_with_where_it_l
     assert run_deja("index", env=env).returncode == 0
 
 
+def test_a_home_the_config_file_names_that_cannot_be_made_is_given_another_there(
+    sample: Sample, tmp_path: Path, fake_home: Path
+) -> None:
+    """Named by the config file, not DEJA_HOME, the other home is set with ``deja config set home``, which wins over
+    the file (with DEJA_HOME set it would change nothing: review42d M5)."""
+    home = unwritable_folder(tmp_path) / "deja"
+    config = fake_home / ".config" / "deja" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'home = "{home}"\n')
+    env = {key: value for key, value in os.environ.items() if key != "DEJA_HOME"}
+    done = run_deja("index", env=env)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.endswith("make it yours, or give deja another home: deja config set home DIR\n"), done.stderr
+
+
 def test_config_set_home_refuses_a_folder_deja_cannot_write(sample: Sample, tmp_path: Path) -> None:
     """``deja config set home`` stored a folder deja could not write, and then every command failed, the hooks and
     the MCP server fell silent (trial13 F7): it is refused like a file is, and nothing is stored."""
@@ -316,7 +342,7 @@ def test_an_index_folder_it_cannot_write_is_named_with_doctors_fix(indexed_sampl
         )
     finally:
         index.chmod(0o700)
-    fix = f"chmod -R u+rwX {index}, or give deja another home: deja config set home DIR"
+    fix = f"chmod -R u+rwX {index}, or set DEJA_HOME to a folder you can write"
     assert fix in doctor.stdout, doctor.stdout
     assert (indexed.returncode, indexed.stderr) == (
         1,
@@ -335,7 +361,7 @@ def test_a_home_it_cannot_write_with_no_index_is_named_with_doctors_fix(sample: 
         searched = as_user(os.environ, "search", "docker")
     finally:
         sample.home.chmod(0o700)
-    fix = f"chmod -R u+rwX {sample.home}, or give deja another home: deja config set home DIR"
+    fix = f"chmod -R u+rwX {sample.home}, or set DEJA_HOME to a folder you can write"
     assert (searched.returncode, searched.stderr) == (
         1,
         f"deja: cannot write the index in {sample.home} (Permission denied): {fix}\n",
@@ -356,5 +382,7 @@ def test_the_mcp_tools_name_a_home_they_cannot_write_with_doctors_fix(
             await server.call_tool("search", {"query": "deploy"})
         return str(refused.value)
 
-    fix = f"chmod -R u+rwX {folder}, or give deja another home: deja config set home DIR"
-    assert anyio.run(call).endswith(f": cannot write the index in {folder} (Permission denied): {fix}")
+    home = folder / "deja"
+    fix = f"mkdir -p {home} as a user who may, and make it yours, or set DEJA_HOME to a folder you can write"
+    said = f"deja's home {home} does not exist and cannot be made there: {fix}"
+    assert anyio.run(call).endswith(f": cannot write the index in {folder} (Permission denied): {said}")
