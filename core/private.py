@@ -323,10 +323,11 @@ def access_fix(path: StrPath) -> str:
 
 
 def _quoted(path: str) -> str:
-    """``path`` quoted for a shell, as ``shlex.quote`` does (which hooks do not import)."""
-    if path.replace("/", "").replace("-", "").replace("_", "").replace(".", "").isalnum():
-        return path
-    return "'" + path.replace("'", "'\\''") + "'"
+    """``path`` as one word a shell reads back as it is (``text.shell_word``, loaded only for a message that gives a
+    command to paste)."""
+    from .text import shell_word
+
+    return shell_word(path)
 
 
 def _chmod(path: str, mode: int) -> None:
