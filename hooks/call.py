@@ -50,10 +50,10 @@ FRAME_NOTE = "Reference data from past Cursor sessions, recalled by deja: not in
 _OPEN = r"(?:[<‹«〈⟨❮❬⧼˂ᐸ]|&(?:amp;)*(?:lt|\#0*60|\#x0*3c);?|%3c|\\[ux]0*3c)"
 _CLOSE = r"(?:[>›»〉⟩❯❭⧽˃ᐳ]|&(?:amp;)*(?:gt|\#0*62|\#x0*3e);?|%3e|\\[ux]0*3e)"
 _SLASH = r"(?:[/\\⁄∕⧸]|&(?:amp;)*(?:sol|\#0*47|\#x0*2f);?|%2f|\\[ux]0*2f)"
-#: What may stand between "deja" and "recall": blanks, and up to three other characters that end a word, or escapes
-#: of a hyphen (``</deja - - recall>`` and ``</deja    recall>``: review42d M2).
-_JOIN = r"\s*(?:(?:[^\w\s]|_|&(?:amp;)*(?:hyphen|dash|\#0*45|\#x0*2d);?|%2d|\\[ux]0*2d)\s*){0,3}?"
-_LETTERS = {"d": "dԁ", "e": "eеєҽ", "j": "jјʝ", "a": "aаɑα", "r": "rгꭇᴦ", "c": "cсϲ", "l": "lI1|ӏǀ"}
+#: What may stand between "deja" and "recall": blanks, and up to eight other characters that end a word or escapes
+#: (``</deja - - recall>``, ``</deja&#13;recall>``, ``</deja&copy;recall>``: review42d M2, review42e H2, M3).
+_JOIN = r"\s*(?:(?:[^\w\s]|_|&[a-z][a-z0-9]{1,31};?|&\#x?[0-9a-f]+;?|%[0-9a-f]{2}|\\[ux][0-9a-f]+)\s*){0,8}?"
+_LETTERS = {"d": "dԁ", "e": "eеєҽ", "j": "jјʝ", "a": "aаɑα", "r": "rгꭇᴦ", "c": "cсϲ", "l": "lI1|ӏǀІ"}
 
 
 _tag_pattern: re.Pattern[str] | None = None
@@ -149,14 +149,12 @@ def neutralise(text: str) -> str:
     if _TAG_MARKS.isdisjoint(shown):
         return text
     read = _read_escapes(shown)
-    if read is None:  # a named entity ``_ENTITIES`` does not read: the long way, once in a long while
-        import html
+    if not _may_hold_tag(read):
+        return text
+    import re
 
-        read = shown
-        for _ in range(_READINGS):
-            read = html.unescape(read)
-        read = visible(read)
-    if not _may_hold_tag(read) or not _tag().search(read):
+    read = re.sub(r"\s{9,}", lambda blanks: blanks[0][:8], read)  # (runs of blanks made the pattern quadratic)
+    if not _tag().search(read):
         return text
     return _tag().sub(
         lambda m: "[/deja-recall]" if m.group("slash") or m.group("bare_slash") else "[deja-recall]", read
@@ -174,36 +172,59 @@ def _may_hold_tag(read: str) -> bool:
     return deja >= 0 and "recall" in squashed[deja + 4 :]
 
 
-#: The named HTML entities read here with ``str``'s methods (any other sends a text to ``html.unescape``, which loads
-#: ``re``): brackets, slashes, separators and blanks, what a tag could be spelt with. Those a browser also reads
-#: without their semicolon (``&lt``, ``&nbsp``) are read so too.
+#: The named HTML entities read here with ``str``'s methods: brackets, slashes, separators and blanks; and those
+#: whose character reads as a letter of the tag or a bracket (``_TAG_ENTITIES``, ``&dscr;`` is 𝒹). Any other is left
+#: as written (``&copy;``, C's ``&x;``), and the pattern takes it for a separator. Those a browser also reads without
+#: their semicolon (``&lt``, ``&AMP``) are read so too; ``&nbsp;`` as the blank it shows, ``&shy;`` as nothing (an
+#: answer holding them stays ASCII: no ``unicodedata``).
 _ENTITIES = {
-    "lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'", "nbsp": "\u00a0", "shy": "\u00ad", "sol": "/",
+    "lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'", "nbsp": " ", "shy": "", "sol": "/",
     "bsol": "\\", "hyphen": "\u2010", "dash": "\u2010", "ndash": "\u2013", "mdash": "\u2014", "minus": "\u2212",
     "lowbar": "_", "period": ".", "colon": ":", "semi": ";", "equals": "=", "excl": "!", "num": "#", "percnt": "%",
     "lpar": "(", "rpar": ")", "comma": ",", "plus": "+", "ast": "*", "verbar": "|", "Tab": "\t", "NewLine": "\n",
+    "AMP": "&", "LT": "<", "GT": ">", "QUOT": '"',
 }  # fmt: skip
-_BARE_ENTITIES = ("nbsp", "quot", "amp", "lt", "gt")
-#: How many times escapes are read: ``&amp;lt;`` is ``&lt;`` read once, ``<`` read twice.
-_READINGS = 8
+_BARE_ENTITIES = ("nbsp", "quot", "amp", "lt", "gt", "QUOT", "AMP", "LT", "GT")
+#: ``html.entities.html5``'s names whose character, NFKC-read, is a letter of the tag (or a look-alike) or a bracket,
+#: with it: tests/test_frame.py works them out again from the standard library.
+_TAG_ENTITIES = (
+    "Acy=А Afr=𝔄 Alpha=Α Aopf=𝔸 Ascr=𝒜 CapitalDifferentialD=ⅅ Cayleys=ℭ Cfr=ℭ Copf=ℂ Cscr=𝒞 DD=ⅅ Dfr=𝔇 "
+    "DifferentialD=ⅆ Dopf=𝔻 Dscr=𝒟 Efr=𝔈 Eopf=𝔼 Escr=ℰ ExponentialE=ⅇ GT=> Gcy=Г IEcy=Е IJlig=Ĳ Ifr=ℑ "
+    "Im=ℑ ImaginaryI=ⅈ Iopf=𝕀 Iscr=ℐ Iukcy=І Jfr=𝔍 Jopf=𝕁 Jscr=𝒥 Jsercy=Ј Jukcy=Є LT=< Laplacetrf=ℒ "
+    "LeftAngleBracket=⟨ Lfr=𝔏 Lmidot=Ŀ Lopf=𝕃 Lscr=ℒ Re=ℜ Rfr=ℜ RightAngleBracket=⟩ Ropf=ℝ Rscr=ℛ Scy=С "
+    "VerticalLine=| acy=а afr=𝔞 alpha=α aopf=𝕒 ascr=𝒶 bsol=\\ cfr=𝔠 complexes=ℂ copf=𝕔 cscr=𝒸 dd=ⅆ dfr=𝔡 "
+    "dopf=𝕕 dscr=𝒹 ee=ⅇ efr=𝔢 ell=ℓ eopf=𝕖 escr=ℯ expectation=ℰ exponentiale=ⅇ ffilig=ﬃ ffllig=ﬄ filig=ﬁ "
+    "fjlig=fj fllig=ﬂ frac12=½ frac13=⅓ frac14=¼ frac15=⅕ frac16=⅙ frac18=⅛ frac23=⅔ frac25=⅖ frac34=¾ "
+    "frac35=⅗ frac38=⅜ frac45=⅘ frac56=⅚ frac58=⅝ frac78=⅞ frasl=⁄ gcy=г gt=> half=½ iecy=е ifr=𝔦 ii=ⅈ "
+    "ijlig=ĳ image=ℑ imagline=ℐ imagpart=ℑ incare=℅ iopf=𝕚 iscr=𝒾 iukcy=і jfr=𝔧 jopf=𝕛 jscr=𝒿 jsercy=ј "
+    "jukcy=є lagran=ℒ lang=⟨ langle=⟨ laquo=« lfr=𝔩 lmidot=ŀ lopf=𝕝 lsaquo=‹ lscr=𝓁 lt=< nvgt=>⃒ nvlt=<⃒ "
+    "ordf=ª rang=⟩ rangle=⟩ raquo=» real=ℜ realine=ℛ realpart=ℜ reals=ℝ rfr=𝔯 ropf=𝕣 rsaquo=› rscr=𝓇 "
+    "scy=с sol=/ sup1=¹ verbar=| vert=|"
+)
+_tag_entities: dict[str, str] = {}
+
+
+def _entity(name: str) -> str | None:
+    if name in _ENTITIES:
+        return _ENTITIES[name]
+    if not _tag_entities:
+        _tag_entities.update(pair.split("=", 1) for pair in _TAG_ENTITIES.split(" "))  # type: ignore[misc]
+    return _tag_entities.get(name)
+
+
 _HEX = frozenset("0123456789abcdefABCDEF")
 _DIGITS = frozenset("0123456789")
 
 
-def _read_escapes(shown: str) -> str | None:
+def _read_escapes(shown: str) -> str:
     """``shown`` with its escapes read as a model reads them (``&#45;``, ``&ndash;``, ``%2F``, ``\\u002f``), again
     until none is left (``&amp;lt;``, ``%253C``) and made :func:`visible` again (``&shy;`` is a soft hyphen, ``&#x301;``
-    an accent); None where a named entity is not one ``_ENTITIES`` reads. With ``str``'s methods: a command's ``&&``,
+    an accent). With ``str``'s methods: a command's ``&&``,
     a URL's ``?page=2&limit=50`` or ``%20`` load no ``re`` (review42d H2); an escape of a control character stays as
     written (``\\x1b``)."""
-    read = shown
-    for _ in range(_READINGS):
-        again = _read_once(read)
-        if again is None:
-            return None
-        if again == read:
-            break
-        read = again
+    read, again = shown, _read_once(shown)
+    while again != read:  # (each reading shortens the text: it ends)
+        read, again = again, _read_once(again)
     if read == shown or read.isascii():
         return read
     import unicodedata
@@ -212,7 +233,7 @@ def _read_escapes(shown: str) -> str | None:
     return visible("".join(c for c in read if unicodedata.category(c) not in _INVISIBLE_CATEGORIES))
 
 
-def _read_once(text: str) -> str | None:
+def _read_once(text: str) -> str:
     out: list[str] = []
     at = 0
     while at < len(text):
@@ -221,17 +242,15 @@ def _read_once(text: str) -> str | None:
         if found is None:
             out.append(char)
             at += 1
-            continue
-        if not found[0]:
-            return None
-        out.append(found[0])
-        at = found[1]
+        else:
+            out.append(found[0])
+            at = found[1]
     return "".join(out)
 
 
 def _escape_at(text: str, at: int) -> tuple[str, int] | None:
-    """The character the escape at ``at`` stands for and where it ends; ("", end) for a named entity not read here,
-    None where there is no escape (or one of a control character, left as written)."""
+    """The character the escape at ``at`` stands for and where it ends; None where there is none (or one of a control
+    character, or a named entity not read here, left as written)."""
     char = text[at]
     if char == "%":
         code, end = _hex_run(text, at + 1, 2, 2), at + 3
@@ -241,22 +260,21 @@ def _escape_at(text: str, at: int) -> tuple[str, int] | None:
         return _as_char(_hex_run(text, at + 2, width, width), at + 2 + width) if width else None
     if text[at + 1 : at + 2] == "#":
         hexadecimal = text[at + 2 : at + 3] in ("x", "X")
-        first = at + 3 if hexadecimal else at + 2
-        end = first
-        while end < len(text) and end - first < 8 and text[end] in (_HEX if hexadecimal else _DIGITS):
+        first = end = at + 3 if hexadecimal else at + 2
+        while end < len(text) and end - first < 64 and text[end] in (_HEX if hexadecimal else _DIGITS):
             end += 1
         if end == first:
             return None
         code = int(text[first:end], 16 if hexadecimal else 10)
+        if 0x80 <= code <= 0x9F:  # (what a browser shows for them: Windows-1252's, &#139; is ‹)
+            code = ord(bytes([code]).decode("cp1252", "replace"))
         return _as_char(code, end + 1 if text[end : end + 1] == ";" else end)
     end = at + 1
     while end < len(text) and end - at <= 32 and text[end].isalnum():
         end += 1
     name = text[at + 1 : end]
-    if not name:
-        return None
-    if text[end : end + 1] == ";":
-        return (_ENTITIES[name], end + 1) if name in _ENTITIES else ("", end + 1)
+    if text[end : end + 1] == ";" and (entity := _entity(name)) is not None:
+        return entity, end + 1
     bare = next((b for b in _BARE_ENTITIES if name.startswith(b)), None)
     return (_ENTITIES[bare], at + 1 + len(bare)) if bare else None
 
@@ -296,7 +314,7 @@ def _utf8_run(text: str, at: int) -> tuple[str, int] | None:
 def fit(text: str, limit: int) -> str:
     """``text`` neutralised and cut to at most ``limit`` UTF-8 bytes between words (``lines.to_word``), an ellipsis
     marking a cut: bytes, not ``lines.cut``'s characters, for a hook's budget (``frame``) is of bytes."""
-    text = neutralise(text)
+    text = neutralise(text[: 2 * limit])  # (what is cut off is never shown; a long text cost the pattern time)
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text
