@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -68,7 +69,9 @@ def open_index(
         return Index.open(home, codec)
     if isinstance(kept_out, TimeoutError):
         say("another deja is updating the index; answering from the index as it stands")
-    elif isinstance(kept_out, PermissionError) and (refused := refused_write(home)):
+    elif (isinstance(kept_out, PermissionError) or getattr(kept_out, "errno", None) == errno.EROFS) and (
+        refused := refused_write(home)
+    ):
         say(f"cannot update the index in {refused}; answering from the index as it stands")
     elif kept_out is not None:
         where = kept_out.filename or index_dir(home)

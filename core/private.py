@@ -262,7 +262,15 @@ def refused_write(home: StrPath) -> str:
     if not folder:
         return ""
     missing = "" if os.path.isdir(home) else f"deja's home {os.fspath(home)} does not exist and cannot be made there: "
-    return f"{folder} ({why}): {missing}{write_fix(home, folder, why)}, or {another_home()}"
+    return f"{folder} ({why}): {missing}{home_fix(home, folder, why)}"
+
+
+def home_fix(home: StrPath, folder: str, why: str) -> str:
+    """``write_fix``, or another home: where the file system is read-only, another home alone (no chmod makes a
+    read-only mount take files: review42d M4)."""
+    if why == os.strerror(errno.EROFS):
+        return another_home()
+    return f"{write_fix(home, folder, why)}, or {another_home()}"
 
 
 def another_home() -> str:

@@ -45,6 +45,7 @@ from ..core.private import (
     access_fix,
     another_home,
     folders_written,
+    home_fix,
     leads_nowhere,
     nowhere_fix,
     unwritable_home_folder,
@@ -558,7 +559,7 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
     what = f"cannot write {folder} ({why}): `deja index` and every refresh write the index there"
     if not home.is_dir():  # (the folder above the home is not deja's: review42d H1)
         what = f"deja's home {home} does not exist and cannot be made in {folder} ({why}): no index can be kept"
-    return [Finding("error", "index", what, f"{write_fix(home, folder, why)}, or {another_home()}")]
+    return [Finding("error", "index", what, home_fix(home, folder, why))]
 
 
 def _home_fix(blocker: str) -> str:

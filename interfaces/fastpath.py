@@ -365,7 +365,8 @@ def unwritable(exc: OSError) -> str:
         return f"cannot write the index: {index} is a link to {target}, which leads nowhere: {nowhere_fix(target)}"
     if exc.errno == errno.ENOTDIR and os.path.isfile(index):  # (doctor says so too)
         return f"cannot write the index: {index} is a file, not a folder: move it aside (deja makes its index there)"
-    if isinstance(exc, PermissionError) and (refused := refused_write(home)):  # (doctor says so too)
+    refusals = isinstance(exc, PermissionError) or exc.errno == errno.EROFS
+    if refusals and (refused := refused_write(home)):  # (doctor says so too)
         return f"cannot write the index in {refused}"
     return f"cannot write the index ({where}: {exc.strerror or exc}): is {_home_setting()} writable?"
 

@@ -386,3 +386,16 @@ def test_the_mcp_tools_name_a_home_they_cannot_write_with_doctors_fix(
     fix = f"mkdir -p {home} as a user who may, and make it yours, or set DEJA_HOME to a folder you can write"
     said = f"deja's home {home} does not exist and cannot be made there: {fix}"
     assert anyio.run(call).endswith(f": cannot write the index in {folder} (Permission denied): {said}")
+
+
+def test_a_read_only_file_system_is_given_another_home_not_a_chmod(tmp_path: Path) -> None:
+    """No chmod makes a read-only mount take files: doctor, `deja index` and the reads give another home alone
+    (review42d M4); a folder this user may not write still gets its chmod."""
+    import errno
+
+    from deja.core.private import another_home, home_fix
+
+    home = tmp_path / "deja"
+    (home / "index").mkdir(parents=True)
+    assert home_fix(home, str(home / "index"), os.strerror(errno.EROFS)) == another_home()
+    assert home_fix(home, str(home / "index"), os.strerror(errno.EACCES)).startswith("chmod -R u+rwX ")
