@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,7 +10,7 @@ from . import paths
 from .index import SOURCE_CODES, Index, IndexForbidden, IndexUnreadable, Segment, SessionMeta, check_readable, index_dir
 from .indexer import Progress, RefreshResult, catch_up, refresh
 from .keys import holds_home, project_spelling, sessions_key, spelt_homes
-from .private import refused_write
+from .private import refusal, refused_write
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
@@ -69,9 +68,7 @@ def open_index(
         return Index.open(home, codec)
     if isinstance(kept_out, TimeoutError):
         say("another deja is updating the index; answering from the index as it stands")
-    elif (isinstance(kept_out, PermissionError) or getattr(kept_out, "errno", None) == errno.EROFS) and (
-        refused := refused_write(home)
-    ):
+    elif refusal(kept_out) and (refused := refused_write(home)):
         say(f"cannot update the index in {refused}; answering from the index as it stands")
     elif kept_out is not None:
         where = kept_out.filename or index_dir(home)

@@ -254,6 +254,12 @@ def write_fix(home: StrPath, folder: str, why: str) -> str:
     return access_fix(folder)
 
 
+def refusal(exc: BaseException | None) -> bool:
+    """Whether a write failed for a refusal a folder's fix or another home mends (``refused_write``): a permission,
+    or a read-only file system."""
+    return isinstance(exc, PermissionError) or getattr(exc, "errno", None) == errno.EROFS
+
+
 def refused_write(home: StrPath) -> str:
     """``FOLDER (why): fix``, as doctor gives them, for a refresh that a folder of ``home`` refused: the write named
     a temporary file or a segment never made, and asked "is ~/.cache writable?" of a ~/.cache that was (trial23

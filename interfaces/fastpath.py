@@ -358,15 +358,14 @@ def unwritable(exc: OSError) -> str:
     if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) != home:
         return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
     from ..core.index.format import INDEX
-    from ..core.private import leads_nowhere, nowhere_fix, refused_write
+    from ..core.private import leads_nowhere, nowhere_fix, refusal, refused_write
 
     index = os.path.join(home, INDEX)
     if target := leads_nowhere(index):  # (doctor says so too)
         return f"cannot write the index: {index} is a link to {target}, which leads nowhere: {nowhere_fix(target)}"
     if exc.errno == errno.ENOTDIR and os.path.isfile(index):  # (doctor says so too)
         return f"cannot write the index: {index} is a file, not a folder: move it aside (deja makes its index there)"
-    refusals = isinstance(exc, PermissionError) or exc.errno == errno.EROFS
-    if refusals and (refused := refused_write(home)):  # (doctor says so too)
+    if refusal(exc) and (refused := refused_write(home)):  # (doctor says so too)
         return f"cannot write the index in {refused}"
     return f"cannot write the index ({where}: {exc.strerror or exc}): is {_home_setting()} writable?"
 
