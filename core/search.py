@@ -1234,6 +1234,20 @@ def meant_project(index: Index, project: str | None) -> tuple[str | None, list[s
     return _meant_project(index, spelt) if spelt else (meant, folders)
 
 
+def close_project(index: Index, name: str) -> str:
+    """The project ``name`` most likely means when none is called so (``web`` for ``web-app``, ``shpo`` for
+    ``shop``), as ``--project`` takes it (``telling_labels``: ``legacy/api`` where two folders end so); "" when no
+    project's name is close. An unknown ``--project`` says it rather than leaving the user to look it up (trial23)."""
+    from difflib import get_close_matches
+
+    folders = sorted(_session_folders(index))
+    labels = {label.rpartition("/")[2].lower(): label for label in telling_labels(folders)}
+    wanted = fold(composed(name.strip())).lower()
+    starting = [named for named in labels if named.startswith(wanted) or wanted.startswith(named)]
+    close = starting if len(starting) == 1 else get_close_matches(wanted, list(labels), n=1, cutoff=0.6)
+    return labels[close[0]] if close else ""
+
+
 def _accented(index: Index, name: str) -> str:
     """The name of the folders sessions ran in that ``name`` spells without its accents, in any case; "" when none
     is, or several spelt apart."""

@@ -35,14 +35,12 @@ from .fastpath import (
     noun_for,
     open_index,
     plural,
-    project_above,
     project_folder,
     quote,
     say,
     search_command,
     since_option,
     the_filters,
-    unknown_project,
 )
 from .options import JsonFlag, ProjectOption, SinceOption, SourceOption
 from .verbs import register as register_work_verbs
@@ -252,10 +250,6 @@ def sessions_command(
             echo("\n".join(fit(line, width) for line in row))
         if more:
             echo(more_line(more))
-    elif project and (above := project_above(index, project)):
-        echo(
-            f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give --project {quote(above)}"
-        )
     elif index.session_count and (flags := filter_flags(project=project, source=source, since=since)):
         echo(
             f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
@@ -329,9 +323,6 @@ def stats_command(project: ProjectOption = None, json: JsonFlag = False) -> None
     check_project(project)
     index = open_index()
     meant = chosen_project(index, project)  # (as ``deja search`` reads it; its lines name it as typed)
-    if meant and not json and (unknown := unknown_project(index, meant)):
-        echo(unknown)
-        return
     if meant:  # (one project's sessions, the folders below its own too, as the other verbs count them)
         metas = newest_sessions(index, project=meant, limit=max(index.session_count, 1))
         totals = len(metas), sum(meta.messages for meta in metas)

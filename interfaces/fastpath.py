@@ -465,6 +465,8 @@ def chosen_project(index: Index, project: str | None) -> str | None:
         choices = " or ".join(f"--project {label}" for label in telling_labels(folders))
         named = ", ".join(folders)
         raise Failed(f"--project {project} names {len(folders)} folders ({named}): give {choices}", code=2)
+    if index.session_count and (unknown := unknown_project(index, meant)):
+        raise Failed(unknown)  # (every verb alike: `search` and `stats` said it with exit 0, `export` 1: trial23 F5)
     return meant
 
 
@@ -499,6 +501,10 @@ def search_command(args: SearchArgs) -> None:
     )
     result = search(index, searched_words(query), filters=filters, limit=args.limit, relative=True)
     result.query = query  # (as asked: the JSON says what was searched for, as the text does)
+    if not result.hits:  # (why, in the JSON's notice as in the text: it said "" where the text explained: trial23 F5)
+        given = {"project": args.project, "source": args.source, "since": args.since, "role": args.role}
+        flags = filter_flags(**given, re=args.pattern, session=args.session)
+        result.notice = why_no_match(index, query, filters, flags, result.unmatched)
     if args.json:
         emit_json(search_json(result))
     elif result.hits:
@@ -508,9 +514,7 @@ def search_command(args: SearchArgs) -> None:
         if result.unmatched:  # (the results were found without them: trial20 F4)
             echo(f"deja: {held_by_none(result.unmatched)}", err=True)
     else:
-        given = {"project": args.project, "source": args.source, "since": args.since, "role": args.role}
-        flags = filter_flags(**given, re=args.pattern, session=args.session)
-        echo(why_no_match(index, query, filters, flags, result.unmatched))
+        echo(result.notice)
 
 
 def _check_pattern(pattern: str | None) -> None:
@@ -580,8 +584,6 @@ def why_no_match(index: Index, query: str, filters: Filters, flags: list[str], u
     if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
-    if filters.project and (unknown := unknown_project(index, filters.project)):
-        return unknown
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
         given = " ".join(flags)
         return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
@@ -600,16 +602,19 @@ def unknown_project(
     """What an answer for ``project`` (as the index reads it: ``chosen_project``) says when no session of it is
     indexed: the project above a folder no session ran in or below (``give``: how to name it, quoted for a shell as
     ``{shell}`` or as Python writes it as ``{python}``: ``project={python}`` to the MCP tools), else that none is (a
-    misspelt name: ``listed`` says where the projects are), not that nothing matched; "" when one is, or none is
-    given (``deja search``, ``sessions``, ``stats``, ``files``, the MCP tools)."""
+    misspelt name: the project it is close to, if any, and ``listed``, where the projects are), not that nothing
+    matched; "" when one is, or none is given. The CLI fails with it (``chosen_project``); the MCP tools answer it."""
+    from ..core.keys import is_folder
     from ..core.redaction import PATH_CHARS, echoed
-    from ..core.search import project_indexed
+    from ..core.search import close_project, project_indexed
 
     if not project or project_indexed(index, project):
         return ""
     if above := project_above(index, project):
         return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give {give.format(shell=quote(above), python=repr(above))}"
-    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; {listed}."
+    close = "" if is_folder(project) else close_project(index, project)
+    meant = f"did you mean {give.format(shell=quote(close), python=repr(close))}? " if close else ""
+    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; {meant}{listed}."
 
 
 def project_folder(project: str | None) -> str | None:

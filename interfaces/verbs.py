@@ -17,7 +17,7 @@ import typer
 from ..core.keys import readable_path
 from ..core.library import NotFound, find_session, newest_sessions
 from ..core.redaction import PATH_CHARS, echoed
-from .fastpath import echo, unknown_project
+from .fastpath import echo
 from .options import JsonFlag, ProjectOption
 
 if TYPE_CHECKING:
@@ -73,12 +73,7 @@ def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = 
     index = open_index()
     project = chosen_project(index, project)
     uses = topic_files(index, query, project)
-    if json:
-        emit_json(files_json(query, uses))
-    elif not uses and (unknown := unknown_project(index, project)):
-        echo(unknown)
-    else:
-        echo(files_text(query, uses))
+    emit_json(files_json(query, uses)) if json else echo(files_text(query, uses))
 
 
 def fix_command(
@@ -356,8 +351,6 @@ def _export_project(index: Index, project: str, fmt: str, output: Path | None) -
     if output is None:
         fail("--project writes one file per session: give the folder with -o FOLDER", code=2)
     chosen = newest_sessions(index, project=project, limit=100_000)
-    if not chosen:
-        fail(f"no sessions of project {echoed(project, PATH_CHARS)!r}; `deja stats` lists the projects")
     output = _output_folder(output)
     written = []
     for meta in chosen:

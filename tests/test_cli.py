@@ -202,14 +202,40 @@ def test_stats_of_one_project(sample: Sample) -> None:
     data = orjson.loads(run_deja("stats", "-p", "api", "--json").stdout)
     assert (data["sessions"], data["messages"], list(data["projects"])) == (3, 11, ["api"])
     assert sum(row["sessions"] for row in data["sources"].values()) == 3
-    unknown = run_deja("stats", "--project", "nope")
-    said = "No session of project 'nope' is indexed; `deja stats` lists the projects there are.\n"
-    assert (unknown.returncode, unknown.stdout) == (0, said)
-    assert run_deja("search", "docker", "--project", "nope").stdout == said
     assert run_deja("stats", "--project", "/").returncode == 2
     api = sample.history.projects["api"]
     here = run_deja("stats", "--project", ".", cwd=api).stdout.splitlines()[0]
     assert here == f"3 sessions, 11 messages in {api}", here  # the folder `.` names (review41a L3)
+
+
+def test_an_unknown_project_fails_alike_in_every_verb(sample: Sample, tmp_path: Path) -> None:
+    """trial23 F5: `search` and `stats` said an unknown --project with exit 0, `export` with exit 1, `sessions` said
+    a missing folder's "No sessions with …" with exit 0: one condition, the failure it is (exit 1, one line on
+    stderr), naming the project close to a misspelt name."""
+    run_deja("index")
+    verbs = (["search", "docker"], ["sessions"], ["stats"], ["files", "docker"], ["export", "-o", str(tmp_path)])
+    listed = "`deja stats` lists the projects there are."
+    for project, said in (
+        ("nope", f"deja: No session of project 'nope' is indexed; {listed}\n"),
+        ("ap", f"deja: No session of project 'ap' is indexed; did you mean --project api? {listed}\n"),
+        ("wbe", f"deja: No session of project 'wbe' is indexed; did you mean --project web? {listed}\n"),
+        (str(tmp_path / "nosuch"), f"deja: No session of project '{tmp_path / 'nosuch'}' is indexed; {listed}\n"),
+    ):
+        for verb in verbs:
+            for json in ([], ["--json"]) if verb[0] != "export" else ([],):
+                ran = run_deja(*verb, "--project", project, *json)
+                assert (ran.returncode, ran.stdout, ran.stderr) == (1, "", said), (verb, json)
+
+
+def test_an_empty_search_says_why_in_its_json_too(sample: Sample) -> None:
+    """trial23 F5: `--json` gave `"notice": ""` where the text said why nothing was found."""
+    run_deja("index")
+    for words in (["the"], ["docker", "--source", "cursor-ide", "--since", "2099-01-01"], ["zeppelin"]):
+        text = run_deja("search", *words).stdout.strip()
+        data = orjson.loads(run_deja("search", *words, "--json").stdout)
+        assert (data["total"], data["hits"], data["notice"]) == (0, [], text), words
+    assert text == 'No session matches "zeppelin".', text
+    assert orjson.loads(run_deja("search", "docker", "--json").stdout)["notice"] == ""
 
 
 def test_help_explains_every_command(sample: Sample) -> None:

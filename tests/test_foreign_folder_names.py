@@ -74,7 +74,7 @@ def test_a_project_name_typed_without_its_accents_is_that_project(tmp_path: Path
         assert listed.returncode == 0 and [row.split()[0] for row in listed.stdout.splitlines()] == ["c-cafe"], listed
         found = run_deja("search", "fail", "--project", typed)
         assert "c-api · " not in found.stdout and "c-cafe · " in found.stdout, found.stdout
-    assert run_deja("sessions", "--project", "naive").stdout.startswith("No sessions with --project naive;")
+    assert run_deja("sessions", "--project", "naive").stderr.startswith("deja: No session of project 'naive' is")
 
 
 def test_blame_and_the_mcp_work_tool_in_a_folder_named_in_another_encoding(tmp_path: Path, cli_root: Path) -> None:

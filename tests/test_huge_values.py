@@ -113,7 +113,7 @@ def test_an_mcp_answer_says_why_it_found_nothing_and_its_data_cuts_the_value(
         (("files", ARGUMENT, "--json"), 0, FIELD_BYTES),
         (("wip", ARGUMENT), 1, PATH_BYTES),
         (("search", ARGUMENT, "--json"), 0, FIELD_BYTES),
-        (("search", "pool", "--project", ARGUMENT), 0, PATH_BYTES),
+        (("search", "pool", "--project", ARGUMENT), 1, PATH_BYTES),
         (("search", "pool", "--since", ARGUMENT), 2, MOST_BYTES),
         (("fix", ARGUMENT, "--json"), 0, FIELD_BYTES),
         (("config", "set", "recall", ARGUMENT), 2, MOST_BYTES),

@@ -472,7 +472,7 @@ def test_work_that_finds_nothing_answers_empty_with_a_note(history: History, tmp
 
 def test_a_project_no_session_ran_in_is_named_with_what_to_do(history: History, tmp_path: Path) -> None:
     """A misspelt project is not "nothing on that topic": the answer names it and points at ``recent``."""
-    note = "No session of project 'apj' is indexed; `recent` without a project lists the latest sessions and their projects."
+    note = "No session of project 'apj' is indexed; did you mean project='api'? `recent` without a project lists the latest sessions and their projects."
 
     async def scenario(session: ClientSession) -> None:
         for mode, query in (("files", "cache"), ("how", "pytest")):

@@ -230,8 +230,9 @@ def test_session_start_in_a_folder_below_a_project_lists_the_projects_sessions(t
     text, _ = work_answer(index, "wip", "billing", str(shop))  # a name is a project's name (review11 R6)
     assert "invoice totals round wrong" in text, text
     for verb in (["sessions"], ["search", "pagination"]):  # a filter is kept as given, and named (trial11 F4)
-        said = run_deja(*verb, "--project", ".", cwd=shop / "src").stdout
-        assert said == f"No session ran in . or below it; its project is {shop}: give --project {shop}\n", said
+        ran = run_deja(*verb, "--project", ".", cwd=shop / "src")
+        said = f"deja: No session ran in . or below it; its project is {shop}: give --project {shop}\n"
+        assert (ran.returncode, ran.stderr) == (1, said), ran
     elsewhere = {**payload, "conversation_id": "c-other", "workspace_roots": [str(tmp_path / "code" / "new")]}
     (tmp_path / "code" / "new").mkdir()
     quiet = run_deja("hook-context", input=json.dumps(elsewhere))
@@ -377,7 +378,7 @@ def test_the_project_above_is_named_as_a_shell_takes_it(tmp_path: Path, cli_root
     _chat(cli_root, shop, "c-shop", "orders pagination is off by one", "pytest -q")
     (shop / "src").mkdir()
     assert run_deja("index").returncode == 0
-    said = run_deja("sessions", "--project", ".", cwd=shop / "src").stdout
+    said = run_deja("sessions", "--project", ".", cwd=shop / "src").stderr
     assert said.endswith(f"give --project '{shop}'\n"), said
 
 
@@ -416,7 +417,7 @@ def test_a_name_of_a_folder_no_chat_was_opened_in_holds_the_sessions_below_it(
     assert which.returncode == 2, which.stdout + which.stderr
     assert "shop/packages" in which.stderr and "other/packages" in which.stderr, which.stderr
     home = run_deja("sessions", "--project", fake_home.name, cwd=elsewhere)
-    assert "No sessions with --project home;" in home.stdout, home.stdout + home.stderr
+    assert home.returncode == 1 and "No session of project 'home' is indexed" in home.stderr, home.stderr
 
     monkeypatch.chdir(elsewhere)
     tools = Tools()
@@ -482,7 +483,7 @@ def test_no_name_of_the_home_folder_or_above_it_is_every_session(fake_home: Path
     _chat(cli_root, fake_home / "code" / "mono" / "web", "c-web", "lint the web", "npm run lint")
     assert run_deja("index").returncode == 0
     above = run_deja("sessions", "--project", fake_home.parent.name)
-    assert f"No sessions with --project {fake_home.parent.name};" in above.stdout, above.stdout + above.stderr
+    assert f"No session of project {fake_home.parent.name!r} is indexed" in above.stderr, above.stderr
     listed = json.loads(run_deja("sessions", "--project", "mono", "--json").stdout)["sessions"]
     assert [row["id"] for row in listed] == ["c-web"], listed
 

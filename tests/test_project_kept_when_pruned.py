@@ -91,6 +91,12 @@ def _in_project(name: str) -> list[str]:
     return [session["id"] for session in json.loads(listed.stdout)["sessions"]]
 
 
+def _assert_unknown(name: str) -> None:
+    """No session of project ``name`` is left: ``--project`` says so, and fails (trial23 F5)."""
+    listed = run_deja("sessions", "--project", name)
+    assert listed.returncode == 1 and f"No session of project {name!r} is indexed" in listed.stderr, listed.stderr
+
+
 def _session_start(folder: Path) -> str:
     """The block a new chat's sessionStart in ``folder`` gets (each a chat of its own: one block per chat)."""
     payload = {"cursor_version": "3.20.17", "conversation_id": str(uuid4()), "hook_event_name": "sessionStart"}
@@ -149,7 +155,7 @@ def test_a_chat_listed_by_another_folders_workspace_moves_there(machine: Machine
     machine.listed_by("wsshop", machine.shop)  # the chat now lives in another folder's window
     _index()
     _assert_placed(machine.shop, "allComposers")
-    assert _in_project("billing") == []
+    _assert_unknown("billing")
 
 
 def test_a_workspace_json_written_after_the_first_index_places_its_chats(machine: Machine) -> None:
@@ -182,4 +188,4 @@ def test_a_workspace_json_beside_the_global_database_places_nothing(machine: Mac
     assert _chat()["project_dir"] == ""
     _index("--full")
     assert _chat()["project_dir"] == ""
-    assert _in_project("billing") == []
+    _assert_unknown("billing")

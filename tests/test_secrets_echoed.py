@@ -40,16 +40,16 @@ def indexed(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         (("show", OPENAI), 1, OPENAI),
         (("resume", f"postgres://admin:{PASSWORD}@db/x"), 1, PASSWORD),
         (("blame", f"src/{GITHUB}.py"), 0, GITHUB),
-        (("search", "pool", "--project", GITHUB), 0, GITHUB),
+        (("search", "pool", "--project", GITHUB), 1, GITHUB),
         (("search", "pool", "--since", GITHUB), 2, GITHUB),
         (("search", GITHUB), 0, GITHUB),
         (("search", GITHUB, "--json"), 0, GITHUB),
         (("config", "set", "cursor_root", f"/tmp/nope/{GITHUB}"), 2, GITHUB),
         (("blame", f"postgres://admin:{PASSWORD}@db/x"), 0, PASSWORD),  # (the path tidied: postgres:/admin:…)
         (("blame", GITHUB, "--json"), 0, GITHUB),
-        (("sessions", "--project", GITHUB), 0, GITHUB),
+        (("sessions", "--project", GITHUB), 1, GITHUB),
         (("files", GITHUB), 0, GITHUB),
-        (("files", "pool", "--project", GITHUB), 0, GITHUB),
+        (("files", "pool", "--project", GITHUB), 1, GITHUB),
     ],
 )
 def test_a_value_typed_is_echoed_redacted(indexed: Path, args: tuple[str, ...], code: int, secret: str) -> None:

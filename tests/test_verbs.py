@@ -372,9 +372,9 @@ def test_files_lists_what_the_work_on_a_topic_touched(work: Work) -> None:
 
 def test_files_in_a_project_no_session_ran_in_names_it(work: Work) -> None:
     missing = work.deja("files", "limit", "--project", "apj")
-    assert (missing.returncode, missing.stdout) == (
-        0,
-        "No session of project 'apj' is indexed; `deja stats` lists the projects there are.\n",
+    assert (missing.returncode, missing.stderr) == (
+        1,
+        "deja: No session of project 'apj' is indexed; did you mean --project api? `deja stats` lists the projects there are.\n",
     )
     assert work.deja("files", "zeppelin", "--project", "api").stdout == "no session about 'zeppelin' touched a file\n"
     assert work.deja("files", "limit", "--project", "").returncode == 2

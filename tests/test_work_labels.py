@@ -44,7 +44,8 @@ def _history(tmp_path: Path, cli_root: Path) -> tuple[Path, Path]:
 def test_an_unknown_project_is_said_to_be_unknown(tmp_path: Path, cli_root: Path) -> None:
     _history(tmp_path, cli_root)
     ran = run_deja("search", "pytest", "--project", "nosuch")
-    assert ran.stdout == "No session of project 'nosuch' is indexed; `deja stats` lists the projects there are.\n"
+    said = "deja: No session of project 'nosuch' is indexed; `deja stats` lists the projects there are.\n"
+    assert (ran.returncode, ran.stderr) == (1, said)
     assert "drop the filter" in run_deja("search", "pytest", "--project", "api", "--source", "cursor-ide").stdout
 
 
