@@ -100,7 +100,10 @@ class ErrorMatch(Record, frozen=True):
             lower = output.lower()
             if not all(word in lower for word in self.words):
                 return None
-            return next((ln for ln in lines if all(w in ln.lower() for w in self.words)), lines[0] if lines else "")
+            # the line holding most of them, an error line first: "invalid format" is none, and the output's error
+            # line of another failure was shown for it (trial23 F7.3)
+            said = [*lines, *filter(None, map(str.strip, output.splitlines()))]
+            return max(said, key=lambda ln: sum(w in ln.lower() for w in self.words), default="")
         if not all(name in output for name in self.names):
             return None
         return next((ln for ln in lines if error_key(ln) == self.key), None)

@@ -117,3 +117,25 @@ def test_ctx_lists_a_retried_command_once_at_its_first_failure(fake_home: Path) 
         "- `alembic upgrade head` → exit 1",
         "- `./migrate.sh` → ok",
     ], ran.stdout
+
+
+LOAD_KEY = 'Load key "/home/me/.ssh/bastion": invalid format'
+
+
+def test_the_error_shown_is_the_line_asked_about_not_the_outputs_last_error(fake_home: Path) -> None:
+    """trial23 F7.3: ``deja fix 'Load key "…": invalid format'`` showed ``error: ec2-user@…: Permission denied
+    (publickey).``, the other line of the same output, for the ssh call that printed both."""
+    project = fake_home / "code" / "infra"
+    project.mkdir(parents=True)
+    output = f"{LOAD_KEY}\nec2-user@bastion.acme.dev: Permission denied (publickey)."
+    calls = [("ssh -i ~/.ssh/bastion ec2-user@bastion.acme.dev", output, 255), ("ssh-keygen -y -f ~/.ssh/bastion", "ssh-ed25519 AAAA", 0)]  # fmt: skip
+    messages = [*store_preamble(str(project)), store_user_message("ssh to the bastion fails")]
+    for n, (command, said, code) in enumerate(calls):
+        messages.append(store_assistant_message(None, tool_call_part(f"t{n}", "Shell", {"command": command})))
+        messages.append(tool_result_message(f"t{n}", "Shell", shell_result_text(said, exit_code=code)))
+    messages.append(store_assistant_message("The key lost its trailing newline; rewrote it, ssh works now."))
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-ssh"), cwd=str(project), name="Bastion", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    for asked in (LOAD_KEY, "invalid format"):
+        ran = run_deja("fix", asked)
+        assert f"  error: {LOAD_KEY}\n" in ran.stdout and "Permission denied" not in ran.stdout, (asked, ran.stdout)
