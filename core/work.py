@@ -44,6 +44,7 @@ from .lines import one_line
 from .model import Message
 from .record import Record
 from .regular_files import open_regular
+from .settled import settled_line
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: no digest loads its reader
@@ -638,10 +639,11 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
     mattered = [s for i, s in enumerate(commands) if s.exit_code or (i and commands[i - 1].exit_code)]
     failed_last = stopped_after(messages)
     settled = answers[:-1] if failed_last else answers  # an intent ("Running the migration.") settles nothing
+    said = [line for answer in settled if (line := settled_line(answer))]  # (not "I'll help you…": trial23 F7.2)
     return Digest(
         session=meta,
         goal=goal,
-        settled=[one_line(a, 240) for a in settled[-3:]],
+        settled=said[-3:],
         files=files[-max_items:],
         commands=_first_runs(mattered or commands)[-max_items:],
         last_command=commands[-1] if commands else None,

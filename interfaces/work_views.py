@@ -331,8 +331,8 @@ def wip_text(d: Digest, where: str = "here", folder: str = "", command_chars: in
         lines.append(f"files in flight: {', '.join(d.files)}")
     if d.last_command:
         step = d.last_command
-        outcome = "failed" if step.exit_code else "succeeded" if step.exit_code == 0 else "ended unknown"
-        lines.append(
+        outcome = "failed" if step.exit_code else "succeeded" if step.exit_code == 0 else "exit status not recorded"
+        lines.append(  # (no status: "ended unknown" read as a riddle: trial23 F7.2)
             f"last command: {command_shown(step.command, command_chars)} ({outcome}{f', exit {step.exit_code}' if step.exit_code else ''})"
         )
     return "\n".join(lines)
