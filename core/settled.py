@@ -6,6 +6,7 @@ answer is the agent saying what it is about to do ("Checking the worker."). Take
 a conclusion that is none (trial23 F7.2, F7.9). So an answer gives the first line of its prose that says something:
 not an opener or a sign-off, not a line that only announces what follows (ends in ``:``), not code, and a list item
 only where nothing else does; an answer that is only such lines, or one short sentence of progress, settles nothing.
+An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as its ``concluded`` too.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ _OPENER = re.compile(
 
 #: Where one sentence ends and the next begins.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+#: The lines that open and close a fenced code block (Markdown's).
+FENCES = ("```", "~~~")
 
 #: A list item: ``1.``, ``2)``, ``-``, ``*``, ``•``.
 _LIST_ITEM = re.compile(r"(\d+[.)]|[-*•])\s")
@@ -47,13 +51,9 @@ def settled_line(answer: str, limit: int = 240) -> str:
 
 def _prose(answer: str) -> list[str]:
     """The lines of ``answer`` outside its fenced code blocks, blanks joined."""
-    lines, fenced = [], False
-    for line in answer.splitlines():
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-        elif not fenced and (joined := " ".join(line.split())):
-            lines.append(joined)
-    return lines
+    return [
+        joined for part in prose_and_code(answer)[0] for line in part.splitlines() if (joined := " ".join(line.split()))
+    ]
 
 
 def _without_opener(line: str) -> str:
@@ -74,3 +74,29 @@ def _narration(answer: str) -> bool:
     if words and words[0] in ("now", "next", "first", "then", "still", "also", "and"):
         words = words[1:]
     return bool(words) and words[0].endswith("ing") and words[0] not in _NOT_PROGRESS
+
+
+def prose_and_code(text: str) -> tuple[list[str], list[str]]:
+    """``text``'s prose between its fenced code blocks (the first part before the first block, the last after the
+    last: empty when the text ends inside one), and the files its blocks were for (a fence's ``lang:path``, as Cursor
+    writes it)."""
+    parts: list[list[str]] = [[]]
+    files: list[str] = []
+    fence = ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+                parts.append([])
+            continue
+        if stripped.startswith(FENCES):
+            fence = stripped[:3]
+            info = stripped.lstrip(fence[0]).strip()
+            if ":" in info and (path := info.rpartition(":")[2].strip()) and path not in files:
+                files.append(path)
+            continue
+        parts[-1].append(line)
+    if fence:
+        parts.append([])
+    return ["\n".join(part) for part in parts], files

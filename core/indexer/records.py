@@ -16,6 +16,7 @@ from ..keys import EDIT_TOOLS
 from ..lines import cut, one_line
 from ..model import Message, Session, ToolCall, cap_text
 from ..redact import scrub, scrub_value
+from ..settled import prose_and_code
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a hook's refresh builds records)
 if TYPE_CHECKING:
@@ -26,8 +27,6 @@ TOOL_TEXT_BYTES = 16 * 1024
 #: A segment being written is closed at this many docs (few segments keep search fast; a writer's memory is
 #: bounded by ``index.writer.RUN_DOCS`` whatever a segment's size).
 SEGMENT_MAX_DOCS = 2_000_000
-#: The lines that open and close a fenced code block (Markdown's).
-FENCES = ("```", "~~~")
 #: How many of the files an answer's code was for its conclusion names.
 CODE_FILES = 3
 
@@ -125,7 +124,7 @@ def _conclusion(text: str, limit: int = 300) -> str:
     said by its prose after the last block (where it sums up the change; else its prose before the first), after the
     files the code was for: an editor chat's last answer, "I'll help you apply dark mode … Here are the necessary
     changes: ```scss:src/global.scss …", was cut mid-code, its summary after the code never shown (trial21 F5)."""
-    prose, files = _prose_and_code(text.replace("[REDACTED]", " "))
+    prose, files = prose_and_code(text.replace("[REDACTED]", " "))
     said = next((part for part in (prose[-1], prose[0]) if part.strip()), "")
     if files:
         named = ", ".join(files[:CODE_FILES]) + (
@@ -133,32 +132,6 @@ def _conclusion(text: str, limit: int = 300) -> str:
         )
         said = f"Code for {named}. {said}"
     return cut(" ".join(said.split()), limit, words=True)
-
-
-def _prose_and_code(text: str) -> tuple[list[str], list[str]]:
-    """``text``'s prose between its fenced code blocks (the first part before the first block, the last after the
-    last: empty when the text ends inside one), and the files its blocks were for (a fence's ``lang:path``, as Cursor
-    writes it)."""
-    parts: list[list[str]] = [[]]
-    files: list[str] = []
-    fence = ""
-    for line in text.splitlines():
-        stripped = line.strip()
-        if fence:
-            if stripped.startswith(fence) and not stripped.strip(fence[0]):
-                fence = ""
-                parts.append([])
-            continue
-        if stripped.startswith(FENCES):
-            fence = stripped[:3]
-            info = stripped.lstrip(fence[0]).strip()
-            if ":" in info and (path := info.rpartition(":")[2].strip()) and path not in files:
-                files.append(path)
-            continue
-        parts[-1].append(line)
-    if fence:
-        parts.append([])
-    return ["\n".join(part) for part in parts], files
 
 
 def session_from_index(meta: SessionMeta, messages: list[Message]) -> Session:
