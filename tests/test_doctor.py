@@ -256,3 +256,20 @@ def test_an_empty_workspace_database_is_no_problem_and_a_locked_one_a_warning(in
     locked = next(p for p in report["problems"] if str(db) in p["message"])
     assert locked["level"] == "warn" and "locked by another program" in locked["message"]
     assert "integrity_check" not in locked["fix"]
+
+
+def test_the_index_size_leaves_out_the_segments_a_refresh_replaced(sample: Sample) -> None:
+    """trial23 F7.11: doctor said 1.6 MB for a 250 KB index, counting the segments a refresh had replaced, which
+    stay a minute for readers that opened the manifest before: its size is the index's, and they are said apart."""
+    assert run_deja("index").returncode == 0
+    _, before = doctor_json()
+    assert "more in segments a refresh replaced" not in run_deja("doctor").stdout
+    assert run_deja("index", "--full").returncode == 0  # (the segments it replaced stay for a minute)
+    _, after = doctor_json()
+    size = after["index"]["bytes"]
+    assert 0.8 * before["index"]["bytes"] < size < 1.2 * before["index"]["bytes"], (before["index"], after["index"])
+    assert (before["index"]["dropped_bytes"], after["index"]["dropped_bytes"] > 0.5 * size) == (0, True), after
+    said = next(
+        line for line in run_deja("doctor").stdout.splitlines() if "sessions, 7" in line or "7 sessions" in line
+    )
+    assert "more in segments a refresh replaced, removed by the first refresh a minute after)" in said, said
