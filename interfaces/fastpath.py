@@ -604,7 +604,6 @@ def unknown_project(
     ``{shell}`` or as Python writes it as ``{python}``: ``project={python}`` to the MCP tools), else that none is (a
     misspelt name: the project it is close to, if any, and ``listed``, where the projects are), not that nothing
     matched; "" when one is, or none is given. The CLI fails with it (``chosen_project``); the MCP tools answer it."""
-    from ..core.keys import is_folder
     from ..core.redaction import PATH_CHARS, echoed
     from ..core.search import close_project, project_indexed
 
@@ -612,9 +611,11 @@ def unknown_project(
         return ""
     if above := project_above(index, project):
         return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give {give.format(shell=quote(above), python=repr(above))}"
-    close = "" if is_folder(project) else close_project(index, project)
+    folder = project_folder(project)
+    close = "" if folder else close_project(index, project)
     meant = f"did you mean {give.format(shell=quote(close), python=repr(close))}? " if close else ""
-    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; {meant}{listed}."
+    missing = " (there is no such folder)" if folder and not os.path.isdir(folder) else ""
+    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed{missing}; {meant}{listed}."
 
 
 def project_folder(project: str | None) -> str | None:

@@ -213,13 +213,18 @@ def test_an_unknown_project_fails_alike_in_every_verb(sample: Sample, tmp_path: 
     a missing folder's "No sessions with …" with exit 0: one condition, the failure it is (exit 1, one line on
     stderr), naming the project close to a misspelt name."""
     run_deja("index")
+    (empty := tmp_path / "empty").mkdir()
     verbs = (["search", "docker"], ["sessions"], ["stats"], ["files", "docker"], ["export", "-o", str(tmp_path)])
     listed = "`deja stats` lists the projects there are."
     for project, said in (
         ("nope", f"deja: No session of project 'nope' is indexed; {listed}\n"),
         ("ap", f"deja: No session of project 'ap' is indexed; did you mean --project api? {listed}\n"),
         ("wbe", f"deja: No session of project 'wbe' is indexed; did you mean --project web? {listed}\n"),
-        (str(tmp_path / "nosuch"), f"deja: No session of project '{tmp_path / 'nosuch'}' is indexed; {listed}\n"),
+        (str(empty), f"deja: No session of project '{empty}' is indexed; {listed}\n"),
+        (
+            str(tmp_path / "gone"),
+            f"deja: No session of project '{tmp_path / 'gone'}' is indexed (there is no such folder); {listed}\n",
+        ),
     ):
         for verb in verbs:
             for json in ([], ["--json"]) if verb[0] != "export" else ([],):
