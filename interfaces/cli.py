@@ -18,7 +18,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ..core import paths
-from ..core.index import SessionMeta
+from ..core.index import Index, SessionMeta
 from ..core.library import NotFound, find_session, newest_sessions, sessions_left_out
 from ..core.redaction import PATH_CHARS, echoed
 from .about import version
@@ -236,8 +236,9 @@ def sessions_command(
     chosen = newest_sessions(index, project=meant, source=source, limit=limit, since=after)
     full = len(chosen) == limit
     more = sessions_left_out(index, limit, project=meant, source=source, since=after) if full else 0
-    if json:
-        emit_json({"sessions": [session_json(m) for m in chosen], "more": more})
+    why = "" if chosen else _no_sessions(index, filter_flags(project=project, source=source, since=since))
+    if json:  # (an empty listing's notice says why, as the text does: trial23 F5)
+        emit_json({"sessions": [session_json(m) for m in chosen], "more": more, "notice": why})
     elif chosen:
         width = terminal_width()
         project_width = max(text_columns(named(m.project)) for m in chosen)
@@ -250,12 +251,15 @@ def sessions_command(
             echo("\n".join(fit(line, width) for line in row))
         if more:
             echo(more_line(more))
-    elif index.session_count and (flags := filter_flags(project=project, source=source, since=since)):
-        echo(
-            f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
-        )
     else:
-        echo("No sessions found. `deja index` says where it looked; `deja doctor` checks the rest.")
+        echo(why)
+
+
+def _no_sessions(index: Index, flags: list[str]) -> str:
+    """Why ``deja sessions`` listed none: the filters (``flags``, as typed) left none of the index's, or it has none."""
+    if index.session_count and flags:
+        return f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
+    return "No sessions found. `deja index` says where it looked; `deja doctor` checks the rest."
 
 
 #: The fewest columns a title of ``deja sessions`` is cut to on its row: on a terminal narrower than that leaves, the

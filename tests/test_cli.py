@@ -232,8 +232,8 @@ def test_an_unknown_project_fails_alike_in_every_verb(sample: Sample, tmp_path: 
                 assert (ran.returncode, ran.stdout, ran.stderr) == (1, "", said), (verb, json)
 
 
-def test_an_empty_search_says_why_in_its_json_too(sample: Sample) -> None:
-    """trial23 F5: `--json` gave `"notice": ""` where the text said why nothing was found."""
+def test_an_empty_answer_says_why_in_its_json_too(sample: Sample) -> None:
+    """trial23 F5: `--json` gave `"notice": ""` (`deja sessions` none) where the text said why nothing was found."""
     run_deja("index")
     for words in (["the"], ["docker", "--source", "cursor-ide", "--since", "2099-01-01"], ["zeppelin"]):
         text = run_deja("search", *words).stdout.strip()
@@ -241,6 +241,10 @@ def test_an_empty_search_says_why_in_its_json_too(sample: Sample) -> None:
         assert (data["total"], data["hits"], data["notice"]) == (0, [], text), words
     assert text == 'No session matches "zeppelin".', text
     assert orjson.loads(run_deja("search", "docker", "--json").stdout)["notice"] == ""
+    text = run_deja("sessions", "--since", "2099-01-01").stdout.strip()
+    data = orjson.loads(run_deja("sessions", "--since", "2099-01-01", "--json").stdout)
+    assert (data["sessions"], data["notice"]) == ([], text) and text.startswith("No sessions with --since"), text
+    assert orjson.loads(run_deja("sessions", "--json").stdout)["notice"] == ""
 
 
 def test_help_explains_every_command(sample: Sample) -> None:
