@@ -15,12 +15,17 @@ import re
 
 from .lines import one_line
 
-#: The start of a sentence that opens or closes an answer rather than saying what was found or done.
+#: The start of a sentence that opens or closes an answer rather than saying what was found or done: the sentence
+#: goes ("I'll help you apply dark mode. The sidebar…" → "The sidebar…").
 _OPENER = re.compile(
-    r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|sure|certainly|of course|great|"
-    r"okay|ok|alright|absolutely|good question|now,? let me|feel free|hope this|i hope|if you need|if you'd like|"
-    r"would you like)\b",
+    r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|now,? let me|feel free|hope this|i hope|"
+    r"if you need|if you'd like|would you like)\b",
     re.IGNORECASE,
+)
+
+#: A word of assent before what is said: it alone goes ("OK: the key lost its newline." → "the key lost…").
+_INTERJECTION = re.compile(
+    r"(sure|certainly|of course|great|okay|ok|alright|absolutely|good question)\b[!.,:;]*\s*", re.IGNORECASE
 )
 
 #: Where one sentence ends and the next begins.
@@ -59,16 +64,22 @@ def _prose(answer: str) -> list[str]:
 def _without_opener(line: str) -> str:
     """``line`` without its opening sentences ("I'll help you with that. The cache key…" → "The cache key…");
     "" when it is only those."""
-    while line and _OPENER.match(line):
-        sentences = _SENTENCE_END.split(line, maxsplit=1)
-        line = sentences[1] if len(sentences) == 2 else ""
+    while line:
+        if assent := _INTERJECTION.match(line):
+            line = line[assent.end() :][:1].upper() + line[assent.end() + 1 :]
+        elif _OPENER.match(line):
+            sentences = _SENTENCE_END.split(line, maxsplit=1)
+            line = sentences[1] if len(sentences) == 2 else ""
+        else:
+            break
     return line
 
 
 def _narration(answer: str) -> bool:
-    """Whether ``answer`` is one short sentence of progress ("Checking the worker.", "Now running the tests…")."""
+    """Whether ``answer`` is one short sentence of progress ("Checking the worker.", "Now running the tests…"), which
+    says no result (a number, a second clause: "Running the tests again: all 42 pass." does)."""
     text = " ".join(answer.split())
-    if not text or len(text) > _NARRATION_CHARS or _SENTENCE_END.search(text):
+    if not text or len(text) > _NARRATION_CHARS or _SENTENCE_END.search(text) or re.search(r"[\d;:]", text):
         return False
     words = re.findall(r"[a-z']+", text.lower())
     if words and words[0] in ("now", "next", "first", "then", "still", "also", "and"):

@@ -70,3 +70,20 @@ def test_ctx_lists_findings_not_narration_of_progress(fake_home: Path) -> None:
     ctx = run_deja("ctx", CHAT).stdout
     assert f"## Decisions and findings\n- {FOUND}\n- {STYLED}\n\n" in ctx, ctx
     assert "Checking the worker" not in ctx, ctx
+
+
+def test_a_finding_that_opens_with_assent_or_a_verb_of_progress_is_kept(fake_home: Path) -> None:
+    """What an answer found is kept: after "OK:" (which alone goes), and a line of progress that gives its result."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    records = [
+        user_turn("the reserve test is flaky"),
+        assistant_turn("Running the tests again: all 42 pass."),
+        assistant_turn("OK: the fixture shared one session; it is per test now."),
+        turn_ended(),
+    ]
+    write_transcript(transcript_path(fake_home / ".cursor", str(project), CHAT), records)
+    assert run_deja("index").returncode == 0
+    assert "\nsettled: The fixture shared one session; it is per test now.\n" in run_deja("wip", cwd=project).stdout
+    found = "- Running the tests again: all 42 pass.\n- The fixture shared one session; it is per test now.\n"
+    assert found in run_deja("ctx", CHAT).stdout
