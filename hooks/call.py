@@ -696,6 +696,12 @@ class HookCall:
         """Whether this conversation (or its parent) was given the session-start block."""
         return STARTED in self.seen()
 
+    def owed_opening(self) -> bool:
+        """Whether this event may carry the session-start block (``context.with_opening``): recall is on and its
+        conversation, known, was not given it. Asked before ``hooks/context.py`` is loaded: every event but a
+        conversation's first needs none of it."""
+        return self.mode != "off" and bool(self.state_id()) and not self.started()
+
     def remember(self, keys: list[str]) -> None:
         """Record that ``keys`` were shown in this conversation (the oldest fall out past 64 KiB)."""
         path = self._seen_path()

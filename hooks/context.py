@@ -40,10 +40,8 @@ def session_start(call: HookCall) -> str:
 
 
 def with_opening(call: HookCall, text: str, budget: int) -> str:
-    """``text`` (an event's framed answer, or "") with the session-start block added in the room it leaves,
-    when this is the first event of a conversation that was not given the block yet."""
-    if call.mode == "off" or not call.state_id() or call.started():
-        return text
+    """``text`` (an event's framed answer, or "") with the session-start block added in the room it leaves, for an
+    event that is owed it (:meth:`HookCall.owed_opening`: the first of a conversation not given the block yet)."""
     own = frame_lines(text)
     lines, why = recent_lines(call, frame_room(budget, *own), shown="\n".join(own))
     if not lines:

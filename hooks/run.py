@@ -71,7 +71,7 @@ def main(command: str, argv: list[str]) -> int:
             from .prompt import with_prompt
 
             text = with_prompt(call, text, prompt, handlers.BUDGET)
-        if command in OPENERS:
+        if command in OPENERS and call.owed_opening():  # (asked first: a later event loads no ``hooks/context.py``)
             from .context import with_opening
 
             text = with_opening(call, text, handlers.BUDGET)

@@ -210,3 +210,24 @@ def test_the_check_sees_what_a_hook_that_needs_patterns_loads(indexed_sample: Sa
     command, payload, _ = _events(indexed_sample.history.projects["api"])["a failed command with a credential"]
     loaded, _ = _imports_without_site([str(launcher), command], json.dumps(payload).encode(), indexed_sample.env)
     assert "re" in loaded
+
+
+def test_only_a_conversations_first_event_loads_the_session_start_block(indexed_sample: Sample, launcher: Path) -> None:
+    """A prompt of a conversation given the session-start block already is answered without ``hooks/context.py``
+    (``HookCall.owed_opening`` is asked first); the first event of a conversation still carries the block."""
+    events = _events(indexed_sample.history.projects["api"])
+    _, start, _ = events["session start"]
+    command, prompt, _ = events["a prompt that recalls"]
+
+    def run(command: str, payload: dict[str, Any], conversation: str) -> tuple[set[str], bytes]:
+        sent = json.dumps({**payload, "conversation_id": conversation}).encode()
+        return _imports_without_site([str(launcher), command], sent, indexed_sample.env)
+
+    first, printed = run(command, prompt, "opening-first")
+    assert "deja.hooks.context" in first
+    assert b"Recent sessions in this project" in printed
+    run("hook-context", start, "opening-later")
+    later, printed = run(command, prompt, "opening-later")
+    assert b"deja show" in printed  # (it recalled)
+    assert b"Recent sessions in this project" not in printed
+    assert "deja.hooks.context" not in later
