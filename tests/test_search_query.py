@@ -52,6 +52,8 @@ def test_re_that_backtracks_for_ever_is_stopped_and_says_so(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert time.monotonic() - started < 15
     assert json.loads(done.stdout)["notice"] == "--re stopped after 1 s; later candidates were not checked"
+    text = run_deja("search", "sensor", "--re", "(Z+Z+)+Y", env=env, timeout=30)  # (not "drop the filter to see …")
+    assert text.stdout == "--re stopped after 1 s; later candidates were not checked\n"
 
 
 def test_session_searches_inside_one_session(indexed_sample: Sample) -> None:
