@@ -341,3 +341,14 @@ def test_the_rules_due_for_a_text_are_those_whose_needles_it_holds_whatever_thei
         for group in groups:
             held = [rule for rule in group.rules if redact._holds(text, text.lower(), rule.needles)]
             assert group.due(text, text.lower()) == held, text
+
+
+@pytest.mark.unit
+def test_every_sentence_noun_is_looked_for_under_a_stem_it_holds() -> None:
+    """``may_name_a_secret_in_english`` looks for a noun only in a text holding its stem (``_NOUNS_BY_STEM``): a noun
+    under no stem would never be looked for, and a stem it does not hold could hide it."""
+    grouped = [(stem, noun) for stem, nouns in redaction._NOUNS_BY_STEM for noun in nouns]
+    assert sorted(noun for _, noun in grouped) == sorted(redaction.SENTENCE_NOUNS)
+    assert all(stem in noun for stem, noun in grouped)
+    for noun in redaction.SENTENCE_NOUNS:
+        assert may_name_a_secret_in_english(f"the {noun} is x"), noun
