@@ -1949,34 +1949,60 @@ def _holds(text: str, lowered: str, needles: tuple[str, ...]) -> bool:
     return not needles or any(needle in (lowered if needle.islower() else text) for needle in needles)
 
 
+#: Characters from the most to the least common in English and code: the letters by their frequency in English,
+#: with the blank and the punctuation code is full of. A character not here (a capital, a digit, ``@``) is rarer.
+_COMMON_FIRST = " etaoinsrhldcu._/-:=mfpgwybvkxjqz"
+
+
+def _rarest(needle: str) -> str:
+    """The character of ``needle`` least likely to be in a text (``_COMMON_FIRST``): its sentinel."""
+    return max(needle, key=_rareness)
+
+
+def _rareness(character: str) -> int:
+    at = _COMMON_FIRST.find(character)
+    return len(_COMMON_FIRST) if at == -1 else at
+
+
+_Sentinels = tuple[tuple[str, tuple[tuple[str, tuple[int, ...]], ...]], ...]
+
+
 class _Needles:
     """Which rules of a group a text may match, found in one pass over their needles instead of a call per rule.
 
     A rule runs on a text that holds one of its needles (as ``_holds`` says) or on every text when it has none;
-    the rules that run do so in the group's order, as the loop they replace did.
+    the rules that run do so in the group's order, as the loop they replace did. The needles are grouped by their
+    rarest character (``_rarest``), looked for first: a text without it holds none of them, and looking for one
+    character is a fraction of looking for a word (a 10k build's text passing the token gate holds no capital ``A``
+    nearly three times in four, and skips the 15 needles of the access keys and the Atlassian tokens).
     """
 
     def __init__(self, rules: tuple[Rule, ...]):
         self.rules = rules
         self.always = frozenset(i for i, rule in enumerate(rules) if not rule.needles)
         #: Each needle once, with the rules it calls on: a needle is a pass over the text (``gl`` is GitLab's and
-        #: Grafana's, ``AKIA`` an access key id's and a secret key's beside it).
+        #: Grafana's, ``AKIA`` an access key id's and a secret key's beside it), under its sentinel.
         self.in_lowered = self._grouped((n, i) for i, rule in enumerate(rules) for n in rule.needles if n.islower())
         self.as_written = self._grouped((n, i) for i, rule in enumerate(rules) for n in rule.needles if not n.islower())
 
     @staticmethod
-    def _grouped(pairs: Iterable[tuple[str, int]]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    def _grouped(pairs: Iterable[tuple[str, int]]) -> _Sentinels:
         groups: dict[str, list[int]] = {}
         for needle, i in pairs:
             groups.setdefault(needle, []).append(i)
-        return tuple((needle, tuple(indices)) for needle, indices in groups.items())
+        sentinels: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
+        for needle, indices in groups.items():
+            sentinels.setdefault(_rarest(needle), []).append((needle, tuple(indices)))
+        return tuple((sentinel, tuple(needles)) for sentinel, needles in sentinels.items())
 
     def due(self, text: str, lowered: str) -> list[Rule]:
         found = set(self.always)
-        for indices in [indices for needle, indices in self.in_lowered if needle in lowered]:
-            found.update(indices)
-        for indices in [indices for needle, indices in self.as_written if needle in text]:
-            found.update(indices)
+        for held, sentinels in ((lowered, self.in_lowered), (text, self.as_written)):
+            for sentinel, needles in sentinels:
+                if sentinel in held:
+                    for needle, indices in needles:
+                        if needle in held:
+                            found.update(indices)
         return [self.rules[i] for i in sorted(found)]
 
 

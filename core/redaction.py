@@ -96,8 +96,9 @@ KEY_QUALIFIERS = tuple(
 SENTENCE_VERBS = (" is", " was", " are", " were", " be", " been")
 #: A password's full names, which give a value with a blank alone ("chat: password hunter2"): each is a link too.
 SENTENCE_PASSWORD_NAMES = ("password ", "passwd ", "passphrase ", "passcode ")
+#: The common ones first: ``_a_link`` stops at the first it finds, and a text without a password's name was read
+#: whole four times before " for " was asked.
 SENTENCE_LINKS = (
-    *SENTENCE_PASSWORD_NAMES,
     " for ",
     " of ",
     " on ",
@@ -110,6 +111,7 @@ SENTENCE_LINKS = (
     "try ",
     "with ",
     " as ",
+    *SENTENCE_PASSWORD_NAMES,
 )
 _VERB_ENDS = frozenset(" :\n\r\\")  # (a backslash: a JSON string's escaped line end, ``is\n``)
 
@@ -118,6 +120,11 @@ _VERB_ENDS = frozenset(" :\n\r\\")  # (a backslash: a JSON string's escaped line
 #: for them answer it before the links' sixteen; a long one nearly always does, and is asked for the links first.
 _NOUN_STEMS = ("pass", "pw", "secret", "token", "key", "log", "cred")
 _SHORT = 200
+#: ``SENTENCE_NOUNS`` under the stem each holds: a noun is looked for only in a text holding its stem, one search
+#: where there were four for the password's names and four for logging in.
+_NOUNS_BY_STEM = tuple(
+    (stem, tuple(noun for noun in SENTENCE_NOUNS if stem in noun)) for stem in ("pass", "pw", "secret", "token", "log")
+)
 
 
 def may_name_a_secret(lowered: str) -> bool:
@@ -138,7 +145,7 @@ def may_name_a_secret_in_english(lowered: str) -> bool:
     return (
         _a_word(lowered, "key", after=KEY_QUALIFIERS)
         or _a_word(lowered, "cred", end=False)
-        or any(_a_word(lowered, noun) for noun in SENTENCE_NOUNS)
+        or any(_a_word(lowered, noun) for stem, nouns in _NOUNS_BY_STEM if stem in lowered for noun in nouns)
     )
 
 

@@ -313,3 +313,42 @@ def test_a_text_the_failure_gate_lets_pass_unimported_comes_back_from_the_rules_
     assert not redaction._may_be_changed("fatal: not a git repository (or any of the parent directories): .git")
     assert not redaction._may_be_changed("E   ModuleNotFoundError: No module named 'api.cache'")  # (no token's needle)
     assert redaction._may_be_changed("E   ModuleNotFoundError: No module named 'ghost.cache'")  # (``gh``'s rule)
+
+
+@pytest.mark.unit
+def test_the_rules_due_for_a_text_are_those_whose_needles_it_holds_whatever_their_sentinels() -> None:
+    """``redact._Needles.due`` looks for a group of needles only where their rarest character (``_rarest``) is: the
+    rules it gives are still those whose needles the text holds (``_holds``), in their order, for secrets, code,
+    every needle in several cases and random texts of needles and their characters."""
+    groups = (redact._TOKEN_NEEDLES, redact._KEYED_NEEDLES)
+    needles = [
+        needle
+        for group in groups
+        for held in (group.in_lowered, group.as_written)
+        for _, of in held
+        for needle, _ in of
+    ]
+    assert set(needles) == {needle for group in groups for rule in group.rules for needle in rule.needles}
+    pieces = [*needles, *{c for needle in needles for c in needle}, " ", "x", "\n"]
+    rng = random.Random(15)
+    texts = [
+        *(secret.text for secret in SECRETS),
+        *(line for _, line in code_lines()),
+        *(variant for needle in needles for variant in (needle, needle.upper(), f"a {needle.lower()} b", needle[:-1])),
+        *("".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(3000)),
+    ]
+    for text in texts:
+        for group in groups:
+            held = [rule for rule in group.rules if redact._holds(text, text.lower(), rule.needles)]
+            assert group.due(text, text.lower()) == held, text
+
+
+@pytest.mark.unit
+def test_every_sentence_noun_is_looked_for_under_a_stem_it_holds() -> None:
+    """``may_name_a_secret_in_english`` looks for a noun only in a text holding its stem (``_NOUNS_BY_STEM``): a noun
+    under no stem would never be looked for, and a stem it does not hold could hide it."""
+    grouped = [(stem, noun) for stem, nouns in redaction._NOUNS_BY_STEM for noun in nouns]
+    assert sorted(noun for _, noun in grouped) == sorted(redaction.SENTENCE_NOUNS)
+    assert all(stem in noun for stem, noun in grouped)
+    for noun in redaction.SENTENCE_NOUNS:
+        assert may_name_a_secret_in_english(f"the {noun} is x"), noun
