@@ -169,6 +169,46 @@ def test_segments_merged_after_many_turns_are_not_redacted_again(
     assert stored() == refreshed
 
 
+def test_a_grown_chat_without_times_has_only_its_new_turn_redacted_and_is_stored_as_a_rebuild_stores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transcript with no ``<timestamp>`` is read whole again after a turn (its messages are dated by the file's
+    modification time, which the turn moved): its earlier turns, equal to their stored form but for that time, are
+    not redacted again (a cost that grew with the chat); a turn redaction changed is, and the chat is stored as a
+    full rebuild stores it, each message dated anew."""
+    token = "ghp_" + "k7Qx2" * 7 + "a"  # (36 characters after the prefix: a GitHub token's shape, made up)
+    first = [user_turn("Why does the uploader retry forever?"), assistant_turn("Its backoff never grows.")]
+    secret = [user_turn(f"the deploy token is {token}, why is it refused?"), assistant_turn("Rotate it.")]
+    path = transcript_path(tmp_path / "cli", "/work/shop", GROWN)
+    write_transcript(path, [*first, *secret])
+    index_chats(tmp_path, monkeypatch, {})
+    home = tmp_path / "deja"
+    more = [user_turn("And the zeppelin queue?"), assistant_turn("It drains.")]
+    write_transcript(path, [*first, *secret, *more])
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 60 * 10**9))
+    scrubbed: list[str] = []
+    real = records.scrub
+    monkeypatch.setattr(records, "scrub", lambda text: scrubbed.append(text) or real(text))
+
+    assert refresh(home, only_chat_ids={GROWN}).updated == 1
+    assert not [text for text in scrubbed if "uploader" in text or "backoff" in text]
+    assert any(token in text for text in scrubbed)  # (after it, the prefix taken as stored ends)
+    assert any("zeppelin" in text for text in scrubbed) and any("drains" in text for text in scrubbed)
+
+    meta, messages = _stored(home)
+    assert [m.text for m in messages] == [
+        "Why does the uploader retry forever?",
+        "Its backoff never grows.",
+        "the deploy token is [redacted:github-token], why is it refused?",
+        "Rotate it.",
+        "And the zeppelin queue?",
+        "It drains.",
+    ]
+    assert {m.timestamp for m in messages} == {datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)}
+    refresh(home, full=True)
+    assert _stored(home) == (meta, messages)
+
+
 TOKEN = "ghp_" + "k7Qx2" * 7 + "a"  # (a GitHub token's shape, made up)
 
 
