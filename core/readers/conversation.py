@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from ..model import Message, ToolCall, cap_text
+from ..patterns import Lazy
 from ..text import user_query
 from .transcripts import REDACTED_THINKING, clean_user_text
 
@@ -41,7 +42,7 @@ _RENAMED_TOOLS = {
     "glob_file_search": "Glob",
     "codebase_search": "SemanticSearch",
 }
-_SNAKE_CASE = re.compile(r"[a-z]+(?:_[a-z]+)*")
+_SNAKE_CASE = Lazy(globals(), "_SNAKE_CASE", r"[a-z]+(?:_[a-z]+)*")
 
 
 def normalise_tool_name(name: str) -> str:
@@ -98,14 +99,19 @@ def _dig(value: Any, *keys: str) -> Any:
     return value
 
 
-_UNTRUSTED = re.compile(
-    r"\A\s*<cursor_untrusted_data_redacted\b[^>]*>\n?(.*?)\n?</cursor_untrusted_data_redacted>\s*\Z", re.S
+_UNTRUSTED = Lazy(
+    globals(),
+    "_UNTRUSTED",
+    r"\A\s*<cursor_untrusted_data_redacted\b[^>]*>\n?(.*?)\n?</cursor_untrusted_data_redacted>\s*\Z",
+    re.S,
 )
-_EXIT_CODE = re.compile(r"^Exit code: (-?\d+)[ \t]*$", re.M)
-_OUTPUT_FENCE = re.compile(r"^Command output:[ \t]*\n\s*```[^\n]*\n", re.M)
-_FRAMING = re.compile(
+_EXIT_CODE = Lazy(globals(), "_EXIT_CODE", r"^Exit code: (-?\d+)[ \t]*$", re.M)
+_OUTPUT_FENCE = Lazy(globals(), "_OUTPUT_FENCE", r"^Command output:[ \t]*\n\s*```[^\n]*\n", re.M)
+_FRAMING = Lazy(
+    globals(),
+    "_FRAMING",
     r"(?:Exit code: -?\d+|Command output:|Command completed in .*|Shell state .*persists.*"
-    r"|Current directory: .*|This command ran outside the sandbox.*)\s*"
+    r"|Current directory: .*|This command ran outside the sandbox.*)\s*",
 )
 
 
@@ -135,8 +141,10 @@ def split_shell_output(text: str) -> tuple[str, int | None]:
 
 # --- the conversation ---------------------------------------------------------
 
-_PREAMBLE = re.compile(r"<(user_info|rules|agent_skills)\b[^>]*>.*?</\1>\s*", re.S)
-_WORKSPACE_PATH = re.compile(r"<user_info\b[^>]*>.*?^Workspace Path: *([^\n]*?) *$", re.S | re.M)
+_PREAMBLE = Lazy(globals(), "_PREAMBLE", r"<(user_info|rules|agent_skills)\b[^>]*>.*?</\1>\s*", re.S)
+_WORKSPACE_PATH = Lazy(
+    globals(), "_WORKSPACE_PATH", r"<user_info\b[^>]*>.*?^Workspace Path: *([^\n]*?) *$", re.S | re.M
+)
 
 
 class StoreConversation(NamedTuple):

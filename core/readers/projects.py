@@ -50,6 +50,7 @@ from .. import paths
 from ..digests import folder_md5
 from ..keys import disk_spelling, readable_path
 from ..model import Session
+from ..patterns import Lazy
 from ..record import Record
 from ..regular_files import read_regular, subfolders
 from . import vscdb
@@ -79,11 +80,11 @@ SIGNALS = (
 GLASS_PROJECTS_KEY = "glass.localAgentProjects.v1"
 GLASS_MEMBERSHIP_KEY = "glass.localAgentProjectMembership.v1"
 _WORKSPACE_COMPOSERS_KEY = "composer.composerData"
-_NO_FOLDER_WINDOW = re.compile(r"\d+|empty-window")
-_URI_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_DRIVE_PATH = re.compile(r"^/[A-Za-z](:|%3[Aa])")
-_DRIVE = re.compile(r"^([A-Za-z]):")
-_PATH_KEY = re.compile(r"(?i)path|file|dir|uri")
+_NO_FOLDER_WINDOW = Lazy(globals(), "_NO_FOLDER_WINDOW", r"\d+|empty-window")
+_URI_SCHEME = Lazy(globals(), "_URI_SCHEME", r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_DRIVE_PATH = Lazy(globals(), "_DRIVE_PATH", r"^/[A-Za-z](:|%3[Aa])")
+_DRIVE = Lazy(globals(), "_DRIVE", r"^([A-Za-z]):")
+_PATH_KEY = Lazy(globals(), "_PATH_KEY", r"(?i)path|file|dir|uri")
 
 
 class Found(Record, frozen=True):
