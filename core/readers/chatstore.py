@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import orjson
 
 from ..digests import folder_md5, sha256_hex
 from ..lines import one_line
@@ -163,6 +162,8 @@ def is_acp_chat(chat_dir: Path) -> bool:
 
 def read_chat_meta(chat_dir: Path) -> ChatMeta | None:
     """The chat's ``meta.json``, or None when it is missing or not a JSON object."""
+    import orjson
+
     try:
         data = orjson.loads(read_regular(chat_dir / "meta.json", META_BYTES))
     except (OSError, orjson.JSONDecodeError):
@@ -322,7 +323,7 @@ def _store_meta(value: Any) -> _StoreMeta | None:
 def _json_object(data: bytes) -> dict[str, Any] | None:
     try:
         value = jsonvalue.loads(data)
-    except orjson.JSONDecodeError:
+    except jsonvalue.NotJson:
         return None
     return value if isinstance(value, dict) else None
 
@@ -449,6 +450,8 @@ def _result_call(result: StoreToolResult) -> tuple[str, str]:
 
 
 def _result_target(result: StoreToolResult) -> tuple[str, str] | None:
+    import orjson
+
     return call_target(result.name, orjson.loads(result.args_key))
 
 

@@ -15,8 +15,6 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, NamedTuple
 
-import orjson
-
 from ..model import Message, ToolCall, cap_text
 from ..patterns import Lazy
 from ..text import user_query
@@ -56,6 +54,8 @@ def normalise_tool_name(name: str) -> str:
 
 def canonical_args(args: Any) -> str:
     """A call's arguments as sorted-key JSON, so equal arguments compare equal however they were ordered."""
+    import orjson
+
     return orjson.dumps(args if isinstance(args, dict) else {}, option=orjson.OPT_SORT_KEYS).decode()
 
 

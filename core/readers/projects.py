@@ -44,8 +44,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-import orjson
-
 from .. import paths
 from ..digests import folder_md5
 from ..keys import disk_spelling, readable_path
@@ -551,6 +549,8 @@ def _item_values(database: Path, *keys: str) -> list[Any]:
 
 
 def _json(raw: bytes | None) -> Any:
+    import orjson
+
     try:
         return orjson.loads(raw) if raw is not None else None
     except orjson.JSONDecodeError:
@@ -578,6 +578,8 @@ WORKSPACE_JSON_BYTES = 1 << 20
 def read_workspace_json(path: Path, problems: Counter[str]) -> list[str]:
     """The folders a workspace.json names: its ``folder``, or the ``folders`` its ``.code-workspace`` file lists
     (``code_workspace``), else (a file deja cannot read) the directory holding that file."""
+    import orjson
+
     try:
         data = orjson.loads(read_regular(path, WORKSPACE_JSON_BYTES))
     except FileNotFoundError:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
-import orjson
 
 from ..dates import MONTHS
 from ..model import Message, ToolCall, cap_text
@@ -338,7 +337,7 @@ def _load(line: bytes) -> Any:
     whitespace: a file that went through a Windows editor or PowerShell's ``Out-File`` starts with one (trial17 F9)."""
     try:
         return jsonvalue.loads(line.removeprefix(b"\xef\xbb\xbf"))
-    except orjson.JSONDecodeError:
+    except jsonvalue.NotJson:
         return None
 
 
