@@ -104,6 +104,18 @@ def test_a_line_the_scanner_reads_is_read_as_orjson_reads_it(line: bytes) -> Non
     assert _same(read, expected)
 
 
+@pytest.mark.parametrize("line", LINES, ids=range(len(LINES)))
+def test_the_strict_reading_is_orjsons(line: bytes) -> None:
+    """``strict_loads`` (the editor's stored values) reads what orjson reads, as orjson does, and refuses the rest."""
+    try:
+        expected = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        with pytest.raises(jsonvalue.NotJson):
+            jsonvalue.strict_loads(line)
+        return
+    assert _same(jsonvalue.strict_loads(line), expected)
+
+
 def test_an_ordinary_line_is_read_by_the_scanner() -> None:
     """The lines a transcript is made of are read without orjson."""
     for line in LINES[:7]:

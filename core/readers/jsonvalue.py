@@ -43,9 +43,27 @@ def loads(raw: bytes | str) -> Any:
     """``raw``'s JSON value, bytes that are not UTF-8 and lone surrogate escapes replaced; raises ``NotJson`` when
     it is not JSON.
 
-    The fast path is the scanner (bytes, among a process's first ``SCANNER_READS``) or ``orjson`` alone; the text is
-    decoded and scanned only when ``orjson`` refuses it.
+    The fast path is ``strict_loads`` (the scanner, or orjson); the text is decoded and scanned only when orjson
+    refuses it.
     """
+    try:
+        return strict_loads(raw)
+    except NotJson:
+        import orjson
+
+        text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8", "replace")
+        text = lone_surrogates_replaced(text)
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError as refused:
+            if min(text, default=" ") >= " ":  # no raw control character: nothing a loose read would take
+                raise NotJson(str(refused)) from None
+            return _with_raw_controls(text, refused)
+
+
+def strict_loads(raw: bytes | str) -> Any:
+    """``orjson.loads(raw)``, by the scanner where its reading is orjson's (bytes, among a process's first
+    ``SCANNER_READS``); raises ``NotJson`` (orjson's reason) where orjson refuses it."""
     global _scanner_reads
     if isinstance(raw, bytes) and _scanner_reads < SCANNER_READS:
         _scanner_reads += 1
@@ -57,15 +75,8 @@ def loads(raw: bytes | str) -> Any:
 
     try:
         return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8", "replace")
-        text = lone_surrogates_replaced(text)
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError as refused:
-            if min(text, default=" ") >= " ":  # no raw control character: nothing a loose read would take
-                raise NotJson(str(refused)) from None
-            return _with_raw_controls(text, refused)
+    except orjson.JSONDecodeError as refused:
+        raise NotJson(str(refused)) from None
 
 
 def _scanned(raw: bytes) -> Any:

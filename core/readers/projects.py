@@ -51,7 +51,7 @@ from ..model import Session
 from ..patterns import Lazy
 from ..record import Record
 from ..regular_files import read_regular, subfolders
-from . import vscdb
+from . import jsonvalue, vscdb
 from .code_workspace import workspace_file_folders
 from .transcripts import outermost, project_slug_of, scan_transcripts, slug_folders
 
@@ -549,11 +549,9 @@ def _item_values(database: Path, *keys: str) -> list[Any]:
 
 
 def _json(raw: bytes | None) -> Any:
-    import orjson
-
     try:
-        return orjson.loads(raw) if raw is not None else None
-    except orjson.JSONDecodeError:
+        return jsonvalue.strict_loads(raw) if raw is not None else None
+    except jsonvalue.NotJson:
         return None
 
 
