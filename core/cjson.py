@@ -172,10 +172,10 @@ def reader(parse_int: Callable[[str], Any], parse_float: Callable[[str], Any]) -
     return read
 
 
-def dump_json(value: Any) -> bytes:
-    """``value`` as compact UTF-8 JSON: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, by the
-    C encoder ``json`` uses."""
-    encode = make_encoder({}, _not_json, encode_basestring, None, ":", ",", False, False, True)  # (one a call, as
+def dump_json(value: Any, sort_keys: bool = False) -> bytes:
+    """``value`` as compact UTF-8 JSON: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"),
+    sort_keys=sort_keys)``, by the C encoder ``json`` uses."""
+    encode = make_encoder({}, _not_json, encode_basestring, None, ":", ",", sort_keys, False, True)  # (one a call, as
     # json.dumps makes: the {} is where it marks the lists and objects it is inside, to refuse a cycle)
     return "".join(encode(value, 0)).encode("utf-8")
 

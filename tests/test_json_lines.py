@@ -143,3 +143,34 @@ def test_a_process_reads_its_first_lines_without_orjson_and_the_rest_with_it() -
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
     assert out == ["False {'role': 'user', 'n': [1, 2.5]}", "{'role': 'user', 'n': [1, 2.5]} True"]
+
+
+#: Tool arguments as a transcript or a chat store gives them, some equal but for their keys' order.
+ARGS = [
+    {"command": "cat .env", "cwd": "/work/shop"},
+    {"cwd": "/work/shop", "command": "cat .env"},
+    {"command": "cat .env"},
+    {"n": 1, "m": [1.0, -0.0, 1e16, 2.5e-8, True, None]},
+    {"m": [1.0, -0.0, 1e16, 2.5e-8, True, None], "n": 1},
+    {"n": 1.0, "m": [1, 0.0, 1e16, 2.5e-8, 1, None]},
+    {"path": "café/🚀\u2028", "text": 'line\nnext\t\x00\x1f"\\/'},
+    {"nested": {"b": {"d": 1, "c": 2}, "a": []}},
+    {"nested": {"a": [], "b": {"c": 2, "d": 1}}},
+    {"big": 18446744073709551615, "small": -9223372036854775808},
+    {},
+]
+
+
+def test_tool_arguments_are_keyed_alike_exactly_when_orjson_keyed_them_alike() -> None:
+    """``canonical_args`` (the pairing of a store's tool results with a transcript's calls) gives equal keys to the
+    arguments orjson's sorted text called equal, and only to those, and each key reads back to its arguments."""
+    from deja.core.readers.conversation import canonical_args
+
+    for one in ARGS:
+        for other in ARGS:
+            by_orjson = orjson.dumps(one, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+                other, option=orjson.OPT_SORT_KEYS
+            )
+            assert (canonical_args(one) == canonical_args(other)) == by_orjson, (one, other)
+        before = orjson.loads(orjson.dumps(one, option=orjson.OPT_SORT_KEYS))  # (what the key was read back as)
+        assert _same(jsonvalue.strict_loads(canonical_args(one).encode()), before)

@@ -118,6 +118,45 @@ def test_a_refresh_of_one_turn_compiles_only_the_readers_patterns_its_lines_call
     assert [hit.session_id for hit in search(Index.open(tmp_path / "deja"), "zeppelin drains").hits] == [CHAT]
 
 
+def test_a_refresh_of_a_turn_to_a_chat_with_a_store_loads_no_orjson(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn appended to a chat with a ``meta.json`` and a ``store.db`` (its tool results keyed to the transcript's
+    calls) is read without importing orjson, and the chat is found by its new words with the store's tool result."""
+    cwd, later = "/work/shop", STAMP + timedelta(minutes=5)
+    call = agent.tool_use("Shell", {"command": "cat build.log", "cwd": cwd})
+    transcript = [user_turn("why is the deploy refused?", stamp=STAMP), assistant_turn("Let me look.", call)]
+    store = [
+        *agent.store_preamble(cwd),
+        agent.store_user_message("why is the deploy refused?", STAMP),
+        agent.store_assistant_message(
+            "Let me look.", agent.tool_call_part("c1", "Shell", {"cwd": cwd, "command": "cat build.log"})
+        ),
+        agent.tool_result_message("c1", "Shell", agent.shell_result_text("quokka step failed\n")),
+    ]
+    cli = tmp_path / "cli"
+    write_transcript(transcript_path(cli, cwd, GROWN), transcript)
+    agent.write_chat_store(agent.chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
+    index_chats(tmp_path, monkeypatch, {})
+    transcript += [user_turn("and the zeppelin queue?", stamp=later), assistant_turn("It drains.")]
+    store += [agent.store_user_message("and the zeppelin queue?", later), agent.store_assistant_message("It drains.")]
+    write_transcript(transcript_path(cli, cwd, GROWN), transcript)
+    agent.write_chat_store(agent.chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from deja.core.indexer import refresh\n"
+        "print(refresh(Path(sys.argv[1]), only_chat_ids={sys.argv[2]}).updated)\n"
+        "print(sorted({'orjson', 'json', 'dataclasses'} & set(sys.modules)))\n"
+    )
+    run = [sys.executable, "-c", code, str(tmp_path / "deja"), GROWN]
+    assert subprocess.run(run, capture_output=True, text=True, check=True).stdout.splitlines() == ["1", "[]"]
+    index = Index.open(tmp_path / "deja")
+    assert [hit.session_id for hit in search(index, "zeppelin drains").hits] == [GROWN]
+    [(segment, _, meta)] = index.find(GROWN)
+    assert [c.result for m in segment.messages(meta) for c in m.tool_calls] == ["quokka step failed\n"]
+
+
 def _stored(home: Path) -> tuple[SessionMeta, list[Message]]:
     """The grown chat as the index stores it, its place in its segment left out."""
     [(segment, _, meta)] = Index.open(home).find(GROWN)

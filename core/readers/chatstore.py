@@ -162,11 +162,9 @@ def is_acp_chat(chat_dir: Path) -> bool:
 
 def read_chat_meta(chat_dir: Path) -> ChatMeta | None:
     """The chat's ``meta.json``, or None when it is missing or not a JSON object."""
-    import orjson
-
     try:
-        data = orjson.loads(read_regular(chat_dir / "meta.json", META_BYTES))
-    except (OSError, orjson.JSONDecodeError):
+        data = jsonvalue.strict_loads(read_regular(chat_dir / "meta.json", META_BYTES))
+    except (OSError, jsonvalue.NotJson):
         return None
     if not isinstance(data, dict):
         return None
@@ -450,9 +448,7 @@ def _result_call(result: StoreToolResult) -> tuple[str, str]:
 
 
 def _result_target(result: StoreToolResult) -> tuple[str, str] | None:
-    import orjson
-
-    return call_target(result.name, orjson.loads(result.args_key))
+    return call_target(result.name, jsonvalue.strict_loads(result.args_key.encode()))
 
 
 def chat_title(store: StoreChat | None, meta: ChatMeta | None, messages: list[Message]) -> str:

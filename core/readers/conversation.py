@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from ..cjson import dump_json
 from ..model import Message, ToolCall, cap_text
 from ..patterns import Lazy
 from ..text import user_query
@@ -53,10 +54,12 @@ def normalise_tool_name(name: str) -> str:
 
 
 def canonical_args(args: Any) -> str:
-    """A call's arguments as sorted-key JSON, so equal arguments compare equal however they were ordered."""
-    import orjson
+    """A call's arguments as sorted-key JSON, so equal arguments compare equal however they were ordered.
 
-    return orjson.dumps(args if isinstance(args, dict) else {}, option=orjson.OPT_SORT_KEYS).decode()
+    Written by the standard library's C encoder (``cjson.dump_json``), not orjson, whose import a refresh of one
+    turn would pay for this alone: the keys are only compared with each other and read back (``chatstore``), and
+    arguments read from JSON give equal text exactly when orjson's text is equal."""
+    return dump_json(args if isinstance(args, dict) else {}, sort_keys=True).decode()
 
 
 def tool_result(name: str, part: dict[str, Any], message: dict[str, Any]) -> tuple[str, int | None]:
