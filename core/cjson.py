@@ -18,6 +18,7 @@ from _json import encode_basestring, make_encoder, make_scanner
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 #: The whitespace JSON allows between tokens.
@@ -152,10 +153,29 @@ def _scanned(scan: Any, text: str, start: int) -> tuple[Any, int]:
         return scan(text, start)
 
 
-def dump_json(value: Any) -> bytes:
-    """``value`` as compact UTF-8 JSON: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, by the
-    C encoder ``json`` uses."""
-    encode = make_encoder({}, _not_json, encode_basestring, None, ":", ",", False, False, True)  # (one a call, as
+def reader(parse_int: Callable[[str], Any], parse_float: Callable[[str], Any]) -> Callable[[str], Any]:
+    """A strict reading of one JSON value (no NaN or Infinity, no raw control character in a string) whose numbers
+    ``parse_int`` and ``parse_float`` make of their digits. The reading raises ValueError where the text is not one
+    JSON value, or what the scanner raises (StopIteration, RecursionError; SystemError where ``json.decoder`` is not
+    loaded: ``_scanned``), for the caller to read such text some other way. An escaped UTF-16 half is read as it is.
+    """
+    settings = _Strict()
+    settings.parse_int, settings.parse_float = parse_int, parse_float
+    scan = make_scanner(settings)  # type: ignore[arg-type]  # (as below)
+
+    def read(text: str) -> Any:
+        value, end = scan(text, _start(text))
+        if text[end:].strip(SPACE):
+            raise ValueError(f"more than one JSON value: extra data at character {end}")
+        return value
+
+    return read
+
+
+def dump_json(value: Any, sort_keys: bool = False) -> bytes:
+    """``value`` as compact UTF-8 JSON: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"),
+    sort_keys=sort_keys)``, by the C encoder ``json`` uses."""
+    encode = make_encoder({}, _not_json, encode_basestring, None, ":", ",", sort_keys, False, True)  # (one a call, as
     # json.dumps makes: the {} is where it marks the lists and objects it is inside, to refuse a cycle)
     return "".join(encode(value, 0)).encode("utf-8")
 
@@ -174,8 +194,8 @@ class _Lenient:
     strict = True  # (control characters in strings: refused, as json.loads refuses them)
     object_hook = None
     object_pairs_hook = None
-    parse_float = float
-    parse_int = int
+    parse_float: Any = float
+    parse_int: Any = int
     parse_constant: Any = float  # NaN, Infinity and -Infinity, as ``json`` reads them
 
 

@@ -6,11 +6,12 @@ about where a session came from beyond its ``source``.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any, Literal
 
 import msgspec
+
+from .patterns import Lazy
 
 Role = Literal["user", "assistant"]
 Source = Literal["cursor-ide", "cursor-cli"]
@@ -50,7 +51,7 @@ class Session(msgspec.Struct, omit_defaults=True):
 
 #: Room kept for the elision marker: "\n[… 999.9 MB elided …]\n" and then some.
 _MARKER_ROOM = 48
-_MARKER = re.compile(r"\n\[… ([0-9.]+) (bytes|KB|MB|GB) elided …\]\n".encode())
+_MARKER = Lazy(globals(), "_MARKER", r"\n\[… ([0-9.]+) (bytes|KB|MB|GB) elided …\]\n".encode())
 _UNITS = {"bytes": 1, "KB": 1000, "MB": 1000**2, "GB": 1000**3}
 #: How far back (or forward) from a cut a line or word boundary is looked for.
 _BOUNDARY_REACH = 4096

@@ -19,6 +19,7 @@ change rebuilds it.
 
 from __future__ import annotations
 
+from .patterns import Lazy
 from .redaction import (
     CONTEXT_GATE_BUT_NETRC,
     SENTENCE_PASSWORD_NAMES,
@@ -37,26 +38,8 @@ TYPE_CHECKING = False  # typing's own, without importing typing (every hook woul
 if TYPE_CHECKING:  # (``re`` is imported where a pattern is compiled: a text no rule's needles call on needs none)
     import re
     from collections.abc import Callable, Iterable
-    from typing import Any
 
     Replace = Callable[[re.Match[str]], str]
-
-
-class _Compiled:
-    """A pattern of this module, compiled when first used and then put in its own place: importing the rules (the
-    failure hook does, for one error's output) compiles none of the dozen a text may never call on (about 15 M
-    instructions, 3 ms of the hook), and a build pays one lookup per pattern, not one per use."""
-
-    __slots__ = ("_name", "_regex")
-
-    def __init__(self, name: str, regex: str) -> None:
-        self._name, self._regex = name, regex
-
-    def __getattr__(self, attr: str) -> Any:
-        import re
-
-        pattern = globals()[self._name] = re.compile(self._regex)
-        return getattr(pattern, attr)
 
 
 class Rule:
@@ -399,9 +382,10 @@ def _is_literal(value: str) -> bool:
     return bool(value) and not _REFERENCE.search(value) and not _FILLER.fullmatch(value)
 
 
-_REFERENCE = _Compiled("_REFERENCE", r"\A[$%<]|\{[^}]*\}|\$\(|\A\*+\Z")
+_REFERENCE = Lazy(globals(), "_REFERENCE", r"\A[$%<]|\{[^}]*\}|\$\(|\A\*+\Z")
 #: Made-up values: ``xxxx``, ``****``, ``...``, ``your-api-key``, ``<token>``, ``changeme``, ``[redacted:…]``.
-_FILLER = _Compiled(
+_FILLER = Lazy(
+    globals(),
     "_FILLER",
     r"(?i)[\W_]+|x+|(?:your|my|insert|enter|replace)[\s_-].*|.*[\s_-]here|\[redacted:.*"
     r"|changeme|placeholder|redacted|none|null|nil|undefined|true|false|foo|bar|baz|qux|test|example|sample|dummy"
@@ -471,7 +455,7 @@ def _starts_an_entry(match: re.Match[str]) -> bool:
 
 
 #: A ``.netrc`` ``machine`` entry: its host, then one of netrc's words (the bare word is in prose: "build machine").
-_MACHINE_ENTRY = _Compiled("_MACHINE_ENTRY", r"\bmachine[ \t]+\S+\s+(?:login|password|account|port|macdef)\b")
+_MACHINE_ENTRY = Lazy(globals(), "_MACHINE_ENTRY", r"\bmachine[ \t]+\S+\s+(?:login|password|account|port|macdef)\b")
 
 
 def _netrc_password(match: re.Match[str]) -> bool:
@@ -562,7 +546,7 @@ _FILE_EXTENSIONS = frozenset(  # (words split, not list literals: one a line wou
 _POSTGRES_PORTS = frozenset(
     ["*", "5432", "5433", "5434", "5435", "5436", "5437", "5438", "5439", "6432", "6543", "15432", "25060", "26257"]
 )
-_PGPASS_HOST = _Compiled("_PGPASS_HOST", r"\*|(?:[\w.-]|\\.)*[A-Za-z.](?:[\w.-]|\\.)*")
+_PGPASS_HOST = Lazy(globals(), "_PGPASS_HOST", r"\*|(?:[\w.-]|\\.)*[A-Za-z.](?:[\w.-]|\\.)*")
 
 
 def _block_scalar(match: re.Match[str]) -> str:
@@ -595,7 +579,7 @@ def _table_rows(match: re.Match[str]) -> str:
     return _marked(match, "rows", "\n".join(rows))
 
 
-_TABLE_ROW = _Compiled("_TABLE_ROW", r"[ \t]*([\w.-]*)([ \t]{2,})?(.*)")
+_TABLE_ROW = Lazy(globals(), "_TABLE_ROW", r"[ \t]*([\w.-]*)([ \t]{2,})?(.*)")
 
 
 def _sensitive(match: re.Match[str]) -> str:
@@ -661,7 +645,7 @@ def _unquoted_separator(words: str) -> bool:
 
 
 #: A cookie's ``name=value`` (the value quoted or not, or its quote escaped inside a JSON string).
-_COOKIE_PAIR = _Compiled("_COOKIE_PAIR", r"(?P<name>[^=;,\s\"'\\]+)=\\?\"?(?P<value>[^;,\s\"'\\]*)")
+_COOKIE_PAIR = Lazy(globals(), "_COOKIE_PAIR", r"(?P<name>[^=;,\s\"'\\]+)=\\?\"?(?P<value>[^;,\s\"'\\]*)")
 
 
 #: A JSON string, its escaped quotes too: a bracket inside one is text (``random_password`` puts ``[]{}`` in a
@@ -977,24 +961,26 @@ _NOT_VALUES = frozenset(
 )
 #: Where a line holding only ``KEY=value`` / ``key: value`` is configuration (``.env``, YAML, Dockerfile, shell).
 _CONFIG_PREFIXES = frozenset({"", "-", "export", "set", "ENV", "ARG"})
-_WORDS = _Compiled("_WORDS", r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_KEY_CHARS = _Compiled("_KEY_CHARS", r"[\w.-]*\Z")
-_DOTTED_NAME = _Compiled("_DOTTED_NAME", r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[!?]?")
-_IDENTIFIER = _Compiled("_IDENTIFIER", r"[A-Za-z_]\w*")
-_PATH = _Compiled("_PATH", r"(?:/|~/|\.\.?/)[\w./~-]*")
-_SHORT_NUMBER = _Compiled("_SHORT_NUMBER", r"\d{1,7}")
-_ENV_NAME = _Compiled("_ENV_NAME", r"[A-Z][A-Z0-9_]*")
+_WORDS = Lazy(globals(), "_WORDS", r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_KEY_CHARS = Lazy(globals(), "_KEY_CHARS", r"[\w.-]*\Z")
+_DOTTED_NAME = Lazy(globals(), "_DOTTED_NAME", r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+[!?]?")
+_IDENTIFIER = Lazy(globals(), "_IDENTIFIER", r"[A-Za-z_]\w*")
+_PATH = Lazy(globals(), "_PATH", r"(?:/|~/|\.\.?/)[\w./~-]*")
+_SHORT_NUMBER = Lazy(globals(), "_SHORT_NUMBER", r"\d{1,7}")
+_ENV_NAME = Lazy(globals(), "_ENV_NAME", r"[A-Z][A-Z0-9_]*")
 #: A call, a subscript or a generic type in a code span (``os.getenv(name)``, ``config["db"]``,
 #: ``Vec<String>``): a bracket inside a word is a password's (``Xy7#kq(9)Lm``, ``Tr0ub<4>dor&3``).
-_CODE_SHAPE = _Compiled("_CODE_SHAPE", r"[\w.$]+(?:\(.*\)|\[.*\]|\{.*\}|<[\w ,.:]*>)")
+_CODE_SHAPE = Lazy(globals(), "_CODE_SHAPE", r"[\w.$]+(?:\(.*\)|\[.*\]|\{.*\}|<[\w ,.:]*>)")
 #: A word made of others that says what a thing is, not what it holds: ``base64-encoded``, ``HS256-signed``,
 #: ``x86_64-only``, ``k8s-managed``; in German and French too (``base64-kodiert``, ``AES-verschlüsselt``,
 #: ``base64-encodé``), as the other languages' rule reads them.
-_COMPOUND = _Compiled(
-    "_COMPOUND", r"(?:\w+-)+[a-zäöüßéè]*(?:ed|ing|only|based|like|safe|free|wide|style|iert|elt|é|ée|és|ées)"
+_COMPOUND = Lazy(
+    globals(), "_COMPOUND", r"(?:\w+-)+[a-zäöüßéè]*(?:ed|ing|only|based|like|safe|free|wide|style|iert|elt|é|ée|és|ées)"
 )
 #: A date or a time (ISO 8601: ``2024-01-05T10:00:00Z``).
-_TIMESTAMP = _Compiled("_TIMESTAMP", r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?")
+_TIMESTAMP = Lazy(
+    globals(), "_TIMESTAMP", r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?"
+)
 
 #: (``pw``: ``user: admin, pw: …``, ``PW = …``; Rails' ``SECRET_KEY_BASE``)
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)"
@@ -1027,14 +1013,16 @@ _NEXT_LINE_ITEM = (
     rf"(?P<item>[ \t]*(?:{_NEXT_LINE}[ \t]*(?:{_NEXT_LINE}[ \t]*)?{_LINE_ITEM}"
     rf"|{_NEXT_LINE}(?:[ \t]*{_NEXT_LINE})?[ \t]*))?"
 )
-_ASSIGNMENT = _Compiled(
+_ASSIGNMENT = Lazy(
+    globals(),
     "_ASSIGNMENT",
     rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?(?P<label>{_LABEL_CLOSE})"
     rf"(?P<sep>[ \t\u00a0]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
     rf"(?P<bold>{_EMPHASIS_CLOSE}(?=\s|\\n)[ \t]*)?{_NEXT_LINE_ITEM}(?P<value>{_QUOTED}|{_EMPHASISED}|{_BARE})",
 )
 #: Where an assignment may be, found fast in the lowercased text: a noun right before a separator.
-_NOUN_SEP = _Compiled(
+_NOUN_SEP = Lazy(
+    globals(),
     "_NOUN_SEP",
     r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?"
     r"(?:\*{1,2}|_{1,2}|`)?[ \t\u00a0]*[:=]",
@@ -1251,7 +1239,8 @@ def _a_made_key(value: str) -> bool:
 
 #: What a spaced key's label names rather than gives: a variable's name in capitals (``OPENAI_API_KEY``), a version
 #: (``v2``, ``v1.3``), a JWT algorithm (``HS256``), a file's path ending in a name with its extension (``config/master.key``, ``~/.ssh/id_rsa``).
-_A_KEYS_NAME = _Compiled(
+_A_KEYS_NAME = Lazy(
+    globals(),
     "_A_KEYS_NAME",
     r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[vV]\d{1,3}(?:\.\d{1,3}){0,2}|(?:HS|RS|ES|PS)(?:256|384|512)"
     r"|(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*|[\w.-]+(?:/[\w.-]+)*/[\w-]+\.[A-Za-z]{1,5}",
@@ -1367,7 +1356,7 @@ def _names_a_field(value: str, noun: str) -> bool:
 
 
 #: What follows the label's word in a field's name: capitalised words and a short number (``Field2``, ``InputBox``).
-_A_FIELDS_NAME = _Compiled("_A_FIELDS_NAME", r"(?:[A-Z][a-z]{2,})+\d{0,3}")
+_A_FIELDS_NAME = Lazy(globals(), "_A_FIELDS_NAME", r"(?:[A-Z][a-z]{2,})+\d{0,3}")
 
 
 #: Products whose name a label's next line may give and looks made: a password manager's.
@@ -1503,7 +1492,8 @@ _SENTENCE_LINK = (
 )
 #: Matched in a lowercase copy of the text, where one of the words it starts with is (``_sentence_matches``); a
 #: verb before the noun is looked for behind it (``_after_a_verb``).
-_SENTENCE_SECRET = _Compiled(
+_SENTENCE_SECRET = Lazy(
+    globals(),
     "_SENTENCE_SECRET",
     rf"(?a)\b(?:"
     rf"{_SENTENCE_NOUN}(?:{_SENTENCE_LINK})"  # the admin password is …; password for prod db: …; (use) passphrase …
@@ -1512,11 +1502,12 @@ _SENTENCE_SECRET = _Compiled(
     rf")\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
 )
 #: The verb a noun given its value alone comes after ("use passphrase …", "enter the admin password …").
-_VERB_BEFORE = _Compiled(
-    "_VERB_BEFORE", r"(?a)\b(?:use|using|enter|try|with) +(?:(?:the|this|my|our) +)?(?:[a-z]+ +)?\Z"
+_VERB_BEFORE = Lazy(
+    globals(), "_VERB_BEFORE", r"(?a)\b(?:use|using|enter|try|with) +(?:(?:the|this|my|our) +)?(?:[a-z]+ +)?\Z"
 )
 #: The verb a noun given its value by "to" comes after ("set the password to …", "I changed my password to …").
-_SET_BEFORE = _Compiled(
+_SET_BEFORE = Lazy(
+    globals(),
     "_SET_BEFORE",
     r"(?a)\b(?:set|sets|setting|change|changed|changes|changing|reset|update|updated) +"
     r"(?:(?:the|this|my|our|your|its|their) +)?(?:[a-z]+ +)?\Z",
@@ -1579,7 +1570,8 @@ def _a_password_alone(lowered: str, at: int, value: str) -> bool:
 #: The next value of a list after a noun's first ("the passwords are A and B", "A, B and C", "A / B", "the password is
 #: A or B", "les mots de passe sont A et B", "die Passwörter sind A und B"): a closing quote or parenthesis of the one
 #: before, "and", "or" (or their word in the other languages' rule), ",", "&" or "/", then the value.
-_LISTED_VALUE = _Compiled(
+_LISTED_VALUE = Lazy(
+    globals(),
     "_LISTED_VALUE",
     rf"(?:{_BLANK}*[»“”‘’«])?[\"'`)]?(?:,?{_BLANK}+(?:and|or|&|et|ou|und|oder|y|o|e|en|of|и|или){_BLANK}+"
     rf"|{_BLANK}*[,/]{_BLANK}*)\(?(?:[«„‚“»]{_BLANK}*)?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`«»“”„‚‘’]+)(?P=quote)",
@@ -1612,7 +1604,7 @@ def _sentence_matches(lowered: str) -> list[re.Match[str]]:
 
 
 def _matches_from(
-    pattern: _Compiled, lowered: str, starts: tuple[str, ...], inside_words: bool = True
+    pattern: Lazy, lowered: str, starts: tuple[str, ...], inside_words: bool = True
 ) -> list[re.Match[str]]:
     """Every match of ``pattern`` in ``lowered``, by where it starts: the pattern is tried only where one of
     ``starts`` begins (found by ``str.find``, a fifth of the time the pattern's own scan takes), and, unless
@@ -1643,7 +1635,7 @@ def _before_an_entity(value: str) -> str:
     return value
 
 
-def _after_a_verb(lowered: str, at: int, verb: _Compiled) -> bool:
+def _after_a_verb(lowered: str, at: int, verb: Lazy) -> bool:
     """Whether a verb that gives a value (``verb``: "use", "enter the admin", "try this"; "set the", "changed my")
     comes right before ``at``."""
     return verb.search(lowered, max(0, at - 40), at) is not None
@@ -1760,7 +1752,8 @@ _OTHER_COLON = rf"{_EMPHASIS_CLOSE}?{_OTHER_BLANK}*[:=]{_EMPHASIS_CLOSE}?{_OTHER
 #: deploy / …", not "the creds are in /etc/app/…": a path's next piece is no password). A value ends at a blank, a
 #: quote, or a character past U+2000 (a closing quote, a dash, "です"), a currency sign (``€``) aside; it may open
 #: with a quote of those languages (``「“«„»‚``: German writes ``»…«`` and ``‚…‘`` too).
-_OTHER_SECRET = _Compiled(
+_OTHER_SECRET = Lazy(
+    globals(),
     "_OTHER_SECRET",
     rf"(?:{_OTHER_NOUN}{_OTHER_WORDS}(?:{_OTHER_BLANK}+(?:{_OTHER_VERB}|is|was){_OTHER_AFTER_VERB}|{_OTHER_COLON})"
     rf"|\btoken(?: [^\s:=]{{1,30}}){{0,5}}?{_OTHER_BLANK}{_OTHER_VERB}{_OTHER_AFTER_VERB}"
@@ -1870,10 +1863,10 @@ def _apply(rule: Rule, text: str) -> str:
     return rule.pattern.sub(replace, text)
 
 
-_CONTEXT_GATE = _Compiled("_CONTEXT_GATE", CONTEXT_GATE_BUT_NETRC)  # (see ``redaction``; ``_context_gate``)
+_CONTEXT_GATE = Lazy(globals(), "_CONTEXT_GATE", CONTEXT_GATE_BUT_NETRC)  # (see ``redaction``; ``_context_gate``)
 #: ``TOKEN_GATE``'s second alternative (the first, ``\\S{16}``, is ``longest_run``'s): most texts hold no "basic"
 #: to ask it about.
-_BASIC = _Compiled("_BASIC", TOKEN_GATE.partition("|")[2])
+_BASIC = Lazy(globals(), "_BASIC", TOKEN_GATE.partition("|")[2])
 
 
 #: The characters outside ASCII that a case-blind pattern matches an ASCII letter with: the dotted capital I and the

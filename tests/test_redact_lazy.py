@@ -40,11 +40,12 @@ MODULE_PATTERNS = [
 _PROBE = """
 import sys
 from deja.core import redact
+from deja.core.patterns import Lazy
 names = sys.argv[1].split(",")
-before = [n for n in names if not isinstance(getattr(redact, n), redact._Compiled)]
+before = [n for n in names if not isinstance(getattr(redact, n), Lazy)]
 loaded = "re" in sys.modules
 out = [redact.scrub(text) for text in sys.argv[2:]]
-after = [n for n in names if not isinstance(getattr(redact, n), redact._Compiled)]
+after = [n for n in names if not isinstance(getattr(redact, n), Lazy)]
 print(repr({"before": before, "after": after, "out": out, "re": ["re" in sys.modules, loaded]}))
 """
 

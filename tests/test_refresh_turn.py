@@ -87,6 +87,76 @@ def test_a_refresh_compiles_only_the_redaction_rules_its_text_calls_on() -> None
     assert "github-token" in out[2] and "openai-key" not in out[2]
 
 
+def test_a_refresh_of_one_turn_compiles_only_the_readers_patterns_its_lines_call_on_and_loads_no_orjson(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Importing the readers and the model compiles none of their patterns; reading one appended turn compiles the
+    few its lines call on, and reads them without importing orjson (nor ``json`` and ``dataclasses`` with it); the
+    grown chat is found by its new words."""
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    more = [user_turn("And the zeppelin queue?", stamp=STAMP), assistant_turn("It drains once the backoff grows.")]
+    write_transcript(transcript_path(tmp_path / "cli", "/work/shop", CHAT), [user_turn(FIRST[0]), *more])
+    code = (
+        "import re, sys\n"
+        "from pathlib import Path\n"
+        "from deja.core.indexer import refresh\n"
+        "from deja.core.readers import conversation, projects, transcripts\n"
+        "from deja.core import model\n"
+        "def compiled():\n"
+        "    modules = (conversation, projects, transcripts, model)\n"
+        "    return sorted(k for m in modules for k, v in vars(m).items() if isinstance(v, re.Pattern))\n"
+        "print(compiled())\n"
+        "print(refresh(Path(sys.argv[1]), only_chat_ids={sys.argv[2]}).updated)\n"
+        "print(compiled())\n"
+        "print(sorted({'orjson', 'json', 'dataclasses'} & set(sys.modules)))\n"
+    )
+    run = [sys.executable, "-c", code, str(tmp_path / "deja"), CHAT]
+    out = subprocess.run(run, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[:2] == ["[]", "1"]
+    assert "_STAMP" in out[2] and "_WORKSPACE_PATH" not in out[2] and "_DRIVE_PATH" not in out[2]
+    assert out[3] == "[]"
+    assert [hit.session_id for hit in search(Index.open(tmp_path / "deja"), "zeppelin drains").hits] == [CHAT]
+
+
+def test_a_refresh_of_a_turn_to_a_chat_with_a_store_loads_no_orjson(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn appended to a chat with a ``meta.json`` and a ``store.db`` (its tool results keyed to the transcript's
+    calls) is read without importing orjson, and the chat is found by its new words with the store's tool result."""
+    cwd, later = "/work/shop", STAMP + timedelta(minutes=5)
+    call = agent.tool_use("Shell", {"command": "cat build.log", "cwd": cwd})
+    transcript = [user_turn("why is the deploy refused?", stamp=STAMP), assistant_turn("Let me look.", call)]
+    store = [
+        *agent.store_preamble(cwd),
+        agent.store_user_message("why is the deploy refused?", STAMP),
+        agent.store_assistant_message(
+            "Let me look.", agent.tool_call_part("c1", "Shell", {"cwd": cwd, "command": "cat build.log"})
+        ),
+        agent.tool_result_message("c1", "Shell", agent.shell_result_text("quokka step failed\n")),
+    ]
+    cli = tmp_path / "cli"
+    write_transcript(transcript_path(cli, cwd, GROWN), transcript)
+    agent.write_chat_store(agent.chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
+    index_chats(tmp_path, monkeypatch, {})
+    transcript += [user_turn("and the zeppelin queue?", stamp=later), assistant_turn("It drains.")]
+    store += [agent.store_user_message("and the zeppelin queue?", later), agent.store_assistant_message("It drains.")]
+    write_transcript(transcript_path(cli, cwd, GROWN), transcript)
+    agent.write_chat_store(agent.chat_dir_for(cli, cwd, GROWN), cwd=cwd, messages=store)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from deja.core.indexer import refresh\n"
+        "print(refresh(Path(sys.argv[1]), only_chat_ids={sys.argv[2]}).updated)\n"
+        "print(sorted({'orjson', 'json', 'dataclasses'} & set(sys.modules)))\n"
+    )
+    run = [sys.executable, "-c", code, str(tmp_path / "deja"), GROWN]
+    assert subprocess.run(run, capture_output=True, text=True, check=True).stdout.splitlines() == ["1", "[]"]
+    index = Index.open(tmp_path / "deja")
+    assert [hit.session_id for hit in search(index, "zeppelin drains").hits] == [GROWN]
+    [(segment, _, meta)] = index.find(GROWN)
+    assert [c.result for m in segment.messages(meta) for c in m.tool_calls] == ["quokka step failed\n"]
+
+
 def _stored(home: Path) -> tuple[SessionMeta, list[Message]]:
     """The grown chat as the index stores it, its place in its segment left out."""
     [(segment, _, meta)] = Index.open(home).find(GROWN)
@@ -167,6 +237,46 @@ def test_segments_merged_after_many_turns_are_not_redacted_again(
     assert refreshed[0][1][0] == "the deploy token is [redacted:github-token], why is it refused?"
     refresh(home, full=True)
     assert stored() == refreshed
+
+
+def test_a_grown_chat_without_times_has_only_its_new_turn_redacted_and_is_stored_as_a_rebuild_stores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transcript with no ``<timestamp>`` is read whole again after a turn (its messages are dated by the file's
+    modification time, which the turn moved): its earlier turns, equal to their stored form but for that time, are
+    not redacted again (a cost that grew with the chat); a turn redaction changed is, and the chat is stored as a
+    full rebuild stores it, each message dated anew."""
+    token = "ghp_" + "k7Qx2" * 7 + "a"  # (36 characters after the prefix: a GitHub token's shape, made up)
+    first = [user_turn("Why does the uploader retry forever?"), assistant_turn("Its backoff never grows.")]
+    secret = [user_turn(f"the deploy token is {token}, why is it refused?"), assistant_turn("Rotate it.")]
+    path = transcript_path(tmp_path / "cli", "/work/shop", GROWN)
+    write_transcript(path, [*first, *secret])
+    index_chats(tmp_path, monkeypatch, {})
+    home = tmp_path / "deja"
+    more = [user_turn("And the zeppelin queue?"), assistant_turn("It drains.")]
+    write_transcript(path, [*first, *secret, *more])
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 60 * 10**9))
+    scrubbed: list[str] = []
+    real = records.scrub
+    monkeypatch.setattr(records, "scrub", lambda text: scrubbed.append(text) or real(text))
+
+    assert refresh(home, only_chat_ids={GROWN}).updated == 1
+    assert not [text for text in scrubbed if "uploader" in text or "backoff" in text]
+    assert any(token in text for text in scrubbed)  # (after it, the prefix taken as stored ends)
+    assert any("zeppelin" in text for text in scrubbed) and any("drains" in text for text in scrubbed)
+
+    meta, messages = _stored(home)
+    assert [m.text for m in messages] == [
+        "Why does the uploader retry forever?",
+        "Its backoff never grows.",
+        "the deploy token is [redacted:github-token], why is it refused?",
+        "Rotate it.",
+        "And the zeppelin queue?",
+        "It drains.",
+    ]
+    assert {m.timestamp for m in messages} == {datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)}
+    refresh(home, full=True)
+    assert _stored(home) == (meta, messages)
 
 
 TOKEN = "ghp_" + "k7Qx2" * 7 + "a"  # (a GitHub token's shape, made up)

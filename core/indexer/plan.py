@@ -252,11 +252,12 @@ def unchanged(old: CliState | None, chat: CliChat) -> bool:
 def _can_append(old: CliState | None, chat: CliChat) -> bool:
     """The transcript only grew since it was read: same file, same folder, same bytes up to ``end``.
 
-    A read that found no ``<timestamp>`` block gave its turns the file's time, which growing changes: it is read whole.
+    A read that found no ``<timestamp>`` block gave its turns the file's time, which growing changes: such a chat is
+    read whole again (``reads``: there is no time to resume from), its earlier messages compared with the index's.
     """
     if old is None or not chat.transcript or old.end == 0 or chat.size <= old.end:
         return False
-    if old.transcript != chat.transcript or old.chat_dir != chat.chat_dir or old.last_timestamp is None:
+    if old.transcript != chat.transcript or old.chat_dir != chat.chat_dir:
         return False
     try:
         return _hashes(chat.transcript, old.end) == (old.head_hash, old.tail_hash)

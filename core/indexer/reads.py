@@ -13,7 +13,7 @@ from .. import paths
 from ..bookkeeping import Bookkeeping, ChatState, CliState, Location
 from ..history import merge_transcript_into_ide
 from ..index import Index, IndexUnreadable, Segment, read_manifest
-from ..model import Session
+from ..model import Message, Session
 from ..readers import Projects, Resume, read_cli_chat, read_ide_database
 from ..readers.chatstore import UNREADABLE_STORE
 from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT
@@ -27,8 +27,9 @@ class ChatRead(msgspec.Struct):
     id: str
     session: Session | None
     cli: CliState | None = None
-    #: How many of the session's first messages are as the index stores them (redacted and capped): a grown
-    #: transcript's earlier messages, read back from the index and left as they were by the read.
+    #: How many of the session's first messages are as the index stores them (redacted and capped) but for their
+    #: time: a grown transcript's earlier messages, read back from the index and left as they were by the read, or
+    #: read again raw and equal to their stored form (``_as_stored``).
     stored: int = 0
 
 
@@ -149,10 +150,11 @@ def read_changes(
     for sid, chat in chain(list(plan.cli_appends.items()), plan.all_cli_reads()):
         record = book.chat(sid)
         old = _old_session(index, record.where) if record and sid in plan.cli_appends else None
-        resume, stored = None, []
+        resume = None
+        # (encoded before the read, which may extend them in place)
+        stored = [_undated(message) for message in old.messages] if old is not None else []
         if old is not None and record is not None and record.cli and record.cli.last_timestamp is not None:
             resume = Resume(old.messages, record.cli.end, record.cli.last_timestamp)
-            stored = [_ENCODE(message) for message in old.messages]  # (a read may extend them in place)
         transcripts_unread = problems[UNREADABLE_TRANSCRIPT]
         read = read_cli_chat(chat.transcript_path, chat.chat_dir_path, problems, resume=resume, decoded=decoded)
         ide = pending.pop(sid, None)
@@ -179,14 +181,23 @@ def read_changes(
 _ENCODE = msgspec.msgpack.Encoder().encode
 
 
+def _undated(message: Message) -> bytes:
+    """``message`` encoded with its time left out: what redaction and the caps read of it."""
+    return _ENCODE(msgspec.structs.replace(message, timestamp=None))
+
+
 def _as_stored(session: Session | None, stored: list[bytes]) -> int:
-    """How many of ``session``'s first messages are still, field for field, the index's ``stored`` ones (encoded
-    before the read)."""
+    """How many of ``session``'s first messages are still, but for their time, the index's ``stored`` ones (encoded
+    before the read, ``_undated``): redacting and capping such a message gives it back as it is.
+
+    A transcript with no ``<timestamp>`` dates its messages by the file's modification time, which each turn moves,
+    and is read whole again (there is no time to resume from): its earlier messages, read raw, still equal their
+    stored form unless redaction or a cap changed it, and are not redacted again either."""
     if session is None:
         return 0
     count = 0
     for message, before in zip(session.messages, stored, strict=False):  # (the read may have added more)
-        if _ENCODE(message) != before:
+        if _undated(message) != before:
             break
         count += 1
     return count

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import orjson
 
 from ..digests import folder_md5, sha256_hex
 from ..lines import one_line
@@ -164,8 +163,8 @@ def is_acp_chat(chat_dir: Path) -> bool:
 def read_chat_meta(chat_dir: Path) -> ChatMeta | None:
     """The chat's ``meta.json``, or None when it is missing or not a JSON object."""
     try:
-        data = orjson.loads(read_regular(chat_dir / "meta.json", META_BYTES))
-    except (OSError, orjson.JSONDecodeError):
+        data = jsonvalue.strict_loads(read_regular(chat_dir / "meta.json", META_BYTES))
+    except (OSError, jsonvalue.NotJson):
         return None
     if not isinstance(data, dict):
         return None
@@ -322,7 +321,7 @@ def _store_meta(value: Any) -> _StoreMeta | None:
 def _json_object(data: bytes) -> dict[str, Any] | None:
     try:
         value = jsonvalue.loads(data)
-    except orjson.JSONDecodeError:
+    except jsonvalue.NotJson:
         return None
     return value if isinstance(value, dict) else None
 
@@ -449,7 +448,7 @@ def _result_call(result: StoreToolResult) -> tuple[str, str]:
 
 
 def _result_target(result: StoreToolResult) -> tuple[str, str] | None:
-    return call_target(result.name, orjson.loads(result.args_key))
+    return call_target(result.name, jsonvalue.strict_loads(result.args_key.encode()))
 
 
 def chat_title(store: StoreChat | None, meta: ChatMeta | None, messages: list[Message]) -> str:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-import orjson
-
 from ..regular_files import read_regular
 
 #: A workspace file is a few folders and settings; anything larger is not one deja reads.
@@ -23,6 +21,8 @@ CODE_WORKSPACE_BYTES = 1 << 20
 def workspace_file_folders(workspace_file: str) -> list[str]:
     """The folders ``workspace_file`` lists, as absolute paths in its order; [] when it cannot be read or lists
     none (a file on another machine, deleted since, or damaged)."""
+    import orjson
+
     try:
         data = orjson.loads(
             plain_json(read_regular(workspace_file, CODE_WORKSPACE_BYTES).decode("utf-8-sig", "replace"))

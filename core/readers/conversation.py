@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, NamedTuple
 
-import orjson
-
+from ..cjson import dump_json
 from ..model import Message, ToolCall, cap_text
+from ..patterns import Lazy
 from ..text import user_query
 from .transcripts import REDACTED_THINKING, clean_user_text
 
@@ -41,7 +41,7 @@ _RENAMED_TOOLS = {
     "glob_file_search": "Glob",
     "codebase_search": "SemanticSearch",
 }
-_SNAKE_CASE = re.compile(r"[a-z]+(?:_[a-z]+)*")
+_SNAKE_CASE = Lazy(globals(), "_SNAKE_CASE", r"[a-z]+(?:_[a-z]+)*")
 
 
 def normalise_tool_name(name: str) -> str:
@@ -54,8 +54,12 @@ def normalise_tool_name(name: str) -> str:
 
 
 def canonical_args(args: Any) -> str:
-    """A call's arguments as sorted-key JSON, so equal arguments compare equal however they were ordered."""
-    return orjson.dumps(args if isinstance(args, dict) else {}, option=orjson.OPT_SORT_KEYS).decode()
+    """A call's arguments as sorted-key JSON, so equal arguments compare equal however they were ordered.
+
+    Written by the standard library's C encoder (``cjson.dump_json``), not orjson, whose import a refresh of one
+    turn would pay for this alone: the keys are only compared with each other and read back (``chatstore``), and
+    arguments read from JSON give equal text exactly when orjson's text is equal."""
+    return dump_json(args if isinstance(args, dict) else {}, sort_keys=True).decode()
 
 
 def tool_result(name: str, part: dict[str, Any], message: dict[str, Any]) -> tuple[str, int | None]:
@@ -98,14 +102,19 @@ def _dig(value: Any, *keys: str) -> Any:
     return value
 
 
-_UNTRUSTED = re.compile(
-    r"\A\s*<cursor_untrusted_data_redacted\b[^>]*>\n?(.*?)\n?</cursor_untrusted_data_redacted>\s*\Z", re.S
+_UNTRUSTED = Lazy(
+    globals(),
+    "_UNTRUSTED",
+    r"\A\s*<cursor_untrusted_data_redacted\b[^>]*>\n?(.*?)\n?</cursor_untrusted_data_redacted>\s*\Z",
+    re.S,
 )
-_EXIT_CODE = re.compile(r"^Exit code: (-?\d+)[ \t]*$", re.M)
-_OUTPUT_FENCE = re.compile(r"^Command output:[ \t]*\n\s*```[^\n]*\n", re.M)
-_FRAMING = re.compile(
+_EXIT_CODE = Lazy(globals(), "_EXIT_CODE", r"^Exit code: (-?\d+)[ \t]*$", re.M)
+_OUTPUT_FENCE = Lazy(globals(), "_OUTPUT_FENCE", r"^Command output:[ \t]*\n\s*```[^\n]*\n", re.M)
+_FRAMING = Lazy(
+    globals(),
+    "_FRAMING",
     r"(?:Exit code: -?\d+|Command output:|Command completed in .*|Shell state .*persists.*"
-    r"|Current directory: .*|This command ran outside the sandbox.*)\s*"
+    r"|Current directory: .*|This command ran outside the sandbox.*)\s*",
 )
 
 
@@ -135,8 +144,10 @@ def split_shell_output(text: str) -> tuple[str, int | None]:
 
 # --- the conversation ---------------------------------------------------------
 
-_PREAMBLE = re.compile(r"<(user_info|rules|agent_skills)\b[^>]*>.*?</\1>\s*", re.S)
-_WORKSPACE_PATH = re.compile(r"<user_info\b[^>]*>.*?^Workspace Path: *([^\n]*?) *$", re.S | re.M)
+_PREAMBLE = Lazy(globals(), "_PREAMBLE", r"<(user_info|rules|agent_skills)\b[^>]*>.*?</\1>\s*", re.S)
+_WORKSPACE_PATH = Lazy(
+    globals(), "_WORKSPACE_PATH", r"<user_info\b[^>]*>.*?^Workspace Path: *([^\n]*?) *$", re.S | re.M
+)
 
 
 class StoreConversation(NamedTuple):

@@ -28,8 +28,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import orjson
-
 from ..digests import blake2b
 from ..lines import one_line
 from ..model import Message, Role, Session, Source, ToolCall, cap_text, fill_times
@@ -247,7 +245,7 @@ def _fingerprints(db: _Db) -> dict[str, str]:
     for chat_id, chat, is_tab in _legacy_chats(db):
         if chat_id not in prints:
             listed = "" if _holds_messages(chat, is_tab) else LISTED
-            prints[chat_id] = listed + blake2b(orjson.dumps(chat), digest_size=12).hexdigest()
+            prints[chat_id] = listed + blake2b(_dumps(chat), digest_size=12).hexdigest()
     return prints
 
 
@@ -287,6 +285,14 @@ def _prefix_range(prefix: str) -> tuple[str, str]:
 # --- values ---------------------------------------------------------------
 
 
+def _dumps(value: Any) -> bytes:
+    """``orjson.dumps(value)``, orjson imported when an editor chat is read or fingerprinted, not with the readers
+    (a refresh of one transcript's turn needs none of it: ``jsonvalue``)."""
+    import orjson
+
+    return orjson.dumps(value)
+
+
 def _load(raw: bytes | None, what: str, problems: Problems) -> dict[str, Any] | None:
     """A JSON object from a stored value, or None (counted) when it is NULL or not an object."""
     if raw is None:
@@ -294,7 +300,7 @@ def _load(raw: bytes | None, what: str, problems: Problems) -> dict[str, Any] | 
         return None
     try:
         data = jsonvalue.loads(raw)
-    except orjson.JSONDecodeError:
+    except jsonvalue.NotJson:
         data = None
     if not isinstance(data, dict):
         problems[f"ide: malformed {what}"] += 1
@@ -312,6 +318,8 @@ def _item_json(db: _Db, key: str, what: str) -> dict[str, Any] | None:
 def _lenient_json(value: Any) -> Any:
     """``value`` parsed when it is a JSON string, else unchanged (params and results come both ways)."""
     if isinstance(value, str):
+        import orjson
+
         try:
             return orjson.loads(value)
         except orjson.JSONDecodeError:
@@ -676,7 +684,7 @@ def _rich_text(value: Any) -> str:
     the message only there, with ``text`` empty. Each paragraph is a line."""
     try:
         tree = jsonvalue.loads(value) if isinstance(value, str) and value else value
-    except orjson.JSONDecodeError:
+    except jsonvalue.NotJson:
         return ""
     root = tree.get("root") if isinstance(tree, dict) else None
     lines: list[str] = []
@@ -740,7 +748,7 @@ def _result_text(raw: Any, details: dict[str, Any]) -> str | None:
             return cap_text(details[key])
     if raw is None or raw == "":
         return None
-    return cap_text(raw if isinstance(raw, str) else orjson.dumps(raw).decode())
+    return cap_text(raw if isinstance(raw, str) else _dumps(raw).decode())
 
 
 # --- time -----------------------------------------------------------------

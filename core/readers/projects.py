@@ -44,15 +44,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-import orjson
-
 from .. import paths
 from ..digests import folder_md5
 from ..keys import disk_spelling, readable_path
 from ..model import Session
+from ..patterns import Lazy
 from ..record import Record
 from ..regular_files import read_regular, subfolders
-from . import vscdb
+from . import jsonvalue, vscdb
 from .code_workspace import workspace_file_folders
 from .transcripts import outermost, project_slug_of, scan_transcripts, slug_folders
 
@@ -79,11 +78,11 @@ SIGNALS = (
 GLASS_PROJECTS_KEY = "glass.localAgentProjects.v1"
 GLASS_MEMBERSHIP_KEY = "glass.localAgentProjectMembership.v1"
 _WORKSPACE_COMPOSERS_KEY = "composer.composerData"
-_NO_FOLDER_WINDOW = re.compile(r"\d+|empty-window")
-_URI_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_DRIVE_PATH = re.compile(r"^/[A-Za-z](:|%3[Aa])")
-_DRIVE = re.compile(r"^([A-Za-z]):")
-_PATH_KEY = re.compile(r"(?i)path|file|dir|uri")
+_NO_FOLDER_WINDOW = Lazy(globals(), "_NO_FOLDER_WINDOW", r"\d+|empty-window")
+_URI_SCHEME = Lazy(globals(), "_URI_SCHEME", r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_DRIVE_PATH = Lazy(globals(), "_DRIVE_PATH", r"^/[A-Za-z](:|%3[Aa])")
+_DRIVE = Lazy(globals(), "_DRIVE", r"^([A-Za-z]):")
+_PATH_KEY = Lazy(globals(), "_PATH_KEY", r"(?i)path|file|dir|uri")
 
 
 class Found(Record, frozen=True):
@@ -551,8 +550,8 @@ def _item_values(database: Path, *keys: str) -> list[Any]:
 
 def _json(raw: bytes | None) -> Any:
     try:
-        return orjson.loads(raw) if raw is not None else None
-    except orjson.JSONDecodeError:
+        return jsonvalue.strict_loads(raw) if raw is not None else None
+    except jsonvalue.NotJson:
         return None
 
 
@@ -577,6 +576,8 @@ WORKSPACE_JSON_BYTES = 1 << 20
 def read_workspace_json(path: Path, problems: Counter[str]) -> list[str]:
     """The folders a workspace.json names: its ``folder``, or the ``folders`` its ``.code-workspace`` file lists
     (``code_workspace``), else (a file deja cannot read) the directory holding that file."""
+    import orjson
+
     try:
         data = orjson.loads(read_regular(path, WORKSPACE_JSON_BYTES))
     except FileNotFoundError:

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
-import orjson
 
 from ..dates import MONTHS
 from ..model import Message, ToolCall, cap_text
+from ..patterns import Lazy
 from ..regular_files import capped_lines, check_regular, open_regular
 from ..text import user_query
 from . import jsonvalue
@@ -145,12 +145,14 @@ def project_slug_of(transcript: Path) -> str:
 
 # --- <timestamp> blocks ----------------------------------------------------
 
-_LEADING_STAMP = re.compile(r"\A\s*<timestamp>(.*?)</timestamp>[ \t]*\n?", re.S)
-_STAMP = re.compile(
+_LEADING_STAMP = Lazy(globals(), "_LEADING_STAMP", r"\A\s*<timestamp>(.*?)</timestamp>[ \t]*\n?", re.S)
+_STAMP = Lazy(
+    globals(),
+    "_STAMP",
     r"(?:[A-Za-z]+,\s*)?"  # weekday
     r"(?P<month>[A-Za-z]+)\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{4}),?\s+"
     r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<half>[AaPp]\.?[Mm]\.?)?"
-    r"(?:\s*\(\s*UTC\s*(?:(?P<sign>[+\-\u2212])\s*(?P<hours>\d{1,2})(?::?(?P<minutes>\d{2}))?)?\s*\))?"
+    r"(?:\s*\(\s*UTC\s*(?:(?P<sign>[+\-\u2212])\s*(?P<hours>\d{1,2})(?::?(?P<minutes>\d{2}))?)?\s*\))?",
 )
 
 
@@ -209,7 +211,7 @@ def clean_user_text(text: str) -> tuple[str, datetime | None]:
 
 
 #: Cursor's marker for redacted thinking at the end of assistant text, which says nothing a reader can use.
-REDACTED_THINKING = re.compile(r"(?:\s*\[REDACTED\])+\s*\Z")
+REDACTED_THINKING = Lazy(globals(), "REDACTED_THINKING", r"(?:\s*\[REDACTED\])+\s*\Z")
 
 
 def _parts(content: Any, role: str) -> tuple[list[str], list[ToolCall]]:
@@ -335,7 +337,7 @@ def _load(line: bytes) -> Any:
     whitespace: a file that went through a Windows editor or PowerShell's ``Out-File`` starts with one (trial17 F9)."""
     try:
         return jsonvalue.loads(line.removeprefix(b"\xef\xbb\xbf"))
-    except orjson.JSONDecodeError:
+    except jsonvalue.NotJson:
         return None
 
 
