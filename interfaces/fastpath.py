@@ -348,14 +348,16 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 
 def unwritable(exc: OSError) -> str:
     """The one line for an index deja could not write; or for a file outside deja's home it could not read (a
-    Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such."""
+    Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such. A
+    folder above the home is one the home was being made in (``XDG_CACHE_HOME`` not there, and its folder not this
+    user's to write): no file of it was read, and the line was "cannot read ~/.cache: give your user access" (fix42c)."""
     if isinstance(exc, HomeMissing):
         return str(exc)
     home = os.path.abspath(folders.deja_home())
     where = exc.filename or home
     if exc.errno == errno.ENOSPC:
         return f"cannot write the index ({where}: {exc.strerror}): free space on that disk, then run `deja index`"
-    if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) != home:
+    if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) not in (home, where):
         return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
     from ..core.index.format import INDEX
     from ..core.private import leads_nowhere, nowhere_fix, refusal, refused_write
