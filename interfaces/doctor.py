@@ -686,7 +686,7 @@ def _forbidden_problems(files: list[str], unlisted: list[str], unread_databases:
             "history",
             f"deja may not read {shown}: permission denied, so nothing new is read from there (the index keeps "
             "what it read before)",
-            f"{readable_command(files)}  (as their owner), then `deja index`",
+            f"{readable_command(files)}, then `deja index`",
         )
     ]
 

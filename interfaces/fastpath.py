@@ -843,11 +843,10 @@ def _report_unlisted(unlisted: list[str], said: str) -> None:
         return
     more = len(unlisted) - 1
     named = f"{unlisted[0]} and {plural(more, 'more folder')}" if more else unlisted[0]
-    them, their = ("them", "their") if more else ("it", "its")
+    them = "them" if more else "it"
     echo(
         f"deja may not list {named} (permission denied): the chats in {them} are not indexed (the index keeps what "
-        f"it read from {them} before); make {them} readable: {readable_command(unlisted)}  "
-        f"(as {their} owner), then `deja index`",
+        f"it read from {them} before); make {them} readable: {readable_command(unlisted)}, then `deja index`",
         err=True,
     )
 
