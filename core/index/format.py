@@ -96,7 +96,10 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     ``concluded`` is its last answer's prose: after its last code block (else before its first), after the files
 #:     its code was for (an index of 14 kept the answer's first 300 characters: an opening line and code); it and
 #:     ``asked`` are cut between words. (One version for the three, in one release: a user pays one rebuild.)
-FORMAT_VERSION = 15
+#: 16: an editor chat of Cursor 0.42 and before (its conversation inline, no tool calls) holds an ``edit_file`` call
+#:     for each file its answers' applied code blocks were for (``readers.ide._block_edits``): an index of 15 read
+#:     none, and the databases that hold such chats no longer change, so no refresh would read them again.
+FORMAT_VERSION = 16
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"
