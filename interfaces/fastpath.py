@@ -482,7 +482,7 @@ def search_command(args: SearchArgs) -> None:
     if args.role is not None and args.role not in ROLE_KINDS:
         raise Failed(f"--role {args.role!r} is not one of {', '.join(ROLE_KINDS)}", code=2)
     _check_pattern(args.pattern)
-    since_at = since_option(args.since)
+    since_at = since_option(args.since, args.words)
     query = " ".join(args.words).strip()
     if not query:
         raise Failed("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
@@ -526,8 +526,10 @@ def _check_pattern(pattern: str | None) -> None:
         raise Failed(f"--re {pattern!r} is not a regular expression: {exc}", code=2) from None
 
 
-def since_option(since: str | None) -> datetime | None:
-    """``--since`` as typed, as a moment (None when not given); a usage error (exit 2) when it is no time."""
+def since_option(since: str | None, words: Sequence[str] = ()) -> datetime | None:
+    """``--since`` as typed, as a moment (None when not given); a usage error (exit 2) when it is no time. With the
+    ``words`` after it (``deja search``'s), a period the shell cut into them (``--since last week cache``: "last",
+    then the words "week cache") is told to be quoted, as ``deja sessions`` tells it (trial23 F7, review42d L1)."""
     from ..core.dates import SINCE_FORMS, parse_since
 
     if since is None:
@@ -537,7 +539,26 @@ def since_option(since: str | None) -> datetime | None:
     try:
         return parse_since(since, "date")
     except ValueError as refused:
+        if period := _period_cut(since, words):
+            from ..core.redaction import echoed
+
+            said = f"{echoed(since)!r} is not a date: quote a period of several words, `--since {quote(period)}`"
+            raise Failed(f"--since {said}", code=2) from None
         raise Failed(f"--since {refused}", code=2) from None
+
+
+def _period_cut(since: str, words: Sequence[str]) -> str:
+    """``--since`` with the first word or two of ``words`` when that is a period (``3 days ago``); "" when none is."""
+    from ..core.dates import parse_since
+
+    for taken in (1, 2):
+        period = " ".join([since, *words[:taken]])
+        try:
+            parse_since(period)
+        except ValueError:
+            continue
+        return period
+    return ""
 
 
 def project_above(index: Index, project: str) -> str:
