@@ -215,12 +215,17 @@ class IndexUnreadable(Exception):
 
 
 class IndexForbidden(IndexUnreadable):
-    """This user may not read the index folder: its permissions need fixing; a rebuild could not write it either."""
+    """This user may not read the index folder: its permissions need fixing; a rebuild could not write it either. The
+    folder named is the one that refuses (``regular_files.forbidden``): a folder above deja's home that this user may
+    not search (``XDG_CACHE_HOME`` at mode 000) hid the index, which was named with a chmod that cannot reach it."""
 
     def __init__(self, directory: StrPath) -> None:
-        super().__init__(
-            f"cannot read {directory}: permission denied; give your user access to it: {access_fix(directory)}"
-        )
+        from ..regular_files import forbidden
+
+        blocker = forbidden(directory) or os.fspath(directory)
+        deja_own = blocker in (os.fspath(directory), os.path.dirname(directory))  # (the index, or deja's home)
+        fix = access_fix(blocker, tree=deja_own)
+        super().__init__(f"cannot read {blocker}: permission denied; give your user access to it: {fix}")
 
 
 class IndexOtherFormat(IndexUnreadable):
