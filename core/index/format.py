@@ -215,17 +215,22 @@ class IndexUnreadable(Exception):
 
 
 class IndexForbidden(IndexUnreadable):
-    """This user may not read the index folder: its permissions need fixing; a rebuild could not write it either. The
-    folder named is the one that refuses (``regular_files.forbidden``): a folder above deja's home that this user may
-    not search (``XDG_CACHE_HOME`` at mode 000) hid the index, which was named with a chmod that cannot reach it."""
+    """This user may not read the index folder: its permissions need fixing; a rebuild could not write it either."""
 
     def __init__(self, directory: StrPath) -> None:
-        from ..regular_files import forbidden
+        folder, fix = forbidden_fix(directory)
+        super().__init__(f"cannot read {folder}: permission denied; give your user access to it: {fix}")
 
-        blocker = forbidden(directory) or os.fspath(directory)
-        deja_own = blocker in (os.fspath(directory), os.path.dirname(directory))  # (the index, or deja's home)
-        fix = access_fix(blocker, tree=deja_own)
-        super().__init__(f"cannot read {blocker}: permission denied; give your user access to it: {fix}")
+
+def forbidden_fix(directory: StrPath) -> tuple[str, str]:
+    """The folder that keeps this user from the index folder ``directory``, and the command that lets them in: the
+    one that refuses (``regular_files.forbidden``), since a folder above deja's home that this user may not search
+    (``XDG_CACHE_HOME`` at mode 000) hid the index, which was named with a chmod that cannot reach it; such a folder
+    is given back alone (``access_fix`` without ``tree``: its other files are not deja's)."""
+    from ..regular_files import forbidden
+
+    folder = forbidden(directory) or os.fspath(directory)
+    return folder, access_fix(folder, tree=folder in (os.fspath(directory), os.path.dirname(directory)))
 
 
 class IndexOtherFormat(IndexUnreadable):
@@ -239,9 +244,16 @@ class IndexOtherFormat(IndexUnreadable):
 
 
 def check_readable(directory: StrPath) -> None:
-    """Raise IndexForbidden if ``directory`` exists and this user may not list it: said once, before a refresh
-    would fail on its lock and a read on its manifest."""
-    if os.path.isdir(directory) and not os.access(directory, os.R_OK | os.X_OK):
+    """Raise IndexForbidden if ``directory`` exists and this user may not list it, or a folder above it that this user
+    may not search hides it: said once, before a refresh would fail on its lock and a read on its manifest (or, for
+    the hidden one, say deja's home does not exist)."""
+    if os.path.isdir(directory):
+        if not os.access(directory, os.R_OK | os.X_OK):
+            raise IndexForbidden(directory)
+        return
+    from ..regular_files import forbidden  # (only where there is no index to see: a first run, or a hidden one)
+
+    if forbidden(directory):
         raise IndexForbidden(directory)
 
 
