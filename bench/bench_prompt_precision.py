@@ -44,6 +44,8 @@ from deja.hooks.prompt import recall_for  # noqa: E402
 
 ADVERSARIAL = 5
 _SHOWN = re.compile(r"`deja show ([^`]+)`")
+#: How a hook's log line names the catch-up it started in the background (``hooks.call.request_catch_up``).
+_CATCH_UP = re.compile(r"catching up in a background process \(pid (\d+)\)")
 
 
 @dataclass
@@ -179,7 +181,32 @@ def confirm(conversations: list[Conversation], mode: str, count: int, work: Path
         if shown != injected(Index.open(conversation.home), q.text, mode):
             disagreements += 1
             print(f"  disagrees: {q.text!r}: the process showed {sorted(shown)}", file=sys.stderr)
+    wait_for_catch_ups(conversations)
     return shown_any, disagreements
+
+
+def wait_for_catch_ups(conversations: list[Conversation], seconds: float = 60) -> None:
+    """Wait for the catch-ups the hooks started: a hook that finds its index unchecked for 30 s hands the check to a
+    detached process, which was still writing the home (``checked-whole``, its claim) while the temporary folder
+    was removed, and the removal failed with "Directory not empty". Their pids are in each home's hooks.log."""
+    deadline = time.monotonic() + seconds
+    for conversation in conversations:
+        log = conversation.home / "hooks.log"
+        for pid in map(int, _CATCH_UP.findall(log.read_text(encoding="utf-8")) if log.exists() else []):
+            while _running(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs: there, and not a zombie (a container's first process may reap none)."""
+    try:
+        os.kill(pid, 0)
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except ProcessLookupError:
+        return False
+    except FileNotFoundError:  # no /proc (macOS): os.kill found it
+        return True
 
 
 def main() -> int:

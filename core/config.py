@@ -144,7 +144,7 @@ def _unreadable(path: str, exc: OSError) -> str:
         from .regular_files import readable_command
 
         fix = readable_command([path])
-        return f"cannot read {path} (Permission denied): `{fix}` (as its owner) makes it readable"
+        return f"cannot read {path} (Permission denied): `{fix}` makes it readable"
     return f"cannot read {path} ({exc.strerror or exc})"
 
 

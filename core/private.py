@@ -325,15 +325,25 @@ def leads_nowhere(path: StrPath) -> str:
     return ""
 
 
-def access_fix(path: StrPath) -> str:
+def access_fix(path: StrPath, tree: bool = True) -> str:
     """The command that gives this user back ``path``, a folder of deja's home: ``chown`` when another user owns it
-    (``sudo deja index`` leaves root's, and its owner alone may ``chmod`` it), else ``chmod``."""
+    (``sudo deja index`` leaves root's, and its owner alone may ``chmod`` it), else ``chmod``. Without ``tree``, the
+    folder alone, not what is in it: one above deja's home (``~/.cache`` at mode 000), whose files are not deja's
+    (review42d H1)."""
     try:
-        theirs = os.stat(path).st_uid != os.getuid()
+        theirs = owned_by_another(os.stat(path))
     except OSError:
         theirs = False
     where = _quoted(os.fspath(path))
+    if not tree:
+        return f'sudo chown "$USER" {where}' if theirs else f"chmod u+rwx {where}"
     return f'sudo chown -R "$USER" {where}' if theirs else f"chmod -R u+rwX {where}"
+
+
+def owned_by_another(st: os.stat_result) -> bool:
+    """Whether another user owns the file or folder ``st`` is the stat of: its owner alone (or root) may ``chmod``
+    it, so what gives it to this user is a ``sudo chown``, not a ``chmod`` that would fail."""
+    return st.st_uid != os.getuid()
 
 
 def _quoted(path: str) -> str:

@@ -550,8 +550,14 @@ def searched_words(query: str) -> str:
     A pasted key matched unrelated sessions through its pieces (``sk_live_…`` through "live"), which read as a leak
     to a user checking whether deja kept it (trial11 F2), and the redaction marker's own words ("github token")
     chose another session's digest for ``deja ctx`` (trial23 F2). (The rules load only for a query that may hold
-    one: a key is one long run, and a search for "password reset" need not load them: 15-25 ms, review13 R13-2.)"""
-    return without_secrets(query) if any(map(may_be_a_key, query.split())) else query
+    one: a key is one long run, and a search for "password reset" need not load them: 15-25 ms, review13 R13-2.)
+    The punctuation a pasted secret came wrapped in (``'ghp_…'``, ``(ghp_…)``, ``AKIA…,``) is no word either: left
+    alone, it made a query of a secret alone read as words no session holds (review42d L3), so what is left without
+    a letter or a digit is nothing."""
+    if not any(map(may_be_a_key, query.split())):
+        return query
+    left = without_secrets(query)
+    return left if any(c.isalnum() for c in left) else ""
 
 
 def longest_run(text: str) -> int:

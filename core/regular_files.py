@@ -82,17 +82,39 @@ def forbidden(path: StrPath) -> str:
 
 
 def readable_command(paths: list[str]) -> str:
-    """The ``chmod`` that lets this user read ``paths``: on each one's ``forbidden`` blocker (the file, or the folder
+    """The command that lets this user read ``paths``: on each one's ``forbidden`` blocker (the file, or the folder
     above it that hides it), else on the path itself, each quoted for a shell. A file gets ``chmod u+r``: ``-R`` and
-    ``X`` mean nothing to a file (trial23 F7.6); a folder gets ``chmod -R u+rX``, which opens what is in it too."""
+    ``X`` mean nothing to a file (trial23 F7.6); a folder gets ``chmod -R u+rX``, which opens what is in it too. One
+    another user owns (Cursor once run with ``sudo``) is this user's only after a ``sudo chown``: its owner alone may
+    ``chmod`` it, and the ``u`` of a ``chmod`` is its owner, never this user (``private.owned_by_another``); the
+    ``chmod`` follows, for one at mode 000."""
+    blockers = [forbidden(path) or path for path in paths]
+    files = [path for path in blockers if os.path.isfile(path)]
+    folders = [path for path in blockers if not os.path.isfile(path)]
+    commands = [
+        _command('sudo chown "$USER"', [path for path in files if _owned_by_another(path)]),
+        _command('sudo chown -R "$USER"', [path for path in folders if _owned_by_another(path)]),
+        _command("chmod u+r", files),
+        _command("chmod -R u+rX", folders),
+    ]
+    return " && ".join(command for command in commands if command)
+
+
+def _command(head: str, paths: list[str]) -> str:
+    """``head`` with ``paths``, each quoted for a shell; "" for none."""
     from shlex import quote  # (loaded only for a message that gives the command: no hook pays for it)
 
-    blockers = [forbidden(path) or path for path in paths]
-    files = [quote(path) for path in blockers if os.path.isfile(path)]
-    folders = [quote(path) for path in blockers if not os.path.isfile(path)]
-    commands = [f"chmod u+r {' '.join(files)}"] if files else []
-    commands += [f"chmod -R u+rX {' '.join(folders)}"] if folders else []
-    return " && ".join(commands)
+    return f"{head} {' '.join(map(quote, paths))}" if paths else ""
+
+
+def _owned_by_another(path: str) -> bool:
+    """Whether another user owns ``path`` (``private.owned_by_another``); not when it cannot be looked at."""
+    from .private import owned_by_another
+
+    try:
+        return owned_by_another(os.stat(path))
+    except OSError:
+        return False
 
 
 def blocked(path: StrPath) -> bool:

@@ -273,8 +273,8 @@ def log_unwritable(home: Path | None = None) -> tuple[str, str] | None:
     from ..core.private import access_fix
 
     path = (home or paths.deja_home()) / "hooks.log"
-    if not path.is_file():  # (an append would make it, and not private: the hooks make it themselves, 0600)
-        return None
+    if not os.path.isfile(path):  # (an append would make it, and not private: the hooks make it themselves, 0600;
+        return None  # ``Path.is_file`` raised for a home hidden by a folder above it this user may not search)
     try:
         with path.open("a", encoding="utf-8"):
             return None

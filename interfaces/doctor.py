@@ -37,13 +37,13 @@ from ..core.index import (
     IndexOtherFormat,
     IndexUnreadable,
     check_readable,
+    forbidden_fix,
     index_dir,
     segments_and_temporaries,
 )
 from ..core.indexer.carry import kept_indexes
 from ..core.indexer.plan import RETRIED, out_of_sight_sources
 from ..core.private import (
-    access_fix,
     another_home,
     folders_written,
     home_fix,
@@ -511,8 +511,9 @@ def _index_problems(index: IndexStatus, damage: str) -> list[Finding]:
         fix = "deja index  (rebuilds it from your Cursor history; nothing Cursor still holds is lost)"
         return [Finding("warn", "index", f"{what}; this deja rebuilds it on first use, or now", fix)]
     if index.state == "unreadable":
-        what = f"cannot read {index.path}: permission denied (a rebuild could not write it either)"
-        return [Finding("error", "index", what, access_fix(index.path))]
+        folder, fix = forbidden_fix(index.path)
+        what = f"cannot read {folder}: permission denied (a rebuild could not write it either)"
+        return [Finding("error", "index", what, fix)]
     return [
         Finding(
             "warn",
@@ -691,7 +692,7 @@ def _forbidden_problems(files: list[str], unlisted: list[str], unread_databases:
             "history",
             f"deja may not read {shown}: permission denied, so nothing new is read from there (the index keeps "
             "what it read before)",
-            f"{readable_command(files)}  (as their owner), then `deja index`",
+            f"{readable_command(files)}, then `deja index`",
         )
     ]
 

@@ -348,14 +348,16 @@ def open_index(fresh: bool = True, codec: Codec | None = None) -> Index:
 
 def unwritable(exc: OSError) -> str:
     """The one line for an index deja could not write; or for a file outside deja's home it could not read (a
-    Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such."""
+    Cursor file: the refresh skips those it cannot read, so this is the last line of defence), named as such. A
+    folder above the home is one the home was being made in (``XDG_CACHE_HOME`` not there, and its folder not this
+    user's to write): no file of it was read, and the line was "cannot read ~/.cache: give your user access" (fix42c)."""
     if isinstance(exc, HomeMissing):
         return str(exc)
     home = os.path.abspath(folders.deja_home())
     where = exc.filename or home
     if exc.errno == errno.ENOSPC:
         return f"cannot write the index ({where}: {exc.strerror}): free space on that disk, then run `deja index`"
-    if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) != home:
+    if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) not in (home, where):
         return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
     from ..core.index.format import INDEX
     from ..core.private import leads_nowhere, nowhere_fix, refusal, refused_write
@@ -482,7 +484,7 @@ def search_command(args: SearchArgs) -> None:
     if args.role is not None and args.role not in ROLE_KINDS:
         raise Failed(f"--role {args.role!r} is not one of {', '.join(ROLE_KINDS)}", code=2)
     _check_pattern(args.pattern)
-    since_at = since_option(args.since)
+    since_at = since_option(args.since, args.words)
     query = " ".join(args.words).strip()
     if not query:
         raise Failed("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
@@ -529,8 +531,10 @@ def _check_pattern(pattern: str | None) -> None:
         raise Failed(f"--re {pattern!r} is not a regular expression: {exc}", code=2) from None
 
 
-def since_option(since: str | None) -> datetime | None:
-    """``--since`` as typed, as a moment (None when not given); a usage error (exit 2) when it is no time."""
+def since_option(since: str | None, words: Sequence[str] = ()) -> datetime | None:
+    """``--since`` as typed, as a moment (None when not given); a usage error (exit 2) when it is no time. With the
+    ``words`` after it (``deja search``'s), a period the shell cut into them (``--since last week cache``: "last",
+    then the words "week cache") is told to be quoted, as ``deja sessions`` tells it (trial23 F7, review42d L1)."""
     from ..core.dates import SINCE_FORMS, parse_since
 
     if since is None:
@@ -540,7 +544,26 @@ def since_option(since: str | None) -> datetime | None:
     try:
         return parse_since(since, "date")
     except ValueError as refused:
+        if period := _period_cut(since, words):
+            from ..core.redaction import echoed
+
+            said = f"{echoed(since)!r} is not a date: quote a period of several words, `--since {quote(period)}`"
+            raise Failed(f"--since {said}", code=2) from None
         raise Failed(f"--since {refused}", code=2) from None
+
+
+def _period_cut(since: str, words: Sequence[str]) -> str:
+    """``--since`` with the first word or two of ``words`` when that is a period (``3 days ago``); "" when none is."""
+    from ..core.dates import parse_since
+
+    for taken in (1, 2):
+        period = " ".join([since, *words[:taken]])
+        try:
+            parse_since(period)
+        except ValueError:
+            continue
+        return period
+    return ""
 
 
 def project_above(index: Index, project: str) -> str:
@@ -848,11 +871,10 @@ def _report_unlisted(unlisted: list[str], said: str) -> None:
         return
     more = len(unlisted) - 1
     named = f"{unlisted[0]} and {plural(more, 'more folder')}" if more else unlisted[0]
-    them, their = ("them", "their") if more else ("it", "its")
+    them = "them" if more else "it"
     echo(
         f"deja may not list {named} (permission denied): the chats in {them} are not indexed (the index keeps what "
-        f"it read from {them} before); make {them} readable: {readable_command(unlisted)}  "
-        f"(as {their} owner), then `deja index`",
+        f"it read from {them} before); make {them} readable: {readable_command(unlisted)}, then `deja index`",
         err=True,
     )
 

@@ -140,7 +140,7 @@ def test_a_config_file_deja_cannot_read_stops_it_as_a_broken_one_does(
     reason = {
         "folder": "(Is a directory)",
         "loop": "(Too many levels of symbolic links)",
-        "unsearchable": f"(Permission denied): `chmod -R u+rX {path.parent}` (as its owner) makes it readable",
+        "unsearchable": f"(Permission denied): `chmod -R u+rX {path.parent}` makes it readable",
     }[make]
     assert done.stderr == f"deja: cannot read {path} {reason}; {config.REPAIR}\n"
 

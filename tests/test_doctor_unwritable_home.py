@@ -49,6 +49,25 @@ def test_a_home_it_cannot_make_is_an_error_with_a_fix_for_the_home_alone(sample:
     assert report["healthy"] is False and report["index"]["unwritable"] == f"{folder}: Permission denied"
 
 
+def test_a_cache_folder_deja_cannot_make_its_home_in_is_named_as_that(sample: Sample, tmp_path: Path) -> None:
+    """With no DEJA_HOME, deja's home is made in XDG_CACHE_HOME; a cache folder not there, in a folder this user may
+    not write, was "cannot read …/cache: give your user access to it", though nothing was read (fix42c): the line
+    says the home cannot be made, with doctor's fix."""
+    folder = unwritable_folder(tmp_path)
+    home = folder / "cache" / "deja"
+    env = {name: value for name, value in os.environ.items() if name != "DEJA_HOME"}
+    env["XDG_CACHE_HOME"] = str(folder / "cache")
+    fix = f"mkdir -p {home} as a user who may, and make it yours, or give deja another home: deja config set home DIR"
+    for command in (["index"], ["search", "deploy"]):
+        done = run_deja(*command, env=env)
+        assert (done.returncode, done.stderr) == (
+            1,
+            f"deja: cannot write the index in {folder} (Permission denied): deja's home {home} does not exist and "
+            f"cannot be made there: {fix}\n",
+        )
+    assert f"fix: {fix}" in run_deja("doctor", env=env).stdout  # (doctor's, word for word)
+
+
 def test_a_home_it_can_write_is_not_flagged(indexed_sample: Sample) -> None:
     ran = run_deja("doctor", "--json")
     report = orjson.loads(ran.stdout)

@@ -43,6 +43,28 @@ def test_an_index_folder_deja_may_not_read_is_one_line_naming_it_and_the_chmod_t
     ]
 
 
+def test_a_cache_folder_deja_may_not_search_is_named_not_the_index_it_hides(sample: Sample, tmp_path: Path) -> None:
+    """With no DEJA_HOME the index is under XDG_CACHE_HOME; that folder at mode 000 hid it, and the line named the
+    index with a ``chmod -R`` of it, which cannot reach it: it names the folder that refuses, and that folder alone
+    is given back (the cache's other files are not deja's: review42d H1)."""
+    cache = tmp_path / "cache"
+    env = {name: value for name, value in sample.env.items() if name != "DEJA_HOME"}
+    env["XDG_CACHE_HOME"] = str(cache)
+    assert run_deja("index", env=env).returncode == 0
+    cache.chmod(0)
+    try:
+        ran = {args: as_user(env, *args) for args in [("search", "python"), ("index",), ("doctor",)]}
+    finally:
+        cache.chmod(0o700)
+    said = f"cannot read {cache}: permission denied"
+    for args in [("search", "python"), ("index",)]:  # (index said deja's home did not exist and could not be made)
+        assert (ran[args].returncode, ran[args].stdout) == (1, "")
+        assert ran[args].stderr == f"deja: {said}; give your user access to it: chmod u+rwx {cache}\n"
+    doctor = ran[("doctor",)]  # (it stopped on a PermissionError from hooks.log, behind the folder)
+    assert doctor.returncode == 1 and "Error" not in doctor.stderr, doctor.stderr
+    assert f"ERROR  {said} (a rebuild could not write it either)\n         fix: chmod u+rwx {cache}\n" in doctor.stdout
+
+
 def test_doctor_reports_an_index_folder_deja_may_not_read_under_index_with_its_fix(
     indexed_sample: Sample, locked_index: Path
 ) -> None:

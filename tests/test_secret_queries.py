@@ -227,6 +227,44 @@ def test_a_search_for_a_pasted_key_matches_no_session_through_its_pieces(tmp_pat
         )
 
 
+GITHUB_TOKEN = "ghp_" + "R8x2Lq9ZtV4mK7pW1nY6cJ3hF0sD5aB2eG8u"
+AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
+
+
+@pytest.mark.parametrize(
+    ("pasted", "marker", "quoted"),
+    [
+        (f"'{GITHUB_TOKEN}'", "'[redacted:github-token]'", "\"'[redacted:github-token]'\""),
+        (f"{GITHUB_TOKEN},", "[redacted:github-token],", '"[redacted:github-token],"'),
+        (f"({GITHUB_TOKEN})", "([redacted:github-token])", '"([redacted:github-token])"'),
+        (f'"{AWS_KEY}"', '"[redacted:aws-key]"', "'\"[redacted:aws-key]\"'"),  # (a double quote in single ones)
+    ],
+)
+def test_a_secret_pasted_with_the_punctuation_around_it_is_still_named_a_secret(
+    tmp_path: Path, pasted: str, marker: str, quoted: str
+) -> None:
+    """A key copied with its quotes, brackets or comma left the punctuation as the query's words, and ``search``,
+    ``ctx`` and ``handoff`` said no session's words matched it rather than why (review42d L3); no piece of the key
+    is said back."""
+    cli_root = tmp_path / "cursor-agent"
+    write_transcript(transcript_path(cli_root, str(tmp_path / "shop"), "c-1"), [user_turn("ship it"), assistant_turn("Ok.")])  # fmt: skip
+    (tmp_path / "no-ide").mkdir()
+    env = {**os.environ, "DEJA_HOME": str(tmp_path / "deja"), "DEJA_CURSOR_CLI_ROOT": str(cli_root), "DEJA_CURSOR_ROOT": str(tmp_path / "no-ide")}  # fmt: skip
+    assert run_deja("index", env=env).returncode == 0
+    found = run_deja("search", pasted, env=env)
+    assert (found.returncode, found.stderr) == (0, "")
+    assert found.stdout == f"No session matches {quoted}: it is a secret, which deja never keeps as written.\n"
+    said = found.stdout
+    for verb in ("ctx", "handoff"):
+        done = run_deja(verb, pasted, env=env)
+        assert (done.returncode, done.stdout) == (1, ""), done.stdout
+        assert done.stderr == (
+            f"deja: {marker} is a secret, which deja never keeps as written: give a session's id or other words\n"
+        )
+        said += done.stderr
+    assert "ghp_" not in said and "AKIA" not in said and "EXAMPLE" not in said
+
+
 @pytest.mark.parametrize(
     ("prompt", "loads"),
     [

@@ -141,3 +141,13 @@ def test_a_period_of_several_words_typed_unquoted_is_told_to_be_quoted(home: Pat
         "deja: Got unexpected extra argument(s) (week): quote a period of several words, `--since 'last week'`\n"
     )
     assert "quote" not in run_deja("sessions", "--since", "7d", "api").stderr  # no period: typer's own line
+
+
+def test_a_period_cut_into_a_searchs_words_is_told_to_be_quoted(home: Path) -> None:
+    """``deja search --since last week cache`` takes "week" as a word to search, and "last" was refused with the
+    list of periods, "last week" among them: the refusal says to quote it, as ``deja sessions`` does (review42d)."""
+    done = run_deja("search", "--since", "last", "week", "cache")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "deja: --since 'last' is not a date: quote a period of several words, `--since 'last week'`\n"
+    assert run_deja("search", "--since", "3", "days", "ago", "cache").stderr.endswith("`--since '3 days ago'`\n")
+    assert "quote" not in run_deja("search", "--since", "soon", "cache").stderr  # no period: the forms it takes

@@ -83,8 +83,8 @@ def test_a_first_index_names_the_folders_it_may_not_list_and_doctor_names_each_a
         assert err.splitlines() == [
             f"deja may not list {history.ide / 'globalStorage'} and 1 more folder (permission denied): the chats in "
             "them are not indexed (the index keeps what it read from them before); make them readable: "
-            f"{_chmod(history.ide / 'globalStorage')} {_chmod(history.beta)[len('chmod -R u+rX ') :]}  (as their "
-            "owner), then `deja index`"
+            f"{_chmod(history.ide / 'globalStorage')} {_chmod(history.beta)[len('chmod -R u+rX ') :]}, then `deja "
+            "index`"
         ]
     code, out, _ = history.deja("index", "--json")
     assert json.loads(out)["unreadable_folders"] == [str(history.ide / "globalStorage"), str(history.beta)]
@@ -97,7 +97,7 @@ def test_a_first_index_names_the_folders_it_may_not_list_and_doctor_names_each_a
         .split("deja may not read ", 1)[1]
         .startswith(f"{history.ide / 'globalStorage'}, {history.beta}: permission denied")
     )
-    assert f"fix: {_chmod(history.ide / 'globalStorage')} {history.beta}  (as their owner)" in lines[said + 1]
+    assert f"fix: {_chmod(history.ide / 'globalStorage')} {history.beta}" in lines[said + 1]
     code, out, _ = history.deja("doctor", "--json")
     assert code == 1
     report = json.loads(out)
@@ -109,7 +109,7 @@ def test_an_editor_database_this_user_may_not_read_is_permission_denied_with_its
     history.database.chmod(0)
     line = (
         f"{history.database} (permission denied) could not be read: nothing was read from it before; make it "
-        f"readable: {_chmod_file(history.database)}  (as its owner), then `deja index`"
+        f"readable: {_chmod_file(history.database)}, then `deja index`"
     )
     for _ in range(2):  # waiting never mends it: no "read by the next deja index (within a minute)"
         code, out, err = history.deja("index")
@@ -122,7 +122,7 @@ def test_an_editor_database_this_user_may_not_read_is_permission_denied_with_its
     lines = out.splitlines()
     said = next(i for i, line in enumerate(lines) if "may not read" in line)
     assert lines[said].split("deja may not read ", 1)[1].startswith(f"{history.database}: permission denied")
-    assert f"fix: {_chmod_file(history.database)}  (as their owner)" in lines[said + 1]
+    assert f"fix: {_chmod_file(history.database)}" in lines[said + 1]
 
 
 def test_editor_folders_and_databases_unreadable_after_an_index_are_named_with_their_chmod(history: History) -> None:
@@ -138,7 +138,7 @@ def test_editor_folders_and_databases_unreadable_after_an_index_are_named_with_t
     code, out, _ = history.deja("doctor")
     assert code == 1
     assert f"deja may not read {history.ide / 'globalStorage'}: permission denied" in out
-    assert f"fix: {_chmod(history.ide / 'globalStorage')}  (as their owner)" in out
+    assert f"fix: {_chmod(history.ide / 'globalStorage')}" in out
     code, out, _ = history.deja("doctor", "--json")
     assert json.loads(out)["unreadable_files"] == [str(history.ide / "globalStorage")]
 
@@ -156,7 +156,7 @@ def test_an_editor_database_made_unreadable_after_an_index_is_named_by_every_ind
         assert code == 0 and out.startswith("3 sessions, 5 messages indexed"), err
         assert err.splitlines() == [
             f"{history.database} (permission denied) could not be read: what was read from it before is kept; make "
-            f"it readable: {_chmod_file(history.database)}  (as its owner), then `deja index`"
+            f"it readable: {_chmod_file(history.database)}, then `deja index`"
         ]
     code, out, _ = history.deja("search", "gamma-gizmo")
     assert code == 0 and "gamma editor chat" in out
@@ -182,7 +182,7 @@ def test_the_session_end_log_gives_the_chmod_for_a_database_this_user_may_not_re
     [line] = [line for line in out.splitlines() if f"ingested {chat}" in line]
     assert line.endswith(
         f"ingested {chat}: 0 added, 1 updated; {history.database} (permission denied) could not be read: kept as it "
-        f"was; make it readable: {_chmod_file(history.database)}  (as its owner), then `deja index`"
+        f"was; make it readable: {_chmod_file(history.database)}, then `deja index`"
     ), line
 
 
@@ -242,7 +242,7 @@ def test_a_rebuild_refused_for_a_database_read_before_is_refused_before_anything
     else:
         history.database.chmod(0)
         ran = as_user(env, "index", "--full")
-        why, fix = "permission denied", f"; make it readable: {_chmod_file(history.database)}  (as its owner), then `deja index --full`"  # fmt: skip
+        why, fix = "permission denied", f"; make it readable: {_chmod_file(history.database)}, then `deja index --full`"  # fmt: skip
     assert ran.returncode == 1, ran
     assert ran.stderr.splitlines() == [
         f"deja: the index was not rebuilt: {history.database} ({why}) could not be read this time, and a rebuild "
@@ -277,7 +277,7 @@ def test_a_refused_rebuild_gives_the_chmod_for_a_database_this_user_may_not_read
     assert err.splitlines() == [
         f"deja: the index was not rebuilt: {history.database} (permission denied) could not be read this time, and a "
         "rebuild would lose the sessions read from it before, which are kept as they were; run it again once it can "
-        f"be read; make it readable: {_chmod_file(history.database)}  (as its owner), then `deja index --full`"
+        f"be read; make it readable: {_chmod_file(history.database)}, then `deja index --full`"
     ]
 
 
@@ -290,7 +290,7 @@ def test_a_folder_hiding_chats_read_before_is_named_once_with_its_chmod(history:
     assert code == 0 and out.startswith("3 sessions, 5 messages indexed")
     assert err.splitlines() == [
         f"{transcript} (permission denied) could not be read: what was read from it before is kept; make it "
-        f"readable: {_chmod(history.beta)}  (as its owner), then `deja index`",
+        f"readable: {_chmod(history.beta)}, then `deja index`",
     ]  # (the transcript, named, is no "unreadable record skipped" too)
 
 
@@ -326,7 +326,7 @@ def test_a_chat_folder_this_user_may_not_search_is_named_by_index_and_doctor(his
         assert code == 0 and out.startswith("2 sessions, 3 messages indexed"), err
         assert err.splitlines() == [
             f"deja may not list {chat} (permission denied): the chats in it are not indexed (the index keeps what it "
-            f"read from it before); make it readable: {_chmod(chat)}  (as its owner), then `deja index`"
+            f"read from it before); make it readable: {_chmod(chat)}, then `deja index`"
         ]
         code, out, _ = history.deja("index", "--json")
         assert json.loads(out)["unreadable_folders"] == [str(chat)]

@@ -133,7 +133,7 @@ def test_a_transcript_at_mode_000_is_read_from_its_store_then_from_itself_once_i
     try:
         _first_index_reads_the_store(
             f"{transcript} (permission denied) could not be read: nothing was read from it before; make it readable: "
-            f"chmod u+r {transcript}  (as its owner), then `deja index`",  # (a file: no -R, trial23 F7.6)
+            f"chmod u+r {transcript}, then `deja index`",  # (a file: no -R, trial23 F7.6)
             user,
         )
     finally:
@@ -141,6 +141,45 @@ def test_a_transcript_at_mode_000_is_read_from_its_store_then_from_itself_once_i
     ran = user("index")
     assert ran.returncode == 0 and "could not be read" not in ran.stderr, ran.stderr
     assert _found("quokka", user)
+
+
+def test_a_transcript_another_user_owns_is_given_with_the_chown_its_chmod_cannot_do(cli_root: Path) -> None:
+    """A ``chmod u+r`` of a file another user owns (Cursor once run with ``sudo``) fails, and would give its owner,
+    not this user, the read: the line gives the ``sudo chown`` first. Made for real as root alone (a user cannot give
+    a file away), read by deja as uid 1000 in a user namespace, to which the file's owner is another user."""
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file to another user")
+    transcript = _chat_with_a_store(cli_root)
+    os.chown(transcript, 4242, -1)
+    transcript.chmod(0)
+    try:
+        _first_index_reads_the_store(
+            f"{transcript} (permission denied) could not be read: nothing was read from it before; make it readable: "
+            f'sudo chown "$USER" {transcript} && chmod u+r {transcript}, then `deja index`',
+            user,
+        )
+    finally:
+        transcript.chmod(0o644)
+
+
+def test_whose_a_file_is_comes_from_its_stat(tmp_path: Path) -> None:
+    """The choice between ``chmod`` and ``sudo chown`` (``private.owned_by_another``), fed real stats: a file this
+    user made, and one another user owns (given away as root; else the root folder, root's)."""
+    import os
+
+    from deja.core.private import owned_by_another
+
+    mine = tmp_path / "mine"
+    mine.write_text("x")
+    assert not owned_by_another(os.stat(mine))
+    theirs = Path("/")
+    if os.geteuid() == 0:
+        theirs = tmp_path / "theirs"
+        theirs.write_text("x")
+        os.chown(theirs, 4242, -1)
+    assert owned_by_another(os.stat(theirs))
 
 
 def test_chats_it_could_not_read_are_not_said_to_be_missing(cli_root: Path) -> None:

@@ -96,7 +96,10 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     ``concluded`` is its last answer's prose: after its last code block (else before its first), after the files
 #:     its code was for (an index of 14 kept the answer's first 300 characters: an opening line and code); it and
 #:     ``asked`` are cut between words. (One version for the three, in one release: a user pays one rebuild.)
-FORMAT_VERSION = 15
+#: 16: an editor chat of Cursor 0.42 and before (its conversation inline, no tool calls) holds an ``edit_file`` call
+#:     for each file its answers' applied code blocks were for (``readers.ide._block_edits``): an index of 15 read
+#:     none, and the databases that hold such chats no longer change, so no refresh would read them again.
+FORMAT_VERSION = 16
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"
@@ -215,9 +218,19 @@ class IndexForbidden(IndexUnreadable):
     """This user may not read the index folder: its permissions need fixing; a rebuild could not write it either."""
 
     def __init__(self, directory: StrPath) -> None:
-        super().__init__(
-            f"cannot read {directory}: permission denied; give your user access to it: {access_fix(directory)}"
-        )
+        folder, fix = forbidden_fix(directory)
+        super().__init__(f"cannot read {folder}: permission denied; give your user access to it: {fix}")
+
+
+def forbidden_fix(directory: StrPath) -> tuple[str, str]:
+    """The folder that keeps this user from the index folder ``directory``, and the command that lets them in: the
+    one that refuses (``regular_files.forbidden``), since a folder above deja's home that this user may not search
+    (``XDG_CACHE_HOME`` at mode 000) hid the index, which was named with a chmod that cannot reach it; such a folder
+    is given back alone (``access_fix`` without ``tree``: its other files are not deja's)."""
+    from ..regular_files import forbidden
+
+    folder = forbidden(directory) or os.fspath(directory)
+    return folder, access_fix(folder, tree=folder in (os.fspath(directory), os.path.dirname(directory)))
 
 
 class IndexOtherFormat(IndexUnreadable):
@@ -231,9 +244,16 @@ class IndexOtherFormat(IndexUnreadable):
 
 
 def check_readable(directory: StrPath) -> None:
-    """Raise IndexForbidden if ``directory`` exists and this user may not list it: said once, before a refresh
-    would fail on its lock and a read on its manifest."""
-    if os.path.isdir(directory) and not os.access(directory, os.R_OK | os.X_OK):
+    """Raise IndexForbidden if ``directory`` exists and this user may not list it, or a folder above it that this user
+    may not search hides it: said once, before a refresh would fail on its lock and a read on its manifest (or, for
+    the hidden one, say deja's home does not exist)."""
+    if os.path.isdir(directory):
+        if not os.access(directory, os.R_OK | os.X_OK):
+            raise IndexForbidden(directory)
+        return
+    from ..regular_files import forbidden  # (only where there is no index to see: a first run, or a hidden one)
+
+    if forbidden(directory):
         raise IndexForbidden(directory)
 
 

@@ -61,7 +61,7 @@ def make_readable(path: str, then: str) -> str:
     """What lets this user read ``path``, which a refresh could not read for want of permission: the chmod of the
     file itself, or of the folder above it that hides it (``regular_files.forbidden``), by its owner, then ``then``.
     The CLI's lines and the session-end hook's log line say it alike (a refresh never mends it)."""
-    return f"make it readable: {readable_command([path])}  (as its owner), then `{then}`"
+    return f"make it readable: {readable_command([path])}, then `{then}`"
 
 
 #: A transcript's chat folder (``agent-transcripts/<id>``): the walk reads the transcript in it by name (and lists
