@@ -19,7 +19,7 @@ from ..cjson import dump_json
 from ..model import Message, ToolCall, cap_text
 from ..patterns import Lazy
 from ..text import user_query
-from .transcripts import REDACTED_THINKING, clean_user_text
+from .transcripts import clean_user_text, without_redacted_thinking
 
 #: A root's child: the message, and its node's time when the store recorded one.
 Child = tuple[dict[str, Any], datetime | None]
@@ -236,7 +236,7 @@ def _user_text(content: Any) -> tuple[str, datetime | None]:
 
 def _assistant_parts(content: Any, calls: dict[str, ToolCall]) -> tuple[str, list[ToolCall]]:
     """An assistant message's text (less a trailing ``[REDACTED]``) and its tool calls, registered by id."""
-    texts = [t for t in (REDACTED_THINKING.sub("", t) for t in _texts(content)) if t.strip()]
+    texts = [t for t in map(without_redacted_thinking, _texts(content)) if t.strip()]
     made: list[ToolCall] = []
     for part in content if isinstance(content, list) else ():
         if not isinstance(part, dict) or part.get("type") != "tool-call":

@@ -214,6 +214,13 @@ def clean_user_text(text: str) -> tuple[str, datetime | None]:
 REDACTED_THINKING = Lazy(globals(), "REDACTED_THINKING", r"(?:\s*\[REDACTED\])+\s*\Z")
 
 
+def without_redacted_thinking(text: str) -> str:
+    """``text`` without a trailing ``REDACTED_THINKING`` marker, asked of this module's own name (compiled in place
+    on first use: a reader that imported the name would ask ``re``'s cache on every text) and only where the marker
+    is (its regex scans every position of a text)."""
+    return REDACTED_THINKING.sub("", text) if "[REDACTED]" in text else text
+
+
 def _parts(content: Any, role: str) -> tuple[list[str], list[ToolCall]]:
     """The text parts and ``tool_use`` calls of a record's content (string or parts).
 
@@ -230,8 +237,8 @@ def _parts(content: Any, role: str) -> tuple[list[str], list[ToolCall]]:
         kind = part.get("type")
         if kind == "text" and isinstance(part.get("text"), str):
             text = part["text"]
-            if role == "assistant" and "[REDACTED]" in text:  # the marker's regex scans every position of a text
-                text = REDACTED_THINKING.sub("", text)
+            if role == "assistant":
+                text = without_redacted_thinking(text)
             if text.strip():
                 texts.append(text)
         elif kind == "tool_use" and role == "assistant" and isinstance(part.get("name"), str):
