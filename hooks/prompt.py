@@ -73,9 +73,7 @@ COMMON_POSTINGS_READ = 256
 #: 12.5% at each (their questions are short: few have more than 8). 8, not 6: the same there, and a long prompt's
 #: few more words kept. Reporting halves, every one -> 8: LoCoMo 81.7% / 1.5%, coding 61.3% / 5.9% / 19.4% and
 #: the blind set 93.2% / 33.3% / 13.6%, unchanged; none of their 73,360 prompts recalls otherwise, figures included
-#: (bench/gate_diff.py). It changes what a prompt with more than 8 common words recalls: of the first questions of
-#: 400 sessions of the bench's generated 1k history (random words, most of them common), 3 recall otherwise: its own
-#: session first 386 -> 384, anything 399 -> 397; with its own session left out (nothing answers) 120 -> 116.
+#: (bench/gate_diff.py). It changes what a prompt with more than 8 common words recalls.
 COMMON_TERMS_READ = 8
 #: Capitalised words that name a time, not a thing (the index keeps times as dates, not words).
 TIME_WORDS = frozenset(
