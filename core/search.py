@@ -327,7 +327,6 @@ def _score_docs(
     spelt: dict[str, str] | None = None,
     compounds: dict[str, Compound] | None = None,
     common_budget: int | None = None,
-    common_terms: int | None = None,
 ) -> tuple[_Scores, dict[str, float], set[str]]:
     """Every candidate doc's score and the query terms it matched (``_Scores``, keyed ``seg_i << bits | doc``:
     ``_doc_bits``), each term's idf, and the terms some doc holds, as written or nearly.
@@ -337,8 +336,7 @@ def _score_docs(
     (``thesaurus.related``): a doc holding one of them holds the term ``near``ly, which ranks it but is not a
     match as written (the idfs are of the terms as written). Terms from ``gained`` on match only nearly.
     ``budget``: the most postings a term may read (see ``search``), ``common_budget`` a common term (a quarter of
-    ``budget`` at most, its default); ``common_terms``: how many common terms are read at all, the rarest
-    (``_unread_common``). With ``known`` (``_known_docs``), only the docs
+    ``budget`` at most, its default). With ``known`` (``_known_docs``), only the docs
     it holds are scored. ``spelt`` maps a term stemmed from a word typed in lowercase to the word, which the index
     holds unstemmed when a text wrote it in mixed case (``text.spellings``): matched as written too, its idf the
     term's where the stem is in no doc. ``compounds`` maps a term that is a compound's closed word (``rollback``) to
@@ -363,12 +361,8 @@ def _score_docs(
     budget = own if budget is None else min(budget, own or budget)
     common = budget // 4 if common_budget is None or not budget else min(budget // 4, common_budget)
     budgets = (budget, common)
-    unread = {} if common_terms is None else _unread_common(index, query, common_terms)
     for bit, term in enumerate(query):
         part = PART_WEIGHT if parts.get(term) in idfs else 1.0
-        if term in unread:  # (no doc matches it, nor through another word; its idf still weighs what is asked)
-            idfs[term] = unread[term]
-            continue
         if term not in gained and (
             idf := _add_postings(index, term, part, 1 << bit, False, filters, scores, budgets, known)
         ):
@@ -385,17 +379,6 @@ def _score_docs(
         ):
             reached.add(term)
     return scores, idfs, reached.union(idfs)
-
-
-def _unread_common(index: Index, query: list[str], most: int) -> dict[str, float]:
-    """The common terms of ``query`` (idf below ``COMMON_IDF``) past its ``most`` rarest (the first on a tie), with
-    their idfs: the ones a search that reads ``most`` common terms reads not at all. A long prompt's commonest words
-    decide little of its ranking and read most of its postings."""
-    if len(query) <= most:
-        return {}
-    idfs = {term: index.idf(df) for term in dict.fromkeys(query) if (df := _df(index, term))}
-    common = sorted((term for term, idf in idfs.items() if idf < COMMON_IDF), key=idfs.__getitem__, reverse=True)
-    return {term: idfs[term] for term in common[most:]}
 
 
 def _filtered_budget(index: Index, filters: Filters) -> int:
@@ -1052,7 +1035,6 @@ def search(
     now: float | None = None,
     budget: int | None = None,
     common_budget: int | None = None,
-    common_terms: int | None = None,
     relative: bool = False,
     phrases_veto: bool = False,
 ) -> SearchResult:
@@ -1061,8 +1043,7 @@ def search(
     A small index is read whole, a large one as far as ``POSTINGS_BUDGET`` says. ``budget``, when given, caps that
     at so many postings a term (its highest-impact ones, a quarter of that for a common term, spread over the
     segments by size) whatever the index's size: a hook runs on every prompt and keeps its cost flat that way.
-    ``common_budget``, when given, caps a common term's read further, and ``common_terms`` how many of the query's
-    common terms are read at all, its rarest (the prompt hook's: ``_unread_common``). ``relative``: the query's "yesterday", "last week" and the like name days too (a person's or an agent's
+    ``common_budget``, when given, caps a common term's read further (the prompt hook's). ``relative``: the query's "yesterday", "last week" and the like name days too (a person's or an agent's
     search, not a prompt's). ``phrases_veto``: a quoted phrase no session holds, nor all its words, still finds
     nothing, where a person's or an agent's search drops it and says so (the prompt hook: a title no session holds,
     in a one-line question, says the history cannot answer it).
@@ -1095,7 +1076,6 @@ def search(
         spellings(text),
         closed_compounds(words) if budget is None else {},  # (a hook's: no text read, review41b M5)
         common_budget,
-        common_terms,
     )
     dated = _date_boosts(index, dates, doc_scores, known)
     grouped = _group(index, doc_scores, filters, only, known)

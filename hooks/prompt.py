@@ -65,16 +65,6 @@ POSTINGS_READ = 4096
 #: -> 93.2% / 33.3% / 13.6%. 4,591 of LoCoMo's 73,036 prompts (bench/gate_diff.py) and 16 of the coding
 #: benchmark's 324 inject other sessions; the lead and share figures of many more move a little.
 COMMON_POSTINGS_READ = 256
-#: How many of a prompt's common terms search reads at all, its rarest: the others (a long prompt's commonest words)
-#: read no postings, and count in what the prompt asks with no session holding them. The bench's recalling prompt at
-#: 1k sessions has 19 common terms of 21: valgrind instructions of the whole hook 116.6 -> 105.8 M (Task 121.3 ->
-#: 109.5 M). Tuned on the tuning halves (right session / anything injected when the answer is absent / on near
-#: misses, safe): LoCoMo 81.7% / 4.3% reading every one, at 8 and at 6, 81.6% / 4.3% at 4; coding 78.1% / 5.9% /
-#: 12.5% at each (their questions are short: few have more than 8). 8, not 6: the same there, and a long prompt's
-#: few more words kept. Reporting halves, every one -> 8: LoCoMo 81.7% / 1.5%, coding 61.3% / 5.9% / 19.4% and
-#: the blind set 93.2% / 33.3% / 13.6%, unchanged; none of their 73,360 prompts recalls otherwise, figures included
-#: (bench/gate_diff.py). It changes what a prompt with more than 8 common words recalls.
-COMMON_TERMS_READ = 8
 #: Capitalised words that name a time, not a thing (the index keeps times as dates, not words).
 TIME_WORDS = frozenset(
     [*MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
@@ -572,7 +562,6 @@ def _recall(
         snippets=0,
         budget=POSTINGS_READ,
         common_budget=COMMON_POSTINGS_READ,
-        common_terms=COMMON_TERMS_READ,
         phrases_veto=True,  # (a paste of several lines has no phrases: ``text.phrases``)
     )
     asked = Asked(prompt, words, result, index.idf(0))

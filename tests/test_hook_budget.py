@@ -1,6 +1,5 @@
 """The prompt hook reads only the head of each term's postings (``prompt.POSTINGS_READ``, a common term's
-``prompt.COMMON_POSTINGS_READ``), at any index size, and of a long prompt's common terms only the rarest
-(``prompt.COMMON_TERMS_READ``).
+``prompt.COMMON_POSTINGS_READ``), at any index size.
 
 A whole read of a 1k-session index cost the hook about 60 ms; capped, its cost stays flat. What a capped search
 finds: the sessions holding a term's highest-impact postings, and every session holding a rare one.
@@ -70,28 +69,14 @@ def test_a_common_budget_reads_less_of_a_common_term_only(index: Index) -> None:
 
 @pytest.mark.unit
 def test_the_prompt_hook_recalls_through_its_budget(index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
-    budgets: list[tuple[object, object, object]] = []
+    budgets: list[tuple[object, object]] = []
     real = prompt.search
 
     def spy(*args: object, **kwargs: object) -> object:
-        budgets.append((kwargs.get("budget"), kwargs.get("common_budget"), kwargs.get("common_terms")))
+        budgets.append((kwargs.get("budget"), kwargs.get("common_budget")))
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(prompt, "search", spy)
     recall = prompt.recall_for(index, "why does the kafka consumer lag behind?", "safe", set(), set())
-    assert budgets == [(prompt.POSTINGS_READ, prompt.COMMON_POSTINGS_READ, prompt.COMMON_TERMS_READ)]
+    assert budgets == [(prompt.POSTINGS_READ, prompt.COMMON_POSTINGS_READ)]
     assert [s[:8] for s in recall.session_ids] == ["00000007"]
-
-
-@pytest.mark.unit
-def test_a_search_that_reads_so_many_common_terms_reads_the_rarest_of_them(index: Index) -> None:
-    """Every chat says "deploy" twice, "broke" once and all but one "release": with one common term read, "broke" is
-    (the rarest of the three) and the others are not, though their idfs still count; the rare terms are read all."""
-    query = "deploy release broke kafka consumer"
-    every = search(index, query, limit=3, budget=4096, common_budget=256)
-    assert every.hits[1].matched == ["deploy", "releas", "broke"]
-    one = search(index, query, limit=3, budget=4096, common_budget=256, common_terms=1)
-    assert one.hits[0].session_id.startswith("00000007")
-    assert one.hits[0].matched == ["kafka", "consum"]
-    assert one.hits[1].matched == ["broke"]
-    assert one.idf == every.idf
