@@ -45,7 +45,7 @@ from .keys import (
     telling_tail,
     tree_key,
 )
-from .lines import cut
+from .lines import stretch
 from .record import Record
 from .text import (
     composed,
@@ -559,29 +559,12 @@ def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> s
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
-    return _window(flat, _term_hits(flat, wanted), width)
+    return stretch(flat, _term_hits(flat, wanted), width)
 
 
 def _term_hits(flat: str, wanted: set[str]) -> list[int]:
     """Where the tokens of ``flat`` holding a ``wanted`` term start (folding whitespace changes no token)."""
     return [start for start, found in term_positions(flat) if not wanted.isdisjoint(found)]
-
-
-def _window(flat: str, hits: list[int], width: int) -> str:
-    """The stretch of ``flat`` (longer than ``width``) about ``width`` long holding the most of ``hits``."""
-    if not hits:
-        return cut(flat, width)
-    best_start, best_count, j = hits[0], 0, 0
-    for i, start in enumerate(hits):
-        while hits[j] < start - width + 40:
-            j += 1
-        if i - j + 1 > best_count:
-            best_count, best_start = i - j + 1, hits[j]
-    start = max(0, best_start - 40)
-    space = flat.rfind(" ", 0, start + 1)
-    start = space + 1 if start and space >= 0 else start
-    window = flat[start : start + width]
-    return ("…" if start else "") + window.strip() + ("…" if start + width < len(flat) else "")
 
 
 def _phrase_ok(segment: Segment, docs: Iterable[int], wanted: list[str]) -> bool:
@@ -1503,7 +1486,7 @@ def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:
     if not hits:
         text = densest_window(_one_a_line(doc_text(message)), wanted)
     else:
-        text = flat if len(flat) <= SNIPPET_CHARS else _window(flat, hits, SNIPPET_CHARS)
+        text = flat if len(flat) <= SNIPPET_CHARS else stretch(flat, hits, SNIPPET_CHARS)
     role = message.role if flat or not message.tool_calls else "tool"
     return Snippet(role=role, text=text, timestamp=message.timestamp)
 
