@@ -1237,18 +1237,32 @@ def meant_project(index: Index, project: str | None) -> tuple[str | None, list[s
     return _meant_project(index, spelt) if spelt else (meant, folders)
 
 
-def close_project(index: Index, name: str) -> str:
-    """The project ``name`` most likely means when none is called so (``web`` for ``web-app``, ``shpo`` for
-    ``shop``), as ``--project`` takes it (``telling_labels``: ``legacy/api`` where two folders end so); "" when no
-    project's name is close. An unknown ``--project`` says it rather than leaving the user to look it up (trial23)."""
-    from difflib import get_close_matches
+#: How alike a name must be to a project's to be offered for it (``difflib``'s ratio): ``shpo`` is ``shop``'s
+#: (0.75), ``web`` is ``web-app``'s (0.6), ``xylophone`` is not ``x``'s (0.2) nor ``application`` ``app``'s (0.43).
+CLOSE_RATIO = 0.6
 
+
+def close_projects(index: Index, name: str) -> list[str]:
+    """The projects ``name`` most likely means when none is called so (``web`` for ``web-app``, ``shpo`` for
+    ``shop``, ``packages/ap`` for ``packages/api``), as ``--project`` takes them (``telling_labels``: ``legacy/api``
+    where two folders end so): each that is as alike as the most alike, so two folders called ``api`` are both
+    offered for ``apj``; [] when none is alike enough (``CLOSE_RATIO``), ``name`` is a letter, or a folder's path
+    (``./web``, ``~/code/web``). An unknown ``--project`` says it rather than leaving the user to look it up
+    (trial23); a name that began with a shorter project's (``xylophone``, ``x``) was offered it (review43a L1)."""
+    from difflib import SequenceMatcher
+
+    wanted = fold(composed(name.strip())).lower().strip("/")
+    if len(wanted) < 2 or name.strip().startswith(("/", "~", ".")):
+        return []
     folders = sorted(_session_folders(index))
-    labels = {label.rpartition("/")[2].lower(): label for label in telling_labels(folders)}
-    wanted = fold(composed(name.strip())).lower()
-    starting = [named for named in labels if named.startswith(wanted) or wanted.startswith(named)]
-    close = starting if len(starting) == 1 else get_close_matches(wanted, list(labels), n=1, cutoff=0.6)
-    return labels[close[0]] if close else ""
+    depth = wanted.count("/") + 1  # (a label's parts: ``packages/ap`` is read against each folder's last two)
+    tails = [fold(composed("/".join(folder.rstrip("/").split("/")[-depth:]))).lower() for folder in folders]
+    ratios = [SequenceMatcher(None, wanted, tail).ratio() for tail in tails]
+    best = max(ratios, default=0.0)
+    if best < CLOSE_RATIO:
+        return []
+    labels = telling_labels(folders)
+    return [label for label, ratio in zip(labels, ratios, strict=True) if ratio == best]
 
 
 def _accented(index: Index, name: str) -> str:

@@ -630,7 +630,7 @@ def unknown_project(
     is), not that nothing matched; "" when one is, or none is given. The CLI fails with it (``chosen_project``); the
     MCP tools answer it."""
     from ..core.redaction import PATH_CHARS, echoed
-    from ..core.search import close_project, project_indexed
+    from ..core.search import close_projects, project_indexed
 
     if not project or project_indexed(index, project):
         return ""
@@ -640,9 +640,11 @@ def unknown_project(
     if above := project_above(index, project):
         return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give {give.format(shell=quote(above), python=repr(above))}"
     folder = project_folder(project)
-    close = "" if folder else close_project(index, project)
-    meant = f"did you mean {give.format(shell=quote(close), python=repr(close))}? " if close else ""
-    missing = " (there is no such folder)" if folder and not os.path.isdir(folder) else ""
+    gone = folder is not None and not os.path.isdir(folder)
+    close = close_projects(index, project) if not folder or gone else []  # (``packages/ap``: a label misspelt)
+    named = " or ".join(give.format(shell=quote(label), python=repr(label)) for label in close)
+    meant = f"did you mean {named}? " if close else ""
+    missing = " (there is no such folder)" if gone else ""
     return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed{missing}; {meant}{listed}."
 
 
