@@ -74,6 +74,10 @@ _LOWER_HEX = frozenset("0123456789abcdef")
 _QUOTES = "'\"`"
 
 
+#: The most of an output's line an error line keeps (a minified JSON body is one line of kilobytes).
+LINE_CHARS = 400
+
+
 def error_lines(output: str, limit: int = 3) -> list[str]:
     """The lines of ``output`` that best identify its error: named errors first, then the last others; each once,
     where it last came (a retry loop prints the same line again and again)."""
@@ -81,8 +85,8 @@ def error_lines(output: str, limit: int = 3) -> list[str]:
     for line in output.splitlines():
         line = line.strip()
         if len(line) > 8 and is_error_line(line) and not is_summary(line):
-            found.pop(line[:400], None)
-            found[line[:400]] = None
+            found.pop(line[:LINE_CHARS], None)
+            found[line[:LINE_CHARS]] = None
     named = [line for line in found if names_error(line)]
     rest = [line for line in reversed(found) if line not in named]
     return (list(reversed(named)) + rest)[:limit]

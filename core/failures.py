@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import chain
 
 from .destructive import is_destructive
-from .errors import error_lines, is_word
+from .errors import LINE_CHARS, error_lines, is_word
 from .index import Index, Segment, edited_paths, in_project
 from .keys import (
     EDIT_TOOLS,
@@ -24,7 +24,7 @@ from .keys import (
     only_looks,
     session_key,
 )
-from .lines import one_line
+from .lines import one_line, stretch
 from .record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -102,11 +102,31 @@ class ErrorMatch(Record, frozen=True):
                 return None
             # the line holding most of them, an error line first: "invalid format" is none, and the output's error
             # line of another failure was shown for it (trial23 F7.3)
-            said = [*lines, *filter(None, map(str.strip, output.splitlines()))]
-            return max(said, key=lambda ln: sum(w in ln.lower() for w in self.words), default="")
+            return self._holding([*lines, *output.splitlines()])
         if not all(name in output for name in self.names):
             return None
         return next((ln for ln in lines if error_key(ln) == self.key), None)
+
+    def _holding(self, lines: list[str]) -> str:
+        """The line of ``lines`` holding the most of ``words`` (the first of those); of a line longer than an error
+        line is kept (``LINE_CHARS``), the part that holds them: a failed call's 4 KB JSON body was shown whole in
+        ``--json``, and its first 200 characters, none of the words, in the text (review43a M2)."""
+        scored = [(sum(word in line.lower() for word in self.words), line) for line in map(str.strip, lines) if line]
+        line = max(scored, key=lambda pair: pair[0], default=(0, ""))[1]
+        if len(line) <= LINE_CHARS:
+            return line
+        flat = " ".join(line.split())
+        lower = flat.lower()
+        hits = sorted(at for word in self.words for at in _starts(lower, word))
+        return stretch(flat, hits, LINE_CHARS - 2)  # (with its two "…")
+
+
+def _starts(text: str, word: str) -> list[int]:
+    """Where ``word`` starts in ``text``, each time."""
+    found = [text.find(word)]
+    while found[-1] >= 0:
+        found.append(text.find(word, found[-1] + 1))
+    return found[:-1]
 
 
 def failed_call(message: Message, match: ErrorMatch | None) -> tuple[ToolCall, str] | None:

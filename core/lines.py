@@ -48,3 +48,22 @@ def to_word(text: str, end: int) -> str:
         return text[:end]
     space = text.rfind(" ", 0, end)
     return text[:space] if space >= 0 and end - space <= WORD_SLACK else text[:end]
+
+
+def stretch(flat: str, hits: list[int], width: int) -> str:
+    """The stretch of ``flat`` (longer than ``width``) about ``width`` long holding the most of ``hits`` (where the
+    words looked for start), ``…`` marking a cut end: a search's snippet, a long output line that holds an error's
+    words."""
+    if not hits:
+        return cut(flat, width)
+    best_start, best_count, j = hits[0], 0, 0
+    for i, start in enumerate(hits):
+        while hits[j] < start - width + 40:
+            j += 1
+        if i - j + 1 > best_count:
+            best_count, best_start = i - j + 1, hits[j]
+    start = max(0, best_start - 40)
+    space = flat.rfind(" ", 0, start + 1)
+    start = space + 1 if start and space >= 0 else start
+    window = flat[start : start + width]
+    return ("…" if start else "") + window.strip() + ("…" if start + width < len(flat) else "")

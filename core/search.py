@@ -45,7 +45,7 @@ from .keys import (
     telling_tail,
     tree_key,
 )
-from .lines import cut
+from .lines import stretch
 from .record import Record
 from .text import (
     composed,
@@ -542,29 +542,12 @@ def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> s
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
-    return _window(flat, _term_hits(flat, wanted), width)
+    return stretch(flat, _term_hits(flat, wanted), width)
 
 
 def _term_hits(flat: str, wanted: set[str]) -> list[int]:
     """Where the tokens of ``flat`` holding a ``wanted`` term start (folding whitespace changes no token)."""
     return [start for start, found in term_positions(flat) if not wanted.isdisjoint(found)]
-
-
-def _window(flat: str, hits: list[int], width: int) -> str:
-    """The stretch of ``flat`` (longer than ``width``) about ``width`` long holding the most of ``hits``."""
-    if not hits:
-        return cut(flat, width)
-    best_start, best_count, j = hits[0], 0, 0
-    for i, start in enumerate(hits):
-        while hits[j] < start - width + 40:
-            j += 1
-        if i - j + 1 > best_count:
-            best_count, best_start = i - j + 1, hits[j]
-    start = max(0, best_start - 40)
-    space = flat.rfind(" ", 0, start + 1)
-    start = space + 1 if start and space >= 0 else start
-    window = flat[start : start + width]
-    return ("…" if start else "") + window.strip() + ("…" if start + width < len(flat) else "")
 
 
 def _phrase_ok(segment: Segment, docs: Iterable[int], wanted: list[str]) -> bool:
@@ -1234,18 +1217,32 @@ def meant_project(index: Index, project: str | None) -> tuple[str | None, list[s
     return _meant_project(index, spelt) if spelt else (meant, folders)
 
 
-def close_project(index: Index, name: str) -> str:
-    """The project ``name`` most likely means when none is called so (``web`` for ``web-app``, ``shpo`` for
-    ``shop``), as ``--project`` takes it (``telling_labels``: ``legacy/api`` where two folders end so); "" when no
-    project's name is close. An unknown ``--project`` says it rather than leaving the user to look it up (trial23)."""
-    from difflib import get_close_matches
+#: How alike a name must be to a project's to be offered for it (``difflib``'s ratio): ``shpo`` is ``shop``'s
+#: (0.75), ``web`` is ``web-app``'s (0.6), ``xylophone`` is not ``x``'s (0.2) nor ``application`` ``app``'s (0.43).
+CLOSE_RATIO = 0.6
 
+
+def close_projects(index: Index, name: str) -> list[str]:
+    """The projects ``name`` most likely means when none is called so (``web`` for ``web-app``, ``shpo`` for
+    ``shop``, ``packages/ap`` for ``packages/api``), as ``--project`` takes them (``telling_labels``: ``legacy/api``
+    where two folders end so): each that is as alike as the most alike, so two folders called ``api`` are both
+    offered for ``apj``; [] when none is alike enough (``CLOSE_RATIO``), ``name`` is a letter, or a folder's path
+    (``./web``, ``~/code/web``). An unknown ``--project`` says it rather than leaving the user to look it up
+    (trial23); a name that began with a shorter project's (``xylophone``, ``x``) was offered it (review43a L1)."""
+    from difflib import SequenceMatcher
+
+    wanted = fold(composed(name.strip())).lower().strip("/")
+    if len(wanted) < 2 or name.strip().startswith(("/", "~", ".")):
+        return []
     folders = sorted(_session_folders(index))
-    labels = {label.rpartition("/")[2].lower(): label for label in telling_labels(folders)}
-    wanted = fold(composed(name.strip())).lower()
-    starting = [named for named in labels if named.startswith(wanted) or wanted.startswith(named)]
-    close = starting if len(starting) == 1 else get_close_matches(wanted, list(labels), n=1, cutoff=0.6)
-    return labels[close[0]] if close else ""
+    depth = wanted.count("/") + 1  # (a label's parts: ``packages/ap`` is read against each folder's last two)
+    tails = [fold(composed("/".join(folder.rstrip("/").split("/")[-depth:]))).lower() for folder in folders]
+    ratios = [SequenceMatcher(None, wanted, tail).ratio() for tail in tails]
+    best = max(ratios, default=0.0)
+    if best < CLOSE_RATIO:
+        return []
+    labels = telling_labels(folders)
+    return [label for label, ratio in zip(labels, ratios, strict=True) if ratio == best]
 
 
 def _accented(index: Index, name: str) -> str:
@@ -1483,7 +1480,7 @@ def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:
     if not hits:
         text = densest_window(_one_a_line(doc_text(message)), wanted)
     else:
-        text = flat if len(flat) <= SNIPPET_CHARS else _window(flat, hits, SNIPPET_CHARS)
+        text = flat if len(flat) <= SNIPPET_CHARS else stretch(flat, hits, SNIPPET_CHARS)
     role = message.role if flat or not message.tool_calls else "tool"
     return Snippet(role=role, text=text, timestamp=message.timestamp)
 

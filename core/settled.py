@@ -3,10 +3,14 @@
 An answer's first line is often no finding at all: an opener ("I'll help you apply dark mode styling to the
 sidebar. Here are the necessary changes:"), with the changes in code and what they do after them; or the whole
 answer is the agent saying what it is about to do ("Checking the worker."). Taken as what was settled, both read as
-a conclusion that is none (trial23 F7.2, F7.9). So an answer gives the first line of its prose that says something:
-not an opener or a sign-off, not a line that only announces what follows (ends in ``:``), not code, and a list item
-only where nothing else does; an answer that is only such lines, or one short sentence of progress, settles nothing.
-An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as its ``concluded`` too.
+a conclusion that is none (trial23 F7.2, F7.9). So an answer gives the first line of its prose that says something,
+read sentence by sentence: an opener, a sign-off, a question and a sentence that only announces what follows (ends
+in ``:``) go, and the line keeps what else it says ("The error occurs because X is not imported. Let's fix that
+by adding it:" gives its diagnosis: review43a H1). Code is no line, and a list item only where nothing else is,
+and only one that says what was done ("- Fixed the null check"), not a step to take ("1. Delete the dist folder").
+An answer that is only such sentences, or one short sentence of
+progress, settles nothing. An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as
+its ``concluded`` too.
 """
 
 from __future__ import annotations
@@ -15,17 +19,19 @@ import re
 
 from .lines import one_line
 
-#: The start of a sentence that opens or closes an answer rather than saying what was found or done: the sentence
-#: goes ("I'll help you apply dark mode. The sidebar…" → "The sidebar…").
+#: The start of a sentence that opens or closes an answer rather than saying what was found or done, after a word
+#: of order ("First, let's…") or a reference to the ask ("Based on your request, I'll…"): the sentence goes.
 _OPENER = re.compile(
-    r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|now,? let me|feel free|hope this|i hope|"
-    r"if you need|if you'd like|would you like)\b",
+    r"((now|first|next|then|so|finally)\b,?\s*|based on [^,.]*,\s*)?"
+    r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|let us|we'll|we will|feel free|"
+    r"hope this|i hope|if you need|if you'd like|would you like|i apologi[sz]e|my apologies|sorry)\b",
     re.IGNORECASE,
 )
 
-#: A word of assent before what is said: it alone goes ("OK: the key lost its newline." → "the key lost…").
+#: A word of assent before what is said, with its punctuation: it alone goes ("OK: the key lost its newline." →
+#: "The key lost…"; "Great catch: the pool…" keeps its "Great").
 _INTERJECTION = re.compile(
-    r"(sure|certainly|of course|great|okay|ok|alright|absolutely|good question)\b[!.,:;]*\s*", re.IGNORECASE
+    r"(sure|certainly|of course|great|okay|ok|alright|absolutely|good question)\b[!.,:;]+\s*", re.IGNORECASE
 )
 
 #: Where one sentence ends and the next begins.
@@ -35,10 +41,28 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 FENCES = ("```", "~~~")
 
 #: A list item: ``1.``, ``2)``, ``-``, ``*``, ``•``.
-_LIST_ITEM = re.compile(r"(\d+[.)]|[-*•])\s")
+_LIST_ITEM = re.compile(r"(\d+[.)]|[-*•])\s+")
 
-#: Words ending in "ing" that are no verb of progress ("Nothing changed." says something).
-_NOT_PROGRESS = frozenset({"anything", "bring", "during", "everything", "nothing", "something", "string", "thing"})
+#: A list item that says what was done ("- Fixed the null check in parse()"), not a step to take ("1. Delete the
+#: dist folder: `rm -rf dist`"), what a change will do ("1. Creates a sidebar") or a thing ("- Background colors").
+_DONE = re.compile(r"[A-Z][a-z]+ed\b")
+
+#: Words ending in "ing" that are no verb of progress ("Nothing changed.", "Missing import in utils.py." say something).
+_NOT_PROGRESS = frozenset(
+    {"anything", "bring", "during", "everything", "existing", "failing", "missing", "nothing", "pending", "remaining"}
+    | {"something", "string", "thing"}
+)
+
+#: Words of a state reached after a verb of progress: "Working now.", "Passing again." say a result.
+_STATE = frozenset({"again", "correctly", "fine", "now", "properly"})
+
+#: Verbs that give a result after a verb of progress ("Pinning numpy fixed it.", "Failing test was flaky.") besides
+#: a past tense in -ed; words that start a clause of what is being looked at ("Checking why it fails.") end the search.
+_RESULT_VERBS = frozenset({"broke", "did", "does", "is", "made", "was", "were", "are", "works"})
+_CLAUSE = frozenset({"how", "if", "that", "what", "whether", "where", "which", "who", "why"})
+
+#: Words after which an -ed word describes a thing ("the updated config") rather than saying what happened.
+_DETERMINERS = frozenset({"a", "an", "its", "my", "our", "the", "their", "these", "this", "those", "your"})
 
 #: The longest answer that can be mere narration of progress ("Checking the worker.", "Now running the tests.").
 _NARRATION_CHARS = 60
@@ -48,10 +72,15 @@ def settled_line(answer: str, limit: int = 240) -> str:
     """The line of ``answer`` that says what it settled, cut to ``limit`` characters; "" when it says nothing so."""
     if _narration(answer):
         return ""
-    lines = [_without_opener(line) for line in _prose(answer)]
-    said = [line for line in lines if line and not line.endswith(":")]
-    prose = [line for line in said if not _LIST_ITEM.match(line)]
-    return one_line((prose or said or [""])[0], limit)
+    said: list[str] = []
+    done: list[str] = []
+    for line in _prose(answer):
+        if item := _LIST_ITEM.match(line):
+            if _DONE.match(line, item.end()):  # (not a step, "1. Delete the dist folder", nor "- Background colors")
+                done.append(line[item.end() :])
+        elif kept := _said(line):
+            said.append(kept)
+    return one_line((said or done or [""])[0], limit)
 
 
 def _prose(answer: str) -> list[str]:
@@ -61,30 +90,46 @@ def _prose(answer: str) -> list[str]:
     ]
 
 
-def _without_opener(line: str) -> str:
-    """``line`` without its opening sentences ("I'll help you with that. The cache key…" → "The cache key…");
-    "" when it is only those."""
-    while line:
-        if assent := _INTERJECTION.match(line):
-            line = line[assent.end() :][:1].upper() + line[assent.end() + 1 :]
-        elif _OPENER.match(line):
-            sentences = _SENTENCE_END.split(line, maxsplit=1)
-            line = sentences[1] if len(sentences) == 2 else ""
-        else:
-            break
-    return line
+def _said(line: str) -> str:
+    """The sentences of ``line`` that say something, without its openers, sign-offs, questions and announcements
+    ("I'll help you with that. The cache key omits the locale. Here is the fix:" → "The cache key omits the
+    locale."); "" when it is only those."""
+    kept = []
+    for sentence in _SENTENCE_END.split(line):
+        if assent := _INTERJECTION.match(sentence):
+            sentence = sentence[assent.end() :][:1].upper() + sentence[assent.end() + 1 :]
+        if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):
+            kept.append(sentence)
+    return " ".join(kept)
 
 
 def _narration(answer: str) -> bool:
     """Whether ``answer`` is one short sentence of progress ("Checking the worker.", "Now running the tests…"), which
-    says no result (a number, a second clause: "Running the tests again: all 42 pass." does)."""
+    says no result (a number, a second clause: "Running the tests again: all 42 pass." does; a verb of what it did:
+    "Adding the missing index fixed it."; a state: "Working now.")."""
     text = " ".join(answer.split())
     if not text or len(text) > _NARRATION_CHARS or _SENTENCE_END.search(text) or re.search(r"[\d;:]", text):
         return False
     words = re.findall(r"[a-z']+", text.lower())
     if words and words[0] in ("now", "next", "first", "then", "still", "also", "and"):
         words = words[1:]
-    return bool(words) and words[0].endswith("ing") and words[0] not in _NOT_PROGRESS
+    if not words or not words[0].endswith("ing") or words[0] in _NOT_PROGRESS:
+        return False
+    return not _a_result(words)
+
+
+def _a_result(words: list[str]) -> bool:
+    """Whether the words after a verb of progress (``words[0]``) say what came of it: a state ("now"), or a verb of
+    what happened before any clause of what is looked at ("…fixed it", not "Checking why it failed")."""
+    if words[1:] and set(words[1:]) <= _STATE:
+        return True
+    for at, word in enumerate(words[1:], 1):
+        if word in _CLAUSE:
+            return False
+        described = at == 1 or words[at - 1] in _DETERMINERS  # ("Checking failed tests", "the updated config")
+        if word in _RESULT_VERBS or (word.endswith("ed") and len(word) > 4 and not described):
+            return True
+    return False
 
 
 def prose_and_code(text: str) -> tuple[list[str], list[str]]:

@@ -467,7 +467,7 @@ def chosen_project(index: Index, project: str | None) -> str | None:
         choices = " or ".join(f"--project {label}" for label in telling_labels(folders))
         named = ", ".join(folders)
         raise Failed(f"--project {project} names {len(folders)} folders ({named}): give {choices}", code=2)
-    if index.session_count and (unknown := unknown_project(index, meant)):
+    if unknown := unknown_project(index, meant):  # (an empty index's too: `export` wrote an empty folder: review43a M1)
         raise Failed(unknown)  # (every verb alike: `search` and `stats` said it with exit 0, `export` 1: trial23 F5)
     return meant
 
@@ -626,19 +626,25 @@ def unknown_project(
     """What an answer for ``project`` (as the index reads it: ``chosen_project``) says when no session of it is
     indexed: the project above a folder no session ran in or below (``give``: how to name it, quoted for a shell as
     ``{shell}`` or as Python writes it as ``{python}``: ``project={python}`` to the MCP tools), else that none is (a
-    misspelt name: the project it is close to, if any, and ``listed``, where the projects are), not that nothing
-    matched; "" when one is, or none is given. The CLI fails with it (``chosen_project``); the MCP tools answer it."""
+    misspelt name: the project it is close to, if any, and ``listed``, where the projects are; an empty index: why it
+    is), not that nothing matched; "" when one is, or none is given. The CLI fails with it (``chosen_project``); the
+    MCP tools answer it."""
     from ..core.redaction import PATH_CHARS, echoed
-    from ..core.search import close_project, project_indexed
+    from ..core.search import close_projects, project_indexed
 
     if not project or project_indexed(index, project):
         return ""
+    if not index.session_count:
+        empty = nothing_indexed()
+        return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; {empty[:1].lower()}{empty[1:]}"
     if above := project_above(index, project):
         return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give {give.format(shell=quote(above), python=repr(above))}"
     folder = project_folder(project)
-    close = "" if folder else close_project(index, project)
-    meant = f"did you mean {give.format(shell=quote(close), python=repr(close))}? " if close else ""
-    missing = " (there is no such folder)" if folder and not os.path.isdir(folder) else ""
+    gone = folder is not None and not os.path.isdir(folder)
+    close = close_projects(index, project) if not folder or gone else []  # (``packages/ap``: a label misspelt)
+    named = " or ".join(give.format(shell=quote(label), python=repr(label)) for label in close)
+    meant = f"did you mean {named}? " if close else ""
+    missing = " (there is no such folder)" if gone else ""
     return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed{missing}; {meant}{listed}."
 
 

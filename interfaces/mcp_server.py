@@ -589,7 +589,9 @@ class Tools:
         if result.hits:
             return answer(search_text(result, more=SEE_MORE) + held, search_json(result))
         given = {"project": project, "source": source, "since": since}
-        return answer(no_match(index, query.strip(), filters, given, result.unmatched), search_json(result))
+        # (why, in the structured content's notice too, as `deja search --json` says it: review43a M3)
+        result.notice = no_match(index, query.strip(), filters, given, result.unmatched)
+        return answer(result.notice, search_json(result))
 
     def show(
         self,
@@ -652,7 +654,8 @@ class Tools:
             )
         else:
             text = unknown_project(index, project) or "No sessions are indexed yet."
-        return answer(text, {"sessions": [session_json(meta) for meta in sessions], "more": more})
+        notice = "" if sessions else text  # (why none, as `deja sessions --json` says it: review43a M3)
+        return answer(text, {"sessions": [session_json(meta) for meta in sessions], "more": more, "notice": notice})
 
     def resume(self, session_id: SessionId) -> CallToolResult:
         """Get the shell command that reopens a past cursor-agent (CLI) chat where it left off, or the reason it cannot

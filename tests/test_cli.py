@@ -232,6 +232,19 @@ def test_an_unknown_project_fails_alike_in_every_verb(sample: Sample, tmp_path: 
                 assert (ran.returncode, ran.stdout, ran.stderr) == (1, "", said), (verb, json)
 
 
+def test_an_unknown_project_fails_on_an_empty_index_too(fake_home: Path, tmp_path: Path) -> None:
+    """review43a M1: with nothing indexed, `export --project nope -o DIR` wrote an empty folder (exit 0) and `stats`
+    said "0 sessions, 0 messages in nope": the same failure as with sessions indexed, saying why there are none."""
+    assert run_deja("index").returncode == 0
+    out = tmp_path / "out"
+    said = "deja: No session of project 'nope' is indexed; the index is empty: no Cursor chats found in "
+    for verb in (["search", "docker"], ["sessions"], ["stats"], ["files", "docker"], ["export", "-o", str(out)]):
+        ran = run_deja(*verb, "--project", "nope")
+        assert (ran.returncode, ran.stdout) == (1, ""), verb
+        assert ran.stderr.startswith(said) and ran.stderr.count("\n") == 1, ran.stderr
+    assert not out.exists()
+
+
 def test_an_empty_answer_says_why_in_its_json_too(sample: Sample) -> None:
     """trial23 F5: `--json` gave `"notice": ""` (`deja sessions` none) where the text said why nothing was found."""
     run_deja("index")

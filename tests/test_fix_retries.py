@@ -139,3 +139,22 @@ def test_the_error_shown_is_the_line_asked_about_not_the_outputs_last_error(fake
     for asked in (LOAD_KEY, "invalid format"):
         ran = run_deja("fix", asked)
         assert f"  error: {LOAD_KEY}\n" in ran.stdout and "Permission denied" not in ran.stdout, (asked, ran.stdout)
+
+
+def test_a_long_output_line_is_shown_by_the_part_that_holds_the_words_asked(fake_home: Path) -> None:
+    """review43a M2: a failed call printed a 4 KB JSON body holding `invalid_grant: token expired`: `deja fix` gave
+    the whole line as `--json`'s `error`, and the text its first 200 characters, none of the words asked."""
+    project = fake_home / "code" / "infra"
+    project.mkdir(parents=True)
+    body = json.dumps({"request": {"scope": "openid " * 600}, "reply": "invalid_grant: token expired"})
+    output = f"POST https://auth.example.com/token\n{body}\nError: request failed with status 400"
+    messages = [*store_preamble(str(project)), store_user_message("refresh fails")]
+    messages.append(store_assistant_message(None, tool_call_part("t0", "Shell", {"command": "./refresh.sh"})))
+    messages.append(tool_result_message("t0", "Shell", shell_result_text(output, exit_code=1)))
+    messages.append(store_assistant_message("The refresh token expired; logged in again."))
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-tok"), cwd=str(project), name="Token", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    shown = '  error: …openid openid openid openid "}, "reply": "invalid_grant: token expired"}\n'
+    assert shown in run_deja("fix", "invalid_grant token expired").stdout
+    error = json.loads(run_deja("fix", "invalid_grant token expired", "--json").stdout)["occurrences"][0]["error"]
+    assert len(error) <= 400 and error.endswith('"reply": "invalid_grant: token expired"}'), error

@@ -119,3 +119,26 @@ def test_the_mcp_tools_refuse_the_shared_name_and_take_the_label(
 )
 def test_telling_tail(folder: str, others: list[str], told: str) -> None:
     assert telling_tail(folder, others) == told
+
+
+def test_an_unknown_project_is_offered_the_projects_alike_and_both_folders_of_one_name(
+    two_apis: dict[str, Path], fake_home: Path, tmp_path: Path
+) -> None:
+    """review43a L1: a name that began with a shorter project's was offered it (``xylophone``: ``x``,
+    ``application``: ``app``), of two folders called ``api`` only the last was offered, and a misspelt label
+    (``legacy/ap``) was read as a folder and offered none."""
+    for name in ("x", "app"):
+        _chat(fake_home, fake_home / "code" / name, f"{name}-one", 4, _asked("widget", "Widget done."))
+    assert run_deja("index").returncode == 0
+    listed = "`deja stats` lists the projects there are.\n"
+    for typed, meant in (
+        ("xylophone", ""),
+        ("x-ray", ""),
+        ("application", ""),
+        ("apis", "did you mean --project legacy/api or --project work/api? "),
+        ("legacy/ap", "did you mean --project legacy/api? "),
+        ("biling", "did you mean --project billing? "),
+    ):
+        ran = run_deja("sessions", "--project", typed, cwd=tmp_path)
+        missing = " (there is no such folder)" if "/" in typed else ""
+        assert ran.stderr == f"deja: No session of project {typed!r} is indexed{missing}; {meant}{listed}", typed

@@ -2,13 +2,17 @@
 
 Before, ``settled:`` was the first line of the last answer, "I'll help you apply dark mode styling…. Here are the
 necessary changes:", and ctx listed "Checking the worker." among the decisions and findings: an opener and a line
-of progress, neither of them a finding. A command whose exit status no record kept "(ended unknown)".
+of progress, neither of them a finding. A command whose exit status no record kept "(ended unknown)". Then a line
+that announced its code lost the diagnosis before it, and a one-line result that opens with a verb in -ing
+("Adding the missing index fixed it.") was taken for progress (review43a H1).
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+from conftest import shared_path
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import (
@@ -87,3 +91,76 @@ def test_a_finding_that_opens_with_assent_or_a_verb_of_progress_is_kept(fake_hom
     assert "\nsettled: The fixture shared one session; it is per test now.\n" in run_deja("wip", cwd=project).stdout
     found = "- Running the tests again: all 42 pass.\n- The fixture shared one session; it is per test now.\n"
     assert found in run_deja("ctx", CHAT).stdout
+
+
+def _answers(home: Path, folder: str, *answers: str) -> Path:
+    """A chat in ``~/code/FOLDER`` (its id ends in the folder's name) whose agent gave ``answers``, the last with a
+    command."""
+    project = home / "code" / folder
+    project.mkdir(parents=True)
+    said = [assistant_turn(answer) for answer in answers[:-1]]
+    shell = tool_use("Shell", {"command": "pytest -q"})
+    records = [user_turn(f"fix {folder}"), *said, assistant_turn(answers[-1], shell), turn_ended()]
+    write_transcript(transcript_path(home / ".cursor", str(project), _chat_id(folder)), records)
+    return project
+
+
+def _chat_id(folder: str) -> str:
+    return CHAT[: -len(folder.encode().hex())] + folder.encode().hex()
+
+
+def test_a_diagnosis_before_the_fix_it_announces_and_a_one_line_result_are_settled(fake_home: Path) -> None:
+    """The cause before "Here is the fix:" is kept, and "Adding … fixed it." is a result, not progress."""
+    shop = _answers(
+        fake_home,
+        "shop",
+        "I'll look at the query plan. It does a sequential scan on orders.customer_id.",
+        "Adding the missing index on orders.customer_id fixed it.",
+    )
+    cause = "The session secret is read before .env is loaded."
+    auth = _answers(fake_home, "auth", f"{cause} Here is the fix:\n\n```python\nload_dotenv()\n```")
+    assert run_deja("index").returncode == 0
+    assert "\nsettled: Adding the missing index on orders.customer_id fixed it.\n" in run_deja("wip", cwd=shop).stdout
+    assert f"\nsettled: {cause}\n" in run_deja("wip", cwd=auth).stdout
+
+
+def test_ctx_keeps_results_and_leaves_out_narration_steps_and_questions(fake_home: Path) -> None:
+    steps = "After making these changes:\n\n1. Delete the dist folder: `rm -rf dist`\n2. Start it again: `ng serve`"
+    answers = [
+        "First, let's create the necessary files.",
+        "Checking why the test fails.",
+        "Pinning numpy fixed it.",
+        "Great catch: the pool is too small.",
+        steps,
+        "Could you verify that the settings folder exists?",
+        "Working now.",
+    ]
+    _answers(fake_home, "api", *answers)
+    assert run_deja("index").returncode == 0
+    ctx = run_deja("ctx", _chat_id("api")).stdout
+    found = "- Pinning numpy fixed it.\n- Great catch: the pool is too small.\n- Working now.\n\n"
+    assert f"## Decisions and findings\n{found}" in ctx, ctx
+
+
+def test_the_real_database_settles_on_the_diagnoses_its_answers_give(fake_home: Path) -> None:
+    """slevin48/cursor-history: 9 answers give their diagnosis, then announce the code ("… directive. Let's fix
+    that by adding it to the imports array in the component:"); each was lost whole, and a later line taken."""
+    store = fake_home / ".config" / "Cursor" / "User" / "globalStorage"
+    store.mkdir(parents=True)
+    shutil.copy(shared_path("realdata", "slevin48-cursor-history", "state.vscdb"), store / "state.vscdb")
+    assert run_deja("index").returncode == 0
+    android = "This error occurs when trying to run an Android app (likely with Ionic/Cordova) and the Android SDK"
+    assert _findings("33d81a85") == f"- {android} cannot be found."
+    assert _findings("484448da").startswith("- The error occurs because we haven't imported the NgClass directive.\n")
+    settings = _findings("a76419da")
+    compiled = "The error suggests that the settings page files need to be properly included in the TypeScript"
+    assert settings.startswith(f"- {compiled} compilation.\n"), settings
+    assert "Could you verify" not in settings and "Delete the dist folder" not in settings, settings
+    for session in ("cf2ead9f", "33904b7b", "d9908bbd"):
+        assert "First, let's create" not in _findings(session)
+
+
+def _findings(session: str) -> str:
+    """``deja ctx SESSION``'s decisions and findings."""
+    ctx = run_deja("ctx", session).stdout
+    return ctx.partition("## Decisions and findings\n")[2].partition("\n\n")[0]
