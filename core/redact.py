@@ -311,14 +311,16 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     # A 1Password service account's token: ``ops_`` and base64 JSON (``ops_eyJ…`` in prose stays).
     _token("1password-token", r"ops_eyJ[A-Za-z0-9+/_-]{40,}={0,3}", "ops_eyJ"),
     # Fly.io: ``FlyV1 fm2_…`` as ``fly tokens create`` prints it (macaroons joined by commas), or a macaroon alone
-    # (``fm2_``, ``fm1a_``/``fm1r_``: a hundred characters and more), or an ``fo1_`` token.
+    # (``fm2_``, ``fm1a_``/``fm1r_``: a hundred characters and more), or an ``fo1_`` token. Inside base64 when a
+    # letter, a digit, ``/``, ``+`` or ``-`` is before it, but not ``=``: base64 holds it only at its end, and
+    # ``DEPLOY=FlyV1 fm2_…,fm2_…`` kept its second macaroon, ``DEPLOY=fm2_…`` all of it.
     _token(
         "flyio-token",
         r"FlyV1 f[mo]\d[a-z]?_[A-Za-z0-9+/=_-]{20,}(?:,f[mo]\d[a-z]?_[A-Za-z0-9+/=_-]+)*",
         "FlyV1 ",
-        inside=r"[\w/+=-]",
+        inside=r"[\w/+-]",
     ),
-    _token("flyio-token", r"f(?:m1[ar]|m2)_[A-Za-z0-9+/]{100,}={0,3}", "fm1", "fm2_", inside=r"[\w/+=-]"),
+    _token("flyio-token", r"f(?:m1[ar]|m2)_[A-Za-z0-9+/]{100,}={0,3}", "fm1", "fm2_", inside=r"[\w/+-]"),
     _token("flyio-token", r"fo1_[A-Za-z0-9_-]{43}", "fo1_", made=lambda v: _machine_made(v[4:])),
     # A Mapbox secret token (``sk.eyJ…``, base64 JSON naming the user, ``.`` and the signature; ``pk.`` is public).
     _token("mapbox-token", r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}", "sk.eyJ", inside=r"[\w.-]"),

@@ -108,6 +108,14 @@ def test_bare_tokens_pasted_on_one_line_are_each_redacted() -> None:
             assert fragment not in out, (secret.name, out)
 
 
+@pytest.mark.parametrize("name", ["flyio", "flyio-macaroon"])
+def test_a_fly_token_given_to_any_name_is_redacted(name: str) -> None:
+    """A Fly token after ``=`` read as inside base64: ``DEPLOY=FlyV1 fm2_…,fm2_…`` kept its second macaroon."""
+    secret = next(s for s in SECRETS if s.name == name).secret
+    out = redact(f"DEPLOY={secret} fly deploy")
+    assert out == "DEPLOY=[redacted:flyio-token] fly deploy", out
+
+
 @pytest.mark.parametrize(
     "text",
     [
