@@ -96,7 +96,8 @@ def _token(
     """A context-free token shape: whatever matches ``regex`` (not inside a longer word) is the secret.
 
     The regex starts with the token's own prefix, not a look-behind, so the regex engine can skip to
-    where the prefix occurs; the character before a match is checked afterwards (``inside``). ``made``, when
+    where the prefix occurs; the character before a match is checked afterwards (``inside``; an escape ending there
+    stands for the character it encodes: ``_an_escape_ends``). ``made``, when
     given, is asked about the match too: a short prefix (``r8_``, ``re_``) or a length with some slack lets an
     identifier through only if it is no generated value (``_mixed``: capitals, small letters and digits).
     """
@@ -104,11 +105,30 @@ def _token(
     def outside(match: re.Match[str]) -> bool:
         import re
 
-        if match.start() and re.match(inside, match.string[match.start() - 1]):
+        at = match.start()
+        if at and re.match(inside, match.string[at - 1]) and not _an_escape_ends(match.string, at, inside):
             return False
         return made is None or made(match.group(0))
 
     return Rule(kind, rf"{regex}(?!{inside})", needles, check=outside, run=run)
+
+
+#: An escape of a character that ends where a token starts, though it ends in a letter or a digit: a URL's
+#: percent-escape (``%22ghp_…``, ``token%3Dghp_…``), a JSON or C string's ``\\n``, ``\\u0022``, ``\\x27``.
+_ESCAPE_BEFORE = r"(?:%(?P<pct>[0-9A-Fa-f]{2})|\\u(?P<u>[0-9A-Fa-f]{4})|\\x(?P<x>[0-9A-Fa-f]{2})|\\[nrtbfv])\Z"
+
+
+def _an_escape_ends(text: str, at: int, inside: str) -> bool:
+    """Whether an escape (``_ESCAPE_BEFORE``) ends at ``at`` and stands for a character a token may follow (not one
+    of ``inside``): a token URL-encoded in a link or a log, or after a line's end in JSON-escaped output, was read
+    as inside a longer word and kept as written (review43c M3). ``%41ghp_…`` (an ``A``) is still inside one."""
+    import re
+
+    escape = re.search(_ESCAPE_BEFORE, text[max(0, at - 6) : at])
+    if escape is None:
+        return False
+    code = escape.group("pct") or escape.group("u") or escape.group("x")
+    return not re.match(inside, chr(int(code, 16)) if code else "\n")
 
 
 # --------------------------------------------------------------------------- provider formats
