@@ -83,6 +83,43 @@ def test_an_old_editor_chat_is_found_by_the_files_its_accepted_code_blocks_edite
     assert "⚙ Edit" in (shown := run_deja("show", CHAT).stdout) and "nav.tsx" not in shown.split("⚙ Edit")[1], shown
 
 
+def test_a_windows_file_is_one_path_whether_or_not_its_block_holds_its_fs_path(tmp_path: Path, cli_root: Path) -> None:
+    """A Windows database's block URI without ``fsPath`` gave ``c:/Users/…`` where one with it gave ``c:\\Users\\…``:
+    one file, two rows in ``deja files`` (review43c M1, seen in the real database's 36e069aa and e58f449e)."""
+    fs_path, external = "c:\\Users\\me\\chat\\src\\app.routes.ts", "file:///c%3A/Users/me/chat/src/app.routes.ts"
+    uris = [
+        {
+            "$mid": 1,
+            "fsPath": fs_path,
+            "external": external,
+            "path": "/c:/Users/me/chat/src/app.routes.ts",
+            "scheme": "file",
+        },
+        {"$mid": 1, "external": external, "path": "/c:/Users/me/chat/src/app.routes.ts", "scheme": "file"},
+    ]
+    conversation = [{"type": 1, "bubbleId": "q1", "text": "add the route to the gecko page"}]
+    for n, uri in enumerate(uris):
+        blocks = [{"uri": uri, "version": n, "codeBlockIdx": 0}]
+        conversation.append(
+            {"type": 2, "bubbleId": f"a{n}", "text": f"```ts:src/app/app.routes.ts\n{n}\n```", "codeBlocks": blocks}
+        )
+    composer = {
+        "composerId": CHAT,
+        "name": "Gecko route",
+        "createdAt": T0,
+        "conversation": conversation,
+        "codeBlockData": {external: [{"version": n, "status": "accepted"} for n in range(2)]},
+    }
+    workspace = tmp_path / "no-ide" / "workspaceStorage" / "ws-win"
+    write_workspace_json(workspace, folder="file:///c%3A/Users/me/chat")
+    write_state_vscdb(workspace / "state.vscdb", item_table={WORKSPACE_COMPOSERS_KEY: {"allComposers": [composer]}})
+    assert run_deja("index").returncode == 0
+    files = run_deja("files", "gecko", "route")
+    assert files.returncode == 0, files.stderr
+    rows = [line.strip() for line in files.stdout.splitlines()[1:] if "app.routes.ts" in line]
+    assert len(rows) == 1 and "(2 edits, 0 reads in 1 session" in rows[0], files.stdout
+
+
 def test_the_real_old_editor_database_gives_its_chats_the_files_their_code_blocks_edited() -> None:
     """slevin48/cursor-history: 26 composers of Cursor 0.42, 118 code blocks; 41 (chat, file) pairs have a block the
     user accepted. The rest were rejected (17, 11 of them only through ``userResponsesToSuggestedCodeBlocks``), are
