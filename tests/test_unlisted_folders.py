@@ -92,6 +92,12 @@ def test_a_folder_above_cursors_own_is_given_back_alone(history: History) -> Non
     finally:
         history.ide.parent.chmod(0o755)
     assert err.splitlines()[-1].endswith(f"make it readable: {_chmod(history.ide.parent)}, then `deja index`"), err
+    history.ide.parent.chmod(0)
+    try:
+        code, out, err = history.deja("doctor")  # (it stopped on a PermissionError from Cursor's logs folder)
+    finally:
+        history.ide.parent.chmod(0o755)
+    assert code == 1 and "Error" not in err and f"fix: {_chmod(history.ide.parent)}, then `deja index`" in out, err
 
 
 def test_a_first_index_names_the_folders_it_may_not_list_and_doctor_names_each_and_fails(history: History) -> None:
