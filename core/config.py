@@ -139,11 +139,12 @@ def read_file(path: str | None = None) -> tuple[dict[str, Any], str]:
 def _unreadable(path: str, exc: OSError) -> str:
     """Why ``path`` cannot be read, without the exception's class (``Permission denied``, not ``[Errno 13]``); for
     want of permission, the chmod that lets this user read it (on the file, or the folder above it that hides it):
-    moving a file aside cannot be done in a folder this user may not open."""
+    moving a file aside cannot be done in a folder this user may not open. The file's folder is deja's own (named
+    here: the settings that name the others are in the file being read)."""
     if isinstance(exc, PermissionError):
         from .regular_files import readable_command
 
-        fix = readable_command([path])
+        fix = readable_command([path], own=[os.path.dirname(path)])
         return f"cannot read {path} (Permission denied): `{fix}` makes it readable"
     return f"cannot read {path} ({exc.strerror or exc})"
 

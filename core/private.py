@@ -289,6 +289,20 @@ def another_home() -> str:
     return "give deja another home: deja config set home DIR"
 
 
+def file_home_fix(blocker: str) -> str:
+    """How to give deja a home folder where a file (``blocker``) is, or lies above, its home: as its home is set
+    (``deja config set home`` changes nothing while ``DEJA_HOME`` is set: review14 R14-3), else the file moved
+    aside. Said by doctor and by the CLI, which asked "is XDG_CACHE_HOME writable?" instead (review43c L4)."""
+    from .config import resolve
+
+    source = resolve("home").source
+    if source == "env":
+        return "point DEJA_HOME at a folder, or unset it"
+    if source == "file":
+        return "deja config set home DIR (a folder), or deja config unset home"
+    return f"move {blocker} aside, or {another_home()}"
+
+
 def cannot_write(folder: StrPath) -> str:
     """Why no file can be made in ``folder``, or "" when one can: a probe, made and removed at once, since the
     permission bits do not tell (root writes a 0555 folder but not a read-only mount, nor every pseudo-file system)."""

@@ -96,7 +96,8 @@ def _token(
     """A context-free token shape: whatever matches ``regex`` (not inside a longer word) is the secret.
 
     The regex starts with the token's own prefix, not a look-behind, so the regex engine can skip to
-    where the prefix occurs; the character before a match is checked afterwards (``inside``). ``made``, when
+    where the prefix occurs; the character before a match is checked afterwards (``inside``; an escape ending there
+    stands for the character it encodes: ``_an_escape_ends``). ``made``, when
     given, is asked about the match too: a short prefix (``r8_``, ``re_``) or a length with some slack lets an
     identifier through only if it is no generated value (``_mixed``: capitals, small letters and digits).
     """
@@ -104,11 +105,30 @@ def _token(
     def outside(match: re.Match[str]) -> bool:
         import re
 
-        if match.start() and re.match(inside, match.string[match.start() - 1]):
+        at = match.start()
+        if at and re.match(inside, match.string[at - 1]) and not _an_escape_ends(match.string, at, inside):
             return False
         return made is None or made(match.group(0))
 
     return Rule(kind, rf"{regex}(?!{inside})", needles, check=outside, run=run)
+
+
+#: An escape of a character that ends where a token starts, though it ends in a letter or a digit: a URL's
+#: percent-escape (``%22ghp_…``, ``token%3Dghp_…``), a JSON or C string's ``\\n``, ``\\u0022``, ``\\x27``.
+_ESCAPE_BEFORE = r"(?:%(?P<pct>[0-9A-Fa-f]{2})|\\u(?P<u>[0-9A-Fa-f]{4})|\\x(?P<x>[0-9A-Fa-f]{2})|\\[nrtbfv])\Z"
+
+
+def _an_escape_ends(text: str, at: int, inside: str) -> bool:
+    """Whether an escape (``_ESCAPE_BEFORE``) ends at ``at`` and stands for a character a token may follow (not one
+    of ``inside``): a token URL-encoded in a link or a log, or after a line's end in JSON-escaped output, was read
+    as inside a longer word and kept as written (review43c M3). ``%41ghp_…`` (an ``A``) is still inside one."""
+    import re
+
+    escape = re.search(_ESCAPE_BEFORE, text[max(0, at - 6) : at])
+    if escape is None:
+        return False
+    code = escape.group("pct") or escape.group("u") or escape.group("x")
+    return not re.match(inside, chr(int(code, 16)) if code else "\n")
 
 
 # --------------------------------------------------------------------------- provider formats
@@ -311,14 +331,16 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     # A 1Password service account's token: ``ops_`` and base64 JSON (``ops_eyJ…`` in prose stays).
     _token("1password-token", r"ops_eyJ[A-Za-z0-9+/_-]{40,}={0,3}", "ops_eyJ"),
     # Fly.io: ``FlyV1 fm2_…`` as ``fly tokens create`` prints it (macaroons joined by commas), or a macaroon alone
-    # (``fm2_``, ``fm1a_``/``fm1r_``: a hundred characters and more), or an ``fo1_`` token.
+    # (``fm2_``, ``fm1a_``/``fm1r_``: a hundred characters and more), or an ``fo1_`` token. Inside base64 when a
+    # letter, a digit, ``/``, ``+`` or ``-`` is before it, but not ``=``: base64 holds it only at its end, and
+    # ``DEPLOY=FlyV1 fm2_…,fm2_…`` kept its second macaroon, ``DEPLOY=fm2_…`` all of it.
     _token(
         "flyio-token",
         r"FlyV1 f[mo]\d[a-z]?_[A-Za-z0-9+/=_-]{20,}(?:,f[mo]\d[a-z]?_[A-Za-z0-9+/=_-]+)*",
         "FlyV1 ",
-        inside=r"[\w/+=-]",
+        inside=r"[\w/+-]",
     ),
-    _token("flyio-token", r"f(?:m1[ar]|m2)_[A-Za-z0-9+/]{100,}={0,3}", "fm1", "fm2_", inside=r"[\w/+=-]"),
+    _token("flyio-token", r"f(?:m1[ar]|m2)_[A-Za-z0-9+/]{100,}={0,3}", "fm1", "fm2_", inside=r"[\w/+-]"),
     _token("flyio-token", r"fo1_[A-Za-z0-9_-]{43}", "fo1_", made=lambda v: _machine_made(v[4:])),
     # A Mapbox secret token (``sk.eyJ…``, base64 JSON naming the user, ``.`` and the signature; ``pk.`` is public).
     _token("mapbox-token", r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}", "sk.eyJ", inside=r"[\w.-]"),

@@ -433,9 +433,52 @@ def without_secrets(text: str, names: bool = True) -> str:
     scrubbed = as_indexed(text)
     while (start := scrubbed.find("[redacted:")) >= 0:
         end = scrubbed.find("]", start)
+        end = len(scrubbed) if end < 0 else _escapes_end(scrubbed, end + 1)
+        start = _escapes_start(scrubbed, start)
         start = start if names else _assigned_from(scrubbed, start)
-        scrubbed = scrubbed[:start] + " " + (scrubbed[end + 1 :] if end >= 0 else "")
+        scrubbed = scrubbed[:start] + " " + scrubbed[end:]
     return scrubbed
+
+
+#: HTML's entities for the quotes and brackets a secret may be pasted in (``_escape_at``).
+_ENTITIES = ("&quot;", "&apos;", "&#39;", "&#x27;", "&#34;", "&amp;", "&lt;", "&gt;")
+_HEX = frozenset("0123456789abcdefABCDEF")
+#: The longest escape ``_escape_at`` knows: ``\\u0022``, ``&#x27;``.
+_LONGEST_ESCAPE = 6
+
+
+def _escape_at(text: str, at: int) -> int:
+    """The length of the escape that starts at ``at`` of ``text``, 0 where none does: a JSON or C string's (``\\n``,
+    ``\\"``, ``\\u0022``, ``\\x27``), a URL's percent-escape (``%22``), HTML's entity for a quote or a bracket
+    (``&quot;``). What a secret was pasted wrapped in when copied out of JSON, a log or a web page."""
+    if text.startswith("%", at):
+        return 3 if _hex_digits(text[at + 1 : at + 3], 2) else 0
+    if text.startswith("\\", at):
+        code = text[at + 1 : at + 2]
+        if code in ("u", "x"):
+            digits = 4 if code == "u" else 2
+            return 2 + digits if _hex_digits(text[at + 2 : at + 2 + digits], digits) else 0
+        return 2 if code and code in "nrtbfv\"'\\/" else 0
+    return next((len(entity) for entity in _ENTITIES if text.startswith(entity, at)), 0)
+
+
+def _hex_digits(value: str, count: int) -> bool:
+    return len(value) == count and all(c in _HEX for c in value)
+
+
+def _escapes_start(text: str, at: int) -> int:
+    """Where the escapes right before ``at`` start (``at`` when none is): a secret pasted as ``&quot;ghp_…&quot;``
+    or ``%22ghp_…%22`` left "quot" or "22" a word to search on (review43c M2)."""
+    while found := next((n for n in range(2, min(at, _LONGEST_ESCAPE) + 1) if _escape_at(text, at - n) == n), 0):
+        at -= found
+    return at
+
+
+def _escapes_end(text: str, at: int) -> int:
+    """Where the escapes from ``at`` on end: after a secret, a JSON string's ``\\n`` left the word "n"."""
+    while found := _escape_at(text, at):
+        at += found
+    return at
 
 
 def _assigned_from(text: str, start: int) -> int:
@@ -553,7 +596,7 @@ def searched_words(query: str) -> str:
     one: a key is one long run, and a search for "password reset" need not load them: 15-25 ms, review13 R13-2.)
     The punctuation a pasted secret came wrapped in (``'ghp_…'``, ``(ghp_…)``, ``AKIA…,``) is no word either: left
     alone, it made a query of a secret alone read as words no session holds (review42d L3), so what is left without
-    a letter or a digit is nothing."""
+    a letter or a digit is nothing; nor are the escapes it came in (``\\n``, ``&quot;``, ``%22``: ``without_secrets``)."""
     if not any(map(may_be_a_key, query.split())):
         return query
     left = without_secrets(query)

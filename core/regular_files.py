@@ -81,23 +81,52 @@ def forbidden(path: StrPath) -> str:
     return "" if os.access(path, os.R_OK) else path
 
 
-def readable_command(paths: list[str]) -> str:
+def readable_command(paths: list[str], own: list[str] | None = None) -> str:
     """The command that lets this user read ``paths``: on each one's ``forbidden`` blocker (the file, or the folder
     above it that hides it), else on the path itself, each quoted for a shell. A file gets ``chmod u+r``: ``-R`` and
-    ``X`` mean nothing to a file (trial23 F7.6); a folder gets ``chmod -R u+rX``, which opens what is in it too. One
-    another user owns (Cursor once run with ``sudo``) is this user's only after a ``sudo chown``: its owner alone may
-    ``chmod`` it, and the ``u`` of a ``chmod`` is its owner, never this user (``private.owned_by_another``); the
-    ``chmod`` follows, for one at mode 000."""
+    ``X`` mean nothing to a file (trial23 F7.6); a folder of Cursor's or deja's gets ``chmod -R u+rX``, which opens
+    what is in it too, and one above them (``~/.config``, a shared ``XDG_CONFIG_HOME``) ``chmod u+rx``, the folder
+    alone: the files of every other program in it are not deja's to open or take (review43c L2, as review42d H1 for
+    the index). One another user owns (Cursor once run with ``sudo``) is this user's only after a ``sudo chown``: its
+    owner alone may ``chmod`` it, and the ``u`` of a ``chmod`` is its owner, never this user
+    (``private.owned_by_another``); the ``chmod`` follows, for one at mode 000. ``own``: the folders whose trees are
+    Cursor's or deja's (``_own_folders`` when not given)."""
     blockers = [forbidden(path) or path for path in paths]
     files = [path for path in blockers if os.path.isfile(path)]
     folders = [path for path in blockers if not os.path.isfile(path)]
+    own = _own_folders() if own is None else own
+    trees = [path for path in folders if _within(path, own)]
+    alone = [path for path in folders if path not in trees]
     commands = [
-        _command('sudo chown "$USER"', [path for path in files if _owned_by_another(path)]),
-        _command('sudo chown -R "$USER"', [path for path in folders if _owned_by_another(path)]),
+        _command('sudo chown "$USER"', [path for path in files + alone if _owned_by_another(path)]),
+        _command('sudo chown -R "$USER"', [path for path in trees if _owned_by_another(path)]),
         _command("chmod u+r", files),
-        _command("chmod -R u+rX", folders),
+        _command("chmod u+rx", alone),
+        _command("chmod -R u+rX", trees),
     ]
     return " && ".join(command for command in commands if command)
+
+
+def _own_folders() -> list[str]:
+    """The folders whose whole tree is Cursor's or deja's: Cursor's own folder (``Cursor`` above its ``User``
+    folder), the cursor-agent roots, deja's home and config folder. (Read from the settings: the config file's own
+    message names its folder instead.)"""
+    from . import config, folders
+
+    user = folders.ide_user_folder()
+    cursor = os.path.dirname(user) if os.path.basename(user) == "User" else user
+    return [cursor, *folders.cli_roots(), folders.deja_home(), os.path.dirname(config.config_path())]
+
+
+def _within(path: str, folders: list[str]) -> bool:
+    """Whether ``path`` is one of ``folders`` or inside one."""
+    for folder in folders:
+        try:
+            if os.path.commonpath([path, folder]) == folder:
+                return True
+        except ValueError:  # (another drive, or one path relative and one absolute)
+            continue
+    return False
 
 
 def _command(head: str, paths: list[str]) -> str:

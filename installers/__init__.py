@@ -38,6 +38,7 @@ __all__ = ["TARGETS", "Change", "InstallError", "WiringFinding", "install", "uni
 def install(target: str, *, dry_run: bool = False, deja_path: str | None = None) -> list[Change]:
     refuse_root_in_anothers_home()
     _refuse_a_home_in_a_file()
+    _refuse_a_home_out_of_reach()
     deja = os.path.abspath(deja_path or default_deja_path())
     changes = _harness(target).plan_install(deja, hooks=target.endswith("-auto"))
     found = ledger.load()
@@ -47,6 +48,7 @@ def install(target: str, *, dry_run: bool = False, deja_path: str | None = None)
 
 def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
     refuse_root_in_anothers_home()
+    _refuse_a_home_out_of_reach()
     found = ledger.load()
     changes = ledger.settle_uninstall(_harness(target).plan_uninstall(partial(ledger.earlier_document, found)), found)
     _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(found, changes)), dry_run)
@@ -64,6 +66,18 @@ def _refuse_a_home_in_a_file() -> None:
     if part:
         problem = "deja's home is a file, not a folder" if part == home else f"deja's home lies in the file {part}"
         raise InstallError(home, problem, "point DEJA_HOME (or `deja config set home`) at a folder")
+
+
+def _refuse_a_home_out_of_reach() -> None:
+    """InstallError when this user may not reach deja's home (``ledger.home_out_of_reach``): install would wire in
+    hooks and a server that could keep no index, and uninstall would forget what a legacy ledger there records."""
+    from ..core.paths import deja_home
+    from ..core.private import access_fix
+
+    if blocker := ledger.home_out_of_reach():
+        home = str(deja_home())
+        problem = f"deja's home {home} cannot be reached (permission denied)"
+        raise InstallError(blocker, problem, f"{access_fix(blocker, tree=blocker == home)}, then run the command again")
 
 
 def _check_and_apply(changes: list[Change], record: list[Change], dry_run: bool) -> None:

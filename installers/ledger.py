@@ -44,6 +44,7 @@ from typing import Any
 from ..core.config import file_in_path
 from ..core.paths import deja_config_dir, deja_home, home
 from ..core.private import INSTALL_LEDGER
+from ..core.regular_files import forbidden
 from .files import Change, InstallError, backup_path, parse_object, plan_text, read_text
 
 
@@ -75,10 +76,22 @@ def _legacy_path() -> Path:
 def load() -> Ledger:
     """The ledger (a legacy one's entries under the current one's); empty when there is none or it is not deja's. A
     ``DEJA_HOME`` that is a file (or lies in one) holds no legacy ledger: reading one there stopped ``deja doctor``'s
-    wiring check and every install with "cannot read it (Not a directory)" (review14 R14-3)."""
+    wiring check and every install with "cannot read it (Not a directory)" (review14 R14-3). A home this user may
+    not reach (``home_out_of_reach``) is not read either: doctor names it under Index, and install and uninstall
+    refuse with its fix."""
     legacy = _legacy_path()
-    older = {} if file_in_path(str(legacy.parent)) else _read(legacy).get("files", {})
+    unread = file_in_path(str(legacy.parent)) or home_out_of_reach()
+    older = {} if unread else _read(legacy).get("files", {})
     return {**older, **_read(ledger_path()).get("files", {})}
+
+
+def home_out_of_reach() -> str:
+    """The folder that keeps this user out of deja's home, where a legacy ledger may be (the home, or a folder above
+    it, that may not be searched: ``XDG_CACHE_HOME`` at mode 000), or "". Its ledger read as "…/installed.json:
+    cannot read it (Permission denied)", naming a file that was not the matter and no command (review43c L3)."""
+    legacy = _legacy_path()
+    blocker = forbidden(legacy)
+    return blocker if blocker != str(legacy) else ""
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -128,14 +128,18 @@ def cursor_logs_dir() -> Path:
 
 
 def cursor_hook_logs(folder: Path | None = None) -> list[Path]:
-    """The newest of Cursor's hook log files, newest first."""
+    """The newest of Cursor's hook log files, newest first; none where this user may not look (Cursor's folder at
+    mode 000: the glob raised, and doctor stopped on a PermissionError instead of naming the folder's chmod)."""
     folder = folder or cursor_logs_dir()
     found = []
-    for path in folder.glob("*/*/output_*/cursor.hooks*.log"):
-        try:
-            found.append((path.stat().st_mtime, path))
-        except OSError:
-            continue
+    try:
+        for path in folder.glob("*/*/output_*/cursor.hooks*.log"):
+            try:
+                found.append((path.stat().st_mtime, path))
+            except OSError:
+                continue
+    except OSError:
+        return []
     return [path for _, path in sorted(found, reverse=True)[:LOG_FILES]]
 
 

@@ -44,7 +44,7 @@ from ..core.index import (
 from ..core.indexer.carry import kept_indexes
 from ..core.indexer.plan import RETRIED, out_of_sight_sources
 from ..core.private import (
-    another_home,
+    file_home_fix,
     folders_written,
     home_fix,
     leads_nowhere,
@@ -557,7 +557,7 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
             return [Finding("error", "index", what, f"move {blocker} aside (deja makes its index there)")]
         made = "is a file, not a folder" if blocker == str(home) else f"cannot be made: {blocker} is a file"
         what = f"deja's home {home} {made}: the index cannot be kept in it"
-        return [Finding("error", "index", what, _home_fix(blocker))]
+        return [Finding("error", "index", what, file_home_fix(blocker))]
     folder, why = unwritable_home_folder(home)
     if not folder:
         return []
@@ -566,17 +566,6 @@ def _unwritable_home(home: Path, index: IndexStatus) -> list[Finding]:
     if not home.is_dir():  # (the folder above the home is not deja's: review42d H1)
         what = f"deja's home {home} does not exist and cannot be made in {folder} ({why}): no index can be kept"
     return [Finding("error", "index", what, home_fix(home, folder, why))]
-
-
-def _home_fix(blocker: str) -> str:
-    """How to give deja a home folder, where its home is set: ``deja config set home`` changes nothing while
-    ``DEJA_HOME`` is set (review14 R14-3)."""
-    source = config.resolve("home").source
-    if source == "env":
-        return "point DEJA_HOME at a folder, or unset it"
-    if source == "file":
-        return "deja config set home DIR (a folder), or deja config unset home"
-    return f"move {blocker} aside, or {another_home()}"
 
 
 #: The free space below which a refresh may not fit: it writes its new segments beside the index, merges small ones

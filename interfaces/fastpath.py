@@ -359,14 +359,18 @@ def unwritable(exc: OSError) -> str:
         return f"cannot write the index ({where}: {exc.strerror}): free space on that disk, then run `deja index`"
     if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) not in (home, where):
         return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
+    from ..core.config import file_in_path
     from ..core.index.format import INDEX
-    from ..core.private import leads_nowhere, nowhere_fix, refusal, refused_write
+    from ..core.private import file_home_fix, leads_nowhere, nowhere_fix, refusal, refused_write
 
     index = os.path.join(home, INDEX)
     if target := leads_nowhere(index):  # (doctor says so too)
         return f"cannot write the index: {index} is a link to {target}, which leads nowhere: {nowhere_fix(target)}"
     if exc.errno == errno.ENOTDIR and os.path.isfile(index):  # (doctor says so too)
         return f"cannot write the index: {index} is a file, not a folder: move it aside (deja makes its index there)"
+    if exc.errno == errno.ENOTDIR and (blocker := file_in_path(home)):  # (doctor says so too)
+        made = "is a file, not a folder" if blocker == home else f"cannot be made: {blocker} is a file"
+        return f"cannot write the index: deja's home {home} {made}: {file_home_fix(blocker)}"
     if refusal(exc) and (refused := refused_write(home)):  # (doctor says so too)
         return f"cannot write the index in {refused}"
     return f"cannot write the index ({where}: {exc.strerror or exc}): is {_home_setting()} writable?"

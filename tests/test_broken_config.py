@@ -110,14 +110,15 @@ def test_asking_for_help_anywhere_still_runs(broken: Path) -> None:
     assert done.returncode == 0 and "Usage" in done.stdout
 
 
-@pytest.mark.parametrize("make", ["folder", "loop", "unsearchable"])
+@pytest.mark.parametrize("make", ["folder", "loop", "unsearchable", "unsearchable above"])
 def test_a_config_file_deja_cannot_read_stops_it_as_a_broken_one_does(
     fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: str
 ) -> None:
     """A config.toml that cannot be opened (a folder in its place), or whose path cannot be followed (a link
     loop; its folder at mode 000, read by deja as a user that permissions stop: for root, in a user namespace)
     held the user's settings: it was taken for no file, so ``recall off`` and ``home`` were quietly ignored; an open
-    that failed was called invalid TOML."""
+    that failed was called invalid TOML. A folder above deja's (``~/.config``) is opened alone: a recursive chmod
+    of it would open every other program's files (review43c L2)."""
     index_chats(tmp_path, monkeypatch, CHATS)
     path = fake_home / ".config" / "deja" / "config.toml"
     path.parent.mkdir(parents=True)
@@ -128,12 +129,13 @@ def test_a_config_file_deja_cannot_read_stops_it_as_a_broken_one_does(
     else:
         path.write_text('recall = "off"\n')
     config.forget_file()
-    if make == "unsearchable":
-        path.parent.chmod(0)
+    if make.startswith("unsearchable"):
+        hidden = path.parent.parent if make.endswith("above") else path.parent
+        hidden.chmod(0)
         try:
             done = as_user(os.environ, "search", "zebracorn")
         finally:
-            path.parent.chmod(0o700)
+            hidden.chmod(0o700)
     else:
         done = run_deja("search", "zebracorn")
     assert done.returncode == 1 and done.stdout == ""
@@ -141,6 +143,7 @@ def test_a_config_file_deja_cannot_read_stops_it_as_a_broken_one_does(
         "folder": "(Is a directory)",
         "loop": "(Too many levels of symbolic links)",
         "unsearchable": f"(Permission denied): `chmod -R u+rX {path.parent}` makes it readable",
+        "unsearchable above": f"(Permission denied): `chmod u+rx {path.parent.parent}` makes it readable",
     }[make]
     assert done.stderr == f"deja: cannot read {path} {reason}; {config.REPAIR}\n"
 

@@ -120,7 +120,7 @@ def test_the_readable_command_quotes_each_path_that_nothing_above_hides(tmp_path
     from deja.core.regular_files import readable_command
 
     (tmp_path / "a chat").mkdir()
-    assert readable_command([str(tmp_path / "a chat"), str(tmp_path / "gone")]) == (
+    assert readable_command([str(tmp_path / "a chat"), str(tmp_path / "gone")], own=[str(tmp_path)]) == (
         f"chmod -R u+rX '{tmp_path / 'a chat'}' {tmp_path / 'gone'}"
     )
 
@@ -134,7 +134,7 @@ def test_the_readable_command_gives_a_file_no_recursion(tmp_path: Path) -> None:
     store = tmp_path / "state.vscdb"
     store.write_text("")
     assert readable_command([str(store)]) == f"chmod u+r {store}"
-    assert readable_command([str(store), str(tmp_path / "chats")]) == (
+    assert readable_command([str(store), str(tmp_path / "chats")], own=[str(tmp_path)]) == (
         f"chmod u+r {store} && chmod -R u+rX {tmp_path / 'chats'}"
     )
 

@@ -418,3 +418,34 @@ def test_a_read_only_file_system_is_given_another_home_not_a_chmod(tmp_path: Pat
     (home / "index").mkdir(parents=True)
     assert home_fix(home, str(home / "index"), os.strerror(errno.EROFS)) == another_home()
     assert home_fix(home, str(home / "index"), os.strerror(errno.EACCES)).startswith("chmod -R u+rwX ")
+
+
+def test_a_home_out_of_reach_is_named_once_by_doctor_and_with_its_fix_by_install(
+    fake_home: Path, tmp_path: Path
+) -> None:
+    """``XDG_CACHE_HOME`` at mode 000: doctor's Index error named the folder and its fix, then a Wiring error named
+    ``…/deja/installed.json`` (an older deja's ledger in the home), no command, and "run the command again"; install
+    said the same (review43c L3)."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0)
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    env.pop("DEJA_HOME", None)
+    try:
+        report = orjson.loads(as_user(env, "doctor", "--json").stdout)
+        installed = as_user(env, "install", "cursor")
+    finally:
+        cache.chmod(0o700)
+    errors = [(p["area"], p["message"], p["fix"]) for p in report["problems"] if p["level"] == "error"]
+    assert errors == [
+        (
+            "index",
+            f"cannot read {cache}: permission denied (a rebuild could not write it either)",
+            f"chmod u+rwx {cache}",
+        )
+    ], errors
+    assert (installed.returncode, installed.stdout) == (1, "")
+    assert installed.stderr == (
+        f"deja: {cache}: deja's home {cache}/deja cannot be reached (permission denied); chmod u+rwx {cache}, then run "
+        "the command again\n"
+    )
+    assert not (fake_home / ".cursor" / "mcp.json").exists()

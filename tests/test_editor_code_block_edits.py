@@ -1,5 +1,5 @@
 """An editor chat of Cursor 0.42 and before edited through code blocks, not tool calls: each answer's block names
-its file (``codeBlocks[].uri``) and the composer records whether it was applied (``codeBlockData``). `deja files`
+its file (``codeBlocks[].uri``) and the composer records whether the user accepted it (``codeBlockData``). `deja files`
 and `deja blame` found nothing in such chats (trial23 F7.8); the real database in ../shared/realdata holds 26 of them.
 """
 
@@ -18,15 +18,24 @@ T0 = 1_731_800_000_000
 CHAT = "0c0c0c0c-0000-4000-8000-00000000c0c0"
 
 
-def _old_editor_chat(user_root: Path, project: Path) -> tuple[Path, Path]:
-    """A Cursor 0.42 workspace database holding a composer whose answer gave two code blocks: one for
-    ``src/app/page.tsx``, accepted, one for ``src/app/old.tsx``, rejected. The two files' paths."""
-    page, old = project / "src" / "app" / "page.tsx", project / "src" / "app" / "old.tsx"
-    answer = (
-        "Here is the page:\n```typescript:src/app/page.tsx\nexport default function Page() {}\n```\n"
-        "and the old one goes:\n```typescript:src/app/old.tsx\n```"
-    )
-    blocks = [{"uri": file_uri(str(path)), "version": 0, "codeBlockIdx": n} for n, path in enumerate((page, old))]
+#: Each file's code block in the synthetic chat: its ``codeBlockData`` status and the user's answer to it
+#: (``userResponsesToSuggestedCodeBlocks``: 1 accepted, 2 rejected), as the real database holds them: a block
+#: rejected through the answers keeps the status ``completed``.
+_BLOCKS = {
+    "page.tsx": ("accepted", 1),
+    "old.tsx": ("rejected", 2),
+    "nav.tsx": ("completed", 2),
+    "draft.tsx": ("outdated", None),
+    "pending.tsx": ("completed", None),
+}
+
+
+def _old_editor_chat(user_root: Path, project: Path) -> dict[str, Path]:
+    """A Cursor 0.42 workspace database holding a composer whose answer gave a code block for each file of
+    ``_BLOCKS`` under ``src/app``, only ``page.tsx``'s accepted. Each file's path by its name."""
+    paths = {name: project / "src" / "app" / name for name in _BLOCKS}
+    answer = "Here is the page:\n" + "".join(f"```typescript:src/app/{name}\nexport {{}}\n```\n" for name in paths)
+    blocks = [{"uri": file_uri(str(path)), "version": 0, "codeBlockIdx": n} for n, path in enumerate(paths.values())]
     composer = {
         "composerId": CHAT,
         "name": "Landing page in Next.js",
@@ -36,23 +45,29 @@ def _old_editor_chat(user_root: Path, project: Path) -> tuple[Path, Path]:
             {"type": 2, "bubbleId": "b2", "text": answer, "codeBlocks": blocks},
         ],
         "codeBlockData": {
-            file_uri(str(path))["external"]: [{"uri": file_uri(str(path)), "version": 0, "status": status}]
-            for path, status in ((page, "accepted"), (old, "rejected"))
+            file_uri(str(path))["external"]: [{"uri": file_uri(str(path)), "version": 0, "status": _BLOCKS[name][0]}]
+            for name, path in paths.items()
         },
+        "userResponsesToSuggestedCodeBlocks": [
+            {"userResponseType": answered, "filePath": f"src/app/{name}"}
+            for name, (_, answered) in _BLOCKS.items()
+            if answered
+        ],
     }
     workspace = user_root / "workspaceStorage" / "ws-old"
     write_workspace_json(workspace, folder=project.as_uri())
     item_table = {WORKSPACE_COMPOSERS_KEY: {"allComposers": [composer]}}
     write_state_vscdb(workspace / "state.vscdb", item_table=item_table, with_disk_kv=False)
-    return page, old
+    return paths
 
 
-def test_an_old_editor_chat_is_found_by_the_files_its_applied_code_blocks_edited(
+def test_an_old_editor_chat_is_found_by_the_files_its_accepted_code_blocks_edited(
     tmp_path: Path, cli_root: Path
 ) -> None:
     project = tmp_path / "code" / "site"
     project.mkdir(parents=True)
-    page, old = _old_editor_chat(tmp_path / "no-ide", project)
+    paths = _old_editor_chat(tmp_path / "no-ide", project)
+    page = paths["page.tsx"]
     assert run_deja("index").returncode == 0
     blamed = run_deja("blame", str(page))
     assert blamed.returncode == 0, blamed.stderr
@@ -60,15 +75,56 @@ def test_an_old_editor_chat_is_found_by_the_files_its_applied_code_blocks_edited
     assert f"edit_file  Landing page in Next.js  (deja show {CHAT})" in blamed.stdout, blamed.stdout
     files = run_deja("files", "landing", "page")
     assert files.returncode == 0, files.stderr
-    assert "src/app/page.tsx" in files.stdout, files.stdout
-    assert "old.tsx" not in files.stdout  # (its block was turned down: it edited nothing)
-    turned_down = run_deja("blame", str(old)).stdout
-    assert turned_down.startswith(f"no session edited {old}\n\nalso discussed in:\n"), turned_down  # (it names it)
     assert files.stdout.splitlines()[1].strip() == f"{page}  (1 edit, 0 reads in 1 session, last 2024-11-16 23:33)"
+    for name in ("old.tsx", "nav.tsx", "draft.tsx", "pending.tsx"):  # (rejected, superseded, never answered)
+        assert name not in files.stdout, files.stdout
+        not_edited = run_deja("blame", str(paths[name])).stdout
+        assert not_edited.startswith(f"no session edited {paths[name]}\n\nalso discussed in:\n"), not_edited
+    assert "⚙ Edit" in (shown := run_deja("show", CHAT).stdout) and "nav.tsx" not in shown.split("⚙ Edit")[1], shown
+
+
+def test_a_windows_file_is_one_path_whether_or_not_its_block_holds_its_fs_path(tmp_path: Path, cli_root: Path) -> None:
+    """A Windows database's block URI without ``fsPath`` gave ``c:/Users/…`` where one with it gave ``c:\\Users\\…``:
+    one file, two rows in ``deja files`` (review43c M1, seen in the real database's 36e069aa and e58f449e)."""
+    fs_path, external = "c:\\Users\\me\\chat\\src\\app.routes.ts", "file:///c%3A/Users/me/chat/src/app.routes.ts"
+    uris = [
+        {
+            "$mid": 1,
+            "fsPath": fs_path,
+            "external": external,
+            "path": "/c:/Users/me/chat/src/app.routes.ts",
+            "scheme": "file",
+        },
+        {"$mid": 1, "external": external, "path": "/c:/Users/me/chat/src/app.routes.ts", "scheme": "file"},
+    ]
+    conversation = [{"type": 1, "bubbleId": "q1", "text": "add the route to the gecko page"}]
+    for n, uri in enumerate(uris):
+        blocks = [{"uri": uri, "version": n, "codeBlockIdx": 0}]
+        conversation.append(
+            {"type": 2, "bubbleId": f"a{n}", "text": f"```ts:src/app/app.routes.ts\n{n}\n```", "codeBlocks": blocks}
+        )
+    composer = {
+        "composerId": CHAT,
+        "name": "Gecko route",
+        "createdAt": T0,
+        "conversation": conversation,
+        "codeBlockData": {external: [{"version": n, "status": "accepted"} for n in range(2)]},
+    }
+    workspace = tmp_path / "no-ide" / "workspaceStorage" / "ws-win"
+    write_workspace_json(workspace, folder="file:///c%3A/Users/me/chat")
+    write_state_vscdb(workspace / "state.vscdb", item_table={WORKSPACE_COMPOSERS_KEY: {"allComposers": [composer]}})
+    assert run_deja("index").returncode == 0
+    files = run_deja("files", "gecko", "route")
+    assert files.returncode == 0, files.stderr
+    rows = [line.strip() for line in files.stdout.splitlines()[1:] if "app.routes.ts" in line]
+    assert len(rows) == 1 and "(2 edits, 0 reads in 1 session" in rows[0], files.stdout
 
 
 def test_the_real_old_editor_database_gives_its_chats_the_files_their_code_blocks_edited() -> None:
-    """slevin48/cursor-history: 26 composers of Cursor 0.42, 118 code blocks, 16 of them turned down or cancelled."""
+    """slevin48/cursor-history: 26 composers of Cursor 0.42, 118 code blocks; 41 (chat, file) pairs have a block the
+    user accepted. The rest were rejected (17, 11 of them only through ``userResponsesToSuggestedCodeBlocks``), are
+    only ``outdated`` (31: superseded, as 36e069aa's, 91906375's and e58f449e's blocks by 425bf52d's accepted ones)
+    or ``completed`` with no answer (5): all 88 were read as edits before."""
     sessions = list(read_ide_database(shared_path("realdata", "slevin48-cursor-history", "state.vscdb")))
     edited = Counter(
         call.args["target_file"]
@@ -77,7 +133,10 @@ def test_the_real_old_editor_database_gives_its_chats_the_files_their_code_block
         for call in m.tool_calls
         if call.name == BLOCK_EDIT
     )
-    assert len(edited) == 28 and sum(edited.values()) > 90
-    assert edited["c:\\Users\\ydebray\\Documents\\mobilechat\\src\\app\\app.routes.ts"] == 12
+    assert len(edited) == 18 and sum(edited.values()) == 45
+    assert len({(s.id, call.args["target_file"]) for s in sessions for m in s.messages for call in m.tool_calls}) == 41
+    assert edited["c:\\Users\\ydebray\\Documents\\mobilechat\\src\\app\\app.routes.ts"] == 6
+    rejected = next(s for s in sessions if s.id.startswith("56a72d9b"))  # (all three files rejected, status completed)
+    assert not any(m.tool_calls for m in rejected.messages)
     tabs = [s for s in sessions if s.title == "Running a Local Python Server via CLI"]
     assert tabs and not any(m.tool_calls for m in tabs[0].messages)  # (the old Chat panel's blocks are suggestions)

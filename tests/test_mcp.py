@@ -642,7 +642,10 @@ def test_a_deja_home_that_cannot_hold_an_index_is_a_tool_error(history: History,
     trust trial's find: an agent would retry without end, and nothing told the person why)."""
     history.deja_home = tmp_path / "a-file"
     history.deja_home.write_text("not a folder\n")
-    expected = f"cannot write the index ({history.deja_home}/index: Not a directory): is DEJA_HOME writable?"
+    expected = (
+        f"cannot write the index: deja's home {history.deja_home} is a file, not a folder: point DEJA_HOME at a "
+        "folder, or unset it"
+    )
 
     async def scenario(session: ClientSession) -> None:
         for tool, arguments in [("search", {"query": "redis"}), ("recent", {}), ("search", {"query": "redis"})]:

@@ -248,17 +248,25 @@ def test_a_deja_home_that_cannot_be_made_is_one_line(hostile: dict[str, str], ar
     ]
 
 
-def test_a_cache_folder_that_is_a_file_is_named_as_what_sets_the_home(hostile: dict[str, str], tmp_path: Path) -> None:
-    """With ``XDG_CACHE_HOME`` a file and no ``DEJA_HOME``, the line asked whether DEJA_HOME was writable (review16)."""
+def test_a_cache_folder_that_is_a_file_is_named_with_its_fix(hostile: dict[str, str], tmp_path: Path) -> None:
+    """With ``XDG_CACHE_HOME`` a file and no ``DEJA_HOME``, the line asked whether DEJA_HOME was writable (review16),
+    then whether XDG_CACHE_HOME was: a question, where doctor names the file and the fix (review43c L4)."""
     cache = tmp_path / "cache-file"
     cache.write_text("")
     env = {key: value for key, value in hostile.items() if key != "DEJA_HOME"}
-    done = run_deja("index", env={**env, "XDG_CACHE_HOME": str(cache)})
-    assert done.returncode == 1 and done.stderr.endswith("is XDG_CACHE_HOME writable?\n"), done.stderr
+    for args in (("index",), ("search", "deploy")):
+        done = run_deja(*args, env={**env, "XDG_CACHE_HOME": str(cache)})
+        assert (done.returncode, done.stderr) == (
+            1,
+            f"deja: cannot write the index: deja's home {cache}/deja cannot be made: {cache} is a file: move {cache} "
+            "aside, or give deja another home: deja config set home DIR\n",
+        )
     (tmp_path / "h2").mkdir()
     (tmp_path / "h2" / ".cache").write_text("")  # a relative XDG_CACHE_HOME is ignored: ~/.cache is the one
     done = run_deja("index", env={**env, "HOME": str(tmp_path / "h2"), "XDG_CACHE_HOME": "relative/cache"})
-    assert done.returncode == 1 and done.stderr.endswith("is ~/.cache writable?\n"), done.stderr
+    assert done.returncode == 1 and done.stderr.endswith(
+        f"move {tmp_path / 'h2' / '.cache'} aside, or give deja another home: deja config set home DIR\n"
+    ), done.stderr
 
 
 # --- item 21: blame's target --------------------------------------------------

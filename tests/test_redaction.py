@@ -108,6 +108,37 @@ def test_bare_tokens_pasted_on_one_line_are_each_redacted() -> None:
             assert fragment not in out, (secret.name, out)
 
 
+#: The formats a rule finds on one line by their shape alone: the secret pasted bare is all redacted.
+BARE_TOKENS = [s for s in SECRETS if "\n" not in s.secret and redact(s.secret) == f"[redacted:{s.kind}]"]
+#: A token after an escape of a character a token may follow: URL-encoded (a link, a log of requests), or after a
+#: line's end or a quote in JSON-escaped output.
+ESCAPED = ["%22{}%22", "access_token%3D{}", "x%3A{}&y=1", "%27{}%27", "a%20{}", "\\n{}\\n", "\\u0022{}\\u0022"]
+
+
+@pytest.mark.parametrize("wrap", ESCAPED)
+def test_a_token_after_an_escape_is_redacted(wrap: str) -> None:
+    """The escape ends in a letter or a digit (``%22``, ``\\n``), which read as the token being inside a longer word:
+    every such token was indexed as written (review43c M3)."""
+    assert len({s.kind for s in BARE_TOKENS}) >= 30
+    for secret in BARE_TOKENS:
+        out = redact(wrap.format(secret.secret))
+        assert f"[redacted:{secret.kind}]" in out, (secret.name, out)
+        assert not any(fragment in out for fragment in fragments(secret.secret)), (secret.name, out)
+
+
+def test_a_token_after_an_escape_of_a_letter_is_inside_a_word() -> None:
+    token = next(s.secret for s in BARE_TOKENS if s.kind == "github-token")
+    assert redact(f"%41{token}") == f"%41{token}"  # (``A{token}``)
+
+
+@pytest.mark.parametrize("name", ["flyio", "flyio-macaroon"])
+def test_a_fly_token_given_to_any_name_is_redacted(name: str) -> None:
+    """A Fly token after ``=`` read as inside base64: ``DEPLOY=FlyV1 fm2_…,fm2_…`` kept its second macaroon."""
+    secret = next(s for s in SECRETS if s.name == name).secret
+    out = redact(f"DEPLOY={secret} fly deploy")
+    assert out == "DEPLOY=[redacted:flyio-token] fly deploy", out
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -238,6 +238,15 @@ AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
         (f"{GITHUB_TOKEN},", "[redacted:github-token],", '"[redacted:github-token],"'),
         (f"({GITHUB_TOKEN})", "([redacted:github-token])", '"([redacted:github-token])"'),
         (f'"{AWS_KEY}"', '"[redacted:aws-key]"', "'\"[redacted:aws-key]\"'"),  # (a double quote in single ones)
+        # Escapes whose letters and digits were left as words ("n", "quot", "22": review43c M2).
+        (f"{GITHUB_TOKEN}\\n", "[redacted:github-token]\\n", '"[redacted:github-token]\\n"'),
+        (f"&quot;{GITHUB_TOKEN}&quot;", "&quot;[redacted:github-token]&quot;", '"&quot;[redacted:github-token]&quot;"'),
+        (f"%22{AWS_KEY}%22", "%22[redacted:aws-key]%22", '"%22[redacted:aws-key]%22"'),
+        (
+            f"\\u0022{GITHUB_TOKEN}\\u0022",
+            "\\u0022[redacted:github-token]\\u0022",
+            '"\\u0022[redacted:github-token]\\u0022"',
+        ),
     ],
 )
 def test_a_secret_pasted_with_the_punctuation_around_it_is_still_named_a_secret(

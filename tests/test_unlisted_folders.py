@@ -73,6 +73,33 @@ def _chmod_file(path: Path) -> str:
     return f"chmod u+r {shlex.quote(str(path))}"
 
 
+def test_a_folder_above_cursors_own_is_given_back_alone(history: History) -> None:
+    """``~/.config`` at mode 000 hides Cursor's folder: a recursive chmod (or ``sudo chown -R``) of it would open or
+    take every other program's files in it (review43c L2); Cursor's own folder is still opened whole."""
+    config = history.ide.parent.parent
+    history.env["XDG_CONFIG_HOME"] = str(config.parent / "xdg")  # (deja's config file elsewhere)
+    del history.env["DEJA_CURSOR_ROOT"]  # (Cursor's folder found where it is: a setting naming it is refused)
+    config.chmod(0)
+    try:
+        code, _, err = history.deja("index")
+    finally:
+        config.chmod(0o755)
+    assert code == 0, err
+    assert err.splitlines()[-1].endswith(f"make it readable: chmod u+rx {shlex.quote(str(config))}, then `deja index`")
+    history.ide.parent.chmod(0)
+    try:
+        code, _, err = history.deja("index")
+    finally:
+        history.ide.parent.chmod(0o755)
+    assert err.splitlines()[-1].endswith(f"make it readable: {_chmod(history.ide.parent)}, then `deja index`"), err
+    history.ide.parent.chmod(0)
+    try:
+        code, out, err = history.deja("doctor")  # (it stopped on a PermissionError from Cursor's logs folder)
+    finally:
+        history.ide.parent.chmod(0o755)
+    assert code == 1 and "Error" not in err and f"fix: {_chmod(history.ide.parent)}, then `deja index`" in out, err
+
+
 def test_a_first_index_names_the_folders_it_may_not_list_and_doctor_names_each_and_fails(history: History) -> None:
     history.beta.chmod(0)
     (history.ide / "globalStorage").chmod(0)

@@ -404,7 +404,7 @@ def _read_composer(db: _Db, composer_id: str) -> Session | None:
         last_updated=_newest(_ms_time(composer.get("lastUpdatedAt")), header.last_updated),
         project=project,
         kept_elsewhere=not bubbles and _kept_elsewhere(db, composer_id, composer, name),
-        statuses=_block_statuses(composer),
+        accepted=_accepted_blocks(composer),
     )
 
 
@@ -595,7 +595,7 @@ def _legacy_composer_session(db: _Db, composer_id: str, composer: dict[str, Any]
         created=_ms_time(composer.get("createdAt")),
         last_updated=_newest(_ms_time(composer.get("lastUpdatedAt")), header.last_updated),
         project=_project(db, composer_id, composer, bubbles, header),
-        statuses=_block_statuses(composer),
+        accepted=_accepted_blocks(composer),
     )
 
 
@@ -627,18 +627,18 @@ def _session(
     last_updated: datetime | None,
     project: Found,
     kept_elsewhere: bool = False,
-    statuses: BlockStatuses | None = None,
+    accepted: set[BlockPlace] | None = None,
 ) -> Session | None:
     """The chat as a session; None when no bubble gives a message, unless ``kept_elsewhere``: a chat that is no
     empty draft (it has a name or lists its bubbles: cursor-drift-2026 §3) with no bubble row at all is kept
     where deja does not read (Cursor's newer generation writes its messages to ``agentKv:blob:`` rows, never
     scanned: §6), and is a session with no messages, so its name, project and dates are still found. With
-    ``statuses`` (``_block_statuses``), an answer's code blocks are its edits."""
+    ``accepted`` (``_accepted_blocks``), an answer's accepted code blocks are its edits."""
     messages: list[Message] = []
     own_times = False
     for bubble in bubbles:
         own_time = _bubble_time(bubble)
-        message = _message(bubble, own_time or created, db.problems, statuses)
+        message = _message(bubble, own_time or created, db.problems, accepted)
         if message is not None:
             messages.append(message)
             own_times = own_times or own_time is not None
@@ -662,10 +662,10 @@ def _session(
 
 
 def _message(
-    bubble: dict[str, Any], when: datetime | None, problems: Problems, statuses: BlockStatuses | None = None
+    bubble: dict[str, Any], when: datetime | None, problems: Problems, accepted: set[BlockPlace] | None = None
 ) -> Message | None:
-    """One bubble as a message; None for a streaming leftover with no text and no tool call. With ``statuses``, an
-    answer's code blocks are its tool calls (``_block_edits``)."""
+    """One bubble as a message; None for a streaming leftover with no text and no tool call. With ``accepted``, an
+    answer's accepted code blocks are its tool calls (``_block_edits``)."""
     role = _role(bubble.get("type"))
     if role is None:
         problems["ide: malformed bubble"] += 1
@@ -673,45 +673,47 @@ def _message(
     text = _str(bubble.get("text")).strip() or _str(bubble.get("rawText")).strip() or _rich_text(bubble.get("richText"))
     tool_call = _tool_call(bubble.get("toolFormerData"), problems)
     calls = [tool_call] if tool_call else []
-    if statuses is not None and role == "assistant" and not calls:
-        calls = _block_edits(bubble, statuses)
+    if accepted is not None and role == "assistant" and not calls:
+        calls = _block_edits(bubble, accepted)
     if not text and not calls:
         return None
     return Message(role=role, text=cap_text(text), timestamp=when, tool_calls=calls)
 
 
 #: A code block's place in its composer's ``codeBlockData``: its file's URI (``external``) and its version.
-BlockStatuses = dict[tuple[str, int], str]
-#: The statuses of a code block that left its file as it was: turned down, or stopped before it was applied.
-_NOT_APPLIED = frozenset({"rejected", "cancelled"})
-#: The tool call an applied code block is read as: the editor's own edit tool, which later Cursor edits through.
+BlockPlace = tuple[str, int]
+#: The tool call an accepted code block is read as: the editor's own edit tool, which later Cursor edits through.
 BLOCK_EDIT = "edit_file"
 
 
-def _block_statuses(composer: dict[str, Any]) -> BlockStatuses | None:
-    """Each code block's status (``codeBlockData``), for a composer of the generation that edited through code
-    blocks, holding its conversation inline (Cursor 0.42 and before: no tool calls); None for a later one, whose
-    edits are tool calls and whose code blocks may be no edit at all."""
+def _accepted_blocks(composer: dict[str, Any]) -> set[BlockPlace] | None:
+    """The code blocks the user accepted (``codeBlockData`` status ``accepted``), for a composer of the generation
+    that edited through code blocks, holding its conversation inline (Cursor 0.42 and before: no tool calls); None
+    for a later one, whose edits are tool calls and whose code blocks may be no edit at all. Only ``accepted`` says
+    the file took the block: ``completed`` is a diff awaiting the user's answer, and a block the user rejected
+    through ``userResponsesToSuggestedCodeBlocks`` (type 2) keeps it; ``outdated`` was superseded by a later block
+    before being applied; ``rejected`` and ``cancelled`` changed nothing (the real database: 41 accepted
+    (chat, file) pairs, 17 rejected, 31 only outdated, 5 left ``completed`` with no answer)."""
     if composer.get("fullConversationHeadersOnly") or not _dicts(composer.get("conversation")):
         return None
     data = composer.get("codeBlockData")
-    statuses: BlockStatuses = {}
-    for uri, blocks in data.items() if isinstance(data, dict) else ():
-        for block in _dicts(blocks):
-            if isinstance(block.get("version"), int):
-                statuses[(uri, block["version"])] = _str(block.get("status"))
-    return statuses
+    return {
+        (uri, block["version"])
+        for uri, blocks in (data.items() if isinstance(data, dict) else ())
+        for block in _dicts(blocks)
+        if isinstance(block.get("version"), int) and block.get("status") == "accepted"
+    }
 
 
-def _block_edits(bubble: dict[str, Any], statuses: BlockStatuses) -> list[ToolCall]:
-    """An answer's code blocks as the edits they made, one ``BLOCK_EDIT`` call per file: ``deja files`` and ``deja
-    blame`` found nothing in these chats, whose edits were code blocks naming their file (``codeBlocks[].uri``)
-    applied by the editor (trial23 F7.8). A block turned down or cancelled (``_NOT_APPLIED``) edited nothing."""
+def _block_edits(bubble: dict[str, Any], accepted: set[BlockPlace]) -> list[ToolCall]:
+    """An answer's accepted code blocks (``_accepted_blocks``) as the edits they made, one ``BLOCK_EDIT`` call per
+    file: ``deja files`` and ``deja blame`` found nothing in these chats, whose edits were code blocks naming their
+    file (``codeBlocks[].uri``) applied by the editor (trial23 F7.8)."""
     files: dict[str, None] = {}
     for block in _dicts(bubble.get("codeBlocks")):
         uri = block.get("uri")
         place = (_str(uri.get("external")) if isinstance(uri, dict) else _str(uri), block.get("version", 0))
-        if (path := uri_dir(uri)) and statuses.get(place) not in _NOT_APPLIED:
+        if place in accepted and (path := uri_dir(uri)):
             files[path] = None
     return [ToolCall(name=BLOCK_EDIT, args={"target_file": path}) for path in files]
 

@@ -597,15 +597,16 @@ def read_workspace_json(path: Path, problems: Counter[str]) -> list[str]:
 def uri_dir(uri: Any) -> str:
     """A local path from a plain path, a URI string or a VS Code URI object (``fsPath``, ``external``, ``path``).
 
-    ``vscode-remote://host/path`` keeps its path; ``/c:/…`` and ``/c%3A/…`` become ``c:/…``.
+    ``vscode-remote://host/path`` keeps its path; ``/c:/…`` and ``/c%3A/…`` become ``c:/…``. A URI object without
+    ``fsPath`` gives the one VS Code would (``c:\\Users\\…`` for a drive's file), so a file is one path whether or
+    not Cursor stored it: a Windows database's code blocks named one file two ways (review43c M1).
     """
     if isinstance(uri, dict):
         fs_path = uri.get("fsPath")
-        return (
-            fs_path
-            if isinstance(fs_path, str) and fs_path
-            else uri_dir(uri.get("external")) or uri_dir(uri.get("path"))
-        )
+        if isinstance(fs_path, str) and fs_path:
+            return fs_path
+        path = uri_dir(uri.get("external")) or uri_dir(uri.get("path"))
+        return path[0].lower() + path[1:].replace("/", "\\") if _DRIVE_PATH.match("/" + path) else path
     if not isinstance(uri, str) or not uri:
         return ""
     if _URI_SCHEME.match(uri):
