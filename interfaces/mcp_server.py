@@ -72,9 +72,14 @@ AFTER_CALL_SECONDS = 0.1
 WARM_QUERY = "error"
 #: The search text stops adding sessions at this many UTF-8 bytes (at least one is kept).
 SEARCH_TEXT_BYTES = 4096
-#: How an agent sees the sessions a search left out: its ``limit`` (up to 20), or a narrower search where the 4 KiB
-#: left them out (``deja search``'s footer names its flag, which an agent cannot pass).
-SEE_MORE = "pass a larger limit (up to 20) or narrow the search"
+#: The most sessions one search gives (a larger ``limit`` is taken as this, and the text says so).
+SEARCH_LIMIT = 20
+#: How an agent sees the sessions a search left out (``deja search``'s footer names its flag, which an agent cannot
+#: pass): a larger ``limit`` while it is below the most, else a narrower search...
+SEE_MORE = f"pass a larger limit (up to {SEARCH_LIMIT}) or narrow the search"
+NARROW = "narrow the search (a project, since, more distinctive words)"
+#: ...and where the 4 KiB cut them, a narrower search: a larger limit would loop (trial43 F3).
+SEE_CUT = f"the text stops at 4 KiB: {NARROW}"
 #: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
 SHOW_WINDOW_BYTES = 32 * 1024
 #: ...and cuts a message's text and each tool result, so that one huge paste cannot fill it.
@@ -341,15 +346,18 @@ def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=envelope)
 
 
-def fit_text(result: SearchResult, budget: int = SEARCH_TEXT_BYTES) -> SearchResult:
-    """``result`` with only as many hits as its text shows within ``budget`` bytes (at least one)."""
-
+def fit_text(result: SearchResult, limit: int, budget: int = SEARCH_TEXT_BYTES) -> str:
+    """The text of ``result``'s hits, as many as fit within ``budget`` bytes (at least one), its footer saying how
+    to see the rest: a larger ``limit`` only where one would show them, never where the budget cut them."""
     from .views import search_text
 
+    more = SEE_MORE if limit < SEARCH_LIMIT else NARROW
+    text = search_text(result, more=more)
     hits = list(result.hits)
-    while len(hits) > 1 and len(search_text(result.replace(hits=hits), more=SEE_MORE).encode()) > budget:
+    while len(hits) > 1 and len(text.encode()) > budget:
         hits.pop()
-    return result.replace(hits=hits)
+        text = search_text(result.replace(hits=hits), more=SEE_CUT)
+    return text
 
 
 def clip(message: Message) -> Message:
@@ -562,7 +570,7 @@ class Tools:
         ] = None,
         limit: Annotated[
             int,
-            Field(description="At most this many sessions, 1–20 (fewer if the answer would pass 4 KiB; more is 20)."),
+            Field(description="At most this many sessions, 1–20 (the text fewer if it would pass 4 KiB; more is 20)."),
         ] = 5,
     ) -> CallToolResult:
         """Search this person's past Cursor sessions for the query; the best sessions come first, each with its id,
@@ -571,7 +579,7 @@ class Tools:
         from ..core.redaction import searched_words
         from ..core.search import Filters, search
         from .fastpath import held_by_none
-        from .views import search_json, search_text
+        from .views import search_json
 
         if not query.strip():
             raise ToolError("the query is empty: give a few words to look for, e.g. 'cache invalidation'")
@@ -582,12 +590,14 @@ class Tools:
             return answer(STILL_INDEXING)
         filters = Filters(project=_one_project(index, project), source=source, since=since_at)
         words = searched_words(query).strip()
-        result = search(index, words, filters=filters, limit=within("limit", limit, 1, 20), relative=True)
+        taken = within("limit", limit, 1, SEARCH_LIMIT)
+        result = search(index, words, filters=filters, limit=taken, relative=True)
         # (the words it was found without named last, as deja search names them on stderr, within the same budget)
         held = f"\n{held_by_none(result.unmatched)}." if result.unmatched else ""
-        result = fit_text(result, SEARCH_TEXT_BYTES - len(held.encode()))
-        if result.hits:
-            return answer(search_text(result, more=SEE_MORE) + held, search_json(result))
+        if taken < limit:
+            held += f"\nlimit={limit} is more than {SEARCH_LIMIT}, the most: at most {SEARCH_LIMIT} sessions are given."
+        if result.hits:  # (the structured content keeps every hit, as deja search --json does)
+            return answer(fit_text(result, taken, SEARCH_TEXT_BYTES - len(held.encode())) + held, search_json(result))
         given = {"project": project, "source": source, "since": since}
         # (why, in the structured content's notice too, as `deja search --json` says it: review43a M3)
         result.notice = no_match(index, query.strip(), filters, given, result.unmatched)
