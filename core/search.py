@@ -1008,6 +1008,18 @@ def _wanted(
         clock.matching = False
 
 
+def period_alone(query: str, now: float | None = None) -> str:
+    """The days, months or years ``query`` names when it names nothing else ("yesterday", "what did I do last week"),
+    as they read (``2026-12-04``, ``2026-11-30 to 2026-12-06``), else "": such a search asks for the sessions active
+    then, and one that finds none must say the period had none, not that its words matched nothing (trial43 F4)."""
+    named_relatively, asked = relative_dates(query, now or time.time())
+    dates, undated = split_dates(asked)
+    if not (dates := dates + named_relatively) or query_terms(undated)[0]:
+        return ""
+    spans = sorted({key.rpartition(":")[2] for key, _ in dates})
+    return spans[0] if len(spans) == 1 else f"{spans[0]} to {spans[-1]}"
+
+
 def search(
     index: Index,
     query: str,

@@ -596,28 +596,47 @@ def held_by_none(words: Sequence[str]) -> str:
     return f"no session holds: {named}" + (f" and {more} more" if more > 0 else "")
 
 
-def why_no_match(index: Index, query: str, filters: Filters, flags: list[str], unmatched: Sequence[str] = ()) -> str:
-    """Why a search found nothing: an empty index, a query of common words only, a filter (``flags``, each as the
-    user gave it: ``--project api`` to the CLI, ``project='api'`` to the MCP tool), or no match at all, naming the
-    words of the query no session holds (``unmatched``)."""
+def why_no_match(
+    index: Index,
+    query: str,
+    filters: Filters,
+    flags: list[str],
+    unmatched: Sequence[str] = (),
+    since: str = "--since",
+) -> str:
+    """Why a search found nothing: an empty index, a filter (``flags``, each as the user gave it: ``--project api``
+    to the CLI, ``project='api'`` to the MCP tool), a period no session was active in (the filter to keep to one
+    named as ``since``), a query of common words only, or no match at all, naming the words of the query no session
+    holds (``unmatched``)."""
     from ..core.redaction import searched_words
-    from ..core.search import query_terms, search
+    from ..core.search import period_alone, query_terms, search
     from .views import quoted_query
 
     if not index.session_count:
         return nothing_indexed()
     if not searched_words(query).strip():
         return f"No session matches {quoted_query(query)}: it is a secret, which deja never keeps as written."
+    if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
+        given = " ".join(flags)
+        return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
+    if period := period_alone(query):
+        return f"{no_session_in(index, period)}: give words to look for, with {since} to keep to a period."
     words, phrases = query_terms(query)
     if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
-    if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
-        given = " ".join(flags)
-        return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
     if not unmatched or len(set(query.lower().split())) == 1:  # (one word, however often: the line names it already)
         return f"No session matches {quoted_query(query)}."
     return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}."
+
+
+def no_session_in(index: Index, period: str) -> str:
+    """That no session was active in ``period`` (as ``search.period_alone`` reads it), and when the newest was."""
+    from ..core.library import newest_sessions
+
+    newest = newest_sessions(index, limit=1)
+    when = newest[0].updated if newest else None
+    return f"No session was active in {period}" + (f"; the newest is from {when:%Y-%m-%d}" if when else "")
 
 
 #: What the CLI's answer for an unknown project points at (the MCP server's names its ``recent`` tool).

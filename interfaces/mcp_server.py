@@ -418,7 +418,7 @@ def no_match(
     from .fastpath import why_no_match
 
     flags = [f"{name}={echoed(value, PATH_CHARS)!r}" for name, value in given.items() if value]
-    return unknown_project(index, filters.project) or why_no_match(index, query, filters, flags, unmatched)
+    return unknown_project(index, filters.project) or why_no_match(index, query, filters, flags, unmatched, "since")
 
 
 def work_answer(index: Index, mode: str, query: str, project: str | None) -> tuple[str, dict[str, Any]]:

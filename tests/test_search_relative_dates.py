@@ -3,6 +3,7 @@ in the asker's own calendar; the prompt hook's searches do not read them (a prom
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -93,3 +94,16 @@ def test_deja_search_reads_them_from_the_real_now(fake_home: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     assert "0000000000f1" in listed.stdout and "0000000000f2" not in listed.stdout
     assert "0000000000f2" in run_deja("search", "tuned", "10 days ago").stdout.split("\n\n")[0]
+
+
+def test_a_period_no_session_was_active_in_is_named_with_the_newest_date(fake_home: Path) -> None:
+    today = datetime.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    older = today - timedelta(days=20)
+    _write(fake_home / ".cursor", {"00000000-0000-4000-8000-0000000000f3": (older, "tuned the worker pool")})
+    yesterday = (today - timedelta(days=1)).date().isoformat()
+    # (not a bare "No session matches", which reads as if the word found nothing: trial43 F4)
+    said = f"No session was active in {yesterday}; the newest is from {older.date().isoformat()}: give words to look for, with --since to keep to a period."
+    listed = run_deja("search", "yesterday")
+    assert (listed.returncode, listed.stdout.strip()) == (0, said), listed.stderr
+    assert json.loads(run_deja("search", "--json", "what did I do yesterday").stdout)["notice"] == said
+    assert run_deja("search", "what did I do last week").stdout.startswith("No session was active in ")
