@@ -95,16 +95,21 @@ def _update(home: Path, say: Callable[[str], None], run: Callable[[], RefreshRes
     return None
 
 
-def find_session(index: Index, prefix: str) -> tuple[Segment, SessionMeta]:
+#: What lists session ids and what finds one, as a person at the CLI runs them (the MCP server names its tools).
+ID_FINDERS = ("`deja sessions`", "`deja search`")
+
+
+def find_session(index: Index, prefix: str, finders: tuple[str, str] = ID_FINDERS) -> tuple[Segment, SessionMeta]:
+    """The session ``prefix`` names; NotFound naming ``finders``, what lists ids and what finds one, where none does."""
     prefix = prefix.strip()
     if not prefix:
-        raise NotFound("an empty session id matches nothing: give an id or a unique prefix (see `deja sessions`)")
+        raise NotFound(f"an empty session id matches nothing: give an id or a unique prefix (see {finders[0]})")
     found = index.find(prefix) or index.find(prefix.lower())  # ids are lowercase; a prefix typed in capitals is too
     if not found:
         from .redaction import echoed  # (an id pasted wrong may be a blob of megabytes: named by its start)
 
         raise NotFound(
-            f"no session has the id {echoed(prefix)!r}: list ids with `deja sessions` or find one with `deja search`"
+            f"no session has the id {echoed(prefix)!r}: list ids with {finders[0]} or find one with {finders[1]}"
         )
     if len(found) > 1:
         ids = ", ".join(sorted(meta.id for _, _, meta in found)[:10])
@@ -218,16 +223,17 @@ def wip_session(index: Index, project: str, below: bool) -> SessionMeta | None:
     return newest[0] if newest else None
 
 
-def session_digest(index: Index, query: str) -> tuple[Digest, list[str]]:
+def session_digest(index: Index, query: str, finders: tuple[str, str] = ID_FINDERS) -> tuple[Digest, list[str]]:
     """The digest of the session ``query`` names (an id or a unique prefix), else of the best match for its words,
     and the ids of the next best (up to ``RUNNERS_UP``), which a person told of can pick instead (``deja ctx double
-    charge`` chose the diagnosis chat, not the fix, without a word of the other: trial20 F15)."""
+    charge`` chose the diagnosis chat, not the fix, without a word of the other: trial20 F15); ``finders`` as for
+    ``find_session``."""
     from .redaction import echoed, searched_words
     from .search import search
     from .work import digest  # only the digest commands pay for the work history's import
 
     try:
-        segment, meta = find_session(index, query)
+        segment, meta = find_session(index, query, finders)
     except NotFound as not_an_id:
         words = searched_words(query)
         if not words.strip():

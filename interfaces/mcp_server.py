@@ -80,6 +80,8 @@ SEE_MORE = f"pass a larger limit (up to {SEARCH_LIMIT}) or narrow the search"
 NARROW = "narrow the search (a project, since, more distinctive words)"
 #: ...and where the 4 KiB cut them, a narrower search: a larger limit would loop (trial43 F3).
 SEE_CUT = f"the text stops at 4 KiB: {NARROW}"
+#: The tools that list session ids and find one: an agent calls these, not the CLI's commands (trial43 F9).
+TOOL_FINDERS = ("`recent`", "`search`")
 #: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
 SHOW_WINDOW_BYTES = 32 * 1024
 #: ...and cuts a message's text and each tool result, so that one huge paste cannot fill it.
@@ -447,7 +449,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     if mode == "wip":  # a relative folder is taken in the project's, as `blame` takes a relative path; a name is one
         folder = in_folder(query, named_folder(index, project)) if is_folder(query) else query
         return wip_answer(index, folder or project or readable_path(os.getcwd()))
-    summary, others = session_digest(index, query)
+    summary, others = session_digest(index, query, TOOL_FINDERS)
     also = f"\n\nAlso matching: {', '.join(others)} (ask `ctx` with an id for one of them)." if others else ""
     return views.ctx_markdown(summary, WORK_TEXT_BYTES - len(also)) + also, views.digest_json(summary)
 
@@ -722,7 +724,7 @@ class Tools:
         from ..core.library import NotFound, find_session
 
         try:
-            return find_session(index, session_id)
+            return find_session(index, session_id, TOOL_FINDERS)
         except NotFound as exc:
             raise ToolError(str(exc)) from None
 

@@ -524,9 +524,16 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(history: His
         assert "limit" in await refused(session, "recent", limit=0)
         assert "source" in await refused(session, "search", query="cache", source="vscode")
         assert "since='last tuesday'" in await refused(session, "search", query="cache", since="last tuesday")
-        assert "no session has the id 'nope'" in await refused(session, "show", session_id="nope")
+        # (the tools an agent calls, not the CLI's commands: trial43 F9)
+        assert await refused(session, "show", session_id="nope") == (
+            "Error executing tool show: no session has the id 'nope': list ids with `recent` or find one with `search`"
+        )
         assert "matches 10 sessions" in await refused(session, "show", session_id="f1a0000")
-        assert "empty session id" in await refused(session, "show", session_id="")
+        assert await refused(session, "show", session_id="") == (
+            "Error executing tool show: an empty session id matches nothing: give an id or a unique prefix (see `recent`)"
+        )
+        unknown = await refused(session, "work", mode="ctx", query="zzqqxxunheardof")
+        assert "`recent`" in unknown and "deja" not in unknown, unknown
         assert "past the end" in await refused(session, "show", session_id="c0ffee01", offset=2)
         assert "offset" in await refused(session, "show", session_id="c0ffee01", offset=-1)
         assert await refused(session, "search") == "Error executing tool search: query: Field required"
