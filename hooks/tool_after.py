@@ -87,7 +87,9 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         block = headed(title, [line for line in (followed, ending) if line], room)
         call.remember([shown])
         return frame([head_line, *block], BUDGET)
-    return call.silent("no other session hit this error")
+    # (not "no other session hit this error": deja fix, which also reads what was written, may list some; counting them
+    # here would load the work history and a search on every new failure: trial43 F2)
+    return call.silent("no past failed command printed this error (deja fix also looks where it was written)")
 
 
 def _latest(ours: str, call: HookCall) -> str:

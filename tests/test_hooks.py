@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 import pytest
 from filelock import FileLock
+from harness import run_deja
 
 from deja.core.index import MANIFEST, Index, index_dir
 from deja.core.indexer import LOCK_NAME, refresh
@@ -467,6 +468,22 @@ def test_tool_failure_event_reads_error_message(indexed: Machine) -> None:
     )
     body = framed(indexed.run("hook-tool-after", payload).text, 512)
     assert INFRA_CHAT in body and "`docker builder prune -f`, then `docker build -t infra-web .` succeeded" in body
+
+
+def test_the_log_never_says_no_session_hit_an_error_deja_fix_finds_written(indexed: Machine) -> None:
+    error = "[fatal] native-run failed with error ERR_SDK_NOT_FOUND: No valid Android SDK root found."
+    records = [user_turn(f"I get this: {error}", datetime.now(UTC)), assistant_turn("Set ANDROID_HOME to the SDK.")]
+    indexed.write_chat(indexed.api, "bbbb0000-0000-4000-8000-000000000001", records, [], name="Android SDK not found")
+    indexed.index()
+    payload = cursor_tool(
+        "postToolUseFailure", "c-sdk", indexed.api, "Shell", {"command": "ionic cap run android"}, error_message=error
+    )
+    assert indexed.run("hook-tool-after", payload).text == ""
+    # (not "no other session hit this error", where deja fix lists the session it was written in: trial43 F2)
+    said = "silent: no past failed command printed this error (deja fix also looks where it was written)"
+    assert said in indexed.log()
+    fix = run_deja("fix", error)
+    assert "no failed command printed this error; it was written in 1 past session" in fix.stdout, fix.stderr
 
 
 def test_claude_post_tool_use_reads_tool_response(indexed: Machine) -> None:
