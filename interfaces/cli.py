@@ -601,7 +601,8 @@ def _typer_main() -> int:
         message = " ".join(exc.format_message().split()).rstrip(".")
         ctx = getattr(exc, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if exc.exit_code == 2 and ctx is not None else ""
-        say(_out_of_range(exc) or f"{message}{_sessions_hint(exc, ctx) or _quote_hint(message, ctx) or hint}")
+        said = _out_of_range(exc) or _missing_value(exc)
+        say(said or f"{message}{_sessions_hint(exc, ctx) or _quote_hint(message, ctx) or hint}")
         return exc.exit_code
     except typer.Abort:
         sys.stderr.write("deja: interrupted\n")
@@ -619,10 +620,39 @@ def _out_of_range(exc: typer.TyperException) -> str:
     if param is None or low is None or not callable(errors):
         return ""
     error = errors()[0]
-    flag = max(param.opts, key=len)  # (``--limit``, however it was typed)
+    flag = _as_typed(param.opts, sys.argv[1:])
     said = "is not a whole number" if error.get("type") == "int_parsing" else "is not allowed"
     wanted = f"{low} to {high}" if high is not None else f"{low} or more"
     return f"{flag} {echoed(str(error.get('input', '')))} {said}: give {wanted}"
+
+
+def _as_typed(opts: list[str], args: list[str]) -> str:
+    """The spelling of an option that ``args`` used (``-n``, ``-n0``, ``--limit=0``), the long one where none is seen:
+    ``deja hooks log -n 0`` said ``--limit 0 is not allowed`` (trial43 F7)."""
+    for arg in reversed(args):
+        for opt in opts:
+            if arg == opt or arg.startswith(f"{opt}=") or (len(opt) == 2 and arg.startswith(opt)):
+                return opt
+    return max(opts, key=len)
+
+
+def _missing_value(exc: typer.TyperException) -> str:
+    """For an option given no value (``deja sessions --project`` at the end of the line), that it needs one and the
+    command's help: click's own line (``Option '--project' requires an argument``) named no next step, and carries no
+    context to name the command by, so it is read from the command line (trial43 F7)."""
+    from typer._click.exceptions import BadOptionUsage
+
+    option = getattr(exc, "option_name", None)
+    if not isinstance(exc, BadOptionUsage) or not option or "requires an argument" not in exc.format_message():
+        return ""
+    names, command = ["deja"], typer.main.get_command(app)
+    for arg in sys.argv[1:]:  # (the subcommands named, down to the one given the option: not its words)
+        subcommands = getattr(command, "commands", {})
+        if arg not in subcommands:
+            break
+        names.append(arg)
+        command = subcommands[arg]
+    return f"{option} needs a value (see `{' '.join(names)} --help`)"
 
 
 def _sessions_hint(exc: typer.TyperException, ctx: typer.Context | None) -> str:

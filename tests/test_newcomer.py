@@ -152,8 +152,13 @@ def test_no_arguments_shows_the_commands() -> None:
         (("serch", "x"), "deja: No such command 'serch'. Did you mean 'search'? (see `deja --help`)"),
         (("sessions", "--limit", "0"), "deja: --limit 0 is not allowed: give 1 or more\n"),  # (not pydantic's words:
         (("show", "x", "--offset", "-1"), "deja: --offset -1 is not allowed: give 0 or more\n"),  # trial23 F7.10)
-        (("search", "x", "-n", "500"), "deja: --limit 500 is not allowed: give 1 to 200\n"),
-        (("how", "x", "-n", "two"), "deja: --limit two is not a whole number: give 1 to 200\n"),
+        # (the option as typed: trial43 F7)
+        (("search", "x", "-n", "500"), "deja: -n 500 is not allowed: give 1 to 200\n"),
+        (("how", "x", "-n", "two"), "deja: -n two is not a whole number: give 1 to 200\n"),
+        (("hooks", "log", "-n", "0"), "deja: -n 0 is not allowed: give 1 or more\n"),
+        (("search", "x", "--limit=0"), "deja: --limit 0 is not allowed: give 1 to 200\n"),
+        (("sessions", "--project"), "deja: --project needs a value (see `deja sessions --help`)\n"),
+        (("search", "x", "--limit"), "deja: --limit needs a value (see `deja search --help`)\n"),
         (("install", "bogus"), "deja: 'bogus' is not a target deja installs into: choose one of cursor, cursor-auto"),
         (("uninstall", "bogus"), "deja: 'bogus' is not a target deja installs into"),
         (("search", "x", "--source", "vim"), "deja: unknown source 'vim'"),
