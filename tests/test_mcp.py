@@ -7,6 +7,7 @@ The history is real: cursor-agent transcripts and chat stores and an IDE
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import time
@@ -493,6 +494,20 @@ def test_a_project_no_session_ran_in_is_named_with_what_to_do(history: History, 
             assert (text(result), result.structured_content["notice"]) == (note, note), tool
         assert "No session matches" in text(await ok(session, "search", query="zeppelin", project="api"))
         assert "root folder" in await refused(session, "work", mode="files", query="cache", project="/")
+
+    run(history, tmp_path, scenario)
+
+
+def test_a_period_no_session_was_active_in_says_so_naming_since(history: History, tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        result = await ok(session, "search", query="what did I do yesterday")
+        said = text(result)  # (the sample's sessions are from months before: not a bare "No session matches", F4)
+        assert re.fullmatch(
+            r"No session was active in \d{4}-\d\d-\d\d; the newest is from \d{4}-\d\d-\d\d: give words to look for, "
+            r"with since to keep to a period\.",
+            said,
+        ), said
+        assert result.structured_content["notice"] == said
 
     run(history, tmp_path, scenario)
 
