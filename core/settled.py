@@ -6,7 +6,7 @@ answer is the agent saying what it is about to do ("Checking the worker."). Take
 a conclusion that is none (trial23 F7.2, F7.9). So an answer gives the first line of its prose that says something,
 read sentence by sentence: an opener, a sign-off, a question and a sentence that only announces what follows (ends
 in ``:``) go, and the line keeps what else it says ("The error occurs because X is not imported. Let's fix that
-by adding it:" gives its diagnosis: review43a H1). Code is no line, and a list item only where nothing else is,
+by adding it:" gives its diagnosis: review43a H1). Code is no line, nor a heading ("## Summary"), and a list item only where nothing else is,
 and only one that says what was done ("- Fixed the null check"), not a step to take ("1. Delete the dist folder").
 An answer that is only such sentences, or one short sentence of
 progress, settles nothing. An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as
@@ -36,6 +36,11 @@ _INTERJECTION = re.compile(
 
 #: Where one sentence ends and the next begins.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+#: A Markdown heading ("## Summary") or a line that is only a bold label ("**Summary**", "**Changes made:**"): it
+#: names a part of the answer, never what was found (review43d H1: ``settled: ## Summary`` for every agent-mode
+#: answer that opened with one).
+_HEADING = re.compile(r"#{1,6}(\s|$)|(\*\*|__)[^*_]+(\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$")
 
 #: The lines that open and close a fenced code block (Markdown's).
 FENCES = ("```", "~~~")
@@ -75,6 +80,8 @@ def settled_line(answer: str, limit: int = 240) -> str:
     said: list[str] = []
     done: list[str] = []
     for line in _prose(answer):
+        if _HEADING.match(line):
+            continue
         if item := _LIST_ITEM.match(line):
             if _DONE.match(line, item.end()):  # (not a step, "1. Delete the dist folder", nor "- Background colors")
                 done.append(line[item.end() :])

@@ -164,3 +164,14 @@ def _findings(session: str) -> str:
     """``deja ctx SESSION``'s decisions and findings."""
     ctx = run_deja("ctx", session).stdout
     return ctx.partition("## Decisions and findings\n")[2].partition("\n\n")[0]
+
+
+def test_an_answer_that_opens_with_a_heading_settles_on_what_follows_it(fake_home: Path) -> None:
+    """Agent mode often ends a task with "## Summary": ``wip`` said ``settled: ## Summary`` (review43d H1)."""
+    found = "The worker crashed because the queue name had a trailing space; I trimmed it."
+    folders = {}
+    for folder, heading in (("md", "## Summary"), ("h3", "### Changes made"), ("bold", "**Summary**")):
+        folders[folder] = _answers(fake_home, folder, f"{heading}\n\n{found}")
+    assert run_deja("index").returncode == 0
+    for folder, project in folders.items():
+        assert f"\nsettled: {found}\n" in run_deja("wip", cwd=project).stdout, folder
