@@ -23,15 +23,26 @@ from .lines import one_line
 #: of order ("First, let's…") or a reference to the ask ("Based on your request, I'll…"): the sentence goes.
 _OPENER = re.compile(
     r"((now|first|next|then|so|finally)\b,?\s*|based on [^,.]*,\s*)?"
-    r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|let us|we'll|we will|feel free|"
-    r"hope this|i hope|if you need|if you'd like|would you like|i apologi[sz]e|my apologies|sorry)\b",
+    r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|let us|feel free|"
+    r"hope this|i hope|if you need|if you'd like|would you like)\b",
+    re.IGNORECASE,
+)
+
+#: An apology or an admission before the correction it gives, up to the dash, colon, semicolon or comma after it:
+#: "I apologize for the confusion - the error is actually caused by…" settles on the cause, not on nothing (review43d
+#: M2), and "You're right - let's keep…" is an opener once its admission goes. One without a correction goes whole.
+_ADMISSION = re.compile(
+    r"(i apologi[sz]e|my apologies|apologies|sorry|i was wrong|i stand corrected|you're right|you are right)\b"
+    r"[^-–—:;,]*?(\s[-–—]\s|[:;,]\s|$)",
     re.IGNORECASE,
 )
 
 #: A word of assent before what is said, with its punctuation: it alone goes ("OK: the key lost its newline." →
 #: "The key lost…"; "Great catch: the pool…" keeps its "Great").
 _INTERJECTION = re.compile(
-    r"(sure|certainly|of course|great|okay|ok|alright|absolutely|good question)\b[!.,:;]+\s*", re.IGNORECASE
+    r"(sure|certainly|of course|great|okay|ok|alright|absolutely|good question|great question|perfect|excellent)\b"
+    r"[!.,:;]+\s*",
+    re.IGNORECASE,
 )
 
 #: Where one sentence ends and the next begins.
@@ -104,10 +115,16 @@ def _said(line: str) -> str:
     kept = []
     for sentence in _SENTENCE_END.split(line):
         if assent := _INTERJECTION.match(sentence):
-            sentence = sentence[assent.end() :][:1].upper() + sentence[assent.end() + 1 :]
+            sentence = _capitalised(sentence[assent.end() :])
+        while admitted := _ADMISSION.match(sentence):
+            sentence = _capitalised(sentence[admitted.end() :])
         if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):
             kept.append(sentence)
     return " ".join(kept)
+
+
+def _capitalised(sentence: str) -> str:
+    return sentence[:1].upper() + sentence[1:]
 
 
 def _narration(answer: str) -> bool:

@@ -175,3 +175,31 @@ def test_an_answer_that_opens_with_a_heading_settles_on_what_follows_it(fake_hom
     assert run_deja("index").returncode == 0
     for folder, project in folders.items():
         assert f"\nsettled: {found}\n" in run_deja("wip", cwd=project).stdout, folder
+
+
+def test_an_apology_gives_its_correction_and_praise_and_admissions_go(fake_home: Path) -> None:
+    """An opener dropped its whole sentence: an apology's correction after its dash or colon went with it (review43d
+    M2); "Great question!" and "Perfect!" stayed, "You're right - let's …" was kept, and "We'll use …", a decision,
+    went as an opener (L6)."""
+    apologies = [
+        "I apologize for the confusion - the error is actually caused by the missing HttpClientModule import.",
+        "Sorry, I was wrong earlier: the timeout comes from nginx, not from gunicorn.",
+        "Great question! The cache key omits the locale.",
+    ]
+    praise = [
+        "Perfect! The build passes now.",
+        "You're right - let's remove those toolbar-related styles that I added.",
+        "We'll use Redis for the session store, since it is already deployed.",
+    ]
+    _answers(fake_home, "sorry", *apologies)
+    _answers(fake_home, "praise", *praise)
+    assert run_deja("index").returncode == 0
+    assert _findings(_chat_id("sorry")) == "\n".join(
+        [
+            "- The error is actually caused by the missing HttpClientModule import.",
+            "- The timeout comes from nginx, not from gunicorn.",
+            "- The cache key omits the locale.",
+        ]
+    )
+    found = "- The build passes now.\n- We'll use Redis for the session store, since it is already deployed."
+    assert _findings(_chat_id("praise")) == found
