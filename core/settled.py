@@ -7,7 +7,7 @@ a conclusion that is none (trial23 F7.2, F7.9). So an answer gives the first lin
 read sentence by sentence: an opener, a sign-off, a question and a sentence that only announces what follows (ends
 in ``:``) go, and the line keeps what else it says ("The error occurs because X is not imported. Let's fix that
 by adding it:" gives its diagnosis: review43a H1). Code is no line, nor a heading ("## Summary"), and a list item only where nothing else is,
-and only one that says what was done ("- Fixed the null check"), not a step to take ("1. Delete the dist folder").
+and only one that says what was done or found ("- Fixed the null check", "1. The cache key omits the locale."), not a step to take ("1. Delete the dist folder").
 An answer that is only such sentences, or one short sentence of
 progress, settles nothing. An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as
 its ``concluded`` too.
@@ -59,9 +59,17 @@ FENCES = ("```", "~~~")
 #: A list item: ``1.``, ``2)``, ``-``, ``*``, ``•``.
 _LIST_ITEM = re.compile(r"(\d+[.)]|[-*•])\s+")
 
-#: A list item that says what was done ("- Fixed the null check in parse()"), not a step to take ("1. Delete the
-#: dist folder: `rm -rf dist`"), what a change will do ("1. Creates a sidebar") or a thing ("- Background colors").
-_DONE = re.compile(r"[A-Z][a-z]+ed\b")
+#: A list item that says what was done ("- Fixed the null check in parse()", "- **Fixed** the null check") or what
+#: was found ("1. The cache key omits the locale."), not a step to take ("1. Delete the dist folder: `rm -rf dist`"),
+#: what a change will do ("1. Creates a sidebar") or a thing ("- Background colors"). (A list of findings settled
+#: nothing, and the Markdown bold around "Fixed" hid its past tense: review43d M3; "Need", "Speed" and "Embed" are
+#: none.)
+_DONE = re.compile(
+    r"(\*\*|__)?((?!(Need|Speed|Embed|Feed|Seed|Bleed)\b)[A-Z][a-z]+ed|(The|This|That|It|Its|There)\s\w+\s+\w+)\b"
+)
+
+#: An item's first words in bold ("**Fixed** the null check"): shown without the Markdown.
+_BOLD_LEAD = re.compile(r"\A(\*\*|__)(.+?)\1")
 
 #: Words ending in "ing" that are no verb of progress ("Nothing changed.", "Missing import in utils.py." say something).
 _NOT_PROGRESS = frozenset(
@@ -95,7 +103,7 @@ def settled_line(answer: str, limit: int = 240) -> str:
             continue
         if item := _LIST_ITEM.match(line):
             if _DONE.match(line, item.end()):  # (not a step, "1. Delete the dist folder", nor "- Background colors")
-                done.append(line[item.end() :])
+                done.append(_BOLD_LEAD.sub(r"\2", line[item.end() :], count=1))
         elif kept := _said(line):
             said.append(kept)
     return one_line((said or done or [""])[0], limit)

@@ -203,3 +203,22 @@ def test_an_apology_gives_its_correction_and_praise_and_admissions_go(fake_home:
     )
     found = "- The build passes now.\n- We'll use Redis for the session store, since it is already deployed."
     assert _findings(_chat_id("praise")) == found
+
+
+def test_findings_given_as_a_list_are_settled(fake_home: Path) -> None:
+    """A list of findings settled nothing, and "- **Fixed** …" no longer counted: its Markdown bold hid the past
+    tense (review43d M3). A list of steps or of things still settles nothing."""
+    problems = (
+        "I found two problems:\n\n1. The cache key omits the locale.\n2. The TTL is in seconds, not ms.\n\nFix both?"
+    )
+    changed = "Here's what I changed:\n\n- **Fixed** the null check in parse()\n- **Added** a test"
+    steps = "Next:\n\n- Need a restart\n- Speed up the build\n- The button"
+    projects = {
+        "The cache key omits the locale.": _answers(fake_home, "found", problems),
+        "Fixed the null check in parse()": _answers(fake_home, "changed", changed),
+        "": _answers(fake_home, "steps", steps),
+    }
+    assert run_deja("index").returncode == 0
+    for settled, project in projects.items():
+        shown = run_deja("wip", cwd=project).stdout
+        assert (f"\nsettled: {settled}\n" in shown) if settled else ("settled:" not in shown), shown
