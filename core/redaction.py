@@ -633,20 +633,22 @@ def may_hold_a_pgpass_line(text: str) -> bool:
 
 
 def _separator_escaped(escape: str) -> str:
-    """The character an escape (``_escape_at``) stands for where it is ASCII punctuation or a blank (``%3D``,
-    ``%20``, ``\\u0022``, ``&quot;``): what a rule finds a secret's name and value apart by; "" for any other (a
-    letter, a digit, a line's end: no separator to read, and no new context for a rule)."""
+    """The character an escape (``_escape_at``) stands for where a rule finds a secret's name and value apart by it
+    (``%3D``, ``%20``, ``%2F``, ``\\u0022``, ``&quot;``), else "": a letter, a digit, a line's end or other
+    punctuation give no rule a new context, and code full of ``\\"``, ``&lt;`` or ``%2d`` would be read twice for
+    nothing (a JSON string's ``\\"`` is read by the rules as written)."""
     if escape[0] == "&":
-        return _ENTITY_CHARACTERS[escape]
-    if escape[0] == "%" or escape[1] in "ux":
+        character = _ENTITY_CHARACTERS[escape]
+    elif escape[0] == "%" or escape[1] in "ux":
         character = chr(int(escape[2 if escape[0] == "\\" else 1 :], 16))
     else:
-        character = escape[1] if escape[1] in "\"'\\/" else ""
+        return ""
     return character if character in _SEPARATORS else ""
 
 
-#: The characters read in place of their escapes (``_separator_escaped``): punctuation and the blank, not a line's end.
-_SEPARATORS = frozenset(" !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+#: The characters read in place of their escapes (``_separator_escaped``): what a name, its value and a URL's parts
+#: are told apart by.
+_SEPARATORS = frozenset(" \"&',/:;=?@")
 
 
 def unescaped(text: str) -> tuple[str, list[int]]:
