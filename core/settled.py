@@ -23,7 +23,8 @@ from .lines import one_line
 #: of order ("First, let's…") or a reference to the ask ("Based on your request, I'll…"): the sentence goes.
 _OPENER = re.compile(
     r"((now|first|next|then|so|finally)\b,?\s*|based on [^,.]*,\s*)?"
-    r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|let us|feel free|"
+    r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|let us|we'll need|we will need|"
+    r"we need|feel free|"
     r"hope this|i hope|if you need|if you'd like|would you like)\b",
     re.IGNORECASE,
 )

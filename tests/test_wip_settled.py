@@ -180,7 +180,7 @@ def test_an_answer_that_opens_with_a_heading_settles_on_what_follows_it(fake_hom
 def test_an_apology_gives_its_correction_and_praise_and_admissions_go(fake_home: Path) -> None:
     """An opener dropped its whole sentence: an apology's correction after its dash or colon went with it (review43d
     M2); "Great question!" and "Perfect!" stayed, "You're right - let's …" was kept, and "We'll use …", a decision,
-    went as an opener (L6)."""
+    went as an opener (L6), though "We'll need to update …" is one (c3a2617b's real answer)."""
     apologies = [
         "I apologize for the confusion - the error is actually caused by the missing HttpClientModule import.",
         "Sorry, I was wrong earlier: the timeout comes from nginx, not from gunicorn.",
@@ -190,6 +190,7 @@ def test_an_apology_gives_its_correction_and_praise_and_admissions_go(fake_home:
         "Perfect! The build passes now.",
         "You're right - let's remove those toolbar-related styles that I added.",
         "We'll use Redis for the session store, since it is already deployed.",
+        "We'll need to update the app.component.ts and app.component.html files.",
     ]
     _answers(fake_home, "sorry", *apologies)
     _answers(fake_home, "praise", *praise)
