@@ -31,6 +31,8 @@ from .redaction import (
     may_hold_a_pgpass_line,
     may_name_a_secret_in_english,
     may_name_a_secret_in_other_words,
+    replaced,
+    unescaped,
 )
 from .remembered import Remembered
 
@@ -2065,6 +2067,18 @@ def _scrubbed(text: str) -> str:
         text = _sentences(text)
     if may_name_a_secret_in_other_words(lowered):
         text = _in_other_words(text)
+    decoded, where = unescaped(text)
+    return _redacted_as_unescaped(text, decoded, where) if decoded else text
+
+
+def _redacted_as_unescaped(text: str, decoded: str, where: list[int]) -> str:
+    """``text`` with what the rules redact in ``decoded`` (its escapes read: ``unescaped``, which gives ``where``
+    each of its characters was) redacted where it was written, escapes and all: ``password%3D…``,
+    ``&quot;password&quot;: &quot;…`` and ``postgres%3A%2F%2Fuser%3A…%40`` hid their secret from every rule (review43d
+    M5)."""
+    for start, end, marker in reversed(replaced(decoded, _scrubbed(decoded))):
+        if decoded[start:end] != marker:  # (not one an earlier rule put in ``text``)
+            text = f"{text[: where[start]]}{marker}{text[where[end] :]}"
     return text
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-RULES_VERSION = 13  # (the next bump is 15: an index built on 2026-12-04 by 4b4f891 says rules-14, of other rules)
+RULES_VERSION = 15  # (not 14: an index built on 2026-12-04 by 4b4f891 says rules-14, of other rules)
 
 
 def enabled() -> bool:
@@ -373,7 +373,7 @@ def typed_secrets(values: Iterable[str]) -> dict[str, str]:
             continue
         # The value whole, where an answer names it as typed (``--project PGPASSWORD=hunter2pw``: a secret too short
         # to look for alone, review21 R21-1), then each secret long enough to look for anywhere.
-        pairs = [(value, scrubbed), *_replaced(value, scrubbed)]
+        pairs = [(value, scrubbed), *((value[start:end], marker) for start, end, marker in replaced(value, scrubbed))]
         for secret, marker in pairs:
             if len(secret) >= TYPED_SECRET_CHARS:
                 found[secret] = marker
@@ -381,14 +381,14 @@ def typed_secrets(values: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def _replaced(value: str, scrubbed: str) -> list[tuple[str, str]]:
-    """Each (secret as typed, its marker) where ``scrubbed`` replaced a part of ``value``: the text around each
-    marker is kept as it was, so the secret is what lies between that text in ``value`` (two tokens in one argument
-    are two secrets, not the span from the first to the last: review20 R20-2)."""
-    pairs: list[tuple[str, str]] = []
+def replaced(value: str, scrubbed: str) -> list[tuple[int, int, str]]:
+    """Each (start, end, marker) where ``scrubbed`` replaced ``value[start:end]``: the text around each marker is
+    kept as it was, so the secret is what lies between that text in ``value`` (two tokens in one argument are two
+    secrets, not the span from the first to the last: review20 R20-2)."""
+    spans: list[tuple[int, int, str]] = []
     pieces = scrubbed.split(MARKER)
     if pieces[0] != value[: len(pieces[0])]:
-        return pairs
+        return spans
     at = len(pieces[0])  # (in ``value``)
     for number, piece in enumerate(pieces[1:], start=1):
         close = piece.find("]")
@@ -399,9 +399,9 @@ def _replaced(value: str, scrubbed: str) -> list[tuple[str, str]]:
         end = len(value) - len(after) if last else value.find(after, at + 1) if after else -1
         if end < at or (last and not value.endswith(after)):
             break
-        pairs.append((value[at:end], marker))
+        spans.append((at, end, marker))
         at = end + len(after)
-    return pairs
+    return spans
 
 
 def _escaped(secret: str) -> str:
@@ -440,8 +440,10 @@ def without_secrets(text: str, names: bool = True) -> str:
     return scrubbed
 
 
-#: HTML's entities for the quotes and brackets a secret may be pasted in (``_escape_at``).
-_ENTITIES = ("&quot;", "&apos;", "&#39;", "&#x27;", "&#34;", "&amp;", "&lt;", "&gt;")
+#: HTML's entities for the quotes and brackets a secret may be pasted in (``_escape_at``), and what each stands for.
+_ENTITY_CHARACTERS = {"&quot;": '"', "&apos;": "'", "&#39;": "'", "&#x27;": "'", "&#34;": '"', "&amp;": "&", "&lt;": "<",
+                      "&gt;": ">"}  # fmt: skip
+_ENTITIES = tuple(_ENTITY_CHARACTERS)
 _HEX = frozenset("0123456789abcdefABCDEF")
 #: The longest escape ``_escape_at`` knows: ``\\u0022``, ``&#x27;``.
 _LONGEST_ESCAPE = 6
@@ -526,7 +528,10 @@ def _may_pass_a_gate(text: str) -> bool:
         return True
     if may_name_a_secret(lowered):
         return True
-    return any(len(word) >= 16 for word in text.split())  # a run of 16 characters without a blank: ``\S{16}``
+    if any(len(word) >= 16 for word in text.split()):  # a run of 16 characters without a blank: ``\S{16}``
+        return True
+    decoded = unescaped(text)[0]  # (``scrub`` reads it too)
+    return bool(decoded) and _may_pass_a_gate(decoded)
 
 
 #: What a text must hold for ``redact.scrub`` to change it, but a token (``TOKEN_NEEDLES``), a ``.pgpass`` line or
@@ -571,7 +576,10 @@ def _may_be_changed(text: str) -> bool:
         return True
     if any(needle in (lowered if needle.islower() else text) for needle in KEYED_NEEDLES):
         return True
-    return may_hold_a_pgpass_line(text) or may_name_a_secret(lowered)
+    if may_hold_a_pgpass_line(text) or may_name_a_secret(lowered):
+        return True
+    decoded = unescaped(text)[0]  # (``scrub`` reads it too)
+    return bool(decoded) and _may_be_changed(decoded)
 
 
 def _may_hold_a_token(text: str, lowered: str) -> bool:
@@ -622,3 +630,52 @@ def may_hold_a_pgpass_line(text: str) -> bool:
             if (port == "*" or port.isdigit() and len(port) <= 5) and any(c.isalpha() or c in ".*" for c in host):
                 return True
     return False
+
+
+def _separator_escaped(escape: str) -> str:
+    """The character an escape (``_escape_at``) stands for where a rule finds a secret's name and value apart by it
+    (``%3D``, ``%20``, ``%2F``, ``\\u0022``, ``&quot;``), else "": a letter, a digit, a line's end or other
+    punctuation give no rule a new context, and code full of ``\\"``, ``&lt;`` or ``%2d`` would be read twice for
+    nothing (a JSON string's ``\\"`` is read by the rules as written)."""
+    if escape[0] == "&":
+        character = _ENTITY_CHARACTERS[escape]
+    elif escape[0] == "%" or escape[1] in "ux":
+        character = chr(int(escape[2 if escape[0] == "\\" else 1 :], 16))
+    else:
+        return ""
+    return character if character in _SEPARATORS else ""
+
+
+#: The characters read in place of their escapes (``_separator_escaped``): what a name, its value and a URL's parts
+#: are told apart by.
+_SEPARATORS = frozenset(" \"&',/:;=?@")
+
+
+def unescaped(text: str) -> tuple[str, list[int]]:
+    """``text`` with each escape of a separator or a quote (``_escape_at``) read as the character it stands for, and
+    where each character of it (and its end) was in ``text``: a secret named in a URL-encoded query
+    (``password%3D…``), JSON copied from HTML (``&quot;password&quot;: &quot;…``) or escaped in a string
+    (``\\u0022password\\u0022``) was kept as written, every rule reading its name and value as one word (review43d
+    M5). ``("", [])`` for a text without one."""
+    parts: list[str] = []
+    where: list[int] = []
+    at = done = 0
+    upcoming = {c: text.find(c) for c in "%&\\"}  # (each found again only once passed: one pass over the text)
+    while True:
+        for c, found in upcoming.items():
+            if -1 < found < at:
+                upcoming[c] = text.find(c, at)
+        at = min((found for found in upcoming.values() if found != -1), default=-1)
+        if at == -1:
+            break
+        size = _escape_at(text, at)
+        character = _separator_escaped(text[at : at + size]) if size else ""
+        if character:
+            parts += (text[done:at], character)
+            where += (*range(done, at), at)
+            done = at + size
+        at += size if character else 1
+    if not where:
+        return "", []
+    parts.append(text[done:])
+    return "".join(parts), [*where, *range(done, len(text) + 1)]

@@ -6,8 +6,8 @@ answer is the agent saying what it is about to do ("Checking the worker."). Take
 a conclusion that is none (trial23 F7.2, F7.9). So an answer gives the first line of its prose that says something,
 read sentence by sentence: an opener, a sign-off, a question and a sentence that only announces what follows (ends
 in ``:``) go, and the line keeps what else it says ("The error occurs because X is not imported. Let's fix that
-by adding it:" gives its diagnosis: review43a H1). Code is no line, and a list item only where nothing else is,
-and only one that says what was done ("- Fixed the null check"), not a step to take ("1. Delete the dist folder").
+by adding it:" gives its diagnosis: review43a H1). Code is no line, nor a heading ("## Summary"), and a list item only where nothing else is,
+and only one that says what was done or found ("- Fixed the null check", "1. The cache key omits the locale."), not a step to take ("1. Delete the dist folder").
 An answer that is only such sentences, or one short sentence of
 progress, settles nothing. An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as
 its ``concluded`` too.
@@ -23,19 +23,36 @@ from .lines import one_line
 #: of order ("First, let's…") or a reference to the ask ("Based on your request, I'll…"): the sentence goes.
 _OPENER = re.compile(
     r"((now|first|next|then|so|finally)\b,?\s*|based on [^,.]*,\s*)?"
-    r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|let us|we'll|we will|feel free|"
-    r"hope this|i hope|if you need|if you'd like|would you like|i apologi[sz]e|my apologies|sorry)\b",
+    r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|let us|we'll need|we will need|"
+    r"we need|feel free|"
+    r"hope this|i hope|if you need|if you'd like|would you like)\b",
+    re.IGNORECASE,
+)
+
+#: An apology or an admission before the correction it gives, up to the dash, colon, semicolon or comma after it:
+#: "I apologize for the confusion - the error is actually caused by…" settles on the cause, not on nothing (review43d
+#: M2), and "You're right - let's keep…" is an opener once its admission goes. One without a correction goes whole.
+_ADMISSION = re.compile(
+    r"(i apologi[sz]e|my apologies|apologies|sorry|i was wrong|i stand corrected|you're right|you are right)\b"
+    r"[^-–—:;,]*?(\s[-–—]\s|[:;,]\s|$)",
     re.IGNORECASE,
 )
 
 #: A word of assent before what is said, with its punctuation: it alone goes ("OK: the key lost its newline." →
 #: "The key lost…"; "Great catch: the pool…" keeps its "Great").
 _INTERJECTION = re.compile(
-    r"(sure|certainly|of course|great|okay|ok|alright|absolutely|good question)\b[!.,:;]+\s*", re.IGNORECASE
+    r"(sure|certainly|of course|great|okay|ok|alright|absolutely|good question|great question|perfect|excellent)\b"
+    r"[!.,:;]+\s*",
+    re.IGNORECASE,
 )
 
 #: Where one sentence ends and the next begins.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+#: A Markdown heading ("## Summary") or a line that is only a bold label ("**Summary**", "**Changes made:**"): it
+#: names a part of the answer, never what was found (review43d H1: ``settled: ## Summary`` for every agent-mode
+#: answer that opened with one).
+_HEADING = re.compile(r"#{1,6}(\s|$)|(\*\*|__)[^*_]+(\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$")
 
 #: The lines that open and close a fenced code block (Markdown's).
 FENCES = ("```", "~~~")
@@ -43,9 +60,17 @@ FENCES = ("```", "~~~")
 #: A list item: ``1.``, ``2)``, ``-``, ``*``, ``•``.
 _LIST_ITEM = re.compile(r"(\d+[.)]|[-*•])\s+")
 
-#: A list item that says what was done ("- Fixed the null check in parse()"), not a step to take ("1. Delete the
-#: dist folder: `rm -rf dist`"), what a change will do ("1. Creates a sidebar") or a thing ("- Background colors").
-_DONE = re.compile(r"[A-Z][a-z]+ed\b")
+#: A list item that says what was done ("- Fixed the null check in parse()", "- **Fixed** the null check") or what
+#: was found ("1. The cache key omits the locale."), not a step to take ("1. Delete the dist folder: `rm -rf dist`"),
+#: what a change will do ("1. Creates a sidebar") or a thing ("- Background colors"). (A list of findings settled
+#: nothing, and the Markdown bold around "Fixed" hid its past tense: review43d M3; "Need", "Speed" and "Embed" are
+#: none.)
+_DONE = re.compile(
+    r"(\*\*|__)?((?!(Need|Speed|Embed|Feed|Seed|Bleed)\b)[A-Z][a-z]+ed|(The|This|That|It|Its|There)\s\w+\s+\w+)\b"
+)
+
+#: An item's first words in bold ("**Fixed** the null check"): shown without the Markdown.
+_BOLD_LEAD = re.compile(r"\A(\*\*|__)(.+?)\1")
 
 #: Words ending in "ing" that are no verb of progress ("Nothing changed.", "Missing import in utils.py." say something).
 _NOT_PROGRESS = frozenset(
@@ -75,9 +100,11 @@ def settled_line(answer: str, limit: int = 240) -> str:
     said: list[str] = []
     done: list[str] = []
     for line in _prose(answer):
+        if _HEADING.match(line):
+            continue
         if item := _LIST_ITEM.match(line):
             if _DONE.match(line, item.end()):  # (not a step, "1. Delete the dist folder", nor "- Background colors")
-                done.append(line[item.end() :])
+                done.append(_BOLD_LEAD.sub(r"\2", line[item.end() :], count=1))
         elif kept := _said(line):
             said.append(kept)
     return one_line((said or done or [""])[0], limit)
@@ -97,10 +124,16 @@ def _said(line: str) -> str:
     kept = []
     for sentence in _SENTENCE_END.split(line):
         if assent := _INTERJECTION.match(sentence):
-            sentence = sentence[assent.end() :][:1].upper() + sentence[assent.end() + 1 :]
+            sentence = _capitalised(sentence[assent.end() :])
+        while admitted := _ADMISSION.match(sentence):
+            sentence = _capitalised(sentence[admitted.end() :])
         if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):
             kept.append(sentence)
     return " ".join(kept)
+
+
+def _capitalised(sentence: str) -> str:
+    return sentence[:1].upper() + sentence[1:]
 
 
 def _narration(answer: str) -> bool:

@@ -30,8 +30,9 @@ HUGE = START + "p" * 1_000_000
 ARGUMENT = START + "p" * 100_000
 #: Enough for any of these answers: a few dozen characters of the value and the sentence around it...
 MOST_BYTES = 600
-#: ...or 260 of a path's or a project's (``redaction.PATH_CHARS``).
-PATH_BYTES = 1000
+#: ...or 260 of a path's or a project's (``redaction.PATH_CHARS``), said twice where the structured content gives
+#: the reason too (search's ``notice``, as ``deja search --json`` does).
+PATH_BYTES = 1200
 #: ...and an answer whose JSON gives the value back (``query``, ``error``, ``path``): cut at 4,096 characters.
 FIELD_BYTES = 5000
 

@@ -164,3 +164,62 @@ def _findings(session: str) -> str:
     """``deja ctx SESSION``'s decisions and findings."""
     ctx = run_deja("ctx", session).stdout
     return ctx.partition("## Decisions and findings\n")[2].partition("\n\n")[0]
+
+
+def test_an_answer_that_opens_with_a_heading_settles_on_what_follows_it(fake_home: Path) -> None:
+    """Agent mode often ends a task with "## Summary": ``wip`` said ``settled: ## Summary`` (review43d H1)."""
+    found = "The worker crashed because the queue name had a trailing space; I trimmed it."
+    folders = {}
+    for folder, heading in (("md", "## Summary"), ("h3", "### Changes made"), ("bold", "**Summary**")):
+        folders[folder] = _answers(fake_home, folder, f"{heading}\n\n{found}")
+    assert run_deja("index").returncode == 0
+    for folder, project in folders.items():
+        assert f"\nsettled: {found}\n" in run_deja("wip", cwd=project).stdout, folder
+
+
+def test_an_apology_gives_its_correction_and_praise_and_admissions_go(fake_home: Path) -> None:
+    """An opener dropped its whole sentence: an apology's correction after its dash or colon went with it (review43d
+    M2); "Great question!" and "Perfect!" stayed, "You're right - let's …" was kept, and "We'll use …", a decision,
+    went as an opener (L6), though "We'll need to update …" is one (c3a2617b's real answer)."""
+    apologies = [
+        "I apologize for the confusion - the error is actually caused by the missing HttpClientModule import.",
+        "Sorry, I was wrong earlier: the timeout comes from nginx, not from gunicorn.",
+        "Great question! The cache key omits the locale.",
+    ]
+    praise = [
+        "Perfect! The build passes now.",
+        "You're right - let's remove those toolbar-related styles that I added.",
+        "We'll use Redis for the session store, since it is already deployed.",
+        "We'll need to update the app.component.ts and app.component.html files.",
+    ]
+    _answers(fake_home, "sorry", *apologies)
+    _answers(fake_home, "praise", *praise)
+    assert run_deja("index").returncode == 0
+    assert _findings(_chat_id("sorry")) == "\n".join(
+        [
+            "- The error is actually caused by the missing HttpClientModule import.",
+            "- The timeout comes from nginx, not from gunicorn.",
+            "- The cache key omits the locale.",
+        ]
+    )
+    found = "- The build passes now.\n- We'll use Redis for the session store, since it is already deployed."
+    assert _findings(_chat_id("praise")) == found
+
+
+def test_findings_given_as_a_list_are_settled(fake_home: Path) -> None:
+    """A list of findings settled nothing, and "- **Fixed** …" no longer counted: its Markdown bold hid the past
+    tense (review43d M3). A list of steps or of things still settles nothing."""
+    problems = (
+        "I found two problems:\n\n1. The cache key omits the locale.\n2. The TTL is in seconds, not ms.\n\nFix both?"
+    )
+    changed = "Here's what I changed:\n\n- **Fixed** the null check in parse()\n- **Added** a test"
+    steps = "Next:\n\n- Need a restart\n- Speed up the build\n- The button"
+    projects = {
+        "The cache key omits the locale.": _answers(fake_home, "found", problems),
+        "Fixed the null check in parse()": _answers(fake_home, "changed", changed),
+        "": _answers(fake_home, "steps", steps),
+    }
+    assert run_deja("index").returncode == 0
+    for settled, project in projects.items():
+        shown = run_deja("wip", cwd=project).stdout
+        assert (f"\nsettled: {settled}\n" in shown) if settled else ("settled:" not in shown), shown
