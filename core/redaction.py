@@ -569,17 +569,22 @@ def _may_be_changed(text: str) -> bool:
     nearly always holds a colon, which passes the context gate, and the failure hook imported the rules (about 5 M
     instructions, an eighth of ``python -c pass``) to change nothing. It may where a token rule may run (``_may_hold_a_token``), a keyed rule or the
     assignments may (``KEYED_NEEDLES``), a line may be a ``.pgpass`` one, or a sentence may name a secret: what
-    ``scrub`` asks, in its order. ``tests/test_redact_lazy.py`` checks that a text it says no to comes back from
-    ``scrub`` as it was."""
+    ``scrub`` asks, in its order, of the text as written and as its escapes read (once: ``unescaped``).
+    ``tests/test_redact_lazy.py`` checks that a text it says no to comes back from ``scrub`` as it was."""
+    if _may_be_changed_as_written(text):
+        return True
+    decoded = unescaped(text)[0]  # (``scrub`` reads it too)
+    return bool(decoded) and _may_be_changed_as_written(decoded)
+
+
+def _may_be_changed_as_written(text: str) -> bool:
+    """``_may_be_changed`` of ``text`` as written."""
     lowered = text.lower()
     if _may_hold_a_token(text, lowered):
         return True
     if any(needle in (lowered if needle.islower() else text) for needle in KEYED_NEEDLES):
         return True
-    if may_hold_a_pgpass_line(text) or may_name_a_secret(lowered):
-        return True
-    decoded = unescaped(text)[0]  # (``scrub`` reads it too)
-    return bool(decoded) and _may_be_changed(decoded)
+    return may_hold_a_pgpass_line(text) or may_name_a_secret(lowered)
 
 
 def _may_hold_a_token(text: str, lowered: str) -> bool:

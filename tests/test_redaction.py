@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 import pytest
-from harness import run_deja
+from harness import index_cli_root, run_deja
 from redaction_corpus import SECRETS, Secret, code_lines
 from test_hooks import Machine, claude, cursor, cursor_tool
 from test_mcp import ok, text
@@ -158,6 +158,23 @@ def test_a_secret_named_in_escapes_is_redacted(wrap: str, secret: str) -> None:
         assert secret not in out and "[redacted:" in out, out
         before, _, after = written.partition(secret)
         assert out.startswith(before) and out.endswith(after), out  # (the secret alone: not the query after it)
+
+
+def test_escapes_nested_deep_are_read_once_and_stop_nothing(tmp_path: Path) -> None:
+    """``&amp;amp;…`` loses one ``amp;`` each reading: read again and again, two thousand characters of it stopped
+    ``deja index`` at Python's recursion limit (review43e H1). One reading leaves it as written, and a secret a
+    second escape hides is one more reading away, as a doubly encoded query's is (``%253D``)."""
+    nested = "&" + "amp;" * 1500 + "quot;password&quot;: &quot;Zx81kQp0vR7wT2mN5bY4cL9s&quot;"
+    assert redact(nested) == nested and as_indexed(nested) == nested
+    many = "".join(f"password%3DZx81kQp0vR7wT2mN5bY4c{n:06d}&" for n in range(2000))  # (one join: M1)
+    one = redact("password%3DZx81kQp0vR7wT2mN5bY4c000000&")
+    assert one.startswith("password%3D[redacted:") and redact(many) == one * 2000
+    cli_root = tmp_path / "cursor-agent"
+    chat = [user_turn(f"the page sent {nested}"), assistant_turn("It is escaped twice over.")]
+    write_transcript(transcript_path(cli_root, "/work/web", "c-nested"), chat)
+    env = index_cli_root(tmp_path, cli_root)  # (exit 0: it stopped with "deja: RecursionError")
+    found = run_deja("search", "escaped", "twice", "--json", env=env)
+    assert [hit["session_id"] for hit in json.loads(found.stdout)["hits"]] == ["c-nested"], found.stderr
 
 
 def test_escapes_that_separate_no_secret_are_kept() -> None:
