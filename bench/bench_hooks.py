@@ -60,7 +60,7 @@ from deja.core.failures import SESSIONS_COUNTED, past_failures, scan_window  # n
 from deja.core.index import Index, IndexUnreadable, index_dir  # noqa: E402
 from deja.core.indexer import refresh  # noqa: E402
 from deja.core.keys import EDIT_TOOLS, SHELL_TOOLS  # noqa: E402
-from deja.core.redaction import as_indexed  # noqa: E402
+from deja.core.redaction import as_indexed, withheld  # noqa: E402
 from deja.core.sample import SampleHistory  # noqa: E402
 from deja.hooks.call import STARTED, HookCall  # noqa: E402
 from deja.hooks.prompt import recall_for  # noqa: E402
@@ -218,10 +218,12 @@ def index_home(size: int, given: dict[int, Path] | None = None) -> Path:
     built = size not in (given or {}) and (index_dir(shared) / "manifest.msgpack").exists()
     home = shared if built else OUT / f"hooks-home-{size}"
     os.environ.update(history.environment(home))
-    try:
-        Index.open(home)
+    try:  # (an index the rules now in force did not redact is one the hooks stay silent on: the rows timed nothing)
+        stale = withheld(Index.open(home).manifest.redaction)
     except IndexUnreadable:  # none yet, or one of another format
-        print(f"indexing {size} sessions into {home} …", flush=True)
+        stale = "no index of this format"
+    if stale:
+        print(f"indexing {size} sessions into {home} ({stale}) …", flush=True)
         started = time.perf_counter()
         refresh(home)
         print(f"  {time.perf_counter() - started:.0f} s", flush=True)
