@@ -141,19 +141,24 @@ def test_the_error_shown_is_the_line_asked_about_not_the_outputs_last_error(fake
         assert f"  error: {LOAD_KEY}\n" in ran.stdout and "Permission denied" not in ran.stdout, (asked, ran.stdout)
 
 
-def test_a_long_output_line_is_shown_by_the_part_that_holds_the_words_asked(fake_home: Path) -> None:
-    """review43a M2: a failed call printed a 4 KB JSON body holding `invalid_grant: token expired`: `deja fix` gave
-    the whole line as `--json`'s `error`, and the text its first 200 characters, none of the words asked."""
+def _index_a_refresh_that_printed(fake_home: Path, line: str) -> None:
+    """A chat store whose one Shell call failed printing ``line`` between a request line and an error line, indexed."""
     project = fake_home / "code" / "infra"
     project.mkdir(parents=True)
-    body = json.dumps({"request": {"scope": "openid " * 600}, "reply": "invalid_grant: token expired"})
-    output = f"POST https://auth.example.com/token\n{body}\nError: request failed with status 400"
+    output = f"POST https://auth.example.com/token\n{line}\nError: request failed with status 400"
     messages = [*store_preamble(str(project)), store_user_message("refresh fails")]
     messages.append(store_assistant_message(None, tool_call_part("t0", "Shell", {"command": "./refresh.sh"})))
     messages.append(tool_result_message("t0", "Shell", shell_result_text(output, exit_code=1)))
     messages.append(store_assistant_message("The refresh token expired; logged in again."))
     write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-tok"), cwd=str(project), name="Token", messages=messages)  # fmt: skip
     assert run_deja("index").returncode == 0
+
+
+def test_a_long_output_line_is_shown_by_the_part_that_holds_the_words_asked(fake_home: Path) -> None:
+    """review43a M2: a failed call printed a 4 KB JSON body holding `invalid_grant: token expired`: `deja fix` gave
+    the whole line as `--json`'s `error`, and the text its first 200 characters, none of the words asked."""
+    body = json.dumps({"request": {"scope": "openid " * 600}, "reply": "invalid_grant: token expired"})
+    _index_a_refresh_that_printed(fake_home, body)
     shown = '  error: …openid openid openid openid "}, "reply": "invalid_grant: token expired"}\n'
     assert shown in run_deja("fix", "invalid_grant token expired").stdout
     error = json.loads(run_deja("fix", "invalid_grant token expired", "--json").stdout)["occurrences"][0]["error"]
@@ -163,17 +168,9 @@ def test_a_long_output_line_is_shown_by_the_part_that_holds_the_words_asked(fake
 def test_a_long_minified_line_is_shown_by_the_part_that_holds_the_words_asked(fake_home: Path) -> None:
     """review43d M1: in minified JSON (one space, after ``HTTP/1.1 400``), the window went back to that space and
     showed the line's start, none of the words asked, in the text and in ``--json``."""
-    project = fake_home / "code" / "infra"
-    project.mkdir(parents=True)
     keys = {f"k{i}": f"v{i}" for i in range(400)}
     body = json.dumps({"request": keys, "reply": "invalid_grant: token expired"}, separators=(",", ":"))
-    output = f"POST https://auth.example.com/token\nHTTP/1.1 400 {body}\nError: request failed with status 400"
-    messages = [*store_preamble(str(project)), store_user_message("refresh fails")]
-    messages.append(store_assistant_message(None, tool_call_part("t0", "Shell", {"command": "./refresh.sh"})))
-    messages.append(tool_result_message("t0", "Shell", shell_result_text(output, exit_code=1)))
-    messages.append(store_assistant_message("The refresh token expired; logged in again."))
-    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-tok"), cwd=str(project), name="Token", messages=messages)  # fmt: skip
-    assert run_deja("index").returncode == 0
+    _index_a_refresh_that_printed(fake_home, f"HTTP/1.1 400 {body}")
     shown = run_deja("fix", "invalid_grant token expired").stdout
     assert '"reply":"invalid_grant: token expired"}\n' in shown, shown
     error = json.loads(run_deja("fix", "invalid_grant token expired", "--json").stdout)["occurrences"][0]["error"]
