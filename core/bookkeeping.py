@@ -20,10 +20,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from . import faults
 from .index import IndexUnreadable
+from .lean_msgspec import msgspec
 from .private import private_dir, remove, write_private
 
 SHARDS = 64

@@ -14,12 +14,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import msgspec
-
 from . import paths
 from .bookkeeping import Bookkeeping
 from .index.format import edited_paths, in_project
 from .keys import EDIT_TOOLS, resolved_folder
+from .lean_msgspec import msgspec
 from .model import Message, Session, ToolCall, fill_times
 from .readers import (
     Projects,

@@ -9,8 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-import msgspec
-
+from .lean_msgspec import msgspec
 from .patterns import Lazy
 
 Role = Literal["user", "assistant"]

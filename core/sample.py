@@ -14,8 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
+from .lean_msgspec import msgspec
 from .writers.cursor_agent import (
     assistant_turn,
     chat_dir_for,

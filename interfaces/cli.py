@@ -783,7 +783,7 @@ def hooks_log_command(
     decisions = hook_decisions(limit=limit)
     unwritable = log_unwritable()
     if json:
-        import msgspec
+        from ..core.lean_msgspec import msgspec
 
         emit_json({"decisions": msgspec.to_builtins(decisions)})
     elif decisions or not unwritable:  # (a log it cannot read is no sign that no hook ran: review21 R21-3)

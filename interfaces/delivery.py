@@ -31,9 +31,8 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-import msgspec
-
 from ..core import paths
+from ..core.lean_msgspec import msgspec
 
 #: Only the newest log files, and the tail of each, are read.
 LOG_FILES = 30

@@ -26,8 +26,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-import msgspec
-
 from ..core import config, paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
 from ..core.index import (
@@ -43,6 +41,7 @@ from ..core.index import (
 )
 from ..core.indexer.carry import kept_indexes
 from ..core.indexer.plan import RETRIED, out_of_sight_sources
+from ..core.lean_msgspec import msgspec
 from ..core.private import (
     file_home_fix,
     folders_written,

@@ -364,7 +364,7 @@ def fit_text(result: SearchResult, limit: int, budget: int = SEARCH_TEXT_BYTES) 
 
 def clip(message: Message) -> Message:
     """``message`` with its text cut to ``MESSAGE_CHARS`` and each tool result to ``RESULT_CHARS``."""
-    import msgspec
+    from ..core.lean_msgspec import msgspec
 
     def cut(text: str, limit: int) -> str:
         """Not ``lines.cut``: the agent is told how much more there is (``show`` gives the rest), cut at ``limit``."""
@@ -378,7 +378,7 @@ def clip(message: Message) -> Message:
 
 def window(messages: list[Message], offset: int, limit: int, budget: int = SHOW_WINDOW_BYTES) -> list[Message]:
     """Up to ``limit`` clipped messages from ``offset``, stopping once their JSON passes ``budget`` bytes."""
-    import msgspec
+    from ..core.lean_msgspec import msgspec
 
     chosen: list[Message] = []
     used = 0

@@ -11,8 +11,7 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-import msgspec
-
+from ..lean_msgspec import msgspec
 from ..model import Message
 from ..private import replace_private
 from .format import MANIFEST, Codec, IndexUnreadable, check_version

@@ -18,11 +18,10 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NamedTuple
 
-import msgspec
-
 from .. import faults, keys
 from ..dates import date_keys
 from ..fields import MESSAGE_KINDS, doc_text, field_texts
+from ..lean_msgspec import msgspec
 from ..model import Message
 from ..private import DIR_MODE, open_private, private_dir
 from ..text import forget_cached_terms

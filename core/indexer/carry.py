@@ -23,10 +23,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import msgspec
-
 from ..bookkeeping import FOLDER, Bookkeeping, ChatState, IdeDbState, Sig, shard_of
 from ..index import MANIFEST, IndexUnreadable, Manifest, Segment, SegmentRef, read_manifest
+from ..lean_msgspec import msgspec
 from ..private import private_dir
 from ..readers.chatstore import UNREADABLE_STORE
 from ..readers.cursor_agent import UNREADABLE_TRANSCRIPT

@@ -16,8 +16,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import msgspec
-
 from .. import config, faults, paths
 from ..bookkeeping import (
     Bookkeeping,
@@ -48,6 +46,7 @@ from ..index import (
     segments_and_temporaries,
     write_manifest,
 )
+from ..lean_msgspec import msgspec
 from ..private import private_dir, tighten
 from ..readers.vscdb import COPIES, remove_copies_older_versions_left, remove_dead_copies
 from ..redaction import mode as redaction_mode

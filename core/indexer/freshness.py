@@ -29,11 +29,10 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-import msgspec
-
 from .. import paths
 from ..bookkeeping import Bookkeeping, CliState, Sig
 from ..folders import real_folder
+from ..lean_msgspec import msgspec
 from ..private import replace_private
 from .glance import RECORD, SUBAGENTS, TRANSCRIPTS, WALK_SECONDS, FolderState, ctime, entries
 from .plan import Plan

@@ -18,10 +18,9 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import msgspec
-
 from ..bookkeeping import Bookkeeping, ChatState, Location, shard_of
 from ..index import Index, SegmentRef
+from ..lean_msgspec import msgspec
 from ..private import open_private
 from ..readers import Projects
 from ..readers.projects import CWD_CACHE

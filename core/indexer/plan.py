@@ -19,13 +19,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-import msgspec
-
 from .. import paths
 from ..bookkeeping import Bookkeeping, ChatState, CliState, IdeDbState, Sig, State
 from ..digests import blake2b
 from ..folders import real_folder
 from ..history import CliChat, find_cli_chats, locate_cli_chats
+from ..lean_msgspec import msgspec
 from ..private import open_private
 from ..readers import composer_fingerprints
 from ..readers.chatstore import UNREADABLE_STORE

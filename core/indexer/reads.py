@@ -7,12 +7,11 @@ from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
 
-import msgspec
-
 from .. import paths
 from ..bookkeeping import Bookkeeping, ChatState, CliState, Location
 from ..history import merge_transcript_into_ide
 from ..index import Index, IndexUnreadable, Segment, read_manifest
+from ..lean_msgspec import msgspec
 from ..model import Message, Session
 from ..readers import Projects, Resume, read_cli_chat, read_ide_database
 from ..readers.chatstore import UNREADABLE_STORE

@@ -17,8 +17,7 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-import msgspec
-
+from ..lean_msgspec import msgspec
 from .vscdb import read_whole
 
 

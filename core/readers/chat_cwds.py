@@ -24,8 +24,7 @@ import time
 from pathlib import Path
 from typing import TypeVar
 
-import msgspec
-
+from ..lean_msgspec import msgspec
 from ..private import replace_private
 from ..regular_files import subfolders
 from .chatstore import ACP_FOLDER, chat_folders, read_chat_meta

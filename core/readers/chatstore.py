@@ -25,9 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from ..digests import folder_md5, sha256_hex
+from ..lean_msgspec import msgspec
 from ..lines import one_line
 from ..model import Message
 from ..regular_files import read_regular, subfolders

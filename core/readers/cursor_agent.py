@@ -21,8 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-import msgspec
-
+from ..lean_msgspec import msgspec
 from ..model import Message, Session, ToolCall, fill_times
 from ..regular_files import forbidden, gone
 from .chatstore import (

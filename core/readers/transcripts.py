@@ -16,9 +16,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import msgspec
-
 from ..dates import MONTHS
+from ..lean_msgspec import msgspec
 from ..model import Message, ToolCall, cap_text
 from ..patterns import Lazy
 from ..regular_files import capped_lines, check_regular, open_regular

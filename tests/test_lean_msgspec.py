@@ -1,0 +1,78 @@
+"""msgspec imported without ``typing_extensions`` (``core/lean_msgspec.py``): the refresh of a turn and the search
+after it work on ``typing``'s own type hints, and whatever imports ``typing_extensions`` afterwards gets it.
+
+These fail loudly if a msgspec release stops falling back to ``typing`` when ``typing_extensions`` is missing:
+msgspec's import would fail, or ``typing_extensions`` would be loaded by a refresh, or a Struct would not decode.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from harness import index_chats
+
+from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
+
+CHAT = "00000000-0000-4000-8000-0000000000e1"
+FIRST = ["Why does the uploader retry forever?", "Its backoff never grows."]
+STAMP = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+
+#: A refresh of one turn and a search in a fresh process, then msgspec's type-information path over the index's
+#: Structs, then what loads ``typing_extensions`` the usual way: the MCP SDK with pydantic, and a pydantic model.
+AFTER_A_TURN = """
+import sys
+from pathlib import Path
+from deja.core.index import Index, SessionMeta
+from deja.core.indexer import refresh
+from deja.core.lean_msgspec import msgspec
+from deja.core.model import Message
+from deja.core.search import search
+home = Path(sys.argv[1])
+print(refresh(home, only_chat_ids={sys.argv[2]}).updated)
+print([hit.session_id for hit in search(Index.open(home), "zeppelin drains").hits] == [sys.argv[2]])
+print(sorted({"typing_extensions", "inspect"} & set(sys.modules)))
+print(msgspec.inspect.type_info(SessionMeta).cls is SessionMeta)
+message = msgspec.convert({"role": "user", "text": "hi", "tool_calls": [{"name": "Shell", "exit_code": 2}]}, Message)
+print(msgspec.msgpack.decode(msgspec.msgpack.encode(message), type=Message) == message)
+try:
+    msgspec.convert({"role": "system", "text": "hi"}, Message)
+except msgspec.ValidationError as refused:
+    print(refused)
+import typing_extensions, mcp.types, pydantic
+class Call(pydantic.BaseModel):
+    name: typing_extensions.Annotated[str, pydantic.Field(min_length=1)]
+print(Call(name="Shell").name, mcp.types.Tool.__name__)
+"""
+
+
+def test_a_refresh_of_a_turn_loads_no_typing_extensions_and_it_imports_as_usual_afterwards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
+    turn = [user_turn("And the zeppelin queue?", stamp=STAMP), assistant_turn("It drains.", tool_use("Shell", {}))]
+    write_transcript(transcript_path(tmp_path / "cli", "/work/shop", CHAT), [user_turn(FIRST[0]), *turn])
+    run = [sys.executable, "-c", AFTER_A_TURN, str(tmp_path / "deja"), CHAT]
+    assert subprocess.run(run, capture_output=True, text=True, check=True).stdout.splitlines() == [
+        "1",
+        "True",
+        "[]",
+        "True",
+        "True",
+        "Invalid enum value 'system' - at `$.role`",
+        "Shell Tool",
+    ]
+
+
+def test_a_typing_extensions_already_imported_is_left_in_place() -> None:
+    """A process that imported ``typing_extensions`` first (the MCP server's pydantic) keeps that very module."""
+    code = (
+        "import sys, typing_extensions\n"
+        "from deja.core.lean_msgspec import msgspec\n"
+        "print(sys.modules['typing_extensions'] is typing_extensions, msgspec.Struct.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "Struct"]
