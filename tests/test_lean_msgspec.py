@@ -7,6 +7,7 @@ msgspec's import would fail, or ``typing_extensions`` would be loaded by a refre
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from harness import index_chats
 
 from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
 
+ROOT = Path(__file__).resolve().parents[1]
 CHAT = "00000000-0000-4000-8000-0000000000e1"
 FIRST = ["Why does the uploader retry forever?", "Its backoff never grows."]
 STAMP = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
@@ -76,3 +78,17 @@ def test_a_typing_extensions_already_imported_is_left_in_place() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "Struct"]
+
+
+def test_deja_takes_msgspec_only_from_lean_msgspec() -> None:
+    """Any other ``import msgspec`` might be a process's first, and load ``typing_extensions`` after all."""
+    importers = []
+    for layer in ("core", "hooks", "installers", "interfaces"):
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                if any(name.split(".")[0] == "msgspec" for name in names):
+                    importers.append(str(path.relative_to(ROOT)))
+    assert importers == ["core/lean_msgspec.py", "core/lean_msgspec.py"]
