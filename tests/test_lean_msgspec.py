@@ -42,8 +42,8 @@ message = msgspec.convert({"role": "user", "text": "hi", "tool_calls": [{"name":
 print(msgspec.msgpack.decode(msgspec.msgpack.encode(message), type=Message) == message)
 try:
     msgspec.convert({"role": "system", "text": "hi"}, Message)
-except msgspec.ValidationError as refused:
-    print(refused)
+except msgspec.ValidationError as refused:  # (its wording is msgspec's: only where it points is checked)
+    print("refused at", str(refused).rsplit("at ", 1)[-1])
 import typing_extensions, mcp.types, pydantic
 class Call(pydantic.BaseModel):
     name: typing_extensions.Annotated[str, pydantic.Field(min_length=1)]
@@ -64,7 +64,7 @@ def test_a_refresh_of_a_turn_loads_no_typing_extensions_and_it_imports_as_usual_
         "[]",
         "True",
         "True",
-        "Invalid enum value 'system' - at `$.role`",
+        "refused at `$.role`",
         "Shell Tool",
     ]
 
