@@ -8,6 +8,7 @@ nothing changed never needs them, so the rule version and the switch live here.
 from __future__ import annotations
 
 from . import config
+from .escapes import escape_at, escapes
 from .lines import cut
 
 TYPE_CHECKING = False  # typing's own, without importing typing (hooks load this module); type checkers know it
@@ -440,45 +441,32 @@ def without_secrets(text: str, names: bool = True) -> str:
     return scrubbed
 
 
-#: HTML's entities for the quotes and brackets a secret may be pasted in (``_escape_at``), and what each stands for.
-_ENTITY_CHARACTERS = {"&quot;": '"', "&apos;": "'", "&#39;": "'", "&#x27;": "'", "&#34;": '"', "&amp;": "&", "&lt;": "<",
-                      "&gt;": ">"}  # fmt: skip
-_ENTITIES = tuple(_ENTITY_CHARACTERS)
-_HEX = frozenset("0123456789abcdefABCDEF")
-#: The longest escape ``_escape_at`` knows: ``\\u0022``, ``&#x27;``.
-_LONGEST_ESCAPE = 6
+#: The longest escape ``_escapes_start`` looks back for: ``\\U0001F600``, ``&NewLine;``, ``&#x0003D;``.
+_LONGEST_ESCAPE = 10
 
 
-def _escape_at(text: str, at: int) -> int:
-    """The length of the escape that starts at ``at`` of ``text``, 0 where none does: a JSON or C string's (``\\n``,
-    ``\\"``, ``\\u0022``, ``\\x27``), a URL's percent-escape (``%22``), HTML's entity for a quote or a bracket
-    (``&quot;``). What a secret was pasted wrapped in when copied out of JSON, a log or a web page."""
-    if text.startswith("%", at):
-        return 3 if _hex_digits(text[at + 1 : at + 3], 2) else 0
-    if text.startswith("\\", at):
-        code = text[at + 1 : at + 2]
-        if code in ("u", "x"):
-            digits = 4 if code == "u" else 2
-            return 2 + digits if _hex_digits(text[at + 2 : at + 2 + digits], digits) else 0
-        return 2 if code and code in "nrtbfv\"'\\/" else 0
-    return next((len(entity) for entity in _ENTITIES if text.startswith(entity, at)), 0)
-
-
-def _hex_digits(value: str, count: int) -> bool:
-    return len(value) == count and all(c in _HEX for c in value)
+def _escape_length(text: str, at: int) -> int:
+    """The length of the escape that starts at ``at`` of ``text``, 0 where none does: one the escape reader reads
+    (``escapes.escape_at``: ``%22``, ``\\u0022``, ``&quot;``, ``&#x27;``), or a JSON or C string's ``\\n``,
+    ``\\"``. What a secret was pasted wrapped in when copied out of JSON, a log or a web page."""
+    mark = text[at : at + 1]
+    if mark == "\\" and text[at + 1 : at + 2] and text[at + 1] in "nrtbfv\"'\\/":
+        return 2
+    escape = escape_at(text, at) if mark and mark in "%&\\" else None
+    return escape[1] - at if escape else 0
 
 
 def _escapes_start(text: str, at: int) -> int:
     """Where the escapes right before ``at`` start (``at`` when none is): a secret pasted as ``&quot;ghp_…&quot;``
     or ``%22ghp_…%22`` left "quot" or "22" a word to search on (review43c M2)."""
-    while found := next((n for n in range(2, min(at, _LONGEST_ESCAPE) + 1) if _escape_at(text, at - n) == n), 0):
+    while found := next((n for n in range(2, min(at, _LONGEST_ESCAPE) + 1) if _escape_length(text, at - n) == n), 0):
         at -= found
     return at
 
 
 def _escapes_end(text: str, at: int) -> int:
     """Where the escapes from ``at`` on end: after a secret, a JSON string's ``\\n`` left the word "n"."""
-    while found := _escape_at(text, at):
+    while found := _escape_length(text, at):
         at += found
     return at
 
@@ -637,49 +625,27 @@ def may_hold_a_pgpass_line(text: str) -> bool:
     return False
 
 
-def _separator_escaped(escape: str) -> str:
-    """The character an escape (``_escape_at``) stands for where a rule finds a secret's name and value apart by it
-    (``%3D``, ``%20``, ``%2F``, ``\\u0022``, ``&quot;``), else "": a letter, a digit, a line's end or other
-    punctuation give no rule a new context, and code full of ``\\"``, ``&lt;`` or ``%2d`` would be read twice for
-    nothing (a JSON string's ``\\"`` is read by the rules as written)."""
-    if escape[0] == "&":
-        character = _ENTITY_CHARACTERS[escape]
-    elif escape[0] == "%" or escape[1] in "ux":
-        character = chr(int(escape[2 if escape[0] == "\\" else 1 :], 16))
-    else:
-        return ""
-    return character if character in _SEPARATORS else ""
-
-
-#: The characters read in place of their escapes (``_separator_escaped``): what a name, its value and a URL's parts
-#: are told apart by.
+#: The characters read in place of their escapes (``unescaped``): what a name, its value and a URL's parts are told
+#: apart by. A letter, a digit, a line's end or other punctuation give no rule a new context, and code full of
+#: ``\\"``, ``&lt;`` or ``%2d`` would be read twice for nothing (a JSON string's ``\\"`` is read by the rules as
+#: written).
 _SEPARATORS = frozenset(" \"&',/:;=?@")
 
 
 def unescaped(text: str) -> tuple[str, list[int]]:
-    """``text`` with each escape of a separator or a quote (``_escape_at``) read as the character it stands for, and
-    where each character of it (and its end) was in ``text``: a secret named in a URL-encoded query
+    """``text`` with each escape of a separator or a quote (``_SEPARATORS``) read once as the character it stands
+    for, and where each character of it (and its end) was in ``text``: a secret named in a URL-encoded query
     (``password%3D…``), JSON copied from HTML (``&quot;password&quot;: &quot;…``) or escaped in a string
     (``\\u0022password\\u0022``) was kept as written, every rule reading its name and value as one word (review43d
-    M5). ``("", [])`` for a text without one."""
+    M5). Every spelling the hooks' frame reads is read (``escapes``: ``&#61;``, ``&#x3D;``, ``&colon;``), not only
+    the common few: ``password&#61;…`` was kept (escape44). ``("", [])`` for a text without one."""
     parts: list[str] = []
     where: list[int] = []
-    at = done = 0
-    upcoming = {c: text.find(c) for c in "%&\\"}  # (each found again only once passed: one pass over the text)
-    while True:
-        for c, found in upcoming.items():
-            if -1 < found < at:
-                upcoming[c] = text.find(c, at)
-        at = min((found for found in upcoming.values() if found != -1), default=-1)
-        if at == -1:
-            break
-        size = _escape_at(text, at)
-        character = _separator_escaped(text[at : at + size]) if size else ""
-        if character:
-            parts += (text[done:at], character)
-            where += (*range(done, at), at)
-            done = at + size
-        at += size if character else 1
+    done = 0
+    for at, end, character in escapes(text, _SEPARATORS.__contains__):
+        parts += (text[done:at], character)
+        where += (*range(done, at), at)
+        done = end
     if not where:
         return "", []
     parts.append(text[done:])
