@@ -2049,13 +2049,13 @@ SCRUBBED_REMEMBERED = 8192
 
 
 def _scrubbed(text: str) -> str:
-    """``text`` with every secret value it holds replaced (``scrub``, worked out): as written, then as its escapes
-    read (``_redacted_as_unescaped``)."""
+    """``text`` with every secret value it holds replaced (``scrub``, worked out): what the rules find in it as
+    written and in it as its escapes read (``_redacted_as_unescaped``)."""
     if not text:
         return text
-    text = _by_the_rules(text)
+    written = _by_the_rules(text)
     decoded, where = unescaped(text)
-    return _redacted_as_unescaped(text, decoded, where) if decoded else text
+    return _redacted_as_unescaped(text, written, decoded, where) if decoded else written
 
 
 def _by_the_rules(text: str) -> str:
@@ -2078,20 +2078,56 @@ def _by_the_rules(text: str) -> str:
     return text
 
 
-def _redacted_as_unescaped(text: str, decoded: str, where: list[int]) -> str:
-    """``text`` with what the rules redact in ``decoded`` (its escapes read: ``unescaped``, which gives ``where``
-    each of its characters was) redacted where it was written, escapes and all: ``password%3D…``,
-    ``&quot;password&quot;: &quot;…`` and ``postgres%3A%2F%2Fuser%3A…%40`` hid their secret from every rule (review43d
-    M5). The escapes are read once, not again in what they make: ``&amp;amp;…`` nested five hundred deep had the
-    reading call itself as deep, and stopped every ``deja index`` at Python's recursion limit (review43e H1). The
-    text is joined once, not again for each redaction (which took 6.7 s a megabyte of ``password%3D…&``: M1)."""
+def _redacted_as_unescaped(text: str, written: str, decoded: str, where: list[int]) -> str:
+    """``text`` with what the rules redact in it as written (``written``) and in ``decoded`` (its escapes read:
+    ``unescaped``, which gives ``where`` each of its characters was) redacted where it was written, escapes and all:
+    ``password%3D…``, ``&quot;password&quot;: &quot;…`` and ``postgres%3A%2F%2Fuser%3A…%40`` hid their secret from
+    every rule (review43d M5).
+
+    Both are read from ``text``, and their redactions put back together: read from ``written``, an escaped secret
+    followed by a plain one (``client_secret%3d…&PGPASSWORD:…``) ran into the plain one's marker, and the rules
+    leave alone a value that runs into a marker (review43e L1). The escapes are read once, not again in what they
+    make: ``&amp;amp;…`` nested five hundred deep had the reading call itself as deep, and stopped every ``deja
+    index`` at Python's recursion limit (review43e H1). The text is joined once, not again for each redaction
+    (which took 6.7 s a megabyte of ``password%3D…&``: M1)."""
+    as_written = _redactions(text, written)
+    if as_written is None:  # (two markers side by side: the rules read ``written`` as its escapes read, as before)
+        text, (decoded, where), as_written = written, unescaped(written), []
+    as_read = [
+        (where[start], where[end], marker)
+        for start, end, marker in (replaced(decoded, _by_the_rules(decoded)) if decoded else ())
+        if decoded[start:end] != marker  # (not one a text indexed before held already)
+    ]
+    return _put_back(text, sorted([*as_written, *as_read]))
+
+
+def _put_back(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """``text`` with each of ``spans`` (start, end, marker; in order) replaced by its marker, joined once; a span
+    that overlaps the one before is put back with it, as one redaction (the first's marker)."""
     parts: list[str] = []
     done = 0
-    for start, end, marker in replaced(decoded, _by_the_rules(decoded)):
-        if decoded[start:end] != marker:  # (not one an earlier rule put in ``text``)
-            parts += (text[done : where[start]], marker)
-            done = where[end]
+    for start, end, marker in spans:
+        if start < done:
+            done = max(done, end)
+            continue
+        parts += (text[done:start], marker)
+        done = end
     return "".join([*parts, text[done:]]) if parts else text
+
+
+def _redactions(value: str, scrubbed: str) -> list[tuple[int, int, str]] | None:
+    """Each (start, end, marker) where ``scrubbed`` redacted ``value`` (``redaction.replaced``), but one that was a
+    marker already (a text indexed before, redacted again); None when they do not give ``scrubbed`` back (two
+    markers side by side: where one secret ends and the next starts is not known)."""
+    spans = replaced(value, scrubbed)
+    rebuilt: list[str] = []
+    done = 0
+    for start, end, marker in spans:
+        rebuilt += (value[done:start], marker)
+        done = end
+    if "".join([*rebuilt, value[done:]]) != scrubbed:
+        return None
+    return [(start, end, marker) for start, end, marker in spans if value[start:end] != marker]
 
 
 _SCRUBBED = Remembered(_scrubbed, SCRUBBED_REMEMBERED)

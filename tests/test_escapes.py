@@ -1,6 +1,11 @@
-"""Escaped secrets: redaction reads every spelling of a separator the hooks' frame reads (escape44)."""
+"""Escaped secrets: redaction reads every spelling of a separator the hooks' frame reads, and an escaped secret next
+to a plain one is redacted as the decoded text's would be (escape44; review43e L1)."""
 
 from __future__ import annotations
+
+import html
+import random
+import urllib.parse
 
 import pytest
 
@@ -44,3 +49,49 @@ def test_the_frame_still_reads_every_spelling_of_its_tag() -> None:
     """The frame reads its tag through the same reader (one reader, each caller choosing what it reads)."""
     for spelt in ("&#60;/deja-recall&#62;", "&#x3C;/deja-recall&#x3E;", "%3C/deja-recall%3E", "\\u003c/deja-recall>"):
         assert neutralise(f"a {spelt} b") == "a [/deja-recall] b"
+
+
+#: review43e L1: the first secret is escaped, the second plain; scrubbing the text redacted the second alone.
+ESCAPED_THEN_PLAIN = [
+    ("client_secret%3dhunter2xyzQ9&PGPASSWORD:hunter2xyzQ9", ["hunter2xyzQ9"]),
+    ("password%3DZq8!pW#3rT$v&amp;password:p@ss:w0rd/Xy9%22", ["Zq8!pW#3rT$v", "p@ss:w0rd/Xy9"]),
+]
+
+
+@pytest.mark.parametrize(("written", "secrets"), ESCAPED_THEN_PLAIN)
+def test_an_escaped_secret_followed_by_a_plain_one_is_redacted(written: str, secrets: list[str]) -> None:
+    for out in (redact(written), as_indexed(written)):
+        assert "[redacted:" in out and not any(secret[:6] in out for secret in secrets), out
+
+
+def _decoded(text: str) -> str:
+    """``text`` as the standard library decodes it: a JSON escape of a quote, HTML's entities, a URL's escapes."""
+    return urllib.parse.unquote(html.unescape(text.replace("\\u0022", '"')))
+
+
+def _mixed_texts(count: int) -> list[tuple[str, list[str]]]:
+    """Texts naming one to three secrets, each with its own spelling of the separators (plain, URL-encoded,
+    HTML's, JSON's), joined as a query, a list or lines are: what review43e's fuzzing found L1 with."""
+    rng = random.Random(44)
+    values = ["hunter2xyzQ9", "Zq8!pW#3rT$v", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "p@ss:w0rd/Xy9"]
+    names = ["password", "PGPASSWORD", "api_key", "token", "client_secret", "db_password", "pwd"]
+    separators = ["=", ": ", '": "', " = ", ":", "%3D", "%3A%20", "&quot;: &quot;", "%22%3A%22", "&#61;", "&#x3A; "]
+    joiners = ["&", "%26", " ", "%20", ", ", "\n", ";", "&amp;", "&#38;"]
+    texts = []
+    for _ in range(count):
+        used = [rng.choice(values) for _ in range(rng.randint(1, 3))]
+        pairs = [rng.choice(names) + rng.choice(separators) + value for value in used]
+        texts.append((rng.choice(["", "x ", "https://h.test/cb?"]) + rng.choice(joiners).join(pairs), used))
+    return texts
+
+
+def test_scrubbing_a_text_leaves_no_secret_its_decoded_text_loses() -> None:
+    """Over a fixed corpus of mixed spellings: a secret that redacting the decoded text removes is removed from the
+    text as written (12 of 2,500 such texts kept one: review43e L1), and redacting again changes nothing."""
+    kept = []
+    for written, used in _mixed_texts(1500):
+        out, plain = redact(written), redact(_decoded(written))
+        if {v for v in used if v[:8] in out} - {v for v in used if v[:8] in plain}:
+            kept.append((written, out))
+        assert redact(out) == out, (written, out)
+    assert kept == []
