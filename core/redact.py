@@ -856,9 +856,10 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         ("sentry",),
         group=1,
     ),
+    # (or a ``+``, a space as a query string writes it: ``authorization=Bearer+…``, review43d)
     Rule(
         "bearer",
-        r"(?:[Bb]earer|BEARER)\s+([A-Za-z0-9._~+/-]{16,}=*)",
+        r"(?:[Bb]earer|BEARER)(?:\s+|\+)([A-Za-z0-9._~+/-]{16,}=*)",
         ("bearer",),
         group=1,
         check=_header_value,

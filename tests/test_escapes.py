@@ -95,3 +95,22 @@ def test_scrubbing_a_text_leaves_no_secret_its_decoded_text_loses() -> None:
             kept.append((written, out))
         assert redact(out) == out, (written, out)
     assert kept == []
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "authorization=Bearer+4f9a8b7c6d5e4f3a2b1c0d9e8f7a",
+        "GET /cb?access=1&Authorization=Bearer+eyJhbGciOiJIUzI1NiJ9.e30x",
+    ],
+)
+def test_a_bearer_token_after_a_plus_in_a_query_is_redacted(written: str) -> None:
+    """A query string writes a space as ``+``: ``authorization=Bearer+…`` is a header sent as a query (review43d)."""
+    assert redact(written).endswith("Bearer+[redacted:bearer]")
+
+
+@pytest.mark.parametrize(
+    "written", ["x = a+b", "c++ -O2 a+b.cpp", 'headers = "Bearer+" + token', "Bearer+Token is no scheme we know"]
+)
+def test_a_plus_elsewhere_is_kept(written: str) -> None:
+    assert redact(written) == written
