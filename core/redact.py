@@ -1558,7 +1558,7 @@ def _sentences(text: str) -> str:
         start, end = match.span("value")
         if match.start() < last:  # (inside the value of the one before)
             continue
-        kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_an_html_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         password = lowered.startswith(_PASSWORD_NAMES, match.start())
         if not _a_verb_gives_it(lowered, match, kept, password):
             continue
@@ -1609,7 +1609,7 @@ def _listed_values(text: str, lowered: str, last: int, parts: list[str], passwor
     noun is a password's own name, ``_looks_made``.)"""
     while (match := _LISTED_VALUE.match(lowered, last)) is not None:
         start, end = match.span("value")
-        kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_an_html_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         if not _looks_made(kept.rstrip("!?"), password):
             break
         parts += (text[last:start], "[redacted:secret]")
@@ -1649,13 +1649,13 @@ def _matches_from(
 
 
 #: HTML's quotes (a page's ``&quot;Password is correct.&quot;``): one ends a value, as a quote would.
-_ENTITIES = ("&quot;", "&#34;", "&#39;", "&apos;")
+_HTML_QUOTES = ("&quot;", "&#34;", "&#39;", "&apos;")
 
 
-def _before_an_entity(value: str) -> str:
+def _before_an_html_quote(value: str) -> str:
     """``value`` up to the first of HTML's quotes in it."""
     if "&" in value:
-        for entity in _ENTITIES:
+        for entity in _HTML_QUOTES:
             value = value.partition(entity)[0]
     return value
 
