@@ -385,22 +385,28 @@ def typed_secrets(values: Iterable[str]) -> dict[str, str]:
 def replaced(value: str, scrubbed: str) -> list[tuple[int, int, str]]:
     """Each (start, end, marker) where ``scrubbed`` replaced ``value[start:end]``: the text around each marker is
     kept as it was, so the secret is what lies between that text in ``value`` (two tokens in one argument are two
-    secrets, not the span from the first to the last: review20 R20-2)."""
+    secrets, not the span from the first to the last: review20 R20-2); markers side by side are one span (the secrets
+    of ``AKIA…LS0tLS1…``: the spans after them were lost, and with them what ``redact`` put back of an escaped one)."""
     spans: list[tuple[int, int, str]] = []
     pieces = scrubbed.split(MARKER)
     if pieces[0] != value[: len(pieces[0])]:
         return spans
     at = len(pieces[0])  # (in ``value``)
+    side_by_side = ""  # (markers with nothing between: one span, where one secret ends in it is not known)
     for number, piece in enumerate(pieces[1:], start=1):
         close = piece.find("]")
         if close < 0:
             break
         marker, after = MARKER + piece[: close + 1], piece[close + 1 :]
         last = number == len(pieces) - 1
-        end = len(value) - len(after) if last else value.find(after, at + 1) if after else -1
+        if not after and not last:
+            side_by_side += marker
+            continue
+        end = len(value) - len(after) if last else value.find(after, at + 1)
         if end < at or (last and not value.endswith(after)):
             break
-        spans.append((at, end, marker))
+        spans.append((at, end, side_by_side + marker))
+        side_by_side = ""
         at = end + len(after)
     return spans
 

@@ -8,6 +8,7 @@ import random
 import urllib.parse
 
 import pytest
+from redaction_corpus import SECRETS
 
 from deja.core.redact import redact
 from deja.core.redaction import as_indexed
@@ -62,6 +63,16 @@ ESCAPED_THEN_PLAIN = [
 def test_an_escaped_secret_followed_by_a_plain_one_is_redacted(written: str, secrets: list[str]) -> None:
     for out in (redact(written), as_indexed(written)):
         assert "[redacted:" in out and not any(secret[:6] in out for secret in secrets), out
+
+
+def test_an_escaped_secret_after_two_secrets_side_by_side_is_redacted() -> None:
+    """Two markers with nothing between them (an access key id glued to a base64 key) lost every redaction after
+    them from the list of what the rules replaced, and the escaped secret with it."""
+    aws = next(s.secret for s in SECRETS if s.kind == "aws-key" and s.secret.startswith("AKIA"))
+    pem = next(s.secret for s in SECRETS if s.secret.startswith("LS0tLS1"))
+    written = f"{aws}{pem} client_secret%3d{SECRET}&PGPASSWORD:{SECRET}"
+    for out in (redact(written), as_indexed(written)):
+        assert SECRET not in out and out.startswith("[redacted:aws-key][redacted:pem] client_secret%3d[redacted:"), out
 
 
 def _decoded(text: str) -> str:
