@@ -27,6 +27,7 @@ from .redaction import (
     WORD_CHARS,
     a_netrc_entry,
     enabled,
+    escape_ending,
     longest_run,
     may_hold_a_pgpass_line,
     may_name_a_secret_in_english,
@@ -115,22 +116,15 @@ def _token(
     return Rule(kind, rf"{regex}(?!{inside})", needles, check=outside, run=run)
 
 
-#: An escape of a character that ends where a token starts, though it ends in a letter or a digit: a URL's
-#: percent-escape (``%22ghp_…``, ``token%3Dghp_…``), a JSON or C string's ``\\n``, ``\\u0022``, ``\\x27``.
-_ESCAPE_BEFORE = r"(?:%(?P<pct>[0-9A-Fa-f]{2})|\\u(?P<u>[0-9A-Fa-f]{4})|\\x(?P<x>[0-9A-Fa-f]{2})|\\[nrtbfv])\Z"
-
-
 def _an_escape_ends(text: str, at: int, inside: str) -> bool:
-    """Whether an escape (``_ESCAPE_BEFORE``) ends at ``at`` and stands for a character a token may follow (not one
+    """Whether an escape ends at ``at`` (``redaction.escape_ending``: a URL's ``%22``, ``token%3D``, a JSON or C
+    string's ``\\n``, ``\\u0022``, ``\\x27``, HTML's ``&#34``) and stands for a character a token may follow (not one
     of ``inside``): a token URL-encoded in a link or a log, or after a line's end in JSON-escaped output, was read
     as inside a longer word and kept as written (review43c M3). ``%41ghp_…`` (an ``A``) is still inside one."""
     import re
 
-    escape = re.search(_ESCAPE_BEFORE, text[max(0, at - 6) : at])
-    if escape is None:
-        return False
-    code = escape.group("pct") or escape.group("u") or escape.group("x")
-    return not re.match(inside, chr(int(code, 16)) if code else "\n")
+    escape = escape_ending(text, at)
+    return escape is not None and not re.match(inside, escape[0])
 
 
 # --------------------------------------------------------------------------- provider formats

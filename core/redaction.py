@@ -447,33 +447,46 @@ def without_secrets(text: str, names: bool = True) -> str:
     return scrubbed
 
 
-#: The longest escape ``_escapes_start`` looks back for: ``\\U0001F600``, ``&NewLine;``, ``&#x0003D;``.
+#: The longest escape ``escape_ending`` looks back for: ``\\U0001F600``, ``&NewLine;``, ``&#x0003D;``.
 _LONGEST_ESCAPE = 10
+#: A JSON or C string's escapes of one character after the backslash, and what each stands for.
+_BACKSLASHED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "v": "\v", '"': '"', "'": "'", "\\": "\\",
+                "/": "/"}  # fmt: skip
 
 
-def _escape_length(text: str, at: int) -> int:
-    """The length of the escape that starts at ``at`` of ``text``, 0 where none does: one the escape reader reads
-    (``escapes.escape_at``: ``%22``, ``\\u0022``, ``&quot;``, ``&#x27;``), or a JSON or C string's ``\\n``,
-    ``\\"``. What a secret was pasted wrapped in when copied out of JSON, a log or a web page."""
+def _escape_read(text: str, at: int) -> tuple[str, int] | None:
+    """The character the escape that starts at ``at`` of ``text`` stands for and where it ends, None where none
+    starts: one the escape reader reads (``escapes.escape_at``: ``%22``, ``\\u0022``, ``&quot;``, ``&#x27;``), or a
+    JSON or C string's ``\\n``, ``\\"``. What a secret was pasted wrapped in when copied out of JSON, a log or a web
+    page."""
     mark = text[at : at + 1]
-    if mark == "\\" and text[at + 1 : at + 2] and text[at + 1] in "nrtbfv\"'\\/":
-        return 2
-    escape = escape_at(text, at) if mark and mark in "%&\\" else None
-    return escape[1] - at if escape else 0
+    if mark == "\\" and (character := _BACKSLASHED.get(text[at + 1 : at + 2])) is not None:
+        return character, at + 2
+    return escape_at(text, at) if mark and mark in "%&\\" else None
+
+
+def escape_ending(text: str, at: int) -> tuple[str, int] | None:
+    """The character an escape (``_escape_read``) that ends at ``at`` of ``text`` stands for and where it starts,
+    None where none ends there."""
+    for size in range(2, min(at, _LONGEST_ESCAPE) + 1):
+        escape = _escape_read(text, at - size)
+        if escape is not None and escape[1] == at:
+            return escape[0], at - size
+    return None
 
 
 def _escapes_start(text: str, at: int) -> int:
     """Where the escapes right before ``at`` start (``at`` when none is): a secret pasted as ``&quot;ghp_…&quot;``
     or ``%22ghp_…%22`` left "quot" or "22" a word to search on (review43c M2)."""
-    while found := next((n for n in range(2, min(at, _LONGEST_ESCAPE) + 1) if _escape_length(text, at - n) == n), 0):
-        at -= found
+    while (escape := escape_ending(text, at)) is not None:
+        at = escape[1]
     return at
 
 
 def _escapes_end(text: str, at: int) -> int:
     """Where the escapes from ``at`` on end: after a secret, a JSON string's ``\\n`` left the word "n"."""
-    while found := _escape_length(text, at):
-        at += found
+    while (escape := _escape_read(text, at)) is not None:
+        at = escape[1]
     return at
 
 

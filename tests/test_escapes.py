@@ -52,6 +52,14 @@ def test_the_frame_still_reads_every_spelling_of_its_tag() -> None:
         assert neutralise(f"a {spelt} b") == "a [/deja-recall] b"
 
 
+@pytest.mark.parametrize("before", ["&#10", "&#x0A", "&#9", "%0A", "\\n", "\\u000a"])
+def test_a_token_after_any_escape_of_a_blank_starts_a_word(before: str) -> None:
+    """Whether a token follows an escape is asked of the one reader too: an HTML reference of a line's end or a tab
+    without its semicolon (``&#10ghp_…``) left the token read as the end of a word, and kept."""
+    token = next(s.secret for s in SECRETS if s.kind == "github-token")
+    assert redact(f"{before}{token}") == f"{before}[redacted:github-token]"
+
+
 #: review43e L1: the first secret is escaped, the second plain; scrubbing the text redacted the second alone.
 ESCAPED_THEN_PLAIN = [
     ("client_secret%3dhunter2xyzQ9&PGPASSWORD:hunter2xyzQ9", ["hunter2xyzQ9"]),
