@@ -8,7 +8,6 @@ import time
 from ..core import config, folders
 from ..core.cjson import dump_json, load_json
 from ..core.digests import blake2b
-from ..core.escapes import NAMED_ENTITIES, escapes
 from ..core.lines import to_word
 from ..core.private import open_private, private_dir, remove
 from ..core.regular_files import open_regular, read_regular
@@ -195,6 +194,8 @@ _tag_entities: dict[str, str] = {}
 
 
 def _entity(name: str) -> str | None:
+    from ..core.escapes import NAMED_ENTITIES  # (with ``_read_once``'s reader: a hook that reads no escape loads none)
+
     if name in NAMED_ENTITIES:
         return NAMED_ENTITIES[name]
     if not _tag_entities:
@@ -222,6 +223,8 @@ def _read_escapes(shown: str) -> str:
 def _read_once(text: str) -> str:
     """``text`` with each escape read once (``escapes``), but one of a control character, left as written (``\\x1b``:
     an escape sequence never reaches the agent: review42d M1)."""
+    from ..core.escapes import escapes  # (here: a hook whose answer holds no bracket nor escape never loads it)
+
     out: list[str] = []
     start = 0
     for at, end, character in escapes(text, _shown, _entity):
