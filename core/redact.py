@@ -27,6 +27,7 @@ from .redaction import (
     WORD_CHARS,
     a_netrc_entry,
     enabled,
+    escape_ending,
     longest_run,
     may_hold_a_pgpass_line,
     may_name_a_secret_in_english,
@@ -115,22 +116,15 @@ def _token(
     return Rule(kind, rf"{regex}(?!{inside})", needles, check=outside, run=run)
 
 
-#: An escape of a character that ends where a token starts, though it ends in a letter or a digit: a URL's
-#: percent-escape (``%22ghp_…``, ``token%3Dghp_…``), a JSON or C string's ``\\n``, ``\\u0022``, ``\\x27``.
-_ESCAPE_BEFORE = r"(?:%(?P<pct>[0-9A-Fa-f]{2})|\\u(?P<u>[0-9A-Fa-f]{4})|\\x(?P<x>[0-9A-Fa-f]{2})|\\[nrtbfv])\Z"
-
-
 def _an_escape_ends(text: str, at: int, inside: str) -> bool:
-    """Whether an escape (``_ESCAPE_BEFORE``) ends at ``at`` and stands for a character a token may follow (not one
+    """Whether an escape ends at ``at`` (``redaction.escape_ending``: a URL's ``%22``, ``token%3D``, a JSON or C
+    string's ``\\n``, ``\\u0022``, ``\\x27``, HTML's ``&#34``) and stands for a character a token may follow (not one
     of ``inside``): a token URL-encoded in a link or a log, or after a line's end in JSON-escaped output, was read
     as inside a longer word and kept as written (review43c M3). ``%41ghp_…`` (an ``A``) is still inside one."""
     import re
 
-    escape = re.search(_ESCAPE_BEFORE, text[max(0, at - 6) : at])
-    if escape is None:
-        return False
-    code = escape.group("pct") or escape.group("u") or escape.group("x")
-    return not re.match(inside, chr(int(code, 16)) if code else "\n")
+    escape = escape_ending(text, at)
+    return escape is not None and not re.match(inside, escape[0])
 
 
 # --------------------------------------------------------------------------- provider formats
@@ -856,9 +850,10 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         ("sentry",),
         group=1,
     ),
+    # (or a ``+``, a space as a query string writes it: ``authorization=Bearer+…``, review43d)
     Rule(
         "bearer",
-        r"(?:[Bb]earer|BEARER)\s+([A-Za-z0-9._~+/-]{16,}=*)",
+        r"(?:[Bb]earer|BEARER)(?:\s+|\+)([A-Za-z0-9._~+/-]{16,}=*)",
         ("bearer",),
         group=1,
         check=_header_value,
@@ -1557,7 +1552,7 @@ def _sentences(text: str) -> str:
         start, end = match.span("value")
         if match.start() < last:  # (inside the value of the one before)
             continue
-        kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_an_html_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         password = lowered.startswith(_PASSWORD_NAMES, match.start())
         if not _a_verb_gives_it(lowered, match, kept, password):
             continue
@@ -1608,7 +1603,7 @@ def _listed_values(text: str, lowered: str, last: int, parts: list[str], passwor
     noun is a password's own name, ``_looks_made``.)"""
     while (match := _LISTED_VALUE.match(lowered, last)) is not None:
         start, end = match.span("value")
-        kept = _before_an_entity(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_an_html_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         if not _looks_made(kept.rstrip("!?"), password):
             break
         parts += (text[last:start], "[redacted:secret]")
@@ -1648,13 +1643,13 @@ def _matches_from(
 
 
 #: HTML's quotes (a page's ``&quot;Password is correct.&quot;``): one ends a value, as a quote would.
-_ENTITIES = ("&quot;", "&#34;", "&#39;", "&apos;")
+_HTML_QUOTES = ("&quot;", "&#34;", "&#39;", "&apos;")
 
 
-def _before_an_entity(value: str) -> str:
+def _before_an_html_quote(value: str) -> str:
     """``value`` up to the first of HTML's quotes in it."""
     if "&" in value:
-        for entity in _ENTITIES:
+        for entity in _HTML_QUOTES:
             value = value.partition(entity)[0]
     return value
 
@@ -2049,13 +2044,13 @@ SCRUBBED_REMEMBERED = 8192
 
 
 def _scrubbed(text: str) -> str:
-    """``text`` with every secret value it holds replaced (``scrub``, worked out): as written, then as its escapes
-    read (``_redacted_as_unescaped``)."""
+    """``text`` with every secret value it holds replaced (``scrub``, worked out): what the rules find in it as
+    written and in it as its escapes read (``_redacted_as_unescaped``)."""
     if not text:
         return text
-    text = _by_the_rules(text)
+    written = _by_the_rules(text)
     decoded, where = unescaped(text)
-    return _redacted_as_unescaped(text, decoded, where) if decoded else text
+    return _redacted_as_unescaped(text, written, decoded, where) if decoded else written
 
 
 def _by_the_rules(text: str) -> str:
@@ -2078,20 +2073,56 @@ def _by_the_rules(text: str) -> str:
     return text
 
 
-def _redacted_as_unescaped(text: str, decoded: str, where: list[int]) -> str:
-    """``text`` with what the rules redact in ``decoded`` (its escapes read: ``unescaped``, which gives ``where``
-    each of its characters was) redacted where it was written, escapes and all: ``password%3D…``,
-    ``&quot;password&quot;: &quot;…`` and ``postgres%3A%2F%2Fuser%3A…%40`` hid their secret from every rule (review43d
-    M5). The escapes are read once, not again in what they make: ``&amp;amp;…`` nested five hundred deep had the
-    reading call itself as deep, and stopped every ``deja index`` at Python's recursion limit (review43e H1). The
-    text is joined once, not again for each redaction (which took 6.7 s a megabyte of ``password%3D…&``: M1)."""
+def _redacted_as_unescaped(text: str, written: str, decoded: str, where: list[int]) -> str:
+    """``text`` with what the rules redact in it as written (``written``) and in ``decoded`` (its escapes read:
+    ``unescaped``, which gives ``where`` each of its characters was) redacted where it was written, escapes and all:
+    ``password%3D…``, ``&quot;password&quot;: &quot;…`` and ``postgres%3A%2F%2Fuser%3A…%40`` hid their secret from
+    every rule (review43d M5).
+
+    Both are read from ``text``, and their redactions put back together: read from ``written``, an escaped secret
+    followed by a plain one (``client_secret%3d…&PGPASSWORD:…``) ran into the plain one's marker, and the rules
+    leave alone a value that runs into a marker (review43e L1). The escapes are read once, not again in what they
+    make: ``&amp;amp;…`` nested five hundred deep had the reading call itself as deep, and stopped every ``deja
+    index`` at Python's recursion limit (review43e H1). The text is joined once, not again for each redaction
+    (which took 6.7 s a megabyte of ``password%3D…&``: M1)."""
+    as_written = _redactions(text, written)
+    if as_written is None:  # (two markers side by side: the rules read ``written`` as its escapes read, as before)
+        text, (decoded, where), as_written = written, unescaped(written), []
+    as_read = [
+        (where[start], where[end], marker)
+        for start, end, marker in (replaced(decoded, _by_the_rules(decoded)) if decoded else ())
+        if decoded[start:end] != marker  # (not one a text indexed before held already)
+    ]
+    return _put_back(text, sorted([*as_written, *as_read]))
+
+
+def _put_back(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """``text`` with each of ``spans`` (start, end, marker; in order) replaced by its marker, joined once; a span
+    that overlaps the one before is put back with it, as one redaction (the first's marker)."""
     parts: list[str] = []
     done = 0
-    for start, end, marker in replaced(decoded, _by_the_rules(decoded)):
-        if decoded[start:end] != marker:  # (not one an earlier rule put in ``text``)
-            parts += (text[done : where[start]], marker)
-            done = where[end]
+    for start, end, marker in spans:
+        if start < done:
+            done = max(done, end)
+            continue
+        parts += (text[done:start], marker)
+        done = end
     return "".join([*parts, text[done:]]) if parts else text
+
+
+def _redactions(value: str, scrubbed: str) -> list[tuple[int, int, str]] | None:
+    """Each (start, end, marker) where ``scrubbed`` redacted ``value`` (``redaction.replaced``), but one that was a
+    marker already (a text indexed before, redacted again); None when they do not give ``scrubbed`` back (two
+    markers side by side: where one secret ends and the next starts is not known)."""
+    spans = replaced(value, scrubbed)
+    rebuilt: list[str] = []
+    done = 0
+    for start, end, marker in spans:
+        rebuilt += (value[done:start], marker)
+        done = end
+    if "".join([*rebuilt, value[done:]]) != scrubbed:
+        return None
+    return [(start, end, marker) for start, end, marker in spans if value[start:end] != marker]
 
 
 _SCRUBBED = Remembered(_scrubbed, SCRUBBED_REMEMBERED)

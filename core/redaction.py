@@ -8,6 +8,7 @@ nothing changed never needs them, so the rule version and the switch live here.
 from __future__ import annotations
 
 from . import config
+from .escapes import escape_at, escapes
 from .lines import cut
 
 TYPE_CHECKING = False  # typing's own, without importing typing (hooks load this module); type checkers know it
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-RULES_VERSION = 15  # (not 14: an index built on 2026-12-04 by 4b4f891 says rules-14, of other rules)
+RULES_VERSION = 16  # (16: every escape the hooks read, an escaped secret beside a plain one, ``Bearer+…``)
 
 
 def enabled() -> bool:
@@ -384,22 +385,28 @@ def typed_secrets(values: Iterable[str]) -> dict[str, str]:
 def replaced(value: str, scrubbed: str) -> list[tuple[int, int, str]]:
     """Each (start, end, marker) where ``scrubbed`` replaced ``value[start:end]``: the text around each marker is
     kept as it was, so the secret is what lies between that text in ``value`` (two tokens in one argument are two
-    secrets, not the span from the first to the last: review20 R20-2)."""
+    secrets, not the span from the first to the last: review20 R20-2); markers side by side are one span (the secrets
+    of ``AKIA…LS0tLS1…``: the spans after them were lost, and with them what ``redact`` put back of an escaped one)."""
     spans: list[tuple[int, int, str]] = []
     pieces = scrubbed.split(MARKER)
     if pieces[0] != value[: len(pieces[0])]:
         return spans
     at = len(pieces[0])  # (in ``value``)
+    side_by_side = ""  # (markers with nothing between: one span, where one secret ends in it is not known)
     for number, piece in enumerate(pieces[1:], start=1):
         close = piece.find("]")
         if close < 0:
             break
         marker, after = MARKER + piece[: close + 1], piece[close + 1 :]
         last = number == len(pieces) - 1
-        end = len(value) - len(after) if last else value.find(after, at + 1) if after else -1
+        if not after and not last:
+            side_by_side += marker
+            continue
+        end = len(value) - len(after) if last else value.find(after, at + 1)
         if end < at or (last and not value.endswith(after)):
             break
-        spans.append((at, end, marker))
+        spans.append((at, end, side_by_side + marker))
+        side_by_side = ""
         at = end + len(after)
     return spans
 
@@ -440,46 +447,46 @@ def without_secrets(text: str, names: bool = True) -> str:
     return scrubbed
 
 
-#: HTML's entities for the quotes and brackets a secret may be pasted in (``_escape_at``), and what each stands for.
-_ENTITY_CHARACTERS = {"&quot;": '"', "&apos;": "'", "&#39;": "'", "&#x27;": "'", "&#34;": '"', "&amp;": "&", "&lt;": "<",
-                      "&gt;": ">"}  # fmt: skip
-_ENTITIES = tuple(_ENTITY_CHARACTERS)
-_HEX = frozenset("0123456789abcdefABCDEF")
-#: The longest escape ``_escape_at`` knows: ``\\u0022``, ``&#x27;``.
-_LONGEST_ESCAPE = 6
+#: The longest escape ``escape_ending`` looks back for: ``\\U0001F600``, ``&NewLine;``, ``&#x0003D;``.
+_LONGEST_ESCAPE = 10
+#: A JSON or C string's escapes of one character after the backslash, and what each stands for.
+_BACKSLASHED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "v": "\v", '"': '"', "'": "'", "\\": "\\",
+                "/": "/"}  # fmt: skip
 
 
-def _escape_at(text: str, at: int) -> int:
-    """The length of the escape that starts at ``at`` of ``text``, 0 where none does: a JSON or C string's (``\\n``,
-    ``\\"``, ``\\u0022``, ``\\x27``), a URL's percent-escape (``%22``), HTML's entity for a quote or a bracket
-    (``&quot;``). What a secret was pasted wrapped in when copied out of JSON, a log or a web page."""
-    if text.startswith("%", at):
-        return 3 if _hex_digits(text[at + 1 : at + 3], 2) else 0
-    if text.startswith("\\", at):
-        code = text[at + 1 : at + 2]
-        if code in ("u", "x"):
-            digits = 4 if code == "u" else 2
-            return 2 + digits if _hex_digits(text[at + 2 : at + 2 + digits], digits) else 0
-        return 2 if code and code in "nrtbfv\"'\\/" else 0
-    return next((len(entity) for entity in _ENTITIES if text.startswith(entity, at)), 0)
+def _escape_read(text: str, at: int) -> tuple[str, int] | None:
+    """The character the escape that starts at ``at`` of ``text`` stands for and where it ends, None where none
+    starts: one the escape reader reads (``escapes.escape_at``: ``%22``, ``\\u0022``, ``&quot;``, ``&#x27;``), or a
+    JSON or C string's ``\\n``, ``\\"``. What a secret was pasted wrapped in when copied out of JSON, a log or a web
+    page."""
+    mark = text[at : at + 1]
+    if mark == "\\" and (character := _BACKSLASHED.get(text[at + 1 : at + 2])) is not None:
+        return character, at + 2
+    return escape_at(text, at) if mark and mark in "%&\\" else None
 
 
-def _hex_digits(value: str, count: int) -> bool:
-    return len(value) == count and all(c in _HEX for c in value)
+def escape_ending(text: str, at: int) -> tuple[str, int] | None:
+    """The character an escape (``_escape_read``) that ends at ``at`` of ``text`` stands for and where it starts,
+    None where none ends there."""
+    for size in range(2, min(at, _LONGEST_ESCAPE) + 1):
+        escape = _escape_read(text, at - size)
+        if escape is not None and escape[1] == at:
+            return escape[0], at - size
+    return None
 
 
 def _escapes_start(text: str, at: int) -> int:
     """Where the escapes right before ``at`` start (``at`` when none is): a secret pasted as ``&quot;ghp_…&quot;``
     or ``%22ghp_…%22`` left "quot" or "22" a word to search on (review43c M2)."""
-    while found := next((n for n in range(2, min(at, _LONGEST_ESCAPE) + 1) if _escape_at(text, at - n) == n), 0):
-        at -= found
+    while (escape := escape_ending(text, at)) is not None:
+        at = escape[1]
     return at
 
 
 def _escapes_end(text: str, at: int) -> int:
     """Where the escapes from ``at`` on end: after a secret, a JSON string's ``\\n`` left the word "n"."""
-    while found := _escape_at(text, at):
-        at += found
+    while (escape := _escape_read(text, at)) is not None:
+        at = escape[1]
     return at
 
 
@@ -637,49 +644,27 @@ def may_hold_a_pgpass_line(text: str) -> bool:
     return False
 
 
-def _separator_escaped(escape: str) -> str:
-    """The character an escape (``_escape_at``) stands for where a rule finds a secret's name and value apart by it
-    (``%3D``, ``%20``, ``%2F``, ``\\u0022``, ``&quot;``), else "": a letter, a digit, a line's end or other
-    punctuation give no rule a new context, and code full of ``\\"``, ``&lt;`` or ``%2d`` would be read twice for
-    nothing (a JSON string's ``\\"`` is read by the rules as written)."""
-    if escape[0] == "&":
-        character = _ENTITY_CHARACTERS[escape]
-    elif escape[0] == "%" or escape[1] in "ux":
-        character = chr(int(escape[2 if escape[0] == "\\" else 1 :], 16))
-    else:
-        return ""
-    return character if character in _SEPARATORS else ""
-
-
-#: The characters read in place of their escapes (``_separator_escaped``): what a name, its value and a URL's parts
-#: are told apart by.
+#: The characters read in place of their escapes (``unescaped``): what a name, its value and a URL's parts are told
+#: apart by. A letter, a digit, a line's end or other punctuation give no rule a new context, and code full of
+#: ``\\"``, ``&lt;`` or ``%2d`` would be read twice for nothing (a JSON string's ``\\"`` is read by the rules as
+#: written).
 _SEPARATORS = frozenset(" \"&',/:;=?@")
 
 
 def unescaped(text: str) -> tuple[str, list[int]]:
-    """``text`` with each escape of a separator or a quote (``_escape_at``) read as the character it stands for, and
-    where each character of it (and its end) was in ``text``: a secret named in a URL-encoded query
+    """``text`` with each escape of a separator or a quote (``_SEPARATORS``) read once as the character it stands
+    for, and where each character of it (and its end) was in ``text``: a secret named in a URL-encoded query
     (``password%3D…``), JSON copied from HTML (``&quot;password&quot;: &quot;…``) or escaped in a string
     (``\\u0022password\\u0022``) was kept as written, every rule reading its name and value as one word (review43d
-    M5). ``("", [])`` for a text without one."""
+    M5). Every spelling the hooks' frame reads is read (``escapes``: ``&#61;``, ``&#x3D;``, ``&colon;``), not only
+    the common few: ``password&#61;…`` was kept (escape44). ``("", [])`` for a text without one."""
     parts: list[str] = []
     where: list[int] = []
-    at = done = 0
-    upcoming = {c: text.find(c) for c in "%&\\"}  # (each found again only once passed: one pass over the text)
-    while True:
-        for c, found in upcoming.items():
-            if -1 < found < at:
-                upcoming[c] = text.find(c, at)
-        at = min((found for found in upcoming.values() if found != -1), default=-1)
-        if at == -1:
-            break
-        size = _escape_at(text, at)
-        character = _separator_escaped(text[at : at + size]) if size else ""
-        if character:
-            parts += (text[done:at], character)
-            where += (*range(done, at), at)
-            done = at + size
-        at += size if character else 1
+    done = 0
+    for at, end, character in escapes(text, _SEPARATORS.__contains__):
+        parts += (text[done:at], character)
+        where += (*range(done, at), at)
+        done = end
     if not where:
         return "", []
     parts.append(text[done:])

@@ -171,19 +171,9 @@ def _may_hold_tag(read: str) -> bool:
     return deja >= 0 and "recall" in squashed[deja + 4 :]
 
 
-#: The named HTML entities read here with ``str``'s methods: brackets, slashes, separators and blanks; and those
-#: whose character reads as a letter of the tag or a bracket (``_TAG_ENTITIES``, ``&dscr;`` is 𝒹). Any other is left
-#: as written (``&copy;``, C's ``&x;``), and the pattern takes it for a separator. Those a browser also reads without
-#: their semicolon (``&lt``, ``&AMP``) are read so too; ``&nbsp;`` as the blank it shows, ``&shy;`` as nothing (an
-#: answer holding them stays ASCII: no ``unicodedata``).
-_ENTITIES = {
-    "lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'", "nbsp": " ", "shy": "", "sol": "/",
-    "bsol": "\\", "hyphen": "\u2010", "dash": "\u2010", "ndash": "\u2013", "mdash": "\u2014", "minus": "\u2212",
-    "lowbar": "_", "period": ".", "colon": ":", "semi": ";", "equals": "=", "excl": "!", "num": "#", "percnt": "%",
-    "lpar": "(", "rpar": ")", "comma": ",", "plus": "+", "ast": "*", "verbar": "|", "Tab": "\t", "NewLine": "\n",
-    "AMP": "&", "LT": "<", "GT": ">", "QUOT": '"',
-}  # fmt: skip
-_BARE_ENTITIES = ("nbsp", "quot", "amp", "lt", "gt", "QUOT", "AMP", "LT", "GT")
+#: Besides the named entities every escape reader reads (``escapes.NAMED_ENTITIES``: brackets, slashes, separators,
+#: blanks), those whose character reads as a letter of the tag or a bracket (``_TAG_ENTITIES``, ``&dscr;`` is 𝒹). Any
+#: other is left as written (``&copy;``, C's ``&x;``), and the pattern takes it for a separator. These are
 #: ``html.entities.html5``'s names whose character, NFKC-read, is a letter of the tag (or a look-alike) or a bracket,
 #: with it: tests/test_frame.py works them out again from the standard library.
 _TAG_ENTITIES = (
@@ -204,15 +194,13 @@ _tag_entities: dict[str, str] = {}
 
 
 def _entity(name: str) -> str | None:
-    if name in _ENTITIES:
-        return _ENTITIES[name]
+    from ..core.escapes import NAMED_ENTITIES  # (with ``_read_once``'s reader: a hook that reads no escape loads none)
+
+    if name in NAMED_ENTITIES:
+        return NAMED_ENTITIES[name]
     if not _tag_entities:
         _tag_entities.update(pair.split("=", 1) for pair in _TAG_ENTITIES.split(" "))  # type: ignore[misc]
     return _tag_entities.get(name)
-
-
-_HEX = frozenset("0123456789abcdefABCDEF")
-_DIGITS = frozenset("0123456789")
 
 
 def _read_escapes(shown: str) -> str:
@@ -233,80 +221,25 @@ def _read_escapes(shown: str) -> str:
 
 
 def _read_once(text: str) -> str:
-    """``text`` with each escape read once, stepping from one escape's first character (``&``, ``%``, ``\\``) to the
-    next (a text holds few: a character-by-character walk cost a hook's answer 0.16 ms a 1.5 KB)."""
-    from ..core.errors import found
+    """``text`` with each escape read once (``escapes``), but one of a control character, left as written (``\\x1b``:
+    an escape sequence never reaches the agent: review42d M1)."""
+    from ..core.escapes import escapes  # (here: a hook whose answer holds no bracket nor escape never loads it)
 
     out: list[str] = []
     start = 0
-    for at in sorted(at for mark in "&%\\" for at in found(text, mark)):
-        if at >= start and (escape := _escape_at(text, at)) is not None:
-            out += (text[start:at], escape[0])
-            start = escape[1]
+    for at, end, character in escapes(text, _shown, _entity):
+        out += (text[start:at], character)
+        start = end
     return "".join(out) + text[start:] if out else text
 
 
-def _escape_at(text: str, at: int) -> tuple[str, int] | None:
-    """The character the escape at ``at`` stands for and where it ends; None where there is none (or one of a control
-    character, or a named entity not read here, left as written)."""
-    char = text[at]
-    if char == "%":
-        code, end = _hex_run(text, at + 1, 2, 2), at + 3
-        return _utf8_run(text, at) if code is not None and code >= 0x80 else _as_char(code, end)
-    if char == "\\":
-        width = {"u": 4, "x": 2, "U": 8}.get(text[at + 1 : at + 2])
-        return _as_char(_hex_run(text, at + 2, width, width), at + 2 + width) if width else None
-    if text[at + 1 : at + 2] == "#":
-        hexadecimal = text[at + 2 : at + 3] in ("x", "X")
-        first = end = at + 3 if hexadecimal else at + 2
-        while end < len(text) and end - first < 64 and text[end] in (_HEX if hexadecimal else _DIGITS):
-            end += 1
-        if end == first:
-            return None
-        code = int(text[first:end], 16 if hexadecimal else 10)
-        if 0x80 <= code <= 0x9F:  # (what a browser shows for them: Windows-1252's, &#139; is ‹)
-            code = ord(bytes([code]).decode("cp1252", "replace"))
-        return _as_char(code, end + 1 if text[end : end + 1] == ";" else end)
-    end = at + 1
-    while end < len(text) and end - at <= 32 and text[end].isalnum():
-        end += 1
-    name = text[at + 1 : end]
-    if text[end : end + 1] == ";" and (entity := _entity(name)) is not None:
-        return entity, end + 1
-    bare = next((b for b in _BARE_ENTITIES if name.startswith(b)), None)
-    return (_ENTITIES[bare], at + 1 + len(bare)) if bare else None
-
-
-def _hex_run(text: str, start: int, least: int, most: int) -> int | None:
-    digits = text[start : start + most]
-    return int(digits, 16) if len(digits) >= least and _HEX.issuperset(digits) else None
-
-
-def _as_char(code: int | None, end: int) -> tuple[str, int] | None:
-    """The character ``code`` names, unless it names none or a control character (``\\x1b`` stays as written: an
-    escape sequence never reaches the agent: review42d M1)."""
-    if code is None or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF or _control(code):
-        return None
-    return chr(code), end
+def _shown(character: str) -> bool:
+    """Whether an escape's character is read (``&shy;`` is none: read as nothing)."""
+    return not character or not _control(ord(character))
 
 
 def _control(code: int) -> bool:
     return code < 0x20 and code not in (0x09, 0x0A) or 0x7F <= code <= 0x9F
-
-
-def _utf8_run(text: str, at: int) -> tuple[str, int] | None:
-    """The character a run of URL escapes spells in UTF-8 (``%E2%80%90``), from ``at``."""
-    data = bytearray()
-    end = at
-    while text[end : end + 1] == "%" and (code := _hex_run(text, end + 1, 2, 2)) is not None and len(data) < 4:
-        data.append(code)
-        end += 3
-        try:
-            char = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        return (char, end) if not _control(ord(char)) else None
-    return None
 
 
 def fit(text: str, limit: int) -> str:

@@ -1,0 +1,135 @@
+"""Escaped secrets: redaction reads every spelling of a separator the hooks' frame reads, and an escaped secret next
+to a plain one is redacted as the decoded text's would be (escape44; review43e L1)."""
+
+from __future__ import annotations
+
+import html
+import random
+import urllib.parse
+
+import pytest
+from redaction_corpus import SECRETS
+
+from deja.core.redact import redact
+from deja.core.redaction import as_indexed
+from deja.hooks.call import neutralise
+
+SECRET = "hunter2xyzQ9"
+
+#: Every spelling of ``=``, ``:`` and a quote the one escape reader reads (``core/escapes.py``): HTML's decimal and
+#: hexadecimal references (either case of ``x`` and of the digits, zeros before them, no semicolon), named entities,
+#: JSON's and C's escapes, a URL's.
+EQUALS = ["&#61;", "&#x3D;", "&#X3d;", "&#x3d;", "&#0061;", "&#61", "&equals;", "\\u003d", "\\x3D", "%3D", "%3d"]
+COLONS = ["&#58;", "&#x3A;", "&#X3a;", "&colon;", "\\u003a", "\\x3a", "%3A"]
+QUOTES = ["&#34;", "&#x22;", "&#X22;", "&quot;", "&QUOT;", "\\u0022", "%22"]
+
+
+@pytest.mark.parametrize("equals", EQUALS)
+def test_a_secret_after_any_spelling_of_an_equals_sign_is_redacted(equals: str) -> None:
+    """``password&#61;…`` passed the frame's reader as ``password=…`` and was indexed as written (escape44)."""
+    written = f"GET /login?user=ann&password{equals}{SECRET}"
+    for out in (redact(written), as_indexed(written)):
+        assert out == f"GET /login?user=ann&password{equals}[redacted:secret]", out
+
+
+@pytest.mark.parametrize("colon", COLONS)
+def test_a_secret_after_any_spelling_of_a_colon_is_redacted(colon: str) -> None:
+    written = f"env PGPASSWORD{colon}{SECRET} psql"
+    for out in (redact(written), as_indexed(written)):
+        assert SECRET not in out and out.startswith(f"env PGPASSWORD{colon}[redacted:"), out
+
+
+@pytest.mark.parametrize("quote", QUOTES)
+def test_a_secret_in_any_spelling_of_quotes_is_redacted(quote: str) -> None:
+    written = f"{{{quote}password{quote}: {quote}{SECRET}{quote}}}"
+    for out in (redact(written), as_indexed(written)):
+        assert out == f"{{{quote}password{quote}: {quote}[redacted:secret]{quote}}}", out
+
+
+def test_the_frame_still_reads_every_spelling_of_its_tag() -> None:
+    """The frame reads its tag through the same reader (one reader, each caller choosing what it reads)."""
+    for spelt in ("&#60;/deja-recall&#62;", "&#x3C;/deja-recall&#x3E;", "%3C/deja-recall%3E", "\\u003c/deja-recall>"):
+        assert neutralise(f"a {spelt} b") == "a [/deja-recall] b"
+
+
+@pytest.mark.parametrize("before", ["&#10", "&#x0A", "&#9", "%0A", "\\n", "\\u000a"])
+def test_a_token_after_any_escape_of_a_blank_starts_a_word(before: str) -> None:
+    """Whether a token follows an escape is asked of the one reader too: an HTML reference of a line's end or a tab
+    without its semicolon (``&#10ghp_…``) left the token read as the end of a word, and kept."""
+    token = next(s.secret for s in SECRETS if s.kind == "github-token")
+    assert redact(f"{before}{token}") == f"{before}[redacted:github-token]"
+
+
+#: review43e L1: the first secret is escaped, the second plain; scrubbing the text redacted the second alone.
+ESCAPED_THEN_PLAIN = [
+    ("client_secret%3dhunter2xyzQ9&PGPASSWORD:hunter2xyzQ9", ["hunter2xyzQ9"]),
+    ("password%3DZq8!pW#3rT$v&amp;password:p@ss:w0rd/Xy9%22", ["Zq8!pW#3rT$v", "p@ss:w0rd/Xy9"]),
+]
+
+
+@pytest.mark.parametrize(("written", "secrets"), ESCAPED_THEN_PLAIN)
+def test_an_escaped_secret_followed_by_a_plain_one_is_redacted(written: str, secrets: list[str]) -> None:
+    for out in (redact(written), as_indexed(written)):
+        assert "[redacted:" in out and not any(secret[:6] in out for secret in secrets), out
+
+
+def test_an_escaped_secret_after_two_secrets_side_by_side_is_redacted() -> None:
+    """Two markers with nothing between them (an access key id glued to a base64 key) lost every redaction after
+    them from the list of what the rules replaced, and the escaped secret with it."""
+    aws = next(s.secret for s in SECRETS if s.kind == "aws-key" and s.secret.startswith("AKIA"))
+    pem = next(s.secret for s in SECRETS if s.secret.startswith("LS0tLS1"))
+    written = f"{aws}{pem} client_secret%3d{SECRET}&PGPASSWORD:{SECRET}"
+    for out in (redact(written), as_indexed(written)):
+        assert SECRET not in out and out.startswith("[redacted:aws-key][redacted:pem] client_secret%3d[redacted:"), out
+
+
+def _decoded(text: str) -> str:
+    """``text`` as the standard library decodes it: a JSON escape of a quote, HTML's entities, a URL's escapes."""
+    return urllib.parse.unquote(html.unescape(text.replace("\\u0022", '"')))
+
+
+def _mixed_texts(count: int) -> list[tuple[str, list[str]]]:
+    """Texts naming one to three secrets, each with its own spelling of the separators (plain, URL-encoded,
+    HTML's, JSON's), joined as a query, a list or lines are: what review43e's fuzzing found L1 with."""
+    rng = random.Random(44)
+    values = ["hunter2xyzQ9", "Zq8!pW#3rT$v", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "p@ss:w0rd/Xy9"]
+    names = ["password", "PGPASSWORD", "api_key", "token", "client_secret", "db_password", "pwd"]
+    separators = ["=", ": ", '": "', " = ", ":", "%3D", "%3A%20", "&quot;: &quot;", "%22%3A%22", "&#61;", "&#x3A; "]
+    joiners = ["&", "%26", " ", "%20", ", ", "\n", ";", "&amp;", "&#38;"]
+    texts = []
+    for _ in range(count):
+        used = [rng.choice(values) for _ in range(rng.randint(1, 3))]
+        pairs = [rng.choice(names) + rng.choice(separators) + value for value in used]
+        texts.append((rng.choice(["", "x ", "https://h.test/cb?"]) + rng.choice(joiners).join(pairs), used))
+    return texts
+
+
+def test_scrubbing_a_text_leaves_no_secret_its_decoded_text_loses() -> None:
+    """Over a fixed corpus of mixed spellings: a secret that redacting the decoded text removes is removed from the
+    text as written (12 of 2,500 such texts kept one: review43e L1), and redacting again changes nothing."""
+    kept = []
+    for written, used in _mixed_texts(1500):
+        out, plain = redact(written), redact(_decoded(written))
+        if {v for v in used if v[:8] in out} - {v for v in used if v[:8] in plain}:
+            kept.append((written, out))
+        assert redact(out) == out, (written, out)
+    assert kept == []
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "authorization=Bearer+4f9a8b7c6d5e4f3a2b1c0d9e8f7a",
+        "GET /cb?access=1&Authorization=Bearer+eyJhbGciOiJIUzI1NiJ9.e30x",
+    ],
+)
+def test_a_bearer_token_after_a_plus_in_a_query_is_redacted(written: str) -> None:
+    """A query string writes a space as ``+``: ``authorization=Bearer+…`` is a header sent as a query (review43d)."""
+    assert redact(written).endswith("Bearer+[redacted:bearer]")
+
+
+@pytest.mark.parametrize(
+    "written", ["x = a+b", "c++ -O2 a+b.cpp", 'headers = "Bearer+" + token', "Bearer+Token is no scheme we know"]
+)
+def test_a_plus_elsewhere_is_kept(written: str) -> None:
+    assert redact(written) == written
