@@ -53,7 +53,9 @@ def to_word(text: str, end: int) -> str:
 def stretch(flat: str, hits: list[int], width: int) -> str:
     """The stretch of ``flat`` (longer than ``width``) about ``width`` long holding the most of ``hits`` (where the
     words looked for start), ``…`` marking a cut end: a search's snippet, a long output line that holds an error's
-    words. It starts at a word's start when one is at most ``WORD_SLACK`` characters back (review43d M1)."""
+    words. It starts at a word's start when one is at most ``WORD_SLACK`` characters back (review43d M1), and ends at
+    a word's end the same way (:func:`to_word`): "…Load theme prefer…" and "…{ thi…" read as words broken
+    (review43e L6)."""
     if not hits:
         return cut(flat, width)
     best_start, best_count, j = hits[0], 0, 0
@@ -66,5 +68,5 @@ def stretch(flat: str, hits: list[int], width: int) -> str:
     # (back to a word's start only nearby: minified JSON's one space far back took the window off every hit)
     space = flat.rfind(" ", 0, start + 1)
     start = space + 1 if start and space >= 0 and start - space <= WORD_SLACK else start
-    window = flat[start : start + width]
+    window = to_word(flat, start + width)[start:]
     return ("…" if start else "") + window.strip() + ("…" if start + width < len(flat) else "")
