@@ -9,7 +9,7 @@ in ``:``) go, and the line keeps what else it says ("The error occurs because X 
 by adding it:" gives its diagnosis: review43a H1). Code is no line, nor a heading ("## Summary"), and a list item only where nothing else is,
 and only one that says what was done or found ("- Fixed the null check", "1. The cache key omits the locale."), not a step to take ("1. Delete the dist folder").
 An answer that is only such sentences, or one short sentence of
-progress, settles nothing. An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as
+progress, settles nothing. Where a session stopped is its last answer's last sentences (``where_it_stopped``). An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as
 its ``concluded`` too.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from .lines import one_line
+from .lines import cut, one_line
 
 #: The start of a sentence that opens or closes an answer rather than saying what was found or done, after a word
 #: of order ("First, let's…") or a reference to the ask ("Based on your request, I'll…"): the sentence goes.
@@ -89,6 +89,16 @@ _CLAUSE = frozenset({"how", "if", "that", "what", "whether", "where", "which", "
 #: Words after which an -ed word describes a thing ("the updated config") rather than saying what happened.
 _DETERMINERS = frozenset({"a", "an", "its", "my", "our", "the", "their", "these", "this", "those", "your"})
 
+#: A sentence that closes an answer without saying where it stopped ("Let me know if you need anything else.").
+_SIGN_OFF = re.compile(
+    r"(let me know|feel free|hope this|i hope|if you need|if you'd like|if you have|would you like|happy to help)\b",
+    re.IGNORECASE,
+)
+
+#: The most of a last answer that says where its session stopped: ``ctx`` repeated a whole answer from its first
+#: line, and ``wip --json``'s ``stopped`` held 2 KB of SCSS (trial43 F10).
+STOPPED_CHARS = 300
+
 #: The longest answer that can be mere narration of progress ("Checking the worker.", "Now running the tests.").
 _NARRATION_CHARS = 60
 
@@ -108,6 +118,20 @@ def settled_line(answer: str, limit: int = 240) -> str:
         elif kept := _said(line):
             said.append(kept)
     return one_line((said or done or [""])[0], limit)
+
+
+def where_it_stopped(answer: str, limit: int = STOPPED_CHARS) -> str:
+    """The last sentences of ``answer``'s prose, up to ``limit`` characters (the last one cut between words when it
+    alone is longer): where a session whose last answer it is left off. Its code, headings and sign-offs ("Let me
+    know if…") are none of it; "" for an answer of code alone."""
+    for line in reversed(_prose(answer)):
+        sentences = [] if _HEADING.match(line) else [s for s in _SENTENCE_END.split(line) if not _SIGN_OFF.match(s)]
+        if sentences:
+            kept = sentences.pop()
+            while sentences and len(kept) + 1 + len(sentences[-1]) <= limit:
+                kept = f"{sentences.pop()} {kept}"
+            return cut(kept, limit, words=True)
+    return ""
 
 
 def _prose(answer: str) -> list[str]:

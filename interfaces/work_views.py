@@ -364,10 +364,10 @@ def ctx_markdown(d: Digest, budget: int) -> str:
             "",
         ]
     if d.failed_last:
-        before = f" Its last answer, written before that: {_cut(d.stopped, 400)}" if d.stopped else ""
+        before = f" Its last answer, written before that: {d.stopped}" if d.stopped else ""
         parts += ["## Where it stopped", f"It {d.failed_last}.{before}", ""]
     elif d.stopped:
-        parts += ["## Where it stopped", _cut(d.stopped, 600), ""]
+        parts += ["## Where it stopped", d.stopped, ""]
     return "\n".join(lines_within(parts, budget)).rstrip() + "\n"
 
 

@@ -9,6 +9,7 @@ that announced its code lost the diagnosis before it, and a one-line result that
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -74,6 +75,15 @@ def test_ctx_lists_findings_not_narration_of_progress(fake_home: Path) -> None:
     ctx = run_deja("ctx", CHAT).stdout
     assert f"## Decisions and findings\n- {FOUND}\n- {STYLED}\n\n" in ctx, ctx
     assert "Checking the worker" not in ctx, ctx
+
+
+def test_where_it_stopped_is_the_last_answers_last_sentences_in_ctx_and_wip_json(fake_home: Path) -> None:
+    """trial43 F10: ctx's "Where it stopped" repeated the whole last answer from its first line, and ``wip --json``'s
+    ``stopped`` held all of it (2 KB of SCSS), though the session did not stop on a failed command."""
+    project = _chat(fake_home)
+    ctx = run_deja("ctx", CHAT).stdout
+    assert ctx.endswith(f"## Where it stopped\n{STYLED}\n"), ctx
+    assert json.loads(run_deja("wip", "--json", cwd=project).stdout)["stopped"] == STYLED
 
 
 def test_a_finding_that_opens_with_assent_or_a_verb_of_progress_is_kept(fake_home: Path) -> None:
