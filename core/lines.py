@@ -19,6 +19,16 @@ SAME_AS = "(the same as {}'s above)"
 SAME_TURN_AS = "  (the same turn as {}'s above)"
 
 
+def same_turn_as(texts: list[str], shown: dict[str, str]) -> str:
+    """``SAME_TURN_AS`` naming the sessions above that showed every one of ``texts`` (``shown``: text -> that
+    session's id as shown), in the order they come; "" when one of them is new. A turn whose question one session
+    showed and whose answer another did was two lines of "(the same as X's above)", which gave nothing (trial43
+    F10)."""
+    if not texts or any(text not in shown for text in texts):
+        return ""
+    return SAME_TURN_AS.format("'s and ".join(dict.fromkeys(shown[text] for text in texts)))
+
+
 def one_line(text: str, limit: int = 80, words: bool = False) -> str:
     """The first non-empty line of ``text``, trimmed to ``limit`` characters (with ``words``, between words: ``cut``)."""
     for line in text.splitlines():
