@@ -233,3 +233,31 @@ def test_findings_given_as_a_list_are_settled(fake_home: Path) -> None:
     for settled, project in projects.items():
         shown = run_deja("wip", cwd=project).stdout
         assert (f"\nsettled: {settled}\n" in shown) if settled else ("settled:" not in shown), shown
+
+
+def test_an_apology_that_corrects_nothing_settles_nothing(fake_home: Path) -> None:
+    """review43e L3: an apology with no correction left its remainder as a finding ("But I cannot see the file you
+    mentioned.", "I made a mistake."); a later answer's finding is what the chat settled."""
+    _answers(
+        fake_home,
+        "apology",
+        "I apologize, but I cannot see the file you mentioned.",
+        "Sorry, I made a mistake.",
+        "The cache key omits the locale.",
+    )
+    assert run_deja("index").returncode == 0
+    assert _findings(_chat_id("apology")) == "- The cache key omits the locale."
+
+
+def test_a_list_of_steps_opening_with_the_or_it_settles_nothing(fake_home: Path) -> None:
+    """review43e L4: "1. The first thing to do is delete the dist folder." and "1. It is best to delete
+    node_modules" settled as findings: they are steps to take."""
+    project = _answers(
+        fake_home,
+        "advice",
+        "To get it building again:\n\n1. The first thing to do is delete the dist folder.\n"
+        "2. It is best to delete node_modules\n3. Then run npm install",
+    )
+    assert run_deja("index").returncode == 0
+    shown = run_deja("wip", cwd=project).stdout
+    assert "settled:" not in shown, shown
