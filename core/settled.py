@@ -77,7 +77,7 @@ _DONE = re.compile(
 
 #: Words that make an item opening with "The"/"It" a step to take, not a finding: "1. The first thing to do is
 #: delete the dist folder.", "1. It is best to delete node_modules" (review43e L4).
-_ADVICE = re.compile(r"\b(first thing|next thing|best|should|must|need to|needs to|have to|recommended)\b", re.I)
+_ADVICE = re.compile(r"\b(first thing|next thing|best to|should|must|need to|needs to|have to|recommended)\b", re.I)
 
 #: An item's first words in bold ("**Fixed** the null check"): shown without the Markdown.
 _BOLD_LEAD = re.compile(r"\A(\*\*|__)(.+?)\1")
@@ -101,7 +101,7 @@ _DETERMINERS = frozenset({"a", "an", "its", "my", "our", "the", "their", "these"
 
 #: A sentence that closes an answer without saying where it stopped ("Let me know if you need anything else.").
 _SIGN_OFF = re.compile(
-    r"(let me know|feel free|hope this|i hope|if you need|if you'd like|if you have|would you like|happy to help)\b",
+    r"(let me know|feel free|hope this|i hope|if you need|if you'd like|if you have any|would you like|happy to help)\b",
     re.IGNORECASE,
 )
 
