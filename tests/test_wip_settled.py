@@ -258,6 +258,8 @@ def test_a_list_of_steps_opening_with_the_or_it_settles_nothing(fake_home: Path)
         "To get it building again:\n\n1. The first thing to do is delete the dist folder.\n"
         "2. It is best to delete node_modules\n3. Then run npm install",
     )
+    found = _answers(fake_home, "found", "What I found:\n\n1. The best fix was pinning numpy to 1.26.")
     assert run_deja("index").returncode == 0
     shown = run_deja("wip", cwd=project).stdout
     assert "settled:" not in shown, shown
+    assert "\nsettled: The best fix was pinning numpy to 1.26.\n" in run_deja("wip", cwd=found).stdout
