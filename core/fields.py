@@ -34,15 +34,15 @@ _EDIT_KEYS = ("new_string", "contents", "content", "code_edit", "new_str", "file
 def doc_text(message: Message) -> str:
     """A message doc's text: its own words and what its tool calls acted on (``keys.TARGET_ARGS``: an editor's
     ``target_file`` as cursor-agent's ``path``, so ``deja search '"x.py"'`` and ``blame`` find either's chat)."""
-    if not message.tool_calls:
-        return message.text
-    extra = []
-    for call in message.tool_calls:
-        for key in keys.TARGET_ARGS:
-            value = call.args.get(key)
-            if isinstance(value, str):
-                extra.append(value)
+    extra = acted_on(message)
     return message.text + "\n" + "\n".join(extra) if extra else message.text
+
+
+def acted_on(message: Message) -> list[str]:
+    """What ``message``'s tool calls acted on (``keys.TARGET_ARGS``), in order."""
+    return [
+        value for call in message.tool_calls for key in keys.TARGET_ARGS if isinstance(value := call.args.get(key), str)
+    ]
 
 
 def _clip(text: str) -> str:

@@ -19,6 +19,16 @@ SAME_AS = "(the same as {}'s above)"
 SAME_TURN_AS = "  (the same turn as {}'s above)"
 
 
+def same_turn_as(texts: list[str], shown: dict[str, str]) -> str:
+    """``SAME_TURN_AS`` naming the sessions above that showed every one of ``texts`` (``shown``: text -> that
+    session's id as shown), in the order they come; "" when one of them is new. A turn whose question one session
+    showed and whose answer another did was two lines of "(the same as X's above)", which gave nothing (trial43
+    F10)."""
+    if not texts or any(text not in shown for text in texts):
+        return ""
+    return SAME_TURN_AS.format("'s and ".join(dict.fromkeys(shown[text] for text in texts)))
+
+
 def one_line(text: str, limit: int = 80, words: bool = False) -> str:
     """The first non-empty line of ``text``, trimmed to ``limit`` characters (with ``words``, between words: ``cut``)."""
     for line in text.splitlines():
@@ -53,7 +63,9 @@ def to_word(text: str, end: int) -> str:
 def stretch(flat: str, hits: list[int], width: int) -> str:
     """The stretch of ``flat`` (longer than ``width``) about ``width`` long holding the most of ``hits`` (where the
     words looked for start), ``…`` marking a cut end: a search's snippet, a long output line that holds an error's
-    words. It starts at a word's start when one is at most ``WORD_SLACK`` characters back (review43d M1)."""
+    words. It starts at a word's start when one is at most ``WORD_SLACK`` characters back (review43d M1), and ends at
+    a word's end the same way (:func:`to_word`): "…Load theme prefer…" and "…{ thi…" read as words broken
+    (review43e L6)."""
     if not hits:
         return cut(flat, width)
     best_start, best_count, j = hits[0], 0, 0
@@ -66,5 +78,5 @@ def stretch(flat: str, hits: list[int], width: int) -> str:
     # (back to a word's start only nearby: minified JSON's one space far back took the window off every hit)
     space = flat.rfind(" ", 0, start + 1)
     start = space + 1 if start and space >= 0 and start - space <= WORD_SLACK else start
-    window = flat[start : start + width]
+    window = to_word(flat, start + width)[start:]
     return ("…" if start else "") + window.strip() + ("…" if start + width < len(flat) else "")

@@ -29,6 +29,7 @@ from .fields import (
     KIND_TITLE,
     KIND_USER,
     MESSAGE_KINDS,
+    acted_on,
     doc_text,
     field_texts,
     kind_text,
@@ -1489,8 +1490,8 @@ def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:
     # found once, for both. A message of tool calls alone says nothing itself: its snippet is the tool's.
     flat = " ".join(message.text.split())
     hits = _term_hits(flat, wanted)
-    if not hits:
-        text = densest_window(_one_a_line(doc_text(message)), wanted)
+    if not hits:  # (its words as its other snippets give them, then what its calls acted on: trial43 F11)
+        text = densest_window(" · ".join(part for part in (flat, *acted_on(message)) if part), wanted)
     else:
         text = flat if len(flat) <= SNIPPET_CHARS else stretch(flat, hits, SNIPPET_CHARS)
     role = message.role if flat or not message.tool_calls else "tool"

@@ -7,9 +7,9 @@ a conclusion that is none (trial23 F7.2, F7.9). So an answer gives the first lin
 read sentence by sentence: an opener, a sign-off, a question and a sentence that only announces what follows (ends
 in ``:``) go, and the line keeps what else it says ("The error occurs because X is not imported. Let's fix that
 by adding it:" gives its diagnosis: review43a H1). Code is no line, nor a heading ("## Summary"), and a list item only where nothing else is,
-and only one that says what was done or found ("- Fixed the null check", "1. The cache key omits the locale."), not a step to take ("1. Delete the dist folder").
+and only one that says what was done or found ("- Fixed the null check", "1. The cache key omits the locale."), not a step to take ("1. Delete the dist folder", "1. It is best to delete node_modules").
 An answer that is only such sentences, or one short sentence of
-progress, settles nothing. An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as
+progress, settles nothing. Where a session stopped is its last answer's last sentences (``where_it_stopped``). An answer's prose apart from its code (``prose_and_code``) is what the indexer keeps as
 its ``concluded`` too.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from .lines import one_line
+from .lines import cut, one_line
 
 #: The start of a sentence that opens or closes an answer rather than saying what was found or done, after a word
 #: of order ("First, let's…") or a reference to the ask ("Based on your request, I'll…"): the sentence goes.
@@ -33,10 +33,16 @@ _OPENER = re.compile(
 #: "I apologize for the confusion - the error is actually caused by…" settles on the cause, not on nothing (review43d
 #: M2), and "You're right - let's keep…" is an opener once its admission goes. One without a correction goes whole.
 _ADMISSION = re.compile(
-    r"(i apologi[sz]e|my apologies|apologies|sorry|i was wrong|i stand corrected|you're right|you are right)\b"
+    r"(i apologi[sz]e|my apologies|apologies|sorry|i was wrong|i stand corrected|you're right|you are right|"
+    r"i made a mistake|my mistake)\b"
     r"[^-–—:;,]*?(\s[-–—]\s|[:;,]\s|$)",
     re.IGNORECASE,
 )
+
+#: What follows an apology when it corrects nothing but says what the agent cannot do or did ("I apologize, but I
+#: cannot see the file.", "Sorry, I should have asked."): the sentence goes whole, not as the finding "But I cannot
+#: see the file." (review43e L3).
+_NO_CORRECTION = re.compile(r"(but|i)\b", re.IGNORECASE)
 
 #: A word of assent before what is said, with its punctuation: it alone goes ("OK: the key lost its newline." →
 #: "The key lost…"; "Great catch: the pool…" keeps its "Great").
@@ -69,6 +75,10 @@ _DONE = re.compile(
     r"(\*\*|__)?((?!(Need|Speed|Embed|Feed|Seed|Bleed)\b)[A-Z][a-z]+ed|(The|This|That|It|Its|There)\s\w+\s+\w+)\b"
 )
 
+#: Words that make an item opening with "The"/"It" a step to take, not a finding: "1. The first thing to do is
+#: delete the dist folder.", "1. It is best to delete node_modules" (review43e L4).
+_ADVICE = re.compile(r"\b(first thing|next thing|best to|should|must|need to|needs to|have to|recommended)\b", re.I)
+
 #: An item's first words in bold ("**Fixed** the null check"): shown without the Markdown.
 _BOLD_LEAD = re.compile(r"\A(\*\*|__)(.+?)\1")
 
@@ -89,6 +99,16 @@ _CLAUSE = frozenset({"how", "if", "that", "what", "whether", "where", "which", "
 #: Words after which an -ed word describes a thing ("the updated config") rather than saying what happened.
 _DETERMINERS = frozenset({"a", "an", "its", "my", "our", "the", "their", "these", "this", "those", "your"})
 
+#: A sentence that closes an answer without saying where it stopped ("Let me know if you need anything else.").
+_SIGN_OFF = re.compile(
+    r"(let me know|feel free|hope this|i hope|if you need|if you'd like|if you have any|would you like|happy to help)\b",
+    re.IGNORECASE,
+)
+
+#: The most of a last answer that says where its session stopped: ``ctx`` repeated a whole answer from its first
+#: line, and ``wip --json``'s ``stopped`` held 2 KB of SCSS (trial43 F10).
+STOPPED_CHARS = 300
+
 #: The longest answer that can be mere narration of progress ("Checking the worker.", "Now running the tests.").
 _NARRATION_CHARS = 60
 
@@ -103,11 +123,25 @@ def settled_line(answer: str, limit: int = 240) -> str:
         if _HEADING.match(line):
             continue
         if item := _LIST_ITEM.match(line):
-            if _DONE.match(line, item.end()):  # (not a step, "1. Delete the dist folder", nor "- Background colors")
+            if _DONE.match(line, item.end()) and not _ADVICE.search(line):  # (not "1. Delete the dist folder")
                 done.append(_BOLD_LEAD.sub(r"\2", line[item.end() :], count=1))
         elif kept := _said(line):
             said.append(kept)
     return one_line((said or done or [""])[0], limit)
+
+
+def where_it_stopped(answer: str, limit: int = STOPPED_CHARS) -> str:
+    """The last sentences of ``answer``'s prose, up to ``limit`` characters (the last one cut between words when it
+    alone is longer): where a session whose last answer it is left off. Its code, headings and sign-offs ("Let me
+    know if…") are none of it; "" for an answer of code alone."""
+    for line in reversed(_prose(answer)):
+        sentences = [] if _HEADING.match(line) else [s for s in _SENTENCE_END.split(line) if not _SIGN_OFF.match(s)]
+        if sentences:
+            kept = sentences.pop()
+            while sentences and len(kept) + 1 + len(sentences[-1]) <= limit:
+                kept = f"{sentences.pop()} {kept}"
+            return cut(kept, limit, words=True)
+    return ""
 
 
 def _prose(answer: str) -> list[str]:
@@ -125,8 +159,11 @@ def _said(line: str) -> str:
     for sentence in _SENTENCE_END.split(line):
         if assent := _INTERJECTION.match(sentence):
             sentence = _capitalised(sentence[assent.end() :])
+        apologised = False
         while admitted := _ADMISSION.match(sentence):
-            sentence = _capitalised(sentence[admitted.end() :])
+            sentence, apologised = _capitalised(sentence[admitted.end() :]), True
+        if apologised and _NO_CORRECTION.match(sentence):
+            continue
         if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):
             kept.append(sentence)
     return " ".join(kept)

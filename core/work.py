@@ -44,7 +44,7 @@ from .lines import one_line
 from .model import Message
 from .record import Record
 from .regular_files import open_regular
-from .settled import settled_line
+from .settled import settled_line, where_it_stopped
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # Cursor's attribution database is read by blame alone: no digest loads its reader
@@ -590,6 +590,7 @@ class Digest(Record):
     files: list[str]
     commands: list[Step]
     last_command: Step | None
+    #: The last answer's last sentences (``settled.where_it_stopped``), not the whole answer.
     stopped: str
     #: ``stopped after `X` failed: …`` when the session's last event is a command that failed after its last answer
     #: (``core.ending``); "" when not. Its last answer, written before, is then not among ``settled``.
@@ -647,7 +648,7 @@ def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:
         files=files[-max_items:],
         commands=_first_runs(mattered or commands)[-max_items:],
         last_command=commands[-1] if commands else None,
-        stopped=answers[-1] if answers else "",
+        stopped=where_it_stopped(answers[-1]) if answers else "",
         failed_last=failed_last,
         task=resumed.text.strip() if resumed else goal,
         resumed=resumed.timestamp if resumed else None,

@@ -11,7 +11,7 @@ mentions is not answered by sessions that share its everyday words.
 from __future__ import annotations
 
 from ..core.dates import MONTHS, split_dates
-from ..core.lines import SAME_AS, SAME_TURN_AS
+from ..core.lines import SAME_AS, same_turn_as
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import STOPWORDS, letter_runs, terms
@@ -657,9 +657,8 @@ def _block(
     turn = best_turn(index, hit, wanted, room)
     if finding:  # the question the heading's title already says leaves its room to what was found
         turn = [side for side in turn if side.role != "user" or not says_the_same(side.text, hit.title)]
-    sources = {shown.get(side.text, "") for side in turn}
-    if turn and len(sources) == 1 and (source := sources.pop()):
-        lines = [SAME_TURN_AS.format(source)]
+    if same := same_turn_as([side.text for side in turn], shown):
+        lines = [same]
     else:
         lines = [
             f"  {side.role}: {SAME_AS.format(shown[side.text]) if side.text in shown else side.text}" for side in turn

@@ -619,8 +619,9 @@ def why_no_match(
     if (filters.active or filters.pattern) and (everywhere := search(index, query, limit=1, relative=True).total):
         given = " ".join(flags)
         return f"No session matches {quoted_query(query)} with {given}; drop {the_filters(flags)} to see {_that_do(everywhere)}."
-    if period := period_alone(query):
-        return f"{no_session_in(index, period)}: give words to look for, with {since} to keep to a period."
+    if period := period_alone(query):  # (--since given is not advised again: review43e L8)
+        keep = "" if filters.since is not None else f", with {since} to keep to a period"
+        return f"{no_session_in(index, period)}: give words to look for{keep}."
     words, phrases = query_terms(query)
     if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"

@@ -78,8 +78,6 @@ SEARCH_LIMIT = 20
 #: pass): a larger ``limit`` while it is below the most, else a narrower search...
 SEE_MORE = f"pass a larger limit (up to {SEARCH_LIMIT}) or narrow the search"
 NARROW = "narrow the search (a project, since, more distinctive words)"
-#: ...and where the 4 KiB cut them, a narrower search: a larger limit would loop (trial43 F3).
-SEE_CUT = f"the text stops at 4 KiB: {NARROW}"
 #: The tools that list session ids and find one: an agent calls these, not the CLI's commands (trial43 F9).
 TOOL_FINDERS = ("`recent`", "`search`")
 #: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
@@ -358,8 +356,18 @@ def fit_text(result: SearchResult, limit: int, budget: int = SEARCH_TEXT_BYTES) 
     hits = list(result.hits)
     while len(hits) > 1 and len(text.encode()) > budget:
         hits.pop()
-        text = search_text(result.replace(hits=hits), more=SEE_CUT)
+        text = search_text(result.replace(hits=hits, total=len(hits))) + _cut_footer(result, len(hits))
     return text
+
+
+def _cut_footer(result: SearchResult, shown: int) -> str:
+    """What the text of ``shown`` hits says of the rest: those the structured content holds, then those only a
+    narrower search shows (a larger limit would loop: trial43 F3). "22 more sessions match" counted the 12 the
+    structured content held with those it did not (review43e L7)."""
+    held = len(result.hits) - shown
+    beyond = result.total - len(result.hits)
+    footer = f"\n{held} more session{'s are' if held != 1 else ' is'} in the structured content only: the text stops at 4 KiB"
+    return footer + (f"; {beyond} more match: {NARROW} to see them." if beyond else ".")
 
 
 def clip(message: Message) -> Message:
@@ -596,7 +604,7 @@ class Tools:
         result = search(index, words, filters=filters, limit=taken, relative=True)
         # (the words it was found without named last, as deja search names them on stderr, within the same budget)
         held = f"\n{held_by_none(result.unmatched)}." if result.unmatched else ""
-        if taken < limit:
+        if taken < limit and result.total > taken:  # (not when every match is given: review43e L7)
             held += f"\nlimit={limit} is more than {SEARCH_LIMIT}, the most: at most {SEARCH_LIMIT} sessions are given."
         if result.hits:  # (the structured content keeps every hit, as deja search --json does)
             return answer(fit_text(result, taken, SEARCH_TEXT_BYTES - len(held.encode())) + held, search_json(result))

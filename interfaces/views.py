@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.lines import SAME_AS, SAME_TURN_AS
+from ..core.lines import SAME_AS, same_turn_as
 from ..core.redaction import echoed, repeated
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
@@ -149,12 +149,11 @@ def search_text(
 
 def _passages(hit: Hit, hit_id: str, shown: dict[str, str]) -> list[str]:
     """A hit's passages, one line each; a passage a hit above showed (``shown``: text -> that hit's id, which this
-    adds to) is said to be that hit's, and a hit of two passages or more that one hit above showed all of is one line:
+    adds to) is said to be that hit's, and a hit of two passages or more that hits above showed all of is one line:
     chats that repeat another chat's turns showed one question and answer in three or four hits of a real database
     (trial22 N5)."""
-    sources = {shown.get(snippet.text, "") for snippet in hit.snippets}
-    if len(hit.snippets) > 1 and len(sources) == 1 and (source := sources.pop()):
-        return [SAME_TURN_AS.format(source)]
+    if len(hit.snippets) > 1 and (same := same_turn_as([snippet.text for snippet in hit.snippets], shown)):
+        return [same]
     lines = [
         f"  {snippet.role:>9}: {SAME_AS.format(shown[snippet.text]) if snippet.text in shown else snippet.text}"
         for snippet in hit.snippets

@@ -145,11 +145,15 @@ def files_json(query: str, uses: list[FileUse]) -> dict[str, Any]:
 
 
 def files_text(query: str, uses: list[FileUse]) -> str:
+    """The files, each with its edits (and reads where any file listed was read: an editor history of code blocks
+    records no read, and printed ``0 reads`` on every line: trial43 F11)."""
     if not uses:
         return f"no session about {echoed(query)!r} touched a file"
     lines = [f"files the work on {echoed(query)!r} touched, most edited first:"]
+    any_read = any(use.reads for use in uses)
     for use in uses:
-        counts = f"{use.edits} edit{'s' if use.edits != 1 else ''}, {use.reads} read{'s' if use.reads != 1 else ''}"
+        counts = f"{use.edits} edit{'s' if use.edits != 1 else ''}"
+        counts += f", {use.reads} read{'s' if use.reads != 1 else ''}" if any_read else ""
         lines.append(
             f"  {use.path}  ({counts} in {len(use.sessions)} session{'s' if len(use.sessions) != 1 else ''}, last {when(use.last)})"
         )
@@ -364,10 +368,10 @@ def ctx_markdown(d: Digest, budget: int) -> str:
             "",
         ]
     if d.failed_last:
-        before = f" Its last answer, written before that: {_cut(d.stopped, 400)}" if d.stopped else ""
+        before = f" Its last answer, written before that: {d.stopped}" if d.stopped else ""
         parts += ["## Where it stopped", f"It {d.failed_last}.{before}", ""]
     elif d.stopped:
-        parts += ["## Where it stopped", _cut(d.stopped, 600), ""]
+        parts += ["## Where it stopped", d.stopped, ""]
     return "\n".join(lines_within(parts, budget)).rstrip() + "\n"
 
 

@@ -442,6 +442,21 @@ def test_snippets_show_the_densest_window(history):
     assert len(snippet) < 300
 
 
+def test_a_snippet_ends_at_a_word_end(history):
+    """review43e L6: the window's end was cut mid-word ("…Load theme prefer…", "…{ thi…")."""
+    sample, home = history
+    cwd = str(sample.projects["api"])
+    filler = "internationalisation misconfigurations " * 30  # (long words: a cut falls inside one)
+    write_transcript(
+        transcript_path(sample.cli_root, cwd, "long"),
+        [user_turn(filler + " the websocket reconnect backoff doubles each time " + filler), assistant_turn("ok")],
+    )
+    refresh(home)
+    snippet = search(Index.open(home), "websocket reconnect backoff").hits[0].snippets[0].text
+    assert snippet.endswith("…"), snippet
+    assert snippet[:-1].split()[-1] in filler.split(), snippet
+
+
 def test_an_ide_store_that_is_not_sqlite_is_counted_not_fatal(history):
     sample, home = history
     bad = sample.ide_root / "workspaceStorage" / "broken" / "state.vscdb"

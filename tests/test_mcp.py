@@ -317,10 +317,11 @@ def test_search_output_stays_within_its_budget(history: History, tmp_path: Path)
         # stops, never to raise a limit already at the most, which an agent would follow in a loop (trial43 F3)
         assert len(result.structured_content["hits"]) == 20
         assert "larger limit" not in text(result)
-        assert (
-            "more sessions match; the text stops at 4 KiB: narrow the search (a project, since, more distinctive words) to see them."
-            in text(result)
-        )
+        # (those the structured content holds apart from those it does not: review43e L7)
+        assert text(result).endswith(
+            f"\n{20 - shown} more sessions are in the structured content only: the text stops at 4 KiB; "
+            f"{FLAKY_CHATS - 20} more match: narrow the search (a project, since, more distinctive words) to see them."
+        ), text(result)
         fewer = await ok(session, "search", query="flaky bucket", limit=3)
         assert text(fewer).endswith(
             f"{FLAKY_CHATS - 3} more sessions match; pass a larger limit (up to 20) or narrow the search to see them."
@@ -389,6 +390,8 @@ def test_a_limit_out_of_range_is_clamped_not_a_validation_dump(history: History,
         found = await ok(session, "search", query="flaky bucket", limit=1000)
         assert len(found.structured_content["hits"]) == 20 and "pydantic" not in text(found)
         assert text(found).endswith("limit=1000 is more than 20, the most: at most 20 sessions are given.")
+        every = await ok(session, "search", query="postgres schema", limit=1000)  # (all that match: review43e L7)
+        assert len(every.structured_content["hits"]) == 1 and "limit=" not in text(every), text(every)
         assert (
             await refused(session, "recent", limit=0)
             == "Error executing tool recent: limit=0 is too small: give 1 or more"

@@ -597,6 +597,8 @@ def test_legacy_item_table_composers_and_chat_tabs(tmp_path: Path) -> None:
     assert tab.title == "Python server"
     assert texts(tab) == [("user", "how to serve files with python?"), ("assistant", "python -m http.server")]
     assert tab.updated == at(T0 + 50_000)
+    # (its last send is no time of its messages nor its start: trial43 F11)
+    assert tab.started is None and [m.timestamp for m in tab.messages] == [None, None]
     assert sessions["tab-2"].title == "untitled tab question"
     assert not problems
 

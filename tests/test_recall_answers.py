@@ -252,6 +252,27 @@ def test_a_turn_two_chats_repeat_is_shown_once(fake_home: Path) -> None:
     assert "  (the same turn as d0000000's above)\n" in recalled, recalled  # (which one: review41c M3)
 
 
+def test_a_turn_two_chats_above_showed_between_them_is_one_line(fake_home: Path) -> None:
+    """trial43 F10: a hit whose question one chat above showed and whose answer another did was nothing but
+    "(the same as X's above)" twice in the prompt hook's recall."""
+    notes = fake_home / "code" / "notes"
+    notes.mkdir(parents=True)
+    own = "Kept the palette in a CSS variable so only a class flips."
+    chats = {
+        "d1000000-0000-4000-8000-000000000002": ("Settings page", list(REPEATED)),
+        "d2000000-0000-4000-8000-000000000003": ("Toggle", [REPEATED[0], own]),
+        "d3000000-0000-4000-8000-000000000004": ("Again", [REPEATED[0], own]),
+        **{
+            f"d0000000-0000-4000-8000-1000000000{n:02}": (asked, [asked, answered])
+            for n, (asked, answered) in enumerate(OTHERS)
+        },
+    }
+    _editor_history(fake_home, chats, notes)
+    recalled = hook_prompt(dict(os.environ), "the settings toggle between light and dark mode", str(notes))
+    assert recalled.count("(the same as ") <= 1, recalled
+    assert "\n  (the same turn as d1000000's and d2000000's above)\n" in recalled, recalled
+
+
 def test_a_line_cut_to_fit_ends_between_words(fake_home: Path) -> None:
     notes = fake_home / "code" / "notes"
     notes.mkdir(parents=True)

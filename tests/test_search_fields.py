@@ -164,3 +164,19 @@ def test_the_same_failure_printed_by_several_runs_is_one_snippet(tmp_path: Path)
     assert run_deja("index", env=env).returncode == 0
     snippets = _search(env, "No module named")["hits"][0]["snippets"]
     assert [s["role"] for s in snippets] == ["tool", "user"], snippets
+
+
+def test_a_message_found_by_the_path_it_edited_shows_its_words_as_any_of_its_snippets(cli_root: Path) -> None:
+    """trial43 F11: a message found through the file its call edited showed its line breaks as `` · ``, and the same
+    message found by its words showed them as spaces: one message, one rendering (the path still apart)."""
+    said = "Moved the parser.\nThe old module re-exports it."
+    edit = tool_use("Write", {"path": "src/zebraparser.py", "contents": "x = 1\n"})
+    write_transcript(
+        transcript_path(cli_root, PROJECT, OTHER_CHAT), [user_turn("move the parser"), assistant_turn(said, edit)]
+    )
+    assert run_deja("index").returncode == 0
+    by_path = json.loads(run_deja("search", "zebraparser", "--json").stdout)["hits"][0]["snippets"]
+    by_words = json.loads(run_deja("search", "module re-exports", "--json").stdout)["hits"][0]["snippets"]
+    flat = " ".join(said.split())
+    assert [s["text"] for s in by_words if s["role"] == "assistant"] == [flat], by_words
+    assert [s["text"] for s in by_path if s["role"] == "assistant"] == [f"{flat} · src/zebraparser.py"], by_path

@@ -107,3 +107,5 @@ def test_a_period_no_session_was_active_in_is_named_with_the_newest_date(fake_ho
     assert (listed.returncode, listed.stdout.strip()) == (0, said), listed.stderr
     assert json.loads(run_deja("search", "--json", "what did I do yesterday").stdout)["notice"] == said
     assert run_deja("search", "what did I do last week").stdout.startswith("No session was active in ")
+    given = run_deja("search", "yesterday", "--since", "7d")  # (--since is not advised when given: review43e L8)
+    assert given.stdout.strip() == said.replace(", with --since to keep to a period.", "."), given.stdout

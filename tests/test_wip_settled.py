@@ -9,6 +9,7 @@ that announced its code lost the diagnosis before it, and a one-line result that
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -74,6 +75,15 @@ def test_ctx_lists_findings_not_narration_of_progress(fake_home: Path) -> None:
     ctx = run_deja("ctx", CHAT).stdout
     assert f"## Decisions and findings\n- {FOUND}\n- {STYLED}\n\n" in ctx, ctx
     assert "Checking the worker" not in ctx, ctx
+
+
+def test_where_it_stopped_is_the_last_answers_last_sentences_in_ctx_and_wip_json(fake_home: Path) -> None:
+    """trial43 F10: ctx's "Where it stopped" repeated the whole last answer from its first line, and ``wip --json``'s
+    ``stopped`` held all of it (2 KB of SCSS), though the session did not stop on a failed command."""
+    project = _chat(fake_home)
+    ctx = run_deja("ctx", CHAT).stdout
+    assert ctx.endswith(f"## Where it stopped\n{STYLED}\n"), ctx
+    assert json.loads(run_deja("wip", "--json", cwd=project).stdout)["stopped"] == STYLED
 
 
 def test_a_finding_that_opens_with_assent_or_a_verb_of_progress_is_kept(fake_home: Path) -> None:
@@ -223,3 +233,33 @@ def test_findings_given_as_a_list_are_settled(fake_home: Path) -> None:
     for settled, project in projects.items():
         shown = run_deja("wip", cwd=project).stdout
         assert (f"\nsettled: {settled}\n" in shown) if settled else ("settled:" not in shown), shown
+
+
+def test_an_apology_that_corrects_nothing_settles_nothing(fake_home: Path) -> None:
+    """review43e L3: an apology with no correction left its remainder as a finding ("But I cannot see the file you
+    mentioned.", "I made a mistake."); a later answer's finding is what the chat settled."""
+    _answers(
+        fake_home,
+        "apology",
+        "I apologize, but I cannot see the file you mentioned.",
+        "Sorry, I made a mistake.",
+        "The cache key omits the locale.",
+    )
+    assert run_deja("index").returncode == 0
+    assert _findings(_chat_id("apology")) == "- The cache key omits the locale."
+
+
+def test_a_list_of_steps_opening_with_the_or_it_settles_nothing(fake_home: Path) -> None:
+    """review43e L4: "1. The first thing to do is delete the dist folder." and "1. It is best to delete
+    node_modules" settled as findings: they are steps to take."""
+    project = _answers(
+        fake_home,
+        "advice",
+        "To get it building again:\n\n1. The first thing to do is delete the dist folder.\n"
+        "2. It is best to delete node_modules\n3. Then run npm install",
+    )
+    found = _answers(fake_home, "found", "What I found:\n\n1. The best fix was pinning numpy to 1.26.")
+    assert run_deja("index").returncode == 0
+    shown = run_deja("wip", cwd=project).stdout
+    assert "settled:" not in shown, shown
+    assert "\nsettled: The best fix was pinning numpy to 1.26.\n" in run_deja("wip", cwd=found).stdout

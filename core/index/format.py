@@ -99,7 +99,10 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #: 16: an editor chat of Cursor 0.42 and before (its conversation inline, no tool calls) holds an ``edit_file`` call
 #:     for each file its answers' applied code blocks were for (``readers.ide._block_edits``): an index of 15 read
 #:     none, and the databases that hold such chats no longer change, so no refresh would read them again.
-FORMAT_VERSION = 16
+#: 17: an old Chat panel tab's messages and start have no time, its ``lastSendTime`` being its last time alone
+#:     (``readers.ide._tab_session``): an index of 16 stamped every message with it, and those databases no longer
+#:     change, so no refresh would read them again.
+FORMAT_VERSION = 17
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"

@@ -396,7 +396,7 @@ class SegmentWriter:
             span = (len(raw), len(raw) + len(record := encode(message)))
             raw += record
             self._add_doc(ordinal, kind, span, doc_text(message))
-            written = message.timestamp or meta.started
+            written = message.timestamp or meta.started or meta.updated  # (an old Chat tab knows its last time only)
             if written is not None and written.tzinfo is not None:
                 # A transcript's stamp keeps the offset it was written in; the index files UTC days, which is what
                 # dates.local_period reads for a day the person names (trialN F1: 01:30 at UTC+12 was the next day).

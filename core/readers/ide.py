@@ -600,16 +600,17 @@ def _legacy_composer_session(db: _Db, composer_id: str, composer: dict[str, Any]
 
 
 def _tab_session(db: _Db, tab_id: str, tab: dict[str, Any]) -> Session | None:
-    """An old Chat panel tab: its bubbles carry no time, the tab's ``lastSendTime`` stands for all."""
+    """An old Chat panel tab: its bubbles carry no time, and the tab's ``lastSendTime`` is when it was last sent to,
+    so it is the session's last time alone. Its messages and its start have none: stamped with it, a chat begun the
+    day before showed all its 32 messages at 04:37 and ``04:37 → 04:37`` (trial43 F11)."""
     bubbles = _inline_bubbles(tab.get("bubbles"), db.problems)
-    sent = _ms_time(tab.get("lastSendTime"))
     return _session(
         db,
         tab_id,
         name=_str(tab.get("chatTitle")),
         bubbles=bubbles,
-        created=sent,
-        last_updated=sent,
+        created=None,
+        last_updated=_ms_time(tab.get("lastSendTime")),
         project=_project(db, tab_id, {}, bubbles, _Header()),
     )
 

@@ -1,0 +1,39 @@
+"""An old Chat panel tab (Cursor 0.42 and before) keeps no time for its bubbles, only the tab's ``lastSendTime``.
+Stamped with it, ``deja show`` gave all of a chat's messages the time of its last send and its header read
+``04:37 → 04:37``, though the chat began the day before (trial43 F11): a time deja does not know is left out.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from harness import run_deja
+
+from deja.core.writers.ide import write_state_vscdb, write_workspace_json
+
+#: Where Cursor 0.42 kept the Chat panel's tabs, in a workspace's ``ItemTable``.
+CHAT_PANEL = "workbench.panel.aichat.view.aichat.chatdata"
+SENT = 1_731_818_220_000
+
+
+def test_show_gives_an_old_chat_tab_its_last_send_only(tmp_path: Path, cli_root: Path) -> None:
+    project = tmp_path / "code" / "site"
+    project.mkdir(parents=True)
+    workspace = tmp_path / "no-ide" / "workspaceStorage" / "ws-tab"
+    write_workspace_json(workspace, folder=project.as_uri())
+    bubbles = [
+        {"type": "user", "id": "q", "text": "how to serve files with python?"},
+        {"type": "ai", "id": "a", "text": "python -m http.server"},
+    ]
+    tab = {"tabId": "tab-1", "chatTitle": "Python server", "lastSendTime": SENT, "bubbles": bubbles}
+    write_state_vscdb(workspace / "state.vscdb", item_table={CHAT_PANEL: {"tabs": [tab]}}, with_disk_kv=False)
+    assert run_deja("index").returncode == 0
+    shown = run_deja("show", "tab-1")
+    assert shown.returncode == 0, shown.stderr
+    sent = datetime.fromtimestamp(SENT / 1000).strftime("%Y-%m-%d %H:%M")
+    assert shown.stdout.splitlines()[2] == f"unknown time → {sent} · 2 messages", shown.stdout
+    assert "── user\n" in shown.stdout and "── assistant\n" in shown.stdout, shown.stdout
+    # (its day is its last send's, as before: the dates a search names find it)
+    day = datetime.fromtimestamp(SENT / 1000).strftime("%B %-d %Y")
+    assert run_deja("search", f"what did I do on {day}").stdout.startswith("Python server\n"), day
