@@ -11,8 +11,9 @@ import pytest
 from harness import Sample
 
 from deja.core.index import Index, IndexUnreadable, Manifest, SegmentRef, SessionMeta, index_dir, read_manifest
-from deja.core.index.light import DEFAULTS, LIGHT, unpackb
-from deja.core.index.records import FileSum
+from deja.core.index.format import SESSION_ROW, inflate, split_dicts
+from deja.core.index.light import DEFAULTS, LIGHT, ORDER, unpackb
+from deja.core.index.records import STRUCTS, FileSum, StoredCall, StoredMessage, stored
 from deja.core.model import Message, ToolCall
 
 
@@ -47,6 +48,63 @@ def test_the_light_defaults_are_the_structs_defaults(struct: type[msgspec.Struct
     assert DEFAULTS[struct.__name__] == defaults
 
 
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("name", "struct"),
+    [("SessionMeta", SessionMeta), ("Message", StoredMessage), ("ToolCall", StoredCall), ("FileSum", FileSum)],
+)
+def test_the_light_field_order_is_the_stored_structs(name: str, struct: type[msgspec.Struct]) -> None:
+    assert struct.__struct_config__.array_like
+    assert ORDER[name] == struct.__struct_fields__
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "message",
+    [
+        Message(role="user", text=""),
+        Message(role="assistant", text="x", tool_calls=[ToolCall("Shell")]),
+        Message(role="assistant", text="x", timestamp=datetime(2026, 3, 1, tzinfo=UTC), tool_calls=[ToolCall("Read")]),
+        Message(role="user", text="x", timestamp=datetime(2026, 3, 1, 12, 30, 5, 7, tzinfo=UTC)),
+        Message(
+            role="assistant", text="x", tool_calls=[ToolCall("Shell", result="out"), ToolCall("Edit", exit_code=0)]
+        ),
+        Message(role="assistant", text="x", tool_calls=[ToolCall("Shell", {"command": "ls", "n": [1, None]}, "", 2)]),
+    ],
+)
+def test_a_stored_message_reads_back_as_it_was_with_msgspec_and_without(message: Message) -> None:
+    """A stored message is an array, its trailing defaults left out (and a default before a field that is not, kept
+    in its place): both readers give back the message, its defaults and all."""
+    data = msgspec.msgpack.encode(stored(message))
+    assert isinstance(unpackb(data), list)
+    assert STRUCTS.message(data) == message
+    assert _fields(LIGHT.message(data)) == _fields(message)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("fields", [[], ["user"], ["user", "x", None, [[]]], {"role": "user", "text": "x"}])
+def test_a_stored_message_missing_a_field_or_not_an_array_is_damage_to_both_readers(fields: Any) -> None:
+    data = msgspec.msgpack.encode(fields)
+    with pytest.raises(STRUCTS.damage + (msgspec.ValidationError,)):
+        STRUCTS.message(data)
+    with pytest.raises(LIGHT.damage):
+        LIGHT.message(data)
+
+
+def test_an_index_stores_no_field_names_in_its_records_or_metas(indexed_sample: Sample) -> None:
+    """The records and metas are arrays (format 17): no field name is stored, as msgpack would write it as a key."""
+    keys = {msgspec.msgpack.encode(name) for kind in ("SessionMeta", "Message", "ToolCall") for name in ORDER[kind]}
+    for segment in Index.open(indexed_sample.home).segments:
+        folder = Path(segment.path)
+        rows, metas = (folder / "sessions.idx").read_bytes(), (folder / "sessions.bin").read_bytes()
+        metas_dict = split_dicts((folder / "dicts.bin").read_bytes())[1]
+        for ordinal in range(segment.ref.sessions):
+            off, length = SESSION_ROW.unpack_from(rows, ordinal * SESSION_ROW.size)[:2]
+            held = segment._records(ordinal, None)[0] + inflate(metas[off : off + length], metas_dict)
+            assert segment.session(ordinal).n_docs
+            assert [key for key in keys if key in held] == []
+
+
 def test_every_session_and_message_reads_the_same_without_msgspec(indexed_sample: Sample) -> None:
     full, light = Index.open(indexed_sample.home), Index.open(indexed_sample.home, LIGHT)
     assert _fields(light.manifest) == _fields(full.manifest)
@@ -74,8 +132,10 @@ def test_every_session_and_message_reads_the_same_without_msgspec(indexed_sample
     ],
 )
 def test_times_read_back_as_msgspec_reads_them(when: datetime) -> None:
-    data = msgspec.msgpack.encode(Message(role="user", text="é ✓", timestamp=when, tool_calls=[ToolCall("Shell")]))
-    assert _fields(LIGHT.message(data)) == _fields(msgspec.msgpack.decode(data, type=Message))
+    data = msgspec.msgpack.encode(
+        stored(Message(role="user", text="é ✓", timestamp=when, tool_calls=[ToolCall("Shell")]))
+    )
+    assert _fields(LIGHT.message(data)) == _fields(STRUCTS.message(data))
 
 
 @pytest.mark.unit
@@ -138,7 +198,7 @@ def test_a_manifest_of_another_version_or_corrupt_is_named_as_such(indexed_sampl
 def test_a_damaged_time_read_late_is_reported_as_index_damage() -> None:
     """A time is made a datetime when first read, after the reader's own damage handling: a damaged one must still
     be IndexUnreadable (what ``deja search`` turns into its one-line "run `deja index`"), not a bare ValueError."""
-    data = msgspec.msgpack.encode(Message(role="user", text="hi", timestamp=datetime(2026, 3, 1, 12, 30)))
+    data = msgspec.msgpack.encode(stored(Message(role="user", text="hi", timestamp=datetime(2026, 3, 1, 12, 30))))
     damaged = data.replace(b"2026-03-01T12:30:00", b"2026-13-45T99:00:00")
     assert damaged != data
     message = LIGHT.message(damaged)

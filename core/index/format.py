@@ -6,10 +6,11 @@ Layout under ``<DEJA_HOME>/index/``::
     seg-<id>/               one immutable segment
         dicts.bin           the preset deflate dictionaries of its records and its sessions (both empty in a
                             segment of fewer than ``DICT_SESSIONS`` sessions): the first one's length (u32), then both
-        records.bin         per session, its redacted messages (and title), msgpack back to back, deflated
+        records.bin         per session, its redacted messages (and title), msgpack arrays back to back, deflated
         docs.bin            per doc, three u32: its session ordinal (its kind in the top three bits), where its
                             message starts and ends in its session's records
-        sessions.bin/.idx   msgpack SessionMeta records, each deflated; per session where its meta and its records are
+        sessions.bin/.idx   SessionMeta records (msgpack arrays), each deflated; per session where its meta and its
+                            records are
         terms.bin/.idx      sorted terms and, per term, where its postings are
         postings.bin        per term, highest impact first: the keyed terms (``deja.core.keys``, sorted first)
                             (doc, float32 time) pairs; a word its impacts as runs (a u32 count of runs, each
@@ -21,10 +22,10 @@ A writer builds new segments beside the live ones and then replaces
 sees a whole index, old or new, without ever taking the lock.
 
 Why it is small: a session's messages deflate together (they share their words) against a dictionary
-taken from the segment's first sessions (what sessions share: the words of the project, msgpack's field
-names), and so does each session's meta; a doc costs 12 bytes; a word's posting 2 or 3 (its doc; its session is the
-doc's, read from ``docs.bin``) and its impact is shared by the run of postings that have it; no posting is kept
-that no search reads.
+taken from the segment's first sessions (what sessions share: the words of the project, the tools' names and
+arguments), and so does each session's meta; a record is a msgpack array, with no field names; a doc costs 12
+bytes; a word's posting 2 or 3 (its doc; its session is the doc's, read from ``docs.bin``) and its impact is
+shared by the run of postings that have it; no posting is kept that no search reads.
 
 The records themselves (``SessionMeta``, ``Manifest``…) are msgspec Structs in
 ``records.py``; a ``Codec`` says how a reader decodes them: into those Structs
@@ -102,6 +103,9 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #: 17: an old Chat panel tab's messages and start have no time, its ``lastSendTime`` being its last time alone
 #:     (``readers.ide._tab_session``): an index of 16 stamped every message with it, and those databases no longer
 #:     change, so no refresh would read them again.
+#:     And a message, a tool call and a session's meta are stored as msgpack arrays, not maps
+#:     (``records.StoredMessage``), and deflated at level 5, not 6: the same content, in a smaller index built with
+#:     less CPU. (Both in one release: a user pays one rebuild.)
 FORMAT_VERSION = 17
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
@@ -150,8 +154,9 @@ KEYED_POSTING = struct.Struct("<If")  # doc, days since the epoch (a key's posti
 RUNS = struct.Struct("<I")
 MAX_RUN = 255
 #: Deflate level of records and metas: with a dictionary 6 is 10% smaller than 1 (at 10k sessions: 19.5 against
-#: 21.7 MB of records), for about 2 s more CPU in a 10k build (bench/index_bytes.py).
-RECORDS_LEVEL = 6
+#: 21.7 MB of records), for about 2 s more CPU in a 10k build (bench/index_bytes.py). 5 deflates in a third less
+#: CPU than 6 for 1.4% more bytes, which records stored as arrays (format 17, 2% fewer bytes) more than pay for.
+RECORDS_LEVEL = 5
 #: Raw deflate: no zlib header or Adler-32 per block (every file of a segment has its CRC-32 in the manifest).
 WBITS = -15
 #: A segment's dictionaries are the last ``DICT_BYTES`` of its first ``DICT_SESSIONS`` sessions' records (and

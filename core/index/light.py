@@ -51,6 +51,30 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "Manifest": {"segments": [], "state": "", "redaction": ""},
     "FileSum": {},
 }
+#: The fields of each record msgspec writes as an array (``array_like``), in order: a record holds the first ones, up
+#: to its last that is not its default. ``test_light.py`` checks these against the Structs.
+ORDER: dict[str, tuple[str, ...]] = {
+    "SessionMeta": (
+        "id",
+        "source",
+        "project",
+        "project_dir",
+        "project_from",
+        "title",
+        "started",
+        "updated",
+        "origin",
+        "messages",
+        "first_doc",
+        "n_docs",
+        "asked",
+        "concluded",
+        "files",
+    ),
+    "Message": ("role", "text", "timestamp", "tool_calls"),
+    "ToolCall": ("name", "args", "result", "exit_code"),
+    "FileSum": ("size", "crc"),
+}
 
 
 class Stamp:
@@ -138,8 +162,19 @@ def _map(kind: str, value: Any) -> dict[str, Any]:
     return value
 
 
+def _fields_of(kind: str, value: Any) -> dict[str, Any]:
+    """The fields of a record written as an array, by name (``ORDER``): those it must hold at least, and any after
+    its last field ignored, as msgspec ignores them."""
+    if not isinstance(value, list):
+        raise ValueError(f"a {kind} that is not an array")
+    names = ORDER[kind]
+    if len(value) < len(names) - len(DEFAULTS[kind]):
+        raise ValueError(f"a {kind} of {len(value)} fields")
+    return dict(zip(names, value, strict=False))
+
+
 def _record(kind: str, value: Any) -> Fields:
-    return Fields(kind, _map(kind, value))
+    return Fields(kind, _fields_of(kind, value))
 
 
 def session(data: bytes) -> SessionMeta:
@@ -147,7 +182,7 @@ def session(data: bytes) -> SessionMeta:
 
 
 def message(data: bytes) -> Message:
-    values = _map("Message", unpackb(data))
+    values = _fields_of("Message", unpackb(data))
     if "tool_calls" in values:
         values["tool_calls"] = [_record("ToolCall", call) for call in values["tool_calls"]]
     return Fields("Message", values)  # type: ignore[return-value]
@@ -176,14 +211,8 @@ def _segment(value: Any) -> Fields:
     if missing:
         raise ValueError(f"a segment without {', '.join(sorted(missing))}")
     if "files" in values:
-        values["files"] = {name: _file_sum(sizes) for name, sizes in _map("files", values["files"]).items()}
+        values["files"] = {name: _record("FileSum", sizes) for name, sizes in _map("files", values["files"]).items()}
     return Fields("SegmentRef", values)
-
-
-def _file_sum(value: Any) -> Fields:
-    """A ``FileSum``, which msgspec writes as the array ``[size, crc]``."""
-    size, crc = value
-    return Fields("FileSum", {"size": size, "crc": crc})
 
 
 # -- msgpack ------------------------------------------------------------------------------------------------

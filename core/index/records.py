@@ -2,6 +2,10 @@
 
 ``format.py`` holds the layout these fit in; ``light.py`` reads the same bytes
 without msgspec, for hooks.
+
+A session's meta and its messages (with their tool calls) are stored as arrays (``array_like``): their fields in
+order, the trailing ones that hold their default left out. Field names were a tenth of the records and a sixth of
+the metas before deflate, and 2% of both after it (format 17).
 """
 
 from __future__ import annotations
@@ -10,14 +14,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from ..lean_msgspec import msgspec
-from ..model import Message
+from ..model import Message, Role, ToolCall
 from ..private import replace_private
 from .format import MANIFEST, Codec, IndexUnreadable, check_version
 
 
-class SessionMeta(msgspec.Struct, omit_defaults=True):
+class SessionMeta(msgspec.Struct, omit_defaults=True, array_like=True):
     id: str
     source: str
     project: str = ""
@@ -35,6 +40,40 @@ class SessionMeta(msgspec.Struct, omit_defaults=True):
     asked: str = ""
     concluded: str = ""
     files: list[str] = []
+
+
+class StoredCall(msgspec.Struct, omit_defaults=True, array_like=True):
+    """A ``model.ToolCall`` as the index stores it (``model``'s own Structs stay maps: they are written as JSON too)."""
+
+    name: str
+    args: dict[str, Any] = {}
+    result: str | None = None
+    exit_code: int | None = None
+
+
+class StoredMessage(msgspec.Struct, omit_defaults=True, array_like=True):
+    """A ``model.Message`` as the index stores it."""
+
+    role: Role
+    text: str
+    timestamp: datetime | None = None
+    tool_calls: list[StoredCall] = []
+
+
+def stored(message: Message) -> StoredMessage:
+    """``message`` as the index stores it."""
+    calls = [StoredCall(call.name, call.args, call.result, call.exit_code) for call in message.tool_calls]
+    return StoredMessage(message.role, message.text, message.timestamp, calls)
+
+
+_STORED_MESSAGE = msgspec.msgpack.Decoder(StoredMessage)
+
+
+def decode_message(data: bytes) -> Message:
+    """The message stored as ``data``."""
+    read = _STORED_MESSAGE.decode(data)
+    calls = [ToolCall(call.name, call.args, call.result, call.exit_code) for call in read.tool_calls]
+    return Message(read.role, read.text, read.timestamp, calls)
 
 
 class FileSum(msgspec.Struct, array_like=True):
@@ -91,6 +130,6 @@ def decode_manifest(data: bytes, path: str) -> Manifest:
 STRUCTS = Codec(
     manifest=decode_manifest,
     session=partial(msgspec.msgpack.decode, type=SessionMeta),
-    message=partial(msgspec.msgpack.decode, type=Message),
+    message=decode_message,
     damage=(msgspec.DecodeError,),
 )

@@ -51,7 +51,7 @@ from .format import (
     filed_paths,
     name_hash,
 )
-from .records import FileSum, SegmentRef, SessionMeta
+from .records import FileSum, SegmentRef, SessionMeta, StoredMessage, stored
 
 
 def _count_with_counter(counts: dict[Any, int], items: Iterable[Any]) -> None:
@@ -393,7 +393,7 @@ class SegmentWriter:
         for message in messages:
             kind = KIND_USER if message.role == "user" else KIND_ASSISTANT
             doc = self.doc_count
-            span = (len(raw), len(raw) + len(record := encode(message)))
+            span = (len(raw), len(raw) + len(record := encode(stored(message))))
             raw += record
             self._add_doc(ordinal, kind, span, doc_text(message))
             written = message.timestamp or meta.started or meta.updated  # (an old Chat tab knows its last time only)
@@ -415,7 +415,7 @@ class SegmentWriter:
         for key in keys.tree_keys(meta.project_dir):
             self._add_key(key, meta.first_doc, updated)
         if meta.title and not _derived_title(meta.title, messages):
-            span = (len(raw), len(raw) + len(record := encode(Message(role="user", text=meta.title))))
+            span = (len(raw), len(raw) + len(record := encode(StoredMessage("user", meta.title))))
             raw += record
             self._add_doc(ordinal, KIND_TITLE, span, meta.title)
         meta.n_docs = self.doc_count - meta.first_doc
