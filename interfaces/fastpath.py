@@ -465,7 +465,14 @@ def chosen_project(index: Index, project: str | None) -> str | None:
     the shell gives it (``caf\\xe9-legacy``), is spelt as the index and every output spell it (trial10 F10)."""
     from ..core.keys import readable_path
     from ..core.search import meant_project, telling_labels
+    from .views import NO_PROJECT
 
+    if project == NO_PROJECT:  # (stats lists it as a row, and the answer for an unknown project sent people back there)
+        raise Failed(
+            f"{NO_PROJECT} is no project's name but the sessions deja placed in no folder: leave out --project to see"
+            " them (`deja sessions` lists them with the rest), and give one's id to show or export it",
+            code=2,
+        )
     meant, folders = meant_project(index, readable_path(project) if project else project)
     if folders:
         choices = " or ".join(f"--project {label}" for label in telling_labels(folders))

@@ -184,6 +184,11 @@ def _wip_project(index: Index, folder: str, asked: Path) -> tuple[str, bool]:
     project, why, below = wip_project(index, folder, str(asked))
     if why == ROOT_FOLDER:
         fail(f"{folder} is the root folder, no project's: give a project's folder", code=2)
+    if not project and why != NO_FOLDER and not any(meta.project_dir for _, _, meta in index.sessions()):
+        # (trial43 F8: "every project is below it" where there was none, or "ran in no folder above it" as if some had)
+        fail(
+            "no session has a project (deja placed none in a folder): `deja ctx ID` digests one that `deja sessions` lists"
+        )
     if why == HOME_FOLDER:
         from ..core.text import shell_word
 
