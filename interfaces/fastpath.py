@@ -553,7 +553,7 @@ def since_option(since: str | None, words: Sequence[str] = ()) -> datetime | Non
     if not since.strip():  # (as every option of the CLI given empty: the MCP tools take "" for none)
         raise Failed(f"--since is empty: give a time, {SINCE_FORMS}", code=2)
     try:
-        return parse_since(since, "date")
+        moment = parse_since(since, "date")
     except ValueError as refused:
         if period := _period_cut(since, words):
             from ..core.redaction import echoed
@@ -561,6 +561,13 @@ def since_option(since: str | None, words: Sequence[str] = ()) -> datetime | Non
             said = f"{echoed(since)!r} is not a date: quote a period of several words, `--since {quote(period)}`"
             raise Failed(f"--since {said}", code=2) from None
         raise Failed(f"--since {refused}", code=2) from None
+    if moment.timestamp() > time.time():  # (a typo, 2030 for 2023: it was taken and matched nothing: trial43 F7)
+        from ..core.redaction import echoed
+
+        raise Failed(
+            f"--since {echoed(since)} is in the future, and no session is: give a past date or a span (7d)", code=2
+        )
+    return moment
 
 
 def _period_cut(since: str, words: Sequence[str]) -> str:
@@ -674,8 +681,10 @@ def unknown_project(
     close = close_projects(index, project) if not folder or gone else []  # (``packages/ap``: a label misspelt)
     named = " or ".join(give.format(shell=quote(label), python=repr(label)) for label in close)
     meant = f"did you mean {named}? " if close else ""
+    # a folder written from here or home (``..``, ``~/x``) named as resolved: "project '..'" said not which (trial43 F7)
+    resolved = f" ({echoed(folder, PATH_CHARS)})" if folder and project.startswith((".", "~")) else ""
     missing = " (there is no such folder)" if gone else ""
-    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed{missing}; {meant}{listed}."
+    return f"No session of project {echoed(project, PATH_CHARS)!r}{resolved} is indexed{missing}; {meant}{listed}."
 
 
 def project_folder(project: str | None) -> str | None:
