@@ -199,3 +199,37 @@ def test_a_file_of_the_project_is_found_where_the_windows_machine_spelt_its_fold
     assert run_deja("blame", "settings.page.ts", cwd=project).stdout.startswith("no session edited"), (
         "src/ is its folder"
     )
+
+
+def test_an_untitled_buffer_is_no_file(tmp_path: Path, cli_root: Path) -> None:
+    """review43c L6: a code block accepted into an ``untitled:`` buffer (a new tab, never saved) was listed by ``deja
+    files`` as ``<project>/untitled:Untitled-1`` and shown as ``⚙ Edit untitled:Untitled-1``."""
+    project = tmp_path / "code" / "site"
+    project.mkdir(parents=True)
+    page = file_uri(str(project / "page.tsx"))
+    untitled = {"$mid": 1, "external": "untitled:Untitled-1", "path": "Untitled-1", "scheme": "untitled"}
+    blocks = [{"uri": uri, "version": 0, "codeBlockIdx": n} for n, uri in enumerate((page, untitled))]
+    composer = {
+        "composerId": CHAT,
+        "name": "Landing page scratch",
+        "createdAt": T0,
+        "conversation": [
+            {"type": 1, "bubbleId": "b1", "text": "make the landing page"},
+            {
+                "type": 2,
+                "bubbleId": "b2",
+                "text": "```tsx\nexport {}\n```\n```tsx\nconst x = 1\n```",
+                "codeBlocks": blocks,
+            },
+        ],
+        "codeBlockData": {uri["external"]: [{"version": 0, "status": "accepted"}] for uri in (page, untitled)},
+    }
+    workspace = tmp_path / "no-ide" / "workspaceStorage" / "ws-site"
+    write_workspace_json(workspace, folder=project.as_uri())
+    write_state_vscdb(workspace / "state.vscdb", item_table={WORKSPACE_COMPOSERS_KEY: {"allComposers": [composer]}})
+    assert run_deja("index").returncode == 0
+
+    files = run_deja("files", "landing", "page")
+    assert files.returncode == 0, files.stderr
+    assert str(project / "page.tsx") in files.stdout and "Untitled-1" not in files.stdout, files.stdout
+    assert "Untitled-1" not in run_deja("show", CHAT).stdout
