@@ -8,7 +8,9 @@ from pathlib import Path
 
 from harness import run_deja
 
+from deja.core.index import Index
 from deja.core.writers.ide import composer_data, write_state_vscdb
+from deja.interfaces.mcp_server import work_answer
 
 T0 = 1_780_000_000_000
 CHAT = "bbbb0003-0000-4000-8000-00000000b003"
@@ -52,3 +54,6 @@ def test_wip_where_no_session_has_a_project_says_so(tmp_path: Path, cli_root: Pa
             "deja: no session has a project (deja placed none in a folder): `deja ctx ID` digests one that"
             " `deja sessions` lists\n"
         ), ran.stderr
+    text, answer = work_answer(Index.open(tmp_path / "deja"), "wip", str(elsewhere), None)  # (the MCP tool's)
+    assert text == "no session has a project (deja placed none in a folder); `recent` lists the latest sessions"
+    assert answer["session"] is None
