@@ -217,6 +217,12 @@ def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str, bool
     return "", HOME_FOLDER if at_home else NO_SESSION, False
 
 
+def any_project(index: Index) -> bool:
+    """Whether deja placed any session in a folder: where none is (a history of editor chats no workspace lists, all
+    ``(no project)``), ``wip`` says so, not that every project is below the folder asked (trial43 F8)."""
+    return any(meta.project_dir for _, _, meta in index.sessions())
+
+
 def wip_session(index: Index, project: str, below: bool) -> SessionMeta | None:
     """The last session of ``project`` as ``deja wip`` means it (``wip_project``'s project and ``below``)."""
     newest = newest_sessions(index, project=project, limit=1, below=below)

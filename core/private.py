@@ -250,8 +250,24 @@ def write_fix(home: StrPath, folder: str, why: str) -> str:
     if why == os.strerror(errno.ENOSPC):
         return f"free space on the disk that holds {_quoted(folder)}"
     if not os.path.isdir(home):
+        if missing := _owner_bits_missing(folder):
+            return f"chmod u+{missing} {_quoted(folder)}"
         return f"mkdir -p {_quoted(os.fspath(home))} as a user who may, and make it yours"
     return access_fix(folder)
+
+
+def _owner_bits_missing(folder: str) -> str:
+    """What this user, owning ``folder``, lacks to make a file in it (``w``, ``wx``): a folder of theirs at 555
+    (``XDG_CACHE_HOME``) was told to make deja's home "as a user who may", where ``chmod u+w`` was the fix (review43c
+    L5); "" when another user owns it, the mode allows it (another cause, a read-only file system's), or deja runs as
+    root, whom no mode stops."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return ""
+    if os.geteuid() == 0 or owned_by_another(st):
+        return ""
+    return "".join(letter for letter, bit in (("w", stat.S_IWUSR), ("x", stat.S_IXUSR)) if not st.st_mode & bit)
 
 
 def refusal(exc: BaseException | None) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import os
 from datetime import datetime, timedelta
+from functools import partial
 
 from .destructive import is_destructive
 from .ending import stopped_after
@@ -107,15 +108,17 @@ def _edit_texts(args: dict) -> tuple[str, str]:
     return (old if isinstance(old, str) else ""), (new if isinstance(new, str) else "")
 
 
-def _edits_in(place_: Place, paths: set[str]) -> Iterator[Edit]:
+def _edits_in(place_: Place, wanted: Callable[[str], bool]) -> Iterator[Edit]:
+    """The edits of the message at ``place_`` filed under a path ``wanted`` takes."""
     meta = place_.session
     message = place_.message
     for call in message.tool_calls:
-        if call.name not in EDIT_TOOLS or not paths & set(filed_paths(call.args, meta.project_dir)):
+        if call.name not in EDIT_TOOLS:
             continue
-        old, new = edit_texts(call)
-        path = next(p for p in filed_paths(call.args, meta.project_dir) if p in paths)
-        yield Edit(meta.id, meta.title or meta.asked, meta.project, message.timestamp, call.name, path, old, new)
+        path = next((p for p in filed_paths(call.args, meta.project_dir) if wanted(p)), None)
+        if path is not None:
+            old, new = edit_texts(call)
+            yield Edit(meta.id, meta.title or meta.asked, meta.project, message.timestamp, call.name, path, old, new)
 
 
 def file_edits(index: Index, path: str, limit: int = 50) -> list[Edit]:
@@ -130,7 +133,7 @@ def file_edits(index: Index, path: str, limit: int = 50) -> list[Edit]:
         if key in seen:
             continue
         seen.add(key)
-        edits.extend(_edits_in(place(segment, doc), paths))
+        edits.extend(_edits_in(place(segment, doc), paths.__contains__))
     return edits[:limit]
 
 
@@ -200,12 +203,22 @@ def split_location(target: str) -> tuple[str, int | None]:
         raise BadLocation("give a file to blame: `deja blame app.py`, or `deja blame app.py:12` for a line")
     path, _, line = target.rpartition(":")
     if path and line.isdigit() and int(line) > 0:
-        return os.path.abspath(os.path.expanduser(path)), int(line)
+        return _absolute(path), int(line)
     if path and _meant_as_line(path, line) and not os.path.exists(target):
         from .redaction import PATH_CHARS, echoed
 
         raise BadLocation(f"{echoed(target, PATH_CHARS)!r}: a line must be a positive number, as in app.py:12")
-    return os.path.abspath(os.path.expanduser(target)), None
+    return _absolute(target), None
+
+
+def _absolute(path: str) -> str:
+    """``path`` made absolute in the current folder, unless it already is one, a Windows drive's (``c:\\Users\\…``,
+    ``c:/Users/…``) included: ``deja files`` lists such paths from a database written on Windows, and ``blame`` joined
+    them to the current folder and found no edit (trial43 F6). A drive's path is spelt as the index files it
+    (``projects.uri_dir``: the drive in lowercase, backslashes), however it was typed."""
+    if len(path) > 2 and path[0].isalpha() and path[1] == ":" and path[2] in "/\\":
+        return path[0].lower() + path[1:].replace("/", "\\")
+    return os.path.abspath(os.path.expanduser(path))
 
 
 def _meant_as_line(path: str, after: str) -> bool:
@@ -237,7 +250,6 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     on_disk, line = split_location(target)
     path = readable_path(on_disk)  # the index's spelling of a folder not named in UTF-8 (trial10 F6)
     edits = file_edits(index, path, limit=limit)
-    editing = {e.session_id for e in edits}
     name = os.path.basename(path)
     # the project holding the file, searched alone: sixty sessions of another project saying settings.py took the
     # search's fifty places from this one's (review40b M3); a name no session holds finds none, not every `.py`
@@ -245,6 +257,9 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     named = search(
         index, f'"{name}"', filters=Filters(project=project or None), limit=50, snippets=0, phrases_veto=True
     )
+    if not edits and project:
+        edits = _edits_spelt_elsewhere(index, path, [hit.session_id for hit in named.hits], limit)
+    editing = {e.session_id for e in edits}
     discussed = [
         meta
         for hit in named.hits
@@ -265,6 +280,31 @@ def blame(index: Index, target: str, tracking_db: Path, limit: int = 20) -> Blam
     found = attributions(tracking_db, path, raw)[:5]  # (Cursor's own record of the line, as the file has it)
     pairs = [(a, next((m for _, _, m in index.find(a.conversation_id)[:1]), None)) for a in found]
     return Blame(path, edits, discussed, line, text, wrote, pairs)
+
+
+def _edits_spelt_elsewhere(index: Index, path: str, session_ids: list[str], limit: int) -> list[Edit]:
+    """The edits, newest first, that these sessions made to ``path`` (absolute, in their project's folder) where
+    another machine spelt that folder: ``c:\\Users\\me\\app\\src\\x.ts`` for ``src/x.ts`` asked in ``~/code/app``, a
+    Windows database opened here (trial43 F6: ``blame`` said no session edited the file ``files`` gave 6 edits of).
+    An edit matches when its path ends in the project folder's name and the file's path in it, so a file of the same
+    name elsewhere in the project, or in another project, is not taken."""
+    edits: list[Edit] = []
+    for session_id in session_ids:
+        for segment, _, meta in index.find(session_id)[:1]:
+            inside = in_project(path, meta.project_dir)
+            if inside == path:
+                continue
+            tail = f"/{os.path.basename(meta.project_dir.rstrip('/'))}/{inside}"
+            wanted = partial(_ends_in, tail=tail, local=path)
+            for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
+                edits.extend(_edits_in(Place(session=meta, segment=segment, doc=doc), wanted))
+    edits.sort(key=lambda edit: edit.timestamp.timestamp() if edit.timestamp else 0.0, reverse=True)
+    return edits[:limit]
+
+
+def _ends_in(recorded: str, tail: str, local: str) -> bool:
+    """Whether the path an edit ``recorded`` is another spelling (not ``local``'s) of a path ending in ``tail``."""
+    return recorded != local and recorded.replace("\\", "/").endswith(tail)
 
 
 def _holds(project_dir: str, path: str) -> bool:

@@ -12,7 +12,7 @@ wrote, and the folders it had to create.
 
 Uninstall puts the ``.bak`` back byte for byte when the file is still exactly
 what install wrote and the ``.bak`` is still what install found: both hashes say
-so. A file the user edited since keeps those edits, with deja's entries taken
+so; the ``.bak`` then goes, its bytes being the file's again. A file the user edited since keeps those edits, with deja's entries taken
 out; a file that existed before is never removed. A file install created goes
 when nothing but deja's entries is left in it, and so do the folders install
 created for it, once empty.
@@ -169,7 +169,12 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
 def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:
     """Uninstall's ``changes`` made exact: restores where install left a file untouched, then emptied folders."""
     settled = [_settle(change, ledger.get(str(change.path))) for change in changes]
-    return settled + _folder_removals(settled, ledger) + _unrecorded_folders(settled, ledger)
+    return (
+        settled
+        + _spent_backups(settled, ledger)
+        + _folder_removals(settled, ledger)
+        + _unrecorded_folders(settled, ledger)
+    )
 
 
 def after_uninstall(ledger: Ledger, changes: list[Change]) -> Ledger:
@@ -193,6 +198,27 @@ def _settle(change: Change, found: Found | None) -> Change:
     return change
 
 
+def _spent_backups(changes: list[Change], ledger: Ledger) -> list[Change]:
+    """The removals of the .bak copies install took of files uninstall puts back from them byte for byte: the file
+    then holds those very bytes, and a backup the user never asked for, left in ``~/.cursor``, was clutter (trial43
+    F11). A .bak uninstall could not restore from (the file was edited since) stays: it alone holds the file as it
+    was; so does a ``<file>.bak`` deja has no record of, which may be the user's own."""
+    removals = []
+    for change in changes:
+        found = ledger.get(str(change.path))
+        if change.action != "updated" or found is None or not found.existed:
+            continue
+        if change.text is not None and change.text == _untouched_original(change.path, found):
+            backup = _backup_of(change.path, found)
+            removals.append(plan_text(backup, change.text, None))
+    return removals
+
+
+def _backup_of(path: Path, found: Found) -> Path:
+    """Where install kept the file it found at ``path``."""
+    return Path(found.backup) if found.backup else backup_path(path)
+
+
 def _same_as_backup(change: Change) -> Change | None:
     """Without a record (trial17 F7), the ``<file>.bak`` put back when it holds the very settings deja's entries leave
     (the user's formatting and spelling with them); else None."""
@@ -212,7 +238,7 @@ def earlier_document(ledger: Ledger, path: Path) -> dict[str, Any]:
     found = ledger.get(str(path))
     if found is not None and found.existed is False:
         return {}
-    backup = Path(found.backup) if found is not None and found.backup else backup_path(path)
+    backup = backup_path(path) if found is None else _backup_of(path, found)
     try:
         data = backup.read_bytes()
         if found is not None and found.before is not None and _sha(data) != found.before:
@@ -227,7 +253,7 @@ def _untouched_original(path: Path, found: Found) -> str | None:
     try:
         if _sha(_real(path).read_bytes()) != found.after:
             return None
-        original = (Path(found.backup) if found.backup else backup_path(path)).read_bytes()
+        original = _backup_of(path, found).read_bytes()
         return original.decode("utf-8") if _sha(original) == found.before else None
     except (OSError, UnicodeDecodeError):
         return None

@@ -89,6 +89,21 @@ class Group(TyperGroup):
     def get_help_option(self, ctx: Context) -> TyperOption | None:
         return _echoed(super().get_help_option(ctx))
 
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, TyperCommand | None, list[str]]:
+        """typer's, with a "did you mean" for a command typed in other case too: ``deja Search`` got one and
+        ``deja SESSIONS`` (caps lock) none, as difflib tells case apart (trial43 F7)."""
+        from difflib import get_close_matches
+
+        from typer._click.exceptions import UsageError
+
+        try:
+            return super().resolve_command(ctx, args)  # type: ignore[return-value]
+        except UsageError as error:
+            meant = get_close_matches(args[0].lower(), self.commands, n=1) if args else []
+            if meant and "Did you mean" not in error.message:
+                error.message = f"{error.message.rstrip('.')}. Did you mean {meant[0]!r}?"
+            raise
+
 
 app = typer.Typer(
     name="deja",

@@ -465,7 +465,14 @@ def chosen_project(index: Index, project: str | None) -> str | None:
     the shell gives it (``caf\\xe9-legacy``), is spelt as the index and every output spell it (trial10 F10)."""
     from ..core.keys import readable_path
     from ..core.search import meant_project, telling_labels
+    from .views import NO_PROJECT
 
+    if project == NO_PROJECT:  # (stats lists it as a row, and the answer for an unknown project sent people back there)
+        raise Failed(
+            f"{NO_PROJECT} is no project's name but the sessions deja placed in no folder: leave out --project to see"
+            " them (`deja sessions` lists them with the rest), and give one's id to show or export it",
+            code=2,
+        )
     meant, folders = meant_project(index, readable_path(project) if project else project)
     if folders:
         choices = " or ".join(f"--project {label}" for label in telling_labels(folders))
@@ -546,7 +553,7 @@ def since_option(since: str | None, words: Sequence[str] = ()) -> datetime | Non
     if not since.strip():  # (as every option of the CLI given empty: the MCP tools take "" for none)
         raise Failed(f"--since is empty: give a time, {SINCE_FORMS}", code=2)
     try:
-        return parse_since(since, "date")
+        moment = parse_since(since, "date")
     except ValueError as refused:
         if period := _period_cut(since, words):
             from ..core.redaction import echoed
@@ -554,6 +561,13 @@ def since_option(since: str | None, words: Sequence[str] = ()) -> datetime | Non
             said = f"{echoed(since)!r} is not a date: quote a period of several words, `--since {quote(period)}`"
             raise Failed(f"--since {said}", code=2) from None
         raise Failed(f"--since {refused}", code=2) from None
+    if moment.timestamp() > time.time():  # (a typo, 2030 for 2023: it was taken and matched nothing: trial43 F7)
+        from ..core.redaction import echoed
+
+        raise Failed(
+            f"--since {echoed(since)} is in the future, and no session is: give a past date or a span (7d)", code=2
+        )
+    return moment
 
 
 def _period_cut(since: str, words: Sequence[str]) -> str:
@@ -668,8 +682,10 @@ def unknown_project(
     close = close_projects(index, project) if not folder or gone else []  # (``packages/ap``: a label misspelt)
     named = " or ".join(give.format(shell=quote(label), python=repr(label)) for label in close)
     meant = f"did you mean {named}? " if close else ""
+    # a folder written from here or home (``..``, ``~/x``) named as resolved: "project '..'" said not which (trial43 F7)
+    resolved = f" ({echoed(folder, PATH_CHARS)})" if folder and project.startswith((".", "~")) else ""
     missing = " (there is no such folder)" if gone else ""
-    return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed{missing}; {meant}{listed}."
+    return f"No session of project {echoed(project, PATH_CHARS)!r}{resolved} is indexed{missing}; {meant}{listed}."
 
 
 def project_folder(project: str | None) -> str | None:

@@ -510,12 +510,26 @@ def in_folder(path: str, project: str | None) -> str:
     return os.path.join(folder, path) if folder and not os.path.isabs(os.path.expanduser(path)) else path
 
 
+def _no_wip(index: Index, folder: str, here: str, why: str) -> str:
+    """Why ``wip`` has no session for ``folder`` (``here``: as the index spells it; ``why``: ``wip_project``'s)."""
+    from ..core.library import HOME_FOLDER, NO_FOLDER, any_project
+
+    if why == NO_FOLDER:
+        return f"no folder {echoed(here, PATH_CHARS)}; `recent` lists the latest sessions and their projects"
+    if not any_project(index):  # (trial43 F8: "every project is below it" where there was none)
+        return "no session has a project (deja placed none in a folder); `recent` lists the latest sessions"
+    below = " itself, and every project is below it: give a project's folder" if why == HOME_FOLDER else ""
+    return (
+        f"no session ran in {echoed(folder, PATH_CHARS)}{below}; `recent` lists the latest sessions and their projects"
+    )
+
+
 def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     """Where the last session in ``folder`` stopped; a folder no session ran in is an empty answer saying so, as an
     error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question), and so is one
     that is not there. The root folder, however it is spelled, is no project's: refused, as ``deja wip /`` is."""
     from ..core import work
-    from ..core.library import HOME_FOLDER, NO_FOLDER, ROOT_FOLDER, find_session, wip_project, wip_session
+    from ..core.library import ROOT_FOLDER, find_session, wip_project, wip_session
     from . import work_views as views
 
     asked = project_folder(folder)  # a folder is taken as `deja wip` takes it: else the nearest above with sessions
@@ -525,14 +539,7 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
         raise LookupError(f"{echoed(folder, PATH_CHARS)!r} is the root folder, no project's: give a project's folder")
     newest = wip_session(index, project, below) if project else None
     if newest is None:
-        note = (
-            f"no folder {echoed(here, PATH_CHARS)}"
-            if why == NO_FOLDER
-            else f"no session ran in {echoed(folder, PATH_CHARS)}"
-            + (" itself, and every project is below it: give a project's folder" if why == HOME_FOLDER else "")
-        )
-        note += "; `recent` lists the latest sessions and their projects"
-        return note, {
+        return _no_wip(index, folder, here, why), {
             "session": None,
             "goal": "",
             "settled": [],

@@ -178,12 +178,16 @@ def _wip_project(index: Index, folder: str, asked: Path) -> tuple[str, bool]:
     """The project ``deja wip`` means by ``folder`` and whether the sessions below it are its own
     (``library.wip_project``; ``asked`` is where the disk has it), else the one line that says why there is none: the
     root folder is a usage error (exit 2), as ``--project /`` is."""
-    from ..core.library import HOME_FOLDER, NO_FOLDER, ROOT_FOLDER, wip_project
+    from ..core.library import HOME_FOLDER, NO_FOLDER, ROOT_FOLDER, any_project, wip_project
     from .cli import fail
 
     project, why, below = wip_project(index, folder, str(asked))
     if why == ROOT_FOLDER:
         fail(f"{folder} is the root folder, no project's: give a project's folder", code=2)
+    if not project and why != NO_FOLDER and not any_project(index):
+        fail(
+            "no session has a project (deja placed none in a folder): `deja ctx ID` digests one that `deja sessions` lists"
+        )
     if why == HOME_FOLDER:
         from ..core.text import shell_word
 

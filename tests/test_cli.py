@@ -248,14 +248,14 @@ def test_an_unknown_project_fails_on_an_empty_index_too(fake_home: Path, tmp_pat
 def test_an_empty_answer_says_why_in_its_json_too(sample: Sample) -> None:
     """trial23 F5: `--json` gave `"notice": ""` (`deja sessions` none) where the text said why nothing was found."""
     run_deja("index")
-    for words in (["the"], ["docker", "--source", "cursor-ide", "--since", "2099-01-01"], ["zeppelin"]):
+    for words in (["the"], ["docker", "--source", "cursor-ide", "--since", "1d"], ["zeppelin"]):
         text = run_deja("search", *words).stdout.strip()
         data = orjson.loads(run_deja("search", *words, "--json").stdout)
         assert (data["total"], data["hits"], data["notice"]) == (0, [], text), words
     assert text == 'No session matches "zeppelin".', text
     assert orjson.loads(run_deja("search", "docker", "--json").stdout)["notice"] == ""
-    text = run_deja("sessions", "--since", "2099-01-01").stdout.strip()
-    data = orjson.loads(run_deja("sessions", "--since", "2099-01-01", "--json").stdout)
+    text = run_deja("sessions", "--since", "1d").stdout.strip()
+    data = orjson.loads(run_deja("sessions", "--since", "1d", "--json").stdout)
     assert (data["sessions"], data["notice"]) == ([], text) and text.startswith("No sessions with --since"), text
     assert orjson.loads(run_deja("sessions", "--json").stdout)["notice"] == ""
 

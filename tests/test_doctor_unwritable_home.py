@@ -449,3 +449,24 @@ def test_a_home_out_of_reach_is_named_once_by_doctor_and_with_its_fix_by_install
         "the command again\n"
     )
     assert not (fake_home / ".cursor" / "mcp.json").exists()
+
+
+def test_a_cache_folder_of_this_users_at_555_is_given_a_chmod(sample: Sample, tmp_path: Path) -> None:
+    """review43c L5: ``XDG_CACHE_HOME`` at 555, this user's, with no deja home in it yet, was told "mkdir -p …/deja
+    as a user who may, and make it yours", where ``chmod u+w`` of the folder is the fix to paste."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o555)
+    env = {name: value for name, value in os.environ.items() if name != "DEJA_HOME"}
+    env["XDG_CACHE_HOME"] = str(cache)
+    try:
+        done = as_user(env, "index")
+        doctor = as_user(env, "doctor")
+    finally:
+        cache.chmod(0o700)
+    fix = f"chmod u+w {cache}, or give deja another home: deja config set home DIR"
+    assert (done.returncode, done.stderr) == (
+        1,
+        f"deja: cannot write the index in {cache} (Permission denied): deja's home {cache / 'deja'} does not exist "
+        f"and cannot be made there: {fix}\n",
+    )
+    assert f"fix: {fix}" in doctor.stdout, doctor.stdout

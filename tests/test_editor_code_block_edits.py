@@ -141,3 +141,96 @@ def test_the_real_old_editor_database_gives_its_chats_the_files_their_code_block
     assert not any(m.tool_calls for m in rejected.messages)
     tabs = [s for s in sessions if s.title == "Running a Local Python Server via CLI"]
     assert tabs and not any(m.tool_calls for m in tabs[0].messages)  # (the old Chat panel's blocks are suggestions)
+
+
+def _windows_chat(user_root: Path, folder: str, files: list[str]) -> None:
+    """A workspace database written on Windows whose chat's accepted code blocks edited ``files`` (``c:\\…`` paths),
+    its workspace folder ``folder`` (a URI): as ``c:/…`` it was opened there, as a local folder it was copied here."""
+    blocks, answer = [], "Here it is:\n"
+    for n, path in enumerate(files):
+        external = f"file:///{path[0]}%3A{path[2:]}".replace("\\", "/")
+        uri = {"$mid": 1, "fsPath": path, "external": external, "path": "/" + path.replace("\\", "/"), "scheme": "file"}
+        blocks.append({"uri": uri, "version": 0, "codeBlockIdx": n})
+        answer += f"```ts:{path}\nexport {{}}\n```\n"
+    composer = {
+        "composerId": CHAT,
+        "name": "Settings page",
+        "createdAt": T0,
+        "conversation": [
+            {"type": 1, "bubbleId": "q1", "text": "add dark mode to settings.page.ts"},
+            {"type": 2, "bubbleId": "a1", "text": answer, "codeBlocks": blocks},
+        ],
+        "codeBlockData": {b["uri"]["external"]: [{"version": 0, "status": "accepted"}] for b in blocks},
+    }
+    workspace = user_root / "workspaceStorage" / "ws-win"
+    write_workspace_json(workspace, folder=folder)
+    write_state_vscdb(workspace / "state.vscdb", item_table={WORKSPACE_COMPOSERS_KEY: {"allComposers": [composer]}})
+    assert run_deja("index").returncode == 0
+
+
+SETTINGS = "c:\\Users\\me\\chat\\src\\settings.page.ts"
+
+
+def test_blame_takes_a_windows_path_deja_files_lists_as_it_is(tmp_path: Path, cli_root: Path) -> None:
+    """trial43 F6: ``deja blame 'c:\\Users\\…\\settings.page.ts'`` joined the path to the current folder and said no
+    session edited it, right after ``deja files`` gave its edits."""
+    _windows_chat(tmp_path / "no-ide", "file:///c%3A/Users/me/chat", [SETTINGS])
+    assert SETTINGS in run_deja("files", "settings", "page").stdout
+    for typed in (SETTINGS, SETTINGS.replace("\\", "/"), "C" + SETTINGS[1:]):
+        blamed = run_deja("blame", typed, cwd=tmp_path)
+        assert blamed.returncode == 0, blamed.stderr
+        assert blamed.stdout.startswith(f"1 edit of {SETTINGS}, newest first:\n"), blamed.stdout
+
+
+def test_a_file_of_the_project_is_found_where_the_windows_machine_spelt_its_folder(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    """A Windows database opened here, its workspace pointing at this machine's copy of the project: ``deja blame
+    src/settings.page.ts`` in it finds the edits recorded as ``c:\\Users\\me\\chat\\src\\settings.page.ts``, and not
+    those of a file of the same name in another folder (trial43 F6)."""
+    project = tmp_path / "code" / "chat"
+    (project / "src").mkdir(parents=True)
+    elsewhere = "c:\\Users\\me\\other\\src\\settings.page.ts"
+    _windows_chat(tmp_path / "no-ide", file_uri(str(project))["external"], [SETTINGS, elsewhere])
+
+    blamed = run_deja("blame", "src/settings.page.ts", cwd=project)
+    assert blamed.returncode == 0, blamed.stderr
+    assert blamed.stdout.startswith(f"1 edit of {project / 'src' / 'settings.page.ts'}, newest first:\n"), blamed.stdout
+    assert "Settings page" in blamed.stdout and "also discussed" not in blamed.stdout, blamed.stdout
+    assert run_deja("blame", "settings.page.ts", cwd=project).stdout.startswith("no session edited"), (
+        "src/ is its folder"
+    )
+
+
+def test_an_untitled_buffer_is_no_file(tmp_path: Path, cli_root: Path) -> None:
+    """review43c L6: a code block accepted into an ``untitled:`` buffer (a new tab, never saved) was listed by ``deja
+    files`` as ``<project>/untitled:Untitled-1`` and shown as ``⚙ Edit untitled:Untitled-1``."""
+    project = tmp_path / "code" / "site"
+    project.mkdir(parents=True)
+    page = file_uri(str(project / "page.tsx"))
+    untitled = {"$mid": 1, "external": "untitled:Untitled-1", "path": "Untitled-1", "scheme": "untitled"}
+    blocks = [{"uri": uri, "version": 0, "codeBlockIdx": n} for n, uri in enumerate((page, untitled))]
+    composer = {
+        "composerId": CHAT,
+        "name": "Landing page scratch",
+        "createdAt": T0,
+        "conversation": [
+            {"type": 1, "bubbleId": "b1", "text": "make the landing page"},
+            {
+                "type": 2,
+                "bubbleId": "b2",
+                "text": "```tsx\nexport {}\n```\n```tsx\nconst x = 1\n```",
+                "codeBlocks": blocks,
+            },
+        ],
+        "codeBlockData": {uri["external"]: [{"version": 0, "status": "accepted"}] for uri in (page, untitled)},
+    }
+    workspace = tmp_path / "no-ide" / "workspaceStorage" / "ws-site"
+    write_workspace_json(workspace, folder=project.as_uri())
+    write_state_vscdb(workspace / "state.vscdb", item_table={WORKSPACE_COMPOSERS_KEY: {"allComposers": [composer]}})
+    assert run_deja("index").returncode == 0
+
+    files = run_deja("files", "landing", "page")
+    assert files.returncode == 0, files.stderr
+    assert str(project / "page.tsx") in files.stdout and "Untitled-1" not in files.stdout, files.stdout
+    assert "Untitled-1" not in run_deja("show", CHAT).stdout

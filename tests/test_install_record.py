@@ -33,7 +33,7 @@ def test_a_users_hooks_json_comes_back_after_home_moved(fake_home: Path, tmp_pat
     gone = run_deja("uninstall", "cursor-auto", env=env, script=Path(deja))
 
     assert gone.returncode == 0, gone.stderr
-    assert f"removed {hooks}" not in gone.stdout
+    assert f"removed {hooks}\n" not in gone.stdout
     assert hooks.read_text() == '{"version": 1, "hooks": {}}\n', "given back byte for byte"
 
 

@@ -213,8 +213,45 @@ def test_uninstall_restores_the_exact_bytes_and_mode_install_found(fake_home: Pa
 
     assert path.read_bytes() == text.encode("utf-8")
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
-    bak = path.with_name(path.name + ".bak")
-    assert {k: v for k, v in _snapshot(fake_home).items() if k != str(bak.relative_to(fake_home))} == before
+    assert _snapshot(fake_home) == before, "the .bak install took goes once the file is put back from it"
+
+
+USERS_HOOKS = '{\n    "version": 1,\n    "hooks": {"stop": [{"command": "./audit.sh"}]}\n}\n'
+USERS_MCP = '{"mcpServers": {"github": {"command": "gh-mcp", "env": {"TOKEN": "x"}}}}'
+
+
+@pytest.mark.parametrize("users_files", [False, True], ids=["nothing there before", "the user's own entries"])
+def test_install_then_uninstall_leaves_the_cursor_folder_exactly_as_it_was(
+    fake_home: Path, deja: str, users_files: bool
+) -> None:
+    cursor = fake_home / ".cursor"
+    cursor.mkdir()
+    if users_files:
+        (cursor / "hooks.json").write_text(USERS_HOOKS)
+        (cursor / "mcp.json").write_text(USERS_MCP)
+    before = _snapshot(fake_home)
+
+    install("cursor-auto", deja_path=deja)
+    assert (cursor / "mcp.json.bak").exists() is users_files, "a file deja changed is kept as it was until uninstall"
+    uninstall("cursor-auto")
+
+    assert sorted(p.name for p in cursor.iterdir()) == sorted(n for n in ("hooks.json", "mcp.json") if users_files)
+    assert _snapshot(fake_home) == before
+
+
+def test_a_bak_uninstall_could_not_put_back_stays(fake_home: Path, deja: str) -> None:
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    hooks.write_text(USERS_HOOKS)
+    install("cursor-auto", deja_path=deja)
+    edited = json.loads(hooks.read_text())
+    edited["hooks"]["beforeShellExecution"] = [{"command": "./guard.sh"}]
+    hooks.write_text(json.dumps(edited))
+
+    uninstall("cursor-auto")
+
+    assert "./guard.sh" in hooks.read_text()
+    assert (hooks.parent / "hooks.json.bak").read_text() == USERS_HOOKS, "it alone holds the file as it was"
 
 
 def test_uninstall_restores_exactly_after_a_reinstall_from_a_moved_executable(

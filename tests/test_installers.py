@@ -560,12 +560,13 @@ def test_one_backup_of_the_original_the_first_time(fake_home: Path, tmp_path: Pa
 
     install("cursor", deja_path=deja)
     install("cursor", deja_path=_executable(tmp_path / "moved" / "deja"))
-    uninstall("cursor")
 
     backup = mcp.with_name("mcp.json.bak")
     assert backup.read_bytes() == original
     assert sorted(p.name for p in mcp.parent.iterdir() if p.is_file()) == ["mcp.json", "mcp.json.bak"]
     assert not (fake_home / ".cursor" / "commands" / "deja.md.bak").exists(), "deja's own files need no backup"
+    uninstall("cursor")
+    assert mcp.read_bytes() == original and not backup.exists(), "put back from it, the backup is spent"
 
 
 def test_an_unknown_target_is_refused(deja: str) -> None:

@@ -194,11 +194,11 @@ def test_index_with_no_cursor_history_says_where_it_looked(fake_home: Path) -> N
 
 
 def test_a_filter_that_excludes_everything_names_the_filter(indexed_sample: Sample) -> None:
-    assert run_deja("sessions", "--since", "2099-01-01").stdout == (
-        "No sessions with --since 2099-01-01; drop the filter to see the 7 in the index.\n"
+    assert run_deja("sessions", "--since", "1d").stdout == (
+        "No sessions with --since 1d; drop the filter to see the 7 in the index.\n"
     )
-    both = run_deja("sessions", "--project", "api", "--since", "2099-01-01").stdout
-    assert both.startswith("No sessions with --project api --since 2099-01-01; drop the filters")
+    both = run_deja("sessions", "--project", "api", "--since", "1d").stdout
+    assert both.startswith("No sessions with --project api --since 1d; drop the filters")
     assert run_deja("search", "docker", "--project", "api").stdout == (
         'No session matches "docker" with --project api; drop the filter to see the one that does.\n'
     )

@@ -714,9 +714,28 @@ def _block_edits(bubble: dict[str, Any], accepted: set[BlockPlace]) -> list[Tool
     for block in _dicts(bubble.get("codeBlocks")):
         uri = block.get("uri")
         place = (_str(uri.get("external")) if isinstance(uri, dict) else _str(uri), block.get("version", 0))
-        if place in accepted and (path := uri_dir(uri)):
+        if place in accepted and _names_a_file(uri) and (path := uri_dir(uri)):
             files[path] = None
     return [ToolCall(name=BLOCK_EDIT, args={"target_file": path}) for path in files]
+
+
+#: The URI schemes of a code block that edited a file on a disk, this machine's or a remote one's.
+_FILE_SCHEMES = frozenset({"file", "vscode-remote"})
+
+
+def _names_a_file(uri: Any) -> bool:
+    """Whether a code block's URI (an object or a string) names a file: an ``untitled:`` buffer (a new editor tab,
+    never saved) is none, and was listed by ``deja files`` as ``<project>/untitled:Untitled-1`` (review43c L6). A
+    plain path, a Windows drive's (``c:\\…``) included, is one."""
+    import re
+
+    if isinstance(uri, dict):
+        scheme = uri.get("scheme")
+        if isinstance(scheme, str) and scheme:
+            return scheme in _FILE_SCHEMES
+        uri = uri.get("external") or uri.get("path")
+    found = re.match(r"([A-Za-z][A-Za-z0-9+.-]+):", uri) if isinstance(uri, str) else None
+    return found is None or found.group(1).lower() in _FILE_SCHEMES
 
 
 #: The Lexical nodes that start a line of their own.
