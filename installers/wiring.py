@@ -21,7 +21,9 @@ from typing import Any, Literal
 from . import claude, cursor, guidance
 from .entries import (
     SERVER_NAME,
+    Carry,
     Strip,
+    carried_hook,
     default_deja_path,
     hook_executable,
     is_deja_hook,
@@ -50,6 +52,7 @@ class _HooksFile:
     path: Path
     wanted: dict[str, Any]
     strip: Strip
+    carry: Carry
     commands: Callable[[list[Any]], list[Any]]  # every command string in one event's list
     install: str
     preamble: dict[str, Any] | None = None
@@ -63,6 +66,7 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
         cursor.hooks_path(),
         {hook.event: cursor.hook_entry(deja, hook) for hook in cursor.HOOKS},
         cursor.strip_entries,
+        carried_hook,
         _entry_commands,
         "deja install cursor-auto",
         cursor.PREAMBLE,
@@ -80,6 +84,7 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
             claude.settings_path(),
             {hook.event: claude.hook_group(deja, hook) for hook in claude.HOOKS},
             claude.strip_groups,
+            claude.carried_group,
             _group_commands,
             "deja install claude-auto",
         )
@@ -225,10 +230,12 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
     findings += filter(None, (_executable_finding(e, deja, f"{path}: deja's hooks run", install) for e in others))
     if findings:
         return findings
-    if plan_hooks(path, hooks_file.wanted, hooks_file.strip, preamble=hooks_file.preamble).action != "unchanged":
+    planned = plan_hooks(path, hooks_file.wanted, hooks_file.strip, hooks_file.carry, preamble=hooks_file.preamble)
+    if planned.action != "unchanged":
         message = f"{path}: deja's hooks differ from what `{install}` writes{_missing_events(hooks_file, lists)}"
         return [WiringFinding("warn", message, install)]
-    return [WiringFinding("ok", f"{harness}: deja's hooks are in {path}")]
+    edited = "".join(f" ({sentence})" for sentence in planned.edited_hooks)  # (which install keeps: trial44 F3)
+    return [WiringFinding("ok", f"{harness}: deja's hooks are in {path}{edited}")]
 
 
 def _missing_events(hooks_file: _HooksFile, lists: dict[str, list[Any]]) -> str:
