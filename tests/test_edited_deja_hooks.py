@@ -50,7 +50,7 @@ def _deja_commands(env: dict[str, str], event: str) -> list[str]:
 
 def _wiring(env: dict[str, str]) -> str:
     """doctor's Wiring section (doctor fails here for want of an index, which these tests do not build)."""
-    doctor = run_deja("doctor", env=env, script=Path(env["PATH"]) / "deja").stdout
+    doctor = run_deja("doctor", env=env, script=Path(env["PATH"]) / "deja", cwd=Path(env["HOME"])).stdout
     return doctor[doctor.index("Wiring") : doctor.index("Settings")]
 
 
@@ -106,3 +106,21 @@ def test_claude_codes_edited_hook_is_kept_and_removed(fake_home: Path, tmp_path:
     )
     uninstall("claude-auto")
     assert not settings.exists() or "SessionStart" not in json.loads(settings.read_text()).get("hooks", {})
+
+
+def test_doctor_names_dejas_hooks_in_the_projects_hooks_json(env: dict[str, str]) -> None:
+    """trial44 F5: a teammate committed deja's prompt hook to the project's ``.cursor/hooks.json``; Cursor runs it
+    beside the user's, and doctor, run in the project (here in a folder below it), said all was ok."""
+    _deja(env, "install", "cursor-auto")
+    project = Path(env["HOME"]) / "code" / "shop"
+    (project / "src").mkdir(parents=True)
+    prompt = json.loads(_hooks_path(env).read_text())["hooks"]["beforeSubmitPrompt"]
+    shared = project / ".cursor" / "hooks.json"
+    shared.parent.mkdir()
+    shared.write_text(json.dumps({"version": 1, "hooks": {"beforeSubmitPrompt": prompt}}))
+
+    doctor = run_deja("doctor", env=env, script=Path(env["PATH"]) / "deja", cwd=project / "src").stdout
+
+    assert f"{shared}: this project's hooks run deja on beforeSubmitPrompt too, beside {_hooks_path(env)}" in doctor
+    assert f"fix: remove deja's entries from {shared}" in doctor
+    assert "this project's" not in _wiring(env), "run in the home folder, doctor looks at no project"
