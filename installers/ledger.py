@@ -169,7 +169,7 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
 def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:
     """Uninstall's ``changes`` made exact: restores where install left a file untouched, then emptied folders."""
     settled = [_settle(change, ledger.get(str(change.path))) for change in changes]
-    return settled + _folder_removals(settled, ledger) + _unrecorded_folders(settled, ledger)
+    return settled + _folder_removals(settled, ledger) + _unrecorded_folders(settled, ledger) + _empty_config_folder()
 
 
 def after_uninstall(ledger: Ledger, changes: list[Change]) -> Ledger:
@@ -262,6 +262,19 @@ def _unrecorded_folders(changes: list[Change], ledger: Ledger) -> list[Change]:
                 removals.append(Change(Path(folder), "removed", ""))
             folder = os.path.dirname(folder)
     return removals
+
+
+def _empty_config_folder() -> list[Change]:
+    """deja's config folder when it holds nothing: its ledger deleted, uninstall left it behind, empty (trial44 F8).
+    Only deja writes in it (the ledger, ``config.toml``), so an empty one is what deja made. (A link to a folder is
+    the user's: it stays.)"""
+    folder = deja_config_dir()
+    try:
+        if os.path.islink(folder) or os.listdir(folder):
+            return []
+    except OSError:  # (none, or not to be read: nothing to say of it)
+        return []
+    return [Change(folder, "removed", "")]
 
 
 def _missing_folders(path: Path) -> list[str]:
