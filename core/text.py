@@ -668,6 +668,9 @@ def _sequences_out(text: str) -> str:
     kept = [first]
     string_open = False  # the last piece was a string command that ran up to this ESC: ``ESC \\`` may end it
     for piece in pieces:
+        if not piece:  # ESC ESC: this one alone, taken out (and any string command before it ended)
+            string_open = False
+            continue
         if string_open and piece[:1] == "\\":
             kept.append(piece[1:])
             string_open = False
