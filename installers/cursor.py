@@ -113,11 +113,12 @@ def plan_uninstall(earlier: Earlier) -> list[Change]:
 
 
 def strip_entries(entries: list[Any]) -> Stripped:
-    """One event's entries without deja's, the index deja's first one held, that entry, and the commands of deja's
-    the user edited."""
+    """One event's entries without deja's, the index deja's first one held, the one whose changes install keeps (the
+    first the user edited, else the first: beside an edited one, an older install's duplicate of deja's own is no
+    reason to lose the edit), and the commands of deja's the user edited."""
     kept: list[Any] = []
     ours: list[dict[str, Any]] = []
-    edited: list[str] = []
+    edited: list[dict[str, Any]] = []
     slot = None
     for entry in entries:
         found = deja_hook(entry.get("command")) if isinstance(entry, dict) else None
@@ -126,5 +127,6 @@ def strip_entries(entries: list[Any]) -> Stripped:
             continue
         slot = len(kept) if slot is None else slot
         ours.append(entry)
-        edited += [entry["command"]] if found.edited else []
-    return Stripped(kept, slot, ours[0] if ours else None, edited)
+        edited += [entry] if found.edited else []
+    first = edited[0] if edited else ours[0] if ours else None
+    return Stripped(kept, slot, first, [entry["command"] for entry in edited])

@@ -124,3 +124,21 @@ def test_doctor_names_dejas_hooks_in_the_projects_hooks_json(env: dict[str, str]
     assert f"{shared}: this project's hooks run deja on beforeSubmitPrompt too, beside {_hooks_path(env)}" in doctor
     assert f"fix: remove deja's entries from {shared}" in doctor
     assert "this project's" not in _wiring(env), "run in the home folder, doctor looks at no project"
+
+
+@pytest.mark.unit
+def test_an_edit_beside_a_second_deja_hook_is_the_one_kept(fake_home: Path, tmp_path: Path) -> None:
+    """The trial's file after an older install added deja's own hook beside the user's edited one: reinstalling
+    folds the two into one, the edited one, whichever came first."""
+    deja = str(console_script(tmp_path / "bin"))
+    install("cursor-auto", deja_path=deja)
+    path = fake_home / ".cursor" / "hooks.json"
+    document = json.loads(path.read_text())
+    (own,) = document["hooks"]["sessionStart"]
+    edited = {**own, "command": own["command"].removesuffix(" || true") + " 2>/dev/null || true"}
+    document["hooks"]["sessionStart"] = [own, edited]
+    path.write_text(json.dumps(document))
+
+    install("cursor-auto", deja_path=deja)
+
+    assert json.loads(path.read_text())["hooks"]["sessionStart"] == [edited]
