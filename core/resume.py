@@ -7,7 +7,8 @@ trusted when its md5 is the name of the folder above the chat. Only when
 ``meta.json`` records no ``cwd`` is the encoded project folder of the transcript
 decoded, and only a decoding that names one existing directory, whose md5 is
 that folder's name, is used (the encoding blanks dots, spaces and non-ASCII, so
-it often cannot be read back).
+it often cannot be read back); else the folder the index placed the session in,
+as strictly.
 
 Everything else is refused with a line that points at ``deja show``:
 ``cursor-agent --resume`` given a chat it cannot find lists chats from every
@@ -66,7 +67,7 @@ def resume_target(meta: SessionMeta, index: Index | None = None) -> tuple[Path, 
     if chat_dir is None:
         roots = " or ".join(str(root / "chats") for root in paths.cli_roots())
         raise ResumeRefused(meta.id, f"it is no longer in cursor-agent's store (no {chat_id} folder under {roots})")
-    return _directory(meta.id, chat_dir, transcript), chat_id
+    return _directory(meta, chat_dir, transcript), chat_id
 
 
 def _continued_in_the_editor(meta: SessionMeta, index: Index | None) -> Path:
@@ -76,18 +77,18 @@ def _continued_in_the_editor(meta: SessionMeta, index: Index | None) -> Path:
     chat_dir = _read_from(meta, index) or find_all_chat_dirs(paths.cli_roots()).get(meta.id)
     if chat_dir is None or not (chat_dir / STORE_DB).is_file():
         raise ResumeRefused(meta.id, "it is a Cursor editor chat, and those reopen only in the editor's chat history")
-    return _directory(meta.id, chat_dir, None)
+    return _directory(meta, chat_dir, None)
 
 
-def _directory(session_id: str, chat_dir: Path, transcript: Path | None) -> Path:
+def _directory(meta: SessionMeta, chat_dir: Path, transcript: Path | None) -> Path:
     """The directory cursor-agent files the chat in ``chat_dir`` under, refused where ``--resume`` cannot reopen it."""
     if is_acp_chat(chat_dir):
         raise ResumeRefused(
-            session_id, "it was started through the Agent Client Protocol, whose chats `--resume` does not list"
+            meta.id, "it was started through the Agent Client Protocol, whose chats `--resume` does not list"
         )
-    directory = _recorded_directory(session_id, chat_dir, transcript)
+    directory = _recorded_directory(meta, chat_dir, transcript)
     if not directory.is_dir():
-        raise ResumeRefused(session_id, f"its directory {directory} is gone")
+        raise ResumeRefused(meta.id, f"its directory {directory} is gone")
     return directory
 
 
@@ -115,9 +116,11 @@ def command_line(directory: Path, chat_id: str) -> str:
     return f"cd {shell_word(str(directory))} && cursor-agent --resume {shlex.quote(chat_id)}"
 
 
-def _recorded_directory(session_id: str, chat_dir: Path, transcript: Path | None) -> Path:
-    """meta.json's ``cwd`` when cursor-agent files the chat under it; else the decoded project folder, as strictly."""
-    bucket = chat_dir.parent.name
+def _recorded_directory(meta: SessionMeta, chat_dir: Path, transcript: Path | None) -> Path:
+    """meta.json's ``cwd`` when cursor-agent files the chat under it; else the decoded project folder, or the folder
+    the index placed the session in (a chat read from its store alone, placed by the md5 its folder is named by:
+    trial44 F4), as strictly: its md5 is the name of the folder cursor-agent files the chat under."""
+    session_id, bucket = meta.id, chat_dir.parent.name
     chat_meta = read_chat_meta(chat_dir)
     if chat_meta and chat_meta.cwd:
         if not chat_meta.verified or not os.path.isabs(chat_meta.cwd):
@@ -128,7 +131,8 @@ def _recorded_directory(session_id: str, chat_dir: Path, transcript: Path | None
             )
         return Path(chat_meta.cwd)
     folders = slug_folders(project_slug_of(transcript)) if transcript else []  # (of several, the bucket's)
-    decoded = next((folder for folder in folders if folder_md5(str(folder)) == bucket), None)
+    placed = [Path(meta.project_dir)] if os.path.isabs(meta.project_dir) else []
+    decoded = next((folder for folder in [*folders, *placed] if folder_md5(str(folder)) == bucket), None)
     if decoded is None:
         raise ResumeRefused(session_id, f"its directory is not recorded ({chat_dir / 'meta.json'} has no cwd)")
     return decoded

@@ -512,7 +512,12 @@ class HookCall:
         return self._project_folders
 
     def output(self, text: str) -> bytes:
-        """The answer as UTF-8 JSON, in the shape of the host that asked."""
+        """The answer as UTF-8 JSON, in the shape of the host that asked, with no control character but newline
+        and tab: the context quotes stored chats, and an escape sequence or a right-to-left override in one reached
+        the model, which the CLI's output never shows (``text.for_terminal``, trial44 F2)."""
+        from ..core.text import for_terminal
+
+        text = for_terminal(text)
         if self.for_cursor:
             return dump_json({"additional_context": text}) + b"\n"
         return dump_json({"hookSpecificOutput": {"hookEventName": self.event, "additionalContext": text}}) + b"\n"

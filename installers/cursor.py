@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from ..core.paths import cursor_config_dir
 from . import guidance
-from .entries import Earlier, Hook, hook_command, is_deja_hook, plan_hooks, plan_server
+from .entries import Earlier, Hook, Stripped, carried_hook, deja_hook, hook_command, plan_hooks, plan_server
 from .files import Change, shape_error
 
 HOOKS = (
@@ -93,7 +93,9 @@ def plan_install(deja: str, *, hooks: bool) -> list[Change]:
     changes = [plan_server(mcp_path(), server_entry(deja)), *guidance.plan_install(deja, command_path())]
     if hooks:
         wanted = {hook.event: hook_entry(deja, hook) for hook in HOOKS}
-        changes.append(plan_hooks(hooks_path(), wanted, strip_entries, preamble=PREAMBLE, refuse=_refuse_unloadable))
+        changes.append(
+            plan_hooks(hooks_path(), wanted, strip_entries, carried_hook, preamble=PREAMBLE, refuse=_refuse_unloadable)
+        )
     return changes
 
 
@@ -106,17 +108,25 @@ def plan_uninstall(earlier: Earlier) -> list[Change]:
     return [
         plan_server(mcp_path(), None),
         *guidance.plan_uninstall(command_path()),
-        plan_hooks(hooks_path(), {}, strip_entries, preamble=PREAMBLE, earlier=earlier(hooks_path())),
+        plan_hooks(hooks_path(), {}, strip_entries, carried_hook, preamble=PREAMBLE, earlier=earlier(hooks_path())),
     ]
 
 
-def strip_entries(entries: list[Any]) -> tuple[list[Any], int | None]:
-    """One event's entries without deja's, and the index deja's first one held."""
+def strip_entries(entries: list[Any]) -> Stripped:
+    """One event's entries without deja's, the index deja's first one held, the one whose changes install keeps (the
+    first the user edited, else the first: beside an edited one, an older install's duplicate of deja's own is no
+    reason to lose the edit), and the commands of deja's the user edited."""
     kept: list[Any] = []
+    ours: list[dict[str, Any]] = []
+    edited: list[dict[str, Any]] = []
     slot = None
     for entry in entries:
-        if isinstance(entry, dict) and is_deja_hook(entry.get("command")):
-            slot = len(kept) if slot is None else slot
-        else:
+        found = deja_hook(entry.get("command")) if isinstance(entry, dict) else None
+        if found is None:
             kept.append(entry)
-    return kept, slot
+            continue
+        slot = len(kept) if slot is None else slot
+        ours.append(entry)
+        edited += [entry] if found.edited else []
+    first = edited[0] if edited else ours[0] if ours else None
+    return Stripped(kept, slot, first, [entry["command"] for entry in edited])

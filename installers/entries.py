@@ -1,7 +1,7 @@
 """deja's own entries in Cursor's and Claude Code's JSON files, and how to tell them apart.
 
 An entry is deja's by the shape of its command, never by an exact path. A hook
-is either ``<deja> hook-…`` (the executable's last path component is ``deja``
+starts either ``<deja> hook-…`` (the executable's last path component is ``deja``
 or ``deja.exe``, followed by exactly one ``hook-…`` word) or, what ``install``
 writes for the deja that runs it, ``<python> -I -S <…/interfaces/hook.py>
 hook-… || true`` (the launcher that starts a hook without ``site``:
@@ -9,10 +9,14 @@ hook-… || true`` (the launcher that starts a hook without ``site``:
 shape may end so); the server is ``deja`` with ``args: ["mcp"]``. That is
 how an install after the executable moved finds the old entries of either shape
 and rewrites them, while a user's wrapper that merely mentions deja stays put.
+What follows the ``hook-…`` word other than `` || true`` (a ``2>/dev/null`` the user
+appended) is the user's edit of deja's hook: still deja's, which Cursor runs
+(trial44 F3), and kept as written when install rewrites the entry.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -20,11 +24,12 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.folders import launcher_folder
+from ..core.redact import scrub
 from .files import Change, json_type, parse_object, plan_json, read_text, shape_error
 
 EXECUTABLE_NAMES = ("deja", "deja.exe")
@@ -50,8 +55,20 @@ class Hook:
     timeout: int  # seconds, in Cursor and in Claude Code
 
 
-# Removes deja's hooks from one event's list: the entries kept, and where deja's first one stood.
-Strip = Callable[[list[Any]], tuple[list[Any], int | None]]
+class Stripped(NamedTuple):
+    """One event's list without deja's hooks."""
+
+    kept: list[Any]  # the entries that are not deja's
+    slot: int | None  # where deja's first one stood
+    first: Any  # deja's first entry, whose user's changes install keeps (``Carry``); None when it has none
+    edited: list[str]  # the commands of deja's hooks the user edited (``DejaHook.edited``)
+
+
+# Removes deja's hooks from one event's list.
+Strip = Callable[[list[Any]], Stripped]
+# deja's entry for an event with the user's changes to its first old one (``Stripped.first``) kept, and those
+# changes in words (``carried_hook``).
+Carry = Callable[[Any, Any], tuple[Any, list[str]]]
 # Raises InstallError for a hooks file the harness would not load: (path, its text, its document).
 Refuse = Callable[[Path, str | None, dict[str, Any]], None]
 # The document install found at a path (``ledger.earlier_document``), empty when unknown.
@@ -111,19 +128,42 @@ def _components(path: str) -> list[str]:
     return re.split(r"[\\/]", path)
 
 
-def hook_executable(command: object) -> str | None:
-    """What a deja hook command starts: the ``deja`` of ``<deja> hook-…``, the launcher of ``<python> <flags…>
-    <…/interfaces/hook.py> hook-…``, either followed or not by `` || true`` (``FAIL_OPEN``: what install writes
-    now, and what older deja wrote); None for any other command."""
+@dataclass(frozen=True)
+class DejaHook:
+    """A hook command that runs deja: what it starts, and what follows its ``hook-…`` word as written."""
+
+    executable: str  # the ``deja`` of ``<deja> hook-…``, or the launcher ``<python> <flags…> <launcher> hook-…`` runs
+    tail: str  # `` || true`` (``FAIL_OPEN``), "" (an older deja's), or the user's edit (`` 2>/dev/null || true``)
+
+    @property
+    def edited(self) -> bool:
+        """Whether the user changed what follows deja's command from what any install wrote."""
+        return self.tail.split() not in ([], list(FAIL_OPEN))
+
+
+#: A ``hook-…`` word standing alone, as deja's command ends (then anything the user appended: ``>``, ``;``, spaces).
+_HOOK_WORD = re.compile(r"(?<!\S)hook-[a-z][a-z-]*(?![\w-])")
+
+
+def deja_hook(command: object) -> DejaHook | None:
+    """The deja hook ``command`` runs: one that starts with ``<deja> hook-…`` or ``<python> <flags…>
+    <…/interfaces/hook.py> hook-…``, whatever follows; None for any other command (a wrapper that only names deja)."""
     if not isinstance(command, str):
         return None
+    for found in _HOOK_WORD.finditer(command):
+        executable = _executable(command[: found.end()])
+        if executable is not None:
+            return DejaHook(executable, command[found.end() :])
+    return None
+
+
+def _executable(command: str) -> str | None:
+    """What ``command``, ending in its ``hook-…`` word, starts, if it is one of deja's shapes."""
     try:
         words = [word.strip('"') for word in shlex.split(command, posix=os.name != "nt")]  # (non-POSIX keeps quotes)
     except ValueError:
         return None
-    if tuple(words[-len(FAIL_OPEN) :]) == FAIL_OPEN:
-        words = words[: -len(FAIL_OPEN)]
-    if len(words) < 2 or not words[-1].startswith("hook-"):
+    if len(words) < 2:
         return None
     if len(words) == 2:
         return words[0] if is_deja_executable(words[0]) else None
@@ -133,8 +173,41 @@ def hook_executable(command: object) -> str | None:
     return None
 
 
+def hook_executable(command: object) -> str | None:
+    """What a deja hook command starts (``deja_hook``); None for any other command."""
+    found = deja_hook(command)
+    return found.executable if found else None
+
+
 def is_deja_hook(command: object) -> bool:
-    return hook_executable(command) is not None
+    return deja_hook(command) is not None
+
+
+def carried_hook(wanted: dict[str, Any], old: object) -> tuple[dict[str, Any], list[str]]:
+    """deja's hook ``wanted`` (a dict with its ``command``) with the user's changes to the one it replaces (``old``)
+    kept, and those changes in words: what they appended to the command, a timeout or matcher of their own, a key
+    they added. A reinstall put deja's back silently (trial44 F3, F6): install keeps what the user wrote."""
+    if not isinstance(old, dict):
+        return wanted, []
+    entry, kept = carried_keys(wanted, old, skip="command")
+    found = deja_hook(old.get("command"))
+    if found is not None and found.edited:
+        own = deja_hook(wanted["command"])
+        base = wanted["command"][: len(wanted["command"]) - len(own.tail)] if own else wanted["command"]
+        entry["command"] = base + found.tail
+        kept.insert(0, f"its command ending `{found.tail.strip()}`")
+    return (old if entry == old else entry), kept
+
+
+def carried_keys(wanted: dict[str, Any], old: dict[str, Any], skip: str) -> tuple[dict[str, Any], list[str]]:
+    """``wanted`` with every key of ``old`` but ``skip`` as ``old`` has it, and what differs from ``wanted``."""
+    entry = {**wanted, **{key: value for key, value in old.items() if key != skip}}
+    kept = [
+        f"{key} {json.dumps(value)}" + (f" (deja writes {json.dumps(wanted[key])})" if key in wanted else "")
+        for key, value in old.items()
+        if key != skip and (key not in wanted or wanted[key] != value)
+    ]
+    return entry, kept
 
 
 def is_deja_server(entry: object) -> bool:
@@ -183,12 +256,15 @@ def plan_hooks(
     path: Path,
     wanted: dict[str, Any],
     strip: Strip,
+    carry: Carry,
     *,
     preamble: dict[str, Any] | None = None,
     refuse: Refuse | None = None,
     earlier: dict[str, Any] | None = None,
 ) -> Change:
-    """Replace deja's hooks in the ``hooks`` object of ``path`` by ``wanted`` (empty: uninstall).
+    """Replace deja's hooks in the ``hooks`` object of ``path`` by ``wanted`` (empty: uninstall), each with the
+    user's changes to the one it replaces kept (``carry``). The change's ``edited_hooks`` says, event by event, what
+    of the user's install keeps, and which of deja's hooks the user edited it takes out (uninstall's).
 
     ``earlier`` is the file as install found it, when known (``ledger.earlier_document``): an event it has keeps
     its list, emptied, when deja's entries leave it empty (the user's ``"stop": []``: trial17 F6).
@@ -212,36 +288,46 @@ def plan_hooks(
         if not isinstance(hooks.get(event, []), list):
             raise shape_error(path, text, event, f'"{event}" is {json_type(hooks[event])}, expected a list')
     had = (earlier or {}).get("hooks")
-    merged = _merge_hooks(hooks, wanted, strip, set(had) if isinstance(had, dict) else set())
+    merged, kept, removed = _merge_hooks(hooks, wanted, strip, carry, set(had) if isinstance(had, dict) else set())
     updated = {**(preamble if wanted and not document else {}), **document}
     if merged or "hooks" in document:
         updated["hooks"] = merged
-    pristine = _merge_hooks(hooks, {}, strip) == hooks
+    pristine = _merge_hooks(hooks, {}, strip, carry)[0] == hooks
     removable = set(updated) - ({"hooks"} if not merged else set()) <= set(preamble)
-    return plan_json(path, text, document, updated, removable=removable, pristine=pristine)
+    change = plan_json(path, text, document, updated, removable=removable, pristine=pristine)
+    edited = [f"deja's hooks keep your changes: {'; '.join(kept)}"] if kept else []
+    edited += [f"deja's hooks you edited go too: {'; '.join(removed)}"] if removed else []
+    return replace(change, edited_hooks=tuple(map(scrub, edited)))  # (a command may hold a token, as a diff may)
 
 
 def _merge_hooks(
-    hooks: dict[str, Any], wanted: dict[str, Any], strip: Strip, users: set[str] | None = None
-) -> dict[str, Any]:
-    """``hooks`` with deja's entries replaced by ``wanted`` (one entry per event).
+    hooks: dict[str, Any], wanted: dict[str, Any], strip: Strip, carry: Carry, users: set[str] | None = None
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """``hooks`` with deja's entries replaced by ``wanted`` (one entry per event), and the user's edits of deja's
+    entries, event by event: those kept (install), and those taken out (an event ``wanted`` lacks: uninstall's).
 
-    deja's entry takes the place of deja's first old one in that event, or goes
-    last; every other entry keeps its order. An event left empty by removing
-    deja's entries is dropped unless it is one of the ``users`` events (the
-    file had it before install), a list the user left empty is not. With nothing
-    wanted, this is the uninstall.
+    deja's entry takes the place of deja's first old one in that event, with the
+    user's changes to it (``carry``), or goes last; every other entry keeps its
+    order. An event left empty by removing deja's entries is dropped unless it is
+    one of the ``users`` events (the file had it before install), a list the user
+    left empty is not. With nothing wanted, this is the uninstall.
     """
     merged: dict[str, Any] = {}
+    kept_edits: list[str] = []
+    removed_edits: list[str] = []
     for event, entries in hooks.items():
         if not isinstance(entries, list):
             merged[event] = entries
             continue
-        kept, slot = strip(entries)
+        kept, slot, first, edited = strip(entries)
         if event in wanted:
-            kept.insert(len(kept) if slot is None else slot, wanted[event])
+            entry, changes = carry(wanted[event], first) if first is not None else (wanted[event], [])
+            kept.insert(len(kept) if slot is None else slot, entry)
+            kept_edits += [f"{event}: {', '.join(changes)}"] if changes else []
+        else:
+            removed_edits += [f"{event}: `{command}`" for command in edited]
         if kept or not entries or event in (users or ()):
             merged[event] = kept
     for event, entry in wanted.items():
         merged.setdefault(event, [entry])
-    return merged
+    return merged, kept_edits, removed_edits

@@ -174,6 +174,7 @@ def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:
         + _spent_backups(settled, ledger)
         + _folder_removals(settled, ledger)
         + _unrecorded_folders(settled, ledger)
+        + _empty_config_folder()
     )
 
 
@@ -288,6 +289,19 @@ def _unrecorded_folders(changes: list[Change], ledger: Ledger) -> list[Change]:
                 removals.append(Change(Path(folder), "removed", ""))
             folder = os.path.dirname(folder)
     return removals
+
+
+def _empty_config_folder() -> list[Change]:
+    """deja's config folder when it holds nothing: its ledger deleted, uninstall left it behind, empty (trial44 F8).
+    Only deja writes in it (the ledger, ``config.toml``), so an empty one is what deja made. (A link to a folder is
+    the user's: it stays.)"""
+    folder = deja_config_dir()
+    try:
+        if os.path.islink(folder) or os.listdir(folder):
+            return []
+    except OSError:  # (none, or not to be read: nothing to say of it)
+        return []
+    return [Change(folder, "removed", "")]
 
 
 def _missing_folders(path: Path) -> list[str]:

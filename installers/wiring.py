@@ -18,10 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..core import paths
 from . import claude, cursor, guidance
 from .entries import (
     SERVER_NAME,
+    Carry,
     Strip,
+    carried_hook,
     default_deja_path,
     hook_executable,
     is_deja_hook,
@@ -50,6 +53,7 @@ class _HooksFile:
     path: Path
     wanted: dict[str, Any]
     strip: Strip
+    carry: Carry
     commands: Callable[[list[Any]], list[Any]]  # every command string in one event's list
     install: str
     preamble: dict[str, Any] | None = None
@@ -63,6 +67,7 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
         cursor.hooks_path(),
         {hook.event: cursor.hook_entry(deja, hook) for hook in cursor.HOOKS},
         cursor.strip_entries,
+        carried_hook,
         _entry_commands,
         "deja install cursor-auto",
         cursor.PREAMBLE,
@@ -73,6 +78,7 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
         *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, install),
         *_guidance_findings(deja, install),
         *_hooks_findings(cursor_hooks, deja),
+        *_project_hooks_findings(cursor_hooks),
     ]
     if _installed_for_claude():
         claude_hooks = _HooksFile(
@@ -80,6 +86,7 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
             claude.settings_path(),
             {hook.event: claude.hook_group(deja, hook) for hook in claude.HOOKS},
             claude.strip_groups,
+            claude.carried_group,
             _group_commands,
             "deja install claude-auto",
         )
@@ -225,10 +232,12 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
     findings += filter(None, (_executable_finding(e, deja, f"{path}: deja's hooks run", install) for e in others))
     if findings:
         return findings
-    if plan_hooks(path, hooks_file.wanted, hooks_file.strip, preamble=hooks_file.preamble).action != "unchanged":
+    planned = plan_hooks(path, hooks_file.wanted, hooks_file.strip, hooks_file.carry, preamble=hooks_file.preamble)
+    if planned.action != "unchanged":
         message = f"{path}: deja's hooks differ from what `{install}` writes{_missing_events(hooks_file, lists)}"
         return [WiringFinding("warn", message, install)]
-    return [WiringFinding("ok", f"{harness}: deja's hooks are in {path}")]
+    edited = "".join(f" ({sentence})" for sentence in planned.edited_hooks)  # (which install keeps: trial44 F3)
+    return [WiringFinding("ok", f"{harness}: deja's hooks are in {path}{edited}")]
 
 
 def _missing_events(hooks_file: _HooksFile, lists: dict[str, list[Any]]) -> str:
@@ -241,6 +250,51 @@ def _missing_events(hooks_file: _HooksFile, lists: dict[str, list[Any]]) -> str:
     if not missing:
         return ""
     return f" (no deja hook on {', '.join(missing)} yet; the others run as they are)"
+
+
+def _project_hooks_findings(cursor_hooks: _HooksFile) -> list[WiringFinding]:
+    """deja's hooks in the ``.cursor/hooks.json`` of the project doctor runs in (a teammate's commit, an older guide):
+    Cursor runs a project's hooks beside the user's, so an event deja's user hooks also listen to starts deja twice
+    (trial44 F5). Only the working folder's project is looked at: the others are not known from here. A file there
+    that does not parse is the project's business, not deja's: nothing is said of it."""
+    path = _project_hooks_path(cursor_hooks.path)
+    document = _load(path) if path is not None else {}
+    events = _deja_events(cursor_hooks, document) if isinstance(document, dict) else []
+    if not events:
+        return []
+    user = _load(cursor_hooks.path)
+    twice = [event for event in _deja_events(cursor_hooks, user) if event in events] if isinstance(user, dict) else []
+    if twice:
+        message = (
+            f"{path}: this project's hooks run deja on {', '.join(twice)} too, beside {cursor_hooks.path}: "
+            "Cursor runs both, so deja starts twice on each"
+        )
+        return [WiringFinding("warn", message, f"remove deja's entries from {path}")]
+    return [WiringFinding("ok", f"Cursor: this project's {path} runs deja on {', '.join(events)}")]
+
+
+def _deja_events(hooks_file: _HooksFile, document: dict[str, Any]) -> list[str]:
+    """The events of ``document`` (a hooks file) with a deja hook."""
+    hooks = document.get("hooks")
+    lists = _commands_by_event(hooks_file, hooks if isinstance(hooks, dict) else {})
+    return [event for event, commands in lists.items() if any(map(is_deja_hook, commands))]
+
+
+def _project_hooks_path(user_file: Path) -> Path | None:
+    """The ``.cursor/hooks.json`` of the working folder or the nearest folder above it with one, below the home
+    folder (whose ``.cursor`` is the user's); None when there is none, or no working folder."""
+    try:
+        folder = Path(os.getcwd())
+    except OSError:  # (the working folder was deleted)
+        return None
+    home = paths.home()
+    for candidate in (folder, *folder.parents):
+        if candidate == home or candidate in home.parents:
+            return None
+        path = candidate / ".cursor" / "hooks.json"
+        if path != user_file and os.path.isfile(path):  # (never raises: a folder on the way may be unreadable)
+            return path
+    return None
 
 
 def _double_run_findings(cursor_hooks: _HooksFile, claude_hooks: _HooksFile) -> list[WiringFinding]:

@@ -755,19 +755,24 @@ class _Server(MCPServer):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """The tool's answer; an error's line with any secret in it as the index holds it: a tool's error names the
-        value it refuses, and a token given as a session id went whole into the model's context (trial13 F3)."""
+        value it refuses, and a token given as a session id went whole into the model's context (trial13 F3).
+        Its text and its error with no control character but newline and tab, as the CLI prints them
+        (``text.for_terminal``): an escape sequence or a right-to-left override of a stored chat, or of the query
+        an error echoes, reached the model (trial44 F2). The structured answer keeps its strings as stored, as the
+        CLI's ``--json`` does (its JSON escapes them)."""
         from ..core.redaction import as_indexed, hidden, typed_secrets
+        from ..core.text import for_terminal
 
         typed = typed_secrets(_strings(arguments))  # (a token given as a project: "No session of project 'ghp_…'")
         try:
             answer = await self._answer(name, arguments, context)
         except ToolError as exc:
-            raise ToolError(hidden(as_indexed(str(exc)), typed)) from exc.__cause__
-        if typed and isinstance(answer, CallToolResult):
+            raise ToolError(for_terminal(hidden(as_indexed(str(exc)), typed))) from exc.__cause__
+        if isinstance(answer, CallToolResult):
             for block in answer.content:
                 if isinstance(block, TextContent):
-                    block.text = hidden(block.text, typed)
-            if answer.structured_content is not None:
+                    block.text = for_terminal(hidden(block.text, typed))
+            if typed and answer.structured_content is not None:
                 answer.structured_content = _hidden_values(answer.structured_content, typed)
         return answer
 

@@ -14,7 +14,7 @@ from harness import Sample, run_deja
 from test_layers import _imports_without_site, _installed_as_pip_does
 
 from deja.core.sample import API_CACHE_CHAT
-from deja.core.text import _TERMINAL_CONTROLS, for_terminal
+from deja.core.text import for_terminal
 
 NOT_LOADED = {"re", "enum", "functools", "collections", "datetime"}
 
@@ -41,6 +41,16 @@ def test_a_search_page_loads_no_re_and_no_datetime(
     loaded, printed = _imports_without_site(["-c", code], b"", indexed_sample.env)
     assert shown.encode() in printed and b"\n" in printed.strip()  # a page of several lines, dated
     assert {name.split(".")[0] for name in loaded} & NOT_LOADED == set()
+
+
+#: What ``for_terminal`` takes out, as the pattern it once applied: an escape sequence (CSI, a string command up to
+#: its terminator or the line's end, a lone ESC and its letter), then any other control it takes out.
+_TERMINAL_CONTROLS = (
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
+    r"|\x1b[ -~]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def _as_the_pattern_does(text: str) -> str:

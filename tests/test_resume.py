@@ -292,3 +292,21 @@ def test_exec_without_cursor_agent_says_so(cli_root: Path, tmp_path: Path) -> No
     assert ran.returncode == 1 and ran.stdout == ""
     assert ran.stderr.startswith("deja: cursor-agent is not on PATH") and ran.stderr.count("\n") == 1
     assert f"cursor-agent --resume {CHAT}" in ran.stderr
+
+
+def test_a_store_only_chat_without_a_cwd_resumes_in_the_folder_its_chat_folder_names(
+    cli_root: Path, tmp_path: Path
+) -> None:
+    """trial44 F4: cursor-agent files a chat under ``chats/<md5 of its folder>``; a chat read from its store alone,
+    whose ``meta.json`` has no ``cwd``, was placed in the known folder of that md5 (``deja show`` named it), and
+    ``deja resume`` refused it as "not recorded". The md5 proves it as it proves a decoded transcript folder."""
+    project = tmp_path / "code" / "blog"
+    project.mkdir(parents=True)
+    write_chat(cli_root, project)  # a chat that makes the folder known
+    store_only = "6d6d0010-0000-4000-8000-000000000001"
+    question = {"role": "user", "content": [{"type": "text", "text": "draft the release notes"}]}
+    write_chat_store(chat_dir_for(cli_root, str(project), store_only), cwd=None, messages=[question], name="Notes")
+
+    result = resume(store_only[:8])
+
+    assert (result.exit_code, result.stdout) == (0, f"cd {project} && cursor-agent --resume {store_only}\n")

@@ -1,0 +1,120 @@
+"""No control character from a stored chat but newline and tab reaches the model either: the hooks' context and the
+MCP tools' text are cleaned as the CLI's output is (``text.for_terminal``), escape sequences and bidirectional
+overrides included (trial44 F2). Real chats under a fake HOME, indexed by ``deja index``; hooks and the MCP server
+run as Cursor runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from harness import index_cli_root
+from mcp import ClientSession
+from test_mcp import connect, text
+from test_new_user_errors2 import _controls
+
+from deja.core.writers.cursor_agent import (
+    assistant_turn,
+    chat_dir_for,
+    transcript_path,
+    turn_ended,
+    user_turn,
+    write_chat_store,
+    write_transcript,
+)
+
+CHAT = "3a3a0013-0000-4000-8000-000000000001"
+TITLE = "evil \u202etxt.exe\u202c title \x1b]0;pwned\x07"
+QUESTION = "check this \u2066exe.txt\u2069 file for the kumquat deploy and \x1b[2J clear\x00 the \x9b31m screen"
+ANSWER = "The kumquat deploy \x1b[31mfailed\x1b[0m: run \u202dmake kumquat\u202c again."
+
+
+class _Env:
+    """What ``test_mcp.connect`` reads: the environment pointing deja at the history."""
+
+    def __init__(self, env: dict[str, str]):
+        self.env = env
+
+
+@pytest.fixture
+def hostile(tmp_path: Path, fake_home: Path) -> tuple[dict[str, str], Path]:
+    """deja's environment, indexed, over one cursor-agent chat in ``shop`` whose title, question and answer hold
+    escape sequences, C0 and C1 controls and bidirectional overrides and isolates; and the project folder."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    cli = tmp_path / "cli"
+    records = [user_turn(QUESTION), assistant_turn(ANSWER), turn_ended()]
+    write_transcript(transcript_path(cli, str(project), CHAT), records)
+    write_chat_store(chat_dir_for(cli, str(project), CHAT), cwd=str(project), name=TITLE, messages=[])
+    return {**index_cli_root(tmp_path, cli), "HOME": str(fake_home)}, project
+
+
+def _context(env: dict[str, str], command: str, payload: dict[str, Any]) -> str:
+    """The ``additional_context`` a hook answers Cursor with, decoded from its JSON."""
+    done = subprocess.run(
+        [sys.executable, "-m", "deja.interfaces.entry", command],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    return str(json.loads(done.stdout)["additional_context"])
+
+
+def _payload(event: str, project: Path, conversation: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "conversation_id": conversation,
+        "hook_event_name": event,
+        "cursor_version": "3.0.12",
+        "workspace_roots": [str(project)],
+        **fields,
+    }
+
+
+def test_the_session_start_context_holds_no_control_character(hostile: tuple[dict[str, str], Path]) -> None:
+    env, project = hostile
+    context = _context(env, "hook-context", _payload("sessionStart", project, "c-start", session_id="c-start"))
+    assert "evil txt.exe title" in context
+    assert _controls(context) == set() and "pwned" not in context
+
+
+def test_a_prompts_recall_holds_no_control_character(hostile: tuple[dict[str, str], Path]) -> None:
+    env, project = hostile
+    prompt = "the kumquat deploy failed again, what did we run last time?"
+    context = _context(env, "hook-prompt", _payload("beforeSubmitPrompt", project, "c-prompt", prompt=prompt))
+    assert "kumquat" in context
+    assert _controls(context) == set()
+
+
+def test_the_mcp_tools_text_holds_no_control_character(tmp_path: Path, hostile: tuple[dict[str, str], Path]) -> None:
+    env, _ = hostile
+    answers: list[str] = []
+
+    async def scenario(session: ClientSession) -> None:
+        for tool, arguments in [
+            ("search", {"query": "kumquat deploy"}),
+            ("show", {"session_id": CHAT[:8]}),
+            ("recent", {}),
+            ("search", {"query": "zzqq\u202ezzqq"}),  # found nowhere: the answer echoes the query
+        ]:
+            answers.append(text(await session.call_tool(tool, arguments)))
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with connect(_Env(env), tmp_path / "server-stderr.txt") as session:  # type: ignore[arg-type]
+                await scenario(session)
+
+    anyio.run(main)
+    searched, shown, recent, echoed = answers
+    assert "evil txt.exe title" in searched and "evil txt.exe title" in recent
+    assert "and  clear the 31m screen" in shown and "failed: run make kumquat again" in shown
+    assert "zzqqzzqq" in echoed
+    for answer in answers:
+        assert _controls(answer) == set(), answer
+    assert "Traceback" not in (tmp_path / "server-stderr.txt").read_text()

@@ -1,0 +1,144 @@
+"""deja's hooks as the user edited them are still deja's (trial44 F3, F6): a redirect appended to deja's command,
+a timeout or matcher of their own. Install keeps the edit and says so, adding no second hook; doctor names it;
+uninstall takes it out and says which. ``deja`` runs as a user runs it, on a fake HOME."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import console_script, run_deja
+
+from deja.installers import install, uninstall
+from deja.installers.entries import is_deja_hook
+
+
+@pytest.fixture
+def env(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    deja = console_script(tmp_path / "bin")
+    return {"HOME": str(fake_home), "PATH": str(deja.parent), "DEJA_HOME": str(fake_home / "deja-home")}
+
+
+def _deja(env: dict[str, str], *args: str) -> str:
+    done = run_deja(*args, env=env, script=Path(env["PATH"]) / "deja")
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _hooks_path(env: dict[str, str]) -> Path:
+    return Path(env["HOME"]) / ".cursor" / "hooks.json"
+
+
+def _edit(env: dict[str, str], event: str, **changes: Any) -> dict[str, Any]:
+    """deja's entry on ``event`` in hooks.json changed by hand; the entry as edited."""
+    path = _hooks_path(env)
+    document = json.loads(path.read_text())
+    (entry,) = [e for e in document["hooks"][event] if is_deja_hook(e["command"])]
+    entry.update(changes)
+    path.write_text(json.dumps(document, indent=2))
+    return dict(entry)
+
+
+def _deja_commands(env: dict[str, str], event: str) -> list[str]:
+    path = _hooks_path(env)
+    hooks = json.loads(path.read_text())["hooks"] if path.exists() else {}
+    return [e["command"] for e in hooks.get(event, []) if is_deja_hook(e["command"])]
+
+
+def _wiring(env: dict[str, str]) -> str:
+    """doctor's Wiring section (doctor fails here for want of an index, which these tests do not build)."""
+    doctor = run_deja("doctor", env=env, script=Path(env["PATH"]) / "deja", cwd=Path(env["HOME"])).stdout
+    return doctor[doctor.index("Wiring") : doctor.index("Settings")]
+
+
+def test_a_redirect_appended_to_dejas_hook_is_kept_named_and_removed(env: dict[str, str]) -> None:
+    _deja(env, "install", "cursor-auto")
+    own = _deja_commands(env, "sessionStart")[0]
+    edited = own.removesuffix(" || true") + " 2>/dev/null || true"
+    _edit(env, "sessionStart", command=edited)
+
+    assert "no deja hook on sessionStart" not in _wiring(env)
+    again = _deja(env, "install", "cursor-auto")
+    assert "deja's hooks keep your changes: sessionStart: its command ending `2>/dev/null || true`" in again
+    assert _deja_commands(env, "sessionStart") == [edited], "kept as edited, no second deja hook beside it"
+    wiring = _wiring(env)
+    assert "runs 2 times" not in wiring
+    assert "deja's hooks keep your changes: sessionStart: its command ending `2>/dev/null || true`" in wiring
+
+    gone = _deja(env, "uninstall", "cursor-auto")
+    assert f"deja's hooks you edited go too: sessionStart: `{edited}`" in gone
+    assert _deja_commands(env, "sessionStart") == []
+    assert "no deja hooks in" in _wiring(env)
+
+
+def test_a_tuned_timeout_and_matcher_survive_a_reinstall_which_names_them(env: dict[str, str]) -> None:
+    _deja(env, "install", "cursor-auto")
+    prompt = _edit(env, "beforeSubmitPrompt", timeout=2)
+    tool = _edit(env, "preToolUse", matcher="^(Shell|Write|Task|Read)$")
+
+    again = _deja(env, "install", "cursor-auto")
+
+    hooks = json.loads(_hooks_path(env).read_text())["hooks"]
+    assert prompt in hooks["beforeSubmitPrompt"] and tool in hooks["preToolUse"]
+    assert "beforeSubmitPrompt: timeout 2 (deja writes 5)" in again
+    assert 'preToolUse: matcher "^(Shell|Write|Task|Read)$" (deja writes "^(Shell|Write|Task)$")' in again
+
+
+@pytest.mark.unit
+def test_claude_codes_edited_hook_is_kept_and_removed(fake_home: Path, tmp_path: Path) -> None:
+    deja = str(console_script(tmp_path / "bin"))
+    install("claude-auto", deja_path=deja)
+    settings = fake_home / ".claude" / "settings.json"
+    document = json.loads(settings.read_text())
+    (group,) = document["hooks"]["SessionStart"]
+    group["hooks"][0]["command"] += " 2>>/tmp/deja.err"
+    group["hooks"][0]["timeout"] = 3
+    settings.write_text(json.dumps(document))
+
+    (change,) = [c for c in install("claude-auto", deja_path=deja) if c.path == settings]
+
+    assert json.loads(settings.read_text())["hooks"]["SessionStart"] == [group]
+    assert change.edited_hooks == (
+        "deja's hooks keep your changes: SessionStart: its command ending `2>>/tmp/deja.err`, timeout 3 (deja writes 10)",
+    )
+    uninstall("claude-auto")
+    assert not settings.exists() or "SessionStart" not in json.loads(settings.read_text()).get("hooks", {})
+
+
+def test_doctor_names_dejas_hooks_in_the_projects_hooks_json(env: dict[str, str]) -> None:
+    """trial44 F5: a teammate committed deja's prompt hook to the project's ``.cursor/hooks.json``; Cursor runs it
+    beside the user's, and doctor, run in the project (here in a folder below it), said all was ok."""
+    _deja(env, "install", "cursor-auto")
+    project = Path(env["HOME"]) / "code" / "shop"
+    (project / "src").mkdir(parents=True)
+    prompt = json.loads(_hooks_path(env).read_text())["hooks"]["beforeSubmitPrompt"]
+    shared = project / ".cursor" / "hooks.json"
+    shared.parent.mkdir()
+    shared.write_text(json.dumps({"version": 1, "hooks": {"beforeSubmitPrompt": prompt}}))
+
+    doctor = run_deja("doctor", env=env, script=Path(env["PATH"]) / "deja", cwd=project / "src").stdout
+
+    assert f"{shared}: this project's hooks run deja on beforeSubmitPrompt too, beside {_hooks_path(env)}" in doctor
+    assert f"fix: remove deja's entries from {shared}" in doctor
+    assert "this project's" not in _wiring(env), "run in the home folder, doctor looks at no project"
+
+
+@pytest.mark.unit
+def test_an_edit_beside_a_second_deja_hook_is_the_one_kept(fake_home: Path, tmp_path: Path) -> None:
+    """The trial's file after an older install added deja's own hook beside the user's edited one: reinstalling
+    folds the two into one, the edited one, whichever came first."""
+    deja = str(console_script(tmp_path / "bin"))
+    install("cursor-auto", deja_path=deja)
+    path = fake_home / ".cursor" / "hooks.json"
+    document = json.loads(path.read_text())
+    (own,) = document["hooks"]["sessionStart"]
+    edited = {**own, "command": own["command"].removesuffix(" || true") + " 2>/dev/null || true"}
+    document["hooks"]["sessionStart"] = [own, edited]
+    path.write_text(json.dumps(document))
+
+    install("cursor-auto", deja_path=deja)
+
+    assert json.loads(path.read_text())["hooks"]["sessionStart"] == [edited]

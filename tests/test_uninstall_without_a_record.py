@@ -1,0 +1,44 @@
+"""``deja uninstall`` after ``installed.json`` was deleted leaves no empty ``~/.config/deja`` behind (trial44 F8):
+only deja writes in that folder, so an empty one is what deja made. One holding a ``config.toml`` stays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from harness import console_script, run_deja
+
+
+@pytest.fixture
+def env(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    deja = console_script(tmp_path / "bin")
+    return {"HOME": str(fake_home), "PATH": str(deja.parent), "DEJA_HOME": str(fake_home / "deja-home")}
+
+
+def _deja(env: dict[str, str], *args: str) -> str:
+    done = run_deja(*args, env=env, script=Path(env["PATH"]) / "deja")
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_an_emptied_config_folder_goes(env: dict[str, str]) -> None:
+    config = Path(env["HOME"]) / ".config" / "deja"
+    _deja(env, "install", "cursor-auto")
+    (config / "installed.json").unlink()
+
+    gone = _deja(env, "uninstall", "cursor-auto")
+
+    assert f"removed {config}\n" in gone
+    assert not config.exists()
+
+
+def test_a_config_folder_holding_settings_stays(env: dict[str, str]) -> None:
+    config = Path(env["HOME"]) / ".config" / "deja"
+    _deja(env, "install", "cursor-auto")
+    _deja(env, "config", "set", "recall", "aggressive")
+    (config / "installed.json").unlink()
+
+    _deja(env, "uninstall", "cursor-auto")
+
+    assert [path.name for path in config.iterdir()] == ["config.toml"]
