@@ -11,9 +11,9 @@ import pytest
 from harness import Sample
 
 from deja.core.index import Index, IndexUnreadable, Manifest, SegmentRef, SessionMeta, index_dir, read_manifest
-from deja.core.index.format import SESSION_ROW, inflate, split_dicts
+from deja.core.index.format import FORMAT_VERSION, SESSION_ROW, inflate, split_dicts
 from deja.core.index.light import DEFAULTS, LIGHT, ORDER, unpackb
-from deja.core.index.records import STRUCTS, FileSum, StoredCall, StoredMessage, stored
+from deja.core.index.records import STRUCTS, FileSum, StoredCall, StoredMessage, decode_message, stored
 from deja.core.model import Message, ToolCall
 
 
@@ -56,6 +56,45 @@ def test_the_light_defaults_are_the_structs_defaults(struct: type[msgspec.Struct
 def test_the_light_field_order_is_the_stored_structs(name: str, struct: type[msgspec.Struct]) -> None:
     assert struct.__struct_config__.array_like
     assert ORDER[name] == struct.__struct_fields__
+
+
+#: The order each index format wrote its array records in. An index on disk keeps its version's order, and both
+#: readers read by position (the hooks' without any check): a field put between two others would read every existing
+#: index wrong. A new field goes at the end (what the pinned order starts the new one), or the version goes up and
+#: its order is pinned here.
+_WRITTEN_ORDER = {
+    17: {
+        "SessionMeta": (
+            "id", "source", "project", "project_dir", "project_from", "title", "started", "updated", "origin",
+            "messages", "first_doc", "n_docs", "asked", "concluded", "files",
+        ),
+        "Message": ("role", "text", "timestamp", "tool_calls"),
+        "ToolCall": ("name", "args", "result", "exit_code"),
+        "FileSum": ("size", "crc"),
+    },
+}  # fmt: skip
+
+
+@pytest.mark.unit
+def test_the_records_keep_the_field_order_their_format_version_was_written_in() -> None:
+    assert FORMAT_VERSION in _WRITTEN_ORDER, f"pin the order format {FORMAT_VERSION} writes its records in"
+    for kind, written in _WRITTEN_ORDER[FORMAT_VERSION].items():
+        assert ORDER[kind][: len(written)] == written, f"{kind}: a field was put before the end"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("model", "kept"), [(Message, StoredMessage), (ToolCall, StoredCall)])
+def test_the_stored_records_have_the_models_fields(model: type[msgspec.Struct], kept: type[msgspec.Struct]) -> None:
+    assert [(f.name, f.type, f.default) for f in msgspec.structs.fields(model)] == [
+        (f.name, f.type if f.name != "tool_calls" else list[ToolCall], f.default) for f in msgspec.structs.fields(kept)
+    ]
+
+
+@pytest.mark.unit
+def test_a_message_with_every_field_set_reads_back_whole() -> None:
+    call = ToolCall("Shell", {"command": "make"}, "done", 2)
+    message = Message("assistant", "ran it", datetime(2026, 3, 1, 9, 5, tzinfo=UTC), [call, ToolCall("Read")])
+    assert decode_message(msgspec.msgpack.encode(stored(message))) == message
 
 
 @pytest.mark.unit

@@ -43,7 +43,11 @@ class SessionMeta(msgspec.Struct, omit_defaults=True, array_like=True):
 
 
 class StoredCall(msgspec.Struct, omit_defaults=True, array_like=True):
-    """A ``model.ToolCall`` as the index stores it (``model``'s own Structs stay maps: they are written as JSON too)."""
+    """A ``model.ToolCall`` as the index stores it (``model``'s own Structs stay maps: they are written as JSON too).
+
+    Every ``array_like`` record here (this, ``StoredMessage``, ``SessionMeta``, ``FileSum``) is read by position: a
+    field is added at the end, never between two others, or ``FORMAT_VERSION`` goes up (``test_light`` pins the order
+    each version was written in)."""
 
     name: str
     args: dict[str, Any] = {}
@@ -61,9 +65,11 @@ class StoredMessage(msgspec.Struct, omit_defaults=True, array_like=True):
 
 
 def stored(message: Message) -> StoredMessage:
-    """``message`` as the index stores it."""
-    calls = [StoredCall(call.name, call.args, call.result, call.exit_code) for call in message.tool_calls]
-    return StoredMessage(message.role, message.text, message.timestamp, calls)
+    """``message`` as the index stores it (field by field by name, so a field the two Structs share cannot be left
+    behind: ``test_light`` checks they have the same fields)."""
+    fields = msgspec.structs.asdict(message)
+    fields["tool_calls"] = [StoredCall(**msgspec.structs.asdict(call)) for call in message.tool_calls]
+    return StoredMessage(**fields)
 
 
 _STORED_MESSAGE = msgspec.msgpack.Decoder(StoredMessage)
@@ -71,9 +77,9 @@ _STORED_MESSAGE = msgspec.msgpack.Decoder(StoredMessage)
 
 def decode_message(data: bytes) -> Message:
     """The message stored as ``data``."""
-    read = _STORED_MESSAGE.decode(data)
-    calls = [ToolCall(call.name, call.args, call.result, call.exit_code) for call in read.tool_calls]
-    return Message(read.role, read.text, read.timestamp, calls)
+    fields = msgspec.structs.asdict(_STORED_MESSAGE.decode(data))
+    fields["tool_calls"] = [ToolCall(**msgspec.structs.asdict(call)) for call in fields["tool_calls"]]
+    return Message(**fields)
 
 
 class FileSum(msgspec.Struct, array_like=True):
