@@ -39,10 +39,18 @@ _ADMISSION = re.compile(
     re.IGNORECASE,
 )
 
-#: What follows an apology when it corrects nothing but says what the agent cannot do or did ("I apologize, but I
-#: cannot see the file.", "Sorry, I should have asked."): the sentence goes whole, not as the finding "But I cannot
-#: see the file." (review43e L3).
-_NO_CORRECTION = re.compile(r"(but|i)\b", re.IGNORECASE)
+#: What follows an apology when it corrects nothing but says what the agent cannot do or should have done ("I
+#: apologize, but I cannot see the file.", "Sorry, I should have asked."): the sentence goes whole, not as the finding
+#: "But I cannot see the file." (review43e L3). Any other remainder is the correction, even one that opens with "but"
+#: or "I" ("…, but the error is actually in main.ts", "I made a mistake: I imported X twice.": review44b M1).
+_NO_CORRECTION = re.compile(
+    r"(but\s+)?i\s*('m|am|was)?\s*(can't|cannot|can not|couldn't|could not|unable|not able|don't|do not|"
+    r"should have|should've)\b",
+    re.IGNORECASE,
+)
+
+#: The "but" that joins an apology to its correction: "…, but the error is in main.ts" gives "The error is in…".
+_BUT = re.compile(r"but\s+", re.IGNORECASE)
 
 #: A word of assent before what is said, with its punctuation: it alone goes ("OK: the key lost its newline." →
 #: "The key lost…"; "Great catch: the pool…" keeps its "Great").
@@ -164,6 +172,8 @@ def _said(line: str) -> str:
             sentence, apologised = _capitalised(sentence[admitted.end() :]), True
         if apologised and _NO_CORRECTION.match(sentence):
             continue
+        if apologised and (but := _BUT.match(sentence)):
+            sentence = _capitalised(sentence[but.end() :])
         if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):
             kept.append(sentence)
     return " ".join(kept)

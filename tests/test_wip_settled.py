@@ -263,3 +263,27 @@ def test_a_list_of_steps_opening_with_the_or_it_settles_nothing(fake_home: Path)
     shown = run_deja("wip", cwd=project).stdout
     assert "settled:" not in shown, shown
     assert "\nsettled: The best fix was pinning numpy to 1.26.\n" in run_deja("wip", cwd=found).stdout
+
+
+def test_an_apology_followed_by_its_correction_keeps_the_correction(fake_home: Path) -> None:
+    """review44b M1: a remainder after an apology that opened with "but" or "I" was taken to correct nothing, so "I
+    apologize for the confusion, but the error is actually in main.ts: …" lost its diagnosis; only one that says what
+    the agent cannot do goes."""
+    but = "I apologize for the confusion, but the error is actually in main.ts: the import path is wrong."
+    _answers(fake_home, "but", but, "I apologize, but I cannot see the file.")
+    _answers(
+        fake_home,
+        "i",
+        "Sorry, I missed that: the config is YAML, so the key is `port`.",
+        "I made a mistake: I imported IonicModule twice.",
+        "You're right, I was using the wrong port: the server listens on 8100.",
+    )
+    assert run_deja("index").returncode == 0
+    assert _findings(_chat_id("but")) == "- The error is actually in main.ts: the import path is wrong."
+    assert _findings(_chat_id("i")) == "\n".join(
+        [
+            "- I missed that: the config is YAML, so the key is `port`.",
+            "- I imported IonicModule twice.",
+            "- I was using the wrong port: the server listens on 8100.",
+        ]
+    )
