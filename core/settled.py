@@ -80,12 +80,18 @@ _LIST_ITEM = re.compile(r"(\d+[.)]|[-*•])\s+")
 #: nothing, and the Markdown bold around "Fixed" hid its past tense: review43d M3; "Need", "Speed" and "Embed" are
 #: none.)
 _DONE = re.compile(
-    r"(\*\*|__)?((?!(Need|Speed|Embed|Feed|Seed|Bleed)\b)[A-Z][a-z]+ed|(The|This|That|It|Its|There)\s\w+\s+\w+)\b"
+    r"(\*\*|__)?((?!(Need|Speed|Embed|Feed|Seed|Bleed)\b)[A-Z][a-z]+ed\b|"
+    r"(?P<opener>(The|This|That|It|Its|There)\s\w+\s+\w+\b))"
 )
 
-#: Words that make an item opening with "The"/"It" a step to take, not a finding: "1. The first thing to do is
-#: delete the dist folder.", "1. It is best to delete node_modules" (review43e L4).
+#: Words that make an item opening with "The"/"It" a step to take, not a finding, when they are among its first
+#: words: "1. The first thing to do is delete the dist folder.", "1. It is best to delete node_modules" (review43e
+#: L4). Further on they say what was found ("1. It turned out the key needs to be base64."), and after a past tense
+#: what was done ("- Fixed the import so the page should load now": review44b M2).
 _ADVICE = re.compile(r"\b(first thing|next thing|best to|should|must|need to|needs to|have to|recommended)\b", re.I)
+
+#: How many of an item's first words ``_ADVICE`` looks at.
+_ADVICE_WORDS = 4
 
 #: An item's first words in bold ("**Fixed** the null check"): shown without the Markdown.
 _BOLD_LEAD = re.compile(r"\A(\*\*|__)(.+?)\1")
@@ -131,7 +137,7 @@ def settled_line(answer: str, limit: int = 240) -> str:
         if _HEADING.match(line):
             continue
         if item := _LIST_ITEM.match(line):
-            if _DONE.match(line, item.end()) and not _ADVICE.search(line):  # (not "1. Delete the dist folder")
+            if _done(line[item.end() :]):  # (not "1. Delete the dist folder")
                 done.append(_BOLD_LEAD.sub(r"\2", line[item.end() :], count=1))
         elif kept := _said(line):
             said.append(kept)
@@ -157,6 +163,13 @@ def _prose(answer: str) -> list[str]:
     return [
         joined for part in prose_and_code(answer)[0] for line in part.splitlines() if (joined := " ".join(line.split()))
     ]
+
+
+def _done(item: str) -> bool:
+    """Whether list item ``item`` (without its marker) says what was done or found, not a step to take."""
+    if not (done := _DONE.match(item)):
+        return False
+    return not (done["opener"] and _ADVICE.search(" ".join(item.split()[:_ADVICE_WORDS])))
 
 
 def _said(line: str) -> str:

@@ -287,3 +287,14 @@ def test_an_apology_followed_by_its_correction_keeps_the_correction(fake_home: P
             "- I was using the wrong port: the server listens on 8100.",
         ]
     )
+
+
+def test_a_list_item_saying_what_was_done_is_no_step_for_the_advice_it_mentions(fake_home: Path) -> None:
+    """review44b M2: "should" or "needs to" anywhere in an item made it a step to take, so "- Fixed the import so
+    the page should load now" and "1. It turned out the key needs to be base64." settled nothing; only an item whose
+    first words advise ("1. It is best to …") is a step."""
+    fixed = _answers(fake_home, "fixed", "Here is what I did:\n\n- Fixed the import so the page should load now")
+    found = _answers(fake_home, "found", "Summary:\n\n1. It turned out the key needs to be base64.")
+    assert run_deja("index").returncode == 0
+    assert "\nsettled: Fixed the import so the page should load now\n" in run_deja("wip", cwd=fixed).stdout
+    assert "\nsettled: It turned out the key needs to be base64.\n" in run_deja("wip", cwd=found).stdout
