@@ -19,13 +19,22 @@ import re
 
 from .lines import cut, one_line
 
+#: The start of a sentence that closes an answer without saying what was found or done, nor where it stopped
+#: ("Let me know if you need anything else.", "If you have any questions, just ask."); "If you need to run this on
+#: CI, set ANDROID_HOME there too." is an instruction (review44b L1: two lists of these disagreed).
+_SIGN_OFF_WORDS = (
+    r"let me know|feel free|hope this|i hope|happy to help|if you have any|is there anything|would you like|"
+    r"if you(?:'d| would) like(?=,| me\b| any| more| further| to see)|"
+    r"if you need (?:any|anything|more|further|help|additional|assistance)"
+)
+_SIGN_OFF = re.compile(rf"({_SIGN_OFF_WORDS})\b", re.IGNORECASE)
+
 #: The start of a sentence that opens or closes an answer rather than saying what was found or done, after a word
 #: of order ("First, let's…") or a reference to the ask ("Based on your request, I'll…"): the sentence goes.
 _OPENER = re.compile(
     r"((now|first|next|then|so|finally)\b,?\s*|based on [^,.]*,\s*)?"
     r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|let us|we'll need|we will need|"
-    r"we need|feel free|"
-    r"hope this|i hope|if you need|if you'd like|would you like)\b",
+    rf"we need|{_SIGN_OFF_WORDS})\b",
     re.IGNORECASE,
 )
 
@@ -112,12 +121,6 @@ _CLAUSE = frozenset({"how", "if", "that", "what", "whether", "where", "which", "
 
 #: Words after which an -ed word describes a thing ("the updated config") rather than saying what happened.
 _DETERMINERS = frozenset({"a", "an", "its", "my", "our", "the", "their", "these", "this", "those", "your"})
-
-#: A sentence that closes an answer without saying where it stopped ("Let me know if you need anything else.").
-_SIGN_OFF = re.compile(
-    r"(let me know|feel free|hope this|i hope|if you need|if you'd like|if you have any|would you like|happy to help)\b",
-    re.IGNORECASE,
-)
 
 #: The most of a last answer that says where its session stopped: ``ctx`` repeated a whole answer from its first
 #: line, and ``wip --json``'s ``stopped`` held 2 KB of SCSS (trial43 F10).

@@ -298,3 +298,16 @@ def test_a_list_item_saying_what_was_done_is_no_step_for_the_advice_it_mentions(
     assert run_deja("index").returncode == 0
     assert "\nsettled: Fixed the import so the page should load now\n" in run_deja("wip", cwd=fixed).stdout
     assert "\nsettled: It turned out the key needs to be base64.\n" in run_deja("wip", cwd=found).stdout
+
+
+def test_one_list_of_sign_offs_settles_none_and_keeps_an_instruction_where_it_stopped(fake_home: Path) -> None:
+    """review44b L1: the sign-offs the findings drop and those "Where it stopped" drops were two lists that disagreed:
+    "If you have any questions, just ask." settled as a finding, and "If you need to run this on CI, …", an
+    instruction, was dropped from where the session stopped."""
+    _answers(fake_home, "asked", "The cache key omits the locale.", "If you have any questions, just ask.")
+    fixed = "The build failed because the SDK path was unset; I set it in local.properties."
+    ci = _answers(fake_home, "ci", f"{fixed}\n\nIf you need to run this on CI, set ANDROID_HOME there too.")
+    assert run_deja("index").returncode == 0
+    assert _findings(_chat_id("asked")) == "- The cache key omits the locale."
+    stopped = json.loads(run_deja("wip", "--json", cwd=ci).stdout)["stopped"]
+    assert stopped == "If you need to run this on CI, set ANDROID_HOME there too.", stopped
