@@ -149,16 +149,40 @@ def settled_line(answer: str, limit: int = 240) -> str:
 
 def where_it_stopped(answer: str, limit: int = STOPPED_CHARS) -> str:
     """The last sentences of ``answer``'s prose, up to ``limit`` characters (the last one cut between words when it
-    alone is longer): where a session whose last answer it is left off. Its code, headings and sign-offs ("Let me
-    know if…") are none of it; "" for an answer of code alone."""
-    for line in reversed(_prose(answer)):
-        sentences = [] if _HEADING.match(line) else [s for s in _SENTENCE_END.split(line) if not _SIGN_OFF.match(s)]
+    alone is longer): where a session whose last answer it is left off. Its code, headings, sign-offs ("Let me
+    know if…") and a sentence that introduced code ("Now restart the dev server:", shown without its code) are none of
+    it; an answer that ends in a list gives that list after its lead-in (``_the_list``); "" for an answer of code
+    alone."""
+    lines = _prose(answer)
+    while lines:
+        line = lines.pop()
+        if _LIST_ITEM.match(line):
+            return cut(_the_list(line, lines), limit, words=True)
+        sentences = [] if _HEADING.match(line) else [s for s in _SENTENCE_END.split(line) if _stop_sentence(s)]
         if sentences:
             kept = sentences.pop()
             while sentences and len(kept) + 1 + len(sentences[-1]) <= limit:
                 kept = f"{sentences.pop()} {kept}"
             return cut(kept, limit, words=True)
     return ""
+
+
+def _stop_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` may say where an answer stopped: not a sign-off, nor one that introduced what followed."""
+    return not _SIGN_OFF.match(sentence) and not sentence.endswith(":")
+
+
+def _the_list(last: str, before: list[str]) -> str:
+    """The list that ends with item ``last`` (``before`` holds the prose lines before it), its items without their
+    markers after the sentence that introduced it: "The dark mode toggle will now affect: Background colors; Text
+    colors; And all other UI elements". Its last item alone ("- And all other UI elements", "5. Implement the actual
+    navigation logic") said nothing (review44b M3)."""
+    items = [last]
+    while before and _LIST_ITEM.match(before[-1]):
+        items.append(before.pop())
+    listed = "; ".join(_LIST_ITEM.sub("", item, count=1) for item in reversed(items))
+    lead = _SENTENCE_END.split(before[-1])[-1] if before and before[-1].endswith(":") else ""
+    return f"{lead} {listed}" if lead else listed
 
 
 def _prose(answer: str) -> list[str]:

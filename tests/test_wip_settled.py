@@ -311,3 +311,18 @@ def test_one_list_of_sign_offs_settles_none_and_keeps_an_instruction_where_it_st
     assert _findings(_chat_id("asked")) == "- The cache key omits the locale."
     stopped = json.loads(run_deja("wip", "--json", cwd=ci).stdout)["stopped"]
     assert stopped == "If you need to run this on CI, set ANDROID_HOME there too.", stopped
+
+
+def test_where_it_stopped_gives_a_closing_list_with_its_lead_in_and_no_lead_in_without_its_code(
+    fake_home: Path,
+) -> None:
+    """review44b M3: an answer that ended in a list stopped at its last item alone ("- And all other UI elements",
+    the real 2aa483d1's), and a line that introduced code was shown without it ("Now restart the dev server:")."""
+    listed = "The dark mode toggle will now affect:\n- Background colors\n- Text colors\n- And all other UI elements"
+    _answers(fake_home, "list", f"The theme was never saved; it is kept in localStorage now.\n\n{listed}")
+    restart = "Now restart the dev server:\n\n```bash\nng serve\n```"
+    _answers(fake_home, "code", f"I added the route.\n\nThe old bundle is still served. {restart}")
+    assert run_deja("index").returncode == 0
+    affect = "The dark mode toggle will now affect: Background colors; Text colors; And all other UI elements"
+    assert run_deja("ctx", _chat_id("list")).stdout.endswith(f"## Where it stopped\n{affect}\n")
+    assert run_deja("ctx", _chat_id("code")).stdout.endswith("## Where it stopped\nThe old bundle is still served.\n")
