@@ -329,3 +329,19 @@ def test_where_it_stopped_gives_a_closing_list_with_its_lead_in_and_no_lead_in_w
     affect = "The dark mode toggle will now affect: Background colors; Text colors; And all other UI elements"
     assert run_deja("ctx", _chat_id("list")).stdout.endswith(f"## Where it stopped\n{affect}\n")
     assert run_deja("ctx", _chat_id("code")).stdout.endswith("## Where it stopped\nThe old bundle is still served.\n")
+
+
+def test_where_it_stopped_keeps_the_last_whole_sentences_within_300_characters(fake_home: Path) -> None:
+    """review44b L4: nothing held the 300-character limit: the last sentences that fit whole, and one sentence longer
+    than that cut between words."""
+    first = (
+        "The worker read its queue name from the environment, " + "where a trailing space had crept in, " * 5 + "too. "
+    )
+    closing = "I trimmed it in settings.py. The worker connects now. Restart it once after you pull."
+    several = _answers(fake_home, "several", f"{first}{closing}")
+    long = "The route table " + "lists the settings page under its old name and " * 8 + "never loads it."
+    one = _answers(fake_home, "one", long)
+    assert run_deja("index").returncode == 0
+    assert json.loads(run_deja("wip", "--json", cwd=several).stdout)["stopped"] == closing
+    stopped = json.loads(run_deja("wip", "--json", cwd=one).stdout)["stopped"]
+    assert len(stopped) <= 300 and stopped.endswith("old name and…") and long.startswith(stopped[:-1]), stopped
