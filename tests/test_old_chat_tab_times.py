@@ -17,7 +17,8 @@ CHAT_PANEL = "workbench.panel.aichat.view.aichat.chatdata"
 SENT = 1_731_818_220_000
 
 
-def test_show_gives_an_old_chat_tab_its_last_send_only(tmp_path: Path, cli_root: Path) -> None:
+def _tab(tmp_path: Path) -> None:
+    """An old Chat panel tab, ``tab-1``, of two messages, indexed."""
     project = tmp_path / "code" / "site"
     project.mkdir(parents=True)
     workspace = tmp_path / "no-ide" / "workspaceStorage" / "ws-tab"
@@ -29,6 +30,10 @@ def test_show_gives_an_old_chat_tab_its_last_send_only(tmp_path: Path, cli_root:
     tab = {"tabId": "tab-1", "chatTitle": "Python server", "lastSendTime": SENT, "bubbles": bubbles}
     write_state_vscdb(workspace / "state.vscdb", item_table={CHAT_PANEL: {"tabs": [tab]}}, with_disk_kv=False)
     assert run_deja("index").returncode == 0
+
+
+def test_show_gives_an_old_chat_tab_its_last_send_only(tmp_path: Path, cli_root: Path) -> None:
+    _tab(tmp_path)
     shown = run_deja("show", "tab-1")
     assert shown.returncode == 0, shown.stderr
     sent = datetime.fromtimestamp(SENT / 1000).strftime("%Y-%m-%d %H:%M")
@@ -37,3 +42,14 @@ def test_show_gives_an_old_chat_tab_its_last_send_only(tmp_path: Path, cli_root:
     # (its day is its last send's, as before: the dates a search names find it)
     day = datetime.fromtimestamp(SENT / 1000).strftime("%B %-d %Y")
     assert run_deja("search", f"what did I do on {day}").stdout.startswith("Python server\n"), day
+
+
+def test_export_gives_an_old_chat_tabs_messages_no_time(tmp_path: Path, cli_root: Path) -> None:
+    """review44b L2: a Markdown or HTML export said "unknown time" on each of its messages (32 times for the real
+    2aa483d1), where ``deja show`` says nothing."""
+    _tab(tmp_path)
+    markdown = run_deja("export", "tab-1").stdout
+    assert "\n## user\n" in markdown and "\n## assistant\n" in markdown, markdown
+    page = run_deja("export", "tab-1", "--format", "html").stdout
+    assert '<div class="meta">user</div>' in page and '<div class="meta">assistant</div>' in page, page
+    assert "unknown time" not in markdown + page.split("</header>")[1], markdown
