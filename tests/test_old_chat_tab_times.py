@@ -5,7 +5,8 @@ Stamped with it, ``deja show`` gave all of a chat's messages the time of its las
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import run_deja
@@ -53,3 +54,11 @@ def test_export_gives_an_old_chat_tabs_messages_no_time(tmp_path: Path, cli_root
     page = run_deja("export", "tab-1", "--format", "html").stdout
     assert '<div class="meta">user</div>' in page and '<div class="meta">assistant</div>' in page, page
     assert "unknown time" not in markdown + page.split("</header>")[1], markdown
+
+
+def test_json_gives_an_old_chat_tab_no_start_and_its_last_send_as_updated(tmp_path: Path, cli_root: Path) -> None:
+    """review44b L3: ``started: null`` is what README's ``--json`` section says a chat that kept no start gives."""
+    _tab(tmp_path)
+    session = json.loads(run_deja("sessions", "--json").stdout)["sessions"][0]
+    sent = datetime.fromtimestamp(SENT / 1000, UTC)
+    assert session["started"] is None and datetime.fromisoformat(session["updated"]) == sent, session
