@@ -19,13 +19,22 @@ import re
 
 from .lines import cut, one_line
 
+#: The start of a sentence that closes an answer without saying what was found or done, nor where it stopped
+#: ("Let me know if you need anything else.", "If you have any questions, just ask."); "If you need to run this on
+#: CI, set ANDROID_HOME there too." is an instruction (review44b L1: two lists of these disagreed).
+_SIGN_OFF_WORDS = (
+    r"let me know|feel free|hope this|i hope|happy to help|if you have any|is there anything|would you like|"
+    r"if you(?:'d| would) like(?=,| me\b| any| more| further| to see)|"
+    r"if you need (?:any|anything|more|further|help|additional|assistance)"
+)
+_SIGN_OFF = re.compile(rf"({_SIGN_OFF_WORDS})\b", re.IGNORECASE)
+
 #: The start of a sentence that opens or closes an answer rather than saying what was found or done, after a word
 #: of order ("First, let's…") or a reference to the ask ("Based on your request, I'll…"): the sentence goes.
 _OPENER = re.compile(
     r"((now|first|next|then|so|finally)\b,?\s*|based on [^,.]*,\s*)?"
     r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|let us|we'll need|we will need|"
-    r"we need|feel free|"
-    r"hope this|i hope|if you need|if you'd like|would you like)\b",
+    rf"we need|{_SIGN_OFF_WORDS})\b",
     re.IGNORECASE,
 )
 
@@ -39,10 +48,18 @@ _ADMISSION = re.compile(
     re.IGNORECASE,
 )
 
-#: What follows an apology when it corrects nothing but says what the agent cannot do or did ("I apologize, but I
-#: cannot see the file.", "Sorry, I should have asked."): the sentence goes whole, not as the finding "But I cannot
-#: see the file." (review43e L3).
-_NO_CORRECTION = re.compile(r"(but|i)\b", re.IGNORECASE)
+#: What follows an apology when it corrects nothing but says what the agent cannot do or should have done ("I
+#: apologize, but I cannot see the file.", "Sorry, I should have asked."): the sentence goes whole, not as the finding
+#: "But I cannot see the file." (review43e L3). Any other remainder is the correction, even one that opens with "but"
+#: or "I" ("…, but the error is actually in main.ts", "I made a mistake: I imported X twice.": review44b M1).
+_NO_CORRECTION = re.compile(
+    r"(but\s+)?i\s*('m|am|was)?\s*(can't|cannot|can not|couldn't|could not|unable|not able|don't|do not|"
+    r"should have|should've)\b",
+    re.IGNORECASE,
+)
+
+#: The "but" that joins an apology to its correction: "…, but the error is in main.ts" gives "The error is in…".
+_BUT = re.compile(r"but\s+", re.IGNORECASE)
 
 #: A word of assent before what is said, with its punctuation: it alone goes ("OK: the key lost its newline." →
 #: "The key lost…"; "Great catch: the pool…" keeps its "Great").
@@ -72,12 +89,18 @@ _LIST_ITEM = re.compile(r"(\d+[.)]|[-*•])\s+")
 #: nothing, and the Markdown bold around "Fixed" hid its past tense: review43d M3; "Need", "Speed" and "Embed" are
 #: none.)
 _DONE = re.compile(
-    r"(\*\*|__)?((?!(Need|Speed|Embed|Feed|Seed|Bleed)\b)[A-Z][a-z]+ed|(The|This|That|It|Its|There)\s\w+\s+\w+)\b"
+    r"(\*\*|__)?((?!(Need|Speed|Embed|Feed|Seed|Bleed)\b)[A-Z][a-z]+ed\b|"
+    r"(?P<opener>(The|This|That|It|Its|There)\s\w+\s+\w+\b))"
 )
 
-#: Words that make an item opening with "The"/"It" a step to take, not a finding: "1. The first thing to do is
-#: delete the dist folder.", "1. It is best to delete node_modules" (review43e L4).
+#: Words that make an item opening with "The"/"It" a step to take, not a finding, when they are among its first
+#: words: "1. The first thing to do is delete the dist folder.", "1. It is best to delete node_modules" (review43e
+#: L4). Further on they say what was found ("1. It turned out the key needs to be base64."), and after a past tense
+#: what was done ("- Fixed the import so the page should load now": review44b M2).
 _ADVICE = re.compile(r"\b(first thing|next thing|best to|should|must|need to|needs to|have to|recommended)\b", re.I)
+
+#: How many of an item's first words ``_ADVICE`` looks at.
+_ADVICE_WORDS = 4
 
 #: An item's first words in bold ("**Fixed** the null check"): shown without the Markdown.
 _BOLD_LEAD = re.compile(r"\A(\*\*|__)(.+?)\1")
@@ -99,12 +122,6 @@ _CLAUSE = frozenset({"how", "if", "that", "what", "whether", "where", "which", "
 #: Words after which an -ed word describes a thing ("the updated config") rather than saying what happened.
 _DETERMINERS = frozenset({"a", "an", "its", "my", "our", "the", "their", "these", "this", "those", "your"})
 
-#: A sentence that closes an answer without saying where it stopped ("Let me know if you need anything else.").
-_SIGN_OFF = re.compile(
-    r"(let me know|feel free|hope this|i hope|if you need|if you'd like|if you have any|would you like|happy to help)\b",
-    re.IGNORECASE,
-)
-
 #: The most of a last answer that says where its session stopped: ``ctx`` repeated a whole answer from its first
 #: line, and ``wip --json``'s ``stopped`` held 2 KB of SCSS (trial43 F10).
 STOPPED_CHARS = 300
@@ -123,7 +140,7 @@ def settled_line(answer: str, limit: int = 240) -> str:
         if _HEADING.match(line):
             continue
         if item := _LIST_ITEM.match(line):
-            if _DONE.match(line, item.end()) and not _ADVICE.search(line):  # (not "1. Delete the dist folder")
+            if _done(line[item.end() :]):  # (not "1. Delete the dist folder")
                 done.append(_BOLD_LEAD.sub(r"\2", line[item.end() :], count=1))
         elif kept := _said(line):
             said.append(kept)
@@ -132,10 +149,16 @@ def settled_line(answer: str, limit: int = 240) -> str:
 
 def where_it_stopped(answer: str, limit: int = STOPPED_CHARS) -> str:
     """The last sentences of ``answer``'s prose, up to ``limit`` characters (the last one cut between words when it
-    alone is longer): where a session whose last answer it is left off. Its code, headings and sign-offs ("Let me
-    know if…") are none of it; "" for an answer of code alone."""
-    for line in reversed(_prose(answer)):
-        sentences = [] if _HEADING.match(line) else [s for s in _SENTENCE_END.split(line) if not _SIGN_OFF.match(s)]
+    alone is longer): where a session whose last answer it is left off. Its code, headings, sign-offs ("Let me
+    know if…") and a sentence that introduced code ("Now restart the dev server:", shown without its code) are none of
+    it; an answer that ends in a list gives that list after its lead-in (``_the_list``); "" for an answer of code
+    alone."""
+    lines = _prose(answer)
+    while lines:
+        line = lines.pop()
+        if _LIST_ITEM.match(line):
+            return cut(_the_list(line, lines), limit, words=True)
+        sentences = [] if _HEADING.match(line) else [s for s in _SENTENCE_END.split(line) if _stop_sentence(s)]
         if sentences:
             kept = sentences.pop()
             while sentences and len(kept) + 1 + len(sentences[-1]) <= limit:
@@ -144,11 +167,36 @@ def where_it_stopped(answer: str, limit: int = STOPPED_CHARS) -> str:
     return ""
 
 
+def _stop_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` may say where an answer stopped: not a sign-off, nor one that introduced what followed."""
+    return not _SIGN_OFF.match(sentence) and not sentence.endswith(":")
+
+
+def _the_list(last: str, before: list[str]) -> str:
+    """The list that ends with item ``last`` (``before`` holds the prose lines before it), its items without their
+    markers after the sentence that introduced it: "The dark mode toggle will now affect: Background colors; Text
+    colors; And all other UI elements". Its last item alone ("- And all other UI elements", "5. Implement the actual
+    navigation logic") said nothing (review44b M3)."""
+    items = [last]
+    while before and _LIST_ITEM.match(before[-1]):
+        items.append(before.pop())
+    listed = "; ".join(_LIST_ITEM.sub("", item, count=1) for item in reversed(items))
+    lead = _SENTENCE_END.split(before[-1])[-1] if before and before[-1].endswith(":") else ""
+    return f"{lead} {listed}" if lead else listed
+
+
 def _prose(answer: str) -> list[str]:
     """The lines of ``answer`` outside its fenced code blocks, blanks joined."""
     return [
         joined for part in prose_and_code(answer)[0] for line in part.splitlines() if (joined := " ".join(line.split()))
     ]
+
+
+def _done(item: str) -> bool:
+    """Whether list item ``item`` (without its marker) says what was done or found, not a step to take."""
+    if not (done := _DONE.match(item)):
+        return False
+    return not (done["opener"] and _ADVICE.search(" ".join(item.split()[:_ADVICE_WORDS])))
 
 
 def _said(line: str) -> str:
@@ -164,6 +212,8 @@ def _said(line: str) -> str:
             sentence, apologised = _capitalised(sentence[admitted.end() :]), True
         if apologised and _NO_CORRECTION.match(sentence):
             continue
+        if apologised and (but := _BUT.match(sentence)):
+            sentence = _capitalised(sentence[but.end() :])
         if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):
             kept.append(sentence)
     return " ".join(kept)

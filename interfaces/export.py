@@ -67,6 +67,13 @@ def _markdown_call(call: ToolCall) -> list[str]:
     return lines
 
 
+def _whose(message: Message) -> str:
+    """Whose ``message`` is and when it was written (``assistant · 2024-11-17 04:37``), or whose alone for a message
+    with no time: an old Chat panel tab's have none, and each said "unknown time" (review44b L2; ``deja show`` says
+    nothing there either)."""
+    return f"{message.role} · {when(message.timestamp)}" if message.timestamp else message.role
+
+
 def to_markdown(meta: SessionMeta, messages: list[Message]) -> str:
     """The session as a Markdown transcript: a heading per turn, tool calls with results and diffs."""
     out = [f"# {meta.title or meta.asked or meta.id}", ""]
@@ -75,7 +82,7 @@ def to_markdown(meta: SessionMeta, messages: list[Message]) -> str:
         out.append(f"- project: {meta.project} (`{meta.project_dir}`)")
     out += [f"- started: {iso(meta.started) or 'unknown'}", f"- updated: {iso(meta.updated) or 'unknown'}", ""]
     for message in messages:
-        out.append(f"## {message.role} · {when(message.timestamp)}")
+        out.append(f"## {_whose(message)}")
         out.append("")
         if message.text.strip():
             out += [message.text.rstrip(), ""]
@@ -148,7 +155,7 @@ def to_html(meta: SessionMeta, messages: list[Message]) -> str:
     body.append(f"<p>{html.escape(when(meta.started))} – {html.escape(when(meta.updated))}</p></header>")
     for message in messages:
         body.append(f'<section class="message {message.role}">')
-        body.append(f'<div class="meta">{message.role} · {html.escape(when(message.timestamp))}</div>')
+        body.append(f'<div class="meta">{html.escape(_whose(message))}</div>')
         if message.text.strip():
             body.append(f'<div class="text">{html.escape(message.text.rstrip())}</div>')
         body += [_html_call(call) for call in message.tool_calls]

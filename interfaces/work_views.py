@@ -370,8 +370,8 @@ def ctx_markdown(d: Digest, budget: int) -> str:
     if d.failed_last:
         before = f" Its last answer, written before that: {d.stopped}" if d.stopped else ""
         parts += ["## Where it stopped", f"It {d.failed_last}.{before}", ""]
-    elif d.stopped:
-        parts += ["## Where it stopped", d.stopped, ""]
+    elif d.stopped and not any(d.stopped in line for line in d.settled):
+        parts += ["## Where it stopped", d.stopped, ""]  # (not the last finding again: review44b M4)
     return "\n".join(lines_within(parts, budget)).rstrip() + "\n"
 
 

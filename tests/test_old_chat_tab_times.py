@@ -5,7 +5,8 @@ Stamped with it, ``deja show`` gave all of a chat's messages the time of its las
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import run_deja
@@ -17,7 +18,8 @@ CHAT_PANEL = "workbench.panel.aichat.view.aichat.chatdata"
 SENT = 1_731_818_220_000
 
 
-def test_show_gives_an_old_chat_tab_its_last_send_only(tmp_path: Path, cli_root: Path) -> None:
+def _tab(tmp_path: Path) -> None:
+    """An old Chat panel tab, ``tab-1``, of two messages, indexed."""
     project = tmp_path / "code" / "site"
     project.mkdir(parents=True)
     workspace = tmp_path / "no-ide" / "workspaceStorage" / "ws-tab"
@@ -29,6 +31,10 @@ def test_show_gives_an_old_chat_tab_its_last_send_only(tmp_path: Path, cli_root:
     tab = {"tabId": "tab-1", "chatTitle": "Python server", "lastSendTime": SENT, "bubbles": bubbles}
     write_state_vscdb(workspace / "state.vscdb", item_table={CHAT_PANEL: {"tabs": [tab]}}, with_disk_kv=False)
     assert run_deja("index").returncode == 0
+
+
+def test_show_gives_an_old_chat_tab_its_last_send_only(tmp_path: Path, cli_root: Path) -> None:
+    _tab(tmp_path)
     shown = run_deja("show", "tab-1")
     assert shown.returncode == 0, shown.stderr
     sent = datetime.fromtimestamp(SENT / 1000).strftime("%Y-%m-%d %H:%M")
@@ -37,3 +43,22 @@ def test_show_gives_an_old_chat_tab_its_last_send_only(tmp_path: Path, cli_root:
     # (its day is its last send's, as before: the dates a search names find it)
     day = datetime.fromtimestamp(SENT / 1000).strftime("%B %-d %Y")
     assert run_deja("search", f"what did I do on {day}").stdout.startswith("Python server\n"), day
+
+
+def test_export_gives_an_old_chat_tabs_messages_no_time(tmp_path: Path, cli_root: Path) -> None:
+    """review44b L2: a Markdown or HTML export said "unknown time" on each of its messages (32 times for the real
+    2aa483d1), where ``deja show`` says nothing."""
+    _tab(tmp_path)
+    markdown = run_deja("export", "tab-1").stdout
+    assert "\n## user\n" in markdown and "\n## assistant\n" in markdown, markdown
+    page = run_deja("export", "tab-1", "--format", "html").stdout
+    assert '<div class="meta">user</div>' in page and '<div class="meta">assistant</div>' in page, page
+    assert "unknown time" not in markdown + page.split("</header>")[1], markdown
+
+
+def test_json_gives_an_old_chat_tab_no_start_and_its_last_send_as_updated(tmp_path: Path, cli_root: Path) -> None:
+    """review44b L3: ``started: null`` is what README's ``--json`` section says a chat that kept no start gives."""
+    _tab(tmp_path)
+    session = json.loads(run_deja("sessions", "--json").stdout)["sessions"][0]
+    sent = datetime.fromtimestamp(SENT / 1000, UTC)
+    assert session["started"] is None and datetime.fromisoformat(session["updated"]) == sent, session
