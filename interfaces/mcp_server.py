@@ -517,7 +517,10 @@ def _no_wip(index: Index, folder: str, here: str, why: str) -> str:
     if why == NO_FOLDER:
         return f"no folder {echoed(here, PATH_CHARS)}; `recent` lists the latest sessions and their projects"
     if not any_project(index):  # (trial43 F8: "every project is below it" where there was none)
-        return "no session has a project (deja placed none in a folder); `recent` lists the latest sessions"
+        return (
+            f"no session ran in {echoed(folder, PATH_CHARS)}, and none has a project (deja placed none in a folder); "
+            "`recent` lists the latest sessions"
+        )
     below = " itself, and every project is below it: give a project's folder" if why == HOME_FOLDER else ""
     return (
         f"no session ran in {echoed(folder, PATH_CHARS)}{below}; `recent` lists the latest sessions and their projects"

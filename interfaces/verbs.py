@@ -186,7 +186,8 @@ def _wip_project(index: Index, folder: str, asked: Path) -> tuple[str, bool]:
         fail(f"{folder} is the root folder, no project's: give a project's folder", code=2)
     if not project and why != NO_FOLDER and not any_project(index):
         fail(
-            "no session has a project (deja placed none in a folder): `deja ctx ID` digests one that `deja sessions` lists"
+            f"no session ran in {echoed(folder, PATH_CHARS)}, and none has a project (deja placed none in a folder): "
+            "`deja ctx ID` digests one that `deja sessions` lists"
         )
     if why == HOME_FOLDER:
         from ..core.text import shell_word

@@ -51,9 +51,12 @@ def test_wip_where_no_session_has_a_project_says_so(tmp_path: Path, cli_root: Pa
         ran = run_deja("wip", cwd=folder)
         assert ran.returncode == 1, ran.stderr
         assert ran.stderr == (
-            "deja: no session has a project (deja placed none in a folder): `deja ctx ID` digests one that"
-            " `deja sessions` lists\n"
+            f"deja: no session ran in {folder}, and none has a project (deja placed none in a folder): `deja ctx ID`"
+            " digests one that `deja sessions` lists\n"
         ), ran.stderr
     text, answer = work_answer(Index.open(tmp_path / "deja"), "wip", str(elsewhere), None)  # (the MCP tool's)
-    assert text == "no session has a project (deja placed none in a folder); `recent` lists the latest sessions"
+    assert text == (
+        f"no session ran in {elsewhere}, and none has a project (deja placed none in a folder); `recent` lists the"
+        " latest sessions"
+    )
     assert answer["session"] is None
