@@ -850,10 +850,11 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         ("sentry",),
         group=1,
     ),
-    # (or a ``+``, a space as a query string writes it: ``authorization=Bearer+…``, review43d)
+    # (or a ``+``, a space as a query string writes it: ``authorization=Bearer+…``, review43d; a token after one holds
+    # no ``+``, which a query writes ``%2B``: ``?q=Bearer+token+authentication+in+fastapi+2024`` is words, review44a M1)
     Rule(
         "bearer",
-        r"(?:[Bb]earer|BEARER)(?:\s+|\+)([A-Za-z0-9._~+/-]{16,}=*)",
+        r"(?:[Bb]earer|BEARER)(?:\s+|\+)((?<=\+)[A-Za-z0-9._~/-]{16,}=*|(?<!\+)[A-Za-z0-9._~+/-]{16,}=*)",
         ("bearer",),
         group=1,
         check=_header_value,

@@ -133,3 +133,20 @@ def test_a_bearer_token_after_a_plus_in_a_query_is_redacted(written: str) -> Non
 )
 def test_a_plus_elsewhere_is_kept(written: str) -> None:
     assert redact(written) == written
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "https://duckduckgo.com/?q=Bearer+token+authentication+in+fastapi+2024",
+        "https://stackoverflow.com/search?q=Bearer+token+vs+JWT+oauth2+python3",
+        "https://google.com/search?q=bearer+token+expired+error+401+unauthorized",
+        "https://github.com/search?q=Authorization+Bearer+header+axios+interceptor+v1.6.2&type=code",
+        "title=Using+Bearer+tokens+with+OAuth2+in+Node18&id=4",
+    ],
+)
+def test_a_search_for_bearer_tokens_keeps_its_words(written: str) -> None:
+    """After ``Bearer+`` a token holds no ``+`` (a query writes one ``%2B``): the rest of a searched query, joined by
+    ``+`` and with a digit somewhere, was taken for one token and lost from the index (review44a M1)."""
+    for out in (redact(written), as_indexed(written)):
+        assert out == written
