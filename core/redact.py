@@ -22,6 +22,7 @@ from __future__ import annotations
 from .patterns import Lazy
 from .redaction import (
     CONTEXT_GATE_BUT_NETRC,
+    MARKER,
     SENTENCE_PASSWORD_NAMES,
     TOKEN_GATE,
     WORD_CHARS,
@@ -2089,12 +2090,42 @@ def _redacted_as_unescaped(text: str, written: str, decoded: str, where: list[in
     as_written = _redactions(text, written)
     if as_written is None:  # (two markers side by side: the rules read ``written`` as its escapes read, as before)
         text, (decoded, where), as_written = written, unescaped(written), []
-    as_read = [
-        (where[start], where[end], marker)
-        for start, end, marker in (replaced(decoded, _by_the_rules(decoded)) if decoded else ())
-        if decoded[start:end] != marker  # (not one a text indexed before held already)
-    ]
+    as_read = [(where[start], where[end], marker) for start, end, marker in _redactions_read(decoded)]
     return _put_back(text, sorted([*as_written, *as_read]))
+
+
+def _redactions_read(decoded: str) -> list[tuple[int, int, str]]:
+    """Each redaction the rules make in ``decoded`` (``_redactions``). Where they cannot be placed on it (a rule that
+    rewrites a value's shape: terraform's sensitive object becomes one string), the whole run between what the rules
+    left as it was is one redaction: those were dropped, and ``{&quot;pw&quot;: &quot;…`` kept its secret
+    (review44a M2)."""
+    if not decoded:
+        return []
+    scrubbed = _by_the_rules(decoded)
+    spans = _redactions(decoded, scrubbed)
+    if spans is not None:
+        return spans
+    start = _alike(decoded, scrubbed)
+    after = _alike(decoded[start:][::-1], scrubbed[start:][::-1])  # (what both end with, after ``start``)
+    markers = _markers_in(scrubbed[start : len(scrubbed) - after])
+    end = len(decoded) - after
+    return [(start, end, markers)] if decoded[start:end] != markers else []
+
+
+def _alike(one: str, other: str) -> int:
+    """How many characters ``one`` and ``other`` start with alike."""
+    size = min(len(one), len(other))
+    return next((at for at in range(size) if one[at] != other[at]), size)
+
+
+def _markers_in(text: str) -> str:
+    """The markers in ``text``, side by side (``"[redacted:secret]"`` has ``[redacted:secret]``)."""
+    markers = []
+    at = text.find(MARKER)
+    while at >= 0 and (end := text.find("]", at) + 1):
+        markers.append(text[at:end])
+        at = text.find(MARKER, end)
+    return "".join(markers) or "[redacted:secret]"
 
 
 def _put_back(text: str, spans: list[tuple[int, int, str]]) -> str:

@@ -8,7 +8,7 @@ import random
 import urllib.parse
 
 import pytest
-from redaction_corpus import SECRETS
+from redaction_corpus import SECRETS, Secret
 
 from deja.core.redact import redact
 from deja.core.redaction import as_indexed
@@ -150,3 +150,20 @@ def test_a_search_for_bearer_tokens_keeps_its_words(written: str) -> None:
     ``+`` and with a digit somewhere, was taken for one token and lost from the index (review44a M1)."""
     for out in (redact(written), as_indexed(written)):
         assert out == written
+
+
+#: Terraform's ``"sensitive": true`` outputs whose value is an object, a map or a list (``redaction_corpus``): the
+#: rule turns the value into one string, a change the decoded pass could not place on the text as written.
+TERRAFORM_SENSITIVE = [s for s in SECRETS if s.name.startswith("terraform-sensitive-")]
+
+
+@pytest.mark.parametrize("quote", ["&quot;", "&#34;", "\\u0022", "%22"])
+@pytest.mark.parametrize("sensitive", TERRAFORM_SENSITIVE, ids=lambda s: s.name)
+def test_a_terraform_sensitive_object_with_escaped_quotes_is_redacted(sensitive: Secret, quote: str) -> None:
+    """``{&quot;pw&quot;: &quot;…&quot;}`` after ``&quot;sensitive&quot;: true``: the rules redacted the decoded text,
+    and that redaction was dropped, keeping the secret as written (review44a M2). Now the run the rules changed is
+    redacted whole."""
+    written = sensitive.text.replace('\\"', "\0").replace('"', quote).replace("\0", '\\"')
+    for out in (redact(written), as_indexed(written)):
+        assert sensitive.secret not in out and f"value{quote}: [redacted:secret]" in out, out
+        assert redact(out) == out
