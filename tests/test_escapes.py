@@ -167,3 +167,12 @@ def test_a_terraform_sensitive_object_with_escaped_quotes_is_redacted(sensitive:
     for out in (redact(written), as_indexed(written)):
         assert sensitive.secret not in out and f"value{quote}: [redacted:secret]" in out, out
         assert redact(out) == out
+
+
+@pytest.mark.parametrize("emoji", ["%F0%9F%98%80", "%F0%9F%94%91", "\\ud83d\\udd11", "\\U0001F511"])
+def test_a_token_after_an_escaped_emoji_is_redacted(emoji: str) -> None:
+    """An emoji is no word's character, however it is escaped: a URL's four bytes and a JSON string's surrogate pair
+    are longer than the ten characters looked back for, and the token after them was kept (review44a L1)."""
+    token = next(s.secret for s in SECRETS if s.kind == "github-token")
+    for out in (redact(f"note:{emoji}{token}"), as_indexed(f"note:{emoji}{token}")):
+        assert out == f"note:{emoji}[redacted:github-token]", out
