@@ -19,6 +19,7 @@ change rebuilds it.
 
 from __future__ import annotations
 
+from .escapes import escapes
 from .patterns import Lazy
 from .redaction import (
     CONTEXT_GATE_BUT_NETRC,
@@ -1554,7 +1555,7 @@ def _sentences(text: str) -> str:
         start, end = match.span("value")
         if match.start() < last:  # (inside the value of the one before)
             continue
-        kept = _before_an_html_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_an_escaped_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         password = lowered.startswith(_PASSWORD_NAMES, match.start())
         if not _a_verb_gives_it(lowered, match, kept, password):
             continue
@@ -1605,7 +1606,7 @@ def _listed_values(text: str, lowered: str, last: int, parts: list[str], passwor
     noun is a password's own name, ``_looks_made``.)"""
     while (match := _LISTED_VALUE.match(lowered, last)) is not None:
         start, end = match.span("value")
-        kept = _before_an_html_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_an_escaped_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         if not _looks_made(kept.rstrip("!?"), password):
             break
         parts += (text[last:start], "[redacted:secret]")
@@ -1644,16 +1645,16 @@ def _matches_from(
     return [found[at] for at in sorted(found)]
 
 
-#: HTML's quotes (a page's ``&quot;Password is correct.&quot;``): one ends a value, as a quote would.
-_HTML_QUOTES = ("&quot;", "&#34;", "&#39;", "&apos;")
+#: What a quote stands for, however it is spelt.
+_QUOTES = frozenset("\"'")
 
 
-def _before_an_html_quote(value: str) -> str:
-    """``value`` up to the first of HTML's quotes in it."""
-    if "&" in value:
-        for entity in _HTML_QUOTES:
-            value = value.partition(entity)[0]
-    return value
+def _before_an_escaped_quote(value: str) -> str:
+    """``value`` up to the first escaped quote in it (a page's ``&quot;Password is correct.&quot;``): one ends a value,
+    as a quote would. Every spelling the one escape reader reads (``escapes``: ``&#x22;``, ``&QUOT;``, ``\\u0022``),
+    not a list of four beside it: ``&#x22;…&#x22;`` left the marker a stray ``;`` (review44a L3)."""
+    quote = next(escapes(value, _QUOTES.__contains__), None)
+    return value if quote is None else value[: quote[0]]
 
 
 def _after_a_verb(lowered: str, at: int, verb: Lazy) -> bool:

@@ -176,3 +176,14 @@ def test_a_token_after_an_escaped_emoji_is_redacted(emoji: str) -> None:
     token = next(s.secret for s in SECRETS if s.kind == "github-token")
     for out in (redact(f"note:{emoji}{token}"), as_indexed(f"note:{emoji}{token}")):
         assert out == f"note:{emoji}[redacted:github-token]", out
+
+
+@pytest.mark.parametrize(
+    "quote", ["&#x22;", "&#X22;", "&QUOT;", "&#x27;", "&#039;", "&quot", "\\u0022", "&quot;", "&#34;", "&apos;", "%22"]
+)
+def test_a_secret_quoted_in_a_sentence_keeps_its_quotes(quote: str) -> None:
+    """A sentence's value ends at any spelling of a quote the one reader reads: with ``&#x22;`` the marker took the
+    opening quote and left a stray ``;`` (review44a L3)."""
+    written = f"The password is {quote}Tr0ub4dor3xyz{quote}."
+    for out in (redact(written), as_indexed(written)):
+        assert out == f"The password is {quote}[redacted:secret]{quote}.", out
