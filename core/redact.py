@@ -2096,27 +2096,72 @@ def _redacted_as_unescaped(text: str, written: str, decoded: str, where: list[in
 
 
 def _redactions_read(decoded: str) -> list[tuple[int, int, str]]:
-    """Each redaction the rules make in ``decoded`` (``_redactions``). Where they cannot be placed on it (a rule that
-    rewrites a value's shape: terraform's sensitive object becomes one string), the whole run between what the rules
-    left as it was is one redaction: those were dropped, and ``{&quot;pw&quot;: &quot;…`` kept its secret
-    (review44a M2)."""
+    """Each redaction the rules make in ``decoded`` (``_redactions``). Where a rule rewrote a value's shape
+    (terraform's sensitive object becomes one string), each marker stands for the value it replaced, found by walking
+    both texts (``_aligned``), or else the whole run between what the rules left as it was is one redaction: those
+    were dropped, and ``{&quot;pw&quot;: &quot;…`` kept its secret (review44a M2)."""
     if not decoded:
         return []
     scrubbed = _by_the_rules(decoded)
     spans = _redactions(decoded, scrubbed)
-    if spans is not None:
-        return spans
-    start = _alike(decoded, scrubbed)
-    after = _alike(decoded[start:][::-1], scrubbed[start:][::-1])  # (what both end with, after ``start``)
-    markers = _markers_in(scrubbed[start : len(scrubbed) - after])
-    end = len(decoded) - after
-    return [(start, end, markers)] if decoded[start:end] != markers else []
+    if spans is None:
+        spans = _aligned(decoded, scrubbed)
+    if spans is None:
+        start = _alike(decoded, 0, scrubbed, 0)
+        after = _alike(decoded[start:][::-1], 0, scrubbed[start:][::-1], 0)  # (what both end with, after ``start``)
+        spans = [(start, len(decoded) - after, _markers_in(scrubbed[start : len(scrubbed) - after]))]
+    return [(start, end, marker) for start, end, marker in spans if decoded[start:end] != marker]
 
 
-def _alike(one: str, other: str) -> int:
-    """How many characters ``one`` and ``other`` start with alike."""
-    size = min(len(one), len(other))
-    return next((at for at in range(size) if one[at] != other[at]), size)
+#: How many characters a rule may write beside its marker (terraform's quotes around the string an object becomes).
+_BESIDE_A_MARKER = 4
+#: How much of the text after a marker is looked for, to find where the value it replaced ends.
+_ANCHOR = 32
+
+
+def _aligned(decoded: str, scrubbed: str) -> list[tuple[int, int, str]] | None:
+    """Each (start, end, marker) of ``decoded`` a marker of ``scrubbed`` (the rules' output) stands for, found by
+    walking both: the text between markers is alike, but a few characters a rule wrote beside its marker
+    (``_BESIDE_A_MARKER``), and a value ends where the text after its marker is next found. None where they do not
+    walk together."""
+    spans: list[tuple[int, int, str]] = []
+    at = done = 0  # (in ``decoded``, in ``scrubbed``)
+    while True:
+        same = _alike(decoded, at, scrubbed, done)
+        at, done = at + same, done + same
+        if at == len(decoded) and done == len(scrubbed):
+            return spans
+        start = scrubbed.find(MARKER, done)
+        if start < 0 or start - done > _BESIDE_A_MARKER:
+            return None
+        close = scrubbed.find("]", start) + 1
+        while close and scrubbed.startswith(MARKER, close):  # (markers side by side: one span)
+            close = scrubbed.find("]", close) + 1
+        if not close:
+            return None
+        for beside in range(_BESIDE_A_MARKER + 1):
+            anchor = scrubbed[close + beside : close + beside + _ANCHOR]
+            if close + beside + _ANCHOR < len(scrubbed):
+                end = decoded.find(anchor, at)
+            else:  # (the rest of the text: where ``decoded`` ends with it, not the first ``"}}`` in the value)
+                end = len(decoded) - len(anchor) if decoded.endswith(anchor) else -1
+            if end >= at:
+                break
+        else:
+            return None
+        spans.append((at, end, scrubbed[start:close]))
+        at, done = end, close + beside
+
+
+def _alike(one: str, at: int, other: str, start: int) -> int:
+    """How many characters ``one`` from ``at`` and ``other`` from ``start`` have alike, in a row."""
+    most = min(len(one) - at, len(other) - start)
+    size = 0
+    while size + 256 <= most and one[at + size : at + size + 256] == other[start + size : start + size + 256]:
+        size += 256
+    while size < most and one[at + size] == other[start + size]:
+        size += 1
+    return size
 
 
 def _markers_in(text: str) -> str:

@@ -187,3 +187,33 @@ def test_a_secret_quoted_in_a_sentence_keeps_its_quotes(quote: str) -> None:
     written = f"The password is {quote}Tr0ub4dor3xyz{quote}."
     for out in (redact(written), as_indexed(written)):
         assert out == f"The password is {quote}[redacted:secret]{quote}.", out
+
+
+def _terraform_object(name: str, secret: str) -> str:
+    """A ``terraform output -json`` sensitive object holding ``secret``, its quotes written ``&quot;``."""
+    plain = (
+        f'{{"{name}": {{"sensitive": true, "type": ["object", {{"pw": "string"}}], "value": {{"pw": "{secret}"}}}}}}'
+    )
+    return plain.replace('"', "&quot;")
+
+
+def test_the_words_between_two_terraform_sensitive_objects_with_escaped_quotes_are_kept() -> None:
+    """Each object's value is redacted where it was written, not the whole run from the first to the last."""
+    words = "\nthe staging plan applied cleanly after the queue drained\n"
+    written = _terraform_object("db", "Xk9mPq2LwRt8") + words + _terraform_object("cache", "Qw8zRt5YuIo3")
+    for out in (redact(written), as_indexed(written)):
+        assert "Xk9mPq2LwRt8" not in out and "Qw8zRt5YuIo3" not in out and words in out, out
+        assert out.count("&quot;value&quot;: [redacted:secret]}}") == 2, out
+
+
+def test_a_terraform_sensitive_value_holding_what_follows_it_is_redacted() -> None:
+    """A value holding the text that follows it cannot be walked to its end (where that text is next found is inside
+    the value): the whole run the rules changed goes."""
+    after = " and then the staging plan applied cleanly"
+    written = _terraform_object("db", f'Xk9m\\"}}}}{after} Pq2Lw') + after
+    for out in (redact(written), as_indexed(written)):
+        assert (
+            "Xk9m" not in out
+            and "Pq2Lw" not in out
+            and out.endswith(f"&quot;value&quot;: [redacted:secret]}}}}{after}")
+        )
