@@ -91,6 +91,18 @@ def escape_at(text: str, at: int, named: Callable[[str], str | None] = NAMED_ENT
     return (NAMED_ENTITIES[bare], at + 1 + len(bare)) if bare else None
 
 
+def surrogate_pair_at(text: str, at: int) -> tuple[str, int] | None:
+    """The character a JSON string's pair of surrogate escapes from ``at`` stands for (``\\ud83d\\udd11``, how
+    ``ensure_ascii`` writes a character past U+FFFF) and where the pair ends; None where no pair starts. ``escape_at``
+    reads neither half alone; redaction asks what comes before a token with it (``redaction.escape_ending``)."""
+    if text[at : at + 2] != "\\u" or text[at + 6 : at + 8] != "\\u":
+        return None
+    high, low = _hex_run(text, at + 2, 4), _hex_run(text, at + 8, 4)
+    if high is None or low is None or not (0xD800 <= high <= 0xDBFF and 0xDC00 <= low <= 0xDFFF):
+        return None
+    return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)), at + 12
+
+
 def _hex_run(text: str, start: int, width: int) -> int | None:
     digits = text[start : start + width]
     return int(digits, 16) if len(digits) == width and _HEX.issuperset(digits) else None

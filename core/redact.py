@@ -19,9 +19,11 @@ change rebuilds it.
 
 from __future__ import annotations
 
+from .escapes import escapes
 from .patterns import Lazy
 from .redaction import (
     CONTEXT_GATE_BUT_NETRC,
+    MARKER,
     SENTENCE_PASSWORD_NAMES,
     TOKEN_GATE,
     WORD_CHARS,
@@ -850,10 +852,11 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         ("sentry",),
         group=1,
     ),
-    # (or a ``+``, a space as a query string writes it: ``authorization=Bearer+…``, review43d)
+    # (or a ``+``, a space as a query string writes it: ``authorization=Bearer+…``, review43d; a token after one holds
+    # no ``+``, which a query writes ``%2B``: ``?q=Bearer+token+authentication+in+fastapi+2024`` is words, review44a M1)
     Rule(
         "bearer",
-        r"(?:[Bb]earer|BEARER)(?:\s+|\+)([A-Za-z0-9._~+/-]{16,}=*)",
+        r"(?:[Bb]earer|BEARER)(?:\s+|\+)((?<=\+)[A-Za-z0-9._~/-]{16,}=*|(?<!\+)[A-Za-z0-9._~+/-]{16,}=*)",
         ("bearer",),
         group=1,
         check=_header_value,
@@ -1552,7 +1555,7 @@ def _sentences(text: str) -> str:
         start, end = match.span("value")
         if match.start() < last:  # (inside the value of the one before)
             continue
-        kept = _before_an_html_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_an_escaped_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         password = lowered.startswith(_PASSWORD_NAMES, match.start())
         if not _a_verb_gives_it(lowered, match, kept, password):
             continue
@@ -1603,7 +1606,7 @@ def _listed_values(text: str, lowered: str, last: int, parts: list[str], passwor
     noun is a password's own name, ``_looks_made``.)"""
     while (match := _LISTED_VALUE.match(lowered, last)) is not None:
         start, end = match.span("value")
-        kept = _before_an_html_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_an_escaped_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         if not _looks_made(kept.rstrip("!?"), password):
             break
         parts += (text[last:start], "[redacted:secret]")
@@ -1642,16 +1645,16 @@ def _matches_from(
     return [found[at] for at in sorted(found)]
 
 
-#: HTML's quotes (a page's ``&quot;Password is correct.&quot;``): one ends a value, as a quote would.
-_HTML_QUOTES = ("&quot;", "&#34;", "&#39;", "&apos;")
+#: What a quote stands for, however it is spelt.
+_QUOTES = frozenset("\"'")
 
 
-def _before_an_html_quote(value: str) -> str:
-    """``value`` up to the first of HTML's quotes in it."""
-    if "&" in value:
-        for entity in _HTML_QUOTES:
-            value = value.partition(entity)[0]
-    return value
+def _before_an_escaped_quote(value: str) -> str:
+    """``value`` up to the first escaped quote in it (a page's ``&quot;Password is correct.&quot;``): one ends a value,
+    as a quote would. Every spelling the one escape reader reads (``escapes``: ``&#x22;``, ``&QUOT;``, ``\\u0022``),
+    not a list of four beside it: ``&#x22;…&#x22;`` left the marker a stray ``;`` (review44a L3)."""
+    quote = next(escapes(value, _QUOTES.__contains__), None)
+    return value if quote is None else value[: quote[0]]
 
 
 def _after_a_verb(lowered: str, at: int, verb: Lazy) -> bool:
@@ -2088,12 +2091,87 @@ def _redacted_as_unescaped(text: str, written: str, decoded: str, where: list[in
     as_written = _redactions(text, written)
     if as_written is None:  # (two markers side by side: the rules read ``written`` as its escapes read, as before)
         text, (decoded, where), as_written = written, unescaped(written), []
-    as_read = [
-        (where[start], where[end], marker)
-        for start, end, marker in (replaced(decoded, _by_the_rules(decoded)) if decoded else ())
-        if decoded[start:end] != marker  # (not one a text indexed before held already)
-    ]
+    as_read = [(where[start], where[end], marker) for start, end, marker in _redactions_read(decoded)]
     return _put_back(text, sorted([*as_written, *as_read]))
+
+
+def _redactions_read(decoded: str) -> list[tuple[int, int, str]]:
+    """Each redaction the rules make in ``decoded`` (``_redactions``). Where a rule rewrote a value's shape
+    (terraform's sensitive object becomes one string), each marker stands for the value it replaced, found by walking
+    both texts (``_aligned``), or else the whole run between what the rules left as it was is one redaction: those
+    were dropped, and ``{&quot;pw&quot;: &quot;…`` kept its secret (review44a M2)."""
+    if not decoded:
+        return []
+    scrubbed = _by_the_rules(decoded)
+    spans = _redactions(decoded, scrubbed)
+    if spans is None:
+        spans = _aligned(decoded, scrubbed)
+    if spans is None:
+        start = _alike(decoded, 0, scrubbed, 0)
+        after = _alike(decoded[start:][::-1], 0, scrubbed[start:][::-1], 0)  # (what both end with, after ``start``)
+        spans = [(start, len(decoded) - after, _markers_in(scrubbed[start : len(scrubbed) - after]))]
+    return [(start, end, marker) for start, end, marker in spans if decoded[start:end] != marker]
+
+
+#: How many characters a rule may write beside its marker (terraform's quotes around the string an object becomes).
+_BESIDE_A_MARKER = 4
+#: How much of the text after a marker is looked for, to find where the value it replaced ends.
+_ANCHOR = 32
+
+
+def _aligned(decoded: str, scrubbed: str) -> list[tuple[int, int, str]] | None:
+    """Each (start, end, marker) of ``decoded`` a marker of ``scrubbed`` (the rules' output) stands for, found by
+    walking both: the text between markers is alike, but a few characters a rule wrote beside its marker
+    (``_BESIDE_A_MARKER``), and a value ends where the text after its marker is next found. None where they do not
+    walk together."""
+    spans: list[tuple[int, int, str]] = []
+    at = done = 0  # (in ``decoded``, in ``scrubbed``)
+    while True:
+        same = _alike(decoded, at, scrubbed, done)
+        at, done = at + same, done + same
+        if at == len(decoded) and done == len(scrubbed):
+            return spans
+        start = scrubbed.find(MARKER, done)
+        if start < 0 or start - done > _BESIDE_A_MARKER:
+            return None
+        close = scrubbed.find("]", start) + 1
+        while close and scrubbed.startswith(MARKER, close):  # (markers side by side: one span)
+            close = scrubbed.find("]", close) + 1
+        if not close:
+            return None
+        for beside in range(_BESIDE_A_MARKER + 1):
+            anchor = scrubbed[close + beside : close + beside + _ANCHOR]
+            if close + beside + _ANCHOR < len(scrubbed):
+                end = decoded.find(anchor, at)
+            else:  # (the rest of the text: where ``decoded`` ends with it, not the first ``"}}`` in the value)
+                end = len(decoded) - len(anchor) if decoded.endswith(anchor) else -1
+            if end >= at:
+                break
+        else:
+            return None
+        spans.append((at, end, scrubbed[start:close]))
+        at, done = end, close + beside
+
+
+def _alike(one: str, at: int, other: str, start: int) -> int:
+    """How many characters ``one`` from ``at`` and ``other`` from ``start`` have alike, in a row."""
+    most = min(len(one) - at, len(other) - start)
+    size = 0
+    while size + 256 <= most and one[at + size : at + size + 256] == other[start + size : start + size + 256]:
+        size += 256
+    while size < most and one[at + size] == other[start + size]:
+        size += 1
+    return size
+
+
+def _markers_in(text: str) -> str:
+    """The markers in ``text``, side by side (``"[redacted:secret]"`` has ``[redacted:secret]``)."""
+    markers = []
+    at = text.find(MARKER)
+    while at >= 0 and (end := text.find("]", at) + 1):
+        markers.append(text[at:end])
+        at = text.find(MARKER, end)
+    return "".join(markers) or "[redacted:secret]"
 
 
 def _put_back(text: str, spans: list[tuple[int, int, str]]) -> str:

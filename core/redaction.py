@@ -8,7 +8,7 @@ nothing changed never needs them, so the rule version and the switch live here.
 from __future__ import annotations
 
 from . import config
-from .escapes import escape_at, escapes
+from .escapes import escape_at, escapes, surrogate_pair_at
 from .lines import cut
 
 TYPE_CHECKING = False  # typing's own, without importing typing (hooks load this module); type checkers know it
@@ -447,8 +447,10 @@ def without_secrets(text: str, names: bool = True) -> str:
     return scrubbed
 
 
-#: The longest escape ``escape_ending`` looks back for: ``\\U0001F600``, ``&NewLine;``, ``&#x0003D;``.
-_LONGEST_ESCAPE = 10
+#: The longest escape ``escape_ending`` looks back for: a URL's four bytes of one character (``%F0%9F%98%80``), a JSON
+#: string's surrogate pair (``\\ud83d\\udd11``), ``\\U0001F600``, ``&NewLine;``: a token after an emoji so escaped was
+#: read as inside a word, and kept (review44a L1).
+_LONGEST_ESCAPE = 12
 #: A JSON or C string's escapes of one character after the backslash, and what each stands for.
 _BACKSLASHED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "v": "\v", '"': '"', "'": "'", "\\": "\\",
                 "/": "/"}  # fmt: skip
@@ -457,11 +459,13 @@ _BACKSLASHED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "v": "\v"
 def _escape_read(text: str, at: int) -> tuple[str, int] | None:
     """The character the escape that starts at ``at`` of ``text`` stands for and where it ends, None where none
     starts: one the escape reader reads (``escapes.escape_at``: ``%22``, ``\\u0022``, ``&quot;``, ``&#x27;``), or a
-    JSON or C string's ``\\n``, ``\\"``. What a secret was pasted wrapped in when copied out of JSON, a log or a web
-    page."""
+    JSON or C string's ``\\n``, ``\\"`` and surrogate pair (``surrogate_pair_at``). What a secret was pasted wrapped in
+    when copied out of JSON, a log or a web page."""
     mark = text[at : at + 1]
     if mark == "\\" and (character := _BACKSLASHED.get(text[at + 1 : at + 2])) is not None:
         return character, at + 2
+    if mark == "\\" and (pair := surrogate_pair_at(text, at)) is not None:
+        return pair
     return escape_at(text, at) if mark and mark in "%&\\" else None
 
 

@@ -8,7 +8,7 @@ import random
 import urllib.parse
 
 import pytest
-from redaction_corpus import SECRETS
+from redaction_corpus import SECRETS, Secret
 
 from deja.core.redact import redact
 from deja.core.redaction import as_indexed
@@ -133,3 +133,87 @@ def test_a_bearer_token_after_a_plus_in_a_query_is_redacted(written: str) -> Non
 )
 def test_a_plus_elsewhere_is_kept(written: str) -> None:
     assert redact(written) == written
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "https://duckduckgo.com/?q=Bearer+token+authentication+in+fastapi+2024",
+        "https://stackoverflow.com/search?q=Bearer+token+vs+JWT+oauth2+python3",
+        "https://google.com/search?q=bearer+token+expired+error+401+unauthorized",
+        "https://github.com/search?q=Authorization+Bearer+header+axios+interceptor+v1.6.2&type=code",
+        "title=Using+Bearer+tokens+with+OAuth2+in+Node18&id=4",
+    ],
+)
+def test_a_search_for_bearer_tokens_keeps_its_words(written: str) -> None:
+    """After ``Bearer+`` a token holds no ``+`` (a query writes one ``%2B``): the rest of a searched query, joined by
+    ``+`` and with a digit somewhere, was taken for one token and lost from the index (review44a M1)."""
+    for out in (redact(written), as_indexed(written)):
+        assert out == written
+
+
+#: Terraform's ``"sensitive": true`` outputs whose value is an object, a map or a list (``redaction_corpus``): the
+#: rule turns the value into one string, a change the decoded pass could not place on the text as written.
+TERRAFORM_SENSITIVE = [s for s in SECRETS if s.name.startswith("terraform-sensitive-")]
+
+
+@pytest.mark.parametrize("quote", ["&quot;", "&#34;", "\\u0022", "%22"])
+@pytest.mark.parametrize("sensitive", TERRAFORM_SENSITIVE, ids=lambda s: s.name)
+def test_a_terraform_sensitive_object_with_escaped_quotes_is_redacted(sensitive: Secret, quote: str) -> None:
+    """``{&quot;pw&quot;: &quot;…&quot;}`` after ``&quot;sensitive&quot;: true``: the rules redacted the decoded text,
+    and that redaction was dropped, keeping the secret as written (review44a M2). Now the run the rules changed is
+    redacted whole."""
+    written = sensitive.text.replace('\\"', "\0").replace('"', quote).replace("\0", '\\"')
+    for out in (redact(written), as_indexed(written)):
+        assert sensitive.secret not in out and f"value{quote}: [redacted:secret]" in out, out
+        assert redact(out) == out
+
+
+@pytest.mark.parametrize("emoji", ["%F0%9F%98%80", "%F0%9F%94%91", "\\ud83d\\udd11", "\\U0001F511"])
+def test_a_token_after_an_escaped_emoji_is_redacted(emoji: str) -> None:
+    """An emoji is no word's character, however it is escaped: a URL's four bytes and a JSON string's surrogate pair
+    are longer than the ten characters looked back for, and the token after them was kept (review44a L1)."""
+    token = next(s.secret for s in SECRETS if s.kind == "github-token")
+    for out in (redact(f"note:{emoji}{token}"), as_indexed(f"note:{emoji}{token}")):
+        assert out == f"note:{emoji}[redacted:github-token]", out
+
+
+@pytest.mark.parametrize(
+    "quote", ["&#x22;", "&#X22;", "&QUOT;", "&#x27;", "&#039;", "&quot", "\\u0022", "&quot;", "&#34;", "&apos;", "%22"]
+)
+def test_a_secret_quoted_in_a_sentence_keeps_its_quotes(quote: str) -> None:
+    """A sentence's value ends at any spelling of a quote the one reader reads: with ``&#x22;`` the marker took the
+    opening quote and left a stray ``;`` (review44a L3)."""
+    written = f"The password is {quote}Tr0ub4dor3xyz{quote}."
+    for out in (redact(written), as_indexed(written)):
+        assert out == f"The password is {quote}[redacted:secret]{quote}.", out
+
+
+def _terraform_object(name: str, secret: str) -> str:
+    """A ``terraform output -json`` sensitive object holding ``secret``, its quotes written ``&quot;``."""
+    plain = (
+        f'{{"{name}": {{"sensitive": true, "type": ["object", {{"pw": "string"}}], "value": {{"pw": "{secret}"}}}}}}'
+    )
+    return plain.replace('"', "&quot;")
+
+
+def test_the_words_between_two_terraform_sensitive_objects_with_escaped_quotes_are_kept() -> None:
+    """Each object's value is redacted where it was written, not the whole run from the first to the last."""
+    words = "\nthe staging plan applied cleanly after the queue drained\n"
+    written = _terraform_object("db", "Xk9mPq2LwRt8") + words + _terraform_object("cache", "Qw8zRt5YuIo3")
+    for out in (redact(written), as_indexed(written)):
+        assert "Xk9mPq2LwRt8" not in out and "Qw8zRt5YuIo3" not in out and words in out, out
+        assert out.count("&quot;value&quot;: [redacted:secret]}}") == 2, out
+
+
+def test_a_terraform_sensitive_value_holding_what_follows_it_is_redacted() -> None:
+    """A value holding the text that follows it cannot be walked to its end (where that text is next found is inside
+    the value): the whole run the rules changed goes."""
+    after = " and then the staging plan applied cleanly"
+    written = _terraform_object("db", f'Xk9m\\"}}}}{after} Pq2Lw') + after
+    for out in (redact(written), as_indexed(written)):
+        assert (
+            "Xk9m" not in out
+            and "Pq2Lw" not in out
+            and out.endswith(f"&quot;value&quot;: [redacted:secret]}}}}{after}")
+        )

@@ -92,3 +92,23 @@ def test_deja_takes_msgspec_only_from_lean_msgspec() -> None:
                 if any(name.split(".")[0] == "msgspec" for name in names):
                     importers.append(str(path.relative_to(ROOT)))
     assert importers == ["core/lean_msgspec.py", "core/lean_msgspec.py"]
+
+
+def test_a_msgspec_that_cannot_do_without_typing_extensions_is_imported_as_usual(tmp_path: Path) -> None:
+    """A msgspec release that imports ``typing_extensions`` with no fallback (a stand-in here, first on the path,
+    whose ``_core`` tries it and falls back, then whose ``__init__`` needs it): deja imports it as usual, slower, and
+    anew, not the half its first try left; before, every deja command died of "import of typing_extensions halted"
+    (review44a L2)."""
+    package = tmp_path / "msgspec"
+    package.mkdir()
+    (package / "_core.py").write_text(
+        "try:\n    import typing_extensions\n    LEAN = False\nexcept ImportError:\n    LEAN = True\n"
+    )
+    (package / "__init__.py").write_text("from . import _core\nimport typing_extensions\nStruct = object\n")
+    code = (
+        f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+        "from deja.core.lean_msgspec import msgspec\n"
+        "print(msgspec.__file__.startswith(sys.path[0]), msgspec._core.LEAN, 'typing_extensions' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "False", "True"]
