@@ -645,10 +645,11 @@ def may_hold_a_pgpass_line(text: str) -> bool:
 
 
 #: The characters read in place of their escapes (``unescaped``): what a name, its value and a URL's parts are told
-#: apart by. A letter, a digit, a line's end or other punctuation give no rule a new context, and code full of
-#: ``\\"``, ``&lt;`` or ``%2d`` would be read twice for nothing (a JSON string's ``\\"`` is read by the rules as
-#: written).
-_SEPARATORS = frozenset(" \"&',/:;=?@")
+#: apart by, and an element's brackets (``&lt;password&gt;…&lt;/password&gt;``, a config pasted from a page's source,
+#: was kept where ``<password>…`` was not: trial44 F1). A letter, a digit, a line's end or other punctuation give no
+#: rule a new context, and code full of ``\\"`` or ``%2d`` would be read twice for nothing (a JSON string's ``\\"``
+#: is read by the rules as written).
+_SEPARATORS = frozenset(" \"&',/:;<=>?@")
 
 
 def unescaped(text: str) -> tuple[str, list[int]]:

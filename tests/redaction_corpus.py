@@ -247,6 +247,7 @@ spring.datasource.password=${DB_PASSWORD}
 "reset_password": "Reset Password",
 # requirepass foobared
 <password>${env.DB_PASSWORD}</password>
+&lt;password&gt;${env.DB_PASSWORD}&lt;/password&gt;
 password=settings.DB_PASSWORD
 token=self.token
 DB_PASSWORD=config.db.password
@@ -669,6 +670,16 @@ SECRETS: list[Secret] = [
     Secret("sql-identified", "secret", _join("t1g", "er-9"), "CREATE USER 'app'@'%' IDENTIFIED BY '{secret}';"),
     Secret("sql-revision-user", "secret", _join("rev", "1s10n-pw"), "ALTER USER revision IDENTIFIED BY '{secret}';"),
     Secret("xml-password", "secret", _join("xml", "Pa55"), "<password>{secret}</password>"),
+    # The same element as a page's source (HTML) or Go's JSON writes it, its brackets escaped (trial44 F1).
+    Secret(
+        "xml-password-escaped", "secret", _join("Zk9Html", "XmlPass44"), "&lt;password&gt;{secret}&lt;/password&gt;"
+    ),
+    Secret(
+        "xml-secret-escaped",
+        "secret",
+        _join("Zk9Html", "Secret44"),
+        "\\u003csecret\\u003e{secret}\\u003c/secret\\u003e",
+    ),
     Secret("dockerfile-env", "secret", _join("d0ck", "3rs3cret"), "ENV API_TOKEN {secret}"),
     # Letters only: a configuration line's value is a value, whatever its case (a new-user trial's finds).
     Secret("env-letters", "secret", _join("Correct", "Horse", "Battery", "Staple"), "DATABASE_PASSWORD={secret}"),

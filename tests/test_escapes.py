@@ -46,6 +46,26 @@ def test_a_secret_in_any_spelling_of_quotes_is_redacted(quote: str) -> None:
         assert out == f"{{{quote}password{quote}: {quote}[redacted:secret]{quote}}}", out
 
 
+#: Every spelling of an element's brackets: HTML's (a config pasted from a page's source), JSON's, a URL's.
+BRACKETS = [("&lt;", "&gt;"), ("&#60;", "&#62;"), ("&#x3C;", "&#x3E;"), ("\\u003c", "\\u003e"), ("%3C", "%3E")]
+
+
+@pytest.mark.parametrize(("opening", "closing"), BRACKETS)
+def test_a_secret_element_in_any_spelling_of_its_brackets_is_redacted(opening: str, closing: str) -> None:
+    """``&lt;password&gt;…&lt;/password&gt;`` was indexed as written where ``<password>…`` was redacted (trial44 F1);
+    an element naming no secret, or holding a reference, stays."""
+    for tag in ("password", "secret", "ApiKey"):
+        written = f"the page source shows {opening}{tag}{closing}{SECRET}{opening}/{tag}{closing} in the form"
+        expected = f"the page source shows {opening}{tag}{closing}[redacted:secret]{opening}/{tag}{closing} in the form"
+        for out in (redact(written), as_indexed(written)):
+            assert out == expected, out
+    for kept in (
+        f"{opening}theme{closing}dark{opening}/theme{closing}",
+        f"{opening}password{closing}${{DB_PW}}{opening}/password{closing}",
+    ):
+        assert redact(kept) == kept
+
+
 def test_the_frame_still_reads_every_spelling_of_its_tag() -> None:
     """The frame reads its tag through the same reader (one reader, each caller choosing what it reads)."""
     for spelt in ("&#60;/deja-recall&#62;", "&#x3C;/deja-recall&#x3E;", "%3C/deja-recall%3E", "\\u003c/deja-recall>"):
