@@ -1055,9 +1055,11 @@ _XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>"
 #: A setting whose name is given as a value, then its value: a .NET ``web.config``'s ``<add key="ApiKey"
 #: value="…"/>``, Spring's and Ant's ``<property name="password" value="…"/>``, a JSON list of ``{"name":
 #: "DB_PASSWORD", "value": "…"}`` (a container's environment). The name's word first, a class (the engine skips to
-#: its letters); whether it is a word of its own is asked after (``_key_value``).
+#: its letters); whether it is a word of its own is asked after (``_key_value``). A name holding none of the nouns
+#: every secret's name holds (``secret_key``) fails the pattern: a config's hundreds of settings call on no check.
 _KEY_VALUE = (
-    r"[KkNn](?i:ey|ame)(?P<kq>[\"']?)[ \t]*[=:][ \t]*(?P<nq>[\"'])(?P<name>[\w.:-]{1,100})(?P=nq)"
+    r"[KkNn](?i:ey|ame)(?P<kq>[\"']?)[ \t]*[=:][ \t]*(?P<nq>[\"'])"
+    r"(?P<name>(?=[\w.:-]{0,96}?(?i:pass|pw|secret|token|key))[\w.:-]{1,100})(?P=nq)"
     r"[ \t]*,?\s*(?P=kq)(?i:value)(?P=kq)[ \t]*[=:][ \t]*(?P<q>[\"'])(?P<value>(?:\\.|(?!(?P=q))[^\n\\])*)(?P=q)"
 )
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
