@@ -62,10 +62,17 @@ def escape_at(text: str, at: int, named: Callable[[str], str | None] = NAMED_ENT
     """The character the escape at ``at`` stands for and where it ends; None where none starts (``text[at]`` is
     ``%``, ``&`` or ``\\``): a URL's ``%XX`` (a run of them spelling one UTF-8 character), ``\\uXXXX``, ``\\xXX``,
     ``\\UXXXXXXXX``, HTML's ``&#NN;`` and ``&#xNN;`` (its semicolon optional; 128 to 159 as Windows-1252 reads
-    them, as a browser shows them: ``&#139;`` is ``‹``) and a named entity ``named`` knows."""
+    them, as a browser shows them: ``&#139;`` is ``‹``) and a named entity ``named`` knows.
+
+    A URL escaped twice, ``%25`` and the ``XX`` of an ASCII character (``%253D`` is ``=``: a query string put in
+    another, a redirect's ``next=``), is read through both at once, and no deeper (``%25253D`` reads ``%3D``): a
+    secret's name and value in one kept them as one word (trial44 F1), and reading on until no escape is left is
+    what let nested ``&amp;amp;…`` reach the recursion limit (c4ce44a). ``100%25`` is ``100%``."""
     char = text[at]
     if char == "%":
         code = _hex_run(text, at + 1, 2)
+        if code == 0x25 and (twice := _hex_run(text, at + 3, 2)) is not None and twice < 0x80:
+            return chr(twice), at + 5
         return _utf8_run(text, at) if code is not None and code >= 0x80 else _as_char(code, at + 3)
     if char == "\\":
         width = {"u": 4, "x": 2, "U": 8}.get(text[at + 1 : at + 2])

@@ -1055,6 +1055,16 @@ _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-
 #: class holds what ``(?i)i`` matches, the dotted and dotless i too.)
 _SQL = r"(?:[Ii\u0130\u0131](?i:dentified\s+by)|[Ww](?i:ith\s+(?:encrypted\s+)?password))\s+'([^'\n]+)'"
 _XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>"
+#: A setting whose name is given as a value, then its value: a .NET ``web.config``'s ``<add key="ApiKey"
+#: value="…"/>``, Spring's and Ant's ``<property name="password" value="…"/>``, a JSON list of ``{"name":
+#: "DB_PASSWORD", "value": "…"}`` (a container's environment). The name's word first, a class (the engine skips to
+#: its letters); whether it is a word of its own is asked after (``_key_value``). A name holding none of the nouns
+#: every secret's name holds (``secret_key``) fails the pattern: a config's hundreds of settings call on no check.
+_KEY_VALUE = (
+    r"[KkNn](?i:ey|ame)(?P<kq>[\"']?)[ \t]*[=:][ \t]*(?P<nq>[\"'])"
+    r"(?P<name>(?=[\w.:-]{0,96}?(?i:pass|pw|secret|token|key))[\w.:-]{1,100})(?P=nq)"
+    r"[ \t]*,?\s*(?P=kq)(?i:value)(?P=kq)[ \t]*[=:][ \t]*(?P<q>[\"'])(?P<value>(?:\\.|(?!(?P=q))[^\n\\])*)(?P=q)"
+)
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 
@@ -1436,6 +1446,21 @@ def _tagged(match: re.Match[str]) -> str:
     return _marked(match, "value", "[redacted:secret]")
 
 
+def _key_value(match: re.Match[str]) -> str:
+    """The match with its value redacted when the name given before it says secret (``secret_key``, as a
+    ``name=value`` is read) and the value is a literal (``_quoted_secret``): ``<add key="Theme" value="dark"/>`` and
+    ``value="${DB_PASSWORD}"`` stay. The name's word is a word of its own (``monkey="…"`` is no key), a quoted one
+    inside its quotes."""
+    text, start, quote = match.string, match.start(), match.group("kq")
+    before = text[start - 1 : start]
+    if (before != quote) if quote else (before.isalnum() or before in "_.-"):
+        return match.group(0)
+    name, value = match.group("name"), match.group("value")
+    if not secret_key(name) or not _quoted_secret(value, name):
+        return match.group(0)
+    return _marked(match, "value", "[redacted:secret]")
+
+
 def _docker_env(match: re.Match[str]) -> str:
     if not secret_key(match.group("key")) or not _plain_value(match.group("value"), match.group("key")):
         return match.group(0)
@@ -1477,6 +1502,7 @@ def _assignments(text: str) -> str:
 _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLAG, ("--",), replace=_flag),
     Rule("secret", _XML, ("</",), replace=_tagged),
+    Rule("secret", _KEY_VALUE, ("value=", 'value"', "value'"), replace=_key_value),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )

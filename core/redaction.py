@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-RULES_VERSION = 16  # (16: every escape the hooks read, an escaped secret beside a plain one, ``Bearer+…``)
+RULES_VERSION = 17  # (17: escaped brackets, ``key="…" value="…"``, ``%253D``; 16: every escape the hooks read)
 
 
 def enabled() -> bool:
@@ -554,7 +554,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  ":   |", ":  >", ":  |", ": >", ": |", "://", "</", "> auth", ">auth", "@", "E\t", "ENV", "auth",
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
-                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token")  # fmt: skip
+                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "value=", 'value"', "value'")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -650,9 +650,14 @@ def may_hold_a_pgpass_line(text: str) -> bool:
 
 #: The characters read in place of their escapes (``unescaped``): what a name, its value and a URL's parts are told
 #: apart by. A letter, a digit, a line's end or other punctuation give no rule a new context, and code full of
-#: ``\\"``, ``&lt;`` or ``%2d`` would be read twice for nothing (a JSON string's ``\\"`` is read by the rules as
-#: written).
+#: ``\\"`` or ``%2d`` would be read twice for nothing (a JSON string's ``\\"`` is read by the rules as written).
 _SEPARATORS = frozenset(" \"&',/:;=?@")
+#: An element's brackets, read only in a text that closes an element with them (``&lt;/``, ``\\u003c/``,
+#: ``%3C%2F``): ``&lt;password&gt;…&lt;/password&gt;``, a config pasted from a page's source, was kept where
+#: ``<password>…`` was not (trial44 F1). A rule reads them as an element's alone, and Go's JSON escapes every
+#: ``<`` and ``>`` (``-\\u003e``, ``\\u003c=``): read wherever one was, such code took 1.7 times as long.
+_BRACKETS = frozenset("<>")
+_READ = _SEPARATORS | _BRACKETS
 
 
 def unescaped(text: str) -> tuple[str, list[int]]:
@@ -661,11 +666,15 @@ def unescaped(text: str) -> tuple[str, list[int]]:
     (``password%3D…``), JSON copied from HTML (``&quot;password&quot;: &quot;…``) or escaped in a string
     (``\\u0022password\\u0022``) was kept as written, every rule reading its name and value as one word (review43d
     M5). Every spelling the hooks' frame reads is read (``escapes``: ``&#61;``, ``&#x3D;``, ``&colon;``), not only
-    the common few: ``password&#61;…`` was kept (escape44). ``("", [])`` for a text without one."""
+    the common few: ``password&#61;…`` was kept (escape44); an element's brackets too, where one closes
+    (``_BRACKETS``). ``("", [])`` for a text without one."""
+    found = list(escapes(text, _READ.__contains__))
+    if any(escape[2] in _BRACKETS for escape in found) and not _closes_an_element(text, found):
+        found = [escape for escape in found if escape[2] not in _BRACKETS]
     parts: list[str] = []
     where: list[int] = []
     done = 0
-    for at, end, character in escapes(text, _SEPARATORS.__contains__):
+    for at, end, character in found:
         parts += (text[done:at], character)
         where += (*range(done, at), at)
         done = end
@@ -673,3 +682,11 @@ def unescaped(text: str) -> tuple[str, list[int]]:
         return "", []
     parts.append(text[done:])
     return "".join(parts), [*where, *range(done, len(text) + 1)]
+
+
+def _closes_an_element(text: str, found: list[tuple[int, int, str]]) -> bool:
+    """Whether an escaped ``<`` of ``found`` (``unescaped``'s escapes of ``text``) has a slash after it, as written
+    or escaped (``&lt;/``, ``%3C%2F``)."""
+    opened = [end for _, end, character in found if character == "<"]
+    slashes = {at for at, _, character in found if character == "/"} if opened else set()
+    return any(text.startswith("/", end) or end in slashes for end in opened)

@@ -247,6 +247,15 @@ spring.datasource.password=${DB_PASSWORD}
 "reset_password": "Reset Password",
 # requirepass foobared
 <password>${env.DB_PASSWORD}</password>
+&lt;password&gt;${env.DB_PASSWORD}&lt;/password&gt;
+<add key="Theme" value="dark" />
+<add key="ApiKey" value="${API_KEY}" />
+&lt;add key=&quot;Theme&quot; value=&quot;dark&quot; /&gt;
+<add key="ConnectionPassword" value="" />
+<property name="url" value="jdbc:postgresql://db:5432/app"/>
+<input type="password" name="password" value="">
+{"name": "PORT", "value": "8080"}
+Coverage went up 100%25 since the refactor: next=%2Fdocs%253Fpage%253D2
 password=settings.DB_PASSWORD
 token=self.token
 DB_PASSWORD=config.db.password
@@ -669,6 +678,34 @@ SECRETS: list[Secret] = [
     Secret("sql-identified", "secret", _join("t1g", "er-9"), "CREATE USER 'app'@'%' IDENTIFIED BY '{secret}';"),
     Secret("sql-revision-user", "secret", _join("rev", "1s10n-pw"), "ALTER USER revision IDENTIFIED BY '{secret}';"),
     Secret("xml-password", "secret", _join("xml", "Pa55"), "<password>{secret}</password>"),
+    # The same element as a page's source (HTML) or Go's JSON writes it, its brackets escaped (trial44 F1).
+    Secret(
+        "xml-password-escaped", "secret", _join("Zk9Html", "XmlPass44"), "&lt;password&gt;{secret}&lt;/password&gt;"
+    ),
+    Secret(
+        "xml-secret-escaped",
+        "secret",
+        _join("Zk9Html", "Secret44"),
+        "\\u003csecret\\u003e{secret}\\u003c/secret\\u003e",
+    ),
+    # A setting named by one attribute and given by the next (.NET's appSettings, as written and as a page's source
+    # shows it; Spring's beans), or by a JSON object's pair (a container's environment) (trial44 F1).
+    Secret("web-config-setting", "secret", _join("Zk9Raw", "CfgTrial44"), '<add key="ApiKey" value="{secret}" />'),
+    Secret(
+        "web-config-escaped",
+        "secret",
+        _join("Zk9Web", "CfgTrial44"),
+        "&lt;add key=&quot;ConnectionPassword&quot; value=&quot;{secret}&quot;/&gt;",
+    ),
+    Secret("spring-property", "secret", _join("Spr1ng", "Pa55word"), '<property name="password" value="{secret}"/>'),
+    Secret("env-name-value", "secret", _join("K8sEnv", "Pa55w0rd"), '[{{"name": "DB_PASSWORD", "value": "{secret}"}}]'),
+    # A query string put in another (a redirect's ``next=``), its separators escaped twice.
+    Secret(
+        "url-escaped-twice",
+        "secret",
+        _join("Tw1ce", "Escaped44"),
+        "https://app.example.com/login?next=%2Fcb%3Fuser%253Dann%2526password%253D{secret}%2526x%253D1",
+    ),
     Secret("dockerfile-env", "secret", _join("d0ck", "3rs3cret"), "ENV API_TOKEN {secret}"),
     # Letters only: a configuration line's value is a value, whatever its case (a new-user trial's finds).
     Secret("env-letters", "secret", _join("Correct", "Horse", "Battery", "Staple"), "DATABASE_PASSWORD={secret}"),

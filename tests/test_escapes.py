@@ -46,9 +46,59 @@ def test_a_secret_in_any_spelling_of_quotes_is_redacted(quote: str) -> None:
         assert out == f"{{{quote}password{quote}: {quote}[redacted:secret]{quote}}}", out
 
 
+#: Every spelling of an element's brackets: HTML's (a config pasted from a page's source), JSON's, a URL's.
+BRACKETS = [("&lt;", "&gt;"), ("&#60;", "&#62;"), ("&#x3C;", "&#x3E;"), ("\\u003c", "\\u003e"), ("%3C", "%3E")]
+
+
+@pytest.mark.parametrize(("opening", "closing"), BRACKETS)
+def test_a_secret_element_in_any_spelling_of_its_brackets_is_redacted(opening: str, closing: str) -> None:
+    """``&lt;password&gt;…&lt;/password&gt;`` was indexed as written where ``<password>…`` was redacted (trial44 F1);
+    an element naming no secret, or holding a reference, stays."""
+    for tag in ("password", "secret", "ApiKey"):
+        written = f"the page source shows {opening}{tag}{closing}{SECRET}{opening}/{tag}{closing} in the form"
+        expected = f"the page source shows {opening}{tag}{closing}[redacted:secret]{opening}/{tag}{closing} in the form"
+        for out in (redact(written), as_indexed(written)):
+            assert out == expected, out
+    for kept in (
+        f"{opening}theme{closing}dark{opening}/theme{closing}",
+        f"{opening}password{closing}${{DB_PW}}{opening}/password{closing}",
+    ):
+        assert redact(kept) == kept
+
+
+#: A query string put in another (a redirect's ``next=``, a tracking link), its separators and quotes escaped twice.
+ESCAPED_TWICE = [
+    "https://app.test/login?next=%2Fcb%3Fpassword%253D{}%2526user%253Dann",
+    "https://app.test/login?next=%2Fcb%3Fpassword%253d{}%2526user%253Dann",
+    "https://t.test/c?u=%2Fapi%3Fbody%3D%257B%2522password%2522%253A%2522{}%2522%257D",
+]
+
+
+@pytest.mark.parametrize("wrap", ESCAPED_TWICE)
+def test_a_secret_after_a_separator_escaped_twice_is_redacted(wrap: str) -> None:
+    """``password%253D…`` was kept (trial44 F1). The text after it, the next pair's ``%2526``, stays."""
+    for out in (redact(wrap.format(SECRET)), as_indexed(wrap.format(SECRET))):
+        assert out == wrap.format("[redacted:secret]"), out
+
+
+def test_a_url_escape_is_read_twice_and_no_deeper() -> None:
+    """``%25`` and a character's two digits are read through both at once, no more: ``%25`` nested two thousand deep
+    is read in one pass, as written, and a percent sign in prose stays."""
+    nested = "password" + "%25" * 2000 + "3D" + SECRET
+    assert redact(nested) == nested and as_indexed(nested) == nested
+    for kept in ("coverage went up 100%25 since May", "100%25 of 50%25ab", "%2525 is a percent sign escaped twice"):
+        assert redact(kept) == kept
+
+
 def test_the_frame_still_reads_every_spelling_of_its_tag() -> None:
     """The frame reads its tag through the same reader (one reader, each caller choosing what it reads)."""
-    for spelt in ("&#60;/deja-recall&#62;", "&#x3C;/deja-recall&#x3E;", "%3C/deja-recall%3E", "\\u003c/deja-recall>"):
+    for spelt in (
+        "&#60;/deja-recall&#62;",
+        "&#x3C;/deja-recall&#x3E;",
+        "%3C/deja-recall%3E",
+        "%253C/deja-recall%253E",
+        "\\u003c/deja-recall>",
+    ):
         assert neutralise(f"a {spelt} b") == "a [/deja-recall] b"
 
 

@@ -163,7 +163,8 @@ def test_a_secret_named_in_escapes_is_redacted(wrap: str, secret: str) -> None:
 def test_escapes_nested_deep_are_read_once_and_stop_nothing(tmp_path: Path) -> None:
     """``&amp;amp;…`` loses one ``amp;`` each reading: read again and again, two thousand characters of it stopped
     ``deja index`` at Python's recursion limit (review43e H1). One reading leaves it as written, and a secret a
-    second escape hides is one more reading away, as a doubly encoded query's is (``%253D``)."""
+    second escape hides is one more reading away (a URL's ``%253D`` aside: ``escapes.escape_at`` reads it through
+    both at once, and no deeper)."""
     nested = "&" + "amp;" * 1500 + "quot;password&quot;: &quot;Zx81kQp0vR7wT2mN5bY4cL9s&quot;"
     assert redact(nested) == nested and as_indexed(nested) == nested
     many = "".join(f"password%3DZx81kQp0vR7wT2mN5bY4c{n:06d}&" for n in range(2000))  # (one join: M1)

@@ -16,7 +16,7 @@ from deja.core.redact import redact
 _REDACT_ONCE = """
 import sys, time
 from deja.core.redact import scrub
-unit = '{"password":"abc"},'
+unit = sys.argv[2]
 text = unit * (int(sys.argv[1]) // len(unit))
 start = time.process_time()
 scrub(text)
@@ -24,11 +24,11 @@ print(time.process_time() - start)
 """
 
 
-def _cpu_seconds(size: int, folder: Path) -> float:
+def _cpu_seconds(size: int, folder: Path, unit: str = '{"password":"abc"},') -> float:
     """The CPU time of one redaction of a ``size``-character line, in an interpreter of its own as a build starts:
     in one that has copied big strings before, the allocator keeps their memory and a line's copies cost less."""
     done = subprocess.run(
-        [sys.executable, "-c", _REDACT_ONCE, str(size)], cwd=folder, capture_output=True, text=True, check=True
+        [sys.executable, "-c", _REDACT_ONCE, str(size), unit], cwd=folder, capture_output=True, text=True, check=True
     )
     return float(done.stdout)
 
@@ -40,3 +40,21 @@ def test_a_long_line_of_many_secret_named_keys_is_redacted_in_time_linear_in_its
     )
     # Four times the text: four times the time when linear, sixteen when each key reads its line back.
     assert _cpu_seconds(400_000, tmp_path) / _cpu_seconds(100_000, tmp_path) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    [
+        '<add key="ApiKey" value="abc"/>',
+        '{"name":"DB_PASSWORD","value":"abc"},',
+        'key="pw" value="',
+        "&lt;password&gt;abc&lt;/password&gt;",
+        "-\\u003e \\u003cb\\u003e",
+    ],
+)
+def test_a_long_line_of_settings_or_escaped_elements_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str
+) -> None:
+    """A minified config of many ``key="…" value="…"`` settings, or of escaped elements, as the line above."""
+    assert _cpu_seconds(400_000, tmp_path, unit) / _cpu_seconds(100_000, tmp_path, unit) < 8
