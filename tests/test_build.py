@@ -58,6 +58,9 @@ def many(sample: Sample) -> Sample:
 def _split_build(monkeypatch: pytest.MonkeyPatch, run_docs: int = 5) -> None:
     monkeypatch.setattr(parts, "PARALLEL_MIN_CHATS", 1)
     monkeypatch.setattr(parallel, "cores", lambda: 2)
+    # (an MCP test earlier in the same pytest process leaves anyio's worker threads idle, and a build forks only
+    # from a process of one thread: these builds must split whatever ran before them)
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)
     monkeypatch.setattr(segment_writer, "RUN_DOCS", run_docs)
 
 
@@ -208,6 +211,7 @@ def test_a_split_build_records_every_chat_as_a_one_process_build_and_leaves_noth
 
     monkeypatch.setattr(parts, "PARALLEL_MIN_CHATS", 1)
     monkeypatch.setattr(parallel, "cores", lambda: 2)
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)  # (as _split_build: whatever threads ran before)
     monkeypatch.setattr(parts, "SPILL_EVERY", 3)
     built = refresh(many.home, full=True)
 
