@@ -142,3 +142,64 @@ def test_an_edit_beside_a_second_deja_hook_is_the_one_kept(fake_home: Path, tmp_
     install("cursor-auto", deja_path=deja)
 
     assert json.loads(path.read_text())["hooks"]["sessionStart"] == [edited]
+
+
+def _claude_settings(fake_home: Path) -> tuple[Path, dict[str, Any]]:
+    settings = fake_home / ".claude" / "settings.json"
+    return settings, json.loads(settings.read_text())
+
+
+@pytest.mark.unit
+def test_claude_codes_edited_hook_is_kept_in_every_layout(fake_home: Path, tmp_path: Path) -> None:
+    """review44d H1: an edited deja hook in a group of the user's, after deja's own group, or beside deja's own
+    hook in one group, was dropped by a reinstall that said nothing; Cursor's installer kept it."""
+    deja = str(console_script(tmp_path / "bin"))
+    install("claude-auto", deja_path=deja)
+    settings, document = _claude_settings(fake_home)
+    hooks = document["hooks"]
+    (tool,) = hooks["PreToolUse"]
+    linter = {"type": "command", "command": "my-linter --check"}
+    tool_edited = {**tool["hooks"][0], "command": tool["hooks"][0]["command"] + " 2>>/tmp/deja-err.log"}
+    hooks["PreToolUse"] = [{**tool, "hooks": [linter, tool_edited]}]
+    (prompt,) = hooks["UserPromptSubmit"]
+    prompt_edited = {"hooks": [{**prompt["hooks"][0], "command": prompt["hooks"][0]["command"] + " 2>/dev/null"}]}
+    prompt_edited["hooks"][0]["timeout"] = 2
+    hooks["UserPromptSubmit"] = [prompt, prompt_edited]
+    (start,) = hooks["SessionStart"]
+    start_edited = {**start["hooks"][0], "command": start["hooks"][0]["command"] + " >> ~/ctx.log"}
+    hooks["SessionStart"] = [{"hooks": [start["hooks"][0], start_edited]}]
+    settings.write_text(json.dumps(document))
+
+    (change,) = [c for c in install("claude-auto", deja_path=deja) if c.path == settings]
+
+    after = _claude_settings(fake_home)[1]["hooks"]
+    assert after["PreToolUse"] == [{**tool, "hooks": [tool_edited]}, {**tool, "hooks": [linter]}]
+    assert after["UserPromptSubmit"] == [prompt_edited]
+    assert after["SessionStart"] == [{"hooks": [start_edited]}]
+    (sentence,) = change.edited_hooks
+    assert "SessionStart: its command ending `>> ~/ctx.log`" in sentence
+    assert "UserPromptSubmit: its command ending `2>/dev/null`, timeout 2 (deja writes 5)" in sentence
+    assert "PreToolUse: its command ending `2>>/tmp/deja-err.log`" in sentence
+
+
+@pytest.mark.unit
+def test_a_second_edited_deja_hook_on_an_event_is_named_as_it_goes(fake_home: Path, tmp_path: Path) -> None:
+    """review44d L1: deja runs once per event, so install keeps the first edited copy; the second went unsaid."""
+    deja = str(console_script(tmp_path / "bin"))
+    install("cursor-auto", deja_path=deja)
+    path = fake_home / ".cursor" / "hooks.json"
+    document = json.loads(path.read_text())
+    (own,) = document["hooks"]["sessionStart"]
+    quiet = {**own, "command": own["command"] + " 2>/dev/null"}
+    logged = {**own, "command": own["command"] + " >> ~/ctx.log"}
+    document["hooks"]["sessionStart"] = [quiet, logged]
+    path.write_text(json.dumps(document))
+
+    (change,) = [c for c in install("cursor-auto", deja_path=deja) if c.path == path]
+
+    assert json.loads(path.read_text())["hooks"]["sessionStart"] == [quiet]
+    assert change.edited_hooks == (
+        "deja's hooks keep your changes: sessionStart: its command ending `2>/dev/null`",
+        "deja's hooks you edited go, as deja runs once per event and keeps the first: "
+        f"sessionStart: `{logged['command']}`",
+    )
