@@ -2,7 +2,7 @@
 
 An entry is deja's by the shape of its command, never by an exact path. A hook
 starts either ``<deja> hook-…`` (the executable's last path component is ``deja``
-or ``deja.exe``, followed by exactly one ``hook-…`` word) or, what ``install``
+or ``deja.exe``, followed by exactly one of deja's hook names, ``HOOK_NAMES``) or, what ``install``
 writes for the deja that runs it, ``<python> -I -S <…/interfaces/hook.py>
 hook-… || true`` (the launcher that starts a hook without ``site``:
 ``interfaces/hook.py``; older deja wrote it without `` || true``, and either
@@ -151,8 +151,12 @@ class DejaHook:
         return self.tail.split() not in ([], list(FAIL_OPEN))
 
 
-#: A ``hook-…`` word standing alone, as deja's command ends (then anything the user appended: ``>``, ``;``, spaces).
-_HOOK_WORD = re.compile(r"(?<!\S)hook-[a-z][a-z-]*(?![\w-])")
+#: The hooks deja has (``hooks/run.HANDLERS``, which a hook loads without this package's installers): a script at
+#: deja's launcher path run with another ``hook-…`` word (``hook-lint --fix``) is the user's own (review44d M6).
+HOOK_NAMES = frozenset({"hook-context", "hook-prompt", "hook-tool", "hook-tool-after", "hook-session-end"})
+#: One of deja's ``hook-…`` words standing alone, as deja's command ends (then anything the user appended: ``>``,
+#: ``;``, spaces).
+_HOOK_WORD = re.compile(rf"(?<!\S)(?:{'|'.join(sorted(HOOK_NAMES, reverse=True))})(?![\w-])")
 
 
 def deja_hook(command: object) -> DejaHook | None:

@@ -203,3 +203,19 @@ def test_a_second_edited_deja_hook_on_an_event_is_named_as_it_goes(fake_home: Pa
         "deja's hooks you edited go, as deja runs once per event and keeps the first: "
         f"sessionStart: `{logged['command']}`",
     )
+
+
+def test_a_users_script_at_the_launchers_path_with_another_hook_name_stays_theirs(env: dict[str, str]) -> None:
+    """review44d M6: ``… interfaces/hook.py hook-lint --fix`` was taken for deja's hook (any ``hook-…`` word), rewritten
+    into deja's, with no .bak, and gone after uninstall."""
+    path = _hooks_path(env)
+    path.parent.mkdir()
+    lint = {"command": "python3 ~/tools/interfaces/hook.py hook-lint --fix"}
+    path.write_text(json.dumps({"version": 1, "hooks": {"stop": [lint]}}))
+
+    installed = _deja(env, "install", "cursor-auto")
+
+    assert "keep your changes" not in installed
+    assert json.loads(path.read_text())["hooks"]["stop"][0] == lint
+    _deja(env, "uninstall", "cursor-auto")
+    assert json.loads(path.read_text())["hooks"]["stop"] == [lint]

@@ -19,8 +19,9 @@ import pytest
 from harness import CHECKOUT, Sample, imported_modules, run_deja
 from installed_copy import installed_package
 
+from deja.hooks.run import HANDLERS
 from deja.installers import claude, cursor, install, uninstall, wiring_report
-from deja.installers.entries import hook_executable, is_deja_hook, launcher_path
+from deja.installers.entries import HOOK_NAMES, hook_executable, is_deja_hook, launcher_path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = {"hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache", "cursor_version": "2"}
@@ -190,10 +191,21 @@ def test_paths_with_spaces_are_quoted_and_recognised(fake_home: Path, running_de
         ("/v/bin/python3 -I -S /home/me/hook.py hook-prompt", False),
         ("/v/bin/python3 -I -S /v/deja/interfaces/hook.py search words", False),
         ("/v/bin/python3 -I /v/deja/interfaces/hook.py -S hook-prompt extra", False),
+        # A hook name deja does not have: a script of the user's that merely sits at such a path (review44d M6).
+        ("python3 ~/tools/interfaces/hook.py hook-lint --fix", False),
+        ("/v/bin/deja hook-lint", False),
+        ("/v/bin/python3 -I -S /v/deja/interfaces/hook.py hook-tool-afterwards", False),
+        ("/v/bin/python3 -I -S /v/deja/interfaces/hook.py hook-tool-after", True),
     ],
 )
 def test_which_commands_are_deja_hooks(command: str, ours: bool) -> None:
     assert is_deja_hook(command) is ours
+
+
+@pytest.mark.unit
+def test_the_hook_names_installers_know_are_the_hooks_deja_has() -> None:
+    """``entries.HOOK_NAMES`` is how install tells deja's hooks from a user's; a hook deja gains must be in it."""
+    assert set(HANDLERS) == HOOK_NAMES >= {hook.subcommand for hook in (*cursor.HOOKS, *claude.HOOKS)}
 
 
 @pytest.mark.unit
