@@ -208,9 +208,18 @@ def carried_hook(wanted: dict[str, Any], old: object) -> tuple[dict[str, Any], l
     if found is not None and found.edited:
         own = deja_hook(wanted["command"])
         base = wanted["command"][: len(wanted["command"]) - len(own.tail)] if own else wanted["command"]
-        entry["command"] = base + found.tail
-        kept.insert(0, f"its command ending `{found.tail.strip()}`")
+        ending = _ending(found.tail, own.tail if own else "")
+        entry["command"] = base + ending
+        kept.insert(0, f"its command ending `{ending.strip()}`")
     return (old if entry == old else entry), kept
+
+
+def _ending(users: str, own: str) -> str:
+    """What follows deja's ``hook-…`` word once install rewrote it: the user's ending, then deja's own fail-open
+    (``FAIL_OPEN``) when deja's command has one and the user's ending decides nothing on failure (no ``||``). An
+    edit of an older ``deja hook-…``, which exits 127 once gone, would otherwise exit 2 once the launcher is gone,
+    which blocks the prompt (review44d M2); ``|| exit 2`` of the user's stays theirs."""
+    return users + own if own.split() == list(FAIL_OPEN) and "||" not in users else users
 
 
 def carried_keys(wanted: dict[str, Any], old: dict[str, Any], skip: str) -> tuple[dict[str, Any], list[str]]:

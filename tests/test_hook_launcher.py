@@ -12,6 +12,7 @@ import json
 import shlex
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -339,3 +340,27 @@ def test_doctor_counts_cursors_logged_runs_of_the_hooks_install_wrote(
     assert events["beforeSubmitPrompt"]["runs"] == 1 and events["beforeSubmitPrompt"]["last_context"] is not None
     assert events["preToolUse"]["failures"] == 1
     assert any(p["area"] == "delivery" and "preToolUse" in p["message"] for p in report["problems"])
+
+
+@pytest.mark.unit
+def test_an_edit_of_the_older_shape_keeps_failing_open_in_the_launchers(fake_home: Path, running_deja: str) -> None:
+    """review44d M2: ``deja hook-prompt 2>/dev/null`` fails open (a deja gone exits 127); moved onto the launcher
+    without `` || true``, a launcher gone exits 2, which Cursor reads as "block the prompt". A ``||`` of the user's
+    decides for itself."""
+    hooks_path = fake_home / ".cursor" / "hooks.json"
+    hooks_path.parent.mkdir()
+    old = {
+        "beforeSubmitPrompt": [{"command": f"'{running_deja}' hook-prompt 2>/dev/null"}],
+        "sessionStart": [{"command": f"'{running_deja}' hook-context && notify-send hi"}],
+        "preToolUse": [{"command": f"'{running_deja}' hook-tool || exit 2"}],
+    }
+    hooks_path.write_text(json.dumps({"version": 1, "hooks": old}))
+
+    launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
+    _install_from(launcher.parents[2], running_deja, "cursor-auto")
+
+    commands = _commands(fake_home)
+    bare = partial(_launched, launcher=launcher, older=True)
+    assert commands["beforeSubmitPrompt"] == [f"{bare('hook-prompt')} 2>/dev/null || true"]
+    assert commands["sessionStart"] == [f"{bare('hook-context')} && notify-send hi || true"]
+    assert commands["preToolUse"] == [f"{bare('hook-tool')} || exit 2"]
