@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -168,7 +168,9 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
 
 def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:
     """Uninstall's ``changes`` made exact: restores where install left a file untouched, then emptied folders."""
-    settled = [_settle(change, ledger.get(str(change.path))) for change in changes]
+    # (a change rebuilt from the .bak keeps saying which of deja's hooks the user edited it takes out: review44d M4)
+    settled = [replace(_settle(change, ledger.get(str(change.path))), edited_hooks=change.edited_hooks)
+               for change in changes]  # fmt: skip
     return (
         settled
         + _spent_backups(settled, ledger)

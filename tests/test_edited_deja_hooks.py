@@ -219,3 +219,18 @@ def test_a_users_script_at_the_launchers_path_with_another_hook_name_stays_their
     assert json.loads(path.read_text())["hooks"]["stop"][0] == lint
     _deja(env, "uninstall", "cursor-auto")
     assert json.loads(path.read_text())["hooks"]["stop"] == [lint]
+
+
+def test_uninstall_names_the_edited_hook_it_takes_out_of_a_file_the_user_had(env: dict[str, str]) -> None:
+    """review44d M4: in a file that existed before install, uninstall rebuilt its change from the .bak and dropped
+    the line naming the edited hook it removed."""
+    path = _hooks_path(env)
+    path.parent.mkdir()
+    path.write_text('{"version": 1}')
+    _deja(env, "install", "cursor-auto")
+    edited = _edit(env, "sessionStart", command=_deja_commands(env, "sessionStart")[0] + " && notify-send hi")
+
+    gone = _deja(env, "uninstall", "cursor-auto")
+
+    assert f"deja's hooks you edited go too: sessionStart: `{edited['command']}`" in gone
+    assert _deja_commands(env, "sessionStart") == []
