@@ -59,6 +59,9 @@ class Found:
     # Where the .bak is (``files.free_backup_path``: not ``<file>.bak`` when the user had one); None: ``<file>.bak``
     # (a ledger an older deja wrote, which only ever took that name).
     backup: str | None = None
+    # Whether install made that .bak: one already there with the same bytes (``free_backup_path`` takes it) is the
+    # user's own copy, which uninstall never deletes (review44d M1); False too in a ledger an older deja wrote.
+    backup_made: bool = False
 
 
 Ledger = dict[str, Found]
@@ -154,15 +157,16 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
         if change.action == "created":
             updated[key] = Found(existed=False, before=None, after=after, folders=_missing_folders(change.path))
         elif change.backup is not None:
-            backup = None if change.backup is None else str(change.backup)
-            updated[key] = Found(existed=True, before=_sha(_real(change.path).read_bytes()), after=after, backup=backup)
+            found = _sha(_real(change.path).read_bytes())
+            made = not os.path.lexists(change.backup)  # (asked before anything is written)
+            updated[key] = Found(True, found, after, backup=str(change.backup), backup_made=made)
         elif known is None:
             updated[key] = Found(existed=None, before=None, after=after)
         else:
             # Edited since deja last wrote it: the .bak no longer tells the whole story, so no exact restore.
             untouched = _sha(_real(change.path).read_bytes()) == known.after
             before = known.before if untouched else None
-            updated[key] = Found(known.existed, before, after, known.folders, known.backup)
+            updated[key] = Found(known.existed, before, after, known.folders, known.backup, known.backup_made)
     return updated
 
 
@@ -205,11 +209,12 @@ def _spent_backups(changes: list[Change], ledger: Ledger) -> list[Change]:
     """The removals of the .bak copies install took of files uninstall puts back from them byte for byte: the file
     then holds those very bytes, and a backup the user never asked for, left in ``~/.cursor``, was clutter (trial43
     F11). A .bak uninstall could not restore from (the file was edited since) stays: it alone holds the file as it
-    was; so does a ``<file>.bak`` deja has no record of, which may be the user's own."""
+    was; so does a .bak install did not make (``Found.backup_made``: the user's own copy, of the same bytes) and a
+    ``<file>.bak`` deja has no record of, which may be the user's own."""
     removals = []
     for change in changes:
         found = ledger.get(str(change.path))
-        if change.action != "updated" or found is None or not found.existed:
+        if change.action != "updated" or found is None or not found.existed or not found.backup_made:
             continue
         if change.text is not None and change.text == _untouched_original(change.path, found):
             backup = _backup_of(change.path, found)
