@@ -142,6 +142,7 @@ class DejaHook:
     """A hook command that runs deja: what it starts, and what follows its ``hook-…`` word as written."""
 
     command: str  # the whole command, as written
+    name: str  # the hook it runs (``hook-prompt``: ``HOOK_NAMES``)
     executable: str  # the ``deja`` of ``<deja> hook-…``, or the launcher ``<python> <flags…> <launcher> hook-…`` runs
     tail: str  # `` || true`` (``FAIL_OPEN``), "" (an older deja's), or the user's edit (`` 2>/dev/null || true``)
 
@@ -167,7 +168,7 @@ def deja_hook(command: object) -> DejaHook | None:
     for found in _HOOK_WORD.finditer(command):
         executable = _executable(command[: found.end()])
         if executable is not None:
-            return DejaHook(command, executable, command[found.end() :])
+            return DejaHook(command, found.group(), executable, command[found.end() :])
     return None
 
 

@@ -234,3 +234,22 @@ def test_uninstall_names_the_edited_hook_it_takes_out_of_a_file_the_user_had(env
 
     assert f"deja's hooks you edited go too: sessionStart: `{edited['command']}`" in gone
     assert _deja_commands(env, "sessionStart") == []
+
+
+def test_doctors_fix_for_deja_running_twice_names_the_edit_to_delete(env: dict[str, str]) -> None:
+    """review44d M3: Cursor also runs Claude Code's hooks unless their commands equal its own; with a kept edit they
+    differ, and doctor's fix (install both again) keeps the edit, so the warning stayed. Following the fix ends it."""
+    _deja(env, "install", "cursor-auto")
+    _deja(env, "install", "claude-auto")
+    own = _deja_commands(env, "beforeSubmitPrompt")[0]
+    _edit(env, "beforeSubmitPrompt", command=own + " 2>/dev/null")
+
+    wiring = _wiring(env)
+
+    assert "whose commands differ, so it runs deja twice per event" in wiring
+    fix = f"delete `2>/dev/null` after deja's hook-prompt in {_hooks_path(env)}, then deja install cursor-auto && "
+    assert fix in " ".join(wiring.split())
+    _edit(env, "beforeSubmitPrompt", command=own)
+    _deja(env, "install", "cursor-auto")
+    _deja(env, "install", "claude-auto")
+    assert "twice" not in _wiring(env)
