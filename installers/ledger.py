@@ -180,7 +180,7 @@ def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:
         + _spent_backups(settled, ledger)
         + _folder_removals(settled, ledger)
         + _unrecorded_folders(settled, ledger)
-        + _empty_config_folder()
+        + (_empty_config_folder() if any(change.action != "unchanged" for change in settled) else [])
     )
 
 
@@ -300,8 +300,9 @@ def _unrecorded_folders(changes: list[Change], ledger: Ledger) -> list[Change]:
 
 def _empty_config_folder() -> list[Change]:
     """deja's config folder when it holds nothing: its ledger deleted, uninstall left it behind, empty (trial44 F8).
-    Only deja writes in it (the ledger, ``config.toml``), so an empty one is what deja made. (A link to a folder is
-    the user's: it stays.)"""
+    Only deja writes in it (the ledger, ``config.toml``), so an empty one an install wrote its ledger in is what deja
+    made; ``settle_uninstall`` asks only when uninstall found deja's entries to take out: with nothing of deja's
+    anywhere, an empty folder is the user's own ``mkdir`` (review44d L2). (A link to a folder is the user's too.)"""
     folder = deja_config_dir()
     try:
         if os.path.islink(folder) or os.listdir(folder):
