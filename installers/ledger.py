@@ -12,7 +12,8 @@ wrote, and the folders it had to create.
 
 Uninstall puts the ``.bak`` back byte for byte when the file is still exactly
 what install wrote and the ``.bak`` is still what install found: both hashes say
-so; the ``.bak`` then goes, its bytes being the file's again. A file the user edited since keeps those edits, with deja's entries taken
+so; the ``.bak`` then goes, its bytes being the file's again, if install made it (a ``<file>.bak`` of the user's
+holding the same bytes, which install took as its copy, stays: ``Found.backup_made``). A file the user edited since keeps those edits, with deja's entries taken
 out; a file that existed before is never removed. A file install created goes
 when nothing but deja's entries is left in it, and so do the folders install
 created for it, once empty.
