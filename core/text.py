@@ -632,6 +632,8 @@ def normalise(text: str) -> str:
 _CONTROL_CHARS = "".join(
     map(chr, [*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 )
+#: The controls ``for_terminal`` takes out with nothing in their place: a carriage return becomes a newline.
+_TAKEN_OUT = _CONTROL_CHARS.replace("\r", "")
 #: The bytes of a CSI sequence (``ESC [``) before its final one, which is one of ``_CSI_FINAL``.
 _CSI_PARAMETERS = "0123456789:;<=>?"
 _CSI_INTERMEDIATES = " !\"#$%&'()*+,-./"
@@ -641,7 +643,8 @@ _STRING_COMMANDS = frozenset("]PX^_")
 
 
 def for_terminal(text: str) -> str:
-    """``text`` with every control character but newline and tab taken out, with the escape sequences they start.
+    """``text`` with every control character but newline and tab taken out, with the escape sequences they start;
+    a carriage return, alone or before a newline, is a newline (``10%\\r20%`` is not ``10%20%``).
 
     Stored chats hold what tools printed and what users pasted: a colour code, a title-setting OSC, a NUL, a
     right-to-left override. Every output deja gives passes through here: the CLI's (``fastpath.echo``), the hooks'
@@ -655,8 +658,10 @@ def for_terminal(text: str) -> str:
         return text
     if "\x1b" in text:
         text = _sequences_out(text)
-    for control in filter(text.__contains__, _CONTROL_CHARS):
+    for control in filter(text.__contains__, _TAKEN_OUT):
         text = text.replace(control, "")
+    if "\r" in text:  # a lone CR (an old Mac's line end, a progress bar's redraw) keeps its lines apart: review44d L5
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
 
 

@@ -286,25 +286,29 @@ def _edits_spelt_elsewhere(index: Index, path: str, session_ids: list[str], limi
     """The edits, newest first, that these sessions made to ``path`` (absolute, in their project's folder) where
     another machine spelt that folder: ``c:\\Users\\me\\app\\src\\x.ts`` for ``src/x.ts`` asked in ``~/code/app``, a
     Windows database opened here (trial43 F6: ``blame`` said no session edited the file ``files`` gave 6 edits of).
-    An edit matches when its path ends in the project folder's name and the file's path in it, so a file of the same
-    name elsewhere in the project, or in another project, is not taken."""
+    An edit matches when its path, after the first folder of the project folder's name, is the file's path in it, so
+    a file of the same name elsewhere in the project (``chat\\packages\\chat\\src\\x.ts``: the project's name
+    repeated in it, review44d M5), or in another project, is not taken."""
     edits: list[Edit] = []
     for session_id in session_ids:
         for segment, _, meta in index.find(session_id)[:1]:
             inside = in_project(path, meta.project_dir)
             if inside == path:
                 continue
-            tail = f"/{os.path.basename(meta.project_dir.rstrip('/'))}/{inside}"
-            wanted = partial(_ends_in, tail=tail, local=path)
+            folder = os.path.basename(meta.project_dir.rstrip("/"))
+            wanted = partial(_spells, folder=folder, inside=inside.split("/"), local=path)
             for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
                 edits.extend(_edits_in(Place(session=meta, segment=segment, doc=doc), wanted))
     edits.sort(key=lambda edit: edit.timestamp.timestamp() if edit.timestamp else 0.0, reverse=True)
     return edits[:limit]
 
 
-def _ends_in(recorded: str, tail: str, local: str) -> bool:
-    """Whether the path an edit ``recorded`` is another spelling (not ``local``'s) of a path ending in ``tail``."""
-    return recorded != local and recorded.replace("\\", "/").endswith(tail)
+def _spells(recorded: str, folder: str, inside: list[str], local: str) -> bool:
+    """Whether the path an edit ``recorded`` is another spelling (not ``local``'s) of ``inside`` (its parts) in a
+    project folder named ``folder``: the outermost folder of that name in it, the whole project folder as recorded,
+    since one of that name nested in the project (``mysite/mysite``) is a folder of the project, not the project."""
+    parts = recorded.replace("\\", "/").split("/")
+    return recorded != local and folder in parts and parts[parts.index(folder) + 1 :] == inside
 
 
 def _holds(project_dir: str, path: str) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.paths import home
 from .entries import (
+    DejaHook,
     Earlier,
     Hook,
     Stripped,
@@ -23,9 +24,9 @@ from .entries import (
     carried_keys,
     deja_hook,
     hook_command,
-    is_deja_hook,
     plan_hooks,
     plan_server,
+    stripped,
 )
 from .files import Change
 
@@ -79,40 +80,36 @@ def plan_uninstall(earlier: Earlier) -> list[Change]:
 
 
 def strip_groups(groups: list[Any]) -> Stripped:
-    """One event's matcher groups without deja's hooks, the index of deja's first own group, that group, and the
-    commands of deja's the user edited.
+    """One event's matcher groups without deja's hooks, the index of deja's first group, the one whose changes
+    install keeps, and the commands of deja's the user edited (``stripped``).
 
     A group that held only deja's hooks goes; one the user shares with deja
-    keeps its own hooks.
+    keeps its own hooks. Each deja hook counts as a group of its own, with the
+    matcher of the group it stood in: an edited one the user put in a group of
+    theirs, or beside a second deja hook, keeps its edit as one alone does.
     """
     kept: list[Any] = []
-    first = slot = None
-    edited: list[str] = []
+    ours: list[tuple[Any, DejaHook]] = []
+    slot = None
     for group in groups:
         inner = group.get("hooks") if isinstance(group, dict) else None
-        if not isinstance(inner, list):
+        hooks = inner if isinstance(inner, list) else []
+        found = [(hook, deja_hook(hook.get("command")) if isinstance(hook, dict) else None) for hook in hooks]
+        deja = [({**group, "hooks": [hook]}, hook_found) for hook, hook_found in found if hook_found is not None]
+        if not deja:
             kept.append(group)
             continue
-        ours = [hook for hook in inner if isinstance(hook, dict) and is_deja_hook(hook.get("command"))]
-        edited += [hook["command"] for hook in ours if _edited(hook["command"])]
-        others = [hook for hook in inner if not any(hook is our for our in ours)]
-        if not ours:
-            kept.append(group)
-        elif others:
+        slot = len(kept) if slot is None else slot
+        ours += deja
+        others = [hook for hook, hook_found in found if hook_found is None]
+        if others:
             kept.append({**group, "hooks": others})
-        elif slot is None:
-            first, slot = group, len(kept)
-    return Stripped(kept, slot, first, edited)
-
-
-def _edited(command: str) -> bool:
-    found = deja_hook(command)
-    return found is not None and found.edited
+    return stripped(kept, slot, ours)
 
 
 def carried_group(wanted: dict[str, Any], old: object) -> tuple[dict[str, Any], list[str]]:
     """deja's group ``wanted`` with the user's changes to the one it replaces (``old``) kept (``carried_hook``): its
-    matcher, and its deja hook's command ending and timeout."""
+    matcher, and its deja hook's command ending and timeout (``strip_groups`` gives groups of one deja hook)."""
     inner = old.get("hooks") if isinstance(old, dict) else None
     if not isinstance(old, dict) or not isinstance(inner, list) or not inner:
         return wanted, []

@@ -14,7 +14,18 @@ from typing import Any, NamedTuple
 
 from ..core.paths import cursor_config_dir
 from . import guidance
-from .entries import Earlier, Hook, Stripped, carried_hook, deja_hook, hook_command, plan_hooks, plan_server
+from .entries import (
+    DejaHook,
+    Earlier,
+    Hook,
+    Stripped,
+    carried_hook,
+    deja_hook,
+    hook_command,
+    plan_hooks,
+    plan_server,
+    stripped,
+)
 from .files import Change, shape_error
 
 HOOKS = (
@@ -113,12 +124,10 @@ def plan_uninstall(earlier: Earlier) -> list[Change]:
 
 
 def strip_entries(entries: list[Any]) -> Stripped:
-    """One event's entries without deja's, the index deja's first one held, the one whose changes install keeps (the
-    first the user edited, else the first: beside an edited one, an older install's duplicate of deja's own is no
-    reason to lose the edit), and the commands of deja's the user edited."""
+    """One event's entries without deja's, the index deja's first one held, the one whose changes install keeps and
+    the commands of deja's the user edited (``stripped``)."""
     kept: list[Any] = []
-    ours: list[dict[str, Any]] = []
-    edited: list[dict[str, Any]] = []
+    ours: list[tuple[Any, DejaHook]] = []
     slot = None
     for entry in entries:
         found = deja_hook(entry.get("command")) if isinstance(entry, dict) else None
@@ -126,7 +135,5 @@ def strip_entries(entries: list[Any]) -> Stripped:
             kept.append(entry)
             continue
         slot = len(kept) if slot is None else slot
-        ours.append(entry)
-        edited += [entry] if found.edited else []
-    first = edited[0] if edited else ours[0] if ours else None
-    return Stripped(kept, slot, first, [entry["command"] for entry in edited])
+        ours.append((entry, found))
+    return stripped(kept, slot, ours)

@@ -2,7 +2,7 @@
 
 An entry is deja's by the shape of its command, never by an exact path. A hook
 starts either ``<deja> hook-…`` (the executable's last path component is ``deja``
-or ``deja.exe``, followed by exactly one ``hook-…`` word) or, what ``install``
+or ``deja.exe``, followed by exactly one of deja's hook names, ``HOOK_NAMES``) or, what ``install``
 writes for the deja that runs it, ``<python> -I -S <…/interfaces/hook.py>
 hook-… || true`` (the launcher that starts a hook without ``site``:
 ``interfaces/hook.py``; older deja wrote it without `` || true``, and either
@@ -60,8 +60,17 @@ class Stripped(NamedTuple):
 
     kept: list[Any]  # the entries that are not deja's
     slot: int | None  # where deja's first one stood
-    first: Any  # deja's first entry, whose user's changes install keeps (``Carry``); None when it has none
-    edited: list[str]  # the commands of deja's hooks the user edited (``DejaHook.edited``)
+    first: Any  # deja's entry whose user's changes install keeps (``Carry``, ``stripped``); None when it has none
+    edited: list[str]  # the commands of deja's hooks the user edited (``DejaHook.edited``), the kept one first
+
+
+def stripped(kept: list[Any], slot: int | None, ours: list[tuple[Any, DejaHook]]) -> Stripped:
+    """The one rule for both harnesses: of deja's entries on an event (``ours``: each with the hook it runs), install
+    keeps the changes of the first the user edited, else of the first. Beside an edited one, an older install's
+    duplicate of deja's own, before or after it, is no reason to lose the edit (review44d H1)."""
+    edited = [(entry, found) for entry, found in ours if found.edited]
+    first = (edited or ours)[0][0] if ours else None
+    return Stripped(kept, slot, first, [found.command for _, found in edited])
 
 
 # Removes deja's hooks from one event's list.
@@ -132,6 +141,8 @@ def _components(path: str) -> list[str]:
 class DejaHook:
     """A hook command that runs deja: what it starts, and what follows its ``hook-…`` word as written."""
 
+    command: str  # the whole command, as written
+    name: str  # the hook it runs (``hook-prompt``: ``HOOK_NAMES``)
     executable: str  # the ``deja`` of ``<deja> hook-…``, or the launcher ``<python> <flags…> <launcher> hook-…`` runs
     tail: str  # `` || true`` (``FAIL_OPEN``), "" (an older deja's), or the user's edit (`` 2>/dev/null || true``)
 
@@ -141,8 +152,12 @@ class DejaHook:
         return self.tail.split() not in ([], list(FAIL_OPEN))
 
 
-#: A ``hook-…`` word standing alone, as deja's command ends (then anything the user appended: ``>``, ``;``, spaces).
-_HOOK_WORD = re.compile(r"(?<!\S)hook-[a-z][a-z-]*(?![\w-])")
+#: The hooks deja has (``hooks/run.HANDLERS``, which a hook loads without this package's installers): a script at
+#: deja's launcher path run with another ``hook-…`` word (``hook-lint --fix``) is the user's own (review44d M6).
+HOOK_NAMES = frozenset({"hook-context", "hook-prompt", "hook-tool", "hook-tool-after", "hook-session-end"})
+#: One of deja's ``hook-…`` words standing alone, as deja's command ends (then anything the user appended: ``>``,
+#: ``;``, spaces).
+_HOOK_WORD = re.compile(rf"(?<!\S)(?:{'|'.join(sorted(HOOK_NAMES, reverse=True))})(?![\w-])")
 
 
 def deja_hook(command: object) -> DejaHook | None:
@@ -153,7 +168,7 @@ def deja_hook(command: object) -> DejaHook | None:
     for found in _HOOK_WORD.finditer(command):
         executable = _executable(command[: found.end()])
         if executable is not None:
-            return DejaHook(executable, command[found.end() :])
+            return DejaHook(command, found.group(), executable, command[found.end() :])
     return None
 
 
@@ -194,9 +209,18 @@ def carried_hook(wanted: dict[str, Any], old: object) -> tuple[dict[str, Any], l
     if found is not None and found.edited:
         own = deja_hook(wanted["command"])
         base = wanted["command"][: len(wanted["command"]) - len(own.tail)] if own else wanted["command"]
-        entry["command"] = base + found.tail
-        kept.insert(0, f"its command ending `{found.tail.strip()}`")
+        ending = _ending(found.tail, own.tail if own else "")
+        entry["command"] = base + ending
+        kept.insert(0, f"its command ending `{ending.strip()}`")
     return (old if entry == old else entry), kept
+
+
+def _ending(users: str, own: str) -> str:
+    """What follows deja's ``hook-…`` word once install rewrote it: the user's ending, then deja's own fail-open
+    (``FAIL_OPEN``) when deja's command has one and the user's ending decides nothing on failure (no ``||``). An
+    edit of an older ``deja hook-…``, which exits 127 once gone, would otherwise exit 2 once the launcher is gone,
+    which blocks the prompt (review44d M2); ``|| exit 2`` of the user's stays theirs."""
+    return users + own if own.split() == list(FAIL_OPEN) and "||" not in users else users
 
 
 def carried_keys(wanted: dict[str, Any], old: dict[str, Any], skip: str) -> tuple[dict[str, Any], list[str]]:
@@ -296,7 +320,9 @@ def plan_hooks(
     removable = set(updated) - ({"hooks"} if not merged else set()) <= set(preamble)
     change = plan_json(path, text, document, updated, removable=removable, pristine=pristine)
     edited = [f"deja's hooks keep your changes: {'; '.join(kept)}"] if kept else []
-    edited += [f"deja's hooks you edited go too: {'; '.join(removed)}"] if removed else []
+    if removed:  # (install: a second edited copy on an event, as deja runs once per event: review44d L1)
+        going = "go too" if not wanted else "go, as deja runs once per event and keeps the first"
+        edited.append(f"deja's hooks you edited {going}: {'; '.join(removed)}")
     return replace(change, edited_hooks=tuple(map(scrub, edited)))  # (a command may hold a token, as a diff may)
 
 
@@ -304,7 +330,8 @@ def _merge_hooks(
     hooks: dict[str, Any], wanted: dict[str, Any], strip: Strip, carry: Carry, users: set[str] | None = None
 ) -> tuple[dict[str, Any], list[str], list[str]]:
     """``hooks`` with deja's entries replaced by ``wanted`` (one entry per event), and the user's edits of deja's
-    entries, event by event: those kept (install), and those taken out (an event ``wanted`` lacks: uninstall's).
+    entries, event by event: those kept (install), and those taken out (uninstall's, and install's beyond the one
+    it keeps on an event).
 
     deja's entry takes the place of deja's first old one in that event, with the
     user's changes to it (``carry``), or goes last; every other entry keeps its
@@ -324,8 +351,8 @@ def _merge_hooks(
             entry, changes = carry(wanted[event], first) if first is not None else (wanted[event], [])
             kept.insert(len(kept) if slot is None else slot, entry)
             kept_edits += [f"{event}: {', '.join(changes)}"] if changes else []
-        else:
-            removed_edits += [f"{event}: `{command}`" for command in edited]
+            edited = edited[1:]  # (the first is the one kept: ``stripped``)
+        removed_edits += [f"{event}: `{command}`" for command in edited]
         if kept or not entries or event in (users or ()):
             merged[event] = kept
     for event, entry in wanted.items():

@@ -12,7 +12,8 @@ wrote, and the folders it had to create.
 
 Uninstall puts the ``.bak`` back byte for byte when the file is still exactly
 what install wrote and the ``.bak`` is still what install found: both hashes say
-so; the ``.bak`` then goes, its bytes being the file's again. A file the user edited since keeps those edits, with deja's entries taken
+so; the ``.bak`` then goes, its bytes being the file's again, if install made it (a ``<file>.bak`` of the user's
+holding the same bytes, which install took as its copy, stays: ``Found.backup_made``). A file the user edited since keeps those edits, with deja's entries taken
 out; a file that existed before is never removed. A file install created goes
 when nothing but deja's entries is left in it, and so do the folders install
 created for it, once empty.
@@ -37,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,9 @@ class Found:
     # Where the .bak is (``files.free_backup_path``: not ``<file>.bak`` when the user had one); None: ``<file>.bak``
     # (a ledger an older deja wrote, which only ever took that name).
     backup: str | None = None
+    # Whether install made that .bak: one already there with the same bytes (``free_backup_path`` takes it) is the
+    # user's own copy, which uninstall never deletes (review44d M1); False too in a ledger an older deja wrote.
+    backup_made: bool = False
 
 
 Ledger = dict[str, Found]
@@ -154,27 +158,30 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
         if change.action == "created":
             updated[key] = Found(existed=False, before=None, after=after, folders=_missing_folders(change.path))
         elif change.backup is not None:
-            backup = None if change.backup is None else str(change.backup)
-            updated[key] = Found(existed=True, before=_sha(_real(change.path).read_bytes()), after=after, backup=backup)
+            found = _sha(_real(change.path).read_bytes())
+            made = not os.path.lexists(change.backup)  # (asked before anything is written)
+            updated[key] = Found(True, found, after, backup=str(change.backup), backup_made=made)
         elif known is None:
             updated[key] = Found(existed=None, before=None, after=after)
         else:
             # Edited since deja last wrote it: the .bak no longer tells the whole story, so no exact restore.
             untouched = _sha(_real(change.path).read_bytes()) == known.after
             before = known.before if untouched else None
-            updated[key] = Found(known.existed, before, after, known.folders, known.backup)
+            updated[key] = Found(known.existed, before, after, known.folders, known.backup, known.backup_made)
     return updated
 
 
 def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:
     """Uninstall's ``changes`` made exact: restores where install left a file untouched, then emptied folders."""
-    settled = [_settle(change, ledger.get(str(change.path))) for change in changes]
+    # (a change rebuilt from the .bak keeps saying which of deja's hooks the user edited it takes out: review44d M4)
+    settled = [replace(_settle(change, ledger.get(str(change.path))), edited_hooks=change.edited_hooks)
+               for change in changes]  # fmt: skip
     return (
         settled
         + _spent_backups(settled, ledger)
         + _folder_removals(settled, ledger)
         + _unrecorded_folders(settled, ledger)
-        + _empty_config_folder()
+        + (_empty_config_folder() if any(change.action != "unchanged" for change in settled) else [])
     )
 
 
@@ -203,11 +210,12 @@ def _spent_backups(changes: list[Change], ledger: Ledger) -> list[Change]:
     """The removals of the .bak copies install took of files uninstall puts back from them byte for byte: the file
     then holds those very bytes, and a backup the user never asked for, left in ``~/.cursor``, was clutter (trial43
     F11). A .bak uninstall could not restore from (the file was edited since) stays: it alone holds the file as it
-    was; so does a ``<file>.bak`` deja has no record of, which may be the user's own."""
+    was; so does a .bak install did not make (``Found.backup_made``: the user's own copy, of the same bytes) and a
+    ``<file>.bak`` deja has no record of, which may be the user's own."""
     removals = []
     for change in changes:
         found = ledger.get(str(change.path))
-        if change.action != "updated" or found is None or not found.existed:
+        if change.action != "updated" or found is None or not found.existed or not found.backup_made:
             continue
         if change.text is not None and change.text == _untouched_original(change.path, found):
             backup = _backup_of(change.path, found)
@@ -293,8 +301,9 @@ def _unrecorded_folders(changes: list[Change], ledger: Ledger) -> list[Change]:
 
 def _empty_config_folder() -> list[Change]:
     """deja's config folder when it holds nothing: its ledger deleted, uninstall left it behind, empty (trial44 F8).
-    Only deja writes in it (the ledger, ``config.toml``), so an empty one is what deja made. (A link to a folder is
-    the user's: it stays.)"""
+    Only deja writes in it (the ledger, ``config.toml``), so an empty one an install wrote its ledger in is what deja
+    made; ``settle_uninstall`` asks only when uninstall found deja's entries to take out: with nothing of deja's
+    anywhere, an empty folder is the user's own ``mkdir`` (review44d L2). (A link to a folder is the user's too.)"""
     folder = deja_config_dir()
     try:
         if os.path.islink(folder) or os.listdir(folder):

@@ -26,6 +26,7 @@ from .entries import (
     Strip,
     carried_hook,
     default_deja_path,
+    deja_hook,
     hook_executable,
     is_deja_hook,
     is_deja_server,
@@ -306,7 +307,22 @@ def _double_run_findings(cursor_hooks: _HooksFile, claude_hooks: _HooksFile) -> 
         f"Cursor runs deja's hooks from both {cursor_hooks.path} and {claude_hooks.path}, "
         "whose commands differ, so it runs deja twice per event"
     )
-    return [WiringFinding("warn", message, f"{cursor_hooks.install} && {claude_hooks.install}")]
+    return [WiringFinding("warn", message, _double_run_fix(cursor_hooks, claude_hooks, ours, theirs))]
+
+
+def _double_run_fix(cursor_hooks: _HooksFile, claude_hooks: _HooksFile, ours: set[str], theirs: set[str]) -> str:
+    """Installing both again writes the same commands into both files, but for the user's edits, which install keeps
+    (trial44 F3): the edits of the hooks whose commands differ, file by file, are what to delete first (review44d
+    M3: the fix alone left the warning as it was)."""
+    reinstall = f"{cursor_hooks.install} && {claude_hooks.install}"
+    apart = {found.name for command in theirs - ours if (found := deja_hook(command))}
+    edits = [
+        f"`{found.tail.strip()}` after deja's {found.name} in {hooks_file.path}"
+        for hooks_file, commands in ((cursor_hooks, ours), (claude_hooks, theirs))
+        for command in sorted(commands)
+        if (found := deja_hook(command)) and found.name in apart and found.edited
+    ]
+    return f"delete {'; '.join(edits)}, then {reinstall}" if edits else reinstall
 
 
 def _deja_commands(hooks_file: _HooksFile) -> set[str]:

@@ -44,17 +44,18 @@ def test_a_search_page_loads_no_re_and_no_datetime(
 
 
 #: What ``for_terminal`` takes out, as the pattern it once applied: an escape sequence (CSI, a string command up to
-#: its terminator or the line's end, a lone ESC and its letter), then any other control it takes out.
+#: its terminator or the line's end, a lone ESC and its letter), then any other control it takes out but CR.
 _TERMINAL_CONTROLS = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
     r"|\x1b[ -~]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 )
 
 
 def _as_the_pattern_does(text: str) -> str:
-    return re.sub(_TERMINAL_CONTROLS, "", text)
+    """The pattern's output, each CR left then made a newline (CRLF one newline: review44d L5)."""
+    return re.sub(_TERMINAL_CONTROLS, "", text).replace("\r\n", "\n").replace("\r", "\n")
 
 
 @pytest.mark.unit
@@ -69,7 +70,7 @@ def test_every_character_a_match_can_start_with_is_looked_for() -> None:
 @pytest.mark.unit
 def test_pages_with_and_without_controls_print_as_the_pattern_says() -> None:
     rng = random.Random(15)
-    alphabet = "ab \n\t[]\\;0?/@~PX^_\x07\x1b\x00\x0b\x7f\x85\x9b\xa0é漢"
+    alphabet = "ab \n\t[]\\;0?/@~PX^_\x07\x1b\x00\x0b\r\x7f\x85\x9b\xa0é漢"
     for _ in range(20_000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 24)))
         assert for_terminal(text) == _as_the_pattern_does(text), repr(text)

@@ -31,7 +31,7 @@ from deja.core.writers.cursor_agent import (
 CHAT = "3a3a0013-0000-4000-8000-000000000001"
 TITLE = "evil \u202etxt.exe\u202c title \x1b]0;pwned\x07"
 QUESTION = "check this \u2066exe.txt\u2069 file for the kumquat deploy and \x1b[2J clear\x00 the \x9b31m screen"
-ANSWER = "The kumquat deploy \x1b[31mfailed\x1b[0m: run \u202dmake kumquat\u202c again."
+ANSWER = "The kumquat deploy \x1b[31mfailed\x1b[0m: run \u202dmake kumquat\u202c again. Upload 10%\r20%"
 
 
 class _Env:
@@ -115,6 +115,7 @@ def test_the_mcp_tools_text_holds_no_control_character(tmp_path: Path, hostile: 
     assert "evil txt.exe title" in searched and "evil txt.exe title" in recent
     assert "and  clear the 31m screen" in shown and "failed: run make kumquat again" in shown
     assert "zzqqzzqq" in echoed
+    assert "Upload 10%\n" in shown and "10%20%" not in shown, "a lone CR keeps its lines apart (review44d L5)"
     for answer in answers:
         assert _controls(answer) == set(), answer
     assert "Traceback" not in (tmp_path / "server-stderr.txt").read_text()

@@ -142,3 +142,114 @@ def test_an_edit_beside_a_second_deja_hook_is_the_one_kept(fake_home: Path, tmp_
     install("cursor-auto", deja_path=deja)
 
     assert json.loads(path.read_text())["hooks"]["sessionStart"] == [edited]
+
+
+def _claude_settings(fake_home: Path) -> tuple[Path, dict[str, Any]]:
+    settings = fake_home / ".claude" / "settings.json"
+    return settings, json.loads(settings.read_text())
+
+
+@pytest.mark.unit
+def test_claude_codes_edited_hook_is_kept_in_every_layout(fake_home: Path, tmp_path: Path) -> None:
+    """review44d H1: an edited deja hook in a group of the user's, after deja's own group, or beside deja's own
+    hook in one group, was dropped by a reinstall that said nothing; Cursor's installer kept it."""
+    deja = str(console_script(tmp_path / "bin"))
+    install("claude-auto", deja_path=deja)
+    settings, document = _claude_settings(fake_home)
+    hooks = document["hooks"]
+    (tool,) = hooks["PreToolUse"]
+    linter = {"type": "command", "command": "my-linter --check"}
+    tool_edited = {**tool["hooks"][0], "command": tool["hooks"][0]["command"] + " 2>>/tmp/deja-err.log"}
+    hooks["PreToolUse"] = [{**tool, "hooks": [linter, tool_edited]}]
+    (prompt,) = hooks["UserPromptSubmit"]
+    prompt_edited = {"hooks": [{**prompt["hooks"][0], "command": prompt["hooks"][0]["command"] + " 2>/dev/null"}]}
+    prompt_edited["hooks"][0]["timeout"] = 2
+    hooks["UserPromptSubmit"] = [prompt, prompt_edited]
+    (start,) = hooks["SessionStart"]
+    start_edited = {**start["hooks"][0], "command": start["hooks"][0]["command"] + " >> ~/ctx.log"}
+    hooks["SessionStart"] = [{"hooks": [start["hooks"][0], start_edited]}]
+    settings.write_text(json.dumps(document))
+
+    (change,) = [c for c in install("claude-auto", deja_path=deja) if c.path == settings]
+
+    after = _claude_settings(fake_home)[1]["hooks"]
+    assert after["PreToolUse"] == [{**tool, "hooks": [tool_edited]}, {**tool, "hooks": [linter]}]
+    assert after["UserPromptSubmit"] == [prompt_edited]
+    assert after["SessionStart"] == [{"hooks": [start_edited]}]
+    (sentence,) = change.edited_hooks
+    assert "SessionStart: its command ending `>> ~/ctx.log`" in sentence
+    assert "UserPromptSubmit: its command ending `2>/dev/null`, timeout 2 (deja writes 5)" in sentence
+    assert "PreToolUse: its command ending `2>>/tmp/deja-err.log`" in sentence
+
+
+@pytest.mark.unit
+def test_a_second_edited_deja_hook_on_an_event_is_named_as_it_goes(fake_home: Path, tmp_path: Path) -> None:
+    """review44d L1: deja runs once per event, so install keeps the first edited copy; the second went unsaid."""
+    deja = str(console_script(tmp_path / "bin"))
+    install("cursor-auto", deja_path=deja)
+    path = fake_home / ".cursor" / "hooks.json"
+    document = json.loads(path.read_text())
+    (own,) = document["hooks"]["sessionStart"]
+    quiet = {**own, "command": own["command"] + " 2>/dev/null"}
+    logged = {**own, "command": own["command"] + " >> ~/ctx.log"}
+    document["hooks"]["sessionStart"] = [quiet, logged]
+    path.write_text(json.dumps(document))
+
+    (change,) = [c for c in install("cursor-auto", deja_path=deja) if c.path == path]
+
+    assert json.loads(path.read_text())["hooks"]["sessionStart"] == [quiet]
+    assert change.edited_hooks == (
+        "deja's hooks keep your changes: sessionStart: its command ending `2>/dev/null`",
+        "deja's hooks you edited go, as deja runs once per event and keeps the first: "
+        f"sessionStart: `{logged['command']}`",
+    )
+
+
+def test_a_users_script_at_the_launchers_path_with_another_hook_name_stays_theirs(env: dict[str, str]) -> None:
+    """review44d M6: ``… interfaces/hook.py hook-lint --fix`` was taken for deja's hook (any ``hook-…`` word), rewritten
+    into deja's, with no .bak, and gone after uninstall."""
+    path = _hooks_path(env)
+    path.parent.mkdir()
+    lint = {"command": "python3 ~/tools/interfaces/hook.py hook-lint --fix"}
+    path.write_text(json.dumps({"version": 1, "hooks": {"stop": [lint]}}))
+
+    installed = _deja(env, "install", "cursor-auto")
+
+    assert "keep your changes" not in installed
+    assert json.loads(path.read_text())["hooks"]["stop"][0] == lint
+    _deja(env, "uninstall", "cursor-auto")
+    assert json.loads(path.read_text())["hooks"]["stop"] == [lint]
+
+
+def test_uninstall_names_the_edited_hook_it_takes_out_of_a_file_the_user_had(env: dict[str, str]) -> None:
+    """review44d M4: in a file that existed before install, uninstall rebuilt its change from the .bak and dropped
+    the line naming the edited hook it removed."""
+    path = _hooks_path(env)
+    path.parent.mkdir()
+    path.write_text('{"version": 1}')
+    _deja(env, "install", "cursor-auto")
+    edited = _edit(env, "sessionStart", command=_deja_commands(env, "sessionStart")[0] + " && notify-send hi")
+
+    gone = _deja(env, "uninstall", "cursor-auto")
+
+    assert f"deja's hooks you edited go too: sessionStart: `{edited['command']}`" in gone
+    assert _deja_commands(env, "sessionStart") == []
+
+
+def test_doctors_fix_for_deja_running_twice_names_the_edit_to_delete(env: dict[str, str]) -> None:
+    """review44d M3: Cursor also runs Claude Code's hooks unless their commands equal its own; with a kept edit they
+    differ, and doctor's fix (install both again) keeps the edit, so the warning stayed. Following the fix ends it."""
+    _deja(env, "install", "cursor-auto")
+    _deja(env, "install", "claude-auto")
+    own = _deja_commands(env, "beforeSubmitPrompt")[0]
+    _edit(env, "beforeSubmitPrompt", command=own + " 2>/dev/null")
+
+    wiring = _wiring(env)
+
+    assert "whose commands differ, so it runs deja twice per event" in wiring
+    fix = f"delete `2>/dev/null` after deja's hook-prompt in {_hooks_path(env)}, then deja install cursor-auto && "
+    assert fix in " ".join(wiring.split())
+    _edit(env, "beforeSubmitPrompt", command=own)
+    _deja(env, "install", "cursor-auto")
+    _deja(env, "install", "claude-auto")
+    assert "twice" not in _wiring(env)

@@ -202,6 +202,22 @@ def test_a_file_of_the_project_is_found_where_the_windows_machine_spelt_its_fold
     )
 
 
+def test_a_folder_of_the_projects_name_inside_it_is_not_the_project(tmp_path: Path, cli_root: Path) -> None:
+    """review44d M5: ``chat\\packages\\chat\\src\\settings.page.ts`` ends in ``chat\\src\\settings.page.ts`` too, and
+    blame of the project root's ``src/settings.page.ts`` credited it with that other file's edit (a monorepo's
+    ``vite/packages/vite``, Django's ``mysite/mysite``)."""
+    project = tmp_path / "code" / "chat"
+    (project / "src").mkdir(parents=True)
+    nested = "c:\\Users\\me\\chat\\packages\\chat\\src\\settings.page.ts"
+    _windows_chat(tmp_path / "no-ide", file_uri(str(project))["external"], [nested, SETTINGS])
+
+    blamed = run_deja("blame", "src/settings.page.ts", cwd=project)
+
+    assert blamed.returncode == 0, blamed.stderr
+    assert blamed.stdout.startswith(f"1 edit of {project / 'src' / 'settings.page.ts'}, newest first:\n"), blamed.stdout
+    assert "packages" not in blamed.stdout, blamed.stdout
+
+
 def test_an_untitled_buffer_is_no_file(tmp_path: Path, cli_root: Path) -> None:
     """review43c L6: a code block accepted into an ``untitled:`` buffer (a new tab, never saved) was listed by ``deja
     files`` as ``<project>/untitled:Untitled-1`` and shown as ``⚙ Edit untitled:Untitled-1``."""

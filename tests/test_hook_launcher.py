@@ -12,6 +12,7 @@ import json
 import shlex
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,9 @@ import pytest
 from harness import CHECKOUT, Sample, imported_modules, run_deja
 from installed_copy import installed_package
 
+from deja.hooks.run import HANDLERS
 from deja.installers import claude, cursor, install, uninstall, wiring_report
-from deja.installers.entries import hook_executable, is_deja_hook, launcher_path
+from deja.installers.entries import HOOK_NAMES, hook_executable, is_deja_hook, launcher_path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = {"hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache", "cursor_version": "2"}
@@ -190,10 +192,21 @@ def test_paths_with_spaces_are_quoted_and_recognised(fake_home: Path, running_de
         ("/v/bin/python3 -I -S /home/me/hook.py hook-prompt", False),
         ("/v/bin/python3 -I -S /v/deja/interfaces/hook.py search words", False),
         ("/v/bin/python3 -I /v/deja/interfaces/hook.py -S hook-prompt extra", False),
+        # A hook name deja does not have: a script of the user's that merely sits at such a path (review44d M6).
+        ("python3 ~/tools/interfaces/hook.py hook-lint --fix", False),
+        ("/v/bin/deja hook-lint", False),
+        ("/v/bin/python3 -I -S /v/deja/interfaces/hook.py hook-tool-afterwards", False),
+        ("/v/bin/python3 -I -S /v/deja/interfaces/hook.py hook-tool-after", True),
     ],
 )
 def test_which_commands_are_deja_hooks(command: str, ours: bool) -> None:
     assert is_deja_hook(command) is ours
+
+
+@pytest.mark.unit
+def test_the_hook_names_installers_know_are_the_hooks_deja_has() -> None:
+    """``entries.HOOK_NAMES`` is how install tells deja's hooks from a user's; a hook deja gains must be in it."""
+    assert set(HANDLERS) == HOOK_NAMES >= {hook.subcommand for hook in (*cursor.HOOKS, *claude.HOOKS)}
 
 
 @pytest.mark.unit
@@ -327,3 +340,27 @@ def test_doctor_counts_cursors_logged_runs_of_the_hooks_install_wrote(
     assert events["beforeSubmitPrompt"]["runs"] == 1 and events["beforeSubmitPrompt"]["last_context"] is not None
     assert events["preToolUse"]["failures"] == 1
     assert any(p["area"] == "delivery" and "preToolUse" in p["message"] for p in report["problems"])
+
+
+@pytest.mark.unit
+def test_an_edit_of_the_older_shape_keeps_failing_open_in_the_launchers(fake_home: Path, running_deja: str) -> None:
+    """review44d M2: ``deja hook-prompt 2>/dev/null`` fails open (a deja gone exits 127); moved onto the launcher
+    without `` || true``, a launcher gone exits 2, which Cursor reads as "block the prompt". A ``||`` of the user's
+    decides for itself."""
+    hooks_path = fake_home / ".cursor" / "hooks.json"
+    hooks_path.parent.mkdir()
+    old = {
+        "beforeSubmitPrompt": [{"command": f"'{running_deja}' hook-prompt 2>/dev/null"}],
+        "sessionStart": [{"command": f"'{running_deja}' hook-context && notify-send hi"}],
+        "preToolUse": [{"command": f"'{running_deja}' hook-tool || exit 2"}],
+    }
+    hooks_path.write_text(json.dumps({"version": 1, "hooks": old}))
+
+    launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
+    _install_from(launcher.parents[2], running_deja, "cursor-auto")
+
+    commands = _commands(fake_home)
+    bare = partial(_launched, launcher=launcher, older=True)
+    assert commands["beforeSubmitPrompt"] == [f"{bare('hook-prompt')} 2>/dev/null || true"]
+    assert commands["sessionStart"] == [f"{bare('hook-context')} && notify-send hi || true"]
+    assert commands["preToolUse"] == [f"{bare('hook-tool')} || exit 2"]

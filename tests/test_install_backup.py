@@ -65,3 +65,24 @@ def test_hooks_and_claude_settings_keep_the_users_bak_too(fake_home: Path, deja:
     for path in (hooks, settings):
         assert path.with_name(path.name + ".bak").read_text() == "my own notes\n"
         assert path.with_name(path.name + ".bak.1").read_text() == '{"hooks": {}}\n'
+
+
+def test_uninstall_never_deletes_a_bak_the_user_made_even_of_the_same_bytes(fake_home: Path, deja: Path) -> None:
+    """review44d M1: install took the user's own ``hooks.json.bak`` (the same bytes) as its copy, and uninstall then
+    deleted it as deja's."""
+    hooks = fake_home / ".cursor" / "hooks.json"
+    hooks.parent.mkdir()
+    users = '{"version":1,"hooks":{"stop":[{"command":"say done"}]}}'
+    hooks.write_text(users)
+    own_backup = hooks.with_name("hooks.json.bak")
+    own_backup.write_text(users)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+
+    done = run_deja("install", "cursor-auto", env=env, script=deja)
+    assert f"kept your file as it was in {own_backup}" in done.stdout
+    gone = run_deja("uninstall", "cursor-auto", env=env, script=deja)
+
+    assert gone.returncode == 0, gone.stderr
+    assert f"removed {own_backup}" not in gone.stdout
+    assert own_backup.read_text() == users
+    assert hooks.read_text() == users

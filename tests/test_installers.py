@@ -426,7 +426,7 @@ def test_install_folds_duplicate_deja_entries_into_one(fake_home: Path, deja: st
         {"command": "/usr/bin/mine"},
         {"command": "/older/deja hook-context"},
     ]
-    retired = [{"command": "/old/deja hook-x"}]
+    retired = [{"command": "/old/deja hook-tool-after"}]  # (an event deja writes no hook on)
     _write_json(hooks_path, {"version": 1, "hooks": {"sessionStart": start, "afterShellExecution": retired}})
 
     install("cursor-auto", deja_path=deja)

@@ -42,3 +42,14 @@ def test_a_config_folder_holding_settings_stays(env: dict[str, str]) -> None:
     _deja(env, "uninstall", "cursor-auto")
 
     assert [path.name for path in config.iterdir()] == ["config.toml"]
+
+
+def test_an_empty_config_folder_with_nothing_of_deja_installed_stays(env: dict[str, str]) -> None:
+    """review44d L2: with nothing installed, ``uninstall`` removed a ``~/.config/deja`` the user had just made."""
+    config = Path(env["HOME"]) / ".config" / "deja"
+    config.mkdir(parents=True)
+
+    said = _deja(env, "uninstall", "claude")
+
+    assert said == "claude: nothing of deja's to remove\n"
+    assert config.is_dir()
