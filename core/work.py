@@ -424,8 +424,15 @@ def _word_needles(words: tuple[str, ...]) -> list[bytes]:
 
 
 def _newest_first(fixes: list[Fix], limit: int) -> list[Fix]:
-    fixes.sort(key=lambda f: f.timestamp.timestamp() if f.timestamp else 0.0, reverse=True)
+    fixes.sort(key=_when, reverse=True)
     return fixes[:limit]
+
+
+def _when(fix: Fix) -> float:
+    """When ``fix`` came up, as its line dates it: its message's time, else its session's last (an old Chat panel
+    tab's messages keep none: sorted as the oldest, they came last under "newest first", trial44b F3)."""
+    when = fix.timestamp or fix.session.updated
+    return when.timestamp() if when else 0.0
 
 
 def _searched_failures(index: Index, words: tuple[str, ...], limit: int, exclude: frozenset[str]) -> list[Fix]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from harness import run_deja
 
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.core.writers.ide import write_state_vscdb, write_workspace_json
 
 #: Where Cursor 0.42 kept the Chat panel's tabs, in a workspace's ``ItemTable``.
@@ -62,3 +63,27 @@ def test_json_gives_an_old_chat_tab_no_start_and_its_last_send_as_updated(tmp_pa
     session = json.loads(run_deja("sessions", "--json").stdout)["sessions"][0]
     sent = datetime.fromtimestamp(SENT / 1000, UTC)
     assert session["started"] is None and datetime.fromisoformat(session["updated"]) == sent, session
+
+
+def test_fix_lists_an_old_chat_tab_by_the_date_its_line_shows(tmp_path: Path, cli_root: Path) -> None:
+    """A tab's messages keep no time, so ``deja fix`` sorted its mention as the oldest of all and listed it after an
+    older agent chat under "newest first" (trial44b F3): it is dated, and sorted, by its last send."""
+    error = "ChunkLoadError: Loading chunk 179 failed."
+    before = datetime.fromtimestamp(SENT / 1000 - 86_400, tz=UTC)  # (a day before the tab's last send)
+    write_transcript(
+        transcript_path(cli_root, str(tmp_path / "code" / "api"), "older-chat"),
+        [user_turn(f"the page says {error}", before), assistant_turn("Clear the cache and reload.")],
+    )
+    project = tmp_path / "code" / "site"
+    project.mkdir(parents=True)
+    workspace = tmp_path / "no-ide" / "workspaceStorage" / "ws-tab"
+    write_workspace_json(workspace, folder=project.as_uri())
+    bubbles = [{"type": "user", "id": "q", "text": f"I get {error}"}, {"type": "ai", "id": "a", "text": "Rebuild."}]
+    tab = {"tabId": "tab-1", "chatTitle": "Chunk error", "lastSendTime": SENT, "bubbles": bubbles}
+    write_state_vscdb(workspace / "state.vscdb", item_table={CHAT_PANEL: {"tabs": [tab]}}, with_disk_kv=False)
+    assert run_deja("index").returncode == 0
+
+    found = run_deja("fix", error)
+    assert found.returncode == 0, found.stderr
+    assert "newest first" in found.stdout, found.stdout
+    assert found.stdout.index("(deja show tab-1)") < found.stdout.index("(deja show older-chat)"), found.stdout
