@@ -217,10 +217,20 @@ def carried_hook(wanted: dict[str, Any], old: object) -> tuple[dict[str, Any], l
 
 def _ending(users: str, own: str) -> str:
     """What follows deja's ``hook-…`` word once install rewrote it: the user's ending, then deja's own fail-open
-    (``FAIL_OPEN``) when deja's command has one and the user's ending decides nothing on failure (no ``||``). An
-    edit of an older ``deja hook-…``, which exits 127 once gone, would otherwise exit 2 once the launcher is gone,
-    which blocks the prompt (review44d M2); ``|| exit 2`` of the user's stays theirs."""
-    return users + own if own.split() == list(FAIL_OPEN) and "||" not in users else users
+    (``FAIL_OPEN``) when deja's command has one and the user's ending decides nothing on failure (no ``||``, no
+    ``true`` of its own as its last line). An edit of an older ``deja hook-…``, which exits 127 once gone, would
+    otherwise exit 2 once the launcher is gone, which blocks the prompt (review44d M2); ``|| exit 2`` of the user's
+    stays theirs. After an ending that ends its line (``_ENDS_LINE``) `` || true`` would be a syntax error or a
+    comment's words (review44f H1), so ``true`` follows on a line of its own: the command's status is then 0."""
+    if own.split() != list(FAIL_OPEN) or users.rsplit("\n", 1)[-1].strip() == "true":
+        return users
+    if _ENDS_LINE.search(users.rstrip()):  # (an ``exit 2`` of the user's before it still exits 2)
+        return users + "\ntrue"
+    return users if "||" in users else users + own
+
+
+#: An ending `` || true`` cannot follow on its line: one ending in ``;`` or ``&``, or holding a comment or a line.
+_ENDS_LINE = re.compile(r"[;&]$|#|[\r\n]")
 
 
 def carried_keys(wanted: dict[str, Any], old: dict[str, Any], skip: str) -> tuple[dict[str, Any], list[str]]:

@@ -364,3 +364,43 @@ def test_an_edit_of_the_older_shape_keeps_failing_open_in_the_launchers(fake_hom
     assert commands["beforeSubmitPrompt"] == [f"{bare('hook-prompt')} 2>/dev/null || true"]
     assert commands["sessionStart"] == [f"{bare('hook-context')} && notify-send hi || true"]
     assert commands["preToolUse"] == [f"{bare('hook-tool')} || exit 2"]
+
+
+#: Endings a user may append to deja's older ``deja hook-…`` (event: ending), of each shape: one `` || true`` can
+#: follow and one it cannot (review44f H1: `` ; || true`` is a syntax error, exit 2, every prompt blocked; after a
+#: comment it is the comment's).
+_ENDINGS = {
+    "beforeSubmitPrompt": " 2>/dev/null;",
+    "sessionStart": " 2>/dev/null &",
+    "preToolUse": " # run deja",
+    "postToolUse": "\necho a\necho b",
+    "postToolUseFailure": " 2>/dev/null; # quiet",
+    "stop": " 2>/dev/null",
+    "preCompact": " && echo done",
+    "sessionEnd": " | cat",
+}
+
+
+@pytest.mark.unit
+def test_every_kept_ending_is_valid_shell_that_fails_open(fake_home: Path, running_deja: str) -> None:
+    hooks_path = fake_home / ".cursor" / "hooks.json"
+    hooks_path.parent.mkdir()
+    names = {hook.event: hook.subcommand for hook in cursor.HOOKS}
+    old = {event: [{"command": f"'{running_deja}' {names[event]}{end}"}] for event, end in _ENDINGS.items()}
+    hooks_path.write_text(json.dumps({"version": 1, "hooks": old}))
+    launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
+
+    wiring = _install_from(launcher.parents[2], running_deja, "cursor-auto")
+    written = hooks_path.read_text()
+    _install_from(launcher.parents[2], running_deja, "cursor-auto")
+
+    assert hooks_path.read_text() == written, "a second install keeps the kept endings as they are"
+    (launcher.parents[2] / "deja").unlink()  # the package gone, its launcher with it
+    said = " ".join(message for _, message in wiring)
+    for event, (command,) in _commands(fake_home).items():
+        ending = command.removeprefix(_launched(names[event], launcher=launcher, older=True))
+        assert ending.startswith(_ENDINGS[event]), command
+        assert "\n" in ending or f"{event}: its command ending `{ending.strip()}`" in said, "the ending as written"
+        assert subprocess.run(["sh", "-n", "-c", command]).returncode == 0, command
+        ran = subprocess.run(["sh", "-c", command], capture_output=True, stdin=subprocess.DEVNULL, timeout=30)
+        assert ran.returncode == 0, (command, ran.stderr)
