@@ -59,18 +59,30 @@ class Stripped(NamedTuple):
     """One event's list without deja's hooks."""
 
     kept: list[Any]  # the entries that are not deja's
-    slot: int | None  # where deja's first one stood
+    slot: int | None  # where deja's entry goes: where the one whose changes install keeps stood
     first: Any  # deja's entry whose user's changes install keeps (``Carry``, ``stripped``); None when it has none
     edited: list[str]  # the commands of deja's hooks the user edited (``DejaHook.edited``), the kept one first
 
 
-def stripped(kept: list[Any], slot: int | None, ours: list[tuple[Any, DejaHook]]) -> Stripped:
-    """The one rule for both harnesses: of deja's entries on an event (``ours``: each with the hook it runs), install
-    keeps the changes of the first the user edited, else of the first. Beside an edited one, an older install's
-    duplicate of deja's own, before or after it, is no reason to lose the edit (review44d H1)."""
-    edited = [(entry, found) for entry, found in ours if found.edited]
-    first = (edited or ours)[0][0] if ours else None
-    return Stripped(kept, slot, first, [found.command for _, found in edited])
+class Ours(NamedTuple):
+    """One of deja's entries on an event, as a harness's ``Strip`` found it."""
+
+    entry: Any
+    hook: DejaHook  # the hook it runs
+    at: int  # where it stood among the entries that are not deja's
+    shared: bool = False  # a copy in an entry of the user's (Claude Code's matcher group holding their own hooks)
+
+
+def stripped(kept: list[Any], ours: list[Ours]) -> Stripped:
+    """The one rule for both harnesses: of deja's entries on an event, install keeps the changes of the first the
+    user edited, else of the first in an entry of deja's own (not ``shared``), else of the first. Beside an edited
+    one, an older install's duplicate of deja's own, before or after it, is no reason to lose the edit (review44d
+    H1); an unedited copy in a group of the user's is no change of theirs to deja's matcher (review44f M1)."""
+    edited = [one for one in ours if one.hook.edited]
+    if not ours:
+        return Stripped(kept, None, None, [])
+    chosen = (edited or [one for one in ours if not one.shared] or ours)[0]
+    return Stripped(kept, chosen.at, chosen.entry, [one.hook.command for one in edited])
 
 
 # Removes deja's hooks from one event's list.
@@ -330,8 +342,8 @@ def plan_hooks(
     removable = set(updated) - ({"hooks"} if not merged else set()) <= set(preamble)
     change = plan_json(path, text, document, updated, removable=removable, pristine=pristine)
     edited = [f"deja's hooks keep your changes: {'; '.join(kept)}"] if kept else []
-    if removed:  # (install: a second edited copy on an event, as deja runs once per event: review44d L1)
-        going = "go too" if not wanted else "go, as deja runs once per event and keeps the first"
+    if removed:  # (install: a second edited copy on an event: review44d L1, review44f M1)
+        going = "go too" if not wanted else "go, as install keeps one deja hook per event, the first you edited"
         edited.append(f"deja's hooks you edited {going}: {'; '.join(removed)}")
     return replace(change, edited_hooks=tuple(map(scrub, edited)))  # (a command may hold a token, as a diff may)
 
