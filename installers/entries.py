@@ -163,6 +163,13 @@ class DejaHook:
         """Whether the user changed what follows deja's command from what any install wrote."""
         return self.tail.split() not in ([], list(FAIL_OPEN))
 
+    @property
+    def edit(self) -> str:
+        """What the user wrote after deja's command: the tail without deja's own `` || true`` before or after it,
+        which is not theirs to delete (review44f L1)."""
+        own = " ".join(FAIL_OPEN)
+        return self.tail.strip().removeprefix(own).removesuffix(own).strip()
+
 
 #: The hooks deja has (``hooks/run.HANDLERS``, which a hook loads without this package's installers): a script at
 #: deja's launcher path run with another ``hook-…`` word (``hook-lint --fix``) is the user's own (review44d M6).

@@ -404,3 +404,26 @@ def test_every_kept_ending_is_valid_shell_that_fails_open(fake_home: Path, runni
         assert subprocess.run(["sh", "-n", "-c", command]).returncode == 0, command
         ran = subprocess.run(["sh", "-c", command], capture_output=True, stdin=subprocess.DEVNULL, timeout=30)
         assert ran.returncode == 0, (command, ran.stderr)
+
+
+@pytest.mark.unit
+def test_doctors_fix_for_deja_running_twice_names_only_what_the_user_appended(
+    fake_home: Path, running_deja: str
+) -> None:
+    """review44f L1: after `` 2>>/tmp/e.log`` appended to Claude Code's launcher command, the fix said to delete
+    ``|| true 2>>/tmp/e.log``, deja's own fail-open with it."""
+    launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
+    _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
+    settings = fake_home / ".claude" / "settings.json"
+    document = json.loads(settings.read_text())
+    hook = document["hooks"]["PreToolUse"][0]["hooks"][0]
+    hook["command"] += " 2>>/tmp/e.log"
+    settings.write_text(json.dumps(document))
+
+    (twice,) = [finding for finding in wiring_report(deja_path=running_deja) if "twice" in finding.message]
+
+    assert twice.fix.startswith(f"delete `2>>/tmp/e.log` after deja's hook-tool in {settings}, then "), twice.fix
+    hook["command"] = hook["command"].removesuffix(" 2>>/tmp/e.log")  # (as the fix says)
+    settings.write_text(json.dumps(document))
+    _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
+    assert not [finding for finding in wiring_report(deja_path=running_deja) if "twice" in finding.message]
