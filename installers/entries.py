@@ -352,7 +352,13 @@ def plan_hooks(
     if removed:  # (install: a second edited copy on an event: review44d L1, review44f M1)
         going = "go too" if not wanted else "go, as install keeps one deja hook per event, the first you edited"
         edited.append(f"deja's hooks you edited {going}: {'; '.join(removed)}")
-    return replace(change, edited_hooks=tuple(map(scrub, edited)))  # (a command may hold a token, as a diff may)
+    return replace(change, edited_hooks=tuple(_one_line(scrub(sentence)) for sentence in edited))  # (a token too)
+
+
+def _one_line(sentence: str) -> str:
+    """``sentence`` with a line break of a command it quotes written ``\\n``: the command as written, on the one line
+    install and doctor give it (review44f L2)."""
+    return sentence.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _merge_hooks(

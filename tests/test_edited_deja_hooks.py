@@ -274,3 +274,13 @@ def test_an_unedited_copy_in_a_users_group_leaves_dejas_own_group_as_it_is(fake_
 
     assert json.loads(settings.read_text())["hooks"]["PreToolUse"] == [{"matcher": "Bash", "hooks": [linter]}, own]
     assert change.edited_hooks == ()
+
+
+def test_a_kept_ending_on_two_lines_is_named_on_one(env: dict[str, str]) -> None:
+    """review44f L2: an ending ``⏎echo a⏎echo b`` was printed across two lines, at install and in doctor's ok line."""
+    _deja(env, "install", "cursor-auto")
+    _edit(env, "sessionStart", command=_deja_commands(env, "sessionStart")[0] + "\necho a\necho b")
+
+    said = "sessionStart: its command ending `echo a\\necho b`"
+    assert any(line.endswith(said) for line in _deja(env, "install", "cursor-auto").splitlines())
+    assert said in " ".join(_wiring(env).split())

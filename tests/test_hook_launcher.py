@@ -400,7 +400,8 @@ def test_every_kept_ending_is_valid_shell_that_fails_open(fake_home: Path, runni
     for event, (command,) in _commands(fake_home).items():
         ending = command.removeprefix(_launched(names[event], launcher=launcher, older=True))
         assert ending.startswith(_ENDINGS[event]), command
-        assert "\n" in ending or f"{event}: its command ending `{ending.strip()}`" in said, "the ending as written"
+        written = ending.strip().replace("\n", "\\n")  # (on one line: review44f L2)
+        assert f"{event}: its command ending `{written}`" in said, "the ending as written"
         assert subprocess.run(["sh", "-n", "-c", command]).returncode == 0, command
         ran = subprocess.run(["sh", "-c", command], capture_output=True, stdin=subprocess.DEVNULL, timeout=30)
         assert ran.returncode == 0, (command, ran.stderr)
