@@ -16,9 +16,9 @@ from typing import Any
 
 from ..core.paths import home
 from .entries import (
-    DejaHook,
     Earlier,
     Hook,
+    Ours,
     Stripped,
     carried_hook,
     carried_keys,
@@ -80,31 +80,33 @@ def plan_uninstall(earlier: Earlier) -> list[Change]:
 
 
 def strip_groups(groups: list[Any]) -> Stripped:
-    """One event's matcher groups without deja's hooks, the index of deja's first group, the one whose changes
-    install keeps, and the commands of deja's the user edited (``stripped``).
+    """One event's matcher groups without deja's hooks, where deja's group goes, the one whose changes install
+    keeps, and the commands of deja's the user edited (``stripped``).
 
     A group that held only deja's hooks goes; one the user shares with deja
     keeps its own hooks. Each deja hook counts as a group of its own, with the
     matcher of the group it stood in: an edited one the user put in a group of
-    theirs, or beside a second deja hook, keeps its edit as one alone does.
+    theirs, or beside a second deja hook, keeps its edit as one alone does. An
+    unedited copy in a group of theirs (``shared``) does not: deja's own group,
+    with its matcher, is the one kept (review44f M1).
     """
     kept: list[Any] = []
-    ours: list[tuple[Any, DejaHook]] = []
-    slot = None
+    ours: list[Ours] = []
     for group in groups:
         inner = group.get("hooks") if isinstance(group, dict) else None
         hooks = inner if isinstance(inner, list) else []
         found = [(hook, deja_hook(hook.get("command")) if isinstance(hook, dict) else None) for hook in hooks]
-        deja = [({**group, "hooks": [hook]}, hook_found) for hook, hook_found in found if hook_found is not None]
-        if not deja:
+        others = [hook for hook, hook_found in found if hook_found is None]
+        if len(others) == len(hooks):
             kept.append(group)
             continue
-        slot = len(kept) if slot is None else slot
-        ours += deja
-        others = [hook for hook, hook_found in found if hook_found is None]
+        shared = bool(others)
+        ours += [
+            Ours({**group, "hooks": [hook]}, hook_found, len(kept), shared) for hook, hook_found in found if hook_found
+        ]
         if others:
             kept.append({**group, "hooks": others})
-    return stripped(kept, slot, ours)
+    return stripped(kept, ours)
 
 
 def carried_group(wanted: dict[str, Any], old: object) -> tuple[dict[str, Any], list[str]]:

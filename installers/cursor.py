@@ -15,9 +15,9 @@ from typing import Any, NamedTuple
 from ..core.paths import cursor_config_dir
 from . import guidance
 from .entries import (
-    DejaHook,
     Earlier,
     Hook,
+    Ours,
     Stripped,
     carried_hook,
     deja_hook,
@@ -127,13 +127,11 @@ def strip_entries(entries: list[Any]) -> Stripped:
     """One event's entries without deja's, the index deja's first one held, the one whose changes install keeps and
     the commands of deja's the user edited (``stripped``)."""
     kept: list[Any] = []
-    ours: list[tuple[Any, DejaHook]] = []
-    slot = None
+    ours: list[Ours] = []
     for entry in entries:
         found = deja_hook(entry.get("command")) if isinstance(entry, dict) else None
         if found is None:
             kept.append(entry)
             continue
-        slot = len(kept) if slot is None else slot
-        ours.append((entry, found))
-    return stripped(kept, slot, ours)
+        ours.append(Ours(entry, found, len(kept)))
+    return stripped(kept, ours)

@@ -59,18 +59,30 @@ class Stripped(NamedTuple):
     """One event's list without deja's hooks."""
 
     kept: list[Any]  # the entries that are not deja's
-    slot: int | None  # where deja's first one stood
+    slot: int | None  # where deja's entry goes: where the one whose changes install keeps stood
     first: Any  # deja's entry whose user's changes install keeps (``Carry``, ``stripped``); None when it has none
     edited: list[str]  # the commands of deja's hooks the user edited (``DejaHook.edited``), the kept one first
 
 
-def stripped(kept: list[Any], slot: int | None, ours: list[tuple[Any, DejaHook]]) -> Stripped:
-    """The one rule for both harnesses: of deja's entries on an event (``ours``: each with the hook it runs), install
-    keeps the changes of the first the user edited, else of the first. Beside an edited one, an older install's
-    duplicate of deja's own, before or after it, is no reason to lose the edit (review44d H1)."""
-    edited = [(entry, found) for entry, found in ours if found.edited]
-    first = (edited or ours)[0][0] if ours else None
-    return Stripped(kept, slot, first, [found.command for _, found in edited])
+class Ours(NamedTuple):
+    """One of deja's entries on an event, as a harness's ``Strip`` found it."""
+
+    entry: Any
+    hook: DejaHook  # the hook it runs
+    at: int  # where it stood among the entries that are not deja's
+    shared: bool = False  # a copy in an entry of the user's (Claude Code's matcher group holding their own hooks)
+
+
+def stripped(kept: list[Any], ours: list[Ours]) -> Stripped:
+    """The one rule for both harnesses: of deja's entries on an event, install keeps the changes of the first the
+    user edited, else of the first in an entry of deja's own (not ``shared``), else of the first. Beside an edited
+    one, an older install's duplicate of deja's own, before or after it, is no reason to lose the edit (review44d
+    H1); an unedited copy in a group of the user's is no change of theirs to deja's matcher (review44f M1)."""
+    edited = [one for one in ours if one.hook.edited]
+    if not ours:
+        return Stripped(kept, None, None, [])
+    chosen = (edited or [one for one in ours if not one.shared] or ours)[0]
+    return Stripped(kept, chosen.at, chosen.entry, [one.hook.command for one in edited])
 
 
 # Removes deja's hooks from one event's list.
@@ -151,6 +163,13 @@ class DejaHook:
         """Whether the user changed what follows deja's command from what any install wrote."""
         return self.tail.split() not in ([], list(FAIL_OPEN))
 
+    @property
+    def edit(self) -> str:
+        """What the user wrote after deja's command: the tail without deja's own `` || true`` before or after it,
+        which is not theirs to delete (review44f L1)."""
+        own = " ".join(FAIL_OPEN)
+        return self.tail.strip().removeprefix(own).removesuffix(own).strip()
+
 
 #: The hooks deja has (``hooks/run.HANDLERS``, which a hook loads without this package's installers): a script at
 #: deja's launcher path run with another ``hook-…`` word (``hook-lint --fix``) is the user's own (review44d M6).
@@ -217,10 +236,20 @@ def carried_hook(wanted: dict[str, Any], old: object) -> tuple[dict[str, Any], l
 
 def _ending(users: str, own: str) -> str:
     """What follows deja's ``hook-…`` word once install rewrote it: the user's ending, then deja's own fail-open
-    (``FAIL_OPEN``) when deja's command has one and the user's ending decides nothing on failure (no ``||``). An
-    edit of an older ``deja hook-…``, which exits 127 once gone, would otherwise exit 2 once the launcher is gone,
-    which blocks the prompt (review44d M2); ``|| exit 2`` of the user's stays theirs."""
-    return users + own if own.split() == list(FAIL_OPEN) and "||" not in users else users
+    (``FAIL_OPEN``) when deja's command has one and the user's ending decides nothing on failure (no ``||``, no
+    ``true`` of its own as its last line). An edit of an older ``deja hook-…``, which exits 127 once gone, would
+    otherwise exit 2 once the launcher is gone, which blocks the prompt (review44d M2); ``|| exit 2`` of the user's
+    stays theirs. After an ending that ends its line (``_ENDS_LINE``) `` || true`` would be a syntax error or a
+    comment's words (review44f H1), so ``true`` follows on a line of its own: the command's status is then 0."""
+    if own.split() != list(FAIL_OPEN) or users.rsplit("\n", 1)[-1].strip() == "true":
+        return users
+    if _ENDS_LINE.search(users.rstrip()):  # (an ``exit 2`` of the user's before it still exits 2)
+        return users + "\ntrue"
+    return users if "||" in users else users + own
+
+
+#: An ending `` || true`` cannot follow on its line: one ending in ``;`` or ``&``, or holding a comment or a line.
+_ENDS_LINE = re.compile(r"[;&]$|#|[\r\n]")
 
 
 def carried_keys(wanted: dict[str, Any], old: dict[str, Any], skip: str) -> tuple[dict[str, Any], list[str]]:
@@ -320,10 +349,16 @@ def plan_hooks(
     removable = set(updated) - ({"hooks"} if not merged else set()) <= set(preamble)
     change = plan_json(path, text, document, updated, removable=removable, pristine=pristine)
     edited = [f"deja's hooks keep your changes: {'; '.join(kept)}"] if kept else []
-    if removed:  # (install: a second edited copy on an event, as deja runs once per event: review44d L1)
-        going = "go too" if not wanted else "go, as deja runs once per event and keeps the first"
+    if removed:  # (install: a second edited copy on an event: review44d L1, review44f M1)
+        going = "go too" if not wanted else "go, as install keeps one deja hook per event, the first you edited"
         edited.append(f"deja's hooks you edited {going}: {'; '.join(removed)}")
-    return replace(change, edited_hooks=tuple(map(scrub, edited)))  # (a command may hold a token, as a diff may)
+    return replace(change, edited_hooks=tuple(_one_line(scrub(sentence)) for sentence in edited))  # (a token too)
+
+
+def _one_line(sentence: str) -> str:
+    """``sentence`` with a line break of a command it quotes written ``\\n``: the command as written, on the one line
+    install and doctor give it (review44f L2)."""
+    return sentence.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _merge_hooks(

@@ -184,7 +184,7 @@ def test_claude_codes_edited_hook_is_kept_in_every_layout(fake_home: Path, tmp_p
 
 @pytest.mark.unit
 def test_a_second_edited_deja_hook_on_an_event_is_named_as_it_goes(fake_home: Path, tmp_path: Path) -> None:
-    """review44d L1: deja runs once per event, so install keeps the first edited copy; the second went unsaid."""
+    """review44d L1: install keeps one deja hook per event, the first edited copy; the second went unsaid."""
     deja = str(console_script(tmp_path / "bin"))
     install("cursor-auto", deja_path=deja)
     path = fake_home / ".cursor" / "hooks.json"
@@ -200,7 +200,7 @@ def test_a_second_edited_deja_hook_on_an_event_is_named_as_it_goes(fake_home: Pa
     assert json.loads(path.read_text())["hooks"]["sessionStart"] == [quiet]
     assert change.edited_hooks == (
         "deja's hooks keep your changes: sessionStart: its command ending `2>/dev/null`",
-        "deja's hooks you edited go, as deja runs once per event and keeps the first: "
+        "deja's hooks you edited go, as install keeps one deja hook per event, the first you edited: "
         f"sessionStart: `{logged['command']}`",
     )
 
@@ -253,3 +253,34 @@ def test_doctors_fix_for_deja_running_twice_names_the_edit_to_delete(env: dict[s
     _deja(env, "install", "cursor-auto")
     _deja(env, "install", "claude-auto")
     assert "twice" not in _wiring(env)
+
+
+@pytest.mark.unit
+def test_an_unedited_copy_in_a_users_group_leaves_dejas_own_group_as_it_is(fake_home: Path, tmp_path: Path) -> None:
+    """review44f M1: a copy of deja's hook in the user's ``Bash`` group, ahead of deja's own group, took deja's
+    place: install kept only ``matcher "Bash"`` and said the user changed it, so deja no longer ran on Write or Edit."""
+    deja = str(console_script(tmp_path / "bin"))
+    settings = fake_home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    linter = {"type": "command", "command": "my-linter --check"}
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [linter]}]}}))
+    install("claude-auto", deja_path=deja)
+    document = json.loads(settings.read_text())
+    users, own = document["hooks"]["PreToolUse"]
+    users["hooks"].append(own["hooks"][0])
+    settings.write_text(json.dumps(document))
+
+    (change,) = [c for c in install("claude-auto", deja_path=deja) if c.path == settings]
+
+    assert json.loads(settings.read_text())["hooks"]["PreToolUse"] == [{"matcher": "Bash", "hooks": [linter]}, own]
+    assert change.edited_hooks == ()
+
+
+def test_a_kept_ending_on_two_lines_is_named_on_one(env: dict[str, str]) -> None:
+    """review44f L2: an ending ``⏎echo a⏎echo b`` was printed across two lines, at install and in doctor's ok line."""
+    _deja(env, "install", "cursor-auto")
+    _edit(env, "sessionStart", command=_deja_commands(env, "sessionStart")[0] + "\necho a\necho b")
+
+    said = "sessionStart: its command ending `echo a\\necho b`"
+    assert any(line.endswith(said) for line in _deja(env, "install", "cursor-auto").splitlines())
+    assert said in " ".join(_wiring(env).split())

@@ -364,3 +364,67 @@ def test_an_edit_of_the_older_shape_keeps_failing_open_in_the_launchers(fake_hom
     assert commands["beforeSubmitPrompt"] == [f"{bare('hook-prompt')} 2>/dev/null || true"]
     assert commands["sessionStart"] == [f"{bare('hook-context')} && notify-send hi || true"]
     assert commands["preToolUse"] == [f"{bare('hook-tool')} || exit 2"]
+
+
+#: Endings a user may append to deja's older ``deja hook-…`` (event: ending), of each shape: one `` || true`` can
+#: follow and one it cannot (review44f H1: `` ; || true`` is a syntax error, exit 2, every prompt blocked; after a
+#: comment it is the comment's).
+_ENDINGS = {
+    "beforeSubmitPrompt": " 2>/dev/null;",
+    "sessionStart": " 2>/dev/null &",
+    "preToolUse": " # run deja",
+    "postToolUse": "\necho a\necho b",
+    "postToolUseFailure": " 2>/dev/null; # quiet",
+    "stop": " 2>/dev/null",
+    "preCompact": " && echo done",
+    "sessionEnd": " | cat",
+}
+
+
+@pytest.mark.unit
+def test_every_kept_ending_is_valid_shell_that_fails_open(fake_home: Path, running_deja: str) -> None:
+    hooks_path = fake_home / ".cursor" / "hooks.json"
+    hooks_path.parent.mkdir()
+    names = {hook.event: hook.subcommand for hook in cursor.HOOKS}
+    old = {event: [{"command": f"'{running_deja}' {names[event]}{end}"}] for event, end in _ENDINGS.items()}
+    hooks_path.write_text(json.dumps({"version": 1, "hooks": old}))
+    launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
+
+    wiring = _install_from(launcher.parents[2], running_deja, "cursor-auto")
+    written = hooks_path.read_text()
+    _install_from(launcher.parents[2], running_deja, "cursor-auto")
+
+    assert hooks_path.read_text() == written, "a second install keeps the kept endings as they are"
+    (launcher.parents[2] / "deja").unlink()  # the package gone, its launcher with it
+    said = " ".join(message for _, message in wiring)
+    for event, (command,) in _commands(fake_home).items():
+        ending = command.removeprefix(_launched(names[event], launcher=launcher, older=True))
+        assert ending.startswith(_ENDINGS[event]), command
+        written = ending.strip().replace("\n", "\\n")  # (on one line: review44f L2)
+        assert f"{event}: its command ending `{written}`" in said, "the ending as written"
+        assert subprocess.run(["sh", "-n", "-c", command]).returncode == 0, command
+        ran = subprocess.run(["sh", "-c", command], capture_output=True, stdin=subprocess.DEVNULL, timeout=30)
+        assert ran.returncode == 0, (command, ran.stderr)
+
+
+@pytest.mark.unit
+def test_doctors_fix_for_deja_running_twice_names_only_what_the_user_appended(
+    fake_home: Path, running_deja: str
+) -> None:
+    """review44f L1: after `` 2>>/tmp/e.log`` appended to Claude Code's launcher command, the fix said to delete
+    ``|| true 2>>/tmp/e.log``, deja's own fail-open with it."""
+    launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
+    _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
+    settings = fake_home / ".claude" / "settings.json"
+    document = json.loads(settings.read_text())
+    hook = document["hooks"]["PreToolUse"][0]["hooks"][0]
+    hook["command"] += " 2>>/tmp/e.log"
+    settings.write_text(json.dumps(document))
+
+    (twice,) = [finding for finding in wiring_report(deja_path=running_deja) if "twice" in finding.message]
+
+    assert twice.fix.startswith(f"delete `2>>/tmp/e.log` after deja's hook-tool in {settings}, then "), twice.fix
+    hook["command"] = hook["command"].removesuffix(" 2>>/tmp/e.log")  # (as the fix says)
+    settings.write_text(json.dumps(document))
+    _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
+    assert not [finding for finding in wiring_report(deja_path=running_deja) if "twice" in finding.message]
