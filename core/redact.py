@@ -1453,7 +1453,7 @@ def _key_value(match: re.Match[str]) -> str:
     inside its quotes."""
     text, start, quote = match.string, match.start(), match.group("kq")
     before = text[start - 1 : start]
-    if (before != quote) if quote else (before.isalnum() or before in "_.-"):
+    if (before != quote) if quote else (before != "" and (before.isalnum() or before in "_.-")):
         return match.group(0)
     name, value = match.group("name"), match.group("value")
     if not secret_key(name) or not _quoted_secret(value, name):

@@ -267,3 +267,19 @@ def test_a_terraform_sensitive_value_holding_what_follows_it_is_redacted() -> No
             and "Pq2Lw" not in out
             and out.endswith(f"&quot;value&quot;: [redacted:secret]}}}}{after}")
         )
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        'key="ApiKey" value="{secret}"',
+        'name="password" value="{secret}"/>',
+        "key=&quot;ApiKey&quot; value=&quot;{secret}&quot;",
+    ],
+)
+def test_a_setting_at_the_very_start_of_a_text_is_redacted(setting: str) -> None:
+    """Nothing before the setting's name is no word it is inside: at offset 0 the rule read "" as one of ``_.-`` and
+    kept the value (review44e M1)."""
+    written = setting.format(secret="Xk9mPq2LwRt8zz")
+    for out in (redact(written), as_indexed(written)):
+        assert "Xk9mPq2LwRt8zz" not in out and "[redacted:secret]" in out, out
