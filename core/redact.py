@@ -1678,9 +1678,13 @@ _QUOTES = frozenset("\"'")
 def _before_an_escaped_quote(value: str) -> str:
     """``value`` up to the first escaped quote in it (a page's ``&quot;Password is correct.&quot;``): one ends a value,
     as a quote would. Every spelling the one escape reader reads (``escapes``: ``&#x22;``, ``&QUOT;``, ``\\u0022``),
-    not a list of four beside it: ``&#x22;…&#x22;`` left the marker a stray ``;`` (review44a L3)."""
-    quote = next(escapes(value, _QUOTES.__contains__), None)
-    return value if quote is None else value[: quote[0]]
+    not a list of four beside it: ``&#x22;…&#x22;`` left the marker a stray ``;`` (review44a L3). One that opens the
+    value or ends it (the text's end, a blank or a sign after it), not one between its letters: ``Xk9m\\u0027Pq2Lw7``
+    and ``Tr0%22ub4dor9xQ`` are one made value, and cut there their first letters kept them (review44e M3)."""
+    for start, end, _ in escapes(value, _QUOTES.__contains__):
+        if start == 0 or not value[end : end + 1].isalnum():
+            return value[:start]
+    return value
 
 
 def _after_a_verb(lowered: str, at: int, verb: Lazy) -> bool:

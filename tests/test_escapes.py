@@ -239,6 +239,22 @@ def test_a_secret_quoted_in_a_sentence_keeps_its_quotes(quote: str) -> None:
         assert out == f"The password is {quote}[redacted:secret]{quote}.", out
 
 
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("the password is Xk9m\\u0027Pq2Lw7", "the password is [redacted:secret]"),
+        ("The password is Tr0%22ub4dor9xQ.", "The password is [redacted:secret]."),
+        ("The password is Tr0ub4dor%27s9xQ.", "The password is [redacted:secret]."),
+        ("the token is abc%27def123456789XYZ", "the token is [redacted:secret]"),
+    ],
+)
+def test_a_secret_in_a_sentence_with_an_escaped_quote_between_its_letters_is_redacted(written: str, shown: str) -> None:
+    """An escaped quote inside a value is the value's: cut there, its first letters looked made to no rule and the
+    whole secret was kept (review44e M3)."""
+    for out in (redact(written), as_indexed(written)):
+        assert out == shown, out
+
+
 def _terraform_object(name: str, secret: str) -> str:
     """A ``terraform output -json`` sensitive object holding ``secret``, its quotes written ``&quot;``."""
     plain = (
