@@ -239,6 +239,22 @@ def test_a_secret_quoted_in_a_sentence_keeps_its_quotes(quote: str) -> None:
         assert out == f"The password is {quote}[redacted:secret]{quote}.", out
 
 
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("the password is Xk9m\\u0027Pq2Lw7", "the password is [redacted:secret]"),
+        ("The password is Tr0%22ub4dor9xQ.", "The password is [redacted:secret]."),
+        ("The password is Tr0ub4dor%27s9xQ.", "The password is [redacted:secret]."),
+        ("the token is abc%27def123456789XYZ", "the token is [redacted:secret]"),
+    ],
+)
+def test_a_secret_in_a_sentence_with_an_escaped_quote_between_its_letters_is_redacted(written: str, shown: str) -> None:
+    """An escaped quote inside a value is the value's: cut there, its first letters looked made to no rule and the
+    whole secret was kept (review44e M3)."""
+    for out in (redact(written), as_indexed(written)):
+        assert out == shown, out
+
+
 def _terraform_object(name: str, secret: str) -> str:
     """A ``terraform output -json`` sensitive object holding ``secret``, its quotes written ``&quot;``."""
     plain = (
@@ -267,3 +283,19 @@ def test_a_terraform_sensitive_value_holding_what_follows_it_is_redacted() -> No
             and "Pq2Lw" not in out
             and out.endswith(f"&quot;value&quot;: [redacted:secret]}}}}{after}")
         )
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        'key="ApiKey" value="{secret}"',
+        'name="password" value="{secret}"/>',
+        "key=&quot;ApiKey&quot; value=&quot;{secret}&quot;",
+    ],
+)
+def test_a_setting_at_the_very_start_of_a_text_is_redacted(setting: str) -> None:
+    """Nothing before the setting's name is no word it is inside: at offset 0 the rule read "" as one of ``_.-`` and
+    kept the value (review44e M1)."""
+    written = setting.format(secret="Xk9mPq2LwRt8zz")
+    for out in (redact(written), as_indexed(written)):
+        assert "Xk9mPq2LwRt8zz" not in out and "[redacted:secret]" in out, out
