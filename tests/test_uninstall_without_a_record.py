@@ -5,24 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from harness import console_script, run_deja
+from test_edited_deja_hooks import _deja, env  # noqa: F401  (the fixture: a fake home and deja's console script)
 
 
-@pytest.fixture
-def env(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    deja = console_script(tmp_path / "bin")
-    return {"HOME": str(fake_home), "PATH": str(deja.parent), "DEJA_HOME": str(fake_home / "deja-home")}
-
-
-def _deja(env: dict[str, str], *args: str) -> str:
-    done = run_deja(*args, env=env, script=Path(env["PATH"]) / "deja")
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def test_an_emptied_config_folder_goes(env: dict[str, str]) -> None:
+def test_an_emptied_config_folder_goes(env: dict[str, str]) -> None:  # noqa: F811
     config = Path(env["HOME"]) / ".config" / "deja"
     _deja(env, "install", "cursor-auto")
     (config / "installed.json").unlink()
@@ -33,7 +19,7 @@ def test_an_emptied_config_folder_goes(env: dict[str, str]) -> None:
     assert not config.exists()
 
 
-def test_a_config_folder_holding_settings_stays(env: dict[str, str]) -> None:
+def test_a_config_folder_holding_settings_stays(env: dict[str, str]) -> None:  # noqa: F811
     config = Path(env["HOME"]) / ".config" / "deja"
     _deja(env, "install", "cursor-auto")
     _deja(env, "config", "set", "recall", "aggressive")
@@ -44,7 +30,7 @@ def test_a_config_folder_holding_settings_stays(env: dict[str, str]) -> None:
     assert [path.name for path in config.iterdir()] == ["config.toml"]
 
 
-def test_an_empty_config_folder_with_nothing_of_deja_installed_stays(env: dict[str, str]) -> None:
+def test_an_empty_config_folder_with_nothing_of_deja_installed_stays(env: dict[str, str]) -> None:  # noqa: F811
     """review44d L2: with nothing installed, ``uninstall`` removed a ``~/.config/deja`` the user had just made."""
     config = Path(env["HOME"]) / ".config" / "deja"
     config.mkdir(parents=True)
