@@ -1680,11 +1680,29 @@ def _before_an_escaped_quote(value: str) -> str:
     as a quote would. Every spelling the one escape reader reads (``escapes``: ``&#x22;``, ``&QUOT;``, ``\\u0022``),
     not a list of four beside it: ``&#x22;…&#x22;`` left the marker a stray ``;`` (review44a L3). One that opens the
     value or ends it (the text's end, a blank or a sign after it), not one between its letters: ``Xk9m\\u0027Pq2Lw7``
-    and ``Tr0%22ub4dor9xQ`` are one made value, and cut there their first letters kept them (review44e M3)."""
+    and ``Tr0%22ub4dor9xQ`` are one made value, and cut there their first letters kept them (review44e M3). A word's
+    apostrophe (``isn&#39;t``, ``John\\u0027s``) cuts as a written one does: "Your password isn't strong" is prose."""
     for start, end, _ in escapes(value, _QUOTES.__contains__):
-        if start == 0 or not value[end : end + 1].isalnum():
+        if start == 0 or not value[end : end + 1].isalnum() or _a_words_apostrophe(value[:start], value[end:]):
             return value[:start]
     return value
+
+
+#: What follows a word's apostrophe: a contraction's end (``isn't``, ``we're``, ``I've``, ``we'll``, ``I'd``, ``I'm``)
+#: or a possessive's ``s``.
+_APOSTROPHE_ENDINGS = frozenset(["t", "s", "re", "ve", "ll", "d", "m"])
+
+
+def _a_words_apostrophe(before: str, after: str) -> bool:
+    """Whether a quote between ``before`` and ``after`` is a word's apostrophe: letters alone before it, back to a
+    blank or a sign, and one of ``_APOSTROPHE_ENDINGS`` after it, ending there (review44g M1)."""
+    letters = next((n for n, char in enumerate(after) if not char.isalpha()), len(after))
+    word = before[
+        len(before) - next((n for n, char in enumerate(reversed(before)) if not char.isalnum()), len(before)) :
+    ]
+    return (
+        after[:letters].lower() in _APOSTROPHE_ENDINGS and not after[letters : letters + 1].isdigit() and word.isalpha()
+    )
 
 
 def _after_a_verb(lowered: str, at: int, verb: Lazy) -> bool:
