@@ -124,8 +124,8 @@ def plan_uninstall(earlier: Earlier) -> list[Change]:
 
 
 def strip_entries(entries: list[Any]) -> Stripped:
-    """One event's entries without deja's, the index deja's first one held, the one whose changes install keeps and
-    the commands of deja's the user edited (``stripped``)."""
+    """One event's entries without deja's, the one whose changes install keeps and the index it held (deja's entry
+    takes its place: where the user's edited copy stood), and the commands of deja's the user edited (``stripped``)."""
     kept: list[Any] = []
     ours: list[Ours] = []
     for entry in entries:

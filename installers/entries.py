@@ -368,8 +368,8 @@ def _merge_hooks(
     entries, event by event: those kept (install), and those taken out (uninstall's, and install's beyond the one
     it keeps on an event).
 
-    deja's entry takes the place of deja's first old one in that event, with the
-    user's changes to it (``carry``), or goes last; every other entry keeps its
+    deja's entry takes the place of the old one whose changes install keeps in that event (``stripped``: the first
+    the user edited, else the first of deja's own), with those changes (``carry``), or goes last; every other entry keeps its
     order. An event left empty by removing deja's entries is dropped unless it is
     one of the ``users`` events (the file had it before install), a list the user
     left empty is not. With nothing wanted, this is the uninstall.
