@@ -1057,7 +1057,8 @@ _SQL = r"(?:[Ii\u0130\u0131](?i:dentified\s+by)|[Ww](?i:ith\s+(?:encrypted\s+)?p
 _XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>"
 #: A setting whose name is given as a value, then its value: a .NET ``web.config``'s ``<add key="ApiKey"
 #: value="…"/>``, Spring's and Ant's ``<property name="password" value="…"/>``, a JSON list of ``{"name":
-#: "DB_PASSWORD", "value": "…"}`` (a container's environment). The name's word first, a class (the engine skips to
+#: "DB_PASSWORD", "value": "…"}`` (a container's environment), and that pair as YAML or a JavaScript object spells
+#: it (``name: "DB_PASSWORD", value: "…"``). The name's word first, a class (the engine skips to
 #: its letters); whether it is a word of its own is asked after (``_key_value``). A name holding none of the nouns
 #: every secret's name holds (``secret_key``) fails the pattern: a config's hundreds of settings call on no check.
 _KEY_VALUE = (
@@ -1502,7 +1503,12 @@ def _assignments(text: str) -> str:
 _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLAG, ("--",), replace=_flag),
     Rule("secret", _XML, ("</",), replace=_tagged),
-    Rule("secret", _KEY_VALUE, ("value=", 'value"', "value'"), replace=_key_value),
+    Rule(
+        "secret",
+        _KEY_VALUE,
+        ("value=", 'value"', "value'", 'value: "', "value: '", 'value:"', "value:'"),
+        replace=_key_value,
+    ),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )

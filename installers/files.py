@@ -67,6 +67,8 @@ class Change:
     # (``deja's hooks keep your changes: sessionStart: its command ending `2>/dev/null || true```), one for the
     # edited hooks uninstall takes out.
     edited_hooks: tuple[str, ...] = ()
+    # For uninstall: which .bak of the file stays, and why (``ledger._kept_backups``); "" when none does.
+    kept_backup: str = ""
 
 
 class DuplicateKey(InstallError):

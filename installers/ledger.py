@@ -176,9 +176,10 @@ def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:
     # (a change rebuilt from the .bak keeps saying which of deja's hooks the user edited it takes out: review44d M4)
     settled = [replace(_settle(change, ledger.get(str(change.path))), edited_hooks=change.edited_hooks)
                for change in changes]  # fmt: skip
+    spent = _spent_backups(settled, ledger)
     return (
-        settled
-        + _spent_backups(settled, ledger)
+        _kept_backups(settled, spent, ledger)
+        + spent
         + _folder_removals(settled, ledger)
         + _unrecorded_folders(settled, ledger)
         + (_empty_config_folder() if any(change.action != "unchanged" for change in settled) else [])
@@ -201,26 +202,49 @@ def _settle(change: Change, found: Found | None) -> Change:
     created = found is not None and found.existed is False
     if change.action == "removed" and change.remainder is not None and not created:
         change = plan_text(change.path, change.before, change.remainder)  # it existed, or may have: it stays
-    if found is None and change.action == "updated" and change.text is not None:
-        return _same_as_backup(change) or change
+    if not created and change.action == "updated" and change.text is not None:
+        return _same_as_backup(change, found) or change
     return change
 
 
 def _spent_backups(changes: list[Change], ledger: Ledger) -> list[Change]:
     """The removals of the .bak copies install took of files uninstall puts back from them byte for byte: the file
     then holds those very bytes, and a backup the user never asked for, left in ``~/.cursor``, was clutter (trial43
-    F11). A .bak uninstall could not restore from (the file was edited since) stays: it alone holds the file as it
-    was; so does a .bak install did not make (``Found.backup_made``: the user's own copy, of the same bytes) and a
-    ``<file>.bak`` deja has no record of, which may be the user's own."""
+    F11). A .bak uninstall could not restore from (the file was edited since, beyond deja's own entries) stays: it
+    alone holds the file as it was; so does a .bak install did not make (``Found.backup_made``: the user's own copy,
+    of the same bytes) and a ``<file>.bak`` deja has no record of, which may be the user's own."""
     removals = []
     for change in changes:
         found = ledger.get(str(change.path))
         if change.action != "updated" or found is None or not found.existed or not found.backup_made:
             continue
-        if change.text is not None and change.text == _untouched_original(change.path, found):
-            backup = _backup_of(change.path, found)
-            removals.append(plan_text(backup, change.text, None))
+        if change.text is not None and change.text == _backup_text(change.path, found):
+            removals.append(plan_text(_backup_of(change.path, found), change.text, None))
     return removals
+
+
+def _kept_backups(changes: list[Change], removals: list[Change], ledger: Ledger) -> list[Change]:
+    """``changes`` with a sentence on each recorded .bak uninstall leaves, and why: one left unsaid looked like
+    clutter deja forgot (trial44b F2)."""
+    removed = {change.path for change in removals}
+    kept = []
+    for change in changes:
+        found = ledger.get(str(change.path))
+        if change.action != "unchanged" and found is not None and found.existed:
+            backup = _backup_of(change.path, found)
+            if backup not in removed and backup.exists():
+                change = replace(change, kept_backup=f"{backup} stays: {_why_kept(change, found)}")
+        kept.append(change)
+    return kept
+
+
+def _why_kept(change: Change, found: Found) -> str:
+    original = _backup_text(change.path, found)
+    if original is None:
+        return "it changed since install, so uninstall did not put it back"
+    if change.text == original:
+        return "it was there before install (your own copy)"
+    return f"it holds {change.path} as it was before install, which differs from what uninstall leaves in more than deja's entries"
 
 
 def _backup_of(path: Path, found: Found) -> Path:
@@ -228,15 +252,16 @@ def _backup_of(path: Path, found: Found) -> Path:
     return Path(found.backup) if found.backup else backup_path(path)
 
 
-def _same_as_backup(change: Change) -> Change | None:
-    """Without a record (trial17 F7), the ``<file>.bak`` put back when it holds the very settings deja's entries leave
-    (the user's formatting and spelling with them); else None."""
+def _same_as_backup(change: Change, found: Found | None) -> Change | None:
+    """The .bak put back when it holds the very settings deja's entries leave (the user's formatting and spelling
+    with them), though the file was edited since install (deja's own hook: trial44b F2) or there is no record of it
+    (trial17 F7: then ``<file>.bak``); else None."""
+    original = _backup_text(change.path, found)
     try:
-        original = backup_path(change.path).read_bytes().decode("utf-8")
-        same = json.loads(original) == json.loads(change.text or "")
-    except (OSError, UnicodeDecodeError, ValueError):
+        same = original is not None and json.loads(original) == json.loads(change.text or "")
+    except ValueError:
         return None
-    return plan_text(change.path, change.before, original) if same else None
+    return plan_text(change.path, change.before, original) if same and original is not None else None
 
 
 def earlier_document(ledger: Ledger, path: Path) -> dict[str, Any]:
@@ -247,23 +272,32 @@ def earlier_document(ledger: Ledger, path: Path) -> dict[str, Any]:
     found = ledger.get(str(path))
     if found is not None and found.existed is False:
         return {}
-    backup = backup_path(path) if found is None else _backup_of(path, found)
+    original = _backup_text(path, found)
     try:
-        data = backup.read_bytes()
-        if found is not None and found.before is not None and _sha(data) != found.before:
-            return {}
-        return parse_object(backup, data.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, InstallError):
+        return parse_object(path, original) if original is not None else {}
+    except InstallError:
         return {}
 
 
 def _untouched_original(path: Path, found: Found) -> str | None:
     """The .bak's text, when the file is what install wrote and the .bak what install found; else None."""
     try:
-        if _sha(_real(path).read_bytes()) != found.after:
+        if found.before is None or _sha(_real(path).read_bytes()) != found.after:
             return None
-        original = _backup_of(path, found).read_bytes()
-        return original.decode("utf-8") if _sha(original) == found.before else None
+    except OSError:
+        return None
+    return _backup_text(path, found)
+
+
+def _backup_text(path: Path, found: Found | None) -> str | None:
+    """The text of the .bak install took of ``path`` (without a record, ``<file>.bak``), when it is still what
+    install found (as far as the record tells); else None."""
+    backup = backup_path(path) if found is None else _backup_of(path, found)
+    try:
+        data = backup.read_bytes()
+        if found is not None and found.before is not None and _sha(data) != found.before:
+            return None
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 

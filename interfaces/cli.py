@@ -487,6 +487,8 @@ def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> Non
             echo(f"{target}: {'would keep' if dry_run else 'kept'} your file as it was in {change.backup}")
         for sentence in change.edited_hooks:  # (a reinstall put deja's timeout back silently: trial44 F6)
             echo(f"{target}: {change.path}: {sentence}")
+        if change.kept_backup:
+            echo(f"{target}: {change.kept_backup}")
         if dry_run and change.diff:
             echo(change.diff.rstrip("\n"))
 

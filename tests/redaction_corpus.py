@@ -255,6 +255,8 @@ spring.datasource.password=${DB_PASSWORD}
 <property name="url" value="jdbc:postgresql://db:5432/app"/>
 <input type="password" name="password" value="">
 {"name": "PORT", "value": "8080"}
+name: "Theme", value: "dark"
+Key: "ApiKey", value: "${API_KEY}"
 Coverage went up 100%25 since the refactor: next=%2Fdocs%253Fpage%253D2
 password=settings.DB_PASSWORD
 token=self.token
@@ -699,6 +701,9 @@ SECRETS: list[Secret] = [
     ),
     Secret("spring-property", "secret", _join("Spr1ng", "Pa55word"), '<property name="password" value="{secret}"/>'),
     Secret("env-name-value", "secret", _join("K8sEnv", "Pa55w0rd"), '[{{"name": "DB_PASSWORD", "value": "{secret}"}}]'),
+    # The same pair as YAML or a JavaScript object spells it (fix44e's "still open").
+    Secret("key-value-yaml", "secret", _join("Yam1", "KeyVal44"), 'Key: "DB_PASSWORD", value: "{secret}"'),
+    Secret("name-value-object", "secret", _join("J5obj", "NameVal44"), '{{ name: "DB_PASSWORD", value: "{secret}" }}'),
     # A query string put in another (a redirect's ``next=``), its separators escaped twice.
     Secret(
         "url-escaped-twice",

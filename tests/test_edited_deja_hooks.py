@@ -284,3 +284,67 @@ def test_a_kept_ending_on_two_lines_is_named_on_one(env: dict[str, str]) -> None
     said = "sessionStart: its command ending `echo a\\necho b`"
     assert any(line.endswith(said) for line in _deja(env, "install", "cursor-auto").splitlines())
     assert said in " ".join(_wiring(env).split())
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_file_edited_only_in_dejas_hook_goes_back_byte_for_byte(env: dict[str, str]) -> None:
+    """trial44b F2: after a hand edit of deja's own hook alone, uninstall left the other tool's hooks.json
+    re-indented and its .bak behind, unsaid, though what it left held the very settings of the .bak."""
+    path = _hooks_path(env)
+    path.parent.mkdir()
+    path.write_text('{"version": 1,\n "hooks": {"afterFileEdit": [{"command": "./hooks/format.sh"}]}}\n')
+    before = _tree(path.parent)
+    _deja(env, "install", "cursor-auto")
+    _edit(env, "beforeSubmitPrompt", command=_deja_commands(env, "beforeSubmitPrompt")[0] + " 2>/dev/null")
+
+    gone = _deja(env, "uninstall", "cursor-auto")
+
+    assert _tree(path.parent) == before
+    assert "deja's hooks you edited go too: beforeSubmitPrompt" in gone
+    assert "hooks.json.bak stays" not in gone
+
+
+def test_a_bak_uninstall_cannot_put_back_is_named_with_why(env: dict[str, str]) -> None:
+    """trial44b F2: a .bak left because the user edited more than deja's hook is said, in one line."""
+    path = _hooks_path(env)
+    path.parent.mkdir()
+    path.write_text('{"version": 1, "hooks": {"afterFileEdit": [{"command": "./hooks/format.sh"}]}}\n')
+    _deja(env, "install", "cursor-auto")
+    _edit(env, "beforeSubmitPrompt", command=_deja_commands(env, "beforeSubmitPrompt")[0] + " 2>/dev/null")
+    _edit(env, "sessionStart", timeout=9)
+    document = json.loads(path.read_text())
+    document["hooks"]["afterFileEdit"].append({"command": "./hooks/lint.sh"})
+    path.write_text(json.dumps(document))
+
+    gone = _deja(env, "uninstall", "cursor-auto")
+
+    backup = path.with_name("hooks.json.bak")
+    assert json.loads(path.read_text())["hooks"]["afterFileEdit"][-1] == {"command": "./hooks/lint.sh"}
+    assert backup.exists()
+    assert (
+        f"cursor-auto: {backup} stays: it holds {path} as it was before install, which differs from what uninstall"
+        " leaves in more than deja's entries"
+    ) in gone
+
+
+@pytest.mark.unit
+def test_claude_codes_settings_edited_only_in_dejas_hook_go_back_byte_for_byte(fake_home: Path, tmp_path: Path) -> None:
+    """trial44b F2, in Claude Code's settings.json: an edit of deja's hook ending in `;`."""
+    settings = fake_home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = '{"model": "opus",\n "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}\n'
+    settings.write_text(mine)
+    deja = str(console_script(tmp_path / "bin"))
+    install("claude-auto", deja_path=deja)
+    _, document = _claude_settings(fake_home)
+    (group,) = document["hooks"]["SessionStart"]
+    group["hooks"][0]["command"] += ";"
+    settings.write_text(json.dumps(document))
+
+    uninstall("claude-auto")
+
+    assert settings.read_text() == mine
+    assert sorted(p.name for p in settings.parent.iterdir() if p.name.startswith("settings")) == ["settings.json"]
