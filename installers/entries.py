@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 from ..core.folders import launcher_folder
 from ..core.redact import scrub
 from .files import Change, json_type, parse_object, plan_json, read_text, shape_error
+from .shell_list import first_list
 
 EXECUTABLE_NAMES = ("deja", "deja.exe")
 SERVER_NAME = "deja"
@@ -165,10 +166,19 @@ class DejaHook:
 
     @property
     def edit(self) -> str:
-        """What the user wrote after deja's command: the tail without deja's own `` || true`` before or after it,
-        which is not theirs to delete (review44f L1)."""
-        own = " ".join(FAIL_OPEN)
-        return self.tail.strip().removeprefix(own).removesuffix(own).strip()
+        """What the user wrote after deja's command: the tail without deja's own `` || true``, as words, where install
+        puts it (``_ending``) or where it stood before the user appended theirs (review44f L1); a second
+        `` || true`` or a ``truex`` is the user's (review44g L2)."""
+        tail = self.tail.strip()
+        if _FAIL_OPEN_FIRST.match(tail):
+            return _FAIL_OPEN_FIRST.sub("", tail, count=1).strip()
+        end = first_list(tail).end
+        return (_FAIL_OPEN_LAST.sub("", tail[:end], count=1) + tail[end:]).strip()
+
+
+#: deja's fail-open as the words a tail starts with, and as the words its first and-or list ends with.
+_FAIL_OPEN_FIRST = re.compile(r"\|\|[ \t]+true(?=$|\s|[;&|<>()])")
+_FAIL_OPEN_LAST = re.compile(r"(?:^|[ \t]+)\|\|[ \t]+true(?=[ \t]*$)")
 
 
 #: The hooks deja has (``hooks/run.HANDLERS``, which a hook loads without this package's installers): a script at
@@ -235,21 +245,20 @@ def carried_hook(wanted: dict[str, Any], old: object) -> tuple[dict[str, Any], l
 
 
 def _ending(users: str, own: str) -> str:
-    """What follows deja's ``hook-…`` word once install rewrote it: the user's ending, then deja's own fail-open
-    (``FAIL_OPEN``) when deja's command has one and the user's ending decides nothing on failure (no ``||``, no
-    ``true`` of its own as its last line). An edit of an older ``deja hook-…``, which exits 127 once gone, would
-    otherwise exit 2 once the launcher is gone, which blocks the prompt (review44d M2); ``|| exit 2`` of the user's
-    stays theirs. After an ending that ends its line (``_ENDS_LINE``) `` || true`` would be a syntax error or a
-    comment's words (review44f H1), so ``true`` follows on a line of its own: the command's status is then 0."""
-    if own.split() != list(FAIL_OPEN) or users.rsplit("\n", 1)[-1].strip() == "true":
+    """What follows deja's ``hook-…`` word once install rewrote it: the user's ending with deja's own fail-open
+    (``FAIL_OPEN``), when deja's command has one, ending the and-or list deja's command starts (``first_list``),
+    unless that list has a ``||`` of the user's. An edit of an older ``deja hook-…``, which exits 127 once gone,
+    would otherwise exit 2 once the launcher is gone, which blocks the prompt (review44d M2). Ended there, not after
+    the whole ending, it runs before the user's ``; exit`` (review44g M2), never follows a ``;``, ``&`` or comment
+    it would break (review44f H1), and leaves the status of the user's own ``|| exit 2`` or ``; (exit 2)`` theirs."""
+    if own.split() != list(FAIL_OPEN):
         return users
-    if _ENDS_LINE.search(users.rstrip()):  # (an ``exit 2`` of the user's before it still exits 2)
-        return users + "\ntrue"
-    return users if "||" in users else users + own
-
-
-#: An ending `` || true`` cannot follow on its line: one ending in ``;`` or ``&``, or holding a comment or a line.
-_ENDS_LINE = re.compile(r"[;&]$|#|[\r\n]")
+    end, handled = first_list(users)
+    if handled:
+        return users
+    cut = len(users[:end].rstrip(" \t"))
+    cut = end if users[:cut].endswith("\\") else cut  # (an escaped space is a word's)
+    return f"{users[:cut]} {' '.join(FAIL_OPEN)}{users[cut:]}"
 
 
 def carried_keys(wanted: dict[str, Any], old: dict[str, Any], skip: str) -> tuple[dict[str, Any], list[str]]:

@@ -256,6 +256,24 @@ def test_doctors_fix_for_deja_running_twice_names_the_edit_to_delete(env: dict[s
     assert "twice" not in _wiring(env)
 
 
+@pytest.mark.parametrize(
+    ("appended", "to_delete"),
+    [(" || true || true", "|| true"), (" || truex", "|| truex"), (" ||  true 2>/dev/null", "2>/dev/null")],
+)
+def test_doctors_fix_names_what_the_user_wrote_after_dejas_fail_open(
+    env: dict[str, str], appended: str, to_delete: str
+) -> None:
+    """review44g L2: deja's own `` || true`` came off the edit as text: a second one left a pair of empty backticks
+    to delete, ``|| truex`` became ``x``, and two spaces left deja's part in."""
+    _deja(env, "install", "cursor-auto")
+    _deja(env, "install", "claude-auto")
+    own = _deja_commands(env, "beforeSubmitPrompt")[0]
+    _edit(env, "beforeSubmitPrompt", command=own.removesuffix(" || true") + appended)
+
+    fix = f"delete `{to_delete}` after deja's hook-prompt in {_hooks_path(env)}, then deja install cursor-auto"
+    assert fix in " ".join(_wiring(env).split())
+
+
 @pytest.mark.unit
 def test_an_unedited_copy_in_a_users_group_leaves_dejas_own_group_as_it_is(fake_home: Path, tmp_path: Path) -> None:
     """review44f M1: a copy of deja's hook in the user's ``Bash`` group, ahead of deja's own group, took deja's

@@ -22,7 +22,7 @@ from installed_copy import installed_package
 
 from deja.hooks.run import HANDLERS
 from deja.installers import claude, cursor, install, uninstall, wiring_report
-from deja.installers.entries import HOOK_NAMES, hook_executable, is_deja_hook, launcher_path
+from deja.installers.entries import HOOK_NAMES, deja_hook, hook_executable, is_deja_hook, launcher_path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = {"hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache", "cursor_version": "2"}
@@ -366,27 +366,44 @@ def test_an_edit_of_the_older_shape_keeps_failing_open_in_the_launchers(fake_hom
     assert commands["preToolUse"] == [f"{bare('hook-tool')} || exit 2"]
 
 
-#: Endings a user may append to deja's older ``deja hook-…`` (event: ending), of each shape: one `` || true`` can
-#: follow and one it cannot (review44f H1: `` ; || true`` is a syntax error, exit 2, every prompt blocked; after a
-#: comment it is the comment's).
-_ENDINGS = {
-    "beforeSubmitPrompt": " 2>/dev/null;",
-    "sessionStart": " 2>/dev/null &",
-    "preToolUse": " # run deja",
-    "postToolUse": "\necho a\necho b",
-    "postToolUseFailure": " 2>/dev/null; # quiet",
-    "stop": " 2>/dev/null",
-    "preCompact": " && echo done",
-    "sessionEnd": " | cat",
-}
+#: Endings a user may append to deja's older ``deja hook-…`` (event: ending), of each shape, in two sets of one per
+#: event: one `` || true`` can follow and one it cannot (review44f H1: `` ; || true`` is a syntax error, exit 2, every
+#: prompt blocked; after a comment it is the comment's); one that exits after deja's command, where `` || true`` at
+#: the end never runs, and a ``||`` that is none of the user's failure handling (review44g M2, L1).
+_ENDINGS = (
+    {
+        "beforeSubmitPrompt": " 2>/dev/null;",
+        "sessionStart": " 2>/dev/null &",
+        "preToolUse": " # run deja",
+        "postToolUse": "\necho a\necho b",
+        "postToolUseFailure": " 2>/dev/null; # quiet",
+        "stop": " 2>/dev/null",
+        "preCompact": " && echo done",
+        "sessionEnd": " | cat",
+    },
+    {
+        "beforeSubmitPrompt": " ; exit",
+        "sessionStart": " 2>/dev/null; exit",
+        "preToolUse": " ; exit $?",
+        "postToolUse": " 2>/dev/null\nexit",
+        "postToolUseFailure": ' > "{home}/a||b"',
+        "stop": " $(echo '||') ; exit",
+        "preCompact": " 2>/dev/null <<EOF\nx\nEOF",
+        "sessionEnd": " # a quote ' and || true",
+    },
+)
 
 
 @pytest.mark.unit
-def test_every_kept_ending_is_valid_shell_that_fails_open(fake_home: Path, running_deja: str) -> None:
+@pytest.mark.parametrize("endings", _ENDINGS, ids=("ends-a-line", "exits"))
+def test_every_kept_ending_is_valid_shell_that_fails_open(
+    fake_home: Path, running_deja: str, endings: dict[str, str]
+) -> None:
+    endings = {event: end.replace("{home}", str(fake_home)) for event, end in endings.items()}
     hooks_path = fake_home / ".cursor" / "hooks.json"
     hooks_path.parent.mkdir()
     names = {hook.event: hook.subcommand for hook in cursor.HOOKS}
-    old = {event: [{"command": f"'{running_deja}' {names[event]}{end}"}] for event, end in _ENDINGS.items()}
+    old = {event: [{"command": f"'{running_deja}' {names[event]}{end}"}] for event, end in endings.items()}
     hooks_path.write_text(json.dumps({"version": 1, "hooks": old}))
     launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
 
@@ -399,12 +416,13 @@ def test_every_kept_ending_is_valid_shell_that_fails_open(fake_home: Path, runni
     said = " ".join(message for _, message in wiring)
     for event, (command,) in _commands(fake_home).items():
         ending = command.removeprefix(_launched(names[event], launcher=launcher, older=True))
-        assert ending.startswith(_ENDINGS[event]), command
-        written = ending.strip().replace("\n", "\\n")  # (on one line: review44f L2)
-        assert f"{event}: its command ending `{written}`" in said, "the ending as written"
-        assert subprocess.run(["sh", "-n", "-c", command]).returncode == 0, command
-        ran = subprocess.run(["sh", "-c", command], capture_output=True, stdin=subprocess.DEVNULL, timeout=30)
-        assert ran.returncode == 0, (command, ran.stderr)
+        assert deja_hook(command).edit == endings[event].strip(), "the user's ending, deja's || true aside"
+        shown = ending.strip().replace("\n", "\\n")  # (on one line: review44f L2)
+        assert f"{event}: its command ending `{shown}`" in said, "the ending as written"
+        for shell in ("sh", "bash"):
+            assert subprocess.run([shell, "-n", "-c", command]).returncode == 0, (shell, command)
+            ran = subprocess.run([shell, "-c", command], capture_output=True, stdin=subprocess.DEVNULL, timeout=30)
+            assert ran.returncode == 0, (shell, command, ran.stderr)
 
 
 @pytest.mark.unit
