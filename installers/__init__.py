@@ -28,11 +28,20 @@ from types import ModuleType
 from . import claude, cursor, ledger
 from .entries import default_deja_path
 from .files import Change, InstallError, apply, preflight, refuse_root_in_anothers_home
-from .wiring import WiringFinding, wiring_report
+from .wiring import WiringFinding, double_run_findings, wiring_report
 
 TARGETS = ("cursor", "cursor-auto", "claude", "claude-auto")
 
-__all__ = ["TARGETS", "Change", "InstallError", "WiringFinding", "install", "uninstall", "wiring_report"]
+__all__ = [
+    "TARGETS",
+    "Change",
+    "InstallError",
+    "WiringFinding",
+    "double_run_findings",
+    "install",
+    "uninstall",
+    "wiring_report",
+]
 
 
 def install(target: str, *, dry_run: bool = False, deja_path: str | None = None) -> list[Change]:

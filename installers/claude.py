@@ -39,6 +39,16 @@ HOOKS = (
     Hook("PreCompact", "hook-session-end", None, 30),
     Hook("SessionEnd", "hook-session-end", None, 30),
 )
+#: The name Cursor gives each of these events when it runs Claude Code's hooks (cursor-hooks.md A5).
+CURSOR_EVENTS = {
+    "SessionStart": "sessionStart",
+    "UserPromptSubmit": "beforeSubmitPrompt",
+    "PreToolUse": "preToolUse",
+    "PostToolUse": "postToolUse",
+    "Stop": "stop",
+    "PreCompact": "preCompact",
+    "SessionEnd": "sessionEnd",
+}
 
 
 def _config_override() -> Path | None:

@@ -57,23 +57,14 @@ class _HooksFile:
     carry: Carry
     commands: Callable[[list[Any]], list[Any]]  # every command string in one event's list
     install: str
+    mcp: Path  # the harness's MCP file: with deja's server there and no hook, the agent still recalls when it asks
     preamble: dict[str, Any] | None = None
     check: Callable[[Path, dict[str, Any]], list[WiringFinding]] = lambda path, document: []  # harness-specific
 
 
 def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
     deja = os.path.abspath(deja_path or default_deja_path())
-    cursor_hooks = _HooksFile(
-        "Cursor",
-        cursor.hooks_path(),
-        {hook.event: cursor.hook_entry(deja, hook) for hook in cursor.HOOKS},
-        cursor.strip_entries,
-        carried_hook,
-        _entry_commands,
-        "deja install cursor-auto",
-        cursor.PREAMBLE,
-        _cursor_loading_findings,
-    )
+    cursor_hooks = _cursor_hooks_file(deja)
     install = _cursor_install(cursor_hooks)
     findings = [
         *_server_findings("Cursor", cursor.mcp_path(), cursor.server_entry(deja), deja, install),
@@ -82,20 +73,49 @@ def wiring_report(deja_path: str | None = None) -> list[WiringFinding]:
         *_project_hooks_findings(cursor_hooks),
     ]
     if _installed_for_claude():
-        claude_hooks = _HooksFile(
-            "Claude Code",
-            claude.settings_path(),
-            {hook.event: claude.hook_group(deja, hook) for hook in claude.HOOKS},
-            claude.strip_groups,
-            claude.carried_group,
-            _group_commands,
-            "deja install claude-auto",
-        )
+        claude_hooks = _claude_hooks_file(deja)
         server = claude.server_entry(deja)
         findings += _server_findings("Claude Code", claude.mcp_path(), server, deja, "deja install claude")
         findings += _hooks_findings(claude_hooks, deja)
         findings += _double_run_findings(cursor_hooks, claude_hooks)
     return findings
+
+
+def double_run_findings(deja_path: str | None = None) -> list[WiringFinding]:
+    """doctor's warning that Cursor runs deja twice on an event (``_double_run_findings``), which install gives too:
+    it keeps the hand edits that make the two files differ (trial44b F7)."""
+    if not _installed_for_claude():
+        return []
+    deja = os.path.abspath(deja_path or default_deja_path())
+    return _double_run_findings(_cursor_hooks_file(deja), _claude_hooks_file(deja))
+
+
+def _cursor_hooks_file(deja: str) -> _HooksFile:
+    return _HooksFile(
+        "Cursor",
+        cursor.hooks_path(),
+        {hook.event: cursor.hook_entry(deja, hook) for hook in cursor.HOOKS},
+        cursor.strip_entries,
+        carried_hook,
+        _entry_commands,
+        "deja install cursor-auto",
+        cursor.mcp_path(),
+        cursor.PREAMBLE,
+        _cursor_loading_findings,
+    )
+
+
+def _claude_hooks_file(deja: str) -> _HooksFile:
+    return _HooksFile(
+        "Claude Code",
+        claude.settings_path(),
+        {hook.event: claude.hook_group(deja, hook) for hook in claude.HOOKS},
+        claude.strip_groups,
+        claude.carried_group,
+        _group_commands,
+        "deja install claude-auto",
+        claude.mcp_path(),
+    )
 
 
 def _cursor_install(hooks_file: _HooksFile) -> str:
@@ -224,7 +244,9 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
                 message = f"{path}: {command!r} runs {count} times on {event}"
                 findings.append(WiringFinding("warn", message, f"remove the repeated entry from {path}"))
     executables = sorted({e for commands in lists.values() for c in commands if (e := hook_executable(c)) is not None})
-    if not executables:
+    if not executables:  # (with no server either, nothing of deja's recalls: trial44b F5)
+        if not _serves_deja(hooks_file.mcp):
+            return [*findings, WiringFinding("warn", f"{harness}: no deja hooks in {path}", install)]
         message = f"{harness}: no deja hooks in {path}; recall comes only when the agent asks"
         return [*findings, WiringFinding("ok", message, install)]
     # This deja's hooks start its launcher or deja itself (if not the shape install writes, the check below says so),
@@ -299,13 +321,19 @@ def _project_hooks_path(user_file: Path) -> Path | None:
 
 
 def _double_run_findings(cursor_hooks: _HooksFile, claude_hooks: _HooksFile) -> list[WiringFinding]:
-    """Cursor also runs Claude's hooks, skipping only those whose command string equals one of its own."""
+    """Cursor also runs Claude's hooks, skipping only those whose command string equals one of its own: each event
+    whose deja hook in Claude's file is none of Cursor's runs deja twice, named as Cursor names it (trial44b F7)."""
     ours, theirs = _deja_commands(cursor_hooks), _deja_commands(claude_hooks)
     if not ours or not theirs or theirs <= ours:
         return []
+    twice = [
+        claude.CURSOR_EVENTS.get(event, event)
+        for event, commands in _deja_commands_by_event(claude_hooks).items()
+        if commands - ours
+    ]
     message = (
         f"Cursor runs deja's hooks from both {cursor_hooks.path} and {claude_hooks.path}, "
-        "whose commands differ, so it runs deja twice per event"
+        f"whose commands differ, so it runs deja twice on {', '.join(twice)}"
     )
     return [WiringFinding("warn", message, _double_run_fix(cursor_hooks, claude_hooks, ours, theirs))]
 
@@ -326,10 +354,16 @@ def _double_run_fix(cursor_hooks: _HooksFile, claude_hooks: _HooksFile, ours: se
 
 
 def _deja_commands(hooks_file: _HooksFile) -> set[str]:
+    return {command for commands in _deja_commands_by_event(hooks_file).values() for command in commands}
+
+
+def _deja_commands_by_event(hooks_file: _HooksFile) -> dict[str, set[str]]:
+    """The commands of deja's hooks in the file, event by event (the events with one)."""
     document = _load(hooks_file.path)
     hooks = document.get("hooks") if isinstance(document, dict) else None
     lists = _commands_by_event(hooks_file, hooks if isinstance(hooks, dict) else {})
-    return {command for commands in lists.values() for command in commands if is_deja_hook(command)}
+    found = {event: {command for command in commands if is_deja_hook(command)} for event, commands in lists.items()}
+    return {event: commands for event, commands in found.items() if commands}
 
 
 def _commands_by_event(hooks_file: _HooksFile, hooks: dict[str, Any]) -> dict[str, list[Any]]:

@@ -496,7 +496,7 @@ def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> Non
 @app.command("install")
 def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Wire deja into Cursor (MCP server, skill, /deja command; hooks with cursor-auto) or Claude Code."""
-    from ..installers import InstallError, install
+    from ..installers import InstallError, double_run_findings, install
 
     _check_target(target)
     try:
@@ -504,6 +504,8 @@ def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     except InstallError as exc:
         fail(str(exc))
     _print_changes(target, changes, dry_run)
+    for finding in double_run_findings() if target.endswith("-auto") and not dry_run else ():
+        echo(f"{target}: {finding.message}; fix: {finding.fix}")  # (the edits it kept, as doctor says: trial44b F7)
 
 
 @app.command("uninstall")

@@ -27,6 +27,7 @@ from deja.core.writers.cursor_agent import (
     write_transcript,
 )
 from deja.core.writers.ide import bubble_key, composer_data, composer_key, put_values
+from deja.installers import install
 from deja.interfaces.cli import app
 
 T0 = datetime(2026, 7, 26, 10, 6, tzinfo=UTC)
@@ -133,6 +134,22 @@ def test_an_empty_machine_says_what_to_do_and_exits_1(fake_home: Path) -> None:
     assert any(p["level"] == "error" and p["fix"] == "deja index" for p in report["problems"])
     assert all(p["fix"] for p in report["problems"])
     assert not (fake_home / ".cache" / "deja" / "index").exists(), "doctor must not build the index"
+
+
+def test_no_hooks_and_no_server_is_a_warning_not_recall_when_the_agent_asks(fake_home: Path, tmp_path: Path) -> None:
+    """trial44b F5: before any install doctor said `ok  Cursor: no deja hooks in …; recall comes only when the agent
+    asks`, beside the warning that no MCP server is there for the agent to ask."""
+    (fresh,) = [line.split() for line in _doctor_lines() if "no deja hooks in" in line]
+    assert fresh[0] == "warn" and "recall" not in fresh, fresh
+
+    install("cursor", deja_path=str(console_script(tmp_path / "bin")))
+
+    (server_only,) = [line for line in _doctor_lines() if "no deja hooks in" in line]
+    assert server_only.split()[0] == "ok" and server_only.endswith("recall comes only when the agent asks")
+
+
+def _doctor_lines() -> list[str]:
+    return CliRunner().invoke(app, ["doctor"]).stdout.splitlines()
 
 
 def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -239,19 +239,25 @@ def test_uninstall_names_the_edited_hook_it_takes_out_of_a_file_the_user_had(env
 
 def test_doctors_fix_for_deja_running_twice_names_the_edit_to_delete(env: dict[str, str]) -> None:
     """review44d M3: Cursor also runs Claude Code's hooks unless their commands equal its own; with a kept edit they
-    differ, and doctor's fix (install both again) keeps the edit, so the warning stayed. Following the fix ends it."""
+    differ, and doctor's fix (install both again) keeps the edit, so the warning stayed. Following the fix ends it.
+    trial44b F7: install, which keeps the edit, said nothing of it, and doctor named no event."""
     _deja(env, "install", "cursor-auto")
     _deja(env, "install", "claude-auto")
     own = _deja_commands(env, "beforeSubmitPrompt")[0]
     _edit(env, "beforeSubmitPrompt", command=own + " 2>/dev/null")
 
     wiring = _wiring(env)
+    installed = _deja(env, "install", "cursor-auto")
 
-    assert "whose commands differ, so it runs deja twice per event" in wiring
+    twice = "whose commands differ, so it runs deja twice on beforeSubmitPrompt"
+    assert twice in wiring
     fix = f"delete `2>/dev/null` after deja's hook-prompt in {_hooks_path(env)}, then deja install cursor-auto && "
     assert fix in " ".join(wiring.split())
+    (said,) = [line for line in installed.splitlines() if "twice" in line]
+    assert said.startswith("cursor-auto: Cursor runs deja's hooks from both") and twice in said
+    assert f"; fix: {fix}" in said, "the one line doctor gives"
     _edit(env, "beforeSubmitPrompt", command=own)
-    _deja(env, "install", "cursor-auto")
+    assert "twice" not in _deja(env, "install", "cursor-auto")
     _deja(env, "install", "claude-auto")
     assert "twice" not in _wiring(env)
 
