@@ -48,8 +48,9 @@ def session_end(call: HookCall) -> str:
         return _ingest(call)
     if call.event.lower() == "precompact":
         call.forget()  # the compacted conversation no longer holds what it was shown
-    if call.event == "Stop" and not call.for_cursor:  # (Claude Code's own turn, every turn: Cursor's says stop)
-        return call.silent("a Claude Code turn: deja indexes Cursor's chats, not Claude Code's; nothing to ingest")
+    if not call.for_cursor:  # (Claude Code's own Stop, PreCompact or SessionEnd: trial44b F6)
+        said = f"Claude Code's own {call.event}: deja indexes Cursor's chats, not Claude Code's; nothing to ingest"
+        return call.silent(said)
     if not call.conversation_ids and not isinstance(call.payload.get("transcript_path"), str):
         return call.silent("no conversation id or transcript to ingest")
     pid = _ingest_later(call.payload)

@@ -162,10 +162,12 @@ def test_a_new_chats_first_turn_and_its_session_end_are_read_once(wired: Sample)
     assert (index["added"], index["updated"]) == (0, 0)
 
 
-def test_claude_codes_own_stop_starts_no_ingest(indexed_sample: Sample, tmp_path: Path) -> None:
+@pytest.mark.parametrize("event", ["Stop", "PreCompact", "SessionEnd"])
+def test_claude_codes_own_stop_starts_no_ingest(indexed_sample: Sample, tmp_path: Path, event: str) -> None:
     """``deja install claude-auto`` writes ``Stop`` for Cursor, which runs Claude Code's hooks too; in Claude Code
     itself it fires after every turn of a session deja never indexes: each started a process that loaded the indexer
-    and logged advice to point CURSOR_DATA_DIR at Claude Code's folder (review9 S1)."""
+    and logged advice to point CURSOR_DATA_DIR at Claude Code's folder (review9 S1). ``PreCompact`` and
+    ``SessionEnd`` still started one, which found nothing (trial44b F6)."""
     transcript = tmp_path / ".claude" / "projects" / "-work-x" / "5f0c7c1e-1111-2222-3333-444455556666.jsonl"
     transcript.parent.mkdir(parents=True)
     transcript.write_text('{"type":"user"}\n')
@@ -173,13 +175,13 @@ def test_claude_codes_own_stop_starts_no_ingest(indexed_sample: Sample, tmp_path
         "session_id": "5f0c7c1e-1111-2222-3333-444455556666",
         "transcript_path": str(transcript),
         "cwd": "/work/x",
-        "hook_event_name": "Stop",
+        "hook_event_name": event,
         "stop_hook_active": False,
     }
     done = run_deja("hook-session-end", input=json.dumps(payload), env=indexed_sample.env)
     assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
     logged = run_deja("hooks", "log", env=indexed_sample.env).stdout
-    assert "a Claude Code turn: deja indexes Cursor's chats, not Claude Code's" in logged, logged
+    assert f"Claude Code's own {event}: deja indexes Cursor's chats, not Claude Code's" in logged, logged
     assert "background process" not in logged and "CURSOR_DATA_DIR" not in logged
 
 
