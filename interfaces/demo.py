@@ -62,7 +62,7 @@ def _demo(keep: bool) -> None:
             echo(f"deja demo: a sample Cursor history of {size}, indexed in {folder}")
             echo("Editor chats (state.vscdb) and cursor-agent chats (transcripts and store.db), as Cursor writes them.")
             _show_the_cli(Index.open(folder / "deja"))
-            _show_the_work_verbs(Index.open(folder / "deja"), sample.projects["api"], folder)
+            _show_the_work_verbs(Index.open(folder / "deja"), sample.projects["api"], folder, keep)
             _show_the_hooks(str(sample.projects["api"]))
         _heading("Next: your own history")
         if shutil.which("deja") is None:  # (after the README's first command, deja is not on PATH yet: trial23 F7)
@@ -114,7 +114,7 @@ def _show_the_cli(index: Index) -> None:
         echo(str(refused))
 
 
-def _show_the_work_verbs(index: Index, api: Path, folder: Path) -> None:
+def _show_the_work_verbs(index: Index, api: Path, folder: Path, keep: bool) -> None:
     from ..core.work import blame, error_history
     from .export import render, write_text
     from .work_views import blame_text, fix_text
@@ -132,6 +132,8 @@ def _show_the_work_verbs(index: Index, api: Path, folder: Path) -> None:
     write_text(page, render(meta, segment.messages(meta), "html"))
     _heading(f"deja export {meta.id[:8]} --format html -o {page.name}   (a chat as one self-contained page)")
     echo(f"wrote {page} ({page.stat().st_size:,} bytes: messages, tool calls with their output, edits as diffs)")
+    if not keep:  # (the page names a file the demo's end removes: trial44b F4)
+        echo("It goes with the sample when the demo ends: `deja demo --keep` keeps both.")
     echo("Markdown (the default) begins:")
     echo("\n".join(render(meta, segment.messages(meta), "md").splitlines()[:8]))
 

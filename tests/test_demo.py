@@ -74,6 +74,9 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
     assert "fixed by: pip install -e ., then pytest -q" in fix and API_CHAT in fix
     export = next(text for title, text in shown.items() if title.startswith(f"deja export {API_CACHE_CHAT[:8]}"))
     assert ".html (" in export and "# Why does the price cache return stale prices" in export
+    page = Path(re.findall(r"^wrote (\S+\.html) \(", export, flags=re.M)[0])
+    assert page.is_relative_to(folder), "a page the demo removes (trial44b F4) ..."
+    assert "It goes with the sample when the demo ends: `deja demo --keep` keeps both." in export, "... says so"
 
     for title, injected in HOOK_SECTIONS.items():
         body = next(text for heading, text in shown.items() if heading.startswith(title))
@@ -95,6 +98,8 @@ def test_demo_keep_leaves_a_history_to_try_more_commands_on(fake_home: Path, tmp
     folder = sample_folder(ran.stdout)
     try:
         assert folder.is_dir()
+        assert Path(re.findall(r"^wrote (\S+\.html) \(", ran.stdout, flags=re.M)[0]).is_file()
+        assert "It goes with the sample" not in ran.stdout, "the page it names stays"
         export = ran.stdout.rstrip().splitlines()[-1].strip()
         assert export.startswith("export DEJA_")
         env = dict(os.environ)
