@@ -7,6 +7,7 @@ the shape ``work_views`` defines, which the MCP server's ``work`` tool shares.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -135,8 +136,19 @@ def how_command(
         echo(more_line(more))
     if here_only and (others := _ran_beside(index, query, project, runs)):
         echo(f"it also ran in {others}, beside this folder: add --all-projects to see those runs")
-    elif not runs and project is not None and invocations(index, query, None, 1):
-        echo("it ran in other projects: add --all-projects to see them")
+    elif not runs and project is not None:
+        echo(_way_on(index, query))
+
+
+def _way_on(index: Index, query: str) -> str:
+    """What to try when nothing ran here: ``--all-projects`` when it ran elsewhere, else a search of what the chats
+    say (an editor chat runs no command; trial44b F8: at a folder of no project the answer gave no way on)."""
+    from ..core.work import invocations
+
+    if invocations(index, query, None, 1):
+        return "it ran in other projects: add --all-projects to see them"
+    search = echoed(shlex.join(["deja", "search", *query.split()]))
+    return f"it ran in no other project either: `{search}` looks for it in what the chats say"
 
 
 def _ran_beside(index: Index, query: str, project: str | None, shown: list[Invocation]) -> str:

@@ -256,8 +256,10 @@ def test_how_outside_the_project_it_ran_in_points_at_all_projects(indexed_sample
     result = run_deja("how", "pytest", env=indexed_sample.env, cwd=elsewhere)
     assert result.returncode == 0
     assert result.stdout.splitlines()[-1] == "it ran in other projects: add --all-projects to see them"
-    nowhere = run_deja("how", "cargo", env=indexed_sample.env, cwd=elsewhere)
+    nowhere = run_deja("how", "cargo", "build", env=indexed_sample.env, cwd=elsewhere)
     assert "--all-projects" not in nowhere.stdout
+    way_on = "it ran in no other project either: `deja search cargo build` looks for it in what the chats say"
+    assert nowhere.stdout.splitlines()[-1] == way_on, "a way on (trial44b F8)"
 
 
 def test_how_in_a_subfolder_of_a_project_takes_the_project_as_wip_does(indexed_sample: Sample) -> None:
