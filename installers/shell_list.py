@@ -15,6 +15,7 @@ from typing import NamedTuple
 #: Words that open (and close) a compound command whose own ``;`` and line breaks end nothing outside it.
 _OPENS = frozenset({"{", "if", "while", "until", "for", "case"})
 _CLOSES = frozenset({"}", "fi", "done", "esac"})
+_RESERVED = _OPENS | _CLOSES
 _OPERATOR_CHARS = ";&|<>()\n"
 
 
@@ -36,7 +37,7 @@ def first_list(text: str) -> FirstList:
             depth, i = depth + 1, i + (2 if char == "$" else 1)
         elif char == ")" and depth:
             depth, i = depth - 1, i + 1
-        elif word_start and (word := _word(text, i)) in _OPENS | _CLOSES:
+        elif word_start and (word := _word(text, i)) in _RESERVED:
             depth, i = max(0, depth + (1 if word in _OPENS else -1)), i + len(word)
         elif char == "#" and word_start:
             if not depth:
@@ -70,7 +71,7 @@ def _after_quoted(text: str, i: int) -> int:
 
 def _word(text: str, i: int) -> str:
     """The reserved word at ``i``, when one stands there as a whole word; else ""."""
-    for word in _OPENS | _CLOSES:
+    for word in _RESERVED:
         after = i + len(word)
         if text.startswith(word, i) and (after == len(text) or text[after] in " \t" or text[after] in _OPERATOR_CHARS):
             return word
