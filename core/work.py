@@ -216,9 +216,15 @@ def _absolute(path: str) -> str:
     ``c:/Users/…``) included: ``deja files`` lists such paths from a database written on Windows, and ``blame`` joined
     them to the current folder and found no edit (trial43 F6). A drive's path is spelt as the index files it
     (``projects.uri_dir``: the drive in lowercase, backslashes), however it was typed."""
-    if len(path) > 2 and path[0].isalpha() and path[1] == ":" and path[2] in "/\\":
+    if drive_path(path):
         return path[0].lower() + path[1:].replace("/", "\\")
     return os.path.abspath(os.path.expanduser(path))
+
+
+def drive_path(path: str) -> bool:
+    """Whether ``path`` starts with a Windows drive (``c:\\…``, ``c:/…``): absolute wherever deja runs, and written
+    by a machine whose file names match in any case."""
+    return len(path) > 2 and path[0].isalpha() and path[1] == ":" and path[2] in "/\\"
 
 
 def _meant_as_line(path: str, after: str) -> bool:
@@ -286,9 +292,10 @@ def _edits_spelt_elsewhere(index: Index, path: str, session_ids: list[str], limi
     """The edits, newest first, that these sessions made to ``path`` (absolute, in their project's folder) where
     another machine spelt that folder: ``c:\\Users\\me\\app\\src\\x.ts`` for ``src/x.ts`` asked in ``~/code/app``, a
     Windows database opened here (trial43 F6: ``blame`` said no session edited the file ``files`` gave 6 edits of).
-    An edit matches when its path, after the first folder of the project folder's name, is the file's path in it, so
-    a file of the same name elsewhere in the project (``chat\\packages\\chat\\src\\x.ts``: the project's name
-    repeated in it, review44d M5), or in another project, is not taken."""
+    That machine's spelling of the folder is the one ``_home_elsewhere`` finds in each session's edits, and an edit
+    matches when its path is the file's path in it: a file of the same name elsewhere in the project
+    (``chat\\packages\\chat\\src\\x.ts``: the project's name repeated in it, review44d M5), in a copy of it
+    (``d:\\backup\\chat\\src\\x.ts``, ``/tmp/chat/src/x.ts``: review44f L3) or in another project is not taken."""
     edits: list[Edit] = []
     for session_id in session_ids:
         for segment, _, meta in index.find(session_id)[:1]:
@@ -296,19 +303,45 @@ def _edits_spelt_elsewhere(index: Index, path: str, session_ids: list[str], limi
             if inside == path:
                 continue
             folder = os.path.basename(meta.project_dir.rstrip("/"))
-            wanted = partial(_spells, folder=folder, inside=inside.split("/"), local=path)
-            for doc in range(meta.first_doc, meta.first_doc + meta.n_docs):
-                edits.extend(_edits_in(Place(session=meta, segment=segment, doc=doc), wanted))
+            elsewhere = partial(_spelt_elsewhere, folder=folder, here=meta.project_dir)
+            places = (
+                Place(session=meta, segment=segment, doc=doc)
+                for doc in range(meta.first_doc, meta.first_doc + meta.n_docs)
+            )
+            found = [edit for place_ in places for edit in _edits_in(place_, elsewhere)]
+            home = _home_elsewhere([edit.path for edit in found], folder)
+            edits += [edit for edit in found if _parts(edit.path) == [*home, *_parts(inside, edit.path)]]
     edits.sort(key=lambda edit: edit.timestamp.timestamp() if edit.timestamp else 0.0, reverse=True)
     return edits[:limit]
 
 
-def _spells(recorded: str, folder: str, inside: list[str], local: str) -> bool:
-    """Whether the path an edit ``recorded`` is another spelling (not ``local``'s) of ``inside`` (its parts) in a
-    project folder named ``folder``: the outermost folder of that name in it, the whole project folder as recorded,
-    since one of that name nested in the project (``mysite/mysite``) is a folder of the project, not the project."""
-    parts = recorded.replace("\\", "/").split("/")
-    return recorded != local and folder in parts and parts[parts.index(folder) + 1 :] == inside
+def _parts(path: str, spelt: str = "") -> list[str]:
+    """The names of ``path``'s folders and file, in any case where ``spelt`` (``path`` itself when not given) is a
+    Windows drive's path: that machine's names match whatever their case (``Chat\\src`` is ``chat/src``)."""
+    parts = path.replace("\\", "/").split("/")
+    return [part.casefold() for part in parts] if drive_path(spelt or path) else parts
+
+
+def _spelt_elsewhere(recorded: str, folder: str, here: str) -> bool:
+    """Whether the path an edit ``recorded`` is another machine's, spelt in a folder named as the project's
+    (``folder``): a Windows drive's where the project's folder ``here`` is not (or the other way round). A path spelt
+    as this machine spells the project's is a file on this machine: outside the project, a copy of it
+    (``/tmp/chat/src/x.ts``), not the project's file."""
+    return drive_path(recorded) != drive_path(here) and _parts(folder, recorded)[0] in _parts(recorded)
+
+
+def _home_elsewhere(recorded: list[str], folder: str) -> list[str]:
+    """Another machine's spelling of the project's folder named ``folder``, as its parts (``_parts``): the folder,
+    among those of that name the ``recorded`` paths are in, holding the most of their files; in each path the
+    outermost of that name, since one nested in the project (``mysite/mysite``) is a folder of the project, not the
+    project. A copy of the project edited beside it (``d:\\backup\\chat``) holds fewer of the files edited."""
+    from collections import Counter
+
+    homes: Counter[tuple[str, ...]] = Counter()
+    for path in dict.fromkeys(recorded):
+        parts = _parts(path)
+        homes[tuple(parts[: parts.index(_parts(folder, path)[0]) + 1])] += 1
+    return list(homes.most_common(1)[0][0]) if homes else []
 
 
 def _holds(project_dir: str, path: str) -> bool:

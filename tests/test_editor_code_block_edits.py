@@ -5,6 +5,7 @@ and `deja blame` found nothing in such chats (trial23 F7.8); the real database i
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from conftest import shared_path
 from harness import run_deja
 
 from deja.core.readers.ide import BLOCK_EDIT, read_ide_database
+from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
 from deja.core.writers.ide import WORKSPACE_COMPOSERS_KEY, file_uri, write_state_vscdb, write_workspace_json
 
 T0 = 1_731_800_000_000
@@ -216,6 +218,44 @@ def test_a_folder_of_the_projects_name_inside_it_is_not_the_project(tmp_path: Pa
     assert blamed.returncode == 0, blamed.stderr
     assert blamed.stdout.startswith(f"1 edit of {project / 'src' / 'settings.page.ts'}, newest first:\n"), blamed.stdout
     assert "packages" not in blamed.stdout, blamed.stdout
+
+
+def test_a_copy_of_the_project_elsewhere_is_not_the_project_and_windows_names_match_in_any_case(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    """review44f L3: ``d:\\backup\\chat\\src\\settings.page.ts``, a copy of the project edited beside it, was credited to
+    ``src/settings.page.ts`` as the project's file, where the session's own edits were in ``c:\\Users\\me\\Chat``, which
+    matched nothing: a Windows machine's names match in any case."""
+    project = tmp_path / "code" / "chat"
+    (project / "src").mkdir(parents=True)
+    own = ["c:\\Users\\me\\Chat\\src\\settings.page.ts", "c:\\Users\\me\\Chat\\src\\app.routes.ts"]
+    _windows_chat(
+        tmp_path / "no-ide", file_uri(str(project))["external"], [*own, "d:\\backup\\chat\\src\\settings.page.ts"]
+    )
+
+    blamed = run_deja("blame", "src/settings.page.ts", cwd=project)
+
+    assert blamed.returncode == 0, blamed.stderr
+    assert blamed.stdout.startswith(f"1 edit of {project / 'src' / 'settings.page.ts'}, newest first:\n"), blamed.stdout
+    edited = json.loads(run_deja("blame", "src/settings.page.ts", "--json", cwd=project).stdout)["edits"]
+    assert [edit["path"] for edit in edited] == [own[0]], edited
+
+
+def test_a_copy_of_the_project_on_this_machine_is_not_the_project(tmp_path: Path, cli_root: Path) -> None:
+    """review44f L3: a session of the project that edited a scratch copy (``/tmp/chat/src/x.ts``) was credited with
+    an edit of the project's ``src/x.ts``: a path this machine spells is this machine's file, not the project's as
+    another machine spelt it."""
+    project, copy = tmp_path / "code" / "chat", tmp_path / "scratch" / "chat"
+    (project / "src").mkdir(parents=True)
+    write = tool_use("Write", {"path": str(copy / "src" / "x.ts"), "contents": "export const x = 1;"})
+    chat = [user_turn("try x.ts in a scratch copy"), assistant_turn("Tried src/x.ts in the copy.", write)]
+    write_transcript(transcript_path(cli_root, str(project), "c-scratch"), chat)
+    assert run_deja("index").returncode == 0
+
+    blamed = run_deja("blame", "src/x.ts", cwd=project)
+
+    assert blamed.returncode == 0, blamed.stderr
+    assert blamed.stdout.startswith(f"no session edited {project / 'src' / 'x.ts'}\n"), blamed.stdout
 
 
 def test_an_untitled_buffer_is_no_file(tmp_path: Path, cli_root: Path) -> None:
