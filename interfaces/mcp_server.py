@@ -505,9 +505,14 @@ def named_folder(index: Index, project: str | None) -> str | None:
 def in_folder(path: str, project: str | None) -> str:
     """``path`` taken in ``project``'s folder when it is relative and the project is a folder: the agent's folder,
     not this server's, which the agent cannot know. A project named by a name that is no one folder's
-    (``search.meant_project``), or none, leaves a relative path to the server's folder."""
+    (``search.meant_project``), or none, leaves a relative path to the server's folder. A Windows drive's path
+    (``c:\\Users\\…``, as ``files`` lists them from a database written on Windows) is absolute, as ``deja blame`` takes
+    it: joined to the project's folder, it named no file."""
+    from ..core.work import drive_path
+
     folder = project_folder(project)
-    return os.path.join(folder, path) if folder and not os.path.isabs(os.path.expanduser(path)) else path
+    relative = not os.path.isabs(os.path.expanduser(path)) and not drive_path(path)
+    return os.path.join(folder, path) if folder and relative else path
 
 
 def _no_wip(index: Index, folder: str, here: str, why: str) -> str:

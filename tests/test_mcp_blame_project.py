@@ -60,3 +60,24 @@ def test_wip_of_a_relative_folder_is_taken_in_the_named_projects_folder(tmp_path
     finally:
         os.chdir(previous)
     assert "the navbar flickers" in said and "cart totals" not in said, said
+
+
+def test_blame_of_a_windows_path_with_a_project_is_that_path(tmp_path: Path, cli_root: Path) -> None:
+    """``work`` ``blame`` of ``c:\\Users\\…\\settings.page.ts`` (as ``files`` lists it) with ``project: "chat"`` joined the
+    path to the project's folder and said no session edited ``…/chat/c:\\Users\\…``, where ``deja blame`` gives its
+    edit (polish45)."""
+    from test_editor_code_block_edits import SETTINGS, _windows_chat
+
+    from deja.core.index import Index
+    from deja.core.writers.ide import file_uri
+    from deja.interfaces.mcp_server import work_answer
+
+    project = tmp_path / "code" / "chat"
+    project.mkdir(parents=True)
+    _windows_chat(tmp_path / "no-ide", file_uri(str(project))["external"], [SETTINGS])
+
+    said, data = work_answer(Index.open(tmp_path / "deja"), "blame", SETTINGS, "chat")
+
+    assert said.startswith(f"1 edit of {SETTINGS}, newest first:\n"), said
+    assert said == run_deja("blame", SETTINGS, cwd=tmp_path).stdout.rstrip("\n")
+    assert [edit["path"] for edit in data["edits"]] == [SETTINGS], data
