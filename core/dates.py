@@ -275,14 +275,28 @@ def parse_since(value: str, noun: str = "date", now: datetime | None = None) -> 
     is the refusal, for the interface to put after the value's name in its own error: "'…' is not a {noun}: use …"
     (the CLI's ``--since`` takes a date, the MCP tools' ``since`` a time).
 
-    A period longer than the clock's past is the epoch (``--since 99999999d``: everything), not an overflow.
+    A period longer than the clock's past is the epoch (``--since 99999999d``: everything), not an overflow. A moment
+    after ``now`` is refused as in the future (``2030-01-01``, a typo for a past year, was taken and matched nothing:
+    trial43 F7), in these words for the CLI and the MCP tools alike; ``0d`` is now.
     """
+    from datetime import UTC, datetime
+
+    now = now or datetime.now(UTC)
+    moment = _since_moment(value, noun, now)
+    if moment > now:
+        from .redaction import echoed
+
+        raise ValueError(f"{echoed(value)} is in the future: give a past {noun} or a span (7d)")
+    return moment
+
+
+def _since_moment(value: str, noun: str, now: datetime) -> datetime:
+    """The moment ``value`` names (``parse_since``), in the future or not."""
     import re
     from datetime import UTC, datetime
 
     given = value.strip()
     match = re.fullmatch(r"(\d{1,4000})\s*(h|d|w|m|min|mo|y)", given.lower())
-    now = now or datetime.now(UTC)
     if match:  # (a billion years or more is all of it, as a float can hold)
         amount, unit = min(int(match.group(1)), 10**12), match.group(2)
         days = {"h": 1 / 24, "d": 1, "w": 7, "m": 1 / 1440, "min": 1 / 1440, "mo": 30, "y": 365}[unit] * amount

@@ -442,10 +442,14 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
         page = await ok(session, "recent", since=since, limit=2)  # (a page of a week's work says there is more)
         assert page.structured_content["more"] == 1
         assert text(page).splitlines()[-1] == "1 more; ask with limit=3 to see them"
-        future = await ok(session, "recent", since="2099-01-01")
-        assert text(future) == "No session was updated in that period (since=2099-01-01)."
-        quiet = await ok(session, "recent", project="api", since="2099-01-01")  # (another's may have been)
-        assert text(quiet) == "No session of project 'api' was updated in that period (since=2099-01-01)."
+        nothing_since = await ok(session, "recent", since="0d")
+        assert text(nothing_since) == "No session was updated in that period (since=0d)."
+        quiet = await ok(session, "recent", project="api", since="0d")  # (another's may have been)
+        assert text(quiet) == "No session of project 'api' was updated in that period (since=0d)."
+        for tool, asked in (("recent", {}), ("search", {"query": "flaky"})):  # (as `deja search --since` refuses it)
+            assert await refused(session, tool, since="2099-01-01", **asked) == (
+                f"Error executing tool {tool}: since=2099-01-01 is in the future: give a past time or a span (7d)"
+            )
         assert await refused(session, "recent", since="lately") == (
             "Error executing tool recent: since='lately' is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo, 1y, "
             "YYYY-MM-DD, today, yesterday, last week or 3 days ago"
