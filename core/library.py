@@ -217,6 +217,38 @@ def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str, bool
     return "", HOME_FOLDER if at_home else NO_SESSION, False
 
 
+#: What the CLI's lines of why ``wip`` has no session point to: what lists sessions and where they ran, what digests
+#: one by its id, and what asks ``wip`` of a folder (``{}``: the folder, as a shell word). The MCP server names its tools.
+WIP_POINTERS = ("`deja sessions`", "`deja ctx ID`", "`deja wip {}`")
+
+
+def no_wip(index: Index, folder: str, why: str, pointers: tuple[str, str, str] = WIP_POINTERS) -> str:
+    """The one line that says why ``wip`` has no session for ``folder`` (as the index spells it; ``why``:
+    ``wip_project``'s), the CLI's and the MCP server's alike but for the commands each points to (``pointers``): each
+    said it in its own words, and the two had drifted apart. The latest session's folder is named where every project
+    is below the one asked."""
+    from .redaction import PATH_CHARS, echoed
+
+    shown = echoed(folder, PATH_CHARS)
+    lists, digests, asks = pointers
+    if why == ROOT_FOLDER:
+        return f"{shown} is the root folder, no project's: give a project's folder"
+    if why == NO_FOLDER:
+        return f"no folder {shown}: give a project's folder; {lists} lists where sessions ran"
+    if not any_project(index):  # (trial43 F8: "every project is below it" where there was none)
+        return (
+            f"no session ran in {shown}, and none has a project (deja placed none in a folder): {digests} digests one "
+            f"that {lists} lists"
+        )
+    if why == HOME_FOLDER:
+        from .text import shell_word
+
+        latest = [meta.project_dir for meta in newest_sessions(index, limit=20) if meta.project_dir][:1]
+        named = f" (the latest session's: {asks.format(shell_word(latest[0]))})" if latest else ""
+        return f"no session ran in {shown} itself, and every project is below it: give a project's folder{named}"
+    return f"no session ran in {shown}, below it or in a folder above it; {lists} lists where sessions ran"
+
+
 def any_project(index: Index) -> bool:
     """Whether deja placed any session in a folder: where none is (a history of editor chats no workspace lists, all
     ``(no project)``), ``wip`` says so, not that every project is below the folder asked (trial43 F8)."""

@@ -80,6 +80,8 @@ SEE_MORE = f"pass a larger limit (up to {SEARCH_LIMIT}) or narrow the search"
 NARROW = "narrow the search (a project, since, more distinctive words)"
 #: The tools that list session ids and find one: an agent calls these, not the CLI's commands (trial43 F9).
 TOOL_FINDERS = ("`recent`", "`search`")
+#: What ``wip``'s lines of why it has no session point to (``library.no_wip``): the tools, not the CLI's commands.
+TOOL_POINTERS = ("`recent`", "`work` ctx with its id", "`work` wip of {}")
 #: A show window stops adding messages once their JSON passes this many bytes (at least one is kept)...
 SHOW_WINDOW_BYTES = 32 * 1024
 #: ...and cuts a message's text and each tool result, so that one huge paste cannot fill it.
@@ -515,39 +517,22 @@ def in_folder(path: str, project: str | None) -> str:
     return os.path.join(folder, path) if folder and relative else path
 
 
-def _no_wip(index: Index, folder: str, here: str, why: str) -> str:
-    """Why ``wip`` has no session for ``folder`` (``here``: as the index spells it; ``why``: ``wip_project``'s)."""
-    from ..core.library import HOME_FOLDER, NO_FOLDER, any_project
-
-    if why == NO_FOLDER:
-        return f"no folder {echoed(here, PATH_CHARS)}; `recent` lists the latest sessions and their projects"
-    if not any_project(index):  # (trial43 F8: "every project is below it" where there was none)
-        return (
-            f"no session ran in {echoed(folder, PATH_CHARS)}, and none has a project (deja placed none in a folder); "
-            "`recent` lists the latest sessions"
-        )
-    below = " itself, and every project is below it: give a project's folder" if why == HOME_FOLDER else ""
-    return (
-        f"no session ran in {echoed(folder, PATH_CHARS)}{below}; `recent` lists the latest sessions and their projects"
-    )
-
-
 def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     """Where the last session in ``folder`` stopped; a folder no session ran in is an empty answer saying so, as an
     error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question), and so is one
     that is not there. The root folder, however it is spelled, is no project's: refused, as ``deja wip /`` is."""
     from ..core import work
-    from ..core.library import ROOT_FOLDER, find_session, wip_project, wip_session
+    from ..core.library import ROOT_FOLDER, find_session, no_wip, wip_project, wip_session
     from . import work_views as views
 
     asked = project_folder(folder)  # a folder is taken as `deja wip` takes it: else the nearest above with sessions
     here = readable_path(asked) if asked else folder
     project, why, below = wip_project(index, here, asked or "")
     if why == ROOT_FOLDER:
-        raise LookupError(f"{echoed(folder, PATH_CHARS)!r} is the root folder, no project's: give a project's folder")
+        raise LookupError(no_wip(index, here, why, TOOL_POINTERS))
     newest = wip_session(index, project, below) if project else None
-    if newest is None:
-        return _no_wip(index, folder, here, why), {
+    if newest is None:  # (a project's name, no folder: as any tool says of a project no session ran in)
+        return (not asked and unknown_project(index, project)) or no_wip(index, here, why, TOOL_POINTERS), {
             "session": None,
             "goal": "",
             "settled": [],

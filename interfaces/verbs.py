@@ -17,7 +17,7 @@ import typer
 
 from ..core.keys import readable_path
 from ..core.library import NotFound, find_session, newest_sessions
-from ..core.redaction import PATH_CHARS, echoed
+from ..core.redaction import echoed
 from .fastpath import echo
 from .options import JsonFlag, ProjectOption
 
@@ -188,35 +188,14 @@ def wip_command(
 
 def _wip_project(index: Index, folder: str, asked: Path) -> tuple[str, bool]:
     """The project ``deja wip`` means by ``folder`` and whether the sessions below it are its own
-    (``library.wip_project``; ``asked`` is where the disk has it), else the one line that says why there is none: the
-    root folder is a usage error (exit 2), as ``--project /`` is."""
-    from ..core.library import HOME_FOLDER, NO_FOLDER, ROOT_FOLDER, any_project, wip_project
+    (``library.wip_project``; ``asked`` is where the disk has it), else the one line that says why there is none
+    (``library.no_wip``): the root folder is a usage error (exit 2), as ``--project /`` is."""
+    from ..core.library import ROOT_FOLDER, no_wip, wip_project
     from .cli import fail
 
     project, why, below = wip_project(index, folder, str(asked))
-    if why == ROOT_FOLDER:
-        fail(f"{folder} is the root folder, no project's: give a project's folder", code=2)
-    if not project and why != NO_FOLDER and not any_project(index):
-        fail(
-            f"no session ran in {echoed(folder, PATH_CHARS)}, and none has a project (deja placed none in a folder): "
-            "`deja ctx ID` digests one that `deja sessions` lists"
-        )
-    if why == HOME_FOLDER:
-        from ..core.text import shell_word
-
-        latest = [meta.project_dir for meta in newest_sessions(index, limit=20) if meta.project_dir][:1]
-        fail(
-            f"no session ran in {echoed(folder, PATH_CHARS)} itself, and every project is below it: give a project's "
-            "folder" + (f" (the latest session's: `deja wip {shell_word(latest[0])}`)" if latest else "")
-        )
-    if why == NO_FOLDER:
-        fail(
-            f"no folder {echoed(folder, PATH_CHARS)}: give a project's folder; `deja sessions` lists where sessions ran"
-        )
     if not project:
-        fail(
-            f"no session ran in {echoed(folder, PATH_CHARS)}, below it or in a folder above it; `deja sessions` lists where sessions ran"
-        )
+        fail(no_wip(index, folder, why), code=2 if why == ROOT_FOLDER else 1)
     return project, below
 
 

@@ -474,7 +474,10 @@ def test_work_that_finds_nothing_answers_empty_with_a_note(history: History, tmp
 
     async def scenario(session: ClientSession) -> None:
         wip = await ok(session, "work", mode="wip", query=str(nowhere))
-        assert text(wip) == f"no session ran in {nowhere}; `recent` lists the latest sessions and their projects"
+        assert (
+            text(wip)
+            == f"no session ran in {nowhere}, below it or in a folder above it; `recent` lists where sessions ran"
+        )
         assert wip.structured_content["session"] is None and wip.structured_content["files"] == []
         here = await ok(session, "work", mode="wip", query=str(history.api))
         assert here.structured_content["session"]["project"] == "api"

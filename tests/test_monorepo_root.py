@@ -339,7 +339,26 @@ def test_wip_refuses_the_root_however_spelled_and_names_a_missing_folder(tmp_pat
         with pytest.raises(LookupError, match="is the root folder, no project's"):
             work_answer(index, "wip", spelled, None)
     text, _ = work_answer(index, "wip", str(missing), None)
-    assert text.startswith(f"no folder {missing};"), text
+    assert text == f"no folder {missing}: give a project's folder; `recent` lists where sessions ran", text
+
+
+def test_wip_says_why_it_has_no_session_in_the_same_words_from_the_cli_and_the_mcp_tool(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    """``deja wip`` and the MCP tool's ``wip`` each worded why there was no session, and the two had drifted apart:
+    the tool said neither that it looked below the folder and above it, nor what to give for a missing folder. One
+    line for both, each naming its own commands."""
+    shop = tmp_path / "code" / "shop"
+    _chat(cli_root, shop, "c-shop", "set up the shop workspace", "npm install")
+    assert run_deja("index").returncode == 0
+    index = Index.open(tmp_path / "deja")
+    (tmp_path / "elsewhere").mkdir()
+    for folder in (tmp_path / "elsewhere", tmp_path / "missing"):
+        said, _ = work_answer(index, "wip", str(folder), None)
+        ran = run_deja("wip", str(folder))
+        assert ran.returncode == 1, ran.stdout
+        assert ran.stderr == "deja: " + said.replace("`recent`", "`deja sessions`") + "\n"
+    assert said == f"no folder {folder}: give a project's folder; `recent` lists where sessions ran"
 
 
 def test_wip_and_how_in_a_folder_removed_under_the_shell_say_so(tmp_path: Path, cli_root: Path) -> None:
@@ -663,7 +682,10 @@ def test_wip_in_the_home_folder_or_above_is_no_projects(tmp_path: Path, cli_root
             f"(the latest session's: `deja wip '{home / 'code' / 'shop api'}'`)\n"
         )
         text, _ = work_answer(Index.open(tmp_path / "deja"), "wip", str(folder), None)
-        assert text.startswith(f"no session ran in {folder} itself, and every project is below it"), text
+        assert text == (
+            f"no session ran in {folder} itself, and every project is below it: give a project's folder "
+            f"(the latest session's: `work` wip of '{home / 'code' / 'shop api'}')"
+        ), text
 
     _chat(cli_root, home, "c-home", "where did I put the dotfiles", "ls -a")
     _chat(cli_root, home / "code" / "billing", "c-later", "invoice pdf is blank", "pytest -q billing/pdf")

@@ -56,7 +56,7 @@ def test_wip_where_no_session_has_a_project_says_so(tmp_path: Path, cli_root: Pa
         ), ran.stderr
     text, answer = work_answer(Index.open(tmp_path / "deja"), "wip", str(elsewhere), None)  # (the MCP tool's)
     assert text == (
-        f"no session ran in {elsewhere}, and none has a project (deja placed none in a folder); `recent` lists the"
-        " latest sessions"
+        f"no session ran in {elsewhere}, and none has a project (deja placed none in a folder): `work` ctx with its id"
+        " digests one that `recent` lists"
     )
     assert answer["session"] is None
