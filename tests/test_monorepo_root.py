@@ -359,6 +359,8 @@ def test_wip_says_why_it_has_no_session_in_the_same_words_from_the_cli_and_the_m
         assert ran.returncode == 1, ran.stdout
         assert ran.stderr == "deja: " + said.replace("`recent`", "`deja sessions`") + "\n"
     assert said == f"no folder {folder}: give a project's folder; `recent` lists where sessions ran"
+    named, _ = work_answer(index, "wip", "", "nothere")  # (a project's name: as every tool says of one unknown)
+    assert named.startswith("No session of project 'nothere' is indexed"), named
 
 
 def test_wip_and_how_in_a_folder_removed_under_the_shell_say_so(tmp_path: Path, cli_root: Path) -> None:
