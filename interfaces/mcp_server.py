@@ -749,10 +749,11 @@ class _Server(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """The tool's answer; an error's line with any secret in it as the index holds it: a tool's error names the
         value it refuses, and a token given as a session id went whole into the model's context (trial13 F3).
-        Its text and its error with no control character but newline and tab, as the CLI prints them
-        (``text.for_terminal``): an escape sequence or a right-to-left override of a stored chat, or of the query
-        an error echoes, reached the model (trial44 F2). The structured answer keeps its strings as stored, as the
-        CLI's ``--json`` does (its JSON escapes them)."""
+        Its text, its error and each string of its structured content with no control character but newline and
+        tab, as the CLI prints them (``text.for_terminal``): an escape sequence or a right-to-left override of a
+        stored chat, or of the query an error echoes, reached the model (trial44 F2). The structured content is read
+        by the model too, and JSON escapes only C0 controls: a bidirectional override went as it is, and an escaped
+        ESC is a sequence for a model to decode; the CLI's ``--json``, read by programs, keeps them as stored."""
         from ..core.redaction import as_indexed, hidden, typed_secrets
         from ..core.text import for_terminal
 
@@ -765,8 +766,8 @@ class _Server(MCPServer):
             for block in answer.content:
                 if isinstance(block, TextContent):
                     block.text = for_terminal(hidden(block.text, typed))
-            if typed and answer.structured_content is not None:
-                answer.structured_content = _hidden_values(answer.structured_content, typed)
+            if answer.structured_content is not None:
+                answer.structured_content = _as_shown(answer.structured_content, typed)
         return answer
 
     async def _answer(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
@@ -805,16 +806,18 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def _hidden_values(value: Any, typed: dict[str, str]) -> Any:
-    """``value`` (a structured answer) with each string's typed secrets as the index writes them."""
+def _as_shown(value: Any, typed: dict[str, str]) -> Any:
+    """``value`` (a structured answer) with each string as the text shows it: its typed secrets as the index writes
+    them, and no control character but newline and tab (``text.for_terminal``)."""
     from ..core.redaction import hidden
+    from ..core.text import for_terminal
 
     if isinstance(value, str):
-        return hidden(value, typed)
+        return for_terminal(hidden(value, typed) if typed else value)
     if isinstance(value, dict):
-        return {key: _hidden_values(item, typed) for key, item in value.items()}
+        return {key: _as_shown(item, typed) for key, item in value.items()}
     if isinstance(value, list):
-        return [_hidden_values(item, typed) for item in value]
+        return [_as_shown(item, typed) for item in value]
     return value
 
 

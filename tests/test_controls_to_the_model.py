@@ -27,6 +27,7 @@ from deja.core.writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
+from deja.interfaces.mcp_server import _strings
 
 CHAT = "3a3a0013-0000-4000-8000-000000000001"
 TITLE = "evil \u202etxt.exe\u202c title \x1b]0;pwned\x07"
@@ -95,6 +96,7 @@ def test_a_prompts_recall_holds_no_control_character(hostile: tuple[dict[str, st
 def test_the_mcp_tools_text_holds_no_control_character(tmp_path: Path, hostile: tuple[dict[str, str], Path]) -> None:
     env, _ = hostile
     answers: list[str] = []
+    structured: list[str] = []  # (each string of it: JSON's "\\u001b" is an escape a model reads and decodes)
 
     async def scenario(session: ClientSession) -> None:
         for tool, arguments in [
@@ -103,7 +105,9 @@ def test_the_mcp_tools_text_holds_no_control_character(tmp_path: Path, hostile: 
             ("recent", {}),
             ("search", {"query": "zzqq\u202ezzqq"}),  # found nowhere: the answer echoes the query
         ]:
-            answers.append(text(await session.call_tool(tool, arguments)))
+            answered = await session.call_tool(tool, arguments)
+            answers.append(text(answered))
+            structured.append("\n".join(_strings(answered.structured_content)))
 
     async def main() -> None:
         with anyio.fail_after(60):
@@ -118,4 +122,7 @@ def test_the_mcp_tools_text_holds_no_control_character(tmp_path: Path, hostile: 
     assert "Upload 10%\n" in shown and "10%20%" not in shown, "a lone CR keeps its lines apart (review44d L5)"
     for answer in answers:
         assert _controls(answer) == set(), answer
+    for data in structured:  # (the structured content, read by the model as well: polish45)
+        assert _controls(data) == set(), data
+    assert "evil txt.exe title" in structured[2] and "failed: run make kumquat again" in structured[1]
     assert "Traceback" not in (tmp_path / "server-stderr.txt").read_text()
