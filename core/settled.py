@@ -49,12 +49,13 @@ _ADMISSION = re.compile(
 )
 
 #: What follows an apology when it corrects nothing but says what the agent cannot do or should have done ("I
-#: apologize, but I cannot see the file.", "Sorry, I should have asked."): the sentence goes whole, not as the finding
-#: "But I cannot see the file." (review43e L3). Any other remainder is the correction, even one that opens with "but"
-#: or "I" ("…, but the error is actually in main.ts", "I made a mistake: I imported X twice.": review44b M1).
+#: apologize, but I cannot see the file.", "Sorry, I don't have access to it."): the sentence goes whole, not as the
+#: finding "But I cannot see the file." (review43e L3). Any other remainder is the correction, even one that opens with
+#: "but" or "I" ("…, but the error is actually in main.ts", "I made a mistake: I imported X twice.": review44b M1;
+#: "Sorry, I don't think the port is the cause: …" says what the cause is not: fix44b).
 _NO_CORRECTION = re.compile(
-    r"(but\s+)?i\s*('m|am|was)?\s*(can't|cannot|can not|couldn't|could not|unable|not able|don't|do not|"
-    r"should have|should've)\b",
+    r"(but\s+)?i\s*('m|am|was)?\s*(can't|cannot|can not|couldn't|could not|unable|not able|should have|should've|"
+    r"(don't|do not)\s+(have|see|know|possess|understand|currently)\b)\b",
     re.IGNORECASE,
 )
 
@@ -150,10 +151,10 @@ def settled_line(answer: str, limit: int = 240) -> str:
 def where_it_stopped(answer: str, limit: int = STOPPED_CHARS) -> str:
     """The last sentences of ``answer``'s prose, up to ``limit`` characters (the last one cut between words when it
     alone is longer): where a session whose last answer it is left off. Its code, headings, sign-offs ("Let me
-    know if…") and a sentence that introduced code ("Now restart the dev server:", shown without its code) are none of
-    it; an answer that ends in a list gives that list after its lead-in (``_the_list``); "" for an answer of code
-    alone."""
-    lines = _prose(answer)
+    know if…") and a sentence that introduced code are none of it, but for one command on one line, shown inline
+    ("Now restart the dev server: `ng serve`": ``_short_code_inline``); an answer that ends in a list gives that list
+    after its lead-in (``_the_list``); "" for an answer of code alone."""
+    lines = _prose(_short_code_inline(answer))
     while lines:
         line = lines.pop()
         if _LIST_ITEM.match(line):
@@ -165,6 +166,20 @@ def where_it_stopped(answer: str, limit: int = STOPPED_CHARS) -> str:
                 kept = f"{sentences.pop()} {kept}"
             return cut(kept, limit, words=True)
     return ""
+
+
+#: A line ending in ":" and the fenced block of one short line (up to 80 characters) after it: "Now restart the dev
+#: server:" and ``ng serve``.
+_INTRODUCED_ONE_LINER = re.compile(
+    r":[ \t]*\n(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n[ \t]*(\S[^`\n]{0,79}?)[ \t]*\n[ \t]*\1[ \t]*(?=\n|$)"
+)
+
+
+def _short_code_inline(answer: str) -> str:
+    """``answer`` with each one-line block that a line ending in ":" introduced put on that line as inline code:
+    "Now restart the dev server: `ng serve`" says where the session stopped, where the line alone introduced what
+    no digest shows and was dropped (fix44b). Longer code stays a block, which no digest shows."""
+    return _INTRODUCED_ONE_LINER.sub(r": `\2`", answer) if "```" in answer or "~~~" in answer else answer
 
 
 def _stop_sentence(sentence: str) -> bool:
@@ -181,8 +196,16 @@ def _the_list(last: str, before: list[str]) -> str:
     while before and _LIST_ITEM.match(before[-1]):
         items.append(before.pop())
     listed = "; ".join(_LIST_ITEM.sub("", item, count=1) for item in reversed(items))
-    lead = _SENTENCE_END.split(before[-1])[-1] if before and before[-1].endswith(":") else ""
-    return f"{lead} {listed}" if lead else listed
+    return f"{_lead_in(before[-1])} {listed}" if before and _lead_in(before[-1]) else listed
+
+
+def _lead_in(line: str) -> str:
+    """What ``line`` says to introduce the list after it, ending in ":": its last sentence when that ends so ("The
+    toggle will now affect:"), or the name a heading gives the list ("## Next steps", "**Changes made:**" → "Next
+    steps:"; a list under a heading had no lead-in: fix44b); "" when it introduces nothing."""
+    if _HEADING.match(line):
+        return line.strip("#*_ ").rstrip(":*_ ") + ":"
+    return _SENTENCE_END.split(line)[-1] if line.endswith(":") else ""
 
 
 def _prose(answer: str) -> list[str]:

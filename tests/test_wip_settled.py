@@ -323,12 +323,39 @@ def test_where_it_stopped_gives_a_closing_list_with_its_lead_in_and_no_lead_in_w
     the real 2aa483d1's), and a line that introduced code was shown without it ("Now restart the dev server:")."""
     listed = "The dark mode toggle will now affect:\n- Background colors\n- Text colors\n- And all other UI elements"
     _answers(fake_home, "list", f"The theme was never saved; it is kept in localStorage now.\n\n{listed}")
-    restart = "Now restart the dev server:\n\n```bash\nng serve\n```"
+    restart = "Now restart the dev server:\n\n```bash\nnpm ci\nng serve\n```"
     _answers(fake_home, "code", f"I added the route.\n\nThe old bundle is still served. {restart}")
     assert run_deja("index").returncode == 0
     affect = "The dark mode toggle will now affect: Background colors; Text colors; And all other UI elements"
     assert run_deja("ctx", _chat_id("list")).stdout.endswith(f"## Where it stopped\n{affect}\n")
     assert run_deja("ctx", _chat_id("code")).stdout.endswith("## Where it stopped\nThe old bundle is still served.\n")
+
+
+def test_where_it_stopped_shows_a_one_line_command_inline_and_a_headings_list_under_its_name(fake_home: Path) -> None:
+    """fix44b left: "Now restart the dev server:" before a one-line ``ng serve`` was dropped, where the command is
+    where the session stopped; and a list under a heading ("## Next steps") was its items alone."""
+    restart = "Now restart the dev server:\n\n```bash\nng serve\n```"
+    _answers(fake_home, "serve", f"I added the route.\n\nThe old bundle is still served. {restart}")
+    steps = "## Next steps\n\n- Run the migration on staging\n- Restart the worker"
+    _answers(fake_home, "steps", f"The queue name had a trailing space; I trimmed it in settings.py.\n\n{steps}")
+    assert run_deja("index").returncode == 0
+    served = "The old bundle is still served. Now restart the dev server: `ng serve`"
+    assert run_deja("ctx", _chat_id("serve")).stdout.endswith(f"## Where it stopped\n{served}\n")
+    stopped = json.loads(run_deja("wip", "--json", cwd=fake_home / "code" / "steps").stdout)["stopped"]
+    assert stopped == "Next steps: Run the migration on staging; Restart the worker"
+
+
+def test_an_apology_before_what_the_agent_thinks_keeps_it(fake_home: Path) -> None:
+    """fix44b left: "Sorry, I don't think …" was taken for an apology that corrects nothing, like "I don't have
+    access to it", and the finding after it was lost."""
+    _answers(
+        fake_home,
+        "think",
+        "Sorry, I don't think the port is the cause: the server binds to 127.0.0.1 only.",
+        "I apologize, but I don't have access to that file.",
+    )
+    assert run_deja("index").returncode == 0
+    assert _findings(_chat_id("think")) == "- I don't think the port is the cause: the server binds to 127.0.0.1 only."
 
 
 def test_where_it_stopped_keeps_the_last_whole_sentences_within_300_characters(fake_home: Path) -> None:
