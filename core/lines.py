@@ -75,8 +75,9 @@ def stretch(flat: str, hits: list[int], width: int) -> str:
         if i - j + 1 > best_count:
             best_count, best_start = i - j + 1, hits[j]
     start = max(0, best_start - 40)
-    # (back to a word's start only nearby: minified JSON's one space far back took the window off every hit)
+    # (back to a word's start only nearby: minified JSON's one space far back took the window off every hit; the
+    # text's start is one, no space before it: review44b L5)
     space = flat.rfind(" ", 0, start + 1)
-    start = space + 1 if start and space >= 0 and start - space <= WORD_SLACK else start
+    start = space + 1 if start and start - space <= WORD_SLACK else start
     window = to_word(flat, start + width)[start:]
     return ("…" if start else "") + window.strip() + ("…" if start + width < len(flat) else "")

@@ -457,6 +457,19 @@ def test_a_snippet_ends_at_a_word_end(history):
     assert snippet[:-1].split()[-1] in filler.split(), snippet
 
 
+def test_a_snippet_starts_at_the_texts_first_word_not_inside_it(history):
+    """review44b L5: a window that started inside a text's first word stayed there, no space being before it
+    ("…c/app/app.routes.ts 13:23-57 Module not found…"): the text's start is a word's start too."""
+    sample, home = history
+    cwd = str(sample.projects["api"])
+    first = "webpack/runtime/compat_get_default_export.js:23"
+    said = f"{first} Module not found: the zeppelin loader is missing. " + "lorem ipsum dolor sit amet " * 40
+    write_transcript(transcript_path(sample.cli_root, cwd, "first-word"), [user_turn(said), assistant_turn("ok")])
+    refresh(home)
+    snippet = search(Index.open(home), "zeppelin loader module not found").hits[0].snippets[0].text
+    assert snippet.startswith(f"{first} Module not found"), snippet
+
+
 def test_an_ide_store_that_is_not_sqlite_is_counted_not_fatal(history):
     sample, home = history
     bad = sample.ide_root / "workspaceStorage" / "broken" / "state.vscdb"
