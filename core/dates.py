@@ -174,9 +174,7 @@ def split_dates(query: str) -> tuple[list[tuple[str, str]], str]:
     found: list[tuple[str, str]] = []
     if not any(mark in query for mark in _DATE_MARKS):
         return found, query
-    if not _PATTERNS:
-        _PATTERNS.append(_Patterns())
-    p = _PATTERNS[0]
+    p = _patterns()
     rest = query
     for match in p.iso.finditer(query):
         year, month, day = int(match.group(1)), int(match.group(2)), match.group(3)
@@ -198,6 +196,27 @@ def split_dates(query: str) -> tuple[list[tuple[str, str]], str]:
     for match in p.year.finditer(rest):
         found.append((year_key(int(match.group(1))), "year"))
     return [(key, precision) for key, precision in found if _valid(key)], rest
+
+
+def dated_words(query: str) -> frozenset[str]:
+    """The words of ``query`` (lowercased, without the punctuation around them) in the dates it names (``split_dates``):
+    a search says of none of them that no session holds it, for it read them as a date ("what did I do on November 16
+    2024" said "no session holds: November 16 2024": review44b L6)."""
+    if not any(mark in query for mark in _DATE_MARKS):
+        return frozenset()
+    p = _patterns()
+    spans = [
+        m[0] for pattern in (p.iso, p.day_month_year, p.month_day_year, p.month_year) for m in pattern.finditer(query)
+    ]
+    spans += [m[1] for pattern in (p.in_month, p.year) for m in pattern.finditer(query)]
+    return frozenset(word.strip(".,;:!?()[]{}'\"`").lower() for span in spans for word in span.split())
+
+
+def _patterns() -> _Patterns:
+    """The date patterns, compiled the first time they are needed."""
+    if not _PATTERNS:
+        _PATTERNS.append(_Patterns())
+    return _PATTERNS[0]
 
 
 #: What every relative date needs, lowercased: "today", "yesterday", "… ago", "this/last/past week"…

@@ -18,7 +18,7 @@ import time
 from _operator import add, itemgetter, mul, not_, or_  # (``operator``'s C half, which the interpreter has built in)
 from itertools import chain, compress, islice, repeat
 
-from .dates import local_period, relative_dates, split_dates
+from .dates import dated_words, local_period, relative_dates, split_dates
 from .fields import (
     FIELD_ROLE,
     KIND_ASSISTANT,
@@ -1100,23 +1100,24 @@ def search(
         if result.hits:
             result.notice = "; ".join([*notices, result.notice] if result.notice else notices)
     result.idf, result.query = idfs, query
-    result.unmatched = _unmatched(text, words, reached)
+    result.unmatched = _unmatched(text, words, reached, dated_words(asked) if dates else frozenset())
     if not narrowing:
         result.total = len(grouped[0]) - excluded
     return result
 
 
-def _unmatched(text: str, words: list[str], reached: set[str]) -> list[str]:
+def _unmatched(text: str, words: list[str], reached: set[str], dated: frozenset[str]) -> list[str]:
     """The words of ``text`` (each as typed, its punctuation left off) whose query terms (``words``) no doc holds in
     any form searched for (``reached``: as written, through another word, side by side): a word giving no term (a
-    stopword) is none of them."""
+    stopword) is none of them, nor one of a date the query names (``dated``, lowercased), read as that date."""
     if reached.issuperset(words):
         return []
     found: dict[str, None] = {}
     for chunk in text.split():
         held = [term for term in terms(chunk) if term in words]
-        if held and not reached.intersection(held):
-            found.setdefault(chunk.strip(".,;:!?()[]{}'\"`"), None)
+        word = chunk.strip(".,;:!?()[]{}'\"`")
+        if held and not reached.intersection(held) and word.lower() not in dated:
+            found.setdefault(word, None)
     return list(found)
 
 

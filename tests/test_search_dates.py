@@ -63,6 +63,23 @@ def test_a_query_of_a_date_alone_lists_the_sessions_from_then(index: Index) -> N
     assert [hit.session_id for hit in search(index, "July 2026", snippets=0).hits] == [JULY]
 
 
+def test_a_search_names_no_word_of_a_date_it_read_as_held_by_no_session(
+    index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review44b L6: ``deja search "what did I do on November 16 2024 android"`` took the day and said on stderr
+    ``no session holds: November``, its words being searched too; a word no session holds is still named."""
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    for query in (
+        "what did I do on 10 March 2026 with the redis warmup",
+        "the redis warmup in July",
+        "warmup 2026-07-02",
+    ):
+        ran = run_deja("search", query)
+        assert ran.returncode == 0 and ran.stderr == "", ran.stderr
+        assert search(index, query, snippets=0).unmatched == [], query
+    assert run_deja("search", "redis warmup in July kumquat").stderr == "deja: no session holds: kumquat\n"
+
+
 @pytest.mark.parametrize(
     ("zone", "written", "shown", "other"),
     [
