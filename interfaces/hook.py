@@ -38,6 +38,7 @@ def main() -> None:
     if installed:
         # This launcher's own deja, found even where ``site`` would not look (``-I`` hides the user site).
         sys.path.append(os.path.dirname(package))
+        __import__("deja.interfaces.preload", fromlist=["_"]).preload(sys.argv[-1], os.path.dirname(package))
     if not installed or __import__("deja.core.folders", fromlist=["_"]).launcher_folder(package) is None:
         import site
 
