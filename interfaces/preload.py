@@ -1,12 +1,12 @@
 """Loads the deja modules a hook imports straight from their compiled files, before it runs.
 
-Importing one module through ``importlib`` runs about 1,500 lines of the import system's own Python (a lock, a spec,
-the module's attributes, the finders) before the module's code: about 220k instructions for a module, empty or not.
-Loading them here saves a recalling prompt (28 of deja's modules) 4.4 M of its 117 M instructions. A hook knows which of deja's modules it will import
-(``HOOK_MODULES``), so the launcher (``interfaces/hook.py``) loads each here as ``importlib`` would (its ``.pyc``,
-checked against the source's time and size as ``importlib`` checks it), and the ``import`` statements that follow find
-it in ``sys.modules``. Any module it cannot load so (no ``.pyc`` yet, a stale one, another Python's) it leaves, with
-those after it, to ``importlib``: never another answer, only a slower one.
+Importing one module through ``importlib`` runs the import system's own Python (a lock, a spec, the finders,
+the module's attributes) before the module's code: about 220k instructions for a module, empty or not.
+A hook knows which of deja's modules it will import (``HOOK_MODULES``), so the launcher (``interfaces/hook.py``) loads
+each here as ``importlib`` would (its ``.pyc``, checked against the source's time and size as ``importlib`` checks
+it), and the ``import`` statements that follow find it in ``sys.modules``: a recalling prompt (28 of deja's modules)
+runs 4.4 M fewer of its 117 M instructions. Any module it cannot load so (no ``.pyc`` yet, a stale one, another
+Python's) it leaves, with those after it, to ``importlib``: never another answer, only a slower one.
 
 Under ``python -X importtime`` it loads nothing, so that what a hook imports is listed as ever (``bench_hooks.py``,
 the tests that pin what hooks load).
