@@ -99,17 +99,23 @@ _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 #: What ``log`` writes in place of a control character or a line separator (a NUL in a conversation id, an
 #: escape sequence in an error): one line per call, text ``grep`` and a terminal show as it is, none a reader splits.
-_ESCAPES = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))} | {
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
-}
+#: Made when a line first holds one (``_escapes``; none is printable): making it cost every hook 0.2 M instructions.
+_ESCAPES: dict[int, str] = {}
+
+
+def _escapes() -> dict[int, str]:
+    if not _ESCAPES:
+        _ESCAPES.update({code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))})
+        _ESCAPES.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+    return _ESCAPES
 
 
 def log(message: str) -> None:
     """Append a line to ``<DEJA_HOME>/hooks.log``, keeping one older file once it passes 1 MiB; its control
     characters escaped (``\\x00``), whatever field of a payload they came in. Its time is local with its offset
     (``+0100``): Cursor may run the hook in another zone (``TZ``) than the shell that reads the log."""
-    message = message.translate(_ESCAPES)
+    if not message.isprintable():
+        message = message.translate(_escapes())
     try:
         home = folders.deja_home()
         private_dir(home)
