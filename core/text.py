@@ -27,16 +27,16 @@ RAW_PATTERN = r"[^\W_]+(?:[_./\-:#@][^\W_]+)*|(?<!_)_+[^\W_]+(?:[_./\-:#@][^\W_]
 #: What joins letters and digits into one token (``src/app.py``, ``cache_key``, ``a@b``).
 JOINERS = "_./-:#@"
 #: The ASCII characters, and those of them ``str.isalnum`` says are letters or digits.
-_ASCII = "".join(map(chr, range(128)))
-_ASCII_ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_ASCII = bytes(range(128))
+_ASCII_ALNUM = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def ascii_spaces(keep: str = "") -> dict[int, str]:
     """A ``str.translate`` table: every ASCII character that is neither a letter, a digit nor in ``keep``, as a space.
 
-    Made by ``str``'s methods, not a comprehension asking each of the 128 characters: 0.1 M instructions less for
+    Made by ``bytes.translate``, not a comprehension asking each of the 128 characters: 0.1 M instructions less for
     each such table at the start of every hook."""
-    return dict.fromkeys(map(ord, _ASCII.translate(dict.fromkeys(map(ord, _ASCII_ALNUM + keep)))), " ")
+    return dict.fromkeys(_ASCII.translate(None, _ASCII_ALNUM + keep.encode("ascii")), " ")
 
 
 #: Every ASCII character that is neither a letter, a digit nor a joiner, as a space: what ``_scan`` splits at.
