@@ -42,3 +42,17 @@ def test_a_name_the_index_package_gave_is_kept_as_its_own() -> None:
 
     package = sys.modules["deja.core.index"]
     assert vars(package)["Index"] is Index and vars(package)["read_manifest"] is read_manifest
+
+
+def test_the_look_alike_table_made_at_first_use_is_the_one_made_at_import() -> None:
+    made = str.maketrans(
+        {
+            spelling: letter
+            for letter, looks in call._LETTERS.items()
+            for look in looks
+            for spelling in (look, look.lower(), look.upper())
+            if len(spelling) == 1
+        }
+        | {"\u0130": "l", "\u0131": "l", "\u1c83": "c"}
+    )
+    assert call._as_letter() == made and list(call._as_letter().items()) == list(made.items())
