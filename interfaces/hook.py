@@ -16,6 +16,9 @@ installs; a user install whose PyStemmer is in the system's site-packages) it
 runs ``site``, the user site included, as pip's launcher would have, and the
 hook works, only not faster.
 
+Installed so, it first loads the deja modules the hook will import from their ``.pyc`` files itself, without
+``importlib``'s own cost (``deja.interfaces.preload``).
+
 The installers write this command (``installers/entries.py``) only where
 ``launcher_folder`` finds that folder; the hook itself
 is ``deja.interfaces.entry``'s, as from the ``deja`` console script.
@@ -38,7 +41,9 @@ def main() -> None:
     if installed:
         # This launcher's own deja, found even where ``site`` would not look (``-I`` hides the user site).
         sys.path.append(os.path.dirname(package))
-        __import__("deja.interfaces.preload", fromlist=["_"]).preload(sys.argv[-1], os.path.dirname(package))
+        # the modules the hook (``hook-prompt``) will import, loaded from their .pyc files without ``importlib``'s cost
+        command = sys.argv[1] if len(sys.argv) > 1 else ""
+        __import__("deja.interfaces.preload", fromlist=["_"]).preload(command, os.path.dirname(package))
     if not installed or __import__("deja.core.folders", fromlist=["_"]).launcher_folder(package) is None:
         import site
 
