@@ -81,17 +81,28 @@ def _tag() -> re.Pattern[str]:
 #: Every spelling of the tag holds one of these (an angle bracket, or what starts an escape of one).
 _TAG_MARKS = frozenset("<>‹›«»〈〉⟨⟩❮❯❬❭⧼⧽˂˃ᐸᐳ&%\\")
 #: Each character the tag's pattern reads as one of its letters (``_LETTERS``, case ignored), as that letter: the
-#: letters' other cases, and those ``re``'s case folding adds (a test asks every code point the pattern).
-_AS_LETTER = str.maketrans(
-    {
-        spelling: letter
-        for letter, looks in _LETTERS.items()
-        for look in looks
-        for spelling in (look, look.lower(), look.upper())
-        if len(spelling) == 1
-    }
-    | {"\u0130": "l", "\u0131": "l", "\u1c83": "c"}
-)
+#: letters' other cases, and those ``re``'s case folding adds (a test asks every code point the pattern). Made when
+#: a text first holds a tag's mark (``_as_letter``): making it cost every hook 0.15 M instructions.
+_AS_LETTER: dict[int, str] = {}
+
+
+def _as_letter() -> dict[int, str]:
+    if not _AS_LETTER:
+        _AS_LETTER.update(
+            str.maketrans(
+                {
+                    spelling: letter
+                    for letter, looks in _LETTERS.items()
+                    for look in looks
+                    for spelling in (look, look.lower(), look.upper())
+                    if len(spelling) == 1
+                }
+                | {"\u0130": "l", "\u0131": "l", "\u1c83": "c"}
+            )
+        )
+    return _AS_LETTER
+
+
 #: Characters that show nothing: format characters (zero-width, bidi, tags), combining marks, Hangul fillers.
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
@@ -99,17 +110,23 @@ _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 #: What ``log`` writes in place of a control character or a line separator (a NUL in a conversation id, an
 #: escape sequence in an error): one line per call, text ``grep`` and a terminal show as it is, none a reader splits.
-_ESCAPES = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))} | {
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
-}
+#: Made when a line first holds one (``_escapes``; none is printable): making it cost every hook 0.2 M instructions.
+_ESCAPES: dict[int, str] = {}
+
+
+def _escapes() -> dict[int, str]:
+    if not _ESCAPES:
+        _ESCAPES.update({code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))})
+        _ESCAPES.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+    return _ESCAPES
 
 
 def log(message: str) -> None:
     """Append a line to ``<DEJA_HOME>/hooks.log``, keeping one older file once it passes 1 MiB; its control
     characters escaped (``\\x00``), whatever field of a payload they came in. Its time is local with its offset
     (``+0100``): Cursor may run the hook in another zone (``TZ``) than the shell that reads the log."""
-    message = message.translate(_ESCAPES)
+    if not message.isprintable():
+        message = message.translate(_escapes())
     try:
         home = folders.deja_home()
         private_dir(home)
@@ -166,7 +183,7 @@ def _may_hold_tag(read: str) -> bool:
     them). Asked first, with ``str``'s methods: the pattern loads ``re`` (2.5-4 ms, a quarter of a failure hook's
     time), and most answers hold a bracket or an ``&`` (a command's ``&&``), and "deja" (``deja show``), but no
     tag."""
-    squashed = "".join(read.translate(_AS_LETTER).lower().split())
+    squashed = "".join(read.translate(_as_letter()).lower().split())
     deja = squashed.find("deja")
     return deja >= 0 and "recall" in squashed[deja + 4 :]
 

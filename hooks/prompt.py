@@ -14,7 +14,7 @@ from ..core.dates import MONTHS, split_dates
 from ..core.lines import SAME_AS, same_turn_as
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
-from ..core.text import STOPWORDS, letter_runs, terms
+from ..core.text import STOPWORDS, ascii_spaces, letter_runs, terms
 from .call import (
     ASKED,
     FRAME_CLOSE,
@@ -186,7 +186,7 @@ ASKS_OF_THE_PAST = frozenset(["how", "why", "when", "where", "which", "who", "di
 #: What joins a name's letters (``_words``), and what marks one as an identifier besides a digit (``_identifier``).
 _NAME_JOINERS = "_./:#-"
 #: Every ASCII character that cannot be in a word of ``_words``, as a space.
-_NOT_IN_WORD = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c not in _NAME_JOINERS})
+_NOT_IN_WORD = ascii_spaces(_NAME_JOINERS)
 #: A prompt of at least this many lines, more than half of them a log's, is a pasted log (``_what_a_log_says``).
 LOG_LINES = 4
 #: How much of a paste the log check reads: the lines of its first and last halves of this many characters, so a

@@ -16,28 +16,36 @@ installs; a user install whose PyStemmer is in the system's site-packages) it
 runs ``site``, the user site included, as pip's launcher would have, and the
 hook works, only not faster.
 
+Installed so, it first loads the deja modules the hook will import from their ``.pyc`` files itself, without
+``importlib``'s own cost (``deja.interfaces.preload``).
+
 The installers write this command (``installers/entries.py``) only where
 ``launcher_folder`` finds that folder; the hook itself
 is ``deja.interfaces.entry``'s, as from the ``deja`` console script.
 """
 
-from __future__ import annotations
-
 import gc
-import os
-import sys
+
+if __name__ == "__main__":
+    # A hook's process lives for one answer: what it allocates is freed as it goes or when it exits, and the cyclic
+    # collector's passes over the objects its imports and its search make (about 3% of a recalling prompt's
+    # instructions) would free nothing worth their time. Off before the first import (``os`` and what it loads: 0.2 M
+    # instructions of passes), so this file imports no ``__future__`` either.
+    gc.disable()
+
+import os  # noqa: E402
+import sys  # noqa: E402
 
 
 def main() -> None:
-    # A hook's process lives for one answer: what it allocates is freed as it goes or when it exits, and the cyclic
-    # collector's passes over the objects its imports and its search make (about 3% of a recalling prompt's
-    # instructions) would free nothing worth their time.
-    gc.disable()
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     installed = os.path.basename(package) == "deja"
     if installed:
         # This launcher's own deja, found even where ``site`` would not look (``-I`` hides the user site).
         sys.path.append(os.path.dirname(package))
+        # the modules the hook (``hook-prompt``) will import, loaded from their .pyc files without ``importlib``'s cost
+        command = sys.argv[1] if len(sys.argv) > 1 else ""
+        __import__("deja.interfaces.preload", fromlist=["_"]).preload(command, os.path.dirname(package))
     if not installed or __import__("deja.core.folders", fromlist=["_"]).launcher_folder(package) is None:
         import site
 

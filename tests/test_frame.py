@@ -31,7 +31,7 @@ from deja.core.writers.cursor_agent import (
     turn_ended,
     user_turn,
 )
-from deja.hooks.call import _AS_LETTER, _LETTERS, FRAME_CLOSE, FRAME_OPEN, neutralise, visible
+from deja.hooks.call import _LETTERS, FRAME_CLOSE, FRAME_OPEN, _as_letter, neutralise, visible
 
 ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u180e", "\U000e0041")
 #: Brackets a model reads as < and >: ASCII, fullwidth, small, escaped, angle quotes.
@@ -220,7 +220,7 @@ def test_every_character_the_pattern_reads_as_a_letter_of_the_tag_is_read_as_tha
 
 
 def _read(character: str) -> str:
-    return character.translate(_AS_LETTER).lower()
+    return character.translate(_as_letter()).lower()
 
 
 def test_a_text_with_brackets_and_no_tag_is_passed_without_loading_re(tmp_path: Path) -> None:

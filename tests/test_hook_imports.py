@@ -231,3 +231,17 @@ def test_only_a_conversations_first_event_loads_the_session_start_block(indexed_
     assert b"deja show" in printed  # (it recalled)
     assert b"Recent sessions in this project" not in printed
     assert "deja.hooks.context" not in later
+
+
+def test_only_a_hook_that_searches_loads_math(indexed_sample: Sample, launcher: Path) -> None:
+    """``math`` (0.4 M instructions to load) scores a search's words (``Index.idf``): the hooks that name a file's,
+    a command's or a session's past search nothing, and load none of it."""
+    events = _events(indexed_sample.history.projects["api"])
+    for label in ("session start", "a file's edits", "a command that succeeded", "a Shell command", "a failed command"):
+        command, payload, _ = events[label]
+        sent = json.dumps({**payload, "conversation_id": f"math-{label}"}).encode()
+        loaded, _ = _imports_without_site([str(launcher), command], sent, indexed_sample.env)
+        assert "deja.hooks.run" in loaded and "math" not in loaded, label
+    command, payload, _ = events["a prompt that recalls"]
+    sent = json.dumps({**payload, "conversation_id": "math-prompt"}).encode()
+    assert "math" in _imports_without_site([str(launcher), command], sent, indexed_sample.env)[0]

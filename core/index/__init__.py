@@ -104,7 +104,11 @@ def __getattr__(name: str) -> Any:
 
     for module in (format, reader, fields):
         if hasattr(module, name):
-            return getattr(module, name)
-    from . import records, writer
+            break
+    else:
+        from . import records, writer
 
-    return getattr(records if hasattr(records, name) else writer, name)
+        module = records if hasattr(records, name) else writer
+    # kept as the package's own: the next import of it finds it there (each ask here cost a hook 60k instructions)
+    value = globals()[name] = getattr(module, name)
+    return value

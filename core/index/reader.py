@@ -7,7 +7,6 @@ only the head of each postings list, so its cost does not grow with the index.
 from __future__ import annotations
 
 import _struct as struct  # (``struct`` is this C module re-exported: one module file fewer to load)
-import math
 import mmap
 import os
 import zlib
@@ -549,6 +548,8 @@ class Index:
         return sum(ref.messages - ref.deleted_messages for ref in self.manifest.segments)
 
     def idf(self, df: int) -> float:
+        import math  # (here: a hook that searches nothing, a file's or a command's, loads no math, 0.4 M instructions)
+
         return math.log(1 + (self.total_docs - df + 0.5) / (df + 0.5))
 
     def sessions(self) -> Iterator[tuple[Segment, int, SessionMeta]]:

@@ -1,0 +1,166 @@
+"""Loads the deja modules a hook imports straight from their compiled files, before it runs.
+
+Importing one module through ``importlib`` runs the import system's own Python (a lock, a spec, the finders,
+the module's attributes) before the module's code: about 220k instructions for a module, empty or not.
+A hook knows which of deja's modules it will import (``HOOK_MODULES``), so the launcher (``interfaces/hook.py``) loads
+each here as ``importlib`` would (its ``.pyc``, checked against the source's time and size as ``importlib`` checks
+it), and the ``import`` statements that follow find it in ``sys.modules``: a recalling prompt (28 of deja's modules)
+runs 4.4 M fewer of its 117 M instructions. The standard library's C modules they import (``_json``, ``zlib``, …) it
+loads as ``importlib``'s own finders do, by ``_imp``, without their Python: 0.8 M fewer. Any module it cannot load so
+(no ``.pyc`` yet, a stale one, another Python's, a C module not where it looks) it leaves, with those after it, to
+``importlib``: never another answer, only a slower one.
+
+Under ``python -X importtime`` it loads nothing, so that what a hook imports is listed as ever (``bench_hooks.py``,
+the tests that pin what hooks load).
+"""
+
+from __future__ import annotations
+
+import _imp
+import marshal
+import os
+import sys
+
+#: The modules importing every hook's module loads (``hooks/run.py``'s), in the order ``importlib`` finishes them:
+#: deja's, and the standard library's C modules (a name not of deja: built in, or a file in ``lib-dynload``).
+EVERY_HOOK = (
+    "deja.core",
+    "deja.core.record",
+    "deja.core.config",
+    "deja.core.folders",
+    "deja.interfaces.entry",
+    "deja.hooks",
+    "deja.hooks.run",
+    "_json",
+    "deja.core.cjson",
+    "_blake2",
+    "deja.core.digests",
+    "deja.core.lines",
+    "errno",
+    "deja.core.private",
+    "deja.core.regular_files",
+    "deja.hooks.call",
+    "select",  # (``hooks/run.py`` imports it as it reads the event, before the hook's module)
+)
+#: The packages among them (an ``__init__.py`` each).
+PACKAGES = frozenset({"deja.core", "deja.hooks", "deja.interfaces", "deja.core.index"})
+_ANSWERING = ("deja.core.remembered", "deja.core.keys")
+#: command -> what importing its module in ``deja.hooks`` loads beyond ``EVERY_HOOK``, in that order too
+#: (``tests/test_hook_preload.py`` checks both against ``importlib``'s).
+HOOK_MODULES = {
+    "hook-context": (*_ANSWERING, "deja.hooks.describe", "deja.hooks.context"),
+    "hook-prompt": (
+        *_ANSWERING,
+        "deja.core.dates",
+        "math",
+        "_operator",
+        "itertools",
+        "deja.core.fields",
+        "deja.core.index",
+        "_struct",
+        "zlib",
+        "deja.core.index.format",
+        "mmap",
+        "deja.core.faults",
+        "deja.core.index.reader",
+        "deja.core.text",
+        "deja.core.thesaurus",
+        "deja.core.search",
+        "deja.hooks.describe",
+        "deja.hooks.prompt",
+    ),
+    "hook-tool": (
+        "deja.core.index",
+        *_ANSWERING,
+        "deja.core.fields",
+        "_struct",
+        "zlib",
+        "_operator",
+        "deja.core.index.format",
+        "mmap",
+        "itertools",
+        "deja.core.faults",
+        "deja.core.index.reader",
+        "deja.hooks.describe",
+        "deja.hooks.tool",
+    ),
+    "hook-tool-after": (*_ANSWERING, "deja.hooks.describe", "deja.hooks.tool_after"),
+    "hook-session-end": ("deja.hooks.session_end",),
+}
+
+
+def preload(command: str, folder: str) -> None:
+    """Load ``command``'s modules of the ``deja`` package in ``folder`` (a site-packages), as far as each loads."""
+    if "importtime" in sys._xoptions or sys.flags.optimize or sys.pycache_prefix:  # (another .pyc name: leave them)
+        return
+    try:
+        from _frozen_importlib_external import MAGIC_NUMBER
+    except ImportError:  # pragma: no cover - another Python than CPython
+        return
+    for name in (*EVERY_HOOK, *HOOK_MODULES.get(command, ())):
+        if name in sys.modules:
+            continue
+        if not (_load(name, folder, MAGIC_NUMBER) if name.startswith("deja.") else _load_c(name)):
+            return
+
+
+def _load(name: str, folder: str, magic: bytes) -> bool:
+    """Run module ``name``'s compiled code as ``importlib`` would, if its ``.pyc`` is the source's; whether it did."""
+    path = folder + os.sep + name.replace(".", os.sep)
+    package = name in PACKAGES
+    head, tail = (path, "__init__") if package else path.rsplit(os.sep, 1)
+    source = f"{head}{os.sep}{tail}.py"
+    cached = f"{head}{os.sep}__pycache__{os.sep}{tail}.{sys.implementation.cache_tag}.pyc"
+    try:
+        with open(cached, "rb", buffering=0) as file:
+            data = file.readall()
+        stat = os.stat(source)
+    except OSError:
+        return False
+    # A timestamp .pyc's header: magic, flags 0, the source's modification time and size (PEP 552)
+    if data[:8] != magic + bytes(4) or data[8:16] != _stamp(stat.st_mtime, stat.st_size):
+        return False
+    module = type(sys)(name)
+    module.__file__ = source
+    module.__dict__["__cached__"] = cached
+    module.__package__ = name if package else name.rpartition(".")[0]
+    if package:
+        module.__path__ = [path]
+    sys.modules[name] = module
+    try:
+        code = marshal.loads(memoryview(data)[16:])
+        # (as importlib does: a traceback names the file the module was loaded from, not the one it was compiled from)
+        _imp._fix_co_filename(code, source)  # type: ignore[attr-defined]
+        exec(code, module.__dict__)
+    except Exception:  # (importlib raises it again, from the same code, when the hook imports the module)
+        del sys.modules[name]
+        return False
+    parent, _, child = name.rpartition(".")
+    setattr(sys.modules[parent], child, module)
+    return True
+
+
+def _load_c(name: str) -> bool:
+    """Load the standard library's C module ``name`` as ``importlib``'s finders for them do (built in, else its file
+    in ``lib-dynload``), without their Python: about 0.1 M instructions less a module; whether it did."""
+    from _frozen_importlib import ModuleSpec
+
+    try:
+        if name in sys.builtin_module_names:
+            module = _imp.create_builtin(ModuleSpec(name, None, origin="built-in"))
+            _imp.exec_builtin(module)
+        else:
+            folder = next(path for path in sys.path if os.path.basename(path) == "lib-dynload")
+            path = os.path.join(folder, name + _imp.extension_suffixes()[0])
+            module = _imp.create_dynamic(ModuleSpec(name, None, origin=path))
+            _imp.exec_dynamic(module)
+            module.__file__ = path
+    except (ImportError, OSError, StopIteration):  # (none there: ``importlib`` looks for it as ever)
+        return False
+    sys.modules[name] = module
+    return True
+
+
+def _stamp(mtime: float, size: int) -> bytes:
+    """The source's time and size as a .pyc's header holds them (``importlib``'s ``_pack_uint32``)."""
+    return (int(mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")

@@ -1,0 +1,94 @@
+"""The hook launcher loads a hook's own modules from their ``.pyc`` files, and the C modules they import
+(``interfaces/preload.py``), not through ``importlib``: the same modules in the same order, the same answer, and
+``importlib`` for any whose ``.pyc`` is not the source's."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import Sample
+from test_layers import _installed_as_pip_does
+
+from deja.hooks.run import HANDLERS
+from deja.interfaces.preload import EVERY_HOOK, HOOK_MODULES
+
+ROOT = Path(__file__).resolve().parents[1]
+PROMPT = {"hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache", "cursor_version": "2"}
+
+
+def _loaded_by_importlib(folder: Path, code: str) -> list[str]:
+    """The modules ``python -I -S -X importtime -c CODE`` imported with ``folder`` on its path, as they finished."""
+    command = [
+        sys.executable,
+        "-I",
+        "-S",
+        "-X",
+        "importtime",
+        "-c",
+        f"import sys; sys.path.append({str(folder)!r}); {code}",
+    ]
+    done = subprocess.run(command, capture_output=True, timeout=60, check=True)
+    return [
+        line.rsplit("|", 1)[1].strip() for line in done.stderr.decode().splitlines() if line.startswith("import time:")
+    ]
+
+
+@pytest.mark.parametrize("command", sorted(HANDLERS))
+def test_a_hooks_preloaded_modules_are_what_importing_its_module_loads_in_importlibs_order(
+    command: str, tmp_path: Path
+) -> None:
+    folder = _installed_as_pip_does(tmp_path / "site-packages").parents[2]
+    module = HANDLERS[command][0]
+    # as the launcher imports them: itself, the folder check, the entry, the hook's path (``hooks/run.py``'s main,
+    # and ``read_stdin``'s select)
+    launched = (
+        "deja.interfaces.preload, deja.core.folders, deja.interfaces.entry, deja.hooks.run, deja.hooks.call, select"
+    )
+    loaded = _loaded_by_importlib(folder, f"import {launched}; import deja.hooks.{module}")
+    after = loaded[loaded.index("deja.interfaces.preload") + 1 :]  # (deja's modules, and the C modules they load)
+    assert tuple(after) == (*EVERY_HOOK, *HOOK_MODULES[command])
+
+
+def _hook(launcher: Path, payload: dict[str, Any], env: dict[str, str]) -> tuple[dict[str, Any], set[str]]:
+    """The launcher's hook-prompt answer, and the modules ``importlib`` imported (``python -v`` names each)."""
+    command = [sys.executable, "-I", "-S", "-v", str(launcher), "hook-prompt"]
+    done = subprocess.run(command, input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    lines = done.stderr.decode(errors="replace").splitlines()
+    imported = {line.split("'")[1] for line in lines if line.startswith("import '")}
+    return json.loads(done.stdout), imported
+
+
+def test_the_launcher_loads_a_recalling_prompts_modules_itself_and_answers_the_same(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    for name in ("core", "hooks", "interfaces"):  # (a copy: the test changes a source)
+        shutil.copytree(ROOT / name, site / "deja" / name, ignore=shutil.ignore_patterns("__pycache__"))
+    import Stemmer
+
+    (site / Path(Stemmer.__file__).name).symlink_to(Stemmer.__file__)
+    launcher = site / "deja" / "interfaces" / "hook.py"
+    preloaded = {*EVERY_HOOK, *HOOK_MODULES["hook-prompt"]}
+
+    first, by_importlib = _hook(launcher, {**PROMPT, "conversation_id": "preload-1"}, indexed_sample.env)
+    assert preloaded <= by_importlib  # no .pyc yet: importlib compiles and writes them
+    again, by_importlib = _hook(launcher, {**PROMPT, "conversation_id": "preload-2"}, indexed_sample.env)
+    assert again == first and "api.cache" in again["additional_context"]
+    assert not preloaded & by_importlib
+
+    source = site / "deja" / "core" / "search.py"
+    source.write_text(source.read_text() + "\n# changed after it was compiled\n")
+    changed, by_importlib = _hook(launcher, {**PROMPT, "conversation_id": "preload-3"}, indexed_sample.env)
+    assert changed == first
+    # its .pyc is not the source's: importlib loads it, and what follows it in the list
+    after = (*EVERY_HOOK, *HOOK_MODULES["hook-prompt"])
+    assert set(after[after.index("deja.core.search") :]) <= by_importlib
+    assert "deja.core.text" not in by_importlib
