@@ -143,9 +143,9 @@ def _load(name: str, folder: str, magic: bytes) -> bool:
 def _load_c(name: str) -> bool:
     """Load the standard library's C module ``name`` as ``importlib``'s finders for them do (built in, else its file
     in ``lib-dynload``), without their Python: about 0.1 M instructions less a module; whether it did."""
-    from _frozen_importlib import ModuleSpec
-
     try:
+        from _frozen_importlib import ModuleSpec
+
         if name in sys.builtin_module_names:
             module = _imp.create_builtin(ModuleSpec(name, None, origin="built-in"))
             _imp.exec_builtin(module)
@@ -155,7 +155,7 @@ def _load_c(name: str) -> bool:
             module = _imp.create_dynamic(ModuleSpec(name, None, origin=path))
             _imp.exec_dynamic(module)
             module.__file__ = path
-    except (ImportError, OSError, StopIteration):  # (none there: ``importlib`` looks for it as ever)
+    except Exception:  # (none there, or another Python's ``_imp``: ``importlib`` looks for it as ever)
         return False
     sys.modules[name] = module
     return True
