@@ -142,12 +142,16 @@ def how_command(
 
 def _way_on(index: Index, query: str) -> str:
     """What to try when nothing ran here: ``--all-projects`` when it ran elsewhere, else a search of what the chats
-    say (an editor chat runs no command; trial44b F8: at a folder of no project the answer gave no way on)."""
+    say (an editor chat runs no command; trial44b F8: at a folder of no project the answer gave no way on), as a
+    line that runs as printed: ``--`` before words such as ``--lf``, which ``deja search`` would read as its options
+    (review45a L1)."""
     from ..core.work import invocations
 
     if invocations(index, query, None, 1):
         return "it ran in other projects: add --all-projects to see them"
-    search = echoed(shlex.join(["deja", "search", *query.split()]))
+    words = query.split()
+    ends_options = ["--"] if any(word.startswith("-") for word in words) else []
+    search = echoed(shlex.join(["deja", "search", *ends_options, *words]))
     return f"it ran in no other project either: `{search}` looks for it in what the chats say"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -260,6 +261,11 @@ def test_how_outside_the_project_it_ran_in_points_at_all_projects(indexed_sample
     assert "--all-projects" not in nowhere.stdout
     way_on = "it ran in no other project either: `deja search cargo build` looks for it in what the chats say"
     assert nowhere.stdout.splitlines()[-1] == way_on, "a way on (trial44b F8)"
+    flags = run_deja("how", "cargo --locked", env=indexed_sample.env, cwd=elsewhere).stdout.splitlines()[-1]
+    (line,) = re.findall(r"`([^`]*)`", flags)
+    assert line == "deja search -- cargo --locked"
+    searched = run_deja(*shlex.split(line)[1:], env=indexed_sample.env, cwd=elsewhere)
+    assert searched.returncode == 0 and "No such option" not in searched.stderr, "it runs as printed (review45a L1)"
 
 
 def test_how_in_a_subfolder_of_a_project_takes_the_project_as_wip_does(indexed_sample: Sample) -> None:
