@@ -30,8 +30,8 @@ from typing import Any, NamedTuple
 
 from ..core.folders import launcher_folder
 from ..core.redact import scrub
+from .command_end import command_end
 from .files import Change, json_type, parse_object, plan_json, read_text, shape_error
-from .shell_list import first_list
 
 EXECUTABLE_NAMES = ("deja", "deja.exe")
 SERVER_NAME = "deja"
@@ -165,20 +165,25 @@ class DejaHook:
         return self.tail.split() not in ([], list(FAIL_OPEN))
 
     @property
-    def edit(self) -> str:
-        """What the user wrote after deja's command: the tail without deja's own `` || true``, as words, where install
-        puts it (``_ending``) or where it stood before the user appended theirs (review44f L1); a second
-        `` || true`` or a ``truex`` is the user's (review44g L2)."""
-        tail = self.tail.strip()
-        if _FAIL_OPEN_FIRST.match(tail):
-            return _FAIL_OPEN_FIRST.sub("", tail, count=1).strip()
-        end = first_list(tail).end
-        return (_FAIL_OPEN_LAST.sub("", tail[:end], count=1) + tail[end:]).strip()
+    def edits(self) -> tuple[str, ...]:
+        """What the user wrote after deja's command, as the pieces of text it stands in: before and after deja's
+        own `` || true``, taken off as words where install puts it (``_ending``: where deja's simple command ends),
+        else at the tail's end. doctor names them to delete, so each is text found in the command (review45a L3:
+        ``2>/dev/null; exit`` was not, in ``2>/dev/null || true; exit``); a second `` || true`` or a ``truex`` is
+        the user's (review44g L2)."""
+        end = command_end(self.tail)
+        if end.follows == "||" and (own := _FAIL_OPEN_NEXT.match(self.tail, end.at)):
+            pieces = [self.tail[: end.at], self.tail[own.end() :]]
+        elif not end.follows and (own := _FAIL_OPEN_LAST.search(self.tail)):
+            pieces = [self.tail[: own.start()]]
+        else:
+            pieces = [self.tail]
+        return tuple(piece.strip() for piece in pieces if piece.strip())
 
 
-#: deja's fail-open as the words a tail starts with, and as the words its first and-or list ends with.
-_FAIL_OPEN_FIRST = re.compile(r"\|\|[ \t]+true(?=$|\s|[;&|<>()])")
-_FAIL_OPEN_LAST = re.compile(r"(?:^|[ \t]+)\|\|[ \t]+true(?=[ \t]*$)")
+#: deja's fail-open as the words that start where deja's simple command ends, and as the words a tail ends with.
+_FAIL_OPEN_NEXT = re.compile(r"\|\|[ \t]+true(?=$|\s|[;&|<>()])")
+_FAIL_OPEN_LAST = re.compile(r"(?:^|[ \t]+)\|\|[ \t]+true[ \t]*$")
 
 
 #: The hooks deja has (``hooks/run.HANDLERS``, which a hook loads without this package's installers): a script at
@@ -246,19 +251,22 @@ def carried_hook(wanted: dict[str, Any], old: object) -> tuple[dict[str, Any], l
 
 def _ending(users: str, own: str) -> str:
     """What follows deja's ``hook-…`` word once install rewrote it: the user's ending with deja's own fail-open
-    (``FAIL_OPEN``), when deja's command has one, ending the and-or list deja's command starts (``first_list``),
-    unless that list has a ``||`` of the user's. An edit of an older ``deja hook-…``, which exits 127 once gone,
-    would otherwise exit 2 once the launcher is gone, which blocks the prompt (review44d M2). Ended there, not after
-    the whole ending, it runs before the user's ``; exit`` (review44g M2), never follows a ``;``, ``&`` or comment
-    it would break (review44f H1), and leaves the status of the user's own ``|| exit 2`` or ``; (exit 2)`` theirs."""
+    (``FAIL_OPEN``), when deja's command has one, where deja's simple command ends (``command_end``). An edit of an
+    older ``deja hook-…``, which exits 127 once gone, would otherwise exit 2 once the launcher is gone, which blocks
+    the prompt (review44d M2). Before the ``;``, ``&&``, ``&``, line break or comment ending deja's command, it runs
+    before the user's ``; exit`` (review44g M2) and breaks none of it (review44f H1). Nothing goes before a ``||``,
+    the user's own failure handling or deja's fail-open already there, nor into a pipeline, whose status is its last
+    command's and whose input it would change (``a || true | jq`` is ``a || (true | jq)``). Where deja's command
+    ends at the text's end, or the text cannot be read, it goes at the end, unless it stands there already."""
     if own.split() != list(FAIL_OPEN):
         return users
-    end, handled = first_list(users)
-    if handled:
+    end = command_end(users)
+    if end.follows in ("|", "|&", "||") or (not end.follows and _FAIL_OPEN_LAST.search(users)):
         return users
-    cut = len(users[:end].rstrip(" \t"))
-    cut = end if users[:cut].endswith("\\") else cut  # (an escaped space is a word's)
-    return f"{users[:cut]} {' '.join(FAIL_OPEN)}{users[cut:]}"
+    cut = len(users[: end.at].rstrip(" \t"))
+    cut = end.at if users[:cut].endswith("\\") else cut  # (an escaped space is a word's)
+    space = "" if cut == len(users) or users[cut].isspace() else " "  # (never ``true#``, one word)
+    return f"{users[:cut]} {' '.join(FAIL_OPEN)}{space}{users[cut:]}"
 
 
 def carried_keys(wanted: dict[str, Any], old: dict[str, Any], skip: str) -> tuple[dict[str, Any], list[str]]:

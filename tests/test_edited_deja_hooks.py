@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -278,6 +279,39 @@ def test_doctors_fix_names_what_the_user_wrote_after_dejas_fail_open(
 
     fix = f"delete `{to_delete}` after deja's hook-prompt in {_hooks_path(env)}, then deja install cursor-auto"
     assert fix in " ".join(_wiring(env).split())
+
+
+@pytest.mark.parametrize(
+    "appended",
+    [
+        " |\n# keep quiet\ncat >/dev/null; exit",
+        " &&#c\necho ok",
+        " 2>/dev/null \\\n# note",
+        " 2>/dev/null | grep -v if",
+        " && echo for real; exit",
+        ' && echo "$(echo ";")"; exit',
+    ],
+)
+def test_an_ending_after_dejas_command_is_read_no_further_than_its_first_operator(
+    env: dict[str, str], appended: str
+) -> None:
+    """review45a H1: a comment after ``|`` or ``&&`` got deja's `` || true`` before it, a syntax error that blocked
+    every prompt; H2: a reserved word used as an argument (``grep -v if``) got one more `` || true`` at each install,
+    and doctor's fix (install again) another; M1: `` || true`` went into the user's ``"$(echo ";")"``."""
+    _deja(env, "install", "cursor-auto")
+    own = _deja_commands(env, "beforeSubmitPrompt")[0]
+    _edit(env, "beforeSubmitPrompt", command=own.removesuffix(" || true") + appended)
+
+    _deja(env, "install", "cursor-auto")
+    written = _hooks_path(env).read_text()
+    _deja(env, "install", "cursor-auto")
+
+    assert _hooks_path(env).read_text() == written, "a second install changes nothing"
+    (command,) = _deja_commands(env, "beforeSubmitPrompt")
+    assert subprocess.run(["sh", "-n", "-c", command]).returncode == 0, command
+    assert "differ from what" not in _wiring(env)
+    ending = command.removeprefix(own.removesuffix(" || true")).replace(" || true", "", 1)
+    assert ending.split() == appended.split(), "the user's ending, with at most deja's || true before its operator"
 
 
 @pytest.mark.unit

@@ -365,14 +365,17 @@ def test_an_edit_of_the_older_shape_keeps_failing_open_in_the_launchers(fake_hom
     commands = _commands(fake_home)
     bare = partial(_launched, launcher=launcher, older=True)
     assert commands["beforeSubmitPrompt"] == [f"{bare('hook-prompt')} 2>/dev/null || true"]
-    assert commands["sessionStart"] == [f"{bare('hook-context')} && notify-send hi || true"]
+    assert commands["sessionStart"] == [f"{bare('hook-context')} || true && notify-send hi"]
     assert commands["preToolUse"] == [f"{bare('hook-tool')} || exit 2"]
 
 
-#: Endings a user may append to deja's older ``deja hook-…`` (event: ending), of each shape, in two sets of one per
+#: Endings a user may append to deja's older ``deja hook-…`` (event: ending), of each shape, in sets of one per
 #: event: one `` || true`` can follow and one it cannot (review44f H1: `` ; || true`` is a syntax error, exit 2, every
 #: prompt blocked; after a comment it is the comment's); one that exits after deja's command, where `` || true`` at
-#: the end never runs, and a ``||`` that is none of the user's failure handling (review44g M2, L1).
+#: the end never runs, and a ``||`` that is none of the user's failure handling (review44g M2, L1); a comment after
+#: ``|`` or ``&&`` (review45a H1: `` || true`` went after the operator, before the comment, a syntax error) and
+#: reserved words as arguments (H2: a `` || true`` more at each install); a ``case``, ``${…}``, ``"$(…)"`` or
+#: here-doc body after the operator (M1, L2: `` || true`` went inside, changing what the user's command prints).
 _ENDINGS = (
     {
         "beforeSubmitPrompt": " 2>/dev/null;",
@@ -394,14 +397,37 @@ _ENDINGS = (
         "preCompact": " 2>/dev/null <<EOF\nx\nEOF",
         "sessionEnd": " # a quote ' and || true",
     },
+    {
+        "beforeSubmitPrompt": " |\n# keep quiet\ncat >/dev/null; exit",
+        "sessionStart": " &&\n  # why\n  echo ok",
+        "preToolUse": " &&#c\necho ok",
+        "postToolUse": " 2>/dev/null \\\n# note",
+        "postToolUseFailure": " 2>/dev/null | tr -d for",
+        "stop": " && echo for real; exit",
+        "preCompact": ' && echo "$(echo ";")"; exit',
+        "sessionEnd": " && echo ${X:-a;b}",
+    },
+    {
+        "beforeSubmitPrompt": ' 2>/dev/null && { case "$HOME" in /*) echo abs;; esac; }',
+        "sessionStart": " <<EOF &&\nbody\nEOF\necho ok",
+        "preToolUse": " && x=$(case a in a) echo y;; esac); exit",
+        "postToolUse": " && case x in x) echo;; esac; exit",
+        "postToolUseFailure": ' && [[ -n "$HOME" || -n "$X" ]]; exit',
+        "stop": " |#c\ncat; exit",
+        "preCompact": ' >"$(echo ";" >/dev/null; echo /dev/null)" && echo ok; exit',
+        "sessionEnd": " 2>/dev/null && echo ${X:-a;b}; exit",
+    },
 )
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("endings", _ENDINGS, ids=("ends-a-line", "exits"))
+@pytest.mark.parametrize("endings", _ENDINGS, ids=("ends-a-line", "exits", "comments-and-words", "constructs"))
 def test_every_kept_ending_is_valid_shell_that_fails_open(
     fake_home: Path, running_deja: str, endings: dict[str, str]
 ) -> None:
+    """With the launcher gone, each command exits as the user's ending does after a deja that worked (a stand-in
+    ``true``): 0 but for the user's own failing command (bash's ``[[`` under dash); with deja working, the user's
+    ending prints and exits as it did."""
     endings = {event: end.replace("{home}", str(fake_home)) for event, end in endings.items()}
     hooks_path = fake_home / ".cursor" / "hooks.json"
     hooks_path.parent.mkdir()
@@ -419,33 +445,53 @@ def test_every_kept_ending_is_valid_shell_that_fails_open(
     said = " ".join(message for _, message in wiring)
     for event, (command,) in _commands(fake_home).items():
         ending = command.removeprefix(_launched(names[event], launcher=launcher, older=True))
-        assert deja_hook(command).edit == endings[event].strip(), "the user's ending, deja's || true aside"
+        edits = deja_hook(command).edits
+        assert all(piece in command for piece in edits), "doctor's text to delete is found in the command"
+        assert "".join("".join(edits).split()) == "".join(endings[event].split()), "the user's, deja's || true aside"
         shown = ending.strip().replace("\n", "\\n")  # (on one line: review44f L2)
         assert f"{event}: its command ending `{shown}`" in said, "the ending as written"
         for shell in ("sh", "bash"):
             assert subprocess.run([shell, "-n", "-c", command]).returncode == 0, (shell, command)
-            ran = subprocess.run([shell, "-c", command], capture_output=True, stdin=subprocess.DEVNULL, timeout=30)
-            assert ran.returncode == 0, (shell, command, ran.stderr)
+            users = _ran(shell, "true" + endings[event], fake_home)
+            assert _ran(shell, command, fake_home)[0] == users[0], (shell, command, "with the launcher gone")
+            assert _ran(shell, "true" + ending, fake_home) == users, (shell, command, "with deja working")
+
+
+def _ran(shell: str, command: str, home: Path) -> tuple[int, bytes]:
+    """What ``command`` gives under ``shell``: its exit status and its output."""
+    ran = subprocess.run([shell, "-c", command], capture_output=True, stdin=subprocess.DEVNULL, timeout=30, cwd=home)
+    return ran.returncode, ran.stdout
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize(
+    ("ending", "to_delete"),
+    [(" || true 2>>/tmp/e.log", ["2>>/tmp/e.log"]), (" 2>/dev/null; exit", ["2>/dev/null", "; exit"])],
+)
 def test_doctors_fix_for_deja_running_twice_names_only_what_the_user_appended(
-    fake_home: Path, running_deja: str
+    fake_home: Path, running_deja: str, ending: str, to_delete: list[str]
 ) -> None:
     """review44f L1: after `` 2>>/tmp/e.log`` appended to Claude Code's launcher command, the fix said to delete
-    ``|| true 2>>/tmp/e.log``, deja's own fail-open with it."""
+    ``|| true 2>>/tmp/e.log``, deja's own fail-open with it. review45a L3: once install put deja's `` || true``
+    inside ``2>/dev/null; exit``, the fix said to delete ``2>/dev/null; exit``, text not found in the file."""
     launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
     _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
     settings = fake_home / ".claude" / "settings.json"
     document = json.loads(settings.read_text())
-    hook = document["hooks"]["PreToolUse"][0]["hooks"][0]
-    hook["command"] += " 2>>/tmp/e.log"
+    own = document["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    document["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = own.removesuffix(" || true") + ending
     settings.write_text(json.dumps(document))
+    _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
 
     (twice,) = [finding for finding in wiring_report(deja_path=running_deja) if "twice" in finding.message]
 
-    assert twice.fix.startswith(f"delete `2>>/tmp/e.log` after deja's hook-tool in {settings}, then "), twice.fix
-    hook["command"] = hook["command"].removesuffix(" 2>>/tmp/e.log")  # (as the fix says)
-    settings.write_text(json.dumps(document))
+    pieces = " and ".join(f"`{piece}`" for piece in to_delete)
+    assert twice.fix.startswith(f"delete {pieces} after deja's hook-tool in {settings}, then "), twice.fix
+    text = settings.read_text()
+    for piece in to_delete:  # (as the fix says)
+        assert json.dumps(piece)[1:-1] in text, "text found in the file"
+        text = text.replace(f" {json.dumps(piece)[1:-1]}", "", 1)
+    settings.write_text(text)
+    assert json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == own
     _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
     assert not [finding for finding in wiring_report(deja_path=running_deja) if "twice" in finding.message]
