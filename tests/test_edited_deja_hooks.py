@@ -14,7 +14,7 @@ import pytest
 from harness import console_script, run_deja
 
 from deja.installers import install, uninstall
-from deja.installers.entries import is_deja_hook
+from deja.installers.entries import deja_hook, is_deja_hook
 
 
 @pytest.fixture
@@ -309,6 +309,9 @@ def test_an_ending_after_dejas_command_is_read_no_further_than_its_first_operato
     assert _hooks_path(env).read_text() == written, "a second install changes nothing"
     (command,) = _deja_commands(env, "beforeSubmitPrompt")
     assert subprocess.run(["sh", "-n", "-c", command]).returncode == 0, command
+    gone = command.replace(deja_hook(command).executable, "/gone/deja/interfaces/hook.py", 1)  # (python exits 2)
+    ran = subprocess.run(["sh", "-c", gone], capture_output=True, stdin=subprocess.DEVNULL, timeout=30)
+    assert ran.returncode != 2, ("a deja gone blocks no prompt", gone)
     assert "differ from what" not in _wiring(env)
     ending = command.removeprefix(own.removesuffix(" || true")).replace(" || true", "", 1)
     assert ending.split() == appended.split(), "the user's ending, with at most deja's || true before its operator"
