@@ -369,12 +369,12 @@ def plan_hooks(
     if removed:  # (install: a second edited copy on an event: review44d L1, review44f M1)
         going = "go too" if not wanted else "go, as install keeps one deja hook per event, the first you edited"
         edited.append(f"deja's hooks you edited {going}: {'; '.join(removed)}")
-    return replace(change, edited_hooks=tuple(_one_line(scrub(sentence)) for sentence in edited))  # (a token too)
+    return replace(change, edited_hooks=tuple(one_line(scrub(sentence)) for sentence in edited))  # (a token too)
 
 
-def _one_line(sentence: str) -> str:
+def one_line(sentence: str) -> str:
     """``sentence`` with a line break of a command it quotes written ``\\n``: the command as written, on the one line
-    install and doctor give it (review44f L2)."""
+    install and doctor give it (review44f L2), as the JSON file holds it."""
     return sentence.replace("\r", "\\r").replace("\n", "\\n")
 
 

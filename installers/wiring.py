@@ -31,6 +31,7 @@ from .entries import (
     is_deja_hook,
     is_deja_server,
     launcher_path,
+    one_line,
     plan_hooks,
     plan_server,
 )
@@ -345,7 +346,7 @@ def _double_run_fix(cursor_hooks: _HooksFile, claude_hooks: _HooksFile, ours: se
     reinstall = f"{cursor_hooks.install} && {claude_hooks.install}"
     apart = {found.name for command in theirs - ours if (found := deja_hook(command))}
     edits = [
-        f"{' and '.join(f'`{piece}`' for piece in found.edits)} after deja's {found.name} in {hooks_file.path}"
+        f"{' and '.join(f'`{one_line(piece)}`' for piece in found.edits)} after deja's {found.name} in {hooks_file.path}"
         for hooks_file, commands in ((cursor_hooks, ours), (claude_hooks, theirs))
         for command in sorted(commands)
         if (found := deja_hook(command)) and found.name in apart and found.edited

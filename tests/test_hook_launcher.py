@@ -466,7 +466,11 @@ def _ran(shell: str, command: str, home: Path) -> tuple[int, bytes]:
 @pytest.mark.unit
 @pytest.mark.parametrize(
     ("ending", "to_delete"),
-    [(" || true 2>>/tmp/e.log", ["2>>/tmp/e.log"]), (" 2>/dev/null; exit", ["2>/dev/null", "; exit"])],
+    [
+        (" || true 2>>/tmp/e.log", ["2>>/tmp/e.log"]),
+        (" 2>/dev/null; exit", ["2>/dev/null", "; exit"]),
+        (" <<EOF\nx\nEOF", ["<<EOF", "x\\nEOF"]),
+    ],
 )
 def test_doctors_fix_for_deja_running_twice_names_only_what_the_user_appended(
     fake_home: Path, running_deja: str, ending: str, to_delete: list[str]
@@ -489,9 +493,9 @@ def test_doctors_fix_for_deja_running_twice_names_only_what_the_user_appended(
     assert twice.fix.startswith(f"delete {pieces} after deja's hook-tool in {settings}, then "), twice.fix
     text = settings.read_text()
     for piece in to_delete:  # (as the fix says)
-        assert json.dumps(piece)[1:-1] in text, "text found in the file"
-        text = text.replace(f" {json.dumps(piece)[1:-1]}", "", 1)
+        assert piece in text, "text found in the file, on one line as it holds it"
+        text = text.replace(piece, "", 1)
     settings.write_text(text)
-    assert json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == own
+    assert json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split() == own.split()
     _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
     assert not [finding for finding in wiring_report(deja_path=running_deja) if "twice" in finding.message]
