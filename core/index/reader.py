@@ -66,6 +66,8 @@ _DAMAGE = (struct.error, ValueError, IndexError, OverflowError, zlib.error, Type
 _AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 #: Where a ``SESSION_ROW`` holds its project and directory hashes (its third and fourth fields, 8 bytes together).
 _HASHES_AT = 12
+#: A ``TERM_ROW``'s first two fields, where its term is: all a probe of ``_lower_bound`` reads of the row.
+_TERM_SPAN = struct.Struct(TERM_ROW.format[:3])
 
 
 class Segment:
@@ -158,11 +160,11 @@ class Segment:
         some 500 probes, and the checks cost 1.2 M of its search's 97 M instructions at 1k sessions. Every row probed
         is inside ``terms.idx`` (``n_terms`` counts its whole rows), and a damaged row's slice is only short or empty:
         it can misplace the search, not break it, and the term it lands on is checked by ``_term_at`` as it is read."""
-        rows, terms, row_at, width = self._term_idx, self._terms, TERM_ROW.unpack_from, TERM_ROW.size
+        rows, terms, row_at, width = self._term_idx, self._terms, _TERM_SPAN.unpack_from, TERM_ROW.size
         lo, hi = 0, self.n_terms
         while lo < hi:
             mid = (lo + hi) // 2
-            t_off, t_len, _, _, _ = row_at(rows, mid * width)
+            t_off, t_len = row_at(rows, mid * width)
             if terms[t_off : t_off + t_len] < key:
                 lo = mid + 1
             else:
