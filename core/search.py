@@ -574,15 +574,16 @@ REGEX_CHARS = 65_536
 
 def _group(
     index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
-) -> tuple[dict[int, list[int]], dict[int, float]]:
-    """Each candidate session's docs and total score, by key, filters checked on the fixed-width keys only. A
-    session's docs and its running total come in the order its docs were first matched. ``known``: the docs a
-    search's filters admit, worked out before it scored (``_known_docs``), the only ones it scored."""
+) -> dict[int, list]:
+    """Each candidate session's total score and docs, by key, as one list, ``[total, doc, doc, …]``, filters checked
+    on the fixed-width keys only. A session's docs and its running total come in the order its docs were first
+    matched. ``known``: the docs a search's filters admit, worked out before it scored (``_known_docs``), the only
+    ones it scored."""
     if known is not None or only is not None or filters.active:
         return _group_filtered(index, doc_scores, filters, only, known)
-    # Each session's running total and its docs in one list, ``[total, doc, doc, …]``: one dict lookup a doc, where a
-    # dict of totals beside one of docs took three (a recalling prompt's 11.4k candidate docs at 1k sessions: 2.15
-    # -> 1.96 ms), split in two once every doc is in.
+    # One list a session: one dict lookup a doc, where a dict of totals beside one of docs took three (a recalling
+    # prompt's 11.4k candidate docs at 1k sessions: 2.15 -> 1.96 ms). Not split in two once every doc is in: only
+    # the shortlisted sessions' docs are read (``_Ranking``), and splitting all of them took a quarter of the time.
     groups: dict[int, list] = {}
     rejected: set[int] = set()
     admitted = _admission(index)
@@ -602,9 +603,7 @@ def _group(
             else:
                 rejected.add(session)
         start = end
-    return {session: group[1:] for session, group in groups.items()}, {
-        session: group[0] for session, group in groups.items()
-    }
+    return groups
 
 
 def _admission(index: Index) -> Callable[[int], bool] | None:
@@ -618,26 +617,24 @@ def _admission(index: Index) -> Callable[[int], bool] | None:
 
 def _group_filtered(
     index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
-) -> tuple[dict[int, list[int]], dict[int, float]]:
-    """``_group`` for a search with filters: the same sessions, docs and totals, in the same order.
+) -> dict[int, list]:
+    """``_group`` for a search with filters: the same sessions, totals and docs, in the same order.
 
     A filtered search reads up to ``FILTERED_BUDGET`` postings a term: thousands of docs of thousands of sessions.
     Which docs belong to admitted sessions is worked out at C speed (``known``, else ``_sessions_of``), and only
     those docs are summed, in the order they were scored."""
     scores = doc_scores.scores
     session_of = _sessions_of(index, scores, filters, only) if known is None else known
-    members: dict[int, list[int]] = {}
-    totals: dict[int, float] = {}
+    groups: dict[int, list] = {}
     for doc, score in compress(scores.items(), map(session_of.__contains__, scores)):
         session = session_of[doc]
-        total = totals.get(session)
-        if total is None:
-            totals[session] = score
-            members[session] = [doc]
+        group = groups.get(session)
+        if group is None:
+            groups[session] = [score, doc]
         else:
-            totals[session] = total + score
-            members[session].append(doc)
-    return members, totals
+            group[0] += score
+            group.append(doc)
+    return groups
 
 
 #: A project filter naming at most this many sessions in a segment has them, and their docs, worked out once per
@@ -777,14 +774,14 @@ class _Ranking:
     def __init__(
         self,
         index: Index,
-        grouped: tuple[dict[int, list[int]], dict[int, float]],
+        grouped: dict[int, list],
         doc_scores: _Scores,
         words: list[str],
         dated: dict[int, float],
         shortlist_size: int,
         now: float,
     ):
-        members, totals = grouped
+        totals = dict(zip(grouped, map(itemgetter(0), grouped.values()), strict=True))  # (``[total, doc, …]``)
         for session, factor in dated.items():
             if session in totals:
                 totals[session] *= factor
@@ -792,6 +789,7 @@ class _Ranking:
         # (``heapq.nlargest`` as its documentation defines it: a sort, in C, without loading ``heapq``)
         by_total = sorted(totals.items(), key=itemgetter(1), reverse=True)
         shortlist = [session for session, _ in by_total[:shortlist_size]]
+        members = {session: grouped[session][1:] for session in shortlist}
         self._index, self._doc_scores, self._words, self._dated = index, doc_scores, words, dated
         masks = iter(doc_scores.masks(doc for session in shortlist for doc in members[session]))  # all at once
         #: The query terms each shortlisted session's docs hold, as written or nearly (``_bound``), from those masks:
@@ -1102,7 +1100,7 @@ def search(
     result.idf, result.query = idfs, query
     result.unmatched = _unmatched(text, words, reached)
     if not narrowing:
-        result.total = len(grouped[0]) - excluded
+        result.total = len(grouped) - excluded
     return result
 
 
