@@ -254,3 +254,17 @@ def test_a_postings_read_unpacks_only_the_impact_runs_it_reaches(index: Index) -
                 assert sum(lengths[:-1]) < stop <= sum(lengths), (term, stop)
                 read = [value for value, length in zip(values, lengths, strict=True) for _ in range(length)]
                 assert read[:stop] == impacts[:stop]
+
+
+def test_a_query_asked_again_gets_its_terms_without_working_them_out_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The prompt hook asks ``query_terms`` of its prompt twice (its gate, then search): the second time costs no
+    tokenising, and each caller gets lists of its own to add to."""
+    query = 'why does "redis cache" time out after deploy_v2?'
+    words, found = query_terms(query)
+    words.append("added by a caller")
+    worked_out: list[str] = []
+    monkeypatch.setattr(search_module, "phrases", lambda text: worked_out.append(text) or ([], text))
+    assert query_terms(query) == (words[:-1], found)
+    assert worked_out == []
+    query_terms("another query")
+    assert worked_out == ["another query"]
