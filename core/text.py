@@ -334,7 +334,13 @@ def letter_runs(raw: str) -> list[str]:
     pieces = raw.translate(_NOT_ALNUM).split()
     if all(map(str.isalnum, pieces)):
         return pieces
-    return [run for piece in pieces for run in "".join(c if c.isalnum() else " " for c in piece).split()]
+    # (only a piece holding a character ``_NOT_ALNUM`` does not space, ``…`` or ``’``, is read a character at a time:
+    # read whole, a prompt's one ellipsis cost every word of it that)
+    return [
+        run
+        for piece in pieces
+        for run in ((piece,) if piece.isalnum() else "".join(c if c.isalnum() else " " for c in piece).split())
+    ]
 
 
 def _camel(chunk: str) -> list[str]:
