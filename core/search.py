@@ -1545,7 +1545,7 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
         # A match in what a command printed or an edit wrote: the turn that ran it, and that turn's best answer.
         doc = _question_of(segment, meta, segment.message_doc(doc))
         kind = segment.kind(doc)
-    messages = [segment.message(d) for d in _exchange(segment, meta, doc, kind) if d is not None]
+    messages = segment.messages_at([d for d in _exchange(segment, meta, doc, kind) if d is not None])  # (inflated once)
     return [
         Snippet(role=m.role, text=densest_window(m.text, wanted, width), timestamp=m.timestamp)
         for m in messages
@@ -1578,15 +1578,15 @@ def _exchange(segment: Segment, meta: SessionMeta, doc: int, kind: int) -> tuple
         doc
         if kind == KIND_USER
         else next(
-            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d).kind == KIND_USER), None
+            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.kind(d) == KIND_USER), None
         )
     )
-    turn_end = next((d for d in range(doc + 1, end) if segment.doc(d).kind == KIND_USER), end)
+    turn_end = next((d for d in range(doc + 1, end) if segment.kind(d) == KIND_USER), end)
     answer = next(
         (
             d
             for d in range(turn_end - 1, doc - 1 if kind == KIND_ASSISTANT else doc, -1)
-            if segment.doc(d).kind == KIND_ASSISTANT and segment.message(d).text.strip()
+            if segment.kind(d) == KIND_ASSISTANT and segment.message(d).text.strip()
         ),
         None,
     )
