@@ -556,7 +556,7 @@ def identifier_parts(text: str) -> dict[str, str]:
     parts: dict[str, str] = {}
     own: set[str] = set()
     for raw in _finder()(text):
-        found = token_terms(raw)
+        found = _CACHE[raw]  # (the terms ``terms`` gave the token: a search asks for both)
         if len(found) > 1:
             for part in found[1:]:
                 parts.setdefault(part, found[0])
