@@ -542,7 +542,7 @@ def spellings(text: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for raw in _finder()(text):
         word = fold(raw).lower()
-        if word.isalpha() and (stemmed := token_terms(raw)) and stemmed[0] != word and len(stemmed) == 1:
+        if word.isalpha() and (stemmed := _CACHE[raw]) and stemmed[0] != word and len(stemmed) == 1:  # (``terms``')
             found.setdefault(stemmed[0], word)
     return found
 
