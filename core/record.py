@@ -51,19 +51,22 @@ class Record:
         cls._frozen = frozen or cls._frozen
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if len(args) > len(self._fields):
-            raise TypeError(f"{type(self).__name__} takes at most {len(self._fields)} positional arguments")
-        values = dict(zip(self._fields, args, strict=False))
-        for name, value in kwargs.items():
-            if name not in self._fields or name in values:
-                raise TypeError(f"{type(self).__name__}: unexpected or repeated field {name!r}")
-            values[name] = value
-        for name in self._fields:
-            if name not in values:
-                if name not in self._defaults:
-                    raise TypeError(f"{type(self).__name__}: missing field {name!r}")
-                default = self._defaults[name]
-                values[name] = default.copy() if isinstance(default, _MUTABLE) else default
+        fields = self._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__} takes at most {len(fields)} positional arguments")
+        values = dict(zip(fields, args, strict=False))
+        if kwargs:  # (the names checked at once, not one by one: a search makes dozens of records)
+            if not values.keys().isdisjoint(kwargs) or kwargs.keys() - fields:
+                wrong = next(name for name in kwargs if name not in fields or name in values)
+                raise TypeError(f"{type(self).__name__}: unexpected or repeated field {wrong!r}")
+            values.update(kwargs)
+        if len(values) < len(fields):  # (every field given, as most records are: none to fill in)
+            for name in fields:
+                if name not in values:
+                    if name not in self._defaults:
+                        raise TypeError(f"{type(self).__name__}: missing field {name!r}")
+                    default = self._defaults[name]
+                    values[name] = default.copy() if isinstance(default, _MUTABLE) else default
         object.__setattr__(self, "__dict__", values)
         post_init = getattr(self, "__post_init__", None)
         if post_init is not None:

@@ -189,8 +189,14 @@ class Filters(Record):
             self.project_hash = name_hash(self.project) or -1
 
 
+#: The last query's terms and phrases (``query_terms``): the prompt hook asks them of its prompt twice, its gate
+#: first and then ``search`` (0.67 M instructions of a recalling prompt's 116 M at 1k sessions).
+_LAST_QUERY: dict[str, tuple[list[str], list[str]]] = {}
+
+
 def query_terms(query: str) -> tuple[list[str], list[str]]:
-    """(unique terms, phrases) of a query; phrase words count as terms too.
+    """(unique terms, phrases) of a query; phrase words count as terms too (new lists on every call: callers add
+    to them).
 
     A number split off an identifier of the query (the ``2`` of ``hunter2``) is not a term: alone it would match
     every session that says "2". The identifier whole and its words are; a number typed on its own is too. The
@@ -199,6 +205,15 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
     trial9 F13), and two split off a random-looking one (a pasted password ``Zq8vN3pLw2Rt`` matched sessions
     through ``Rt`` and ``Lw``, trial10 F7: ``random_pairs``); a letter typed on its own stays one.
     """
+    known = _LAST_QUERY.get(query)
+    if known is None:
+        _LAST_QUERY.clear()
+        known = _LAST_QUERY[query] = _query_terms(query)
+    return list(known[0]), list(known[1])
+
+
+def _query_terms(query: str) -> tuple[list[str], list[str]]:
+    """``query_terms``, worked out."""
     found, rest = phrases(query)
     seen: dict[str, None] = {}
     for part in [rest, *found]:
@@ -574,15 +589,16 @@ REGEX_CHARS = 65_536
 
 def _group(
     index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
-) -> tuple[dict[int, list[int]], dict[int, float]]:
-    """Each candidate session's docs and total score, by key, filters checked on the fixed-width keys only. A
-    session's docs and its running total come in the order its docs were first matched. ``known``: the docs a
-    search's filters admit, worked out before it scored (``_known_docs``), the only ones it scored."""
+) -> dict[int, list]:
+    """Each candidate session's total score and docs, by key, as one list, ``[total, doc, doc, …]``, filters checked
+    on the fixed-width keys only. A session's docs and its running total come in the order its docs were first
+    matched. ``known``: the docs a search's filters admit, worked out before it scored (``_known_docs``), the only
+    ones it scored."""
     if known is not None or only is not None or filters.active:
         return _group_filtered(index, doc_scores, filters, only, known)
-    # Each session's running total and its docs in one list, ``[total, doc, doc, …]``: one dict lookup a doc, where a
-    # dict of totals beside one of docs took three (a recalling prompt's 11.4k candidate docs at 1k sessions: 2.15
-    # -> 1.96 ms), split in two once every doc is in.
+    # One list a session: one dict lookup a doc, where a dict of totals beside one of docs took three (a recalling
+    # prompt's 11.4k candidate docs at 1k sessions: 2.15 -> 1.96 ms). Not split in two once every doc is in: only
+    # the shortlisted sessions' docs are read (``_Ranking``), and splitting all of them took a quarter of the time.
     groups: dict[int, list] = {}
     rejected: set[int] = set()
     admitted = _admission(index)
@@ -602,9 +618,7 @@ def _group(
             else:
                 rejected.add(session)
         start = end
-    return {session: group[1:] for session, group in groups.items()}, {
-        session: group[0] for session, group in groups.items()
-    }
+    return groups
 
 
 def _admission(index: Index) -> Callable[[int], bool] | None:
@@ -618,26 +632,24 @@ def _admission(index: Index) -> Callable[[int], bool] | None:
 
 def _group_filtered(
     index: Index, doc_scores: _Scores, filters: Filters, only: frozenset[_Key] | None, known: dict[int, int] | None
-) -> tuple[dict[int, list[int]], dict[int, float]]:
-    """``_group`` for a search with filters: the same sessions, docs and totals, in the same order.
+) -> dict[int, list]:
+    """``_group`` for a search with filters: the same sessions, totals and docs, in the same order.
 
     A filtered search reads up to ``FILTERED_BUDGET`` postings a term: thousands of docs of thousands of sessions.
     Which docs belong to admitted sessions is worked out at C speed (``known``, else ``_sessions_of``), and only
     those docs are summed, in the order they were scored."""
     scores = doc_scores.scores
     session_of = _sessions_of(index, scores, filters, only) if known is None else known
-    members: dict[int, list[int]] = {}
-    totals: dict[int, float] = {}
+    groups: dict[int, list] = {}
     for doc, score in compress(scores.items(), map(session_of.__contains__, scores)):
         session = session_of[doc]
-        total = totals.get(session)
-        if total is None:
-            totals[session] = score
-            members[session] = [doc]
+        group = groups.get(session)
+        if group is None:
+            groups[session] = [score, doc]
         else:
-            totals[session] = total + score
-            members[session].append(doc)
-    return members, totals
+            group[0] += score
+            group.append(doc)
+    return groups
 
 
 #: A project filter naming at most this many sessions in a segment has them, and their docs, worked out once per
@@ -777,14 +789,14 @@ class _Ranking:
     def __init__(
         self,
         index: Index,
-        grouped: tuple[dict[int, list[int]], dict[int, float]],
+        grouped: dict[int, list],
         doc_scores: _Scores,
         words: list[str],
         dated: dict[int, float],
         shortlist_size: int,
         now: float,
     ):
-        members, totals = grouped
+        totals = dict(zip(grouped, map(itemgetter(0), grouped.values()), strict=True))  # (``[total, doc, …]``)
         for session, factor in dated.items():
             if session in totals:
                 totals[session] *= factor
@@ -792,6 +804,7 @@ class _Ranking:
         # (``heapq.nlargest`` as its documentation defines it: a sort, in C, without loading ``heapq``)
         by_total = sorted(totals.items(), key=itemgetter(1), reverse=True)
         shortlist = [session for session, _ in by_total[:shortlist_size]]
+        members = {session: grouped[session][1:] for session in shortlist}
         self._index, self._doc_scores, self._words, self._dated = index, doc_scores, words, dated
         masks = iter(doc_scores.masks(doc for session in shortlist for doc in members[session]))  # all at once
         #: The query terms each shortlisted session's docs hold, as written or nearly (``_bound``), from those masks:
@@ -1102,7 +1115,7 @@ def search(
     result.idf, result.query = idfs, query
     result.unmatched = _unmatched(text, words, reached, dated_words(asked) if dates else frozenset())
     if not narrowing:
-        result.total = len(grouped[0]) - excluded
+        result.total = len(grouped) - excluded
     return result
 
 
@@ -1533,7 +1546,7 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
         # A match in what a command printed or an edit wrote: the turn that ran it, and that turn's best answer.
         doc = _question_of(segment, meta, segment.message_doc(doc))
         kind = segment.kind(doc)
-    messages = [segment.message(d) for d in _exchange(segment, meta, doc, kind) if d is not None]
+    messages = segment.messages_at([d for d in _exchange(segment, meta, doc, kind) if d is not None])  # (inflated once)
     return [
         Snippet(role=m.role, text=densest_window(m.text, wanted, width), timestamp=m.timestamp)
         for m in messages
@@ -1566,15 +1579,15 @@ def _exchange(segment: Segment, meta: SessionMeta, doc: int, kind: int) -> tuple
         doc
         if kind == KIND_USER
         else next(
-            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.doc(d).kind == KIND_USER), None
+            (d for d in range(doc - 1, max(first, doc - TURN_DOCS) - 1, -1) if segment.kind(d) == KIND_USER), None
         )
     )
-    turn_end = next((d for d in range(doc + 1, end) if segment.doc(d).kind == KIND_USER), end)
+    turn_end = next((d for d in range(doc + 1, end) if segment.kind(d) == KIND_USER), end)
     answer = next(
         (
             d
             for d in range(turn_end - 1, doc - 1 if kind == KIND_ASSISTANT else doc, -1)
-            if segment.doc(d).kind == KIND_ASSISTANT and segment.message(d).text.strip()
+            if segment.kind(d) == KIND_ASSISTANT and segment.message(d).text.strip()
         ),
         None,
     )

@@ -347,7 +347,13 @@ def letter_runs(raw: str) -> list[str]:
     pieces = raw.translate(_NOT_ALNUM).split()
     if all(map(str.isalnum, pieces)):
         return pieces
-    return [run for piece in pieces for run in "".join(c if c.isalnum() else " " for c in piece).split()]
+    # (only a piece holding a character ``_NOT_ALNUM`` does not space, ``…`` or ``’``, is read a character at a time:
+    # read whole, a prompt's one ellipsis cost every word of it that)
+    return [
+        run
+        for piece in pieces
+        for run in ((piece,) if piece.isalnum() else "".join(c if c.isalnum() else " " for c in piece).split())
+    ]
 
 
 def _camel(chunk: str) -> list[str]:
@@ -549,7 +555,7 @@ def spellings(text: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for raw in _finder()(text):
         word = fold(raw).lower()
-        if word.isalpha() and (stemmed := token_terms(raw)) and stemmed[0] != word and len(stemmed) == 1:
+        if word.isalpha() and (stemmed := _CACHE[raw]) and stemmed[0] != word and len(stemmed) == 1:  # (``terms``')
             found.setdefault(stemmed[0], word)
     return found
 
@@ -563,7 +569,7 @@ def identifier_parts(text: str) -> dict[str, str]:
     parts: dict[str, str] = {}
     own: set[str] = set()
     for raw in _finder()(text):
-        found = token_terms(raw)
+        found = _CACHE[raw]  # (the terms ``terms`` gave the token: a search asks for both)
         if len(found) > 1:
             for part in found[1:]:
                 parts.setdefault(part, found[0])

@@ -183,6 +183,8 @@ FOLLOW_UP_WORDS = 3
 #: Words that ask of the past, which a follow-up does not: "also, how did we set up the ingress before?" asks the
 #: history (review38c M1).
 ASKS_OF_THE_PAST = frozenset(["how", "why", "when", "where", "which", "who", "did", "before", "last", "ago", "earlier"])
+#: What ends a sentence, between two words (``_names``: the next word's capital is no name's).
+_SENTENCE_ENDS = frozenset(".!?:\n")
 #: What joins a name's letters (``_words``), and what marks one as an identifier besides a digit (``_identifier``).
 _NAME_JOINERS = "_./:#-"
 #: Every ASCII character that cannot be in a word of ``_words``, as a space.
@@ -279,8 +281,9 @@ def _words(prompt: str) -> list[tuple[int, str]]:
     found, at = [], 0
     for piece in spaced.split():
         at = spaced.find(piece, at)
-        first = next((i for i, c in enumerate(piece) if c.isalnum() and not c.isdecimal()), -1)
-        if first >= 0:
+        if piece[0].isalnum() and not piece[0].isdecimal():  # (a word's first character, nearly every piece)
+            found.append((at, prompt[at : at + len(piece)]))
+        elif (first := next((i for i, c in enumerate(piece) if c.isalnum() and not c.isdecimal()), -1)) >= 0:
             found.append((at + first, prompt[at + first : at + len(piece)]))
         at += len(piece)
     return found
@@ -400,7 +403,7 @@ def _names(prompt: str) -> list[list[str]]:
     names = []
     sentence_start, last = True, 0
     for start, raw in _words(prompt):
-        if any(mark in prompt[last:start] for mark in ".!?:\n"):
+        if not _SENTENCE_ENDS.isdisjoint(prompt[last:start]):
             sentence_start = True
         last = start + len(raw)
         word = raw.rstrip(".:-/#")

@@ -234,5 +234,37 @@ def test_sessions_grouped_a_run_at_a_time_equal_grouping_key_by_key(index: Index
         members.setdefault(session, []).append(key)
     assert [end for end, _ in scores.runs][-1:] == ([len(scores.scores)] if scores.scores else [])  # every key in a run
     grouped = _group(index, scores, Filters(), None, None)
-    assert list(grouped[0].items()) == list(members.items())
-    assert list(grouped[1].items()) == list(totals.items())
+    assert [(session, group[1:]) for session, group in grouped.items()] == list(members.items())
+    assert [(session, group[0]) for session, group in grouped.items()] == list(totals.items())
+
+
+def test_a_postings_read_unpacks_only_the_impact_runs_it_reaches(index: Index) -> None:
+    """``Segment.impact_runs`` gives a list's first docs with the fewest runs that cover them (a common word's first
+    140 runs held some 800 postings where search read 140), their impacts those of the list read whole."""
+    for segment in index.segments:
+        for term in ("cache", "deploy", "test", "redis", "the"):
+            p_off, count, _ = segment.lookup(term)
+            if not count:
+                continue
+            every, values, lengths = segment.impact_runs(p_off, count)
+            impacts = [value for value, length in zip(values, lengths, strict=True) for _ in range(length)]
+            for stop in sorted({1, 2, 3, count // 3, count // 2, count - 1, count} - {0}):
+                docs, values, lengths = segment.impact_runs(p_off, stop)
+                assert list(docs) == list(every[:stop])
+                assert sum(lengths[:-1]) < stop <= sum(lengths), (term, stop)
+                read = [value for value, length in zip(values, lengths, strict=True) for _ in range(length)]
+                assert read[:stop] == impacts[:stop]
+
+
+def test_a_query_asked_again_gets_its_terms_without_working_them_out_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The prompt hook asks ``query_terms`` of its prompt twice (its gate, then search): the second time costs no
+    tokenising, and each caller gets lists of its own to add to."""
+    query = 'why does "redis cache" time out after deploy_v2?'
+    words, found = query_terms(query)
+    words.append("added by a caller")
+    worked_out: list[str] = []
+    monkeypatch.setattr(search_module, "phrases", lambda text: worked_out.append(text) or ([], text))
+    assert query_terms(query) == (words[:-1], found)
+    assert worked_out == []
+    query_terms("another query")
+    assert worked_out == ["another query"]
