@@ -554,8 +554,8 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  ":   |", ":  >", ":  |", ": >", ": |", "://", "</", "> auth", ">auth", "@", "E\t", "ENV", "auth",
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
-                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "value=", 'value"', "value'", 'value: "', "value: '",
-                 'value:"', "value:'")  # fmt: skip
+                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "value=", 'value"', "value'", 'value\\"',
+                 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):

@@ -704,6 +704,40 @@ SECRETS: list[Secret] = [
     # The same pair as YAML or a JavaScript object spells it (fix44e's "still open").
     Secret("key-value-yaml", "secret", _join("Yam1", "KeyVal44"), 'Key: "DB_PASSWORD", value: "{secret}"'),
     Secret("name-value-object", "secret", _join("J5obj", "NameVal44"), '{{ name: "DB_PASSWORD", value: "{secret}" }}'),
+    # The pair's other spellings (secrets45): a Kubernetes container's env list as YAML, the value first, blanks
+    # around the sign, another attribute between, CloudFormation's parameters, and the JSON escaped in a JSON string.
+    Secret(
+        "env-list-yaml",
+        "secret",
+        _join("K8s", "Yaml45env"),
+        "env:\n  - name: DB_PASSWORD\n    value: {secret}\n  - name: LOG_LEVEL\n    value: debug\n",
+    ),
+    Secret("web-config-value-first", "secret", _join("Val1st", "Cfg45"), '<add value="{secret}" key="ApiKey"/>'),
+    Secret("web-config-spaced", "secret", _join("Spac3d", "Cfg45"), '<add key = "ApiKey" value = "{secret}" />'),
+    Secret(
+        "web-config-attribute-between",
+        "secret",
+        _join("Betw33n", "Cfg45"),
+        '<add key="ApiKey" description="the payments key" value="{secret}"/>',
+    ),
+    Secret(
+        "cloudformation-json",
+        "secret",
+        _join("CfnJs0n", "Param45"),
+        '[{{"ParameterKey": "DBPassword", "ParameterValue": "{secret}"}}]',
+    ),
+    Secret(
+        "cloudformation-yaml",
+        "secret",
+        _join("CfnYam1", "Param45"),
+        "Parameters:\n  - ParameterKey: DBPassword\n    ParameterValue: {secret}\n",
+    ),
+    Secret(
+        "env-name-value-in-a-json-string",
+        "secret",
+        _join("Js0nIn", "Js0n45"),
+        'aws ecs register-task-definition --cli-input-json "{{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"{secret}\\"}}"',
+    ),
     # A query string put in another (a redirect's ``next=``), its separators escaped twice.
     Secret(
         "url-escaped-twice",
