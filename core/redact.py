@@ -1604,7 +1604,7 @@ _SENTENCE_SECRET = Lazy(
     rf"{_SENTENCE_NOUN}(?:{_SENTENCE_LINK})"  # the admin password is …; password for prod db: …; (use) passphrase …
     rf"|log(?: ?in|ged +in|ging +in) +(?:with|as|using) +[\w.@+-]+:(?!/)"  # login with admin:…
     rf"|cred(?:ential)?s +(?:are|were|is) +[\w.@+-]+:(?!/)"  # credentials are admin:…
-    rf")\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
+    rf")\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+(?:'[^\s\"'`]+)*)(?P=quote)",
 )
 #: The verb a noun given its value alone comes after ("use passphrase …", "enter the admin password …").
 _VERB_BEFORE = Lazy(
@@ -1638,7 +1638,7 @@ def _sentences(text: str) -> str:
         start, end = match.span("value")
         if match.start() < last:  # (inside the value of the one before)
             continue
-        kept = _before_an_escaped_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_a_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         password = lowered.startswith(_PASSWORD_NAMES, match.start())
         if not _a_verb_gives_it(lowered, match, kept, password):
             continue
@@ -1689,7 +1689,7 @@ def _listed_values(text: str, lowered: str, last: int, parts: list[str], passwor
     noun is a password's own name, ``_looks_made``.)"""
     while (match := _LISTED_VALUE.match(lowered, last)) is not None:
         start, end = match.span("value")
-        kept = _before_an_escaped_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_a_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         if not _looks_made(kept.rstrip("!?"), password):
             break
         parts += (text[last:start], "[redacted:secret]")
@@ -1732,17 +1732,32 @@ def _matches_from(
 _QUOTES = frozenset("\"'")
 
 
-def _before_an_escaped_quote(value: str) -> str:
-    """``value`` up to the first escaped quote in it (a page's ``&quot;Password is correct.&quot;``): one ends a value,
-    as a quote would. Every spelling the one escape reader reads (``escapes``: ``&#x22;``, ``&QUOT;``, ``\\u0022``),
-    not a list of four beside it: ``&#x22;…&#x22;`` left the marker a stray ``;`` (review44a L3). One that opens the
-    value or ends it (the text's end, a blank or a sign after it), not one between its letters: ``Xk9m\\u0027Pq2Lw7``
-    and ``Tr0%22ub4dor9xQ`` are one made value, and cut there their first letters kept them (review44e M3). A word's
-    apostrophe (``isn&#39;t``, ``John\\u0027s``) cuts as a written one does: "Your password isn't strong" is prose."""
-    for start, end, _ in escapes(value, _QUOTES.__contains__):
-        if start == 0 or not value[end : end + 1].isalnum() or _a_words_apostrophe(value[:start], value[end:]):
+def _before_a_quote(value: str) -> str:
+    """``value`` up to the first quote in it that ends it (a page's ``&quot;Password is correct.&quot;``), as a
+    quote would: every spelling the one escape reader reads (``escapes``: ``&#x22;``, ``&QUOT;``, ``\\u0022``), not
+    a list of four beside it (``&#x22;…&#x22;`` left the marker a stray ``;``: review44a L3), and a written ``'``. One
+    that opens the value or ends it (nothing but signs and quotes after it), not one with letters or digits after it:
+    ``Xk9m\\u0027Pq2Lw7``, ``Xk9m\\u0027-Pq2Lw7``, ``Xk9m'Pq2Lw7`` and ``Tr0%22ub4dor9xQ`` are one made value, and cut
+    there their first letters kept them (review44e M3, review44g L3). A word's apostrophe (``isn&#39;t``,
+    ``John\\u0027s``, ``John's``) cuts: "Your password isn't strong", "The password is John's" are prose."""
+    spans = sorted([*((start, end) for start, end, _ in escapes(value, _QUOTES.__contains__)), *_apostrophes(value)])
+    for n, (start, end) in enumerate(spans):
+        later = spans[n + 1 :]  # (the text between this quote and the next, and after the last)
+        gaps = zip([end, *(after for _, after in later)], [*(at for at, _ in later), len(value)], strict=True)
+        goes_on = any(char.isalnum() for gap_start, gap_end in gaps for char in value[gap_start:gap_end])
+        if start == 0 or not goes_on or _a_words_apostrophe(value[:start], value[end:]):
             return value[:start]
     return value
+
+
+def _apostrophes(value: str) -> list[tuple[int, int]]:
+    """Where each ``'`` written in ``value`` is, as (start, end)."""
+    spans = []
+    at = value.find("'")
+    while at >= 0:
+        spans.append((at, at + 1))
+        at = value.find("'", at + 1)
+    return spans
 
 
 #: What follows a word's apostrophe: a contraction's end (``isn't``, ``we're``, ``I've``, ``we'll``, ``I'd``, ``I'm``)
@@ -1768,8 +1783,9 @@ def _after_a_verb(lowered: str, at: int, verb: Lazy) -> bool:
     return verb.search(lowered, max(0, at - 40), at) is not None
 
 
-#: Signs a made secret holds between its letters; a word, a name, an address or a path is written without them.
-_PLAIN_SIGNS = frozenset("-_.@/")
+#: Signs a made secret holds between its letters; a word, a name, an address or a path is written without them. (A
+#: name's apostrophe too: "the password is O'Reilly" names no made one.)
+_PLAIN_SIGNS = frozenset("-_.@/'")
 
 
 #: What a password's own name starts with ("password", "passphrase", "pw", "pwd"), not a token's or a key's.

@@ -925,6 +925,9 @@ SECRETS: list[Secret] = [
     Secret("sentence-password-for", "secret", _join("Qz8#", "mw3!Tv"), "password for prod db: {secret}"),
     Secret("sentence-pw", "secret", _join("hunter7", "hunter7"), "the root pw was {secret}."),
     Secret("sentence-passphrase", "secret", _join("Lp4$", "nx7&Rw"), "use passphrase {secret} to unlock the key"),
+    # A quote inside a made password, written or escaped, and a sign after it (review44g L3).
+    Secret("sentence-apostrophe", "secret", _join("Xk9m'", "Pq2Lw7zR"), "the password is {secret} for the db"),
+    Secret("sentence-escaped-apostrophe", "secret", _join("Xk9m\\u0027", "-Pq2Lw7zR"), "the password is {secret} end"),
     Secret("sentence-login", "secret", _join("Xy7kq9", "Lm2024"), "login with admin:{secret}"),
     # A secret named in another language (trialI's F7), or given as a pair.
     Secret("sentence-french", "secret", _join("Kx9#", "mPq2Lw"), "le mot de passe de la base est {secret}"),

@@ -246,6 +246,14 @@ def test_a_secret_quoted_in_a_sentence_keeps_its_quotes(quote: str) -> None:
         ("The password is Tr0%22ub4dor9xQ.", "The password is [redacted:secret]."),
         ("The password is Tr0ub4dor%27s9xQ.", "The password is [redacted:secret]."),
         ("the token is abc%27def123456789XYZ", "the token is [redacted:secret]"),
+        # A sign after the escaped quote (review44g L3).
+        ("the password is Xk9m\\u0027-Pq2Lw7 end", "the password is [redacted:secret] end"),
+        ("the password is Xk9m%27_Pq2Lw7 end", "the password is [redacted:secret] end"),
+        ("the password is Xk9m&#39;.Pq2Lw7.", "the password is [redacted:secret]."),
+        ("the password is Xk9m%27%27Pq2Lw7", "the password is [redacted:secret]"),
+        # A written one.
+        ("the password is Xk9m'Pq2Lw7", "the password is [redacted:secret]"),
+        ("the password is Xk9m'-Pq2Lw7 for the db", "the password is [redacted:secret] for the db"),
     ],
 )
 def test_a_secret_in_a_sentence_with_an_escaped_quote_between_its_letters_is_redacted(written: str, shown: str) -> None:
@@ -264,6 +272,11 @@ def test_a_secret_in_a_sentence_with_an_escaped_quote_between_its_letters_is_red
         "the password doesn\\u0027t expire",
         "The password is John\\u0027s",
         "The password is mom&#39;s birthday",
+        "the password isn't here",
+        "John's password was reset",
+        "The password is John's",
+        "the password is O'Reilly",
+        "the token is don't-know",
     ],
 )
 def test_a_words_escaped_apostrophe_after_password_is_prose(written: str) -> None:
