@@ -684,6 +684,13 @@ SECRETS: list[Secret] = [
     Secret(
         "xml-password-escaped", "secret", _join("Zk9Html", "XmlPass44"), "&lt;password&gt;{secret}&lt;/password&gt;"
     ),
+    # HTML escaped twice (a page's source showing an escaped config) (secrets45).
+    Secret(
+        "html-escaped-twice",
+        "secret",
+        _join("Tw1ceHtml", "Esc45"),
+        "GET /login?user=ann&amp;password&amp;#61;{secret}&amp;next=/",
+    ),
     Secret(
         "xml-secret-escaped",
         "secret",

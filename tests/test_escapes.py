@@ -81,6 +81,32 @@ def test_a_secret_after_a_separator_escaped_twice_is_redacted(wrap: str) -> None
         assert out == wrap.format("[redacted:secret]"), out
 
 
+#: HTML escaped twice, as a page's source shows an escaped config: an ``&`` reference and the one it starts.
+HTML_ESCAPED_TWICE = [
+    "GET /login?user=ann&amp;password&amp;#61;{}&amp;next=/",
+    "&amp;lt;password&amp;gt;{}&amp;lt;/password&amp;gt;",
+    "&amp;quot;password&amp;quot;: &amp;quot;{}&amp;quot;",
+    "password&#38;#x3D;{} and more",
+]
+
+
+@pytest.mark.parametrize("wrap", HTML_ESCAPED_TWICE)
+def test_a_secret_in_html_escaped_twice_is_redacted(wrap: str) -> None:
+    """``&amp;#61;`` was read as ``&#61;``, no separator, and the secret kept (secrets44's "found and left")."""
+    for out in (redact(wrap.format(SECRET)), as_indexed(wrap.format(SECRET))):
+        assert out == wrap.format("[redacted:secret]"), out
+
+
+def test_html_escaped_twice_is_read_through_two_references_and_no_deeper() -> None:
+    """``&amp;amp;#61;`` reads ``&#61;``: text, not a separator; an ``&amp;`` before no reference is an ``&``."""
+    for kept in (
+        "password&amp;amp;#61;" + SECRET,
+        "Tom &amp;amp; Jerry, AT&amp;T, &amp;copy; 2024, a &amp;&amp; b",
+        "&amp;" * 2000 + "#61;",
+    ):
+        assert redact(kept) == kept and as_indexed(kept) == kept
+
+
 def test_a_url_escape_is_read_twice_and_no_deeper() -> None:
     """``%25`` and a character's two digits are read through both at once, no more: ``%25`` nested two thousand deep
     is read in one pass, as written, and a percent sign in prose stays."""
