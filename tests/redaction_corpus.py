@@ -684,13 +684,15 @@ SECRETS: list[Secret] = [
     Secret(
         "xml-password-escaped", "secret", _join("Zk9Html", "XmlPass44"), "&lt;password&gt;{secret}&lt;/password&gt;"
     ),
-    # HTML escaped twice (a page's source showing an escaped config) (secrets45).
+    # HTML escaped twice (a page's source showing an escaped config), and an escaped opening tag closed as written
+    # (secrets45).
     Secret(
         "html-escaped-twice",
         "secret",
         _join("Tw1ceHtml", "Esc45"),
         "GET /login?user=ann&amp;password&amp;#61;{secret}&amp;next=/",
     ),
+    Secret("xml-half-escaped", "secret", _join("Half", "Esc4ped45"), "&lt;password&gt;{secret}</password>"),
     Secret(
         "xml-secret-escaped",
         "secret",

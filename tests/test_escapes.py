@@ -107,6 +107,15 @@ def test_html_escaped_twice_is_read_through_two_references_and_no_deeper() -> No
         assert redact(kept) == kept and as_indexed(kept) == kept
 
 
+def test_an_escaped_opening_tag_closed_as_written_is_redacted() -> None:
+    """``&lt;password&gt;…</password>``: brackets were read only where an escaped ``<`` had a slash after it."""
+    written = f"pasted: &lt;password&gt;{SECRET}</password> from the page"
+    for out in (redact(written), as_indexed(written)):
+        assert out == "pasted: &lt;password&gt;[redacted:secret]</password> from the page", out
+    kept = "&lt;theme&gt;dark</theme> and &lt;password&gt;${DB_PW}</password>"
+    assert redact(kept) == kept
+
+
 def test_a_url_escape_is_read_twice_and_no_deeper() -> None:
     """``%25`` and a character's two digits are read through both at once, no more: ``%25`` nested two thousand deep
     is read in one pass, as written, and a percent sign in prose stays."""
