@@ -1073,7 +1073,7 @@ _SETTING_NAME = r"(?P<name>(?=[\w.:-]{0,96}?(?i:pass|pw|secret|token|key))[\w.:-
 _SETTING_QUOTED = r"(?P<q>\\\"|[\"'])(?P<value>(?:(?!(?P=q))(?:\\.|[^\n\\]))*)(?P=q)"
 #: Another quoted field between the name and the value (``description="…"``, ``"type": "…"``), and what joins them;
 #: not another setting's name (a list of settings one a line, the first without a value).
-_SETTING_JOINT = r"[ \t]*,?\s*"
+_SETTING_JOINT = r"\s*(?:,\s*)?"
 _SETTING_OTHERS = rf"(?:(?!(?P=kq)(?i:key|name|parameterkey)(?P=kq)[ \t]*[=:])(?P=kq)[\w.:-]+(?P=kq){_SETTING_SIGN}(?P=nq)[^\"'\\\n]{{0,200}}(?P=nq){_SETTING_JOINT}){{0,4}}?"
 _KEY_VALUE = (
     rf"{_SETTING_NAME_WORD}(?P<kq>\\\"|[\"']|){_SETTING_SIGN}(?P<nq>\\\"|[\"']){_SETTING_NAME}(?P=nq){_SETTING_JOINT}"
@@ -1082,7 +1082,7 @@ _KEY_VALUE = (
 #: The same, its value given first (``<add value="…" key="ApiKey"/>``, ``{"value": "…", "name": "DB_PASSWORD"}``), on
 #: one line: a list of settings one a line (``name: "Theme", value: "dark"`` then ``Key: "ApiKey", …``) is no such
 #: pair across its lines.
-_VALUE_KEY_JOINT = r"[ \t]*,?[ \t]*"
+_VALUE_KEY_JOINT = r"[ \t]*(?:,[ \t]*)?"
 _VALUE_KEY = (
     rf"[VvP](?i:alue|arameterValue)(?P<kq>\\\"|[\"']|){_SETTING_SIGN}{_SETTING_QUOTED}{_VALUE_KEY_JOINT}"
     rf"(?:(?P=kq)[\w.:-]+(?P=kq){_SETTING_SIGN}(?P=q)[^\"'\\\n]{{0,200}}(?P=q){_VALUE_KEY_JOINT}){{0,4}}?"
@@ -1741,13 +1741,22 @@ def _before_a_quote(value: str) -> str:
     there their first letters kept them (review44e M3, review44g L3). A word's apostrophe (``isn&#39;t``,
     ``John\\u0027s``, ``John's``) cuts: "Your password isn't strong", "The password is John's" are prose."""
     spans = sorted([*((start, end) for start, end, _ in escapes(value, _QUOTES.__contains__)), *_apostrophes(value)])
-    for n, (start, end) in enumerate(spans):
-        later = spans[n + 1 :]  # (the text between this quote and the next, and after the last)
-        gaps = zip([end, *(after for _, after in later)], [*(at for at, _ in later), len(value)], strict=True)
-        goes_on = any(char.isalnum() for gap_start, gap_end in gaps for char in value[gap_start:gap_end])
-        if start == 0 or not goes_on or _a_words_apostrophe(value[:start], value[end:]):
+    for (start, end), goes_on in zip(spans, _letters_after(value, spans), strict=True):
+        if start == 0 or not goes_on or _a_words_apostrophe(value, start, end):
             return value[:start]
     return value
+
+
+def _letters_after(value: str, spans: list[tuple[int, int]]) -> list[bool]:
+    """For each quote of ``spans`` (in order), whether a letter or a digit follows it in ``value``, the quotes after it
+    aside: read once, from the end (a value of many quotes was read again for each)."""
+    found: list[bool] = []
+    after, later = False, len(value)
+    for start, end in reversed(spans):
+        after = after or any(char.isalnum() for char in value[end:later])
+        found.append(after)
+        later = start
+    return found[::-1]
 
 
 def _apostrophes(value: str) -> list[tuple[int, int]]:
@@ -1765,15 +1774,20 @@ def _apostrophes(value: str) -> list[tuple[int, int]]:
 _APOSTROPHE_ENDINGS = frozenset(["t", "s", "re", "ve", "ll", "d", "m"])
 
 
-def _a_words_apostrophe(before: str, after: str) -> bool:
-    """Whether a quote between ``before`` and ``after`` is a word's apostrophe: letters alone before it, back to a
-    blank or a sign, and one of ``_APOSTROPHE_ENDINGS`` after it, ending there (review44g M1)."""
-    letters = next((n for n, char in enumerate(after) if not char.isalpha()), len(after))
-    word = before[
-        len(before) - next((n for n, char in enumerate(reversed(before)) if not char.isalnum()), len(before)) :
-    ]
+def _a_words_apostrophe(value: str, start: int, end: int) -> bool:
+    """Whether the quote from ``start`` to ``end`` of ``value`` is a word's apostrophe: letters alone before it, back
+    to a blank or a sign, and one of ``_APOSTROPHE_ENDINGS`` after it, ending there (review44g M1). Only the words
+    beside it are read: a value of many quotes was copied whole for each."""
+    letters = end
+    while letters < len(value) and value[letters].isalpha():
+        letters += 1
+    word = start
+    while word > 0 and value[word - 1].isalnum():
+        word -= 1
     return (
-        after[:letters].lower() in _APOSTROPHE_ENDINGS and not after[letters : letters + 1].isdigit() and word.isalpha()
+        value[end:letters].lower() in _APOSTROPHE_ENDINGS
+        and not value[letters : letters + 1].isdigit()
+        and value[word:start].isalpha()
     )
 
 
