@@ -67,7 +67,9 @@ def escape_at(text: str, at: int, named: Callable[[str], str | None] = NAMED_ENT
     A URL escaped twice, ``%25`` and the ``XX`` of an ASCII character (``%253D`` is ``=``: a query string put in
     another, a redirect's ``next=``), is read through both at once, and no deeper (``%25253D`` reads ``%3D``): a
     secret's name and value in one kept them as one word (trial44 F1), and reading on until no escape is left is
-    what let nested ``&amp;amp;…`` reach the recursion limit (c4ce44a). ``100%25`` is ``100%``."""
+    what let nested ``&amp;amp;…`` reach the recursion limit (c4ce44a). ``100%25`` is ``100%``. So is HTML escaped
+    twice, an ``&`` reference and the one it starts (``&amp;#61;`` and ``&amp;quot;`` are ``=`` and ``"``; ``&amp;amp;#61;``
+    reads ``&#61;``), a page's source showing an escaped config."""
     char = text[at]
     if char == "%":
         code = _hex_run(text, at + 1, 2)
@@ -77,6 +79,15 @@ def escape_at(text: str, at: int, named: Callable[[str], str | None] = NAMED_ENT
     if char == "\\":
         width = {"u": 4, "x": 2, "U": 8}.get(text[at + 1 : at + 2])
         return _as_char(_hex_run(text, at + 2, width), at + 2 + width) if width else None
+    read = _reference_at(text, at, named)
+    if read is not None and read[0] == "&" and (inner := _reference_at(text, read[1] - 1, named)) is not None:
+        return inner
+    return read
+
+
+def _reference_at(text: str, at: int, named: Callable[[str], str | None]) -> tuple[str, int] | None:
+    """The character HTML's reference at ``at`` stands for and where it ends (``escape_at``), ``text[at]`` read as
+    its ``&`` whatever it is: the ``;`` of an ``&amp;`` that starts a second one."""
     if text[at + 1 : at + 2] == "#":
         hexadecimal = text[at + 2 : at + 3] in ("x", "X")
         first = end = at + 3 if hexadecimal else at + 2

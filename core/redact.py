@@ -1057,14 +1057,54 @@ _SQL = r"(?:[Ii\u0130\u0131](?i:dentified\s+by)|[Ww](?i:ith\s+(?:encrypted\s+)?p
 _XML = rf"<(?P<tag>(?i:[\w.-]*{_NOUNS}))>(?P<value>[^<\s]+)</(?P=tag)>"
 #: A setting whose name is given as a value, then its value: a .NET ``web.config``'s ``<add key="ApiKey"
 #: value="…"/>``, Spring's and Ant's ``<property name="password" value="…"/>``, a JSON list of ``{"name":
-#: "DB_PASSWORD", "value": "…"}`` (a container's environment), and that pair as YAML or a JavaScript object spells
-#: it (``name: "DB_PASSWORD", value: "…"``). The name's word first, a class (the engine skips to
-#: its letters); whether it is a word of its own is asked after (``_key_value``). A name holding none of the nouns
-#: every secret's name holds (``secret_key``) fails the pattern: a config's hundreds of settings call on no check.
+#: "DB_PASSWORD", "value": "…"}`` (a container's environment; escaped inside a JSON string too, as ``aws ecs
+#: register-task-definition --cli-input-json "{\\"name\\": …}"`` takes it), CloudFormation's ``{"ParameterKey":
+#: "DBPassword", "ParameterValue": "…"}``, and that pair as YAML or a JavaScript object spells it (``name:
+#: "DB_PASSWORD", value: "…"``); blanks around the sign, and up to four other quoted fields between the two
+#: (``<add key="ApiKey" description="…" value="…"/>``). The name's word first, a class (the engine skips to its
+#: letters: ``arameterKey`` is CloudFormation's); whether it is a word of its own is asked after (``_key_value``). A
+#: name holding none of the nouns every secret's name holds (``secret_key``) fails the pattern: a config's hundreds
+#: of settings call on no check.
+_SETTING_NAME_WORD = r"[KkNnP](?i:ey|ame|arameterKey)"
+_SETTING_VALUE_WORD = r"(?:Parameter)?(?i:value)"
+_SETTING_SIGN = r"[ \t]*[=:][ \t]*"
+_SETTING_NAME = r"(?P<name>(?=[\w.:-]{0,96}?(?i:pass|pw|secret|token|key))[\w.:-]{1,100})"
+#: A quoted value, up to its closing quote (``\\"`` inside a JSON string's JSON).
+_SETTING_QUOTED = r"(?P<q>\\\"|[\"'])(?P<value>(?:(?!(?P=q))(?:\\.|[^\n\\]))*)(?P=q)"
+#: Another quoted field between the name and the value (``description="…"``, ``"type": "…"``), and what joins them;
+#: not another setting's name (a list of settings one a line, the first without a value).
+_SETTING_JOINT = r"\s*(?:,\s*)?"
+_SETTING_OTHERS = rf"(?:(?!(?P=kq)(?i:key|name|parameterkey)(?P=kq)[ \t]*[=:])(?P=kq)[\w.:-]+(?P=kq){_SETTING_SIGN}(?P=nq)[^\"'\\\n]{{0,200}}(?P=nq){_SETTING_JOINT}){{0,4}}?"
 _KEY_VALUE = (
-    r"[KkNn](?i:ey|ame)(?P<kq>[\"']?)[ \t]*[=:][ \t]*(?P<nq>[\"'])"
-    r"(?P<name>(?=[\w.:-]{0,96}?(?i:pass|pw|secret|token|key))[\w.:-]{1,100})(?P=nq)"
-    r"[ \t]*,?\s*(?P=kq)(?i:value)(?P=kq)[ \t]*[=:][ \t]*(?P<q>[\"'])(?P<value>(?:\\.|(?!(?P=q))[^\n\\])*)(?P=q)"
+    rf"{_SETTING_NAME_WORD}(?P<kq>\\\"|[\"']|){_SETTING_SIGN}(?P<nq>\\\"|[\"']){_SETTING_NAME}(?P=nq){_SETTING_JOINT}"
+    rf"{_SETTING_OTHERS}(?P=kq){_SETTING_VALUE_WORD}(?P=kq){_SETTING_SIGN}{_SETTING_QUOTED}"
+)
+#: The same, its value given first (``<add value="…" key="ApiKey"/>``, ``{"value": "…", "name": "DB_PASSWORD"}``), on
+#: one line: a list of settings one a line (``name: "Theme", value: "dark"`` then ``Key: "ApiKey", …``) is no such
+#: pair across its lines.
+_VALUE_KEY_JOINT = r"[ \t]*(?:,[ \t]*)?"
+_VALUE_KEY = (
+    rf"[VvP](?i:alue|arameterValue)(?P<kq>\\\"|[\"']|){_SETTING_SIGN}{_SETTING_QUOTED}{_VALUE_KEY_JOINT}"
+    rf"(?:(?P=kq)[\w.:-]+(?P=kq){_SETTING_SIGN}(?P=q)[^\"'\\\n]{{0,200}}(?P=q){_VALUE_KEY_JOINT}){{0,4}}?"
+    rf"(?P=kq){_SETTING_NAME_WORD}(?P=kq){_SETTING_SIGN}(?P<nq>(?P=q)){_SETTING_NAME}(?P=nq)"
+)
+#: The same as two YAML keys, on a line each (a Kubernetes container's ``- name: DB_PASSWORD`` then ``value: …``,
+#: CloudFormation's ``- ParameterKey: DBPassword`` then ``ParameterValue: …``), quoted or not; ``valueFrom:`` gives
+#: none. An unquoted value is one word that ends its line (a comment may follow it). It starts at the colon after the
+#: name's word (``_key_value_lines``): the engine skips to each colon, not to each ``n`` and ``k`` (a seventh of the
+#: time on code); looked for where that word, its colon and a blank are: a value's ``value: `` is in errors too
+#: (Rust's ``borrow of moved value: `x```).
+_KEY_VALUE_LINES = (
+    r":(?:(?<=[Nn]ame:)|(?<=[Kk]ey:)) [ \t]*(?P<nq>[\"']?)" + _SETTING_NAME + r"(?P=nq)[ \t]*\r?\n[ \t]*"
+    rf"{_SETTING_VALUE_WORD}:[ \t]+"
+    r"(?P<q>[\"'])?(?P<value>(?(q)(?:(?!(?P=q))[^\n\\]|\\.)*|[^\s\"'#|>][^\s]*))(?(q)(?P=q))[ \t]*(?:#[^\n]*)?(?=\r?\n|\Z)"
+)
+#: The words ``_KEY_VALUE_LINES`` finds before its colon, the longest first.
+_LINE_NAME_WORDS = ("parameterkey", "name", "key")
+#: What a setting's value word holds, with the sign or the quote after it (``_KEY_VALUE``, ``_VALUE_KEY``).
+_SETTING_NEEDLES = (
+    *("value=", 'value"', "value'", 'value\\"', 'value = "', "value = '"),
+    *('value: "', "value: '", 'value:"', "value:'"),
 )
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
@@ -1448,16 +1488,30 @@ def _tagged(match: re.Match[str]) -> str:
 
 
 def _key_value(match: re.Match[str]) -> str:
-    """The match with its value redacted when the name given before it says secret (``secret_key``, as a
-    ``name=value`` is read) and the value is a literal (``_quoted_secret``): ``<add key="Theme" value="dark"/>`` and
-    ``value="${DB_PASSWORD}"`` stay. The name's word is a word of its own (``monkey="…"`` is no key), a quoted one
-    inside its quotes."""
-    text, start, quote = match.string, match.start(), match.group("kq")
-    before = text[start - 1 : start]
+    """The match of a setting's name and value with its value redacted (``_setting``), from its first word."""
+    return _setting(match, match.start(), match.group("kq"))
+
+
+def _key_value_lines(match: re.Match[str]) -> str:
+    """``_key_value`` of a match that starts at the colon after the name's word (``_KEY_VALUE_LINES``)."""
+    text, colon = match.string, match.start()
+    word = next(word for word in _LINE_NAME_WORDS if text[max(0, colon - len(word)) : colon].lower() == word)
+    return _setting(match, colon - len(word), "")
+
+
+def _setting(match: re.Match[str], start: int, quote: str) -> str:
+    """The match with its value redacted when the name given beside it says secret (``secret_key``, as a
+    ``name=value`` is read) and the value is a literal (``_quoted_secret``; one unquoted, ``_bare_literal``, as a
+    configuration line's): ``<add key="Theme" value="dark"/>`` and ``value="${DB_PASSWORD}"`` stay. Its first word,
+    from ``start``, is a word of its own (``monkey="…"`` is no key), a quoted one (``quote``) inside its quotes."""
+    text = match.string
+    before = text[max(0, start - len(quote)) : start] if quote else text[start - 1 : start]
     if (before != quote) if quote else (before != "" and (before.isalnum() or before in "_.-")):
         return match.group(0)
     name, value = match.group("name"), match.group("value")
-    if not secret_key(name) or not _quoted_secret(value, name):
+    if not secret_key(name):
+        return match.group(0)
+    if not (_quoted_secret(value, name) if match.group("q") else _bare_literal(value, name, config_line=True)):
         return match.group(0)
     return _marked(match, "value", "[redacted:secret]")
 
@@ -1503,12 +1557,9 @@ def _assignments(text: str) -> str:
 _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLAG, ("--",), replace=_flag),
     Rule("secret", _XML, ("</",), replace=_tagged),
-    Rule(
-        "secret",
-        _KEY_VALUE,
-        ("value=", 'value"', "value'", 'value: "', "value: '", 'value:"', "value:'"),
-        replace=_key_value,
-    ),
+    Rule("secret", _KEY_VALUE, _SETTING_NEEDLES, replace=_key_value),
+    Rule("secret", _VALUE_KEY, _SETTING_NEEDLES, replace=_key_value),
+    Rule("secret", _KEY_VALUE_LINES, ("name: ", "key: "), replace=_key_value_lines),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
@@ -1553,7 +1604,7 @@ _SENTENCE_SECRET = Lazy(
     rf"{_SENTENCE_NOUN}(?:{_SENTENCE_LINK})"  # the admin password is …; password for prod db: …; (use) passphrase …
     rf"|log(?: ?in|ged +in|ging +in) +(?:with|as|using) +[\w.@+-]+:(?!/)"  # login with admin:…
     rf"|cred(?:ential)?s +(?:are|were|is) +[\w.@+-]+:(?!/)"  # credentials are admin:…
-    rf")\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+)(?P=quote)",
+    rf")\(?(?P<quote>[\"'`]?)(?P<value>[^\s\"'`]+(?:'[^\s\"'`]+)*)(?P=quote)",
 )
 #: The verb a noun given its value alone comes after ("use passphrase …", "enter the admin password …").
 _VERB_BEFORE = Lazy(
@@ -1587,7 +1638,7 @@ def _sentences(text: str) -> str:
         start, end = match.span("value")
         if match.start() < last:  # (inside the value of the one before)
             continue
-        kept = _before_an_escaped_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_a_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         password = lowered.startswith(_PASSWORD_NAMES, match.start())
         if not _a_verb_gives_it(lowered, match, kept, password):
             continue
@@ -1638,7 +1689,7 @@ def _listed_values(text: str, lowered: str, last: int, parts: list[str], passwor
     noun is a password's own name, ``_looks_made``.)"""
     while (match := _LISTED_VALUE.match(lowered, last)) is not None:
         start, end = match.span("value")
-        kept = _before_an_escaped_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
+        kept = _before_a_quote(text[start:end]).rstrip(_AFTER_A_VALUE)
         if not _looks_made(kept.rstrip("!?"), password):
             break
         parts += (text[last:start], "[redacted:secret]")
@@ -1681,17 +1732,41 @@ def _matches_from(
 _QUOTES = frozenset("\"'")
 
 
-def _before_an_escaped_quote(value: str) -> str:
-    """``value`` up to the first escaped quote in it (a page's ``&quot;Password is correct.&quot;``): one ends a value,
-    as a quote would. Every spelling the one escape reader reads (``escapes``: ``&#x22;``, ``&QUOT;``, ``\\u0022``),
-    not a list of four beside it: ``&#x22;…&#x22;`` left the marker a stray ``;`` (review44a L3). One that opens the
-    value or ends it (the text's end, a blank or a sign after it), not one between its letters: ``Xk9m\\u0027Pq2Lw7``
-    and ``Tr0%22ub4dor9xQ`` are one made value, and cut there their first letters kept them (review44e M3). A word's
-    apostrophe (``isn&#39;t``, ``John\\u0027s``) cuts as a written one does: "Your password isn't strong" is prose."""
-    for start, end, _ in escapes(value, _QUOTES.__contains__):
-        if start == 0 or not value[end : end + 1].isalnum() or _a_words_apostrophe(value[:start], value[end:]):
+def _before_a_quote(value: str) -> str:
+    """``value`` up to the first quote in it that ends it (a page's ``&quot;Password is correct.&quot;``), as a
+    quote would: every spelling the one escape reader reads (``escapes``: ``&#x22;``, ``&QUOT;``, ``\\u0022``), not
+    a list of four beside it (``&#x22;…&#x22;`` left the marker a stray ``;``: review44a L3), and a written ``'``. One
+    that opens the value or ends it (nothing but signs and quotes after it), not one with letters or digits after it:
+    ``Xk9m\\u0027Pq2Lw7``, ``Xk9m\\u0027-Pq2Lw7``, ``Xk9m'Pq2Lw7`` and ``Tr0%22ub4dor9xQ`` are one made value, and cut
+    there their first letters kept them (review44e M3, review44g L3). A word's apostrophe (``isn&#39;t``,
+    ``John\\u0027s``, ``John's``) cuts: "Your password isn't strong", "The password is John's" are prose."""
+    spans = sorted([*((start, end) for start, end, _ in escapes(value, _QUOTES.__contains__)), *_apostrophes(value)])
+    for (start, end), goes_on in zip(spans, _letters_after(value, spans), strict=True):
+        if start == 0 or not goes_on or _a_words_apostrophe(value, start, end):
             return value[:start]
     return value
+
+
+def _letters_after(value: str, spans: list[tuple[int, int]]) -> list[bool]:
+    """For each quote of ``spans`` (in order), whether a letter or a digit follows it in ``value``, the quotes after it
+    aside: read once, from the end (a value of many quotes was read again for each)."""
+    found: list[bool] = []
+    after, later = False, len(value)
+    for start, end in reversed(spans):
+        after = after or any(char.isalnum() for char in value[end:later])
+        found.append(after)
+        later = start
+    return found[::-1]
+
+
+def _apostrophes(value: str) -> list[tuple[int, int]]:
+    """Where each ``'`` written in ``value`` is, as (start, end)."""
+    spans = []
+    at = value.find("'")
+    while at >= 0:
+        spans.append((at, at + 1))
+        at = value.find("'", at + 1)
+    return spans
 
 
 #: What follows a word's apostrophe: a contraction's end (``isn't``, ``we're``, ``I've``, ``we'll``, ``I'd``, ``I'm``)
@@ -1699,15 +1774,20 @@ def _before_an_escaped_quote(value: str) -> str:
 _APOSTROPHE_ENDINGS = frozenset(["t", "s", "re", "ve", "ll", "d", "m"])
 
 
-def _a_words_apostrophe(before: str, after: str) -> bool:
-    """Whether a quote between ``before`` and ``after`` is a word's apostrophe: letters alone before it, back to a
-    blank or a sign, and one of ``_APOSTROPHE_ENDINGS`` after it, ending there (review44g M1)."""
-    letters = next((n for n, char in enumerate(after) if not char.isalpha()), len(after))
-    word = before[
-        len(before) - next((n for n, char in enumerate(reversed(before)) if not char.isalnum()), len(before)) :
-    ]
+def _a_words_apostrophe(value: str, start: int, end: int) -> bool:
+    """Whether the quote from ``start`` to ``end`` of ``value`` is a word's apostrophe: letters alone before it, back
+    to a blank or a sign, and one of ``_APOSTROPHE_ENDINGS`` after it, ending there (review44g M1). Only the words
+    beside it are read: a value of many quotes was copied whole for each."""
+    letters = end
+    while letters < len(value) and value[letters].isalpha():
+        letters += 1
+    word = start
+    while word > 0 and value[word - 1].isalnum():
+        word -= 1
     return (
-        after[:letters].lower() in _APOSTROPHE_ENDINGS and not after[letters : letters + 1].isdigit() and word.isalpha()
+        value[end:letters].lower() in _APOSTROPHE_ENDINGS
+        and not value[letters : letters + 1].isdigit()
+        and value[word:start].isalpha()
     )
 
 
@@ -1717,8 +1797,9 @@ def _after_a_verb(lowered: str, at: int, verb: Lazy) -> bool:
     return verb.search(lowered, max(0, at - 40), at) is not None
 
 
-#: Signs a made secret holds between its letters; a word, a name, an address or a path is written without them.
-_PLAIN_SIGNS = frozenset("-_.@/")
+#: Signs a made secret holds between its letters; a word, a name, an address or a path is written without them. (A
+#: name's apostrophe too: "the password is O'Reilly" names no made one.)
+_PLAIN_SIGNS = frozenset("-_.@/'")
 
 
 #: What a password's own name starts with ("password", "passphrase", "pw", "pwd"), not a token's or a key's.

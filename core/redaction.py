@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-RULES_VERSION = 17  # (17: escaped brackets, ``key="…" value="…"``, ``%253D``; 16: every escape the hooks read)
+RULES_VERSION = 18  # (18: a setting's other spellings, ``&amp;#61;``, a quote in a made value; 17: escaped brackets)
 
 
 def enabled() -> bool:
@@ -554,8 +554,8 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  ":   |", ":  >", ":  |", ": >", ": |", "://", "</", "> auth", ">auth", "@", "E\t", "ENV", "auth",
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
-                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "value=", 'value"', "value'", 'value: "', "value: '",
-                 'value:"', "value:'")  # fmt: skip
+                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "value=", 'value"', "value'", 'value\\"',
+                 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -687,7 +687,33 @@ def unescaped(text: str) -> tuple[str, list[int]]:
 
 def _closes_an_element(text: str, found: list[tuple[int, int, str]]) -> bool:
     """Whether an escaped ``<`` of ``found`` (``unescaped``'s escapes of ``text``) has a slash after it, as written
-    or escaped (``&lt;/``, ``%3C%2F``)."""
+    or escaped (``&lt;/``, ``%3C%2F``), or opens an element closed as written (``_closed_as_written``)."""
     opened = [end for _, end, character in found if character == "<"]
     slashes = {at for at, _, character in found if character == "/"} if opened else set()
-    return any(text.startswith("/", end) or end in slashes for end in opened)
+    if any(text.startswith("/", end) or end in slashes for end in opened):
+        return True
+    closed = _closed_as_written(text) if opened else set()
+    return bool(closed) and any(_element_name(text, end) in closed for end in opened)
+
+
+def _closed_as_written(text: str) -> set[str]:
+    """The names of the elements ``text`` closes as written (``</password>``) that may name a secret (a noun of
+    ``_NOUN_STEMS`` in them, as ``redact._XML`` asks): ``&lt;password&gt;…</password>`` was kept. Not any written
+    ``</``: a page's source escapes the tags it shows among its own (``&lt;b&gt;`` then ``</p>``), and each of its
+    texts would be read twice."""
+    names = set()
+    at = text.find("</")
+    while at >= 0:
+        name = _element_name(text, at + 2)
+        if any(stem in name.lower() for stem in _NOUN_STEMS):
+            names.add(name)
+        at = text.find("</", at + 2)
+    return names
+
+
+def _element_name(text: str, at: int) -> str:
+    """The name of the element that starts at ``at`` of ``text`` (after its ``<`` or ``</``)."""
+    end = at
+    while end < len(text) and (text[end].isalnum() or text[end] in "_.-"):
+        end += 1
+    return text[at:end]

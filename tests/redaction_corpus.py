@@ -684,6 +684,15 @@ SECRETS: list[Secret] = [
     Secret(
         "xml-password-escaped", "secret", _join("Zk9Html", "XmlPass44"), "&lt;password&gt;{secret}&lt;/password&gt;"
     ),
+    # HTML escaped twice (a page's source showing an escaped config), and an escaped opening tag closed as written
+    # (secrets45).
+    Secret(
+        "html-escaped-twice",
+        "secret",
+        _join("Tw1ceHtml", "Esc45"),
+        "GET /login?user=ann&amp;password&amp;#61;{secret}&amp;next=/",
+    ),
+    Secret("xml-half-escaped", "secret", _join("Half", "Esc4ped45"), "&lt;password&gt;{secret}</password>"),
     Secret(
         "xml-secret-escaped",
         "secret",
@@ -704,6 +713,40 @@ SECRETS: list[Secret] = [
     # The same pair as YAML or a JavaScript object spells it (fix44e's "still open").
     Secret("key-value-yaml", "secret", _join("Yam1", "KeyVal44"), 'Key: "DB_PASSWORD", value: "{secret}"'),
     Secret("name-value-object", "secret", _join("J5obj", "NameVal44"), '{{ name: "DB_PASSWORD", value: "{secret}" }}'),
+    # The pair's other spellings (secrets45): a Kubernetes container's env list as YAML, the value first, blanks
+    # around the sign, another attribute between, CloudFormation's parameters, and the JSON escaped in a JSON string.
+    Secret(
+        "env-list-yaml",
+        "secret",
+        _join("K8s", "Yaml45env"),
+        "env:\n  - name: DB_PASSWORD\n    value: {secret}\n  - name: LOG_LEVEL\n    value: debug\n",
+    ),
+    Secret("web-config-value-first", "secret", _join("Val1st", "Cfg45"), '<add value="{secret}" key="ApiKey"/>'),
+    Secret("web-config-spaced", "secret", _join("Spac3d", "Cfg45"), '<add key = "ApiKey" value = "{secret}" />'),
+    Secret(
+        "web-config-attribute-between",
+        "secret",
+        _join("Betw33n", "Cfg45"),
+        '<add key="ApiKey" description="the payments key" value="{secret}"/>',
+    ),
+    Secret(
+        "cloudformation-json",
+        "secret",
+        _join("CfnJs0n", "Param45"),
+        '[{{"ParameterKey": "DBPassword", "ParameterValue": "{secret}"}}]',
+    ),
+    Secret(
+        "cloudformation-yaml",
+        "secret",
+        _join("CfnYam1", "Param45"),
+        "Parameters:\n  - ParameterKey: DBPassword\n    ParameterValue: {secret}\n",
+    ),
+    Secret(
+        "env-name-value-in-a-json-string",
+        "secret",
+        _join("Js0nIn", "Js0n45"),
+        'aws ecs register-task-definition --cli-input-json "{{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"{secret}\\"}}"',
+    ),
     # A query string put in another (a redirect's ``next=``), its separators escaped twice.
     Secret(
         "url-escaped-twice",
@@ -891,6 +934,9 @@ SECRETS: list[Secret] = [
     Secret("sentence-password-for", "secret", _join("Qz8#", "mw3!Tv"), "password for prod db: {secret}"),
     Secret("sentence-pw", "secret", _join("hunter7", "hunter7"), "the root pw was {secret}."),
     Secret("sentence-passphrase", "secret", _join("Lp4$", "nx7&Rw"), "use passphrase {secret} to unlock the key"),
+    # A quote inside a made password, written or escaped, and a sign after it (review44g L3).
+    Secret("sentence-apostrophe", "secret", _join("Xk9m'", "Pq2Lw7zR"), "the password is {secret} for the db"),
+    Secret("sentence-escaped-apostrophe", "secret", _join("Xk9m\\u0027", "-Pq2Lw7zR"), "the password is {secret} end"),
     Secret("sentence-login", "secret", _join("Xy7kq9", "Lm2024"), "login with admin:{secret}"),
     # A secret named in another language (trialI's F7), or given as a pair.
     Secret("sentence-french", "secret", _join("Kx9#", "mPq2Lw"), "le mot de passe de la base est {secret}"),

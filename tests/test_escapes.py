@@ -81,6 +81,41 @@ def test_a_secret_after_a_separator_escaped_twice_is_redacted(wrap: str) -> None
         assert out == wrap.format("[redacted:secret]"), out
 
 
+#: HTML escaped twice, as a page's source shows an escaped config: an ``&`` reference and the one it starts.
+HTML_ESCAPED_TWICE = [
+    "GET /login?user=ann&amp;password&amp;#61;{}&amp;next=/",
+    "&amp;lt;password&amp;gt;{}&amp;lt;/password&amp;gt;",
+    "&amp;quot;password&amp;quot;: &amp;quot;{}&amp;quot;",
+    "password&#38;#x3D;{} and more",
+]
+
+
+@pytest.mark.parametrize("wrap", HTML_ESCAPED_TWICE)
+def test_a_secret_in_html_escaped_twice_is_redacted(wrap: str) -> None:
+    """``&amp;#61;`` was read as ``&#61;``, no separator, and the secret kept (secrets44's "found and left")."""
+    for out in (redact(wrap.format(SECRET)), as_indexed(wrap.format(SECRET))):
+        assert out == wrap.format("[redacted:secret]"), out
+
+
+def test_html_escaped_twice_is_read_through_two_references_and_no_deeper() -> None:
+    """``&amp;amp;#61;`` reads ``&#61;``: text, not a separator; an ``&amp;`` before no reference is an ``&``."""
+    for kept in (
+        "password&amp;amp;#61;" + SECRET,
+        "Tom &amp;amp; Jerry, AT&amp;T, &amp;copy; 2024, a &amp;&amp; b",
+        "&amp;" * 2000 + "#61;",
+    ):
+        assert redact(kept) == kept and as_indexed(kept) == kept
+
+
+def test_an_escaped_opening_tag_closed_as_written_is_redacted() -> None:
+    """``&lt;password&gt;…</password>``: brackets were read only where an escaped ``<`` had a slash after it."""
+    written = f"pasted: &lt;password&gt;{SECRET}</password> from the page"
+    for out in (redact(written), as_indexed(written)):
+        assert out == "pasted: &lt;password&gt;[redacted:secret]</password> from the page", out
+    kept = "&lt;theme&gt;dark</theme> and &lt;password&gt;${DB_PW}</password>"
+    assert redact(kept) == kept
+
+
 def test_a_url_escape_is_read_twice_and_no_deeper() -> None:
     """``%25`` and a character's two digits are read through both at once, no more: ``%25`` nested two thousand deep
     is read in one pass, as written, and a percent sign in prose stays."""
@@ -246,6 +281,14 @@ def test_a_secret_quoted_in_a_sentence_keeps_its_quotes(quote: str) -> None:
         ("The password is Tr0%22ub4dor9xQ.", "The password is [redacted:secret]."),
         ("The password is Tr0ub4dor%27s9xQ.", "The password is [redacted:secret]."),
         ("the token is abc%27def123456789XYZ", "the token is [redacted:secret]"),
+        # A sign after the escaped quote (review44g L3).
+        ("the password is Xk9m\\u0027-Pq2Lw7 end", "the password is [redacted:secret] end"),
+        ("the password is Xk9m%27_Pq2Lw7 end", "the password is [redacted:secret] end"),
+        ("the password is Xk9m&#39;.Pq2Lw7.", "the password is [redacted:secret]."),
+        ("the password is Xk9m%27%27Pq2Lw7", "the password is [redacted:secret]"),
+        # A written one.
+        ("the password is Xk9m'Pq2Lw7", "the password is [redacted:secret]"),
+        ("the password is Xk9m'-Pq2Lw7 for the db", "the password is [redacted:secret] for the db"),
     ],
 )
 def test_a_secret_in_a_sentence_with_an_escaped_quote_between_its_letters_is_redacted(written: str, shown: str) -> None:
@@ -264,6 +307,11 @@ def test_a_secret_in_a_sentence_with_an_escaped_quote_between_its_letters_is_red
         "the password doesn\\u0027t expire",
         "The password is John\\u0027s",
         "The password is mom&#39;s birthday",
+        "the password isn't here",
+        "John's password was reset",
+        "The password is John's",
+        "the password is O'Reilly",
+        "the token is don't-know",
     ],
 )
 def test_a_words_escaped_apostrophe_after_password_is_prose(written: str) -> None:

@@ -1,0 +1,84 @@
+"""A setting whose name and value are two fields (``name``/``key`` and ``value``): every spelling of the pair a
+config, a manifest or a command writes is redacted, as its first (``<add key="ApiKey" value="…"/>``) was; a pair
+naming no secret, or giving no value, stays (secrets45: review44e L2, secrets44's "found and left")."""
+
+from __future__ import annotations
+
+import pytest
+
+from deja.core.redact import redact
+from deja.core.redaction import as_indexed
+
+SECRET = "Xk9mPq2Lw7"
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        # A Kubernetes container's env list: the value on the line after its name, quoted or not.
+        (
+            "env:\n  - name: DB_PASSWORD\n    value: {s}\n  - name: LOG_LEVEL\n    value: debug\n",
+            "env:\n  - name: DB_PASSWORD\n    value: [redacted:secret]\n  - name: LOG_LEVEL\n    value: debug\n",
+        ),
+        (
+            '- name: API_TOKEN\n  value: "{s}"  # rotated\n',
+            '- name: API_TOKEN\n  value: "[redacted:secret]"  # rotated\n',
+        ),
+        # The value first, blanks around the sign, another attribute or field between.
+        ('<add value="{s}" key="ApiKey"/>', '<add value="[redacted:secret]" key="ApiKey"/>'),
+        ('<add key = "ApiKey" value = "{s}"/>', '<add key = "ApiKey" value = "[redacted:secret]"/>'),
+        (
+            '<add key="ApiKey" description="the payments key" value="{s}"/>',
+            '<add key="ApiKey" description="the payments key" value="[redacted:secret]"/>',
+        ),
+        ('{{"value": "{s}", "name": "DB_PASSWORD"}}', '{{"value": "[redacted:secret]", "name": "DB_PASSWORD"}}'),
+        (
+            '{{\n  "name": "DB_PASSWORD",\n  "type": "SecureString",\n  "value": "{s}"\n}}',
+            '{{\n  "name": "DB_PASSWORD",\n  "type": "SecureString",\n  "value": "[redacted:secret]"\n}}',
+        ),
+        # CloudFormation's parameters, as JSON and as YAML.
+        (
+            '[{{"ParameterKey": "DBPassword", "ParameterValue": "{s}"}}]',
+            '[{{"ParameterKey": "DBPassword", "ParameterValue": "[redacted:secret]"}}]',
+        ),
+        (
+            "Parameters:\n  - ParameterKey: DBPassword\n    ParameterValue: {s}\n",
+            "Parameters:\n  - ParameterKey: DBPassword\n    ParameterValue: [redacted:secret]\n",
+        ),
+        # The JSON escaped inside a JSON string, as a command line takes it.
+        (
+            'aws ecs register-task-definition --cli-input-json "{{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"{s}\\"}}"',
+            'aws ecs register-task-definition --cli-input-json "{{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": '
+            '\\"[redacted:secret]\\"}}"',
+        ),
+    ],
+)
+def test_a_settings_value_given_beside_its_secret_name_is_redacted(written: str, shown: str) -> None:
+    """Each was kept whole: only a quoted name then its quoted value, on one line or the next, was read."""
+    for out in (redact(written.format(s=SECRET)), as_indexed(written.format(s=SECRET))):
+        assert out == shown.format(), out
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "env:\n  - name: LOG_LEVEL\n    value: debug\n  - name: PORT\n    value: '8080'\n",
+        "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db\n        key: password\n",
+        "env:\n  - name: DB_PASSWORD\n    value: $(DB_PASSWORD)\n  - name: API_KEY\n    value: ${API_KEY}\n",
+        "- name: DB_PASSWORD\n  value: |\n    from the vault\n",
+        '<add value="dark" key="Theme"/>',
+        '<add key = "Theme" value = "dark"/>',
+        '<add key="ApiKey" description="set by the pipeline" value="${API_KEY}"/>',
+        '[{"ParameterKey": "InstanceType", "ParameterValue": "t3.micro"}]',
+        "- ParameterKey: InstanceType\n  ParameterValue: t3.micro\n",
+        '"{\\"name\\": \\"LOG_LEVEL\\", \\"value\\": \\"debug\\"}"',
+        'name: "Theme", value: "dark"\nKey: "ApiKey", value: "${API_KEY}"',
+        'value: "dark", name: "Theme"\nKey: "ApiKey", value: ""',
+        "cache.set(key='token', value=data)",
+        "error[E0382]: borrow of moved value: `api_key`\nname: token\n",
+    ],
+)
+def test_a_setting_that_names_no_secret_or_gives_no_literal_stays(written: str) -> None:
+    """A setting of a list one a line is not the next one's value, a reference or a block is no literal."""
+    for out in (redact(written), as_indexed(written)):
+        assert out == written, out
