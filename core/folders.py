@@ -104,6 +104,19 @@ def cursor_config_dir() -> str:
 ROOT_VARIABLES = ("CURSOR_CONFIG_DIR", "CURSOR_DATA_DIR", "XDG_CONFIG_HOME")
 
 
+def moving_root_variables() -> list[str]:
+    """Those of ``ROOT_VARIABLES`` this environment sets to another folder than the one they stand for unset
+    (``~/.cursor``; ``~/.config`` for ``XDG_CONFIG_HOME``): one set to its default moves nothing, and doctor told
+    people to start Cursor with it (trial45 F3)."""
+    default = {"XDG_CONFIG_HOME": os.path.join(home(), ".config")}
+    return [
+        name
+        for name in ROOT_VARIABLES
+        if (value := config.folder_variable(name))
+        and real_folder(value) != real_folder(default.get(name, os.path.join(home(), ".cursor")))
+    ]
+
+
 def _root_folder_variable(name: str, environment: bool) -> str:
     return config.folder_variable(name) if environment else ""
 

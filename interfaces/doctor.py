@@ -302,7 +302,7 @@ def _cursor_folders_elsewhere() -> list[Finding]:
     from ..core import folders
 
     here, there = folders.cli_roots(), folders.cli_roots(environment=False)
-    moved = [name for name in folders.ROOT_VARIABLES if os.environ.get(name, "").strip()]
+    moved = folders.moving_root_variables()
     if here == there or not moved:
         return []
     verbs = "is set in this shell and moves" if len(moved) == 1 else "are set in this shell and move"

@@ -99,6 +99,16 @@ def test_doctor_names_both_variables_that_move_the_folders(fake_home: Path) -> N
     ) in " ".join(settings.split())
 
 
+def test_doctor_names_only_the_variables_that_move_the_folders(fake_home: Path) -> None:
+    """``XDG_CONFIG_HOME`` set to its default (``~/.config``) moves nothing: doctor named it beside
+    ``CURSOR_CONFIG_DIR`` and told people to start Cursor with it (trial45 F3)."""
+    env = {**_env(fake_home), "XDG_CONFIG_HOME": str(fake_home / ".config")}
+    settings = " ".join(run_deja("doctor", env=env).stdout.split("\nSettings\n")[1].split("\n\n")[0].split())
+    assert "CURSOR_CONFIG_DIR is set in this shell and moves cursor-agent's folders to " in settings, settings
+    assert "fix: start Cursor from a shell that sets CURSOR_CONFIG_DIR " in settings + " ", settings
+    assert "XDG_CONFIG_HOME" not in settings, settings
+
+
 def _two_copies(home: Path, older: Path, newer: Path) -> None:
     """One chat resumed after cursor-agent's root moved: its old copy stays behind with the first turn only."""
     cwd, chat_id, created = str(home / "proj"), "a6a6a6a6-0000-4000-8000-000000000006", 1_785_060_360_000
