@@ -135,7 +135,16 @@ def _show_the_work_verbs(index: Index, api: Path, folder: Path, keep: bool) -> N
     if not keep:  # (the page names a file the demo's end removes: trial44b F4)
         echo("It goes with the sample when the demo ends: `deja demo --keep` keeps both.")
     echo("Markdown (the default) begins:")
-    echo("\n".join(render(meta, segment.messages(meta), "md").splitlines()[:8]))
+    echo(_markdown_preview(render(meta, segment.messages(meta), "md")))
+
+
+def _markdown_preview(markdown: str) -> str:
+    """A Markdown export's head down to the first line of its first message: eight lines ended on the message's
+    heading, before any of its text (trial45 F4)."""
+    lines = markdown.splitlines()
+    heading = next((n for n, line in enumerate(lines) if line.startswith("## ")), len(lines))
+    text = next((n for n in range(heading + 1, len(lines)) if lines[n].strip()), heading)
+    return "\n".join(lines[: text + 1])
 
 
 def _show_the_hooks(project: str) -> None:

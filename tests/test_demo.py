@@ -77,6 +77,9 @@ def test_demo_shows_the_whole_product_and_leaves_nothing_behind(fake_home: Path)
     page = Path(re.findall(r"^wrote (\S+\.html) \(", export, flags=re.M)[0])
     assert page.is_relative_to(folder), "a page the demo removes (trial44b F4) ..."
     assert "It goes with the sample when the demo ends: `deja demo --keep` keeps both." in export, "... says so"
+    markdown = export.split("Markdown (the default) begins:\n")[1].splitlines()
+    assert markdown[-3].startswith("## user · "), markdown  # (it ended on this heading: trial45 F4)
+    assert markdown[-1] == "Why does the price cache return stale prices after switching the locale?", markdown
 
     for title, injected in HOOK_SECTIONS.items():
         body = next(text for heading, text in shown.items() if heading.startswith(title))
