@@ -636,13 +636,27 @@ class FileUse(Record):
     last: datetime | None = None
 
 
-def topic_files(index: Index, words: str, project: str | None = None, limit: int = 30) -> list[FileUse]:
-    """Which files the sessions matching ``words`` edited or read, most edited first."""
+#: How many of the sessions that match a topic best ``topic_files`` reads the files of.
+TOPIC_SESSIONS = 20
+
+
+def topic_files(
+    index: Index,
+    words: str,
+    project: str | None = None,
+    limit: int = 30,
+    sessions: Callable[[SessionMeta], bool] | None = None,
+) -> list[FileUse]:
+    """Which files the sessions matching ``words`` edited or read, most edited first: the best ``TOPIC_SESSIONS`` of
+    ``project``'s, or, with ``sessions``, of those it accepts (the caller's rule of which are "here": ``how_scope``)."""
     from .search import Filters, search
 
-    result = search(index, words, filters=Filters(project=project), limit=20, snippets=0)
+    pool = TOPIC_SESSIONS if sessions is None else INVOCATION_POOL
+    hits = search(index, words, filters=Filters(project=project), limit=pool, snippets=0).hits
+    by_id = {meta.id: (segment, meta) for segment, _, meta in _sessions(index, {h.session_id for h in hits})}
+    chosen = [by_id[hit.session_id] for hit in hits if sessions is None or sessions(by_id[hit.session_id][1])]
     uses: dict[str, FileUse] = {}
-    for segment, _, meta in _sessions(index, {h.session_id for h in result.hits}):
+    for segment, meta in chosen[:TOPIC_SESSIONS]:
         for message in segment.messages(meta):
             for call in message.tool_calls:
                 touched = filed_paths(call.args, meta.project_dir)  # the last: absolute, as the disk has it

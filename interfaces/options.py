@@ -18,3 +18,4 @@ SourceOption = Annotated[
 SinceOption = Annotated[
     str | None, typer.Option("--since", metavar="WHEN", help=f"Only sessions updated since: {SINCE_FORMS}.")
 ]
+AllProjectsFlag = Annotated[bool, typer.Option("--all-projects", help="Every project, not just this one.")]

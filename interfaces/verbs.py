@@ -19,7 +19,7 @@ from ..core.keys import readable_path
 from ..core.library import NotFound, find_session, newest_sessions
 from ..core.redaction import echoed
 from .fastpath import echo
-from .options import JsonFlag, ProjectOption
+from .options import AllProjectsFlag, JsonFlag, ProjectOption
 
 if TYPE_CHECKING:
     from ..core.index import Index, Segment, SessionMeta
@@ -62,19 +62,44 @@ def blame_command(
     emit_json(blame_json(found)) if json else echo(blame_text(found))
 
 
-def files_command(words: Words, project: ProjectOption = None, json: JsonFlag = False) -> None:
-    """Which files the work on a topic touched, across sessions."""
+def files_command(
+    words: Words, project: ProjectOption = None, all_projects: AllProjectsFlag = False, json: JsonFlag = False
+) -> None:
+    """Which files the work on a topic touched: this project's (as for `deja how`), or every project's."""
     from ..core.work import topic_files
-    from .cli import emit_json
+    from .cli import emit_json, fail
     from .fastpath import check_project, chosen_project, open_index
     from .work_views import files_json, files_text
 
     query = _words_given(words, "deja files stripe webhooks")
     check_project(project)
+    if project is not None and all_projects:
+        fail("give --project or --all-projects, not both", code=2)
     index = open_index()
     project = chosen_project(index, project)
-    uses = topic_files(index, query, project)
-    emit_json(files_json(query, uses)) if json else echo(files_text(query, uses))
+    here_only = None
+    if project is None and not all_projects:
+        project, here_only = _project_here(index)
+    uses = topic_files(index, query, project, sessions=here_only)
+    if json:
+        emit_json(files_json(query, uses))
+        return
+    echo(files_text(query, uses, project or ""))
+    if not uses and project is not None and not all_projects and topic_files(index, query, None, limit=1):
+        echo("the work on it touched files in other projects: add --all-projects to see them")
+
+
+def _project_here(index: Index) -> tuple[str | None, Callable[[SessionMeta], bool] | None]:
+    """The project ``deja files`` answers for unless told: the current folder's, and which of its sessions ran here,
+    as ``deja how`` counts them (``work.how_scope``); every project (None) from a folder in none. Every project's
+    answer, most edited first, put a file of an unrelated project that one loose word matched above this one's
+    (trial45 F2)."""
+    from ..core.work import how_scope
+
+    here = str(Path(readable_path(os.getcwd())))
+    if not index.nearest_project(here):
+        return None, None
+    return how_scope(index, here)
 
 
 def fix_command(
@@ -109,7 +134,7 @@ def _words_given(words: list[str], example: str) -> str:
 
 def how_command(
     words: Words,
-    all_projects: Annotated[bool, typer.Option("--all-projects", help="Every project, not just this one.")] = False,
+    all_projects: AllProjectsFlag = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many runs.")] = 20,
     json: JsonFlag = False,
 ) -> None:

@@ -144,12 +144,14 @@ def files_json(query: str, uses: list[FileUse]) -> dict[str, Any]:
     }
 
 
-def files_text(query: str, uses: list[FileUse]) -> str:
+def files_text(query: str, uses: list[FileUse], project: str = "") -> str:
     """The files, each with its edits (and reads where any file listed was read: an editor history of code blocks
-    records no read, and printed ``0 reads`` on every line: trial43 F11)."""
+    records no read, and printed ``0 reads`` on every line: trial43 F11); ``project``, when the answer is one
+    project's, is named, as ``how`` names it."""
+    where = f" in {project}" if project else ""
     if not uses:
-        return f"no session about {echoed(query)!r} touched a file"
-    lines = [f"files the work on {echoed(query)!r} touched, most edited first:"]
+        return f"no session about {echoed(query)!r}{where} touched a file"
+    lines = [f"files the work on {echoed(query)!r} touched{where}, most edited first:"]
     any_read = any(use.reads for use in uses)
     for use in uses:
         counts = f"{use.edits} edit{'s' if use.edits != 1 else ''}"

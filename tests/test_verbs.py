@@ -370,13 +370,48 @@ def test_files_lists_what_the_work_on_a_topic_touched(work: Work) -> None:
     assert str(work.limits) in work.deja("files", "limit").stdout
 
 
+def test_files_answers_for_the_project_you_are_in_unless_asked_for_every_one(work: Work) -> None:
+    """Every project's files, most edited first, put a file an unrelated project's chat edited most, matched by one
+    loose word, above this project's (trial45 F2): in a project, as ``deja how``, this one's; ``--all-projects``
+    every one's, as does a folder in no project."""
+    web = work.root / "projects" / "web"
+    tsconfig = str(web / "tsconfig.json")
+    budget: list[Step] = [
+        ("StrReplace", {"path": tsconfig, "old_string": f"{n}mb", "new_string": f"{n + 1}mb"}, None, None)
+        for n in range(4)
+    ]
+    _chat(
+        work.cli_root, web, "c0000000-0000-4000-8000-000000000007", "Ionic build", T0 + timedelta(days=11),
+        [("ng build fails: is there a limit on the bundle size?", "Raised the budget.", budget)],
+    )  # fmt: skip
+    for folder in (work.api, work.limits.parent):
+        listed = work.deja("files", "limit", cwd=folder).stdout.splitlines()
+        assert listed[0] == f"files the work on 'limit' touched in {work.api}, most edited first:", listed
+        assert listed[1].startswith(f"  {work.limits}  (3 edits") and tsconfig not in "\n".join(listed), listed
+    elsewhere = work.root / "elsewhere"
+    elsewhere.mkdir()
+    for every in (work.deja("files", "limit", "--all-projects"), work.deja("files", "limit", cwd=elsewhere)):
+        listed = every.stdout.splitlines()
+        assert listed[0] == "files the work on 'limit' touched, most edited first:", listed
+        assert listed[1].startswith(f"  {tsconfig}  (4 edits") and listed[2].startswith(f"  {work.limits}  "), listed
+    assert work.deja("files", "bundle").stdout == (
+        f"no session about 'bundle' in {work.api} touched a file\n"
+        "the work on it touched files in other projects: add --all-projects to see them\n"
+    )
+    both = work.deja("files", "limit", "--all-projects", "--project", "api")
+    assert (both.returncode, both.stderr) == (2, "deja: give --project or --all-projects, not both\n")
+
+
 def test_files_in_a_project_no_session_ran_in_names_it(work: Work) -> None:
     missing = work.deja("files", "limit", "--project", "apj")
     assert (missing.returncode, missing.stderr) == (
         1,
         "deja: No session of project 'apj' is indexed; did you mean --project api? `deja stats` lists the projects there are.\n",
     )
-    assert work.deja("files", "zeppelin", "--project", "api").stdout == "no session about 'zeppelin' touched a file\n"
+    assert (
+        work.deja("files", "zeppelin", "--project", "api").stdout
+        == "no session about 'zeppelin' in api touched a file\n"
+    )
     assert work.deja("files", "limit", "--project", "").returncode == 2
 
 
