@@ -670,7 +670,8 @@ def unknown_project(
         empty = nothing_indexed()
         return f"No session of project {echoed(project, PATH_CHARS)!r} is indexed; {empty[:1].lower()}{empty[1:]}"
     if above := project_above(index, project):
-        return f"No session ran in {echoed(project, PATH_CHARS)} or below it; its project is {above}: give {give.format(shell=quote(above), python=repr(above))}"
+        here = echoed(project_folder(project) or project, PATH_CHARS)  # (`.` named no folder: trial45 F5)
+        return f"No session ran in {here} or below it; its project is {above}: give {give.format(shell=quote(above), python=repr(above))}"
     folder = project_folder(project)
     gone = folder is not None and not os.path.isdir(folder)
     close = close_projects(index, project) if not folder or gone else []  # (``packages/ap``: a label misspelt)

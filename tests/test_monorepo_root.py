@@ -231,7 +231,7 @@ def test_session_start_in_a_folder_below_a_project_lists_the_projects_sessions(t
     assert "invoice totals round wrong" in text, text
     for verb in (["sessions"], ["search", "pagination"]):  # a filter is kept as given, and named (trial11 F4)
         ran = run_deja(*verb, "--project", ".", cwd=shop / "src")
-        said = f"deja: No session ran in . or below it; its project is {shop}: give --project {shop}\n"
+        said = f"deja: No session ran in {shop / 'src'} or below it; its project is {shop}: give --project {shop}\n"
         assert (ran.returncode, ran.stderr) == (1, said), ran
     elsewhere = {**payload, "conversation_id": "c-other", "workspace_roots": [str(tmp_path / "code" / "new")]}
     (tmp_path / "code" / "new").mkdir()

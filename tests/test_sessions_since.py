@@ -125,11 +125,11 @@ def test_a_period_of_a_folder_below_a_project_names_the_project(fake_home: Path)
     )
     for verb in (["sessions"], ["search", "pagination"]):
         ran = run_deja(*verb, "--project", ".", "--since", "7d", cwd=shop / "src")
-        said = f"deja: No session ran in . or below it; its project is {shop}: give --project {shop}\n"
+        said = f"deja: No session ran in {shop / 'src'} or below it; its project is {shop}: give --project {shop}\n"
         assert (ran.returncode, ran.stderr) == (1, said), verb
     assert _ids("--project", str(shop), "--since", "7d") == [CHATS[0][0]]
     said = run_deja("sessions", "--project", ".", "--source", "cursor-cli", cwd=shop / "src").stderr  # (README: any)
-    assert said == f"deja: No session ran in . or below it; its project is {shop}: give --project {shop}\n"
+    assert said == f"deja: No session ran in {shop / 'src'} or below it; its project is {shop}: give --project {shop}\n"
 
 
 def test_a_period_of_several_words_typed_unquoted_is_told_to_be_quoted(home: Path) -> None:
