@@ -777,7 +777,8 @@ def report_text(report: Report, width: int | None = None) -> str:
     if ide:
         chats, databases = _count(report.editor_chats, "chat"), _count(len(ide), "database")
         size, newest = _size(sum(s.bytes for s in ide)), max((s.newest for s in ide if s.newest), default=None)
-        others = f" (and {report.editor_not_chats} empty drafts or subagent threads)" if report.editor_not_chats else ""
+        not_chats, plural = report.editor_not_chats, "s" if report.editor_not_chats != 1 else ""
+        others = f" (and {not_chats} empty draft{plural} or subagent thread{plural})" if not_chats else ""
         lines.append(f"  editor        {report.ide_root}")
         lines.append(f"                {chats}{others} in {databases}, {size}, last written {when(newest)}")
     else:

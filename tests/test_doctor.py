@@ -116,6 +116,11 @@ def test_the_editors_chat_count_leaves_out_drafts_and_subagent_threads(sample: S
     conn.close()
     out = run_deja("doctor", env=sample.env).stdout
     assert "3 chats (and 2 empty drafts or subagent threads) in 2 databases" in out, out
+    with sqlite3.connect(sample.history.ide_root / "globalStorage" / "state.vscdb") as conn:
+        conn.execute("DELETE FROM cursorDiskKV WHERE key = ?", (composer_key("c-thread"),))
+    conn.close()
+    out = run_deja("doctor", env=sample.env).stdout  # (one: "1 empty drafts" read wrong: trial45 F5)
+    assert "3 chats (and 1 empty draft or subagent thread) in 2 databases" in out, out
 
 
 def test_an_empty_machine_says_what_to_do_and_exits_1(fake_home: Path) -> None:
