@@ -22,7 +22,8 @@ def ago(when: datetime | float | None, now: float | None = None) -> str:
     """``2026-07-26, 3 days ago`` (the date in local time); ``unknown date`` for None or 0 (the index's "no time").
 
     Days are counted between local calendar dates, as the date is written: yesterday evening is "yesterday" this
-    morning, not "today" because fewer than 24 hours have passed.
+    morning, not "today" because fewer than 24 hours have passed. From two weeks back the count is of weeks, months
+    or years, as a person says it: ``748 days ago`` was hard to read beside its date (trial45 F5).
     """
     if not when:
         return "unknown date"
@@ -33,7 +34,19 @@ def ago(when: datetime | float | None, now: float | None = None) -> str:
         return f"{date}, today"
     if days == 1:
         return f"{date}, yesterday"
-    return f"{date}, {days} days ago"
+    return f"{date}, {_days_said(days)} ago"
+
+
+def _days_said(days: int) -> str:
+    """``3 days``, ``2 weeks``, ``5 months``, ``a year``, ``2 years``: ``days`` (2 or more) in the largest unit of
+    which there are at least two, but a year."""
+    if days < 14:
+        return f"{days} days"
+    if days < 60:
+        return f"{days // 7} weeks"
+    if days < 365:
+        return f"{days // 30} months"
+    return "a year" if days < 730 else f"{days // 365} years"
 
 
 def _local_day(seconds: float) -> int:
