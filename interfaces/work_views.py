@@ -12,7 +12,7 @@ from typing import Any
 from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, Step, bare_retry, fixed_by, rerun_differs
 from ..core.index import SessionMeta, in_project
 from ..core.keys import seen_from
-from ..core.lines import cut
+from ..core.lines import cut, one_line
 from ..core.readers.ai_tracking import Attribution
 from ..core.redaction import PATH_CHARS, echoed, repeated
 from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
@@ -325,7 +325,7 @@ def wip_text(d: Digest, where: str = "here", folder: str = "", command_chars: in
     lines = [
         f"last session {where}: {meta.title or meta.asked}  "
         f"({elsewhere(meta.project_dir, folder)}{when(meta.updated)}, deja show {meta.id})",
-        f"task: {_cut(' '.join(d.task.split()), 300)}{began(d, 100, '  ')}",
+        f"task: {first_line(d.task, 300)}{began(d, 100, '  ')}",
     ]
     if not meta.messages and meta.source == "cursor-ide":
         lines.append(KEPT_ELSEWHERE)
@@ -350,7 +350,17 @@ def began(d: Digest, chars: int, gap: str) -> str:
     if d.resumed is None:
         return ""
     date = d.session.started.astimezone().strftime("%Y-%m-%d") if d.session.started else "earlier"
-    return f"{gap}(chat began {date}: {_cut(' '.join(d.goal.split()), chars)})"
+    return f"{gap}(chat began {date}: {first_line(d.goal, chars)})"
+
+
+def first_line(ask: str, chars: int) -> str:
+    """The first line of ``ask`` that is not a code fence, cut between words to ``chars``, ending in ``…`` where more
+    of the ask follows: a whole pasted config or ``.env`` flattened onto one line read as noise (trial45 F5)."""
+    lines = [line for line in ask.splitlines() if line.strip() and not line.lstrip().startswith(("```", "~~~"))]
+    if not lines:
+        return ""
+    shown = one_line(lines[0], chars, words=True)
+    return shown if len(lines) == 1 or shown.endswith("…") else f"{shown} …"
 
 
 def ctx_markdown(d: Digest, budget: int) -> str:

@@ -24,13 +24,13 @@ AGAIN = "the concurrent reserve test is flaky again after the payments split"
 SETTLED = "The payments fixture shares a session again; it is per test now."
 
 
-def _chat(home: Path, gap: timedelta) -> Path:
+def _chat(home: Path, gap: timedelta, first: str = FIRST) -> Path:
     """The chat: its first ask and answer, then ``gap`` after that answer a second ask, an answer and a follow-up."""
     project = home / "code" / "shop-api"
     project.mkdir(parents=True)
     asked = TODAY - gap
     records = [
-        user_turn(FIRST, asked - timedelta(minutes=20)),
+        user_turn(first, asked - timedelta(minutes=20)),
         assistant_turn("It was the new payments fixture sharing a session."),
         turn_ended(),
         user_turn(AGAIN, TODAY),
@@ -74,3 +74,21 @@ def test_a_chat_continued_within_the_hour_keeps_its_first_ask_as_the_task(fake_h
     assert "chat began" not in wip.stdout, wip.stdout
     data = json.loads(run_deja("wip", "--json", cwd=project).stdout)
     assert (data["goal"], data["task"], data["resumed"]) == (FIRST, FIRST, None), data
+
+
+def test_an_ask_with_a_pasted_config_is_given_by_its_first_line(fake_home: Path) -> None:
+    """A first ask that pasted a config was flattened whole onto ``task:`` and ``(chat began …: …)`` (trial45 F5)."""
+    pasted = "deploy fails, config below\n```yaml\ndatabase:\n  host: db.internal\n  pool: 5\n```\nand the worker too"
+    project = _chat(fake_home, TODAY - BEGAN, pasted)
+    began = BEGAN.astimezone() - timedelta(minutes=20)
+    wip = run_deja("wip", cwd=project).stdout
+    assert f"task: {AGAIN}  (chat began {began:%Y-%m-%d}: deploy fails, config below …)\n" in wip, wip
+    ctx = run_deja("ctx", CHAT).stdout
+    assert f"## Goal\n{AGAIN}\n\n(chat began {began:%Y-%m-%d}: deploy fails, config below …)\n" in ctx, ctx
+    assert json.loads(run_deja("wip", "--json", cwd=project).stdout)["goal"] == pasted  # (JSON keeps it whole)
+
+
+def test_a_long_first_line_is_cut_between_words(fake_home: Path) -> None:
+    project = _chat(fake_home, timedelta(minutes=40), "why " * 70 + "does the reserve test fail")
+    task = next(line for line in run_deja("wip", cwd=project).stdout.splitlines() if line.startswith("task: "))
+    assert task == "task: " + "why " * 70 + "does the reserve…", task  # (not "te…")
