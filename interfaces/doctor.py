@@ -305,10 +305,11 @@ def _cursor_folders_elsewhere() -> list[Finding]:
     moved = folders.moving_root_variables()
     if here == there or not moved:
         return []
-    verbs = "is set in this shell and moves" if len(moved) == 1 else "are set in this shell and move"
+    one = len(moved) == 1
+    verbs = "is set in this shell and moves" if one else "are set in this shell and move"
     message = (
-        f"{' and '.join(moved)} {verbs} cursor-agent's folders to {', '.join(here)}; Cursor's hooks "
-        f"and MCP server read {', '.join(there)} instead unless Cursor is started with the same variables"
+        f"{' and '.join(moved)} {verbs} cursor-agent's folders to {', '.join(here)}; Cursor's hooks and MCP server "
+        f"read {', '.join(there)} instead unless Cursor is started with the same variable{'' if one else 's'}"
     )
     return [Finding("warn", "settings", message, f"start Cursor from a shell that sets {' and '.join(moved)}")]
 

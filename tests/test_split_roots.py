@@ -105,7 +105,9 @@ def test_doctor_names_only_the_variables_that_move_the_folders(fake_home: Path) 
     env = {**_env(fake_home), "XDG_CONFIG_HOME": str(fake_home / ".config")}
     settings = " ".join(run_deja("doctor", env=env).stdout.split("\nSettings\n")[1].split("\n\n")[0].split())
     assert "CURSOR_CONFIG_DIR is set in this shell and moves cursor-agent's folders to " in settings, settings
-    assert "fix: start Cursor from a shell that sets CURSOR_CONFIG_DIR " in settings + " ", settings
+    assert "with the same variable fix: start Cursor from a shell that sets CURSOR_CONFIG_DIR " in settings + " ", (
+        settings
+    )
     assert "XDG_CONFIG_HOME" not in settings, settings
 
 
