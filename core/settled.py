@@ -48,14 +48,18 @@ _ADMISSION = re.compile(
     re.IGNORECASE,
 )
 
-#: What follows an apology when it corrects nothing but says what the agent cannot do or should have done ("I
-#: apologize, but I cannot see the file.", "Sorry, I don't have access to it."): the sentence goes whole, not as the
-#: finding "But I cannot see the file." (review43e L3). Any other remainder is the correction, even one that opens with
-#: "but" or "I" ("…, but the error is actually in main.ts", "I made a mistake: I imported X twice.": review44b M1;
-#: "Sorry, I don't think the port is the cause: …" says what the cause is not: fix44b).
+#: What follows an apology when it corrects nothing but says what the agent cannot do, does not have or recall, or
+#: should have done ("I apologize, but I cannot see the file.", "Sorry, I don't actually have access to it.", "I
+#: don't think I can run that here."): the sentence goes whole, not as the finding "But I cannot see the file."
+#: (review43e L3, review45b M4). Any other remainder states something about the work, the correction, even one that
+#: opens with "but" or "I" ("…, but the error is actually in main.ts", "I made a mistake: I imported X twice.":
+#: review44b M1; "Sorry, I don't think the port is the cause: …" says what the cause is not: fix44b); and so does
+#: what a refusal's colon leads to ("I don't see a bug in parse(): the fixture is stale." → "The fixture is stale.").
 _NO_CORRECTION = re.compile(
-    r"(but\s+)?i\s*('m|am|was)?\s*(can't|cannot|can not|couldn't|could not|unable|not able|should have|should've|"
-    r"(don't|do not)\s+(have|see|know|possess|understand|currently)\b)\b",
+    r"(but\s+)?i\s*(['’]m|am|was)?\s*(\w+ly\s+)?(can['’]t|cannot|can not|couldn['’]t|could not|unable|not able|"
+    r"should have|should['’]ve|(don['’]t|do not|didn['’]t|did not)\s+(\w+ly\s+)?"
+    r"(have|see|know|recall|remember|possess|understand|think\s+i\s*(['’]m|am)?\s*(can|could|able|will be able))\b)\b"
+    r"(?P<then>[^:]*:\s+(?=\S))?",
     re.IGNORECASE,
 )
 
@@ -233,8 +237,10 @@ def _said(line: str) -> str:
         apologised = False
         while admitted := _ADMISSION.match(sentence):
             sentence, apologised = _capitalised(sentence[admitted.end() :]), True
-        if apologised and _NO_CORRECTION.match(sentence):
-            continue
+        if apologised and (refusal := _NO_CORRECTION.match(sentence)):
+            if not refusal["then"]:  # (no colon: nothing said of the work)
+                continue
+            sentence = _capitalised(sentence[refusal.end() :])
         if apologised and (but := _BUT.match(sentence)):
             sentence = _capitalised(sentence[but.end() :])
         if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):

@@ -358,6 +358,31 @@ def test_an_apology_before_what_the_agent_thinks_keeps_it(fake_home: Path) -> No
     assert _findings(_chat_id("think")) == "- I don't think the port is the cause: the server binds to 127.0.0.1 only."
 
 
+def test_an_apology_that_says_what_the_agent_cannot_do_corrects_nothing(fake_home: Path) -> None:
+    """review45b M4: "I don't actually have access…", "I don't recall…" and "I don't think I can…" were taken for
+    findings once only "I don't have/see/know" said the agent could not do a thing; what follows a refusal's colon
+    is one ("I don't see a bug in parse(): the fixture is stale"), and so is what the agent thinks of the work."""
+    refusals = [
+        "Sorry, I don't actually have access to your files.",
+        "I apologize, but I don't recall the earlier error.",
+        "Sorry, I don't think I can run that here.",
+        "I apologize, but I don\u2019t have access to the repo.",
+        "Sorry, I do not currently see the file.",
+    ]
+    _answers(fake_home, "refuse", *refusals, "The cache key omits the locale.")
+    findings = [
+        "Sorry, I don't see any bug in parse(): the fixture is stale.",
+        "Sorry, I don't think the port is the cause: the server binds to 127.0.0.1 only.",
+    ]
+    _answers(fake_home, "found", *findings, "I trimmed the trailing space.")
+    assert run_deja("index").returncode == 0
+    assert _findings(_chat_id("refuse")) == "- The cache key omits the locale."
+    assert _findings(_chat_id("found")) == (
+        "- The fixture is stale.\n- I don't think the port is the cause: the server binds to 127.0.0.1 only.\n"
+        "- I trimmed the trailing space."
+    )
+
+
 def test_where_it_stopped_keeps_the_last_whole_sentences_within_300_characters(fake_home: Path) -> None:
     """review44b L4: nothing held the 300-character limit: the last sentences that fit whole, and one sentence longer
     than that cut between words."""
