@@ -35,6 +35,7 @@ from .keys import (
     SHELL_TOOLS,
     call_folder,
     disk_path,
+    drive_path,
     normalise_command,
     path_key,
     project_spelling,
@@ -219,12 +220,6 @@ def _absolute(path: str) -> str:
     if drive_path(path):
         return path[0].lower() + path[1:].replace("/", "\\")
     return os.path.abspath(os.path.expanduser(path))
-
-
-def drive_path(path: str) -> bool:
-    """Whether ``path`` starts with a Windows drive (``c:\\…``, ``c:/…``): absolute wherever deja runs, and written
-    by a machine whose file names match in any case."""
-    return len(path) > 2 and path[0].isalpha() and path[1] == ":" and path[2] in "/\\"
 
 
 def _meant_as_line(path: str, after: str) -> bool:
