@@ -162,14 +162,23 @@ def where_it_stopped(answer: str, limit: int = STOPPED_CHARS) -> str:
     while lines:
         line = lines.pop()
         if _LIST_ITEM.match(line):
-            return cut(_the_list(line, lines), limit, words=True)
+            return _cut_before_code(_the_list(line, lines), limit)
         sentences = [] if _HEADING.match(line) else [s for s in _SENTENCE_END.split(line) if _stop_sentence(s)]
         if sentences:
             kept = sentences.pop()
             while sentences and len(kept) + 1 + len(sentences[-1]) <= limit:
                 kept = f"{sentences.pop()} {kept}"
-            return cut(kept, limit, words=True)
+            return _cut_before_code(kept, limit)
     return ""
+
+
+def _cut_before_code(text: str, limit: int) -> str:
+    """``text`` cut between words to ``limit`` characters, and before the inline code the cut fell in: half a
+    command, its backtick unclosed, is no command to copy (review45b L2)."""
+    shown = cut(text, limit, words=True)
+    if shown != text and shown.count("`") % 2:
+        shown = shown[: shown.rindex("`")].rstrip() + "…"
+    return shown
 
 
 #: A line ending in ":" and the fenced block of one short line (up to 80 characters) after it: "Now restart the dev
@@ -179,11 +188,28 @@ _INTRODUCED_ONE_LINER = re.compile(
 )
 
 
+#: A line that opens or closes a fenced block.
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+
+
 def _short_code_inline(answer: str) -> str:
     """``answer`` with each one-line block that a line ending in ":" introduced put on that line as inline code:
     "Now restart the dev server: `ng serve`" says where the session stopped, where the line alone introduced what
-    no digest shows and was dropped (fix44b). Longer code stays a block, which no digest shows."""
-    return _INTRODUCED_ONE_LINER.sub(r": `\2`", answer) if "```" in answer or "~~~" in answer else answer
+    no digest shows and was dropped (fix44b). Longer code stays a block, which no digest shows, and so does a
+    command that discards work (``git reset --hard``, ``rm -rf``): inline, it read as the step to take, without the
+    warning the digest's commands give it (review45b L1). A line ending in ":" inside a block (YAML's ``web:``) and
+    its closing fence introduce nothing: the prose after them is no code (review45b L3)."""
+    if "```" not in answer and "~~~" not in answer:
+        return answer
+    from .destructive import is_destructive
+
+    def inline(block: re.Match[str]) -> str:
+        fences_before = len(_FENCE_LINE.findall(answer, 0, block.start()))
+        if fences_before % 2 or is_destructive(block[2]):
+            return block[0]
+        return f": `{block[2]}`"
+
+    return _INTRODUCED_ONE_LINER.sub(inline, answer)
 
 
 def _stop_sentence(sentence: str) -> bool:
