@@ -55,9 +55,11 @@ class _Patterns:
         self.month_day_year = re.compile(rf"\b{_MONTH_RE}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b", re.I)
         self.month_year = re.compile(rf"\b{_MONTH_RE}\.?,?\s+((?:19|20)\d\d)\b", re.I)
         # A month alone only when it cannot be the verb "may" or the word "march": capitalised, after "in", "of"
-        # or "during".
+        # or "during"; its name or its abbreviation as a whole word, not a word that starts as one does ("in
+        # Decimal", "in Marketing": review45b M3).
         self.in_month = re.compile(
-            r"\b(?:in|of|during|since)\s+((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*)\b(?!\s+\d)"
+            r"\b(?:in|of|during|since)\s+(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+            r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b(?!\s+\d)"
         )
         self.year = re.compile(r"\b(?:in|of|during|since)\s+((?:19|20)\d\d)\b", re.I)
 
@@ -205,10 +207,12 @@ def dated_words(query: str) -> frozenset[str]:
     if not any(mark in query for mark in _DATE_MARKS):
         return frozenset()
     p = _patterns()
-    spans = [
-        m[0] for pattern in (p.iso, p.day_month_year, p.month_day_year, p.month_year) for m in pattern.finditer(query)
-    ]
-    spans += [m[1] for pattern in (p.in_month, p.year) for m in pattern.finditer(query)]
+    spans, rest = [], query
+    for pattern in (p.iso, p.day_month_year, p.month_day_year, p.month_year):  # (read in turn, as ``split_dates`` does)
+        # a date of no calendar ("31 February 2024") is words no session may hold: review45b M3
+        spans += [m[0] for m in pattern.finditer(rest) if query_dates(m[0])]
+        rest = pattern.sub(lambda m: " " * len(m[0]), rest)
+    spans += [m[1] for pattern in (p.in_month, p.year) for m in pattern.finditer(rest)]
     return frozenset(word.strip(".,;:!?()[]{}'\"`").lower() for span in spans for word in span.split())
 
 
@@ -280,10 +284,15 @@ def relative_dates(query: str, now: float) -> tuple[list[tuple[str, str]], str]:
 
 
 def _valid(key: str) -> bool:
+    """Whether a day's key names a day of the calendar: "31 February 2024" is none (review45b M3)."""
     import re
 
-    day = re.search(r"dd:\d{4}-\d\d-(\d\d)$", key)
-    return day is None or 1 <= int(day.group(1)) <= 31
+    day = re.search(r"dd:(\d{4})-(\d\d)-(\d\d)$", key)
+    if day is None:
+        return True
+    year, month, date = map(int, day.groups())
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return 1 <= month <= 12 and 1 <= date <= (31, 28 + leap, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1]
 
 
 def parse_since(value: str, noun: str = "date", now: datetime | None = None) -> datetime:

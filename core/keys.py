@@ -147,6 +147,12 @@ def _digest(text: str) -> str:
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
 
 
+def drive_path(path: str) -> bool:
+    """Whether ``path`` starts with a Windows drive (``c:\\…``, ``c:/…``): absolute wherever deja runs, and written
+    by a machine whose file names match in any case."""
+    return len(path) > 2 and path[0].isalpha() and path[1] == ":" and path[2] in "/\\"
+
+
 def project_spelling(project_dir_or_name: str) -> str:
     """A project name or folder as the index compares it: trimmed, ``~/`` expanded, a relative folder (``.``,
     ``..``, ``./web``, ``code/web``) made absolute, no trailing slash, any case.
@@ -157,6 +163,8 @@ def project_spelling(project_dir_or_name: str) -> str:
     store named it.
     """
     text = project_dir_or_name.strip()
+    if drive_path(text):  # (a Windows database's folder, opened here: absolute as written, review45b M2)
+        return text.replace("\\", "/").rstrip("/").lower()
     if text == "~" or text.startswith(("~/", "~\\")):
         text = os.path.expanduser(text)
     elif text in (".", "..") or text.startswith(_RELATIVE) or ("/" in text and not text.startswith("/")):
@@ -309,7 +317,8 @@ def project_key(project_dir_or_name: str) -> str:
 
 def is_folder(project: str) -> bool:
     """Whether ``project`` (as ``--project`` takes it) names a folder rather than a project's name (``api``)."""
-    return project_spelling(project).startswith("/")
+    spelt = project_spelling(project)
+    return spelt.startswith("/") or drive_path(spelt)
 
 
 def telling_tail(folder: str, others: list[str]) -> str:
@@ -333,8 +342,8 @@ def tree_key(folder: str) -> str:
 
 def tree_keys(project_dir: str) -> list[str]:
     """The ``tree_key`` of ``project_dir`` and of each folder above it but the root (no project's: refused as one),
-    spelled once: a folder above a resolved one is resolved too."""
-    spelled = project_spelling(project_dir) if project_dir.startswith("/") else ""
+    spelled once: a folder above a resolved one is resolved too. A Windows drive's folder too, but for the drive."""
+    spelled = project_spelling(project_dir) if project_dir.startswith("/") or drive_path(project_dir) else ""
     keys = []
     while spelled.count("/") and spelled != "/":
         keys.append(_tree_key(spelled))

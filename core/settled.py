@@ -48,14 +48,18 @@ _ADMISSION = re.compile(
     re.IGNORECASE,
 )
 
-#: What follows an apology when it corrects nothing but says what the agent cannot do or should have done ("I
-#: apologize, but I cannot see the file.", "Sorry, I don't have access to it."): the sentence goes whole, not as the
-#: finding "But I cannot see the file." (review43e L3). Any other remainder is the correction, even one that opens with
-#: "but" or "I" ("…, but the error is actually in main.ts", "I made a mistake: I imported X twice.": review44b M1;
-#: "Sorry, I don't think the port is the cause: …" says what the cause is not: fix44b).
+#: What follows an apology when it corrects nothing but says what the agent cannot do, does not have or recall, or
+#: should have done ("I apologize, but I cannot see the file.", "Sorry, I don't actually have access to it.", "I
+#: don't think I can run that here."): the sentence goes whole, not as the finding "But I cannot see the file."
+#: (review43e L3, review45b M4). Any other remainder states something about the work, the correction, even one that
+#: opens with "but" or "I" ("…, but the error is actually in main.ts", "I made a mistake: I imported X twice.":
+#: review44b M1; "Sorry, I don't think the port is the cause: …" says what the cause is not: fix44b); and so does
+#: what a refusal's colon leads to ("I don't see a bug in parse(): the fixture is stale." → "The fixture is stale.").
 _NO_CORRECTION = re.compile(
-    r"(but\s+)?i\s*('m|am|was)?\s*(can't|cannot|can not|couldn't|could not|unable|not able|should have|should've|"
-    r"(don't|do not)\s+(have|see|know|possess|understand|currently)\b)\b",
+    r"(but\s+)?i\s*(['’]m|am|was)?\s*(\w+ly\s+)?(can['’]t|cannot|can not|couldn['’]t|could not|unable|not able|"
+    r"should have|should['’]ve|(don['’]t|do not|didn['’]t|did not)\s+(\w+ly\s+)?"
+    r"(have|see|know|recall|remember|possess|understand|think\s+i\s*(['’]m|am)?\s*(can|could|able|will be able))\b)\b"
+    r"(?P<then>[^:]*:\s+(?=\S))?",
     re.IGNORECASE,
 )
 
@@ -158,14 +162,23 @@ def where_it_stopped(answer: str, limit: int = STOPPED_CHARS) -> str:
     while lines:
         line = lines.pop()
         if _LIST_ITEM.match(line):
-            return cut(_the_list(line, lines), limit, words=True)
+            return _cut_before_code(_the_list(line, lines), limit)
         sentences = [] if _HEADING.match(line) else [s for s in _SENTENCE_END.split(line) if _stop_sentence(s)]
         if sentences:
             kept = sentences.pop()
             while sentences and len(kept) + 1 + len(sentences[-1]) <= limit:
                 kept = f"{sentences.pop()} {kept}"
-            return cut(kept, limit, words=True)
+            return _cut_before_code(kept, limit)
     return ""
+
+
+def _cut_before_code(text: str, limit: int) -> str:
+    """``text`` cut between words to ``limit`` characters, and before the inline code the cut fell in: half a
+    command, its backtick unclosed, is no command to copy (review45b L2)."""
+    shown = cut(text, limit, words=True)
+    if shown != text and shown.count("`") % 2:
+        shown = shown[: shown.rindex("`")].rstrip() + "…"
+    return shown
 
 
 #: A line ending in ":" and the fenced block of one short line (up to 80 characters) after it: "Now restart the dev
@@ -175,11 +188,28 @@ _INTRODUCED_ONE_LINER = re.compile(
 )
 
 
+#: A line that opens or closes a fenced block.
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+
+
 def _short_code_inline(answer: str) -> str:
     """``answer`` with each one-line block that a line ending in ":" introduced put on that line as inline code:
     "Now restart the dev server: `ng serve`" says where the session stopped, where the line alone introduced what
-    no digest shows and was dropped (fix44b). Longer code stays a block, which no digest shows."""
-    return _INTRODUCED_ONE_LINER.sub(r": `\2`", answer) if "```" in answer or "~~~" in answer else answer
+    no digest shows and was dropped (fix44b). Longer code stays a block, which no digest shows, and so does a
+    command that discards work (``git reset --hard``, ``rm -rf``): inline, it read as the step to take, without the
+    warning the digest's commands give it (review45b L1). A line ending in ":" inside a block (YAML's ``web:``) and
+    its closing fence introduce nothing: the prose after them is no code (review45b L3)."""
+    if "```" not in answer and "~~~" not in answer:
+        return answer
+    from .destructive import is_destructive
+
+    def inline(block: re.Match[str]) -> str:
+        fences_before = len(_FENCE_LINE.findall(answer, 0, block.start()))
+        if fences_before % 2 or is_destructive(block[2]):
+            return block[0]
+        return f": `{block[2]}`"
+
+    return _INTRODUCED_ONE_LINER.sub(inline, answer)
 
 
 def _stop_sentence(sentence: str) -> bool:
@@ -233,8 +263,10 @@ def _said(line: str) -> str:
         apologised = False
         while admitted := _ADMISSION.match(sentence):
             sentence, apologised = _capitalised(sentence[admitted.end() :]), True
-        if apologised and _NO_CORRECTION.match(sentence):
-            continue
+        if apologised and (refusal := _NO_CORRECTION.match(sentence)):
+            if not refusal["then"]:  # (no colon: nothing said of the work)
+                continue
+            sentence = _capitalised(sentence[refusal.end() :])
         if apologised and (but := _BUT.match(sentence)):
             sentence = _capitalised(sentence[but.end() :])
         if sentence and not sentence.endswith((":", "?")) and not _OPENER.match(sentence):

@@ -647,10 +647,34 @@ def normalise(text: str) -> str:
 
 #: What a terminal would act on rather than print: a C0 control but newline and tab, DEL, a C1 control, and the
 #: bidirectional overrides and isolates, which make a line read otherwise than it is (a title that shows ``exe.txt``
-#: for ``txt.exe``, "Trojan Source"). An escape sequence that starts with one (ESC, ``\x1b``) goes with it.
+#: for ``txt.exe``, "Trojan Source"). An escape sequence that starts with one (ESC, ``\x1b``) goes with it. With them
+#: the invisible format characters that carry no letter of ordinary text, which a person cannot see and a model
+#: reads (review45b M5): the directional marks (ALM, LRM, RLM), the word joiner and invisible operators, the
+#: deprecated format controls, a byte order mark inside a text and the interlinear annotation marks. The joiners
+#: that shape a script or an emoji (ZWJ, ZWNJ) and the variation selectors stay; so does the zero-width space.
 _CONTROL_CHARS = "".join(
-    map(chr, [*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+    map(
+        chr,
+        [
+            *range(0x09),
+            *range(0x0B, 0x20),
+            *range(0x7F, 0xA0),
+            0x061C,
+            0x200E,
+            0x200F,
+            *range(0x202A, 0x202F),
+            *range(0x2060, 0x2065),
+            *range(0x2066, 0x2070),
+            0xFEFF,
+            *range(0xFFF9, 0xFFFC),
+        ],
+    )
 )
+#: The tag characters (U+E0000 to U+E007F): invisible copies of ASCII that spell a hidden instruction to a model
+#: ("ASCII smuggling", review45b M5). Taken out as the controls are, but looked for only in a text holding a
+#: character of their plane (``_TAGS_FROM``): a search for each in every text would cost 128 passes.
+_TAGS = "".join(map(chr, range(0xE0000, 0xE0080)))
+_TAGS_FROM = "\U000e0000"
 #: The controls ``for_terminal`` takes out with nothing in their place: a carriage return becomes a newline.
 _TAKEN_OUT = _CONTROL_CHARS.replace("\r", "")
 #: The bytes of a CSI sequence (``ESC [``) before its final one, which is one of ``_CSI_FINAL``.
@@ -662,8 +686,8 @@ _STRING_COMMANDS = frozenset("]PX^_")
 
 
 def for_terminal(text: str) -> str:
-    """``text`` with every control character but newline and tab taken out, with the escape sequences they start;
-    a carriage return, alone or before a newline, is a newline (``10%\\r20%`` is not ``10%20%``).
+    """``text`` with every control character but newline and tab taken out, with the escape sequences they start,
+    and the invisible format characters a model would read (``_CONTROL_CHARS``, ``_TAGS``); a carriage return, alone or before a newline, is a newline (``10%\\r20%`` is not ``10%20%``).
 
     Stored chats hold what tools printed and what users pasted: a colour code, a title-setting OSC, a NUL, a
     right-to-left override. Every output deja gives passes through here: the CLI's (``fastpath.echo``), the hooks'
@@ -673,7 +697,11 @@ def for_terminal(text: str) -> str:
     (``tests/test_hook_imports.py``). (``str.translate`` with a table took 0.26 s for 2 MB of text past ASCII
     holding one override; a ``replace`` for each control the text holds, 0.03 s.)
     """
-    if text.isprintable() or not any(map(text.__contains__, _CONTROL_CHARS)):
+    if text.isprintable():
+        return text
+    if max(text) >= _TAGS_FROM:
+        text = _tags_out(text)
+    if not any(map(text.__contains__, _CONTROL_CHARS)):
         return text
     if "\x1b" in text:
         text = _sequences_out(text)
@@ -681,6 +709,13 @@ def for_terminal(text: str) -> str:
         text = text.replace(control, "")
     if "\r" in text:  # a lone CR (an old Mac's line end, a progress bar's redraw) keeps its lines apart: review44d L5
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _tags_out(text: str) -> str:
+    """``text`` without the tag characters it holds (``_TAGS``)."""
+    for tag in filter(text.__contains__, _TAGS):
+        text = text.replace(tag, "")
     return text
 
 

@@ -35,6 +35,7 @@ from .keys import (
     SHELL_TOOLS,
     call_folder,
     disk_path,
+    drive_path,
     normalise_command,
     path_key,
     project_spelling,
@@ -221,12 +222,6 @@ def _absolute(path: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
-def drive_path(path: str) -> bool:
-    """Whether ``path`` starts with a Windows drive (``c:\\…``, ``c:/…``): absolute wherever deja runs, and written
-    by a machine whose file names match in any case."""
-    return len(path) > 2 and path[0].isalpha() and path[1] == ":" and path[2] in "/\\"
-
-
 def _meant_as_line(path: str, after: str) -> bool:
     """Whether ``PATH:AFTER`` reads as a file and a line: ``AFTER`` is no path (``C:\\src`` is a drive's)."""
     drive = len(path) == 1 and path.isalpha()
@@ -292,10 +287,13 @@ def _edits_spelt_elsewhere(index: Index, path: str, session_ids: list[str], limi
     """The edits, newest first, that these sessions made to ``path`` (absolute, in their project's folder) where
     another machine spelt that folder: ``c:\\Users\\me\\app\\src\\x.ts`` for ``src/x.ts`` asked in ``~/code/app``, a
     Windows database opened here (trial43 F6: ``blame`` said no session edited the file ``files`` gave 6 edits of).
-    That machine's spelling of the folder is the one ``_home_elsewhere`` finds in each session's edits, and an edit
-    matches when its path is the file's path in it: a file of the same name elsewhere in the project
-    (``chat\\packages\\chat\\src\\x.ts``: the project's name repeated in it, review44d M5), in a copy of it
-    (``d:\\backup\\chat\\src\\x.ts``, ``/tmp/chat/src/x.ts``: review44f L3) or in another project is not taken."""
+    An edit matches when its path is the file's path in a folder named as the project (``_home``): a file of the
+    same name elsewhere in the project (``chat\\packages\\chat\\src\\x.ts``: the project's name repeated in it,
+    review44d M5) or in another project is not taken. Of the folders of that name a session edited the file in, the
+    one it edited it in first is the project: the edits alone cannot tell the project from a copy of it edited beside
+    it (``d:\\backup\\chat\\src\\x.ts``, ``/tmp/chat/src/x.ts``: review44f L3), and a count of the files edited in
+    each credited the copy the session edited more of, or a folder of that name in another project's tree that
+    holds no edit of the file (``c:\\me\\web\\app`` for ``server.ts`` in ``~/code/app``: review45b M1)."""
     edits: list[Edit] = []
     for session_id in session_ids:
         for segment, _, meta in index.find(session_id)[:1]:
@@ -309,8 +307,11 @@ def _edits_spelt_elsewhere(index: Index, path: str, session_ids: list[str], limi
                 for doc in range(meta.first_doc, meta.first_doc + meta.n_docs)
             )
             found = [edit for place_ in places for edit in _edits_in(place_, elsewhere)]
-            home = _home_elsewhere([edit.path for edit in found], folder)
-            edits += [edit for edit in found if _parts(edit.path) == [*home, *_parts(inside, edit.path)]]
+            of_file = [
+                edit for edit in found if _parts(edit.path) == [*_home(edit.path, folder), *_parts(inside, edit.path)]
+            ]
+            first = _home(of_file[0].path, folder) if of_file else []
+            edits += [edit for edit in of_file if _home(edit.path, folder) == first]
     edits.sort(key=lambda edit: edit.timestamp.timestamp() if edit.timestamp else 0.0, reverse=True)
     return edits[:limit]
 
@@ -330,18 +331,12 @@ def _spelt_elsewhere(recorded: str, folder: str, here: str) -> bool:
     return drive_path(recorded) != drive_path(here) and _parts(folder, recorded)[0] in _parts(recorded)
 
 
-def _home_elsewhere(recorded: list[str], folder: str) -> list[str]:
-    """Another machine's spelling of the project's folder named ``folder``, as its parts (``_parts``): the folder,
-    among those of that name the ``recorded`` paths are in, holding the most of their files; in each path the
-    outermost of that name, since one nested in the project (``mysite/mysite``) is a folder of the project, not the
-    project. A copy of the project edited beside it (``d:\\backup\\chat``) holds fewer of the files edited."""
-    from collections import Counter
-
-    homes: Counter[tuple[str, ...]] = Counter()
-    for path in dict.fromkeys(recorded):
-        parts = _parts(path)
-        homes[tuple(parts[: parts.index(_parts(folder, path)[0]) + 1])] += 1
-    return list(homes.most_common(1)[0][0]) if homes else []
+def _home(recorded: str, folder: str) -> list[str]:
+    """The folder named ``folder`` (the project's name) that the path an edit ``recorded`` is in, as its parts
+    (``_parts``): the outermost of that name, since one nested in the project (``mysite/mysite``) is a folder of the
+    project, not the project."""
+    parts = _parts(recorded)
+    return parts[: parts.index(_parts(folder, recorded)[0]) + 1]
 
 
 def _holds(project_dir: str, path: str) -> bool:

@@ -684,10 +684,14 @@ def unknown_project(
 
 
 def project_folder(project: str | None) -> str | None:
-    """The absolute folder ``project`` names (``.``, ``~/code/api``), as the answers show it; None for a name or none."""
-    from ..core.keys import is_folder
+    """The absolute folder ``project`` names (``.``, ``~/code/api``), as the answers show it; None for a name or none.
+    A Windows drive's folder (``c:\\Users\\me\\app``, a database written there and opened here) is absolute as
+    written: joined to this folder, it named no folder (review45b M2)."""
+    from ..core.keys import drive_path, is_folder
 
-    return os.path.abspath(os.path.expanduser(project)) if project and is_folder(project) else None
+    if not project or not is_folder(project):
+        return None
+    return project.rstrip("/\\") if drive_path(project) else os.path.abspath(os.path.expanduser(project))
 
 
 def nothing_indexed() -> str:

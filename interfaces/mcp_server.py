@@ -510,7 +510,7 @@ def in_folder(path: str, project: str | None) -> str:
     (``search.meant_project``), or none, leaves a relative path to the server's folder. A Windows drive's path
     (``c:\\Users\\…``, as ``files`` lists them from a database written on Windows) is absolute, as ``deja blame`` takes
     it: joined to the project's folder, it named no file."""
-    from ..core.work import drive_path
+    from ..core.keys import drive_path
 
     folder = project_folder(project)
     relative = not os.path.isabs(os.path.expanduser(path)) and not drive_path(path)

@@ -196,15 +196,18 @@ def wip_command(
     json: JsonFlag = False,
 ) -> None:
     """What the last session in this directory was doing: its task, what it settled, files, last command."""
+    from ..core.keys import drive_path
     from ..core.library import wip_session
     from ..core.work import digest
     from .cli import emit_json
-    from .fastpath import open_index
+    from .fastpath import open_index, project_folder
     from .work_views import digest_json, wip_text
 
     index = open_index()
-    asked = Path(directory or os.getcwd()).expanduser().resolve()
-    folder = readable_path(str(asked))
+    # (a Windows drive's folder, a database written there and opened here, is that folder: review45b M2)
+    drive = project_folder(directory) if directory and drive_path(directory) else None
+    asked = drive or str(Path(directory or os.getcwd()).expanduser().resolve())
+    folder = readable_path(asked)
     project, below = _wip_project(index, folder, asked)
     newest = wip_session(index, project, below)
     assert newest is not None  # (wip_project found the project by its sessions)
@@ -215,14 +218,14 @@ def wip_command(
     )
 
 
-def _wip_project(index: Index, folder: str, asked: Path) -> tuple[str, bool]:
+def _wip_project(index: Index, folder: str, asked: str) -> tuple[str, bool]:
     """The project ``deja wip`` means by ``folder`` and whether the sessions below it are its own
     (``library.wip_project``; ``asked`` is where the disk has it), else the one line that says why there is none
     (``library.no_wip``): the root folder is a usage error (exit 2), as ``--project /`` is."""
     from ..core.library import ROOT_FOLDER, no_wip, wip_project
     from .cli import fail
 
-    project, why, below = wip_project(index, folder, str(asked))
+    project, why, below = wip_project(index, folder, asked)
     if not project:
         fail(no_wip(index, folder, why), code=2 if why == ROOT_FOLDER else 1)
     return project, below

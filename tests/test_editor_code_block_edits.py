@@ -9,6 +9,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from conftest import shared_path
 from harness import run_deja
 
@@ -239,6 +240,32 @@ def test_a_copy_of_the_project_elsewhere_is_not_the_project_and_windows_names_ma
     assert blamed.stdout.startswith(f"1 edit of {project / 'src' / 'settings.page.ts'}, newest first:\n"), blamed.stdout
     edited = json.loads(run_deja("blame", "src/settings.page.ts", "--json", cwd=project).stdout)["edits"]
     assert [edit["path"] for edit in edited] == [own[0]], edited
+
+
+#: The project's own edit, recorded first, then a backup copy's two; a Next.js app's two, then the project's own.
+BACKUP = ["c:\\me\\chat\\src\\a.ts", "d:\\backup\\chat\\src\\a.ts", "d:\\backup\\chat\\src\\b.ts"]
+NEXT_APP = ["c:\\me\\web\\app\\page.tsx", "c:\\me\\web\\app\\layout.tsx", "c:\\me\\app\\server.ts"]
+
+
+@pytest.mark.parametrize(
+    ("name", "edits", "target", "own"),
+    [("chat", BACKUP, "src/a.ts", BACKUP[0]), ("app", NEXT_APP, "server.ts", NEXT_APP[2])],
+)
+def test_a_copy_of_the_project_edited_more_or_a_folder_of_its_name_elsewhere_is_not_the_project(
+    tmp_path: Path, cli_root: Path, name: str, edits: list[str], target: str, own: str
+) -> None:
+    """review45b M1: the project's folder as the Windows machine spelt it was the folder of its name holding most of
+    the files the session edited: a backup copy edited more (``d:\\backup\\chat``) was credited with the project's
+    file and the project's own edit was dropped; a Next.js app's ``web\\app`` beside the project ``app`` outvoted
+    the project's folder, and blame said no session edited the project's ``server.ts``, which it does not hold."""
+    project = tmp_path / "code" / name
+    project.mkdir(parents=True)
+    _windows_chat(tmp_path / "no-ide", file_uri(str(project))["external"], edits)
+
+    blamed = run_deja("blame", target, "--json", cwd=project)
+
+    assert blamed.returncode == 0, blamed.stderr
+    assert [edit["path"] for edit in json.loads(blamed.stdout)["edits"]] == [own], blamed.stdout
 
 
 def test_a_copy_of_the_project_on_this_machine_is_not_the_project(tmp_path: Path, cli_root: Path) -> None:

@@ -62,17 +62,17 @@ def test_the_light_field_order_is_the_stored_structs(name: str, struct: type[msg
 #: readers read by position (the hooks' without any check): a field put between two others would read every existing
 #: index wrong. A new field goes at the end (what the pinned order starts the new one), or the version goes up and
 #: its order is pinned here.
-_WRITTEN_ORDER = {
-    17: {
-        "SessionMeta": (
-            "id", "source", "project", "project_dir", "project_from", "title", "started", "updated", "origin",
-            "messages", "first_doc", "n_docs", "asked", "concluded", "files",
-        ),
-        "Message": ("role", "text", "timestamp", "tool_calls"),
-        "ToolCall": ("name", "args", "result", "exit_code"),
-        "FileSum": ("size", "crc"),
-    },
+_ORDER_17 = {
+    "SessionMeta": (
+        "id", "source", "project", "project_dir", "project_from", "title", "started", "updated", "origin",
+        "messages", "first_doc", "n_docs", "asked", "concluded", "files",
+    ),
+    "Message": ("role", "text", "timestamp", "tool_calls"),
+    "ToolCall": ("name", "args", "result", "exit_code"),
+    "FileSum": ("size", "crc"),
 }  # fmt: skip
+#: (18 changed what is filed under a Windows folder's tree keys, not the records' order)
+_WRITTEN_ORDER = {17: _ORDER_17, 18: _ORDER_17}
 
 
 @pytest.mark.unit

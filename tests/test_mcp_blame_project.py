@@ -81,3 +81,31 @@ def test_blame_of_a_windows_path_with_a_project_is_that_path(tmp_path: Path, cli
     assert said.startswith(f"1 edit of {SETTINGS}, newest first:\n"), said
     assert said == run_deja("blame", SETTINGS, cwd=tmp_path).stdout.rstrip("\n")
     assert [edit["path"] for edit in data["edits"]] == [SETTINGS], data
+
+
+def test_a_project_whose_folder_is_a_windows_drives_is_that_folder(tmp_path: Path, cli_root: Path) -> None:
+    """review45b M2: a Windows database opened here, its project's folder ``c:/Users/me/chat``: ``work`` ``blame`` of
+    ``src/settings.page.ts`` with ``project: "chat"`` (or the folder) joined the folder to the server's and said no
+    session edited ``…/c:/Users/me/chat/src/…``; ``wip`` of the folder said no session of it was indexed, and ``deja
+    wip`` that there was no such folder. Each now answers as ``deja blame`` of the file's full path does."""
+    from test_editor_code_block_edits import SETTINGS, _windows_chat
+
+    from deja.core.index import Index
+    from deja.interfaces.mcp_server import work_answer
+
+    _windows_chat(tmp_path / "no-ide", "file:///c%3A/Users/me/chat", [SETTINGS])
+    index = Index.open(tmp_path / "deja")
+    cli = run_deja("blame", SETTINGS, cwd=tmp_path).stdout.rstrip("\n")
+    assert cli.startswith(f"1 edit of {SETTINGS}, newest first:\n"), cli
+
+    for path, project in [
+        ("src/settings.page.ts", "chat"),
+        ("src\\settings.page.ts", "c:\\Users\\me\\chat"),
+        ("src/settings.page.ts", "c:/Users/me/chat/"),
+    ]:
+        assert work_answer(index, "blame", path, project)[0] == cli, (path, project)
+    for folder in ("c:\\Users\\me\\chat", "c:/Users/me"):
+        said, data = work_answer(index, "wip", folder, None)
+        assert said.startswith("last session ") and "add dark mode to settings.page.ts" in said, said
+        wip = run_deja("wip", folder, cwd=tmp_path)
+        assert wip.returncode == 0 and wip.stdout.rstrip("\n") == said, wip.stderr

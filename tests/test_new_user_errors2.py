@@ -25,11 +25,20 @@ CONTROLS = "\x1b]0;PWNED-TITLE\x07deploy\x00 with \x1b[31mred\x1b[0m ssh\r\x9b2J
 
 
 def _controls(text: str) -> set[str]:
-    return {c for c in text if (c < " " and c not in "\n\t") or "\x7f" <= c <= "\x9f" or c in BIDI_CONTROLS}
+    """The characters of ``text`` a terminal would act on or a person could not see and a model would read."""
+    return {
+        c
+        for c in text
+        if (c < " " and c not in "\n\t") or "\x7f" <= c <= "\x9f" or c in BIDI_CONTROLS or c in INVISIBLE
+    }
 
 
 #: The bidirectional overrides and isolates: a line holding one reads otherwise than it is (trialN F13).
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+#: Invisible characters a model reads and a person does not see: the tag characters that spell hidden ASCII ("ASCII
+#: smuggling"), the directional marks, the word joiner, a byte order mark, the interlinear annotation marks
+#: (review45b M5).
+INVISIBLE = frozenset([*map(chr, range(0xE0000, 0xE0080)), "\u061c", "\u200e", "\u200f", "\u2060", "\ufeff", "\ufff9"])
 
 
 @pytest.fixture

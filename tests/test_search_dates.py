@@ -80,6 +80,25 @@ def test_a_search_names_no_word_of_a_date_it_read_as_held_by_no_session(
     assert run_deja("search", "redis warmup in July kumquat").stderr == "deja: no session holds: kumquat\n"
 
 
+def test_a_word_read_as_no_date_is_named_as_held_by_no_session(
+    index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review45b M3: a word that only starts like a month ("in Decimal", "in Marketing") was read as that month and
+    left out of the words no session holds, and so was a day of no calendar ("31 February 2024"); only words read as
+    a date are, and a month's name or abbreviation is still read as one ("in Sept")."""
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    for query, unknown in [
+        ("redis warmup in Decimal", "Decimal"),
+        ("redis warmup in Octokit", "Octokit"),
+        ("redis warmup in Marketing", "Marketing"),
+        ("redis warmup 31 February 2024", "31 February 2024"),
+    ]:
+        assert run_deja("search", query).stderr == f"deja: no session holds: {unknown}\n", query
+    for query in ("the redis warmup in Sept", "the redis warmup of 29 February 2024"):
+        ran = run_deja("search", query)
+        assert ran.returncode == 0 and ran.stderr == "", ran.stderr
+
+
 @pytest.mark.parametrize(
     ("zone", "written", "shown", "other"),
     [

@@ -358,6 +358,53 @@ def test_an_apology_before_what_the_agent_thinks_keeps_it(fake_home: Path) -> No
     assert _findings(_chat_id("think")) == "- I don't think the port is the cause: the server binds to 127.0.0.1 only."
 
 
+def test_an_apology_that_says_what_the_agent_cannot_do_corrects_nothing(fake_home: Path) -> None:
+    """review45b M4: "I don't actually have access…", "I don't recall…" and "I don't think I can…" were taken for
+    findings once only "I don't have/see/know" said the agent could not do a thing; what follows a refusal's colon
+    is one ("I don't see a bug in parse(): the fixture is stale"), and so is what the agent thinks of the work."""
+    refusals = [
+        "Sorry, I don't actually have access to your files.",
+        "I apologize, but I don't recall the earlier error.",
+        "Sorry, I don't think I can run that here.",
+        "I apologize, but I don\u2019t have access to the repo.",
+        "Sorry, I do not currently see the file.",
+    ]
+    _answers(fake_home, "refuse", *refusals, "The cache key omits the locale.")
+    findings = [
+        "Sorry, I don't see any bug in parse(): the fixture is stale.",
+        "Sorry, I don't think the port is the cause: the server binds to 127.0.0.1 only.",
+    ]
+    _answers(fake_home, "found", *findings, "I trimmed the trailing space.")
+    assert run_deja("index").returncode == 0
+    assert _findings(_chat_id("refuse")) == "- The cache key omits the locale."
+    assert _findings(_chat_id("found")) == (
+        "- The fixture is stale.\n- I don't think the port is the cause: the server binds to 127.0.0.1 only.\n"
+        "- I trimmed the trailing space."
+    )
+
+
+def test_where_it_stopped_shows_no_destructive_command_no_half_command_and_no_prose_as_code(fake_home: Path) -> None:
+    """review45b L1-L3: a one-line ``git reset --hard`` after "To start over clean:" was shown inline as the step to
+    take, without the warning the commands list gives it; a cut at 300 characters fell inside the inline command;
+    and a YAML block's last line ``web:`` with its closing fence took the prose after it for a one-line block."""
+    reset = "Everything is fixed. To start over clean:\n\n```\ngit reset --hard origin/main && rm -rf node_modules\n```"
+    reset_at = _answers(fake_home, "reset", reset)
+    long = "The worker reads its settings from the environment, " + "and picks them up on start, " * 7
+    command = "docker compose -f docker-compose.prod.yml up -d --build worker"
+    long_at = _answers(fake_home, "long", f"{long}which you do by running this:\n```\n{command}\n```")
+    yaml = "Add the service:\n```yaml\nservices:\n  web:\n```\nThe web service is now defined.\n```\nimage: nginx\n```"
+    yaml_at = _answers(fake_home, "yaml", yaml)
+    assert run_deja("index").returncode == 0
+
+    def stopped(project: Path) -> str:
+        return str(json.loads(run_deja("wip", "--json", cwd=project).stdout)["stopped"])
+
+    assert stopped(reset_at) == "Everything is fixed."
+    cut = stopped(long_at)
+    assert cut.endswith("by running this:…") and "`" not in cut and len(cut) <= 300, cut
+    assert stopped(yaml_at) == "The web service is now defined."
+
+
 def test_where_it_stopped_keeps_the_last_whole_sentences_within_300_characters(fake_home: Path) -> None:
     """review44b L4: nothing held the 300-character limit: the last sentences that fit whole, and one sentence longer
     than that cut between words."""

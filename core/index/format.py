@@ -106,7 +106,10 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     And a message, a tool call and a session's meta are stored as msgpack arrays, not maps
 #:     (``records.StoredMessage``), and deflated at level 5, not 6: the same content, in a smaller index built with
 #:     less CPU. (Both in one release: a user pays one rebuild.)
-FORMAT_VERSION = 17
+#: 18: a project whose folder is a Windows drive's (``c:\\…``, on Windows or in a database written there) has the
+#:     tree keys of its folder and those above it (``keys.tree_keys``): an index of 17 filed none, so ``deja wip`` of
+#:     such a folder and blame with it found no session until rebuilt.
+FORMAT_VERSION = 18
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"
