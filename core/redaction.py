@@ -54,8 +54,8 @@ def withheld(built_with: str) -> str:
 #: after it (``NETRC_GATE``), a ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``: ``redact._PASSWORD_ARGUMENTS``).
-ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "rpcclient", "sqlcmd",
-                  "bcp", "osql", "rabbitmqctl", "openssl", "ssh-keygen", "zip")  # fmt: skip
+ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
+                  "rabbitmqctl", "openssl", "ssh-keygen", "zip")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -552,9 +552,8 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  ":   |", ":  >", ":  |", ": >", ": |", "://", "</", "> auth", ">auth", "@", "E\t", "ENV", "auth",
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
-                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "keytool", "htpasswd", "az login",
-                 "ldap", "ldappasswd", "smb", "rpcclient", "sqlcmd", "bcp", "osql", "rabbitmqctl", "mongo", "openssl",
-                 "ssh-keygen", "zip", "7z", "value=", 'value"', "value'", 'value\\"',
+                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap",
+                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "value=", 'value"', "value'", 'value\\"',
                  'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 
