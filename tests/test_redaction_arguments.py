@@ -83,6 +83,8 @@ KEPT = [
     "az login --use-device-code",
     "I set requirepass in redis.conf and restarted",
     "the requirepass directive is commented out",
+    "gzip -P Xk9mPq2Lw7 notes.txt",  # (zip's name inside another word)
+    "pigz -p 4 backup.tar",
 ]
 
 
