@@ -22,6 +22,7 @@ from __future__ import annotations
 from .escapes import escapes
 from .patterns import Lazy
 from .redaction import (
+    ARGUMENT_WORDS,
     CONTEXT_GATE_BUT_NETRC,
     MARKER,
     SENTENCE_PASSWORD_NAMES,
@@ -54,7 +55,7 @@ class Rule:
     A plain class, not a dataclass: ``dataclasses`` would double what importing this module costs a hook that
     redacts a failed command's output before looking it up."""
 
-    __slots__ = ("_pattern", "check", "group", "kind", "needles", "regex", "replace", "run")
+    __slots__ = ("_pattern", "again", "check", "group", "kind", "needles", "regex", "replace", "run")
 
     def __init__(
         self,
@@ -65,6 +66,7 @@ class Rule:
         check: Callable[[re.Match[str]], bool] | None = None,
         replace: Replace | None = None,
         run: int = 0,
+        again: bool = False,
     ) -> None:
         self.kind = kind
         self.regex = regex
@@ -79,6 +81,9 @@ class Rule:
         self.replace = replace
         #: The fewest characters without a blank (``\\S``) a match holds: a text with no run as long skips the rule.
         self.run = run
+        #: Applied again while it changes the text: a match starts at a command's name, and the command may give
+        #: more than one (``keytool -storepass … -keypass …``); each pass finds the next.
+        self.again = again
         self._pattern: re.Pattern[str] | None = None
 
     @property
@@ -201,6 +206,97 @@ def _option_value(match: re.Match[str], kind: str) -> str:
     if not _is_literal(match.group(group)):
         return match.group(0)
     return _marked(match, group, f"[redacted:{kind}]")
+
+
+def _option_of(tools: str, option: str) -> str:
+    """What comes before a password given to ``option`` of one of ``tools`` (a pattern of their names): the option
+    within 200 characters of the tool's name on its line, before a shell's ``|``, ``;`` or ``&`` (a long line costs
+    linear time). The name first, not a ``\\b``: the engine skips to it as a substring search does (``\\b7z`` tried
+    every place of a log, whose times hold ``7Z``, at a sixth of its redaction), and so is a name with a prefix
+    another tool's lacks (``sqlcmd|bcp|osql`` was tried at every place of a text holding ``-p``); ``_argument``
+    asks that it starts a word."""
+    return rf"(?:{tools})(?![\w-])[^\n|;&]{{0,200}}?\s(?:{option})"
+
+
+#: A word of a command line that is not an option: its file or its user (``htpasswd -b FILE USER …``).
+_WORD = r"""(?:'[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)"""
+#: htpasswd's options before its words (``-bB``, ``-C 10``: a cluster ending in ``C`` takes the number after it):
+#: with ``-b`` its password is its last word, the third (``-b FILE USER PW``) or with ``-n`` the second (``-nb USER
+#: PW``).
+_HTPASSWD_FLAGS = r"(?:[ \t]+-(?:[A-Za-z]*C[ \t]+\d+|[A-Za-z]*[A-BD-Za-z]))*"
+_HTPASSWD = (
+    rf"htpasswd(?={_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*b)"
+    rf"(?:(?={_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}"
+    rf"|(?!{_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}[ \t]+{_WORD})[ \t]+"
+)
+
+#: The tools that take a password as an argument, and what comes before it (``_OPTION_VALUE``): the needles a
+#: command holds, and the pattern up to the value. The option gives a value whatever it looks like (a literal: not
+#: ``$PW``); where the pattern's ``prose`` group is found (a word that is said in prose too), the value must look
+#: made (``_looks_made``). Each a rule of its own, asked only of a text holding its needles: its tool's name, or
+#: another rule's needle that every match holds where that needle is seldom in a text without the tool (``login``,
+#: ``-u``): not ``pass``, which every text naming a password holds, and which compiled htpasswd's pattern (0.6 ms)
+#: for a hook's failed command printing ``KeyError: 'password'``. The context gate lets
+#: through a text holding one of the options it sees (``-p``, ``--``, ``login ``) or a word of
+#: ``redaction.ARGUMENT_WORDS``.
+_PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    # mysql's (or mariadb's) glued to its flag (``-pS3cret``, ``-p'S3cret!'``); ``-p`` alone asks for it.
+    (("mysql", "mariadb"), _option_of(r"mysql(?:dump|admin|import|check|sh)?|mariadb(?:-dump|-admin)?", "-p")),
+    # A registry login's ``-p`` (``docker login -u ci -p S3cret``), sshpass's.
+    (
+        ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass"),
+        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login|sshpass", "-p[ =]?"),
+    ),
+    # redis-cli's ``-a``/``--pass`` (``-a "two words"``).
+    (("redis-",), _option_of("redis-(?:cli|benchmark)", "-a|--pass") + r"[ \t]+"),
+    # Redis's ``requirepass``/``masterauth``: the server's ``--requirepass``, a redis.conf line's, after ``CONFIG
+    # SET``, any value; in a sentence ("in redis.conf requirepass …") one that looks made.
+    (
+        ("requirepass", "masterauth"),
+        r"(?i:(?:(?m:^)[ \t]*|--|config[ \t]+set[ \t]+|(?P<prose>(?<![\w-])))(?:requirepass|masterauth))[ \t]+",
+    ),
+    # keytool's ``-storepass``, ``-keypass`` (``-srcstorepass``, ``-destkeypass``…) and ``-new``; not
+    # ``-storepass:env NAME``.
+    (("keytool",), _option_of("keytool", r"-(?:src|dest)?(?:store|key)pass|-new") + r"[ \t]+"),
+    (("htpasswd",), _HTPASSWD),
+    (("login",), _option_of("az login", "-p|--password") + r"[ \t]+"),
+    # OpenLDAP's ``-w`` (``-W`` asks for it), ldappasswd's old and new ones too (``-a``, ``-s``).
+    (("ldap",), _option_of("ldap(?:search|modify|add|delete|modrdn|compare|whoami|exop)", "-w") + r"[ \t]*"),
+    (("ldappasswd",), _option_of("ldappasswd", "-[was]") + r"[ \t]*"),
+    # Samba's ``-U user%password`` (``--user=DOM\\user%…``).
+    (
+        ("-u",),
+        _option_of(r"smb(?:client|cacls|get|cquotas|tree)", r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"),
+    ),
+    (("sqlcmd",), _option_of("sqlcmd", "-P") + r"[ \t]*"),
+    (
+        ("rabbitmqctl",),
+        _option_of("rabbitmqctl", rf"(?:add_user|change_password|authenticate_user)[ \t]+{_WORD}[ \t]+"),
+    ),
+    (("mongo",), _option_of("mongo(?:sh|dump|restore|export|import|stat|top|files)?", "-p|--password") + r"[ \t]+"),
+    # openssl's ``-k`` (``enc``'s password) and ``-K`` (its key); ``-passin pass:…`` is a setting's.
+    (("openssl",), _option_of("openssl", "-[kK]") + r"[ \t]+"),
+    (("ssh-keygen",), _option_of("ssh-keygen", "-[NP]") + r"[ \t]+"),
+    (("zip",), _option_of("zip|unzip|zipcloak", "-[A-Za-z]*P") + r"[ \t]+"),
+    # 7-Zip's glued to its flag (``-pS3cret``; ``-p`` alone asks for it).
+    (("7z",), _option_of("7z[arz]?", "-p")),
+)
+
+
+#: A value redacted already, or a variable's: the next pass (``Rule.again``) looks past it for the command's next one.
+_NOT_REDACTED = r"(?!['\"]?(?:\[redacted:|\$))"
+
+
+def _argument(match: re.Match[str]) -> str:
+    """A ``_PASSWORD_ARGUMENTS`` match with its value redacted, when it starts a word and its value is a literal (one
+    that looks made where the match holds ``prose``)."""
+    value = match.group("quoted") if match.group("quoted") is not None else match.group("bare")
+    before = match.string[match.start() - 1 : match.start()]
+    if before.isalnum() or before in ("_", "-"):  # (``pymysql``, ``gzip``: another word)
+        return match.group(0)
+    if match.groupdict().get("prose") is not None and not _looks_made(value, password=True):
+        return match.group(0)
+    return _option_value(match, "cli-credentials")
 
 
 #: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a
@@ -438,10 +534,6 @@ def _url_token(match: re.Match[str]) -> bool:
 def _cli_password(match: re.Match[str]) -> bool:
     """``-u user:password`` / ``--user user:password`` as an option, not inside a word (``git push-u``)."""
     return match.string[match.start() - 1 : match.start()] in ("", " ", "\t", "\n") and _url_password(match)
-
-
-def _glued_password(match: re.Match[str]) -> bool:
-    return _is_literal(match.group("secret"))
 
 
 def _header_value(match: re.Match[str]) -> bool:
@@ -705,34 +797,9 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         group=1,
         check=_cli_password,
     ),
-    Rule(
-        # mysql's (or mariadb's) password glued to its flag (``-pS3cret``, ``-p'S3cret!'``); ``-p`` alone asks for
-        # it. The flag is looked for within 200 characters of the command, so a long line costs linear time.
-        "cli-credentials",
-        r"\b(?:mysql(?:dump|admin|import|check|sh)?|mariadb(?:-dump|-admin)?)\b[^\n|;&]{0,200}?\s-p"
-        r"(?P<quote>['\"]?)(?P<secret>[^\s\"'`$-][^\s\"'`]*)(?P=quote)",
-        ("mysql", "mariadb"),
-        group="secret",
-        check=_glued_password,
-    ),
-    Rule(
-        # A registry login's password after ``-p`` (``docker login -u ci -p S3cret``) and sshpass's (``-p S3cret``).
-        "cli-credentials",
-        r"\b(?:(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login|sshpass)\b[^\n|;&]{0,200}?\s-p[ =]?"
-        r"(?P<quote>['\"]?)(?P<secret>[^\s\"'`$-][^\s\"'`]*)(?P=quote)",
-        ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass"),
-        group="secret",
-        check=_glued_password,
-    ),
-    Rule(
-        # Redis's password: redis-cli's ``-a``/``--pass`` (``redis-cli -a S3cret``, ``-a "two words"``), the server's
-        # ``--requirepass`` and ``--masterauth``, and those directives at the start of a redis.conf line or after
-        # ``CONFIG SET``. Quoted, a value may hold blanks; the option gives a value whatever it looks like.
-        "cli-credentials",
-        r"(?:\bredis-(?:cli|benchmark)\b[^\n|;&]{0,200}?\s(?:-a|--pass)|(?i:(?:(?m:^)[ \t]*|--|config[ \t]+set[ \t]+)(?:requirepass|masterauth)))"
-        rf"[ \t]+{_OPTION_VALUE}",
-        ("redis-", "requirepass", "masterauth"),
-        replace=lambda m: _option_value(m, "cli-credentials"),
+    *(
+        Rule("cli-credentials", lead + _NOT_REDACTED + _OPTION_VALUE, needles, replace=_argument, again=True)
+        for needles, lead in _PASSWORD_ARGUMENTS
     ),
     Rule(
         # Redis's AUTH command (``AUTH pw``, ``AUTH user pw``): in redis-cli's arguments, after its options alone
@@ -2008,7 +2075,10 @@ def _in_other_words(text: str) -> str:
 def _apply(rule: Rule, text: str) -> str:
     marker = f"[redacted:{rule.kind}]"
     if rule.replace is not None:
-        return rule.pattern.sub(rule.replace, text)
+        done = rule.pattern.sub(rule.replace, text)
+        while rule.again and done != text:
+            text, done = done, rule.pattern.sub(rule.replace, done)
+        return done
     if rule.group == 0 and rule.check is None:
         return rule.pattern.sub(marker, text)
 
@@ -2069,7 +2139,7 @@ def _context_gate(text: str) -> bool:
     lowered = text.lower()
     if "define" in lowered and _CONTEXT_GATE.search(text) is not None:
         return True
-    return "redis-" in lowered or "requirepass" in lowered or "masterauth" in lowered
+    return any(word in lowered for word in ARGUMENT_WORDS)
 
 
 _TOKEN_RULES = (*_PROVIDER_RULES, *(rule for rule in _CONTEXT_RULES if rule.kind in ("bearer", "basic-auth")))

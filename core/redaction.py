@@ -52,6 +52,10 @@ def withheld(built_with: str) -> str:
 #: ``-pS3cret`` and sshpass's ``-p S3cret`` among them), a Dockerfile ENV, a word of Redis's (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login``, or its ``machine`` or ``default`` with a ``password``
 #: after it (``NETRC_GATE``), a ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
+#: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
+#: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``: ``redact._PASSWORD_ARGUMENTS``).
+ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
+                  "rabbitmqctl", "openssl", "ssh-keygen", "zip")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -60,7 +64,7 @@ TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 NETRC_GATE = r"\A(?:(?!(?:machine|default)\s)[\s\S])*+(?:machine|default)\s[\s\S]*password"
 #: ``CONTEXT_GATE`` but ``NETRC_GATE`` (``redact._context_gate`` asks that one with ``a_netrc_entry``, not by a walk).
 CONTEXT_GATE_BUT_NETRC = (
-    r"[:=<']|--|ENV[ \t]|\s-p|(?i:redis-|requirepass|masterauth)|login[ \t]|\t(?:TRUE|FALSE)\t"
+    rf"[:=<']|--|ENV[ \t]|\s-p|(?i:{'|'.join(ARGUMENT_WORDS)})|login[ \t]|\t(?:TRUE|FALSE)\t"
     r"|(?i:define)[ \t]*\("
 )
 CONTEXT_GATE = f"{CONTEXT_GATE_BUT_NETRC}|{NETRC_GATE}"
@@ -529,13 +533,7 @@ def _may_pass_a_gate(text: str) -> bool:
     if "\tTRUE\t" in text or "\tFALSE\t" in text or a_netrc_entry(text):
         return True
     lowered = text.lower()
-    if (
-        "basic" in lowered
-        or "define" in lowered
-        or "redis-" in lowered
-        or "requirepass" in lowered
-        or "masterauth" in lowered
-    ):
+    if "basic" in lowered or "define" in lowered or any(word in lowered for word in ARGUMENT_WORDS):
         return True
     if may_name_a_secret(lowered):
         return True
@@ -554,7 +552,8 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  ":   |", ":  >", ":  |", ": >", ": |", "://", "</", "> auth", ">auth", "@", "E\t", "ENV", "auth",
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
-                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "value=", 'value"', "value'", 'value\\"',
+                 "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
+                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "value=", 'value"', "value'", 'value\\"',
                  'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 

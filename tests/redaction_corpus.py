@@ -180,6 +180,26 @@ redis-cli --askpass -h cache ping
 redis-cli -h cache -p 6379 --no-auth-warning info
 redis-server --requirepass ${REDIS_PASSWORD}
 ls -a src && cp -a dist /tmp/dist
+docker run -p 8080:80 nginx
+ssh -p 22 deploy@build-01
+kubectl port-forward svc/api 8080:80
+mkdir -p build/out && cp -p a.txt b.txt
+git commit -m "fix login"
+grep -w word notes.txt | sort -k2
+tar -k -xf backup.tar && ls -P
+sqlcmd -S db -U sa -Q "select 1"
+smbclient //srv/share -U user
+keytool -list -keystore x.jks
+keytool -list -keystore x.jks -storepass:env STOREPASS
+ldapsearch -x -LLL -s sub -b dc=example,dc=org
+htpasswd -c .htpasswd admin
+rabbitmqctl list_users
+zip -r out.zip dir && unzip -l out.zip
+7z x archive.7z
+openssl req -new -key k.pem -out c.csr
+ssh-keygen -t ed25519 -N "" -f k
+az login --use-device-code
+I set requirepass in redis.conf and restarted
 curl http://[::1]:8080/health
 """,
     "yaml": """
@@ -1388,4 +1408,47 @@ SECRETS: list[Secret] = [
     Secret("resend", "resend-key", _join("re_", _ALNUM24[16:], "_", _ALNUM24), "{secret}"),
     Secret("huggingface-digits", "huggingface-token", _join("hf_", _ALNUM34), "{secret}"),
     Secret("doppler-service", "doppler-token", _join("dp.", "st.", "prd.", _ALNUM43), "{secret}"),
+    # Passwords given as arguments of common tools (trial45 F1), and Redis's in a sentence.
+    Secret(
+        "redis-requirepass-sentence",
+        "cli-credentials",
+        _join("r3d1s-Pa55", "-w0rd"),
+        "in redis.conf requirepass {secret}",
+    ),
+    Secret(
+        "keytool-storepass-keypass",
+        "cli-credentials",
+        _join("St0re", "Pa55wd"),
+        "keytool -genkey -keystore ks.jks -storepass {secret} -keypass {second}",
+        second=_join("K3y", "Pa55wd"),
+    ),
+    Secret("htpasswd-b", "cli-credentials", _join("Ht9a55", "w0rd!"), "htpasswd -b .htpasswd admin {secret}"),
+    Secret("htpasswd-nb", "cli-credentials", _join("Ht9a55", "w0rdNb"), "htpasswd -nbB admin {secret} > .htpasswd"),
+    Secret(
+        "az-login-p",
+        "cli-credentials",
+        _join("Az3Pwd", "SecretX1"),
+        "az login --service-principal -u http://app -p {secret}",
+    ),
+    Secret(
+        "ldapsearch-w", "cli-credentials", _join("LdapB1nd", "Pa55"), "ldapsearch -x -D cn=admin -w {secret} -b dc=x"
+    ),
+    Secret(
+        "smbclient-user-percent", "cli-credentials", _join("SmbPa55", "w0rd"), "smbclient //srv/share -U user%{secret}"
+    ),
+    Secret("sqlcmd-P", "cli-credentials", _join("MsSqlCl1", "Pa55!"), "sqlcmd -S db -U sa -P '{secret}'"),
+    Secret(
+        "rabbitmqctl-add-user", "cli-credentials", _join("R4bbit", "Pa55w0rd"), "rabbitmqctl add_user admin {secret}"
+    ),
+    Secret("mongosh-p", "cli-credentials", _join("Mongo", "Pa55w0rd"), "mongosh -u admin -p {secret} --quiet"),
+    Secret("openssl-enc-k", "cli-credentials", _join("Op3nSsl", "Pa55"), "openssl enc -aes-256-cbc -k {secret} -in f"),
+    Secret(
+        "ssh-keygen-P-N",
+        "cli-credentials",
+        _join("OldPa55", "phr"),
+        "ssh-keygen -p -P {secret} -N {second} -f k",
+        second=_join("NewPa55", "phr"),
+    ),
+    Secret("zip-P", "cli-credentials", _join("ZipPa55", "w0rd"), "zip -rP {secret} out.zip dir"),
+    Secret("7z-p", "cli-credentials", _join("SevenPa55", "w0rd"), "7z a -p{secret} out.7z f"),
 ]

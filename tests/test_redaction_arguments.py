@@ -1,0 +1,94 @@
+"""A password given as an argument of a common command line tool is redacted, every one the command gives, as
+``mysql -pS3cret``, ``sshpass -p`` and ``redis-cli -a`` were; Redis's ``requirepass`` in a sentence too (trial45 F1).
+The same short options of other commands (ports, modes, messages) stay as written."""
+
+from __future__ import annotations
+
+import pytest
+
+from deja.core.redact import redact
+from deja.core.redaction import as_indexed
+
+R = "[redacted:cli-credentials]"
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("in redis.conf requirepass r3d1s-Pa55-w0rd", f"in redis.conf requirepass {R}"),
+        ("I set requirepass r3d1s-Pa55-w0rd in redis.conf", f"I set requirepass {R} in redis.conf"),
+        (
+            "keytool -genkey -keystore ks.jks -storepass St0rePa55wd -keypass K3yPa55wd",
+            f"keytool -genkey -keystore ks.jks -storepass {R} -keypass {R}",
+        ),
+        ('keytool -storepass "$SP" -keypass K3yPa55wd', f'keytool -storepass "$SP" -keypass {R}'),
+        ("htpasswd -b .htpasswd admin Ht9a55w0rd!", f"htpasswd -b .htpasswd admin {R}"),
+        ("htpasswd -nb admin Ht9a55w0rd! > .htpasswd", f"htpasswd -nb admin {R} > .htpasswd"),
+        (
+            "htpasswd -bB -C 10 /etc/nginx/.htpasswd admin Ht9a55w0rd!",
+            f"htpasswd -bB -C 10 /etc/nginx/.htpasswd admin {R}",
+        ),
+        (
+            "az login --service-principal -u http://app -p Az3PwdSecretX1 --tenant t",
+            f"az login --service-principal -u http://app -p {R} --tenant t",
+        ),
+        ("ldapsearch -x -D cn=admin -w LdapB1ndPa55 -b dc=x", f"ldapsearch -x -D cn=admin -w {R} -b dc=x"),
+        ("ldapmodify -x -D cn=admin -w 'Ldap B1nd' -f x.ldif", f"ldapmodify -x -D cn=admin -w '{R}' -f x.ldif"),
+        ("smbclient //srv/share -U user%SmbPa55w0rd", f"smbclient //srv/share -U user%{R}"),
+        ("smbclient //srv/share -U 'DOM\\user%SmbPa55w0rd'", f"smbclient //srv/share -U 'DOM\\user%{R}'"),
+        ("sqlcmd -S db -U sa -P 'MsSqlCl1Pa55!'", f"sqlcmd -S db -U sa -P '{R}'"),
+        ("rabbitmqctl add_user admin R4bbitPa55w0rd", f"rabbitmqctl add_user admin {R}"),
+        ("rabbitmqctl change_password admin R4bbitPa55w0rd", f"rabbitmqctl change_password admin {R}"),
+        ("mongosh -u admin -p MongoPa55w0rd --quiet", f"mongosh -u admin -p {R} --quiet"),
+        ("openssl enc -aes-256-cbc -k Op3nSslPa55 -in f", f"openssl enc -aes-256-cbc -k {R} -in f"),
+        ("ssh-keygen -p -P OldPa55phr -N NewPa55phr -f k", f"ssh-keygen -p -P {R} -N {R} -f k"),
+        ("zip -rP ZipPa55w0rd out.zip dir", f"zip -rP {R} out.zip dir"),
+        ("7z a -pSevenPa55w0rd out.7z f", f"7z a -p{R} out.7z f"),
+        (
+            "docker login -u ci -p Xk29fLq8 reg.io && docker login -p Zq81mLw2 ghcr.io",
+            f"docker login -u ci -p {R} reg.io && docker login -p {R} ghcr.io",
+        ),
+    ],
+)
+def test_a_password_given_to_a_tool_is_redacted(written: str, shown: str) -> None:
+    assert redact(written) == shown
+    assert as_indexed(written) == shown
+
+
+KEPT = [
+    "docker run -p 8080:80 nginx",
+    "ssh -p 22 deploy@build-01",
+    "kubectl port-forward svc/api 8080:80",
+    "mkdir -p build/out",
+    "cp -p a.txt b.txt",
+    'git commit -m "fix login"',
+    "grep -w word notes.txt",
+    "sort -k2 names.txt",
+    "tar -k -xf backup.tar",
+    "ls -P",
+    'sqlcmd -S db -U sa -Q "select 1"',
+    "smbclient //srv/share -U user",
+    "keytool -list -keystore x.jks",
+    "keytool -list -keystore x.jks -storepass:env STOREPASS",
+    "ldapsearch -x -LLL -s sub -b dc=example,dc=org",
+    "ldapsearch -x -W -D cn=admin",
+    "htpasswd -c .htpasswd admin",
+    "htpasswd -B .htpasswd admin",
+    "rabbitmqctl list_users",
+    "zip -r out.zip dir",
+    "7z a -p out.7z f",
+    "openssl req -new -key k.pem -out c.csr",
+    'ssh-keygen -t ed25519 -N "" -f k',
+    "mongosh --port 27017",
+    "az login --use-device-code",
+    "I set requirepass in redis.conf and restarted",
+    "the requirepass directive is commented out",
+    "gzip -P Xk9mPq2Lw7 notes.txt",  # (zip's name inside another word)
+    "pigz -p 4 backup.tar",
+]
+
+
+@pytest.mark.parametrize("line", KEPT)
+def test_the_same_options_of_other_commands_stay_as_written(line: str) -> None:
+    assert redact(line) == line
+    assert redact("\n".join(KEPT)) == "\n".join(KEPT)
