@@ -28,6 +28,7 @@ from .redaction import (
     TOKEN_GATE,
     WORD_CHARS,
     a_netrc_entry,
+    element_name,
     enabled,
     escape_ending,
     longest_run,
@@ -1509,11 +1510,68 @@ def _setting(match: re.Match[str], start: int, quote: str) -> str:
     if (before != quote) if quote else (before != "" and (before.isalnum() or before in "_.-")):
         return match.group(0)
     name, value = match.group("name"), match.group("value")
-    if not secret_key(name):
+    if not secret_key(name) or _a_template_reference(value):
         return match.group(0)
+    field = _pair_names_a_field(text, match.start(), quote)
+    if field and not _looks_made(value, _key_words(name)[-1] in _PASSWORD_WORDS):
+        return match.group(0)  # a label or a description (``<input value="Save" name="change_password">``)
     if not (_quoted_secret(value, name) if match.group("q") else _bare_literal(value, name, config_line=True)):
         return match.group(0)
     return _marked(match, "value", "[redacted:secret]")
+
+
+def _pair_names_a_field(text: str, start: int, quote: str) -> bool:
+    """Whether a pair at ``start`` names a field, not a setting: an HTML form control's (``<input value="Save"
+    name="change_password">``: its value is a label or what the page fills in) or an annotation's argument
+    (``@ApiImplicitParam(name = "password", value = "密码")``: its value describes, names or aliases the field). Such
+    a pair gives a secret only when its value looks made (``_looks_made``). An annotation's arguments are unquoted
+    words (``quote`` is the one around the pair's words): a decorator's quoted tag or JSON
+    (``@pytest.mark.parametrize('<add key="ApiKey" value="…"/>')``) gives a setting."""
+    element = _open_element(text, start)
+    if element:
+        return element not in _SETTINGS_ELEMENTS
+    return not quote and _in_an_annotation(text, start)
+
+
+#: The elements whose ``name`` attribute names a setting (Spring's and Ant's ``<property>``, ``<param>``, Tomcat's
+#: ``<Parameter>`` and ``<Environment>``, PHPUnit's ``<env>``/``<server>``/``<ini>``/``<const>``, IntelliJ's
+#: ``<option>``).
+_SETTINGS_ELEMENTS = frozenset(
+    ["property", "param", "parameter", "environment", "env", "server", "ini", "const", "constant", "option"]
+    + ["setting", "add", "entry", "variable", "var", "define", "arg", "system-property", "context-param"]
+)
+#: A password's own words (``_looks_made`` then takes ``hunter2`` for one).
+_PASSWORD_WORDS = frozenset(["password", "passwd", "pwd", "pw", "pass", "passphrase", "passcode"])
+#: How far back a pair's element or annotation is looked for: its attributes or arguments before the pair.
+_OPENED_REACH = 256
+
+
+def _open_element(text: str, start: int) -> str:
+    """The element (its name in small letters, a namespace's prefix dropped: ``jsp:param``) whose opening tag holds
+    ``start``, or "" outside a tag."""
+    low = max(0, start - _OPENED_REACH)
+    at = text.rfind("<", low, start)
+    if at < 0 or text.find(">", at, start) >= 0:
+        return ""
+    return element_name(text, at + 1).rsplit(":", 1)[-1].lower()
+
+
+def _in_an_annotation(text: str, start: int) -> bool:
+    """Whether ``start`` is among a Java or Kotlin annotation's arguments (``@ApiParam(name = "token", value = …``)."""
+    low = max(0, start - _OPENED_REACH)
+    at = text.rfind("(", low, start)
+    if at < 0 or text.find(")", at, start) >= 0:
+        return False
+    head = at
+    while head > low and (text[head - 1].isalnum() or text[head - 1] in "_."):
+        head -= 1
+    return head < at and text[head - 1 : head] == "@"
+
+
+def _a_template_reference(value: str) -> bool:
+    """A Razor expression (``@Model.ApiKey``, ``@(…)``): the page fills the value in (``_is_literal`` knows the
+    other templates' ``{{ … }}``, ``${…}``, ``<%= … %>``)."""
+    return value[:2] == "@(" or (value[:1] == "@" and _DOTTED_NAME.fullmatch(value[1:]) is not None)
 
 
 def _docker_env(match: re.Match[str]) -> str:
