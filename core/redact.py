@@ -1089,14 +1089,20 @@ _VALUE_KEY = (
     rf"(?:(?P=kq)[\w.:-]+(?P=kq){_SETTING_SIGN}(?P=q)[^\"'\\\n]{{0,200}}(?P=q){_VALUE_KEY_JOINT}){{0,4}}?"
     rf"(?P=kq){_SETTING_NAME_WORD}(?P=kq){_SETTING_SIGN}(?P<nq>(?P=q)){_SETTING_NAME}(?P=nq)"
 )
+#: What a view of a file puts before each of its lines: a unified diff's ``+``/``-`` (its `` `` is a blank), a line's
+#: number (``  3|``, ``  3 |``, ``L3:``, ``3→``, ``cat -n``'s ``   3\t``), a quote's ``>``.
+_LINE_GUTTER = r"[+-]|[ \t]*L?\d{1,7}[ \t]?(?:[|:\t]|\u2192)|>(?:[ \t]?>)*"
+_GUTTER = Lazy(globals(), "_GUTTER", _LINE_GUTTER)
 #: The same as two YAML keys, on a line each (a Kubernetes container's ``- name: DB_PASSWORD`` then ``value: …``,
 #: CloudFormation's ``- ParameterKey: DBPassword`` then ``ParameterValue: …``), quoted or not; ``valueFrom:`` gives
 #: none. An unquoted value is one word that ends its line (a comment may follow it). It starts at the colon after the
-#: name's word (``_key_value_lines``): the engine skips to each colon, not to each ``n`` and ``k`` (a seventh of the
+#: name's word (``_key_value_lines``; a gutter before the value's line is one like the name's line's:
+#: ``_same_gutter``): the engine skips to each colon, not to each ``n`` and ``k`` (a seventh of the
 #: time on code); looked for where that word, its colon and a blank are: a value's ``value: `` is in errors too
 #: (Rust's ``borrow of moved value: `x```).
 _KEY_VALUE_LINES = (
-    r":(?:(?<=[Nn]ame:)|(?<=[Kk]ey:)) [ \t]*(?P<nq>[\"']?)" + _SETTING_NAME + r"(?P=nq)[ \t]*\r?\n[ \t]*"
+    r":(?:(?<=[Nn]ame:)|(?<=[Kk]ey:)) [ \t]*(?P<nq>[\"']?)" + _SETTING_NAME + r"(?P=nq)[ \t]*\r?\n"
+    rf"(?P<gutter>{_LINE_GUTTER})?[ \t]*"
     rf"{_SETTING_VALUE_WORD}:[ \t]+"
     r"(?P<q>[\"'])?(?P<value>(?(q)(?:(?!(?P=q))[^\n\\]|\\.)*|[^\s\"'#|>][^\s]*))(?(q)(?P=q))[ \t]*(?:#[^\n]*)?(?=\r?\n|\Z)"
 )
@@ -1497,7 +1503,27 @@ def _key_value_lines(match: re.Match[str]) -> str:
     """``_key_value`` of a match that starts at the colon after the name's word (``_KEY_VALUE_LINES``)."""
     text, colon = match.string, match.start()
     word = next(word for word in _LINE_NAME_WORDS if text[max(0, colon - len(word)) : colon].lower() == word)
+    gutter = match.group("gutter")
+    if gutter is not None and not _same_gutter(text, colon - len(word), gutter):
+        return match.group(0)
     return _setting(match, colon - len(word), "")
+
+
+def _same_gutter(text: str, start: int, gutter: str) -> bool:
+    """Whether the line of the name's word at ``start`` starts with a gutter like ``gutter``, the value's line's: a
+    diff's mark (``+``, ``-`` or a blank: the name's line may be context), a line's number, a quote's ``>``."""
+    low = max(0, start - _OPENED_REACH)
+    head = text[text.rfind("\n", low, start) + 1 : start]
+    if gutter in ("+", "-"):
+        return head[:1] in ("+", "-", " ")
+    lead = _GUTTER.match(head)
+    return lead is not None and _gutter_kind(lead.group(0)) == _gutter_kind(gutter)
+
+
+def _gutter_kind(gutter: str) -> str:
+    """What a gutter is, whatever its number and blanks: ``>``, ``L``, or a number's ``0``."""
+    first = gutter.lstrip(" \t")[:1]
+    return "0" if first.isdigit() else first
 
 
 def _setting(match: re.Match[str], start: int, quote: str) -> str:

@@ -128,3 +128,47 @@ def test_a_made_value_of_a_field_and_a_settings_elements_value_are_redacted(writ
     """A made value is a secret wherever the pair is; a settings element's (``<property>``, ``<env>``) any literal."""
     for out in (redact(written.format(s=SECRET)), as_indexed(written.format(s=SECRET))):
         assert out == shown, out
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        (
+            "+        - name: DB_PASSWORD\n+          value: {s}\n",
+            "+        - name: DB_PASSWORD\n+          value: [redacted:secret]\n",
+        ),
+        (
+            " - name: DB_PASSWORD\n-   value: {s}\n",
+            " - name: DB_PASSWORD\n-   value: [redacted:secret]\n",
+        ),
+        (
+            "     2|- name: DB_PASSWORD\n     3|  value: {s}\n",
+            "     2|- name: DB_PASSWORD\n     3|  value: [redacted:secret]\n",
+        ),
+        ("L2:- name: DB_PASSWORD\nL3:  value: {s}\n", "L2:- name: DB_PASSWORD\nL3:  value: [redacted:secret]\n"),
+        (
+            "   12 |   - name: DB_PASSWORD\n   13 |     value: {s}\n",
+            "   12 |   - name: DB_PASSWORD\n   13 |     value: [redacted:secret]\n",
+        ),
+        ("2→- name: DB_PASSWORD\n3→  value: {s}\n", "2→- name: DB_PASSWORD\n3→  value: [redacted:secret]\n"),
+        ("> - name: DB_PASSWORD\n>   value: {s}\n", "> - name: DB_PASSWORD\n>   value: [redacted:secret]\n"),
+    ],
+)
+def test_an_env_lists_pair_behind_a_line_gutter_is_redacted(written: str, shown: str) -> None:
+    """A diff's marks, a file view's line numbers or a quote's ``>`` before both lines: each was kept (review45d M1)."""
+    for out in (redact(written.format(s=SECRET)), as_indexed(written.format(s=SECRET))):
+        assert out == shown, out
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "+  - name: LOG_LEVEL\n+    value: debug\n",
+        "+  - name: DB_PASSWORD\n+    valueFrom:\n",
+        "+  - name: DB_PASSWORD\n+    value: ${DB_PASSWORD}\n",
+    ],
+)
+def test_a_gutter_gives_no_pair_a_value_it_would_not_have(written: str) -> None:
+    """Behind a gutter, what stays without one stays."""
+    for out in (redact(written), as_indexed(written)):
+        assert out == written, out
