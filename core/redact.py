@@ -1070,8 +1070,12 @@ _SETTING_NAME_WORD = r"[KkNnP](?i:ey|ame|arameterKey)"
 _SETTING_VALUE_WORD = r"(?:Parameter)?(?i:value)"
 _SETTING_SIGN = r"[ \t]*[=:][ \t]*"
 _SETTING_NAME = r"(?P<name>(?=[\w.:-]{0,96}?(?i:pass|pw|secret|token|key))[\w.:-]{1,100})"
-#: A quoted value, up to its closing quote (``\\"`` inside a JSON string's JSON).
-_SETTING_QUOTED = r"(?P<q>\\\"|[\"'])(?P<value>(?:(?!(?P=q))(?:\\.|[^\n\\]))*)(?P=q)"
+#: A quoted value, up to its closing quote (``\\"`` inside a JSON string's JSON, where ``\\\\\\"`` is an escaped quote
+#: of the value's and ``\\\\\\\\`` a backslash: ``(?P<json>…)`` marks that quote).
+_SETTING_QUOTED = (
+    r"(?P<q>(?P<json>\\)?\"|')"
+    r"(?P<value>(?:(?(json)\\\\(?:\\.|[^\n\\])|(?!))|(?!(?P=q))(?:\\.|[^\n\\]))*)(?P=q)"
+)
 #: Another quoted field between the name and the value (``description="…"``, ``"type": "…"``), and what joins them;
 #: not another setting's name (a list of settings one a line, the first without a value).
 _SETTING_JOINT = r"\s*(?:,\s*)?"

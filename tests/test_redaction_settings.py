@@ -172,3 +172,11 @@ def test_a_gutter_gives_no_pair_a_value_it_would_not_have(written: str) -> None:
     """Behind a gutter, what stays without one stays."""
     for out in (redact(written), as_indexed(written)):
         assert out == written, out
+
+
+def test_a_json_in_json_value_holding_an_escaped_quote_is_redacted_whole() -> None:
+    """``\\\\\\"`` inside the value is its quote, not its end: the value's tail was left (review45d L)."""
+    written = '"{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"' + SECRET + '\\\\\\"tail9Zq\\"}"'
+    shown = '"{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"[redacted:secret]\\"}"'
+    for out in (redact(written), as_indexed(written)):
+        assert out == shown, out
