@@ -1071,10 +1071,11 @@ _SETTING_VALUE_WORD = r"(?:Parameter)?(?i:value)"
 _SETTING_SIGN = r"[ \t]*[=:][ \t]*"
 _SETTING_NAME = r"(?P<name>(?=[\w.:-]{0,96}?(?i:pass|pw|secret|token|key))[\w.:-]{1,100})"
 #: A quoted value, up to its closing quote (``\\"`` inside a JSON string's JSON, where ``\\\\\\"`` is an escaped quote
-#: of the value's and ``\\\\\\\\`` a backslash: ``(?P<json>…)`` marks that quote).
+#: of the value's: ``(?P<json>…)`` marks that quote; one way to read each, so a run of backslashes is read in linear
+#: time).
 _SETTING_QUOTED = (
     r"(?P<q>(?P<json>\\)?\"|')"
-    r"(?P<value>(?:(?(json)\\\\(?:\\.|[^\n\\])|(?!))|(?!(?P=q))(?:\\.|[^\n\\]))*)(?P=q)"
+    r"(?P<value>(?:(?(json)\\\\\\\"|(?!))|(?!(?P=q))(?:\\.|[^\n\\]))*)(?P=q)"
 )
 #: Another quoted field between the name and the value (``description="…"``, ``"type": "…"``), and what joins them;
 #: not another setting's name (a list of settings one a line, the first without a value).
