@@ -29,6 +29,7 @@ from .redaction import (
     TOKEN_GATE,
     WORD_CHARS,
     a_netrc_entry,
+    element_name,
     enabled,
     escape_ending,
     longest_run,
@@ -1136,8 +1137,13 @@ _SETTING_NAME_WORD = r"[KkNnP](?i:ey|ame|arameterKey)"
 _SETTING_VALUE_WORD = r"(?:Parameter)?(?i:value)"
 _SETTING_SIGN = r"[ \t]*[=:][ \t]*"
 _SETTING_NAME = r"(?P<name>(?=[\w.:-]{0,96}?(?i:pass|pw|secret|token|key))[\w.:-]{1,100})"
-#: A quoted value, up to its closing quote (``\\"`` inside a JSON string's JSON).
-_SETTING_QUOTED = r"(?P<q>\\\"|[\"'])(?P<value>(?:(?!(?P=q))(?:\\.|[^\n\\]))*)(?P=q)"
+#: A quoted value, up to its closing quote (``\\"`` inside a JSON string's JSON, where ``\\\\\\"`` is an escaped quote
+#: of the value's: ``(?P<json>…)`` marks that quote; one way to read each, so a run of backslashes is read in linear
+#: time).
+_SETTING_QUOTED = (
+    r"(?P<q>(?P<json>\\)?\"|')"
+    r"(?P<value>(?:(?(json)\\\\\\\"|(?!))|(?!(?P=q))(?:\\.|[^\n\\]))*)(?P=q)"
+)
 #: Another quoted field between the name and the value (``description="…"``, ``"type": "…"``), and what joins them;
 #: not another setting's name (a list of settings one a line, the first without a value).
 _SETTING_JOINT = r"\s*(?:,\s*)?"
@@ -1155,14 +1161,20 @@ _VALUE_KEY = (
     rf"(?:(?P=kq)[\w.:-]+(?P=kq){_SETTING_SIGN}(?P=q)[^\"'\\\n]{{0,200}}(?P=q){_VALUE_KEY_JOINT}){{0,4}}?"
     rf"(?P=kq){_SETTING_NAME_WORD}(?P=kq){_SETTING_SIGN}(?P<nq>(?P=q)){_SETTING_NAME}(?P=nq)"
 )
+#: What a view of a file puts before each of its lines: a unified diff's ``+``/``-`` (its `` `` is a blank), a line's
+#: number (``  3|``, ``  3 |``, ``L3:``, ``3→``, ``cat -n``'s ``   3\t``), a quote's ``>``.
+_LINE_GUTTER = r"[+-]|[ \t]*L?\d{1,7}[ \t]?(?:[|:\t]|\u2192)|>(?:[ \t]?>)*"
+_GUTTER = Lazy(globals(), "_GUTTER", _LINE_GUTTER)
 #: The same as two YAML keys, on a line each (a Kubernetes container's ``- name: DB_PASSWORD`` then ``value: …``,
 #: CloudFormation's ``- ParameterKey: DBPassword`` then ``ParameterValue: …``), quoted or not; ``valueFrom:`` gives
 #: none. An unquoted value is one word that ends its line (a comment may follow it). It starts at the colon after the
-#: name's word (``_key_value_lines``): the engine skips to each colon, not to each ``n`` and ``k`` (a seventh of the
+#: name's word (``_key_value_lines``; a gutter before the value's line is one like the name's line's:
+#: ``_same_gutter``): the engine skips to each colon, not to each ``n`` and ``k`` (a seventh of the
 #: time on code); looked for where that word, its colon and a blank are: a value's ``value: `` is in errors too
 #: (Rust's ``borrow of moved value: `x```).
 _KEY_VALUE_LINES = (
-    r":(?:(?<=[Nn]ame:)|(?<=[Kk]ey:)) [ \t]*(?P<nq>[\"']?)" + _SETTING_NAME + r"(?P=nq)[ \t]*\r?\n[ \t]*"
+    r":(?:(?<=[Nn]ame:)|(?<=[Kk]ey:)) [ \t]*(?P<nq>[\"']?)" + _SETTING_NAME + r"(?P=nq)[ \t]*\r?\n"
+    rf"(?P<gutter>{_LINE_GUTTER})?[ \t]*"
     rf"{_SETTING_VALUE_WORD}:[ \t]+"
     r"(?P<q>[\"'])?(?P<value>(?(q)(?:(?!(?P=q))[^\n\\]|\\.)*|[^\s\"'#|>][^\s]*))(?(q)(?P=q))[ \t]*(?:#[^\n]*)?(?=\r?\n|\Z)"
 )
@@ -1563,7 +1575,27 @@ def _key_value_lines(match: re.Match[str]) -> str:
     """``_key_value`` of a match that starts at the colon after the name's word (``_KEY_VALUE_LINES``)."""
     text, colon = match.string, match.start()
     word = next(word for word in _LINE_NAME_WORDS if text[max(0, colon - len(word)) : colon].lower() == word)
+    gutter = match.group("gutter")
+    if gutter is not None and not _same_gutter(text, colon - len(word), gutter):
+        return match.group(0)
     return _setting(match, colon - len(word), "")
+
+
+def _same_gutter(text: str, start: int, gutter: str) -> bool:
+    """Whether the line of the name's word at ``start`` starts with a gutter like ``gutter``, the value's line's: a
+    diff's mark (``+``, ``-`` or a blank: the name's line may be context), a line's number, a quote's ``>``."""
+    low = max(0, start - _OPENED_REACH)
+    head = text[text.rfind("\n", low, start) + 1 : start]
+    if gutter in ("+", "-"):
+        return head[:1] in ("+", "-", " ")
+    lead = _GUTTER.match(head)
+    return lead is not None and _gutter_kind(lead.group(0)) == _gutter_kind(gutter)
+
+
+def _gutter_kind(gutter: str) -> str:
+    """What a gutter is, whatever its number and blanks: ``>``, ``L``, or a number's ``0``."""
+    first = gutter.lstrip(" \t")[:1]
+    return "0" if first.isdigit() else first
 
 
 def _setting(match: re.Match[str], start: int, quote: str) -> str:
@@ -1576,11 +1608,68 @@ def _setting(match: re.Match[str], start: int, quote: str) -> str:
     if (before != quote) if quote else (before != "" and (before.isalnum() or before in "_.-")):
         return match.group(0)
     name, value = match.group("name"), match.group("value")
-    if not secret_key(name):
+    if not secret_key(name) or _a_template_reference(value):
         return match.group(0)
+    field = _pair_names_a_field(text, match.start(), quote)
+    if field and not _looks_made(value, _key_words(name)[-1] in _PASSWORD_WORDS):
+        return match.group(0)  # a label or a description (``<input value="Save" name="change_password">``)
     if not (_quoted_secret(value, name) if match.group("q") else _bare_literal(value, name, config_line=True)):
         return match.group(0)
     return _marked(match, "value", "[redacted:secret]")
+
+
+def _pair_names_a_field(text: str, start: int, quote: str) -> bool:
+    """Whether a pair at ``start`` names a field, not a setting: an HTML form control's (``<input value="Save"
+    name="change_password">``: its value is a label or what the page fills in) or an annotation's argument
+    (``@ApiImplicitParam(name = "password", value = "密码")``: its value describes, names or aliases the field). Such
+    a pair gives a secret only when its value looks made (``_looks_made``). An annotation's arguments are unquoted
+    words (``quote`` is the one around the pair's words): a decorator's quoted tag or JSON
+    (``@pytest.mark.parametrize('<add key="ApiKey" value="…"/>')``) gives a setting."""
+    element = _open_element(text, start)
+    if element:
+        return element not in _SETTINGS_ELEMENTS
+    return not quote and _in_an_annotation(text, start)
+
+
+#: The elements whose ``name`` attribute names a setting (Spring's and Ant's ``<property>``, ``<param>``, Tomcat's
+#: ``<Parameter>`` and ``<Environment>``, PHPUnit's ``<env>``/``<server>``/``<ini>``/``<const>``, IntelliJ's
+#: ``<option>``).
+_SETTINGS_ELEMENTS = frozenset(
+    ["property", "param", "parameter", "environment", "env", "server", "ini", "const", "constant", "option"]
+    + ["setting", "add", "entry", "variable", "var", "define", "arg", "system-property", "context-param"]
+)
+#: A password's own words (``_looks_made`` then takes ``hunter2`` for one).
+_PASSWORD_WORDS = frozenset(["password", "passwd", "pwd", "pw", "pass", "passphrase", "passcode"])
+#: How far back a pair's element or annotation is looked for: its attributes or arguments before the pair.
+_OPENED_REACH = 256
+
+
+def _open_element(text: str, start: int) -> str:
+    """The element (its name in small letters, a namespace's prefix dropped: ``jsp:param``) whose opening tag holds
+    ``start``, or "" outside a tag."""
+    low = max(0, start - _OPENED_REACH)
+    at = text.rfind("<", low, start)
+    if at < 0 or text.find(">", at, start) >= 0:
+        return ""
+    return element_name(text, at + 1).rsplit(":", 1)[-1].lower()
+
+
+def _in_an_annotation(text: str, start: int) -> bool:
+    """Whether ``start`` is among a Java or Kotlin annotation's arguments (``@ApiParam(name = "token", value = …``)."""
+    low = max(0, start - _OPENED_REACH)
+    at = text.rfind("(", low, start)
+    if at < 0 or text.find(")", at, start) >= 0:
+        return False
+    head = at
+    while head > low and (text[head - 1].isalnum() or text[head - 1] in "_."):
+        head -= 1
+    return head < at and text[head - 1 : head] == "@"
+
+
+def _a_template_reference(value: str) -> bool:
+    """A Razor expression (``@Model.ApiKey``, ``@(…)``): the page fills the value in (``_is_literal`` knows the
+    other templates' ``{{ … }}``, ``${…}``, ``<%= … %>``)."""
+    return value[:2] == "@(" or (value[:1] == "@" and _DOTTED_NAME.fullmatch(value[1:]) is not None)
 
 
 def _docker_env(match: re.Match[str]) -> str:

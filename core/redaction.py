@@ -692,7 +692,7 @@ def _closes_an_element(text: str, found: list[tuple[int, int, str]]) -> bool:
     if any(text.startswith("/", end) or end in slashes for end in opened):
         return True
     closed = _closed_as_written(text) if opened else set()
-    return bool(closed) and any(_element_name(text, end) in closed for end in opened)
+    return bool(closed) and any(element_name(text, end) in closed for end in opened)
 
 
 def _closed_as_written(text: str) -> set[str]:
@@ -703,16 +703,17 @@ def _closed_as_written(text: str) -> set[str]:
     names = set()
     at = text.find("</")
     while at >= 0:
-        name = _element_name(text, at + 2)
+        name = element_name(text, at + 2)
         if any(stem in name.lower() for stem in _NOUN_STEMS):
             names.add(name)
         at = text.find("</", at + 2)
     return names
 
 
-def _element_name(text: str, at: int) -> str:
-    """The name of the element that starts at ``at`` of ``text`` (after its ``<`` or ``</``)."""
+def element_name(text: str, at: int) -> str:
+    """The name of the element that starts at ``at`` of ``text`` (after its ``<`` or ``</``), a namespace's prefix
+    with it (``jsp:param``)."""
     end = at
-    while end < len(text) and (text[end].isalnum() or text[end] in "_.-"):
+    while end < len(text) and (text[end].isalnum() or text[end] in "_.-:"):
         end += 1
     return text[at:end]

@@ -82,3 +82,101 @@ def test_a_setting_that_names_no_secret_or_gives_no_literal_stays(written: str) 
     """A setting of a list one a line is not the next one's value, a reference or a block is no literal."""
     for out in (redact(written), as_indexed(written)):
         assert out == written, out
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        # Swagger's annotations: the value describes the field, in words, in Chinese, or as a name.
+        '@ApiImplicitParam(name = "password", value = "密码", required = true)',
+        '@ApiImplicitParam(name = "secretKey", value = "秘钥", required = true)',
+        '@ApiImplicitParam(name = "token", value = "JWT", paramType = "header")',
+        '@ApiParam(name = "token", value = "accessToken")',
+        '@ApiImplicitParam(value = "accessToken", name = "token")',
+        '@RequestHeader(name = "X-Api-Key", value = "X-Api-Key")',
+        # An HTML form control: its name is a field's, its value a button's label.
+        '<input value="Save" name="change_password" type="submit">',
+        '<input type="submit" name="change_password" value="Save"/>',
+        '<button value="rotate" name="rotate_secret" type="submit">Rotate</button>',
+        # A template's reference: the page or the chart fills the value in.
+        '<input value="@Model.ApiKey" name="apiKey"/>',
+        '<add key="ApiKey" value="@Model.ApiKey"/>',
+        '- name: DB_PASSWORD\n  value: "{{ .Values.password }}"\n',
+        '<property name="password" value="${db.password}"/>',
+    ],
+)
+def test_a_pair_naming_a_field_with_a_label_or_a_reference_stays(written: str) -> None:
+    """An annotation's or a form control's ``name``/``value`` name a field and describe or label it: only a made
+    value there is a secret. Each of these but the last two was redacted (review45d M2)."""
+    for out in (redact(written), as_indexed(written)):
+        assert out == written, out
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ('@ApiParam(name = "password", value = "{s}")', '@ApiParam(name = "password", value = "[redacted:secret]")'),
+        (
+            '<input name="api_key" type="hidden" value="{s}">',
+            '<input name="api_key" type="hidden" value="[redacted:secret]">',
+        ),
+        ('<jsp:param name="password" value="{s}"/>', '<jsp:param name="password" value="[redacted:secret]"/>'),
+        ('<env name="DB_PASSWORD" value="hunter2"/>', '<env name="DB_PASSWORD" value="[redacted:secret]"/>'),
+    ],
+)
+def test_a_made_value_of_a_field_and_a_settings_elements_value_are_redacted(written: str, shown: str) -> None:
+    """A made value is a secret wherever the pair is; a settings element's (``<property>``, ``<env>``) any literal."""
+    for out in (redact(written.format(s=SECRET)), as_indexed(written.format(s=SECRET))):
+        assert out == shown, out
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        (
+            "+        - name: DB_PASSWORD\n+          value: {s}\n",
+            "+        - name: DB_PASSWORD\n+          value: [redacted:secret]\n",
+        ),
+        (
+            " - name: DB_PASSWORD\n-   value: {s}\n",
+            " - name: DB_PASSWORD\n-   value: [redacted:secret]\n",
+        ),
+        (
+            "     2|- name: DB_PASSWORD\n     3|  value: {s}\n",
+            "     2|- name: DB_PASSWORD\n     3|  value: [redacted:secret]\n",
+        ),
+        ("L2:- name: DB_PASSWORD\nL3:  value: {s}\n", "L2:- name: DB_PASSWORD\nL3:  value: [redacted:secret]\n"),
+        (
+            "   12 |   - name: DB_PASSWORD\n   13 |     value: {s}\n",
+            "   12 |   - name: DB_PASSWORD\n   13 |     value: [redacted:secret]\n",
+        ),
+        ("2→- name: DB_PASSWORD\n3→  value: {s}\n", "2→- name: DB_PASSWORD\n3→  value: [redacted:secret]\n"),
+        ("> - name: DB_PASSWORD\n>   value: {s}\n", "> - name: DB_PASSWORD\n>   value: [redacted:secret]\n"),
+    ],
+)
+def test_an_env_lists_pair_behind_a_line_gutter_is_redacted(written: str, shown: str) -> None:
+    """A diff's marks, a file view's line numbers or a quote's ``>`` before both lines: each was kept (review45d M1)."""
+    for out in (redact(written.format(s=SECRET)), as_indexed(written.format(s=SECRET))):
+        assert out == shown, out
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "+  - name: LOG_LEVEL\n+    value: debug\n",
+        "+  - name: DB_PASSWORD\n+    valueFrom:\n",
+        "+  - name: DB_PASSWORD\n+    value: ${DB_PASSWORD}\n",
+    ],
+)
+def test_a_gutter_gives_no_pair_a_value_it_would_not_have(written: str) -> None:
+    """Behind a gutter, what stays without one stays."""
+    for out in (redact(written), as_indexed(written)):
+        assert out == written, out
+
+
+def test_a_json_in_json_value_holding_an_escaped_quote_is_redacted_whole() -> None:
+    """``\\\\\\"`` inside the value is its quote, not its end: the value's tail was left (review45d L)."""
+    written = '"{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"' + SECRET + '\\\\\\"tail9Zq\\"}"'
+    shown = '"{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"[redacted:secret]\\"}"'
+    for out in (redact(written), as_indexed(written)):
+        assert out == shown, out

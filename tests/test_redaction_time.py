@@ -78,13 +78,15 @@ def test_a_text_of_many_escaped_terraform_objects_is_redacted_in_time_linear_in_
         ('<add key="ApiKey"', " "),
         ("the password is ", "Xk9m'"),
         ("the password is ", "Xk9m%27"),
+        ('"{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"', "\\"),
     ],
 )
 def test_one_value_before_a_long_run_is_redacted_in_time_linear_in_its_size(
     tmp_path: Path, head: str, unit: str
 ) -> None:
     """A setting's value or name followed by a run of blanks (two runs of blanks side by side in the pattern tried
-    each place between them: ten thousand blanks took seconds), or a sentence's value of many quotes (each quote
-    read the rest of the value again). One text each, not a line of units."""
+    each place between them: ten thousand blanks took seconds), a sentence's value of many quotes (each quote
+    read the rest of the value again), or a JSON string's JSON value of many backslashes (two ways to read each
+    pair of them). One text each, not a line of units."""
     small, large = (head + unit * (size // len(unit)) + "x" for size in (30_000, 120_000))
     assert _cpu_seconds(len(large), tmp_path, large) / _cpu_seconds(len(small), tmp_path, small) < 8
