@@ -184,6 +184,10 @@ class DejaHook:
 #: deja's fail-open as the words that start where deja's simple command ends, and as the words a tail ends with.
 _FAIL_OPEN_NEXT = re.compile(r"\|\|[ \t]+true(?=$|\s|[;&|<>()])")
 _FAIL_OPEN_LAST = re.compile(r"(?:^|[ \t]+)\|\|[ \t]+true[ \t]*$")
+#: An older deja's fail-open where no shell takes it (``_without_stray_fail_open``): after an operator, and on a line
+#: of its own at the end (``true#`` is how install45 wrote it before a comment).
+_STRAY_AFTER_OPERATOR = re.compile(r"[ \t\n]*?([ \t]*\|\|[ \t]+true)(?=\Z|[\s;&|<>()#])")
+_STRAY_LAST_LINE = re.compile(r"(?<=\n)[ \t]*\|\|[ \t]+true[ \t]*\Z")
 
 
 #: The hooks deja has (``hooks/run.HANDLERS``, which a hook loads without this package's installers): a script at
@@ -257,7 +261,9 @@ def _ending(users: str, own: str) -> str:
     before the user's ``; exit`` (review44g M2) and breaks none of it (review44f H1). Nothing goes before a ``||``,
     the user's own failure handling or deja's fail-open already there, nor into a pipeline, whose status is its last
     command's and whose input it would change (``a || true | jq`` is ``a || (true | jq)``). Where deja's command
-    ends at the text's end, or the text cannot be read, it goes at the end, unless it stands there already."""
+    ends at the text's end, or the text cannot be read, it goes at the end, unless it stands there already. An older
+    deja's misplaced one goes first (``_without_stray_fail_open``)."""
+    users = _without_stray_fail_open(users)
     if own.split() != list(FAIL_OPEN):
         return users
     end = command_end(users)
@@ -267,6 +273,19 @@ def _ending(users: str, own: str) -> str:
     cut = end.at if users[:cut].endswith("\\") else cut  # (an escaped space is a word's)
     space = "" if cut == len(users) or users[cut].isspace() else " "  # (never ``true#``, one word)
     return f"{users[:cut]} {' '.join(FAIL_OPEN)}{space}{users[cut:]}"
+
+
+def _without_stray_fail_open(users: str) -> str:
+    """``users`` without the `` || true`` an older deja put where no shell takes it, which kept every prompt blocked
+    (review45c M1): right after the operator ending deja's command, blanks and line breaks between (install45's,
+    after a ``|`` or ``&&`` a comment follows), or on a line of its own at the end (466c7c8's, after an ending that
+    ended in a line break). A ``||`` there is a syntax error, so it is no user's."""
+    end = command_end(users)
+    if end.follows not in ("", "#") and (stray := _STRAY_AFTER_OPERATOR.match(users, end.at + len(end.follows))):
+        users = users[: stray.start(1)] + users[stray.end(1) :]
+    if stray := _STRAY_LAST_LINE.search(users):
+        users = users[: stray.start()]
+    return users
 
 
 def carried_keys(wanted: dict[str, Any], old: dict[str, Any], skip: str) -> tuple[dict[str, Any], list[str]]:

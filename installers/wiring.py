@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -40,6 +41,8 @@ from .files import DuplicateKey, InstallError, json_type, parse_object, read_tex
 Level = Literal["ok", "warn", "error"]
 #: How much of a script's ``#!`` line the system reads: Linux's 256-byte buffer, macOS's 512.
 SHEBANG_LIMIT = 512 if sys.platform == "darwin" else 256
+#: The shell Cursor and Claude Code run a hook's command with (``_unparsable_findings``).
+SHELL = "/bin/sh"
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,7 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
             if count > 1 and not is_deja_hook(command):
                 message = f"{path}: {command!r} runs {count} times on {event}"
                 findings.append(WiringFinding("warn", message, f"remove the repeated entry from {path}"))
+    findings += _unparsable_findings(hooks_file, lists)
     executables = sorted({e for commands in lists.values() for c in commands if (e := hook_executable(c)) is not None})
     if not executables:  # (with no server either, nothing of deja's recalls: trial44b F5)
         if not _serves_deja(hooks_file.mcp):
@@ -262,6 +266,47 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
         return [WiringFinding("warn", message, install)]
     edited = "".join(f" ({sentence})" for sentence in planned.edited_hooks)  # (which install keeps: trial44 F3)
     return [WiringFinding("ok", f"{harness}: deja's hooks are in {path}{edited}")]
+
+
+def _unparsable_findings(hooks_file: _HooksFile, lists: dict[str, list[Any]]) -> list[WiringFinding]:
+    """deja's hooks whose command ``sh`` refuses to read (``sh -n``: read, never run), which the harness runs to exit
+    2, blocking every prompt or tool call: an older deja's misplaced `` || true`` (review45c M1), which install
+    takes out, or the user's own ending, which they fix. The harnesses run a command with ``/bin/sh`` (Node's
+    ``shell: true``), whatever PATH holds; where there is none (Windows), nothing is said."""
+    if not os.path.isfile(SHELL):
+        return []
+    findings = []
+    for event, commands in lists.items():
+        for command in filter(is_deja_hook, commands):
+            if _sh_refuses(command):
+                message = (
+                    f"{hooks_file.path}: deja's {event} hook is not valid shell: {hooks_file.harness} cannot run it"
+                )
+                fix = (
+                    hooks_file.install
+                    if _install_repairs(hooks_file, event, command)
+                    else f"edit it in {hooks_file.path}"
+                )
+                findings.append(WiringFinding("warn", message, fix))
+    return findings
+
+
+def _install_repairs(hooks_file: _HooksFile, event: str, command: str) -> bool:
+    """Whether what install writes for deja's ``command`` on ``event``, the user's ending kept, is valid shell."""
+    wanted = hooks_file.commands([hooks_file.wanted[event]]) if event in hooks_file.wanted else []
+    if not wanted:
+        return False
+    entry, _ = carried_hook({"command": wanted[0]}, {"command": command})
+    return not _sh_refuses(entry["command"])
+
+
+def _sh_refuses(command: str) -> bool:
+    """Whether ``sh -n`` (read the command, run nothing) finds a syntax error in ``command``."""
+    try:
+        done = subprocess.run([SHELL, "-n", "-c", command], capture_output=True, timeout=5, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode != 0
 
 
 def _missing_events(hooks_file: _HooksFile, lists: dict[str, list[Any]]) -> str:

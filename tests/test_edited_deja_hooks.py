@@ -411,3 +411,49 @@ def test_claude_codes_settings_edited_only_in_dejas_hook_go_back_byte_for_byte(f
 
     assert settings.read_text() == mine
     assert sorted(p.name for p in settings.parent.iterdir() if p.name.startswith("settings")) == ["settings.json"]
+
+
+@pytest.mark.parametrize(
+    ("older", "repaired", "bare"),  # (``bare``: what install writes for the ``deja hook-…`` it writes unlaunched)
+    [
+        (" |\n || true# keep quiet\ncat >/dev/null; exit", " |\n# keep quiet\ncat >/dev/null; exit", ""),
+        (" && || true#c\necho ok", " || true &&#c\necho ok", " &&#c\necho ok"),
+        (" 2>/dev/null\n || true", " 2>/dev/null || true\n", " 2>/dev/null\n"),
+        (" >&2; exit\n || true", " >&2 || true ; exit\n", " >&2; exit\n"),
+    ],
+)
+def test_an_older_dejas_misplaced_fail_open_is_named_by_doctor_and_repaired_by_install(
+    env: dict[str, str], older: str, repaired: str, bare: str
+) -> None:
+    """review45c M1: install45 wrote `` || true`` after a ``|`` or ``&&`` a comment follows, 466c7c8 on a line of its
+    own after an ending that ended in a line break: a syntax error that blocks every prompt, which install kept as
+    the user's change and doctor called ok."""
+    _deja(env, "install", "cursor-auto")
+    own = _deja_commands(env, "beforeSubmitPrompt")[0].removesuffix(" || true")
+    _edit(env, "beforeSubmitPrompt", command=own + older)
+    assert subprocess.run(["sh", "-n", "-c", own + older], capture_output=True).returncode == 2
+
+    said = " ".join(_wiring(env).split())
+    assert f"{_hooks_path(env)}: deja's beforeSubmitPrompt hook is not valid shell" in said
+    assert "fix: deja install cursor-auto" in said
+    _deja(env, "install", "cursor-auto")
+    written = _hooks_path(env).read_text()
+    _deja(env, "install", "cursor-auto")
+
+    assert _hooks_path(env).read_text() == written, "a second install changes nothing"
+    (command,) = _deja_commands(env, "beforeSubmitPrompt")
+    launched = _deja_commands(env, "sessionStart")[0].endswith(" || true")  # (else the bare ``deja hook-…``)
+    assert command == own + (repaired if launched else bare or repaired)
+    assert subprocess.run(["sh", "-n", "-c", command]).returncode == 0, command
+    assert "not valid shell" not in _wiring(env)
+
+
+def test_doctor_names_a_hook_the_user_made_invalid_shell_as_theirs_to_edit(env: dict[str, str]) -> None:
+    """An ending no install can repair (``;;`` outside a ``case``): doctor says where to edit it."""
+    _deja(env, "install", "cursor-auto")
+    own = _deja_commands(env, "stop")[0]
+    _edit(env, "stop", command=own + " ;; exit")
+
+    said = " ".join(_wiring(env).split())
+    assert f"{_hooks_path(env)}: deja's stop hook is not valid shell" in said
+    assert f"fix: edit it in {_hooks_path(env)}" in said
