@@ -8,6 +8,7 @@ finding is ``error`` when the harness will fail to load the file or run deja,
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -32,7 +33,6 @@ from .entries import (
     is_deja_hook,
     is_deja_server,
     launcher_path,
-    one_line,
     plan_hooks,
     plan_server,
 )
@@ -391,12 +391,18 @@ def _double_run_fix(cursor_hooks: _HooksFile, claude_hooks: _HooksFile, ours: se
     reinstall = f"{cursor_hooks.install} && {claude_hooks.install}"
     apart = {found.name for command in theirs - ours if (found := deja_hook(command))}
     edits = [
-        f"{' and '.join(f'`{one_line(piece)}`' for piece in found.edits)} after deja's {found.name} in {hooks_file.path}"
+        f"{' and '.join(f'`{_as_in_json(piece)}`' for piece in found.edits)} after deja's {found.name} in {hooks_file.path}"
         for hooks_file, commands in ((cursor_hooks, ours), (claude_hooks, theirs))
         for command in sorted(commands)
         if (found := deja_hook(command)) and found.name in apart and found.edited
     ]
     return f"delete {'; '.join(edits)}, then {reinstall}" if edits else reinstall
+
+
+def _as_in_json(piece: str) -> str:
+    """``piece`` of a command as the JSON file holds it, on one line: ``"``, ``\\``, a tab and a line break escaped
+    (review45c L2: ``2>"$HOME/log"`` was not found in the file, which holds ``2>\\"$HOME/log\\"``)."""
+    return json.dumps(piece, ensure_ascii=False)[1:-1]
 
 
 def _deja_commands(hooks_file: _HooksFile) -> set[str]:

@@ -470,6 +470,7 @@ def _ran(shell: str, command: str, home: Path) -> tuple[int, bytes]:
         (" || true 2>>/tmp/e.log", ["2>>/tmp/e.log"]),
         (" 2>/dev/null; exit", ["2>/dev/null", "; exit"]),
         (" <<EOF\nx\nEOF", ["<<EOF", "x\\nEOF"]),
+        (' 2>"$HOME/l og"; exit', ['2>\\"$HOME/l og\\"', "; exit"]),
     ],
 )
 def test_doctors_fix_for_deja_running_twice_names_only_what_the_user_appended(
