@@ -3,9 +3,9 @@
 A user's ending after deja's ``hook-…`` word (``2>/dev/null; exit``, ``| tee log``, ``# quiet``) is shell text.
 deja's fail-open (``entries.FAIL_OPEN``) goes where deja's simple command ends, so only that command is read: its
 arguments and redirections (``2>&1``, ``&>log``, ``>|f``, ``<<EOF``), ``\\``+newline, quoted words and the ``$(…)``,
-``${…}`` and backticks in them, up to the first control operator, line break or comment. Nothing after it is read,
-so nothing of the user's there (a comment after ``|``, a ``case``, a ``for`` used as an argument, a here-doc's body)
-can be misread (review45a H1, H2, M1). Text it cannot read (an unterminated quote, an unquoted ``(``, a comment,
+``${…}`` and backticks in them (bash's ``<(…)`` and ``>(…)`` as ``$(…)``), up to the first control operator, line
+break or comment. Nothing after it is read, so nothing of the user's there (a comment after ``|``, a ``case``, a
+``for`` used as an argument, a here-doc's body) can be misread (review45a H1, H2, M1). Text it cannot read (an unterminated quote, an unquoted ``(``, a comment,
 ``case`` or here-doc inside a ``$(…)``) is said as its end: ``sh`` refuses most such text anyway.
 """
 
@@ -37,7 +37,8 @@ def command_end(text: str) -> CommandEnd:
     """Where the simple command ``text`` continues (its first character goes on deja's ``hook-…`` word) ends."""
     i, word_start = 0, False
     while i < len(text):
-        redirect = next((found for found in _REDIRECTS if text.startswith(found, i)), "")
+        substitution = text.startswith(("<(", ">("), i)  # (bash's process substitution, read as ``$(…)``)
+        redirect = "" if substitution else next((found for found in _REDIRECTS if text.startswith(found, i)), "")
         operator = next((found for found in _CONTROL_OPERATORS if text.startswith(found, i)), "")
         if text.startswith("\\\n", i):  # (a continuation joins the lines, and the word it is in)
             i += 2
@@ -55,8 +56,8 @@ def command_end(text: str) -> CommandEnd:
 
 
 def _after_part(text: str, i: int) -> int | None:
-    """The index after the part of a word at ``i``: an escaped character, a quoted text, a ``$(…)``, ``${…}`` or
-    backtick substitution, else the one character; None when unterminated or unreadable."""
+    """The index after the part of a word at ``i``: an escaped character, a quoted text, a ``$(…)``, ``<(…)``,
+    ``>(…)``, ``${…}`` or backtick substitution, else the one character; None when unterminated or unreadable."""
     if text[i] == "\\":
         return i + 2
     if text[i] == "'":
@@ -64,7 +65,7 @@ def _after_part(text: str, i: int) -> int | None:
         return None if close < 0 else close + 1
     if text[i] in '"`':
         return _after_quoted(text, i + 1, text[i])
-    if text.startswith("$(", i):
+    if text.startswith(("$(", "<(", ">("), i):
         return _after_script(text, i + 2)
     if text.startswith("${", i):
         return _after_quoted(text, i + 2, "}")

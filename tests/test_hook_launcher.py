@@ -500,3 +500,23 @@ def test_doctors_fix_for_deja_running_twice_names_only_what_the_user_appended(
     assert json.loads(text)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split() == own.split()
     _install_from(launcher.parents[2], running_deja, "cursor-auto", "claude-auto")
     assert not [finding for finding in wiring_report(deja_path=running_deja) if "twice" in finding.message]
+
+
+@pytest.mark.unit
+def test_a_bash_process_substitution_in_dejas_redirect_keeps_the_fail_open_before_the_users_exit(
+    fake_home: Path, running_deja: str
+) -> None:
+    """review45c L1: in ``2> >(cat >&2); exit`` the ``(`` of bash's ``>(…)`` was unreadable, so deja's `` || true``
+    went after the ``exit``, and a deja gone exited 2 under bash: a blocked prompt."""
+    hooks_path = fake_home / ".cursor" / "hooks.json"
+    hooks_path.parent.mkdir()
+    old = {"beforeSubmitPrompt": [{"command": f"'{running_deja}' hook-prompt 2> >(cat >&2); exit"}]}
+    hooks_path.write_text(json.dumps({"version": 1, "hooks": old}))
+    launcher = _installed_as_pip_does(fake_home.parent / "site-packages")
+
+    _install_from(launcher.parents[2], running_deja, "cursor-auto")
+    (launcher.parents[2] / "deja").unlink()  # the package gone, its launcher with it
+
+    (command,) = _commands(fake_home)["beforeSubmitPrompt"]
+    assert command.endswith(" hook-prompt 2> >(cat >&2) || true ; exit"), command
+    assert _ran("bash", command, fake_home)[0] == 0, command
