@@ -102,6 +102,7 @@ KEPT = [
     "docker run --name mongo -p 27017:27017 mongo",
     "podman run -d --name mongo -p 127.0.0.1:27017:27017/tcp mongo:7",
     "docker run --name mongo -p 127.0.0.1::27017 mongo",
+    "docker run --name=mongo -p 127.0.0.1::27017 mongo",
     "wget https://services.gradle.org/distributions/gradle-8.7-bin.zip -P /tmp",
     "cp backup.7z /mnt -pv",
     'sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01',
