@@ -56,7 +56,7 @@ class Rule:
     A plain class, not a dataclass: ``dataclasses`` would double what importing this module costs a hook that
     redacts a failed command's output before looking it up."""
 
-    __slots__ = ("_pattern", "again", "check", "group", "kind", "needles", "regex", "replace", "run")
+    __slots__ = ("_pattern", "again", "check", "group", "kind", "needles", "regex", "replace", "retry", "run")
 
     def __init__(
         self,
@@ -68,6 +68,7 @@ class Rule:
         replace: Replace | None = None,
         run: int = 0,
         again: bool = False,
+        retry: bool = False,
     ) -> None:
         self.kind = kind
         self.regex = regex
@@ -85,6 +86,9 @@ class Rule:
         #: Applied again while it changes the text: a match starts at a command's name, and the command may give
         #: more than one (``keytool -storepass … -keypass …``); each pass finds the next.
         self.again = again
+        #: A match ``replace`` leaves as written is looked for again one character on, not after it: a name inside
+        #: another word (``pymysql … mysql -pX``) took the real one's option with it.
+        self.retry = retry
         self._pattern: re.Pattern[str] | None = None
 
     @property
@@ -288,16 +292,48 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
 _NOT_REDACTED = r"(?!['\"]?(?:\[redacted:|\$))"
 
 
+#: The rows whose command gives more than one password (``keytool -storepass … -keypass …``): applied again
+#: (``Rule.again``). Not sshpass's, whose command runs another (``sshpass -p PW ssh host mkdir -p /srv``).
+_SEVERAL_PASSWORDS = ("keytool", "ldappasswd", "ssh-keygen")
+
+
 def _argument(match: re.Match[str]) -> str:
-    """A ``_PASSWORD_ARGUMENTS`` match with its value redacted, when it starts a word and its value is a literal (one
-    that looks made where the match holds ``prose``)."""
-    value = match.group("quoted") if match.group("quoted") is not None else match.group("bare")
-    before = match.string[match.start() - 1 : match.start()]
-    if before.isalnum() or before in ("_", "-"):  # (``pymysql``, ``gzip``: another word)
+    """A ``_PASSWORD_ARGUMENTS`` match with its value redacted, when its tool's name is a command's word and its
+    value is a literal (one that looks made where the match holds ``prose``), not a port given to ``-p``/``-P``."""
+    group = "quoted" if match.group("quoted") is not None else "bare"
+    value = match.group(group)
+    if not _a_command_word(match.string, match.start()):
         return match.group(0)
     if match.groupdict().get("prose") is not None and not _looks_made(value, password=True):
         return match.group(0)
+    option = match.string[match.start() : match.start(group)].rstrip(" \t='\"")
+    if option.endswith(("-p", "-P")) and _a_port(value):
+        return match.group(0)
     return _option_value(match, "cli-credentials")
+
+
+def _a_command_word(text: str, at: int) -> bool:
+    """Whether the tool's name at ``at`` runs a command: after a blank, a line's start, a shell's ``;&|(``, a quote
+    or a path (``/usr/bin/``, ``C:\\tools\\``). Not a part of another word (``pymysql``, ``gzip``), a file's
+    extension (``wget …/x.zip -P /tmp``), a variable's value, nor a long option's (``docker run --name mongo -p …``:
+    a container's)."""
+    if text.startswith("-", at):  # (an option, not a name: ``redis-server --requirepass``)
+        return True
+    before = text[max(0, at - 200) : at].rpartition("\n")[2]
+    if not before or before[-1].isspace():
+        words = before.split()
+        return not (words and words[-1].startswith("--") and words[-1] != "--")
+    return not (before[-1].isalnum() or before[-1] in "_-.=:@%+#")
+
+
+def _a_port(value: str) -> bool:
+    """Whether ``value`` is a port or a port mapping (``2222``, ``8080:80``, ``127.0.0.1:8080:80/tcp``): what ``-p``
+    gives ssh and docker, and ``-P`` scp, on the same line as a tool whose ``-p`` takes a password."""
+    mapping = value.removesuffix("/tcp").removesuffix("/udp").split(":")
+    if len(mapping) == 3:
+        mapping.pop(0)  # (the host's address)
+    ports = [port for ranged in mapping for port in ranged.split("-")]
+    return len(mapping) <= 2 and all(port.isascii() and port.isdigit() and len(port) <= 5 for port in ports)
 
 
 #: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a
@@ -799,7 +835,14 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         check=_cli_password,
     ),
     *(
-        Rule("cli-credentials", lead + _NOT_REDACTED + _OPTION_VALUE, needles, replace=_argument, again=True)
+        Rule(
+            "cli-credentials",
+            lead + _NOT_REDACTED + _OPTION_VALUE,
+            needles,
+            replace=_argument,
+            again=needles[0] in _SEVERAL_PASSWORDS,
+            retry=True,
+        )
         for needles, lead in _PASSWORD_ARGUMENTS
     ),
     Rule(
@@ -2164,9 +2207,9 @@ def _in_other_words(text: str) -> str:
 def _apply(rule: Rule, text: str) -> str:
     marker = f"[redacted:{rule.kind}]"
     if rule.replace is not None:
-        done = rule.pattern.sub(rule.replace, text)
+        done = _replaced(rule, rule.replace, text)
         while rule.again and done != text:
-            text, done = done, rule.pattern.sub(rule.replace, done)
+            text, done = done, _replaced(rule, rule.replace, done)
         return done
     if rule.group == 0 and rule.check is None:
         return rule.pattern.sub(marker, text)
@@ -2177,6 +2220,23 @@ def _apply(rule: Rule, text: str) -> str:
         return _marked(match, rule.group, marker)
 
     return rule.pattern.sub(replace, text)
+
+
+def _replaced(rule: Rule, replace: Replace, text: str) -> str:
+    """``text`` with each match of ``rule`` given to ``replace``; with ``rule.retry``, a match it leaves as written is
+    looked for again one character on, so the text it took stays open to the next match."""
+    if not rule.retry:
+        return rule.pattern.sub(replace, text)
+    parts: list[str] = []
+    last = at = 0
+    while (match := rule.pattern.search(text, at)) is not None:
+        replaced = replace(match)
+        if replaced == match.group(0):
+            at = match.start() + 1
+            continue
+        parts += (text[last : match.start()], replaced)
+        last = at = match.end()
+    return "".join(parts) + text[last:]
 
 
 _CONTEXT_GATE = Lazy(globals(), "_CONTEXT_GATE", CONTEXT_GATE_BUT_NETRC)  # (see ``redaction``; ``_context_gate``)

@@ -201,6 +201,11 @@ ssh-keygen -t ed25519 -N "" -f k
 az login --use-device-code
 I set requirepass in redis.conf and restarted
 curl http://[::1]:8080/health
+docker run --name mongo -p 27017:27017 mongo
+podman run -d --name mongo -p 127.0.0.1:27017:27017/tcp mongo:7
+wget https://services.gradle.org/distributions/gradle-8.7-bin.zip -P /tmp
+cp backup.7z /mnt -pv
+sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01
 """,
     "yaml": """
 apiVersion: v1

@@ -48,6 +48,19 @@ R = "[redacted:cli-credentials]"
             "docker login -u ci -p Xk29fLq8 reg.io && docker login -p Zq81mLw2 ghcr.io",
             f"docker login -u ci -p {R} reg.io && docker login -p {R} ghcr.io",
         ),
+        # The command's own password, not the port or the directory of the command it runs (review45e H3).
+        ("sshpass -p Tr0ub4dor3x ssh -p 2222 deploy@host", f"sshpass -p {R} ssh -p 2222 deploy@host"),
+        (
+            "sshpass -p Tr0ub4dor3x ssh deploy@host mkdir -p /srv/app",
+            f"sshpass -p {R} ssh deploy@host mkdir -p /srv/app",
+        ),
+        # A name inside another word first on the line (review45e M5).
+        (
+            "I installed pymysql and ran mysql -u root -pS3cretPw1 mydb",
+            f"I installed pymysql and ran mysql -u root -p{R} mydb",
+        ),
+        ("gzip and zip: zip -P S3cretPw1 x.zip f", f"gzip and zip: zip -P {R} x.zip f"),
+        ("/usr/bin/zip -P S3cretPw1 x.zip f", f"/usr/bin/zip -P {R} x.zip f"),
     ],
 )
 def test_a_password_given_to_a_tool_is_redacted(written: str, shown: str) -> None:
@@ -85,6 +98,14 @@ KEPT = [
     "the requirepass directive is commented out",
     "gzip -P Xk9mPq2Lw7 notes.txt",  # (zip's name inside another word)
     "pigz -p 4 backup.tar",
+    # A tool's name as a container's, an image's or a file's, and the ports of other commands (review45e H1-H3).
+    "docker run --name mongo -p 27017:27017 mongo",
+    "podman run -d --name mongo -p 127.0.0.1:27017:27017/tcp mongo:7",
+    "docker run --name mongo -p 127.0.0.1::27017 mongo",
+    "docker run --name=mongo -p 127.0.0.1::27017 mongo",
+    "wget https://services.gradle.org/distributions/gradle-8.7-bin.zip -P /tmp",
+    "cp backup.7z /mnt -pv",
+    'sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01',
 ]
 
 
