@@ -116,3 +116,14 @@ def test_a_key_ending_a_run_of_keys_or_given_a_quoted_or_emphasised_value_in_it_
     """A run of keys is read once (the time test above), but a key whose colon ends the run has its value after it,
     and one after a quote or a star in the run has its value quoted or emphasised."""
     assert redact(written) == shown
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize("unit", ["x -b -B -C 10 = ", "x -b a=Xk9mPq2LwRt8Zz \\\n", "curl x -b a=Xk9mPq2LwRt8Zz "])
+def test_a_long_line_of_many_b_options_is_redacted_in_time_linear_in_its_size(tmp_path: Path, unit: str) -> None:
+    """Whether each ``-b`` is curl's read its line back to its start (fix45c: 400 KB, 1.1 s; lines a ``\\`` continues,
+    100 KB, 7.7 s): the next one on the line reads on from the last."""
+    assert redact(
+        "curl -H 'a: b' \\\n -b 'sid=Xk9mPq2LwRt8Zz' -b a=Xk9mPq2LwRt8Zq | git checkout -b a=Xk9mPq2LwRt8Zw"
+    ) == ("curl -H 'a: b' \\\n -b 'sid=[redacted:cookie]' -b a=[redacted:cookie] | git checkout -b a=Xk9mPq2LwRt8Zw")
+    assert _cpu_seconds(400_000, tmp_path, unit) / _cpu_seconds(100_000, tmp_path, unit) < 8
