@@ -90,3 +90,40 @@ def test_one_value_before_a_long_run_is_redacted_in_time_linear_in_its_size(
     pair of them). One text each, not a line of units."""
     small, large = (head + unit * (size // len(unit)) + "x" for size in (30_000, 120_000))
     assert _cpu_seconds(len(large), tmp_path, large) / _cpu_seconds(len(small), tmp_path, small) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize("unit", ["password:", "token:", "password:token:"])
+def test_a_long_run_of_keys_without_blanks_is_redacted_in_time_linear_in_its_size(tmp_path: Path, unit: str) -> None:
+    """Each key's value ran to the run's end, ending in a colon (no secret), and the next key read it again (fix45e:
+    18 KB took 1.8 s)."""
+    assert _cpu_seconds(80_000, tmp_path, unit) / _cpu_seconds(20_000, tmp_path, unit) < 8
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("token:password:\n- Xk9mPq2LwRt8", "token:password:\n- [redacted:secret]"),
+        ("token:password: Xk9mPq2LwRt8", "token:password: [redacted:secret]"),
+        ("token:password:**Xk9m#Pq2Lw**:", "token:password:**[redacted:secret]**:"),
+        ("token:password:'Xk9mPq2LwRt8':", "token:password:'[redacted:secret]':"),
+        ("secret:token:" * 50 + "password:'Xk9mPq2LwRt8':", "secret:token:" * 50 + "password:'[redacted:secret]':"),
+    ],
+)
+def test_a_key_ending_a_run_of_keys_or_given_a_quoted_or_emphasised_value_in_it_still_has_its_value_redacted(
+    written: str, shown: str
+) -> None:
+    """A run of keys is read once (the time test above), but a key whose colon ends the run has its value after it,
+    and one after a quote or a star in the run has its value quoted or emphasised."""
+    assert redact(written) == shown
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize("unit", ["x -b -B -C 10 = ", "x -b a=Xk9mPq2LwRt8Zz \\\n", "curl x -b a=Xk9mPq2LwRt8Zz "])
+def test_a_long_line_of_many_b_options_is_redacted_in_time_linear_in_its_size(tmp_path: Path, unit: str) -> None:
+    """Whether each ``-b`` is curl's read its line back to its start (fix45c: 400 KB, 1.1 s; lines a ``\\`` continues,
+    100 KB, 7.7 s): the next one on the line reads on from the last."""
+    assert redact(
+        "curl -H 'a: b' \\\n -b 'sid=Xk9mPq2LwRt8Zz' -b a=Xk9mPq2LwRt8Zq | git checkout -b a=Xk9mPq2LwRt8Zw"
+    ) == ("curl -H 'a: b' \\\n -b 'sid=[redacted:cookie]' -b a=[redacted:cookie] | git checkout -b a=Xk9mPq2LwRt8Zw")
+    assert _cpu_seconds(400_000, tmp_path, unit) / _cpu_seconds(100_000, tmp_path, unit) < 8
