@@ -307,33 +307,50 @@ def _argument(match: re.Match[str]) -> str:
     if match.groupdict().get("prose") is not None and not _looks_made(value, password=True):
         return match.group(0)
     option = match.string[match.start() : match.start(group)].rstrip(" \t='\"")
-    if option.endswith(("-p", "-P")) and _a_port(value):
+    if option.endswith(("-p", "-P")) and _a_port(value, again=_flag_before(option)):
         return match.group(0)
     return _option_value(match, "cli-credentials")
+
+
+def _flag_before(option: str) -> bool:
+    """Whether the flag ``option`` ends with (``-p``) is given earlier on its line too: the tool's own came first
+    (``sshpass -p "$S" ssh -p 2222``), and this one is another command's."""
+    return f" {option[-2:]}" in " " + option[:-2].replace("\t", " ")
 
 
 def _a_command_word(text: str, at: int) -> bool:
     """Whether the tool's name at ``at`` runs a command: after a blank, a line's start, a shell's ``;&|(``, a quote
     or a path (``/usr/bin/``, ``C:\\tools\\``). Not a part of another word (``pymysql``, ``gzip``), a file's
-    extension (``wget …/x.zip -P /tmp``), a variable's value, nor a long option's (``docker run --name mongo -p …``:
-    a container's)."""
+    extension (``wget …/x.zip -P /tmp``), a variable's value, nor the value of a long option that names something
+    (``docker run --name mongo -p …``: a container's; ``_NAMING_OPTIONS``)."""
     if text.startswith("-", at):  # (an option, not a name: ``redis-server --requirepass``)
         return True
     before = text[max(0, at - 200) : at].rpartition("\n")[2]
     if not before or before[-1].isspace():
         words = before.split()
-        return not (words and words[-1].startswith("--") and words[-1] != "--")
+        return not (words and words[-1] in _NAMING_OPTIONS)
     return not (before[-1].isalnum() or before[-1] in "_-.=:@%+#")
 
 
-def _a_port(value: str) -> bool:
-    """Whether ``value`` is a port or a port mapping (``2222``, ``8080:80``, ``127.0.0.1:8080:80/tcp``): what ``-p``
-    gives ssh and docker, and ``-P`` scp, on the same line as a tool whose ``-p`` takes a password."""
+#: The long options whose value is a name a tool's may be (``docker run --name mongo``); a wrapper's flag that takes
+#: none (``sudo --preserve-env mysql -p…``, ``xargs --no-run-if-empty mysql …``) is followed by a command (review45f H2).
+_NAMING_OPTIONS = frozenset(
+    {"--name", "--hostname", "--container-name", "--entrypoint", "--network", "--net", "--link", "--volumes-from"}
+)
+
+
+def _a_port(value: str, *, again: bool) -> bool:
+    """Whether ``value`` is a port mapping (``8080:80``, ``127.0.0.1::27017/tcp``), what docker's ``-p`` gives on the
+    same line as a tool whose ``-p`` takes a password, or, given to a flag given ``again`` on the line, a port
+    (``ssh -p 2222`` after ``sshpass -p …``). A tool's own first ``-p 12345`` is its password (``mysql -p12345``,
+    ``zip -P 1234``: review45f H1)."""
     mapping = value.removesuffix("/tcp").removesuffix("/udp").split(":")
     if len(mapping) == 3:
         mapping.pop(0)  # (the host's address)
-    ports = [port for ranged in mapping for port in ranged.split("-")]
-    return len(mapping) <= 2 and all(port.isascii() and port.isdigit() and len(port) <= 5 for port in ports)
+    if len(mapping) > 2 or (len(mapping) == 1 and not again):
+        return False
+    ports = [port for ranged in mapping for port in ranged.split("-") if port]
+    return bool(ports) and all(port.isascii() and port.isdigit() and len(port) <= 5 for port in ports)
 
 
 #: Each regex starts with the token's literal prefix where it has one, so the engine skips to it as fast as a

@@ -54,6 +54,14 @@ R = "[redacted:cli-credentials]"
             "sshpass -p Tr0ub4dor3x ssh deploy@host mkdir -p /srv/app",
             f"sshpass -p {R} ssh deploy@host mkdir -p /srv/app",
         ),
+        # A tool's own first -p given digits is its password, not a port (review45f H1).
+        ("mysql -uroot -p12345 app", f"mysql -uroot -p{R} app"),
+        ("zip -P 1234 out.zip notes.txt", f"zip -P {R} out.zip notes.txt"),
+        ("sshpass -p 1234 ssh deploy@host", f"sshpass -p {R} ssh deploy@host"),
+        ("ssh-keygen -p -P 1234 -N 5678 -f k", f"ssh-keygen -p -P {R} -N {R} -f k"),
+        # A wrapper's long flag that takes no value is followed by a command (review45f H2).
+        ("sudo --preserve-env mysql -uroot -pS3cretPw9", f"sudo --preserve-env mysql -uroot -p{R}"),
+        ("xargs --no-run-if-empty mysql -uroot -pS3cretPw9", f"xargs --no-run-if-empty mysql -uroot -p{R}"),
         # A name inside another word first on the line (review45e M5).
         (
             "I installed pymysql and ran mysql -u root -pS3cretPw1 mydb",
@@ -106,6 +114,7 @@ KEPT = [
     "wget https://services.gradle.org/distributions/gradle-8.7-bin.zip -P /tmp",
     "cp backup.7z /mnt -pv",
     'sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01',
+    "docker run -d --name mongo -p 27017 mongo",
 ]
 
 
