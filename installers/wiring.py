@@ -304,7 +304,7 @@ def _sh_refuses(command: str) -> bool:
     """Whether ``sh -n`` (read the command, run nothing) finds a syntax error in ``command``."""
     try:
         done = subprocess.run([SHELL, "-n", "-c", command], capture_output=True, timeout=5, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, ValueError, subprocess.TimeoutExpired):  # (a NUL in the command: no shell reads it)
         return False
     return done.returncode != 0
 

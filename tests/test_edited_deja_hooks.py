@@ -457,3 +457,15 @@ def test_doctor_names_a_hook_the_user_made_invalid_shell_as_theirs_to_edit(env: 
     said = " ".join(_wiring(env).split())
     assert f"{_hooks_path(env)}: deja's stop hook is not valid shell" in said
     assert f"fix: edit it in {_hooks_path(env)}" in said
+
+
+def test_doctor_reads_a_hook_holding_a_nul_without_failing(env: dict[str, str]) -> None:
+    """A NUL no shell can be given (``sh -n`` is not started for it): doctor still reports every check, no traceback or
+    ``ValueError`` line (review45f M1)."""
+    _deja(env, "install", "cursor-auto")
+    own = _deja_commands(env, "stop")[0]
+    _edit(env, "stop", command=own + " \0")
+
+    said = _wiring(env)
+    assert "ValueError" not in said and "embedded null byte" not in said
+    assert "deja's hooks keep your changes: stop: its command ending" in " ".join(said.split())
