@@ -115,6 +115,7 @@ KEPT = [
     "cp backup.7z /mnt -pv",
     'sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01',
     "docker run -d --name mongo -p 27017 mongo",
+    "docker run --name mysql -p 3306 mysql",
 ]
 
 
