@@ -44,12 +44,15 @@ def test_a_search_page_loads_no_re_and_no_datetime(
 
 
 #: What ``for_terminal`` takes out, as the pattern it once applied: an escape sequence (CSI, a string command up to
-#: its terminator or the line's end, a lone ESC and its letter), then any other control it takes out but CR.
+#: its terminator or the line's end, a lone ESC and its letter), then any other control it takes out but CR, and the
+#: invisible format characters (the directional marks, the word joiner and invisible operators, the deprecated format
+#: controls, a byte order mark, the interlinear annotation marks, the tag characters: review45b M5).
 _TERMINAL_CONTROLS = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"
     r"|\x1b[ -~]?"
-    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+    r"\ufff9-\ufffb\U000e0000-\U000e007f]"
 )
 
 
