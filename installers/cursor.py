@@ -3,7 +3,8 @@
 ``cursor`` writes the MCP server into ``mcp.json``, the deja-history skill and
 the ``/deja`` command; ``cursor-auto`` adds deja's hooks to ``hooks.json``, so
 recall arrives without being asked for. Uninstalling either removes all of it,
-hooks included.
+hooks included, but for the skill while deja's install in another config folder
+uses it (``other_installs``).
 """
 
 from __future__ import annotations
