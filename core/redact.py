@@ -56,7 +56,7 @@ class Rule:
     A plain class, not a dataclass: ``dataclasses`` would double what importing this module costs a hook that
     redacts a failed command's output before looking it up."""
 
-    __slots__ = ("_pattern", "again", "check", "group", "kind", "needles", "regex", "replace", "retry", "run")
+    __slots__ = ("_pattern", "again", "check", "fresh", "group", "kind", "needles", "regex", "replace", "retry", "run")
 
     def __init__(
         self,
@@ -69,6 +69,7 @@ class Rule:
         run: int = 0,
         again: bool = False,
         retry: bool = False,
+        fresh: Callable[[], Replace] | None = None,
     ) -> None:
         self.kind = kind
         self.regex = regex
@@ -89,6 +90,9 @@ class Rule:
         #: A match ``replace`` leaves as written is looked for again one character on, not after it: a name inside
         #: another word (``pymysql … mysql -pX``) took the real one's option with it.
         self.retry = retry
+        #: Makes the replace afresh for each text, for one that keeps what it read of the text between its matches
+        #: (``_CurlCookies``; kept by the module, it would keep the text too). Instead of ``replace``; applied once.
+        self.fresh = fresh
         self._pattern: re.Pattern[str] | None = None
 
     @property
@@ -779,41 +783,47 @@ def _cookie_values(match: re.Match[str]) -> str:
     return _marked(match, "pairs", out) if done else match.group(0)
 
 
-def _in_a_curl_command(match: re.Match[str]) -> bool:
-    """Whether the match is in a ``curl`` command: ``curl`` before it on its line (or on the lines a ``\\`` at their
-    end continues), with no unquoted ``|``, ``;`` or ``&`` between (``curl … | git checkout -b x=y`` is git's; the
-    ``;`` of ``-H 'accept: …;q=0.9'``, which Chrome's "Copy as cURL" puts first, is a header's).
+class _CurlCookies:
+    """The ``-b``/``--cookie`` rule's replace for one text, made afresh for each (``Rule.fresh``): ``--cookie``'s
+    values anywhere, ``-b``'s in a curl command (``in_a_curl_command``). What it has read of the text goes with it:
+    kept by the module, the last text with a ``-b`` stayed in memory until the next one replaced it."""
 
-    Read on from where the text's last match left it (``_CurlRead``) when this one is later on the same line: a long
-    line of many ``-b`` read back to its start for each (400 KB, 1.1 s; continued lines, 100 KB, 7.7 s)."""
-    global _last_curl_read
-    text, start = match.string, match.start()
-    read = _last_curl_read
-    if read is None or read.text is not text or read.end > start or not _one_line(text, read.end, start):
-        line = text.rfind("\n", 0, start)
-        while line > 0 and _continued(text, line):
-            line = text.rfind("\n", 0, line)
-        read = _CurlRead(text, line + 1, line + 1, -1, ("", False, False))
-    curl = text.rfind("curl", max(read.line, read.end - 3), start)
-    if curl >= 0:
-        read = _CurlRead(text, read.line, curl, curl, ("", False, False))
-    state = _shell_state(text[read.end : start], read.state)
-    _last_curl_read = read = _CurlRead(text, read.line, start, read.curl, state)
-    return read.curl >= 0 and not read.state[2]
+    __slots__ = ("line", "end", "curl", "state")
 
+    def __init__(self) -> None:
+        #: How far the text is read: to ``end`` (-1: not yet), on the line that starts at ``line`` (after a line
+        #: ``_continued``: both are of the same line), where the last ``curl`` on it starts (-1: none), and the
+        #: shell's state after it (``_shell_state``).
+        self.line = self.end = self.curl = -1
+        self.state = ("", False, False)
 
-class _CurlRead:
-    """How far ``_in_a_curl_command`` read a text: to ``end``, on the line that starts at ``line`` (after a line
-    ``_continued``: both are of the same line), where the last ``curl`` on it starts (-1: none), and the shell's
-    state after it (``_shell_state``)."""
+    def __call__(self, match: re.Match[str]) -> str:
+        if match.group(0)[1] == "-" or self.in_a_curl_command(match):
+            return _cookie_values(match)
+        return match.group(0)
 
-    __slots__ = ("text", "line", "end", "curl", "state")
+    def in_a_curl_command(self, match: re.Match[str]) -> bool:
+        """Whether the match is in a ``curl`` command: ``curl`` before it on its line (or on the lines a ``\\`` at
+        their end continues), with no unquoted ``|``, ``;`` or ``&`` between (``curl … | git checkout -b x=y`` is
+        git's; the ``;`` of ``-H 'accept: …;q=0.9'``, which Chrome's "Copy as cURL" puts first, is a header's).
 
-    def __init__(self, text: str, line: int, end: int, curl: int, state: tuple[str, bool, bool]) -> None:
-        self.text, self.line, self.end, self.curl, self.state = text, line, end, curl, state
-
-
-_last_curl_read: _CurlRead | None = None
+        Read on from where the last match left it when this one is on the same line (matches come in the text's
+        order): a long line of many ``-b`` read back to its start for each (400 KB, 1.1 s; continued lines, 100 KB,
+        7.7 s)."""
+        text, start = match.string, match.start()
+        if self.end < 0 or not _one_line(text, self.end, start):
+            line = text.rfind("\n", 0, start)
+            while line > 0 and _continued(text, line):
+                line = text.rfind("\n", 0, line)
+            self.line = self.end = line + 1
+            self.curl, self.state = -1, ("", False, False)
+        curl = text.rfind("curl", max(self.line, self.end - 3), start)
+        if curl >= 0:
+            self.end = self.curl = curl
+            self.state = ("", False, False)
+        self.state = _shell_state(text[self.end : start], self.state)
+        self.end = start
+        return self.curl >= 0 and not self.state[2]
 
 
 def _continued(text: str, newline: int) -> bool:
@@ -1007,7 +1017,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         "cookie",
         r"-(?:b|-cookie)(?<![\w-]-b)(?<![\w-]--cookie)[ \t=]+['\"]?(?P<pairs>(?<=['\"])[^\n'\"]*|[^\s'\"]+)",
         ("-b", "--cookie"),
-        replace=lambda m: _cookie_values(m) if m.group(0)[1] == "-" or _in_a_curl_command(m) else m.group(0),
+        fresh=_CurlCookies,
     ),
     Rule(
         # A Netscape ``cookies.txt`` line (curl's ``-c`` jar, a browser's export): seven fields split by tabs, the last
@@ -2287,6 +2297,8 @@ def _in_other_words(text: str) -> str:
 
 def _apply(rule: Rule, text: str) -> str:
     marker = f"[redacted:{rule.kind}]"
+    if rule.fresh is not None:
+        return _replaced(rule, rule.fresh(), text)
     if rule.replace is not None:
         done = _replaced(rule, rule.replace, text)
         while rule.again and done != text:
