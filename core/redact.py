@@ -251,11 +251,15 @@ _HTPASSWD = (
 _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # mysql's (or mariadb's) glued to its flag (``-pS3cret``, ``-p'S3cret!'``); ``-p`` alone asks for it.
     (("mysql", "mariadb"), _option_of(r"mysql(?:dump|admin|import|check|sh)?|mariadb(?:-dump|-admin)?", "-p")),
-    # A registry login's ``-p`` (``docker login -u ci -p S3cret``), sshpass's.
+    # A registry login's ``-p`` (``docker login -u ci -p S3cret``).
     (
-        ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass"),
-        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login|sshpass", "-p[ =]?"),
+        ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras"),
+        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login", "-p[ =]?"),
     ),
+    # sshpass's ``-p`` among its own options (eight at most: a run of ``sshpass -f sshpass -f …`` is read in linear
+    # time), before the command it runs: ``sshpass -f FILE ssh -p 2222`` gives ssh's port, ``sshpass -p "$S" ssh host
+    # mkdir -p /srv`` mkdir's flag.
+    (("sshpass",), rf"sshpass(?![\w-])(?:[ \t]+-(?:[fdP][ \t]*{_WORD}|[ehvV]\S*)){{0,8}}[ \t]+-p[ =]?"),
     # redis-cli's ``-a``/``--pass`` (``-a "two words"``).
     (("redis-",), _option_of("redis-(?:cli|benchmark)", "-a|--pass") + r"[ \t]+"),
     # Redis's ``requirepass``/``masterauth``: the server's ``--requirepass``, a redis.conf line's, after ``CONFIG
@@ -303,23 +307,53 @@ _SEVERAL_PASSWORDS = ("keytool", "ldappasswd", "ssh-keygen")
 
 def _argument(match: re.Match[str]) -> str:
     """A ``_PASSWORD_ARGUMENTS`` match with its value redacted, when its tool's name is a command's word and its
-    value is a literal (one that looks made where the match holds ``prose``), not a port given to ``-p``/``-P``."""
+    value is a literal (one that looks made where the match holds ``prose``), not a port mapping given to ``-p``/``-P``
+    nor a word of a sentence about the option (``_a_sentences_word``)."""
     group = "quoted" if match.group("quoted") is not None else "bare"
     value = match.group(group)
     if not _a_command_word(match.string, match.start()):
         return match.group(0)
     if match.groupdict().get("prose") is not None and not _looks_made(value, password=True):
         return match.group(0)
+    if group == "bare" and _a_sentences_word(match.string, match.start(group), match.end(group)):
+        return match.group(0)
     option = match.string[match.start() : match.start(group)].rstrip(" \t='\"")
-    if option.endswith(("-p", "-P")) and _a_port(value, again=_flag_before(option)):
+    if option.endswith(("-p", "-P")) and _a_port_mapping(value):
         return match.group(0)
     return _option_value(match, "cli-credentials")
 
 
-def _flag_before(option: str) -> bool:
-    """Whether the flag ``option`` ends with (``-p``) is given earlier on its line too: the tool's own came first
-    (``sshpass -p "$S" ssh -p 2222``), and this one is another command's."""
-    return f" {option[-2:]}" in " " + option[:-2].replace("\t", " ")
+def _a_sentences_word(text: str, start: int, end: int) -> bool:
+    """Whether the bare value ``text[start:end]``, given after a blank, is a word of a sentence about the option, not
+    its value: one of ``_PROSE_WORDS``, in small letters, followed by more prose (a blank and a small letter, or a
+    sign that ends a clause). "the docker login -p flag is deprecated", "ldapsearch -w takes the bind
+    password", "keytool … -srcstorepass to recover the entry", "requirepass is not set" name no password.
+
+    A closed list, not a dictionary: the passwords people choose are words too ("docker login -p dragon is failing"
+    gives one), while no password is "is", "to" or "flag". A value with a capital, a digit or a sign, a quoted one
+    and one glued to its flag stay passwords."""
+    if text[start - 1 : start] not in (" ", "\t"):
+        return False
+    word = text[start:end]
+    ended = word[-1] in ".,;:!?)"
+    if (word[:-1] if ended else word) not in _PROSE_WORDS:
+        return False
+    return ended or (text[end : end + 1] in (" ", "\t") and "a" <= text[end + 1 : end + 2] <= "z")
+
+
+#: Words a sentence about an option says right after it that no password is: a function word, what the option is
+#: called, what it does ("takes", "sets").
+_PROSE_WORDS = frozenset(  # (words split, not list literals: one a line would take 95 lines)
+    [
+        *"the a an this that these those its it is are was were be been being has have had does do did".split(),  # noqa: SIM905
+        *"not no can cannot will would should must may might could shall to for of in on at by with".split(),  # noqa: SIM905
+        *"from into as about after before than via without and or but nor so if then when while which".split(),  # noqa: SIM905
+        *"who where because unless whether instead also only flag flags option options switch".split(),  # noqa: SIM905
+        *"argument arguments parameter parameters setting settings directive takes sets gives".split(),  # noqa: SIM905
+        *"expects specifies requires accepts needs means lets passes tells reads prompts asks".split(),  # noqa: SIM905
+        *"supplies provides works".split(),  # noqa: SIM905
+    ]
+)
 
 
 def _a_command_word(text: str, at: int) -> bool:
@@ -343,15 +377,14 @@ _NAMING_OPTIONS = frozenset(
 )
 
 
-def _a_port(value: str, *, again: bool) -> bool:
+def _a_port_mapping(value: str) -> bool:
     """Whether ``value`` is a port mapping (``8080:80``, ``127.0.0.1::27017/tcp``), what docker's ``-p`` gives on the
-    same line as a tool whose ``-p`` takes a password, or, given to a flag given ``again`` on the line, a port
-    (``ssh -p 2222`` after ``sshpass -p …``). A tool's own first ``-p 12345`` is its password (``mysql -p12345``,
-    ``zip -P 1234``: review45f H1)."""
+    same line as a tool whose ``-p`` takes a password. A tool's own ``-p 12345`` is its password (``mysql -p12345``,
+    ``zip -P 1234``: review45f H1); ssh's ``-p 2222`` after ``sshpass -p …`` is no option of sshpass's."""
     mapping = value.removesuffix("/tcp").removesuffix("/udp").split(":")
     if len(mapping) == 3:
         mapping.pop(0)  # (the host's address)
-    if len(mapping) > 2 or (len(mapping) == 1 and not again):
+    if len(mapping) != 2:
         return False
     ports = [port for ranged in mapping for port in ranged.split("-") if port]
     return bool(ports) and all(port.isascii() and port.isdigit() and len(port) <= 5 for port in ports)
