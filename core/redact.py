@@ -307,8 +307,8 @@ _SEVERAL_PASSWORDS = ("keytool", "ldappasswd", "ssh-keygen")
 
 def _argument(match: re.Match[str]) -> str:
     """A ``_PASSWORD_ARGUMENTS`` match with its value redacted, when its tool's name is a command's word and its
-    value is a literal (one that looks made where the match holds ``prose``), not a port mapping given to ``-p``/``-P``
-    nor a word of a sentence about the option (``_a_sentences_word``)."""
+    value is a literal (one that looks made where the match holds ``prose``), not a port given to ``-p``/``-P`` nor a
+    word of a sentence about the option (``_a_sentences_word``)."""
     group = "quoted" if match.group("quoted") is not None else "bare"
     value = match.group(group)
     if not _a_command_word(match.string, match.start()):
@@ -318,9 +318,15 @@ def _argument(match: re.Match[str]) -> str:
     if group == "bare" and _a_sentences_word(match.string, match.start(group), match.end(group)):
         return match.group(0)
     option = match.string[match.start() : match.start(group)].rstrip(" \t='\"")
-    if option.endswith(("-p", "-P")) and _a_port_mapping(value):
+    if option.endswith(("-p", "-P")) and _a_port(value, again=_flag_before(option)):
         return match.group(0)
     return _option_value(match, "cli-credentials")
+
+
+def _flag_before(option: str) -> bool:
+    """Whether the flag ``option`` ends with (``-P``) is given earlier on its line too: the tool's own came first
+    (``zip -P "$P" out.zip f, then scp -P 2222 out.zip host:``), and this one is another command's."""
+    return f" {option[-2:]}" in " " + option[:-2].replace("\t", " ")
 
 
 def _a_sentences_word(text: str, start: int, end: int) -> bool:
@@ -377,14 +383,15 @@ _NAMING_OPTIONS = frozenset(
 )
 
 
-def _a_port_mapping(value: str) -> bool:
+def _a_port(value: str, *, again: bool) -> bool:
     """Whether ``value`` is a port mapping (``8080:80``, ``127.0.0.1::27017/tcp``), what docker's ``-p`` gives on the
-    same line as a tool whose ``-p`` takes a password. A tool's own ``-p 12345`` is its password (``mysql -p12345``,
-    ``zip -P 1234``: review45f H1); ssh's ``-p 2222`` after ``sshpass -p …`` is no option of sshpass's."""
+    same line as a tool whose ``-p`` takes a password, or, given to a flag given ``again`` on the line, a port
+    (``scp -P 2222`` after ``zip -P "$P" …``). A tool's own first ``-p 12345`` is its password (``mysql -p12345``,
+    ``zip -P 1234``: review45f H1)."""
     mapping = value.removesuffix("/tcp").removesuffix("/udp").split(":")
     if len(mapping) == 3:
         mapping.pop(0)  # (the host's address)
-    if len(mapping) != 2:
+    if len(mapping) > 2 or (len(mapping) == 1 and not again):
         return False
     ports = [port for ranged in mapping for port in ranged.split("-") if port]
     return bool(ports) and all(port.isascii() and port.isdigit() and len(port) <= 5 for port in ports)

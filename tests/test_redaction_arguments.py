@@ -10,6 +10,8 @@ from deja.core.redact import redact
 from deja.core.redaction import as_indexed
 
 R = "[redacted:cli-credentials]"
+#: A file's path longer than the 200 characters a tool's name is looked for before its option.
+_LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7) + "/pw"
 
 
 @pytest.mark.parametrize(
@@ -81,6 +83,7 @@ R = "[redacted:cli-credentials]"
         ("sshpass -v -p S3cretPw1 ssh -p 2222 deploy@host", f"sshpass -v -p {R} ssh -p 2222 deploy@host"),
         ("sshpass -P assword: -p S3cretPw1 ssh deploy@host", f"sshpass -P assword: -p {R} ssh deploy@host"),
         ("sudo sshpass -p S3cretPw1 rsync -a d deploy@host:/srv", f"sudo sshpass -p {R} rsync -a d deploy@host:/srv"),
+        (f"sshpass -f {_LONG_PATH} -p S3cretPw1 ssh deploy@host", f"sshpass -f {_LONG_PATH} -p {R} ssh deploy@host"),
     ],
 )
 def test_a_password_given_to_a_tool_is_redacted(written: str, shown: str) -> None:
@@ -141,6 +144,7 @@ KEPT = [
     'sshpass -p "$S" ssh deploy@host mkdir -p /srv',
     "sshpass -e ssh -p 2222 deploy@host",
     "sshpass -f ~/.sshpass ssh -p 2222 deploy@host",
+    'zip -P "$P" out.zip f, then scp -P 2222 out.zip host:',  # (another command's -P after the tool's own)
 ]
 
 
