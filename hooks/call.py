@@ -10,7 +10,7 @@ from ..core.cjson import dump_json, load_json
 from ..core.digests import blake2b
 from ..core.lines import to_word
 from ..core.private import open_private, private_dir, remove
-from ..core.regular_files import open_regular, read_regular
+from ..core.regular_files import read_regular
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # the index module loads only when a handler asks for it
@@ -20,7 +20,6 @@ if TYPE_CHECKING:  # the index module loads only when a handler asks for it
     from ..core.index import Index
 
 LOG_LIMIT = 1 << 20
-BUILD_RETRY_SECONDS = 600
 #: Dedupe state: at most this many conversations (pruned to four fifths of it when it passes), and about this many
 #: bytes of keys each.
 SEEN_CONVERSATIONS = 300
@@ -34,8 +33,6 @@ ASKED = "asked"
 #: The line in a conversation's seen-set saying its prompts reach deja only in its transcript: no prompt hook ran in it
 #: (``cursor-agent -p`` sends no beforeSubmitPrompt), so each tool hook looks there for a prompt not read yet.
 UNPROMPTED = "unprompted"
-#: How much of a transcript's end a tool hook reads for the newest prompt (a prompt's line longer than that is missed).
-TRANSCRIPT_TAIL = 256 << 10
 #: A conversation whose first event is a tool call this soon after a Task began in its project is that Task's subagent.
 TASK_SECONDS = 600
 TOOL_EVENTS = frozenset({"pretooluse", "posttooluse", "posttoolusefailure"})
@@ -329,11 +326,14 @@ def block_key(kind: str, *parts: str) -> str:
     return f"{kind}:" + blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
-def _text(value: Any) -> str:
+def payload_text(value: Any) -> str:
+    """A payload field's text: a string, or a list of parts' texts one a line; "" for anything else."""
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "\n".join(_text(part.get("text", "")) if isinstance(part, dict) else _text(part) for part in value)
+        return "\n".join(
+            payload_text(part.get("text", "")) if isinstance(part, dict) else payload_text(part) for part in value
+        )
     return ""
 
 
@@ -485,7 +485,7 @@ class HookCall:
         return ""
 
     def text(self, key: str) -> str:
-        return _text(self.payload.get(key))
+        return payload_text(self.payload.get(key))
 
     def tool_input(self) -> dict[str, Any]:
         value = self.payload.get("tool_input")
@@ -511,6 +511,8 @@ class HookCall:
                 self.notes.append(str(exc))
                 self._index = False
             except IndexUnreadable as exc:
+                from .build_request import request_build  # (no index to read: rare, so not loaded by every hook)
+
                 self.notes.append(f"{exc}; {request_build(self.home)}")
                 self._index = False
             else:
@@ -613,7 +615,11 @@ class HookCall:
         if ASKED in seen and UNPROMPTED not in seen or self.state_id() != self._conversation:
             return ""
         path = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
-        prompt = transcript_prompt(path) if isinstance(path, str) and path.strip() else ""
+        if not isinstance(path, str) or not path.strip():
+            return ""
+        from .transcript import transcript_prompt  # (cursor-agent's tool hooks only: not loaded by every hook)
+
+        prompt = transcript_prompt(path)
         return "" if prompt_key(prompt) in seen else prompt
 
     def claim(self, key: str) -> bool:
@@ -713,35 +719,6 @@ def prompt_key(prompt: str) -> str:
     return block_key("q", " ".join(prompt.split()))
 
 
-def transcript_prompt(path: str) -> str:
-    """The newest user prompt in the transcript at ``path`` (its ``<user_query>``, as cursor-agent wraps it), read
-    from the file's last TRANSCRIPT_TAIL bytes; "" when none is there or the file cannot be read."""
-    try:
-        with open_regular(path) as handle:
-            size = os.fstat(handle.fileno()).st_size
-            handle.seek(max(size - TRANSCRIPT_TAIL, 0))
-            lines = handle.read(TRANSCRIPT_TAIL).split(b"\n")
-    except (OSError, ValueError):
-        return ""
-    for line in reversed(lines[1:] if size > TRANSCRIPT_TAIL else lines):  # (the first line read may be cut)
-        if b'"user"' not in line:
-            continue
-        try:
-            record = load_json(line)
-            message = record.get("message") if isinstance(record, dict) else None
-            if not isinstance(message, dict) or (record.get("role") or message.get("role")) != "user":
-                continue
-            text = _text(message.get("content"))
-        except (ValueError, RecursionError):  # (a part nested 500 deep: orjson takes it, ``_text`` cannot)
-            continue
-        from ..core.text import user_query  # (loaded with the recall that follows: a hook that reads none loads none)
-
-        text = query[1] if (query := user_query(text)) else text
-        if text.strip():
-            return text.strip()
-    return ""
-
-
 def _write_small(path: str, text: str) -> None:
     """A one-line state file; hook state is best effort, so a failure only loses a hint."""
     try:
@@ -771,42 +748,6 @@ def _prune(folder: str, keep: int) -> None:
             os.unlink(stale)
         except FileNotFoundError:  # (not contextlib.suppress: no hook need import contextlib)
             continue
-
-
-BUILD_SENTINEL = "index-build.requested"
-
-
-def request_build(home: str) -> str:
-    """Start one detached ``deja index`` unless the one a hook started is still running; what it did, for the log.
-
-    The sentinel holds the builder's pid, so a build that died (killed, an OOM, a laptop shut mid-build) is noticed
-    by the next hook, which starts another, instead of recall staying off for ``BUILD_RETRY_SECONDS``. A sentinel
-    without a pid (an older deja's, or one being written) and Windows (where no signal probes a process) go by
-    its age alone.
-    """
-    from ..core import detached
-
-    sentinel = os.path.join(home, BUILD_SENTINEL)
-    try:
-        private_dir(home)
-        try:
-            age = time.time() - os.stat(sentinel).st_mtime
-            if age < BUILD_RETRY_SECONDS and _builder_alive(sentinel):
-                return f"a build started {age:.0f} s ago is still running; not starting another"
-            os.unlink(sentinel)
-        except FileNotFoundError:
-            pass
-        try:  # the one process that creates the sentinel starts the build
-            fd = os.open(sentinel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return "another hook is starting a build"
-        try:
-            os.write(fd, b"%d" % detached.start_index())
-        finally:
-            os.close(fd)
-        return "started a build"
-    except OSError as exc:
-        return f"cannot start a background index build: {exc}"
 
 
 #: A session's or a prompt's hook that finds the index neither wholly checked nor refreshed for this long has a
@@ -864,20 +805,3 @@ def _modified(path: str) -> float:
         return os.stat(path).st_mtime
     except OSError:
         return 0.0
-
-
-def _builder_alive(sentinel: str) -> bool:
-    """Whether the build the sentinel names may still run: False only when its pid is known and gone."""
-    try:
-        pid = int(read_regular(sentinel, 32) or b"0")
-    except (OSError, ValueError):
-        return True
-    if pid <= 0 or os.name == "nt":  # (Windows: signal 0 there would be CTRL_C_EVENT)
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process now holds that pid, or no permission to ask: it runs
-        return True
-    return True
