@@ -164,3 +164,29 @@ def _load_c(name: str) -> bool:
 def _stamp(mtime: float, size: int) -> bytes:
     """The source's time and size as a .pyc's header holds them (``importlib``'s ``_pack_uint32``)."""
     return (int(mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")
+
+
+def launched(package: str) -> bool:
+    """Whether the hook launcher (``interfaces/hook.py``, started with ``-I -S``) may run the hook without ``site``:
+    deja's folder, the ``site-packages`` holding ``package`` (put on ``sys.path`` by the launcher), holds PyStemmer
+    too (``deja.core.folders.launcher_folder``); the modules the hook will import are loaded first (``preload``).
+
+    A hook runs on every prompt and Shell call, so its start is most of its cost. pip's ``deja`` launcher goes
+    through ``site`` (every ``.pth`` file of the environment, setuptools' ``_distutils_hack`` among them) and imports
+    ``re`` before deja runs: about 2.5 ms of the 9 of ``python -c pass``. Started with ``-S`` (no ``site``) and
+    ``-I`` (no user site, no ``PYTHON*`` variables, not even the script's own folder on ``sys.path``), Python knows
+    only the standard library and deja's folder. Anywhere else (an editable install, whose ``deja`` is found by an
+    import hook that a ``.pth`` file installs; a user install whose PyStemmer is in the system's site-packages) the
+    launcher runs ``site``, the user site included, as pip's launcher would have, and the hook works, only not faster.
+    The installers write the launcher's command (``installers/entries.py``) only where ``launcher_folder`` finds that
+    folder.
+
+    A hook's process lives for one answer: what it allocates is freed as it goes or when it exits, and the cyclic
+    collector's passes over the objects its imports and its search make (about 3% of a recalling prompt's
+    instructions) would free nothing worth their time. The launcher turns it off before its first import (``os`` and
+    what it loads: 0.2 M instructions of passes), so it imports no ``__future__`` either.
+    """
+    preload(sys.argv[1] if len(sys.argv) > 1 else "", os.path.dirname(package))
+    from ..core.folders import launcher_folder
+
+    return launcher_folder(package) is not None
