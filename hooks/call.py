@@ -10,7 +10,7 @@ from ..core.cjson import dump_json, load_json
 from ..core.digests import blake2b
 from ..core.lines import to_word
 from ..core.private import open_private, private_dir, remove
-from ..core.regular_files import read_regular
+from ..core.regular_files import open_regular, read_regular
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # the index module loads only when a handler asks for it
@@ -33,6 +33,8 @@ ASKED = "asked"
 #: The line in a conversation's seen-set saying its prompts reach deja only in its transcript: no prompt hook ran in it
 #: (``cursor-agent -p`` sends no beforeSubmitPrompt), so each tool hook looks there for a prompt not read yet.
 UNPROMPTED = "unprompted"
+#: How much of a transcript's end a tool hook reads for the newest prompt (a prompt's line longer than that is missed).
+TRANSCRIPT_TAIL = 256 << 10
 #: A conversation whose first event is a tool call this soon after a Task began in its project is that Task's subagent.
 TASK_SECONDS = 600
 TOOL_EVENTS = frozenset({"pretooluse", "posttooluse", "posttoolusefailure"})
@@ -326,14 +328,11 @@ def block_key(kind: str, *parts: str) -> str:
     return f"{kind}:" + blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
-def payload_text(value: Any) -> str:
-    """A payload field's text: a string, or a list of parts' texts one a line; "" for anything else."""
+def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "\n".join(
-            payload_text(part.get("text", "")) if isinstance(part, dict) else payload_text(part) for part in value
-        )
+        return "\n".join(_text(part.get("text", "")) if isinstance(part, dict) else _text(part) for part in value)
     return ""
 
 
@@ -485,7 +484,7 @@ class HookCall:
         return ""
 
     def text(self, key: str) -> str:
-        return payload_text(self.payload.get(key))
+        return _text(self.payload.get(key))
 
     def tool_input(self) -> dict[str, Any]:
         value = self.payload.get("tool_input")
@@ -615,11 +614,7 @@ class HookCall:
         if ASKED in seen and UNPROMPTED not in seen or self.state_id() != self._conversation:
             return ""
         path = self.payload.get("transcript_path") or os.environ.get("CURSOR_TRANSCRIPT_PATH", "")
-        if not isinstance(path, str) or not path.strip():
-            return ""
-        from .transcript import transcript_prompt  # (cursor-agent's tool hooks only: not loaded by every hook)
-
-        prompt = transcript_prompt(path)
+        prompt = transcript_prompt(path) if isinstance(path, str) and path.strip() else ""
         return "" if prompt_key(prompt) in seen else prompt
 
     def claim(self, key: str) -> bool:
@@ -717,6 +712,35 @@ def stdin_text(raw: bytes) -> str:
 def prompt_key(prompt: str) -> str:
     """The key saying a transcript's prompt was read (its words, however spaced)."""
     return block_key("q", " ".join(prompt.split()))
+
+
+def transcript_prompt(path: str) -> str:
+    """The newest user prompt in the transcript at ``path`` (its ``<user_query>``, as cursor-agent wraps it), read
+    from the file's last TRANSCRIPT_TAIL bytes; "" when none is there or the file cannot be read."""
+    try:
+        with open_regular(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(size - TRANSCRIPT_TAIL, 0))
+            lines = handle.read(TRANSCRIPT_TAIL).split(b"\n")
+    except (OSError, ValueError):
+        return ""
+    for line in reversed(lines[1:] if size > TRANSCRIPT_TAIL else lines):  # (the first line read may be cut)
+        if b'"user"' not in line:
+            continue
+        try:
+            record = load_json(line)
+            message = record.get("message") if isinstance(record, dict) else None
+            if not isinstance(message, dict) or (record.get("role") or message.get("role")) != "user":
+                continue
+            text = _text(message.get("content"))
+        except (ValueError, RecursionError):  # (a part nested 500 deep: orjson takes it, ``_text`` cannot)
+            continue
+        from ..core.text import user_query  # (loaded with the recall that follows: a hook that reads none loads none)
+
+        text = query[1] if (query := user_query(text)) else text
+        if text.strip():
+            return text.strip()
+    return ""
 
 
 def _write_small(path: str, text: str) -> None:
