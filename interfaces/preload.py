@@ -45,8 +45,13 @@ EVERY_HOOK = (
 #: The packages among them (an ``__init__.py`` each).
 PACKAGES = frozenset({"deja.core", "deja.hooks", "deja.interfaces", "deja.core.index"})
 _ANSWERING = ("deja.core.remembered", "deja.core.keys")
-#: command -> what importing its module in ``deja.hooks`` loads beyond ``EVERY_HOOK``, in that order too
-#: (``tests/test_hook_preload.py`` checks both against ``importlib``'s).
+#: What opening the index loads (``HookCall.index``: the light reader, redaction's gate). A prompt's hook opens it for
+#: every prompt but an empty one or one with recall off: loaded by ``importlib`` there, they cost a recalling prompt
+#: 0.8 M instructions more, and loaded for nothing an empty prompt 2.4 M.
+OPENING_THE_INDEX = ("deja.core.index.light", "deja.core.escapes", "deja.core.redaction")
+#: command -> what importing its module in ``deja.hooks`` loads beyond ``EVERY_HOOK``, in that order too, and for
+#: ``hook-prompt`` what opening the index loads after it (``tests/test_hook_preload.py`` checks both against
+#: ``importlib``'s).
 HOOK_MODULES = {
     "hook-context": (*_ANSWERING, "deja.hooks.describe", "deja.hooks.context"),
     "hook-prompt": (
@@ -68,6 +73,7 @@ HOOK_MODULES = {
         "deja.core.search",
         "deja.hooks.describe",
         "deja.hooks.prompt",
+        *OPENING_THE_INDEX,
     ),
     "hook-tool": (
         "deja.core.index",

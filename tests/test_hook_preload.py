@@ -16,7 +16,7 @@ from harness import Sample
 from test_layers import _installed_as_pip_does
 
 from deja.hooks.run import HANDLERS
-from deja.interfaces.preload import EVERY_HOOK, HOOK_MODULES
+from deja.interfaces.preload import EVERY_HOOK, HOOK_MODULES, OPENING_THE_INDEX
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = {"hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache", "cursor_version": "2"}
@@ -50,7 +50,9 @@ def test_a_hooks_preloaded_modules_are_what_importing_its_module_loads_in_import
     launched = (
         "deja.interfaces.preload, deja.core.folders, deja.interfaces.entry, deja.hooks.run, deja.hooks.call, select"
     )
-    loaded = _loaded_by_importlib(folder, f"import {launched}; import deja.hooks.{module}")
+    # and, for a prompt, what opening the index imports (``HookCall.index``)
+    opening = "; import deja.core.index.light, deja.core.redaction" if command == "hook-prompt" else ""
+    loaded = _loaded_by_importlib(folder, f"import {launched}; import deja.hooks.{module}{opening}")
     after = loaded[loaded.index("deja.interfaces.preload") + 1 :]  # (deja's modules, and the C modules they load)
     assert tuple(after) == (*EVERY_HOOK, *HOOK_MODULES[command])
 
@@ -83,6 +85,11 @@ def test_the_launcher_loads_a_recalling_prompts_modules_itself_and_answers_the_s
     again, by_importlib = _hook(launcher, {**PROMPT, "conversation_id": "preload-2"}, indexed_sample.env)
     assert again == first and "api.cache" in again["additional_context"]
     assert not preloaded & by_importlib
+    # nor any other of deja's but the launcher's own and the session-start block (each conversation here is new):
+    # what opening the index loads is preloaded too
+    deja_by_importlib = {name for name in by_importlib if name.startswith("deja.")}
+    assert deja_by_importlib == {"deja.interfaces", "deja.interfaces.preload", "deja.hooks.context"}
+    assert set(OPENING_THE_INDEX) <= preloaded
 
     source = site / "deja" / "core" / "search.py"
     source.write_text(source.read_text() + "\n# changed after it was compiled\n")
