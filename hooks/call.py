@@ -15,6 +15,7 @@ from ..core.regular_files import open_regular, read_regular
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # the index module loads only when a handler asks for it
     import re
+    from collections.abc import Callable
     from typing import Any, Literal
 
     from ..core.index import Index
@@ -410,6 +411,14 @@ class HookCall:
         #: The conversation whose seen-set this one shares (its own, or its parent's for a subagent).
         self._state: str | None = None
         self._seen: set[str] | None = None
+        #: What loads another hook's modules as the launcher loaded this one's (``loads_as``), when given.
+        self.ahead: Callable[[str], None] | None = None
+
+    def loads_as(self, command: str) -> None:
+        """Load ``command``'s modules ahead of importing them, as the launcher loaded this hook's (the prompt hook's
+        for a ``Task``'s recall), where it did; ``importlib`` loads them otherwise, as it always may."""
+        if self.ahead is not None:
+            self.ahead(command)
 
     @classmethod
     def from_stdin(cls, raw: bytes, default_event: str) -> HookCall | None:

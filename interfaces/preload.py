@@ -172,6 +172,10 @@ def _stamp(mtime: float, size: int) -> bytes:
     return (int(mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")
 
 
+#: The folder the launcher loaded this hook's modules from (``launched``), "" where it did not.
+_folder = ""
+
+
 def launched(package: str) -> bool:
     """Whether the hook launcher (``interfaces/hook.py``, started with ``-I -S``) may run the hook without ``site``:
     deja's folder, the ``site-packages`` holding ``package`` (put on ``sys.path`` by the launcher), holds PyStemmer
@@ -192,7 +196,17 @@ def launched(package: str) -> bool:
     instructions) would free nothing worth their time. The launcher turns it off before its first import (``os`` and
     what it loads: 0.2 M instructions of passes), so it imports no ``__future__`` either.
     """
-    preload(sys.argv[1] if len(sys.argv) > 1 else "", os.path.dirname(package))
+    global _folder
+    _folder = os.path.dirname(package)
+    preload(sys.argv[1] if len(sys.argv) > 1 else "", _folder)
     from ..core.folders import launcher_folder
 
     return launcher_folder(package) is not None
+
+
+def ahead(command: str) -> None:
+    """Load ``command``'s modules as the launcher loaded this hook's, where it did: a hook that learns from its event
+    that it will recall (a ``Task``'s) loads the prompt hook's, which ``importlib`` loaded one by one (-1.9 M of a
+    ``Task``'s 111 M instructions at 1k sessions)."""
+    if _folder:
+        preload(command, _folder)
