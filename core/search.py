@@ -48,6 +48,7 @@ from .keys import (
 )
 from .lines import stretch
 from .record import Record
+from .remembered import Remembered
 from .text import (
     composed,
     fold,
@@ -189,11 +190,6 @@ class Filters(Record):
             self.project_hash = name_hash(self.project) or -1
 
 
-#: The last query's terms and phrases (``query_terms``): the prompt hook asks them of its prompt twice, its gate
-#: first and then ``search`` (0.67 M instructions of a recalling prompt's 116 M at 1k sessions).
-_LAST_QUERY: dict[str, tuple[list[str], list[str]]] = {}
-
-
 def query_terms(query: str) -> tuple[list[str], list[str]]:
     """(unique terms, phrases) of a query; phrase words count as terms too (new lists on every call: callers add
     to them).
@@ -205,11 +201,8 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
     trial9 F13), and two split off a random-looking one (a pasted password ``Zq8vN3pLw2Rt`` matched sessions
     through ``Rt`` and ``Lw``, trial10 F7: ``random_pairs``); a letter typed on its own stays one.
     """
-    known = _LAST_QUERY.get(query)
-    if known is None:
-        _LAST_QUERY.clear()
-        known = _LAST_QUERY[query] = _query_terms(query)
-    return list(known[0]), list(known[1])
+    terms, phrases = _LAST_QUERY(query)
+    return list(terms), list(phrases)
 
 
 def _query_terms(query: str) -> tuple[list[str], list[str]]:
@@ -228,6 +221,11 @@ def _query_terms(query: str) -> tuple[list[str], list[str]]:
             if term not in split_off:
                 seen.setdefault(term, None)
     return list(seen), [normalise(p) for p in found]
+
+
+#: The last query's terms and phrases (``query_terms``): the prompt hook asks them of its prompt twice, its gate
+#: first and then ``search`` (0.67 M instructions of a recalling prompt's 116 M at 1k sessions).
+_LAST_QUERY = Remembered(_query_terms, 1)
 
 
 def recency(updated: float, now: float) -> float:

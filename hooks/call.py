@@ -15,12 +15,12 @@ from ..core.regular_files import open_regular, read_regular
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # the index module loads only when a handler asks for it
     import re
+    from collections.abc import Callable
     from typing import Any, Literal
 
     from ..core.index import Index
 
 LOG_LIMIT = 1 << 20
-BUILD_RETRY_SECONDS = 600
 #: Dedupe state: at most this many conversations (pruned to four fifths of it when it passes), and about this many
 #: bytes of keys each.
 SEEN_CONVERSATIONS = 300
@@ -411,6 +411,14 @@ class HookCall:
         #: The conversation whose seen-set this one shares (its own, or its parent's for a subagent).
         self._state: str | None = None
         self._seen: set[str] | None = None
+        #: What loads another hook's modules as the launcher loaded this one's (``loads_as``), when given.
+        self.ahead: Callable[[str], None] | None = None
+
+    def loads_as(self, command: str) -> None:
+        """Load ``command``'s modules ahead of importing them, as the launcher loaded this hook's (the prompt hook's
+        for a ``Task``'s recall), where it did; ``importlib`` loads them otherwise, as it always may."""
+        if self.ahead is not None:
+            self.ahead(command)
 
     @classmethod
     def from_stdin(cls, raw: bytes, default_event: str) -> HookCall | None:
@@ -511,6 +519,8 @@ class HookCall:
                 self.notes.append(str(exc))
                 self._index = False
             except IndexUnreadable as exc:
+                from .build_request import request_build  # (no index to read: rare, so not loaded by every hook)
+
                 self.notes.append(f"{exc}; {request_build(self.home)}")
                 self._index = False
             else:
@@ -773,42 +783,6 @@ def _prune(folder: str, keep: int) -> None:
             continue
 
 
-BUILD_SENTINEL = "index-build.requested"
-
-
-def request_build(home: str) -> str:
-    """Start one detached ``deja index`` unless the one a hook started is still running; what it did, for the log.
-
-    The sentinel holds the builder's pid, so a build that died (killed, an OOM, a laptop shut mid-build) is noticed
-    by the next hook, which starts another, instead of recall staying off for ``BUILD_RETRY_SECONDS``. A sentinel
-    without a pid (an older deja's, or one being written) and Windows (where no signal probes a process) go by
-    its age alone.
-    """
-    from ..core import detached
-
-    sentinel = os.path.join(home, BUILD_SENTINEL)
-    try:
-        private_dir(home)
-        try:
-            age = time.time() - os.stat(sentinel).st_mtime
-            if age < BUILD_RETRY_SECONDS and _builder_alive(sentinel):
-                return f"a build started {age:.0f} s ago is still running; not starting another"
-            os.unlink(sentinel)
-        except FileNotFoundError:
-            pass
-        try:  # the one process that creates the sentinel starts the build
-            fd = os.open(sentinel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return "another hook is starting a build"
-        try:
-            os.write(fd, b"%d" % detached.start_index())
-        finally:
-            os.close(fd)
-        return "started a build"
-    except OSError as exc:
-        return f"cannot start a background index build: {exc}"
-
-
 #: A session's or a prompt's hook that finds the index neither wholly checked nor refreshed for this long has a
 #: catch-up started, detached: a chat written while no hook ran (cursor-agent killed, an editor window closed, chats
 #: from before the last ``deja index``) reached no hook until a CLI or MCP read looked (trial21 F6). At most one start
@@ -864,20 +838,3 @@ def _modified(path: str) -> float:
         return os.stat(path).st_mtime
     except OSError:
         return 0.0
-
-
-def _builder_alive(sentinel: str) -> bool:
-    """Whether the build the sentinel names may still run: False only when its pid is known and gone."""
-    try:
-        pid = int(read_regular(sentinel, 32) or b"0")
-    except (OSError, ValueError):
-        return True
-    if pid <= 0 or os.name == "nt":  # (Windows: signal 0 there would be CTRL_C_EVENT)
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process now holds that pid, or no permission to ask: it runs
-        return True
-    return True

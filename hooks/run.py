@@ -20,6 +20,7 @@ import time
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import IO, Any
 
     from .call import HookCall
@@ -41,7 +42,9 @@ STDIN_LIMIT = 8 << 20
 STDIN_SECONDS = 0.5
 
 
-def main(command: str, argv: list[str]) -> int:
+def main(command: str, argv: list[str], ahead: Callable[[str], None] | None = None) -> int:
+    """Answer one hook event; ``ahead`` loads another hook's modules as the launcher loaded this one's
+    (``HookCall.loads_as``), where the entry gives it."""
     from ..core.config import bad_file_value, file_problem, relative_folder
     from .call import HookCall, log
 
@@ -61,6 +64,7 @@ def main(command: str, argv: list[str]) -> int:
             return 0
         if why:
             call.notes.append(why)
+        call.ahead = ahead
         if problem := file_problem() or bad_file_value() or relative_folder():  # settings unknown, or a home per folder
             call.why = problem
             log(decision(command, call, "", time.perf_counter() - started))
@@ -68,6 +72,7 @@ def main(command: str, argv: list[str]) -> int:
         handlers = __import__(f"{__package__}.{module}", fromlist=[function])  # (``-X importtime`` sees it)
         text = getattr(handlers, function)(call)
         if command in TOOL_HOOKS and call.mode != "off" and (prompt := call.unread_prompt()):
+            call.loads_as("hook-prompt")
             from .prompt import with_prompt
 
             text = with_prompt(call, text, prompt, handlers.BUDGET)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 
 from ..core.cjson import dump_json
-from .call import HookCall, request_build
+from .call import HookCall
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
@@ -76,6 +76,8 @@ def _ingest(call: HookCall) -> str:
     except IndexForbidden as exc:  # a build could not write it either
         return call.silent(str(exc))
     if not (index_dir(home) / MANIFEST).exists():
+        from .build_request import request_build
+
         return call.silent(f"no index yet; {request_build(call.home)}")
     waited = _wait_for_the_index(index_dir(home))
     if waited:

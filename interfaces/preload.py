@@ -45,8 +45,13 @@ EVERY_HOOK = (
 #: The packages among them (an ``__init__.py`` each).
 PACKAGES = frozenset({"deja.core", "deja.hooks", "deja.interfaces", "deja.core.index"})
 _ANSWERING = ("deja.core.remembered", "deja.core.keys")
-#: command -> what importing its module in ``deja.hooks`` loads beyond ``EVERY_HOOK``, in that order too
-#: (``tests/test_hook_preload.py`` checks both against ``importlib``'s).
+#: What opening the index loads (``HookCall.index``: the light reader, redaction's gate). A prompt's hook opens it for
+#: every prompt but an empty one or one with recall off: loaded by ``importlib`` there, they cost a recalling prompt
+#: 0.8 M instructions more, and loaded for nothing an empty prompt 2.4 M.
+OPENING_THE_INDEX = ("deja.core.index.light", "deja.core.escapes", "deja.core.redaction")
+#: command -> what importing its module in ``deja.hooks`` loads beyond ``EVERY_HOOK``, in that order too, and for
+#: ``hook-prompt`` what opening the index loads after it (``tests/test_hook_preload.py`` checks both against
+#: ``importlib``'s).
 HOOK_MODULES = {
     "hook-context": (*_ANSWERING, "deja.hooks.describe", "deja.hooks.context"),
     "hook-prompt": (
@@ -68,6 +73,7 @@ HOOK_MODULES = {
         "deja.core.search",
         "deja.hooks.describe",
         "deja.hooks.prompt",
+        *OPENING_THE_INDEX,
     ),
     "hook-tool": (
         "deja.core.index",
@@ -164,3 +170,43 @@ def _load_c(name: str) -> bool:
 def _stamp(mtime: float, size: int) -> bytes:
     """The source's time and size as a .pyc's header holds them (``importlib``'s ``_pack_uint32``)."""
     return (int(mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")
+
+
+#: The folder the launcher loaded this hook's modules from (``launched``), "" where it did not.
+_folder = ""
+
+
+def launched(package: str) -> bool:
+    """Whether the hook launcher (``interfaces/hook.py``, started with ``-I -S``) may run the hook without ``site``:
+    deja's folder, the ``site-packages`` holding ``package`` (put on ``sys.path`` by the launcher), holds PyStemmer
+    too (``deja.core.folders.launcher_folder``); the modules the hook will import are loaded first (``preload``).
+
+    A hook runs on every prompt and Shell call, so its start is most of its cost. pip's ``deja`` launcher goes
+    through ``site`` (every ``.pth`` file of the environment, setuptools' ``_distutils_hack`` among them) and imports
+    ``re`` before deja runs: about 2.5 ms of the 9 of ``python -c pass``. Started with ``-S`` (no ``site``) and
+    ``-I`` (no user site, no ``PYTHON*`` variables, not even the script's own folder on ``sys.path``), Python knows
+    only the standard library and deja's folder. Anywhere else (an editable install, whose ``deja`` is found by an
+    import hook that a ``.pth`` file installs; a user install whose PyStemmer is in the system's site-packages) the
+    launcher runs ``site``, the user site included, as pip's launcher would have, and the hook works, only not faster.
+    The installers write the launcher's command (``installers/entries.py``) only where ``launcher_folder`` finds that
+    folder.
+
+    A hook's process lives for one answer: what it allocates is freed as it goes or when it exits, and the cyclic
+    collector's passes over the objects its imports and its search make (about 3% of a recalling prompt's
+    instructions) would free nothing worth their time. The launcher turns it off before its first import (``os`` and
+    what it loads: 0.2 M instructions of passes), so it imports no ``__future__`` either.
+    """
+    global _folder
+    _folder = os.path.dirname(package)
+    preload(sys.argv[1] if len(sys.argv) > 1 else "", _folder)
+    from ..core.folders import launcher_folder
+
+    return launcher_folder(package) is not None
+
+
+def ahead(command: str) -> None:
+    """Load ``command``'s modules as the launcher loaded this hook's, where it did: a hook that learns from its event
+    that it will recall (a ``Task``'s) loads the prompt hook's, which ``importlib`` loaded one by one (-1.9 M of a
+    ``Task``'s 111 M instructions at 1k sessions)."""
+    if _folder:
+        preload(command, _folder)

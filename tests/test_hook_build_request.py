@@ -14,7 +14,7 @@ import pytest
 from test_hooks import MODULE_ERROR, Machine, cursor, wait_for_index
 
 from deja.core.index import MANIFEST, index_dir
-from deja.hooks.call import BUILD_SENTINEL
+from deja.hooks.build_request import BUILD_SENTINEL
 
 
 @pytest.fixture

@@ -299,6 +299,15 @@ def test_without_pystemmer_beside_deja_the_launcher_runs_site(indexed_sample: Sa
     assert f"{folder / 'deja' / 'interfaces'}/" in source, source
 
 
+def test_the_launcher_python_compiles_on_every_hook_only_finds_deja_its_work_is_in_compiled_modules() -> None:
+    """Python compiles the file it is started with from source on every run (no ``.pyc`` is kept for a script):
+    parsing the launcher's 3 KB, a docstring and a function of its own, cost every hook 1.5 M of its 40-107 M
+    instructions. What it does once deja's folder is found is ``interfaces/preload.py``'s, loaded from its ``.pyc``."""
+    source = (ROOT / "interfaces" / "hook.py").read_text(encoding="utf-8")
+    assert len(source.encode()) < 1500, "keep the launcher small: its work belongs in deja.interfaces.preload"
+    assert "def " not in source and "launched(package)" in source
+
+
 @pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="needs a virtual environment, as the README installs deja")
 def test_a_launcher_in_a_virtual_environment_never_runs_a_deja_from_the_user_site(tmp_path: Path) -> None:
     """A user site holding another deja is not this venv's: pip's launcher would not look there, nor does this one."""

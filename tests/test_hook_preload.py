@@ -16,7 +16,7 @@ from harness import Sample
 from test_layers import _installed_as_pip_does
 
 from deja.hooks.run import HANDLERS
-from deja.interfaces.preload import EVERY_HOOK, HOOK_MODULES
+from deja.interfaces.preload import EVERY_HOOK, HOOK_MODULES, OPENING_THE_INDEX
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = {"hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache", "cursor_version": "2"}
@@ -50,14 +50,18 @@ def test_a_hooks_preloaded_modules_are_what_importing_its_module_loads_in_import
     launched = (
         "deja.interfaces.preload, deja.core.folders, deja.interfaces.entry, deja.hooks.run, deja.hooks.call, select"
     )
-    loaded = _loaded_by_importlib(folder, f"import {launched}; import deja.hooks.{module}")
+    # and, for a prompt, what opening the index imports (``HookCall.index``)
+    opening = "; import deja.core.index.light, deja.core.redaction" if command == "hook-prompt" else ""
+    loaded = _loaded_by_importlib(folder, f"import {launched}; import deja.hooks.{module}{opening}")
     after = loaded[loaded.index("deja.interfaces.preload") + 1 :]  # (deja's modules, and the C modules they load)
     assert tuple(after) == (*EVERY_HOOK, *HOOK_MODULES[command])
 
 
-def _hook(launcher: Path, payload: dict[str, Any], env: dict[str, str]) -> tuple[dict[str, Any], set[str]]:
-    """The launcher's hook-prompt answer, and the modules ``importlib`` imported (``python -v`` names each)."""
-    command = [sys.executable, "-I", "-S", "-v", str(launcher), "hook-prompt"]
+def _hook(
+    launcher: Path, payload: dict[str, Any], env: dict[str, str], hook: str = "hook-prompt"
+) -> tuple[dict[str, Any], set[str]]:
+    """The launcher's answer to ``hook``, and the modules ``importlib`` imported (``python -v`` names each)."""
+    command = [sys.executable, "-I", "-S", "-v", str(launcher), hook]
     done = subprocess.run(command, input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     lines = done.stderr.decode(errors="replace").splitlines()
@@ -83,6 +87,11 @@ def test_the_launcher_loads_a_recalling_prompts_modules_itself_and_answers_the_s
     again, by_importlib = _hook(launcher, {**PROMPT, "conversation_id": "preload-2"}, indexed_sample.env)
     assert again == first and "api.cache" in again["additional_context"]
     assert not preloaded & by_importlib
+    # nor any other of deja's but the launcher's own and the session-start block (each conversation here is new):
+    # what opening the index loads is preloaded too
+    deja_by_importlib = {name for name in by_importlib if name.startswith("deja.")}
+    assert deja_by_importlib == {"deja.interfaces", "deja.interfaces.preload", "deja.hooks.context"}
+    assert set(OPENING_THE_INDEX) <= preloaded
 
     source = site / "deja" / "core" / "search.py"
     source.write_text(source.read_text() + "\n# changed after it was compiled\n")
@@ -92,3 +101,22 @@ def test_the_launcher_loads_a_recalling_prompts_modules_itself_and_answers_the_s
     after = (*EVERY_HOOK, *HOOK_MODULES["hook-prompt"])
     assert set(after[after.index("deja.core.search") :]) <= by_importlib
     assert "deja.core.text" not in by_importlib
+
+
+def test_a_tasks_hook_loads_the_prompt_hooks_modules_as_the_launcher_loaded_its_own(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """A ``Task``'s hook recalls as a prompt's does, which it learns from its event only: it loads the prompt hook's
+    modules the launcher's way then (``HookCall.loads_as``), not one by one through ``importlib``."""
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+    task = {
+        "hook_event_name": "preToolUse",
+        "cursor_version": "2",
+        "tool_name": "Task",
+        "tool_input": {"description": "fix the import", "prompt": PROMPT["prompt"]},
+    }
+    _hook(launcher, {**task, "conversation_id": "task-1"}, indexed_sample.env, "hook-tool")  # (the .pyc files)
+    answer, by_importlib = _hook(launcher, {**task, "conversation_id": "task-2"}, indexed_sample.env, "hook-tool")
+    assert "api.cache" in answer["additional_context"]
+    assert "deja.hooks.prompt" not in by_importlib and "deja.core.search" not in by_importlib
+    assert not set(HOOK_MODULES["hook-prompt"]) & by_importlib

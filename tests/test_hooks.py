@@ -37,7 +37,8 @@ from deja.core.writers.cursor_agent import (
     write_chat_store,
     write_transcript,
 )
-from deja.hooks.call import BUILD_SENTINEL, FRAME_CLOSE, FRAME_OPEN, STARTED, HookCall
+from deja.hooks.build_request import BUILD_SENTINEL
+from deja.hooks.call import FRAME_CLOSE, FRAME_OPEN, STARTED, HookCall
 from deja.hooks.run import OPENERS
 
 CURSOR_VERSION = "2.4.21"

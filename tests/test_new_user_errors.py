@@ -17,7 +17,7 @@ from harness import ENTRY, Sample, as_user, index_chats, run_deja, user_prefix
 
 from deja.core.index import SEGMENT_GRACE_SECONDS, index_dir, read_manifest
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
-from deja.hooks.call import BUILD_SENTINEL
+from deja.hooks.build_request import BUILD_SENTINEL
 
 PROMPT = {"prompt": "how do I install the kitchen sink?", "conversation_id": "x", "workspace_roots": ["/tmp"]}
 
