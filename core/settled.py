@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from .lines import cut, one_line
+from .patterns import Lazy  # (a refresh imports this module for ``prose_and_code`` alone, which uses no pattern)
 
 #: The start of a sentence that closes an answer without saying what was found or done, nor where it stopped
 #: ("Let me know if you need anything else.", "If you have any questions, just ask."); "If you need to run this on
@@ -27,11 +28,13 @@ _SIGN_OFF_WORDS = (
     r"if you(?:'d| would) like(?=,| me\b| any| more| further| to see)|"
     r"if you need (?:any|anything|more|further|help|additional|assistance)"
 )
-_SIGN_OFF = re.compile(rf"({_SIGN_OFF_WORDS})\b", re.IGNORECASE)
+_SIGN_OFF = Lazy(globals(), "_SIGN_OFF", rf"({_SIGN_OFF_WORDS})\b", re.IGNORECASE)
 
 #: The start of a sentence that opens or closes an answer rather than saying what was found or done, after a word
 #: of order ("First, let's…") or a reference to the ask ("Based on your request, I'll…"): the sentence goes.
-_OPENER = re.compile(
+_OPENER = Lazy(
+    globals(),
+    "_OPENER",
     r"((now|first|next|then|so|finally)\b,?\s*|based on [^,.]*,\s*)?"
     r"(i'll|i will|i'm going to|i am going to|i'd be happy|happy to|let me|let's|let us|we'll need|we will need|"
     rf"we need|{_SIGN_OFF_WORDS})\b",
@@ -41,7 +44,9 @@ _OPENER = re.compile(
 #: An apology or an admission before the correction it gives, up to the dash, colon, semicolon or comma after it:
 #: "I apologize for the confusion - the error is actually caused by…" settles on the cause, not on nothing (review43d
 #: M2), and "You're right - let's keep…" is an opener once its admission goes. One without a correction goes whole.
-_ADMISSION = re.compile(
+_ADMISSION = Lazy(
+    globals(),
+    "_ADMISSION",
     r"(i apologi[sz]e|my apologies|apologies|sorry|i was wrong|i stand corrected|you're right|you are right|"
     r"i made a mistake|my mistake)\b"
     r"[^-–—:;,]*?(\s[-–—]\s|[:;,]\s|$)",
@@ -55,7 +60,9 @@ _ADMISSION = re.compile(
 #: opens with "but" or "I" ("…, but the error is actually in main.ts", "I made a mistake: I imported X twice.":
 #: review44b M1; "Sorry, I don't think the port is the cause: …" says what the cause is not: fix44b); and so does
 #: what a refusal's colon leads to ("I don't see a bug in parse(): the fixture is stale." → "The fixture is stale.").
-_NO_CORRECTION = re.compile(
+_NO_CORRECTION = Lazy(
+    globals(),
+    "_NO_CORRECTION",
     r"(but\s+)?i\s*(['’]m|am|was)?\s*(\w+ly\s+)?(can['’]t|cannot|can not|couldn['’]t|could not|unable|not able|"
     r"should have|should['’]ve|(don['’]t|do not|didn['’]t|did not)\s+(\w+ly\s+)?"
     r"(have|see|know|recall|remember|possess|understand|think\s+i\s*(['’]m|am)?\s*(can|could|able|will be able))\b)\b"
@@ -64,51 +71,57 @@ _NO_CORRECTION = re.compile(
 )
 
 #: The "but" that joins an apology to its correction: "…, but the error is in main.ts" gives "The error is in…".
-_BUT = re.compile(r"but\s+", re.IGNORECASE)
+_BUT = Lazy(globals(), "_BUT", r"but\s+", re.IGNORECASE)
 
 #: A word of assent before what is said, with its punctuation: it alone goes ("OK: the key lost its newline." →
 #: "The key lost…"; "Great catch: the pool…" keeps its "Great").
-_INTERJECTION = re.compile(
+_INTERJECTION = Lazy(
+    globals(),
+    "_INTERJECTION",
     r"(sure|certainly|of course|great|okay|ok|alright|absolutely|good question|great question|perfect|excellent)\b"
     r"[!.,:;]+\s*",
     re.IGNORECASE,
 )
 
 #: Where one sentence ends and the next begins.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = Lazy(globals(), "_SENTENCE_END", r"(?<=[.!?])\s+")
 
 #: A Markdown heading ("## Summary") or a line that is only a bold label ("**Summary**", "**Changes made:**"): it
 #: names a part of the answer, never what was found (review43d H1: ``settled: ## Summary`` for every agent-mode
 #: answer that opened with one).
-_HEADING = re.compile(r"#{1,6}(\s|$)|(\*\*|__)[^*_]+(\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$")
+_HEADING = Lazy(globals(), "_HEADING", r"#{1,6}(\s|$)|(\*\*|__)[^*_]+(\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$")
 
 #: The lines that open and close a fenced code block (Markdown's).
 FENCES = ("```", "~~~")
 
 #: A list item: ``1.``, ``2)``, ``-``, ``*``, ``•``.
-_LIST_ITEM = re.compile(r"(\d+[.)]|[-*•])\s+")
+_LIST_ITEM = Lazy(globals(), "_LIST_ITEM", r"(\d+[.)]|[-*•])\s+")
 
 #: A list item that says what was done ("- Fixed the null check in parse()", "- **Fixed** the null check") or what
 #: was found ("1. The cache key omits the locale."), not a step to take ("1. Delete the dist folder: `rm -rf dist`"),
 #: what a change will do ("1. Creates a sidebar") or a thing ("- Background colors"). (A list of findings settled
 #: nothing, and the Markdown bold around "Fixed" hid its past tense: review43d M3; "Need", "Speed" and "Embed" are
 #: none.)
-_DONE = re.compile(
+_DONE = Lazy(
+    globals(),
+    "_DONE",
     r"(\*\*|__)?((?!(Need|Speed|Embed|Feed|Seed|Bleed)\b)[A-Z][a-z]+ed\b|"
-    r"(?P<opener>(The|This|That|It|Its|There)\s\w+\s+\w+\b))"
+    r"(?P<opener>(The|This|That|It|Its|There)\s\w+\s+\w+\b))",
 )
 
 #: Words that make an item opening with "The"/"It" a step to take, not a finding, when they are among its first
 #: words: "1. The first thing to do is delete the dist folder.", "1. It is best to delete node_modules" (review43e
 #: L4). Further on they say what was found ("1. It turned out the key needs to be base64."), and after a past tense
 #: what was done ("- Fixed the import so the page should load now": review44b M2).
-_ADVICE = re.compile(r"\b(first thing|next thing|best to|should|must|need to|needs to|have to|recommended)\b", re.I)
+_ADVICE = Lazy(
+    globals(), "_ADVICE", r"\b(first thing|next thing|best to|should|must|need to|needs to|have to|recommended)\b", re.I
+)
 
 #: How many of an item's first words ``_ADVICE`` looks at.
 _ADVICE_WORDS = 4
 
 #: An item's first words in bold ("**Fixed** the null check"): shown without the Markdown.
-_BOLD_LEAD = re.compile(r"\A(\*\*|__)(.+?)\1")
+_BOLD_LEAD = Lazy(globals(), "_BOLD_LEAD", r"\A(\*\*|__)(.+?)\1")
 
 #: Words ending in "ing" that are no verb of progress ("Nothing changed.", "Missing import in utils.py." say something).
 _NOT_PROGRESS = frozenset(
@@ -183,13 +196,15 @@ def _cut_before_code(text: str, limit: int) -> str:
 
 #: A line ending in ":" and the fenced block of one short line (up to 80 characters) after it: "Now restart the dev
 #: server:" and ``ng serve``.
-_INTRODUCED_ONE_LINER = re.compile(
-    r":[ \t]*\n(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n[ \t]*(\S[^`\n]{0,79}?)[ \t]*\n[ \t]*\1[ \t]*(?=\n|$)"
+_INTRODUCED_ONE_LINER = Lazy(
+    globals(),
+    "_INTRODUCED_ONE_LINER",
+    r":[ \t]*\n(?:[ \t]*\n)*[ \t]*(```|~~~)[^\n]*\n[ \t]*(\S[^`\n]{0,79}?)[ \t]*\n[ \t]*\1[ \t]*(?=\n|$)",
 )
 
 
 #: A line that opens or closes a fenced block.
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+_FENCE_LINE = Lazy(globals(), "_FENCE_LINE", r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 
 
 def _short_code_inline(answer: str) -> str:

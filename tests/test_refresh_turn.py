@@ -90,9 +90,10 @@ def test_a_refresh_compiles_only_the_redaction_rules_its_text_calls_on() -> None
 def test_a_refresh_of_one_turn_compiles_only_the_readers_patterns_its_lines_call_on_and_loads_no_orjson(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Importing the readers and the model compiles none of their patterns; reading one appended turn compiles the
-    few its lines call on, and reads them without importing orjson (nor ``json`` and ``dataclasses`` with it); the
-    grown chat is found by its new words."""
+    """Importing the readers, the model and ``settled`` (whose ``prose_and_code`` the records use) compiles none of
+    their patterns; reading one appended turn compiles the few its lines call on, none of ``settled``'s, and reads
+    them without importing orjson (nor ``json`` and ``dataclasses`` with it), nor ``threading`` to sync what it
+    wrote (``private.sync_all``); the grown chat is found by its new words."""
     index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
     more = [user_turn("And the zeppelin queue?", stamp=STAMP), assistant_turn("It drains once the backoff grows.")]
     write_transcript(transcript_path(tmp_path / "cli", "/work/shop", CHAT), [user_turn(FIRST[0]), *more])
@@ -101,19 +102,20 @@ def test_a_refresh_of_one_turn_compiles_only_the_readers_patterns_its_lines_call
         "from pathlib import Path\n"
         "from deja.core.indexer import refresh\n"
         "from deja.core.readers import conversation, projects, transcripts\n"
-        "from deja.core import model\n"
+        "from deja.core import model, settled\n"
         "def compiled():\n"
-        "    modules = (conversation, projects, transcripts, model)\n"
+        "    modules = (conversation, projects, transcripts, model, settled)\n"
         "    return sorted(k for m in modules for k, v in vars(m).items() if isinstance(v, re.Pattern))\n"
         "print(compiled())\n"
         "print(refresh(Path(sys.argv[1]), only_chat_ids={sys.argv[2]}).updated)\n"
         "print(compiled())\n"
-        "print(sorted({'orjson', 'json', 'dataclasses'} & set(sys.modules)))\n"
+        "print(sorted({'orjson', 'json', 'dataclasses', 'threading'} & set(sys.modules)))\n"
     )
     run = [sys.executable, "-c", code, str(tmp_path / "deja"), CHAT]
     out = subprocess.run(run, capture_output=True, text=True, check=True).stdout.splitlines()
     assert out[:2] == ["[]", "1"]
     assert "_STAMP" in out[2] and "_WORKSPACE_PATH" not in out[2] and "_DRIVE_PATH" not in out[2]
+    assert "_SENTENCE_END" not in out[2] and "_FENCE_LINE" not in out[2]
     assert out[3] == "[]"
     assert [hit.session_id for hit in search(Index.open(tmp_path / "deja"), "zeppelin drains").hits] == [CHAT]
 
