@@ -213,14 +213,22 @@ def _option_value(match: re.Match[str], kind: str) -> str:
     return _marked(match, group, f"[redacted:{kind}]")
 
 
-def _option_of(tools: str, option: str) -> str:
+#: A character of a command line, a line's end continued with ``\\`` too (one way to read each: a run of
+#: backslashes is read in linear time).
+_ON_THE_LINE = r"(?:[^\n|;&\\]|\\(?:\r?\n)?)"
+
+
+def _option_of(tools: str, option: str, *, quoted_field: bool = False) -> str:
     """What comes before a password given to ``option`` of one of ``tools`` (a pattern of their names): the option
     within 200 characters of the tool's name on its line, before a shell's ``|``, ``;`` or ``&`` (a long line costs
-    linear time). The name first, not a ``\\b``: the engine skips to it as a substring search does (``\\b7z`` tried
-    every place of a log, whose times hold ``7Z``, at a sixth of its redaction), and so is a name with a prefix
-    another tool's lacks (``sqlcmd|bcp|osql`` was tried at every place of a text holding ``-p``); ``_argument``
-    asks that it starts a word."""
-    return rf"(?:{tools})(?![\w-])[^\n|;&]{{0,200}}?\s(?:{option})"
+    linear time). A line continued with ``\\`` goes on on the next (``mysql -u root \\`` then ``  -pS3cret``), as
+    the shell reads it; with ``quoted_field``, one quoted field of up to 300 characters counts as one (keytool's
+    ``-dname "CN=…, OU=…, O=…"`` before its ``-storepass``). The name first, not a ``\\b``: the engine skips to it
+    as a substring search does (``\\b7z`` tried every place of a log, whose times hold ``7Z``, at a sixth of its
+    redaction), and so is a name with a prefix another tool's lacks (``sqlcmd|bcp|osql`` was tried at every place of
+    a text holding ``-p``); ``_argument`` asks that it starts a word."""
+    field = r"(?:[^\n|;&\\\"]{0,200}?\"[^\"\n]{0,300}\")?" if quoted_field else ""
+    return rf"(?:{tools})(?![\w-]){field}{_ON_THE_LINE}{{0,200}}?\s(?:{option})"
 
 
 #: A word of a command line that is not an option: its file or its user (``htpasswd -b FILE USER …``).
@@ -262,7 +270,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     # keytool's ``-storepass``, ``-keypass`` (``-srcstorepass``, ``-destkeypass``…) and ``-new``; not
     # ``-storepass:env NAME``.
-    (("keytool",), _option_of("keytool", r"-(?:src|dest)?(?:store|key)pass|-new") + r"[ \t]+"),
+    (("keytool",), _option_of("keytool", r"-(?:src|dest)?(?:store|key)pass|-new", quoted_field=True) + r"[ \t]+"),
     (("htpasswd",), _HTPASSWD),
     (("login",), _option_of("az login", "-p|--password") + r"[ \t]+"),
     # OpenLDAP's ``-w`` (``-W`` asks for it), ldappasswd's old and new ones too (``-a``, ``-s``).
@@ -285,6 +293,16 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("zip",), _option_of("zip|unzip|zipcloak", "-[A-Za-z]*P") + r"[ \t]+"),
     # 7-Zip's glued to its flag (``-pS3cret``; ``-p`` alone asks for it).
     (("7z",), _option_of("7z[arz]?", "-p")),
+    # RAR's glued to its flag too (``unrar x -pS3cret``; ``-p-`` gives none).
+    (("rar ",), _option_of("unrar|rar", "-p")),
+    # lftp's ``-u user,password`` (in ``-e "open -u …"`` too), Mosquitto's clients' ``-P``.
+    (("lftp",), _option_of("lftp", r"-u[ \t]+['\"]?[^\s,'\"]+,")),
+    (("mosquitto_",), _option_of("mosquitto_(?:pub|sub|rr)", "-P|--pw") + r"[ \t]+"),
+    # Samba's ``net rpc``/``net ads`` and rpcclient's ``-U user%password``, as smbclient's.
+    (
+        ("net rpc", "net ads", "rpcclient"),
+        _option_of(r"net[ \t]+(?:rpc|ads)|rpcclient", r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"),
+    ),
 )
 
 
@@ -423,6 +441,10 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", inside=r"\d"),
     _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", "shp"),
     _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}", "hv"),
+    # Vault's older service tokens, ``s.`` and 24 letters and digits, in a text that names Vault (``vault login
+    # s.…``, ``VAULT_TOKEN=s.…``): ``s.`` alone is in every text; a generated value only (``s.someAttributeName``
+    # stays).
+    _token("vault-token", r"s\.[A-Za-z0-9]{24}", "vault", inside=r"[\w.-]", made=lambda v: _machine_made(v[2:])),
     # Fifty-eight characters of bech32 after the prefix; fewer or more (a key cut short or pasted twice) go too.
     _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", "AGE-SECRET-KEY-1"),
     _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
@@ -1290,6 +1312,13 @@ _SETTING_NEEDLES = (
     *("value=", 'value"', "value'", 'value\\"', 'value = "', "value = '"),
     *('value: "', "value: '", 'value:"', "value:'"),
 )
+#: The AWS command line's shorthand for the same pair, unquoted (``--parameters ParameterKey=DbPassword,ParameterValue=…``,
+#: ``Name=DB_PASSWORD,Value=…``), up to two other fields between (``UsePreviousValue=false``); its needles are its
+#: value's word after a comma, with capitals, as the shorthand writes it.
+_SHORTHAND = (
+    rf"(?:ParameterKey|Name|Key)={_SETTING_NAME},(?:[A-Za-z]+=[^\s,=]*,){{0,2}}?(?:ParameterValue|Value)="
+    r"(?P<q>['\"])?(?P<value>(?(q)[^'\"\n]+|[^\s,'\"]+))(?(q)(?P=q))"
+)
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 
@@ -1676,6 +1705,11 @@ def _key_value(match: re.Match[str]) -> str:
     return _setting(match, match.start(), match.group("kq"))
 
 
+def _key_value_shorthand(match: re.Match[str]) -> str:
+    """``_key_value`` of a match of the AWS command line's shorthand (``_SHORTHAND``), whose name is unquoted."""
+    return _setting(match, match.start(), "")
+
+
 def _key_value_lines(match: re.Match[str]) -> str:
     """``_key_value`` of a match that starts at the colon after the name's word (``_KEY_VALUE_LINES``)."""
     text, colon = match.string, match.start()
@@ -1840,6 +1874,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _KEY_VALUE, _SETTING_NEEDLES, replace=_key_value),
     Rule("secret", _VALUE_KEY, _SETTING_NEEDLES, replace=_key_value),
     Rule("secret", _KEY_VALUE_LINES, ("name: ", "key: "), replace=_key_value_lines),
+    Rule("secret", _SHORTHAND, (",ParameterValue=", ",Value="), replace=_key_value_shorthand),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )

@@ -55,7 +55,8 @@ def withheld(built_with: str) -> str:
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``: ``redact._PASSWORD_ARGUMENTS``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
-                  "rabbitmqctl", "openssl", "ssh-keygen", "zip")  # fmt: skip
+                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "lftp", "mosquitto_", "net rpc", "net ads",
+                  "rpcclient")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -553,7 +554,8 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
-                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "value=", 'value"', "value'", 'value\\"',
+                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "lftp", "mosquitto_", "net rpc", "net ads",
+                 "rpcclient", ",ParameterValue=", ",Value=", "value=", 'value"', "value'", 'value\\"',
                  'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 
@@ -566,7 +568,7 @@ TOKEN_NEEDLES = ("PRIVATE KEY", "-----END", "LS0tLS1CRUdJTi", "Private-Lines:", 
                  ".com/api/webhooks/", "SG.", "hf_", "_v1_", "npm_", "pypi-", "key-", ":aa", "shp", "hv",
                  "AGE-SECRET-KEY-1", "dapi", "lin_api_", "PMAK-", "NRAK-", "dp.", "sq0", "gsk_", "r8_", "xai-", "pplx-",
                  "sbp_", "dckr_pat_", "figd_", "secret_", "ntn_", "ATATT3", "ATCTT3", "pul-", "tskey-", "sntry",
-                 "pscale_", ".atlasv1.", "ops_eyJ", "FlyV1 ", "fm1", "fm2_", "fo1_", "sk.eyJ", "re_", "SK", "AC", ".",
+                 "pscale_", ".atlasv1.", "ops_eyJ", "vault", "FlyV1 ", "fm1", "fm2_", "fo1_", "sk.eyJ", "re_", "SK", "AC", ".",
                  ".eyJ", "Key", "sig=", "secret", "aws_secret_access_key", "aws_access_key_id", "aws_session_token",
                  "aws secret access key", "aws access key id", "aws session token", "bearer", "basic",
                  "authorization")  # fmt: skip

@@ -69,6 +69,35 @@ R = "[redacted:cli-credentials]"
         ),
         ("gzip and zip: zip -P S3cretPw1 x.zip f", f"gzip and zip: zip -P {R} x.zip f"),
         ("/usr/bin/zip -P S3cretPw1 x.zip f", f"/usr/bin/zip -P {R} x.zip f"),
+        # A command continued with ``\\`` on the next lines, as agents write long ones (secrets46).
+        ("mysql -h db -u root \\\n  -pS3cretPw9 mydb", f"mysql -h db -u root \\\n  -p{R} mydb"),
+        ("mysql -u root \\\n-pS3cretPw9 mydb", f"mysql -u root \\\n-p{R} mydb"),
+        (
+            "docker login \\\n  -u ci \\\n  -p Xk29fLq8Zz \\\n  registry.example.com",
+            f"docker login \\\n  -u ci \\\n  -p {R} \\\n  registry.example.com",
+        ),
+        # keytool's passwords after a long ``-dname`` (more than 200 characters from its name).
+        (
+            'keytool -genkeypair -alias app -keyalg RSA -keysize 2048 -validity 3650 -dname "CN=Payments Gateway, '
+            'OU=Platform Engineering, O=Example Corporation Limited, L=San Francisco, ST=California, C=US" '
+            "-keystore ks.jks -storepass St0rePa55wd -keypass K3yPa55wd",
+            'keytool -genkeypair -alias app -keyalg RSA -keysize 2048 -validity 3650 -dname "CN=Payments Gateway, '
+            'OU=Platform Engineering, O=Example Corporation Limited, L=San Francisco, ST=California, C=US" '
+            f"-keystore ks.jks -storepass {R} -keypass {R}",
+        ),
+        # RAR's, lftp's, Mosquitto's and Samba's net/rpcclient's.
+        ("unrar x -pS3cretPw9 archive.rar", f"unrar x -p{R} archive.rar"),
+        ("rar a -hpS3cretPw9 -pS3cretPw9 out.rar dir", f"rar a -hpS3cretPw9 -p{R} out.rar dir"),
+        ("lftp -u deploy,S3cretPw9 ftp.example.com", f"lftp -u deploy,{R} ftp.example.com"),
+        (
+            'lftp -e "open -u deploy,S3cretPw9 ftp.example.com; mirror -R dist"',
+            f'lftp -e "open -u deploy,{R} ftp.example.com; mirror -R dist"',
+        ),
+        ("mosquitto_pub -h broker -u iot -P S3cretPw9 -t t -m hi", f"mosquitto_pub -h broker -u iot -P {R} -t t -m hi"),
+        ("mosquitto_sub -h broker --pw S3cretPw9 -t t", f"mosquitto_sub -h broker --pw {R} -t t"),
+        ("net rpc user -U admin%S3cretPw9 -S srv", f"net rpc user -U admin%{R} -S srv"),
+        ("net ads join -U 'Administrator%S3cretPw9'", f"net ads join -U 'Administrator%{R}'"),
+        ("rpcclient -U admin%S3cretPw9 srv -c enumdomusers", f"rpcclient -U admin%{R} srv -c enumdomusers"),
     ],
 )
 def test_a_password_given_to_a_tool_is_redacted(written: str, shown: str) -> None:
@@ -116,6 +145,23 @@ KEPT = [
     'sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01',
     "docker run -d --name mongo -p 27017 mongo",
     "docker run --name mysql -p 3306 mysql",
+    # Lines continued with ``\\``, and the new tools' other options (secrets46).
+    "docker run \\\n  -p 8080:80 \\\n  nginx",
+    "mysql -u root \\\n  -p mydb",
+    "mysql -u root -p \\\n  mydb",
+    'keytool -genkeypair -dname "CN=x" -keystore ks.jks -storepass "$STOREPASS"',
+    "rar a -m5 -r backup.rar src/",
+    "unrar x -p- archive.rar",
+    "rar a -p secure.rar notes.txt",
+    "pip install rarfile && unrar l x.rar",
+    "lftp -u deploy ftp.example.com",
+    'lftp -e "set ssl:verify-certificate no; mirror -R dist /www" ftp.example.com',
+    "mosquitto_sub -h broker -p 1883 -t 'sensors/#' -v",
+    'mosquitto_pub -h broker -P "$MQTT_PASSWORD" -t t -m hi',
+    "net rpc user -U admin -S server",
+    "net ads join -U Administrator",
+    "dotnet ads -U admin%prod",
+    "curl -k https://localhost:8443/health",
 ]
 
 
@@ -123,3 +169,35 @@ KEPT = [
 def test_the_same_options_of_other_commands_stay_as_written(line: str) -> None:
     assert redact(line) == line
     assert redact("\n".join(KEPT)) == "\n".join(KEPT)
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("vault login s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", "vault login [redacted:vault-token]"),
+        (
+            "VAULT_TOKEN=s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za vault kv get app",
+            "VAULT_TOKEN=[redacted:vault-token] vault kv get app",
+        ),
+        ("vault login -method=token s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", "vault login -method=token [redacted:vault-token]"),
+        ("vault token lookup s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", "vault token lookup [redacted:vault-token]"),
+    ],
+)
+def test_vaults_older_token_is_redacted_where_the_text_names_vault(written: str, shown: str) -> None:
+    """``s.`` and 24 letters and digits, Vault's service token before ``hvs.`` (secrets46: kept as a dotted name)."""
+    assert redact(written) == shown
+    assert as_indexed(written) == shown
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za",  # (no vault named: ``s.`` is in every text)
+        "vault kv get app && python -c 'import os.path; print(os.environ)'",
+        "vault read -field=value s.aaaaaaaaaaaaaaaaaaaaaaaa",
+        "vault audit: cls.SomeVeryLongAttributeName",
+        "vault docs, see this.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za",
+    ],
+)
+def test_a_dotted_name_in_a_text_naming_vault_stays(written: str) -> None:
+    assert redact(written) == written

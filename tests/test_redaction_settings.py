@@ -180,3 +180,51 @@ def test_a_json_in_json_value_holding_an_escaped_quote_is_redacted_whole() -> No
     shown = '"{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"[redacted:secret]\\"}"'
     for out in (redact(written), as_indexed(written)):
         assert out == shown, out
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        (
+            "aws cloudformation create-stack --stack-name app --parameters ParameterKey=DbPassword,ParameterValue={s} "
+            "ParameterKey=Env,ParameterValue=prod",
+            "aws cloudformation create-stack --stack-name app --parameters ParameterKey=DbPassword,ParameterValue="
+            "[redacted:secret] ParameterKey=Env,ParameterValue=prod",
+        ),
+        (
+            "aws cloudformation update-stack --parameters 'ParameterKey=ApiToken,ParameterValue={s}'",
+            "aws cloudformation update-stack --parameters 'ParameterKey=ApiToken,ParameterValue=[redacted:secret]'",
+        ),
+        (
+            "aws ecs run-task --overrides Name=DB_PASSWORD,Value={s}",
+            "aws ecs run-task --overrides Name=DB_PASSWORD,Value=[redacted:secret]",
+        ),
+        (
+            "aws ssm add-tags-to-resource --tags Key=api_secret,Value='{s}'",
+            "aws ssm add-tags-to-resource --tags Key=api_secret,Value='[redacted:secret]'",
+        ),
+    ],
+)
+def test_a_settings_value_in_the_aws_command_lines_shorthand_is_redacted(written: str, shown: str) -> None:
+    """``ParameterKey=…,ParameterValue=…`` and ``Name=…,Value=…`` unquoted, as the AWS CLI takes them: each was kept
+    (secrets45's "kept" list)."""
+    for out in (redact(written.format(s=SECRET)), as_indexed(written.format(s=SECRET))):
+        assert out == shown, out
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "aws ec2 describe-instances --filters Name=tag:Name,Values=web",
+        "aws ec2 create-tags --resources i-1 --tags Key=Name,Value=web-01",
+        "aws cloudformation deploy --parameter-overrides ParameterKey=KeyName,ParameterValue=my-key-pair",
+        "aws cloudformation create-stack --parameters ParameterKey=DbPassword,UsePreviousValue=true",
+        "aws cloudformation create-stack --parameters ParameterKey=DbPassword,ParameterValue=$DB_PASSWORD",
+        "aws cloudformation create-stack --parameters ParameterKey=DbPassword,ParameterValue=${DB_PASSWORD}",
+        "aws dynamodb put-item --key Key=token_ttl,Value=3600",
+        "aws ssm put-parameter --tags Key=Owner,Value=platform Key=Name,Value=DbPassword",
+    ],
+)
+def test_the_aws_shorthand_of_a_setting_that_names_no_secret_or_gives_no_literal_stays(written: str) -> None:
+    for out in (redact(written), as_indexed(written)):
+        assert out == written, out

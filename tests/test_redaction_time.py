@@ -127,3 +127,26 @@ def test_a_long_line_of_many_b_options_is_redacted_in_time_linear_in_its_size(tm
         "curl -H 'a: b' \\\n -b 'sid=Xk9mPq2LwRt8Zz' -b a=Xk9mPq2LwRt8Zq | git checkout -b a=Xk9mPq2LwRt8Zw"
     ) == ("curl -H 'a: b' \\\n -b 'sid=[redacted:cookie]' -b a=[redacted:cookie] | git checkout -b a=Xk9mPq2LwRt8Zw")
     assert _cpu_seconds(400_000, tmp_path, unit) / _cpu_seconds(100_000, tmp_path, unit) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "mysql \\\n",
+        'keytool -dname "',
+        'keytool "' + "b" * 299 + '" ',
+        "lftp -u user",
+        "net rpc -U u",
+        "rar -p",
+        "Name=DbPassword,Value=",
+        "ParameterKey=DbPassword,A=b,",
+        "vault s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Z",
+    ],
+)
+def test_a_long_text_of_continued_command_lines_or_aws_shorthand_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str
+) -> None:
+    """A command's name reads up to 200 characters of its line on, lines a ``\\`` continues and one quoted field
+    (keytool's ``-dname``) too: each name's look is bounded, so the time grows with the text (secrets46)."""
+    assert _cpu_seconds(1_000_000, tmp_path, unit) / _cpu_seconds(250_000, tmp_path, unit) < 8
