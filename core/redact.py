@@ -1201,8 +1201,11 @@ _TIMESTAMP = Lazy(
 
 #: (``pw``: ``user: admin, pw: …``, ``PW = …``; Rails' ``SECRET_KEY_BASE``)
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)"
-#: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
-_QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|\\"[^"\\\s]+\\")"""
+#: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it),
+#: or inside a JSON string inside another (``{\\\\\\"password\\\\\\": \\\\\\"…\\\\\\"}``).
+_QUOTED = (
+    r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|(?:\\\\)?\\"[^"\\\s]+(?:\\\\)?\\")"""
+)
 #: A bare value's character: a backslash too, but not a JSON string's escaped line end or tab (escaped again too, JSON
 #: in JSON), which ends the value
 #: (``{"t":"Password: Xk9mPq2Lw\\nUser: admin"}`` ran on into ``User:`` and, ending in a colon, read as code).
@@ -1233,7 +1236,7 @@ _NEXT_LINE_ITEM = (
 _ASSIGNMENT = Lazy(
     globals(),
     "_ASSIGNMENT",
-    rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?(?P<label>{_LABEL_CLOSE})"
+    rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>(?:\\\\)?\\?[\"']?)\]?(?P<label>{_LABEL_CLOSE})"
     rf"(?P<sep>[ \t\u00a0]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
     rf"(?P<bold>{_EMPHASIS_CLOSE}(?=\s|\\n)[ \t]*)?{_NEXT_LINE_ITEM}(?P<value>{_QUOTED}|{_EMPHASISED}|{_BARE})",
 )
@@ -1241,7 +1244,7 @@ _ASSIGNMENT = Lazy(
 _NOUN_SEP = Lazy(
     globals(),
     "_NOUN_SEP",
-    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?"
+    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)(?:_?\d{1,3})?(?:\\\\)?\\?[\"']?\]?"
     r"(?:\*{1,2}|_{1,2}|`)?[ \t\u00a0]*[:=]",
 )
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
@@ -1268,12 +1271,12 @@ _SETTING_NAME = r"(?P<name>(?=[\w.:-]{0,96}?(?i:pass|pw|secret|token|key))[\w.:-
 #: of the value's: ``(?P<json>…)`` marks that quote; one way to read each, so a run of backslashes is read in linear
 #: time).
 _SETTING_QUOTED = (
-    r"(?P<q>(?P<json>\\)?\"|')"
+    r"(?P<q>(?P<json>\\)?\"|')(?!\[redacted:)"
     r"(?P<value>(?:(?(json)\\\\\\\"|(?!))|(?!(?P=q))(?:\\.|[^\n\\]))*)(?P=q)"
 )
 #: Another quoted field between the name and the value (``description="…"``, ``"type": "…"``), and what joins them;
 #: not another setting's name (a list of settings one a line, the first without a value).
-_SETTING_JOINT = r"\s*(?:,\s*)?"
+_SETTING_JOINT = r"\s*(?:,\s*)?(?:(?<=\n)[+-][ \t]*)?"
 _SETTING_OTHERS = rf"(?:(?!(?P=kq)(?i:key|name|parameterkey)(?P=kq)[ \t]*[=:])(?P=kq)[\w.:-]+(?P=kq){_SETTING_SIGN}(?P=nq)[^\"'\\\n]{{0,200}}(?P=nq){_SETTING_JOINT}){{0,4}}?"
 _KEY_VALUE = (
     rf"{_SETTING_NAME_WORD}(?P<kq>\\\"|[\"']|){_SETTING_SIGN}(?P<nq>\\\"|[\"']){_SETTING_NAME}(?P=nq){_SETTING_JOINT}"
@@ -1301,8 +1304,8 @@ _GUTTER = Lazy(globals(), "_GUTTER", _LINE_GUTTER)
 #: (Rust's ``borrow of moved value: `x```).
 _KEY_VALUE_LINES = (
     r":(?:(?<=[Nn]ame:)|(?<=[Kk]ey:)) [ \t]*(?P<nq>[\"']?)" + _SETTING_NAME + r"(?P=nq)[ \t]*\r?\n"
-    rf"(?P<gutter>{_LINE_GUTTER})?[ \t]*"
-    rf"{_SETTING_VALUE_WORD}:[ \t]+"
+    rf"(?:-[ \t]*{_SETTING_VALUE_WORD}:[^\n]*\n)?(?P<gutter>{_LINE_GUTTER})?[ \t]*"
+    rf"{_SETTING_VALUE_WORD}:[ \t]+(?![\"']?\[redacted:)"
     r"(?P<q>[\"'])?(?P<value>(?(q)(?:(?!(?P=q))[^\n\\]|\\.)*|[^\s\"'#|>][^\s]*))(?(q)(?P=q))[ \t]*(?:#[^\n]*)?(?=\r?\n|\Z)"
 )
 #: The words ``_KEY_VALUE_LINES`` finds before its colon, the longest first.
@@ -1319,6 +1322,9 @@ _SHORTHAND = (
     rf"(?:ParameterKey|Name|Key)={_SETTING_NAME},(?:[A-Za-z]+=[^\s,=]*,){{0,2}}?(?:ParameterValue|Value)="
     r"(?P<q>['\"])?(?P<value>(?(q)[^'\"\n]+|[^\s,'\"]+))(?(q)(?P=q))"
 )
+#: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value: "…"}``,
+#: a JavaScript object's ``{ key: API_TOKEN, value: '…' }``); an unquoted value there may be a variable's name.
+_FLOW_KEY_VALUE = rf"(?:[Nn]ame|[Kk]ey):[ \t]*{_SETTING_NAME},[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 
@@ -1358,8 +1364,9 @@ _SECRET_KEYS = Remembered(_names_a_secret, KEYS_REMEMBERED)
 
 def _unquote(value: str) -> tuple[str, str, str]:
     """``value`` split into (opening, contents, closing): a quoted literal's prefix and quotes, or nothing."""
-    if len(value) >= 4 and value.startswith('\\"') and value.endswith('\\"'):
-        return '\\"', value[2:-2], '\\"'
+    for escaped in ('\\\\\\"', '\\"'):  # (JSON in a JSON string, JSON in that)
+        if len(value) >= 2 * len(escaped) and value.startswith(escaped) and value.endswith(escaped):
+            return escaped, value[len(escaped) : -len(escaped)], escaped
     stripped = value.lstrip("bBrRuU")
     if stripped[:1] in ('"', "'", "`") and len(stripped) >= 2 and stripped[-1] == stripped[0]:
         return value[: len(value) - len(stripped) + 1], stripped[1:-1], stripped[-1]
@@ -1705,8 +1712,9 @@ def _key_value(match: re.Match[str]) -> str:
     return _setting(match, match.start(), match.group("kq"))
 
 
-def _key_value_shorthand(match: re.Match[str]) -> str:
-    """``_key_value`` of a match of the AWS command line's shorthand (``_SHORTHAND``), whose name is unquoted."""
+def _unquoted_key_value(match: re.Match[str]) -> str:
+    """``_key_value`` of a match whose name is unquoted: the AWS command line's shorthand (``_SHORTHAND``), YAML's
+    flow (``_FLOW_KEY_VALUE``)."""
     return _setting(match, match.start(), "")
 
 
@@ -1871,10 +1879,11 @@ def _keys_run(match: re.Match[str]) -> tuple[int, int, int]:
 _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLAG, ("--",), replace=_flag),
     Rule("secret", _XML, ("</",), replace=_tagged),
-    Rule("secret", _KEY_VALUE, _SETTING_NEEDLES, replace=_key_value),
+    Rule("secret", _KEY_VALUE, _SETTING_NEEDLES, replace=_key_value, again=True),
     Rule("secret", _VALUE_KEY, _SETTING_NEEDLES, replace=_key_value),
-    Rule("secret", _KEY_VALUE_LINES, ("name: ", "key: "), replace=_key_value_lines),
-    Rule("secret", _SHORTHAND, (",ParameterValue=", ",Value="), replace=_key_value_shorthand),
+    Rule("secret", _KEY_VALUE_LINES, ("name: ", "key: "), replace=_key_value_lines, again=True),
+    Rule("secret", _SHORTHAND, (",ParameterValue=", ",Value="), replace=_unquoted_key_value),
+    Rule("secret", _FLOW_KEY_VALUE, (", value: ",), replace=_unquoted_key_value),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )

@@ -555,7 +555,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "lftp", "mosquitto_", "net rpc", "net ads",
-                 "rpcclient", ",ParameterValue=", ",Value=", "value=", 'value"', "value'", 'value\\"',
+                 "rpcclient", ",ParameterValue=", ",Value=", ", value: ", "value=", 'value"', "value'", 'value\\"',
                  'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 

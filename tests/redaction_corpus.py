@@ -1486,4 +1486,15 @@ SECRETS: list[Secret] = [
         _join("Cfn", "Pa55w0rd9"),
         "aws cloudformation create-stack --parameters ParameterKey=DbPassword,ParameterValue={secret}",
     ),
+    Secret(
+        "env-value-changed-in-a-diff",
+        "secret",
+        _join("NewDb", "Pa55w0rd"),
+        "     - name: DB_PASSWORD\n-      value: {second}\n+      value: {secret}\n",
+        second=_join("OldDb", "Pa55w0rd"),
+    ),
+    Secret("env-yaml-flow", "secret", _join("Flow", "Pa55w0rd"), 'env: [{{name: DB_PASSWORD, value: "{secret}"}}]'),
+    Secret(
+        "json-escaped-twice", "secret", _join("Twice", "Pa55w0rd"), '{{\\\\\\"password\\\\\\": \\\\\\"{secret}\\\\\\"}}'
+    ),
 ]
