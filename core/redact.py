@@ -213,22 +213,24 @@ def _option_value(match: re.Match[str], kind: str) -> str:
     return _marked(match, group, f"[redacted:{kind}]")
 
 
-#: A character of a command line, a line's end continued with ``\\`` too (one way to read each: a run of
-#: backslashes is read in linear time).
-_ON_THE_LINE = r"(?:[^\n|;&\\]|\\(?:\r?\n)?)"
+#: Up to four lines a ``\\`` at their end continues, each up to 200 characters, before the option's line: tried
+#: after the option's line alone, so a line that is not continued is read as fast as before (the engine's loop over one
+#: class of characters; a loop over a character or a ``\\``+line end cost a log's ``…7z`` times a thirtieth more).
+_CONTINUED_LINES = r"(?:[^\n|;&]{0,200}?\\\r?\n){0,4}?"
 
 
 def _option_of(tools: str, option: str, *, quoted_field: bool = False) -> str:
     """What comes before a password given to ``option`` of one of ``tools`` (a pattern of their names): the option
     within 200 characters of the tool's name on its line, before a shell's ``|``, ``;`` or ``&`` (a long line costs
     linear time). A line continued with ``\\`` goes on on the next (``mysql -u root \\`` then ``  -pS3cret``), as
-    the shell reads it; with ``quoted_field``, one quoted field of up to 300 characters counts as one (keytool's
-    ``-dname "CN=…, OU=…, O=…"`` before its ``-storepass``). The name first, not a ``\\b``: the engine skips to it
-    as a substring search does (``\\b7z`` tried every place of a log, whose times hold ``7Z``, at a sixth of its
-    redaction), and so is a name with a prefix another tool's lacks (``sqlcmd|bcp|osql`` was tried at every place of
-    a text holding ``-p``); ``_argument`` asks that it starts a word."""
-    field = r"(?:[^\n|;&\\\"]{0,200}?\"[^\"\n]{0,300}\")?" if quoted_field else ""
-    return rf"(?:{tools})(?![\w-]){field}{_ON_THE_LINE}{{0,200}}?\s(?:{option})"
+    the shell reads it (``_CONTINUED_LINES``); with ``quoted_field``, one quoted field of up to 300 characters on the
+    name's line is read past whole (keytool's ``-dname "CN=…, OU=…, O=…"`` before its ``-storepass``). The name
+    first, not a ``\\b``: the engine skips to it as a substring search does (``\\b7z`` tried every place of a log,
+    whose times hold ``7Z``, at a sixth of its redaction), and so is a name with a prefix another tool's lacks
+    (``sqlcmd|bcp|osql`` was tried at every place of a text holding ``-p``); ``_argument`` asks that it starts a
+    word."""
+    field = r'(?:[^\n|;&"]{0,200}?"[^"\n]{0,300}")?' if quoted_field else ""
+    return rf"(?:{tools})(?![\w-]){field}{_CONTINUED_LINES}[^\n|;&]{{0,200}}?\s(?:{option})"
 
 
 #: A word of a command line that is not an option: its file or its user (``htpasswd -b FILE USER …``).
@@ -243,6 +245,8 @@ _HTPASSWD = (
     rf"|(?!{_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}[ \t]+{_WORD})[ \t]+"
 )
 
+#: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
+_SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
 #: The tools that take a password as an argument, and what comes before it (``_OPTION_VALUE``): the needles a
 #: command holds, and the pattern up to the value. The option gives a value whatever it looks like (a literal: not
 #: ``$PW``); where the pattern's ``prose`` group is found (a word that is said in prose too), the value must look
@@ -277,10 +281,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("ldap",), _option_of("ldap(?:search|modify|add|delete|modrdn|compare|whoami|exop)", "-w") + r"[ \t]*"),
     (("ldappasswd",), _option_of("ldappasswd", "-[was]") + r"[ \t]*"),
     # Samba's ``-U user%password`` (``--user=DOM\\user%…``).
-    (
-        ("-u",),
-        _option_of(r"smb(?:client|cacls|get|cquotas|tree)", r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"),
-    ),
+    (("-u",), _option_of(r"smb(?:client|cacls|get|cquotas|tree)", _SAMBA_USER)),
     (("sqlcmd",), _option_of("sqlcmd", "-P") + r"[ \t]*"),
     (
         ("rabbitmqctl",),
@@ -293,16 +294,19 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("zip",), _option_of("zip|unzip|zipcloak", "-[A-Za-z]*P") + r"[ \t]+"),
     # 7-Zip's glued to its flag (``-pS3cret``; ``-p`` alone asks for it).
     (("7z",), _option_of("7z[arz]?", "-p")),
-    # RAR's glued to its flag too (``unrar x -pS3cret``; ``-p-`` gives none).
-    (("rar ",), _option_of("unrar|rar", "-p")),
-    # lftp's ``-u user,password`` (in ``-e "open -u …"`` too), Mosquitto's clients' ``-P``.
-    (("lftp",), _option_of("lftp", r"-u[ \t]+['\"]?[^\s,'\"]+,")),
+    # unrar's glued to its flag too (``unrar x -pS3cret``; ``-p-`` gives none).
+    (("unrar",), _option_of("unrar", "-p")),
+    # lftp's ``-u user,password`` (in ``-e "open -u …"`` too), Mosquitto's clients' ``-P``. (lftp's and Samba's
+    # below are asked of a text holding ``-u``, smbclient's needle: a needle of their own is a pass over every text.)
+    (("-u",), _option_of("lftp", r"-u[ \t]+['\"]?[^\s,'\"]+,")),
     (("mosquitto_",), _option_of("mosquitto_(?:pub|sub|rr)", "-P|--pw") + r"[ \t]+"),
-    # Samba's ``net rpc``/``net ads`` and rpcclient's ``-U user%password``, as smbclient's.
-    (
-        ("net rpc", "net ads", "rpcclient"),
-        _option_of(r"net[ \t]+(?:rpc|ads)|rpcclient", r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"),
-    ),
+    # Samba's ``net rpc``/``net ads`` and rpcclient's ``-U user%password``, as smbclient's (a row each: a pattern
+    # starting with its name's letters is skipped to as a substring search is).
+    (("-u",), _option_of(r"net[ \t]+(?:rpc|ads)", _SAMBA_USER)),
+    (("-u",), _option_of("rpcclient", _SAMBA_USER)),
+    # Vault's older service token (``s.`` and 24 letters and digits; ``hvs.…`` is a token rule's) given to ``vault
+    # login``; ``VAULT_TOKEN=s.…`` is a secret-named key's.
+    (("login",), _option_of("vault", "login") + r"(?:[ \t]+-[^\s=]+=\S+)*[ \t]+(?=s\.[A-Za-z0-9]{24}(?![\w.-]))"),
 )
 
 
@@ -441,10 +445,6 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", inside=r"\d"),
     _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", "shp"),
     _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}", "hv"),
-    # Vault's older service tokens, ``s.`` and 24 letters and digits, in a text that names Vault (``vault login
-    # s.…``, ``VAULT_TOKEN=s.…``): ``s.`` alone is in every text; a generated value only (``s.someAttributeName``
-    # stays).
-    _token("vault-token", r"s\.[A-Za-z0-9]{24}", "vault", inside=r"[\w.-]", made=lambda v: _machine_made(v[2:])),
     # Fifty-eight characters of bech32 after the prefix; fewer or more (a key cut short or pasted twice) go too.
     _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", "AGE-SECRET-KEY-1"),
     _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
@@ -1201,8 +1201,8 @@ _TIMESTAMP = Lazy(
 
 #: (``pw``: ``user: admin, pw: …``, ``PW = …``; Rails' ``SECRET_KEY_BASE``)
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)"
-#: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it),
-#: or inside a JSON string inside another (``{\\\\\\"password\\\\\\": \\\\\\"…\\\\\\"}``).
+#: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print
+#: it), or inside a JSON string inside another (``{\\\\\\"password\\\\\\": \\\\\\"…\\\\\\"}``).
 _QUOTED = (
     r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|(?:\\\\)?\\"[^"\\\s]+(?:\\\\)?\\")"""
 )
@@ -1315,15 +1315,16 @@ _SETTING_NEEDLES = (
     *("value=", 'value"', "value'", 'value\\"', 'value = "', "value = '"),
     *('value: "', "value: '", 'value:"', "value:'"),
 )
-#: The AWS command line's shorthand for the same pair, unquoted (``--parameters ParameterKey=DbPassword,ParameterValue=…``,
-#: ``Name=DB_PASSWORD,Value=…``), up to two other fields between (``UsePreviousValue=false``); its needles are its
-#: value's word after a comma, with capitals, as the shorthand writes it.
+#: The AWS command line's shorthand for the same pair, unquoted (``--parameters
+#: ParameterKey=DbPassword,ParameterValue=…``, ``Name=DB_PASSWORD,Value=…``), up to two other fields between
+#: (``UsePreviousValue=false``); its needle is its value's word, with its capital, as the shorthand writes it.
 _SHORTHAND = (
     rf"(?:ParameterKey|Name|Key)={_SETTING_NAME},(?:[A-Za-z]+=[^\s,=]*,){{0,2}}?(?:ParameterValue|Value)="
     r"(?P<q>['\"])?(?P<value>(?(q)[^'\"\n]+|[^\s,'\"]+))(?(q)(?P=q))"
 )
-#: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value: "…"}``,
-#: a JavaScript object's ``{ key: API_TOKEN, value: '…' }``); an unquoted value there may be a variable's name.
+#: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value:
+#: "…"}``, a JavaScript object's ``{ key: API_TOKEN, value: '…' }``); an unquoted value there may be a variable's
+#: name.
 _FLOW_KEY_VALUE = rf"(?:[Nn]ame|[Kk]ey):[ \t]*{_SETTING_NAME},[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
@@ -1882,8 +1883,8 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _KEY_VALUE, _SETTING_NEEDLES, replace=_key_value, again=True),
     Rule("secret", _VALUE_KEY, _SETTING_NEEDLES, replace=_key_value),
     Rule("secret", _KEY_VALUE_LINES, ("name: ", "key: "), replace=_key_value_lines, again=True),
-    Rule("secret", _SHORTHAND, (",ParameterValue=", ",Value="), replace=_unquoted_key_value),
-    Rule("secret", _FLOW_KEY_VALUE, (", value: ",), replace=_unquoted_key_value),
+    Rule("secret", _SHORTHAND, ("Value=",), replace=_unquoted_key_value),
+    Rule("secret", _FLOW_KEY_VALUE, ('value: "', "value: '"), replace=_unquoted_key_value),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )

@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-RULES_VERSION = 18  # (18: a setting's other spellings, ``&amp;#61;``, a quote in a made value; 17: escaped brackets)
+#: (19: continued command lines, more tools' passwords, Vault's ``s.`` token, the AWS shorthand, a diff's new value;
+#: 18: a setting's other spellings, ``&amp;#61;``, a quote in a made value; 17: escaped brackets)
+RULES_VERSION = 19
 
 
 def enabled() -> bool:
@@ -554,9 +556,8 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
-                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "lftp", "mosquitto_", "net rpc", "net ads",
-                 "rpcclient", ",ParameterValue=", ",Value=", ", value: ", "value=", 'value"', "value'", 'value\\"',
-                 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
+                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "unrar", "mosquitto_", "Value=", "value=", 'value"',
+                 "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):
@@ -568,7 +569,7 @@ TOKEN_NEEDLES = ("PRIVATE KEY", "-----END", "LS0tLS1CRUdJTi", "Private-Lines:", 
                  ".com/api/webhooks/", "SG.", "hf_", "_v1_", "npm_", "pypi-", "key-", ":aa", "shp", "hv",
                  "AGE-SECRET-KEY-1", "dapi", "lin_api_", "PMAK-", "NRAK-", "dp.", "sq0", "gsk_", "r8_", "xai-", "pplx-",
                  "sbp_", "dckr_pat_", "figd_", "secret_", "ntn_", "ATATT3", "ATCTT3", "pul-", "tskey-", "sntry",
-                 "pscale_", ".atlasv1.", "ops_eyJ", "vault", "FlyV1 ", "fm1", "fm2_", "fo1_", "sk.eyJ", "re_", "SK", "AC", ".",
+                 "pscale_", ".atlasv1.", "ops_eyJ", "FlyV1 ", "fm1", "fm2_", "fo1_", "sk.eyJ", "re_", "SK", "AC", ".",
                  ".eyJ", "Key", "sig=", "secret", "aws_secret_access_key", "aws_access_key_id", "aws_session_token",
                  "aws secret access key", "aws access key id", "aws session token", "bearer", "basic",
                  "authorization")  # fmt: skip

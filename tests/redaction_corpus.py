@@ -1479,7 +1479,7 @@ SECRETS: list[Secret] = [
     Secret("lftp-u", "cli-credentials", _join("Lftp", "Pa55w0rd"), "lftp -u deploy,{secret} ftp.example.com"),
     Secret("mosquitto-P", "cli-credentials", _join("Mqtt", "Pa55w0rd"), "mosquitto_pub -h b -u iot -P {secret} -t t"),
     Secret("net-rpc-U", "cli-credentials", _join("NetRpc", "Pa55w0rd"), "net rpc user -U admin%{secret} -S srv"),
-    Secret("vault-login-legacy", "vault-token", _join("s.", _ALNUM24), "vault login {secret}"),
+    Secret("vault-login-legacy", "cli-credentials", _join("s.", _ALNUM24), "vault login {secret}"),
     Secret(
         "aws-shorthand",
         "secret",
