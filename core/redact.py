@@ -294,8 +294,8 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("zip",), _option_of("zip|unzip|zipcloak", "-[A-Za-z]*P") + r"[ \t]+"),
     # 7-Zip's glued to its flag (``-pS3cret``; ``-p`` alone asks for it).
     (("7z",), _option_of("7z[arz]?", "-p")),
-    # unrar's glued to its flag too (``unrar x -pS3cret``; ``-p-`` gives none).
-    (("unrar",), _option_of("unrar", "-p")),
+    # RAR's glued to its flag too (``unrar x -pS3cret``, ``rar a -hpS3cret``; ``-p-`` gives none).
+    (("rar ",), _option_of("unrar|rar", "-[Hh]?p")),
     # lftp's ``-u user,password`` (in ``-e "open -u …"`` too), Mosquitto's clients' ``-P``. (lftp's and Samba's
     # below are asked of a text holding ``-u``, smbclient's needle: a needle of their own is a pass over every text.)
     (("-u",), _option_of("lftp", r"-u[ \t]+['\"]?[^\s,'\"]+,")),

@@ -57,7 +57,7 @@ def withheld(built_with: str) -> str:
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``: ``redact._PASSWORD_ARGUMENTS``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
-                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "lftp", "mosquitto_", "net rpc", "net ads",
+                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "lftp", "mosquitto_", "net rpc", "net ads",
                   "rpcclient")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
@@ -556,7 +556,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
-                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "unrar", "mosquitto_", "Value=", "value=", 'value"',
+                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "mosquitto_", "Value=", "value=", 'value"',
                  "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 

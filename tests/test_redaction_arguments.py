@@ -88,6 +88,8 @@ R = "[redacted:cli-credentials]"
         # RAR's, lftp's, Mosquitto's and Samba's net/rpcclient's.
         ("unrar x -pS3cretPw9 archive.rar", f"unrar x -p{R} archive.rar"),
         ("unrar e -o+ -pS3cretPw9 archive.rar out/", f"unrar e -o+ -p{R} archive.rar out/"),
+        ("rar a -pS3cretPw9 out.rar dir", f"rar a -p{R} out.rar dir"),
+        ("rar a -hpS3cretPw9 out.rar dir", f"rar a -hp{R} out.rar dir"),
         # Vault's older token given to ``vault login`` (``hvs.…`` is a token rule's).
         ("vault login s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login {R}"),
         ("vault login -method=token s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login -method=token {R}"),

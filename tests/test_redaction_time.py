@@ -139,6 +139,7 @@ def test_a_long_line_of_many_b_options_is_redacted_in_time_linear_in_its_size(tm
         "lftp -u user",
         "net rpc -U u",
         "unrar -p",
+        "rar -hp",
         "Name=DbPassword,Value=",
         "ParameterKey=DbPassword,A=b,",
         "vault login s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Z",
