@@ -174,6 +174,12 @@ def project_spelling(project_dir_or_name: str) -> str:
     return readable_path(text).rstrip("/").lower()
 
 
+def is_root(spelt: str) -> bool:
+    """Whether a folder as :func:`project_spelling` spells it is a root, no project's: ``/`` however it is spelled
+    (spelt ""), or a Windows drive's (``c:\\``, ``C:/``, spelt ``c:``), which matched every session on that drive."""
+    return not spelt or (len(spelt) == 2 and drive_path(spelt + "/"))
+
+
 def within(folder: str, project_dir: str) -> bool:
     """Whether ``folder`` is the project's folder or a folder below it (as the index spells them)."""
     if not (folder and project_dir):
@@ -316,9 +322,10 @@ def project_key(project_dir_or_name: str) -> str:
 
 
 def is_folder(project: str) -> bool:
-    """Whether ``project`` (as ``--project`` takes it) names a folder rather than a project's name (``api``)."""
+    """Whether ``project`` (as ``--project`` takes it) names a folder rather than a project's name (``api``); a
+    Windows drive's root (``c:\\``, spelt ``c:``) too."""
     spelt = project_spelling(project)
-    return spelt.startswith("/") or drive_path(spelt)
+    return spelt.startswith("/") or drive_path(spelt + "/")
 
 
 def telling_tail(folder: str, others: list[str]) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from . import paths
 from .index import SOURCE_CODES, Index, IndexForbidden, IndexUnreadable, Segment, SessionMeta, check_readable, index_dir
 from .indexer import Progress, RefreshResult, catch_up, refresh
-from .keys import holds_home, project_spelling, sessions_key, spelt_homes
+from .keys import holds_home, is_root, project_spelling, sessions_key, spelt_homes
 from .private import refusal, refused_write
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
@@ -196,7 +196,8 @@ def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str, bool
     none (``ROOT_FOLDER``, ``NO_FOLDER``, ``NO_SESSION``, ``HOME_FOLDER``): one rule for both, which only word it
     differently; and whether the sessions below the project are its own too (``wip_session``'s ``below``).
 
-    The root folder, however it is spelled (``/``, ``../../..``), is no project's (refused, as ``--project /`` is); a
+    A root folder, however it is spelled (``/``, ``../../..``, ``c:\\``: ``keys.is_root``), is no project's (refused, as
+    ``--project /`` is); a
     folder that is not there and no session ran in is missing, not one no session ran in (trial9 F12); else the
     folder or the nearest above it that sessions ran in (``Index.nearest_project``). A folder that is its own project
     is the sessions below it too (a monorepo's root), but for the home folder or one above it (every project's); a
@@ -204,7 +205,7 @@ def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str, bool
     from ``shop/web/src``), which is not "here". Whether ``folder`` holds the home folder is asked once.
     """
     spelt = project_spelling(folder)
-    if not spelt:
+    if is_root(spelt):
         return "", ROOT_FOLDER, False
     at_home = holds_home(spelt, spelt_homes())
     if not on_disk:

@@ -56,7 +56,7 @@ class Rule:
     A plain class, not a dataclass: ``dataclasses`` would double what importing this module costs a hook that
     redacts a failed command's output before looking it up."""
 
-    __slots__ = ("_pattern", "again", "check", "group", "kind", "needles", "regex", "replace", "retry", "run")
+    __slots__ = ("_pattern", "again", "check", "fresh", "group", "kind", "needles", "regex", "replace", "retry", "run")
 
     def __init__(
         self,
@@ -69,6 +69,7 @@ class Rule:
         run: int = 0,
         again: bool = False,
         retry: bool = False,
+        fresh: Callable[[], Replace] | None = None,
     ) -> None:
         self.kind = kind
         self.regex = regex
@@ -89,6 +90,9 @@ class Rule:
         #: A match ``replace`` leaves as written is looked for again one character on, not after it: a name inside
         #: another word (``pymysql … mysql -pX``) took the real one's option with it.
         self.retry = retry
+        #: Makes the replace afresh for each text, for one that keeps what it read of the text between its matches
+        #: (``_CurlCookies``; kept by the module, it would keep the text too). Instead of ``replace``; applied once.
+        self.fresh = fresh
         self._pattern: re.Pattern[str] | None = None
 
     @property
@@ -259,11 +263,15 @@ _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
 _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # mysql's (or mariadb's) glued to its flag (``-pS3cret``, ``-p'S3cret!'``); ``-p`` alone asks for it.
     (("mysql", "mariadb"), _option_of(r"mysql(?:dump|admin|import|check|sh)?|mariadb(?:-dump|-admin)?", "-p")),
-    # A registry login's ``-p`` (``docker login -u ci -p S3cret``), sshpass's.
+    # A registry login's ``-p`` (``docker login -u ci -p S3cret``).
     (
-        ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass"),
-        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login|sshpass", "-p[ =]?"),
+        ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras"),
+        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login", "-p[ =]?"),
     ),
+    # sshpass's ``-p`` among its own options (eight at most: a run of ``sshpass -f sshpass -f …`` is read in linear
+    # time), before the command it runs: ``sshpass -f FILE ssh -p 2222`` gives ssh's port, ``sshpass -p "$S" ssh host
+    # mkdir -p /srv`` mkdir's flag.
+    (("sshpass",), rf"sshpass(?![\w-])(?:[ \t]+-(?:[fdP][ \t]*{_WORD}|[ehvV]\S*)){{0,8}}[ \t]+-p[ =]?"),
     # redis-cli's ``-a``/``--pass`` (``-a "two words"``).
     (("redis-",), _option_of("redis-(?:cli|benchmark)", "-a|--pass") + r"[ \t]+"),
     # Redis's ``requirepass``/``masterauth``: the server's ``--requirepass``, a redis.conf line's, after ``CONFIG
@@ -321,12 +329,15 @@ _SEVERAL_PASSWORDS = ("keytool", "ldappasswd", "ssh-keygen")
 
 def _argument(match: re.Match[str]) -> str:
     """A ``_PASSWORD_ARGUMENTS`` match with its value redacted, when its tool's name is a command's word and its
-    value is a literal (one that looks made where the match holds ``prose``), not a port given to ``-p``/``-P``."""
+    value is a literal (one that looks made where the match holds ``prose``), not a port given to ``-p``/``-P`` nor a
+    word of a sentence about the option (``_a_sentences_word``)."""
     group = "quoted" if match.group("quoted") is not None else "bare"
     value = match.group(group)
     if not _a_command_word(match.string, match.start()):
         return match.group(0)
     if match.groupdict().get("prose") is not None and not _looks_made(value, password=True):
+        return match.group(0)
+    if group == "bare" and _a_sentences_word(match.string, match.start(group), match.end(group)):
         return match.group(0)
     option = match.string[match.start() : match.start(group)].rstrip(" \t='\"")
     if option.endswith(("-p", "-P")) and _a_port(value, again=_flag_before(option)):
@@ -335,9 +346,42 @@ def _argument(match: re.Match[str]) -> str:
 
 
 def _flag_before(option: str) -> bool:
-    """Whether the flag ``option`` ends with (``-p``) is given earlier on its line too: the tool's own came first
-    (``sshpass -p "$S" ssh -p 2222``), and this one is another command's."""
+    """Whether the flag ``option`` ends with (``-P``) is given earlier on its line too: the tool's own came first
+    (``zip -P "$P" out.zip f, then scp -P 2222 out.zip host:``), and this one is another command's."""
     return f" {option[-2:]}" in " " + option[:-2].replace("\t", " ")
+
+
+def _a_sentences_word(text: str, start: int, end: int) -> bool:
+    """Whether the bare value ``text[start:end]``, given after a blank, is a word of a sentence about the option, not
+    its value: one of ``_PROSE_WORDS``, in small letters, followed by more prose (a blank and a small letter, or a
+    sign that ends a clause). "the docker login -p flag is deprecated", "ldapsearch -w takes the bind
+    password", "keytool … -srcstorepass to recover the entry", "requirepass is not set" name no password.
+
+    A closed list, not a dictionary: the passwords people choose are words too ("docker login -p dragon is failing"
+    gives one), while no password is "is", "to" or "flag". A value with a capital, a digit or a sign, a quoted one
+    and one glued to its flag stay passwords."""
+    if text[start - 1 : start] not in (" ", "\t"):
+        return False
+    word = text[start:end]
+    ended = word[-1] in ".,;:!?)"
+    if (word[:-1] if ended else word) not in _PROSE_WORDS:
+        return False
+    return ended or (text[end : end + 1] in (" ", "\t") and "a" <= text[end + 1 : end + 2] <= "z")
+
+
+#: Words a sentence about an option says right after it that no password is: a function word, what the option is
+#: called, what it does ("takes", "sets").
+_PROSE_WORDS = frozenset(  # (words split, not list literals: one a line would take 95 lines)
+    [
+        *"the a an this that these those its it is are was were be been being has have had does do did".split(),  # noqa: SIM905
+        *"not no can cannot will would should must may might could shall to for of in on at by with".split(),  # noqa: SIM905
+        *"from into as about after before than via without and or but nor so if then when while which".split(),  # noqa: SIM905
+        *"who where because unless whether instead also only flag flags option options switch".split(),  # noqa: SIM905
+        *"argument arguments parameter parameters setting settings directive takes sets gives".split(),  # noqa: SIM905
+        *"expects specifies requires accepts needs means lets passes tells reads prompts asks".split(),  # noqa: SIM905
+        *"supplies provides works".split(),  # noqa: SIM905
+    ]
+)
 
 
 def _a_command_word(text: str, at: int) -> bool:
@@ -364,7 +408,7 @@ _NAMING_OPTIONS = frozenset(
 def _a_port(value: str, *, again: bool) -> bool:
     """Whether ``value`` is a port mapping (``8080:80``, ``127.0.0.1::27017/tcp``), what docker's ``-p`` gives on the
     same line as a tool whose ``-p`` takes a password, or, given to a flag given ``again`` on the line, a port
-    (``ssh -p 2222`` after ``sshpass -p …``). A tool's own first ``-p 12345`` is its password (``mysql -p12345``,
+    (``scp -P 2222`` after ``zip -P "$P" …``). A tool's own first ``-p 12345`` is its password (``mysql -p12345``,
     ``zip -P 1234``: review45f H1)."""
     mapping = value.removesuffix("/tcp").removesuffix("/udp").split(":")
     if len(mapping) == 3:
@@ -801,41 +845,47 @@ def _cookie_values(match: re.Match[str]) -> str:
     return _marked(match, "pairs", out) if done else match.group(0)
 
 
-def _in_a_curl_command(match: re.Match[str]) -> bool:
-    """Whether the match is in a ``curl`` command: ``curl`` before it on its line (or on the lines a ``\\`` at their
-    end continues), with no unquoted ``|``, ``;`` or ``&`` between (``curl … | git checkout -b x=y`` is git's; the
-    ``;`` of ``-H 'accept: …;q=0.9'``, which Chrome's "Copy as cURL" puts first, is a header's).
+class _CurlCookies:
+    """The ``-b``/``--cookie`` rule's replace for one text, made afresh for each (``Rule.fresh``): ``--cookie``'s
+    values anywhere, ``-b``'s in a curl command (``in_a_curl_command``). What it has read of the text goes with it:
+    kept by the module, the last text with a ``-b`` stayed in memory until the next one replaced it."""
 
-    Read on from where the text's last match left it (``_CurlRead``) when this one is later on the same line: a long
-    line of many ``-b`` read back to its start for each (400 KB, 1.1 s; continued lines, 100 KB, 7.7 s)."""
-    global _last_curl_read
-    text, start = match.string, match.start()
-    read = _last_curl_read
-    if read is None or read.text is not text or read.end > start or not _one_line(text, read.end, start):
-        line = text.rfind("\n", 0, start)
-        while line > 0 and _continued(text, line):
-            line = text.rfind("\n", 0, line)
-        read = _CurlRead(text, line + 1, line + 1, -1, ("", False, False))
-    curl = text.rfind("curl", max(read.line, read.end - 3), start)
-    if curl >= 0:
-        read = _CurlRead(text, read.line, curl, curl, ("", False, False))
-    state = _shell_state(text[read.end : start], read.state)
-    _last_curl_read = read = _CurlRead(text, read.line, start, read.curl, state)
-    return read.curl >= 0 and not read.state[2]
+    __slots__ = ("line", "end", "curl", "state")
 
+    def __init__(self) -> None:
+        #: How far the text is read: to ``end`` (-1: not yet), on the line that starts at ``line`` (after a line
+        #: ``_continued``: both are of the same line), where the last ``curl`` on it starts (-1: none), and the
+        #: shell's state after it (``_shell_state``).
+        self.line = self.end = self.curl = -1
+        self.state = ("", False, False)
 
-class _CurlRead:
-    """How far ``_in_a_curl_command`` read a text: to ``end``, on the line that starts at ``line`` (after a line
-    ``_continued``: both are of the same line), where the last ``curl`` on it starts (-1: none), and the shell's
-    state after it (``_shell_state``)."""
+    def __call__(self, match: re.Match[str]) -> str:
+        if match.group(0)[1] == "-" or self.in_a_curl_command(match):
+            return _cookie_values(match)
+        return match.group(0)
 
-    __slots__ = ("text", "line", "end", "curl", "state")
+    def in_a_curl_command(self, match: re.Match[str]) -> bool:
+        """Whether the match is in a ``curl`` command: ``curl`` before it on its line (or on the lines a ``\\`` at
+        their end continues), with no unquoted ``|``, ``;`` or ``&`` between (``curl … | git checkout -b x=y`` is
+        git's; the ``;`` of ``-H 'accept: …;q=0.9'``, which Chrome's "Copy as cURL" puts first, is a header's).
 
-    def __init__(self, text: str, line: int, end: int, curl: int, state: tuple[str, bool, bool]) -> None:
-        self.text, self.line, self.end, self.curl, self.state = text, line, end, curl, state
-
-
-_last_curl_read: _CurlRead | None = None
+        Read on from where the last match left it when this one is on the same line (matches come in the text's
+        order): a long line of many ``-b`` read back to its start for each (400 KB, 1.1 s; continued lines, 100 KB,
+        7.7 s)."""
+        text, start = match.string, match.start()
+        if self.end < 0 or not _one_line(text, self.end, start):
+            line = text.rfind("\n", 0, start)
+            while line > 0 and _continued(text, line):
+                line = text.rfind("\n", 0, line)
+            self.line = self.end = line + 1
+            self.curl, self.state = -1, ("", False, False)
+        curl = text.rfind("curl", max(self.line, self.end - 3), start)
+        if curl >= 0:
+            self.end = self.curl = curl
+            self.state = ("", False, False)
+        self.state = _shell_state(text[self.end : start], self.state)
+        self.end = start
+        return self.curl >= 0 and not self.state[2]
 
 
 def _continued(text: str, newline: int) -> bool:
@@ -1029,7 +1079,7 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         "cookie",
         r"-(?:b|-cookie)(?<![\w-]-b)(?<![\w-]--cookie)[ \t=]+['\"]?(?P<pairs>(?<=['\"])[^\n'\"]*|[^\s'\"]+)",
         ("-b", "--cookie"),
-        replace=lambda m: _cookie_values(m) if m.group(0)[1] == "-" or _in_a_curl_command(m) else m.group(0),
+        fresh=_CurlCookies,
     ),
     Rule(
         # A Netscape ``cookies.txt`` line (curl's ``-c`` jar, a browser's export): seven fields split by tabs, the last
@@ -2332,6 +2382,8 @@ def _in_other_words(text: str) -> str:
 
 def _apply(rule: Rule, text: str) -> str:
     marker = f"[redacted:{rule.kind}]"
+    if rule.fresh is not None:
+        return _replaced(rule, rule.fresh(), text)
     if rule.replace is not None:
         done = _replaced(rule, rule.replace, text)
         while rule.again and done != text:

@@ -14,7 +14,9 @@ What each target touches (``$CURSOR`` is ``${CURSOR_CONFIG_DIR:-~/.cursor}``):
 - ``claude-auto``: that, and ``~/.claude/settings.json``
 
 Uninstalling ``cursor`` or ``cursor-auto`` removes everything deja wrote for
-Cursor; ``claude`` or ``claude-auto``, everything it wrote for Claude Code.
+Cursor in ``$CURSOR`` (the skill, which the installs in every ``$CURSOR`` share,
+with the last of them: ``guidance``); ``claude`` or ``claude-auto``, everything
+it wrote for Claude Code.
 A file install found is put back as it was (see ``ledger``), and the folders
 install created go once empty.
 """

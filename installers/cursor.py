@@ -3,17 +3,19 @@
 ``cursor`` writes the MCP server into ``mcp.json``, the deja-history skill and
 the ``/deja`` command; ``cursor-auto`` adds deja's hooks to ``hooks.json``, so
 recall arrives without being asked for. Uninstalling either removes all of it,
-hooks included.
+hooks included, but for the skill while deja's install in another config folder
+uses it (``other_installs``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..core.paths import cursor_config_dir
-from . import guidance
+from . import guidance, ledger
 from .entries import (
     Earlier,
     Hook,
@@ -67,6 +69,15 @@ def command_path() -> Path:
     return cursor_config_dir() / "commands" / "deja.md"
 
 
+def other_installs() -> list[Path]:
+    """The config folders, other than this one, of the Cursor installs of deja still there: those whose ``/deja``
+    command install recorded (``ledger``) is still deja's. Each uses the one shared skill (``guidance``)."""
+    mine = os.path.realpath(command_path())
+    commands = {Path(key) for key in ledger.load() if Path(key).parts[-2:] == command_path().parts[-2:]}
+    others = (path for path in commands if os.path.realpath(path) != mine and guidance.is_deja_file(path))
+    return sorted(path.parent.parent for path in others)
+
+
 def server_entry(deja: str) -> dict[str, Any]:
     return {"command": deja, "args": ["mcp"]}
 
@@ -118,7 +129,7 @@ def _refuse_unloadable(path: Path, text: str | None, document: dict[str, Any]) -
 def plan_uninstall(earlier: Earlier) -> list[Change]:
     return [
         plan_server(mcp_path(), None),
-        *guidance.plan_uninstall(command_path()),
+        *guidance.plan_uninstall(command_path(), other_installs()),
         plan_hooks(hooks_path(), {}, strip_entries, carried_hook, preamble=PREAMBLE, earlier=earlier(hooks_path())),
     ]
 

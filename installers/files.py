@@ -69,6 +69,9 @@ class Change:
     edited_hooks: tuple[str, ...] = ()
     # For uninstall: which .bak of the file stays, and why (``ledger._kept_backups``); "" when none does.
     kept_backup: str = ""
+    # For uninstall: the other install of deja that still uses this file of deja's, which therefore stays, its record
+    # with it (the shared skill: ``guidance.plan_uninstall``); "" when none does.
+    used_by: str = ""
 
 
 class DuplicateKey(InstallError):

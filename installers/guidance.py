@@ -4,6 +4,13 @@ Both files are wholly deja's. A marker line says so; a file at either path
 without it is the user's, which install refuses to overwrite and uninstall
 leaves alone. The skill lives in the shared ``~/.agents/skills``, which Cursor
 (and other agents) read.
+
+The command goes in each Cursor config folder deja is installed in (``$CURSOR``: ``CURSOR_CONFIG_DIR`` or
+``~/.cursor``), the skill once for all of them: Cursor reads ``~/.agents/skills`` whatever ``CURSOR_CONFIG_DIR`` says
+(cursor-hooks.md A8), and whether it reads a ``skills`` folder in ``$CURSOR_CONFIG_DIR`` is not known, so a copy per
+config folder would sit where no Cursor is known to look, or be a second ``deja-history`` for a Cursor that reads
+both. Uninstall therefore leaves the skill while another install's ``/deja`` command is still deja's
+(``cursor.other_installs``), and the last uninstall removes it (review45g M3: the first one took it from the other).
 """
 
 from __future__ import annotations
@@ -106,8 +113,13 @@ def plan_install(deja: str, command_path: Path) -> list[Change]:
     return [_plan_owned(skill_path(), skill_text(deja)), _plan_owned(command_path, command_text(deja))]
 
 
-def plan_uninstall(command_path: Path) -> list[Change]:
-    skill = _plan_owned(skill_path(), None)
+def plan_uninstall(command_path: Path, other_installs: list[Path]) -> list[Change]:
+    """Remove the command at ``command_path``, and the skill unless one of ``other_installs`` (the config folders of
+    deja's other Cursor installs) still uses it."""
+    if other_installs:
+        skill = Change(skill_path(), "unchanged", "", used_by=str(other_installs[0]))
+    else:
+        skill = _plan_owned(skill_path(), None)
     changes = [skill, _plan_owned(command_path, None)]
     if skill.action == "removed":
         changes.append(plan_directory_removal(skill_path().parent, leaving=skill_path().name))
@@ -116,6 +128,14 @@ def plan_uninstall(command_path: Path) -> list[Change]:
 
 def is_deja_text(text: str | None) -> bool:
     return text is not None and MARKER in text
+
+
+def is_deja_file(path: Path) -> bool:
+    """Whether the file at ``path`` is deja's; one deja cannot read may be, and is taken as such."""
+    try:
+        return is_deja_text(read_text(path))
+    except InstallError:
+        return True
 
 
 def _plan_owned(path: Path, text: str | None) -> Change:

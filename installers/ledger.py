@@ -187,8 +187,9 @@ def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:
 
 
 def after_uninstall(ledger: Ledger, changes: list[Change]) -> Ledger:
-    """The ledger without the paths uninstall dealt with: deja is no longer in any of them."""
-    dealt = {str(change.path) for change in changes}
+    """The ledger without the paths uninstall dealt with: deja is no longer in any of them. A file another install
+    still uses (``Change.used_by``) keeps its record, for the uninstall that removes it, and the folders made for it."""
+    dealt = {str(change.path) for change in changes if not change.used_by}
     return {key: found for key, found in ledger.items() if key not in dealt}
 
 

@@ -481,6 +481,10 @@ def _check_target(target: str) -> None:
 
 def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> None:
     for change in changes:
+        if change.used_by:  # (left on purpose, so not "unchanged")
+            kept = "would keep" if dry_run else "kept"
+            echo(f"{target}: {kept} {change.path}: deja's install in {change.used_by} uses it too")
+            continue
         action = f"would be {change.action}" if dry_run and change.action != "unchanged" else change.action
         echo(f"{target}: {action} {change.path}")
         if change.backup is not None and change.action != "unchanged":

@@ -450,12 +450,13 @@ def check_source(source: str | None) -> None:
 
 def check_project(project: str | None) -> None:
     """An empty ``--project ''`` (a variable that was not set) would quietly search every project; the root folder
-    (``--project /``, ``--project .`` typed in ``/``) is no project's, and matched the sessions with none."""
-    from ..core.keys import project_spelling
+    (``--project /``, ``--project .`` typed in ``/``, ``--project c:\\``) is no project's, and matched the sessions
+    with none (or every one on that drive)."""
+    from ..core.keys import is_root, project_spelling
 
     if project is not None and not project.strip():
         raise Failed("--project is empty: give a project name or folder, or leave --project out", code=2)
-    if project is not None and not project_spelling(project):
+    if project is not None and is_root(project_spelling(project)):
         raise Failed(f"--project {project} is the root folder, no project's: give a project's name or folder", code=2)
 
 
@@ -691,7 +692,9 @@ def project_folder(project: str | None) -> str | None:
 
     if not project or not is_folder(project):
         return None
-    return project.rstrip("/\\") if drive_path(project) else os.path.abspath(os.path.expanduser(project))
+    if drive_path(project):  # (its root keeps its separator: ``c:`` alone is no drive's folder)
+        return project[:3] + project[3:].rstrip("/\\")
+    return os.path.abspath(os.path.expanduser(project))
 
 
 def nothing_indexed() -> str:

@@ -91,6 +91,8 @@ RESULT_CHARS = 2000
 WORK_TEXT_BYTES = 4096
 #: How many runs the work tool's ``how`` lists, newest first.
 HOW_RUNS = 15
+#: How many files the work tool's ``files`` lists, most edited first.
+FILES_LISTED = 20
 
 INSTRUCTIONS = (
     "deja holds this person's past Cursor chats (IDE and cursor-agent CLI), already indexed and redacted. "
@@ -122,11 +124,12 @@ def _since_at(since: str | None) -> datetime | None:
 
 
 def _checked_project(project: str | None) -> str | None:
-    """The project a tool was given, unless it names the root folder (``.`` where the server runs in ``/``): no
-    project's folder, which matched the sessions with none (``deja search --project /`` refuses it too)."""
-    from ..core.keys import project_spelling
+    """The project a tool was given, unless it names a root folder (``.`` where the server runs in ``/``, a drive's
+    ``c:\\``: ``keys.is_root``): no project's folder, which matched the sessions with none (``deja search --project /``
+    refuses it too)."""
+    from ..core.keys import is_root, project_spelling
 
-    if project and project.strip() and not project_spelling(project):
+    if project and project.strip() and is_root(project_spelling(project)):
         raise ToolError(
             f"project={echoed(project, PATH_CHARS)!r} is the root folder, no project's: give the project's full path or its folder name"
         )
@@ -445,9 +448,7 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
         found = work.blame(index, in_folder(query, named_folder(index, project)), paths.ai_tracking_db(), limit=10)
         return views.blame_text(found), views.blame_json(found)
     if mode == "files":
-        uses = work.topic_files(index, query, project, limit=20)
-        note = "" if uses else unknown_project(index, project)
-        return note or views.files_text(query, uses), views.files_json(query, uses)
+        return files_answer(index, query, project)
     if mode in ("fix", "how"):
         # an error or command as the index holds it: a secret in it is not matched, nor echoed
         query = as_indexed(query)
@@ -462,6 +463,28 @@ def work_answer(index: Index, mode: str, query: str, project: str | None) -> tup
     summary, others = session_digest(index, query, TOOL_FINDERS)
     also = f"\n\nAlso matching: {', '.join(others)} (ask `ctx` with an id for one of them)." if others else ""
     return views.ctx_markdown(summary, WORK_TEXT_BYTES - len(also)) + also, views.digest_json(summary)
+
+
+def files_answer(index: Index, query: str, project: str | None) -> tuple[str, dict[str, Any]]:
+    """The files the work on a topic touched, in ``deja files``'s words: for a project given as a folder, as it
+    answers run there (``work.how_scope``, as ``how`` counts); for a project's name, as with ``--project``; for none,
+    every project's, as with ``--all-projects``. ``deja files`` answers unasked for the folder it runs in, but this
+    server's folder is not the agent's (trial45 F6: Cursor may start it in ``~/.cursor``), so narrowing to it would
+    answer for no project or the wrong one (review45g L6). With no file there, a last line says when the work touched
+    files in other projects, and how to see them."""
+    from ..core import work
+    from . import work_views as views
+
+    folder = project_folder(project)
+    here_only = None
+    if folder:
+        project, here_only = work.how_scope(index, readable_path(folder))
+    uses = work.topic_files(index, query, project, limit=FILES_LISTED, sessions=here_only)
+    note = "" if uses else unknown_project(index, project)
+    text = views.files_text(query, uses, project or "")
+    if not uses and project is not None and work.topic_files(index, query, None, limit=1):
+        text += "\nthe work on it touched files in other projects: leave out `project` to see them"
+    return note or text, views.files_json(query, uses)
 
 
 def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict[str, Any]]:

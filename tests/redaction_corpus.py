@@ -206,6 +206,9 @@ podman run -d --name mongo -p 127.0.0.1:27017:27017/tcp mongo:7
 wget https://services.gradle.org/distributions/gradle-8.7-bin.zip -P /tmp
 cp backup.7z /mnt -pv
 sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01
+sshpass -e ssh -p 2222 deploy@build-01 mkdir -p /srv/app
+the docker login -p flag is deprecated; ldapsearch -w takes the bind password
+requirepass is not set
 rar a -m5 -r backup.rar src/ && unrar x -p- archive.rar
 lftp -u deploy ftp.example.com
 mosquitto_sub -h broker -p 1883 -t 'sensors/#' -v

@@ -317,16 +317,22 @@ def test_a_name_of_one_folder_holds_its_packages_sessions_as_its_path_does(
 
 def test_wip_refuses_the_root_however_spelled_and_names_a_missing_folder(tmp_path: Path, cli_root: Path) -> None:
     """``deja wip /`` said no session ran "in /, below it" (every one did), where the root folder is no project's, as
-    for ``--project /``; a relative path reaching it must say the same, and ``/nonexistent`` was "no session ran in"
-    rather than missing (trial9 F12). The MCP tool's ``wip`` says the same."""
+    for ``--project /``; a relative path reaching it must say the same, and so must a Windows drive's root (``c:\\``,
+    of a database written there: it was "no folder c:"), and ``/nonexistent`` was "no session ran in" rather than
+    missing (trial9 F12). The MCP tool's ``wip`` says the same."""
     shop = tmp_path / "code" / "shop"
     _chat(cli_root, shop, "c-shop", "set up the shop workspace", "npm install")
     assert run_deja("index").returncode == 0
     up = "/".join([".."] * len(shop.parts))
-    for spelled in ("/", up):
-        ran = run_deja("wip", spelled, cwd=shop)
-        assert (ran.returncode, ran.stdout) == (2, ""), ran.stdout
-        assert ran.stderr == "deja: / is the root folder, no project's: give a project's folder\n"
+    for spelled, shown in (("/", "/"), (up, "/"), ("c:\\", "c:\\"), ("C:/", "C:/"), ("c:\\\\", "c:\\")):
+        ran = run_deja("wip", spelled, cwd=shop)  # (a Windows drive's root: a database written there, review45g)
+        assert (ran.returncode, ran.stdout) == (2, ""), (spelled, ran.stderr)
+        assert ran.stderr == f"deja: {shown} is the root folder, no project's: give a project's folder\n"
+    refused = run_deja("search", "npm", "--project", "c:\\", cwd=shop)
+    assert (refused.returncode, refused.stderr) == (
+        2,
+        "deja: --project c:\\ is the root folder, no project's: give a project's name or folder\n",
+    )
     missing = shop / "nonexistent"
     ran = run_deja("wip", str(missing), cwd=shop)
     assert (ran.returncode, ran.stderr) == (
@@ -335,7 +341,7 @@ def test_wip_refuses_the_root_however_spelled_and_names_a_missing_folder(tmp_pat
     )
 
     index = Index.open(tmp_path / "deja")
-    for spelled in ("/", str(shop) + "/" + up):
+    for spelled in ("/", str(shop) + "/" + up, "c:\\", "C:/"):
         with pytest.raises(LookupError, match="is the root folder, no project's"):
             work_answer(index, "wip", spelled, None)
     text, _ = work_answer(index, "wip", str(missing), None)

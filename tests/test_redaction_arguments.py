@@ -10,6 +10,8 @@ from deja.core.redact import redact
 from deja.core.redaction import as_indexed
 
 R = "[redacted:cli-credentials]"
+#: A file's path longer than the 200 characters a tool's name is looked for before its option.
+_LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7) + "/pw"
 
 
 @pytest.mark.parametrize(
@@ -69,6 +71,19 @@ R = "[redacted:cli-credentials]"
         ),
         ("gzip and zip: zip -P S3cretPw1 x.zip f", f"gzip and zip: zip -P {R} x.zip f"),
         ("/usr/bin/zip -P S3cretPw1 x.zip f", f"/usr/bin/zip -P {R} x.zip f"),
+        # A value in a command, beside the prose words an option is written with (overred46).
+        ("docker login -p hunter2 registry", f"docker login -p {R} registry"),
+        ("ldapsearch -x -w S3cret -b dc=x", f"ldapsearch -x -w {R} -b dc=x"),
+        ("docker login -p dragon is failing", f"docker login -p {R} is failing"),
+        ("docker login -u ci -p 'flag' reg.io", f"docker login -u ci -p '{R}' reg.io"),
+        ("ldapsearch -x -D cn=admin -wtakes -b dc=x", f"ldapsearch -x -D cn=admin -w{R} -b dc=x"),
+        ("requirepass foobared", f"requirepass {R}"),
+        ('requirepass "is not set"', f'requirepass "{R}"'),
+        # sshpass's own options before its -p, and the command it runs after (overred46).
+        ("sshpass -v -p S3cretPw1 ssh -p 2222 deploy@host", f"sshpass -v -p {R} ssh -p 2222 deploy@host"),
+        ("sshpass -P assword: -p S3cretPw1 ssh deploy@host", f"sshpass -P assword: -p {R} ssh deploy@host"),
+        ("sudo sshpass -p S3cretPw1 rsync -a d deploy@host:/srv", f"sudo sshpass -p {R} rsync -a d deploy@host:/srv"),
+        (f"sshpass -f {_LONG_PATH} -p S3cretPw1 ssh deploy@host", f"sshpass -f {_LONG_PATH} -p {R} ssh deploy@host"),
         # A command continued with ``\\`` on the next lines, as agents write long ones (secrets46).
         ("mysql -h db -u root \\\n  -pS3cretPw9 mydb", f"mysql -h db -u root \\\n  -p{R} mydb"),
         ("mysql -u root \\\n-pS3cretPw9 mydb", f"mysql -u root \\\n-p{R} mydb"),
@@ -150,6 +165,20 @@ KEPT = [
     'sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01',
     "docker run -d --name mongo -p 27017 mongo",
     "docker run --name mysql -p 3306 mysql",
+    # A sentence about an option: the word after it is prose, no password (overred46).
+    "the docker login -p flag is deprecated",
+    "ldapsearch -w takes the bind password",
+    "ldapsearch's -w option is deprecated in favour of -y",
+    "use keytool -storepass to give it and -keypass for the key",
+    "              then the keytool command attempts to use -srcstorepass to recover the entry.  If -srcstorepass is"
+    " not provided or is incorrect, then the user is prompted for a password.",  # (keytool's man page)
+    "requirepass is not set",
+    "requirepass is not set, so anyone can connect",
+    # The command sshpass runs has options of its own; sshpass's -p comes before it (overred46).
+    'sshpass -p "$S" ssh deploy@host mkdir -p /srv',
+    "sshpass -e ssh -p 2222 deploy@host",
+    "sshpass -f ~/.sshpass ssh -p 2222 deploy@host",
+    'zip -P "$P" out.zip f, then scp -P 2222 out.zip host:',  # (another command's -P after the tool's own)
     # Lines continued with ``\\``, and the new tools' other options (secrets46).
     "docker run \\\n  -p 8080:80 \\\n  nginx",
     "mysql -u root \\\n  -p mydb",

@@ -4,6 +4,7 @@ memory must stay bounded whatever the number of distinct texts a build meets."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,14 @@ def test_what_scrub_remembers_is_what_it_works_out_and_stays_bounded() -> None:
     for n in range(redact.SCRUBBED_REMEMBERED + 10):
         redact.scrub(f"ran step {n}")
     assert 0 < len(redact._SCRUBBED.known) <= redact.SCRUBBED_REMEMBERED
+
+
+@pytest.mark.unit
+def test_a_long_text_is_held_by_nothing_once_redacted() -> None:
+    """Only a short text is remembered: a long one, its secret in it as written, is let go once redacted (the ``-b``
+    rule kept the last text it read in the module, until the next text with a ``-b``: overred46)."""
+    text = "".join(["curl https://app.example.com/api -b 'sid=Xk9mPq2LwRt8Zz4' ", "-H 'accept: application/json' " * 6])
+    assert len(text) > redact.SCRUBBED_CHARS
+    held = sys.getrefcount(text)
+    assert redact.scrub(text) == text.replace("Xk9mPq2LwRt8Zz4", "[redacted:cookie]")
+    assert sys.getrefcount(text) == held

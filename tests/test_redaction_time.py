@@ -157,3 +157,14 @@ def test_a_long_text_of_continued_command_lines_or_new_shapes_of_a_setting_is_re
     (keytool's ``-dname``) too: each name's look is bounded, so the time grows with the text; a setting's pair read
     again for its next value (a diff's new one) is read a bounded number of times (secrets46)."""
     assert _cpu_seconds(1_000_000, tmp_path, unit) / _cpu_seconds(250_000, tmp_path, unit) < 8
+
+
+@pytest.mark.hostile
+def test_a_long_run_of_sshpass_options_is_redacted_in_time_linear_in_its_size(tmp_path: Path) -> None:
+    """sshpass's ``-p`` is looked for among its own options, eight at most (overred46): looked for among any number,
+    ``sshpass -f sshpass -f …`` had each ``sshpass`` read the rest of the run (55 KB, 4 s). One text each."""
+    assert redact("sshpass -f ~/.pw -v -p Xk9mPq2Lw ssh -p 2222 h") == (
+        "sshpass -f ~/.pw -v -p [redacted:cli-credentials] ssh -p 2222 h"
+    )
+    small, large = ("ssh -p 22\n" + "sshpass -f " * (size // 11) for size in (25_000, 100_000))
+    assert _cpu_seconds(len(large), tmp_path, large) / _cpu_seconds(len(small), tmp_path, small) < 8

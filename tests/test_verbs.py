@@ -374,16 +374,7 @@ def test_files_answers_for_the_project_you_are_in_unless_asked_for_every_one(wor
     """Every project's files, most edited first, put a file an unrelated project's chat edited most, matched by one
     loose word, above this project's (trial45 F2): in a project, as ``deja how``, this one's; ``--all-projects``
     every one's, as does a folder in no project."""
-    web = work.root / "projects" / "web"
-    tsconfig = str(web / "tsconfig.json")
-    budget: list[Step] = [
-        ("StrReplace", {"path": tsconfig, "old_string": f"{n}mb", "new_string": f"{n + 1}mb"}, None, None)
-        for n in range(4)
-    ]
-    _chat(
-        work.cli_root, web, "c0000000-0000-4000-8000-000000000007", "Ionic build", T0 + timedelta(days=11),
-        [("ng build fails: is there a limit on the bundle size?", "Raised the budget.", budget)],
-    )  # fmt: skip
+    tsconfig = _bundle_budget_chat(work)
     for folder in (work.api, work.limits.parent):
         listed = work.deja("files", "limit", cwd=folder).stdout.splitlines()
         assert listed[0] == f"files the work on 'limit' touched in {work.api}, most edited first:", listed
@@ -400,6 +391,49 @@ def test_files_answers_for_the_project_you_are_in_unless_asked_for_every_one(wor
     )
     both = work.deja("files", "limit", "--all-projects", "--project", "api")
     assert (both.returncode, both.stderr) == (2, "deja: give --project or --all-projects, not both\n")
+
+
+def _bundle_budget_chat(work: Work) -> str:
+    """A chat of another project (web) that edited its tsconfig.json 4 times, matched by 'limit' and 'bundle'; the
+    file's path."""
+    web = work.root / "projects" / "web"
+    tsconfig = str(web / "tsconfig.json")
+    budget: list[Step] = [
+        ("StrReplace", {"path": tsconfig, "old_string": f"{n}mb", "new_string": f"{n + 1}mb"}, None, None)
+        for n in range(4)
+    ]
+    _chat(
+        work.cli_root, web, "c0000000-0000-4000-8000-000000000007", "Ionic build", T0 + timedelta(days=11),
+        [("ng build fails: is there a limit on the bundle size?", "Raised the budget.", budget)],
+    )  # fmt: skip
+    return tsconfig
+
+
+def test_the_mcp_files_answers_as_deja_files_for_the_project_given_else_for_every_one(
+    work: Work, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The MCP ``work`` tool's ``files`` gives ``deja files``'s text: as run in the folder given as ``project``, with
+    ``--project`` for a name, and with ``--all-projects`` for none, whatever folder the server runs in, which is not
+    the agent's (review45g L6: it named no project where the CLI names it, and README said they gave the same)."""
+    from deja.core.index import Index
+    from deja.interfaces.mcp_server import work_answer
+
+    _bundle_budget_chat(work)
+    assert work.deja("index").returncode == 0
+    index = Index.open(work.home)
+    monkeypatch.chdir(work.api)  # the server started in api's folder: the agent asking may work in another
+
+    def mcp(query: str, project: str | None = None) -> str:
+        return work_answer(index, "files", query, project)[0] + "\n"
+
+    assert mcp("limit") == work.deja("files", "limit", "--all-projects").stdout
+    for folder in (work.api, work.limits.parent):
+        assert mcp("limit", str(folder)) == work.deja("files", "limit", cwd=folder).stdout
+    assert mcp("limit", "api") == work.deja("files", "limit", "--project", "api").stdout
+    assert mcp("bundle", str(work.api)) == (
+        f"no session about 'bundle' in {work.api} touched a file\n"
+        "the work on it touched files in other projects: leave out `project` to see them\n"
+    )
 
 
 def test_files_in_a_project_no_session_ran_in_names_it(work: Work) -> None:
