@@ -217,14 +217,24 @@ def _option_value(match: re.Match[str], kind: str) -> str:
     return _marked(match, group, f"[redacted:{kind}]")
 
 
-def _option_of(tools: str, option: str) -> str:
+#: Up to four lines a ``\\`` at their end continues, each up to 200 characters, before the option's line: tried
+#: after the option's line alone, so a line that is not continued is read as fast as before (the engine's loop over one
+#: class of characters; a loop over a character or a ``\\``+line end cost a log's ``…7z`` times a thirtieth more).
+_CONTINUED_LINES = r"(?:[^\n|;&]{0,200}?\\\r?\n){0,4}?"
+
+
+def _option_of(tools: str, option: str, *, quoted_field: bool = False) -> str:
     """What comes before a password given to ``option`` of one of ``tools`` (a pattern of their names): the option
     within 200 characters of the tool's name on its line, before a shell's ``|``, ``;`` or ``&`` (a long line costs
-    linear time). The name first, not a ``\\b``: the engine skips to it as a substring search does (``\\b7z`` tried
-    every place of a log, whose times hold ``7Z``, at a sixth of its redaction), and so is a name with a prefix
-    another tool's lacks (``sqlcmd|bcp|osql`` was tried at every place of a text holding ``-p``); ``_argument``
-    asks that it starts a word."""
-    return rf"(?:{tools})(?![\w-])[^\n|;&]{{0,200}}?\s(?:{option})"
+    linear time). A line continued with ``\\`` goes on on the next (``mysql -u root \\`` then ``  -pS3cret``), as
+    the shell reads it (``_CONTINUED_LINES``); with ``quoted_field``, one quoted field of up to 300 characters on the
+    name's line is read past whole (keytool's ``-dname "CN=…, OU=…, O=…"`` before its ``-storepass``). The name
+    first, not a ``\\b``: the engine skips to it as a substring search does (``\\b7z`` tried every place of a log,
+    whose times hold ``7Z``, at a sixth of its redaction), and so is a name with a prefix another tool's lacks
+    (``sqlcmd|bcp|osql`` was tried at every place of a text holding ``-p``); ``_argument`` asks that it starts a
+    word."""
+    field = r'(?:[^\n|;&"]{0,200}?"[^"\n]{0,300}")?' if quoted_field else ""
+    return rf"(?:{tools})(?![\w-]){field}{_CONTINUED_LINES}[^\n|;&]{{0,200}}?\s(?:{option})"
 
 
 #: A word of a command line that is not an option: its file or its user (``htpasswd -b FILE USER …``).
@@ -239,6 +249,8 @@ _HTPASSWD = (
     rf"|(?!{_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}[ \t]+{_WORD})[ \t]+"
 )
 
+#: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
+_SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
 #: The tools that take a password as an argument, and what comes before it (``_OPTION_VALUE``): the needles a
 #: command holds, and the pattern up to the value. The option gives a value whatever it looks like (a literal: not
 #: ``$PW``); where the pattern's ``prose`` group is found (a word that is said in prose too), the value must look
@@ -270,17 +282,14 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     # keytool's ``-storepass``, ``-keypass`` (``-srcstorepass``, ``-destkeypass``…) and ``-new``; not
     # ``-storepass:env NAME``.
-    (("keytool",), _option_of("keytool", r"-(?:src|dest)?(?:store|key)pass|-new") + r"[ \t]+"),
+    (("keytool",), _option_of("keytool", r"-(?:src|dest)?(?:store|key)pass|-new", quoted_field=True) + r"[ \t]+"),
     (("htpasswd",), _HTPASSWD),
     (("login",), _option_of("az login", "-p|--password") + r"[ \t]+"),
     # OpenLDAP's ``-w`` (``-W`` asks for it), ldappasswd's old and new ones too (``-a``, ``-s``).
     (("ldap",), _option_of("ldap(?:search|modify|add|delete|modrdn|compare|whoami|exop)", "-w") + r"[ \t]*"),
     (("ldappasswd",), _option_of("ldappasswd", "-[was]") + r"[ \t]*"),
     # Samba's ``-U user%password`` (``--user=DOM\\user%…``).
-    (
-        ("-u",),
-        _option_of(r"smb(?:client|cacls|get|cquotas|tree)", r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"),
-    ),
+    (("-u",), _option_of(r"smb(?:client|cacls|get|cquotas|tree)", _SAMBA_USER)),
     (("sqlcmd",), _option_of("sqlcmd", "-P") + r"[ \t]*"),
     (
         ("rabbitmqctl",),
@@ -293,6 +302,19 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("zip",), _option_of("zip|unzip|zipcloak", "-[A-Za-z]*P") + r"[ \t]+"),
     # 7-Zip's glued to its flag (``-pS3cret``; ``-p`` alone asks for it).
     (("7z",), _option_of("7z[arz]?", "-p")),
+    # RAR's glued to its flag too (``unrar x -pS3cret``, ``rar a -hpS3cret``; ``-p-`` gives none).
+    (("rar ",), _option_of("unrar|rar", "-[Hh]?p")),
+    # lftp's ``-u user,password`` (in ``-e "open -u …"`` too), Mosquitto's clients' ``-P``. (lftp's and Samba's
+    # below are asked of a text holding ``-u``, smbclient's needle: a needle of their own is a pass over every text.)
+    (("-u",), _option_of("lftp", r"-u[ \t]+['\"]?[^\s,'\"]+,")),
+    (("mosquitto_",), _option_of("mosquitto_(?:pub|sub|rr)", "-P|--pw") + r"[ \t]+"),
+    # Samba's ``net rpc``/``net ads`` and rpcclient's ``-U user%password``, as smbclient's (a row each: a pattern
+    # starting with its name's letters is skipped to as a substring search is).
+    (("-u",), _option_of(r"net[ \t]+(?:rpc|ads)", _SAMBA_USER)),
+    (("-u",), _option_of("rpcclient", _SAMBA_USER)),
+    # Vault's older service token (``s.`` and 24 letters and digits; ``hvs.…`` is a token rule's) given to ``vault
+    # login``; ``VAULT_TOKEN=s.…`` is a secret-named key's.
+    (("login",), _option_of("vault", "login") + r"(?:[ \t]+-[^\s=]+=\S+)*[ \t]+(?=s\.[A-Za-z0-9]{24}(?![\w.-]))"),
 )
 
 
@@ -1229,8 +1251,11 @@ _TIMESTAMP = Lazy(
 
 #: (``pw``: ``user: admin, pw: …``, ``PW = …``; Rails' ``SECRET_KEY_BASE``)
 _NOUNS = r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)"
-#: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print it).
-_QUOTED = r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|\\"[^"\\\s]+\\")"""
+#: A quoted literal, or one quoted inside a JSON string (``{\\"password\\": \\"…\\"}``, as logs and HTTP bodies print
+#: it), or inside a JSON string inside another (``{\\\\\\"password\\\\\\": \\\\\\"…\\\\\\"}``).
+_QUOTED = (
+    r"""(?:[bBrRuU]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)|(?:\\\\)?\\"[^"\\\s]+(?:\\\\)?\\")"""
+)
 #: A bare value's character: a backslash too, but not a JSON string's escaped line end or tab (escaped again too, JSON
 #: in JSON), which ends the value
 #: (``{"t":"Password: Xk9mPq2Lw\\nUser: admin"}`` ran on into ``User:`` and, ending in a colon, read as code).
@@ -1261,7 +1286,7 @@ _NEXT_LINE_ITEM = (
 _ASSIGNMENT = Lazy(
     globals(),
     "_ASSIGNMENT",
-    rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>\\?[\"']?)\]?(?P<label>{_LABEL_CLOSE})"
+    rf"(?i){_NOUNS}(?:_?\d{{1,3}})?(?P<kq>(?:\\\\)?\\?[\"']?)\]?(?P<label>{_LABEL_CLOSE})"
     rf"(?P<sep>[ \t\u00a0]*(?::[ \t]*[A-Za-z_&][\w\[\]., |&<>?]{{0,60}}?[ \t]*=(?![=~>])|:=|=>|=(?![=~>])|:(?![:/]))[ \t]*)"
     rf"(?P<bold>{_EMPHASIS_CLOSE}(?=\s|\\n)[ \t]*)?{_NEXT_LINE_ITEM}(?P<value>{_QUOTED}|{_EMPHASISED}|{_BARE})",
 )
@@ -1269,7 +1294,7 @@ _ASSIGNMENT = Lazy(
 _NOUN_SEP = Lazy(
     globals(),
     "_NOUN_SEP",
-    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)(?:_?\d{1,3})?\\?[\"']?\]?"
+    r"(?:pass(?:word|wd|phrase|code)?|pwd?|secret|token|key(?:_base)?)(?:_?\d{1,3})?(?:\\\\)?\\?[\"']?\]?"
     r"(?:\*{1,2}|_{1,2}|`)?[ \t\u00a0]*[:=]",
 )
 _FLAG = rf"--(?i:[\w-]*?{_NOUNS})(?P<sep>=|[ \t]+)(?P<value>{_QUOTED}|[^\s\"'`$-][^\s\"'`]*)"
@@ -1296,12 +1321,12 @@ _SETTING_NAME = r"(?P<name>(?=[\w.:-]{0,96}?(?i:pass|pw|secret|token|key))[\w.:-
 #: of the value's: ``(?P<json>…)`` marks that quote; one way to read each, so a run of backslashes is read in linear
 #: time).
 _SETTING_QUOTED = (
-    r"(?P<q>(?P<json>\\)?\"|')"
+    r"(?P<q>(?P<json>\\)?\"|')(?!\[redacted:)"
     r"(?P<value>(?:(?(json)\\\\\\\"|(?!))|(?!(?P=q))(?:\\.|[^\n\\]))*)(?P=q)"
 )
 #: Another quoted field between the name and the value (``description="…"``, ``"type": "…"``), and what joins them;
 #: not another setting's name (a list of settings one a line, the first without a value).
-_SETTING_JOINT = r"\s*(?:,\s*)?"
+_SETTING_JOINT = r"\s*(?:,\s*)?(?:(?<=\n)[+-][ \t]*)?"
 _SETTING_OTHERS = rf"(?:(?!(?P=kq)(?i:key|name|parameterkey)(?P=kq)[ \t]*[=:])(?P=kq)[\w.:-]+(?P=kq){_SETTING_SIGN}(?P=nq)[^\"'\\\n]{{0,200}}(?P=nq){_SETTING_JOINT}){{0,4}}?"
 _KEY_VALUE = (
     rf"{_SETTING_NAME_WORD}(?P<kq>\\\"|[\"']|){_SETTING_SIGN}(?P<nq>\\\"|[\"']){_SETTING_NAME}(?P=nq){_SETTING_JOINT}"
@@ -1329,8 +1354,8 @@ _GUTTER = Lazy(globals(), "_GUTTER", _LINE_GUTTER)
 #: (Rust's ``borrow of moved value: `x```).
 _KEY_VALUE_LINES = (
     r":(?:(?<=[Nn]ame:)|(?<=[Kk]ey:)) [ \t]*(?P<nq>[\"']?)" + _SETTING_NAME + r"(?P=nq)[ \t]*\r?\n"
-    rf"(?P<gutter>{_LINE_GUTTER})?[ \t]*"
-    rf"{_SETTING_VALUE_WORD}:[ \t]+"
+    rf"(?:-[ \t]*{_SETTING_VALUE_WORD}:[^\n]*\n)?(?P<gutter>{_LINE_GUTTER})?[ \t]*"
+    rf"{_SETTING_VALUE_WORD}:[ \t]+(?![\"']?\[redacted:)"
     r"(?P<q>[\"'])?(?P<value>(?(q)(?:(?!(?P=q))[^\n\\]|\\.)*|[^\s\"'#|>][^\s]*))(?(q)(?P=q))[ \t]*(?:#[^\n]*)?(?=\r?\n|\Z)"
 )
 #: The words ``_KEY_VALUE_LINES`` finds before its colon, the longest first.
@@ -1340,6 +1365,17 @@ _SETTING_NEEDLES = (
     *("value=", 'value"', "value'", 'value\\"', 'value = "', "value = '"),
     *('value: "', "value: '", 'value:"', "value:'"),
 )
+#: The AWS command line's shorthand for the same pair, unquoted (``--parameters
+#: ParameterKey=DbPassword,ParameterValue=…``, ``Name=DB_PASSWORD,Value=…``), up to two other fields between
+#: (``UsePreviousValue=false``); its needle is its value's word, with its capital, as the shorthand writes it.
+_SHORTHAND = (
+    rf"(?:ParameterKey|Name|Key)={_SETTING_NAME},(?:[A-Za-z]+=[^\s,=]*,){{0,2}}?(?:ParameterValue|Value)="
+    r"(?P<q>['\"])?(?P<value>(?(q)[^'\"\n]+|[^\s,'\"]+))(?(q)(?P=q))"
+)
+#: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value:
+#: "…"}``, a JavaScript object's ``{ key: API_TOKEN, value: '…' }``); an unquoted value there may be a variable's
+#: name.
+_FLOW_KEY_VALUE = rf"(?:[Nn]ame|[Kk]ey):[ \t]*{_SETTING_NAME},[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 
@@ -1379,8 +1415,9 @@ _SECRET_KEYS = Remembered(_names_a_secret, KEYS_REMEMBERED)
 
 def _unquote(value: str) -> tuple[str, str, str]:
     """``value`` split into (opening, contents, closing): a quoted literal's prefix and quotes, or nothing."""
-    if len(value) >= 4 and value.startswith('\\"') and value.endswith('\\"'):
-        return '\\"', value[2:-2], '\\"'
+    for escaped in ('\\\\\\"', '\\"'):  # (JSON in a JSON string, JSON in that)
+        if len(value) >= 2 * len(escaped) and value.startswith(escaped) and value.endswith(escaped):
+            return escaped, value[len(escaped) : -len(escaped)], escaped
     stripped = value.lstrip("bBrRuU")
     if stripped[:1] in ('"', "'", "`") and len(stripped) >= 2 and stripped[-1] == stripped[0]:
         return value[: len(value) - len(stripped) + 1], stripped[1:-1], stripped[-1]
@@ -1726,6 +1763,12 @@ def _key_value(match: re.Match[str]) -> str:
     return _setting(match, match.start(), match.group("kq"))
 
 
+def _unquoted_key_value(match: re.Match[str]) -> str:
+    """``_key_value`` of a match whose name is unquoted: the AWS command line's shorthand (``_SHORTHAND``), YAML's
+    flow (``_FLOW_KEY_VALUE``)."""
+    return _setting(match, match.start(), "")
+
+
 def _key_value_lines(match: re.Match[str]) -> str:
     """``_key_value`` of a match that starts at the colon after the name's word (``_KEY_VALUE_LINES``)."""
     text, colon = match.string, match.start()
@@ -1887,9 +1930,11 @@ def _keys_run(match: re.Match[str]) -> tuple[int, int, int]:
 _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _FLAG, ("--",), replace=_flag),
     Rule("secret", _XML, ("</",), replace=_tagged),
-    Rule("secret", _KEY_VALUE, _SETTING_NEEDLES, replace=_key_value),
+    Rule("secret", _KEY_VALUE, _SETTING_NEEDLES, replace=_key_value, again=True),
     Rule("secret", _VALUE_KEY, _SETTING_NEEDLES, replace=_key_value),
-    Rule("secret", _KEY_VALUE_LINES, ("name: ", "key: "), replace=_key_value_lines),
+    Rule("secret", _KEY_VALUE_LINES, ("name: ", "key: "), replace=_key_value_lines, again=True),
+    Rule("secret", _SHORTHAND, ("Value=",), replace=_unquoted_key_value),
+    Rule("secret", _FLOW_KEY_VALUE, ('value: "', "value: '"), replace=_unquoted_key_value),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-RULES_VERSION = 19  # (19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``)
+#: (20: continued command lines, more tools' passwords, Vault's ``s.`` token, the AWS shorthand, a diff's new value;
+#: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
+#: value; 17: escaped brackets)
+RULES_VERSION = 20
 
 
 def enabled() -> bool:
@@ -55,7 +58,8 @@ def withheld(built_with: str) -> str:
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``: ``redact._PASSWORD_ARGUMENTS``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
-                  "rabbitmqctl", "openssl", "ssh-keygen", "zip")  # fmt: skip
+                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "lftp", "mosquitto_", "net rpc", "net ads",
+                  "rpcclient")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -553,8 +557,8 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
-                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "value=", 'value"', "value'", 'value\\"',
-                 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
+                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "mosquitto_", "Value=", "value=", 'value"',
+                 "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 
 #: The needles of the token rules (``redact._TOKEN_RULES``, the rules a run of 16 characters lets a text be asked):

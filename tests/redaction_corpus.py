@@ -209,6 +209,12 @@ sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01
 sshpass -e ssh -p 2222 deploy@build-01 mkdir -p /srv/app
 the docker login -p flag is deprecated; ldapsearch -w takes the bind password
 requirepass is not set
+rar a -m5 -r backup.rar src/ && unrar x -p- archive.rar
+lftp -u deploy ftp.example.com
+mosquitto_sub -h broker -p 1883 -t 'sensors/#' -v
+net ads join -U Administrator
+aws ec2 create-tags --resources i-1 --tags Key=Name,Value=web-01
+aws cloudformation create-stack --parameters ParameterKey=DbPassword,ParameterValue=$DB_PASSWORD
 """,
     "yaml": """
 apiVersion: v1
@@ -1459,4 +1465,39 @@ SECRETS: list[Secret] = [
     ),
     Secret("zip-P", "cli-credentials", _join("ZipPa55", "w0rd"), "zip -rP {secret} out.zip dir"),
     Secret("7z-p", "cli-credentials", _join("SevenPa55", "w0rd"), "7z a -p{secret} out.7z f"),
+    # A command continued with ``\\``, a long ``-dname``, and more tools' passwords (secrets46).
+    Secret(
+        "mysql-continued", "cli-credentials", _join("S3cret", "Pw9x"), "mysql -h db -u root \\\n  -p{secret} \\\n  app"
+    ),
+    Secret(
+        "keytool-after-a-long-dname",
+        "cli-credentials",
+        _join("St0re", "Pa55wdLong"),
+        'keytool -genkeypair -alias app -keyalg RSA -keysize 2048 -validity 3650 -dname "CN=Payments Gateway, '
+        'OU=Platform Engineering, O=Example Corporation Limited, L=San Francisco, ST=California, C=US" '
+        "-keystore ks.jks -storepass {secret} -keypass {second}",
+        second=_join("K3y", "Pa55wdLong"),
+    ),
+    Secret("unrar-p", "cli-credentials", _join("UnRar", "Pa55w0rd"), "unrar x -p{secret} archive.rar"),
+    Secret("lftp-u", "cli-credentials", _join("Lftp", "Pa55w0rd"), "lftp -u deploy,{secret} ftp.example.com"),
+    Secret("mosquitto-P", "cli-credentials", _join("Mqtt", "Pa55w0rd"), "mosquitto_pub -h b -u iot -P {secret} -t t"),
+    Secret("net-rpc-U", "cli-credentials", _join("NetRpc", "Pa55w0rd"), "net rpc user -U admin%{secret} -S srv"),
+    Secret("vault-login-legacy", "cli-credentials", _join("s.", _ALNUM24), "vault login {secret}"),
+    Secret(
+        "aws-shorthand",
+        "secret",
+        _join("Cfn", "Pa55w0rd9"),
+        "aws cloudformation create-stack --parameters ParameterKey=DbPassword,ParameterValue={secret}",
+    ),
+    Secret(
+        "env-value-changed-in-a-diff",
+        "secret",
+        _join("NewDb", "Pa55w0rd"),
+        "     - name: DB_PASSWORD\n-      value: {second}\n+      value: {secret}\n",
+        second=_join("OldDb", "Pa55w0rd"),
+    ),
+    Secret("env-yaml-flow", "secret", _join("Flow", "Pa55w0rd"), 'env: [{{name: DB_PASSWORD, value: "{secret}"}}]'),
+    Secret(
+        "json-escaped-twice", "secret", _join("Twice", "Pa55w0rd"), '{{\\\\\\"password\\\\\\": \\\\\\"{secret}\\\\\\"}}'
+    ),
 ]

@@ -84,6 +84,40 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         ("sshpass -P assword: -p S3cretPw1 ssh deploy@host", f"sshpass -P assword: -p {R} ssh deploy@host"),
         ("sudo sshpass -p S3cretPw1 rsync -a d deploy@host:/srv", f"sudo sshpass -p {R} rsync -a d deploy@host:/srv"),
         (f"sshpass -f {_LONG_PATH} -p S3cretPw1 ssh deploy@host", f"sshpass -f {_LONG_PATH} -p {R} ssh deploy@host"),
+        # A command continued with ``\\`` on the next lines, as agents write long ones (secrets46).
+        ("mysql -h db -u root \\\n  -pS3cretPw9 mydb", f"mysql -h db -u root \\\n  -p{R} mydb"),
+        ("mysql -u root \\\n-pS3cretPw9 mydb", f"mysql -u root \\\n-p{R} mydb"),
+        (
+            "docker login \\\n  -u ci \\\n  -p Xk29fLq8Zz \\\n  registry.example.com",
+            f"docker login \\\n  -u ci \\\n  -p {R} \\\n  registry.example.com",
+        ),
+        # keytool's passwords after a long ``-dname`` (more than 200 characters from its name).
+        (
+            'keytool -genkeypair -alias app -keyalg RSA -keysize 2048 -validity 3650 -dname "CN=Payments Gateway, '
+            'OU=Platform Engineering, O=Example Corporation Limited, L=San Francisco, ST=California, C=US" '
+            "-keystore ks.jks -storepass St0rePa55wd -keypass K3yPa55wd",
+            'keytool -genkeypair -alias app -keyalg RSA -keysize 2048 -validity 3650 -dname "CN=Payments Gateway, '
+            'OU=Platform Engineering, O=Example Corporation Limited, L=San Francisco, ST=California, C=US" '
+            f"-keystore ks.jks -storepass {R} -keypass {R}",
+        ),
+        # RAR's, lftp's, Mosquitto's and Samba's net/rpcclient's.
+        ("unrar x -pS3cretPw9 archive.rar", f"unrar x -p{R} archive.rar"),
+        ("unrar e -o+ -pS3cretPw9 archive.rar out/", f"unrar e -o+ -p{R} archive.rar out/"),
+        ("rar a -pS3cretPw9 out.rar dir", f"rar a -p{R} out.rar dir"),
+        ("rar a -hpS3cretPw9 out.rar dir", f"rar a -hp{R} out.rar dir"),
+        # Vault's older token given to ``vault login`` (``hvs.…`` is a token rule's).
+        ("vault login s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login {R}"),
+        ("vault login -method=token s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login -method=token {R}"),
+        ("lftp -u deploy,S3cretPw9 ftp.example.com", f"lftp -u deploy,{R} ftp.example.com"),
+        (
+            'lftp -e "open -u deploy,S3cretPw9 ftp.example.com; mirror -R dist"',
+            f'lftp -e "open -u deploy,{R} ftp.example.com; mirror -R dist"',
+        ),
+        ("mosquitto_pub -h broker -u iot -P S3cretPw9 -t t -m hi", f"mosquitto_pub -h broker -u iot -P {R} -t t -m hi"),
+        ("mosquitto_sub -h broker --pw S3cretPw9 -t t", f"mosquitto_sub -h broker --pw {R} -t t"),
+        ("net rpc user -U admin%S3cretPw9 -S srv", f"net rpc user -U admin%{R} -S srv"),
+        ("net ads join -U 'Administrator%S3cretPw9'", f"net ads join -U 'Administrator%{R}'"),
+        ("rpcclient -U admin%S3cretPw9 srv -c enumdomusers", f"rpcclient -U admin%{R} srv -c enumdomusers"),
     ],
 )
 def test_a_password_given_to_a_tool_is_redacted(written: str, shown: str) -> None:
@@ -145,6 +179,27 @@ KEPT = [
     "sshpass -e ssh -p 2222 deploy@host",
     "sshpass -f ~/.sshpass ssh -p 2222 deploy@host",
     'zip -P "$P" out.zip f, then scp -P 2222 out.zip host:',  # (another command's -P after the tool's own)
+    # Lines continued with ``\\``, and the new tools' other options (secrets46).
+    "docker run \\\n  -p 8080:80 \\\n  nginx",
+    "mysql -u root \\\n  -p mydb",
+    "mysql -u root -p \\\n  mydb",
+    'keytool -genkeypair -dname "CN=x" -keystore ks.jks -storepass "$STOREPASS"',
+    "rar a -m5 -r backup.rar src/",
+    "unrar x -p- archive.rar",
+    "rar a -p secure.rar notes.txt",
+    "pip install rarfile && unrar l x.rar",
+    "lftp -u deploy ftp.example.com",
+    'lftp -e "set ssl:verify-certificate no; mirror -R dist /www" ftp.example.com',
+    "mosquitto_sub -h broker -p 1883 -t 'sensors/#' -v",
+    'mosquitto_pub -h broker -P "$MQTT_PASSWORD" -t t -m hi',
+    "net rpc user -U admin -S server",
+    "net ads join -U Administrator",
+    "dotnet ads -U admin%prod",
+    "curl -k https://localhost:8443/health",
+    "vault login -method=userpass username=admin",
+    "run vault login to authenticate, then vault kv get secret/app",
+    "vault login -method=oidc role=dev",
+    "vault read -field=value s.aaaaaaaaaaaaaaaaaaaaaaaa",
 ]
 
 

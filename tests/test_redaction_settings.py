@@ -180,3 +180,120 @@ def test_a_json_in_json_value_holding_an_escaped_quote_is_redacted_whole() -> No
     shown = '"{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"[redacted:secret]\\"}"'
     for out in (redact(written), as_indexed(written)):
         assert out == shown, out
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        (
+            "aws cloudformation create-stack --stack-name app --parameters ParameterKey=DbPassword,ParameterValue={s} "
+            "ParameterKey=Env,ParameterValue=prod",
+            "aws cloudformation create-stack --stack-name app --parameters ParameterKey=DbPassword,ParameterValue="
+            "[redacted:secret] ParameterKey=Env,ParameterValue=prod",
+        ),
+        (
+            "aws cloudformation update-stack --parameters 'ParameterKey=ApiToken,ParameterValue={s}'",
+            "aws cloudformation update-stack --parameters 'ParameterKey=ApiToken,ParameterValue=[redacted:secret]'",
+        ),
+        (
+            "aws ecs run-task --overrides Name=DB_PASSWORD,Value={s}",
+            "aws ecs run-task --overrides Name=DB_PASSWORD,Value=[redacted:secret]",
+        ),
+        (
+            "aws ssm add-tags-to-resource --tags Key=api_secret,Value='{s}'",
+            "aws ssm add-tags-to-resource --tags Key=api_secret,Value='[redacted:secret]'",
+        ),
+    ],
+)
+def test_a_settings_value_in_the_aws_command_lines_shorthand_is_redacted(written: str, shown: str) -> None:
+    """``ParameterKey=…,ParameterValue=…`` and ``Name=…,Value=…`` unquoted, as the AWS CLI takes them: each was kept
+    (secrets45's "kept" list)."""
+    for out in (redact(written.format(s=SECRET)), as_indexed(written.format(s=SECRET))):
+        assert out == shown, out
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "aws ec2 describe-instances --filters Name=tag:Name,Values=web",
+        "aws ec2 create-tags --resources i-1 --tags Key=Name,Value=web-01",
+        "aws cloudformation deploy --parameter-overrides ParameterKey=KeyName,ParameterValue=my-key-pair",
+        "aws cloudformation create-stack --parameters ParameterKey=DbPassword,UsePreviousValue=true",
+        "aws cloudformation create-stack --parameters ParameterKey=DbPassword,ParameterValue=$DB_PASSWORD",
+        "aws cloudformation create-stack --parameters ParameterKey=DbPassword,ParameterValue=${DB_PASSWORD}",
+        "aws dynamodb put-item --key Key=token_ttl,Value=3600",
+        "aws ssm put-parameter --tags Key=Owner,Value=platform Key=Name,Value=DbPassword",
+    ],
+)
+def test_the_aws_shorthand_of_a_setting_that_names_no_secret_or_gives_no_literal_stays(written: str) -> None:
+    for out in (redact(written), as_indexed(written)):
+        assert out == written, out
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        # A diff changing the value on the line after its name: the new value as well as the old one.
+        (
+            "   env:\n     - name: DB_PASSWORD\n-      value: {s}\n+      value: {s}9\n",
+            "   env:\n     - name: DB_PASSWORD\n-      value: [redacted:secret]\n+      value: [redacted:secret]\n",
+        ),
+        (
+            '     - name: API_TOKEN\n-      value: "{s}"\n+      value: "{s}9"\n',
+            '     - name: API_TOKEN\n-      value: "[redacted:secret]"\n+      value: "[redacted:secret]"\n',
+        ),
+        (
+            "     - name: DB_PASSWORD\n-      value: ${{OLD_PASSWORD}}\n+      value: {s}\n",
+            "     - name: DB_PASSWORD\n-      value: ${{OLD_PASSWORD}}\n+      value: [redacted:secret]\n",
+        ),
+        # Pretty JSON's pair on a diff's lines.
+        (
+            '+  {{\n+    "name": "DB_PASSWORD",\n+    "value": "{s}"\n+  }}',
+            '+  {{\n+    "name": "DB_PASSWORD",\n+    "value": "[redacted:secret]"\n+  }}',
+        ),
+        (
+            '     {{\n       "name": "DB_PASSWORD",\n-      "value": "{s}"\n+      "value": "{s}9"\n     }},',
+            '     {{\n       "name": "DB_PASSWORD",\n-      "value": "[redacted:secret]"\n+      "value": "[redacted:secret]"\n'
+            "     }},",
+        ),
+        # The name unquoted, YAML's flow or a JavaScript object, the value quoted.
+        ('env: [{{name: DB_PASSWORD, value: "{s}"}}]', 'env: [{{name: DB_PASSWORD, value: "[redacted:secret]"}}]'),
+        ("{{ key: API_TOKEN, value: '{s}' }}", "{{ key: API_TOKEN, value: '[redacted:secret]' }}"),
+        # JSON in a JSON string in a JSON string: the name's and the value's quotes escaped twice.
+        (
+            '{{\\\\\\"password\\\\\\": \\\\\\"{s}\\\\\\"}}',
+            '{{\\\\\\"password\\\\\\": \\\\\\"[redacted:secret]\\\\\\"}}',
+        ),
+        (
+            'x = "{{\\"a\\": \\"{{\\\\\\"api_key\\\\\\": \\\\\\"{s}\\\\\\"}}\\"}}"',
+            'x = "{{\\"a\\": \\"{{\\\\\\"api_key\\\\\\": \\\\\\"[redacted:secret]\\\\\\"}}\\"}}"',
+        ),
+    ],
+)
+def test_a_settings_value_in_a_diff_under_an_unquoted_name_or_escaped_twice_is_redacted(
+    written: str, shown: str
+) -> None:
+    """Each was kept (secrets45's "kept" list): a diff's new value, pretty JSON on ``+`` lines, an unquoted name,
+    JSON escaped twice."""
+    for out in (redact(written.format(s=SECRET)), as_indexed(written.format(s=SECRET))):
+        assert out == shown.format(), out
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "     - name: LOG_LEVEL\n-      value: info\n+      value: debug\n",
+        "     - name: DB_PASSWORD\n-      value: ${OLD}\n+      value: ${NEW}\n",
+        "     - name: DB_PASSWORD\n-      valueFrom:\n+      value: $(DB_PASSWORD)\n",
+        '+ {"name": "Theme",\n+  "value": "dark"}',
+        '{name: LOG_LEVEL, value: "debug"}',
+        "{ key: 'api_key', value: apiKey }",
+        "{name: DB_PASSWORD, value: getPassword()}",
+        '{name: DB_PASSWORD, value: "${DB_PASSWORD}"}',
+        "fields: [{name: password, value: 'Password'}]",
+        '{\\\\\\"password\\\\\\": \\\\\\"${PW}\\\\\\"}',
+    ],
+)
+def test_a_diff_an_unquoted_name_or_json_escaped_twice_gives_no_value_it_would_not_have(written: str) -> None:
+    for out in (redact(written), as_indexed(written)):
+        assert out == written, out

@@ -130,6 +130,36 @@ def test_a_long_line_of_many_b_options_is_redacted_in_time_linear_in_its_size(tm
 
 
 @pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "mysql \\\n",
+        'keytool -dname "',
+        'keytool "' + "b" * 299 + '" ',
+        "lftp -u user",
+        "net rpc -U u",
+        "unrar -p",
+        "rar -hp",
+        "Name=DbPassword,Value=",
+        "ParameterKey=DbPassword,A=b,",
+        "vault login s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Z",
+        "name: pw, value: '",
+        "- name: DB_PASSWORD\n-  value: a\n+  value: b\n",
+        '+ {"name": "DB_PASSWORD",\n-  "value": "abc",\n+  "value": "abd"},\n',
+        '{"name":"DB_PASSWORD","value":"abc","value":"abd","value":"abe","value":"abf","value":"abg"},',
+        '\\\\\\"password\\\\\\": \\\\\\"',
+    ],
+)
+def test_a_long_text_of_continued_command_lines_or_new_shapes_of_a_setting_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str
+) -> None:
+    """A command's name reads up to 200 characters of its line on, lines a ``\\`` continues and one quoted field
+    (keytool's ``-dname``) too: each name's look is bounded, so the time grows with the text; a setting's pair read
+    again for its next value (a diff's new one) is read a bounded number of times (secrets46)."""
+    assert _cpu_seconds(1_000_000, tmp_path, unit) / _cpu_seconds(250_000, tmp_path, unit) < 8
+
+
+@pytest.mark.hostile
 def test_a_long_run_of_sshpass_options_is_redacted_in_time_linear_in_its_size(tmp_path: Path) -> None:
     """sshpass's ``-p`` is looked for among its own options, eight at most (overred46): looked for among any number,
     ``sshpass -f sshpass -f …`` had each ``sshpass`` read the rest of the run (55 KB, 4 s). One text each."""
