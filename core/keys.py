@@ -164,7 +164,9 @@ def project_spelling(project_dir_or_name: str) -> str:
     """
     text = project_dir_or_name.strip()
     if drive_path(text):  # (a Windows database's folder, opened here: absolute as written, review45b M2)
-        return text.replace("\\", "/").rstrip("/").lower()
+        import ntpath  # (``c:\\.``, ``c:/Users/..`` are the drive's root, as ``/.`` is ``/``: review46a L3)
+
+        return ntpath.normpath(text).replace("\\", "/").rstrip("/").lower()
     if text == "~" or text.startswith(("~/", "~\\")):
         text = os.path.expanduser(text)
     elif text in (".", "..") or text.startswith(_RELATIVE) or ("/" in text and not text.startswith("/")):
@@ -174,10 +176,12 @@ def project_spelling(project_dir_or_name: str) -> str:
     return readable_path(text).rstrip("/").lower()
 
 
-def is_root(spelt: str) -> bool:
-    """Whether a folder as :func:`project_spelling` spells it is a root, no project's: ``/`` however it is spelled
-    (spelt ""), or a Windows drive's (``c:\\``, ``C:/``, spelt ``c:``), which matched every session on that drive."""
-    return not spelt or (len(spelt) == 2 and drive_path(spelt + "/"))
+def is_root(given: str) -> bool:
+    """Whether a folder as given is a root, no project's: ``/`` however it is spelled (spelt ""), or a Windows
+    drive's (``c:\\``, ``C:/``, ``c:/Users/..``), which matched every session on that drive. ``c:`` with no separator
+    is no drive's root but a name, as :func:`drive_path` takes it: a project's, or the folder ``./c:`` (review46a L1)."""
+    spelt = project_spelling(given)
+    return not spelt or (len(spelt) == 2 and drive_path(given.strip()))
 
 
 def within(folder: str, project_dir: str) -> bool:
@@ -323,9 +327,8 @@ def project_key(project_dir_or_name: str) -> str:
 
 def is_folder(project: str) -> bool:
     """Whether ``project`` (as ``--project`` takes it) names a folder rather than a project's name (``api``); a
-    Windows drive's root (``c:\\``, spelt ``c:``) too."""
-    spelt = project_spelling(project)
-    return spelt.startswith("/") or drive_path(spelt + "/")
+    Windows drive's folder (``c:\\Users``), its root (``c:\\``) too, but not ``c:``, a name (:func:`is_root`)."""
+    return project_spelling(project).startswith("/") or drive_path(project.strip())
 
 
 def telling_tail(folder: str, others: list[str]) -> str:

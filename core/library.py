@@ -204,9 +204,9 @@ def wip_project(index: Index, folder: str, on_disk: str) -> tuple[str, str, bool
     folder above is this one's project by its own sessions: the others below it ran in a sibling (``shop/api`` seen
     from ``shop/web/src``), which is not "here". Whether ``folder`` holds the home folder is asked once.
     """
-    spelt = project_spelling(folder)
-    if is_root(spelt):
+    if is_root(folder):
         return "", ROOT_FOLDER, False
+    spelt = project_spelling(folder)
     at_home = holds_home(spelt, spelt_homes())
     if not on_disk:
         return folder, "", not at_home

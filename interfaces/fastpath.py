@@ -452,11 +452,11 @@ def check_project(project: str | None) -> None:
     """An empty ``--project ''`` (a variable that was not set) would quietly search every project; the root folder
     (``--project /``, ``--project .`` typed in ``/``, ``--project c:\\``) is no project's, and matched the sessions
     with none (or every one on that drive)."""
-    from ..core.keys import is_root, project_spelling
+    from ..core.keys import is_root
 
     if project is not None and not project.strip():
         raise Failed("--project is empty: give a project name or folder, or leave --project out", code=2)
-    if project is not None and is_root(project_spelling(project)):
+    if project is not None and is_root(project):
         raise Failed(f"--project {project} is the root folder, no project's: give a project's name or folder", code=2)
 
 

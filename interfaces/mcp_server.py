@@ -127,9 +127,9 @@ def _checked_project(project: str | None) -> str | None:
     """The project a tool was given, unless it names a root folder (``.`` where the server runs in ``/``, a drive's
     ``c:\\``: ``keys.is_root``): no project's folder, which matched the sessions with none (``deja search --project /``
     refuses it too)."""
-    from ..core.keys import is_root, project_spelling
+    from ..core.keys import is_root
 
-    if project and project.strip() and is_root(project_spelling(project)):
+    if project and project.strip() and is_root(project):
         raise ToolError(
             f"project={echoed(project, PATH_CHARS)!r} is the root folder, no project's: give the project's full path or its folder name"
         )

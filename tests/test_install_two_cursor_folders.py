@@ -8,6 +8,7 @@ the other, whose wiring doctor then finds whole, and the last uninstall removes 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -31,22 +32,33 @@ def _wiring_problems(env: dict[str, str], script: Path) -> list[str]:
     return [finding["message"] for finding in report["wiring"] if finding["level"] != "ok"]
 
 
-@pytest.mark.parametrize("users_skill", [True, False], ids=["a-skill-of-the-users", "no-agents-folder"])
-@pytest.mark.parametrize("first", ["default", "variable"])
-def test_each_uninstall_leaves_the_other_install_whole_and_the_last_leaves_nothing(
-    fake_home: Path, tmp_path: Path, first: str, users_skill: bool
-) -> None:
+def _two_installs(home: Path, tmp_path: Path) -> tuple[Path, dict[str, dict[str, str]]]:
+    """deja's script, and the environments of its two Cursor installs, made under ``home``: in ``~/.cursor``
+    (``default``), and in ``$CURSOR_CONFIG_DIR`` (``variable``)."""
     script = console_script(tmp_path / "bin")
-    (fake_home / ".cursor").mkdir()
-    (fake_home / ".cursor" / "mcp.json").write_text(USERS_MCP)
-    if users_skill:
-        (fake_home / ".agents" / "skills" / "mine").mkdir(parents=True)
-        (fake_home / ".agents" / "skills" / "mine" / "SKILL.md").write_text(USERS_SKILL)
-    before = _files(fake_home)
-    default = {"HOME": str(fake_home), "PATH": str(script.parent), "DEJA_HOME": str(tmp_path / "index")}
-    installs = {"default": default, "variable": {**default, "CURSOR_CONFIG_DIR": str(fake_home / "agent-config")}}
+    default = {"HOME": str(home), "PATH": str(script.parent), "DEJA_HOME": str(tmp_path / "index")}
+    installs = {"default": default, "variable": {**default, "CURSOR_CONFIG_DIR": str(home / "agent-config")}}
     for env in installs.values():
         assert run_deja("install", "cursor-auto", env=env, script=script).returncode == 0
+    return script, installs
+
+
+@pytest.mark.parametrize("users_agents", ["a-skill-of-the-users", "an-empty-skills-folder", "no-agents-folder"])
+@pytest.mark.parametrize("first", ["default", "variable"])
+def test_each_uninstall_leaves_the_other_install_whole_and_the_last_leaves_nothing(
+    fake_home: Path, tmp_path: Path, first: str, users_agents: str
+) -> None:
+    """An empty ``~/.agents/skills`` of the user's stays too: the first uninstall keeps install's record of the skill
+    (review46a M1), without which the last took every folder above it that the skill's removal left empty."""
+    if users_agents == "a-skill-of-the-users":
+        (fake_home / ".agents" / "skills" / "mine").mkdir(parents=True)
+        (fake_home / ".agents" / "skills" / "mine" / "SKILL.md").write_text(USERS_SKILL)
+    if users_agents == "an-empty-skills-folder":
+        (fake_home / ".agents" / "skills").mkdir(parents=True)
+    (fake_home / ".cursor").mkdir()
+    (fake_home / ".cursor" / "mcp.json").write_text(USERS_MCP)
+    before = _files(fake_home)
+    script, installs = _two_installs(fake_home, tmp_path)
     second = "variable" if first == "default" else "default"
 
     gone = run_deja("uninstall", "cursor-auto", env=installs[first], script=script)
@@ -62,3 +74,24 @@ def test_each_uninstall_leaves_the_other_install_whole_and_the_last_leaves_nothi
     assert last.returncode == 0, last.stderr
     assert f"cursor-auto: removed {fake_home / SKILL}\n" in last.stdout
     assert _files(fake_home) == before, "nothing of deja's left, the user's files as they were"
+
+
+@pytest.mark.parametrize("other_command", ["its-folder-deleted", "the-users-own"])
+def test_an_install_whose_command_is_gone_or_the_users_no_longer_keeps_the_skill(
+    fake_home: Path, tmp_path: Path, other_command: str
+) -> None:
+    """The record names the other install's ``/deja`` command, but its config folder was deleted, or the command
+    is now the user's own: that install is gone, so uninstalling this one removes the skill it would have kept."""
+    script, installs = _two_installs(fake_home, tmp_path)
+    other = fake_home / "agent-config"
+    if other_command == "its-folder-deleted":
+        shutil.rmtree(other)
+    else:
+        (other / "commands" / "deja.md").write_text("my own /deja command\n")
+
+    gone = run_deja("uninstall", "cursor-auto", env=installs["default"], script=script)
+
+    assert gone.returncode == 0, gone.stderr
+    assert f"cursor-auto: removed {fake_home / SKILL}\n" in gone.stdout
+    assert "uses it too" not in gone.stdout
+    assert not (fake_home / ".agents").exists()

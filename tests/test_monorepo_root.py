@@ -324,15 +324,17 @@ def test_wip_refuses_the_root_however_spelled_and_names_a_missing_folder(tmp_pat
     _chat(cli_root, shop, "c-shop", "set up the shop workspace", "npm install")
     assert run_deja("index").returncode == 0
     up = "/".join([".."] * len(shop.parts))
-    for spelled, shown in (("/", "/"), (up, "/"), ("c:\\", "c:\\"), ("C:/", "C:/"), ("c:\\\\", "c:\\")):
+    drives = (("c:\\", "c:\\"), ("C:/", "C:/"), ("c:\\\\", "c:\\"), ("c:\\.", "c:\\."), ("c:/Users/..", "c:/Users/.."))
+    for spelled, shown in (("/", "/"), (up, "/"), *drives):
         ran = run_deja("wip", spelled, cwd=shop)  # (a Windows drive's root: a database written there, review45g)
         assert (ran.returncode, ran.stdout) == (2, ""), (spelled, ran.stderr)
         assert ran.stderr == f"deja: {shown} is the root folder, no project's: give a project's folder\n"
-    refused = run_deja("search", "npm", "--project", "c:\\", cwd=shop)
-    assert (refused.returncode, refused.stderr) == (
-        2,
-        "deja: --project c:\\ is the root folder, no project's: give a project's name or folder\n",
-    )
+    for spelled in ("c:\\", "c:/."):  # (``c:/.`` was "No session of project": review46a L3)
+        refused = run_deja("search", "npm", "--project", spelled, cwd=shop)
+        assert (refused.returncode, refused.stderr) == (
+            2,
+            f"deja: --project {spelled} is the root folder, no project's: give a project's name or folder\n",
+        )
     missing = shop / "nonexistent"
     ran = run_deja("wip", str(missing), cwd=shop)
     assert (ran.returncode, ran.stderr) == (
@@ -341,11 +343,37 @@ def test_wip_refuses_the_root_however_spelled_and_names_a_missing_folder(tmp_pat
     )
 
     index = Index.open(tmp_path / "deja")
-    for spelled in ("/", str(shop) + "/" + up, "c:\\", "C:/"):
+    for spelled in ("/", str(shop) + "/" + up, "c:\\", "C:/", "c:/Users/.."):
         with pytest.raises(LookupError, match="is the root folder, no project's"):
             work_answer(index, "wip", spelled, None)
     text, _ = work_answer(index, "wip", str(missing), None)
     assert text == f"no folder {missing}: give a project's folder; `recent` lists where sessions ran", text
+
+
+def test_c_colon_with_no_separator_is_a_folders_or_projects_name_not_a_drives_root(
+    tmp_path: Path, cli_root: Path
+) -> None:
+    """A drive's root is spelt with its separator (``c:\\``, ``c:/``): on Linux ``c:`` is a folder's name, and so a
+    project's. ``--project c:`` was refused as the root folder, while ``deja wip c:`` took the folder ``./c:``
+    (review46a L1)."""
+    code = tmp_path / "code"
+    _chat(cli_root, code / "c:", "c-colon", "set up the colon workspace", "npm install")
+    assert run_deja("index").returncode == 0
+
+    for asked in ("c:", "./c:"):
+        listed = run_deja("sessions", "--project", asked, "--json", cwd=code)
+        assert listed.returncode == 0, (asked, listed.stderr)
+        assert [s["id"] for s in json.loads(listed.stdout)["sessions"]] == ["c-colon"], asked
+    wip = run_deja("wip", "c:", cwd=code)
+    assert wip.returncode == 0 and "deja show c-colon" in wip.stdout, wip.stdout + wip.stderr
+    for drive in ("c:\\", "c:/"):
+        refused = run_deja("sessions", "--project", drive, cwd=code)
+        assert (refused.returncode, refused.stderr) == (
+            2,
+            f"deja: --project {drive} is the root folder, no project's: give a project's name or folder\n",
+        )
+    text, _ = work_answer(Index.open(tmp_path / "deja"), "wip", "", "c:")
+    assert "c-colon" in text, text
 
 
 def test_wip_says_why_it_has_no_session_in_the_same_words_from_the_cli_and_the_mcp_tool(

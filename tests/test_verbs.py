@@ -434,6 +434,10 @@ def test_the_mcp_files_answers_as_deja_files_for_the_project_given_else_for_ever
         f"no session about 'bundle' in {work.api} touched a file\n"
         "the work on it touched files in other projects: leave out `project` to see them\n"
     )
+    elsewhere = work.root / "elsewhere"  # (in no project: README's `work` row says how the two differ, review46a L2)
+    elsewhere.mkdir()
+    assert work.deja("files", "limit", cwd=elsewhere).stdout == work.deja("files", "limit", "--all-projects").stdout
+    assert mcp("limit", str(elsewhere)).startswith(f"No session of project '{elsewhere}' is indexed")
 
 
 def test_files_in_a_project_no_session_ran_in_names_it(work: Work) -> None:
