@@ -205,7 +205,7 @@ def _file(call: HookCall, path: str) -> str:
 
 
 def _task(call: HookCall, text: str) -> str:
-    call.loads_as("hook-prompt")  # (its recall loads what a prompt's does)
+    call.preload_modules_of("hook-prompt")  # (its recall loads what a prompt's does)
     from .prompt import recall_for
 
     if not text.strip():

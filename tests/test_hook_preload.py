@@ -107,7 +107,7 @@ def test_a_tasks_hook_loads_the_prompt_hooks_modules_as_the_launcher_loaded_its_
     indexed_sample: Sample, tmp_path: Path
 ) -> None:
     """A ``Task``'s hook recalls as a prompt's does, which it learns from its event only: it loads the prompt hook's
-    modules the launcher's way then (``HookCall.loads_as``), not one by one through ``importlib``."""
+    modules the launcher's way then (``HookCall.preload_modules_of``), not one by one through ``importlib``."""
     launcher = _installed_as_pip_does(tmp_path / "site-packages")
     task = {
         "hook_event_name": "preToolUse",
