@@ -15,6 +15,7 @@ import pytest
 from harness import ENTRY, Sample, imported_modules
 from test_layers import _installed_as_pip_does
 
+from deja.core.writers.cursor_agent import transcript_path, user_turn, write_transcript
 from deja.hooks.run import HANDLERS
 from deja.interfaces.preload import EVERY_HOOK, HOOK_MODULES
 
@@ -119,6 +120,36 @@ def test_a_tasks_hook_loads_the_prompt_hooks_modules_as_the_launcher_loaded_its_
     answer, by_importlib = _hook(launcher, {**task, "conversation_id": "task-2"}, indexed_sample.env, "hook-tool")
     assert "api.cache" in answer["additional_context"]
     assert not set(HOOK_MODULES["hook-prompt"]) & by_importlib
+
+
+def test_a_tool_hooks_recall_for_a_prompt_only_the_transcript_holds_loads_the_prompt_hooks_modules_so_too(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """``cursor-agent -p`` sends no prompt event: its first tool event recalls for the prompt its transcript holds
+    (``prompt.with_prompt``), and loads the prompt hook's modules the launcher's way first, as a ``Task``'s does."""
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+    api = indexed_sample.history.projects["api"]
+
+    def shell(conversation: str) -> dict[str, Any]:
+        path = transcript_path(indexed_sample.history.cli_root, str(api), conversation)
+        write_transcript(path, [user_turn(PROMPT["prompt"])])
+        return {
+            "hook_event_name": "preToolUse",
+            "cursor_version": "2",
+            "conversation_id": conversation,
+            "workspace_roots": [str(api)],
+            "tool_name": "Shell",
+            "tool_input": {"command": "ls -la"},
+            "transcript_path": str(path),
+        }
+
+    _hook(launcher, shell("print-1"), indexed_sample.env, "hook-tool")  # (the .pyc files)
+    answer, by_importlib = _hook(launcher, shell("print-2"), indexed_sample.env, "hook-tool")
+    assert "may answer this prompt" in answer["additional_context"] and "api.cache" in answer["additional_context"]
+    # the same call again, its prompt read: what reading the transcript and the Shell's own answer import
+    again, own = _hook(launcher, shell("print-2"), indexed_sample.env, "hook-tool")
+    assert not again and "deja.hooks.prompt" not in own
+    assert set(HOOK_MODULES["hook-prompt"]) & by_importlib <= own
 
 
 def test_a_hook_not_started_by_the_launcher_imports_no_preload(indexed_sample: Sample) -> None:
