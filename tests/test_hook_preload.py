@@ -152,6 +152,52 @@ def test_a_tool_hooks_recall_for_a_prompt_only_the_transcript_holds_loads_the_pr
     assert set(HOOK_MODULES["hook-prompt"]) & by_importlib <= own
 
 
+def _modules_read(launcher: Path, payload: dict[str, Any], env: dict[str, str], hook: str) -> tuple[bytes, set[str]]:
+    """What the launcher printed for ``hook``, and the modules of deja's folder whose source or ``.pyc`` it opened,
+    through ``importlib`` or preloaded (an audit hook sees both)."""
+    folder = launcher.parents[2]
+    code = (
+        "import os, sys, runpy\n"
+        "sys.addaudithook(lambda event, args: event == 'open' and isinstance(args[0], str)"
+        " and os.write(2, b'opened ' + args[0].encode() + b'\\n'))\n"
+        f"sys.argv = [{str(launcher)!r}, {hook!r}]\n"
+        f"runpy.run_path({str(launcher)!r}, run_name='__main__')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code], input=json.dumps(payload).encode(), capture_output=True, env=env
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    modules = set()
+    for line in done.stderr.decode(errors="replace").splitlines():
+        path = Path(line.removeprefix("opened "))
+        if line.startswith("opened ") and path.suffix in (".py", ".pyc") and path.is_relative_to(folder):
+            *package, file = (part for part in path.relative_to(folder).parts if part != "__pycache__")
+            name = file.split(".")[0]
+            modules.add(".".join([*package, name] if name != "__init__" else package))
+    return done.stdout, modules
+
+
+def test_a_task_with_no_description_loads_none_of_what_a_recall_loads(indexed_sample: Sample, tmp_path: Path) -> None:
+    """A ``Task`` with nothing to recall for says so at once: neither preloaded nor imported, none of the prompt
+    hook's modules beyond the tool hook's own is read."""
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+    task = {
+        "hook_event_name": "preToolUse",
+        "cursor_version": "2",
+        "tool_name": "Task",
+        "tool_input": {"description": " ", "prompt": ""},
+    }
+    recalling = {
+        name
+        for name in HOOK_MODULES["hook-prompt"]
+        if name.startswith("deja.") and name not in HOOK_MODULES["hook-tool"]
+    }
+    _modules_read(launcher, {**task, "conversation_id": "empty-1"}, indexed_sample.env, "hook-tool")  # (the .pyc)
+    printed, read = _modules_read(launcher, {**task, "conversation_id": "empty-2"}, indexed_sample.env, "hook-tool")
+    assert "deja.hooks.tool" in read and "deja.hooks.context" in read  # (it sees what it loads)
+    assert not recalling & read, recalling & read
+
+
 def test_a_hook_not_started_by_the_launcher_imports_no_preload(indexed_sample: Sample) -> None:
     """``deja hook-…`` (the console script an editable install's ``hooks.json`` names) preloads nothing, and its
     ``Task`` recalls all the same: it imports no ``interfaces/preload.py`` to say so (0.35 M instructions a hook)."""
