@@ -224,8 +224,9 @@ def _query_terms(query: str) -> tuple[list[str], list[str]]:
 
 
 #: The last query's terms and phrases (``query_terms``): the prompt hook asks them of its prompt twice, its gate
-#: first and then ``search`` (0.67 M instructions of a recalling prompt's 116 M at 1k sessions).
-_LAST_QUERY = Remembered(_query_terms, 1)
+#: first and then ``search`` (0.67 M instructions of a recalling prompt's 116 M at 1k sessions). Typed as what it
+#: answers, so that mypy checks its callers (a ``Remembered`` answers ``Any``: a generic one would need ``typing``).
+_LAST_QUERY: Callable[[str], tuple[list[str], list[str]]] = Remembered(_query_terms, 1)
 
 
 def recency(updated: float, now: float) -> float:

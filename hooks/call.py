@@ -411,14 +411,14 @@ class HookCall:
         #: The conversation whose seen-set this one shares (its own, or its parent's for a subagent).
         self._state: str | None = None
         self._seen: set[str] | None = None
-        #: What loads another hook's modules as the launcher loaded this one's (``loads_as``), when given.
-        self.ahead: Callable[[str], None] | None = None
+        #: What loads another hook's modules as the launcher loaded this one's (``preload_modules_of``), when given.
+        self.preloader: Callable[[str], None] | None = None
 
-    def loads_as(self, command: str) -> None:
+    def preload_modules_of(self, command: str) -> None:
         """Load ``command``'s modules ahead of importing them, as the launcher loaded this hook's (the prompt hook's
         for a ``Task``'s recall), where it did; ``importlib`` loads them otherwise, as it always may."""
-        if self.ahead is not None:
-            self.ahead(command)
+        if self.preloader is not None:
+            self.preloader(command)
 
     @classmethod
     def from_stdin(cls, raw: bytes, default_event: str) -> HookCall | None:

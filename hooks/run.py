@@ -42,9 +42,9 @@ STDIN_LIMIT = 8 << 20
 STDIN_SECONDS = 0.5
 
 
-def main(command: str, argv: list[str], ahead: Callable[[str], None] | None = None) -> int:
-    """Answer one hook event; ``ahead`` loads another hook's modules as the launcher loaded this one's
-    (``HookCall.loads_as``), where the entry gives it."""
+def main(command: str, argv: list[str], preloader: Callable[[str], None] | None = None) -> int:
+    """Answer one hook event; ``preloader`` loads another hook's modules as the launcher loaded this one's
+    (``HookCall.preload_modules_of``), where the entry gives it."""
     from ..core.config import bad_file_value, file_problem, relative_folder
     from .call import HookCall, log
 
@@ -64,7 +64,7 @@ def main(command: str, argv: list[str], ahead: Callable[[str], None] | None = No
             return 0
         if why:
             call.notes.append(why)
-        call.ahead = ahead
+        call.preloader = preloader
         if problem := file_problem() or bad_file_value() or relative_folder():  # settings unknown, or a home per folder
             call.why = problem
             log(decision(command, call, "", time.perf_counter() - started))
@@ -72,7 +72,7 @@ def main(command: str, argv: list[str], ahead: Callable[[str], None] | None = No
         handlers = __import__(f"{__package__}.{module}", fromlist=[function])  # (``-X importtime`` sees it)
         text = getattr(handlers, function)(call)
         if command in TOOL_HOOKS and call.mode != "off" and (prompt := call.unread_prompt()):
-            call.loads_as("hook-prompt")
+            call.preload_modules_of("hook-prompt")
             from .prompt import with_prompt
 
             text = with_prompt(call, text, prompt, handlers.BUDGET)

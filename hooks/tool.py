@@ -205,11 +205,11 @@ def _file(call: HookCall, path: str) -> str:
 
 
 def _task(call: HookCall, text: str) -> str:
-    call.loads_as("hook-prompt")  # (its recall loads what a prompt's does)
+    if not text.strip():  # (asked first: it loads none of what a recall does)
+        return call.silent("the task has no description or prompt")
+    call.preload_modules_of("hook-prompt")  # (its recall loads what a prompt's does)
     from .prompt import recall_for
 
-    if not text.strip():
-        return call.silent("the task has no description or prompt")
     index = call.index()
     if index is None:
         return call.silent("no index to read")

@@ -37,7 +37,7 @@ EXECUTABLE_NAMES = ("deja", "deja.exe")
 SERVER_NAME = "deja"
 #: The hook launcher, as the last two components of its path (in the package: ``deja/interfaces/hook.py``).
 LAUNCHER = ("interfaces", "hook.py")
-#: How the launcher is started: no ``site``, no user site, no ``PYTHON*`` variables (see ``interfaces/hook.py``).
+#: How the launcher is started: no ``site``, no user site, no ``PYTHON*`` variables (why: ``preload.ready_without_site``).
 LAUNCHER_FLAGS = ("-I", "-S")
 #: What follows the launcher's command: Python exits 2 when the launcher file is gone and the interpreter is not (a
 #: package removed without ``deja uninstall``, ``pipx reinstall`` onto another Python, the moment ``pip install``

@@ -47,9 +47,9 @@ def main() -> None:
         if {"-h", "--help"} & set(argv[1:]):
             _stop_on_a_closed_output()
             sys.exit(_hook_help(argv[0], HANDLERS))
-        from .preload import ahead
-
-        exit_at_once(run_hook(argv[0], argv[1:], ahead))
+        # (the launcher's preload where it ran; a ``deja hook-…`` imports none: it would preload nothing)
+        preload = sys.modules.get(f"{__package__}.preload")
+        exit_at_once(run_hook(argv[0], argv[1:], getattr(preload, "preload_as_launched", None)))
     if argv == ["mcp"]:  # what mcp.json runs: the first answer must not wait for typer
         from ..core.config import file_problem, relative_folder
         from .mcp_refresh import Refresher

@@ -172,14 +172,15 @@ def _stamp(mtime: float, size: int) -> bytes:
     return (int(mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")
 
 
-#: The folder the launcher loaded this hook's modules from (``launched``), "" where it did not.
+#: The folder the launcher loaded this hook's modules from (``ready_without_site``), "" where it did not.
 _folder = ""
 
 
-def launched(package: str) -> bool:
-    """Whether the hook launcher (``interfaces/hook.py``, started with ``-I -S``) may run the hook without ``site``:
-    deja's folder, the ``site-packages`` holding ``package`` (put on ``sys.path`` by the launcher), holds PyStemmer
-    too (``deja.core.folders.launcher_folder``); the modules the hook will import are loaded first (``preload``).
+def ready_without_site(package: str) -> bool:
+    """Load the modules the hook will import from deja's folder, the ``site-packages`` holding ``package`` (put on
+    ``sys.path`` by the launcher, ``interfaces/hook.py``, started with ``-I -S``: ``preload``); and whether the
+    launcher may run the hook without ``site``: that folder holds PyStemmer too
+    (``deja.core.folders.launcher_folder``).
 
     A hook runs on every prompt and Shell call, so its start is most of its cost. pip's ``deja`` launcher goes
     through ``site`` (every ``.pth`` file of the environment, setuptools' ``_distutils_hack`` among them) and imports
@@ -190,11 +191,6 @@ def launched(package: str) -> bool:
     launcher runs ``site``, the user site included, as pip's launcher would have, and the hook works, only not faster.
     The installers write the launcher's command (``installers/entries.py``) only where ``launcher_folder`` finds that
     folder.
-
-    A hook's process lives for one answer: what it allocates is freed as it goes or when it exits, and the cyclic
-    collector's passes over the objects its imports and its search make (about 3% of a recalling prompt's
-    instructions) would free nothing worth their time. The launcher turns it off before its first import (``os`` and
-    what it loads: 0.2 M instructions of passes), so it imports no ``__future__`` either.
     """
     global _folder
     _folder = os.path.dirname(package)
@@ -204,9 +200,9 @@ def launched(package: str) -> bool:
     return launcher_folder(package) is not None
 
 
-def ahead(command: str) -> None:
+def preload_as_launched(command: str) -> None:
     """Load ``command``'s modules as the launcher loaded this hook's, where it did: a hook that learns from its event
-    that it will recall (a ``Task``'s) loads the prompt hook's, which ``importlib`` loaded one by one (-1.9 M of a
-    ``Task``'s 111 M instructions at 1k sessions)."""
+    that it will recall (a ``Task``'s, a tool hook's for a prompt only the transcript holds) loads the prompt hook's,
+    which ``importlib`` loaded one by one (-1.9 M of a ``Task``'s 111 M instructions at 1k sessions)."""
     if _folder:
         preload(command, _folder)

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import Sample
+from harness import ENTRY, Sample, imported_modules
 from test_layers import _installed_as_pip_does
 
+from deja.core.writers.cursor_agent import transcript_path, user_turn, write_transcript
 from deja.hooks.run import HANDLERS
-from deja.interfaces.preload import EVERY_HOOK, HOOK_MODULES, OPENING_THE_INDEX
+from deja.interfaces.preload import EVERY_HOOK, HOOK_MODULES
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = {"hook_event_name": "beforeSubmitPrompt", "prompt": "pytest cannot import api.cache", "cursor_version": "2"}
@@ -60,13 +61,14 @@ def test_a_hooks_preloaded_modules_are_what_importing_its_module_loads_in_import
 def _hook(
     launcher: Path, payload: dict[str, Any], env: dict[str, str], hook: str = "hook-prompt"
 ) -> tuple[dict[str, Any], set[str]]:
-    """The launcher's answer to ``hook``, and the modules ``importlib`` imported (``python -v`` names each)."""
+    """The launcher's answer to ``hook`` (``{}`` for none), and the modules ``importlib`` imported (``python -v`` names
+    each)."""
     command = [sys.executable, "-I", "-S", "-v", str(launcher), hook]
     done = subprocess.run(command, input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     lines = done.stderr.decode(errors="replace").splitlines()
     imported = {line.split("'")[1] for line in lines if line.startswith("import '")}
-    return json.loads(done.stdout), imported
+    return json.loads(done.stdout) if done.stdout else {}, imported
 
 
 def test_the_launcher_loads_a_recalling_prompts_modules_itself_and_answers_the_same(
@@ -91,7 +93,6 @@ def test_the_launcher_loads_a_recalling_prompts_modules_itself_and_answers_the_s
     # what opening the index loads is preloaded too
     deja_by_importlib = {name for name in by_importlib if name.startswith("deja.")}
     assert deja_by_importlib == {"deja.interfaces", "deja.interfaces.preload", "deja.hooks.context"}
-    assert set(OPENING_THE_INDEX) <= preloaded
 
     source = site / "deja" / "core" / "search.py"
     source.write_text(source.read_text() + "\n# changed after it was compiled\n")
@@ -107,7 +108,7 @@ def test_a_tasks_hook_loads_the_prompt_hooks_modules_as_the_launcher_loaded_its_
     indexed_sample: Sample, tmp_path: Path
 ) -> None:
     """A ``Task``'s hook recalls as a prompt's does, which it learns from its event only: it loads the prompt hook's
-    modules the launcher's way then (``HookCall.loads_as``), not one by one through ``importlib``."""
+    modules the launcher's way then (``HookCall.preload_modules_of``), not one by one through ``importlib``."""
     launcher = _installed_as_pip_does(tmp_path / "site-packages")
     task = {
         "hook_event_name": "preToolUse",
@@ -118,5 +119,102 @@ def test_a_tasks_hook_loads_the_prompt_hooks_modules_as_the_launcher_loaded_its_
     _hook(launcher, {**task, "conversation_id": "task-1"}, indexed_sample.env, "hook-tool")  # (the .pyc files)
     answer, by_importlib = _hook(launcher, {**task, "conversation_id": "task-2"}, indexed_sample.env, "hook-tool")
     assert "api.cache" in answer["additional_context"]
-    assert "deja.hooks.prompt" not in by_importlib and "deja.core.search" not in by_importlib
     assert not set(HOOK_MODULES["hook-prompt"]) & by_importlib
+
+
+def test_a_tool_hooks_recall_for_a_prompt_only_the_transcript_holds_loads_the_prompt_hooks_modules_so_too(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """``cursor-agent -p`` sends no prompt event: its first tool event recalls for the prompt its transcript holds
+    (``prompt.with_prompt``), and loads the prompt hook's modules the launcher's way first, as a ``Task``'s does."""
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+    api = indexed_sample.history.projects["api"]
+
+    def shell(conversation: str) -> dict[str, Any]:
+        path = transcript_path(indexed_sample.history.cli_root, str(api), conversation)
+        write_transcript(path, [user_turn(PROMPT["prompt"])])
+        return {
+            "hook_event_name": "preToolUse",
+            "cursor_version": "2",
+            "conversation_id": conversation,
+            "workspace_roots": [str(api)],
+            "tool_name": "Shell",
+            "tool_input": {"command": "ls -la"},
+            "transcript_path": str(path),
+        }
+
+    _hook(launcher, shell("print-1"), indexed_sample.env, "hook-tool")  # (the .pyc files)
+    answer, by_importlib = _hook(launcher, shell("print-2"), indexed_sample.env, "hook-tool")
+    assert "may answer this prompt" in answer["additional_context"] and "api.cache" in answer["additional_context"]
+    # the same call again, its prompt read: what reading the transcript and the Shell's own answer import
+    again, own = _hook(launcher, shell("print-2"), indexed_sample.env, "hook-tool")
+    assert not again and "deja.hooks.prompt" not in own
+    assert set(HOOK_MODULES["hook-prompt"]) & by_importlib <= own
+
+
+def _modules_read(launcher: Path, payload: dict[str, Any], env: dict[str, str], hook: str) -> tuple[bytes, set[str]]:
+    """What the launcher printed for ``hook``, and the modules of deja's folder whose source or ``.pyc`` it opened,
+    through ``importlib`` or preloaded (an audit hook sees both)."""
+    folder = launcher.parents[2]
+    code = (
+        "import os, sys, runpy\n"
+        "sys.addaudithook(lambda event, args: event == 'open' and isinstance(args[0], str)"
+        " and os.write(2, b'opened ' + args[0].encode() + b'\\n'))\n"
+        f"sys.argv = [{str(launcher)!r}, {hook!r}]\n"
+        f"runpy.run_path({str(launcher)!r}, run_name='__main__')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code], input=json.dumps(payload).encode(), capture_output=True, env=env
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    modules = set()
+    for line in done.stderr.decode(errors="replace").splitlines():
+        path = Path(line.removeprefix("opened "))
+        if line.startswith("opened ") and path.suffix in (".py", ".pyc") and path.is_relative_to(folder):
+            *package, file = (part for part in path.relative_to(folder).parts if part != "__pycache__")
+            name = file.split(".")[0]
+            modules.add(".".join([*package, name] if name != "__init__" else package))
+    return done.stdout, modules
+
+
+def test_a_task_with_no_description_loads_none_of_what_a_recall_loads(indexed_sample: Sample, tmp_path: Path) -> None:
+    """A ``Task`` with nothing to recall for says so at once: neither preloaded nor imported, none of the prompt
+    hook's modules beyond the tool hook's own is read."""
+    launcher = _installed_as_pip_does(tmp_path / "site-packages")
+    task = {
+        "hook_event_name": "preToolUse",
+        "cursor_version": "2",
+        "tool_name": "Task",
+        "tool_input": {"description": " ", "prompt": ""},
+    }
+    recalling = {
+        name
+        for name in HOOK_MODULES["hook-prompt"]
+        if name.startswith("deja.") and name not in HOOK_MODULES["hook-tool"]
+    }
+    _modules_read(launcher, {**task, "conversation_id": "empty-1"}, indexed_sample.env, "hook-tool")  # (the .pyc)
+    printed, read = _modules_read(launcher, {**task, "conversation_id": "empty-2"}, indexed_sample.env, "hook-tool")
+    assert "deja.hooks.tool" in read and "deja.hooks.context" in read  # (it sees what it loads)
+    assert not recalling & read, recalling & read
+
+
+def test_a_hook_not_started_by_the_launcher_imports_no_preload(indexed_sample: Sample) -> None:
+    """``deja hook-…`` (the console script an editable install's ``hooks.json`` names) preloads nothing, and its
+    ``Task`` recalls all the same: it imports no ``interfaces/preload.py`` to say so (0.35 M instructions a hook)."""
+    task = {
+        "hook_event_name": "preToolUse",
+        "cursor_version": "2",
+        "conversation_id": "console-1",
+        "tool_name": "Task",
+        "tool_input": {"description": "fix the import", "prompt": PROMPT["prompt"]},
+    }
+    done = subprocess.run(
+        [ENTRY[0], "-X", "importtime", *ENTRY[1:], "hook-tool"],
+        input=json.dumps(task).encode(),
+        capture_output=True,
+        env=indexed_sample.env,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "api.cache" in json.loads(done.stdout)["additional_context"]
+    imported = imported_modules(done.stderr.decode(errors="replace"))
+    assert "deja.hooks.prompt" in imported and "deja.interfaces.preload" not in imported
