@@ -386,16 +386,39 @@ _PROSE_WORDS = frozenset(  # (words split, not list literals: one a line would t
 
 def _a_command_word(text: str, at: int) -> bool:
     """Whether the tool's name at ``at`` runs a command: after a blank, a line's start, a shell's ``;&|(``, a quote
-    or a path (``/usr/bin/``, ``C:\\tools\\``). Not a part of another word (``pymysql``, ``gzip``), a file's
-    extension (``wget …/x.zip -P /tmp``), a variable's value, nor the value of a long option that names something
-    (``docker run --name mongo -p …``: a container's; ``_NAMING_OPTIONS``)."""
+    or a path's folder that runs it (``_a_programs_path``; ``C:\\tools\\``). Not a part of another word (``pymysql``,
+    ``gzip``), a file's extension (``wget …/x.zip -P /tmp``), a variable's value, nor the value of a long option that
+    names something (``docker run --name mongo -p …``: a container's; ``_NAMING_OPTIONS``)."""
     if text.startswith("-", at):  # (an option, not a name: ``redis-server --requirepass``)
         return True
     before = text[max(0, at - 200) : at].rpartition("\n")[2]
     if not before or before[-1].isspace():
         words = before.split()
         return not (words and words[-1] in _NAMING_OPTIONS)
+    if before[-1] == "/":
+        return _a_programs_path(text, at - len(before), before)
     return not (before[-1].isalnum() or before[-1] in "_-.=:@%+#")
+
+
+def _a_programs_path(text: str, line: int, before: str) -> bool:
+    """Whether the path ending ``before`` (the text from ``line``, its line's start, up to the tool's name) leads to
+    the program, not to a folder named after it: the path of a ``bin``/``sbin`` folder (``/usr/bin/mysql``,
+    ``docker exec db /usr/local/mysql/bin/mysql``), or one that starts a command, after a shell's ``;&|(`` or at a
+    line's start a ``\\`` does not continue, behind the wrappers that run it (``./mysql``, ``sudo -u backup
+    /opt/unrar/unrar``). A folder (``/var/lib/mysql``, ``-I/usr/include/mysql``, ``find /etc/mysql``) is an argument,
+    and a later ``-p…`` is another command's (``-print``, ``-pthread``: review46d M1)."""
+    if before.endswith(("/bin/", "/sbin/")):
+        return True
+    from .keys import _command_proper  # (a folder before a tool's name is rare: keys is imported for it alone)
+
+    command = before
+    for sign in ";&|(":
+        command = command.rpartition(sign)[2]
+    words = command.split()
+    continued = text[max(0, line - 3) : line].removesuffix("\n").removesuffix("\r").endswith("\\")
+    if words[0].startswith("-") or (command == before and continued):
+        return False  # (a command's options on a line a ``\\`` continues: ``-r /etc/mysql \\``)
+    return _command_proper(words) == words[-1:]
 
 
 #: The long options whose value is a name a tool's may be (``docker run --name mongo``); a wrapper's flag that takes
