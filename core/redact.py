@@ -1397,8 +1397,12 @@ _SHORTHAND = (
 )
 #: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value:
 #: "…"}``, a JavaScript object's ``{ key: API_TOKEN, value: '…' }``); an unquoted value there may be a variable's
-#: name.
-_FLOW_KEY_VALUE = rf"(?:[Nn]ame|[Kk]ey):[ \t]*{_SETTING_NAME},[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
+#: name. The name in capitals, an environment variable's: a JavaScript object's other unquoted name is a variable
+#: (``{ name: apiKey, value: "x-api-key" }``, ``{name: password, value: "user.password"}``: review46d M2).
+_FLOW_KEY_VALUE = (
+    r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99}),"
+    rf"[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
+)
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 
