@@ -403,9 +403,9 @@ def _a_command_word(text: str, at: int) -> bool:
 def _a_programs_path(text: str, line: int, before: str) -> bool:
     """Whether the path ending ``before`` (the text from ``line``, its line's start, up to the tool's name) leads to
     the program, not to a folder named after it: the path of a ``bin``/``sbin`` folder (``/usr/bin/mysql``,
-    ``docker exec db /usr/local/mysql/bin/mysql``), or one that starts a command, after a shell's ``;&|(`` or at a
-    line's start a ``\\`` does not continue, behind the wrappers that run it (``./mysql``, ``sudo -u backup
-    /opt/unrar/unrar``). A folder (``/var/lib/mysql``, ``-I/usr/include/mysql``, ``find /etc/mysql``) is an argument,
+    ``docker exec db /usr/local/mysql/bin/mysql``), or one that starts a command, after a shell's ``;&|(``, its
+    ``do``/``then``, a ``-c`` and a quote or at a line's start a ``\\`` does not continue, behind the wrappers that run
+    it (``./mysql``, ``sudo -u backup /opt/unrar/unrar``). A folder (``/var/lib/mysql``, ``-I/usr/include/mysql``, ``find /etc/mysql``) is an argument,
     and a later ``-p…`` is another command's (``-print``, ``-pthread``: review46d M1)."""
     if before.endswith(("/bin/", "/sbin/")):
         return True
@@ -415,10 +415,18 @@ def _a_programs_path(text: str, line: int, before: str) -> bool:
     for sign in ";&|(":
         command = command.rpartition(sign)[2]
     words = command.split()
+    if words[-1][0] in "'\"" and words[-2:-1] == ["-c"]:
+        return True  # (the command a shell runs: ``bash -c "/opt/mysql/mysql -p…"``)
+    while len(words) > 1 and words[0] in _SHELL_KEYWORDS:
+        del words[0]
     continued = text[max(0, line - 3) : line].removesuffix("\n").removesuffix("\r").endswith("\\")
     if words[0].startswith("-") or (command == before and continued):
         return False  # (a command's options on a line a ``\\`` continues: ``-r /etc/mysql \\``)
     return _command_proper(words) == words[-1:]
+
+
+#: The shell's words a command follows (``for …; do /opt/mysql/mysql -p…``).
+_SHELL_KEYWORDS = frozenset({"do", "then", "else", "{", "!"})
 
 
 #: The long options whose value is a name a tool's may be (``docker run --name mongo``); a wrapper's flag that takes

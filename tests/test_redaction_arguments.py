@@ -125,6 +125,8 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         ("cd /srv && ./mysql -pS3cretPw9 mydb", f"cd /srv && ./mysql -p{R} mydb"),
         ("/opt/unrar/unrar x -pS3cretPw9 a.rar", f"/opt/unrar/unrar x -p{R} a.rar"),
         ("sudo -u backup /opt/unrar/unrar x -pS3cretPw9 a.rar", f"sudo -u backup /opt/unrar/unrar x -p{R} a.rar"),
+        ('bash -c "/opt/mysql/mysql -pS3cretPw9"', f'bash -c "/opt/mysql/mysql -p{R}"'),
+        ("for h in a b; do /opt/mysql/mysql -pS3cretPw9; done", f"for h in a b; do /opt/mysql/mysql -p{R}; done"),
     ],
 )
 def test_a_password_given_to_a_tool_is_redacted(written: str, shown: str) -> None:
