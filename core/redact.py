@@ -386,16 +386,47 @@ _PROSE_WORDS = frozenset(  # (words split, not list literals: one a line would t
 
 def _a_command_word(text: str, at: int) -> bool:
     """Whether the tool's name at ``at`` runs a command: after a blank, a line's start, a shell's ``;&|(``, a quote
-    or a path (``/usr/bin/``, ``C:\\tools\\``). Not a part of another word (``pymysql``, ``gzip``), a file's
-    extension (``wget …/x.zip -P /tmp``), a variable's value, nor the value of a long option that names something
-    (``docker run --name mongo -p …``: a container's; ``_NAMING_OPTIONS``)."""
+    or a path's folder that runs it (``_a_programs_path``; ``C:\\tools\\``). Not a part of another word (``pymysql``,
+    ``gzip``), a file's extension (``wget …/x.zip -P /tmp``), a variable's value, nor the value of a long option that
+    names something (``docker run --name mongo -p …``: a container's; ``_NAMING_OPTIONS``)."""
     if text.startswith("-", at):  # (an option, not a name: ``redis-server --requirepass``)
         return True
     before = text[max(0, at - 200) : at].rpartition("\n")[2]
     if not before or before[-1].isspace():
         words = before.split()
         return not (words and words[-1] in _NAMING_OPTIONS)
+    if before[-1] == "/":
+        return _a_programs_path(text, at - len(before), before)
     return not (before[-1].isalnum() or before[-1] in "_-.=:@%+#")
+
+
+def _a_programs_path(text: str, line: int, before: str) -> bool:
+    """Whether the path ending ``before`` (the text from ``line``, its line's start, up to the tool's name) leads to
+    the program, not to a folder named after it: the path of a ``bin``/``sbin`` folder (``/usr/bin/mysql``,
+    ``docker exec db /usr/local/mysql/bin/mysql``), or one that starts a command, after a shell's ``;&|(``, its
+    ``do``/``then``, a ``-c`` and a quote or at a line's start a ``\\`` does not continue, behind the wrappers that run
+    it (``./mysql``, ``sudo -u backup /opt/unrar/unrar``). A folder (``/var/lib/mysql``, ``-I/usr/include/mysql``, ``find /etc/mysql``) is an argument,
+    and a later ``-p…`` is another command's (``-print``, ``-pthread``: review46d M1)."""
+    if before.endswith(("/bin/", "/sbin/")):
+        return True
+    from .keys import _command_proper  # (a folder before a tool's name is rare: keys is imported for it alone)
+
+    command = before
+    for sign in ";&|(":
+        command = command.rpartition(sign)[2]
+    words = command.split()
+    if words[-1][0] in "'\"" and words[-2:-1] == ["-c"]:
+        return True  # (the command a shell runs: ``bash -c "/opt/mysql/mysql -p…"``)
+    while len(words) > 1 and words[0] in _SHELL_KEYWORDS:
+        del words[0]
+    continued = text[max(0, line - 3) : line].removesuffix("\n").removesuffix("\r").endswith("\\")
+    if words[0].startswith("-") or (command == before and continued):
+        return False  # (a command's options on a line a ``\\`` continues: ``-r /etc/mysql \\``)
+    return _command_proper(words) == words[-1:]
+
+
+#: The shell's words a command follows (``for …; do /opt/mysql/mysql -p…``).
+_SHELL_KEYWORDS = frozenset({"do", "then", "else", "{", "!"})
 
 
 #: The long options whose value is a name a tool's may be (``docker run --name mongo``); a wrapper's flag that takes
@@ -1374,8 +1405,12 @@ _SHORTHAND = (
 )
 #: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value:
 #: "…"}``, a JavaScript object's ``{ key: API_TOKEN, value: '…' }``); an unquoted value there may be a variable's
-#: name.
-_FLOW_KEY_VALUE = rf"(?:[Nn]ame|[Kk]ey):[ \t]*{_SETTING_NAME},[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
+#: name. The name in capitals, an environment variable's: a JavaScript object's other unquoted name is a variable
+#: (``{ name: apiKey, value: "x-api-key" }``, ``{name: password, value: "user.password"}``: review46d M2).
+_FLOW_KEY_VALUE = (
+    r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99}),"
+    rf"[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
+)
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 

@@ -118,6 +118,15 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         ("net rpc user -U admin%S3cretPw9 -S srv", f"net rpc user -U admin%{R} -S srv"),
         ("net ads join -U 'Administrator%S3cretPw9'", f"net ads join -U 'Administrator%{R}'"),
         ("rpcclient -U admin%S3cretPw9 srv -c enumdomusers", f"rpcclient -U admin%{R} srv -c enumdomusers"),
+        # The tool by its path: a program's folder, or a path that starts a command (review46d M1).
+        ("/usr/bin/mysql -u root \\\n  -pS3cretPw9 mydb", f"/usr/bin/mysql -u root \\\n  -p{R} mydb"),
+        ("docker exec -it db /usr/bin/mysql -uroot -pS3cretPw9", f"docker exec -it db /usr/bin/mysql -uroot -p{R}"),
+        ("sudo /usr/local/mysql/bin/mysql -pS3cretPw9", f"sudo /usr/local/mysql/bin/mysql -p{R}"),
+        ("cd /srv && ./mysql -pS3cretPw9 mydb", f"cd /srv && ./mysql -p{R} mydb"),
+        ("/opt/unrar/unrar x -pS3cretPw9 a.rar", f"/opt/unrar/unrar x -p{R} a.rar"),
+        ("sudo -u backup /opt/unrar/unrar x -pS3cretPw9 a.rar", f"sudo -u backup /opt/unrar/unrar x -p{R} a.rar"),
+        ('bash -c "/opt/mysql/mysql -pS3cretPw9"', f'bash -c "/opt/mysql/mysql -p{R}"'),
+        ("for h in a b; do /opt/mysql/mysql -pS3cretPw9; done", f"for h in a b; do /opt/mysql/mysql -p{R}; done"),
     ],
 )
 def test_a_password_given_to_a_tool_is_redacted(written: str, shown: str) -> None:
@@ -207,3 +216,24 @@ KEPT = [
 def test_the_same_options_of_other_commands_stay_as_written(line: str) -> None:
     assert redact(line) == line
     assert redact("\n".join(KEPT)) == "\n".join(KEPT)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "CFLAGS = -I/usr/include/mysql \\\n\t-pthread -O2",
+        "gcc -I/usr/include/mysql \\\n  -pedantic -Wall main.c",
+        "find /var/lib/mysql \\\n  -path '*/tmp' -prune -o -print",
+        "find /etc/mysql/conf.d \\\n  -type f \\\n  -print0 | xargs -0 ls",
+        "cp -r /etc/mysql /backup \\\n  -preserve",
+        "ls /opt/unrar \\\n  -prt",
+        "find /var/lib/mysql -print",
+        "g++ -I/usr/include/mysql -pthread -o app main.cpp",
+        "find \\\n  /var/lib/mysql -print",
+    ],
+)
+def test_a_tools_name_as_a_folder_in_a_path_takes_no_later_option_of_another_command(written: str) -> None:
+    """``/var/lib/mysql`` is mysql's folder, an argument: ``-print``, ``-pthread`` are find's and gcc's, on the line
+    or one a ``\\`` continues (review46d M1)."""
+    assert redact(written) == written
+    assert as_indexed(written) == written

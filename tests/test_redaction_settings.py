@@ -291,6 +291,11 @@ def test_a_settings_value_in_a_diff_under_an_unquoted_name_or_escaped_twice_is_r
         "{name: DB_PASSWORD, value: getPassword()}",
         '{name: DB_PASSWORD, value: "${DB_PASSWORD}"}',
         "fields: [{name: password, value: 'Password'}]",
+        # In JavaScript an unquoted name is a variable's, its value a header's or a field's name (review46d M2).
+        "{ key: apiKey, value: 'x-api-key' }",
+        '{ name: apiKey, value: "api-key" }',
+        '{ name: token, value: "Authorization" }',
+        'columns: [{name: password, value: "user.password"}]',
         '{\\\\\\"password\\\\\\": \\\\\\"${PW}\\\\\\"}',
     ],
 )
