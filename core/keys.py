@@ -465,7 +465,7 @@ def command_head(command: str) -> str:
     program of ``_NESTED`` takes one word more (``docker compose up``); a script is its interpreter's head
     (``python manage.py migrate``, ``python -m pytest``); a wrapper is not the program (``uv run pytest`` ->
     ``pytest``). Read with ``str``'s methods, not ``re`` (a Shell hook loads none)."""
-    words = _command_proper(command_words(_first_of_chain(command.strip())))
+    words = command_proper(command_words(_first_of_chain(command.strip())))
     if not words:
         return ""
     program = words[0].rsplit("/", 1)[-1]
@@ -501,7 +501,7 @@ def _gives_code(word: str, letters: str) -> bool:
     return word.startswith("-") and word[1:2] not in ("-", "") and word[-1] in letters
 
 
-def _command_proper(words: list[str]) -> list[str]:
+def command_proper(words: list[str]) -> list[str]:
     """The words from the program a command runs: without the variables set before it (``FOO=1``) and the
     wrappers that run it (``sudo -u deploy``, ``uv run --with rich``, ``timeout 30``, ``env -i``), with their flags
     and values (a wrapper's duration or niceness, which starts with a digit). A wrapper that runs nothing is the

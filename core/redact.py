@@ -409,7 +409,7 @@ def _a_programs_path(text: str, line: int, before: str) -> bool:
     and a later ``-p…`` is another command's (``-print``, ``-pthread``: review46d M1)."""
     if before.endswith(("/bin/", "/sbin/")):
         return True
-    from .keys import _command_proper  # (a folder before a tool's name is rare: keys is imported for it alone)
+    from .keys import command_proper  # (a folder before a tool's name is rare: keys is imported for it alone)
 
     command = before
     for sign in ";&|(":
@@ -422,7 +422,7 @@ def _a_programs_path(text: str, line: int, before: str) -> bool:
     continued = text[max(0, line - 3) : line].removesuffix("\n").removesuffix("\r").endswith("\\")
     if words[0].startswith("-") or (command == before and continued):
         return False  # (a command's options on a line a ``\\`` continues: ``-r /etc/mysql \\``)
-    return _command_proper(words) == words[-1:]
+    return command_proper(words) == words[-1:]
 
 
 #: The shell's words a command follows (``for …; do /opt/mysql/mysql -p…``).
