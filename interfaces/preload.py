@@ -47,7 +47,7 @@ PACKAGES = frozenset({"deja.core", "deja.hooks", "deja.interfaces", "deja.core.i
 _ANSWERING = ("deja.core.remembered", "deja.core.keys")
 #: What opening the index loads (``HookCall.index``: the light reader, redaction's gate). A prompt's hook opens it for
 #: every prompt but an empty one or one with recall off: loaded by ``importlib`` there, they cost a recalling prompt
-#: 0.8 M instructions more, and loaded for nothing an empty prompt 2.4 M.
+#: 0.8 M instructions more, and loaded for nothing they cost an empty prompt about 2 M (2.0 to 2.4 M in two runs).
 OPENING_THE_INDEX = ("deja.core.index.light", "deja.core.escapes", "deja.core.redaction")
 #: command -> what importing its module in ``deja.hooks`` loads beyond ``EVERY_HOOK``, in that order too, and for
 #: ``hook-prompt`` what opening the index loads after it (``tests/test_hook_preload.py`` checks both against
