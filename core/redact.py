@@ -288,7 +288,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # mkdir's flag.
     (
         ("sshpass",),
-        rf"sshpass(?![\w-])(?:{_BLANKS}{_SSHPASS_OPTION}){{0,{_SSHPASS_OPTIONS}}}+{_BLANKS}-[hvV]*p[ =]?",
+        rf"sshpass(?![\w-])(?:{_BLANKS}{_SSHPASS_OPTION}){{0,{_SSHPASS_OPTIONS}}}+{_BLANKS}-[hvV]*p(?:=|[ \t]*)",
     ),
     # redis-cli's ``-a``/``--pass`` (``-a "two words"``).
     (("redis-",), _option_of("redis-(?:cli|benchmark)", "-a|--pass") + r"[ \t]+"),

@@ -146,6 +146,7 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         ),
         ("sshpass -P Enter\\ password: -p Xy7kq9Lm2 ssh host", f"sshpass -P Enter\\ password: -p {R} ssh host"),
         ("sshpass -vP assword: -p Xy7kq9Lm2 ssh host", f"sshpass -vP assword: -p {R} ssh host"),
+        ("sshpass -p  Xy7kq9Lm2 ssh host", f"sshpass -p  {R} ssh host"),  # (two blanks: review46c P3)
         ("sshpass" + " -v" * 9 + " -p S3cretPw ssh host", "sshpass" + " -v" * 9 + f" -p {R} ssh host"),
         (
             "sshpass -f /a -f /b -d 3 -P pass -v -v -e -v -v -p S3cretPw ssh host",
