@@ -203,6 +203,10 @@ _OPTION_VALUE = (
 )
 
 
+#: A variable's value after its name, in a shell (``NAME=value``, ``export NAME='value'``) or YAML (``NAME: value``).
+_ENVIRONMENT_VALUE = r"[\"']?[ \t]*(?:=|:[ \t])[ \t]*" + _OPTION_VALUE
+
+
 def _marked(match: re.Match[str], group: int | str, replacement: str) -> str:
     """The text of ``match`` with what ``group`` matched replaced: every rule that redacts a part of its match."""
     whole, start, end = match.group(0), match.start(group) - match.start(), match.end(group) - match.start()
@@ -239,6 +243,17 @@ def _option_of(tools: str, option: str, *, quoted_field: bool = False) -> str:
 
 #: A word of a command line that is not an option: its file or its user (``htpasswd -b FILE USER …``).
 _WORD = r"""(?:'[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)"""
+#: What separates two words of a command: blanks, on its line or across a ``\\`` at a line's end that continues it.
+_BLANKS = r"(?:\\\r?\n)?[ \t]+(?:\\\r?\n[ \t]*)*"
+#: A word given to one of sshpass's options: ``_WORD``'s, quoted in a JSON string too (``-P \"Enter password\"``), or
+#: with a blank escaped (``-P Enter\\ password:``). Each shape starts otherwise, so a word is read one way only.
+_SSHPASS_WORD = r"""(?:'[^'\n]*'|"[^"\n]*"|\\"[^"\n]*\\"|(?:[^\s'"\\-]|\\[^\n"])[^\s'"\\]*(?:\\[^\n][^\s'"\\]*)*)"""
+#: sshpass's options before its ``-p`` (``-f FILE``, ``-d N``, ``-P PROMPT``, ``-e[VAR]``, ``-v``, ``-h``, ``-V``),
+#: a cluster of them too (``-vP assword:`` is ``-v -P assword:``), as many as ``_SSHPASS_OPTIONS`` at most.
+_SSHPASS_OPTION = rf"-(?:[hvV]*(?:[fdP](?:{_BLANKS})?{_SSHPASS_WORD}|e[^\s\\]*)|[hvV]+(?=[ \t]|\\\r?\n))"
+#: How many options sshpass's ``-p`` is looked for after: a bound keeps ``sshpass -f sshpass -f …`` linear (each name
+#: reads this many options on), and no command gives sshpass more.
+_SSHPASS_OPTIONS = 16
 #: htpasswd's options before its words (``-bB``, ``-C 10``: a cluster ending in ``C`` takes the number after it):
 #: with ``-b`` its password is its last word, the third (``-b FILE USER PW``) or with ``-n`` the second (``-nb USER
 #: PW``).
@@ -268,10 +283,13 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras"),
         _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login", "-p[ =]?"),
     ),
-    # sshpass's ``-p`` among its own options (eight at most: a run of ``sshpass -f sshpass -f …`` is read in linear
-    # time), before the command it runs: ``sshpass -f FILE ssh -p 2222`` gives ssh's port, ``sshpass -p "$S" ssh host
-    # mkdir -p /srv`` mkdir's flag.
-    (("sshpass",), rf"sshpass(?![\w-])(?:[ \t]+-(?:[fdP][ \t]*{_WORD}|[ehvV]\S*)){{0,8}}[ \t]+-p[ =]?"),
+    # sshpass's ``-p`` among its own options (``_SSHPASS_OPTION``, on the lines a ``\\`` continues too), before the
+    # command it runs: ``sshpass -f FILE ssh -p 2222`` gives ssh's port, ``sshpass -p "$S" ssh host mkdir -p /srv``
+    # mkdir's flag.
+    (
+        ("sshpass",),
+        rf"sshpass(?![\w-])(?:{_BLANKS}{_SSHPASS_OPTION}){{0,{_SSHPASS_OPTIONS}}}+{_BLANKS}-[hvV]*p(?:=|[ \t]*)",
+    ),
     # redis-cli's ``-a``/``--pass`` (``-a "two words"``).
     (("redis-",), _option_of("redis-(?:cli|benchmark)", "-a|--pass") + r"[ \t]+"),
     # Redis's ``requirepass``/``masterauth``: the server's ``--requirepass``, a redis.conf line's, after ``CONFIG
@@ -353,20 +371,30 @@ def _flag_before(option: str) -> bool:
 
 def _a_sentences_word(text: str, start: int, end: int) -> bool:
     """Whether the bare value ``text[start:end]``, given after a blank, is a word of a sentence about the option, not
-    its value: one of ``_PROSE_WORDS``, in small letters, followed by more prose (a blank and a small letter, or a
-    sign that ends a clause). "the docker login -p flag is deprecated", "ldapsearch -w takes the bind
-    password", "keytool … -srcstorepass to recover the entry", "requirepass is not set" name no password.
+    its value: one of ``_PROSE_WORDS``, in small letters, followed by more prose (``_PROSE_AFTER``: two words of small
+    letters alone, or a sign that ends a clause, ``.,;:``, and a blank or the line's end). "the docker login -p flag is
+    deprecated", "ldapsearch -w takes the bind password", "keytool … -srcstorepass to recover the entry",
+    "requirepass is not set" name no password.
 
     A closed list, not a dictionary: the passwords people choose are words too ("docker login -p dragon is failing"
-    gives one), while no password is "is", "to" or "flag". A value with a capital, a digit or a sign, a quoted one
-    and one glued to its flag stay passwords."""
+    gives one), while no password is "is", "to" or "flag". A value with a capital, a digit or another sign
+    (``flag!``), a quoted one and one glued to its flag stay passwords, and so does a list's word a command gives,
+    whose next words are a host, a file or one word (``sshpass -p will ssh root@h``, ``zip -P the out.zip f``,
+    ``redis-cli -a may ping``)."""
     if text[start - 1 : start] not in (" ", "\t"):
         return False
     word = text[start:end]
-    ended = word[-1] in ".,;:!?)"
-    if (word[:-1] if ended else word) not in _PROSE_WORDS:
-        return False
-    return ended or (text[end : end + 1] in (" ", "\t") and "a" <= text[end + 1 : end + 2] <= "z")
+    if word[-1] in ".,;:":
+        return word[:-1] in _PROSE_WORDS and text[end : end + 1] in ("", " ", "\t", "\r", "\n")
+    return word in _PROSE_WORDS and _PROSE_AFTER.match(text, end) is not None
+
+
+#: What follows a word of a sentence about an option: two words of small letters alone, the second perhaps ending
+#: the clause or a Markdown code span, not a host (``root@h``), a file (``out.zip``) nor an option; a line of prose
+#: may wrap between them.
+_PROSE_AFTER = Lazy(
+    globals(), "_PROSE_AFTER", r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)[a-z]+(?:[ \t]+|[ \t]*\r?\n[ \t]*)[a-z]+[.,;:!?)`]?(?!\S)"
+)
 
 
 #: Words a sentence about an option says right after it that no password is: a function word, what the option is
@@ -1023,8 +1051,16 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         # redis-cli's password from the environment (``REDISCLI_AUTH=pw redis-cli``, ``export REDISCLI_AUTH=pw``).
         "cli-credentials",
-        r"(?i:rediscli_auth)[\"']?[ \t]*(?:=|:[ \t])[ \t]*" + _OPTION_VALUE,
+        r"(?i:rediscli_auth)" + _ENVIRONMENT_VALUE,
         ("rediscli_auth",),
+        replace=lambda m: _option_value(m, "cli-credentials"),
+    ),
+    Rule(
+        # sshpass's (``SSHPASS=pw sshpass -e ssh host``, as its manual has it), in capitals: the tool's name is said in
+        # prose. (A rule of its own: a pattern that starts with its literal is skipped to as a substring search is.)
+        "cli-credentials",
+        r"SSHPASS(?<![\w-]SSHPASS)" + _ENVIRONMENT_VALUE,
+        ("sshpass",),
         replace=lambda m: _option_value(m, "cli-credentials"),
     ),
     Rule(

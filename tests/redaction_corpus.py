@@ -209,6 +209,9 @@ sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01
 sshpass -e ssh -p 2222 deploy@build-01 mkdir -p /srv/app
 the docker login -p flag is deprecated; ldapsearch -w takes the bind password
 requirepass is not set
+sshpass -e \\
+  ssh -p 2222 deploy@build-01
+export SSHPASS="$DEPLOY_PW"
 rar a -m5 -r backup.rar src/ && unrar x -p- archive.rar
 lftp -u deploy ftp.example.com
 mosquitto_sub -h broker -p 1883 -t 'sensors/#' -v
@@ -1500,4 +1503,11 @@ SECRETS: list[Secret] = [
     Secret(
         "json-escaped-twice", "secret", _join("Twice", "Pa55w0rd"), '{{\\\\\\"password\\\\\\": \\\\\\"{secret}\\\\\\"}}'
     ),
+    Secret(
+        "sshpass-continued",
+        "cli-credentials",
+        _join("Xy7k", "q9Lm2"),
+        "sshpass -v \\\n  -p {secret} \\\n  ssh deploy@host",
+    ),
+    Secret("sshpass-env", "cli-credentials", _join("Xy7k", "q9Lm2"), "SSHPASS={secret} sshpass -e ssh deploy@host"),
 ]

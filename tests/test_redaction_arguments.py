@@ -127,6 +127,45 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         ("sudo -u backup /opt/unrar/unrar x -pS3cretPw9 a.rar", f"sudo -u backup /opt/unrar/unrar x -p{R} a.rar"),
         ('bash -c "/opt/mysql/mysql -pS3cretPw9"', f'bash -c "/opt/mysql/mysql -p{R}"'),
         ("for h in a b; do /opt/mysql/mysql -pS3cretPw9; done", f"for h in a b; do /opt/mysql/mysql -p{R}; done"),
+        # sshpass's -p on a line a ``\\`` continues, as the other tools' (review46c H1).
+        ("sshpass \\\n  -p Xy7kq9Lm2 ssh deploy@host", f"sshpass \\\n  -p {R} ssh deploy@host"),
+        ("sshpass -v \\\n-p Xy7kq9Lm2 ssh deploy@host", f"sshpass -v \\\n-p {R} ssh deploy@host"),
+        (
+            'sshpass -P "Password:" \\\n  -d 3 \\\n  -p Xy7kq9Lm2 \\\n  ssh deploy@host',
+            f'sshpass -P "Password:" \\\n  -d 3 \\\n  -p {R} \\\n  ssh deploy@host',
+        ),
+        # A word of the closed list of prose words given to a command, whose next words are no prose (review46c M1).
+        ("sshpass -p will ssh root@10.0.0.5", f"sshpass -p {R} ssh root@10.0.0.5"),
+        ("sshpass -p switch ssh admin@10.0.0.2", f"sshpass -p {R} ssh admin@10.0.0.2"),
+        ("redis-cli -a may ping", f"redis-cli -a {R} ping"),
+        ("redis-cli -h h -a this ping", f"redis-cli -h h -a {R} ping"),
+        ("docker login -u ci -p and registry.gitlab.com", f"docker login -u ci -p {R} registry.gitlab.com"),
+        ("zip -P the out.zip secret.txt", f"zip -P {R} out.zip secret.txt"),
+        ("mongosh -u admin -p will admin", f"mongosh -u admin -p {R} admin"),
+        ("docker login -u ci -p flag! reg.io", f"docker login -u ci -p {R} reg.io"),
+        ("sshpass -p this! ssh host", f"sshpass -p {R} ssh host"),
+        # sshpass's own options in the shapes getopt reads them (review46c M2).
+        (
+            '{"command": "sshpass -P \\"Enter password\\" -p Xy7kq9Lm2 ssh host"}',
+            f'{{"command": "sshpass -P \\"Enter password\\" -p {R} ssh host"}}',
+        ),
+        (
+            '{"command": "sshpass -f \\"/tmp/my pw\\" -p Xy7kq9Lm2 ssh host"}',
+            f'{{"command": "sshpass -f \\"/tmp/my pw\\" -p {R} ssh host"}}',
+        ),
+        ("sshpass -P Enter\\ password: -p Xy7kq9Lm2 ssh host", f"sshpass -P Enter\\ password: -p {R} ssh host"),
+        ("sshpass -vP assword: -p Xy7kq9Lm2 ssh host", f"sshpass -vP assword: -p {R} ssh host"),
+        ("sshpass -p  Xy7kq9Lm2 ssh host", f"sshpass -p  {R} ssh host"),  # (two blanks: review46c P3)
+        ("sshpass" + " -v" * 9 + " -p S3cretPw ssh host", "sshpass" + " -v" * 9 + f" -p {R} ssh host"),
+        (
+            "sshpass -f /a -f /b -d 3 -P pass -v -v -e -v -v -p S3cretPw ssh host",
+            f"sshpass -f /a -f /b -d 3 -P pass -v -v -e -v -v -p {R} ssh host",
+        ),
+        ("sshpass" + " -v" * 16 + " -p S3cretPw ssh host", "sshpass" + " -v" * 16 + f" -p {R} ssh host"),
+        # sshpass's password from the environment, as its manual has it (review46c P2).
+        ("SSHPASS=Xy7kq9Lm2 sshpass -e ssh deploy@host", f"SSHPASS={R} sshpass -e ssh deploy@host"),
+        ("export SSHPASS='Xy7#kq9!Lm'", f"export SSHPASS='{R}'"),
+        ("  env:\n    SSHPASS: Xy7kq9Lm2", f"  env:\n    SSHPASS: {R}"),
     ],
 )
 def test_a_password_given_to_a_tool_is_redacted(written: str, shown: str) -> None:
@@ -209,6 +248,14 @@ KEPT = [
     "run vault login to authenticate, then vault kv get secret/app",
     "vault login -method=oidc role=dev",
     "vault read -field=value s.aaaaaaaaaaaaaaaaaaaaaaaa",
+    # sshpass's options on continued lines, its environment's variable named, and more prose (fix46b).
+    "sshpass -e \\\n  ssh -p 2222 deploy@host",
+    "sshpass -f ~/.pw \\\n  ssh deploy@host \\\n  mkdir -p /srv",
+    'export SSHPASS="$DEPLOY_PW"',
+    "SSHPASS=$(cat ~/.pw) sshpass -e ssh deploy@host",
+    "the SSHPASS variable holds it; sshpass -e reads it",
+    "requirepass is not set.",
+    "use the -p flag: it is deprecated",
 ]
 
 

@@ -160,11 +160,25 @@ def test_a_long_text_of_continued_command_lines_or_new_shapes_of_a_setting_is_re
 
 
 @pytest.mark.hostile
-def test_a_long_run_of_sshpass_options_is_redacted_in_time_linear_in_its_size(tmp_path: Path) -> None:
-    """sshpass's ``-p`` is looked for among its own options, eight at most (overred46): looked for among any number,
-    ``sshpass -f sshpass -f …`` had each ``sshpass`` read the rest of the run (55 KB, 4 s). One text each."""
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "sshpass -f ",
+        "sshpass -v \\\n",
+        "sshpass -vPx ",
+        'sshpass -P \\"sshpass ',
+        "sshpass -P a\\ b\\ ",
+        "-esshpass ",
+        "SSHPASS=x ",
+        "redis-cli -a is not ",
+    ],
+)
+def test_a_long_run_of_sshpass_options_is_redacted_in_time_linear_in_its_size(tmp_path: Path, unit: str) -> None:
+    """sshpass's ``-p`` is looked for among its own options, sixteen at most and each read one way (overred46,
+    fix46b): looked for among any number, ``sshpass -f sshpass -f …`` had each ``sshpass`` read the rest of the run
+    (55 KB, 4 s). One text each, after a line that lets a text through the gate of options (``-p``)."""
     assert redact("sshpass -f ~/.pw -v -p Xk9mPq2Lw ssh -p 2222 h") == (
         "sshpass -f ~/.pw -v -p [redacted:cli-credentials] ssh -p 2222 h"
     )
-    small, large = ("ssh -p 22\n" + "sshpass -f " * (size // 11) for size in (25_000, 100_000))
+    small, large = ("ssh -p 22\n" + unit * (size // len(unit)) for size in (25_000, 100_000))
     assert _cpu_seconds(len(large), tmp_path, large) / _cpu_seconds(len(small), tmp_path, small) < 8
