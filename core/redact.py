@@ -331,8 +331,12 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("-u",), _option_of(r"net[ \t]+(?:rpc|ads)", _SAMBA_USER)),
     (("-u",), _option_of("rpcclient", _SAMBA_USER)),
     # Vault's older service token (``s.`` and 24 letters and digits; ``hvs.…`` is a token rule's) given to ``vault
-    # login``; ``VAULT_TOKEN=s.…`` is a secret-named key's.
-    (("login",), _option_of("vault", "login") + r"(?:[ \t]+-[^\s=]+=\S+)*[ \t]+(?=s\.[A-Za-z0-9]{24}(?![\w.-]))"),
+    # login``, after its options (``-no-print``, ``-method=token``) and as its ``token=`` (the form Vault's manual
+    # gives); ``VAULT_TOKEN=s.…`` is a secret-named key's.
+    (
+        ("login",),
+        _option_of("vault", "login") + r"(?:[ \t]+-[^\s=]+(?:=\S+)?)*[ \t]+(?:token=)?(?=s\.[A-Za-z0-9]{24}(?![\w.-]))",
+    ),
 )
 
 

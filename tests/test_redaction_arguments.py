@@ -108,6 +108,8 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         # Vault's older token given to ``vault login`` (``hvs.…`` is a token rule's).
         ("vault login s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login {R}"),
         ("vault login -method=token s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login -method=token {R}"),
+        ("vault login -no-print s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login -no-print {R}"),  # (review46e M2)
+        ("vault login -method=token token=s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login -method=token token={R}"),
         ("lftp -u deploy,S3cretPw9 ftp.example.com", f"lftp -u deploy,{R} ftp.example.com"),
         (
             'lftp -e "open -u deploy,S3cretPw9 ftp.example.com; mirror -R dist"',
@@ -247,6 +249,7 @@ KEPT = [
     "vault login -method=userpass username=admin",
     "run vault login to authenticate, then vault kv get secret/app",
     "vault login -method=oidc role=dev",
+    "vault login -no-print -method=oidc role=dev",
     "vault read -field=value s.aaaaaaaaaaaaaaaaaaaaaaaa",
     # sshpass's options on continued lines, its environment's variable named, and more prose (fix46b).
     "sshpass -e \\\n  ssh -p 2222 deploy@host",
