@@ -197,8 +197,10 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 #: next option or a variable, less a shell's ``;``, ``&`` or ``|`` at its end (``-a pw; ls``). A ``;&|`` inside the word
 #: stays in it: ``requirepass Tr0ub4dor&3x`` in a redis.conf, a compose file or a unit's ``ExecStart=`` is one password
 #: (cutting the word there on "command lines" leaked ``&3x``: review7c), so ``-a pw|grep x`` loses ``|grep`` too.
+#: A quote escaped as a JSON string escapes it is a quote too: a command in ``tasks.json`` or a transcript's tool call
+#: (``"docker login -p \\"S3cret\\""``, review46c P1).
 _OPTION_VALUE = (
-    r"""(?:(?P<quote>['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
+    r"""(?:(?P<quote>\\?['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
     r"""|(?P<bare>[^\s"'`$;&|-](?:[^\s"'`]*[^\s"'`;&|])?))"""
 )
 
@@ -361,7 +363,7 @@ def _argument(match: re.Match[str]) -> str:
         return match.group(0)
     if group == "bare" and _a_sentences_word(match.string, match.start(group), match.end(group)):
         return match.group(0)
-    option = match.string[match.start() : match.start(group)].rstrip(" \t='\"")
+    option = match.string[match.start() : match.start(group)].rstrip(" \t='\"\\")
     if option.endswith(("-p", "-P")) and _a_port(value, again=_flag_before(option)):
         return match.group(0)
     return _option_value(match, "cli-credentials")

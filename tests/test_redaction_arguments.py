@@ -109,6 +109,13 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         ("vault login s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login {R}"),
         ("vault login -method=token s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login -method=token {R}"),
         ("vault login -no-print s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login -no-print {R}"),  # (review46e M2)
+        # A value in quotes a JSON string escapes: a command in tasks.json or a tool call's arguments (review46c P1).
+        (
+            '{"command": "docker login -u ci -p \\"Xy7kq9Lm2\\" reg.io"}',
+            f'{{"command": "docker login -u ci -p \\"{R}\\" reg.io"}}',
+        ),
+        ('{"command": "mysql -u root -p\\"Xy7kq9Lm2\\" db"}', f'{{"command": "mysql -u root -p\\"{R}\\" db"}}'),
+        ('{"command": "sshpass -p \\"Xy7kq9Lm2\\" ssh h"}', f'{{"command": "sshpass -p \\"{R}\\" ssh h"}}'),
         ("vault login -method=token token=s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login -method=token token={R}"),
         ("lftp -u deploy,S3cretPw9 ftp.example.com", f"lftp -u deploy,{R} ftp.example.com"),
         (
@@ -250,6 +257,8 @@ KEPT = [
     "run vault login to authenticate, then vault kv get secret/app",
     "vault login -method=oidc role=dev",
     "vault login -no-print -method=oidc role=dev",
+    '{"command": "docker run -p \\"8080:80\\" nginx"}',
+    '{"command": "mysql -u root -p\\"$DB_PASSWORD\\" db"}',
     "vault read -field=value s.aaaaaaaaaaaaaaaaaaaaaaaa",
     # sshpass's options on continued lines, its environment's variable named, and more prose (fix46b).
     "sshpass -e \\\n  ssh -p 2222 deploy@host",
