@@ -641,7 +641,7 @@ def _cli_stores(root: Path) -> list[Store]:
     transcripts = [Path(found.path) for found in scan_transcripts(root, paths.include_subagents())]
     chat_dbs = [d / STORE_DB for d in find_all_chat_dirs([root]).values() if os.path.isfile(d / STORE_DB)]
     stores = []
-    if transcripts or not chat_dbs:  # (a root holding neither says it holds 0 transcripts)
+    if transcripts or not chat_dbs:  # (a root holding neither: 0 transcripts, which the screen says as "no chats yet")
         stores.append(Store("cli-transcripts", str(root / "projects"), len(transcripts), *_stat(transcripts)))
     if chat_dbs:
         wal = [db.with_name("store.db-wal") for db in chat_dbs]
@@ -794,9 +794,9 @@ def report_text(report: Report, width: int | None = None) -> str:
         for kind, noun in (("cli-transcripts", "transcript"), ("cli-chat-stores", "chat store")):
             if kind in found:
                 s = found[kind]
-                lines.append(
-                    f"                {_count(s.count, noun)}, {_size(s.bytes)}, last written {when(s.newest)}"
-                )
+                held = f"{_count(s.count, noun)}, {_size(s.bytes)}, last written {when(s.newest)}"
+                # (a root holding neither: "0 transcripts … unknown time" of a config root read as one missing them)
+                lines.append(f"                {held if s.count else 'no chats yet'}")
     lines.append(f"  cursor-agent chats read from their store alone (no transcript): {report.chats_without_transcript}")
     if passed_over := {reason: n for reason, n in report.skipped.items() if reason not in RETRIED}:
         what = ", ".join(f"{n} × {reason}" for reason, n in sorted(passed_over.items(), key=lambda kv: -kv[1]))

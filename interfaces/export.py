@@ -22,7 +22,7 @@ from ..core.index import SessionMeta
 from ..core.keys import EDIT_TOOLS
 from ..core.model import Message, ToolCall
 from ..core.private import FILE_MODE
-from ..core.text import json_escaped_controls
+from ..core.text import for_terminal, json_escaped_controls
 from ..core.work import edit_texts
 from .fastpath import SCHEMA_VERSION, Failed, plural
 from .views import iso, show_json, tool_summary, when
@@ -211,7 +211,10 @@ def write_text(path: Path, text: str) -> None:
     replaced, beside itself, and the link stays a link (a dotfile a manager such as stow links). A FIFO, a device
     or anything else that is not a regular file is written to as it is, a stream (``-o /dev/stdout``), never
     replaced by a file. The parent folder must exist: a mistyped ``-o`` path is an error, not a tree of folders.
+    The file gets what stdout would (``text.for_terminal``): a chat's colour codes and title-setting OSC written
+    raw acted on the terminal a person ran ``cat notes.md`` in (trial46 F2).
     """
+    text = for_terminal(text)
     target = Path(os.path.realpath(path))
     try:
         found: os.stat_result | None = os.stat(target)

@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 import pytest
-from harness import index_cli_root
+from harness import index_cli_root, run_deja
 from mcp import ClientSession
 from test_mcp import connect, text
 from test_new_user_errors2 import _controls
@@ -132,3 +132,18 @@ def test_the_mcp_tools_text_holds_no_control_character(tmp_path: Path, hostile: 
         assert _controls(data) == set(), data
     assert "evil txt.exe title" in structured[2] and "failed: run make kumquat again" in structured[1]
     assert "Traceback" not in (tmp_path / "server-stderr.txt").read_text()
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "json"])
+def test_an_export_to_a_file_holds_what_its_export_to_stdout_does(
+    tmp_path: Path, hostile: tuple[dict[str, str], Path], fmt: str
+) -> None:
+    """A file written with ``-o`` is cleaned as stdout is: ``cat notes.md`` cleared the screen and set the window's
+    title (trial46 F2)."""
+    env, _ = hostile
+    written = tmp_path / f"notes.{fmt}"
+    assert run_deja("export", CHAT[:8], "--format", fmt, "-o", str(written), env=env).returncode == 0
+    printed = run_deja("export", CHAT[:8], "--format", fmt, env=env).stdout
+    assert "kumquat" in printed
+    assert written.read_text(encoding="utf-8") == printed
+    assert _controls(written.read_text(encoding="utf-8")) == set()

@@ -196,3 +196,14 @@ def test_doctor_shows_a_root_of_chat_stores_alone_without_an_empty_transcripts_l
     assert doctor[config_root + 2].startswith("  ") and "transcript" not in doctor[config_root + 2]
     data_root = doctor.index(f"  cursor-agent  {fake_home / '.cursor'}")
     assert doctor[data_root + 1].strip().startswith("1 transcript, ")
+
+
+def test_doctor_says_an_empty_root_holds_no_chats_yet(fake_home: Path) -> None:
+    """A cursor-agent folder there is, before its first chat, has none yet: "0 transcripts, 0 B, last written unknown
+    time" said of a config root, which holds chat stores, read as something missing (trial46 F9)."""
+    (fake_home / "cfg").mkdir()
+    cwd = str(fake_home / "proj")
+    write_transcript(transcript_path(fake_home / ".cursor", cwd, "elsewhere"), [user_turn("q"), assistant_turn("a")])
+    doctor = run_deja("doctor", env=_env(fake_home)).stdout.splitlines()
+    config_root = doctor.index(f"  cursor-agent  {fake_home / 'cfg'}")
+    assert doctor[config_root + 1] == "                no chats yet", doctor

@@ -451,8 +451,10 @@ def _result_target(result: StoreToolResult) -> tuple[str, str] | None:
 
 
 def chat_title(store: StoreChat | None, meta: ChatMeta | None, messages: list[Message]) -> str:
-    """The store's name unless a placeholder ("New Agent"…), else meta.json's title, else the first question."""
+    """The store's name unless a placeholder ("New Agent"…), else meta.json's title, else the first question; on one
+    line, as an editor chat's name is (``ide``): a title holding a newline printed over three lines in ``deja
+    sessions``, a search hit's header and the hooks' context (trial46 F5)."""
     for name in (store.name if store else "", meta.title if meta else ""):
-        if name.strip().lower() not in _PLACEHOLDER_TITLES:
-            return name.strip()
+        if (flat := " ".join(name.split())).lower() not in _PLACEHOLDER_TITLES:
+            return flat
     return next((one_line(m.text) for m in messages if m.role == "user" and one_line(m.text)), "")
