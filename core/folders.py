@@ -100,6 +100,19 @@ def cursor_config_dir() -> str:
     return config.folder_variable("CURSOR_CONFIG_DIR") or os.path.join(home(), ".cursor")
 
 
+def relative_cursor_config_dir() -> str:
+    """``CURSOR_CONFIG_DIR`` as set when it names a relative folder, else "". It is another folder wherever a process
+    starts: an install wired ``relcfg`` in one folder, an uninstall run in another found nothing of deja's there and
+    dropped the install's record, so the right one then left deja's ``.bak`` files behind (trial46 F1). Install and
+    uninstall refuse it, doctor names it."""
+    folder = config.folder_variable("CURSOR_CONFIG_DIR")
+    return os.environ["CURSOR_CONFIG_DIR"].strip() if folder and not os.path.isabs(folder) else ""
+
+
+#: What to do about ``relative_cursor_config_dir``.
+ABSOLUTE_CURSOR_CONFIG_DIR = "give CURSOR_CONFIG_DIR an absolute path, or unset it"
+
+
 #: The variables that move cursor-agent's folders (below): a process Cursor starts sees them only if Cursor got them.
 ROOT_VARIABLES = ("CURSOR_CONFIG_DIR", "CURSOR_DATA_DIR", "XDG_CONFIG_HOME")
 

@@ -30,7 +30,7 @@ from types import ModuleType
 from . import claude, cursor, ledger
 from .entries import default_deja_path
 from .files import Change, InstallError, apply, preflight, refuse_root_in_anothers_home
-from .wiring import WiringFinding, double_run_findings, wiring_report
+from .wiring import WiringFinding, cursor_hooks_there, double_run_findings, wiring_report
 
 TARGETS = ("cursor", "cursor-auto", "claude", "claude-auto")
 
@@ -41,6 +41,7 @@ __all__ = [
     "WiringFinding",
     "double_run_findings",
     "install",
+    "install_notes",
     "uninstall",
     "wiring_report",
 ]
@@ -48,6 +49,7 @@ __all__ = [
 
 def install(target: str, *, dry_run: bool = False, deja_path: str | None = None) -> list[Change]:
     refuse_root_in_anothers_home()
+    _refuse_a_relative_cursor_folder(target)
     _refuse_a_home_in_a_file()
     _refuse_a_home_out_of_reach()
     deja = os.path.abspath(deja_path or default_deja_path())
@@ -57,13 +59,42 @@ def install(target: str, *, dry_run: bool = False, deja_path: str | None = None)
     return changes
 
 
+def install_notes(target: str, *, dry_run: bool = False) -> list[str]:
+    """What ``install(target)`` does that its changes do not show, asked before it runs: the folder
+    ``CURSOR_CONFIG_DIR`` names made where none was (a typo made one in silence: trial46 F3), and deja's hooks
+    ``cursor`` leaves in place over ``cursor-auto`` (F4)."""
+    from ..core.folders import cursor_config_dir
+
+    if not target.startswith("cursor"):
+        return []
+    notes = []
+    folder = cursor_config_dir()
+    if os.environ.get("CURSOR_CONFIG_DIR", "").strip() and not os.path.isdir(folder):
+        notes.append(f"CURSOR_CONFIG_DIR names {folder}, which does not exist: {'would create' if dry_run else 'created'} it")  # fmt: skip
+    if target == "cursor" and cursor_hooks_there():
+        hooks = cursor.hooks_path()
+        notes.append(f"{'would keep' if dry_run else 'kept'} deja's hooks in {hooks}: deja uninstall cursor && deja install cursor drops them")  # fmt: skip
+    return notes
+
+
 def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
     refuse_root_in_anothers_home()
+    _refuse_a_relative_cursor_folder(target)
     _refuse_a_home_out_of_reach()
     found = ledger.load()
     changes = ledger.settle_uninstall(_harness(target).plan_uninstall(partial(ledger.earlier_document, found)), found)
     _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(found, changes)), dry_run)
     return changes
+
+
+def _refuse_a_relative_cursor_folder(target: str) -> None:
+    """InstallError for a Cursor target when ``CURSOR_CONFIG_DIR`` names a relative folder
+    (``folders.relative_cursor_config_dir``): no step can place it for the next one."""
+    from ..core.folders import ABSOLUTE_CURSOR_CONFIG_DIR, relative_cursor_config_dir
+
+    if target.startswith("cursor") and (raw := relative_cursor_config_dir()):
+        problem = "a relative folder is another one wherever deja or Cursor runs"
+        raise InstallError(f"CURSOR_CONFIG_DIR={raw}", problem, f"{ABSOLUTE_CURSOR_CONFIG_DIR} (deja changed nothing)")
 
 
 def _refuse_a_home_in_a_file() -> None:

@@ -94,6 +94,12 @@ def double_run_findings(deja_path: str | None = None) -> list[WiringFinding]:
     return _double_run_findings(_cursor_hooks_file(deja), _claude_hooks_file(deja))
 
 
+def cursor_hooks_there(deja_path: str | None = None) -> bool:
+    """deja's hooks are in Cursor's hooks.json. ``deja install cursor`` leaves them there (it touches no hooks.json),
+    so one run over ``cursor-auto`` kept recall automatic without a word (trial46 F4): it says so."""
+    return bool(_deja_commands(_cursor_hooks_file(os.path.abspath(deja_path or default_deja_path()))))
+
+
 def _cursor_hooks_file(deja: str) -> _HooksFile:
     return _HooksFile(
         "Cursor",
@@ -128,12 +134,13 @@ def _cursor_install(hooks_file: _HooksFile) -> str:
 
     Advising ``deja install cursor`` on a fresh machine gave a newcomer no automatic recall (trial14 F7).
     """
-    if _deja_commands(hooks_file) or not (_serves_deja(cursor.mcp_path()) or _is_deja_command()):
+    if _deja_commands(hooks_file) or not (serves_deja(cursor.mcp_path()) or _is_deja_command()):
         return hooks_file.install
     return "deja install cursor"
 
 
-def _serves_deja(path: Path) -> bool:
+def serves_deja(path: Path) -> bool:
+    """The MCP file ``path`` holds deja's server (doctor asks it of each Cursor folder deja may be wired in)."""
     document = _load(path)
     servers = document.get("mcpServers") if isinstance(document, dict) else None
     return isinstance(servers, dict) and is_deja_server(servers.get(SERVER_NAME))
@@ -250,7 +257,7 @@ def _hooks_findings(hooks_file: _HooksFile, deja: str) -> list[WiringFinding]:
     findings += _unparsable_findings(hooks_file, lists)
     executables = sorted({e for commands in lists.values() for c in commands if (e := hook_executable(c)) is not None})
     if not executables:  # (with no server either, nothing of deja's recalls: trial44b F5)
-        if not _serves_deja(hooks_file.mcp):
+        if not serves_deja(hooks_file.mcp):
             return [*findings, WiringFinding("warn", f"{harness}: no deja hooks in {path}", install)]
         message = f"{harness}: no deja hooks in {path}; recall comes only when the agent asks"
         return [*findings, WiringFinding("ok", message, install)]

@@ -500,14 +500,17 @@ def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> Non
 @app.command("install")
 def install_command(target: TargetArg, dry_run: DryRunFlag = False) -> None:
     """Wire deja into Cursor (MCP server, skill, /deja command; hooks with cursor-auto) or Claude Code."""
-    from ..installers import InstallError, double_run_findings, install
+    from ..installers import InstallError, double_run_findings, install, install_notes
 
     _check_target(target)
     try:
+        notes = install_notes(target, dry_run=dry_run)
         changes = install(target, dry_run=dry_run)
     except InstallError as exc:
         fail(str(exc))
     _print_changes(target, changes, dry_run)
+    for note in notes:
+        echo(f"{target}: {note}")
     for finding in double_run_findings() if target.endswith("-auto") and not dry_run else ():
         echo(f"{target}: {finding.message}; fix: {finding.fix}")  # (the edits it kept, as doctor says: trial44b F7)
 

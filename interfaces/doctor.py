@@ -232,7 +232,9 @@ def _settings_problems() -> list[Finding]:
     if error:
         problems.append(Finding("error", "settings", error, f"fix or remove {config.config_path()}"))
     problems += [Finding("warn", "settings", problem, fix) for problem, fix in config.unknown_keys()]
-    problems += _ignored_values() + _config_file_elsewhere() + _cursor_folders_elsewhere()
+    problems += (
+        _ignored_values() + _config_file_elsewhere() + _cursor_config_dir_problems() + _cursor_folders_elsewhere()
+    )
     for setting, here, there in config.shell_only():
         shown = str(here).lower() if isinstance(here, bool) else str(here)
         if _in_a_demo(shown):  # `deja demo --keep`'s exports: no setting to keep (trial12 F1)
@@ -296,22 +298,76 @@ def _config_file_elsewhere() -> list[Finding]:
 
 
 def _cursor_folders_elsewhere() -> list[Finding]:
-    """cursor-agent's folders as this shell's CURSOR_CONFIG_DIR, CURSOR_DATA_DIR or XDG_CONFIG_HOME move them,
-    when a process started without those variables (Cursor's hooks and MCP server, unless Cursor has them
-    too) reads others."""
+    """The cursor-agent folder each of this shell's CURSOR_CONFIG_DIR, CURSOR_DATA_DIR and XDG_CONFIG_HOME moves,
+    when a process started without them (Cursor's hooks and MCP server, unless Cursor has them too) does not read it.
+    Naming every folder this shell reads as moved named those the variable leaves (trial46 F3). A CURSOR_CONFIG_DIR
+    folder deja is wired in beside ``~/.cursor`` (README "Install into Cursor") is read: cursor-agent starts deja's
+    hooks and server from there with the variable (``_unwired_config_folder``)."""
     from ..core import folders
 
-    here, there = folders.cli_roots(), folders.cli_roots(environment=False)
-    moved = folders.moving_root_variables()
-    if here == there or not moved:
+    unseen = set(folders.cli_roots()) - set(folders.cli_roots(environment=False))
+    moved = {name: folder for name, folder in _moved_folders().items() if folder in unseen}
+    if "CURSOR_CONFIG_DIR" in moved and not _unwired_config_folder(moved["CURSOR_CONFIG_DIR"]):
+        del moved["CURSOR_CONFIG_DIR"]
+    if not moved:
         return []
     one = len(moved) == 1
-    verbs = "is set in this shell and moves" if one else "are set in this shell and move"
+    names = " and ".join(moved)
     message = (
-        f"{' and '.join(moved)} {verbs} cursor-agent's folders to {', '.join(here)}; Cursor's hooks and MCP server "
-        f"read {', '.join(there)} instead unless Cursor is started with the same variable{'' if one else 's'}"
+        f"{names} {'is set in this shell and moves' if one else 'are set in this shell and move'} cursor-agent's "
+        f"{'folder' if one else 'folders'} to {', '.join(moved.values())}; Cursor's hooks and MCP server do not read "
+        f"{'it' if one else 'them'} unless Cursor is started with the same variable{'' if one else 's'}"
     )
-    return [Finding("warn", "settings", message, f"start Cursor from a shell that sets {' and '.join(moved)}")]
+    fix = f"start Cursor from a shell that sets {names}"
+    if "CURSOR_CONFIG_DIR" in moved:  # (README's setup for the variable in cursor-agent's shell alone)
+        fix += "; or, for cursor-agent alone, deja install cursor-auto here and env -u CURSOR_CONFIG_DIR deja install cursor-auto"  # fmt: skip
+    return [Finding("warn", "settings", message, fix)]
+
+
+def _moved_folders() -> dict[str, str]:
+    """The folder each variable that moves one (``folders.moving_root_variables``) moves, where its links lead:
+    CURSOR_DATA_DIR the transcripts', CURSOR_CONFIG_DIR the chats', XDG_CONFIG_HOME the chats' unless
+    CURSOR_CONFIG_DIR is set too (``folders.cursor_agent_chats_root``)."""
+    from ..core import folders
+
+    moving = folders.moving_root_variables()
+    named = {name: config.folder_variable(name) for name in moving}
+    if "XDG_CONFIG_HOME" in named:
+        named["XDG_CONFIG_HOME"] = os.path.join(named["XDG_CONFIG_HOME"], "cursor")
+        if config.folder_variable("CURSOR_CONFIG_DIR"):
+            del named["XDG_CONFIG_HOME"]
+    return {name: folders.real_folder(folder) for name, folder in named.items()}
+
+
+def _unwired_config_folder(folder: str) -> bool:
+    """The CURSOR_CONFIG_DIR folder is one to warn of: it exists and is named absolutely (else
+    ``_cursor_config_dir_problems`` says what is wrong), and deja's server is not both in its mcp.json and in
+    ``~/.cursor``'s: the variable's folder for cursor-agent, the default one for the editor, as README "Install into
+    Cursor" recommends."""
+    from ..core.folders import home, relative_cursor_config_dir
+    from ..installers.wiring import serves_deja
+
+    if relative_cursor_config_dir() or not os.path.isdir(folder):
+        return False
+    return not all(serves_deja(Path(place) / "mcp.json") for place in (folder, os.path.join(home(), ".cursor")))
+
+
+def _cursor_config_dir_problems() -> list[Finding]:
+    """A CURSOR_CONFIG_DIR that install and uninstall refuse (``folders.relative_cursor_config_dir``), or that names
+    no folder: a typo, where cursor-agent keeps nothing and ``deja install`` would create it (trial46 F3)."""
+    from ..core import folders
+
+    if raw := folders.relative_cursor_config_dir():
+        what = (
+            f"CURSOR_CONFIG_DIR={raw} is relative: it is another folder wherever deja or Cursor runs, so deja install "
+            "and uninstall refuse it"
+        )
+        return [Finding("error", "settings", what, folders.ABSOLUTE_CURSOR_CONFIG_DIR)]
+    folder = config.folder_variable("CURSOR_CONFIG_DIR")
+    if folder and not os.path.isdir(folder):
+        what = f"CURSOR_CONFIG_DIR names {folder}, which does not exist: cursor-agent keeps nothing there yet"
+        return [Finding("warn", "settings", what, "check the folder CURSOR_CONFIG_DIR names, or unset it")]
+    return []
 
 
 def _file_text(path: Path) -> str | None:

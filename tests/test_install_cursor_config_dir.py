@@ -1,0 +1,118 @@
+"""``CURSOR_CONFIG_DIR`` as install, uninstall and doctor take it (trial46 F1, F3, F4).
+
+A relative one is another folder wherever deja runs: an uninstall run from another folder found nothing, dropped the
+install's record, and the right one then left deja's ``.bak`` files and an empty ``commands/`` for good. Install and
+uninstall refuse it in one line, doctor names it. One naming no folder is said (install makes it, doctor warns). The
+variable moves one folder, cursor-agent's config root: doctor names that one, and says nothing once deja is wired
+there and in ``~/.cursor``, as README "Install into Cursor" recommends. ``deja install cursor`` over ``cursor-auto``
+says it keeps deja's hooks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from harness import console_script, run_deja
+
+USERS_MCP = '{\n  "mcpServers": {"mine": {"command": "mine", "args": []}}\n}\n'
+REFUSED = (
+    "deja: CURSOR_CONFIG_DIR=relcfg: a relative folder is another one wherever deja or Cursor runs; give "
+    "CURSOR_CONFIG_DIR an absolute path, or unset it (deja changed nothing)\n"
+)
+
+
+def _env(home: Path, **variables: str) -> dict[str, str]:
+    """deja's console script first on PATH (what install records, as pip installs it), in the home ``home``."""
+    script = console_script(home.parent / "bin")
+    return {"HOME": str(home), "PATH": f"{script.parent}{os.pathsep}{os.environ['PATH']}", **variables}
+
+
+def _deja(*args: str, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return run_deja(*args, env=env, cwd=cwd, script=Path(env["PATH"].split(os.pathsep)[0], "deja"))
+
+
+def _settings(env: dict[str, str]) -> list[dict[str, str]]:
+    report = json.loads(_deja("doctor", "--json", env=env).stdout)
+    return [p for p in report["problems"] if p["area"] == "settings"]
+
+
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+@pytest.mark.parametrize("target", ["cursor", "cursor-auto"])
+def test_a_relative_folder_is_refused_in_one_line_and_nothing_changes(
+    fake_home: Path, command: str, target: str
+) -> None:
+    work = fake_home / "work"
+    (work / "relcfg").mkdir(parents=True)
+    (work / "relcfg" / "mcp.json").write_text(USERS_MCP)
+    for dry_run in ((), ("--dry-run",)):
+        done = _deja(command, target, *dry_run, env=_env(fake_home, CURSOR_CONFIG_DIR="relcfg"), cwd=work)
+        assert (done.returncode, done.stdout, done.stderr) == (1, "", REFUSED)
+    assert sorted(p.name for p in (work / "relcfg").iterdir()) == ["mcp.json"]
+    assert (work / "relcfg" / "mcp.json").read_text() == USERS_MCP
+    assert not (fake_home / ".agents").exists() and not (fake_home / ".cursor").exists()
+
+
+def test_doctor_names_a_relative_folder_as_an_error(fake_home: Path) -> None:
+    (fake_home / "relcfg").mkdir()
+    [found] = _settings(_env(fake_home, CURSOR_CONFIG_DIR="relcfg"))
+    assert found == {
+        "level": "error",
+        "area": "settings",
+        "message": "CURSOR_CONFIG_DIR=relcfg is relative: it is another folder wherever deja or Cursor runs, so deja "
+        "install and uninstall refuse it",
+        "fix": "give CURSOR_CONFIG_DIR an absolute path, or unset it",
+    }
+
+
+def test_a_missing_folder_is_named_by_doctor_and_by_the_install_that_makes_it(fake_home: Path) -> None:
+    typo = fake_home / "no-such" / "cfg"
+    env = _env(fake_home, CURSOR_CONFIG_DIR=str(typo))
+    [found] = _settings(env)
+    assert (found["level"], found["message"], found["fix"]) == (
+        "warn",
+        f"CURSOR_CONFIG_DIR names {typo}, which does not exist: cursor-agent keeps nothing there yet",
+        "check the folder CURSOR_CONFIG_DIR names, or unset it",
+    )
+    note = f"cursor: CURSOR_CONFIG_DIR names {typo}, which does not exist: "
+    dry = _deja("install", "cursor", "--dry-run", env=env)
+    assert dry.returncode == 0 and f"{note}would create it\n" in dry.stdout, dry.stdout
+    done = _deja("install", "cursor", env=env)
+    assert done.returncode == 0 and done.stdout.endswith(f"{note}created it\n"), done.stdout
+    again = _deja("install", "cursor", env=env)
+    assert again.returncode == 0 and "does not exist" not in again.stdout, again.stdout
+
+
+def test_doctor_names_only_the_folder_the_variable_moves_until_both_are_wired(fake_home: Path) -> None:
+    (fake_home / ".config" / "cursor").mkdir(parents=True)  # (read, but not moved by the variable)
+    (fake_home / "altcfg").mkdir()
+    env = _env(fake_home, CURSOR_CONFIG_DIR=str(fake_home / "altcfg"))
+    assert _deja("install", "cursor-auto", env=env).returncode == 0
+    [found] = _settings(env)
+    assert found["message"] == (
+        f"CURSOR_CONFIG_DIR is set in this shell and moves cursor-agent's folder to {fake_home}/altcfg; Cursor's "
+        "hooks and MCP server do not read it unless Cursor is started with the same variable"
+    )
+    assert found["fix"] == (
+        "start Cursor from a shell that sets CURSOR_CONFIG_DIR; or, for cursor-agent alone, deja install cursor-auto "
+        "here and env -u CURSOR_CONFIG_DIR deja install cursor-auto"
+    )
+    assert _deja("install", "cursor-auto", env=_env(fake_home)).returncode == 0  # (README's `env -u …`)
+    assert _settings(env) == []
+
+
+def test_installing_cursor_over_cursor_auto_says_it_keeps_the_hooks(fake_home: Path) -> None:
+    env = _env(fake_home)
+    assert _deja("install", "cursor-auto", env=env).returncode == 0
+    hooks = fake_home / ".cursor" / "hooks.json"
+    before = hooks.read_bytes()
+    done = _deja("install", "cursor", env=env)
+    said = f"cursor: kept deja's hooks in {hooks}: deja uninstall cursor && deja install cursor drops them\n"
+    assert done.returncode == 0 and done.stdout.endswith(said), done.stdout
+    assert hooks.read_bytes() == before
+    assert _deja("uninstall", "cursor", env=env).returncode == 0
+    fresh = _deja("install", "cursor", env=env)
+    assert fresh.returncode == 0 and "hooks" not in fresh.stdout and not hooks.exists(), fresh.stdout
