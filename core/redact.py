@@ -342,8 +342,9 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 
-#: A value redacted already, or a variable's: the next pass (``Rule.again``) looks past it for the command's next one.
-_NOT_REDACTED = r"(?!['\"]?(?:\[redacted:|\$))"
+#: A value redacted already, or a variable's (quoted, or in quotes a JSON string escapes): the next pass (``Rule.again``)
+#: looks past it for the command's next one.
+_NOT_REDACTED = r"(?!\\?['\"]?(?:\[redacted:|\$))"
 
 
 #: The rows whose command gives more than one password (``keytool -storepass … -keypass …``): applied again

@@ -116,6 +116,15 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         ),
         ('{"command": "mysql -u root -p\\"Xy7kq9Lm2\\" db"}', f'{{"command": "mysql -u root -p\\"{R}\\" db"}}'),
         ('{"command": "sshpass -p \\"Xy7kq9Lm2\\" ssh h"}', f'{{"command": "sshpass -p \\"{R}\\" ssh h"}}'),
+        # Each of a command's passwords in such quotes, not its last alone (review46f H1).
+        (
+            '{"c": "keytool -list -storepass \\"Xy7kq9Lm2\\" -keypass \\"Ab3kq9Lm7\\""}',
+            f'{{"c": "keytool -list -storepass \\"{R}\\" -keypass \\"{R}\\""}}',
+        ),
+        (
+            '{"c": "ssh-keygen -P \\"Xy7kq9Lm2\\" -N \\"Ab3kq9Lm7\\" -f k"}',
+            f'{{"c": "ssh-keygen -P \\"{R}\\" -N \\"{R}\\" -f k"}}',
+        ),
         ("vault login -method=token token=s.Xk9mPq2Lw7Rt5Yb3Nc8Vd1Za", f"vault login -method=token token={R}"),
         ("lftp -u deploy,S3cretPw9 ftp.example.com", f"lftp -u deploy,{R} ftp.example.com"),
         (
