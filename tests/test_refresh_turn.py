@@ -92,8 +92,8 @@ def test_a_refresh_of_one_turn_compiles_only_the_readers_patterns_its_lines_call
 ) -> None:
     """Importing the readers, the model and ``settled`` (whose ``prose_and_code`` the records use) compiles none of
     their patterns; reading one appended turn compiles the few its lines call on, none of ``settled``'s, and reads
-    them without importing orjson (nor ``json`` and ``dataclasses`` with it), nor ``threading`` to sync what it
-    wrote (``private.sync_all``); the grown chat is found by its new words."""
+    them without importing orjson (nor ``json`` and ``dataclasses`` with it); the grown chat is found by its new
+    words."""
     index_chats(tmp_path, monkeypatch, {CHAT: FIRST})
     more = [user_turn("And the zeppelin queue?", stamp=STAMP), assistant_turn("It drains once the backoff grows.")]
     write_transcript(transcript_path(tmp_path / "cli", "/work/shop", CHAT), [user_turn(FIRST[0]), *more])
@@ -109,7 +109,7 @@ def test_a_refresh_of_one_turn_compiles_only_the_readers_patterns_its_lines_call
         "print(compiled())\n"
         "print(refresh(Path(sys.argv[1]), only_chat_ids={sys.argv[2]}).updated)\n"
         "print(compiled())\n"
-        "print(sorted({'orjson', 'json', 'dataclasses', 'threading'} & set(sys.modules)))\n"
+        "print(sorted({'orjson', 'json', 'dataclasses'} & set(sys.modules)))\n"
     )
     run = [sys.executable, "-c", code, str(tmp_path / "deja"), CHAT]
     out = subprocess.run(run, capture_output=True, text=True, check=True).stdout.splitlines()
