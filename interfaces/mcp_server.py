@@ -484,7 +484,7 @@ def files_answer(index: Index, query: str, project: str | None) -> tuple[str, di
     text = views.files_text(query, uses, project or "")
     if not uses and project is not None and work.topic_files(index, query, None, limit=1):
         text += "\nthe work on it touched files in other projects: leave out `project` to see them"
-    return note or text, views.files_json(query, uses)
+    return note or text, views.files_json(query, uses, project or "")
 
 
 def how_answer(index: Index, query: str, project: str | None) -> tuple[str, dict[str, Any]]:

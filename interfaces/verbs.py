@@ -82,7 +82,7 @@ def files_command(
         project, here_only = _project_here(index)
     uses = topic_files(index, query, project, sessions=here_only)
     if json:
-        emit_json(files_json(query, uses))
+        emit_json(files_json(query, uses, project or ""))
         return
     echo(files_text(query, uses, project or ""))
     if not uses and project is not None and not all_projects and topic_files(index, query, None, limit=1):

@@ -134,9 +134,12 @@ def blame_text(blame: Blame) -> str:
 # --------------------------------------------------------------------------- files
 
 
-def files_json(query: str, uses: list[FileUse]) -> dict[str, Any]:
+def files_json(query: str, uses: list[FileUse], project: str = "") -> dict[str, Any]:
+    """The files as ``files_text`` lists them, and the project they are one's (null: every project's, as
+    ``--all-projects``), which a program reading it could not tell apart (trial46 F8)."""
     return {
         "query": repeated(query),
+        "project": project or None,
         "files": [
             {"path": u.path, "edits": u.edits, "reads": u.reads, "sessions": u.sessions, "last": iso(u.last)}
             for u in uses

@@ -391,6 +391,9 @@ def test_files_answers_for_the_project_you_are_in_unless_asked_for_every_one(wor
     )
     both = work.deja("files", "limit", "--all-projects", "--project", "api")
     assert (both.returncode, both.stderr) == (2, "deja: give --project or --all-projects, not both\n")
+    # --json names the project its files are one's, null for every project's (trial46 F8).
+    assert work.json("files", "limit", cwd=work.api)["project"] == str(work.api)
+    assert work.json("files", "limit", "--all-projects")["project"] is None
 
 
 def _bundle_budget_chat(work: Work) -> str:
@@ -430,6 +433,10 @@ def test_the_mcp_files_answers_as_deja_files_for_the_project_given_else_for_ever
     for folder in (work.api, work.limits.parent):
         assert mcp("limit", str(folder)) == work.deja("files", "limit", cwd=folder).stdout
     assert mcp("limit", "api") == work.deja("files", "limit", "--project", "api").stdout
+    for project, cli in ((str(work.api), work.json("files", "limit", cwd=work.api)),
+                         (None, work.json("files", "limit", "--all-projects"))):  # fmt: skip
+        structured = work_answer(index, "files", "limit", project)[1]  # (the CLI's adds its schema_version)
+        assert (structured["project"], structured["files"]) == (cli["project"], cli["files"])
     assert mcp("bundle", str(work.api)) == (
         f"no session about 'bundle' in {work.api} touched a file\n"
         "the work on it touched files in other projects: leave out `project` to see them\n"
