@@ -454,7 +454,7 @@ def _a_programs_path(text: str, line: int, before: str) -> bool:
         return True  # (the command a shell runs: ``bash -c "/opt/mysql/mysql -p…"``)
     while len(words) > 1 and words[0] in _SHELL_KEYWORDS:
         del words[0]
-    continued = text[max(0, line - 3) : line].removesuffix("\n").removesuffix("\r").endswith("\\")
+    continued = text[line - 1 : line] == "\n" and _continued(text, line - 1)
     if words[0].startswith("-") or (command == before and continued):
         return False  # (a command's options on a line a ``\\`` continues: ``-r /etc/mysql \\``)
     return command_proper(words) == words[-1:]
