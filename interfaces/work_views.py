@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, Step, bare_retry, fixed_by, rerun_differs
+from ..core.failures import RERUN_OTHER, RERUN_SAME, Step, bare_retry, fixed_by, not_rerun, rerun_differs
 from ..core.index import SessionMeta, in_project
 from ..core.keys import seen_from
 from ..core.lines import cut, one_line
@@ -228,7 +228,7 @@ def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None
         elif fix.resolved_by and fix.answer:
             lines.append(f"  what followed: {fix.answer}")
         elif not fix.resolved_by:
-            lines.append(f"  {NOT_RERUN}" + (f"; the next answer: {fix.answer}" if fix.answer else ""))
+            lines.append(f"  {not_rerun(fix.answer)}")
         if fix.edited:  # (named from the project, as "fixed by" names them: review40b L3)
             named = [in_project(path, meta.project_dir) for path in fix.edited[:5]]
             lines.append(
@@ -371,7 +371,7 @@ def ctx_markdown(d: Digest, budget: int) -> str:
     meta = d.session
     parts = [f"# Context from a past session: {meta.title or meta.asked}", ""]
     parts += [f"Session `{meta.id}` ({meta.project or 'no project'}, {when(meta.updated)}).", ""]
-    parts += ["## Goal", _cut(d.task, 800) + began(d, 400, "\n\n"), ""]
+    parts += ["## Goal", first_line(d.task, 800) + began(d, 400, "\n\n"), ""]  # (as wip: trial46 F7)
     if d.settled:
         parts += ["## Decisions and findings", *[f"- {s}" for s in d.settled], ""]
     if d.files:
