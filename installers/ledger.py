@@ -215,6 +215,13 @@ def placed(ledger: Ledger, changes: list[Change]) -> Ledger:
     return updated
 
 
+def recorded_files(ledger: Ledger) -> list[Path]:
+    """The file each record is of: its key, or where the record of an older deja's relative key places it
+    (``_recorded_place``; the key alone is another file wherever deja runs). One placed nowhere is left out."""
+    files = (key if os.path.isabs(key) else _recorded_place(key, found) for key, found in ledger.items())
+    return [Path(file) for file in files if file]
+
+
 def relative_install_folder(ledger: Ledger, spelling: str) -> str | None:
     """The absolute folder an older deja's install with the relative ``CURSOR_CONFIG_DIR`` ``spelling`` wrote in, as
     its records tell (``_recorded_place``); "" when they record no such folder; None when there is no such record."""

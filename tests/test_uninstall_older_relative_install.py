@@ -83,3 +83,24 @@ def test_the_absolute_folder_undoes_the_older_install_byte_for_byte(
     assert done.returncode == 0, done.stderr
     assert f"cursor-auto: removed {config}/hooks.json\n" in done.stdout
     assert snapshot(fake_home) == before
+
+
+def test_the_older_install_keeps_the_shared_skill_while_it_is_there(fake_home: Path) -> None:
+    """The skill is one for every Cursor install (``guidance``): uninstalling the one in ``~/.cursor`` keeps it while
+    the older install in ``relcfg`` is there, which its relative record, read from another folder, did not say."""
+    work, elsewhere = fake_home / "p1", fake_home / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    config = work / "relcfg"
+    before = snapshot(fake_home)
+    absolute = _env(fake_home, CURSOR_CONFIG_DIR=str(config))
+    assert _deja("install", "cursor-auto", env=absolute, cwd=work).returncode == 0
+    assert _deja("install", "cursor-auto", env=_env(fake_home), cwd=work).returncode == 0
+    _as_an_older_deja_recorded_it(fake_home, work)
+
+    first = _deja("uninstall", "cursor-auto", env=_env(fake_home), cwd=elsewhere)
+    skill = fake_home / ".agents" / "skills" / "deja-history" / "SKILL.md"
+    assert f"cursor-auto: kept {skill}: deja's install in {config} uses it too\n" in first.stdout, first.stdout
+    assert skill.is_file()
+    assert _deja("uninstall", "cursor-auto", env=absolute, cwd=elsewhere).returncode == 0
+    assert snapshot(fake_home) == before
