@@ -302,12 +302,10 @@ def _cursor_folders_elsewhere() -> list[Finding]:
     when a process started without them (Cursor's hooks and MCP server, unless Cursor has them too) does not read it.
     Naming every folder this shell reads as moved named those the variable leaves (trial46 F3). A CURSOR_CONFIG_DIR
     folder deja is wired in beside ``~/.cursor`` (README "Install into Cursor") is read: cursor-agent starts deja's
-    hooks and server from there with the variable (``_unwired_config_folder``)."""
-    from ..core import folders
-
-    unseen = set(folders.cli_roots()) - set(folders.cli_roots(environment=False))
+    hooks and server from there with the variable (``_config_folder_wired_beside_home``)."""
+    unseen = _unseen_roots()
     moved = {name: folder for name, folder in _moved_folders().items() if folder in unseen}
-    if "CURSOR_CONFIG_DIR" in moved and not _unwired_config_folder(moved["CURSOR_CONFIG_DIR"]):
+    if _config_folder_wired_beside_home():
         del moved["CURSOR_CONFIG_DIR"]
     if not moved:
         return []
@@ -322,6 +320,31 @@ def _cursor_folders_elsewhere() -> list[Finding]:
     if "CURSOR_CONFIG_DIR" in moved:  # (README's setup for the variable in cursor-agent's shell alone)
         fix += "; or, for cursor-agent alone, deja install cursor-auto here and env -u CURSOR_CONFIG_DIR deja install cursor-auto"  # fmt: skip
     return [Finding("warn", "settings", message, fix)]
+
+
+def _unseen_roots() -> set[str]:
+    """The cursor-agent folders this shell reads and a process started without its variables does not."""
+    from ..core import folders
+
+    return set(folders.cli_roots()) - set(folders.cli_roots(environment=False))
+
+
+def _config_folder_wired_beside_home() -> str:
+    """The folder CURSOR_CONFIG_DIR moves cursor-agent's to, when Cursor's processes started without the variable do
+    not read it and deja is wired there and in ``~/.cursor`` (README "Install into Cursor"); else ""."""
+    folder = _moved_folders().get("CURSOR_CONFIG_DIR", "")
+    return folder if folder in _unseen_roots() and not _unwired_config_folder(folder) else ""
+
+
+def _settings_ok_line() -> str:
+    """Settings' line when nothing is wrong with them: the hooks and MCP server see what this shell sees, but in
+    the two-folder setup, where those started from ``~/.cursor`` do not read CURSOR_CONFIG_DIR's folder (fix46f)."""
+    if folder := _config_folder_wired_beside_home():
+        return (
+            f"  ok     deja is wired in {folder} (CURSOR_CONFIG_DIR's, for cursor-agent run with it) and in ~/.cursor: "
+            f"the hooks and MCP server started from ~/.cursor see this shell's settings, but do not read {folder}"
+        )
+    return "  ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"
 
 
 def _moved_folders() -> dict[str, str]:
@@ -358,13 +381,9 @@ def _cursor_config_dir_problems() -> list[Finding]:
     from ..core import folders
 
     if raw := folders.relative_cursor_config_dir():
-        what = (
-            f"CURSOR_CONFIG_DIR={raw} is relative: it is another folder wherever deja or Cursor runs, so deja install "
-            "and uninstall refuse it"
-        )
+        what = f"CURSOR_CONFIG_DIR={raw}: {folders.relative_cursor_config_dir_problem(raw)}, so deja install and uninstall refuse it"  # fmt: skip
         return [Finding("error", "settings", what, folders.ABSOLUTE_CURSOR_CONFIG_DIR)]
-    folder = config.folder_variable("CURSOR_CONFIG_DIR")
-    if folder and not os.path.isdir(folder):
+    if folder := folders.missing_cursor_config_dir():
         what = f"CURSOR_CONFIG_DIR names {folder}, which does not exist: cursor-agent keeps nothing there yet"
         return [Finding("warn", "settings", what, "check the folder CURSOR_CONFIG_DIR names, or unset it")]
     return []
@@ -878,8 +897,7 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += ["", "Wiring"]
     lines += [f"  ok     {f.message}" for f in report.wiring if f.level == "ok"]
     lines += _problem_lines(report, "wiring")
-    same = ["  ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"]
-    lines += ["", "Settings", *(_problem_lines(report, "settings") or same)]
+    lines += ["", "Settings", *(_problem_lines(report, "settings") or [_settings_ok_line()])]
     lines += ["", "Delivery (Cursor's hook logs)", *_delivery_lines(report.delivery, report.hook_decisions)]
     lines += _problem_lines(report, "delivery")
 
