@@ -1,7 +1,9 @@
-"""The hooks' recalled asks: a resumed chat's ``asked:`` is the ask its last answer answers (trial47 F1).
+"""The hooks' recalled asks: a resumed chat's ``asked:`` is the ask its last answer answers (trial47 F1), and a
+recalled question is its first line, not the config pasted under it (trial47 F3).
 
 Before, sessionStart's "Recent sessions" paired a chat's first question with its last answer: a chat resumed days
-later on another problem told the model that the first question was answered by the later fix.
+later on another problem told the model that the first question was answered by the later fix. And the prompt
+hook's ``user:`` line spent most of its room on a pasted ``.env``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from harness import hook_prompt, run_deja
+from harness import ROUTINE_CHATS, hook_prompt, index_asked_chats, run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, turn_ended, user_turn, write_transcript
 
@@ -74,3 +76,27 @@ def test_a_chat_continued_the_same_day_keeps_its_first_ask(fake_home: Path) -> N
     assert run_deja("index").returncode == 0
     block = _session_start(project)
     assert f"  asked: {FIRST}\n  concluded: {SETTLED}\n" in block, block
+
+
+ENV_ASK = """stripe webhook returns 401 in staging. here is my .env:
+DATABASE_URL=postgres://shop@db.internal:5432/shop
+REDIS_URL=redis://cache.internal:6379/0
+STRIPE_WEBHOOK_URL=https://shop.example.com/hooks/stripe
+SENTRY_ENVIRONMENT=staging
+ALLOWED_HOSTS=shop.example.com,staging.shop.example.com
+LOG_LEVEL=info
+DEBUG=false"""
+ENV_ANSWER = (
+    "The webhook looked up the signing secret under its old name; renaming the lookup fixed the signature check."
+)
+
+
+def test_a_recalled_question_is_its_first_line_not_the_env_pasted_under_it(tmp_path: Path) -> None:
+    project = str(tmp_path / "shop")
+    env = index_asked_chats(tmp_path, project, [*ROUTINE_CHATS, ("c-stripe-401", ENV_ASK, ENV_ANSWER)])
+    prompt = "the stripe webhook signature check is failing again in staging, what did we do last time?"
+    given = hook_prompt(env, prompt, project)
+    assert "deja show c-stripe-401" in given, given
+    assert "  user: stripe webhook returns 401 in staging. here is my .env: …\n" in given, given
+    assert "DATABASE_URL" not in given and "DEBUG=false" not in given, given
+    assert "renaming the lookup fixed the signature check" in given, given
