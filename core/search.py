@@ -46,7 +46,7 @@ from .keys import (
     telling_tail,
     tree_key,
 )
-from .lines import stretch
+from .lines import first_line, stretch
 from .record import Record
 from .remembered import Remembered
 from .text import (
@@ -1524,7 +1524,7 @@ def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:
 
 
 def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHARS) -> list[Snippet]:
-    """The hit's best turn, each side cut to its densest ``width`` characters: the question the best message
+    """The hit's best turn, each side cut to ``width`` characters (:func:`_side`): the question the best message
     belongs to and the answer to it.
 
     When the title matched best, it is the first question (the one Cursor names a chat after) and its answer: the
@@ -1547,10 +1547,15 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
         kind = segment.kind(doc)
     messages = segment.messages_at([d for d in _exchange(segment, meta, doc, kind) if d is not None])  # (inflated once)
     return [
-        Snippet(role=m.role, text=densest_window(m.text, wanted, width), timestamp=m.timestamp)
-        for m in messages
-        if m.text.strip()
+        Snippet(role=m.role, text=_side(m, wanted, width), timestamp=m.timestamp) for m in messages if m.text.strip()
     ]
+
+
+def _side(message: Message, wanted: set[str], width: int) -> str:
+    """A side of a recalled turn in ``width`` characters: an answer by its densest stretch, a question by its first
+    line (``lines.first_line``, as ``deja wip`` gives a task): a pasted ``.env`` or compose file under it took most of
+    a prompt block's room, the question a line of it (trial47 F3)."""
+    return first_line(message.text, width) if message.role == "user" else densest_window(message.text, wanted, width)
 
 
 def _first_question(segment: Segment, meta: SessionMeta) -> int:

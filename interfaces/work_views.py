@@ -12,7 +12,7 @@ from typing import Any
 from ..core.failures import RERUN_OTHER, RERUN_SAME, Step, bare_retry, fixed_by, not_rerun, rerun_differs
 from ..core.index import SessionMeta, in_project
 from ..core.keys import seen_from
-from ..core.lines import cut, one_line
+from ..core.lines import chat_began, cut, first_line
 from ..core.readers.ai_tracking import Attribution
 from ..core.redaction import PATH_CHARS, echoed, repeated
 from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
@@ -350,20 +350,7 @@ def wip_text(d: Digest, where: str = "here", folder: str = "", command_chars: in
 def began(d: Digest, chars: int, gap: str) -> str:
     """``(chat began DATE: FIRST ASK)`` after ``gap`` when the chat was resumed (``d.task`` is a later ask than
     the first), else ""."""
-    if d.resumed is None:
-        return ""
-    date = d.session.started.astimezone().strftime("%Y-%m-%d") if d.session.started else "earlier"
-    return f"{gap}(chat began {date}: {first_line(d.goal, chars)})"
-
-
-def first_line(ask: str, chars: int) -> str:
-    """The first line of ``ask`` that is not a code fence, cut between words to ``chars``, ending in ``…`` where more
-    of the ask follows: a whole pasted config or ``.env`` flattened onto one line read as noise (trial45 F5)."""
-    lines = [line for line in ask.splitlines() if line.strip() and not line.lstrip().startswith(("```", "~~~"))]
-    if not lines:
-        return ""
-    shown = one_line(lines[0], chars, words=True)
-    return shown if len(lines) == 1 or shown.endswith("…") else f"{shown} …"
+    return f"{gap}{chat_began(d.session.started, d.goal, chars)}" if d.resumed else ""
 
 
 def ctx_markdown(d: Digest, budget: int) -> str:
