@@ -57,3 +57,14 @@ def test_one_term_makes_only_the_groups_under_its_letters() -> None:
 @pytest.mark.parametrize("text", ["fetchUserProfile", "per_customer_limit", "src/app.py", "Séverine", "the", "502s"])
 def test_a_token_alone_has_the_terms_terms_gives_it(text: str) -> None:
     assert token_terms(text) == terms(text)
+
+
+@pytest.mark.unit
+def test_each_compounds_terms_are_what_the_stemmer_makes_of_its_words() -> None:
+    """``COMPOUNDS`` holds its words' terms rather than stemming them for every query: they are the index's, as
+    ``token_terms`` makes them (the second's none for a stopword)."""
+    made = []
+    for words, *_ in thesaurus.COMPOUNDS:
+        first, second = words.split()
+        made.append((words, token_terms(first)[0], next(iter(token_terms(second)), ""), token_terms(first + second)[0]))
+    assert made == thesaurus.COMPOUNDS
