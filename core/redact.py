@@ -360,6 +360,8 @@ def _argument(match: re.Match[str]) -> str:
     value = match.group(group)
     if not _a_command_word(match.string, match.start()):
         return match.group(0)
+    if group == "quoted" and _a_closing_quote(match.string, match.start(), match.start("quote"), match.group("quote")):
+        return match.group(0)
     if match.groupdict().get("prose") is not None and not _looks_made(value, password=True):
         return match.group(0)
     if group == "bare" and _a_sentences_word(match.string, match.start(group), match.end(group)):
@@ -368,6 +370,47 @@ def _argument(match: re.Match[str]) -> str:
     if option.endswith(("-p", "-P")) and _a_port(value, again=_flag_before(option)):
         return match.group(0)
     return _option_value(match, "cli-credentials")
+
+
+def _a_closing_quote(text: str, name: int, at: int, quote: str) -> bool:
+    """Whether ``quote`` at ``at``, right after the option, closes a quote opened before the tool's name at ``name``:
+    the tool and its option are quoted text (``grep -rn "mysql -p" scripts/ | grep -v "test"``, ``echo "use mysql
+    -p" && mysql -p"…"``, in quotes a JSON string escapes too), the option there gives no value, and the quote after
+    it opens none: the next quoted text is another word's, or the next command's own password (review46f M3).
+
+    Read on the name's line (up to ``_QUOTE_REACH`` characters before the name: a long line costs linear time), the
+    quotes spelt as this one is: the one left open at the option opened before the name, after a blank, a line's start
+    or a sign that opens a word (``(``, ``=``, ``:``…), not after a word (``users' mysql -p'…'``). An apostrophe (``can't``)
+    opens no quote. A word glued to the closing quote would be the option's value (``"mysql -p"S3cret`` is
+    ``mysql -pS3cret`` to the shell): the quote is read as opening one there, as it was."""
+    after = text[at + len(quote) : at + len(quote) + 1]
+    if after not in _AFTER_A_CLOSING_QUOTE and not (after == '"' and quote[0] == "\\"):
+        return False  # (a JSON string may end right after the quote it escapes: ``"grep \\"mysql -p\\""``)
+    reach = max(0, name - _QUOTE_REACH)
+    opened, found = -1, text.find(quote, max(reach, text.rfind("\n", reach, name) + 1), at)
+    while found >= 0:
+        if _a_quote_mark(text, found, quote):
+            opened = -1 if opened >= 0 else found
+        found = text.find(quote, found + len(quote), at)
+    return 0 <= opened < name and text[opened - 1 : opened] in _BEFORE_AN_OPENING_QUOTE
+
+
+def _a_quote_mark(text: str, at: int, quote: str) -> bool:
+    """Whether ``quote`` at ``at`` is a quote spelt so: a plain one not after a backslash (that one is the ``\\"``
+    spelling, a JSON string's), and
+    ``'`` not an apostrophe between two letters or digits (``can't``)."""
+    if quote[0] == "\\":
+        return True
+    before, after = text[at - 1 : at], text[at + 1 : at + 2]
+    return before != "\\" and not (quote == "'" and before.isalnum() and after.isalnum())
+
+
+#: How far before a tool's name its line is read for a quote left open (``_a_closing_quote``).
+_QUOTE_REACH = 1000
+#: What a quote opens a word after: a line's start, a blank, a sign that opens a value or a list.
+_BEFORE_AN_OPENING_QUOTE = ("", " ", "\t", "(", "=", "[", "{", ",", ":", "`")
+#: What follows a quote that ends a word: a line's end, a blank, a sign that ends a command or a list.
+_AFTER_A_CLOSING_QUOTE = ("", " ", "\t", "\r", "\n", ")", "]", "}", ",", ";", "|", "&", "`")
 
 
 def _flag_before(option: str) -> bool:

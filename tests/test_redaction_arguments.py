@@ -305,3 +305,61 @@ def test_a_tools_name_as_a_folder_in_a_path_takes_no_later_option_of_another_com
     or one a ``\\`` continues (review46d M1)."""
     assert redact(written) == written
     assert as_indexed(written) == written
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        # Quoted text naming the tool and its option, then the command: its password goes (review46f M3).
+        ('echo "use mysql -p" && mysql -p"Ab9xq2Lm7"', f'echo "use mysql -p" && mysql -p"{R}"'),
+        ('echo "use mysql -p" && mysql -u u -p"Ab9xq2Lm7"', f'echo "use mysql -p" && mysql -u u -p"{R}"'),
+        ("echo 'use mysql -p' && mysql -p'Ab9xq2Lm7'", f"echo 'use mysql -p' && mysql -p'{R}'"),
+        (
+            '{"command": "echo \\"use mysql -p\\" && mysql -u u -p\\"Ab9xq2Lm7\\""}',
+            f'{{"command": "echo \\"use mysql -p\\" && mysql -u u -p\\"{R}\\""}}',
+        ),
+        (
+            'echo "docker login -p" && docker login -p "Ab9xq2Lm7" reg.io',
+            f'echo "docker login -p" && docker login -p "{R}" reg.io',
+        ),
+        (
+            'echo "ldapsearch -w" && ldapsearch -x -w "Ab9xq2Lm7" -b dc=x',
+            f'echo "ldapsearch -w" && ldapsearch -x -w "{R}" -b dc=x',
+        ),
+        (
+            '{"command": "echo \\"sshpass -p\\" && sshpass -p \\"Ab9xq2Lm7\\" ssh h"}',
+            f'{{"command": "echo \\"sshpass -p\\" && sshpass -p \\"{R}\\" ssh h"}}',
+        ),
+        # The guards: a quote that opens the value, after another quoted text or an apostrophe, stays one.
+        ('mysql -p"S3cret"', f'mysql -p"{R}"'),
+        ('{"c": "mysql -p\\"S3cret\\""}', f'{{"c": "mysql -p\\"{R}\\""}}'),
+        ("echo \"it's\" && mysql -p'Ab9xq2Lm7'", f"echo \"it's\" && mysql -p'{R}'"),
+        ("I can't connect: mysql -u root -p'S3cret'", f"I can't connect: mysql -u root -p'{R}'"),
+        ("the users' mysql -p'S3cret'", f"the users' mysql -p'{R}'"),
+        ('echo "a b " && mysql -p"S3cret"', f'echo "a b " && mysql -p"{R}"'),
+        ("bash -c \"mysql -p'S3cret'\"", f"bash -c \"mysql -p'{R}'\""),
+        ('ssh db1 "mysql -u root -p\\"S3cret\\" app"', f'ssh db1 "mysql -u root -p\\"{R}\\" app"'),
+    ],
+)
+def test_a_quote_after_the_option_closes_the_one_the_tools_name_is_in(written: str, shown: str) -> None:
+    """A quote right after the option that closes quoted text holding the tool's name gives no value: the next
+    quoted text is another word's (``grep -v "test"``) or the next command's password, whichever comes first."""
+    assert redact(written) == shown
+    assert as_indexed(written) == shown
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        'grep -rn "mysql -p" scripts/ | grep -v "test"',
+        '{"command": "grep -rn \\"mysql -p\\" scripts/ | grep -v \\"test\\""}',
+        '{"command": "grep -rn \\"docker login -p\\" scripts/", "description": "find the \\"logins\\""}',
+        'rg \\"sshpass -p\\" -g \\"*.sh\\"',
+        'rg "sshpass -p" -g "*.sh"',
+        'grep -rn "ldapsearch -w" . | grep -v "test"',
+        "grep -rn 'mysql -p' scripts/ | grep -v 'test'",
+    ],
+)
+def test_quoted_text_naming_a_tool_and_its_option_keeps_the_next_quoted_text(written: str) -> None:
+    assert redact(written) == written
+    assert as_indexed(written) == written
