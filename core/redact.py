@@ -507,10 +507,12 @@ def _a_programs_path(text: str, line: int, before: str) -> bool:
 _SHELL_KEYWORDS = frozenset({"do", "then", "else", "{", "!"})
 
 
-#: The long options whose value is a name a tool's may be (``docker run --name mongo``); a wrapper's flag that takes
-#: none (``sudo --preserve-env mysql -p…``, ``xargs --no-run-if-empty mysql …``) is followed by a command (review45f H2).
+#: The long options whose value is a name a tool's may be (``docker run --name mongo``), and find's that name a file
+#: (``find . -name mysql -print``); a wrapper's flag that takes none (``sudo --preserve-env mysql -p…``, ``xargs
+#: --no-run-if-empty mysql …``) is followed by a command (review45f H2).
 _NAMING_OPTIONS = frozenset(
     {"--name", "--hostname", "--container-name", "--entrypoint", "--network", "--net", "--link", "--volumes-from"}
+    | {"-name", "-iname"}
 )
 
 

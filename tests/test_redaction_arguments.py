@@ -183,6 +183,10 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         # sshpass's password from the environment, as its manual has it (review46c P2).
         ("SSHPASS=Xy7kq9Lm2 sshpass -e ssh deploy@host", f"SSHPASS={R} sshpass -e ssh deploy@host"),
         ("export SSHPASS='Xy7#kq9!Lm'", f"export SSHPASS='{R}'"),
+        (
+            "find . -name '*.sql' -exec mysql -pS3cret db -e 'source {}' \\;",
+            f"find . -name '*.sql' -exec mysql -p{R} db -e 'source {{}}' \\;",
+        ),
         ("  env:\n    SSHPASS: Xy7kq9Lm2", f"  env:\n    SSHPASS: {R}"),
     ],
 )
@@ -231,6 +235,8 @@ KEPT = [
     'sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01',
     "docker run -d --name mongo -p 27017 mongo",
     "docker run --name mysql -p 3306 mysql",
+    "find . -name mysql -print",  # (find's file name: red47a)
+    "find / -type d -iname mysql -prune -o -print",
     # A sentence about an option: the word after it is prose, no password (overred46).
     "the docker login -p flag is deprecated",
     "ldapsearch -w takes the bind password",
