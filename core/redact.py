@@ -421,19 +421,21 @@ def _flag_before(option: str) -> bool:
 
 def _a_sentences_word(text: str, start: int, end: int) -> bool:
     """Whether the bare value ``text[start:end]``, given after a blank, is a word of a sentence about the option, not
-    its value: one of ``_PROSE_WORDS``, in small letters, followed by more prose (``_PROSE_AFTER``: two words of small
-    letters alone, or a sign that ends a clause, ``.,;:``, and a blank or the line's end). "the docker login -p flag is
-    deprecated", "ldapsearch -w takes the bind password", "keytool … -srcstorepass to recover the entry",
-    "requirepass is not set" name no password.
+    its value: one of ``_PROSE_WORDS``, in small letters (the first a capital too, as a sentence starts), followed by
+    more prose (``_PROSE_AFTER``: two words of small letters alone, or a sign that ends a clause, ``.,;:``, and a blank
+    or the line's end). "the docker login -p flag is deprecated", "ldapsearch -w takes the bind password", "ldapsearch
+    -w The bind password …", "keytool … -srcstorepass to recover the entry", "requirepass is not set" name no password.
 
     A closed list, not a dictionary: the passwords people choose are words too ("docker login -p dragon is failing"
-    gives one), while no password is "is", "to" or "flag". A value with a capital, a digit or another sign
-    (``flag!``), a quoted one and one glued to its flag stay passwords, and so does a list's word a command gives,
-    whose next words are a host, a file or one word (``sshpass -p will ssh root@h``, ``zip -P the out.zip f``,
-    ``redis-cli -a may ping``)."""
+    gives one), while no password is "is", "to" or "flag". A value with a capital past its first letter, a digit or
+    another sign (``flag!``, ``The1Pass``), a quoted one and one glued to its flag stay passwords, and so does a list's
+    word a command gives, whose next words are a host, a file or one word (``sshpass -p will ssh root@h``, ``zip -P the
+    out.zip f``, ``redis-cli -a may ping``)."""
     if text[start - 1 : start] not in (" ", "\t"):
         return False
     word = text[start:end]
+    if word[1:].islower() or len(word) == 1:
+        word = word.lower()  # (a sentence's first word: ``ldapsearch -w The bind password …``)
     if word[-1] in ".,;:":
         return word[:-1] in _PROSE_WORDS and text[end : end + 1] in ("", " ", "\t", "\r", "\n")
     return word in _PROSE_WORDS and _PROSE_AFTER.match(text, end) is not None

@@ -183,6 +183,9 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         # sshpass's password from the environment, as its manual has it (review46c P2).
         ("SSHPASS=Xy7kq9Lm2 sshpass -e ssh deploy@host", f"SSHPASS={R} sshpass -e ssh deploy@host"),
         ("export SSHPASS='Xy7#kq9!Lm'", f"export SSHPASS='{R}'"),
+        ("docker login -p The1Pass reg.io", f"docker login -p {R} reg.io"),
+        ("docker login -p THE password is", f"docker login -p {R} password is"),
+        ("docker login -p The reg.io", f"docker login -p {R} reg.io"),
         (
             "find . -name '*.sql' -exec mysql -pS3cret db -e 'source {}' \\;",
             f"find . -name '*.sql' -exec mysql -p{R} db -e 'source {{}}' \\;",
@@ -283,6 +286,10 @@ KEPT = [
     "the SSHPASS variable holds it; sshpass -e reads it",
     "requirepass is not set.",
     "use the -p flag: it is deprecated",
+    # A sentence's first word after the option, a capital first (red47a).
+    "ldapsearch -w The bind password is asked for",
+    "docker login -p The password is read from stdin",
+    "ldapsearch -x -w This option takes the password",
 ]
 
 
