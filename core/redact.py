@@ -387,12 +387,28 @@ def _a_closing_quote(text: str, name: int, at: int, quote: str) -> bool:
     if after not in _AFTER_A_CLOSING_QUOTE and not (after == '"' and quote[0] == "\\"):
         return False  # (a JSON string may end right after the quote it escapes: ``"grep \\"mysql -p\\""``)
     reach = max(0, name - _QUOTE_REACH)
-    opened, found = -1, text.find(quote, max(reach, text.rfind("\n", reach, name) + 1), at)
-    while found >= 0:
-        if _a_quote_mark(text, found, quote):
-            opened = -1 if opened >= 0 else found
-        found = text.find(quote, found + len(quote), at)
+    start = max(reach, text.rfind("\n", reach, name) + 1)
+    if _quote_marks(text, start, at, quote) % 2 == 0:
+        return False
+    opened = text.rfind(quote, start, at)  # (the quote left open: the last one)
+    while opened >= 0 and not _a_quote_mark(text, opened, quote):
+        opened = text.rfind(quote, start, opened)
     return 0 <= opened < name and text[opened - 1 : opened] in _BEFORE_AN_OPENING_QUOTE
+
+
+def _quote_marks(text: str, start: int, end: int, quote: str) -> int:
+    """How many quotes spelt as ``quote`` (``_a_quote_mark``) ``text[start:end]`` holds: counted, not read one by one
+    (a line of many commands would be read again for each)."""
+    marks = text.count(quote, start, end)
+    if quote[0] != "\\":
+        marks -= text.count("\\" + quote, start, end)
+    if quote == "'":
+        marks -= len(_APOSTROPHE.findall(text, start, end))
+    return marks
+
+
+#: An apostrophe: between two letters or digits (``can't``), which opens no quote.
+_APOSTROPHE = Lazy(globals(), "_APOSTROPHE", r"(?<=[^\W_])'(?=[^\W_])")
 
 
 def _a_quote_mark(text: str, at: int, quote: str) -> bool:
@@ -401,8 +417,8 @@ def _a_quote_mark(text: str, at: int, quote: str) -> bool:
     ``'`` not an apostrophe between two letters or digits (``can't``)."""
     if quote[0] == "\\":
         return True
-    before, after = text[at - 1 : at], text[at + 1 : at + 2]
-    return before != "\\" and not (quote == "'" and before.isalnum() and after.isalnum())
+    before = text[at - 1 : at]
+    return before != "\\" and not (quote == "'" and _APOSTROPHE.match(text, at) is not None)
 
 
 #: How far before a tool's name its line is read for a quote left open (``_a_closing_quote``).
