@@ -198,9 +198,10 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 #: stays in it: ``requirepass Tr0ub4dor&3x`` in a redis.conf, a compose file or a unit's ``ExecStart=`` is one password
 #: (cutting the word there on "command lines" leaked ``&3x``: review7c), so ``-a pw|grep x`` loses ``|grep`` too.
 #: A quote escaped as a JSON string escapes it is a quote too: a command in ``tasks.json`` or a transcript's tool call
-#: (``"docker login -p \\"S3cret\\""``, review46c P1).
+#: (``"docker login -p \\"S3cret\\""``, review46c P1), and escaped again, as a tool call's arguments, a JSON string,
+#: are held in a JSON string (``\\\\\\"S3cret\\\\\\"``).
 _OPTION_VALUE = (
-    r"""(?:(?P<quote>\\?['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
+    r"""(?:(?P<quote>(?:\\\\)*\\?['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
     r"""|(?P<bare>[^\s"'`$;&|-](?:[^\s"'`]*[^\s"'`;&|])?))"""
 )
 
@@ -342,9 +343,9 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 
-#: A value redacted already, or a variable's (quoted, or in quotes a JSON string escapes): the next pass (``Rule.again``)
-#: looks past it for the command's next one.
-_NOT_REDACTED = r"(?!\\?['\"]?(?:\[redacted:|\$))"
+#: A value redacted already, or a variable's (quoted, or in quotes a JSON string escapes, once or twice): the next pass
+#: (``Rule.again``) looks past it for the command's next one.
+_NOT_REDACTED = r"(?!(?:\\\\)*\\?['\"]?(?:\[redacted:|\$))"
 
 
 #: The rows whose command gives more than one password (``keytool -storepass … -keypass …``): applied again

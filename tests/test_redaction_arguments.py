@@ -4,6 +4,8 @@ The same short options of other commands (ports, modes, messages) stay as writte
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from deja.core.redact import redact
@@ -376,3 +378,25 @@ def test_a_quote_after_the_option_closes_the_one_the_tools_name_is_in(written: s
 def test_quoted_text_naming_a_tool_and_its_option_keeps_the_next_quoted_text(written: str) -> None:
     assert redact(written) == written
     assert as_indexed(written) == written
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        ('mysql -p"Ab9xq2Lm7" db', f'mysql -p"{R}" db'),
+        ('docker login -p "Ab9xq2Lm7" reg.io', f'docker login -p "{R}" reg.io'),
+        (
+            'keytool -genkey -storepass "St0rePa55wd" -keypass "K3yPa55wd"',
+            f'keytool -genkey -storepass "{R}" -keypass "{R}"',
+        ),
+        ('echo "use mysql -p" && mysql -u u -p"Ab9xq2Lm7"', f'echo "use mysql -p" && mysql -u u -p"{R}"'),
+        ('grep -rn "mysql -p" scripts/ | grep -v "test"', 'grep -rn "mysql -p" scripts/ | grep -v "test"'),
+        ('mysql -p"$DB_PASSWORD" db', 'mysql -p"$DB_PASSWORD" db'),
+        ('docker run -p "8080:80" nginx', 'docker run -p "8080:80" nginx'),
+    ],
+)
+def test_a_quoted_password_in_json_escaped_twice_is_redacted(command: str, shown: str) -> None:
+    """A tool call's arguments are a JSON string held in a JSON string: the password's quotes are ``\\\\\\"``."""
+    written = json.dumps({"arguments": json.dumps({"command": command})})
+    assert redact(written) == json.dumps({"arguments": json.dumps({"command": shown})})
+    assert as_indexed(written) == redact(written)
