@@ -199,9 +199,10 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 #: (cutting the word there on "command lines" leaked ``&3x``: review7c), so ``-a pw|grep x`` loses ``|grep`` too.
 #: A quote escaped as a JSON string escapes it is a quote too: a command in ``tasks.json`` or a transcript's tool call
 #: (``"docker login -p \\"S3cret\\""``, review46c P1), and escaped again, as a tool call's arguments, a JSON string,
-#: are held in a JSON string (``\\\\\\"S3cret\\\\\\"``).
+#: are held in a JSON string (``\\\\\\"S3cret\\\\\\"``), up to three times (a bound: a run of quotes spelt each
+#: its own way, none closed, would each read to the line's end).
 _OPTION_VALUE = (
-    r"""(?:(?P<quote>(?:\\\\)*\\?['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
+    r"""(?:(?P<quote>(?:\\\\){0,3}\\?['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
     r"""|(?P<bare>[^\s"'`$;&|-](?:[^\s"'`]*[^\s"'`;&|])?))"""
 )
 
@@ -345,7 +346,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
 
 #: A value redacted already, or a variable's (quoted, or in quotes a JSON string escapes, once or twice): the next pass
 #: (``Rule.again``) looks past it for the command's next one.
-_NOT_REDACTED = r"(?!(?:\\\\)*\\?['\"]?(?:\[redacted:|\$))"
+_NOT_REDACTED = r"(?!(?:\\\\){0,3}\\?['\"]?(?:\[redacted:|\$))"
 
 
 #: The rows whose command gives more than one password (``keytool -storepass … -keypass …``): applied again
