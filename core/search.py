@@ -1210,7 +1210,9 @@ def _collect(
                     started=meta.started,
                     updated=meta.updated,
                     score=round(score, 4),
-                    snippets=_snippets(segment, scored, wanted_terms, snippets),
+                    snippets=_snippets(
+                        segment, _dated_first(segment, meta, scored, filters.since), wanted_terms, snippets
+                    ),
                     messages=meta.messages,
                     matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
                     best=(seg_i, scored[0][1]),
@@ -1457,6 +1459,33 @@ def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Sco
     """The query terms the docs ``scored`` (of the session ``key``) hold as written."""
     mask = _mask(doc_scores, key, scored)
     return [term for bit, term in enumerate(words) if mask >> bit & 1]
+
+
+def _dated_first(
+    segment: Segment, meta: SessionMeta, scored: list[tuple[float, int]], since: datetime | None
+) -> list[tuple[float, int]]:
+    """Those of ``scored`` (best first) that are of messages dated ``since`` or later, when any are; else all of them.
+
+    A search ``--since`` admits a chat by when it was last updated, and a chat resumed since then showed its best
+    passages of before under its new date (trial47 F2: "what did I do about the webhook since Monday" answered with a
+    turn of the week before). A chat whose matches all came before shows them still, each with its date
+    (``views.search_text``): it was updated since then, and its words matched.
+
+    A chat begun since then is all dated inside (nothing read); of one resumed, the matched messages are read from
+    the newest back, as far as the first dated before (a chat's messages come in the order they were written)."""
+    start = since.timestamp() if since is not None else None
+    if start is None or not scored or (meta.started is not None and meta.started.timestamp() >= start):
+        return scored
+    said = sorted((segment.position(doc), doc) for _, doc in scored if segment.kind(doc) != KIND_TITLE)
+    newest_first = [doc for _, doc in reversed(said)]
+    inside: set[int] = set()
+    for doc, message in zip(newest_first, segment.messages_along(newest_first), strict=False):
+        if message.timestamp is None:
+            continue
+        if message.timestamp.timestamp() < start:
+            break
+        inside.add(doc)
+    return [pair for pair in scored if pair[1] in inside] if inside else scored
 
 
 def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
