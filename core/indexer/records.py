@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..bookkeeping import Location
+from ..ending import is_answer
 from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths, remove_segments
 from ..keys import EDIT_TOOLS
 from ..lines import chat_began, cut, one_line, own_words
@@ -105,11 +106,7 @@ def digest(
     """What a session asked (:func:`_asked`), what it concluded last, and the files it edited, newest first."""
     asked = _asked(messages, started)
     concluded = next(
-        (
-            _conclusion(m.text)
-            for m in reversed(messages)
-            if m.role == "assistant" and m.text.strip() and m.text.strip() != "[REDACTED]"
-        ),
+        (_conclusion(m.text) for m in reversed(messages) if is_answer(m)),
         "",
     )
     files: list[str] = []
