@@ -54,7 +54,7 @@ def own_words(ask: str, chars: int) -> str:
     for line, pasted in marked:
         if not pasted:
             words.append(" ".join(line.split()))
-        elif words and words[-1] != "…":
+        elif words and not words[-1].endswith("…"):
             words.append("…")
     if not words:  # (all of it pasted: its first line, not a fence, says what it is)
         lines = [" ".join(line.split()) for line, _ in marked if not line.lstrip().startswith(FENCES)]

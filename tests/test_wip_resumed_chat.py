@@ -131,8 +131,12 @@ DEBUG=false"""
         (GREETING_FIRST, " ".join(GREETING_FIRST.split())),
         (COMPOSE, "Here is my docker-compose file: … Why can't the api container reach the database?"),
         (ENV_ASK, "stripe webhook returns 401 in staging. here is my .env: …"),
+        (
+            "pip still fails after I rebuilt the venv…\n```\nerror: externally-managed-environment\n```",
+            "pip still fails after I rebuilt the venv…",
+        ),
     ],
-    ids=["traceback first", "greeting", "lead-in, compose file, question", ".env under the question"],
+    ids=["traceback first", "greeting", "lead-in, compose file, question", ".env under the question", "… then a paste"],
 )
 def test_wip_and_ctx_give_an_asks_own_words_not_its_first_line(fake_home: Path, ask: str, words: str) -> None:
     """Line 1 alone gave a pasted traceback's first line, a greeting or a lead-in for the question (review47a H1)."""
