@@ -8,6 +8,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing's own, without importing typing (the failure hook loads this module)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from datetime import datetime
 
 #: How many characters a cut gives back to end between words rather than inside one; a longer word (a path, a
@@ -48,48 +49,70 @@ def own_words(ask: str, chars: int) -> str:
     lead-in ("Hi,", "Here is my docker-compose file:") is followed by the rest, and a question after a pasted
     traceback is the question. ``…`` ends it where more of the ask follows. An ask that is all paste is given by its
     first line. Line 1 alone gave "Hi, …", the lead-in, or the traceback's first line for the question (review47a
-    H1); the whole ask flattened gave a pasted ``.env`` or kubeconfig as noise (trial45 F5, trial46 F7)."""
-    marked = pasted_blocks(ask)
+    H1); the whole ask flattened gave a pasted ``.env`` or kubeconfig as noise (trial45 F5, trial46 F7).
+
+    Its lines are read until the words fill ``chars``, and only its first ``ASK_READ`` characters: a recalled
+    question of a megabyte (a pasted log) cost the prompt hook 0.3 s a side read whole."""
     words: list[str] = []
-    for line, pasted in marked:
+    said, first, lines = 0, "", 0
+    head = ask if len(ask) <= ASK_READ else ask[:ASK_READ].rpartition("\n")[0] or ask[:ASK_READ]  # (whole lines)
+    for line, pasted in pasted_blocks(head):
+        if not line.lstrip().startswith(FENCES):
+            lines += 1
+            first = first or " ".join(line.split())
         if not pasted:
             words.append(" ".join(line.split()))
         elif words and not words[-1].endswith("…"):
             words.append("…")
+        else:
+            continue
+        said += len(words[-1]) + 1
+        if said > chars:
+            break
     if not words:  # (all of it pasted: its first line, not a fence, says what it is)
-        lines = [" ".join(line.split()) for line, _ in marked if not line.lstrip().startswith(FENCES)]
-        words = lines[:1] + ["…"] * (len(lines) > 1)
-    said = " ".join(words)
-    if len(said) <= chars:
-        return said
-    return to_word(said, chars - 1).rstrip().removesuffix("…").rstrip() + "…"
+        words = [first, "…"][: 1 + (lines > 1 or len(head) < len(ask))] if first else []
+    elif len(head) < len(ask) and not words[-1].endswith("…"):
+        words.append("…")
+    shown = " ".join(words)
+    if len(shown) <= chars:
+        return shown
+    return to_word(shown, chars - 1).rstrip().removesuffix("…").rstrip() + "…"
 
 
+#: How much of an ask :func:`own_words` reads.
+ASK_READ = 64 << 10
 #: How a fenced block's first and last lines start.
 FENCES = ("```", "~~~")
 
 
-def pasted_blocks(ask: str) -> list[tuple[str, bool]]:
+def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
     """The non-empty lines of ``ask``, each with whether it was pasted rather than written: a fenced block, its
     fences too (an unclosed fence runs to the end), or a run of two lines or more (blank lines between them kept in
     it) each shaped as a config, ``.env``, log or code line (:func:`pasted_shape`). One such line alone is prose:
-    "Update: the build fails on CI" is a sentence. One pass, with ``str``'s methods (the prompt hook loads no ``re``
-    and recalls questions)."""
-    marked: list[tuple[str, bool]] = []
-    run: list[str] = []
-    fenced = False
+    "Update: the build fails on CI" is a sentence. One pass, each line given as soon as it is known, with ``str``'s
+    methods (the prompt hook loads no ``re`` and recalls questions)."""
+    held = ""  # (a shaped line not yet known to start a run)
+    fenced = running = False
     for line in ask.splitlines():
         if not line.strip():
             continue
         fence = line.lstrip().startswith(FENCES)
         if not (fence or fenced) and pasted_shape(line):
-            run.append(line)
+            if held:
+                yield held, True
+                held, running = "", True
+            if running:
+                yield line, True
+            else:
+                held = line
             continue
-        marked += [(kept, len(run) > 1) for kept in run]
-        run = []
-        marked.append((line, fence or fenced))
+        if held:
+            yield held, False
+        held, running = "", False
+        yield line, fence or fenced
         fenced ^= fence
-    return marked + [(kept, len(run) > 1) for kept in run]
+    if held:
+        yield held, False
 
 
 #: How a pasted line of code starts (after its indent, which alone makes it one).
