@@ -853,7 +853,9 @@ def report_text(report: Report, width: int | None = None) -> str:
                 held = f"{_count(s.count, noun)}, {_size(s.bytes)}, last written {when(s.newest)}"
                 # (a root holding neither: "0 transcripts … unknown time" of a config root read as one missing them)
                 lines.append(f"                {held if s.count else 'no chats yet'}")
-    lines.append(f"  cursor-agent chats read from their store alone (no transcript): {report.chats_without_transcript}")
+    if report.chats_without_transcript:  # (a count of none said nothing, on a history with no chat too: trial47 F5)
+        store_only = report.chats_without_transcript
+        lines.append(f"  cursor-agent chats read from their store alone (no transcript): {store_only}")
     if passed_over := {reason: n for reason, n in report.skipped.items() if reason not in RETRIED}:
         what = ", ".join(f"{n} × {reason}" for reason, n in sorted(passed_over.items(), key=lambda kv: -kv[1]))
         lines.append(f"  passed over, empty or damaged in Cursor's own files (Cursor passes them over too): {what}")

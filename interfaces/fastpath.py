@@ -706,6 +706,24 @@ def nothing_indexed() -> str:
     return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
 
 
+def refuse_empty(index: Index) -> None:
+    """A verb asked for one session (``show``, ``ctx``, ``wip`` …) fails on an index with none with the line a search
+    gives it (``nothing_indexed``): "no session ran here … one that `deja sessions` lists" sent the person to a list
+    of nothing (trial47 F5)."""
+    if not index.session_count:
+        raise Failed(nothing_indexed())
+
+
+def said_empty(index: Index, json: bool = False) -> bool:
+    """Whether the index holds no session, said then as a search says it (``nothing_indexed``): a verb that lists
+    what it finds (``how``, ``files``, ``fix`` …) has nothing to look in, which "no command ran here" did not say
+    (trial47 F5). With ``json`` nothing is said, and the answer's empty lists are the verb's to give."""
+    if index.session_count or json:
+        return False
+    echo(nothing_indexed())
+    return True
+
+
 def filter_flags(**given: str | None) -> list[str]:
     """The filters a user gave, as they typed them (``redaction.echoed``): ``--project api``, ``--source cursor-cli``."""
     from ..core.redaction import PATH_CHARS, echoed
