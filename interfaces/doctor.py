@@ -64,7 +64,8 @@ from ..core.readers import (
     slug_folders,
     survey_chats,
 )
-from ..core.readers.unreadable import unlisted_folders
+from ..core.readers.chatstore import UNREADABLE_STORE
+from ..core.readers.unreadable import dropped_with, move_away, unlisted_folders, why_unreadable
 from ..core.regular_files import forbidden, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
@@ -183,6 +184,7 @@ def diagnose(home: Path | None = None) -> Report:
     chats = survey_chats(cli_roots, transcribed)
     index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
     skipped = dict(state.problems) if state else {}
+    damaged = _damaged_chat_stores(state.unread if state else {}, cli_roots)
     unlisted = unlisted_folders(str(ide_root), [str(root) for root in cli_roots])
     forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state, unlisted)
     outside = out_of_sight_sources(Bookkeeping(index_dir(home), state), cli_roots) if state else []
@@ -193,7 +195,14 @@ def diagnose(home: Path | None = None) -> Report:
         *_missing_roots(),
         *_root_too_deep(paths.ide_user_folder()),
         *_out_of_sight(outside),
-        *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files, bool(outside)),
+        *_history_problems(
+            stores,
+            [ide_root, *cli_roots],
+            *_not_damaged(skipped, chats, damaged, transcribed),
+            forbidden_files,
+            bool(outside),
+        ),
+        *_damaged_chat_store_problems(damaged, cli_roots),
         *_forbidden_problems(forbidden_files, unlisted, [store.path for store in stores if store.unreadable]),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
@@ -524,10 +533,52 @@ def _unreadable_store(store: Store) -> Finding:
             "nothing to do while Cursor is at work: the index keeps what it read; if it stays locked, close Cursor "
             "and run `deja index`",
         )
-    # (``deja index``'s way out, which no read mends: an SQLite tool opening Cursor's file could write to it)
-    moved = f"mv {shlex.quote(store.path)} {shlex.quote(store.path + '.damaged')}"
-    fix = f"{moved}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)"
+    # (``deja index``'s way out, which no read mends)
+    fix = f"{move_away(store.path)}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)"
     return Finding("error", "history", f"deja cannot read {store.path} ({why})", fix)
+
+
+def _damaged_chat_stores(unread: dict[str, str], cli_roots: list[Path]) -> list[str]:
+    """The chats' stores the index could not read (``State.unread``) that read as damaged now: no later read mends
+    them, so each gets the way out ``deja index`` gives, not the wait for a lock it does not hold (trial47 F4)."""
+    ids = [sid for sid, why in unread.items() if why == UNREADABLE_STORE]
+    if not ids:
+        return []
+    chat_dirs = find_all_chat_dirs(cli_roots)
+    stores = [str(chat_dirs[sid] / STORE_DB) for sid in ids if sid in chat_dirs]
+    return [store for store in stores if why_unreadable(store) == "damaged"]
+
+
+def _damaged_chat_store_problems(damaged: list[str], cli_roots: list[Path]) -> list[Finding]:
+    """Each damaged chat store by name, with the ``mv`` that moves it away and what the index drops then, as
+    ``deja index`` says it (``unreadable.dropped_with``)."""
+    roots = [str(root) for root in cli_roots]
+    return [
+        Finding(
+            "warn",
+            "history",
+            f"{store} is damaged: no read mends it, and the index keeps what it read from it before",
+            f"{move_away(store)}  (a damaged file stays so; `deja index` then reads on without it, and without "
+            f"{dropped_with(store, roots)})",
+        )
+        for store in damaged
+    ]
+
+
+def _not_damaged(
+    skipped: dict[str, int], chats: ChatSurvey, damaged: list[str], transcribed: set[str]
+) -> tuple[dict[str, int], ChatSurvey]:
+    """The counts of what could not be read less the ``damaged`` chat stores, which are named apart with their own
+    fix: the lines that count the rest say "quit Cursor", which does not mend them (trial47 F4)."""
+    alone = sum(Path(store).parent.name not in transcribed for store in damaged)
+    return _less_stores(skipped, len(damaged)), msgspec.structs.replace(
+        chats, unreadable=_less_stores(chats.unreadable, alone)
+    )
+
+
+def _less_stores(counts: dict[str, int], stores: int) -> dict[str, int]:
+    left = {**counts, UNREADABLE_STORE: counts.get(UNREADABLE_STORE, 0) - stores}
+    return {reason: n for reason, n in left.items() if n > 0}
 
 
 def _history_problems(
@@ -872,7 +923,9 @@ def report_text(report: Report, width: int | None = None) -> str:
                 held = f"{_count(s.count, noun)}, {_size(s.bytes)}, last written {when(s.newest)}"
                 # (a root holding neither: "0 transcripts … unknown time" of a config root read as one missing them)
                 lines.append(f"                {held if s.count else 'no chats yet'}")
-    lines.append(f"  cursor-agent chats read from their store alone (no transcript): {report.chats_without_transcript}")
+    if report.chats_without_transcript:  # (a count of none said nothing, on a history with no chat too: trial47 F5)
+        store_only = report.chats_without_transcript
+        lines.append(f"  cursor-agent chats read from their store alone (no transcript): {store_only}")
     if passed_over := {reason: n for reason, n in report.skipped.items() if reason not in RETRIED}:
         what = ", ".join(f"{n} × {reason}" for reason, n in sorted(passed_over.items(), key=lambda kv: -kv[1]))
         lines.append(f"  passed over, empty or damaged in Cursor's own files (Cursor passes them over too): {what}")

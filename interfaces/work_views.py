@@ -286,14 +286,20 @@ def how_text(words: str, runs: list[Invocation], where: str, folder: str = "", c
         return f"no command with {echoed(words)!r} ran {where}"
     lines = [f"how {echoed(words)!r} ran {where}, newest first:"]
     several = len({run.project for run in runs}) > 1  # then each run says which project's it was
-    for run in runs:
-        status = "ok" if run.exit_code == 0 else f"exit {run.exit_code}" if run.exit_code is not None else "exit ?"
+    statuses = [_run_status(run.exit_code) for run in runs]
+    width = max(map(len, statuses))  # (the commands line up whatever the widest status: `exit 255`, trial47 F7)
+    for run, status in zip(runs, statuses, strict=True):
         project = f"{run.project or 'no project'}: " if several else ""
         lines.append(
-            f"  {when(run.timestamp)}  {status:<7} {project}$ {command_shown(run.command, command_chars)}  "
+            f"  {when(run.timestamp)}  {status:<{width}}  {project}$ {command_shown(run.command, command_chars)}  "
             f"({elsewhere(run.cwd, folder)}deja show {run.session_id})"
         )
     return "\n".join(lines)
+
+
+def _run_status(exit_code: int | None) -> str:
+    """A run's outcome as ``deja how`` lists it: ``ok``, ``exit 2``, ``exit ?`` (no exit code recorded)."""
+    return "ok" if exit_code == 0 else f"exit {exit_code}" if exit_code is not None else "exit ?"
 
 
 def elsewhere(ran_in: str, folder: str) -> str:

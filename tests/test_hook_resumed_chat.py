@@ -80,6 +80,19 @@ def test_a_chat_continued_the_same_day_keeps_its_first_ask(fake_home: Path) -> N
     assert f"  asked: {FIRST}\n  concluded: {SETTLED}\n" in block, block
 
 
+def test_a_chat_resumed_with_its_new_ask_not_answered_yet_pairs_its_last_answer_with_the_ask_it_answers(
+    fake_home: Path,
+) -> None:
+    """The agent still at work on the resumed ask (or its turn cancelled): the last answer is the first ask's."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    records = [user_turn(FIRST, BEGAN), assistant_turn(FIRST_ANSWER), turn_ended(), user_turn(AGAIN, TODAY)]
+    write_transcript(transcript_path(fake_home / ".cursor", str(project), CHAT), records)
+    assert run_deja("index").returncode == 0
+    block = _session_start(project)
+    assert f"  asked: {FIRST}\n  concluded: {FIRST_ANSWER}\n" in block, block
+
+
 ENV_ANSWER = (
     "The webhook looked up the signing secret under its old name; renaming the lookup fixed the signature check."
 )

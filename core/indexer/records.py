@@ -103,12 +103,17 @@ def _title(session: Session, stored: list[Message], redact: Callable[[str], str]
 def digest(
     messages: list[Message], project_dir: str, started: datetime | None, max_files: int = 8
 ) -> tuple[str, str, list[str]]:
-    """What a session asked (:func:`_asked`), what it concluded last, and the files it edited, newest first."""
-    asked = _asked(messages, started)
-    concluded = next(
-        (_conclusion(m.text) for m in reversed(messages) if is_answer(m)),
-        "",
+    """What a session asked (:func:`_asked`), what it concluded last, and the files it edited, newest first.
+
+    The ask is read from the messages up to the last answer: a chat resumed after a gap whose new ask has no answer
+    yet (the agent still at work, the turn cancelled) pairs its last answer with the ask before it, not with the new
+    one (review47c)."""
+    last = next(
+        (at for at in range(len(messages) - 1, -1, -1) if is_answer(messages[at])),
+        None,
     )
+    concluded = "" if last is None else _conclusion(messages[last].text)
+    asked = _asked(messages if last is None else messages[: last + 1], started)
     files: list[str] = []
     for message in reversed(messages):
         for call in message.tool_calls:
