@@ -110,6 +110,8 @@ PART_WEIGHT = 0.5
 #: Sessions are scaled by (share of query terms they hold) ** COORD.
 COORD = 0.5
 SNIPPET_CHARS = 240
+#: How much of a recalled question's own words its densest stretch is taken from (``_side``).
+ASK_WORDS = 4096
 #: The most a session's recency scales it by, for work of today (``recency``).
 RECENCY_BOOST = 0.15
 #: A session from the day, month or year a query names is scaled by this. Day and month tuned on LoCoMo's
@@ -1581,10 +1583,12 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
 
 
 def _side(message: Message, wanted: set[str], width: int) -> str:
-    """A side of a recalled turn in ``width`` characters: an answer by its densest stretch, a question in its own
-    words (``lines.own_words``, as ``deja wip`` gives a task): a pasted ``.env`` or compose file under it took most of
-    a prompt block's room, the question a line of it (trial47 F3)."""
-    return own_words(message.text, width) if message.role == "user" else densest_window(message.text, wanted, width)
+    """A side of a recalled turn in ``width`` characters: its densest stretch, of a question's own words
+    (``lines.own_words``, as ``deja wip`` gives a task, up to ``ASK_WORDS`` of them): a pasted ``.env`` or compose
+    file under it took most of a prompt block's room (trial47 F3), and a long question cut from its start lost the
+    words the prompt matched (review47c)."""
+    text = own_words(message.text, ASK_WORDS) if message.role == "user" else message.text
+    return densest_window(text, wanted, width)
 
 
 def _first_question(segment: Segment, meta: SessionMeta) -> int:

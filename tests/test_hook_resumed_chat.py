@@ -160,3 +160,27 @@ def test_asked_is_the_question_before_a_pasted_kubeconfig(fake_home: Path) -> No
     block = _session_start(project)
     assert "  asked: kubectl can't connect to the staging cluster. my kubeconfig: …\n" in block, block
     assert "apiVersion" not in block and "6443" not in block, block
+
+
+PARTS = [
+    f"{area} {piece}"
+    for area in ("catalogue", "account", "admin", "checkout", "search", "mailer")
+    for piece in ("page", "worker", "cache", "dashboard", "cron job", "log shipping")
+]
+LONG_ASK = (
+    "We moved the shop to the new cluster last week and most of it went fine. "
+    + " ".join(f"The {part} came up on the first try and looks as it did before the move." for part in PARTS)
+    + " One thing is left that I cannot explain: since the move the stripe webhook signature check fails for every "
+    "event in staging, while production is fine."
+)
+
+
+def test_a_long_recalled_question_is_shown_where_it_says_what_the_prompt_asks(tmp_path: Path) -> None:
+    """Its own words cut from their start gave the move's story and lost the words the prompt matched (review47c)."""
+    project = str(tmp_path / "shop")
+    env = index_asked_chats(tmp_path, project, [*ROUTINE_CHATS, ("c-stripe-moved", LONG_ASK, ENV_ANSWER)])
+    prompt = "the stripe webhook signature check is failing again in staging, what did we do last time?"
+    given = hook_prompt(env, prompt, project)
+    assert "deja show c-stripe-moved" in given, given
+    user = next(line for line in given.splitlines() if line.lstrip().startswith("user:"))
+    assert "stripe webhook signature check fails" in user, user
