@@ -19,11 +19,13 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (20: continued command lines, more tools' passwords, Vault's ``s.`` token, the AWS shorthand, a diff's new value,
+#: (21: ``vault token lookup s.…``, YAML's flow with a bare value, Windows's tools' names and continuations, ``net -U``
+#: before its subcommand, the AWS shorthand's value first, a command given as a list of strings;
+#: 20: continued command lines, more tools' passwords, Vault's ``s.`` token, the AWS shorthand, a diff's new value,
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 20
+RULES_VERSION = 21
 
 
 def enabled() -> bool:
@@ -53,14 +55,14 @@ def withheld(built_with: str) -> str:
 #: Two cheap gates, so a text that cannot hold a match skips a group of rules (``redact.scrub``), or the rules'
 #: import (``as_indexed``): every token is a run of 16 characters or more without a space (a basic credential may
 #: be shorter), and every credential found by its context needs a separator, a quote, a flag (mysql's
-#: ``-pS3cret`` and sshpass's ``-p S3cret`` among them), a Dockerfile ENV, a word of Redis's (``redis-cli -a
+#: ``-pS3cret`` and sshpass's ``-p S3cret`` among them, and a listed command's ``"-p…"``), a Dockerfile ENV, a word of Redis's (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login``, or its ``machine`` or ``default`` with a ``password``
 #: after it (``NETRC_GATE``), a ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``: ``redact._PASSWORD_ARGUMENTS``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
-                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "lftp", "mosquitto_", "net rpc", "net ads",
-                  "rpcclient")  # fmt: skip
+                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "lftp", "mosquitto_", "net rpc",
+                  "net ads", "net -u", "rpcclient", "vault token")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -69,7 +71,7 @@ TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 NETRC_GATE = r"\A(?:(?!(?:machine|default)\s)[\s\S])*+(?:machine|default)\s[\s\S]*password"
 #: ``CONTEXT_GATE`` but ``NETRC_GATE`` (``redact._context_gate`` asks that one with ``a_netrc_entry``, not by a walk).
 CONTEXT_GATE_BUT_NETRC = (
-    rf"[:=<']|--|ENV[ \t]|\s-p|(?i:{'|'.join(ARGUMENT_WORDS)})|login[ \t]|\t(?:TRUE|FALSE)\t"
+    rf"[:=<']|--|ENV[ \t]|[\s\"]-p|(?i:{'|'.join(ARGUMENT_WORDS)})|login[ \t]|\t(?:TRUE|FALSE)\t"
     r"|(?i:define)[ \t]*\("
 )
 CONTEXT_GATE = f"{CONTEXT_GATE_BUT_NETRC}|{NETRC_GATE}"
@@ -558,7 +560,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
-                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "mosquitto_", "Value=", "value=", 'value"',
+                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "mosquitto_", "Value=", "value=", 'value"',
                  "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 
