@@ -271,8 +271,8 @@ _HTPASSWD = (
 #: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
 _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
 #: A quote closing a tool's name a command quotes (``"sshpass" -p …``, PowerShell's ``& "sshpass.exe" -p …``):
-#: ``_a_quoted_name_out_of_place`` asks that its opening quote starts the command.
-_CLOSING_QUOTE = r"[\"']?"
+#: ``_a_quoted_command`` asks that its opening quote starts the command.
+_CLOSING_QUOTE = r"(?P<closing>[\"'])?"
 #: The tools that take a password as an argument, and what comes before it (``_OPTION_VALUE``): the needles a
 #: command holds, and the pattern up to the value. The option gives a value whatever it looks like (a literal: not
 #: ``$PW``); where the pattern's ``prose`` group is found (a word that is said in prose too), the value must look
@@ -416,7 +416,11 @@ def _argument(match: re.Match[str]) -> str:
     word of a sentence about the option (``_a_sentences_word``)."""
     group = "quoted" if match.group("quoted") is not None else "bare"
     value = match.group(group)
-    if not _a_command_word(match.string, match.start()) or _a_quoted_name_out_of_place(match.string, match.start()):
+    if not _a_command_word(match.string, match.start()):
+        return match.group(0)
+    if match.groupdict().get("closing") is not None and not _a_quoted_command(
+        match.string, match.start(), match.group("closing")
+    ):
         return match.group(0)
     if match.groupdict().get("prose") is not None and not _looks_made(value, password=True):
         return match.group(0)
@@ -428,18 +432,23 @@ def _argument(match: re.Match[str]) -> str:
     return _option_value(match, "cli-credentials")
 
 
-def _a_quoted_name_out_of_place(text: str, at: int) -> bool:
-    """Whether the tool's name at ``at`` is quoted (``"sshpass" -p …``) by a quote that starts no command: one after
-    a word on its line, a value (``find . -name "sshpass" -print``), not at the line's start or after a shell's
-    ``;&|(`` (PowerShell's call, ``& "sshpass.exe" -p …``)."""
-    quote = text[at - 1 : at]
-    end = at
-    while end < len(text) and (text[end].isalnum() or text[end] in "._-"):
-        end += 1
-    if not quote or quote not in "\"'" or text[end : end + 1] != quote:
+def _a_quoted_command(text: str, at: int, quote: str) -> bool:
+    """Whether the name at ``at`` that ``quote`` closes (``"sshpass" -p …``, ``"C:\\tools\\sshpass.exe"``) starts a
+    command, its opening quote: at its line's start, after a shell's ``;&|(`` (PowerShell's call, ``& "sshpass.exe"
+    -p …``), its ``do``/``then``, or the wrappers that run it (``sudo "sshpass" …``); not a value (``find . -name
+    "sshpass" -print``), nor a name no quote opens."""
+    from .keys import command_proper  # (a quoted name is rare: keys is imported for it alone)
+
+    line = text[max(0, at - 201) : at].rpartition("\n")[2]
+    if quote not in line:
         return False
-    before = text[max(0, at - 201) : at - 1].rpartition("\n")[2].rstrip()
-    return bool(before) and before[-1] not in ";&|("
+    command = line[: line.rfind(quote)]
+    for sign in ";&|(":
+        command = command.rpartition(sign)[2]
+    words = command.split()
+    while words and words[0] in _SHELL_KEYWORDS:
+        del words[0]
+    return not words or command_proper([*words, "sshpass"]) == ["sshpass"]
 
 
 def _flag_before(option: str) -> bool:

@@ -41,6 +41,8 @@ TOKEN = "s.Ab3dEf6hIj9kLm2nOp5qRs8t"
         ("sshpass.exe -p S3cret ssh deploy@host", f"sshpass.exe -p {R} ssh deploy@host"),
         ('"sshpass" -p S3cret ssh deploy@host', f'"sshpass" -p {R} ssh deploy@host'),
         ("cd /srv && 'sshpass' -p S3cret ssh deploy@host", f"cd /srv && 'sshpass' -p {R} ssh deploy@host"),
+        ('sudo "sshpass" -p S3cret ssh deploy@host', f'sudo "sshpass" -p {R} ssh deploy@host'),
+        ('& "C:\\tools\\sshpass.exe" -p S3cret ssh h', f'& "C:\\tools\\sshpass.exe" -p {R} ssh h'),
         ("net -U admin%S3cretX rpc user", f"net -U admin%{R} rpc user"),
         ("net -S dc1 -U 'DOM\\admin%S3cretX' ads join", f"net -S dc1 -U 'DOM\\admin%{R}' ads join"),
         # 4. The AWS shorthand with the value before the key.
