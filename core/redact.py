@@ -343,7 +343,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # login``, after its options (``-no-print``, ``-method=token``) and as its ``token=`` (the form Vault's manual
     # gives), and to ``vault token lookup``/``revoke``/``renew``; ``VAULT_TOKEN=s.…`` is a secret-named key's.
     (
-        ("login", "token"),
+        ("login", "vault token"),
         _option_of("vault", r"login|token[ \t]+(?:lookup|revoke|renew)")
         + r"(?:[ \t]+-[^\s=]+(?:=\S+)?)*[ \t]+(?:token=)?(?=s\.[A-Za-z0-9]{24}(?![\w.-]))",
     ),
@@ -351,13 +351,14 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
 
 
 #: A command given as a list of strings (Python's ``subprocess.run(["mysql", "-pS3cret", …])``, JSON's ``"args":
-#: ["sshpass", "-p", "…", "ssh", …]``) whose program is a tool of ``_PASSWORD_ARGUMENTS`` (or curl, for its ``-u``):
+#: ["sshpass", "-p", "…", "ssh", …]``) whose program is a tool of ``_PASSWORD_ARGUMENTS`` (or curl, for its ``-u``),
+#: but the archivers (``zip`` and ``7z`` are needles a log's ``…7Z`` and Python's ``zip(`` hold) and rar's and vault's:
 #: the list whole, its strings (quoted in a JSON string too, ``[\"mysql\", …]``; ``+`` joins two; a name between
 #: them is a variable's), read by ``_listed_command``.
 #: Possessive, so a run of such lists is read once.
 _LISTED_TOOLS = (
     r"mysql\w*|mariadb[\w-]*|docker|podman|buildah|skopeo|nerdctl|oras|sshpass|redis-cli|keytool|htpasswd|az"
-    r"|ldap\w+|smbclient|sqlcmd|rabbitmqctl|mongo\w*|openssl|ssh-keygen|zip|unzip|zipcloak|7z[arz]?|lftp"
+    r"|ldap\w+|smbclient|sqlcmd|rabbitmqctl|mongo\w*|openssl|ssh-keygen|lftp"
     r"|mosquitto_\w+|net|rpcclient|curl"
 )
 _LISTED_STRING = r"""(?:\\?"[^"\\\n]*\\?"|'[^'\\\n]*')"""
@@ -1131,8 +1132,8 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         _LISTED_COMMAND,
         (
             *("mysql", "mariadb", "docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass", "redis-"),
-            *("keytool", "htpasswd", "ldap", "sqlcmd", "rabbitmqctl", "mongo", "openssl", "ssh-keygen", "zip", "7z"),
-            *("mosquitto_", "login", "-u"),
+            *("keytool", "htpasswd", "ldap", "sqlcmd", "rabbitmqctl", "mongo", "openssl", "ssh-keygen", "mosquitto_"),
+            *("login", "-u"),
         ),
         replace=_listed_command,
     ),
@@ -1554,12 +1555,18 @@ _FLOW_KEY_VALUE = (
 )
 #: The same with its value unquoted (``{name: DB_PASSWORD, value: S3cret}``, a Kubernetes ``env:`` in YAML's flow),
 #: up to the pair's ``,`` or ``}``: a value that looks made (``_flow_bare_value``), where a JavaScript object's may be
-#: a variable (``value: dbPassword``, ``value: config.db.password``). It starts at the colon after the name's word,
-#: as ``_KEY_VALUE_LINES`` does; the ``q`` group never matches (``_setting`` reads an unquoted value).
-_FLOW_KEY_BARE_VALUE = (
-    r":(?:(?<=[Nn]ame:)|(?<=[Kk]ey:))[ \t]*(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99}),"
-    r"[ \t]*[Vv]alue:[ \t]*(?P<q>(?!))?(?P<value>[^\s,{}\[\]()'\"`]++)[ \t]*(?=[,}])"
+#: a variable (``value: dbPassword``, ``value: config.db.password``). The rule's match starts at the ``alue:`` of the
+#: value's word (``_FLOW_BARE_VALUE``: the engine skips to it as a substring search does, where from the colon after
+#: the name it was tried at every colon of a YAML or a Python text), and the pair's name is looked for before it
+#: (``_FLOW_NAME_BEFORE``); the ``q`` group never matches (``_setting`` reads an unquoted value).
+_FLOW_BARE_NAME = (
+    r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99}),"
 )
+_FLOW_BARE_VALUE = r"alue:[ \t]*(?P<q>(?!))?(?P<value>[^\s,{}\[\]()'\"`]++)[ \t]*(?=[,}])"
+_FLOW_NAME_BEFORE = Lazy(globals(), "_FLOW_NAME_BEFORE", _FLOW_BARE_NAME + r"[ \t]*[Vv]\Z")
+_FLOW_BARE_PAIR = Lazy(globals(), "_FLOW_BARE_PAIR", _FLOW_BARE_NAME + r"[ \t]*[Vv]" + _FLOW_BARE_VALUE)
+#: How far before a value's word its pair's name is looked for: the longest name, its word, blanks.
+_FLOW_NAME_REACH = 128
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 
@@ -1954,13 +1961,16 @@ def _unquoted_key_value(match: re.Match[str]) -> str:
 
 
 def _flow_bare_value(match: re.Match[str]) -> str:
-    """``_key_value`` of a ``_FLOW_KEY_BARE_VALUE`` match, whose value looks made (``_looks_made``, as after its
-    name's last word: ``hunter2`` after a password's)."""
-    colon = match.start()
-    word = next(word for word in ("name", "key") if match.string[max(0, colon - len(word)) : colon].lower() == word)
-    if not _looks_made(match.group("value"), _key_words(match.group("name"))[-1] in _PASSWORD_WORDS):
+    """``_key_value`` of a ``_FLOW_BARE_VALUE`` match after its pair's name (``_FLOW_NAME_BEFORE``), whose value looks
+    made (``_looks_made``, as after its name's last word: ``hunter2`` after a password's)."""
+    text, word = match.string, match.start() - 1  # (the value's word, its ``v``)
+    named = _FLOW_NAME_BEFORE.search(text, max(0, word - _FLOW_NAME_REACH), word + 1)
+    pair = named and _FLOW_BARE_PAIR.match(text, named.start())
+    if not pair or pair.end() != match.end():
         return match.group(0)
-    return _setting(match, colon - len(word), "")
+    if not _looks_made(pair.group("value"), _key_words(pair.group("name"))[-1] in _PASSWORD_WORDS):
+        return match.group(0)
+    return _setting(pair, pair.start(), "")[match.start() - pair.start() :]
 
 
 def _key_value_lines(match: re.Match[str]) -> str:
@@ -2130,7 +2140,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _SHORTHAND, ("Value=",), replace=_unquoted_key_value),
     Rule("secret", _SHORTHAND_VALUE_FIRST, ("Value=",), replace=_unquoted_key_value),
     Rule("secret", _FLOW_KEY_VALUE, ('value: "', "value: '"), replace=_unquoted_key_value),
-    Rule("secret", _FLOW_KEY_BARE_VALUE, ("name: ", "key: "), replace=_flow_bare_value),
+    Rule("secret", _FLOW_BARE_VALUE, ("name: ", "key: "), replace=_flow_bare_value),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
