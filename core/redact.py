@@ -270,6 +270,10 @@ _HTPASSWD = (
 
 #: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
 _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
+#: Vault's older service token (``s.`` and 24 letters and digits; ``hvs.…`` is a token rule's) after a vault command's
+#: options (``-no-print``, ``-method=token``) and as its ``token=`` (the form Vault's manual gives to ``vault login``);
+#: ``VAULT_TOKEN=s.…`` is a secret-named key's.
+_VAULT_LEGACY_TOKEN = r"(?:[ \t]+-[^\s=]+(?:=\S+)?)*[ \t]+(?:token=)?(?=s\.[A-Za-z0-9]{24}(?![\w.-]))"
 #: A quote closing a tool's name a command quotes (``"sshpass" -p …``, PowerShell's ``& "sshpass.exe" -p …``):
 #: ``_a_quoted_command`` asks that its opening quote starts the command.
 _CLOSING_QUOTE = r"(?P<closing>[\"'])?"
@@ -339,14 +343,9 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # substring search is).
     (("-u",), _option_of("net", _SAMBA_USER)),
     (("-u",), _option_of("rpcclient", _SAMBA_USER)),
-    # Vault's older service token (``s.`` and 24 letters and digits; ``hvs.…`` is a token rule's) given to ``vault
-    # login``, after its options (``-no-print``, ``-method=token``) and as its ``token=`` (the form Vault's manual
-    # gives), and to ``vault token lookup``/``revoke``/``renew``; ``VAULT_TOKEN=s.…`` is a secret-named key's.
-    (
-        ("login", "vault token"),
-        _option_of("vault", r"login|token[ \t]+(?:lookup|revoke|renew)")
-        + r"(?:[ \t]+-[^\s=]+(?:=\S+)?)*[ \t]+(?:token=)?(?=s\.[A-Za-z0-9]{24}(?![\w.-]))",
-    ),
+    # Vault's older service token given to ``vault login`` (``_VAULT_LEGACY_TOKEN``; to ``vault token lookup``: a
+    # token rule's).
+    (("login",), _option_of("vault", "login") + _VAULT_LEGACY_TOKEN),
 )
 
 
@@ -637,6 +636,19 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", inside=r"\d"),
     _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", "shp"),
     _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}", "hv"),
+    # Vault's older token given to ``vault token lookup``/``revoke``/``renew`` (``vault login``'s is a password
+    # argument's): a token rule, since the token is a run the token gate lets through and nothing else in such a
+    # command is a sign the context gate looks for.
+    Rule(
+        "cli-credentials",
+        _option_of("vault", r"token[ \t]+(?:lookup|revoke|renew)")
+        + _VAULT_LEGACY_TOKEN
+        + _NOT_REDACTED
+        + _OPTION_VALUE,
+        ("vault token",),
+        replace=_argument,
+        run=26,
+    ),
     # Fifty-eight characters of bech32 after the prefix; fewer or more (a key cut short or pasted twice) go too.
     _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", "AGE-SECRET-KEY-1"),
     _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),

@@ -33,7 +33,7 @@ TOKEN = "s.Ab3dEf6hIj9kLm2nOp5qRs8t"
         # 3. Windows's spellings of the tools, a quoted name, net's -U before its subcommand.
         ("UnRAR.exe x -pS3cret a.rar", f"UnRAR.exe x -p{R} a.rar"),
         ("unrar.exe x -pS3cret a.rar", f"unrar.exe x -p{R} a.rar"),
-        ("rar.exe a -hpS3cret a.rar", f"rar.exe a -hp{R} a.rar"),
+        ("rar.exe a -hpS3cret C:\\backup\\a.rar src", f"rar.exe a -hp{R} C:\\backup\\a.rar src"),
         (
             '"C:\\Program Files\\WinRAR\\Rar.exe" a -pS3cret a.rar',
             f'"C:\\Program Files\\WinRAR\\Rar.exe" a -p{R} a.rar',
