@@ -75,6 +75,13 @@ class Fix(Record):
     mentioned: bool = False
 
 
+def not_rerun(answer: str) -> str:
+    """What ``deja fix`` and the failure hook say of a failure no later run fixed (``NOT_RERUN``), with ``answer``,
+    the first answer after it, given only as the next answer: it may be one to the user's next question, which the
+    hook called the failure's "Concluded:" where ``deja fix`` said "the next answer" (trial46 F6)."""
+    return f"{NOT_RERUN}; the next answer: {answer}" if answer else NOT_RERUN
+
+
 def scan_window(output: str) -> str:
     """The head and tail of a long output, where error lines are."""
     if len(output) <= SCAN_CHARS:

@@ -96,17 +96,43 @@ def missing_home() -> str:
 
 
 def cursor_config_dir() -> str:
-    """``${CURSOR_CONFIG_DIR:-~/.cursor}``: where Cursor reads mcp.json, hooks.json and commands (installers write here)."""
-    return config.folder_variable("CURSOR_CONFIG_DIR") or os.path.join(home(), ".cursor")
+    """``${CURSOR_CONFIG_DIR:-~/.cursor}``: where Cursor reads mcp.json, hooks.json and commands (installers write here).
+    A relative value (``relative_cursor_config_dir``) is taken as unset: install and uninstall refuse it, and a hook,
+    started in whatever folder Cursor chooses, cannot tell which folder it meant; to the hook ``~/.cursor`` stays
+    Cursor's own folder, never a project (it took the value as a folder no path is in, so ``~/.cursor`` was one)."""
+    return _absolute_cursor_config_dir() or os.path.join(home(), ".cursor")
+
+
+def missing_cursor_config_dir() -> str:
+    """The folder an absolute ``CURSOR_CONFIG_DIR`` names when there is none there, else "": a typo, where
+    cursor-agent keeps nothing and ``deja install`` would make it in silence (trial46 F3)."""
+    folder = _absolute_cursor_config_dir()
+    return folder if folder and not os.path.isdir(folder) else ""
+
+
+def _absolute_cursor_config_dir() -> str:
+    return "" if relative_cursor_config_dir() else config.folder_variable("CURSOR_CONFIG_DIR")
 
 
 def relative_cursor_config_dir() -> str:
     """``CURSOR_CONFIG_DIR`` as set when it names a relative folder, else "". It is another folder wherever a process
     starts: an install wired ``relcfg`` in one folder, an uninstall run in another found nothing of deja's there and
     dropped the install's record, so the right one then left deja's ``.bak`` files behind (trial46 F1). Install and
-    uninstall refuse it, doctor names it."""
-    folder = config.folder_variable("CURSOR_CONFIG_DIR")
-    return os.environ["CURSOR_CONFIG_DIR"].strip() if folder and not os.path.isabs(folder) else ""
+    uninstall refuse it, doctor names it. So is a ``~`` no shell expanded (``CURSOR_CONFIG_DIR='~/cfg'``: a shell
+    leaves a quoted one as it is, and what reads the variable as a path, as Cursor may, gets a folder named ``~``
+    in its own; deja wired ``$HOME/cfg``: review46f L3)."""
+    raw = os.environ.get("CURSOR_CONFIG_DIR", "").strip()
+    return raw if raw and (raw.startswith("~") or not os.path.isabs(raw)) else ""
+
+
+def relative_cursor_config_dir_problem(raw: str) -> str:
+    """Why the ``relative_cursor_config_dir`` ``raw`` names no one folder, as install, uninstall and doctor say it."""
+    what = (
+        "a ~ no shell expanded (it was in quotes) makes a relative folder,"
+        if raw.startswith("~")
+        else "a relative folder is"
+    )
+    return f"{what} another one wherever deja or Cursor runs"
 
 
 #: What to do about ``relative_cursor_config_dir``.

@@ -6,6 +6,10 @@ failure on one line, and loads none of those for it.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing's own, without importing typing (the failure hook loads this module)
+if TYPE_CHECKING:
+    from datetime import datetime
+
 #: How many characters a cut gives back to end between words rather than inside one; a longer word (a path, a
 #: hash) is cut inside.
 WORD_SLACK = 24
@@ -36,6 +40,24 @@ def one_line(text: str, limit: int = 80, words: bool = False) -> str:
         if line:
             return cut(line, limit, words)
     return ""
+
+
+def first_line(ask: str, chars: int) -> str:
+    """The first line of ``ask`` that is not a code fence, cut between words to ``chars``, ending in ``…`` where more
+    of the ask follows: a whole pasted config or ``.env`` flattened onto one line read as noise (trial45 F5)."""
+    lines = [line for line in ask.splitlines() if line.strip() and not line.lstrip().startswith(("```", "~~~"))]
+    if not lines:
+        return ""
+    shown = one_line(lines[0], chars, words=True)
+    return shown if len(lines) == 1 or shown.endswith("…") else f"{shown} …"
+
+
+def chat_began(started: datetime | None, first_ask: str, chars: int) -> str:
+    """``(chat began DATE: FIRST ASK)``, said beside the ask that resumed a chat after a gap (``model.resumed_ask``):
+    that ask and the chat's last answer belong together, its first ask is only where the chat began (trial20 F18,
+    trial47 F1). The date is the local one the chat ``started`` on ("earlier" when not known)."""
+    date = started.astimezone().strftime("%Y-%m-%d") if started else "earlier"
+    return f"(chat began {date}: {first_line(first_ask, chars)})"
 
 
 def cut(text: str, limit: int | None, words: bool = False) -> str:

@@ -198,9 +198,11 @@ def _after(*words: str) -> Callable[[re.Match[str]], bool]:
 #: stays in it: ``requirepass Tr0ub4dor&3x`` in a redis.conf, a compose file or a unit's ``ExecStart=`` is one password
 #: (cutting the word there on "command lines" leaked ``&3x``: review7c), so ``-a pw|grep x`` loses ``|grep`` too.
 #: A quote escaped as a JSON string escapes it is a quote too: a command in ``tasks.json`` or a transcript's tool call
-#: (``"docker login -p \\"S3cret\\""``, review46c P1).
+#: (``"docker login -p \\"S3cret\\""``, review46c P1), and escaped again, as a tool call's arguments, a JSON string,
+#: are held in a JSON string (``\\\\\\"S3cret\\\\\\"``), up to three times (a bound: a run of quotes spelt each
+#: its own way, none closed, would each read to the line's end).
 _OPTION_VALUE = (
-    r"""(?:(?P<quote>\\?['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
+    r"""(?:(?P<quote>(?:\\\\){0,3}\\?['"])(?P<quoted>(?:(?!(?P=quote))[^\n])+)(?P=quote)"""
     r"""|(?P<bare>[^\s"'`$;&|-](?:[^\s"'`]*[^\s"'`;&|])?))"""
 )
 
@@ -400,9 +402,9 @@ def _listed_command(match: re.Match[str]) -> str:
     return _put_back(whole, marks) if marks else whole
 
 
-#: A value redacted already, or a variable's (quoted, or in quotes a JSON string escapes): the next pass (``Rule.again``)
-#: looks past it for the command's next one.
-_NOT_REDACTED = r"(?!\\?['\"]?(?:\[redacted:|\$))"
+#: A value redacted already, or a variable's (quoted, or in quotes a JSON string escapes, once or twice): the next pass
+#: (``Rule.again``) looks past it for the command's next one.
+_NOT_REDACTED = r"(?!(?:\\\\){0,3}\\?['\"]?(?:\[redacted:|\$))"
 
 
 #: The rows whose command gives more than one password (``keytool -storepass … -keypass …``): applied again
@@ -418,6 +420,8 @@ def _argument(match: re.Match[str]) -> str:
     value = match.group(group)
     if not _a_command_word(match.string, match.start()):
         return match.group(0)
+    if group == "quoted" and _a_closing_quote(match.string, match.start(), match.start("quote"), match.group("quote")):
+        return match.group(0)
     if match.groupdict().get("closing") is not None and not _a_quoted_command(
         match.string, match.start(), match.group("closing")
     ):
@@ -430,6 +434,63 @@ def _argument(match: re.Match[str]) -> str:
     if option.endswith(("-p", "-P")) and _a_port(value, again=_flag_before(option)):
         return match.group(0)
     return _option_value(match, "cli-credentials")
+
+
+def _a_closing_quote(text: str, name: int, at: int, quote: str) -> bool:
+    """Whether ``quote`` at ``at``, right after the option, closes a quote opened before the tool's name at ``name``:
+    the tool and its option are quoted text (``grep -rn "mysql -p" scripts/ | grep -v "test"``, ``echo "use mysql
+    -p" && mysql -p"…"``, in quotes a JSON string escapes too), the option there gives no value, and the quote after
+    it opens none: the next quoted text is another word's, or the next command's own password (review46f M3).
+
+    Read on the name's line (up to ``_QUOTE_REACH`` characters before the name: a long line costs linear time), the
+    quotes spelt as this one is: the one left open at the option opened before the name, after a blank, a line's start
+    or a sign that opens a word (``(``, ``=``, ``:``…), not after a word (``users' mysql -p'…'``). An apostrophe (``can't``)
+    opens no quote. A word glued to the closing quote would be the option's value (``"mysql -p"S3cret`` is
+    ``mysql -pS3cret`` to the shell): the quote is read as opening one there, as it was."""
+    after = text[at + len(quote) : at + len(quote) + 1]
+    if after not in _AFTER_A_CLOSING_QUOTE and not (after == '"' and quote[0] == "\\"):
+        return False  # (a JSON string may end right after the quote it escapes: ``"grep \\"mysql -p\\""``)
+    reach = max(0, name - _QUOTE_REACH)
+    start = max(reach, text.rfind("\n", reach, name) + 1)
+    if _quote_marks(text, start, at, quote) % 2 == 0:
+        return False
+    opened = text.rfind(quote, start, at)  # (the quote left open: the last one)
+    while opened >= 0 and not _a_quote_mark(text, opened, quote):
+        opened = text.rfind(quote, start, opened)
+    return 0 <= opened < name and text[opened - 1 : opened] in _BEFORE_AN_OPENING_QUOTE
+
+
+def _quote_marks(text: str, start: int, end: int, quote: str) -> int:
+    """How many quotes spelt as ``quote`` (``_a_quote_mark``) ``text[start:end]`` holds: counted, not read one by one
+    (a line of many commands would be read again for each)."""
+    marks = text.count(quote, start, end)
+    if quote[0] != "\\":
+        marks -= text.count("\\" + quote, start, end)
+    if quote == "'":
+        marks -= len(_APOSTROPHE.findall(text, start, end))
+    return marks
+
+
+#: An apostrophe: between two letters or digits (``can't``), which opens no quote.
+_APOSTROPHE = Lazy(globals(), "_APOSTROPHE", r"(?<=[^\W_])'(?=[^\W_])")
+
+
+def _a_quote_mark(text: str, at: int, quote: str) -> bool:
+    """Whether ``quote`` at ``at`` is a quote spelt so: a plain one not after a backslash (that one is the ``\\"``
+    spelling, a JSON string's), and
+    ``'`` not an apostrophe between two letters or digits (``can't``)."""
+    if quote[0] == "\\":
+        return True
+    before = text[at - 1 : at]
+    return before != "\\" and not (quote == "'" and _APOSTROPHE.match(text, at) is not None)
+
+
+#: How far before a tool's name its line is read for a quote left open (``_a_closing_quote``).
+_QUOTE_REACH = 1000
+#: What a quote opens a word after: a line's start, a blank, a sign that opens a value or a list.
+_BEFORE_AN_OPENING_QUOTE = ("", " ", "\t", "(", "=", "[", "{", ",", ":", "`")
+#: What follows a quote that ends a word: a line's end, a blank, a sign that ends a command or a list.
+_AFTER_A_CLOSING_QUOTE = ("", " ", "\t", "\r", "\n", ")", "]", "}", ",", ";", "|", "&", "`")
 
 
 def _a_quoted_command(text: str, at: int, quote: str) -> bool:
@@ -459,19 +520,21 @@ def _flag_before(option: str) -> bool:
 
 def _a_sentences_word(text: str, start: int, end: int) -> bool:
     """Whether the bare value ``text[start:end]``, given after a blank, is a word of a sentence about the option, not
-    its value: one of ``_PROSE_WORDS``, in small letters, followed by more prose (``_PROSE_AFTER``: two words of small
-    letters alone, or a sign that ends a clause, ``.,;:``, and a blank or the line's end). "the docker login -p flag is
-    deprecated", "ldapsearch -w takes the bind password", "keytool … -srcstorepass to recover the entry",
-    "requirepass is not set" name no password.
+    its value: one of ``_PROSE_WORDS``, in small letters (the first a capital too, as a sentence starts), followed by
+    more prose (``_PROSE_AFTER``: two words of small letters alone, or a sign that ends a clause, ``.,;:``, and a blank
+    or the line's end). "the docker login -p flag is deprecated", "ldapsearch -w takes the bind password", "ldapsearch
+    -w The bind password …", "keytool … -srcstorepass to recover the entry", "requirepass is not set" name no password.
 
     A closed list, not a dictionary: the passwords people choose are words too ("docker login -p dragon is failing"
-    gives one), while no password is "is", "to" or "flag". A value with a capital, a digit or another sign
-    (``flag!``), a quoted one and one glued to its flag stay passwords, and so does a list's word a command gives,
-    whose next words are a host, a file or one word (``sshpass -p will ssh root@h``, ``zip -P the out.zip f``,
-    ``redis-cli -a may ping``)."""
+    gives one), while no password is "is", "to" or "flag". A value with a capital past its first letter, a digit or
+    another sign (``flag!``, ``The1Pass``), a quoted one and one glued to its flag stay passwords, and so does a list's
+    word a command gives, whose next words are a host, a file or one word (``sshpass -p will ssh root@h``, ``zip -P the
+    out.zip f``, ``redis-cli -a may ping``)."""
     if text[start - 1 : start] not in (" ", "\t"):
         return False
     word = text[start:end]
+    if word[1:].islower() or len(word) == 1:
+        word = word.lower()  # (a sentence's first word: ``ldapsearch -w The bind password …``)
     if word[-1] in ".,;:":
         return word[:-1] in _PROSE_WORDS and text[end : end + 1] in ("", " ", "\t", "\r", "\n")
     return word in _PROSE_WORDS and _PROSE_AFTER.match(text, end) is not None
@@ -545,10 +608,12 @@ def _a_programs_path(text: str, line: int, before: str) -> bool:
 _SHELL_KEYWORDS = frozenset({"do", "then", "else", "{", "!"})
 
 
-#: The long options whose value is a name a tool's may be (``docker run --name mongo``); a wrapper's flag that takes
-#: none (``sudo --preserve-env mysql -p…``, ``xargs --no-run-if-empty mysql …``) is followed by a command (review45f H2).
+#: The long options whose value is a name a tool's may be (``docker run --name mongo``), and find's that name a file
+#: (``find . -name mysql -print``); a wrapper's flag that takes none (``sudo --preserve-env mysql -p…``, ``xargs
+#: --no-run-if-empty mysql …``) is followed by a command (review45f H2).
 _NAMING_OPTIONS = frozenset(
     {"--name", "--hostname", "--container-name", "--entrypoint", "--network", "--net", "--link", "--volumes-from"}
+    | {"-name", "-iname"}
 )
 
 

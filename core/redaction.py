@@ -19,13 +19,15 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (21: ``vault token lookup s.…``, YAML's flow with a bare value, Windows's tools' names and continuations, ``net -U``
+#: (22: ``vault token lookup s.…``, YAML's flow with a bare value, Windows's tools' names and continuations, ``net -U``
 #: before its subcommand, the AWS shorthand's value first, a command given as a list of strings;
+#: 21: a password after quoted text naming its tool and option, ``echo "use mysql -p" && mysql -p"…"``, and one in
+#: quotes a JSON string escapes twice;
 #: 20: continued command lines, more tools' passwords, Vault's ``s.`` token, the AWS shorthand, a diff's new value,
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 21
+RULES_VERSION = 22
 
 
 def enabled() -> bool:

@@ -46,7 +46,7 @@ from .keys import (
     telling_tail,
     tree_key,
 )
-from .lines import stretch
+from .lines import first_line, stretch
 from .record import Record
 from .remembered import Remembered
 from .text import (
@@ -1210,7 +1210,9 @@ def _collect(
                     started=meta.started,
                     updated=meta.updated,
                     score=round(score, 4),
-                    snippets=_snippets(segment, scored, wanted_terms, snippets),
+                    snippets=_snippets(
+                        segment, _dated_first(segment, meta, scored, filters.since), wanted_terms, snippets
+                    ),
                     messages=meta.messages,
                     matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
                     best=(seg_i, scored[0][1]),
@@ -1459,6 +1461,33 @@ def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Sco
     return [term for bit, term in enumerate(words) if mask >> bit & 1]
 
 
+def _dated_first(
+    segment: Segment, meta: SessionMeta, scored: list[tuple[float, int]], since: datetime | None
+) -> list[tuple[float, int]]:
+    """Those of ``scored`` (best first) that are of messages dated ``since`` or later, when any are; else all of them.
+
+    A search ``--since`` admits a chat by when it was last updated, and a chat resumed since then showed its best
+    passages of before under its new date (trial47 F2: "what did I do about the webhook since Monday" answered with a
+    turn of the week before). A chat whose matches all came before shows them still, each with its date
+    (``views.search_text``): it was updated since then, and its words matched.
+
+    A chat begun since then is all dated inside (nothing read); of one resumed, the matched messages are read from
+    the newest back, as far as the first dated before (a chat's messages come in the order they were written)."""
+    start = since.timestamp() if since is not None else None
+    if start is None or not scored or (meta.started is not None and meta.started.timestamp() >= start):
+        return scored
+    said = sorted((segment.position(doc), doc) for _, doc in scored if segment.kind(doc) != KIND_TITLE)
+    newest_first = [doc for _, doc in reversed(said)]
+    inside: set[int] = set()
+    for doc, message in zip(newest_first, segment.messages_along(newest_first), strict=False):
+        if message.timestamp is None:
+            continue
+        if message.timestamp.timestamp() < start:
+            break
+        inside.add(doc)
+    return [pair for pair in scored if pair[1] in inside] if inside else scored
+
+
 def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
     """The session's first ``count`` best docs' snippets (titles left out), each text shown once (a chat may say the
     same thing twice, and a tool-only message's snippet is often its command's: the next best doc takes the place
@@ -1524,7 +1553,7 @@ def best_terms(index: Index, hit: Hit, wanted: set[str]) -> set[str]:
 
 
 def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHARS) -> list[Snippet]:
-    """The hit's best turn, each side cut to its densest ``width`` characters: the question the best message
+    """The hit's best turn, each side cut to ``width`` characters (:func:`_side`): the question the best message
     belongs to and the answer to it.
 
     When the title matched best, it is the first question (the one Cursor names a chat after) and its answer: the
@@ -1547,10 +1576,15 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
         kind = segment.kind(doc)
     messages = segment.messages_at([d for d in _exchange(segment, meta, doc, kind) if d is not None])  # (inflated once)
     return [
-        Snippet(role=m.role, text=densest_window(m.text, wanted, width), timestamp=m.timestamp)
-        for m in messages
-        if m.text.strip()
+        Snippet(role=m.role, text=_side(m, wanted, width), timestamp=m.timestamp) for m in messages if m.text.strip()
     ]
+
+
+def _side(message: Message, wanted: set[str], width: int) -> str:
+    """A side of a recalled turn in ``width`` characters: an answer by its densest stretch, a question by its first
+    line (``lines.first_line``, as ``deja wip`` gives a task): a pasted ``.env`` or compose file under it took most of
+    a prompt block's room, the question a line of it (trial47 F3)."""
+    return first_line(message.text, width) if message.role == "user" else densest_window(message.text, wanted, width)
 
 
 def _first_question(segment: Segment, meta: SessionMeta) -> int:

@@ -17,6 +17,7 @@ from itertools import chain
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Iterator
 
 #: A raw token: letters, digits and the joiners that hold identifiers and paths together. A token that begins with
@@ -813,16 +814,31 @@ def shell_word(text: str) -> str:
     return f'"$(printf {shlex.quote(form)})"' + (shlex.quote(ends) if ends else "")
 
 
-_RAW_IN_JSON = r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+#: What ``json_escaped_controls`` escapes: each character ``for_terminal`` takes out (a JSON encoder has written the C0
+#: controls among them as escapes already) and the tag characters.
+_RAW_IN_JSON = f"[{_CONTROL_CHARS}{_TAGS_FROM}-{_TAGS[-1]}]"
 
 
 def json_escaped_controls(json_text: str) -> str:
-    """JSON text with DEL, the C1 controls and the bidirectional ones, which JSON encoders leave raw, written as
-    ``\\u`` escapes.
+    """JSON text with each character ``for_terminal`` takes out of text written as its ``\\u`` escape (a tag character
+    as its surrogate pair, as JSON spells a character past U+FFFF): DEL, the C1 controls, the bidirectional ones and
+    the invisible format characters, which JSON encoders leave raw.
 
-    Lossless (a parser reads the same string back) and, with the C0 controls the encoders already escape, no
-    control character of a stored chat reaches a terminal through ``--json`` either.
+    Every ``--json`` output (``deja show``, ``search``, ``sessions``, ``export``'s stdout and file alike) so keeps a
+    message's text as stored, for a program to read back, and holds nothing a terminal would act on or a person could
+    not see: ``for_terminal``, which the output then passes through, finds nothing left to take out. Escaped only
+    in part, an RLM or a BOM went raw to the terminal from ``show --json`` and was taken out of ``export --json``'s
+    text by that cleaning (review46f M1).
     """
     import re
 
-    return re.sub(_RAW_IN_JSON, lambda found: f"\\u{ord(found.group()):04x}", json_text)
+    return re.sub(_RAW_IN_JSON, _json_escape, json_text)
+
+
+def _json_escape(found: re.Match[str]) -> str:
+    """The one character ``found`` as JSON's ``\\u`` escape, or the two of its surrogate pair past U+FFFF."""
+    code = ord(found.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

@@ -14,96 +14,106 @@ from __future__ import annotations
 from itertools import product
 
 from .record import Record
-from .text import SAME_AS, terms, token_terms
+from .text import terms, token_terms
 
-#: Forms of one word the stemmer leaves apart (irregular verbs): each finds the others at full weight.
-FORMS = [
-    "run ran",
-    "break broke broken",
-    "write wrote written",
-    "hang hung",
-    "freeze froze frozen",
-    "send sent",
-    "build built",
-    "lose lost",
-    "keep kept",
-    "begin began begun",
-    "take took taken",
-    "throw threw thrown",
-    "go went gone",
-    "do did done",
-    "find found",
-    "hide hid hidden",
-    "shut",
-    "bring brought",
-    "leave left",
-    "come came",
-]
+#: Forms of one word the stemmer leaves apart (irregular verbs): each finds the others at full weight. Each group's
+#: words, and their terms, each once, as the index makes them (``token_terms``: each word is one token; here and in
+#: RELATED written rather than stemmed for every query, which cost a recalling prompt about 0.5 M instructions;
+#: tests/test_thesaurus_table.py checks each against the stemmer).
+FORMS = {
+    "run ran": ("run", "ran"),
+    "break broke broken": ("break", "broke", "broken"),
+    "write wrote written": ("write", "wrote", "written"),
+    "hang hung": ("hang", "hung"),
+    "freeze froze frozen": ("freez", "froze", "frozen"),
+    "send sent": ("send", "sent"),
+    "build built": ("build", "built"),
+    "lose lost": ("lose", "lost"),
+    "keep kept": ("keep", "kept"),
+    "begin began begun": ("begin", "began", "begun"),
+    "take took taken": ("take", "took", "taken"),
+    "throw threw thrown": ("throw", "threw", "thrown"),
+    "go went gone": ("go", "went", "gone"),
+    "do did done": ("done",),
+    "find found": ("find", "found"),
+    "hide hid hidden": ("hide", "hid", "hidden"),
+    "shut": ("shut",),
+    "bring brought": ("bring", "brought"),
+    "leave left": ("leav", "left"),
+    "come came": ("come", "came"),
+}
 
-#: Words developers use for the same thing; each finds the others at ``RELATED_WEIGHT``.
-RELATED = [
+#: Words developers use for the same thing, and their terms (as FORMS'); each finds the others at ``RELATED_WEIGHT``.
+RELATED = {
     # what happened to a process or a request
-    "restart reboot bounce relaunch respawn recreate",
-    "kill cancel abort terminate",
-    "crash die dead exit crashloop",
-    "hang stuck freeze block wedge",
-    "fail failure broken error",
-    "timeout deadline",
-    "flaky intermittent sometimes occasionally random nondeterministic",
-    "slow latency sluggish lag",
-    "leak leaking exhaust exhausted",
+    "restart reboot bounce relaunch respawn recreate": ("restart", "reboot", "bounc", "relaunch", "respawn", "recreat"),
+    "kill cancel abort terminate": ("kill", "cancel", "abort", "termin"),
+    "crash die dead exit crashloop": ("crash", "die", "dead", "exit", "crashloop"),
+    "hang stuck freeze block wedge": ("hang", "stuck", "freez", "block", "wedg"),
+    "fail failure broken error": ("fail", "failur", "broken", "error"),
+    "timeout deadline": ("timeout", "deadlin"),
+    "flaky intermittent sometimes occasionally random nondeterministic": (
+        "flaki",
+        "intermitt",
+        "sometim",
+        "occasion",
+        "random",
+        "nondeterminist",
+    ),
+    "slow latency sluggish lag": ("slow", "latenc", "sluggish", "lag"),
+    "leak leaking exhaust exhausted": ("leak", "exhaust"),
     # shipping and running it
-    "deploy release rollout ship",
-    "server node host machine box instance",
-    "container docker pod",
-    "stack compose",
-    "replica standby secondary",
-    "primary master leader",
-    "job pipeline workflow runner ci",
-    "disk storage space volume",
-    "memory oom ram",
-    "gateway 502 504 upstream proxy",
-    "forbidden 403 unauthorized 401 denied",
-    "404 missing",
+    "deploy release rollout ship": ("deploy", "releas", "rollout", "ship"),
+    "server node host machine box instance": ("server", "node", "host", "machin", "box", "instanc"),
+    "container docker pod": ("contain", "docker", "pod"),
+    "stack compose": ("stack", "compos"),
+    "replica standby secondary": ("replica", "standbi", "secondari"),
+    "primary master leader": ("primari", "master", "leader"),
+    "job pipeline workflow runner ci": ("job", "pipelin", "workflow", "runner", "ci"),
+    "disk storage space volume": ("disk", "storag", "space", "volum"),
+    "memory oom ram": ("memori", "oom", "ram"),
+    "gateway 502 504 upstream proxy": ("gateway", "502", "504", "upstream", "proxi"),
+    "forbidden 403 unauthorized 401 denied": ("forbidden", "403", "unauthor", "401", "deni"),
+    "404 missing": ("404", "miss"),
     # data and state
-    "database postgres mysql sqlite",
-    "credential password secret passwd",
-    "empty wiped gone lost",
-    "delete remove drop purge",
-    "old previous stale outdated",
-    "duplicate twice double",
-    "big large huge heavy",
-    "edit change modify tweak",
+    "database postgres mysql sqlite": ("databas", "postgr", "mysql", "sqlite"),
+    "credential password secret passwd": ("credenti", "password", "secret", "passwd"),
+    "empty wiped gone lost": ("empti", "wipe", "gone", "lost"),
+    "delete remove drop purge": ("delet", "remov", "drop", "purg"),
+    "old previous stale outdated": ("old", "previous", "stale", "outdat"),
+    "duplicate twice double": ("duplic", "twice", "doubl"),
+    "big large huge heavy": ("big", "larg", "huge", "heavi"),
+    "edit change modify tweak": ("edit", "chang", "modifi", "tweak"),
     # people and places
-    "user people customer",
-    "admin backoffice dashboard",
-    "site website storefront frontend",
-    "phone mobile device",
-    "email mail",
-    "bill invoice",
-    "refund chargeback",
-    "signup register registration",
-    "login signin",
-    "logout signout",
+    "user people customer": ("user", "peopl", "customer"),
+    "admin backoffice dashboard": ("admin", "backoffic", "dashboard"),
+    "site website storefront frontend": ("site", "websit", "storefront", "frontend"),
+    "phone mobile device": ("phone", "mobil", "devic"),
+    "email mail": ("email", "mail"),
+    "bill invoice": ("bill", "invoic"),
+    "refund chargeback": ("refund", "chargeback"),
+    "signup register registration": ("signup", "regist", "registr"),
+    "login signin": ("login", "signin"),
+    "logout signout": ("logout", "signout"),
     # more of the same kind, for what the benchmark does not ask about
-    "browser chrome firefox safari",
-    "secure safe https tls ssl certificate",
-    "fast quick speed performance",
-    "setting option configuration",
-    "exception error traceback",
-    "schedule cron nightly overnight",
-    "upload import ingest",
-    "download fetch",
-    "permission access",
-    "token jwt",
-    "payment charge",
-    "cpu processor",
-    "mac macos osx",
-    "kubernetes k8s",
-    "javascript js",
-    "typescript ts",
-    "python py",
-]
+    "browser chrome firefox safari": ("browser", "chrome", "firefox", "safari"),
+    "secure safe https tls ssl certificate": ("secur", "safe", "https", "tls", "ssl", "certif"),
+    "fast quick speed performance": ("fast", "quick", "speed", "perform"),
+    "setting option configuration": ("set", "option", "configur"),
+    "exception error traceback": ("except", "error", "traceback"),
+    "schedule cron nightly overnight": ("schedul", "cron", "night", "overnight"),
+    "upload import ingest": ("upload", "import", "ingest"),
+    "download fetch": ("download", "fetch"),
+    "permission access": ("permiss", "access"),
+    "token jwt": ("token", "jwt"),
+    "payment charge": ("payment", "charg"),
+    "cpu processor": ("cpu", "processor"),
+    "mac macos osx": ("mac", "maco", "osx"),
+    "kubernetes k8s": ("kubernet", "k8s"),
+    "javascript js": ("javascript", "js"),
+    "typescript ts": ("typescript", "ts"),
+    "python py": ("python", "py"),
+}
 
 
 def _joined(*choices: str) -> tuple[str, ...]:
@@ -143,68 +153,52 @@ PHRASES = [
 #: in its plural too ("user names"). Two of a query's words side by side look for the closed word (``related``), and
 #: the closed word for the hyphenated one and for the two words side by side in a chat (``closed_compounds``).
 #: ("log in" and "log out" are in PHRASES too, which gives their closed words other spellings: "signed in".)
+#: Each with its words' terms as ``token_terms`` makes them: the first word's, the second's ("" for a stopword), the
+#: closed word's. Written here, not made: stemming their 57 words cost every recalling prompt about 1 M instructions
+#: (tests/test_thesaurus_table.py checks each against the stemmer).
 COMPOUNDS = [
-    "roll back",
-    "roll out",
-    "log in",
-    "log out",
-    "sign up",
-    "set up",
-    "start up",
-    "shut down",
-    "check out",
-    "back up",
-    "time out",
-    "look up",
-    "clean up",
-    "tear down",
-    "hot fix",
-    "health check",
-    "code base",
-    "file name",
-    "user name",
+    ("roll back", "roll", "back", "rollback"),
+    ("roll out", "roll", "", "rollout"),
+    ("log in", "log", "", "login"),
+    ("log out", "log", "", "logout"),
+    ("sign up", "sign", "", "signup"),
+    ("set up", "set", "", "setup"),
+    ("start up", "start", "", "startup"),
+    ("shut down", "shut", "", "shutdown"),
+    ("check out", "check", "", "checkout"),
+    ("back up", "back", "", "backup"),
+    ("time out", "time", "", "timeout"),
+    ("look up", "look", "", "lookup"),
+    ("clean up", "clean", "", "cleanup"),
+    ("tear down", "tear", "", "teardown"),
+    ("hot fix", "hot", "fix", "hotfix"),
+    ("health check", "health", "check", "healthcheck"),
+    ("code base", "code", "base", "codebas"),
+    ("file name", "file", "name", "filenam"),
+    ("user name", "user", "name", "usernam"),
 ]
 
 #: A related word's share of the weight the query term it stands for has. Tuned on the coding benchmark's tuning
 #: half (bench/coding_history.py); LoCoMo (bench/locomo.py) checked not to lose.
 RELATED_WEIGHT = 0.7
 
-#: Each group's words and the weight its words get for one another: FORMS' in full, RELATED's at RELATED_WEIGHT.
-_GROUPS = [(group.split(), weight) for groups, weight in ((FORMS, 1.0), (RELATED, RELATED_WEIGHT)) for group in groups]
-#: Each group's terms, made when a query first needs them (a hook searches once: making all 238 cost it ~1 ms).
-_GROUP_TERMS: dict[int, list[str]] = {}
-#: The first two letters of a term -> the groups (in order) with a word whose term begins so (``_start``).
-_BY_START: dict[str, list[int]] = {}
-
-
-def _start(word: str) -> str:
-    """The first two letters of ``word``'s term, without making the term (no stemming): a word's term begins as the
-    word does once ``SAME_AS`` has put the long form for a short one (Snowball changes a word's ending only; every
-    word here is checked to, tests/test_thesaurus_table.py)."""
-    word = word.lower()
-    return SAME_AS.get(word, word)[:2]
-
-
-def _group_terms(i: int) -> list[str]:
-    """Group ``i``'s terms, each once, made as the index makes them (each word is one token: ``token_terms``)."""
-    found = _GROUP_TERMS.get(i)
-    if found is None:
-        found = _GROUP_TERMS[i] = list(dict.fromkeys(t for word in _GROUPS[i][0] for t in token_terms(word)[:1]))
-    return found
+#: Each group's terms and the weight its terms get for one another: FORMS' in full, RELATED's at RELATED_WEIGHT.
+_GROUPS = [(held, weight) for groups, weight in ((FORMS, 1.0), (RELATED, RELATED_WEIGHT)) for held in groups.values()]
+#: A term -> the groups (in order) holding it, made when a query first needs it.
+_BY_TERM: dict[str, list[int]] = {}
 
 
 def others(term: str) -> list[tuple[str, float]]:
     """The other terms ``term`` also looks for, with their weights: every group's that holds it, in the groups'
-    order. Only the groups with a word whose term could be it (the same first two letters) have their terms made."""
-    if not _BY_START:
-        for i, (words, _) in enumerate(_GROUPS):
-            for start in dict.fromkeys(map(_start, words)):
-                _BY_START.setdefault(start, []).append(i)
+    order."""
+    if not _BY_TERM:
+        for i, (held, _) in enumerate(_GROUPS):
+            for one in held:
+                _BY_TERM.setdefault(one, []).append(i)
     found: list[tuple[str, float]] = []
-    for i in _BY_START.get(term[:2], ()):
-        group = _group_terms(i)
-        if term in group:
-            found.extend((other, _GROUPS[i][1]) for other in group if other != term)
+    for i in _BY_TERM.get(term, ()):
+        group, weight = _GROUPS[i]
+        found.extend((other, weight) for other in group if other != term)
     return found
 
 
@@ -279,11 +273,9 @@ _BY_SECOND: dict[str, list[Compound]] = {}
 
 def _compounds() -> list[Compound]:
     if not _COMPOUNDS:
-        for words in COMPOUNDS:
+        for words, first_term, second_term, closed in COMPOUNDS:
             first, second = words.split()
-            second_term = next(iter(token_terms(second)), "")
-            closed = token_terms(first + second)[0]
-            compound = Compound(token_terms(first)[0], second, second_term, closed, f"{first}-{second}")
+            compound = Compound(first_term, second, second_term, closed, f"{first}-{second}")
             _COMPOUNDS.append(compound)
             for form in [second, second + "s", second + "es"] if second_term else [second]:
                 _BY_SECOND.setdefault(form, []).append(compound)

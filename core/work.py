@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import os
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import partial
 
 from .destructive import is_destructive
@@ -43,7 +43,7 @@ from .keys import (
     within,
 )
 from .lines import one_line
-from .model import Message
+from .model import Message, resumed_ask
 from .record import Record
 from .regular_files import open_regular
 from .settled import settled_line, where_it_stopped
@@ -688,30 +688,10 @@ class Digest(Record):
     #: ``stopped after `X` failed: …`` when the session's last event is a command that failed after its last answer
     #: (``core.ending``); "" when not. Its last answer, written before, is then not among ``settled``.
     failed_last: str = ""
-    #: What the chat is asked now: ``goal``, or the first ask after the chat was resumed (:func:`resumed_ask`).
+    #: What the chat is asked now: ``goal``, or the first ask after the chat was resumed (``model.resumed_ask``).
     task: str = ""
     #: When that ask resumed the chat; None when it was never resumed (``task`` is ``goal``).
     resumed: datetime | None = None
-
-
-#: A question asked at least this long after the message before it resumes the chat: a new day's work, whose ask is
-#: the task a digest gives, not the chat's first of weeks ago (trial20 F18).
-RESUMED_AFTER = timedelta(hours=6)
-
-
-def resumed_ask(messages: list[Message]) -> Message | None:
-    """The question that resumed the chat last: the last one asked ``RESUMED_AFTER`` or more after the message
-    before it (an undated message is passed over); None when the chat was never so resumed."""
-    found: Message | None = None
-    before: datetime | None = None
-    for message in messages:
-        when = message.timestamp
-        if when is None:
-            continue
-        if message.role == "user" and message.text.strip() and before and when - before >= RESUMED_AFTER:
-            found = message
-        before = when
-    return found
 
 
 def digest(segment: Segment, meta: SessionMeta, max_items: int = 8) -> Digest:

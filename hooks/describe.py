@@ -101,11 +101,12 @@ def followed_line(fix: Fix, concluded: str, room: int = 0) -> str:
     is left to it ("") when the line does not fit ``room`` bytes whole (``_concluded_names``).
     """
     from ..core.destructive import is_destructive
-    from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, bare_retry, fixed_by, rerun_differs
+    from ..core.failures import RERUN_OTHER, RERUN_SAME, bare_retry, fixed_by, not_rerun, rerun_differs
 
     answer = "" if says_the_same(fix.answer, concluded) else fix.answer
     if not fix.resolved_by:
-        return f"{NOT_RERUN.capitalize()}; the next answer: {answer}" if answer else f"{NOT_RERUN.capitalize()}."
+        said = not_rerun(answer)
+        return f"{said[:1].upper()}{said[1:]}" + ("" if answer else ".")
     if is_destructive(fix.resolved_by):
         safe = [f"`{cut(s.command, COMMAND_CHARS)}`" for s in fix.steps[:-1] if not s.exit_code and not s.destructive]
         said = ", then ".join(safe[-3:]) or answer

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.cjson import load_json
 from ..core.keys import SHELL_TOOLS, command_head
 from .call import HookCall, block_key, frame, frame_room, headed
-from .describe import followed_line, heading, project_label
+from .describe import followed_line, heading, project_label, says_the_same
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -81,8 +81,10 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         where = project_label(meta.project, meta.project_dir, call.project_dir)
         title = heading(meta.title or meta.asked, where, updated, meta.id)
         room = frame_room(BUDGET, head_line)
-        ending = f"The session {stopped}." if stopped else f"Concluded: {concluded}" if concluded else ""
         fix = what_followed(segment, doc, head, match, dated=False)
+        if not fix.resolved_by and says_the_same(fix.answer, concluded):
+            concluded = ""  # no rerun fixed it: its next answer, said as such, not as its "Concluded:" (trial46 F6)
+        ending = f"The session {stopped}." if stopped else f"Concluded: {concluded}" if concluded else ""
         followed = followed_line(fix, concluded, room - len(title.encode()) - len(ending.encode()) - 2)
         block = headed(title, [line for line in (followed, ending) if line], room)
         call.remember([shown])

@@ -24,6 +24,7 @@ install created go once empty.
 from __future__ import annotations
 
 import os
+import shlex
 from functools import partial
 from types import ModuleType
 
@@ -63,13 +64,12 @@ def install_notes(target: str, *, dry_run: bool = False) -> list[str]:
     """What ``install(target)`` does that its changes do not show, asked before it runs: the folder
     ``CURSOR_CONFIG_DIR`` names made where none was (a typo made one in silence: trial46 F3), and deja's hooks
     ``cursor`` leaves in place over ``cursor-auto`` (F4)."""
-    from ..core.folders import cursor_config_dir
+    from ..core.folders import missing_cursor_config_dir
 
     if not target.startswith("cursor"):
         return []
     notes = []
-    folder = cursor_config_dir()
-    if os.environ.get("CURSOR_CONFIG_DIR", "").strip() and not os.path.isdir(folder):
+    if folder := missing_cursor_config_dir():
         notes.append(f"CURSOR_CONFIG_DIR names {folder}, which does not exist: {'would create' if dry_run else 'created'} it")  # fmt: skip
     if target == "cursor" and cursor_hooks_there():
         hooks = cursor.hooks_path()
@@ -79,22 +79,35 @@ def install_notes(target: str, *, dry_run: bool = False) -> list[str]:
 
 def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
     refuse_root_in_anothers_home()
-    _refuse_a_relative_cursor_folder(target)
+    _refuse_a_relative_cursor_folder(target, uninstalling=True)
     _refuse_a_home_out_of_reach()
     found = ledger.load()
-    changes = ledger.settle_uninstall(_harness(target).plan_uninstall(partial(ledger.earlier_document, found)), found)
-    _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(found, changes)), dry_run)
+    harness = _harness(target)
+    planned = harness.plan_uninstall(partial(ledger.earlier_document, found))
+    placed = ledger.placed(found, planned)
+    if placed != found:  # (an older deja's install with a relative CURSOR_CONFIG_DIR: what its records tell counts)
+        planned = harness.plan_uninstall(partial(ledger.earlier_document, placed))
+    changes = ledger.settle_uninstall(planned, placed)
+    _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(placed, changes)), dry_run)
     return changes
 
 
-def _refuse_a_relative_cursor_folder(target: str) -> None:
+def _refuse_a_relative_cursor_folder(target: str, *, uninstalling: bool = False) -> None:
     """InstallError for a Cursor target when ``CURSOR_CONFIG_DIR`` names a relative folder
-    (``folders.relative_cursor_config_dir``): no step can place it for the next one."""
-    from ..core.folders import ABSOLUTE_CURSOR_CONFIG_DIR, relative_cursor_config_dir
+    (``folders.relative_cursor_config_dir``): no step can place it for the next one. An uninstall with the value an
+    older deja installed with (which took it) is told the absolute folder that install recorded (review46f M2)."""
+    from ..core import folders
 
-    if target.startswith("cursor") and (raw := relative_cursor_config_dir()):
-        problem = "a relative folder is another one wherever deja or Cursor runs"
-        raise InstallError(f"CURSOR_CONFIG_DIR={raw}", problem, f"{ABSOLUTE_CURSOR_CONFIG_DIR} (deja changed nothing)")
+    if not target.startswith("cursor") or not (raw := folders.relative_cursor_config_dir()):
+        return
+    fix = folders.ABSOLUTE_CURSOR_CONFIG_DIR
+    folder = ledger.relative_install_folder(ledger.load(), raw) if uninstalling else None
+    if folder:
+        fix = f"run CURSOR_CONFIG_DIR={shlex.quote(folder)} deja uninstall {target}: it undoes the install made with {raw}"
+    elif folder is not None:
+        fix = f"set CURSOR_CONFIG_DIR to the absolute path of the folder {raw} named at install"
+    problem = folders.relative_cursor_config_dir_problem(raw)
+    raise InstallError(f"CURSOR_CONFIG_DIR={raw}", problem, f"{fix} (deja changed nothing)")
 
 
 def _refuse_a_home_in_a_file() -> None:

@@ -73,7 +73,7 @@ def other_installs() -> list[Path]:
     """The config folders, other than this one, of the Cursor installs of deja still there: those whose ``/deja``
     command install recorded (``ledger``) is still deja's. Each uses the one shared skill (``guidance``)."""
     mine = os.path.realpath(command_path())
-    commands = {Path(key) for key in ledger.load() if Path(key).parts[-2:] == command_path().parts[-2:]}
+    commands = {path for path in ledger.recorded_files(ledger.load()) if path.parts[-2:] == command_path().parts[-2:]}
     others = (path for path in commands if os.path.realpath(path) != mine and guidance.is_deja_file(path))
     return sorted(path.parent.parent for path in others)
 

@@ -30,7 +30,8 @@ out and never removes the file: it cannot tell whether the file was the user's. 
 very settings uninstall leaves goes back byte for byte, and the folders above deja's own skill and command that
 nothing else is in go (trial17 F7: ``XDG_CONFIG_HOME`` set at install and not at uninstall).
 A ledger an older deja kept in ``DEJA_HOME`` is read too, and goes once the one
-in the config folder is written.
+in the config folder is written. Records an older deja keyed by a relative ``CURSOR_CONFIG_DIR``'s spelling
+(``relcfg/mcp.json``) count for the uninstall run with the absolute folder (``placed``).
 """
 
 from __future__ import annotations
@@ -191,6 +192,67 @@ def after_uninstall(ledger: Ledger, changes: list[Change]) -> Ledger:
     still uses (``Change.used_by``) keeps its record, for the uninstall that removes it, and the folders made for it."""
     dealt = {str(change.path) for change in changes if not change.used_by}
     return {key: found for key, found in ledger.items() if key not in dealt}
+
+
+def placed(ledger: Ledger, changes: list[Change]) -> Ledger:
+    """``ledger`` with each record an older deja keyed by a relative ``CURSOR_CONFIG_DIR`` (``relcfg/mcp.json``: it
+    took the value as given) under the path of ``changes`` it names (``_names``), where uninstall finds deja's
+    entries. Such an install can only be undone with the absolute folder now (review46f M2): matched by the
+    key alone, its records were never found, so the files it created stayed (emptied) and so did its records. A
+    path recorded since keeps its own record, unless that one knows less (an install over it with the absolute
+    folder found deja's entries there): then the older one's, with what was written last."""
+    older = {key: found for key, found in ledger.items() if not os.path.isabs(key)}
+    updated = dict(ledger)
+    for change in changes if older else ():
+        if change.action == "unchanged":
+            continue
+        for key, found in older.items():
+            own = updated.get(str(change.path))
+            knows = own is not None and own.existed is not None  # (the older record may be another folder's then)
+            if key in updated and not knows and _names(key, found, change.path):
+                del updated[key]
+                updated[str(change.path)] = found if own is None else replace(found, before=None, after=own.after)
+    return updated
+
+
+def recorded_files(ledger: Ledger) -> list[Path]:
+    """The file each record is of: its key, or where the record of an older deja's relative key places it
+    (``_recorded_place``; the key alone is another file wherever deja runs). One placed nowhere is left out."""
+    files = (key if os.path.isabs(key) else _recorded_place(key, found) for key, found in ledger.items())
+    return [Path(file) for file in files if file]
+
+
+def relative_install_folder(ledger: Ledger, spelling: str) -> str | None:
+    """The absolute folder an older deja's install with the relative ``CURSOR_CONFIG_DIR`` ``spelling`` wrote in, as
+    its records tell (``_recorded_place``); "" when they record no such folder; None when there is no such record."""
+    base = os.path.normpath(spelling)
+    recorded = None
+    for key, found in ledger.items():
+        rest = ".." if os.path.isabs(key) else os.path.relpath(os.path.normpath(key), base)
+        if rest.startswith(".."):
+            continue
+        place = _recorded_place(key, found)
+        if place.endswith(os.sep + rest):
+            return place[: -len(rest) - 1]
+        recorded = ""
+    return recorded
+
+
+def _names(key: str, found: Found, path: Path) -> bool:
+    """Whether the relative ``key`` names the file at ``path``: where its record places it (``_recorded_place``),
+    else by its last parts (``relcfg/mcp.json`` names ``/any/relcfg/mcp.json``, ``..`` names nothing)."""
+    real = os.path.realpath(path)
+    if place := _recorded_place(key, found):
+        return place == real
+    parts = Path(os.path.normpath(key)).parts
+    return ".." not in parts and parts in {Path(spelt).parts[-len(parts) :] for spelt in (str(path), real)}
+
+
+def _recorded_place(key: str, found: Found) -> str:
+    """Where the file a ledger key names was, as its record tells (its links followed): in the folder install made
+    for it, or beside the .bak install took of it (both absolute whatever the key's spelling); else ""."""
+    folder = found.folders[0] if found.folders else os.path.dirname(found.backup) if found.backup else ""
+    return os.path.join(folder, os.path.basename(key)) if folder else ""
 
 
 def _settle(change: Change, found: Found | None) -> Change:

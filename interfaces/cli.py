@@ -32,11 +32,13 @@ from .fastpath import (
     filter_flags,
     guarded,
     index_command,
+    nothing_indexed,
     noun_for,
     open_index,
     plural,
     project_folder,
     quote,
+    refuse_empty,
     say,
     search_command,
     since_option,
@@ -274,7 +276,7 @@ def _no_sessions(index: Index, flags: list[str]) -> str:
     """Why ``deja sessions`` listed none: the filters (``flags``, as typed) left none of the index's, or it has none."""
     if index.session_count and flags:
         return f"No sessions with {' '.join(flags)}; drop {the_filters(flags)} to see the {index.session_count} in the index."
-    return "No sessions found. `deja index` says where it looked; `deja doctor` checks the rest."
+    return nothing_indexed()  # (with no filter, only an empty index lists none)
 
 
 #: The fewest columns a title of ``deja sessions`` is cut to on its row: on a terminal narrower than that leaves, the
@@ -321,6 +323,7 @@ def show_command(
 ) -> None:
     """Show one session: its messages in order (50 at a time), with tool calls and their results."""
     index = open_index()
+    refuse_empty(index)
     try:
         segment, meta = find_session(index, session_id)
     except NotFound as exc:
@@ -385,6 +388,8 @@ def stats_command(project: ProjectOption = None, json: JsonFlag = False) -> None
     if len(projects) > len(listed):  # (an unknown project's message sends people here to find the one they meant)
         echo(f"  … and {len(projects) - len(listed)} more: `deja stats --json` lists every project")
     echo(f"index: {index.directory} ({size / 1e6:.1f} MB, built {built_at})")
+    if not index.session_count:  # (its zeros alone said not why: trial47 F5)
+        echo(nothing_indexed())
 
 
 def _stats_rows(metas: Iterable[SessionMeta]) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
@@ -560,6 +565,7 @@ def resume_command(
     from ..core.resume import ResumeRefused, command_line, resume_target
 
     index = open_index()
+    refuse_empty(index)
     try:
         _, meta = find_session(index, session_id)
         directory, chat_id = resume_target(meta, index)

@@ -64,7 +64,8 @@ from ..core.readers import (
     slug_folders,
     survey_chats,
 )
-from ..core.readers.unreadable import unlisted_folders
+from ..core.readers.chatstore import UNREADABLE_STORE
+from ..core.readers.unreadable import dropped_with, move_away, unlisted_folders, why_unreadable
 from ..core.regular_files import forbidden, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
@@ -183,6 +184,7 @@ def diagnose(home: Path | None = None) -> Report:
     chats = survey_chats(cli_roots, transcribed)
     index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
     skipped = dict(state.problems) if state else {}
+    damaged = _damaged_chat_stores(state.unread if state else {}, cli_roots)
     unlisted = unlisted_folders(str(ide_root), [str(root) for root in cli_roots])
     forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state, unlisted)
     outside = out_of_sight_sources(Bookkeeping(index_dir(home), state), cli_roots) if state else []
@@ -193,7 +195,14 @@ def diagnose(home: Path | None = None) -> Report:
         *_missing_roots(),
         *_root_too_deep(paths.ide_user_folder()),
         *_out_of_sight(outside),
-        *_history_problems(stores, [ide_root, *cli_roots], skipped, chats, forbidden_files, bool(outside)),
+        *_history_problems(
+            stores,
+            [ide_root, *cli_roots],
+            *_not_damaged(skipped, chats, damaged, transcribed),
+            forbidden_files,
+            bool(outside),
+        ),
+        *_damaged_chat_store_problems(damaged, cli_roots),
         *_forbidden_problems(forbidden_files, unlisted, [store.path for store in stores if store.unreadable]),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
@@ -302,12 +311,10 @@ def _cursor_folders_elsewhere() -> list[Finding]:
     when a process started without them (Cursor's hooks and MCP server, unless Cursor has them too) does not read it.
     Naming every folder this shell reads as moved named those the variable leaves (trial46 F3). A CURSOR_CONFIG_DIR
     folder deja is wired in beside ``~/.cursor`` (README "Install into Cursor") is read: cursor-agent starts deja's
-    hooks and server from there with the variable (``_unwired_config_folder``)."""
-    from ..core import folders
-
-    unseen = set(folders.cli_roots()) - set(folders.cli_roots(environment=False))
+    hooks and server from there with the variable (``_config_folder_wired_beside_home``)."""
+    unseen = _unseen_roots()
     moved = {name: folder for name, folder in _moved_folders().items() if folder in unseen}
-    if "CURSOR_CONFIG_DIR" in moved and not _unwired_config_folder(moved["CURSOR_CONFIG_DIR"]):
+    if _config_folder_wired_beside_home():
         del moved["CURSOR_CONFIG_DIR"]
     if not moved:
         return []
@@ -322,6 +329,31 @@ def _cursor_folders_elsewhere() -> list[Finding]:
     if "CURSOR_CONFIG_DIR" in moved:  # (README's setup for the variable in cursor-agent's shell alone)
         fix += "; or, for cursor-agent alone, deja install cursor-auto here and env -u CURSOR_CONFIG_DIR deja install cursor-auto"  # fmt: skip
     return [Finding("warn", "settings", message, fix)]
+
+
+def _unseen_roots() -> set[str]:
+    """The cursor-agent folders this shell reads and a process started without its variables does not."""
+    from ..core import folders
+
+    return set(folders.cli_roots()) - set(folders.cli_roots(environment=False))
+
+
+def _config_folder_wired_beside_home() -> str:
+    """The folder CURSOR_CONFIG_DIR moves cursor-agent's to, when Cursor's processes started without the variable do
+    not read it and deja is wired there and in ``~/.cursor`` (README "Install into Cursor"); else ""."""
+    folder = _moved_folders().get("CURSOR_CONFIG_DIR", "")
+    return folder if folder in _unseen_roots() and not _unwired_config_folder(folder) else ""
+
+
+def _settings_ok_line() -> str:
+    """Settings' line when nothing is wrong with them: the hooks and MCP server see what this shell sees, but in
+    the two-folder setup, where those started from ``~/.cursor`` do not read CURSOR_CONFIG_DIR's folder (fix46f)."""
+    if folder := _config_folder_wired_beside_home():
+        return (
+            f"  ok     deja is wired in {folder} (CURSOR_CONFIG_DIR's, for cursor-agent run with it) and in ~/.cursor: "
+            f"the hooks and MCP server started from ~/.cursor see this shell's settings, but do not read {folder}"
+        )
+    return "  ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"
 
 
 def _moved_folders() -> dict[str, str]:
@@ -358,13 +390,9 @@ def _cursor_config_dir_problems() -> list[Finding]:
     from ..core import folders
 
     if raw := folders.relative_cursor_config_dir():
-        what = (
-            f"CURSOR_CONFIG_DIR={raw} is relative: it is another folder wherever deja or Cursor runs, so deja install "
-            "and uninstall refuse it"
-        )
+        what = f"CURSOR_CONFIG_DIR={raw}: {folders.relative_cursor_config_dir_problem(raw)}, so deja install and uninstall refuse it"  # fmt: skip
         return [Finding("error", "settings", what, folders.ABSOLUTE_CURSOR_CONFIG_DIR)]
-    folder = config.folder_variable("CURSOR_CONFIG_DIR")
-    if folder and not os.path.isdir(folder):
+    if folder := folders.missing_cursor_config_dir():
         what = f"CURSOR_CONFIG_DIR names {folder}, which does not exist: cursor-agent keeps nothing there yet"
         return [Finding("warn", "settings", what, "check the folder CURSOR_CONFIG_DIR names, or unset it")]
     return []
@@ -505,10 +533,52 @@ def _unreadable_store(store: Store) -> Finding:
             "nothing to do while Cursor is at work: the index keeps what it read; if it stays locked, close Cursor "
             "and run `deja index`",
         )
-    # (``deja index``'s way out, which no read mends: an SQLite tool opening Cursor's file could write to it)
-    moved = f"mv {shlex.quote(store.path)} {shlex.quote(store.path + '.damaged')}"
-    fix = f"{moved}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)"
+    # (``deja index``'s way out, which no read mends)
+    fix = f"{move_away(store.path)}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)"
     return Finding("error", "history", f"deja cannot read {store.path} ({why})", fix)
+
+
+def _damaged_chat_stores(unread: dict[str, str], cli_roots: list[Path]) -> list[str]:
+    """The chats' stores the index could not read (``State.unread``) that read as damaged now: no later read mends
+    them, so each gets the way out ``deja index`` gives, not the wait for a lock it does not hold (trial47 F4)."""
+    ids = [sid for sid, why in unread.items() if why == UNREADABLE_STORE]
+    if not ids:
+        return []
+    chat_dirs = find_all_chat_dirs(cli_roots)
+    stores = [str(chat_dirs[sid] / STORE_DB) for sid in ids if sid in chat_dirs]
+    return [store for store in stores if why_unreadable(store) == "damaged"]
+
+
+def _damaged_chat_store_problems(damaged: list[str], cli_roots: list[Path]) -> list[Finding]:
+    """Each damaged chat store by name, with the ``mv`` that moves it away and what the index drops then, as
+    ``deja index`` says it (``unreadable.dropped_with``)."""
+    roots = [str(root) for root in cli_roots]
+    return [
+        Finding(
+            "warn",
+            "history",
+            f"{store} is damaged: no read mends it, and the index keeps what it read from it before",
+            f"{move_away(store)}  (a damaged file stays so; `deja index` then reads on without it, and without "
+            f"{dropped_with(store, roots)})",
+        )
+        for store in damaged
+    ]
+
+
+def _not_damaged(
+    skipped: dict[str, int], chats: ChatSurvey, damaged: list[str], transcribed: set[str]
+) -> tuple[dict[str, int], ChatSurvey]:
+    """The counts of what could not be read less the ``damaged`` chat stores, which are named apart with their own
+    fix: the lines that count the rest say "quit Cursor", which does not mend them (trial47 F4)."""
+    alone = sum(Path(store).parent.name not in transcribed for store in damaged)
+    return _less_stores(skipped, len(damaged)), msgspec.structs.replace(
+        chats, unreadable=_less_stores(chats.unreadable, alone)
+    )
+
+
+def _less_stores(counts: dict[str, int], stores: int) -> dict[str, int]:
+    left = {**counts, UNREADABLE_STORE: counts.get(UNREADABLE_STORE, 0) - stores}
+    return {reason: n for reason, n in left.items() if n > 0}
 
 
 def _history_problems(
@@ -853,7 +923,9 @@ def report_text(report: Report, width: int | None = None) -> str:
                 held = f"{_count(s.count, noun)}, {_size(s.bytes)}, last written {when(s.newest)}"
                 # (a root holding neither: "0 transcripts … unknown time" of a config root read as one missing them)
                 lines.append(f"                {held if s.count else 'no chats yet'}")
-    lines.append(f"  cursor-agent chats read from their store alone (no transcript): {report.chats_without_transcript}")
+    if report.chats_without_transcript:  # (a count of none said nothing, on a history with no chat too: trial47 F5)
+        store_only = report.chats_without_transcript
+        lines.append(f"  cursor-agent chats read from their store alone (no transcript): {store_only}")
     if passed_over := {reason: n for reason, n in report.skipped.items() if reason not in RETRIED}:
         what = ", ".join(f"{n} × {reason}" for reason, n in sorted(passed_over.items(), key=lambda kv: -kv[1]))
         lines.append(f"  passed over, empty or damaged in Cursor's own files (Cursor passes them over too): {what}")
@@ -878,8 +950,7 @@ def report_text(report: Report, width: int | None = None) -> str:
     lines += ["", "Wiring"]
     lines += [f"  ok     {f.message}" for f in report.wiring if f.level == "ok"]
     lines += _problem_lines(report, "wiring")
-    same = ["  ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"]
-    lines += ["", "Settings", *(_problem_lines(report, "settings") or same)]
+    lines += ["", "Settings", *(_problem_lines(report, "settings") or [_settings_ok_line()])]
     lines += ["", "Delivery (Cursor's hook logs)", *_delivery_lines(report.delivery, report.hook_decisions)]
     lines += _problem_lines(report, "delivery")
 

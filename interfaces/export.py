@@ -172,8 +172,13 @@ def render(meta: SessionMeta, messages: list[Message], fmt: str) -> str:
         return to_markdown(meta, messages)
     if fmt == "html":
         return to_html(meta, messages)
-    envelope = {"schema_version": SCHEMA_VERSION, **show_json(meta, messages)}  # ``deja show --json``'s, whole
-    return json_escaped_controls(orjson.dumps(envelope, option=orjson.OPT_INDENT_2).decode()) + "\n"
+    return _json({"schema_version": SCHEMA_VERSION, **show_json(meta, messages)})  # ``deja show --json``'s, whole
+
+
+def _json(data: dict[str, object]) -> str:
+    """``data`` as indented JSON, its text kept as stored as every ``--json`` output keeps it
+    (``text.json_escaped_controls``): the index page's titles too."""
+    return json_escaped_controls(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()) + "\n"
 
 
 def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) -> tuple[str, str]:
@@ -190,7 +195,7 @@ def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) ->
         entries = [
             {"id": meta.id, "title": meta.title, "updated": iso(meta.updated), "file": name} for meta, name in sessions
         ]
-        return "index.json", orjson.dumps({"sessions": entries}, option=orjson.OPT_INDENT_2).decode() + "\n"
+        return "index.json", _json({"sessions": entries})
     lines = [f"# {title}", ""] + [
         f"- {when(meta.updated)} [{meta.title or meta.asked or meta.id}]({name}) ({plural(meta.messages, 'message')})"
         for meta, name in sessions

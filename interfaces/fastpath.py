@@ -706,6 +706,24 @@ def nothing_indexed() -> str:
     return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
 
 
+def refuse_empty(index: Index) -> None:
+    """A verb asked for one session (``show``, ``ctx``, ``wip`` …) fails on an index with none with the line a search
+    gives it (``nothing_indexed``): "no session ran here … one that `deja sessions` lists" sent the person to a list
+    of nothing (trial47 F5)."""
+    if not index.session_count:
+        raise Failed(nothing_indexed())
+
+
+def said_empty(index: Index, json: bool = False) -> bool:
+    """Whether the index holds no session, said then as a search says it (``nothing_indexed``): a verb that lists
+    what it finds (``how``, ``files``, ``fix`` …) has nothing to look in, which "no command ran here" did not say
+    (trial47 F5). With ``json`` nothing is said, and the answer's empty lists are the verb's to give."""
+    if index.session_count or json:
+        return False
+    echo(nothing_indexed())
+    return True
+
+
 def filter_flags(**given: str | None) -> list[str]:
     """The filters a user gave, as they typed them (``redaction.echoed``): ``--project api``, ``--source cursor-cli``."""
     from ..core.redaction import PATH_CHARS, echoed
@@ -742,7 +760,7 @@ def _way_out(result: RefreshResult, why: str) -> str:
     F5), is moved away, and the rebuild goes ahead without its sessions. A locked one is only waited for."""
     if why == "permission denied":
         return f"; {_make_readable(result, 'deja index --full')}"
-    from ..core.readers.unreadable import why_unreadable
+    from ..core.readers.unreadable import move_away, why_unreadable
 
     damaged = next(
         (
@@ -755,7 +773,7 @@ def _way_out(result: RefreshResult, why: str) -> str:
     if not damaged:
         return ""
     what = "a damaged file" if damaged == result.unreadable_files[0] else f"{damaged} is damaged, and a damaged file"
-    return f"; {what} stays so: to rebuild without its sessions, move it away ({_move_away(damaged)}) and run it again"
+    return f"; {what} stays so: move it away ({move_away(damaged)}) and run it again, to rebuild without {_dropped(damaged)}"
 
 
 def _outside_roots(files: list[str]) -> str:
@@ -935,11 +953,20 @@ def _read_before(result: RefreshResult, them: str) -> str:
 
 
 def _damaged_kept(result: RefreshResult, them: str) -> str:
-    """What became of a damaged store's sessions, and the way out: moved away, its sessions go with it (review12
-    R5: a damaged store was promised a read by the next `deja index`, run after run)."""
-    goes = "" if result.unreadable_new == result.unreadable_kept else " its sessions and"
-    moved = _move_away(result.unreadable_files[0])
-    return f"{_read_before(result, them)}; a damaged file stays so: move it away ({moved}) to drop{goes} this line"
+    """What became of a damaged store's sessions, and the way out: moved away, what only it held goes with it
+    (review12 R5: a damaged store was promised a read by the next `deja index`, run after run)."""
+    from ..core.readers.unreadable import move_away
+
+    first = result.unreadable_files[0]
+    goes = "" if result.unreadable_new == result.unreadable_kept else f" and {_dropped(first)}"
+    return f"{_read_before(result, them)}; a damaged file stays so: move it away ({move_away(first)}) to drop this line{goes}"
+
+
+def _dropped(path: str) -> str:
+    """What moving the damaged ``path`` away drops from the index (``unreadable.dropped_with``)."""
+    from ..core.readers.unreadable import dropped_with
+
+    return dropped_with(path, folders.cli_roots())
 
 
 def _make_readable(result: RefreshResult, then: str = "deja index") -> str:
@@ -956,12 +983,6 @@ def _blocker(result: RefreshResult) -> str:
 
     first = result.unreadable_files[0]
     return forbidden(first) or first
-
-
-def _move_away(path: str) -> str:
-    """The command that moves a store a refresh could not read out of deja's way, for a damaged one, which no read
-    mends: ``mv X X.damaged``, quoted for a shell (a store's folder may hold a space)."""
-    return f"mv {quote(path)} {quote(path + '.damaged')}"
 
 
 def _kept_until(result: RefreshResult, them: str, it_is: str) -> str:

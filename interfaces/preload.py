@@ -8,7 +8,8 @@ it), and the ``import`` statements that follow find it in ``sys.modules``: a rec
 runs 4.4 M fewer of its 117 M instructions. The standard library's C modules they import (``_json``, ``zlib``, …) it
 loads as ``importlib``'s own finders do, by ``_imp``, without their Python: 0.8 M fewer. Any module it cannot load so
 (no ``.pyc`` yet, a stale one, another Python's, a C module not where it looks) it leaves, with those after it, to
-``importlib``: never another answer, only a slower one.
+``importlib``: never another answer, only a slower one. A module of deja's a hook imports beyond its list (a Shell
+command's, the session start's block, …) the launcher's finder (``_OnDemand``) loads from its ``.pyc`` so too.
 
 Under ``python -X importtime`` it loads nothing, so that what a hook imports is listed as ever (``bench_hooks.py``,
 the tests that pin what hooks load).
@@ -20,6 +21,11 @@ import _imp
 import marshal
 import os
 import sys
+
+TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
 
 #: The modules importing every hook's module loads (``hooks/run.py``'s), in the order ``importlib`` finishes them:
 #: deja's, and the standard library's C modules (a name not of deja: built in, or a file in ``lib-dynload``).
@@ -97,24 +103,33 @@ HOOK_MODULES = {
 
 def preload(command: str, folder: str) -> None:
     """Load ``command``'s modules of the ``deja`` package in ``folder`` (a site-packages), as far as each loads."""
-    if "importtime" in sys._xoptions or sys.flags.optimize or sys.pycache_prefix:  # (another .pyc name: leave them)
-        return
-    try:
-        from _frozen_importlib_external import MAGIC_NUMBER
-    except ImportError:  # pragma: no cover - another Python than CPython
+    magic = _magic()
+    if magic is None:
         return
     for name in (*EVERY_HOOK, *HOOK_MODULES.get(command, ())):
         if name in sys.modules:
             continue
-        if not (_load(name, folder, MAGIC_NUMBER) if name.startswith("deja.") else _load_c(name)):
+        if not (_load(name, folder, magic) if name.startswith("deja.") else _load_c(name)):
             return
 
 
-def _load(name: str, folder: str, magic: bytes) -> bool:
-    """Run module ``name``'s compiled code as ``importlib`` would, if its ``.pyc`` is the source's; whether it did."""
+def _magic() -> bytes | None:
+    """The first bytes of this Python's ``.pyc`` files; None where none should be read here: under ``-X importtime``
+    (so that what a hook imports is listed as ever), and where ``importlib`` names them otherwise."""
+    if "importtime" in sys._xoptions or sys.flags.optimize or sys.pycache_prefix:
+        return None
+    try:
+        from _frozen_importlib_external import MAGIC_NUMBER
+    except ImportError:  # pragma: no cover - another Python than CPython
+        return None
+    return MAGIC_NUMBER
+
+
+def _compiled(name: str, folder: str, magic: bytes) -> tuple[str, str, bytes] | None:
+    """Module ``name``'s source and ``.pyc`` paths in ``folder`` and the ``.pyc``'s bytes, if it is the source's as
+    ``importlib`` checks it (the source's time and size); None where it is not, or either is missing."""
     path = folder + os.sep + name.replace(".", os.sep)
-    package = name in PACKAGES
-    head, tail = (path, "__init__") if package else path.rsplit(os.sep, 1)
+    head, tail = (path, "__init__") if name in PACKAGES else path.rsplit(os.sep, 1)
     source = f"{head}{os.sep}{tail}.py"
     cached = f"{head}{os.sep}__pycache__{os.sep}{tail}.{sys.implementation.cache_tag}.pyc"
     try:
@@ -122,28 +137,81 @@ def _load(name: str, folder: str, magic: bytes) -> bool:
             data = file.readall()
         stat = os.stat(source)
     except OSError:
-        return False
+        return None
     # A timestamp .pyc's header: magic, flags 0, the source's modification time and size (PEP 552)
     if data[:8] != magic + bytes(4) or data[8:16] != _stamp(stat.st_mtime, stat.st_size):
+        return None
+    return source, cached, data
+
+
+def _run(module: ModuleType, source: str, data: bytes) -> None:
+    """Run a ``.pyc``'s code in ``module``, as ``importlib`` would."""
+    code = marshal.loads(memoryview(data)[16:])
+    # (as importlib does: a traceback names the file the module was loaded from, not the one it was compiled from)
+    _imp._fix_co_filename(code, source)  # type: ignore[attr-defined]
+    exec(code, module.__dict__)
+
+
+def _load(name: str, folder: str, magic: bytes) -> bool:
+    """Run module ``name``'s compiled code as ``importlib`` would, if its ``.pyc`` is the source's; whether it did."""
+    compiled = _compiled(name, folder, magic)
+    if compiled is None:
         return False
+    source, cached, data = compiled
     module = type(sys)(name)
     module.__file__ = source
     module.__dict__["__cached__"] = cached
+    package = name in PACKAGES
     module.__package__ = name if package else name.rpartition(".")[0]
     if package:
-        module.__path__ = [path]
+        module.__path__ = [os.path.dirname(source)]
     sys.modules[name] = module
     try:
-        code = marshal.loads(memoryview(data)[16:])
-        # (as importlib does: a traceback names the file the module was loaded from, not the one it was compiled from)
-        _imp._fix_co_filename(code, source)  # type: ignore[attr-defined]
-        exec(code, module.__dict__)
+        _run(module, source, data)
     except Exception:  # (importlib raises it again, from the same code, when the hook imports the module)
         del sys.modules[name]
         return False
     parent, _, child = name.rpartition(".")
     setattr(sys.modules[parent], child, module)
     return True
+
+
+class _OnDemand:
+    """The finder of the ``deja`` modules a hook imports beyond its list (a Shell's commands' modules, the session
+    start's block, …): each from its ``.pyc`` as ``preload`` loads them, which spares ``importlib``'s own finder
+    (the folder's listing, the ``.pyc``'s checks in Python): about 0.1 M instructions a module. A module whose
+    ``.pyc`` is not the source's it leaves to that finder, which compiles it as ever."""
+
+    def __init__(self, folder: str, magic: bytes) -> None:
+        self.folder = folder
+        self.magic = magic
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec | None:
+        """Module ``name``'s spec, from its ``.pyc``, where it is deja's and that ``.pyc`` is the source's."""
+        if not name.startswith("deja."):
+            return None
+        compiled = _compiled(name, self.folder, self.magic)
+        if compiled is None:
+            return None
+        source, cached, data = compiled
+        from _frozen_importlib import ModuleSpec
+
+        # (a loader by its methods, as importlib's own are: importing ``importlib.abc`` would cost every hook)
+        spec = ModuleSpec(name, self, origin=source, loader_state=(source, data), is_package=name in PACKAGES)  # type: ignore[arg-type]
+        spec.cached = cached
+        spec.has_location = True
+        if name in PACKAGES:
+            spec.submodule_search_locations = [os.path.dirname(source)]
+        return spec
+
+    def create_module(self, spec: ModuleSpec) -> None:
+        """None: ``importlib`` makes the module as for any other."""
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Run the module's ``.pyc`` in it (``find_spec`` read it)."""
+        source, data = module.__spec__.loader_state  # type: ignore[union-attr]  # (find_spec's spec)
+        _run(module, source, data)
 
 
 def _load_c(name: str) -> bool:
@@ -194,6 +262,9 @@ def ready_without_site(package: str) -> bool:
     """
     global _folder
     _folder = os.path.dirname(package)
+    magic = _magic()
+    if magic is not None:
+        sys.meta_path.insert(0, _OnDemand(_folder, magic))
     preload(sys.argv[1] if len(sys.argv) > 1 else "", _folder)
     from ..core.folders import launcher_folder
 

@@ -49,12 +49,15 @@ def blame_command(
     from ..core import paths
     from ..core.work import BadLocation, blame, split_location
     from .cli import emit_json, fail
-    from .fastpath import open_index
+    from .fastpath import open_index, said_empty
     from .work_views import blame_json, blame_text
 
     try:
         split_location(target)  # a usage error is said before the index is opened
-        found = blame(open_index(), target, paths.ai_tracking_db(), limit)
+        index = open_index()
+        if said_empty(index, json):
+            return
+        found = blame(index, target, paths.ai_tracking_db(), limit)
     except BadLocation as exc:
         fail(str(exc), code=2)
     except LookupError as exc:
@@ -68,7 +71,7 @@ def files_command(
     """Which files the work on a topic touched: this project's (as for `deja how`), or every project's."""
     from ..core.work import topic_files
     from .cli import emit_json, fail
-    from .fastpath import check_project, chosen_project, open_index
+    from .fastpath import check_project, chosen_project, open_index, said_empty
     from .work_views import files_json, files_text
 
     query = _words_given(words, "deja files stripe webhooks")
@@ -77,6 +80,8 @@ def files_command(
         fail("give --project or --all-projects, not both", code=2)
     index = open_index()
     project = chosen_project(index, project)
+    if said_empty(index, json):
+        return
     here_only = None
     if project is None and not all_projects:
         project, here_only = _project_here(index)
@@ -111,14 +116,17 @@ def fix_command(
     from ..core.redaction import as_indexed
     from ..core.work import error_history
     from .cli import emit_json, fail
-    from .fastpath import open_index
+    from .fastpath import open_index, said_empty
     from .work_views import fix_json, fix_text
 
     text = sys.stdin.read() if error == ["-"] else " ".join(error)
     if not text.strip():
         fail('no error text: give the error, e.g. `deja fix "ModuleNotFoundError: No module named api"`', code=2)
     text = as_indexed(text)  # a secret in it: looked up as the index holds it, and never printed
-    history = error_history(open_index(), text, limit=limit)
+    index = open_index()
+    if said_empty(index, json):
+        return
+    history = error_history(index, text, limit=limit)
     emit_json(fix_json(text, history)) if json else echo(fix_text(text, history))
 
 
@@ -142,12 +150,14 @@ def how_command(
     from ..core.redaction import as_indexed
     from ..core.work import how_scope, invocations
     from .cli import emit_json
-    from .fastpath import open_index
+    from .fastpath import open_index, said_empty
     from .views import more_line
     from .work_views import how_json, how_text
 
     query = as_indexed(_words_given(words, "deja how alembic"))
     index = open_index()
+    if said_empty(index, json):
+        return
     here = Path(readable_path(os.getcwd()))
     project, here_only = (None, None) if all_projects else how_scope(index, str(here))
     found = invocations(index, query, project, None, sessions=here_only)
@@ -200,10 +210,11 @@ def wip_command(
     from ..core.library import wip_session
     from ..core.work import digest
     from .cli import emit_json
-    from .fastpath import open_index, project_folder
+    from .fastpath import open_index, project_folder, refuse_empty
     from .work_views import digest_json, wip_text
 
     index = open_index()
+    refuse_empty(index)
     # (a Windows drive's folder, a database written there and opened here, is that folder: review45b M2)
     drive = project_folder(directory) if directory and drive_path(directory) else None
     asked = drive or str(Path(directory or os.getcwd()).expanduser().resolve())
@@ -251,13 +262,15 @@ def _digest_of(query: list[str]) -> Digest:
     the others that match next on stderr, so a person can pick one of them by its id."""
     from ..core.library import session_digest
     from .cli import fail
-    from .fastpath import open_index
+    from .fastpath import open_index, refuse_empty
 
     asked = " ".join(query).strip()
     if not asked:
         fail("give a session id or a few words", code=2)
+    index = open_index()
+    refuse_empty(index)
     try:
-        summary, others = session_digest(open_index(), asked)
+        summary, others = session_digest(index, asked)
     except LookupError as exc:
         fail(str(exc))
     if others:
@@ -310,7 +323,7 @@ def export_command(
     """One session as Markdown, JSON or a self-contained HTML page; --project writes a folder of them."""
     from .cli import fail
     from .export import FORMATS, file_name, render, write_text
-    from .fastpath import check_project, chosen_project, open_index
+    from .fastpath import check_project, chosen_project, open_index, refuse_empty
 
     if json and fmt not in (None, "json"):
         fail(f"--json is --format json: give one of --json and --format {fmt}", code=2)
@@ -328,6 +341,7 @@ def export_command(
     if project is not None:
         _export_project(index, chosen_project(index, project) or project, fmt, output)
         return
+    refuse_empty(index)
     segment, meta = _session_of(index, session_id or "")
     text = render(meta, segment.messages(meta), fmt)
     if output is None:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a sear
 
     from ..core.index import Index, SessionMeta
     from ..core.model import Message
-    from ..core.search import Hit, SearchResult
+    from ..core.search import Hit, SearchResult, Snippet
 
 
 def iso(value: datetime | None) -> str | None:
@@ -155,12 +155,22 @@ def _passages(hit: Hit, hit_id: str, shown: dict[str, str]) -> list[str]:
     if len(hit.snippets) > 1 and (same := same_turn_as([snippet.text for snippet in hit.snippets], shown)):
         return [same]
     lines = [
-        f"  {snippet.role:>9}: {SAME_AS.format(shown[snippet.text]) if snippet.text in shown else snippet.text}"
+        f"  {snippet.role:>9}: {_earlier_day(snippet, hit)}"
+        f"{SAME_AS.format(shown[snippet.text]) if snippet.text in shown else snippet.text}"
         for snippet in hit.snippets
     ]
     for snippet in hit.snippets:
         shown.setdefault(snippet.text, hit_id)
     return lines
+
+
+def _earlier_day(snippet: Snippet, hit: Hit) -> str:
+    """``(2026-11-29) ``, the local day of a passage written on a day before the one its hit's line shows, else "":
+    a chat resumed today showed a passage of weeks ago under today's date as if it were today's (trial47 F2)."""
+    if snippet.timestamp is None or hit.updated is None:
+        return ""
+    day = snippet.timestamp.astimezone().date()
+    return f"({day.isoformat()}) " if day < hit.updated.astimezone().date() else ""
 
 
 def more_line(more: int) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..core.failures import NOT_RERUN, RERUN_OTHER, RERUN_SAME, Step, bare_retry, fixed_by, rerun_differs
+from ..core.failures import RERUN_OTHER, RERUN_SAME, Step, bare_retry, fixed_by, not_rerun, rerun_differs
 from ..core.index import SessionMeta, in_project
 from ..core.keys import seen_from
-from ..core.lines import cut, one_line
+from ..core.lines import chat_began, cut, first_line
 from ..core.readers.ai_tracking import Attribution
 from ..core.redaction import PATH_CHARS, echoed, repeated
 from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
@@ -228,7 +228,7 @@ def fix_text(error: str, history: ErrorHistory, command_chars: int | None = None
         elif fix.resolved_by and fix.answer:
             lines.append(f"  what followed: {fix.answer}")
         elif not fix.resolved_by:
-            lines.append(f"  {NOT_RERUN}" + (f"; the next answer: {fix.answer}" if fix.answer else ""))
+            lines.append(f"  {not_rerun(fix.answer)}")
         if fix.edited:  # (named from the project, as "fixed by" names them: review40b L3)
             named = [in_project(path, meta.project_dir) for path in fix.edited[:5]]
             lines.append(
@@ -286,14 +286,20 @@ def how_text(words: str, runs: list[Invocation], where: str, folder: str = "", c
         return f"no command with {echoed(words)!r} ran {where}"
     lines = [f"how {echoed(words)!r} ran {where}, newest first:"]
     several = len({run.project for run in runs}) > 1  # then each run says which project's it was
-    for run in runs:
-        status = "ok" if run.exit_code == 0 else f"exit {run.exit_code}" if run.exit_code is not None else "exit ?"
+    statuses = [_run_status(run.exit_code) for run in runs]
+    width = max(map(len, statuses))  # (the commands line up whatever the widest status: `exit 255`, trial47 F7)
+    for run, status in zip(runs, statuses, strict=True):
         project = f"{run.project or 'no project'}: " if several else ""
         lines.append(
-            f"  {when(run.timestamp)}  {status:<7} {project}$ {command_shown(run.command, command_chars)}  "
+            f"  {when(run.timestamp)}  {status:<{width}}  {project}$ {command_shown(run.command, command_chars)}  "
             f"({elsewhere(run.cwd, folder)}deja show {run.session_id})"
         )
     return "\n".join(lines)
+
+
+def _run_status(exit_code: int | None) -> str:
+    """A run's outcome as ``deja how`` lists it: ``ok``, ``exit 2``, ``exit ?`` (no exit code recorded)."""
+    return "ok" if exit_code == 0 else f"exit {exit_code}" if exit_code is not None else "exit ?"
 
 
 def elsewhere(ran_in: str, folder: str) -> str:
@@ -350,20 +356,7 @@ def wip_text(d: Digest, where: str = "here", folder: str = "", command_chars: in
 def began(d: Digest, chars: int, gap: str) -> str:
     """``(chat began DATE: FIRST ASK)`` after ``gap`` when the chat was resumed (``d.task`` is a later ask than
     the first), else ""."""
-    if d.resumed is None:
-        return ""
-    date = d.session.started.astimezone().strftime("%Y-%m-%d") if d.session.started else "earlier"
-    return f"{gap}(chat began {date}: {first_line(d.goal, chars)})"
-
-
-def first_line(ask: str, chars: int) -> str:
-    """The first line of ``ask`` that is not a code fence, cut between words to ``chars``, ending in ``…`` where more
-    of the ask follows: a whole pasted config or ``.env`` flattened onto one line read as noise (trial45 F5)."""
-    lines = [line for line in ask.splitlines() if line.strip() and not line.lstrip().startswith(("```", "~~~"))]
-    if not lines:
-        return ""
-    shown = one_line(lines[0], chars, words=True)
-    return shown if len(lines) == 1 or shown.endswith("…") else f"{shown} …"
+    return f"{gap}{chat_began(d.session.started, d.goal, chars)}" if d.resumed else ""
 
 
 def ctx_markdown(d: Digest, budget: int) -> str:
@@ -371,7 +364,7 @@ def ctx_markdown(d: Digest, budget: int) -> str:
     meta = d.session
     parts = [f"# Context from a past session: {meta.title or meta.asked}", ""]
     parts += [f"Session `{meta.id}` ({meta.project or 'no project'}, {when(meta.updated)}).", ""]
-    parts += ["## Goal", _cut(d.task, 800) + began(d, 400, "\n\n"), ""]
+    parts += ["## Goal", first_line(d.task, 800) + began(d, 400, "\n\n"), ""]  # (as wip: trial46 F7)
     if d.settled:
         parts += ["## Decisions and findings", *[f"- {s}" for s in d.settled], ""]
     if d.files:

@@ -80,6 +80,16 @@ def run_deja(
     )
 
 
+def snapshot(root: Path) -> dict[str, tuple[bytes | None, int]]:
+    """Every path under ``root``: its bytes (None for a folder or a link's own entry) and mode, to compare a home
+    before and after (an uninstall leaves it byte for byte as it was before the install)."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        found[str(path.relative_to(root))] = (data, path.lstat().st_mode)
+    return found
+
+
 def console_script(folder: Path) -> Path:
     """A ``deja`` console script for this interpreter in ``folder``, as pip writes one.
 

@@ -196,7 +196,7 @@ def test_a_broken_machine_names_each_problem_and_its_fix(tmp_path: Path, monkeyp
     assert report["index"]["state"] == "ok"
 
     text = CliRunner().invoke(app, ["doctor"]).stdout
-    assert "cursor-agent chats read from their store alone (no transcript): 0" in text
+    assert "read from their store alone" not in text, "a count of none says nothing"
     assert f"ERROR  deja cannot read {corrupt_db}" in text
     assert (
         f"passed over, empty or damaged in Cursor's own files (Cursor passes them over too): 1 × {MALFORMED_LINE}"

@@ -161,3 +161,29 @@ def test_a_store_locked_this_time_is_not_offered_a_full_rebuild_that_refuses(cli
         holder.close()
     fixes = " ".join(problem["fix"] for problem in report["problems"] if problem["area"] == "history")
     assert "run `deja index` once nothing holds them" in fixes and "--full" not in fixes, screen
+
+
+def test_doctor_gives_a_damaged_chat_store_the_mv_and_says_what_goes_with_it(cli_root: Path) -> None:
+    """A store the index could not read and that reads as damaged now gets ``deja index``'s way out, and what moving
+    it away drops: a chat its transcript holds keeps its session, a chat read from its store alone loses it. The
+    generic "quit Cursor" advice, which no damaged file heeds, is left to the stores that may be locked (trial47 F4)."""
+    _transcript(cli_root, "t1")
+    beside = _store_chat(cli_root, "t1") / "store.db"
+    alone = _store_chat(cli_root, "s1") / "store.db"
+    assert run_deja("index").returncode == 0
+    for store in (beside, alone):
+        store.write_bytes(b"garbage, not SQLite" * 300)
+    assert run_deja("index").returncode == 0
+    out, report = doctor(lambda *args: run_deja(*args, env={**os.environ, "COLUMNS": "1000"}))
+    fixes = {p["message"]: p["fix"] for p in report["problems"]}
+    kept = "is damaged: no read mends it, and the index keeps what it read from it before"
+    assert fixes[f"{beside} {kept}"] == (
+        f"mv {beside} {beside}.damaged  (a damaged file stays so; `deja index` then reads on without it, and without "
+        "its tool output and title, not its session, which its transcript holds)"
+    )
+    assert fixes[f"{alone} {kept}"] == (
+        f"mv {alone} {alone}.damaged  (a damaged file stays so; `deja index` then reads on without it, and without "
+        "its session)"
+    )
+    assert "quit Cursor" not in out and "without a transcript that deja cannot read" not in out, out
+    assert f"fix: mv {beside} {beside}.damaged" in out

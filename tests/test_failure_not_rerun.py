@@ -128,3 +128,28 @@ def test_a_piped_rerun_is_not_taken_for_one_that_succeeded(fake_home: Path) -> N
     assert run_deja("index").returncode == 0
     said = failure_hook(project, "pytest -q", error)
     assert "No rerun of the failed command succeeded there" in said, said
+
+
+AUTH = "FATAL:  password authentication failed for user shop"
+TOKEN = "Token expired; refresh it with the auth endpoint."
+
+
+def test_an_answer_to_the_next_question_is_the_next_answer_not_what_the_failure_concluded(fake_home: Path) -> None:
+    """The session's last answer, to another question asked after the failure, was labelled the failure's
+    "Concluded:" by the hook where ``deja fix`` gave it as "the next answer" (trial46 F6): both say what it is."""
+    project = fake_home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message("the order tests fail"),
+        *store_shell("t1", "pytest -q tests/test_orders.py", f"1 failed: {AUTH}", 1, text="Running the order tests."),
+        store_user_message("another thing: curl to /orders answers 401"),
+        store_assistant_message(TOKEN),
+    ]
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-auth"), cwd=str(project), name="orders", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    said = failure_hook(project, "pytest -q tests/test_orders.py", f"1 failed: {AUTH}")
+    assert f"No rerun of the failed command succeeded there; the next answer: {TOKEN}" in said, said
+    assert "Concluded" not in said
+    fix = run_deja("fix", AUTH)
+    assert f"  no rerun of the failed command succeeded there; the next answer: {TOKEN}" in fix.stdout, fix.stdout

@@ -218,3 +218,58 @@ def test_a_hook_not_started_by_the_launcher_imports_no_preload(indexed_sample: S
     assert done.returncode == 0 and "api.cache" in json.loads(done.stdout)["additional_context"]
     imported = imported_modules(done.stderr.decode(errors="replace"))
     assert "deja.hooks.prompt" in imported and "deja.interfaces.preload" not in imported
+
+
+def _loaders(launcher: Path, payload: dict[str, Any], env: dict[str, str], hook: str) -> tuple[bytes, dict[str, str]]:
+    """What the launcher printed for ``hook``, and which loader ``importlib`` imported each of deja's modules with
+    (``python -v`` names both)."""
+    command = [sys.executable, "-I", "-S", "-v", str(launcher), hook]
+    done = subprocess.run(command, input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    loaders = {}
+    for line in done.stderr.decode(errors="replace").splitlines():
+        if line.startswith("import 'deja."):
+            name, loader = line.split("'")[1], line.split("# <")[1]
+            loaders[name] = loader.split(" object")[0].rsplit(".", 1)[1]
+    return done.stdout, loaders
+
+
+def test_a_module_a_hook_imports_beyond_its_list_is_loaded_from_its_pyc_too(
+    indexed_sample: Sample, tmp_path: Path
+) -> None:
+    """A Shell call's hook imports what its command asks (``errors``, ``destructive``, the scope, …) and a new
+    conversation's first hook the session-start block: none of them in its list, each loaded from its ``.pyc`` by
+    the launcher's finder (``preload._OnDemand``), and by ``importlib``'s own where that ``.pyc`` is not the source's,
+    with the same answer."""
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    for name in ("core", "hooks", "interfaces"):  # (a copy: the test changes a source)
+        shutil.copytree(ROOT / name, site / "deja" / name, ignore=shutil.ignore_patterns("__pycache__"))
+    import Stemmer
+
+    (site / Path(Stemmer.__file__).name).symlink_to(Stemmer.__file__)
+    launcher = site / "deja" / "interfaces" / "hook.py"
+    api = indexed_sample.history.projects["api"]
+    shell = {
+        "hook_event_name": "preToolUse",
+        "cursor_version": "2",
+        "workspace_roots": [str(api)],
+        "tool_name": "Shell",
+        "tool_input": {"command": "sudo rm -rf /var/lib/docker"},
+    }
+
+    first, _ = _loaders(launcher, {**shell, "conversation_id": "shell-1"}, indexed_sample.env, "hook-tool")
+    again, loaders = _loaders(launcher, {**shell, "conversation_id": "shell-2"}, indexed_sample.env, "hook-tool")
+    assert again == first
+    beyond = {"deja.core.errors", "deja.core.destructive", "deja.hooks.scope", "deja.hooks.context"}
+    assert beyond <= set(loaders) and not set(loaders) & {*EVERY_HOOK, *HOOK_MODULES["hook-tool"]}
+    launchers_own = {"deja.interfaces", "deja.interfaces.preload"}
+    assert {name: loader for name, loader in loaders.items() if name not in launchers_own} == dict.fromkeys(
+        loaders.keys() - launchers_own, "_OnDemand"
+    )
+
+    source = site / "deja" / "core" / "destructive.py"
+    source.write_text(source.read_text() + "\n# changed after it was compiled\n")
+    changed, loaders = _loaders(launcher, {**shell, "conversation_id": "shell-3"}, indexed_sample.env, "hook-tool")
+    assert changed == first
+    assert loaders["deja.core.destructive"] == "SourceFileLoader" and loaders["deja.hooks.scope"] == "_OnDemand"

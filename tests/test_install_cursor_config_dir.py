@@ -2,7 +2,7 @@
 
 A relative one is another folder wherever deja runs: an uninstall run from another folder found nothing, dropped the
 install's record, and the right one then left deja's ``.bak`` files and an empty ``commands/`` for good. Install and
-uninstall refuse it in one line, doctor names it. One naming no folder is said (install makes it, doctor warns). The
+uninstall refuse it in one line, doctor names it, a hook takes it as unset; so is a ``~`` no shell expanded. One naming no folder is said (install makes it, doctor warns). The
 variable moves one folder, cursor-agent's config root: doctor names that one, and says nothing once deja is wired
 there and in ``~/.cursor``, as README "Install into Cursor" recommends. ``deja install cursor`` over ``cursor-auto``
 says it keeps deja's hooks.
@@ -62,7 +62,7 @@ def test_doctor_names_a_relative_folder_as_an_error(fake_home: Path) -> None:
     assert found == {
         "level": "error",
         "area": "settings",
-        "message": "CURSOR_CONFIG_DIR=relcfg is relative: it is another folder wherever deja or Cursor runs, so deja "
+        "message": "CURSOR_CONFIG_DIR=relcfg: a relative folder is another one wherever deja or Cursor runs, so deja "
         "install and uninstall refuse it",
         "fix": "give CURSOR_CONFIG_DIR an absolute path, or unset it",
     }
@@ -102,6 +102,15 @@ def test_doctor_names_only_the_folder_the_variable_moves_until_both_are_wired(fa
     )
     assert _deja("install", "cursor-auto", env=_env(fake_home)).returncode == 0  # (README's `env -u …`)
     assert _settings(env) == []
+    said = " ".join(_deja("doctor", env=env).stdout.split())
+    assert (
+        f"Settings ok deja is wired in {fake_home}/altcfg (CURSOR_CONFIG_DIR's, for cursor-agent run with it) and in "
+        f"~/.cursor: the hooks and MCP server started from ~/.cursor see this shell's settings, but do not read "
+        f"{fake_home}/altcfg Delivery"
+    ) in said, said
+    assert "Settings ok the hooks and the MCP server see the same settings" in " ".join(
+        _deja("doctor", env=_env(fake_home)).stdout.split()
+    )
 
 
 def test_installing_cursor_over_cursor_auto_says_it_keeps_the_hooks(fake_home: Path) -> None:
@@ -116,3 +125,49 @@ def test_installing_cursor_over_cursor_auto_says_it_keeps_the_hooks(fake_home: P
     assert _deja("uninstall", "cursor", env=env).returncode == 0
     fresh = _deja("install", "cursor", env=env)
     assert fresh.returncode == 0 and "hooks" not in fresh.stdout and not hooks.exists(), fresh.stdout
+
+
+@pytest.mark.parametrize("value", ["relcfg", "~/altcfg"])
+def test_a_hook_takes_a_relative_folder_as_unset(
+    fake_home: Path, cli_root: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """A hook runs in whatever folder Cursor starts it in, so a relative CURSOR_CONFIG_DIR names no folder it can
+    place, as install and uninstall refuse it: ``~/.cursor``, where user hooks run, stays Cursor's own folder and
+    no project (the value was taken as given, a folder no path is in, and ``~/.cursor`` was the command's)."""
+    from deja.core.writers.cursor_agent import assistant_turn, tool_use, transcript_path, user_turn, write_transcript
+
+    shop = fake_home / "code" / "shop"
+    shop.mkdir(parents=True)
+    run = assistant_turn("Running the tests.", tool_use("Shell", {"command": "pytest -q"}))
+    write_transcript(transcript_path(cli_root, str(shop), "c-shop"), [user_turn("the cart test fails"), run])
+    assert run_deja("index").returncode == 0
+    monkeypatch.setenv("CURSOR_CONFIG_DIR", value)
+    monkeypatch.setenv("CURSOR_PROJECT_DIR", str(shop))
+    payload = {  # (no workspace_roots: the project is the cwd unless it is no project, then CURSOR_PROJECT_DIR)
+        "conversation_id": "c-now",
+        "hook_event_name": "preToolUse",
+        "cursor_version": "3.20.17",
+        "cwd": str(fake_home / ".cursor"),
+        "tool_name": "Shell",
+        "tool_input": {"command": "pytest -q"},
+    }
+    ran = run_deja("hook-tool", input=json.dumps(payload), cwd=fake_home)
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    assert "`pytest -q` ran 1 time in this project before" in ran.stdout, ran.stdout
+
+
+def test_a_tilde_no_shell_expanded_is_a_relative_folder(fake_home: Path) -> None:
+    """``CURSOR_CONFIG_DIR='~/altcfg'``: a shell leaves a quoted ``~`` as it is, so what reads the variable as a
+    path gets a folder named ``~``; deja wired ``$HOME/altcfg`` (review46f L3). Refused and named as relative."""
+    env = _env(fake_home, CURSOR_CONFIG_DIR="~/altcfg")
+    problem = (
+        "CURSOR_CONFIG_DIR=~/altcfg: a ~ no shell expanded (it was in quotes) makes a relative folder, another one "
+        "wherever deja or Cursor runs"
+    )
+    for command in ("install", "uninstall"):
+        done = _deja(command, "cursor-auto", env=env, cwd=fake_home)
+        said = f"deja: {problem}; give CURSOR_CONFIG_DIR an absolute path, or unset it (deja changed nothing)\n"
+        assert (done.returncode, done.stdout, done.stderr) == (1, "", said)
+    assert sorted(path.name for path in fake_home.iterdir()) == []
+    [found] = _settings(env)
+    assert (found["level"], found["message"]) == ("error", f"{problem}, so deja install and uninstall refuse it")

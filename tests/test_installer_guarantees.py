@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from harness import as_user, run_deja
+from harness import as_user, run_deja, snapshot
 
 from deja.installers import InstallError, install, uninstall, wiring_report
 
@@ -36,15 +36,6 @@ def deja(tmp_path: Path) -> str:
     return str(path)
 
 
-def _snapshot(root: Path) -> dict[str, tuple[bytes | None, int]]:
-    """Every path under root: its bytes (None for a folder or a link) and its mode."""
-    found = {}
-    for path in sorted(root.rglob("*")):
-        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
-        found[str(path.relative_to(root))] = (data, path.lstat().st_mode)
-    return found
-
-
 def _one_line(error: pytest.ExceptionInfo[InstallError]) -> str:
     message = str(error.value)
     assert "\n" not in message and "run the command again" in message
@@ -62,7 +53,7 @@ def test_a_dangling_symlink_is_refused_and_nothing_is_created_where_it_points(
     link = fake_home / ".cursor" / name
     link.parent.mkdir()
     link.symlink_to(elsewhere)
-    before = _snapshot(tmp_path)
+    before = snapshot(tmp_path)
 
     with pytest.raises(InstallError) as refused:
         install("cursor-auto", deja_path=deja)
@@ -70,7 +61,7 @@ def test_a_dangling_symlink_is_refused_and_nothing_is_created_where_it_points(
     message = _one_line(refused)
     assert message.startswith(f"{link}: is a symlink to {elsewhere}, which does not exist")
     assert not (tmp_path / "elsewhere").exists(), "the link's target folders are not created"
-    assert _snapshot(tmp_path) == before, "nothing written at all"
+    assert snapshot(tmp_path) == before, "nothing written at all"
 
 
 def test_doctor_names_a_dangling_symlink(fake_home: Path, tmp_path: Path, deja: str) -> None:
@@ -105,14 +96,14 @@ def test_a_read_only_hooks_json_is_refused_by_install_and_uninstall(fake_home: P
     install("cursor-auto", deja_path=deja)
     hooks = config / "hooks.json"
     hooks.chmod(0o444)
-    before = _snapshot(fake_home)
+    before = snapshot(fake_home)
 
     for action in (lambda: install("cursor-auto", deja_path="/elsewhere/deja"), lambda: uninstall(target)):
         with pytest.raises(InstallError) as refused:
             action()
         message = _one_line(refused)
         assert message.startswith(f"{hooks}: is read-only (mode 444)") and f"chmod u+w {hooks}" in message
-        assert _snapshot(fake_home) == before, "nothing written, not even the other files"
+        assert snapshot(fake_home) == before, "nothing written, not even the other files"
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
@@ -123,12 +114,12 @@ def test_another_users_hooks_json_is_refused_not_taken_over(fake_home: Path, dej
     hooks.parent.mkdir()
     hooks.write_text('{"version": 1, "hooks": {"stop": [{"command": "admin-audit-hook"}]}}\n')
     os.chown(hooks, 65534, 65534)
-    before = _snapshot(fake_home)
+    before = snapshot(fake_home)
     done = run_deja("install", "cursor-auto")
     assert done.returncode == 1 and done.stdout == "", done.stdout
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"deja: {hooks}: belongs to "), done.stderr
     assert "run the command as nobody, without sudo" in done.stderr, done.stderr  # (as root: review19 R19-7)
-    assert _snapshot(fake_home) == before and hooks.stat().st_uid == 65534
+    assert snapshot(fake_home) == before and hooks.stat().st_uid == 65534
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="deja run as root in another user's home needs root")
@@ -136,13 +127,13 @@ def test_install_as_root_in_another_users_home_makes_nothing(fake_home: Path, de
     """``sudo deja install`` keeping the user's HOME made ``~/.cursor/mcp.json`` and ``~/.config/deja`` root's, and
     every deja command the user ran next failed to read its own config (review20 R20-8)."""
     os.chown(fake_home, 65534, 65534)
-    before = _snapshot(fake_home)
+    before = snapshot(fake_home)
     done = run_deja("install", "cursor-auto")
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith(f"deja: {fake_home}: belongs to "), done.stderr
     assert "deja changed nothing; run the command as nobody, without sudo" in done.stderr, done.stderr
     assert f"sudo chown -R nobody {fake_home / '.cursor'} {fake_home / '.config' / 'deja'})" in done.stderr
-    assert _snapshot(fake_home) == before
+    assert snapshot(fake_home) == before
 
 
 def test_a_read_only_file_is_refused_before_any_other_file_is_written(fake_home: Path, deja: str) -> None:
@@ -169,13 +160,13 @@ def test_duplicate_keys_are_refused_not_silently_dropped(
     path = fake_home / ".cursor" / name
     path.parent.mkdir()
     path.write_text(text)
-    before = _snapshot(fake_home)
+    before = snapshot(fake_home)
 
     for action in (lambda: install("cursor-auto", deja_path=deja), lambda: uninstall("cursor-auto")):
         with pytest.raises(InstallError) as refused:
             action()
         assert _one_line(refused).startswith(f"{path}:{line}: the key {key!r} appears twice")
-        assert _snapshot(fake_home) == before
+        assert snapshot(fake_home) == before
     doctor = [finding for finding in wiring_report(deja) if str(path) in finding.message]
     assert [finding.level for finding in doctor] == ["warn"] and "appears twice" in doctor[0].message
 
@@ -205,7 +196,7 @@ def test_uninstall_restores_the_exact_bytes_and_mode_install_found(fake_home: Pa
     path.write_bytes(text.encode("utf-8"))
     path.chmod(0o640)
     target = "claude-auto" if "claude" in relative else "cursor-auto"
-    before = _snapshot(fake_home)
+    before = snapshot(fake_home)
 
     install(target, deja_path=deja)
     assert path.read_bytes() != text.encode("utf-8")
@@ -213,7 +204,7 @@ def test_uninstall_restores_the_exact_bytes_and_mode_install_found(fake_home: Pa
 
     assert path.read_bytes() == text.encode("utf-8")
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
-    assert _snapshot(fake_home) == before, "the .bak install took goes once the file is put back from it"
+    assert snapshot(fake_home) == before, "the .bak install took goes once the file is put back from it"
 
 
 USERS_HOOKS = '{\n    "version": 1,\n    "hooks": {"stop": [{"command": "./audit.sh"}]}\n}\n'
@@ -229,14 +220,14 @@ def test_install_then_uninstall_leaves_the_cursor_folder_exactly_as_it_was(
     if users_files:
         (cursor / "hooks.json").write_text(USERS_HOOKS)
         (cursor / "mcp.json").write_text(USERS_MCP)
-    before = _snapshot(fake_home)
+    before = snapshot(fake_home)
 
     install("cursor-auto", deja_path=deja)
     assert (cursor / "mcp.json.bak").exists() is users_files, "a file deja changed is kept as it was until uninstall"
     uninstall("cursor-auto")
 
     assert sorted(p.name for p in cursor.iterdir()) == sorted(n for n in ("hooks.json", "mcp.json") if users_files)
-    assert _snapshot(fake_home) == before
+    assert snapshot(fake_home) == before
 
 
 def test_a_bak_uninstall_could_not_put_back_stays(fake_home: Path, deja: str) -> None:
@@ -326,13 +317,13 @@ def test_uninstall_removes_the_files_and_the_folders_install_created_and_only_th
     kept = fake_home / ".agents" / "notes.txt"  # a folder the user had stays, with its file
     kept.parent.mkdir()
     kept.write_text("mine\n")
-    before = _snapshot(fake_home)
+    before = snapshot(fake_home)
 
     install(target, deja_path=deja)
-    assert _snapshot(fake_home) != before
+    assert snapshot(fake_home) != before
     uninstall(target)
 
-    assert _snapshot(fake_home) == before
+    assert snapshot(fake_home) == before
 
 
 def test_a_folder_install_created_stays_when_the_user_put_something_in_it(fake_home: Path, deja: str) -> None:

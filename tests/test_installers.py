@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import snapshot
 from typer.testing import CliRunner
 
 from deja.installers import TARGETS, InstallError, cursor, guidance, install, uninstall, wiring_report
@@ -88,15 +89,6 @@ def _write_json(path: Path, value: Any, *, indent: int = 4) -> bytes:
 
 def _read_json(path: Path) -> Any:
     return json.loads(path.read_text())
-
-
-def _snapshot(root: Path) -> dict[str, tuple[bytes | None, int]]:
-    """Every path under root: its bytes (None for a folder or a link's own entry) and mode."""
-    found = {}
-    for path in sorted(root.rglob("*")):
-        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
-        found[str(path.relative_to(root))] = (data, path.lstat().st_mode)
-    return found
 
 
 def _mode(path: Path) -> int:
@@ -336,7 +328,7 @@ def test_uninstall_of_cursor_removes_the_hooks_too(fake_home: Path, deja: str) -
 def test_uninstall_with_nothing_installed_changes_nothing(fake_home: Path) -> None:
     for target in TARGETS:
         assert {c.action for c in uninstall(target)} == {"unchanged"}
-    assert _snapshot(fake_home) == {}
+    assert snapshot(fake_home) == {}
 
 
 def test_a_skill_or_command_deja_did_not_write_is_refused_and_kept(fake_home: Path, deja: str) -> None:
@@ -374,11 +366,11 @@ def test_three_installs_equal_one(fake_home: Path, deja: str, target: str) -> No
     users_group = {"hooks": [{"type": "command", "command": "x"}]}
     _write_json(fake_home / ".claude" / "settings.json", {"hooks": {"SessionStart": [users_group]}})
     install(target, deja_path=deja)
-    once = _snapshot(fake_home)
+    once = snapshot(fake_home)
 
     for _ in range(2):
         assert {c.action for c in install(target, deja_path=deja)} == {"unchanged"}
-    assert _snapshot(fake_home) == once
+    assert snapshot(fake_home) == once
 
 
 def test_install_after_the_executable_moved_rewrites_deja_entries_in_place(
@@ -493,7 +485,7 @@ def test_a_malformed_file_is_refused_and_left_untouched(
     hooks_path.parent.mkdir(parents=True)
     hooks_path.write_text(content)
     hooks_path.chmod(0o640)
-    before = _snapshot(fake_home)
+    before = snapshot(fake_home)
 
     with pytest.raises(InstallError) as refused:
         install("cursor-auto", deja_path=deja)
@@ -502,12 +494,12 @@ def test_a_malformed_file_is_refused_and_left_untouched(
     assert "\n" not in message
     assert message.startswith(f"{hooks_path}{where}") and problem in message
     assert "run the command again" in message
-    assert _snapshot(fake_home) == before, "nothing written, not even the files that parsed"
+    assert snapshot(fake_home) == before, "nothing written, not even the files that parsed"
     if problem.startswith('"sessionStart"'):
         return  # uninstall has nothing to merge into a list it does not own
     with pytest.raises(InstallError):
         uninstall("cursor-auto")
-    assert _snapshot(fake_home) == before
+    assert snapshot(fake_home) == before
 
 
 def test_a_blank_file_counts_as_empty(fake_home: Path, deja: str) -> None:
@@ -519,11 +511,11 @@ def test_a_blank_file_counts_as_empty(fake_home: Path, deja: str) -> None:
 
 def test_dry_run_writes_nothing_and_shows_the_diff(fake_home: Path, deja: str) -> None:
     original = _write_json(fake_home / ".cursor" / "mcp.json", USER_MCP)
-    before = _snapshot(fake_home)
+    before = snapshot(fake_home)
 
     changes = install("cursor-auto", dry_run=True, deja_path=deja)
 
-    assert _snapshot(fake_home) == before, "no file and no folder"
+    assert snapshot(fake_home) == before, "no file and no folder"
     by_name = {c.path.name: c for c in changes}
     assert by_name["mcp.json"].action == "updated"
     assert by_name["mcp.json"].diff.startswith(f"--- {fake_home / '.cursor' / 'mcp.json'}\n+++ ")
@@ -531,9 +523,9 @@ def test_dry_run_writes_nothing_and_shows_the_diff(fake_home: Path, deja: str) -
     assert by_name["hooks.json"].action == "created" and '+  "version": 1,' in by_name["hooks.json"].diff
 
     install("cursor-auto", deja_path=deja)
-    after = _snapshot(fake_home)
+    after = snapshot(fake_home)
     removal = uninstall("cursor-auto", dry_run=True)
-    assert _snapshot(fake_home) == after
+    assert snapshot(fake_home) == after
     removal_by_name = {c.path.name: c for c in removal}
     assert removal_by_name["hooks.json"].action == "removed"
     assert all(line.startswith(("---", "+++", "@@", "-")) for line in removal_by_name["hooks.json"].diff.splitlines())

@@ -307,6 +307,31 @@ def test_search_filters_by_project_source_and_time(history: History, tmp_path: P
     run(history, tmp_path, scenario)
 
 
+def test_search_since_shows_a_resumed_chat_s_passages_of_then(history: History, tmp_path: Path) -> None:
+    """trial47 F2, as ``deja search --since`` (``test_search_dates``): a chat resumed since ``since`` shows its turn
+    of then, not its best one of before."""
+    write_transcript(
+        transcript_path(history.cli_root, str(history.api), "5e5e5e5e-resumed"),
+        [
+            user_turn("the kafka consumer lags behind the kafka topic", T0 - timedelta(days=20)),
+            assistant_turn("The kafka consumer commits every message; batching the kafka commits."),
+            turn_ended(),
+            user_turn("kafka lag is back after the upgrade", T0),
+            assistant_turn("The upgrade reset the batch size."),
+            turn_ended(),
+        ],
+    )
+    refresh(history.deja_home)
+
+    async def scenario(session: ClientSession) -> None:
+        found = await ok(session, "search", query="kafka", since=(T0 - timedelta(days=3)).date().isoformat())
+        (hit,) = found.structured_content["hits"]
+        assert [s["timestamp"][:10] for s in hit["snippets"]] == [T0.date().isoformat()], hit["snippets"]
+        assert "kafka lag is back" in text(found) and "commits every message" not in text(found), text(found)
+
+    run(history, tmp_path, scenario)
+
+
 def test_search_output_stays_within_its_budget(history: History, tmp_path: Path) -> None:
     async def scenario(session: ClientSession) -> None:
         result = await ok(session, "search", query="flaky bucket", limit=20)

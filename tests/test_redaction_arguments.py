@@ -4,6 +4,8 @@ The same short options of other commands (ports, modes, messages) stay as writte
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from deja.core.redact import redact
@@ -183,6 +185,13 @@ _LONG_PATH = "/srv/deploy/" + "/".join(["credentials-of-the-build-machines"] * 7
         # sshpass's password from the environment, as its manual has it (review46c P2).
         ("SSHPASS=Xy7kq9Lm2 sshpass -e ssh deploy@host", f"SSHPASS={R} sshpass -e ssh deploy@host"),
         ("export SSHPASS='Xy7#kq9!Lm'", f"export SSHPASS='{R}'"),
+        ("docker login -p The1Pass reg.io", f"docker login -p {R} reg.io"),
+        ("docker login -p THE password is", f"docker login -p {R} password is"),
+        ("docker login -p The reg.io", f"docker login -p {R} reg.io"),
+        (
+            "find . -name '*.sql' -exec mysql -pS3cret db -e 'source {}' \\;",
+            f"find . -name '*.sql' -exec mysql -p{R} db -e 'source {{}}' \\;",
+        ),
         ("  env:\n    SSHPASS: Xy7kq9Lm2", f"  env:\n    SSHPASS: {R}"),
     ],
 )
@@ -231,6 +240,8 @@ KEPT = [
     'sshpass -p "$SSHPASS" ssh -p 2222 deploy@build-01',
     "docker run -d --name mongo -p 27017 mongo",
     "docker run --name mysql -p 3306 mysql",
+    "find . -name mysql -print",  # (find's file name: red47a)
+    "find / -type d -iname mysql -prune -o -print",
     # A sentence about an option: the word after it is prose, no password (overred46).
     "the docker login -p flag is deprecated",
     "ldapsearch -w takes the bind password",
@@ -277,6 +288,10 @@ KEPT = [
     "the SSHPASS variable holds it; sshpass -e reads it",
     "requirepass is not set.",
     "use the -p flag: it is deprecated",
+    # A sentence's first word after the option, a capital first (red47a).
+    "ldapsearch -w The bind password is asked for",
+    "docker login -p The password is read from stdin",
+    "ldapsearch -x -w This option takes the password",
 ]
 
 
@@ -305,3 +320,83 @@ def test_a_tools_name_as_a_folder_in_a_path_takes_no_later_option_of_another_com
     or one a ``\\`` continues (review46d M1)."""
     assert redact(written) == written
     assert as_indexed(written) == written
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        # Quoted text naming the tool and its option, then the command: its password goes (review46f M3).
+        ('echo "use mysql -p" && mysql -p"Ab9xq2Lm7"', f'echo "use mysql -p" && mysql -p"{R}"'),
+        ('echo "use mysql -p" && mysql -u u -p"Ab9xq2Lm7"', f'echo "use mysql -p" && mysql -u u -p"{R}"'),
+        ("echo 'use mysql -p' && mysql -p'Ab9xq2Lm7'", f"echo 'use mysql -p' && mysql -p'{R}'"),
+        (
+            '{"command": "echo \\"use mysql -p\\" && mysql -u u -p\\"Ab9xq2Lm7\\""}',
+            f'{{"command": "echo \\"use mysql -p\\" && mysql -u u -p\\"{R}\\""}}',
+        ),
+        (
+            'echo "docker login -p" && docker login -p "Ab9xq2Lm7" reg.io',
+            f'echo "docker login -p" && docker login -p "{R}" reg.io',
+        ),
+        (
+            'echo "ldapsearch -w" && ldapsearch -x -w "Ab9xq2Lm7" -b dc=x',
+            f'echo "ldapsearch -w" && ldapsearch -x -w "{R}" -b dc=x',
+        ),
+        (
+            '{"command": "echo \\"sshpass -p\\" && sshpass -p \\"Ab9xq2Lm7\\" ssh h"}',
+            f'{{"command": "echo \\"sshpass -p\\" && sshpass -p \\"{R}\\" ssh h"}}',
+        ),
+        # The guards: a quote that opens the value, after another quoted text or an apostrophe, stays one.
+        ('mysql -p"S3cret"', f'mysql -p"{R}"'),
+        ('{"c": "mysql -p\\"S3cret\\""}', f'{{"c": "mysql -p\\"{R}\\""}}'),
+        ("echo \"it's\" && mysql -p'Ab9xq2Lm7'", f"echo \"it's\" && mysql -p'{R}'"),
+        ("I can't connect: mysql -u root -p'S3cret'", f"I can't connect: mysql -u root -p'{R}'"),
+        ("the users' mysql -p'S3cret'", f"the users' mysql -p'{R}'"),
+        ('echo "a b " && mysql -p"S3cret"', f'echo "a b " && mysql -p"{R}"'),
+        ("bash -c \"mysql -p'S3cret'\"", f"bash -c \"mysql -p'{R}'\""),
+        ('ssh db1 "mysql -u root -p\\"S3cret\\" app"', f'ssh db1 "mysql -u root -p\\"{R}\\" app"'),
+    ],
+)
+def test_a_quote_after_the_option_closes_the_one_the_tools_name_is_in(written: str, shown: str) -> None:
+    """A quote right after the option that closes quoted text holding the tool's name gives no value: the next
+    quoted text is another word's (``grep -v "test"``) or the next command's password, whichever comes first."""
+    assert redact(written) == shown
+    assert as_indexed(written) == shown
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        'grep -rn "mysql -p" scripts/ | grep -v "test"',
+        '{"command": "grep -rn \\"mysql -p\\" scripts/ | grep -v \\"test\\""}',
+        '{"command": "grep -rn \\"docker login -p\\" scripts/", "description": "find the \\"logins\\""}',
+        'rg \\"sshpass -p\\" -g \\"*.sh\\"',
+        'rg "sshpass -p" -g "*.sh"',
+        'grep -rn "ldapsearch -w" . | grep -v "test"',
+        "grep -rn 'mysql -p' scripts/ | grep -v 'test'",
+    ],
+)
+def test_quoted_text_naming_a_tool_and_its_option_keeps_the_next_quoted_text(written: str) -> None:
+    assert redact(written) == written
+    assert as_indexed(written) == written
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        ('mysql -p"Ab9xq2Lm7" db', f'mysql -p"{R}" db'),
+        ('docker login -p "Ab9xq2Lm7" reg.io', f'docker login -p "{R}" reg.io'),
+        (
+            'keytool -genkey -storepass "St0rePa55wd" -keypass "K3yPa55wd"',
+            f'keytool -genkey -storepass "{R}" -keypass "{R}"',
+        ),
+        ('echo "use mysql -p" && mysql -u u -p"Ab9xq2Lm7"', f'echo "use mysql -p" && mysql -u u -p"{R}"'),
+        ('grep -rn "mysql -p" scripts/ | grep -v "test"', 'grep -rn "mysql -p" scripts/ | grep -v "test"'),
+        ('mysql -p"$DB_PASSWORD" db', 'mysql -p"$DB_PASSWORD" db'),
+        ('docker run -p "8080:80" nginx', 'docker run -p "8080:80" nginx'),
+    ],
+)
+def test_a_quoted_password_in_json_escaped_twice_is_redacted(command: str, shown: str) -> None:
+    """A tool call's arguments are a JSON string held in a JSON string: the password's quotes are ``\\\\\\"``."""
+    written = json.dumps({"arguments": json.dumps({"command": command})})
+    assert redact(written) == json.dumps({"arguments": json.dumps({"command": shown})})
+    assert as_indexed(written) == redact(written)

@@ -237,3 +237,45 @@ def test_a_pasted_password_matches_no_session_on_its_two_letter_pieces(fake_home
         [user_turn("attach AmazonEC2FullAccess to the deploy role"), assistant_turn("Attached.")],
     )
     assert JULY in run_deja("search", "ec2", env=env).stdout  # (review11 R3)
+
+
+def _resumed_webhook_chat(home: Path, resumed_with: str) -> dict[str, str]:
+    """A chat on a webhook of 20 November resumed on 3 December with ``resumed_with`` (as Cursor rewrites a resumed
+    chat's transcript whole), and the environment to search it in, in UTC."""
+    begun, resumed = datetime(2026, 11, 20, 10, 0, tzinfo=UTC), datetime(2026, 12, 3, 14, 0, tzinfo=UTC)
+    write_transcript(
+        transcript_path(home / ".cursor", "/work/shop", LATE),
+        [
+            user_turn("stripe webhook returns 401 in staging", begun),
+            assistant_turn("Let me check the webhook handler and the webhook signing secret."),
+            user_turn(resumed_with, resumed),
+            assistant_turn("Reading the raw body before the signature check."),
+        ],
+    )
+    return {"HOME": str(home), "PATH": "/usr/bin:/bin", "TZ": "UTC"}
+
+
+def test_since_shows_the_passages_of_a_resumed_chat_dated_since_then(fake_home: Path) -> None:
+    """trial47 F2: ``deja search webhook --since 2026-12-01`` found a chat resumed on 3 December, under that date,
+    with its passages of 20 November; the turn of 3 December that says "webhook" was not shown."""
+    env = _resumed_webhook_chat(fake_home, "back on this: webhook now 400s with 'No signatures found'")
+    found = run_deja("search", "webhook", "--since", "2026-12-01", "--json", env=env)
+    assert found.returncode == 0, found.stderr
+    (hit,) = json.loads(found.stdout)["hits"]
+    assert [(s["text"], s["timestamp"][:10]) for s in hit["snippets"]] == [
+        ("back on this: webhook now 400s with 'No signatures found'", "2026-12-03")
+    ]
+    shown = run_deja("search", "webhook", "--since", "2026-12-01", env=env).stdout
+    assert "user: back on this: webhook now 400s" in shown and "signing secret" not in shown, shown
+
+
+def test_a_passage_from_before_the_day_its_chat_shows_says_its_day(fake_home: Path) -> None:
+    """A chat resumed on 3 December about something else still matches ``--since 2026-12-01`` (it was updated
+    since then, and holds the words): its passages of 20 November say so, under a line dated 3 December; so do
+    they without ``--since`` (``--project`` of a chat resumed today showed a turn of 20 days ago as today's)."""
+    env = _resumed_webhook_chat(fake_home, "rename the checkout button")
+    for since in (["--since", "2026-12-01"], []):
+        shown = run_deja("search", "webhook", *since, env=env).stdout
+        assert "· 2026-12-03 14:00\n" in shown, shown
+        assert "  assistant: (2026-11-20) Let me check the webhook handler" in shown, shown
+    assert "(2026-11-20)" not in run_deja("search", "webhook", "--json", env=env).stdout

@@ -1,9 +1,8 @@
-"""The thesaurus looks a term's other words up without making every group's terms: what it finds is what the whole
-table, built from every word through ``terms``, holds for that term, in the same order.
+"""The thesaurus holds its groups' and compounds' terms rather than stemming their words for every query: they are
+what the index makes of those words, and what it finds for a term is what the whole table, built from every word
+through ``terms``, holds for that term, in the same order.
 
-Each word is one token, so ``token_terms`` (no pattern, no cache) gives what ``terms`` gives; and a word's term
-begins with the two letters ``_start`` reads off the word, so the groups that could hold a term are the ones under
-its first two letters."""
+Each word is one token, so ``token_terms`` (no pattern, no cache) gives what ``terms`` gives."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ import pytest
 from deja.core import thesaurus
 from deja.core.text import terms, token_terms
 
-WORDS = [word for group in thesaurus.FORMS + thesaurus.RELATED for word in group.split()]
+WORDS = [word for group in [*thesaurus.FORMS, *thesaurus.RELATED] for word in group.split()]
 
 
 def _whole_table() -> dict[str, list[tuple[str, float]]]:
@@ -32,28 +31,31 @@ def test_every_thesaurus_word_is_one_token_whose_terms_are_what_terms_gives() ->
 
 
 @pytest.mark.unit
-def test_every_words_term_begins_with_the_letters_read_off_the_word() -> None:
-    assert [t[:2] for word in WORDS for t in terms(word)[:1]] == [
-        thesaurus._start(word) for word in WORDS if terms(word)
-    ]
+@pytest.mark.parametrize("groups", [thesaurus.FORMS, thesaurus.RELATED], ids=["FORMS", "RELATED"])
+def test_each_groups_terms_are_what_the_stemmer_makes_of_its_words(groups: dict[str, tuple[str, ...]]) -> None:
+    made = {words: tuple(dict.fromkeys(t for word in words.split() for t in token_terms(word)[:1])) for words in groups}
+    assert made == groups
 
 
 @pytest.mark.unit
 def test_a_terms_others_are_what_the_whole_table_holds_for_it() -> None:
     table = _whole_table()
-    thesaurus._GROUP_TERMS.clear()
     asked = [*table, *terms("database repository deploy crash the a refund timeout zebra k8s 502 x")]
     assert {term: thesaurus.others(term) for term in asked} == {term: table.get(term, []) for term in asked}
-
-
-@pytest.mark.unit
-def test_one_term_makes_only_the_groups_under_its_letters() -> None:
-    thesaurus._GROUP_TERMS.clear()
-    thesaurus.others("crash")
-    assert 0 < len(thesaurus._GROUP_TERMS) < len(thesaurus.FORMS) + len(thesaurus.RELATED)
 
 
 @pytest.mark.unit
 @pytest.mark.parametrize("text", ["fetchUserProfile", "per_customer_limit", "src/app.py", "Séverine", "the", "502s"])
 def test_a_token_alone_has_the_terms_terms_gives_it(text: str) -> None:
     assert token_terms(text) == terms(text)
+
+
+@pytest.mark.unit
+def test_each_compounds_terms_are_what_the_stemmer_makes_of_its_words() -> None:
+    """``COMPOUNDS`` holds its words' terms rather than stemming them for every query: they are the index's, as
+    ``token_terms`` makes them (the second's none for a stopword)."""
+    made = []
+    for words, *_ in thesaurus.COMPOUNDS:
+        first, second = words.split()
+        made.append((words, token_terms(first)[0], next(iter(token_terms(second)), ""), token_terms(first + second)[0]))
+    assert made == thesaurus.COMPOUNDS

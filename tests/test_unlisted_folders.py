@@ -247,8 +247,8 @@ def test_a_refused_rebuild_names_the_mv_for_a_damaged_database_named_after_a_loc
     assert err.splitlines() == [
         f"deja: the index was not rebuilt: {history.database} (locked) and 1 more Cursor store could not be read this "
         "time, and a rebuild would lose the sessions read from them before, which are kept as they were; run it "
-        f"again once they can be read; {damaged} is damaged, and a damaged file stays so: to rebuild without its "
-        f"sessions, move it away (mv {damaged} {damaged}.damaged) and run it again"
+        f"again once they can be read; {damaged} is damaged, and a damaged file stays so: move it away (mv {damaged} "
+        f"{damaged}.damaged) and run it again, to rebuild without its sessions"
     ]
 
 

@@ -206,7 +206,7 @@ def test_a_rebuild_that_meets_a_damaged_store_names_the_way_out_and_takes_it(cli
     assert ran.stderr == (
         f"deja: the index was not rebuilt: {store} (damaged) could not be read this time, and a rebuild would lose "
         "the sessions read from it before, which are kept as they were; run it again once it can be read; a damaged "
-        f"file stays so: to rebuild without its sessions, move it away (mv {store} {store}.damaged) and run it again\n"
+        f"file stays so: move it away (mv {store} {store}.damaged) and run it again, to rebuild without its session\n"
     )
     store.rename(f"{store}.damaged")
     again = run_deja("index", "--full")
@@ -226,7 +226,7 @@ def test_a_refresh_that_meets_a_damaged_store_names_the_way_out_not_a_read_to_co
     assert ran.returncode == 0
     assert ran.stderr.startswith(
         f"{store} (damaged) could not be read this time: what was read from it before is kept; a damaged file stays "
-        f"so: move it away (mv {store} {store}.damaged) to drop its sessions and this line\n"
+        f"so: move it away (mv {store} {store}.damaged) to drop this line and its session\n"
     ), ran.stderr
 
 
@@ -251,7 +251,7 @@ def test_a_damaged_store_never_read_blocks_no_rebuild_once_the_one_read_before_i
     assert ran.stderr == (  # (the new store, which held no session, is none of those it "would lose", nor "1 more")
         f"deja: the index was not rebuilt: {old} (damaged) could not be read this time, and a rebuild would lose the "
         "sessions read from it before, which are kept as they were; run it again once it can be read; a damaged "
-        f"file stays so: to rebuild without its sessions, move it away (mv {old} {old}.damaged) and run it again\n"
+        f"file stays so: move it away (mv {old} {old}.damaged) and run it again, to rebuild without its session\n"
     )
     old.rename(f"{old}.damaged")
     again = run_deja("index", "--full")

@@ -39,7 +39,7 @@ def kept_note(store: Path, why: str) -> str:
     if why == "damaged":
         return (
             f"{store} (damaged) could not be read this time: what was read from it before is kept; a damaged file "
-            f"stays so: move it away (mv {store} {store}.damaged) to drop its sessions and this line"
+            f"stays so: move it away (mv {store} {store}.damaged) to drop this line and its session"
         )
     return (
         f"{store} ({why}) could not be read this time: what was read from it before is kept, "
@@ -351,3 +351,40 @@ def test_a_full_rebuild_goes_ahead_when_the_store_it_cannot_read_never_held_a_se
     assert ran.returncode == 0, ran.stderr
     result = orjson.loads(ran.stdout)
     assert result["not_rebuilt"] is False and result["sessions"] == first["sessions"]
+
+
+def test_a_damaged_store_beside_a_transcript_is_moved_away_without_its_session(cli_root: Path) -> None:
+    """``deja index`` says what moving a damaged store away drops: for a chat its transcript holds, the tool output
+    and the title only the store held, not the session ("to drop its sessions" was said of one that stayed: trial47
+    F4). Moved away as told, the rebuild keeps the session, read from the transcript."""
+    path = transcript_path(cli_root, CWD, "t1")
+    write_transcript(
+        path, [user_turn("run the tests"), assistant_turn("Running.", tool_use("Shell", {"command": "pytest"}))]
+    )
+    chat_dir = chat_dir_for(cli_root, CWD, "t1")
+    write_chat_store(chat_dir, cwd=CWD, name="Run the tests", messages=[
+        store_user_message("run the tests"),
+        store_assistant_message("Running.", tool_call_part("x1", "Shell", {"command": "pytest"})),
+        tool_result_message("x1", "Shell", shell_result_text("3 failed", exit_code=1)),
+    ])  # fmt: skip
+    assert index()["sessions"] == 1
+    before = orjson.loads(run_deja("show", "t1", "--json").stdout)
+    assert (before["session"]["title"], before["messages"][1]["tool_calls"][0]["result"]) == (
+        "Run the tests",
+        "3 failed",
+    )
+    store = chat_dir / "store.db"
+    store.write_bytes(b"garbage" * 500)
+    _, err = index_text()
+    assert err == (
+        f"{store} (damaged) could not be read this time: what was read from it before is kept; a damaged file stays "
+        f"so: move it away (mv {store} {store}.damaged) to drop this line and its tool output and title, not its "
+        "session, which its transcript holds\n"
+    )
+    store.rename(f"{store}.damaged")
+    rebuilt = run_deja("index", "--full")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    data = orjson.loads(run_deja("show", "t1", "--json").stdout)
+    assert [m["text"] for m in data["messages"]] == ["run the tests", "Running."]
+    assert data["messages"][1]["tool_calls"][0]["result"] is None  # ("3 failed", the store's alone, went with it)
+    assert data["session"]["title"] == "run the tests"  # (its first question: "Run the tests" was the store's)

@@ -92,3 +92,28 @@ def test_a_long_first_line_is_cut_between_words(fake_home: Path) -> None:
     project = _chat(fake_home, timedelta(minutes=40), "why " * 70 + "does the reserve test fail")
     task = next(line for line in run_deja("wip", cwd=project).stdout.splitlines() if line.startswith("task: "))
     assert task == "task: " + "why " * 70 + "does the reserve…", task  # (not "te…")
+
+
+KUBECONFIG = """kubectl can't connect to the staging cluster. my kubeconfig:
+apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvakNDQWVhZ0F3SUJBZ0lCQURBTkJna3Foa2lHOXcw
+    server: https://10.0.0.12:6443
+  name: staging
+users:
+- name: admin
+  user:
+    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdGhpc2lzbm90YXJlYWxrZXk="""
+
+
+def test_ctx_gives_a_goal_with_a_pasted_config_by_its_first_line_as_wip_does(fake_home: Path) -> None:
+    """``ctx``'s Goal held a whole pasted kubeconfig, spending the digest's bytes on it, where ``wip``'s task is the
+    ask's first line (trial46 F7)."""
+    project = _chat(fake_home, timedelta(minutes=40), KUBECONFIG)
+    asked = "kubectl can't connect to the staging cluster. my kubeconfig: …"
+    assert f"task: {asked}\n" in run_deja("wip", cwd=project).stdout
+    ctx = run_deja("ctx", CHAT)
+    assert ctx.returncode == 0, ctx.stderr
+    assert f"## Goal\n{asked}\n\n## " in ctx.stdout, ctx.stdout
+    assert "apiVersion" not in ctx.stdout and "6443" not in ctx.stdout

@@ -109,7 +109,11 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #: 18: a project whose folder is a Windows drive's (``c:\\…``, on Windows or in a database written there) has the
 #:     tree keys of its folder and those above it (``keys.tree_keys``): an index of 17 filed none, so ``deja wip`` of
 #:     such a folder and blame with it found no session until rebuilt.
-FORMAT_VERSION = 18
+#: 19: a session's ``asked`` is the ask its last answer answers, by its first line (``indexer.records._asked``): in a
+#:     chat resumed after a gap, the ask that resumed it and ``(chat began DATE: FIRST ASK)``. An index of 18 kept
+#:     the first ask's first non-empty line, and the hooks' "Recent sessions" paired a chat's first
+#:     question with the answer to a later one until the chat changed again.
+FORMAT_VERSION = 19
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"

@@ -13,14 +13,15 @@ from pathlib import Path
 from ..bookkeeping import Location
 from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths, remove_segments
 from ..keys import EDIT_TOOLS
-from ..lines import cut, one_line
-from ..model import Message, Session, ToolCall, cap_text
+from ..lines import chat_began, cut, first_line, one_line
+from ..model import Message, Session, ToolCall, cap_text, resumed_ask
 from ..redact import scrub, scrub_value
 from ..settled import prose_and_code
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a hook's refresh builds records)
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from datetime import datetime
 
 INDEXED_TEXT_BYTES = 64 * 1024
 TOOL_TEXT_BYTES = 16 * 1024
@@ -29,6 +30,8 @@ TOOL_TEXT_BYTES = 16 * 1024
 SEGMENT_MAX_DOCS = 2_000_000
 #: How many of the files an answer's code was for its conclusion names.
 CODE_FILES = 3
+#: How many characters of the ask a session's ``asked`` keeps, and of its first ask where a later one resumed it.
+ASKED_CHARS, BEGAN_CHARS = 200, 100
 
 
 def _capped(value: object) -> object:
@@ -68,7 +71,7 @@ def indexable(session: Session, on: bool, stored: int = 0) -> tuple[SessionMeta,
                 role=m.role, text=cap_text(redact(m.text), INDEXED_TEXT_BYTES), timestamp=m.timestamp, tool_calls=calls
             )
         )
-    asked, concluded, files = digest(messages, session.project_dir)
+    asked, concluded, files = digest(messages, session.project_dir, session.started)
     meta = SessionMeta(
         id=session.id,
         source=session.source,
@@ -91,22 +94,29 @@ def _title(session: Session, stored: list[Message], redact: Callable[[str], str]
     line cut at 80 characters (``one_line``), which may cut a secret in two and leave a piece no rule knows ("the api
     token is 8f14…"), so such a title is taken again from the question as stored (``stored``: redacted)."""
     for raw, kept in zip(session.messages, stored, strict=True):
-        if raw.role == "user" and (first_line := one_line(raw.text)):
-            return one_line(kept.text) if session.title == first_line else redact(session.title)
+        if raw.role == "user" and (opening := one_line(raw.text)):
+            return one_line(kept.text) if session.title == opening else redact(session.title)
     return redact(session.title)
 
 
-def digest(messages: list[Message], project_dir: str, max_files: int = 8) -> tuple[str, str, list[str]]:
-    """What a session asked first, what it concluded last, and the files it edited, newest first."""
-    asked = next((one_line(m.text, 200, words=True) for m in messages if m.role == "user" and m.text.strip()), "")
-    concluded = next(
+def digest(
+    messages: list[Message], project_dir: str, started: datetime | None, max_files: int = 8
+) -> tuple[str, str, list[str]]:
+    """What a session asked (:func:`_asked`), what it concluded last, and the files it edited, newest first.
+
+    The ask is read from the messages up to the last answer: a chat resumed after a gap whose new ask has no answer
+    yet (the agent still at work, the turn cancelled) pairs its last answer with the ask before it, not with the new
+    one (review47c)."""
+    last = next(
         (
-            _conclusion(m.text)
-            for m in reversed(messages)
-            if m.role == "assistant" and m.text.strip() and m.text.strip() != "[REDACTED]"
+            at
+            for at in range(len(messages) - 1, -1, -1)
+            if messages[at].role == "assistant" and messages[at].text.strip() not in ("", "[REDACTED]")
         ),
-        "",
+        None,
     )
+    concluded = "" if last is None else _conclusion(messages[last].text)
+    asked = _asked(messages if last is None else messages[: last + 1], started)
     files: list[str] = []
     for message in reversed(messages):
         for call in message.tool_calls:
@@ -117,6 +127,17 @@ def digest(messages: list[Message], project_dir: str, max_files: int = 8) -> tup
         if len(files) >= max_files:
             break
     return asked, concluded, files[:max_files]
+
+
+def _asked(messages: list[Message], started: datetime | None) -> str:
+    """The ask the session's last answer answers, by its first line (``lines.first_line``: a config pasted under it
+    stays out): its first, or in a chat resumed after a gap the ask that resumed it (``model.resumed_ask``), followed
+    by ``(chat began DATE: FIRST ASK)``, as ``deja wip`` gives its task. A chat resumed days later on another problem
+    paired its first question with the later fix (trial47 F1)."""
+    first = next((m.text for m in messages if m.role == "user" and m.text.strip()), "")
+    if (resumed := resumed_ask(messages)) is None:
+        return first_line(first, ASKED_CHARS)
+    return f"{first_line(resumed.text, ASKED_CHARS)}  {chat_began(started, first, BEGAN_CHARS)}"
 
 
 def _conclusion(text: str, limit: int = 300) -> str:

@@ -1,0 +1,115 @@
+"""The hooks' recalled asks: a resumed chat's ``asked:`` is the ask its last answer answers (trial47 F1), and a
+recalled question is its first line, not the config pasted under it (trial47 F3).
+
+Before, sessionStart's "Recent sessions" paired a chat's first question with its last answer: a chat resumed days
+later on another problem told the model that the first question was answered by the later fix. And the prompt
+hook's ``user:`` line spent most of its room on a pasted ``.env``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from harness import ROUTINE_CHATS, hook_prompt, index_asked_chats, run_deja
+
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, turn_ended, user_turn, write_transcript
+
+CHAT = "f47f4700-0000-4000-8000-000000000047"
+TODAY = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=1)
+BEGAN = TODAY - timedelta(days=3)
+FIRST = "this returns an empty list, why?"
+FIRST_ANSWER = "The query filtered on a status no order has; it reads 'open' now."
+AGAIN = "page 2 of the orders list repeats orders from page 1"
+SETTLED = "The ORDER BY created_at is not unique; added id as a tie-breaker in orders/list.py."
+
+
+def _resumed_chat(home: Path) -> Path:
+    """The chat: a first ask and its answer, then three days later another problem and its fix."""
+    project = home / "code" / "shop"
+    project.mkdir(parents=True)
+    records = [
+        user_turn(FIRST, BEGAN),
+        assistant_turn(FIRST_ANSWER),
+        turn_ended(),
+        user_turn(AGAIN, TODAY),
+        assistant_turn(SETTLED),
+        turn_ended(),
+    ]
+    write_transcript(transcript_path(home / ".cursor", str(project), CHAT), records)
+    ran = run_deja("index")
+    assert ran.returncode == 0, ran.stderr
+    return project
+
+
+def _session_start(project: Path) -> str:
+    payload = {
+        "conversation_id": "c-start",
+        "hook_event_name": "sessionStart",
+        "cursor_version": "2.4.21",
+        "workspace_roots": [str(project)],
+    }
+    done = run_deja("hook-context", input=json.dumps(payload))
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    return str(json.loads(done.stdout)["additional_context"])
+
+
+def test_a_chat_resumed_days_later_is_listed_with_the_ask_its_last_answer_answers(fake_home: Path) -> None:
+    project = _resumed_chat(fake_home)
+    began = BEGAN.astimezone()
+    expected = f"  asked: {AGAIN}  (chat began {began:%Y-%m-%d}: {FIRST})\n  concluded: {SETTLED}\n"
+    block = _session_start(project)
+    assert expected in block, block
+    # a prompt that no sessionStart came before (a resumed cursor-agent chat) carries the same block
+    given = hook_prompt(dict(os.environ), "how do I rotate the deploy key?", str(project), "c-prompt")
+    assert expected in given, given
+
+
+def test_a_chat_continued_the_same_day_keeps_its_first_ask(fake_home: Path) -> None:
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    records = [user_turn(FIRST, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()]
+    records += [user_turn(AGAIN, TODAY + timedelta(minutes=30)), assistant_turn(SETTLED), turn_ended()]
+    write_transcript(transcript_path(fake_home / ".cursor", str(project), CHAT), records)
+    assert run_deja("index").returncode == 0
+    block = _session_start(project)
+    assert f"  asked: {FIRST}\n  concluded: {SETTLED}\n" in block, block
+
+
+def test_a_chat_resumed_with_its_new_ask_not_answered_yet_pairs_its_last_answer_with_the_ask_it_answers(
+    fake_home: Path,
+) -> None:
+    """The agent still at work on the resumed ask (or its turn cancelled): the last answer is the first ask's."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    records = [user_turn(FIRST, BEGAN), assistant_turn(FIRST_ANSWER), turn_ended(), user_turn(AGAIN, TODAY)]
+    write_transcript(transcript_path(fake_home / ".cursor", str(project), CHAT), records)
+    assert run_deja("index").returncode == 0
+    block = _session_start(project)
+    assert f"  asked: {FIRST}\n  concluded: {FIRST_ANSWER}\n" in block, block
+
+
+ENV_ASK = """stripe webhook returns 401 in staging. here is my .env:
+DATABASE_URL=postgres://shop@db.internal:5432/shop
+REDIS_URL=redis://cache.internal:6379/0
+STRIPE_WEBHOOK_URL=https://shop.example.com/hooks/stripe
+SENTRY_ENVIRONMENT=staging
+ALLOWED_HOSTS=shop.example.com,staging.shop.example.com
+LOG_LEVEL=info
+DEBUG=false"""
+ENV_ANSWER = (
+    "The webhook looked up the signing secret under its old name; renaming the lookup fixed the signature check."
+)
+
+
+def test_a_recalled_question_is_its_first_line_not_the_env_pasted_under_it(tmp_path: Path) -> None:
+    project = str(tmp_path / "shop")
+    env = index_asked_chats(tmp_path, project, [*ROUTINE_CHATS, ("c-stripe-401", ENV_ASK, ENV_ANSWER)])
+    prompt = "the stripe webhook signature check is failing again in staging, what did we do last time?"
+    given = hook_prompt(env, prompt, project)
+    assert "deja show c-stripe-401" in given, given
+    assert "  user: stripe webhook returns 401 in staging. here is my .env: …\n" in given, given
+    assert "DATABASE_URL" not in given and "DEBUG=false" not in given, given
+    assert "renaming the lookup fixed the signature check" in given, given
