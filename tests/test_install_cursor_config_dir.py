@@ -71,6 +71,23 @@ def test_doctor_names_a_relative_folder_as_an_error(fake_home: Path) -> None:
     }
 
 
+def test_doctor_takes_no_relative_folder_for_one_deja_is_wired_in(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Settings' ok line for the two-folder setup is of an absolute folder: a relative one, wired or not, names no
+    folder Cursor's processes could be started with (it claimed ``deja is wired in …/relcfg`` with nothing wired
+    anywhere: review47b L4). Doctor shows the error instead, and only that."""
+    from deja.interfaces import doctor
+
+    (fake_home / "relcfg").mkdir()
+    monkeypatch.chdir(fake_home)
+    monkeypatch.setenv("CURSOR_CONFIG_DIR", "relcfg")
+    assert doctor._settings_ok_line() == (
+        "  ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"
+    )
+    assert [found["level"] for found in _settings(_env(fake_home, CURSOR_CONFIG_DIR="relcfg"))] == ["error"]
+
+
 def test_a_missing_folder_is_named_by_doctor_and_by_the_install_that_makes_it(fake_home: Path) -> None:
     typo = fake_home / "no-such" / "cfg"
     env = _env(fake_home, CURSOR_CONFIG_DIR=str(typo))
