@@ -31,7 +31,8 @@ very settings uninstall leaves goes back byte for byte, and the folders above de
 nothing else is in go (trial17 F7: ``XDG_CONFIG_HOME`` set at install and not at uninstall).
 A ledger an older deja kept in ``DEJA_HOME`` is read too, and goes once the one
 in the config folder is written. Records an older deja keyed by a relative ``CURSOR_CONFIG_DIR``'s spelling
-(``relcfg/mcp.json``) count for the uninstall run with the absolute folder (``placed``).
+(``relcfg/mcp.json``) count for the uninstall run with the absolute folder where their records place them, or
+their keys lead from the folder uninstall runs in (``placed``); else they take no file (``with_unplaced_records``).
 """
 
 from __future__ import annotations
@@ -225,7 +226,7 @@ def with_unplaced_records(changes: list[Change], ledger: Ledger, files: tuple[st
     noted = []
     for change in changes:
         own = ledger.get(str(change.path))
-        if change.action != "unchanged" and (own is None or own.existed is None):
+        if change.action == "updated" and (own is None or own.existed is None):  # (deja's own command goes anyway)
             for key, spelling in unplaced.items():
                 if _ends_with(change.path, key):
                     change = replace(change, unplaced_record=_unplaced_sentence(change.path, spelling))

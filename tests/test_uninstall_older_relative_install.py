@@ -239,7 +239,8 @@ def test_a_bare_file_name_its_records_place_nowhere_is_no_file_of_the_folder_uni
     cursor.mkdir()
     assert _deja("install", "cursor-auto", env=_env(fake_home, CURSOR_CONFIG_DIR=str(work)), cwd=work).returncode == 0
     _as_an_older_deja_recorded_it(fake_home, work, config=work)
-    for name in ("mcp.json", "hooks.json"):
+    for name in ("mcp.json", "hooks.json", "commands/deja.md"):  # (deja's own command goes whatever the records say)
+        (cursor / name).parent.mkdir(exist_ok=True)
         (cursor / name).write_bytes((work / name).read_bytes())
 
     refused = _deja("uninstall", "cursor-auto", env=_env(fake_home, CURSOR_CONFIG_DIR="."), cwd=work)
@@ -254,4 +255,5 @@ def test_a_bare_file_name_its_records_place_nowhere_is_no_file_of_the_folder_uni
         "it, but does not say which folder that was, so whether that install created it is unknown\n"
     )
     assert f"cursor-auto: updated {cursor}/hooks.json\n{stays}" in done.stdout, done.stdout
+    assert f"removed {cursor}/commands/deja.md\n" in done.stdout and "deja.md stays" not in done.stdout, done.stdout
     assert json.loads((cursor / "hooks.json").read_text()) == {"version": 1, "hooks": {}}
