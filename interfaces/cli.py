@@ -498,6 +498,8 @@ def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> Non
             echo(f"{target}: {change.path}: {sentence}")
         if change.kept_backup:
             echo(f"{target}: {change.kept_backup}")
+        if change.unplaced_record:
+            echo(f"{target}: {change.unplaced_record}")
         if dry_run and change.diff:
             echo(change.diff.rstrip("\n"))
 

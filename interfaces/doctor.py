@@ -312,10 +312,14 @@ def _cursor_folders_elsewhere() -> list[Finding]:
     Naming every folder this shell reads as moved named those the variable leaves (trial46 F3). A CURSOR_CONFIG_DIR
     folder deja is wired in beside ``~/.cursor`` (README "Install into Cursor") is read: cursor-agent starts deja's
     hooks and server from there with the variable (``_config_folder_wired_beside_home``)."""
+    from ..core import folders
+
     unseen = _unseen_roots()
     moved = {name: folder for name, folder in _moved_folders().items() if folder in unseen}
-    if _config_folder_wired_beside_home():
-        del moved["CURSOR_CONFIG_DIR"]
+    # (a relative or missing folder: ``_cursor_config_dir_problems`` says what is wrong with it instead)
+    named_already = folders.relative_cursor_config_dir() or folders.missing_cursor_config_dir()
+    if named_already or _config_folder_wired_beside_home():
+        moved.pop("CURSOR_CONFIG_DIR", None)
     if not moved:
         return []
     one = len(moved) == 1
@@ -340,9 +344,17 @@ def _unseen_roots() -> set[str]:
 
 def _config_folder_wired_beside_home() -> str:
     """The folder CURSOR_CONFIG_DIR moves cursor-agent's to, when Cursor's processes started without the variable do
-    not read it and deja is wired there and in ``~/.cursor`` (README "Install into Cursor"); else ""."""
+    not read it and deja's server is in its mcp.json and in ``~/.cursor``'s (README "Install into Cursor"); else "".
+    A relative value names no one folder deja can be wired in (``folders.relative_cursor_config_dir``): "" too (its
+    folder where doctor runs was said to be wired, deja's server in it or not: review47b L4)."""
+    from ..core.folders import home, relative_cursor_config_dir
+    from ..installers.wiring import serves_deja
+
     folder = _moved_folders().get("CURSOR_CONFIG_DIR", "")
-    return folder if folder in _unseen_roots() and not _unwired_config_folder(folder) else ""
+    if relative_cursor_config_dir() or folder not in _unseen_roots():
+        return ""
+    wired = all(serves_deja(Path(place) / "mcp.json") for place in (folder, os.path.join(home(), ".cursor")))
+    return folder if wired else ""
 
 
 def _settings_ok_line() -> str:
@@ -369,19 +381,6 @@ def _moved_folders() -> dict[str, str]:
         if config.folder_variable("CURSOR_CONFIG_DIR"):
             del named["XDG_CONFIG_HOME"]
     return {name: folders.real_folder(folder) for name, folder in named.items()}
-
-
-def _unwired_config_folder(folder: str) -> bool:
-    """The CURSOR_CONFIG_DIR folder is one to warn of: it exists and is named absolutely (else
-    ``_cursor_config_dir_problems`` says what is wrong), and deja's server is not both in its mcp.json and in
-    ``~/.cursor``'s: the variable's folder for cursor-agent, the default one for the editor, as README "Install into
-    Cursor" recommends."""
-    from ..core.folders import home, relative_cursor_config_dir
-    from ..installers.wiring import serves_deja
-
-    if relative_cursor_config_dir() or not os.path.isdir(folder):
-        return False
-    return not all(serves_deja(Path(place) / "mcp.json") for place in (folder, os.path.join(home(), ".cursor")))
 
 
 def _cursor_config_dir_problems() -> list[Finding]:
