@@ -9,7 +9,7 @@ migration."): shown as what it concluded or settled, it reads as done what faile
 from __future__ import annotations
 
 from .errors import error_lines
-from .fields import KIND_COMMAND, KIND_TITLE, MESSAGE_KINDS
+from .fields import KIND_ASSISTANT, KIND_COMMAND, KIND_TITLE, MESSAGE_KINDS
 from .keys import SHELL_TOOLS
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -44,6 +44,24 @@ def _ran_a_command(segment: Segment, meta: SessionMeta, last: int) -> bool:
         if kind not in MESSAGE_KINDS and kind != KIND_TITLE and segment.position(doc) < start:
             return False  # past the last message's fields
     return False
+
+
+def is_answer(message: Message) -> bool:
+    """Whether ``message`` is an answer the session can be said to have concluded with: the assistant's, with text
+    that is not only a redacted thought (``[REDACTED]``)."""
+    return message.role == "assistant" and message.text.strip() not in ("", "[REDACTED]")
+
+
+def last_answer_doc(segment: Segment, meta: SessionMeta) -> int:
+    """The message doc of the session's last answer (:func:`is_answer`), whose conclusion the index keeps as what it
+    ``concluded``; -1 for none. Which message it is, not its text: a next answer "Done." is a prefix of a later
+    "Done. The CI database role had no password…", and the failure hook took the one for the other (review47a M1).
+    The session's records are inflated once, from the last answer back."""
+    last = meta.first_doc + meta.messages - 1
+    docs = [doc for doc in range(last, meta.first_doc - 1, -1) if segment.kind(doc) == KIND_ASSISTANT]
+    return next(
+        (doc for doc, message in zip(docs, segment.messages_along(docs), strict=True) if is_answer(message)), -1
+    )
 
 
 def stopped_after(messages: list[Message]) -> str:

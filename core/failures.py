@@ -70,6 +70,8 @@ class Fix(Record):
     resolved_by: str = ""
     edited: list[str] = []
     answer: str = ""
+    #: The message doc ``answer`` was said in (-1 for none): whether it is the session's last answer is asked of it.
+    answer_doc: int = -1
     #: The error was found in a message (a user pasting it, an answer quoting it), not in a failed command's output:
     #: ``answer`` is what was said after it, which may or may not have fixed it.
     mentioned: bool = False
@@ -198,7 +200,7 @@ def what_followed(
                 fix.resolved_by = command
                 return fix
         if d > doc and not fix.answer and message.role == "assistant" and message.text.strip():
-            fix.answer = one_line(message.text, 200)
+            fix.answer, fix.answer_doc = one_line(message.text, 200), d
     return fix
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing's own, without importing typing (the failure hook loads this module)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from datetime import datetime
 
 #: How many characters a cut gives back to end between words rather than inside one; a longer word (a path, a
@@ -42,14 +43,100 @@ def one_line(text: str, limit: int = 80, words: bool = False) -> str:
     return ""
 
 
-def first_line(ask: str, chars: int) -> str:
-    """The first line of ``ask`` that is not a code fence, cut between words to ``chars``, ending in ``…`` where more
-    of the ask follows: a whole pasted config or ``.env`` flattened onto one line read as noise (trial45 F5)."""
-    lines = [line for line in ask.splitlines() if line.strip() and not line.lstrip().startswith(("```", "~~~"))]
-    if not lines:
-        return ""
-    shown = one_line(lines[0], chars, words=True)
-    return shown if len(lines) == 1 or shown.endswith("…") else f"{shown} …"
+def own_words(ask: str, chars: int) -> str:
+    """What ``ask`` says in its own words, on one line cut between words to ``chars``: its prose lines in order, each
+    pasted block among them (:func:`pasted_blocks`) left out and read as ``…`` after the words before it, so a
+    lead-in ("Hi,", "Here is my docker-compose file:") is followed by the rest, and a question after a pasted
+    traceback is the question. ``…`` ends it where more of the ask follows. An ask that is all paste is given by its
+    first line. Line 1 alone gave "Hi, …", the lead-in, or the traceback's first line for the question (review47a
+    H1); the whole ask flattened gave a pasted ``.env`` or kubeconfig as noise (trial45 F5, trial46 F7).
+
+    Its lines are read until the words fill ``chars``, and only its first ``ASK_READ`` characters: a recalled
+    question of a megabyte (a pasted log) cost the prompt hook 0.3 s a side read whole."""
+    words: list[str] = []
+    said, first, lines = 0, "", 0
+    head = ask if len(ask) <= ASK_READ else ask[:ASK_READ].rpartition("\n")[0] or ask[:ASK_READ]  # (whole lines)
+    for line, pasted in pasted_blocks(head):
+        if not line.lstrip().startswith(FENCES):
+            lines += 1
+            first = first or " ".join(line.split())
+        if not pasted:
+            words.append(" ".join(line.split()))
+        elif words and not words[-1].endswith("…"):
+            words.append("…")
+        else:
+            continue
+        said += len(words[-1]) + 1
+        if said > chars:
+            break
+    if not words:  # (all of it pasted: its first line, not a fence, says what it is)
+        words = [first, "…"][: 1 + (lines > 1 or len(head) < len(ask))] if first else []
+    elif len(head) < len(ask) and not words[-1].endswith("…"):
+        words.append("…")
+    shown = " ".join(words)
+    if len(shown) <= chars:
+        return shown
+    return to_word(shown, chars - 1).rstrip().removesuffix("…").rstrip() + "…"
+
+
+#: How much of an ask :func:`own_words` reads.
+ASK_READ = 64 << 10
+#: How a fenced block's first and last lines start.
+FENCES = ("```", "~~~")
+
+
+def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
+    """The non-empty lines of ``ask``, each with whether it was pasted rather than written: a fenced block, its
+    fences too (an unclosed fence runs to the end), or a run of two lines or more (blank lines between them kept in
+    it) each shaped as a config, ``.env``, log or code line (:func:`pasted_shape`). One such line alone is prose:
+    "Update: the build fails on CI" is a sentence. One pass, each line given as soon as it is known, with ``str``'s
+    methods (the prompt hook loads no ``re`` and recalls questions)."""
+    held = ""  # (a shaped line not yet known to start a run)
+    fenced = running = False
+    for line in ask.splitlines():
+        if not line.strip():
+            continue
+        fence = line.lstrip().startswith(FENCES)
+        if not (fence or fenced) and pasted_shape(line):
+            if held:
+                yield held, True
+                held, running = "", True
+            if running:
+                yield line, True
+            else:
+                held = line
+            continue
+        if held:
+            yield held, False
+        held, running = "", False
+        yield line, fence or fenced
+        fenced ^= fence
+    if held:
+        yield held, False
+
+
+#: How a pasted line of code starts (after its indent, which alone makes it one).
+CODE_STARTS = ("$ ", "#!", "//", "/*", "<", "{", "}", "[", "]", "(", ")", '"', "import ", "from ", "def ", "class ")
+
+
+def pasted_shape(line: str) -> bool:
+    """Whether ``line`` is shaped as a line of a pasted config, ``.env``, log, traceback or code rather than as one
+    written: indented; ``KEY=VALUE``; ``key: value`` or ``key:`` (a YAML list's ``- key: value`` too), its key one
+    word, as an error's ``ValueError: …`` is; a traceback's first line; a log's time or level first
+    (:func:`log_prefix`); JSON or code by how it starts or ends (``{``, ``$ ``, ``;``)."""
+    if line[:1].isspace():
+        return True
+    line = line.rstrip()
+    word = line.removeprefix("export ").split(maxsplit=1)[0]
+    key = line[2:] if line.startswith("- ") else line
+    head, colon, value = key.partition(":")
+    return (
+        ("=" in word and word[:1].isalpha() and word.partition("=")[0].replace("_", "").isalnum())
+        or (bool(colon) and bool(head) and " " not in head and (not value or value[:1] == " "))
+        or line.startswith(("Traceback (", *CODE_STARTS))
+        or line.endswith((";", "{", "}"))
+        or log_prefix(line) > 0
+    )
 
 
 def chat_began(started: datetime | None, first_ask: str, chars: int) -> str:
@@ -57,7 +144,7 @@ def chat_began(started: datetime | None, first_ask: str, chars: int) -> str:
     that ask and the chat's last answer belong together, its first ask is only where the chat began (trial20 F18,
     trial47 F1). The date is the local one the chat ``started`` on ("earlier" when not known)."""
     date = started.astimezone().strftime("%Y-%m-%d") if started else "earlier"
-    return f"(chat began {date}: {first_line(first_ask, chars)})"
+    return f"(chat began {date}: {own_words(first_ask, chars)})"
 
 
 def cut(text: str, limit: int | None, words: bool = False) -> str:
@@ -103,3 +190,24 @@ def stretch(flat: str, hits: list[int], width: int) -> str:
     start = space + 1 if start and start - space <= WORD_SLACK else start
     window = to_word(flat, start + width)[start:]
     return ("…" if start else "") + window.strip() + ("…" if start + width < len(flat) else "")
+
+
+#: The levels a log line begins with (after its time, if any).
+LOG_LEVELS = frozenset(["trace", "debug", "info", "notice", "warn", "warning", "error", "err", "fatal", "critical"])
+
+
+def log_prefix(line: str) -> int:
+    """How many of ``line``'s first two words are a log's time (a digit first, 4 digits or more, a date's or a clock's
+    separator: ``2026-12-04T10:24:56Z``, ``[10:24:56.120]``; not a ticket's ``SHOP-1234`` nor MySQL's ``ERROR 1045``,
+    review38c L2) or level (``INFO``, ``[error]``); with the level after a time of two words, three (Python's
+    ``2026-12-04 10:24:56,120 ERROR``)."""
+    words = [word.strip("[]()<>:|,") for word in line.split(maxsplit=3)[:3]]
+    timed = [
+        word[:1].isdigit() and sum(c.isdigit() for c in word) >= 4 and any(c in word for c in ":-/.") for word in words
+    ]
+    count = 0
+    for word, time in zip(words[:2], timed, strict=False):
+        if not time and word.lower() not in LOG_LEVELS:
+            break
+        count += 1
+    return 3 if timed[:2] == [True, True] and words[2:] and words[2].lower() in LOG_LEVELS else count

@@ -46,7 +46,7 @@ from .keys import (
     telling_tail,
     tree_key,
 )
-from .lines import first_line, stretch
+from .lines import own_words, stretch
 from .record import Record
 from .remembered import Remembered
 from .text import (
@@ -1581,10 +1581,10 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
 
 
 def _side(message: Message, wanted: set[str], width: int) -> str:
-    """A side of a recalled turn in ``width`` characters: an answer by its densest stretch, a question by its first
-    line (``lines.first_line``, as ``deja wip`` gives a task): a pasted ``.env`` or compose file under it took most of
+    """A side of a recalled turn in ``width`` characters: an answer by its densest stretch, a question in its own
+    words (``lines.own_words``, as ``deja wip`` gives a task): a pasted ``.env`` or compose file under it took most of
     a prompt block's room, the question a line of it (trial47 F3)."""
-    return first_line(message.text, width) if message.role == "user" else densest_window(message.text, wanted, width)
+    return own_words(message.text, width) if message.role == "user" else densest_window(message.text, wanted, width)
 
 
 def _first_question(segment: Segment, meta: SessionMeta) -> int:

@@ -11,7 +11,7 @@ mentions is not answered by sessions that share its everyday words.
 from __future__ import annotations
 
 from ..core.dates import MONTHS, split_dates
-from ..core.lines import SAME_AS, same_turn_as
+from ..core.lines import SAME_AS, log_prefix, same_turn_as
 from ..core.record import Record
 from ..core.search import Filters, Hit, SearchResult, best_terms, best_turn, query_terms, search
 from ..core.text import STOPWORDS, ascii_spaces, letter_runs, terms
@@ -197,8 +197,6 @@ LOG_LINES = 4
 LOG_READ = 64 << 10
 #: How many characters of a prompt, cut to what a log in it says, are asked.
 PROMPT_CHARS = 4000
-#: The levels a log line begins with (after its time, if any).
-LOG_LEVELS = frozenset(["trace", "debug", "info", "notice", "warn", "warning", "error", "err", "fatal", "critical"])
 
 # A hook loads no ``re`` (about 3 ms with what it imports): the prompt's own patterns are matched with ``str``'s
 # methods, each finding exactly what the pattern in its docstring finds (tests/test_prompt_scan.py).
@@ -216,23 +214,6 @@ def _without_frames(prompt: str) -> str:
     return "".join(kept) + prompt[at:]
 
 
-def _log_prefix(line: str) -> int:
-    """How many of ``line``'s first two words are a log's time (a digit first, 4 digits or more, a date's or a clock's
-    separator: ``2026-12-04T10:24:56Z``, ``[10:24:56.120]``; not a ticket's ``SHOP-1234`` nor MySQL's ``ERROR 1045``,
-    review38c L2) or level (``INFO``, ``[error]``); with the level after a time of two words, three (Python's
-    ``2026-12-04 10:24:56,120 ERROR``)."""
-    words = [word.strip("[]()<>:|,") for word in line.split(maxsplit=3)[:3]]
-    timed = [
-        word[:1].isdigit() and sum(c.isdigit() for c in word) >= 4 and any(c in word for c in ":-/.") for word in words
-    ]
-    count = 0
-    for word, time in zip(words[:2], timed, strict=False):
-        if not time and word.lower() not in LOG_LEVELS:
-            break
-        count += 1
-    return 3 if timed[:2] == [True, True] and words[2:] and words[2].lower() in LOG_LEVELS else count
-
-
 def _what_a_log_says(prompt: str) -> str:
     """What a pasted log in ``prompt`` asks: its error lines without their time and level, and the person's own
     lines around it (``prompt`` as it is when it holds no log with an error). A log's job ids, times and durations
@@ -244,7 +225,7 @@ def _what_a_log_says(prompt: str) -> str:
         return prompt
     from ..core.errors import is_error_line, is_summary
 
-    prefixes = [_log_prefix(line) for line in lines]
+    prefixes = [log_prefix(line) for line in lines]
     errors = [is_error_line(line) and not is_summary(line) for line in lines]
     if 2 * sum(map(bool, prefixes)) <= len(lines) or not any(errors):
         return prompt

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.cjson import load_json
 from ..core.keys import SHELL_TOOLS, command_head
 from .call import HookCall, block_key, frame, frame_room, headed
-from .describe import followed_line, heading, project_label, says_the_same
+from .describe import followed_line, heading, project_label
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def after_tool(call: HookCall) -> str:
 
 
 def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
-    from ..core.ending import failed_at_end
+    from ..core.ending import failed_at_end, last_answer_doc
     from ..core.failures import SESSIONS_COUNTED, past_failures, what_followed
 
     for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids):
@@ -82,7 +82,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         title = heading(meta.title or meta.asked, where, updated, meta.id)
         room = frame_room(BUDGET, head_line)
         fix = what_followed(segment, doc, head, match, dated=False)
-        if not fix.resolved_by and says_the_same(fix.answer, concluded):
+        if not fix.resolved_by and fix.answer and concluded and fix.answer_doc == last_answer_doc(segment, meta):
             concluded = ""  # no rerun fixed it: its next answer, said as such, not as its "Concluded:" (trial46 F6)
         ending = f"The session {stopped}." if stopped else f"Concluded: {concluded}" if concluded else ""
         followed = followed_line(fix, concluded, room - len(title.encode()) - len(ending.encode()) - 2)

@@ -12,7 +12,7 @@ from typing import Any
 from ..core.failures import RERUN_OTHER, RERUN_SAME, Step, bare_retry, fixed_by, not_rerun, rerun_differs
 from ..core.index import SessionMeta, in_project
 from ..core.keys import seen_from
-from ..core.lines import chat_began, cut, first_line
+from ..core.lines import chat_began, cut, own_words
 from ..core.readers.ai_tracking import Attribution
 from ..core.redaction import PATH_CHARS, echoed, repeated
 from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
@@ -334,7 +334,7 @@ def wip_text(d: Digest, where: str = "here", folder: str = "", command_chars: in
     lines = [
         f"last session {where}: {meta.title or meta.asked}  "
         f"({elsewhere(meta.project_dir, folder)}{when(meta.updated)}, deja show {meta.id})",
-        f"task: {first_line(d.task, 300)}{began(d, 100, '  ')}",
+        f"task: {own_words(d.task, 300)}{began(d, 100, '  ')}",
     ]
     if not meta.messages and meta.source == "cursor-ide":
         lines.append(KEPT_ELSEWHERE)
@@ -364,7 +364,7 @@ def ctx_markdown(d: Digest, budget: int) -> str:
     meta = d.session
     parts = [f"# Context from a past session: {meta.title or meta.asked}", ""]
     parts += [f"Session `{meta.id}` ({meta.project or 'no project'}, {when(meta.updated)}).", ""]
-    parts += ["## Goal", first_line(d.task, 800) + began(d, 400, "\n\n"), ""]  # (as wip: trial46 F7)
+    parts += ["## Goal", own_words(d.task, 800) + began(d, 400, "\n\n"), ""]  # (as wip: trial46 F7)
     if d.settled:
         parts += ["## Decisions and findings", *[f"- {s}" for s in d.settled], ""]
     if d.files:

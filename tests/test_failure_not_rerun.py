@@ -153,3 +153,26 @@ def test_an_answer_to_the_next_question_is_the_next_answer_not_what_the_failure_
     assert "Concluded" not in said
     fix = run_deja("fix", AUTH)
     assert f"  no rerun of the failed command succeeded there; the next answer: {TOKEN}" in fix.stdout, fix.stdout
+
+
+ROLE = "Done. The CI database role had no password: I set it in .env.test and the CI secret."
+
+
+def test_a_next_answer_that_starts_the_later_conclusion_does_not_hide_it(fake_home: Path) -> None:
+    """Whether the next answer is the session's last is asked of the message, not its text: a next answer "Done."
+    began the later, different conclusion, and the hook dropped that conclusion, the fix (review47a M1)."""
+    project = fake_home / "code" / "shop-api"
+    project.mkdir(parents=True)
+    messages = [
+        *store_preamble(str(project)),
+        store_user_message("the order tests fail"),
+        *store_shell("t1", "pytest -q tests/test_orders.py", f"1 failed: {AUTH}", 1, text="Running the order tests."),
+        store_assistant_message("Done."),
+        store_user_message("and the db password?"),
+        store_assistant_message(ROLE),
+    ]
+    write_chat_store(chat_dir_for(fake_home / ".cursor", str(project), "c-done"), cwd=str(project), name="orders", messages=messages)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    said = failure_hook(project, "pytest -q tests/test_orders.py", f"1 failed: {AUTH}")
+    assert "No rerun of the failed command succeeded there" in said, said
+    assert f"Concluded: {ROLE[:60]}" in said, said

@@ -1,5 +1,5 @@
 """The hooks' recalled asks: a resumed chat's ``asked:`` is the ask its last answer answers (trial47 F1), and a
-recalled question is its first line, not the config pasted under it (trial47 F3).
+recalled question is in its own words, not the config pasted in it (trial47 F3, review47a H1).
 
 Before, sessionStart's "Recent sessions" paired a chat's first question with its last answer: a chat resumed days
 later on another problem told the model that the first question was answered by the later fix. And the prompt
@@ -13,7 +13,9 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from harness import ROUTINE_CHATS, hook_prompt, index_asked_chats, run_deja
+from test_wip_resumed_chat import COMPOSE, ENV_ASK, GREETING_FIRST, KUBECONFIG, TRACEBACK_FIRST
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, turn_ended, user_turn, write_transcript
 
@@ -91,20 +93,12 @@ def test_a_chat_resumed_with_its_new_ask_not_answered_yet_pairs_its_last_answer_
     assert f"  asked: {FIRST}\n  concluded: {FIRST_ANSWER}\n" in block, block
 
 
-ENV_ASK = """stripe webhook returns 401 in staging. here is my .env:
-DATABASE_URL=postgres://shop@db.internal:5432/shop
-REDIS_URL=redis://cache.internal:6379/0
-STRIPE_WEBHOOK_URL=https://shop.example.com/hooks/stripe
-SENTRY_ENVIRONMENT=staging
-ALLOWED_HOSTS=shop.example.com,staging.shop.example.com
-LOG_LEVEL=info
-DEBUG=false"""
 ENV_ANSWER = (
     "The webhook looked up the signing secret under its old name; renaming the lookup fixed the signature check."
 )
 
 
-def test_a_recalled_question_is_its_first_line_not_the_env_pasted_under_it(tmp_path: Path) -> None:
+def test_a_recalled_question_is_its_own_words_not_the_env_pasted_under_it(tmp_path: Path) -> None:
     project = str(tmp_path / "shop")
     env = index_asked_chats(tmp_path, project, [*ROUTINE_CHATS, ("c-stripe-401", ENV_ASK, ENV_ANSWER)])
     prompt = "the stripe webhook signature check is failing again in staging, what did we do last time?"
@@ -113,3 +107,56 @@ def test_a_recalled_question_is_its_first_line_not_the_env_pasted_under_it(tmp_p
     assert "  user: stripe webhook returns 401 in staging. here is my .env: …\n" in given, given
     assert "DATABASE_URL" not in given and "DEBUG=false" not in given, given
     assert "renaming the lookup fixed the signature check" in given, given
+
+
+#: Asks whose first line is not the question (review47a H1), the answer that closed each, a prompt that recalls it,
+#: and the ask in its own words as ``asked:`` and a recalled ``user:`` line give it.
+OWN_WORDS = [
+    (
+        TRACEBACK_FIRST,
+        "The settings split moved DATABASE_URL into settings/base.py; create_app reads it from there now.",
+        "the server refuses to start with KeyError DATABASE_URL since the settings split, what fixed it?",
+        "Why does the server refuse to start since the settings split?",
+    ),
+    (
+        GREETING_FIRST,
+        "The mobile client uses the authorization code flow with PKCE now; auth/oauth.py dropped the implicit grant.",
+        "how did we migrate the auth module to OAuth2 with PKCE from the implicit flow?",
+        " ".join(GREETING_FIRST.split()),
+    ),
+    (
+        COMPOSE,
+        "In the api container localhost is the container itself: DATABASE_URL points at the db service host now.",
+        "the api container can't reach the database in docker compose, what did we change?",
+        "Here is my docker-compose file: … Why can't the api container reach the database?",
+    ),
+]
+
+
+@pytest.mark.parametrize(("ask", "answer", "prompt", "words"), OWN_WORDS, ids=["traceback", "greeting", "compose"])
+def test_asked_and_a_recalled_question_are_the_asks_own_words(
+    fake_home: Path, tmp_path: Path, ask: str, answer: str, prompt: str, words: str
+) -> None:
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    records = [user_turn(ask, TODAY), assistant_turn(answer), turn_ended()]
+    write_transcript(transcript_path(fake_home / ".cursor", str(project), CHAT), records)
+    assert run_deja("index").returncode == 0
+    block = _session_start(project)
+    assert f"  asked: {words}\n" in block, block
+    env = index_asked_chats(tmp_path, str(project), [*ROUTINE_CHATS, ("c-own-words", ask, answer)])
+    given = hook_prompt(env, prompt, str(project))
+    assert "deja show c-own-words" in given, given
+    assert f"  user: {words}\n" in given, given
+    assert "Traceback" not in given and "postgres:16" not in given, given
+
+
+def test_asked_is_the_question_before_a_pasted_kubeconfig(fake_home: Path) -> None:
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    records = [user_turn(KUBECONFIG, TODAY), assistant_turn("The cluster's CA rotated; fetched a new kubeconfig.")]
+    write_transcript(transcript_path(fake_home / ".cursor", str(project), CHAT), [*records, turn_ended()])
+    assert run_deja("index").returncode == 0
+    block = _session_start(project)
+    assert "  asked: kubectl can't connect to the staging cluster. my kubeconfig: …\n" in block, block
+    assert "apiVersion" not in block and "6443" not in block, block

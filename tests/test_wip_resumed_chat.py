@@ -10,6 +10,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from harness import run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, turn_ended, user_turn, write_transcript
@@ -76,16 +77,75 @@ def test_a_chat_continued_within_the_hour_keeps_its_first_ask_as_the_task(fake_h
     assert (data["goal"], data["task"], data["resumed"]) == (FIRST, FIRST, None), data
 
 
-def test_an_ask_with_a_pasted_config_is_given_by_its_first_line(fake_home: Path) -> None:
-    """A first ask that pasted a config was flattened whole onto ``task:`` and ``(chat began …: …)`` (trial45 F5)."""
+def test_an_ask_with_a_pasted_config_is_given_in_its_own_words(fake_home: Path) -> None:
+    """A first ask that pasted a config was flattened whole onto ``task:`` and ``(chat began …: …)`` (trial45 F5);
+    its words after the config are its own, the config is ``…``."""
     pasted = "deploy fails, config below\n```yaml\ndatabase:\n  host: db.internal\n  pool: 5\n```\nand the worker too"
     project = _chat(fake_home, TODAY - BEGAN, pasted)
     began = BEGAN.astimezone() - timedelta(minutes=20)
+    asked = "deploy fails, config below … and the worker too"
     wip = run_deja("wip", cwd=project).stdout
-    assert f"task: {AGAIN}  (chat began {began:%Y-%m-%d}: deploy fails, config below …)\n" in wip, wip
+    assert f"task: {AGAIN}  (chat began {began:%Y-%m-%d}: {asked})\n" in wip, wip
     ctx = run_deja("ctx", CHAT).stdout
-    assert f"## Goal\n{AGAIN}\n\n(chat began {began:%Y-%m-%d}: deploy fails, config below …)\n" in ctx, ctx
+    assert f"## Goal\n{AGAIN}\n\n(chat began {began:%Y-%m-%d}: {asked})\n" in ctx, ctx
     assert json.loads(run_deja("wip", "--json", cwd=project).stdout)["goal"] == pasted  # (JSON keeps it whole)
+
+
+TRACEBACK_FIRST = """```
+Traceback (most recent call last):
+  File "/srv/api/app.py", line 12, in <module>
+    app = create_app(settings)
+KeyError: 'DATABASE_URL'
+```
+Why does the server refuse to start since the settings split?"""
+GREETING_FIRST = """Hi,
+
+I need to migrate the auth module to OAuth2 with PKCE; the mobile app still uses the implicit flow."""
+COMPOSE = """Here is my docker-compose file:
+```yaml
+services:
+  api:
+    build: .
+    environment:
+      DATABASE_URL: postgres://shop@localhost:5432/shop
+  db:
+    image: postgres:16
+```
+Why can't the api container reach the database?"""
+
+
+ENV_ASK = """stripe webhook returns 401 in staging. here is my .env:
+DATABASE_URL=postgres://shop@db.internal:5432/shop
+REDIS_URL=redis://cache.internal:6379/0
+STRIPE_WEBHOOK_URL=https://shop.example.com/hooks/stripe
+SENTRY_ENVIRONMENT=staging
+ALLOWED_HOSTS=shop.example.com,staging.shop.example.com
+LOG_LEVEL=info
+DEBUG=false"""
+
+
+@pytest.mark.parametrize(
+    ("ask", "words"),
+    [
+        (TRACEBACK_FIRST, "Why does the server refuse to start since the settings split?"),
+        (GREETING_FIRST, " ".join(GREETING_FIRST.split())),
+        (COMPOSE, "Here is my docker-compose file: … Why can't the api container reach the database?"),
+        (ENV_ASK, "stripe webhook returns 401 in staging. here is my .env: …"),
+        (
+            "pip still fails after I rebuilt the venv…\n```\nerror: externally-managed-environment\n```",
+            "pip still fails after I rebuilt the venv…",
+        ),
+    ],
+    ids=["traceback first", "greeting", "lead-in, compose file, question", ".env under the question", "… then a paste"],
+)
+def test_wip_and_ctx_give_an_asks_own_words_not_its_first_line(fake_home: Path, ask: str, words: str) -> None:
+    """Line 1 alone gave a pasted traceback's first line, a greeting or a lead-in for the question (review47a H1)."""
+    project = _chat(fake_home, timedelta(minutes=40), ask)
+    wip = run_deja("wip", cwd=project).stdout
+    assert f"task: {words}\n" in wip, wip
+    ctx = run_deja("ctx", CHAT).stdout
+    assert f"## Goal\n{words}\n\n## " in ctx, ctx
+    assert "Traceback" not in ctx and "postgres:16" not in ctx and "DEBUG=false" not in ctx, ctx
 
 
 def test_a_long_first_line_is_cut_between_words(fake_home: Path) -> None:
@@ -107,9 +167,9 @@ users:
     client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdGhpc2lzbm90YXJlYWxrZXk="""
 
 
-def test_ctx_gives_a_goal_with_a_pasted_config_by_its_first_line_as_wip_does(fake_home: Path) -> None:
-    """``ctx``'s Goal held a whole pasted kubeconfig, spending the digest's bytes on it, where ``wip``'s task is the
-    ask's first line (trial46 F7)."""
+def test_ctx_gives_a_goal_with_a_pasted_config_in_its_own_words_as_wip_does(fake_home: Path) -> None:
+    """``ctx``'s Goal held a whole pasted kubeconfig, spending the digest's bytes on it, where ``wip``'s task left it
+    out (trial46 F7)."""
     project = _chat(fake_home, timedelta(minutes=40), KUBECONFIG)
     asked = "kubectl can't connect to the staging cluster. my kubeconfig: …"
     assert f"task: {asked}\n" in run_deja("wip", cwd=project).stdout

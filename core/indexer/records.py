@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..bookkeeping import Location
+from ..ending import is_answer
 from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths, remove_segments
 from ..keys import EDIT_TOOLS
-from ..lines import chat_began, cut, first_line, one_line
+from ..lines import chat_began, cut, one_line, own_words
 from ..model import Message, Session, ToolCall, cap_text, resumed_ask
 from ..redact import scrub, scrub_value
 from ..settled import prose_and_code
@@ -108,11 +109,7 @@ def digest(
     yet (the agent still at work, the turn cancelled) pairs its last answer with the ask before it, not with the new
     one (review47c)."""
     last = next(
-        (
-            at
-            for at in range(len(messages) - 1, -1, -1)
-            if messages[at].role == "assistant" and messages[at].text.strip() not in ("", "[REDACTED]")
-        ),
+        (at for at in range(len(messages) - 1, -1, -1) if is_answer(messages[at])),
         None,
     )
     concluded = "" if last is None else _conclusion(messages[last].text)
@@ -130,14 +127,14 @@ def digest(
 
 
 def _asked(messages: list[Message], started: datetime | None) -> str:
-    """The ask the session's last answer answers, by its first line (``lines.first_line``: a config pasted under it
+    """The ask the session's last answer answers, in its own words (``lines.own_words``: a config pasted in it
     stays out): its first, or in a chat resumed after a gap the ask that resumed it (``model.resumed_ask``), followed
     by ``(chat began DATE: FIRST ASK)``, as ``deja wip`` gives its task. A chat resumed days later on another problem
     paired its first question with the later fix (trial47 F1)."""
     first = next((m.text for m in messages if m.role == "user" and m.text.strip()), "")
     if (resumed := resumed_ask(messages)) is None:
-        return first_line(first, ASKED_CHARS)
-    return f"{first_line(resumed.text, ASKED_CHARS)}  {chat_began(started, first, BEGAN_CHARS)}"
+        return own_words(first, ASKED_CHARS)
+    return f"{own_words(resumed.text, ASKED_CHARS)}  {chat_began(started, first, BEGAN_CHARS)}"
 
 
 def _conclusion(text: str, limit: int = 300) -> str:
