@@ -350,11 +350,13 @@ def test_search_since_hours_says_when_a_passage_before_them_was_written(history:
         ],
     )
     refresh(history.deja_home)
-    local = early.astimezone()
-    said = local.strftime("%H:%M") if local.date() == late.astimezone().date() else local.date().isoformat()
 
     async def scenario(session: ClientSession) -> None:
         found = await ok(session, "search", query="grpc deadline", since="6h")
+        # (in the server's time zone, which its hit line shows ``late`` in)
+        shown = datetime.strptime(re.search(r"· (\d{4}-\d\d-\d\d \d\d:\d\d)", text(found))[1], "%Y-%m-%d %H:%M")
+        local = early.replace(tzinfo=None) + (shown - late.replace(tzinfo=None))
+        said = local.strftime("%H:%M") if local.date() == shown.date() else local.date().isoformat()
         assert f"user: ({said}) the grpc deadline is exceeded" in text(found), text(found)
 
     run(history, tmp_path, scenario)
