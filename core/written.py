@@ -39,6 +39,10 @@ class Written:
         start = self.meta.started
         if start is not None and start >= since:
             return 0
+        # The last message read first: the records inflated to their end in one step (the passages since then are
+        # near it), not in a dozen steps further each, each copying all inflated before.
+        if self.meta.messages:
+            self._stamp(self.meta.messages - 1)
         if (lead := self._next_dated(0)) is None:
             return self.meta.messages
         low, high = lead[0], self.meta.messages

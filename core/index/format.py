@@ -203,18 +203,16 @@ def inflate(block: bytes, zdict: bytes, upto: int = 0) -> bytes:
 
 class Inflating:
     """A block inflated as far as asked so far, and further from where it stopped when asked again: messages read
-    one after another inflate their session's records once, where ``inflate`` for each started over. What is
-    inflated grows in place (a search ``--since`` reads a long chat a dozen steps further, each step copying all
-    before it as ``bytes``: review47e M1)."""
+    one after another inflate their session's records once, where ``inflate`` for each started over."""
 
     __slots__ = ("_inflater", "_rest", "data")
 
     def __init__(self, block: bytes, zdict: bytes) -> None:
         self._inflater = zlib.decompressobj(WBITS, zdict=zdict)
         self._rest = block
-        self.data = bytearray()
+        self.data = b""
 
-    def upto(self, size: int) -> bytearray:
+    def upto(self, size: int) -> bytes:
         """The block inflated as far as its first ``size`` bytes at least; zlib.error when damaged."""
         if size > len(self.data):
             self.data += self._inflater.decompress(self._rest, size - len(self.data))

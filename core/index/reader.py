@@ -341,9 +341,9 @@ class Segment:
         except _DAMAGE as exc:
             raise self._damaged("records.bin", exc) from None
 
-    def _decoded(self, raw: bytes | bytearray, start: int, end: int) -> Message:
+    def _decoded(self, raw: bytes, start: int, end: int) -> Message:
         try:
-            return self.codec.message(bytes(raw[start:end]))  # (records ``Inflating`` grew are a bytearray)
+            return self.codec.message(raw[start:end])
         except self._damage as exc:
             raise self._damaged("records.bin", exc) from None
 
