@@ -525,7 +525,8 @@ def search_command(args: SearchArgs) -> None:
     elif result.hits:
         width = terminal_width()
         # (a lambda, not functools.partial: a search page loads neither functools nor collections)
-        echo(search_text(result, width, str if width is None else lambda session_id: short_id(index, session_id)))
+        shown_id = str if width is None else lambda session_id: short_id(index, session_id)
+        echo(search_text(result, width, shown_id, since=filters.since))
         if result.unmatched:  # (the results were found without them: trial20 F4)
             echo(f"deja: {held_by_none(result.unmatched)}", err=True)
     else:
