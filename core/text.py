@@ -721,23 +721,32 @@ def _tags_out(text: str) -> str:
 
 
 def _sequences_out(text: str) -> str:
-    """``text`` without its escape sequences: a CSI (``ESC [ … m``), a string command up to its BEL or ``ESC \\``
-    (or the line's end, so a command missing its terminator cannot swallow the rest of the output), or ESC and the
-    one printable ASCII character after it. Each piece between two ESCs is read once, by ``str``'s methods."""
-    first, *pieces = text.split("\x1b")
-    kept = [first]
+    """``text`` without its escape sequences (``_outside_sequences``)."""
+    return "".join(text[start:end] for start, end in _outside_sequences(text))
+
+
+def _outside_sequences(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each run of ``text`` that is no escape sequence: a CSI (``ESC [ … m``), a string command up
+    to its BEL or ``ESC \\`` (or the line's end, so a command missing its terminator cannot swallow the rest of the
+    output), or ESC and the one printable ASCII character after it. Each piece between two ESCs is read once, by
+    ``str``'s methods, and what it keeps is its end (``_after_escape``)."""
+    at = text.find("\x1b")
+    runs = [(0, at if at >= 0 else len(text))]
     string_open = False  # the last piece was a string command that ran up to this ESC: ``ESC \\`` may end it
-    for piece in pieces:
+    while at >= 0:
+        following = text.find("\x1b", at + 1)
+        end = len(text) if following < 0 else following
+        piece = text[at + 1 : end]
         if not piece:  # ESC ESC: this one alone, taken out (and any string command before it ended)
             string_open = False
-            continue
-        if string_open and piece[:1] == "\\":
-            kept.append(piece[1:])
+        elif string_open and piece[:1] == "\\":
+            runs.append((at + 2, end))
             string_open = False
-            continue
-        rest, string_open = _after_escape(piece)
-        kept.append(rest)
-    return "".join(kept)
+        else:
+            rest, string_open = _after_escape(piece)
+            runs.append((end - len(rest), end))
+        at = following
+    return runs
 
 
 def _after_escape(piece: str) -> tuple[str, bool]:
@@ -754,6 +763,56 @@ def _after_escape(piece: str) -> tuple[str, bool]:
             return body[bell + 1 :], False
         return (body[newline:], False) if newline >= 0 else ("", True)
     return (piece[1:], False) if " " <= kind <= "~" else (piece, False)
+
+
+#: What a terminal draws as nothing inside a word, though ``for_terminal`` keeps it for the text it shapes (an emoji's
+#: or a script's joiners, a variation selector): the soft hyphen, the combining grapheme joiner, the Mongolian vowel
+#: separator, the zero-width space and joiners and the variation selectors.
+_DRAWN_AS_NOTHING = "\u00ad\u034f\u180e\u200b\u200c\u200d" + "".join(map(chr, range(0xFE00, 0xFE10)))
+#: Each character a person reading a terminal does not see: those ``for_terminal`` takes out, with the escape
+#: sequences an ESC starts, and those drawn as nothing; looked for by ``_holds_unseen`` (the ASCII ones alone in an
+#: ASCII text) and taken out by ``as_seen`` (the tag characters and the variation selectors past U+FFFF too).
+_UNSEEN = _TAKEN_OUT + _DRAWN_AS_NOTHING
+_UNSEEN_ASCII = "".join(c for c in _UNSEEN if c.isascii())
+_UNSEEN_RUN = f"[{_UNSEEN.replace(chr(0x1B), '')}{_TAGS_FROM}-{_TAGS[-1]}\U000e0100-\U000e01ef]+"
+
+
+def as_seen(text: str) -> tuple[str, list[int]]:
+    """``text`` as a person reads it on a terminal, without what is not seen there (``_UNSEEN``, escape sequences),
+    and where each of its characters (and its end) was in ``text``; ``("", [])`` for a text that holds none.
+
+    What the redaction rules read too: ``AKIA\\u200bIOSF…``, a ``ghp_`` token with a word joiner inside or a password
+    after ``mysql -p`` with an RLM in it were no secret to them, and ``deja show`` printed them whole (review47a M2).
+    A text without such a character pays one ``str`` test (``_holds_unseen``); one with them, a pass of ``re``."""
+    if not _holds_unseen(text):
+        return "", []
+    import re
+
+    unseen = re.compile(_UNSEEN_RUN)
+    kept = _outside_sequences(text) if "\x1b" in text else [(0, len(text))]
+    parts: list[str] = []
+    where: list[int] = []
+    for start, end in kept:
+        done = start
+        for found in unseen.finditer(text, start, end):
+            parts.append(text[done : found.start()])
+            where += range(done, found.start())
+            done = found.end()
+        parts.append(text[done:end])
+        where += range(done, end)
+    if len(where) == len(text):
+        return "", []
+    return "".join(parts), [*where, len(text)]
+
+
+def _holds_unseen(text: str) -> bool:
+    """Whether ``text`` may hold a character of ``_UNSEEN`` (or a tag character): with ``str``'s own tests, as
+    ``for_terminal`` asks, and past ASCII yes to any text reaching the plane of the tags."""
+    if text.isprintable():
+        return False
+    if text.isascii():
+        return any(map(text.__contains__, _UNSEEN_ASCII))
+    return max(text) >= _TAGS_FROM or any(map(text.__contains__, _UNSEEN))
 
 
 #: ``escaped``'s table: each character ``for_terminal`` takes out, and newline and tab, as a backslash escape (past
