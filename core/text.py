@@ -766,15 +766,16 @@ def _after_escape(piece: str) -> tuple[str, bool]:
 
 
 #: What a terminal draws as nothing inside a word, though ``for_terminal`` keeps it for the text it shapes (an emoji's
-#: or a script's joiners, a variation selector): the soft hyphen, the combining grapheme joiner, the Mongolian vowel
-#: separator, the zero-width space and joiners and the variation selectors.
-_DRAWN_AS_NOTHING = "\u00ad\u034f\u180e\u200b\u200c\u200d" + "".join(map(chr, range(0xFE00, 0xFE10)))
+#: or a script's joiners, a soft hyphen): the soft hyphen, the Mongolian vowel separator, the zero-width space and
+#: joiners. Each is a format character, as every character ``for_terminal`` takes out is a control or one: none is
+#: printable (``str.isprintable``), which ``_holds_unseen`` asks first.
+_DRAWN_AS_NOTHING = "\u00ad\u180e\u200b\u200c\u200d"
 #: Each character a person reading a terminal does not see: those ``for_terminal`` takes out, with the escape
 #: sequences an ESC starts, and those drawn as nothing; looked for by ``_holds_unseen`` (the ASCII ones alone in an
-#: ASCII text) and taken out by ``as_seen`` (the tag characters and the variation selectors past U+FFFF too).
+#: ASCII text) and taken out by ``as_seen`` (the tag characters too).
 _UNSEEN = _TAKEN_OUT + _DRAWN_AS_NOTHING
 _UNSEEN_ASCII = "".join(c for c in _UNSEEN if c.isascii())
-_UNSEEN_RUN = f"[{_UNSEEN.replace(chr(0x1B), '')}{_TAGS_FROM}-{_TAGS[-1]}\U000e0100-\U000e01ef]+"
+_UNSEEN_RUN = f"[{_UNSEEN.replace(chr(0x1B), '')}{_TAGS_FROM}-{_TAGS[-1]}]+"
 
 
 def as_seen(text: str) -> tuple[str, list[int]]:
@@ -806,13 +807,16 @@ def as_seen(text: str) -> tuple[str, list[int]]:
 
 
 def _holds_unseen(text: str) -> bool:
-    """Whether ``text`` may hold a character of ``_UNSEEN`` (or a tag character): with ``str``'s own tests, as
-    ``for_terminal`` asks, and past ASCII yes to any text reaching the plane of the tags."""
+    """Whether ``text`` may hold a character of ``_UNSEEN`` (or a tag character), asked with ``str``'s own tests: an
+    ASCII text is looked through for the ASCII ones (a ``memchr`` each); past ASCII, none is printable, and a text whose
+    only characters that are not are its line ends and tabs (most texts) is answered by a pass or two (a test for
+    each of ``_UNSEEN`` took 24 ms a megabyte of code holding an ellipsis)."""
     if text.isprintable():
         return False
     if text.isascii():
         return any(map(text.__contains__, _UNSEEN_ASCII))
-    return max(text) >= _TAGS_FROM or any(map(text.__contains__, _UNSEEN))
+    rest = text.replace("\n", "").replace("\t", "").replace("\r", "")
+    return not rest.isprintable() and (max(rest) >= _TAGS_FROM or any(map(rest.__contains__, _UNSEEN)))
 
 
 #: ``escaped``'s table: each character ``for_terminal`` takes out, and newline and tab, as a backslash escape (past
