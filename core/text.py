@@ -778,52 +778,32 @@ _UNSEEN_ASCII = "".join(c for c in _UNSEEN if c.isascii())
 _UNSEEN_RUN = f"[{_UNSEEN.replace(chr(0x1B), '')}{_TAGS_FROM}-{_TAGS[-1]}]+"
 
 
-def as_seen(text: str) -> tuple[str, Places]:
+def as_seen(text: str) -> tuple[str, list[int]]:
     """``text`` as a person reads it on a terminal, without what is not seen there (``_UNSEEN``, escape sequences),
-    and where each of its characters was in ``text`` (``Places``); ``""`` for a text that holds none.
+    and where each of its characters (and its end) was in ``text``; ``("", [])`` for a text that holds none.
 
     What the redaction rules read too: ``AKIA\\u200bIOSF…``, a ``ghp_`` token with a word joiner inside or a password
     after ``mysql -p`` with an RLM in it were no secret to them, and ``deja show`` printed them whole (review47a M2).
-    A text without such a character pays a ``str`` test or two (``_holds_unseen``); one with them, a pass of ``re``
-    for each run an escape sequence leaves, whatever the characters it holds (``re``'s ``split`` and ``findall``, not
-    a step of Python for each: a zero-width space after each character took 0.5 s a megabyte so)."""
+    A text without such a character pays one ``str`` test (``_holds_unseen``); one with them, a pass of ``re``."""
     if not _holds_unseen(text):
-        return "", Places([], [])
+        return "", []
     import re
-    from itertools import accumulate
 
     unseen = re.compile(_UNSEEN_RUN)
     kept = _outside_sequences(text) if "\x1b" in text else [(0, len(text))]
     parts: list[str] = []
-    seen_starts: list[int] = []
-    text_starts: list[int] = []
-    seen_at = 0
+    where: list[int] = []
     for start, end in kept:
-        pieces = unseen.split(text[start:end])
-        sizes = list(map(len, pieces))
-        gone = map(len, unseen.findall(text, start, end))
-        seen_starts += accumulate(sizes[:-1], initial=seen_at)
-        text_starts += accumulate(map(int.__add__, sizes[:-1], gone), initial=start)
-        parts += pieces
-        seen_at += sum(sizes)
-    seen = "".join(parts)
-    return ("", Places([], [])) if len(seen) == len(text) else (seen, Places(seen_starts, text_starts))
-
-
-class Places:
-    """Where each character of a text as seen (``as_seen``) was in the text: ``places[at]``. Kept as where each run
-    of it starts in both, and asked by bisection: a list of each character's place cost a step of Python for each."""
-
-    __slots__ = ("_seen", "_text")
-
-    def __init__(self, seen_starts: list[int], text_starts: list[int]) -> None:
-        self._seen, self._text = seen_starts, text_starts
-
-    def __getitem__(self, at: int) -> int:
-        from bisect import bisect_right
-
-        run = bisect_right(self._seen, at) - 1  # (the last run starting at or before it: an empty one before it ends)
-        return self._text[run] + at - self._seen[run]
+        done = start
+        for found in unseen.finditer(text, start, end):
+            parts.append(text[done : found.start()])
+            where += range(done, found.start())
+            done = found.end()
+        parts.append(text[done:end])
+        where += range(done, end)
+    if len(where) == len(text):
+        return "", []
+    return "".join(parts), [*where, len(text)]
 
 
 def _holds_unseen(text: str) -> bool:

@@ -155,6 +155,5 @@ def test_a_secret_typed_with_an_invisible_character_is_no_word_and_no_echo(name:
 
 
 def test_a_text_without_invisible_characters_is_read_as_written() -> None:
-    assert as_seen("kumquat\tpassword=hunter2\r\n\u00e9t\u00e9 \u05e9\u05dc\u05d5\u05dd")[0] == ""
-    seen, places = as_seen("\u200ba\u200bb\x1b[31m\x1b[0mc\U000e0041\u2060de\u200f")
-    assert (seen, [places[at] for at in range(len(seen))]) == ("abcde", [1, 3, 13, 16, 17])
+    assert as_seen("kumquat\tpassword=hunter2\r\n\u00e9t\u00e9 \u05e9\u05dc\u05d5\u05dd") == ("", [])
+    assert as_seen("a\u200bb\x1b[31mc\U000e0041d") == ("abcd", [0, 2, 8, 10, 11])
