@@ -766,12 +766,12 @@ _DRAWN_AS_NOTHING = "\u00ad\u180e\u200b\u200c\u200d"
 _UNSEEN = _TAKEN_OUT + _DRAWN_AS_NOTHING
 _UNSEEN_ASCII = "".join(c for c in _UNSEEN if c.isascii())
 #: What ``as_seen`` takes out: a run of those characters and tag characters (an ESC with its colour code's CSI
-#: sequence, ``ESC [ … m``, read whole), with a printable ASCII character after it (and one before it, asked of each
-#: run found).
-#: It starts with a class of characters, which ``re`` looks for in one pass in C: a run in a group was tried at each
-#: character, and read a Persian chat's text, full of joiners, at half the speed of its redaction.
+#: sequence, ``ESC [ … m``, read whole) with a printable ASCII character before and after it, asked of each run found
+#: (asked in the pattern, a long run with none after it was read again from each of its characters). It starts with
+#: a class of characters, which ``re`` looks for in one pass in C: a run in a group was tried at each character, and
+#: read a Persian chat's text, full of joiners, at half the speed of its redaction.
 _UNSEEN_CLASS = f"[{_UNSEEN}{_TAGS_FROM}-{_TAGS[-1]}]"
-_UNSEEN_RUN = f"{_UNSEEN_CLASS}(?:(?<=\x1b)\\[[0-?]*[ -/]*[@-~]|{_UNSEEN_CLASS})*+(?=[!-~])"
+_UNSEEN_RUN = f"{_UNSEEN_CLASS}(?:(?<=\x1b)\\[[0-?]*[ -/]*[@-~]|{_UNSEEN_CLASS})*+"
 
 
 def as_seen(text: str) -> tuple[str, list[int]]:
@@ -792,8 +792,8 @@ def as_seen(text: str) -> tuple[str, list[int]]:
     where: list[int] = []
     done = 0
     for found in re.finditer(_UNSEEN_RUN, text):
-        start = found.start()
-        if start and "!" <= text[start - 1] <= "~":
+        start, end = found.span()
+        if start and "!" <= text[start - 1] <= "~" and "!" <= text[end : end + 1] <= "~":
             parts.append(text[done:start])
             where += range(done, start)
             done = found.end()

@@ -11,6 +11,7 @@ secret keeps its characters as stored: an emoji's joiners, a flag's tags, the ma
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,14 @@ def test_a_text_without_invisible_characters_is_read_as_written() -> None:
     # (only what joins two ASCII characters: an emoji's joiners, a Persian word's, a Hebrew mark, a colour code
     # before a blank are read as they are)
     assert as_seen(KEPT[0] + KEPT[1] + " \x1b[32mPASSED\x1b[0m ok") == ("", [])
+
+
+def test_a_long_run_of_invisible_characters_is_read_once() -> None:
+    """A run with no ASCII character after it was read again from each of its characters: a megabyte of tag
+    characters did not finish in ten minutes. Budgeted far above the 0.1 s it takes."""
+    from deja.core.redact import scrub
+
+    text = "x" + "\U000e0041" * 300_000 + " AKIA\u200bIOSFODNN7EXAMPLE"
+    started = time.perf_counter()
+    assert scrub(text).endswith(" [redacted:aws-key]")
+    assert time.perf_counter() - started < 5
