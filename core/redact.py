@@ -40,6 +40,7 @@ from .redaction import (
     unescaped,
 )
 from .remembered import Remembered
+from .text import as_seen
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (``re`` is imported where a pattern is compiled: a text no rule's needles call on needs none)
@@ -2863,9 +2864,30 @@ SCRUBBED_REMEMBERED = 8192
 
 def _scrubbed(text: str) -> str:
     """``text`` with every secret value it holds replaced (``scrub``, worked out): what the rules find in it as
-    written and in it as its escapes read (``_redacted_as_unescaped``)."""
+    written and as its escapes read (``_scrubbed_as_written``), and in it as a terminal shows it (``as_seen``):
+    a secret with an invisible character inside (``AKIA\\u200bIOSF…``, a word joiner in a ``ghp_`` token) was no
+    match, and ``deja show``, which takes that character out, printed it whole (review47a M2). What is no secret
+    keeps its characters as stored: an emoji's joiners, a flag's tags, the marks of right-to-left text."""
     if not text:
         return text
+    written = _scrubbed_as_written(text)
+    seen, where = as_seen(text)
+    if not seen:
+        return written
+    as_written = _redactions(text, written)
+    if as_written is None:  # (two markers side by side: the text as seen is read from ``written``, and none may be)
+        text, (seen, where), as_written = written, as_seen(written), []
+    # (a span ends after its last character: the unseen ones after it are no part of it)
+    as_read = [
+        (where[start], where[max(start, end - 1)] + (end > start), marker)
+        for start, end, marker in _redactions_made(seen, _scrubbed_as_written(seen))
+    ]
+    return _put_back(text, sorted([*as_written, *as_read]))
+
+
+def _scrubbed_as_written(text: str) -> str:
+    """``text`` with every secret value the rules find in it as written and as its escapes read
+    (``_redacted_as_unescaped``) replaced."""
     written = _by_the_rules(text)
     decoded, where = unescaped(text)
     return _redacted_as_unescaped(text, written, decoded, where) if decoded else written
@@ -2915,9 +2937,11 @@ def _redactions_read(decoded: str) -> list[tuple[int, int, str]]:
     (terraform's sensitive object becomes one string), each marker stands for the value it replaced, found by walking
     both texts (``_aligned``), or else the whole run between what the rules left as it was is one redaction: those
     were dropped, and ``{&quot;pw&quot;: &quot;…`` kept its secret (review44a M2)."""
-    if not decoded:
-        return []
-    scrubbed = _by_the_rules(decoded)
+    return _redactions_made(decoded, _by_the_rules(decoded)) if decoded else []
+
+
+def _redactions_made(decoded: str, scrubbed: str) -> list[tuple[int, int, str]]:
+    """Each redaction ``scrubbed`` (what the rules made of ``decoded``) made in ``decoded`` (``_redactions_read``)."""
     spans = _redactions(decoded, scrubbed)
     if spans is None:
         spans = _aligned(decoded, scrubbed)
