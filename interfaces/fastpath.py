@@ -706,11 +706,12 @@ def nothing_indexed() -> str:
     return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
 
 
-def refuse_empty(index: Index) -> None:
+def refuse_empty(index: Index, session_id: str | None = None) -> None:
     """A verb asked for one session (``show``, ``ctx``, ``wip`` …) fails on an index with none with the line a search
     gives it (``nothing_indexed``): "no session ran here … one that `deja sessions` lists" sent the person to a list
-    of nothing (trial47 F5)."""
-    if not index.session_count:
+    of nothing (trial47 F5). An empty ``session_id`` is left to its own line, which an index with sessions gives it
+    too (review47f L3)."""
+    if not index.session_count and (session_id is None or session_id.strip()):
         raise Failed(nothing_indexed())
 
 
