@@ -14,56 +14,54 @@ from pathlib import Path
 from .bookkeeping import Bookkeeping, ChatState, State, read_record
 from .index.format import IndexUnreadable, index_dir
 from .index.reader import Index
-from .model import Message
 from .readers.cursor_agent import read_cli_session
 
 #: What a store moved away takes with it when a transcript holds the chat's turns: all its own.
 _ONLY_ITS_OWN = "its tool output and title, not its session, which its transcript holds"
-#: The same where the store held turns its transcript lacks, or where the index cannot say it did not.
-_TURNS_TOO = "its tool output, its title and the turns its transcript lacks (its transcript keeps the rest)"
+#: The same where the store held messages its transcript lacks (later turns, a turn's later answers), or where the
+#: index cannot say it did not.
+_MESSAGES_TOO = "its tool output, its title and the messages its transcript lacks (its transcript keeps the rest)"
 
 
 def dropped_with(path: str, home: Path, cli_roots: list[str]) -> str:
     """What the index under ``home`` drops once the damaged file ``path`` is moved away: an editor database's
     sessions; a chat's ``store.db``'s session, or, when a transcript under ``cli_roots`` holds the chat, what only
-    the store gave (its tool output, its title, and its turns the transcript lacks). "" when the index holds nothing
-    read from it. Where the index cannot be read, the most it may hold."""
-    try:
-        index = Index.open(home)
-        state = read_record(index_dir(home) / index.manifest.state, State)
-    except (IndexUnreadable, OSError):
-        index, state = None, None
-    if path.endswith(".vscdb"):
-        return "" if state is not None and path not in state.ide else "its sessions"
-    chat_id = os.path.basename(os.path.dirname(path))
-    if state is not None and not _store_read(Bookkeeping(index_dir(home), state).chat(chat_id)):
+    the store gave: its tool output, its title, and the messages the transcript lacks, when the index holds more of
+    the chat than the transcript read alone gives (``cursor_agent.with_store_turns`` takes them from the store). ""
+    when the index holds nothing read from it. Where the index cannot be read, the most it may hold."""
+    read, messages = _held(path, home) or (True, None)
+    if not read:
         return ""
+    if path.endswith(".vscdb"):
+        return "its sessions"
     transcript = transcript_of(path, cli_roots)
     if transcript is None:
         return "its session"
-    held = _questions_held(index, chat_id) if index is not None else None
     left = read_cli_session(transcript, None)
-    if held is None or left is None or held > _questions(left.messages):
-        return _TURNS_TOO
+    if messages is None or left is None or messages > len(left.messages):
+        return _MESSAGES_TOO
     return _ONLY_ITS_OWN
 
 
-def _store_read(chat: ChatState | None) -> bool:
-    """Whether the index holds what the chat's store gave: its session, recorded once its store was read."""
-    return chat is not None and chat.where is not None and chat.cli is not None and bool(chat.cli.store_sig)
-
-
-def _questions_held(index: Index, chat_id: str) -> int | None:
-    """How many questions the index holds of the chat; None when it holds no session of that id."""
-    found = [(segment, meta) for segment, _, meta in index.find(chat_id) if meta.id == chat_id]
-    if not found:
+def _held(path: str, home: Path) -> tuple[bool, int | None] | None:
+    """What the index under ``home`` holds of the store ``path``: whether it read anything from it, and how many
+    messages it holds of a chat's (None: no session of that id); None when the index cannot be read."""
+    try:
+        index = Index.open(home)
+        state = read_record(index_dir(home) / index.manifest.state, State)
+        if path.endswith(".vscdb"):
+            return path in state.ide, None
+        chat_id = os.path.basename(os.path.dirname(path))
+        chat = Bookkeeping(index_dir(home), state).chat(chat_id)
+        messages = next((meta.messages for _, _, meta in index.find(chat_id) if meta.id == chat_id), None)
+    except (IndexUnreadable, OSError):
         return None
-    segment, meta = found[0]
-    return _questions(segment.messages(meta))
+    return _store_read(chat), messages
 
 
-def _questions(messages: list[Message]) -> int:
-    return sum(message.role == "user" for message in messages)
+def _store_read(chat: ChatState | None) -> bool:
+    """Whether the index holds what a chat's store gave: its session, recorded once its store was read."""
+    return chat is not None and chat.where is not None and chat.cli is not None and bool(chat.cli.store_sig)
 
 
 def transcript_of(store: str, cli_roots: list[str]) -> Path | None:

@@ -390,33 +390,41 @@ def test_a_damaged_store_beside_a_transcript_is_moved_away_without_its_session(c
     assert data["session"]["title"] == "run the tests"  # (its first question: "Run the tests" was the store's)
 
 
-def _chat_with_a_later_turn_in_its_store_alone(cli_root: Path) -> Path:
-    """A chat whose transcript holds its first turn and whose store holds a second one too (a chat continued where
-    only the store is written); its store's path."""
+#: What a chat's store may hold beyond its transcript's one turn (a chat continued where only the store is
+#: written): a later turn, or a later answer to that turn.
+STORE_ALONE = {
+    "a later turn": ["now fix the flaky one", "Fixed the flaky test."],
+    "a later answer": ["All 12 pass now."],
+}
+
+
+def _chat_with_more_in_its_store(cli_root: Path, more: list[str]) -> Path:
+    """A chat whose transcript holds one turn, which its store holds followed by ``more`` (a question, then answers,
+    or answers alone); its store's path."""
     write_transcript(transcript_path(cli_root, CWD, "t1"), [user_turn("run the tests"), assistant_turn("Running.")])
     chat_dir = chat_dir_for(cli_root, CWD, "t1")
-    write_chat_store(chat_dir, cwd=CWD, name="Run the tests", messages=[
-        store_user_message("run the tests"),
-        store_assistant_message("Running."),
-        store_user_message("now fix the flaky one"),
-        store_assistant_message("Fixed the flaky test."),
-    ])  # fmt: skip
+    later = [store_user_message(text) if text.startswith("now") else store_assistant_message(text) for text in more]
+    messages = [store_user_message("run the tests"), store_assistant_message("Running."), *later]
+    write_chat_store(chat_dir, cwd=CWD, name="Run the tests", messages=messages)
     return chat_dir / "store.db"
 
 
-def test_a_damaged_store_holding_turns_its_transcript_lacks_says_they_go_with_it(cli_root: Path) -> None:
-    """Moving away a damaged store whose chat has turns its transcript lacks drops those turns too, and the line
-    says so ("not its session" was said of a chat that lost its second turn: review47f M1). Moved away as told, the
+@pytest.mark.parametrize("more", STORE_ALONE.values(), ids=STORE_ALONE.keys())
+def test_a_damaged_store_holding_messages_its_transcript_lacks_says_they_go_with_it(
+    cli_root: Path, more: list[str]
+) -> None:
+    """Moving away a damaged store whose chat has messages its transcript lacks drops them too, and the line says
+    so ("not its session" was said of a chat that lost its second turn: review47f M1). Moved away as told, the
     session is the transcript's turn alone."""
-    store = _chat_with_a_later_turn_in_its_store_alone(cli_root)
+    store = _chat_with_more_in_its_store(cli_root, more)
     assert index()["sessions"] == 1
-    assert shown("t1") == ["run the tests", "Running.", "now fix the flaky one", "Fixed the flaky test."]
+    assert shown("t1") == ["run the tests", "Running.", *more]
     store.write_bytes(b"garbage" * 500)
     _, err = index_text()
     assert err == (
         f"{store} (damaged) could not be read this time: what was read from it before is kept; a damaged file stays "
         f"so: move it away (mv {store} {store}.damaged) to drop this line and its tool output, its title and the "
-        "turns its transcript lacks (its transcript keeps the rest)\n"
+        "messages its transcript lacks (its transcript keeps the rest)\n"
     )
     store.rename(f"{store}.damaged")
     index_text()
@@ -427,7 +435,7 @@ def test_a_full_rebuild_refused_for_a_damaged_store_says_one_thing_of_what_goes(
     """``deja index --full`` refused for a damaged store beside a transcript said a rebuild "would lose the sessions
     read from it", to "run it again once it can be read", then "to rebuild without … not its session" (review47f L2):
     a damaged file is never read again, and what goes is what was read from it."""
-    store = _chat_with_a_later_turn_in_its_store_alone(cli_root)
+    store = _chat_with_more_in_its_store(cli_root, STORE_ALONE["a later turn"])
     index()
     store.write_bytes(b"garbage" * 500)
     ran = run_deja("index", "--full")
@@ -435,8 +443,8 @@ def test_a_full_rebuild_refused_for_a_damaged_store_says_one_thing_of_what_goes(
     assert ran.stderr == (
         f"deja: the index was not rebuilt: {store} (damaged) could not be read this time, and a rebuild would lose "
         f"what was read from it before, which is kept as it was; a damaged file stays so: move it away (mv {store} "
-        f"{store}.damaged) and run it again, to rebuild without its tool output, its title and the turns its "
-        "transcript lacks (its transcript keeps the rest)\n"
+        f"{store}.damaged) and run it again, to rebuild without its tool output, its title and the messages "
+        "its transcript lacks (its transcript keeps the rest)\n"
     )
 
 
