@@ -42,6 +42,7 @@ from ..core.index import (
 from ..core.indexer.carry import kept_indexes
 from ..core.indexer.plan import RETRIED, out_of_sight_sources
 from ..core.lean_msgspec import msgspec
+from ..core.moved_away import dropped_with
 from ..core.private import (
     file_home_fix,
     folders_written,
@@ -65,7 +66,7 @@ from ..core.readers import (
     survey_chats,
 )
 from ..core.readers.chatstore import UNREADABLE_STORE
-from ..core.readers.unreadable import dropped_with, move_away, unlisted_folders, why_unreadable
+from ..core.readers.unreadable import move_away, unlisted_folders, why_unreadable
 from ..core.regular_files import forbidden, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
@@ -202,7 +203,7 @@ def diagnose(home: Path | None = None) -> Report:
             forbidden_files,
             bool(outside),
         ),
-        *_damaged_chat_store_problems(damaged, cli_roots),
+        *_damaged_chat_store_problems(damaged, home, cli_roots),
         *_forbidden_problems(forbidden_files, unlisted, [store.path for store in stores if store.unreadable]),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
@@ -548,20 +549,21 @@ def _damaged_chat_stores(unread: dict[str, str], cli_roots: list[Path]) -> list[
     return [store for store in stores if why_unreadable(store) == "damaged"]
 
 
-def _damaged_chat_store_problems(damaged: list[str], cli_roots: list[Path]) -> list[Finding]:
+def _damaged_chat_store_problems(damaged: list[str], home: Path, cli_roots: list[Path]) -> list[Finding]:
     """Each damaged chat store by name, with the ``mv`` that moves it away and what the index drops then, as
-    ``deja index`` says it (``unreadable.dropped_with``)."""
+    ``deja index`` says it (``moved_away.dropped_with``): nothing, of a store it never read (review47f M2)."""
     roots = [str(root) for root in cli_roots]
-    return [
-        Finding(
-            "warn",
-            "history",
-            f"{store} is damaged: no read mends it, and the index keeps what it read from it before",
-            f"{move_away(store)}  (a damaged file stays so; `deja index` then reads on without it, and without "
-            f"{dropped_with(store, roots)})",
-        )
-        for store in damaged
-    ]
+    return [_damaged_chat_store(store, dropped_with(store, home, roots)) for store in damaged]
+
+
+def _damaged_chat_store(store: str, dropped: str) -> Finding:
+    kept, goes = (
+        ("the index keeps what it read from it before", f", and without {dropped}")
+        if dropped
+        else ("nothing was read from it before", "")
+    )
+    fix = f"{move_away(store)}  (a damaged file stays so; `deja index` then reads on without it{goes})"
+    return Finding("warn", "history", f"{store} is damaged: no read mends it, and {kept}", fix)
 
 
 def _not_damaged(
