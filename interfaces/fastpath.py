@@ -265,11 +265,15 @@ def guarded(body: Callable[[], object]) -> int:
         if os.environ.get("DEJA_DEBUG") == "1":
             raise
         if isinstance(exc, FileNotFoundError) and _current_folder_gone():
-            sys.stderr.write("deja: the current folder no longer exists: cd to one that does and run it again\n")
+            say(FOLDER_GONE)
         else:
             say(f"{type(exc).__name__}: {exc} (set DEJA_DEBUG=1 for the traceback)")
         return 1
     return code if isinstance(code, int) else 0
+
+
+#: What a verb says run in a folder removed under the shell.
+FOLDER_GONE = "the current folder no longer exists: cd to one that does and run it again"
 
 
 def _current_folder_gone() -> bool:
@@ -713,7 +717,7 @@ def refuse_empty(index: Index, session_id: str | None = None) -> None:
     of nothing (trial47 F5). An empty ``session_id`` is left to its own line, which an index with sessions gives it
     too (review47f L3)."""
     if not index.session_count and (session_id is None or session_id.strip()):
-        raise Failed(nothing_indexed())
+        raise Failed(FOLDER_GONE if _current_folder_gone() else nothing_indexed())
 
 
 def said_empty(index: Index, json: bool = False) -> bool:
@@ -722,6 +726,8 @@ def said_empty(index: Index, json: bool = False) -> bool:
     (trial47 F5). With ``json`` nothing is said, and the answer's empty lists are the verb's to give."""
     if index.session_count or json:
         return False
+    if _current_folder_gone():  # (where it ran is what the verb asks of, and is said first: review12 R3)
+        raise Failed(FOLDER_GONE)
     echo(nothing_indexed())
     return True
 
