@@ -134,7 +134,7 @@ def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
 #: How a pasted line of code starts (after its indent, which alone makes it one).
 CODE_STARTS = ("$ ", "#!", "//", "/*", "<", "{", "}", "[", "]", "(", ")", '"', "import ", "from ", "def ", "class ")
 #: How a pasted line of a tool's output starts: npm's log, pytest's failures and summary, a unified diff's added, removed
-#: and hunk lines (a removed line is also ``-`` with no space after it, below), Go's goroutine header, PowerShell's
+#: and hunk lines (a removed line is also ``-`` but for a list's ``- item``, below), Go's goroutine header, PowerShell's
 #: error position. Each was flattened whole into an ask's words (review47g M1).
 OUTPUT_STARTS = (
     "npm ERR!",
@@ -157,7 +157,7 @@ def pasted_shape(line: str) -> bool:
     key one word, as an error's ``ValueError: …`` is, but not a capitalised word with a value (``Expected: 200``,
     ``- Storage: postgres``: a written list, review47g L1); a traceback's first line; a log's time or level first
     (:func:`log_prefix`); a tool's output (``OUTPUT_STARTS``); JSON or code by how it starts or ends (``{``, ``$ ``,
-    ``;``), or a call alone (Go's frame ``main.main()``)."""
+    ``;``), or a call alone (Go's frame ``main.(*Server).handle(0x0, 0xc000010000)``)."""
     if line[:1].isspace():
         return True
     line = line.rstrip()
@@ -168,9 +168,9 @@ def pasted_shape(line: str) -> bool:
         ("=" in word and word[:1].isalpha() and word.partition("=")[0].replace("_", "").isalnum())
         or (bool(colon) and bool(head) and " " not in head and (not value or (value[:1] == " " and not written(head))))
         or line.startswith(("Traceback (", *CODE_STARTS, *OUTPUT_STARTS))
-        or (line[:1] == "-" and line[1:2] != " ")
+        or (line[:1] == "-" and not (line[1:2] == " " and line[2:3] != " "))
         or line.endswith((";", "{", "}"))
-        or (line.endswith(")") and " " not in line)
+        or (line.endswith(")") and " " not in line.partition("(")[0])
         or log_prefix(line) > 0
     )
 

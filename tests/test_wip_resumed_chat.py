@@ -174,7 +174,7 @@ TOOL_OUTPUTS = [
     (NPM_LOG, "npm ERR! code ELIFECYCLE … the build breaks on vercel only, why?"),
     (
         "Can you review this change?\ndiff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n"
-        "-PORT = 8000\n+PORT = int(os.environ['PORT'])\n context = 1\nIs it safe?",
+        "-PORT = 8000\n+PORT = int(os.environ['PORT'])\n-    burst = 5\n+    burst = 50\nIs it safe?",
         "Can you review this change? diff --git a/app.py b/app.py … Is it safe?",
     ),
     (
@@ -184,7 +184,7 @@ TOOL_OUTPUTS = [
         "the cart test fails E assert 10 == 12 … why does the total miss the shipping fee?",
     ),
     (
-        "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\nmain.main()\n"
+        "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\nmain.(*Server).handle(0x0, 0xc0)\n"
         "\t/app/main.go:10 +0x1d\nexit status 2\nhow to fix",
         "panic: runtime error: index out of range [3] with length 3 … exit status 2 how to fix",
     ),
