@@ -45,33 +45,32 @@ def one_line(text: str, limit: int = 80, words: bool = False) -> str:
 
 def own_words(ask: str, chars: int) -> str:
     """What ``ask`` says in its own words, on one line cut between words to ``chars``: its prose lines in order, each
-    pasted block among them (:func:`pasted_blocks`) left out and read as ``…`` after the words before it, so a
-    lead-in ("Hi,", "Here is my docker-compose file:") is followed by the rest, and a question after a pasted
-    traceback is the question. ``…`` ends it where more of the ask follows. An ask that is all paste is given by its
-    first line. Line 1 alone gave "Hi, …", the lead-in, or the traceback's first line for the question (review47a
-    H1); the whole ask flattened gave a pasted ``.env`` or kubeconfig as noise (trial45 F5, trial46 F7).
+    pasted block among them (:func:`pasted_blocks`) given by one line of it (:func:`block_line`), so a lead-in ("Hi,",
+    "Here is my docker-compose file:") is followed by the rest, a question after a pasted traceback is the question,
+    and the error pasted before "help?" still says what the ask is about. ``…`` ends it where more of the ask follows.
+    Line 1 alone gave "Hi, …", the lead-in, or the traceback's first line for the question (review47a H1); the whole
+    ask flattened gave a pasted ``.env`` or kubeconfig as noise (trial45 F5, trial46 F7); a paste left out whole
+    gave only "help?" (review47g H1).
 
     Its lines are read until the words fill ``chars``, and only its first ``ASK_READ`` characters: a recalled
     question of a megabyte (a pasted log) cost the prompt hook 0.3 s a side read whole."""
     words: list[str] = []
-    said, first, lines = 0, "", 0
+    said = 0
     head = ask if len(ask) <= ASK_READ else ask[:ASK_READ].rpartition("\n")[0] or ask[:ASK_READ]  # (whole lines)
+    block: list[str] = []  # (the pasted lines read since the last prose line)
     for line, pasted in pasted_blocks(head):
-        if not line.lstrip().startswith(FENCES):
-            lines += 1
-            first = first or " ".join(line.split())
-        if not pasted:
-            words.append(" ".join(line.split()))
-        elif words and not words[-1].endswith("…"):
-            words.append("…")
-        else:
+        if pasted:
+            block.append(line)
             continue
-        said += len(words[-1]) + 1
+        for word in (block_line(block), " ".join(line.split())):
+            if word:
+                words.append(word)
+                said += len(word) + 1
+        block.clear()
         if said > chars:
             break
-    if not words:  # (all of it pasted: its first line, not a fence, says what it is)
-        words = [first, "…"][: 1 + (lines > 1 or len(head) < len(ask))] if first else []
-    elif len(head) < len(ask) and not words[-1].endswith("…"):
+    words += filter(None, [block_line(block)])
+    if words and len(head) < len(ask) and not words[-1].endswith("…"):
         words.append("…")
     shown = " ".join(words)
     if len(shown) <= chars:
@@ -83,6 +82,23 @@ def own_words(ask: str, chars: int) -> str:
 ASK_READ = 64 << 10
 #: How a fenced block's first and last lines start.
 FENCES = ("```", "~~~")
+#: How many characters of a pasted block's line :func:`own_words` shows.
+BLOCK_CHARS = 100
+
+
+def block_line(block: list[str]) -> str:
+    """The line that stands for a pasted ``block`` (its lines, fences too) in an ask's own words, cut to
+    ``BLOCK_CHARS`` and followed by ``…`` where more of it is left out: its first line, or a Python traceback's last
+    unindented one, the exception, which says what failed ("Traceback (most recent call last):" says nothing); ""
+    for an empty fence."""
+    lines = [line for line in block if not line.lstrip().startswith(FENCES)]
+    if not lines:
+        return ""
+    line = lines[0]
+    if line.startswith("Traceback ("):
+        line = next((line for line in reversed(lines) if not line[:1].isspace()), line)
+    shown = cut(" ".join(line.split()), BLOCK_CHARS, words=True)
+    return shown if len(lines) == 1 or shown.endswith("…") else f"{shown} …"
 
 
 def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
@@ -117,13 +133,31 @@ def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
 
 #: How a pasted line of code starts (after its indent, which alone makes it one).
 CODE_STARTS = ("$ ", "#!", "//", "/*", "<", "{", "}", "[", "]", "(", ")", '"', "import ", "from ", "def ", "class ")
+#: How a pasted line of a tool's output starts: npm's log, pytest's failures and summary, a unified diff's added, removed
+#: and hunk lines (a removed line is also ``-`` but for a list's ``- item``, below), Go's goroutine header, PowerShell's
+#: error position. Each was flattened whole into an ask's words (review47g M1).
+OUTPUT_STARTS = (
+    "npm ERR!",
+    "npm WARN",
+    "FAILED ",
+    "E   ",
+    "===",
+    "+",
+    "@@ ",
+    "--- ",
+    "diff --git ",
+    "goroutine ",
+    "At line:",
+)
 
 
 def pasted_shape(line: str) -> bool:
-    """Whether ``line`` is shaped as a line of a pasted config, ``.env``, log, traceback or code rather than as one
-    written: indented; ``KEY=VALUE``; ``key: value`` or ``key:`` (a YAML list's ``- key: value`` too), its key one
-    word, as an error's ``ValueError: …`` is; a traceback's first line; a log's time or level first
-    (:func:`log_prefix`); JSON or code by how it starts or ends (``{``, ``$ ``, ``;``)."""
+    """Whether ``line`` is shaped as a line of a pasted config, ``.env``, log, traceback, tool output or code rather
+    than as one written: indented; ``KEY=VALUE``; ``key: value`` or ``key:`` (a YAML list's ``- key: value`` too), its
+    key one word, as an error's ``ValueError: …`` is, but not a capitalised word with a value (``Expected: 200``,
+    ``- Storage: postgres``: a written list, review47g L1); a traceback's first line; a log's time or level first
+    (:func:`log_prefix`); a tool's output (``OUTPUT_STARTS``); JSON or code by how it starts or ends (``{``, ``$ ``,
+    ``;``), or a call alone (Go's frame ``main.(*Server).handle(0x0, 0xc000010000)``)."""
     if line[:1].isspace():
         return True
     line = line.rstrip()
@@ -132,11 +166,19 @@ def pasted_shape(line: str) -> bool:
     head, colon, value = key.partition(":")
     return (
         ("=" in word and word[:1].isalpha() and word.partition("=")[0].replace("_", "").isalnum())
-        or (bool(colon) and bool(head) and " " not in head and (not value or value[:1] == " "))
-        or line.startswith(("Traceback (", *CODE_STARTS))
+        or (bool(colon) and bool(head) and " " not in head and (not value or (value[:1] == " " and not written(head))))
+        or line.startswith(("Traceback (", *CODE_STARTS, *OUTPUT_STARTS))
+        or (line[:1] == "-" and not (line[1:2] == " " and line[2:3] != " "))
         or line.endswith((";", "{", "}"))
+        or (line.endswith(")") and " " not in line.partition("(")[0])
         or log_prefix(line) > 0
     )
+
+
+def written(key: str) -> bool:
+    """Whether ``key`` (of a ``key: value`` line) is a capitalised word, as a written list's ``Goal:`` or
+    ``Expected:`` is, not a config's ``image:``, an error's ``TypeError:`` or a header's ``Content-Type:``."""
+    return key.isalpha() and key[:1].isupper() and key[1:].islower()
 
 
 def chat_began(started: datetime | None, first_ask: str, chars: int) -> str:

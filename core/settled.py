@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from .lines import cut, one_line
+from .lines import FENCES, cut, one_line
 from .patterns import Lazy  # (a refresh imports this module for ``prose_and_code`` alone, which uses no pattern)
 
 #: The start of a sentence that closes an answer without saying what was found or done, nor where it stopped
@@ -90,9 +90,6 @@ _SENTENCE_END = Lazy(globals(), "_SENTENCE_END", r"(?<=[.!?])\s+")
 #: names a part of the answer, never what was found (review43d H1: ``settled: ## Summary`` for every agent-mode
 #: answer that opened with one).
 _HEADING = Lazy(globals(), "_HEADING", r"#{1,6}(\s|$)|(\*\*|__)[^*_]+(\*\*|__):?$|(\*\*|__)[^*_]+:(\*\*|__)$")
-
-#: The lines that open and close a fenced code block (Markdown's).
-FENCES = ("```", "~~~")
 
 #: A list item: ``1.``, ``2)``, ``-``, ``*``, ``•``.
 _LIST_ITEM = Lazy(globals(), "_LIST_ITEM", r"(\d+[.)]|[-*•])\s+")

@@ -79,11 +79,11 @@ def test_a_chat_continued_within_the_hour_keeps_its_first_ask_as_the_task(fake_h
 
 def test_an_ask_with_a_pasted_config_is_given_in_its_own_words(fake_home: Path) -> None:
     """A first ask that pasted a config was flattened whole onto ``task:`` and ``(chat began …: …)`` (trial45 F5);
-    its words after the config are its own, the config is ``…``."""
+    its words after the config are its own, the config is its first line and ``…``."""
     pasted = "deploy fails, config below\n```yaml\ndatabase:\n  host: db.internal\n  pool: 5\n```\nand the worker too"
     project = _chat(fake_home, TODAY - BEGAN, pasted)
     began = BEGAN.astimezone() - timedelta(minutes=20)
-    asked = "deploy fails, config below … and the worker too"
+    asked = "deploy fails, config below database: … and the worker too"
     wip = run_deja("wip", cwd=project).stdout
     assert f"task: {AGAIN}  (chat began {began:%Y-%m-%d}: {asked})\n" in wip, wip
     ctx = run_deja("ctx", CHAT).stdout
@@ -114,8 +114,10 @@ services:
 Why can't the api container reach the database?"""
 
 
-ENV_ASK = """stripe webhook returns 401 in staging. here is my .env:
-DATABASE_URL=postgres://shop@db.internal:5432/shop
+#: The first line of the ``.env`` pasted in ``ENV_ASK``, which stands for it in the ask's own words.
+ENV_LINE = "DATABASE_URL=postgres://shop@db.internal:5432/shop"
+ENV_ASK = f"""stripe webhook returns 401 in staging. here is my .env:
+{ENV_LINE}
 REDIS_URL=redis://cache.internal:6379/0
 STRIPE_WEBHOOK_URL=https://shop.example.com/hooks/stripe
 SENTRY_ENVIRONMENT=staging
@@ -127,13 +129,13 @@ DEBUG=false"""
 @pytest.mark.parametrize(
     ("ask", "words"),
     [
-        (TRACEBACK_FIRST, "Why does the server refuse to start since the settings split?"),
+        (TRACEBACK_FIRST, "KeyError: 'DATABASE_URL' … Why does the server refuse to start since the settings split?"),
         (GREETING_FIRST, " ".join(GREETING_FIRST.split())),
-        (COMPOSE, "Here is my docker-compose file: … Why can't the api container reach the database?"),
-        (ENV_ASK, "stripe webhook returns 401 in staging. here is my .env: …"),
+        (COMPOSE, "Here is my docker-compose file: services: … Why can't the api container reach the database?"),
+        (ENV_ASK, f"stripe webhook returns 401 in staging. here is my .env: {ENV_LINE} …"),
         (
             "pip still fails after I rebuilt the venv…\n```\nerror: externally-managed-environment\n```",
-            "pip still fails after I rebuilt the venv…",
+            "pip still fails after I rebuilt the venv… error: externally-managed-environment",
         ),
     ],
     ids=["traceback first", "greeting", "lead-in, compose file, question", ".env under the question", "… then a paste"],
@@ -146,6 +148,125 @@ def test_wip_and_ctx_give_an_asks_own_words_not_its_first_line(fake_home: Path, 
     ctx = run_deja("ctx", CHAT).stdout
     assert f"## Goal\n{words}\n\n## " in ctx, ctx
     assert "Traceback" not in ctx and "postgres:16" not in ctx and "DEBUG=false" not in ctx, ctx
+
+
+RUST_ERROR = """error[E0382]: borrow of moved value: `v`
+ --> src/main.rs:4:20
+  |
+3 |     let w = v;
+  |             - value moved here
+4 |     println!("{:?}", v);
+  |                      ^ value borrowed here after move
+help?"""
+NPM_LOG = """npm ERR! code ELIFECYCLE
+npm ERR! errno 1
+npm ERR! shop@1.0.0 build: `next build`
+npm ERR! Exit status 1
+npm ERR! Failed at the shop@1.0.0 build script.
+npm ERR! This is probably not a problem with npm. There is likely additional logging output above.
+the build breaks on vercel only, why?"""
+DJANGO = (
+    "Requested setting DATABASES, but settings are not configured. You must either define the environment variable "
+    "DJANGO_SETTINGS_MODULE or call settings.configure() before accessing settings."
+)
+#: Pastes whose lines were read as prose and flattened whole into the ask's words (review47g M1), and what is left.
+TOOL_OUTPUTS = [
+    (NPM_LOG, "npm ERR! code ELIFECYCLE … the build breaks on vercel only, why?"),
+    (
+        "Can you review this change?\ndiff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n"
+        "-PORT = 8000\n+PORT = int(os.environ['PORT'])\n-    burst = 5\n+    burst = 50\nIs it safe?",
+        "Can you review this change? diff --git a/app.py b/app.py … Is it safe?",
+    ),
+    (
+        "the cart test fails\nE       assert 10 == 12\nE        +  where 10 = total([Item(5), Item(5)])\n"
+        "FAILED tests/test_cart.py::test_total - assert 10 == 12\n========= 1 failed, 41 passed in 2.31s =========\n"
+        "why does the total miss the shipping fee?",
+        "the cart test fails E assert 10 == 12 … why does the total miss the shipping fee?",
+    ),
+    (
+        "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\nmain.(*Server).handle(0x0, 0xc0)\n"
+        "\t/app/main.go:10 +0x1d\nexit status 2\nhow to fix",
+        "panic: runtime error: index out of range [3] with length 3 … exit status 2 how to fix",
+    ),
+    (
+        "Get-Item : Cannot find path 'C:\\x' because it does not exist.\nAt line:1 char:1\n+ Get-Item C:\\x\n"
+        "+ ~~~~~~~~~~~~~\n    + CategoryInfo          : ObjectNotFound: (C:\\x:String) [Get-Item], ItemNotFoundException\n"
+        "why is the path wrong?",
+        "Get-Item : Cannot find path 'C:\\x' because it does not exist. At line:1 char:1 … why is the path wrong?",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("ask", "words"),
+    [
+        (RUST_ERROR, "error[E0382]: borrow of moved value: `v` … help?"),
+        (
+            "System.NullReferenceException: Object reference not set to an instance of an object.\n"
+            "   at Shop.Cart.Total() in C:\\src\\Shop\\Cart.cs:line 42\n"
+            "   at Shop.Program.Main() in C:\\src\\Shop\\Program.cs:line 10\nhow do I fix this?",
+            "System.NullReferenceException: Object reference not set to an instance of an object. … how do I fix this?",
+        ),
+        (
+            "TypeError: Cannot read properties of undefined (reading 'map')\nReferenceError: x is not defined\nwhy?",
+            "TypeError: Cannot read properties of undefined (reading 'map') … why?",
+        ),
+        (
+            f"django.core.exceptions.ImproperlyConfigured: {DJANGO}\n"
+            '  File "/srv/shop/manage.py", line 22, in <module>\nwhy now?',
+            "django.core.exceptions.ImproperlyConfigured: Requested setting DATABASES, but settings are not… why now?",
+        ),
+        ("All paste here…\n```\nx = 1\n```", "All paste here… x = 1"),
+        ("```\n```\nwhy is the fence empty?", "why is the fence empty?"),
+        ("```\nAll paste here…\nmore\n```", "All paste here…"),
+        *TOOL_OUTPUTS,
+    ],
+    ids=[
+        "rust",
+        "c#",
+        "two errors",
+        "a long line",
+        "… then one line",
+        "empty fence",
+        "all paste, … first",
+        "npm",
+        "diff",
+        "pytest",
+        "go",
+        "ps",
+    ],
+)
+def test_a_paste_is_given_by_one_line_of_it_not_left_out_nor_whole(fake_home: Path, ask: str, words: str) -> None:
+    """Two error lines before "help?" were left out without a trace, the ask read ``help?`` (review47g H1); an npm log,
+    a diff, pytest's, Go's or PowerShell's output was read as prose and filled the line (review47g M1)."""
+    project = _chat(fake_home, timedelta(minutes=40), ask)
+    assert f"task: {words}\n" in run_deja("wip", cwd=project).stdout
+    ctx = run_deja("ctx", CHAT).stdout
+    assert f"## Goal\n{words}\n\n## " in ctx, ctx
+
+
+@pytest.mark.parametrize(
+    ("ask", "words"),
+    [
+        (
+            "The /login endpoint fails after the upgrade.\nExpected: 200\nActual: 500\nWhat changed?",
+            "The /login endpoint fails after the upgrade. Expected: 200 Actual: 500 What changed?",
+        ),
+        (
+            "Build a notifications service.\nRequirements:\n- Transport: websockets\n- Storage: postgres\nKeep it small.",
+            "Build a notifications service. Requirements: - Transport: websockets - Storage: postgres Keep it small.",
+        ),
+        (
+            "Problem: the cart total ignores the coupon\nGoal: apply coupons before tax\nCan you fix it?",
+            "Problem: the cart total ignores the coupon Goal: apply coupons before tax Can you fix it?",
+        ),
+    ],
+    ids=["expected and actual", "requirements", "problem and goal"],
+)
+def test_written_key_value_lines_are_prose(fake_home: Path, ask: str, words: str) -> None:
+    """A capitalised word and a value is a written list, not a config: it was left out (review47g L1)."""
+    project = _chat(fake_home, timedelta(minutes=40), ask)
+    assert f"task: {words}\n" in run_deja("wip", cwd=project).stdout
 
 
 def test_a_long_first_line_is_cut_between_words(fake_home: Path) -> None:
@@ -171,9 +292,9 @@ def test_ctx_gives_a_goal_with_a_pasted_config_in_its_own_words_as_wip_does(fake
     """``ctx``'s Goal held a whole pasted kubeconfig, spending the digest's bytes on it, where ``wip``'s task left it
     out (trial46 F7)."""
     project = _chat(fake_home, timedelta(minutes=40), KUBECONFIG)
-    asked = "kubectl can't connect to the staging cluster. my kubeconfig: …"
+    asked = "kubectl can't connect to the staging cluster. my kubeconfig: apiVersion: v1 …"
     assert f"task: {asked}\n" in run_deja("wip", cwd=project).stdout
     ctx = run_deja("ctx", CHAT)
     assert ctx.returncode == 0, ctx.stderr
     assert f"## Goal\n{asked}\n\n## " in ctx.stdout, ctx.stdout
-    assert "apiVersion" not in ctx.stdout and "6443" not in ctx.stdout
+    assert "certificate-authority-data" not in ctx.stdout and "6443" not in ctx.stdout

@@ -110,7 +110,7 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     tree keys of its folder and those above it (``keys.tree_keys``): an index of 17 filed none, so ``deja wip`` of
 #:     such a folder and blame with it found no session until rebuilt.
 #: 19: a session's ``asked`` is the ask its last answer answers, in its own words (``lines.own_words``: a pasted
-#:     config or traceback left out; ``indexer.records._asked``): in a
+#:     config or traceback given by one line of it; ``indexer.records._asked``): in a
 #:     chat resumed after a gap, the ask that resumed it and ``(chat began DATE: FIRST ASK)``. An index of 18 kept
 #:     the first ask's first non-empty line, and the hooks' "Recent sessions" paired a chat's first
 #:     question with the answer to a later one until the chat changed again.
