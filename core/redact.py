@@ -40,6 +40,7 @@ from .redaction import (
     unescaped,
 )
 from .remembered import Remembered
+from .text import as_seen
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (``re`` is imported where a pattern is compiled: a text no rule's needles call on needs none)
@@ -225,19 +226,20 @@ def _option_value(match: re.Match[str], kind: str) -> str:
     return _marked(match, group, f"[redacted:{kind}]")
 
 
-#: Up to four lines a ``\\`` at their end continues, each up to 200 characters, before the option's line: tried
-#: after the option's line alone, so a line that is not continued is read as fast as before (the engine's loop over one
-#: class of characters; a loop over a character or a ``\\``+line end cost a log's ``…7z`` times a thirtieth more).
-_CONTINUED_LINES = r"(?:[^\n|;&]{0,200}?\\\r?\n){0,4}?"
+#: Up to four lines a ``\\`` at their end continues (PowerShell's backtick, cmd's ``^``), each up to 200 characters,
+#: before the option's line: tried after the option's line alone, so a line that is not continued is read as fast as
+#: before (the engine's loop over one class of characters; a loop over a character or a ``\\``+line end cost a log's
+#: ``…7z`` times a thirtieth more).
+_CONTINUED_LINES = r"(?:[^\n|;&]{0,200}?[\\`^]\r?\n){0,4}?"
 
 
 def _option_of(tools: str, option: str, *, quoted_field: bool = False) -> str:
     """What comes before a password given to ``option`` of one of ``tools`` (a pattern of their names): the option
     within 200 characters of the tool's name on its line, before a shell's ``|``, ``;`` or ``&`` (a long line costs
-    linear time). A line continued with ``\\`` goes on on the next (``mysql -u root \\`` then ``  -pS3cret``), as
-    the shell reads it (``_CONTINUED_LINES``); with ``quoted_field``, one quoted field of up to 300 characters on the
-    name's line is read past whole (keytool's ``-dname "CN=…, OU=…, O=…"`` before its ``-storepass``). The name
-    first, not a ``\\b``: the engine skips to it as a substring search does (``\\b7z`` tried every place of a log,
+    linear time). A line continued with ``\\`` (PowerShell's backtick, cmd's ``^``) goes on on the next (``mysql -u
+    root \\`` then ``  -pS3cret``), as the shell reads it (``_CONTINUED_LINES``); with ``quoted_field``, one quoted
+    field of up to 300 characters on the name's line is read past whole (keytool's ``-dname "CN=…, OU=…, O=…"``
+    before its ``-storepass``). The name first, not a ``\\b``: the engine skips to it as a substring search does (``\\b7z`` tried every place of a log,
     whose times hold ``7Z``, at a sixth of its redaction), and so is a name with a prefix another tool's lacks
     (``sqlcmd|bcp|osql`` was tried at every place of a text holding ``-p``); ``_argument`` asks that it starts a
     word."""
@@ -247,8 +249,9 @@ def _option_of(tools: str, option: str, *, quoted_field: bool = False) -> str:
 
 #: A word of a command line that is not an option: its file or its user (``htpasswd -b FILE USER …``).
 _WORD = r"""(?:'[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)"""
-#: What separates two words of a command: blanks, on its line or across a ``\\`` at a line's end that continues it.
-_BLANKS = r"(?:\\\r?\n)?[ \t]+(?:\\\r?\n[ \t]*)*"
+#: What separates two words of a command: blanks, on its line or across a ``\\`` (a backtick, a ``^``) at a line's end
+#: that continues it.
+_BLANKS = r"(?:[\\`^]\r?\n)?[ \t]+(?:[\\`^]\r?\n[ \t]*)*"
 #: A word given to one of sshpass's options: ``_WORD``'s, quoted in a JSON string too (``-P \"Enter password\"``), or
 #: with a blank escaped (``-P Enter\\ password:``). Each shape starts otherwise, so a word is read one way only.
 _SSHPASS_WORD = r"""(?:'[^'\n]*'|"[^"\n]*"|\\"[^"\n]*\\"|(?:[^\s'"\\-]|\\[^\n"])[^\s'"\\]*(?:\\[^\n][^\s'"\\]*)*)"""
@@ -270,6 +273,13 @@ _HTPASSWD = (
 
 #: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
 _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
+#: Vault's older service token (``s.`` and 24 letters and digits; ``hvs.…`` is a token rule's) after a vault command's
+#: options (``-no-print``, ``-method=token``) and as its ``token=`` (the form Vault's manual gives to ``vault login``);
+#: ``VAULT_TOKEN=s.…`` is a secret-named key's.
+_VAULT_LEGACY_TOKEN = r"(?:[ \t]+-[^\s=]+(?:=\S+)?)*[ \t]+(?:token=)?(?=s\.[A-Za-z0-9]{24}(?![\w.-]))"
+#: A quote closing a tool's name a command quotes (``"sshpass" -p …``, PowerShell's ``& "sshpass.exe" -p …``):
+#: ``_a_quoted_command`` asks that its opening quote starts the command.
+_CLOSING_QUOTE = r"(?P<closing>[\"'])?"
 #: The tools that take a password as an argument, and what comes before it (``_OPTION_VALUE``): the needles a
 #: command holds, and the pattern up to the value. The option gives a value whatever it looks like (a literal: not
 #: ``$PW``); where the pattern's ``prose`` group is found (a word that is said in prose too), the value must look
@@ -287,12 +297,12 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras"),
         _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login", "-p[ =]?"),
     ),
-    # sshpass's ``-p`` among its own options (``_SSHPASS_OPTION``, on the lines a ``\\`` continues too), before the
+    # sshpass's ``-p`` among its own options (its name quoted too, ``"sshpass" -p …``, or Windows's ``sshpass.exe``) (``_SSHPASS_OPTION``, on the lines a ``\\`` continues too), before the
     # command it runs: ``sshpass -f FILE ssh -p 2222`` gives ssh's port, ``sshpass -p "$S" ssh host mkdir -p /srv``
     # mkdir's flag.
     (
         ("sshpass",),
-        rf"sshpass(?![\w-])(?:{_BLANKS}{_SSHPASS_OPTION}){{0,{_SSHPASS_OPTIONS}}}+{_BLANKS}-[hvV]*p(?:=|[ \t]*)",
+        rf"sshpass(?:\.exe)?{_CLOSING_QUOTE}(?![\w-])(?:{_BLANKS}{_SSHPASS_OPTION}){{0,{_SSHPASS_OPTIONS}}}+{_BLANKS}-[hvV]*p(?:=|[ \t]*)",
     ),
     # redis-cli's ``-a``/``--pass`` (``-a "two words"``).
     (("redis-",), _option_of("redis-(?:cli|benchmark)", "-a|--pass") + r"[ \t]+"),
@@ -324,24 +334,73 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("zip",), _option_of("zip|unzip|zipcloak", "-[A-Za-z]*P") + r"[ \t]+"),
     # 7-Zip's glued to its flag (``-pS3cret``; ``-p`` alone asks for it).
     (("7z",), _option_of("7z[arz]?", "-p")),
-    # RAR's glued to its flag too (``unrar x -pS3cret``, ``rar a -hpS3cret``; ``-p-`` gives none).
-    (("rar ",), _option_of("unrar|rar", "-[Hh]?p")),
+    # RAR's glued to its flag too (``unrar x -pS3cret``, ``rar a -hpS3cret``; ``-p-`` gives none), as Windows spells
+    # it too (``UnRAR.exe x -p…``).
+    (("rar ", "rar.exe"), _option_of(r"(?i:(?:un)?rar(?:\.exe)?)", "-[Hh]?p")),
     # lftp's ``-u user,password`` (in ``-e "open -u …"`` too), Mosquitto's clients' ``-P``. (lftp's and Samba's
     # below are asked of a text holding ``-u``, smbclient's needle: a needle of their own is a pass over every text.)
     (("-u",), _option_of("lftp", r"-u[ \t]+['\"]?[^\s,'\"]+,")),
     (("mosquitto_",), _option_of("mosquitto_(?:pub|sub|rr)", "-P|--pw") + r"[ \t]+"),
-    # Samba's ``net rpc``/``net ads`` and rpcclient's ``-U user%password``, as smbclient's (a row each: a pattern
-    # starting with its name's letters is skipped to as a substring search is).
-    (("-u",), _option_of(r"net[ \t]+(?:rpc|ads)", _SAMBA_USER)),
+    # Samba's ``net rpc``/``net ads`` and rpcclient's ``-U user%password``, as smbclient's, before ``net``'s
+    # subcommand too (``net -U user%… rpc``; a row each: a pattern starting with its name's letters is skipped to as a
+    # substring search is).
+    (("-u",), _option_of("net", _SAMBA_USER)),
     (("-u",), _option_of("rpcclient", _SAMBA_USER)),
-    # Vault's older service token (``s.`` and 24 letters and digits; ``hvs.…`` is a token rule's) given to ``vault
-    # login``, after its options (``-no-print``, ``-method=token``) and as its ``token=`` (the form Vault's manual
-    # gives); ``VAULT_TOKEN=s.…`` is a secret-named key's.
-    (
-        ("login",),
-        _option_of("vault", "login") + r"(?:[ \t]+-[^\s=]+(?:=\S+)?)*[ \t]+(?:token=)?(?=s\.[A-Za-z0-9]{24}(?![\w.-]))",
-    ),
+    # Vault's older service token given to ``vault login`` (``_VAULT_LEGACY_TOKEN``; to ``vault token lookup``: a
+    # token rule's).
+    (("login",), _option_of("vault", "login") + _VAULT_LEGACY_TOKEN),
 )
+
+
+#: A command given as a list of strings (Python's ``subprocess.run(["mysql", "-pS3cret", …])``, JSON's ``"args":
+#: ["sshpass", "-p", "…", "ssh", …]``) whose program is a tool of ``_PASSWORD_ARGUMENTS`` (or curl, for its ``-u``),
+#: but the archivers (``zip`` and ``7z`` are needles a log's ``…7Z`` and Python's ``zip(`` hold) and rar's and vault's:
+#: the list whole, its strings (quoted in a JSON string too, ``[\"mysql\", …]``; ``+`` joins two; a name between
+#: them is a variable's), read by ``_listed_command``.
+#: Possessive, so a run of such lists is read once.
+_LISTED_TOOLS = (
+    r"mysql\w*|mariadb[\w-]*|docker|podman|buildah|skopeo|nerdctl|oras|sshpass|redis-cli|keytool|htpasswd|az"
+    r"|ldap\w+|smbclient|sqlcmd|rabbitmqctl|mongo\w*|openssl|ssh-keygen|lftp"
+    r"|mosquitto_\w+|net|rpcclient|curl"
+)
+_LISTED_STRING = r"""(?:\\?"[^"\\\n]*\\?"|'[^'\\\n]*')"""
+_LISTED_COMMAND = (
+    rf"""\[[ \t\r\n]*\\?["'](?:[\w.~/\\-]*[/\\])?(?:{_LISTED_TOOLS})(?:\.exe)?\\?["']"""
+    rf"(?:[ \t\r\n]*[,+][ \t\r\n]*(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*+"
+)
+#: One part of a ``_LISTED_COMMAND``: a ``,`` between two words, a ``+`` joining two, a string, a variable.
+_LISTED_PART = Lazy(globals(), "_LISTED_PART", r"""(,)|\+|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)""")
+
+
+def _listed_command(match: re.Match[str]) -> str:
+    """A ``_LISTED_COMMAND`` match with what the rules redact in its command line (its strings joined with blanks, a
+    variable as ``$VAR``: ``"-p" + pw`` is ``-p$VAR``, no literal) redacted in the strings it came from."""
+    whole, words, parts = match.group(0), [""], []  # (parts: each string's start in the line, its end, and in whole)
+    for part in _LISTED_PART.finditer(whole):
+        if part.group(1):
+            words.append("")
+        elif part.group(2) is not None or part.group(3) is not None:
+            group = 2 if part.group(2) is not None else 3
+            string = part.group(group)
+            quote = '"' if any(c.isspace() for c in string) and '"' not in string else ""  # (one word, as listed)
+            at = len(" ".join(words)) + len(quote)
+            parts.append((at, at + len(string), part.start(group)))
+            words[-1] += f"{quote}{string}{quote}"
+        elif part.group(4):
+            words[-1] += "$VAR"
+    line = " ".join(words)
+    spans = _redactions(line, _by_the_rules(line))
+    if spans is None:  # (markers side by side: every word after the program's name but an option goes)
+        spans = [(start, end, "[redacted:cli-credentials]") for start, end, _ in parts[1:] if line[start] != "-"]
+    marks, first = [], 0  # (both in order: each span is looked for from the first string that ends after the last)
+    for start, end, marker in spans:
+        while first < len(parts) and parts[first][1] <= start:
+            first += 1
+        for begin, stop, at in parts[first:]:
+            if begin >= end:
+                break
+            marks.append((max(start, begin) - begin + at, min(end, stop) - begin + at, marker))
+    return _put_back(whole, marks) if marks else whole
 
 
 #: A value redacted already, or a variable's (quoted, or in quotes a JSON string escapes, once or twice): the next pass
@@ -363,6 +422,10 @@ def _argument(match: re.Match[str]) -> str:
     if not _a_command_word(match.string, match.start()):
         return match.group(0)
     if group == "quoted" and _a_closing_quote(match):
+        return match.group(0)
+    if match.groupdict().get("closing") is not None and not _a_quoted_command(
+        match.string, match.start(), match.group("closing")
+    ):
         return match.group(0)
     if match.groupdict().get("prose") is not None and not _looks_made(value, password=True):
         return match.group(0)
@@ -403,6 +466,25 @@ def _a_closing_quote(match: re.Match[str]) -> bool:
 _A_COMMANDS_WORD = Lazy(globals(), "_A_COMMANDS_WORD", r"(?:^|[ \t])(?:[|&;]{1,2}|--?[A-Za-z][\w-]*)(?![^ \t])")
 #: What follows a quote that ends a word: a blank, a line's end, a sign that ends a command or a list.
 _AFTER_A_CLOSING_QUOTE = frozenset(" \t\r)]},;|&`")
+
+
+def _a_quoted_command(text: str, at: int, quote: str) -> bool:
+    """Whether the name at ``at`` that ``quote`` closes (``"sshpass" -p …``, ``"C:\\tools\\sshpass.exe"``) starts a
+    command, its opening quote: at its line's start, after a shell's ``;&|(`` (PowerShell's call, ``& "sshpass.exe"
+    -p …``), its ``do``/``then``, or the wrappers that run it (``sudo "sshpass" …``); not a value (``find . -name
+    "sshpass" -print``), nor a name no quote opens."""
+    from .keys import command_proper  # (a quoted name is rare: keys is imported for it alone)
+
+    line = text[max(0, at - 201) : at].rpartition("\n")[2]
+    if quote not in line:
+        return False
+    command = line[: line.rfind(quote)]
+    for sign in ";&|(":
+        command = command.rpartition(sign)[2]
+    words = command.split()
+    while words and words[0] in _SHELL_KEYWORDS:
+        del words[0]
+    return not words or command_proper([*words, "sshpass"]) == ["sshpass"]
 
 
 def _flag_before(option: str) -> bool:
@@ -597,6 +679,19 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("telegram-bot-token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}", ":aa", inside=r"\d"),
     _token("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", "shp"),
     _token("vault-token", r"hv[sb]\.[A-Za-z0-9_-]{24,}", "hv"),
+    # Vault's older token given to ``vault token lookup``/``revoke``/``renew`` (``vault login``'s is a password
+    # argument's): a token rule, since the token is a run the token gate lets through and nothing else in such a
+    # command is a sign the context gate looks for.
+    Rule(
+        "cli-credentials",
+        _option_of("vault", r"token[ \t]+(?:lookup|revoke|renew)")
+        + _VAULT_LEGACY_TOKEN
+        + _NOT_REDACTED
+        + _OPTION_VALUE,
+        ("vault token",),
+        replace=_argument,
+        run=26,
+    ),
     # Fifty-eight characters of bech32 after the prefix; fewer or more (a key cut short or pasted twice) go too.
     _token("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", "AGE-SECRET-KEY-1"),
     _token("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", "dapi"),
@@ -1088,6 +1183,16 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         for needles, lead in _PASSWORD_ARGUMENTS
     ),
     Rule(
+        "cli-credentials",
+        _LISTED_COMMAND,
+        (
+            *("mysql", "mariadb", "docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass", "redis-"),
+            *("keytool", "htpasswd", "ldap", "sqlcmd", "rabbitmqctl", "mongo", "openssl", "ssh-keygen", "mosquitto_"),
+            *("login", "-u"),
+        ),
+        replace=_listed_command,
+    ),
+    Rule(
         # Redis's AUTH command (``AUTH pw``, ``AUTH user pw``): in redis-cli's arguments, after its options alone
         # (``redis-cli -h cache -n 2 AUTH pw``; prose, ``redis-cli needs auth before``, is no command), or typed at
         # its prompt (``127.0.0.1:6379> AUTH pw``, ``cache:6379[2]> auth pw``); the password is its last argument.
@@ -1488,6 +1593,13 @@ _SHORTHAND = (
     rf"(?:ParameterKey|Name|Key)={_SETTING_NAME},(?:[A-Za-z]+=[^\s,=]*,){{0,2}}?(?:ParameterValue|Value)="
     r"(?P<q>['\"])?(?P<value>(?(q)[^'\"\n]+|[^\s,'\"]+))(?(q)(?P=q))"
 )
+#: The same with the value first (``ParameterValue=…,ParameterKey=DbPassword``: the shorthand's fields are in any
+#: order), its name ending the pair. (A ``=`` in the value only at its end, base64's padding: each ``Value=`` of a long
+#: line of them reads to the next one alone.)
+_SHORTHAND_VALUE_FIRST = (
+    r"(?:ParameterValue|Value)=(?P<q>['\"])?(?P<value>(?(q)[^'\"\n]+|[^\s,'\"=]++=*+))(?(q)(?P=q)),"
+    rf"(?:[A-Za-z]+=[^\s,=]*,){{0,2}}?(?:ParameterKey|Name|Key)={_SETTING_NAME}(?![\w.:-])"
+)
 #: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value:
 #: "…"}``, a JavaScript object's ``{ key: API_TOKEN, value: '…' }``); an unquoted value there may be a variable's
 #: name. The name in capitals, an environment variable's: a JavaScript object's other unquoted name is a variable
@@ -1496,6 +1608,20 @@ _FLOW_KEY_VALUE = (
     r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99}),"
     rf"[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
 )
+#: The same with its value unquoted (``{name: DB_PASSWORD, value: S3cret}``, a Kubernetes ``env:`` in YAML's flow),
+#: up to the pair's ``,`` or ``}``: a value that looks made (``_flow_bare_value``), where a JavaScript object's may be
+#: a variable (``value: dbPassword``, ``value: config.db.password``). The rule's match starts at the ``alue:`` of the
+#: value's word (``_FLOW_BARE_VALUE``: the engine skips to it as a substring search does, where from the colon after
+#: the name it was tried at every colon of a YAML or a Python text), and the pair's name is looked for before it
+#: (``_FLOW_NAME_BEFORE``); the ``q`` group never matches (``_setting`` reads an unquoted value).
+_FLOW_BARE_NAME = (
+    r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99}),"
+)
+_FLOW_BARE_VALUE = r"alue:[ \t]*(?P<q>(?!))?(?P<value>[^\s,{}\[\]()'\"`]++)[ \t]*(?=[,}])"
+_FLOW_NAME_BEFORE = Lazy(globals(), "_FLOW_NAME_BEFORE", _FLOW_BARE_NAME + r"[ \t]*[Vv]\Z")
+_FLOW_BARE_PAIR = Lazy(globals(), "_FLOW_BARE_PAIR", _FLOW_BARE_NAME + r"[ \t]*[Vv]" + _FLOW_BARE_VALUE)
+#: How far before a value's word its pair's name is looked for: the longest name, its word, blanks.
+_FLOW_NAME_REACH = 128
 _DOCKER_ENV = rf"(?m)^[ \t]*ENV[ \t]+(?P<key>(?i:[\w.-]*{_NOUNS}))[ \t]+(?P<value>[^\s=$][^\s]*)[ \t]*$"
 
 
@@ -1884,9 +2010,22 @@ def _key_value(match: re.Match[str]) -> str:
 
 
 def _unquoted_key_value(match: re.Match[str]) -> str:
-    """``_key_value`` of a match whose name is unquoted: the AWS command line's shorthand (``_SHORTHAND``), YAML's
-    flow (``_FLOW_KEY_VALUE``)."""
+    """``_key_value`` of a match whose name is unquoted: the AWS command line's shorthand (``_SHORTHAND``, its value
+    first too), YAML's flow (``_FLOW_KEY_VALUE``)."""
     return _setting(match, match.start(), "")
+
+
+def _flow_bare_value(match: re.Match[str]) -> str:
+    """``_key_value`` of a ``_FLOW_BARE_VALUE`` match after its pair's name (``_FLOW_NAME_BEFORE``), whose value looks
+    made (``_looks_made``, as after its name's last word: ``hunter2`` after a password's)."""
+    text, word = match.string, match.start() - 1  # (the value's word, its ``v``)
+    named = _FLOW_NAME_BEFORE.search(text, max(0, word - _FLOW_NAME_REACH), word + 1)
+    pair = named and _FLOW_BARE_PAIR.match(text, named.start())
+    if not pair or pair.end() != match.end():
+        return match.group(0)
+    if not _looks_made(pair.group("value"), _key_words(pair.group("name"))[-1] in _PASSWORD_WORDS):
+        return match.group(0)
+    return _setting(pair, pair.start(), "")[match.start() - pair.start() :]
 
 
 def _key_value_lines(match: re.Match[str]) -> str:
@@ -2054,7 +2193,9 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _VALUE_KEY, _SETTING_NEEDLES, replace=_key_value),
     Rule("secret", _KEY_VALUE_LINES, ("name: ", "key: "), replace=_key_value_lines, again=True),
     Rule("secret", _SHORTHAND, ("Value=",), replace=_unquoted_key_value),
+    Rule("secret", _SHORTHAND_VALUE_FIRST, ("Value=",), replace=_unquoted_key_value),
     Rule("secret", _FLOW_KEY_VALUE, ('value: "', "value: '"), replace=_unquoted_key_value),
+    Rule("secret", _FLOW_BARE_VALUE, ("name: ", "key: "), replace=_flow_bare_value),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )
@@ -2700,9 +2841,30 @@ SCRUBBED_REMEMBERED = 8192
 
 def _scrubbed(text: str) -> str:
     """``text`` with every secret value it holds replaced (``scrub``, worked out): what the rules find in it as
-    written and in it as its escapes read (``_redacted_as_unescaped``)."""
+    written and as its escapes read (``_scrubbed_as_written``), and in it as a terminal shows it (``as_seen``):
+    a secret with an invisible character inside (``AKIA\\u200bIOSF…``, a word joiner in a ``ghp_`` token) was no
+    match, and ``deja show``, which takes that character out, printed it whole (review47a M2). What is no secret
+    keeps its characters as stored: an emoji's joiners, a flag's tags, the marks of right-to-left text."""
     if not text:
         return text
+    written = _scrubbed_as_written(text)
+    seen, where = as_seen(text)
+    if not seen:
+        return written
+    as_written = _redactions(text, written)
+    if as_written is None:  # (two markers side by side: the text as seen is read from ``written``, and none may be)
+        text, (seen, where), as_written = written, as_seen(written), []
+    # (a span ends after its last character: the unseen ones after it are no part of it)
+    as_read = [
+        (where[start], where[max(start, end - 1)] + (end > start), marker)
+        for start, end, marker in _redactions_made(seen, _scrubbed_as_written(seen))
+    ]
+    return _put_back(text, sorted([*as_written, *as_read]))
+
+
+def _scrubbed_as_written(text: str) -> str:
+    """``text`` with every secret value the rules find in it as written and as its escapes read
+    (``_redacted_as_unescaped``) replaced."""
     written = _by_the_rules(text)
     decoded, where = unescaped(text)
     return _redacted_as_unescaped(text, written, decoded, where) if decoded else written
@@ -2752,9 +2914,11 @@ def _redactions_read(decoded: str) -> list[tuple[int, int, str]]:
     (terraform's sensitive object becomes one string), each marker stands for the value it replaced, found by walking
     both texts (``_aligned``), or else the whole run between what the rules left as it was is one redaction: those
     were dropped, and ``{&quot;pw&quot;: &quot;…`` kept its secret (review44a M2)."""
-    if not decoded:
-        return []
-    scrubbed = _by_the_rules(decoded)
+    return _redactions_made(decoded, _by_the_rules(decoded)) if decoded else []
+
+
+def _redactions_made(decoded: str, scrubbed: str) -> list[tuple[int, int, str]]:
+    """Each redaction ``scrubbed`` (what the rules made of ``decoded``) made in ``decoded`` (``_redactions_read``)."""
     spans = _redactions(decoded, scrubbed)
     if spans is None:
         spans = _aligned(decoded, scrubbed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import config
 from .escapes import escape_at, escapes, surrogate_pair_at
 from .lines import cut
+from .text import as_seen
 
 TYPE_CHECKING = False  # typing's own, without importing typing (hooks load this module); type checkers know it
 if TYPE_CHECKING:
@@ -19,13 +20,16 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (21: a password after quoted text naming its tool and option, ``echo "use mysql -p" && mysql -p"…"``, and one in
+#: (23: a secret with an invisible character inside it, read as a terminal shows it (``text.as_seen``);
+#: 22: ``vault token lookup s.…``, YAML's flow with a bare value, Windows's tools' names and continuations, ``net -U``
+#: before its subcommand, the AWS shorthand's value first, a command given as a list of strings;
+#: 21: a password after quoted text naming its tool and option, ``echo "use mysql -p" && mysql -p"…"``, and one in
 #: quotes a JSON string escapes twice;
 #: 20: continued command lines, more tools' passwords, Vault's ``s.`` token, the AWS shorthand, a diff's new value,
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 21
+RULES_VERSION = 23
 
 
 def enabled() -> bool:
@@ -55,14 +59,14 @@ def withheld(built_with: str) -> str:
 #: Two cheap gates, so a text that cannot hold a match skips a group of rules (``redact.scrub``), or the rules'
 #: import (``as_indexed``): every token is a run of 16 characters or more without a space (a basic credential may
 #: be shorter), and every credential found by its context needs a separator, a quote, a flag (mysql's
-#: ``-pS3cret`` and sshpass's ``-p S3cret`` among them), a Dockerfile ENV, a word of Redis's (``redis-cli -a
+#: ``-pS3cret`` and sshpass's ``-p S3cret`` among them, and a listed command's ``"-p…"``), a Dockerfile ENV, a word of Redis's (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``), ``.netrc``'s ``login``, or its ``machine`` or ``default`` with a ``password``
 #: after it (``NETRC_GATE``), a ``cookies.txt`` line's ``TRUE``/``FALSE`` between tabs, or PHP's ``define(``.
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``: ``redact._PASSWORD_ARGUMENTS``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
                   "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "lftp", "mosquitto_", "net rpc", "net ads",
-                  "rpcclient")  # fmt: skip
+                  "net -u", "rpcclient")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with
@@ -71,7 +75,7 @@ TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 NETRC_GATE = r"\A(?:(?!(?:machine|default)\s)[\s\S])*+(?:machine|default)\s[\s\S]*password"
 #: ``CONTEXT_GATE`` but ``NETRC_GATE`` (``redact._context_gate`` asks that one with ``a_netrc_entry``, not by a walk).
 CONTEXT_GATE_BUT_NETRC = (
-    rf"[:=<']|--|ENV[ \t]|\s-p|(?i:{'|'.join(ARGUMENT_WORDS)})|login[ \t]|\t(?:TRUE|FALSE)\t"
+    rf"[:=<']|--|ENV[ \t]|[\s\"]-p|(?i:{'|'.join(ARGUMENT_WORDS)})|login[ \t]|\t(?:TRUE|FALSE)\t"
     r"|(?i:define)[ \t]*\("
 )
 CONTEXT_GATE = f"{CONTEXT_GATE_BUT_NETRC}|{NETRC_GATE}"
@@ -314,7 +318,7 @@ def as_indexed(text: str, *, whatever_the_setting: bool = False) -> str:
     on a hook's path) only when a gate says the text may hold a secret and a rule may change it
     (``_may_be_changed``).
     """
-    if not text or not _may_pass_a_gate(text) or not _may_be_changed(text):
+    if not text or not any(_may_pass_a_gate(read) and _may_be_changed(read) for read in _and_as_seen(text)):
         return text
     if not whatever_the_setting and not enabled():
         return text
@@ -378,7 +382,7 @@ def typed_secrets(values: Iterable[str]) -> dict[str, str]:
     ``without_secrets`` asks: ``deja search "command: docker build"`` loads no ``re``."""
     found: dict[str, str] = {}
     for value in values:
-        if not may_name_a_secret(value.lower()) and not any(may_be_a_key(word) for word in value.split()):
+        if not _may_hold_a_secret(value):
             continue
         scrubbed = as_indexed(value)
         if scrubbed == value:
@@ -446,7 +450,7 @@ def without_secrets(text: str, names: bool = True) -> str:
     the session where keys were pasted, through that name alone (trial21 F7). Only a text that names a secret or
     holds what may be a key (``may_be_a_key``) loads the rules: most prompts hold a colon or an equals sign, which
     ``as_indexed``'s wider gate would load them for (about 5 ms, on every prompt's hook)."""
-    if not may_name_a_secret(text.lower()) and not any(may_be_a_key(word) for word in text.split()):
+    if not _may_hold_a_secret(text):
         return text
     scrubbed = as_indexed(text)
     while (start := scrubbed.find("[redacted:")) >= 0:
@@ -523,6 +527,22 @@ def _assigned_from(text: str, start: int) -> int:
     return at if at < end else start
 
 
+def _may_hold_a_secret(text: str) -> bool:
+    """Whether a person's text (a prompt, a value typed) names a secret or holds what may be a key, as written or as
+    a terminal shows it (``_and_as_seen``): only such a text loads the rules in ``without_secrets``."""
+    return any(
+        may_name_a_secret(read.lower()) or any(may_be_a_key(word) for word in read.split())
+        for read in _and_as_seen(text)
+    )
+
+
+def _and_as_seen(text: str) -> tuple[str, ...]:
+    """``text``, and ``text`` as a terminal shows it where that differs (``as_seen``): a gate that looks at the text
+    as written alone let a secret with an invisible character inside it through to the answer (review47a M2)."""
+    seen = as_seen(text)[0]
+    return (text, seen) if seen else (text,)
+
+
 def may_be_a_key(word: str) -> bool:
     """Whether a word of a prompt or a query may be a pasted key, or hold one: 16 characters or more. (A test for a
     path's shape let keys through: a git remote's ``token@host/org/repo.git``, a key followed by ``/README.md``,
@@ -560,7 +580,7 @@ KEYED_NEEDLES = ('"sensitive"', "--", "-----", "--cookie", "-b", "-u", ".dockerc
                  "buildah", "cookie", "define", "docker", "identified", "key", "login", "mariadb", "masterauth", "mysql",
                  "nerdctl", "oras", "pass", "password", "podman", "pw", "redis-", "redis-cli", "rediscli_auth",
                  "requirepass", "secret", "sentry", "skopeo", "sshpass", "token", "sqlcmd", "mongo", "7z", "ldap", "keytool", "htpasswd", "ldappasswd",
-                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "mosquitto_", "Value=", "value=", 'value"',
+                 "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "mosquitto_", "Value=", "value=", 'value"',
                  "value'", 'value\\"', 'value = "', "value = '", 'value: "', "value: '", 'value:"', "value:'", "name: ", "key: ")  # fmt: skip
 
 
@@ -575,11 +595,11 @@ TOKEN_NEEDLES = ("PRIVATE KEY", "-----END", "LS0tLS1CRUdJTi", "Private-Lines:", 
                  "sbp_", "dckr_pat_", "figd_", "secret_", "ntn_", "ATATT3", "ATCTT3", "pul-", "tskey-", "sntry",
                  "pscale_", ".atlasv1.", "ops_eyJ", "FlyV1 ", "fm1", "fm2_", "fo1_", "sk.eyJ", "re_", "SK", "AC", ".",
                  ".eyJ", "Key", "sig=", "secret", "aws_secret_access_key", "aws_access_key_id", "aws_session_token",
-                 "aws secret access key", "aws access key id", "aws session token", "bearer", "basic",
+                 "aws secret access key", "aws access key id", "aws session token", "vault token", "bearer", "basic",
                  "authorization")  # fmt: skip
 #: The shortest run a needle's rules need (``Rule.run``), where one needs more than the gate's 16: a text holding the discord bot
 #: token's ``.`` (every sentence) is asked only with a run of 59.
-TOKEN_RUNS = {".": 59}
+TOKEN_RUNS = {".": 59, "vault token": 26}
 
 
 def _may_be_changed(text: str) -> bool:
@@ -628,7 +648,7 @@ def searched_words(query: str) -> str:
     The punctuation a pasted secret came wrapped in (``'ghp_…'``, ``(ghp_…)``, ``AKIA…,``) is no word either: left
     alone, it made a query of a secret alone read as words no session holds (review42d L3), so what is left without
     a letter or a digit is nothing; nor are the escapes it came in (``\\n``, ``&quot;``, ``%22``: ``without_secrets``)."""
-    if not any(map(may_be_a_key, query.split())):
+    if not any(may_be_a_key(word) for read in _and_as_seen(query) for word in read.split()):
         return query
     left = without_secrets(query)
     return left if any(c.isalnum() for c in left) else ""

@@ -62,6 +62,7 @@ from .text import (
     terms,
 )
 from .thesaurus import RELATED_WEIGHT, Compound, closed_compounds, related, says_spaced
+from .written import Written
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a prompt that recalls nothing never)
@@ -1212,9 +1213,9 @@ def _collect(
                     started=meta.started,
                     updated=meta.updated,
                     score=round(score, 4),
-                    snippets=_snippets(
-                        segment, _dated_first(segment, meta, scored, filters.since), wanted_terms, snippets
-                    ),
+                    snippets=_snippets(Written(segment, ordinal, meta), scored, wanted_terms, snippets, filters.since)
+                    if snippets
+                    else [],
                     messages=meta.messages,
                     matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
                     best=(seg_i, scored[0][1]),
@@ -1463,56 +1464,55 @@ def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Sco
     return [term for bit, term in enumerate(words) if mask >> bit & 1]
 
 
-def _dated_first(
-    segment: Segment, meta: SessionMeta, scored: list[tuple[float, int]], since: datetime | None
-) -> list[tuple[float, int]]:
-    """Those of ``scored`` (best first) that are of messages dated ``since`` or later, when any are; else all of them.
+def _written_since(written: Written, scored: list[tuple[float, int]], since: datetime) -> Iterator[int]:
+    """The docs of ``scored`` (best first, titles left out) that are of messages written ``since`` or later, when any
+    are; else all of them.
 
     A search ``--since`` admits a chat by when it was last updated, and a chat resumed since then showed its best
     passages of before under its new date (trial47 F2: "what did I do about the webhook since Monday" answered with a
-    turn of the week before). A chat whose matches all came before shows them still, each with its date
-    (``views.search_text``): it was updated since then, and its words matched.
-
-    A chat begun since then is all dated inside (nothing read); of one resumed, the matched messages are read from
-    the newest back, as far as the first dated before (a chat's messages come in the order they were written)."""
-    start = since.timestamp() if since is not None else None
-    if start is None or not scored or (meta.started is not None and meta.started.timestamp() >= start):
-        return scored
-    said = sorted((segment.position(doc), doc) for _, doc in scored if segment.kind(doc) != KIND_TITLE)
-    newest_first = [doc for _, doc in reversed(said)]
-    inside: set[int] = set()
-    for doc, message in zip(newest_first, segment.messages_along(newest_first), strict=False):
-        if message.timestamp is None:
-            continue
-        if message.timestamp.timestamp() < start:
-            break
-        inside.add(doc)
-    return [pair for pair in scored if pair[1] in inside] if inside else scored
+    turn of the week before). A chat whose matches all came before shows them still, each saying when
+    (``views.search_text``): it was updated since then, and its words matched. A chat begun since then is all
+    written inside (nothing read). The docs are given as they are taken: a hit of a thousand matched docs shows two.
+    """
+    meta, first = written.meta, written.first_since(since)
+    if first in (0, meta.messages):
+        return _said(written.segment, scored)
+    position = written.segment.position
+    starts = position(meta.first_doc + first)  # (the docs of a message share its record's position)
+    inside = (doc for doc in _said(written.segment, scored) if position(doc) >= starts)
+    found = next(inside, None)
+    return _said(written.segment, scored) if found is None else chain((found,), inside)
 
 
-def _snippets(segment: Segment, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[Snippet]:
+def _said(segment: Segment, scored: list[tuple[float, int]]) -> Iterator[int]:
+    """The docs of ``scored``, in that order, titles left out (a title is no passage)."""
+    return (doc for _, doc in scored if segment.kind(doc) != KIND_TITLE)
+
+
+def _snippets(
+    written: Written, scored: list[tuple[float, int]], wanted: set[str], count: int, since: datetime | None
+) -> list[Snippet]:
     """The session's first ``count`` best docs' snippets (titles left out), each text shown once (a chat may say the
     same thing twice, and a tool-only message's snippet is often its command's: the next best doc takes the place
-    of a repeat), the records inflated once per batch.
+    of a repeat), the records inflated once (``written.records``, which ``since`` is found in first: a search
+    ``--since`` shows the passages written since then, :func:`_written_since`). Each is dated by its message's own
+    time (``Written.own``).
 
     Two snippets of one message, or two of what commands printed, whose words one holds all of the other's are a
     repeat too: a command's error lines are lines of its output, and read as its output twice with the words
     reordered (trial9 F10), as does the same failure printed by two runs (trial11 F1)."""
-    if not count:  # (a hook's search: each hit's docs were read for their kinds, to show none)
-        return []
-    docs = [(doc, kind) for _, doc in scored if (kind := segment.doc(doc).kind) != KIND_TITLE]
+    segment = written.segment
+    docs = _said(segment, scored) if since is None else _written_since(written, scored, since)
     out: list[Snippet] = []
     shown: list[tuple[int, str, set[str]]] = []  # each snippet shown: its message's position, its role, its words
-    start = 0
-    while len(out) < count and start < len(docs):
-        batch = docs[start : start + count - len(out)]
-        start += len(batch)
-        for (doc, kind), message in zip(batch, segment.messages_at([doc for doc, _ in batch]), strict=True):
+    while len(out) < count and (batch := list(islice(docs, count - len(out)))):
+        for doc, message in zip(batch, segment.messages_at(batch, written.records), strict=True):
+            kind = segment.kind(doc)
             snippet = _snippet(message, kind, wanted)
             position, said = segment.position(doc), set(snippet.text.split())
             if not any(_repeats(position, snippet.role, said, *before) for before in shown):
                 shown.append((position, snippet.role, said))
-                out.append(snippet)
+                out.append(snippet.replace(timestamp=written.own(written.number(doc), message.timestamp)))
     return out
 
 

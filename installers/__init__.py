@@ -84,30 +84,49 @@ def uninstall(target: str, *, dry_run: bool = False) -> list[Change]:
     found = ledger.load()
     harness = _harness(target)
     planned = harness.plan_uninstall(partial(ledger.earlier_document, found))
-    placed = ledger.placed(found, planned)
+    placed = ledger.placed(found, planned, cursor.IN_CONFIG_FOLDER)
     if placed != found:  # (an older deja's install with a relative CURSOR_CONFIG_DIR: what its records tell counts)
         planned = harness.plan_uninstall(partial(ledger.earlier_document, placed))
-    changes = ledger.settle_uninstall(planned, placed)
+    settled = ledger.settle_uninstall(planned, placed)
+    changes = ledger.with_unplaced_records(settled, placed, cursor.IN_CONFIG_FOLDER)
     _check_and_apply(changes, ledger.plan_save(found, ledger.after_uninstall(placed, changes)), dry_run)
     return changes
 
 
 def _refuse_a_relative_cursor_folder(target: str, *, uninstalling: bool = False) -> None:
     """InstallError for a Cursor target when ``CURSOR_CONFIG_DIR`` names a relative folder
-    (``folders.relative_cursor_config_dir``): no step can place it for the next one. An uninstall with the value an
-    older deja installed with (which took it) is told the absolute folder that install recorded (review46f M2)."""
+    (``folders.relative_cursor_config_dir``): no step can place it for the next one. An uninstall is told what to run
+    (``_uninstall_instead``)."""
     from ..core import folders
 
     if not target.startswith("cursor") or not (raw := folders.relative_cursor_config_dir()):
         return
-    fix = folders.ABSOLUTE_CURSOR_CONFIG_DIR
-    folder = ledger.relative_install_folder(ledger.load(), raw) if uninstalling else None
-    if folder:
-        fix = f"run CURSOR_CONFIG_DIR={shlex.quote(folder)} deja uninstall {target}: it undoes the install made with {raw}"
-    elif folder is not None:
-        fix = f"set CURSOR_CONFIG_DIR to the absolute path of the folder {raw} named at install"
+    fix = _uninstall_instead(target, raw) if uninstalling else folders.ABSOLUTE_CURSOR_CONFIG_DIR
     problem = folders.relative_cursor_config_dir_problem(raw)
     raise InstallError(f"CURSOR_CONFIG_DIR={raw}", problem, f"{fix} (deja changed nothing)")
+
+
+def _uninstall_instead(target: str, raw: str) -> str:
+    """The uninstall to run for the refused ``CURSOR_CONFIG_DIR`` ``raw``: with the absolute folder an older deja's
+    install with it wrote in, as its records tell (review46f M2); without one, from the folder that install ran in,
+    where the records' keys lead (``ledger.placed``); with the folder the previous deja took a quoted ``~`` for, or
+    the one ``raw`` names here, when no record is of it (another spelling's is another install's: review47b L1, L3)."""
+    from ..core.config import expand_folder
+
+    folder = ledger.relative_install_folder(ledger.load(), raw, cursor.IN_CONFIG_FOLDER)
+    undoes = f"it undoes the install made with {raw}"
+    if folder:
+        return f"run CURSOR_CONFIG_DIR={shlex.quote(folder)} deja uninstall {target}: {undoes}"
+    if folder is None:
+        named = os.path.abspath(expand_folder(raw))  # (as the previous deja took a quoted ~: review47b L3)
+        said = "an earlier deja took it for" if raw.startswith("~") else "here it names"
+        return f"{said} {named}: run CURSOR_CONFIG_DIR={shlex.quote(named)} deja uninstall {target}"
+    if os.path.normpath(raw) != ".":
+        return f"in the folder the install with {raw} ran in, run CURSOR_CONFIG_DIR=\"$PWD\"/{shlex.quote(raw)} deja uninstall {target}: {undoes}"  # fmt: skip
+    return (
+        f"run CURSOR_CONFIG_DIR=<that folder's absolute path> deja uninstall {target}: the records of the install made "
+        f"with {raw} do not say which folder it was, so it takes deja's entries out and keeps those files"
+    )
 
 
 def _refuse_a_home_in_a_file() -> None:

@@ -57,23 +57,30 @@ KNOWN_EVENTS = frozenset({
 })  # fmt: skip
 
 
+#: The files deja writes in Cursor's config folder, by their path in it: what an older deja's records keyed by a
+#: relative CURSOR_CONFIG_DIR's spelling can be of (``ledger.placed``).
+MCP_JSON, HOOKS_JSON, COMMAND = "mcp.json", "hooks.json", os.path.join("commands", "deja.md")
+IN_CONFIG_FOLDER = (MCP_JSON, HOOKS_JSON, COMMAND)
+
+
 def mcp_path() -> Path:
-    return cursor_config_dir() / "mcp.json"
+    return cursor_config_dir() / MCP_JSON
 
 
 def hooks_path() -> Path:
-    return cursor_config_dir() / "hooks.json"
+    return cursor_config_dir() / HOOKS_JSON
 
 
 def command_path() -> Path:
-    return cursor_config_dir() / "commands" / "deja.md"
+    return cursor_config_dir() / COMMAND
 
 
 def other_installs() -> list[Path]:
     """The config folders, other than this one, of the Cursor installs of deja still there: those whose ``/deja``
     command install recorded (``ledger``) is still deja's. Each uses the one shared skill (``guidance``)."""
     mine = os.path.realpath(command_path())
-    commands = {path for path in ledger.recorded_files(ledger.load()) if path.parts[-2:] == command_path().parts[-2:]}
+    recorded = ledger.recorded_files(ledger.load(), IN_CONFIG_FOLDER)
+    commands = {path for path in recorded if path.parts[-2:] == command_path().parts[-2:]}
     others = (path for path in commands if os.path.realpath(path) != mine and guidance.is_deja_file(path))
     return sorted(path.parent.parent for path in others)
 

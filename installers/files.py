@@ -72,6 +72,9 @@ class Change:
     # For uninstall: the other install of deja that still uses this file of deja's, which therefore stays, its record
     # with it (the shared skill: ``guidance.plan_uninstall``); "" when none does.
     used_by: str = ""
+    # For uninstall: why the file stays though an older deja's record may say its install created it (one keyed by a
+    # relative CURSOR_CONFIG_DIR that does not say in which folder: ``ledger.with_unplaced_records``); "" else.
+    unplaced_record: str = ""
 
 
 class DuplicateKey(InstallError):

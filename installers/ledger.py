@@ -31,7 +31,8 @@ very settings uninstall leaves goes back byte for byte, and the folders above de
 nothing else is in go (trial17 F7: ``XDG_CONFIG_HOME`` set at install and not at uninstall).
 A ledger an older deja kept in ``DEJA_HOME`` is read too, and goes once the one
 in the config folder is written. Records an older deja keyed by a relative ``CURSOR_CONFIG_DIR``'s spelling
-(``relcfg/mcp.json``) count for the uninstall run with the absolute folder (``placed``).
+(``relcfg/mcp.json``) count for the uninstall run with the absolute folder where their records place them, or
+their keys lead from the folder uninstall runs in (``placed``); else they take no file (``with_unplaced_records``).
 """
 
 from __future__ import annotations
@@ -194,58 +195,125 @@ def after_uninstall(ledger: Ledger, changes: list[Change]) -> Ledger:
     return {key: found for key, found in ledger.items() if key not in dealt}
 
 
-def placed(ledger: Ledger, changes: list[Change]) -> Ledger:
+def placed(ledger: Ledger, changes: list[Change], files: tuple[str, ...]) -> Ledger:
     """``ledger`` with each record an older deja keyed by a relative ``CURSOR_CONFIG_DIR`` (``relcfg/mcp.json``: it
-    took the value as given) under the path of ``changes`` it names (``_names``), where uninstall finds deja's
+    took the value as given) under the path of ``changes`` it is of (``_is_of``), where uninstall finds deja's
     entries. Such an install can only be undone with the absolute folder now (review46f M2): matched by the
     key alone, its records were never found, so the files it created stayed (emptied) and so did its records. A
     path recorded since keeps its own record, unless that one knows less (an install over it with the absolute
-    folder found deja's entries there): then the older one's, with what was written last."""
-    older = {key: found for key, found in ledger.items() if not os.path.isabs(key)}
+    folder found deja's entries there): then the older one's, with what was written last. ``files``: those deja
+    writes in Cursor's config folder, by their path in it (``cursor.IN_CONFIG_FOLDER``)."""
+    older = _older_places(ledger, files)
     updated = dict(ledger)
     for change in changes if older else ():
         if change.action == "unchanged":
             continue
-        for key, found in older.items():
+        for key, (spelling, place) in older.items():
             own = updated.get(str(change.path))
             knows = own is not None and own.existed is not None  # (the older record may be another folder's then)
-            if key in updated and not knows and _names(key, found, change.path):
-                del updated[key]
+            if key in updated and not knows and _is_of(key, spelling, place, change.path):
+                found = updated.pop(key)
                 updated[str(change.path)] = found if own is None else replace(found, before=None, after=own.after)
     return updated
 
 
-def recorded_files(ledger: Ledger) -> list[Path]:
-    """The file each record is of: its key, or where the record of an older deja's relative key places it
-    (``_recorded_place``; the key alone is another file wherever deja runs). One placed nowhere is left out."""
-    files = (key if os.path.isabs(key) else _recorded_place(key, found) for key, found in ledger.items())
-    return [Path(file) for file in files if file]
+def with_unplaced_records(changes: list[Change], ledger: Ledger, files: tuple[str, ...]) -> list[Change]:
+    """``changes`` with a sentence on each file that stays though an older deja's relative record left in ``ledger``
+    (once ``placed``) may be of it: one that places its file nowhere, its key's last parts this path's. Uninstall
+    cannot tell whether that install created the file, so it keeps it, emptied of deja's entries (review47b M1: by
+    its name alone, ``mcp.json``, an install made with ``CURSOR_CONFIG_DIR=.`` took ``~/.cursor``'s and removed it)."""
+    unplaced = {key: spelling for key, (spelling, place) in _older_places(ledger, files).items() if not place}
+    noted = []
+    for change in changes:
+        own = ledger.get(str(change.path))
+        if change.action == "updated" and (own is None or own.existed is None):  # (deja's own command goes anyway)
+            for key, spelling in unplaced.items():
+                if _ends_with(change.path, key):
+                    change = replace(change, unplaced_record=_unplaced_sentence(change.path, spelling))
+        noted.append(change)
+    return noted
 
 
-def relative_install_folder(ledger: Ledger, spelling: str) -> str | None:
+def _unplaced_sentence(path: Path, spelling: str) -> str:
+    return (
+        f"{path} stays: deja's record of an install made with CURSOR_CONFIG_DIR={spelling} may be of it, but does not "
+        "say which folder that was, so whether that install created it is unknown"
+    )
+
+
+def _ends_with(path: Path, key: str) -> bool:
+    """Whether ``path`` (or where its links lead) ends with the relative ``key``'s parts, bar its leading ``..``."""
+    parts = Path(key).parts
+    named = parts[next((i for i, part in enumerate(parts) if part != ".."), len(parts)) :]
+    return any(Path(spelt).parts[-len(named) :] == named for spelt in (str(path), os.path.realpath(path)))
+
+
+def recorded_files(ledger: Ledger, files: tuple[str, ...]) -> list[Path]:
+    """The file each record is of: its key, or where the records of an older deja's relative key place it
+    (``_older_places``; the key alone is another file wherever deja runs). One placed nowhere is left out."""
+    older = _older_places(ledger, files)
+    places = (older[key][1] if key in older else key for key in ledger if key in older or os.path.isabs(key))
+    return [Path(place) for place in places if place]
+
+
+def relative_install_folder(ledger: Ledger, spelling: str, files: tuple[str, ...]) -> str | None:
     """The absolute folder an older deja's install with the relative ``CURSOR_CONFIG_DIR`` ``spelling`` wrote in, as
-    its records tell (``_recorded_place``); "" when they record no such folder; None when there is no such record."""
-    base = os.path.normpath(spelling)
-    recorded = None
+    its records tell (``_install_folders``); "" when they record no such folder; None when there is no such record:
+    one of another spelling (``relcfg/mcp.json`` for ``.``) is another install's (review47b L1)."""
+    spelt = str(Path(spelling))
+    if not any(_spelt(key, files)[0] == spelt for key in ledger):
+        return None
+    return _install_folders(ledger, files).get(spelt, "")
+
+
+def _spelt(key: str, files: tuple[str, ...]) -> tuple[str, str]:
+    """The relative ``CURSOR_CONFIG_DIR`` an older deja keyed the record ``key`` by, as it spelt the path (``Path``
+    drops a ``./``, keeps a ``..``), and which of ``files`` in it the record is of: ``relcfg`` and
+    ``commands/deja.md`` for ``relcfg/commands/deja.md``, ``.`` and ``mcp.json`` for ``mcp.json``; two "" for a key
+    that is no such file below a relative folder (an absolute one, as every deja since keys)."""
+    parts = Path(key).parts
+    for file in files if not os.path.isabs(key) else ():
+        tail = Path(file).parts
+        if parts[-len(tail) :] == tail:
+            return str(Path(*parts[: -len(tail)])), file
+    return "", ""
+
+
+def _older_places(ledger: Ledger, files: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+    """Each older deja's relative key's spelling (``_spelt``) and the file it is of as the records tell: its
+    own (``_recorded_place``), else its install's folder (``_install_folders``: a file found there, in a folder
+    found there, is placed by the records of its siblings), else ""."""
+    folders = _install_folders(ledger, files)
+    older = {}
     for key, found in ledger.items():
-        rest = ".." if os.path.isabs(key) else os.path.relpath(os.path.normpath(key), base)
-        if rest.startswith(".."):
-            continue
-        place = _recorded_place(key, found)
-        if place.endswith(os.sep + rest):
-            return place[: -len(rest) - 1]
-        recorded = ""
-    return recorded
+        spelling, file = _spelt(key, files)
+        if spelling:
+            folder = folders.get(spelling)
+            older[key] = (spelling, _recorded_place(key, found) or (os.path.join(folder, file) if folder else ""))
+    return older
 
 
-def _names(key: str, found: Found, path: Path) -> bool:
-    """Whether the relative ``key`` names the file at ``path``: where its record places it (``_recorded_place``),
-    else by its last parts (``relcfg/mcp.json`` names ``/any/relcfg/mcp.json``, ``..`` names nothing)."""
+def _install_folders(ledger: Ledger, files: tuple[str, ...]) -> dict[str, str]:
+    """The absolute folder each relative spelling named at install, where its records place one of its files (the
+    folders install made, or a .bak: absolute, links followed); "" for a spelling whose records place its files in
+    two folders (installs run in two folders: neither can be told from the other)."""
+    folders: dict[str, str] = {}
+    for key, found in ledger.items():
+        spelling, file = _spelt(key, files)
+        if spelling and (place := _recorded_place(key, found)):
+            folder = place[: -len(file) - 1] if place.endswith(os.sep + file) else ""
+            folders[spelling] = folder if folders.get(spelling, folder) == folder else ""
+    return folders
+
+
+def _is_of(key: str, spelling: str, place: str, path: Path) -> bool:
+    """Whether the older relative ``key`` is of the file at ``path``: where its records place it (``_older_places``),
+    else where it leads from the folder uninstall runs in, which the refusal of that spelling names (the install ran
+    there). A bare file name (``CURSOR_CONFIG_DIR=.``) so led is no evidence: it is any folder's file."""
     real = os.path.realpath(path)
-    if place := _recorded_place(key, found):
+    if place:
         return place == real
-    parts = Path(os.path.normpath(key)).parts
-    return ".." not in parts and parts in {Path(spelt).parts[-len(parts) :] for spelt in (str(path), real)}
+    return spelling != "." and os.path.realpath(key) == real
 
 
 def _recorded_place(key: str, found: Found) -> str:

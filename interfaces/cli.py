@@ -323,7 +323,7 @@ def show_command(
 ) -> None:
     """Show one session: its messages in order (50 at a time), with tool calls and their results."""
     index = open_index()
-    refuse_empty(index)
+    refuse_empty(index, session_id)
     try:
         segment, meta = find_session(index, session_id)
     except NotFound as exc:
@@ -498,6 +498,8 @@ def _print_changes(target: str, changes: Iterable[Change], dry_run: bool) -> Non
             echo(f"{target}: {change.path}: {sentence}")
         if change.kept_backup:
             echo(f"{target}: {change.kept_backup}")
+        if change.unplaced_record:
+            echo(f"{target}: {change.unplaced_record}")
         if dry_run and change.diff:
             echo(change.diff.rstrip("\n"))
 
@@ -565,7 +567,7 @@ def resume_command(
     from ..core.resume import ResumeRefused, command_line, resume_target
 
     index = open_index()
-    refuse_empty(index)
+    refuse_empty(index, session_id)
     try:
         _, meta = find_session(index, session_id)
         directory, chat_id = resume_target(meta, index)

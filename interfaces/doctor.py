@@ -42,6 +42,7 @@ from ..core.index import (
 from ..core.indexer.carry import kept_indexes
 from ..core.indexer.plan import RETRIED, out_of_sight_sources
 from ..core.lean_msgspec import msgspec
+from ..core.moved_away import dropped_with
 from ..core.private import (
     file_home_fix,
     folders_written,
@@ -65,7 +66,7 @@ from ..core.readers import (
     survey_chats,
 )
 from ..core.readers.chatstore import UNREADABLE_STORE
-from ..core.readers.unreadable import dropped_with, move_away, unlisted_folders, why_unreadable
+from ..core.readers.unreadable import move_away, unlisted_folders, why_unreadable
 from ..core.regular_files import forbidden, readable_command
 from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
@@ -202,7 +203,7 @@ def diagnose(home: Path | None = None) -> Report:
             forbidden_files,
             bool(outside),
         ),
-        *_damaged_chat_store_problems(damaged, cli_roots),
+        *_damaged_chat_store_problems(damaged, home, cli_roots),
         *_forbidden_problems(forbidden_files, unlisted, [store.path for store in stores if store.unreadable]),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
@@ -312,10 +313,14 @@ def _cursor_folders_elsewhere() -> list[Finding]:
     Naming every folder this shell reads as moved named those the variable leaves (trial46 F3). A CURSOR_CONFIG_DIR
     folder deja is wired in beside ``~/.cursor`` (README "Install into Cursor") is read: cursor-agent starts deja's
     hooks and server from there with the variable (``_config_folder_wired_beside_home``)."""
+    from ..core import folders
+
     unseen = _unseen_roots()
     moved = {name: folder for name, folder in _moved_folders().items() if folder in unseen}
-    if _config_folder_wired_beside_home():
-        del moved["CURSOR_CONFIG_DIR"]
+    # (a relative or missing folder: ``_cursor_config_dir_problems`` says what is wrong with it instead)
+    named_already = folders.relative_cursor_config_dir() or folders.missing_cursor_config_dir()
+    if named_already or _config_folder_wired_beside_home():
+        moved.pop("CURSOR_CONFIG_DIR", None)
     if not moved:
         return []
     one = len(moved) == 1
@@ -340,9 +345,17 @@ def _unseen_roots() -> set[str]:
 
 def _config_folder_wired_beside_home() -> str:
     """The folder CURSOR_CONFIG_DIR moves cursor-agent's to, when Cursor's processes started without the variable do
-    not read it and deja is wired there and in ``~/.cursor`` (README "Install into Cursor"); else ""."""
+    not read it and deja's server is in its mcp.json and in ``~/.cursor``'s (README "Install into Cursor"); else "".
+    A relative value names no one folder deja can be wired in (``folders.relative_cursor_config_dir``): "" too (its
+    folder where doctor runs was said to be wired, deja's server in it or not: review47b L4)."""
+    from ..core.folders import home, relative_cursor_config_dir
+    from ..installers.wiring import serves_deja
+
     folder = _moved_folders().get("CURSOR_CONFIG_DIR", "")
-    return folder if folder in _unseen_roots() and not _unwired_config_folder(folder) else ""
+    if relative_cursor_config_dir() or folder not in _unseen_roots():
+        return ""
+    wired = all(serves_deja(Path(place) / "mcp.json") for place in (folder, os.path.join(home(), ".cursor")))
+    return folder if wired else ""
 
 
 def _settings_ok_line() -> str:
@@ -369,19 +382,6 @@ def _moved_folders() -> dict[str, str]:
         if config.folder_variable("CURSOR_CONFIG_DIR"):
             del named["XDG_CONFIG_HOME"]
     return {name: folders.real_folder(folder) for name, folder in named.items()}
-
-
-def _unwired_config_folder(folder: str) -> bool:
-    """The CURSOR_CONFIG_DIR folder is one to warn of: it exists and is named absolutely (else
-    ``_cursor_config_dir_problems`` says what is wrong), and deja's server is not both in its mcp.json and in
-    ``~/.cursor``'s: the variable's folder for cursor-agent, the default one for the editor, as README "Install into
-    Cursor" recommends."""
-    from ..core.folders import home, relative_cursor_config_dir
-    from ..installers.wiring import serves_deja
-
-    if relative_cursor_config_dir() or not os.path.isdir(folder):
-        return False
-    return not all(serves_deja(Path(place) / "mcp.json") for place in (folder, os.path.join(home(), ".cursor")))
 
 
 def _cursor_config_dir_problems() -> list[Finding]:
@@ -549,20 +549,21 @@ def _damaged_chat_stores(unread: dict[str, str], cli_roots: list[Path]) -> list[
     return [store for store in stores if why_unreadable(store) == "damaged"]
 
 
-def _damaged_chat_store_problems(damaged: list[str], cli_roots: list[Path]) -> list[Finding]:
+def _damaged_chat_store_problems(damaged: list[str], home: Path, cli_roots: list[Path]) -> list[Finding]:
     """Each damaged chat store by name, with the ``mv`` that moves it away and what the index drops then, as
-    ``deja index`` says it (``unreadable.dropped_with``)."""
+    ``deja index`` says it (``moved_away.dropped_with``): nothing, of a store it never read (review47f M2)."""
     roots = [str(root) for root in cli_roots]
-    return [
-        Finding(
-            "warn",
-            "history",
-            f"{store} is damaged: no read mends it, and the index keeps what it read from it before",
-            f"{move_away(store)}  (a damaged file stays so; `deja index` then reads on without it, and without "
-            f"{dropped_with(store, roots)})",
-        )
-        for store in damaged
-    ]
+    return [_damaged_chat_store(store, dropped_with(store, home, roots)) for store in damaged]
+
+
+def _damaged_chat_store(store: str, dropped: str) -> Finding:
+    kept, goes = (
+        ("the index keeps what it read from it before", f", and without {dropped}")
+        if dropped
+        else ("nothing was read from it before", "")
+    )
+    fix = f"{move_away(store)}  (a damaged file stays so; `deja index` then reads on without it{goes})"
+    return Finding("warn", "history", f"{store} is damaged: no read mends it, and {kept}", fix)
 
 
 def _not_damaged(

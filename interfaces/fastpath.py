@@ -525,7 +525,8 @@ def search_command(args: SearchArgs) -> None:
     elif result.hits:
         width = terminal_width()
         # (a lambda, not functools.partial: a search page loads neither functools nor collections)
-        echo(search_text(result, width, str if width is None else lambda session_id: short_id(index, session_id)))
+        shown_id = str if width is None else lambda session_id: short_id(index, session_id)
+        echo(search_text(result, width, shown_id, since=filters.since))
         if result.unmatched:  # (the results were found without them: trial20 F4)
             echo(f"deja: {held_by_none(result.unmatched)}", err=True)
     else:
@@ -706,11 +707,12 @@ def nothing_indexed() -> str:
     return f"The index is empty: {nothing.message}. {nothing.fix[:1].upper()}{nothing.fix[1:]}."
 
 
-def refuse_empty(index: Index) -> None:
+def refuse_empty(index: Index, session_id: str | None = None) -> None:
     """A verb asked for one session (``show``, ``ctx``, ``wip`` …) fails on an index with none with the line a search
     gives it (``nothing_indexed``): "no session ran here … one that `deja sessions` lists" sent the person to a list
-    of nothing (trial47 F5)."""
-    if not index.session_count:
+    of nothing (trial47 F5). An empty ``session_id`` is left to its own line, which an index with sessions gives it
+    too (review47f L3)."""
+    if not index.session_count and (session_id is None or session_id.strip()):
         raise Failed(nothing_indexed())
 
 
@@ -747,10 +749,11 @@ def _not_rebuilt(result: RefreshResult, data: dict[str, object] | None) -> None:
         raise Failed(_outside_roots(result.outside_roots))
     it, them = ("they", "them") if result.unreadable_kept != 1 else ("it", "it")
     why = _why_first(result)
+    # (what was read: of a store beside a transcript, not its session; a damaged file is never read: review47f L2)
+    wait = "" if why == "damaged" else f"; run it again once {it} can be read"
     raise Failed(
         f"the index was not rebuilt: {_unreadable_named(result, why)} could not be read this time, and a rebuild "
-        f"would lose the sessions read from {them} before, which are kept as they were; run it again once {it} can "
-        f"be read{_way_out(result, why)}"
+        f"would lose what was read from {them} before, which is kept as it was{wait}{_way_out(result, why)}"
     )
 
 
@@ -773,7 +776,8 @@ def _way_out(result: RefreshResult, why: str) -> str:
     if not damaged:
         return ""
     what = "a damaged file" if damaged == result.unreadable_files[0] else f"{damaged} is damaged, and a damaged file"
-    return f"; {what} stays so: move it away ({move_away(damaged)}) and run it again, to rebuild without {_dropped(damaged)}"
+    without = f", to rebuild without {dropped}" if (dropped := _dropped(damaged)) else ""
+    return f"; {what} stays so: move it away ({move_away(damaged)}) and run it again{without}"
 
 
 def _outside_roots(files: list[str]) -> str:
@@ -958,15 +962,18 @@ def _damaged_kept(result: RefreshResult, them: str) -> str:
     from ..core.readers.unreadable import move_away
 
     first = result.unreadable_files[0]
-    goes = "" if result.unreadable_new == result.unreadable_kept else f" and {_dropped(first)}"
+    goes = (
+        f" and {dropped}" if (dropped := _dropped(first)) else ""
+    )  # (of that store: another may be new, review47f M2)
     return f"{_read_before(result, them)}; a damaged file stays so: move it away ({move_away(first)}) to drop this line{goes}"
 
 
 def _dropped(path: str) -> str:
-    """What moving the damaged ``path`` away drops from the index (``unreadable.dropped_with``)."""
-    from ..core.readers.unreadable import dropped_with
+    """What moving the damaged ``path`` away drops from the index (``moved_away.dropped_with``); "" for nothing."""
+    from ..core import paths
+    from ..core.moved_away import dropped_with
 
-    return dropped_with(path, folders.cli_roots())
+    return dropped_with(path, paths.deja_home(), folders.cli_roots())
 
 
 def _make_readable(result: RefreshResult, then: str = "deja index") -> str:

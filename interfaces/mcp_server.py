@@ -351,17 +351,18 @@ def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=envelope)
 
 
-def fit_text(result: SearchResult, limit: int, budget: int = SEARCH_TEXT_BYTES) -> str:
+def fit_text(result: SearchResult, limit: int, budget: int = SEARCH_TEXT_BYTES, since: datetime | None = None) -> str:
     """The text of ``result``'s hits, as many as fit within ``budget`` bytes (at least one), its footer saying how
-    to see the rest: a larger ``limit`` only where one would show them, never where the budget cut them."""
+    to see the rest: a larger ``limit`` only where one would show them, never where the budget cut them; ``since``:
+    the search's (``views.search_text``)."""
     from .views import search_text
 
     more = SEE_MORE if limit < SEARCH_LIMIT else NARROW
-    text = search_text(result, more=more)
+    text = search_text(result, more=more, since=since)
     hits = list(result.hits)
     while len(hits) > 1 and len(text.encode()) > budget:
         hits.pop()
-        text = search_text(result.replace(hits=hits, total=len(hits))) + _cut_footer(result, len(hits))
+        text = search_text(result.replace(hits=hits, total=len(hits)), since=since) + _cut_footer(result, len(hits))
     return text
 
 
@@ -630,7 +631,8 @@ class Tools:
         if taken < limit and result.total > taken:  # (not when every match is given: review43e L7)
             held += f"\nlimit={limit} is more than {SEARCH_LIMIT}, the most: at most {SEARCH_LIMIT} sessions are given."
         if result.hits:  # (the structured content keeps every hit, as deja search --json does)
-            return answer(fit_text(result, taken, SEARCH_TEXT_BYTES - len(held.encode())) + held, search_json(result))
+            text = fit_text(result, taken, SEARCH_TEXT_BYTES - len(held.encode()), filters.since)
+            return answer(text + held, search_json(result))
         given = {"project": project, "source": source, "since": since}
         # (why, in the structured content's notice too, as `deja search --json` says it: review43a M3)
         result.notice = no_match(index, query.strip(), filters, given, result.unmatched)

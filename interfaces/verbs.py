@@ -210,11 +210,10 @@ def wip_command(
     from ..core.library import wip_session
     from ..core.work import digest
     from .cli import emit_json
-    from .fastpath import open_index, project_folder, refuse_empty
+    from .fastpath import open_index, project_folder
     from .work_views import digest_json, wip_text
 
     index = open_index()
-    refuse_empty(index)
     # (a Windows drive's folder, a database written there and opened here, is that folder: review45b M2)
     drive = project_folder(directory) if directory and drive_path(directory) else None
     asked = drive or str(Path(directory or os.getcwd()).expanduser().resolve())
@@ -233,10 +232,13 @@ def _wip_project(index: Index, folder: str, asked: str) -> tuple[str, bool]:
     """The project ``deja wip`` means by ``folder`` and whether the sessions below it are its own
     (``library.wip_project``; ``asked`` is where the disk has it), else the one line that says why there is none
     (``library.no_wip``): the root folder is a usage error (exit 2), as ``--project /`` is."""
-    from ..core.library import ROOT_FOLDER, no_wip, wip_project
+    from ..core.library import NO_FOLDER, ROOT_FOLDER, no_wip, wip_project
     from .cli import fail
+    from .fastpath import refuse_empty
 
     project, why, below = wip_project(index, folder, asked)
+    if why not in (ROOT_FOLDER, NO_FOLDER):  # (a usage error and a missing folder are said first: review47f L3)
+        refuse_empty(index)
     if not project:
         fail(no_wip(index, folder, why), code=2 if why == ROOT_FOLDER else 1)
     return project, below

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.lines import SAME_AS, same_turn_as
+from ..core.lines import SAME_AS, WORD_SLACK, same_turn_as
 from ..core.redaction import echoed, repeated
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a sear
 
     from ..core.index import Index, SessionMeta
     from ..core.model import Message
-    from ..core.search import Hit, SearchResult, Snippet
+    from ..core.search import Hit, SearchResult
 
 
 def iso(value: datetime | None) -> str | None:
@@ -120,11 +120,16 @@ def quoted_query(query: str) -> str:
 
 
 def search_text(
-    result: SearchResult, width: int | None = None, shown_id: Callable[[str], str] = str, more: str = "use --limit"
+    result: SearchResult,
+    width: int | None = None,
+    shown_id: Callable[[str], str] = str,
+    more: str = "use --limit",
+    since: datetime | None = None,
 ) -> str:
     """The hits as a person reads them; with ``width`` (a terminal's), each line cut to fit it, each id as
     ``shown_id`` gives it (``short_id`` on a terminal, as ``deja sessions`` shows them); ``more``: how to see the
-    sessions left out (an agent passes MCP ``search`` an argument, not a flag)."""
+    sessions left out (an agent passes MCP ``search`` an argument, not a flag); ``since``: the search's, which a
+    passage written before says it was (:func:`_written_when`)."""
     if not result.hits:
         return f"No session matches {quoted_query(result.query)}."
     notice = f"{result.notice}\n\n" if result.notice else ""
@@ -135,7 +140,7 @@ def search_text(
         lines = [
             fit(hit.title or "(untitled)", width),
             hit_line(hit, hit_id, width),
-            *(fit(line, width) for line in _passages(hit, hit_id, shown)),
+            *(fit(line, width) for line in _passages(hit, hit_id, shown, width is not None, since)),
         ]
         blocks.append("\n".join(lines))
     left = result.total - len(result.hits)
@@ -147,30 +152,51 @@ def search_text(
     return notice + "\n\n".join(blocks) + footer
 
 
-def _passages(hit: Hit, hit_id: str, shown: dict[str, str]) -> list[str]:
-    """A hit's passages, one line each; a passage a hit above showed (``shown``: text -> that hit's id, which this
-    adds to) is said to be that hit's, and a hit of two passages or more that hits above showed all of is one line:
-    chats that repeat another chat's turns showed one question and answer in three or four hits of a real database
-    (trial22 N5)."""
+def _passages(hit: Hit, hit_id: str, shown: dict[str, str], cut: bool, since: datetime | None) -> list[str]:
+    """A hit's passages, one line each, each written before its hit's line or ``since`` saying when
+    (:func:`_written_when`), in room taken from its lead when the line is ``cut`` to a terminal's width
+    (:func:`_room`); a passage a hit above showed (``shown``: text -> that hit's id, which this adds to) is said to
+    be that hit's, and a hit of two passages or more that hits above showed all of is one line: chats that repeat
+    another chat's turns showed one question and answer in three or four hits of a real database (trial22 N5)."""
     if len(hit.snippets) > 1 and (same := same_turn_as([snippet.text for snippet in hit.snippets], shown)):
-        return [same]
-    lines = [
-        f"  {snippet.role:>9}: {_earlier_day(snippet, hit)}"
-        f"{SAME_AS.format(shown[snippet.text]) if snippet.text in shown else snippet.text}"
-        for snippet in hit.snippets
-    ]
+        dated = [snippet.timestamp for snippet in hit.snippets if snippet.timestamp is not None]
+        return [f"  {_written_when(min(dated, default=None), hit, since)}{same.lstrip()}"]
+    lines = []
+    for snippet in hit.snippets:
+        written = _written_when(snippet.timestamp, hit, since)
+        if snippet.text in shown:
+            lines.append(f"  {snippet.role:>9}: {written}{SAME_AS.format(shown[snippet.text])}")
+        else:
+            text = _room(snippet.text, len(written)) if cut and written else snippet.text
+            lines.append(f"  {snippet.role:>9}: {written}{text}")
     for snippet in hit.snippets:
         shown.setdefault(snippet.text, hit_id)
     return lines
 
 
-def _earlier_day(snippet: Snippet, hit: Hit) -> str:
-    """``(2026-11-29) ``, the local day of a passage written on a day before the one its hit's line shows, else "":
-    a chat resumed today showed a passage of weeks ago under today's date as if it were today's (trial47 F2)."""
-    if snippet.timestamp is None or hit.updated is None:
+def _written_when(written: datetime | None, hit: Hit, since: datetime | None) -> str:
+    """``(2026-11-29) ``, the local day of a passage written on a day before the one its hit's line shows, or
+    ``(08:00) ``, its time, when it is of that day but before ``since``; else "": a chat resumed today showed a
+    passage of weeks ago under today's date as if it were today's (trial47 F2), and one of this morning under a
+    search of the last six hours as if it were of them (review47e M3). A passage whose message has no time of its
+    own (``Snippet.timestamp`` None) claims none."""
+    if written is None or hit.updated is None:
         return ""
-    day = snippet.timestamp.astimezone().date()
-    return f"({day.isoformat()}) " if day < hit.updated.astimezone().date() else ""
+    local = written.astimezone()
+    if local.date() < hit.updated.astimezone().date():
+        return f"({local.date().isoformat()}) "
+    return f"({local.strftime('%H:%M')}) " if since is not None and written < since else ""
+
+
+def _room(text: str, columns: int) -> str:
+    """``text`` begun ``columns`` characters later, at a word's start, when it begins cut (``…``): a snippet's match
+    sits about 40 characters in (``lines.stretch``), and on a terminal a passage's date took 13 of the columns
+    before the line is cut, which cut the matched word (review47e M2)."""
+    if not text.startswith("…"):
+        return text
+    space = text.find(" ", columns)
+    start = space + 1 if 0 < space <= columns + WORD_SLACK // 2 else columns + 1
+    return "…" + text[start:]
 
 
 def more_line(more: int) -> str:

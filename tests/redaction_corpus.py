@@ -1510,4 +1510,24 @@ SECRETS: list[Secret] = [
         "sshpass -v \\\n  -p {secret} \\\n  ssh deploy@host",
     ),
     Secret("sshpass-env", "cli-credentials", _join("Xy7k", "q9Lm2"), "SSHPASS={secret} sshpass -e ssh deploy@host"),
+    # Other spellings of known shapes (red47b).
+    Secret("vault-token-lookup", "cli-credentials", _join("s.", _ALNUM24), "vault token lookup {secret}"),
+    Secret("env-yaml-flow-bare", "secret", _join("Flow", "Pa55w0rd"), "env: [{{name: DB_PASSWORD, value: {secret}}}]"),
+    Secret("unrar-exe", "cli-credentials", _join("Rar", "Pa55w0rd"), "UnRAR.exe x -p{secret} backup.rar"),
+    Secret("net-u-first", "cli-credentials", _join("Smb", "Pa55w0rd"), "net -U admin%{secret} rpc user"),
+    Secret(
+        "aws-shorthand-value-first",
+        "secret",
+        _join("Cfn", "Pa55w0rd9"),
+        "aws cloudformation deploy --parameter-overrides ParameterValue={secret},ParameterKey=DbPassword",
+    ),
+    Secret(
+        "mysql-powershell-continued", "cli-credentials", _join("My", "Pa55w0rd"), "mysql -u root `\n  -p{secret} app"
+    ),
+    Secret(
+        "listed-command",
+        "cli-credentials",
+        _join("Xy7k", "q9Lm2"),
+        'subprocess.run(["sshpass", "-p", "{secret}", "ssh", "deploy@host"], check=True)',
+    ),
 ]

@@ -298,11 +298,12 @@ def test_doctor_counts_store_only_chats_and_names_the_one_it_cannot_read(install
     assert report["cli_roots"] == [str(install.data), str(install.config), str(install.home / ".cursor")]
     assert report["chats_without_transcript"] == 4
     assert report["unreadable_chats"] == {UNREADABLE_STORE: 1}
-    warning = next(p for p in report["problems"] if "cannot read" in p["message"] and "cursor-agent" in p["message"])
+    # a store that is garbage is damaged, not locked: doctor names it and gives deja index's mv line (trial47 F4)
+    (warning,) = [p for p in report["problems"] if "damaged" in p["message"]]
     assert warning["level"] == "warn"
-    assert (
-        warning["message"] == f"1 cursor-agent chat without a transcript that deja cannot read: 1 × {UNREADABLE_STORE}"
-    )
+    assert warning["message"].startswith(f"{install.config / 'chats'}") and "/f-garbled/store.db" in warning["message"]
+    assert warning["fix"].startswith("mv ") and warning["fix"].split()[2].endswith("/f-garbled/store.db.damaged")
+    assert not [p for p in report["problems"] if "cannot read" in p["message"]]
     text = run_deja("doctor").stdout
     assert "cursor-agent chats read from their store alone (no transcript): 4" in text
     assert f"  cursor-agent  {install.data}\n                1 transcript" in text

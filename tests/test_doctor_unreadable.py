@@ -187,3 +187,31 @@ def test_doctor_gives_a_damaged_chat_store_the_mv_and_says_what_goes_with_it(cli
     )
     assert "quit Cursor" not in out and "without a transcript that deja cannot read" not in out, out
     assert f"fix: mv {beside} {beside}.damaged" in out
+
+
+def test_doctor_says_a_damaged_store_never_read_loses_nothing_when_moved_away(cli_root: Path) -> None:
+    """A chat's store damaged before deja ever read it gave the index nothing: doctor said the index "keeps what it
+    read from it before" and that moving it away loses "its session", of an index with no session (review47f M2)."""
+    store = _store_chat(cli_root, "s1") / "store.db"
+    store.write_bytes(b"garbage, not SQLite" * 300)
+    assert run_deja("index").returncode == 0
+    assert orjson.loads(run_deja("sessions", "--json").stdout)["sessions"] == []
+    _, report = doctor(lambda *args: run_deja(*args, env={**os.environ, "COLUMNS": "1000"}))
+    fixes = {p["message"]: p["fix"] for p in report["problems"]}
+    assert fixes[f"{store} is damaged: no read mends it, and nothing was read from it before"] == (
+        f"mv {store} {store}.damaged  (a damaged file stays so; `deja index` then reads on without it)"
+    )
+
+
+def test_a_damaged_store_moved_away_as_told_leaves_doctor_nothing_to_warn_of(cli_root: Path) -> None:
+    """A chat read from its store alone, whose store was damaged and moved away as deja told: doctor went on
+    warning of a chat with "no store.db and no transcript", and told to close cursor-agent (review47f L1)."""
+    store = _store_chat(cli_root, "s1") / "store.db"
+    assert run_deja("index").returncode == 0
+    store.write_bytes(b"garbage, not SQLite" * 300)
+    assert run_deja("index").returncode == 0
+    store.rename(f"{store}.damaged")
+    assert run_deja("index").returncode == 0
+    out, report = doctor(lambda *args: run_deja(*args, env={**os.environ, "COLUMNS": "1000"}))
+    assert report["unreadable_chats"] == {}
+    assert "no store.db and no transcript" not in out and "close cursor-agent" not in out, out

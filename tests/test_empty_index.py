@@ -67,3 +67,22 @@ def test_doctor_on_a_home_with_no_history_prints_no_count_of_none(empty: str) ->
     out = run_deja("doctor").stdout
     assert "no Cursor chats found" in out
     assert "read from their store alone" not in out, out
+
+
+#: What a verb asked for one session says first, on an empty index as on any: a missing folder, a root folder (a
+#: usage error, exit 2), an empty id. The empty index's line had taken their place (review47f L3).
+SAID_FIRST = [
+    (["wip", "/nonexistent/dir"], 1, "no folder /nonexistent/dir: give a project's folder;"),
+    (["wip", "/"], 2, "/ is the root folder, no project's: give a project's folder"),
+    (["show", ""], 1, "an empty session id matches nothing: give an id or a unique prefix"),
+    (["resume", ""], 1, "an empty session id matches nothing: give an id or a unique prefix"),
+]
+
+
+@pytest.mark.parametrize(("verb", "code", "line"), SAID_FIRST, ids=[" ".join(verb) for verb, _, _ in SAID_FIRST])
+def test_a_verb_asked_wrongly_says_so_before_the_index_is_empty(
+    empty: str, verb: list[str], code: int, line: str, fake_home: Path
+) -> None:
+    ran = run_deja(*verb, cwd=fake_home)
+    assert (ran.returncode, ran.stdout) == (code, "")
+    assert ran.stderr.startswith(f"deja: {line}"), ran.stderr

@@ -48,9 +48,12 @@ def test_a_relative_folder_is_refused_in_one_line_and_nothing_changes(
     work = fake_home / "work"
     (work / "relcfg").mkdir(parents=True)
     (work / "relcfg" / "mcp.json").write_text(USERS_MCP)
+    # (with no record of an older deja's install made with it, uninstall names the folder it names here: review47b L1)
+    here = f"here it names {work}/relcfg: run CURSOR_CONFIG_DIR={work}/relcfg deja uninstall {target}"
+    refused = REFUSED.replace("give CURSOR_CONFIG_DIR an absolute path, or unset it", here)
     for dry_run in ((), ("--dry-run",)):
         done = _deja(command, target, *dry_run, env=_env(fake_home, CURSOR_CONFIG_DIR="relcfg"), cwd=work)
-        assert (done.returncode, done.stdout, done.stderr) == (1, "", REFUSED)
+        assert (done.returncode, done.stdout, done.stderr) == (1, "", REFUSED if command == "install" else refused)
     assert sorted(p.name for p in (work / "relcfg").iterdir()) == ["mcp.json"]
     assert (work / "relcfg" / "mcp.json").read_text() == USERS_MCP
     assert not (fake_home / ".agents").exists() and not (fake_home / ".cursor").exists()
@@ -66,6 +69,23 @@ def test_doctor_names_a_relative_folder_as_an_error(fake_home: Path) -> None:
         "install and uninstall refuse it",
         "fix": "give CURSOR_CONFIG_DIR an absolute path, or unset it",
     }
+
+
+def test_doctor_takes_no_relative_folder_for_one_deja_is_wired_in(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Settings' ok line for the two-folder setup is of an absolute folder: a relative one, wired or not, names no
+    folder Cursor's processes could be started with (it claimed ``deja is wired in …/relcfg`` with nothing wired
+    anywhere: review47b L4). Doctor shows the error instead, and only that."""
+    from deja.interfaces import doctor
+
+    (fake_home / "relcfg").mkdir()
+    monkeypatch.chdir(fake_home)
+    monkeypatch.setenv("CURSOR_CONFIG_DIR", "relcfg")
+    assert doctor._settings_ok_line() == (
+        "  ok     the hooks and the MCP server see the same settings and Cursor folders as this shell"
+    )
+    assert [found["level"] for found in _settings(_env(fake_home, CURSOR_CONFIG_DIR="relcfg"))] == ["error"]
 
 
 def test_a_missing_folder_is_named_by_doctor_and_by_the_install_that_makes_it(fake_home: Path) -> None:
@@ -164,10 +184,18 @@ def test_a_tilde_no_shell_expanded_is_a_relative_folder(fake_home: Path) -> None
         "CURSOR_CONFIG_DIR=~/altcfg: a ~ no shell expanded (it was in quotes) makes a relative folder, another one "
         "wherever deja or Cursor runs"
     )
-    for command in ("install", "uninstall"):
+    fixes = {  # (uninstall names the folder the previous deja wired for it: review47b L3)
+        "install": "give CURSOR_CONFIG_DIR an absolute path, or unset it",
+        "uninstall": f"an earlier deja took it for {fake_home}/altcfg: run CURSOR_CONFIG_DIR={fake_home}/altcfg deja "
+        "uninstall cursor-auto",
+    }
+    for command, fix in fixes.items():
         done = _deja(command, "cursor-auto", env=env, cwd=fake_home)
-        said = f"deja: {problem}; give CURSOR_CONFIG_DIR an absolute path, or unset it (deja changed nothing)\n"
-        assert (done.returncode, done.stdout, done.stderr) == (1, "", said)
+        assert (done.returncode, done.stdout, done.stderr) == (
+            1,
+            "",
+            f"deja: {problem}; {fix} (deja changed nothing)\n",
+        )
     assert sorted(path.name for path in fake_home.iterdir()) == []
     [found] = _settings(env)
     assert (found["level"], found["message"]) == ("error", f"{problem}, so deja install and uninstall refuse it")

@@ -332,6 +332,36 @@ def test_search_since_shows_a_resumed_chat_s_passages_of_then(history: History, 
     run(history, tmp_path, scenario)
 
 
+def test_search_since_hours_says_when_a_passage_before_them_was_written(history: History, tmp_path: Path) -> None:
+    """review47e M3, as ``deja search --since 6h`` (``test_search_dates``): a chat resumed an hour ago whose only
+    match is of eight hours ago shows it with its time (its day, when of a day before its line's), not as if of
+    the window."""
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    early, late = now - timedelta(hours=8), now - timedelta(hours=1)
+    write_transcript(
+        transcript_path(history.cli_root, str(history.api), "6e6e6e6e-hours"),
+        [
+            user_turn("the grpc deadline is exceeded", early),
+            assistant_turn("Raise the deadline to 5s."),
+            turn_ended(),
+            user_turn("now rename the button", late),
+            assistant_turn("Renamed."),
+            turn_ended(),
+        ],
+    )
+    refresh(history.deja_home)
+
+    async def scenario(session: ClientSession) -> None:
+        found = await ok(session, "search", query="grpc deadline", since="6h")
+        # (in the server's time zone, which its hit line shows ``late`` in)
+        shown = datetime.strptime(re.search(r"· (\d{4}-\d\d-\d\d \d\d:\d\d)", text(found))[1], "%Y-%m-%d %H:%M")
+        local = early.replace(tzinfo=None) + (shown - late.replace(tzinfo=None))
+        said = local.strftime("%H:%M") if local.date() == shown.date() else local.date().isoformat()
+        assert f"user: ({said}) the grpc deadline is exceeded" in text(found), text(found)
+
+    run(history, tmp_path, scenario)
+
+
 def test_search_output_stays_within_its_budget(history: History, tmp_path: Path) -> None:
     async def scenario(session: ClientSession) -> None:
         result = await ok(session, "search", query="flaky bucket", limit=20)

@@ -182,3 +182,30 @@ def test_a_long_run_of_sshpass_options_is_redacted_in_time_linear_in_its_size(tm
     )
     small, large = ("ssh -p 22\n" + unit * (size // len(unit)) for size in (25_000, 100_000))
     assert _cpu_seconds(len(large), tmp_path, large) / _cpu_seconds(len(small), tmp_path, small) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize(
+    "unit",
+    [
+        '["curl", "-u", "a:b", ',
+        '["sshpass", "-p", "x", ',
+        "['mysql', 'x' + ",
+        "mysql `\n",
+        "sshpass ^\n",
+        "name: DB_PASSWORD, value: S3cretX1}",
+        "ParameterValue=a,",
+        "Value=Value=",
+        "'sshpass' -p ",
+        "UnRAR.exe ",
+        "vault token lookup ",
+        "net -U a%",
+    ],
+)
+def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_linear_in_its_size(
+    tmp_path: Path, unit: str
+) -> None:
+    """A command given as a list is read whole once (one long list of passwords too: each redaction is put back from
+    the string after the last), and the other spellings of a tool's name, a continuation, a pair read a bounded reach
+    on (red47b)."""
+    assert _cpu_seconds(1_000_000, tmp_path, unit) / _cpu_seconds(250_000, tmp_path, unit) < 8

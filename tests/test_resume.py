@@ -257,7 +257,8 @@ def test_a_prefix_matching_two_ids_is_refused_listing_both(cli_root: Path, tmp_p
     assert first in result.stderr and second in result.stderr and "matches 2 sessions" in result.stderr
 
 
-def test_an_unknown_id_is_refused(cli_root: Path) -> None:
+def test_an_unknown_id_is_refused(cli_root: Path, tmp_path: Path) -> None:
+    write_chat(cli_root, tmp_path)  # (an index with a session: an empty one says so instead, trial47 F5)
     result = resume("nope")
     assert result.exit_code == 1 and "no session has the id 'nope'" in result.stderr
 

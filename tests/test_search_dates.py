@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from harness import run_deja
@@ -14,6 +15,7 @@ from deja.core.index import Index
 from deja.core.indexer import refresh
 from deja.core.search import search
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.core.writers.ide import composer_data, write_state_vscdb
 
 MARCH = "00000000-0000-4000-8000-0000000000d1"
 JULY = "00000000-0000-4000-8000-0000000000d2"
@@ -279,3 +281,169 @@ def test_a_passage_from_before_the_day_its_chat_shows_says_its_day(fake_home: Pa
         assert "· 2026-12-03 14:00\n" in shown, shown
         assert "  assistant: (2026-11-20) Let me check the webhook handler" in shown, shown
     assert "(2026-11-20)" not in run_deja("search", "webhook", "--json", env=env).stdout
+
+
+ZONES = ["UTC", "America/Los_Angeles"]
+
+
+def _long_resumed_chat(home: Path) -> None:
+    """A chat of 1,200 messages of 2 October on deploys, resumed on 1 December with 600 more: each message says
+    "deploy"."""
+    begun, resumed = datetime(2026, 10, 2, 9, 0, tzinfo=UTC), datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    turns = []
+    for step, (day, count) in enumerate(((begun, 600), (resumed, 300))):
+        for n in range(count):
+            turns += [
+                user_turn(f"deploy step {n} of round {step}", day + timedelta(minutes=n)),
+                assistant_turn(f"Ran the deploy of step {n}."),
+            ]
+    write_transcript(transcript_path(home / ".cursor", "/work/ops", LATE), turns)
+
+
+def test_a_since_search_reads_a_long_resumed_chat_at_a_few_of_its_messages(fake_home: Path) -> None:
+    """review47e M1: ``--since`` read each matched message since then (600 here) to find where the window begins:
+    2-3x the time of a search on a long resumed chat. The window's first message is found by halving, a few
+    messages read, and the passages shown are still of the window."""
+    from deja.core.index.records import STRUCTS, decode_message
+    from deja.core.model import Message
+    from deja.core.search import Filters
+
+    _long_resumed_chat(fake_home)
+    assert run_deja("index", env={"HOME": str(fake_home), "PATH": "/usr/bin:/bin"}).returncode == 0
+    decoded: list[int] = []
+
+    def counted(data: bytes) -> Message:
+        decoded.append(len(data))
+        return decode_message(data)
+
+    index = Index.open(fake_home / ".cache" / "deja", STRUCTS.replace(message=counted))
+    (hit,) = search(index, "deploy", filters=Filters(since=datetime(2026, 11, 25, tzinfo=UTC))).hits
+    assert hit.snippets and all(s.timestamp and s.timestamp.date().isoformat() == "2026-12-01" for s in hit.snippets)
+    assert len(decoded) <= 40, len(decoded)
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_a_dated_passage_keeps_its_matched_word_on_a_terminal(fake_home: Path, zone: str) -> None:
+    """review47e M2: the day before a passage took 13 of a terminal's 80 columns, and the matched word, placed about
+    40 characters into the passage, was cut (``(2026-11-20) …found that the lagging kafkaconsume…``)."""
+    lead = "We looked at the dashboards all week and then we finally found that the lagging "
+    tail = " Then we read more logs about disks, memory and the network." * 4  # (a passage cut on both sides)
+    env = _resumed_webhook_chat(fake_home, "rename the checkout button") | {"TZ": zone, "COLUMNS": "80"}
+    write_transcript(
+        transcript_path(fake_home / ".cursor", "/work/lag", JULY),
+        [
+            user_turn("why does lag grow at night", datetime(2026, 11, 20, 12, 0, tzinfo=UTC)),
+            assistant_turn(lead + "kafkaconsumer lag grows whenever the nightly batch job runs." + tail),
+            user_turn("rename the button", datetime(2026, 12, 3, 20, 0, tzinfo=UTC)),
+            assistant_turn("Renamed."),
+        ],
+    )
+    shown = run_deja("search", "kafkaconsumer", env=env).stdout
+    (line,) = [line for line in shown.splitlines() if "assistant:" in line]
+    assert line.startswith("  assistant: (2026-11-20) …") and "kafkaconsumer " in line, shown
+    assert len(line) <= 80, line
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_a_passage_from_before_an_hours_long_window_says_its_time(fake_home: Path, zone: str) -> None:
+    """review47e M3: ``--since 6h`` kept a chat resumed an hour ago whose only match was of eight hours ago, shown
+    undated under the chat's line: as if of the last six hours. It says when it was written: its time when of the
+    day its chat's line shows, else its day."""
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    early, late = now - timedelta(hours=8), now - timedelta(hours=1)
+    write_transcript(
+        transcript_path(fake_home / ".cursor", "/work/shop", LATE),
+        [
+            user_turn("the grpc deadline is exceeded", early),
+            assistant_turn("Raise the deadline to 5s."),
+            user_turn("now rename the button", late),
+            assistant_turn("Renamed."),
+        ],
+    )
+    env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin", "TZ": zone}
+    shown = run_deja("search", "grpc", "--since", "6h", env=env).stdout
+    local = early.astimezone(ZoneInfo(zone))
+    said = local.strftime("%H:%M") if local.date() == late.astimezone(ZoneInfo(zone)).date() else local.date()
+    assert f"  user: ({said}) the grpc deadline is exceeded" in shown, shown
+    assert "  user: the grpc deadline" in run_deja("search", "grpc", "--since", "12h", env=env).stdout
+
+
+def _queue_chat(home: Path, stamped: datetime | None = None) -> None:
+    """An editor chat begun 20 November on a rabbitmq queue, resumed on 3 and 4 December; its answer of 3 December
+    has no time of its own (Cursor wrote none), so the reader stamps it with the chat's creation."""
+
+    def at(*when: int) -> int:
+        return int(datetime(*when, tzinfo=UTC).timestamp() * 1000)
+
+    chat = "cccccccc-5555-4000-8000-000000000005"
+    bubbles = {
+        "b1": {"type": 1, "text": "the rabbitmq queue stalls", "createdAt": at(2026, 11, 20, 9)},
+        "b2": {"type": 2, "text": "Look at the prefetch.", "createdAt": at(2026, 11, 20, 9, 1)},
+        "b3": {"type": 1, "text": "rabbitmq stalls again after the upgrade", "createdAt": at(2026, 12, 3, 9)},
+        "b4": {"type": 2, "text": "The rabbitmq prefetch went back to 0 with the upgrade."},
+        "b5": {"type": 1, "text": "rabbitmq fine now, thanks", "createdAt": at(2026, 12, 4, 11)},
+        "b6": {"type": 2, "text": "Good.", "createdAt": at(2026, 12, 4, 11, 1)},
+    }
+    data = composer_data(chat, [(b, v["type"]) for b, v in bubbles.items()], created_at=at(2026, 11, 20, 9))
+    write_state_vscdb(
+        home / ".config/Cursor/User/globalStorage/state.vscdb",
+        composers={chat: data},
+        bubbles={chat: {b: {"bubbleId": b, **v} for b, v in bubbles.items()}},
+    )
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_a_message_stamped_with_its_chat_s_start_neither_ends_the_window_nor_claims_that_day(
+    fake_home: Path, zone: str
+) -> None:
+    """review47e L5 and L4: an answer with no time of its own, stamped with its chat's creation (20 November)
+    between turns of 3 and 4 December, ended ``--since``'s scan of the chat: its matched turn of 3 December was
+    dropped; and it said ``(2026-11-20)``, a day it was not written on."""
+    _queue_chat(fake_home)
+    env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin", "TZ": zone}
+    shown = run_deja("search", "rabbitmq", "--since", "2026-12-01", "--limit", "1", env=env).stdout
+    assert "user: (2026-12-03) rabbitmq stalls again after the upgrade" in shown, shown
+    assert "2026-11-20" not in shown and "user: the rabbitmq queue stalls" not in shown, shown
+    found = json.loads(run_deja("search", "prefetch", "upgrade", "--json", env=env).stdout)
+    (answer,) = [s for s in found["hits"][0]["snippets"] if s["text"].startswith("The rabbitmq prefetch")]
+    assert answer.get("timestamp") is None, answer
+    assert "(2026-11-20) The rabbitmq prefetch" not in run_deja("search", "prefetch", "upgrade", env=env).stdout
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_a_chat_whose_messages_have_no_time_claims_no_day_for_them(fake_home: Path, zone: str) -> None:
+    """review47e L4: an editor chat none of whose messages has a time gets its creation time on each; its passages
+    said that day, ``(2026-11-20)``, under the line of its last update, for a turn written weeks later."""
+    chat = "bbbbbbbb-0000-4000-8000-000000000002"
+    created, updated = datetime(2026, 11, 20, 9, tzinfo=UTC), datetime(2026, 12, 3, 16, tzinfo=UTC)
+    data = composer_data(chat, [("b1", 1), ("b2", 2)], created_at=int(created.timestamp() * 1000), name="Paypal")
+    data["lastUpdatedAt"] = int(updated.timestamp() * 1000)
+    write_state_vscdb(
+        fake_home / ".config/Cursor/User/globalStorage/state.vscdb",
+        composers={chat: data},
+        bubbles={
+            chat: {
+                "b1": {"bubbleId": "b1", "type": 1, "text": "paypal webhook verified now but duplicates arrive"},
+                "b2": {"bubbleId": "b2", "type": 2, "text": "Deduplicate on the paypal event id."},
+            }
+        },
+    )
+    env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin", "TZ": zone}
+    shown = run_deja("search", "paypal", env=env).stdout
+    assert "user: paypal webhook verified now" in shown and "2026-11-2" not in shown.split("\n", 2)[2], shown
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_a_turn_a_hit_above_showed_says_its_day(fake_home: Path, zone: str) -> None:
+    """review47e L6: a chat's turn of 20 November that a hit above showed read ``(the same turn as X's above)``
+    under its chat's line of 3 December, as if of that day; one passage so repeated said its day."""
+    env = _resumed_webhook_chat(fake_home, "rename the checkout button") | {"TZ": zone}
+    write_transcript(
+        transcript_path(fake_home / ".cursor", "/work/shop", JULY),
+        [
+            user_turn("stripe webhook returns 401 in staging", datetime(2026, 12, 4, 18, 0, tzinfo=UTC)),
+            assistant_turn("Let me check the webhook handler and the webhook signing secret."),
+        ],
+    )
+    shown = run_deja("search", "webhook", "signing", env=env).stdout
+    assert f"\n  (2026-11-20) (the same turn as {JULY}'s above)" in shown, shown

@@ -246,7 +246,7 @@ def test_a_refused_rebuild_names_the_mv_for_a_damaged_database_named_after_a_loc
     assert code == 1
     assert err.splitlines() == [
         f"deja: the index was not rebuilt: {history.database} (locked) and 1 more Cursor store could not be read this "
-        "time, and a rebuild would lose the sessions read from them before, which are kept as they were; run it "
+        "time, and a rebuild would lose what was read from them before, which is kept as it was; run it "
         f"again once they can be read; {damaged} is damaged, and a damaged file stays so: move it away (mv {damaged} "
         f"{damaged}.damaged) and run it again, to rebuild without its sessions"
     ]
@@ -273,7 +273,7 @@ def test_a_rebuild_refused_for_a_database_read_before_is_refused_before_anything
     assert ran.returncode == 1, ran
     assert ran.stderr.splitlines() == [
         f"deja: the index was not rebuilt: {history.database} ({why}) could not be read this time, and a rebuild "
-        "would lose the sessions read from it before, which are kept as they were; run it again once it can be "
+        "would lose what was read from it before, which is kept as it was; run it again once it can be "
         f"read{fix}"
     ]
 
@@ -291,7 +291,7 @@ def test_a_refused_rebuild_neither_names_nor_counts_a_damaged_database_never_rea
     assert code == 1
     assert err.splitlines() == [
         f"deja: the index was not rebuilt: {history.database} (locked) could not be read this time, and a rebuild "
-        "would lose the sessions read from it before, which are kept as they were; run it again once it can be read"
+        "would lose what was read from it before, which is kept as it was; run it again once it can be read"
     ]
 
 
@@ -303,7 +303,7 @@ def test_a_refused_rebuild_gives_the_chmod_for_a_database_this_user_may_not_read
     assert code == 1
     assert err.splitlines() == [
         f"deja: the index was not rebuilt: {history.database} (permission denied) could not be read this time, and a "
-        "rebuild would lose the sessions read from it before, which are kept as they were; run it again once it can "
+        "rebuild would lose what was read from it before, which is kept as it was; run it again once it can "
         f"be read; make it readable: {_chmod_file(history.database)}, then `deja index --full`"
     ]
 

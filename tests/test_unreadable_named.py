@@ -66,7 +66,7 @@ def test_a_rebuild_that_cannot_read_a_store_names_it_and_why(cli_root: Path) -> 
     assert ran.returncode == 1
     assert ran.stderr == (
         f"deja: the index was not rebuilt: {store} (locked) could not be read this time, and a rebuild would lose "
-        "the sessions read from it before, which are kept as they were; run it again once it can be read\n"
+        "what was read from it before, which is kept as it was; run it again once it can be read\n"
     )
 
 
@@ -78,7 +78,7 @@ def test_two_stores_it_cannot_read_name_the_first_and_count_the_other(cli_root: 
     assert ran.returncode == 1
     assert ran.stderr.startswith(f"deja: the index was not rebuilt: {first} (locked) and 1 more Cursor store could ")
     assert ran.stderr.endswith(
-        "lose the sessions read from them before, which are kept as they were; run it again once they can be read\n"
+        "lose what was read from them before, which is kept as it was; run it again once they can be read\n"
     )
 
 
@@ -205,7 +205,7 @@ def test_a_rebuild_that_meets_a_damaged_store_names_the_way_out_and_takes_it(cli
     assert ran.returncode == 1
     assert ran.stderr == (
         f"deja: the index was not rebuilt: {store} (damaged) could not be read this time, and a rebuild would lose "
-        "the sessions read from it before, which are kept as they were; run it again once it can be read; a damaged "
+        "what was read from it before, which is kept as it was; a damaged "
         f"file stays so: move it away (mv {store} {store}.damaged) and run it again, to rebuild without its session\n"
     )
     store.rename(f"{store}.damaged")
@@ -249,8 +249,8 @@ def test_a_damaged_store_never_read_blocks_no_rebuild_once_the_one_read_before_i
     ran = run_deja("index", "--full")
     assert ran.returncode == 1
     assert ran.stderr == (  # (the new store, which held no session, is none of those it "would lose", nor "1 more")
-        f"deja: the index was not rebuilt: {old} (damaged) could not be read this time, and a rebuild would lose the "
-        "sessions read from it before, which are kept as they were; run it again once it can be read; a damaged "
+        f"deja: the index was not rebuilt: {old} (damaged) could not be read this time, and a rebuild would lose what "
+        "was read from it before, which is kept as it was; a damaged "
         f"file stays so: move it away (mv {old} {old}.damaged) and run it again, to rebuild without its session\n"
     )
     old.rename(f"{old}.damaged")

@@ -388,3 +388,77 @@ def test_a_damaged_store_beside_a_transcript_is_moved_away_without_its_session(c
     assert [m["text"] for m in data["messages"]] == ["run the tests", "Running."]
     assert data["messages"][1]["tool_calls"][0]["result"] is None  # ("3 failed", the store's alone, went with it)
     assert data["session"]["title"] == "run the tests"  # (its first question: "Run the tests" was the store's)
+
+
+#: What a chat's store may hold beyond its transcript's one turn (a chat continued where only the store is
+#: written): a later turn, or a later answer to that turn.
+STORE_ALONE = {
+    "a later turn": ["now fix the flaky one", "Fixed the flaky test."],
+    "a later answer": ["All 12 pass now."],
+}
+
+
+def _chat_with_more_in_its_store(cli_root: Path, more: list[str]) -> Path:
+    """A chat whose transcript holds one turn, which its store holds followed by ``more`` (a question, then answers,
+    or answers alone); its store's path."""
+    write_transcript(transcript_path(cli_root, CWD, "t1"), [user_turn("run the tests"), assistant_turn("Running.")])
+    chat_dir = chat_dir_for(cli_root, CWD, "t1")
+    later = [store_user_message(text) if text.startswith("now") else store_assistant_message(text) for text in more]
+    messages = [store_user_message("run the tests"), store_assistant_message("Running."), *later]
+    write_chat_store(chat_dir, cwd=CWD, name="Run the tests", messages=messages)
+    return chat_dir / "store.db"
+
+
+@pytest.mark.parametrize("more", STORE_ALONE.values(), ids=STORE_ALONE.keys())
+def test_a_damaged_store_holding_messages_its_transcript_lacks_says_they_go_with_it(
+    cli_root: Path, more: list[str]
+) -> None:
+    """Moving away a damaged store whose chat has messages its transcript lacks drops them too, and the line says
+    so ("not its session" was said of a chat that lost its second turn: review47f M1). Moved away as told, the
+    session is the transcript's turn alone."""
+    store = _chat_with_more_in_its_store(cli_root, more)
+    assert index()["sessions"] == 1
+    assert shown("t1") == ["run the tests", "Running.", *more]
+    store.write_bytes(b"garbage" * 500)
+    _, err = index_text()
+    assert err == (
+        f"{store} (damaged) could not be read this time: what was read from it before is kept; a damaged file stays "
+        f"so: move it away (mv {store} {store}.damaged) to drop this line and its tool output, its title and the "
+        "messages its transcript lacks (its transcript keeps the rest)\n"
+    )
+    store.rename(f"{store}.damaged")
+    index_text()
+    assert shown("t1") == ["run the tests", "Running."]
+
+
+def test_a_full_rebuild_refused_for_a_damaged_store_says_one_thing_of_what_goes(cli_root: Path) -> None:
+    """``deja index --full`` refused for a damaged store beside a transcript said a rebuild "would lose the sessions
+    read from it", to "run it again once it can be read", then "to rebuild without … not its session" (review47f L2):
+    a damaged file is never read again, and what goes is what was read from it."""
+    store = _chat_with_more_in_its_store(cli_root, STORE_ALONE["a later turn"])
+    index()
+    store.write_bytes(b"garbage" * 500)
+    ran = run_deja("index", "--full")
+    assert ran.returncode == 1
+    assert ran.stderr == (
+        f"deja: the index was not rebuilt: {store} (damaged) could not be read this time, and a rebuild would lose "
+        f"what was read from it before, which is kept as it was; a damaged file stays so: move it away (mv {store} "
+        f"{store}.damaged) and run it again, to rebuild without its tool output, its title and the messages "
+        "its transcript lacks (its transcript keeps the rest)\n"
+    )
+
+
+def test_a_damaged_store_never_read_named_beside_one_read_before_loses_nothing(cli_root: Path) -> None:
+    """``deja index`` names the first damaged store; what moving it away drops is that store's: nothing, for a new
+    chat's store never read, though another damaged store was read before ("and its session": review47f M2)."""
+    _store_chat(cli_root, "ffff0001", "an answer")
+    index()
+    _store_chat(cli_root, "00000001", "an answer")
+    for chat_id in ("ffff0001", "00000001"):
+        (chat_dir_for(cli_root, CWD, chat_id) / "store.db").write_bytes(b"garbage" * 500)
+    _, err = index_text()
+    store = chat_dir_for(cli_root, CWD, "00000001") / "store.db"
+    assert err == (
+        f"{store} (damaged) and 1 more Cursor store could not be read this time: what was read from them before is "
+        f"kept; a damaged file stays so: move it away (mv {store} {store}.damaged) to drop this line\n"
+    )

@@ -367,29 +367,31 @@ class Segment:
         held = _folded(record) if folded and needles else record
         return self._decoded(record, 0, len(record)) if all(needle in held for needle in needles) else None
 
-    def messages_at(self, docs: list[int]) -> list[Message]:
+    def messages_at(self, docs: list[int], records: Inflating | None = None) -> list[Message]:
         """The messages of ``docs``, all of one session, in that order: its records are inflated once, as far as
         the last of them ends (a search's snippets of one session cost one inflation, not one each)."""
-        return list(self.messages_along(docs))
+        return list(self.messages_along(docs, records))
 
-    def messages_along(self, docs: Iterable[int]) -> Iterator[Message]:
+    def messages_along(self, docs: Iterable[int], records: Inflating | None = None) -> Iterator[Message]:
         """The messages of ``docs``, all of one session, in that order, each decoded when it is reached: the
         session's records are inflated once, only as far as the messages reached so far end (``failures.what_followed``
-        reads up to 30 messages after a failure, and stops at the command that fixed it)."""
-        rows, records = self._doc_rows, None
+        reads up to 30 messages after a failure, and stops at the command that fixed it). ``records``: the session's
+        (``inflating``), when a caller reads it in several steps (a search ``--since`` finds where the window
+        starts, then reads the passages) and would inflate it once."""
+        rows = self._doc_rows
         for doc in docs:
             try:
                 ordinal, start, end = rows[3 * doc] & ORDINAL_MASK, rows[3 * doc + 1], rows[3 * doc + 2]
             except _DAMAGE as exc:
                 raise self._damaged("docs.bin", exc) from None
             try:
-                records = records or self._inflating(ordinal)
+                records = records or self.inflating(ordinal)
                 raw = records.upto(end)
             except _DAMAGE as exc:
                 raise self._damaged("records.bin", exc) from None
             yield self._decoded(raw, start, end)
 
-    def _inflating(self, ordinal: int) -> Inflating:
+    def inflating(self, ordinal: int) -> Inflating:
         """A session's records, to inflate as far as they are read (``Inflating``)."""
         try:
             off, length = SESSION_ROW.unpack_from(self._session_idx, ordinal * SESSION_ROW.size)[6:8]

@@ -47,6 +47,7 @@ from .transcripts import (
     read_transcript,
     session_id_of,
 )
+from .unreadable import MOVED_AWAY
 
 UNREADABLE_TRANSCRIPT = "unreadable transcript"
 NO_STORE = "no store.db and no transcript"
@@ -429,7 +430,8 @@ def survey_chats(roots: list[Path], transcribed: set[str]) -> ChatSurvey:
             continue
         if gone(chat_dir / STORE_DB):
             meta = read_chat_meta(chat_dir)
-            if meta is None or meta.has_conversation:
+            # (a damaged store moved away as deja said: no problem left, review47f L1)
+            if (meta is None or meta.has_conversation) and gone(chat_dir / f"{STORE_DB}{MOVED_AWAY}"):
                 why[NO_STORE] += 1
             continue
         problem = FORBIDDEN_STORE if forbidden(chat_dir / STORE_DB) else store_problem(chat_dir / STORE_DB)

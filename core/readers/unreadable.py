@@ -57,41 +57,17 @@ def unreadable_named(files: list[str], count: int, why: str) -> str:
     return f"{named} and {more} more {'Cursor store' if more == 1 else 'Cursor stores'}" if more else named
 
 
+#: What ``move_away`` adds to a damaged file's name: doctor takes a chat whose ``store.db`` went so as moved away.
+MOVED_AWAY = ".damaged"
+
+
 def move_away(path: str) -> str:
     """The command that moves a damaged Cursor file out of deja's way, which no read mends: ``mv X X.damaged``,
     quoted for a shell (a store's folder may hold a space). ``deja index``'s lines and doctor's fixes give it alike
     (an SQLite tool opening Cursor's file could write to it)."""
     import shlex  # (a message's alone: it loads ``re``)
 
-    return f"mv {shlex.quote(path)} {shlex.quote(path + '.damaged')}"
-
-
-def dropped_with(path: str, cli_roots: list[str]) -> str:
-    """What the index drops once the damaged file ``path`` is moved away: an editor database's sessions; a chat's
-    ``store.db``'s session, unless a transcript under ``cli_roots`` holds the chat, which keeps it without the tool
-    output and title only the store held (trial47 F4: "to drop its sessions" was said of a chat that stayed)."""
-    if path.endswith(".vscdb"):
-        return "its sessions"
-    if transcript_beside(path, cli_roots):
-        return "its tool output and title, not its session, which its transcript holds"
-    return "its session"
-
-
-def transcript_beside(store: str, cli_roots: list[str]) -> bool:
-    """Whether a transcript under one of ``cli_roots`` holds the chat whose ``store.db`` is ``store`` (the chat's
-    folder is named by its id, as its transcript is: ``projects/*/agent-transcripts/<id>[/<id>].jsonl``). One
-    listing of each root's projects, for a message alone."""
-    chat_id = os.path.basename(os.path.dirname(store))
-    places = (f"{chat_id}.jsonl", os.path.join(chat_id, f"{chat_id}.jsonl"))  # (the flat layout, the nested one)
-    for root in cli_roots:
-        try:
-            with os.scandir(os.path.join(root, "projects")) as projects:
-                folders = [os.path.join(project.path, "agent-transcripts") for project in projects]
-        except OSError:  # (no such folder, or one this user may not list)
-            continue
-        if any(os.path.isfile(os.path.join(folder, place)) for folder in folders for place in places):
-            return True
-    return False
+    return f"mv {shlex.quote(path)} {shlex.quote(path + MOVED_AWAY)}"
 
 
 def make_readable(path: str, then: str) -> str:

@@ -1,0 +1,128 @@
+"""A secret the rules knew in one spelling is redacted in the others a chat holds too (red47b): Vault's older token
+given to ``vault token lookup``, YAML's flow pair with a bare value, a Windows tool's name (``UnRAR.exe``,
+``sshpass.exe``) or a quoted one, ``net -U user%…`` before its subcommand, the AWS shorthand with its value first,
+PowerShell's and cmd's line continuations, and a command given as a list of strings (``subprocess.run([...])``).
+Prose and code that merely name these tools stay as written."""
+
+from __future__ import annotations
+
+import pytest
+
+from deja.core.redact import redact
+from deja.core.redaction import as_indexed
+
+R = "[redacted:cli-credentials]"
+S = "[redacted:secret]"
+TOKEN = "s.Ab3dEf6hIj9kLm2nOp5qRs8t"
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        # 1. Vault's older token given to the token subcommands.
+        (f"vault token lookup {TOKEN}", f"vault token lookup {R}"),
+        (f"vault token revoke {TOKEN}", f"vault token revoke {R}"),
+        (f"vault token renew -increment=1h {TOKEN}", f"vault token renew -increment=1h {R}"),
+        # 2. YAML's flow (a Kubernetes env) with the value unquoted.
+        ("{name: DB_PASSWORD, value: S3cret}", f"{{name: DB_PASSWORD, value: {S}}}"),
+        (
+            "env: [{name: API_TOKEN, value: abc123def456}, {name: LOG_LEVEL, value: debug}]",
+            f"env: [{{name: API_TOKEN, value: {S}}}, {{name: LOG_LEVEL, value: debug}}]",
+        ),
+        ("- name: X_TOKEN\n  value: abc123def456", f"- name: X_TOKEN\n  value: {S}"),
+        # 3. Windows's spellings of the tools, a quoted name, net's -U before its subcommand.
+        ("UnRAR.exe x -pS3cret a.rar", f"UnRAR.exe x -p{R} a.rar"),
+        ("unrar.exe x -pS3cret a.rar", f"unrar.exe x -p{R} a.rar"),
+        ("rar.exe a -hpS3cret C:\\backup\\a.rar src", f"rar.exe a -hp{R} C:\\backup\\a.rar src"),
+        (
+            '"C:\\Program Files\\WinRAR\\Rar.exe" a -pS3cret a.rar',
+            f'"C:\\Program Files\\WinRAR\\Rar.exe" a -p{R} a.rar',
+        ),
+        ("sshpass.exe -p S3cret ssh deploy@host", f"sshpass.exe -p {R} ssh deploy@host"),
+        ('"sshpass" -p S3cret ssh deploy@host', f'"sshpass" -p {R} ssh deploy@host'),
+        ("cd /srv && 'sshpass' -p S3cret ssh deploy@host", f"cd /srv && 'sshpass' -p {R} ssh deploy@host"),
+        ('sudo "sshpass" -p S3cret ssh deploy@host', f'sudo "sshpass" -p {R} ssh deploy@host'),
+        ('& "C:\\tools\\sshpass.exe" -p S3cret ssh h', f'& "C:\\tools\\sshpass.exe" -p {R} ssh h'),
+        ("net -U admin%S3cretX rpc user", f"net -U admin%{R} rpc user"),
+        ("net -S dc1 -U 'DOM\\admin%S3cretX' ads join", f"net -S dc1 -U 'DOM\\admin%{R}' ads join"),
+        # 4. The AWS shorthand with the value before the key.
+        (
+            "aws cloudformation deploy --parameter-overrides ParameterValue=S3cretX,ParameterKey=DbPassword",
+            f"aws cloudformation deploy --parameter-overrides ParameterValue={S},ParameterKey=DbPassword",
+        ),
+        ("Value=S3cretX==,Name=DB_PASSWORD", f"Value={S},Name=DB_PASSWORD"),
+        # 5. PowerShell's and cmd's line continuations.
+        ("mysql -u root `\n  -pS3cret app", f"mysql -u root `\n  -p{R} app"),
+        ("mysql -u root ^\r\n  -pS3cret app", f"mysql -u root ^\r\n  -p{R} app"),
+        ("docker login -u ci `\n  -p S3cret reg.io", f"docker login -u ci `\n  -p {R} reg.io"),
+        ("sshpass `\n  -p S3cret ssh deploy@host", f"sshpass `\n  -p {R} ssh deploy@host"),
+        # 6. A command given as a list of strings.
+        (
+            'subprocess.run(["mysql", "-u", "root", "-pS3cret", "app"])',
+            f'subprocess.run(["mysql", "-u", "root", "-p{R}", "app"])',
+        ),
+        (
+            'subprocess.run(["sshpass", "-p", "S3cret", "ssh", "deploy@host"], check=True)',
+            f'subprocess.run(["sshpass", "-p", "{R}", "ssh", "deploy@host"], check=True)',
+        ),
+        ("['sshpass', '-p', 'two words', 'ssh', 'h']", f"['sshpass', '-p', '{R}', 'ssh', 'h']"),
+        ('["/usr/bin/mysql", "-p" + "S3cret"]', f'["/usr/bin/mysql", "-p" + "{R}"]'),
+        (
+            '["docker", "login", "-u", "ci", "-p", "S3cret", "reg.io"]',
+            f'["docker", "login", "-u", "ci", "-p", "{R}", "reg.io"]',
+        ),
+        ('{"args": ["redis-cli", "-a", "S3cret", "ping"]}', f'{{"args": ["redis-cli", "-a", "{R}", "ping"]}}'),
+        ('{"c": "[\\"mysql\\", \\"-pS3cret\\"]"}', f'{{"c": "[\\"mysql\\", \\"-p{R}\\"]"}}'),
+    ],
+)
+def test_a_secret_in_another_spelling_of_a_known_shape_is_redacted(written: str, shown: str) -> None:
+    assert redact(written) == shown
+    assert as_indexed(written) == shown
+
+
+KEPT = [
+    # Vault's token subcommands without a token, and prose.
+    "vault token lookup",
+    "vault token revoke -self",
+    "vault token lookup -accessor 8609694a-cdbc-db9b-d345-e782dbb562ed",
+    "run vault token lookup to see the token's policies",
+    # A JavaScript object whose value is a variable, a call, a reference or a word.
+    "{name: DB_PASSWORD, value: dbPassword}",
+    "{ name: API_TOKEN, value: token }",
+    "{name: DB_PASSWORD, value: config.db.password}",
+    "{name: DB_PASSWORD, value: getPassword()}",
+    "{name: DB_PASSWORD, value: $(DB_PASSWORD)}",
+    "{name: LOG_LEVEL, value: Debug123}",
+    "{ name: apiKey, value: S3cret }",
+    # The tools' names as files, values and words.
+    'find . -name "sshpass" -print',
+    "grep -rn 'sshpass' -print0 .",
+    'see the "sshpass" -p flag in its manual',
+    "cc -o a.rar.exe -pthread main.c",
+    "copy C:\\tools\\unrar.exe -p",
+    "dotnet -U admin%prod rpc",
+    "asp.net -U admin%prod",
+    "net use Z: \\\\srv\\share /user:admin",
+    # The shorthand's other fields.
+    "ParameterValue=prod,ParameterKey=Env",
+    "UsePreviousValue=true,ParameterKey=DbPassword",
+    "ParameterValue=$DB_PASSWORD,ParameterKey=DbPassword",
+    "Value=web-01,Key=Name",
+    # A Markdown line ending in a backtick or a caret before an option of another command.
+    "Run `mysql`\n-p is the port flag of `ssh`",
+    "x = 2^\n-p",
+    # A command given as a list: options of other tools, no literal.
+    'subprocess.run(["mysql", "-u", "root", "-p" + pw, "app"])',
+    'subprocess.run(["mysql", "-p", "app"])',
+    'cmd = ["sshpass", "-p", os.environ["PW"], "ssh", host]',
+    '["docker", "run", "-p", "8080:80", "nginx"]',
+    '["mysql", "--version"]',
+    '["ssh", "-p", "2222", "host"]',
+    'tools = ["mysql", "psql", "sqlite3"]',
+]
+
+
+@pytest.mark.parametrize("line", KEPT)
+def test_prose_and_code_naming_these_tools_stay_as_written(line: str) -> None:
+    assert redact(line) == line
+    assert as_indexed(line) == line
