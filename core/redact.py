@@ -421,7 +421,7 @@ def _argument(match: re.Match[str]) -> str:
     value = match.group(group)
     if not _a_command_word(match.string, match.start()):
         return match.group(0)
-    if group == "quoted" and _a_closing_quote(match.string, match.start(), match.start("quote"), match.group("quote")):
+    if group == "quoted" and _a_closing_quote(match):
         return match.group(0)
     if match.groupdict().get("closing") is not None and not _a_quoted_command(
         match.string, match.start(), match.group("closing")
@@ -437,61 +437,35 @@ def _argument(match: re.Match[str]) -> str:
     return _option_value(match, "cli-credentials")
 
 
-def _a_closing_quote(text: str, name: int, at: int, quote: str) -> bool:
-    """Whether ``quote`` at ``at``, right after the option, closes a quote opened before the tool's name at ``name``:
-    the tool and its option are quoted text (``grep -rn "mysql -p" scripts/ | grep -v "test"``, ``echo "use mysql
-    -p" && mysql -p"…"``, in quotes a JSON string escapes too), the option there gives no value, and the quote after
-    it opens none: the next quoted text is another word's, or the next command's own password (review46f M3).
+def _a_closing_quote(match: re.Match[str]) -> bool:
+    """Whether the match's quote, right after the option, closes quoted text holding the tool's name instead of
+    opening its value: the tool and its option are quoted text (``grep -rn "mysql -p" scripts/ | grep -v "test"``,
+    ``echo "use mysql -p" && mysql -p"…"``, in quotes a JSON string escapes too), the option there gives no value,
+    and the next quoted text is another word's or the next command's own password (review46f M3).
 
-    Read on the name's line (up to ``_QUOTE_REACH`` characters before the name: a long line costs linear time), the
-    quotes spelt as this one is: the one left open at the option opened before the name, after a blank, a line's start
-    or a sign that opens a word (``(``, ``=``, ``:``…), not after a word (``users' mysql -p'…'``). An apostrophe (``can't``)
-    opens no quote. A word glued to the closing quote would be the option's value (``"mysql -p"S3cret`` is
-    ``mysql -pS3cret`` to the shell): the quote is read as opening one there, as it was."""
-    after = text[at + len(quote) : at + len(quote) + 1]
-    if after not in _AFTER_A_CLOSING_QUOTE and not (after == '"' and quote[0] == "\\"):
+    Read from what the quotes would hold as a value, which no password holds, not by counting the quotes before it:
+    an apostrophe (``'90s``), a cmd.exe path's ``\\"``, a ``"`` inside ``'…'``, a JSON string's ``\\n`` or a long
+    line cut made a count odd, and a password starting with a blank or a sign was kept (review47d H1). So it starts
+    with a blank or a sign (a word glued to the quote is the option's value: ``"mysql -p"S3cret`` is ``-pS3cret`` to
+    the shell), and holds a command's word (``_A_COMMANDS_WORD``: ``|``, ``&&``, ``-g``), a sentence's words in small
+    letters from one of ``_PROSE_WORDS`` on (``and type``), or the end of the JSON string the quote is escaped in.
+    Where it cannot tell, the value is redacted: a secret kept is worse than a mention over-redacted."""
+    quote, quoted = match.group("quote"), match.group("quoted")
+    if quoted[0] not in _AFTER_A_CLOSING_QUOTE and quoted[0] != '"':
         return False  # (a JSON string may end right after the quote it escapes: ``"grep \\"mysql -p\\""``)
-    reach = max(0, name - _QUOTE_REACH)
-    start = max(reach, text.rfind("\n", reach, name) + 1)
-    if _quote_marks(text, start, at, quote) % 2 == 0:
-        return False
-    opened = text.rfind(quote, start, at)  # (the quote left open: the last one)
-    while opened >= 0 and not _a_quote_mark(text, opened, quote):
-        opened = text.rfind(quote, start, opened)
-    return 0 <= opened < name and text[opened - 1 : opened] in _BEFORE_AN_OPENING_QUOTE
-
-
-def _quote_marks(text: str, start: int, end: int, quote: str) -> int:
-    """How many quotes spelt as ``quote`` (``_a_quote_mark``) ``text[start:end]`` holds: counted, not read one by one
-    (a line of many commands would be read again for each)."""
-    marks = text.count(quote, start, end)
-    if quote[0] != "\\":
-        marks -= text.count("\\" + quote, start, end)
-    if quote == "'":
-        marks -= len(_APOSTROPHE.findall(text, start, end))
-    return marks
-
-
-#: An apostrophe: between two letters or digits (``can't``), which opens no quote.
-_APOSTROPHE = Lazy(globals(), "_APOSTROPHE", r"(?<=[^\W_])'(?=[^\W_])")
-
-
-def _a_quote_mark(text: str, at: int, quote: str) -> bool:
-    """Whether ``quote`` at ``at`` is a quote spelt so: a plain one not after a backslash (that one is the ``\\"``
-    spelling, a JSON string's), and
-    ``'`` not an apostrophe between two letters or digits (``can't``)."""
-    if quote[0] == "\\":
+    if quote[-1] == '"' and '"' in quoted:
+        return True  # (``"grep \\"docker login -p\\" x", "about": "the \\"…``: a ``"`` less escaped than it)
+    if _A_COMMANDS_WORD.search(quoted) is not None:
         return True
-    before = text[at - 1 : at]
-    return before != "\\" and not (quote == "'" and _APOSTROPHE.match(text, at) is not None)
+    words = quoted.split()  # (a sentence's: ``Run "mysql -p" and type "yes"``)
+    return bool(words) and words[0] in _PROSE_WORDS and all(word.isalpha() and word.islower() for word in words)
 
 
-#: How far before a tool's name its line is read for a quote left open (``_a_closing_quote``).
-_QUOTE_REACH = 1000
-#: What a quote opens a word after: a line's start, a blank, a sign that opens a value or a list.
-_BEFORE_AN_OPENING_QUOTE = ("", " ", "\t", "(", "=", "[", "{", ",", ":", "`")
-#: What follows a quote that ends a word: a line's end, a blank, a sign that ends a command or a list.
-_AFTER_A_CLOSING_QUOTE = ("", " ", "\t", "\r", "\n", ")", "]", "}", ",", ";", "|", "&", "`")
+#: A word of a command (after a blank or at the start): a shell's ``|``, ``||``, ``&``, ``&&`` or ``;``, or an option
+#: (``-g``, ``--include``).
+_A_COMMANDS_WORD = Lazy(globals(), "_A_COMMANDS_WORD", r"(?:^|[ \t])(?:[|&;]{1,2}|--?[A-Za-z][\w-]*)(?![^ \t])")
+#: What follows a quote that ends a word: a blank, a line's end, a sign that ends a command or a list.
+_AFTER_A_CLOSING_QUOTE = frozenset(" \t\r)]},;|&`")
 
 
 def _a_quoted_command(text: str, at: int, quote: str) -> bool:
@@ -565,13 +539,16 @@ _PROSE_WORDS = frozenset(  # (words split, not list literals: one a line would t
 
 
 def _a_command_word(text: str, at: int) -> bool:
-    """Whether the tool's name at ``at`` runs a command: after a blank, a line's start, a shell's ``;&|(``, a quote
-    or a path's folder that runs it (``_a_programs_path``; ``C:\\tools\\``). Not a part of another word (``pymysql``,
-    ``gzip``), a file's extension (``wget …/x.zip -P /tmp``), a variable's value, nor the value of a long option that
-    names something (``docker run --name mongo -p …``: a container's; ``_NAMING_OPTIONS``)."""
+    """Whether the tool's name at ``at`` runs a command: after a blank, a line's start (an escaped ``\\n`` in a JSON
+    string too), a shell's ``;&|(``, a quote or a path's folder that runs it (``_a_programs_path``; ``C:\\tools\\``).
+    Not a part of another word (``pymysql``, ``gzip``), a file's extension (``wget …/x.zip -P /tmp``), a variable's
+    value, nor the value of a long option that names something (``docker run --name mongo -p …``: a container's;
+    ``_NAMING_OPTIONS``)."""
     if text.startswith("-", at):  # (an option, not a name: ``redis-server --requirepass``)
         return True
     before = text[max(0, at - 200) : at].rpartition("\n")[2]
+    if before.endswith("\\n"):  # (a line's start in a JSON string: ``"set -e\\nmysql -p…"``; review47d M1)
+        return True
     if not before or before[-1].isspace():
         words = before.split()
         return not (words and words[-1] in _NAMING_OPTIONS)

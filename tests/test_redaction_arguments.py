@@ -400,3 +400,90 @@ def test_a_quoted_password_in_json_escaped_twice_is_redacted(command: str, shown
     written = json.dumps({"arguments": json.dumps({"command": command})})
     assert redact(written) == json.dumps({"arguments": json.dumps({"command": shown})})
     assert as_indexed(written) == redact(written)
+
+
+#: Quotes before the tool that a count of quotes read as one left open (an apostrophe, a cmd.exe path's ``\"``, a
+#: ``"`` inside ``'…'``, a line longer than the count's reach): the quote after the option opens the password still.
+_ODD_QUOTES_BEFORE = [
+    "echo \"it is the '90s\" && mysql -p'&Ab9xq2Lm7'",
+    "echo \"rock 'n roll\" && mysql -u root -p'&Ab9xq2Lm7' db",
+    'cd "C:\\Users\\me\\" && mysql -p"&Ab9xq2Lm7"',
+    'echo \' "\' && mysql -p" Ab9xq2Lm7"',
+    'echo \'say "hi\' && mysql -p")Ab9xq2Lm7"',
+    "echo \"it's\" && mysql -p';Ab9xq2Lm7'",
+    "the users' mysql -p'|Ab9xq2Lm7'",
+    "echo '" + "x" * 1200 + "' ; IFS=' ' ; mysql -u root -p'&Xk9vQ2mL7pR' app",
+]
+
+
+@pytest.mark.parametrize("command", _ODD_QUOTES_BEFORE)
+@pytest.mark.parametrize("levels", [0, 1, 2])
+def test_a_password_starting_with_a_sign_or_a_blank_after_other_quotes_is_redacted(command: str, levels: int) -> None:
+    """A password may start with a blank or a sign that ends a word (``&``, ``)``); the quotes before the tool on its
+    line say nothing of whether the one after the option opens it (review47d H1), in a JSON string too."""
+    written = command
+    for _ in range(levels):
+        written = json.dumps({"command": written})
+    assert "Ab9xq2Lm7" not in redact(written) and "Xk9vQ2mL7pR" not in redact(written)
+    assert "[redacted:" in as_indexed(written) and "Ab9xq2Lm7" not in as_indexed(written)
+
+
+@pytest.mark.parametrize(
+    ("written", "password"),
+    [
+        # A word glued to the quote after the option is its value to the shell (``-pAb9xq2Lm7``).
+        ('sh -c "mysql -p"Ab9xq2Lm7 | tee "log"', "Ab9xq2Lm7"),
+        # Signs and blanks that are no command's word: a ``|`` or ``&&`` glued to a word, an option's dash inside one.
+        ('echo "mysql -p" && mysql -p"&Ab9-xq2Lm7"', "&Ab9-xq2Lm7"),
+        ('echo "mysql -p" && mysql -p" -Ab9xq2Lm7!"', " -Ab9xq2Lm7!"),
+        ('echo "mysql -p" && mysql -p"&&Ab9xq2Lm7"', "&&Ab9xq2Lm7"),
+        ('echo "mysql -p" && mysql -p" |Ab9xq2Lm7"', " |Ab9xq2Lm7"),
+        # A ``"`` inside a password quoted with ``'`` (or an escaped ``'``) ends no JSON string.
+        ("echo 'mysql -p' && mysql -p'&\"Ab9xq2Lm7'", '&"Ab9xq2Lm7'),
+        ("cmd = 'mysql -p\\'&\"Ab9xq2Lm7\\' db'", '&"Ab9xq2Lm7'),
+        # Words of a sentence only when each is in small letters, the first a function word.
+        ('echo "mysql -p" && mysql -p" is Ab9xq2Lm7"', " is Ab9xq2Lm7"),
+        ('echo "mysql -p" && mysql -p" is ab9xq2"', " is ab9xq2"),
+        ('echo "mysql -p" && mysql -p" hunter two"', " hunter two"),
+    ],
+)
+def test_a_password_that_a_closing_quote_could_be_read_before_is_redacted(written: str, password: str) -> None:
+    """The closing reading needs what the quotes would hold to be no password's: each of its conditions pinned by a
+    password that only it keeps redacted (review47d M2)."""
+    assert password not in redact(written)
+    assert password not in as_indexed(written)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        'Run "mysql -p" and type "yes" when asked',
+        '{"c": "grep \\"mysql -p\\"", "d": "the \\"x\\""}',
+        "grep -rn -e'mysql -p' . | grep -v 'test'",
+    ],
+)
+def test_text_after_quoted_text_naming_a_tool_and_its_option_stays_as_written(written: str) -> None:
+    """A sentence's words, the end of a JSON string, or a command's after the quote closing ``"mysql -p"``."""
+    assert redact(written) == written
+    assert as_indexed(written) == written
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "set -e\nmysql -u root -pXk9vQ2mL7pR archive",
+        "set -e\r\nmysql -u root -pXk9vQ2mL7pR archive",
+        "set -e\ndocker login -u ci -p Xk9vQ2mL7pR reg.io",
+        "set -e\nsshpass -p Xk9vQ2mL7pR ssh root@h",
+        "#!/bin/bash\n# restore the '90s archive\nset -e\nmysql -u root -p'&Xk9vQ2mL7pR' archive",
+    ],
+)
+@pytest.mark.parametrize("levels", [1, 2])
+def test_a_tool_starting_a_line_of_a_json_string_is_a_command(script: str, levels: int) -> None:
+    """A script in a JSON string (a ``tasks.json``'s ``"command"``, a tool call's arguments) has its lines' ends
+    escaped: the tool after a ``\\n`` starts a command (review47d M1)."""
+    written = script
+    for _ in range(levels):
+        written = json.dumps({"command": written})
+    assert "Xk9vQ2mL7pR" not in redact(written)
+    assert "Xk9vQ2mL7pR" not in as_indexed(written)
