@@ -62,7 +62,6 @@ from .text import (
     terms,
 )
 from .thesaurus import RELATED_WEIGHT, Compound, closed_compounds, related, says_spaced
-from .written import Written
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a prompt that recalls nothing never)
@@ -72,6 +71,7 @@ if TYPE_CHECKING:  # (datetime loads at run time where a hit's time is read: a p
 
     from .index import SessionMeta
     from .model import Message
+    from .written import Written
 
 #: In an index of at most this many docs every term is read whole: reading everything costs little there (7 ms of
 #: ``deja search``'s 42 at 1k sessions), and no posting is cut, so a small index is ranked exactly: a budget of
@@ -1213,7 +1213,7 @@ def _collect(
                     started=meta.started,
                     updated=meta.updated,
                     score=round(score, 4),
-                    snippets=_snippets(Written(segment, ordinal, meta), scored, wanted_terms, snippets, filters.since)
+                    snippets=_snippets(_written(segment, ordinal, meta), scored, wanted_terms, snippets, filters.since)
                     if snippets
                     else [],
                     messages=meta.messages,
@@ -1462,6 +1462,14 @@ def _matched(words: list[str], scored: list[tuple[float, int]], doc_scores: _Sco
     """The query terms the docs ``scored`` (of the session ``key``) hold as written."""
     mask = _mask(doc_scores, key, scored)
     return [term for bit, term in enumerate(words) if mask >> bit & 1]
+
+
+def _written(segment: Segment, ordinal: int, meta: SessionMeta) -> Written:
+    """A hit's message times for its passages (``written.Written``), its module loaded only by a search that shows
+    passages: a hook's search shows none, and the hooks' imports are listed in README."""
+    from .written import Written
+
+    return Written(segment, ordinal, meta)
 
 
 def _written_since(written: Written, scored: list[tuple[float, int]], since: datetime) -> Iterator[int]:
