@@ -16,19 +16,24 @@ from deja.core.redact import redact
 _REDACT_ONCE = """
 import sys, time
 from deja.core.redact import scrub
-unit = sys.argv[2]
-text = unit * (int(sys.argv[1]) // len(unit))
+unit, head = sys.argv[2], sys.argv[3]
+text = head + unit * (int(sys.argv[1]) // len(unit))
 start = time.process_time()
 scrub(text)
 print(time.process_time() - start)
 """
 
 
-def _cpu_seconds(size: int, folder: Path, unit: str = '{"password":"abc"},') -> float:
-    """The CPU time of one redaction of a ``size``-character line, in an interpreter of its own as a build starts:
-    in one that has copied big strings before, the allocator keeps their memory and a line's copies cost less."""
+def _cpu_seconds(size: int, folder: Path, unit: str = '{"password":"abc"},', head: str = "") -> float:
+    """The CPU time of one redaction of a ``size``-character line (``head`` then ``unit`` over and over), in an
+    interpreter of its own as a build starts: in one that has copied big strings before, the allocator keeps their
+    memory and a line's copies cost less."""
     done = subprocess.run(
-        [sys.executable, "-c", _REDACT_ONCE, str(size), unit], cwd=folder, capture_output=True, text=True, check=True
+        [sys.executable, "-c", _REDACT_ONCE, str(size), unit, head],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return float(done.stdout)
 
@@ -209,3 +214,13 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
     the string after the last), and the other spellings of a tool's name, a continuation, a pair read a bounded reach
     on (red47b)."""
     assert _cpu_seconds(1_000_000, tmp_path, unit) / _cpu_seconds(250_000, tmp_path, unit) < 8
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize("head", ['["sshpass", "-p", "Xk9mPq2Lw", "ssh", ', '["mysql", "-pXk9mPq2Lw", '])
+def test_one_long_listed_command_is_redacted_in_time_linear_in_its_size(tmp_path: Path, head: str) -> None:
+    """One list of many strings: the line its strings make was joined again for each one, and 1 MB took minutes
+    (review47h H1; the test above starts a new list with each unit)."""
+    assert "Xk9mPq2Lw" not in redact(head + '"a", ' * 50 + '"b"]')
+    unit = '"host-a", '
+    assert _cpu_seconds(200_000, tmp_path, unit, head) / _cpu_seconds(50_000, tmp_path, unit, head) < 8
