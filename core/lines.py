@@ -88,15 +88,16 @@ BLOCK_CHARS = 100
 
 def block_line(block: list[str]) -> str:
     """The line that stands for a pasted ``block`` (its lines, fences too) in an ask's own words, cut to
-    ``BLOCK_CHARS`` and followed by ``…`` where more of it is left out: its first line, or a Python traceback's last
-    unindented one, the exception, which says what failed ("Traceback (most recent call last):" says nothing); ""
-    for an empty fence."""
+    ``BLOCK_CHARS`` and followed by ``…`` where more of it is left out: its first line, or for a Python traceback
+    in it the exception, which says what failed ("Traceback (most recent call last):" and the command run before it
+    say nothing): the first line after its frames that is not indented (a log line after it is not it, review47j
+    M3); "" for an empty fence."""
     lines = [line for line in block if not line.lstrip().startswith(FENCES)]
     if not lines:
         return ""
-    line = lines[0]
-    if line.startswith("Traceback ("):
-        line = next((line for line in reversed(lines) if not line[:1].isspace()), line)
+    traced = next((at for at, line in enumerate(lines) if line.startswith("Traceback (")), -1)
+    exception = next((line for line in lines[traced + 1 :] if not line[:1].isspace()), "") if traced >= 0 else ""
+    line = exception or lines[0]
     shown = cut(" ".join(line.split()), BLOCK_CHARS, words=True)
     return shown if len(lines) == 1 or shown.endswith("…") else f"{shown} …"
 
@@ -105,15 +106,22 @@ def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
     """The non-empty lines of ``ask``, each with whether it was pasted rather than written: a fenced block, its
     fences too (an unclosed fence runs to the end), or a run of two lines or more (blank lines between them kept in
     it) each shaped as a config, ``.env``, log or code line (:func:`pasted_shape`). One such line alone is prose:
-    "Update: the build fails on CI" is a sentence. One pass, each line given as soon as it is known, with ``str``'s
-    methods (the prompt hook loads no ``re`` and recalls questions)."""
+    "Update: the build fails on CI" is a sentence. In a run with a diff's header (``DIFF_HEADS``) every ``+``/``-``
+    line is the diff's; a traceback's run goes on to its exception (:func:`exception_line`), whatever its shape
+    (``Exception: db down`` reads as written, review47j M3). One pass, each line given as soon as it is known, with
+    ``str``'s methods (the prompt hook loads no ``re`` and recalls questions)."""
     held = ""  # (a shaped line not yet known to start a run)
-    fenced = running = False
+    fenced = running = diffing = tracing = False
     for line in ask.splitlines():
         if not line.strip():
             continue
         fence = line.lstrip().startswith(FENCES)
-        if not (fence or fenced) and pasted_shape(line):
+        shaped = not (fence or fenced) and (
+            pasted_shape(line) or (diffing and line[:1] in "+-") or (tracing and exception_line(line))
+        )
+        if shaped:
+            diffing = diffing or line.startswith(DIFF_HEADS)
+            tracing = line.startswith("Traceback (") or (tracing and line[:1].isspace())
             if held:
                 yield held, True
                 held, running = "", True
@@ -124,31 +132,29 @@ def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:
             continue
         if held:
             yield held, False
-        held, running = "", False
+        held, running, diffing, tracing = "", False, False, False
         yield line, fence or fenced
         fenced ^= fence
     if held:
         yield held, False
 
 
+def exception_line(line: str) -> bool:
+    """Whether ``line``, the first unindented one after a traceback's frames, is its exception: a name alone
+    (``AssertionError``) or a name and ``:`` (``Exception: db down``), not a question written after a traceback
+    cut short."""
+    name = line.partition(":")[0]
+    return bool(name) and " " not in name.rstrip()
+
+
 #: How a pasted line of code starts (after its indent, which alone makes it one).
 CODE_STARTS = ("$ ", "#!", "//", "/*", "<", "{", "}", "[", "]", "(", ")", '"', "import ", "from ", "def ", "class ")
-#: How a pasted line of a tool's output starts: npm's log, pytest's failures and summary, a unified diff's added, removed
-#: and hunk lines (a removed line is also ``-`` but for a list's ``- item``, below), Go's goroutine header, PowerShell's
-#: error position. Each was flattened whole into an ask's words (review47g M1).
-OUTPUT_STARTS = (
-    "npm ERR!",
-    "npm WARN",
-    "FAILED ",
-    "E   ",
-    "===",
-    "+",
-    "@@ ",
-    "--- ",
-    "diff --git ",
-    "goroutine ",
-    "At line:",
-)
+#: How a diff's header lines start, and PowerShell's error position, after which a ``+ Get-Item C:\\x`` line is the
+#: command's: in a run with one, every ``+``/``-`` line is pasted (:func:`pasted_blocks`).
+DIFF_HEADS = ("@@ ", "diff --git ", "+++ ", "--- ", "At line:")
+#: How a pasted line of a tool's output starts: npm's log, pytest's failures and summary, a diff's headers, Go's
+#: goroutine header. Each was flattened whole into an ask's words (review47g M1).
+OUTPUT_STARTS = ("npm ERR!", "npm WARN", "FAILED ", "E   ", "===", "goroutine ", *DIFF_HEADS)
 
 
 def pasted_shape(line: str) -> bool:
@@ -156,7 +162,7 @@ def pasted_shape(line: str) -> bool:
     than as one written: indented; ``KEY=VALUE``; ``key: value`` or ``key:`` (a YAML list's ``- key: value`` too), its
     key one word, as an error's ``ValueError: …`` is, but not a capitalised word with a value (``Expected: 200``,
     ``- Storage: postgres``: a written list, review47g L1); a traceback's first line; a log's time or level first
-    (:func:`log_prefix`); a tool's output (``OUTPUT_STARTS``); JSON or code by how it starts or ends (``{``, ``$ ``,
+    (:func:`log_prefix`); a tool's output (``OUTPUT_STARTS``) or a diff's line (:func:`diff_line`); JSON or code by how it starts or ends (``{``, ``$ ``,
     ``;``), or a call alone (Go's frame ``main.(*Server).handle(0x0, 0xc000010000)``)."""
     if line[:1].isspace():
         return True
@@ -168,11 +174,19 @@ def pasted_shape(line: str) -> bool:
         ("=" in word and word[:1].isalpha() and word.partition("=")[0].replace("_", "").isalnum())
         or (bool(colon) and bool(head) and " " not in head and (not value or (value[:1] == " " and not written(head))))
         or line.startswith(("Traceback (", *CODE_STARTS, *OUTPUT_STARTS))
-        or (line[:1] == "-" and not (line[1:2] == " " and line[2:3] != " "))
+        or diff_line(line)
         or line.endswith((";", "{", "}"))
         or (line.endswith(")") and " " not in line.partition("(")[0])
         or log_prefix(line) > 0
     )
+
+
+def diff_line(line: str) -> bool:
+    """Whether ``line`` is shaped as a diff's added or removed line outside a run with a diff's header: its ``+`` or
+    ``-`` followed by a name (``+PORT = 8000``) or an indent (``-    burst = 5``). A list's ``+ item`` or
+    ``- item``, an arrow's ``-> click`` and an option's ``--force`` are written (review47j M2)."""
+    sign, after = line[:1], line[1:3]
+    return sign in ("+", "-") and bool(after) and (after[0].isalpha() or after[0] == "_" or after.isspace())
 
 
 def written(key: str) -> bool:

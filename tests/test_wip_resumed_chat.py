@@ -196,6 +196,18 @@ TOOL_OUTPUTS = [
     ),
 ]
 
+TRACEBACK = 'Traceback (most recent call last):\n  File "/app/db.py", line 2, in <module>\n    connect()\n'
+#: Python tracebacks given by their header, the command before them or a log line after them (review47j M3).
+TRACEBACKS = [
+    (f"{TRACEBACK}Exception: db down\nwhy?", "Exception: db down … why?"),
+    (f"{TRACEBACK}AssertionError\nwhy?", "AssertionError … why?"),
+    (
+        f"```\n$ python manage.py runserver\n{TRACEBACK}KeyError: 'SECRET_KEY'\n```\nwhy?",
+        "KeyError: 'SECRET_KEY' … why?",
+    ),
+    (f"{TRACEBACK}KeyError: 'k'\n2026-12-05 10:00:00 INFO shutting down\nwhy?", "KeyError: 'k' … why?"),
+]
+
 
 @pytest.mark.parametrize(
     ("ask", "words"),
@@ -217,9 +229,10 @@ TOOL_OUTPUTS = [
             "django.core.exceptions.ImproperlyConfigured: Requested setting DATABASES, but settings are not… why now?",
         ),
         ("All paste here…\n```\nx = 1\n```", "All paste here… x = 1"),
-        ("```\n```\nwhy is the fence empty?", "why is the fence empty?"),
+        ("the log is empty:\n```\n```\nwhy?", "the log is empty: why?"),
         ("```\nAll paste here…\nmore\n```", "All paste here…"),
         *TOOL_OUTPUTS,
+        *TRACEBACKS,
     ],
     ids=[
         "rust",
@@ -234,6 +247,10 @@ TOOL_OUTPUTS = [
         "pytest",
         "go",
         "ps",
+        "exception",
+        "bare exception",
+        "command first",
+        "log line after",
     ],
 )
 def test_a_paste_is_given_by_one_line_of_it_not_left_out_nor_whole(fake_home: Path, ask: str, words: str) -> None:
@@ -265,6 +282,25 @@ def test_a_paste_is_given_by_one_line_of_it_not_left_out_nor_whole(fake_home: Pa
 )
 def test_written_key_value_lines_are_prose(fake_home: Path, ask: str, words: str) -> None:
     """A capitalised word and a value is a written list, not a config: it was left out (review47g L1)."""
+    project = _chat(fake_home, timedelta(minutes=40), ask)
+    assert f"task: {words}\n" in run_deja("wip", cwd=project).stdout
+
+
+@pytest.mark.parametrize(
+    ("ask", "words"),
+    [
+        (
+            "Please:\n+ add a login page\n+ fix the navbar\n+ update the docs",
+            "Please: + add a login page + fix the navbar + update the docs",
+        ),
+        ("Steps:\n-> click login\n-> nothing happens", "Steps: -> click login -> nothing happens"),
+        ("Options I tried:\n--force\n--no-cache\nstill fails", "Options I tried: --force --no-cache still fails"),
+    ],
+    ids=["+ bullets", "arrows", "options"],
+)
+def test_bullets_arrows_and_options_are_prose_not_a_diff(fake_home: Path, ask: str, words: str) -> None:
+    """A ``+`` bullet, an arrow or an option read as a diff's line, and the whole task as ``Please: …`` (review47j
+    M2): a ``+``/``-`` line is a diff's only after a diff's header or shaped as one (``+PORT = 8000``)."""
     project = _chat(fake_home, timedelta(minutes=40), ask)
     assert f"task: {words}\n" in run_deja("wip", cwd=project).stdout
 
