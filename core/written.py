@@ -63,6 +63,11 @@ class Written:
         self._stamps[number], start = when, self.meta.started
         if when is None or when != start:
             return when
+        last = self.meta.messages - 1
+        if self._not_start(last) is None and self._not_start(0) is None:
+            # (no time of its own at either end: a chat of none, read at its ends, not at every message: a search of
+            # three such chats of 3,000 messages took 2 s, review47k H1; the last read first inflates them at once)
+            return None if self.meta.updated is not None and self.meta.updated > start else when
         if any(self._not_start(before) for before in range(number - 1, -1, -1)):
             return None
         if self._next_dated(number) is not None or self.meta.updated is None or self.meta.updated <= start:

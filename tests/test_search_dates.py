@@ -447,3 +447,35 @@ def test_a_turn_a_hit_above_showed_says_its_day(fake_home: Path, zone: str) -> N
     )
     shown = run_deja("search", "webhook", "signing", env=env).stdout
     assert f"\n  (2026-11-20) (the same turn as {JULY}'s above)" in shown, shown
+
+
+def test_a_search_reads_a_long_chat_without_times_at_a_few_of_its_messages(fake_home: Path) -> None:
+    """review47k H1: each passage of a chat none of whose messages has a time read back to its first message and on
+    to its last, inflating its records a step at a time (each step copying all before): 2 s for three such chats of
+    3,000 messages. It is read at its two ends, and its passages claim no day still."""
+    from deja.core.index.records import STRUCTS, decode_message
+    from deja.core.model import Message
+
+    chat, bubbles = "bbbbbbbb-0000-4000-8000-000000000003", 3000
+    created, updated = datetime(2026, 11, 20, 9, tzinfo=UTC), datetime(2026, 12, 3, 16, tzinfo=UTC)
+    said = [f"step {n} of the rollout" + (" with the zebracorn flag" * (n == bubbles // 2)) for n in range(bubbles)]
+    data = composer_data(
+        chat, [(f"b{n}", 1 + n % 2) for n in range(bubbles)], created_at=int(created.timestamp() * 1000)
+    )
+    data["lastUpdatedAt"] = int(updated.timestamp() * 1000)
+    bubble = {f"b{n}": {"bubbleId": f"b{n}", "type": 1 + n % 2, "text": text} for n, text in enumerate(said)}
+    write_state_vscdb(
+        fake_home / ".config/Cursor/User/globalStorage/state.vscdb", composers={chat: data}, bubbles={chat: bubble}
+    )
+    assert run_deja("index", env={"HOME": str(fake_home), "PATH": "/usr/bin:/bin"}).returncode == 0
+    decoded: list[int] = []
+
+    def counted(data: bytes) -> Message:
+        decoded.append(len(data))
+        return decode_message(data)
+
+    index = Index.open(fake_home / ".cache" / "deja", STRUCTS.replace(message=counted))
+    (hit,) = search(index, "zebracorn rollout", limit=1, snippets=3).hits
+    (shown,) = [snippet for snippet in hit.snippets if "zebracorn" in snippet.text]
+    assert shown.timestamp is None, shown
+    assert len(decoded) <= 20, len(decoded)
