@@ -678,6 +678,10 @@ _TAGS = "".join(map(chr, range(0xE0000, 0xE0080)))
 _TAGS_FROM = "\U000e0000"
 #: The controls ``for_terminal`` takes out with nothing in their place: a carriage return becomes a newline.
 _TAKEN_OUT = _CONTROL_CHARS.replace("\r", "")
+#: The controls a terminal moves its cursor for, and what ``for_terminal`` and ``as_seen`` read each as: a vertical tab,
+#: a form feed and NEL go down a line, a backspace back over a character; read as nothing, they joined what a person
+#: sees apart, and ``DB_PASSWORD=…\\x0bPATH=/usr/bin`` lost its ``PATH`` to the secret before it (review47i L3).
+_MOVES_THE_CURSOR = {"\x0b": "\n", "\x0c": "\n", "\x85": "\n", "\x08": " "}
 #: The bytes of a CSI sequence (``ESC [``) before its final one, which is one of ``_CSI_FINAL``.
 _CSI_PARAMETERS = "0123456789:;<=>?"
 _CSI_INTERMEDIATES = " !\"#$%&'()*+,-./"
@@ -706,6 +710,8 @@ def for_terminal(text: str) -> str:
         return text
     if "\x1b" in text:
         text = _sequences_out(text)
+    for control in filter(text.__contains__, _MOVES_THE_CURSOR):
+        text = text.replace(control, _MOVES_THE_CURSOR[control])
     for control in filter(text.__contains__, _TAKEN_OUT):
         text = text.replace(control, "")
     if "\r" in text:  # a lone CR (an old Mac's line end, a progress bar's redraw) keeps its lines apart: review44d L5
@@ -798,13 +804,21 @@ def as_seen(text: str) -> tuple[str, list[int]]:
     for found in re.finditer(_UNSEEN_RUN, text):
         start, end = found.span()
         if " " <= text[start - 1 : start] <= "~" or " " <= text[end : end + 1] <= "~":
-            parts.append(text[done:start])
-            where += range(done, start)
+            drawn = _drawn_for(found.group())
+            parts.append(text[done:start] + drawn)
+            where += range(done, start + len(drawn))
             done = found.end()
     if not parts:
         return "", []
     parts.append(text[done:])
     return "".join(parts), [*where, *range(done, len(text) + 1)]
+
+
+def _drawn_for(run: str) -> str:
+    """What a terminal draws for a run ``as_seen`` takes out: a line break where a control in it moves the cursor down,
+    a blank where one moves it back (``_MOVES_THE_CURSOR``), else nothing."""
+    moves = [_MOVES_THE_CURSOR[control] for control in filter(run.__contains__, _MOVES_THE_CURSOR)]
+    return max(moves, default="")
 
 
 def _holds_unseen(text: str) -> bool:

@@ -32,7 +32,7 @@ SHAPES = {
     "bearer": ("kumquat curl -H 'Authorization: Bearer {}' https://api.example.com", "a9f8e7d6c5b4a3928170f6e5d4c3"),
 }
 #: What a terminal shows as nothing: the directional marks, the word joiner, the zero-width space and joiners, the
-#: soft hyphen, a BOM, a tag character, and a colour code's escape sequence.
+#: soft hyphen, a BOM, a tag character, DEL, and a colour code's escape sequence.
 UNSEEN = {
     "RLM": "\u200f",
     "LRM": "\u200e",
@@ -43,7 +43,7 @@ UNSEEN = {
     "SHY": "\u00ad",
     "BOM": "\ufeff",
     "tag": "\U000e0041",
-    "VT": "\x0b",
+    "DEL": "\x7f",
     "ESC": "\x1b[1m",
 }
 #: A password named in a sentence, the invisible character inside its name: no rule's gate saw "password".
@@ -228,3 +228,24 @@ def test_a_secret_typed_beside_a_blank_or_with_an_escape_inside_is_no_echo(templ
     assert not _around_leaks(without_secrets(typed)), typed
     if "password\u2060 is" not in template:  # (no query gate takes a password named in a sentence, written plainly too)
         assert not _around_leaks(" ".join(searched_words(typed))), typed
+
+
+#: A control a terminal moves its cursor down for after a secret (review47i L3): what follows it is no part of the
+#: secret. (A backspace is no blank to the rules as written: ``hunter2xx\\x08PATH=…`` is one value to them.)
+MOVED = [
+    f"kumquat {name}: DB_PASSWORD=hunter2xx{control}PATH=/usr/bin"
+    for name, control in [("vt", "\x0b"), ("ff", "\x0c"), ("nel", "\x85"), ("zwsp-vt", "\u200b\x0b")]
+]
+
+
+def test_what_follows_a_secret_after_a_control_that_moves_the_cursor_is_kept(tmp_path: Path, fake_home: Path) -> None:
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    cli = tmp_path / "cli"
+    turns = [turn for line in MOVED for turn in (user_turn(line), assistant_turn("noted"))]
+    write_transcript(transcript_path(cli, str(project), CHAT), [*turns, turn_ended()])
+    env = {**index_cli_root(tmp_path, cli), "HOME": str(fake_home)}
+    for text, line in zip(_texts(env), MOVED, strict=True):
+        assert "hunter2xx" not in text and text.endswith("[redacted:secret]" + line[-14:])
+    shown = _deja(env, "show", CHAT[:8], "-n", "200")
+    assert "hunter2xx" not in shown and shown.count("\nPATH=/usr/bin") == 4
