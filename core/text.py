@@ -678,6 +678,10 @@ _TAGS = "".join(map(chr, range(0xE0000, 0xE0080)))
 _TAGS_FROM = "\U000e0000"
 #: The controls ``for_terminal`` takes out with nothing in their place: a carriage return becomes a newline.
 _TAKEN_OUT = _CONTROL_CHARS.replace("\r", "")
+#: The controls a terminal moves its cursor for, and what ``for_terminal`` and ``as_seen`` read each as: a vertical tab,
+#: a form feed and NEL go down a line, a backspace back over a character; read as nothing, they joined what a person
+#: sees apart, and ``DB_PASSWORD=…\\x0bPATH=/usr/bin`` lost its ``PATH`` to the secret before it (review47i L3).
+_MOVES_THE_CURSOR = {"\x0b": "\n", "\x0c": "\n", "\x85": "\n", "\x08": " "}
 #: The bytes of a CSI sequence (``ESC [``) before its final one, which is one of ``_CSI_FINAL``.
 _CSI_PARAMETERS = "0123456789:;<=>?"
 _CSI_INTERMEDIATES = " !\"#$%&'()*+,-./"
@@ -706,6 +710,8 @@ def for_terminal(text: str) -> str:
         return text
     if "\x1b" in text:
         text = _sequences_out(text)
+    for control in filter(text.__contains__, _MOVES_THE_CURSOR):
+        text = text.replace(control, _MOVES_THE_CURSOR[control])
     for control in filter(text.__contains__, _TAKEN_OUT):
         text = text.replace(control, "")
     if "\r" in text:  # a lone CR (an old Mac's line end, a progress bar's redraw) keeps its lines apart: review44d L5
@@ -765,25 +771,29 @@ _DRAWN_AS_NOTHING = "\u00ad\u180e\u200b\u200c\u200d"
 #: nothing; looked for by ``_holds_unseen`` (the ASCII ones alone in an ASCII text).
 _UNSEEN = _TAKEN_OUT + _DRAWN_AS_NOTHING
 _UNSEEN_ASCII = "".join(c for c in _UNSEEN if c.isascii())
-#: What ``as_seen`` takes out: a run of those characters and tag characters (an ESC with its colour code's CSI
-#: sequence, ``ESC [ … m``, read whole) with a printable ASCII character before and after it, asked of each run found
-#: (asked in the pattern, a long run with none after it was read again from each of its characters). It starts with
-#: a class of characters, which ``re`` looks for in one pass in C: a run in a group was tried at each character, and
-#: read a Persian chat's text, full of joiners, at half the speed of its redaction.
+#: What ``as_seen`` takes out: a run of those characters and tag characters (an ESC read with the sequence it opens,
+#: as ``_sequences_out`` reads it: a colour code's CSI, ``ESC [ … m``; a string command such as an OSC hyperlink up to
+#: its BEL or ``ESC \\``, or the line's end; ``ESC 7``, ``ESC ( B``: review47i M1) with a printable ASCII character
+#: or a blank on either side of it, asked of each run found (asked in the pattern, a long run with none after it was
+#: read again from each of its characters). It starts with a class of characters, which ``re`` looks for in one pass
+#: in C: a run in a group was tried at each character, and read a Persian chat's text, full of joiners, at half the
+#: speed of its redaction.
 _UNSEEN_CLASS = f"[{_UNSEEN}{_TAGS_FROM}-{_TAGS[-1]}]"
-_UNSEEN_RUN = f"{_UNSEEN_CLASS}(?:(?<=\x1b)\\[[0-?]*[ -/]*[@-~]|{_UNSEEN_CLASS})*+"
+_ESCAPE_SEQUENCE = "(?<=\x1b)(?:\\[[0-?]*[ -/]*[@-~]|[]PX^_][^\x07\x1b\n]*+(?:\x07|\x1b\\\\)?|[ -/]*[0-~])"
+_UNSEEN_RUN = f"{_UNSEEN_CLASS}(?:{_ESCAPE_SEQUENCE}|{_UNSEEN_CLASS})*+"
 
 
 def as_seen(text: str) -> tuple[str, list[int]]:
-    """``text`` as a person reads it on a terminal where what is not seen there (``_UNSEEN``, tag characters, a colour
-    code) joins two printable ASCII characters into one word, and where each of its characters (and its end) was in
-    ``text``; ``("", [])`` for a text that holds none.
+    """``text`` as a person reads it on a terminal where what is not seen there (``_UNSEEN``, tag characters, an
+    escape sequence) has a printable ASCII character or a blank on either side, and where each of its characters (and
+    its end) was in ``text``; ``("", [])`` for a text that holds none.
 
     What the redaction rules read too: ``AKIA\\u200bIOSF…``, a ``ghp_`` token with a word joiner inside or a password
-    after ``mysql -p`` with an RLM in it were no secret to them, and ``deja show`` printed them whole (review47a M2).
-    Only between ASCII characters, as every secret the rules find is written: the joiners of an emoji or a Persian
-    word, a Hebrew sentence's marks, a flag's tags join no such word, and such a text is not read twice. A text
-    without such a character pays a ``str`` test or two (``_holds_unseen``); one with them, a pass of ``re``."""
+    after ``mysql -p`` with an RLM in it were no secret to them, and ``deja show`` printed them whole (review47a M2);
+    nor was ``password\\u2060 is …`` or ``KEY=\\u200b …``, the character beside a blank (review47i H1). Only next
+    to ASCII, as every secret the rules find is written: the joiners of an emoji or a Persian word, a flag's tags
+    join no such word, and such a text is not read twice. A text without such a character pays a ``str`` test or two
+    (``_holds_unseen``); one with them, a pass of ``re``."""
     if not _holds_unseen(text):
         return "", []
     import re
@@ -793,14 +803,22 @@ def as_seen(text: str) -> tuple[str, list[int]]:
     done = 0
     for found in re.finditer(_UNSEEN_RUN, text):
         start, end = found.span()
-        if start and "!" <= text[start - 1] <= "~" and "!" <= text[end : end + 1] <= "~":
-            parts.append(text[done:start])
-            where += range(done, start)
+        if " " <= text[start - 1 : start] <= "~" or " " <= text[end : end + 1] <= "~":
+            drawn = _drawn_for(found.group())
+            parts.append(text[done:start] + drawn)
+            where += range(done, start + len(drawn))
             done = found.end()
     if not parts:
         return "", []
     parts.append(text[done:])
     return "".join(parts), [*where, *range(done, len(text) + 1)]
+
+
+def _drawn_for(run: str) -> str:
+    """What a terminal draws for a run ``as_seen`` takes out: a line break where a control in it moves the cursor down,
+    a blank where one moves it back (``_MOVES_THE_CURSOR``), else nothing."""
+    moves = [_MOVES_THE_CURSOR[control] for control in filter(run.__contains__, _MOVES_THE_CURSOR)]
+    return max(moves, default="")
 
 
 def _holds_unseen(text: str) -> bool:

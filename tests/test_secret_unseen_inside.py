@@ -32,7 +32,7 @@ SHAPES = {
     "bearer": ("kumquat curl -H 'Authorization: Bearer {}' https://api.example.com", "a9f8e7d6c5b4a3928170f6e5d4c3"),
 }
 #: What a terminal shows as nothing: the directional marks, the word joiner, the zero-width space and joiners, the
-#: soft hyphen, a BOM, a tag character, and a colour code's escape sequence.
+#: soft hyphen, a BOM, a tag character, DEL, and a colour code's escape sequence.
 UNSEEN = {
     "RLM": "\u200f",
     "LRM": "\u200e",
@@ -43,7 +43,7 @@ UNSEEN = {
     "SHY": "\u00ad",
     "BOM": "\ufeff",
     "tag": "\U000e0041",
-    "VT": "\x0b",
+    "DEL": "\x7f",
     "ESC": "\x1b[1m",
 }
 #: A password named in a sentence, the invisible character inside its name: no rule's gate saw "password".
@@ -158,9 +158,13 @@ def test_a_secret_typed_with_an_invisible_character_is_no_word_and_no_echo(name:
 def test_a_text_without_invisible_characters_is_read_as_written() -> None:
     assert as_seen("kumquat\tpassword=hunter2\r\n\u00e9t\u00e9 \u05e9\u05dc\u05d5\u05dd") == ("", [])
     assert as_seen("a\u200bb\x1b[31mc\U000e0041d") == ("abcd", [0, 2, 8, 10, 11])
-    # (only what joins two ASCII characters: an emoji's joiners, a Persian word's, a Hebrew mark, a colour code
-    # before a blank are read as they are)
-    assert as_seen(KEPT[0] + KEPT[1] + " \x1b[32mPASSED\x1b[0m ok") == ("", [])
+    # (only what is next to ASCII: an emoji's joiners, a Persian word's are read as they are; a Hebrew mark or a
+    # colour code before a blank is read through, and what is no secret is kept as stored)
+    assert as_seen("\U0001f468\u200d\U0001f469 \u0645\u06cc\u200c\u062e") == ("", [])
+    from deja.core.redact import scrub
+
+    kept = " ".join(KEPT) + " \x1b[32mPASSED\x1b[0m ok \u05e9\u05dc\u05d5\u05dd\u200f ok"
+    assert as_seen(kept)[0] and scrub(kept) == kept
 
 
 def test_a_long_run_of_invisible_characters_is_read_once() -> None:
@@ -172,3 +176,76 @@ def test_a_long_run_of_invisible_characters_is_read_once() -> None:
     started = time.perf_counter()
     assert scrub(text).endswith(" [redacted:aws-key]")
     assert time.perf_counter() - started < 5
+
+
+#: A secret beside a blank with an invisible character between them (review47i H1), and one with an escape sequence
+#: other than a colour code inside it (review47i M1): the line, its secret, and what is kept before the secret.
+AROUND = [
+    ("kumquat one: my db password\u2060 is {}", "Tr0ub4dor7"),
+    ("kumquat two: password\u200b = {}", "hunter2Secret77x"),
+    ("kumquat three: export AWS_SECRET_ACCESS_KEY=\u200b {}", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+    ("kumquat four: key {}", _inside("AKIAIOSFODNN7EXAMPLE", "\x1b7")),
+    ("kumquat five: key {} ok", _inside("AKIAIOSFODNN7EXAMPLE", "\x1b(B")),
+    ("kumquat six: push {} now", _inside(SHAPES["github"][1], "\x1b]8;;http://x\x1b\\")),
+    ("kumquat seven: push {} now", _inside(SHAPES["github"][1], "\x1b]0;title\x07")),
+]
+
+
+def _around_pieces(secret: str) -> set[str]:
+    """What of a secret must not show: itself and either half, the escape inside it taken out."""
+    for escape in ("\x1b7", "\x1b(B", "\x1b]8;;http://x\x1b\\", "\x1b]0;title\x07"):
+        if escape in secret:
+            return _pieces(secret.replace(escape, ""))
+    return _pieces(secret)
+
+
+def _around_leaks(shown: str) -> list[str]:
+    return [secret for _, secret in AROUND if any(piece in shown for piece in _around_pieces(secret))]
+
+
+def test_a_secret_beside_a_blank_or_with_an_escape_inside_shows_nowhere(tmp_path: Path, fake_home: Path) -> None:
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    cli = tmp_path / "cli"
+    lines = [template.format(secret) for template, secret in AROUND]
+    turns = [turn for line in lines for turn in (user_turn(line), assistant_turn("noted"))]
+    write_transcript(transcript_path(cli, str(project), CHAT), [*turns, turn_ended()])
+    env = {**index_cli_root(tmp_path, cli), "HOME": str(fake_home)}
+    answers = {
+        "show": _deja(env, "show", CHAT[:8], "-n", "200"),
+        "search": _deja(env, *SEARCH),
+        "show --json": _strings(json.loads(_deja(env, "show", CHAT[:8], "-n", "200", "--json"))),
+    }
+    assert {how: found for how, shown in answers.items() if (found := _around_leaks(shown))} == {}
+    texts = _texts(env)
+    assert all("[redacted:" in text and text.startswith(line[:16]) for text, line in zip(texts, lines, strict=True))
+
+
+@pytest.mark.parametrize(("template", "secret"), AROUND)
+def test_a_secret_typed_beside_a_blank_or_with_an_escape_inside_is_no_echo(template: str, secret: str) -> None:
+    typed = template.format(secret)
+    assert not _around_leaks(as_indexed(typed, whatever_the_setting=True)), typed
+    assert not _around_leaks(without_secrets(typed)), typed
+    if "password\u2060 is" not in template:  # (no query gate takes a password named in a sentence, written plainly too)
+        assert not _around_leaks(" ".join(searched_words(typed))), typed
+
+
+#: A control a terminal moves its cursor down for after a secret (review47i L3): what follows it is no part of the
+#: secret. (A backspace is no blank to the rules as written: ``hunter2xx\\x08PATH=…`` is one value to them.)
+MOVED = [
+    f"kumquat {name}: DB_PASSWORD=hunter2xx{control}PATH=/usr/bin"
+    for name, control in [("vt", "\x0b"), ("ff", "\x0c"), ("nel", "\x85"), ("zwsp-vt", "\u200b\x0b")]
+]
+
+
+def test_what_follows_a_secret_after_a_control_that_moves_the_cursor_is_kept(tmp_path: Path, fake_home: Path) -> None:
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    cli = tmp_path / "cli"
+    turns = [turn for line in MOVED for turn in (user_turn(line), assistant_turn("noted"))]
+    write_transcript(transcript_path(cli, str(project), CHAT), [*turns, turn_ended()])
+    env = {**index_cli_root(tmp_path, cli), "HOME": str(fake_home)}
+    for text, line in zip(_texts(env), MOVED, strict=True):
+        assert "hunter2xx" not in text and text.endswith("[redacted:secret]" + line[-14:])
+    shown = _deja(env, "show", CHAT[:8], "-n", "200")
+    assert "hunter2xx" not in shown and shown.count("\nPATH=/usr/bin") == 4
