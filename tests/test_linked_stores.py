@@ -238,6 +238,6 @@ def test_a_refused_rebuild_of_an_index_built_through_the_other_spelling_names_th
     assert refused.returncode == 1
     assert refused.stderr.startswith(
         f"deja: the index was not rebuilt: {read_before} (damaged) could not be read this time, and a rebuild would "
-        "lose the sessions read from it before"
+        "lose what was read from it before, which is kept as it was"
     ), refused
     assert f"(mv {read_before} " in refused.stderr
