@@ -97,9 +97,19 @@ def block_line(block: list[str]) -> str:
         return ""
     traced = next((at for at, line in enumerate(lines) if line.startswith("Traceback (")), -1)
     exception = next((line for line in lines[traced + 1 :] if not line[:1].isspace()), "") if traced >= 0 else ""
-    line = exception or lines[0]
+    line = exception or _named_only(lines[0])
     shown = cut(" ".join(line.split()), BLOCK_CHARS, words=True)
     return shown if len(lines) == 1 or shown.endswith("…") else f"{shown} …"
+
+
+def _named_only(line: str) -> str:
+    """A pasted ``NAME=value`` line (``.env``, ``export NAME=…``, an ini's) by its name, ``DATABASE_URL=…``: its value
+    is where a secret sits, and the line stands for its paste in every new chat's session-start block, where a
+    secret the redaction rules missed would reach the model (review47j L1). Any other line as it is."""
+    name, equals, value = line.strip().removeprefix("export ").partition("=")
+    if equals and value and name and (name.replace("_", "a").replace(".", "a").replace("-", "a").isalnum()):
+        return f"{name}=…"
+    return line
 
 
 def pasted_blocks(ask: str) -> Iterator[tuple[str, bool]]:

@@ -343,7 +343,7 @@ def export_command(
     if project is not None:
         _export_project(index, chosen_project(index, project) or project, fmt, output)
         return
-    refuse_empty(index)
+    refuse_empty(index, session_id)
     segment, meta = _session_of(index, session_id or "")
     text = render(meta, segment.messages(meta), fmt)
     if output is None:

@@ -76,6 +76,7 @@ SAID_FIRST = [
     (["wip", "/"], 2, "/ is the root folder, no project's: give a project's folder"),
     (["show", ""], 1, "an empty session id matches nothing: give an id or a unique prefix"),
     (["resume", ""], 1, "an empty session id matches nothing: give an id or a unique prefix"),
+    (["export", ""], 1, "an empty session id matches nothing: give an id or a unique prefix"),
 ]
 
 

@@ -113,7 +113,8 @@ def test_a_recalled_question_is_its_own_words_not_the_env_pasted_under_it(tmp_pa
     prompt = "the stripe webhook signature check is failing again in staging, what did we do last time?"
     given = hook_prompt(env, prompt, project)
     assert "deja show c-stripe-401" in given, given
-    assert f"  user: stripe webhook returns 401 in staging. here is my .env: {ENV_LINE} …\n" in given, given
+    assert f"  user: stripe webhook returns 401 in staging. here is my .env: {ENV_LINE}\n" in given, given
+    assert "postgres://" not in given, given
     assert "REDIS_URL" not in given and "DEBUG=false" not in given, given
     assert "renaming the lookup fixed the signature check" in given, given
 

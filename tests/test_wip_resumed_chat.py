@@ -114,10 +114,10 @@ services:
 Why can't the api container reach the database?"""
 
 
-#: The first line of the ``.env`` pasted in ``ENV_ASK``, which stands for it in the ask's own words.
-ENV_LINE = "DATABASE_URL=postgres://shop@db.internal:5432/shop"
-ENV_ASK = f"""stripe webhook returns 401 in staging. here is my .env:
-{ENV_LINE}
+#: What stands for the ``.env`` pasted in ``ENV_ASK`` in the ask's own words: its first line's name, not its value.
+ENV_LINE = "DATABASE_URL=…"
+ENV_ASK = """stripe webhook returns 401 in staging. here is my .env:
+DATABASE_URL=postgres://shop@db.internal:5432/shop
 REDIS_URL=redis://cache.internal:6379/0
 STRIPE_WEBHOOK_URL=https://shop.example.com/hooks/stripe
 SENTRY_ENVIRONMENT=staging
@@ -132,7 +132,7 @@ DEBUG=false"""
         (TRACEBACK_FIRST, "KeyError: 'DATABASE_URL' … Why does the server refuse to start since the settings split?"),
         (GREETING_FIRST, " ".join(GREETING_FIRST.split())),
         (COMPOSE, "Here is my docker-compose file: services: … Why can't the api container reach the database?"),
-        (ENV_ASK, f"stripe webhook returns 401 in staging. here is my .env: {ENV_LINE} …"),
+        (ENV_ASK, f"stripe webhook returns 401 in staging. here is my .env: {ENV_LINE}"),
         (
             "pip still fails after I rebuilt the venv…\n```\nerror: externally-managed-environment\n```",
             "pip still fails after I rebuilt the venv… error: externally-managed-environment",
