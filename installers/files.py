@@ -19,14 +19,13 @@ import json
 import os
 import re
 import shlex
-import shutil
 import stat
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from ..core.private import private_dir
+from ..core.private import private_dir, replace_private
 from ..core.redact import scrub
 
 Action = Literal["created", "updated", "removed", "unchanged"]
@@ -350,6 +349,13 @@ def _apply_one(change: Change) -> None:
         _write_atomically(change, change.text)
 
 
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
 def _write_atomically(change: Change, text: str) -> None:
     """Write through a symlink, keeping the file's mode; back the user's file up first when it holds nothing of
     deja's yet (``backup``): an uninstall, or an install that updates deja's entries, takes no .bak."""
@@ -359,7 +365,11 @@ def _write_atomically(change: Change, text: str) -> None:
     except FileNotFoundError:
         mode = None
     if mode is not None and change.backup is not None:
-        shutil.copy2(target, change.backup)
+        # 0600 whatever the file's own mode: an mcp.json may hold a server's token, and a copy others can read would
+        # open a second, wider door to it (trial48 F7). Written whole, then renamed in, as the file itself is.
+        found = target.read_bytes()
+        if not _holds(change.backup, found):  # (a copy already there with these bytes, the user's own too, stays)
+            replace_private(change.backup, found, sync=True)
     private_dir(target.parent)  # each folder made 0700 whatever the umask (``mkdir(parents=True)`` made parents 0777)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

@@ -79,8 +79,9 @@ def _uv_tool(prefix: Path) -> bool:
 def upgrade_advice(checkout: Checkout | None, prefix: Path, python: str, *, user: bool = False) -> str:
     """The command that upgrades deja as it was installed. pipx and uv tool installs ask their tool (no pip in
     uv's environments; pip into pipx's would go behind pipx's back), from the pulled checkout when they were made
-    from one; a checkout otherwise is pulled and installed again as the README installs it (``-e`` if it was, with
-    the test extra); any other install upgrades with its own interpreter's pip, ``--user`` if it was one."""
+    from one; a checkout otherwise is pulled and installed again as the README installs it (an editable one, a
+    developer's, with ``-e`` and the test extra); any other install upgrades with its own interpreter's pip,
+    ``--user`` if it was one."""
     pull = f"git -C {shlex.quote(str(checkout.folder))} pull && " if checkout is not None else ""
     editable = "-e " if checkout is not None and checkout.editable else ""
     folder = shlex.quote(str(checkout.folder)) if checkout is not None else ""
@@ -90,5 +91,6 @@ def upgrade_advice(checkout: Checkout | None, prefix: Path, python: str, *, user
         return f"{pull}uv tool install --force {editable}{folder}" if checkout else f"uv tool upgrade {DISTRIBUTION}"
     pip = f"{shlex.quote(python)} -m pip install{' --user' if user else ''}"
     if checkout is not None:
-        return f"{pull}{pip} {editable}{shlex.quote(f'{checkout.folder}[test]')}"
+        target = f"{checkout.folder}[test]" if checkout.editable else str(checkout.folder)
+        return f"{pull}{pip} {editable}{shlex.quote(target)}"
     return f"{pip} --upgrade {DISTRIBUTION}"

@@ -86,3 +86,26 @@ def test_uninstall_never_deletes_a_bak_the_user_made_even_of_the_same_bytes(fake
     assert f"removed {own_backup}" not in gone.stdout
     assert own_backup.read_text() == users
     assert hooks.read_text() == users
+
+
+def test_the_copy_install_keeps_is_the_users_alone_whatever_the_files_mode(fake_home: Path, deja: Path) -> None:
+    """trial48 F7: an mcp.json readable by others (0644) holding a server's token was copied to a 0644
+    ``mcp.json.bak``: a second file with the token. deja's copy is 0600; uninstall puts the file back with its mode."""
+    cursor = fake_home / ".cursor"
+    cursor.mkdir()
+    mcp = cursor / "mcp.json"
+    users = '{"mcpServers": {"github": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "ghp_T48notARealTokenAtAll0123456789"}}}}\n'
+    mcp.write_text(users)
+    mcp.chmod(0o644)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+
+    assert run_deja("install", "cursor", env=env, script=deja).returncode == 0
+    backup = cursor / "mcp.json.bak"
+    assert backup.read_text() == users
+    assert backup.stat().st_mode & 0o777 == 0o600
+    assert mcp.stat().st_mode & 0o777 == 0o644, "the user's file keeps its own mode"
+
+    assert run_deja("uninstall", "cursor", env=env, script=deja).returncode == 0
+    assert mcp.read_text() == users
+    assert mcp.stat().st_mode & 0o777 == 0o644
+    assert not backup.exists()

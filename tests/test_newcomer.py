@@ -38,8 +38,8 @@ def test_upgrade_advice_fits_this_install() -> None:
     """This checkout's environment installed it (editable, or as the README does): the advice pulls this checkout and
     installs it again the same way, never `pip install deja`."""
     advice = upgrade_command()
-    again = "install -e" if installed_package() == ROOT else "install"
-    assert advice == f"git -C {ROOT} pull && {sys.executable} -m pip {again} '{ROOT}[test]'"
+    again = f"install -e '{ROOT}[test]'" if installed_package() == ROOT else f"install {ROOT}"
+    assert advice == f"git -C {ROOT} pull && {sys.executable} -m pip {again}"
     assert not re.search(r"install (--upgrade )?deja(\s|$)", advice)
 
 
@@ -52,11 +52,11 @@ UV = "/home/me/.local/share/uv/tools/deja-cursor"
     ("checkout", "prefix", "python", "advice"),
     [
         (Checkout(Path("/src/deja"), editable=False), VENV, f"{VENV}/bin/python",
-         f"git -C /src/deja pull && {VENV}/bin/python -m pip install '/src/deja[test]'"),
+         f"git -C /src/deja pull && {VENV}/bin/python -m pip install /src/deja"),
         (Checkout(Path("/src/deja"), editable=True), VENV, f"{VENV}/bin/python",
          f"git -C /src/deja pull && {VENV}/bin/python -m pip install -e '/src/deja[test]'"),
         (Checkout(Path("/my src/deja"), editable=False), "/opt/my tools", "/opt/my tools/bin/python",
-         "git -C '/my src/deja' pull && '/opt/my tools/bin/python' -m pip install '/my src/deja[test]'"),
+         "git -C '/my src/deja' pull && '/opt/my tools/bin/python' -m pip install '/my src/deja'"),
         (None, "/home/me/.local/share/pipx/venvs/deja-cursor", "/home/me/.local/share/pipx/venvs/deja-cursor/bin/python",
          "pipx upgrade deja-cursor"),
         (None, "/opt/tools/deja", "/opt/tools/deja/bin/python", "/opt/tools/deja/bin/python -m pip install --upgrade deja-cursor"),
@@ -83,7 +83,7 @@ def test_upgrade_advice_for_each_way_of_installing(
     [
         (None, "/usr/bin/python3.11 -m pip install --user --upgrade deja-cursor"),
         (Checkout(Path("/src/deja"), editable=False),
-         "git -C /src/deja pull && /usr/bin/python3.11 -m pip install --user '/src/deja[test]'"),
+         "git -C /src/deja pull && /usr/bin/python3.11 -m pip install --user /src/deja"),
     ],
 )  # fmt: skip
 def test_a_user_install_is_upgraded_in_the_user_site(checkout: Checkout | None, advice: str) -> None:
