@@ -78,6 +78,8 @@ if TYPE_CHECKING:
 
 #: How many of deja's own newest hook decisions the JSON report carries.
 DECISIONS = 20
+#: How many damaged chat stores doctor names, each with its ``mv``; the rest are counted on one line after them.
+DAMAGED_SHOWN = 3
 
 Level = Literal["ok", "warn", "error"]
 Area = Literal["history", "index", "wiring", "settings", "delivery"]
@@ -554,14 +556,20 @@ def _damaged_chat_stores(unread: dict[str, str], cli_roots: list[Path]) -> list[
         return []
     chat_dirs = find_all_chat_dirs(cli_roots)
     stores = [str(chat_dirs[sid] / STORE_DB) for sid in ids if sid in chat_dirs]
-    return [store for store in stores if why_unreadable(store) == "damaged"]
+    return sorted(store for store in stores if why_unreadable(store) == "damaged")
 
 
 def _damaged_chat_store_problems(damaged: list[str], dropped: Callable[[str], str]) -> list[Finding]:
-    """Each damaged chat store by name, with the ``mv`` that moves it away and what the index drops then, as
-    ``deja index`` says it (``dropped``: ``moved_away.dropped_with``): nothing, of a store it never read
-    (review47f M2)."""
-    return [_damaged_chat_store(store, dropped(store)) for store in damaged]
+    """The first ``DAMAGED_SHOWN`` damaged chat stores by name, with the ``mv`` that moves each away and what the
+    index drops then, as ``deja index`` says it (``dropped``: ``moved_away.dropped_with``): nothing, of a store it
+    never read (review47f M2); then how many more, on one line, as doctor's other long lists end: a finding each
+    filled the report with as many as there were (fix47h)."""
+    named = [_damaged_chat_store(store, dropped(store)) for store in damaged[:DAMAGED_SHOWN]]
+    if len(damaged) <= DAMAGED_SHOWN:
+        return named
+    more = _count(len(damaged) - DAMAGED_SHOWN, "more chat store")
+    fix = "move each away as above; `deja index` names the next one it cannot read"
+    return [*named, Finding("warn", "history", f"and {more} damaged likewise", fix)]
 
 
 def _damaged_chat_store(store: str, lost: str) -> Finding:
