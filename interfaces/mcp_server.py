@@ -773,7 +773,8 @@ class Tools:
         if mode in ("blame", "files", "fix", "how") and not index.session_count:
             from .fastpath import nothing_indexed
 
-            text = nothing_indexed()  # (its data, the lists of nothing, as ``--json`` gives them)
+            # (a project no session ran in said first, as the CLI says it; the data, lists of nothing, as ``--json``)
+            text = unknown_project(index, project) or nothing_indexed()
         return answer(fit_bytes(text, WORK_TEXT_BYTES), data)
 
     @staticmethod

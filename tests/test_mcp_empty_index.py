@@ -69,6 +69,8 @@ def test_what_a_tool_says_first_on_any_index_it_says_first_on_an_empty_one(empty
     async def scenario(session: ClientSession) -> None:
         searched = text(await session.call_tool("search", {"query": "webhook", "project": "api", "since": "7d"}))
         assert searched == f"No session of project 'api' is indexed; t{said[1:]}"
+        files = text(await session.call_tool("work", {"mode": "files", "query": "webhook", "project": "api"}))
+        assert files == f"No session of project 'api' is indexed; t{said[1:]}"
         wip = text(await session.call_tool("work", {"mode": "wip", "query": "/nonexistent/dir"}))
         assert wip.startswith("no folder /nonexistent/dir: "), wip
 
