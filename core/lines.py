@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 #: How many characters a cut gives back to end between words rather than inside one; a longer word (a path, a
 #: hash) is cut inside.
 WORD_SLACK = 24
+#: How many characters a stretch of a text (a search's snippet) keeps before the first word it was cut around.
+MATCH_LEAD = 40
 #: How a secret's marker starts, as ``core.redact`` writes it (``[redacted:slack-token]``): a cut never ends inside one.
 MARK = "[redacted:"
 #: What a shown side of a turn says in place of a text a session above it in the same answer showed: which session
@@ -249,7 +251,7 @@ def stretch(flat: str, hits: list[int], width: int) -> str:
             j += 1
         if i - j + 1 > best_count:
             best_count, best_start = i - j + 1, hits[j]
-    start = max(0, best_start - 40)
+    start = max(0, best_start - MATCH_LEAD)
     # (back to a word's start only nearby: minified JSON's one space far back took the window off every hit; the
     # text's start is one, no space before it: review44b L5)
     space = flat.rfind(" ", 0, start + 1)

@@ -46,6 +46,9 @@ class Session(msgspec.Struct, omit_defaults=True):
     #: The file the session was read from (a state.vscdb or a transcript).
     origin: str = ""
     messages: list[Message] = []
+    #: How many of ``messages``, first, a reader stamped with the chat's creation time for want of one of their own,
+    #: before the first that has one (``index.records.SessionMeta.untimed_lead``).
+    untimed_lead: int = 0
 
 
 #: Room kept for the elision marker: "\n[… 999.9 MB elided …]\n" and then some.

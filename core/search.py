@@ -560,10 +560,10 @@ def densest_window(text: str, wanted: set[str], width: int = SNIPPET_CHARS) -> s
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
-    return stretch(flat, _term_hits(flat, wanted), width)
+    return stretch(flat, term_hits(flat, wanted), width)
 
 
-def _term_hits(flat: str, wanted: set[str]) -> list[int]:
+def term_hits(flat: str, wanted: set[str]) -> list[int]:
     """Where the tokens of ``flat`` holding a ``wanted`` term start (folding whitespace changes no token)."""
     return [start for start, found in term_positions(flat) if not wanted.isdisjoint(found)]
 
@@ -1541,7 +1541,7 @@ def _snippet(message: Message, kind: int, wanted: set[str]) -> Snippet:
     # The message's own words, unless the match is only in its tool calls' commands and paths; its terms are
     # found once, for both. A message of tool calls alone says nothing itself: its snippet is the tool's.
     flat = " ".join(message.text.split())
-    hits = _term_hits(flat, wanted)
+    hits = term_hits(flat, wanted)
     if not hits:  # (its words as its other snippets give them, then what its calls acted on: trial43 F11)
         text = densest_window(" · ".join(part for part in (flat, *acted_on(message)) if part), wanted)
     else:

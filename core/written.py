@@ -59,8 +59,11 @@ class Written:
         """``when``, the time message ``number`` is indexed with (its caller decoded it), or None when it is not its
         own: its chat's start given to a message after one dated later (a bubble with no time in a chat of dated
         ones), or to every message of a chat updated later (a chat none of whose messages has a time). The first
-        messages of a dated chat do carry its start."""
+        messages of a dated chat do carry its start, but for those a reader stamped with it before its first dated
+        one (``SessionMeta.untimed_lead``: a chat begun in a Cursor that kept no message's time, review47k L3)."""
         self._stamps[number], start = when, self.meta.started
+        if number < self.meta.untimed_lead:
+            return None
         if when is None or when != start:
             return when
         last = self.meta.messages - 1

@@ -106,21 +106,35 @@ def _ingest(call: HookCall) -> str:
         return call.silent(f"not ingested {', '.join(sorted(ids))}: {nowhere}")
     said = f"ingested {', '.join(sorted(ids))}: {result.added} added, {result.updated} updated"
     if result.unreadable_kept:  # (a turn not taken read as nothing new without it: trial13 F4)
-        said += f"; {_unreadable(result.unreadable_files, result.unreadable_kept)}"
+        said += f"; {_unreadable(result.unreadable_files, result.unreadable_kept, home)}"
     return call.silent(said)
 
 
-def _unreadable(files: list[str], count: int) -> str:
+def _unreadable(files: list[str], count: int, home: Path) -> str:
     """The stores a refresh could not read, as the CLI names them (the detached ingest may wait for a lock once
     more to say why), and what becomes of them: one this user may not read is read by no refresh until its owner
-    makes it readable, as `deja index` says."""
+    makes it readable, and a damaged one by none until it is moved away, as `deja index` says (the log line said
+    a damaged store was "read again by the next refresh", which never mends it: fix47h)."""
     from ..core.readers.unreadable import make_readable, unreadable_named, why_unreadable
 
     why = why_unreadable(files[0]) if files else ""
     named = unreadable_named(files, count, why)
     if why == "permission denied":
         return f"{named} could not be read: kept as it was; {make_readable(files[0], 'deja index')}"
+    if why == "damaged":
+        return f"{named} could not be read this time: kept as it was; {_move_away(files[0], home)}"
     return f"{named} could not be read this time: kept as it was, read again by the next refresh"
+
+
+def _move_away(damaged: str, home: Path) -> str:
+    """The ``mv`` that moves a damaged store out of deja's way, and what the index is then without
+    (``moved_away.dropped_with``), as doctor gives them."""
+    from ..core.folders import cli_roots
+    from ..core.moved_away import dropped_with
+    from ..core.readers.unreadable import move_away
+
+    goes = f", and without {lost}" if (lost := dropped_with(damaged, home, cli_roots())) else ""
+    return f"a damaged file stays so: move it away ({move_away(damaged)}); `deja index` then reads on without it{goes}"
 
 
 def _wait_for_the_index(directory: Path) -> str:

@@ -23,8 +23,9 @@ import textwrap
 import time
 from collections import Counter
 from datetime import datetime
+from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..core import config, paths
 from ..core.bookkeeping import Bookkeeping, State, read_record
@@ -72,8 +73,13 @@ from .about import upgrade_command, version
 from .delivery import Decision, Delivery, cursor_delivery, hook_decisions, log_unwritable
 from .views import when
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 #: How many of deja's own newest hook decisions the JSON report carries.
 DECISIONS = 20
+#: How many damaged chat stores doctor names, each with its ``mv``; the rest are counted on one line after them.
+DAMAGED_SHOWN = 3
 
 Level = Literal["ok", "warn", "error"]
 Area = Literal["history", "index", "wiring", "settings", "delivery"]
@@ -186,6 +192,7 @@ def diagnose(home: Path | None = None) -> Report:
     index, state, damage = _index_status(home, newest=max((s.newest for s in stores if s.newest), default=None))
     skipped = dict(state.problems) if state else {}
     damaged = _damaged_chat_stores(state.unread if state else {}, cli_roots)
+    dropped = partial(dropped_with, home=home, cli_roots=[str(root) for root in cli_roots])
     unlisted = unlisted_folders(str(ide_root), [str(root) for root in cli_roots])
     forbidden_files = _forbidden_files([found.path for found in transcripts], cli_roots, home, state, unlisted)
     outside = out_of_sight_sources(Bookkeeping(index_dir(home), state), cli_roots) if state else []
@@ -202,8 +209,9 @@ def diagnose(home: Path | None = None) -> Report:
             *_not_damaged(skipped, chats, damaged, transcribed),
             forbidden_files,
             bool(outside),
+            dropped,
         ),
-        *_damaged_chat_store_problems(damaged, home, cli_roots),
+        *_damaged_chat_store_problems(damaged, dropped),
         *_forbidden_problems(forbidden_files, unlisted, [store.path for store in stores if store.unreadable]),
         *_index_problems(index, damage),
         *_kept_index_problems(home),
@@ -521,9 +529,10 @@ def _missing_roots() -> list[Finding]:
     ]  # fmt: skip
 
 
-def _unreadable_store(store: Store) -> Finding:
+def _unreadable_store(store: Store, dropped: Callable[[str], str]) -> Finding:
     """A store deja could not read just now: held by a writer (a warning: Cursor is at work, the index keeps what
-    it read), or damaged (an error, and how to go on without it, as ``deja index`` says it)."""
+    it read), or damaged (an error, and how to go on without it, as ``deja index`` says it, with what ``dropped``
+    says the index is then without)."""
     why = store.unreadable.replace("ide: ", "")
     if why == "database locked":
         return Finding(
@@ -534,8 +543,9 @@ def _unreadable_store(store: Store) -> Finding:
             "and run `deja index`",
         )
     # (``deja index``'s way out, which no read mends)
-    fix = f"{move_away(store.path)}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)"
-    return Finding("error", "history", f"deja cannot read {store.path} ({why})", fix)
+    return Finding(
+        "error", "history", f"deja cannot read {store.path} ({why})", _move_away(store.path, dropped(store.path))
+    )
 
 
 def _damaged_chat_stores(unread: dict[str, str], cli_roots: list[Path]) -> list[str]:
@@ -546,24 +556,33 @@ def _damaged_chat_stores(unread: dict[str, str], cli_roots: list[Path]) -> list[
         return []
     chat_dirs = find_all_chat_dirs(cli_roots)
     stores = [str(chat_dirs[sid] / STORE_DB) for sid in ids if sid in chat_dirs]
-    return [store for store in stores if why_unreadable(store) == "damaged"]
+    return sorted(store for store in stores if why_unreadable(store) == "damaged")
 
 
-def _damaged_chat_store_problems(damaged: list[str], home: Path, cli_roots: list[Path]) -> list[Finding]:
-    """Each damaged chat store by name, with the ``mv`` that moves it away and what the index drops then, as
-    ``deja index`` says it (``moved_away.dropped_with``): nothing, of a store it never read (review47f M2)."""
-    roots = [str(root) for root in cli_roots]
-    return [_damaged_chat_store(store, dropped_with(store, home, roots)) for store in damaged]
+def _damaged_chat_store_problems(damaged: list[str], dropped: Callable[[str], str]) -> list[Finding]:
+    """The first ``DAMAGED_SHOWN`` damaged chat stores by name, with the ``mv`` that moves each away and what the
+    index drops then, as ``deja index`` says it (``dropped``: ``moved_away.dropped_with``): nothing, of a store it
+    never read (review47f M2); then how many more, on one line, as doctor's other long lists end: a finding each
+    filled the report with as many as there were (fix47h)."""
+    named = [_damaged_chat_store(store, dropped(store)) for store in damaged[:DAMAGED_SHOWN]]
+    if len(damaged) <= DAMAGED_SHOWN:
+        return named
+    more = _count(len(damaged) - DAMAGED_SHOWN, "more chat store")
+    fix = "move each away as above; `deja index` names the next one it cannot read"
+    return [*named, Finding("warn", "history", f"and {more} damaged likewise", fix)]
 
 
-def _damaged_chat_store(store: str, dropped: str) -> Finding:
-    kept, goes = (
-        ("the index keeps what it read from it before", f", and without {dropped}")
-        if dropped
-        else ("nothing was read from it before", "")
-    )
-    fix = f"{move_away(store)}  (a damaged file stays so; `deja index` then reads on without it{goes})"
-    return Finding("warn", "history", f"{store} is damaged: no read mends it, and {kept}", fix)
+def _damaged_chat_store(store: str, lost: str) -> Finding:
+    kept = "the index keeps what it read from it before" if lost else "nothing was read from it before"
+    return Finding("warn", "history", f"{store} is damaged: no read mends it, and {kept}", _move_away(store, lost))
+
+
+def _move_away(path: str, lost: str) -> str:
+    """The ``mv`` that moves the damaged ``path`` out of deja's way, and what the index is then without, ``lost``
+    (``moved_away.dropped_with``): nothing, of a store it never read, where "its chats go with it" was said of an
+    editor database nothing was read from (review47k L2)."""
+    goes = f", and without {lost}" if lost else ""
+    return f"{move_away(path)}  (a damaged file stays so; `deja index` then reads on without it{goes})"
 
 
 def _not_damaged(
@@ -589,12 +608,15 @@ def _history_problems(
     chats: ChatSurvey,
     forbidden_files: list[str],
     indexed_elsewhere: bool,
+    dropped: Callable[[str], str],
 ) -> list[Finding]:
     problems = []
     if not any(store.count for store in stores) and not indexed_elsewhere:  # (``_out_of_sight`` says why instead)
         problems.append(no_history(looked_in))
     # (a database this user may not read is named with the files and folders it may not read, with their chmod)
-    problems.extend(_unreadable_store(store) for store in stores if store.unreadable and not forbidden(store.path))
+    problems.extend(
+        _unreadable_store(store, dropped) for store in stores if store.unreadable and not forbidden(store.path)
+    )
     # A database that cannot be opened is reported above, by path, as it is now.
     unread = {
         reason: n

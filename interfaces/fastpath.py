@@ -964,14 +964,18 @@ def _read_before(result: RefreshResult, them: str) -> str:
 
 def _damaged_kept(result: RefreshResult, them: str) -> str:
     """What became of a damaged store's sessions, and the way out: moved away, what only it held goes with it
-    (review12 R5: a damaged store was promised a read by the next `deja index`, run after run)."""
+    (review12 R5: a damaged store was promised a read by the next `deja index`, run after run). Of several stores,
+    moving the one named takes it off the line, not the line (fix47h)."""
     from ..core.readers.unreadable import move_away
 
     first = result.unreadable_files[0]
     goes = (
         f" and {dropped}" if (dropped := _dropped(first)) else ""
     )  # (of that store: another may be new, review47f M2)
-    return f"{_read_before(result, them)}; a damaged file stays so: move it away ({move_away(first)}) to drop this line{goes}"
+    line = "this line" if result.unreadable_kept == 1 else "it from this line"
+    return (
+        f"{_read_before(result, them)}; a damaged file stays so: move it away ({move_away(first)}) to drop {line}{goes}"
+    )
 
 
 def _dropped(path: str) -> str:

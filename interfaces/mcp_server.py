@@ -351,6 +351,16 @@ def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=envelope)
 
 
+def said_empty(index: Index, session_id: str) -> CallToolResult | None:
+    """The answer of a tool asked for one session (``show``, ``resume``, ``work``'s ``ctx``) on an index with none:
+    the line a search gives it (``fastpath.nothing_indexed``), not "no session has the id", which sent the agent to
+    list ids with ``recent``, of which there were none; an empty id is left to its own line, as the CLI leaves it
+    (``fastpath.refuse_empty``). None on an index with sessions."""
+    from .fastpath import nothing_indexed
+
+    return None if index.session_count or not session_id.strip() else answer(nothing_indexed())
+
+
 def fit_text(result: SearchResult, limit: int, budget: int = SEARCH_TEXT_BYTES, since: datetime | None = None) -> str:
     """The text of ``result``'s hits, as many as fit within ``budget`` bytes (at least one), its footer saying how
     to see the rest: a larger ``limit`` only where one would show them, never where the budget cut them; ``since``:
@@ -546,8 +556,9 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
     error that never came up is for ``fix`` (not a tool error: nothing is wrong with the question), and so is one
     that is not there. The root folder, however it is spelled, is no project's: refused, as ``deja wip /`` is."""
     from ..core import work
-    from ..core.library import ROOT_FOLDER, find_session, no_wip, wip_project, wip_session
+    from ..core.library import NO_FOLDER, ROOT_FOLDER, find_session, no_wip, wip_project, wip_session
     from . import work_views as views
+    from .fastpath import nothing_indexed
 
     asked = project_folder(folder)  # a folder is taken as `deja wip` takes it: else the nearest above with sessions
     here = readable_path(asked) if asked else folder
@@ -556,7 +567,9 @@ def wip_answer(index: Index, folder: str) -> tuple[str, dict[str, Any]]:
         raise LookupError(no_wip(index, here, why, TOOL_POINTERS))
     newest = wip_session(index, project, below) if project else None
     if newest is None:  # (a project's name, no folder: as any tool says of a project no session ran in)
-        return (not asked and unknown_project(index, project)) or no_wip(index, here, why, TOOL_POINTERS), {
+        empty = not index.session_count and why != NO_FOLDER  # (a missing folder is said first, as the CLI says it)
+        said = nothing_indexed() if empty else no_wip(index, here, why, TOOL_POINTERS)
+        return (not asked and unknown_project(index, project)) or said, {
             "session": None,
             "goal": "",
             "settled": [],
@@ -653,6 +666,8 @@ class Tools:
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
+        if empty := said_empty(index, session_id):
+            return empty
         segment, meta = self._find(index, session_id)
         messages = segment.messages(meta)
         offset, limit = within("offset", offset, 0), within("limit", limit, 1, 200)
@@ -675,6 +690,7 @@ class Tools:
         updated since a time: one line each with id, last activity, source, project and title. Use it to pick up
         recent work, or to say what was done this past week (since="7d")."""
         from ..core.library import newest_sessions, sessions_left_out
+        from .fastpath import nothing_indexed
         from .views import session_json, session_line
 
         project = _checked_project(project)
@@ -698,7 +714,7 @@ class Tools:
                 unknown_project(index, project) or f"No session{of} was updated in that period (since={echoed(since)})."
             )
         else:
-            text = unknown_project(index, project) or "No sessions are indexed yet."
+            text = unknown_project(index, project) or nothing_indexed()
         notice = "" if sessions else text  # (why none, as `deja sessions --json` says it: review43a M3)
         return answer(text, {"sessions": [session_json(meta) for meta in sessions], "more": more, "notice": notice})
 
@@ -711,6 +727,8 @@ class Tools:
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
+        if empty := said_empty(index, session_id):
+            return empty
         _, meta = self._find(index, session_id)
         try:
             command = resume_line(meta, index)
@@ -746,10 +764,17 @@ class Tools:
         if index is None:
             return answer(STILL_INDEXING)
         project = _one_project(index, project)
+        if mode == "ctx" and (empty := said_empty(index, query)):
+            return empty
         try:
             text, data = work_answer(index, mode, query.strip(), project)
         except LookupError as exc:
             raise ToolError(str(exc)) from None
+        if mode in ("blame", "files", "fix", "how") and not index.session_count:
+            from .fastpath import nothing_indexed
+
+            # (a project no session ran in said first, as the CLI says it; the data, lists of nothing, as ``--json``)
+            text = unknown_project(index, project) or nothing_indexed()
         return answer(fit_bytes(text, WORK_TEXT_BYTES), data)
 
     @staticmethod

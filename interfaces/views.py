@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.lines import SAME_AS, WORD_SLACK, same_turn_as
+from ..core.lines import MATCH_LEAD, SAME_AS, same_turn_as
 from ..core.redaction import echoed, repeated
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
@@ -140,7 +140,7 @@ def search_text(
         lines = [
             fit(hit.title or "(untitled)", width),
             hit_line(hit, hit_id, width),
-            *(fit(line, width) for line in _passages(hit, hit_id, shown, width is not None, since)),
+            *(fit(line, width) for line in _passages(hit, hit_id, shown, width, since)),
         ]
         blocks.append("\n".join(lines))
     left = result.total - len(result.hits)
@@ -152,10 +152,10 @@ def search_text(
     return notice + "\n\n".join(blocks) + footer
 
 
-def _passages(hit: Hit, hit_id: str, shown: dict[str, str], cut: bool, since: datetime | None) -> list[str]:
+def _passages(hit: Hit, hit_id: str, shown: dict[str, str], width: int | None, since: datetime | None) -> list[str]:
     """A hit's passages, one line each, each written before its hit's line or ``since`` saying when
-    (:func:`_written_when`), in room taken from its lead when the line is ``cut`` to a terminal's width
-    (:func:`_room`); a passage a hit above showed (``shown``: text -> that hit's id, which this adds to) is said to
+    (:func:`_written_when`), on a terminal of ``width`` columns begun where its matched word fits the line
+    (:func:`_in_view`); a passage a hit above showed (``shown``: text -> that hit's id, which this adds to) is said to
     be that hit's, and a hit of two passages or more that hits above showed all of is one line: chats that repeat
     another chat's turns showed one question and answer in three or four hits of a real database (trial22 N5)."""
     if len(hit.snippets) > 1 and (same := same_turn_as([snippet.text for snippet in hit.snippets], shown)):
@@ -167,8 +167,8 @@ def _passages(hit: Hit, hit_id: str, shown: dict[str, str], cut: bool, since: da
         if snippet.text in shown:
             lines.append(f"  {snippet.role:>9}: {written}{SAME_AS.format(shown[snippet.text])}")
         else:
-            text = _room(snippet.text, len(written)) if cut and written else snippet.text
-            lines.append(f"  {snippet.role:>9}: {written}{text}")
+            lead = f"  {snippet.role:>9}: {written}"
+            lines.append(lead + (snippet.text if width is None else _in_view(snippet.text, hit.matched, width, lead)))
     for snippet in hit.snippets:
         shown.setdefault(snippet.text, hit_id)
     return lines
@@ -188,15 +188,28 @@ def _written_when(written: datetime | None, hit: Hit, since: datetime | None) ->
     return f"({local.strftime('%H:%M')}) " if since is not None and written < since else ""
 
 
-def _room(text: str, columns: int) -> str:
-    """``text`` begun ``columns`` characters later, at a word's start, when it begins cut (``…``): a snippet's match
-    sits about 40 characters in (``lines.stretch``), and on a terminal a passage's date took 13 of the columns
-    before the line is cut, which cut the matched word (review47e M2)."""
-    if not text.startswith("…"):
+def _in_view(text: str, matched: list[str], width: int, lead: str) -> str:
+    """``text`` as a terminal's line of ``width`` columns shows it after ``lead``: whole when its first matched word
+    (of ``matched``, the query's terms its hit holds) ends within the line, else begun a few words before that word,
+    ``…`` for what it leaves out. A whole passage (one under ``SNIPPET_CHARS``, not cut around its match) whose word
+    lay 80 characters in lost it to the cut at the width (review47k M1), as a cut one did behind a passage's date
+    (review47e M2). Where no matched word is found in it (a related word matched), it is taken to be where a
+    cut passage holds it, about 40 characters in (``lines.stretch``)."""
+    room = width - text_columns(lead) - 1  # (the columns before the ``…`` that ``fit`` ends a cut line with)
+    if text_columns(text) <= room + 1:
         return text
-    space = text.find(" ", columns)
-    start = space + 1 if 0 < space <= columns + WORD_SLACK // 2 else columns + 1
-    return "…" + text[start:]
+    from ..core.search import term_hits  # (loaded already: the search that found the passage)
+
+    at = next(iter(term_hits(text, set(matched))), 1 + MATCH_LEAD if text.startswith("…") else 0)
+    end = text.find(" ", at)
+    end = len(text) if end < 0 else end
+    if text_columns(text[:end]) < room:  # (and a column after it: "kafkaconsumer…" reads as a word cut)
+        return text
+    start = min(at, max(at - room // 3, end - room + 2))
+    # (from a word's start: the first after ``start``, or the matched word itself)
+    space = text.find(" ", max(start - 1, 0), at)
+    start = space + 1 if space >= 0 else at
+    return "…" + text[start:] if text_columns(text[start:end]) < room - 1 else "…" + text[at:]
 
 
 def more_line(more: int) -> str:

@@ -215,3 +215,26 @@ def test_a_damaged_store_moved_away_as_told_leaves_doctor_nothing_to_warn_of(cli
     out, report = doctor(lambda *args: run_deja(*args, env={**os.environ, "COLUMNS": "1000"}))
     assert report["unreadable_chats"] == {}
     assert "no store.db and no transcript" not in out and "close cursor-agent" not in out, out
+
+
+def test_several_damaged_stores_are_each_told_their_own_way_out_and_doctor_caps_them(cli_root: Path) -> None:
+    """fix47h: with five damaged stores `deja index` said moving the one it names away "drops this line", which four
+    more keep; doctor gave a finding to every one, as many as there were. It names the first few and counts the rest,
+    as its other long lists end."""
+    stores = [_store_chat(cli_root, f"s{n}") / "store.db" for n in range(5)]
+    assert run_deja("index").returncode == 0
+    for store in stores:
+        store.write_bytes(b"garbage, not SQLite" * 300)
+    ran = run_deja("index")
+    assert ran.returncode == 0
+    (line,) = ran.stderr.splitlines()
+    assert " and 4 more Cursor stores could not be read this time: what was read from them before is kept" in line
+    assert line.endswith(".damaged) to drop it from this line and its session"), line
+    _, report = doctor(lambda *args: run_deja(*args, env={**os.environ, "COLUMNS": "1000"}))
+    named = [p["message"] for p in report["problems"] if "is damaged: no read mends it" in p["message"]]
+    assert named == [
+        f"{store} is damaged: no read mends it, and the index keeps what it read from it before"
+        for store in sorted(map(str, stores))[:3]
+    ]
+    (rest,) = [p for p in report["problems"] if p["message"].startswith("and ")]
+    assert rest["message"] == "and 2 more chat stores damaged likewise", rest

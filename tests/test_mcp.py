@@ -7,6 +7,7 @@ The history is real: cursor-agent transcripts and chat stores and an IDE
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sys
@@ -64,10 +65,16 @@ class History:
 
     @property
     def env(self) -> dict[str, str]:
+        """deja's settings, and the test run's time zone: the SDK's client passes a server none of its own environment
+        but a few names (``PATH``, ``HOME`` …), so a server started under ``TZ=America/Los_Angeles`` wrote its times
+        in the zone of ``/etc/localtime`` while the test compared them with its own, in Los Angeles time. A person's
+        server and CLI both read the machine's zone."""
+        zone = {"TZ": os.environ["TZ"]} if "TZ" in os.environ else {}
         return {
             "DEJA_HOME": str(self.deja_home),
             "DEJA_CURSOR_CLI_ROOT": str(self.cli_root),
             "DEJA_CURSOR_ROOT": str(self.ide_root),
+            **zone,
         }
 
     def cli_chat(self, chat_id: str, cwd: Path, name: str, turns: list[tuple[str, str]], start: datetime) -> None:

@@ -89,3 +89,19 @@ def test_a_terminal_too_narrow_for_id_date_and_eight_of_the_project_puts_it_with
 ) -> None:
     env = index_asked_chats(tmp_path, "/work/shop-api", CHATS)
     assert _deja(env, 32, "sessions")[:2] == ["c-narrow-3  2026-03-04 09:00", "  work-sh…  Add a wishlist endp…"]
+
+
+def test_a_whole_passage_keeps_its_matched_word_far_into_its_line(tmp_path: Path, fake_home: Path) -> None:
+    """review47k M1: a passage shown whole (under 240 characters, so not cut around its match) whose matched word
+    lay 80 characters or more into it lost that word to the cut at the terminal's width; it now begins nearer the
+    word, with ``…`` for what it leaves out."""
+    answer = (
+        "We looked at the dashboards and the queue depth all week, and then we finally found that the lagging "
+        "kafkaconsumer stalls whenever the nightly batch job runs."
+    )
+    env = index_asked_chats(tmp_path, "/work/lag", [("c-lag-1", "why does the lag grow at night", answer)])
+    shown = _deja(env, 80, "search", "kafkaconsumer")
+    (line,) = [line for line in shown if "assistant:" in line]
+    assert line.startswith("  assistant: …") and "kafkaconsumer " in line, shown
+    whole = _deja(env, 200, "search", "kafkaconsumer")
+    assert f"  assistant: {answer}" in whole  # (a line with room for it shows it whole)

@@ -411,6 +411,43 @@ def test_a_message_stamped_with_its_chat_s_start_neither_ends_the_window_nor_cla
 
 
 @pytest.mark.parametrize("zone", ZONES)
+def test_a_message_without_a_time_before_the_chat_s_first_timed_one_claims_no_day(fake_home: Path, zone: str) -> None:
+    """review47k L3: a chat begun in a Cursor that kept no bubble times and resumed in one that does: its first turn,
+    stamped with the chat's creation (20 November), said ``(2026-11-20)``, a day it may not have been written on,
+    under the line of 3 December; and ``--json`` gave that stamp as its ``timestamp``. A turn with a time of its own
+    still says its day."""
+
+    def at(*when: int) -> int:
+        return int(datetime(*when, tzinfo=UTC).timestamp() * 1000)
+
+    chat = "cccccccc-6666-4000-8000-000000000006"
+    bubbles = {
+        "b1": {"type": 1, "text": "the memcached eviction rate doubled"},
+        "b2": {"type": 2, "text": "Raise the memcached slab size."},
+        "b3": {
+            "type": 1,
+            "text": "memcached is fine, the zookeeper session expires now",
+            "createdAt": at(2026, 11, 25, 9),
+        },
+        "b4": {"type": 2, "text": "Raise the zookeeper tick.", "createdAt": at(2026, 11, 25, 9, 1)},
+        "b5": {"type": 1, "text": "rename the button", "createdAt": at(2026, 12, 3, 9)},
+    }
+    data = composer_data(chat, [(b, v["type"]) for b, v in bubbles.items()], created_at=at(2026, 11, 20, 9))
+    write_state_vscdb(
+        fake_home / ".config/Cursor/User/globalStorage/state.vscdb",
+        composers={chat: data},
+        bubbles={chat: {b: {"bubbleId": b, **v} for b, v in bubbles.items()}},
+    )
+    env = {"HOME": str(fake_home), "PATH": "/usr/bin:/bin", "TZ": zone}
+    shown = run_deja("search", "memcached", "eviction", env=env).stdout
+    assert "  user: the memcached eviction rate doubled" in shown and "2026-11-20" not in shown, shown
+    found = json.loads(run_deja("search", "memcached", "eviction", "--json", env=env).stdout)
+    (asked,) = [s for s in found["hits"][0]["snippets"] if s["text"].startswith("the memcached eviction")]
+    assert asked.get("timestamp") is None, asked
+    assert "user: (2026-11-25) memcached is fine" in run_deja("search", "zookeeper", env=env).stdout
+
+
+@pytest.mark.parametrize("zone", ZONES)
 def test_a_chat_whose_messages_have_no_time_claims_no_day_for_them(fake_home: Path, zone: str) -> None:
     """review47e L4: an editor chat none of whose messages has a time gets its creation time on each; its passages
     said that day, ``(2026-11-20)``, under the line of its last update, for a turn written weeks later."""

@@ -127,6 +127,26 @@ def test_a_turn_whose_store_is_locked_says_why_it_is_not_taken_yet(wired: Sample
     assert ": 1 added, 0 updated; " in line and _index_json(wired)["updated"] == 1  # (the lock gone: its store read)
 
 
+def test_a_turn_whose_store_is_damaged_logs_the_mv_that_moves_it_away(wired: Sample) -> None:
+    """fix47h: the ingest's log line said a damaged store was "read again by the next refresh", which never mends
+    it; it gives the ``mv`` doctor and `deja index` give, and what the index is then without."""
+    cwd = str(wired.history.projects["api"])
+    transcript = write_transcript(
+        transcript_path(wired.history.cli_root, cwd, NEW_CHAT),
+        [user_turn("the walrus deploy keeps timing out"), assistant_turn("Raise the walrus health check grace.")],
+    )
+    store = chat_dir_for(wired.history.cli_root, cwd, NEW_CHAT) / "store.db"
+    store.parent.mkdir(parents=True)
+    store.write_bytes(b"garbage, not SQLite" * 300)
+    _stop(wired, NEW_CHAT, transcript)
+    log = _wait_for_log(wired, f"ingested {NEW_CHAT}: ")
+    line = next(line for line in log.splitlines() if f"ingested {NEW_CHAT}: " in line)
+    assert line.endswith(
+        f"; {store} (damaged) could not be read this time: kept as it was; a damaged file stays so: move it away "
+        f"(mv {store} {store}.damaged); `deja index` then reads on without it"
+    ), line
+
+
 def test_a_new_chats_first_turn_and_its_session_end_are_read_once(wired: Sample) -> None:
     """A new chat changes its project's folder, which the check watches: the ingest records that folder as it saw
     it. The session end a moment later (its ingest waiting for the first, or starting after it) reads nothing

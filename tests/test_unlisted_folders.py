@@ -224,10 +224,22 @@ def test_a_damaged_editor_database_gets_one_fix_from_index_and_doctor(history: H
     assert f"move it away ({moved}) to drop this line" in err
     code, out, _ = history.deja("doctor")
     assert code == 1
-    assert (
-        f"fix: {moved}  (a damaged file stays so: its chats go with it; `deja index` then reads on without it)" in out
-    )
+    # (nothing was read from it: "its chats go with it" was said of a database never read, review47k L2)
+    assert f"fix: {moved}  (a damaged file stays so; `deja index` then reads on without it)\n" in out
     assert "sqlite3" not in out
+
+
+def test_doctor_says_a_damaged_editor_database_read_before_takes_its_sessions_with_it(history: History) -> None:
+    code, _, err = history.deja("index")
+    assert (code, err) == (0, "")
+    history.database.write_bytes(b"SQLite format 3\0" + bytes(range(256)) * 12)
+    moved = f"mv {history.database} {history.database}.damaged"
+    code, out, _ = history.deja("doctor")
+    assert code == 1
+    assert (
+        f"fix: {moved}  (a damaged file stays so; `deja index` then reads on without it, and without its sessions)\n"
+        in out
+    )
 
 
 def test_a_refused_rebuild_names_the_mv_for_a_damaged_database_named_after_a_locked_one(history: History) -> None:

@@ -460,5 +460,5 @@ def test_a_damaged_store_never_read_named_beside_one_read_before_loses_nothing(c
     store = chat_dir_for(cli_root, CWD, "00000001") / "store.db"
     assert err == (
         f"{store} (damaged) and 1 more Cursor store could not be read this time: what was read from them before is "
-        f"kept; a damaged file stays so: move it away (mv {store} {store}.damaged) to drop this line\n"
+        f"kept; a damaged file stays so: move it away (mv {store} {store}.damaged) to drop it from this line\n"
     )

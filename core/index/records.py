@@ -40,6 +40,9 @@ class SessionMeta(msgspec.Struct, omit_defaults=True, array_like=True):
     asked: str = ""
     concluded: str = ""
     files: list[str] = []
+    #: How many of its first messages carry its creation time, a reader's stamp, not a time of their own: those
+    #: before its first dated one, in a chat begun where Cursor kept no message's time (``written.Written.own``).
+    untimed_lead: int = 0
 
 
 class StoredCall(msgspec.Struct, omit_defaults=True, array_like=True):

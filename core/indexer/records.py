@@ -86,6 +86,7 @@ def indexable(session: Session, on: bool, stored: int = 0) -> tuple[SessionMeta,
         asked=asked,
         concluded=concluded,
         files=files,
+        untimed_lead=session.untimed_lead,
     )
     return meta, messages
 

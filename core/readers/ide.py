@@ -637,12 +637,14 @@ def _session(
     ``accepted`` (``_accepted_blocks``), an answer's accepted code blocks are its edits."""
     messages: list[Message] = []
     own_times = False
+    untimed_lead = 0  # (the messages before the first with a time of its own: stamped, they claim no day)
     for bubble in bubbles:
         own_time = _bubble_time(bubble)
         message = _message(bubble, own_time or created, db.problems, accepted)
         if message is not None:
             messages.append(message)
             own_times = own_times or own_time is not None
+            untimed_lead += not own_times
     if not messages and not kept_elsewhere:
         return None
     first_user = next((m.text for m in messages if m.role == "user" and m.text), "")
@@ -657,6 +659,7 @@ def _session(
     )
     if own_times:
         fill_times(session)
+        session.untimed_lead = untimed_lead
     else:
         session.started, session.updated = created, last_updated or created
     return session
