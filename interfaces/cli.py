@@ -319,6 +319,7 @@ def show_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
     offset: Annotated[int, typer.Option("--offset", min=0, help="The first message to show (0 is the first).")] = 0,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many messages to show.")] = 50,
+    full: Annotated[bool, typer.Option("--full", help="Each tool result whole, not its head and tail.")] = False,
     json: JsonFlag = False,
 ) -> None:
     """Show one session: its messages in order (50 at a time), with tool calls and their results."""
@@ -335,8 +336,11 @@ def show_command(
     if json:
         emit_json(show_json(meta, shown, offset, len(messages)))
     else:
-        hint = f"`deja show {meta.id} --offset {{offset}}`"
-        echo(show_text(meta, shown) + window_note(offset, len(shown), len(messages), hint))
+        window = f" --offset {offset}" if offset else ""
+        window += f" --limit {limit}" if limit != 50 else ""
+        whole = None if full else f"`deja show {meta.id}{window} --full`"
+        hint = f"`deja show {meta.id} --offset {{offset}}{' --full' if full else ''}`"
+        echo(show_text(meta, shown, whole) + window_note(offset, len(shown), len(messages), hint))
 
 
 @app.command("stats")

@@ -105,7 +105,7 @@ def _show_the_cli(index: Index) -> None:
 
     segment, meta = find_session(index, result.hits[0].session_id)
     _heading(f"deja show {meta.id[:8]}   (a unique prefix is enough)")
-    echo(show_text(meta, segment.messages(meta)))
+    echo(show_text(meta, segment.messages(meta), f"`deja show {meta.id[:8]} --full`"))
 
     _heading(f"deja resume {meta.id[:8]}   (reopens the cursor-agent chat in its project)")
     try:

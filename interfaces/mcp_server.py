@@ -659,7 +659,8 @@ class Tools:
         if offset and offset >= len(messages):
             raise ToolError(f"offset={offset} is past the end: session {meta.id} has {len(messages)} messages")
         shown = window(messages, offset, limit)
-        text = show_text(meta, shown) + window_note(offset, len(shown), len(messages), "call show with offset={offset}")
+        text = show_text(meta, shown, "this answer's structured content")  # (it holds each result whole)
+        text += window_note(offset, len(shown), len(messages), "call show with offset={offset}")
         return answer(text, show_json(meta, shown, offset, len(messages)))
 
     def recent(

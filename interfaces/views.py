@@ -247,7 +247,10 @@ KEPT_ELSEWHERE = (
 )
 
 
-def show_text(meta: SessionMeta, messages: list[Message]) -> str:
+def show_text(meta: SessionMeta, messages: list[Message], whole: str | None) -> str:
+    """The session as a person reads it; each tool result of more than ``RESULT_HEAD`` + ``RESULT_TAIL`` lines
+    shortened to its head and tail, with a line saying what ``whole`` (``deja show ID --full``, an MCP answer's
+    structured content) shows whole (:func:`result_lines`); None: every result whole."""
     from ..core.readers.conversation import normalise_tool_name  # (older builds' names read as current ones)
     from .fastpath import plural
 
@@ -269,12 +272,42 @@ def show_text(meta: SessionMeta, messages: list[Message]) -> str:
             if call.exit_code is not None:
                 lines.append(f"    exit {call.exit_code}")
             if call.result:
-                output = call.result.splitlines()
-                result = "\n".join(output[:12])  # (its first 12 lines and 400 characters, ending in "…" when cut)
-                result = result[:400] + "…" if len(output) > 12 or len(result) > 400 else result
-                lines.extend("    " + line for line in result.splitlines())
+                lines.extend("    " + line for line in result_lines(call.result, whole))
         lines.append("")
     return "\n".join(lines).rstrip()
+
+
+#: The lines of a long tool result ``deja show`` shows of its head, and of its tail (where a log's error is).
+RESULT_HEAD = RESULT_TAIL = 8
+#: The characters of one line of a tool result ``deja show`` shows (a minified JSON is one line of 16 KiB).
+RESULT_LINE = 400
+
+
+def result_lines(result: str, whole: str | None) -> list[str]:
+    """A tool result's lines as ``show`` gives them: with ``whole`` (what shows them all), its first ``RESULT_HEAD``
+    and last ``RESULT_TAIL`` lines around one line saying how many were left out, the index's own
+    ``[… 5.0 MB elided …]`` line kept under it, and each line cut to ``RESULT_LINE`` characters saying how many more
+    it has. The first 12 lines alone hid a log's error, its last line, and what the index left out (trial48 F3)."""
+    lines = result.splitlines()
+    if whole is None:
+        return lines
+    from .fastpath import plural
+
+    left_out = lines[RESULT_HEAD:-RESULT_TAIL]
+    if len(left_out) > 1:
+        from ..core.model import is_elision_line
+
+        kept = [line for line in left_out if is_elision_line(line)]
+        around = " around the line below" if kept else ""
+        note = f"… {plural(len(left_out) - len(kept), 'line')} left out{around}: {whole} shows them"
+        lines = [*lines[:RESULT_HEAD], note, *kept, *lines[-RESULT_TAIL:]]
+    return [line if len(line) <= RESULT_LINE else _cut_line(line, whole) for line in lines]
+
+
+def _cut_line(line: str, whole: str) -> str:
+    """A result's line of more than ``RESULT_LINE`` characters: its start, and how many characters more ``whole``
+    shows."""
+    return f"{line[:RESULT_LINE]}… ({len(line) - RESULT_LINE:,} characters more: {whole} shows them)"
 
 
 def window_note(offset: int, shown: int, total: int, next_hint: str) -> str:
