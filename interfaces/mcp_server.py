@@ -676,7 +676,7 @@ class Tools:
         updated since a time: one line each with id, last activity, source, project and title. Use it to pick up
         recent work, or to say what was done this past week (since="7d")."""
         from ..core.library import newest_sessions, sessions_left_out
-        from .views import session_json, session_line
+        from .views import session_json, session_line, shown_projects
 
         project = _checked_project(project)
         since_at = _since_at(since)
@@ -689,7 +689,7 @@ class Tools:
         sessions = newest_sessions(index, project=project, limit=limit, since=after)
         more = sessions_left_out(index, limit, project=project, since=after) if len(sessions) == limit else 0
         if sessions:
-            text = "\n".join(session_line(meta) for meta in sessions)
+            text = "\n".join(map(session_line, sessions, shown_projects(sessions)))
             if more:  # (an agent asked what was done this week must not take a page for all of it)
                 hint = f"limit={limit + more}" if limit + more <= 50 else "a shorter since or a project"
                 text += f"\n{more} more; ask with {hint} to see them"

@@ -7,7 +7,7 @@ from ..core.redaction import echoed, repeated
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
 if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a search's text page needs only its methods)
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from datetime import datetime
     from typing import Any
 
@@ -106,8 +106,19 @@ def named(folder: str) -> str:
     return escaped(folder)
 
 
-def session_line(meta: SessionMeta) -> str:
-    project = named(meta.project)
+def shown_projects(listed: Sequence[SessionMeta | Hit]) -> list[str]:
+    """The project of each of ``listed`` as a listing shows it (:func:`named`): its name, or, where another listed
+    folder has that name (``work/api``, ``legacy/api``), as much of its path as tells them apart, as ``deja stats``
+    and ``--project`` name them (``keys.labels_apart``). Both were ``api`` in ``deja sessions``, search hits and
+    MCP ``recent`` (trial48 F6)."""
+    from ..core.keys import labels_apart
+
+    labels = labels_apart({item.project_dir for item in listed if item.project_dir})
+    return [named(labels.get(item.project_dir, item.project)) for item in listed]
+
+
+def session_line(meta: SessionMeta, project: str) -> str:
+    """A session on one line, its project named as ``shown_projects`` names it."""
     return f"{meta.id}  {when(meta.updated)}  {meta.source:<10}  {project:<18}  {meta.title or '(untitled)'}"
 
 
@@ -135,11 +146,11 @@ def search_text(
     notice = f"{result.notice}\n\n" if result.notice else ""
     blocks = []
     shown: dict[str, str] = {}
-    for hit in result.hits:
+    for hit, project in zip(result.hits, shown_projects(result.hits), strict=True):
         hit_id = shown_id(hit.session_id)
         lines = [
             fit(hit.title or "(untitled)", width),
-            hit_line(hit, hit_id, width),
+            hit_line(hit, hit_id, width, project),
             *(fit(line, width) for line in _passages(hit, hit_id, shown, width is not None, since)),
         ]
         blocks.append("\n".join(lines))
@@ -208,12 +219,12 @@ def more_line(more: int) -> str:
 PROJECT_COLUMNS = 8
 
 
-def hit_line(hit: Hit, shown_id: str, width: int | None) -> str:
-    """A hit's id, source, project and date on one line; where ``width`` is too narrow, the project is cut, not the
+def hit_line(hit: Hit, shown_id: str, width: int | None, project: str) -> str:
+    """A hit's id, source, project (as ``shown_projects`` names it) and date on one line; where ``width`` is too
+    narrow, the project is cut, not the
     date (at 80 columns the 36-character id left "2024-11-1…": trial14 F9), and on a terminal too narrow for
     ``PROJECT_COLUMNS`` of it the source goes first (at 40 the project was all "…" and the date cut: trial20 F6)."""
     head, tail = f"  {shown_id} · {hit.source} · ", f" · {when(hit.updated)}"
-    project = named(hit.project)
     if width is not None:
         if width - text_columns(head + tail) < min(text_columns(project), PROJECT_COLUMNS):
             head = f"  {shown_id} · "
