@@ -12,6 +12,10 @@ import time
 from .folders import home_spellings, real_folder
 from .remembered import Remembered
 
+TYPE_CHECKING = False  # typing's own, without importing typing (the hooks import this module)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 PREFIX = "\x01"
 SHELL_TOOLS = frozenset({"Shell", "run_terminal_cmd", "run_terminal_command_v2", "Bash", "bash", "shell"})
 EDIT_TOOLS = frozenset(
@@ -342,6 +346,34 @@ def telling_tail(folder: str, others: list[str]) -> str:
         if all(tail != theirs[-size:] for theirs in their_parts):
             return "/".join(parts[-size:])
     return folder
+
+
+def labels_apart(folders: set[str], roots: Iterable[str] = ()) -> dict[str, str]:
+    """A label for each of ``folders`` that shares its last name with another listed one or one of ``roots`` (a
+    workspace's, the hook's project): as much of its path as tells them apart (``a/x/svc`` beside ``b/x/svc``: a
+    multi-root workspace's roots, a monorepo's packages), so the agent does not read one folder's session as
+    another's (trialI F6), nor a person a listing's ``api`` as the other ``api`` (trial48 F6). The one place a shown
+    project's name is told apart from another's: hooks, listings and search hits alike.
+
+    One folder spelt two ways is one project: the editor keeps a folder as it was opened (``~/code/shop``, ``~/code``
+    a link to a data disk), cursor-agent where the link leads, and labelling them ``code/shop`` and ``data/shop``
+    told the agent of two projects (trial13 F1). So twins are other projects (``project_spelling``), and a label is
+    told from where the links lead, one for both spellings. Where the links lead is asked only of folders whose
+    last names meet."""
+
+    def last(folder: str) -> str:
+        return folder.rstrip("/").rpartition("/")[2].lower()
+
+    others = folders | {root.rstrip("/") for root in roots}
+    labels = {}
+    for folder in folders:
+        if not (named := [other for other in others if other != folder and last(other) == last(folder)]):
+            continue
+        this = project_spelling(folder)
+        twins = {spelt: other for other in named if (spelt := project_spelling(other)) != this}
+        if twins:
+            labels[folder] = telling_tail(resolved_folder(folder), [resolved_folder(twin) for twin in twins.values()])
+    return labels
 
 
 def tree_key(folder: str) -> str:

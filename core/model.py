@@ -83,6 +83,12 @@ def cap_text(text: str, limit: int = MAX_MESSAGE_BYTES) -> str:
     )
 
 
+def is_elision_line(line: str) -> bool:
+    """Whether ``line`` is the marker ``cap_text`` put where it left text out (``[… 1.4 MB elided …]``): a view that
+    shortens a stored text again keeps it, so what the index never held is still said."""
+    return "elided" in line and _MARKER.fullmatch(f"\n{line}\n".encode("utf-8", "surrogatepass")) is not None
+
+
 def _elided_size(middle: bytes) -> int:
     """How much of the original text ``middle`` stands for: a text capped twice counts what the first cap left out."""
     middle = middle[1:] if middle[:1] in (b"\n", b" ") else middle  # the separators the marker's newlines replace

@@ -8,7 +8,7 @@ event's budget and after its own answer. Either way a conversation gets it once.
 
 from __future__ import annotations
 
-from ..core.keys import project_spelling, resolved_folder, sessions_key, telling_tail
+from ..core.keys import labels_apart, sessions_key
 from .call import STARTED, HookCall, fit, frame, frame_lines, frame_room
 from .describe import heading, outcome
 
@@ -92,7 +92,7 @@ def _readable_blocks(recent: list[Recent], room: int, roots: list[str]) -> list[
     """
     chosen: list[tuple[SessionMeta, str, list[str]]] = []
     used = 0
-    labels = _labels_apart({meta.project_dir for meta, _, _ in recent if meta.project_dir}, roots)
+    labels = labels_apart({meta.project_dir for meta, _, _ in recent if meta.project_dir}, roots)
     for meta, updated, stopped in recent:
         where = labels.get(meta.project_dir, meta.project)
         head = fit(heading(meta.title or meta.asked, where, updated, meta.id), room)
@@ -106,32 +106,6 @@ def _readable_blocks(recent: list[Recent], room: int, roots: list[str]) -> list[
     heads = sum(len(head.encode()) + 1 for _, head, _ in chosen)
     cut = iter(_shared(lines, room - heads))
     return [(meta, [head, *(next(cut) for _ in details)]) for meta, head, details in chosen]
-
-
-def _labels_apart(folders: set[str], roots: list[str]) -> dict[str, str]:
-    """A label for each of ``folders`` that shares its last name with another listed one or a workspace root: as
-    much of its path as tells them apart (``a/x/svc`` beside ``b/x/svc``: a multi-root workspace's roots, a
-    monorepo's packages), so the agent does not read one folder's session as another's (trialI F6).
-
-    One folder spelt two ways is one project: the editor keeps a folder as it was opened (``~/code/shop``, ``~/code``
-    a link to a data disk), cursor-agent where the link leads, and labelling them ``code/shop`` and ``data/shop``
-    told the agent of two projects (trial13 F1). So twins are other projects (``project_spelling``), and a label is
-    told from where the links lead, one for both spellings. Where the links lead is asked only of folders whose
-    last names meet."""
-
-    def last(folder: str) -> str:
-        return folder.rstrip("/").rpartition("/")[2].lower()
-
-    others = folders | {root.rstrip("/") for root in roots}
-    labels = {}
-    for folder in folders:
-        if not (named := [other for other in others if other != folder and last(other) == last(folder)]):
-            continue
-        this = project_spelling(folder)
-        twins = {spelt: other for other in named if (spelt := project_spelling(other)) != this}
-        if twins:
-            labels[folder] = telling_tail(resolved_folder(folder), [resolved_folder(twin) for twin in twins.values()])
-    return labels
 
 
 def _details(meta: SessionMeta, stopped: str) -> list[str]:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import time
 
-from ..core.keys import project_spelling, telling_tail
+from ..core.keys import labels_apart
 from ..core.lines import cut
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from datetime import datetime
 
     from ..core.failures import Fix
@@ -66,19 +67,18 @@ def heading(title: str, where: str, updated: datetime | float | None, session_id
     return f'- "{cut(title or "(untitled)", 80, words=True)}" ({where}{ago(updated)}, `deja show {session_id}`)'
 
 
-def project_label(project: str, project_dir: str, here: str) -> str:
-    """How a recalled session's project is named to an agent working in ``here`` (its project folder, "" when the
-    hook does not know it): by its name, but for another folder with the same last name, by as much of its path as
-    tells them apart (``legacy/api`` beside ``shop/packages/api``).
+def project_labels(shown: Sequence[tuple[str, str]], here: str) -> list[str]:
+    """How each recalled session of ``shown`` (its project's name and folder) is named to an agent working in
+    ``here`` (its project folder, "" when the hook does not know it): by its name, but where another shown session's
+    folder or ``here`` has the same last name, by as much of its path as tells them apart (``legacy/api`` beside
+    ``shop/packages/api``: ``keys.labels_apart``).
 
     A project is named by its folder's last name, so another project called ``api`` read as this one: an agent
-    told "(api, today) … connect to the VPN first" took another project's fix for its own (trialI F6).
+    told "(api, today) … connect to the VPN first" took another project's fix for its own (trialI F6); and two
+    recalled projects called ``api`` were both ``(api, …)`` (trial48 F6).
     """
-    if not here or not project_dir or project_spelling(project_dir) == project_spelling(here):
-        return project
-    if project_dir.rstrip("/").rpartition("/")[2].lower() != here.rstrip("/").rpartition("/")[2].lower():
-        return project
-    return telling_tail(project_dir, [here])
+    labels = labels_apart({folder for _, folder in shown if folder}, [here] if here else [])
+    return [labels.get(folder, project) for project, folder in shown]
 
 
 def says_the_same(shown: str, concluded: str) -> bool:

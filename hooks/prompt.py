@@ -27,7 +27,7 @@ from .call import (
     headed,
     prompt_key,
 )
-from .describe import heading, outcome, project_label, says_the_same
+from .describe import heading, outcome, project_labels, says_the_same
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -562,8 +562,9 @@ def _recall(
     chosen = [hit for hit, _ in kept]
     recall = Recall(why="; ".join(why for _, why in kept))
     shown: dict[str, str] = {}
-    for hit in chosen:
-        recall.lines.extend(_block(index, hit, wanted, room // len(chosen), here, finding, shown))
+    projects = project_labels([(hit.project, hit.project_dir) for hit in chosen], here)
+    for hit, where in zip(chosen, projects, strict=True):
+        recall.lines.extend(_block(index, hit, wanted, room // len(chosen), where, finding, shown))
         recall.keys.append(_key(hit))
         recall.session_ids.append(hit.session_id)
     return recall
@@ -631,7 +632,7 @@ def _why_none(result: SearchResult, mode: str, asked: Asked, best_held: set[str]
 
 
 def _block(
-    index: Index, hit: Hit, wanted: set[str], room: int, here: str, finding: bool, shown: dict[str, str]
+    index: Index, hit: Hit, wanted: set[str], room: int, where: str, finding: bool, shown: dict[str, str]
 ) -> list[str]:
     """The session's heading, then its best matching turn (question and answer), and with ``finding`` what the
     session concluded (or the failed command it stopped on), within ``room`` bytes. A side of the turn whose text
@@ -651,7 +652,6 @@ def _block(
         shown.setdefault(side.text, hit.session_id[:8])
     if finding:
         lines += _finding(index, hit, [side.text for side in turn if side.role == "assistant"])
-    where = project_label(hit.project, hit.project_dir, here)
     return headed(heading(hit.title, where, hit.updated, hit.session_id), lines, room)
 
 

@@ -16,10 +16,11 @@ from ..core.keys import (
     within,
 )
 from .call import HookCall, block_key, frame, frame_room, headed
-from .describe import COMMAND_CHARS, ago, followed_line, heading, project_label
+from .describe import COMMAND_CHARS, ago, followed_line, heading, project_labels
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from ..core.index import SessionMeta
     from ..core.model import ToolCall
     from .scope import Scope
 
@@ -186,18 +187,21 @@ def _file(call: HookCall, path: str) -> str:
     for place in asked_paths(path, call.project_dir):
         found += index.newest(path_key(place), limit=20)
     found.sort(key=lambda run: run[0], reverse=True)
-    lines: list[str] = []
-    sessions: set[str] = set()
+    picked: dict[str, tuple[SessionMeta, float]] = {}  # (a session's id -> it and when it was updated)
     for _, segment, doc in found:
         ordinal = segment.doc(doc).ordinal
         meta = segment.session(ordinal)
-        if meta.id in sessions or meta.id in call.conversation_ids:
+        if meta.id in picked or meta.id in call.conversation_ids:
             continue
-        sessions.add(meta.id)
-        where = project_label(meta.project, meta.project_dir, call.project_dir)
-        lines.append(heading(meta.title or meta.asked, where, segment.session_keys(ordinal).updated, meta.id))
-        if len(sessions) >= FILE_SESSIONS:
+        picked[meta.id] = (meta, segment.session_keys(ordinal).updated)
+        if len(picked) >= FILE_SESSIONS:
             break
+    chosen = list(picked.values())
+    projects = project_labels([(meta.project, meta.project_dir) for meta, _ in chosen], call.project_dir)
+    lines = [
+        heading(meta.title or meta.asked, where, updated, meta.id)
+        for (meta, updated), where in zip(chosen, projects, strict=True)
+    ]
     if not lines:
         return call.silent("no other session edited this file")
     call.remember([shown])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.cjson import load_json
 from ..core.keys import SHELL_TOOLS, command_head
 from .call import HookCall, block_key, frame, frame_room, headed
-from .describe import followed_line, heading, project_label
+from .describe import followed_line, heading, project_labels
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         latest = _latest(ours, call)
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; {latest}:"
         updated = segment.session_keys(segment.doc(doc).ordinal).updated  # (no datetime to decode: see describe)
-        where = project_label(meta.project, meta.project_dir, call.project_dir)
+        (where,) = project_labels([(meta.project, meta.project_dir)], call.project_dir)
         title = heading(meta.title or meta.asked, where, updated, meta.id)
         room = frame_room(BUDGET, head_line)
         fix = what_followed(segment, doc, head, match, dated=False)

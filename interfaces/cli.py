@@ -57,6 +57,7 @@ from .views import (
     short_id,
     show_json,
     show_text,
+    shown_projects,
     terminal_width,
     text_columns,
     when,
@@ -258,13 +259,14 @@ def sessions_command(
         emit_json({"sessions": [session_json(m) for m in chosen], "more": more, "notice": why})
     elif chosen:
         width = terminal_width()
-        project_width = max(text_columns(named(m.project)) for m in chosen)
+        projects = shown_projects(chosen)
+        project_width = max(map(text_columns, projects))
         project_width = min(project_width, 18) if width is not None else project_width  # (a pipe's lines are whole)
         ids = [meta.id if width is None else short_id(index, meta.id) for meta in chosen]
         id_width = max(map(len, ids))  # (the ids padded to the longest, so the dates line up)
         project_width, own_line, project_below = _project_column(width, id_width, project_width)
-        for meta, shown_id in zip(chosen, ids, strict=True):
-            row = session_row(meta, project_width, f"{shown_id:<{id_width}}", own_line, project_below)
+        for meta, shown_id, shown in zip(chosen, ids, projects, strict=True):
+            row = session_row(meta, shown, project_width, f"{shown_id:<{id_width}}", own_line, project_below)
             echo("\n".join(fit(line, width) for line in row))
         if more:
             echo(more_line(more))
@@ -302,10 +304,13 @@ def _project_column(width: int | None, id_width: int, project_width: int) -> tup
     return min(project_width, max(PROJECT_COLUMNS, width - 4 - TITLE_COLUMNS)), True, True
 
 
-def session_row(meta: SessionMeta, project_width: int, shown_id: str, own_line: bool, project_below: bool) -> list[str]:
-    """One session on one line, id first (what ``show`` and ``resume`` take), the title last, where it may be cut; with
-    ``own_line``, the title on a second line, indented under the id; with ``project_below``, the project before it."""
-    shown = padded(fit(named(meta.project), project_width), project_width)  # (cut to its column, so the titles line up)
+def session_row(
+    meta: SessionMeta, project: str, project_width: int, shown_id: str, own_line: bool, project_below: bool
+) -> list[str]:
+    """One session on one line, id first (what ``show`` and ``resume`` take), ``project`` (``shown_projects``'s), the
+    title last, where it may be cut; with ``own_line``, the title on a second line, indented under the id; with
+    ``project_below``, the project before it."""
+    shown = padded(fit(project, project_width), project_width)  # (cut to its column, so the titles line up)
     title = meta.title or "(untitled)"
     if project_below:
         return [f"{shown_id}  {when(meta.updated)}", f"  {shown}  {title}"]
@@ -319,6 +324,7 @@ def show_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
     offset: Annotated[int, typer.Option("--offset", min=0, help="The first message to show (0 is the first).")] = 0,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many messages to show.")] = 50,
+    full: Annotated[bool, typer.Option("--full", help="Each tool result whole, not its head and tail.")] = False,
     json: JsonFlag = False,
 ) -> None:
     """Show one session: its messages in order (50 at a time), with tool calls and their results."""
@@ -335,8 +341,11 @@ def show_command(
     if json:
         emit_json(show_json(meta, shown, offset, len(messages)))
     else:
-        hint = f"`deja show {meta.id} --offset {{offset}}`"
-        echo(show_text(meta, shown) + window_note(offset, len(shown), len(messages), hint))
+        window = f" --offset {offset}" if offset else ""
+        window += f" --limit {limit}" if limit != 50 else ""
+        whole = None if full else f"`deja show {meta.id}{window} --full`"
+        hint = f"`deja show {meta.id} --offset {{offset}}{' --full' if full else ''}`"
+        echo(show_text(meta, shown, whole) + window_note(offset, len(shown), len(messages), hint))
 
 
 @app.command("stats")

@@ -32,7 +32,7 @@ from ..core.resume import ResumeRefused, resume_line
 from ..core.sample import API_CACHE_CHAT, API_TEST_FAILURE, build_sample_history
 from ..core.search import search
 from .fastpath import echo
-from .views import search_text, session_line, short_id, show_text
+from .views import search_text, session_line, short_id, show_text, shown_projects
 
 SEARCH = "stale prices locale"
 PROMPT = "prices are stale again after switching the locale, did we fix the cache key before?"
@@ -97,7 +97,8 @@ def _path_step() -> str:
 
 def _show_the_cli(index: Index) -> None:
     _heading("deja sessions   (every chat, whichever store holds it)")
-    echo("\n".join(session_line(meta) for meta in newest_sessions(index)))
+    sessions = newest_sessions(index)
+    echo("\n".join(map(session_line, sessions, shown_projects(sessions))))
 
     result = search(index, SEARCH, limit=3)
     _heading(f"deja search {SEARCH}")
@@ -105,7 +106,7 @@ def _show_the_cli(index: Index) -> None:
 
     segment, meta = find_session(index, result.hits[0].session_id)
     _heading(f"deja show {meta.id[:8]}   (a unique prefix is enough)")
-    echo(show_text(meta, segment.messages(meta)))
+    echo(show_text(meta, segment.messages(meta), f"`deja show {meta.id[:8]} --full`"))
 
     _heading(f"deja resume {meta.id[:8]}   (reopens the cursor-agent chat in its project)")
     try:

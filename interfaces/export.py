@@ -12,6 +12,7 @@ import difflib
 import errno
 import html
 import os
+import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -57,8 +58,65 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
 
 
+#: A line that opens (or closes) a fenced code block in CommonMark: up to 3 spaces, then 3 or more backticks or tildes.
+_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+#: A run of backticks not escaped by a backslash: where an inline code span may open.
+_TICKS = re.compile(r"(?<!\\)`+")
+#: An ``&`` that a Markdown viewer would read as the start of a character reference (``&lt;``, ``&#60;``).
+_REFERENCE = re.compile(r"&(?=#?\w+;)")
+
+
+def _markdown_text(text: str) -> str:
+    """A chat's text for a Markdown page: as typed, but that no ``<`` outside code is HTML to a viewer (``&lt;``, and
+    an ``&`` that would begin a character reference as ``&amp;``). A chat's ``<script>`` and ``<img onerror=…>`` ran
+    in any viewer that renders raw HTML (trial48 F8). Fenced code blocks keep their lines as typed, one left open
+    closed at the text's end so it cannot take the page's next heading into it; inline code spans too."""
+    lines, fence = [], ""
+    for line in text.split("\n"):
+        opened = _FENCE_LINE.fullmatch(line)
+        if fence:
+            if opened and opened[1][0] == fence[0] and len(opened[1]) >= len(fence) and not opened[2].strip():
+                fence = ""
+            lines.append(line)
+        elif opened and not (opened[1][0] == "`" and "`" in opened[2]):
+            fence = opened[1]
+            lines.append(line)
+        else:
+            lines.append(_markdown_line(line))
+    return "\n".join([*lines, fence] if fence else lines)
+
+
+def _markdown_line(line: str) -> str:
+    """One line of prose with its HTML escaped outside inline code spans (a run of backticks to the next run as long
+    on the same line: a span that crosses lines may not be one to a viewer, so its text is escaped)."""
+    if "\n" in line:  # (a title of two lines)
+        return "\n".join(map(_markdown_line, line.split("\n")))
+    out, done, start = [], 0, 0
+    while opening := _TICKS.search(line, start):
+        closing = re.compile(f"(?<!`){opening[0]}(?!`)").search(line, opening.end())
+        if closing is None:
+            start = opening.end()
+            continue
+        out += [_no_html(line[done : opening.start()]), line[opening.start() : closing.end()]]
+        done = start = closing.end()
+    return "".join([*out, _no_html(line[done:])])
+
+
+def _no_html(text: str) -> str:
+    return _REFERENCE.sub("&amp;", text).replace("<", "&lt;")
+
+
+def _code_span(text: str) -> str:
+    """``text`` as inline code whatever backticks it holds (a folder's name may hold some)."""
+    ticks = "`"
+    while ticks in text:
+        ticks += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def _markdown_call(call: ToolCall) -> list[str]:
-    lines = [f"- **{_call_summary(call)}**{_exit(call)}"]
+    lines = [f"- **{_markdown_text(_call_summary(call))}**{_exit(call)}"]
     diff = _diff(call) if call.name in EDIT_TOOLS else []
     if diff:
         lines.append(_fence("\n".join(diff), "diff"))
@@ -76,16 +134,16 @@ def _whose(message: Message) -> str:
 
 def to_markdown(meta: SessionMeta, messages: list[Message]) -> str:
     """The session as a Markdown transcript: a heading per turn, tool calls with results and diffs."""
-    out = [f"# {meta.title or meta.asked or meta.id}", ""]
-    out.append(f"- session: `{meta.id}` ({meta.source})")
+    out = [f"# {_markdown_line(meta.title or meta.asked or meta.id)}", ""]
+    out.append(f"- session: {_code_span(meta.id)} ({meta.source})")
     if meta.project:
-        out.append(f"- project: {meta.project} (`{meta.project_dir}`)")
+        out.append(f"- project: {_markdown_line(meta.project)} ({_code_span(meta.project_dir)})")
     out += [f"- started: {iso(meta.started) or 'unknown'}", f"- updated: {iso(meta.updated) or 'unknown'}", ""]
     for message in messages:
         out.append(f"## {_whose(message)}")
         out.append("")
         if message.text.strip():
-            out += [message.text.rstrip(), ""]
+            out += [_markdown_text(message.text.rstrip()), ""]
         for call in message.tool_calls:
             out += _markdown_call(call)
         if message.tool_calls:
@@ -196,8 +254,9 @@ def index_page(sessions: list[tuple[SessionMeta, str]], fmt: str, title: str) ->
             {"id": meta.id, "title": meta.title, "updated": iso(meta.updated), "file": name} for meta, name in sessions
         ]
         return "index.json", _json({"sessions": entries})
-    lines = [f"# {title}", ""] + [
-        f"- {when(meta.updated)} [{meta.title or meta.asked or meta.id}]({name}) ({plural(meta.messages, 'message')})"
+    lines = [f"# {_markdown_line(title)}", ""] + [
+        f"- {when(meta.updated)} [{_markdown_line(meta.title or meta.asked or meta.id)}]({name})"
+        f" ({plural(meta.messages, 'message')})"
         for meta, name in sessions
     ]
     return "index.md", "\n".join(lines) + "\n"

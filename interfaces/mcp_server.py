@@ -674,7 +674,8 @@ class Tools:
         if offset and offset >= len(messages):
             raise ToolError(f"offset={offset} is past the end: session {meta.id} has {len(messages)} messages")
         shown = window(messages, offset, limit)
-        text = show_text(meta, shown) + window_note(offset, len(shown), len(messages), "call show with offset={offset}")
+        text = show_text(meta, shown, "this answer's structured content")  # (it holds each result whole)
+        text += window_note(offset, len(shown), len(messages), "call show with offset={offset}")
         return answer(text, show_json(meta, shown, offset, len(messages)))
 
     def recent(
@@ -691,7 +692,7 @@ class Tools:
         recent work, or to say what was done this past week (since="7d")."""
         from ..core.library import newest_sessions, sessions_left_out
         from .fastpath import nothing_indexed
-        from .views import session_json, session_line
+        from .views import session_json, session_line, shown_projects
 
         project = _checked_project(project)
         since_at = _since_at(since)
@@ -704,7 +705,7 @@ class Tools:
         sessions = newest_sessions(index, project=project, limit=limit, since=after)
         more = sessions_left_out(index, limit, project=project, since=after) if len(sessions) == limit else 0
         if sessions:
-            text = "\n".join(session_line(meta) for meta in sessions)
+            text = "\n".join(map(session_line, sessions, shown_projects(sessions)))
             if more:  # (an agent asked what was done this week must not take a page for all of it)
                 hint = f"limit={limit + more}" if limit + more <= 50 else "a shorter since or a project"
                 text += f"\n{more} more; ask with {hint} to see them"

@@ -7,7 +7,7 @@ from ..core.redaction import echoed, repeated
 
 TYPE_CHECKING = False  # typing's own, without importing typing (a search's answer need not pay for it)
 if TYPE_CHECKING:  # (datetime loads where a time is written as ISO 8601: a search's text page needs only its methods)
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from datetime import datetime
     from typing import Any
 
@@ -106,8 +106,19 @@ def named(folder: str) -> str:
     return escaped(folder)
 
 
-def session_line(meta: SessionMeta) -> str:
-    project = named(meta.project)
+def shown_projects(listed: Sequence[SessionMeta | Hit]) -> list[str]:
+    """The project of each of ``listed`` as a listing shows it (:func:`named`): its name, or, where another listed
+    folder has that name (``work/api``, ``legacy/api``), as much of its path as tells them apart, as ``deja stats``
+    and ``--project`` name them (``keys.labels_apart``). Both were ``api`` in ``deja sessions``, search hits and
+    MCP ``recent`` (trial48 F6)."""
+    from ..core.keys import labels_apart
+
+    labels = labels_apart({item.project_dir for item in listed if item.project_dir})
+    return [named(labels.get(item.project_dir, item.project)) for item in listed]
+
+
+def session_line(meta: SessionMeta, project: str) -> str:
+    """A session on one line, its project named as ``shown_projects`` names it."""
     return f"{meta.id}  {when(meta.updated)}  {meta.source:<10}  {project:<18}  {meta.title or '(untitled)'}"
 
 
@@ -135,11 +146,11 @@ def search_text(
     notice = f"{result.notice}\n\n" if result.notice else ""
     blocks = []
     shown: dict[str, str] = {}
-    for hit in result.hits:
+    for hit, project in zip(result.hits, shown_projects(result.hits), strict=True):
         hit_id = shown_id(hit.session_id)
         lines = [
             fit(hit.title or "(untitled)", width),
-            hit_line(hit, hit_id, width),
+            hit_line(hit, hit_id, width, project),
             *(fit(line, width) for line in _passages(hit, hit_id, shown, width, since)),
         ]
         blocks.append("\n".join(lines))
@@ -221,12 +232,12 @@ def more_line(more: int) -> str:
 PROJECT_COLUMNS = 8
 
 
-def hit_line(hit: Hit, shown_id: str, width: int | None) -> str:
-    """A hit's id, source, project and date on one line; where ``width`` is too narrow, the project is cut, not the
+def hit_line(hit: Hit, shown_id: str, width: int | None, project: str) -> str:
+    """A hit's id, source, project (as ``shown_projects`` names it) and date on one line; where ``width`` is too
+    narrow, the project is cut, not the
     date (at 80 columns the 36-character id left "2024-11-1…": trial14 F9), and on a terminal too narrow for
     ``PROJECT_COLUMNS`` of it the source goes first (at 40 the project was all "…" and the date cut: trial20 F6)."""
     head, tail = f"  {shown_id} · {hit.source} · ", f" · {when(hit.updated)}"
-    project = named(hit.project)
     if width is not None:
         if width - text_columns(head + tail) < min(text_columns(project), PROJECT_COLUMNS):
             head = f"  {shown_id} · "
@@ -260,7 +271,10 @@ KEPT_ELSEWHERE = (
 )
 
 
-def show_text(meta: SessionMeta, messages: list[Message]) -> str:
+def show_text(meta: SessionMeta, messages: list[Message], whole: str | None) -> str:
+    """The session as a person reads it; each tool result of more than ``RESULT_HEAD`` + ``RESULT_TAIL`` lines
+    shortened to its head and tail, with a line saying what ``whole`` (``deja show ID --full``, an MCP answer's
+    structured content) shows whole (:func:`result_lines`); None: every result whole."""
     from ..core.readers.conversation import normalise_tool_name  # (older builds' names read as current ones)
     from .fastpath import plural
 
@@ -282,12 +296,42 @@ def show_text(meta: SessionMeta, messages: list[Message]) -> str:
             if call.exit_code is not None:
                 lines.append(f"    exit {call.exit_code}")
             if call.result:
-                output = call.result.splitlines()
-                result = "\n".join(output[:12])  # (its first 12 lines and 400 characters, ending in "…" when cut)
-                result = result[:400] + "…" if len(output) > 12 or len(result) > 400 else result
-                lines.extend("    " + line for line in result.splitlines())
+                lines.extend("    " + line for line in result_lines(call.result, whole))
         lines.append("")
     return "\n".join(lines).rstrip()
+
+
+#: The lines of a long tool result ``deja show`` shows of its head, and of its tail (where a log's error is).
+RESULT_HEAD = RESULT_TAIL = 8
+#: The characters of one line of a tool result ``deja show`` shows (a minified JSON is one line of 16 KiB).
+RESULT_LINE = 400
+
+
+def result_lines(result: str, whole: str | None) -> list[str]:
+    """A tool result's lines as ``show`` gives them: with ``whole`` (what shows them all), its first ``RESULT_HEAD``
+    and last ``RESULT_TAIL`` lines around one line saying how many were left out, the index's own
+    ``[… 5.0 MB elided …]`` line kept under it, and each line cut to ``RESULT_LINE`` characters saying how many more
+    it has. The first 12 lines alone hid a log's error, its last line, and what the index left out (trial48 F3)."""
+    lines = result.splitlines()
+    if whole is None:
+        return lines
+    from .fastpath import plural
+
+    left_out = lines[RESULT_HEAD:-RESULT_TAIL]
+    if len(left_out) > 1:
+        from ..core.model import is_elision_line
+
+        kept = [line for line in left_out if is_elision_line(line)]
+        around = " around the line below" if kept else ""
+        note = f"… {plural(len(left_out) - len(kept), 'line')} left out{around}: {whole} shows them"
+        lines = [*lines[:RESULT_HEAD], note, *kept, *lines[-RESULT_TAIL:]]
+    return [line if len(line) <= RESULT_LINE else _cut_line(line, whole) for line in lines]
+
+
+def _cut_line(line: str, whole: str) -> str:
+    """A result's line of more than ``RESULT_LINE`` characters: its start, and how many characters more ``whole``
+    shows."""
+    return f"{line[:RESULT_LINE]}… ({len(line) - RESULT_LINE:,} characters more: {whole} shows them)"
 
 
 def window_note(offset: int, shown: int, total: int, next_hint: str) -> str:

@@ -121,13 +121,71 @@ def test_a_long_command_is_whole_in_a_pipe(shop: Shop) -> None:
     assert f"- `{KUBECTL}` → ok" in shop.deja("ctx", KUBECTL_CHAT)
 
 
-def test_show_ends_a_cut_output_in_an_ellipsis(shop: Shop) -> None:
-    """A Shell call's output is shown to its 12th line: one of 20 short lines ended there, not marked as cut."""
-    output = "\n".join(f"test_{n} PASSED" for n in range(20))
-    _chat(shop.cli_root, shop.project, HUGE_CHAT, "run the suite", "pytest -v", 10, output=output)
+def test_show_gives_a_long_output_s_head_and_tail_and_says_how_to_see_it_whole(shop: Shop) -> None:
+    """A log's error is its last line: ``show`` gave a Shell call's first 12 lines, then ``…``, and nothing said how to
+    see the rest (trial48 F3). It gives the head and the tail around one line saying how many it left out and that
+    ``--full`` shows them, which it does."""
+    output = "\n".join(f"INFO worker processed job {n}" for n in range(200)) + "\nERROR worker-3 OOMKilled"
+    _chat(shop.cli_root, shop.project, HUGE_CHAT, "why OOMKilled?", "kubectl logs deploy/worker", 10, output=output)
     shown = shop.deja("show", HUGE_CHAT)
-    assert "    test_11 PASSED…\n" in shown and "test_12" not in shown, shown
+    whole = f"`deja show {HUGE_CHAT} --full`"
+    assert (
+        "    INFO worker processed job 7\n"
+        f"    … 185 lines left out: {whole} shows them\n"
+        "    INFO worker processed job 193\n"
+    ) in shown, shown
+    assert "    ERROR worker-3 OOMKilled\n" in shown and "job 8\n" not in shown
     assert "    ok\n" in shop.deja("show", KUBECTL_CHAT)
+    full = shop.deja("show", HUGE_CHAT, "--full")
+    assert "".join(f"    {line}\n" for line in output.splitlines()) in full and "left out" not in full
+    later = shop.deja("show", HUGE_CHAT, "--offset", "1", "--limit", "3")
+    assert f"left out: `deja show {HUGE_CHAT} --offset 1 --limit 3 --full` shows them" in later, later
+
+
+def test_the_mcp_show_says_its_structured_content_holds_a_long_output_whole(
+    shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    output = "\n".join(f"INFO worker processed job {n}" for n in range(40)) + "\nERROR worker-3 OOMKilled"
+    _chat(shop.cli_root, shop.project, HUGE_CHAT, "why OOMKilled?", "kubectl logs deploy/worker", 10, output=output)
+    shop.deja("index")
+    for name in ("DEJA_CURSOR_ROOT", "DEJA_CURSOR_CLI_ROOT", "DEJA_HOME"):
+        monkeypatch.setenv(name, shop.env[name])
+
+    async def call() -> tuple[str, Any]:
+        answer = await build_server().call_tool("show", {"session_id": HUGE_CHAT})
+        return " ".join(block.text for block in answer.content), answer.structured_content
+
+    text, data = anyio.run(call)
+    assert "    … 25 lines left out: this answer's structured content shows them\n" in text, text
+    assert "    ERROR worker-3 OOMKilled\n" in text
+    assert data["messages"][1]["tool_calls"][0]["result"].endswith(output)
+
+
+def test_show_keeps_the_line_saying_what_the_index_left_out(shop: Shop) -> None:
+    """README: a result over its cap keeps its head and tail around ``[… N KB elided …]``, "which ``deja show``
+    shows"; it was never shown, being past the 12th line (trial48 F3)."""
+    output = "\n".join(f"step {n}: compiling module_{n}.py" for n in range(3000)) + "\nFATAL: disk quota exceeded"
+    _chat(shop.cli_root, shop.project, HUGE_CHAT, "the build dies", "make release", 10, output=output)
+    from deja.interfaces.views import RESULT_TAIL
+
+    lines = shop.deja("show", HUGE_CHAT).splitlines()
+    note = next(n for n, line in enumerate(lines) if " left out around the line below: " in line)
+    assert lines[note - 1] == "    step 7: compiling module_7.py"
+    assert lines[note + 1 + RESULT_TAIL] == "    FATAL: disk quota exceeded", lines[note:]
+    assert lines[note + 1].startswith("    [… ") and lines[note + 1].endswith(" KB elided …]"), lines[note : note + 2]
+    assert "FATAL: disk quota exceeded" in shop.deja("show", HUGE_CHAT, "--full")
+
+
+def test_show_says_how_much_of_a_long_line_it_left_out(shop: Shop) -> None:
+    """A result of one long line (a minified JSON) is cut to ``RESULT_LINE`` characters, saying how many more."""
+    from deja.interfaces.views import RESULT_LINE
+
+    output = '{"plans": [' + ", ".join(f'{{"id": {n}}}' for n in range(400)) + "]}"
+    _chat(shop.cli_root, shop.project, HUGE_CHAT, "list the plans", "curl -s localhost/plans", 10, output=output)
+    shown = shop.deja("show", HUGE_CHAT)
+    more = f"{len(output) - RESULT_LINE:,} characters more: `deja show {HUGE_CHAT} --full` shows them"
+    assert f"    {output[:RESULT_LINE]}… ({more})\n" in shown, shown
+    assert f"    {output}\n" in shop.deja("show", HUGE_CHAT, "--full")
 
 
 def _work(env: dict[str, str], monkeypatch: pytest.MonkeyPatch, project: Path, **arguments: str) -> tuple[str, Any]:

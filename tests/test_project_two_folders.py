@@ -142,3 +142,41 @@ def test_an_unknown_project_is_offered_the_projects_alike_and_both_folders_of_on
         ran = run_deja("sessions", "--project", typed, cwd=tmp_path)
         missing = " (there is no such folder)" if "/" in typed else ""
         assert ran.stderr == f"deja: No session of project {typed!r} is indexed{missing}; {meant}{listed}", typed
+
+
+def test_two_folders_of_one_name_are_listed_apart(two_apis: dict[str, Path], tmp_path: Path) -> None:
+    """``deja stats`` and ``--project`` named them ``work/api`` and ``legacy/api``, but ``deja sessions``, search hits
+    and MCP ``recent`` showed both as ``api`` (trial48 F6); a name no other listed folder has stays a name."""
+    listed = run_deja("sessions", cwd=tmp_path).stdout.splitlines()
+    assert [line.split()[3] for line in listed] == ["billing", "legacy/api", "work/api"], listed
+    hits = run_deja("search", "widget", "cache", cwd=tmp_path).stdout
+    assert " · cursor-cli · legacy/api · " in hits and " · cursor-cli · work/api · " in hits, hits
+    assert " · api · " not in hits
+
+
+def test_the_mcp_recent_lists_them_apart(
+    two_apis: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deja.interfaces.mcp_server import Tools
+
+    monkeypatch.chdir(tmp_path)
+    tools = Tools()
+
+    async def ask() -> str:
+        return " ".join(block.text for block in tools.recent().content)
+
+    text = anyio.run(ask)
+    assert "  legacy/api  " in text and "  work/api  " in text and "  api  " not in text, text
+
+
+def test_a_hook_names_two_recalled_projects_of_one_name_apart(two_apis: dict[str, Path]) -> None:
+    """Working in ``billing``, a recall of both ``api`` projects' sessions said ``(api, …)`` twice (trial48 F6): each
+    hook names what it recalls as ``describe.project_labels`` does (one the prompt hook's gate passes both of needs
+    an index of many sessions: its other tests' machine)."""
+    from deja.hooks.describe import project_labels
+
+    work, legacy, billing = str(two_apis["work"]), str(two_apis["legacy"]), str(two_apis["billing"])
+    shown = [("api", legacy), ("api", work), ("billing", billing)]
+    assert project_labels(shown, billing) == ["legacy/api", "work/api", "billing"]
+    assert project_labels(shown[:1], work) == ["legacy/api"]  # (told apart from the project the agent works in)
+    assert project_labels(shown[1:2], work) == ["api"]  # (that project itself keeps its name)
