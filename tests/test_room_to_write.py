@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from harness import ENTRY, Sample
+from harness import ENTRY, Sample, run_deja
 
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.interfaces.fastpath import unwritable
@@ -105,3 +105,14 @@ def test_a_file_too_large_for_a_reader_outside_the_home_is_not_a_limit(sample: S
         unwritable(raised.value)
         == f"cannot read {meta} (larger than 10 bytes): give your user access to it, or move it away"
     )
+
+
+def test_doctor_warns_of_a_file_size_limit_that_stops_a_refresh(indexed_sample: Sample) -> None:
+    """After `deja index` failed on the limit, doctor said "fix: deja index", which failed the same way."""
+    doctor = _limited(*ENTRY, "doctor", "--json", env=indexed_sample.env)
+    assert "Traceback" not in doctor.stderr, doctor.stderr
+    [limit] = [p for p in orjson.loads(doctor.stdout)["problems"] if "ulimit -f" in p["message"]]
+    assert limit["level"] == "warn" and limit["message"].startswith("a file-size limit of 512 B is set (ulimit -f)")
+    assert limit["fix"] == "ulimit -f unlimited, then run deja index"
+    unlimited = orjson.loads(run_deja("doctor", "--json", env=indexed_sample.env).stdout)["problems"]
+    assert not [p for p in unlimited if "ulimit -f" in p["message"]]
