@@ -52,6 +52,8 @@ SEARCH_OPTIONS = {
     "--session": "session",
 }
 LIMIT_RANGE = (1, 200)
+#: The most messages one ``show`` gives: ``deja show --limit`` refuses more, the MCP tool takes more as this and says so.
+SHOW_MOST = 200
 
 
 class Failed(Exception):
