@@ -14,6 +14,7 @@ import orjson
 import pytest
 from harness import ENTRY, Sample, run_deja
 
+from deja.core.sample import API_CACHE_CHAT
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
 from deja.interfaces.fastpath import unwritable
 
@@ -116,3 +117,14 @@ def test_doctor_warns_of_a_file_size_limit_that_stops_a_refresh(indexed_sample: 
     assert limit["fix"] == "ulimit -f unlimited, then run deja index"
     unlimited = orjson.loads(run_deja("doctor", "--json", env=indexed_sample.env).stdout)["problems"]
     assert not [p for p in unlimited if "ulimit -f" in p["message"]]
+
+
+def test_an_export_under_a_file_size_limit_names_the_limit(indexed_sample: Sample, tmp_path: Path) -> None:
+    """It said "give -o another path", which the same limit stops too."""
+    target = tmp_path / "notes.md"
+    exported = _limited(*ENTRY, "export", API_CACHE_CHAT[:8], "-o", str(target), env=indexed_sample.env)
+    assert (exported.returncode, exported.stderr) == (
+        1,
+        f"deja: cannot write {target} (File too large): {LIMIT_FIX}, or give -o another path\n",
+    )
+    assert not target.exists()
