@@ -10,7 +10,7 @@ from . import paths
 from .index import SOURCE_CODES, Index, IndexForbidden, IndexUnreadable, Segment, SessionMeta, check_readable, index_dir
 from .indexer import Progress, RefreshResult, catch_up, refresh
 from .keys import holds_home, is_root, project_spelling, sessions_key, spelt_homes
-from .private import refusal, refused_write
+from .private import refusal, refused_write, room_fix
 
 TYPE_CHECKING = False  # typing's own, without importing typing; type checkers know it
 if TYPE_CHECKING:
@@ -72,8 +72,10 @@ def open_index(
         say(f"cannot update the index in {refused}; answering from the index as it stands")
     elif kept_out is not None:
         where = kept_out.filename or index_dir(home)
+        fix = f": {room}" if (room := room_fix(kept_out)) else ""
         say(
-            f"cannot update the index ({where}: {kept_out.strerror or kept_out}); answering from the index as it stands"
+            f"cannot update the index ({where}: {kept_out.strerror or kept_out}){fix}; "
+            "answering from the index as it stands"
         )
     return index
 

@@ -270,6 +270,21 @@ def _owner_bits_missing(folder: str) -> str:
     return "".join(letter for letter, bit in (("w", stat.S_IWUSR), ("x", stat.S_IXUSR)) if not st.st_mode & bit)
 
 
+#: What stops a write for want of room, and what gives it room: a file-size limit (``ulimit -f``: EFBIG, since
+#: Python ignores SIGXFSZ) was asked "is ~/.cache writable?" of a folder that was (trial48 F5).
+_ROOM_FIXES = {
+    errno.ENOSPC: "free space on that disk",
+    errno.EDQUOT: "free space under your disk quota, or have it raised",
+    errno.EFBIG: "a file-size limit (ulimit -f) stopped the write: raise it (ulimit -f unlimited)",
+}
+
+
+def room_fix(exc: BaseException | None) -> str:
+    """What gives a write that ran out of room (a full disk, a used-up quota, a file-size limit) the room it needs;
+    "" for any other failure. No folder's mode or owner is to blame, and the hint to mend one sent users astray."""
+    return _ROOM_FIXES.get(getattr(exc, "errno", None) or 0, "")
+
+
 def refusal(exc: BaseException | None) -> bool:
     """Whether a write failed for a refusal a folder's fix or another home mends (``refused_write``): a permission,
     or a read-only file system."""

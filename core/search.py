@@ -57,6 +57,7 @@ from .text import (
     normalise,
     phrases,
     random_pairs,
+    sharp_s_spellings,
     spellings,
     term_positions,
     terms,
@@ -397,6 +398,37 @@ def _score_docs(
         ):
             reached.add(term)
     return scores, idfs, reached.union(idfs)
+
+
+#: The most indexed runs of Chinese or Japanese text one word of a query is looked for inside (each a term of its own).
+RUNS_HOLDING = 64
+#: The first bytes of the UTF-8 of kana and CJK ideographs (U+3000 to U+9FFF): their runs' stretch of a segment's terms.
+_UNSPACED_BYTES = (b"\xe3", b"\xea")
+
+
+def _written_otherwise(index: Index, text: str, words: list[str]) -> dict[str, list[str]]:
+    """The terms each of ``words`` (``text``'s) is also looked for as, at its whole weight: the spelling with ``ß``
+    or ``ss`` (``text.sharp_s_spellings``), and the runs of Chinese or Japanese that hold it (``_runs_holding``)."""
+    found = _runs_holding(index, words)
+    for word, other in sharp_s_spellings(text).items():
+        if word in words and other not in words:
+            found.setdefault(word, []).append(other)
+    return found
+
+
+def _runs_holding(index: Index, words: list[str]) -> dict[str, list[str]]:
+    """For each word of the query in kana or CJK ideographs, the indexed runs that hold it inside them (``RUNS_HOLDING``
+    at most): text written without spaces is indexed a run at a time, so ``超时`` was a term no session held where one
+    said "支付接口返回超时错误" (trial48 F10). The index is as it was: the runs are found among its terms."""
+    found: dict[str, list[str]] = {}
+    for word in words:
+        if not all("\u3040" <= c <= "\u9fff" for c in word):
+            continue
+        runs = {run for seg in index.segments for run in seg.terms_holding(word, *_UNSPACED_BYTES, RUNS_HOLDING)}
+        runs.discard(word)
+        if runs:
+            found[word] = sorted(runs)[:RUNS_HOLDING]
+    return found
 
 
 def _filtered_budget(index: Index, filters: Filters) -> int:
@@ -1069,6 +1101,8 @@ def search(
     text = undated if dates and not query_terms(undated)[0] else asked
     words, wanted_phrases = query_terms(text)
     others, gained = related(text, words)
+    for word, alternatives in _written_otherwise(index, text, words).items():
+        others.setdefault(word, []).extend((alternative, 1.0) for alternative in alternatives)
     words += gained
     only = _session_keys(index, filters.session_id) if filters.session_id else None
     if filters.project and not filters.project_hash:

@@ -561,6 +561,23 @@ def spellings(text: str) -> dict[str, str]:
     return found
 
 
+def sharp_s_spellings(text: str) -> dict[str, str]:
+    """The term of each plain word of ``text`` written with ``ß`` or ``ss``, with the term of its other spelling
+    (``{"gross": "große"}`` for ``grosse``): the index keeps ``ß`` as written, and folding it would change every
+    index's terms, so ``grosse`` missed ``Größe`` and ``größe`` missed ``Grösse`` (trial48 F10). An English word's
+    ``ß`` spelling (``paßword``) is a term no index of English holds: it finds nothing more."""
+    found: dict[str, str] = {}
+    for raw in _finder()(text):
+        lowered = raw.lower()
+        other = lowered.replace("ß", "ss") if "ß" in lowered else lowered.replace("ss", "ß")
+        if other == lowered:
+            continue
+        own, theirs = _CACHE[raw], token_terms(other)
+        if len(own) == len(theirs) == 1 and own != theirs:
+            found.setdefault(own[0], theirs[0])
+    return found
+
+
 def identifier_parts(text: str) -> dict[str, str]:
     """Terms ``text`` holds only as parts of identifiers, each with the whole identifier's term.
 

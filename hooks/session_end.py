@@ -88,6 +88,7 @@ def _ingest(call: HookCall) -> str:
             f"ingested {', '.join(sorted(ids))}: 0 added, 0 updated (nothing changed since the last refresh)"
         )
     from ..core.indexer import refresh  # (msgspec, the readers: only when there is something to read)
+    from ..core.private import room_fix
 
     try:
         result = refresh(
@@ -97,6 +98,10 @@ def _ingest(call: HookCall) -> str:
         return call.silent(
             f"the index stayed locked for {BACKGROUND_LOCK_SECONDS:.0f} s; gave up on {', '.join(sorted(ids))} until the next refresh"
         )
+    except OSError as exc:  # (any other failure is logged as the hook's own)
+        if not (fix := room_fix(exc)):
+            raise
+        return call.silent(f"not ingested {', '.join(sorted(ids))}: cannot write the index ({exc.strerror}): {fix}")
     # (Claude Code's own transcript lies under none of Cursor's folders, and no setting would make it Cursor's)
     outside = "" if result.added or result.updated or not call.for_cursor else _outside_every_root(transcript)
     if outside:

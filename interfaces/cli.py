@@ -23,6 +23,7 @@ from ..core.library import NotFound, find_session, newest_sessions, sessions_lef
 from ..core.redaction import PATH_CHARS, echoed
 from .about import version
 from .fastpath import (
+    SHOW_MOST,
     SearchArgs,
     check_project,
     check_source,
@@ -323,7 +324,7 @@ def session_row(
 def show_command(
     session_id: Annotated[str, typer.Argument(metavar="ID", help="A session id, or a unique prefix of one.")],
     offset: Annotated[int, typer.Option("--offset", min=0, help="The first message to show (0 is the first).")] = 0,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=200, help="How many messages to show.")] = 50,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=SHOW_MOST, help="How many messages to show.")] = 50,
     full: Annotated[bool, typer.Option("--full", help="Each tool result whole, not its head and tail.")] = False,
     json: JsonFlag = False,
 ) -> None:

@@ -217,6 +217,7 @@ def diagnose(home: Path | None = None) -> Report:
         *_kept_index_problems(home),
         *unwritable,
         *_low_space(home, index),
+        *_file_size_limit(index),
         *(finding for finding in wiring if finding.level != "ok"),
         *_settings_problems(),
         *_delivery_problems(delivery),
@@ -742,6 +743,26 @@ def _low_space(home: Path, index: IndexStatus) -> list[Finding]:
             f"only {_size(free)} free on the disk that holds {folder}: `deja index` and searches may fail to "
             "refresh the index (what it holds stays as it is)",
             f"{write_fix(home, folder, os.strerror(errno.ENOSPC))}, then run deja index",
+        )
+    ]
+
+
+def _file_size_limit(index: IndexStatus) -> list[Finding]:
+    """A warning when this process's file-size limit (``ulimit -f``, which the shell's commands inherit) is below
+    what a refresh may write (64 MB, or the index's size when larger): doctor said "fix: deja index" to a user whose
+    every ``deja index`` the limit stopped (trial48 F5)."""
+    import resource
+
+    limit, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    if limit == resource.RLIM_INFINITY or limit >= max(LOW_SPACE_BYTES, index.bytes):
+        return []
+    return [
+        Finding(
+            "warn",
+            "index",
+            f"a file-size limit of {_size(limit)} is set (ulimit -f): `deja index` and searches fail to write an "
+            "index file larger than that (what the index holds stays as it is)",
+            "ulimit -f unlimited, then run deja index",
         )
     ]
 

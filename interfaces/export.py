@@ -22,7 +22,7 @@ import orjson
 from ..core.index import SessionMeta
 from ..core.keys import EDIT_TOOLS
 from ..core.model import Message, ToolCall
-from ..core.private import FILE_MODE
+from ..core.private import FILE_MODE, room_fix
 from ..core.text import for_terminal, json_escaped_controls
 from ..core.work import edit_texts
 from .fastpath import SCHEMA_VERSION, Failed, plural
@@ -322,8 +322,8 @@ def _cannot_write(path: Path, exc: OSError, folder: Path | None = None) -> Faile
     why = exc.strerror or str(exc)
     if folder is not None:
         why = f"making a new file in {folder}: {why}"
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        fix = "free some space or give -o another path"
+    if room := room_fix(exc):  # (a file-size limit, ulimit -f, was told to give -o another path: trial48 F5)
+        fix = f"{room}, or give -o another path"
     elif exc.errno in (errno.ENOENT, errno.ENOTDIR) and folder is None:
         fix = "give -o a path in a folder that exists"
     elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOENT, errno.ENOTDIR):

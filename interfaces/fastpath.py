@@ -52,6 +52,8 @@ SEARCH_OPTIONS = {
     "--session": "session",
 }
 LIMIT_RANGE = (1, 200)
+#: The most messages one ``show`` gives: ``deja show --limit`` refuses more, the MCP tool takes more as this and says so.
+SHOW_MOST = 200
 
 
 class Failed(Exception):
@@ -359,13 +361,14 @@ def unwritable(exc: OSError) -> str:
         return str(exc)
     home = os.path.abspath(folders.deja_home())
     where = exc.filename or home
-    if exc.errno == errno.ENOSPC:
-        return f"cannot write the index ({where}: {exc.strerror}): free space on that disk, then run `deja index`"
     if isinstance(where, str) and os.path.isabs(where) and os.path.commonpath([where, home]) not in (home, where):
         return f"cannot read {where} ({exc.strerror or exc}): give your user access to it, or move it away"
     from ..core.config import file_in_path
     from ..core.index.format import INDEX
-    from ..core.private import file_home_fix, leads_nowhere, nowhere_fix, refusal, refused_write
+    from ..core.private import file_home_fix, leads_nowhere, nowhere_fix, refusal, refused_write, room_fix
+
+    if fix := room_fix(exc):  # (a file too large for a reader's cap is a file outside the home: said above)
+        return f"cannot write the index ({where}: {exc.strerror or exc}): {fix}, then run `deja index`"
 
     index = os.path.join(home, INDEX)
     if target := leads_nowhere(index):  # (doctor says so too)

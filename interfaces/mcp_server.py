@@ -49,7 +49,7 @@ from ..core.dates import SINCE_FORMS, parse_since
 from ..core.keys import readable_path
 from ..core.redaction import PATH_CHARS, echoed
 from .about import version
-from .fastpath import project_folder
+from .fastpath import SHOW_MOST, project_folder
 from .mcp_refresh import Refresher
 from .mcp_stdio import answering_stdio
 
@@ -340,6 +340,12 @@ def within(name: str, value: int, low: int, high: int | None = None) -> int:
     if value < low:
         raise ToolError(f"{name}={value} is too small: give {low} or more")
     return value if high is None else min(value, high)
+
+
+def over_the_most(limit: int, most: int, what: str) -> str:
+    """The line under an answer a ``limit`` above the tool's most cut: taken as the most, as a model asking for "all"
+    expects, and said, where ``show`` gave 200 of ``limit: 1000`` without a word (trial48 F10)."""
+    return f"limit={limit} is more than {most}, the most: at most {most} {what} are given."
 
 
 def answer(text: str, data: dict[str, Any] | None = None) -> CallToolResult:
@@ -642,7 +648,7 @@ class Tools:
         # (the words it was found without named last, as deja search names them on stderr, within the same budget)
         held = f"\n{held_by_none(result.unmatched)}." if result.unmatched else ""
         if taken < limit and result.total > taken:  # (not when every match is given: review43e L7)
-            held += f"\nlimit={limit} is more than {SEARCH_LIMIT}, the most: at most {SEARCH_LIMIT} sessions are given."
+            held += f"\n{over_the_most(limit, SEARCH_LIMIT, 'sessions')}"
         if result.hits:  # (the structured content keeps every hit, as deja search --json does)
             text = fit_text(result, taken, SEARCH_TEXT_BYTES - len(held.encode()), filters.since)
             return answer(text + held, search_json(result))
@@ -656,7 +662,10 @@ class Tools:
         session_id: SessionId,
         offset: Annotated[int, Field(description="Index of the first message to return (0 is the first).")] = 0,
         limit: Annotated[
-            int, Field(description="At most this many messages, 1–200 (fewer if they are long; more is 200).")
+            int,
+            Field(
+                description=f"At most this many messages, 1–{SHOW_MOST} (fewer if they are long; more is {SHOW_MOST})."
+            ),
         ] = 50,
     ) -> CallToolResult:
         """Read a past session: its messages in order, with the tool calls made and their results. Returns a window
@@ -670,12 +679,14 @@ class Tools:
             return empty
         segment, meta = self._find(index, session_id)
         messages = segment.messages(meta)
-        offset, limit = within("offset", offset, 0), within("limit", limit, 1, 200)
+        offset, taken = within("offset", offset, 0), within("limit", limit, 1, SHOW_MOST)
         if offset and offset >= len(messages):
             raise ToolError(f"offset={offset} is past the end: session {meta.id} has {len(messages)} messages")
-        shown = window(messages, offset, limit)
+        shown = window(messages, offset, taken)
         text = show_text(meta, shown, "this answer's structured content")  # (it holds each result whole)
         text += window_note(offset, len(shown), len(messages), "call show with offset={offset}")
+        if taken < limit and len(shown) == taken < len(messages) - offset:  # (the most cut it, not the byte budget)
+            text += f"\n{over_the_most(limit, SHOW_MOST, 'messages')}"
         return answer(text, show_json(meta, shown, offset, len(messages)))
 
     def recent(
@@ -872,12 +883,36 @@ def _as_shown(value: Any, typed: dict[str, str]) -> Any:
     return value
 
 
+async def _said_uninitialized(ctx: Any, call_next: Any) -> Any:
+    """The SDK's answer to a request sent before ``initialize``, saying so: it answers ``-32602 "Invalid request
+    parameters"`` with empty data (its code kept for clients that key off it), which sent a client's author looking
+    at the call's arguments (trial48 F10). A middleware, so every request the SDK's gate refuses is seen here."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        gated = (exc.code, exc.message, exc.data) == (INVALID_PARAMS, "Invalid request parameters", "")
+        if not gated or ctx.session.client_params is not None:
+            raise
+        said = f"Not initialized: send initialize, then notifications/initialized, before {ctx.method}"
+        raise MCPError(code=INVALID_PARAMS, message=said, data=ctx.method) from None
+
+
 def build_server(tools: Tools | None = None) -> MCPServer:
     """The MCP server of ``tools`` (over the index under ``DEJA_HOME`` when none are given)."""
     tools = tools or Tools()
     methods = (tools.search, tools.show, tools.recent, tools.resume, tools.work)
     arguments = {tool.__name__: frozenset(inspect.signature(tool).parameters) for tool in methods}
-    server = _Server(arguments, name="deja", instructions=INSTRUCTIONS, version=version(), log_level="WARNING")
+    server = _Server(
+        arguments,
+        name="deja",
+        instructions=INSTRUCTIONS,
+        version=version(),
+        log_level="WARNING",
+        middleware=[_said_uninitialized],
+    )
     for tool, title in (
         (tools.search, "Search past Cursor sessions"),
         (tools.show, "Read a past session"),

@@ -69,7 +69,7 @@ def test_a_device_is_written_to_and_its_error_is_one_line(indexed_sample: Sample
     code, _, err = export("-o", str(device), cwd=tmp_path)
     assert (code, err) == (
         1,
-        f"deja: cannot write {device} (No space left on device): free some space or give -o another path\n",
+        f"deja: cannot write {device} (No space left on device): free space on that disk, or give -o another path\n",
     )
     assert stat.S_ISCHR(device.lstat().st_mode)
 

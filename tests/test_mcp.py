@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 import pytest
 from filelock import FileLock
+from harness import run_deja
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp_types import CallToolResult
 
@@ -41,6 +42,7 @@ from deja.core.writers.cursor_agent import (
     write_transcript,
 )
 from deja.core.writers.ide import write_state_vscdb
+from deja.interfaces.fastpath import SHOW_MOST
 from deja.interfaces.mcp_server import MESSAGE_CHARS, SEARCH_TEXT_BYTES, SHOW_WINDOW_BYTES, STILL_INDEXING
 from deja.interfaces.views import search_json
 
@@ -429,6 +431,26 @@ def test_show_reads_a_session_in_windows(history: History, tmp_path: Path) -> No
         assert [m["role"] for m in ide.structured_content["messages"]] == ["user"]
 
     run(history, tmp_path, scenario)
+
+
+def test_a_show_limit_above_the_most_says_it_gave_the_most(history: History, tmp_path: Path) -> None:
+    """``limit: 1000`` gave 200 messages without a word, where ``deja show -n 1000`` refuses it (trial48 F10)."""
+    turns = [(f"ok {i}", f"done {i}") for i in range(SHOW_MOST // 2 + 10)]  # (short: the most cuts, not the bytes)
+    history.cli_chat("5b0a1b2c-many", history.web, "Many short turns", turns, T0 - timedelta(days=500))
+    refresh(history.deja_home)
+
+    async def scenario(session: ClientSession) -> None:
+        most = await ok(session, "show", session_id="5b0a1b2c-many", limit=1000)
+        assert most.structured_content["window"]["returned"] == SHOW_MOST
+        assert text(most).endswith(
+            f"limit=1000 is more than {SHOW_MOST}, the most: at most {SHOW_MOST} messages are given."
+        )
+        rest = await ok(session, "show", session_id="5b0a1b2c-many", offset=SHOW_MOST, limit=1000)
+        assert rest.structured_content["window"]["returned"] == 20 and "limit=" not in text(rest)
+
+    run(history, tmp_path, scenario)
+    refused = run_deja("show", "5b0a1b2c-many", "-n", "1000")  # (the fixture points this process at the history)
+    assert (refused.returncode, refused.stderr) == (2, f"deja: -n 1000 is not allowed: give 1 to {SHOW_MOST}\n")
 
 
 def test_show_clips_long_messages_and_bounds_the_window(history: History, tmp_path: Path) -> None:

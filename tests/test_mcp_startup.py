@@ -104,6 +104,19 @@ def test_a_first_call_without_a_tool_list_loads_the_engine_itself(indexed_sample
     assert {"deja.core.index", "deja.core.search"} <= _before(events, 3)
 
 
+def test_a_call_before_initialize_is_told_to_initialize_first(indexed_sample: Sample) -> None:
+    """The SDK answered `-32602 "Invalid request parameters"` with empty data, which points at the call's arguments
+    (trial48 F10); the same call after the handshake is answered."""
+    early = SEARCH.replace('"id":3', '"id":7')
+    answers, _ = _serve(early + HANDSHAKE + SEARCH, indexed_sample)
+    assert answers[7]["error"] == {
+        "code": -32602,
+        "message": "Not initialized: send initialize, then notifications/initialized, before tools/call",
+        "data": "tools/call",
+    }
+    assert "pytest" in answers[3]["result"]["content"][0]["text"]
+
+
 def test_every_request_read_before_stdin_ends_is_answered(indexed_sample: Sample) -> None:
     """A client that writes its requests and closes its end at once (a script piping JSON-RPC lines) gets an answer
     to each: the SDK cancels the requests still being handled when stdin ends, and 6 of 14 went unanswered."""

@@ -15,6 +15,10 @@ from deja.core.text import terms
 WHOLE = "00000000-0000-4000-8000-00000000000a"
 PARTS = "00000000-0000-4000-8000-00000000000b"
 PERSON = "00000000-0000-4000-8000-00000000000c"
+SHARP = "00000000-0000-4000-8000-00000000000d"
+DOUBLE = "00000000-0000-4000-8000-00000000000e"
+CHINESE = "00000000-0000-4000-8000-00000000000f"
+JAPANESE = "00000000-0000-4000-8000-000000000010"
 
 
 @pytest.fixture
@@ -27,6 +31,10 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
         # Says each part, apart, in one short message.
         PARTS: ["Customer limit per customer?", "The customer limit is per customer."],
         PERSON: ["Séverine from support reported the export bug.", "Thanks, I will ask Séverine for the file."],
+        SHARP: ["Die Größe des Puffers ist falsch.", "Setze die maximale Größe auf 4 MB."],
+        DOUBLE: ["Die Grösse im Schweizer Handbuch stimmt nicht.", "Dann die Grösse dort korrigieren."],
+        CHINESE: ["支付接口返回超时错误，怎么修复", "把超时时间调大。"],
+        JAPANESE: ["ログイン画面でエラーが出ます", "セッションの期限切れです。"],
     }
     return index_chats(tmp_path, monkeypatch, chats)
 
@@ -38,6 +46,21 @@ def _ids(index: Index, query: str) -> list[str]:
 def test_a_name_without_its_accent_finds_it_and_the_other_way_round(index: Index) -> None:
     assert _ids(index, "severine") == [PERSON]
     assert _ids(index, "SÉVERINE") == [PERSON]
+
+
+def test_sharp_s_and_double_s_find_each_other(index: Index) -> None:
+    """``grosse`` missed ``Größe`` (trial48 F10): the index keeps the ß, so the query looks for both spellings."""
+    assert sorted(_ids(index, "grosse")) == sorted(_ids(index, "Größe")) == sorted([SHARP, DOUBLE])
+    assert _ids(index, "password") == []  # (an English word's ß spelling is no term of an index: nothing more)
+
+
+def test_a_word_inside_a_chinese_or_japanese_run_finds_it(index: Index) -> None:
+    """Text written without spaces is indexed a run at a time: ``超时`` found nothing inside "支付接口返回超时错误"
+    (trial48 F10). A word of the query is looked for inside the runs the index holds."""
+    assert _ids(index, "超时") == [CHINESE]
+    assert _ids(index, "支付接口返回超时错误") == [CHINESE]
+    assert _ids(index, "エラー") == [JAPANESE]
+    assert _ids(index, "退款") == []
 
 
 def test_a_whole_identifier_outranks_a_chat_that_says_its_parts_apart(index: Index) -> None:

@@ -170,6 +170,40 @@ class Segment:
                 hi = mid
         return lo
 
+    def terms_holding(self, piece: str, low: bytes, high: bytes, most: int) -> list[str]:
+        """Up to ``most`` of the terms from ``low`` up to ``high`` (the first bytes of a script's letters) that hold
+        ``piece`` inside them. A segment's terms lie one after another in their sorted order, so those of a script
+        are one stretch of ``terms.bin``, searched as bytes rather than read term by term."""
+        key = piece.encode("utf-8")
+        first, end = self._lower_bound(low), self._lower_bound(high)
+        if first >= end:
+            return []
+        rows, row_at, width, terms = self._term_idx, _TERM_SPAN.unpack_from, TERM_ROW.size, self._terms
+        last_off, last_len = row_at(rows, (end - 1) * width)
+        stop = last_off + last_len
+        found: list[str] = []
+        row, at = first, terms.find(key, row_at(rows, first * width)[0], stop)
+        while at >= 0 and len(found) < most:
+            row = self._row_holding(at, row, end)
+            t_off, t_len = row_at(rows, row * width)
+            if at + len(key) <= t_off + t_len:  # (not a match across two terms' bytes)
+                found.append(bytes(terms[t_off : t_off + t_len]).decode("utf-8", "replace"))
+                at = terms.find(key, t_off + t_len, stop)
+            else:
+                at = terms.find(key, at + 1, stop)
+        return found
+
+    def _row_holding(self, offset: int, lo: int, hi: int) -> int:
+        """The row, from ``lo`` up to ``hi``, whose term's bytes hold ``offset`` of ``terms.bin``."""
+        rows, row_at, width = self._term_idx, _TERM_SPAN.unpack_from, TERM_ROW.size
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if row_at(rows, mid * width)[0] <= offset:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
     def lookup(self, term: str) -> tuple[int, int, int]:
         """(postings offset, postings kept, docs holding it) of ``term``, or (0, 0, 0).
 

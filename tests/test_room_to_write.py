@@ -1,0 +1,130 @@
+"""A write stopped for want of room: a file-size limit (``ulimit -f``), a full disk. Its line names that cause and
+what gives room, not "is ~/.cache writable?" of a folder that is (trial48 F5)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from harness import ENTRY, Sample, run_deja
+
+from deja.core.sample import API_CACHE_CHAT
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+from deja.interfaces.fastpath import unwritable
+
+NEW_CHAT = "5e1f0a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+#: Bytes a file may grow to under the limit: less than any segment of the index, more than nothing.
+LIMIT_BYTES = 512
+LIMIT_FIX = "a file-size limit (ulimit -f) stopped the write: raise it (ulimit -f unlimited)"
+
+
+def _limited(*argv: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``argv`` run under a file-size limit of ``LIMIT_BYTES``, as ``ulimit -f`` sets one in a shell."""
+    return subprocess.run(
+        argv,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT_BYTES, LIMIT_BYTES)),  # noqa: PLW1509 - the child's own limit
+    )
+
+
+def _new_chat(sample: Sample) -> None:
+    project = str(sample.history.projects["api"])
+    turns = [user_turn("why does the okapi cache miss"), assistant_turn("The okapi cache keys on the host name.")]
+    write_transcript(transcript_path(sample.history.cli_root, project, NEW_CHAT), turns)
+
+
+def test_deja_index_under_a_file_size_limit_names_the_limit(sample: Sample) -> None:
+    indexed = _limited(*ENTRY, "index", env=sample.env)
+    assert indexed.returncode == 1
+    assert indexed.stderr.startswith("deja: cannot write the index ("), indexed.stderr
+    assert indexed.stderr.endswith(f": File too large): {LIMIT_FIX}, then run `deja index`\n"), indexed.stderr
+    assert "writable" not in indexed.stderr and "Traceback" not in indexed.stderr
+
+
+def test_a_search_under_a_file_size_limit_answers_and_names_the_limit(indexed_sample: Sample) -> None:
+    _new_chat(indexed_sample)
+    searched = _limited(*ENTRY, "search", "docker", env=indexed_sample.env)
+    assert searched.returncode == 0 and "docker" in searched.stdout.lower(), searched.stderr
+    assert searched.stderr.startswith("deja: cannot update the index ("), searched.stderr
+    assert searched.stderr.endswith(f": File too large): {LIMIT_FIX}; answering from the index as it stands\n")
+
+
+def test_the_session_end_ingest_under_a_file_size_limit_logs_the_limit(indexed_sample: Sample) -> None:
+    """What `deja hooks log` shows for the ingest (hooks.log itself is past the limit: its line is run here)."""
+    _new_chat(indexed_sample)
+    script = (
+        "import sys; from deja.hooks import session_end; from deja.hooks.call import HookCall; "
+        "call = HookCall.from_stdin(sys.stdin.buffer.read(), 'SessionEnd'); "
+        "session_end.session_end(call); print(call.why)"
+    )
+    payload = orjson.dumps({"conversation_id": NEW_CHAT, "hook_event_name": "sessionEnd"}).decode()
+    env = {**indexed_sample.env, "DEJA_INGEST_WAIT": "1"}
+    ended = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT_BYTES, LIMIT_BYTES)),  # noqa: PLW1509 - the child's own limit
+    )
+    assert ended.returncode == 0, ended.stderr
+    expected = f"not ingested {NEW_CHAT}: cannot write the index (File too large): {LIMIT_FIX}\n"
+    assert ended.stdout == expected
+
+
+def test_a_full_disk_is_named_with_free_space_as_its_fix(sample: Sample) -> None:
+    """A real ENOSPC (``/dev/full`` answers every write with it), as a refresh would raise it."""
+    with pytest.raises(OSError) as raised, open("/dev/full", "wb", buffering=0) as full:
+        full.write(b"a segment")
+    assert raised.value.errno == errno.ENOSPC
+    said = unwritable(raised.value)
+    home = os.path.abspath(sample.home)
+    assert said == (
+        f"cannot write the index ({home}: No space left on device): free space on that disk, then run `deja index`"
+    )
+
+
+def test_a_file_too_large_for_a_reader_outside_the_home_is_not_a_limit(sample: Sample, tmp_path: Path) -> None:
+    """A chat store's meta past its reader's cap raises EFBIG too: that is a file deja reads, not one it writes."""
+    from deja.core.regular_files import read_regular
+
+    meta = tmp_path / "meta.json"
+    meta.write_bytes(b"x" * 100)
+    with pytest.raises(OSError) as raised:
+        read_regular(meta, 10)
+    assert (
+        unwritable(raised.value)
+        == f"cannot read {meta} (larger than 10 bytes): give your user access to it, or move it away"
+    )
+
+
+def test_doctor_warns_of_a_file_size_limit_that_stops_a_refresh(indexed_sample: Sample) -> None:
+    """After `deja index` failed on the limit, doctor said "fix: deja index", which failed the same way."""
+    doctor = _limited(*ENTRY, "doctor", "--json", env=indexed_sample.env)
+    assert "Traceback" not in doctor.stderr, doctor.stderr
+    [limit] = [p for p in orjson.loads(doctor.stdout)["problems"] if "ulimit -f" in p["message"]]
+    assert limit["level"] == "warn" and limit["message"].startswith("a file-size limit of 512 B is set (ulimit -f)")
+    assert limit["fix"] == "ulimit -f unlimited, then run deja index"
+    unlimited = orjson.loads(run_deja("doctor", "--json", env=indexed_sample.env).stdout)["problems"]
+    assert not [p for p in unlimited if "ulimit -f" in p["message"]]
+
+
+def test_an_export_under_a_file_size_limit_names_the_limit(indexed_sample: Sample, tmp_path: Path) -> None:
+    """It said "give -o another path", which the same limit stops too."""
+    target = tmp_path / "notes.md"
+    exported = _limited(*ENTRY, "export", API_CACHE_CHAT[:8], "-o", str(target), env=indexed_sample.env)
+    assert (exported.returncode, exported.stderr) == (
+        1,
+        f"deja: cannot write {target} (File too large): {LIMIT_FIX}, or give -o another path\n",
+    )
+    assert not target.exists()
