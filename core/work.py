@@ -24,6 +24,7 @@ from .failures import (
     ErrorMatch,
     Fix,
     Step,
+    episode_end,
     failed_call,
     past_failures,
     scan_window,
@@ -498,7 +499,9 @@ def _mentions(index: Index, words: tuple[str, ...], limit: int, exclude: frozens
             answer = next(
                 (
                     one_line(later.text, 200)
-                    for later in map(segment.message, range(doc + 1, min(end, doc + FOLLOW_DOCS)))
+                    for later in map(
+                        segment.message, range(doc + 1, episode_end(segment, doc, min(end, doc + FOLLOW_DOCS)))
+                    )
                     if later.role == "assistant" and later.text.strip()
                 ),
                 "",

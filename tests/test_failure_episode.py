@@ -236,3 +236,26 @@ def test_an_editor_chat_resumed_a_week_later(fake_home: Path) -> None:
     fix = run_deja("fix", "error TS2322")
     assert fix.returncode == 0, fix.stderr
     assert "docker build" not in fix.stdout and "slim base" not in fix.stdout, fix.stdout
+
+
+PASTED = "Error: EACCES: permission denied, open '/var/log/shop/app.log'"
+
+
+def test_an_error_pasted_and_left_unanswered_is_not_answered_by_the_later_days_answer(fake_home: Path) -> None:
+    """An error a person pasted (no command printed it): ``deja fix`` gives the answer said after it, but not one
+    given after the chat was resumed days later, to another question."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    records = [
+        user_turn(f"the app cannot start:\n{PASTED}", NOW - timedelta(days=5)),
+        assistant_turn(None, tool_use("Shell", {"command": "ls -l /var/log/shop"})),
+        turn_ended("aborted"),
+        user_turn("add a health endpoint", NOW - timedelta(days=1)),
+        assistant_turn("Added GET /healthz returning the build's version."),
+        turn_ended(),
+    ]
+    write_transcript(transcript_path(fake_home / ".cursor", str(project), "f48c0000-0000-4000-8000-000000000003"), records)  # fmt: skip
+    assert run_deja("index").returncode == 0
+    fix = run_deja("fix", "EACCES: permission denied")
+    assert fix.returncode == 0, fix.stderr
+    assert "f48c0000" in fix.stdout and "healthz" not in fix.stdout, fix.stdout
