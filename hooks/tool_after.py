@@ -106,14 +106,15 @@ def _ending(segment: Segment, doc: int, fix: Fix) -> tuple[str, str]:
 
     meta = fix.session
     end = meta.first_doc + meta.messages
-    resumed_at = episode_end(segment, doc, end)
-    stopped = failed_at_end(segment, meta) if resumed_at == end else ""
-    if stopped or not meta.concluded:
-        return stopped, ""
-    last = last_answer_doc(segment, meta)
-    if last >= resumed_at or (not fix.resolved_by and fix.answer and fix.answer_doc == last):
+    stopped = failed_at_end(segment, meta)
+    if stopped:
+        return (stopped if episode_end(segment, doc, end) == end else ""), ""
+    if not meta.concluded:
         return "", ""
-    return "", meta.concluded
+    last = last_answer_doc(segment, meta)
+    if not fix.resolved_by and fix.answer and fix.answer_doc == last:
+        return "", ""
+    return "", (meta.concluded if episode_end(segment, doc, last + 1) > last else "")
 
 
 def _latest(ours: str, call: HookCall) -> str:
