@@ -4,6 +4,9 @@ The index keeps a session's last answer as what it ``concluded``. A session that
 has, as its last answer, the statement of intent written before it ("Upgrading the image and running the
 migration."): shown as what it concluded or settled, it reads as done what failed (trialI F10). So the hooks,
 ``wip`` and ``ctx`` ask here, from the session's last messages as the index holds them (no rebuild needed).
+
+A chat resumed after a gap (``resumes``) is a new day's work: its ask is the task (``resumed_ask``), and what
+followed an error said before it ends there (``failures.what_followed``), so its answer is no conclusion of it.
 """
 
 from __future__ import annotations
@@ -14,8 +17,40 @@ from .keys import SHELL_TOOLS
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from .index import Segment, SessionMeta
     from .model import Message
+
+#: A question asked at least this long after the message before it resumes the chat (seconds): a new day's work,
+#: whose ask is the task a digest gives, not the chat's first of weeks ago (trial20 F18), and which no error said
+#: before it led to (trial48 F1, F2).
+RESUMED_AFTER = 6 * 3600
+
+
+def resumes(message: Message, before: datetime | None) -> bool:
+    """Whether ``message`` resumed its chat: a question (the user's, with text) asked ``RESUMED_AFTER`` or more
+    after ``before``, the time of the dated message before it; False where either time is unknown. Read as a
+    difference of datetimes, so that a hook asking it loads no ``datetime`` module (only the C one its times are)."""
+    when = message.timestamp
+    if when is None or before is None or message.role != "user" or not message.text.strip():
+        return False
+    return (when - before).total_seconds() >= RESUMED_AFTER
+
+
+def resumed_ask(messages: list[Message]) -> Message | None:
+    """The question that resumed the chat last (``resumes``), an undated message passed over; None when the chat was
+    never so resumed."""
+    found: Message | None = None
+    before: datetime | None = None
+    for message in messages:
+        if message.timestamp is None:
+            continue
+        if resumes(message, before):
+            found = message
+        before = message.timestamp
+    return found
+
 
 #: How many of a session's last messages are read for how it ended (empty ones are skipped).
 LAST_MESSAGES = 3

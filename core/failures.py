@@ -12,7 +12,9 @@ from __future__ import annotations
 from itertools import chain
 
 from .destructive import is_destructive
+from .ending import RESUMED_AFTER, resumes
 from .errors import LINE_CHARS, error_lines, is_word
+from .fields import KIND_USER
 from .index import Index, Segment, edited_paths, in_project
 from .keys import (
     EDIT_TOOLS,
@@ -28,7 +30,7 @@ from .lines import one_line, stretch
 from .record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
-if TYPE_CHECKING:  # (datetime named in annotations only: the failure hook reads no message's time)
+if TYPE_CHECKING:  # (datetime named in annotations only: the hooks compare message times without its module)
     from collections.abc import Collection, Iterator
     from datetime import datetime
 
@@ -155,7 +157,9 @@ def what_followed(
     segment: Segment, doc: int, head: str = "", match: ErrorMatch | None = None, dated: bool = True
 ) -> Fix:
     """The commands and edits after the failure at ``doc`` up to a successful run of one like it, alone or as the
-    last link of a chain (``terraform force-unlock ID && terraform apply``: the shape a fix is most often run in).
+    last link of a chain (``terraform force-unlock ID && terraform apply``: the shape a fix is most often run in),
+    within the failure's episode (``episode_end``): work done after the chat was resumed days later, for another
+    problem, read as the steps taken after this error (trial48 F2).
 
     The failure is the message's first failed call with the error ``match`` (a message can hold several failed
     calls: cursor-agent merges a turn's calls into one), else its first failed call. ``head`` is the failing
@@ -163,12 +167,12 @@ def what_followed(
     chain); otherwise it is taken from the failed call itself, from its last link for a chain (``cd api && pytest``
     is ``pytest``'s: ``cd api && git status`` was its rerun, review41d H1): ``psql`` failing now with the error a
     ``pytest`` run printed there was told no rerun of it succeeded, which one had (trial22 N1).
-    ``dated``: the fix carries the failure's time, a datetime; the failure hook shows none, and so loads no
-    ``_datetime`` for it. The messages are read one after another (``Segment.messages_along``): each inflated
-    its session's records from their start again.
+    ``dated``: the fix carries the failure's time, a datetime; the Shell call's hook shows none, and so makes none
+    for it. The messages are read one after another (``Segment.messages_along``): each inflated its session's
+    records from their start again.
     """
     meta = segment.session(segment.doc(doc).ordinal)
-    end = min(meta.first_doc + meta.n_docs, doc + FOLLOW_DOCS)
+    end = episode_end(segment, doc, min(meta.first_doc + meta.messages, doc + FOLLOW_DOCS))
     messages = segment.messages_along(range(doc, max(end, doc + 1)))
     failure = next(messages)
     found = failed_call(failure, match) or failed_call(failure, None)
@@ -202,6 +206,33 @@ def what_followed(
         if d > doc and not fix.answer and message.role == "assistant" and message.text.strip():
             fix.answer, fix.answer_doc = one_line(message.text, 200), d
     return fix
+
+
+def episode_end(segment: Segment, doc: int, end: int) -> int:
+    """Where the episode of the failure at message doc ``doc`` ends, looking no further than doc ``end`` (one past
+    its session's messages at most): the first question after it that resumed the chat (``ending.resumes``: asked
+    hours after the message before it, as ``wip`` and the session-start block take a resume), else ``end``.
+
+    What followed the failure, and the answer its session concluded with, belong to it only up to there: a chat
+    resumed a week later for a migration had its ``alembic`` runs listed under a ``psql`` error, and its last
+    answer, about a flaky test, given as that error's "Concluded:" (trial48 F1, F2). Only the failure, the questions
+    after it and the messages right before them are decoded, not every message of a long chat.
+    """
+    questions = [d for d in range(doc + 1, end) if segment.kind(d) == KIND_USER]
+    if not questions:
+        return end
+    records = segment.inflating(segment.doc(doc).ordinal)
+    # The last question read first inflates the records once as far as any is read (read one after another, each
+    # inflated them a little further, a copy of all inflated so far each time: 29 ms for a chat of 300 questions);
+    # and asked less than a gap after the failure, no question between resumed the chat (times run on through a chat).
+    failure, last = segment.messages_along([doc, questions[-1]], records)
+    if failure.timestamp and last.timestamp and (last.timestamp - failure.timestamp).total_seconds() < RESUMED_AFTER:
+        return end
+    for question in questions:
+        before, asked = segment.messages_along([question - 1, question], records)
+        if resumes(asked, before.timestamp):
+            return question
+    return end
 
 
 def _heads(command: str) -> tuple[str, str]:

@@ -208,7 +208,7 @@ def written(key: str) -> bool:
 
 
 def chat_began(started: datetime | None, first_ask: str, chars: int) -> str:
-    """``(chat began DATE: FIRST ASK)``, said beside the ask that resumed a chat after a gap (``model.resumed_ask``):
+    """``(chat began DATE: FIRST ASK)``, said beside the ask that resumed a chat after a gap (``ending.resumed_ask``):
     that ask and the chat's last answer belong together, its first ask is only where the chat began (trial20 F18,
     trial47 F1). The date is the local one the chat ``started`` on ("earlier" when not known)."""
     date = started.astimezone().strftime("%Y-%m-%d") if started else "earlier"

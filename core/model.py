@@ -6,7 +6,7 @@ about where a session came from beyond its ``source``.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal
 
 from .lean_msgspec import msgspec
@@ -144,23 +144,3 @@ def fill_times(session: Session) -> None:
     if times:
         session.started = min(times)
         session.updated = max(times)
-
-
-#: A question asked at least this long after the message before it resumes the chat: a new day's work, whose ask is
-#: the task a digest gives, not the chat's first of weeks ago (trial20 F18).
-RESUMED_AFTER = timedelta(hours=6)
-
-
-def resumed_ask(messages: list[Message]) -> Message | None:
-    """The question that resumed the chat last: the last one asked ``RESUMED_AFTER`` or more after the message
-    before it (an undated message is passed over); None when the chat was never so resumed."""
-    found: Message | None = None
-    before: datetime | None = None
-    for message in messages:
-        when = message.timestamp
-        if when is None:
-            continue
-        if message.role == "user" and message.text.strip() and before and when - before >= RESUMED_AFTER:
-            found = message
-        before = when
-    return found

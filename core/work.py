@@ -16,7 +16,7 @@ from datetime import datetime
 from functools import partial
 
 from .destructive import is_destructive
-from .ending import stopped_after
+from .ending import resumed_ask, stopped_after
 from .errors import error_lines
 from .failures import (
     FOLLOW_DOCS,
@@ -24,6 +24,7 @@ from .failures import (
     ErrorMatch,
     Fix,
     Step,
+    episode_end,
     failed_call,
     past_failures,
     scan_window,
@@ -43,7 +44,7 @@ from .keys import (
     within,
 )
 from .lines import one_line
-from .model import Message, resumed_ask
+from .model import Message
 from .record import Record
 from .regular_files import open_regular
 from .settled import settled_line, where_it_stopped
@@ -498,7 +499,9 @@ def _mentions(index: Index, words: tuple[str, ...], limit: int, exclude: frozens
             answer = next(
                 (
                     one_line(later.text, 200)
-                    for later in map(segment.message, range(doc + 1, min(end, doc + FOLLOW_DOCS)))
+                    for later in map(
+                        segment.message, range(doc + 1, episode_end(segment, doc, min(end, doc + FOLLOW_DOCS)))
+                    )
                     if later.role == "assistant" and later.text.strip()
                 ),
                 "",
@@ -688,7 +691,7 @@ class Digest(Record):
     #: ``stopped after `X` failed: …`` when the session's last event is a command that failed after its last answer
     #: (``core.ending``); "" when not. Its last answer, written before, is then not among ``settled``.
     failed_last: str = ""
-    #: What the chat is asked now: ``goal``, or the first ask after the chat was resumed (``model.resumed_ask``).
+    #: What the chat is asked now: ``goal``, or the first ask after the chat was resumed (``ending.resumed_ask``).
     task: str = ""
     #: When that ask resumed the chat; None when it was never resumed (``task`` is ``goal``).
     resumed: datetime | None = None

@@ -11,6 +11,7 @@ TYPE_CHECKING = False  # typing's own, without importing typing (every hook woul
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..core.failures import Fix
     from ..core.index import Index, Segment
 
 BUDGET = 512
@@ -60,7 +61,6 @@ def after_tool(call: HookCall) -> str:
 
 
 def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
-    from ..core.ending import failed_at_end, last_answer_doc
     from ..core.failures import SESSIONS_COUNTED, past_failures, what_followed
 
     for match, rows in past_failures(index, output, SESSIONS_COUNTED, call.conversation_ids):
@@ -73,17 +73,15 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
         if shown in call.seen():
             return call.silent("this error's history was shown in this conversation already")
         sessions = len(rows)  # one row a session
-        stopped = failed_at_end(segment, meta)
-        concluded = "" if stopped else meta.concluded  # a last answer written before the failure concluded nothing
+        fix = what_followed(segment, doc, head, match)
+        stopped, concluded = _ending(segment, doc, fix)
         latest = _latest(ours, call)
         head_line = f"This error came up before, in {sessions} past session{'s' if sessions != 1 else ''}; {latest}:"
-        updated = segment.session_keys(segment.doc(doc).ordinal).updated  # (no datetime to decode: see describe)
+        # dated by the failure's own message, not the chat's last update: a chat resumed since is newer (trial48 F1)
+        when = fix.timestamp or segment.session_keys(segment.doc(doc).ordinal).updated
         (where,) = project_labels([(meta.project, meta.project_dir)], call.project_dir)
-        title = heading(meta.title or meta.asked, where, updated, meta.id)
+        title = heading(meta.title or meta.asked, where, when, meta.id)
         room = frame_room(BUDGET, head_line)
-        fix = what_followed(segment, doc, head, match, dated=False)
-        if not fix.resolved_by and fix.answer and concluded and fix.answer_doc == last_answer_doc(segment, meta):
-            concluded = ""  # no rerun fixed it: its next answer, said as such, not as its "Concluded:" (trial46 F6)
         ending = f"The session {stopped}." if stopped else f"Concluded: {concluded}" if concluded else ""
         followed = followed_line(fix, concluded, room - len(title.encode()) - len(ending.encode()) - 2)
         block = headed(title, [line for line in (followed, ending) if line], room)
@@ -92,6 +90,31 @@ def _recall_error(index: Index, call: HookCall, output: str, head: str) -> str:
     # (not "no other session hit this error": deja fix, which also reads what was written, may list some; counting them
     # here would load the work history and a search on every new failure: trial43 F2)
     return call.silent("no past failed command printed this error (deja fix also looks where it was written)")
+
+
+def _ending(segment: Segment, doc: int, fix: Fix) -> tuple[str, str]:
+    """How the session of the failure at ``doc`` ended, as far as that ending is the failure's: ``stopped after `X`
+    failed: …`` (``ending.failed_at_end``), else the answer it concluded with; "" for either that is not.
+
+    A last answer written before the last failure concluded nothing. Nor is an ending after the chat was resumed
+    (``failures.episode_end``) the failure's: a psql error's "Concluded:" was the answer about a flaky test given two
+    weeks later (trial48 F1). Nor, when no rerun fixed the failure, is its next answer, said as such, its conclusion
+    (trial46 F6).
+    """
+    from ..core.ending import failed_at_end, last_answer_doc
+    from ..core.failures import episode_end
+
+    meta = fix.session
+    end = meta.first_doc + meta.messages
+    stopped = failed_at_end(segment, meta)
+    if stopped:
+        return (stopped if episode_end(segment, doc, end) == end else ""), ""
+    if not meta.concluded:
+        return "", ""
+    last = last_answer_doc(segment, meta)
+    if not fix.resolved_by and fix.answer and fix.answer_doc == last:
+        return "", ""
+    return "", (meta.concluded if episode_end(segment, doc, last + 1) > last else "")
 
 
 def _latest(ours: str, call: HookCall) -> str:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..bookkeeping import Location
-from ..ending import is_answer
+from ..ending import is_answer, resumed_ask
 from ..index import SegmentRef, SegmentWriter, SessionMeta, edited_paths, remove_segments
 from ..keys import EDIT_TOOLS
 from ..lines import chat_began, cut, one_line, own_words
-from ..model import Message, Session, ToolCall, cap_text, resumed_ask
+from ..model import Message, Session, ToolCall, cap_text
 from ..redact import scrub, scrub_value
 from ..settled import prose_and_code
 
@@ -129,7 +129,7 @@ def digest(
 
 def _asked(messages: list[Message], started: datetime | None) -> str:
     """The ask the session's last answer answers, in its own words (``lines.own_words``: a config pasted in it
-    is one line of it): its first, or in a chat resumed after a gap the ask that resumed it (``model.resumed_ask``), followed
+    is one line of it): its first, or in a chat resumed after a gap the ask that resumed it (``ending.resumed_ask``), followed
     by ``(chat began DATE: FIRST ASK)``, as ``deja wip`` gives its task. A chat resumed days later on another problem
     paired its first question with the later fix (trial47 F1)."""
     first = next((m.text for m in messages if m.role == "user" and m.text.strip()), "")
