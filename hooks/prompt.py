@@ -465,7 +465,7 @@ class Asked:
     (``#b3b3b3`` holds the terms ``b`` and ``3``) once made it recall a stylesheet chat.
     """
 
-    __slots__ = ("weights", "total")
+    __slots__ = ("weights", "total", "unseen")
 
     def __init__(self, prompt: str, words: list[str], result: SearchResult, missing_idf: float):
         factors = {t: UNSEEN_NAME_WEIGHT if t.isdigit() and t not in result.idf else 1.0 for t in words}
@@ -478,6 +478,8 @@ class Asked:
         factors.update((t, 0.0) for t in factors if len(t) == 1)  # "plan B", "option 2": a letter names nothing
         self.weights = {t: result.idf.get(t, missing_idf) * factor for t, factor in factors.items()}
         self.total = sum(self.weights.values()) or 1.0
+        #: The share of it held by terms the history has never seen.
+        self.unseen = sum(w for t, w in self.weights.items() if t not in result.idf) / self.total
 
     def share(self, found: list[str] | set[str]) -> float:
         """The share of what the prompt asks that the terms ``found`` hold."""
@@ -509,12 +511,14 @@ def confident(hit: Hit, asked: Asked, best_terms: set[str], gate: Gate, lead: fl
 
 
 def _one_word(asked: Asked, best_terms: set[str], gate: Gate) -> bool:
-    """Whether a session's best message meets the prompt in a single word that holds less than ``gate.share`` of it:
-    no message of that session says what the prompt is about, only a word of it, maybe another word's stem ("write
-    a haiku about autumn leaves" recalled a chat through "if you leave the page open": trial48b F2). The lead and
-    share rules ask more of it; a single word that is most of the prompt ("catastrophic backtraking") is enough."""
+    """Whether a session's best message meets the prompt in a single word that holds less than ``gate.share`` of it,
+    and less than the words the history has never seen: the prompt is about something the history never mentions,
+    and no message of that session says it, only a word of it, maybe another word's stem ("write a haiku about
+    autumn leaves" recalled a chat through "if you leave the page open": trial48b F2). The lead and share rules ask
+    more of it; a single word that is most of the prompt ("catastrophic backtraking") is enough, and so is one that
+    outweighs what the history never saw (a short question of known words, "what did Caroline research?")."""
     held = [t for t in best_terms if asked.weights.get(t, 0.0)]
-    return len(held) < 2 and asked.share(held) < gate.share
+    return len(held) < 2 and asked.share(held) < min(gate.share, asked.unseen)
 
 
 def recall_for(
