@@ -354,6 +354,11 @@ class Gate(Record, frozen=True):
 #: the best message and the best turn, and a match in a command's output added nothing there). Tuning halves:
 #: coding 78.1% -> 87.5% right at 5.9% injected, LoCoMo 81.4% / 4.4% -> 82.4% / 4.2%. Held out, safe: coding
 #: reporting 61.3% / 5.9% -> 64.5% / 11.8%, the blind set 95.5% / 33.3% -> 95.5% / 47.6%.
+#: ``_one_word`` (trial48b F2; no constant of its own): refusing the lead and share rules a session met in one word
+#: under the share rule's part of the prompt cost LoCoMo's reporting half 0.2 pt of right sessions (81.7% -> 81.5%);
+#: refusing it only when that word also weighs less than what the history never saw: safe, tuning 81.8% / 4.3% ->
+#: 81.8% / 4.2%, reporting 81.7% / 1.5% -> 81.7% / 1.4% (absent, names swapped: 42.3% -> 40.9%, 42.5% -> 41.1%);
+#: the coding benchmark's figures did not move in either mode.
 GATES = {
     "safe": Gate(
         informative=1,
