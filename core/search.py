@@ -154,6 +154,9 @@ class Hit(Record):
     matched: list[str] = []
     #: (segment number, doc) of the best message, for hooks that read around it.
     best: tuple[int, int] = (0, 0)
+    #: The best doc in that segment that is no title (-1 when only the title matched): the turn the hook shows when
+    #: the title matched best but the chat's first question is about something else (``best_turn``).
+    said: int = -1
 
 
 class SearchResult(Record):
@@ -1253,6 +1256,7 @@ def _collect(
                     messages=meta.messages,
                     matched=_matched(query.words, scored[:3], doc_scores, (seg_i, ordinal)),
                     best=(seg_i, scored[0][1]),
+                    said=next(_said(segment, scored), -1),
                 )
             )
     return SearchResult(query="", total=matching, hits=hits, notice=notice), excluded
@@ -1600,10 +1604,13 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
     """The hit's best turn, each side cut to ``width`` characters (:func:`_side`): the question the best message
     belongs to and the answer to it.
 
-    When the title matched best, it is the first question (the one Cursor names a chat after) and its answer: the
-    session's last answer ("what it concluded") may be about something else altogether (a chat on a Stripe webhook
-    that ended on rotating a token), and so may a later message that matched a word of the prompt less well than
-    the title (a review found "the nightly job fails" recalled for a Stripe prompt through "fails").
+    When the title matched best, the title stands for the chat, not for a turn: the turn shown is the one whose own
+    words hold most of what was ``wanted``, of the best matching message's turn and the first question's (the one
+    Cursor names a chat after), the first question on a tie. The session's last answer ("what it concluded") may be
+    about something else altogether (a chat on a Stripe webhook that ended on rotating a token), and so may a later
+    message that shares a word of the prompt with the first question (a review found "the nightly job fails"
+    recalled for a Stripe prompt through "fails"); but a chat that opened on a lint fix showed that fix for a prompt
+    its title and its flaky-test turn both answered (trial48b F1).
     """
     segment = index.segments[hit.best[0]]
     doc = hit.best[1]
@@ -1613,6 +1620,8 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
         doc = _first_question(segment, meta)
         if doc < 0:
             return []
+        if hit.said >= 0:
+            doc = _holding_more(segment, meta, (doc, hit.said), wanted)
         kind = segment.kind(doc)
     if kind not in (KIND_USER, KIND_ASSISTANT):
         # A match in what a command printed or an edit wrote: the turn that ran it, and that turn's best answer.
@@ -1622,6 +1631,20 @@ def best_turn(index: Index, hit: Hit, wanted: set[str], width: int = SNIPPET_CHA
     return [
         Snippet(role=m.role, text=_side(m, wanted, width), timestamp=m.timestamp) for m in messages if m.text.strip()
     ]
+
+
+def _holding_more(segment: Segment, meta: SessionMeta, docs: tuple[int, int], wanted: set[str]) -> int:
+    """The doc of ``docs`` whose turn (its question and answer, in their own words) holds more of ``wanted``, the
+    first on a tie."""
+    held = []
+    for doc in docs:
+        kind = segment.kind(doc)
+        if kind not in (KIND_USER, KIND_ASSISTANT):
+            doc = _question_of(segment, meta, segment.message_doc(doc))
+            kind = segment.kind(doc)
+        turn = [d for d in _exchange(segment, meta, doc, kind) if d is not None]
+        held.append(len(wanted & set().union(*(terms(m.text) for m in segment.messages_at(turn)))))
+    return docs[0] if held[0] >= held[1] else docs[1]
 
 
 def _side(message: Message, wanted: set[str], width: int) -> str:

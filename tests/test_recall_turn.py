@@ -111,3 +111,22 @@ def test_a_later_turn_sharing_a_word_does_not_stand_in_for_the_title(
     assert _kind(tmp_path / "deja", hit.best) == KIND_TITLE  # the case at hand
     turn = best_turn(index, hit, set(query_terms(prompt)[0]))
     assert [(side.role, side.text) for side in turn] == [("user", asked), ("assistant", fix)]
+
+
+def test_a_chat_that_opened_on_something_else_is_recalled_by_the_turn_its_title_names(
+    fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """trial48b F1: the prompt's words were all in the title, so the title matched best, and the hook showed the
+    chat's first question, a lint fix, as what "may answer this prompt"; the turn on the flaky test is what does."""
+    monkeypatch.setenv("DEJA_HOME", str(tmp_path / "deja"))
+    lint, linted = "first, fix the lint errors ruff reports", "Removed the unused imports and sorted them."
+    flaky = "test_checkout_webhook_marks_order_paid fails maybe 1 in 5 runs on CI but passes on my laptop"
+    race = "The webhook handler enqueues the update on the worker; the test asserts before it commits: a timing race."
+    title = "Flaky checkout webhook test on CI"
+    _editor_history(fake_home, {STRIPE_CHAT: (title, [lint, linted, flaky, race]), **OTHERS})
+    prompt = "the checkout webhook test is flaky again on CI, what did we do last time?"
+    hit = search(Index.open(tmp_path / "deja"), prompt, limit=1).hits[0]
+    assert hit.session_id == STRIPE_CHAT and _kind(tmp_path / "deja", hit.best) == KIND_TITLE  # the case at hand
+    recalled = hook_prompt(dict(os.environ), prompt, str(fake_home / "code" / "shop"))
+    assert f"user: {flaky}" in recalled and f"assistant: {race}" in recalled, recalled
+    assert "lint" not in recalled and "unused imports" not in recalled
