@@ -13,8 +13,8 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC
-from itertools import chain, groupby, islice
-from operator import attrgetter, itemgetter
+from itertools import chain, compress, groupby, islice
+from operator import attrgetter, itemgetter, not_
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NamedTuple
 
@@ -90,6 +90,8 @@ RUN_DOCS = 50_000
 _EAGER_BYTES = 1 << 16
 #: A word's (impact, doc) pair's impact: what its postings are sorted by (``_best``).
 _IMPACT = itemgetter(0)
+#: How many of a word's pairs its tail takes in at a time (``_tail``).
+_TAIL_CHUNK = 65_536
 
 
 class _RunEntry(NamedTuple):
@@ -179,6 +181,31 @@ def _word_postings(pairs: list[tuple[float, int]], width: int) -> bytes:
     halves, lengths = _impact_runs(list(map(_IMPACT, pairs)))
     docs = _narrowed(array("I", map(itemgetter(1), pairs)).tobytes(), width)
     return RUNS.pack(len(halves)) + struct.pack(f"<{len(halves)}H", *halves) + lengths + docs
+
+
+def _tail(impacts: Iterator[tuple[float, int]], head: list[tuple[float, int]]) -> bytes:
+    """A word's postings that its head (``head``: its best ``WORD_POSTINGS_KEPT``) leaves out, given last doc first,
+    as ``format`` lays them out after the head: their docs in ascending order (u32s) and then their impacts (float16).
+
+    Doc order, so that a filtered search finds the postings of the docs it admits by halving (``Segment.tail``): a
+    project's chats said a common word at impacts lower than the head's last, and a filter to that project found
+    none of them. A chunk of pairs at a time: a common word's millions are never one list of tuples.
+    """
+    headed = set(map(itemgetter(1), head))
+    docs, values = array("I"), array("d")
+    while chunk := list(islice(impacts, _TAIL_CHUNK)):
+        left = list(compress(chunk, map(not_, map(headed.__contains__, map(itemgetter(1), chunk)))))
+        docs.extend(map(itemgetter(1), left))
+        values.extend(map(_IMPACT, left))
+    docs.reverse()
+    values.reverse()
+    halves = (struct.pack(f"<{len(part)}e", *part) for part in _chunks(values))
+    return docs.tobytes() + b"".join(halves)
+
+
+def _chunks(values: array) -> Iterator[array]:
+    """``values`` ``_TAIL_CHUNK`` at a time."""
+    return (values[start : start + _TAIL_CHUNK] for start in range(0, len(values), _TAIL_CHUNK))
 
 
 def _impact_runs(impacts: list[float]) -> tuple[list[int], bytearray]:
@@ -535,6 +562,20 @@ class SegmentWriter:
         # works out any count's, so it is the same float.
         at_one = [weight * 1 * k1_plus_1 / (1 + factor) for weight, factor in zip(weights, norm, strict=True)]
         kept = WORD_POSTINGS_KEPT if doc_count > WHOLE_LISTS_DOCS else None
+
+        def impacts_of(entries: list[_RunEntry]) -> Iterator[tuple[float, int]]:
+            """A word's (impact, doc) pairs, last doc first (the order ``_best`` sorts them from)."""
+            # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment.
+            return (
+                (
+                    at_one[shapes[d := p >> 16]]
+                    if p & 0xFFFF == 1
+                    else weights[s := shapes[d := p >> 16]] * (t := p & 0xFFFF) * k1_plus_1 / (t + norm[s]),
+                    d,
+                )
+                for p in chain.from_iterable(reversed(entry.arrays()[0]) for entry in reversed(entries))
+            )
+
         width = doc_width(doc_count)
         terms = _SegmentFile(self.path / "terms.bin")
         term_idx = _SegmentFile(self.path / "terms.idx")
@@ -550,21 +591,12 @@ class SegmentWriter:
                     for i, (when, doc) in enumerate(pairs):
                         KEYED_POSTING.pack_into(packed, i * KEYED_POSTING.size, doc, when)
                 else:
-                    # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment. The
-                    # postings come last doc first, the order ``_best`` sorts them from.
-                    impacts = (
-                        (
-                            at_one[shapes[d := p >> 16]]
-                            if p & 0xFFFF == 1
-                            else weights[s := shapes[d := p >> 16]] * (t := p & 0xFFFF) * k1_plus_1 / (t + norm[s]),
-                            d,
-                        )
-                        for p in chain.from_iterable(reversed(entry.arrays()[0]) for entry in reversed(entries))
-                    )
-                    pairs = _best(impacts, kept)
+                    pairs = _best(impacts_of(entries), kept)
                     packed = _word_postings(pairs, width)
                 encoded = encoded[:65535]
                 holding = sum(entry.postings for entry in entries)
+                if not keyed and len(pairs) < holding:
+                    packed += _tail(impacts_of(entries), pairs)
                 term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), holding))
                 terms.write(encoded)
                 postings.write(packed)

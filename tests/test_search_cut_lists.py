@@ -1,0 +1,90 @@
+"""A filtered search finds every session it admits that holds a word, where a common word's list was cut.
+
+In a segment of more than ``WHOLE_LISTS_DOCS`` docs a word's best ``WORD_POSTINGS_KEPT`` postings come first (its
+head), the only ones an unfiltered search reads. A project's chats that say the word less than big chats of other
+projects have their postings past the head (in its tail): a filter to the project found none of them and said to
+drop the filter to see the others' (the defect). The tail is kept, in doc order, and a filter admitting few docs
+reads its own docs' postings in it (``Segment.tail``). Here the head is cut to a handful (``WORD_POSTINGS_KEPT``
+monkeypatched, as ``tests/test_build.py`` does) so that it holds none, some or all of the project's docs.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from harness import index_chats
+
+from deja.core import search as search_module
+from deja.core.index import Index
+from deja.core.index import writer as segment_writer
+from deja.core.search import Filters, search
+from deja.core.text import terms
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+#: Chats of other projects, each saying "deploy" twice in a short question: the word's highest impacts.
+LOUD = 12
+#: The project's chats, each saying "deploy" once in a long answer (its lowest impacts), and the newest.
+QUIET = 4
+START = datetime(2026, 3, 1, tzinfo=UTC)
+NOW = (START + timedelta(days=LOUD + QUIET + 5)).timestamp()
+CHATTER = " ".join(f"note{n} about the weather and the lunch plans" for n in range(30))
+
+
+def _quiet_ids(loud: int = LOUD) -> set[str]:
+    return {f"00000000-0000-4000-8000-{n:012d}" for n in range(loud, loud + QUIET)}
+
+
+def _build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, head: int, loud: int = LOUD) -> Index:
+    """``loud`` chats and the project's, indexed as one segment taken for a large one whose words keep ``head``
+    postings first."""
+    cli = tmp_path / "cli"
+    for n in range(loud + QUIET):
+        when = START + timedelta(days=n)
+        if n < loud:
+            folder, records = f"/work/big{n % 3}", [user_turn("deploy deploy now?", when), assistant_turn("Done.")]
+        else:  # (chatter of its own length: each its own impact, below every loud one)
+            said = f"{CHATTER[: 100 * (n - loud)]} then deploy it {CHATTER}"
+            folder, records = "/work/p0", [user_turn("What next?", when), assistant_turn(said)]
+        write_transcript(transcript_path(cli, folder, f"00000000-0000-4000-8000-{n:012d}"), records)
+    monkeypatch.setattr(segment_writer, "WORD_POSTINGS_KEPT", head)
+    monkeypatch.setattr(segment_writer, "WHOLE_LISTS_DOCS", 0)  # as if the segment were large
+    index = index_chats(tmp_path, monkeypatch, {})
+    monkeypatch.setattr(search_module, "FULL_READ_DOCS", 0)  # and the index too large to read whole
+    return index
+
+
+#: How many of the project's docs the head holds -> the head's length: the loud chats' docs, and that many more.
+HELD = {"none": 0, "some": 2, "all": QUIET}
+
+FILTERS = {
+    "project": Filters(project="work-p0"),
+    "project and since": Filters(project="work-p0", since=START),
+    "since": Filters(since=START + timedelta(days=LOUD)),
+}
+
+
+@pytest.mark.parametrize("held", list(HELD))
+@pytest.mark.parametrize("name", list(FILTERS))
+def test_a_filter_finds_every_session_it_admits_holding_a_cut_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: str, name: str
+) -> None:
+    index = _build(tmp_path, monkeypatch, LOUD + HELD[held])
+    kept, holding = index.segments[0].lookup(terms("deploy")[0])[1:]
+    assert (kept, holding) == (LOUD + HELD[held], LOUD + QUIET)
+    plain = search(index, "deploy", limit=50, now=NOW)
+    assert {hit.session_id for hit in plain.hits} & _quiet_ids() == set(sorted(_quiet_ids())[: HELD[held]])
+    found = search(index, "deploy", filters=FILTERS[name], limit=10, now=NOW)
+    assert {hit.session_id for hit in found.hits} == _quiet_ids()
+    assert found.total == QUIET
+
+
+def test_a_filter_reads_past_its_budget_in_a_list_not_cut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list its head holds whole, longer than a filtered search's budget lets it read (at least 64 postings a
+    segment): the project's docs, its last, are read all the same."""
+    loud = 70
+    index = _build(tmp_path, monkeypatch, loud + QUIET, loud)
+    monkeypatch.setattr(search_module, "FILTERED_BUDGET", 1)
+    found = search(index, "deploy", filters=Filters(project="work-p0"), limit=10, now=NOW)
+    assert {hit.session_id for hit in found.hits} == _quiet_ids(loud)
