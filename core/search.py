@@ -432,30 +432,39 @@ def _admitted_share(index: Index, filters: Filters) -> float:
 
 
 class _Admitted:
-    """The docs a filtered search scores (``_known_docs``: doc key -> session key) and, once a word's tail is to be
-    read, the spans of docs their sessions make in each segment (``spans``)."""
+    """The docs a filtered search scores (``_known_docs``: doc key -> session key), as each segment's own numbers
+    (``segment_docs``) and as the runs their sessions make in it (``spans``), worked out when first asked."""
 
-    __slots__ = ("docs", "_index", "_spans")
+    __slots__ = ("_docs", "_index", "_spans", "_segment_docs")
 
     def __init__(self, index: Index, docs: dict[int, int]) -> None:
-        self.docs = docs
+        self._docs = docs
         self._index = index
         self._spans: list[list[tuple[int, int]]] | None = None
+        self._segment_docs: dict[int, set[int]] = {}
 
     def spans(self, seg_i: int) -> list[tuple[int, int]]:
         """The runs of docs (start, end past it), ascending, of the admitted sessions of segment ``seg_i``: each
         session's docs run from its first doc to the next session's (``_docs_of``), and every one of them is admitted.
-        Worked out for every segment at once, the first time a search reads a word's tail."""
+        Worked out for every segment at once."""
         if self._spans is None:
             segments = self._index.segments
             self._spans = [[] for _ in segments]
-            for session in sorted(set(self.docs.values())):
+            for session in sorted(set(self._docs.values())):
                 seg_i_of, ordinal = _session_pair(session)
                 segment = segments[seg_i_of]
                 first_docs = segment.session_columns()[4]
                 end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs
                 self._spans[seg_i_of].append((first_docs[ordinal], end))
         return self._spans[seg_i]
+
+    def segment_docs(self, seg_i: int) -> set[int]:
+        """The admitted docs of segment ``seg_i``, as its own numbers: a word's head is checked against them before
+        its docs are keyed (a filtered search reads it whole, 8,192 postings a segment)."""
+        found = self._segment_docs.get(seg_i)
+        if found is None:
+            found = self._segment_docs[seg_i] = set(chain.from_iterable(range(*span) for span in self.spans(seg_i)))
+        return found
 
 
 def _add_postings(
@@ -498,9 +507,11 @@ def _add_postings(
         if saying is not None:
             share = min(share, max(16, math.ceil(SPACED_DOCS * segment.ref.docs / index.total_docs)))
         docs, impacts, lengths = segment.impact_runs(p_off, count if whole is not None else min(count, share))
+        if admitted is not None:
+            docs, impacts, lengths = _held(docs, impacts, lengths, admitted.segment_docs(i))
         if whole is not None and count < holding:
             tail_docs, tail_impacts = segment.tail(p_off, count, holding, whole.spans(i))
-            docs, impacts, lengths = [*docs, *tail_docs], impacts + tail_impacts, lengths + b"\x01" * len(tail_docs)
+            docs, impacts, lengths = docs + tail_docs, impacts + tail_impacts, lengths + b"\x01" * len(tail_docs)
         if kinds:
             docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
         if saying is not None:
@@ -509,12 +520,17 @@ def _add_postings(
         # Each run's weighted impact as a 1-tuple repeated (``zip`` of one list makes them, ``mul`` repeats them, in
         # C): a ``repeat`` a run parsed its arguments by keyword.
         weighted: Iterable[float] = chain.from_iterable(map(mul, zip([weight * impact for impact in impacts]), lengths))
-        keys = list(_doc_keys(i, docs, bits))
-        if admitted is not None:
-            holds = list(map(admitted.docs.__contains__, keys))
-            keys, weighted = list(compress(keys, holds)), compress(weighted, holds)
-        scores.add(keys, weighted, flag, near, i)
+        scores.add(list(_doc_keys(i, docs, bits)), weighted, flag, near, i)
     return idf if saying is None or said else 0.0
+
+
+def _held(
+    docs: Sequence[int], impacts: list[float], lengths: bytes, admitted: set[int]
+) -> tuple[list[int], list[float], bytes]:
+    """The postings of the docs ``admitted`` holds, each its own run, at C speed."""
+    holds = list(map(admitted.__contains__, docs))
+    kept = list(compress(docs, holds))
+    return kept, list(compress(chain.from_iterable(map(repeat, impacts, lengths)), holds)), b"\x01" * len(kept)
 
 
 def _df(index: Index, term: str) -> int:
@@ -726,13 +742,19 @@ def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) ->
 
 
 def _few_admitted(index: Index, filters: Filters) -> dict[int, int] | None:
-    """Every doc of the sessions a source or since filter admits when they are few (``NAMED_MOST`` at most, as a
-    sample of the sessions reckons: ``_admitted_share``), in an index not read whole: a word's tail holds such a
-    filter's docs as it holds a project's, and they are read (``_add_postings``). None for a filter admitting more: a
-    word's head holds postings enough of its sessions, read as far as its share calls for (``_filtered_budget``)."""
+    """Every doc of the sessions a source or since filter admits when they are few (``NAMED_MOST`` at most), in an
+    index not read whole: a word's tail holds such a filter's docs as it holds a project's, and every posting of
+    them is read (``_add_postings``). None for a filter admitting more (it reads as far as its share calls for:
+    ``_filtered_budget``), or every session (it answers the plain search's answer). A sample of the sessions
+    (``_admitted_share``) rules out most of those before each session is checked."""
     if index.total_docs <= FULL_READ_DOCS or _admitted_share(index, filters) * index.session_count > NAMED_MOST:
         return None
-    return _docs_of(index, [range(segment.ref.sessions) for segment in index.segments], filters, None)
+    segments = enumerate(index.segments)
+    admitted = [_admitted(segment, seg_i, filters, None, range(segment.ref.sessions)) for seg_i, segment in segments]
+    passed = sum(map(len, admitted))
+    if passed > NAMED_MOST or passed == index.session_count:
+        return None
+    return _docs_of(index, admitted, Filters(), None)
 
 
 def _named(index: Index, project_hash: int) -> tuple[list[frozenset[int]], dict[int, int]] | None:
