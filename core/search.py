@@ -511,7 +511,7 @@ def _add_postings(
             docs, impacts, lengths = _held(docs, impacts, lengths, admitted.segment_docs(i))
         if whole is not None and count < holding:
             tail_docs, tail_impacts = segment.tail(p_off, count, holding, whole.spans(i))
-            docs, impacts, lengths = docs + tail_docs, impacts + tail_impacts, lengths + b"\x01" * len(tail_docs)
+            docs, impacts, lengths = [*docs, *tail_docs], impacts + tail_impacts, lengths + b"\x01" * len(tail_docs)
         if kinds:
             docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
         if saying is not None:

@@ -18,6 +18,7 @@ from harness import index_chats
 
 from deja.core import search as search_module
 from deja.core.index import Index
+from deja.core.index import format as index_format
 from deja.core.index import writer as segment_writer
 from deja.core.search import Filters, search
 from deja.core.text import terms
@@ -88,3 +89,17 @@ def test_a_filter_reads_past_its_budget_in_a_list_not_cut(tmp_path: Path, monkey
     monkeypatch.setattr(search_module, "FILTERED_BUDGET", 1)
     found = search(index, "deploy", filters=Filters(project="work-p0"), limit=10, now=NOW)
     assert {hit.session_id for hit in found.hits} == _quiet_ids(loud)
+
+
+@pytest.mark.parametrize("held", list(HELD))
+def test_a_tail_cut_into_blocks_of_a_few_docs_finds_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: str
+) -> None:
+    """The tail's docs are kept within blocks of 65,536 doc numbers (a u16 each); here blocks of one doc, so that each
+    session's docs (a question and an answer) run across blocks, as a few do in a segment of millions."""
+    monkeypatch.setattr(index_format, "TAIL_BLOCK_BITS", 0)
+    index = _build(tmp_path, monkeypatch, LOUD + HELD[held])
+    assert index.segments[0].ref.docs == 2 * (LOUD + QUIET)
+    found = search(index, "deploy", filters=Filters(project="work-p0"), limit=10, now=NOW)
+    assert {hit.session_id for hit in found.hits} == _quiet_ids()
+    assert found.total == QUIET

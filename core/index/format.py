@@ -16,7 +16,8 @@ Layout under ``<DEJA_HOME>/index/``::
                             (doc, float32 time) pairs; a word its impacts as runs (a u32 count of runs, each
                             run's float16 impact, each run's length in a byte) and then its docs (``doc_width``
                             bytes each: 2 or 3), its best ``WORD_POSTINGS_KEPT`` (its head); a word holding
-                            more docs then holds the rest (its tail) in ascending doc order: their docs (u32s),
+                            more docs then holds the rest (its tail) in ascending doc order: where each block of
+                            65,536 doc numbers starts among them (u32s), their docs within their blocks (u16s),
                             then their impacts (float16s)
 
 A writer builds new segments beside the live ones and then replaces
@@ -167,9 +168,13 @@ WHOLE_LISTS_DOCS = 65_536
 KEYED_POSTING = struct.Struct("<If")  # doc, days since the epoch (a key's postings: newest first)
 #: A word's postings list starts with its number of impact runs; a run is at most ``MAX_RUN`` postings long.
 RUNS = struct.Struct("<I")
-#: A tail posting's doc (a u32, which ``bisect`` halves in place) and its impact (a float16), in two columns.
-TAIL_DOC = struct.Struct("<I")
+#: A word's tail (``writer._tail``): where each block of ``1 << TAIL_BLOCK_BITS`` doc numbers starts in it (u32s, which
+#: ``bisect`` halves in place, and a last one, its length), then each posting's doc within its block (a u16) and its
+#: impact (a float16), in two columns.
+TAIL_START = struct.Struct("<I")
+TAIL_DOC = struct.Struct("<H")
 TAIL_IMPACT = struct.Struct("<e")
+TAIL_BLOCK_BITS = 16
 MAX_RUN = 255
 #: Deflate level of records and metas: with a dictionary 6 is 10% smaller than 1 (at 10k sessions: 19.5 against
 #: 21.7 MB of records), for about 2 s more CPU in a 10k build (bench/index_bytes.py). 5 deflates in a third less
@@ -182,6 +187,11 @@ WBITS = -15
 DICT_SESSIONS = 32
 DICT_BYTES = 32 * 1024
 DICT_HEAD = struct.Struct("<I")
+
+
+def tail_blocks(docs: int) -> int:
+    """How many blocks of doc numbers a word's tail is cut into in a segment of ``docs`` docs (``TAIL_BLOCK_BITS``)."""
+    return ((docs - 1) >> TAIL_BLOCK_BITS) + 1 if docs else 0
 
 
 def doc_width(docs: int) -> int:
