@@ -194,7 +194,7 @@ def _tail(impacts: Iterator[tuple[float, int]], head: list[tuple[float, int]], d
 
     Doc order, so that a filtered search finds the postings of the docs it admits by halving (``Segment.tail``): a
     project's chats said a common word at impacts lower than the head's last, and a filter to that project found
-    none of them. A doc's block is its top bits: 2 bytes a doc where a u32 took 4 (a tenth of the index at 10k
+    none of them. A doc's block is its top bits: 2 bytes a doc where a u32 took 4 (5% of the index at 10k
     sessions). A chunk of pairs at a time: a common word's millions are never one list of tuples.
     """
     headed = set(map(itemgetter(1), head))
