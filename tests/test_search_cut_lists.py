@@ -17,7 +17,7 @@ import pytest
 from harness import index_chats
 
 from deja.core import search as search_module
-from deja.core.index import Index
+from deja.core.index import Index, IndexUnreadable
 from deja.core.index import format as index_format
 from deja.core.index import writer as segment_writer
 from deja.core.search import Filters, search
@@ -103,3 +103,19 @@ def test_a_tail_cut_into_blocks_of_a_few_docs_finds_the_same(
     found = search(index, "deploy", filters=Filters(project="work-p0"), limit=10, now=NOW)
     assert {hit.session_id for hit in found.hits} == _quiet_ids()
     assert found.total == QUIET
+
+
+def test_a_damaged_tail_is_named_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tail whose block starts point past its postings (bytes overwritten on disk) makes the search say which file
+    is damaged, as any other damaged posting does, where reading it would name docs of other sessions."""
+    index = _build(tmp_path, monkeypatch, LOUD)
+    segment = index.segments[0]
+    p_off, kept, _ = segment.lookup(terms("deploy")[0])
+    postings = Path(segment.path, "postings.bin")
+    data = bytearray(postings.read_bytes())
+    runs = int.from_bytes(data[p_off : p_off + 4], "little")
+    tail_at = p_off + 4 + 3 * runs + kept * 2  # (a segment this small numbers its docs in 2 bytes)
+    data[tail_at + 4 : tail_at + 8] = b"\xff" * 4  # where the first block's docs end: past the tail
+    postings.write_bytes(bytes(data))
+    with pytest.raises(IndexUnreadable, match=r"postings\.bin is damaged"):
+        search(Index.open(tmp_path / "deja"), "deploy", filters=Filters(project="work-p0"), now=NOW)
