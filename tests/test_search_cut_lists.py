@@ -92,22 +92,40 @@ def test_a_filter_reads_past_its_budget_in_a_list_not_cut(tmp_path: Path, monkey
 
 
 @pytest.mark.parametrize("held", list(HELD))
-def test_a_tail_cut_into_blocks_of_a_few_docs_finds_the_same(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: str
+@pytest.mark.parametrize("block", [1, 3])
+def test_a_tail_cut_into_blocks_of_a_few_postings_finds_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: str, block: int
 ) -> None:
-    """The tail's docs are kept within blocks of 65,536 doc numbers (a u16 each); here blocks of one doc, so that each
-    session's docs (a question and an answer) run across blocks, as a few do in a segment of millions."""
-    monkeypatch.setattr(index_format, "TAIL_BLOCK_BITS", 0)
+    """The tail is cut into deflated blocks of 4,096 postings; here of one or three, so that the project's postings
+    lie in the first block, the last (three: one of a single posting) and those between, as in a segment of millions."""
+    monkeypatch.setattr(index_format, "TAIL_BLOCK", block)
     index = _build(tmp_path, monkeypatch, LOUD + HELD[held])
-    assert index.segments[0].ref.docs == 2 * (LOUD + QUIET)
     found = search(index, "deploy", filters=Filters(project="work-p0"), limit=10, now=NOW)
     assert {hit.session_id for hit in found.hits} == _quiet_ids()
     assert found.total == QUIET
 
 
+def test_a_run_of_docs_across_blocks_reads_what_one_block_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of docs crossing blocks (the segment's every doc; a span before the first tail doc; one past the last)
+    reads the same docs and impacts from blocks of one, two or three postings as from one block of them all."""
+    word = terms("deploy")[0]
+    read = {}
+    for block in (4096, 1, 2, 3):
+        monkeypatch.setattr(index_format, "TAIL_BLOCK", block)
+        segment = _build(tmp_path / str(block), monkeypatch, 2).segments[0]
+        p_off, kept, holding = segment.lookup(word)
+        spans = [(0, segment.ref.docs)], [(0, 1), (3, 9), (segment.ref.docs - 3, segment.ref.docs + 5)]
+        read[block] = [segment.tail(p_off, kept, holding, runs) for runs in spans]
+    assert len(read[4096][0][0]) == LOUD + QUIET - 2  # every doc saying it but the head's two
+    assert read[4096][1][0]
+    assert read[1] == read[2] == read[3] == read[4096]
+
+
 def test_a_damaged_tail_is_named_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A tail whose block starts point past its postings (bytes overwritten on disk) makes the search say which file
-    is damaged, as any other damaged posting does, where reading it would name docs of other sessions."""
+    """A tail whose first block's end points past its postings (bytes overwritten on disk) makes the search say which
+    file is damaged, as any other damaged posting does, where reading it would name docs of other sessions."""
     index = _build(tmp_path, monkeypatch, LOUD)
     segment = index.segments[0]
     p_off, kept, _ = segment.lookup(terms("deploy")[0])
@@ -115,7 +133,7 @@ def test_a_damaged_tail_is_named_not_read(tmp_path: Path, monkeypatch: pytest.Mo
     data = bytearray(postings.read_bytes())
     runs = int.from_bytes(data[p_off : p_off + 4], "little")
     tail_at = p_off + 4 + 3 * runs + kept * 2  # (a segment this small numbers its docs in 2 bytes)
-    data[tail_at + 4 : tail_at + 8] = b"\xff" * 4  # where the first block's docs end: past the tail
+    data[tail_at + 4 : tail_at + 8] = b"\xff" * 4  # where the first block's bytes end: past the tail
     postings.write_bytes(bytes(data))
     with pytest.raises(IndexUnreadable, match=r"postings\.bin is damaged"):
         search(Index.open(tmp_path / "deja"), "deploy", filters=Filters(project="work-p0"), now=NOW)

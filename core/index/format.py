@@ -16,9 +16,9 @@ Layout under ``<DEJA_HOME>/index/``::
                             (doc, float32 time) pairs; a word its impacts as runs (a u32 count of runs, each
                             run's float16 impact, each run's length in a byte) and then its docs (``doc_width``
                             bytes each: 2 or 3), its best ``WORD_POSTINGS_KEPT`` (its head); a word holding
-                            more docs then holds the rest (its tail) in ascending doc order: where each block of
-                            65,536 doc numbers starts among them (u32s), their docs within their blocks (u16s),
-                            then their impacts (float16s)
+                            more docs then holds the rest (its tail) in ascending doc order, in deflated blocks
+                            of ``TAIL_BLOCK`` postings after a table of each block's first doc; a segment holding
+                            a tail ends with each doc's own impact (``TAIL_DOC_IMPACT``)
 
 A writer builds new segments beside the live ones and then replaces
 ``manifest.msgpack`` with ``os.replace``; a reader opens the manifest once and
@@ -29,7 +29,8 @@ taken from the segment's first sessions (what sessions share: the words of the p
 arguments), and so does each session's meta; a record is a msgpack array, with no field names; a doc costs 12
 bytes; a word's posting 2 or 3 (its doc; its session is the doc's, read from ``docs.bin``) and its impact is
 shared by the run of postings that have it; a common word's tail is read only by a filtered search, and only the
-docs it admits (found by halving: the tail is in doc order).
+blocks holding the docs it admits (found by halving their first docs): about a byte a posting, its doc a gap from
+the one before and its impact its doc's own, deflated.
 
 The records themselves (``SessionMeta``, ``Manifest``…) are msgspec Structs in
 ``records.py``; a ``Codec`` says how a reader decodes them: into those Structs
@@ -168,13 +169,17 @@ WHOLE_LISTS_DOCS = 65_536
 KEYED_POSTING = struct.Struct("<If")  # doc, days since the epoch (a key's postings: newest first)
 #: A word's postings list starts with its number of impact runs; a run is at most ``MAX_RUN`` postings long.
 RUNS = struct.Struct("<I")
-#: A word's tail (``writer._tail``): where each block of ``1 << TAIL_BLOCK_BITS`` doc numbers starts in it (u32s, which
-#: ``bisect`` halves in place, and a last one, its length), then each posting's doc within its block (a u16) and its
-#: impact (a float16), in two columns.
-TAIL_START = struct.Struct("<I")
-TAIL_DOC = struct.Struct("<H")
-TAIL_IMPACT = struct.Struct("<e")
-TAIL_BLOCK_BITS = 16
+#: A word's tail (``writer._tail``) is cut into blocks of ``TAIL_BLOCK`` postings: first, per block, its first doc
+#: and where its bytes end past this table (``TAIL_SKIP``: a filter finds the blocks a session's docs lie in by
+#: halving the first docs); then each block deflated: how many bytes its docs take (``TAIL_GAPS``), each doc as its
+#: gap from the one before (the first's from the block's first doc) in a byte, a byte of 255 adding 255 more; a byte
+#: per posting, 1 when its impact is not its doc's own; those impacts (float16s). A doc's own impact (its impact
+#: at a count of one: most postings') is the segment's, whatever the word (``TAIL_DOC_IMPACT``): every doc's, as
+#: float16s deflated, end postings.bin, followed by their length (``TAIL_GAPS``), in a segment holding a tail.
+TAIL_BLOCK = 4096
+TAIL_SKIP = struct.Struct("<II")
+TAIL_GAPS = struct.Struct("<I")
+TAIL_DOC_IMPACT = struct.Struct("<e")
 MAX_RUN = 255
 #: Deflate level of records and metas: with a dictionary 6 is 10% smaller than 1 (at 10k sessions: 19.5 against
 #: 21.7 MB of records), for about 2 s more CPU in a 10k build (bench/index_bytes.py). 5 deflates in a third less
@@ -189,9 +194,9 @@ DICT_BYTES = 32 * 1024
 DICT_HEAD = struct.Struct("<I")
 
 
-def tail_blocks(docs: int) -> int:
-    """How many blocks of doc numbers a word's tail is cut into in a segment of ``docs`` docs (``TAIL_BLOCK_BITS``)."""
-    return ((docs - 1) >> TAIL_BLOCK_BITS) + 1 if docs else 0
+def tail_blocks(postings: int) -> int:
+    """How many blocks a word's tail of ``postings`` postings is cut into (``TAIL_BLOCK`` a block)."""
+    return -(-postings // TAIL_BLOCK)
 
 
 def doc_width(docs: int) -> int:

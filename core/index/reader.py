@@ -24,9 +24,9 @@ from .format import (
     ORDINAL_MASK,
     RUNS,
     SESSION_ROW,
-    TAIL_DOC,
-    TAIL_IMPACT,
-    TAIL_START,
+    TAIL_DOC_IMPACT,
+    TAIL_GAPS,
+    TAIL_SKIP,
     TERM_ROW,
     Codec,
     Doc,
@@ -77,6 +77,15 @@ _MAX_BEATS_FIND = 64
 _TERM_SPAN = struct.Struct(TERM_ROW.format[:3])
 
 
+def _inflated(packed: bytes) -> bytes:
+    """A raw deflate stream that ``packed`` holds exactly: one that ends early, or runs on, is damage."""
+    inflater = zlib.decompressobj(layout.WBITS)
+    raw = inflater.decompress(packed)
+    if not inflater.eof or inflater.unused_data:
+        raise ValueError("a deflate stream that is not its bytes")
+    return raw
+
+
 class Segment:
     """One segment opened for reading; every file is mapped, nothing is loaded whole."""
 
@@ -97,6 +106,8 @@ class Segment:
         self._dict_file = self._open("dicts.bin")
         #: The records' and the metas' deflate dictionaries, read when first needed (``_dicts``).
         self._dict_pair: tuple[bytes, bytes] | None = None
+        #: Each doc's own impact (float16s), inflated when a tail is first read (``_own_impact``).
+        self._own: bytes | None = None
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self._doc_width = doc_width(ref.docs)
@@ -269,39 +280,69 @@ class Segment:
         """The docs, and their impacts, of a word's postings past its head (``lookup``'s offset, postings kept and
         docs holding it) that lie in ``spans`` (ascending runs of docs, each a start and an end past it).
 
-        The tail is in doc order, cut into blocks of 65,536 doc numbers (``writer._tail``): each span is two halvings
-        of its block's docs at C speed (``bisect`` over a u16 view), so a project's few hundred sessions cost a few
-        hundred of them, whether the word's tail holds ten docs or a million.
+        The tail is in doc order, in deflated blocks of ``TAIL_BLOCK`` postings (``writer._tail``): a span's blocks
+        are found by halving the blocks' first docs, and each block a filter's spans touch is inflated once, so a
+        project's few hundred sessions cost the blocks they lie in, not the word's whole tail.
         """
-        from bisect import bisect_left  # (here: a hook's search has no filter)
+        from bisect import bisect_left, bisect_right  # (here: a hook's search has no filter)
 
-        data, left, blocks, bits = self._postings, holding - kept, tail_blocks(self.ref.docs), layout.TAIL_BLOCK_BITS
+        data, left = self._postings, holding - kept
         docs: list[int] = []
         impacts: list[float] = []
         try:
             runs = RUNS.unpack_from(data, p_off)[0]
+            blocks = tail_blocks(left)
             at = p_off + RUNS.size + 3 * runs + kept * self._doc_width
-            docs_at = at + (blocks + 1) * TAIL_START.size
-            impacts_at = docs_at + left * TAIL_DOC.size
-            if left < 0 or impacts_at + left * TAIL_IMPACT.size > len(data):
-                raise ValueError(f"a tail of {left} postings past the end")
-            starts = struct.unpack_from(f"<{blocks + 1}I", data, at)
-            with memoryview(data)[docs_at:impacts_at] as raw, raw.cast("H") as lows:
-                for start, end in spans:
-                    for block in range(start >> bits, ((end - 1) >> bits) + 1):
-                        base, first, past = block << bits, starts[block], starts[block + 1]
-                        if not 0 <= first <= past <= left:
-                            raise ValueError(f"block {block} of a tail is out of order")
-                        lo = bisect_left(lows, start - base, first, past)
-                        hi = bisect_left(lows, end - base, lo, past)
-                        if lo < hi:
-                            docs += map(base.__or__, lows[lo:hi].tolist())
-                            impacts += struct.unpack_from(f"<{hi - lo}e", data, impacts_at + lo * TAIL_IMPACT.size)
+            skips = struct.unpack_from(f"<{2 * blocks}I", data, at)
+            firsts, ends, at = skips[0::2], (0, *skips[1::2]), at + blocks * TAIL_SKIP.size
+            read: dict[int, tuple[list[int], bytes, tuple[float, ...]]] = {}
+            for start, end in spans:
+                for block in range(max(0, bisect_right(firsts, start) - 1), bisect_left(firsts, end)):
+                    if block not in read:
+                        postings = min(layout.TAIL_BLOCK, left - block * layout.TAIL_BLOCK)
+                        read[block] = self._tail_block(
+                            data[at + ends[block] : at + ends[block + 1]], firsts[block], postings
+                        )
+                    block_docs, flags, others = read[block]
+                    lo, hi = bisect_left(block_docs, start), bisect_left(block_docs, end)
+                    other = flags.count(1, 0, lo)
+                    for doc, flag in zip(block_docs[lo:hi], flags[lo:hi], strict=True):
+                        impacts.append(others[other] if flag else self._own_impact(doc))
+                        other += flag
+                    docs += block_docs[lo:hi]
             if docs and max(docs) >= self.ref.docs:
                 raise IndexError("a posting names a doc past the segment's last")
         except _DAMAGE as exc:
             raise self._damaged("postings.bin", exc) from None
         return docs, impacts
+
+    @staticmethod
+    def _tail_block(packed: bytes, first: int, postings: int) -> tuple[list[int], bytes, tuple[float, ...]]:
+        """A tail's block inflated: its ``postings`` docs (from its ``first``), whether each one's impact is other
+        than its doc's own, and those impacts (``writer._tail_block``)."""
+        raw = _inflated(packed)
+        length = TAIL_GAPS.unpack_from(raw)[0]
+        gaps = raw[TAIL_GAPS.size : TAIL_GAPS.size + length]
+        docs = list(compress(islice(accumulate(gaps, initial=first), 1, None), map((255).__ne__, gaps)))
+        flags = raw[TAIL_GAPS.size + length : TAIL_GAPS.size + length + postings]
+        others = raw[TAIL_GAPS.size + length + postings :]
+        if len(docs) != postings or len(flags) != postings or len(others) != 2 * flags.count(1):
+            raise ValueError("a tail's block holds other than its postings")
+        return docs, flags, struct.unpack(f"<{len(others) // 2}e", others)
+
+    def _own_impact(self, doc: int) -> float:
+        """A doc's impact at a count of one: the table that ends postings.bin in a segment holding a tail, inflated
+        when first read."""
+        if self._own is None:
+            data = self._postings
+            end = len(data) - TAIL_GAPS.size
+            start = end - TAIL_GAPS.unpack_from(data, end)[0]
+            if start < 0:
+                raise ValueError("the docs' own impacts start before postings.bin")
+            self._own = _inflated(data[start:end])
+            if len(self._own) != self.ref.docs * TAIL_DOC_IMPACT.size:
+                raise ValueError("the docs' own impacts are not one a doc")
+        return TAIL_DOC_IMPACT.unpack_from(self._own, doc * TAIL_DOC_IMPACT.size)[0]
 
     def _word_postings(self, p_off: int, stop: int) -> Iterator[tuple[int, float]]:
         """A word's first ``stop`` (at most as many as it keeps) docs and impacts."""

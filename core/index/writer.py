@@ -10,12 +10,11 @@ import struct
 import time
 import zlib
 from array import array
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC
 from itertools import chain, compress, groupby, islice
-from operator import attrgetter, itemgetter, not_
+from operator import attrgetter, itemgetter, ne, not_
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NamedTuple
 
@@ -44,7 +43,10 @@ from .format import (
     RUNS,
     SESSION_ROW,
     SOURCE_CODES,
+    TAIL_GAPS,
+    TAIL_SKIP,
     TERM_ROW,
+    WBITS,
     WHOLE_LISTS_DOCS,
     WORD_POSTINGS_KEPT,
     B,
@@ -52,7 +54,6 @@ from .format import (
     doc_width,
     filed_paths,
     name_hash,
-    tail_blocks,
 )
 from .records import FileSum, SegmentRef, SessionMeta, StoredMessage, stored
 
@@ -186,16 +187,17 @@ def _word_postings(pairs: list[tuple[float, int]], width: int) -> bytes:
     return RUNS.pack(len(halves)) + struct.pack(f"<{len(halves)}H", *halves) + lengths + docs
 
 
-def _tail(impacts: Iterator[tuple[float, int]], head: list[tuple[float, int]], doc_count: int) -> bytes:
+def _tail(impacts: Iterator[tuple[float, int]], head: list[tuple[float, int]], own: array) -> bytes:
     """A word's postings that its head (``head``: its best ``WORD_POSTINGS_KEPT``) leaves out, given last doc first,
-    as ``format`` lays them out after the head, in ascending doc order: where each block of 65,536 doc numbers starts
-    among them (``tail_blocks(doc_count) + 1`` u32s, the last their count), each one's doc within its block (a u16),
-    then their impacts (float16s).
+    as ``format`` lays them out after the head, in ascending doc order: each block's first doc and end
+    (``TAIL_SKIP``), then the blocks of ``TAIL_BLOCK`` postings deflated (``_tail_block``). ``own``: each doc's own
+    impact's float16 bits (``_own_impacts``).
 
-    Doc order, so that a filtered search finds the postings of the docs it admits by halving (``Segment.tail``): a
-    project's chats said a common word at impacts lower than the head's last, and a filter to that project found
-    none of them. A doc's block is its top bits: 2 bytes a doc where a u32 took 4 (5% of the index at 10k
-    sessions). A chunk of pairs at a time: a common word's millions are never one list of tuples.
+    Doc order, so that a filtered search finds the postings of the docs it admits by halving the blocks' first docs
+    (``Segment.tail``): a project's chats said a common word at impacts lower than the head's last, and a filter to
+    that project found none of them. A posting is about a byte (a doc gap, and no impact when it is its doc's own,
+    deflated), where a u16 doc and a float16 impact took 4 (11% of the index at 10k sessions). A chunk of pairs at a
+    time: a common word's millions are never one list of tuples.
     """
     headed = set(map(itemgetter(1), head))
     docs, values = array("I"), array("d")
@@ -205,16 +207,33 @@ def _tail(impacts: Iterator[tuple[float, int]], head: list[tuple[float, int]], d
         values.extend(map(_IMPACT, left))
     docs.reverse()
     values.reverse()
-    bits = layout.TAIL_BLOCK_BITS  # (read here, as the reader reads it: a test cuts blocks of a few docs)
-    starts = array("I", (bisect_left(docs, block << bits) for block in range(tail_blocks(doc_count) + 1)))
-    lows = array("H", map(((1 << bits) - 1).__and__, docs))
-    halves = (struct.pack(f"<{len(part)}e", *part) for part in _chunks(values))
-    return starts.tobytes() + lows.tobytes() + b"".join(halves)
+    size = layout.TAIL_BLOCK  # (read here, as the reader reads it: a test cuts blocks of a few postings)
+    skips, blocks = bytearray(), bytearray()
+    for start in range(0, len(docs), size):
+        part = values[start : start + size]
+        blocks += _tail_block(docs[start : start + size], array("H", struct.pack(f"<{len(part)}e", *part)), own)
+        skips += TAIL_SKIP.pack(docs[start], len(blocks))
+    return bytes(skips + blocks)
 
 
-def _chunks(values: array) -> Iterator[array]:
-    """``values`` ``_TAIL_CHUNK`` at a time."""
-    return (values[start : start + _TAIL_CHUNK] for start in range(0, len(values), _TAIL_CHUNK))
+def _tail_block(docs: array, halves: array, own: array) -> bytes:
+    """One block of a word's tail, deflated: its docs as gaps in bytes (a 255 adds 255 and names no doc), a byte a
+    posting saying whether its impact is other than its doc's own (``halves`` against ``own``), and those impacts."""
+    gaps = bytearray()
+    last = docs[0]
+    for doc in docs:
+        gap, last = doc - last, doc
+        gaps += b"\xff" * (gap // 255) + bytes((gap % 255,))
+    flags = bytes(map(ne, halves, map(own.__getitem__, docs)))
+    others = array("H", compress(halves, flags))
+    raw = TAIL_GAPS.pack(len(gaps)) + gaps + flags + others.tobytes()
+    packer = zlib.compressobj(9, zlib.DEFLATED, WBITS)
+    return packer.compress(raw) + packer.flush()
+
+
+def _own_impacts(at_one: list[float], shapes: array) -> array:
+    """Each doc's impact at a count of one (its shape's), as float16 bits: what most tail postings' impact is."""
+    return array("H", struct.pack(f"<{len(shapes)}e", *map(at_one.__getitem__, shapes)))
 
 
 def _impact_runs(impacts: list[float]) -> tuple[list[int], bytearray]:
@@ -586,6 +605,7 @@ class SegmentWriter:
             )
 
         width = doc_width(doc_count)
+        own = array("H")  # each doc's own impact, made when a first word has a tail
         terms = _SegmentFile(self.path / "terms.bin")
         term_idx = _SegmentFile(self.path / "terms.idx")
         postings = _SegmentFile(self.path / "postings.bin")
@@ -605,10 +625,15 @@ class SegmentWriter:
                 encoded = encoded[:65535]
                 holding = sum(entry.postings for entry in entries)
                 if not keyed and len(pairs) < holding:
-                    packed += _tail(impacts_of(entries), pairs, doc_count)
+                    own = own or _own_impacts(at_one, shapes)
+                    packed += _tail(impacts_of(entries), pairs, own)
                 term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), holding))
                 terms.write(encoded)
                 postings.write(packed)
+            if own:  # each doc's own impact, for the tails' postings that have it
+                table = zlib.compressobj(9, zlib.DEFLATED, WBITS)
+                packed = table.compress(own.tobytes()) + table.flush()
+                postings.write(packed + TAIL_GAPS.pack(len(packed)))
         finally:
             files["postings.bin"] = postings.done()
             files["terms.bin"] = terms.done()
