@@ -18,7 +18,7 @@ Layout under ``<DEJA_HOME>/index/``::
                             bytes each: 2 or 3), its best ``WORD_POSTINGS_KEPT`` (its head); a word holding
                             more docs then holds the rest (its tail) in ascending doc order, in deflated blocks
                             of ``TAIL_BLOCK`` postings after a table of each block's first doc; a segment holding
-                            a tail ends with each doc's own impact (``TAIL_DOC_IMPACT``)
+                            a tail ends with each doc's own impact (``TAIL_GAPS``)
 
 A writer builds new segments beside the live ones and then replaces
 ``manifest.msgpack`` with ``os.replace``; a reader opens the manifest once and
@@ -170,16 +170,16 @@ KEYED_POSTING = struct.Struct("<If")  # doc, days since the epoch (a key's posti
 #: A word's postings list starts with its number of impact runs; a run is at most ``MAX_RUN`` postings long.
 RUNS = struct.Struct("<I")
 #: A word's tail (``writer._tail``) is cut into blocks of ``TAIL_BLOCK`` postings: first, per block, its first doc
-#: and where its bytes end past this table (``TAIL_SKIP``: a filter finds the blocks a session's docs lie in by
-#: halving the first docs); then each block deflated: how many bytes its docs take (``TAIL_GAPS``), each doc as its
-#: gap from the one before (the first's from the block's first doc) in a byte, a byte of 255 adding 255 more; a byte
-#: per posting, 1 when its impact is not its doc's own; those impacts (float16s). A doc's own impact (its impact
-#: at a count of one: most postings') is the segment's, whatever the word (``TAIL_DOC_IMPACT``): every doc's, as
-#: float16s deflated, end postings.bin, followed by their length (``TAIL_GAPS``), in a segment holding a tail.
+#: and where its two streams end past this table (``TAIL_SKIP``: a filter finds the blocks a session's docs lie in
+#: by halving the first docs); then each block as two raw deflate streams: its docs, each as its gap from the one
+#: before (the first's from the block's first doc) in a byte, a byte of 255 adding 255 more; and a byte a posting,
+#: 1 when its impact is not its doc's own, then those impacts (float16s). A doc's own impact (its impact at a count
+#: of one: most postings') is the segment's, whatever the word: in a segment holding a tail, postings.bin ends with
+#: how many distinct ones (a ``TAIL_GAPS``), they (float16s), each doc's among them deflated (a byte, or 2 past 256
+#: of them), and the length of those (a ``TAIL_GAPS``).
 TAIL_BLOCK = 4096
-TAIL_SKIP = struct.Struct("<II")
+TAIL_SKIP = struct.Struct("<III")
 TAIL_GAPS = struct.Struct("<I")
-TAIL_DOC_IMPACT = struct.Struct("<e")
 MAX_RUN = 255
 #: Deflate level of records and metas: with a dictionary 6 is 10% smaller than 1 (at 10k sessions: 19.5 against
 #: 21.7 MB of records), for about 2 s more CPU in a 10k build (bench/index_bytes.py). 5 deflates in a third less

@@ -24,7 +24,6 @@ from .format import (
     ORDINAL_MASK,
     RUNS,
     SESSION_ROW,
-    TAIL_DOC_IMPACT,
     TAIL_GAPS,
     TAIL_SKIP,
     TERM_ROW,
@@ -106,8 +105,8 @@ class Segment:
         self._dict_file = self._open("dicts.bin")
         #: The records' and the metas' deflate dictionaries, read when first needed (``_dicts``).
         self._dict_pair: tuple[bytes, bytes] | None = None
-        #: Each doc's own impact (float16s), inflated when a tail is first read (``_own_impact``).
-        self._own: bytes | None = None
+        #: Each doc's own impact, read when a tail is first read (``_own_impact``).
+        self._own: tuple[tuple[float, ...], memoryview] | None = None
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self._doc_width = doc_width(ref.docs)
@@ -293,16 +292,16 @@ class Segment:
             runs = RUNS.unpack_from(data, p_off)[0]
             blocks = tail_blocks(left)
             at = p_off + RUNS.size + 3 * runs + kept * self._doc_width
-            skips = struct.unpack_from(f"<{2 * blocks}I", data, at)
-            firsts, ends, at = skips[0::2], (0, *skips[1::2]), at + blocks * TAIL_SKIP.size
+            skips = struct.unpack_from(f"<{3 * blocks}I", data, at)
+            firsts, ends, at = skips[0::3], (0, *skips[2::3]), at + blocks * TAIL_SKIP.size
             read: dict[int, tuple[list[int], bytes, tuple[float, ...]]] = {}
             for start, end in spans:
                 for block in range(max(0, bisect_right(firsts, start) - 1), bisect_left(firsts, end)):
                     if block not in read:
                         postings = min(layout.TAIL_BLOCK, left - block * layout.TAIL_BLOCK)
-                        read[block] = self._tail_block(
-                            data[at + ends[block] : at + ends[block + 1]], firsts[block], postings
-                        )
+                        gaps, stop = data[at + ends[block] : at + skips[3 * block + 1]], at + ends[block + 1]
+                        impacts_of = data[at + skips[3 * block + 1] : stop]
+                        read[block] = self._tail_block(gaps, impacts_of, firsts[block], postings)
                     block_docs, flags, others = read[block]
                     lo, hi = bisect_left(block_docs, start), bisect_left(block_docs, end)
                     other = flags.count(1, 0, lo)
@@ -317,32 +316,36 @@ class Segment:
         return docs, impacts
 
     @staticmethod
-    def _tail_block(packed: bytes, first: int, postings: int) -> tuple[list[int], bytes, tuple[float, ...]]:
-        """A tail's block inflated: its ``postings`` docs (from its ``first``), whether each one's impact is other
-        than its doc's own, and those impacts (``writer._tail_block``)."""
-        raw = _inflated(packed)
-        length = TAIL_GAPS.unpack_from(raw)[0]
-        gaps = raw[TAIL_GAPS.size : TAIL_GAPS.size + length]
+    def _tail_block(
+        gaps_of: bytes, impacts_of: bytes, first: int, postings: int
+    ) -> tuple[list[int], bytes, tuple[float, ...]]:
+        """A tail's block inflated (its two streams): its ``postings`` docs (from its ``first``), whether each one's
+        impact is other than its doc's own, and those impacts (``writer._tail_block``)."""
+        gaps, impacts = _inflated(gaps_of), _inflated(impacts_of)
         docs = list(compress(islice(accumulate(gaps, initial=first), 1, None), map((255).__ne__, gaps)))
-        flags = raw[TAIL_GAPS.size + length : TAIL_GAPS.size + length + postings]
-        others = raw[TAIL_GAPS.size + length + postings :]
+        flags, others = impacts[:postings], impacts[postings:]
         if len(docs) != postings or len(flags) != postings or len(others) != 2 * flags.count(1):
             raise ValueError("a tail's block holds other than its postings")
         return docs, flags, struct.unpack(f"<{len(others) // 2}e", others)
 
     def _own_impact(self, doc: int) -> float:
-        """A doc's impact at a count of one: the table that ends postings.bin in a segment holding a tail, inflated
-        when first read."""
+        """A doc's impact at a count of one, from the table that ends postings.bin in a segment holding a tail
+        (``writer._own_table``), read when first needed."""
         if self._own is None:
             data = self._postings
             end = len(data) - TAIL_GAPS.size
             start = end - TAIL_GAPS.unpack_from(data, end)[0]
             if start < 0:
                 raise ValueError("the docs' own impacts start before postings.bin")
-            self._own = _inflated(data[start:end])
-            if len(self._own) != self.ref.docs * TAIL_DOC_IMPACT.size:
+            distinct = TAIL_GAPS.unpack_from(data, start)[0]
+            values = struct.unpack_from(f"<{distinct}e", data, start + TAIL_GAPS.size)
+            codes = memoryview(_inflated(data[start + TAIL_GAPS.size + 2 * distinct : end]))
+            codes = codes.cast("B" if distinct <= 256 else "H")
+            if len(codes) != self.ref.docs:
                 raise ValueError("the docs' own impacts are not one a doc")
-        return TAIL_DOC_IMPACT.unpack_from(self._own, doc * TAIL_DOC_IMPACT.size)[0]
+            self._own = values, codes
+        values, codes = self._own
+        return values[codes[doc]]
 
     def _word_postings(self, p_off: int, stop: int) -> Iterator[tuple[int, float]]:
         """A word's first ``stop`` (at most as many as it keeps) docs and impacts."""

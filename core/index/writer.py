@@ -211,22 +211,28 @@ def _tail(impacts: Iterator[tuple[float, int]], head: list[tuple[float, int]], o
     skips, blocks = bytearray(), bytearray()
     for start in range(0, len(docs), size):
         part = values[start : start + size]
-        blocks += _tail_block(docs[start : start + size], array("H", struct.pack(f"<{len(part)}e", *part)), own)
-        skips += TAIL_SKIP.pack(docs[start], len(blocks))
+        gaps, impacts = _tail_block(docs[start : start + size], array("H", struct.pack(f"<{len(part)}e", *part)), own)
+        blocks += gaps
+        skips += TAIL_SKIP.pack(docs[start], len(blocks), len(blocks) + len(impacts))
+        blocks += impacts
     return bytes(skips + blocks)
 
 
-def _tail_block(docs: array, halves: array, own: array) -> bytes:
-    """One block of a word's tail, deflated: its docs as gaps in bytes (a 255 adds 255 and names no doc), a byte a
-    posting saying whether its impact is other than its doc's own (``halves`` against ``own``), and those impacts."""
+def _tail_block(docs: array, halves: array, own: array) -> tuple[bytes, bytes]:
+    """One block of a word's tail as two deflated streams: its docs as gaps in bytes (a 255 adds 255 and names no
+    doc); a byte a posting saying whether its impact is other than its doc's own (``halves`` against ``own``), then
+    those impacts. (One stream of the three took 6% more bytes: their bytes are unlike.)"""
     gaps = bytearray()
     last = docs[0]
     for doc in docs:
         gap, last = doc - last, doc
         gaps += b"\xff" * (gap // 255) + bytes((gap % 255,))
     flags = bytes(map(ne, halves, map(own.__getitem__, docs)))
-    others = array("H", compress(halves, flags))
-    raw = TAIL_GAPS.pack(len(gaps)) + gaps + flags + others.tobytes()
+    return _deflated(gaps), _deflated(flags + array("H", compress(halves, flags)).tobytes())
+
+
+def _deflated(raw: bytes | bytearray) -> bytes:
+    """``raw`` as a raw deflate stream, at the most deflate does (a tail is small beside the records)."""
     packer = zlib.compressobj(9, zlib.DEFLATED, WBITS)
     return packer.compress(raw) + packer.flush()
 
@@ -234,6 +240,18 @@ def _tail_block(docs: array, halves: array, own: array) -> bytes:
 def _own_impacts(at_one: list[float], shapes: array) -> array:
     """Each doc's impact at a count of one (its shape's), as float16 bits: what most tail postings' impact is."""
     return array("H", struct.pack(f"<{len(shapes)}e", *map(at_one.__getitem__, shapes)))
+
+
+def _own_table(own: array) -> bytes:
+    """Each doc's own impact as ``format`` lays it at the end of postings.bin: how many distinct ones (a
+    ``TAIL_GAPS``), they (float16 bits), each doc's among them (a byte, or 2 past 256 of them) deflated, and the
+    length of it all. A segment's docs have a few hundred shapes: a code a doc deflates to 0.7 byte, where its
+    float16 deflated took 0.9."""
+    values = sorted(set(own))
+    number = {value: code for code, value in enumerate(values)}
+    codes = array("B" if len(values) <= 256 else "H", map(number.__getitem__, own))
+    table = TAIL_GAPS.pack(len(values)) + array("H", values).tobytes() + _deflated(codes.tobytes())
+    return table + TAIL_GAPS.pack(len(table))
 
 
 def _impact_runs(impacts: list[float]) -> tuple[list[int], bytearray]:
@@ -631,9 +649,7 @@ class SegmentWriter:
                 terms.write(encoded)
                 postings.write(packed)
             if own:  # each doc's own impact, for the tails' postings that have it
-                table = zlib.compressobj(9, zlib.DEFLATED, WBITS)
-                packed = table.compress(own.tobytes()) + table.flush()
-                postings.write(packed + TAIL_GAPS.pack(len(packed)))
+                postings.write(_own_table(own))
         finally:
             files["postings.bin"] = postings.done()
             files["terms.bin"] = terms.done()
