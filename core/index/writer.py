@@ -211,10 +211,10 @@ def _tail(impacts: Iterator[tuple[float, int]], head: list[tuple[float, int]], o
     skips, blocks = bytearray(), bytearray()
     for start in range(0, len(docs), size):
         part = values[start : start + size]
-        gaps, impacts = _tail_block(docs[start : start + size], array("H", struct.pack(f"<{len(part)}e", *part)), own)
+        gaps, flagged = _tail_block(docs[start : start + size], array("H", struct.pack(f"<{len(part)}e", *part)), own)
         blocks += gaps
-        skips += TAIL_SKIP.pack(docs[start], len(blocks), len(blocks) + len(impacts))
-        blocks += impacts
+        skips += TAIL_SKIP.pack(docs[start], len(blocks), len(blocks) + len(flagged))
+        blocks += flagged
     return bytes(skips + blocks)
 
 
