@@ -137,3 +137,15 @@ def test_a_damaged_tail_is_named_not_read(tmp_path: Path, monkeypatch: pytest.Mo
     postings.write_bytes(bytes(data))
     with pytest.raises(IndexUnreadable, match=r"postings\.bin is damaged"):
         search(Index.open(tmp_path / "deja"), "deploy", filters=Filters(project="work-p0"), now=NOW)
+
+
+def test_a_damaged_table_of_own_impacts_is_named_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table of each doc's own impact ends postings.bin; its length overwritten (past the file's start) makes a
+    filtered search name the file, where reading it would weigh the tail's postings by other bytes."""
+    index = _build(tmp_path, monkeypatch, LOUD)
+    postings = Path(index.segments[0].path, "postings.bin")
+    data = bytearray(postings.read_bytes())
+    data[-4:] = b"\xff" * 4
+    postings.write_bytes(bytes(data))
+    with pytest.raises(IndexUnreadable, match=r"postings\.bin is damaged"):
+        search(Index.open(tmp_path / "deja"), "deploy", filters=Filters(project="work-p0"), now=NOW)
