@@ -322,7 +322,8 @@ class Segment:
         """A tail's block inflated (its two streams): its ``postings`` docs (from its ``first``), whether each one's
         impact is other than its doc's own, and those impacts (``writer._tail_block``)."""
         gaps, impacts = _inflated(gaps_of), _inflated(impacts_of)
-        docs = list(compress(islice(accumulate(gaps, initial=first), 1, None), map((255).__ne__, gaps)))
+        sums = islice(accumulate(gaps, initial=first), 1, None)
+        docs = list(compress(sums, map((255).__ne__, gaps)) if 255 in gaps else sums)  # (most blocks: no 255)
         flags, others = impacts[:postings], impacts[postings:]
         if len(docs) != postings or len(flags) != postings or len(others) != 2 * flags.count(1):
             raise ValueError("a tail's block holds other than its postings")
