@@ -10,6 +10,8 @@ monkeypatched, as ``tests/test_build.py`` does) so that it holds none, some or a
 
 from __future__ import annotations
 
+import struct
+from array import array
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from deja.core import search as search_module
 from deja.core.index import Index, IndexUnreadable
 from deja.core.index import format as index_format
 from deja.core.index import writer as segment_writer
+from deja.core.index.reader import Segment
 from deja.core.search import Filters, search
 from deja.core.text import terms
 from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
@@ -149,3 +152,15 @@ def test_a_damaged_table_of_own_impacts_is_named_not_read(tmp_path: Path, monkey
     postings.write_bytes(bytes(data))
     with pytest.raises(IndexUnreadable, match=r"postings\.bin is damaged"):
         search(Index.open(tmp_path / "deja"), "deploy", filters=Filters(project="work-p0"), now=NOW)
+
+
+@pytest.mark.parametrize("docs", [[5, 6, 7, 200, 454], [5, 6, 260, 515, 516, 100_000, 100_254, 100_509]])
+def test_a_tail_block_reads_back_its_docs_whatever_their_gaps(docs: list[int]) -> None:
+    """A block's docs are byte gaps, a 255 adding 255 more: gaps of 254 and 255 and one of 99,484 (a sparse word
+    in a segment of millions, which no test home here is) read back as written, the flagged impact with them."""
+    own = array("H", bytes(2 * (docs[-1] + 1)))  # every doc's own impact 0.0: each posting's 1.0 is flagged
+    gaps, impacts = segment_writer._tail_block(
+        array("I", docs), array("H", struct.pack(f"<{len(docs)}e", *[1.0] * len(docs))), own
+    )
+    read, flags, others = Segment._tail_block(gaps, impacts, docs[0], len(docs))
+    assert (read, list(flags), others) == (docs, [1] * len(docs), (1.0,) * len(docs))
