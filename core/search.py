@@ -376,6 +376,8 @@ def _score_docs(
     own = (
         0
         if index.total_docs <= FULL_READ_DOCS
+        else FILTERED_BUDGET
+        if known is not None
         else _filtered_budget(index, filters)
         if filters.active
         else POSTINGS_BUDGET
@@ -383,21 +385,22 @@ def _score_docs(
     budget = own if budget is None else min(budget, own or budget)
     common = budget // 4 if common_budget is None or not budget else min(budget // 4, common_budget)
     budgets = (budget, common)
+    admitted = None if known is None else _Admitted(index, known)
     for bit, term in enumerate(query):
         part = PART_WEIGHT if parts.get(term) in idfs else 1.0
         if term not in gained and (
-            idf := _add_postings(index, term, part, 1 << bit, False, filters, scores, budgets, known)
+            idf := _add_postings(index, term, part, 1 << bit, False, filters, scores, budgets, admitted)
         ):
             idfs[term] = idf
         if (word := spelt.get(term)) and (
-            idf := _add_postings(index, word, part, 1 << bit, False, filters, scores, budgets, known)
+            idf := _add_postings(index, word, part, 1 << bit, False, filters, scores, budgets, admitted)
         ):
             idfs.setdefault(term, idf)
         for alternative, share in [(term, 1.0)] if term in gained else others.get(term, ()):
-            if _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budgets, known):
+            if _add_postings(index, alternative, share * part, 1 << bit, True, filters, scores, budgets, admitted):
                 reached.add(term)
         if (compound := compounds.get(term)) and _add_postings(
-            index, compound.first, part * RELATED_WEIGHT, 1 << bit, True, filters, scores, budgets, known, compound
+            index, compound.first, part * RELATED_WEIGHT, 1 << bit, True, filters, scores, budgets, admitted, compound
         ):
             reached.add(term)
     return scores, idfs, reached.union(idfs)
@@ -463,6 +466,42 @@ def _admitted_share(index: Index, filters: Filters) -> float:
     return admitted / tried if tried else 0.0
 
 
+class _Admitted:
+    """The docs a filtered search scores (``_known_docs``: doc key -> session key), as each segment's own numbers
+    (``segment_docs``) and as the runs their sessions make in it (``spans``), worked out when first asked."""
+
+    __slots__ = ("_docs", "_index", "_spans", "_segment_docs")
+
+    def __init__(self, index: Index, docs: dict[int, int]) -> None:
+        self._docs = docs
+        self._index = index
+        self._spans: list[list[tuple[int, int]]] | None = None
+        self._segment_docs: dict[int, set[int]] = {}
+
+    def spans(self, seg_i: int) -> list[tuple[int, int]]:
+        """The runs of docs (start, end past it), ascending, of the admitted sessions of segment ``seg_i``: each
+        session's docs run from its first doc to the next session's (``_docs_of``), and every one of them is admitted.
+        Worked out for every segment at once."""
+        if self._spans is None:
+            segments = self._index.segments
+            self._spans = [[] for _ in segments]
+            for session in sorted(set(self._docs.values())):
+                seg_i_of, ordinal = _session_pair(session)
+                segment = segments[seg_i_of]
+                first_docs = segment.session_columns()[4]
+                end = first_docs[ordinal + 1] if ordinal + 1 < len(first_docs) else segment.ref.docs
+                self._spans[seg_i_of].append((first_docs[ordinal], end))
+        return self._spans[seg_i]
+
+    def segment_docs(self, seg_i: int) -> set[int]:
+        """The admitted docs of segment ``seg_i``, as its own numbers: a word's head is checked against them before
+        its docs are keyed (a filtered search reads it whole, 8,192 postings a segment)."""
+        found = self._segment_docs.get(seg_i)
+        if found is None:
+            found = self._segment_docs[seg_i] = set(chain.from_iterable(range(*span) for span in self.spans(seg_i)))
+        return found
+
+
 def _add_postings(
     index: Index,
     term: str,
@@ -472,14 +511,16 @@ def _add_postings(
     filters: Filters,
     scores: _Scores,
     budgets: tuple[int, int],
-    known: dict[int, int] | None,
+    admitted: _Admitted | None,
     saying: Compound | None = None,
 ) -> float:
     """Add ``term``'s postings, at ``weight`` times its idf, to ``scores`` (as matching ``flag`` as written, or
     ``near``ly); its idf (0 when the index lacks it). It reads ``budgets`` postings at most (a rare term's, a common
-    term's; 0: every one), and keeps
-    only those ``known`` holds (when given). With ``saying``, only the docs whose text says the compound's two words
-    side by side, of the first ``SPACED_DOCS`` (spread over the segments) it reads; its idf only when one does."""
+    term's; 0: every one), and keeps only the docs ``admitted`` holds (when given): of those it reads every posting,
+    its head's and its tail's (``Segment.tail``), so that a filter finds every session it admits that holds the word
+    (a project's chats that said "deploy" less than ten big chats of other projects had no posting read, and a
+    filter to the project found none of them). With ``saying``, only the docs whose text says the compound's two
+    words side by side, of the first ``SPACED_DOCS`` (spread over the segments) it reads; its idf only when one does."""
     found = [(i, seg, *seg.lookup(term)) for i, seg in enumerate(index.segments)]
     df = sum(df for *_, df in found)  # every doc holding it, though a segment may keep only its best postings
     if df == 0:
@@ -493,13 +534,19 @@ def _add_postings(
     term_budget = budgets[idf < COMMON_IDF]
     bits = _doc_bits(index)
     said = False
-    for i, segment, p_off, count, _ in found:
+    for i, segment, p_off, count, holding in found:
         if not count:
             continue
+        whole = admitted if saying is None else None  # every posting of the admitted docs: the head and the tail
         share = max(64, math.ceil(term_budget * segment.ref.docs / index.total_docs)) if budgets[0] else count
         if saying is not None:
             share = min(share, max(16, math.ceil(SPACED_DOCS * segment.ref.docs / index.total_docs)))
-        docs, impacts, lengths = segment.impact_runs(p_off, min(count, share))
+        docs, impacts, lengths = segment.impact_runs(p_off, count if whole is not None else min(count, share))
+        if admitted is not None:
+            docs, impacts, lengths = _held(docs, impacts, lengths, admitted.segment_docs(i))
+        if whole is not None and count < holding:
+            tail_docs, tail_impacts = segment.tail(p_off, count, holding, whole.spans(i))
+            docs, impacts, lengths = [*docs, *tail_docs], impacts + tail_impacts, lengths + b"\x01" * len(tail_docs)
         if kinds:
             docs, impacts, lengths = _of_kinds(segment, kinds, docs, impacts, lengths)
         if saying is not None:
@@ -508,12 +555,17 @@ def _add_postings(
         # Each run's weighted impact as a 1-tuple repeated (``zip`` of one list makes them, ``mul`` repeats them, in
         # C): a ``repeat`` a run parsed its arguments by keyword.
         weighted: Iterable[float] = chain.from_iterable(map(mul, zip([weight * impact for impact in impacts]), lengths))
-        keys = list(_doc_keys(i, docs, bits))
-        if known is not None:
-            admitted = list(map(known.__contains__, keys))
-            keys, weighted = list(compress(keys, admitted)), compress(weighted, admitted)
-        scores.add(keys, weighted, flag, near, i)
+        scores.add(list(_doc_keys(i, docs, bits)), weighted, flag, near, i)
     return idf if saying is None or said else 0.0
+
+
+def _held(
+    docs: Sequence[int], impacts: list[float], lengths: bytes, admitted: set[int]
+) -> tuple[list[int], list[float], bytes]:
+    """The postings of the docs ``admitted`` holds, each its own run, at C speed."""
+    holds = list(map(admitted.__contains__, docs))
+    kept = list(compress(docs, holds))
+    return kept, list(compress(chain.from_iterable(map(repeat, impacts, lengths)), holds)), b"\x01" * len(kept)
 
 
 def _df(index: Index, term: str) -> int:
@@ -704,9 +756,13 @@ def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) ->
     """Every doc of every session the filters admit (doc key -> session key), when a session id or a project
     naming few sessions (``_named``) says which they are before a word is read: a filtered search then scores those
     docs only (a project filter turns away all but a few hundredths of the thousands of docs a filtered search
-    reads). None otherwise: each candidate session is checked once scored (``_sessions_of``)."""
+    reads), and every posting of them, a word's tail's too (``_add_postings``); so, when it admits few sessions, does
+    a source or since filter (``_few_admitted``). None otherwise: each candidate session is checked once scored
+    (``_sessions_of``)."""
     if only is not None:
         return _docs_of(index, [{o for n, o in only if n == i} for i in range(len(index.segments))], filters, only)
+    if not filters.project_hash and (filters.source or filters.since):
+        return _few_admitted(index, filters)
     named = _named(index, filters.project_hash) if filters.project_hash else None
     if named is None:
         return None
@@ -717,6 +773,22 @@ def _known_docs(index: Index, filters: Filters, only: frozenset[_Key] | None) ->
     admitted = [_admitted(segment, seg_i, filters, None, kept) for seg_i, (segment, kept) in enumerate(segments)]
     if all(len(passed) == len(kept) for passed, kept in zip(admitted, ordinals, strict=True)):
         return docs  # none of the project's sessions turned away: its docs as kept, not worked out again (2 ms at 10k)
+    return _docs_of(index, admitted, Filters(), None)
+
+
+def _few_admitted(index: Index, filters: Filters) -> dict[int, int] | None:
+    """Every doc of the sessions a source or since filter admits when they are few (``NAMED_MOST`` at most), in an
+    index not read whole: a word's tail holds such a filter's docs as it holds a project's, and every posting of
+    them is read (``_add_postings``). None for a filter admitting more (it reads as far as its share calls for:
+    ``_filtered_budget``), or every session (it answers the plain search's answer). A sample of the sessions
+    (``_admitted_share``) rules out most of those before each session is checked."""
+    if index.total_docs <= FULL_READ_DOCS or _admitted_share(index, filters) * index.session_count > NAMED_MOST:
+        return None
+    segments = enumerate(index.segments)
+    admitted = [_admitted(segment, seg_i, filters, None, range(segment.ref.sessions)) for seg_i, segment in segments]
+    passed = sum(map(len, admitted))
+    if passed > NAMED_MOST or passed == index.session_count:
+        return None
     return _docs_of(index, admitted, Filters(), None)
 
 

@@ -15,7 +15,10 @@ Layout under ``<DEJA_HOME>/index/``::
         postings.bin        per term, highest impact first: the keyed terms (``deja.core.keys``, sorted first)
                             (doc, float32 time) pairs; a word its impacts as runs (a u32 count of runs, each
                             run's float16 impact, each run's length in a byte) and then its docs (``doc_width``
-                            bytes each: 2 or 3), only its best ``WORD_POSTINGS_KEPT``
+                            bytes each: 2 or 3), its best ``WORD_POSTINGS_KEPT`` (its head); a word holding
+                            more docs then holds the rest (its tail) in ascending doc order, in deflated blocks
+                            of ``TAIL_BLOCK`` postings after a table of each block's first doc; a segment holding
+                            a tail ends with each doc's own impact (``TAIL_GAPS``)
 
 A writer builds new segments beside the live ones and then replaces
 ``manifest.msgpack`` with ``os.replace``; a reader opens the manifest once and
@@ -25,7 +28,9 @@ Why it is small: a session's messages deflate together (they share their words) 
 taken from the segment's first sessions (what sessions share: the words of the project, the tools' names and
 arguments), and so does each session's meta; a record is a msgpack array, with no field names; a doc costs 12
 bytes; a word's posting 2 or 3 (its doc; its session is the doc's, read from ``docs.bin``) and its impact is
-shared by the run of postings that have it; no posting is kept that no search reads.
+shared by the run of postings that have it; a common word's tail is read only by a filtered search, and only the
+blocks holding the docs it admits (found by halving their first docs): about a byte a posting, its doc a gap from
+the one before and its impact its doc's own, deflated.
 
 The records themselves (``SessionMeta``, ``Manifest``…) are msgspec Structs in
 ``records.py``; a ``Codec`` says how a reader decodes them: into those Structs
@@ -114,7 +119,10 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     chat resumed after a gap, the ask that resumed it and ``(chat began DATE: FIRST ASK)``. An index of 18 kept
 #:     the first ask's first non-empty line, and the hooks' "Recent sessions" paired a chat's first
 #:     question with the answer to a later one until the chat changed again.
-FORMAT_VERSION = 19
+#: 20: a common word's postings past its best ``WORD_POSTINGS_KEPT`` are kept, in doc order after them (its tail), where
+#:     an index of 19 dropped them: a filter by project (or a narrow since or source) found none of its sessions whose
+#:     word was in the dropped tail, and said to drop the filter to see others (``search._add_postings``).
+FORMAT_VERSION = 20
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"
@@ -152,14 +160,26 @@ ORDINAL_MASK = (1 << KIND_SHIFT) - 1
 SESSION_ROW = struct.Struct("<QIIIBxxxdQII")
 #: term offset, term length, postings offset, postings kept, postings in all (the docs holding the term: its idf)
 TERM_ROW = struct.Struct("<IHQII")
-#: A word's postings kept per segment of more than ``WHOLE_LISTS_DOCS`` docs, best first: search never reads
-#: further there (``search.FILTERED_BUDGET``), so a common word's long tail would be bytes no query reads.
-#: Its count in all is kept for its idf. In an index of at most ``WHOLE_LISTS_DOCS`` docs search reads every list whole.
+#: A word's postings kept best first (its head) per segment of more than ``WHOLE_LISTS_DOCS`` docs: an unfiltered
+#: search never reads further there (``search.FILTERED_BUDGET``). The rest (its tail, the postings in all less the
+#: head's) follow in doc order, for a filter admitting few docs to find its own among them (``Segment.tail``). In an
+#: index of at most ``WHOLE_LISTS_DOCS`` docs search reads every list whole.
 WORD_POSTINGS_KEPT = 8192
 WHOLE_LISTS_DOCS = 65_536
 KEYED_POSTING = struct.Struct("<If")  # doc, days since the epoch (a key's postings: newest first)
 #: A word's postings list starts with its number of impact runs; a run is at most ``MAX_RUN`` postings long.
 RUNS = struct.Struct("<I")
+#: A word's tail (``writer._tail``) is cut into blocks of ``TAIL_BLOCK`` postings: first, per block, its first doc
+#: and where its two streams end past this table (``TAIL_SKIP``: a filter finds the blocks a session's docs lie in
+#: by halving the first docs); then each block as two raw deflate streams: its docs, each as its gap from the one
+#: before (the first's from the block's first doc) in a byte, a byte of 255 adding 255 more; and a byte a posting,
+#: 1 when its impact is not its doc's own, then those impacts (float16s). A doc's own impact (its impact at a count
+#: of one: most postings') is the segment's, whatever the word: in a segment holding a tail, postings.bin ends with
+#: how many distinct ones (a ``TAIL_GAPS``), they (float16s), each doc's among them deflated (a byte, or 2 past 256
+#: of them), and the length of those (a ``TAIL_GAPS``).
+TAIL_BLOCK = 4096
+TAIL_SKIP = struct.Struct("<III")
+TAIL_GAPS = struct.Struct("<I")
 MAX_RUN = 255
 #: Deflate level of records and metas: with a dictionary 6 is 10% smaller than 1 (at 10k sessions: 19.5 against
 #: 21.7 MB of records), for about 2 s more CPU in a 10k build (bench/index_bytes.py). 5 deflates in a third less
@@ -172,6 +192,11 @@ WBITS = -15
 DICT_SESSIONS = 32
 DICT_BYTES = 32 * 1024
 DICT_HEAD = struct.Struct("<I")
+
+
+def tail_blocks(postings: int) -> int:
+    """How many blocks a word's tail of ``postings`` postings is cut into (``TAIL_BLOCK`` a block)."""
+    return -(-postings // TAIL_BLOCK)
 
 
 def doc_width(docs: int) -> int:

@@ -15,6 +15,7 @@ from itertools import accumulate, chain, compress, islice, repeat
 
 from .. import faults, folders, keys
 from ..fields import KIND_TITLE, MESSAGE_KINDS
+from . import format as layout
 from .format import (
     DOC_ROW,
     INDEX,
@@ -23,6 +24,8 @@ from .format import (
     ORDINAL_MASK,
     RUNS,
     SESSION_ROW,
+    TAIL_GAPS,
+    TAIL_SKIP,
     TERM_ROW,
     Codec,
     Doc,
@@ -35,6 +38,7 @@ from .format import (
     inflate,
     read_manifest,
     split_dicts,
+    tail_blocks,
 )
 
 TYPE_CHECKING = False  # typing's own, without importing typing (every hook would pay for it); type checkers know it
@@ -65,8 +69,20 @@ _DAMAGE = (struct.error, ValueError, IndexError, OverflowError, zlib.error, Type
 _AFTER_KEYS = bytes([ord(keys.PREFIX) + 1])
 #: Where a ``SESSION_ROW`` holds its project and directory hashes (its third and fourth fields, 8 bytes together).
 _HASHES_AT = 12
+#: Past one doc in this many whose top byte is the last doc's, ``max`` over a list's docs costs less than finding
+#: and comparing those one by one (``Segment._past_last``): about 15 ns a doc against 1 us a find.
+_MAX_BEATS_FIND = 64
 #: A ``TERM_ROW``'s first two fields, where its term is: all a probe of ``_lower_bound`` reads of the row.
 _TERM_SPAN = struct.Struct(TERM_ROW.format[:3])
+
+
+def _inflated(packed: bytes) -> bytes:
+    """A raw deflate stream that ``packed`` holds exactly: one that ends early, or runs on, is damage."""
+    inflater = zlib.decompressobj(layout.WBITS)
+    raw = inflater.decompress(packed)
+    if not inflater.eof or inflater.unused_data:
+        raise ValueError("a deflate stream that is not its bytes")
+    return raw
 
 
 class Segment:
@@ -89,6 +105,8 @@ class Segment:
         self._dict_file = self._open("dicts.bin")
         #: The records' and the metas' deflate dictionaries, read when first needed (``_dicts``).
         self._dict_pair: tuple[bytes, bytes] | None = None
+        #: Each doc's own impact, read when a tail is first read (``_own_impact``).
+        self._own: tuple[tuple[float, ...], memoryview] | None = None
         if len(self._docs) != ref.docs * DOC_ROW.size or len(self._session_idx) != ref.sessions * SESSION_ROW.size:
             raise IndexUnreadable(f"segment {self.path} is truncated")
         self._doc_width = doc_width(ref.docs)
@@ -289,6 +307,81 @@ class Segment:
             raise self._damaged("postings.bin", exc) from None
         return runs
 
+    def tail(
+        self, p_off: int, kept: int, holding: int, spans: Iterable[tuple[int, int]]
+    ) -> tuple[list[int], list[float]]:
+        """The docs, and their impacts, of a word's postings past its head (``lookup``'s offset, postings kept and
+        docs holding it) that lie in ``spans`` (ascending runs of docs, each a start and an end past it).
+
+        The tail is in doc order, in deflated blocks of ``TAIL_BLOCK`` postings (``writer._tail``): a span's blocks
+        are found by halving the blocks' first docs, and each block a filter's spans touch is inflated once, so a
+        project's few hundred sessions cost the blocks they lie in, not the word's whole tail.
+        """
+        from bisect import bisect_left, bisect_right  # (here: a hook's search has no filter)
+
+        data, left = self._postings, holding - kept
+        docs: list[int] = []
+        impacts: list[float] = []
+        try:
+            runs = RUNS.unpack_from(data, p_off)[0]
+            blocks = tail_blocks(left)
+            at = p_off + RUNS.size + 3 * runs + kept * self._doc_width
+            skips = struct.unpack_from(f"<{3 * blocks}I", data, at)
+            firsts, ends, at = skips[0::3], (0, *skips[2::3]), at + blocks * TAIL_SKIP.size
+            read: dict[int, tuple[list[int], bytes, tuple[float, ...]]] = {}
+            for start, end in spans:
+                for block in range(max(0, bisect_right(firsts, start) - 1), bisect_left(firsts, end)):
+                    if block not in read:
+                        postings = min(layout.TAIL_BLOCK, left - block * layout.TAIL_BLOCK)
+                        gaps, stop = data[at + ends[block] : at + skips[3 * block + 1]], at + ends[block + 1]
+                        impacts_of = data[at + skips[3 * block + 1] : stop]
+                        read[block] = self._tail_block(gaps, impacts_of, firsts[block], postings)
+                    block_docs, flags, others = read[block]
+                    lo, hi = bisect_left(block_docs, start), bisect_left(block_docs, end)
+                    other = flags.count(1, 0, lo)
+                    for doc, flag in zip(block_docs[lo:hi], flags[lo:hi], strict=True):
+                        impacts.append(others[other] if flag else self._own_impact(doc))
+                        other += flag
+                    docs += block_docs[lo:hi]
+            if docs and max(docs) >= self.ref.docs:
+                raise IndexError("a posting names a doc past the segment's last")
+        except _DAMAGE as exc:
+            raise self._damaged("postings.bin", exc) from None
+        return docs, impacts
+
+    @staticmethod
+    def _tail_block(
+        gaps_of: bytes, impacts_of: bytes, first: int, postings: int
+    ) -> tuple[list[int], bytes, tuple[float, ...]]:
+        """A tail's block inflated (its two streams): its ``postings`` docs (from its ``first``), whether each one's
+        impact is other than its doc's own, and those impacts (``writer._tail_block``)."""
+        gaps, impacts = _inflated(gaps_of), _inflated(impacts_of)
+        sums = islice(accumulate(gaps, initial=first), 1, None)
+        docs = list(compress(sums, map((255).__ne__, gaps)) if 255 in gaps else sums)  # (most blocks: no 255)
+        flags, others = impacts[:postings], impacts[postings:]
+        if len(docs) != postings or len(flags) != postings or len(others) != 2 * flags.count(1):
+            raise ValueError("a tail's block holds other than its postings")
+        return docs, flags, struct.unpack(f"<{len(others) // 2}e", others)
+
+    def _own_impact(self, doc: int) -> float:
+        """A doc's impact at a count of one, from the table that ends postings.bin in a segment holding a tail
+        (``writer._own_table``), read when first needed."""
+        if self._own is None:
+            data = self._postings
+            end = len(data) - TAIL_GAPS.size
+            start = end - TAIL_GAPS.unpack_from(data, end)[0]
+            if start < 0:
+                raise ValueError("the docs' own impacts start before postings.bin")
+            distinct = TAIL_GAPS.unpack_from(data, start)[0]
+            values = struct.unpack_from(f"<{distinct}e", data, start + TAIL_GAPS.size)
+            codes = memoryview(_inflated(data[start + TAIL_GAPS.size + 2 * distinct : end]))
+            codes = codes.cast("B" if distinct <= 256 else "H")
+            if len(codes) != self.ref.docs:
+                raise ValueError("the docs' own impacts are not one a doc")
+            self._own = values, codes
+        values, codes = self._own
+        return values[codes[doc]]
+
     def _word_postings(self, p_off: int, stop: int) -> Iterator[tuple[int, float]]:
         """A word's first ``stop`` (at most as many as it keeps) docs and impacts."""
         docs, values, lengths = self._word_runs(p_off, stop)
@@ -326,13 +419,18 @@ class Segment:
         """Whether a doc of ``docs`` (read from ``packed``, little-endian numbers of ``_doc_width`` bytes) is past the
         segment's last doc. Each doc's top byte is asked at C speed (``bytes.translate`` leaves those above the last
         doc's), and only the docs whose top byte is the last doc's are compared whole: ``max`` over the numbers
-        compared every one in Python, 3 M instructions of a recalling prompt's hook at 1k sessions (of 173 M)."""
+        compared every one in Python, 3 M instructions of a recalling prompt's hook at 1k sessions (of 173 M). Where
+        many share it (a fifth of a segment of 165k docs: its last doc's top byte is 2), ``max`` is the cheaper: a
+        filtered search reads a word's 8,192 postings whole, and comparing some 1,600 of them one by one cost it 1.3
+        ms a list."""
         width, last, top = self._doc_width, self.ref.docs - 1, self._last_top  # (at most 255: ``doc_width``)
         if last < 0:
             return bool(docs)
         tops = packed[width - 1 :: width]
         if tops.translate(None, self._tops_within):
             return True
+        if tops.count(top) * _MAX_BEATS_FIND > len(docs):
+            return max(docs) > last
         at = tops.find(top)
         while at >= 0:
             if docs[at] > last:

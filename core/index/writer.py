@@ -13,8 +13,8 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC
-from itertools import chain, groupby, islice
-from operator import attrgetter, itemgetter
+from itertools import chain, compress, groupby, islice
+from operator import attrgetter, itemgetter, ne, not_, sub
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NamedTuple
 
@@ -26,6 +26,7 @@ from ..model import Message
 from ..private import DIR_MODE, open_private, private_dir
 from ..text import forget_cached_terms
 from ..text import terms as text_terms
+from . import format as layout
 from .format import (
     DICT_BYTES,
     DICT_HEAD,
@@ -42,7 +43,10 @@ from .format import (
     RUNS,
     SESSION_ROW,
     SOURCE_CODES,
+    TAIL_GAPS,
+    TAIL_SKIP,
     TERM_ROW,
+    WBITS,
     WHOLE_LISTS_DOCS,
     WORD_POSTINGS_KEPT,
     B,
@@ -90,6 +94,8 @@ RUN_DOCS = 50_000
 _EAGER_BYTES = 1 << 16
 #: A word's (impact, doc) pair's impact: what its postings are sorted by (``_best``).
 _IMPACT = itemgetter(0)
+#: How many of a word's pairs its tail takes in at a time (``_tail``).
+_TAIL_CHUNK = 65_536
 
 
 class _RunEntry(NamedTuple):
@@ -179,6 +185,72 @@ def _word_postings(pairs: list[tuple[float, int]], width: int) -> bytes:
     halves, lengths = _impact_runs(list(map(_IMPACT, pairs)))
     docs = _narrowed(array("I", map(itemgetter(1), pairs)).tobytes(), width)
     return RUNS.pack(len(halves)) + struct.pack(f"<{len(halves)}H", *halves) + lengths + docs
+
+
+def _tail(impacts: Iterator[tuple[float, int]], head: list[tuple[float, int]], own: array) -> bytes:
+    """A word's postings that its head (``head``: its best ``WORD_POSTINGS_KEPT``) leaves out, given last doc first,
+    as ``format`` lays them out after the head, in ascending doc order: each block's first doc and end
+    (``TAIL_SKIP``), then the blocks of ``TAIL_BLOCK`` postings deflated (``_tail_block``). ``own``: each doc's own
+    impact's float16 bits (``_own_impacts``).
+
+    Doc order, so that a filtered search finds the postings of the docs it admits by halving the blocks' first docs
+    (``Segment.tail``): a project's chats said a common word at impacts lower than the head's last, and a filter to
+    that project found none of them. A posting is about a byte (a doc gap, and no impact when it is its doc's own,
+    deflated), where a u16 doc and a float16 impact took 4 (11% of the index at 10k sessions). A chunk of pairs at a
+    time: a common word's millions are never one list of tuples.
+    """
+    headed = set(map(itemgetter(1), head))
+    docs, values = array("I"), array("d")
+    while chunk := list(islice(impacts, _TAIL_CHUNK)):
+        left = list(compress(chunk, map(not_, map(headed.__contains__, map(itemgetter(1), chunk)))))
+        docs.extend(map(itemgetter(1), left))
+        values.extend(map(_IMPACT, left))
+    docs.reverse()
+    values.reverse()
+    size = layout.TAIL_BLOCK  # (read here, as the reader reads it: a test cuts blocks of a few postings)
+    skips, blocks = bytearray(), bytearray()
+    for start in range(0, len(docs), size):
+        part = values[start : start + size]
+        gaps, flagged = _tail_block(docs[start : start + size], array("H", struct.pack(f"<{len(part)}e", *part)), own)
+        blocks += gaps
+        skips += TAIL_SKIP.pack(docs[start], len(blocks), len(blocks) + len(flagged))
+        blocks += flagged
+    return bytes(skips + blocks)
+
+
+def _tail_block(docs: array, halves: array, own: array) -> tuple[bytes, bytes]:
+    """One block of a word's tail as two deflated streams: its docs as gaps in bytes (a 255 adds 255 and names no
+    doc); a byte a posting saying whether its impact is other than its doc's own (``halves`` against ``own``), then
+    those impacts. (One stream of the three took 6% more bytes: their bytes are unlike.)"""
+    steps = list(map(sub, docs, chain(docs[:1], docs)))  # (in C: most blocks have no gap of 255 or more)
+    gaps = (
+        bytes(steps) if max(steps) < 255 else b"".join(b"\xff" * (step // 255) + bytes((step % 255,)) for step in steps)
+    )
+    flags = bytes(map(ne, halves, map(own.__getitem__, docs)))
+    return _deflated(gaps), _deflated(flags + array("H", compress(halves, flags)).tobytes())
+
+
+def _deflated(raw: bytes | bytearray) -> bytes:
+    """``raw`` as a raw deflate stream, at the most deflate does (a tail is small beside the records)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, WBITS)
+    return packer.compress(raw) + packer.flush()
+
+
+def _own_impacts(at_one: list[float], shapes: array) -> array:
+    """Each doc's impact at a count of one (its shape's), as float16 bits: what most tail postings' impact is."""
+    return array("H", struct.pack(f"<{len(shapes)}e", *map(at_one.__getitem__, shapes)))
+
+
+def _own_table(own: array) -> bytes:
+    """Each doc's own impact as ``format`` lays it at the end of postings.bin: how many distinct ones (a
+    ``TAIL_GAPS``), they (float16 bits), each doc's among them (a byte, or 2 past 256 of them) deflated, and the
+    length of it all. A segment's docs have a few hundred shapes: a code a doc deflates to 0.7 byte, where its
+    float16 deflated took 0.9."""
+    values = sorted(set(own))
+    number = {value: code for code, value in enumerate(values)}
+    codes = array("B" if len(values) <= 256 else "H", map(number.__getitem__, own))
+    table = TAIL_GAPS.pack(len(values)) + array("H", values).tobytes() + _deflated(codes.tobytes())
+    return table + TAIL_GAPS.pack(len(table))
 
 
 def _impact_runs(impacts: list[float]) -> tuple[list[int], bytearray]:
@@ -535,7 +607,22 @@ class SegmentWriter:
         # works out any count's, so it is the same float.
         at_one = [weight * 1 * k1_plus_1 / (1 + factor) for weight, factor in zip(weights, norm, strict=True)]
         kept = WORD_POSTINGS_KEPT if doc_count > WHOLE_LISTS_DOCS else None
+
+        def impacts_of(entries: list[_RunEntry]) -> Iterator[tuple[float, int]]:
+            """A word's (impact, doc) pairs, last doc first (the order ``_best`` sorts them from)."""
+            # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment.
+            return (
+                (
+                    at_one[shapes[d := p >> 16]]
+                    if p & 0xFFFF == 1
+                    else weights[s := shapes[d := p >> 16]] * (t := p & 0xFFFF) * k1_plus_1 / (t + norm[s]),
+                    d,
+                )
+                for p in chain.from_iterable(reversed(entry.arrays()[0]) for entry in reversed(entries))
+            )
+
         width = doc_width(doc_count)
+        own = array("H")  # each doc's own impact, made when a first word has a tail
         terms = _SegmentFile(self.path / "terms.bin")
         term_idx = _SegmentFile(self.path / "terms.idx")
         postings = _SegmentFile(self.path / "postings.bin")
@@ -550,24 +637,18 @@ class SegmentWriter:
                     for i, (when, doc) in enumerate(pairs):
                         KEYED_POSTING.pack_into(packed, i * KEYED_POSTING.size, doc, when)
                 else:
-                    # Inlined (each posting is doc << 16 | tf): this runs once per posting of the segment. The
-                    # postings come last doc first, the order ``_best`` sorts them from.
-                    impacts = (
-                        (
-                            at_one[shapes[d := p >> 16]]
-                            if p & 0xFFFF == 1
-                            else weights[s := shapes[d := p >> 16]] * (t := p & 0xFFFF) * k1_plus_1 / (t + norm[s]),
-                            d,
-                        )
-                        for p in chain.from_iterable(reversed(entry.arrays()[0]) for entry in reversed(entries))
-                    )
-                    pairs = _best(impacts, kept)
+                    pairs = _best(impacts_of(entries), kept)
                     packed = _word_postings(pairs, width)
                 encoded = encoded[:65535]
                 holding = sum(entry.postings for entry in entries)
+                if not keyed and len(pairs) < holding:
+                    own = own or _own_impacts(at_one, shapes)
+                    packed += _tail(impacts_of(entries), pairs, own)
                 term_idx.write(TERM_ROW.pack(terms.size, len(encoded), postings.size, len(pairs), holding))
                 terms.write(encoded)
                 postings.write(packed)
+            if own:  # each doc's own impact, for the tails' postings that have it
+                postings.write(_own_table(own))
         finally:
             files["postings.bin"] = postings.done()
             files["terms.bin"] = terms.done()
