@@ -274,9 +274,13 @@ _HTPASSWD = (
 #: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
 _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
 #: Vault's older service token (``s.`` and 24 letters and digits; ``hvs.…`` is a token rule's) after a vault command's
-#: options (``-no-print``, ``-method=token``) and as its ``token=`` (the form Vault's manual gives to ``vault login``);
-#: ``VAULT_TOKEN=s.…`` is a secret-named key's.
-_VAULT_LEGACY_TOKEN = r"(?:[ \t]+-[^\s=]+(?:=\S+)?)*[ \t]+(?:token=)?(?=s\.[A-Za-z0-9]{24}(?![\w.-]))"
+#: options (``-no-print``, ``-method=token``, ``-increment 1h``: a word after an option is its value when the token
+#: follows) and as its ``token=`` (the form Vault's manual gives to ``vault login``), quoted too (``"s.…"``, in quotes
+#: a JSON string escapes); ``VAULT_TOKEN=s.…`` is a secret-named key's.
+_VAULT_LEGACY_TOKEN = (
+    r"(?:[ \t]+-[^\s=]+(?:=\S+|[ \t]+[^\s-]\S*)?)*[ \t]+(?:token=)?"
+    r"(?=(?:\\?['\"])?s\.[A-Za-z0-9]{24}(?![\w.-]))"
+)
 #: A quote closing a tool's name a command quotes (``"sshpass" -p …``, PowerShell's ``& "sshpass.exe" -p …``):
 #: ``_a_quoted_command`` asks that its opening quote starts the command.
 _CLOSING_QUOTE = r"(?P<closing>[\"'])?"
@@ -295,7 +299,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # A registry login's ``-p`` (``docker login -u ci -p S3cret``).
     (
         ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras"),
-        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login", "-p[ =]?"),
+        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)(?:\.exe)?\s+login", "-p[ =]?"),
     ),
     # sshpass's ``-p`` among its own options (its name quoted too, ``"sshpass" -p …``, or Windows's ``sshpass.exe``) (``_SSHPASS_OPTION``, on the lines a ``\\`` continues too), before the
     # command it runs: ``sshpass -f FILE ssh -p 2222`` gives ssh's port, ``sshpass -p "$S" ssh host mkdir -p /srv``
@@ -335,8 +339,8 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # 7-Zip's glued to its flag (``-pS3cret``; ``-p`` alone asks for it).
     (("7z",), _option_of("7z[arz]?", "-p")),
     # RAR's glued to its flag too (``unrar x -pS3cret``, ``rar a -hpS3cret``; ``-p-`` gives none), as Windows spells
-    # it too (``UnRAR.exe x -p…``).
-    (("rar ", "rar.exe"), _option_of(r"(?i:(?:un)?rar(?:\.exe)?)", "-[Hh]?p")),
+    # it too (``UnRAR.exe x -p…``, ``WinRAR.exe a -p…``).
+    (("rar ", "rar.exe"), _option_of(r"(?i:(?:un|win)?rar(?:\.exe)?)", "-[Hh]?p")),
     # lftp's ``-u user,password`` (in ``-e "open -u …"`` too), Mosquitto's clients' ``-P``. (lftp's and Samba's
     # below are asked of a text holding ``-u``, smbclient's needle: a needle of their own is a pass over every text.)
     (("-u",), _option_of("lftp", r"-u[ \t]+['\"]?[^\s,'\"]+,")),
@@ -356,7 +360,11 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
 #: ["sshpass", "-p", "…", "ssh", …]``) whose program is a tool of ``_PASSWORD_ARGUMENTS`` (or curl, for its ``-u``),
 #: but the archivers (``zip`` and ``7z`` are needles a log's ``…7Z`` and Python's ``zip(`` hold) and rar's and vault's:
 #: the list whole, its strings (quoted in a JSON string too, ``[\"mysql\", …]``; ``+`` joins two; a name between
-#: them is a variable's), read by ``_listed_command``.
+#: them is a variable's), read by ``_listed_command``. Its other spellings (M1): a tuple or a call's arguments (``(``:
+#: Python's ``("mysql", "-p", "…")``, Go's ``exec.Command("mysql", "-p…")``), up to three strings before the program
+#: (``["sudo", "mysql", …]``: the rules tell from the joined line whether the program is run), the program apart from
+#: its list (Node's ``spawn('sshpass', ['-p', …])``), or named by the key beside it (``"command": "mysql", "args":
+#: [...]``, a VS Code task's or an MCP server's).
 #: Possessive, so a run of such lists is read once.
 _LISTED_TOOLS = (
     r"mysql\w*|mariadb[\w-]*|docker|podman|buildah|skopeo|nerdctl|oras|sshpass|redis-cli|keytool|htpasswd|az"
@@ -364,12 +372,23 @@ _LISTED_TOOLS = (
     r"|mosquitto_\w+|net|rpcclient|curl"
 )
 _LISTED_STRING = r"""(?:\\?"[^"\\\n]*\\?"|'[^'\\\n]*')"""
-_LISTED_COMMAND = (
-    rf"""\[[ \t\r\n]*\\?["'](?:[\w.~/\\-]*[/\\])?(?:{_LISTED_TOOLS})(?:\.exe)?\\?["']"""
-    rf"(?:[ \t\r\n]*[,+][ \t\r\n]*(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*+"
+_LISTED_BLANKS = r"[ \t\r\n]*"
+_LISTED_OPENING = (
+    rf"(?:[\[(]{_LISTED_BLANKS}(?:{_LISTED_STRING}{_LISTED_BLANKS},{_LISTED_BLANKS}){{0,3}}"
+    rf"|\\?\"(?:command|program)\\?\"[ \t]*:[ \t]*)"
 )
-#: One part of a ``_LISTED_COMMAND``: a ``,`` between two words, a ``+`` joining two, a string, a variable.
-_LISTED_PART = Lazy(globals(), "_LISTED_PART", r"""(,)|\+|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)""")
+_LISTED_ARGUMENTS = (
+    rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?"args\\?"[ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
+)
+_LISTED_COMMAND = (
+    rf"""{_LISTED_OPENING}\\?["'](?:[\w.~/\\-]*[/\\])?(?:{_LISTED_TOOLS})(?:\.exe)?\\?["']{_LISTED_ARGUMENTS}"""
+    rf"(?:{_LISTED_BLANKS}[,+]{_LISTED_BLANKS}(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*+"
+)
+#: One part of a ``_LISTED_COMMAND``: a ``,`` between two words, a ``+`` joining two, a key (``"args":``, no word), a
+#: string, a variable.
+_LISTED_PART = Lazy(
+    globals(), "_LISTED_PART", r"""(,)|\+|\\?"\w+\\?"[ \t]*:|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)"""
+)
 
 
 def _listed_command(match: re.Match[str]) -> str:
@@ -556,10 +575,39 @@ def _a_command_word(text: str, at: int) -> bool:
         return True
     if not before or before[-1].isspace():
         words = before.split()
-        return not (words and words[-1] in _NAMING_OPTIONS)
+        return not (words and words[-1] in _NAMING_OPTIONS) and not _a_cmdlets_argument(before)
     if before[-1] == "/":
         return _a_programs_path(text, at - len(before), before)
     return not (before[-1].isalnum() or before[-1] in "_-.=:@%+#")
+
+
+def _a_cmdlets_argument(before: str) -> bool:
+    """Whether the name after ``before`` (its line up to it) is an argument of a PowerShell cmdlet that runs no program
+    (``Get-Service mysql -PipelineVariable svc``, continued with a backtick: M4): what follows is the cmdlet's own
+    parameters, ``-pipelinevariable`` no password. ``Start-Process``, ``Invoke-Expression`` and the like run what they
+    are given (``_RUNNING_CMDLETS``), and a Unix command joined by a hyphen (``apt-get``, ``update-rc.d``) is no
+    cmdlet: its verb is none of PowerShell's (``_CMDLET_VERBS``) or its noun holds more than letters."""
+    command = before
+    for sign in ";&|(":
+        command = command.rpartition(sign)[2]
+    words = command.split()
+    if not words:
+        return False
+    name = words[0].lower()
+    verb, hyphen, noun = name.partition("-")
+    return bool(hyphen) and verb in _CMDLET_VERBS and noun.isalpha() and name not in _RUNNING_CMDLETS
+
+
+#: PowerShell's common approved verbs (``Get-Verb``), the first word of a cmdlet's name.
+_CMDLET_VERBS = frozenset(  # (words split, not a list literal: one a line would take 20 lines)
+    "get set new remove start stop restart suspend resume add clear copy move rename select where foreach sort group "  # noqa: SIM905
+    "measure write out import export convert enable disable install uninstall update wait test invoke find "
+    "register unregister".split()
+)
+#: The cmdlets that run the program they are given (its arguments then are the program's).
+_RUNNING_CMDLETS = frozenset(
+    {"start-process", "invoke-expression", "invoke-command", "start-job", "start-threadjob", "invoke-item"}
+)
 
 
 def _a_programs_path(text: str, line: int, before: str) -> bool:
@@ -689,7 +737,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     # command is a sign the context gate looks for.
     Rule(
         "cli-credentials",
-        _option_of("vault", r"token[ \t]+(?:lookup|revoke|renew)")
+        _option_of("vault", r"token[ \t]+(?:lookup|revoke|renew|capabilities)")
         + _VAULT_LEGACY_TOKEN
         + _NOT_REDACTED
         + _OPTION_VALUE,
