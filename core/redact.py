@@ -266,7 +266,7 @@ _SSHPASS_OPTIONS = 16
 #: PW``).
 _HTPASSWD_FLAGS = r"(?:[ \t]+-(?:[A-Za-z]*C[ \t]+\d+|[A-Za-z]*[A-BD-Za-z]))*"
 _HTPASSWD = (
-    rf"htpasswd(?={_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*b)"
+    rf"htpasswd(?:\.exe)?(?={_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*b)"
     rf"(?:(?={_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}"
     rf"|(?!{_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}[ \t]+{_WORD})[ \t]+"
 )
@@ -320,7 +320,8 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # ``-storepass:env NAME``.
     (("keytool",), _option_of("keytool", r"-(?:src|dest)?(?:store|key)pass|-new", quoted_field=True) + r"[ \t]+"),
     (("htpasswd",), _HTPASSWD),
-    (("login",), _option_of("az login", "-p|--password") + r"[ \t]+"),
+    # (Windows runs the Azure CLI as ``az.cmd``.)
+    (("login",), _option_of(r"az(?:\.cmd|\.exe)? login", "-p|--password") + r"[ \t]+"),
     # OpenLDAP's ``-w`` (``-W`` asks for it), ldappasswd's old and new ones too (``-a``, ``-s``).
     (("ldap",), _option_of("ldap(?:search|modify|add|delete|modrdn|compare|whoami|exop)", "-w") + r"[ \t]*"),
     (("ldappasswd",), _option_of("ldappasswd", "-[was]") + r"[ \t]*"),

@@ -170,6 +170,8 @@ def test_prose_and_code_naming_these_tools_stay_as_written(line: str) -> None:
         ("WinRAR.exe a -pS3cret a.rar", f"WinRAR.exe a -p{R} a.rar"),
         ("Rar.exe a -hpS3cret a.rar", f"Rar.exe a -hp{R} a.rar"),
         ("mysql.exe -u root -pS3cret", f"mysql.exe -u root -p{R}"),
+        ("htpasswd.exe -b .htpasswd admin S3cret", f"htpasswd.exe -b .htpasswd admin {R}"),
+        ("az.cmd login -u http://app -p S3cret", f"az.cmd login -u http://app -p {R}"),
     ],
 )
 def test_a_secret_in_more_spellings_of_a_known_shape_is_redacted(written: str, shown: str) -> None:
