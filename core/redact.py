@@ -572,7 +572,7 @@ def _a_command_word(text: str, at: int) -> bool:
     if text.startswith("-", at):  # (an option, not a name: ``redis-server --requirepass``)
         return True
     before = text[max(0, at - 200) : at].rpartition("\n")[2]
-    if before.endswith("\\n"):  # (a line's start in a JSON string: ``"set -e\\nmysql -p…"``; review47d M1)
+    if before.endswith("\\n") and _an_escaped_line_end(before):  # (``"set -e\\nmysql -p…"``; review47d M1)
         return True
     if not before or before[-1].isspace():
         words = before.split()
@@ -580,6 +580,20 @@ def _a_command_word(text: str, at: int) -> bool:
     if before[-1] == "/":
         return _a_programs_path(text, at - len(before), before)
     return not (before[-1].isalnum() or before[-1] in "_-.=:@%+#")
+
+
+def _an_escaped_line_end(before: str) -> bool:
+    """Whether the ``\\n`` ending ``before`` is a JSON string's escaped line end (escaped once or more), not a
+    Windows path's folder whose name starts with an ``n`` (``C:\\data\\nmysql``, or as a JSON string holds it,
+    ``C:\\\\data\\\\nmysql``): in a word that is a drive's path, the backslashes before the ``n`` are as many as
+    separate its drive from its first folder."""
+    words = before.split()
+    word = words[-1].lstrip("\"'") if words else ""
+    if not (word[:1].isalpha() and word[1:3] == ":\\"):
+        return True
+    separator = len(word) - 2 - len(word[2:].lstrip("\\"))
+    run = len(before) - 1 - len(before[:-1].rstrip("\\"))
+    return run != separator
 
 
 def _a_cmdlets_argument(before: str) -> bool:

@@ -172,6 +172,9 @@ def test_prose_and_code_naming_these_tools_stay_as_written(line: str) -> None:
         ("mysql.exe -u root -pS3cret", f"mysql.exe -u root -p{R}"),
         ("htpasswd.exe -b .htpasswd admin S3cret", f"htpasswd.exe -b .htpasswd admin {R}"),
         ("az.cmd login -u http://app -p S3cret", f"az.cmd login -u http://app -p {R}"),
+        # A JSON string's line end after a Windows path, escaped once or twice.
+        ('{"cmd": "cd C:\\\\srv\\nmysql -pS3cret"}', f'{{"cmd": "cd C:\\\\srv\\nmysql -p{R}"}}'),
+        ('"cd C:\\srv\\\\nmysql -pS3cret"', f'"cd C:\\srv\\\\nmysql -p{R}"'),
     ],
 )
 def test_a_secret_in_more_spellings_of_a_known_shape_is_redacted(written: str, shown: str) -> None:
@@ -201,6 +204,9 @@ MORE_KEPT = [
     "Get-Service mysql `\n  -pipelinevariable svc",
     "Get-Service mysql -pipelinevariable svc",
     "restart-service mysql -passthru",
+    # A Windows folder whose name starts with an n after a backslash is no JSON string's line end (red48 low).
+    "cl C:\\data\\nmysql -pthread",
+    '{"cmd": "cl C:\\\\data\\\\nmysql -pthread"}',
 ]
 
 
