@@ -1662,30 +1662,34 @@ _SHORTHAND = (
     r"(?P<q>['\"])?(?P<value>(?(q)[^'\"\n]+|[^\s,'\"]+))(?(q)(?P=q))"
 )
 #: The same with the value first (``ParameterValue=…,ParameterKey=DbPassword``: the shorthand's fields are in any
-#: order), its name ending the pair. (A ``=`` in the value only at its end, base64's padding: each ``Value=`` of a long
-#: line of them reads to the next one alone.)
+#: order), its name ending the pair. (A ``=`` inside the value, ``Pa=ss``, up to eight times, and base64's padding at
+#: its end: each ``Value=`` of a long line of them reads nine of them on at most, so the line is read in linear time.)
 _SHORTHAND_VALUE_FIRST = (
-    r"(?:ParameterValue|Value)=(?P<q>['\"])?(?P<value>(?(q)[^'\"\n]+|[^\s,'\"=]++=*+))(?(q)(?P=q)),"
+    r"(?:ParameterValue|Value)=(?P<q>['\"])?"
+    r"(?P<value>(?(q)[^'\"\n]+|[^\s,'\"=]++(?:=++[^\s,'\"=]++){0,8}+=*+))(?(q)(?P=q)),"
     rf"(?:[A-Za-z]+=[^\s,=]*,){{0,2}}?(?:ParameterKey|Name|Key)={_SETTING_NAME}(?![\w.:-])"
 )
 #: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value:
 #: "…"}``, a JavaScript object's ``{ key: API_TOKEN, value: '…' }``); an unquoted value there may be a variable's
 #: name. The name in capitals, an environment variable's: a JavaScript object's other unquoted name is a variable
 #: (``{ name: apiKey, value: "x-api-key" }``, ``{name: password, value: "user.password"}``: review46d M2).
-_FLOW_KEY_VALUE = (
-    r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99}),"
-    rf"[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
+#: The pair's name, quoted too (``{name: "DB_PASSWORD", value: S3cret}``), blanks before its comma (red48 low).
+_FLOW_NAME = (
+    r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<nq>[\"']?)"
+    r"(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99})(?P=nq)[ \t]*"
 )
+_FLOW_KEY_VALUE = rf"{_FLOW_NAME},[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
 #: The same with its value unquoted (``{name: DB_PASSWORD, value: S3cret}``, a Kubernetes ``env:`` in YAML's flow),
 #: up to the pair's ``,`` or ``}``: a value that looks made (``_flow_bare_value``), where a JavaScript object's may be
 #: a variable (``value: dbPassword``, ``value: config.db.password``). The rule's match starts at the ``alue:`` of the
 #: value's word (``_FLOW_BARE_VALUE``: the engine skips to it as a substring search does, where from the colon after
 #: the name it was tried at every colon of a YAML or a Python text), and the pair's name is looked for before it
 #: (``_FLOW_NAME_BEFORE``); the ``q`` group never matches (``_setting`` reads an unquoted value).
-_FLOW_BARE_NAME = (
-    r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99}),"
-)
-_FLOW_BARE_VALUE = r"alue:[ \t]*(?P<q>(?!))?(?P<value>[^\s,{}\[\]()'\"`]++)[ \t]*(?=[,}])"
+_FLOW_BARE_NAME = f"{_FLOW_NAME},"
+_FLOW_BARE_WORD = r"alue:[ \t]*(?P<q>(?!))?(?P<value>[^\s,{}\[\]()'\"`]++)[ \t]*"
+_FLOW_BARE_VALUE = _FLOW_BARE_WORD + r"(?=[,}])"
+#: The same with the value first (``{value: S3cret, name: DB_PASSWORD}``), the name after it (red48 low).
+_FLOW_VALUE_FIRST = rf"{_FLOW_BARE_WORD},[ \t]*{_FLOW_NAME}(?=[,}}])"
 _FLOW_NAME_BEFORE = Lazy(globals(), "_FLOW_NAME_BEFORE", _FLOW_BARE_NAME + r"[ \t]*[Vv]\Z")
 _FLOW_BARE_PAIR = Lazy(globals(), "_FLOW_BARE_PAIR", _FLOW_BARE_NAME + r"[ \t]*[Vv]" + _FLOW_BARE_VALUE)
 #: How far before a value's word its pair's name is looked for: the longest name, its word, blanks.
@@ -2096,6 +2100,17 @@ def _flow_bare_value(match: re.Match[str]) -> str:
     return _setting(pair, pair.start(), "")[match.start() - pair.start() :]
 
 
+def _flow_value_first(match: re.Match[str]) -> str:
+    """``_key_value`` of a ``_FLOW_VALUE_FIRST`` match, the word of its ``alue:`` a ``value`` of its own, whose value
+    looks made (as ``_flow_bare_value``'s)."""
+    word = match.start() - 1
+    if match.string[word : word + 1] not in ("v", "V"):
+        return match.group(0)
+    if not _looks_made(match.group("value"), _key_words(match.group("name"))[-1] in _PASSWORD_WORDS):
+        return match.group(0)
+    return _setting(match, word, "")
+
+
 def _key_value_lines(match: re.Match[str]) -> str:
     """``_key_value`` of a match that starts at the colon after the name's word (``_KEY_VALUE_LINES``)."""
     text, colon = match.string, match.start()
@@ -2264,6 +2279,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _SHORTHAND_VALUE_FIRST, ("Value=",), replace=_unquoted_key_value),
     Rule("secret", _FLOW_KEY_VALUE, ('value: "', "value: '"), replace=_unquoted_key_value),
     Rule("secret", _FLOW_BARE_VALUE, ("name: ", "key: "), replace=_flow_bare_value),
+    Rule("secret", _FLOW_VALUE_FIRST, ("name: ", "key: "), replace=lambda m: _flow_value_first(m)),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )

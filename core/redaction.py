@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
 #: (24: a command given as a tuple, a call's arguments, after a wrapper in its list, apart from its list or named by
 #: ``"command"`` beside its ``"args"``; Vault's older token quoted, after an option's value and to ``vault token
-#: capabilities``; ``docker.exe login``, ``WinRAR.exe``; red48 M1–M3;
+#: capabilities``; ``docker.exe login``, ``WinRAR.exe``, ``htpasswd.exe``, ``az.cmd``; YAML's flow with its name
+#: quoted or its value first; the AWS shorthand's value first holding a ``=``: red48;
 #: 23: a secret with an invisible character inside it, read as a terminal shows it (``text.as_seen``);
 #: 22: ``vault token lookup s.…``, YAML's flow with a bare value, Windows's tools' names and continuations, ``net -U``
 #: before its subcommand, the AWS shorthand's value first, a command given as a list of strings;

@@ -172,6 +172,17 @@ def test_prose_and_code_naming_these_tools_stay_as_written(line: str) -> None:
         ("mysql.exe -u root -pS3cret", f"mysql.exe -u root -p{R}"),
         ("htpasswd.exe -b .htpasswd admin S3cret", f"htpasswd.exe -b .htpasswd admin {R}"),
         ("az.cmd login -u http://app -p S3cret", f"az.cmd login -u http://app -p {R}"),
+        # YAML's flow pair with its name quoted, blanks before its comma, or its value first (red48 lows).
+        ('{name: "DB_PASSWORD", value: S3cretX1}', f'{{name: "DB_PASSWORD", value: {S}}}'),
+        ("{name: 'DB_PASSWORD', value: S3cretX1}", f"{{name: 'DB_PASSWORD', value: {S}}}"),
+        ("{name: DB_PASSWORD , value: S3cretX1}", f"{{name: DB_PASSWORD , value: {S}}}"),
+        ("{value: S3cretX1, name: DB_PASSWORD}", f"{{value: {S}, name: DB_PASSWORD}}"),
+        ("{ value: S3cretX1 , key: API_TOKEN }", f"{{ value: {S} , key: API_TOKEN }}"),
+        # The AWS shorthand's value first with a ``=`` inside it (red48 low).
+        (
+            "aws cloudformation deploy --parameter-overrides ParameterValue=S3c=ret9,ParameterKey=DbPassword",
+            f"aws cloudformation deploy --parameter-overrides ParameterValue={S},ParameterKey=DbPassword",
+        ),
         # A JSON string's line end after a Windows path, escaped once or twice.
         ('{"cmd": "cd C:\\\\srv\\nmysql -pS3cret"}', f'{{"cmd": "cd C:\\\\srv\\nmysql -p{R}"}}'),
         ('"cd C:\\srv\\\\nmysql -pS3cret"', f'"cd C:\\srv\\\\nmysql -p{R}"'),
@@ -204,6 +215,11 @@ MORE_KEPT = [
     "Get-Service mysql `\n  -pipelinevariable svc",
     "Get-Service mysql -pipelinevariable svc",
     "restart-service mysql -passthru",
+    # YAML's flow with its value first: a variable's name, another setting's value, a reference.
+    "{value: dbPassword, name: DB_PASSWORD}",
+    "{value: S3cretX1, name: LOG_LEVEL}",
+    "{value: $(DB_PASSWORD), name: DB_PASSWORD}",
+    "{avalue: S3cretX1, name: DB_PASSWORD}",
     # A Windows folder whose name starts with an n after a backslash is no JSON string's line end (red48 low).
     "cl C:\\data\\nmysql -pthread",
     '{"cmd": "cl C:\\\\data\\\\nmysql -pthread"}',

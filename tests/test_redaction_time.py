@@ -213,6 +213,9 @@ def test_a_long_run_of_sshpass_options_is_redacted_in_time_linear_in_its_size(tm
         "vault token renew -increment 1h ",
         '-increment 1h "',
         "Get-Service mysql -p",
+        "value: S3cretX1, name: ",
+        "Value=a=b=c=d=e=f=g=h=i=j=k",
+        '{name: "DB_PASSWORD" , ',
     ],
 )
 def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_linear_in_its_size(
