@@ -266,7 +266,7 @@ _SSHPASS_OPTIONS = 16
 #: PW``).
 _HTPASSWD_FLAGS = r"(?:[ \t]+-(?:[A-Za-z]*C[ \t]+\d+|[A-Za-z]*[A-BD-Za-z]))*"
 _HTPASSWD = (
-    rf"htpasswd(?={_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*b)"
+    rf"htpasswd(?:\.exe)?(?={_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*b)"
     rf"(?:(?={_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}"
     rf"|(?!{_HTPASSWD_FLAGS}[ \t]+-[A-Za-z]*n){_HTPASSWD_FLAGS}[ \t]+{_WORD}[ \t]+{_WORD})[ \t]+"
 )
@@ -274,9 +274,13 @@ _HTPASSWD = (
 #: Samba's user and password option, up to the password (``-U user%``, ``--user=DOM\\user%``).
 _SAMBA_USER = r"(?:-U[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s%'\"]+%"
 #: Vault's older service token (``s.`` and 24 letters and digits; ``hvs.…`` is a token rule's) after a vault command's
-#: options (``-no-print``, ``-method=token``) and as its ``token=`` (the form Vault's manual gives to ``vault login``);
-#: ``VAULT_TOKEN=s.…`` is a secret-named key's.
-_VAULT_LEGACY_TOKEN = r"(?:[ \t]+-[^\s=]+(?:=\S+)?)*[ \t]+(?:token=)?(?=s\.[A-Za-z0-9]{24}(?![\w.-]))"
+#: options (``-no-print``, ``-method=token``, ``-increment 1h``: a word after an option is its value when the token
+#: follows) and as its ``token=`` (the form Vault's manual gives to ``vault login``), quoted too (``"s.…"``, in quotes
+#: a JSON string escapes); ``VAULT_TOKEN=s.…`` is a secret-named key's.
+_VAULT_LEGACY_TOKEN = (
+    r"(?:[ \t]+-[^\s=]+(?:=\S+|[ \t]+[^\s-]\S*)?)*[ \t]+(?:token=)?"
+    r"(?=(?:\\?['\"])?s\.[A-Za-z0-9]{24}(?![\w.-]))"
+)
 #: A quote closing a tool's name a command quotes (``"sshpass" -p …``, PowerShell's ``& "sshpass.exe" -p …``):
 #: ``_a_quoted_command`` asks that its opening quote starts the command.
 _CLOSING_QUOTE = r"(?P<closing>[\"'])?"
@@ -295,7 +299,7 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # A registry login's ``-p`` (``docker login -u ci -p S3cret``).
     (
         ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras"),
-        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)\s+login", "-p[ =]?"),
+        _option_of(r"(?:docker|podman|buildah|skopeo|nerdctl|oras)(?:\.exe)?\s+login", "-p[ =]?"),
     ),
     # sshpass's ``-p`` among its own options (its name quoted too, ``"sshpass" -p …``, or Windows's ``sshpass.exe``) (``_SSHPASS_OPTION``, on the lines a ``\\`` continues too), before the
     # command it runs: ``sshpass -f FILE ssh -p 2222`` gives ssh's port, ``sshpass -p "$S" ssh host mkdir -p /srv``
@@ -316,7 +320,8 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # ``-storepass:env NAME``.
     (("keytool",), _option_of("keytool", r"-(?:src|dest)?(?:store|key)pass|-new", quoted_field=True) + r"[ \t]+"),
     (("htpasswd",), _HTPASSWD),
-    (("login",), _option_of("az login", "-p|--password") + r"[ \t]+"),
+    # (Windows runs the Azure CLI as ``az.cmd``.)
+    (("login",), _option_of(r"az(?:\.cmd|\.exe)? login", "-p|--password") + r"[ \t]+"),
     # OpenLDAP's ``-w`` (``-W`` asks for it), ldappasswd's old and new ones too (``-a``, ``-s``).
     (("ldap",), _option_of("ldap(?:search|modify|add|delete|modrdn|compare|whoami|exop)", "-w") + r"[ \t]*"),
     (("ldappasswd",), _option_of("ldappasswd", "-[was]") + r"[ \t]*"),
@@ -335,8 +340,8 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # 7-Zip's glued to its flag (``-pS3cret``; ``-p`` alone asks for it).
     (("7z",), _option_of("7z[arz]?", "-p")),
     # RAR's glued to its flag too (``unrar x -pS3cret``, ``rar a -hpS3cret``; ``-p-`` gives none), as Windows spells
-    # it too (``UnRAR.exe x -p…``).
-    (("rar ", "rar.exe"), _option_of(r"(?i:(?:un)?rar(?:\.exe)?)", "-[Hh]?p")),
+    # it too (``UnRAR.exe x -p…``, ``WinRAR.exe a -p…``).
+    (("rar ", "rar.exe"), _option_of(r"(?i:(?:un|win)?rar(?:\.exe)?)", "-[Hh]?p")),
     # lftp's ``-u user,password`` (in ``-e "open -u …"`` too), Mosquitto's clients' ``-P``. (lftp's and Samba's
     # below are asked of a text holding ``-u``, smbclient's needle: a needle of their own is a pass over every text.)
     (("-u",), _option_of("lftp", r"-u[ \t]+['\"]?[^\s,'\"]+,")),
@@ -356,7 +361,11 @@ _PASSWORD_ARGUMENTS: tuple[tuple[tuple[str, ...], str], ...] = (
 #: ["sshpass", "-p", "…", "ssh", …]``) whose program is a tool of ``_PASSWORD_ARGUMENTS`` (or curl, for its ``-u``),
 #: but the archivers (``zip`` and ``7z`` are needles a log's ``…7Z`` and Python's ``zip(`` hold) and rar's and vault's:
 #: the list whole, its strings (quoted in a JSON string too, ``[\"mysql\", …]``; ``+`` joins two; a name between
-#: them is a variable's), read by ``_listed_command``.
+#: them is a variable's), read by ``_listed_command``. Its other spellings (M1): a tuple or a call's arguments (``(``:
+#: Python's ``("mysql", "-p", "…")``, Go's ``exec.Command("mysql", "-p…")``), up to three strings before the program
+#: (``["sudo", "mysql", …]``: the rules tell from the joined line whether the program is run), the program apart from
+#: its list (Node's ``spawn('sshpass', ['-p', …])``), or named by the key beside it (``"command": "mysql", "args":
+#: [...]``, a VS Code task's or an MCP server's).
 #: Possessive, so a run of such lists is read once.
 _LISTED_TOOLS = (
     r"mysql\w*|mariadb[\w-]*|docker|podman|buildah|skopeo|nerdctl|oras|sshpass|redis-cli|keytool|htpasswd|az"
@@ -364,16 +373,33 @@ _LISTED_TOOLS = (
     r"|mosquitto_\w+|net|rpcclient|curl"
 )
 _LISTED_STRING = r"""(?:\\?"[^"\\\n]*\\?"|'[^'\\\n]*')"""
-_LISTED_COMMAND = (
-    rf"""\[[ \t\r\n]*\\?["'](?:[\w.~/\\-]*[/\\])?(?:{_LISTED_TOOLS})(?:\.exe)?\\?["']"""
-    rf"(?:[ \t\r\n]*[,+][ \t\r\n]*(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*+"
+_LISTED_BLANKS = r"[ \t\r\n]*"
+_LISTED_ARGUMENTS = (
+    rf"""(?:{_LISTED_BLANKS},{_LISTED_BLANKS}(?:\\?"args\\?"[ \t]*:[ \t]*)?\[{_LISTED_BLANKS}{_LISTED_STRING})?"""
 )
-#: One part of a ``_LISTED_COMMAND``: a ``,`` between two words, a ``+`` joining two, a string, a variable.
-_LISTED_PART = Lazy(globals(), "_LISTED_PART", r"""(,)|\+|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)""")
+_LISTED_PROGRAM = (
+    rf"""\\?["'](?:[\w.~/\\-]*[/\\])?(?:{_LISTED_TOOLS})(?:\.exe)?\\?["']{_LISTED_ARGUMENTS}"""
+    rf"(?:{_LISTED_BLANKS}[,+]{_LISTED_BLANKS}(?:{_LISTED_STRING}|[A-Za-z_][\w.]*(?:\(\))?))*+"
+)
+#: Up to three strings before the program in its list.
+_LISTED_BEFORE = rf"{_LISTED_BLANKS}(?:{_LISTED_STRING}{_LISTED_BLANKS},{_LISTED_BLANKS}){{0,3}}"
+#: The list, the tuple or the call's arguments, and the program a ``"command"`` key names, each a rule of its own whose
+#: pattern starts with a literal (``[``, ``(``, ``command``): the engine skips to it as a substring search does, where
+#: a pattern starting with any of them tried every ``"`` and ``(`` of a text (14% more instructions over code).
+_LISTED_COMMANDS = (
+    rf"\[{_LISTED_BEFORE}{_LISTED_PROGRAM}",
+    rf"\({_LISTED_BEFORE}{_LISTED_PROGRAM}",
+    rf"command\\?\"[ \t]*:[ \t]*{_LISTED_PROGRAM}",
+)
+#: One part of a ``_LISTED_COMMANDS`` match: a ``,`` between two words, a ``+`` joining two, a key (``"args":``, and
+#: ``command":`` the match starts with: no word), a string, a variable.
+_LISTED_PART = Lazy(
+    globals(), "_LISTED_PART", r"""(,)|\+|\\?"?\w+\\?"[ \t]*:|"([^"\\]*)\\?"|'([^']*)'|([A-Za-z_][\w.]*(?:\(\))?)"""
+)
 
 
 def _listed_command(match: re.Match[str]) -> str:
-    """A ``_LISTED_COMMAND`` match with what the rules redact in its command line (its strings joined with blanks, a
+    """A ``_LISTED_COMMANDS`` match with what the rules redact in its command line (its strings joined with blanks, a
     variable as ``$VAR``: ``"-p" + pw`` is ``-p$VAR``, no literal) redacted in the strings it came from."""
     whole, words, parts = match.group(0), [""], []  # (parts: each string's start in the line, its end, and in whole)
     said = 0  # (the length of the line so far, ``" ".join(words)``'s: joined again for each string, a list of
@@ -552,14 +578,57 @@ def _a_command_word(text: str, at: int) -> bool:
     if text.startswith("-", at):  # (an option, not a name: ``redis-server --requirepass``)
         return True
     before = text[max(0, at - 200) : at].rpartition("\n")[2]
-    if before.endswith("\\n"):  # (a line's start in a JSON string: ``"set -e\\nmysql -p…"``; review47d M1)
+    if before.endswith("\\n") and _an_escaped_line_end(before):  # (``"set -e\\nmysql -p…"``; review47d M1)
         return True
     if not before or before[-1].isspace():
         words = before.split()
-        return not (words and words[-1] in _NAMING_OPTIONS)
+        return not (words and words[-1] in _NAMING_OPTIONS) and not _a_cmdlets_argument(before)
     if before[-1] == "/":
         return _a_programs_path(text, at - len(before), before)
     return not (before[-1].isalnum() or before[-1] in "_-.=:@%+#")
+
+
+def _an_escaped_line_end(before: str) -> bool:
+    """Whether the ``\\n`` ending ``before`` is a JSON string's escaped line end (escaped once or more), not a
+    Windows path's folder whose name starts with an ``n`` (``C:\\data\\nmysql``, or as a JSON string holds it,
+    ``C:\\\\data\\\\nmysql``): in a word that is a drive's path, the backslashes before the ``n`` are as many as
+    separate its drive from its first folder."""
+    words = before.split()
+    word = words[-1].lstrip("\"'") if words else ""
+    if not (word[:1].isalpha() and word[1:3] == ":\\"):
+        return True
+    separator = len(word) - 2 - len(word[2:].lstrip("\\"))
+    run = len(before) - 1 - len(before[:-1].rstrip("\\"))
+    return run != separator
+
+
+def _a_cmdlets_argument(before: str) -> bool:
+    """Whether the name after ``before`` (its line up to it) is an argument of a PowerShell cmdlet that runs no program
+    (``Get-Service mysql -PipelineVariable svc``, continued with a backtick: M4): what follows is the cmdlet's own
+    parameters, ``-pipelinevariable`` no password. ``Start-Process``, ``Invoke-Expression`` and the like run what they
+    are given (``_RUNNING_CMDLETS``), and a Unix command joined by a hyphen (``apt-get``, ``update-rc.d``) is no
+    cmdlet: its verb is none of PowerShell's (``_CMDLET_VERBS``) or its noun holds more than letters."""
+    command = before
+    for sign in ";&|(":
+        command = command.rpartition(sign)[2]
+    words = command.split()
+    if not words:
+        return False
+    name = words[0].lower()
+    verb, hyphen, noun = name.partition("-")
+    return bool(hyphen) and verb in _CMDLET_VERBS and noun.isalpha() and name not in _RUNNING_CMDLETS
+
+
+#: PowerShell's common approved verbs (``Get-Verb``), the first word of a cmdlet's name.
+_CMDLET_VERBS = frozenset(  # (words split, not a list literal: one a line would take 20 lines)
+    "get set new remove start stop restart suspend resume add clear copy move rename select where foreach sort group "  # noqa: SIM905
+    "measure write out import export convert enable disable install uninstall update wait test invoke find "
+    "register unregister".split()
+)
+#: The cmdlets that run the program they are given (its arguments then are the program's).
+_RUNNING_CMDLETS = frozenset(
+    {"start-process", "invoke-expression", "invoke-command", "start-job", "start-threadjob", "invoke-item"}
+)
 
 
 def _a_programs_path(text: str, line: int, before: str) -> bool:
@@ -689,7 +758,7 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     # command is a sign the context gate looks for.
     Rule(
         "cli-credentials",
-        _option_of("vault", r"token[ \t]+(?:lookup|revoke|renew)")
+        _option_of("vault", r"token[ \t]+(?:lookup|revoke|renew|capabilities)")
         + _VAULT_LEGACY_TOKEN
         + _NOT_REDACTED
         + _OPTION_VALUE,
@@ -1187,15 +1256,18 @@ _CONTEXT_RULES: tuple[Rule, ...] = (
         )
         for needles, lead in _PASSWORD_ARGUMENTS
     ),
-    Rule(
-        "cli-credentials",
-        _LISTED_COMMAND,
-        (
-            *("mysql", "mariadb", "docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass", "redis-"),
-            *("keytool", "htpasswd", "ldap", "sqlcmd", "rabbitmqctl", "mongo", "openssl", "ssh-keygen", "mosquitto_"),
-            *("login", "-u"),
-        ),
-        replace=_listed_command,
+    *(
+        Rule(
+            "cli-credentials",
+            listed,
+            (
+                *("mysql", "mariadb", "docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "sshpass", "redis-"),
+                *("keytool", "htpasswd", "ldap", "sqlcmd", "rabbitmqctl", "mongo", "openssl", "ssh-keygen"),
+                *("mosquitto_", "login", "-u"),
+            ),
+            replace=_listed_command,
+        )
+        for listed in _LISTED_COMMANDS
     ),
     Rule(
         # Redis's AUTH command (``AUTH pw``, ``AUTH user pw``): in redis-cli's arguments, after its options alone
@@ -1599,30 +1671,34 @@ _SHORTHAND = (
     r"(?P<q>['\"])?(?P<value>(?(q)[^'\"\n]+|[^\s,'\"]+))(?(q)(?P=q))"
 )
 #: The same with the value first (``ParameterValue=…,ParameterKey=DbPassword``: the shorthand's fields are in any
-#: order), its name ending the pair. (A ``=`` in the value only at its end, base64's padding: each ``Value=`` of a long
-#: line of them reads to the next one alone.)
+#: order), its name ending the pair. (A ``=`` inside the value, ``Pa=ss``, up to eight times, and base64's padding at
+#: its end: each ``Value=`` of a long line of them reads nine of them on at most, so the line is read in linear time.)
 _SHORTHAND_VALUE_FIRST = (
-    r"(?:ParameterValue|Value)=(?P<q>['\"])?(?P<value>(?(q)[^'\"\n]+|[^\s,'\"=]++=*+))(?(q)(?P=q)),"
+    r"(?:ParameterValue|Value)=(?P<q>['\"])?"
+    r"(?P<value>(?(q)[^'\"\n]+|[^\s,'\"=]++(?:=++[^\s,'\"=]++){0,8}+=*+))(?(q)(?P=q)),"
     rf"(?:[A-Za-z]+=[^\s,=]*,){{0,2}}?(?:ParameterKey|Name|Key)={_SETTING_NAME}(?![\w.:-])"
 )
 #: The pair with its name unquoted and its value quoted, side by side (YAML's flow ``{name: DB_PASSWORD, value:
 #: "…"}``, a JavaScript object's ``{ key: API_TOKEN, value: '…' }``); an unquoted value there may be a variable's
 #: name. The name in capitals, an environment variable's: a JavaScript object's other unquoted name is a variable
 #: (``{ name: apiKey, value: "x-api-key" }``, ``{name: password, value: "user.password"}``: review46d M2).
-_FLOW_KEY_VALUE = (
-    r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99}),"
-    rf"[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
+#: The pair's name, quoted too (``{name: "DB_PASSWORD", value: S3cret}``), blanks before its comma (red48 low).
+_FLOW_NAME = (
+    r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<nq>[\"']?)"
+    r"(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99})(?P=nq)[ \t]*"
 )
+_FLOW_KEY_VALUE = rf"{_FLOW_NAME},[ \t]*[Vv]alue:[ \t]*{_SETTING_QUOTED}"
 #: The same with its value unquoted (``{name: DB_PASSWORD, value: S3cret}``, a Kubernetes ``env:`` in YAML's flow),
 #: up to the pair's ``,`` or ``}``: a value that looks made (``_flow_bare_value``), where a JavaScript object's may be
 #: a variable (``value: dbPassword``, ``value: config.db.password``). The rule's match starts at the ``alue:`` of the
 #: value's word (``_FLOW_BARE_VALUE``: the engine skips to it as a substring search does, where from the colon after
 #: the name it was tried at every colon of a YAML or a Python text), and the pair's name is looked for before it
 #: (``_FLOW_NAME_BEFORE``); the ``q`` group never matches (``_setting`` reads an unquoted value).
-_FLOW_BARE_NAME = (
-    r"(?:[Nn]ame|[Kk]ey):[ \t]*(?P<name>(?=[A-Z0-9_]{0,96}?(?:PASS|PW|SECRET|TOKEN|KEY))[A-Z][A-Z0-9_]{0,99}),"
-)
-_FLOW_BARE_VALUE = r"alue:[ \t]*(?P<q>(?!))?(?P<value>[^\s,{}\[\]()'\"`]++)[ \t]*(?=[,}])"
+_FLOW_BARE_NAME = f"{_FLOW_NAME},"
+_FLOW_BARE_WORD = r"alue:[ \t]*(?P<q>(?!))?(?P<value>[^\s,{}\[\]()'\"`]++)[ \t]*"
+_FLOW_BARE_VALUE = _FLOW_BARE_WORD + r"(?=[,}])"
+#: The same with the value first (``{value: S3cret, name: DB_PASSWORD}``), the name after it (red48 low).
+_FLOW_VALUE_FIRST = rf"{_FLOW_BARE_WORD},[ \t]*{_FLOW_NAME}(?=[,}}])"
 _FLOW_NAME_BEFORE = Lazy(globals(), "_FLOW_NAME_BEFORE", _FLOW_BARE_NAME + r"[ \t]*[Vv]\Z")
 _FLOW_BARE_PAIR = Lazy(globals(), "_FLOW_BARE_PAIR", _FLOW_BARE_NAME + r"[ \t]*[Vv]" + _FLOW_BARE_VALUE)
 #: How far before a value's word its pair's name is looked for: the longest name, its word, blanks.
@@ -2033,6 +2109,17 @@ def _flow_bare_value(match: re.Match[str]) -> str:
     return _setting(pair, pair.start(), "")[match.start() - pair.start() :]
 
 
+def _flow_value_first(match: re.Match[str]) -> str:
+    """``_key_value`` of a ``_FLOW_VALUE_FIRST`` match, the word of its ``alue:`` a ``value`` of its own, whose value
+    looks made (as ``_flow_bare_value``'s)."""
+    word = match.start() - 1
+    if match.string[word : word + 1] not in ("v", "V"):
+        return match.group(0)
+    if not _looks_made(match.group("value"), _key_words(match.group("name"))[-1] in _PASSWORD_WORDS):
+        return match.group(0)
+    return _setting(match, word, "")
+
+
 def _key_value_lines(match: re.Match[str]) -> str:
     """``_key_value`` of a match that starts at the colon after the name's word (``_KEY_VALUE_LINES``)."""
     text, colon = match.string, match.start()
@@ -2201,6 +2288,7 @@ _KEY_RULES: tuple[Rule, ...] = (
     Rule("secret", _SHORTHAND_VALUE_FIRST, ("Value=",), replace=_unquoted_key_value),
     Rule("secret", _FLOW_KEY_VALUE, ('value: "', "value: '"), replace=_unquoted_key_value),
     Rule("secret", _FLOW_BARE_VALUE, ("name: ", "key: "), replace=_flow_bare_value),
+    Rule("secret", _FLOW_VALUE_FIRST, ("name: ", "key: "), replace=lambda m: _flow_value_first(m)),
     Rule("secret", _DOCKER_ENV, ("ENV",), replace=_docker_env),
     Rule("secret", _SQL, ("identified", "password"), replace=_sql),  # "with\s+password": any space between
 )

@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 #: it is shown. A change that only redacts less (a false positive mended: Alembic's revision ids, trial20 F17) keeps
 #: it: the older index is safe to show, and the rebuild would stop the next search for minutes (48 s at 10k:
 #: review40a L1); what it hid shows again as its chats are read again (``deja index --full`` at once).
-#: (23: a secret with an invisible character inside it, read as a terminal shows it (``text.as_seen``);
+#: (24: a command given as a tuple, a call's arguments, after a wrapper in its list, apart from its list or named by
+#: ``"command"`` beside its ``"args"``; Vault's older token quoted, after an option's value and to ``vault token
+#: capabilities``; ``docker.exe login``, ``WinRAR.exe``, ``htpasswd.exe``, ``az.cmd``; YAML's flow with its name
+#: quoted or its value first; the AWS shorthand's value first holding a ``=``: red48;
+#: 23: a secret with an invisible character inside it, read as a terminal shows it (``text.as_seen``);
 #: 22: ``vault token lookup s.…``, YAML's flow with a bare value, Windows's tools' names and continuations, ``net -U``
 #: before its subcommand, the AWS shorthand's value first, a command given as a list of strings;
 #: 21: a password after quoted text naming its tool and option, ``echo "use mysql -p" && mysql -p"…"``, and one in
@@ -29,7 +33,7 @@ if TYPE_CHECKING:
 #: sshpass's options in more shapes and ``SSHPASS=``, a list's word a command gives;
 #: 19: sshpass's -p after long options of its own; 18: a setting's other spellings, ``&amp;#61;``, a quote in a made
 #: value; 17: escaped brackets)
-RULES_VERSION = 23
+RULES_VERSION = 24
 
 
 def enabled() -> bool:
@@ -65,8 +69,8 @@ def withheld(built_with: str) -> str:
 #: The words of the commands and settings that give a password with none of the other signs the gate sees (``redis-cli -a
 #: S3cret``, ``requirepass S3cret``, ``keytool -storepass …``, ``sqlcmd -P …``: ``redact._PASSWORD_ARGUMENTS``).
 ARGUMENT_WORDS = ("redis-", "requirepass", "masterauth", "keytool", "htpasswd", "ldap", "smb", "sqlcmd",
-                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "lftp", "mosquitto_", "net rpc", "net ads",
-                  "net -u", "rpcclient")  # fmt: skip
+                  "rabbitmqctl", "openssl", "ssh-keygen", "zip", "rar ", "rar.exe", "lftp", "mosquitto_", "net rpc",
+                  "net ads", "net -u", "rpcclient")  # fmt: skip
 #: (Patterns, compiled where used: every read imports this module, few need them.)
 TOKEN_GATE = r"\S{16}|(?i:basic)\s"
 #: A ``password`` after the text's first ``machine`` or ``default`` and a blank (``a_netrc_entry`` asks it with

@@ -1530,4 +1530,35 @@ SECRETS: list[Secret] = [
         _join("Xy7k", "q9Lm2"),
         'subprocess.run(["sshpass", "-p", "{secret}", "ssh", "deploy@host"], check=True)',
     ),
+    # More spellings of a command given as a list, of Vault's older token and of Windows's tools' names (red48).
+    Secret(
+        "listed-command-beside-its-program",
+        "cli-credentials",
+        _join("Task", "Pa55w0rd"),
+        '{{"label": "db", "type": "shell", "command": "mysql", "args": ["-u", "root", "-p{secret}"]}}',
+    ),
+    Secret(
+        "listed-command-after-sudo", "cli-credentials", _join("Sudo", "Pa55w0rd"), '["sudo", "mysql", "-p{secret}"]'
+    ),
+    Secret(
+        "listed-command-apart",
+        "cli-credentials",
+        _join("Spawn", "Pa55w0rd"),
+        "spawn('sshpass', ['-p', '{secret}', 'ssh', 'h'])",
+    ),
+    Secret("listed-command-go", "cli-credentials", _join("GoExec", "Pa55w0rd"), 'exec.Command("mysql", "-p{secret}")'),
+    Secret(
+        "listed-command-tuple",
+        "cli-credentials",
+        _join("Tuple", "Pa55w0rd"),
+        "('sshpass', '-p', '{secret}', 'ssh', 'h')",
+    ),
+    Secret("vault-token-quoted", "cli-credentials", _join("s.", _ALNUM24), 'vault token revoke "{secret}"'),
+    Secret(
+        "vault-token-capabilities", "cli-credentials", _join("s.", _ALNUM24), "vault token capabilities {secret} kv/app"
+    ),
+    Secret(
+        "docker-exe-login", "cli-credentials", _join("Exe", "Pa55w0rd"), "docker.exe login -u ci -p {secret} reg.io"
+    ),
+    Secret("winrar-exe", "cli-credentials", _join("WinRar", "Pa55w0rd"), "WinRAR.exe a -hp{secret} backup.rar src"),
 ]

@@ -126,3 +126,120 @@ KEPT = [
 def test_prose_and_code_naming_these_tools_stay_as_written(line: str) -> None:
     assert redact(line) == line
     assert as_indexed(line) == line
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        # M1: a command given as a list of strings in its other spellings (red48).
+        (
+            '{"label": "db", "type": "shell", "command": "mysql", "args": ["-u", "root", "-pS3cret"]}',
+            f'{{"label": "db", "type": "shell", "command": "mysql", "args": ["-u", "root", "-p{R}"]}}',
+        ),
+        (
+            '{\\"command\\": \\"mysql\\", \\"args\\": [\\"-pS3cret\\"]}',
+            f'{{\\"command\\": \\"mysql\\", \\"args\\": [\\"-p{R}\\"]}}',
+        ),
+        (
+            '"db": {"command": "sshpass", "args": ["-p", "S3cret", "ssh", "h", "mcp"]}',
+            f'"db": {{"command": "sshpass", "args": ["-p", "{R}", "ssh", "h", "mcp"]}}',
+        ),
+        ('["sudo", "mysql", "-pS3cret"]', f'["sudo", "mysql", "-p{R}"]'),
+        ('["sudo", "-u", "backup", "mysql", "-pS3cret"]', f'["sudo", "-u", "backup", "mysql", "-p{R}"]'),
+        ("spawn('sshpass', ['-p', 'S3cret', 'ssh', 'h'])", f"spawn('sshpass', ['-p', '{R}', 'ssh', 'h'])"),
+        ('execFile("mysql", ["-u", "root", "-pS3cret"])', f'execFile("mysql", ["-u", "root", "-p{R}"])'),
+        ('exec.Command("mysql", "-pS3cret")', f'exec.Command("mysql", "-p{R}")'),
+        ("('sshpass', '-p', 'S3cret', 'ssh', 'h')", f"('sshpass', '-p', '{R}', 'ssh', 'h')"),
+        ('("mysql", "-u", "root", "-pS3cret")', f'("mysql", "-u", "root", "-p{R}")'),
+        # M3: Vault's older token quoted, after an option's value, to ``vault token capabilities``.
+        (f'vault token revoke "{TOKEN}"', f'vault token revoke "{R}"'),
+        (f"vault token lookup -format=json '{TOKEN}'", f"vault token lookup -format=json '{R}'"),
+        (f"vault token renew -increment 1h {TOKEN}", f"vault token renew -increment 1h {R}"),
+        (f"vault token capabilities {TOKEN} kv/app", f"vault token capabilities {R} kv/app"),
+        (f'vault login "{TOKEN}"', f'vault login "{R}"'),
+        (f'{{"cmd": "vault token revoke \\"{TOKEN}\\""}}', f'{{"cmd": "vault token revoke \\"{R}\\""}}'),
+        (f"X-Vault-Token: {TOKEN}", f"X-Vault-Token: {S}"),
+        (
+            f'curl -H "X-Vault-Token: {TOKEN}" https://vault:8200/v1/kv/app',
+            f'curl -H "X-Vault-Token: {S}" https://vault:8200/v1/kv/app',
+        ),
+        (f"https://vault:8200/ui/?token={TOKEN}&ns=x", f"https://vault:8200/ui/?token={S}&ns=x"),
+        (f'vault {{\n  token = "{TOKEN}"\n}}', f'vault {{\n  token = "{S}"\n}}'),
+        # M2: Windows's tools' names README gives.
+        ("docker.exe login -u ci -p S3cret reg.io", f"docker.exe login -u ci -p {R} reg.io"),
+        ("WinRAR.exe a -pS3cret a.rar", f"WinRAR.exe a -p{R} a.rar"),
+        ("Rar.exe a -hpS3cret a.rar", f"Rar.exe a -hp{R} a.rar"),
+        ("mysql.exe -u root -pS3cret", f"mysql.exe -u root -p{R}"),
+        ("htpasswd.exe -b .htpasswd admin S3cret", f"htpasswd.exe -b .htpasswd admin {R}"),
+        ("az.cmd login -u http://app -p S3cret", f"az.cmd login -u http://app -p {R}"),
+        # YAML's flow pair with its name quoted, blanks before its comma, or its value first (red48 lows).
+        ('{name: "DB_PASSWORD", value: S3cretX1}', f'{{name: "DB_PASSWORD", value: {S}}}'),
+        ("{name: 'DB_PASSWORD', value: S3cretX1}", f"{{name: 'DB_PASSWORD', value: {S}}}"),
+        ("{name: DB_PASSWORD , value: S3cretX1}", f"{{name: DB_PASSWORD , value: {S}}}"),
+        ("{value: S3cretX1, name: DB_PASSWORD}", f"{{value: {S}, name: DB_PASSWORD}}"),
+        ("{ value: S3cretX1 , key: API_TOKEN }", f"{{ value: {S} , key: API_TOKEN }}"),
+        # The AWS shorthand's value first with a ``=`` inside it (red48 low).
+        (
+            "aws cloudformation deploy --parameter-overrides ParameterValue=S3c=ret9,ParameterKey=DbPassword",
+            f"aws cloudformation deploy --parameter-overrides ParameterValue={S},ParameterKey=DbPassword",
+        ),
+        # A JSON string's line end after a Windows path, escaped once or twice.
+        ('{"cmd": "cd C:\\\\srv\\nmysql -pS3cret"}', f'{{"cmd": "cd C:\\\\srv\\nmysql -p{R}"}}'),
+        ('"cd C:\\srv\\\\nmysql -pS3cret"', f'"cd C:\\srv\\\\nmysql -p{R}"'),
+    ],
+)
+def test_a_secret_in_more_spellings_of_a_known_shape_is_redacted(written: str, shown: str) -> None:
+    assert redact(written) == shown
+    assert as_indexed(written) == shown
+
+
+MORE_KEPT = [
+    # A list whose program gives no literal password, or is no tool of the rules.
+    '{"command": "mysql", "args": ["-u", "root", "-p"]}',
+    '{"command": "docker", "args": ["run", "-p", "8080:80", "nginx"]}',
+    'spawn("docker", ["run", "-p", "3000:3000", "app"])',
+    'exec.Command("mysql", "-u", "root", "-p"+pw)',
+    'exec.Command("net", "use", "Z:")',
+    'print("mysql", "-p", x)',
+    '("mysql", "postgres", "sqlite")',
+    'os.path.join("mysql", "data")',
+    '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-postgres", "-p", "5432"]}',
+    # mysql's -p apart from its value asks for the password; the next word is the database (as on a command line).
+    '("mysql", "-p", "app")',
+    # Vault's token commands without a token, with an accessor, a token in words.
+    "vault token capabilities kv/app",
+    "vault token renew -increment 1h",
+    "vault token lookup -accessor 8609694a-cdbc-db9b-d345-e782dbb562ed",
+    'vault token revoke "$VAULT_TOKEN"',
+    # M4: a PowerShell cmdlet's parameters after a tool's name it is given, on its line or the next.
+    "Get-Service mysql `\n  -pipelinevariable svc",
+    "Get-Service mysql -pipelinevariable svc",
+    "restart-service mysql -passthru",
+    # YAML's flow with its value first: a variable's name, another setting's value, a reference.
+    "{value: dbPassword, name: DB_PASSWORD}",
+    "{value: S3cretX1, name: LOG_LEVEL}",
+    "{value: $(DB_PASSWORD), name: DB_PASSWORD}",
+    "{avalue: S3cretX1, name: DB_PASSWORD}",
+    # A Windows folder whose name starts with an n after a backslash is no JSON string's line end (red48 low).
+    "cl C:\\data\\nmysql -pthread",
+    '{"cmd": "cl C:\\\\data\\\\nmysql -pthread"}',
+]
+
+
+@pytest.mark.parametrize("line", MORE_KEPT)
+def test_more_prose_and_code_naming_these_tools_stay_as_written(line: str) -> None:
+    assert redact(line) == line
+    assert as_indexed(line) == line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'Start-Process mysql -ArgumentList "-u root -pS3cret"',
+        "Get-Content dump.sql | mysql -u root -pS3cret app",
+        "& mysql.exe -u root -pS3cret",
+    ],
+)
+def test_a_program_a_cmdlet_runs_or_a_pipe_feeds_keeps_its_password_redacted(line: str) -> None:
+    assert "S3cret" not in redact(line)
+    assert "S3cret" not in as_indexed(line)

@@ -205,6 +205,17 @@ def test_a_long_run_of_sshpass_options_is_redacted_in_time_linear_in_its_size(tm
         "UnRAR.exe ",
         "vault token lookup ",
         "net -U a%",
+        # red48: a list's wrappers, its program beside it or apart, a tuple, Vault's options with values, a cmdlet.
+        '("sudo", "-u", "x", ',
+        '{"command": "mysql", "args": ["-u", ',
+        "spawn('sshpass', ['-p', 'x', ",
+        'exec.Command("mysql", ',
+        "vault token renew -increment 1h ",
+        '-increment 1h "',
+        "Get-Service mysql -p",
+        "value: S3cretX1, name: ",
+        "Value=a=b=c=d=e=f=g=h=i=j=k",
+        '{name: "DB_PASSWORD" , ',
     ],
 )
 def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_linear_in_its_size(
@@ -217,7 +228,15 @@ def test_a_long_text_of_listed_commands_or_other_spellings_is_redacted_in_time_l
 
 
 @pytest.mark.hostile
-@pytest.mark.parametrize("head", ['["sshpass", "-p", "Xk9mPq2Lw", "ssh", ', '["mysql", "-pXk9mPq2Lw", '])
+@pytest.mark.parametrize(
+    "head",
+    [
+        '["sshpass", "-p", "Xk9mPq2Lw", "ssh", ',
+        '["mysql", "-pXk9mPq2Lw", ',
+        '{"command": "mysql", "args": ["-pXk9mPq2Lw", ',
+        "spawn('sshpass', ['-p', 'Xk9mPq2Lw', ",
+    ],
+)
 def test_one_long_listed_command_is_redacted_in_time_linear_in_its_size(tmp_path: Path, head: str) -> None:
     """One list of many strings: the line its strings make was joined again for each one, and 1 MB took minutes
     (review47h H1; the test above starts a new list with each unit)."""
