@@ -640,9 +640,24 @@ def why_no_match(
     if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
+    meant = _meant_words(index, unmatched)
     if not unmatched or len(set(query.lower().split())) == 1:  # (one word, however often: the line names it already)
-        return f"No session matches {quoted_query(query)}."
-    return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}."
+        return f"No session matches {quoted_query(query)}{meant or '.'}"
+    return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}{meant or '.'}"
+
+
+def _meant_words(index: Index, unmatched: Sequence[str]) -> str:
+    """ "; did you mean …?" with the indexed words nearest in spelling to those of ``unmatched`` that have one
+    (``spelling.nearest_word``): ``deja search backtraking`` found nothing and suggested nothing (trial48b F11)."""
+    from ..core.redaction import echoed
+    from ..core.spelling import nearest_word
+
+    meant = {word: near for word in unmatched[:HELD_BY_NONE_NAMED] if (near := nearest_word(index, word))}
+    if not meant:
+        return ""
+    if len(unmatched) == 1:
+        return f"; did you mean {echoed(next(iter(meant.values())))}?"
+    return "; did you mean " + ", ".join(f"{echoed(near)} for {echoed(word)}" for word, near in meant.items()) + "?"
 
 
 def no_session_in(index: Index, period: str) -> str:
