@@ -45,7 +45,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ..core import detached, paths
-from ..core.dates import SINCE_FORMS, parse_since
+from ..core.dates import SINCE_FORMS, parse_since, parse_until
 from ..core.keys import readable_path
 from ..core.redaction import PATH_CHARS, echoed
 from .about import version
@@ -121,6 +121,30 @@ def _since_at(since: str | None) -> datetime | None:
         return parse_since(since, "time")
     except ValueError as refused:
         raise ToolError(f"since={refused}") from None
+
+
+def _until_at(until: str | None, since: datetime | None) -> datetime | None:
+    """A tool's ``until`` as the moment its day or period ends (``dates.parse_until``; None when not given); a
+    ToolError naming it when it is no time, or ends before ``since`` begins."""
+    if not until:
+        return None
+    try:
+        moment = parse_until(until, "time")
+    except ValueError as refused:
+        raise ToolError(f"until={refused}") from None
+    if since is not None and moment <= since:
+        raise ToolError(f"until={echoed(until)!r} ends before since begins: give an until after it")
+    return moment
+
+
+#: The ``until`` parameter of the tools that take ``since``.
+Until = Annotated[
+    str | None,
+    Field(
+        description="Only sessions last updated before the end of then: a day or period named counts whole "
+        "('tuesday', '2026-12-01', 'last week'); with since='tuesday', Tuesday's sessions."
+    ),
+]
 
 
 def _checked_project(project: str | None) -> str | None:
@@ -615,6 +639,7 @@ class Tools:
             str | None,
             Field(description=f"Only sessions updated since then: {SINCE_FORMS}."),
         ] = None,
+        until: Until = None,
         limit: Annotated[
             int,
             Field(description="At most this many sessions, 1–20 (the text fewer if it would pass 4 KiB; more is 20)."),
@@ -632,10 +657,11 @@ class Tools:
             raise ToolError("the query is empty: give a few words to look for, e.g. 'cache invalidation'")
         project = _checked_project(project)
         since_at = _since_at(since)
+        until_at = _until_at(until, since_at)
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
-        filters = Filters(project=_one_project(index, project), source=source, since=since_at)
+        filters = Filters(project=_one_project(index, project), source=source, since=since_at, until=until_at)
         words = searched_words(query).strip()
         taken = within("limit", limit, 1, SEARCH_LIMIT)
         result = search(index, words, filters=filters, limit=taken, relative=True)
@@ -646,7 +672,7 @@ class Tools:
         if result.hits:  # (the structured content keeps every hit, as deja search --json does)
             text = fit_text(result, taken, SEARCH_TEXT_BYTES - len(held.encode()), filters.since)
             return answer(text + held, search_json(result))
-        given = {"project": project, "source": source, "since": since}
+        given = {"project": project, "source": source, "since": since, "until": until}
         # (why, in the structured content's notice too, as `deja search --json` says it: review43a M3)
         result.notice = no_match(index, query.strip(), filters, given, result.unmatched)
         return answer(result.notice, search_json(result))
@@ -684,6 +710,7 @@ class Tools:
             str | None,
             Field(description=f"Only sessions updated since then: {SINCE_FORMS}."),
         ] = None,
+        until: Until = None,
         limit: Annotated[int, Field(description="At most this many sessions, 1–50 (more is 50).")] = 10,
     ) -> CallToolResult:
         """List the most recently active Cursor sessions, newest first, optionally only those of one project or
@@ -695,24 +722,29 @@ class Tools:
 
         project = _checked_project(project)
         since_at = _since_at(since)
+        until_at = _until_at(until, since_at)
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
         project = _one_project(index, project)
-        after = since_at.timestamp() if since_at else 0.0
+        period = {
+            "since": since_at.timestamp() if since_at else 0.0,
+            "until": until_at.timestamp() if until_at else 0.0,
+        }
         limit = within("limit", limit, 1, 50)
-        sessions = newest_sessions(index, project=project, limit=limit, since=after)
-        more = sessions_left_out(index, limit, project=project, since=after) if len(sessions) == limit else 0
+        sessions = newest_sessions(index, project=project, limit=limit, **period)
+        more = sessions_left_out(index, limit, project=project, **period) if len(sessions) == limit else 0
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
             if more:  # (an agent asked what was done this week must not take a page for all of it)
                 hint = f"limit={limit + more}" if limit + more <= 50 else "a shorter since or a project"
                 text += f"\n{more} more; ask with {hint} to see them"
-        elif since and index.session_count:
+        elif (since or until) and index.session_count:
             of = f" of project {echoed(project, PATH_CHARS)!r}" if project else ""
-            text = (
-                unknown_project(index, project) or f"No session{of} was updated in that period (since={echoed(since)})."
+            given = ", ".join(
+                f"{name}={echoed(value)}" for name, value in (("since", since), ("until", until)) if value
             )
+            text = unknown_project(index, project) or f"No session{of} was updated in that period ({given})."
         else:
             text = unknown_project(index, project) or nothing_indexed()
         notice = "" if sessions else text  # (why none, as `deja sessions --json` says it: review43a M3)
