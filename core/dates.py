@@ -35,7 +35,7 @@ MONTHS = [
 ]
 #: What ``--since`` and ``--until`` (and the MCP tools' ``since`` and ``until``) take, as help and errors name it
 #: (``parse_since`` and ``parse_until`` read it).
-SINCE_FORMS = "30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today, yesterday, tuesday (the last one), last week or 3 days ago"
+SINCE_FORMS = "30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today, yesterday, tuesday, last week or 3 days ago"
 _MONTH = {name: i + 1 for i, name in enumerate(MONTHS)} | {name[:3]: i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 #: What every date pattern needs: a year's first two digits, or (a month alone) a capitalised month's first letters.

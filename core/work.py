@@ -667,8 +667,23 @@ def topic_files(
                 when = message.timestamp or meta.updated
                 if when and (use.last is None or when > use.last):
                     use.last = when
-    ranked = sorted(uses.values(), key=lambda u: (-u.edits, -len(u.sessions), -u.reads, u.path))
+    named = {use.path for use in uses.values() if asks_for_file(words, use.path)}
+    ranked = sorted(uses.values(), key=lambda u: (u.path not in named, -u.edits, -len(u.sessions), -u.reads, u.path))
     return ranked[:limit]
+
+
+def asks_for_file(words: str, path: str) -> bool:
+    """Whether a word of ``words`` names the file at ``path``: its name (``LiveChart.tsx``, in any case, or without
+    its extension, ``LiveChart``), or the end of its path (``components/LiveChart.tsx``). A file the user named comes
+    first in ``deja files`` whatever other file the chats edited more (README.md above
+    ``src/components/LiveChart.tsx``: trial48b F10)."""
+    tail = "/" + path.replace("\\", "/").lower()
+    stem = tail.rpartition("/")[2].partition(".")[0]
+    for part in words.split():
+        word = part.strip("'\"`,;:()").lower().lstrip("./")
+        if word and (tail.endswith("/" + word) or word == stem):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- a session's digest

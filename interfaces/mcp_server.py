@@ -137,14 +137,8 @@ def _until_at(until: str | None, since: datetime | None) -> datetime | None:
     return moment
 
 
-#: The ``until`` parameter of the tools that take ``since``.
-Until = Annotated[
-    str | None,
-    Field(
-        description="Only sessions last updated before the end of then: a day or period named counts whole "
-        "('tuesday', '2026-12-01', 'last week'); with since='tuesday', Tuesday's sessions."
-    ),
-]
+#: ``recent``'s ``until`` (``search`` reads a day from its query's words: "what did I do last tuesday").
+Until = Annotated[str | None, Field(description="Only sessions updated before the end of then.")]
 
 
 def _checked_project(project: str | None) -> str | None:
@@ -639,7 +633,6 @@ class Tools:
             str | None,
             Field(description=f"Only sessions updated since then: {SINCE_FORMS}."),
         ] = None,
-        until: Until = None,
         limit: Annotated[
             int,
             Field(description="At most this many sessions, 1–20 (the text fewer if it would pass 4 KiB; more is 20)."),
@@ -657,11 +650,10 @@ class Tools:
             raise ToolError("the query is empty: give a few words to look for, e.g. 'cache invalidation'")
         project = _checked_project(project)
         since_at = _since_at(since)
-        until_at = _until_at(until, since_at)
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
-        filters = Filters(project=_one_project(index, project), source=source, since=since_at, until=until_at)
+        filters = Filters(project=_one_project(index, project), source=source, since=since_at)
         words = searched_words(query).strip()
         taken = within("limit", limit, 1, SEARCH_LIMIT)
         result = search(index, words, filters=filters, limit=taken, relative=True)
@@ -672,7 +664,7 @@ class Tools:
         if result.hits:  # (the structured content keeps every hit, as deja search --json does)
             text = fit_text(result, taken, SEARCH_TEXT_BYTES - len(held.encode()), filters.since)
             return answer(text + held, search_json(result))
-        given = {"project": project, "source": source, "since": since, "until": until}
+        given = {"project": project, "source": source, "since": since}
         # (why, in the structured content's notice too, as `deja search --json` says it: review43a M3)
         result.notice = no_match(index, query.strip(), filters, given, result.unmatched)
         return answer(result.notice, search_json(result))
@@ -714,8 +706,8 @@ class Tools:
         limit: Annotated[int, Field(description="At most this many sessions, 1–50 (more is 50).")] = 10,
     ) -> CallToolResult:
         """List the most recently active Cursor sessions, newest first, optionally only those of one project or
-        updated since a time: one line each with id, last activity, source, project and title. Use it to pick up
-        recent work, or to say what was done this past week (since="7d")."""
+        period: one line each with id, last activity, source, project and title. Use it to pick up recent work, or
+        to say what was done this past week (since="7d")."""
         from ..core.library import newest_sessions, sessions_left_out
         from .fastpath import nothing_indexed
         from .views import session_json, session_line
