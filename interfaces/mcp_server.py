@@ -719,13 +719,12 @@ class Tools:
         if index is None:
             return answer(STILL_INDEXING)
         project = _one_project(index, project)
-        period = {
-            "since": since_at.timestamp() if since_at else 0.0,
-            "until": until_at.timestamp() if until_at else 0.0,
-        }
+        after, before = (moment.timestamp() if moment else 0.0 for moment in (since_at, until_at))
         limit = within("limit", limit, 1, 50)
-        sessions = newest_sessions(index, project=project, limit=limit, **period)
-        more = sessions_left_out(index, limit, project=project, **period) if len(sessions) == limit else 0
+        sessions = newest_sessions(index, project=project, limit=limit, since=after, until=before)
+        more = (
+            sessions_left_out(index, limit, project=project, since=after, until=before) if len(sessions) == limit else 0
+        )
         if sessions:
             text = "\n".join(session_line(meta) for meta in sessions)
             if more:  # (an agent asked what was done this week must not take a page for all of it)
