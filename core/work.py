@@ -673,15 +673,22 @@ def topic_files(
 
 
 def asks_for_file(words: str, path: str) -> bool:
-    """Whether a word of ``words`` names the file at ``path``: its name (``LiveChart.tsx``, in any case, or without
-    its extension, ``LiveChart``), or the end of its path (``components/LiveChart.tsx``). A file the user named comes
+    """Whether a word of ``words`` names the file at ``path``: its name (``LiveChart.tsx``, in any case) or the end
+    of its path (``components/LiveChart.tsx``), or, without its extension, a name no topic word is spelt as
+    (``LiveChart``: its capitals inside; ``cache`` is a topic as often as ``cache.py``). A file the user named comes
     first in ``deja files`` whatever other file the chats edited more (README.md above
     ``src/components/LiveChart.tsx``: trial48b F10)."""
     tail = "/" + path.replace("\\", "/").lower()
     stem = tail.rpartition("/")[2].partition(".")[0]
     for part in words.split():
-        word = part.strip("'\"`,;:()").lower().lstrip("./")
-        if word and (tail.endswith("/" + word) or word == stem):
+        typed = part.strip("'\"`,;:()").lstrip("./")
+        word = typed.lower()
+        if not word:
+            continue
+        if "." in word or "/" in word:
+            if tail.endswith("/" + word):
+                return True
+        elif word == stem and typed[1:] != word[1:]:  # (a capital after the first letter: a name, not a word)
             return True
     return False
 

@@ -64,7 +64,7 @@ def test_a_since_that_is_no_time_is_a_usage_error(home: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "deja: --since 'lately' is not a date: use 30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today, yesterday, "
-        "tuesday (the last one), last week or 3 days ago"
+        "tuesday, last week or 3 days ago"
     )
 
 

@@ -403,7 +403,7 @@ def test_files_lists_the_file_named_first_and_says_when_it_is_another_projects(w
     listed = work.deja("files", "limits.py", "bundle", "--all-projects").stdout.splitlines()
     assert listed[0] == "files the work on 'limits.py bundle' touched, the one named first, then most edited:", listed
     assert listed[1].startswith(f"  {work.limits}  (3 edits") and listed[2].startswith(f"  {tsconfig}  (4 edits")
-    for named in ("tsconfig.json", "TSConfig", "web/tsconfig.json"):
+    for named in ("tsconfig.json", "TSConfig", "web/tsconfig.json"):  # (not "tsconfig": a word, as "cache" is)
         said = work.deja("files", named, cwd=work.api).stdout.splitlines()
         assert said[-1] == f"{tsconfig} is another project's: add --all-projects to see it", (named, said)
     (work.root / "projects" / "web").mkdir()
