@@ -33,8 +33,9 @@ MONTHS = [
     "november",
     "december",
 ]
-#: What ``--since`` (and the MCP tools' ``since``) takes, as help and errors name it (``parse_since`` reads it).
-SINCE_FORMS = "30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today, yesterday, last week or 3 days ago"
+#: What ``--since`` and ``--until`` (and the MCP tools' ``since`` and ``until``) take, as help and errors name it
+#: (``parse_since`` and ``parse_until`` read it).
+SINCE_FORMS = "30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today, yesterday, tuesday, last week or 3 days ago"
 _MONTH = {name: i + 1 for i, name in enumerate(MONTHS)} | {name[:3]: i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 #: What every date pattern needs: a year's first two digits, or (a month alone) a capitalised month's first letters.
@@ -223,19 +224,22 @@ def _patterns() -> _Patterns:
     return _PATTERNS[0]
 
 
-#: What every relative date needs, lowercased: "today", "yesterday", "… ago", "this/last/past week"…
-_RELATIVE_MARKS = ("today", "yesterday", " ago", "this ", "last ", "past ")
+#: What every relative date needs, lowercased: "today", "yesterday", "… ago", "this/last/past week", a weekday…
+_RELATIVE_MARKS = ("day", " ago", "this ", "last ", "past ")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 #: "N units ago" takes a count (not a decimal's or a negative's end: "1.5 days ago", "-1 days ago" name no day) or "a".
 _RELATIVE = (
     r"(?<![\w.,+-])(?:(?P<day>today|yesterday)|(?P<count>\d{1,3}|an?) (?P<unit>day|week|month|year)s? ago"
-    r"|(?P<which>this|last|past) (?P<period>week|month|year))\b"
+    r"|(?P<which>this|last|past) (?P<period>week|month|year)"
+    rf"|(?:(?:last|on) )?(?P<weekday>{'|'.join(WEEKDAYS)}))\b"
 )
 
 
 def relative_dates(query: str, now: float) -> tuple[list[tuple[str, str]], str]:
     """The days and periods ``query`` names from ``now`` as a person's own calendar has them ("yesterday", "3 days
-    ago", "last week", "this month", "2 years ago"), as (key, precision), and the query without them: they name
-    when, not what. A week is Monday to Sunday ("this week" up to today; "past week" is the seven days to today,
+    ago", "last week", "this month", "2 years ago", "tuesday"), as (key, precision), and the query without them: they
+    name when, not what. A weekday's name, alone or after "last" or "on", is its last day before today (on a Tuesday,
+    "tuesday" is a week ago), as "what did I do last Tuesday" means it (trial48b F7). A week is Monday to Sunday ("this week" up to today; "past week" is the seven days to today,
     "past month" the thirty), each of its days a day's key; a month or a year is its own key ("past year": this year
     and the last).
 
@@ -262,6 +266,8 @@ def relative_dates(query: str, now: float) -> tuple[list[tuple[str, str]], str]:
         back = 1 if count in ("a", "an") else int(count) if count else int(which == "last")
         if named["day"]:
             days(*[today - timedelta(named["day"] == "yesterday")] * 2)
+        elif named["weekday"]:
+            days(*[today - timedelta((today.weekday() - WEEKDAYS.index(named["weekday"]) - 1) % 7 + 1)] * 2)
         elif unit == "day":
             days(today - timedelta(back), today - timedelta(back))
         elif which == "past":
@@ -316,6 +322,34 @@ def parse_since(value: str, noun: str = "date", now: datetime | None = None) -> 
 
         raise ValueError(f"{echoed(value)} is in the future: give a past {noun} or a span (7d)")
     return moment
+
+
+def parse_until(value: str, noun: str = "date", now: datetime | None = None) -> datetime:
+    """``value`` as ``--until`` takes it, the forms ``--since`` takes (``SINCE_FORMS``) read as the moment its period
+    ends: a day or period named (``YYYY-MM-DD``, ``tuesday``, ``yesterday``, ``last week``) counts whole, to its
+    last moment, as "what did I do until Tuesday" means it; a span back from now (``3d``) and a moment given with
+    its time are that moment. So ``--since tuesday --until tuesday`` is Tuesday (trial48b F7). A moment in the
+    future is taken (``--until today`` ends tonight). Anything else raises ValueError as ``parse_since`` does."""
+    from datetime import UTC, datetime
+
+    now = now or datetime.now(UTC)
+    if (end := _period_end(value, now.timestamp())) is not None:
+        return datetime.fromtimestamp(end).astimezone()
+    return _since_moment(value, noun, now)
+
+
+def _period_end(given: str, now: float) -> float | None:
+    """The moment after the day or period ``given`` names (``_period_start``'s, or a ``YYYY-MM-DD`` day's), in
+    epoch seconds; None when it names none."""
+    import re
+
+    found, rest = relative_dates(given.strip(), now)
+    if (day := re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)", given.strip())) and _valid(
+        key := day_key(*map(int, day.groups()))
+    ):
+        found, rest = [(key, "day")], ""
+    ends = [period[1](0)[1] for key, _ in found if (period := local_period(key))]
+    return max(ends) if ends and not rest.strip() else None
 
 
 def _since_moment(value: str, noun: str, now: datetime) -> datetime:

@@ -129,9 +129,11 @@ def newest_sessions(
     limit: int = 20,
     below: bool = True,
     since: float = 0.0,
+    until: float = 0.0,
 ) -> list[SessionMeta]:
     """The most recently updated sessions, of one project (a name, or a folder with the folders below it unless
-    ``below`` is False) and source if given, updated at ``since`` (epoch seconds) or after.
+    ``below`` is False) and source if given, updated at ``since`` (epoch seconds) or after and, when ``until`` is
+    given, before it.
 
     Reads the index's newest-first list for the project (or for all sessions),
     so the cost follows ``limit``, not the size of the history.
@@ -139,7 +141,7 @@ def newest_sessions(
     wanted = SOURCE_CODES.get(source, -1) if source else None
     found: list[SessionMeta] = []
     seen: set[str] = set()
-    for segment, ordinal in _newest(index, sessions_key(project, below), wanted, limit, since):
+    for segment, ordinal in _newest(index, sessions_key(project, below), wanted, limit, since, until):
         meta = segment.session(ordinal)
         if meta.id not in seen:
             seen.add(meta.id)
@@ -149,29 +151,48 @@ def newest_sessions(
     return found
 
 
-def _newest(index: Index, key: str, wanted: int | None, limit: int, since: float) -> Iterator[tuple[Segment, int]]:
+def _newest(
+    index: Index, key: str, wanted: int | None, limit: int, since: float, until: float = 0.0
+) -> Iterator[tuple[Segment, int]]:
     """The live sessions filed under ``key``, newest first, of source ``wanted`` (a code; None for any) and updated at
-    ``since`` or after: (segment, ordinal), read from ``sessions.idx`` without decoding them; at most ``limit``
-    without a source filter, and with one as many as the newest ``SOURCE_SCAN_LIMIT`` hold (``limit`` unused)."""
-    scan = SOURCE_SCAN_LIMIT if wanted is not None else limit
+    ``since`` or after (and before ``until`` when given): (segment, ordinal), read from ``sessions.idx`` without
+    decoding them; at most ``limit`` without a source or until filter, and with one as many as the newest
+    ``SOURCE_SCAN_LIMIT`` hold (``limit`` unused)."""
+    scan = SOURCE_SCAN_LIMIT if wanted is not None or until else limit
     for _, segment, doc in index.newest(key, limit=scan, scan_limit=max(scan, 2000), since=since):
         ordinal = segment.doc(doc).ordinal
         session_keys = segment.session_keys(ordinal)
         if session_keys.updated < since:  # (newest first: every one after it is older still)
             return
-        if wanted is None or session_keys.source == wanted:
+        if (wanted is None or session_keys.source == wanted) and not (until and session_keys.updated >= until):
             yield segment, ordinal
 
 
 def sessions_left_out(
-    index: Index, shown: int, *, project: str | None = None, source: str | None = None, since: float = 0.0
+    index: Index,
+    shown: int,
+    *,
+    project: str | None = None,
+    source: str | None = None,
+    since: float = 0.0,
+    until: float = 0.0,
 ) -> int:
     """How many sessions a listing of the ``shown`` newest (``newest_sessions`` with these filters) left out: the
     index's count, or a count of the live sessions filed under the filter's key (a live row is one session, as
     ``Index.session_count`` counts them), each told by its row in ``sessions.idx`` (its source and time), not
     decoded, and in no order (how many the listing found beyond its page matters, not which). But a source filter
     over more than the newest ``SOURCE_SCAN_LIMIT`` sessions, which the listing looks no further than: those are
-    counted in order (``_newest``)."""
+    counted in order (``_newest``), as are those of an ``until`` filter."""
+    if until:
+        return (
+            sum(
+                1
+                for _ in _newest(
+                    index, sessions_key(project), SOURCE_CODES.get(source, -1) if source else None, 0, since, until
+                )
+            )
+            - shown
+        )
     if not project and not source and not since:
         return max(index.session_count - shown, 0)
     key = sessions_key(project)

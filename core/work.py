@@ -670,8 +670,30 @@ def topic_files(
                 when = message.timestamp or meta.updated
                 if when and (use.last is None or when > use.last):
                     use.last = when
-    ranked = sorted(uses.values(), key=lambda u: (-u.edits, -len(u.sessions), -u.reads, u.path))
+    named = {use.path for use in uses.values() if asks_for_file(words, use.path)}
+    ranked = sorted(uses.values(), key=lambda u: (u.path not in named, -u.edits, -len(u.sessions), -u.reads, u.path))
     return ranked[:limit]
+
+
+def asks_for_file(words: str, path: str) -> bool:
+    """Whether a word of ``words`` names the file at ``path``: its name (``LiveChart.tsx``, in any case) or the end
+    of its path (``components/LiveChart.tsx``), or, without its extension, a name no topic word is spelt as
+    (``LiveChart``: its capitals inside; ``cache`` is a topic as often as ``cache.py``). A file the user named comes
+    first in ``deja files`` whatever other file the chats edited more (README.md above
+    ``src/components/LiveChart.tsx``: trial48b F10)."""
+    tail = "/" + path.replace("\\", "/").lower()
+    stem = tail.rpartition("/")[2].partition(".")[0]
+    for part in words.split():
+        typed = part.strip("'\"`,;:()").lstrip("./")
+        word = typed.lower()
+        if not word:
+            continue
+        if "." in word or "/" in word:
+            if tail.endswith("/" + word):
+                return True
+        elif word == stem and typed[1:] != word[1:]:  # (a capital after the first letter: a name, not a word)
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- a session's digest

@@ -44,8 +44,9 @@ from .fastpath import (
     search_command,
     since_option,
     the_filters,
+    until_option,
 )
-from .options import JsonFlag, ProjectOption, SinceOption, SourceOption
+from .options import JsonFlag, ProjectOption, SinceOption, SourceOption, UntilOption
 from .verbs import register as register_work_verbs
 from .views import (
     NO_PROJECT,
@@ -215,6 +216,7 @@ def search_cli(
     project: ProjectOption = None,
     source: SourceOption = None,
     since: SinceOption = None,
+    until: UntilOption = None,
     limit: Annotated[
         int, typer.Option("--limit", "-n", metavar="N", min=1, max=200, help="How many sessions to show.")
     ] = 10,
@@ -234,7 +236,7 @@ def search_cli(
     json: JsonFlag = False,
 ) -> None:
     """Find the past sessions that match WORDS, best first."""
-    search_command(SearchArgs(words, project, source, since, limit, role, pattern, session, json))
+    search_command(SearchArgs(words, project, source, since, limit, role, pattern, session, json, until))
 
 
 @app.command("sessions")
@@ -242,6 +244,7 @@ def sessions_command(
     project: ProjectOption = None,
     source: SourceOption = None,
     since: SinceOption = None,
+    until: UntilOption = None,
     limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=1, help="How many sessions to list.")] = 20,
     json: JsonFlag = False,
 ) -> None:
@@ -249,13 +252,17 @@ def sessions_command(
     check_source(source)
     check_project(project)
     since_at = since_option(since)
-    after = since_at.timestamp() if since_at else 0.0
+    until_at = until_option(until, since_at)
+    period = (since_at.timestamp() if since_at else 0.0, until_at.timestamp() if until_at else 0.0)
     index = open_index()
     meant = chosen_project(index, project)  # (the filter as the index reads it; messages name it as typed)
-    chosen = newest_sessions(index, project=meant, source=source, limit=limit, since=after)
+    chosen = newest_sessions(index, project=meant, source=source, limit=limit, since=period[0], until=period[1])
     full = len(chosen) == limit
-    more = sessions_left_out(index, limit, project=meant, source=source, since=after) if full else 0
-    why = "" if chosen else _no_sessions(index, filter_flags(project=project, source=source, since=since))
+    more = (
+        sessions_left_out(index, limit, project=meant, source=source, since=period[0], until=period[1]) if full else 0
+    )
+    flags = filter_flags(project=project, source=source, since=since, until=until)
+    why = "" if chosen else _no_sessions(index, flags)
     if json:  # (an empty listing's notice says why, as the text does: trial23 F5)
         emit_json({"sessions": [session_json(m) for m in chosen], "more": more, "notice": why})
     elif chosen:

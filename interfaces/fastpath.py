@@ -45,6 +45,7 @@ SEARCH_OPTIONS = {
     "--source": "source",
     "-s": "source",
     "--since": "since",
+    "--until": "until",
     "--limit": "limit",
     "-n": "limit",
     "--role": "role",
@@ -74,6 +75,7 @@ class SearchArgs(Record):
     pattern: str | None = None
     session: str | None = None
     json: bool = False
+    until: str | None = None
 
 
 def run(argv: Sequence[str]) -> int | None:
@@ -152,6 +154,7 @@ def _search_args(words: list[str], given: dict[str, str]) -> SearchArgs | None:
         pattern=given.get("pattern"),
         session=given.get("session"),
         json="json" in given,
+        until=given.get("until"),
     )
 
 
@@ -504,6 +507,7 @@ def search_command(args: SearchArgs) -> None:
         raise Failed(f"--role {args.role!r} is not one of {', '.join(ROLE_KINDS)}", code=2)
     _check_pattern(args.pattern)
     since_at = since_option(args.since, args.words)
+    until_at = until_option(args.until, since_at)
     query = " ".join(args.words).strip()
     if not query:
         raise Failed("nothing to search for: give some words, e.g. `deja search cache invalidation`", code=2)
@@ -516,6 +520,7 @@ def search_command(args: SearchArgs) -> None:
         project=chosen_project(index, args.project),
         source=args.source,
         since=since_at,
+        until=until_at,
         kinds=ROLE_KINDS[args.role] if args.role else frozenset(),
         session_id=args.session,
         pattern=args.pattern,
@@ -524,7 +529,8 @@ def search_command(args: SearchArgs) -> None:
     result.query = query  # (as asked: the JSON says what was searched for, as the text does)
     if not result.hits and not result.notice:  # (why, in the JSON's notice as in the text: trial23 F5; a --re the
         # timer stopped keeps its own notice: the filter may hold a match it never reached)
-        given = {"project": args.project, "source": args.source, "since": args.since, "role": args.role}
+        given = {"project": args.project, "source": args.source, "since": args.since, "until": args.until}
+        given["role"] = args.role
         flags = filter_flags(**given, re=args.pattern, session=args.session)
         result.notice = why_no_match(index, query, filters, flags, result.unmatched)
     if args.json:
@@ -570,6 +576,25 @@ def since_option(since: str | None, words: Sequence[str] = ()) -> datetime | Non
             said = f"{echoed(since)!r} is not a date: quote a period of several words, `--since {quote(period)}`"
             raise Failed(f"--since {said}", code=2) from None
         raise Failed(f"--since {refused}", code=2) from None  # (a moment in the future too: parse_since says so)
+    return moment
+
+
+def until_option(until: str | None, since: datetime | None = None) -> datetime | None:
+    """``--until`` as typed, as the moment its day or period ends (``dates.parse_until``; None when not given); a
+    usage error (exit 2) when it is no time, or is not after ``--since`` (no session can be between them)."""
+    from ..core.dates import SINCE_FORMS, parse_until
+    from ..core.redaction import echoed
+
+    if until is None:
+        return None
+    if not until.strip():
+        raise Failed(f"--until is empty: give a time, {SINCE_FORMS}", code=2)
+    try:
+        moment = parse_until(until, "date")
+    except ValueError as refused:
+        raise Failed(f"--until {refused}", code=2) from None
+    if since is not None and moment <= since:
+        raise Failed(f"--until {echoed(until)!r} ends before --since begins: give an --until after it", code=2)
     return moment
 
 
@@ -643,9 +668,24 @@ def why_no_match(
     if not words:  # (a phrase's words are terms too: one of common words alone has no term to find it by)
         beside = ", in a phrase too; add a rarer word beside it" if phrases else "; add a rarer word"
         return f"Every word of {quoted_query(query)} is too common to search{beside}."
+    meant = _meant_words(index, unmatched)
     if not unmatched or len(set(query.lower().split())) == 1:  # (one word, however often: the line names it already)
-        return f"No session matches {quoted_query(query)}."
-    return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}."
+        return f"No session matches {quoted_query(query)}{meant or '.'}"
+    return f"No session matches {quoted_query(query)}; {held_by_none(unmatched)}{meant or '.'}"
+
+
+def _meant_words(index: Index, unmatched: Sequence[str]) -> str:
+    """ "; did you mean …?" with the indexed words nearest in spelling to those of ``unmatched`` that have one
+    (``spelling.nearest_word``): ``deja search backtraking`` found nothing and suggested nothing (trial48b F11)."""
+    from ..core.redaction import echoed
+    from ..core.spelling import nearest_word
+
+    meant = {word: near for word in unmatched[:HELD_BY_NONE_NAMED] if (near := nearest_word(index, word))}
+    if not meant:
+        return ""
+    if len(unmatched) == 1:
+        return f"; did you mean {echoed(next(iter(meant.values())))}?"
+    return "; did you mean " + ", ".join(f"{echoed(near)} for {echoed(word)}" for word, near in meant.items()) + "?"
 
 
 def no_session_in(index: Index, period: str) -> str:

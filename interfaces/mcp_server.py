@@ -45,7 +45,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from ..core import detached, paths
-from ..core.dates import SINCE_FORMS, parse_since
+from ..core.dates import SINCE_FORMS, parse_since, parse_until
 from ..core.keys import readable_path
 from ..core.redaction import PATH_CHARS, echoed
 from .about import version
@@ -121,6 +121,24 @@ def _since_at(since: str | None) -> datetime | None:
         return parse_since(since, "time")
     except ValueError as refused:
         raise ToolError(f"since={refused}") from None
+
+
+def _until_at(until: str | None, since: datetime | None) -> datetime | None:
+    """A tool's ``until`` as the moment its day or period ends (``dates.parse_until``; None when not given); a
+    ToolError naming it when it is no time, or ends before ``since`` begins."""
+    if not until:
+        return None
+    try:
+        moment = parse_until(until, "time")
+    except ValueError as refused:
+        raise ToolError(f"until={refused}") from None
+    if since is not None and moment <= since:
+        raise ToolError(f"until={echoed(until)!r} ends before since begins: give an until after it")
+    return moment
+
+
+#: ``recent``'s ``until`` (``search`` reads a day from its query's words: "what did I do last tuesday").
+Until = Annotated[str | None, Field(description="Only sessions updated before the end of then.")]
 
 
 def _checked_project(project: str | None) -> str | None:
@@ -696,35 +714,40 @@ class Tools:
             str | None,
             Field(description=f"Only sessions updated since then: {SINCE_FORMS}."),
         ] = None,
+        until: Until = None,
         limit: Annotated[int, Field(description="At most this many sessions, 1–50 (more is 50).")] = 10,
     ) -> CallToolResult:
         """List the most recently active Cursor sessions, newest first, optionally only those of one project or
-        updated since a time: one line each with id, last activity, source, project and title. Use it to pick up
-        recent work, or to say what was done this past week (since="7d")."""
+        period: one line each with id, last activity, source, project and title. Use it to pick up recent work, or
+        to say what was done this past week (since="7d")."""
         from ..core.library import newest_sessions, sessions_left_out
         from .fastpath import nothing_indexed
         from .views import session_json, session_line, shown_projects
 
         project = _checked_project(project)
         since_at = _since_at(since)
+        until_at = _until_at(until, since_at)
         index = self.live.get()
         if index is None:
             return answer(STILL_INDEXING)
         project = _one_project(index, project)
-        after = since_at.timestamp() if since_at else 0.0
+        after, before = (moment.timestamp() if moment else 0.0 for moment in (since_at, until_at))
         limit = within("limit", limit, 1, 50)
-        sessions = newest_sessions(index, project=project, limit=limit, since=after)
-        more = sessions_left_out(index, limit, project=project, since=after) if len(sessions) == limit else 0
+        sessions = newest_sessions(index, project=project, limit=limit, since=after, until=before)
+        more = (
+            sessions_left_out(index, limit, project=project, since=after, until=before) if len(sessions) == limit else 0
+        )
         if sessions:
             text = "\n".join(map(session_line, sessions, shown_projects(sessions)))
             if more:  # (an agent asked what was done this week must not take a page for all of it)
                 hint = f"limit={limit + more}" if limit + more <= 50 else "a shorter since or a project"
                 text += f"\n{more} more; ask with {hint} to see them"
-        elif since and index.session_count:
+        elif (since or until) and index.session_count:
             of = f" of project {echoed(project, PATH_CHARS)!r}" if project else ""
-            text = (
-                unknown_project(index, project) or f"No session{of} was updated in that period (since={echoed(since)})."
+            given = ", ".join(
+                f"{name}={echoed(value)}" for name, value in (("since", since), ("until", until)) if value
             )
+            text = unknown_project(index, project) or f"No session{of} was updated in that period ({given})."
         else:
             text = unknown_project(index, project) or nothing_indexed()
         notice = "" if sessions else text  # (why none, as `deja sessions --json` says it: review43a M3)

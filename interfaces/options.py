@@ -18,4 +18,13 @@ SourceOption = Annotated[
 SinceOption = Annotated[
     str | None, typer.Option("--since", metavar="WHEN", help=f"Only sessions updated since: {SINCE_FORMS}.")
 ]
+UntilOption = Annotated[
+    str | None,
+    typer.Option(
+        "--until",
+        metavar="WHEN",
+        help="Only sessions last updated before the end of: a day or period named counts whole (tuesday, "
+        "2026-12-01, last week), a span (3d) is that long ago.",
+    ),
+]
 AllProjectsFlag = Annotated[bool, typer.Option("--all-projects", help="Every project, not just this one.")]

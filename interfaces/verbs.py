@@ -69,7 +69,8 @@ def files_command(
     words: Words, project: ProjectOption = None, all_projects: AllProjectsFlag = False, json: JsonFlag = False
 ) -> None:
     """Which files the work on a topic touched: this project's (as for `deja how`), or every project's."""
-    from ..core.work import topic_files
+    from ..core.redaction import PATH_CHARS, echoed
+    from ..core.work import asks_for_file, topic_files
     from .cli import emit_json, fail
     from .fastpath import check_project, chosen_project, open_index, said_empty
     from .work_views import files_json, files_text
@@ -90,7 +91,12 @@ def files_command(
         emit_json(files_json(query, uses, project or ""))
         return
     echo(files_text(query, uses, project or ""))
-    if not uses and project is not None and not all_projects and topic_files(index, query, None, limit=1):
+    if project is None or all_projects or any(asks_for_file(query, use.path) for use in uses):
+        return
+    elsewhere = topic_files(index, query, None, limit=1)
+    if elsewhere and asks_for_file(query, elsewhere[0].path):  # (the file named, in another project: trial48b F10)
+        echo(f"{echoed(elsewhere[0].path, PATH_CHARS)} is another project's: add --all-projects to see it")
+    elif not uses and elsewhere:
         echo("the work on it touched files in other projects: add --all-projects to see them")
 
 

@@ -15,7 +15,7 @@ from ..core.keys import seen_from
 from ..core.lines import chat_began, cut, own_words
 from ..core.readers.ai_tracking import Attribution
 from ..core.redaction import PATH_CHARS, echoed, repeated
-from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation
+from ..core.work import Blame, Digest, Edit, ErrorHistory, FileUse, Invocation, asks_for_file
 from .views import KEPT_ELSEWHERE, iso, lines_within, session_json, when
 
 #: How much of an error an answer repeats (an error line is longer than a word or an id).
@@ -154,7 +154,8 @@ def files_text(query: str, uses: list[FileUse], project: str = "") -> str:
     where = f" in {project}" if project else ""
     if not uses:
         return f"no session about {echoed(query)!r}{where} touched a file"
-    lines = [f"files the work on {echoed(query)!r} touched{where}, most edited first:"]
+    order = "the one named first, then most edited" if asks_for_file(query, uses[0].path) else "most edited first"
+    lines = [f"files the work on {echoed(query)!r} touched{where}, {order}:"]
     any_read = any(use.reads for use in uses)
     for use in uses:
         counts = f"{use.edits} edit{'s' if use.edits != 1 else ''}"

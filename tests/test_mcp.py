@@ -530,13 +530,19 @@ def test_recent_lists_newest_first(history: History, tmp_path: Path) -> None:
         assert text(nothing_since) == "No session was updated in that period (since=0d)."
         quiet = await ok(session, "recent", project="api", since="0d")  # (another's may have been)
         assert text(quiet) == "No session of project 'api' was updated in that period (since=0d)."
+        one = (T0 - timedelta(days=2)).date().isoformat()  # (a day's sessions: trial48b F7)
+        day = (await ok(session, "recent", since=one, until=one)).structured_content
+        assert [s["id"] for s in day["sessions"]] == ["1de0c0de-ide"], day
+        assert await refused(session, "recent", since="1d", until="3d") == (
+            "Error executing tool recent: until='3d' ends before since begins: give an until after it"
+        )
         for tool, asked in (("recent", {}), ("search", {"query": "flaky"})):  # (as `deja search --since` refuses it)
             assert await refused(session, tool, since="2099-01-01", **asked) == (
                 f"Error executing tool {tool}: since=2099-01-01 is in the future: give a past time or a span (7d)"
             )
         assert await refused(session, "recent", since="lately") == (
             "Error executing tool recent: since='lately' is not a time: use 30d, 12h, 45m (minutes), 2w, 3mo, 1y, "
-            "YYYY-MM-DD, today, yesterday, last week or 3 days ago"
+            "YYYY-MM-DD, today, yesterday, tuesday, last week or 3 days ago"
         )
         this_year = f"{datetime.now().year}-01-01"  # (the words a search reads name the same period's start)
         assert text(await ok(session, "recent", since="This Year")) == text(
@@ -635,7 +641,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(history: His
         assert "limit" in await refused(session, "search", query="cache", limit=-1)
         assert "limit" in await refused(session, "recent", limit=0)
         assert "source" in await refused(session, "search", query="cache", source="vscode")
-        assert "since='last tuesday'" in await refused(session, "search", query="cache", since="last tuesday")
+        assert "since='the other day'" in await refused(session, "search", query="cache", since="the other day")
         # (the tools an agent calls, not the CLI's commands: trial43 F9)
         assert await refused(session, "show", session_id="nope") == (
             "Error executing tool show: no session has the id 'nope': list ids with `recent` or find one with `search`"

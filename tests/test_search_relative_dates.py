@@ -63,6 +63,9 @@ def _found(index: Index, query: str, relative: bool = True) -> list[str]:
         ("a week ago", ["c"]),
         ("last month", ["c", "d"]),
         ("last year", ["e"]),
+        ("what did I do last Thursday", ["b"]),  # (a weekday: its last day before today, trial48b F7)
+        ("thursday", ["b"]),
+        ("on Friday", []),  # (a Friday's "Friday" is a week ago, not today)
         ("1.5 days ago", []),  # (no count of days: words, which no session holds)
     ],
 )

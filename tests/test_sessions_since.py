@@ -64,7 +64,7 @@ def test_a_since_that_is_no_time_is_a_usage_error(home: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "deja: --since 'lately' is not a date: use 30d, 12h, 45m (minutes), 2w, 3mo, 1y, YYYY-MM-DD, today, yesterday, "
-        "last week or 3 days ago"
+        "tuesday, last week or 3 days ago"
     )
 
 
@@ -96,6 +96,46 @@ def test_a_period_in_words_starts_at_its_first_local_moment_as_a_search_reads_it
     assert _ids("--since", "Last Week") == [c[0] for c in CHATS if now - timedelta(days=c[2]) >= starts["last week"]]
     refused = run_deja("sessions", "--since", "last week or so")
     assert refused.returncode == 2 and "'last week or so' is not a date" in refused.stderr
+
+
+def test_a_weekday_is_its_last_day_before_today(home: Path) -> None:
+    """trial48b F7: ``--since tuesday`` and ``--since "last tuesday"`` were "not a date"; a weekday named is the last
+    one before today (on a Tuesday, a week ago), from its first local moment."""
+    now = datetime.now()
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    for back in range(1, 8):
+        day = midnight - timedelta(days=back)
+        name = day.strftime("%A")
+        expected = [c[0] for c in CHATS if now - timedelta(days=c[2]) >= day]
+        assert _ids("--since", name.lower()) == _ids("--since", f"last {name}") == expected, name
+
+
+def test_since_and_until_one_day_lists_the_sessions_last_updated_that_day(home: Path) -> None:
+    """trial48b F7: "what did I do on Tuesday" had no ``--until``: ``--since`` alone gave every session since. A day
+    named to ``--until`` counts whole; a span is that long ago."""
+    now = datetime.now()
+    two_back = (now - timedelta(days=2)).strftime("%Y-%m-%d")
+    assert _ids("--since", two_back, "--until", two_back) == [CHATS[1][0]]
+    assert _ids("--until", "3d") == [CHATS[2][0], CHATS[3][0]]
+    assert _ids("--until", "3d", "--limit", "1") == [CHATS[2][0]]
+    assert run_deja("sessions", "--until", "3d", "--limit", "1").stdout.splitlines()[-1] == "1 more; --limit to see it"
+    weekday = (now - timedelta(days=5)).strftime("%A").lower()
+    assert _ids("--since", weekday, "--until", weekday) == [CHATS[2][0]]
+    found = run_deja("search", "chat", "--since", two_back, "--until", two_back, "--json")
+    assert [hit["session_id"] for hit in json.loads(found.stdout)["hits"]] == [CHATS[1][0]]
+    none = run_deja("sessions", "--until", "60d")
+    assert none.stdout.strip() == "No sessions with --until 60d; drop the filter to see the 4 in the index."
+
+
+def test_an_until_that_is_no_time_or_ends_before_since_is_a_usage_error(home: Path) -> None:
+    for command in (["sessions"], ["search", "chat"]):
+        refused = run_deja(*command, "--until", "lately")
+        assert refused.returncode == 2 and refused.stderr.startswith("deja: --until 'lately' is not a date: use 30d")
+        backwards = run_deja(*command, "--since", "yesterday", "--until", "3d")
+        assert (backwards.returncode, backwards.stderr) == (
+            2,
+            "deja: --until '3d' ends before --since begins: give an --until after it\n",
+        )
 
 
 def test_a_search_with_a_period_and_no_words_names_the_listing_of_that_period(home: Path) -> None:

@@ -396,6 +396,22 @@ def test_files_answers_for_the_project_you_are_in_unless_asked_for_every_one(wor
     assert work.json("files", "limit", "--all-projects")["project"] is None
 
 
+def test_files_lists_the_file_named_first_and_says_when_it_is_another_projects(work: Work) -> None:
+    """trial48b F10: ``deja files LiveChart.tsx`` listed README.md (edited more) above the file named, and from
+    another project's folder an unrelated file, with no word of where the one named was."""
+    tsconfig = _bundle_budget_chat(work)
+    listed = work.deja("files", "limits.py", "bundle", "--all-projects").stdout.splitlines()
+    assert listed[0] == "files the work on 'limits.py bundle' touched, the one named first, then most edited:", listed
+    assert listed[1].startswith(f"  {work.limits}  (3 edits") and listed[2].startswith(f"  {tsconfig}  (4 edits")
+    for named in ("tsconfig.json", "TSConfig", "web/tsconfig.json"):  # (not "tsconfig": a word, as "cache" is)
+        said = work.deja("files", named, cwd=work.api).stdout.splitlines()
+        assert said[-1] == f"{tsconfig} is another project's: add --all-projects to see it", (named, said)
+    (work.root / "projects" / "web").mkdir()
+    assert work.deja("files", "tsconfig.json", cwd=work.root / "projects" / "web").stdout.splitlines()[1:] == [
+        f"  {tsconfig}  (4 edits in 1 session, last {(T0 + timedelta(days=11)):%Y-%m-%d %H:%M})"
+    ]
+
+
 def _bundle_budget_chat(work: Work) -> str:
     """A chat of another project (web) that edited its tsconfig.json 4 times, matched by 'limit' and 'bundle'; the
     file's path."""

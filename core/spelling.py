@@ -1,0 +1,77 @@
+"""The indexed words a misspelt one most likely means, for a search that found nothing ("did you mean …?").
+
+The index keeps its words as sorted terms (Snowball stems, and identifiers whole) in each segment's ``terms.bin``:
+that is the vocabulary, at no cost on disk. A typed word is stemmed as the index stems it and compared with the
+terms that start with its letter and are about as long (a typo in a word's first letter is the rarer kind, and the
+sorted terms give that letter's run at once); the nearest are told as a word the sessions wrote them (a stem such as
+``celeri`` read back as ``celery`` from a message holding it). Only the search that found nothing asks: a hit pays
+nothing for it (trial48b F11).
+"""
+
+from __future__ import annotations
+
+from .index import Index, Segment
+from .text import fold, spellings, stem
+
+#: A word shorter than this gets no suggestion: one letter off a three-letter word is most of the vocabulary's.
+SHORTEST_SPELLED = 4
+#: From this length a word may be two letters off the one meant (``preflite`` for ``preflight``), below it one.
+TWO_OFF_FROM = 7
+#: How many of a term's best postings are read to find the word as a session wrote it.
+WRITTEN_TRIED = 5
+
+
+def nearest_word(index: Index, word: str) -> str:
+    """The indexed word nearest ``word`` in spelling (``SHORTEST_SPELLED``, ``TWO_OFF_FROM``), the one more docs hold
+    among those as near, as a session wrote it; "" when none is near enough."""
+    typed = fold(word).lower()
+    if len(typed) < SHORTEST_SPELLED or not typed.isalpha():
+        return ""
+    wanted = stem(typed)
+    most = 2 if len(typed) >= TWO_OFF_FROM else 1
+    best: dict[str, tuple[int, int]] = {}  # term: (distance, docs holding it)
+    for segment in index.segments:
+        for term, _, _ in segment.with_prefix(wanted[0]):
+            if abs(len(term) - len(wanted)) > most or term == wanted:
+                continue
+            far = distance(wanted, term, most)
+            if far <= most:
+                held = best.get(term, (far, 0))[1] + segment.lookup(term)[2]
+                best[term] = (far, held)
+    if not best:
+        return ""
+    term = min(best, key=lambda t: (best[t][0], -best[t][1], t))
+    return _as_written(index, term)
+
+
+def _as_written(index: Index, term: str) -> str:
+    """``term`` as a message holding it wrote it (a stem's word: ``celeri`` is ``celery``), else the term itself."""
+    for segment in index.segments:
+        p_off, kept, _ = segment.lookup(term)
+        for doc, ordinal, _ in segment.postings(p_off, 0, min(kept, WRITTEN_TRIED)) if kept else ():
+            if ordinal not in segment.deleted and (word := _word_of(segment, doc, term)):
+                return word
+    return term
+
+
+def _word_of(segment: Segment, doc: int, term: str) -> str:
+    """The word of ``doc``'s message that stems to ``term``; "" when it holds none as a plain word."""
+    return spellings(segment.message(doc).text).get(term, "")
+
+
+def distance(one: str, other: str, most: int) -> int:
+    """The edit distance between ``one`` and ``other`` (letters inserted, deleted, replaced, or two beside each other
+    swapped), or ``most + 1`` once it is sure to be more than ``most``."""
+    before: list[int] = []
+    row = list(range(len(other) + 1))
+    for i, a in enumerate(one, 1):
+        current = [i]
+        for j, b in enumerate(other, 1):
+            cost = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (a != b))
+            if i > 1 and j > 1 and a == other[j - 2] and one[i - 2] == b:
+                cost = min(cost, before[j - 2] + 1)
+            current.append(cost)
+        if min(current) > most:
+            return most + 1
+        before, row = row, current
+    return row[-1]

@@ -1,0 +1,64 @@
+"""A search that finds nothing for a misspelt word names the indexed word it most likely meant (trial48b F11)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from harness import run_deja
+
+from deja.core.spelling import distance
+from deja.core.writers.cursor_agent import assistant_turn, transcript_path, user_turn, write_transcript
+
+WHEN = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def indexed(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli = tmp_path / "cli"
+    chats = {
+        "00000000-0000-4000-8000-0000000000e1": (
+            "The header regex hangs on long lines.",
+            "Catastrophic backtracking: the nested quantifier tries every split.",
+        ),
+        "00000000-0000-4000-8000-0000000000e2": (
+            "Workers drop tasks after a deploy.",
+            "Celery acks them early; set acks_late and the preflight check passes.",
+        ),
+    }
+    for chat_id, (asked, answered) in chats.items():
+        write_transcript(transcript_path(cli, "/work/api", chat_id), [user_turn(asked, WHEN), assistant_turn(answered)])
+    (tmp_path / "no-ide").mkdir()
+    monkeypatch.setenv("DEJA_CURSOR_CLI_ROOT", str(cli))
+    monkeypatch.setenv("DEJA_CURSOR_ROOT", str(tmp_path / "no-ide"))
+    assert run_deja("index").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"), [("backtraking", "backtracking"), ("celary", "celery"), ("preflite", "preflight")]
+)
+def test_a_misspelt_word_that_finds_nothing_is_told_the_word_meant(indexed: None, typed: str, meant: str) -> None:
+    ran = run_deja("search", typed)
+    assert (ran.returncode, ran.stdout.strip()) == (0, f'No session matches "{typed}"; did you mean {meant}?')
+    assert "did you mean" not in run_deja("search", meant).stdout  # a hit is answered as before
+
+
+def test_several_words_that_find_nothing_each_name_their_own(indexed: None) -> None:
+    said = run_deja("search", "celary zeppelinx").stdout.strip()
+    assert (
+        said
+        == 'No session matches "celary zeppelinx"; no session holds: celary zeppelinx; did you mean celery for celary?'
+    )
+
+
+def test_a_word_near_none_is_offered_nothing(indexed: None) -> None:
+    assert run_deja("search", "zeppelin").stdout.strip() == 'No session matches "zeppelin".'
+    assert run_deja("search", "hedr").stdout.strip() == 'No session matches "hedr".'  # (short: one letter off only)
+
+
+def test_the_edit_distance_counts_a_swap_as_one_and_stops_past_the_most() -> None:
+    assert distance("celari", "celeri", 2) == 1
+    assert distance("bakctrack", "backtrack", 2) == 1
+    assert distance("preflit", "preflight", 2) == 2
+    assert distance("zeppelin", "backtrack", 2) == 3
