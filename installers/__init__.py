@@ -57,6 +57,8 @@ def install(target: str, *, dry_run: bool = False, deja_path: str | None = None)
     changes = _harness(target).plan_install(deja, hooks=target.endswith("-auto"))
     found = ledger.load()
     _check_and_apply(changes, ledger.plan_save(found, ledger.after_install(found, changes)), dry_run)
+    if not dry_run:
+        ledger.keep_backups_private(found)
     return changes
 
 

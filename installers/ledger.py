@@ -40,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,21 @@ def after_install(ledger: Ledger, changes: list[Change]) -> Ledger:
             before = known.before if untouched else None
             updated[key] = Found(known.existed, before, after, known.folders, known.backup, known.backup_made)
     return updated
+
+
+def keep_backups_private(ledger: Ledger) -> None:
+    """Make each .bak deja made readable by its user alone: an earlier deja's copy kept the file's own mode (an
+    ``mcp.json.bak`` at 0644 holding a server's token: review48a M4), so an install over it mends it. A .bak the
+    user made is theirs, left as it is."""
+    for found in ledger.values():
+        if not (found.backup and found.backup_made):
+            continue
+        try:
+            st = os.lstat(found.backup)
+            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077:
+                os.chmod(found.backup, stat.S_IMODE(st.st_mode) & 0o700)
+        except OSError:
+            continue  # (gone, or not ours to change: uninstall says what it finds)
 
 
 def settle_uninstall(changes: list[Change], ledger: Ledger) -> list[Change]:

@@ -109,3 +109,25 @@ def test_the_copy_install_keeps_is_the_users_alone_whatever_the_files_mode(fake_
     assert mcp.read_text() == users
     assert mcp.stat().st_mode & 0o777 == 0o644
     assert not backup.exists()
+
+
+def test_an_install_over_an_earlier_dejas_readable_copy_makes_it_private(fake_home: Path, deja: Path) -> None:
+    """review48a M4: the copy an earlier deja made kept the file's 0644 and stayed so; the next install mends it, and
+    leaves a .bak the user made alone."""
+    cursor = fake_home / ".cursor"
+    cursor.mkdir()
+    mcp = cursor / "mcp.json"
+    mcp.write_text(
+        '{"mcpServers": {"github": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "ghp_T48notARealTokenAtAll0123456789"}}}}\n'
+    )
+    hooks = cursor / "hooks.json.bak"
+    hooks.write_text("my own notes\n")
+    hooks.chmod(0o644)
+    env = {"HOME": str(fake_home), "PATH": str(deja.parent)}
+    assert run_deja("install", "cursor", env=env, script=deja).returncode == 0
+    backup = cursor / "mcp.json.bak"
+    backup.chmod(0o644)  # as an earlier deja left it
+
+    assert run_deja("install", "cursor-auto", env=env, script=deja).returncode == 0
+    assert backup.stat().st_mode & 0o777 == 0o600
+    assert hooks.stat().st_mode & 0o777 == 0o644, "the user's own .bak is theirs"
