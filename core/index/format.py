@@ -114,7 +114,11 @@ if TYPE_CHECKING:  # (a hook reads the index with paths as strings: no pathlib)
 #:     chat resumed after a gap, the ask that resumed it and ``(chat began DATE: FIRST ASK)``. An index of 18 kept
 #:     the first ask's first non-empty line, and the hooks' "Recent sessions" paired a chat's first
 #:     question with the answer to a later one until the chat changed again.
-FORMAT_VERSION = 19
+#: 20: a session's ``asked`` gives a pasted block by a line without its values (``lines.without_values``: a YAML
+#:     ``password: …``, a log line by its time and level), reads SQL, a whole pytest run and a ``SyntaxError`` as
+#:     pastes, and the question after a paste longer than ``lines.ASK_READ`` (review47k): an index of 19 kept a
+#:     paste's first line whole in the hooks' "Recent sessions", a value the redaction rules missed with it.
+FORMAT_VERSION = 20
 #: The index's folder in deja's home, and the file in it that names the live segments.
 INDEX = "index"
 MANIFEST = "manifest.msgpack"
