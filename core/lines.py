@@ -43,6 +43,14 @@ def one_line(text: str, limit: int = 80, words: bool = False) -> str:
     return ""
 
 
+def first_line(ask: str, limit: int = 80) -> str:
+    """A chat's title from its first ``ask`` (``one_line``), or where that line was pasted its own words
+    (:func:`own_words`): every new chat's session-start block heads a session with its title, and a pasted log's
+    first line carried its values there (review47k)."""
+    pasted = next(pasted_blocks(ask), ("", False))[1]
+    return own_words(ask, limit) if pasted else one_line(ask, limit)
+
+
 def own_words(ask: str, chars: int) -> str:
     """What ``ask`` says in its own words, on one line cut between words to ``chars``: its prose lines in order, each
     pasted block among them (:func:`pasted_blocks`) given by one line of it (:func:`block_line`), so a lead-in ("Hi,",

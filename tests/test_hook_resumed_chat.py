@@ -167,7 +167,8 @@ def test_asked_and_a_recalled_question_are_the_asks_own_words(
     env = index_asked_chats(tmp_path, str(project), [*ROUTINE_CHATS, ("c-own-words", ask, answer)])
     given = hook_prompt(env, prompt, str(project))
     assert "deja show c-own-words" in given, given
-    assert f"  user: {words}\n" in given, given
+    # (a title that says the question, an ask's own words where its first line was pasted, leaves the user: line out)
+    assert f"  user: {words}\n" in given or f'- "{words[:60]}' in given, given
     assert "Traceback" not in given and "postgres:16" not in given, given
 
 
@@ -191,6 +192,17 @@ def test_asked_gives_a_paste_by_a_line_without_its_values(fake_home: Path, ask: 
     index_chat(fake_home, project, CHAT, [user_turn(ask, TODAY), assistant_turn(FIRST_ANSWER), turn_ended()])
     block = _session_start(project)
     assert f"  asked: {words}\n" in block, block
+    assert "tangerine" not in block, block
+
+
+def test_a_chat_whose_ask_begins_with_a_paste_is_headed_by_its_own_words(fake_home: Path) -> None:
+    """Its title, the first line of its first ask, was the paste's first line, values and all (review47k)."""
+    project = fake_home / "code" / "shop"
+    project.mkdir(parents=True)
+    log = "2026-12-05 03:00:01 INFO logging in as shop/tangerine\n2026-12-05 03:00:02 ERROR connection reset\n"
+    index_chat(fake_home, project, CHAT, [user_turn(f"{log}what stops it", TODAY), assistant_turn(FIRST_ANSWER)])
+    block = _session_start(project)
+    assert '- "2026-12-05 03:00:01 INFO … what stops it" (shop, ' in block, block
     assert "tangerine" not in block, block
 
 
